@@ -1,0 +1,155 @@
+"""`jaxfix [OPTIONS] [PATH]...`: fix in place, or preview with --dry-run / --check / --diff.
+
+Exit codes: 0 nothing left to do; 1 diagnostics remain (or, with --check/--dry-run/--diff,
+changes are pending); 2 usage error or a file could not be processed.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import Progress
+
+from jaxfix import __version__
+from jaxfix.cli import render
+from jaxfix.cli.settings import build_options, load
+from jaxfix.codemods import RULES
+from jaxfix.diagnostics import FileResult
+from jaxfix.diffs import unified_diff
+from jaxfix.discovery import discover
+from jaxfix.engine import process_source
+from jaxfix.options import Options
+from jaxfix.runner import default_jobs, run_files
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+_PROGRESS_MIN_FILES = 50
+
+
+def _console(color: str) -> Console:
+    return Console(
+        stderr=True,
+        force_terminal=True if color == "always" else None,
+        no_color=color == "never",
+        highlight=False,
+    )
+
+
+def _exit_code(results: list[FileResult], *, write: bool, had_errors: bool) -> int:
+    if had_errors or any(r.error for r in results):
+        return EXIT_ERROR
+    if write:
+        return EXIT_FINDINGS if any(r.remaining for r in results) else EXIT_CLEAN
+    return EXIT_FINDINGS if any(r.fixed is not None or r.diagnostics for r in results) else EXIT_CLEAN
+
+
+def _run_stdin(options: Options, stdin_filename: str | None, mode: str, console: Console) -> int:
+    path = Path(stdin_filename or "-")
+    source = sys.stdin.buffer.read()
+    result = process_source(path, source, options)
+    if result.error:
+        render.render_error(console, path, result.error, *(
+            (result.error_location.line, result.error_location.column) if result.error_location else ()))
+        if mode == "fix":
+            sys.stdout.buffer.write(source)
+        return EXIT_ERROR
+    if mode == "diff":
+        if result.fixed is not None:
+            sys.stdout.write(unified_diff(render.display_path(path), source, result.fixed))
+    elif mode == "fix":
+        sys.stdout.buffer.write(result.fixed if result.fixed is not None else source)
+    render.render_diagnostics(console, result, only_remaining=mode == "fix", dry_run=mode != "fix")
+    return _exit_code([result], write=mode == "fix", had_errors=False)
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--dry-run", "mode", flag_value="dry-run", help="Show a colored diff and the diagnostics; write nothing.")
+@click.option("--check", "mode", flag_value="check", help="Write nothing; exit 1 if any file would change or any diagnostic remains.")
+@click.option("--diff", "mode", flag_value="diff", help="Print only a unified diff (git apply-able) on stdout; write nothing.")
+@click.option("--select", multiple=True, help="Rule codes or prefixes to run (comma-separated). Default: all.")
+@click.option("--ignore", multiple=True, help="Rule codes or prefixes to skip (comma-separated).")
+@click.option("--unsafe-fixes", is_flag=True, default=False, help="Also apply fixes marked unsafe.")
+@click.option("--platform", multiple=True, help="lowering_platforms for JAX001 fixes (repeatable): cpu, cuda, rocm, tpu.")
+@click.option("--fill-axis", help="Axis JAX002 resizes to match the enclosing mesh.")
+@click.option("--jax-version", help="JAX version the code targets (default: the installed jax, else the newest).")
+@click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable); explicit paths are always processed.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: CPU count).")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
+@click.option("-q", "--quiet", is_flag=True, help="Print only diagnostics and errors.")
+@click.option("-v", "--verbose", is_flag=True, help="Also say which files were skipped or unchanged.")
+@click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Use this pyproject.toml instead of searching.")
+@click.option("--stdin-filename", help="With '-': the path to use for config, excludes and messages.")
+@click.option("--list-rules", is_flag=True, help="List the rules and exit.")
+@click.option("--explain", metavar="CODE", help="Show a rule's full documentation and exit.")
+@click.version_option(__version__, "--version", prog_name="jaxfix")
+def cli(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, jobs: int | None, color: str,
+        quiet: bool, verbose: bool, stdin_filename: str | None, list_rules: bool, explain: str | None, **flags) -> None:
+    """Find and fix JAX sharding code that recent JAX releases reject (JAX001-JAX003).
+
+    Fixes safe violations in place by default. Exit codes: 0 nothing left to do; 1 diagnostics
+    remain (or changes pending with --check/--dry-run/--diff); 2 usage error or a file failed.
+    """
+    console = _console(color)
+    if list_rules:
+        render.render_rules(_console(color), RULES)
+        return
+    if explain:
+        rule = RULES.get(explain.strip().upper())
+        if rule is None:
+            raise click.UsageError(f"unknown rule code '{explain}' (known: {', '.join(sorted(RULES))})")
+        render.render_explain(Console(force_terminal=True if color == "always" else None, no_color=color == "never"), rule)
+        return
+    mode = mode or "fix"
+    path_list = list(paths) or [Path(".")]
+    stdin = path_list == [Path("-")]
+    config_start = [Path(stdin_filename)] if stdin and stdin_filename else ([] if stdin else path_list)
+    options = build_options(load(config_file, config_start), flags)
+    if stdin:
+        sys.exit(_run_stdin(options, stdin_filename, mode, console))
+    if Path("-") in path_list:
+        raise click.UsageError("'-' (stdin) cannot be combined with other paths")
+
+    found = discover(path_list, options.exclude)
+    for path, message in found.errors:
+        render.render_error(console, path, message)
+    write = mode == "fix"
+    results = _run(found.files, options, write=write, jobs=jobs or default_jobs(), console=console, quiet=quiet)
+    _report(results, mode, console, quiet=quiet, verbose=verbose)
+    sys.exit(_exit_code(results, write=write, had_errors=bool(found.errors)))
+
+
+def _run(files: list[Path], options: Options, *, write: bool, jobs: int, console: Console, quiet: bool) -> list[FileResult]:
+    if quiet or not console.is_terminal or len(files) < _PROGRESS_MIN_FILES:
+        return run_files(files, options, write=write, jobs=jobs)
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task("jaxfix", total=len(files))
+        return run_files(files, options, write=write, jobs=jobs, on_done=lambda _: progress.advance(task))
+
+
+def _report(results: list[FileResult], mode: str, console: Console, *, quiet: bool, verbose: bool) -> None:
+    for result in results:
+        if result.error:
+            where = result.error_location
+            render.render_error(console, result.path, result.error, *((where.line, where.column) if where else ()))
+            continue
+        if mode == "diff":
+            if result.fixed is not None:
+                sys.stdout.write(unified_diff(render.display_path(result.path), result.source, result.fixed))
+            continue
+        if mode == "dry-run" and result.fixed is not None:
+            render.render_diff(console, result)
+        if result.written and not quiet:
+            fixed = sum(1 for d in result.diagnostics if d.applied)
+            console.print(f"fixed {render.display_path(result.path)} ({fixed} fix{'es' if fixed != 1 else ''})", style="green")
+        render.render_diagnostics(console, result, only_remaining=mode in ("fix", "dry-run"), dry_run=mode != "fix")
+        if verbose and not result.diagnostics:
+            console.print(f"{render.display_path(result.path)}: {result.skipped or 'nothing to do'}", style="dim")
+    if not quiet and mode != "diff":
+        render.render_summary(console, results, write=mode == "fix", dry_run=mode == "dry-run")
+
+
+def main() -> None:
+    cli(prog_name="jaxfix")

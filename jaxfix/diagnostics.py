@@ -1,0 +1,100 @@
+"""Values that cross module lines: what rules report and what the engine returns per file."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from pathlib import Path
+
+import libcst as cst
+
+
+class Safety(enum.Enum):
+    """Whether a fix may be applied without `--unsafe-fixes`."""
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+
+
+@dataclass(frozen=True)
+class Location:
+    """A 1-based line and 1-based column."""
+
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class Fix:
+    """CST edits (original node -> replacement, by identity) plus imports the edits need."""
+
+    title: str
+    edits: tuple[tuple[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel], ...]
+    safety: Safety = Safety.SAFE
+    imports: tuple[tuple[str, str | None], ...] = ()
+
+
+@dataclass(frozen=True)
+class Related:
+    """Another place a diagnostic refers to (e.g. the enclosing mesh for JAX002)."""
+
+    message: str
+    start: Location
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a rule says about one node, before the engine turns it into a Diagnostic."""
+
+    code: str
+    message: str
+    node: cst.CSTNode
+    fix: Fix | None = None
+    related: tuple[Related, ...] = ()
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """A finding in the original source, plain data (no CST), ready for any output format."""
+
+    code: str
+    message: str
+    start: Location
+    end: Location
+    fix_title: str | None = None
+    fix_safety: Safety | None = None
+    applied: bool = False
+    related: tuple[Related, ...] = ()
+
+
+class Outcome(enum.Enum):
+    UNCHANGED = "unchanged"
+    CHANGED = "changed"
+    SKIPPED = "skipped"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """Everything jaxfix learned about one file; `fixed` is None when nothing changes."""
+
+    path: Path
+    source: bytes | None
+    fixed: bytes | None = None
+    diagnostics: tuple[Diagnostic, ...] = ()
+    error: str | None = None
+    error_location: Location | None = None
+    skipped: str | None = None
+    written: bool = False
+
+    @property
+    def outcome(self) -> Outcome:
+        if self.error is not None:
+            return Outcome.FAILED
+        if self.skipped is not None:
+            return Outcome.SKIPPED
+        return Outcome.CHANGED if self.fixed is not None else Outcome.UNCHANGED
+
+    @property
+    def remaining(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if not d.applied)

@@ -1,0 +1,191 @@
+"""One file in, one FileResult out: parse once, run every selected rule, apply fixes, verify.
+
+Pure except for `process_file`, which reads and (when asked) writes the file safely.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor
+from libcst.metadata import CodeRange, MetadataWrapper
+
+from jaxfix.analysis.module import ModuleAnalysis
+from jaxfix.codemods import RULES
+from jaxfix.codemods.base import Rule
+from jaxfix.diffs import split_lines
+from jaxfix.diagnostics import Diagnostic, FileResult, Fix, Location, Report, Safety
+from jaxfix.options import Options
+from jaxfix.safe_write import WriteError, write_atomically
+from jaxfix.suppression import is_suppressed
+
+MAX_PASSES = 8
+
+
+class InternalError(Exception):
+    """A rule produced something the engine refuses to write (non-convergence, bad syntax)."""
+
+
+def selected_rules(options: Options) -> list[type[Rule]]:
+    return [rule for code, rule in sorted(RULES.items()) if options.is_selected(code)]
+
+
+def candidate_rules(source: bytes, options: Options) -> list[type[Rule]]:
+    """The prefilter: rules whose tokens all occur in the raw bytes."""
+    return [rule for rule in selected_rules(options) if rule.may_apply(source)]
+
+
+def _fix_allowed(fix: Fix | None, options: Options) -> bool:
+    return fix is not None and (fix.safety is Safety.SAFE or options.unsafe_fixes)
+
+
+def _span(code_range: CodeRange) -> tuple[tuple[int, int], tuple[int, int]]:
+    return (code_range.start.line, code_range.start.column), (code_range.end.line, code_range.end.column)
+
+
+class _ReplaceByIdentity(cst.CSTTransformer):
+    def __init__(self, edits: dict[cst.CSTNode, cst.CSTNode]) -> None:
+        super().__init__()
+        self.edits = edits
+
+    def on_leave(self, original_node, updated_node):  # noqa: ANN001 - LibCST's signature
+        return self.edits.get(original_node, updated_node)
+
+
+def _apply(module: cst.Module, fixes: list[Fix], analysis: ModuleAnalysis) -> cst.Module:
+    """Apply every fix whose nodes do not overlap an earlier one's; the rest wait for the next pass."""
+    taken: list[tuple[tuple[int, int], tuple[int, int]]] = []
+    edits: dict[cst.CSTNode, cst.CSTNode] = {}
+    imports: set[tuple[str, str | None]] = set()
+    for fix in fixes:
+        spans = [_span(analysis.positions[node]) for node, _ in fix.edits]
+        if any(a[0] < b[1] and b[0] < a[1] for a in spans for b in taken):
+            continue
+        taken.extend(spans)
+        edits.update(fix.edits)
+        imports.update(fix.imports)
+    module = module.visit(_ReplaceByIdentity(edits))
+    if imports:
+        context = CodemodContext()
+        for module_name, obj in sorted(imports, key=lambda i: (i[0], i[1] or "")):
+            AddImportsVisitor.add_needed_import(context, module_name, obj)
+        module = AddImportsVisitor(context).transform_module(module)
+    return module
+
+
+def _run_rules(module: cst.Module, rules: list[type[Rule]], options: Options) -> tuple[ModuleAnalysis, list[Report]]:
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    analysis = ModuleAnalysis(wrapper, options.jax_version)
+    reports: list[Report] = []
+    for rule_class in rules:
+        rule = rule_class(analysis, options)
+        wrapper.visit(rule)
+        reports.extend(rule.reports)
+    lines = split_lines(module.code)
+    kept = []
+    for report in reports:
+        where = analysis.positions[report.node]
+        if not is_suppressed(lines, report.code, (where.start.line, where.end.line)):
+            kept.append(report)
+    kept.sort(key=lambda r: (_span(analysis.positions[r.node]), r.code))
+    return analysis, kept
+
+
+def _diagnostic(report: Report, analysis: ModuleAnalysis, options: Options) -> Diagnostic:
+    where = analysis.positions[report.node]
+    fix = report.fix
+    return Diagnostic(
+        code=report.code,
+        message=report.message,
+        start=Location(where.start.line, where.start.column + 1),
+        end=Location(where.end.line, where.end.column + 1),
+        fix_title=fix.title if fix else None,
+        fix_safety=fix.safety if fix else None,
+        applied=_fix_allowed(fix, options),
+        related=report.related,
+    )
+
+
+def _parses_with_ast(source: bytes) -> bool:
+    try:
+        ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def check_source(source: bytes, options: Options) -> tuple[bytes | None, tuple[Diagnostic, ...]]:
+    """Diagnostics for `source` (positions in it) and the fixed bytes, or None if unchanged."""
+    rules = candidate_rules(source, options)
+    if not rules:
+        return None, ()
+    module = cst.parse_module(source)
+    diagnostics: tuple[Diagnostic, ...] | None = None
+    for _ in range(MAX_PASSES):
+        analysis, reports = _run_rules(module, rules, options)
+        if diagnostics is None:
+            diagnostics = tuple(_diagnostic(r, analysis, options) for r in reports)
+        fixes = [r.fix for r in reports if _fix_allowed(r.fix, options)]
+        if not fixes:
+            break
+        changed = _apply(module, fixes, analysis).bytes
+        try:
+            module = cst.parse_module(changed)
+        except cst.ParserSyntaxError as error:
+            raise InternalError(f"a fix produced code that does not parse ({error.message})") from None
+    else:
+        raise InternalError(f"fixes did not settle after {MAX_PASSES} passes")
+    fixed = module.bytes
+    if fixed == source:
+        return None, diagnostics
+    if _parses_with_ast(source) and not _parses_with_ast(fixed):
+        raise InternalError("a fix produced code that Python rejects")
+    return fixed, diagnostics
+
+
+def _syntax_error(error: cst.ParserSyntaxError) -> tuple[str, Location]:
+    message = " ".join(error.message.split())
+    return f"syntax error: {message}", Location(error.raw_line, error.raw_column + 1)
+
+
+def process_source(path: Path, source: bytes, options: Options) -> FileResult:
+    """Per-file isolation: every failure becomes this file's one-line error."""
+    try:
+        fixed, diagnostics = check_source(source, options)
+    except cst.ParserSyntaxError as error:
+        message, where = _syntax_error(error)
+        return FileResult(path, source, error=message, error_location=where)
+    except UnicodeDecodeError as error:
+        return FileResult(path, source, error=f"cannot decode as {error.encoding} (byte {error.object[error.start]:#04x} at offset {error.start}); declare the encoding with a PEP 263 coding comment")
+    except (LookupError, SyntaxError) as error:  # unknown or malformed coding cookie
+        return FileResult(path, source, error=f"cannot decode: {error}")
+    except InternalError as error:
+        return FileResult(path, source, error=f"internal error, file left untouched: {error}")
+    except RecursionError:
+        return FileResult(path, source, error="internal error, file left untouched: code is nested too deeply")
+    except Exception as error:  # noqa: BLE001 - a rule's bug must not stop the run
+        return FileResult(path, source, error=f"internal error in a rule, file left untouched: {type(error).__name__}: {error}")
+    return FileResult(path, source, fixed, diagnostics)
+
+
+def process_file(path: Path, options: Options, *, write: bool) -> FileResult:
+    try:
+        size = os.stat(path).st_size
+        if size > options.max_file_size:
+            return FileResult(path, None, error=f"file is larger than max-file-size ({size} > {options.max_file_size} bytes)")
+        with open(path, "rb") as handle:
+            source = handle.read()
+    except OSError as error:
+        return FileResult(path, None, error=f"cannot read: {error.strerror or error}")
+    result = process_source(path, source, options)
+    if write and result.fixed is not None:
+        try:
+            write_atomically(path, result.fixed, expected=source)
+        except WriteError as error:
+            return FileResult(path, source, result.fixed, result.diagnostics, error=f"cannot write: {error}")
+        return FileResult(path, source, result.fixed, result.diagnostics, written=True)
+    return result

@@ -1,0 +1,25 @@
+"""The options every part of a run reads, gathered once from config and flags."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+KNOWN_PLATFORMS = ("cpu", "cuda", "rocm", "tpu")
+DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Options:
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    unsafe_fixes: bool = False
+    platforms: tuple[str, ...] = ()
+    fill_axis: str | None = None
+    jax_version: tuple[int, ...] | None = None
+    exclude: tuple[str, ...] = ()
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
+
+    def is_selected(self, code: str) -> bool:
+        """Prefix matching like ruff: `JAX` selects all, `JAX00` a group; ignore wins."""
+        selected = not self.select or any(code.startswith(p) for p in self.select)
+        return selected and not any(code.startswith(p) for p in self.ignore)

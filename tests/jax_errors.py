@@ -1,0 +1,19 @@
+"""The JAX error each fixture key stands for: the exact start of the message JAX raises."""
+
+JAX_ERRORS = {
+    "JAX001": (
+        "Passing lowering_platforms via jax.export or jit(f).trace(*args).lower("
+        "lowering_platforms=...) is required when only AbstractMesh exists in a jitted computation"
+    ),
+    "JAX001-devices": "AbstractMesh cannot be used when jaxpr contains primitives that require devices",
+    "JAX002": "use_abstract_mesh cannot change the size of the mesh. Got new mesh:",
+    "JAX003": "Input sharding mesh",
+    # top_level_all_gather's other mesh failures, which JAX003 fixtures document.
+    "JAX003-context": "Context mesh AbstractMesh(",
+    "JAX003-not-explicit": (
+        "top_level_all_gather works when all mesh axes of context mesh are explicit"
+    ),
+    "JAX003-devices": "Received incompatible devices for jitted computation",
+    # An internal assert (AssertionError) whose message is the input's Auto-typed mesh.
+    "JAX003-input-auto": "AbstractMesh(",
+}
