@@ -118,9 +118,14 @@ def _parses_with_ast(source: bytes) -> bool:
     return True
 
 
-def check_source(source: bytes, options: Options) -> tuple[bytes | None, tuple[Diagnostic, ...]]:
-    """Diagnostics for `source` (positions in it) and the fixed bytes, or None if unchanged."""
-    rules = candidate_rules(source, options)
+def check_source(
+    source: bytes, options: Options, rules: list[type[Rule]] | None = None
+) -> tuple[bytes | None, tuple[Diagnostic, ...]]:
+    """Diagnostics for `source` (positions in it) and the fixed bytes, or None if unchanged.
+
+    `rules` defaults to the registered rules that are selected and pass the prefilter.
+    """
+    rules = candidate_rules(source, options) if rules is None else [r for r in rules if r.may_apply(source)]
     if not rules:
         return None, ()
     module = cst.parse_module(source)

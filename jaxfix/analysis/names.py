@@ -59,8 +59,12 @@ class ApiResolver:
     def __init__(self, qualified_names: Mapping[cst.CSTNode, set[QualifiedName]]) -> None:
         self._qualified_names = qualified_names
 
+    def qualified_names(self, node: cst.CSTNode) -> set[QualifiedName]:
+        names = self._qualified_names.get(node, set())
+        return names() if callable(names) else names  # LibCST computes these lazily
+
     def api(self, node: cst.CSTNode) -> str | None:
-        return api_of_qualified_names(self._qualified_names.get(node, set()))
+        return api_of_qualified_names(self.qualified_names(node))
 
     def is_api(self, node: cst.CSTNode, *apis: str) -> bool:
         return self.api(node) in apis

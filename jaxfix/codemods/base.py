@@ -43,3 +43,9 @@ class Rule(m.MatcherDecoratableVisitor):
     @classmethod
     def may_apply(cls, source: bytes) -> bool:
         return any(all(token in source for token in group) for group in cls.tokens)
+
+
+def keyword_arg(name: str, value: cst.BaseExpression) -> cst.Arg:
+    """`name=value` formatted as black writes it (no spaces around `=`)."""
+    no_space = cst.SimpleWhitespace("")
+    return cst.Arg(value=value, keyword=cst.Name(name), equal=cst.AssignEqual(whitespace_before=no_space, whitespace_after=no_space))

@@ -1,0 +1,62 @@
+"""Find the fixtures under fixtures/<CODE>/ and read their headers (see fixtures/README.md)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+_HEADER = re.compile(r"#\s*(?P<key>[a-z-]+):\s*(?P<value>.*?)\s*$")
+KEYS = {"case", "target-jax", "options", "expect", "run-under", "raises", "result"}
+REQUIRED = {"case", "target-jax", "expect", "run-under"}
+
+
+@dataclass(frozen=True)
+class Case:
+    code: str
+    name: str
+    before: Path
+    fixed: Path | None
+    header: dict[str, str]
+
+    @property
+    def id(self) -> str:
+        return f"{self.code}/{self.name}"
+
+    @property
+    def cli_args(self) -> list[str]:
+        return ["--jax-version", self.header["target-jax"], *shlex.split(self.header.get("options", ""))]
+
+    @property
+    def expected_codes(self) -> list[str]:
+        value = self.header["expect"]
+        return [] if value == "none" else [c.strip() for c in value.split(",")]
+
+    @property
+    def run_under(self) -> list[str]:
+        value = self.header["run-under"]
+        return [] if value.startswith("none") else value.split()
+
+
+def read_header(path: Path) -> dict[str, str]:
+    header: dict[str, str] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            break
+        match = _HEADER.match(line)
+        if match:
+            header[match["key"]] = match["value"]
+    return header
+
+
+def all_cases() -> list[Case]:
+    cases = []
+    for before in sorted(FIXTURES.glob("*/*.py")):
+        if before.name.endswith(".fixed.py"):
+            continue
+        fixed = before.with_name(before.name[: -len(".py")] + ".fixed.py")
+        cases.append(Case(before.parent.name, before.stem, before, fixed if fixed.exists() else None, read_header(before)))
+    return cases

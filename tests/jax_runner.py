@@ -1,0 +1,47 @@
+"""Run fixture scripts under real JAX, many in one process (JAX is imported once).
+
+Usage: python jax_runner.py LIST_FILE   (LIST_FILE holds one script path a line)
+Prints one JSON object: {path: {"ok": bool, "error": "Type: message" | None, "last_line": str}}.
+Each script runs as __main__ with its stdout captured; it must not change global JAX state.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import runpy
+import sys
+import traceback
+
+
+def run_one(path: str) -> dict:
+    out = io.StringIO()
+    error = None
+    try:
+        with contextlib.redirect_stdout(out):
+            runpy.run_path(path, run_name="__main__")
+    except SystemExit as exit_:
+        if exit_.code not in (None, 0):
+            error = f"SystemExit: {exit_.code}"
+    except BaseException as exc:  # noqa: BLE001 - report whatever the script raised
+        error = f"{type(exc).__name__}: {exc}"
+        if not isinstance(exc, (ValueError, RuntimeError, TypeError)):
+            error += "\n" + traceback.format_exc(limit=5)
+    lines = [line for line in out.getvalue().splitlines() if line.strip()]
+    return {"ok": error is None, "error": error, "last_line": lines[-1] if lines else ""}
+
+
+def main() -> None:
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    with open(sys.argv[1], encoding="utf-8") as handle:
+        paths = [line.strip() for line in handle if line.strip()]
+    import jax  # noqa: F401 - import once, before the scripts
+
+    results = {path: run_one(path) for path in paths}
+    sys.stdout.write(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()
