@@ -15,12 +15,13 @@ from rich.progress import Progress
 
 from jaxfix import __version__
 from jaxfix.cli import render
+from jaxfix.cli.formats import FORMATS, RunInfo
 from jaxfix.cli.settings import build_options, load
 from jaxfix.codemods import RULES
 from jaxfix.diagnostics import FileResult
 from jaxfix.diffs import unified_diff
 from jaxfix.discovery import discover
-from jaxfix.engine import process_source
+from jaxfix.engine import process_source, selected_rules
 from jaxfix.options import Options
 from jaxfix.runner import default_jobs, run_files
 
@@ -77,6 +78,8 @@ def _run_stdin(options: Options, stdin_filename: str | None, mode: str, console:
 @click.option("--jax-version", help="JAX version the code targets (default: the installed jax, else the newest).")
 @click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable); explicit paths are always processed.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: CPU count).")
+@click.option("--format", "output_format", default="text", show_default=True, metavar="NAME",
+              help="Output format: text, or a machine format printed alone on stdout (see README).")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
 @click.option("-q", "--quiet", is_flag=True, help="Print only diagnostics and errors.")
 @click.option("-v", "--verbose", is_flag=True, help="Also say which files were skipped or unchanged.")
@@ -86,7 +89,7 @@ def _run_stdin(options: Options, stdin_filename: str | None, mode: str, console:
 @click.option("--explain", metavar="CODE", help="Show a rule's full documentation and exit.")
 @click.version_option(__version__, "--version", prog_name="jaxfix")
 def cli(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, jobs: int | None, color: str,
-        quiet: bool, verbose: bool, stdin_filename: str | None, list_rules: bool, explain: str | None, **flags) -> None:
+        output_format: str, quiet: bool, verbose: bool, stdin_filename: str | None, list_rules: bool, explain: str | None, **flags) -> None:
     """Find and fix JAX sharding code that recent JAX releases reject (JAX001-JAX003).
 
     Fixes safe violations in place by default. Exit codes: 0 nothing left to do; 1 diagnostics
@@ -103,6 +106,8 @@ def cli(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, job
         render.render_explain(Console(force_terminal=True if color == "always" else None, no_color=color == "never"), rule)
         return
     mode = mode or "fix"
+    if output_format != "text" and output_format not in FORMATS:
+        raise click.UsageError(f"unknown format '{output_format}' (known: text, {', '.join(sorted(FORMATS))})")
     path_list = list(paths) or [Path(".")]
     stdin = path_list == [Path("-")]
     config_start = [Path(stdin_filename)] if stdin and stdin_filename else ([] if stdin else path_list)
@@ -117,7 +122,14 @@ def cli(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, job
         render.render_error(console, path, message)
     write = mode == "fix"
     results = _run(found.files, options, write=write, jobs=jobs or default_jobs(), console=console, quiet=quiet)
-    _report(results, mode, console, quiet=quiet, verbose=verbose)
+    if output_format == "text":
+        _report(results, mode, console, quiet=quiet, verbose=verbose)
+    else:
+        for result in results:
+            if result.error:
+                where = result.error_location
+                render.render_error(console, result.path, result.error, *((where.line, where.column) if where else ()))
+        sys.stdout.write(FORMATS[output_format](results, RunInfo(tuple(selected_rules(options)), write)))
     sys.exit(_exit_code(results, write=write, had_errors=bool(found.errors)))
 
 
@@ -152,4 +164,9 @@ def _report(results: list[FileResult], mode: str, console: Console, *, quiet: bo
 
 
 def main() -> None:
+    """`jaxfix migrate ...` is the batch mode; everything else is the main command."""
+    if sys.argv[1:2] == ["migrate"]:
+        from jaxfix.cli.migrate import migrate
+
+        migrate(sys.argv[2:], prog_name="jaxfix migrate")
     cli(prog_name="jaxfix")

@@ -1,0 +1,46 @@
+"""Machine-readable output formats: each registers itself by name and renders a whole run.
+
+A format gets every FileResult of the run and returns the document printed on stdout (and
+nothing else goes to stdout). `text` is the human renderer in cli/render.py, not listed here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from jaxfix.codemods.base import Rule
+from jaxfix.diagnostics import FileResult
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """What a format may need besides the results."""
+
+    rules: tuple[type[Rule], ...]
+    write: bool  # whether fixes were written (False for --check / --dry-run / --diff)
+
+
+Formatter = Callable[[list[FileResult], RunInfo], str]
+FORMATS: dict[str, Formatter] = {}
+
+
+def register(name: str) -> Callable[[Formatter], Formatter]:
+    def decorate(formatter: Formatter) -> Formatter:
+        if name in FORMATS:
+            raise ImportError(f"output format {name!r} is registered twice")
+        FORMATS[name] = formatter
+        return formatter
+
+    return decorate
+
+
+def _load_formats() -> None:
+    import importlib
+    import pkgutil
+
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        importlib.import_module(f"{__name__}.{info.name}")
+
+
+_load_formats()
