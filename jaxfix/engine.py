@@ -17,7 +17,7 @@ from libcst.metadata import CodeRange, MetadataWrapper
 from jaxfix.analysis.module import ModuleAnalysis
 from jaxfix.codemods import RULES
 from jaxfix.codemods.base import Rule
-from jaxfix.diffs import split_lines
+from jaxfix.diffs import decode, split_lines
 from jaxfix.diagnostics import Diagnostic, FileResult, Fix, Location, Report, Safety
 from jaxfix.options import Options
 from jaxfix.safe_write import WriteError, write_atomically
@@ -157,17 +157,32 @@ def _syntax_error(error: cst.ParserSyntaxError) -> tuple[str, Location]:
     return f"syntax error: {message}", Location(error.raw_line, error.raw_column + 1)
 
 
+def _unreadable_reason(source: bytes) -> str | None:
+    """Cheap checks run on every file, parsed or not: binary content and undecodable text."""
+    if b"\0" in source:
+        return "not a Python source file (contains NUL bytes)"
+    try:
+        decode(source)
+    except UnicodeDecodeError as error:
+        return (
+            f"cannot decode as {error.encoding} (byte {error.object[error.start]:#04x} at offset {error.start}); "
+            "declare the encoding with a PEP 263 coding comment"
+        )
+    except (LookupError, SyntaxError) as error:  # unknown or malformed coding cookie
+        return f"cannot decode: {error}"
+    return None
+
+
 def process_source(path: Path, source: bytes, options: Options) -> FileResult:
     """Per-file isolation: every failure becomes this file's one-line error."""
+    reason = _unreadable_reason(source)
+    if reason is not None:
+        return FileResult(path, source, error=reason)
     try:
         fixed, diagnostics = check_source(source, options)
     except cst.ParserSyntaxError as error:
         message, where = _syntax_error(error)
         return FileResult(path, source, error=message, error_location=where)
-    except UnicodeDecodeError as error:
-        return FileResult(path, source, error=f"cannot decode as {error.encoding} (byte {error.object[error.start]:#04x} at offset {error.start}); declare the encoding with a PEP 263 coding comment")
-    except (LookupError, SyntaxError) as error:  # unknown or malformed coding cookie
-        return FileResult(path, source, error=f"cannot decode: {error}")
     except InternalError as error:
         return FileResult(path, source, error=f"internal error, file left untouched: {error}")
     except RecursionError:

@@ -1,0 +1,176 @@
+"""Never lose or corrupt a file: byte-exact round trips, atomic writes, odd input, interrupts."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from helpers import run_engine
+from jaxfix import engine, safe_write
+from jaxfix.cli.main import cli
+from jaxfix.options import Options
+from snippets import CALL, FIXED, FIXED_CALL, VIOLATION
+
+
+def with_endings(text: str, ending: str) -> str:
+    return text.replace("\n", ending)
+
+
+LAYOUTS = {
+    "bom": "\ufeff" + VIOLATION,
+    "crlf": with_endings(VIOLATION, "\r\n"),
+    "mixed_endings": VIOLATION.replace("\n", "\r\n", 3),
+    "tabs_and_trailing_space": VIOLATION.replace("mesh = ", "mesh  =  ").replace("\n", "   \n", 2) + "if True:\n\tpass\n",
+    "no_final_newline": VIOLATION.rstrip("\n"),
+    "form_feed": "\x0c\n" + VIOLATION.replace("\nmesh", "\n\x0c\nmesh"),
+    "very_long_line": VIOLATION + "y = [" + ", ".join(["1"] * 5000) + "]\n",
+    "unicode_identifiers": VIOLATION + "données = 'naïve ünïcode ✓'\n",
+}
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_only_the_fixed_call_changes(layout):
+    source = LAYOUTS[layout].encode("utf-8")
+    result = run_engine(source)
+    assert result.error is None, result.error
+    assert result.fixed == source.replace(CALL.encode(), FIXED_CALL.encode())
+
+
+def test_latin1_coding_cookie_round_trips():
+    header = "# -*- coding: latin-1 -*-\n# caf\xe9 cr\xe8me\n"
+    source = (header + VIOLATION).encode("latin-1")
+    result = run_engine(source)
+    assert result.error is None, result.error
+    assert result.fixed == (header + FIXED).encode("latin-1")
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR lower AbstractMesh", "contains NUL bytes"),
+        (b"x = 'caf\xe9'  # lower AbstractMesh\n", "cannot decode as utf-8 (byte 0xe9"),
+        (b"# -*- coding: klingon -*-\nx = 1\n", "cannot decode"),
+        (b"print 'hello'  # lower AbstractMesh\n", "syntax error"),
+        (b"def f(:\n  lower AbstractMesh\n", "syntax error"),
+    ],
+    ids=["binary", "non-utf8-without-cookie", "unknown-cookie", "python2", "syntax-error"],
+)
+def test_bad_input_gets_one_clear_error(content, message):
+    result = run_engine(content)
+    assert result.error is not None and message in result.error
+    assert "\n" not in result.error
+    assert result.fixed is None
+
+
+def cli_run(*args: str):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_every_bad_file_is_reported_and_the_rest_still_fixed(tmp_path):
+    bad = {
+        "binary.py": b"\x00\x01\x02",
+        "latin.py": b"x = '\xe9'\n",
+        "py2.py": b"print 'hi'  # lower AbstractMesh\n",
+        "big.py": b"# " + b"x" * 200 + b"\n",
+    }
+    for name, content in bad.items():
+        (tmp_path / name).write_bytes(content)
+    (tmp_path / "ok.py").write_text(VIOLATION)
+    (tmp_path / "pyproject.toml").write_text("[tool.jaxfix]\nmax-file-size = 150\n")
+    result = cli_run("--color", "never", str(tmp_path))
+    assert result.exit_code == 2
+    error_lines = [line for line in result.stderr.splitlines() if ": error: " in line]
+    assert sorted(Path(line.split(":")[0]).name for line in error_lines) == sorted(bad)
+    assert (tmp_path / "ok.py").read_text() == FIXED
+    for name, content in bad.items():
+        assert (tmp_path / name).read_bytes() == content
+
+
+def test_writes_keep_the_file_mode(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text(VIOLATION)
+    os.chmod(path, 0o751)
+    assert cli_run(str(path)).exit_code == 0
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o751
+    assert path.read_text() == FIXED
+
+
+def test_read_only_file_is_an_error_and_untouched(tmp_path):
+    path = tmp_path / "ro.py"
+    path.write_text(VIOLATION)
+    os.chmod(path, 0o444)
+    (tmp_path / "rw.py").write_text(VIOLATION)
+    result = cli_run("--color", "never", str(tmp_path))
+    assert result.exit_code == 2
+    assert "ro.py: error: cannot write: permission denied (read-only file)" in result.stderr
+    assert path.read_text() == VIOLATION and (tmp_path / "rw.py").read_text() == FIXED
+
+
+def test_symlinked_file_is_rewritten_once_at_its_target(tmp_path):
+    (tmp_path / "real.py").write_text(VIOLATION)
+    os.symlink(tmp_path / "real.py", tmp_path / "alias.py")
+    result = cli_run("--color", "never", str(tmp_path), str(tmp_path / "alias.py"))
+    assert result.exit_code == 0
+    assert (tmp_path / "alias.py").is_symlink()
+    assert (tmp_path / "real.py").read_text() == FIXED
+    assert result.stderr.count("fixed ") == 1
+
+
+def test_file_changed_between_read_and_write_is_not_overwritten(tmp_path, monkeypatch):
+    path = tmp_path / "race.py"
+    path.write_text(VIOLATION)
+    real_process_source = engine.process_source
+
+    def edit_meanwhile(*args, **kwargs):
+        result = real_process_source(*args, **kwargs)
+        path.write_text(VIOLATION + "# edited by someone else\n")
+        return result
+
+    monkeypatch.setattr(engine, "process_source", edit_meanwhile)
+    result = engine.process_file(path, Options(), write=True)
+    assert result.error and "changed while jaxfix was running" in result.error
+    assert path.read_text() == VIOLATION + "# edited by someone else\n"
+
+
+def test_vanished_file_is_an_error(tmp_path):
+    result = engine.process_file(tmp_path / "gone.py", Options(), write=True)
+    assert result.error and result.error.startswith("cannot read:")
+
+
+def test_interrupt_during_write_leaves_no_temp_file_and_the_original(tmp_path, monkeypatch):
+    path = tmp_path / "m.py"
+    path.write_text(VIOLATION)
+
+    def interrupted(*_args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(safe_write.os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        engine.process_file(path, Options(), write=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.py"]
+    assert path.read_text() == VIOLATION
+
+
+def test_a_rule_crash_is_isolated_to_its_file(monkeypatch):
+    def boom(*_args, **_kwargs):
+        raise RuntimeError("rule bug")
+
+    monkeypatch.setattr(engine, "_run_rules", boom)
+    result = run_engine(VIOLATION)
+    assert result.error == "internal error in a rule, file left untouched: RuntimeError: rule bug"
+
+
+def test_unparsable_fix_output_is_refused(monkeypatch):
+    import libcst as cst
+
+    def broken_apply(module, fixes, analysis):
+        return cst.parse_module("x = (\n    1\n)\n").with_changes(body=[cst.SimpleStatementLine([cst.Expr(cst.Name("def"))])])
+
+    monkeypatch.setattr(engine, "_apply", broken_apply)
+    result = run_engine(VIOLATION)
+    assert result.error is not None and result.error.startswith("internal error, file left untouched")
+    assert result.fixed is None
