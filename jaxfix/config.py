@@ -22,6 +22,7 @@ CONFIG_KEYS: dict[str, tuple[type, str]] = {
     "fill-axis": (str, "an axis name"),
     "jax-version": (str, 'a version string such as "0.10.2"'),
     "max-file-size": (int, "a number of bytes"),
+    "cache-dir": (str, "a directory (relative to this file)"),
 }
 
 

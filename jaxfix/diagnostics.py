@@ -5,8 +5,10 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import libcst as cst
+if TYPE_CHECKING:  # only annotations: importing libcst costs half a second
+    import libcst as cst
 
 
 class Safety(enum.Enum):
@@ -65,6 +67,7 @@ class Diagnostic:
     fix_safety: Safety | None = None
     applied: bool = False
     related: tuple[Related, ...] = ()
+    fix_lines: tuple[int, int] | None = None  # first and last line the fix's edits replace (not its imports)
 
 
 class Outcome(enum.Enum):

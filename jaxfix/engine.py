@@ -6,7 +6,6 @@ Pure except for `process_file`, which reads and (when asked) writes the file saf
 from __future__ import annotations
 
 import ast
-import os
 from pathlib import Path
 
 import libcst as cst
@@ -15,12 +14,13 @@ from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import CodeRange, MetadataWrapper
 
 from jaxfix.analysis.module import ModuleAnalysis
+from jaxfix.changed_lines import carry_lines
 from jaxfix.codemods import RULES
 from jaxfix.codemods.base import Rule
-from jaxfix.diffs import decode, split_lines
+from jaxfix.diffs import split_lines
 from jaxfix.diagnostics import Diagnostic, FileResult, Fix, Location, Report, Safety
+from jaxfix.file_io import read_source, unreadable_reason, write_fix
 from jaxfix.options import Options
-from jaxfix.safe_write import WriteError, write_atomically
 from jaxfix.suppression import is_suppressed
 
 MAX_PASSES = 8
@@ -77,7 +77,10 @@ def _apply(module: cst.Module, fixes: list[Fix], analysis: ModuleAnalysis) -> cs
     return module
 
 
-def _run_rules(module: cst.Module, rules: list[type[Rule]], options: Options) -> tuple[ModuleAnalysis, list[Report]]:
+def _run_rules(
+    module: cst.Module, rules: list[type[Rule]], options: Options, changed_lines: frozenset[int] | None
+) -> tuple[ModuleAnalysis, list[Report]]:
+    """Reports that are neither suppressed nor, in changed-lines mode, off the changed lines."""
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     analysis = ModuleAnalysis(wrapper, options.jax_version)
     reports: list[Report] = []
@@ -89,7 +92,9 @@ def _run_rules(module: cst.Module, rules: list[type[Rule]], options: Options) ->
     kept = []
     for report in reports:
         where = analysis.positions[report.node]
-        if not is_suppressed(lines, report.code, (where.start.line, where.end.line)):
+        if is_suppressed(lines, report.code, (where.start.line, where.end.line)):
+            continue
+        if changed_lines is None or not changed_lines.isdisjoint(range(where.start.line, where.end.line + 1)):
             kept.append(report)
     kept.sort(key=lambda r: (_span(analysis.positions[r.node]), r.code))
     return analysis, kept
@@ -107,7 +112,13 @@ def _diagnostic(report: Report, analysis: ModuleAnalysis, options: Options) -> D
         fix_safety=fix.safety if fix else None,
         applied=_fix_allowed(fix, options),
         related=report.related,
+        fix_lines=_lines_replaced(fix, analysis) if fix else None,
     )
+
+
+def _lines_replaced(fix: Fix, analysis: ModuleAnalysis) -> tuple[int, int]:
+    ranges = [analysis.positions[node] for node, _ in fix.edits]
+    return min(r.start.line for r in ranges), max(r.end.line for r in ranges)
 
 
 def _parses_with_ast(source: bytes) -> bool:
@@ -119,69 +130,74 @@ def _parses_with_ast(source: bytes) -> bool:
 
 
 def check_source(
-    source: bytes, options: Options, rules: list[type[Rule]] | None = None
+    source: bytes, options: Options, rules: list[type[Rule]] | None = None,
+    changed_lines: frozenset[int] | None = None,
 ) -> tuple[bytes | None, tuple[Diagnostic, ...]]:
     """Diagnostics for `source` (positions in it) and the fixed bytes, or None if unchanged.
 
-    `rules` defaults to the registered rules that are selected and pass the prefilter.
+    `rules` defaults to the registered rules that are selected and pass the prefilter;
+    `changed_lines` (changed-lines mode) keeps only reports touching those lines; None keeps all.
     """
+    if changed_lines is not None and not changed_lines:
+        return None, ()
     rules = candidate_rules(source, options) if rules is None else [r for r in rules if r.may_apply(source)]
     if not rules:
         return None, ()
     module = cst.parse_module(source)
+    exact = module.bytes == source  # LibCST loses a few odd layouts (e.g. whitespace after a final blank line)
     diagnostics: tuple[Diagnostic, ...] | None = None
+    fixed_any = False
     for _ in range(MAX_PASSES):
-        analysis, reports = _run_rules(module, rules, options)
+        analysis, reports = _run_rules(module, rules, options, changed_lines)
         if diagnostics is None:
             diagnostics = tuple(_diagnostic(r, analysis, options) for r in reports)
         fixes = [r.fix for r in reports if _fix_allowed(r.fix, options)]
         if not fixes:
             break
+        if not exact:
+            raise InternalError("LibCST does not reproduce this file byte for byte, so jaxfix will not rewrite it")
+        fixed_any = True
         changed = _apply(module, fixes, analysis).bytes
         try:
-            module = cst.parse_module(changed)
+            fixed_module = cst.parse_module(changed)
         except cst.ParserSyntaxError as error:
             raise InternalError(f"a fix produced code that does not parse ({error.message})") from None
+        if changed_lines is not None:
+            changed_lines = carry_lines(changed_lines, split_lines(module.code), split_lines(fixed_module.code))
+        module = fixed_module
     else:
         raise InternalError(f"fixes did not settle after {MAX_PASSES} passes")
     fixed = module.bytes
-    if fixed == source:
+    if not fixed_any or fixed == source:
         return None, diagnostics
     if _parses_with_ast(source) and not _parses_with_ast(fixed):
         raise InternalError("a fix produced code that Python rejects")
     return fixed, diagnostics
 
 
-def _syntax_error(error: cst.ParserSyntaxError) -> tuple[str, Location]:
-    message = " ".join(error.message.split())
-    return f"syntax error: {message}", Location(error.raw_line, error.raw_column + 1)
-
-
-def _unreadable_reason(source: bytes) -> str | None:
-    """Cheap checks run on every file, parsed or not: binary content and undecodable text."""
-    if b"\0" in source:
-        return "not a Python source file (contains NUL bytes)"
+def _syntax_error(source: bytes, error: cst.ParserSyntaxError) -> tuple[str, Location]:
+    """Python's own parser names and places syntax errors best; LibCST's view is the fallback
+    (for code Python accepts but LibCST cannot parse)."""
     try:
-        decode(source)
-    except UnicodeDecodeError as error:
-        return (
-            f"cannot decode as {error.encoding} (byte {error.object[error.start]:#04x} at offset {error.start}); "
-            "declare the encoding with a PEP 263 coding comment"
-        )
-    except (LookupError, SyntaxError) as error:  # unknown or malformed coding cookie
-        return f"cannot decode: {error}"
-    return None
+        ast.parse(source)
+    except SyntaxError as python_error:
+        if python_error.lineno:
+            return f"syntax error: {python_error.msg}", Location(python_error.lineno, python_error.offset or 1)
+    except ValueError:
+        pass
+    message = " ".join(error.message.split())
+    return f"syntax error (LibCST): {message}", Location(error.raw_line, error.raw_column + 1)
 
 
 def process_source(path: Path, source: bytes, options: Options) -> FileResult:
     """Per-file isolation: every failure becomes this file's one-line error."""
-    reason = _unreadable_reason(source)
+    reason = unreadable_reason(source)
     if reason is not None:
         return FileResult(path, source, error=reason)
     try:
-        fixed, diagnostics = check_source(source, options)
+        fixed, diagnostics = check_source(source, options, changed_lines=options.lines_to_check(path))
     except cst.ParserSyntaxError as error:
-        message, where = _syntax_error(error)
+        message, where = _syntax_error(source, error)
         return FileResult(path, source, error=message, error_location=where)
     except InternalError as error:
         return FileResult(path, source, error=f"internal error, file left untouched: {error}")
@@ -193,19 +209,8 @@ def process_source(path: Path, source: bytes, options: Options) -> FileResult:
 
 
 def process_file(path: Path, options: Options, *, write: bool) -> FileResult:
-    try:
-        size = os.stat(path).st_size
-        if size > options.max_file_size:
-            return FileResult(path, None, error=f"file is larger than max-file-size ({size} > {options.max_file_size} bytes)")
-        with open(path, "rb") as handle:
-            source = handle.read()
-    except OSError as error:
-        return FileResult(path, None, error=f"cannot read: {error.strerror or error}")
+    source = read_source(path, options)
+    if isinstance(source, FileResult):
+        return source
     result = process_source(path, source, options)
-    if write and result.fixed is not None:
-        try:
-            write_atomically(path, result.fixed, expected=source)
-        except WriteError as error:
-            return FileResult(path, source, result.fixed, result.diagnostics, error=f"cannot write: {error}")
-        return FileResult(path, source, result.fixed, result.diagnostics, written=True)
-    return result
+    return write_fix(result) if write else result

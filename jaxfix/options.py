@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 KNOWN_PLATFORMS = ("cpu", "cuda", "rocm", "tpu")
 DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
@@ -18,8 +20,14 @@ class Options:
     jax_version: tuple[int, ...] | None = None
     exclude: tuple[str, ...] = ()
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    # Changed-lines mode (--diff-base): resolved path -> the lines that may be reported and fixed.
+    changed_lines: Mapping[Path, frozenset[int]] | None = None
 
     def is_selected(self, code: str) -> bool:
         """Prefix matching like ruff: `JAX` selects all, `JAX00` a group; ignore wins."""
         selected = not self.select or any(code.startswith(p) for p in self.select)
         return selected and not any(code.startswith(p) for p in self.ignore)
+
+    def lines_to_check(self, path: Path) -> frozenset[int] | None:
+        """The lines of `path` that may be reported and fixed; None means every line."""
+        return None if self.changed_lines is None else self.changed_lines.get(path.resolve(), frozenset())

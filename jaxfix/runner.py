@@ -1,4 +1,10 @@
-"""Run the engine over many files: in parallel worker processes, results in path order."""
+"""Run the engine over many files, results in path order.
+
+Most files need no parsing: reading them, the byte prefilter and the cache settle them in this
+process, and libcst is imported only once some file must be parsed. The files that must are
+parsed in worker processes when there is enough of them to pay for the pool; fixes are written
+here, so a cached "would change" result is written like a fresh one.
+"""
 
 from __future__ import annotations
 
@@ -7,16 +13,49 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
+from jaxfix.cache import Cache
 from jaxfix.diagnostics import FileResult
-from jaxfix.engine import process_file
+from jaxfix.file_io import read_source, unreadable_reason, write_fix
 from jaxfix.options import Options
+from jaxfix.prefilter import RuleTokens, is_candidate, selected_rules
 
-# Below this many files a worker pool costs more than it saves.
-_PARALLEL_THRESHOLD = 16
+# Below this much source to parse (bytes; LibCST with metadata takes roughly 30 ms per KB), a
+# worker pool costs more than it saves: each worker imports libcst, about half a second.
+_PARALLEL_MIN_BYTES = 32 * 1024
 
 
 def default_jobs() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def _settle_cheaply(path: Path, options: Options, rules: tuple[RuleTokens, ...], cache: Cache | None) -> bytes | FileResult:
+    """The result if reading, the prefilter or the cache decides it, else the bytes to parse."""
+    source = read_source(path, options)
+    if isinstance(source, FileResult):
+        return source
+    reason = unreadable_reason(source)
+    if reason is not None:
+        return FileResult(path, source, error=reason)
+    if not is_candidate(source, rules):
+        return FileResult(path, source)
+    cached = cache.get(path, source) if cache else None
+    return cached if cached is not None else source
+
+
+def _parse(path: Path, source: bytes, options: Options, cache: Cache | None) -> FileResult:
+    from jaxfix.engine import process_source  # imports libcst: only once a file needs it
+
+    result = process_source(path, source, options)
+    if cache:
+        cache.put(result)
+    return result
+
+
+def process_file(path: Path, options: Options, *, write: bool, cache: Cache | None = None) -> FileResult:
+    """One file from start to end, in this process."""
+    settled = _settle_cheaply(path, options, selected_rules(options), cache)
+    result = settled if isinstance(settled, FileResult) else _parse(path, settled, options, cache)
+    return write_fix(result) if write else result
 
 
 def run_files(
@@ -26,19 +65,36 @@ def run_files(
     write: bool,
     jobs: int,
     on_done: Callable[[FileResult], None] | None = None,
+    cache: Cache | None = None,
 ) -> list[FileResult]:
     results: list[FileResult] = []
-    if jobs <= 1 or len(files) < _PARALLEL_THRESHOLD:
+
+    def record(result: FileResult) -> None:
+        results.append(result)
+        if on_done:
+            on_done(result)
+
+    if jobs <= 1:
         for path in files:
-            results.append(process_file(path, options, write=write))
-            if on_done:
-                on_done(results[-1])
+            record(process_file(path, options, write=write, cache=cache))
     else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = [pool.submit(process_file, path, options, write=write) for path in files]
-            for future in as_completed(futures):
-                results.append(future.result())
-                if on_done:
-                    on_done(results[-1])
+        finish = write_fix if write else (lambda result: result)
+        rules = selected_rules(options)
+        to_parse: list[tuple[Path, bytes]] = []
+        for path in files:
+            settled = _settle_cheaply(path, options, rules, cache)
+            if isinstance(settled, FileResult):
+                record(finish(settled))
+            else:
+                to_parse.append((path, settled))
+        if len(to_parse) > 1 and sum(len(source) for _, source in to_parse) >= _PARALLEL_MIN_BYTES:
+            to_parse.sort(key=lambda item: -len(item[1]))  # largest first: workers finish together
+            with ProcessPoolExecutor(max_workers=min(jobs, len(to_parse))) as pool:
+                futures = [pool.submit(_parse, path, source, options, cache) for path, source in to_parse]
+                for future in as_completed(futures):
+                    record(finish(future.result()))
+        else:
+            for path, source in to_parse:
+                record(finish(_parse(path, source, options, cache)))
     results.sort(key=lambda r: str(r.path))
     return results

@@ -14,6 +14,7 @@ JAX_ERRORS = {
         "top_level_all_gather works when all mesh axes of context mesh are explicit"
     ),
     "JAX003-devices": "Received incompatible devices for jitted computation",
-    # An internal assert (AssertionError) whose message is the input's Auto-typed mesh.
-    "JAX003-input-auto": "AbstractMesh(",
+    # An internal assert whose message is the input's Auto-typed mesh; the runner reports
+    # errors as "Type: message", and the type is what tells this one apart.
+    "JAX003-input-auto": "AssertionError: AbstractMesh(",
 }

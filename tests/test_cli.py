@@ -75,13 +75,14 @@ def test_stdin_mode_prints_fixed_code(tree):
 
 
 def test_a_broken_file_does_not_stop_the_run(tree):
-    (tree / "broken.py").write_text("def f(:\n    pass\n")
+    broken = "def f(:\n    pass\n" + VIOLATION
+    (tree / "broken.py").write_text(broken)
     result = run(str(tree))
     assert result.exit_code == 2
     errors = [line for line in result.stderr.splitlines() if "broken.py" in line]
     assert len(errors) == 1 and "syntax error" in errors[0] and "broken.py:1:" in errors[0]
     assert (tree / "bad.py").read_text() == FIXED
-    assert (tree / "broken.py").read_text() == "def f(:\n    pass\n"
+    assert (tree / "broken.py").read_text() == broken
 
 
 def test_select_and_ignore(tree):

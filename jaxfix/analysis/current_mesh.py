@@ -19,6 +19,7 @@ from jaxfix.analysis.mesh import MeshValue
 from jaxfix.analysis.module import ModuleAnalysis
 
 ENTER_METHODS = frozenset({"enter_context", "enterContext", "enterClassContext"})
+_EXIT_METHODS = frozenset({"close", "pop_all"})
 _SCOPE_BOUNDARIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _SETUP_METHODS = ("setUpClass", "setUp")  # entered in this order, so setUp's mesh is innermost
 
@@ -79,6 +80,11 @@ class CurrentMeshModel:
             return call
         return None
 
+    def setters_around(self, node: cst.CSTNode) -> tuple[list[MeshSetter], cst.CSTNode | None]:
+        """For any node: the setters entered around it in its own scope (outermost first), and
+        the scope's node (a FunctionDef, ClassDef, Lambda, or None at module level)."""
+        return self._chain(node)
+
     def _chain(self, node: cst.CSTNode) -> tuple[list[MeshSetter], cst.CSTNode | None]:
         """Setters entered around `node` in its own scope (outermost first), and that scope's node."""
         found: list[MeshSetter] = []
@@ -93,18 +99,24 @@ class CurrentMeshModel:
         return found, current
 
     def _entered_by_statements(self, statements) -> list[MeshSetter]:
-        """Setters entered by `x.enter_context(cm)` statements (they stay entered afterwards)."""
-        found = []
+        """Setters entered by `x.enter_context(cm)` statements (they stay entered afterwards,
+        unless `x.close()` or `x.pop_all()` follows)."""
+        found: list[tuple[str, MeshSetter]] = []
         for statement in statements:
             if not isinstance(statement, cst.SimpleStatementLine):
                 continue
             for small in statement.body:
-                value = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
-                cm = entered_expression(value) if isinstance(value, cst.Call) else None
+                call = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
+                if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+                    continue
+                receiver = self._code(call.func.value)
+                if call.func.attr.value in _EXIT_METHODS:
+                    found = [(r, s) for r, s in found if r != receiver]
+                cm = entered_expression(call)
                 setter = self.setter(cm) if cm is not None else None
                 if setter:
-                    found.append(setter)
-        return found
+                    found.append((receiver, setter))
+        return [setter for _, setter in found]
 
     def setter(self, context_manager: cst.BaseExpression) -> MeshSetter | None:
         """What entering `context_manager` does to the current mesh; None when nothing."""

@@ -14,7 +14,7 @@ JAX_APIS: dict[str, frozenset[str]] = {
         "AbstractMesh": ("jax.sharding.AbstractMesh", "jax._src.mesh.AbstractMesh"),
         "Mesh": ("jax.sharding.Mesh", "jax._src.mesh.Mesh", "jax.experimental.maps.Mesh"),
         "make_mesh": ("jax.make_mesh", "jax.sharding.make_mesh", "jax._src.mesh_utils.make_mesh"),
-        "use_abstract_mesh": ("jax.sharding.use_abstract_mesh", "jax._src.mesh.use_abstract_mesh"),
+        "use_abstract_mesh": ("jax.sharding.use_abstract_mesh", "jax._src.mesh.use_abstract_mesh", "jax.use_abstract_mesh"),
         "set_mesh": ("jax.set_mesh", "jax.sharding.set_mesh", "jax._src.sharding_impls.set_mesh"),
         "use_mesh": ("jax.sharding.use_mesh", "jax.use_mesh"),
         "get_abstract_mesh": ("jax.sharding.get_abstract_mesh", "jax._src.mesh.get_abstract_mesh"),

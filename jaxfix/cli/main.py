@@ -7,23 +7,25 @@ changes are pending); 2 usage error or a file could not be processed.
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import Progress
 
 from jaxfix import __version__
+from jaxfix.cache import Cache, cache_dir
+from jaxfix.changed_lines import ChangedLinesError, changed_lines
 from jaxfix.cli import render
-from jaxfix.cli.formats import FORMATS, RunInfo
 from jaxfix.cli.settings import build_options, load
-from jaxfix.codemods import RULES
 from jaxfix.diagnostics import FileResult
 from jaxfix.diffs import unified_diff
 from jaxfix.discovery import discover
-from jaxfix.engine import process_source, selected_rules
 from jaxfix.options import Options
 from jaxfix.runner import default_jobs, run_files
+
+# libcst (the rules, the engine, the machine formats that describe rules) is imported where it
+# is needed, not here: a run that parses no file should not pay half a second for it.
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 _PROGRESS_MIN_FILES = 50
@@ -47,6 +49,8 @@ def _exit_code(results: list[FileResult], *, write: bool, had_errors: bool) -> i
 
 
 def _run_stdin(options: Options, stdin_filename: str | None, mode: str, console: Console) -> int:
+    from jaxfix.engine import process_source
+
     path = Path(stdin_filename or "-")
     source = sys.stdin.buffer.read()
     result = process_source(path, source, options)
@@ -77,6 +81,10 @@ def _run_stdin(options: Options, stdin_filename: str | None, mode: str, console:
 @click.option("--fill-axis", help="Axis JAX002 resizes to match the enclosing mesh.")
 @click.option("--jax-version", help="JAX version the code targets (default: the installed jax, else the newest).")
 @click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable); explicit paths are always processed.")
+@click.option("--diff-base", metavar="REV", help="Report and fix only lines changed since REV (git diff REV of the working tree).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where the result cache lives (default: .jaxfix_cache/ in the project root).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: CPU count).")
 @click.option("--format", "output_format", default="text", show_default=True, metavar="NAME",
               help="Output format: text, or a machine format printed alone on stdout (see README).")
@@ -96,6 +104,8 @@ def cli(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, job
     remain (or changes pending with --check/--dry-run/--diff); 2 usage error or a file failed.
     """
     console = _console(color)
+    if list_rules or explain:
+        from jaxfix.codemods import RULES
     if list_rules:
         render.render_rules(_console(color), RULES)
         return
@@ -106,12 +116,21 @@ def cli(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, job
         render.render_explain(Console(force_terminal=True if color == "always" else None, no_color=color == "never"), rule)
         return
     mode = mode or "fix"
+    if output_format != "text":
+        from jaxfix.cli.formats import FORMATS, RunInfo
+        from jaxfix.engine import selected_rules
     if output_format != "text" and output_format not in FORMATS:
         raise click.UsageError(f"unknown format '{output_format}' (known: text, {', '.join(sorted(FORMATS))})")
     path_list = list(paths) or [Path(".")]
     stdin = path_list == [Path("-")]
     config_start = [Path(stdin_filename)] if stdin and stdin_filename else ([] if stdin else path_list)
-    options = build_options(load(config_file, config_start), flags)
+    config = load(config_file, config_start)
+    options = build_options(config, flags)
+    if flags["diff_base"]:
+        try:
+            options = replace(options, changed_lines=changed_lines(flags["diff_base"]))
+        except ChangedLinesError as error:
+            raise click.UsageError(str(error)) from None
     if stdin:
         sys.exit(_run_stdin(options, stdin_filename, mode, console))
     if Path("-") in path_list:
@@ -121,7 +140,8 @@ def cli(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, job
     for path, message in found.errors:
         render.render_error(console, path, message)
     write = mode == "fix"
-    results = _run(found.files, options, write=write, jobs=jobs or default_jobs(), console=console, quiet=quiet)
+    cache = None if flags["no_cache"] else Cache(cache_dir(flags["cache_dir"], config, path_list), options)
+    results = _run(found.files, options, write=write, jobs=jobs or default_jobs(), console=console, quiet=quiet, cache=cache)
     if output_format == "text":
         _report(results, mode, console, quiet=quiet, verbose=verbose)
     else:
@@ -133,12 +153,15 @@ def cli(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, job
     sys.exit(_exit_code(results, write=write, had_errors=bool(found.errors)))
 
 
-def _run(files: list[Path], options: Options, *, write: bool, jobs: int, console: Console, quiet: bool) -> list[FileResult]:
+def _run(files: list[Path], options: Options, *, write: bool, jobs: int, console: Console, quiet: bool,
+         cache: Cache | None) -> list[FileResult]:
     if quiet or not console.is_terminal or len(files) < _PROGRESS_MIN_FILES:
-        return run_files(files, options, write=write, jobs=jobs)
+        return run_files(files, options, write=write, jobs=jobs, cache=cache)
+    from rich.progress import Progress
+
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("jaxfix", total=len(files))
-        return run_files(files, options, write=write, jobs=jobs, on_done=lambda _: progress.advance(task))
+        return run_files(files, options, write=write, jobs=jobs, cache=cache, on_done=lambda _: progress.advance(task))
 
 
 def _report(results: list[FileResult], mode: str, console: Console, *, quiet: bool, verbose: bool) -> None:

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.table import Table
 from rich.text import Text
 
-from jaxfix.codemods.base import Rule
 from jaxfix.diagnostics import Diagnostic, FileResult, Safety
 from jaxfix.diffs import unified_diff
+
+if TYPE_CHECKING:  # importing the rules means importing libcst: only when they are used
+    from jaxfix.codemods.base import Rule
 
 _DIFF_STYLES = (("+++", "bold"), ("---", "bold"), ("@@", "cyan"), ("+", "green"), ("-", "red"))
 
@@ -85,4 +87,6 @@ def render_rules(console: Console, rules: dict[str, type[Rule]]) -> None:
 
 
 def render_explain(console: Console, rule: type[Rule]) -> None:
+    from rich.markdown import Markdown
+
     console.print(Markdown(f"# {rule.code} ({rule.name})\n\n{rule.summary}\n\n{rule.doc()}"))

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import click
 
-from jaxfix.codemods import RULES
 from jaxfix.config import Config, ConfigError, find_pyproject, load_config
 from jaxfix.jax_version import installed_jax_version, parse_version
 from jaxfix.options import DEFAULT_MAX_FILE_SIZE, KNOWN_PLATFORMS, Options
+from jaxfix.prefilter import rule_codes
 
 
 def split_codes(values: tuple[str, ...] | list[str] | None) -> tuple[str, ...]:
@@ -19,8 +19,8 @@ def split_codes(values: tuple[str, ...] | list[str] | None) -> tuple[str, ...]:
 
 def check_codes(codes: tuple[str, ...], where: str) -> None:
     for code in codes:
-        if not any(known.startswith(code) for known in RULES):
-            raise click.UsageError(f"{where}: unknown rule code or prefix '{code}' (known: {', '.join(sorted(RULES))})")
+        if not any(known.startswith(code) for known in rule_codes()):
+            raise click.UsageError(f"{where}: unknown rule code or prefix '{code}' (known: {', '.join(rule_codes())})")
 
 
 def check_platforms(platforms: tuple[str, ...], where: str) -> tuple[str, ...]:

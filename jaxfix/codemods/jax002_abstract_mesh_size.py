@@ -26,12 +26,14 @@ class AbstractMeshSizeChange(Rule):
     The enclosing mesh is found through nested `with` statements, several items of one `with`,
     `enter_context` calls earlier in the same block (`contextlib.ExitStack`,
     `TestCase.enterContext`), a TestCase's `setUp`/`setUpClass` for its `test*` methods, and
-    one level of direct calls `f(...)` into a function of the same module (also a jitted one).
-    Not followed: calls through methods, callbacks (`jax.eval_shape(f, x)`, `jax.jit(f)(x)`),
-    generator or async functions, other modules, calls of calls, `enter_context` inside a nested
-    block, and the global-setter form `jax.set_mesh(mesh)`. An empty mesh (`AbstractMesh((),
-    ())`, `set_mesh(None)`) in between resets the chain; so does any context manager whose
-    name mentions a mesh or a local helper whose body does (jaxfix cannot tell which mesh it
+    one level of calls into a function of the same module: `f(...)`, `jax.jit(f)(...)`,
+    `g(...)` after `g = jax.jit(f)`, or a `@jax.jit` function. Not followed: methods,
+    callbacks (`jax.eval_shape(f, x)`), generator or async functions (`@contextmanager`
+    helpers included), other modules, calls of calls, `enter_context` inside a nested block,
+    an inner `use_abstract_mesh(...)` stored in a variable before its `with`, and the
+    global-setter form `jax.set_mesh(mesh)`. An empty mesh (`AbstractMesh((), ())`,
+    `set_mesh(None)`) in between resets the chain; so does any context manager whose code
+    mentions a mesh, or a local helper whose body does (jaxfix cannot tell which mesh it
     sets). `with mesh:` does not set the abstract mesh and never encloses. Meshes whose size
     jaxfix cannot compute (parameters, `get_abstract_mesh()` re-layouts) are never reported.
 
@@ -88,8 +90,8 @@ class AbstractMeshSizeChange(Rule):
         if self.analysis.names.called_api(node) != "use_abstract_mesh":
             return
         argument = mesh_argument(node)
-        inner = self.analysis.meshes.mesh(argument)
-        if argument is None or inner is None or not inner.is_abstract or inner.is_empty or inner.size is None:
+        inner = self.analysis.meshes.mesh(argument) if argument is not None else None
+        if inner is None or not inner.is_abstract or inner.is_empty or inner.size is None:
             return
         known = [e for e in self.current.enclosing(node) if _known_size(e.setter.mesh)]
         conflicts = [e for e in known if e.setter.mesh.size != inner.size]  # type: ignore[union-attr]
@@ -128,7 +130,7 @@ class AbstractMeshSizeChange(Rule):
         built = inner.node
         if argument is not built:
             if not isinstance(argument, cst.Name) or self.analysis.meshes.bound_value(argument) is not built:
-                return None, "not fixed: the inner mesh is reached through more than one name"
+                return None, "not fixed: the inner mesh is built neither at this use nor in the one assignment to its name"
             elsewhere = self._other_uses(argument)
             if elsewhere:
                 return None, f"not fixed: {argument.value} is also used at line {elsewhere[0]}"

@@ -1,0 +1,188 @@
+"""Time `jaxfix --check` (cold and warm cache) against `ruff check --select F401 --no-cache` and
+plain `libcst.parse_module` on the same tree, side by side, and print a Markdown report.
+
+    python bench/run.py                        # a generated corpus (see make_corpus.py) in a temp dir
+    python bench/run.py /path/to/jax           # any directory
+    python bench/run.py --files 1000 --lines 300 --candidates 0.05 --repeat 5
+
+Each command runs --repeat times in a fresh process; the report gives the median and the
+fastest wall time, the median CPU time (user + system, workers included) and the peak resident
+memory of the largest process of the command (ru_maxrss from wait4, workers included).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+
+from make_corpus import write_corpus  # noqa: E402 - a sibling script, not a package
+
+from jaxfix import __version__  # noqa: E402
+from jaxfix.discovery import discover  # noqa: E402
+from jaxfix.options import Options  # noqa: E402
+from jaxfix.prefilter import is_candidate, selected_rules  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Sample:
+    wall: float
+    cpu: float
+    max_rss_mb: float
+    exit_code: int
+
+
+@dataclass(frozen=True)
+class Measurement:
+    name: str
+    samples: tuple[Sample, ...]
+
+    @property
+    def median_wall(self) -> float:
+        return statistics.median(s.wall for s in self.samples)
+
+
+def run_once(command: list[str]) -> Sample:
+    """One run in a fresh process; rusage from wait4 covers the process and its waited-for workers."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return Sample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, process.returncode)
+
+
+def measure(name: str, command: list[str], repeat: int, before_each=None) -> Measurement:
+    samples = []
+    for _ in range(repeat):
+        if before_each:
+            before_each()
+        samples.append(run_once(command))
+    return Measurement(name, tuple(samples))
+
+
+def tool(name: str) -> str | None:
+    beside = Path(sys.executable).parent / name
+    return str(beside) if beside.exists() else shutil.which(name)
+
+
+def tree_stats(root: Path) -> dict[str, float]:
+    files = discover([root]).files
+    rules = selected_rules(Options())
+    sources = [path.read_bytes() for path in files]
+    return {
+        "files": len(files),
+        "lines": sum(s.count(b"\n") for s in sources),
+        "megabytes": sum(len(s) for s in sources) / 1e6,
+        "candidates": sum(is_candidate(s, rules) for s in sources),
+        "file_list": files,
+    }
+
+
+def machine() -> str:
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else platform.processor()
+    memory = ""
+    if Path("/proc/meminfo").exists():
+        total_kb = int(Path("/proc/meminfo").read_text().split()[1])
+        memory = f", {total_kb / 1024 / 1024:.0f} GB RAM"
+    load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
+    return (f"{cpu}, {os.cpu_count()} cores{memory}; {platform.system()} {platform.release()}; "
+            f"Python {platform.python_version()}; load average before the run {load}")
+
+
+def versions(ruff: str | None) -> str:
+    import libcst
+
+    ruff_version = subprocess.run([ruff, "--version"], capture_output=True, text=True).stdout.strip() if ruff else "ruff: not installed"
+    return f"jaxfix {__version__}, libcst {libcst.__version__ if hasattr(libcst, '__version__') else '?'}, {ruff_version}"
+
+
+def report(tree: str, stats: dict, results: list[Measurement], baseline: Measurement | None, header: str) -> str:
+    lines = [
+        header,
+        "",
+        f"Tree: `{tree}`: {stats['files']} files, {stats['lines']:,} lines, {stats['megabytes']:.1f} MB; "
+        f"{stats['candidates']} files ({100 * stats['candidates'] / max(stats['files'], 1):.1f}%) pass jaxfix's prefilter.",
+        "",
+        "| command | median wall (s) | fastest (s) | median CPU (s) | peak RSS (MB) | wall / ruff | exit |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for m in results:
+        ratio = f"{m.median_wall / baseline.median_wall:.2f}x" if baseline else "-"
+        lines.append(
+            f"| {m.name} | {m.median_wall:.3f} | {min(s.wall for s in m.samples):.3f} | "
+            f"{statistics.median(s.cpu for s in m.samples):.3f} | {max(s.max_rss_mb for s in m.samples):.0f} | "
+            f"{ratio} | {','.join(sorted({str(s.exit_code) for s in m.samples}))} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("directory", nargs="?", type=Path, help="tree to check (default: generate a corpus)")
+    parser.add_argument("--repeat", type=int, default=5, help="runs per command (median reported)")
+    parser.add_argument("--parse-repeat", type=int, default=3, help="runs of the slow plain-LibCST parse; 0 skips it")
+    parser.add_argument("--jobs", type=int, help="jaxfix -j (default: jaxfix's default, the CPU count)")
+    parser.add_argument("--files", type=int, default=1000, help="generated corpus: number of files")
+    parser.add_argument("--lines", type=int, default=300, help="generated corpus: mean lines per file")
+    parser.add_argument("--candidates", type=float, default=0.05, help="generated corpus: fraction with rule tokens")
+    parser.add_argument("--violations", type=float, default=0.03, help="generated corpus: fraction with violations")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+
+    header = f"Machine: {machine()}"
+    work = Path(tempfile.mkdtemp(prefix="jaxfix-bench-"))
+    try:
+        tree = args.directory
+        if tree is None:
+            tree = work / "corpus"
+            write_corpus(tree, args.files, args.lines, args.candidates, args.violations, args.seed)
+            tree_name = (f"generated: --files {args.files} --lines {args.lines} --candidates {args.candidates} "
+                         f"--violations {args.violations} --seed {args.seed}")
+        else:
+            tree_name = str(tree)
+        stats = tree_stats(tree)
+        jaxfix_cmd = [tool("jaxfix") or sys.executable, *([] if tool("jaxfix") else ["-m", "jaxfix"]), "--check", "-q"]
+        if args.jobs:
+            jaxfix_cmd += ["-j", str(args.jobs)]
+        ruff = tool("ruff")
+        results: list[Measurement] = []
+        baseline = None
+        if ruff:
+            baseline = measure("`ruff check --select F401 --no-cache`", [ruff, "check", "--select", "F401", "--no-cache", str(tree)], args.repeat)
+            results.append(baseline)
+        else:
+            print("ruff not found: `pip install ruff` (or the project's `bench` extra) to compare", file=sys.stderr)
+        results.append(measure("`jaxfix --check --no-cache`", [*jaxfix_cmd, "--no-cache", str(tree)], args.repeat))
+        cold_dir = work / "cold-cache"
+        results.append(measure(
+            "`jaxfix --check`, cold (empty cache dir)", [*jaxfix_cmd, "--cache-dir", str(cold_dir), str(tree)], args.repeat,
+            before_each=lambda: shutil.rmtree(cold_dir, ignore_errors=True),
+        ))
+        warm_dir = work / "warm-cache"
+        run_once([*jaxfix_cmd, "--cache-dir", str(warm_dir), str(tree)])  # fills the cache
+        results.append(measure("`jaxfix --check`, warm cache", [*jaxfix_cmd, "--cache-dir", str(warm_dir), str(tree)], args.repeat))
+        if args.parse_repeat:
+            file_list = work / "files.txt"
+            file_list.write_text("".join(f"{p}\n" for p in stats["file_list"]), encoding="utf-8")
+            results.append(measure("plain `libcst.parse_module`, every file, one process",
+                                   [sys.executable, str(BENCH / "parse_all.py"), str(file_list)], args.parse_repeat))
+        print(report(tree_name, stats, results, baseline, f"{header}\n\nVersions: {versions(ruff)}"))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

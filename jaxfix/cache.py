@@ -1,0 +1,217 @@
+"""A result cache like ruff's: a file unchanged since a run with the same jaxfix, rules and
+options is not parsed again.
+
+One entry per file path, valid for one content hash and one settings fingerprint (jaxfix's
+version and source, libcst's and Python's versions, the selected rules, every option that
+changes results). Entries are checked, never trusted: a corrupt, truncated or foreign entry is
+a miss. Writes are atomic and best effort: a cache that cannot be written only costs speed.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from dataclasses import fields
+from functools import cached_property
+from importlib import metadata
+from pathlib import Path
+
+import jaxfix
+from jaxfix.config import Config
+from jaxfix.diagnostics import Diagnostic, FileResult, Location, Related, Safety
+from jaxfix.options import Options
+from jaxfix.prefilter import selected_rules
+
+CACHE_DIR_NAME = ".jaxfix_cache"
+_MAGIC = b"jaxfix-cache 1\n"
+# Options that cannot change one file's result: select/ignore enter as the selected codes, and
+# exclude and max-file-size decide whether a file is read at all, before the cache is asked.
+_OPTIONS_NOT_IN_KEY = frozenset({"select", "ignore", "exclude", "max_file_size"})
+_GITIGNORE = b"# Created by jaxfix: the cache never belongs in version control.\n*\n"
+_CACHEDIR_TAG = b"Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by jaxfix.\n"
+
+
+def cache_dir(flag: Path | None, config: Config, paths: list[Path]) -> Path:
+    """--cache-dir; else `cache-dir` from the config (relative to its file); else .jaxfix_cache/
+    in the project root: the config file's directory, or the paths' common directory."""
+    if flag is not None:
+        return flag
+    if config.path is not None:
+        return config.path.absolute().parent / config.values.get("cache-dir", CACHE_DIR_NAME)
+    directories = [str(p.absolute() if p.is_dir() else p.absolute().parent) for p in paths]
+    return Path(os.path.commonpath(directories)) / CACHE_DIR_NAME
+
+
+def _source_digest() -> str:
+    """Hash of jaxfix's own source, so editing a rule (or the engine) invalidates entries."""
+    digest = hashlib.sha256()
+    root = Path(jaxfix.__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def settings_fingerprint(options: Options, codes: tuple[str, ...]) -> str:
+    parts = [
+        f"jaxfix={jaxfix.__version__}",
+        f"source={_source_digest()}",
+        f"libcst={metadata.version('libcst')}",
+        f"python={sys.version_info[0]}.{sys.version_info[1]}",
+        f"rules={','.join(codes)}",
+    ]
+    parts += [f"{f.name}={getattr(options, f.name)!r}" for f in fields(options) if f.name not in _OPTIONS_NOT_IN_KEY]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _encode_location(location: Location) -> list[int]:
+    return [location.line, location.column]
+
+
+def _encode(diagnostic: Diagnostic) -> dict:
+    return {
+        "code": diagnostic.code,
+        "message": diagnostic.message,
+        "start": _encode_location(diagnostic.start),
+        "end": _encode_location(diagnostic.end),
+        "fix_title": diagnostic.fix_title,
+        "fix_safety": diagnostic.fix_safety.value if diagnostic.fix_safety else None,
+        "applied": diagnostic.applied,
+        "related": [{"message": r.message, "start": _encode_location(r.start)} for r in diagnostic.related],
+        "fix_lines": None if diagnostic.fix_lines is None else list(diagnostic.fix_lines),
+    }
+
+
+def _expect(value: object, expected: type | tuple[type, ...]) -> object:
+    if not isinstance(value, expected):
+        raise ValueError(f"cache entry: expected {expected}, got {type(value).__name__}")
+    return value
+
+
+def _decode_location(value: object) -> Location:
+    line, column = _expect(value, list)
+    if not (type(line) is int and type(column) is int and line >= 1 and column >= 1):
+        raise ValueError("cache entry: bad location")
+    return Location(line, column)
+
+
+def _decode_lines(value: object) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    first, last = _expect(value, list)
+    if not (type(first) is int and type(last) is int and 1 <= first <= last):
+        raise ValueError("cache entry: bad line range")
+    return first, last
+
+
+def _decode(value: object, codes: tuple[str, ...]) -> Diagnostic:
+    item = _expect(value, dict)
+    code = _expect(item["code"], str)
+    if code not in codes:
+        raise ValueError(f"cache entry: {code} is not a selected rule")
+    safety = item["fix_safety"]
+    return Diagnostic(
+        code=code,
+        message=_expect(item["message"], str),
+        start=_decode_location(item["start"]),
+        end=_decode_location(item["end"]),
+        fix_title=_expect(item["fix_title"], (str, type(None))),
+        fix_safety=None if safety is None else Safety(_expect(safety, str)),
+        applied=_expect(item["applied"], bool),
+        related=tuple(
+            Related(_expect(_expect(r, dict)["message"], str), _decode_location(r["start"]))
+            for r in _expect(item["related"], list)
+        ),
+        fix_lines=_decode_lines(item["fix_lines"]),
+    )
+
+
+class Cache:
+    """Results of earlier runs in `directory`, for the settings of this run."""
+
+    def __init__(self, directory: Path, options: Options) -> None:
+        self.directory = directory
+        self.options = options
+
+    @cached_property
+    def codes(self) -> tuple[str, ...]:
+        return tuple(rule.code for rule in selected_rules(self.options))
+
+    @cached_property
+    def settings(self) -> str:
+        """Computed on first use: a run whose files all fail the prefilter never reads jaxfix's source."""
+        return settings_fingerprint(self.options, self.codes)
+
+    def _entry(self, path: Path) -> Path:
+        key = hashlib.sha256(f"{self.settings}\0{os.path.abspath(path)}".encode()).hexdigest()
+        return self.directory / key[:40]
+
+    def get(self, path: Path, source: bytes) -> FileResult | None:
+        """The cached result for `path` holding `source`, or None (miss, or an entry not to trust)."""
+        try:
+            data = self._entry(path).read_bytes()
+        except OSError:
+            return None
+        try:
+            if not data.startswith(_MAGIC):
+                return None
+            checksum, _, body = data[len(_MAGIC):].partition(b"\n")
+            if hashlib.sha256(body).hexdigest().encode() != checksum:
+                return None
+            entry = _expect(json.loads(body), dict)
+            if (
+                entry["settings"] != self.settings
+                or entry["path"] != os.path.abspath(path)
+                or entry["source"] != hashlib.sha256(source).hexdigest()
+            ):
+                return None
+            fixed = None if entry["fixed"] is None else base64.b64decode(_expect(entry["fixed"], str), validate=True)
+            if fixed == source:
+                return None
+            diagnostics = tuple(_decode(d, self.codes) for d in _expect(entry["diagnostics"], list))
+        except (ValueError, TypeError, KeyError, binascii.Error, RecursionError):
+            return None
+        return FileResult(path, source, fixed, diagnostics)
+
+    def put(self, result: FileResult) -> None:
+        """Remember a successful result (errors are not cached: they are rare and may be transient)."""
+        if result.error is not None or result.skipped is not None or result.source is None:
+            return
+        body = json.dumps({
+            "settings": self.settings,
+            "path": os.path.abspath(result.path),
+            "source": hashlib.sha256(result.source).hexdigest(),
+            "fixed": None if result.fixed is None else base64.b64encode(result.fixed).decode("ascii"),
+            "diagnostics": [_encode(d) for d in result.diagnostics],
+        }).encode()
+        data = _MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+        try:
+            self._prepare_directory()
+            fd, temp = tempfile.mkstemp(dir=self.directory, prefix=".entry-", suffix=".tmp")
+        except OSError:
+            return
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            os.replace(temp, self._entry(result.path))
+        except OSError:
+            try:
+                os.unlink(temp)
+            except OSError:
+                pass
+
+    def _prepare_directory(self) -> None:
+        """Create the directory; when jaxfix creates it, mark it as a cache for git and backup tools."""
+        if self.directory.is_dir():
+            return
+        self.directory.mkdir(parents=True, exist_ok=True)
+        for name, content in ((".gitignore", _GITIGNORE), ("CACHEDIR.TAG", _CACHEDIR_TAG)):
+            try:
+                with open(self.directory / name, "xb") as handle:
+                    handle.write(content)
+            except FileExistsError:
+                pass

@@ -1,0 +1,58 @@
+"""`--format github-suggestions`: pull-request review comments for GitHub's REST API.
+
+Each item is what a bot POSTs to /repos/{owner}/{repo}/pulls/{number}/comments (plus the
+commit_id it reviews) or puts in a review's `comments`: `path`, `line` (and `start_line` for a
+multi-line range), `side` and a Markdown `body` with the rule message and, where jaxfix fixes
+the code, a ```suggestion block with the exact replacement lines. Comments never overlap, so
+committing all suggestions gives exactly jaxfix's fixed file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from jaxfix.cli.formats import RunInfo, register
+from jaxfix.cli.formats._common import repository_path, reported
+from jaxfix.cli.formats._suggestions import Comment, comments, companion_message, companion_note
+from jaxfix.diagnostics import Diagnostic, FileResult, Safety
+
+_BACKTICKS = re.compile(r"`{3,}")
+
+
+def _note(diagnostic: Diagnostic) -> str:
+    if diagnostic.fix_title is not None and not diagnostic.applied and diagnostic.fix_safety is Safety.UNSAFE:
+        return f" (unsafe fix available with `--unsafe-fixes`: {diagnostic.fix_title})"
+    return ""
+
+
+def _body(comment: Comment, file_diagnostics: tuple[Diagnostic, ...], file_comments: list[Comment]) -> str:
+    if comment.diagnostics:
+        text = "\n\n".join(dict.fromkeys(f"**{d.code}**: {d.message}{_note(d)}" for d in comment.diagnostics))
+    else:
+        text = companion_message(comment, file_diagnostics)
+    if comment.replacement is None:
+        return text
+    note = companion_note(comment, file_comments)
+    lines = comment.lines
+    fence = "`" * max([3, *(len(run) + 1 for line in lines for run in _BACKTICKS.findall(line))])
+    return "\n".join([text, *(["", note] if note else []), "", f"{fence}suggestion", *lines, fence])
+
+
+def _item(comment: Comment, file_diagnostics: tuple[Diagnostic, ...], file_comments: list[Comment], path: str) -> dict:
+    item: dict = {"path": path, "line": comment.last, "side": "RIGHT"}
+    if comment.first < comment.last:
+        item.update(start_line=comment.first, start_side="RIGHT")
+    item["body"] = _body(comment, file_diagnostics, file_comments)
+    return item
+
+
+@register("github-suggestions")
+def render(results: list[FileResult], info: RunInfo) -> str:
+    items = []
+    for result in results:
+        diagnostics = reported(result, info)
+        path = repository_path(result.path)
+        file_comments = comments(result, diagnostics, suggest=not info.write)
+        items.extend(_item(c, diagnostics, file_comments, path) for c in file_comments)
+    return json.dumps(items, indent=2) + "\n"

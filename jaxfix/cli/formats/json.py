@@ -1,0 +1,67 @@
+"""`--format json`: the whole run as one document, described by jaxfix/schemas/jaxfix-report.schema.json."""
+
+from __future__ import annotations
+
+import json
+
+from jaxfix import __version__
+from jaxfix.cli.formats import RunInfo, register
+from jaxfix.cli.render import display_path
+from jaxfix.diagnostics import Diagnostic, FileResult, Location
+from jaxfix.diffs import unified_diff
+
+
+def _location(location: Location) -> dict:
+    return {"line": location.line, "column": location.column}
+
+
+def _diagnostic(diagnostic: Diagnostic) -> dict:
+    fix = None
+    if diagnostic.fix_title is not None and diagnostic.fix_safety is not None:
+        fix = {"title": diagnostic.fix_title, "safety": diagnostic.fix_safety.value, "applied": diagnostic.applied}
+    return {
+        "code": diagnostic.code,
+        "message": diagnostic.message,
+        "start": _location(diagnostic.start),
+        "end": _location(diagnostic.end),
+        "fix": fix,
+        "related": [{"message": r.message, "start": _location(r.start)} for r in diagnostic.related],
+    }
+
+
+def _file(result: FileResult) -> dict:
+    error = None
+    if result.error is not None:
+        error = {"message": result.error, **(_location(result.error_location) if result.error_location else {})}
+    diff = None
+    if result.source is not None and result.fixed is not None:
+        diff = unified_diff(display_path(result.path), result.source, result.fixed)
+    return {
+        "path": display_path(result.path),
+        "status": result.outcome.value,
+        "diagnostics": [_diagnostic(d) for d in result.diagnostics],
+        "diff": diff,
+        "error": error,
+    }
+
+
+@register("json")
+def render(results: list[FileResult], info: RunInfo) -> str:
+    """Files with nothing to say (no diagnostic, no change, no error) are only counted."""
+    document = {
+        "tool": {"name": "jaxfix", "version": __version__},
+        "rules": [
+            {"code": r.code, "name": r.name, "summary": r.summary, "fix_safety": r.fix_safety.value} for r in info.rules
+        ],
+        "fixes_written": info.write,
+        "files": [_file(r) for r in results if r.diagnostics or r.fixed is not None or r.error is not None],
+        "summary": {
+            "files_scanned": len(results),
+            "files_changed": sum(1 for r in results if r.fixed is not None),
+            "diagnostics": sum(len(r.diagnostics) for r in results),
+            "fixed": sum(1 for r in results for d in r.diagnostics if d.applied),
+            "remaining": sum(len(r.remaining) for r in results),
+            "files_in_error": sum(1 for r in results if r.error is not None),
+        },
+    }
+    return json.dumps(document, indent=2) + "\n"

@@ -1,0 +1,451 @@
+"""JAX001: lowering a jitted computation whose only meshes are AbstractMesh needs lowering_platforms."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import Access, Assignment
+
+from jaxfix.analysis.mesh import MeshValue, bind_arguments
+from jaxfix.codemods.base import Rule, keyword_arg
+from jaxfix.diagnostics import Fix, Safety
+
+_DEFAULT_PLATFORMS = "(jax.export.default_export_platform(),)"
+# Primitives JAX registers in dispatch.prim_requires_devices_during_lowering (checked on jax
+# 0.10.2 and 0.12.0.1); jax.debug.print and jax.debug.callback are not among them.
+_DEVICE_PRIMITIVES = {
+    "jax.pure_callback": "jax.pure_callback",
+    "jax._src.callback.pure_callback": "jax.pure_callback",
+    "jax.experimental.io_callback": "jax.experimental.io_callback",
+    "jax._src.callback.io_callback": "jax.experimental.io_callback",
+    "jax.debug.inspect_array_sharding": "jax.debug.inspect_array_sharding",
+    "jax._src.debugging.inspect_array_sharding": "jax.debug.inspect_array_sharding",
+}
+_DEVICE_APIS = ("device_put", "make_mesh", "Mesh", "set_mesh", "use_mesh")
+# jax.jit keywords that cannot bring devices in; `device=` and `backend=` can.
+_DEVICE_FREE_JIT_KEYWORDS = frozenset(
+    {"in_shardings", "out_shardings", "static_argnums", "static_argnames", "donate_argnums",
+     "donate_argnames", "keep_unused", "inline", "compiler_options"}
+)
+_SHAPE_DTYPE_STRUCT_KEYWORDS = ("sharding", "weak_type")
+_MAX_TEXT = 40
+
+
+@dataclass(frozen=True)
+class _Jitted:
+    """A `jax.jit` application: its keywords and the function, when the module shows it."""
+
+    keywords: dict[str, cst.BaseExpression]
+    function: cst.FunctionDef | cst.Lambda | None
+
+
+@dataclass(frozen=True)
+class _Evidence:
+    """Why only AbstractMesh is in play, JAX's context mesh, and the mesh size if known."""
+
+    reason: str
+    context: MeshValue | None
+    size: int | None
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def _short(node: cst.CSTNode) -> str:
+    text = " ".join(_code(node).split())
+    return text if len(text) <= _MAX_TEXT else text[: _MAX_TEXT - 3] + "..."
+
+
+def _is_trace_call(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "trace"
+
+
+def _keyword(call: cst.Call, name: str) -> cst.Arg | None:
+    return next((a for a in call.args if a.keyword is not None and a.keyword.value == name), None)
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def _mesh_text(mesh: MeshValue) -> str:
+    return mesh.name or _short(mesh.node)
+
+
+class MissingLoweringPlatforms(Rule):
+    """
+    ## What it does
+    Finds `.lower()` calls on a jitted function whose shardings involve only `AbstractMesh`es:
+    `jax.jit(f).trace(*args).lower()` and `jax.jit(f).lower(*args)`, with the jitted function
+    reached directly, through a name (`g = jax.jit(f)`, `@jax.jit`, `@jit`,
+    `@partial(jax.jit, ...)`, `pjit(f)`) or with the traced stage kept in a variable. It adds
+    `lowering_platforms=(jax.export.default_export_platform(),)` (or the `--platform` tuple).
+
+    It fires only when the module shows that no device is in play: every argument is a
+    `jax.ShapeDtypeStruct` (or a number) unsharded or sharded with
+    `NamedSharding(abstract_mesh, ...)`, `in_shardings`/`out_shardings` are absent or on
+    abstract meshes, the function body (when visible) uses no concrete mesh, sharding or
+    `device_put`, no `jax.set_mesh`/`use_mesh`/`with mesh:` encloses the `.trace()`, and either
+    a sharding names an abstract mesh or the enclosing `use_abstract_mesh(M)` is JAX's context
+    mesh (M has an `Explicit` axis; `AbstractMesh` axes default to `Auto` before jax 0.11 and
+    to `Explicit` since, see `--jax-version`). A context mesh carrying an abstract device
+    (`abstract_device=`, `concrete_mesh.abstract_mesh`) gives JAX the platform: no report.
+
+    When the lowered function visibly calls `jax.pure_callback`, `io_callback` or
+    `jax.debug.inspect_array_sharding`, it reports JAX's other error instead, without a fix.
+
+    ## Why is this bad?
+    With no device to take the platform from, lowering raises
+    `ValueError: Passing lowering_platforms via jax.export or
+    jit(f).trace(*args).lower(lowering_platforms=...) is required when only AbstractMesh exists
+    in a jitted computation. Got context mesh: ...`. Host callbacks need devices even then:
+    `ValueError: AbstractMesh cannot be used when jaxpr contains primitives that require
+    devices to be present during lowering.`
+
+    ## Example
+    ```python
+    mesh = AbstractMesh((2, 4), ("x", "y"))
+    x = jax.ShapeDtypeStruct((8, 8), jnp.float32, sharding=NamedSharding(mesh, P("x")))
+    lowered = jax.jit(f).lower(x)
+    ```
+
+    ## Use instead
+    ```python
+    lowered = jax.jit(f).trace(x).lower(lowering_platforms=(jax.export.default_export_platform(),))
+    ```
+    or export, which picks the platform itself: `jax.export.export(jax.jit(f))(x)`.
+
+    `jax.jit(f).lower(x, lowering_platforms=...)` would not work: `jit(f).lower` passes keywords
+    on to `f`. A `.compile()` of the result then needs `device_assignment=`.
+
+    ## Fix safety
+    Safe: the call raised on every run, so no behavior that worked changes; the default value
+    is the platform `jax.export` itself uses. Rewriting `jit(f).lower(*a, **k)` to
+    `jit(f).trace(*a, **k).lower(...)` is safe too, since `lower` is documented as that very
+    shortcut. `import jax` is added when missing. When a `.compile()` without
+    `device_assignment=` follows (chained, or on the variable holding the lowered stage), it
+    would raise `device_assignment cannot be None` after the fix: the fix then also adds
+    `device_assignment=tuple(jax.devices()[:N])`, N being the abstract mesh's size, and is
+    unsafe (which devices to use is the user's choice); with N unknown there is no fix. If a
+    caller in another function enters a mesh context jaxfix cannot see, the explicit platform
+    overrides the one that context would give.
+
+    ## References
+    - `lower_sharding_computation` in jax/_src/interpreters/pxla.py (jax 0.10.2 and 0.12.0.1),
+      which raises both errors.
+    - `Traced.lower` in jax/_src/stages.py, which takes the platform from the context mesh's
+      abstract device; `get_ctx_mesh` in jax/_src/pjit.py, which uses an abstract context mesh
+      only when it has an Explicit axis.
+    """
+
+    code = "JAX001"
+    name = "missing-lowering-platforms"
+    summary = "lowering with only AbstractMesh shardings needs lowering_platforms"
+    fix_safety = Safety.SAFE
+    tokens = ((b"jax", b"lower("),)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not isinstance(func, cst.Attribute) or func.attr.value != "lower":
+            return
+        stage = self.analysis.meshes.resolve(func.value)
+        if _is_trace_call(stage):
+            self._check(node, stage, self._jitted(stage.func.value), rewrite_to_trace=False)  # type: ignore[attr-defined]
+        else:
+            jitted = self._jitted(func.value)
+            if jitted is not None:
+                self._check(node, node, jitted, rewrite_to_trace=True)
+
+    # -- the jitted callable ----------------------------------------------------------------
+
+    def _jitted(self, expr: cst.BaseExpression) -> _Jitted | None:
+        target = self.analysis.meshes.resolve(expr)
+        if isinstance(target, cst.Call) and self.analysis.names.called_api(target) == "jit":
+            if not target.args or target.args[0].keyword is not None or target.args[0].star:
+                return None
+            keywords = self._jit_keywords(target.args[1:])
+            return None if keywords is None else _Jitted(keywords, self._function(target.args[0].value))
+        if isinstance(target, cst.Name):
+            definition = self._single_definition(target)
+            if isinstance(definition, cst.FunctionDef) and definition.decorators:
+                return self._jit_decorator(definition)
+        return None
+
+    def _jit_keywords(self, args: Sequence[cst.Arg]) -> dict[str, cst.BaseExpression] | None:
+        if any(a.keyword is None or a.keyword.value not in _DEVICE_FREE_JIT_KEYWORDS for a in args):
+            return None
+        return {a.keyword.value: a.value for a in args}
+
+    def _jit_decorator(self, definition: cst.FunctionDef) -> _Jitted | None:
+        """`@jax.jit` or `@partial(jax.jit, **keywords)` as the outermost decorator."""
+        decorator = definition.decorators[0].decorator
+        if self.analysis.names.is_api(decorator, "jit"):
+            return _Jitted({}, definition)
+        if isinstance(decorator, cst.Call) and self.analysis.names.called_api(decorator) == "partial":
+            args = decorator.args
+            if args and args[0].keyword is None and not args[0].star and self.analysis.names.is_api(args[0].value, "jit"):
+                keywords = self._jit_keywords(args[1:])
+                return None if keywords is None else _Jitted(keywords, definition)
+        return None
+
+    def _single_definition(self, name: cst.Name) -> cst.CSTNode | None:
+        scope = self.analysis.scopes.get(name)
+        assignments = scope[name.value] if scope is not None else ()
+        if len(assignments) != 1:
+            return None
+        (assignment,) = assignments
+        return assignment.node if isinstance(assignment, Assignment) else None
+
+    def _function(self, expr: cst.BaseExpression) -> cst.FunctionDef | cst.Lambda | None:
+        target = self.analysis.meshes.resolve(expr)
+        if isinstance(target, cst.Lambda):
+            return target
+        if isinstance(target, cst.Name):
+            definition = self._single_definition(target)
+            if isinstance(definition, cst.FunctionDef):
+                return definition
+        return None
+
+    # -- the evidence -----------------------------------------------------------------------
+
+    def _check(self, lower: cst.Call, trace: cst.Call, jitted: _Jitted | None, *, rewrite_to_trace: bool) -> None:
+        if jitted is None:
+            return
+        platforms = None if rewrite_to_trace else _keyword(lower, "lowering_platforms")
+        if not rewrite_to_trace and any(a is not platforms for a in lower.args):
+            return
+        body = self._body_uses(jitted.function)
+        if body is None:
+            return
+        evidence = self._evidence(trace, jitted)
+        if evidence is None:
+            return
+        if body:
+            self.report(
+                lower,
+                f"{body[0]} needs devices at lowering, but only AbstractMesh is in play ({evidence.reason}): "
+                "JAX raises 'AbstractMesh cannot be used when jaxpr contains primitives that require devices'; "
+                "lower with a concrete mesh (jax.make_mesh shardings or jax.set_mesh) instead",
+            )
+            return
+        given = platforms is not None and not _is_none(platforms.value)
+        if given or (evidence.context is not None and evidence.context.has_abstract_device):
+            return
+        self._report_missing(lower, platforms, evidence, rewrite_to_trace=rewrite_to_trace)
+
+    def _evidence(self, trace: cst.Call, jitted: _Jitted) -> _Evidence | None:
+        known, context = self._context_mesh(trace)
+        arguments = self._traced_arguments(trace, jitted)
+        if not known or arguments is None:
+            return None
+        meshes: list[MeshValue] = [context] if context is not None else []
+        reasons: list[str] = []
+        for argument in arguments:
+            found = self._argument_meshes(argument)
+            if found is None:
+                return None
+            meshes += found
+            if found:
+                reasons.append(f"argument `{_short(argument)}` is sharded on AbstractMesh `{_mesh_text(found[0])}`")
+        for keyword in ("in_shardings", "out_shardings"):
+            if keyword in jitted.keywords:
+                found = self._sharding_meshes(jitted.keywords[keyword])
+                if found is None:
+                    return None
+                meshes += found
+                if found:
+                    reasons.append(f"`{keyword}` use AbstractMesh `{_mesh_text(found[0])}`")
+        if context is not None:
+            reasons.insert(0, f"traced under use_abstract_mesh(`{_mesh_text(context)}`), which has an Explicit axis")
+        sizes = {m.size for m in meshes}
+        if not reasons or len(sizes - {None}) > 1:  # meshes of different sizes raise another error
+            return None
+        return _Evidence(reasons[0], context, sizes.pop() if len(sizes) == 1 else None)
+
+    def _traced_arguments(self, trace: cst.Call, jitted: _Jitted) -> list[cst.BaseExpression] | None:
+        """The arguments that are traced (not static); None when that is unclear."""
+        static_numbers = self._static_numbers(jitted, sum(1 for a in trace.args if a.keyword is None))
+        static_names = self._static_names(jitted)
+        if static_numbers is None or static_names is None or any(a.star for a in trace.args):
+            return None
+        arguments = []
+        for index, arg in enumerate(trace.args):
+            if arg.keyword is None and index in static_numbers:
+                continue
+            if arg.keyword is not None and arg.keyword.value in static_names:
+                continue
+            arguments.append(arg.value)
+        return arguments
+
+    def _static_numbers(self, jitted: _Jitted, count: int) -> set[int] | None:
+        node = jitted.keywords.get("static_argnums")
+        if node is None:
+            return set()
+        single = self.analysis.meshes.integer(node)
+        numbers = (single,) if single is not None else self.analysis.meshes.integers(node)
+        if numbers is None or None in numbers:
+            return None
+        return {n % count if count else n for n in numbers}  # type: ignore[operator]
+
+    def _static_names(self, jitted: _Jitted) -> set[str] | None:
+        node = jitted.keywords.get("static_argnames")
+        if node is None:
+            return set()
+        resolved = self.analysis.meshes.resolve(node)
+        if isinstance(resolved, cst.SimpleString):
+            return {resolved.evaluated_value}  # type: ignore[arg-type]
+        names = self.analysis.meshes.strings(node)
+        return None if names is None else set(names)
+
+    def _argument_meshes(self, expr: cst.BaseExpression) -> list[MeshValue] | None:
+        """The abstract meshes an argument is sharded on; None unless it surely has no devices."""
+        node = self.analysis.meshes.resolve(expr)
+        if isinstance(node, (cst.Integer, cst.Float)):
+            return []
+        if isinstance(node, (cst.Tuple, cst.List, cst.Dict)):
+            return self._each(node, self._argument_meshes)
+        if not isinstance(node, cst.Call) or self.analysis.names.called_api(node) != "ShapeDtypeStruct":
+            return None
+        args = bind_arguments(node, ("shape", "dtype"), _SHAPE_DTYPE_STRUCT_KEYWORDS)
+        if args is None:
+            return None
+        sharding = args.get("sharding")
+        return [] if sharding is None else self._sharding_meshes(sharding)
+
+    def _sharding_meshes(self, expr: cst.BaseExpression) -> list[MeshValue] | None:
+        node = self.analysis.meshes.resolve(expr)
+        if _is_none(node):
+            return []
+        if isinstance(node, (cst.Tuple, cst.List, cst.Dict)):
+            return self._each(node, self._sharding_meshes)
+        if not isinstance(node, cst.Call) or self.analysis.names.called_api(node) != "NamedSharding":
+            return None
+        args = bind_arguments(node, ("mesh", "spec"), ("memory_kind",))
+        mesh = self.analysis.meshes.mesh(args.get("mesh")) if args else None
+        return [mesh] if mesh is not None and mesh.is_abstract else None
+
+    def _each(self, node: cst.Tuple | cst.List | cst.Dict, evaluate: Callable[[cst.BaseExpression], list[MeshValue] | None]) -> list[MeshValue] | None:
+        if isinstance(node, cst.Dict):
+            if any(not isinstance(e, cst.DictElement) for e in node.elements):
+                return None
+            values = [e.value for e in node.elements]
+        else:
+            if any(isinstance(e, cst.StarredElement) for e in node.elements):
+                return None
+            values = [e.value for e in node.elements]
+        found: list[MeshValue] = []
+        for value in values:
+            meshes = evaluate(value)
+            if meshes is None:
+                return None
+            found += meshes
+        return found
+
+    def _context_mesh(self, trace: cst.Call) -> tuple[bool, MeshValue | None]:
+        """(known, mesh): JAX's abstract context mesh at the `.trace()`, or None for none.
+
+        JAX uses the innermost `use_abstract_mesh` only when it has an Explicit axis
+        (`get_ctx_mesh` in jax/_src/pjit.py). Context managers jaxfix does not model are taken
+        as leaving the mesh alone.
+        """
+        contexts = self.analysis.contexts.enclosing(trace)
+        if any(c.entered_by in ("set_mesh", "use_mesh", "mesh") for c in contexts):
+            return False, None
+        abstract = [c for c in contexts if c.entered_by == "use_abstract_mesh"]
+        if not abstract:
+            return True, None
+        mesh = abstract[-1].mesh
+        if mesh is None or not mesh.is_abstract or mesh.has_explicit_axis is None:
+            return False, None
+        return True, mesh if mesh.has_explicit_axis else None
+
+    def _body_uses(self, function: cst.FunctionDef | cst.Lambda | None) -> list[str] | None:
+        """Device-needing primitives the jitted body calls; None when it uses concrete devices."""
+        if function is None:
+            return []
+        found: list[str] = []
+        concrete = False
+        rule = self
+
+        class Scan(cst.CSTVisitor):
+            def visit_Call(self, node: cst.Call) -> None:
+                nonlocal concrete
+                names = {q.name for q in rule.analysis.names.qualified_names(node.func)}
+                found.extend(_DEVICE_PRIMITIVES[n] for n in sorted(names & _DEVICE_PRIMITIVES.keys()))
+                api = rule.analysis.names.called_api(node)
+                if api in _DEVICE_APIS or (api == "NamedSharding" and rule._sharding_meshes(node) is None):
+                    concrete = True
+
+            def visit_Name(self, node: cst.Name) -> None:
+                nonlocal concrete
+                mesh = rule.analysis.meshes.mesh(node) if node in rule.analysis.scopes else None
+                concrete = concrete or (mesh is not None and not mesh.is_abstract)
+
+        function.body.visit(Scan())
+        return None if concrete else found
+
+    # -- the fix ----------------------------------------------------------------------------
+
+    def _report_missing(self, lower: cst.Call, platforms: cst.Arg | None, evidence: _Evidence, *, rewrite_to_trace: bool) -> None:
+        value, imports = self._platforms_value()
+        if rewrite_to_trace:
+            trace = lower.with_changes(func=lower.func.with_changes(attr=cst.Name("trace")))  # type: ignore[attr-defined]
+            fixed = cst.Call(func=cst.Attribute(value=trace, attr=cst.Name("lower")), args=[keyword_arg("lowering_platforms", value)])
+        elif platforms is not None:
+            fixed = lower.with_changes(args=[platforms.with_changes(value=value)])
+        else:
+            fixed = lower.with_changes(args=[keyword_arg("lowering_platforms", value)])
+        message = (
+            f"`.lower()` needs lowering_platforms: only AbstractMesh is in play ({evidence.reason}), "
+            "so JAX raises 'Passing lowering_platforms ... is required when only AbstractMesh exists'"
+        )
+        compiles = self._compiles_without_devices(lower)
+        if not compiles:
+            self.report(lower, message, fix=Fix(f"add lowering_platforms={_code(value)}", ((lower, fixed),), Safety.SAFE, imports))
+            return
+        message += "; the .compile() that follows then needs device_assignment="
+        size = evidence.size
+        if size is None:
+            self.report(lower, message + " (mesh size unknown: no fix)")
+            return
+        devices = cst.parse_expression(f"tuple(jax.devices()[:{size}])")
+        chained = compiles[0].func.value is lower  # type: ignore[attr-defined]
+        edits: list[tuple[cst.CSTNode, cst.CSTNode]] = [] if chained else [(lower, fixed)]
+        for call in compiles:
+            func = call.func.with_changes(value=fixed) if chained else call.func  # type: ignore[attr-defined]
+            edits.append((call, call.with_changes(func=func, args=[*call.args, keyword_arg("device_assignment", devices)])))
+        title = f"add lowering_platforms={_code(value)} and device_assignment={_code(devices)}"
+        self.report(lower, message, fix=Fix(title, tuple(edits), Safety.UNSAFE, (("jax", None),)))
+
+    def _platforms_value(self) -> tuple[cst.BaseExpression, tuple[tuple[str, str | None], ...]]:
+        if self.options.platforms:
+            names = ", ".join(f'"{p}"' for p in self.options.platforms)
+            return cst.parse_expression(f"({names},)" if len(self.options.platforms) == 1 else f"({names})"), ()
+        return cst.parse_expression(_DEFAULT_PLATFORMS), (("jax", None),)
+
+    def _compiles_without_devices(self, lower: cst.Call) -> list[cst.Call]:
+        """`.compile()` calls without device_assignment= on the lowered stage: chained or via its variable."""
+        parent = self.analysis.parents.get(lower)
+        if isinstance(parent, cst.Attribute):
+            uses = [parent]
+        elif isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
+            uses = [self.analysis.parents.get(ref.node) for ref in self._references(parent.targets[0].target)]
+        else:
+            return []
+        calls = []
+        for use in uses:
+            call = self.analysis.parents.get(use) if isinstance(use, cst.Attribute) and use.attr.value == "compile" else None
+            if isinstance(call, cst.Call) and call.func is use and _keyword(call, "device_assignment") is None:
+                calls.append(call)
+        return calls
+
+    def _references(self, target: cst.Name) -> Collection[Access]:
+        scope = self.analysis.scopes.get(target)
+        assignments = scope[target.value] if scope is not None else ()
+        if len(assignments) != 1:
+            return ()
+        (assignment,) = assignments
+        return assignment.references if isinstance(assignment, Assignment) and assignment.node is target else ()

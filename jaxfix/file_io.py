@@ -1,0 +1,64 @@
+"""Reading a file for the engine and writing its fix back.
+
+Kept free of libcst so that a run which parses nothing (no file passes the prefilter, or every
+candidate is cached) never pays for importing it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+
+from jaxfix.diagnostics import FileResult
+from jaxfix.diffs import decode
+from jaxfix.options import Options
+from jaxfix.safe_write import WriteError, write_atomically
+
+
+def read_source(path: Path, options: Options) -> bytes | FileResult:
+    """The file's bytes, or a FileResult saying why they cannot be had."""
+    try:
+        size = os.stat(path).st_size
+        if size > options.max_file_size:
+            return FileResult(path, None, error=f"file is larger than max-file-size ({size} > {options.max_file_size} bytes)")
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as error:
+        return FileResult(path, None, error=f"cannot read: {error.strerror or error}")
+
+
+def unreadable_reason(source: bytes) -> str | None:
+    """Cheap checks run on every file, parsed or not: binary content and undecodable text."""
+    if b"\0" in source:
+        return "not a Python source file (contains NUL bytes)"
+    try:
+        decode(source)
+    except UnicodeDecodeError as error:
+        return _undecodable(error)
+    except (LookupError, SyntaxError) as error:  # unknown or malformed coding cookie
+        if "invalid or missing encoding declaration" in str(error):
+            try:
+                source.decode("utf-8")
+            except UnicodeDecodeError as utf8_error:
+                return _undecodable(utf8_error)
+        return f"cannot decode: {error}"
+    return None
+
+
+def _undecodable(error: UnicodeDecodeError) -> str:
+    return (
+        f"cannot decode as {error.encoding} (byte {error.object[error.start]:#04x} at offset {error.start}); "
+        "declare the encoding with a PEP 263 coding comment"
+    )
+
+
+def write_fix(result: FileResult) -> FileResult:
+    """Write `result.fixed` over the file if it still holds `result.source`; say how it went."""
+    if result.fixed is None or result.error is not None:
+        return result
+    try:
+        write_atomically(result.path, result.fixed, expected=result.source)
+    except WriteError as error:
+        return replace(result, error=f"cannot write: {error}")
+    return replace(result, written=True)

@@ -1,0 +1,415 @@
+"""One repository's migration: refuse, fix, verify, commit. The unit of work `jaxfix migrate` fans out.
+
+`migrate_repo(location, options) -> (RepoReport, patch)` shares no state with other calls and
+takes and returns plain picklable values, so any executor can run it: a process pool today, a
+distributed engine (Dask) for fleets later.
+
+The user's checkout never leaves its branch. Fixes are written in place, staged into a
+temporary index, verified, and committed with `git commit-tree`; creating the branch is the
+single step that makes the migration happen. The work tree is then reset to the starting commit,
+so afterwards a repository is either untouched or has exactly one new commit on the branch.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import click
+
+from jaxfix import __version__
+from jaxfix.cli.settings import build_options, load
+from jaxfix.codemods import RULES
+from jaxfix.diagnostics import FileResult
+from jaxfix.discovery import discover
+from jaxfix.options import Options
+from jaxfix.runner import run_files
+
+DEFAULT_BRANCH = "jaxfix/migrate"
+_VERIFY_POLL_SECONDS = 0.1
+_TAIL_LINES = 40
+_TAIL_BYTES = 64 * 1024
+# Files git keeps in its directory while an operation waits for the user.
+_IN_PROGRESS = (
+    ("MERGE_HEAD", "a merge"),
+    ("rebase-merge", "a rebase"),
+    ("rebase-apply", "a rebase or git am"),
+    ("CHERRY_PICK_HEAD", "a cherry-pick"),
+    ("REVERT_HEAD", "a revert"),
+    ("BISECT_LOG", "a bisect"),
+)
+
+
+class Status(enum.Enum):
+    CHANGED = "changed"  # committed on the branch (with --dry-run: would change)
+    CLEAN = "clean"  # nothing to fix
+    FAILED = "failed"  # verify failed, git or config error; the repository is as it was
+    SKIPPED = "skipped"  # refused before anything ran (not a repo, dirty, mid-merge, branch exists)
+
+
+@dataclass(frozen=True)
+class MigrateOptions:
+    """Everything one repository's migration needs; engine flags are the main command's."""
+
+    branch: str = DEFAULT_BRANCH
+    force_branch: bool = False
+    verify: str | None = None
+    verify_timeout: float = 600.0
+    message: str | None = None
+    dry_run: bool = False
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    unsafe_fixes: bool = False
+    platform: tuple[str, ...] = ()
+    fill_axis: str | None = None
+    jax_version: str | None = None
+
+    def engine_flags(self) -> dict[str, Any]:
+        """In the shape `jaxfix.cli.settings.build_options` takes from click."""
+        return {
+            "select": self.select, "ignore": self.ignore, "unsafe_fixes": self.unsafe_fixes,
+            "platform": self.platform, "fill_axis": self.fill_axis, "jax_version": self.jax_version,
+            "exclude": (),
+        }
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    command: str
+    passed: bool
+    exit_code: int | None  # None when it timed out
+    output_tail: str = ""  # kept only on failure
+
+    def to_json(self) -> dict[str, Any]:
+        return {"command": self.command, "passed": self.passed, "exit_code": self.exit_code, "output_tail": self.output_tail}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> VerifyResult:
+        return cls(data["command"], data["passed"], data["exit_code"], data["output_tail"])
+
+
+@dataclass(frozen=True)
+class RepoReport:
+    """One repository's line in report.json; paths inside the repository are relative, POSIX."""
+
+    repo: str  # absolute path, the key for resuming
+    name: str
+    status: Status
+    dry_run: bool
+    reason: str | None = None
+    branch: str | None = None
+    base: str | None = None
+    commit: str | None = None
+    files_changed: tuple[str, ...] = ()
+    fixes: tuple[tuple[str, int], ...] = ()  # (rule code, count), sorted by code
+    left: tuple[str, ...] = ()  # "path:line:col: CODE message" for diagnostics without an applied fix
+    file_errors: tuple[str, ...] = ()
+    verify: VerifyResult | None = None
+    duration: float = 0.0
+    patch: str | None = None  # file name in the --out directory, set by the caller
+
+    @property
+    def done(self) -> bool:
+        """Nothing more a re-run could do without --rerun."""
+        return self.status in (Status.CHANGED, Status.CLEAN)
+
+    @property
+    def needs_attention(self) -> bool:
+        return not self.done or bool(self.left or self.file_errors)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "repo": self.repo, "name": self.name, "status": self.status.value, "dry_run": self.dry_run,
+            "reason": self.reason, "branch": self.branch, "base": self.base, "commit": self.commit,
+            "files_changed": list(self.files_changed), "fixes": dict(self.fixes),
+            "diagnostics_left": len(self.left), "left": list(self.left), "file_errors": list(self.file_errors),
+            "verify": self.verify.to_json() if self.verify else None, "duration": self.duration, "patch": self.patch,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RepoReport:
+        return cls(
+            repo=data["repo"], name=data["name"], status=Status(data["status"]), dry_run=data["dry_run"],
+            reason=data["reason"], branch=data["branch"], base=data["base"], commit=data["commit"],
+            files_changed=tuple(data["files_changed"]), fixes=tuple(sorted(data["fixes"].items())),
+            left=tuple(data["left"]), file_errors=tuple(data["file_errors"]),
+            verify=VerifyResult.from_json(data["verify"]) if data["verify"] else None,
+            duration=data["duration"], patch=data["patch"],
+        )
+
+
+class GitError(Exception):
+    pass
+
+
+def _git_bytes(repo: Path, *args: str, env: dict[str, str] | None = None, input: bytes | None = None) -> bytes:
+    """Run git to completion. Its own session keeps a terminal Ctrl-C from killing it half-way."""
+    completed = subprocess.run(
+        ["git", *args], cwd=repo, input=input, capture_output=True, start_new_session=True,
+        env={**os.environ, "GIT_TERMINAL_PROMPT": "0", **(env or {})},
+    )
+    if completed.returncode != 0:
+        message = os.fsdecode(completed.stderr).strip().splitlines() or [f"exit status {completed.returncode}"]
+        raise GitError(f"git {args[0]}: {message[-1].removeprefix('fatal: ').removeprefix('error: ')}")
+    return completed.stdout
+
+
+def _git(repo: Path, *args: str, env: dict[str, str] | None = None, input: bytes | None = None) -> str:
+    return os.fsdecode(_git_bytes(repo, *args, env=env, input=input))
+
+
+class _InterruptGuard:
+    """Holds Ctrl-C until `check()`, called only where the repository can still be put back.
+
+    Installed only on the main thread (the only one Python delivers signals to). An interrupt
+    that arrives after the last check is handed to the previous handler once the run is over.
+    """
+
+    def __init__(self) -> None:
+        self.pending = False
+        self._previous: Any = None
+        self._installed = False
+
+    def _hold(self, signum: int, frame: object) -> None:
+        self.pending = True
+
+    def check(self) -> None:
+        if self.pending:
+            self.pending = False
+            raise KeyboardInterrupt
+
+    def __enter__(self) -> _InterruptGuard:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._hold)
+            self._installed = True
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if not self._installed:
+            return
+        signal.signal(signal.SIGINT, self._previous)
+        if self.pending:
+            self.pending = False
+            if callable(self._previous):
+                self._previous(signal.SIGINT, None)
+            elif self._previous == signal.SIG_DFL:
+                signal.raise_signal(signal.SIGINT)
+
+
+def migrate_repo(location: str | os.PathLike[str], options: MigrateOptions) -> tuple[RepoReport, bytes | None]:
+    """Migrate one repository; the patch (`git format-patch` output) is None unless committed.
+
+    Ctrl-C lands only between files, during verify, or just before the commit: the work tree is
+    then reset to the starting commit and KeyboardInterrupt raised. Any other failure becomes a
+    `failed` report, never an exception.
+    """
+    started = time.monotonic()
+    repo = Path(os.path.realpath(location))
+    entry = RepoReport(repo=str(repo), name=repo.name, status=Status.SKIPPED, dry_run=options.dry_run)
+    with _InterruptGuard() as guard:
+        entry, patch = _migrate(repo, options, entry, guard)
+    return replace(entry, duration=round(time.monotonic() - started, 3)), patch
+
+
+def _migrate(repo: Path, options: MigrateOptions, entry: RepoReport, guard: _InterruptGuard) -> tuple[RepoReport, bytes | None]:
+    try:
+        refusal = _refusal(repo, options)
+        if refusal:
+            return replace(entry, reason=refusal), None
+        base = _git(repo, "rev-parse", "HEAD").strip()
+        entry = replace(entry, base=base)
+        engine_options = build_options(load(None, [repo]), options.engine_flags())
+        files = _tracked_python_files(repo, engine_options)
+    except (GitError, click.ClickException, OSError) as error:
+        return replace(entry, status=Status.FAILED, reason=_message(error)), None
+    guard.check()
+    if options.dry_run:
+        results = run_files(files, engine_options, write=False, jobs=1, on_done=lambda _: guard.check())
+        changed = [r for r in results if r.fixed is not None and r.error is None]
+        entry = _with_results(entry, repo, results, changed)
+        return replace(entry, status=Status.CHANGED if changed else Status.CLEAN), None
+    try:
+        entry, patch = _fix_verify_commit(repo, base, files, engine_options, options, entry, guard)
+    except (GitError, OSError) as error:
+        entry, patch = replace(entry, status=Status.FAILED, reason=_message(error)), None
+    except Exception as error:  # noqa: BLE001 - one repository's bug must not stop the fleet
+        entry, patch = replace(entry, status=Status.FAILED, reason=f"internal error: {type(error).__name__}: {error}"), None
+    except BaseException:
+        problem = _restore(repo)
+        if problem:
+            raise KeyboardInterrupt(f"{repo}: could not reset the work tree: {problem}") from None
+        raise
+    problem = _restore(repo)
+    if problem:
+        entry = replace(entry, status=Status.FAILED, reason=f"could not reset the work tree to {base[:12]}: {problem}")
+    return entry, patch
+
+
+def _message(error: Exception) -> str:
+    return error.format_message() if isinstance(error, click.ClickException) else str(error)
+
+
+def _refusal(repo: Path, options: MigrateOptions) -> str | None:
+    """Why this path must be left alone, or None. Reads only."""
+    if not repo.is_dir():
+        return "no such directory"
+    try:
+        top = _git(repo, "rev-parse", "--show-toplevel").strip()
+    except GitError as error:
+        return "not a git work tree" if "not a git repository" in str(error) else f"not a git work tree ({error})"
+    if os.path.realpath(top) != str(repo):
+        return f"not the top of a git work tree (it is inside {top})"
+    try:
+        _git(repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+    except GitError:
+        return "the repository has no commits yet"
+    for name, operation in _IN_PROGRESS:
+        if (repo / _git(repo, "rev-parse", "--git-path", name).strip()).exists():
+            return f"{operation} is in progress"
+    if _git(repo, "status", "--porcelain", "--untracked-files=no", env={"GIT_OPTIONAL_LOCKS": "0"}).strip():
+        return "has uncommitted changes"
+    if options.dry_run:
+        return None
+    try:
+        current = _git(repo, "symbolic-ref", "--quiet", "--short", "HEAD").strip()
+    except GitError:
+        current = None  # detached HEAD
+    if current == options.branch:
+        return f"branch '{options.branch}' is checked out"
+    try:
+        _git(repo, "rev-parse", "--verify", "--quiet", f"refs/heads/{options.branch}")
+    except GitError:
+        return None
+    return None if options.force_branch else f"branch '{options.branch}' already exists (--force-branch replaces it)"
+
+
+def _tracked_python_files(repo: Path, options: Options) -> list[Path]:
+    """What the main command would discover, minus untracked files (never committed, never touched)."""
+    tracked = {repo / name for name in _git(repo, "ls-files", "-z").split("\0") if name}
+    return [path for path in discover([repo], options.exclude).files if path in tracked]
+
+
+def _fix_verify_commit(
+    repo: Path, base: str, files: list[Path], engine_options: Options, options: MigrateOptions,
+    entry: RepoReport, guard: _InterruptGuard,
+) -> tuple[RepoReport, bytes | None]:
+    results = run_files(files, engine_options, write=True, jobs=1, on_done=lambda _: guard.check())
+    written = [r for r in results if r.written]
+    entry = _with_results(entry, repo, results, written)
+    if not written:
+        return replace(entry, status=Status.CLEAN), None
+    tree = _stage(repo, base, entry.files_changed)
+    if options.verify:
+        verify = _run_verify(repo, options, guard)
+        entry = replace(entry, verify=verify)
+        if not verify.passed:
+            outcome = "timed out" if verify.exit_code is None else f"exited with {verify.exit_code}"
+            return replace(entry, status=Status.FAILED, reason=f"verify {outcome}; fixes discarded"), None
+    guard.check()
+    message = options.message or commit_message(entry)
+    commit = _git(repo, "commit-tree", tree, "-p", base, "-F", "-", input=message.encode()).strip()
+    patch = _git_bytes(repo, "format-patch", "-1", "--stdout", commit)
+    # The migration happens here, in one ref update; everything before it is undone by _restore.
+    _git(repo, "branch", *(("--force",) if options.force_branch else ()), options.branch, commit)
+    return replace(entry, status=Status.CHANGED, branch=options.branch, commit=commit), patch
+
+
+def _stage(repo: Path, base: str, paths: tuple[str, ...]) -> str:
+    """The tree of `base` plus jaxfix's edits, built in a throw-away index (the user's stays as is)."""
+    with tempfile.TemporaryDirectory(prefix="jaxfix-index-") as temp:
+        env = {"GIT_INDEX_FILE": os.path.join(temp, "index")}
+        _git(repo, "read-tree", base, env=env)
+        _git(repo, "add", "--", *paths, env=env)
+        return _git(repo, "write-tree", env=env).strip()
+
+
+def _restore(repo: Path) -> str | None:
+    """Put tracked files back to HEAD (the starting commit: HEAD never moves). Never raises."""
+    try:
+        _git(repo, "reset", "--quiet", "--hard", "HEAD")
+    except GitError as error:
+        return str(error)
+    return None
+
+
+def _run_verify(repo: Path, options: MigrateOptions, guard: _InterruptGuard) -> VerifyResult:
+    """Run the command in its own process group, so a timeout or Ctrl-C stops all it started."""
+    assert options.verify is not None
+    with tempfile.TemporaryFile() as output:
+        process = subprocess.Popen(
+            options.verify, shell=True, cwd=repo, stdin=subprocess.DEVNULL, stdout=output,
+            stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        deadline = time.monotonic() + options.verify_timeout
+        exit_code: int | None = None
+        try:
+            while True:
+                try:
+                    exit_code = process.wait(timeout=_VERIFY_POLL_SECONDS)
+                    break
+                except subprocess.TimeoutExpired:
+                    guard.check()
+                    if time.monotonic() >= deadline:
+                        _kill_group(process)
+                        break
+        except BaseException:
+            _kill_group(process)
+            raise
+        if exit_code == 0:
+            return VerifyResult(options.verify, True, 0)
+        tail = _tail(output)
+    if exit_code is None:
+        tail += f"\n[jaxfix: killed after --verify-timeout {options.verify_timeout:g}s]"
+    return VerifyResult(options.verify, False, exit_code, tail)
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
+
+
+def _tail(output: Any) -> str:
+    size = output.seek(0, os.SEEK_END)
+    output.seek(max(0, size - _TAIL_BYTES))
+    lines = output.read().decode("utf-8", errors="replace").splitlines()
+    return "\n".join(lines[-_TAIL_LINES:])
+
+
+def _with_results(entry: RepoReport, repo: Path, results: list[FileResult], changed: list[FileResult]) -> RepoReport:
+    def relative(path: Path) -> str:
+        """Of the file itself: a symlink's target is what jaxfix wrote and git must stage."""
+        return Path(os.path.realpath(path)).relative_to(repo).as_posix()
+
+    fixes = Counter(d.code for r in changed for d in r.diagnostics if d.applied)
+    return replace(
+        entry,
+        files_changed=tuple(relative(r.path) for r in changed),
+        fixes=tuple(sorted(fixes.items())),
+        left=tuple(f"{relative(r.path)}:{d.start.line}:{d.start.column}: {d.code} {d.message}" for r in results for d in r.remaining),
+        file_errors=tuple(f"{relative(r.path)}: {r.error}" for r in results if r.error),
+    )
+
+
+def commit_message(entry: RepoReport) -> str:
+    """Subject, then one line per rule with its count: reviewers see what changed and why."""
+    lines = ["Fix JAX sharding code that recent JAX releases reject", ""]
+    for code, count in entry.fixes:
+        name = f" ({RULES[code].name})" if code in RULES else ""
+        lines.append(f"- {code}{name}: {count} fix{'es' if count != 1 else ''}")
+    files = len(entry.files_changed)
+    lines += ["", f"{files} file{'s' if files != 1 else ''} changed by `jaxfix migrate` (jaxfix {__version__})."]
+    if entry.left:
+        lines.append(f"{len(entry.left)} diagnostic{'s' if len(entry.left) != 1 else ''} left for a human: run `jaxfix --dry-run`.")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,108 @@
+"""The prefilter on raw bytes, usable without importing the rules.
+
+Importing a rule imports libcst (about half a second), which a run that parses nothing (no
+file has a rule's tokens, or every candidate is cached) should not pay. So each rule module's
+`code` and `tokens` class attributes are read here with `ast`; a test checks that this agrees
+with the imported registry, and a module whose attributes are not plain literals makes this
+fall back to importing the registry.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from jaxfix.options import Options
+
+CODEMODS = Path(__file__).resolve().parent / "codemods"
+_RULE_MODULE = re.compile(r"jax\d{3}_\w+\.py$")  # the modules jaxfix/codemods/__init__.py registers
+
+
+@dataclass(frozen=True)
+class RuleTokens:
+    """A rule's code and its prefilter token groups (see `Rule.tokens`)."""
+
+    code: str
+    tokens: tuple[tuple[bytes, ...], ...]
+
+    def may_apply(self, source: bytes) -> bool:
+        return any(all(token in source for token in group) for group in self.tokens)
+
+
+def rule_module_paths() -> list[Path]:
+    return sorted(p for p in CODEMODS.iterdir() if _RULE_MODULE.match(p.name))
+
+
+def _read_statically(path: Path) -> RuleTokens | None:
+    """The one class in `path` that assigns literal `code` and `tokens`, else None."""
+    found = []
+    for node in ast.parse(path.read_bytes(), filename=str(path)).body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        attributes = {}
+        for statement in node.body:
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+                target, value = statement.targets[0], statement.value
+            elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+                target, value = statement.target, statement.value
+            else:
+                continue
+            if isinstance(target, ast.Name) and target.id in ("code", "tokens"):
+                try:
+                    attributes[target.id] = ast.literal_eval(value)
+                except ValueError:
+                    return None
+        if attributes:
+            found.append(attributes)
+    if len(found) != 1:
+        return None
+    code, tokens = found[0].get("code"), found[0].get("tokens")
+    valid = (
+        isinstance(code, str)
+        and isinstance(tokens, tuple)
+        and all(isinstance(group, tuple) and all(isinstance(t, bytes) for t in group) for group in tokens)
+    )
+    return RuleTokens(code, tokens) if valid else None
+
+
+def _from_registry(rules: dict) -> tuple[RuleTokens, ...]:
+    return tuple(RuleTokens(code, rule.tokens) for code, rule in sorted(rules.items()))
+
+
+@functools.cache
+def _read_all_statically() -> tuple[RuleTokens, ...] | None:
+    read = [_read_statically(path) for path in rule_module_paths()]
+    if any(r is None for r in read) or len({r.code for r in read}) != len(read):
+        return None
+    return tuple(sorted(read, key=lambda r: r.code))
+
+
+def all_rules() -> tuple[RuleTokens, ...]:
+    """Every registered rule, sorted by code: from the registry once something imported it (it
+    is paid for, and tests register extra rules in it), else read statically."""
+    registry = sys.modules.get("jaxfix.codemods")
+    if registry is None:
+        static = _read_all_statically()
+        if static is not None:
+            return static
+        from jaxfix.codemods import RULES  # not plain literals: the slow path just works
+
+        return _from_registry(RULES)
+    return _from_registry(registry.RULES)
+
+
+def rule_codes() -> tuple[str, ...]:
+    return tuple(r.code for r in all_rules())
+
+
+def selected_rules(options: Options) -> tuple[RuleTokens, ...]:
+    return tuple(r for r in all_rules() if options.is_selected(r.code))
+
+
+def is_candidate(source: bytes, rules: tuple[RuleTokens, ...]) -> bool:
+    """Whether any of `rules` could fire on `source`: if not, the file needs no parsing."""
+    return any(rule.may_apply(source) for rule in rules)

@@ -1,0 +1,117 @@
+"""JAX001 cases beyond the fixtures: evidence the rule must not guess at, and fixes it must not offer."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import run_engine
+
+HEADER = """\
+import jax
+import jax.numpy as jnp
+from jax.sharding import AbstractMesh, AxisType, NamedSharding, PartitionSpec as P, use_abstract_mesh
+
+mesh = AbstractMesh((2, 4), ("x", "y"))
+x = jax.ShapeDtypeStruct((8, 8), jnp.float32, sharding=NamedSharding(mesh, P("x")))
+"""
+
+
+def jax001(source: str, args=("--jax-version", "0.10.2", "--unsafe-fixes")):
+    result = run_engine(HEADER + source, list(args))
+    assert result.error is None, result.error
+    return [d for d in result.diagnostics if d.code == "JAX001"], result
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "jax.jit(jnp.sin).lower(x, lowering_platforms=('cpu',))",  # forwarded to f: not a platform
+        "args = (x,)\njax.jit(jnp.sin).lower(*args)",
+        "def lower_it(y):\n    return jax.jit(jnp.sin).trace(y).lower()",
+        "g = jax.jit(jnp.sin)\ng = jax.jit(jnp.cos)\ng.lower(x)",
+        "def outer(f):\n    return f\n\n@outer\n@jax.jit\ndef h(a):\n    return a\n\nh.lower(x)",
+        "jax.jit(jnp.sin)(x).lower()",
+        "jax.jit(jnp.sin, device=jax.devices()[0]).lower(x)",
+        "jax.jit(jnp.sin, in_shardings=P('x')).lower(x)",
+        "jax.jit(jnp.sin).trace(x).lower(_private_parameters=None)",
+        "jax.jit(jnp.sin, static_argnums=n).lower(x)",
+        "jax.jit(lambda a: jax.device_put(a)).lower(x)",
+        (
+            "small = AbstractMesh((2, 2), ('x', 'y'))\n"
+            "y = jax.ShapeDtypeStruct((8,), jnp.float32, sharding=NamedSharding(small, P('x')))\n"
+            "jax.jit(lambda a, b: a).lower(x, y)"
+        ),
+        (
+            "z = jax.ShapeDtypeStruct((8,), jnp.float32)\n"
+            "E = AbstractMesh((8,), ('d',), axis_types=(AxisType.Explicit,))\n"
+            "with use_abstract_mesh(E):\n    with use_abstract_mesh(AbstractMesh((8,), ('d',), axis_types=(AxisType.Auto,))):\n"
+            "        jax.jit(jnp.sin).lower(z)"
+        ),
+        "def under(m):\n    with use_abstract_mesh(m):\n        return jax.jit(jnp.sin).lower(x)",
+    ],
+    ids=[
+        "lowering-platforms-forwarded-to-f",
+        "star-arguments",
+        "argument-is-a-parameter",
+        "jitted-name-bound-twice",
+        "jit-is-not-the-outermost-decorator",
+        "lower-on-a-call-result",
+        "jit-device-keyword",
+        "in-shardings-bare-partition-spec",
+        "other-lower-keyword",
+        "static-argnums-unknown",
+        "body-calls-device-put",
+        "abstract-meshes-of-different-sizes",
+        "inner-auto-mesh-hides-explicit-one",
+        "context-mesh-is-a-parameter",
+    ],
+)
+def test_no_report_without_evidence(source):
+    diagnostics, result = jax001(source)
+    assert diagnostics == []
+    assert result.fixed is None
+
+
+def test_pytree_of_abstract_structs_is_evidence():
+    (diagnostic,), result = jax001("jax.jit(lambda d: d['a']).lower({'a': x, 'b': 1.0})")
+    assert diagnostic.applied
+    assert b".trace({'a': x, 'b': 1.0}).lower(lowering_platforms=" in result.fixed
+
+
+def test_jitted_name_bound_after_the_function_that_lowers_it():
+    (diagnostic,), result = jax001("def run():\n    return step.lower(x)\n\nstep = jax.jit(jnp.sin)")
+    assert diagnostic.applied
+    assert b"step.trace(x).lower(lowering_platforms=" in result.fixed
+
+
+def test_compile_with_unknown_mesh_size_is_reported_without_fix():
+    source = """
+def lower_for(n):
+    m = AbstractMesh((n, 4), ("x", "y"))
+    z = jax.ShapeDtypeStruct((8, 8), jnp.float32, sharding=NamedSharding(m, P("x")))
+    return jax.jit(jnp.sin).lower(z).compile()
+"""
+    (diagnostic,), result = jax001(source)
+    assert diagnostic.fix_title is None
+    assert "device_assignment" in diagnostic.message
+    assert result.fixed is None
+
+
+def test_compile_that_has_device_assignment_keeps_the_safe_fix():
+    source = "jax.jit(jnp.sin).trace(x).lower().compile(device_assignment=tuple(jax.devices()[:8]))"
+    (diagnostic,), result = jax001(source, ("--jax-version", "0.10.2"))
+    assert diagnostic.applied
+    assert b".lower(lowering_platforms=(jax.export.default_export_platform(),)).compile(device_assignment=" in result.fixed
+
+
+def test_jax_use_abstract_mesh_spelling_on_new_jax():
+    source = "z = jax.ShapeDtypeStruct((8,), jnp.float32)\nwith jax.use_abstract_mesh(AbstractMesh((8,), ('d',))):\n    jax.jit(jnp.sin).lower(z)"
+    (diagnostic,), _ = jax001(source, ("--jax-version", "0.12.0.1"))
+    assert "use_abstract_mesh" in diagnostic.message
+
+
+def test_callback_in_a_lambda_is_reported_without_fix():
+    (diagnostic,), result = jax001("jax.jit(lambda a: jax.pure_callback(lambda v: v, a, a)).lower(x)")
+    assert diagnostic.fix_title is None
+    assert "jax.pure_callback needs devices" in diagnostic.message
+    assert result.fixed is None

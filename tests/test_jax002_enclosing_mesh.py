@@ -1,0 +1,192 @@
+"""JAX002 cases beyond the fixtures: which calls and context managers the rule follows."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import run_engine
+
+HEADER = """\
+import contextlib
+import jax
+from jax.sharding import AbstractMesh, use_abstract_mesh
+
+M32 = AbstractMesh((8, 4), ("data", "model"))
+"""
+UNSAFE = ["--unsafe-fixes"]
+
+
+def jax002(source: str, args=UNSAFE):
+    result = run_engine(HEADER + source, args)
+    assert result.error is None, result.error
+    return [d for d in result.diagnostics if d.code == "JAX002"], result
+
+
+@pytest.mark.parametrize(
+    "call",
+    ["jax.jit(stage)(x)", "step(x)"],
+    ids=["jit-call", "jit-bound-name"],
+)
+def test_a_jitted_function_is_followed(call):
+    source = """
+def stage(x):
+    with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
+        return x
+
+step = jax.jit(stage)
+
+def main(x):
+    with use_abstract_mesh(M32):
+        return CALL
+""".replace("CALL", call)
+    (diagnostic,), result = jax002(source)
+    assert diagnostic.fix_title == "resize the inner mesh to (8, 4)"
+    assert b"AbstractMesh((8, 4), (\"data\", \"model\"))):" in result.fixed
+
+
+def test_a_nested_function_called_in_its_parent_is_followed():
+    source = """
+def main():
+    def stage():
+        with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
+            pass
+    with use_abstract_mesh(M32):
+        stage()
+"""
+    (diagnostic,), _ = jax002(source)
+    assert diagnostic.fix_title is not None
+
+
+def test_callers_needing_different_sizes_get_no_fix():
+    source = """
+def stage():
+    with use_abstract_mesh(AbstractMesh((4, 2), ("data", "model"))):
+        pass
+
+with use_abstract_mesh(M32):
+    stage()
+with use_abstract_mesh(AbstractMesh((8,), ("data",))):
+    stage()
+"""
+    (diagnostic,), result = jax002(source)
+    assert diagnostic.fix_title is None and result.fixed is None
+    assert "entered under meshes of sizes 8, 32" in diagnostic.message
+
+
+def test_message_names_both_meshes_sizes_and_lines():
+    source = """
+with use_abstract_mesh(M32):
+    with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
+        pass
+"""
+    (diagnostic,), _ = jax002(source, args=[])
+    message = diagnostic.message
+    assert "`use_abstract_mesh(M32)` (line 7, size 32: (8, 4) ('data', 'model'))" in message
+    assert "(line 8, size 64: (16, 4) ('data', 'model'))" in message
+    assert diagnostic.related[0].start.line == 7
+
+
+def test_a_context_manager_unrelated_to_meshes_is_transparent():
+    source = """
+with use_abstract_mesh(M32):
+    with jax.named_scope("stage2"):
+        with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
+            pass
+"""
+    diagnostics, _ = jax002(source)
+    assert len(diagnostics) == 1
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # a context manager that may set a mesh jaxfix cannot see
+        """
+with use_abstract_mesh(M32):
+    with partition_mesh_for("stage2"):
+        with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
+            pass
+""",
+        # generators (and @contextmanager helpers) run their body later, not at the call
+        """
+@contextlib.contextmanager
+def stage():
+    with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
+        yield
+
+with use_abstract_mesh(M32):
+    stage()
+""",
+        # methods are not followed
+        """
+class Trainer:
+    def stage(self):
+        with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
+            pass
+
+    def run(self):
+        with use_abstract_mesh(M32):
+            self.stage()
+""",
+        # calls of calls are not followed (one level only)
+        """
+def stage():
+    with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
+        pass
+
+def run():
+    stage()
+
+with use_abstract_mesh(M32):
+    run()
+""",
+        # the outer context is entered inside the function, so callers do not matter
+        """
+def stage():
+    with use_abstract_mesh(AbstractMesh((), ())):
+        with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
+            pass
+
+with use_abstract_mesh(M32):
+    stage()
+""",
+        # malformed or unusual calls must not crash the rule
+        """
+args = ()
+with use_abstract_mesh(M32):
+    with use_abstract_mesh(*args):
+        pass
+    with use_abstract_mesh():
+        pass
+    context = use_abstract_mesh(AbstractMesh((16, 4), ("data", "model")))
+""",
+    ],
+    ids=["unknown-mesh-helper", "generator", "method", "two-levels", "reset-inside", "odd-calls"],
+)
+def test_not_reported(source):
+    diagnostics, result = jax002(source)
+    assert diagnostics == [] and result.fixed is None
+
+
+def test_fill_axis_missing_from_the_inner_mesh_falls_back():
+    source = """
+with use_abstract_mesh(M32):
+    with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
+        pass
+"""
+    (diagnostic,), _ = jax002(source, args=[*UNSAFE, "--fill-axis", "pipeline"])
+    assert diagnostic.fix_title == "resize the inner mesh to (8, 4)"
+
+
+def test_an_exit_stack_closed_before_the_inner_mesh_no_longer_encloses():
+    source = """
+stack = contextlib.ExitStack()
+stack.enter_context(use_abstract_mesh(M32))
+stack.close()
+with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
+    pass
+"""
+    diagnostics, _ = jax002(source)
+    assert diagnostics == []
+    (diagnostic,), _ = jax002(source.replace("stack.close()", "stack.enter_context(jax.named_scope('s'))"))
+    assert diagnostic.fix_title == "resize the inner mesh to (8, 4)"

@@ -1,0 +1,84 @@
+"""Small rules with known fixes, registered only inside the tests that ask for them.
+
+They give the output-format and changed-lines tests cases the real rules do not make on
+purpose: an import added at the top, a fix that changes the number of lines, fixes that need a
+second pass, an unsafe fix.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+import pytest
+
+from jaxfix.codemods import RULES
+from jaxfix.codemods.base import Rule
+from jaxfix.diagnostics import Fix, Safety
+
+_DOC = """
+## What it does
+A test rule.
+## Why is this bad?
+It is not.
+## Example
+## Use instead
+## Fix safety
+## References
+"""
+
+
+class OldApi(Rule):
+    __doc__ = _DOC
+    code = "JAX901"
+    name = "old-api"
+    summary = "old_api() is now lib.new_api()"
+    fix_safety = Safety.SAFE
+    tokens = ((b"old_api",),)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if m.matches(node.func, m.Name("old_api")):
+            fix = Fix("call new_api", ((node.func, cst.Name("new_api")),), imports=(("lib", "new_api"),))
+            self.report(node, "old_api() was removed: call new_api()", fix=fix)
+
+
+class Spread(Rule):
+    """Replaces the whole call, so nested calls overlap and take one pass each."""
+
+    __doc__ = _DOC
+    code = "JAX902"
+    name = "spread"
+    summary = "spread(x) is written over three lines now"
+    fix_safety = Safety.SAFE
+    tokens = ((b"spread(",),)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if m.matches(node, m.Call(func=m.Name("spread"), args=[m.Arg()])):
+            template = cst.parse_expression("spread_out(\n    ARG,\n)")
+            assert isinstance(template, cst.Call)
+            replacement = template.with_changes(args=[template.args[0].with_changes(value=node.args[0].value)])
+            self.report(node, "spread() takes its argument on a line of its own", fix=Fix("spread it out", ((node, replacement),)))
+
+
+class Risky(Rule):
+    __doc__ = _DOC
+    code = "JAX903"
+    name = "risky"
+    summary = "risky() may be replaced by careful(), unsafely"
+    fix_safety = Safety.UNSAFE
+    tokens = ((b"risky",),)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if m.matches(node.func, m.Name("risky")):
+            fix = Fix("call careful", ((node.func, cst.Name("careful")),), safety=Safety.UNSAFE)
+            self.report(node, "risky() is risky", fix=fix)
+
+
+TOY_RULES = (OldApi, Spread, Risky)
+
+
+@pytest.fixture
+def toy_rules(monkeypatch: pytest.MonkeyPatch) -> tuple[type[Rule], ...]:
+    """Register the toy rules for one test (run with `--select JAX9` to use only them)."""
+    for rule in TOY_RULES:
+        monkeypatch.setitem(RULES, rule.code, rule)
+    return TOY_RULES
