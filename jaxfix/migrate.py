@@ -20,9 +20,11 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import click
 
@@ -154,7 +156,7 @@ class GitError(Exception):
 def _git_bytes(repo: Path, *args: str, env: dict[str, str] | None = None, input: bytes | None = None) -> bytes:
     """Run git to completion. Its own session keeps a terminal Ctrl-C from killing it half-way."""
     completed = subprocess.run(
-        ["git", *args], cwd=repo, input=input, capture_output=True, start_new_session=True,
+        ["git", *args], cwd=repo, input=input, capture_output=True, start_new_session=True, check=False,
         env={**os.environ, "GIT_TERMINAL_PROMPT": "0", **(env or {})},
     )
     if completed.returncode != 0:
@@ -167,42 +169,41 @@ def _git(repo: Path, *args: str, env: dict[str, str] | None = None, input: bytes
     return os.fsdecode(_git_bytes(repo, *args, env=env, input=input))
 
 
-class _InterruptGuard:
-    """Holds Ctrl-C until `check()`, called only where the repository can still be put back.
-
-    Installed only on the main thread (the only one Python delivers signals to). An interrupt
-    that arrives after the last check is handed to the previous handler once the run is over.
-    """
+class _HeldInterrupt:
+    """A Ctrl-C waiting for `check()`, called only where the repository can still be put back."""
 
     def __init__(self) -> None:
         self.pending = False
-        self._previous: Any = None
-        self._installed = False
-
-    def _hold(self, signum: int, frame: object) -> None:
-        self.pending = True
 
     def check(self) -> None:
         if self.pending:
             self.pending = False
             raise KeyboardInterrupt
 
-    def __enter__(self) -> _InterruptGuard:
-        if threading.current_thread() is threading.main_thread():
-            self._previous = signal.signal(signal.SIGINT, self._hold)
-            self._installed = True
-        return self
 
-    def __exit__(self, *exc_info: object) -> None:
-        if not self._installed:
-            return
-        signal.signal(signal.SIGINT, self._previous)
-        if self.pending:
-            self.pending = False
-            if callable(self._previous):
-                self._previous(signal.SIGINT, None)
-            elif self._previous == signal.SIG_DFL:
-                signal.raise_signal(signal.SIGINT)
+@contextmanager
+def _hold_interrupts() -> Iterator[_HeldInterrupt]:
+    """Hold SIGINT for the block; one arriving after the last check goes to the previous handler
+    once the block is done. Only the main thread gets signals; elsewhere this does nothing."""
+    held = _HeldInterrupt()
+    # getsignal() is None when the handler was not set from Python: it could not be restored.
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
+        yield held
+        return
+
+    def hold(signum: int, frame: object) -> None:
+        held.pending = True
+
+    previous = signal.signal(signal.SIGINT, hold)
+    try:
+        yield held
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if held.pending:
+        if callable(previous):
+            previous(signal.SIGINT, None)
+        elif previous == signal.SIG_DFL:
+            signal.raise_signal(signal.SIGINT)
 
 
 def migrate_repo(location: str | os.PathLike[str], options: MigrateOptions) -> tuple[RepoReport, bytes | None]:
@@ -215,12 +216,12 @@ def migrate_repo(location: str | os.PathLike[str], options: MigrateOptions) -> t
     started = time.monotonic()
     repo = Path(os.path.realpath(location))
     entry = RepoReport(repo=str(repo), name=repo.name, status=Status.SKIPPED, dry_run=options.dry_run)
-    with _InterruptGuard() as guard:
+    with _hold_interrupts() as guard:
         entry, patch = _migrate(repo, options, entry, guard)
     return replace(entry, duration=round(time.monotonic() - started, 3)), patch
 
 
-def _migrate(repo: Path, options: MigrateOptions, entry: RepoReport, guard: _InterruptGuard) -> tuple[RepoReport, bytes | None]:
+def _migrate(repo: Path, options: MigrateOptions, entry: RepoReport, guard: _HeldInterrupt) -> tuple[RepoReport, bytes | None]:
     try:
         refusal = _refusal(repo, options)
         if refusal:
@@ -300,8 +301,10 @@ def _tracked_python_files(repo: Path, options: Options) -> list[Path]:
 
 def _fix_verify_commit(
     repo: Path, base: str, files: list[Path], engine_options: Options, options: MigrateOptions,
-    entry: RepoReport, guard: _InterruptGuard,
+    entry: RepoReport, guard: _HeldInterrupt,
 ) -> tuple[RepoReport, bytes | None]:
+    # No result cache: it would leave a .jaxfix_cache/ directory in the user's repository.
+    # One job: the caller runs repositories in parallel, and on_done is then a point between files.
     results = run_files(files, engine_options, write=True, jobs=1, on_done=lambda _: guard.check())
     written = [r for r in results if r.written]
     entry = _with_results(entry, repo, results, written)
@@ -315,7 +318,7 @@ def _fix_verify_commit(
             outcome = "timed out" if verify.exit_code is None else f"exited with {verify.exit_code}"
             return replace(entry, status=Status.FAILED, reason=f"verify {outcome}; fixes discarded"), None
     guard.check()
-    message = options.message or commit_message(entry)
+    message = options.message or _commit_message(entry)
     commit = _git(repo, "commit-tree", tree, "-p", base, "-F", "-", input=message.encode()).strip()
     patch = _git_bytes(repo, "format-patch", "-1", "--stdout", commit)
     # The migration happens here, in one ref update; everything before it is undone by _restore.
@@ -341,7 +344,7 @@ def _restore(repo: Path) -> str | None:
     return None
 
 
-def _run_verify(repo: Path, options: MigrateOptions, guard: _InterruptGuard) -> VerifyResult:
+def _run_verify(repo: Path, options: MigrateOptions, guard: _HeldInterrupt) -> VerifyResult:
     """Run the command in its own process group, so a timeout or Ctrl-C stops all it started."""
     assert options.verify is not None
     with tempfile.TemporaryFile() as output:
@@ -380,7 +383,7 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
     process.wait()
 
 
-def _tail(output: Any) -> str:
+def _tail(output: BinaryIO) -> str:
     size = output.seek(0, os.SEEK_END)
     output.seek(max(0, size - _TAIL_BYTES))
     lines = output.read().decode("utf-8", errors="replace").splitlines()
@@ -402,7 +405,7 @@ def _with_results(entry: RepoReport, repo: Path, results: list[FileResult], chan
     )
 
 
-def commit_message(entry: RepoReport) -> str:
+def _commit_message(entry: RepoReport) -> str:
     """Subject, then one line per rule with its count: reviewers see what changed and why."""
     lines = ["Fix JAX sharding code that recent JAX releases reject", ""]
     for code, count in entry.fixes:

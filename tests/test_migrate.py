@@ -75,7 +75,7 @@ def branch_file(repo: Path, path: str, branch: str = BRANCH) -> bytes:
 
 
 def has_branch(repo: Path, branch: str = BRANCH) -> bool:
-    return subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"], cwd=repo, capture_output=True).returncode == 0
+    return subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"], cwd=repo, capture_output=True, check=False).returncode == 0
 
 
 def test_fleet_each_outcome(tmp_path):
@@ -243,7 +243,7 @@ def test_repository_mid_operation_is_refused(tmp_path, operation):
     git(repo, "checkout", "-q", "main")
     (repo / "notes.txt").write_bytes(b"main\n")
     git(repo, "commit", "-qam", "main")
-    assert subprocess.run(["git", operation, "other"], cwd=repo, capture_output=True).returncode != 0  # a conflict stops it
+    assert subprocess.run(["git", operation, "other"], cwd=repo, capture_output=True, check=False).returncode != 0  # a conflict stops it
     before = snapshot(repo)
     entry, _ = migrate_repo(repo, MigrateOptions())
     assert entry.status is Status.SKIPPED
@@ -296,7 +296,7 @@ def test_exception_raised_mid_repository_leaves_it_untouched(tmp_path, monkeypat
     written = []
 
     def interrupted_after_first_write(path, options, **kwargs):
-        result = real(path, options, **kwargs)
+        real(path, options, **kwargs)
         written.append(path.read_bytes())
         raise KeyboardInterrupt
 
@@ -426,7 +426,7 @@ def test_installed_command_runs_repositories_in_parallel(tmp_path, command):
         assert script, "the jaxfix console script is not installed next to this Python"
         command = [script]
     repos = [make_repo(tmp_path / name, {"model.py": BEFORE}) for name in ("alpha", "beta", "gamma")]
-    done = subprocess.run([*command, "migrate", "-j", "2", "--out", "out", *map(str, repos)], capture_output=True, text=True)
+    done = subprocess.run([*command, "migrate", "-j", "2", "--out", "out", *map(str, repos)], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""
     assert "3 changed" in done.stderr
@@ -449,7 +449,7 @@ def test_ctrl_c_on_a_parallel_run_puts_running_repositories_back(tmp_path):
     try:
         while len(list(started.iterdir())) < 2:  # both workers are inside a verify command
             assert process.poll() is None, process.communicate()
-            subprocess.run(["sleep", "0.05"])
+            subprocess.run(["sleep", "0.05"], check=True)
         os.killpg(process.pid, signal.SIGINT)
         _, stderr = process.communicate(timeout=60)
     finally:

@@ -16,8 +16,8 @@ import subprocess
 import sys
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import replace
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,13 @@ from rich.text import Text
 from jaxfix import __version__
 from jaxfix.cli.settings import build_options
 from jaxfix.config import Config
-from jaxfix.migrate import DEFAULT_BRANCH, MigrateOptions, RepoReport, Status, migrate_repo
+from jaxfix.migrate import (
+    DEFAULT_BRANCH,
+    MigrateOptions,
+    RepoReport,
+    Status,
+    migrate_repo,
+)
 from jaxfix.runner import default_jobs
 
 EXIT_DONE, EXIT_ATTENTION, EXIT_INTERRUPTED = 0, 1, 130
@@ -133,7 +139,7 @@ def _repo_list(repo_paths: tuple[Path, ...], repos_file: Path | None) -> list[st
 
 def _check_branch_name(branch: str) -> None:
     try:
-        valid = subprocess.run(["git", "check-ref-format", "--branch", branch], capture_output=True).returncode == 0
+        valid = subprocess.run(["git", "check-ref-format", "--branch", branch], capture_output=True, check=False).returncode == 0
     except FileNotFoundError:
         raise click.UsageError("git is not installed (or not on PATH)") from None
     if not valid:
