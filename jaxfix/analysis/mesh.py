@@ -54,19 +54,29 @@ class MeshValue:
 
     def same_as(self, other: MeshValue) -> bool | None:
         """Equal as JAX compares meshes by value (names, sizes, types); None if unknown."""
-        fields = ("axis_names", "axis_sizes", "axis_types")
-        pairs = [(getattr(self, f), getattr(other, f)) for f in fields]
-        if any(a is not None and b is not None and a != b for a, b in pairs):
+        verdicts = {
+            _same(self.axis_names, other.axis_names),
+            _same(self.axis_sizes, other.axis_sizes),
+            _same(self.axis_types, other.axis_types),
+        }
+        if False in verdicts:
             return False
-        if any(a is None or b is None for a, b in pairs) or self.size is None or other.size is None:
-            return None
-        return True
+        return None if None in verdicts else True
 
     def shape_text(self) -> str:
         """'(8, 4) ("data", "model")', with '?' for what is unknown."""
         sizes = "?" if self.axis_sizes is None else _tuple_text(["?" if s is None else str(s) for s in self.axis_sizes])
         names = "?" if self.axis_names is None else _tuple_text([repr(n) for n in self.axis_names])
         return f"{sizes} {names}"
+
+
+def _same(a: tuple | None, b: tuple | None) -> bool | None:
+    """Compare two per-axis tuples whose elements may be None (unknown)."""
+    if a is None or b is None:
+        return None
+    if len(a) != len(b) or any(x is not None and y is not None and x != y for x, y in zip(a, b)):
+        return False
+    return None if None in a or None in b else True
 
 
 def _tuple_text(items: list[str]) -> str:

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import Access, Assignment
 
+from jaxfix.analysis.imports import module_spelling
 from jaxfix.analysis.mesh import MeshValue, bind_arguments
 from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.diagnostics import Fix, Safety
 
-_DEFAULT_PLATFORMS = "(jax.export.default_export_platform(),)"
 # Primitives JAX registers in dispatch.prim_requires_devices_during_lowering (checked on jax
 # 0.10.2 and 0.12.0.1); jax.debug.print and jax.debug.callback are not among them.
 _DEVICE_PRIMITIVES = {
@@ -411,20 +411,22 @@ class MissingLoweringPlatforms(Rule):
         if size is None:
             self.report(lower, message + " (mesh size unknown: no fix)")
             return
-        devices = cst.parse_expression(f"tuple(jax.devices()[:{size}])")
+        jax_name, jax_import = module_spelling(self.analysis.wrapper.module, "jax")
+        devices = cst.parse_expression(f"tuple({jax_name}.devices()[:{size}])")
         chained = compiles[0].func.value is lower  # type: ignore[attr-defined]
         edits: list[tuple[cst.CSTNode, cst.CSTNode]] = [] if chained else [(lower, fixed)]
         for call in compiles:
             func = call.func.with_changes(value=fixed) if chained else call.func  # type: ignore[attr-defined]
             edits.append((call, call.with_changes(func=func, args=[*call.args, keyword_arg("device_assignment", devices)])))
         title = f"add lowering_platforms={_code(value)} and device_assignment={_code(devices)}"
-        self.report(lower, message, fix=Fix(title, tuple(edits), Safety.UNSAFE, (("jax", None),)))
+        self.report(lower, message, fix=Fix(title, tuple(edits), Safety.UNSAFE, jax_import))
 
     def _platforms_value(self) -> tuple[cst.BaseExpression, tuple[tuple[str, str | None], ...]]:
         if self.options.platforms:
             names = ", ".join(f'"{p}"' for p in self.options.platforms)
             return cst.parse_expression(f"({names},)" if len(self.options.platforms) == 1 else f"({names})"), ()
-        return cst.parse_expression(_DEFAULT_PLATFORMS), (("jax", None),)
+        jax_name, jax_import = module_spelling(self.analysis.wrapper.module, "jax")
+        return cst.parse_expression(f"({jax_name}.export.default_export_platform(),)"), jax_import
 
     def _compiles_without_devices(self, lower: cst.Call) -> list[cst.Call]:
         """`.compile()` calls without device_assignment= on the lowered stage: chained or via its variable."""

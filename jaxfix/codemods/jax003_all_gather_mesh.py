@@ -5,12 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.helpers import get_full_name_for_node
-from libcst.metadata import Assignment, QualifiedName, QualifiedNameSource
+from libcst.metadata import Assignment
 
 from jaxfix.analysis.current_mesh import CurrentMeshModel
+from jaxfix.analysis.imports import api_spelling, module_spelling
 from jaxfix.analysis.mesh import MeshValue, bind_arguments
-from jaxfix.analysis.names import api_of_qualified_names
 from jaxfix.codemods.base import Rule
 from jaxfix.diagnostics import Fix, Location, Related, Safety
 
@@ -178,12 +177,14 @@ class AllGatherMeshMismatch(Rule):
             missing = [n for n in names if n not in context.axis_names]
             if missing:
                 return None, f"not fixed: the context mesh has no axis {missing[0]!r} of the input's mesh"
-        named_sharding, imports = self._named_sharding_spelling()
+        module = self.analysis.wrapper.module
+        named_sharding, imports = api_spelling(module, "NamedSharding", "jax.sharding")
+        jax_name, jax_import = module_spelling(module, "jax")
         replacement = cst.parse_expression(
-            f"jax.device_put({x.value}, {named_sharding}({context.name}, jax.typeof({x.value}).sharding.spec))"
+            f"{jax_name}.device_put({x.value}, {named_sharding}({context.name}, {jax_name}.typeof({x.value}).sharding.spec))"
         )
         title = f"move `{x.value}` onto `{context.name}` before the gather"
-        return Fix(title, ((x, replacement),), Safety.UNSAFE, (("jax", None), *imports)), None
+        return Fix(title, ((x, replacement),), Safety.UNSAFE, (*jax_import, *imports)), None
 
     def _rehome_sharding(
         self, x: cst.BaseExpression, sharding: cst.BaseExpression, sites: list[_Site], verdicts: list[_Verdict]
@@ -201,27 +202,15 @@ class AllGatherMeshMismatch(Rule):
         context = first.site.context
         if axes is None or context.axis_names is None or not axes <= set(context.axis_names):
             return None, "not fixed: its PartitionSpec's axes are not all known axes of the context mesh"
+        imports: tuple[tuple[str, str | None], ...] = ()
         if not any(s.context_from_caller for s in sites) and context.name is not None:
             mesh_text, title = context.name, f"put the out_sharding on `{context.name}`"
         elif isinstance(x, cst.Name):
-            mesh_text, title = f"jax.typeof({x.value}).sharding.mesh", f"put the out_sharding on `{x.value}`'s mesh"
+            jax_name, imports = module_spelling(self.analysis.wrapper.module, "jax")
+            mesh_text, title = f"{jax_name}.typeof({x.value}).sharding.mesh", f"put the out_sharding on `{x.value}`'s mesh"
         else:
             return None, "not fixed: the input is an expression, and the context mesh has no name here"
-        return Fix(title, ((args["mesh"], cst.parse_expression(mesh_text)),), Safety.SAFE, (("jax", None),)), None
-
-    def _named_sharding_spelling(self) -> tuple[str, tuple[tuple[str, str | None], ...]]:
-        """The module's own name for NamedSharding if it imports one, else an import to add."""
-        for statement in self.analysis.wrapper.module.body:
-            for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
-                if not isinstance(small, cst.ImportFrom) or small.relative or isinstance(small.names, cst.ImportStar):
-                    continue
-                module = get_full_name_for_node(small.module)
-                for alias in small.names:
-                    qualified = QualifiedName(f"{module}.{get_full_name_for_node(alias.name)}", QualifiedNameSource.IMPORT)
-                    local = alias.asname.name if alias.asname else alias.name
-                    if isinstance(local, cst.Name) and api_of_qualified_names({qualified}) == "NamedSharding":
-                        return local.value, ()
-        return "NamedSharding", (("jax.sharding", "NamedSharding"),)
+        return Fix(title, ((args["mesh"], cst.parse_expression(mesh_text)),), Safety.SAFE, imports), None
 
     # -- where the gather runs ----------------------------------------------------------------
 
