@@ -10,13 +10,16 @@ the abstract mesh; `with mesh:` does not (checked on jax 0.10.2 and 0.12.0.1).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import libcst as cst
 from libcst.metadata import Assignment
 
 from jaxfix.analysis.context import MESH_CONTEXT_APIS
 from jaxfix.analysis.mesh import MeshValue
-from jaxfix.analysis.module import ModuleAnalysis
+
+if TYPE_CHECKING:
+    from jaxfix.analysis.module import ModuleAnalysis
 
 ENTER_METHODS = frozenset({"enter_context", "enterContext", "enterClassContext"})
 _EXIT_METHODS = frozenset({"close", "pop_all"})

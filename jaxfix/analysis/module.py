@@ -13,6 +13,7 @@ from libcst.metadata import (
 )
 
 from jaxfix.analysis.context import ContextModel
+from jaxfix.analysis.current_mesh import CurrentMeshModel
 from jaxfix.analysis.mesh import MeshModel
 from jaxfix.analysis.names import ApiResolver
 
@@ -50,3 +51,7 @@ class ModuleAnalysis:
     @cached_property
     def contexts(self) -> ContextModel:
         return ContextModel(self.meshes, self.parents)
+
+    @cached_property
+    def current_mesh(self) -> CurrentMeshModel:
+        return CurrentMeshModel(self)

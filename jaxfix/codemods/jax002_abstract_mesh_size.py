@@ -6,7 +6,7 @@ import math
 
 import libcst as cst
 
-from jaxfix.analysis.current_mesh import CurrentMeshModel, Enclosing, mesh_argument
+from jaxfix.analysis.current_mesh import Enclosing, mesh_argument
 from jaxfix.analysis.mesh import MeshValue, bind_arguments
 from jaxfix.codemods.base import Rule
 from jaxfix.diagnostics import Fix, Location, Related, Safety
@@ -84,7 +84,7 @@ class AbstractMeshSizeChange(Rule):
 
     def __init__(self, analysis, options) -> None:
         super().__init__(analysis, options)
-        self.current = CurrentMeshModel(analysis)
+        self.current = analysis.current_mesh
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.analysis.names.called_api(node) != "use_abstract_mesh":

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import Assignment
 
-from jaxfix.analysis.current_mesh import CurrentMeshModel
 from jaxfix.analysis.imports import api_spelling, module_spelling
 from jaxfix.analysis.mesh import MeshValue, bind_arguments
 from jaxfix.codemods.base import Rule
@@ -113,7 +112,7 @@ class AllGatherMeshMismatch(Rule):
 
     def __init__(self, analysis, options) -> None:
         super().__init__(analysis, options)
-        self.current = CurrentMeshModel(analysis)
+        self.current = analysis.current_mesh
         self.reported: set[cst.CSTNode] = set()
 
     def visit_Call(self, node: cst.Call) -> None:
