@@ -22,7 +22,8 @@ class Discovery:
     errors: list[tuple[Path, str]] = field(default_factory=list)
 
 
-def _excluded(path: Path, patterns: tuple[str, ...]) -> bool:
+def is_excluded(path: Path, patterns: tuple[str, ...]) -> bool:
+    """Whether a path's name, or its path (or a tail of it), matches one of the globs."""
     posix = path.as_posix()
     return any(
         fnmatch.fnmatch(path.name, p) or fnmatch.fnmatch(posix, p) or fnmatch.fnmatch(posix, f"*/{p}")
@@ -92,13 +93,13 @@ def discover(paths: list[Path], exclude: tuple[str, ...] = ()) -> Discovery:
             dirnames[:] = sorted(
                 d for d in dirnames
                 if d not in DEFAULT_EXCLUDES
-                and not _excluded(base / d, exclude)
+                and not is_excluded(base / d, exclude)
                 and not (base / d).is_symlink()
                 and not ignores.ignored(base / d, is_dir=True)
             )
             for name in sorted(filenames):
                 path = base / name
-                if not name.endswith(PYTHON_SUFFIXES) or _excluded(path, exclude):
+                if not name.endswith(PYTHON_SUFFIXES) or is_excluded(path, exclude):
                     continue
                 if path.is_symlink() and not _inside(os.path.realpath(path), real_root):
                     continue

@@ -164,3 +164,10 @@ def test_installed_entry_points(tree, command):
     assert stdin.returncode == 0 and stdin.stdout == FIXED
     fix = subprocess.run([*command, str(tree)], capture_output=True, text=True)
     assert fix.returncode == 0 and (tree / "bad.py").read_text() == FIXED
+
+
+def test_stdin_filename_drives_excludes(tree):
+    result = run("-", "--stdin-filename", "generated/x.py", "--exclude", "generated", stdin=VIOLATION)
+    assert result.exit_code == 0 and result.stdout == VIOLATION
+    kept = run("-", "--stdin-filename", "src/x.py", "--exclude", "generated", stdin=VIOLATION)
+    assert kept.exit_code == 0 and kept.stdout == FIXED

@@ -20,7 +20,7 @@ from jaxfix.cli import render
 from jaxfix.cli.settings import build_options, load
 from jaxfix.diagnostics import FileResult
 from jaxfix.diffs import unified_diff
-from jaxfix.discovery import discover
+from jaxfix.discovery import discover, is_excluded
 from jaxfix.options import Options
 from jaxfix.runner import default_jobs, run_files
 
@@ -53,6 +53,10 @@ def _run_stdin(options: Options, stdin_filename: str | None, mode: str, console:
 
     path = Path(stdin_filename or "-")
     source = sys.stdin.buffer.read()
+    if stdin_filename and any(is_excluded(p, options.exclude) for p in (path, *path.parents)):
+        if mode == "fix":
+            sys.stdout.buffer.write(source)
+        return EXIT_CLEAN
     result = process_source(path, source, options)
     if result.error:
         render.render_error(console, path, result.error, *(
