@@ -348,9 +348,3 @@ MUTATIONS: dict[str, Mutation] = {
     "attributes_to_from_imports": attributes_to_from_imports,
 }
 
-
-def all_mutations(source: str) -> str:
-    """Every mutation in turn (spelled-out attributes become imports and then aliased jax)."""
-    for name in ("rename_variables", "reorder_statements", "attributes_to_from_imports", "alias_jax_import", "comments_inside_calls", "comments_between_statements"):
-        source = MUTATIONS[name](source)
-    return source

@@ -19,8 +19,8 @@ import hypothesmith
 import libcst as cst
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from jax_program_strategy import Program, programs
+
 from jaxfix.diagnostics import FileResult
 from jaxfix.diffs import decode, split_lines
 from jaxfix.engine import process_source
@@ -28,15 +28,16 @@ from jaxfix.options import Options
 
 OPTION_SETS = (Options(), Options(unsafe_fixes=True))
 PATH = Path("fuzzed.py")
+# hypothesmith is slow to build examples and the engine takes a good part of a second per run:
+# example counts stay low so the suite stays fast.
 FUZZ = settings(
     max_examples=25,
     deadline=None,
     derandomize=True,
+    database=None,
     report_multiple_bugs=False,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-# hypothesmith is slow to build examples and the engine takes a good part of a second per run:
-# example counts stay low so the suite stays fast.
 ARBITRARY = settings(FUZZ, max_examples=15, suppress_health_check=[*FUZZ.suppress_health_check, HealthCheck.filter_too_much])
 
 

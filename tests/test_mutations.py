@@ -16,7 +16,6 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
-
 from fixture_cases import Case, all_cases
 from fixture_mutations import MUTATIONS
 from helpers import run_engine
