@@ -179,7 +179,7 @@ class Cache:
 
     def put(self, result: FileResult) -> None:
         """Remember a successful result (errors are not cached: they are rare and may be transient)."""
-        if result.error is not None or result.skipped is not None or result.source is None:
+        if result.error is not None or result.source is None:
             return
         body = json.dumps({
             "settings": self.settings,

@@ -73,7 +73,6 @@ class Diagnostic:
 class Outcome(enum.Enum):
     UNCHANGED = "unchanged"
     CHANGED = "changed"
-    SKIPPED = "skipped"
     FAILED = "failed"
 
 
@@ -87,15 +86,12 @@ class FileResult:
     diagnostics: tuple[Diagnostic, ...] = ()
     error: str | None = None
     error_location: Location | None = None
-    skipped: str | None = None
     written: bool = False
 
     @property
     def outcome(self) -> Outcome:
         if self.error is not None:
             return Outcome.FAILED
-        if self.skipped is not None:
-            return Outcome.SKIPPED
         return Outcome.CHANGED if self.fixed is not None else Outcome.UNCHANGED
 
     @property

@@ -94,7 +94,7 @@ def _run_stdin(options: Options, stdin_filename: str | None, mode: str, console:
               help="Output format: text, or a machine format printed alone on stdout (see README).")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
 @click.option("-q", "--quiet", is_flag=True, help="Print only diagnostics and errors.")
-@click.option("-v", "--verbose", is_flag=True, help="Also say which files were skipped or unchanged.")
+@click.option("-v", "--verbose", is_flag=True, help="Also list the files that need no change.")
 @click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Use this pyproject.toml instead of searching.")
 @click.option("--stdin-filename", help="With '-': the path to use for config, excludes and messages.")
 @click.option("--list-rules", is_flag=True, help="List the rules and exit.")
@@ -185,7 +185,7 @@ def _report(results: list[FileResult], mode: str, console: Console, *, quiet: bo
             console.print(f"fixed {render.display_path(result.path)} ({fixed} fix{'es' if fixed != 1 else ''})", style="green")
         render.render_diagnostics(console, result, only_remaining=mode in ("fix", "dry-run"), dry_run=mode != "fix")
         if verbose and not result.diagnostics:
-            console.print(f"{render.display_path(result.path)}: {result.skipped or 'nothing to do'}", style="dim")
+            console.print(f"{render.display_path(result.path)}: nothing to do", style="dim")
     if not quiet and mode != "diff":
         render.render_summary(console, results, write=mode == "fix", dry_run=mode == "dry-run")
 
