@@ -162,6 +162,8 @@ class CurrentMeshModel:
         """One level: the setter current at each direct call of a plain local function."""
         if function.asynchronous or _is_generator(function) or isinstance(self.parents.get(self.parents.get(function)), cst.ClassDef):
             return []
+        if not all(self._runs_when_called(d.decorator) for d in function.decorators):
+            return []
         found = []
         for call in self.calls_of(function):
             chain, boundary = self._chain(call)
@@ -172,6 +174,24 @@ class CurrentMeshModel:
                 if from_setup:
                     found.append(Enclosing(from_setup.setter, call=call, setup=from_setup.setup))
         return found
+
+    def _runs_when_called(self, decorator: cst.BaseExpression) -> bool:
+        """`jax.jit`, `partial(jax.jit, ...)`, `functools.wraps(...)`: the decorated function runs
+        when called; any other decorator may run it elsewhere (another thread, at definition)."""
+        names = self.analysis.names
+        if names.is_api(decorator, "jit"):
+            return True
+        if not isinstance(decorator, cst.Call):
+            return False
+        if names.called_api(decorator) == "partial":
+            first = decorator.args[0] if decorator.args else None
+            return first is not None and first.keyword is None and not first.star and names.is_api(first.value, "jit")
+        return any(q.name == "functools.wraps" for q in names.qualified_names(decorator.func))
+
+    def setup_setter(self, method: cst.FunctionDef) -> MeshSetter | None:
+        """For a TestCase `test*` method, the last mesh setter its setUp/setUpClass enters."""
+        enclosing = self._from_setup(method)
+        return enclosing.setter if enclosing else None
 
     def calls_of(self, function: cst.FunctionDef) -> list[cst.Call]:
         """Calls of a function bound only by its `def`: `f(...)`, `jax.jit(f)(...)`, and

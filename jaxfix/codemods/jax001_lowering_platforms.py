@@ -10,6 +10,7 @@ from libcst.metadata import Access, Assignment
 
 from jaxfix.analysis.imports import module_spelling
 from jaxfix.analysis.mesh import MeshValue, bind_arguments
+from jaxfix.analysis.mesh_reach import MeshReach
 from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.diagnostics import Fix, Safety
 
@@ -88,11 +89,23 @@ class MissingLoweringPlatforms(Rule):
     `jax.ShapeDtypeStruct` (or a number) unsharded or sharded with
     `NamedSharding(abstract_mesh, ...)`, `in_shardings`/`out_shardings` are absent or on
     abstract meshes, the function body (when visible) uses no concrete mesh, sharding or
-    `device_put`, no `jax.set_mesh`/`use_mesh`/`with mesh:` encloses the `.trace()`, and either
-    a sharding names an abstract mesh or the enclosing `use_abstract_mesh(M)` is JAX's context
-    mesh (M has an `Explicit` axis; `AbstractMesh` axes default to `Auto` before jax 0.11 and
-    to `Explicit` since, see `--jax-version`). A context mesh carrying an abstract device
-    (`abstract_device=`, `concrete_mesh.abstract_mesh`) gives JAX the platform: no report.
+    `device_put`, no mesh other than `use_abstract_mesh` may be current at the `.trace()`, and
+    either a sharding names an abstract mesh or the enclosing `use_abstract_mesh(M)` is JAX's
+    context mesh (M has an `Explicit` axis; `AbstractMesh` axes default to `Auto` before jax
+    0.11 and to `Explicit` since, see `--jax-version`). A context mesh carrying an abstract
+    device (`abstract_device=`, `concrete_mesh.abstract_mesh`) gives JAX the platform: no report.
+
+    Deliberately not reported, since a concrete mesh may then supply the devices: a module that
+    calls `jax.set_mesh(m)` or `use_mesh(m)` outside a `with` item or `enter_context` (a global
+    setter) anywhere; a `.trace()` under `with mesh:`, `jax.set_mesh`/`use_mesh` (as a `with`
+    item or entered earlier in the block by `stack.enter_context` / `self.enterContext`), or
+    a context manager whose code, or whose local helper's body, mentions a mesh; a `test*`
+    method whose TestCase's setUp/setUpClass enters such a mesh; and a `.trace()` inside a
+    function, lambda or method that the module uses (calls, passes on, binds to another name
+    or attribute; methods matched by attribute name; a decorated function where it is
+    defined) under any of those contexts or a `use_abstract_mesh`, followed through
+    enclosing functions. A function or lambda never used under a mesh context is still
+    reported.
 
     When the lowered function visibly calls `jax.pure_callback`, `io_callback` or
     `jax.debug.inspect_array_sharding`, it reports JAX's other error instead, without a fix.
@@ -129,9 +142,11 @@ class MissingLoweringPlatforms(Rule):
     `device_assignment=` follows (chained, or on the variable holding the lowered stage), it
     would raise `device_assignment cannot be None` after the fix: the fix then also adds
     `device_assignment=tuple(jax.devices()[:N])`, N being the abstract mesh's size, and is
-    unsafe (which devices to use is the user's choice); with N unknown there is no fix. If a
-    caller in another function enters a mesh context jaxfix cannot see, the explicit platform
-    overrides the one that context would give.
+    unsafe (which devices to use is the user's choice); with N unknown there is no fix. Mesh
+    contexts visible in the module (including around callers of the enclosing function) and
+    global `jax.set_mesh` calls silence the rule; a caller in another module that enters a mesh
+    context is not visible, and there the explicit platform overrides the one that context
+    would give.
 
     ## References
     - `lower_sharding_computation` in jax/_src/interpreters/pxla.py (jax 0.10.2 and 0.12.0.1),
@@ -146,6 +161,10 @@ class MissingLoweringPlatforms(Rule):
     summary = "lowering with only AbstractMesh shardings needs lowering_platforms"
     fix_safety = Safety.SAFE
     tokens = ((b"jax", b"lower("),)
+
+    def __init__(self, analysis, options) -> None:
+        super().__init__(analysis, options)
+        self.reach = MeshReach(analysis)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -348,16 +367,21 @@ class MissingLoweringPlatforms(Rule):
         """(known, mesh): JAX's abstract context mesh at the `.trace()`, or None for none.
 
         JAX uses the innermost `use_abstract_mesh` only when it has an Explicit axis
-        (`get_ctx_mesh` in jax/_src/pjit.py). Context managers jaxfix does not model are taken
-        as leaving the mesh alone.
+        (`get_ctx_mesh` in jax/_src/pjit.py). Unknown when any other mesh may be current: a
+        global `jax.set_mesh(m)`, `with mesh:`, a set_mesh/use_mesh or mesh-mentioning context
+        manager (entered by `with` or `enter_context`), or a use of the enclosing function
+        under one (see jaxfix/analysis/mesh_reach.py).
         """
-        contexts = self.analysis.contexts.enclosing(trace)
-        if any(c.entered_by in ("set_mesh", "use_mesh", "mesh") for c in contexts):
+        if self.reach.global_setters:
             return False, None
-        abstract = [c for c in contexts if c.entered_by == "use_abstract_mesh"]
-        if not abstract:
+        if any(c.entered_by == "mesh" for c in self.analysis.contexts.enclosing(trace)):
+            return False, None
+        setters, scope = self.analysis.current_mesh.setters_around(trace)
+        if any(s.api != "use_abstract_mesh" for s in setters) or self.reach.scope_used_under_mesh(scope):
+            return False, None
+        if not setters:
             return True, None
-        mesh = abstract[-1].mesh
+        mesh = setters[-1].mesh
         if mesh is None or not mesh.is_abstract or mesh.has_explicit_axis is None:
             return False, None
         return True, mesh if mesh.has_explicit_axis else None

@@ -29,7 +29,9 @@ class AbstractMeshSizeChange(Rule):
     one level of calls into a function of the same module: `f(...)`, `jax.jit(f)(...)`,
     `g(...)` after `g = jax.jit(f)`, or a `@jax.jit` function. Not followed: methods,
     callbacks (`jax.eval_shape(f, x)`), generator or async functions (`@contextmanager`
-    helpers included), other modules, calls of calls, `enter_context` inside a nested block,
+    helpers included), functions with a decorator other than `jax.jit`,
+    `partial(jax.jit, ...)` or `functools.wraps(...)` (it may run the function elsewhere, on
+    another thread or at definition), other modules, calls of calls, `enter_context` inside a nested block,
     an inner `use_abstract_mesh(...)` stored in a variable before its `with`, and the
     global-setter form `jax.set_mesh(mesh)`. An empty mesh (`AbstractMesh((), ())`,
     `set_mesh(None)`) in between resets the chain; so does any context manager whose code
