@@ -17,7 +17,9 @@ from jaxfix.analysis.current_mesh import CurrentMeshModel
 from jaxfix.analysis.mesh import MeshModel
 from jaxfix.analysis.names import ApiResolver
 
-PROVIDERS = (QualifiedNameProvider, ScopeProvider, ParentNodeProvider, PositionProvider)
+# Resolved for every candidate file. Positions cost a full code generation, so they are only
+# computed when something is reported (see `positions`).
+PROVIDERS = (QualifiedNameProvider, ScopeProvider, ParentNodeProvider)
 
 
 class ModuleAnalysis:
@@ -32,9 +34,9 @@ class ModuleAnalysis:
     def parents(self):
         return self.metadata[ParentNodeProvider]
 
-    @property
+    @cached_property
     def positions(self):
-        return self.metadata[PositionProvider]
+        return self.wrapper.resolve(PositionProvider)
 
     @property
     def scopes(self):
