@@ -5,9 +5,10 @@ plain `libcst.parse_module` on the same tree, side by side, and print a Markdown
     python bench/run.py /path/to/jax           # any directory
     python bench/run.py --files 1000 --lines 300 --candidates 0.05 --repeat 5
 
-Each command runs --repeat times in a fresh process; the report gives the median and the
-fastest wall time, the median CPU time (user + system, workers included) and the peak resident
-memory of the largest process of the command (ru_maxrss from wait4, workers included).
+Each command runs --repeat times in a fresh process, the commands taking turns; the report
+gives the median and the fastest wall time, the median CPU time (user + system, workers
+included) and the peak resident memory of the largest process of the command (ru_maxrss from
+wait4, workers included).
 """
 
 from __future__ import annotations
@@ -21,10 +22,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
+RUFF = "`ruff check --select F401 --no-cache`"
+COLD = "`jaxfix --check`, cold (empty cache dir)"
+WARM = "`jaxfix --check`, warm cache"
 sys.path.insert(0, str(BENCH))
 
 from make_corpus import write_corpus  # noqa: E402 - a sibling script, not a package
@@ -63,13 +69,25 @@ def run_once(command: list[str]) -> Sample:
     return Sample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, process.returncode)
 
 
-def measure(name: str, command: list[str], repeat: int, before_each=None) -> Measurement:
-    samples = []
-    for _ in range(repeat):
-        if before_each:
-            before_each()
-        samples.append(run_once(command))
-    return Measurement(name, tuple(samples))
+@dataclass(frozen=True)
+class Command:
+    name: str
+    argv: list[str]
+    runs: int
+    before_each: Callable[[], None] | None = None
+
+
+def measure(commands: list[Command]) -> list[Measurement]:
+    """Round-robin: each round runs every command once, so a burst of load elsewhere on the
+    machine spreads over all commands instead of spoiling one."""
+    samples: dict[str, list[Sample]] = {c.name: [] for c in commands}
+    for round_number in range(max(c.runs for c in commands)):
+        for command in commands:
+            if round_number < command.runs:
+                if command.before_each:
+                    command.before_each()
+                samples[command.name].append(run_once(command.argv))
+    return [Measurement(c.name, tuple(samples[c.name])) for c in commands]
 
 
 def tool(name: str) -> str | None:
@@ -103,10 +121,8 @@ def machine() -> str:
 
 
 def versions(ruff: str | None) -> str:
-    import libcst
-
     ruff_version = subprocess.run([ruff, "--version"], capture_output=True, text=True).stdout.strip() if ruff else "ruff: not installed"
-    return f"jaxfix {__version__}, libcst {libcst.__version__ if hasattr(libcst, '__version__') else '?'}, {ruff_version}"
+    return f"jaxfix {__version__}, libcst {metadata.version('libcst')}, {ruff_version}"
 
 
 def report(tree: str, stats: dict, results: list[Measurement], baseline: Measurement | None, header: str) -> str:
@@ -158,28 +174,31 @@ def main() -> None:
         if args.jobs:
             jaxfix_cmd += ["-j", str(args.jobs)]
         ruff = tool("ruff")
-        results: list[Measurement] = []
-        baseline = None
+        commands = []
         if ruff:
-            baseline = measure("`ruff check --select F401 --no-cache`", [ruff, "check", "--select", "F401", "--no-cache", str(tree)], args.repeat)
-            results.append(baseline)
+            commands.append(Command(RUFF, [ruff, "check", "--select", "F401", "--no-cache", str(tree)], args.repeat))
         else:
             print("ruff not found: `pip install ruff` (or the project's `bench` extra) to compare", file=sys.stderr)
-        results.append(measure("`jaxfix --check --no-cache`", [*jaxfix_cmd, "--no-cache", str(tree)], args.repeat))
-        cold_dir = work / "cold-cache"
-        results.append(measure(
-            "`jaxfix --check`, cold (empty cache dir)", [*jaxfix_cmd, "--cache-dir", str(cold_dir), str(tree)], args.repeat,
-            before_each=lambda: shutil.rmtree(cold_dir, ignore_errors=True),
-        ))
-        warm_dir = work / "warm-cache"
-        run_once([*jaxfix_cmd, "--cache-dir", str(warm_dir), str(tree)])  # fills the cache
-        results.append(measure("`jaxfix --check`, warm cache", [*jaxfix_cmd, "--cache-dir", str(warm_dir), str(tree)], args.repeat))
+        cold_dir, warm_dir = work / "cold-cache", work / "warm-cache"
+        commands += [
+            Command("`jaxfix --check --no-cache`", [*jaxfix_cmd, "--no-cache", str(tree)], args.repeat),
+            Command(COLD, [*jaxfix_cmd, "--cache-dir", str(cold_dir), str(tree)], args.repeat,
+                    before_each=lambda: shutil.rmtree(cold_dir, ignore_errors=True)),
+            Command(WARM, [*jaxfix_cmd, "--cache-dir", str(warm_dir), str(tree)], args.repeat),
+        ]
         if args.parse_repeat:
             file_list = work / "files.txt"
             file_list.write_text("".join(f"{p}\n" for p in stats["file_list"]), encoding="utf-8")
-            results.append(measure("plain `libcst.parse_module`, every file, one process",
-                                   [sys.executable, str(BENCH / "parse_all.py"), str(file_list)], args.parse_repeat))
-        print(report(tree_name, stats, results, baseline, f"{header}\n\nVersions: {versions(ruff)}"))
+            commands.append(Command("plain `libcst.parse_module`, every file, one process",
+                                    [sys.executable, str(BENCH / "parse_all.py"), str(file_list)], args.parse_repeat))
+        run_once([*jaxfix_cmd, "--cache-dir", str(warm_dir), str(tree)])  # fills the warm cache
+        results = {m.name: m for m in measure(commands)}
+        after = " / ".join(f"{x:.1f}" for x in os.getloadavg())
+        print(report(tree_name, stats, list(results.values()), results.get(RUFF),
+                     f"{header}, after it {after}\n\nVersions: {versions(ruff)}"))
+        if results[WARM].median_wall > 0.5 * results[COLD].median_wall and stats["candidates"]:
+            print("\nwarning: the warm runs were hardly faster than the cold ones; was jaxfix's source edited during the "
+                  "run (that rightly invalidates the cache)?", file=sys.stderr)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

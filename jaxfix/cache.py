@@ -147,8 +147,9 @@ class Cache:
         return settings_fingerprint(self.options, self.codes)
 
     def _entry(self, path: Path) -> Path:
-        key = hashlib.sha256(f"{self.settings}\0{os.path.abspath(path)}".encode()).hexdigest()
-        return self.directory / key[:40]
+        """Named by path only: a run with other settings replaces the entry, so the cache holds at
+        most one entry per file that ever passed the prefilter."""
+        return self.directory / hashlib.sha256(os.path.abspath(path).encode()).hexdigest()[:40]
 
     def get(self, path: Path, source: bytes) -> FileResult | None:
         """The cached result for `path` holding `source`, or None (miss, or an entry not to trust)."""

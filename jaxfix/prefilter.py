@@ -1,10 +1,10 @@
 """The prefilter on raw bytes, usable without importing the rules.
 
 Importing a rule imports libcst (about half a second), which a run that parses nothing (no
-file has a rule's tokens, or every candidate is cached) should not pay. So each rule module's
-`code` and `tokens` class attributes are read here with `ast`; a test checks that this agrees
-with the imported registry, and a module whose attributes are not plain literals makes this
-fall back to importing the registry.
+file has a rule's tokens, or every candidate is cached) should not pay. So unless the registry
+is already imported, each rule module's `code` and `tokens` class attributes are read with
+`ast`; a test checks that this agrees with the registry, and a module whose attributes are not
+plain literals makes this fall back to importing the registry.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 from jaxfix.options import Options
 
 CODEMODS = Path(__file__).resolve().parent / "codemods"
-_RULE_MODULE = re.compile(r"jax\d{3}_\w+\.py$")  # the modules jaxfix/codemods/__init__.py registers
+_RULE_MODULE = re.compile(r"jax\d{3}_\w+(\.py)?$")  # what jaxfix/codemods/__init__.py registers
 
 
 @dataclass(frozen=True)
@@ -31,10 +31,6 @@ class RuleTokens:
 
     def may_apply(self, source: bytes) -> bool:
         return any(all(token in source for token in group) for group in self.tokens)
-
-
-def rule_module_paths() -> list[Path]:
-    return sorted(p for p in CODEMODS.iterdir() if _RULE_MODULE.match(p.name))
 
 
 def _read_statically(path: Path) -> RuleTokens | None:
@@ -75,7 +71,10 @@ def _from_registry(rules: dict) -> tuple[RuleTokens, ...]:
 
 @functools.cache
 def _read_all_statically() -> tuple[RuleTokens, ...] | None:
-    read = [_read_statically(path) for path in rule_module_paths()]
+    modules = sorted(p for p in CODEMODS.iterdir() if _RULE_MODULE.match(p.name))
+    if any(not p.name.endswith(".py") for p in modules):
+        return None  # a rule package: not read statically
+    read = [_read_statically(path) for path in modules]
     if any(r is None for r in read) or len({r.code for r in read}) != len(read):
         return None
     return tuple(sorted(read, key=lambda r: r.code))

@@ -19,9 +19,9 @@ from jaxfix.file_io import read_source, unreadable_reason, write_fix
 from jaxfix.options import Options
 from jaxfix.prefilter import RuleTokens, is_candidate, selected_rules
 
-# Below this much source to parse (bytes; LibCST with metadata takes roughly 30 ms per KB), a
-# worker pool costs more than it saves: each worker imports libcst, about half a second.
-_PARALLEL_MIN_BYTES = 32 * 1024
+# Below this much source to parse (LibCST with metadata costs roughly 40 ms of CPU per KB), the
+# workers' start-up (fork, pickling, each importing libcst) costs about what they would save.
+_PARALLEL_MIN_BYTES = 16 * 1024
 
 
 def default_jobs() -> int:

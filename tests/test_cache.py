@@ -131,6 +131,7 @@ def test_different_options_miss(tree, engine_calls, args):
     run(tree)
     run(tree, toy_options(*args))
     assert len(engine_calls) == 2
+    assert len(entries(tree)) == 1  # the new result replaced the old one: one entry per file
 
 
 def test_other_jaxfix_version_misses(tree, engine_calls, monkeypatch):

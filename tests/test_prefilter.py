@@ -1,5 +1,6 @@
-"""The prefilter never changes a result: running every selected rule on every file gives what
-skipping the files and rules whose tokens are missing gives. And a run that has nothing to
+"""The prefilter never changes a result: running every selected rule on every file (fixtures,
+mutated fixtures, generated programs) gives what skipping the files and rules whose tokens are
+missing gives. And a run that has nothing to
 parse (no candidates, or all of them cached) never imports libcst."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 
 import jaxfix.runner
 from fixture_cases import all_cases
-from helpers import options_from_args
+from helpers import options_from_args, run_engine
 from jax_program_strategy import Program, programs
 from jaxfix import prefilter
 from jaxfix.codemods import RULES
@@ -22,6 +23,7 @@ from jaxfix.codemods.base import Rule
 from jaxfix.engine import process_source
 from jaxfix.options import Options
 from jaxfix.runner import run_files
+from test_mutations import _chain, _mutate
 
 CASES = all_cases()
 
@@ -39,6 +41,15 @@ def test_fixture_results_do_not_depend_on_the_prefilter(case, monkeypatch):
     filtered = run_files(files, options, write=False, jobs=1)
     disable_prefilter(monkeypatch)
     assert run_files(files, options, write=False, jobs=1) == filtered
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_mutated_fixture_results_do_not_depend_on_the_prefilter(case, monkeypatch):
+    """The fixture mutation corpus (renamed, re-imported, commented, reordered spellings)."""
+    mutant = _mutate(case.before.read_text(encoding="utf-8"), _chain(case))
+    filtered = run_engine(mutant, case.cli_args, path=str(case.before))
+    disable_prefilter(monkeypatch)
+    assert run_engine(mutant, case.cli_args, path=str(case.before)) == filtered
 
 
 @settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])

@@ -160,7 +160,7 @@ class MissingLoweringPlatforms(Rule):
     name = "missing-lowering-platforms"
     summary = "lowering with only AbstractMesh shardings needs lowering_platforms"
     fix_safety = Safety.SAFE
-    tokens = ((b"jax", b"lower("),)
+    tokens = ((b"lower", b"AbstractMesh"), (b"lower", b"abstract_mesh"))
 
     def __init__(self, analysis, options) -> None:
         super().__init__(analysis, options)
