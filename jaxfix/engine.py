@@ -1,6 +1,6 @@
 """One file in, one FileResult out: parse once, run every selected rule, apply fixes, verify.
 
-Pure except for `process_file`, which reads and (when asked) writes the file safely.
+Pure: reading, caching and safe writes live in jaxfix/runner.py and jaxfix/file_io.py.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from jaxfix.codemods import RULES
 from jaxfix.codemods.base import Rule
 from jaxfix.diffs import split_lines
 from jaxfix.diagnostics import Diagnostic, FileResult, Fix, Location, Report, Safety
-from jaxfix.file_io import read_source, unreadable_reason, write_fix
+from jaxfix.file_io import unreadable_reason
 from jaxfix.options import Options
 from jaxfix.suppression import is_suppressed
 
@@ -206,11 +206,3 @@ def process_source(path: Path, source: bytes, options: Options) -> FileResult:
     except Exception as error:  # noqa: BLE001 - a rule's bug must not stop the run
         return FileResult(path, source, error=f"internal error in a rule, file left untouched: {type(error).__name__}: {error}")
     return FileResult(path, source, fixed, diagnostics)
-
-
-def process_file(path: Path, options: Options, *, write: bool) -> FileResult:
-    source = read_source(path, options)
-    if isinstance(source, FileResult):
-        return source
-    result = process_source(path, source, options)
-    return write_fix(result) if write else result

@@ -28,7 +28,3 @@ def installed_jax_version() -> tuple[int, ...] | None:
 def axes_explicit_by_default(version: tuple[int, ...] | None) -> bool:
     """Unknown version means the newest behavior."""
     return version is None or version >= EXPLICIT_AXES_BY_DEFAULT_SINCE
-
-
-def format_version(version: tuple[int, ...] | None) -> str:
-    return "newest" if version is None else ".".join(map(str, version))

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from helpers import run_engine
-from jaxfix import engine, safe_write
+from jaxfix import engine, runner, safe_write
 from jaxfix.cli.main import cli
 from jaxfix.options import Options
 from snippets import CALL, FIXED, FIXED_CALL, VIOLATION
@@ -133,13 +133,13 @@ def test_file_changed_between_read_and_write_is_not_overwritten(tmp_path, monkey
         return result
 
     monkeypatch.setattr(engine, "process_source", edit_meanwhile)
-    result = engine.process_file(path, Options(), write=True)
+    result = runner.process_file(path, Options(), write=True)
     assert result.error and "changed while jaxfix was running" in result.error
     assert path.read_text() == VIOLATION + "# edited by someone else\n"
 
 
 def test_vanished_file_is_an_error(tmp_path):
-    result = engine.process_file(tmp_path / "gone.py", Options(), write=True)
+    result = runner.process_file(tmp_path / "gone.py", Options(), write=True)
     assert result.error and result.error.startswith("cannot read:")
 
 
@@ -152,7 +152,7 @@ def test_interrupt_during_write_leaves_no_temp_file_and_the_original(tmp_path, m
 
     monkeypatch.setattr(safe_write.os, "replace", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        engine.process_file(path, Options(), write=True)
+        runner.process_file(path, Options(), write=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.py"]
     assert path.read_text() == VIOLATION
 
