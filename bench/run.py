@@ -1,5 +1,7 @@
 """Time `jaxfix --check` (cold and warm cache) against `ruff check --select F401 --no-cache` and
-plain `libcst.parse_module` on the same tree, side by side, and print a Markdown report.
+plain `libcst.parse_module` on the same tree, side by side, and print a Markdown report. Plain
+LibCST runs twice more on the files that pass jaxfix's prefilter (parse; parse + ScopeProvider):
+the floor of any LibCST-based check of that tree.
 
     python bench/run.py                        # a generated corpus (see make_corpus.py) in a temp dir
     python bench/run.py /path/to/jax           # any directory
@@ -31,6 +33,7 @@ BENCH = Path(__file__).resolve().parent
 RUFF = "`ruff check --select F401 --no-cache`"
 COLD = "`jaxfix --check`, cold (empty cache dir)"
 WARM = "`jaxfix --check`, warm cache"
+PARSE_CANDIDATES = "plain `libcst.parse_module`, prefilter's candidates only, one process"
 sys.path.insert(0, str(BENCH))
 
 from make_corpus import write_corpus  # noqa: E402 - a sibling script, not a package
@@ -99,12 +102,15 @@ def tree_stats(root: Path) -> dict[str, float]:
     files = discover([root]).files
     rules = selected_rules(Options())
     sources = [path.read_bytes() for path in files]
+    candidates = [path for path, source in zip(files, sources) if is_candidate(source, rules)]
     return {
         "files": len(files),
         "lines": sum(s.count(b"\n") for s in sources),
         "megabytes": sum(len(s) for s in sources) / 1e6,
-        "candidates": sum(is_candidate(s, rules) for s in sources),
+        "candidates": len(candidates),
+        "candidate_lines": sum(s.count(b"\n") for s in sources if is_candidate(s, rules)),
         "file_list": files,
+        "candidate_list": candidates,
     }
 
 
@@ -130,7 +136,8 @@ def report(tree: str, stats: dict, results: list[Measurement], baseline: Measure
         header,
         "",
         f"Tree: `{tree}`: {stats['files']} files, {stats['lines']:,} lines, {stats['megabytes']:.1f} MB; "
-        f"{stats['candidates']} files ({100 * stats['candidates'] / max(stats['files'], 1):.1f}%) pass jaxfix's prefilter.",
+        f"{stats['candidates']} files ({100 * stats['candidates'] / max(stats['files'], 1):.1f}%, "
+        f"{stats['candidate_lines']:,} lines) pass jaxfix's prefilter.",
         "",
         "| command | median wall (s) | fastest (s) | median CPU (s) | peak RSS (MB) | wall / ruff | exit |",
         "|---|---:|---:|---:|---:|---:|---:|",
@@ -186,6 +193,15 @@ def main() -> None:
                     before_each=lambda: shutil.rmtree(cold_dir, ignore_errors=True)),
             Command(WARM, [*jaxfix_cmd, "--cache-dir", str(warm_dir), str(tree)], args.repeat),
         ]
+        if stats["candidates"]:
+            # The floor of any LibCST-based check: the candidate files, parsed (and scoped), nothing else.
+            candidate_list = work / "candidates.txt"
+            candidate_list.write_text("".join(f"{p}\n" for p in stats["candidate_list"]), encoding="utf-8")
+            commands += [
+                Command(PARSE_CANDIDATES, [sys.executable, str(BENCH / "parse_all.py"), str(candidate_list)], args.repeat),
+                Command(f"{PARSE_CANDIDATES} + `ScopeProvider`",
+                        [sys.executable, str(BENCH / "parse_all.py"), str(candidate_list), "--scope"], args.repeat),
+            ]
         if args.parse_repeat:
             file_list = work / "files.txt"
             file_list.write_text("".join(f"{p}\n" for p in stats["file_list"]), encoding="utf-8")
