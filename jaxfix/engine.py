@@ -11,9 +11,10 @@ from pathlib import Path
 import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
-from libcst.metadata import CodeRange, MetadataWrapper
+from libcst.metadata import CodeRange
 
 from jaxfix.analysis.module import ModuleAnalysis
+from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
 from jaxfix.changed_lines import carry_lines
 from jaxfix.codemods import RULES
 from jaxfix.codemods.base import Rule
@@ -81,13 +82,13 @@ def _run_rules(
     module: cst.Module, rules: list[type[Rule]], options: Options, changed_lines: frozenset[int] | None
 ) -> tuple[ModuleAnalysis, list[Report]]:
     """Reports that are neither suppressed nor, in changed-lines mode, off the changed lines."""
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    wrapper = ModuleLevelBatchWrapper(module, unsafe_skip_copy=True)
     analysis = ModuleAnalysis(wrapper, options.jax_version)
-    reports: list[Report] = []
-    for rule_class in rules:
-        rule = rule_class(analysis, options)
-        wrapper.visit(rule)
-        reports.extend(rule.reports)
+    running = [rule_class(analysis, options) for rule_class in rules]
+    wrapper.visit_batched(running)
+    reports = [report for rule in running for report in rule.reports]
+    if not reports:
+        return analysis, []  # without generating the code for suppression comments and positions
     lines = split_lines(module.code)
     kept = []
     for report in reports:
@@ -144,7 +145,6 @@ def check_source(
     if not rules:
         return None, ()
     module = cst.parse_module(source)
-    exact = module.bytes == source  # LibCST loses a few odd layouts (e.g. whitespace after a final blank line)
     diagnostics: tuple[Diagnostic, ...] | None = None
     fixed_any = False
     for _ in range(MAX_PASSES):
@@ -154,7 +154,9 @@ def check_source(
         fixes = [r.fix for r in reports if _fix_allowed(r.fix, options)]
         if not fixes:
             break
-        if not exact:
+        # Only the first pass can get here with nothing fixed yet, so `module` is the original.
+        # LibCST loses a few odd layouts (e.g. whitespace after a final blank line).
+        if not fixed_any and module.bytes != source:
             raise InternalError("LibCST does not reproduce this file byte for byte, so jaxfix will not rewrite it")
         fixed_any = True
         changed = _apply(module, fixes, analysis).bytes
@@ -167,8 +169,10 @@ def check_source(
         module = fixed_module
     else:
         raise InternalError(f"fixes did not settle after {MAX_PASSES} passes")
+    if not fixed_any:
+        return None, diagnostics
     fixed = module.bytes
-    if not fixed_any or fixed == source:
+    if fixed == source:
         return None, diagnostics
     if _parses_with_ast(source) and not _parses_with_ast(fixed):
         raise InternalError("a fix produced code that Python rejects")

@@ -30,16 +30,11 @@ class MeshReach:
     @cached_property
     def global_setters(self) -> list[cst.Call]:
         """`set_mesh(...)` / `use_mesh(...)` calls that are neither a `with` item nor entered."""
-        found: list[cst.Call] = []
-        reach = self
-
-        class Find(cst.CSTVisitor):
-            def visit_Call(self, node: cst.Call) -> None:
-                if reach.analysis.names.called_api(node) in _GLOBAL_SETTER_APIS and not reach._entered(node):
-                    found.append(node)
-
-        self.analysis.wrapper.module.visit(Find())
-        return found
+        names = self.analysis.names
+        return [
+            node for node in self.analysis.nodes(cst.Call)
+            if names.called_api(node) in _GLOBAL_SETTER_APIS and not self._entered(node)
+        ]
 
     def _entered(self, call: cst.Call) -> bool:
         parent = self.parents.get(call)
@@ -102,12 +97,8 @@ class MeshReach:
     def _attributes(self) -> dict[str, list[cst.Attribute]]:
         """Every `x.name` in the module, by name (how methods are reached)."""
         by_name: dict[str, list[cst.Attribute]] = {}
-
-        class Find(cst.CSTVisitor):
-            def visit_Attribute(self, node: cst.Attribute) -> None:
-                by_name.setdefault(node.attr.value, []).append(node)
-
-        self.analysis.wrapper.module.visit(Find())
+        for node in self.analysis.nodes(cst.Attribute):
+            by_name.setdefault(node.attr.value, []).append(node)
         return by_name
 
 

@@ -3,48 +3,49 @@
 from __future__ import annotations
 
 from functools import cached_property
+from typing import TypeVar
 
-from libcst.metadata import (
-    MetadataWrapper,
-    ParentNodeProvider,
-    PositionProvider,
-    QualifiedNameProvider,
-    ScopeProvider,
-)
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
 
 from jaxfix.analysis.context import ContextModel
 from jaxfix.analysis.current_mesh import CurrentMeshModel
 from jaxfix.analysis.mesh import MeshModel
 from jaxfix.analysis.names import ApiResolver
+from jaxfix.analysis.parents import parent_map
 
-# Resolved for every candidate file. Positions cost a full code generation, so they are only
-# computed when something is reported (see `positions`).
-PROVIDERS = (QualifiedNameProvider, ScopeProvider, ParentNodeProvider)
+NodeT = TypeVar("NodeT", bound=cst.CSTNode)
 
 
 class ModuleAnalysis:
-    """Resolves metadata once per pass; rules ask it questions, never edit."""
+    """Computes what rules ask about once per pass, on first use; rules ask it questions, never edit.
+
+    Positions cost a full code generation, so they are only computed when something is reported.
+    """
 
     def __init__(self, wrapper: MetadataWrapper, jax_version: tuple[int, ...] | None) -> None:
         self.wrapper = wrapper
         self.jax_version = jax_version
-        self.metadata = wrapper.resolve_many(PROVIDERS)
 
-    @property
+    @cached_property
     def parents(self):
-        return self.metadata[ParentNodeProvider]
+        return parent_map(self.wrapper.module)
+
+    def nodes(self, kind: type[NodeT]) -> list[NodeT]:
+        """Every node of type `kind`, in the order a visitor meets them (the parent map's order)."""
+        return [node for node in self.parents if isinstance(node, kind)]
 
     @cached_property
     def positions(self):
         return self.wrapper.resolve(PositionProvider)
 
-    @property
+    @cached_property
     def scopes(self):
-        return self.metadata[ScopeProvider]
+        return self.wrapper.resolve(ScopeProvider)
 
     @cached_property
     def names(self) -> ApiResolver:
-        return ApiResolver(self.metadata[QualifiedNameProvider])
+        return ApiResolver(self.scopes)
 
     @cached_property
     def meshes(self) -> MeshModel:

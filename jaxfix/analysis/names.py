@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 import libcst as cst
-from libcst.metadata import QualifiedName
+from libcst.metadata import QualifiedName, Scope
 
 # Canonical API name -> every fully qualified name it is reachable through.
 JAX_APIS: dict[str, frozenset[str]] = {
@@ -41,7 +41,7 @@ _BY_QUALIFIED_NAME = {q: api for api, spellings in JAX_APIS.items() for q in spe
 _MATCH_ANY_JAX_MODULE = frozenset({"top_level_all_gather"})
 
 
-def api_of_qualified_names(names: set[QualifiedName]) -> str | None:
+def api_of_qualified_names(names: Collection[QualifiedName]) -> str | None:
     """The canonical API for a set of qualified names, or None."""
     for qualified in names:
         api = _BY_QUALIFIED_NAME.get(qualified.name)
@@ -54,14 +54,22 @@ def api_of_qualified_names(names: set[QualifiedName]) -> str | None:
 
 
 class ApiResolver:
-    """Answers "which JAX API is this expression?" from QualifiedNameProvider metadata."""
+    """Answers "which JAX API is this expression?" from the qualified names its scope gives.
 
-    def __init__(self, qualified_names: Mapping[cst.CSTNode, set[QualifiedName]]) -> None:
-        self._qualified_names = qualified_names
+    The same names as LibCST's QualifiedNameProvider (which asks the node's scope in the same
+    way), but computed only for the nodes a rule asks about, not a traversal of the module.
+    """
 
-    def qualified_names(self, node: cst.CSTNode) -> set[QualifiedName]:
-        names = self._qualified_names.get(node, set())
-        return names() if callable(names) else names  # LibCST computes these lazily
+    def __init__(self, scopes: Mapping[cst.CSTNode, Scope | None]) -> None:
+        self._scopes = scopes
+        self._known: dict[cst.CSTNode, Collection[QualifiedName]] = {}
+
+    def qualified_names(self, node: cst.CSTNode) -> Collection[QualifiedName]:
+        names = self._known.get(node)
+        if names is None:
+            scope = self._scopes.get(node)
+            names = self._known[node] = set() if scope is None else scope.get_qualified_names_for(node)
+        return names
 
     def api(self, node: cst.CSTNode) -> str | None:
         return api_of_qualified_names(self.qualified_names(node))

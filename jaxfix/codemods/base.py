@@ -1,4 +1,8 @@
-"""The rule base class: a LibCST visitor that reports; the engine applies the fixes."""
+"""The rule base class: a LibCST visitor that reports; the engine applies the fixes.
+
+Rules are batchable visitors, so one traversal serves every rule that runs on a file; their
+`visit_<Node>` methods cannot skip a node's children.
+"""
 
 from __future__ import annotations
 
@@ -6,16 +10,15 @@ import inspect
 from typing import ClassVar
 
 import libcst as cst
-import libcst.matchers as m
 
-from jaxfix.analysis.module import PROVIDERS, ModuleAnalysis
+from jaxfix.analysis.module import ModuleAnalysis
 from jaxfix.diagnostics import Fix, Related, Report, Safety
 from jaxfix.options import Options
 
 DOC_SECTIONS = ("## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix safety", "## References")
 
 
-class Rule(m.MatcherDecoratableVisitor):
+class Rule(cst.BatchableCSTVisitor):
     """Subclasses set the class attributes below and put their ruff-style docs in the docstring."""
 
     code: ClassVar[str]
@@ -24,8 +27,6 @@ class Rule(m.MatcherDecoratableVisitor):
     fix_safety: ClassVar[Safety]  # of the rule's usual fix
     # Prefilter: the file can only be flagged if, for some group, every token occurs in its bytes.
     tokens: ClassVar[tuple[tuple[bytes, ...], ...]]
-
-    METADATA_DEPENDENCIES = PROVIDERS
 
     def __init__(self, analysis: ModuleAnalysis, options: Options) -> None:
         super().__init__()

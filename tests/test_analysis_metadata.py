@@ -1,0 +1,155 @@
+"""The analysis's cheaper metadata gives exactly what LibCST's own providers give."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+from fixture_cases import FIXTURES
+from libcst.metadata import (
+    MetadataWrapper,
+    ParentNodeProvider,
+    PositionProvider,
+    QualifiedNameProvider,
+)
+
+from jaxfix.analysis.module import ModuleAnalysis
+from jaxfix.analysis.parents import parent_map
+from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
+
+TRICKY = {
+    "empty": "",
+    "comments only": "# a comment\n\n# another\n",
+    "decorators and dotted imports": """
+        import jax.sharding as shd
+        import jax.experimental.pjit
+        from functools import partial
+        from jax import jit as J
+
+        @partial(J, static_argnums=0)
+        @jax.experimental.pjit.pjit
+        def f(n, x=shd.PartitionSpec()):
+            return shd.NamedSharding(x, n)
+
+        class C(shd.Mesh):
+            @staticmethod
+            def g(): return f
+    """,
+    "shadowing, conditional imports and relative imports": """
+        try:
+            from jax.sharding import AbstractMesh as M
+        except ImportError:
+            from jax._src.mesh import AbstractMesh as M
+        from . import sibling
+        from ..parent import thing as other
+        def h(M):
+            return M((2,), ("x",)), sibling.x, other
+        M = M if True else None
+    """,
+    "comprehensions, lambdas, walrus, star, f-strings": """
+        import jax
+        ys = [jax.jit(lambda v: v)(x) for x in range(3) if (n := x)]
+        d = {k: v for k, *v in [(1, 2, 3)]}
+        s = f"{jax.devices()[0]!r:>{n}}"
+        g = (lambda *a, **k: a)(*ys, **d)
+    """,
+    "global, nonlocal, async, match": """
+        import jax
+        X = 0
+        def outer():
+            y = 1
+            async def inner():
+                global X
+                nonlocal y
+                async with jax.set_mesh(m) as cm, other():
+                    async for z in aiter():
+                        X = await z
+            return inner
+        match jax.devices():
+            case [first, *rest] if first:
+                pass
+            case {"k": jax.Device() as dev}:
+                pass
+    """,
+    "annotations and strings": """
+        from typing import TYPE_CHECKING
+        import jax
+        if TYPE_CHECKING:
+            from jax.sharding import Mesh
+        def f(m: "Mesh", n: jax.Array = None) -> "jax.Array":
+            x: jax.sharding.PartitionSpec = jax.P()
+            del x
+    """,
+}
+
+
+def _sources() -> list[tuple[str, str]]:
+    snippets = [(name, textwrap.dedent(code)) for name, code in TRICKY.items()]
+    fixtures = [(path.name, path.read_text()) for path in sorted(FIXTURES.rglob("*.py"))]
+    assert len(fixtures) > 50
+    return snippets + fixtures
+
+
+SOURCES = _sources()
+
+
+def _every_node(root: cst.CSTNode) -> list[cst.CSTNode]:
+    found: list[cst.CSTNode] = []
+
+    class Collect(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            found.append(node)
+            return True
+
+    root.visit(Collect())
+    return found
+
+
+@pytest.mark.parametrize("name, source", SOURCES, ids=[name for name, _ in SOURCES])
+def test_parent_map_is_libcsts_parent_map(name, source):
+    module = cst.parse_module(source)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(ParentNodeProvider)
+    parents = parent_map(module)
+    assert parents == dict(expected)
+    assert list(parents) == _every_node(module)[1:]  # every node but the root, in visiting order
+
+
+@pytest.mark.parametrize("name, source", SOURCES, ids=[name for name, _ in SOURCES])
+def test_api_resolver_names_are_libcsts_qualified_names(name, source):
+    module = cst.parse_module(source)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(QualifiedNameProvider)
+    analysis = ModuleAnalysis(ModuleLevelBatchWrapper(module, unsafe_skip_copy=True), None)
+    for node in _every_node(module):
+        value = expected.get(node, set())
+        assert analysis.names.qualified_names(node) == (value() if callable(value) else value), node
+
+
+@pytest.mark.parametrize("name, source", SOURCES[:8], ids=[name for name, _ in SOURCES[:8]])
+def test_module_level_batch_wrapper_gives_libcsts_positions(name, source):
+    module = cst.parse_module(source)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    assert ModuleLevelBatchWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider) == expected
+
+
+def test_module_level_batch_wrapper_still_walks_for_visitors_that_look_below_the_module():
+    module = cst.parse_module("f(g(1))\nclass C:\n    x = h()\n")
+
+    class Calls(cst.BatchableCSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.seen: list[str] = []
+
+        def visit_Call(self, node: cst.Call) -> None:
+            self.seen.append(cst.ensure_type(node.func, cst.Name).value)
+
+    first, second = Calls(), Calls()
+    ModuleLevelBatchWrapper(module, unsafe_skip_copy=True).visit_batched([first, second])
+    assert first.seen == second.seen == ["f", "g", "h"]
+
+
+def test_nodes_of_a_kind_come_in_visiting_order():
+    module = cst.parse_module("a.b(c.d(e.f))\ndef g():\n    return h.i\n")
+    analysis = ModuleAnalysis(ModuleLevelBatchWrapper(module, unsafe_skip_copy=True), None)
+    assert [cst.Module([]).code_for_node(n) for n in analysis.nodes(cst.Attribute)] == ["a.b", "c.d", "e.f", "h.i"]
+    assert analysis.nodes(cst.Module) == []
