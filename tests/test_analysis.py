@@ -1,4 +1,4 @@
-"""The shared analysis: API resolution, the static mesh model, mesh contexts, import spellings."""
+"""The shared analysis: API resolution, the static mesh model, the current mesh, import spellings."""
 
 from __future__ import annotations
 
@@ -116,7 +116,7 @@ def test_mesh_equality_is_by_value_and_unknown_stays_unknown():
     assert a.same_as(b) is True and a.same_as(c) is False and a.same_as(d) is None
 
 
-def test_enclosing_contexts_outermost_first_within_the_function():
+def test_setters_around_a_node_outermost_first_within_its_function():
     code = HEADER + textwrap.dedent(
         """
         outer = AbstractMesh((8,), ("x",))
@@ -128,14 +128,42 @@ def test_enclosing_contexts_outermost_first_within_the_function():
         """
     )
     analysis, module = analyze(code)
-    with_statement = module.body[-1]
-    inner = with_statement.body.body[0]
+    inner = module.body[-1].body.body[0]
     call = inner.body.body[1].body[0].value
-    contexts = analysis.contexts.enclosing(call)
-    assert [c.entered_by for c in contexts] == ["use_abstract_mesh", "other", "set_mesh"]
-    assert contexts[0].mesh.axis_sizes == (8,) and contexts[2].mesh.kind == "concrete"
+    setters, scope = analysis.current_mesh.setters_around(call)
+    assert [s.api for s in setters] == ["use_abstract_mesh", "set_mesh"] and scope is None
+    assert setters[0].mesh.axis_sizes == (8,) and setters[1].mesh.kind == "concrete"
     function_body = inner.body.body[0].body.body[0]
-    assert analysis.contexts.enclosing(function_body) == ()
+    setters, scope = analysis.current_mesh.setters_around(function_body)
+    assert setters == [] and isinstance(scope, cst.FunctionDef)
+
+
+def test_under_concrete_mesh_means_a_with_mesh_in_the_same_scope():
+    code = HEADER + textwrap.dedent(
+        """
+        mesh = Mesh(jax.devices(), ("x",))
+        abstract = AbstractMesh((8,), ("x",))
+        with abstract:
+            under_abstract_mesh()
+        with jax.set_mesh(mesh):
+            under_set_mesh()
+        with open("f"), mesh:
+            def later():
+                in_function()
+            under_mesh()
+        """
+    )
+    analysis, module = analyze(code)
+    set_mesh_call = module.body[-2].body.body[0].body[0].value
+    with_mesh = module.body[-1].body.body
+    in_function = with_mesh[0].body.body[0].body[0].value
+    under_mesh = with_mesh[1].body[0].value
+    under_abstract_mesh = module.body[-3].body.body[0].body[0].value
+    model = analysis.current_mesh
+    assert model.under_concrete_mesh(under_mesh)
+    assert not model.under_concrete_mesh(under_abstract_mesh)
+    assert not model.under_concrete_mesh(set_mesh_call)  # set_mesh is a setter, not `with mesh:`
+    assert not model.under_concrete_mesh(in_function)  # another scope
 
 
 def test_import_spellings():

@@ -1,4 +1,4 @@
-"""Which abstract mesh is current where a context manager is entered (the view JAX002 needs).
+"""Which mesh is current where a node runs: the setters around it, and `with mesh:` blocks.
 
 Follows, within one module: `with` items; `enter_context` / `enterContext` /
 `enterClassContext` calls earlier in the same block (ExitStack, TestCase); a TestCase's
@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 import libcst as cst
 from libcst.metadata import Assignment
 
-from jaxfix.analysis.context import MESH_CONTEXT_APIS
 from jaxfix.analysis.mesh import MeshValue
 
 if TYPE_CHECKING:
     from jaxfix.analysis.module import ModuleAnalysis
 
+MESH_CONTEXT_APIS = ("use_abstract_mesh", "set_mesh", "use_mesh")
 ENTER_METHODS = frozenset({"enter_context", "enterContext", "enterClassContext"})
 _EXIT_METHODS = frozenset({"close", "pop_all"})
 _SCOPE_BOUNDARIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
@@ -100,6 +100,24 @@ class CurrentMeshModel:
                 found[:0] = self._entered_by_statements(current.body[: current.body.index(child)])
             child, current = current, self.parents.get(current)
         return found, current
+
+    def under_concrete_mesh(self, node: cst.CSTNode) -> bool:
+        """Whether a `with mesh:` (a concrete Mesh as the context manager, which sets no abstract
+        mesh) is around `node` in its own scope."""
+        child, current = node, self.parents.get(node)
+        while current is not None and not isinstance(current, _SCOPE_BOUNDARIES):
+            if isinstance(current, cst.With):
+                items = current.items[: current.items.index(child)] if child in current.items else current.items
+                if any(self._is_concrete_mesh(item.item) for item in items):
+                    return True
+            child, current = current, self.parents.get(current)
+        return False
+
+    def _is_concrete_mesh(self, expr: cst.BaseExpression) -> bool:
+        if self.analysis.names.called_api(expr) in MESH_CONTEXT_APIS:
+            return False
+        mesh = self.analysis.meshes.mesh(expr)
+        return mesh is not None and not mesh.is_abstract
 
     def _entered_by_statements(self, statements) -> list[MeshSetter]:
         """Setters entered by `x.enter_context(cm)` statements (they stay entered afterwards,

@@ -46,7 +46,7 @@ class MeshReach:
     def under_mesh(self, node: cst.CSTNode, seen: frozenset[cst.CSTNode] = frozenset()) -> bool:
         """Whether any mesh context (`with mesh:`, a setter, an unknown one that may set a
         mesh) is around `node` in its scope or around a use of that scope."""
-        if any(c.entered_by == "mesh" for c in self.analysis.contexts.enclosing(node)):
+        if self.analysis.current_mesh.under_concrete_mesh(node):
             return True
         setters, scope = self.analysis.current_mesh.setters_around(node)
         return bool(setters) or self.scope_used_under_mesh(scope, seen)

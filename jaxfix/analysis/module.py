@@ -8,7 +8,6 @@ from typing import TypeVar
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
 
-from jaxfix.analysis.context import ContextModel
 from jaxfix.analysis.current_mesh import CurrentMeshModel
 from jaxfix.analysis.mesh import MeshModel
 from jaxfix.analysis.names import ApiResolver
@@ -50,10 +49,6 @@ class ModuleAnalysis:
     @cached_property
     def meshes(self) -> MeshModel:
         return MeshModel(self.names, self.scopes, self.parents, self.jax_version)
-
-    @cached_property
-    def contexts(self) -> ContextModel:
-        return ContextModel(self.meshes, self.parents)
 
     @cached_property
     def current_mesh(self) -> CurrentMeshModel:

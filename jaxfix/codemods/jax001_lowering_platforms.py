@@ -374,7 +374,7 @@ class MissingLoweringPlatforms(Rule):
         """
         if self.reach.global_setters:
             return False, None
-        if any(c.entered_by == "mesh" for c in self.analysis.contexts.enclosing(trace)):
+        if self.analysis.current_mesh.under_concrete_mesh(trace):
             return False, None
         setters, scope = self.analysis.current_mesh.setters_around(trace)
         if any(s.api != "use_abstract_mesh" for s in setters) or self.reach.scope_used_under_mesh(scope):
