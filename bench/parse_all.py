@@ -1,9 +1,11 @@
 """Parse every file named in FILE_LIST (one path per line) with libcst.parse_module, in one
 process: the cost jaxfix would pay without its prefilter and cache (no metadata, no rules).
 
-With --scope, also resolve LibCST's ScopeProvider for each module: the least analysis a rule
-needs to tell which `lower` or `use_abstract_mesh` a name refers to. Run on the files that pass
-jaxfix's prefilter, this is the floor of any LibCST-based check of those files.
+Run on the files that pass jaxfix's prefilter, the parse alone is the floor of any
+LibCST-based check of those files. With --scope, also resolve LibCST's ScopeProvider (the
+analysis a rule needs to tell which `lower` or `use_abstract_mesh` a name refers to) through a
+stock MetadataWrapper: scope analysis as LibCST ships it, including two traversals of the
+module that jaxfix's own wrapper skips.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Time `jaxfix --check` (cold and warm cache) against `ruff check --select F401 --no-cache` and
 plain `libcst.parse_module` on the same tree, side by side, and print a Markdown report. Plain
-LibCST runs twice more on the files that pass jaxfix's prefilter (parse; parse + ScopeProvider):
-the floor of any LibCST-based check of that tree.
+LibCST runs twice more on the files that pass jaxfix's prefilter: parse only (the floor of any
+LibCST-based check of that tree), and parse + stock ScopeProvider.
 
     python bench/run.py                        # a generated corpus (see make_corpus.py) in a temp dir
     python bench/run.py /path/to/jax           # any directory
@@ -194,7 +194,7 @@ def main() -> None:
             Command(WARM, [*jaxfix_cmd, "--cache-dir", str(warm_dir), str(tree)], args.repeat),
         ]
         if stats["candidates"]:
-            # The floor of any LibCST-based check: the candidate files, parsed (and scoped), nothing else.
+            # The floor of any LibCST-based check (the candidate files parsed, nothing else), and stock scopes.
             candidate_list = work / "candidates.txt"
             candidate_list.write_text("".join(f"{p}\n" for p in stats["candidate_list"]), encoding="utf-8")
             commands += [

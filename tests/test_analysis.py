@@ -6,15 +6,15 @@ import textwrap
 
 import libcst as cst
 import pytest
-from libcst.metadata import MetadataWrapper
 
 from jaxfix.analysis.imports import api_spelling, module_spelling
 from jaxfix.analysis.module import ModuleAnalysis
+from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
 
 
 def analyze(code: str, jax_version=(0, 10, 2)) -> tuple[ModuleAnalysis, cst.Module]:
     module = cst.parse_module(textwrap.dedent(code))
-    return ModuleAnalysis(MetadataWrapper(module, unsafe_skip_copy=True), jax_version), module
+    return ModuleAnalysis(ModuleLevelBatchWrapper(module, unsafe_skip_copy=True), jax_version), module
 
 
 def last_value(module: cst.Module) -> cst.BaseExpression:

@@ -7,11 +7,13 @@ import textwrap
 import libcst as cst
 import pytest
 from fixture_cases import FIXTURES
+from libcst._batched_visitor import _BatchedCSTVisitor
 from libcst.metadata import (
     MetadataWrapper,
     ParentNodeProvider,
     PositionProvider,
     QualifiedNameProvider,
+    ScopeProvider,
 )
 
 from jaxfix.analysis.module import ModuleAnalysis
@@ -153,3 +155,38 @@ def test_nodes_of_a_kind_come_in_visiting_order():
     analysis = ModuleAnalysis(ModuleLevelBatchWrapper(module, unsafe_skip_copy=True), None)
     assert [cst.Module([]).code_for_node(n) for n in analysis.nodes(cst.Attribute)] == ["a.b", "c.d", "e.f", "h.i"]
     assert analysis.nodes(cst.Module) == []
+
+
+@pytest.fixture
+def batched_visits(monkeypatch) -> list[cst.CSTNode]:
+    """Every node LibCST's batched traversal visits (through its private visitor, the one place
+    all batched traversals pass)."""
+    visited: list[cst.CSTNode] = []
+    on_visit = _BatchedCSTVisitor.on_visit
+
+    def spy(self, node: cst.CSTNode) -> bool:
+        visited.append(node)
+        return on_visit(self, node)
+
+    monkeypatch.setattr(_BatchedCSTVisitor, "on_visit", spy)
+    return visited
+
+
+MODULE_LEVEL_PROVIDERS = [ScopeProvider, PositionProvider]
+
+
+@pytest.mark.parametrize("provider", MODULE_LEVEL_PROVIDERS, ids=lambda p: p.__name__)
+def test_stock_wrapper_traverses_the_module_for_module_level_providers(provider, batched_visits):
+    """The control: LibCST walks the whole tree for these providers (ScopeProvider twice, once
+    for its dependency ExpressionContextProvider), and the spy sees it."""
+    module = cst.parse_module(textwrap.dedent(TRICKY["decorators and dotted imports"]))
+    MetadataWrapper(module, unsafe_skip_copy=True).resolve(provider)
+    assert set(batched_visits) == set(_every_node(module))
+
+
+@pytest.mark.parametrize("provider", MODULE_LEVEL_PROVIDERS, ids=lambda p: p.__name__)
+def test_module_level_batch_wrapper_resolves_them_without_a_traversal(provider, batched_visits):
+    module = cst.parse_module(textwrap.dedent(TRICKY["decorators and dotted imports"]))
+    resolved = ModuleLevelBatchWrapper(module, unsafe_skip_copy=True).resolve(provider)
+    assert module in resolved
+    assert batched_visits == []

@@ -215,7 +215,7 @@ class CurrentMeshModel:
         """Calls of a function bound only by its `def`: `f(...)`, `jax.jit(f)(...)`, and
         `g(...)` after `g = jax.jit(f)`."""
         calls = self._calls_through(self._only_assignment(function.name, function))
-        return sorted(calls, key=lambda c: (self.analysis.positions[c].start.line, self.analysis.positions[c].start.column))
+        return sorted(calls, key=self.analysis.source_order.__getitem__)  # no positions: they cost a code generation
 
     def _calls_through(self, assignment: Assignment | None, *, follow_jit: bool = True) -> list[cst.Call]:
         calls: list[cst.Call] = []

@@ -30,6 +30,11 @@ class ModuleAnalysis:
     def parents(self):
         return parent_map(self.wrapper.module)
 
+    @cached_property
+    def source_order(self) -> dict[cst.CSTNode, int]:
+        """Each node's rank in the order a visitor meets them: source order, outer before inner."""
+        return {node: rank for rank, node in enumerate(self.parents)}
+
     def nodes(self, kind: type[NodeT]) -> list[NodeT]:
         """Every node of type `kind`, in the order a visitor meets them (the parent map's order)."""
         return [node for node in self.parents if isinstance(node, kind)]

@@ -62,13 +62,13 @@ class ApiResolver:
 
     def __init__(self, scopes: Mapping[cst.CSTNode, Scope | None]) -> None:
         self._scopes = scopes
-        self._known: dict[cst.CSTNode, Collection[QualifiedName]] = {}
+        self._known: dict[cst.CSTNode, frozenset[QualifiedName]] = {}
 
-    def qualified_names(self, node: cst.CSTNode) -> Collection[QualifiedName]:
+    def qualified_names(self, node: cst.CSTNode) -> frozenset[QualifiedName]:
         names = self._known.get(node)
         if names is None:
             scope = self._scopes.get(node)
-            names = self._known[node] = set() if scope is None else scope.get_qualified_names_for(node)
+            names = self._known[node] = frozenset() if scope is None else frozenset(scope.get_qualified_names_for(node))
         return names
 
     def api(self, node: cst.CSTNode) -> str | None:

@@ -1,12 +1,15 @@
 """The rule base class: a LibCST visitor that reports; the engine applies the fixes.
 
-Rules are batchable visitors, so one traversal serves every rule that runs on a file; their
-`visit_<Node>` methods cannot skip a node's children.
+Rules are batchable visitors: one traversal serves every rule that runs on a file. Hence their
+`visit_<Node>` methods cannot skip a node's children, and LibCST's matcher decorators
+(`@m.visit`, `@m.call_if_inside`, ...) do not apply; a rule that uses them, or makes a
+`visit_`/`leave_` name anything but a plain method, is refused when its class is defined.
 """
 
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from typing import ClassVar
 
 import libcst as cst
@@ -15,6 +18,8 @@ from jaxfix.analysis.module import ModuleAnalysis
 from jaxfix.diagnostics import Fix, Related, Report, Safety
 from jaxfix.options import Options
 
+# Set on a function by LibCST's matcher decorators, which batched visitors never honour.
+_MATCHER_DECORATOR_ATTRIBUTES = ("_call_if_inside_matcher", "_call_if_not_inside_matcher", "_visit_matcher", "_leave_matcher")
 DOC_SECTIONS = ("## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix safety", "## References")
 
 
@@ -27,6 +32,28 @@ class Rule(cst.BatchableCSTVisitor):
     fix_safety: ClassVar[Safety]  # of the rule's usual fix
     # Prefilter: the file can only be flagged if, for some group, every token occurs in its bytes.
     tokens: ClassVar[tuple[tuple[bytes, ...], ...]]
+
+    _visitor_names: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        """Collects the rule's visitor methods once per class (LibCST would inspect some 1,600
+        attributes of every instance, evaluating properties) and refuses what batching ignores."""
+        super().__init_subclass__(**kwargs)
+        names = []
+        for name in dir(cls):
+            attribute = inspect.getattr_static(cls, name)
+            if inspect.isfunction(attribute) and any(hasattr(attribute, a) for a in _MATCHER_DECORATOR_ATTRIBUTES):
+                raise TypeError(f"{cls.__name__}.{name}: matcher decorators do not work on batched rules")
+            if not name.startswith(("visit_", "leave_")):
+                continue
+            if not inspect.isfunction(attribute):
+                raise TypeError(f"{cls.__name__}.{name} must be a plain method")
+            if not getattr(attribute, "_is_no_op", False):  # LibCST's empty stubs
+                names.append(name)
+        cls._visitor_names = tuple(names)
+
+    def get_visitors(self) -> dict[str, Callable[..., object]]:
+        return {name: getattr(self, name) for name in self._visitor_names}
 
     def __init__(self, analysis: ModuleAnalysis, options: Options) -> None:
         super().__init__()
