@@ -9,6 +9,7 @@ the abstract mesh; `with mesh:` does not (checked on jax 0.10.2 and 0.12.0.1).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -94,8 +95,7 @@ class CurrentMeshModel:
         child, current = node, self.parents.get(node)
         while current is not None and not isinstance(current, _SCOPE_BOUNDARIES):
             if isinstance(current, cst.With):
-                items = current.items[: current.items.index(child)] if child in current.items else current.items
-                found[:0] = [s for s in (self.setter(item.item) for item in items) if s]
+                found[:0] = [s for s in (self.setter(item.item) for item in _items_entered_before(current, child)) if s]
             elif isinstance(current, (cst.IndentedBlock, cst.Module)) and child in current.body:
                 found[:0] = self._entered_by_statements(current.body[: current.body.index(child)])
             child, current = current, self.parents.get(current)
@@ -106,10 +106,10 @@ class CurrentMeshModel:
         mesh) is around `node` in its own scope."""
         child, current = node, self.parents.get(node)
         while current is not None and not isinstance(current, _SCOPE_BOUNDARIES):
-            if isinstance(current, cst.With):
-                items = current.items[: current.items.index(child)] if child in current.items else current.items
-                if any(self._is_concrete_mesh(item.item) for item in items):
-                    return True
+            if isinstance(current, cst.With) and any(
+                self._is_concrete_mesh(item.item) for item in _items_entered_before(current, child)
+            ):
+                return True
             child, current = current, self.parents.get(current)
         return False
 
@@ -253,6 +253,12 @@ class CurrentMeshModel:
 
     def _code(self, node: cst.CSTNode) -> str:
         return self.analysis.wrapper.module.code_for_node(node)
+
+
+def _items_entered_before(statement: cst.With, child: cst.CSTNode) -> Sequence[cst.WithItem]:
+    """The items of `statement` already entered where `child` runs: the earlier items when
+    `child` is an item itself, else all of them (`child` is the body)."""
+    return statement.items[: statement.items.index(child)] if child in statement.items else statement.items
 
 
 def mesh_argument(call: cst.Call) -> cst.BaseExpression | None:
