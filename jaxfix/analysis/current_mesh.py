@@ -1,16 +1,21 @@
 """Which mesh is current where a node runs: the setters around it, and `with mesh:` blocks.
 
 Follows, within one module: `with` items; `enter_context` / `enterContext` /
-`enterClassContext` calls earlier in the same block (ExitStack, TestCase); a TestCase's
-`setUp`/`setUpClass` for its `test*` methods; and one level of calls into a module-level or
-nested function (plain or jitted). Only `use_abstract_mesh`, `set_mesh` and `use_mesh` set
-the abstract mesh; `with mesh:` does not (checked on jax 0.10.2 and 0.12.0.1).
+`enterClassContext` calls earlier in the same block (ExitStack, TestCase); a bare
+`jax.set_mesh(m)` statement earlier in the same block (the global setter: it sets the mesh
+when called and is never exited; a later one, `set_mesh(None)` included, replaces it); a
+TestCase's `setUp`/`setUpClass` for its `test*` methods; and one level of calls into a
+module-level or nested function (plain or jitted). Any other `set_mesh(...)` call that is not
+entered (assigned, or inside an earlier compound statement) makes the mesh after it unknown.
+Only `use_abstract_mesh`, `set_mesh` and `use_mesh` set the abstract mesh; `with mesh:` does
+not (checked on jax 0.10.2 and 0.12.0.1).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -121,12 +126,19 @@ class CurrentMeshModel:
 
     def _entered_by_statements(self, statements) -> list[MeshSetter]:
         """Setters entered by `x.enter_context(cm)` statements (they stay entered afterwards,
-        unless `x.close()` or `x.pop_all()` follows)."""
+        unless `x.close()` or `x.pop_all()` follows) or set by bare `jax.set_mesh(m)` ones."""
         found: list[tuple[str, MeshSetter]] = []
         for statement in statements:
             if not isinstance(statement, cst.SimpleStatementLine):
+                if statement in self._holding_global_setter:
+                    found.append(("", MeshSetter("other", None, self._holding_global_setter[statement])))
                 continue
             for small in statement.body:
+                if isinstance(small, cst.Expr) and small.value in self._global_setters:
+                    found.append(("", self.setter(small.value)))  # type: ignore[arg-type]
+                    continue
+                if small in self._holding_global_setter:
+                    found.append(("", MeshSetter("other", None, self._holding_global_setter[small])))
                 call = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
                 if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
                     continue
@@ -138,6 +150,26 @@ class CurrentMeshModel:
                 if setter:
                     found.append((receiver, setter))
         return [setter for _, setter in found]
+
+    @cached_property
+    def _global_setters(self) -> frozenset[cst.Call]:
+        """`set_mesh(...)` calls that are neither a `with` item nor entered: each sets the mesh
+        when called (jax 0.10.2 and 0.12.0.1), until another one or a `with` exit changes it."""
+        return frozenset(
+            node for node in self.analysis.nodes(cst.Call)
+            if self.analysis.names.called_api(node) == "set_mesh" and self._entered_at(node) is None
+        )
+
+    @cached_property
+    def _holding_global_setter(self) -> dict[cst.CSTNode, cst.Call]:
+        """Every node that contains a global setter call, mapped to one such call."""
+        holders: dict[cst.CSTNode, cst.Call] = {}
+        for call in self._global_setters:
+            node = self.parents.get(call)
+            while node is not None and node not in holders:
+                holders[node] = call
+                node = self.parents.get(node)
+        return holders
 
     def setter(self, context_manager: cst.BaseExpression) -> MeshSetter | None:
         """What entering `context_manager` does to the current mesh; None when nothing."""
