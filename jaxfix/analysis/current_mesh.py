@@ -6,7 +6,8 @@ Follows, within one module: `with` items; `enter_context` / `enterContext` /
 when called and is never exited; a later one, `set_mesh(None)` included, replaces it); a
 TestCase's `setUp`/`setUpClass` for its `test*` methods; and one level of calls into a
 module-level or nested function (plain or jitted). Any other `set_mesh(...)` call that is not
-entered (assigned, or inside an earlier compound statement) makes the mesh after it unknown.
+entered (assigned, or inside an earlier compound statement, `def` included) makes the mesh
+after it unknown; one inside a function called in between is not seen.
 Only `use_abstract_mesh`, `set_mesh` and `use_mesh` set the abstract mesh; `with mesh:` does
 not (checked on jax 0.10.2 and 0.12.0.1).
 """
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from jaxfix.analysis.module import ModuleAnalysis
 
 MESH_CONTEXT_APIS = ("use_abstract_mesh", "set_mesh", "use_mesh")
+_GLOBAL_SETTER_APIS = ("set_mesh", "use_mesh")  # called without `with`, they may set the mesh for good
 ENTER_METHODS = frozenset({"enter_context", "enterContext", "enterClassContext"})
 _EXIT_METHODS = frozenset({"close", "pop_all"})
 _SCOPE_BOUNDARIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
@@ -134,8 +136,8 @@ class CurrentMeshModel:
                     found.append(("", MeshSetter("other", None, self._holding_global_setter[statement])))
                 continue
             for small in statement.body:
-                if isinstance(small, cst.Expr) and small.value in self._global_setters:
-                    found.append(("", self.setter(small.value)))  # type: ignore[arg-type]
+                if isinstance(small, cst.Expr) and small.value in self.global_setters:
+                    found.append(("", self._global_setter(small.value)))  # type: ignore[arg-type]
                     continue
                 if small in self._holding_global_setter:
                     found.append(("", MeshSetter("other", None, self._holding_global_setter[small])))
@@ -152,19 +154,26 @@ class CurrentMeshModel:
         return [setter for _, setter in found]
 
     @cached_property
-    def _global_setters(self) -> frozenset[cst.Call]:
-        """`set_mesh(...)` calls that are neither a `with` item nor entered: each sets the mesh
-        when called (jax 0.10.2 and 0.12.0.1), until another one or a `with` exit changes it."""
+    def global_setters(self) -> frozenset[cst.Call]:
+        """`set_mesh(...)` / `use_mesh(...)` calls that are neither a `with` item nor entered. A
+        bare `set_mesh(m)` sets the mesh when called (jax 0.10.2 and 0.12.0.1), until another one
+        or a `with` exit changes it; `use_mesh` is not in those versions, so what it does is unknown."""
+        names = self.analysis.names
         return frozenset(
             node for node in self.analysis.nodes(cst.Call)
-            if self.analysis.names.called_api(node) == "set_mesh" and self._entered_at(node) is None
+            if names.called_api(node) in _GLOBAL_SETTER_APIS and self._entered_at(node) is None
         )
+
+    def _global_setter(self, call: cst.Call) -> MeshSetter | None:
+        if self.analysis.names.called_api(call) == "set_mesh":
+            return self.setter(call)
+        return MeshSetter("other", None, call)
 
     @cached_property
     def _holding_global_setter(self) -> dict[cst.CSTNode, cst.Call]:
         """Every node that contains a global setter call, mapped to one such call."""
         holders: dict[cst.CSTNode, cst.Call] = {}
-        for call in self._global_setters:
+        for call in self.global_setters:
             node = self.parents.get(call)
             while node is not None and node not in holders:
                 holders[node] = call

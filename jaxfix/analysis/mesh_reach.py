@@ -1,7 +1,8 @@
 """Whether code may run while a mesh jaxfix cannot pin down is current (the view JAX001 needs).
 
 A mesh may be current at a node when the module sets one globally (`jax.set_mesh(m)` or
-`use_mesh(m)` called outside a `with` item or `enter_context`), or when the node's function,
+`use_mesh(m)` called outside a `with` item or `enter_context`: `CurrentMeshModel.global_setters`,
+which JAX001 asks first), or when the node's function,
 lambda or method is used (called, passed on, bound to another name) anywhere under a mesh
 context or a setter entered by `enter_context`, directly or through the uses of its own
 enclosing functions, or is a TestCase `test*` method whose setUp/setUpClass enters one.
@@ -14,34 +15,14 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jaxfix.analysis.current_mesh import entered_expression
-
 if TYPE_CHECKING:
     from jaxfix.analysis.module import ModuleAnalysis
-
-_GLOBAL_SETTER_APIS = ("set_mesh", "use_mesh")
 
 
 class MeshReach:
     def __init__(self, analysis: ModuleAnalysis) -> None:
         self.analysis = analysis
         self.parents = analysis.parents
-
-    @cached_property
-    def global_setters(self) -> list[cst.Call]:
-        """`set_mesh(...)` / `use_mesh(...)` calls that are neither a `with` item nor entered."""
-        names = self.analysis.names
-        return [
-            node for node in self.analysis.nodes(cst.Call)
-            if names.called_api(node) in _GLOBAL_SETTER_APIS and not self._entered(node)
-        ]
-
-    def _entered(self, call: cst.Call) -> bool:
-        parent = self.parents.get(call)
-        if isinstance(parent, cst.WithItem):
-            return parent.item is call
-        outer = self.parents.get(parent) if isinstance(parent, cst.Arg) else None
-        return isinstance(outer, cst.Call) and entered_expression(outer) is call
 
     def under_mesh(self, node: cst.CSTNode, seen: frozenset[cst.CSTNode] = frozenset()) -> bool:
         """Whether any mesh context (`with mesh:`, a setter, an unknown one that may set a

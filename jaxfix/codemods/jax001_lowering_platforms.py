@@ -372,7 +372,7 @@ class MissingLoweringPlatforms(Rule):
         manager (entered by `with` or `enter_context`), or a use of the enclosing function
         under one (see jaxfix/analysis/mesh_reach.py).
         """
-        if self.reach.global_setters:
+        if self.analysis.current_mesh.global_setters:
             return False, None
         if self.analysis.current_mesh.under_concrete_mesh(trace):
             return False, None

@@ -25,18 +25,21 @@ class AbstractMeshSizeChange(Rule):
 
     The enclosing mesh is found through nested `with` statements, several items of one `with`,
     `enter_context` calls earlier in the same block (`contextlib.ExitStack`,
-    `TestCase.enterContext`), a TestCase's `setUp`/`setUpClass` for its `test*` methods, and
+    `TestCase.enterContext`), a bare `jax.set_mesh(mesh)` statement (the global setter)
+    earlier in the same block, a TestCase's `setUp`/`setUpClass` for its `test*` methods, and
     one level of calls into a function of the same module: `f(...)`, `jax.jit(f)(...)`,
     `g(...)` after `g = jax.jit(f)`, or a `@jax.jit` function. Not followed: methods,
     callbacks (`jax.eval_shape(f, x)`), generator or async functions (`@contextmanager`
     helpers included), functions with a decorator other than `jax.jit`,
     `partial(jax.jit, ...)` or `functools.wraps(...)` (it may run the function elsewhere, on
     another thread or at definition), other modules, calls of calls, `enter_context` inside a nested block,
-    an inner `use_abstract_mesh(...)` stored in a variable before its `with`, and the
-    global-setter form `jax.set_mesh(mesh)`. An empty mesh (`AbstractMesh((), ())`,
-    `set_mesh(None)`) in between resets the chain; so does any context manager whose code
-    mentions a mesh, or a local helper whose body does (jaxfix cannot tell which mesh it
-    sets). `with mesh:` does not set the abstract mesh and never encloses. Meshes whose size
+    an inner `use_abstract_mesh(...)` stored in a variable before its `with`, and a global
+    `jax.set_mesh(mesh)` inside a function called in between. One that is assigned
+    (`ctx = jax.set_mesh(mesh)`) or inside an earlier compound statement (`if`, `with`, `def`)
+    makes the mesh after it unknown, so nothing is reported. An empty mesh
+    (`AbstractMesh((), ())`, `set_mesh(None)`) in between resets the chain; so does any
+    context manager whose code mentions a mesh, or a local helper whose body does (jaxfix
+    cannot tell which mesh it sets). `with mesh:` does not set the abstract mesh and never encloses. Meshes whose size
     jaxfix cannot compute (parameters, `get_abstract_mesh()` re-layouts) are never reported.
 
     ## Why is this bad?

@@ -51,11 +51,15 @@ class AllGatherMeshMismatch(Rule):
     The input's mesh is known from `jax.device_put(..., NamedSharding(mesh, ...))`, or
     `jax.device_put(..., P(...))` inside `jax.set_mesh(mesh)`; for a parameter, from the
     arguments of the calls in the same module. The context is the innermost mesh context around
-    the call in its own function, else the one around each call of that function (one level).
+    the call in its own function (a bare `jax.set_mesh(m)` statement earlier in the same block
+    counts: it sets the mesh globally), else the one around each call of that function (one
+    level).
     Meshes compare as JAX compares them: axis names, sizes, types, and whether an abstract
     device is attached. Anything unknown means no diagnostic; so does a context or input mesh
     with non-Explicit axes (JAX fails earlier, with another error), a global `jax.set_mesh(m)`
-    and the legacy `with mesh:` (it does not set the context mesh).
+    that is assigned or inside an earlier compound statement (`if`, `with`, `def`), and the
+    legacy `with mesh:` (it does not set the context mesh). A global `jax.set_mesh(m)` inside
+    a function called in between is not seen.
 
     ## Why is this bad?
     `top_level_all_gather` gathers on the input's mesh and cannot move data to another one.
