@@ -6,7 +6,7 @@ import math
 
 import libcst as cst
 
-from jaxfix.analysis.current_mesh import Enclosing, mesh_argument
+from jaxfix.analysis.current_mesh import Enclosing, MeshSetter, mesh_argument
 from jaxfix.analysis.mesh import MeshValue, bind_arguments
 from jaxfix.codemods.base import Rule
 from jaxfix.diagnostics import Fix, Location, Related, Safety
@@ -173,13 +173,19 @@ class AbstractMeshSizeChange(Rule):
         via = ""
         if enclosing.call is not None:
             via = f", through the call at line {self._line(enclosing.call)}"
+        placement = "after" if self._is_global(outer) else "inside"
         return (
-            f"`{self._text(node)}` (line {self._line(node)}, {_describe(inner)}) is entered inside "
+            f"`{self._text(node)}` (line {self._line(node)}, {_describe(inner)}) is entered {placement} "
             f"`{self._text(outer.node)}` ({where}, {_describe(outer.mesh)}){via}; JAX raises {_JAX_ERROR}"  # type: ignore[arg-type]
         )
 
+    def _is_global(self, setter: MeshSetter) -> bool:
+        """A bare `jax.set_mesh(m)`: it sets the mesh for what follows rather than enclosing it."""
+        return setter.node in self.current.global_setters
+
     def _related(self, enclosing: Enclosing) -> tuple[Related, ...]:
-        related = [Related("the enclosing mesh is entered here", self._location(enclosing.setter.node))]
+        what = "the mesh is set here" if self._is_global(enclosing.setter) else "the enclosing mesh is entered here"
+        related = [Related(what, self._location(enclosing.setter.node))]
         if enclosing.call is not None:
             related.append(Related("the function is called here", self._location(enclosing.call)))
         return tuple(related)
