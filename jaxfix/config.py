@@ -12,21 +12,10 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-# key -> (type check, description for errors)
-CONFIG_KEYS: dict[str, tuple[type, str]] = {
-    "select": (list, "a list of rule codes or prefixes"),
-    "ignore": (list, "a list of rule codes or prefixes"),
-    "exclude": (list, "a list of glob patterns"),
-    "unsafe-fixes": (bool, "true or false"),
-    "platforms": (list, "a list of platform names"),
-    "fill-axis": (str, "an axis name"),
-    "jax-version": (str, 'a version string such as "0.10.2"'),
-    "max-file-size": (int, "a number of bytes"),
-    "cache-dir": (str, "a directory (relative to this file)"),
-}
+from jaxfix.settings import BY_KEY, SettingError
 
 
-class ConfigError(Exception):
+class ConfigError(SettingError):
     pass
 
 
@@ -64,12 +53,17 @@ def load_config(path: Path | None) -> Config:
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.jaxfix] must be a table")
     for key, value in table.items():
-        if key not in CONFIG_KEYS:
-            known = ", ".join(sorted(CONFIG_KEYS))
+        if key not in BY_KEY:
+            known = ", ".join(sorted(BY_KEY))
             raise ConfigError(f"{path}: unknown key '{key}' in [tool.jaxfix] (known keys: {known})")
-        expected, description = CONFIG_KEYS[key]
+        expected, description = BY_KEY[key].kind, BY_KEY[key].expects
         if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
             raise ConfigError(f"{path}: '{key}' must be {description}, got {value!r}")
         if expected is list and not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{path}: '{key}' must be {description} (strings), got {value!r}")
     return Config(path, dict(table))
+
+
+def load(config_file: Path | None, paths: list[Path]) -> Config:
+    """`config_file` if given, else the pyproject.toml found from the first path (or the cwd)."""
+    return load_config(config_file or find_pyproject(paths[0] if paths else Path.cwd()))

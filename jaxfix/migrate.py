@@ -26,15 +26,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, BinaryIO
 
-import click
-
 from jaxfix import __version__
-from jaxfix.cli.settings import build_options, load
 from jaxfix.codemods import RULES
+from jaxfix.config import load
 from jaxfix.diagnostics import FileResult
 from jaxfix.discovery import discover
 from jaxfix.options import Options
 from jaxfix.runner import run_files
+from jaxfix.settings import SettingError, build_options
 
 DEFAULT_BRANCH = "jaxfix/migrate"
 _VERIFY_POLL_SECONDS = 0.1
@@ -60,7 +59,11 @@ class Status(enum.Enum):
 
 @dataclass(frozen=True)
 class MigrateOptions:
-    """Everything one repository's migration needs; engine flags are the main command's."""
+    """Everything one repository's migration needs.
+
+    `settings` are the command-line values of `jaxfix.settings.SETTINGS` (by name); each
+    repository's own config fills in the rest.
+    """
 
     branch: str = DEFAULT_BRANCH
     force_branch: bool = False
@@ -68,20 +71,7 @@ class MigrateOptions:
     verify_timeout: float = 600.0
     message: str | None = None
     dry_run: bool = False
-    select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
-    unsafe_fixes: bool = False
-    platform: tuple[str, ...] = ()
-    fill_axis: str | None = None
-    jax_version: str | None = None
-
-    def engine_flags(self) -> dict[str, Any]:
-        """In the shape `jaxfix.cli.settings.build_options` takes from click."""
-        return {
-            "select": self.select, "ignore": self.ignore, "unsafe_fixes": self.unsafe_fixes,
-            "platform": self.platform, "fill_axis": self.fill_axis, "jax_version": self.jax_version,
-            "exclude": (),
-        }
+    settings: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -228,10 +218,10 @@ def _migrate(repo: Path, options: MigrateOptions, entry: RepoReport, guard: _Hel
             return replace(entry, reason=refusal), None
         base = _git(repo, "rev-parse", "HEAD").strip()
         entry = replace(entry, base=base)
-        engine_options = build_options(load(None, [repo]), options.engine_flags())
+        engine_options = build_options(load(None, [repo]), dict(options.settings))
         files = _tracked_python_files(repo, engine_options)
-    except (GitError, click.ClickException, OSError) as error:
-        return replace(entry, status=Status.FAILED, reason=_message(error)), None
+    except (GitError, SettingError, OSError) as error:
+        return replace(entry, status=Status.FAILED, reason=str(error)), None
     guard.check()
     if options.dry_run:
         results = run_files(files, engine_options, write=False, jobs=1, on_done=lambda _: guard.check())
@@ -241,7 +231,7 @@ def _migrate(repo: Path, options: MigrateOptions, entry: RepoReport, guard: _Hel
     try:
         entry, patch = _fix_verify_commit(repo, base, files, engine_options, options, entry, guard)
     except (GitError, OSError) as error:
-        entry, patch = replace(entry, status=Status.FAILED, reason=_message(error)), None
+        entry, patch = replace(entry, status=Status.FAILED, reason=str(error)), None
     except Exception as error:  # noqa: BLE001 - one repository's bug must not stop the fleet
         entry, patch = replace(entry, status=Status.FAILED, reason=f"internal error: {type(error).__name__}: {error}"), None
     except BaseException:
@@ -253,10 +243,6 @@ def _migrate(repo: Path, options: MigrateOptions, entry: RepoReport, guard: _Hel
     if problem:
         entry = replace(entry, status=Status.FAILED, reason=f"could not reset the work tree to {base[:12]}: {problem}")
     return entry, patch
-
-
-def _message(error: Exception) -> str:
-    return error.format_message() if isinstance(error, click.ClickException) else str(error)
 
 
 def _refusal(repo: Path, options: MigrateOptions) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from jaxfix.cli.main import cli
-from jaxfix.cli.settings import build_options
+from jaxfix.settings import build_options
 from jaxfix.config import Config
 from jaxfix.diagnostics import FileResult
 from jaxfix.engine import process_source

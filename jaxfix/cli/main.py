@@ -6,9 +6,11 @@ changes are pending); 2 usage error or a file could not be processed.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -17,17 +19,19 @@ from jaxfix import __version__
 from jaxfix.cache import Cache, cache_dir
 from jaxfix.changed_lines import ChangedLinesError, changed_lines
 from jaxfix.cli import render
-from jaxfix.cli.settings import build_options, load
+from jaxfix.cli.flags import load_config, options_from, setting_flags, setting_values
 from jaxfix.diagnostics import FileResult
 from jaxfix.diffs import unified_diff
 from jaxfix.discovery import discover, is_excluded
 from jaxfix.options import Options
 from jaxfix.runner import default_jobs, run_files
+from jaxfix.settings import MAIN
 
 # libcst (the rules, the engine, the machine formats that describe rules) is imported where it
 # is needed, not here: a run that parses no file should not pay half a second for it.
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+_CONTEXT = {"help_option_names": ["-h", "--help"]}
 _PROGRESS_MIN_FILES = 50
 
 
@@ -73,25 +77,31 @@ def _run_stdin(options: Options, stdin_filename: str | None, mode: str, console:
     return _exit_code([result], write=mode == "fix", had_errors=False)
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+class _MainCommand(click.Command):
+    """The main command's help also lists the subcommands."""
+
+    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_usage(ctx, formatter)
+        formatter.write_usage(ctx.command_path, "COMMAND [OPTIONS] [ARGS]...", prefix="       ")
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_help(ctx, formatter)
+        rows = [(name, cli.get_command(ctx, name).get_short_help_str(limit=70)) for name in cli.list_commands(ctx)]
+        with formatter.section("Commands (jaxfix COMMAND --help)"):
+            formatter.write_dl(rows)
+
+
+@click.command(cls=_MainCommand, context_settings=_CONTEXT)
+@click.argument("paths", metavar="[PATH]...", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--dry-run", "mode", flag_value="dry-run", help="Show a colored diff and the diagnostics; write nothing.")
 @click.option("--check", "mode", flag_value="check", help="Write nothing; exit 1 if any file would change or any diagnostic remains.")
 @click.option("--diff", "mode", flag_value="diff", help="Print only a unified diff (git apply-able) on stdout; write nothing.")
-@click.option("--select", multiple=True, help="Rule codes or prefixes to run (comma-separated). Default: all.")
-@click.option("--ignore", multiple=True, help="Rule codes or prefixes to skip (comma-separated).")
-@click.option("--unsafe-fixes", is_flag=True, default=False, help="Also apply fixes marked unsafe.")
-@click.option("--platform", multiple=True, help="lowering_platforms for JAX001 fixes (repeatable): cpu, cuda, rocm, tpu.")
-@click.option("--fill-axis", help="Axis JAX002 resizes to match the enclosing mesh.")
-@click.option("--jax-version", help="JAX version the code targets (default: the installed jax, else the newest).")
-@click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable); explicit paths are always processed.")
+@setting_flags(MAIN)
 @click.option("--diff-base", metavar="REV", help="Report and fix only lines changed since REV (git diff REV of the working tree).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
-@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Where the result cache lives (default: .jaxfix_cache/ in the project root).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: CPU count).")
 @click.option("--format", "output_format", default="text", show_default=True, metavar="NAME",
-              help="Output format: text, or a machine format printed alone on stdout (see README).")
+              help="Output format: text, or a machine format printed alone on stdout (see docs/output-formats.md).")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
 @click.option("-q", "--quiet", is_flag=True, help="Print only diagnostics and errors.")
 @click.option("-v", "--verbose", is_flag=True, help="Also list the files that need no change.")
@@ -100,8 +110,9 @@ def _run_stdin(options: Options, stdin_filename: str | None, mode: str, console:
 @click.option("--list-rules", is_flag=True, help="List the rules and exit.")
 @click.option("--explain", metavar="CODE", help="Show a rule's full documentation and exit.")
 @click.version_option(__version__, "--version", prog_name="jaxfix")
-def cli(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, jobs: int | None, color: str,
-        output_format: str, quiet: bool, verbose: bool, stdin_filename: str | None, list_rules: bool, explain: str | None, **flags) -> None:
+def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, jobs: int | None, color: str,
+          output_format: str, quiet: bool, verbose: bool, stdin_filename: str | None, list_rules: bool, explain: str | None,
+          diff_base: str | None, no_cache: bool, **params: Any) -> None:
     """Find and fix JAX sharding code that recent JAX releases reject (JAX001-JAX003).
 
     Fixes safe violations in place by default. Exit codes: 0 nothing left to do; 1 diagnostics
@@ -128,11 +139,12 @@ def cli(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, job
     path_list = list(paths) or [Path(".")]
     stdin = path_list == [Path("-")]
     config_start = [Path(stdin_filename)] if stdin and stdin_filename else ([] if stdin else path_list)
-    config = load(config_file, config_start)
-    options = build_options(config, flags)
-    if flags["diff_base"]:
+    config = load_config(config_file, config_start)
+    flags = setting_values(params)
+    options = options_from(config, flags)
+    if diff_base:
         try:
-            options = replace(options, changed_lines=changed_lines(flags["diff_base"]))
+            options = replace(options, changed_lines=changed_lines(diff_base))
         except ChangedLinesError as error:
             raise click.UsageError(str(error)) from None
     if stdin:
@@ -144,7 +156,7 @@ def cli(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, job
     for path, message in found.errors:
         render.render_error(console, path, message)
     write = mode == "fix"
-    cache = None if flags["no_cache"] else Cache(cache_dir(flags["cache_dir"], config, path_list), options)
+    cache = None if no_cache else Cache(cache_dir(flags["cache_dir"] and Path(flags["cache_dir"]), config, path_list), options)
     results = _run(found.files, options, write=write, jobs=jobs or default_jobs(), console=console, quiet=quiet, cache=cache)
     if output_format == "text":
         _report(results, mode, console, quiet=quiet, verbose=verbose)
@@ -190,10 +202,37 @@ def _report(results: list[FileResult], mode: str, console: Console, *, quiet: bo
         render.render_summary(console, results, write=mode == "fix", dry_run=mode == "dry-run")
 
 
-def main() -> None:
-    """`jaxfix migrate ...` is the batch mode; everything else is the main command."""
-    if sys.argv[1:2] == ["migrate"]:
-        from jaxfix.cli.migrate import migrate
+# name -> (module, attribute): imported only when used or listed.
+_SUBCOMMANDS = {"migrate": ("jaxfix.cli.migrate", "migrate")}
 
-        migrate(sys.argv[2:], prog_name="jaxfix migrate")
+
+class _Jaxfix(click.Group):
+    """`jaxfix [OPTIONS] [PATH]...` runs the main command; `jaxfix migrate ...` a subcommand.
+
+    Only a first argument that is exactly a subcommand's name selects it, so `jaxfix ./migrate`
+    checks a directory named migrate. Subcommands are imported when used (they import libcst).
+    """
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(_SUBCOMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in _SUBCOMMANDS:
+            return None
+        module, attribute = _SUBCOMMANDS[name]
+        return getattr(importlib.import_module(module), attribute)
+
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any) -> click.Context:
+        if args and args[0] in _SUBCOMMANDS:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        return check.make_context(info_name, args, parent=parent, **extra)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        return ctx.command.invoke(ctx) if ctx.command is check else super().invoke(ctx)
+
+
+cli = _Jaxfix(name="jaxfix", context_settings=_CONTEXT)
+
+
+def main() -> None:
     cli(prog_name="jaxfix")

@@ -28,7 +28,7 @@ from rich.table import Table
 from rich.text import Text
 
 from jaxfix import __version__
-from jaxfix.cli.settings import build_options
+from jaxfix.cli.flags import options_from, setting_flags, setting_values
 from jaxfix.config import Config
 from jaxfix.migrate import (
     DEFAULT_BRANCH,
@@ -38,6 +38,7 @@ from jaxfix.migrate import (
     migrate_repo,
 )
 from jaxfix.runner import default_jobs
+from jaxfix.settings import MIGRATE
 
 EXIT_DONE, EXIT_ATTENTION, EXIT_INTERRUPTED = 0, 1, 130
 REPORT_JSON, REPORT_MD = "report.json", "report.md"
@@ -60,20 +61,15 @@ _POLL_SECONDS = 0.2
 @click.option("--dry-run", is_flag=True, help="Check and report only; no branch, no commit, no file touched.")
 @click.option("--rerun", is_flag=True, help="Also redo repositories report.json lists as done.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Repositories in parallel (default: CPU count).")
-@click.option("--select", multiple=True, help="Rule codes or prefixes to run (comma-separated). Default: all.")
-@click.option("--ignore", multiple=True, help="Rule codes or prefixes to skip (comma-separated).")
-@click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes marked unsafe.")
-@click.option("--platform", multiple=True, help="lowering_platforms for JAX001 fixes (repeatable): cpu, cuda, rocm, tpu.")
-@click.option("--fill-axis", help="Axis JAX002 resizes to match the enclosing mesh.")
-@click.option("--jax-version", help="JAX version the code targets (default: each repository's config, else the installed jax).")
+@setting_flags(MIGRATE)
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
 def migrate(repo_paths: tuple[Path, ...], repos_file: Path | None, branch: str, force_branch: bool, verify_command: str | None,
             verify_timeout: float, message: str | None, out: Path, dry_run: bool, rerun: bool, jobs: int | None,
-            color: str, **engine_flags: Any) -> None:
+            color: str, **params: Any) -> None:
     """Migrate many git repositories: branch, fix, verify, commit, report.
 
     Each REPO (or each line of --repos FILE) gets the same rules as `jaxfix`, with its own
-    pyproject.toml config. Refused, left untouched: not a git work tree, uncommitted changes, a
+    pyproject.toml config (flags given here override it). Refused, left untouched: not a git work tree, uncommitted changes, a
     merge or rebase in progress, an existing branch (unless --force-branch). Ctrl-C leaves every
     repository untouched or committed; re-running with the same --out resumes.
 
@@ -81,13 +77,12 @@ def migrate(repo_paths: tuple[Path, ...], repos_file: Path | None, branch: str, 
     """
     console = Console(stderr=True, force_terminal=True if color == "always" else None, no_color=color == "never", highlight=False)
     repos = _repo_list(repo_paths, repos_file)
-    build_options(Config(None, {}), {**engine_flags, "exclude": ()})  # flag errors are usage errors, once
+    settings = setting_values(params)
+    options_from(Config(None, {}), settings)  # flag errors are usage errors, once
     _check_branch_name(branch)
     options = MigrateOptions(
         branch=branch, force_branch=force_branch, verify=verify_command, verify_timeout=verify_timeout,
-        message=message, dry_run=dry_run, select=engine_flags["select"], ignore=engine_flags["ignore"],
-        unsafe_fixes=engine_flags["unsafe_fixes"], platform=engine_flags["platform"],
-        fill_axis=engine_flags["fill_axis"], jax_version=engine_flags["jax_version"],
+        message=message, dry_run=dry_run, settings=tuple(sorted(settings.items())),
     )
     out.mkdir(parents=True, exist_ok=True)
     report = load_report(out)

@@ -12,18 +12,12 @@ from rich.text import Text
 
 from jaxfix.diagnostics import Diagnostic, FileResult, Safety
 from jaxfix.diffs import unified_diff
+from jaxfix.paths import display_path
 
 if TYPE_CHECKING:  # importing the rules means importing libcst: only when they are used
     from jaxfix.codemods.base import Rule
 
 _DIFF_STYLES = (("+++", "bold"), ("---", "bold"), ("@@", "cyan"), ("+", "green"), ("-", "red"))
-
-
-def display_path(path: Path) -> str:
-    try:
-        return path.absolute().relative_to(Path.cwd()).as_posix()
-    except ValueError:
-        return path.as_posix()
 
 
 def render_diff(console: Console, result: FileResult) -> None:

@@ -7,9 +7,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from jaxfix.cli.formats import RunInfo
-from jaxfix.cli.render import display_path
 from jaxfix.codemods.base import Rule
 from jaxfix.diagnostics import Diagnostic, FileResult
+from jaxfix.paths import display_path
 
 
 def reported(result: FileResult, info: RunInfo) -> tuple[Diagnostic, ...]:

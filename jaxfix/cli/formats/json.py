@@ -6,9 +6,9 @@ import json
 
 from jaxfix import __version__
 from jaxfix.cli.formats import RunInfo, register
-from jaxfix.cli.render import display_path
 from jaxfix.diagnostics import Diagnostic, FileResult, Location
 from jaxfix.diffs import unified_diff
+from jaxfix.paths import display_path
 
 
 def _location(location: Location) -> dict:

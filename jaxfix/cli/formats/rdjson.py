@@ -13,9 +13,9 @@ import json
 from jaxfix.cli.formats import RunInfo, register
 from jaxfix.cli.formats._common import reported
 from jaxfix.cli.formats._suggestions import Comment, comments, companion_message, companion_note
-from jaxfix.cli.render import display_path
 from jaxfix.diagnostics import Diagnostic, FileResult, Location
 from jaxfix.diffs import decode, split_lines
+from jaxfix.paths import display_path
 
 
 def _position(lines: list[str], location: Location) -> dict:

@@ -1,0 +1,120 @@
+"""Every setting read from `[tool.jaxfix]` and the command line, declared once.
+
+One row per setting: its config key (and so its flag, `--<key>`), its type, its help, which
+commands take it as a flag, and how its value is checked. The config reader validates keys
+with this table, the click decorator in `jaxfix/cli/flags.py` makes the flags from it, and
+`build_options` turns config + flags into `Options`. Adding a setting is adding a row (and,
+if the engine reads it, an `Options` field of the same name).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from jaxfix.jax_version import installed_jax_version, parse_version
+from jaxfix.options import DEFAULT_MAX_FILE_SIZE, KNOWN_PLATFORMS, Options
+from jaxfix.prefilter import rule_codes
+
+if TYPE_CHECKING:  # jaxfix.config reads its keys from this table
+    from jaxfix.config import Config
+
+MAIN, MIGRATE = "jaxfix", "migrate"  # the commands a setting's flag belongs to
+
+
+class SettingError(ValueError):
+    """A value no setting accepts; the message names where it came from."""
+
+
+def _codes(values: list[str]) -> tuple[str, ...]:
+    codes = tuple(c.strip().upper() for v in values for c in v.split(",") if c.strip())
+    for code in codes:
+        if not any(known.startswith(code) for known in rule_codes()):
+            raise ValueError(f"unknown rule code or prefix '{code}' (known: {', '.join(rule_codes())})")
+    return codes
+
+
+def _platforms(values: list[str]) -> tuple[str, ...]:
+    for platform in values:
+        if platform not in KNOWN_PLATFORMS:
+            raise ValueError(f"unknown platform '{platform}' (valid: {', '.join(KNOWN_PLATFORMS)})")
+    return tuple(values)
+
+
+@dataclass(frozen=True)
+class Setting:
+    key: str  # config key; the flag is `--<key>` unless `flag` says otherwise
+    kind: type  # bool (a switch), str, int, or list (a repeatable flag, a list in config)
+    help: str
+    expects: str  # for config errors: "'<key>' must be <expects>"
+    commands: tuple[str, ...] = (MAIN, MIGRATE)  # where it is a flag; () for config only
+    flag: str | None = None
+    metavar: str | None = None
+    parse: Callable[[Any], Any] | None = None  # checks and converts; raises ValueError
+    default: Callable[[], Any] | None = None  # when neither config nor flag gives a value
+    extend: bool = False  # flag values add to the config's instead of replacing them
+    in_options: bool = True  # an `Options` field named `name`; False: read by the CLI itself
+
+    @property
+    def name(self) -> str:
+        """The Python name: the `Options` field and the click parameter."""
+        return self.key.replace("-", "_")
+
+    @property
+    def flag_name(self) -> str:
+        return self.flag or f"--{self.key}"
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("select", list, "Rule codes or prefixes to run (comma-separated). Default: all.",
+            "a list of rule codes or prefixes", metavar="CODES", parse=_codes),
+    Setting("ignore", list, "Rule codes or prefixes to skip (comma-separated).",
+            "a list of rule codes or prefixes", metavar="CODES", parse=_codes),
+    Setting("unsafe-fixes", bool, "Also apply fixes marked unsafe.", "true or false"),
+    Setting("platforms", list, "lowering_platforms for JAX001 fixes (repeatable): cpu, cuda, rocm, tpu.",
+            "a list of platform names", flag="--platform", metavar="NAME", parse=_platforms),
+    Setting("fill-axis", str, "Axis JAX002 resizes to match the enclosing mesh.", "an axis name", metavar="AXIS"),
+    Setting("jax-version", str, "JAX version the code targets (default: the config's, else the installed jax, else the newest).",
+            'a version string such as "0.10.2"', metavar="VERSION", parse=parse_version, default=installed_jax_version),
+    Setting("exclude", list, "Glob of paths to skip (repeatable); explicit paths are always processed.",
+            "a list of glob patterns", commands=(MAIN,), metavar="GLOB", extend=True),
+    Setting("max-file-size", int, "", "a number of bytes", commands=(), default=lambda: DEFAULT_MAX_FILE_SIZE),
+    Setting("cache-dir", str, "Where the result cache lives (default: .jaxfix_cache/ in the project root).",
+            "a directory (relative to this file)", commands=(MAIN,), metavar="DIR", in_options=False),
+)
+BY_KEY: dict[str, Setting] = {s.key: s for s in SETTINGS}
+
+
+def _given(value: Any) -> bool:
+    return value not in (None, (), [], False)
+
+
+def build_options(config: Config, flags: Mapping[str, Any]) -> Options:
+    """Flags override config, config overrides defaults (`extend` settings add up).
+
+    `flags` maps setting names to command-line values; missing names count as not given.
+    """
+    where = str(config.path) if config.path else "config"
+    values: dict[str, Any] = {}
+    for setting in SETTINGS:
+        if not setting.in_options:
+            continue
+        flag, configured = flags.get(setting.name), config.values.get(setting.key)
+        if setting.extend:
+            sources = [(list(flag or ()), setting.flag_name), (list(configured or ()), where)]
+        else:
+            sources = [(flag, setting.flag_name)] if _given(flag) else [(configured, where)] if configured is not None else []
+        value: Any = None
+        for raw, origin in sources:
+            raw = list(raw) if isinstance(raw, tuple) else raw
+            try:
+                parsed = setting.parse(raw) if setting.parse else raw
+            except ValueError as error:
+                raise SettingError(f"{origin}: {error}") from None
+            value = [*value, *parsed] if setting.extend and value is not None else parsed
+        if value is None and setting.default:
+            value = setting.default()
+        if value is not None:
+            values[setting.name] = tuple(value) if setting.kind is list else value
+    return Options(**values)
