@@ -9,6 +9,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
 
 from jaxfix.analysis.current_mesh import CurrentMeshModel
+from jaxfix.analysis.expected_errors import ExpectedErrors
 from jaxfix.analysis.mesh import MeshModel
 from jaxfix.analysis.names import ApiResolver
 from jaxfix.analysis.parents import parent_map
@@ -58,3 +59,7 @@ class ModuleAnalysis:
     @cached_property
     def current_mesh(self) -> CurrentMeshModel:
         return CurrentMeshModel(self)
+
+    @cached_property
+    def expected_errors(self) -> ExpectedErrors:
+        return ExpectedErrors(self)

@@ -161,6 +161,11 @@ class MissingLoweringPlatforms(Rule):
     summary = "lowering with only AbstractMesh shardings needs lowering_platforms"
     fix_safety = Safety.SAFE
     tokens = ((b"lower", b"AbstractMesh"), (b"lower", b"abstract_mesh"))
+    raises = (
+        "Passing lowering_platforms via jax.export or jit(f).trace(*args).lower(lowering_platforms=...) is "
+        "required when only AbstractMesh exists in a jitted computation. Got context mesh: {mesh}",
+        "AbstractMesh cannot be used when jaxpr contains primitives that require devices to be present during lowering.",
+    )
 
     def __init__(self, analysis, options) -> None:
         super().__init__(analysis, options)

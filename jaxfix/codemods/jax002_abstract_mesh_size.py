@@ -86,6 +86,10 @@ class AbstractMeshSizeChange(Rule):
     summary = "use_abstract_mesh inside a mesh context of a different size"
     fix_safety = Safety.UNSAFE
     tokens = ((b"use_abstract_mesh",),)
+    raises = (
+        "use_abstract_mesh cannot change the size of the mesh. "
+        "Got new mesh: {mesh} with size={size} and prev mesh: {mesh} with size={size}",
+    )
 
     def __init__(self, analysis, options) -> None:
         super().__init__(analysis, options)

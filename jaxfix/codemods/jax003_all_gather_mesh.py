@@ -113,6 +113,7 @@ class AllGatherMeshMismatch(Rule):
     summary = "top_level_all_gather whose input, context mesh and out_sharding are on different meshes"
     fix_safety = Safety.UNSAFE
     tokens = ((b"top_level_all_gather",),)
+    raises = ("Input sharding mesh {mesh} should be equal to out_sharding mesh {mesh}",)
 
     def __init__(self, analysis, options) -> None:
         super().__init__(analysis, options)
