@@ -30,6 +30,7 @@ from jaxfix import __version__
 from jaxfix.codemods import RULES
 from jaxfix.config import load
 from jaxfix.diagnostics import FileResult
+from jaxfix.diffs import unified_diff
 from jaxfix.discovery import discover
 from jaxfix.options import Options
 from jaxfix.runner import run_files
@@ -197,7 +198,8 @@ def _hold_interrupts() -> Iterator[_HeldInterrupt]:
 
 
 def migrate_repo(location: str | os.PathLike[str], options: MigrateOptions) -> tuple[RepoReport, bytes | None]:
-    """Migrate one repository; the patch (`git format-patch` output) is None unless committed.
+    """Migrate one repository; the patch is `git format-patch` output once committed, the
+    would-be unified diff with `dry_run`, else None.
 
     Ctrl-C lands only between files, during verify, or just before the commit: the work tree is
     then reset to the starting commit and KeyboardInterrupt raised. Any other failure becomes a
@@ -227,7 +229,8 @@ def _migrate(repo: Path, options: MigrateOptions, entry: RepoReport, guard: _Hel
         results = run_files(files, engine_options, write=False, jobs=1, on_done=lambda _: guard.check())
         changed = [r for r in results if r.fixed is not None and r.error is None]
         entry = _with_results(entry, repo, results, changed)
-        return replace(entry, status=Status.CHANGED if changed else Status.CLEAN), None
+        diff = "".join(unified_diff(path, r.source, r.fixed) for path, r in zip(entry.files_changed, changed))
+        return replace(entry, status=Status.CHANGED if changed else Status.CLEAN), diff.encode() or None
     try:
         entry, patch = _fix_verify_commit(repo, base, files, engine_options, options, entry, guard)
     except (GitError, OSError) as error:

@@ -207,7 +207,12 @@ def test_dry_run_touches_nothing_and_does_not_count_as_done(tmp_path):
     entry = report["app"]
     assert (entry["status"], entry["dry_run"], entry["fixes"], entry["branch"]) == ("changed", True, {"JAX001": 1}, None)
     assert entry["diagnostics_left"] == 1 and entry["left"][0].startswith("left.py:")
-    assert list(Path("out").glob("*.patch")) == []
+    # The fleet can be previewed: the would-be diff, which git applies to a copy.
+    assert entry["patch"] == "app.patch" and "`app.patch`" in Path("out/report.md").read_text()
+    preview = tmp_path / "preview"
+    shutil.copytree(repo, preview)
+    git(preview, "apply", str(Path("out/app.patch").absolute()))
+    assert (preview / "model.py").read_bytes() == FIXED and (preview / "left.py").read_bytes() == UNFIXABLE
 
     code, report, _ = run("--out", "out", str(repo))
     assert report["app"]["status"] == "changed" and not report["app"]["dry_run"]

@@ -2,7 +2,7 @@
 
 The before file must raise the rule's exact JAX error (or run cleanly when `raises: none`);
 the fixed file must run and print the declared result line. Interpreters with other JAX
-versions are given in JAXFIX_JAX_PYTHONS (os.pathsep-separated); .ci/run sets it.
+versions come from tests/jax_tiers.py: JAXFIX_JAX_PYTHONS (.ci/run sets it), else found or built.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import pytest
 
 from fixture_cases import all_cases
 from jax_errors import JAX_ERRORS
+from jax_tiers import jax_pythons
 
 pytestmark = pytest.mark.jax
 
@@ -37,7 +38,7 @@ def _jax_version(python: str) -> str | None:
 def interpreters() -> dict[str, str]:
     """JAX version -> an interpreter that has it."""
     found: dict[str, str] = {}
-    candidates = [sys.executable, *filter(None, os.environ.get("JAXFIX_JAX_PYTHONS", "").split(os.pathsep))]
+    candidates = [sys.executable, *jax_pythons()]
     for python in candidates:
         version = _jax_version(python)
         if version:
@@ -61,7 +62,7 @@ def results_under(version: str) -> dict[str, dict]:
 def test_every_jax_version_is_available():
     missing = [v for v in JAX_VERSIONS if v not in interpreters()]
     if missing:
-        message = f"NO INTERPRETER WITH jax {', '.join(missing)}: those real-JAX tiers are SKIPPED (set JAXFIX_JAX_PYTHONS)"
+        message = f"NO INTERPRETER WITH jax {', '.join(missing)}: those real-JAX tiers are SKIPPED (install a Python >= 3.12, or set JAXFIX_JAX_PYTHONS)"
         warnings.warn(message)
         pytest.skip(message)
 

@@ -32,7 +32,7 @@ class OldApi(Rule):
     code = "JAX901"
     name = "old-api"
     summary = "old_api() is now lib.new_api()"
-    fix_safety = Safety.SAFE
+    fixes = {Safety.SAFE: "rewrite the call"}
     tokens = ((b"old_api",),)
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -48,7 +48,7 @@ class Spread(Rule):
     code = "JAX902"
     name = "spread"
     summary = "spread(x) is written over three lines now"
-    fix_safety = Safety.SAFE
+    fixes = {Safety.SAFE: "rewrite the call"}
     tokens = ((b"spread(",),)
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -64,7 +64,7 @@ class Risky(Rule):
     code = "JAX903"
     name = "risky"
     summary = "risky() may be replaced by careful(), unsafely"
-    fix_safety = Safety.UNSAFE
+    fixes = {Safety.UNSAFE: "rewrite the call"}
     tokens = ((b"risky",),)
 
     def visit_Call(self, node: cst.Call) -> None:

@@ -7,6 +7,7 @@ changes are pending); 2 usage error or a file could not be processed.
 from __future__ import annotations
 
 import importlib
+import json
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -35,9 +36,10 @@ _CONTEXT = {"help_option_names": ["-h", "--help"]}
 _PROGRESS_MIN_FILES = 50
 
 
-def _console(color: str) -> Console:
+def _console(color: str, *, stdout: bool = False) -> Console:
+    """Human output goes to stderr, except what was asked for (rule lists and docs)."""
     return Console(
-        stderr=True,
+        stderr=not stdout,
         force_terminal=True if color == "always" else None,
         no_color=color == "never",
         highlight=False,
@@ -120,15 +122,7 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
     """
     console = _console(color)
     if list_rules or explain:
-        from jaxfix.codemods import RULES
-    if list_rules:
-        render.render_rules(_console(color), RULES)
-        return
-    if explain:
-        rule = RULES.get(explain.strip().upper())
-        if rule is None:
-            raise click.UsageError(f"unknown rule code '{explain}' (known: {', '.join(sorted(RULES))})")
-        render.render_explain(Console(force_terminal=True if color == "always" else None, no_color=color == "never"), rule)
+        _inform(list_rules, explain, output_format, _console(color, stdout=True))
         return
     mode = mode or "fix"
     if output_format != "text":
@@ -166,6 +160,8 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
                 where = result.error_location
                 render.render_error(console, result.path, result.error, *((where.line, where.column) if where else ()))
         sys.stdout.write(FORMATS[output_format](results, RunInfo(tuple(selected_rules(options)), write)))
+    if not quiet and mode != "diff":
+        render.render_summary(console, results, write=write, other_errors=len(found.errors))
     sys.exit(_exit_code(results, write=write, had_errors=bool(found.errors)))
 
 
@@ -198,8 +194,31 @@ def _report(results: list[FileResult], mode: str, console: Console, *, quiet: bo
         render.render_diagnostics(console, result, only_remaining=mode in ("fix", "dry-run"), dry_run=mode != "fix")
         if verbose and not result.diagnostics:
             console.print(f"{render.display_path(result.path)}: nothing to do", style="dim")
-    if not quiet and mode != "diff":
-        render.render_summary(console, results, write=mode == "fix", dry_run=mode == "dry-run")
+    if mode == "diff":
+        render.render_left_out(console, results)
+
+
+def _inform(list_rules: bool, explain: str | None, output_format: str, out: Console) -> None:
+    """--list-rules and --explain: what the user asked to read, on stdout."""
+    from jaxfix.codemods import RULES
+
+    if output_format not in ("text", "json"):
+        raise click.UsageError(f"--list-rules and --explain print text or json, not '{output_format}'")
+    chosen = dict(RULES)
+    if explain:
+        rule = RULES.get(explain.strip().upper())
+        if rule is None:
+            raise click.UsageError(f"unknown rule code '{explain}' (known: {', '.join(sorted(RULES))})")
+        chosen = {rule.code: rule}
+    if output_format == "json":
+        from jaxfix.cli.rule_docs import explain_markdown, rule_record
+
+        records = [rule_record(r) | ({"doc": explain_markdown(r)} if explain else {}) for _, r in sorted(chosen.items())]
+        sys.stdout.write(json.dumps(records[0] if explain else records, indent=2) + "\n")
+    elif explain:
+        render.render_explain(out, chosen[explain.strip().upper()])
+    else:
+        render.render_rules(out, RULES)
 
 
 # name -> (module, attribute): imported only when used or listed.

@@ -299,6 +299,8 @@ def report_markdown(entries: list[RepoReport]) -> str:
         notes = ([f"- {e.reason}"] if e.reason else []) + [f"- error: {x}" for x in e.file_errors] + [f"- left: {x}" for x in e.left]
         if e.commit:
             notes.insert(0, f"- commit {e.commit} on branch `{e.branch}`" + (f", patch `{e.patch}`" if e.patch else ""))
+        elif e.patch:
+            notes.insert(0, f"- would change {', '.join(f'`{f}`' for f in e.files_changed)}: diff in `{e.patch}` (`git apply` it to preview)")
         if e.verify and e.verify.output_tail:
             notes += ["", f"verify `{e.verify.command}` output (tail):", "", "```", e.verify.output_tail, "```"]
         if notes:
@@ -319,6 +321,8 @@ def _print_entry(console: Console, entry: RepoReport) -> None:
         details.append(f"{len(entry.file_errors)} file{'s' if len(entry.file_errors) != 1 else ''} in error")
     if entry.reason:
         details.append(entry.reason)
+    if entry.patch and entry.dry_run:
+        details.append(f"diff in {entry.patch}")
     if details:
         text.append(" (" + "; ".join(details) + ")")
     console.print(text, soft_wrap=True)

@@ -1,7 +1,8 @@
-"""Human output through rich, on stderr: diffs, diagnostics, the summary table."""
+"""Human output through rich: diffs with their diagnostics, diagnostics, the summary, rule docs."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -10,44 +11,79 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from jaxfix.cli.diff_view import hunks, owner
+from jaxfix.cli.rule_docs import explain_markdown
 from jaxfix.diagnostics import Diagnostic, FileResult, Safety
-from jaxfix.diffs import unified_diff
 from jaxfix.paths import display_path
 
 if TYPE_CHECKING:  # importing the rules means importing libcst: only when they are used
     from jaxfix.codemods.base import Rule
 
-_DIFF_STYLES = (("+++", "bold"), ("---", "bold"), ("@@", "cyan"), ("+", "green"), ("-", "red"))
-
-
-def render_diff(console: Console, result: FileResult) -> None:
-    assert result.source is not None and result.fixed is not None
-    for line in unified_diff(display_path(result.path), result.source, result.fixed).splitlines():
-        style = next((s for prefix, s in _DIFF_STYLES if line.startswith(prefix)), None)
-        console.print(Text(line, style=style or ""), soft_wrap=True)
+_FENCE = re.compile(r"^```(\w*)\n(.*?)^```\n?", re.MULTILINE | re.DOTALL)
 
 
 def _fix_note(diagnostic: Diagnostic, dry_run: bool) -> str:
-    if diagnostic.fix_title is None:
-        return ""
+    if diagnostic.fix_title is None or diagnostic.fix_safety is None:
+        return " [no fix]"
+    safety = diagnostic.fix_safety.value
     if diagnostic.applied:
-        return f" [{'would fix' if dry_run else 'fixed'}: {diagnostic.fix_title}]"
+        return f" [{'would fix' if dry_run else 'fixed'} ({safety}): {diagnostic.fix_title}]"
     if diagnostic.fix_safety is Safety.UNSAFE:
-        return f" [unsafe fix available with --unsafe-fixes: {diagnostic.fix_title}]"
-    return ""
+        return f" [unsafe fix, applied with --unsafe-fixes: {diagnostic.fix_title}]"
+    return f" [not applied: {diagnostic.fix_title}]"
+
+
+def _diagnostic_line(path: Path, d: Diagnostic, dry_run: bool) -> Text:
+    text = Text()
+    text.append(f"{display_path(path)}:{d.start.line}:{d.start.column}: ", style="bold")
+    text.append(d.code, style="bold red")
+    text.append(f" {d.message}")
+    text.append(_fix_note(d, dry_run), style="dim")
+    return text
+
+
+def _print_diagnostic(console: Console, path: Path, d: Diagnostic, dry_run: bool) -> None:
+    console.print(_diagnostic_line(path, d, dry_run), soft_wrap=True)
+    for related in d.related:
+        console.print(Text(f"    {display_path(path)}:{related.start.line}:{related.start.column}: {related.message}", style="dim"), soft_wrap=True)
+
+
+def render_diff(console: Console, result: FileResult) -> None:
+    """The file's diff, each applied diagnostic printed above the hunk that holds its fix."""
+    assert result.source is not None and result.fixed is not None
+    name = display_path(result.path)
+    console.print(Text(f"--- a/{name}\n+++ b/{name}", style="bold"), soft_wrap=True)
+    shown = hunks(result.source, result.fixed)
+    above: dict[int | None, list[Diagnostic]] = {}
+    for d in result.diagnostics:
+        if d.applied:
+            above.setdefault(owner(shown, d), []).append(d)
+    for d in above.get(None, []):  # no hunk of its own (its edit merged into another's)
+        _print_diagnostic(console, result.path, d, dry_run=True)
+    for index, hunk in enumerate(shown):
+        for d in above.get(index, []):
+            _print_diagnostic(console, result.path, d, dry_run=True)
+        console.print(Text(hunk.header, style="cyan"), soft_wrap=True)
+        for line in hunk.lines:
+            console.print(line, soft_wrap=True)
 
 
 def render_diagnostics(console: Console, result: FileResult, *, only_remaining: bool, dry_run: bool) -> None:
-    shown = result.remaining if only_remaining else result.diagnostics
-    for d in shown:
-        text = Text()
-        text.append(f"{display_path(result.path)}:{d.start.line}:{d.start.column}: ", style="bold")
-        text.append(d.code, style="bold red")
-        text.append(f" {d.message}")
-        text.append(_fix_note(d, dry_run), style="dim")
-        console.print(text, soft_wrap=True)
-        for related in d.related:
-            console.print(Text(f"    {display_path(result.path)}:{related.start.line}:{related.start.column}: {related.message}", style="dim"), soft_wrap=True)
+    for d in result.remaining if only_remaining else result.diagnostics:
+        _print_diagnostic(console, result.path, d, dry_run)
+
+
+def render_left_out(console: Console, results: list[FileResult]) -> None:
+    """`--diff` prints only fixes: say on stderr which findings are not in it, and why."""
+    left = [(r.path, d) for r in results for d in r.remaining]
+    for path, d in left:
+        console.print(_diagnostic_line(path, d, dry_run=True), soft_wrap=True)
+    if left:
+        unsafe = sum(1 for _, d in left if d.fix_safety is Safety.UNSAFE)
+        reasons = [f"{unsafe} unsafe fix{'es' if unsafe != 1 else ''} not enabled (--unsafe-fixes)"] if unsafe else []
+        if len(left) - unsafe:
+            reasons.append(f"{len(left) - unsafe} without a fix")
+        console.print(Text(f"not in the diff: {len(left)} finding{'s' if len(left) != 1 else ''} ({', '.join(reasons)})", style="yellow"), soft_wrap=True)
 
 
 def render_error(console: Console, path: Path | str, message: str, line: int | None = None, column: int | None = None) -> None:
@@ -55,7 +91,8 @@ def render_error(console: Console, path: Path | str, message: str, line: int | N
     console.print(Text(f"{where}: error: {message}", style="red"), soft_wrap=True)
 
 
-def render_summary(console: Console, results: list[FileResult], *, write: bool, dry_run: bool) -> None:
+def render_summary(console: Console, results: list[FileResult], *, write: bool, other_errors: int = 0) -> None:
+    """`other_errors`: paths that failed before reaching the engine (e.g. no such file)."""
     fixes = Counter(d.code for r in results for d in r.diagnostics if d.applied and r.fixed is not None)
     left = sum(len(r.remaining) for r in results)
     changed = sum(1 for r in results if r.fixed is not None)
@@ -65,22 +102,42 @@ def render_summary(console: Console, results: list[FileResult], *, write: bool, 
     table.add_row("files scanned", str(len(results)))
     table.add_row("files changed" if write else "files that would change", str(changed))
     for code, count in sorted(fixes.items()):
-        table.add_row(f"fixes {code}" if write or not dry_run else f"fixes {code} (pending)", str(count))
+        table.add_row(f"fixes {code}" if write else f"fixes {code} (pending)", str(count))
     table.add_row("diagnostics left", str(left))
-    table.add_row("files in error", str(sum(1 for r in results if r.error)))
+    table.add_row("files in error", str(sum(1 for r in results if r.error) + other_errors))
     console.print(table)
 
 
 def render_rules(console: Console, rules: dict[str, type[Rule]]) -> None:
+    """A table on a terminal; piped, one tab-separated line per rule (for grep and cut)."""
+    if not console.is_terminal:
+        for code, rule in sorted(rules.items()):
+            console.file.write(f"{code}\t{rule.name}\t{rule.fix_safety()}\t{rule.summary}\t{rule.fix_safety_text()}\n")
+        return
     table = Table(title="jaxfix rules")
     for column in ("code", "name", "fix safety", "summary"):
         table.add_column(column)
     for code, rule in sorted(rules.items()):
-        table.add_row(code, rule.name, rule.fix_safety.value, rule.summary)
+        table.add_row(code, rule.name, f"{rule.fix_safety()}\n{rule.fix_safety_text()}", rule.summary)
     console.print(table)
 
 
 def render_explain(console: Console, rule: type[Rule]) -> None:
+    """Markdown as it is when piped (it is the docs/rules page); rendered on a terminal, with
+    code blocks printed whole, never wrapped."""
+    text = explain_markdown(rule)
+    if not console.is_terminal:
+        console.file.write(text)
+        return
     from rich.markdown import Markdown
+    from rich.syntax import Syntax
 
-    console.print(Markdown(f"# {rule.code} ({rule.name})\n\n{rule.summary}\n\n{rule.doc()}"))
+    position = 0
+    for fence in _FENCE.finditer(text):
+        console.print(Markdown(text[position:fence.start()]))
+        code = fence[2].rstrip("\n")
+        for line in Syntax(code, fence[1] or "text").highlight(code).split("\n"):
+            console.print(Text("    ") + line, soft_wrap=True)
+        console.print()
+        position = fence.end()
+    console.print(Markdown(text[position:]))

@@ -29,7 +29,9 @@ class Rule(cst.BatchableCSTVisitor):
     code: ClassVar[str]
     name: ClassVar[str]  # kebab-case, e.g. "missing-lowering-platforms"
     summary: ClassVar[str]  # one line for --list-rules
-    fix_safety: ClassVar[Safety]  # of the rule's usual fix
+    # Each kind of fix the rule makes -> what it does, one line; {} for a rule without fixes.
+    # The one source of every description of the rule's fix safety; `report` enforces it.
+    fixes: ClassVar[dict[Safety, str]]
     # Prefilter: the file can only be flagged if, for some group, every token occurs in its bytes.
     tokens: ClassVar[tuple[tuple[bytes, ...], ...]]
     # The messages of the JAX errors the rule reports, `{mesh}`/`{size}` for what varies: a
@@ -65,11 +67,23 @@ class Rule(cst.BatchableCSTVisitor):
         self.reports: list[Report] = []
 
     def report(self, node: cst.CSTNode, message: str, *, fix: Fix | None = None, related: tuple[Related, ...] = ()) -> None:
+        if fix is not None and fix.safety not in self.fixes:
+            raise TypeError(f"{self.code} made a {fix.safety.value} fix but declares only {sorted(s.value for s in self.fixes)}")
         self.reports.append(Report(self.code, message, node, fix, related))
 
     @classmethod
     def doc(cls) -> str:
         return inspect.cleandoc(cls.__doc__ or "")
+
+    @classmethod
+    def fix_safety(cls) -> str:
+        """"safe", "unsafe", "safe or unsafe" (by case) or "none"."""
+        return " or ".join(s.value for s in Safety if s in cls.fixes) or "none"
+
+    @classmethod
+    def fix_safety_text(cls) -> str:
+        """One line: each kind of fix and what it does."""
+        return "; ".join(f"{s.value}: {cls.fixes[s]}" for s in Safety if s in cls.fixes) or "no fix"
 
     @classmethod
     def may_apply(cls, source: bytes) -> bool:

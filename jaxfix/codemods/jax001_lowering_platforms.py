@@ -159,7 +159,10 @@ class MissingLoweringPlatforms(Rule):
     code = "JAX001"
     name = "missing-lowering-platforms"
     summary = "lowering with only AbstractMesh shardings needs lowering_platforms"
-    fix_safety = Safety.SAFE
+    fixes = {
+        Safety.SAFE: "add lowering_platforms (`jit(f).lower(x)` becomes `jit(f).trace(x).lower(...)`)",
+        Safety.UNSAFE: "also add device_assignment when a `.compile()` follows",
+    }
     tokens = ((b"lower", b"AbstractMesh"), (b"lower", b"abstract_mesh"))
     raises = (
         "Passing lowering_platforms via jax.export or jit(f).trace(*args).lower(lowering_platforms=...) is "

@@ -84,7 +84,7 @@ class AbstractMeshSizeChange(Rule):
     code = "JAX002"
     name = "abstract-mesh-size-change"
     summary = "use_abstract_mesh inside a mesh context of a different size"
-    fix_safety = Safety.UNSAFE
+    fixes = {Safety.UNSAFE: "resize the inner mesh along one axis"}
     tokens = ((b"use_abstract_mesh",),)
     raises = (
         "use_abstract_mesh cannot change the size of the mesh. "

@@ -111,7 +111,10 @@ class AllGatherMeshMismatch(Rule):
     code = "JAX003"
     name = "all-gather-foreign-mesh"
     summary = "top_level_all_gather whose input, context mesh and out_sharding are on different meshes"
-    fix_safety = Safety.UNSAFE
+    fixes = {
+        Safety.SAFE: "put a foreign out_sharding on the context mesh",
+        Safety.UNSAFE: "move the input onto the context mesh with device_put",
+    }
     tokens = ((b"top_level_all_gather",),)
     raises = ("Input sharding mesh {mesh} should be equal to out_sharding mesh {mesh}",)
 

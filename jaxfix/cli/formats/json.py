@@ -6,6 +6,7 @@ import json
 
 from jaxfix import __version__
 from jaxfix.cli.formats import RunInfo, register
+from jaxfix.cli.rule_docs import rule_record
 from jaxfix.diagnostics import Diagnostic, FileResult, Location
 from jaxfix.diffs import unified_diff
 from jaxfix.paths import display_path
@@ -50,9 +51,7 @@ def render(results: list[FileResult], info: RunInfo) -> str:
     """Files with nothing to say (no diagnostic, no change, no error) are only counted."""
     document = {
         "tool": {"name": "jaxfix", "version": __version__},
-        "rules": [
-            {"code": r.code, "name": r.name, "summary": r.summary, "fix_safety": r.fix_safety.value} for r in info.rules
-        ],
+        "rules": [rule_record(r) for r in info.rules],
         "fixes_written": info.write,
         "files": [_file(r) for r in results if r.diagnostics or r.fixed is not None or r.error is not None],
         "summary": {

@@ -28,7 +28,7 @@ def _rule(rule: type[Rule]) -> dict:
         "fullDescription": {"text": doc_section(rule, "What it does") or rule.summary},
         "help": {"text": rule.doc(), "markdown": rule.doc()},
         "defaultConfiguration": {"level": "error"},
-        "properties": {"fixSafety": rule.fix_safety.value},
+        "properties": {"fixSafety": rule.fix_safety(), "fixes": rule.fix_safety_text()},
     }
 
 

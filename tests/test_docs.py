@@ -1,0 +1,88 @@
+"""The README and docs/ say what is true: checked against the code, the schema and the shell."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from jaxfix.cli.main import cli
+from jaxfix.codemods import RULES
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCS = ROOT / "docs"
+
+
+def _blocks(text: str, language: str) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```", text, re.MULTILINE | re.DOTALL)
+
+
+def test_readme_is_a_front_page_with_exactly_two_setup_commands():
+    assert len(README.splitlines()) < 150
+    setup = _blocks(README, "bash")
+    assert len(setup) == 2
+    assert "jaxfix --dry-run fixtures/" in setup[0] and "pytest" in setup[1]
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    test_command = setup[1].strip().split("&& ")[-1].replace(".venv/bin/", "")
+    assert test_command in ci, f".ci/run must run the README's test command ({test_command})"
+
+
+def test_readme_links_resolve():
+    for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", README):
+        if not target.startswith("http"):
+            assert (ROOT / target).exists(), target
+
+
+def test_readme_rule_table_is_generated_from_the_rules():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from generate_docs import readme_with_table
+
+    assert readme_with_table(README) == README, "run `python scripts/generate_docs.py`"
+    for code in RULES:
+        assert f"[{code}](docs/rules/{code}.md)" in README
+
+
+def test_readme_example_is_what_jaxfix_prints(monkeypatch):
+    example = _blocks(README, "console")[0]
+    command, expected = example.split("\n", 1)
+    args = command.removeprefix("$ jaxfix ").split()
+    monkeypatch.chdir(ROOT)
+    result = CliRunner().invoke(cli, [*args, "--no-cache", "--color", "never"], catch_exceptions=False)
+    assert result.stderr == expected
+
+
+def test_ci_recipes_work_as_written():
+    ci = (DOCS / "ci.md").read_text(encoding="utf-8")
+    assert "<owner>" not in ci and not re.search(r"<[a-z-]+>", ci)
+    for block in _blocks(ci, "yaml"):
+        assert yaml.safe_load(textwrap.dedent(block))
+    for block in _blocks(ci, "bash"):
+        subprocess.run(["bash", "-n"], input=block, text=True, check=True)
+    from jaxfix.cli.formats import FORMATS
+
+    used = re.findall(r"jaxfix --check --format ([\w-]+)", ci)
+    assert used and set(used) <= set(FORMATS)
+
+
+def test_json_document_example_matches_the_schema():
+    text = (DOCS / "output-formats.md").read_text(encoding="utf-8")
+    schema = json.loads((ROOT / "jaxfix" / "schemas" / "jaxfix-report.schema.json").read_text())
+    jsonschema.validate(json.loads(_blocks(text, "json")[0]), schema)
+    statuses = schema["$defs"]["file"]["properties"]["status"]["enum"]
+    row = next(line for line in text.splitlines() if line.startswith("| `status` |"))
+    assert re.findall(r"`(\w+)`", row)[1:] == statuses
+
+
+@pytest.mark.parametrize("page", ["usage", "configuration", "output-formats", "ci", "migrate", "performance", "guarantees"])
+def test_docs_pages_exist_and_are_linked(page):
+    assert (DOCS / f"{page}.md").exists()
+    assert f"docs/{page}.md" in README

@@ -1,0 +1,119 @@
+"""What a new user sees (issue 17): previews explain themselves, info is pipeable, safety is one story."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from fixture_cases import FIXTURES, all_cases
+from helpers import run_engine
+from snippets import CALL, VIOLATION
+
+from jaxfix.cli.diff_view import hunks
+from jaxfix.cli.main import cli
+from jaxfix.cli.rule_docs import explain_markdown
+from jaxfix.codemods import RULES
+from jaxfix.diagnostics import Safety
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+UNSAFE_ONLY = FIXTURES / "JAX003" / "eager_bare_spec_input_on_other_mesh_without_unsafe_fixes.py"
+
+
+def run(*args: str, stdin: str | None = None):
+    return CliRunner().invoke(cli, ["--no-cache", *args], input=stdin, catch_exceptions=False)
+
+
+def test_diff_says_on_stderr_what_it_left_out_and_why(tmp_path):
+    shutil.copy(UNSAFE_ONLY, tmp_path / "pipeline_stages.py")
+    result = run("--diff", "--jax-version", "0.10.2", str(tmp_path / "pipeline_stages.py"))
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert "JAX003" in result.stderr and "not in the diff: 1 finding (1 unsafe fix not enabled (--unsafe-fixes))" in result.stderr
+
+
+def test_dry_run_prints_each_diagnostic_above_its_hunk(tmp_path):
+    far_apart = VIOLATION + "\n" * 12 + f"again = {CALL}\n"
+    (tmp_path / "two.py").write_text(far_apart)
+    output = run("--dry-run", "--color", "never", str(tmp_path)).stderr.splitlines()
+    headers = [i for i, line in enumerate(output) if line.startswith("@@")]
+    findings = [i for i, line in enumerate(output) if ": JAX001 " in line]
+    assert len(headers) == len(findings) == 2
+    assert findings[0] < headers[0] < findings[1] < headers[1]
+    assert "[would fix (safe): add lowering_platforms" in output[findings[0]]
+
+
+def test_changed_words_are_highlighted_within_the_line():
+    old = b"y = top_level_all_gather(x, NamedSharding(mesh_b, P(reduced={'x'})))\n"
+    new = old.replace(b"mesh_b", b"mesh_a")
+    (hunk,) = hunks(old, new)
+    removed, added = hunk.lines
+    strong = [(removed.plain[s.start:s.end], str(s.style)) for s in removed.spans]
+    assert strong == [("mesh_b", "bold white on red")]
+    assert [added.plain[s.start:s.end] for s in added.spans] == ["mesh_a"]
+    colored = run("--dry-run", "--color", "always", "-", stdin=VIOLATION.replace(CALL, CALL))
+    assert colored.exit_code == 1
+
+
+def test_every_shipped_fixture_preview_shows_diagnostics_and_highlighted_diff():
+    result = run("--dry-run", "--color", "always", "--unsafe-fixes", str(FIXTURES))
+    blocks = re.split(r"(?m)^(?=(?:\x1b\[[0-9;]*m)*--- a/)", result.stderr)[1:]
+    changed = [c for c in all_cases() if c.fixed is not None and "--unsafe-fixes" in c.cli_args + ["--unsafe-fixes"]]
+    assert len(blocks) >= len([c for c in changed if c.header.get("options", "").find("--fill-axis") < 0]) // 2
+    for block in blocks:
+        plain = ANSI.sub("", block)
+        assert re.search(r"^\S+:\d+:\d+: JAX\d{3} .*\[would fix \((safe|unsafe)\)", plain, re.MULTILINE), plain[:300]
+        assert "on red" not in block  # rich turns styles into codes: check the codes instead
+        assert "\x1b[1;37;41m" in block or "\x1b[1;37;42m" in block, plain[:300]
+
+
+def test_summary_counts_every_error_and_says_pending_when_nothing_is_written(tmp_path):
+    (tmp_path / "bad.py").write_text(VIOLATION)
+    check = run("--check", "--color", "never", str(tmp_path), str(tmp_path / "nonexist.py"))
+    assert check.exit_code == 2
+    assert re.search(r"files in error[\s│]+1", check.stderr)
+    assert re.search(r"fixes JAX001 \(pending\)[\s│]+1", check.stderr)
+    machine = run("--check", "--format", "json", "--color", "never", str(tmp_path))
+    json.loads(machine.stdout)
+    assert "jaxfix summary" in machine.stderr
+    assert "jaxfix summary" not in run("--check", "-q", "--format", "json", str(tmp_path)).stderr
+
+
+def test_information_goes_to_stdout():
+    listing = run("--list-rules")
+    assert listing.stderr == "" and listing.stdout.splitlines()[0].startswith("JAX001\tmissing-lowering-platforms\t")
+    records = json.loads(run("--list-rules", "--format", "json").stdout)
+    assert [r["code"] for r in records] == sorted(RULES)
+    for record in records:
+        assert set(record) >= {"code", "name", "fix_safety", "tokens", "summary"} and record["tokens"]
+    assert run("--list-rules", "--format", "sarif").exit_code == 2
+
+
+def test_explain_is_the_markdown_when_piped_and_never_wraps_code_on_a_terminal():
+    piped = run("--explain", "JAX001")
+    assert piped.stdout == explain_markdown(RULES["JAX001"])
+    code_lines = [line for line in re.findall(r"```python\n(.*?)```", piped.stdout, re.DOTALL)[0].splitlines()]
+    terminal = ANSI.sub("", run("--explain", "JAX001", "--color", "always").stdout)
+    for line in code_lines:
+        assert line in terminal, line
+    assert json.loads(run("--explain", "JAX001", "--format", "json").stdout)["doc"] == piped.stdout
+
+
+def test_each_rules_fix_kinds_are_what_its_fixtures_produce():
+    """The declared kinds (`Rule.fixes`, the one safety description) are exactly the kinds made."""
+    made: dict[str, set[Safety]] = {code: set() for code in RULES}
+    for case in all_cases():
+        for d in run_engine(case.before.read_bytes(), case.cli_args, path=str(case.before)).diagnostics:
+            if d.fix_safety is not None:
+                made[d.code].add(d.fix_safety)
+    assert made == {code: set(rule.fixes) for code, rule in RULES.items()}
+
+
+@pytest.mark.parametrize("code", sorted(RULES))
+def test_rule_pages_are_generated_from_the_rules(code):
+    page = Path(__file__).resolve().parent.parent / "docs" / "rules" / f"{code}.md"
+    assert page.read_text(encoding="utf-8") == explain_markdown(RULES[code]), (
+        f"{page} drifted from the rule's docs: run `python scripts/generate_docs.py`")
