@@ -8,6 +8,7 @@ from typing import TypeVar
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
 
+from jaxfix.analysis.arrays import DeviceFreeValues
 from jaxfix.analysis.current_mesh import CurrentMeshModel
 from jaxfix.analysis.expected_errors import ExpectedErrors
 from jaxfix.analysis.mesh import MeshModel
@@ -63,3 +64,7 @@ class ModuleAnalysis:
     @cached_property
     def expected_errors(self) -> ExpectedErrors:
         return ExpectedErrors(self)
+
+    @cached_property
+    def device_free(self) -> DeviceFreeValues:
+        return DeviceFreeValues(self)

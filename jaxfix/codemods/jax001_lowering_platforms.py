@@ -86,8 +86,10 @@ class MissingLoweringPlatforms(Rule):
     `lowering_platforms=(jax.export.default_export_platform(),)` (or the `--platform` tuple).
 
     It fires only when the module shows that no device is in play: every argument is a
-    `jax.ShapeDtypeStruct` (or a number) unsharded or sharded with
-    `NamedSharding(abstract_mesh, ...)`, `in_shardings`/`out_shardings` are absent or on
+    `jax.ShapeDtypeStruct` unsharded or sharded with `NamedSharding(abstract_mesh, ...)`, or
+    brings no devices (a Python number, NumPy data, a `jnp.arange`/`ones`/`zeros`/... array
+    without `device=`, `jax.device_put(x)` without a device or sharding; see
+    jaxfix/analysis/arrays.py), `in_shardings`/`out_shardings` are absent or on
     abstract meshes, the function body (when visible) uses no concrete mesh, sharding or
     `device_put`, no mesh other than `use_abstract_mesh` may be current at the `.trace()`, and
     either a sharding names an abstract mesh or the enclosing `use_abstract_mesh(M)` is JAX's
@@ -329,9 +331,9 @@ class MissingLoweringPlatforms(Rule):
 
     def _argument_meshes(self, expr: cst.BaseExpression) -> list[MeshValue] | None:
         """The abstract meshes an argument is sharded on; None unless it surely has no devices."""
+        if self.analysis.device_free.brings_no_devices(expr):
+            return []  # host data or an uncommitted array: the sharded arguments decide
         node = self.analysis.meshes.resolve(expr)
-        if isinstance(node, (cst.Integer, cst.Float)):
-            return []
         if isinstance(node, (cst.Tuple, cst.List, cst.Dict)):
             return self._each(node, self._argument_meshes)
         if not isinstance(node, cst.Call) or self.analysis.names.called_api(node) != "ShapeDtypeStruct":
