@@ -42,6 +42,16 @@ class AbstractMeshSizeChange(Rule):
     cannot tell which mesh it sets). `with mesh:` does not set the abstract mesh and never encloses. Meshes whose size
     jaxfix cannot compute (parameters, `get_abstract_mesh()` re-layouts) are never reported.
 
+    Where the rule stops: the same error raised by `jax.experimental.pjit.pjit`, not by a
+    `use_abstract_mesh` in the code. The legacy `with Mesh(devices, names):` sets no abstract
+    mesh, but a `pjit(f)(x)` called under it enters that mesh's abstract mesh while it traces
+    (`jax.jit` does not). It raises when the abstract mesh current there is not empty and of
+    another size: one set by `jax.set_mesh(m)` around it (eagerly or in a `jax.jit` function), or
+    the one an enclosing `pjit` function entered while traced under another legacy
+    `with Mesh(...)` (JAX's pjit_test.py `testNestedDifferentResources`; checked on jax
+    0.10.2 and 0.12.0.1). jaxfix reads `pjit` as `jax.jit` and reports none of these (see
+    fixtures/JAX002/pjit_under_legacy_mesh_not_detected.py).
+
     ## Why is this bad?
     JAX lets a nested `use_abstract_mesh` change the shape of the mesh but not its size.
     Entering it raises
