@@ -24,6 +24,7 @@ from jaxfix.diffs import unified_diff
 from jaxfix.discovery import discover
 from jaxfix.jax_version import installed_jax_version, parse_version
 from jaxfix.options import Options
+from jaxfix.prefilter import is_candidate, selected_rules
 from jaxfix.runner import default_jobs, run_files
 
 INTERNAL_ERROR = "internal error"
@@ -59,7 +60,13 @@ def _run(files: list[Path], options: Options, jobs: int, time_limit: float | Non
     return results, 0
 
 
-def _report(results: list[FileResult], not_reached: int, discovered: int, seconds: float) -> int:
+def _candidates(results: list[FileResult], options: Options) -> int:
+    """How many processed files pass the byte prefilter (the files jaxfix parses)."""
+    rules = selected_rules(options)
+    return sum(1 for r in results if r.source is not None and is_candidate(r.source, rules))
+
+
+def _report(results: list[FileResult], not_reached: int, discovered: int, candidates: int, seconds: float) -> int:
     crashes = [r for r in results if r.error and r.error.startswith(INTERNAL_ERROR)]
     failed = [r for r in results if r.error and not r.error.startswith(INTERNAL_ERROR)]
     changed = [r for r in results if r.fixed is not None and not r.error]
@@ -87,6 +94,7 @@ def _report(results: list[FileResult], not_reached: int, discovered: int, second
     applied = Counter(d.code for r in results if not r.error for d in r.diagnostics if d.applied)
     print("\n# Summary")
     print(f"files discovered: {discovered}; processed: {len(results)}; not reached (time limit): {not_reached}")
+    print(f"candidates (pass the prefilter, so parsed): {candidates}")
     print(f"changed: {len(changed)}; internal errors: {len(crashes)}; other errors: {len(failed)}; seconds: {seconds:.0f}")
     for code in sorted(codes):
         print(f"{code}: {codes[code]} reported, {applied[code]} with a fix applied")
@@ -115,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     for path, message in found.errors:
         print(f"no-harm: {_display(path)}: {message}", file=sys.stderr)
     results, not_reached = _run(found.files, options, max(1, args.jobs), args.time_limit)
-    return _report(results, not_reached, len(found.files), time.monotonic() - started)
+    return _report(results, not_reached, len(found.files), _candidates(results, options), time.monotonic() - started)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ def test_no_harm_reports_changes_and_errors_without_writing(tmp_path: Path, caps
     target = tmp_path / "positive.py"
     shutil.copyfile(case.before, target)
     # The rule's tokens keep the broken file past the prefilter, so it is parsed and fails.
+    (tmp_path / "plain.py").write_text("x = 1\n", encoding="utf-8")  # no rule's tokens: not a candidate
     (tmp_path / "broken.py").write_text("def broken(:\n" + case.before.read_text(encoding="utf-8"), encoding="utf-8")
 
     code = _load_script().main([str(tmp_path), "--jax-version", case.header["target-jax"], "--jobs", "1"])
@@ -34,4 +35,5 @@ def test_no_harm_reports_changes_and_errors_without_writing(tmp_path: Path, caps
     assert "broken.py:1" in errors and "syntax error" in errors
     changes = report.split("# Proposed changes (1 files)")[1].split("# Reported without a change")[0]
     assert "+++ b/" in changes and "positive.py:" in changes
-    assert "processed: 2" in report
+    assert "processed: 3" in report
+    assert "candidates (pass the prefilter, so parsed): 2" in report
