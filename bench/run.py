@@ -62,10 +62,10 @@ class Measurement:
         return statistics.median(s.wall for s in self.samples)
 
 
-def run_once(command: list[str]) -> Sample:
+def run_once(command: list[str], env: dict[str, str] | None = None) -> Sample:
     """One run in a fresh process; rusage from wait4 covers the process and its waited-for workers."""
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
@@ -78,6 +78,7 @@ class Command:
     argv: list[str]
     runs: int
     before_each: Callable[[], None] | None = None
+    env: dict[str, str] | None = None  # e.g. PYTHONPATH for a baseline checkout
 
 
 def measure(commands: list[Command]) -> list[Measurement]:
@@ -89,7 +90,7 @@ def measure(commands: list[Command]) -> list[Measurement]:
             if round_number < command.runs:
                 if command.before_each:
                     command.before_each()
-                samples[command.name].append(run_once(command.argv))
+                samples[command.name].append(run_once(command.argv, command.env))
     return [Measurement(c.name, tuple(samples[c.name])) for c in commands]
 
 
@@ -163,6 +164,9 @@ def main() -> None:
     parser.add_argument("--candidates", type=float, default=0.05, help="generated corpus: fraction with rule tokens")
     parser.add_argument("--violations", type=float, default=0.03, help="generated corpus: fraction with violations")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--baseline", type=Path, action="append", default=[],
+                        help="a jaxfix checkout (e.g. a git worktree of an older commit) whose cold run is timed "
+                             "in the same rounds, for a before/after comparison (repeatable)")
     args = parser.parse_args()
 
     header = f"Machine: {machine()}"
@@ -193,6 +197,14 @@ def main() -> None:
                     before_each=lambda: shutil.rmtree(cold_dir, ignore_errors=True)),
             Command(WARM, [*jaxfix_cmd, "--cache-dir", str(warm_dir), str(tree)], args.repeat),
         ]
+        for checkout in args.baseline:
+            baseline_cache = work / f"cold-cache-{len(commands)}"
+            baseline_cmd = [sys.executable, "-m", "jaxfix", *jaxfix_cmd[jaxfix_cmd.index("--check"):]]
+            commands.append(Command(
+                f"{COLD}, baseline `{checkout}`", [*baseline_cmd, "--cache-dir", str(baseline_cache), str(tree)], args.repeat,
+                before_each=lambda cache=baseline_cache: shutil.rmtree(cache, ignore_errors=True),
+                env={**os.environ, "PYTHONPATH": str(checkout.resolve())},
+            ))
         if stats["candidates"]:
             # The floor of any LibCST-based check (the candidate files parsed, nothing else), and stock scopes.
             candidate_list = work / "candidates.txt"
