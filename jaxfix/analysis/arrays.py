@@ -36,9 +36,9 @@ class DeviceFreeValues:
 
     def brings_no_devices(self, expr: cst.BaseExpression) -> bool:
         """Whether `expr`, passed to a jitted function, surely leaves the devices undecided."""
-        node = self._analysis.meshes.resolve(expr)
+        node = self._analysis.resolve(expr)
         if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
-            node = self._analysis.meshes.resolve(node.expression)
+            node = self._analysis.resolve(node.expression)
         if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
             return True
         if isinstance(node, cst.Name) and node.value in ("True", "False"):

@@ -80,6 +80,10 @@ class ExpectedErrors:
                     found[item] = expectation
         return found
 
+    def is_expectation(self, item: cst.WithItem) -> bool:
+        """Whether the `with` item is one of the context managers above (it enters no mesh)."""
+        return item in self._items
+
     def expects(self, node: cst.CSTNode, templates: tuple[str, ...]) -> bool:
         """Whether `node` runs inside a block that expects an error one of `templates` (message
         templates with `{mesh}`/`{size}` holes) stands for."""
@@ -133,7 +137,7 @@ class ExpectedErrors:
         return Expectation(catches, rf"\A{re.escape(text)}\Z" if how == "literal" else text)
 
     def _catches_value_error(self, exception: cst.BaseExpression) -> bool | None:
-        node = self.analysis.meshes.resolve(exception)
+        node = self.analysis.resolve(exception)
         if isinstance(node, (cst.Tuple, cst.List)):
             verdicts = [self._catches_value_error(e.value) for e in node.elements]
             return True if True in verdicts else (None if None in verdicts else False)
@@ -145,12 +149,12 @@ class ExpectedErrors:
         return False if all(q.name.startswith("builtins.") for q in names) else None
 
     def _string(self, pattern: cst.BaseExpression) -> str | None:
-        node = self.analysis.meshes.resolve(pattern)
+        node = self.analysis.resolve(pattern)
         if (
             isinstance(node, cst.Call) and len(node.args) == 1 and not node.args[0].keyword and not node.args[0].star
             and any(q.name == "re.compile" for q in self.analysis.names.qualified_names(node.func))
         ):
-            node = self.analysis.meshes.resolve(node.args[0].value)
+            node = self.analysis.resolve(node.args[0].value)
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
             value = node.evaluated_value
             return value if isinstance(value, str) else None

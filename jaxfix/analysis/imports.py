@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import QualifiedName, QualifiedNameSource
 
-from jaxfix.analysis.names import api_of_qualified_names
+from jaxfix.analysis.names import Api, api_of_qualified_names
 
 Imports = tuple[tuple[str, str | None], ...]
 
 
-def _top_level_imports(module: cst.Module):
+def _top_level_imports(module: cst.Module) -> Iterator[cst.Import | cst.ImportFrom]:
     for statement in module.body:
         if isinstance(statement, cst.SimpleStatementLine):
             yield from (s for s in statement.body if isinstance(s, (cst.Import, cst.ImportFrom)))
@@ -31,11 +33,11 @@ def module_spelling(module: cst.Module, name: str) -> tuple[str, Imports]:
     return name, ((name, None),)
 
 
-def api_spelling(module: cst.Module, api: str, from_module: str) -> tuple[str, Imports]:
+def api_spelling(module: cst.Module, api: Api, from_module: str) -> tuple[str, Imports]:
     """The local name of a top-level `from X import Y [as Z]` of the JAX `api` (e.g. `NamedSharding`),
-    else `api` plus `from from_module import api`."""
+    else the API's name plus `from from_module import <name>`."""
     for statement in _top_level_imports(module):
-        if not isinstance(statement, cst.ImportFrom) or statement.relative or isinstance(statement.names, cst.ImportStar):
+        if not isinstance(statement, cst.ImportFrom) or statement.module is None or statement.relative or isinstance(statement.names, cst.ImportStar):
             continue
         source = get_full_name_for_node(statement.module)
         for alias in statement.names:
@@ -43,4 +45,4 @@ def api_spelling(module: cst.Module, api: str, from_module: str) -> tuple[str, I
             local = alias.asname.name if alias.asname else alias.name
             if isinstance(local, cst.Name) and api_of_qualified_names({qualified}) == api:
                 return local.value, ()
-    return api, ((from_module, api),)
+    return api.value, ((from_module, api.value),)

@@ -1,19 +1,45 @@
-"""Everything the analysis knows about one parsed module, shared by all rules in a pass."""
+"""Everything the analysis knows about one parsed module, shared by all rules in a pass.
+
+Rules ask two questions:
+
+- `contexts_at(node) -> list[ContextSite]`: the mesh contexts in force where `node` runs,
+  outermost first (see `jaxfix.analysis.contexts`); `innermost(sites)` picks the one that sets
+  JAX's context mesh on each way the node runs.
+- `value_of(expr) -> Value`: a `MeshValue`, int, str, `AxisType`, None, a tuple of values, or
+  `Unknown(why)` (see `jaxfix.analysis.evaluate`).
+
+and use a few helpers to find the calls they look at: `api_of` / `called_api` (which JAX API,
+whatever the import spelling), `bind(call)` (its arguments by parameter name, from the one table
+of JAX signatures), `resolve(expr)` (the expression a name is bound to), `jit_application`,
+`is_entered`, `calls_running(function)`, `definition(name)`, `assigned_value(name)`,
+`references(name)` and `line(node)`.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from functools import cached_property
 from typing import TypeVar
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
+from libcst.metadata import (
+    Access,
+    CodeRange,
+    MetadataWrapper,
+    PositionProvider,
+    Scope,
+    ScopeProvider,
+)
 
 from jaxfix.analysis.arrays import DeviceFreeValues
-from jaxfix.analysis.current_mesh import CurrentMeshModel
+from jaxfix.analysis.bindings import Bindings
+from jaxfix.analysis.contexts import ContextModel, ContextSite
+from jaxfix.analysis.evaluate import ValueModel
 from jaxfix.analysis.expected_errors import ExpectedErrors
-from jaxfix.analysis.mesh import MeshModel
-from jaxfix.analysis.names import ApiResolver
+from jaxfix.analysis.jitting import JitApplication, jit_application
+from jaxfix.analysis.names import SIGNATURES, Api, ApiResolver, bind
 from jaxfix.analysis.parents import parent_map
+from jaxfix.analysis.values import Value
 
 NodeT = TypeVar("NodeT", bound=cst.CSTNode)
 
@@ -28,8 +54,67 @@ class ModuleAnalysis:
         self.wrapper = wrapper
         self.jax_version = jax_version
 
+    # -- the two questions --------------------------------------------------------------------
+
+    def contexts_at(self, node: cst.CSTNode) -> list[ContextSite]:
+        """The mesh contexts in force where `node` runs, outermost first."""
+        return self.contexts.contexts_at(node)
+
+    def value_of(self, expr: cst.BaseExpression) -> Value:
+        """What `expr` evaluates to, as far as the module shows."""
+        return self.values.value_of(expr)
+
+    # -- finding the calls a rule looks at ----------------------------------------------------
+
+    def api_of(self, node: cst.CSTNode | None) -> Api | None:
+        return self.names.api(node)
+
+    def called_api(self, node: cst.CSTNode | None) -> Api | None:
+        """For a Call node, the API of its callee; None for anything else."""
+        return self.names.called_api(node)
+
+    def bind(self, call: cst.Call) -> dict[str, cst.BaseExpression] | None:
+        """The arguments of a call of a JAX API by parameter name; None when the callee is not
+        in the signature table or the arguments cannot be bound (`*args`, unknown keywords)."""
+        api = self.names.called_api(call)
+        signature = SIGNATURES.get(api) if api is not None else None
+        return None if signature is None else bind(call, signature)
+
+    def resolve(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        """The expression a name (bound exactly once) or `self.x` leads to, as far as known."""
+        return self.values.resolve(expr)
+
+    def jit_application(self, expr: cst.BaseExpression) -> JitApplication | None:
+        return jit_application(expr, self.names)
+
+    def definition(self, name: cst.Name) -> cst.CSTNode | None:
+        """The node that binds `name` when it is bound exactly once (FunctionDef, Param, ...)."""
+        return self.bindings.definition(name)
+
+    def references(self, name: cst.Name) -> Collection[Access]:
+        """The reads of the one binding `name` denotes (a read or the binding target itself);
+        none when it is not bound exactly once."""
+        return self.bindings.references(name)
+
+    def assigned_value(self, name: cst.Name) -> cst.BaseExpression | None:
+        """The expression `name`'s one binding assigns (`name = value`, one step, no further)."""
+        return self.bindings.value(name)
+
+    def is_entered(self, expr: cst.BaseExpression) -> bool:
+        """Whether `expr` is a `with` item or the argument of `x.enter_context(...)`."""
+        return self.contexts.is_entered(expr)
+
+    def calls_running(self, function: cst.FunctionDef) -> list[cst.Call]:
+        """The calls in this module that run `function`'s body (see `ContextModel.calls_running`)."""
+        return self.contexts.calls_running(function)
+
+    def line(self, node: cst.CSTNode) -> int:
+        return self.positions[node].start.line
+
+    # -- what the answers are computed from ---------------------------------------------------
+
     @cached_property
-    def parents(self):
+    def parents(self) -> dict[cst.CSTNode, cst.CSTNode]:
         return parent_map(self.wrapper.module)
 
     @cached_property
@@ -42,11 +127,11 @@ class ModuleAnalysis:
         return [node for node in self.parents if isinstance(node, kind)]
 
     @cached_property
-    def positions(self):
+    def positions(self) -> Mapping[cst.CSTNode, CodeRange]:
         return self.wrapper.resolve(PositionProvider)
 
     @cached_property
-    def scopes(self):
+    def scopes(self) -> Mapping[cst.CSTNode, Scope | None]:
         return self.wrapper.resolve(ScopeProvider)
 
     @cached_property
@@ -54,12 +139,16 @@ class ModuleAnalysis:
         return ApiResolver(self.scopes)
 
     @cached_property
-    def meshes(self) -> MeshModel:
-        return MeshModel(self.names, self.scopes, self.parents, self.jax_version)
+    def bindings(self) -> Bindings:
+        return Bindings(self.scopes, self.parents)
 
     @cached_property
-    def current_mesh(self) -> CurrentMeshModel:
-        return CurrentMeshModel(self)
+    def values(self) -> ValueModel:
+        return ValueModel(self.names, self.bindings, self.parents, self.jax_version)
+
+    @cached_property
+    def contexts(self) -> ContextModel:
+        return ContextModel(self)
 
     @cached_property
     def expected_errors(self) -> ExpectedErrors:

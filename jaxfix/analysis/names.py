@@ -1,60 +1,154 @@
-"""Resolve a name or attribute to the JAX API it denotes, whatever the import spelling."""
+"""Which API a name or call denotes, whatever the import spelling, and how its arguments bind.
+
+`Api` names every API the analysis and the rules recognise; `ApiResolver.api(node)` maps an
+expression to one through LibCST's qualified names. `SIGNATURES` is the one table of their
+parameters (checked with `inspect.signature` on jax 0.10.2 and 0.12.0.1), and `bind(call,
+signature)` the one argument binder.
+"""
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 
 import libcst as cst
 from libcst.metadata import QualifiedName, Scope
 
-# Canonical API name -> every fully qualified name it is reachable through.
-JAX_APIS: dict[str, frozenset[str]] = {
-    name: frozenset(spellings)
-    for name, spellings in {
-        "AbstractMesh": ("jax.sharding.AbstractMesh", "jax._src.mesh.AbstractMesh"),
-        "Mesh": ("jax.sharding.Mesh", "jax._src.mesh.Mesh", "jax.experimental.maps.Mesh"),
-        "make_mesh": ("jax.make_mesh", "jax.sharding.make_mesh", "jax._src.mesh_utils.make_mesh"),
-        "use_abstract_mesh": ("jax.sharding.use_abstract_mesh", "jax._src.mesh.use_abstract_mesh", "jax.use_abstract_mesh"),
-        "set_mesh": ("jax.set_mesh", "jax.sharding.set_mesh", "jax._src.sharding_impls.set_mesh"),
-        "use_mesh": ("jax.sharding.use_mesh", "jax.use_mesh"),
-        "get_abstract_mesh": ("jax.sharding.get_abstract_mesh", "jax._src.mesh.get_abstract_mesh"),
-        "NamedSharding": (
-            "jax.sharding.NamedSharding",
-            "jax.NamedSharding",
-            "jax._src.named_sharding.NamedSharding",
-            "jax._src.sharding_impls.NamedSharding",
-        ),
-        "PartitionSpec": ("jax.sharding.PartitionSpec", "jax.P", "jax._src.partition_spec.PartitionSpec"),
-        "AxisType": ("jax.sharding.AxisType", "jax._src.mesh.AxisType"),
-        "jit": ("jax.jit", "jax.experimental.pjit.pjit", "jax.pjit"),
-        "ShapeDtypeStruct": ("jax.ShapeDtypeStruct", "jax._src.api.ShapeDtypeStruct"),
-        "device_put": ("jax.device_put", "jax._src.api.device_put"),
-        "typeof": ("jax.typeof",),
-        "export": ("jax.export.export",),
-        "top_level_all_gather": ("jax._src.shard_map.top_level_all_gather",),
-        "partial": ("functools.partial",),
-        "ExitStack": ("contextlib.ExitStack",),
-    }.items()
+
+class Api(enum.Enum):
+    ABSTRACT_MESH = "AbstractMesh"
+    MESH = "Mesh"
+    MAKE_MESH = "make_mesh"
+    USE_ABSTRACT_MESH = "use_abstract_mesh"
+    SET_MESH = "set_mesh"
+    USE_MESH = "use_mesh"
+    GET_ABSTRACT_MESH = "get_abstract_mesh"
+    NAMED_SHARDING = "NamedSharding"
+    PARTITION_SPEC = "PartitionSpec"
+    AXIS_TYPE = "AxisType"
+    JIT = "jit"
+    SHAPE_DTYPE_STRUCT = "ShapeDtypeStruct"
+    DEVICE_PUT = "device_put"
+    TYPEOF = "typeof"
+    EXPORT = "export"
+    TOP_LEVEL_ALL_GATHER = "top_level_all_gather"
+    PARTIAL = "partial"
+    WRAPS = "wraps"
+    EXIT_STACK = "ExitStack"
+    # Primitives JAX registers in dispatch.prim_requires_devices_during_lowering (jax 0.10.2 and
+    # 0.12.0.1); jax.debug.print and jax.debug.callback are not among them.
+    PURE_CALLBACK = "pure_callback"
+    IO_CALLBACK = "io_callback"
+    INSPECT_ARRAY_SHARDING = "inspect_array_sharding"
+
+
+# The context managers that make a mesh JAX's current (abstract) mesh.
+MESH_CONTEXT_APIS = frozenset({Api.USE_ABSTRACT_MESH, Api.SET_MESH, Api.USE_MESH})
+
+_QUALIFIED_NAMES: dict[Api, tuple[str, ...]] = {
+    Api.ABSTRACT_MESH: ("jax.sharding.AbstractMesh", "jax._src.mesh.AbstractMesh"),
+    Api.MESH: ("jax.sharding.Mesh", "jax._src.mesh.Mesh", "jax.experimental.maps.Mesh"),
+    Api.MAKE_MESH: ("jax.make_mesh", "jax.sharding.make_mesh", "jax._src.mesh_utils.make_mesh"),
+    Api.USE_ABSTRACT_MESH: ("jax.sharding.use_abstract_mesh", "jax._src.mesh.use_abstract_mesh", "jax.use_abstract_mesh"),
+    Api.SET_MESH: ("jax.set_mesh", "jax.sharding.set_mesh", "jax._src.sharding_impls.set_mesh"),
+    Api.USE_MESH: ("jax.sharding.use_mesh", "jax.use_mesh"),
+    Api.GET_ABSTRACT_MESH: ("jax.sharding.get_abstract_mesh", "jax._src.mesh.get_abstract_mesh"),
+    Api.NAMED_SHARDING: (
+        "jax.sharding.NamedSharding",
+        "jax.NamedSharding",
+        "jax._src.named_sharding.NamedSharding",
+        "jax._src.sharding_impls.NamedSharding",
+    ),
+    Api.PARTITION_SPEC: ("jax.sharding.PartitionSpec", "jax.P", "jax._src.partition_spec.PartitionSpec"),
+    Api.AXIS_TYPE: ("jax.sharding.AxisType", "jax._src.mesh.AxisType"),
+    Api.JIT: ("jax.jit", "jax.experimental.pjit.pjit", "jax.pjit"),
+    Api.SHAPE_DTYPE_STRUCT: ("jax.ShapeDtypeStruct", "jax._src.api.ShapeDtypeStruct"),
+    Api.DEVICE_PUT: ("jax.device_put", "jax._src.api.device_put"),
+    Api.TYPEOF: ("jax.typeof",),
+    Api.EXPORT: ("jax.export.export",),
+    Api.TOP_LEVEL_ALL_GATHER: ("jax._src.shard_map.top_level_all_gather",),
+    Api.PARTIAL: ("functools.partial",),
+    Api.WRAPS: ("functools.wraps",),
+    Api.EXIT_STACK: ("contextlib.ExitStack",),
+    Api.PURE_CALLBACK: ("jax.pure_callback", "jax._src.callback.pure_callback"),
+    Api.IO_CALLBACK: ("jax.experimental.io_callback", "jax._src.callback.io_callback"),
+    Api.INSPECT_ARRAY_SHARDING: ("jax.debug.inspect_array_sharding", "jax._src.debugging.inspect_array_sharding"),
 }
-_BY_QUALIFIED_NAME = {q: api for api, spellings in JAX_APIS.items() for q in spellings}
+_BY_QUALIFIED_NAME = {q: api for api, spellings in _QUALIFIED_NAMES.items() for q in spellings}
 # Public aliases a future JAX may add (jax.sharding.top_level_all_gather, ...) match by last name.
-_MATCH_ANY_JAX_MODULE = frozenset({"top_level_all_gather"})
+_MATCH_ANY_JAX_MODULE = {"top_level_all_gather": Api.TOP_LEVEL_ALL_GATHER}
 
 
-def api_of_qualified_names(names: Collection[QualifiedName]) -> str | None:
-    """The canonical API for a set of qualified names, or None."""
+@dataclass(frozen=True)
+class Signature:
+    """Parameter names: those that may be passed by position (in order), then keyword-only ones."""
+
+    positional: tuple[str, ...]
+    keyword_only: tuple[str, ...] = ()
+    positional_only: int = 0  # how many of `positional` cannot be passed by keyword
+
+
+SIGNATURES: dict[Api, Signature] = {
+    Api.ABSTRACT_MESH: Signature(("axis_sizes", "axis_names", "axis_types"), ("abstract_device",)),
+    # jax.make_mesh's first parameter is axis_shapes in 0.10.x, axis_sizes since 0.12.
+    Api.MAKE_MESH: Signature(("axis_shapes", "axis_names", "axis_types"), ("axis_sizes", "devices")),
+    Api.MESH: Signature(("devices", "axis_names", "axis_types")),
+    Api.NAMED_SHARDING: Signature(("mesh", "spec"), ("memory_kind",)),
+    Api.USE_ABSTRACT_MESH: Signature(("mesh",)),
+    Api.SET_MESH: Signature(("mesh",)),
+    Api.USE_MESH: Signature(("mesh",)),
+    Api.SHAPE_DTYPE_STRUCT: Signature(("shape", "dtype"), ("sharding", "weak_type", "manual_axis_type", "is_ref")),
+    Api.DEVICE_PUT: Signature(("x", "device"), ("src", "donate", "may_alias")),
+    Api.TOP_LEVEL_ALL_GATHER: Signature(("xs", "out_sharding"), ("multi_dim",)),
+    Api.JIT: Signature(
+        ("fun",),
+        ("in_shardings", "out_shardings", "static_argnums", "static_argnames", "donate_argnums", "donate_argnames",
+         "keep_unused", "device", "backend", "inline", "compiler_options"),
+        positional_only=1,
+    ),
+}
+# `AbstractMesh.update` / `Mesh.update` (a method, so not an Api).
+MESH_UPDATE = Signature(("axis_sizes", "axis_names", "axis_types"))
+
+
+def bind(call: cst.Call, signature: Signature) -> dict[str, cst.BaseExpression] | None:
+    """Map a call's arguments to parameter names; None if it uses `*`/`**`, passes too many
+    positional arguments, an unknown keyword, or one parameter twice."""
+    bound: dict[str, cst.BaseExpression] = {}
+    for index, arg in enumerate(call.args):
+        if arg.star:
+            return None
+        if arg.keyword is None:
+            if index >= len(signature.positional):
+                return None
+            name = signature.positional[index]
+        else:
+            name = arg.keyword.value
+            if name in signature.positional[: signature.positional_only]:
+                return None
+            if name not in signature.positional and name not in signature.keyword_only:
+                return None
+        if name in bound:
+            return None
+        bound[name] = arg.value
+    return bound
+
+
+def api_of_qualified_names(names: Collection[QualifiedName]) -> Api | None:
+    """The API a set of qualified names denotes, or None."""
     for qualified in names:
         api = _BY_QUALIFIED_NAME.get(qualified.name)
         if api is not None:
             return api
         head, _, last = qualified.name.rpartition(".")
         if last in _MATCH_ANY_JAX_MODULE and (head == "jax" or head.startswith("jax.")):
-            return last
+            return _MATCH_ANY_JAX_MODULE[last]
     return None
 
 
 class ApiResolver:
-    """Answers "which JAX API is this expression?" from the qualified names its scope gives.
+    """Answers "which API is this expression?" from the qualified names its scope gives.
 
     The same names as LibCST's QualifiedNameProvider (which asks the node's scope in the same
     way), but computed only for the nodes a rule asks about, not a traversal of the module.
@@ -71,12 +165,9 @@ class ApiResolver:
             names = self._known[node] = frozenset() if scope is None else frozenset(scope.get_qualified_names_for(node))
         return names
 
-    def api(self, node: cst.CSTNode) -> str | None:
-        return api_of_qualified_names(self.qualified_names(node))
+    def api(self, node: cst.CSTNode | None) -> Api | None:
+        return None if node is None else api_of_qualified_names(self.qualified_names(node))
 
-    def is_api(self, node: cst.CSTNode, *apis: str) -> bool:
-        return self.api(node) in apis
-
-    def called_api(self, node: cst.CSTNode) -> str | None:
-        """For a Call node, the API of its callee."""
+    def called_api(self, node: cst.CSTNode | None) -> Api | None:
+        """For a Call node, the API of its callee; None for anything else."""
         return self.api(node.func) if isinstance(node, cst.Call) else None

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import re._constants as sre_constants  # type: ignore[import-not-found]  # CPython's regex parser: no stubs
-import re._parser as sre_parse  # type: ignore[import-not-found]
+import re._parser as sre_parse  # type: ignore[import-not-found]  # no stubs either
 import string
 from collections.abc import Callable
 from dataclasses import dataclass, field

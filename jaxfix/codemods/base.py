@@ -9,7 +9,7 @@ Rules are batchable visitors: one traversal serves every rule that runs on a fil
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import ClassVar
 
 import libcst as cst
@@ -57,7 +57,7 @@ class Rule(cst.BatchableCSTVisitor):
                 names.append(name)
         cls._visitor_names = tuple(names)
 
-    def get_visitors(self) -> dict[str, Callable[..., object]]:
+    def get_visitors(self) -> Mapping[str, Callable[[cst.CSTNode], None]]:
         return {name: getattr(self, name) for name in self._visitor_names}
 
     def __init__(self, analysis: ModuleAnalysis, options: Options) -> None:

@@ -2,35 +2,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import Access, Assignment
 
 from jaxfix.analysis.imports import module_spelling
-from jaxfix.analysis.mesh import MeshValue, bind_arguments
-from jaxfix.analysis.mesh_reach import MeshReach
+from jaxfix.analysis.names import Api
+from jaxfix.analysis.values import MeshValue
 from jaxfix.codemods.base import Rule, keyword_arg
+from jaxfix.codemods.text import code, short
 from jaxfix.diagnostics import Fix, Safety
 
-# Primitives JAX registers in dispatch.prim_requires_devices_during_lowering (checked on jax
-# 0.10.2 and 0.12.0.1); jax.debug.print and jax.debug.callback are not among them.
+# How the message names the primitives that need devices at lowering.
 _DEVICE_PRIMITIVES = {
-    "jax.pure_callback": "jax.pure_callback",
-    "jax._src.callback.pure_callback": "jax.pure_callback",
-    "jax.experimental.io_callback": "jax.experimental.io_callback",
-    "jax._src.callback.io_callback": "jax.experimental.io_callback",
-    "jax.debug.inspect_array_sharding": "jax.debug.inspect_array_sharding",
-    "jax._src.debugging.inspect_array_sharding": "jax.debug.inspect_array_sharding",
+    Api.PURE_CALLBACK: "jax.pure_callback",
+    Api.IO_CALLBACK: "jax.experimental.io_callback",
+    Api.INSPECT_ARRAY_SHARDING: "jax.debug.inspect_array_sharding",
 }
-_DEVICE_APIS = ("device_put", "make_mesh", "Mesh", "set_mesh", "use_mesh")
+_DEVICE_APIS = frozenset({Api.DEVICE_PUT, Api.MAKE_MESH, Api.MESH, Api.SET_MESH, Api.USE_MESH})
 # jax.jit keywords that cannot bring devices in; `device=` and `backend=` can.
 _DEVICE_FREE_JIT_KEYWORDS = frozenset(
     {"in_shardings", "out_shardings", "static_argnums", "static_argnames", "donate_argnums",
      "donate_argnames", "keep_unused", "inline", "compiler_options"}
 )
-_SHAPE_DTYPE_STRUCT_KEYWORDS = ("sharding", "weak_type")
+_SHAPE_DTYPE_STRUCT_KEYWORDS = frozenset({"shape", "dtype", "sharding", "weak_type"})
 _MAX_TEXT = 40
 
 
@@ -38,7 +34,7 @@ _MAX_TEXT = 40
 class _Jitted:
     """A `jax.jit` application: its keywords and the function, when the module shows it."""
 
-    keywords: dict[str, cst.BaseExpression]
+    keywords: Mapping[str, cst.BaseExpression]
     function: cst.FunctionDef | cst.Lambda | None
 
 
@@ -49,15 +45,6 @@ class _Evidence:
     reason: str
     context: MeshValue | None
     size: int | None
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
-
-
-def _short(node: cst.CSTNode) -> str:
-    text = " ".join(_code(node).split())
-    return text if len(text) <= _MAX_TEXT else text[: _MAX_TEXT - 3] + "..."
 
 
 def _is_trace_call(node: cst.BaseExpression) -> bool:
@@ -73,7 +60,7 @@ def _is_none(node: cst.BaseExpression) -> bool:
 
 
 def _mesh_text(mesh: MeshValue) -> str:
-    return mesh.name or _short(mesh.node)
+    return mesh.name or short(mesh.node, _MAX_TEXT)
 
 
 class MissingLoweringPlatforms(Rule):
@@ -101,12 +88,14 @@ class MissingLoweringPlatforms(Rule):
     calls `jax.set_mesh(m)` or `use_mesh(m)` outside a `with` item or `enter_context` (a global
     setter) anywhere; a `.trace()` under `with mesh:`, `jax.set_mesh`/`use_mesh` (as a `with`
     item or entered earlier in the block by `stack.enter_context` / `self.enterContext`), or
-    a context manager whose code, or whose local helper's body, mentions a mesh; a `test*`
-    method whose TestCase's setUp/setUpClass enters such a mesh; and a `.trace()` inside a
-    function, lambda or method that the module uses (calls, passes on, binds to another name
-    or attribute; methods matched by attribute name; a decorated function where it is
-    defined) under any of those contexts or a `use_abstract_mesh`, followed through
-    enclosing functions. A function or lambda never used under a mesh context is still
+    a context manager that may enter a mesh (a function of this module whose body enters a
+    mesh context, or one jaxfix cannot see into: imported from another module, a parameter, a
+    method; not the standard library, builtins or JAX's other APIs); a `test*` method whose
+    TestCase's setUp/setUpClass enters such a mesh; a function whose decorator's body enters
+    one; and a `.trace()` inside a function, lambda or method that the module uses (calls,
+    passes on, binds to another name or attribute; methods matched by attribute name; a
+    decorated function where it is defined) under any of those contexts or a
+    `use_abstract_mesh`, followed through enclosing functions. A function or lambda never used under a mesh context is still
     reported.
 
     When the lowered function visibly calls `jax.pure_callback`, `io_callback` or
@@ -172,17 +161,13 @@ class MissingLoweringPlatforms(Rule):
         "AbstractMesh cannot be used when jaxpr contains primitives that require devices to be present during lowering.",
     )
 
-    def __init__(self, analysis, options) -> None:
-        super().__init__(analysis, options)
-        self.reach = MeshReach(analysis)
-
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if not isinstance(func, cst.Attribute) or func.attr.value != "lower":
             return
-        stage = self.analysis.meshes.resolve(func.value)
-        if _is_trace_call(stage):
-            self._check(node, stage, self._jitted(stage.func.value), rewrite_to_trace=False)  # type: ignore[attr-defined]
+        stage = self.analysis.resolve(func.value)
+        if isinstance(stage, cst.Call) and isinstance(stage.func, cst.Attribute) and stage.func.attr.value == "trace":
+            self._check(node, stage, self._jitted(stage.func.value), rewrite_to_trace=False)
         else:
             jitted = self._jitted(func.value)
             if jitted is not None:
@@ -191,52 +176,34 @@ class MissingLoweringPlatforms(Rule):
     # -- the jitted callable ----------------------------------------------------------------
 
     def _jitted(self, expr: cst.BaseExpression) -> _Jitted | None:
-        target = self.analysis.meshes.resolve(expr)
-        if isinstance(target, cst.Call) and self.analysis.names.called_api(target) == "jit":
-            if not target.args or target.args[0].keyword is not None or target.args[0].star:
+        """`jax.jit(f, ...)` (reached through names), or a function whose outermost decorator is
+        `@jax.jit` or `@partial(jax.jit, ...)`; None unless its keywords are device-free."""
+        target = self.analysis.resolve(expr)
+        if isinstance(target, cst.Call):
+            jitted = self.analysis.jit_application(target)
+            if jitted is None or jitted.function is None:
                 return None
-            keywords = self._jit_keywords(target.args[1:])
-            return None if keywords is None else _Jitted(keywords, self._function(target.args[0].value))
-        if isinstance(target, cst.Name):
-            definition = self._single_definition(target)
-            if isinstance(definition, cst.FunctionDef) and definition.decorators:
-                return self._jit_decorator(definition)
-        return None
-
-    def _jit_keywords(self, args: Sequence[cst.Arg]) -> dict[str, cst.BaseExpression] | None:
-        if any(a.keyword is None or a.keyword.value not in _DEVICE_FREE_JIT_KEYWORDS for a in args):
+            function: cst.FunctionDef | cst.Lambda | None = self._function(jitted.function)
+        elif isinstance(target, cst.Name):
+            definition = self.analysis.definition(target)
+            if not isinstance(definition, cst.FunctionDef) or not definition.decorators:
+                return None
+            jitted = self.analysis.jit_application(definition.decorators[0].decorator)
+            if jitted is None or jitted.function is not None:
+                return None
+            function = definition
+        else:
             return None
-        return {a.keyword.value: a.value for a in args}
-
-    def _jit_decorator(self, definition: cst.FunctionDef) -> _Jitted | None:
-        """`@jax.jit` or `@partial(jax.jit, **keywords)` as the outermost decorator."""
-        decorator = definition.decorators[0].decorator
-        if self.analysis.names.is_api(decorator, "jit"):
-            return _Jitted({}, definition)
-        if isinstance(decorator, cst.Call) and self.analysis.names.called_api(decorator) == "partial":
-            args = decorator.args
-            if args and args[0].keyword is None and not args[0].star and self.analysis.names.is_api(args[0].value, "jit"):
-                keywords = self._jit_keywords(args[1:])
-                return None if keywords is None else _Jitted(keywords, definition)
-        return None
-
-    def _single_definition(self, name: cst.Name) -> cst.CSTNode | None:
-        scope = self.analysis.scopes.get(name)
-        assignments = scope[name.value] if scope is not None else ()
-        if len(assignments) != 1:
+        if any(k not in _DEVICE_FREE_JIT_KEYWORDS for k in jitted.keywords):
             return None
-        (assignment,) = assignments
-        return assignment.node if isinstance(assignment, Assignment) else None
+        return _Jitted(jitted.keywords, function)
 
     def _function(self, expr: cst.BaseExpression) -> cst.FunctionDef | cst.Lambda | None:
-        target = self.analysis.meshes.resolve(expr)
+        target = self.analysis.resolve(expr)
         if isinstance(target, cst.Lambda):
             return target
-        if isinstance(target, cst.Name):
-            definition = self._single_definition(target)
-            if isinstance(definition, cst.FunctionDef):
-                return definition
-        return None
+        definition = self.analysis.definition(target) if isinstance(target, cst.Name) else None
+        return definition if isinstance(definition, cst.FunctionDef) else None
 
     # -- the evidence -----------------------------------------------------------------------
 
@@ -278,7 +245,7 @@ class MissingLoweringPlatforms(Rule):
                 return None
             meshes += found
             if found:
-                reasons.append(f"argument `{_short(argument)}` is sharded on AbstractMesh `{_mesh_text(found[0])}`")
+                reasons.append(f"argument `{short(argument, _MAX_TEXT)}` is sharded on AbstractMesh `{_mesh_text(found[0])}`")
         for keyword in ("in_shardings", "out_shardings"):
             if keyword in jitted.keywords:
                 found = self._sharding_meshes(jitted.keywords[keyword])
@@ -313,48 +280,48 @@ class MissingLoweringPlatforms(Rule):
         node = jitted.keywords.get("static_argnums")
         if node is None:
             return set()
-        single = self.analysis.meshes.integer(node)
-        numbers = (single,) if single is not None else self.analysis.meshes.integers(node)
-        if numbers is None or None in numbers:
+        value = self.analysis.value_of(node)
+        numbers = (value,) if isinstance(value, int) else value
+        if not isinstance(numbers, tuple) or not all(isinstance(n, int) for n in numbers):
             return None
-        return {n % count if count else n for n in numbers}  # type: ignore[operator]
+        return {n % count if count else n for n in numbers if isinstance(n, int)}
 
     def _static_names(self, jitted: _Jitted) -> set[str] | None:
         node = jitted.keywords.get("static_argnames")
         if node is None:
             return set()
-        resolved = self.analysis.meshes.resolve(node)
-        if isinstance(resolved, cst.SimpleString):
-            return {resolved.evaluated_value}  # type: ignore[arg-type]
-        names = self.analysis.meshes.strings(node)
-        return None if names is None else set(names)
+        value = self.analysis.value_of(node)
+        names = (value,) if isinstance(value, str) else value
+        if not isinstance(names, tuple) or not all(isinstance(n, str) for n in names):
+            return None
+        return {n for n in names if isinstance(n, str)}
 
     def _argument_meshes(self, expr: cst.BaseExpression) -> list[MeshValue] | None:
         """The abstract meshes an argument is sharded on; None unless it surely has no devices."""
         if self.analysis.device_free.brings_no_devices(expr):
             return []  # host data or an uncommitted array: the sharded arguments decide
-        node = self.analysis.meshes.resolve(expr)
+        node = self.analysis.resolve(expr)
         if isinstance(node, (cst.Tuple, cst.List, cst.Dict)):
             return self._each(node, self._argument_meshes)
-        if not isinstance(node, cst.Call) or self.analysis.names.called_api(node) != "ShapeDtypeStruct":
+        if not isinstance(node, cst.Call) or self.analysis.called_api(node) is not Api.SHAPE_DTYPE_STRUCT:
             return None
-        args = bind_arguments(node, ("shape", "dtype"), _SHAPE_DTYPE_STRUCT_KEYWORDS)
-        if args is None:
+        args = self.analysis.bind(node)
+        if args is None or not args.keys() <= _SHAPE_DTYPE_STRUCT_KEYWORDS:
             return None
         sharding = args.get("sharding")
         return [] if sharding is None else self._sharding_meshes(sharding)
 
     def _sharding_meshes(self, expr: cst.BaseExpression) -> list[MeshValue] | None:
-        node = self.analysis.meshes.resolve(expr)
+        node = self.analysis.resolve(expr)
         if _is_none(node):
             return []
         if isinstance(node, (cst.Tuple, cst.List, cst.Dict)):
             return self._each(node, self._sharding_meshes)
-        if not isinstance(node, cst.Call) or self.analysis.names.called_api(node) != "NamedSharding":
+        if not isinstance(node, cst.Call) or self.analysis.called_api(node) is not Api.NAMED_SHARDING:
             return None
-        args = bind_arguments(node, ("mesh", "spec"), ("memory_kind",))
-        mesh = self.analysis.meshes.mesh(args.get("mesh")) if args else None
-        return [mesh] if mesh is not None and mesh.is_abstract else None
+        args = self.analysis.bind(node)
+        mesh = self.analysis.value_of(args["mesh"]) if args and "mesh" in args else None
+        return [mesh] if isinstance(mesh, MeshValue) and mesh.is_abstract else None
 
     def _each(self, node: cst.Tuple | cst.List | cst.Dict, evaluate: Callable[[cst.BaseExpression], list[MeshValue] | None]) -> list[MeshValue] | None:
         if isinstance(node, cst.Dict):
@@ -377,22 +344,18 @@ class MissingLoweringPlatforms(Rule):
         """(known, mesh): JAX's abstract context mesh at the `.trace()`, or None for none.
 
         JAX uses the innermost `use_abstract_mesh` only when it has an Explicit axis
-        (`get_ctx_mesh` in jax/_src/pjit.py). Unknown when any other mesh may be current: a
-        global `jax.set_mesh(m)`, `with mesh:`, a set_mesh/use_mesh or mesh-mentioning context
-        manager (entered by `with` or `enter_context`), or a use of the enclosing function
-        under one (see jaxfix/analysis/mesh_reach.py).
+        (`get_ctx_mesh` in jax/_src/pjit.py). Unknown when any other mesh context may be in
+        force: a global `jax.set_mesh(m)` anywhere in the module, `with mesh:`, a
+        set_mesh/use_mesh or unknown context manager (entered by `with` or `enter_context`), or
+        anything around a use of the enclosing function (see jaxfix/analysis/contexts.py).
         """
-        if self.analysis.current_mesh.global_setters:
+        sites = self.analysis.contexts_at(trace)
+        if any(not s.is_local or s.api is not Api.USE_ABSTRACT_MESH for s in sites):
             return False, None
-        if self.analysis.current_mesh.under_concrete_mesh(trace):
-            return False, None
-        setters, scope = self.analysis.current_mesh.setters_around(trace)
-        if any(s.api != "use_abstract_mesh" for s in setters) or self.reach.scope_used_under_mesh(scope):
-            return False, None
-        if not setters:
+        if not sites:
             return True, None
-        mesh = setters[-1].mesh
-        if mesh is None or not mesh.is_abstract or mesh.has_explicit_axis is None:
+        mesh = sites[-1].mesh
+        if not isinstance(mesh, MeshValue) or not mesh.is_abstract or mesh.has_explicit_axis is None:
             return False, None
         return True, mesh if mesh.has_explicit_axis else None
 
@@ -407,16 +370,16 @@ class MissingLoweringPlatforms(Rule):
         class Scan(cst.CSTVisitor):
             def visit_Call(self, node: cst.Call) -> None:
                 nonlocal concrete
-                names = {q.name for q in rule.analysis.names.qualified_names(node.func)}
-                found.extend(_DEVICE_PRIMITIVES[n] for n in sorted(names & _DEVICE_PRIMITIVES.keys()))
-                api = rule.analysis.names.called_api(node)
-                if api in _DEVICE_APIS or (api == "NamedSharding" and rule._sharding_meshes(node) is None):
+                api = rule.analysis.called_api(node)
+                if api in _DEVICE_PRIMITIVES:
+                    found.append(_DEVICE_PRIMITIVES[api])
+                if api in _DEVICE_APIS or (api is Api.NAMED_SHARDING and rule._sharding_meshes(node) is None):
                     concrete = True
 
             def visit_Name(self, node: cst.Name) -> None:
                 nonlocal concrete
-                mesh = rule.analysis.meshes.mesh(node) if node in rule.analysis.scopes else None
-                concrete = concrete or (mesh is not None and not mesh.is_abstract)
+                mesh = rule.analysis.value_of(node)
+                concrete = concrete or (isinstance(mesh, MeshValue) and not mesh.is_abstract)
 
         function.body.visit(Scan())
         return None if concrete else found
@@ -426,7 +389,7 @@ class MissingLoweringPlatforms(Rule):
     def _report_missing(self, lower: cst.Call, platforms: cst.Arg | None, evidence: _Evidence, *, rewrite_to_trace: bool) -> None:
         value, imports = self._platforms_value()
         if rewrite_to_trace:
-            trace = lower.with_changes(func=lower.func.with_changes(attr=cst.Name("trace")))  # type: ignore[attr-defined]
+            trace = lower.with_changes(func=lower.func.with_changes(attr=cst.Name("trace")))
             fixed = cst.Call(func=cst.Attribute(value=trace, attr=cst.Name("lower")), args=[keyword_arg("lowering_platforms", value)])
         elif platforms is not None:
             fixed = lower.with_changes(args=[platforms.with_changes(value=value)])
@@ -438,7 +401,7 @@ class MissingLoweringPlatforms(Rule):
         )
         compiles = self._compiles_without_devices(lower)
         if not compiles:
-            self.report(lower, message, fix=Fix(f"add lowering_platforms={_code(value)}", ((lower, fixed),), Safety.SAFE, imports))
+            self.report(lower, message, fix=Fix(f"add lowering_platforms={code(value)}", ((lower, fixed),), Safety.SAFE, imports))
             return
         message += "; the .compile() that follows then needs device_assignment="
         size = evidence.size
@@ -447,12 +410,13 @@ class MissingLoweringPlatforms(Rule):
             return
         jax_name, jax_import = module_spelling(self.analysis.wrapper.module, "jax")
         devices = cst.parse_expression(f"tuple({jax_name}.devices()[:{size}])")
-        chained = compiles[0].func.value is lower  # type: ignore[attr-defined]
+        first = compiles[0].func
+        chained = isinstance(first, cst.Attribute) and first.value is lower
         edits: list[tuple[cst.CSTNode, cst.CSTNode]] = [] if chained else [(lower, fixed)]
         for call in compiles:
-            func = call.func.with_changes(value=fixed) if chained else call.func  # type: ignore[attr-defined]
+            func = call.func.with_changes(value=fixed) if chained else call.func
             edits.append((call, call.with_changes(func=func, args=[*call.args, keyword_arg("device_assignment", devices)])))
-        title = f"add lowering_platforms={_code(value)} and device_assignment={_code(devices)}"
+        title = f"add lowering_platforms={code(value)} and device_assignment={code(devices)}"
         self.report(lower, message, fix=Fix(title, tuple(edits), Safety.UNSAFE, jax_import))
 
     def _platforms_value(self) -> tuple[cst.BaseExpression, tuple[tuple[str, str | None], ...]]:
@@ -465,10 +429,11 @@ class MissingLoweringPlatforms(Rule):
     def _compiles_without_devices(self, lower: cst.Call) -> list[cst.Call]:
         """`.compile()` calls without device_assignment= on the lowered stage: chained or via its variable."""
         parent = self.analysis.parents.get(lower)
+        uses: list[cst.CSTNode | None]
         if isinstance(parent, cst.Attribute):
             uses = [parent]
         elif isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
-            uses = [self.analysis.parents.get(ref.node) for ref in self._references(parent.targets[0].target)]
+            uses = [self.analysis.parents.get(ref.node) for ref in self.analysis.references(parent.targets[0].target)]
         else:
             return []
         calls = []
@@ -477,11 +442,3 @@ class MissingLoweringPlatforms(Rule):
             if isinstance(call, cst.Call) and call.func is use and _keyword(call, "device_assignment") is None:
                 calls.append(call)
         return calls
-
-    def _references(self, target: cst.Name) -> Collection[Access]:
-        scope = self.analysis.scopes.get(target)
-        assignments = scope[target.value] if scope is not None else ()
-        if len(assignments) != 1:
-            return ()
-        (assignment,) = assignments
-        return assignment.references if isinstance(assignment, Assignment) and assignment.node is target else ()

@@ -6,13 +6,14 @@ import math
 
 import libcst as cst
 
-from jaxfix.analysis.current_mesh import Enclosing, MeshSetter, mesh_argument
-from jaxfix.analysis.mesh import MeshValue, bind_arguments
+from jaxfix.analysis.contexts import ContextSite, Entry, innermost
+from jaxfix.analysis.names import SIGNATURES, Api, bind
+from jaxfix.analysis.values import MeshValue, tuple_text
 from jaxfix.codemods.base import Rule
-from jaxfix.diagnostics import Fix, Location, Related, Safety
+from jaxfix.codemods.text import not_fixed, related, short, with_note
+from jaxfix.diagnostics import Fix, Related, Safety
 
 _JAX_ERROR = '"use_abstract_mesh cannot change the size of the mesh"'
-_MAX_TEXT = 60
 
 
 class AbstractMeshSizeChange(Rule):
@@ -38,8 +39,9 @@ class AbstractMeshSizeChange(Rule):
     (`ctx = jax.set_mesh(mesh)`) or inside an earlier compound statement (`if`, `with`, `def`)
     makes the mesh after it unknown, so nothing is reported. An empty mesh
     (`AbstractMesh((), ())`, `set_mesh(None)`) in between resets the chain; so does any
-    context manager whose code mentions a mesh, or a local helper whose body does (jaxfix
-    cannot tell which mesh it sets). `with mesh:` does not set the abstract mesh and never encloses. Meshes whose size
+    context manager that may enter a mesh jaxfix cannot pin down: a function of this module
+    whose body enters a mesh context, or one jaxfix cannot see (imported from another module, a
+    parameter, a method); the standard library, builtins and JAX's other APIs enter none. `with mesh:` does not set the abstract mesh and never encloses. Meshes whose size
     jaxfix cannot compute (parameters, `get_abstract_mesh()` re-layouts) are never reported.
 
     Where the rule stops: the same error raised by `jax.experimental.pjit.pjit`, not by a
@@ -101,46 +103,44 @@ class AbstractMeshSizeChange(Rule):
         "Got new mesh: {mesh} with size={size} and prev mesh: {mesh} with size={size}",
     )
 
-    def __init__(self, analysis, options) -> None:
-        super().__init__(analysis, options)
-        self.current = analysis.current_mesh
-
     def visit_Call(self, node: cst.Call) -> None:
-        if self.analysis.names.called_api(node) != "use_abstract_mesh":
+        analysis = self.analysis
+        if analysis.called_api(node) is not Api.USE_ABSTRACT_MESH or not analysis.is_entered(node):
             return
-        argument = mesh_argument(node)
-        inner = self.analysis.meshes.mesh(argument) if argument is not None else None
-        if inner is None or not inner.is_abstract or inner.is_empty or inner.size is None:
+        args = analysis.bind(node)
+        argument = args.get("mesh") if args else None
+        inner = analysis.value_of(argument) if argument is not None else None
+        if not isinstance(inner, MeshValue) or not inner.is_abstract or inner.is_empty or inner.size is None:
             return
-        known = [e for e in self.current.enclosing(node) if _known_size(e.setter.mesh)]
-        conflicts = [e for e in known if e.setter.mesh.size != inner.size]  # type: ignore[union-attr]
-        if not conflicts:
+        known = [(site, site.mesh) for site in innermost(analysis.contexts_at(node)) if isinstance(site.mesh, MeshValue)]
+        known = [(site, mesh) for site, mesh in known if not mesh.is_empty and mesh.size is not None]
+        conflicts = [site for site, mesh in known if mesh.size != inner.size]
+        if not conflicts or argument is None:
             return
-        first = conflicts[0]
-        fix, why_not = self._fix(argument, inner, known)
-        message = self._message(node, inner, first) + (f"; {why_not}" if why_not else "")
-        self.report(node, message, fix=fix, related=self._related(first))
+        fix, why_not = self._fix(argument, inner, [mesh for _, mesh in known])
+        message = with_note(self._message(node, inner, conflicts[0]), why_not)
+        self.report(node, message, fix=fix, related=self._related(conflicts[0]))
 
     # -- the fix ------------------------------------------------------------------------------
 
-    def _fix(self, argument: cst.BaseExpression, inner: MeshValue, known: list[Enclosing]) -> tuple[Fix | None, str | None]:
-        sizes = sorted({e.setter.mesh.size for e in known})  # type: ignore[union-attr]
+    def _fix(self, argument: cst.BaseExpression, inner: MeshValue, outers: list[MeshValue]) -> tuple[Fix | None, str | None]:
+        sizes = sorted({mesh.size for mesh in outers if mesh.size is not None})
         if len(sizes) > 1:
-            return None, f"not fixed: it is entered under meshes of sizes {', '.join(map(str, sizes))}"
+            return None, not_fixed(f"it is entered under meshes of sizes {', '.join(map(str, sizes))}")
         literals, why_not = self._size_literals(argument, inner)
-        if literals is None:
+        if literals is None or inner.axis_sizes is None:
             return None, why_not
-        outer = known[0].setter.mesh
-        axis = self._fill_axis(inner, outer)  # type: ignore[arg-type]
-        others = math.prod(s for i, s in enumerate(inner.axis_sizes) if i != axis)  # type: ignore[arg-type, misc]
+        inner_sizes = [s or 0 for s in inner.axis_sizes]  # all known: inner.size is
+        axis = self._fill_axis(inner, outers[0])
+        others = math.prod(s for i, s in enumerate(inner_sizes) if i != axis)
         if others <= 0 or sizes[0] % others:
             axis_name = inner.axis_names[axis] if inner.axis_names else f"#{axis + 1}"
             return None, (
                 f"no whole-number size of axis {axis_name!r} makes it {sizes[0]}: "
                 "exit the enclosing mesh context before entering this one"
             )
-        new_sizes = tuple(sizes[0] // others if i == axis else s for i, s in enumerate(inner.axis_sizes))  # type: ignore[arg-type]
-        title = f"resize the inner mesh to {_tuple_text(new_sizes)}"
+        new_sizes = [sizes[0] // others if i == axis else s for i, s in enumerate(inner_sizes)]
+        title = f"resize the inner mesh to {tuple_text([str(s) for s in new_sizes])}"
         edit = (literals[axis], cst.Integer(str(sizes[0] // others)))
         return Fix(title, (edit,), Safety.UNSAFE), None
 
@@ -148,81 +148,52 @@ class AbstractMeshSizeChange(Rule):
         """The integer literals of the inner mesh's sizes, if rewriting them touches only this use."""
         built = inner.node
         if argument is not built:
-            if not isinstance(argument, cst.Name) or self.analysis.meshes.bound_value(argument) is not built:
-                return None, "not fixed: the inner mesh is built neither at this use nor in the one assignment to its name"
-            elsewhere = self._other_uses(argument)
+            if not isinstance(argument, cst.Name) or self.analysis.assigned_value(argument) is not built:
+                return None, not_fixed("the inner mesh is built neither at this use nor in the one assignment to its name")
+            elsewhere = sorted({self.analysis.line(a.node) for a in self.analysis.references(argument) if a.node is not argument})
             if elsewhere:
-                return None, f"not fixed: {argument.value} is also used at line {elsewhere[0]}"
-        args = bind_arguments(built, ("axis_sizes", "axis_names", "axis_types"), ("abstract_device",)) if isinstance(built, cst.Call) else None
+                return None, not_fixed(f"{argument.value} is also used at line {elsewhere[0]}")
+        args = bind(built, SIGNATURES[Api.ABSTRACT_MESH]) if isinstance(built, cst.Call) else None
         sizes = args.get("axis_sizes") if args else None
-        if isinstance(sizes, (cst.Tuple, cst.List)) and all(isinstance(e.value, cst.Integer) for e in sizes.elements):
-            return [e.value for e in sizes.elements], None  # type: ignore[misc]
-        line = self.analysis.positions[built].start.line
-        return None, f"not fixed: the inner mesh's sizes are not integer literals where it is built (line {line})"
-
-    def _other_uses(self, name: cst.Name) -> list[int]:
-        scope = self.analysis.scopes.get(name)
-        (assignment,) = scope[name.value]  # bound_value checked there is exactly one
-        lines = {self.analysis.positions[a.node].start.line for a in assignment.references if a.node is not name}
-        return sorted(lines)
+        if isinstance(sizes, (cst.Tuple, cst.List)):
+            literals = [e.value for e in sizes.elements if isinstance(e.value, cst.Integer)]
+            if len(literals) == len(sizes.elements):
+                return literals, None
+        return None, not_fixed(f"the inner mesh's sizes are not integer literals where it is built (line {self.analysis.line(built)})")
 
     def _fill_axis(self, inner: MeshValue, outer: MeshValue) -> int:
         names = inner.axis_names or ()
         if self.options.fill_axis in names:
             return names.index(self.options.fill_axis)
-        if outer.axis_names is not None and outer.axis_sizes is not None:
+        if outer.axis_names is not None and outer.axis_sizes is not None and inner.axis_sizes is not None:
             outer_sizes = dict(zip(outer.axis_names, outer.axis_sizes))
             for index, name in enumerate(names):
-                if name in outer_sizes and outer_sizes[name] != inner.axis_sizes[index]:  # type: ignore[index]
+                if name in outer_sizes and outer_sizes[name] != inner.axis_sizes[index]:
                     return index
         return 0
 
     # -- the message --------------------------------------------------------------------------
 
-    def _message(self, node: cst.Call, inner: MeshValue, enclosing: Enclosing) -> str:
-        outer = enclosing.setter
-        where = f"line {self._line(outer.node)}"
-        if enclosing.setup is not None:
-            where += f" in {enclosing.setup.name.value}"
-        via = ""
-        if enclosing.call is not None:
-            via = f", through the call at line {self._line(enclosing.call)}"
-        placement = "after" if self._is_global(outer) else "inside"
+    def _message(self, node: cst.Call, inner: MeshValue, outer: ContextSite) -> str:
+        line = self.analysis.line
+        where = f"line {line(outer.node)}"
+        if outer.setup is not None:
+            where += f" in {outer.setup.name.value}"
+        via = f", through the call at line {line(outer.call)}" if outer.call is not None else ""
+        placement = "after" if outer.entry is Entry.GLOBAL_SET else "inside"
+        assert isinstance(outer.mesh, MeshValue)  # only known meshes conflict
         return (
-            f"`{self._text(node)}` (line {self._line(node)}, {_describe(inner)}) is entered {placement} "
-            f"`{self._text(outer.node)}` ({where}, {_describe(outer.mesh)}){via}; JAX raises {_JAX_ERROR}"  # type: ignore[arg-type]
+            f"`{short(node)}` (line {line(node)}, {_describe(inner)}) is entered {placement} "
+            f"`{short(outer.node)}` ({where}, {_describe(outer.mesh)}){via}; JAX raises {_JAX_ERROR}"
         )
 
-    def _is_global(self, setter: MeshSetter) -> bool:
-        """A bare `jax.set_mesh(m)`: it sets the mesh for what follows rather than enclosing it."""
-        return setter.node in self.current.global_setters
-
-    def _related(self, enclosing: Enclosing) -> tuple[Related, ...]:
-        what = "the mesh is set here" if self._is_global(enclosing.setter) else "the enclosing mesh is entered here"
-        related = [Related(what, self._location(enclosing.setter.node))]
-        if enclosing.call is not None:
-            related.append(Related("the function is called here", self._location(enclosing.call)))
-        return tuple(related)
-
-    def _text(self, node: cst.CSTNode) -> str:
-        text = " ".join(self.analysis.wrapper.module.code_for_node(node).split())
-        return text if len(text) <= _MAX_TEXT else text[: _MAX_TEXT - 3] + "..."
-
-    def _line(self, node: cst.CSTNode) -> int:
-        return self.analysis.positions[node].start.line
-
-    def _location(self, node: cst.CSTNode) -> Location:
-        start = self.analysis.positions[node].start
-        return Location(start.line, start.column + 1)
-
-
-def _known_size(mesh: MeshValue | None) -> bool:
-    return mesh is not None and not mesh.is_empty and mesh.size is not None
+    def _related(self, outer: ContextSite) -> tuple[Related, ...]:
+        what = "the mesh is set here" if outer.entry is Entry.GLOBAL_SET else "the enclosing mesh is entered here"
+        found = [related(self.analysis, what, outer.node)]
+        if outer.call is not None:
+            found.append(related(self.analysis, "the function is called here", outer.call))
+        return tuple(found)
 
 
 def _describe(mesh: MeshValue) -> str:
     return f"size {mesh.size}: {mesh.shape_text()}"
-
-
-def _tuple_text(values: tuple[int, ...]) -> str:
-    return f"({values[0]},)" if len(values) == 1 else f"({', '.join(map(str, values))})"

@@ -2,27 +2,33 @@
 
 from __future__ import annotations
 
+import enum
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import Assignment
 
+from jaxfix.analysis.contexts import ContextSite, innermost
 from jaxfix.analysis.imports import api_spelling, module_spelling
-from jaxfix.analysis.mesh import MeshValue, bind_arguments
+from jaxfix.analysis.module import ModuleAnalysis
+from jaxfix.analysis.names import Api
+from jaxfix.analysis.values import MeshValue
 from jaxfix.codemods.base import Rule
-from jaxfix.diagnostics import Fix, Location, Related, Safety
+from jaxfix.codemods.text import code, not_fixed, related, short, with_note
+from jaxfix.diagnostics import Fix, Related, Safety
+from jaxfix.options import Options
 
 _INPUT_ERROR = '"Input sharding mesh ... should be equal to out_sharding mesh ..."'
 _CONTEXT_ERROR = '"Context mesh ... should match the mesh of sharding ..."'
-_EAGER_SETTERS = ("set_mesh", "use_mesh")  # both raise inside jit, so what they enclose is eager
+_EAGER_SETTERS = (Api.SET_MESH, Api.USE_MESH)  # both raise inside jit, so what they enclose is eager
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class _Site:
     """One way the gather runs: its context mesh and input mesh, as one call site shows them."""
 
     context: MeshValue
-    entered_by: str  # the API that made `context` current
+    entered_by: Api | None  # the API that made `context` current
     input: MeshValue | None
     input_text: str  # the input as the code at this site spells it
     call: cst.Call | None = None  # the caller's call, when the input or the context comes from it
@@ -30,11 +36,16 @@ class _Site:
     input_from_caller: bool = False
 
 
+class _Failure(enum.Enum):
+    INPUT = "input"  # JAX003 proper: the input is not on the context mesh
+    CONTEXT = "context"  # a foreign out_sharding: JAX raises its context-mesh error first
+
+
 @dataclass(frozen=True)
 class _Verdict:
-    """What JAX raises at one site: "input" (JAX003 proper) or "context" (a foreign out_sharding)."""
+    """What JAX raises at one site."""
 
-    kind: str
+    kind: _Failure
     site: _Site
     out: MeshValue
 
@@ -52,8 +63,9 @@ class AllGatherMeshMismatch(Rule):
     `jax.device_put(..., P(...))` inside `jax.set_mesh(mesh)`; for a parameter, from the
     arguments of the calls in the same module. The context is the innermost mesh context around
     the call in its own function (a bare `jax.set_mesh(m)` statement earlier in the same block
-    counts: it sets the mesh globally), else the one around each call of that function (one
-    level).
+    counts: it sets the mesh globally), else the last one its TestCase's setUp enters, else
+    the one around each call that runs that function (one level; not for generators, async
+    functions, methods, or functions with a decorator other than `jax.jit`).
     Meshes compare as JAX compares them: axis names, sizes, types, and whether an abstract
     device is attached. Anything unknown means no diagnostic; so does a context or input mesh
     with non-Explicit axes (JAX fails earlier, with another error), a global `jax.set_mesh(m)`
@@ -118,15 +130,14 @@ class AllGatherMeshMismatch(Rule):
     tokens = ((b"top_level_all_gather",),)
     raises = ("Input sharding mesh {mesh} should be equal to out_sharding mesh {mesh}",)
 
-    def __init__(self, analysis, options) -> None:
+    def __init__(self, analysis: ModuleAnalysis, options: Options) -> None:
         super().__init__(analysis, options)
-        self.current = analysis.current_mesh
         self.reported: set[cst.CSTNode] = set()
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.analysis.names.called_api(node) != "top_level_all_gather":
+        if self.analysis.called_api(node) is not Api.TOP_LEVEL_ALL_GATHER:
             return
-        args = bind_arguments(node, ("xs", "out_sharding"), ("multi_dim",))
+        args = self.analysis.bind(node)
         if args is None or "xs" not in args or "out_sharding" not in args:
             return
         for x, sharding in _leaves(args["xs"], args["out_sharding"]) or ():
@@ -140,52 +151,52 @@ class AllGatherMeshMismatch(Rule):
         if not verdicts:
             return
         first = verdicts[0]
-        node = x if first.kind == "input" else sharding
+        node = x if first.kind is _Failure.INPUT else sharding
         if node in self.reported:
             return
         self.reported.add(node)
-        if first.kind == "input":
+        if first.kind is _Failure.INPUT:
             fix, note = self._move_input(x, sites, verdicts)
             message = self._input_message(x, first)
         else:
             fix, note = self._rehome_sharding(x, sharding, sites, verdicts)
             message = self._context_message(sharding, first)
-        self.report(node, message + (f"; {note}" if note else ""), fix=fix, related=self._related(first.site))
+        self.report(node, with_note(message, note), fix=fix, related=self._related(first.site))
 
     def _verdict(self, site: _Site, sharding: cst.BaseExpression) -> _Verdict | None:
         out = self._out_mesh(sharding, site.context)
-        if site.input is None or out is None or not _all_explicit(site.input):
+        if site.input is None or out is None or not site.input.all_explicit:
             return None
-        out_is_context, input_is_context = _equal(out, site.context), _equal(site.input, site.context)
+        out_is_context, input_is_context = out.equals(site.context), site.input.equals(site.context)
         if out_is_context is None or input_is_context is None:
             return None
         if not out_is_context:
-            return _Verdict("context", site, out)
-        return None if input_is_context else _Verdict("input", site, out)
+            return _Verdict(_Failure.CONTEXT, site, out)
+        return None if input_is_context else _Verdict(_Failure.INPUT, site, out)
 
     # -- fixes --------------------------------------------------------------------------------
 
     def _move_input(self, x: cst.BaseExpression, sites: list[_Site], verdicts: list[_Verdict]) -> tuple[Fix | None, str | None]:
         if any(s.context_from_caller for s in sites):
             return None, self._suggest_at_caller(verdicts[0])
-        if any(v.kind != "input" for v in verdicts):
-            return None, "not fixed: other calls of this function fail differently"
+        if any(v.kind is not _Failure.INPUT for v in verdicts):
+            return None, not_fixed("other calls of this function fail differently")
         context = sites[0].context
         if sites[0].entered_by not in _EAGER_SETTERS or context.is_abstract:
-            return None, "not fixed: the context mesh is abstract, there is no concrete mesh to move the input to"
+            return None, not_fixed("the context mesh is abstract, there is no concrete mesh to move the input to")
         if context.name is None:
-            return None, "not fixed: the context mesh has no name the fix could use"
+            return None, not_fixed("the context mesh has no name the fix could use")
         if not isinstance(x, cst.Name):
-            return None, "not fixed: the input is an expression the fix would have to evaluate twice"
+            return None, not_fixed("the input is an expression the fix would have to evaluate twice")
         for verdict in verdicts:
-            names = verdict.site.input.axis_names  # type: ignore[union-attr]
+            names = verdict.site.input.axis_names if verdict.site.input is not None else None
             if names is None or context.axis_names is None:
-                return None, "not fixed: the axis names of the input's or the context's mesh are not known"
+                return None, not_fixed("the axis names of the input's or the context's mesh are not known")
             missing = [n for n in names if n not in context.axis_names]
             if missing:
-                return None, f"not fixed: the context mesh has no axis {missing[0]!r} of the input's mesh"
+                return None, not_fixed(f"the context mesh has no axis {missing[0]!r} of the input's mesh")
         module = self.analysis.wrapper.module
-        named_sharding, imports = api_spelling(module, "NamedSharding", "jax.sharding")
+        named_sharding, imports = api_spelling(module, Api.NAMED_SHARDING, "jax.sharding")
         jax_name, jax_import = module_spelling(module, "jax")
         replacement = cst.parse_expression(
             f"{jax_name}.device_put({x.value}, {named_sharding}({context.name}, {jax_name}.typeof({x.value}).sharding.spec))"
@@ -197,18 +208,18 @@ class AllGatherMeshMismatch(Rule):
         self, x: cst.BaseExpression, sharding: cst.BaseExpression, sites: list[_Site], verdicts: list[_Verdict]
     ) -> tuple[Fix | None, str | None]:
         first = verdicts[0]
-        if any(v.kind != "context" for v in verdicts):
-            return None, "not fixed: other calls of this function fail differently"
-        if any(not _equal(v.site.input, v.site.context) for v in verdicts):  # type: ignore[arg-type]
+        if any(v.kind is not _Failure.CONTEXT for v in verdicts):
+            return None, not_fixed("other calls of this function fail differently")
+        if any(v.site.input is None or not v.site.input.equals(v.site.context) for v in verdicts):
             return None, self._input_elsewhere_note(first)
-        call = sharding if isinstance(sharding, cst.Call) and self.analysis.names.called_api(sharding) == "NamedSharding" else None
-        args = bind_arguments(call, ("mesh", "spec"), ("memory_kind",)) if call is not None else None
+        is_named = isinstance(sharding, cst.Call) and self.analysis.called_api(sharding) is Api.NAMED_SHARDING
+        args = self.analysis.bind(sharding) if is_named and isinstance(sharding, cst.Call) else None
         if args is None or "mesh" not in args:
-            return None, "not fixed: the NamedSharding is not written in this call"
+            return None, not_fixed("the NamedSharding is not written in this call")
         axes = self._spec_axes(args.get("spec"))
         context = first.site.context
         if axes is None or context.axis_names is None or not axes <= set(context.axis_names):
-            return None, "not fixed: its PartitionSpec's axes are not all known axes of the context mesh"
+            return None, not_fixed("its PartitionSpec's axes are not all known axes of the context mesh")
         imports: tuple[tuple[str, str | None], ...] = ()
         if not any(s.context_from_caller for s in sites) and context.name is not None:
             mesh_text, title = context.name, f"put the out_sharding on `{context.name}`"
@@ -216,121 +227,110 @@ class AllGatherMeshMismatch(Rule):
             jax_name, imports = module_spelling(self.analysis.wrapper.module, "jax")
             mesh_text, title = f"{jax_name}.typeof({x.value}).sharding.mesh", f"put the out_sharding on `{x.value}`'s mesh"
         else:
-            return None, "not fixed: the input is an expression, and the context mesh has no name here"
+            return None, not_fixed("the input is an expression, and the context mesh has no name here")
         return Fix(title, ((args["mesh"], cst.parse_expression(mesh_text)),), Safety.SAFE, imports), None
 
     # -- where the gather runs ----------------------------------------------------------------
 
     def _sites(self, gather: cst.Call, x: cst.BaseExpression) -> list[_Site]:
-        setters, boundary = self.current.setters_around(gather)
-        function = boundary if isinstance(boundary, cst.FunctionDef) else None
+        """One site per way the gather runs: under the context the core finds, with the input
+        as this function spells it or, for a parameter, as each caller passes it."""
+        analysis = self.analysis
+        function = _enclosing_function(analysis.parents, gather)
         parameter = self._parameter(x, function)
-        if setters:
-            context = self._context_mesh(setters[-1])
-            if context is None:
-                return []
-            if parameter is None:
-                return [_Site(context, setters[-1].api, self._array_mesh(x), _code(x))]
-            return [
-                _Site(context, setters[-1].api, self._array_mesh(arg), _code(arg), call, input_from_caller=True)
-                for call, arg in self._arguments(function, parameter)  # type: ignore[arg-type]
-            ]
-        if function is None:
-            return []
         sites = []
-        for call in self.current.calls_of(function):
-            outer, _ = self.current.setters_around(call)
-            context = self._context_mesh(outer[-1]) if outer else None
-            arg = x if parameter is None else _argument(call, function, parameter)
-            if context is not None and arg is not None:
-                sites.append(_Site(context, outer[-1].api, self._array_mesh(arg), _code(arg), call, True, parameter is not None))
+        for outer in innermost(analysis.contexts_at(gather)):
+            context = _context_mesh(outer)
+            if context is None:
+                if outer.call is None:
+                    return []
+                continue
+            if outer.call is not None:  # the context comes from this caller
+                arg = x if parameter is None or function is None else _argument(outer.call, function, parameter)
+                if arg is not None:
+                    sites.append(_Site(
+                        context=context, entered_by=outer.api, input=self._array_mesh(arg), input_text=code(arg),
+                        call=outer.call, context_from_caller=True, input_from_caller=parameter is not None,
+                    ))
+                continue
+            if parameter is None or function is None:
+                return [_Site(context=context, entered_by=outer.api, input=self._array_mesh(x), input_text=code(x))]
+            return [
+                _Site(context=context, entered_by=outer.api, input=self._array_mesh(arg), input_text=code(arg), call=call, input_from_caller=True)
+                for call in analysis.calls_running(function)
+                if (arg := _argument(call, function, parameter)) is not None
+            ]
         return sites
 
-    def _context_mesh(self, setter) -> MeshValue | None:
-        mesh = setter.mesh
-        if setter.api == "other" or mesh is None or mesh.is_empty or not _all_explicit(mesh):
-            return None
-        return mesh
-
     def _parameter(self, x: cst.BaseExpression, function: cst.FunctionDef | None) -> cst.Param | None:
-        if function is None or not isinstance(x, cst.Name):
+        """The parameter of `function` (the gather's own) that `x` names, if it is one."""
+        definition = self.analysis.definition(x) if function is not None and isinstance(x, cst.Name) else None
+        if not isinstance(definition, cst.Param):
             return None
-        scope = self.analysis.scopes.get(x)
-        assignments = scope[x.value] if scope is not None else ()
-        if len(assignments) != 1:
-            return None
-        (assignment,) = assignments
-        if isinstance(assignment, Assignment) and isinstance(assignment.node, cst.Param):
-            if self.analysis.parents.get(self.analysis.parents.get(assignment.node)) is function:
-                return assignment.node
-        return None
-
-    def _arguments(self, function: cst.FunctionDef, parameter: cst.Param) -> list[tuple[cst.Call, cst.BaseExpression]]:
-        found = []
-        for call in self.current.calls_of(function):
-            arg = _argument(call, function, parameter)
-            if arg is not None:
-                found.append((call, arg))
-        return found
+        parameters = self.analysis.parents.get(definition)
+        return definition if parameters is not None and self.analysis.parents.get(parameters) is function else None
 
     # -- meshes of arrays and shardings -------------------------------------------------------
 
     def _array_mesh(self, expr: cst.BaseExpression) -> MeshValue | None:
         """The mesh of an array made by `jax.device_put(value, sharding)`, when that is visible."""
-        target = self.analysis.meshes.resolve(expr)
-        if self.analysis.names.called_api(target) != "device_put":
+        target = self.analysis.resolve(expr)
+        if not isinstance(target, cst.Call) or self.analysis.called_api(target) is not Api.DEVICE_PUT:
             return None
-        args = bind_arguments(target, ("x", "device"), ("src", "donate", "may_alias"))  # type: ignore[arg-type]
+        args = self.analysis.bind(target)
         sharding = args.get("device") if args else None
         if sharding is None:
             return None
-        resolved = self.analysis.meshes.resolve(sharding)
-        api = self.analysis.names.called_api(resolved)
-        if api == "NamedSharding":
-            return self._named_sharding_mesh(resolved)  # type: ignore[arg-type]
-        if api == "PartitionSpec":
-            setters, _ = self.current.setters_around(target)
-            if setters and setters[-1].api in _EAGER_SETTERS:
-                return self._context_mesh(setters[-1])
+        resolved = self.analysis.resolve(sharding)
+        api = self.analysis.called_api(resolved)
+        if api is Api.NAMED_SHARDING and isinstance(resolved, cst.Call):
+            return self._named_sharding_mesh(resolved)
+        if api is Api.PARTITION_SPEC:
+            local = [s for s in self.analysis.contexts_at(target) if s.is_local and s.sets_context_mesh]
+            if local and local[-1].api in _EAGER_SETTERS:
+                return _context_mesh(local[-1])
         return None
 
     def _out_mesh(self, sharding: cst.BaseExpression, context: MeshValue) -> MeshValue | None:
-        resolved = self.analysis.meshes.resolve(sharding)
-        api = self.analysis.names.called_api(resolved)
-        if api == "PartitionSpec":
+        resolved = self.analysis.resolve(sharding)
+        api = self.analysis.called_api(resolved)
+        if api is Api.PARTITION_SPEC:
             return context
-        if api == "NamedSharding":
-            return self._named_sharding_mesh(resolved)  # type: ignore[arg-type]
+        if api is Api.NAMED_SHARDING and isinstance(resolved, cst.Call):
+            return self._named_sharding_mesh(resolved)
         return None
 
     def _named_sharding_mesh(self, call: cst.Call) -> MeshValue | None:
-        args = bind_arguments(call, ("mesh", "spec"), ("memory_kind",))
-        return self.analysis.meshes.mesh(args.get("mesh")) if args else None
+        args = self.analysis.bind(call)
+        mesh = self.analysis.value_of(args["mesh"]) if args and "mesh" in args else None
+        return mesh if isinstance(mesh, MeshValue) else None
 
     def _spec_axes(self, spec: cst.BaseExpression | None) -> set[str] | None:
         """Every axis name a literal `P(...)` mentions (partitions, reduced, unreduced)."""
-        call = self.analysis.meshes.resolve(spec) if spec is not None else None
-        if self.analysis.names.called_api(call) != "PartitionSpec":
+        call = self.analysis.resolve(spec) if spec is not None else None
+        if not isinstance(call, cst.Call) or self.analysis.called_api(call) is not Api.PARTITION_SPEC:
             return None
         axes: set[str] = set()
-        for arg in call.args:  # type: ignore[union-attr]
+        for arg in call.args:
             if arg.star or (arg.keyword is not None and arg.keyword.value not in ("reduced", "unreduced")):
                 return None
             value = arg.value
             if isinstance(value, cst.Name) and value.value == "None" and arg.keyword is None:
                 continue
             names = [value] if isinstance(value, cst.SimpleString) and arg.keyword is None else _collection(value)
-            if names is None or not all(isinstance(n, cst.SimpleString) for n in names):
+            texts = [n.evaluated_value for n in names or () if isinstance(n, cst.SimpleString)]
+            if names is None or len(texts) != len(names) or not all(isinstance(t, str) for t in texts):
                 return None
-            axes.update(n.evaluated_value for n in names)  # type: ignore[union-attr]
+            axes.update(str(t) for t in texts)
         return axes
 
     # -- messages -----------------------------------------------------------------------------
 
     def _input_message(self, x: cst.BaseExpression, verdict: _Verdict) -> str:
         site = verdict.site
+        assert site.input is not None  # a verdict needs the input's mesh
         return (
-            f"top_level_all_gather input `{_short(x)}` is on {_describe(site.input)} but its "  # type: ignore[arg-type]
+            f"top_level_all_gather input `{short(x)}` is on {_describe(site.input)} but its "
             f"out_sharding is on the context mesh {_describe(site.context)}{self._via(site)}; "
             f"JAX raises {_INPUT_ERROR}"
         )
@@ -338,18 +338,19 @@ class AllGatherMeshMismatch(Rule):
     def _context_message(self, sharding: cst.BaseExpression, verdict: _Verdict) -> str:
         site = verdict.site
         return (
-            f"top_level_all_gather out_sharding `{_short(sharding)}` is on {_describe(verdict.out)} but the "
+            f"top_level_all_gather out_sharding `{short(sharding)}` is on {_describe(verdict.out)} but the "
             f"context mesh is {_describe(site.context)}{self._via(site)}; JAX raises {_CONTEXT_ERROR}"
         )
 
     def _input_elsewhere_note(self, verdict: _Verdict) -> str:
         site = verdict.site
-        if _equal(site.input, verdict.out):  # type: ignore[arg-type]
-            return (
-                f"not fixed: the input is on that mesh too, so either gather under "
+        if site.input is not None and site.input.equals(verdict.out):
+            return not_fixed(
+                f"the input is on that mesh too, so either gather under "
                 f"`jax.set_mesh({verdict.out.name or '...'})` or move the input onto the context mesh"
             )
-        return f"not fixed: the input `{site.input_text}` is on a third mesh, {_describe(site.input)}"  # type: ignore[arg-type]
+        described = _describe(site.input) if site.input is not None else "an unknown mesh"
+        return not_fixed(f"the input `{site.input_text}` is on a third mesh, {described}")
 
     def _suggest_at_caller(self, verdict: _Verdict) -> str:
         site = verdict.site
@@ -357,28 +358,41 @@ class AllGatherMeshMismatch(Rule):
             f"jax.device_put({site.input_text}, NamedSharding({site.context.name or '<context mesh>'}, "
             f"jax.typeof({site.input_text}).sharding.spec))"
         )
-        if site.input_from_caller:
-            return f"not fixed inside a function whose context comes from its caller: pass `{moved}` at line {self._line(site.call)}"
-        return f"not fixed inside a function whose context comes from its caller (it may run under jit): gather `{moved}`"
+        if site.input_from_caller and site.call is not None:
+            return not_fixed(f"inside a function whose context comes from its caller: pass `{moved}` at line {self.analysis.line(site.call)}")
+        return not_fixed(f"inside a function whose context comes from its caller (it may run under jit): gather `{moved}`")
 
     def _via(self, site: _Site) -> str:
+        if site.call is None:
+            return ""
         if site.context_from_caller:
-            return f" (entered around the call at line {self._line(site.call)})"
+            return f" (entered around the call at line {self.analysis.line(site.call)})"
         if site.input_from_caller:
-            return f" (the input is `{_short(site.input_text)}`, passed at line {self._line(site.call)})"
+            return f" (the input is `{short(site.input_text)}`, passed at line {self.analysis.line(site.call)})"
         return ""
 
-    def _line(self, node: cst.CSTNode | None) -> int:
-        return self.analysis.positions[node].start.line  # type: ignore[index]
-
     def _related(self, site: _Site) -> tuple[Related, ...]:
-        if site.call is None:
-            return ()
-        start = self.analysis.positions[site.call].start
-        return (Related("the function is called here", Location(start.line, start.column + 1)),)
+        return () if site.call is None else (related(self.analysis, "the function is called here", site.call),)
 
 
 # -- helpers ------------------------------------------------------------------------------------
+
+
+def _enclosing_function(parents: Mapping[cst.CSTNode, cst.CSTNode], node: cst.CSTNode) -> cst.FunctionDef | None:
+    """The function whose body `node` is in (None at module level, in a class body or lambda)."""
+    current = parents.get(node)
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        current = parents.get(current)
+    return current if isinstance(current, cst.FunctionDef) else None
+
+
+def _context_mesh(site: ContextSite) -> MeshValue | None:
+    """The context mesh a site sets, when it is known, non-empty and all-Explicit (with Auto
+    axes JAX fails earlier, with another error)."""
+    mesh = site.mesh
+    if site.api is None or not isinstance(mesh, MeshValue) or mesh.is_empty or not mesh.all_explicit:
+        return None
+    return mesh
 
 
 def _leaves(xs: cst.BaseExpression, out: cst.BaseExpression) -> list[tuple[cst.BaseExpression, cst.BaseExpression]] | None:
@@ -408,7 +422,7 @@ def _items(node: cst.BaseExpression) -> list[tuple[object, cst.BaseExpression]] 
             return None
         return [(i, e.value) for i, e in enumerate(node.elements)]
     if isinstance(node, cst.Dict):
-        items = []
+        items: list[tuple[object, cst.BaseExpression]] = []
         for element in node.elements:
             if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.SimpleString):
                 return None
@@ -436,16 +450,6 @@ def _argument(call: cst.Call, function: cst.FunctionDef, parameter: cst.Param) -
     return None
 
 
-def _all_explicit(mesh: MeshValue) -> bool:
-    return mesh.axis_types is not None and all(t == "Explicit" for t in mesh.axis_types)
-
-
-def _equal(a: MeshValue, b: MeshValue) -> bool | None:
-    """Equal as JAX compares meshes: names, sizes, types and abstract device; None if unknown."""
-    same = a.same_as(b)
-    return same if not same else a.has_abstract_device == b.has_abstract_device
-
-
 def _describe(mesh: MeshValue) -> str:
     text = f"mesh {mesh.shape_text()}"
     if mesh.name:
@@ -453,10 +457,3 @@ def _describe(mesh: MeshValue) -> str:
     return text if mesh.has_abstract_device else text + " without an abstract device"
 
 
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
-
-
-def _short(node: cst.CSTNode | str, limit: int = 60) -> str:
-    text = " ".join((node if isinstance(node, str) else _code(node)).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."

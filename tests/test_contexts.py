@@ -1,0 +1,278 @@
+"""The analysis core's two questions: `contexts_at(node)` and `value_of(expr)`, plus the binder."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from jaxfix.analysis.contexts import Entry, innermost
+from jaxfix.analysis.module import ModuleAnalysis
+from jaxfix.analysis.names import SIGNATURES, Api, bind
+from jaxfix.analysis.values import MeshKind, MeshValue, Unknown
+from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
+
+HEADER = """\
+import contextlib
+import unittest
+import jax
+from jax.sharding import AbstractMesh, Mesh, use_abstract_mesh
+M8 = AbstractMesh((8,), ("x",))
+"""
+
+
+def analyze(code: str) -> ModuleAnalysis:
+    module = cst.parse_module(HEADER + textwrap.dedent(code))
+    return ModuleAnalysis(ModuleLevelBatchWrapper(module, unsafe_skip_copy=True), (0, 10, 2))
+
+
+def target(analysis: ModuleAnalysis, name: str = "target") -> cst.Call:
+    """The call of `target()` (or `name()`) in the module."""
+    (call,) = [c for c in analysis.nodes(cst.Call) if isinstance(c.func, cst.Name) and c.func.value == name]
+    return call
+
+
+def described(analysis: ModuleAnalysis, node: cst.CSTNode) -> list[tuple[Entry, Api | None, str]]:
+    """(entry, api, mesh shape or 'unknown') for each site, outermost first."""
+    return [
+        (s.entry, s.api, s.mesh.shape_text() if isinstance(s.mesh, MeshValue) else "unknown")
+        for s in analysis.contexts_at(node)
+    ]
+
+
+def test_with_items_outermost_first_and_only_in_the_nodes_own_function():
+    analysis = analyze(
+        """
+        with use_abstract_mesh(M8), open("f") as handle:
+            with jax.set_mesh(jax.make_mesh((8,), ("x",))):
+                def later():
+                    other()
+                target()
+        """
+    )
+    assert described(analysis, target(analysis)) == [
+        (Entry.WITH, Api.USE_ABSTRACT_MESH, "(8,) ('x',)"),
+        (Entry.WITH, Api.SET_MESH, "(8,) ('x',)"),
+    ]
+    assert described(analysis, target(analysis, "other")) == []  # `later` is never called
+
+
+def test_legacy_with_mesh_is_a_site_that_sets_no_context_mesh():
+    analysis = analyze(
+        """
+        mesh = Mesh(jax.devices(), ("x",))
+        with use_abstract_mesh(M8):
+            with mesh:
+                target()
+        """
+    )
+    sites = analysis.contexts_at(target(analysis))
+    assert [(s.api, s.sets_context_mesh) for s in sites] == [(Api.USE_ABSTRACT_MESH, True), (Api.MESH, False)]
+    assert [s.api for s in innermost(sites)] == [Api.USE_ABSTRACT_MESH]
+
+
+def test_enter_context_until_close_and_a_bare_set_mesh_earlier_in_the_block():
+    analysis = analyze(
+        """
+        stack = contextlib.ExitStack()
+        stack.enter_context(use_abstract_mesh(M8))
+        jax.set_mesh(None)
+        target()
+        stack.close()
+        other()
+        """
+    )
+    assert [(s.entry, s.api) for s in analysis.contexts_at(target(analysis))] == [
+        (Entry.ENTER_CONTEXT, Api.USE_ABSTRACT_MESH),
+        (Entry.GLOBAL_SET, Api.SET_MESH),
+    ]
+    (global_set,) = analysis.contexts_at(target(analysis, "other"))
+    assert global_set.entry is Entry.GLOBAL_SET and global_set.mesh.is_empty
+
+
+def test_a_global_set_mesh_elsewhere_may_have_run_before():
+    analysis = analyze(
+        """
+        target()
+        def configure():
+            jax.set_mesh(jax.make_mesh((8,), ("x",)))
+        other()
+        """
+    )
+    (site,) = analysis.contexts_at(target(analysis))
+    assert site.entry is Entry.ELSEWHERE and isinstance(site.mesh, Unknown) and innermost([site]) == []
+    (site,) = analysis.contexts_at(target(analysis, "other"))  # a def that holds one: unknown since
+    assert site.entry is Entry.GLOBAL_SET and isinstance(site.mesh, Unknown) and innermost([site]) == [site]
+
+
+def test_setup_then_callers_one_level_with_the_call_that_leads_there():
+    analysis = analyze(
+        """
+        class Test(unittest.TestCase):
+            def setUp(self):
+                self.enterContext(use_abstract_mesh(M8))
+
+            def test_it(self):
+                target()
+
+        def stage():
+            other()
+
+        with use_abstract_mesh(AbstractMesh((4,), ("x",))):
+            stage()
+        with use_abstract_mesh(AbstractMesh((2,), ("x",))):
+            jax.jit(stage)()
+        """
+    )
+    (setup,) = analysis.contexts_at(target(analysis))
+    assert setup.entry is Entry.SETUP and setup.setup.name.value == "setUp" and setup.mesh.size == 8
+    sites = innermost(analysis.contexts_at(target(analysis, "other")))
+    assert [(s.mesh.size, analysis.line(s.call)) for s in sites] == [(4, 18), (2, 20)]
+
+
+@pytest.mark.parametrize(
+    "definition",
+    [
+        "@contextlib.contextmanager\ndef stage():\n    yield\n    other()\n",  # a generator: a call runs nothing
+        "def helper(f):\n    return f\n@helper\ndef stage():\n    other()\n",  # may be run elsewhere
+        "class K:\n    def stage(self):\n        other()\n",  # methods are not followed
+    ],
+    ids=["generator", "unknown-decorator", "method"],
+)
+def test_calls_that_may_not_run_the_body_are_not_followed(definition):
+    analysis = analyze(definition + "with use_abstract_mesh(M8):\n    stage()\n    K().stage()\n")
+    assert innermost(analysis.contexts_at(target(analysis, "other"))) == []
+
+
+def test_a_helper_sets_a_mesh_by_what_its_body_does_not_by_its_name():
+    analysis = analyze(
+        """
+        @contextlib.contextmanager
+        def log_mesh_timing():
+            yield
+
+        @contextlib.contextmanager
+        def quiet():
+            with use_abstract_mesh(AbstractMesh((), ())):
+                yield
+
+        with use_abstract_mesh(M8):
+            with log_mesh_timing():
+                target()
+            with quiet():
+                other()
+            with imported_helper():
+                third()
+        """
+    )
+    assert [s.api for s in analysis.contexts_at(target(analysis))] == [Api.USE_ABSTRACT_MESH]
+    inner = analysis.contexts_at(target(analysis, "other"))[-1]
+    assert inner.api is None and "`quiet` enters a mesh context" in inner.mesh.why
+    unseen = analysis.contexts_at(target(analysis, "third"))[-1]
+    assert unseen.api is None and "cannot see" in unseen.mesh.why
+
+
+def test_a_decorator_whose_body_enters_a_mesh_is_a_context():
+    analysis = analyze(
+        """
+        def with_mesh(f):
+            def wrapper(*args):
+                with jax.set_mesh(jax.make_mesh((8,), ("x",))):
+                    return f(*args)
+            return wrapper
+
+        @with_mesh
+        def test_it():
+            target()
+        """
+    )
+    (site,) = analysis.contexts_at(target(analysis))
+    assert site.entry is Entry.DECORATOR and isinstance(site.mesh, Unknown)
+
+
+def test_a_function_passed_on_under_a_mesh_is_a_use_site():
+    analysis = analyze(
+        """
+        def stage():
+            target()
+
+        with use_abstract_mesh(M8):
+            run_later(stage)
+        """
+    )
+    (site,) = analysis.contexts_at(target(analysis))
+    assert site.entry is Entry.USE and not site.sets_context_mesh and innermost([site]) == []
+
+
+@pytest.mark.parametrize(
+    "code, value",
+    [
+        ("v = 8 * 4 - 2 // 1", 30),
+        ("A = 2\nv = (A, -A, 'x')", (2, -2, "x")),
+        ("v = ('x',) * 3", ("x", "x", "x")),
+        ("v = None", None),
+        ("def f(n):\n    return n\nv = n", Unknown),
+        ("v = (*rest, 2)", Unknown),
+    ],
+)
+def test_value_of(code, value):
+    analysis = analyze(code)
+    module = analysis.wrapper.module
+    result = analysis.value_of(module.body[-1].body[0].value)
+    assert isinstance(result, Unknown) if value is Unknown else result == value
+
+
+def test_value_of_a_mesh_keeps_unknown_sizes_per_axis():
+    analysis = analyze("v = AbstractMesh((n, 4), ('a', 'b'))")
+    mesh = analysis.value_of(analysis.wrapper.module.body[-1].body[0].value)
+    assert mesh.kind is MeshKind.ABSTRACT and mesh.axis_sizes == (None, 4) and mesh.size is None
+
+
+def test_bind_follows_the_signature_table():
+    call = cst.parse_expression("NamedSharding(mesh, spec=P('x'), memory_kind=None)")
+    assert set(bind(call, SIGNATURES[Api.NAMED_SHARDING])) == {"mesh", "spec", "memory_kind"}
+    assert bind(cst.parse_expression("NamedSharding(m, s, extra)"), SIGNATURES[Api.NAMED_SHARDING]) is None
+    assert bind(cst.parse_expression("NamedSharding(*args)"), SIGNATURES[Api.NAMED_SHARDING]) is None
+    assert bind(cst.parse_expression("jit(fun=f)"), SIGNATURES[Api.JIT]) is None  # positional-only
+    assert bind(cst.parse_expression("NamedSharding(m, mesh=m)"), SIGNATURES[Api.NAMED_SHARDING]) is None
+
+
+def test_jit_application_in_every_form():
+    analysis = analyze(
+        """
+        import functools
+        a = jax.jit(f, static_argnums=0)
+        b = functools.partial(jax.jit, static_argnames="n")
+        c = jax.jit
+        d = jax.jit(donate_argnums=0)
+        e = functools.partial(jax.jit, 1)
+        """
+    )
+    values = [s.body[0].value for s in analysis.wrapper.module.body[-5:]]
+    a, b, c, d, e = (analysis.jit_application(v) for v in values)
+    assert a.function.value == "f" and set(a.keywords) == {"static_argnums"}
+    assert b.function is None and set(b.keywords) == {"static_argnames"}
+    assert c.function is None and not c.keywords
+    assert d.function is None and set(d.keywords) == {"donate_argnums"}
+    assert e is None
+
+
+def test_inherited_test_case_methods_and_the_standard_library_enter_no_mesh():
+    analysis = analyze(
+        """
+        import pytest
+
+        class Test(unittest.TestCase):
+            def test_it(self):
+                with use_abstract_mesh(M8), self.assertRaises(ValueError), pytest.raises(ValueError):
+                    with self.subTest(), contextlib.suppress(KeyError), jax.named_scope("s"):
+                        target()
+
+            def subTest(self):
+                return own_helper()
+        """
+    )
+    (site, unknown) = analysis.contexts_at(target(analysis))
+    assert site.api is Api.USE_ABSTRACT_MESH  # only the class's own subTest is opaque
+    assert unknown.api is None and "self.subTest" in unknown.mesh.why
