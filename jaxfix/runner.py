@@ -9,7 +9,7 @@ here, so a cached "would change" result is written like a fresh one.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
@@ -18,6 +18,7 @@ from jaxfix.diagnostics import FileResult
 from jaxfix.file_io import read_source, unreadable_reason, write_fix
 from jaxfix.options import Options
 from jaxfix.prefilter import RuleTokens, is_candidate, selected_rules
+from jaxfix.syntax import syntax_error
 
 # Below this much source to parse (LibCST with metadata costs roughly 40 ms of CPU per KB), the
 # workers' start-up (fork, pickling, each importing libcst) costs about what they would save.
@@ -28,8 +29,11 @@ def default_jobs() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def _settle_cheaply(path: Path, options: Options, rules: tuple[RuleTokens, ...], cache: Cache | None) -> bytes | FileResult:
-    """The result if reading, the prefilter or the cache decides it, else the bytes to parse."""
+def _settle_cheaply(
+    path: Path, options: Options, rules: tuple[RuleTokens, ...], cache: Cache | None, check_syntax: bool = False
+) -> bytes | FileResult:
+    """The result if reading, the prefilter or the cache decides it, else the bytes to parse.
+    `check_syntax`: a file the prefilter settles still gets its syntax errors reported."""
     source = read_source(path, options)
     if isinstance(source, FileResult):
         return source
@@ -37,7 +41,8 @@ def _settle_cheaply(path: Path, options: Options, rules: tuple[RuleTokens, ...],
     if reason is not None:
         return FileResult(path, source, error=reason)
     if not is_candidate(source, rules):
-        return FileResult(path, source)
+        error = syntax_error(source) if check_syntax else None
+        return FileResult(path, source) if error is None else FileResult(path, source, error=error[0], error_location=error[1])
     cached = cache.get(path, source) if cache else None
     return cached if cached is not None else source
 
@@ -51,9 +56,9 @@ def _parse(path: Path, source: bytes, options: Options, cache: Cache | None) -> 
     return result
 
 
-def process_file(path: Path, options: Options, *, write: bool, cache: Cache | None = None) -> FileResult:
+def process_file(path: Path, options: Options, *, write: bool, cache: Cache | None = None, check_syntax: bool = False) -> FileResult:
     """One file from start to end, in this process."""
-    settled = _settle_cheaply(path, options, selected_rules(options), cache)
+    settled = _settle_cheaply(path, options, selected_rules(options), cache, check_syntax)
     result = settled if isinstance(settled, FileResult) else _parse(path, settled, options, cache)
     return write_fix(result) if write else result
 
@@ -66,7 +71,9 @@ def run_files(
     jobs: int,
     on_done: Callable[[FileResult], None] | None = None,
     cache: Cache | None = None,
+    check_syntax: Container[Path] = (),
 ) -> list[FileResult]:
+    """`check_syntax`: the files whose syntax errors are reported even when no rule applies."""
     results: list[FileResult] = []
 
     def record(result: FileResult) -> None:
@@ -76,13 +83,13 @@ def run_files(
 
     if jobs <= 1:
         for path in files:
-            record(process_file(path, options, write=write, cache=cache))
+            record(process_file(path, options, write=write, cache=cache, check_syntax=path in check_syntax))
     else:
         finish = write_fix if write else (lambda result: result)
         rules = selected_rules(options)
         to_parse: list[tuple[Path, bytes]] = []
         for path in files:
-            settled = _settle_cheaply(path, options, rules, cache)
+            settled = _settle_cheaply(path, options, rules, cache, path in check_syntax)
             if isinstance(settled, FileResult):
                 record(finish(settled))
             else:

@@ -79,6 +79,8 @@ SETTINGS: tuple[Setting, ...] = (
             'a version string such as "0.10.2"', metavar="VERSION", parse=parse_version, default=installed_jax_version),
     Setting("exclude", list, "Glob of paths to skip (repeatable); explicit paths are always processed.",
             "a list of glob patterns", commands=(MAIN,), metavar="GLOB", extend=True),
+    Setting("strict", bool, "Report syntax errors in every file found, also where no rule applies (slower: parses them all).",
+            "true or false", commands=(MAIN,), in_options=False),
     Setting("max-file-size", int, "", "a number of bytes", commands=(), default=lambda: DEFAULT_MAX_FILE_SIZE),
     Setting("cache-dir", str, "Where the result cache lives (default: .jaxfix_cache/ in the project root).",
             "a directory (relative to this file)", commands=(MAIN,), metavar="DIR", in_options=False),

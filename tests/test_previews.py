@@ -124,3 +124,23 @@ def test_rule_pages_are_generated_from_the_rules(code):
     page = Path(__file__).resolve().parent.parent / "docs" / "rules" / f"{code}.md"
     assert page.read_text(encoding="utf-8") == explain_markdown(RULES[code]), (
         f"{page} drifted from the rule's docs: run `python scripts/generate_docs.py`")
+
+
+def test_syntax_errors_are_reported_for_files_named_or_with_strict_for_files_found(tmp_path):
+    stdin = run("-", stdin="x = (\n")
+    assert stdin.exit_code == 2 and "-:1:5: error: syntax error: '(' was never closed" in stdin.stderr
+    (tmp_path / "pkg").mkdir()
+    broken = tmp_path / "pkg" / "broken.py"
+    broken.write_text("def f(:\n    pass\n")  # no rule keyword: the prefilter settles it
+    named = run("--check", "-q", str(broken))
+    assert named.exit_code == 2 and "broken.py:1:7: error: syntax error" in named.stderr
+    assert run("--check", "-q", str(tmp_path)).exit_code == 0  # found, not named: only with --strict
+    assert run("--check", "-q", "--strict", str(tmp_path)).exit_code == 2
+    (tmp_path / "pyproject.toml").write_text("[tool.jaxfix]\nstrict = true\n")
+    assert run("--check", "-q", str(tmp_path)).exit_code == 2
+
+
+def test_newer_grammar_than_this_python_is_not_a_syntax_error(tmp_path):
+    """Python's parser knows its own version's grammar; LibCST confirms before jaxfix says error."""
+    (tmp_path / "generic.py").write_text("type Pair[T] = tuple[T, T]\n\ndef first[T](p: Pair[T]) -> T:\n    return p[0]\n")
+    assert run("--check", "-q", "--strict", str(tmp_path / "generic.py")).exit_code == 0

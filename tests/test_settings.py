@@ -26,6 +26,7 @@ VALUES = {
     "fill-axis": ("data", ["--fill-axis", "data"]),
     "jax-version": ("0.12.0", ["--jax-version", "0.12.0"]),
     "exclude": (["generated"], ["--exclude", "generated"]),
+    "strict": (True, ["--strict"]),
     "max-file-size": (1000, None),
     "cache-dir": ("cache", ["--cache-dir", "cache"]),
 }

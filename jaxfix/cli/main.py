@@ -64,6 +64,12 @@ def _run_stdin(options: Options, stdin_filename: str | None, mode: str, console:
             sys.stdout.buffer.write(source)
         return EXIT_CLEAN
     result = process_source(path, source, options)
+    if result.error is None and result.fixed is None and not result.diagnostics:
+        from jaxfix.syntax import syntax_error  # stdin is always a file named by the user
+
+        found = syntax_error(source)
+        if found:
+            result = FileResult(path, source, error=found[0], error_location=found[1])
     if result.error:
         render.render_error(console, path, result.error, *(
             (result.error_location.line, result.error_location.column) if result.error_location else ()))
@@ -151,7 +157,11 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
         render.render_error(console, path, message)
     write = mode == "fix"
     cache = None if no_cache else Cache(cache_dir(flags["cache_dir"] and Path(flags["cache_dir"]), config, path_list), options)
-    results = _run(found.files, options, write=write, jobs=jobs or default_jobs(), console=console, quiet=quiet, cache=cache)
+    # Files named on the command line always get their syntax errors reported; found ones with --strict.
+    strict = flags["strict"] or bool(config.values.get("strict"))
+    check_syntax = set(found.files) if strict else {p for p in path_list if p.is_file()}
+    results = _run(found.files, options, write=write, jobs=jobs or default_jobs(), console=console, quiet=quiet, cache=cache,
+                   check_syntax=check_syntax)
     if output_format == "text":
         _report(results, mode, console, quiet=quiet, verbose=verbose)
     else:
@@ -166,14 +176,15 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
 
 
 def _run(files: list[Path], options: Options, *, write: bool, jobs: int, console: Console, quiet: bool,
-         cache: Cache | None) -> list[FileResult]:
+         cache: Cache | None, check_syntax: set[Path]) -> list[FileResult]:
     if quiet or not console.is_terminal or len(files) < _PROGRESS_MIN_FILES:
-        return run_files(files, options, write=write, jobs=jobs, cache=cache)
+        return run_files(files, options, write=write, jobs=jobs, cache=cache, check_syntax=check_syntax)
     from rich.progress import Progress
 
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("jaxfix", total=len(files))
-        return run_files(files, options, write=write, jobs=jobs, cache=cache, on_done=lambda _: progress.advance(task))
+        return run_files(files, options, write=write, jobs=jobs, cache=cache, on_done=lambda _: progress.advance(task),
+                         check_syntax=check_syntax)
 
 
 def _report(results: list[FileResult], mode: str, console: Console, *, quiet: bool, verbose: bool) -> None:
