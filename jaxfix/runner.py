@@ -72,8 +72,11 @@ def run_files(
     on_done: Callable[[FileResult], None] | None = None,
     cache: Cache | None = None,
     check_syntax: Container[Path] = (),
+    on_plan: Callable[[list[tuple[Path, int]]], None] | None = None,
 ) -> list[FileResult]:
-    """`check_syntax`: the files whose syntax errors are reported even when no rule applies."""
+    """`check_syntax`: the files whose syntax errors are reported even when no rule applies.
+    `on_plan`: told, once the cheap files are settled, which files will be parsed (and their
+    sizes), in the order they are handed out: the real work, for progress reports."""
     results: list[FileResult] = []
 
     def record(result: FileResult) -> None:
@@ -81,7 +84,7 @@ def run_files(
         if on_done:
             on_done(result)
 
-    if jobs <= 1:
+    if jobs <= 1 and on_plan is None:
         for path in files:
             record(process_file(path, options, write=write, cache=cache, check_syntax=path in check_syntax))
     else:
@@ -94,8 +97,12 @@ def run_files(
                 record(finish(settled))
             else:
                 to_parse.append((path, settled))
-        if len(to_parse) > 1 and sum(len(source) for _, source in to_parse) >= _PARALLEL_MIN_BYTES:
+        parallel = jobs > 1 and len(to_parse) > 1 and sum(len(source) for _, source in to_parse) >= _PARALLEL_MIN_BYTES
+        if parallel:
             to_parse.sort(key=lambda item: -len(item[1]))  # largest first: workers finish together
+        if on_plan:
+            on_plan([(path, len(source)) for path, source in to_parse])
+        if parallel:
             with ProcessPoolExecutor(max_workers=min(jobs, len(to_parse))) as pool:
                 futures = [pool.submit(_parse, path, source, options, cache) for path, source in to_parse]
                 for future in as_completed(futures):

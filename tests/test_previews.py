@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import shutil
@@ -9,17 +10,19 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from rich.console import Console
 from fixture_cases import FIXTURES, all_cases
 from helpers import run_engine
+from rich.console import Console
 from snippets import CALL, VIOLATION
 
+import jaxfix.cli.progress as progress_module
 from jaxfix.cli.diff_view import hunks
 from jaxfix.cli.main import cli
+from jaxfix.cli.progress import ParseProgress
 from jaxfix.cli.render import render_diff
 from jaxfix.cli.rule_docs import explain_markdown
 from jaxfix.codemods import RULES
-from jaxfix.diagnostics import Safety
+from jaxfix.diagnostics import FileResult, Safety
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 UNSAFE_ONLY = FIXTURES / "JAX003" / "eager_bare_spec_input_on_other_mesh_without_unsafe_fixes.py"
@@ -144,3 +147,26 @@ def test_newer_grammar_than_this_python_is_not_a_syntax_error(tmp_path):
     """Python's parser knows its own version's grammar; LibCST confirms before jaxfix says error."""
     (tmp_path / "generic.py").write_text("type Pair[T] = tuple[T, T]\n\ndef first[T](p: Pair[T]) -> T:\n    return p[0]\n")
     assert run("--check", "-q", "--strict", str(tmp_path / "generic.py")).exit_code == 0
+
+
+def test_progress_counts_the_bytes_to_parse_not_the_files_settled_cheaply(tmp_path):
+    progress = ParseProgress(Console(file=io.StringIO()), workers=1)
+    progress.plan([(tmp_path / "big.py", 3_000_000), (tmp_path / "small.py", 1_000_000)])
+    progress.done(FileResult(tmp_path / "settled_by_prefilter.py", b""))
+    assert progress.line().startswith("jaxfix: parsed 0/2 files, 0.0 of 4.0 MB (0%); now: ")
+    progress.done(FileResult(tmp_path / "big.py", b""))
+    assert "parsed 1/2 files, 3.0 of 4.0 MB (75%); now: " in progress.line() and progress.line().endswith("small.py")
+
+
+def test_progress_on_a_non_terminal_is_a_periodic_line_and_on_a_terminal_a_bar(tmp_path, monkeypatch):
+    for index in range(4):
+        (tmp_path / f"m{index}.py").write_text(VIOLATION)
+    (tmp_path / "plain.py").write_text("x = 1\n")
+    monkeypatch.setattr(progress_module, "MIN_BYTES", 0)
+    monkeypatch.setattr(progress_module, "INTERVAL", 0.01)
+    piped = run("--check", "-j", "1", str(tmp_path))
+    assert re.search(r"^jaxfix: parsed \d/4 files, .* MB", piped.stderr, re.MULTILINE), piped.stderr
+    terminal = run("--check", "-j", "1", "--color", "always", str(tmp_path))
+    assert re.search(r"parsing.*/4 files", ANSI.sub("", terminal.stderr)), terminal.stderr[:500]
+    assert "jaxfix: parsed" not in terminal.stderr
+    assert "jaxfix: parsed" not in run("--check", "-q", "-j", "1", str(tmp_path)).stderr

@@ -21,6 +21,7 @@ from jaxfix.cache import Cache, cache_dir
 from jaxfix.changed_lines import ChangedLinesError, changed_lines
 from jaxfix.cli import render
 from jaxfix.cli.flags import load_config, options_from, setting_flags, setting_values
+from jaxfix.cli.progress import ParseProgress
 from jaxfix.diagnostics import FileResult
 from jaxfix.diffs import unified_diff
 from jaxfix.discovery import discover, is_excluded
@@ -33,7 +34,6 @@ from jaxfix.settings import MAIN
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 _CONTEXT = {"help_option_names": ["-h", "--help"]}
-_PROGRESS_MIN_FILES = 50
 
 
 def _console(color: str, *, stdout: bool = False) -> Console:
@@ -65,7 +65,9 @@ def _run_stdin(options: Options, stdin_filename: str | None, mode: str, console:
         return EXIT_CLEAN
     result = process_source(path, source, options)
     if result.error is None and result.fixed is None and not result.diagnostics:
-        from jaxfix.syntax import syntax_error  # stdin is always a file named by the user
+        from jaxfix.syntax import (
+            syntax_error,  # stdin is always a file named by the user
+        )
 
         found = syntax_error(source)
         if found:
@@ -177,14 +179,11 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
 
 def _run(files: list[Path], options: Options, *, write: bool, jobs: int, console: Console, quiet: bool,
          cache: Cache | None, check_syntax: set[Path]) -> list[FileResult]:
-    if quiet or not console.is_terminal or len(files) < _PROGRESS_MIN_FILES:
+    if quiet:
         return run_files(files, options, write=write, jobs=jobs, cache=cache, check_syntax=check_syntax)
-    from rich.progress import Progress
-
-    with Progress(console=console, transient=True) as progress:
-        task = progress.add_task("jaxfix", total=len(files))
-        return run_files(files, options, write=write, jobs=jobs, cache=cache, on_done=lambda _: progress.advance(task),
-                         check_syntax=check_syntax)
+    with ParseProgress(console, workers=jobs) as progress:
+        return run_files(files, options, write=write, jobs=jobs, cache=cache, check_syntax=check_syntax,
+                         on_plan=progress.plan, on_done=progress.done)
 
 
 def _report(results: list[FileResult], mode: str, console: Console, *, quiet: bool, verbose: bool) -> None:
