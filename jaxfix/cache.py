@@ -30,8 +30,8 @@ from jaxfix.prefilter import selected_rules
 CACHE_DIR_NAME = ".jaxfix_cache"
 _MAGIC = b"jaxfix-cache 1\n"
 # Options that cannot change one file's result: select/ignore enter as the selected codes, and
-# exclude and max-file-size decide whether a file is read at all, before the cache is asked.
-_OPTIONS_NOT_IN_KEY = frozenset({"select", "ignore", "exclude", "max_file_size"})
+# exclude, include and max-file-size decide whether a file is read at all, before the cache is asked.
+_OPTIONS_NOT_IN_KEY = frozenset({"select", "ignore", "exclude", "include", "extend_include", "max_file_size"})
 _GITIGNORE = b"# Created by jaxfix: the cache never belongs in version control.\n*\n"
 _CACHEDIR_TAG = b"Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by jaxfix.\n"
 
@@ -69,7 +69,7 @@ def settings_fingerprint(options: Options, codes: tuple[str, ...]) -> str:
 
 
 def _encode_location(location: Location) -> list[int]:
-    return [location.line, location.column]
+    return [location.line, location.column] + ([] if location.cell is None else [location.cell])
 
 
 def _encode(diagnostic: Diagnostic) -> dict:
@@ -93,10 +93,10 @@ def _expect(value: object, expected: type | tuple[type, ...]) -> object:
 
 
 def _decode_location(value: object) -> Location:
-    line, column = _expect(value, list)
-    if not (type(line) is int and type(column) is int and line >= 1 and column >= 1):
+    line, column, *cell = _expect(value, list)
+    if not (all(type(n) is int and n >= 1 for n in (line, column, *cell)) and len(cell) <= 1):
         raise ValueError("cache entry: bad location")
-    return Location(line, column)
+    return Location(line, column, *cell)
 
 
 def _decode_lines(value: object) -> tuple[int, int] | None:

@@ -2,7 +2,8 @@
 
 A review bot should speak only about a pull request's own lines, so the engine drops every
 report whose node touches none of them (and does not fix it). The lines come from
-`git diff REV` of the working tree; untracked Python files count as changed throughout.
+`git diff REV` of the working tree; untracked Python files and notebooks count as changed throughout (a
+notebook's changed lines are lines of its JSON text; jaxfix/notebook.py maps them to cells).
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ def changed_lines(rev: str, cwd: Path | None = None) -> dict[Path, frozenset[int
         raise ChangedLinesError(f"--diff-base {rev}: {error}") from None
     changed = {(root / path).resolve(): numbers for path, numbers in parse_diff(diff).items() if numbers}
     for name in _git(("ls-files", "--others", "--exclude-standard", "-z"), root).split("\0"):
-        if name.endswith((".py", ".pyi")):
+        if name.endswith((".py", ".pyi", ".ipynb")):
             path = (root / name).resolve()
             changed[path] = frozenset(range(1, _line_count(path) + 1))
     return changed

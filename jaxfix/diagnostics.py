@@ -20,10 +20,15 @@ class Safety(enum.Enum):
 
 @dataclass(frozen=True)
 class Location:
-    """A 1-based line and 1-based column."""
+    """A 1-based line and 1-based column; in a notebook, of the 1-based `cell` (see notebook.py)."""
 
     line: int
     column: int
+    cell: int | None = None
+
+    def __str__(self) -> str:
+        """`line:col`, or `cell N:line:col` (ruff's way of naming a place in a notebook)."""
+        return f"{self.line}:{self.column}" if self.cell is None else f"cell {self.cell}:{self.line}:{self.column}"
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,12 @@ def split_lines(text: str) -> list[str]:
 
 
 def unified_diff(display_path: str, old: bytes, new: bytes) -> str:
-    """A diff `git apply` accepts: a/ and b/ prefixes, line endings kept as they are."""
+    """A diff `git apply` accepts: a/ and b/ prefixes, line endings kept as they are; for a
+    notebook, a readable diff of its changed cells instead (as ruff shows them)."""
+    if display_path.endswith(".ipynb"):
+        from jaxfix.notebook import cell_diff
+
+        return cell_diff(display_path, old, new)
     old_lines = split_lines(decode(old))
     new_lines = split_lines(decode(new))
     lines = difflib.unified_diff(old_lines, new_lines, f"a/{display_path}", f"b/{display_path}")

@@ -13,7 +13,9 @@ DEFAULT_EXCLUDES = (
     ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "build", "dist", "__pycache__",
     "node_modules", "site-packages", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".jaxfix_cache",
 )
-PYTHON_SUFFIXES = (".py", ".pyi")
+# Like ruff's `include`: file names (or paths) a directory walk takes; config `include` replaces
+# it, `extend-include` adds to it. Notebooks (`*.ipynb`) are on by default.
+DEFAULT_INCLUDE = ("*.py", "*.pyi", "*.ipynb")
 
 
 @dataclass
@@ -29,6 +31,11 @@ def is_excluded(path: Path, patterns: tuple[str, ...]) -> bool:
         fnmatch.fnmatch(path.name, p) or fnmatch.fnmatch(posix, p) or fnmatch.fnmatch(posix, f"*/{p}")
         for p in patterns
     )
+
+
+def is_included(path: Path, patterns: tuple[str, ...]) -> bool:
+    """Whether a walk takes the file: its name or path matches an include glob (as excludes match)."""
+    return is_excluded(path, patterns)
 
 
 class _GitIgnores:
@@ -64,7 +71,7 @@ class _GitIgnores:
         return bool(decision)
 
 
-def discover(paths: list[Path], exclude: tuple[str, ...] = ()) -> Discovery:
+def discover(paths: list[Path], exclude: tuple[str, ...] = (), include: tuple[str, ...] = DEFAULT_INCLUDE) -> Discovery:
     """Expand directories; a file named explicitly is always taken, whatever its name or excludes."""
     found = Discovery()
     seen: set[str] = set()
@@ -99,7 +106,7 @@ def discover(paths: list[Path], exclude: tuple[str, ...] = ()) -> Discovery:
             )
             for name in sorted(filenames):
                 path = base / name
-                if not name.endswith(PYTHON_SUFFIXES) or is_excluded(path, exclude):
+                if not is_included(path, include) or is_excluded(path, exclude):
                     continue
                 if path.is_symlink() and not _inside(os.path.realpath(path), real_root):
                     continue

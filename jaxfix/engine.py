@@ -21,6 +21,7 @@ from jaxfix.codemods.base import Rule
 from jaxfix.diffs import split_lines
 from jaxfix.diagnostics import Diagnostic, FileResult, Fix, Location, Report, Safety
 from jaxfix.file_io import unreadable_reason
+from jaxfix.notebook import is_notebook, process_notebook
 from jaxfix.options import Options
 from jaxfix.suppression import is_suppressed
 
@@ -194,20 +195,27 @@ def _syntax_error(source: bytes, error: cst.ParserSyntaxError) -> tuple[str, Loc
     return f"syntax error (LibCST): {message}", Location(error.raw_line, error.raw_column + 1)
 
 
+def describe_failure(error: Exception, source: bytes) -> tuple[str, Location | None]:
+    """A failure of `check_source` as this file's one-line error and where it is."""
+    if isinstance(error, cst.ParserSyntaxError):
+        return _syntax_error(source, error)
+    if isinstance(error, InternalError):
+        return f"internal error, file left untouched: {error}", None
+    if isinstance(error, RecursionError):
+        return "internal error, file left untouched: code is nested too deeply", None
+    return f"internal error in a rule, file left untouched: {type(error).__name__}: {error}", None
+
+
 def process_source(path: Path, source: bytes, options: Options) -> FileResult:
     """Per-file isolation: every failure becomes this file's one-line error."""
     reason = unreadable_reason(source)
     if reason is not None:
         return FileResult(path, source, error=reason)
+    if is_notebook(path):
+        return process_notebook(path, source, options, lambda code, options, lines: check_source(code, options, changed_lines=lines), describe_failure)
     try:
         fixed, diagnostics = check_source(source, options, changed_lines=options.lines_to_check(path))
-    except cst.ParserSyntaxError as error:
-        message, where = _syntax_error(source, error)
-        return FileResult(path, source, error=message, error_location=where)
-    except InternalError as error:
-        return FileResult(path, source, error=f"internal error, file left untouched: {error}")
-    except RecursionError:
-        return FileResult(path, source, error="internal error, file left untouched: code is nested too deeply")
     except Exception as error:  # noqa: BLE001 - a rule's bug must not stop the run
-        return FileResult(path, source, error=f"internal error in a rule, file left untouched: {type(error).__name__}: {error}")
+        message, where = describe_failure(error, source)
+        return FileResult(path, source, error=message, error_location=where)
     return FileResult(path, source, fixed, diagnostics)

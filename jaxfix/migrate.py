@@ -285,7 +285,7 @@ def _refusal(repo: Path, options: MigrateOptions) -> str | None:
 def _tracked_python_files(repo: Path, options: Options) -> list[Path]:
     """What the main command would discover, minus untracked files (never committed, never touched)."""
     tracked = {repo / name for name in _git(repo, "ls-files", "-z").split("\0") if name}
-    return [path for path in discover([repo], options.exclude).files if path in tracked]
+    return [path for path in discover([repo], options.exclude, options.all_includes).files if path in tracked]
 
 
 def _fix_verify_commit(
@@ -389,7 +389,7 @@ def _with_results(entry: RepoReport, repo: Path, results: list[FileResult], chan
         entry,
         files_changed=tuple(relative(r.path) for r in changed),
         fixes=tuple(sorted(fixes.items())),
-        left=tuple(f"{relative(r.path)}:{d.start.line}:{d.start.column}: {d.code} {d.message}" for r in results for d in r.remaining),
+        left=tuple(f"{relative(r.path)}:{d.start}: {d.code} {d.message}" for r in results for d in r.remaining),
         file_errors=tuple(f"{relative(r.path)}: {r.error}" for r in results if r.error),
     )
 

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from jaxfix.discovery import DEFAULT_INCLUDE
+
 KNOWN_PLATFORMS = ("cpu", "cuda", "rocm", "tpu")
 DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
 
@@ -19,9 +21,16 @@ class Options:
     fill_axis: str | None = None
     jax_version: tuple[int, ...] | None = None
     exclude: tuple[str, ...] = ()
+    include: tuple[str, ...] = DEFAULT_INCLUDE
+    extend_include: tuple[str, ...] = ()
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     # Changed-lines mode (--diff-base): resolved path -> the lines that may be reported and fixed.
     changed_lines: Mapping[Path, frozenset[int]] | None = None
+
+    @property
+    def all_includes(self) -> tuple[str, ...]:
+        """The globs a directory walk takes files by: `include` plus `extend-include`."""
+        return self.include + self.extend_include
 
     def is_selected(self, code: str) -> bool:
         """Prefix matching like ruff: `JAX` selects all, `JAX00` a group; ignore wins."""

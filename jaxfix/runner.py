@@ -16,6 +16,7 @@ from pathlib import Path
 from jaxfix.cache import Cache
 from jaxfix.diagnostics import FileResult
 from jaxfix.file_io import read_source, unreadable_reason, write_fix
+from jaxfix.notebook import is_notebook, shape_error
 from jaxfix.options import Options
 from jaxfix.prefilter import RuleTokens, is_candidate, selected_rules
 from jaxfix.syntax import syntax_error
@@ -40,6 +41,8 @@ def _settle_cheaply(
     reason = unreadable_reason(source)
     if reason is not None:
         return FileResult(path, source, error=reason)
+    if is_notebook(path) and (problem := shape_error(path, source)) is not None:
+        return problem  # malformed, not a notebook, or nbformat 3: said even when nothing to check
     if not is_candidate(source, rules):
         error = syntax_error(source) if check_syntax else None
         return FileResult(path, source) if error is None else FileResult(path, source, error=error[0], error_location=error[1])

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from jaxfix.discovery import DEFAULT_INCLUDE
 from jaxfix.jax_version import installed_jax_version, parse_version
 from jaxfix.options import DEFAULT_MAX_FILE_SIZE, KNOWN_PLATFORMS, Options
 from jaxfix.prefilter import rule_codes
@@ -81,6 +82,8 @@ SETTINGS: tuple[Setting, ...] = (
             "a list of glob patterns", commands=(MAIN,), metavar="GLOB", extend=True),
     Setting("strict", bool, "Report syntax errors in every file found, also where no rule applies (slower: parses them all).",
             "true or false", commands=(MAIN,), in_options=False),
+    Setting("include", list, "", "a list of glob patterns", commands=(), default=lambda: DEFAULT_INCLUDE),
+    Setting("extend-include", list, "", "a list of glob patterns", commands=()),
     Setting("max-file-size", int, "", "a number of bytes", commands=(), default=lambda: DEFAULT_MAX_FILE_SIZE),
     Setting("cache-dir", str, "Where the result cache lives (default: .jaxfix_cache/ in the project root).",
             "a directory (relative to this file)", commands=(MAIN,), metavar="DIR", in_options=False),

@@ -73,8 +73,7 @@ def _run_stdin(options: Options, stdin_filename: str | None, mode: str, console:
         if found:
             result = FileResult(path, source, error=found[0], error_location=found[1])
     if result.error:
-        render.render_error(console, path, result.error, *(
-            (result.error_location.line, result.error_location.column) if result.error_location else ()))
+        render.render_error(console, path, result.error, result.error_location)
         if mode == "fix":
             sys.stdout.buffer.write(source)
         return EXIT_ERROR
@@ -154,7 +153,7 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
     if Path("-") in path_list:
         raise click.UsageError("'-' (stdin) cannot be combined with other paths")
 
-    found = discover(path_list, options.exclude)
+    found = discover(path_list, options.exclude, options.all_includes)
     for path, message in found.errors:
         render.render_error(console, path, message)
     write = mode == "fix"
@@ -169,8 +168,7 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
     else:
         for result in results:
             if result.error:
-                where = result.error_location
-                render.render_error(console, result.path, result.error, *((where.line, where.column) if where else ()))
+                render.render_error(console, result.path, result.error, result.error_location)
         sys.stdout.write(FORMATS[output_format](results, RunInfo(tuple(selected_rules(options)), write)))
     if not quiet and mode != "diff":
         render.render_summary(console, results, write=write, other_errors=len(found.errors))
@@ -189,8 +187,7 @@ def _run(files: list[Path], options: Options, *, write: bool, jobs: int, console
 def _report(results: list[FileResult], mode: str, console: Console, *, quiet: bool, verbose: bool) -> None:
     for result in results:
         if result.error:
-            where = result.error_location
-            render.render_error(console, result.path, result.error, *((where.line, where.column) if where else ()))
+            render.render_error(console, result.path, result.error, result.error_location)
             continue
         if mode == "diff":
             if result.fixed is not None:

@@ -13,7 +13,8 @@ from rich.text import Text
 
 from jaxfix.cli.diff_view import hunks, owner
 from jaxfix.cli.rule_docs import explain_markdown
-from jaxfix.diagnostics import Diagnostic, FileResult, Safety
+from jaxfix.diagnostics import Diagnostic, FileResult, Location, Safety
+from jaxfix.notebook import changed_cells, is_notebook
 from jaxfix.paths import display_path
 
 if TYPE_CHECKING:  # importing the rules means importing libcst: only when they are used
@@ -35,7 +36,7 @@ def _fix_note(diagnostic: Diagnostic, dry_run: bool) -> str:
 
 def _diagnostic_line(path: Path, d: Diagnostic, dry_run: bool) -> Text:
     text = Text()
-    text.append(f"{display_path(path)}:{d.start.line}:{d.start.column}: ", style="bold")
+    text.append(f"{display_path(path)}:{d.start}: ", style="bold")
     text.append(d.code, style="bold red")
     text.append(f" {d.message}")
     text.append(_fix_note(d, dry_run), style="dim")
@@ -45,24 +46,38 @@ def _diagnostic_line(path: Path, d: Diagnostic, dry_run: bool) -> Text:
 def _print_diagnostic(console: Console, path: Path, d: Diagnostic, dry_run: bool) -> None:
     console.print(_diagnostic_line(path, d, dry_run), soft_wrap=True)
     for related in d.related:
-        console.print(Text(f"    {display_path(path)}:{related.start.line}:{related.start.column}: {related.message}", style="dim"), soft_wrap=True)
+        console.print(Text(f"    {display_path(path)}:{related.start}: {related.message}", style="dim"), soft_wrap=True)
 
 
 def render_diff(console: Console, result: FileResult) -> None:
-    """The file's diff, each applied diagnostic printed above the hunk that holds its fix."""
+    """The file's diff, each applied diagnostic printed above the hunk that holds its fix; for a
+    notebook, one diff per changed cell (`path:cell N`), as `--diff` prints it."""
     assert result.source is not None and result.fixed is not None
     name = display_path(result.path)
-    console.print(Text(f"--- a/{name}\n+++ b/{name}", style="bold"), soft_wrap=True)
-    shown = hunks(result.source, result.fixed)
+    applied = [d for d in result.diagnostics if d.applied]
+    parts = [(name, result.source, result.fixed, applied)]
+    if is_notebook(result.path):
+        parts = [(f"{name}:cell {number}", old.encode(), new.encode(), [d for d in applied if (d.fix_cell or d.start.cell) == number])
+                 for number, old, new in changed_cells(result.source, result.fixed)]
+        placed = [d for *_, ds in parts for d in ds]
+        for d in applied:
+            if d not in placed:
+                _print_diagnostic(console, result.path, d, dry_run=True)
+    for label, old, new, diagnostics in parts:
+        _render_diff_part(console, result.path, label, old, new, diagnostics)
+
+
+def _render_diff_part(console: Console, path: Path, label: str, old: bytes, new: bytes, diagnostics: list[Diagnostic]) -> None:
+    console.print(Text(f"--- a/{label}\n+++ b/{label}", style="bold"), soft_wrap=True)
+    shown = hunks(old, new)
     above: dict[int | None, list[Diagnostic]] = {}
-    for d in result.diagnostics:
-        if d.applied:
-            above.setdefault(owner(shown, d), []).append(d)
+    for d in diagnostics:
+        above.setdefault(owner(shown, d), []).append(d)
     for d in above.get(None, []):  # no hunk of its own (its edit merged into another's)
-        _print_diagnostic(console, result.path, d, dry_run=True)
+        _print_diagnostic(console, path, d, dry_run=True)
     for index, hunk in enumerate(shown):
         for d in above.get(index, []):
-            _print_diagnostic(console, result.path, d, dry_run=True)
+            _print_diagnostic(console, path, d, dry_run=True)
         console.print(Text(hunk.header, style="cyan"), soft_wrap=True)
         for line in hunk.lines:
             console.print(line, soft_wrap=True)
@@ -86,8 +101,8 @@ def render_left_out(console: Console, results: list[FileResult]) -> None:
         console.print(Text(f"not in the diff: {len(left)} finding{'s' if len(left) != 1 else ''} ({', '.join(reasons)})", style="yellow"), soft_wrap=True)
 
 
-def render_error(console: Console, path: Path | str, message: str, line: int | None = None, column: int | None = None) -> None:
-    where = f"{display_path(Path(path))}" + (f":{line}:{column}" if line is not None else "")
+def render_error(console: Console, path: Path | str, message: str, location: Location | None = None) -> None:
+    where = f"{display_path(Path(path))}" + (f":{location}" if location is not None else "")
     console.print(Text(f"{where}: error: {message}", style="red"), soft_wrap=True)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from jaxfix.cli.formats import RunInfo, register
 from jaxfix.cli.formats._common import repository_path, reported
 from jaxfix.diagnostics import Diagnostic, FileResult, Safety
+from jaxfix.notebook import in_document
 
 
 def _data(text: str) -> str:
@@ -33,7 +34,7 @@ def _message(diagnostic: Diagnostic) -> str:
 @register("github")
 def render(results: list[FileResult], info: RunInfo) -> str:
     lines = []
-    for result in results:
+    for result in map(in_document, results):  # a notebook's own (JSON) lines
         path = repository_path(result.path)
         if result.error is not None:
             where = result.error_location

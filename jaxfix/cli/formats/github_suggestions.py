@@ -16,6 +16,7 @@ from jaxfix.cli.formats import RunInfo, register
 from jaxfix.cli.formats._common import repository_path, reported
 from jaxfix.cli.formats._suggestions import Comment, comments, companion_message, companion_note
 from jaxfix.diagnostics import Diagnostic, FileResult, Safety
+from jaxfix.notebook import in_document
 
 _BACKTICKS = re.compile(r"`{3,}")
 
@@ -50,7 +51,7 @@ def _item(comment: Comment, file_diagnostics: tuple[Diagnostic, ...], file_comme
 @register("github-suggestions")
 def render(results: list[FileResult], info: RunInfo) -> str:
     items = []
-    for result in results:
+    for result in map(in_document, results):  # a notebook's own (JSON) lines
         diagnostics = reported(result, info)
         path = repository_path(result.path)
         file_comments = comments(result, diagnostics, suggest=not info.write)

@@ -9,6 +9,7 @@ from collections import Counter
 from jaxfix.cli.formats import RunInfo, register
 from jaxfix.cli.formats._common import repository_path, reported
 from jaxfix.diagnostics import Diagnostic, FileResult
+from jaxfix.notebook import in_document
 from jaxfix.diffs import decode, split_lines
 
 
@@ -23,7 +24,7 @@ def _fingerprint(path: str, diagnostic: Diagnostic, line_text: str, seen: Counte
 @register("gitlab")
 def render(results: list[FileResult], info: RunInfo) -> str:
     issues = []
-    for result in results:
+    for result in map(in_document, results):  # a notebook's own (JSON) lines
         diagnostics = reported(result, info)
         if not diagnostics:
             continue

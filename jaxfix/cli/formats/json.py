@@ -13,7 +13,8 @@ from jaxfix.paths import display_path
 
 
 def _location(location: Location) -> dict:
-    return {"line": location.line, "column": location.column}
+    cell = {} if location.cell is None else {"cell": location.cell}
+    return {"line": location.line, "column": location.column, **cell}
 
 
 def _diagnostic(diagnostic: Diagnostic) -> dict:

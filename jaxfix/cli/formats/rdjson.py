@@ -14,6 +14,7 @@ from jaxfix.cli.formats import RunInfo, register
 from jaxfix.cli.formats._common import reported
 from jaxfix.cli.formats._suggestions import Comment, comments, companion_message, companion_note
 from jaxfix.diagnostics import Diagnostic, FileResult, Location
+from jaxfix.notebook import in_document
 from jaxfix.diffs import decode, split_lines
 from jaxfix.paths import display_path
 
@@ -55,7 +56,7 @@ def _entry(comment: Comment, file_diagnostics: tuple[Diagnostic, ...], file_comm
 @register("rdjson")
 def render(results: list[FileResult], info: RunInfo) -> str:
     entries = []
-    for result in results:
+    for result in map(in_document, results):  # a notebook's own (JSON) lines
         diagnostics = reported(result, info)
         if not diagnostics:
             continue

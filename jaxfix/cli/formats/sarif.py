@@ -16,6 +16,7 @@ from jaxfix.cli.formats._common import doc_section, repository_path, reported, s
 from jaxfix.cli.formats._suggestions import Comment, comments
 from jaxfix.codemods.base import Rule
 from jaxfix.diagnostics import Diagnostic, FileResult, Location
+from jaxfix.notebook import in_document
 
 _SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 
@@ -97,10 +98,10 @@ def render(results: list[FileResult], info: RunInfo) -> str:
         "tool": {"driver": {"name": "jaxfix", "version": __version__, "rules": [_rule(r) for r in info.rules]}},
         "originalUriBaseIds": {"%SRCROOT%": {"uri": source_root().as_uri().rstrip("/") + "/"}},
         "columnKind": "unicodeCodePoints",
-        "results": [entry for r in results for entry in _results(r, info, rule_index)],
+        "results": [entry for r in map(in_document, results) for entry in _results(r, info, rule_index)],
         "invocations": [{
             "executionSuccessful": not any(r.error for r in results),
-            "toolExecutionNotifications": [_notification(r) for r in results if r.error is not None],
+            "toolExecutionNotifications": [_notification(r) for r in map(in_document, results) if r.error is not None],
         }],
     }
     return json.dumps({"$schema": _SCHEMA, "version": "2.1.0", "runs": [run]}, indent=2) + "\n"
