@@ -83,6 +83,7 @@ def _encode(diagnostic: Diagnostic) -> dict:
         "applied": diagnostic.applied,
         "related": [{"message": r.message, "start": _encode_location(r.start)} for r in diagnostic.related],
         "fix_lines": None if diagnostic.fix_lines is None else list(diagnostic.fix_lines),
+        "fix_cell": diagnostic.fix_cell,
     }
 
 
@@ -127,6 +128,7 @@ def _decode(value: object, codes: tuple[str, ...]) -> Diagnostic:
             for r in _expect(item["related"], list)
         ),
         fix_lines=_decode_lines(item["fix_lines"]),
+        fix_cell=_expect(item["fix_cell"], (int, type(None))),
     )
 
 

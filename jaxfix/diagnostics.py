@@ -73,6 +73,7 @@ class Diagnostic:
     applied: bool = False
     related: tuple[Related, ...] = ()
     fix_lines: tuple[int, int] | None = None  # first and last line the fix's edits replace (not its imports)
+    fix_cell: int | None = None  # in a notebook: the cell of `fix_lines`
 
 
 class Outcome(enum.Enum):

@@ -16,7 +16,6 @@ Kept free of libcst (the engine is imported when a notebook is checked) and of n
 
 from __future__ import annotations
 
-import bisect
 import codecs
 import copy
 import difflib
@@ -27,6 +26,7 @@ import tokenize
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from json.decoder import scanstring  # type: ignore[attr-defined]  # public, untyped in typeshed
 from pathlib import Path
 from typing import Any
 
@@ -118,7 +118,7 @@ def _members(text: str, index: int) -> Iterator[tuple[str, int, int]]:
     """(key, value start, value end) of the JSON object at `index` (already known to be valid)."""
     index = _skip(text, index + 1)
     while text[index] != "}":
-        key, index = json.decoder.scanstring(text, index + 1)
+        key, index = scanstring(text, index + 1)
         index = _skip(text, _skip(text, index) + 1)
         _, end = _DECODER.raw_decode(text, index)
         yield key, index, end
@@ -197,6 +197,7 @@ def parse(source: bytes) -> Notebook:
         if span is None:
             raise NotebookError(f"not a valid nbformat 4 notebook: cell {number} has no 'source'")
         value = cell_data["source"]
+        tokens: tuple[_Token, ...]
         if isinstance(value, str):
             tokens = (_Token(value, *span),)
         elif isinstance(value, list) and all(isinstance(v, str) for v in value):
@@ -404,12 +405,13 @@ def _map_message(message: str, module: Module) -> str:
 
 def _map_diagnostic(diagnostic: Diagnostic, module: Module) -> Diagnostic:
     start, end = module.locate(diagnostic.start), module.locate(diagnostic.end)
-    fix_lines = diagnostic.fix_lines
+    fix_lines, fix_cell = diagnostic.fix_lines, None
     if fix_lines is not None:
         first, last = (module.locate(Location(line, 1)) for line in fix_lines)
-        fix_lines = (first.line, last.line) if first.cell == last.cell == start.cell else None
+        fix_lines, fix_cell = ((first.line, last.line), first.cell) if first.cell == last.cell else (None, None)
     return replace(
-        diagnostic, message=_map_message(diagnostic.message, module), start=start, end=end, fix_lines=fix_lines,
+        diagnostic, message=_map_message(diagnostic.message, module), start=start, end=end,
+        fix_lines=fix_lines, fix_cell=fix_cell,
         related=tuple(Related(_map_message(r.message, module), module.locate(r.start)) for r in diagnostic.related),
     )
 
@@ -508,9 +510,9 @@ def in_document(result: FileResult) -> FileResult:
 
     diagnostics = []
     for d in result.diagnostics:
-        fix_lines = None if d.fix_lines is None else (raw_line(d.start.cell, d.fix_lines[0]), raw_line(d.start.cell, d.fix_lines[1]))
+        fix_lines = None if d.fix_lines is None else (raw_line(d.fix_cell, d.fix_lines[0]), raw_line(d.fix_cell, d.fix_lines[1]))
         diagnostics.append(replace(
-            d, message=f"{d.start}: {d.message}", start=raw(d.start), end=raw(d.end), fix_lines=fix_lines,
+            d, message=f"{d.start}: {d.message}", start=raw(d.start), end=raw(d.end), fix_lines=fix_lines, fix_cell=None,
             related=tuple(Related(f"{r.start}: {r.message}", raw(r.start)) for r in d.related),
         ))
     error, where = result.error, result.error_location

@@ -1,7 +1,11 @@
-"""Find the fixtures under fixtures/<CODE>/ and read their headers (see fixtures/README.md)."""
+"""Find the fixtures under fixtures/<CODE>/ and read their headers (see fixtures/README.md).
+
+A notebook fixture (`<case>.ipynb`, fixed `<case>.fixed.ipynb`) keeps its header in its first code cell.
+"""
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from dataclasses import dataclass
@@ -41,9 +45,18 @@ class Case:
         return [] if value.startswith("none") else value.split()
 
 
+def _header_text(path: Path) -> str:
+    """A script's text; for a notebook, its first code cell (where its header lives)."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix != ".ipynb":
+        return text
+    cell = next(c for c in json.loads(text)["cells"] if c["cell_type"] == "code")
+    return "".join(cell["source"])
+
+
 def read_header(path: Path) -> dict[str, str]:
     header: dict[str, str] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in _header_text(path).splitlines():
         if not line.startswith("#"):
             break
         match = _HEADER.match(line)
@@ -54,9 +67,9 @@ def read_header(path: Path) -> dict[str, str]:
 
 def all_cases() -> list[Case]:
     cases = []
-    for before in sorted(FIXTURES.glob("*/*.py")):
-        if before.name.endswith(".fixed.py"):
+    for before in sorted([*FIXTURES.glob("*/*.py"), *FIXTURES.glob("*/*.ipynb")]):
+        if before.name.endswith((".fixed.py", ".fixed.ipynb")):
             continue
-        fixed = before.with_name(before.name[: -len(".py")] + ".fixed.py")
+        fixed = before.with_name(f"{before.stem}.fixed{before.suffix}")
         cases.append(Case(before.parent.name, before.stem, before, fixed if fixed.exists() else None, read_header(before)))
     return cases

@@ -1,6 +1,6 @@
 """Run fixture scripts under real JAX, many in one process (JAX is imported once).
 
-Usage: python jax_runner.py LIST_FILE   (LIST_FILE holds one script path a line)
+Usage: python jax_runner.py LIST_FILE   (LIST_FILE holds one script or notebook path a line)
 Prints one JSON object: {path: {"ok": bool, "error": "Type: message" | None, "last_line": str}}.
 Each script runs as __main__ with its stdout captured; it must not change global JAX state.
 """
@@ -16,12 +16,38 @@ import sys
 import traceback
 
 
+def notebook_script(path: str) -> str:
+    """A notebook's code cells as one script, as IPython runs them minus its own syntax (written
+    apart from jaxfix, for the fixtures): a `%%` cell is skipped, and a line starting with `%`,
+    `!` or `?`, or ending in `?`, becomes `pass` (a no-op here: magics and shell escapes)."""
+    with open(path, encoding="utf-8") as handle:
+        cells = json.load(handle)["cells"]
+    lines = []
+    for cell in cells:
+        source = "".join(cell["source"])
+        if cell["cell_type"] != "code" or source.startswith("%%"):
+            continue
+        for line in source.splitlines():
+            code = line.strip()
+            if code.startswith(("%", "!", "?")) or code.endswith("?"):
+                line = line[: len(line) - len(line.lstrip())] + "pass"
+            lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def _run(path: str) -> None:
+    if path.endswith(".ipynb"):
+        exec(compile(notebook_script(path), path, "exec"), {"__name__": "__main__"})
+    else:
+        runpy.run_path(path, run_name="__main__")
+
+
 def run_one(path: str) -> dict:
     out = io.StringIO()
     error = None
     try:
         with contextlib.redirect_stdout(out):
-            runpy.run_path(path, run_name="__main__")
+            _run(path)
     except SystemExit as exit_:
         if exit_.code not in (None, 0):
             error = f"SystemExit: {exit_.code}"
