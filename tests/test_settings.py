@@ -27,6 +27,8 @@ VALUES = {
     "jax-version": ("0.12.0", ["--jax-version", "0.12.0"]),
     "exclude": (["generated"], ["--exclude", "generated"]),
     "strict": (True, ["--strict"]),
+    "include": (["*.py"], None),
+    "extend-include": (["*.pyw"], None),
     "max-file-size": (1000, None),
     "cache-dir": ("cache", ["--cache-dir", "cache"]),
 }
