@@ -279,3 +279,13 @@ def test_migrate_commits_fixed_notebooks_and_lists_what_is_left(tmp_path, monkey
     assert committed == EARLIER_CELL.with_name(f"{EARLIER_CELL.stem}.fixed.ipynb").read_bytes()
     assert [entry.split(": JAX002")[0] for entry in report.left] == ["notebooks/notebook_mesh_constants_across_cells.ipynb:cell 4:3:14"]
     assert (repo / "notebooks" / EARLIER_CELL.name).read_bytes() == EARLIER_CELL.read_bytes()
+
+
+def test_dry_run_shows_each_finding_above_its_cell_diff(tmp_path):
+    path = copy(UNSAFE, tmp_path)
+    lines = invoke(tmp_path, "--dry-run", "--unsafe-fixes", path.name).stderr.splitlines()
+    start = lines.index(f"--- a/{path.name}:cell 2")
+    assert lines[start + 1] == f"+++ b/{path.name}:cell 2"
+    assert lines[start + 2].startswith(f"{path.name}:cell 4:3:14: JAX002 ")  # the fix is in cell 2, the finding in cell 4
+    assert '-STAGE2 = AbstractMesh((8, 2), ("data", "model"))' in lines
+    assert not any('"source"' in line or line.endswith('\\n",') for line in lines)
