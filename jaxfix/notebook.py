@@ -40,6 +40,7 @@ _PLACEHOLDER_LINE = re.compile(r"[ \t]*pass  # jaxfix: ipython (\d+)\n\Z")
 _LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
+_NON_ASCII_ESCAPE = re.compile(r"\\u(?!00[0-7])[0-9a-fA-F]{4}")
 
 
 class NotebookError(Exception):
@@ -341,7 +342,9 @@ def _list_source(cell: Cell, notebook: Notebook, new_text: str, ensure_ascii: bo
 def splice(notebook: Notebook, new_texts: dict[int, str]) -> bytes:
     """The document with the `source` of each changed cell replaced, and nothing else."""
     text = notebook.text
-    ensure_ascii = text.isascii() and "\\u" in text
+    # Written with non-ASCII characters escaped (`\u00e9`, not `é`)? Escapes below U+0080 (`\u001b`
+    # in outputs) are written by every JSON writer and say nothing.
+    ensure_ascii = text.isascii() and _NON_ASCII_ESCAPE.search(text) is not None
     pieces, position = [], 0
     expected = copy.deepcopy(notebook.data)
     for cell in notebook.cells:
@@ -498,6 +501,8 @@ def in_document(result: FileResult) -> FileResult:
             return location
         cell = notebook.cell(location.cell)
         lines = starts[cell.number]
+        if not lines:  # an empty cell: its `source` value
+            return Location(notebook.raw_line(cell.span[0]), 1)
         token_index, offset = lines[min(location.line, len(lines)) - 1]
         token = cell.tokens[token_index]
         line = notebook.raw_line(token.start)

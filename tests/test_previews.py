@@ -76,7 +76,7 @@ def test_every_shipped_fixture_preview_shows_diagnostics_and_highlighted_diff(fi
         console = Console(record=True, force_terminal=True, width=100)
         render_diff(console, result)
         plain, colored = console.export_text(clear=False), console.export_text(styles=True)
-        assert re.search(r"^\S+:\d+:\d+: JAX\d{3} .*\[would fix \((safe|unsafe)\)", plain, re.MULTILINE), plain[:300]
+        assert re.search(r"^\S+:(?:cell \d+:)?\d+:\d+: JAX\d{3} .*\[would fix \((safe|unsafe)\)", plain, re.MULTILINE), plain[:300]
         assert "\x1b[1;37;41m" in colored or "\x1b[1;37;42m" in colored, plain[:300]
 
 
