@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from jaxfix.diagnostics import Diagnostic, FileResult, Location, Related
+from jaxfix.syntax import syntax_error
 
 NOTEBOOK_SUFFIX = ".ipynb"
 _MARKER = "# jaxfix: cell {}\n"
@@ -376,6 +377,16 @@ def shape_error(path: Path, source: bytes) -> FileResult | None:
     except NotebookError as error:
         return FileResult(path, source, error=str(error), error_location=error.location)
     return None
+
+
+def notebook_syntax_error(source: bytes) -> tuple[str, Location] | None:
+    """The first syntax error in a notebook's code cells (for `--strict`), placed in its cell."""
+    try:
+        module = to_module(parse(source))
+    except NotebookError as error:
+        return str(error), error.location or Location(1, 1)
+    found = syntax_error(module.code)
+    return None if found is None else (found[0], module.locate(found[1]))
 
 
 def _module_lines(notebook: Notebook, module: Module, raw_lines: frozenset[int]) -> frozenset[int]:

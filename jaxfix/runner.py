@@ -16,7 +16,7 @@ from pathlib import Path
 from jaxfix.cache import Cache
 from jaxfix.diagnostics import FileResult
 from jaxfix.file_io import read_source, unreadable_reason, write_fix
-from jaxfix.notebook import is_notebook, shape_error
+from jaxfix.notebook import is_notebook, notebook_syntax_error, shape_error
 from jaxfix.options import Options
 from jaxfix.prefilter import RuleTokens, is_candidate, selected_rules
 from jaxfix.syntax import syntax_error
@@ -44,7 +44,7 @@ def _settle_cheaply(
     if is_notebook(path) and (problem := shape_error(path, source)) is not None:
         return problem  # malformed, not a notebook, or nbformat 3: said even when nothing to check
     if not is_candidate(source, rules):
-        error = syntax_error(source) if check_syntax else None
+        error = (notebook_syntax_error if is_notebook(path) else syntax_error)(source) if check_syntax else None
         return FileResult(path, source) if error is None else FileResult(path, source, error=error[0], error_location=error[1])
     cached = cache.get(path, source) if cache else None
     return cached if cached is not None else source

@@ -289,3 +289,15 @@ def test_dry_run_shows_each_finding_above_its_cell_diff(tmp_path):
     assert lines[start + 2].startswith(f"{path.name}:cell 4:3:14: JAX002 ")  # the fix is in cell 2, the finding in cell 4
     assert '-STAGE2 = AbstractMesh((8, 2), ("data", "model"))' in lines
     assert not any('"source"' in line or line.endswith('\\n",') for line in lines)
+
+
+def test_a_notebook_named_on_the_command_line_gets_its_cells_syntax_checked(tmp_path):
+    document = json.loads(EARLIER_CELL.read_text())
+    document["cells"] = [cell for cell in document["cells"] if "lower" not in "".join(cell["source"])]  # no rule applies
+    (tmp_path / "clean.ipynb").write_text(json.dumps(document))
+    assert invoke(tmp_path, "--check", "clean.ipynb").exit_code == 0  # the JSON itself is not taken for Python
+    number, cell = next((n, c) for n, c in enumerate(document["cells"], start=1) if c["source"][:1] == ["!nproc\n"])
+    cell["source"] = ["!nproc\n", "mesh = (\n"]
+    (tmp_path / "broken.ipynb").write_text(json.dumps(document))
+    result = invoke(tmp_path, "--check", "broken.ipynb")
+    assert result.exit_code == 2 and f"broken.ipynb:cell {number}:" in result.stderr and "syntax error" in result.stderr
