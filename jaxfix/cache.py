@@ -15,7 +15,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 from dataclasses import fields
 from functools import cached_property
 from importlib import metadata
@@ -26,6 +25,7 @@ from jaxfix.config import Config
 from jaxfix.diagnostics import Diagnostic, FileResult, Location, Related, Safety
 from jaxfix.options import Options
 from jaxfix.prefilter import selected_rules
+from jaxfix.safe_write import write_file
 
 CACHE_DIR_NAME = ".jaxfix_cache"
 _MAGIC = b"jaxfix-cache 1\n"
@@ -194,18 +194,9 @@ class Cache:
         data = _MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
         try:
             self._prepare_directory()
-            fd, temp = tempfile.mkstemp(dir=self.directory, prefix=".entry-", suffix=".tmp")
+            write_file(self._entry(result.path), data)
         except OSError:
-            return
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            os.replace(temp, self._entry(result.path))
-        except OSError:
-            try:
-                os.unlink(temp)
-            except OSError:
-                pass
+            pass
 
     def _prepare_directory(self) -> None:
         """Create the directory; when jaxfix creates it, mark it as a cache for git and backup tools."""

@@ -21,6 +21,7 @@ from jaxfix.codemods.base import Rule
 from jaxfix.diffs import split_lines
 from jaxfix.diagnostics import Diagnostic, FileResult, Fix, Location, Report, Safety
 from jaxfix.file_io import unreadable_reason
+from jaxfix.nesting import too_deep
 from jaxfix.notebook import is_notebook, process_notebook
 from jaxfix.options import Options
 from jaxfix.suppression import is_suppressed
@@ -195,8 +196,28 @@ def _syntax_error(source: bytes, error: cst.ParserSyntaxError) -> tuple[str, Loc
     return f"syntax error (LibCST): {message}", Location(error.raw_line, error.raw_column + 1)
 
 
+class TooDeep(Exception):
+    """Code nested deeper than LibCST survives (jaxfix/nesting.py): refused before parsing."""
+
+    def __init__(self, message: str, where: Location) -> None:
+        super().__init__(message)
+        self.where = where
+
+
+def _screened_check(
+    source: bytes, options: Options, changed_lines: frozenset[int] | None
+) -> tuple[bytes | None, tuple[Diagnostic, ...]]:
+    refusal = too_deep(source)
+    if refusal is not None:
+        message, line, column = refusal
+        raise TooDeep(message, Location(line, column))
+    return check_source(source, options, changed_lines=changed_lines)
+
+
 def describe_failure(error: Exception, source: bytes) -> tuple[str, Location | None]:
     """A failure of `check_source` as this file's one-line error and where it is."""
+    if isinstance(error, TooDeep):
+        return str(error), error.where
     if isinstance(error, cst.ParserSyntaxError):
         return _syntax_error(source, error)
     if isinstance(error, InternalError):
@@ -212,9 +233,9 @@ def process_source(path: Path, source: bytes, options: Options) -> FileResult:
     if reason is not None:
         return FileResult(path, source, error=reason)
     if is_notebook(path):
-        return process_notebook(path, source, options, lambda code, options, lines: check_source(code, options, changed_lines=lines), describe_failure)
+        return process_notebook(path, source, options, _screened_check, describe_failure)
     try:
-        fixed, diagnostics = check_source(source, options, changed_lines=options.lines_to_check(path))
+        fixed, diagnostics = _screened_check(source, options, options.lines_to_check(path))
     except Exception as error:  # noqa: BLE001 - a rule's bug must not stop the run
         message, where = describe_failure(error, source)
         return FileResult(path, source, error=message, error_location=where)

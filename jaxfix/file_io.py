@@ -13,7 +13,7 @@ from pathlib import Path
 from jaxfix.diagnostics import FileResult
 from jaxfix.diffs import decode
 from jaxfix.options import Options
-from jaxfix.safe_write import WriteError, write_atomically
+from jaxfix.safe_write import LateCheck, WriteError, replace_source
 
 
 def read_source(path: Path, options: Options) -> bytes | FileResult:
@@ -53,12 +53,20 @@ def _undecodable(error: UnicodeDecodeError) -> str:
     )
 
 
-def write_fix(result: FileResult) -> FileResult:
-    """Write `result.fixed` over the file if it still holds `result.source`; say how it went."""
+def write_fix(result: FileResult, late_checks: list[LateCheck] | None = None) -> FileResult:
+    """Write `result.fixed` over the file if it still holds `result.source`; say how it went.
+
+    With `late_checks`, the caller confirms the write later (see safe_write.confirm_writes).
+    """
     if result.fixed is None or result.error is not None:
         return result
     try:
-        write_atomically(result.path, result.fixed, expected=result.source)
+        replace_source(result.path, result.fixed, expected=result.source, late_checks=late_checks)
     except WriteError as error:
         return replace(result, error=f"cannot write: {error}")
     return replace(result, written=True)
+
+
+def undo_written(results: list[FileResult], undone: dict[Path, str]) -> list[FileResult]:
+    """Results whose write a late check undid become errors."""
+    return [replace(r, written=False, error=f"cannot write: {undone[r.path]}") if r.path in undone else r for r in results]

@@ -2,28 +2,35 @@
 
 Most files need no parsing: reading them, the byte prefilter and the cache settle them in this
 process, and libcst is imported only once some file must be parsed. The files that must are
-parsed in worker processes when there is enough of them to pay for the pool; fixes are written
-here, so a cached "would change" result is written like a fresh one.
+parsed in worker processes when there is enough of them to pay for the pool (a file that kills
+its worker becomes that file's error; see jaxfix/pool.py); fixes are written here. A fix run
+never writes bytes taken from the cache: a cached "would change" result is parsed again, so a
+forged cache entry can hide or invent a diagnostic but never change code.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Container
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import closing
+from functools import partial
 from pathlib import Path
 
 from jaxfix.cache import Cache
 from jaxfix.diagnostics import FileResult
-from jaxfix.file_io import read_source, unreadable_reason, write_fix
+from jaxfix.file_io import read_source, undo_written, unreadable_reason, write_fix
 from jaxfix.notebook import is_notebook, notebook_syntax_error, shape_error
 from jaxfix.options import Options
+from jaxfix.pool import run_isolated
 from jaxfix.prefilter import RuleTokens, is_candidate, selected_rules
+from jaxfix.safe_write import LateCheck, confirm_writes
 from jaxfix.syntax import syntax_error
 
 # Below this much source to parse (LibCST with metadata costs roughly 40 ms of CPU per KB), the
 # workers' start-up (fork, pickling, each importing libcst) costs about what they would save.
 _PARALLEL_MIN_BYTES = 16 * 1024
+# Replaced files are held open until the run's writes are confirmed; at most this many at once.
+_MAX_OPEN_LATE_CHECKS = 256
 
 
 def default_jobs() -> int:
@@ -31,10 +38,14 @@ def default_jobs() -> int:
 
 
 def _settle_cheaply(
-    path: Path, options: Options, rules: tuple[RuleTokens, ...], cache: Cache | None, check_syntax: bool = False
+    path: Path, options: Options, rules: tuple[RuleTokens, ...], cache: Cache | None, *, write: bool,
+    check_syntax: bool = False,
 ) -> bytes | FileResult:
     """The result if reading, the prefilter or the cache decides it, else the bytes to parse.
-    `check_syntax`: a file the prefilter settles still gets its syntax errors reported."""
+    `check_syntax`: a file the prefilter settles still gets its syntax errors reported.
+
+    When writing, a cached result that changes the file is not trusted: its fix is re-derived.
+    """
     source = read_source(path, options)
     if isinstance(source, FileResult):
         return source
@@ -47,7 +58,9 @@ def _settle_cheaply(
         error = (notebook_syntax_error if is_notebook(path) else syntax_error)(source) if check_syntax else None
         return FileResult(path, source) if error is None else FileResult(path, source, error=error[0], error_location=error[1])
     cached = cache.get(path, source) if cache else None
-    return cached if cached is not None else source
+    if cached is None or (write and cached.fixed is not None):
+        return source
+    return cached
 
 
 def _parse(path: Path, source: bytes, options: Options, cache: Cache | None) -> FileResult:
@@ -59,11 +72,23 @@ def _parse(path: Path, source: bytes, options: Options, cache: Cache | None) -> 
     return result
 
 
-def process_file(path: Path, options: Options, *, write: bool, cache: Cache | None = None, check_syntax: bool = False) -> FileResult:
+def _parse_task(task: tuple[Path, bytes], *, options: Options, cache: Cache | None) -> FileResult:
+    return _parse(*task, options, cache)
+
+
+def _crashed(task: tuple[Path, bytes], how: str) -> FileResult:
+    path, source = task
+    return FileResult(path, source, error=f"the process parsing this file was {how}; file left untouched")
+
+
+def process_file(
+    path: Path, options: Options, *, write: bool, cache: Cache | None = None, check_syntax: bool = False,
+    late_checks: list[LateCheck] | None = None,
+) -> FileResult:
     """One file from start to end, in this process."""
-    settled = _settle_cheaply(path, options, selected_rules(options), cache, check_syntax)
+    settled = _settle_cheaply(path, options, selected_rules(options), cache, write=write, check_syntax=check_syntax)
     result = settled if isinstance(settled, FileResult) else _parse(path, settled, options, cache)
-    return write_fix(result) if write else result
+    return write_fix(result, late_checks) if write else result
 
 
 def run_files(
@@ -81,21 +106,40 @@ def run_files(
     `on_plan`: told, once the cheap files are settled, which files will be parsed (and their
     sizes), in the order they are handed out: the real work, for progress reports."""
     results: list[FileResult] = []
+    late_checks: list[LateCheck] = []
+    undone: dict[Path, str] = {}
 
     def record(result: FileResult) -> None:
         results.append(result)
+        if len(late_checks) >= _MAX_OPEN_LATE_CHECKS:
+            undone.update(confirm_writes(late_checks))
         if on_done:
             on_done(result)
 
+    try:
+        _run(files, options, write=write, jobs=jobs, cache=cache, record=record, late_checks=late_checks,
+             check_syntax=check_syntax, on_plan=on_plan)
+    finally:
+        undone.update(confirm_writes(late_checks))
+    results = undo_written(results, undone)
+    results.sort(key=lambda r: str(r.path))
+    return results
+
+
+def _run(
+    files: list[Path], options: Options, *, write: bool, jobs: int, cache: Cache | None,
+    record: Callable[[FileResult], None], late_checks: list[LateCheck], check_syntax: Container[Path],
+    on_plan: Callable[[list[tuple[Path, int]]], None] | None,
+) -> None:
     if jobs <= 1 and on_plan is None:
         for path in files:
-            record(process_file(path, options, write=write, cache=cache, check_syntax=path in check_syntax))
+            record(process_file(path, options, write=write, cache=cache, check_syntax=path in check_syntax, late_checks=late_checks))
     else:
-        finish = write_fix if write else (lambda result: result)
+        finish = partial(write_fix, late_checks=late_checks) if write else (lambda result: result)
         rules = selected_rules(options)
         to_parse: list[tuple[Path, bytes]] = []
         for path in files:
-            settled = _settle_cheaply(path, options, rules, cache, path in check_syntax)
+            settled = _settle_cheaply(path, options, rules, cache, write=write, check_syntax=path in check_syntax)
             if isinstance(settled, FileResult):
                 record(finish(settled))
             else:
@@ -106,12 +150,10 @@ def run_files(
         if on_plan:
             on_plan([(path, len(source)) for path, source in to_parse])
         if parallel:
-            with ProcessPoolExecutor(max_workers=min(jobs, len(to_parse))) as pool:
-                futures = [pool.submit(_parse, path, source, options, cache) for path, source in to_parse]
-                for future in as_completed(futures):
-                    record(finish(future.result()))
+            work = partial(_parse_task, options=options, cache=cache)
+            with closing(run_isolated(to_parse, work, min(jobs, default_jobs()), _crashed)) as parsed:
+                for result in parsed:
+                    record(finish(result))
         else:
             for path, source in to_parse:
                 record(finish(_parse(path, source, options, cache)))
-    results.sort(key=lambda r: str(r.path))
-    return results

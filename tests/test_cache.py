@@ -151,14 +151,14 @@ def test_editing_jaxfix_source_changes_the_key(tmp_path, monkeypatch):
     assert cache_module.settings_fingerprint(Options(), ("JAX001",)) != before
 
 
-def test_a_cached_would_change_result_is_still_written_in_fix_mode(tree, engine_calls):
+def test_a_cached_would_change_result_is_rederived_before_it_is_written(tree, engine_calls):
     checked = run(tree)[0]
     assert checked.fixed is not None and not checked.written
     fixed = run(tree, write=True)[0]
-    assert len(engine_calls) == 1  # the fix came from the cache
+    assert len(engine_calls) == 2  # never written from the cache: parsed again
     assert fixed.written and (tree / "src" / "bad.py").read_bytes() == checked.fixed
     after = run(tree)[0]  # new content: parsed again, and what is left is what the fix left
-    assert len(engine_calls) == 2
+    assert len(engine_calls) == 3
     assert after.fixed is None and [d.code for d in after.diagnostics] == ["JAX903"]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import stat
 from pathlib import Path
 
@@ -150,11 +151,35 @@ def test_interrupt_during_write_leaves_no_temp_file_and_the_original(tmp_path, m
     def interrupted(*_args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(safe_write.os, "replace", interrupted)
+    monkeypatch.setattr(safe_write, "_exchange", interrupted)
     with pytest.raises(KeyboardInterrupt):
         runner.process_file(path, Options(), write=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.py"]
     assert path.read_text() == VIOLATION
+
+
+@pytest.mark.parametrize("signum, exception", [(signal.SIGINT, KeyboardInterrupt), (signal.SIGTERM, SystemExit)])
+def test_a_signal_during_a_write_waits_for_it_to_finish(tmp_path, monkeypatch, signum, exception):
+    path = tmp_path / "m.py"
+    path.write_text(VIOLATION)
+    real_write_all = safe_write._write_all
+
+    def signalled(fd, data):
+        os.kill(os.getpid(), signum)  # arrives between creating the temp file and filling it
+        real_write_all(fd, data)
+
+    def stop(received, _frame):
+        raise SystemExit(128 + received)
+
+    monkeypatch.setattr(safe_write, "_write_all", signalled)
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        with pytest.raises(exception):
+            runner.process_file(path, Options(), write=True)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.py"]
+    assert path.read_text() == FIXED
 
 
 def test_a_rule_crash_is_isolated_to_its_file(monkeypatch):

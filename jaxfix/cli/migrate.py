@@ -38,6 +38,7 @@ from jaxfix.migrate import (
     migrate_repo,
 )
 from jaxfix.runner import default_jobs
+from jaxfix.safe_write import write_file
 from jaxfix.settings import MIGRATE
 
 EXIT_DONE, EXIT_ATTENTION, EXIT_INTERRUPTED = 0, 1, 130
@@ -95,7 +96,7 @@ def migrate(repo_paths: tuple[Path, ...], repos_file: Path | None, branch: str, 
     def record(entry: RepoReport, patch: bytes | None) -> None:
         stale = out / patch_names[entry.repo]
         if patch is not None:
-            _write_atomically(stale, patch)
+            write_file(stale, patch)
             entry = replace(entry, patch=stale.name)
         elif stale.exists():
             stale.unlink()
@@ -106,7 +107,7 @@ def migrate(repo_paths: tuple[Path, ...], repos_file: Path | None, branch: str, 
 
     interrupted = _run(todo, options, jobs or default_jobs(), record, console)
     write_report_json(out, _ordered(report, repos))
-    _write_atomically(out / REPORT_MD, report_markdown(_ordered(report, repos)).encode())
+    write_file(out / REPORT_MD, report_markdown(_ordered(report, repos)).encode())
     entries = [report[repo] for repo in repos if repo in report]
     if entries:
         console.print(summary_table(entries))
@@ -260,14 +261,7 @@ def _ordered(report: dict[str, RepoReport], repos: list[str]) -> list[RepoReport
 
 def write_report_json(out: Path, entries: list[RepoReport]) -> None:
     document = {"jaxfix": __version__, "repos": [e.to_json() for e in entries]}
-    _write_atomically(out / REPORT_JSON, (json.dumps(document, indent=2) + "\n").encode())
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    """A report is read back on resume: never leave one half-written."""
-    temp = path.with_name(f".{path.name}.tmp")
-    temp.write_bytes(data)
-    os.replace(temp, path)
+    write_file(out / REPORT_JSON, (json.dumps(document, indent=2) + "\n").encode())
 
 
 def _fixes_text(entry: RepoReport) -> str:

@@ -1,0 +1,169 @@
+"""Worker processes that outlive the files that kill them, and never outlive jaxfix.
+
+Each worker holds one task at a time, so when a worker dies (a segfault or abort in LibCST's
+native parser, the OOM killer, a memory cap) the parent knows exactly which task did it: that
+task gets one error, a fresh worker takes the dead one's place, and every other task runs.
+Workers ask the kernel to kill them when their parent dies (Linux PR_SET_PDEATHSIG), or
+elsewhere watch the parent's pid from a thread.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from typing import Generic, TypeVar
+
+Task = TypeVar("Task")
+Result = TypeVar("Result")
+
+_PR_SET_PDEATHSIG = 1
+_WATCHDOG_SECONDS = 1.0
+_EXIT_GRACE_SECONDS = 2.0
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        done = sys.platform.startswith("linux") and libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        done = False
+    if not done:
+        def watch() -> None:
+            while os.getppid() == parent_pid:
+                time.sleep(_WATCHDOG_SECONDS)
+            os._exit(1)
+
+        threading.Thread(target=watch, daemon=True).start()
+    if os.getppid() != parent_pid:  # the parent died before the request took effect
+        os._exit(1)
+
+
+def _worker_main(connection: Connection, work: Callable[[Task], Result], parent_pid: int) -> None:
+    _die_with_parent(parent_pid)
+    # Ctrl-C reaches the whole process group: the parent decides, and stops the workers itself.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    while True:
+        try:
+            task = connection.recv()
+        except EOFError:
+            return
+        if task is None:
+            return
+        connection.send(work(task))
+
+
+def _describe(exitcode: int | None) -> str:
+    if exitcode is not None and exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        hint = " (out of memory?)" if -exitcode == signal.SIGKILL else ""
+        return f"killed by {name}{hint}"
+    return f"exited with status {exitcode}"
+
+
+@dataclass
+class _Worker(Generic[Task]):
+    process: multiprocessing.process.BaseProcess
+    connection: Connection
+    task: Task | None = None
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    """fork where there is one: workers start in milliseconds and inherit what the parent loaded."""
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+
+
+def run_isolated(
+    tasks: list[Task],
+    work: Callable[[Task], Result],
+    jobs: int,
+    crashed: Callable[[Task, str], Result],
+) -> Iterator[Result]:
+    """`work(task)` for every task in up to `jobs` worker processes, results as they finish.
+
+    `work` must not raise (it returns its failures as results). A task whose worker dies gets
+    `crashed(task, "killed by SIGSEGV")` instead. Interrupted (KeyboardInterrupt or any other
+    exception in the caller), the workers are killed at once.
+    """
+    context = _context()
+    waiting: deque[Task] = deque(tasks)
+    workers: list[_Worker[Task]] = []
+
+    def start() -> _Worker[Task]:
+        parent_end, child_end = context.Pipe()
+        process = context.Process(target=_worker_main, args=(child_end, work, os.getpid()), daemon=True)
+        process.start()
+        child_end.close()
+        return _Worker(process, parent_end)
+
+    def hand_out(worker: _Worker[Task]) -> _Worker[Task]:
+        """Give `worker` the next task; a worker found dead while idle is replaced, the task kept."""
+        while waiting:
+            task = waiting.popleft()
+            try:
+                worker.connection.send(task)
+            except OSError:
+                waiting.appendleft(task)
+                _reap(worker)
+                worker = start()
+                continue
+            worker.task = task
+            break
+        return worker
+
+    finished = False
+    try:
+        workers = [hand_out(start()) for _ in range(min(jobs, len(tasks)))]
+        while any(w.task is not None for w in workers):
+            busy = [w for w in workers if w.task is not None]
+            ready = set(wait([w.connection for w in busy] + [w.process.sentinel for w in busy]))
+            for index, worker in enumerate(workers):
+                if worker.task is None or not ready & {worker.connection, worker.process.sentinel}:
+                    continue
+                task, worker.task = worker.task, None
+                try:
+                    result = worker.connection.recv()
+                except (EOFError, OSError):
+                    _reap(worker)
+                    result = crashed(task, _describe(worker.process.exitcode))
+                    worker = workers[index] = start()
+                workers[index] = hand_out(worker)
+                yield result
+        finished = True
+    finally:
+        for worker in workers:
+            _stop(worker, gently=finished)
+
+
+def _reap(worker: _Worker) -> None:
+    worker.connection.close()
+    worker.process.join(_EXIT_GRACE_SECONDS)
+    if worker.process.exitcode is None:
+        worker.process.kill()
+        worker.process.join()
+
+
+def _stop(worker: _Worker, *, gently: bool) -> None:
+    if gently:
+        try:
+            worker.connection.send(None)
+        except OSError:
+            pass
+        worker.process.join(_EXIT_GRACE_SECONDS)
+    if worker.process.exitcode is None:
+        worker.process.kill()
+        worker.process.join()
+    worker.connection.close()
