@@ -30,7 +30,7 @@ def find_pyproject(start: Path) -> Path | None:
     start = start.absolute()
     for directory in (start, *start.parents) if start.is_dir() else start.parents:
         candidate = directory / "pyproject.toml"
-        if candidate.is_file() and "jaxfix" in _read(candidate).get("tool", {}):
+        if candidate.is_file() and "jaxfix" in _tool_table(candidate, _read(candidate)):
             return candidate
     return None
 
@@ -39,8 +39,15 @@ def _read(path: Path) -> dict[str, Any]:
     try:
         with open(path, "rb") as handle:
             return tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError) as error:
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path}: cannot read config: {error}") from None
+
+
+def _tool_table(path: Path, data: dict[str, Any]) -> dict[str, Any]:
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{path}: [tool] must be a table, got {tool!r}")
+    return tool
 
 
 def load_config(path: Path | None) -> Config:
@@ -49,7 +56,7 @@ def load_config(path: Path | None) -> Config:
     if path is None:
         return Config(None, {})
     data = _read(path)
-    table = data.get("tool", {}).get("jaxfix", {}) if path.name == "pyproject.toml" else data
+    table = _tool_table(path, data).get("jaxfix", {}) if path.name == "pyproject.toml" else data
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.jaxfix] must be a table")
     for key, value in table.items():
@@ -61,6 +68,8 @@ def load_config(path: Path | None) -> Config:
             raise ConfigError(f"{path}: '{key}' must be {description}, got {value!r}")
         if expected is list and not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{path}: '{key}' must be {description} (strings), got {value!r}")
+        if expected is int and value < 1:
+            raise ConfigError(f"{path}: '{key}' must be {description} (at least 1), got {value!r}")
     return Config(path, dict(table))
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import io
+import os
 import re
 import tokenize
 
@@ -20,19 +21,30 @@ def split_lines(text: str) -> list[str]:
     return _LINE.findall(text)
 
 
-def unified_diff(display_path: str, old: bytes, new: bytes) -> str:
-    """A diff `git apply` accepts: a/ and b/ prefixes, line endings kept as they are; for a
-    notebook, a readable diff of its changed cells instead (as ruff shows them)."""
+def unified_diff(display_path: str, old: bytes, new: bytes) -> bytes:
+    """A diff `git apply` accepts: a/ and b/ prefixes, the file's own bytes (its encoding and line
+    endings as they are). Lines are split as git splits them: only \\n ends a line, so a \\r\\n
+    keeps its \\r and a lone \\r stays inside its line. (Source encodings are ASCII-compatible.)
+    For a notebook, a readable diff of its changed cells instead (as ruff shows them)."""
     if display_path.endswith(".ipynb"):
         from jaxfix.notebook import cell_diff
 
-        return cell_diff(display_path, old, new)
-    old_lines = split_lines(decode(old))
-    new_lines = split_lines(decode(new))
-    lines = difflib.unified_diff(old_lines, new_lines, f"a/{display_path}", f"b/{display_path}")
+        return cell_diff(display_path, old, new).encode("utf-8", "surrogateescape")
+    path = os.fsencode(display_path)
+    lines = difflib.diff_bytes(difflib.unified_diff, _git_lines(old), _git_lines(new), b"a/" + path, b"b/" + path)
     out = []
     for line in lines:
         out.append(line)
-        if not line.endswith(("\n", "\r")):
-            out.append("\n\\ No newline at end of file\n")
-    return "".join(out)
+        if not line.endswith(b"\n"):
+            out.append(b"\n\\ No newline at end of file\n")
+    return b"".join(out)
+
+
+def unified_diff_text(display_path: str, old: bytes, new: bytes) -> str:
+    """The same diff as text, for rendering and for documents that embed it."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(old).readline)
+    return unified_diff(display_path, old, new).decode(encoding, "replace")
+
+
+def _git_lines(data: bytes) -> list[bytes]:
+    return data.splitlines(keepends=True) if b"\r" not in data else re.findall(rb"[^\n]*\n|[^\n]+$", data)

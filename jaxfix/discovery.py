@@ -51,9 +51,10 @@ class _GitIgnores:
         if directory not in self._specs:
             try:
                 lines = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
-                self._specs[directory] = pathspec.GitIgnoreSpec.from_lines(lines)
             except OSError:
                 self._specs[directory] = None
+            else:
+                self._specs[directory] = _gitignore_spec(lines)
         return self._specs[directory]
 
     def ignored(self, path: Path, is_dir: bool) -> bool:
@@ -69,6 +70,22 @@ class _GitIgnores:
                 if include is not None:
                     decision = include
         return bool(decision)
+
+
+def _gitignore_spec(lines: list[str]) -> pathspec.GitIgnoreSpec:
+    """Lines git accepts but pathspec cannot compile (`!`, a lone `\\`, `[z-a]`) match nothing in git too."""
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(lines)
+    except Exception:  # noqa: BLE001 - pathspec raises its own errors and re.error
+        return pathspec.GitIgnoreSpec.from_lines([line for line in lines if _compiles(line)])
+
+
+def _compiles(line: str) -> bool:
+    try:
+        pathspec.GitIgnoreSpec.from_lines([line])
+    except Exception:  # noqa: BLE001
+        return False
+    return True
 
 
 def discover(paths: list[Path], exclude: tuple[str, ...] = (), include: tuple[str, ...] = DEFAULT_INCLUDE) -> Discovery:

@@ -7,6 +7,7 @@ candidate is cached) never pays for importing it.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,15 +18,41 @@ from jaxfix.safe_write import LateCheck, WriteError, replace_source
 
 
 def read_source(path: Path, options: Options) -> bytes | FileResult:
-    """The file's bytes, or a FileResult saying why they cannot be had."""
+    """The file's bytes, or a FileResult saying why they cannot be had.
+
+    Only regular files are read: a FIFO would block forever and a device never ends. The file
+    is opened without blocking and checked before any byte is read.
+    """
     try:
-        size = os.stat(path).st_size
-        if size > options.max_file_size:
-            return FileResult(path, None, error=f"file is larger than max-file-size ({size} > {options.max_file_size} bytes)")
-        with open(path, "rb") as handle:
-            return handle.read()
+        mode = os.stat(path).st_mode  # a socket cannot even be opened
+        if not stat.S_ISREG(mode):
+            return FileResult(path, None, error=f"not a regular file ({_kind(mode)}); not read")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as error:
         return FileResult(path, None, error=f"cannot read: {error.strerror or error}")
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):  # replaced since the check above
+                return FileResult(path, None, error=f"not a regular file ({_kind(st.st_mode)}); not read")
+            if st.st_size > options.max_file_size:
+                return FileResult(path, None, error=_too_large(st.st_size, options))
+            source = handle.read(options.max_file_size + 1)  # bounded: the file may grow meanwhile
+        except OSError as error:
+            return FileResult(path, None, error=f"cannot read: {error.strerror or error}")
+    if len(source) > options.max_file_size:
+        return FileResult(path, None, error=_too_large(len(source), options))
+    return source
+
+
+def _too_large(size: int, options: Options) -> str:
+    return f"file is larger than max-file-size ({size} > {options.max_file_size} bytes)"
+
+
+def _kind(mode: int) -> str:
+    kinds = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory"))
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
 
 
 def unreadable_reason(source: bytes) -> str | None:

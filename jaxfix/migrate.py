@@ -35,6 +35,7 @@ from jaxfix.discovery import discover
 from jaxfix.options import Options
 from jaxfix.runner import run_files
 from jaxfix.settings import SettingError, build_options
+from jaxfix.safe_write import WriteError, replace_source
 
 DEFAULT_BRANCH = "jaxfix/migrate"
 _VERIFY_POLL_SECONDS = 0.1
@@ -148,7 +149,7 @@ def _git_bytes(repo: Path, *args: str, env: dict[str, str] | None = None, input:
     """Run git to completion. Its own session keeps a terminal Ctrl-C from killing it half-way."""
     completed = subprocess.run(
         ["git", *args], cwd=repo, input=input, capture_output=True, start_new_session=True, check=False,
-        env={**os.environ, "GIT_TERMINAL_PROMPT": "0", **(env or {})},
+        env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_LITERAL_PATHSPECS": "1", **(env or {})},
     )
     if completed.returncode != 0:
         message = os.fsdecode(completed.stderr).strip().splitlines() or [f"exit status {completed.returncode}"]
@@ -222,29 +223,37 @@ def _migrate(repo: Path, options: MigrateOptions, entry: RepoReport, guard: _Hel
         entry = replace(entry, base=base)
         engine_options = build_options(load(None, [repo]), dict(options.settings))
         files = _tracked_python_files(repo, engine_options)
+        hidden = _hidden_from_status(repo, files)
     except (GitError, SettingError, OSError) as error:
         return replace(entry, status=Status.FAILED, reason=str(error)), None
+    if hidden:
+        return replace(entry, reason=(
+            f"{len(hidden)} file{'s' if len(hidden) != 1 else ''} to check {'are' if len(hidden) != 1 else 'is'} marked "
+            f"assume-unchanged or skip-worktree, so git status cannot show their local edits ({', '.join(hidden[:5])}"
+            f"{', ...' if len(hidden) > 5 else ''}); clear the marks (git update-index --no-assume-unchanged / "
+            "--no-skip-worktree) to migrate it")), None
     guard.check()
     if options.dry_run:
         results = run_files(files, engine_options, write=False, jobs=1, on_done=lambda _: guard.check())
         changed = [r for r in results if r.fixed is not None and r.error is None]
         entry = _with_results(entry, repo, results, changed)
-        diff = "".join(unified_diff(path, r.source, r.fixed) for path, r in zip(entry.files_changed, changed))
-        return replace(entry, status=Status.CHANGED if changed else Status.CLEAN), diff.encode() or None
+        diff = b"".join(unified_diff(path, r.source, r.fixed) for path, r in zip(entry.files_changed, changed))
+        return replace(entry, status=Status.CHANGED if changed else Status.CLEAN), diff or None
+    written: list[FileResult] = []
     try:
-        entry, patch = _fix_verify_commit(repo, base, files, engine_options, options, entry, guard)
+        entry, patch = _fix_verify_commit(repo, base, files, engine_options, options, entry, guard, written)
     except (GitError, OSError) as error:
         entry, patch = replace(entry, status=Status.FAILED, reason=str(error)), None
     except Exception as error:  # noqa: BLE001 - one repository's bug must not stop the fleet
         entry, patch = replace(entry, status=Status.FAILED, reason=f"internal error: {type(error).__name__}: {error}"), None
     except BaseException:
-        problem = _restore(repo)
+        problem = _restore(repo, written, unaccounted=files)
         if problem:
-            raise KeyboardInterrupt(f"{repo}: could not reset the work tree: {problem}") from None
+            raise KeyboardInterrupt(f"{repo}: {problem}") from None
         raise
-    problem = _restore(repo)
+    problem = _restore(repo, written)
     if problem:
-        entry = replace(entry, status=Status.FAILED, reason=f"could not reset the work tree to {base[:12]}: {problem}")
+        entry = replace(entry, status=Status.FAILED, reason=problem)
     return entry, patch
 
 
@@ -282,6 +291,19 @@ def _refusal(repo: Path, options: MigrateOptions) -> str | None:
     return None if options.force_branch else f"branch '{options.branch}' already exists (--force-branch replaces it)"
 
 
+def _hidden_from_status(repo: Path, files: list[Path]) -> list[str]:
+    """Files the run would read whose local edits `git status` does not show (the refusal for
+    uncommitted changes cannot see them): marked assume-unchanged (a lowercase tag in
+    `git ls-files -v`) or skip-worktree (S)."""
+    wanted = {path.relative_to(repo).as_posix() for path in files}
+    hidden = []
+    for line in _git(repo, "ls-files", "-v", "-z").split("\0"):
+        tag, _, name = line.partition(" ")
+        if name in wanted and (tag.islower() or tag == "S"):
+            hidden.append(name)
+    return sorted(hidden)
+
+
 def _tracked_python_files(repo: Path, options: Options) -> list[Path]:
     """What the main command would discover, minus untracked files (never committed, never touched)."""
     tracked = {repo / name for name in _git(repo, "ls-files", "-z").split("\0") if name}
@@ -290,12 +312,19 @@ def _tracked_python_files(repo: Path, options: Options) -> list[Path]:
 
 def _fix_verify_commit(
     repo: Path, base: str, files: list[Path], engine_options: Options, options: MigrateOptions,
-    entry: RepoReport, guard: _HeldInterrupt,
+    entry: RepoReport, guard: _HeldInterrupt, written: list[FileResult],
 ) -> tuple[RepoReport, bytes | None]:
+    """`written` receives each file jaxfix writes, as it is written: what `_restore` puts back."""
+
+    def on_done(result: FileResult) -> None:
+        if result.written:
+            written.append(result)
+        guard.check()
+
     # No result cache: it would leave a .jaxfix_cache/ directory in the user's repository.
     # One job: the caller runs repositories in parallel, and on_done is then a point between files.
-    results = run_files(files, engine_options, write=True, jobs=1, on_done=lambda _: guard.check())
-    written = [r for r in results if r.written]
+    results = run_files(files, engine_options, write=True, jobs=1, on_done=on_done)
+    written[:] = [r for r in results if r.written]  # a late check may have undone a write
     entry = _with_results(entry, repo, results, written)
     if not written:
         return replace(entry, status=Status.CLEAN), None
@@ -303,6 +332,10 @@ def _fix_verify_commit(
     if options.verify:
         verify = _run_verify(repo, options, guard)
         entry = replace(entry, verify=verify)
+        edited = _edited_since_written(repo, written)
+        if edited:
+            return replace(entry, status=Status.FAILED, reason=(
+                f"changed while --verify ran: {', '.join(edited)}; left as they are, nothing committed")), None
         if not verify.passed:
             outcome = "timed out" if verify.exit_code is None else f"exited with {verify.exit_code}"
             return replace(entry, status=Status.FAILED, reason=f"verify {outcome}; fixes discarded"), None
@@ -324,13 +357,47 @@ def _stage(repo: Path, base: str, paths: tuple[str, ...]) -> str:
         return _git(repo, "write-tree", env=env).strip()
 
 
-def _restore(repo: Path) -> str | None:
-    """Put tracked files back to HEAD (the starting commit: HEAD never moves). Never raises."""
+def _edited_since_written(repo: Path, written: list[FileResult]) -> list[str]:
+    """The files jaxfix wrote that no longer hold what it wrote."""
+    edited = []
+    for result in written:
+        try:
+            current = result.path.read_bytes()
+        except OSError:
+            current = None
+        if current != result.fixed:
+            edited.append(Path(os.path.realpath(result.path)).relative_to(repo).as_posix())
+    return edited
+
+
+def _restore(repo: Path, written: list[FileResult], unaccounted: list[Path] | None = None) -> str | None:
+    """Put back the original of every file jaxfix wrote, and nothing else: a file someone edited
+    since (the verify command, another process) keeps that edit. Never raises.
+
+    After an exception, a file may have been written without being recorded: `unaccounted` files
+    that differ from HEAD are then checked out from it.
+    """
+    problems = []
+    recorded = {result.path for result in written}
     try:
-        _git(repo, "reset", "--quiet", "--hard", "HEAD")
+        names = {path.relative_to(repo).as_posix() for path in unaccounted or () if path not in recorded}
+        differing = [name for name in _git(repo, "diff", "--name-only", "-z", "HEAD").split("\0") if name in names]
+        if differing:
+            _git(repo, "checkout", "HEAD", "--pathspec-from-file=-", "--pathspec-file-nul", input="\0".join(differing).encode())
     except GitError as error:
-        return str(error)
-    return None
+        problems.append(str(error))
+    for result in written:
+        assert result.fixed is not None and result.source is not None
+        name = Path(os.path.realpath(result.path)).relative_to(repo).as_posix()
+        try:
+            if result.path.read_bytes() != result.fixed:
+                continue  # someone's edit since: theirs to keep
+            replace_source(result.path, result.source, expected=result.fixed)
+        except (OSError, WriteError) as error:
+            problems.append(f"{name}: {getattr(error, 'strerror', None) or error}")
+    if not problems:
+        return None
+    return f"could not put back jaxfix's edits in {'; '.join(problems)} (left as they are)"
 
 
 def _run_verify(repo: Path, options: MigrateOptions, guard: _HeldInterrupt) -> VerifyResult:

@@ -136,7 +136,7 @@ _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
 
 
-def _load_renameat2():  # noqa: ANN202 - a ctypes function or None
+def _load_renameat2():
     try:
         function = ctypes.CDLL(None, use_errno=True).renameat2
     except (OSError, AttributeError):

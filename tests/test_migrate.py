@@ -478,3 +478,50 @@ def test_fix_through_a_tracked_symlink_commits_the_target(tmp_path):
     assert branch_file(repo, "real.py") == FIXED
     assert git(repo, "ls-tree", BRANCH, "alias.py").startswith("120000")  # still a symlink
     assert (repo / "real.py").read_bytes() == BEFORE
+
+
+@pytest.mark.parametrize("mark", ["--assume-unchanged", "--skip-worktree"])
+def test_a_hidden_local_edit_is_refused_and_kept(tmp_path, mark):
+    repo = make_repo(tmp_path / "hidden", {"model.py": BEFORE})
+    git(repo, "update-index", mark, "model.py")
+    (repo / "model.py").write_bytes(BEFORE + b"# local edit git status does not show\n")
+    before = snapshot(repo)
+    entry, patch = migrate_repo(repo, MigrateOptions())
+    assert entry.status is Status.SKIPPED and "assume-unchanged or skip-worktree" in entry.reason and "model.py" in entry.reason
+    assert patch is None and not has_branch(repo)
+    assert snapshot(repo) == before
+
+
+def test_edits_made_while_verify_runs_are_kept_and_nothing_is_committed(tmp_path):
+    verify = b"echo '# theirs' >> model.py\necho '# theirs' >> other.py\n"
+    repo = make_repo(tmp_path / "busy", {"model.py": BEFORE, "other.py": CLEAN_CODE, "verify.sh": verify})
+    entry, patch = migrate_repo(repo, MigrateOptions(verify="sh verify.sh"))
+    assert entry.status is Status.FAILED and entry.reason == "changed while --verify ran: model.py; left as they are, nothing committed"
+    assert patch is None and not has_branch(repo)
+    assert (repo / "model.py").read_bytes() == FIXED + b"# theirs\n"
+    assert (repo / "other.py").read_bytes() == CLEAN_CODE + b"# theirs\n"
+
+
+def test_an_edit_to_another_file_during_verify_survives_the_restore(tmp_path):
+    repo = make_repo(tmp_path / "busy", {"model.py": BEFORE, "other.py": CLEAN_CODE, "verify.sh": b"echo '# theirs' >> other.py\n"})
+    entry, _ = migrate_repo(repo, MigrateOptions(verify="sh verify.sh"))
+    assert entry.status is Status.CHANGED and branch_file(repo, "model.py") == FIXED
+    assert (repo / "model.py").read_bytes() == BEFORE
+    assert (repo / "other.py").read_bytes() == CLEAN_CODE + b"# theirs\n"
+
+
+def test_file_names_are_literal_pathspecs(tmp_path):
+    repo = make_repo(tmp_path / "magic", {":x.py": BEFORE, "*.py": BEFORE})
+    entry, patch = migrate_repo(repo, MigrateOptions())
+    assert entry.status is Status.CHANGED, entry.reason
+    assert branch_file(repo, ":x.py") == FIXED and branch_file(repo, "*.py") == FIXED
+    assert (repo / ":x.py").read_bytes() == BEFORE and patch
+
+
+def test_repos_file_keeps_a_hash_inside_a_path(tmp_path):
+    repo = make_repo(tmp_path / "team #1", {"model.py": BEFORE})
+    listing = tmp_path / "repos.txt"
+    listing.write_text(f"# the fleet\n{repo}\n  # indented comment\n")
+    code, report, stderr = run("--out", "out", "--repos", str(listing))
+    assert report["team #1"]["status"] == "changed", stderr
+    assert code == 0

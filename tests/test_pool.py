@@ -6,16 +6,15 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
 import pytest
+from snippets import FIXED, VIOLATION
 
 from jaxfix import engine
 from jaxfix.options import Options
 from jaxfix.runner import run_files
-from snippets import FIXED, VIOLATION
 
 PADDING = "# padding to make the run worth a pool\n" * 200  # above the parallel threshold together
 

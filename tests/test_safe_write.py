@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from snippets import FIXED, VIOLATION
 
 from jaxfix import safe_write
 from jaxfix.cli.main import cli
 from jaxfix.safe_write import WriteError, replace_source, write_file
-from snippets import FIXED, VIOLATION
 
 # A second process that keeps editing files: appends (open, write, close) or deletes, and prints
 # what it completed once the stop file appears (or after its own bound).
@@ -87,7 +87,7 @@ def test_a_file_deleted_during_the_run_is_never_recreated(tmp_path):
     assert not list(tmp_path.glob(f"*{safe_write.TEMP_SUFFIX}"))
 
 
-def _edit_just_before(monkeypatch, name: str, edit) -> None:  # noqa: ANN001
+def _edit_just_before(monkeypatch, name: str, edit) -> None:
     """Run `edit(target)` right before safe_write's `name` swaps the files: after the last check."""
     real = getattr(safe_write, name) if name != "replace" else os.replace
     target_holder = {}
@@ -179,7 +179,7 @@ def test_an_immutable_file_is_an_error_not_a_fix(tmp_path):
     """As root, a mode of 0444 does not stop a write; an immutable file does."""
     path = tmp_path / "m.py"
     path.write_text(VIOLATION)
-    if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
+    if subprocess.run(["chattr", "+i", str(path)], capture_output=True, check=False).returncode != 0:
         pytest.skip("this filesystem does not support chattr +i")
     try:
         with pytest.raises(WriteError):
@@ -205,7 +205,7 @@ def test_write_file_is_atomic_and_cleans_up(tmp_path, monkeypatch):
 
 
 def test_stale_temp_files_of_a_dead_run_are_swept(tmp_path):
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
     stale = tmp_path / f".{int(dead.stdout)}-abcdef{safe_write.TEMP_SUFFIX}"
     live = tmp_path / f".{os.getppid()}-abcdef{safe_write.TEMP_SUFFIX}"
     stale.write_bytes(b"")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import signal
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.text import Text
 
 from jaxfix import __version__
 from jaxfix.cache import Cache, cache_dir
@@ -27,6 +29,7 @@ from jaxfix.diffs import unified_diff
 from jaxfix.discovery import discover, is_excluded
 from jaxfix.options import Options
 from jaxfix.runner import default_jobs, run_files
+from jaxfix.safe_write import remove_stale_temps
 from jaxfix.settings import MAIN
 
 # libcst (the rules, the engine, the machine formats that describe rules) is imported where it
@@ -54,13 +57,22 @@ def _exit_code(results: list[FileResult], *, write: bool, had_errors: bool) -> i
     return EXIT_FINDINGS if any(r.fixed is not None or r.diagnostics for r in results) else EXIT_CLEAN
 
 
-def _run_stdin(options: Options, stdin_filename: str | None, mode: str, console: Console) -> int:
+def _run_stdin(options: Options, stdin_filename: str | None, mode: str, console: Console, output_format: str) -> int:
     from jaxfix.engine import process_source
 
     path = Path(stdin_filename or "-")
-    source = sys.stdin.buffer.read()
+    try:
+        if sys.stdin is None:
+            raise OSError("stdin is closed")
+        source = sys.stdin.buffer.read(options.max_file_size + 1)
+    except (OSError, ValueError) as error:  # ValueError: reading a closed file
+        render.render_error(console, path, f"cannot read stdin: {getattr(error, 'strerror', None) or error}")
+        return EXIT_ERROR
+    if len(source) > options.max_file_size:
+        render.render_error(console, path, f"input is larger than max-file-size ({options.max_file_size} bytes)")
+        return EXIT_ERROR
     if stdin_filename and any(is_excluded(p, options.exclude) for p in (path, *path.parents)):
-        if mode == "fix":
+        if mode == "fix" and output_format == "text":
             sys.stdout.buffer.write(source)
         return EXIT_CLEAN
     result = process_source(path, source, options)
@@ -72,6 +84,12 @@ def _run_stdin(options: Options, stdin_filename: str | None, mode: str, console:
         found = syntax_error(source)
         if found:
             result = FileResult(path, source, error=found[0], error_location=found[1])
+    if output_format != "text":
+        from jaxfix.cli.formats import FORMATS, RunInfo
+        from jaxfix.engine import selected_rules
+
+        sys.stdout.write(FORMATS[output_format]([result], RunInfo(tuple(selected_rules(options)), False)))
+        return _exit_code([result], write=False, had_errors=False)
     if result.error:
         render.render_error(console, path, result.error, result.error_location)
         if mode == "fix":
@@ -79,7 +97,7 @@ def _run_stdin(options: Options, stdin_filename: str | None, mode: str, console:
         return EXIT_ERROR
     if mode == "diff":
         if result.fixed is not None:
-            sys.stdout.write(unified_diff(render.display_path(path), source, result.fixed))
+            sys.stdout.buffer.write(unified_diff(render.display_path(path), source, result.fixed))
     elif mode == "fix":
         sys.stdout.buffer.write(result.fixed if result.fixed is not None else source)
     render.render_diagnostics(console, result, only_remaining=mode == "fix", dry_run=mode != "fix")
@@ -149,7 +167,7 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
         except ChangedLinesError as error:
             raise click.UsageError(str(error)) from None
     if stdin:
-        sys.exit(_run_stdin(options, stdin_filename, mode, console))
+        sys.exit(_run_stdin(options, stdin_filename, mode, console, output_format))
     if Path("-") in path_list:
         raise click.UsageError("'-' (stdin) cannot be combined with other paths")
 
@@ -161,8 +179,11 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
     # Files named on the command line always get their syntax errors reported; found ones with --strict.
     strict = flags["strict"] or bool(config.values.get("strict"))
     check_syntax = set(found.files) if strict else {p for p in path_list if p.is_file()}
-    results = _run(found.files, options, write=write, jobs=jobs or default_jobs(), console=console, quiet=quiet, cache=cache,
-                   check_syntax=check_syntax)
+    remove_stale_temps(sorted({path.parent for path in found.files} | ({cache.directory} if cache else set())))
+    if jobs is not None and jobs > default_jobs():
+        console.print(Text(f"warning: -j {jobs} is more than the {default_jobs()} CPUs available; using {default_jobs()}", style="yellow"))
+    results = _run(found.files, options, write=write, jobs=min(jobs or default_jobs(), default_jobs()), console=console, quiet=quiet,
+                   cache=cache, check_syntax=check_syntax)
     if output_format == "text":
         _report(results, mode, console, quiet=quiet, verbose=verbose)
     else:
@@ -191,16 +212,16 @@ def _report(results: list[FileResult], mode: str, console: Console, *, quiet: bo
             continue
         if mode == "diff":
             if result.fixed is not None:
-                sys.stdout.write(unified_diff(render.display_path(result.path), result.source, result.fixed))
+                sys.stdout.buffer.write(unified_diff(render.display_path(result.path), result.source, result.fixed))
             continue
         if mode == "dry-run" and result.fixed is not None:
             render.render_diff(console, result)
         if result.written and not quiet:
             fixed = sum(1 for d in result.diagnostics if d.applied)
-            console.print(f"fixed {render.display_path(result.path)} ({fixed} fix{'es' if fixed != 1 else ''})", style="green")
+            console.print(Text(f"fixed {render.display_path(result.path)} ({fixed} fix{'es' if fixed != 1 else ''})", style="green"))
         render.render_diagnostics(console, result, only_remaining=mode in ("fix", "dry-run"), dry_run=mode != "fix")
         if verbose and not result.diagnostics:
-            console.print(f"{render.display_path(result.path)}: nothing to do", style="dim")
+            console.print(Text(f"{render.display_path(result.path)}: nothing to do", style="dim"))
     if mode == "diff":
         render.render_left_out(console, results)
 
@@ -260,5 +281,23 @@ class _Jaxfix(click.Group):
 cli = _Jaxfix(name="jaxfix", context_settings=_CONTEXT)
 
 
+class _Interrupted(SystemExit):
+    """Ctrl-C or SIGTERM: exit 128 + the signal number, as a shell reports a process it killed.
+
+    A SystemExit, not KeyboardInterrupt, so that click does not turn it into "Aborted!" (exit 1);
+    writes in progress finish first (jaxfix/safe_write.py), workers are stopped on the way out.
+    """
+
+
+def _interrupt(signum: int, _frame: object) -> None:
+    raise _Interrupted(128 + signum)
+
+
 def main() -> None:
-    cli(prog_name="jaxfix")
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _interrupt)
+    try:
+        cli(prog_name="jaxfix")
+    except _Interrupted as stop:
+        sys.stderr.write(f"jaxfix: interrupted by {signal.Signals(stop.code - 128).name}; files not yet written are unchanged\n")
+        raise

@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -23,6 +22,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress
 from rich.table import Table
 from rich.text import Text
@@ -43,7 +43,6 @@ from jaxfix.settings import MIGRATE
 
 EXIT_DONE, EXIT_ATTENTION, EXIT_INTERRUPTED = 0, 1, 130
 REPORT_JSON, REPORT_MD = "report.json", "report.md"
-_COMMENT = re.compile(r"(^|\s)#.*$")
 _STATUS_STYLES = {Status.CHANGED: "green", Status.CLEAN: "dim", Status.FAILED: "red", Status.SKIPPED: "yellow"}
 _POLL_SECONDS = 0.2
 
@@ -89,7 +88,7 @@ def migrate(repo_paths: tuple[Path, ...], repos_file: Path | None, branch: str, 
     report = load_report(out)
     todo = [repo for repo in repos if rerun or not _done_before(report.get(repo), dry_run)]
     if len(todo) < len(repos):
-        console.print(f"{len(repos) - len(todo)} of {len(repos)} repositories already done in {out / REPORT_JSON}; skipped (--rerun redoes them)", style="dim")
+        console.print(f"{len(repos) - len(todo)} of {len(repos)} repositories already done in {out / REPORT_JSON}; skipped (--rerun redoes them)", style="dim", markup=False)
     patch_names = _patch_names(repos)
     recorded: set[str] = set()
 
@@ -111,10 +110,10 @@ def migrate(repo_paths: tuple[Path, ...], repos_file: Path | None, branch: str, 
     entries = [report[repo] for repo in repos if repo in report]
     if entries:
         console.print(summary_table(entries))
-    console.print(f"report: {out / REPORT_MD}", style="dim")
+    console.print(f"report: {out / REPORT_MD}", style="dim", markup=False)
     if interrupted:
         missing = len(todo) - len(recorded)
-        console.print(f"interrupted: {missing} repositor{'y' if missing == 1 else 'ies'} not migrated (left untouched); run again with --out {out} to resume", style="bold yellow")
+        console.print(f"interrupted: {missing} repositor{'y' if missing == 1 else 'ies'} not migrated (left untouched); run again with --out {out} to resume", style="bold yellow", markup=False)
         sys.exit(EXIT_INTERRUPTED)
     attention = any(e.needs_attention or (dry_run and e.status is Status.CHANGED) for e in entries)
     sys.exit(EXIT_ATTENTION if attention else EXIT_DONE)
@@ -125,8 +124,10 @@ def _repo_list(repo_paths: tuple[Path, ...], repos_file: Path | None) -> list[st
     paths = list(repo_paths)
     if repos_file is not None:
         for line in repos_file.read_text(encoding="utf-8").splitlines():
-            line = _COMMENT.sub("", line).strip()
-            if line:
+            line = line.strip()
+            if " #" in line and not Path(line).expanduser().exists():  # a path may hold " #" itself
+                line = line[:line.index(" #")].strip()
+            if line and not line.startswith("#"):
                 paths.append(Path(line).expanduser())
     if not paths:
         raise click.UsageError("give at least one REPO or --repos FILE")
@@ -197,7 +198,7 @@ def _run_here(repos: list[str], options: MigrateOptions, record: Callable[[RepoR
         for repo in repos:
             if stop.requested:
                 return
-            progress.update(task, description=f"migrating {Path(repo).name}")
+            progress.update(task, description=escape(f"migrating {Path(repo).name}"))
             try:
                 entry, patch = migrate_repo(repo, options)
             except KeyboardInterrupt:
@@ -239,7 +240,7 @@ def _run_in_pool(repos: list[str], options: MigrateOptions, jobs: int, record: C
                     if not stop.requested:
                         hand_out()
                 names = ", ".join(Path(repo).name for repo in running.values())
-                progress.update(task, description=f"{'stopping' if stop.requested else 'migrating'} {names}")
+                progress.update(task, description=escape(f"{'stopping' if stop.requested else 'migrating'} {names}"))
 
 
 def load_report(out: Path) -> dict[str, RepoReport]:
@@ -328,7 +329,7 @@ def summary_table(entries: list[RepoReport]) -> Table:
                             ("left", "right"), ("verify", "left"), ("time", "right")):
         table.add_column(column, justify=justify)
     for e in entries:
-        table.add_row(e.name, Text(_status_text(e), style=_STATUS_STYLES[e.status]), str(len(e.files_changed)),
+        table.add_row(Text(e.name), Text(_status_text(e), style=_STATUS_STYLES[e.status]), str(len(e.files_changed)),
                       _fixes_text(e), str(len(e.left)), _verify_text(e), f"{e.duration:.1f}s")
     counts = Counter(e.status.value for e in entries)
     table.caption = ", ".join(f"{counts[s.value]} {s.value}" for s in Status if counts[s.value])

@@ -108,9 +108,9 @@ def render_error(console: Console, path: Path | str, message: str, location: Loc
 
 def render_summary(console: Console, results: list[FileResult], *, write: bool, other_errors: int = 0) -> None:
     """`other_errors`: paths that failed before reaching the engine (e.g. no such file)."""
-    fixes = Counter(d.code for r in results for d in r.diagnostics if d.applied and r.fixed is not None)
+    fixes = Counter(d.code for r in results if r.fixed is not None and r.error is None for d in r.diagnostics if d.applied)
     left = sum(len(r.remaining) for r in results)
-    changed = sum(1 for r in results if r.fixed is not None)
+    changed = sum(1 for r in results if r.fixed is not None and r.error is None)
     table = Table(title="jaxfix summary", show_header=False, title_justify="left")
     table.add_column("what")
     table.add_column("count", justify="right")

@@ -18,7 +18,7 @@ def _fingerprint(path: str, diagnostic: Diagnostic, line_text: str, seen: Counte
     identical findings in one file are told apart by their order."""
     key = (path, diagnostic.code, diagnostic.message, line_text.strip())
     seen[key] += 1
-    return hashlib.sha256("\0".join((*key, str(seen[key]))).encode()).hexdigest()
+    return hashlib.sha256("\0".join((*key, str(seen[key]))).encode("utf-8", "surrogateescape")).hexdigest()
 
 
 @register("gitlab")

@@ -8,7 +8,7 @@ from jaxfix import __version__
 from jaxfix.cli.formats import RunInfo, register
 from jaxfix.cli.rule_docs import rule_record
 from jaxfix.diagnostics import Diagnostic, FileResult, Location
-from jaxfix.diffs import unified_diff
+from jaxfix.diffs import unified_diff_text
 from jaxfix.paths import display_path
 
 
@@ -37,7 +37,7 @@ def _file(result: FileResult) -> dict:
         error = {"message": result.error, **(_location(result.error_location) if result.error_location else {})}
     diff = None
     if result.source is not None and result.fixed is not None:
-        diff = unified_diff(display_path(result.path), result.source, result.fixed)
+        diff = unified_diff_text(display_path(result.path), result.source, result.fixed)
     return {
         "path": display_path(result.path),
         "status": result.outcome.value,
@@ -57,9 +57,9 @@ def render(results: list[FileResult], info: RunInfo) -> str:
         "files": [_file(r) for r in results if r.diagnostics or r.fixed is not None or r.error is not None],
         "summary": {
             "files_scanned": len(results),
-            "files_changed": sum(1 for r in results if r.fixed is not None),
+            "files_changed": sum(1 for r in results if r.fixed is not None and r.error is None),
             "diagnostics": sum(len(r.diagnostics) for r in results),
-            "fixed": sum(1 for r in results for d in r.diagnostics if d.applied),
+            "fixed": sum(1 for r in results if r.error is None for d in r.diagnostics if d.applied),
             "remaining": sum(len(r.remaining) for r in results),
             "files_in_error": sum(1 for r in results if r.error is not None),
         },
