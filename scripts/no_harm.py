@@ -20,7 +20,7 @@ from collections import Counter
 from pathlib import Path
 
 from jaxfix.diagnostics import Diagnostic, FileResult
-from jaxfix.diffs import unified_diff
+from jaxfix.diffs import unified_diff_text
 from jaxfix.discovery import discover
 from jaxfix.jax_version import installed_jax_version, parse_version
 from jaxfix.options import Options
@@ -85,7 +85,7 @@ def _report(results: list[FileResult], not_reached: int, discovered: int, candid
         for d in r.diagnostics:
             print(_diagnostic_line(r.path, d))
         assert r.source is not None
-        sys.stdout.write(unified_diff(_display(r.path), r.source, r.fixed))
+        sys.stdout.write(unified_diff_text(_display(r.path), r.source, r.fixed))
     print(f"\n# Reported without a change ({len(report_only)})")
     for path, d in report_only:
         print(_diagnostic_line(path, d))
