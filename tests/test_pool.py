@@ -105,7 +105,11 @@ def test_workers_die_with_a_killed_parent(tmp_path):
     files = _tree(tmp_path, {})
     script = _ORPHAN_CHECK.format(paths=[str(Path(__file__).parent.parent)], root=str(files[0].parent))
     parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
-    workers = [int(parent.stdout.readline()) for _ in range(2)]
+    workers: list[int] = []
+    while len(workers) < 2:  # each worker prints its pid once it holds a file
+        line = parent.stdout.readline()
+        assert line, "the run ended before two workers started"
+        workers += [int(word) for word in line.split() if word.isdigit()]
     parent.kill()
     parent.wait()
     deadline = time.monotonic() + 10
