@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 
 from jaxfix.diagnostics import Location
+from jaxfix.nesting import too_deep
 
 
 def syntax_error(source: bytes) -> tuple[str, Location] | None:
@@ -21,6 +22,12 @@ def syntax_error(source: bytes) -> tuple[str, Location] | None:
         found = (f"syntax error: {error.msg}", Location(error.lineno or 1, error.offset or 1))
     except ValueError as error:  # e.g. "source code string cannot contain null bytes"
         found = (f"syntax error: {error}", Location(1, 1))
+    except (RecursionError, MemoryError):  # nested too deeply for Python's parser
+        found = ("syntax error: too deeply nested for Python's parser", Location(1, 1))
+    refusal = too_deep(source)  # LibCST would crash on it (a C stack overflow)
+    if refusal is not None:
+        message, line, column = refusal
+        return message, Location(line, column)
     import libcst as cst  # only for the rare file Python rejects
 
     try:

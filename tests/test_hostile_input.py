@@ -221,3 +221,21 @@ def _alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
     except (OSError, IndexError):
         return False
+
+
+def test_named_files_too_deep_for_any_parser_are_one_error_each(tmp_path):
+    """No rule applies to them, but a named file's syntax is checked: never by a crashing parser."""
+    shapes = {
+        "parens.py": "x = " + "(" * 100_000 + "1" + ")" * 100_000 + "\n",
+        "minus.py": "x = " + "-" * 100_000 + "1\n",
+        "sum.py": "x = " + "+".join(["a"] * 8000) + "\n",
+    }
+    for name, text in shapes.items():
+        (tmp_path / name).write_text(text)
+    completed = subprocess.run(
+        [sys.executable, "-m", "jaxfix", "--no-cache", "-q", *sorted(str(tmp_path / name) for name in shapes)],
+        capture_output=True, text=True, check=False, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120,
+    )
+    assert completed.returncode == 2, completed.stderr
+    lines = completed.stderr.splitlines()
+    assert len(lines) == 3 and all("nested more than" in line and "limit" in line for line in lines), lines
