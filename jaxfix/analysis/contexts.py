@@ -12,7 +12,11 @@
   `jax.jit(f)(...)`, `g(...)` after `g = jax.jit(f)`; plain or jitted functions, not
   generators, async functions, methods, or functions with another decorator): the sites
   around that call in the caller (`call` set), its caller's setUp sites included.
-- `DECORATOR`: a decorator of the node's function whose body enters a mesh context.
+- `DECORATOR`: what a decorator of the node's function whose body enters a mesh context puts
+  around it: the sites around the one call of the function in the wrapper it returns
+  (`def deco(fn): def wrapper(*a): with jax.set_mesh(m): return fn(*a)`, `functools.wraps`
+  or not, or a factory returning such a decorator, as JAX's `jtu.with_explicit_mesh`); one
+  unknown site when the wrapper calls it more than once or the shape is another.
 - `SETUP`: what a TestCase's `setUpClass` then `setUp` enter (`enterContext`, ...), for its
   `test*` methods.
 - In the node's own function (or module body), outermost first: `WITH` items (earlier items of
@@ -25,8 +29,10 @@ Each site says which API enters it (`Api.USE_ABSTRACT_MESH`, `SET_MESH`, `USE_ME
 for the legacy `with mesh:` which sets no abstract mesh, or None for a context manager jaxfix
 cannot see into) and its mesh, a `MeshValue` or `Unknown(why)`.
 
-Whether a context manager enters a mesh is decided by what it is: a mesh API; a function of
-this module whose body enters a mesh context (directly or through another such function);
+Whether a context manager enters a mesh is decided by what it is: a mesh API; a
+`@contextmanager` function of this module, by the sites in force at its one `yield`; another
+function of this module whose body enters a mesh context (directly or through another such
+function: mesh unknown);
 nothing, for the standard library (inherited `unittest.TestCase` methods included), the
 expected-error managers of `jaxfix.analysis.expected_errors` (`self.assertRaises...`), builtins,
 pytest, NumPy and JAX's public non-mesh APIs; unknown for anything else
@@ -125,6 +131,7 @@ class ContextModel:
         self._bindings = analysis.bindings
         self._values = analysis.values
         self._outside_of: dict[cst.CSTNode | None, list[ContextSite]] = {}
+        self._entering: set[cst.FunctionDef] = set()  # @contextmanager functions being looked into
 
     # -- the question -------------------------------------------------------------------------
 
@@ -235,8 +242,40 @@ class ContextModel:
         value = self._values.value_of(context_manager)
         if isinstance(value, MeshValue):  # `with mesh:` sets the concrete mesh only
             return ContextSite(entry=entry, api=Api.MESH, mesh=value, node=context_manager) if not value.is_abstract else None
+        helper = self._context_manager_function(expr)
+        if helper is not None and helper not in self._entering:
+            inside = self._at_yield(helper)
+            if inside is not None:
+                return None if not inside else ContextSite(entry=entry, api=inside[-1].api, mesh=inside[-1].mesh, node=context_manager)
         why = self._may_enter_mesh(expr)
         return None if why is None else ContextSite(entry=entry, api=None, mesh=Unknown(why), node=context_manager)
+
+    def _context_manager_function(self, expr: cst.BaseExpression) -> cst.FunctionDef | None:
+        """For `helper(...)`, the function of this module `helper` names when `@contextmanager`
+        makes it a context manager."""
+        callee = expr.func if isinstance(expr, cst.Call) else None
+        helper = self._bindings.function(callee) if isinstance(callee, cst.Name) else None
+        if helper is None or helper.asynchronous:
+            return None
+        for decorator in helper.decorators:
+            if any(q.name == "contextlib.contextmanager" for q in self._names.qualified_names(decorator.decorator)):
+                return helper
+        return None
+
+    def _at_yield(self, helper: cst.FunctionDef) -> list[ContextSite] | None:
+        """The sites in force at the one `yield` of a `@contextmanager` function (where the
+        `with` block runs), those that set the context mesh if any, outermost first; None when
+        it yields more than once or never."""
+        yields = [node for node in _own_nodes(helper) if isinstance(node, cst.Yield)]
+        if len(yields) != 1:
+            return None
+        self._entering.add(helper)
+        try:
+            around, _ = self._local(yields[0])
+        finally:
+            self._entering.discard(helper)
+        setting = [site for site in around if site.sets_context_mesh]
+        return setting or around
 
     def _entered_mesh(self, call: cst.Call, api: Api) -> MeshValue | Unknown:
         args = bind(call, SIGNATURES[api])
@@ -340,15 +379,49 @@ class ContextModel:
         return sites
 
     def _decorator_sites(self, function: cst.FunctionDef) -> list[ContextSite]:
+        """What the decorators of `function` whose body enters a mesh context put around it: the
+        sites around the one call of the function in the wrapper they return (`def deco(fn):
+        def wrapper(*a): with set_mesh(m): return fn(*a)`, or a factory `deco(args)` returning
+        such a decorator); one unknown site when the wrapper is not that simple."""
         sites = []
         for decorator in function.decorators:
             expr = decorator.decorator
             callee = expr.func if isinstance(expr, cst.Call) else expr
             helper = self._bindings.function(callee) if isinstance(callee, cst.Name) else None
-            if helper is not None and self.enters_mesh(helper):
+            if helper is None or not self.enters_mesh(helper):
+                continue
+            wrapped = self._wrapped_call(helper, factory=isinstance(expr, cst.Call))
+            if wrapped is None:
                 why = f"the decorator `{helper.name.value}` enters a mesh context in its body"
                 sites.append(ContextSite(entry=Entry.DECORATOR, api=None, mesh=Unknown(why), node=expr))
+                continue
+            around, _ = self._local(wrapped)
+            sites += [ContextSite(entry=Entry.DECORATOR, api=s.api, mesh=s.mesh, node=s.node) for s in around]
         return sites
+
+    def _wrapped_call(self, helper: cst.FunctionDef, *, factory: bool) -> cst.Call | None:
+        """The one call of the decorated function in the wrapper the decorator returns; None
+        when the decorator (or, for a factory, the decorator it returns) is not that shape."""
+        decorator = self._returned_function(helper) if factory else helper
+        if decorator is None or not decorator.params.params:
+            return None
+        wrapper = self._returned_function(decorator)
+        if wrapper is None:
+            return None
+        wrapped = decorator.params.params[0]
+        calls = [
+            node for node in _own_nodes(wrapper)
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and self._bindings.definition(node.func) is wrapped
+        ]
+        return calls[0] if len(calls) == 1 else None
+
+    def _returned_function(self, function: cst.FunctionDef) -> cst.FunctionDef | None:
+        """The function defined inside `function` that its only `return` statement returns."""
+        returns = [node for node in _own_nodes(function) if isinstance(node, cst.Return)]
+        if len(returns) != 1 or not isinstance(returns[0].value, cst.Name):
+            return None
+        returned = self._bindings.function(returns[0].value)
+        return returned if returned is not None and self._grandparent(returned) is function else None
 
     def calls_running(self, function: cst.FunctionDef) -> list[cst.Call]:
         """The calls that run `function`'s body, in source order: `f(...)`, `jax.jit(f)(...)`,
@@ -493,6 +566,16 @@ def _items_entered_before(statement: cst.With, child: cst.CSTNode) -> Sequence[c
 
 def _bound_targets(statement: cst.Assign | cst.AnnAssign | cst.NamedExpr) -> list[cst.BaseExpression]:
     return [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
+
+
+def _own_nodes(function: cst.FunctionDef) -> Iterator[cst.CSTNode]:
+    """The nodes of `function`'s body that run when it runs: not those of nested functions,
+    lambdas or classes."""
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(c for c in current.children if not isinstance(c, (cst.FunctionDef, cst.Lambda, cst.ClassDef)))
 
 
 def _descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:

@@ -27,8 +27,10 @@ class AbstractMeshSizeChange(Rule):
     The enclosing mesh is found through nested `with` statements, several items of one `with`,
     `enter_context` calls earlier in the same block (`contextlib.ExitStack`,
     `TestCase.enterContext`), a bare `jax.set_mesh(mesh)` statement (the global setter)
-    earlier in the same block, a TestCase's `setUp`/`setUpClass` for its `test*` methods, and
-    one level of calls into a function of the same module: `f(...)`, `jax.jit(f)(...)`,
+    earlier in the same block, a TestCase's `setUp`/`setUpClass` for its `test*` methods, a
+    decorator of the same module whose wrapper calls the function inside a mesh context (as
+    JAX's `jtu.with_explicit_mesh`), a `@contextmanager` function of the same module (the mesh
+    in force at its `yield`), and one level of calls into a function of the same module: `f(...)`, `jax.jit(f)(...)`,
     `g(...)` after `g = jax.jit(f)`, or a `@jax.jit` function. Not followed: methods,
     callbacks (`jax.eval_shape(f, x)`), generator or async functions (`@contextmanager`
     helpers included), functions with a decorator other than `jax.jit`,
