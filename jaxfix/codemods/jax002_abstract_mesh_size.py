@@ -30,8 +30,8 @@ class AbstractMeshSizeChange(Rule):
     earlier in the same block, a TestCase's `setUp`/`setUpClass` for its `test*` methods, a
     decorator of the same module whose wrapper calls the function inside a mesh context (as
     JAX's `jtu.with_explicit_mesh`), a `@contextmanager` function of the same module (the mesh
-    in force at its `yield`), and one level of calls into a function of the same module: `f(...)`, `jax.jit(f)(...)`,
-    `g(...)` after `g = jax.jit(f)`, or a `@jax.jit` function. Not followed: methods,
+    in force at its `yield`), and one level of calls into a function of the same module:
+    `f(...)`, `jax.jit(f)(...)`, `g(...)` after `g = jax.jit(f)`, or a `@jax.jit` function. Not followed: methods,
     callbacks (`jax.eval_shape(f, x)`), generator or async functions (`@contextmanager`
     helpers included), functions with a decorator other than `jax.jit`,
     `partial(jax.jit, ...)` or `functools.wraps(...)` (it may run the function elsewhere, on
@@ -42,7 +42,7 @@ class AbstractMeshSizeChange(Rule):
     makes the mesh after it unknown, so nothing is reported. An empty mesh
     (`AbstractMesh((), ())`, `set_mesh(None)`) in between resets the chain; so does any
     context manager that may enter a mesh jaxfix cannot pin down: a function of this module
-    whose body enters a mesh context, or one jaxfix cannot see (imported from another module, a
+    whose body enters a mesh context in a way not followed above, or one jaxfix cannot see (imported from another module, a
     parameter, a method); the standard library, builtins and JAX's other APIs enter none. `with mesh:` does not set the abstract mesh and never encloses. Meshes whose size
     jaxfix cannot compute (parameters, `get_abstract_mesh()` re-layouts) are never reported.
 
