@@ -301,3 +301,22 @@ def test_a_notebook_named_on_the_command_line_gets_its_cells_syntax_checked(tmp_
     (tmp_path / "broken.ipynb").write_text(json.dumps(document))
     result = invoke(tmp_path, "--check", "broken.ipynb")
     assert result.exit_code == 2 and f"broken.ipynb:cell {number}:" in result.stderr and "syntax error" in result.stderr
+
+
+def test_stdin_with_a_notebook_filename(tmp_path):
+    fixed = EARLIER_CELL.with_name(f"{EARLIER_CELL.stem}.fixed.ipynb").read_bytes()
+    here = Path.cwd()
+    try:
+        os.chdir(tmp_path)
+        run = CliRunner().invoke(cli, [*ARGS, "-", "--stdin-filename", "nb.ipynb"], input=EARLIER_CELL.read_bytes())
+        assert run.exit_code == 0 and run.stdout_bytes == fixed
+        clean = CliRunner().invoke(cli, [*ARGS, "--check", "-", "--stdin-filename", "nb.ipynb"], input=fixed)
+        assert clean.exit_code == 0, clean.stderr
+        broken = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+            {"cell_type": "code", "id": "a", "metadata": {}, "outputs": [], "execution_count": None, "source": "%who\nx = (\n"}]}
+        error = CliRunner().invoke(cli, [*ARGS, "--check", "-", "--stdin-filename", "nb.ipynb"], input=json.dumps(broken))
+        assert error.exit_code == 2 and "nb.ipynb:cell 1:" in error.stderr and "syntax error" in error.stderr
+        diff = CliRunner().invoke(cli, [*ARGS, "--diff", "-", "--stdin-filename", "nb.ipynb"], input=EARLIER_CELL.read_bytes())
+        assert diff.stdout.startswith("--- a/nb.ipynb:cell 8\n")
+    finally:
+        os.chdir(here)

@@ -77,11 +77,12 @@ def _run_stdin(options: Options, stdin_filename: str | None, mode: str, console:
         return EXIT_CLEAN
     result = process_source(path, source, options)
     if result.error is None and result.fixed is None and not result.diagnostics:
+        from jaxfix.notebook import is_notebook, notebook_syntax_error
         from jaxfix.syntax import (
             syntax_error,  # stdin is always a file named by the user
         )
 
-        found = syntax_error(source)
+        found = (notebook_syntax_error if is_notebook(path) else syntax_error)(source)
         if found:
             result = FileResult(path, source, error=found[0], error_location=found[1])
     if output_format != "text":
