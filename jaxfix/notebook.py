@@ -1,7 +1,7 @@
 """Jupyter notebooks: the code cells analysed as one module, fixes spliced back byte for byte.
 
 A notebook's code cells, in order, become one Python module: a marker comment line before each
-cell, IPython syntax (`%magic`, `!shell`, `?help`) replaced by numbered `pass` placeholders, and
+cell, IPython syntax (`%magic`, `!shell`, `?help`) replaced by numbered placeholders, and
 cells that start with a `%%cell magic` left out. The engine checks that module like a `.py`
 file. Its diagnostics are mapped back to `cell N:line:col` (cells counted from 1 among all
 cells, as Jupyter and ruff count them), and a fixed module is cut back into cells at the
@@ -31,13 +31,17 @@ from pathlib import Path
 from typing import Any
 
 from jaxfix.diagnostics import Diagnostic, FileResult, Location, Related
+from jaxfix.options import Options
 from jaxfix.syntax import syntax_error
 
 NOTEBOOK_SUFFIX = ".ipynb"
 _MARKER = "# jaxfix: cell {}\n"
 _MARKER_LINE = re.compile(r"# jaxfix: cell (\d+)\r?\n?\Z")
-_PLACEHOLDER = "pass  # jaxfix: ipython {}\n"
-_PLACEHOLDER_LINE = re.compile(r"[ \t]*pass  # jaxfix: ipython (\d+)\n\Z")
+# A comment at the top level (so fixes that add imports still find the module's import block), a
+# `pass` in a block (a block needs a statement).
+_PLACEHOLDER = "# jaxfix: ipython {}\n"
+_PLACEHOLDER_IN_BLOCK = "pass  # jaxfix: ipython {}\n"
+_PLACEHOLDER_LINE = re.compile(r"[ \t]*(?:pass  )?# jaxfix: ipython (\d+)\n\Z")
 _LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
@@ -277,7 +281,7 @@ def to_module(notebook: Notebook) -> Module:
                 masked = _is_ipython(line) and _at_statement_start(lines[: number - 1])
                 indent = line[: len(line) - len(line.lstrip(" \t"))]
             if masked:
-                module.lines.append(indent + _PLACEHOLDER.format(len(module.masked)))
+                module.lines.append(indent + (_PLACEHOLDER_IN_BLOCK if indent else _PLACEHOLDER).format(len(module.masked)))
                 module.masked.append(line)
                 continuing_indent = indent if line.rstrip("\r\n").endswith("\\") else None
             else:
@@ -431,8 +435,8 @@ def _map_diagnostic(diagnostic: Diagnostic, module: Module) -> Diagnostic:
 
 
 def process_notebook(
-    path: Path, source: bytes, options: Any,
-    check: Callable[[bytes, Any, frozenset[int] | None], tuple[bytes | None, tuple[Diagnostic, ...]]],
+    path: Path, source: bytes, options: Options,
+    check: Callable[[bytes, Options, frozenset[int] | None], tuple[bytes | None, tuple[Diagnostic, ...]]],
     describe: Callable[[Exception, bytes], tuple[str, Location | None]],
 ) -> FileResult:
     """One notebook through `check` (the engine's check of one module); errors are this file's."""

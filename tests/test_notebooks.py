@@ -320,3 +320,16 @@ def test_stdin_with_a_notebook_filename(tmp_path):
         assert diff.stdout.startswith("--- a/nb.ipynb:cell 8\n")
     finally:
         os.chdir(here)
+
+
+def test_an_import_a_fix_needs_joins_the_imports_in_their_cell():
+    script = (FIXTURES / "JAX001" / "module_without_import_jax.py").read_text()
+    code = "".join(line for line in script.splitlines(keepends=True) if not line.startswith("# "))
+    document = {"nbformat": 4, "nbformat_minor": 4, "metadata": {}, "cells": [
+        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": ["%matplotlib inline\n", "!nproc\n"]},
+        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": nb.split_lines(code)}]}
+    source = json.dumps(document, indent=1).encode()
+    result = run_engine(source, ["--jax-version", "0.10.2"], path="imports.ipynb")
+    cells = [cell["source"] for cell in json.loads(result.fixed)["cells"]]
+    assert cells[0] == ["%matplotlib inline\n", "!nproc\n"]
+    assert cells[1][:4] == [*nb.split_lines(code)[:3], "import jax\n"]
