@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +12,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
+from jaxfix.options import DEFAULT_LINE_LENGTH
 from jaxfix.settings import BY_KEY, SettingError
 
 
@@ -23,6 +24,7 @@ class ConfigError(SettingError):
 class Config:
     path: Path | None
     values: dict[str, Any]
+    line_length: int = DEFAULT_LINE_LENGTH  # found in ruff's or black's config, not in [tool.jaxfix]
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -74,5 +76,30 @@ def load_config(path: Path | None) -> Config:
 
 
 def load(config_file: Path | None, paths: list[Path]) -> Config:
-    """`config_file` if given, else the pyproject.toml found from the first path (or the cwd)."""
-    return load_config(config_file or find_pyproject(paths[0] if paths else Path.cwd()))
+    """`config_file` if given, else the pyproject.toml found from the first path (or the cwd);
+    the line length from the formatter's config found from there."""
+    start = paths[0] if paths else Path.cwd()
+    config = load_config(config_file or find_pyproject(start))
+    return replace(config, line_length=line_length(config_file or start))
+
+
+def line_length(start: Path) -> int:
+    """The line length the project's formatter uses, as ruff and black find it: from `start`
+    upward, the first of ruff.toml / .ruff.toml (`line-length`), pyproject.toml's [tool.ruff]
+    or [tool.black] that sets one; else 88. Unreadable files are skipped (they are not ours)."""
+    start = start.absolute()
+    for directory in (start, *start.parents) if start.is_dir() else start.parents:
+        for name, table in ((".ruff.toml", ()), ("ruff.toml", ()), ("pyproject.toml", ("tool", "ruff")), ("pyproject.toml", ("tool", "black"))):
+            candidate = directory / name
+            if not candidate.is_file():
+                continue
+            try:
+                data = _read(candidate)
+            except ConfigError:
+                continue
+            for key in table:
+                data = data.get(key, {}) if isinstance(data, dict) else {}
+            value = data.get("line-length") if isinstance(data, dict) else None
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                return value
+    return DEFAULT_LINE_LENGTH

@@ -21,6 +21,7 @@ from jaxfix.codemods.base import Rule
 from jaxfix.diffs import split_lines
 from jaxfix.diagnostics import Diagnostic, FileResult, Fix, Location, Report, Safety
 from jaxfix.file_io import unreadable_reason
+from jaxfix.layout import fit_line_length
 from jaxfix.nesting import too_deep
 from jaxfix.notebook import is_notebook, process_notebook
 from jaxfix.options import Options
@@ -59,7 +60,7 @@ class _ReplaceByIdentity(cst.CSTTransformer):
         return self.edits.get(original_node, updated_node)
 
 
-def _apply(module: cst.Module, fixes: list[Fix], analysis: ModuleAnalysis) -> cst.Module:
+def _apply(module: cst.Module, fixes: list[Fix], analysis: ModuleAnalysis, line_length: int) -> cst.Module:
     """Apply every fix whose nodes do not overlap an earlier one's; the rest wait for the next pass."""
     taken: list[tuple[tuple[int, int], tuple[int, int]]] = []
     edits: dict[cst.CSTNode, cst.CSTNode] = {}
@@ -71,6 +72,7 @@ def _apply(module: cst.Module, fixes: list[Fix], analysis: ModuleAnalysis) -> cs
         taken.extend(spans)
         edits.update(fix.edits)
         imports.update(fix.imports)
+    edits = fit_line_length(edits, module, analysis.parents, analysis.positions, line_length)
     module = module.visit(_ReplaceByIdentity(edits))
     if imports:
         context = CodemodContext()
@@ -162,7 +164,7 @@ def check_source(
         if not fixed_any and module.bytes != source:
             raise InternalError("LibCST does not reproduce this file byte for byte, so jaxfix will not rewrite it")
         fixed_any = True
-        changed = _apply(module, fixes, analysis).bytes
+        changed = _apply(module, fixes, analysis, options.line_length).bytes
         try:
             fixed_module = cst.parse_module(changed)
         except cst.ParserSyntaxError as error:

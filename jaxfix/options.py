@@ -10,6 +10,7 @@ from jaxfix.discovery import DEFAULT_INCLUDE
 
 KNOWN_PLATFORMS = ("cpu", "cuda", "rocm", "tpu")
 DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
+DEFAULT_LINE_LENGTH = 88
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,7 @@ class Options:
     include: tuple[str, ...] = DEFAULT_INCLUDE
     extend_include: tuple[str, ...] = ()
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    line_length: int = DEFAULT_LINE_LENGTH  # the project's formatter's (ruff, black): fixes stay within it
     # Changed-lines mode (--diff-base): resolved path -> the lines that may be reported and fixed.
     changed_lines: Mapping[Path, frozenset[int]] | None = None
 

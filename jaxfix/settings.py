@@ -122,4 +122,4 @@ def build_options(config: Config, flags: Mapping[str, Any]) -> Options:
             value = setting.default()
         if value is not None:
             values[setting.name] = tuple(value) if setting.kind is list else value
-    return Options(**values)
+    return Options(**values, line_length=config.line_length)

@@ -1,9 +1,11 @@
-"""Write the documentation generated from the rules: docs/rules/JAXNNN.md (the `--explain` text)
-and the rule table in README.md (between its `rules` markers). tests/test_previews.py fails when
-either drifts; run `python scripts/generate_docs.py` after changing a rule's docs or fixes."""
+"""Write the documentation generated from the code: docs/rules/JAXNNN.md (the `--explain` text),
+the rule table in README.md (between its `rules` markers) and the README's example output (the
+`console` block, by running its command). tests/test_previews.py and tests/test_docs.py fail
+when they drift; run `python scripts/generate_docs.py` after changing a rule or the output."""
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -23,13 +25,34 @@ def readme_with_table(readme: str) -> str:
     return README_TABLE.sub(lambda m: m[1] + rules_table(RULES) + m[3], readme)
 
 
+EXAMPLE = re.compile(r"(```console\n\$ jaxfix (.*?)\n)(.*?)(```)", re.DOTALL)
+
+
+def example_output(args: list[str]) -> str:
+    """What `jaxfix ARGS` prints on stderr, run from the repository root without colors."""
+    from click.testing import CliRunner
+
+    from jaxfix.cli.main import cli
+
+    previous = Path.cwd()
+    os.chdir(ROOT)
+    try:
+        return CliRunner().invoke(cli, [*args, "--no-cache", "--color", "never"], catch_exceptions=False).stderr
+    finally:
+        os.chdir(previous)
+
+
+def readme_with_example(readme: str) -> str:
+    return EXAMPLE.sub(lambda m: m[1] + example_output(m[2].split()) + m[4], readme, count=1)
+
+
 def main() -> None:
     pages = ROOT / "docs" / "rules"
     pages.mkdir(parents=True, exist_ok=True)
     for code, rule in sorted(RULES.items()):
         (pages / f"{code}.md").write_text(explain_markdown(rule), encoding="utf-8")
     readme = ROOT / "README.md"
-    readme.write_text(readme_with_table(readme.read_text(encoding="utf-8")), encoding="utf-8")
+    readme.write_text(readme_with_example(readme_with_table(readme.read_text(encoding="utf-8"))), encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ def test_the_fix_uses_the_modules_alias_for_named_sharding():
     )
     found, fixed = jax003(source)
     assert len(found) == 1
-    assert "top_level_all_gather(jax.device_put(x, NS(mesh_b, jax.typeof(x).sharding.spec)), P())" in fixed
+    assert "top_level_all_gather(\n        jax.device_put(x, NS(mesh_b, jax.typeof(x).sharding.spec)),\n        P(),\n    )" in fixed
     assert "import NamedSharding" not in fixed
 
 
@@ -129,7 +129,7 @@ def test_callers_on_both_meshes_get_one_diagnostic_and_one_fix():
     found, fixed = jax003(source)
     assert len(found) == 1
     assert "passed at line" in found[0].message
-    assert "top_level_all_gather(jax.device_put(v, NamedSharding(mesh_b, jax.typeof(v).sharding.spec)), P())" in fixed
+    assert "jax.device_put(v, NamedSharding(mesh_b, jax.typeof(v).sharding.spec)),\n            P(),\n        )" in fixed
 
 
 def test_a_caller_without_a_mesh_context_is_not_a_site():

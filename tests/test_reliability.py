@@ -5,14 +5,16 @@ from __future__ import annotations
 import os
 import signal
 import stat
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from helpers import run_engine
+from helpers import options_from_args, run_engine
 from jaxfix import engine, runner, safe_write
 from jaxfix.cli.main import cli
+from jaxfix.engine import process_source
 from jaxfix.options import Options
 from snippets import CALL, FIXED, FIXED_CALL, VIOLATION
 
@@ -36,7 +38,8 @@ LAYOUTS = {
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
 def test_only_the_fixed_call_changes(layout):
     source = LAYOUTS[layout].encode("utf-8")
-    result = run_engine(source)
+    options = replace(options_from_args([]), line_length=1000)  # one line: the layout is the subject
+    result = process_source(Path("example.py"), source, options)
     assert result.error is None, result.error
     assert result.fixed == source.replace(CALL.encode(), FIXED_CALL.encode())
 
@@ -194,7 +197,7 @@ def test_a_rule_crash_is_isolated_to_its_file(monkeypatch):
 def test_unparsable_fix_output_is_refused(monkeypatch):
     import libcst as cst
 
-    def broken_apply(module, fixes, analysis):
+    def broken_apply(module, fixes, analysis, line_length):
         return cst.parse_module("x = (\n    1\n)\n").with_changes(body=[cst.SimpleStatementLine([cst.Expr(cst.Name("def"))])])
 
     monkeypatch.setattr(engine, "_apply", broken_apply)
