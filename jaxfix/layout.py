@@ -17,20 +17,21 @@ from jaxfix.diffs import split_lines
 _LEADING = re.compile(r"[ \t]*")
 
 
-def _continuation(indent: str) -> cst.ParenthesizedWhitespace:
+def _continuation(indent: str, newline: str | None) -> cst.ParenthesizedWhitespace:
     """A line break, then `indent` (absolute: the line may itself be a continuation line)."""
     return cst.ParenthesizedWhitespace(
-        first_line=cst.TrailingWhitespace(), empty_lines=[], indent=False, last_line=cst.SimpleWhitespace(indent)
+        first_line=cst.TrailingWhitespace(newline=cst.Newline(newline)), empty_lines=[], indent=False,
+        last_line=cst.SimpleWhitespace(indent),
     )
 
 
-def explode(call: cst.Call, line_indent: str, unit: str) -> cst.Call:
-    """`f(a, b)` -> `f(\\n<indent+unit>a,\\n<indent+unit>b,\\n<indent>)`."""
-    inner, none = _continuation(line_indent + unit), cst.SimpleWhitespace("")
+def explode(call: cst.Call, line_indent: str, unit: str, newline: str | None = None) -> cst.Call:
+    """`f(a, b)` -> `f(\\n<indent+unit>a,\\n<indent+unit>b,\\n<indent>)`; `newline` None: the module's."""
+    inner, none = _continuation(line_indent + unit, newline), cst.SimpleWhitespace("")
     args = []
     for index, arg in enumerate(call.args):
         last = index == len(call.args) - 1
-        comma = cst.Comma(whitespace_before=none, whitespace_after=_continuation(line_indent) if last else inner)
+        comma = cst.Comma(whitespace_before=none, whitespace_after=_continuation(line_indent, newline) if last else inner)
         args.append(arg.with_changes(comma=comma, whitespace_after_arg=none))
     return call.with_changes(whitespace_before_args=inner, args=args)
 
@@ -83,7 +84,8 @@ def fit_line_length(
             continue
         for node in inside:
             del fitted[node]
-        fitted[call] = explode(new_call, _LEADING.match(line)[0], module.default_indent)
+        ending = lines[where.start.line - 1][len(line):]  # the line's own: a file may mix them
+        fitted[call] = explode(new_call, _LEADING.match(line)[0], module.default_indent, ending or None)
     return fitted
 
 

@@ -100,7 +100,7 @@ def test_diff_is_per_cell_and_readable(tmp_path):
     assert result.stdout.splitlines()[:3] == [
         f"--- a/{path.name}:cell 8",
         f"+++ b/{path.name}:cell 8",
-        "@@ -1,2 +1,2 @@",
+        "@@ -1,2 +1,4 @@",  # the fixed call is laid out over three lines (88 columns)
     ]
     assert "-lowered = step.lower(x)" in result.stdout.splitlines()
     assert '"source"' not in result.stdout and "\\n" not in result.stdout
