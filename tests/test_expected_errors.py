@@ -103,6 +103,17 @@ def test_a_function_defined_in_the_block_counts_as_run_there():
     assert not reported("with self.assertRaises(ValueError):\n    def stage():\n        with use_abstract_mesh(INNER):\n            pass\n    stage()")
 
 
+def test_a_function_called_only_inside_such_blocks_is_a_test_of_the_error():
+    helper = "def stage():\n    with use_abstract_mesh(INNER):\n        pass\n"
+    tested = "with self.assertRaises(ValueError):\n    stage()\n"
+    body = "".join(f"            {line}\n" for line in tested.splitlines())
+    result = run_engine(HEADER.replace("class T", helper + "\n\nclass T") + body, ["--unsafe-fixes"])
+    assert not [d for d in result.diagnostics if d.code == "JAX002"]
+    also_untested = body + "".join(f"            {line}\n" for line in ["stage()"])
+    result = run_engine(HEADER.replace("class T", helper + "\n\nclass T") + also_untested, ["--unsafe-fixes"])
+    assert [d for d in result.diagnostics if d.code == "JAX002"]
+
+
 def test_the_callable_form_is_not_a_context():
     assert reported("self.assertRaises(ValueError, print, 1)\n" + SITE)
 

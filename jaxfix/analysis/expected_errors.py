@@ -11,7 +11,9 @@ Context managers recognised: `<x>.assertRaises(E)`, `<x>.assertRaisesRegex(E, pa
 (`assertRaisesRegexp`), absltest's `assertRaisesWithLiteralMatch(E, message)` and
 `assertRaisesWithPredicateMatch(E, predicate)`, and `pytest.raises(E, match=pattern)`. A node
 is inside one when it is in the `with` body or in a later item of the same `with`, at any
-depth, function bodies included (a function defined in the block is assumed to run there).
+depth, function bodies included (a function defined in the block is assumed to run there), or
+when it is in a function every call of which is inside one (the calls `contexts_at` follows:
+`f(...)`, `jax.jit(f)(...)`, ...).
 """
 
 from __future__ import annotations
@@ -84,9 +86,10 @@ class ExpectedErrors:
         """Whether the `with` item is one of the context managers above (it enters no mesh)."""
         return item in self._items
 
-    def expects(self, node: cst.CSTNode, templates: tuple[str, ...]) -> bool:
+    def expects(self, node: cst.CSTNode, templates: tuple[str, ...], seen: frozenset[cst.CSTNode] = frozenset()) -> bool:
         """Whether `node` runs inside a block that expects an error one of `templates` (message
-        templates with `{mesh}`/`{size}` holes) stands for."""
+        templates with `{mesh}`/`{size}` holes) stands for: around it, or around every call
+        that runs the function it is in (one level of calls, as `contexts_at` follows them)."""
         if not self._items:
             return False
         parents = self.analysis.parents
@@ -95,6 +98,10 @@ class ExpectedErrors:
             if isinstance(current, cst.With):
                 entered = current.items[: current.items.index(child)] if child in current.items else current.items
                 if any(item in self._items and self._verdict(item, templates) for item in entered):
+                    return True
+            if isinstance(current, cst.FunctionDef) and current not in seen:
+                calls = self.analysis.calls_running(current)
+                if calls and all(self.expects(call, templates, seen | {current}) for call in calls):
                     return True
             child, current = current, parents.get(current)
         return False
