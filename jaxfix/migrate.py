@@ -1,8 +1,8 @@
 """One repository's migration: refuse, fix, verify, commit. The unit of work `jaxfix migrate` fans out.
 
 `migrate_repo(location, options) -> (RepoReport, patch)` shares no state with other calls and
-takes and returns plain picklable values, so any executor can run it: a process pool today, a
-distributed engine (Dask) for fleets later.
+takes and returns plain picklable values, so any executor can run it: a process pool or a
+Dask cluster (`jaxfix.fleet` runs it there, and on scratch clones of URLs).
 
 The user's checkout never leaves its branch. Fixes are written in place, staged into a
 temporary index, verified, and committed with `git commit-tree`; creating the branch is the
@@ -95,7 +95,7 @@ class VerifyResult:
 class RepoReport:
     """One repository's line in report.json; paths inside the repository are relative, POSIX."""
 
-    repo: str  # absolute path, the key for resuming
+    repo: str  # absolute path, or the URL as listed: the key for resuming
     name: str
     status: Status
     dry_run: bool
@@ -110,6 +110,8 @@ class RepoReport:
     verify: VerifyResult | None = None
     duration: float = 0.0
     patch: str | None = None  # file name in the --out directory, set by the caller
+    bundle: str | None = None  # likewise, for repositories given by URL
+    pushed: bool = False  # the branch was pushed to the repository's URL (--push)
 
     @property
     def done(self) -> bool:
@@ -127,6 +129,7 @@ class RepoReport:
             "files_changed": list(self.files_changed), "fixes": dict(self.fixes),
             "diagnostics_left": len(self.left), "left": list(self.left), "file_errors": list(self.file_errors),
             "verify": self.verify.to_json() if self.verify else None, "duration": self.duration, "patch": self.patch,
+            "bundle": self.bundle, "pushed": self.pushed,
         }
 
     @classmethod
@@ -138,6 +141,7 @@ class RepoReport:
             left=tuple(data["left"]), file_errors=tuple(data["file_errors"]),
             verify=VerifyResult.from_json(data["verify"]) if data["verify"] else None,
             duration=data["duration"], patch=data["patch"],
+            bundle=data.get("bundle"), pushed=data.get("pushed", False),  # absent from reports written before URLs
         )
 
 

@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -442,6 +443,21 @@ def test_installed_command_runs_repositories_in_parallel(tmp_path, command):
         assert (repo / "model.py").read_bytes() == BEFORE
 
 
+def ctrl_c_once_started(process: subprocess.Popen[str], started: Path, count: int, then: Callable[[], None] = lambda: None) -> str:
+    """Ctrl-C the command's process group once `count` verify commands have made their file in
+    `started`; `then` runs before waiting for the command to exit. Its stderr."""
+    try:
+        while len(list(started.iterdir())) < count:
+            assert process.poll() is None, process.communicate()
+            subprocess.run(["sleep", "0.05"], check=True)
+        os.killpg(process.pid, signal.SIGINT)
+        then()
+        return process.communicate(timeout=60)[1]
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+
+
 def test_ctrl_c_on_a_parallel_run_puts_running_repositories_back(tmp_path):
     """A terminal Ctrl-C signals the whole process group: the command and its workers."""
     repos = [make_repo(tmp_path / name, {"model.py": BEFORE}) for name in ("alpha", "beta", "gamma")]
@@ -451,15 +467,7 @@ def test_ctrl_c_on_a_parallel_run_puts_running_repositories_back(tmp_path):
     verify = f"touch {started}/$(basename $PWD); sleep 60"
     process = subprocess.Popen([sys.executable, "-m", "jaxfix", "migrate", "-j", "2", "--out", "out", "--verify", verify, *map(str, repos)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        while len(list(started.iterdir())) < 2:  # both workers are inside a verify command
-            assert process.poll() is None, process.communicate()
-            subprocess.run(["sleep", "0.05"], check=True)
-        os.killpg(process.pid, signal.SIGINT)
-        _, stderr = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
+    stderr = ctrl_c_once_started(process, started, 2)
     assert process.returncode == 130, stderr
     assert "3 repositories not migrated" in stderr
     assert sorted(p.name for p in started.iterdir()) == ["alpha", "beta"]  # gamma was never started

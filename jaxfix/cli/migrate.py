@@ -8,14 +8,11 @@ Exit codes: 0 every repository done with nothing left; 1 some repository was ref
 from __future__ import annotations
 
 import hashlib
-import json
-import os
 import signal
 import subprocess
 import sys
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -27,32 +24,38 @@ from rich.progress import Progress
 from rich.table import Table
 from rich.text import Text
 
-from jaxfix import __version__
 from jaxfix.cli.flags import options_from, setting_flags, setting_values
 from jaxfix.config import Config
-from jaxfix.migrate import (
-    DEFAULT_BRANCH,
-    MigrateOptions,
-    RepoReport,
-    Status,
-    migrate_repo,
+from jaxfix.fleet import journal
+from jaxfix.fleet.dispatch import StopRequest, dispatch
+from jaxfix.fleet.executors import (
+    DaskCluster,
+    Executor,
+    InProcess,
+    LocalPool,
+    MissingExtra,
+    require_dask,
 )
+from jaxfix.fleet.sources import RepoSource, parse_source
+from jaxfix.fleet.unit import Outcome
+from jaxfix.migrate import DEFAULT_BRANCH, MigrateOptions, RepoReport, Status
 from jaxfix.runner import default_jobs
 from jaxfix.safe_write import write_file
 from jaxfix.settings import MIGRATE
 
 EXIT_DONE, EXIT_ATTENTION, EXIT_INTERRUPTED = 0, 1, 130
-REPORT_JSON, REPORT_MD = "report.json", "report.md"
+REPORT_MD = "report.md"
 _STATUS_STYLES = {Status.CHANGED: "green", Status.CLEAN: "dim", Status.FAILED: "red", Status.SKIPPED: "yellow"}
-_POLL_SECONDS = 0.2
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("repo_paths", metavar="REPO...", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("repo_paths", metavar="REPO...", nargs=-1)
 @click.option("--repos", "repos_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="File with one repository path per line ('#' starts a comment).")
+              help="File with one repository per line ('#' starts a comment): a work tree's path, or a URL git can clone, optionally URL@branch.")
 @click.option("--branch", default=DEFAULT_BRANCH, show_default=True, help="Branch to create from each repository's HEAD.")
-@click.option("--force-branch", is_flag=True, help="Replace the branch if it already exists.")
+@click.option("--force-branch", is_flag=True, help="Replace the branch if it already exists (with --push, also on the remote).")
+@click.option("--push", is_flag=True, help="Push the branch to each URL's remote (refused if it exists there, unless --force-branch).")
+@click.option("--scheduler", metavar="ADDRESS", help="Run on a Dask cluster (scheduler address, or 'local' for a LocalCluster); needs jaxfix[dask].")
 @click.option("--verify", "verify_command", metavar="CMD", help="Shell command run in the repository after fixing; on failure the fixes are discarded.")
 @click.option("--verify-timeout", type=click.FloatRange(min=0, min_open=True), default=600.0, show_default=True, help="Seconds before the verify command is killed (counts as failed).")
 @click.option("--message", help="Commit message (default: the rules applied and their counts).")
@@ -63,9 +66,9 @@ _POLL_SECONDS = 0.2
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Repositories in parallel (default: CPU count).")
 @setting_flags(MIGRATE)
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
-def migrate(repo_paths: tuple[Path, ...], repos_file: Path | None, branch: str, force_branch: bool, verify_command: str | None,
-            verify_timeout: float, message: str | None, out: Path, dry_run: bool, rerun: bool, jobs: int | None,
-            color: str, **params: Any) -> None:
+def migrate(repo_paths: tuple[str, ...], repos_file: Path | None, branch: str, force_branch: bool, push: bool, scheduler: str | None,
+            verify_command: str | None, verify_timeout: float, message: str | None, out: Path, dry_run: bool, rerun: bool,
+            jobs: int | None, color: str, **params: Any) -> None:
     """Migrate many git repositories: branch, fix, verify, commit, report.
 
     Each REPO (or each line of --repos FILE) gets the same rules as `jaxfix`, with its own
@@ -73,40 +76,55 @@ def migrate(repo_paths: tuple[Path, ...], repos_file: Path | None, branch: str, 
     merge or rebase in progress, an existing branch (unless --force-branch). Ctrl-C leaves every
     repository untouched or committed; re-running with the same --out resumes.
 
+    A REPO given as a URL is cloned shallowly into a scratch directory where it runs; the
+    patch and a git bundle of the commit come back (and, with --push, the branch is pushed).
+
     Exit codes: 0 all done; 1 some repository needs attention; 2 usage error; 130 interrupted.
     """
     console = Console(stderr=True, force_terminal=True if color == "always" else None, no_color=color == "never", highlight=False)
-    repos = _repo_list(repo_paths, repos_file)
+    sources = _sources(repo_paths, repos_file)
+    repos = [source.key for source in sources]
     settings = setting_values(params)
     options_from(Config(None, {}), settings)  # flag errors are usage errors, once
     _check_branch_name(branch)
+    if scheduler is not None:
+        try:
+            require_dask()
+        except MissingExtra as error:
+            raise click.UsageError(str(error)) from None
     options = MigrateOptions(
         branch=branch, force_branch=force_branch, verify=verify_command, verify_timeout=verify_timeout,
         message=message, dry_run=dry_run, settings=tuple(sorted(settings.items())),
     )
     out.mkdir(parents=True, exist_ok=True)
     report = load_report(out)
-    todo = [repo for repo in repos if rerun or not _done_before(report.get(repo), dry_run)]
-    if len(todo) < len(repos):
-        console.print(f"{len(repos) - len(todo)} of {len(repos)} repositories already done in {out / REPORT_JSON}; skipped (--rerun redoes them)", style="dim", markup=False)
-    patch_names = _patch_names(repos)
+    todo = [source for source in sources if rerun or not _done_before(report.get(source.key), dry_run)]
+    if len(todo) < len(sources):
+        console.print(f"{len(sources) - len(todo)} of {len(sources)} repositories already done in {out}; skipped (--rerun redoes them)", style="dim", markup=False)
+    file_names = _file_names(sources)
     recorded: set[str] = set()
+    counts: Counter[str] = Counter()
 
-    def record(entry: RepoReport, patch: bytes | None) -> None:
-        stale = out / patch_names[entry.repo]
-        if patch is not None:
-            write_file(stale, patch)
-            entry = replace(entry, patch=stale.name)
-        elif stale.exists():
-            stale.unlink()
+    def record(source: RepoSource, outcome: Outcome) -> None:
+        patch, bundle = (_keep(out / (file_names[source.key] + suffix), data)
+                         for suffix, data in ((".patch", outcome.patch), (".bundle", outcome.bundle)))
+        entry = replace(outcome.entry, patch=patch, bundle=bundle)
         report[entry.repo] = entry
         recorded.add(entry.repo)
-        write_report_json(out, _ordered(report, repos))  # after every repository: what a resume reads
+        journal.append(out, entry)  # what a resume reads, whatever happens next
+        counts["failed" if entry.status is Status.FAILED else "done"] += 1
         _print_entry(console, entry)
 
-    interrupted = _run(todo, options, jobs or default_jobs(), record, console)
-    write_report_json(out, _ordered(report, repos))
-    write_file(out / REPORT_MD, report_markdown(_ordered(report, repos)).encode())
+    executor = _executor(scheduler, jobs, len(todo), options, push) if todo else None
+    try:
+        interrupted = _run(todo, options, executor, record, console, counts)
+    finally:  # also on an error: the report says what finished
+        try:
+            journal.write_snapshot(out, _ordered(report, repos))
+            write_file(out / REPORT_MD, report_markdown(_ordered(report, repos)).encode())
+        finally:
+            if executor is not None:
+                executor.close()
     entries = [report[repo] for repo in repos if repo in report]
     if entries:
         console.print(summary_table(entries))
@@ -119,19 +137,32 @@ def migrate(repo_paths: tuple[Path, ...], repos_file: Path | None, branch: str, 
     sys.exit(EXIT_ATTENTION if attention else EXIT_DONE)
 
 
-def _repo_list(repo_paths: tuple[Path, ...], repos_file: Path | None) -> list[str]:
-    """Absolute real paths, in order, without duplicates; relative paths are from the current directory."""
-    paths = list(repo_paths)
+def _keep(path: Path, data: bytes | None) -> str | None:
+    """Write `data` to `path` (or remove a stale one); its name for the report."""
+    if data is None:
+        path.unlink(missing_ok=True)
+        return None
+    write_file(path, data)
+    return path.name
+
+
+def _sources(repo_args: tuple[str, ...], repos_file: Path | None) -> list[RepoSource]:
+    """In order, without duplicates; relative paths are from the current directory."""
+    lines = list(repo_args)
     if repos_file is not None:
         for line in repos_file.read_text(encoding="utf-8").splitlines():
             line = line.strip()
             if " #" in line and not Path(line).expanduser().exists():  # a path may hold " #" itself
                 line = line[:line.index(" #")].strip()
             if line and not line.startswith("#"):
-                paths.append(Path(line).expanduser())
-    if not paths:
+                lines.append(line)
+    if not lines:
         raise click.UsageError("give at least one REPO or --repos FILE")
-    return list(dict.fromkeys(os.path.realpath(p) for p in paths))
+    sources: dict[str, RepoSource] = {}
+    for line in lines:
+        source = parse_source(line)
+        sources.setdefault(source.key, source)
+    return list(sources.values())
 
 
 def _check_branch_name(branch: str) -> None:
@@ -147,122 +178,74 @@ def _done_before(entry: RepoReport | None, dry_run: bool) -> bool:
     return entry is not None and entry.done and entry.dry_run == dry_run
 
 
-def _patch_names(repos: list[str]) -> dict[str, str]:
-    """`<name>.patch`; repositories sharing a name get a short hash of their path as well."""
-    counts = Counter(Path(repo).name for repo in repos)
+def _file_names(sources: list[RepoSource]) -> dict[str, str]:
+    """`<name>` for `<name>.patch` and `.bundle`; repositories sharing a name get a short hash of their key as well."""
+    counts = Counter(source.name for source in sources)
     return {
-        repo: f"{Path(repo).name}.patch" if counts[Path(repo).name] == 1
-        else f"{Path(repo).name}-{hashlib.sha1(repo.encode()).hexdigest()[:8]}.patch"
-        for repo in repos
+        source.key: source.name if counts[source.name] == 1 else f"{source.name}-{hashlib.sha1(source.key.encode()).hexdigest()[:8]}"
+        for source in sources
     }
 
 
-class _StopRequest:
-    """The SIGINT handler while repositories run: finish or put back what is running, start nothing new."""
-
-    def __init__(self) -> None:
-        self.requested = False
-
-    def __call__(self, signum: int, frame: object) -> None:
-        self.requested = True
-
-
-def _ignore_interrupts() -> None:
-    """Idle pool workers ignore Ctrl-C; `migrate_repo` handles it while it runs."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+def _executor(scheduler: str | None, jobs: int | None, count: int, options: MigrateOptions, push: bool) -> Executor:
+    if scheduler is not None:
+        try:
+            return DaskCluster(scheduler, jobs, options, push)
+        except OSError as error:  # no scheduler there (distributed raises OSError subclasses)
+            raise click.UsageError(f"--scheduler {scheduler}: {error}") from None
+    jobs = min(jobs or default_jobs(), count)
+    return InProcess(options, push) if jobs == 1 else LocalPool(jobs, options, push)
 
 
-def _run(repos: list[str], options: MigrateOptions, jobs: int, record: Callable[[RepoReport, bytes | None], None], console: Console) -> bool:
-    """Migrate `repos`, recording each result as it comes; True if interrupted."""
-    if not repos:
+class _Display:
+    """repositories done / failed / running as a rich progress bar (on a terminal)."""
+
+    def __init__(self, console: Console, total: int, counts: Counter[str]) -> None:
+        self.progress = Progress(console=console, disable=not console.is_terminal, transient=True)
+        self.task = self.progress.add_task("repositories", total=total)
+        self.counts = counts
+
+    def start(self) -> None:
+        self.progress.start()
+
+    def stop(self) -> None:
+        self.progress.stop()
+
+    def running(self, names: list[str], stopping: bool) -> None:
+        done, failed = self.counts["done"], self.counts["failed"]
+        state = f"{'stopping, waiting for' if stopping else 'running'} {len(names)}: {', '.join(names)}" if names else ""
+        description = escape(f"{done} done, {failed} failed, {state}".rstrip(", "))
+        if description != self.progress.tasks[0].description:  # shown now, however fast the next repository goes
+            self.progress.update(self.task, completed=done + failed, description=description, refresh=True)
+
+
+def _run(sources: list[RepoSource], options: MigrateOptions, executor: Executor | None, record: Callable[[RepoSource, Outcome], None],
+         console: Console, counts: Counter[str]) -> bool:
+    """Migrate `sources`, recording each result as it comes; True if interrupted."""
+    if executor is None:
         return False
-    stop = _StopRequest()
+    if executor.dashboard:
+        console.print(f"dask dashboard: {executor.dashboard}", style="dim", markup=False)
+    stop = StopRequest()
     previous = signal.signal(signal.SIGINT, stop)
     try:
-        if jobs == 1 or len(repos) == 1:
-            _run_here(repos, options, record, console, stop)
-        else:
-            _run_in_pool(repos, options, min(jobs, len(repos)), record, console, stop)
+        dispatch(sources, executor, record, stop, options.dry_run, _Display(console, len(sources), counts))
     finally:
         signal.signal(signal.SIGINT, previous)
     return stop.requested
 
 
-def _progress(console: Console) -> Progress:
-    return Progress(console=console, disable=not console.is_terminal, transient=True)
-
-
-def _run_here(repos: list[str], options: MigrateOptions, record: Callable[[RepoReport, bytes | None], None], console: Console, stop: _StopRequest) -> None:
-    with _progress(console) as progress:
-        task = progress.add_task("repositories", total=len(repos))
-        for repo in repos:
-            if stop.requested:
-                return
-            progress.update(task, description=escape(f"migrating {Path(repo).name}"))
-            try:
-                entry, patch = migrate_repo(repo, options)
-            except KeyboardInterrupt:
-                stop.requested = True
-                return
-            record(entry, patch)
-            progress.advance(task)
-
-
-def _run_in_pool(repos: list[str], options: MigrateOptions, jobs: int, record: Callable[[RepoReport, bytes | None], None], console: Console, stop: _StopRequest) -> None:
-    """At most `jobs` repositories are handed out at a time, so after Ctrl-C none starts that had not."""
-    waiting = iter(repos)
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_interrupts) as pool:
-        running: dict[Future, str] = {}
-
-        def hand_out() -> None:
-            for repo in waiting:
-                running[pool.submit(migrate_repo, repo, options)] = repo
-                return
-
-        # Workers are forked at the first submit: before rich starts its refresh thread.
-        for _ in range(jobs):
-            hand_out()
-        with _progress(console) as progress:
-            task = progress.add_task("repositories", total=len(repos))
-            while running:
-                done, _ = wait(running, timeout=_POLL_SECONDS, return_when=FIRST_COMPLETED)
-                for future in done:
-                    repo = running.pop(future)
-                    progress.advance(task)
-                    try:
-                        entry, patch = future.result()
-                    except KeyboardInterrupt:
-                        continue  # the worker put the repository back
-                    except Exception as error:  # noqa: BLE001 - e.g. a worker killed by the OS
-                        entry, patch = RepoReport(repo, Path(repo).name, Status.FAILED, options.dry_run,
-                                                  reason=f"worker failed ({type(error).__name__}: {error}); check the repository"), None
-                    record(entry, patch)
-                    if not stop.requested:
-                        hand_out()
-                names = ", ".join(Path(repo).name for repo in running.values())
-                progress.update(task, description=escape(f"{'stopping' if stop.requested else 'migrating'} {names}"))
-
-
 def load_report(out: Path) -> dict[str, RepoReport]:
-    path = out / REPORT_JSON
-    if not path.exists():
-        return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return {entry["repo"]: RepoReport.from_json(entry) for entry in data["repos"]}
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise click.UsageError(f"{path}: cannot resume from it ({type(error).__name__}: {error}); remove it or pick another --out") from None
+        return journal.load(out)
+    except journal.ResumeError as error:
+        raise click.UsageError(f"{error}; remove it or pick another --out") from None
 
 
 def _ordered(report: dict[str, RepoReport], repos: list[str]) -> list[RepoReport]:
     """This run's repositories in the order given, then earlier runs' others."""
     listed = set(repos)
     return [report[r] for r in repos if r in report] + [e for r, e in report.items() if r not in listed]
-
-
-def write_report_json(out: Path, entries: list[RepoReport]) -> None:
-    document = {"jaxfix": __version__, "repos": [e.to_json() for e in entries]}
-    write_file(out / REPORT_JSON, (json.dumps(document, indent=2) + "\n").encode())
 
 
 def _fixes_text(entry: RepoReport) -> str:
@@ -293,7 +276,8 @@ def report_markdown(entries: list[RepoReport]) -> str:
     for e in entries:
         notes = ([f"- {e.reason}"] if e.reason else []) + [f"- error: {x}" for x in e.file_errors] + [f"- left: {x}" for x in e.left]
         if e.commit:
-            notes.insert(0, f"- commit {e.commit} on branch `{e.branch}`" + (f", patch `{e.patch}`" if e.patch else ""))
+            files = ", ".join(f"{kind} `{name}`" for kind, name in (("patch", e.patch), ("bundle", e.bundle)) if name)
+            notes.insert(0, f"- commit {e.commit} on branch `{e.branch}`" + (" (pushed)" if e.pushed else "") + (f", {files}" if files else ""))
         elif e.patch:
             notes.insert(0, f"- would change {', '.join(f'`{f}`' for f in e.files_changed)}: diff in `{e.patch}` (`git apply` it to preview)")
         if e.verify and e.verify.output_tail:

@@ -1,0 +1,203 @@
+"""Where the units run: in this process (`-j 1`), a local process pool (the default), a Dask cluster.
+
+All three take `RepoSource`s, hand back `Future`-like handles, and turn a dead worker into
+`Lost`; what to retry is decided once, by the dispatcher. Dask (`distributed`) is imported only
+when `--scheduler` asks for it.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import signal
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from typing import Any, Protocol
+
+from jaxfix.fleet.sources import RepoSource
+from jaxfix.fleet.unit import Outcome, migrate_source
+from jaxfix.migrate import MigrateOptions
+from jaxfix.runner import default_jobs
+
+DASK_EXTRA = "pip install 'jaxfix[dask]'"
+_POLL_SECONDS = 0.1
+
+
+class Lost(Exception):
+    """The worker running a repository died (killed, out of memory); `attempts` runs were lost."""
+
+    def __init__(self, attempts: int, detail: str) -> None:
+        super().__init__(detail)
+        self.attempts = attempts
+
+
+class MissingExtra(Exception):
+    pass
+
+
+def require_dask() -> None:
+    """One clear error, naming the extra, when `distributed` cannot be imported."""
+    try:
+        import distributed  # noqa: F401
+    except ImportError as error:
+        raise MissingExtra(f"--scheduler needs Dask's 'distributed' package, not installed ({error}): {DASK_EXTRA}") from None
+
+
+class Executor(Protocol):
+    dashboard: str | None
+
+    def slots(self) -> int:
+        """How many repositories to keep running at once."""
+
+    def submit(self, source: RepoSource) -> Any: ...
+
+    def finished(self, handles: list[Any], timeout: float) -> list[Any]:
+        """Those of `handles` that are done, waiting at most `timeout` for one."""
+
+    def outcome(self, handle: Any) -> Outcome:
+        """The unit's result; raises `Lost`, KeyboardInterrupt (the worker put the repository back) or its error."""
+
+    def close(self) -> None: ...
+
+
+class InProcess:
+    """`-j 1`: one repository after the other, here, when the dispatcher waits for it (so the
+    display already names it); a Ctrl-C reaches `migrate_repo` directly."""
+
+    dashboard: str | None = None
+
+    def __init__(self, options: MigrateOptions, push: bool) -> None:
+        self.options, self.push = options, push
+
+    def slots(self) -> int:
+        return 1
+
+    def submit(self, source: RepoSource) -> RepoSource:
+        return source
+
+    def finished(self, handles: list[RepoSource], timeout: float) -> list[RepoSource]:
+        return handles[:1]
+
+    def outcome(self, handle: RepoSource) -> Outcome:
+        return migrate_source(handle, self.options, self.push)
+
+    def close(self) -> None:
+        pass
+
+
+def _ignore_interrupts() -> None:
+    """Idle pool workers ignore Ctrl-C; `migrate_repo` handles it while it runs."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class LocalPool:
+    """Processes on this machine. A worker that dies breaks the whole pool: every repository it
+    was running is `Lost` once, and the next submit starts a fresh pool."""
+
+    dashboard: str | None = None
+
+    def __init__(self, jobs: int, options: MigrateOptions, push: bool) -> None:
+        self.jobs, self.options, self.push = jobs, options, push
+        self.pool: ProcessPoolExecutor | None = None
+        self.broken = False
+
+    def slots(self) -> int:
+        return self.jobs
+
+    def submit(self, source: RepoSource) -> Future[Outcome]:
+        if self.pool is None:
+            # The first pool forks before rich starts its refresh thread; a replacement spawns.
+            context = multiprocessing.get_context("spawn") if self.broken else None
+            self.pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context, initializer=_ignore_interrupts)
+        return self.pool.submit(migrate_source, source, self.options, self.push)
+
+    def finished(self, handles: list[Future[Outcome]], timeout: float) -> list[Future[Outcome]]:
+        done, _ = wait(handles, timeout=timeout, return_when=FIRST_COMPLETED)
+        return list(done)
+
+    def outcome(self, handle: Future[Outcome]) -> Outcome:
+        try:
+            return handle.result()
+        except BrokenProcessPool as error:
+            if self.pool is not None:
+                self.pool.shutdown(wait=False, cancel_futures=True)
+                self.pool, self.broken = None, True
+            raise Lost(1, f"a worker process died ({error})") from None
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown()
+
+
+class DaskCluster:
+    """A Dask distributed cluster: `address` of a running scheduler, or "local" for a LocalCluster.
+
+    The scheduler re-runs a task whose worker died; after its `allowed-failures` (set to 1 for
+    the LocalCluster started here) the future raises KilledWorker, which becomes `Lost`.
+    """
+
+    def __init__(self, address: str, jobs: int | None, options: MigrateOptions, push: bool) -> None:
+        require_dask()
+        import dask
+        import distributed
+        self.distributed, self.options, self.push, self.jobs = distributed, options, push, jobs
+        self.cluster = None
+        if address == "local":
+            with dask.config.set({"distributed.scheduler.allowed-failures": 1}), _interrupts_ignored():
+                self.cluster = distributed.LocalCluster(
+                    n_workers=jobs or default_jobs(), threads_per_worker=1, processes=True, host="127.0.0.1",
+                    dashboard_address=":0", silence_logs=logging.ERROR,
+                )
+            self.client = distributed.Client(self.cluster, set_as_default=False)
+        else:
+            self.client = distributed.Client(address, set_as_default=False, timeout="30s")
+        services = self.client.scheduler_info().get("services", {})
+        self.dashboard: str | None = self.client.dashboard_link if "dashboard" in services else None
+
+    def slots(self) -> int:
+        if self.jobs:
+            return self.jobs
+        return max(1, sum(self.client.nthreads().values()))  # asked each time: workers come and go
+
+    def submit(self, source: RepoSource) -> Any:
+        key = f"jaxfix-migrate-{source.name}-{uuid.uuid4().hex[:12]}"
+        return self.client.submit(migrate_source, source, self.options, self.push, key=key, pure=False)
+
+    def finished(self, handles: list[Any], timeout: float) -> list[Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            done = [h for h in handles if h.done()]
+            if done or time.monotonic() >= deadline:
+                return done
+            time.sleep(_POLL_SECONDS)
+
+    def outcome(self, handle: Any) -> Outcome:
+        try:
+            return handle.result()
+        except self.distributed.KilledWorker as error:
+            raise Lost(error.allowed_failures + 1, f"its worker died {error.allowed_failures + 1} times") from None
+        finally:
+            handle.release()
+
+    def close(self) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+
+@contextmanager
+def _interrupts_ignored() -> Iterator[None]:
+    """Worker processes started in here inherit SIGINT ignored: a terminal Ctrl-C is the client's to handle."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

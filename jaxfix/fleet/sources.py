@@ -1,0 +1,71 @@
+"""What a line of `--repos` names: a local work tree, or a repository git can clone (`URL[@branch]`)."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+# git's scp-like syntax, [user@]host:path: a colon before any slash.
+_SCP = re.compile(r"^(?:[^@/:]+@)?[^@/:]+:")
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass(frozen=True)
+class RepoSource:
+    """One repository of the fleet; `key` names it in the report and is what a resume matches."""
+
+    key: str  # the work tree's real path, or the text given for a URL
+    name: str  # for the report's tables and the patch and bundle file names
+    url: str | None = None  # None: migrate the work tree at `key` in place
+    ref: str | None = None  # the branch to clone (`URL@branch`); None: the remote's default
+
+    @property
+    def remote(self) -> bool:
+        return self.url is not None
+
+
+def parse_source(text: str) -> RepoSource:
+    """A URL git accepts (`file://` included) or a path; a path to a bare repository is cloned like a URL."""
+    text = text.strip()
+    if _SCHEME.match(text) or _SCP.match(text):
+        url, ref = _split_ref(text, _path_start(text))
+        return RepoSource(key=text, name=_name(url), url=url, ref=ref)
+    path = os.path.realpath(os.path.expanduser(text))
+    if _is_bare(path):
+        return RepoSource(key=path, name=_name(path), url=Path(path).as_uri())
+    if "@" in text:
+        head, ref = text.rsplit("@", 1)
+        bare = os.path.realpath(os.path.expanduser(head))
+        if ref and _is_bare(bare):
+            return RepoSource(key=f"{bare}@{ref}", name=_name(bare), url=Path(bare).as_uri(), ref=ref)
+    return RepoSource(key=path, name=Path(path).name)
+
+
+def _path_start(url: str) -> int:
+    scheme = _SCHEME.match(url)
+    if scheme:
+        slash = url.find("/", scheme.end())
+        return len(url) if slash < 0 else slash
+    return url.index(":") + 1
+
+
+def _split_ref(url: str, path_start: int) -> tuple[str, str | None]:
+    """`URL@branch` -> (URL, branch); an `@` before the path is the user name's."""
+    at = url.rfind("@", path_start)
+    if at < 0 or at == len(url) - 1:
+        return url, None
+    return url[:at], url[at + 1:]
+
+
+def _name(url: str) -> str:
+    last = url.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git")
+    return _UNSAFE_NAME.sub("-", last).strip("-.") or "repository"
+
+
+def _is_bare(path: str) -> bool:
+    """A git directory without a work tree (what `git init --bare` and `git clone --mirror` make)."""
+    root = Path(path)
+    return (root / "HEAD").is_file() and (root / "objects").is_dir() and (root / "refs").is_dir()

@@ -1,0 +1,113 @@
+"""The unit of work every executor runs: one `RepoSource` in, one `Outcome` out, plain picklable values.
+
+A work tree is migrated in place (`migrate_repo`). A URL is cloned shallowly into a scratch
+directory on whichever machine runs the unit, migrated there, and only the report entry, the
+patch and a git bundle of the migration commit come back; with `push`, the branch is also
+pushed to the URL as the very last step, in one ref update that fails if anyone else moved it.
+The scratch directory is removed whatever happens.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from jaxfix.fleet.sources import RepoSource
+from jaxfix.migrate import (
+    GitError,
+    MigrateOptions,
+    RepoReport,
+    Status,
+    _git,
+    _git_bytes,
+    migrate_repo,
+)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    entry: RepoReport
+    patch: bytes | None = None  # `git format-patch` of the migration commit
+    bundle: bytes | None = None  # `git bundle` of it, for repositories given by URL
+
+
+def migrate_source(source: RepoSource, options: MigrateOptions, push: bool = False) -> Outcome:
+    """Migrate one repository of the fleet; `push` applies to repositories given by URL."""
+    if source.url is None:
+        entry, patch = migrate_repo(source.key, options)
+        return Outcome(entry, patch)
+    started = time.monotonic()
+    scratch = Path(tempfile.mkdtemp(prefix="jaxfix-clone-"))
+    try:
+        outcome = _migrate_clone(source, source.url, options, push and not options.dry_run, scratch)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return replace(outcome, entry=replace(outcome.entry, duration=round(time.monotonic() - started, 3)))
+
+
+def _migrate_clone(source: RepoSource, url: str, options: MigrateOptions, push: bool, scratch: Path) -> Outcome:
+    entry = RepoReport(repo=source.key, name=source.name, status=Status.SKIPPED, dry_run=options.dry_run)
+    exists = f"branch '{options.branch}' already exists on the remote (--force-branch replaces it)"
+    clone = scratch / source.name
+    ref = ("--branch", source.ref) if source.ref else ()
+    try:
+        _git(scratch, "clone", "--quiet", "--depth=1", "--single-branch", "--no-tags", *ref, "--", url, str(clone))
+        remote_tip = _remote_tip(clone, options.branch) if push else None
+        # Without --force-branch, the remote's branch is left alone unless it is this very migration,
+        # pushed by an earlier run (e.g. one whose worker died before reporting): one commit on HEAD.
+        earlier = remote_tip if remote_tip and not options.force_branch else None
+        if earlier and _parents(clone, earlier) != [_git(clone, "rev-parse", "HEAD").strip()]:
+            return Outcome(replace(entry, reason=exists))
+    except GitError as error:
+        return Outcome(replace(entry, status=Status.FAILED, reason=str(error)))
+    migrated, patch = migrate_repo(clone, options)
+    entry = replace(migrated, repo=source.key, name=source.name)
+    if entry.status is not Status.CHANGED or options.dry_run:
+        return Outcome(entry, patch)  # with --dry-run, the would-be diff
+    base = entry.base
+    assert base is not None
+    try:
+        if earlier:
+            theirs, ours = _git(clone, "rev-parse", f"{earlier}^{{tree}}", f"refs/heads/{options.branch}^{{tree}}").split()
+            if theirs != ours:
+                return Outcome(RepoReport(source.key, source.name, Status.SKIPPED, options.dry_run, base=base, reason=exists))
+            _git(clone, "branch", "--force", options.branch, earlier)
+            patch = _git_bytes(clone, "format-patch", "-1", "--stdout", earlier)
+            entry = replace(entry, commit=earlier, pushed=True, reason="the remote already had this migration on the branch; nothing pushed")
+        bundle = _bundle(clone, base, options.branch, scratch / "migration.bundle")
+    except GitError as error:
+        return Outcome(replace(entry, status=Status.FAILED, reason=f"after the commit: {error}"), patch)
+    if push and not entry.pushed:
+        try:
+            _git(clone, "push", "--quiet", f"--force-with-lease=refs/heads/{options.branch}:{remote_tip or ''}",
+                 "origin", f"refs/heads/{options.branch}:refs/heads/{options.branch}")
+        except GitError as error:
+            return Outcome(replace(entry, status=Status.FAILED, reason=f"push refused, nothing pushed ({error})"), patch, bundle)
+        entry = replace(entry, pushed=True)
+    return Outcome(entry, patch, bundle)
+
+
+def _parents(clone: Path, commit: str) -> list[str]:
+    """Read from the raw object: in a shallow clone, `commit^` does not see past the graft."""
+    _git(clone, "fetch", "--quiet", "--depth=1", "origin", commit)
+    header = _git(clone, "cat-file", "commit", commit).split("\n\n", 1)[0].splitlines()
+    return [line.split()[1] for line in header if line.startswith("parent ")]
+
+
+def _remote_tip(clone: Path, branch: str) -> str | None:
+    """The commit the branch points at on the remote, or None if it does not exist there."""
+    ref = f"refs/heads/{branch}"
+    for line in _git(clone, "ls-remote", "origin", ref).splitlines():
+        commit, _, name = line.partition("\t")
+        if name == ref:
+            return commit
+    return None
+
+
+def _bundle(clone: Path, base: str, branch: str, path: Path) -> bytes:
+    """The migration commit alone; whoever has the base commit can `git fetch` it from the bundle."""
+    _git_bytes(clone, "bundle", "create", "--quiet", str(path), f"{base}..refs/heads/{branch}")
+    return path.read_bytes()
