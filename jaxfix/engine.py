@@ -6,6 +6,7 @@ Pure: reading, caching and safe writes live in jaxfix/runner.py and jaxfix/file_
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from pathlib import Path
 
 import libcst as cst
@@ -20,6 +21,7 @@ from jaxfix.codemods import RULES
 from jaxfix.codemods.base import Rule
 from jaxfix.diffs import split_lines
 from jaxfix.diagnostics import Diagnostic, FileResult, Fix, Location, Report, Safety
+from jaxfix.evidence import Evidence
 from jaxfix.file_io import unreadable_reason
 from jaxfix.layout import fit_line_length
 from jaxfix.nesting import too_deep
@@ -83,15 +85,19 @@ def _apply(module: cst.Module, fixes: list[Fix], analysis: ModuleAnalysis, line_
 
 
 def _run_rules(
-    module: cst.Module, rules: list[type[Rule]], options: Options, changed_lines: frozenset[int] | None
+    module: cst.Module, rules: list[type[Rule]], options: Options, changed_lines: frozenset[int] | None,
+    evidence: tuple[Evidence, ...] | None = None,
 ) -> tuple[ModuleAnalysis, list[Report]]:
-    """Reports that are neither suppressed nor, in changed-lines mode, off the changed lines."""
+    """Reports that are neither suppressed nor, in changed-lines mode, off the changed lines,
+    nor, with evidence from a log, unconfirmed by it."""
     wrapper = ModuleLevelBatchWrapper(module, unsafe_skip_copy=True)
-    analysis = ModuleAnalysis(wrapper, options.jax_version)
+    analysis = ModuleAnalysis(wrapper, options.jax_version, evidence or ())
     running = [rule_class(analysis, options) for rule_class in rules]
     wrapper.visit_batched(running)
     expected = analysis.expected_errors  # code that tests the error it would report
     reports = [report for rule in running for report in rule.reports if not expected.expects(report.node, rule.raises)]
+    if evidence is not None:
+        reports = [r for r in reports if analysis.evidence.confirms(r.code, r.node)]
     if not reports:
         return analysis, []  # without generating the code for suppression comments and positions
     lines = split_lines(module.code)
@@ -135,27 +141,66 @@ def _parses_with_ast(source: bytes) -> bool:
     return True
 
 
+def _unconfirmed(evidence: tuple[Evidence, ...], analysis: ModuleAnalysis, reports: list[Report], lines: list[str]) -> list[Diagnostic]:
+    """A diagnostic for each piece of evidence no rule's report stands for."""
+    confirmed = {analysis.evidence.confirms(r.code, r.node) for r in reports}
+    found = []
+    for item in evidence:
+        if item in confirmed or is_suppressed(lines, item.code, (item.line, item.line)):
+            continue
+        if item in analysis.evidence.matched:
+            why = "but jaxfix cannot tell why from this code"
+        else:
+            why = (f"but no call on this line is one {item.code} checks: JAX raised it inside code this line calls "
+                   "(in another module or a library); give jaxfix that file's path, or fix it there")
+        text = lines[item.line - 1] if item.line <= len(lines) else ""
+        indent = len(text) - len(text.lstrip())
+        found.append(Diagnostic(
+            code=item.code, message=f"the log shows JAX raised {item.code} at this line ({item.where}), {why}",
+            start=Location(item.line, indent + 1), end=Location(item.line, len(text.rstrip("\r\n")) + 1),
+        ))
+    return found
+
+
+def _carry_evidence(evidence: tuple[Evidence, ...], old: list[str], new: list[str]) -> tuple[Evidence, ...]:
+    carried = []
+    for item in evidence:
+        lines = carry_lines(frozenset({item.line}), old, new)
+        if lines:
+            carried.append(replace(item, line=min(lines)))
+    return tuple(carried)
+
+
 def check_source(
     source: bytes, options: Options, rules: list[type[Rule]] | None = None,
-    changed_lines: frozenset[int] | None = None,
+    changed_lines: frozenset[int] | None = None, evidence: tuple[Evidence, ...] | None = None,
 ) -> tuple[bytes | None, tuple[Diagnostic, ...]]:
     """Diagnostics for `source` (positions in it) and the fixed bytes, or None if unchanged.
 
     `rules` defaults to the registered rules that are selected and pass the prefilter;
     `changed_lines` (changed-lines mode) keeps only reports touching those lines; None keeps all.
+    `evidence` (from a log) runs the rules it names in confirmed mode, without the prefilter
+    (the file may not mention a mesh at all), and keeps only the reports it confirms.
     """
     if changed_lines is not None and not changed_lines:
         return None, ()
-    rules = candidate_rules(source, options) if rules is None else [r for r in rules if r.may_apply(source)]
+    if evidence is not None:
+        codes = {e.code for e in evidence}
+        rules = [r for r in (selected_rules(options) if rules is None else rules) if r.code in codes]
+    else:
+        rules = candidate_rules(source, options) if rules is None else [r for r in rules if r.may_apply(source)]
     if not rules:
         return None, ()
     module = cst.parse_module(source)
     diagnostics: tuple[Diagnostic, ...] | None = None
     fixed_any = False
     for _ in range(MAX_PASSES):
-        analysis, reports = _run_rules(module, rules, options, changed_lines)
+        analysis, reports = _run_rules(module, rules, options, changed_lines, evidence)
         if diagnostics is None:
             diagnostics = tuple(_diagnostic(r, analysis, options) for r in reports)
+            if evidence:
+                notes = _unconfirmed(evidence, analysis, reports, split_lines(module.code))
+                diagnostics = tuple(sorted((*diagnostics, *notes), key=lambda d: (d.start.line, d.start.column, d.code)))
         fixes = [r.fix for r in reports if _fix_allowed(r.fix, options)]
         if not fixes:
             break
@@ -171,6 +216,8 @@ def check_source(
             raise InternalError(f"a fix produced code that does not parse ({error.message})") from None
         if changed_lines is not None:
             changed_lines = carry_lines(changed_lines, split_lines(module.code), split_lines(fixed_module.code))
+        if evidence:
+            evidence = _carry_evidence(evidence, split_lines(module.code), split_lines(fixed_module.code))
         module = fixed_module
     else:
         raise InternalError(f"fixes did not settle after {MAX_PASSES} passes")
@@ -207,13 +254,13 @@ class TooDeep(Exception):
 
 
 def _screened_check(
-    source: bytes, options: Options, changed_lines: frozenset[int] | None
+    source: bytes, options: Options, changed_lines: frozenset[int] | None, evidence: tuple[Evidence, ...] | None = None
 ) -> tuple[bytes | None, tuple[Diagnostic, ...]]:
     refusal = too_deep(source)
     if refusal is not None:
         message, line, column = refusal
         raise TooDeep(message, Location(line, column))
-    return check_source(source, options, changed_lines=changed_lines)
+    return check_source(source, options, changed_lines=changed_lines, evidence=evidence)
 
 
 def describe_failure(error: Exception, source: bytes) -> tuple[str, Location | None]:
@@ -237,7 +284,7 @@ def process_source(path: Path, source: bytes, options: Options) -> FileResult:
     if is_notebook(path):
         return process_notebook(path, source, options, _screened_check, describe_failure)
     try:
-        fixed, diagnostics = _screened_check(source, options, options.lines_to_check(path))
+        fixed, diagnostics = _screened_check(source, options, options.lines_to_check(path), options.evidence_at(path))
     except Exception as error:  # noqa: BLE001 - a rule's bug must not stop the run
         message, where = describe_failure(error, source)
         return FileResult(path, source, error=message, error_location=where)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jaxfix.discovery import DEFAULT_INCLUDE
+from jaxfix.evidence import Evidence
 
 KNOWN_PLATFORMS = ("cpu", "cuda", "rocm", "tpu")
 DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
@@ -28,6 +29,8 @@ class Options:
     line_length: int = DEFAULT_LINE_LENGTH  # the project's formatter's (ruff, black): fixes stay within it
     # Changed-lines mode (--diff-base): resolved path -> the lines that may be reported and fixed.
     changed_lines: Mapping[Path, frozenset[int]] | None = None
+    # --from-log: resolved path -> what the log showed raised there; only those sites are checked.
+    evidence: Mapping[Path, tuple[Evidence, ...]] | None = None
 
     @property
     def all_includes(self) -> tuple[str, ...]:
@@ -42,3 +45,7 @@ class Options:
     def lines_to_check(self, path: Path) -> frozenset[int] | None:
         """The lines of `path` that may be reported and fixed; None means every line."""
         return None if self.changed_lines is None else self.changed_lines.get(path.resolve(), frozenset())
+
+    def evidence_at(self, path: Path) -> tuple[Evidence, ...] | None:
+        """What the log showed raised in `path`; None when not running from a log."""
+        return None if self.evidence is None else self.evidence.get(path.resolve(), ())

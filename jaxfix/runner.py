@@ -54,7 +54,7 @@ def _settle_cheaply(
         return FileResult(path, source, error=reason)
     if is_notebook(path) and (problem := shape_error(path, source)) is not None:
         return problem  # malformed, not a notebook, or nbformat 3: said even when nothing to check
-    if not is_candidate(source, rules):
+    if not is_candidate(source, rules) and options.evidence is None:  # a log's site may not mention a mesh
         error = (notebook_syntax_error if is_notebook(path) else syntax_error)(source) if check_syntax else None
         return FileResult(path, source) if error is None else FileResult(path, source, error=error[0], error_location=error[1])
     cached = cache.get(path, source) if cache else None

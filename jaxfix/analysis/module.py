@@ -35,11 +35,13 @@ from jaxfix.analysis.arrays import DeviceFreeValues
 from jaxfix.analysis.bindings import Bindings
 from jaxfix.analysis.contexts import ContextModel, ContextSite
 from jaxfix.analysis.evaluate import ValueModel
+from jaxfix.analysis.evidence import EvidenceMap
 from jaxfix.analysis.expected_errors import ExpectedErrors
 from jaxfix.analysis.jitting import JitApplication, jit_application
 from jaxfix.analysis.names import SIGNATURES, Api, ApiResolver, bind
 from jaxfix.analysis.parents import parent_map
 from jaxfix.analysis.values import Value
+from jaxfix.evidence import Evidence
 
 NodeT = TypeVar("NodeT", bound=cst.CSTNode)
 
@@ -50,9 +52,10 @@ class ModuleAnalysis:
     Positions cost a full code generation, so they are only computed when something is reported.
     """
 
-    def __init__(self, wrapper: MetadataWrapper, jax_version: tuple[int, ...] | None) -> None:
+    def __init__(self, wrapper: MetadataWrapper, jax_version: tuple[int, ...] | None, evidence: tuple[Evidence, ...] = ()) -> None:
         self.wrapper = wrapper
         self.jax_version = jax_version
+        self.evidence = EvidenceMap(self, evidence)
 
     # -- the two questions --------------------------------------------------------------------
 
@@ -63,6 +66,11 @@ class ModuleAnalysis:
     def value_of(self, expr: cst.BaseExpression) -> Value:
         """What `expr` evaluates to, as far as the module shows."""
         return self.values.value_of(expr)
+
+    def evidence_at(self, node: cst.CSTNode, code: str) -> Evidence | None:
+        """Confirmed mode (`--from-log`): the log's proof that `code`'s error was raised at
+        `node`, with the meshes its message names (see jaxfix/analysis/evidence.py)."""
+        return self.evidence.at(node, code)
 
     # -- finding the calls a rule looks at ----------------------------------------------------
 

@@ -26,7 +26,7 @@ from jaxfix.cli.flags import load_config, options_from, setting_flags, setting_v
 from jaxfix.cli.progress import ParseProgress
 from jaxfix.diagnostics import FileResult
 from jaxfix.diffs import unified_diff
-from jaxfix.discovery import discover, is_excluded
+from jaxfix.discovery import Discovery, discover, is_excluded
 from jaxfix.options import Options
 from jaxfix.runner import default_jobs, run_files
 from jaxfix.safe_write import remove_stale_temps
@@ -126,6 +126,8 @@ class _MainCommand(click.Command):
 @click.option("--diff", "mode", flag_value="diff", help="Print only a unified diff (git apply-able) on stdout; write nothing.")
 @setting_flags(MAIN)
 @click.option("--diff-base", metavar="REV", help="Report and fix only lines changed since REV (git diff REV of the working tree).")
+@click.option("--from-log", metavar="FILE", type=click.Path(exists=True, dir_okay=False, allow_dash=True),
+              help="Fix the sites where a log's tracebacks raised JAX001-JAX003 ('-' for stdin); see docs/from-log.md.")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: CPU count).")
 @click.option("--format", "output_format", default="text", show_default=True, metavar="NAME",
@@ -140,7 +142,7 @@ class _MainCommand(click.Command):
 @click.version_option(__version__, "--version", prog_name="jaxfix")
 def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, jobs: int | None, color: str,
           output_format: str, quiet: bool, verbose: bool, stdin_filename: str | None, list_rules: bool, explain: str | None,
-          diff_base: str | None, no_cache: bool, **params: Any) -> None:
+          diff_base: str | None, from_log: str | None, no_cache: bool, **params: Any) -> None:
     """Find and fix JAX sharding code that recent JAX releases reject (JAX001-JAX003).
 
     Fixes safe violations in place by default. Exit codes: 0 nothing left to do; 1 diagnostics
@@ -167,16 +169,24 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
             options = replace(options, changed_lines=changed_lines(diff_base))
         except ChangedLinesError as error:
             raise click.UsageError(str(error)) from None
+    if stdin and from_log:
+        raise click.UsageError("--from-log checks files in the tree, not code from stdin ('-')")
     if stdin:
         sys.exit(_run_stdin(options, stdin_filename, mode, console, output_format))
     if Path("-") in path_list:
         raise click.UsageError("'-' (stdin) cannot be combined with other paths")
 
-    found = discover(path_list, options.exclude, options.all_includes)
+    if from_log:
+        from jaxfix.cli.from_log import evidence_run
+
+        files, options, log_errors = evidence_run(from_log, path_list, options, console)
+        found = Discovery(files, [])
+    else:
+        found, log_errors = discover(path_list, options.exclude, options.all_includes), False
     for path, message in found.errors:
         render.render_error(console, path, message)
     write = mode == "fix"
-    cache = None if no_cache else Cache(cache_dir(flags["cache_dir"] and Path(flags["cache_dir"]), config, path_list), options)
+    cache = None if no_cache or from_log else Cache(cache_dir(flags["cache_dir"] and Path(flags["cache_dir"]), config, path_list), options)
     # Files named on the command line always get their syntax errors reported; found ones with --strict.
     strict = flags["strict"] or bool(config.values.get("strict"))
     check_syntax = set(found.files) if strict else {p for p in path_list if p.is_file()}
@@ -194,7 +204,7 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
         sys.stdout.write(FORMATS[output_format](results, RunInfo(tuple(selected_rules(options)), write)))
     if not quiet and mode != "diff":
         render.render_summary(console, results, write=write, other_errors=len(found.errors))
-    sys.exit(_exit_code(results, write=write, had_errors=bool(found.errors)))
+    sys.exit(_exit_code(results, write=write, had_errors=bool(found.errors) or log_errors))
 
 
 def _run(files: list[Path], options: Options, *, write: bool, jobs: int, console: Console, quiet: bool,

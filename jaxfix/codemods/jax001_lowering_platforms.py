@@ -7,12 +7,14 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from jaxfix.analysis.evidence import confirmed_mesh
 from jaxfix.analysis.imports import module_spelling
 from jaxfix.analysis.names import Api
 from jaxfix.analysis.values import MeshValue
 from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.text import code, short
 from jaxfix.diagnostics import Fix, Safety
+from jaxfix.evidence import Evidence
 
 # How the message names the primitives that need devices at lowering.
 _DEVICE_PRIMITIVES = {
@@ -166,12 +168,44 @@ class MissingLoweringPlatforms(Rule):
         if not isinstance(func, cst.Attribute) or func.attr.value != "lower":
             return
         stage = self.analysis.resolve(func.value)
-        if isinstance(stage, cst.Call) and isinstance(stage.func, cst.Attribute) and stage.func.attr.value == "trace":
-            self._check(node, stage, self._jitted(stage.func.value), rewrite_to_trace=False)
+        reported = len(self.reports)
+        traced = isinstance(stage, cst.Call) and isinstance(stage.func, cst.Attribute) and stage.func.attr.value == "trace"
+        if isinstance(stage, cst.Call) and isinstance(stage.func, cst.Attribute) and traced:
+            jitted = self._jitted(stage.func.value)
+            self._check(node, stage, jitted, rewrite_to_trace=False)
         else:
             jitted = self._jitted(func.value)
             if jitted is not None:
                 self._check(node, node, jitted, rewrite_to_trace=True)
+        confirmed = self.analysis.evidence_at(node, self.code)
+        if confirmed is not None and len(self.reports) == reported:
+            self._from_log(node, jitted, confirmed, traced=traced)
+
+    def _from_log(self, lower: cst.Call, jitted: _Jitted | None, evidence: Evidence, *, traced: bool) -> None:
+        """Confirmed mode: the log shows this `.lower()` raised, so no device was in play
+        whatever the code around it does; the mesh size comes from the message's context mesh."""
+        logged = f"the log shows JAX raised it here ({evidence.where})"
+        platforms = _keyword(lower, "lowering_platforms")
+        positional = any(a.keyword is None for a in lower.args)
+        if platforms is not None and not _is_none(platforms.value):
+            self.report(lower, f"`.lower()` raised for lack of lowering_platforms ({logged}), but passes them now: nothing to fix")
+            return
+        if not traced and jitted is None and not positional:
+            self.report(lower, f"`.lower()` needs lowering_platforms ({logged}); not fixed: jaxfix cannot tell whether "
+                        "this is `jit(f).lower(...)`, whose keywords go to f, or a traced stage's `.lower()`")
+            return
+        body = self._body_uses(jitted.function) if jitted is not None else []
+        if body:
+            self.report(lower, f"{body[0]} needs devices at lowering ({logged}): adding lowering_platforms would make JAX raise "
+                        "'AbstractMesh cannot be used when jaxpr contains primitives that require devices'; "
+                        "lower with a concrete mesh (jax.make_mesh shardings or jax.set_mesh) instead")
+            return
+        contexts = {f.context for f in evidence.facts if f.context is not None and not f.context.is_empty}
+        context = confirmed_mesh(None, contexts.pop(), lower) if len(contexts) == 1 else None
+        sizes = {context.size} if context is not None else set()
+        reason = logged + (f", under the context mesh {context.shape_text()}" if context is not None else "")
+        self._report_missing(lower, platforms, _Evidence(reason, context, sizes.pop() if sizes else None),
+                             rewrite_to_trace=not traced)
 
     # -- the jitted callable ----------------------------------------------------------------
 

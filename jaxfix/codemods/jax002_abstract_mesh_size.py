@@ -7,11 +7,13 @@ import math
 import libcst as cst
 
 from jaxfix.analysis.contexts import ContextSite, Entry, innermost
+from jaxfix.analysis.evidence import confirmed_mesh
 from jaxfix.analysis.names import SIGNATURES, Api, bind
 from jaxfix.analysis.values import MeshValue, tuple_text
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.text import not_fixed, related, short, with_note
 from jaxfix.diagnostics import Fix, Related, Safety
+from jaxfix.evidence import Evidence
 
 _JAX_ERROR = '"use_abstract_mesh cannot change the size of the mesh"'
 
@@ -112,16 +114,46 @@ class AbstractMeshSizeChange(Rule):
         args = analysis.bind(node)
         argument = args.get("mesh") if args else None
         inner = analysis.value_of(argument) if argument is not None else None
+        confirmed = analysis.evidence_at(node, self.code)
         if not isinstance(inner, MeshValue) or not inner.is_abstract or inner.is_empty or inner.size is None:
+            if confirmed is not None and argument is not None:
+                self._from_log(node, argument, inner if isinstance(inner, MeshValue) else None, confirmed)
             return
         known = [(site, site.mesh) for site in innermost(analysis.contexts_at(node)) if isinstance(site.mesh, MeshValue)]
         known = [(site, mesh) for site, mesh in known if not mesh.is_empty and mesh.size is not None]
         conflicts = [site for site, mesh in known if mesh.size != inner.size]
         if not conflicts or argument is None:
+            if confirmed is not None and argument is not None:
+                self._from_log(node, argument, inner, confirmed)
             return
         fix, why_not = self._fix(argument, inner, [mesh for _, mesh in known])
         message = with_note(self._message(node, inner, conflicts[0]), why_not)
         self.report(node, message, fix=fix, related=self._related(conflicts[0]))
+
+    def _from_log(self, node: cst.Call, argument: cst.BaseExpression, inner: MeshValue | None, evidence: Evidence) -> None:
+        """Confirmed mode: the log shows this raised; the meshes the code does not show come
+        from its messages (the new mesh, and the previous one whatever set it)."""
+        news = {f.new for f in evidence.facts if f.new is not None}
+        inner = confirmed_mesh(inner, next(iter(news)), argument) if len(news) == 1 else inner
+        logged = self._logged(node, evidence)
+        if inner is None or inner.size is None:
+            self.report(node, with_note(logged, not_fixed("the log shows meshes of several sizes entered here")))
+            return
+        if any(f.new is not None and f.new.size != inner.size for f in evidence.facts):
+            self.report(node, with_note(logged, not_fixed(
+                f"the code builds a mesh of size {inner.size} here, not the one in the log (changed since the log?)")))
+            return
+        outers = [confirmed_mesh(None, f.prev, node) for f in evidence.facts if f.prev is not None]
+        fix, why_not = self._fix(argument, inner, outers)
+        self.report(node, with_note(logged, why_not), fix=fix)
+
+    def _logged(self, node: cst.Call, evidence: Evidence) -> str:
+        prev = sorted({f.prev for f in evidence.facts if f.prev}, key=lambda m: m.size)
+        inside = " or ".join(f"size {m.size} {confirmed_mesh(None, m, node).shape_text()}" for m in prev)
+        return (
+            f"`{short(node)}` (line {self.analysis.line(node)}) is entered while a mesh of {inside} is current, "
+            f"as the log shows ({evidence.where}); JAX raises {_JAX_ERROR}"
+        )
 
     # -- the fix ------------------------------------------------------------------------------
 

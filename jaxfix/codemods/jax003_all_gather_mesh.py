@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
 from jaxfix.analysis.contexts import ContextSite, innermost
+from jaxfix.analysis.evidence import confirmed_mesh
 from jaxfix.analysis.imports import api_spelling, module_spelling
 from jaxfix.analysis.module import ModuleAnalysis
 from jaxfix.analysis.names import Api
@@ -16,6 +17,7 @@ from jaxfix.analysis.values import MeshValue
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.text import code, not_fixed, related, short, with_note
 from jaxfix.diagnostics import Fix, Related, Safety
+from jaxfix.evidence import Evidence
 from jaxfix.options import Options
 
 _INPUT_ERROR = '"Input sharding mesh ... should be equal to out_sharding mesh ..."'
@@ -140,16 +142,46 @@ class AllGatherMeshMismatch(Rule):
         args = self.analysis.bind(node)
         if args is None or "xs" not in args or "out_sharding" not in args:
             return
+        reported = len(self.reports)
         for x, sharding in _leaves(args["xs"], args["out_sharding"]) or ():
             self._check_leaf(node, x, sharding)
+        confirmed = self.analysis.evidence_at(node, self.code)
+        if confirmed is not None and len(self.reports) == reported:
+            self._from_log(node, args["xs"], args["out_sharding"], confirmed)
+
+    def _from_log(self, gather: cst.Call, x: cst.BaseExpression, sharding: cst.BaseExpression, evidence: Evidence) -> None:
+        """Confirmed mode: the log shows the input's mesh (and the context's) when the code does not."""
+        inputs = {f.input for f in evidence.facts if f.input is not None}
+        outs = {f.out for f in evidence.facts if f.out is not None}
+        logged = f"the log shows JAX raised {_INPUT_ERROR} here ({evidence.where})"
+        if len(inputs) != 1 or len(outs) != 1 or isinstance(x, (cst.Tuple, cst.List, cst.Dict)):
+            self.report(gather, f"{logged}; not fixed: the log shows several meshes, or the input is a container of arrays")
+            return
+        logged_input = confirmed_mesh(None, inputs.pop(), x)
+        sites = [s if s.input is not None else replace(s, input=logged_input) for s in self._sites(gather, x)]
+        verdicts = [v for v in (self._verdict(site, sharding) for site in sites) if v is not None]
+        if not verdicts:
+            out = confirmed_mesh(None, outs.pop(), gather)
+            self.report(gather, (
+                f"{logged}: the input `{short(x)}` is on {_describe(logged_input)}, the context mesh is {_describe(out)}; "
+                "not fixed: jaxfix does not see where that context mesh is set (a decorator, a caller, another module): "
+                f"move the input onto it (jax.device_put({short(x)}, NamedSharding(<context mesh>, jax.typeof({short(x)}).sharding.spec))) "
+                "or gather under the input's mesh"
+            ))
+            return
+        self._report_leaf(x, sharding, sites, verdicts, f" (the input's mesh from the log, {evidence.where})")
 
     # -- one leaf -----------------------------------------------------------------------------
 
     def _check_leaf(self, gather: cst.Call, x: cst.BaseExpression, sharding: cst.BaseExpression) -> None:
         sites = self._sites(gather, x)
         verdicts = [v for v in (self._verdict(site, sharding) for site in sites) if v is not None]
-        if not verdicts:
-            return
+        if verdicts:
+            self._report_leaf(x, sharding, sites, verdicts)
+
+    def _report_leaf(
+        self, x: cst.BaseExpression, sharding: cst.BaseExpression, sites: list[_Site], verdicts: list[_Verdict], source: str = ""
+    ) -> None:
         first = verdicts[0]
         node = x if first.kind is _Failure.INPUT else sharding
         if node in self.reported:
@@ -161,7 +193,7 @@ class AllGatherMeshMismatch(Rule):
         else:
             fix, note = self._rehome_sharding(x, sharding, sites, verdicts)
             message = self._context_message(sharding, first)
-        self.report(node, with_note(message, note), fix=fix, related=self._related(first.site))
+        self.report(node, with_note(message + source, note), fix=fix, related=self._related(first.site))
 
     def _verdict(self, site: _Site, sharding: cst.BaseExpression) -> _Verdict | None:
         out = self._out_mesh(sharding, site.context)

@@ -1,0 +1,76 @@
+"""Confirmed mode: what the log showed at a node, for the rule that checks it.
+
+A traceback proves that a rule's error was raised at a line; the message names the meshes. A
+rule asks `evidence_at(call, code)` for the call it checks and, where its static answers are
+unknown, takes the missing facts from the message through `confirmed_mesh`. The engine then
+keeps only reports that some evidence confirmed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from jaxfix.analysis.values import AxisType, MeshKind, MeshValue
+from jaxfix.evidence import Evidence, MeshFacts
+
+if TYPE_CHECKING:
+    from jaxfix.analysis.module import ModuleAnalysis
+
+
+class EvidenceMap:
+    """This module's evidence, matched to the nodes rules ask about."""
+
+    def __init__(self, analysis: ModuleAnalysis, evidence: tuple[Evidence, ...]) -> None:
+        self.analysis = analysis
+        self.evidence = evidence
+        self.matched: dict[Evidence, cst.CSTNode] = {}
+
+    def at(self, node: cst.CSTNode, code: str) -> Evidence | None:
+        """The evidence of `code` raised on one of the lines `node` spans (the innermost such
+        node wins: a traceback's line is that of the call that raised)."""
+        if not self.evidence:
+            return None
+        span = self.analysis.positions[node]
+        for evidence in self.evidence:
+            if evidence.code == code and span.start.line <= evidence.line <= span.end.line:
+                self.matched[evidence] = node
+                return evidence
+        return None
+
+    def confirms(self, code: str, node: cst.CSTNode) -> Evidence | None:
+        """The evidence behind a report on `node`: matched to it or to a node around it."""
+        around = set()
+        current: cst.CSTNode | None = node
+        while current is not None:
+            around.add(current)
+            current = self.analysis.parents.get(current)
+        return next((e for e, n in self.matched.items() if e.code == code and n in around), None)
+
+
+def confirmed_mesh(static: MeshValue | None, facts: MeshFacts, node: cst.CSTNode) -> MeshValue:
+    """The static answer with what it left unknown taken from the message's mesh."""
+    value = MeshValue(
+        kind=MeshKind(facts.kind),
+        axis_names=facts.axis_names,
+        axis_sizes=facts.axis_sizes,
+        axis_types=None if facts.axis_types is None else tuple(AxisType(t) for t in facts.axis_types),
+        has_abstract_device=facts.has_abstract_device,
+        node=node,
+    )
+    if static is None:
+        return value
+    return replace(
+        static,
+        axis_names=static.axis_names if static.axis_names is not None else value.axis_names,
+        axis_sizes=_per_axis(static.axis_sizes, value.axis_sizes),
+        axis_types=static.axis_types if static.axis_types is not None else value.axis_types,
+    )
+
+
+def _per_axis(static: tuple[int | None, ...] | None, known: tuple[int | None, ...] | None) -> tuple[int | None, ...] | None:
+    if static is None or known is None or len(static) != len(known):
+        return known if static is None else static
+    return tuple(k if s is None else s for s, k in zip(static, known))

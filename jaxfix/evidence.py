@@ -1,0 +1,60 @@
+"""Run-time evidence (`--from-log`): a traceback showed that a rule's error was raised at a line.
+
+Plain data that crosses from the log reader (jaxfix/fromlog/) through Options to the analysis,
+which hands it to the rule at that line; no libcst here.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class MeshFacts:
+    """A mesh as JAX's error message prints it."""
+
+    kind: str  # "abstract" or "concrete"
+    axis_names: tuple[str, ...]
+    axis_sizes: tuple[int, ...]
+    axis_types: tuple[str, ...] | None  # None when the message does not show them
+    has_abstract_device: bool
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.axis_sizes)
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.axis_sizes
+
+
+@dataclass(frozen=True)
+class Facts:
+    """The meshes one error message names; which ones depends on the error."""
+
+    context: MeshFacts | None = None  # JAX001: "Got context mesh: ..."
+    new: MeshFacts | None = None  # JAX002: the mesh use_abstract_mesh was given
+    prev: MeshFacts | None = None  # JAX002: the mesh current when it was entered
+    input: MeshFacts | None = None  # JAX003: the input's mesh
+    out: MeshFacts | None = None  # JAX003: the out_sharding's (the context) mesh
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Every traceback of one error at one line of one local file, as one value."""
+
+    code: str
+    line: int  # 1-based, in the local file as it is now
+    log_lines: tuple[int, ...]  # where in the log the tracebacks end (1-based), sorted
+    facts: tuple[Facts, ...]  # the distinct facts of those tracebacks, in log order
+
+    @property
+    def agreed(self) -> Facts | None:
+        """The facts, when every traceback of this site shows the same; None when they differ."""
+        return self.facts[0] if len(self.facts) == 1 else None
+
+    @property
+    def where(self) -> str:
+        lines = ", ".join(map(str, self.log_lines[:3])) + (", ..." if len(self.log_lines) > 3 else "")
+        return f"log line{'s' if len(self.log_lines) > 1 else ''} {lines}"

@@ -1,0 +1,100 @@
+"""Where a traceback raised in the local tree: the innermost frame outside libraries, mapped by
+the longest matching path suffix onto the files under the given paths, its line confirmed."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from pathlib import Path, PurePosixPath
+
+from jaxfix.fromlog.tracebacks import Frame
+
+# Frames that are never the user's: installed packages, JAX itself, the standard library
+# (contextlib for a decorator-entered mesh), and code without a file.
+_LIBRARY = re.compile(
+    r"(^|/)(site-packages|dist-packages|jaxlib)/|(^|/)jax/_src/|(^|/)lib/(pypy|python)\d[\d.]*/|^<[^>]*>$"
+)
+
+_COMMENT = re.compile(r"\s*#[^'\"]*$")
+
+
+class LocateError(ValueError):
+    """A traceback that cannot be placed in the local tree; the message says why."""
+
+
+def _parts(path: str) -> tuple[str, ...]:
+    return tuple(p for p in PurePosixPath(path.replace("\\", "/")).parts if p not in ("/", "."))
+
+
+def is_library(frame: Frame) -> bool:
+    return bool(_LIBRARY.search(frame.path.replace("\\", "/")))
+
+
+class TreeIndex:
+    """The local Python files, by file name, for suffix matching."""
+
+    def __init__(self, files: list[Path]) -> None:
+        self.by_name: dict[str, list[tuple[tuple[str, ...], Path]]] = defaultdict(list)
+        for file in files:
+            parts = _parts(file.resolve().as_posix())
+            self.by_name[parts[-1]].append((parts, file))
+
+    def map(self, log_path: str) -> Path | None:
+        """The one local file whose path shares the longest suffix with `log_path`; None if no
+        file has its name; LocateError if several share the longest suffix."""
+        wanted = _parts(log_path)
+        if not wanted:
+            return None
+        best: list[Path] = []
+        best_length = 0
+        for parts, file in self.by_name.get(wanted[-1], ()):
+            length = 0
+            while length < min(len(parts), len(wanted)) and parts[-1 - length] == wanted[-1 - length]:
+                length += 1
+            if length > best_length:
+                best, best_length = [file], length
+            elif length == best_length:
+                best.append(file)
+        if len(best) > 1:
+            suffix = "/".join(wanted[-best_length:])
+            names = ", ".join(sorted(p.as_posix() for p in best)[:3])
+            raise LocateError(f"{log_path} matches several local files by its ending {suffix!r} ({names}): not guessing")
+        return best[0] if best else None
+
+
+def locate(frames: tuple[Frame, ...], index: TreeIndex, read: dict[Path, list[str]]) -> tuple[Path, Frame]:
+    """The local file and the frame of the innermost user frame found in the tree."""
+    user = [f for f in frames if not is_library(f)]
+    if not user:
+        where = f" ({frames[-1].path}:{frames[-1].line})" if frames else ""
+        raise LocateError(f"it shows no frame of your code, only where JAX raised{where}; "
+                          "a log with longer tracebacks (pytest --tb=short or long) names the line")
+    for frame in reversed(user):
+        local = index.map(frame.path)
+        if local is None:
+            continue
+        if local not in read:
+            read[local] = local.read_text(encoding="utf-8", errors="replace").splitlines()
+        _confirm(local, frame, read[local])
+        return local, frame
+    raise LocateError(f"none of its frames is in a file under the given paths (innermost: {user[-1].path}:{user[-1].line})")
+
+
+def _confirm(local: Path, frame: Frame, lines: list[str]) -> None:
+    if frame.line > len(lines):
+        raise LocateError(f"{local.as_posix()} has changed since the log: it has no line {frame.line} any more")
+    now = lines[frame.line - 1].strip()
+    if frame.source is not None and _code(now) != _code(frame.source):
+        raise LocateError(
+            f"{local.as_posix()} has changed since the log: line {frame.line} is now {_short(now)!r}, "
+            f"the log shows {_short(frame.source)!r}"
+        )
+
+
+def _code(line: str) -> str:
+    """The line without a trailing comment (a suppression comment added since the log is fine)."""
+    return _COMMENT.sub("", line)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,170 @@
+"""Tracebacks in a log, whatever printed them: CPython (chained ones too, JAX's filtered ones,
+pytest --tb=native) and pytest's long, auto, short and line styles.
+
+A traceback here is its frames, outermost first, and the text of the exception it ends with;
+`exception` is None when the log stops (or breaks off) before that line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from jaxfix.fromlog.logtext import LogLine
+
+
+@dataclass(frozen=True)
+class Frame:
+    path: str
+    line: int
+    source: str | None  # the source line the traceback shows, stripped; None if it shows none
+
+
+@dataclass(frozen=True)
+class Traceback:
+    start: int  # log line numbers, 1-based
+    end: int
+    frames: tuple[Frame, ...]
+    exception: str | None  # "ValueError: message..." (continuation lines joined by newlines)
+    garbled: bool  # some of its lines held bytes that are not UTF-8
+
+
+_CPYTHON_START = re.compile(r"^\s*Traceback \(most recent call last\):\s*$")
+_CPYTHON_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+))?\s*$')
+_CARETS = re.compile(r"^\s*[\^~]+\s*$")
+_EXCEPTION = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::(?: (?P<message>.*))?)?$")
+_CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
+_JAX_NOTE = "--------------------"
+
+_PYTEST_HEADER = re.compile(r"^_{3,} .+ _{3,}$")
+_PYTEST_SECTION = re.compile(r"^={3,}( .* ={3,}|=*)$")
+_PYTEST_SEPARATOR = re.compile(r"^(?:_ ){3,}_?\s*$")
+_PYTEST_LOCATION = re.compile(r"^(?P<path>[^\s:][^:]*\.pyw?):(?P<line>\d+):(?: (?P<rest>.*))?$")
+_PYTEST_ERROR = re.compile(r"^E(?: {1,}(?P<text>.*))?$")
+
+
+def find_tracebacks(lines: list[LogLine]) -> list[Traceback]:
+    found: list[Traceback] = []
+    index = 0
+    while index < len(lines):
+        text = lines[index].text
+        if _CPYTHON_START.match(text):
+            traceback, index = _cpython(lines, index)
+            found.append(traceback)
+        elif _PYTEST_HEADER.match(text):
+            tracebacks, index = _pytest_block(lines, index + 1)
+            found.extend(tracebacks)
+        else:
+            line_style = _pytest_line_style(lines[index])
+            if line_style is not None:
+                found.append(line_style)
+            index += 1
+    return found
+
+
+# -- CPython -------------------------------------------------------------------------------------
+
+
+def _cpython(lines: list[LogLine], index: int) -> tuple[Traceback, int]:
+    start = index
+    indent = len(lines[index].text) - len(lines[index].text.lstrip())
+    frames: list[Frame] = []
+    index += 1
+    exception = None
+    while index < len(lines):
+        text = lines[index].text
+        frame = _CPYTHON_FRAME.match(text)
+        if frame:
+            source = None
+            following = lines[index + 1].text if index + 1 < len(lines) else ""
+            if following.strip() and not _CPYTHON_FRAME.match(following) and following.startswith(" " * (indent + 3)):
+                source = following.strip()
+                index += 1
+            frames.append(Frame(frame["path"], int(frame["line"]), source))
+            index += 1
+            continue
+        if not text.strip() or _CARETS.match(text) or text.strip().startswith("[Previous line repeated") or text.startswith(" " * (indent + 1)):
+            index += 1
+            continue
+        if _EXCEPTION.match(text[indent:]) and frames:
+            exception, index = _exception_text(lines, index, indent)
+        break
+    end = lines[min(index, len(lines)) - 1].number
+    garbled = any(line.garbled for line in lines[start:index])
+    return Traceback(lines[start].number, end, tuple(frames), exception, garbled), index
+
+
+def _exception_text(lines: list[LogLine], index: int, indent: int) -> tuple[str, int]:
+    """The exception line and its continuation lines, up to a blank line or what comes next."""
+    parts = [lines[index].text[indent:]]
+    index += 1
+    while index < len(lines):
+        text = lines[index].text
+        if (not text.strip() or _CPYTHON_START.match(text) or text.startswith(_CHAIN) or text.startswith(_JAX_NOTE)
+                or _PYTEST_SECTION.match(text) or _PYTEST_HEADER.match(text)):
+            break
+        parts.append(text[indent:])
+        index += 1
+    return "\n".join(parts), index
+
+
+# -- pytest --------------------------------------------------------------------------------------
+
+
+def _pytest_block(lines: list[LogLine], index: int) -> tuple[list[Traceback], int]:
+    """One test's failure: entries split by `_ _ _` lines, each with a `path:line:` location
+    after its code (long, auto) or before it (short), and the `E   ` lines of the exception."""
+    start = index
+    frames: list[Frame] = []
+    pending_source: str | None = None  # the `>` line of a long-style entry, before its location
+    errors: list[str] = []
+    tracebacks: list[Traceback] = []
+    while index < len(lines):
+        text = lines[index].text
+        if _PYTEST_HEADER.match(text) or _PYTEST_SECTION.match(text):
+            break
+        if _CPYTHON_START.match(text):  # --tb=native, or a chained traceback printed as text
+            traceback, index = _cpython(lines, index)
+            tracebacks.append(traceback)
+            continue
+        location = _PYTEST_LOCATION.match(text)
+        error = _PYTEST_ERROR.match(text)
+        if _PYTEST_SEPARATOR.match(text):
+            pending_source = None
+        elif location:
+            rest = location["rest"] or ""
+            source = pending_source
+            following = lines[index + 1].text if index + 1 < len(lines) else ""
+            if source is None and rest.startswith("in ") and following.startswith("    "):
+                source = following.strip()
+                index += 1
+            frames.append(Frame(location["path"], int(location["line"]), source))
+            pending_source = None
+        elif error:
+            errors.append(error["text"] or "")
+        elif text.startswith(">"):
+            pending_source = text[1:].strip()
+        index += 1
+    if frames:
+        exception = _pytest_exception(errors)
+        garbled = any(line.garbled for line in lines[start:index])
+        tracebacks.append(Traceback(lines[start].number, lines[index - 1].number, tuple(frames), exception, garbled))
+    return tracebacks, index
+
+
+def _pytest_exception(errors: list[str]) -> str | None:
+    """The `E` lines from the first one that starts an exception (`Type: message`)."""
+    for position, text in enumerate(errors):
+        if _EXCEPTION.match(text) and (":" in text or position == len(errors) - 1):
+            return "\n".join(errors[position:])
+    return None
+
+
+def _pytest_line_style(line: LogLine) -> Traceback | None:
+    """`--tb=line`: `path:line: Type: message`, the one place where the exception was raised."""
+    location = _PYTEST_LOCATION.match(line.text)
+    rest = location["rest"] if location else None
+    if not rest or not _EXCEPTION.match(rest) or ": " not in rest or rest.startswith("in "):
+        return None
+    frame = Frame(location["path"], int(location["line"]), None)  # type: ignore[index]
+    return Traceback(line.number, line.number, (frame,), rest, line.garbled)

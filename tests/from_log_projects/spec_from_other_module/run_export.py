@@ -1,0 +1,14 @@
+# code: JAX001
+# static: unfixed (the argument's sharding is built in another module)
+# result: stablehlo True
+import jax
+
+from export_specs import BATCH
+
+
+def double(a):
+    return a * 2
+
+
+lowered = jax.jit(double).lower(BATCH)
+print("stablehlo", "stablehlo" in lowered.as_text())

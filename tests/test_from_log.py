@@ -1,0 +1,323 @@
+"""`jaxfix --from-log`, proven end to end under real JAX on both tiers.
+
+Per JAX version, the programs in tests/from_log_projects/ run in one process (a plain log, as
+the interpreter prints uncaught exceptions) and under pytest with each `--tb` style; the pytest
+log is also wrapped as a CI log (timestamps, ANSI colours, `##[group]`). `jaxfix --from-log`
+then fixes a copy of the tree at another absolute path, and the fixed programs run again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from fixture_cases import read_header
+from jaxfix.cli.main import cli
+from jaxfix.fromlog.meshes import parse_mesh
+from test_real_jax import JAX_VERSIONS, interpreters
+
+pytestmark = pytest.mark.jax
+
+PROJECTS = Path(__file__).with_name("from_log_projects")
+RUNNER = Path(__file__).with_name("from_log_runner.py")
+STYLES = ("long", "short", "auto", "line")
+_ENV = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=8", "JAX_PLATFORMS": "cpu",
+        "PYTHONDONTWRITEBYTECODE": "1"}
+_PYTEST_PROGRAMS = '''
+import os, runpy, sys
+import pytest
+
+ENTRIES = {entries!r}
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=[os.path.basename(e) for e in ENTRIES])
+def test_program(entry):
+    directory = os.path.dirname(entry)
+    old = os.getcwd()
+    os.chdir(directory)
+    sys.path.insert(0, directory)
+    try:
+        runpy.run_path(entry, run_name="__main__")
+    finally:
+        sys.path.remove(directory)
+        os.chdir(old)
+'''
+
+
+def entries(root: Path) -> list[Path]:
+    return sorted(p for p in root.glob("*/run_*.py") if not p.name.endswith(".fixed.py"))
+
+
+def expected_files() -> dict[Path, Path]:
+    """Project-relative path of each file the fix changes -> the file it must become."""
+    return {fixed.with_name(fixed.name.replace(".fixed.py", ".py")).relative_to(PROJECTS): fixed
+            for fixed in sorted(PROJECTS.glob("*/*.fixed.py"))}
+
+
+def copy_tree(target: Path) -> Path:
+    shutil.copytree(PROJECTS, target, ignore=shutil.ignore_patterns("*.fixed.py", "README.md", "__pycache__"))
+    return target
+
+
+def run_programs(version: str, programs: list[Path]) -> dict:
+    done = subprocess.run([interpreters()[version], str(RUNNER), *map(str, programs)],
+                          capture_output=True, env=_ENV, timeout=900)
+    assert done.stdout, f"the runner failed under jax {version}:\n{done.stderr[-3000:].decode(errors='replace')}"
+    return {**json.loads(done.stdout), "log": done.stderr}
+
+
+def ci_log(log: bytes) -> bytes:
+    """`log` as a GitHub Actions job shows it: timestamps, a group, ANSI colours on errors."""
+    lines = [b"##[group]Run python -m pytest", *log.splitlines(), b"##[endgroup]", b"##[error]Process completed with exit code 1."]
+    out = []
+    for number, line in enumerate(lines):
+        if line.startswith((b"E ", b"ValueError")):
+            line = b"\x1b[31m\x1b[1m" + line + b"\x1b[0m"
+        out.append(b"2026-11-30T12:%02d:%02d.%07dZ " % (number // 60 % 60, number % 60, number * 7919 % 10**7) + line)
+    return b"\n".join(out) + b"\n"
+
+
+@pytest.fixture(scope="session")
+def logs(tmp_path_factory):
+    """JAX version -> {"plain", "long", "short", "auto", "line", "ci": log bytes, "meshes": [...]},
+    made once per session from programs in a checkout at one path."""
+    made: dict[str, dict] = {}
+
+    def make(version: str) -> dict:
+        if version not in interpreters():
+            pytest.skip(f"LOUD SKIP: no interpreter with jax {version} (set JAXFIX_JAX_PYTHONS)")
+        if version not in made:
+            checkout = copy_tree(tmp_path_factory.mktemp(f"ci-checkout-{version}") / "project")
+            plain = run_programs(version, entries(checkout))
+            assert all(r["error"] for r in plain["results"].values()), plain["results"]
+            found = {"plain": plain["log"], "meshes": plain["meshes"]}
+            tests = checkout / "test_programs.py"
+            tests.write_text(_PYTEST_PROGRAMS.format(entries=[str(e) for e in entries(checkout)]), encoding="utf-8")
+            for style in STYLES:
+                done = subprocess.run(
+                    [interpreters()[version], "-m", "pytest", "-p", "no:cacheprovider", "-q", f"--tb={style}", tests.name],
+                    cwd=checkout, capture_output=True, env=_ENV, timeout=900,
+                )
+                assert done.returncode == 1, done.stdout[-3000:].decode(errors="replace")
+                found[style] = done.stdout
+            tests.unlink()
+            found["ci"] = ci_log(found["auto"])
+            made[version] = found
+        return made[version]
+
+    return make
+
+
+def from_log(log: bytes, *args: str, tree: Path | None = None, cwd: Path | None = None):
+    """Run `jaxfix --from-log -` on `tree`, the log on stdin."""
+    old = Path.cwd()
+    if cwd:
+        os.chdir(cwd)
+    try:
+        paths = [str(tree)] if tree else []
+        return CliRunner().invoke(cli, ["--from-log", "-", *args, *paths], input=log, catch_exceptions=False)
+    finally:
+        os.chdir(old)
+
+
+def tree_state(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+# -- the whole workflow, per JAX version and log style --------------------------------------------
+
+
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+@pytest.mark.parametrize("style", ["plain", "long", "short", "auto", "ci"])
+def test_from_log_fixes_every_project(logs, tmp_path, version, style):
+    tree = copy_tree(tmp_path / "elsewhere" / "local-checkout")
+    result = from_log(logs(version)[style], "--unsafe-fixes", tree=tree)
+    assert result.exit_code == 0, result.output
+    expected = expected_files()
+    for relative, content in tree_state(tree).items():
+        wanted = expected.get(Path(relative))
+        assert content == (wanted.read_bytes() if wanted else (PROJECTS / relative).read_bytes()), relative
+
+
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_fixed_programs_run(logs, tmp_path, version):
+    tree = copy_tree(tmp_path / "fixed")
+    assert from_log(logs(version)["plain"], "--unsafe-fixes", tree=tree).exit_code == 0
+    results = run_programs(version, entries(tree))["results"]
+    for entry in entries(tree):
+        result = results[str(entry)]
+        assert result["error"] is None, f"{entry.parent.name}: {result['error']}"
+        assert result["last_line"] == read_header(entry)["result"], entry.parent.name
+
+
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_pytest_line_style_names_only_filtered_user_lines(logs, tmp_path, version):
+    """--tb=line shows one location: where JAX raised (an error each, nothing written), except
+    where JAX filtered its own frames out (jit(f).lower(x)), which leaves the user's line."""
+    tree = copy_tree(tmp_path / "tree")
+    result = from_log(logs(version)["line"], "--unsafe-fixes", tree=tree)
+    assert result.exit_code == 2
+    assert result.output.count("shows no frame of your code") == len(entries(PROJECTS)) - 1, result.output
+    changed = {p for p, content in tree_state(tree).items() if content != (PROJECTS / p).read_bytes()}
+    assert changed == {"spec_from_other_module/run_export.py"}
+
+
+def test_static_fix_is_identical_and_the_others_need_the_log(tmp_path):
+    """A site jaxfix fixes without a log gets the very same fix from its traceback; the other
+    projects are ones the static rules cannot fix."""
+    tree = copy_tree(tmp_path / "tree")
+    CliRunner().invoke(cli, ["--unsafe-fixes", "--no-cache", str(tree)], catch_exceptions=False)
+    for entry in entries(tree):
+        static = read_header(PROJECTS / entry.relative_to(tree))["static"]
+        fixed = expected_files()[entry.relative_to(tree)]
+        assert entry.read_bytes() == (fixed.read_bytes() if static == "fixed" else (PROJECTS / entry.relative_to(tree)).read_bytes())
+
+
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_mesh_reprs_from_real_jax(logs, version):
+    for mesh in logs(version)["meshes"]:
+        facts = parse_mesh(mesh["text"])
+        assert (facts.kind, list(facts.axis_names), list(facts.axis_sizes), list(facts.axis_types), facts.has_abstract_device) == (
+            mesh["kind"], mesh["names"], mesh["sizes"], mesh["types"], mesh["device"]), mesh["text"]
+
+
+# -- errors, one line each; the rest still processed ---------------------------------------------
+
+
+def _version(logs) -> dict:
+    return logs(next(v for v in JAX_VERSIONS if v in interpreters()))
+
+
+def _tracebacks(log: bytes) -> list[bytes]:
+    """The plain log cut into its tracebacks."""
+    return [b"Traceback" + part for part in log.split(b"Traceback")[1:]]
+
+
+def test_no_relevant_traceback_is_a_note_and_exit_0(tmp_path):
+    tree = copy_tree(tmp_path / "tree")
+    log = b'Traceback (most recent call last):\n  File "/ci/src/app.py", line 3, in <module>\n    d["k"]\nKeyError: \'k\'\n'
+    result = from_log(log, tree=tree)
+    assert result.exit_code == 0
+    assert "no traceback of JAX001, JAX002 or JAX003" in result.output
+
+
+def test_truncated_and_garbled_tracebacks_are_errors_and_the_rest_is_fixed(logs, tmp_path):
+    parts = _tracebacks(_version(logs)["plain"])
+    garbled = parts[0].replace(b"Got new mesh", b"Got n\xffw mesh")
+    cut = parts[-1][: parts[-1].index(b"raise ValueError")]
+    log = garbled + b"".join(parts[1:-1]) + cut
+    tree = copy_tree(tmp_path / "tree")
+    result = from_log(log, "--unsafe-fixes", tree=tree)
+    assert result.exit_code == 2
+    errors = [line for line in result.output.splitlines() if "error:" in line]
+    assert len(errors) == 2, result.output
+    assert "not UTF-8" in errors[0] and "cut off" in errors[1]
+    changed = [p for p, content in tree_state(tree).items() if content != (PROJECTS / p).read_bytes()]
+    assert len(changed) == len(parts) - 2
+
+
+def test_unmapped_traceback_writes_nothing(logs, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "unrelated.py").write_text("x = 1\n")
+    result = from_log(_version(logs)["plain"], "--unsafe-fixes", tree=other)
+    assert result.exit_code == 2
+    assert result.output.count("none of its frames is in a file under the given paths") == len(entries(PROJECTS))
+    assert (other / "unrelated.py").read_text() == "x = 1\n"
+
+
+def test_ambiguous_mapping_is_an_error_not_a_guess(logs, tmp_path):
+    first, second = copy_tree(tmp_path / "a" / "project"), copy_tree(tmp_path / "b" / "project")
+    result = from_log(_version(logs)["plain"], "--unsafe-fixes", tree=tmp_path)
+    assert result.exit_code == 2
+    assert result.output.count("matches several local files") == len(entries(PROJECTS))
+    assert tree_state(first) == tree_state(second) == tree_state(copy_tree(tmp_path / "pristine"))
+
+
+def test_file_changed_since_the_log_is_said_and_left_alone(logs, tmp_path):
+    tree = copy_tree(tmp_path / "tree")
+    changed = tree / "outer_mesh_from_config" / "run_outer_mesh_from_config.py"
+    changed.write_text(changed.read_text().replace("(16, 4)", "(16, 2)"))
+    before = changed.read_bytes()
+    result = from_log(_version(logs)["plain"], "--unsafe-fixes", tree=tree)
+    assert result.exit_code == 2
+    assert "has changed since the log: line 14 is now" in result.output
+    assert changed.read_bytes() == before
+    assert (tree / "static_site_same_fix" / "run_nested_stages.py").read_bytes() == (
+        PROJECTS / "static_site_same_fix" / "run_nested_stages.fixed.py").read_bytes()
+
+
+# -- one diagnostic per site, every mode and format ----------------------------------------------
+
+
+def test_repeated_tracebacks_are_one_diagnostic_and_output_is_deterministic(logs, tmp_path):
+    tree = copy_tree(tmp_path / "tree")
+    log = _version(logs)["plain"] * 2 + _version(logs)["long"]
+    first = from_log(log, "--format", "json", "--check", tree=tree, cwd=tmp_path)
+    again = from_log(log, "--format", "json", "--check", tree=tree, cwd=tmp_path)
+    assert first.exit_code == 1 and first.stdout == again.stdout
+    report = json.loads(first.stdout)
+    sites = [(f["path"], d["code"], d["start"]["line"]) for f in report["files"] for d in f["diagnostics"]]
+    assert len(sites) == len(set(sites)) == len(entries(PROJECTS))
+    assert sites == sorted(sites)
+
+
+def test_github_suggestions_from_a_ci_log(logs, tmp_path):
+    tree = copy_tree(tmp_path / "tree")
+    result = from_log(_version(logs)["ci"], "--unsafe-fixes", "--format", "github-suggestions", "--check", tree=tree, cwd=tmp_path)
+    assert result.exit_code == 1
+    comments = json.loads(result.stdout)
+    suggested = {c["path"] for c in comments if "```suggestion" in c["body"]}
+    assert suggested == {f"tree/{p.as_posix()}" for p in expected_files()}
+    assert tree_state(tree) == tree_state(copy_tree(tmp_path / "pristine"))
+
+
+@pytest.mark.parametrize("mode", ["--dry-run", "--diff"])
+def test_preview_modes_write_nothing(logs, tmp_path, mode):
+    tree = copy_tree(tmp_path / "tree")
+    result = from_log(_version(logs)["plain"], "--unsafe-fixes", mode, tree=tree, cwd=tmp_path)
+    assert result.exit_code == 1
+    assert tree_state(tree) == tree_state(copy_tree(tmp_path / "pristine"))
+    if mode == "--diff":
+        assert len(re.findall(r"^\+\+\+ b/", result.stdout, re.M)) == len(expected_files())
+
+
+def test_without_unsafe_fixes_only_safe_fixes_are_written(logs, tmp_path):
+    tree = copy_tree(tmp_path / "tree")
+    result = from_log(_version(logs)["plain"], tree=tree)
+    assert result.exit_code == 1  # the unsafe fixes remain as diagnostics
+    changed = {p for p, content in tree_state(tree).items() if content != (PROJECTS / p).read_bytes()}
+    assert changed == {"spec_from_other_module/run_export.py"}
+
+
+def test_suppression_comment_is_honoured(logs, tmp_path):
+    tree = copy_tree(tmp_path / "tree")
+    site = tree / "static_site_same_fix" / "run_nested_stages.py"
+    text = site.read_text().replace('("data", "model"))):\n        out', '("data", "model"))):  # noqa: JAX002\n        out')
+    site.write_text(text)
+    result = from_log(_version(logs)["plain"], "--unsafe-fixes", tree=tree)
+    assert result.exit_code == 0, result.output
+    assert site.read_text() == text
+
+
+def test_from_log_and_stdin_code_do_not_mix(tmp_path):
+    log = tmp_path / "ci.log"
+    log.write_text("")
+    result = CliRunner().invoke(cli, ["--from-log", str(log), "-"], input="x = 1\n")
+    assert result.exit_code == 2
+    assert "--from-log" in result.output
+
+
+def test_non_utf8_log_without_tracebacks_is_a_note(tmp_path):
+    tree = copy_tree(tmp_path / "tree")
+    result = from_log(b"\xff\xfe binary junk\n\x00\x01\n", tree=tree)
+    assert result.exit_code == 0
+    assert "no traceback" in result.output
+
