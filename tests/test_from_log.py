@@ -86,7 +86,8 @@ def ci_log(log: bytes) -> bytes:
 
 @pytest.fixture(scope="session")
 def logs(tmp_path_factory):
-    """JAX version -> {"plain", "long", "short", "auto", "line", "ci": log bytes, "meshes": [...]},
+    """JAX version -> {"plain", "long", "short", "auto", "line", "ci", "gh-run-view": log bytes,
+    "meshes": [...]},
     made once per session from programs in a checkout at one path."""
     made: dict[str, dict] = {}
 
@@ -109,6 +110,7 @@ def logs(tmp_path_factory):
                 found[style] = done.stdout
             tests.unlink()
             found["ci"] = ci_log(found["auto"])
+            found["gh-run-view"] = b"".join(b"test\tRun pytest\t" + line for line in ci_log(found["short"]).splitlines(True))
             made[version] = found
         return made[version]
 
@@ -135,7 +137,7 @@ def tree_state(root: Path) -> dict[str, bytes]:
 
 
 @pytest.mark.parametrize("version", JAX_VERSIONS)
-@pytest.mark.parametrize("style", ["plain", "long", "short", "auto", "ci"])
+@pytest.mark.parametrize("style", ["plain", "long", "short", "auto", "ci", "gh-run-view"])
 def test_from_log_fixes_every_project(logs, tmp_path, version, style):
     tree = copy_tree(tmp_path / "elsewhere" / "local-checkout")
     result = from_log(logs(version)[style], "--unsafe-fixes", tree=tree)
@@ -160,11 +162,12 @@ def test_fixed_programs_run(logs, tmp_path, version):
 @pytest.mark.parametrize("version", JAX_VERSIONS)
 def test_pytest_line_style_names_only_filtered_user_lines(logs, tmp_path, version):
     """--tb=line shows one location: where JAX raised (an error each, nothing written), except
-    where JAX filtered its own frames out (jit(f).lower(x)), which leaves the user's line."""
+    where JAX filtered its own frames out (jit(f).lower(x)), which leaves the user's line, and
+    for a chained exception, whose line is the last one's (not a JAX error: not in the log)."""
     tree = copy_tree(tmp_path / "tree")
     result = from_log(logs(version)["line"], "--unsafe-fixes", tree=tree)
     assert result.exit_code == 2
-    assert result.output.count("shows no frame of your code") == len(entries(PROJECTS)) - 1, result.output
+    assert result.output.count("shows no frame of your code") == len(entries(PROJECTS)) - 2, result.output
     changed = {p for p, content in tree_state(tree).items() if content != (PROJECTS / p).read_bytes()}
     assert changed == {"spec_from_other_module/run_export.py"}
 
@@ -220,7 +223,7 @@ def test_truncated_and_garbled_tracebacks_are_errors_and_the_rest_is_fixed(logs,
     assert len(errors) == 2, result.output
     assert "not UTF-8" in errors[0] and "cut off" in errors[1]
     changed = [p for p, content in tree_state(tree).items() if content != (PROJECTS / p).read_bytes()]
-    assert len(changed) == len(parts) - 2
+    assert len(changed) == len(entries(PROJECTS)) - 2
 
 
 def test_unmapped_traceback_writes_nothing(logs, tmp_path):

@@ -1,5 +1,5 @@
-"""A log's lines as the program printed them: CI timestamps, ANSI colours and workflow
-commands (`##[group]`, `::group::`) removed, undecodable bytes marked."""
+"""A log's lines as the program printed them: CI timestamps, ANSI colours, workflow commands
+(`##[group]`, `::group::`) and `gh run view --log` columns removed, undecodable bytes marked."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ _TIMESTAMP = re.compile(
     r"^(?:\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?: \d\d[OE]\+?)?"
     r"|\[\d\d:\d\d:\d\d(?:[.,]\d+)?\]|\d\d:\d\d:\d\d[.,]\d+) ?"
 )
+# `gh run view --log` / `--log-failed`: "job<TAB>step<TAB>" before each timestamped line.
+_GH_COLUMNS = re.compile(r"^[^\t]*\t[^\t]*\t(?=\d{4}-\d\d-\d\dT)")
 _WORKFLOW_COMMAND = re.compile(r"^(?:##\[[a-z]+\]|::[a-z-]+(?: [^:]*)?::)")
 _REPLACEMENT = "\ufffd"
 
@@ -31,7 +33,7 @@ def clean_lines(data: bytes) -> list[LogLine]:
         raw = raw.rstrip("\r")
         raw = raw.rsplit("\r", 1)[-1]  # progress bars redraw the line: keep what was left showing
         line = _ANSI.sub("", raw)
-        line = _TIMESTAMP.sub("", line, count=1)
+        line = _TIMESTAMP.sub("", _GH_COLUMNS.sub("", line, count=1), count=1)
         line = _WORKFLOW_COMMAND.sub("", line, count=1)
         lines.append(LogLine(number, line, _REPLACEMENT in line))
     return lines

@@ -113,16 +113,28 @@ def _exception_text(lines: list[LogLine], index: int, indent: int) -> tuple[str,
 
 def _pytest_block(lines: list[LogLine], index: int) -> tuple[list[Traceback], int]:
     """One test's failure: entries split by `_ _ _` lines, each with a `path:line:` location
-    after its code (long, auto) or before it (short), and the `E   ` lines of the exception."""
+    after its code (long, auto) or before it (short), and the `E   ` lines of the exception;
+    a chained exception's parts are separate tracebacks."""
     start = index
     frames: list[Frame] = []
     pending_source: str | None = None  # the `>` line of a long-style entry, before its location
     errors: list[str] = []
     tracebacks: list[Traceback] = []
+
+    def flush(end: int) -> None:
+        if frames:
+            garbled = any(line.garbled for line in lines[start:end])
+            tracebacks.append(Traceback(lines[start].number, lines[end - 1].number, tuple(frames), _pytest_exception(errors), garbled))
+        frames.clear()
+        errors.clear()
+
     while index < len(lines):
         text = lines[index].text
         if _PYTEST_HEADER.match(text) or _PYTEST_SECTION.match(text):
             break
+        if text.startswith(_CHAIN):
+            flush(index)
+            start, pending_source = index, None
         if _CPYTHON_START.match(text):  # --tb=native, or a chained traceback printed as text
             traceback, index = _cpython(lines, index)
             tracebacks.append(traceback)
@@ -145,10 +157,7 @@ def _pytest_block(lines: list[LogLine], index: int) -> tuple[list[Traceback], in
         elif text.startswith(">"):
             pending_source = text[1:].strip()
         index += 1
-    if frames:
-        exception = _pytest_exception(errors)
-        garbled = any(line.garbled for line in lines[start:index])
-        tracebacks.append(Traceback(lines[start].number, lines[index - 1].number, tuple(frames), exception, garbled))
+    flush(index)
     return tracebacks, index
 
 
