@@ -10,5 +10,8 @@ from gather_data import batch
 model_mesh = jax.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Explicit, AxisType.Explicit))
 x = batch()
 with jax.set_mesh(model_mesh):
-    y = top_level_all_gather(jax.device_put(x, NamedSharding(model_mesh, jax.typeof(x).sharding.spec)), P(reduced={"x"}))
+    y = top_level_all_gather(
+        jax.device_put(x, NamedSharding(model_mesh, jax.typeof(x).sharding.spec)),
+        P(reduced={"x"}),
+    )
 print(y.tolist(), dict(y.sharding.mesh.shape))

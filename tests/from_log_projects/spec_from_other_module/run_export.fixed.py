@@ -10,5 +10,7 @@ def double(a):
     return a * 2
 
 
-lowered = jax.jit(double).trace(BATCH).lower(lowering_platforms=(jax.export.default_export_platform(),))
+lowered = jax.jit(double).trace(BATCH).lower(
+    lowering_platforms=(jax.export.default_export_platform(),),
+)
 print("stablehlo", "stablehlo" in lowered.as_text())
