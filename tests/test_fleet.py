@@ -171,6 +171,28 @@ def test_dask_cluster_matches_the_local_pool_and_retries_a_killed_worker_once(tm
     assert not list(Path("dask").glob("clean.*")) and not list(Path("dask").glob("broken.*"))
 
 
+def test_a_pool_broken_before_its_loss_is_read_is_replaced_not_reused(tmp_path):
+    """The race the dispatcher cannot order: a worker dies, then a submit comes before the lost
+    future is read. The submit goes to a fresh pool, which reading the loss leaves running."""
+    from concurrent.futures import wait
+
+    from jaxfix.fleet.executors import LocalPool, Lost
+    from jaxfix.migrate import MigrateOptions
+
+    killer = bare(tmp_path, "killer", {"model.py": BEFORE, "verify.sh": killer_script(tmp_path / "attempts")})
+    fine = bare(tmp_path, "fine", {"model.py": BEFORE, "verify.sh": PASS})
+    pool = LocalPool(2, MigrateOptions(verify="sh verify.sh"), push=False)
+    try:
+        lost = pool.submit(parse_source(killer.as_uri()))
+        wait([lost])
+        replacement = pool.submit(parse_source(fine.as_uri()))
+        with pytest.raises(Lost):
+            pool.outcome(lost)
+        assert pool.outcome(replacement).entry.status is Status.CHANGED
+    finally:
+        pool.close()
+
+
 def test_push_lands_the_branch_in_the_remote_exactly_once(tmp_path, scheduler):
     remotes = [bare(tmp_path, name, {"model.py": BEFORE}) for name in ("alpha", "beta")]
     urls = [remote.as_uri() for remote in remotes]

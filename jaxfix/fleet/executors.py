@@ -104,29 +104,43 @@ class LocalPool:
     def __init__(self, jobs: int, options: MigrateOptions, push: bool) -> None:
         self.jobs, self.options, self.push = jobs, options, push
         self.pool: ProcessPoolExecutor | None = None
+        self.owners: dict[Future[Outcome], ProcessPoolExecutor] = {}
         self.broken = False
 
     def slots(self) -> int:
         return self.jobs
 
     def submit(self, source: RepoSource) -> Future[Outcome]:
-        if self.pool is None:
-            # The first pool forks before rich starts its refresh thread; a replacement spawns.
-            context = multiprocessing.get_context("spawn") if self.broken else None
-            self.pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context, initializer=_ignore_interrupts)
-        return self.pool.submit(migrate_source, source, self.options, self.push)
+        if self.pool is not None:
+            try:
+                return self._submit(self.pool, source)
+            except BrokenProcessPool:  # a worker died since the last outcome was read
+                self._drop(self.pool)
+        # The first pool forks before rich starts its refresh thread; a replacement spawns.
+        context = multiprocessing.get_context("spawn") if self.broken else None
+        self.pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context, initializer=_ignore_interrupts)
+        return self._submit(self.pool, source)
+
+    def _submit(self, pool: ProcessPoolExecutor, source: RepoSource) -> Future[Outcome]:
+        future = pool.submit(migrate_source, source, self.options, self.push)
+        self.owners[future] = pool
+        return future
+
+    def _drop(self, pool: ProcessPoolExecutor) -> None:
+        pool.shutdown(wait=False, cancel_futures=True)
+        if pool is self.pool:
+            self.pool, self.broken = None, True
 
     def finished(self, handles: list[Future[Outcome]], timeout: float) -> list[Future[Outcome]]:
         done, _ = wait(handles, timeout=timeout, return_when=FIRST_COMPLETED)
         return list(done)
 
     def outcome(self, handle: Future[Outcome]) -> Outcome:
+        pool = self.owners.pop(handle)
         try:
             return handle.result()
         except BrokenProcessPool as error:
-            if self.pool is not None:
-                self.pool.shutdown(wait=False, cancel_futures=True)
-                self.pool, self.broken = None, True
+            self._drop(pool)  # a replacement pool started meanwhile stays
             raise Lost(1, f"a worker process died ({error})") from None
 
     def close(self) -> None:
