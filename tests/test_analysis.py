@@ -87,11 +87,13 @@ def test_update_and_abstract_device():
     assert not mesh_of(HEADER + "m = AbstractMesh((2,), ('x',), abstract_device=None)").has_abstract_device
 
 
-def test_names_follow_one_binding_only():
+def test_names_follow_their_bindings():
     mesh = mesh_of(HEADER + "first = AbstractMesh((2,), ('x',))\nm = first")
     assert mesh.axis_sizes == (2,) and mesh.name == "first"
     rebound = HEADER + "m = AbstractMesh((2,), ('x',))\nm = AbstractMesh((4,), ('x',))\nm"
-    assert mesh_of(rebound) is None
+    assert mesh_of(rebound).axis_sizes == (4,)  # the later of two statements in a row
+    branches = HEADER + "if c:\n    m = AbstractMesh((2,), ('x',))\nelse:\n    m = AbstractMesh((4,), ('x',))\nm"
+    assert mesh_of(branches) is None
     assert mesh_of(HEADER + "def f(m):\n    return m\nm") is None
 
 

@@ -288,6 +288,20 @@ def test_a_function_passed_on_under_a_mesh_is_a_use_site():
         ("v = None", None),
         ("def f(n):\n    return n\nv = n", Unknown),
         ("v = (*rest, 2)", Unknown),
+        ("A, (B, *C) = 1, (2, 3, 4)\nv = (A, B, C)", (1, 2, (3, 4))),
+        ("A, B = SIZES\nv = A", Unknown),
+        ("A = B = 8\nv = A * B", 64),
+        ("A = 4\nA *= 2\nA += 1\nv = A", 9),
+        ("A = 4\nA = A * 2\nv = A", Unknown),  # only augmented assignments are folded
+        ("if c:\n    A = 8\nelse:\n    A = 8\nv = A", 8),
+        ("for A in (8, 8):\n    pass\nv = A", Unknown),
+        ("def f(a, b=2):\n    c = a * b\n    return c\nv = f(3)", 6),
+        ("def f(a):\n    if a:\n        return 1\nv = f(3)", Unknown),  # may fall off its end
+        ("def f(a):\n    return g(a)\ndef g(a):\n    return a\nv = f(3)", Unknown),  # one level only
+        ("def f(*a):\n    return 1\nv = f(3)", Unknown),
+        ("class C:\n    X = 3\nclass D(C):\n    pass\nv = D.X", 3),
+        ("v = (len(('a', 'b')), 2 ** 5, 7 % 4, (1,) + (2,))", (2, 32, 3, (1, 2))),
+        ("B = (1,)\nv = (*B, *B)", (1, 1)),
     ],
 )
 def test_value_of(code, value):

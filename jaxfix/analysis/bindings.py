@@ -24,6 +24,13 @@ class Bindings:
         (assignment,) = assignments
         return assignment if isinstance(assignment, Assignment) else None
 
+    def all(self, name: str, at: cst.CSTNode) -> list[Assignment]:
+        """Every assignment `name` may mean where `at` is; [] when one of them is not in the
+        code (a builtin)."""
+        scope = self._scopes.get(at)
+        assignments = list(scope[name]) if scope is not None else []
+        return [a for a in assignments if isinstance(a, Assignment)] if all(isinstance(a, Assignment) for a in assignments) else []
+
     def definition(self, name: cst.Name) -> cst.CSTNode | None:
         """The node that binds `name` (a FunctionDef, ClassDef, Param, assigned Name, Import...),
         when it is bound exactly once."""

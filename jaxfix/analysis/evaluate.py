@@ -1,25 +1,51 @@
 """The value model: what an expression evaluates to, when the module shows it.
 
-Follows names bound exactly once and `self.x`/`cls.x` assigned once in the enclosing class;
-evaluates integer arithmetic (`+ - * //`, unary minus), tuples and lists, strings,
-`AxisType.X`, tuples repeated by an integer, and the meshes built by `AbstractMesh`,
-`jax.make_mesh`, `Mesh`, `.update(...)` and `.abstract_mesh`. Anything else is `Unknown(why)`.
+Names: one binding (`x = v`, `x: T = v`, `(x := v)`), unpacking (`a, b = 8, 4`,
+`a, *rest = sizes`), chained assignment (`a = b = 8`), several bindings that all give the same
+value (both branches of an `if`), and a straight run of assignments in one block before the
+use (`n = 8` then `n *= 2`). `self.x` / `cls.x` assigned once in the enclosing class or,
+failing that, in a base class defined in the module; `Cls.X` assigned once in the class body
+(or a base's). Calls of a function of the module: its return value with the arguments bound
+(defaults included), one level deep; recursion, `*args`, decorators and functions that may
+fall off their end stay unknown. Integer arithmetic (`+ - * // % **`, unary minus), `len()`,
+tuples and lists (starred elements spliced, `+` concatenation, `* n` repetition), strings,
+`AxisType.X`, and the meshes built by `AbstractMesh`, `jax.make_mesh`, `Mesh`, `.update(...)`,
+`.abstract_mesh` and `jax.sharding.get_abstract_mesh()` (the context mesh where it is called,
+when `contexts_at` knows it). Anything else is `Unknown(why)`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import libcst as cst
+from libcst.metadata import Assignment
 
 from jaxfix.analysis.bindings import Bindings
-from jaxfix.analysis.names import MESH_UPDATE, SIGNATURES, Api, ApiResolver, bind
+from jaxfix.analysis.names import MESH_UPDATE, SIGNATURES, Api, ApiResolver, bind, signature_of
 from jaxfix.analysis.values import AxisType, MeshKind, MeshValue, Unknown, Value
 from jaxfix.jax_version import axes_explicit_by_default
 
+if TYPE_CHECKING:
+    from jaxfix.analysis.contexts import ContextSite
+
 _MAX_DEPTH = 24
+_MAX_POWER = 64  # `2 ** n` beyond this is no mesh size
 _AXIS_TYPES = {t.value: t for t in AxisType}
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """Where an expression is evaluated: the parameters bound by the one followed call (if any)."""
+
+    depth: int = 0
+    params: Mapping[cst.Param, Value] = field(default_factory=dict)
+    in_call: bool = False  # inside a followed call: calls are not followed further
+
+    def deeper(self) -> _Frame:
+        return replace(self, depth=self.depth + 1)
 
 
 class ValueModel:
@@ -29,16 +55,20 @@ class ValueModel:
         bindings: Bindings,
         parents: Mapping[cst.CSTNode, cst.CSTNode],
         jax_version: tuple[int, ...] | None,
+        current_contexts: Callable[[cst.CSTNode], list[ContextSite]],
     ) -> None:
         self._resolver = resolver
         self._bindings = bindings
         self._parents = parents
         self._default_abstract_axis = AxisType.EXPLICIT if axes_explicit_by_default(jax_version) else AxisType.AUTO
+        self._current_contexts = current_contexts  # innermost(contexts_at(node)), for get_abstract_mesh()
+        self._asking: set[cst.Call] = set()
 
     # -- where a name leads -----------------------------------------------------------------
 
     def resolve(self, node: cst.BaseExpression) -> cst.BaseExpression:
-        """Follow names and self-attributes to the expression they are bound to, as far as known."""
+        """Follow names and self-attributes to the expression they are bound to, as far as known
+        (single bindings only: the expression itself, not a value)."""
         for _ in range(_MAX_DEPTH):
             if isinstance(node, cst.Name):
                 value = self._bindings.value(node)
@@ -52,142 +82,288 @@ class ValueModel:
         return node
 
     def _attribute_value(self, node: cst.Attribute) -> cst.BaseExpression | None:
-        """`self.x` / `cls.x`: the one value assigned to that attribute in the enclosing class."""
-        if not isinstance(node.value, cst.Name) or node.value.value not in ("self", "cls"):
+        """`self.x` / `cls.x`: the one value assigned to that attribute in the enclosing class, or
+        in its nearest base class (defined in this module) that assigns it; `Cls.X`: the one value
+        assigned to X in the class body of Cls (or a base's)."""
+        if not isinstance(node.value, cst.Name):
             return None
-        klass = self._parents.get(node)
-        while klass is not None and not isinstance(klass, cst.ClassDef):
-            klass = self._parents.get(klass)
-        if klass is None:
+        if node.value.value in ("self", "cls"):
+            klass = self._parents.get(node)
+            while klass is not None and not isinstance(klass, cst.ClassDef):
+                klass = self._parents.get(klass)
+            instance = True
+        else:
+            klass = self._bindings.definition(node.value)
+            instance = False
+        seen: set[cst.ClassDef] = set()
+        while isinstance(klass, cst.ClassDef) and klass not in seen:
+            seen.add(klass)
+            values = _class_attribute_assignments(klass, node.attr.value, instance=instance)
+            if values:
+                return values[0] if len(values) == 1 else None
+            klass = self._single_local_base(klass)
+        return None
+
+    def _single_local_base(self, klass: cst.ClassDef) -> cst.ClassDef | None:
+        """The one base class, when it is a class defined in this module."""
+        bases = [b for b in klass.bases if b.keyword is None]
+        if len(bases) != 1 or not isinstance(bases[0].value, cst.Name):
             return None
-        values = _class_attribute_assignments(klass, node.attr.value)
-        return values[0] if len(values) == 1 else None
+        base = self._bindings.definition(bases[0].value)
+        return base if isinstance(base, cst.ClassDef) else None
 
     # -- values -----------------------------------------------------------------------------
 
-    def value_of(self, node: cst.BaseExpression, depth: int = 0) -> Value:
-        if depth > _MAX_DEPTH:
+    def value_of(self, node: cst.BaseExpression) -> Value:
+        return self._value(node, _Frame())
+
+    def _value(self, node: cst.BaseExpression, frame: _Frame) -> Value:
+        if frame.depth > _MAX_DEPTH:
             return Unknown("too deeply nested")
         target = self.resolve(node)
-        value = self._evaluate(target, depth)
+        value = self._evaluate(target, frame)
         name = _reference_text(node)
         if isinstance(value, MeshValue) and name is not None and value.name is None:
             value = replace(value, name=name)
         return value
 
-    def _evaluate(self, node: cst.BaseExpression, depth: int) -> Value:
+    def _evaluate(self, node: cst.BaseExpression, frame: _Frame) -> Value:
+        inner = frame.deeper()
         if isinstance(node, cst.Integer):
             return int(node.evaluated_value)
         if isinstance(node, cst.SimpleString):
             text = node.evaluated_value
             return text if isinstance(text, str) else Unknown("a bytes literal")
-        if isinstance(node, cst.Name) and node.value == "None":
-            return None
+        if isinstance(node, cst.Name):
+            if node.value == "None":
+                return None
+            return self._name(node, frame)
         if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-            operand = self.value_of(node.expression, depth + 1)
+            operand = self._value(node.expression, inner)
             return -operand if isinstance(operand, int) else Unknown("not an integer")
         if isinstance(node, cst.BinaryOperation):
-            return self._binary(node, depth)
+            return _binary(node.operator, self._value(node.left, inner), self._value(node.right, inner))
         if isinstance(node, (cst.Tuple, cst.List)):
-            if any(isinstance(e, cst.StarredElement) for e in node.elements):
-                return Unknown("a starred element")
-            return tuple(self.value_of(e.value, depth + 1) for e in node.elements)
+            return self._elements(node.elements, inner)
         if isinstance(node, cst.Attribute):
             if node.attr.value in _AXIS_TYPES and self._resolver.api(node.value) is Api.AXIS_TYPE:
                 return _AXIS_TYPES[node.attr.value]
             if node.attr.value == "abstract_mesh":
-                return self._abstract_view(node, depth)
+                return self._abstract_view(node, inner)
         if isinstance(node, cst.Call):
-            return self._call(node, depth)
-        if isinstance(node, cst.Name):
-            return Unknown(f"`{node.value}` is not bound to one visible value")
+            return self._call(node, frame)
         return Unknown("an expression jaxfix does not evaluate")
 
-    def _binary(self, node: cst.BinaryOperation, depth: int) -> Value:
-        left, right = self.value_of(node.left, depth + 1), self.value_of(node.right, depth + 1)
-        op = node.operator
-        if isinstance(left, int) and isinstance(right, int):
-            if isinstance(op, cst.Add):
-                return left + right
-            if isinstance(op, cst.Subtract):
-                return left - right
-            if isinstance(op, cst.Multiply):
-                return left * right
-            if isinstance(op, cst.FloorDivide) and right:
-                return left // right
-        if isinstance(op, cst.Multiply):
-            for seq, times in ((left, right), (right, left)):
-                if isinstance(seq, tuple) and isinstance(times, int):
-                    return seq * times
-        return Unknown("an operation jaxfix does not evaluate")
+    def _elements(self, elements: Sequence[cst.BaseElement], frame: _Frame) -> Value:
+        values: list[Value] = []
+        for element in elements:
+            value = self._value(element.value, frame)
+            if isinstance(element, cst.StarredElement):
+                if not isinstance(value, tuple):
+                    return Unknown("a starred element jaxfix cannot spell out")
+                values.extend(value)
+            else:
+                values.append(value)
+        return tuple(values)
 
-    def _abstract_view(self, node: cst.Attribute, depth: int) -> Value:
-        base = self.value_of(node.value, depth + 1)
+    def _abstract_view(self, node: cst.Attribute, frame: _Frame) -> Value:
+        base = self._value(node.value, frame)
         if not isinstance(base, MeshValue):
             return Unknown("`.abstract_mesh` of something that is not a known mesh")
-        if base.is_abstract:
-            return base
-        return replace(base, kind=MeshKind.ABSTRACT, has_abstract_device=True, node=node, name=None)
+        return _abstract_view_of(base, node)
+
+    # -- names with more than one binding, or bound by unpacking ------------------------------
+
+    def _name(self, name: cst.Name, frame: _Frame) -> Value:
+        """A name `resolve` could not follow to one expression."""
+        definition = self._bindings.definition(name)
+        if isinstance(definition, cst.Param):
+            return frame.params.get(definition, Unknown(f"`{name.value}` is a parameter"))
+        assignments = self._bindings.all(name.value, name)
+        if not assignments:
+            return Unknown(f"`{name.value}` is not bound in this module")
+        run = self._straight_run(name, assignments, frame)
+        if run is not None:
+            return run
+        values = [self._target_value(a.node, frame) for a in assignments]
+        first = values[0]
+        if all(_same_value(first, v) for v in values[1:]):
+            return first
+        return Unknown(f"`{name.value}` is bound to different values")
+
+    def _straight_run(self, name: cst.Name, assignments: Sequence[Assignment], frame: _Frame) -> Value | None:
+        """The value after `n = v` then `n += w`, ... when every binding is such a statement of
+        the same block and `name` is read after all of them, in that block; None otherwise."""
+        statements = [self._statement_of(a.node) for a in assignments]
+        block = self._parents.get(statements[0]) if statements[0] is not None else None
+        if not isinstance(block, (cst.Module, cst.IndentedBlock)) or any(s is None or self._parents.get(s) is not block for s in statements):
+            return None
+        use = self._statement_in(name, block)
+        position: dict[cst.CSTNode, int] = {statement: index for index, statement in enumerate(block.body)}
+        ordered = sorted({position[s]: s for s in statements if s is not None}.items())
+        if use is None or position[use] <= ordered[-1][0]:
+            return None
+        value: Value = Unknown("not bound yet")
+        for _, statement in ordered:
+            small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 else None
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and _is_name(small.targets[0].target, name):
+                value = self._value(small.value, frame.deeper())
+            elif isinstance(small, cst.AugAssign) and _is_name(small.target, name):
+                value = _binary(_OPERATORS.get(type(small.operator)), value, self._value(small.value, frame.deeper()))
+            else:
+                return None
+        return value
+
+    def _statement_of(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        """The simple statement line that binds `node`."""
+        current = self._parents.get(node)
+        while current is not None and not isinstance(current, cst.SimpleStatementLine):
+            if isinstance(current, cst.BaseCompoundStatement):
+                return None
+            current = self._parents.get(current)
+        return current
+
+    def _statement_in(self, node: cst.CSTNode, block: cst.CSTNode) -> cst.CSTNode | None:
+        current: cst.CSTNode | None = node
+        while current is not None and self._parents.get(current) is not block:
+            current = self._parents.get(current)
+        return current
+
+    def _target_value(self, target: cst.CSTNode, frame: _Frame) -> Value:
+        """The value a binding gives its name: `x = v`, `a = x = v`, `a, (x, *y) = v`, `x: T = v`."""
+        path: list[cst.CSTNode] = []
+        child, parent = target, self._parents.get(target)
+        while isinstance(parent, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):
+            path.append(child)
+            child, parent = parent, self._parents.get(parent)
+        if isinstance(parent, cst.AssignTarget):
+            statement = self._parents.get(parent)
+            if not isinstance(statement, cst.Assign):
+                return Unknown("an assignment jaxfix does not follow")
+            value = self._value(statement.value, frame.deeper())
+        elif isinstance(parent, (cst.AnnAssign, cst.NamedExpr)) and parent.value is not None and not path:
+            value = self._value(parent.value, frame.deeper())
+        else:
+            return Unknown("bound by a statement jaxfix does not evaluate (a loop, `with ... as`, an import)")
+        for node in reversed(path):  # outermost container first
+            container = self._parents.get(node)
+            if isinstance(node, (cst.Element, cst.StarredElement)) and isinstance(container, (cst.Tuple, cst.List)):
+                value = _unpacked(value, container.elements, node)
+        return value
+
+    # -- calls ------------------------------------------------------------------------------
+
+    def _call(self, call: cst.Call, frame: _Frame) -> Value:
+        api = self._resolver.called_api(call)
+        if api is Api.ABSTRACT_MESH:
+            return self._abstract_mesh(call, frame)
+        if api in (Api.MAKE_MESH, Api.MESH):
+            return self._concrete_mesh(call, api, frame)
+        if api is Api.GET_ABSTRACT_MESH and not call.args:
+            return self._context_mesh(call)
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "update":
+            return self._updated(call, call.func, frame)
+        if isinstance(call.func, cst.Name):
+            if any(q.name == "builtins.len" for q in self._resolver.qualified_names(call.func)) and len(call.args) == 1:
+                sized = self._value(call.args[0].value, frame.deeper())
+                return len(sized) if isinstance(sized, (tuple, str)) and not call.args[0].star else Unknown("len() of an unknown value")
+            function = self._bindings.function(call.func)
+            if function is not None:
+                return self._returned(function, call, frame)
+        return Unknown("a call jaxfix does not evaluate")
+
+    def _returned(self, function: cst.FunctionDef, call: cst.Call, frame: _Frame) -> Value:
+        """What a call of a function of this module returns, its arguments bound, one level deep."""
+        if frame.in_call:
+            return Unknown("a call inside a followed call (one level only)")
+        if function.decorators or function.asynchronous:
+            return Unknown(f"`{function.name.value}` is decorated or async")
+        signature = signature_of(function)
+        args = bind(call, signature) if signature is not None else None
+        if args is None:
+            return Unknown(f"the arguments of `{function.name.value}(...)` cannot be bound")
+        params: dict[cst.Param, Value] = {}
+        every = (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)
+        for param in every:
+            given = args.get(param.name.value, param.default)
+            if given is None:
+                return Unknown(f"`{param.name.value}` is not passed")
+            params[param] = self._value(given, frame.deeper())
+        returns = _returns(function)
+        body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
+        ends = bool(body) and isinstance(body[-1], cst.SimpleStatementLine) and isinstance(body[-1].body[-1], cst.Return)
+        if returns is None or not returns or not ends:
+            return Unknown(f"`{function.name.value}` may return without a value, or is a generator")
+        inside = _Frame(depth=frame.depth + 1, params=params, in_call=True)
+        values = [self._value(r, inside) if r is not None else None for r in returns]
+        first = values[0]
+        return first if all(_same_value(first, v) for v in values[1:]) else Unknown("its returns differ")
+
+    def _context_mesh(self, call: cst.Call) -> Value:
+        """`get_abstract_mesh()`: the abstract mesh of the one context mesh in force here."""
+        if call in self._asking:
+            return Unknown("the context mesh depends on itself")
+        self._asking.add(call)
+        try:
+            sites = self._current_contexts(call)
+        finally:
+            self._asking.discard(call)
+        meshes = [s.mesh for s in sites]
+        if not meshes or not all(isinstance(m, MeshValue) for m in meshes):
+            return Unknown("the context mesh is not known here")
+        views = [_abstract_view_of(m, call) for m in meshes if isinstance(m, MeshValue)]
+        first = views[0]
+        return first if all(first.equals(v) for v in views[1:]) else Unknown("the context mesh differs by caller")
 
     # -- meshes -----------------------------------------------------------------------------
 
-    def _call(self, call: cst.Call, depth: int) -> Value:
-        api = self._resolver.called_api(call)
-        if api is Api.ABSTRACT_MESH:
-            return self._abstract_mesh(call, depth)
-        if api in (Api.MAKE_MESH, Api.MESH):
-            return self._concrete_mesh(call, api, depth)
-        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "update":
-            return self._updated(call, call.func, depth)
-        return Unknown("a call jaxfix does not evaluate")
-
-    def _abstract_mesh(self, call: cst.Call, depth: int) -> Value:
+    def _abstract_mesh(self, call: cst.Call, frame: _Frame) -> Value:
         args = bind(call, SIGNATURES[Api.ABSTRACT_MESH])
         if args is None:
             return Unknown("AbstractMesh(...) with arguments jaxfix cannot bind")
-        sizes = self._sizes(args.get("axis_sizes"), depth)
-        names = self._names(args.get("axis_names"), depth)
-        types = self._types_or_default(args.get("axis_types"), names, sizes, self._default_abstract_axis, depth)
+        sizes = self._sizes(args.get("axis_sizes"), frame)
+        names = self._names(args.get("axis_names"), frame)
+        types = self._types_or_default(args.get("axis_types"), names, sizes, self._default_abstract_axis, frame)
         device = args.get("abstract_device")
         return MeshValue(
             kind=MeshKind.ABSTRACT, axis_names=names, axis_sizes=sizes, axis_types=types,
             has_abstract_device=device is not None and not _is_none(device), node=call,
         )
 
-    def _concrete_mesh(self, call: cst.Call, api: Api, depth: int) -> Value:
+    def _concrete_mesh(self, call: cst.Call, api: Api, frame: _Frame) -> Value:
         args = bind(call, SIGNATURES[api])
         if args is None:
             return Unknown(f"{api.value}(...) with arguments jaxfix cannot bind")
-        sizes = self._sizes(args.get("axis_shapes", args.get("axis_sizes")), depth) if api is Api.MAKE_MESH else None
-        names = self._names(args.get("axis_names"), depth)
+        sizes = self._sizes(args.get("axis_shapes", args.get("axis_sizes")), frame) if api is Api.MAKE_MESH else None
+        names = self._names(args.get("axis_names"), frame)
         default = AxisType.EXPLICIT if api is Api.MAKE_MESH else AxisType.AUTO
-        types = self._types_or_default(args.get("axis_types"), names, sizes, default, depth)
+        types = self._types_or_default(args.get("axis_types"), names, sizes, default, frame)
         return MeshValue(kind=MeshKind.CONCRETE, axis_names=names, axis_sizes=sizes, axis_types=types, has_abstract_device=True, node=call)
 
-    def _updated(self, call: cst.Call, func: cst.Attribute, depth: int) -> Value:
-        base = self.value_of(func.value, depth + 1)
+    def _updated(self, call: cst.Call, func: cst.Attribute, frame: _Frame) -> Value:
+        base = self._value(func.value, frame.deeper())
         args = bind(call, MESH_UPDATE)
         if not isinstance(base, MeshValue) or args is None:
             return Unknown("`.update(...)` of something that is not a known mesh")
-        sizes = self._sizes(args["axis_sizes"], depth) if "axis_sizes" in args else base.axis_sizes
-        names = self._names(args["axis_names"], depth) if "axis_names" in args else base.axis_names
-        types = self._types(args["axis_types"], depth) if "axis_types" in args else base.axis_types
+        sizes = self._sizes(args["axis_sizes"], frame) if "axis_sizes" in args else base.axis_sizes
+        names = self._names(args["axis_names"], frame) if "axis_names" in args else base.axis_names
+        types = self._types(args["axis_types"], frame) if "axis_types" in args else base.axis_types
         return replace(base, axis_names=names, axis_sizes=sizes, axis_types=types, node=call, name=None)
 
-    def _sizes(self, node: cst.BaseExpression | None, depth: int) -> tuple[int | None, ...] | None:
-        value = self.value_of(node, depth + 1) if node is not None else None
+    def _sizes(self, node: cst.BaseExpression | None, frame: _Frame) -> tuple[int | None, ...] | None:
+        value = self._value(node, frame.deeper()) if node is not None else None
         if not isinstance(value, tuple):
             return None
         return tuple(v if isinstance(v, int) else None for v in value)
 
-    def _names(self, node: cst.BaseExpression | None, depth: int) -> tuple[str, ...] | None:
-        value = self.value_of(node, depth + 1) if node is not None else None
+    def _names(self, node: cst.BaseExpression | None, frame: _Frame) -> tuple[str, ...] | None:
+        value = self._value(node, frame.deeper()) if node is not None else None
         if not isinstance(value, tuple) or not all(isinstance(v, str) for v in value):
             return None
         return tuple(str(v) for v in value)
 
-    def _types(self, node: cst.BaseExpression, depth: int) -> tuple[AxisType, ...] | None:
-        value = self.value_of(node, depth + 1)
+    def _types(self, node: cst.BaseExpression, frame: _Frame) -> tuple[AxisType, ...] | None:
+        value = self._value(node, frame.deeper())
         if not isinstance(value, tuple) or not all(isinstance(v, AxisType) for v in value):
             return None
         return tuple(v for v in value if isinstance(v, AxisType))
@@ -198,12 +374,101 @@ class ValueModel:
         names: tuple[str, ...] | None,
         sizes: tuple[int | None, ...] | None,
         default: AxisType,
-        depth: int,
+        frame: _Frame,
     ) -> tuple[AxisType, ...] | None:
         if node is not None and not _is_none(node):
-            return self._types(node, depth)
+            return self._types(node, frame)
         count = len(names) if names is not None else (len(sizes) if sizes is not None else None)
         return None if count is None else (default,) * count
+
+
+_OPERATORS: dict[type[cst.BaseAugOp], cst.BaseBinaryOp] = {
+    cst.AddAssign: cst.Add(),
+    cst.SubtractAssign: cst.Subtract(),
+    cst.MultiplyAssign: cst.Multiply(),
+    cst.FloorDivideAssign: cst.FloorDivide(),
+    cst.ModuloAssign: cst.Modulo(),
+    cst.PowerAssign: cst.Power(),
+}
+
+
+def _binary(op: cst.BaseBinaryOp | None, left: Value, right: Value) -> Value:
+    if isinstance(left, int) and isinstance(right, int):
+        if isinstance(op, cst.Add):
+            return left + right
+        if isinstance(op, cst.Subtract):
+            return left - right
+        if isinstance(op, cst.Multiply):
+            return left * right
+        if isinstance(op, cst.FloorDivide) and right:
+            return left // right
+        if isinstance(op, cst.Modulo) and right:
+            return left % right
+        if isinstance(op, cst.Power) and 0 <= right <= _MAX_POWER:
+            return int(left**right)
+    if isinstance(op, cst.Add) and isinstance(left, tuple) and isinstance(right, tuple):
+        return left + right
+    if isinstance(op, cst.Multiply):
+        for seq, times in ((left, right), (right, left)):
+            if isinstance(seq, tuple) and isinstance(times, int):
+                return seq * times
+    return Unknown("an operation jaxfix does not evaluate")
+
+
+def _unpacked(value: Value, targets: Sequence[cst.BaseElement], target: cst.CSTNode) -> Value:
+    """The part of `value` that `target` (one of `targets`, maybe starred) receives."""
+    if not isinstance(value, tuple):
+        return Unknown("unpacks a value jaxfix cannot spell out")
+    index = list(targets).index(target)  # type: ignore[arg-type]  # target is one of the elements
+    stars = [i for i, t in enumerate(targets) if isinstance(t, cst.StarredElement)]
+    if not stars:
+        return value[index] if len(value) == len(targets) else Unknown("unpacks a value of another length")
+    star = stars[0]
+    after = len(targets) - star - 1
+    if len(value) < len(targets) - 1:
+        return Unknown("unpacks a value of another length")
+    if index < star:
+        return value[index]
+    if index == star:
+        return value[star: len(value) - after]
+    return value[len(value) - (len(targets) - index)]
+
+
+def _same_value(a: Value, b: Value) -> bool:
+    if isinstance(a, Unknown) or isinstance(b, Unknown):
+        return False
+    if isinstance(a, MeshValue) or isinstance(b, MeshValue):
+        return isinstance(a, MeshValue) and isinstance(b, MeshValue) and a.equals(b) is True
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+def _abstract_view_of(mesh: MeshValue, node: cst.CSTNode) -> MeshValue:
+    """What `mesh.abstract_mesh` is: the mesh itself when abstract, else an abstract mesh of the
+    same shape carrying the concrete mesh's abstract device."""
+    if mesh.is_abstract:
+        return mesh
+    return replace(mesh, kind=MeshKind.ABSTRACT, has_abstract_device=True, node=node, name=None)
+
+
+def _returns(function: cst.FunctionDef) -> list[cst.BaseExpression | None] | None:
+    """The values of the function's own `return` statements; None for a generator."""
+    found: list[cst.BaseExpression | None] = []
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Yield, cst.Await)):
+            return None
+        if isinstance(node, cst.Return):
+            found.append(node.value)
+        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            stack.extend(node.children)
+    return found
+
+
+def _is_name(node: cst.BaseExpression, name: cst.Name) -> bool:
+    return isinstance(node, cst.Name) and node.value == name.value
 
 
 def _is_none(node: cst.BaseExpression) -> bool:
@@ -219,9 +484,9 @@ def _reference_text(node: cst.BaseExpression) -> str | None:
     return None
 
 
-def _class_attribute_assignments(klass: cst.ClassDef, attr: str) -> list[cst.BaseExpression]:
-    """Values assigned to `self.<attr>` / `cls.<attr>` in the class's methods or to `<attr>`
-    in its body."""
+def _class_attribute_assignments(klass: cst.ClassDef, attr: str, *, instance: bool) -> list[cst.BaseExpression]:
+    """Values assigned to `<attr>` in the class body and, for `instance`, to `self.<attr>` /
+    `cls.<attr>` in its methods."""
     found: list[cst.BaseExpression] = []
 
     def is_target(target: cst.BaseExpression) -> bool:
@@ -243,7 +508,8 @@ def _class_attribute_assignments(klass: cst.ClassDef, attr: str) -> list[cst.Bas
             if node.value is not None and is_target(node.target):
                 found.append(node.value)
 
-    klass.visit(Collector())
+    if instance:
+        klass.visit(Collector())
     for statement in klass.body.body:
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:

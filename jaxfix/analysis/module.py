@@ -33,7 +33,7 @@ from libcst.metadata import (
 
 from jaxfix.analysis.arrays import DeviceFreeValues
 from jaxfix.analysis.bindings import Bindings
-from jaxfix.analysis.contexts import ContextModel, ContextSite
+from jaxfix.analysis.contexts import ContextModel, ContextSite, innermost
 from jaxfix.analysis.evaluate import ValueModel
 from jaxfix.analysis.evidence import EvidenceMap
 from jaxfix.analysis.expected_errors import ExpectedErrors
@@ -152,7 +152,10 @@ class ModuleAnalysis:
 
     @cached_property
     def values(self) -> ValueModel:
-        return ValueModel(self.names, self.bindings, self.parents, self.jax_version)
+        return ValueModel(self.names, self.bindings, self.parents, self.jax_version, self._current_contexts)
+
+    def _current_contexts(self, node: cst.CSTNode) -> list[ContextSite]:
+        return innermost(self.contexts.contexts_at(node))
 
     @cached_property
     def contexts(self) -> ContextModel:

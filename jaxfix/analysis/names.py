@@ -2,8 +2,8 @@
 
 `Api` names every API the analysis and the rules recognise; `ApiResolver.api(node)` maps an
 expression to one through LibCST's qualified names. `SIGNATURES` is the one table of their
-parameters (checked with `inspect.signature` on jax 0.10.2 and 0.12.0.1), and `bind(call,
-signature)` the one argument binder.
+parameters (checked with `inspect.signature` on jax 0.10.2 and 0.12.0.1), `signature_of(def)`
+the signature of a function in the code, and `bind(call, signature)` the one argument binder.
 """
 
 from __future__ import annotations
@@ -108,6 +108,16 @@ SIGNATURES: dict[Api, Signature] = {
         positional_only=1,
     ),
 }
+def signature_of(function: cst.FunctionDef) -> Signature | None:
+    """The signature of a function defined in the code; None when it takes `*args`/`**kwargs`
+    (jaxfix then cannot tell which argument binds which parameter)."""
+    params = function.params
+    if isinstance(params.star_arg, cst.Param) or params.star_kwarg is not None:
+        return None
+    positional = tuple(p.name.value for p in (*params.posonly_params, *params.params))
+    return Signature(positional, tuple(p.name.value for p in params.kwonly_params), len(params.posonly_params))
+
+
 # `AbstractMesh.update` / `Mesh.update` (a method, so not an Api).
 MESH_UPDATE = Signature(("axis_sizes", "axis_names", "axis_types"))
 

@@ -46,7 +46,10 @@ class AbstractMeshSizeChange(Rule):
     context manager that may enter a mesh jaxfix cannot pin down: a function of this module
     whose body enters a mesh context in a way not followed above, or one jaxfix cannot see (imported from another module, a
     parameter, a method); the standard library, builtins and JAX's other APIs enter none. `with mesh:` does not set the abstract mesh and never encloses. Meshes whose size
-    jaxfix cannot compute (parameters, `get_abstract_mesh()` re-layouts) are never reported.
+    jaxfix cannot compute (parameters, a `get_abstract_mesh()` whose context mesh it cannot
+    see) are never reported. Sizes are followed through the value model of
+    `jaxfix.analysis.evaluate` (unpacking, augmented assignment, both branches of an `if`,
+    helper functions of the module, class attributes, `len()`, `%`, `**`, ...).
 
     Where the rule stops: the same error raised by `jax.experimental.pjit.pjit`, not by a
     `use_abstract_mesh` in the code. The legacy `with Mesh(devices, names):` sets no abstract

@@ -12,7 +12,7 @@ from jaxfix.analysis.contexts import ContextSite, innermost
 from jaxfix.analysis.evidence import confirmed_mesh
 from jaxfix.analysis.imports import api_spelling, module_spelling
 from jaxfix.analysis.module import ModuleAnalysis
-from jaxfix.analysis.names import Api
+from jaxfix.analysis.names import Api, bind, signature_of
 from jaxfix.analysis.values import MeshValue
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.text import code, not_fixed, related, short, with_note
@@ -470,16 +470,11 @@ def _collection(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:
 
 
 def _argument(call: cst.Call, function: cst.FunctionDef, parameter: cst.Param) -> cst.BaseExpression | None:
-    positional = [*function.params.posonly_params, *function.params.params]
-    for index, arg in enumerate(call.args):
-        if arg.star:
-            return None
-        if arg.keyword is None:
-            if index < len(positional) and positional[index] is parameter:
-                return arg.value
-        elif arg.keyword.value == parameter.name.value:
-            return arg.value
-    return None
+    """What `call` passes for `parameter` of `function` (None when it passes nothing, or the
+    arguments cannot be bound)."""
+    signature = signature_of(function)
+    args = bind(call, signature) if signature is not None else None
+    return args.get(parameter.name.value) if args is not None else None
 
 
 def _describe(mesh: MeshValue) -> str:
