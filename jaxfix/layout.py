@@ -85,8 +85,20 @@ def fit_line_length(
         for node in inside:
             del fitted[node]
         ending = lines[where.start.line - 1][len(line):]  # the line's own: a file may mix them
-        fitted[call] = explode(new_call, _LEADING.match(line)[0], module.default_indent, ending or None)
+        layout = (_LEADING.match(line)[0], module.default_indent, ending or None)
+        fitted[call] = _explode_chain(new_call, layout, len(line[: where.start.column]), limit, module)
     return fitted
+
+
+def _explode_chain(call: cst.Call, layout: tuple[str, str, str | None], before: int, limit: int, module: cst.Module) -> cst.Call:
+    """Explode `call`; while its first line is still too long and it is a method called on
+    another call (`f(a).g(b)`), explode that one too, as black does with a method chain."""
+    exploded = explode(call, *layout)
+    inner = exploded.func.value if isinstance(exploded.func, cst.Attribute) else None
+    first_line = module.code_for_node(exploded).splitlines()[0]
+    if before + len(first_line) > limit and isinstance(inner, cst.Call) and inner.args:
+        exploded = exploded.with_changes(func=exploded.func.with_changes(value=_explode_chain(inner, layout, before, limit, module)))
+    return exploded
 
 
 def _inside(node: cst.CSTNode, outer: cst.CSTNode, parents: dict) -> bool:

@@ -77,3 +77,14 @@ def test_the_outermost_call_on_the_line_is_laid_out_first():
 
 def test_a_fix_that_fits_stays_on_its_line():
     assert fix(VIOLATION, limit=120) == VIOLATION.replace(CALL, "jax.jit(jnp.sin).trace(x).lower(lowering_platforms=(jax.export.default_export_platform(),))")
+
+
+def test_a_method_chain_still_too_long_is_laid_out_link_by_link():
+    chained = VIOLATION.replace(f"lowered = {CALL}", "compiled = jax.jit(lambda a: a * 2).lower(x).compile()")
+    result = process_source(Path("example.py"), chained.encode(), options_from_args(["--unsafe-fixes"]))
+    assert result.fixed.decode().endswith(
+        "compiled = jax.jit(lambda a: a * 2).trace(x).lower(\n"
+        "    lowering_platforms=(jax.export.default_export_platform(),),\n"
+        ").compile(\n"
+        "    device_assignment=tuple(jax.devices()[:8]),\n"
+        ")\n")
