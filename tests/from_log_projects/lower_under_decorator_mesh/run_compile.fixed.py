@@ -10,7 +10,9 @@ from serving_meshes import under_serving_mesh
 
 @under_serving_mesh
 def compile_step(x):
-    return jax.jit(lambda a: a.sum(axis=0)).trace(x).lower(lowering_platforms=(jax.export.default_export_platform(),)).compile(
+    return jax.jit(lambda a: a.sum(axis=0)).trace(x).lower(
+        lowering_platforms=(jax.export.default_export_platform(),),
+    ).compile(
         device_assignment=tuple(jax.devices()[:8]),
     )
 
