@@ -30,8 +30,9 @@ from jaxfix.safe_write import write_file
 CACHE_DIR_NAME = ".jaxfix_cache"
 _MAGIC = b"jaxfix-cache 1\n"
 # Options that cannot change one file's result: select/ignore enter as the selected codes, and
-# exclude, include and max-file-size decide whether a file is read at all, before the cache is asked.
-_OPTIONS_NOT_IN_KEY = frozenset({"select", "ignore", "exclude", "include", "extend_include", "max_file_size"})
+# exclude, include and max-file-size decide whether a file is read at all, before the cache is asked;
+# max-parse-memory only turns a result into an error, and errors are not cached.
+_OPTIONS_NOT_IN_KEY = frozenset({"select", "ignore", "exclude", "include", "extend_include", "max_file_size", "max_parse_memory"})
 _GITIGNORE = b"# Created by jaxfix: the cache never belongs in version control.\n*\n"
 _CACHEDIR_TAG = b"Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by jaxfix.\n"
 

@@ -12,6 +12,7 @@ from jaxfix.evidence import Evidence
 KNOWN_PLATFORMS = ("cpu", "cuda", "rocm", "tpu")
 DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
 DEFAULT_LINE_LENGTH = 88
+DEFAULT_MAX_PARSE_MEMORY = 2048  # MB per file, as predicted before parsing (jaxfix/engine.py)
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,7 @@ class Options:
     extend_include: tuple[str, ...] = ()
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     line_length: int = DEFAULT_LINE_LENGTH  # the project's formatter's (ruff, black): fixes stay within it
+    max_parse_memory: int = DEFAULT_MAX_PARSE_MEMORY
     # Changed-lines mode (--diff-base): resolved path -> the lines that may be reported and fixed.
     changed_lines: Mapping[Path, frozenset[int]] | None = None
     # --from-log: resolved path -> what the log showed raised there; only those sites are checked.

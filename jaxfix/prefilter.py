@@ -22,6 +22,16 @@ CODEMODS = Path(__file__).resolve().parent / "codemods"
 _RULE_MODULE = re.compile(r"jax\d{3}_\w+(\.py)?$")  # what jaxfix/codemods/__init__.py registers
 
 
+@functools.cache
+def _compiled(token: bytes) -> re.Pattern[bytes]:
+    return re.compile(token)
+
+
+def tokens_match(tokens: tuple[tuple[bytes, ...], ...], source: bytes) -> bool:
+    """Whether, for some group, every token (a bytes regular expression) matches in `source`."""
+    return any(all(_compiled(token).search(source) for token in group) for group in tokens)
+
+
 @dataclass(frozen=True)
 class RuleTokens:
     """A rule's code and its prefilter token groups (see `Rule.tokens`)."""
@@ -30,7 +40,7 @@ class RuleTokens:
     tokens: tuple[tuple[bytes, ...], ...]
 
     def may_apply(self, source: bytes) -> bool:
-        return any(all(token in source for token in group) for group in self.tokens)
+        return tokens_match(self.tokens, source)
 
 
 def _read_statically(path: Path) -> RuleTokens | None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from jaxfix.discovery import DEFAULT_INCLUDE
 from jaxfix.jax_version import installed_jax_version, parse_version
-from jaxfix.options import DEFAULT_MAX_FILE_SIZE, KNOWN_PLATFORMS, Options
+from jaxfix.options import DEFAULT_MAX_FILE_SIZE, DEFAULT_MAX_PARSE_MEMORY, KNOWN_PLATFORMS, Options
 from jaxfix.prefilter import rule_codes
 
 if TYPE_CHECKING:  # jaxfix.config reads its keys from this table
@@ -85,6 +85,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("include", list, "", "a list of glob patterns", commands=(), default=lambda: DEFAULT_INCLUDE),
     Setting("extend-include", list, "", "a list of glob patterns", commands=()),
     Setting("max-file-size", int, "", "a number of bytes", commands=(), default=lambda: DEFAULT_MAX_FILE_SIZE),
+    Setting("max-parse-memory", int, "", "a number of megabytes", commands=(), default=lambda: DEFAULT_MAX_PARSE_MEMORY),
     Setting("cache-dir", str, "Where the result cache lives (default: .jaxfix_cache/ in the project root).",
             "a directory (relative to this file)", commands=(MAIN,), metavar="DIR", in_options=False),
 )

@@ -1,10 +1,11 @@
-"""The prefilter never changes a result: running every selected rule on every file (fixtures,
-mutated fixtures, generated programs) gives what skipping the files and rules whose tokens are
-missing gives. And a run that has nothing to
-parse (no candidates, or all of them cached) never imports libcst."""
+"""The prefilter and the `ast` screen never change a result: running every selected rule on every
+file (fixtures, mutated fixtures, generated programs, a generated corpus) gives what skipping the
+files and rules they drop gives, and every rule the full engine reports is one both kept. And a
+run that has nothing to parse (no candidates, or all of them cached) never imports libcst."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 import textwrap
@@ -13,25 +14,59 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+import jaxfix.engine
 import jaxfix.runner
 from fixture_cases import all_cases
 from helpers import options_from_args, run_engine
 from jax_program_strategy import Program, programs
 from jaxfix import prefilter
+from jaxfix.analysis.names import Api
 from jaxfix.codemods import RULES
 from jaxfix.codemods.base import Rule
-from jaxfix.engine import process_source
+from jaxfix.diagnostics import FileResult
+from jaxfix.engine import process_source, selected_rules
 from jaxfix.options import Options
 from jaxfix.runner import run_files
-from test_mutations import _chain, _mutate
+from jaxfix.screen import module_facts
+from test_mutations import CHAINS, _chain, _mutate
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from make_corpus import write_corpus  # noqa: E402 - a script of bench/, not a package
 
 CASES = all_cases()
+# The options that change what rules conclude: defaults, unsafe fixes, each JAX generation.
+OPTION_SETS = (Options(), Options(unsafe_fixes=True), Options(jax_version=(0, 10, 2)), Options(jax_version=(0, 12, 0)))
 
 
 def disable_prefilter(patch: pytest.MonkeyPatch) -> None:
-    """Every selected rule looks at every file: in the engine and in the runner's parent process."""
+    """Every selected rule looks at every file: no byte prefilter (in the engine and in the
+    runner's parent process) and no `ast` screen."""
     patch.setattr(Rule, "may_apply", classmethod(lambda cls, source: True))
+    patch.setattr(jaxfix.engine, "screened_rules", lambda rules, facts: rules)
     patch.setattr(jaxfix.runner, "is_candidate", lambda source, rules: True)
+
+
+def full_engine(source: bytes, options: Options, path: str = "example.py") -> FileResult:
+    """Every selected rule on `source`, nothing filtered."""
+    with pytest.MonkeyPatch.context() as patch:
+        disable_prefilter(patch)
+        return process_source(Path(path), source, options)
+
+
+def assert_filters_keep_what_is_reported(source: bytes, options: Options, path: str = "example.py") -> FileResult:
+    """The differential check, for the byte prefilter and for the screen on their own: every
+    rule the full engine reports is one they keep, so a file they drop has nothing to report."""
+    full = full_engine(source, options, path)
+    rules = selected_rules(options)
+    facts = module_facts(source)
+    kept_by_bytes = {rule.code for rule in rules if rule.may_apply(source)}
+    kept_by_screen = {rule.code for rule in rules if facts is None or rule.screen(facts)}
+    reported = {d.code for d in full.diagnostics}
+    assert reported <= kept_by_bytes, f"the byte prefilter drops {sorted(reported - kept_by_bytes)}, which report"
+    assert reported <= kept_by_screen, f"the ast screen drops {sorted(reported - kept_by_screen)}, which report"
+    if not kept_by_bytes & kept_by_screen:
+        assert full.fixed is None and not full.diagnostics
+    return full
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
@@ -56,11 +91,94 @@ def test_mutated_fixture_results_do_not_depend_on_the_prefilter(case, monkeypatc
 @given(programs())
 def test_generated_program_results_do_not_depend_on_the_prefilter(program: Program):
     source = program.source.encode()
-    for options in (Options(), Options(unsafe_fixes=True)):
-        filtered = process_source(Path("fuzzed.py"), source, options)
-        with pytest.MonkeyPatch.context() as patch:
-            disable_prefilter(patch)
-            assert process_source(Path("fuzzed.py"), source, options) == filtered
+    for options in OPTION_SETS:
+        full = assert_filters_keep_what_is_reported(source, options, "fuzzed.py")
+        assert process_source(Path("fuzzed.py"), source, options) == full
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_filters_keep_every_rule_that_reports_on_mutations(case):
+    """The fixture, its fixed file and both mutation chains (between them every mutation:
+    respelled imports, aliases, comments inside calls...), under the fixture's own options."""
+    source = case.before.read_text(encoding="utf-8")
+    options = options_from_args(case.cli_args)
+    variants = [source, *(_mutate(source, chain) for chain in CHAINS)]
+    if case.fixed:
+        variants.append(case.fixed.read_text(encoding="utf-8"))
+    for variant in dict.fromkeys(variants):
+        assert_filters_keep_what_is_reported(variant.encode(), options, str(case.before))
+
+
+def test_filters_keep_every_rule_that_reports_on_a_generated_corpus(tmp_path):
+    """bench/make_corpus.py's tree with 30% violations: fixtures embedded in ordinary JAX code."""
+    write_corpus(tmp_path, files=24, lines=40, candidates=0.6, violations=0.3, seed=20)
+    reported = 0
+    for path in sorted(tmp_path.rglob("*.py")):
+        for options in OPTION_SETS[:2]:
+            reported += len(assert_filters_keep_what_is_reported(path.read_bytes(), options, str(path)).diagnostics)
+    assert reported  # the corpus has violations, so the check has something to keep
+
+
+def _screen_keeps(source: str, code: str) -> bool:
+    facts = module_facts(textwrap.dedent(source).encode())
+    return facts is None or RULES[code].screen(facts)
+
+
+def test_screen_resolves_import_spellings_as_libcst_does():
+    aliased = """
+        from jax.sharding import AbstractMesh, use_abstract_mesh as uam
+        with uam(AbstractMesh((2,), ("x",))):
+            with uam(AbstractMesh((4,), ("x",))):
+                pass
+    """
+    assert _screen_keeps(aliased, "JAX002")
+    module_alias = aliased.replace("from jax.sharding import AbstractMesh, use_abstract_mesh as uam", "import jax.sharding as shd")
+    module_alias = module_alias.replace("uam(AbstractMesh", "shd.use_abstract_mesh(shd.AbstractMesh")
+    assert _screen_keeps(module_alias, "JAX002")
+    star = aliased.replace("AbstractMesh, use_abstract_mesh as uam", "*").replace("uam(", "use_abstract_mesh(")
+    assert _screen_keeps(star, "JAX002")
+    # The same calls of something that is not use_abstract_mesh: nothing can enclose anything.
+    assert not _screen_keeps(aliased.replace("use_abstract_mesh as uam", "use_mesh as uam"), "JAX002")
+    assert not _screen_keeps(aliased.replace("    with uam(AbstractMesh((4,)", "    with open(AbstractMesh((4,)"), "JAX002")
+
+
+def test_screen_counts_calls_through_calls_like_libcst():
+    """LibCST names `jax.jit(f)(x)` after `jax.jit`: both calls count, as the rules see them."""
+    facts = module_facts(b"import jax\njax.jit(f)(x)\n")
+    assert facts is not None and facts.calls(Api.JIT) == 2
+    assert facts.calls_method("lower") is False
+
+
+def test_screen_keeps_what_ast_cannot_parse():
+    pep695 = b"import jax\nclass Box[T]:\n    pass\njax.jit(f).lower(x)  # AbstractMesh NamedSharding\n"
+    if sys.version_info < (3, 12):
+        assert module_facts(pep695) is None
+    assert module_facts(b"def f(:\n") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "jitted.lower(x)",
+        "jitted . lower (x)",
+        "(jitted.  # a comment\n   lower(x))",
+        "jitted.\\\n    lower(x)",
+        "(jitted\n .lower\n (x))",
+    ],
+)
+def test_lower_call_token_allows_whitespace_comments_and_continuations(text):
+    source = f"import jax\nfrom jax.sharding import AbstractMesh, NamedSharding\njitted = jax.jit(f)\n{text}\n".encode()
+    assert ast.parse(source)
+    assert RULES["JAX001"].may_apply(source)
+    assert not RULES["JAX001"].may_apply(source.replace(b"lower", b"lowered"))
+
+
+def test_token_regexes_do_not_backtrack_on_long_comments():
+    """A comment after a dot with many `#` and spaces: a regex that could split it into
+    comment, space, comment... would take 2**60 steps here."""
+    source = b"x = 1.  " + b"# " * 60 + b"\n" + b"AbstractMesh NamedSharding jit use_abstract_mesh as\n"
+    for rule in RULES.values():
+        rule.may_apply(source)
 
 
 def test_tokens_read_without_importing_the_rules_match_the_registry():

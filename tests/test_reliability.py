@@ -96,6 +96,24 @@ def test_every_bad_file_is_reported_and_the_rest_still_fixed(tmp_path):
         assert (tmp_path / name).read_bytes() == content
 
 
+def test_a_file_too_large_to_parse_gets_one_error_and_the_rest_is_fixed(tmp_path):
+    """max-parse-memory bounds a worker's memory: the file is refused before LibCST builds its
+    tree, from the size `ast` predicts, not by running out of memory."""
+    huge = VIOLATION + "def generated():\n" + "".join(f"    x{i} = f(a, b[{i}], c.d)\n" for i in range(2000))
+    (tmp_path / "huge.py").write_text(huge)
+    (tmp_path / "ok.py").write_text(VIOLATION)
+    (tmp_path / "pyproject.toml").write_text("[tool.jaxfix]\nmax-parse-memory = 40\n")
+    result = cli_run("--color", "never", "-j", "1", str(tmp_path))
+    assert result.exit_code == 2
+    (error,) = [line for line in result.stderr.splitlines() if ": error: " in line]
+    assert "huge.py" in error and "more than max-parse-memory (40 MB)" in error and "syntax nodes" in error
+    assert (tmp_path / "huge.py").read_text() == huge
+    assert (tmp_path / "ok.py").read_text() == FIXED
+    (tmp_path / "pyproject.toml").write_text("[tool.jaxfix]\nmax-parse-memory = 200\n")
+    assert cli_run("--color", "never", "-j", "1", str(tmp_path)).exit_code == 0
+    assert (tmp_path / "huge.py").read_text() != huge
+
+
 def test_writes_keep_the_file_mode(tmp_path):
     path = tmp_path / "m.py"
     path.write_text(VIOLATION)

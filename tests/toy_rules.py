@@ -49,7 +49,7 @@ class Spread(Rule):
     name = "spread"
     summary = "spread(x) is written over three lines now"
     fixes = {Safety.SAFE: "rewrite the call"}
-    tokens = ((b"spread(",),)
+    tokens = ((rb"spread\(",),)
 
     def visit_Call(self, node: cst.Call) -> None:
         if m.matches(node, m.Call(func=m.Name("spread"), args=[m.Arg()])):

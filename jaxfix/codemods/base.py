@@ -17,6 +17,8 @@ import libcst as cst
 from jaxfix.analysis.module import ModuleAnalysis
 from jaxfix.diagnostics import Fix, Related, Report, Safety
 from jaxfix.options import Options
+from jaxfix.prefilter import tokens_match
+from jaxfix.screen import ModuleFacts
 
 # Set on a function by LibCST's matcher decorators, which batched visitors never honour.
 _MATCHER_DECORATOR_ATTRIBUTES = ("_call_if_inside_matcher", "_call_if_not_inside_matcher", "_visit_matcher", "_leave_matcher")
@@ -32,7 +34,8 @@ class Rule(cst.BatchableCSTVisitor):
     # Each kind of fix the rule makes -> what it does, one line; {} for a rule without fixes.
     # The one source of every description of the rule's fix safety; `report` enforces it.
     fixes: ClassVar[dict[Safety, str]]
-    # Prefilter: the file can only be flagged if, for some group, every token occurs in its bytes.
+    # Prefilter: the file can only be flagged if, for some group, every token (a bytes regular
+    # expression, searched in the raw file) matches. Plain literals, read without importing libcst.
     tokens: ClassVar[tuple[tuple[bytes, ...], ...]]
     # The messages of the JAX errors the rule reports, `{mesh}`/`{size}` for what varies: a
     # report inside `with assertRaisesRegex(ValueError, p):` whose `p` may match one is dropped.
@@ -87,7 +90,13 @@ class Rule(cst.BatchableCSTVisitor):
 
     @classmethod
     def may_apply(cls, source: bytes) -> bool:
-        return any(all(token in source for token in group) for group in cls.tokens)
+        return tokens_match(cls.tokens, source)
+
+    @classmethod
+    def screen(cls, module: ModuleFacts) -> bool:
+        """The `ast` screen (jaxfix/screen.py): False only when the rule cannot report on a module
+        with these facts, each condition mirroring an early return before `report`. Keeps all."""
+        return True
 
 
 def keyword_arg(name: str, value: cst.BaseExpression) -> cst.Arg:

@@ -15,6 +15,7 @@ from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.text import code, short
 from jaxfix.diagnostics import Fix, Safety
 from jaxfix.evidence import Evidence
+from jaxfix.screen import ModuleFacts
 
 # How the message names the primitives that need devices at lowering.
 _DEVICE_PRIMITIVES = {
@@ -156,12 +157,32 @@ class MissingLoweringPlatforms(Rule):
         Safety.SAFE: "add lowering_platforms (`jit(f).lower(x)` becomes `jit(f).trace(x).lower(...)`)",
         Safety.UNSAFE: "also add device_assignment when a `.compile()` follows",
     }
-    tokens = ((b"lower", b"AbstractMesh"), (b"lower", b"abstract_mesh"))
+    # An abstract mesh, a NamedSharding or use_abstract_mesh, jit or pjit, and a `.lower(` call
+    # (whitespace, comments and line continuations allowed around `lower`).
+    tokens = (
+        (
+            rb"AbstractMesh|abstract_mesh",
+            rb"NamedSharding|use_abstract_mesh",
+            rb"\bp?jit\b",
+            rb"\.(?:\s|\\|#[^\r\n]*(?![^\r\n]))*lower(?:\s|\\|#[^\r\n]*(?![^\r\n]))*\(",
+        ),
+    )
     raises = (
         "Passing lowering_platforms via jax.export or jit(f).trace(*args).lower(lowering_platforms=...) is "
         "required when only AbstractMesh exists in a jitted computation. Got context mesh: {mesh}",
         "AbstractMesh cannot be used when jaxpr contains primitives that require devices to be present during lowering.",
     )
+
+    @classmethod
+    def screen(cls, module: ModuleFacts) -> bool:
+        """A `.lower()` call (`visit_Call`) on a jitted callable (`_jitted`), evidence from an
+        abstract mesh in a NamedSharding or a use_abstract_mesh context (`_evidence`)."""
+        return (
+            module.calls_method("lower")
+            and module.mentions(Api.JIT)
+            and module.may_build_abstract_mesh()
+            and (module.mentions(Api.NAMED_SHARDING) or module.calls(Api.USE_ABSTRACT_MESH) > 0)
+        )
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func

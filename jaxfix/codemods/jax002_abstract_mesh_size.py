@@ -8,12 +8,13 @@ import libcst as cst
 
 from jaxfix.analysis.contexts import ContextSite, Entry, innermost
 from jaxfix.analysis.evidence import confirmed_mesh
-from jaxfix.analysis.names import SIGNATURES, Api, bind
+from jaxfix.analysis.names import MESH_CONTEXT_APIS, SIGNATURES, Api, bind
 from jaxfix.analysis.values import MeshValue, tuple_text
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.text import not_fixed, related, short, with_note
 from jaxfix.diagnostics import Fix, Related, Safety
 from jaxfix.evidence import Evidence
+from jaxfix.screen import ModuleFacts
 
 _JAX_ERROR = '"use_abstract_mesh cannot change the size of the mesh"'
 
@@ -104,11 +105,27 @@ class AbstractMeshSizeChange(Rule):
     name = "abstract-mesh-size-change"
     summary = "use_abstract_mesh inside a mesh context of a different size"
     fixes = {Safety.UNSAFE: "resize the inner mesh along one axis"}
-    tokens = ((b"use_abstract_mesh",),)
+    # use_abstract_mesh and a second mesh context: use_abstract_mesh twice, set_mesh or use_mesh,
+    # or an import alias of use_abstract_mesh (one spelling, many calls).
+    tokens = (
+        (rb"use_abstract_mesh(?s:.*)use_abstract_mesh",),
+        (rb"use_abstract_mesh", rb"(?:set|use)_mesh"),
+        (rb"use_abstract_mesh(?:\s|\\|#[^\r\n]*(?![^\r\n]))*as\b",),
+    )
     raises = (
         "use_abstract_mesh cannot change the size of the mesh. "
         "Got new mesh: {mesh} with size={size} and prev mesh: {mesh} with size={size}",
     )
+
+    @classmethod
+    def screen(cls, module: ModuleFacts) -> bool:
+        """An abstract inner mesh entered by a use_abstract_mesh call (`visit_Call`) and another
+        mesh context call that may enclose it (`contexts_at`)."""
+        return (
+            module.may_build_abstract_mesh()
+            and module.calls(Api.USE_ABSTRACT_MESH) > 0
+            and module.calls(*MESH_CONTEXT_APIS) > 1
+        )
 
     def visit_Call(self, node: cst.Call) -> None:
         analysis = self.analysis

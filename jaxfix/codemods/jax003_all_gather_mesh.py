@@ -12,13 +12,14 @@ from jaxfix.analysis.contexts import ContextSite, innermost
 from jaxfix.analysis.evidence import confirmed_mesh
 from jaxfix.analysis.imports import api_spelling, module_spelling
 from jaxfix.analysis.module import ModuleAnalysis
-from jaxfix.analysis.names import Api, bind, signature_of
+from jaxfix.analysis.names import MESH_CONTEXT_APIS, Api, bind, signature_of
 from jaxfix.analysis.values import MeshValue
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.text import code, not_fixed, related, short, with_note
 from jaxfix.diagnostics import Fix, Related, Safety
 from jaxfix.evidence import Evidence
 from jaxfix.options import Options
+from jaxfix.screen import ModuleFacts
 
 _INPUT_ERROR = '"Input sharding mesh ... should be equal to out_sharding mesh ..."'
 _CONTEXT_ERROR = '"Context mesh ... should match the mesh of sharding ..."'
@@ -129,8 +130,20 @@ class AllGatherMeshMismatch(Rule):
         Safety.SAFE: "put a foreign out_sharding on the context mesh",
         Safety.UNSAFE: "move the input onto the context mesh with device_put",
     }
-    tokens = ((b"top_level_all_gather",),)
+    # The gather, a device_put for its input's mesh, and a mesh context.
+    tokens = ((b"top_level_all_gather", b"device_put", rb"(?:set|use)_mesh|use_abstract_mesh"),)
     raises = ("Input sharding mesh {mesh} should be equal to out_sharding mesh {mesh}",)
+
+    @classmethod
+    def screen(cls, module: ModuleFacts) -> bool:
+        """The gather (`visit_Call`), its input placed by device_put (`_array_mesh`), a mesh
+        context (`_context_mesh`) and a sharding to compare (`_out_mesh`)."""
+        return (
+            module.calls(Api.TOP_LEVEL_ALL_GATHER) > 0
+            and module.calls(Api.DEVICE_PUT) > 0
+            and module.calls(*MESH_CONTEXT_APIS) > 0
+            and module.mentions(Api.NAMED_SHARDING, Api.PARTITION_SPEC)
+        )
 
     def __init__(self, analysis: ModuleAnalysis, options: Options) -> None:
         super().__init__(analysis, options)
