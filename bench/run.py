@@ -1,11 +1,12 @@
-"""Time `jaxfix --check` (cold and warm cache) against `ruff check --select F401 --no-cache` and
-plain `libcst.parse_module` on the same tree, side by side, and print a Markdown report. Plain
-LibCST runs twice more on the files that pass jaxfix's prefilter: parse only (the floor of any
-LibCST-based check of that tree), and parse + stock ScopeProvider.
+"""Time `jaxfix --check` (cold and warm cache, and cold for earlier versions) against `ruff check
+--select F401 --no-cache` and the floor of a LibCST-based check (jaxfix's `ast` screen of the
+prefilter's candidates, then LibCST parse + scopes of the files it keeps) on the same tree, side
+by side, and print a Markdown report; then the same on a JAX clone, when there is one.
 
     python bench/run.py                        # a generated corpus (see make_corpus.py) in a temp dir
     python bench/run.py /path/to/jax           # any directory
     python bench/run.py --files 1000 --lines 300 --candidates 0.05 --repeat 5
+    python bench/run.py --baseline-rev HEAD~1 --jax-clone ~/src/jax
 
 Each command runs --repeat times in a fresh process, the commands taking turns; the report
 gives the median and the fastest wall time, the median CPU time (user + system, workers
@@ -34,14 +35,17 @@ RUFF = "`ruff check --select F401 --no-cache`"
 COLD = "`jaxfix --check`, cold (empty cache dir)"
 WARM = "`jaxfix --check`, warm cache"
 PARSE_CANDIDATES = "plain `libcst.parse_module`, prefilter's candidates only, one process"
+FLOOR = "floor: `ast` screen of the candidates, LibCST parse + scopes of the files it keeps, one process"
 sys.path.insert(0, str(BENCH))
 
 from make_corpus import write_corpus  # noqa: E402 - a sibling script, not a package
 
 from jaxfix import __version__  # noqa: E402
 from jaxfix.discovery import discover  # noqa: E402
+from jaxfix.engine import candidate_rules, screened_rules  # noqa: E402
 from jaxfix.options import Options  # noqa: E402
 from jaxfix.prefilter import is_candidate, selected_rules  # noqa: E402
+from jaxfix.screen import module_facts  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,10 @@ class Measurement:
     @property
     def median_wall(self) -> float:
         return statistics.median(s.wall for s in self.samples)
+
+    @property
+    def median_cpu(self) -> float:
+        return statistics.median(s.cpu for s in self.samples)
 
 
 def run_once(command: list[str], env: dict[str, str] | None = None) -> Sample:
@@ -104,7 +112,11 @@ def tree_stats(root: Path) -> dict[str, float]:
     rules = selected_rules(Options())
     sources = [path.read_bytes() for path in files]
     candidates = [path for path, source in zip(files, sources) if is_candidate(source, rules)]
+    passed = set(candidates)
+    kept = [s for p, s in zip(files, sources) if p in passed and screened_rules(candidate_rules(s, Options()), module_facts(s))]
     return {
+        "kept": len(kept),
+        "kept_lines": sum(s.count(b"\n") for s in kept),
         "files": len(files),
         "lines": sum(s.count(b"\n") for s in sources),
         "megabytes": sum(len(s) for s in sources) / 1e6,
@@ -132,13 +144,12 @@ def versions(ruff: str | None) -> str:
     return f"jaxfix {__version__}, libcst {metadata.version('libcst')}, {ruff_version}"
 
 
-def report(tree: str, stats: dict, results: list[Measurement], baseline: Measurement | None, header: str) -> str:
+def report(tree: str, stats: dict, results: list[Measurement], baseline: Measurement | None) -> str:
     lines = [
-        header,
-        "",
         f"Tree: `{tree}`: {stats['files']} files, {stats['lines']:,} lines, {stats['megabytes']:.1f} MB; "
         f"{stats['candidates']} files ({100 * stats['candidates'] / max(stats['files'], 1):.1f}%, "
-        f"{stats['candidate_lines']:,} lines) pass jaxfix's prefilter.",
+        f"{stats['candidate_lines']:,} lines) pass jaxfix's byte prefilter, {stats['kept']} of them "
+        f"({stats['kept_lines']:,} lines) its `ast` screen.",
         "",
         "| command | median wall (s) | fastest (s) | median CPU (s) | peak RSS (MB) | wall / ruff | exit |",
         "|---|---:|---:|---:|---:|---:|---:|",
@@ -153,11 +164,98 @@ def report(tree: str, stats: dict, results: list[Measurement], baseline: Measure
     return "\n".join(lines)
 
 
+def export_revision(revision: str, work: Path) -> Path:
+    """`git archive` of `revision` of this repository into a fresh directory: a baseline checkout
+    run by the same interpreter and dependencies, with no chance of picking up edits."""
+    out = work / f"baseline-{revision.replace('/', '_')}"
+    out.mkdir()
+    archive = subprocess.run(["git", "-C", str(BENCH.parent), "archive", revision], capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(out)], input=archive, check=True)
+    return out
+
+
+def json_results(argv: list[str], tree: Path, env: dict[str, str] | None = None) -> str:
+    """One run's `--format json` report with nothing cached, for comparing results."""
+    done = subprocess.run([*argv, "--no-cache", "--format", "json", str(tree)], capture_output=True, text=True, env=env)
+    return done.stdout
+
+
+def bench_tree(tree: Path, tree_name: str, args: argparse.Namespace, work: Path, baselines: list[tuple[str, Path]]) -> str:
+    stats = tree_stats(tree)
+    jaxfix_cmd = [tool("jaxfix") or sys.executable, *([] if tool("jaxfix") else ["-m", "jaxfix"]), "--check", "-q"]
+    if args.jobs:
+        jaxfix_cmd += ["-j", str(args.jobs)]
+    ruff = tool("ruff")
+    commands = []
+    if ruff:
+        commands.append(Command(RUFF, [ruff, "check", "--select", "F401", "--no-cache", str(tree)], args.repeat))
+    else:
+        print("ruff not found: `pip install ruff` (or the project's `bench` extra) to compare", file=sys.stderr)
+    cold_dir, warm_dir = work / "cold-cache", work / "warm-cache"
+    commands += [
+        Command(WARM, [*jaxfix_cmd, "--cache-dir", str(warm_dir), str(tree)], args.repeat),
+        Command(COLD, [*jaxfix_cmd, "--cache-dir", str(cold_dir), str(tree)], args.repeat,
+                before_each=lambda: shutil.rmtree(cold_dir, ignore_errors=True)),
+    ]
+    baseline_cmd = [sys.executable, "-m", "jaxfix", *jaxfix_cmd[jaxfix_cmd.index("--check"):]]
+    same_results = []
+    for label, checkout in baselines:
+        baseline_cache = work / f"cold-cache-{len(commands)}"
+        env = {**os.environ, "PYTHONPATH": str(checkout.resolve())}
+        commands.append(Command(
+            f"{COLD}, before: {label}", [*baseline_cmd, "--cache-dir", str(baseline_cache), str(tree)], args.repeat,
+            before_each=lambda cache=baseline_cache: shutil.rmtree(cache, ignore_errors=True), env=env,
+        ))
+        same = json_results(jaxfix_cmd, tree) == json_results(baseline_cmd, tree, env)
+        same_results.append(f"{label}: {'identical' if same else '**different**'}")
+    if stats["candidates"]:
+        candidate_list = work / "candidates.txt"
+        candidate_list.write_text("".join(f"{p}\n" for p in stats["candidate_list"]), encoding="utf-8")
+        parse = [sys.executable, str(BENCH / "parse_all.py"), str(candidate_list)]
+        commands.append(Command(FLOOR, [*parse, "--screen"], args.repeat))
+        if args.parse_repeat:
+            commands += [
+                Command(PARSE_CANDIDATES, parse, args.parse_repeat),
+                Command(f"{PARSE_CANDIDATES} + `ScopeProvider`", [*parse, "--scope"], args.parse_repeat),
+            ]
+    if args.parse_repeat:
+        file_list = work / "files.txt"
+        file_list.write_text("".join(f"{p}\n" for p in stats["file_list"]), encoding="utf-8")
+        commands.append(Command("plain `libcst.parse_module`, every file, one process",
+                                [sys.executable, str(BENCH / "parse_all.py"), str(file_list)], args.parse_repeat))
+    shutil.rmtree(warm_dir, ignore_errors=True)
+    run_once([*jaxfix_cmd, "--cache-dir", str(warm_dir), str(tree)])  # fills the warm cache
+    results = {m.name: m for m in measure(commands)}
+    text = report(tree_name, stats, list(results.values()), results.get(RUFF))
+    text += "\n\n" + summary(results, [label for label, _ in baselines])
+    if same_results:
+        text += f"\n\nResults (`--format json`, nothing cached) compared with {'; '.join(same_results)}."
+    if results[WARM].median_wall > 0.5 * results[COLD].median_wall and stats["candidates"]:
+        print("\nwarning: the warm runs were hardly faster than the cold ones; was jaxfix's source edited during the "
+              "run (that rightly invalidates the cache)?", file=sys.stderr)
+    return text
+
+
+def summary(results: dict[str, Measurement], baselines: list[str]) -> str:
+    """The ratios the targets are stated in: CPU time where the machine's load makes wall time noisy."""
+    cold, parts = results[COLD], []
+    for label in baselines:
+        before = results[f"{COLD}, before: {label}"]
+        parts.append(f"cold now / before ({label}): {cold.median_cpu / before.median_cpu:.2f}x CPU, "
+                     f"{cold.median_wall / before.median_wall:.2f}x wall")
+    if FLOOR in results:
+        parts.append(f"cold / floor: {cold.median_cpu / results[FLOOR].median_cpu:.2f}x CPU")
+    if RUFF in results:
+        parts.append(f"warm / ruff: {results[WARM].median_wall / results[RUFF].median_wall:.2f}x wall")
+    return "Ratios (medians): " + "; ".join(parts) + "."
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("directory", nargs="?", type=Path, help="tree to check (default: generate a corpus)")
     parser.add_argument("--repeat", type=int, default=5, help="runs per command (median reported)")
-    parser.add_argument("--parse-repeat", type=int, default=3, help="runs of the slow plain-LibCST parse; 0 skips it")
+    parser.add_argument("--parse-repeat", type=int, default=0,
+                        help="runs of the extra plain-LibCST rows (parse, parse + stock ScopeProvider, parse every file); 0 skips them")
     parser.add_argument("--jobs", type=int, help="jaxfix -j (default: jaxfix's default, the CPU count)")
     parser.add_argument("--files", type=int, default=1000, help="generated corpus: number of files")
     parser.add_argument("--lines", type=int, default=300, help="generated corpus: mean lines per file")
@@ -167,11 +265,18 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, action="append", default=[],
                         help="a jaxfix checkout (e.g. a git worktree of an older commit) whose cold run is timed "
                              "in the same rounds, for a before/after comparison (repeatable)")
+    parser.add_argument("--baseline-rev", action="append", default=[],
+                        help="a commit of this repository to compare with, exported by `git archive` (repeatable)")
+    parser.add_argument("--jax-clone", type=Path, default=os.environ.get("JAXFIX_BENCH_JAX_CLONE"),
+                        help="a clone of the JAX repository, benchmarked after the main tree when present "
+                             "(default: $JAXFIX_BENCH_JAX_CLONE)")
     args = parser.parse_args()
 
     header = f"Machine: {machine()}"
     work = Path(tempfile.mkdtemp(prefix="jaxfix-bench-"))
     try:
+        baselines = [(str(path), path) for path in args.baseline]
+        baselines += [(f"`{rev}`", export_revision(rev, work)) for rev in args.baseline_rev]
         tree = args.directory
         if tree is None:
             tree = work / "corpus"
@@ -180,53 +285,13 @@ def main() -> None:
                          f"--violations {args.violations} --seed {args.seed}")
         else:
             tree_name = str(tree)
-        stats = tree_stats(tree)
-        jaxfix_cmd = [tool("jaxfix") or sys.executable, *([] if tool("jaxfix") else ["-m", "jaxfix"]), "--check", "-q"]
-        if args.jobs:
-            jaxfix_cmd += ["-j", str(args.jobs)]
-        ruff = tool("ruff")
-        commands = []
-        if ruff:
-            commands.append(Command(RUFF, [ruff, "check", "--select", "F401", "--no-cache", str(tree)], args.repeat))
+        sections = [bench_tree(tree, tree_name, args, work, baselines)]
+        if args.jax_clone is not None and args.jax_clone.is_dir():
+            sections.append(bench_tree(args.jax_clone, f"{args.jax_clone} (a JAX clone)", args, work, baselines))
         else:
-            print("ruff not found: `pip install ruff` (or the project's `bench` extra) to compare", file=sys.stderr)
-        cold_dir, warm_dir = work / "cold-cache", work / "warm-cache"
-        commands += [
-            Command("`jaxfix --check --no-cache`", [*jaxfix_cmd, "--no-cache", str(tree)], args.repeat),
-            Command(COLD, [*jaxfix_cmd, "--cache-dir", str(cold_dir), str(tree)], args.repeat,
-                    before_each=lambda: shutil.rmtree(cold_dir, ignore_errors=True)),
-            Command(WARM, [*jaxfix_cmd, "--cache-dir", str(warm_dir), str(tree)], args.repeat),
-        ]
-        for checkout in args.baseline:
-            baseline_cache = work / f"cold-cache-{len(commands)}"
-            baseline_cmd = [sys.executable, "-m", "jaxfix", *jaxfix_cmd[jaxfix_cmd.index("--check"):]]
-            commands.append(Command(
-                f"{COLD}, baseline `{checkout}`", [*baseline_cmd, "--cache-dir", str(baseline_cache), str(tree)], args.repeat,
-                before_each=lambda cache=baseline_cache: shutil.rmtree(cache, ignore_errors=True),
-                env={**os.environ, "PYTHONPATH": str(checkout.resolve())},
-            ))
-        if stats["candidates"]:
-            # The floor of any LibCST-based check (the candidate files parsed, nothing else), and stock scopes.
-            candidate_list = work / "candidates.txt"
-            candidate_list.write_text("".join(f"{p}\n" for p in stats["candidate_list"]), encoding="utf-8")
-            commands += [
-                Command(PARSE_CANDIDATES, [sys.executable, str(BENCH / "parse_all.py"), str(candidate_list)], args.repeat),
-                Command(f"{PARSE_CANDIDATES} + `ScopeProvider`",
-                        [sys.executable, str(BENCH / "parse_all.py"), str(candidate_list), "--scope"], args.repeat),
-            ]
-        if args.parse_repeat:
-            file_list = work / "files.txt"
-            file_list.write_text("".join(f"{p}\n" for p in stats["file_list"]), encoding="utf-8")
-            commands.append(Command("plain `libcst.parse_module`, every file, one process",
-                                    [sys.executable, str(BENCH / "parse_all.py"), str(file_list)], args.parse_repeat))
-        run_once([*jaxfix_cmd, "--cache-dir", str(warm_dir), str(tree)])  # fills the warm cache
-        results = {m.name: m for m in measure(commands)}
+            sections.append(f"JAX clone: skipped (none at `{args.jax_clone}`; pass --jax-clone or set $JAXFIX_BENCH_JAX_CLONE).")
         after = " / ".join(f"{x:.1f}" for x in os.getloadavg())
-        print(report(tree_name, stats, list(results.values()), results.get(RUFF),
-                     f"{header}, after it {after}\n\nVersions: {versions(ruff)}"))
-        if results[WARM].median_wall > 0.5 * results[COLD].median_wall and stats["candidates"]:
-            print("\nwarning: the warm runs were hardly faster than the cold ones; was jaxfix's source edited during the "
-                  "run (that rightly invalidates the cache)?", file=sys.stderr)
+        print(f"{header}, after it {after}\n\nVersions: {versions(tool('ruff'))}\n\n" + "\n\n".join(sections))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
