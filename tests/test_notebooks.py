@@ -156,7 +156,7 @@ def test_suggestions_applied_to_the_notebook_file_give_the_fixed_notebook(tmp_pa
     ('{"name": "package.json, not a notebook"}', "not a Jupyter notebook: the JSON document has no 'nbformat' key"),
     ('{"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": []}', "nbformat 3 notebook: jaxfix reads nbformat 4"),
     ('{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "code", "id": "a", "metadata": {},'
-     ' "source": "AbstractMesh((8,), (\'b\',)).lower()", "outputs": 5, "execution_count": null}]}',
+     ' "source": "jax.jit(f).lower(NamedSharding(AbstractMesh((8,), (\'b\',)), P()))", "outputs": 5, "execution_count": null}]}',
      "notebook does not validate against the nbformat schema: 5 is not of type 'array'"),
 ])
 def test_unreadable_notebooks_get_one_line_each_and_the_rest_is_processed(tmp_path, content, message):
