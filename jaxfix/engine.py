@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 import gc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -121,6 +121,23 @@ def _apply(module: cst.Module, fixes: list[Fix], analysis: ModuleAnalysis, line_
     return module
 
 
+def _visit_in_order(analysis: ModuleAnalysis, rules: list[Rule]) -> None:
+    """Call the rules' `visit_<Node>` methods on every node in the order a visitor meets them,
+    taken from the parent map, whose traversal the analysis makes anyway: one traversal of the
+    module instead of two. Rules with `leave_` methods get LibCST's batched traversal."""
+    handlers: dict[str, list[Callable[[cst.CSTNode], object]]] = {}
+    for rule in rules:
+        for name, method in rule.get_visitors().items():
+            handlers.setdefault(name, []).append(method)
+    if any(not name.startswith("visit_") or "_" in name[len("visit_"):] for name in handlers):  # leave_, attribute hooks
+        analysis.wrapper.visit_batched(rules)
+        return
+    module = analysis.wrapper.module
+    for node in (module, *analysis.parents):
+        for method in handlers.get(f"visit_{type(node).__name__}", ()):
+            method(node)
+
+
 def _run_rules(
     module: cst.Module, rules: list[type[Rule]], options: Options, changed_lines: frozenset[int] | None,
     evidence: tuple[Evidence, ...] | None = None,
@@ -130,7 +147,7 @@ def _run_rules(
     wrapper = ModuleLevelBatchWrapper(module, unsafe_skip_copy=True)
     analysis = ModuleAnalysis(wrapper, options.jax_version, evidence or ())
     running = [rule_class(analysis, options) for rule_class in rules]
-    wrapper.visit_batched(running)
+    _visit_in_order(analysis, running)
     expected = analysis.expected_errors  # code that tests the error it would report
     reports = [report for rule in running for report in rule.reports if not expected.expects(report.node, rule.raises)]
     if evidence is not None:

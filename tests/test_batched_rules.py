@@ -14,6 +14,11 @@ from fixture_cases import FIXTURES
 from hypothesis import HealthCheck, given, settings
 from jax_program_strategy import Program, programs
 
+import libcst as cst
+
+from jaxfix import engine
+from jaxfix.analysis.module import ModuleAnalysis
+from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
 from jaxfix.codemods.base import Rule
 from jaxfix.diagnostics import Diagnostic
 from jaxfix.engine import check_source, selected_rules
@@ -28,6 +33,7 @@ def every_rule_visits_every_file(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without the prefilter most fixtures have one candidate rule, and "together" would be the
     very same run as "alone"; with it off, all rules share the traversal of every file."""
     monkeypatch.setattr(Rule, "may_apply", classmethod(lambda cls, source: True))
+    monkeypatch.setattr(engine, "screened_rules", lambda rules, facts: rules)
 
 
 def _engine_order(diagnostic: Diagnostic) -> tuple[int, int, int, int, str]:
@@ -69,3 +75,48 @@ def test_fixture_rules_together_report_what_they_report_alone(path: Path):
 def test_generated_program_rules_together_report_what_they_report_alone(program: Program):
     for options in OPTION_SETS:
         assert_together_is_alone_merged(program.source.encode(), options)
+
+
+class _Recorder(Rule):
+    code, name, summary, fixes, tokens = "JAX990", "recorder", "records what it visits", {}, ()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.seen.append(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.seen.append(node)
+
+
+class _RecorderWithLeave(_Recorder):
+    def leave_Call(self, original_node: cst.Call) -> None:
+        self.seen.append(("left", original_node))
+
+
+class _Plain(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[object] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.seen.append(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.seen.append(node)
+
+    def leave_Call(self, original_node: cst.Call) -> None:
+        self.seen.append(("left", original_node))
+
+
+@pytest.mark.parametrize("rule_class", [_Recorder, _RecorderWithLeave])
+def test_rules_meet_the_nodes_a_visitor_meets_in_its_order(rule_class):
+    """Rules run over the parent map's nodes (one traversal for both); a rule with `leave_`
+    methods gets LibCST's batched traversal. Either way: what a plain visitor sees, in order."""
+    module = cst.parse_module((FIXTURES / "JAX002").glob("*.py").__next__().read_bytes())
+    analysis = ModuleAnalysis(ModuleLevelBatchWrapper(module, unsafe_skip_copy=True), None)
+    rule = rule_class(analysis, Options())
+    rule.seen = []
+    engine._visit_in_order(analysis, [rule])
+    plain = _Plain()
+    module.visit(plain)
+    expected = plain.seen if rule_class is _RecorderWithLeave else [n for n in plain.seen if not isinstance(n, tuple)]
+    assert rule.seen == expected and len(expected) > 10
