@@ -53,14 +53,34 @@ def full_engine(source: bytes, options: Options, path: str = "example.py") -> Fi
         return process_source(Path(path), source, options)
 
 
+def _kept_by_screen(source: bytes, options: Options, path: str) -> set[str]:
+    """The rules the screen keeps: of the file, or, for a notebook, of the code the engine
+    screens (its cells), seen by watching the engine with the byte prefilter off."""
+    if not path.endswith(".ipynb"):
+        facts = module_facts(source)
+        return {rule.code for rule in selected_rules(options) if facts is None or rule.screen(facts)}
+    kept: set[str] = set()
+    screen = jaxfix.engine.screened_rules
+
+    def watched(rules, facts):  # noqa: ANN001, ANN202 - the engine's signature
+        survivors = screen(rules, facts)
+        kept.update(rule.code for rule in survivors)
+        return survivors
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Rule, "may_apply", classmethod(lambda cls, source: True))
+        patch.setattr(jaxfix.engine, "screened_rules", watched)
+        process_source(Path(path), source, options)
+    return kept
+
+
 def assert_filters_keep_what_is_reported(source: bytes, options: Options, path: str = "example.py") -> FileResult:
     """The differential check, for the byte prefilter and for the screen on their own: every
     rule the full engine reports is one they keep, so a file they drop has nothing to report."""
     full = full_engine(source, options, path)
     rules = selected_rules(options)
-    facts = module_facts(source)
     kept_by_bytes = {rule.code for rule in rules if rule.may_apply(source)}
-    kept_by_screen = {rule.code for rule in rules if facts is None or rule.screen(facts)}
+    kept_by_screen = _kept_by_screen(source, options, path)
     reported = {d.code for d in full.diagnostics}
     assert reported <= kept_by_bytes, f"the byte prefilter drops {sorted(reported - kept_by_bytes)}, which report"
     assert reported <= kept_by_screen, f"the ast screen drops {sorted(reported - kept_by_screen)}, which report"
@@ -164,11 +184,12 @@ def test_screen_keeps_what_ast_cannot_parse():
         "(jitted.  # a comment\n   lower(x))",
         "jitted.\\\n    lower(x)",
         "(jitted\n .lower\n (x))",
+        '{"cells": [{"source": ["y = (jitted.\\n", "     lower(x))"]}]}',
     ],
 )
 def test_lower_call_token_allows_whitespace_comments_and_continuations(text):
     source = f"import jax\nfrom jax.sharding import AbstractMesh, NamedSharding\njitted = jax.jit(f)\n{text}\n".encode()
-    assert ast.parse(source)
+    assert ast.parse(source)  # notebook JSON too: a dict display
     assert RULES["JAX001"].may_apply(source)
     assert not RULES["JAX001"].may_apply(source.replace(b"lower", b"lowered"))
 

@@ -30,6 +30,7 @@ VALUES = {
     "include": (["*.py"], None),
     "extend-include": (["*.pyw"], None),
     "max-file-size": (1000, None),
+    "max-parse-memory": (4096, None),
     "cache-dir": ("cache", ["--cache-dir", "cache"]),
 }
 COMMANDS = {MAIN: check, MIGRATE: migrate}

@@ -158,13 +158,14 @@ class MissingLoweringPlatforms(Rule):
         Safety.UNSAFE: "also add device_assignment when a `.compile()` follows",
     }
     # An abstract mesh, a NamedSharding or use_abstract_mesh, jit or pjit, and a `.lower(` call
-    # (whitespace, comments and line continuations allowed around `lower`).
+    # (whitespace, comments and line continuations allowed around `lower`, and the `\n", "` of a
+    # notebook's JSON, whose raw bytes the runner prefilters).
     tokens = (
         (
             rb"AbstractMesh|abstract_mesh",
             rb"NamedSharding|use_abstract_mesh",
             rb"\bp?jit\b",
-            rb"\.(?:\s|\\|#[^\r\n]*(?![^\r\n]))*lower(?:\s|\\|#[^\r\n]*(?![^\r\n]))*\(",
+            rb"\.(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*lower(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*\(",
         ),
     )
     raises = (

@@ -110,7 +110,7 @@ class AbstractMeshSizeChange(Rule):
     tokens = (
         (rb"use_abstract_mesh(?s:.*)use_abstract_mesh",),
         (rb"use_abstract_mesh", rb"(?:set|use)_mesh"),
-        (rb"use_abstract_mesh(?:\s|\\|#[^\r\n]*(?![^\r\n]))*as\b",),
+        (rb"use_abstract_mesh(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*as\b",),
     )
     raises = (
         "use_abstract_mesh cannot change the size of the mesh. "
