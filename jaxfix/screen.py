@@ -146,8 +146,9 @@ class ModuleFacts:
         return name in self.attributes
 
     def may_build_abstract_mesh(self) -> bool:
-        """`AbstractMesh(...)` or `mesh.abstract_mesh`: the only abstract meshes analysis knows."""
-        return self.mentions(Api.ABSTRACT_MESH) or self.reads_attribute("abstract_mesh")
+        """`AbstractMesh(...)`, `mesh.abstract_mesh` or `get_abstract_mesh()`: the abstract meshes
+        the value model knows."""
+        return self.mentions(Api.ABSTRACT_MESH, Api.GET_ABSTRACT_MESH) or self.reads_attribute("abstract_mesh")
 
 
 def module_facts(source: bytes) -> ModuleFacts | None:
