@@ -197,7 +197,9 @@ def bench_tree(tree: Path, tree_name: str, args: argparse.Namespace, work: Path,
         Command(COLD, [*jaxfix_cmd, "--cache-dir", str(cold_dir), str(tree)], args.repeat,
                 before_each=lambda: shutil.rmtree(cold_dir, ignore_errors=True)),
     ]
-    baseline_cmd = [sys.executable, "-m", "jaxfix", *jaxfix_cmd[jaxfix_cmd.index("--check"):]]
+    # -P: `python -m` would otherwise put the current directory (this checkout, when run from
+    # the repository) ahead of PYTHONPATH, and time today's jaxfix as the "before".
+    baseline_cmd = [sys.executable, "-P", "-m", "jaxfix", *jaxfix_cmd[jaxfix_cmd.index("--check"):]]
     same_results = []
     for label, checkout in baselines:
         baseline_cache = work / f"cold-cache-{len(commands)}"
