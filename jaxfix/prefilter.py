@@ -13,6 +13,7 @@ import ast
 import functools
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,14 +23,23 @@ CODEMODS = Path(__file__).resolve().parent / "codemods"
 _RULE_MODULE = re.compile(r"jax\d{3}_\w+(\.py)?$")  # what jaxfix/codemods/__init__.py registers
 
 
+_WORDS = re.compile(rb"\w+(?:\|\w+)*")  # `A|B|C` of plain words: a substring test does it
+
+
 @functools.cache
-def _compiled(token: bytes) -> re.Pattern[bytes]:
-    return re.compile(token)
+def _matcher(token: bytes) -> Callable[[bytes], bool]:
+    """`token` as a test on a file's bytes: `in` for plain words (several times faster than
+    `re.search` on an alternation, which most files fail), the regular expression otherwise."""
+    if _WORDS.fullmatch(token):
+        words = token.split(b"|")
+        return lambda source: any(word in source for word in words)
+    pattern = re.compile(token)
+    return lambda source: pattern.search(source) is not None
 
 
 def tokens_match(tokens: tuple[tuple[bytes, ...], ...], source: bytes) -> bool:
     """Whether, for some group, every token (a bytes regular expression) matches in `source`."""
-    return any(all(_compiled(token).search(source) for token in group) for group in tokens)
+    return any(all(_matcher(token)(source) for token in group) for group in tokens)
 
 
 @dataclass(frozen=True)

@@ -235,3 +235,21 @@ def test_a_warm_cache_run_never_imports_libcst(tmp_path):
     args = ("--check", "-q", *case.cli_args, str(tmp_path))
     assert _cli_in_fresh_process(*args) == "exit 1 libcst imported: True"
     assert _cli_in_fresh_process(*args) == "exit 1 libcst imported: False"
+
+
+def test_word_tokens_are_tested_as_the_regular_expressions_they_are():
+    """The substring shortcut for `A|B` tokens answers what `re.search` answers, on every rule's
+    tokens over every fixture (and each token alone over texts made to hit or miss it)."""
+    import re
+
+    from jaxfix.codemods import RULES
+    from jaxfix.prefilter import _matcher
+
+    sources = [path.read_bytes() for path in Path(__file__).resolve().parents[1].joinpath("fixtures").rglob("*.py*")]
+    tokens = {token for rule in RULES.values() for group in rule.tokens for token in group}
+    shortcut = [token for token in tokens if b"\\" not in token and b"(" not in token]
+    assert shortcut, "no rule token takes the substring shortcut: this test checks nothing"
+    for token in tokens:
+        samples = sources + [word + b" x" for word in token.split(b"|")] + [b"x_" + token.split(b"|")[0][1:]]
+        for source in samples:
+            assert _matcher(token)(source) == (re.search(token, source) is not None), (token, source[:80])
