@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:  # pathspec is imported only once a .gitignore is found
+    import pathspec
 
 DEFAULT_EXCLUDES = (
     ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "build", "dist", "__pycache__",
@@ -24,13 +29,19 @@ class Discovery:
     errors: list[tuple[Path, str]] = field(default_factory=list)
 
 
+@functools.cache
+def _globs(patterns: tuple[str, ...]) -> Callable[[str], object] | None:
+    """One compiled regular expression for `fnmatch` of any pattern, or of `*/pattern`."""
+    if not patterns:
+        return None
+    globs = [os.path.normcase(p) for p in patterns]
+    return re.compile("|".join(fnmatch.translate(g) for g in (*globs, *(f"*/{g}" for g in globs)))).match
+
+
 def is_excluded(path: Path, patterns: tuple[str, ...]) -> bool:
     """Whether a path's name, or its path (or a tail of it), matches one of the globs."""
-    posix = path.as_posix()
-    return any(
-        fnmatch.fnmatch(path.name, p) or fnmatch.fnmatch(posix, p) or fnmatch.fnmatch(posix, f"*/{p}")
-        for p in patterns
-    )
+    match = _globs(patterns)
+    return match is not None and bool(match(os.path.normcase(path.name)) or match(os.path.normcase(path.as_posix())))
 
 
 def is_included(path: Path, patterns: tuple[str, ...]) -> bool:
@@ -38,42 +49,46 @@ def is_included(path: Path, patterns: tuple[str, ...]) -> bool:
     return is_excluded(path, patterns)
 
 
-class _GitIgnores:
-    """The .gitignore files that apply below a walk root: from the enclosing git work tree's
-    root (or the walk root outside git) down to each directory; nearer files win."""
+# The .gitignore files that apply inside a directory, outermost first: (their directory, absolute; the spec).
+_Chain = tuple[tuple[str, "pathspec.GitIgnoreSpec"], ...]
 
-    def __init__(self, root: Path) -> None:
-        root = root.absolute()
-        self.top = next((d for d in (root, *root.parents) if (d / ".git").exists()), root)
-        self._specs: dict[Path, pathspec.GitIgnoreSpec | None] = {}
 
-    def _spec(self, directory: Path) -> pathspec.GitIgnoreSpec | None:
-        if directory not in self._specs:
-            try:
-                lines = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
-            except OSError:
-                self._specs[directory] = None
-            else:
-                self._specs[directory] = _gitignore_spec(lines)
-        return self._specs[directory]
+def _enclosing_gitignores(root: Path) -> _Chain:
+    """The .gitignore files above `root` that apply inside it: from the enclosing git work
+    tree's root down to `root`'s parent (none outside a git work tree)."""
+    root = root.absolute()
+    top = next((d for d in (root, *root.parents) if (d / ".git").exists()), root)
+    chain: _Chain = ()
+    for directory in reversed(root.parents[: len(root.parents) - len(top.parents)]):
+        chain = _with_gitignore(chain, str(directory))
+    return chain
 
-    def ignored(self, path: Path, is_dir: bool) -> bool:
-        path = path.absolute()
-        decision = None
-        for directory in reversed(path.parents):
-            if directory != self.top and self.top not in directory.parents:
-                continue
-            spec = self._spec(directory)
-            if spec is not None:
-                relative = path.relative_to(directory).as_posix() + ("/" if is_dir else "")
-                include = spec.check_file(relative).include
-                if include is not None:
-                    decision = include
-        return bool(decision)
+
+def _with_gitignore(chain: _Chain, directory: str) -> _Chain:
+    """`chain` extended with `directory`'s own .gitignore, if it has a readable one; nearer files win."""
+    try:
+        with open(os.path.join(directory, ".gitignore"), encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return chain
+    return (*chain, (directory, _gitignore_spec(lines)))
+
+
+def _ignored(chain: _Chain, path: str, *, is_dir: bool) -> bool:
+    """Whether git ignores the absolute `path`, inside the directory `chain` belongs to."""
+    decision = None
+    for directory, spec in chain:
+        relative = path[len(directory.rstrip(os.sep)) + 1:].replace(os.sep, "/") + ("/" if is_dir else "")
+        include = spec.check_file(relative).include
+        if include is not None:
+            decision = include
+    return bool(decision)
 
 
 def _gitignore_spec(lines: list[str]) -> pathspec.GitIgnoreSpec:
     """Lines git accepts but pathspec cannot compile (`!`, a lone `\\`, `[z-a]`) match nothing in git too."""
+    import pathspec
+
     try:
         return pathspec.GitIgnoreSpec.from_lines(lines)
     except Exception:  # noqa: BLE001 - pathspec raises its own errors and re.error
@@ -81,6 +96,8 @@ def _gitignore_spec(lines: list[str]) -> pathspec.GitIgnoreSpec:
 
 
 def _compiles(line: str) -> bool:
+    import pathspec
+
     try:
         pathspec.GitIgnoreSpec.from_lines([line])
     except Exception:  # noqa: BLE001
@@ -92,46 +109,65 @@ def discover(paths: list[Path], exclude: tuple[str, ...] = (), include: tuple[st
     """Expand directories; a file named explicitly is always taken, whatever its name or excludes."""
     found = Discovery()
     seen: set[str] = set()
-
-    def take(path: Path) -> None:
-        real = os.path.realpath(path)
-        if real not in seen:
-            seen.add(real)
-            found.files.append(path)
-
     for root in paths:
         if root.is_file() or (root.exists() and not root.is_dir()):
-            take(root)
-            continue
-        if not root.exists():
+            real = os.path.realpath(root)
+            if real not in seen:
+                seen.add(real)
+                found.files.append(root)
+        elif not root.exists():
             found.errors.append((root, "no such file or directory"))
-            continue
-        real_root = os.path.realpath(root)
-        ignores = _GitIgnores(root)
-
-        def on_error(error: OSError) -> None:
-            found.errors.append((Path(error.filename), f"cannot read directory: {error.strerror}"))
-
-        for directory, dirnames, filenames in os.walk(root, onerror=on_error):
-            base = Path(directory)
-            dirnames[:] = sorted(
-                d for d in dirnames
-                if d not in DEFAULT_EXCLUDES
-                and not is_excluded(base / d, exclude)
-                and not (base / d).is_symlink()
-                and not ignores.ignored(base / d, is_dir=True)
-            )
-            for name in sorted(filenames):
-                path = base / name
-                if not is_included(path, include) or is_excluded(path, exclude):
-                    continue
-                if path.is_symlink() and not _inside(os.path.realpath(path), real_root):
-                    continue
-                if ignores.ignored(path, is_dir=False):
-                    continue
-                take(path)
+        else:
+            _walk(root, exclude, include, found, seen)
     found.files.sort()
     return found
+
+
+def _walk(root: Path, exclude: tuple[str, ...], include: tuple[str, ...], found: Discovery, seen: set[str]) -> None:
+    """Top-down like `os.walk` (a directory's files, then its subdirectories, sorted by name), on
+    `os.scandir`'s entries: whether an entry is a directory or a symlink costs no system call."""
+    real_root = os.path.realpath(root)
+    # (the directory as given, as an absolute path, as a real path, the .gitignores that apply in it)
+    stack = [(root, str(root.absolute()), real_root, _enclosing_gitignores(root))]
+    while stack:
+        base, absolute, real, chain = stack.pop()
+        try:
+            with os.scandir(base) as scan:
+                entries = sorted(scan, key=lambda entry: entry.name)
+        except OSError as error:
+            found.errors.append((Path(error.filename), f"cannot read directory: {error.strerror}"))
+            continue
+        if any(entry.name == ".gitignore" for entry in entries):
+            chain = _with_gitignore(chain, absolute)
+        subdirectories = []
+        for entry in entries:
+            name, path = entry.name, base / entry.name
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if not (
+                    name in DEFAULT_EXCLUDES or is_excluded(path, exclude) or entry.is_symlink()
+                    or (chain and _ignored(chain, os.path.join(absolute, name), is_dir=True))
+                ):
+                    subdirectories.append((path, os.path.join(absolute, name), os.path.join(real, name)))
+                continue
+            if not is_included(path, include) or is_excluded(path, exclude):
+                continue
+            if entry.is_symlink():
+                target = os.path.realpath(path)
+                if not _inside(target, real_root):
+                    continue
+            else:
+                target = os.path.join(real, name)
+            if chain and _ignored(chain, os.path.join(absolute, name), is_dir=False):
+                continue
+            if target not in seen:
+                seen.add(target)
+                found.files.append(path)
+        for path, child_absolute, child_real in reversed(subdirectories):
+            stack.append((path, child_absolute, child_real, chain))
 
 
 def _inside(path: str, root: str) -> bool:

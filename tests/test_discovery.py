@@ -39,9 +39,11 @@ def test_gitignore_is_honored_inside_a_repo(tmp_path):
     (tmp_path / ".gitignore").write_text("generated/\n*_pb2.py\n!keep_pb2.py\n")
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / ".gitignore").write_text("local.py\n")
-    make(tmp_path, "a.py", "generated/b.py", "x_pb2.py", "keep_pb2.py", "sub/local.py", "sub/other.py")
-    assert names(discover([tmp_path]), tmp_path) == ["a.py", "keep_pb2.py", "sub/other.py"]
-    assert names(discover([tmp_path / "sub"]), tmp_path) == ["sub/other.py"]
+    make(tmp_path, "a.py", "generated/b.py", "x_pb2.py", "keep_pb2.py", "sub/local.py", "sub/other.py", "sub/y_pb2.py",
+         "sub/deeper/z_pb2.py", "sub/deeper/keep_pb2.py")
+    assert names(discover([tmp_path]), tmp_path) == ["a.py", "keep_pb2.py", "sub/deeper/keep_pb2.py", "sub/other.py"]
+    # walking a subdirectory, the .gitignore files above it still apply
+    assert names(discover([tmp_path / "sub"]), tmp_path) == ["sub/deeper/keep_pb2.py", "sub/other.py"]
 
 
 def test_symlinks_are_not_followed_out_of_the_root_and_are_seen_once(tmp_path):

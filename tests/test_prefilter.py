@@ -238,18 +238,52 @@ def test_a_warm_cache_run_never_imports_libcst(tmp_path):
 
 
 def test_word_tokens_are_tested_as_the_regular_expressions_they_are():
-    """The substring shortcut for `A|B` tokens answers what `re.search` answers, on every rule's
-    tokens over every fixture (and each token alone over texts made to hit or miss it)."""
+    """The substring shortcuts (`A|B` tokens tested with `in`, a regular expression tried only
+    when the words it needs are there) answer what `re.search` answers, on every rule's tokens
+    over every fixture (and each token alone over texts made to hit or miss it)."""
     import re
 
     from jaxfix.codemods import RULES
-    from jaxfix.prefilter import _matcher
+    from jaxfix.prefilter import _matcher, _required_words, _Words
 
     sources = [path.read_bytes() for path in Path(__file__).resolve().parents[1].joinpath("fixtures").rglob("*.py*")]
     tokens = {token for rule in RULES.values() for group in rule.tokens for token in group}
     shortcut = [token for token in tokens if b"\\" not in token and b"(" not in token]
     assert shortcut, "no rule token takes the substring shortcut: this test checks nothing"
+    assert any(_required_words(token) for token in tokens if token not in shortcut), "no regular expression has a word guard"
     for token in tokens:
         samples = sources + [word + b" x" for word in token.split(b"|")] + [b"x_" + token.split(b"|")[0][1:]]
         for source in samples:
-            assert _matcher(token)(source) == (re.search(token, source) is not None), (token, source[:80])
+            assert _matcher(token)(_Words(source)) == (re.search(token, source) is not None), (token, source[:80])
+
+
+@pytest.mark.parametrize(("pattern", "words"), [
+    (rb"\bp?jit\b", (b"jit",)),
+    (rb"use_mesh(?s:.*)use_mesh", (b"use_mesh",)),
+    (rb"(?:set|use)_mesh", (b"_mesh",)),
+    (rb"ab?c", (b"a", b"c")),  # a quantified character is not required
+    (rb"a{2}bc|x", ()),  # a top-level alternative: no word is required
+    (rb"a{2,3}bc", (b"bc",)),
+    (rb"x[]a|(]y", (b"x", b"y")),  # inside a class, `]`, `|` and `(` are characters
+    (rb"x[^\]]yz", (b"x", b"yz")),
+    (rb"(?i)abc", ()),  # flags that change how literals match
+    (rb"(?x)a b", ()),
+])
+def test_words_a_regular_expression_cannot_match_without(pattern, words):
+    import re
+
+    from jaxfix.prefilter import _matcher, _required_words, _Words
+
+    assert _required_words(pattern) == words
+    for text in (b"abc", b"ABC", b"a bc", b"aaabc", b"xay", b"x]yz", b"x|y", b"jit", b"pjit(", b"use_mesh use_mesh", b"set_mesh"):
+        assert _matcher(pattern)(_Words(text)) == (re.search(pattern, text) is not None), (pattern, text)
+
+
+def test_a_word_known_absent_rules_out_the_words_containing_it():
+    from jaxfix.prefilter import _Words
+
+    words = _Words(b"use_mesh(m)")
+    assert b"abstract_mesh" not in words
+    words.source = b"use_abstract_mesh(m)"  # not looked at again: implied by the absent word
+    assert b"use_abstract_mesh" not in words
+    assert b"use_" in words
