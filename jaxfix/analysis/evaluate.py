@@ -11,7 +11,10 @@ fall off their end stay unknown. Integer arithmetic (`+ - * // % **`, unary minu
 tuples and lists (starred elements spliced, `+` concatenation, `* n` repetition), strings,
 `AxisType.X`, and the meshes built by `AbstractMesh`, `jax.make_mesh`, `Mesh`, `.update(...)`,
 `.abstract_mesh` and `jax.sharding.get_abstract_mesh()` (the context mesh where it is called,
-when `contexts_at` knows it). Anything else is `Unknown(why)`.
+when `contexts_at` knows it). Across modules (with a project index, jaxfix/analysis/project.py):
+names and `module.NAME` attributes bound by imports of other modules of the tree, evaluated by
+that module's own model, and calls of functions defined there (one level, arguments bound by
+value). Anything else is `Unknown(why)`.
 """
 
 from __future__ import annotations
@@ -21,15 +24,17 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
-from libcst.metadata import Assignment
+from libcst.metadata import Assignment, ImportAssignment
 
 from jaxfix.analysis.bindings import Bindings
 from jaxfix.analysis.names import MESH_UPDATE, SIGNATURES, Api, ApiResolver, bind, signature_of
+from jaxfix.analysis.project import External, ModuleRef
 from jaxfix.analysis.values import AxisType, MeshKind, MeshValue, Unknown, Value
 from jaxfix.jax_version import axes_explicit_by_default
 
 if TYPE_CHECKING:
     from jaxfix.analysis.contexts import ContextSite
+    from jaxfix.analysis.module import ModuleAnalysis
 
 _MAX_DEPTH = 24
 _MAX_POWER = 64  # `2 ** n` beyond this is no mesh size
@@ -56,6 +61,7 @@ class ValueModel:
         parents: Mapping[cst.CSTNode, cst.CSTNode],
         jax_version: tuple[int, ...] | None,
         current_contexts: Callable[[cst.CSTNode], list[ContextSite]],
+        module: ModuleAnalysis | None = None,
     ) -> None:
         self._resolver = resolver
         self._bindings = bindings
@@ -63,6 +69,7 @@ class ValueModel:
         self._default_abstract_axis = AxisType.EXPLICIT if axes_explicit_by_default(jax_version) else AxisType.AUTO
         self._current_contexts = current_contexts  # innermost(contexts_at(node)), for get_abstract_mesh()
         self._asking: set[cst.Call] = set()
+        self._module = module  # follows imports into other modules of the tree, when it has a project index
 
     # -- where a name leads -----------------------------------------------------------------
 
@@ -150,6 +157,9 @@ class ValueModel:
                 return _AXIS_TYPES[node.attr.value]
             if node.attr.value == "abstract_mesh":
                 return self._abstract_view(node, inner)
+            imported = self._imported_value(node, frame)
+            if imported is not None:
+                return imported
         if isinstance(node, cst.Call):
             return self._call(node, frame)
         return Unknown("an expression jaxfix does not evaluate")
@@ -182,6 +192,9 @@ class ValueModel:
         assignments = self._bindings.all(name.value, name)
         if not assignments:
             return Unknown(f"`{name.value}` is not bound in this module")
+        if all(isinstance(a, ImportAssignment) for a in assignments):
+            imported = self._imported_value(name, frame)
+            return imported if imported is not None else Unknown(f"`{name.value}` is an import")
         run = self._straight_run(name, assignments, frame)
         if run is not None:
             return run
@@ -270,10 +283,16 @@ class ValueModel:
             function = self._bindings.function(call.func)
             if function is not None:
                 return self._returned(function, call, frame)
+        found = self._imported(call.func)
+        if isinstance(found, Unknown):
+            return found
+        if found is not None and isinstance(found.node, cst.FunctionDef):
+            return self._returned(found.node, call, frame, found)
         return Unknown("a call jaxfix does not evaluate")
 
-    def _returned(self, function: cst.FunctionDef, call: cst.Call, frame: _Frame) -> Value:
-        """What a call of a function of this module returns, its arguments bound, one level deep."""
+    def _returned(self, function: cst.FunctionDef, call: cst.Call, frame: _Frame, external: External | None = None) -> Value:
+        """What a call of a function of this module (or the `external` one) returns, its
+        arguments bound, one level deep."""
         if frame.in_call:
             return Unknown("a call inside a followed call (one level only)")
         if function.decorators or function.asynchronous:
@@ -282,22 +301,64 @@ class ValueModel:
         args = bind(call, signature) if signature is not None else None
         if args is None:
             return Unknown(f"the arguments of `{function.name.value}(...)` cannot be bound")
+        given = {name: self._value(expr, frame.deeper()) for name, expr in args.items()}
+        if external is None:
+            return self._returns(function, given, frame.depth + 1)
+        return self._in_module(external, lambda values: values._returns(function, given, frame.depth + 1))
+
+    def _returns(self, function: cst.FunctionDef, given: Mapping[str, Value], depth: int) -> Value:
+        """The value `function` (of this module) returns with its parameters bound to `given`
+        (the arguments' values by parameter name) or their defaults."""
         params: dict[cst.Param, Value] = {}
         every = (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)
         for param in every:
-            given = args.get(param.name.value, param.default)
-            if given is None:
+            if param.name.value in given:
+                params[param] = given[param.name.value]
+            elif param.default is not None:
+                params[param] = self._value(param.default, _Frame(depth=depth))
+            else:
                 return Unknown(f"`{param.name.value}` is not passed")
-            params[param] = self._value(given, frame.deeper())
         returns = _returns(function)
         body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
         ends = bool(body) and isinstance(body[-1], cst.SimpleStatementLine) and isinstance(body[-1].body[-1], cst.Return)
         if returns is None or not returns or not ends:
             return Unknown(f"`{function.name.value}` may return without a value, or is a generator")
-        inside = _Frame(depth=frame.depth + 1, params=params, in_call=True)
+        inside = _Frame(depth=depth, params=params, in_call=True)
         values = [self._value(r, inside) if r is not None else None for r in returns]
         first = values[0]
         return first if all(_same_value(first, v) for v in values[1:]) else Unknown("its returns differ")
+
+    # -- other modules of the tree ----------------------------------------------------------
+
+    def _imported(self, expr: cst.BaseExpression) -> External | Unknown | None:
+        """What a Name or attribute chain bound by an import denotes in another module of the
+        tree (see jaxfix/analysis/project.py); None when it is not reached through an import."""
+        if self._module is None or not isinstance(expr, (cst.Name, cst.Attribute)):
+            return None
+        found = self._module.imported(expr)
+        if isinstance(found, ModuleRef):
+            return Unknown(f"`{_reference_text(expr) or 'this'}` is a module")
+        return found
+
+    def _imported_value(self, expr: cst.BaseExpression, frame: _Frame) -> Value | None:
+        found = self._imported(expr)
+        if found is None or isinstance(found, Unknown):
+            return found
+        if not isinstance(found.node, cst.BaseExpression):
+            return Unknown(f"`{found.name}` is a function or class of {found.path.name}")
+        node = found.node
+        return self._in_module(found, lambda values: values._value(node, _Frame(depth=frame.depth + 1)))
+
+    def _in_module(self, external: External, question: Callable[[ValueModel], Value]) -> Value:
+        """Ask `external`'s module `question`, unless that is part of an import cycle; the
+        answer's files become this module's dependencies."""
+        other = external.analysis
+        project = other.project
+        assert project is not None and self._module is not None  # the index made `other`
+        with project.entering(external.path, external.name) as allowed:
+            value = question(other.values) if allowed else Unknown(f"`{external.name}` of {external.path.name} is part of an import cycle")
+        self._module.depends_on(external.path, other)
+        return value
 
     def _context_mesh(self, call: cst.Call) -> Value:
         """`get_abstract_mesh()`: the abstract mesh of the one context mesh in force here."""

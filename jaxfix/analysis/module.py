@@ -13,12 +13,23 @@ whatever the import spelling), `bind(call)` (its arguments by parameter name, fr
 of JAX signatures), `resolve(expr)` (the expression a name is bound to), `jit_application`,
 `is_entered`, `calls_running(function)`, `definition(name)`, `assigned_value(name)`,
 `references(name)` and `line(node)`.
+
+Across modules (when the engine gives the module's `path` and the process's `ProjectIndex`, see
+`jaxfix.analysis.project`): `value_of` follows names and `module.NAME` attributes bound by
+imports of other modules of the tree, and calls of functions defined there.
+`external_definition(expr) -> External | None` is the seam for other questions: for a Name or
+attribute chain that denotes something defined at module level in another module of the tree,
+that module's `ModuleAnalysis` (`external.analysis`, ask it anything) and the defining node
+(`external.node`: a FunctionDef, a ClassDef, or the expression assigned to the name).
+`dependencies` lists the other files whose content any answer used (a result cached for this
+module is stale when one of them changes).
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from functools import cached_property
+from pathlib import Path
 from typing import TypeVar
 
 import libcst as cst
@@ -40,7 +51,8 @@ from jaxfix.analysis.expected_errors import ExpectedErrors
 from jaxfix.analysis.jitting import JitApplication, jit_application
 from jaxfix.analysis.names import SIGNATURES, Api, ApiResolver, bind
 from jaxfix.analysis.parents import parent_map
-from jaxfix.analysis.values import Value
+from jaxfix.analysis.project import External, ProjectIndex, Resolved, external
+from jaxfix.analysis.values import Unknown, Value
 from jaxfix.evidence import Evidence
 
 NodeT = TypeVar("NodeT", bound=cst.CSTNode)
@@ -52,10 +64,21 @@ class ModuleAnalysis:
     Positions cost a full code generation, so they are only computed when something is reported.
     """
 
-    def __init__(self, wrapper: MetadataWrapper, jax_version: tuple[int, ...] | None, evidence: tuple[Evidence, ...] = ()) -> None:
+    def __init__(
+        self,
+        wrapper: MetadataWrapper,
+        jax_version: tuple[int, ...] | None,
+        evidence: tuple[Evidence, ...] = (),
+        *,
+        path: Path | None = None,
+        project: ProjectIndex | None = None,
+    ) -> None:
         self.wrapper = wrapper
         self.jax_version = jax_version
         self.evidence = EvidenceMap(self, evidence)
+        self.path = path.resolve() if path is not None else None
+        self.project = project  # None: imports are not followed (names bound by them are unknown)
+        self._dependencies: set[Path] = set()
 
     # -- the two questions --------------------------------------------------------------------
 
@@ -119,6 +142,37 @@ class ModuleAnalysis:
     def line(self, node: cst.CSTNode) -> int:
         return self.positions[node].start.line
 
+    # -- other modules of the tree --------------------------------------------------------------
+
+    def external_definition(self, expr: cst.BaseExpression) -> External | None:
+        """For a Name or attribute chain bound by an import (`from .meshes import MESH`,
+        `meshes.MESH`, `pkg.meshes.make_mesh`): the module of the tree that defines it and the
+        defining node; None when it is not such a reference or jaxfix cannot follow it."""
+        found = self.imported(expr)
+        return found if isinstance(found, External) else None
+
+    def imported(self, expr: cst.BaseExpression) -> Resolved | None:
+        """What a Name or attribute chain reached through an import denotes: an `External`, a
+        `ModuleRef` (a module itself) or `Unknown(why)`; None when it is not reached through an
+        import (or there is no project index)."""
+        return external(self, expr)
+
+    @property
+    def dependencies(self) -> frozenset[Path]:
+        """The files, other than this module's, whose content any answer so far used."""
+        return frozenset(self._dependencies - {self.path} if self.path is not None else self._dependencies)
+
+    def depends_on(self, path: Path, other: ModuleAnalysis | Unknown) -> None:
+        """Record that an answer used the file `path` (analysed as `other`) and what it used."""
+        self._dependencies.add(path)
+        if isinstance(other, ModuleAnalysis):
+            self._dependencies |= other._dependencies
+
+    @cached_property
+    def has_star_import(self) -> bool:
+        """Whether the module has a `from x import *` anywhere (its names may come from it)."""
+        return any(isinstance(node, cst.ImportFrom) and isinstance(node.names, cst.ImportStar) for node in self.parents)
+
     # -- what the answers are computed from ---------------------------------------------------
 
     @cached_property
@@ -152,7 +206,7 @@ class ModuleAnalysis:
 
     @cached_property
     def values(self) -> ValueModel:
-        return ValueModel(self.names, self.bindings, self.parents, self.jax_version, self._current_contexts)
+        return ValueModel(self.names, self.bindings, self.parents, self.jax_version, self._current_contexts, self)
 
     def _current_contexts(self, node: cst.CSTNode) -> list[ContextSite]:
         return innermost(self.contexts.contexts_at(node))
