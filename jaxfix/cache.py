@@ -3,8 +3,11 @@ options is not parsed again.
 
 One entry per file path, valid for one content hash and one settings fingerprint (jaxfix's
 version and source, libcst's and Python's versions, the selected rules, every option that
-changes results). Entries are checked, never trusted: a corrupt, truncated or foreign entry is
-a miss. Writes are atomic and best effort: a cache that cannot be written only costs speed.
+changes results, the project roots), and for the content of the other files its analysis used
+(the modules it imports, see jaxfix/dependencies.py): an entry whose dependency changed, was
+deleted or cannot be read is a miss. Entries without dependencies cost no more than before.
+Entries are checked, never trusted: a corrupt, truncated or foreign entry is a miss. Writes
+are atomic and best effort: a cache that cannot be written only costs speed.
 """
 
 from __future__ import annotations
@@ -21,14 +24,15 @@ from importlib import metadata
 from pathlib import Path
 
 import jaxfix
-from jaxfix.config import Config
-from jaxfix.diagnostics import Diagnostic, FileResult, Location, Related, Safety
+from jaxfix.config import Config, project_root
+from jaxfix.dependencies import unchanged
+from jaxfix.diagnostics import Dependency, Diagnostic, FileResult, Location, Related, Safety
 from jaxfix.options import Options
 from jaxfix.prefilter import selected_rules
 from jaxfix.safe_write import write_file
 
 CACHE_DIR_NAME = ".jaxfix_cache"
-_MAGIC = b"jaxfix-cache 1\n"
+_MAGIC = b"jaxfix-cache 2\n"  # 2: entries list their dependencies
 # Options that cannot change one file's result: select/ignore enter as the selected codes, and
 # exclude, include and max-file-size decide whether a file is read at all, before the cache is asked;
 # max-parse-memory only turns a result into an error, and errors are not cached.
@@ -42,10 +46,7 @@ def cache_dir(flag: Path | None, config: Config, paths: list[Path]) -> Path:
     in the project root: the config file's directory, or the paths' common directory."""
     if flag is not None:
         return flag
-    if config.path is not None:
-        return config.path.absolute().parent / config.values.get("cache-dir", CACHE_DIR_NAME)
-    directories = [str(p.absolute() if p.is_dir() else p.absolute().parent) for p in paths]
-    return Path(os.path.commonpath(directories)) / CACHE_DIR_NAME
+    return project_root(config, paths) / config.values.get("cache-dir", CACHE_DIR_NAME)
 
 
 def _source_digest() -> str:
@@ -133,12 +134,34 @@ def _decode(value: object, codes: tuple[str, ...]) -> Diagnostic:
     )
 
 
+def _encode_dependency(dependency: Dependency) -> list:
+    return [os.fspath(dependency.path), dependency.digest, list(dependency.signature or ())]
+
+
+def _decode_dependency(value: object) -> Dependency:
+    path, digest, signature = _expect(value, list)
+    if not (isinstance(path, str) and os.path.isabs(path) and isinstance(digest, str) and len(digest) == 64):
+        raise ValueError("cache entry: bad dependency")
+    if not (isinstance(signature, list) and len(signature) in (0, 4) and all(type(n) is int for n in signature)):
+        raise ValueError("cache entry: bad dependency signature")
+    if not signature:
+        return Dependency(Path(path), digest)
+    size, mtime_ns, ctime_ns, inode = signature
+    return Dependency(Path(path), digest, (size, mtime_ns, ctime_ns, inode))
+
+
 class Cache:
     """Results of earlier runs in `directory`, for the settings of this run."""
 
     def __init__(self, directory: Path, options: Options) -> None:
         self.directory = directory
         self.options = options
+        self._unchanged: dict[Dependency, bool] = {}  # a module many files import is checked once a run
+
+    def _still_holds(self, dependency: Dependency) -> bool:
+        if dependency not in self._unchanged:
+            self._unchanged[dependency] = unchanged(dependency)
+        return self._unchanged[dependency]
 
     @cached_property
     def codes(self) -> tuple[str, ...]:
@@ -177,13 +200,17 @@ class Cache:
             if fixed == source:
                 return None
             diagnostics = tuple(_decode(d, self.codes) for d in _expect(entry["diagnostics"], list))
+            dependencies = tuple(_decode_dependency(d) for d in _expect(entry["dependencies"], list))
         except (ValueError, TypeError, KeyError, binascii.Error, RecursionError):
             return None
-        return FileResult(path, source, fixed, diagnostics)
+        if not all(self._still_holds(d) for d in dependencies):
+            return None
+        return FileResult(path, source, fixed, diagnostics, dependencies=dependencies)
 
     def put(self, result: FileResult) -> None:
-        """Remember a successful result (errors are not cached: they are rare and may be transient)."""
-        if result.error is not None or result.source is None:
+        """Remember a successful result (errors are not cached: they are rare and may be transient;
+        nor is a result that used a file jaxfix cannot vouch for, see jaxfix/dependencies.py)."""
+        if result.error is not None or result.source is None or any(d.digest is None for d in result.dependencies):
             return
         body = json.dumps({
             "settings": self.settings,
@@ -191,6 +218,7 @@ class Cache:
             "source": hashlib.sha256(result.source).hexdigest(),
             "fixed": None if result.fixed is None else base64.b64encode(result.fixed).decode("ascii"),
             "diagnostics": [_encode(d) for d in result.diagnostics],
+            "dependencies": [_encode_dependency(d) for d in result.dependencies],
         }).encode()
         data = _MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -103,3 +104,20 @@ def line_length(start: Path) -> int:
             if isinstance(value, int) and not isinstance(value, bool) and value > 0:
                 return value
     return DEFAULT_LINE_LENGTH
+
+
+def project_root(config: Config, paths: list[Path]) -> Path:
+    """The config file's directory; else the paths' common directory (the working directory
+    when there are none, as for stdin without --stdin-filename)."""
+    if config.path is not None:
+        return config.path.absolute().parent
+    directories = [str(p.absolute() if p.is_dir() else p.absolute().parent) for p in paths]
+    return Path(os.path.commonpath(directories)) if directories else Path.cwd()
+
+
+def project_roots(config: Config, paths: list[Path]) -> tuple[Path, ...]:
+    """Where `import a.b` is looked up among the project's files besides the importer's own
+    package (see jaxfix/analysis/project.py), like ruff's `src`: the config's `src` directories,
+    relative to its file; by default the project root. Each is searched with its `src/`."""
+    root = project_root(config, paths)
+    return tuple(dict.fromkeys(Path(os.path.abspath(root / directory)) for directory in config.values.get("src", ["."])))

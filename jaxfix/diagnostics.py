@@ -76,6 +76,20 @@ class Diagnostic:
     fix_cell: int | None = None  # in a notebook: the cell of `fix_lines`
 
 
+@dataclass(frozen=True)
+class Dependency:
+    """Another file whose content the analysis used (a module the file imports), as it was then.
+
+    `digest` is the SHA-256 of its bytes, None when jaxfix cannot vouch for the bytes it used
+    (unreadable, or changed while jaxfix ran): such a result is not cached. `signature` is
+    (size, mtime_ns, ctime_ns, inode) when the digest was taken: the cache's fast check.
+    """
+
+    path: Path
+    digest: str | None
+    signature: tuple[int, int, int, int] | None = None
+
+
 class Outcome(enum.Enum):
     UNCHANGED = "unchanged"
     CHANGED = "changed"
@@ -93,6 +107,7 @@ class FileResult:
     error: str | None = None
     error_location: Location | None = None
     written: bool = False
+    dependencies: tuple[Dependency, ...] = ()  # other files the result depends on, by path
 
     @property
     def outcome(self) -> Outcome:

@@ -28,7 +28,7 @@ from typing import Any, BinaryIO
 
 from jaxfix import __version__
 from jaxfix.codemods import RULES
-from jaxfix.config import load
+from jaxfix.config import load, project_roots
 from jaxfix.diagnostics import FileResult
 from jaxfix.diffs import unified_diff
 from jaxfix.discovery import discover
@@ -225,7 +225,8 @@ def _migrate(repo: Path, options: MigrateOptions, entry: RepoReport, guard: _Hel
             return replace(entry, reason=refusal), None
         base = _git(repo, "rev-parse", "HEAD").strip()
         entry = replace(entry, base=base)
-        engine_options = build_options(load(None, [repo]), dict(options.settings))
+        config = load(None, [repo])
+        engine_options = replace(build_options(config, dict(options.settings)), project_roots=project_roots(config, [repo]))
         files = _tracked_python_files(repo, engine_options)
         hidden = _hidden_from_status(repo, files)
     except (GitError, SettingError, OSError) as error:

@@ -29,6 +29,8 @@ class Options:
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     line_length: int = DEFAULT_LINE_LENGTH  # the project's formatter's (ruff, black): fixes stay within it
     max_parse_memory: int = DEFAULT_MAX_PARSE_MEMORY
+    # Where `import a.b` is looked up among the project's files (jaxfix.config.project_roots).
+    project_roots: tuple[Path, ...] = ()
     # Changed-lines mode (--diff-base): resolved path -> the lines that may be reported and fixed.
     changed_lines: Mapping[Path, frozenset[int]] | None = None
     # --from-log: resolved path -> what the log showed raised there; only those sites are checked.

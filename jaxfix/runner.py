@@ -17,6 +17,7 @@ from functools import partial
 from pathlib import Path
 
 from jaxfix.cache import Cache
+from jaxfix.dependencies import in_run, project_run
 from jaxfix.diagnostics import FileResult
 from jaxfix.file_io import read_source, undo_written, unreadable_reason, write_fix
 from jaxfix.notebook import is_notebook, notebook_syntax_error, shape_error
@@ -73,6 +74,7 @@ def _parse(path: Path, source: bytes, options: Options, cache: Cache | None) -> 
 
 
 def _parse_task(task: tuple[Path, bytes], *, options: Options, cache: Cache | None) -> FileResult:
+    in_run()  # a worker serves one run: its files share a project index (forked workers inherit it)
     return _parse(*task, options, cache)
 
 
@@ -117,8 +119,9 @@ def run_files(
             on_done(result)
 
     try:
-        _run(files, options, write=write, jobs=jobs, cache=cache, record=record, late_checks=late_checks,
-             check_syntax=check_syntax, on_plan=on_plan)
+        with project_run():
+            _run(files, options, write=write, jobs=jobs, cache=cache, record=record, late_checks=late_checks,
+                 check_syntax=check_syntax, on_plan=on_plan)
     finally:
         undone.update(confirm_writes(late_checks))
     results = undo_written(results, undone)

@@ -86,6 +86,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("extend-include", list, "", "a list of glob patterns", commands=()),
     Setting("max-file-size", int, "", "a number of bytes", commands=(), default=lambda: DEFAULT_MAX_FILE_SIZE),
     Setting("max-parse-memory", int, "", "a number of megabytes", commands=(), default=lambda: DEFAULT_MAX_PARSE_MEMORY),
+    Setting("src", list, "", "a list of directories (relative to this file)", commands=(), in_options=False),
     Setting("cache-dir", str, "Where the result cache lives (default: .jaxfix_cache/ in the project root).",
             "a directory (relative to this file)", commands=(MAIN,), metavar="DIR", in_options=False),
 )

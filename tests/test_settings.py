@@ -31,6 +31,7 @@ VALUES = {
     "extend-include": (["*.pyw"], None),
     "max-file-size": (1000, None),
     "max-parse-memory": (4096, None),
+    "src": (["src"], None),
     "cache-dir": ("cache", ["--cache-dir", "cache"]),
 }
 COMMANDS = {MAIN: check, MIGRATE: migrate}

@@ -24,6 +24,7 @@ from jaxfix.changed_lines import ChangedLinesError, changed_lines
 from jaxfix.cli import render
 from jaxfix.cli.flags import load_config, options_from, setting_flags, setting_values
 from jaxfix.cli.progress import ParseProgress
+from jaxfix.config import project_roots
 from jaxfix.diagnostics import FileResult
 from jaxfix.diffs import unified_diff
 from jaxfix.discovery import Discovery, discover, is_excluded
@@ -163,7 +164,7 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
     config_start = [Path(stdin_filename)] if stdin and stdin_filename else ([] if stdin else path_list)
     config = load_config(config_file, config_start)
     flags = setting_values(params)
-    options = options_from(config, flags)
+    options = replace(options_from(config, flags), project_roots=project_roots(config, config_start))
     if diff_base:
         try:
             options = replace(options, changed_lines=changed_lines(diff_base))

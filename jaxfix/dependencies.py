@@ -1,0 +1,129 @@
+"""What a file's result depends on outside the file: the modules of the project it imports,
+whose meshes and constants the analysis read (jaxfix/analysis/project.py).
+
+One project index per process and run, created when the first file is parsed and reused for
+every file after it, so a module imported by many files is read once. A result records each
+file the index used with the SHA-256 of its bytes; the cache (jaxfix/cache.py) compares them.
+The index reads a module once and may answer from it minutes later, so a digest is only taken
+of a file that has not changed since the index was created: hashed later, a file edited in
+between would give the new bytes' digest to an answer computed from the old ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from jaxfix.diagnostics import Dependency
+
+if TYPE_CHECKING:  # imports libcst
+    from jaxfix.analysis.project import ProjectIndex
+
+# Timestamps this much older than the index are older than anything it read, even on file
+# systems that keep them coarsely (FAT: 2 s, HFS+: 1 s) or behind the clock (Linux: a tick).
+SETTLED_NS = 2_000_000_000
+
+
+@dataclass
+class _Index:
+    roots: tuple[Path, ...]
+    index: ProjectIndex
+    created_ns: int
+
+
+class _Run:
+    """The index of the current run, created on first use."""
+
+    def __init__(self) -> None:
+        self.current: _Index | None = None
+
+    def index(self, roots: tuple[Path, ...]) -> _Index:
+        if self.current is None or self.current.roots != roots:
+            self.current = _new_index(roots)
+        return self.current
+
+
+_run: _Run | None = None
+
+
+@contextmanager
+def project_run() -> Iterator[None]:
+    """Share one project index between the files of a run (worker processes forked during it
+    inherit the scope and make their own index). Outside a run every file gets a fresh one:
+    files may change between two calls, and the index would not see it."""
+    global _run
+    saved, _run = _run, _Run()
+    try:
+        yield
+    finally:
+        _run = saved
+
+
+def in_run() -> None:
+    """Enter a run scope for the rest of this process (a worker started by spawn, not fork)."""
+    global _run
+    if _run is None:
+        _run = _Run()
+
+
+def project_index(roots: tuple[Path, ...]) -> tuple[ProjectIndex, int]:
+    """The index for `roots` and when it was created (time.time_ns())."""
+    found = _run.index(roots) if _run is not None else _new_index(roots)
+    return found.index, found.created_ns
+
+
+def _new_index(roots: tuple[Path, ...]) -> _Index:
+    from jaxfix.analysis.project import ProjectIndex
+
+    created_ns = time.time_ns()  # before it can read anything
+    return _Index(roots, ProjectIndex(roots), created_ns)
+
+
+def signature(status: os.stat_result) -> tuple[int, int, int, int]:
+    """What changes whenever a file's bytes do: size, mtime, ctime (which no tool sets back) and
+    inode (replaced by rename)."""
+    return status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino
+
+
+def snapshot(paths: Iterable[Path], index_created_ns: int) -> tuple[Dependency, ...]:
+    """The files an analysis used, by path, each with its digest if its bytes are those the
+    index read: last changed well before the index was created, and steady while hashed."""
+    return tuple(_snapshot(path, index_created_ns) for path in sorted(paths))
+
+
+def _snapshot(path: Path, index_created_ns: int) -> Dependency:
+    try:
+        with open(path, "rb") as handle:
+            before = os.fstat(handle.fileno())
+            digest = hashlib.sha256(handle.read()).hexdigest()
+            after = os.fstat(handle.fileno())
+    except OSError:
+        return Dependency(path, None)
+    steady = signature(before) == signature(after)
+    if not steady or max(after.st_mtime_ns, after.st_ctime_ns) + SETTLED_NS > index_created_ns:
+        return Dependency(path, None)
+    return Dependency(path, digest, signature(after))
+
+
+def unchanged(dependency: Dependency) -> bool:
+    """Whether the file still holds the bytes `dependency` was computed from. The signature
+    settles it when it is the same: it was taken well after the file's last change (see
+    `snapshot`), so any change since moved the ctime. Otherwise (touched, copied back, on a
+    file system without stable inodes) the content decides."""
+    try:
+        status = os.stat(dependency.path)
+    except OSError:
+        return False
+    if dependency.signature is not None and signature(status) == dependency.signature:
+        return True
+    try:
+        data = dependency.path.read_bytes()
+    except OSError:
+        return False
+    return hashlib.sha256(data).hexdigest() == dependency.digest
