@@ -296,7 +296,17 @@ def test_a_function_passed_on_under_a_mesh_is_a_use_site():
         ("if c:\n    A = 8\nelse:\n    A = 8\nv = A", 8),
         ("for A in (8, 8):\n    pass\nv = A", Unknown),
         ("def f(a, b=2):\n    c = a * b\n    return c\nv = f(3)", 6),
-        ("def f(a):\n    if a:\n        return 1\nv = f(3)", Unknown),  # may fall off its end
+        ("def f(a):\n    if a:\n        return 1\nv = f(0)", Unknown),  # falls off its end
+        ("def f(a):\n    if a:\n        return 1\nv = f(x)", Unknown),  # may fall off its end
+        # an `if` on a parameter the call gives runs one branch; a raising guard ends its path
+        ("def f(a):\n    if a:\n        return 1\nv = f(3)", 1),
+        ("def f(a, b=None):\n    if not a:\n        raise E\n    if b is None:\n        return 2\n    return 3\nv = f(True)", 2),
+        ("def f(a, b=None):\n    if b is not None:\n        return 3\n    else:\n        return 2\nv = f(1, b=(4,))", 3),
+        ("def f(a, o=False):\n    if g():\n        raise E\n    if o:\n        return 1\n    else:\n        return 2\nv = f(1)", 2),
+        ("def f(a):\n    if g(a):\n        return 1\n    return 2\nv = f(1)", Unknown),  # its returns differ
+        ("def f(a):\n    if a:\n        return 1\n    a = 0\n    return 2\nv = f(1)", Unknown),  # `a` is bound twice
+        ("def f(a):\n    for x in a:\n        return 1\n    return 1\nv = f(y)", 1),
+        ("def f(a):\n    try:\n        return 1\n    except E:\n        pass\nv = f(y)", Unknown),  # may fall off its end
         ("def f(a):\n    return g(a)\ndef g(a):\n    return a\nv = f(3)", Unknown),  # one level only
         ("def f(*a):\n    return 1\nv = f(3)", Unknown),
         ("class C:\n    X = 3\nclass D(C):\n    pass\nv = D.X", 3),

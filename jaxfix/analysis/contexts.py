@@ -15,7 +15,8 @@
 - `DECORATOR`: what a decorator of the node's function whose body enters a mesh context puts
   around it: the sites around the one call of the function in the wrapper it returns
   (`def deco(fn): def wrapper(*a): with jax.set_mesh(m): return fn(*a)`, `functools.wraps`
-  or not, or a factory returning such a decorator, as JAX's `jtu.with_explicit_mesh`); one
+  or not, or a factory returning such a decorator, as JAX's `jtu.with_explicit_mesh`, its
+  meshes evaluated with the factory's parameters bound to the decorator's arguments); one
   unknown site when the wrapper calls it more than once or the shape is another.
 - `SETUP`: what a TestCase's `setUpClass` then `setUp` enter (`enterContext`, ...), for its
   `test*` methods.
@@ -30,7 +31,8 @@ for the legacy `with mesh:` which sets no abstract mesh, or None for a context m
 cannot see into) and its mesh, a `MeshValue` or `Unknown(why)`.
 
 Whether a context manager enters a mesh is decided by what it is: a mesh API; a
-`@contextmanager` function of this module, by the sites in force at its one `yield`; another
+`@contextmanager` function of this module, by the sites in force at its one `yield` (its
+parameters bound to the call's arguments); another
 function of this module whose body enters a mesh context (directly or through another such
 function: mesh unknown);
 nothing, for the standard library (inherited `unittest.TestCase` methods included), the
@@ -45,7 +47,7 @@ from __future__ import annotations
 import enum
 import sys
 import unittest
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -53,9 +55,10 @@ from typing import TYPE_CHECKING
 import libcst as cst
 from libcst.metadata import QualifiedNameSource
 
+from jaxfix.analysis.bodies import is_generator, own_nodes
 from jaxfix.analysis.jitting import jit_application
 from jaxfix.analysis.names import MESH_CONTEXT_APIS, SIGNATURES, Api, bind
-from jaxfix.analysis.values import MeshKind, MeshValue, Unknown
+from jaxfix.analysis.values import MeshKind, MeshValue, Unknown, Value
 
 if TYPE_CHECKING:
     from jaxfix.analysis.module import ModuleAnalysis
@@ -67,6 +70,10 @@ _SCOPE_BOUNDARIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _SETUP_METHODS = ("setUpClass", "setUp")  # entered in this order, so setUp's mesh is innermost
 _OPAQUE_JAX_MODULES = ("jax._src", "jax.experimental")  # jax internals may enter meshes (test helpers)
 _MESHLESS_PACKAGES = frozenset({"pytest", "_pytest", "numpy"})  # enter no JAX mesh context
+
+
+Params = Mapping[cst.Param, Value]  # the values of the parameters of the functions around a node
+_UNBOUND: Params = {}
 
 
 class Entry(enum.Enum):
@@ -102,6 +109,14 @@ class ContextSite:
         0.10.2 and 0.12.0.1), for what jaxfix only knows through uses, and for other modules'
         setters; True where a mesh context is entered, known or not."""
         return self.api is not Api.MESH and self.entry not in (Entry.USE, Entry.ELSEWHERE)
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """A function jaxfix can look into, and the context model of the module that defines it."""
+
+    function: cst.FunctionDef
+    owner: ContextModel
 
 
 def innermost(sites: Sequence[ContextSite]) -> list[ContextSite]:
@@ -148,22 +163,23 @@ class ContextModel:
 
     # -- within the node's own function -------------------------------------------------------
 
-    def _local(self, node: cst.CSTNode) -> tuple[list[ContextSite], cst.CSTNode | None]:
+    def _local(self, node: cst.CSTNode, params: Params = _UNBOUND) -> tuple[list[ContextSite], cst.CSTNode | None]:
         """Sites entered around `node` in its own scope (outermost first), and that scope's node
-        (a FunctionDef, ClassDef, Lambda, or None at module level)."""
+        (a FunctionDef, ClassDef, Lambda, or None at module level); their meshes evaluated with
+        `params` (of the functions enclosing `node`) bound."""
         found: list[ContextSite] = []
         child, current = node, self._parents.get(node)
         while current is not None and not isinstance(current, _SCOPE_BOUNDARIES):
             if isinstance(current, cst.With):
                 items = [i for i in _items_entered_before(current, child) if not self._analysis.expected_errors.is_expectation(i)]
-                found[:0] = [s for s in (self._site(item.item, Entry.WITH) for item in items) if s is not None]
+                found[:0] = [s for s in (self._site(item.item, Entry.WITH, params) for item in items) if s is not None]
             elif isinstance(current, (cst.IndentedBlock, cst.Module)) and child in current.body:
                 statements = current.body[: current.body.index(child)]
-                found[:0] = self._entered_by_statements(statements)
+                found[:0] = self._entered_by_statements(statements, params)
             child, current = current, self._parents.get(current)
         return found, current
 
-    def _entered_by_statements(self, statements: Sequence[cst.BaseStatement]) -> list[ContextSite]:
+    def _entered_by_statements(self, statements: Sequence[cst.BaseStatement], params: Params = _UNBOUND) -> list[ContextSite]:
         """Sites entered by `x.enter_context(cm)` statements (they stay entered afterwards,
         unless `x.close()` or `x.pop_all()` follows) or set by bare `jax.set_mesh(m)` ones."""
         found: list[tuple[str, ContextSite]] = []
@@ -175,7 +191,7 @@ class ContextModel:
             for small in statement.body:
                 if isinstance(small, cst.Expr) and small.value in self.global_setters:
                     assert isinstance(small.value, cst.Call)
-                    found.append(("", self._global_site(small.value)))
+                    found.append(("", self._global_site(small.value, params)))
                     continue
                 if small in self._holding_global_setter:
                     found.append(("", self._unknown_global(self._holding_global_setter[small])))
@@ -186,7 +202,7 @@ class ContextModel:
                 if call.func.attr.value in _EXIT_METHODS:
                     found = [(r, s) for r, s in found if r != receiver]
                 entered = entered_expression(call)
-                site = self._site(entered, Entry.ENTER_CONTEXT) if entered is not None else None
+                site = self._site(entered, Entry.ENTER_CONTEXT, params) if entered is not None else None
                 if site is not None:
                     found.append((receiver, site))
         return [site for _, site in found]
@@ -201,9 +217,9 @@ class ContextModel:
             if self._names.called_api(node) in _GLOBAL_SETTERS and not self.is_entered(node)
         )
 
-    def _global_site(self, call: cst.Call) -> ContextSite:
+    def _global_site(self, call: cst.Call, params: Params = _UNBOUND) -> ContextSite:
         if self._names.called_api(call) is Api.SET_MESH:
-            site = self._site(call, Entry.GLOBAL_SET)
+            site = self._site(call, Entry.GLOBAL_SET, params)
             assert site is not None  # a set_mesh call always makes a site
             return site
         return self._unknown_global(call)
@@ -232,68 +248,69 @@ class ContextModel:
 
     # -- what entering a context manager does -------------------------------------------------
 
-    def _site(self, context_manager: cst.BaseExpression, entry: Entry) -> ContextSite | None:
+    def _site(self, context_manager: cst.BaseExpression, entry: Entry, params: Params = _UNBOUND) -> ContextSite | None:
         """What entering `context_manager` does to the mesh; None when it enters none."""
         expr = self._values.resolve(context_manager)
         api = self._names.called_api(expr)
         if api in MESH_CONTEXT_APIS:
             assert isinstance(expr, cst.Call)
-            return ContextSite(entry=entry, api=api, mesh=self._entered_mesh(expr, api), node=context_manager)
-        value = self._values.value_of(context_manager)
+            return ContextSite(entry=entry, api=api, mesh=self._entered_mesh(expr, api, params), node=context_manager)
+        value = self._values.value_with(context_manager, params)
         if isinstance(value, MeshValue):  # `with mesh:` sets the concrete mesh only
             return ContextSite(entry=entry, api=Api.MESH, mesh=value, node=context_manager) if not value.is_abstract else None
-        helper = self._context_manager_function(expr)
-        if helper is not None and helper not in self._entering:
-            inside = self._at_yield(helper)
+        found = self._context_manager_function(expr)
+        if found is not None and found.function not in found.owner._entering:
+            bound = found.owner._values.arguments(found.function, expr, lambda a: self._values.value_with(a, params)) if isinstance(expr, cst.Call) else {}
+            inside = found.owner._at_yield(found.function, bound if not isinstance(bound, Unknown) else _UNBOUND)
             if inside is not None:
                 return None if not inside else ContextSite(entry=entry, api=inside[-1].api, mesh=inside[-1].mesh, node=context_manager)
         why = self._may_enter_mesh(expr)
         return None if why is None else ContextSite(entry=entry, api=None, mesh=Unknown(why), node=context_manager)
 
-    def _context_manager_function(self, expr: cst.BaseExpression) -> cst.FunctionDef | None:
-        """For `helper(...)`, the function of this module `helper` names when `@contextmanager`
-        makes it a context manager."""
-        callee = expr.func if isinstance(expr, cst.Call) else None
-        helper = self._bindings.function(callee) if isinstance(callee, cst.Name) else None
-        if helper is None or helper.asynchronous:
+    def _context_manager_function(self, expr: cst.BaseExpression) -> _Seen | None:
+        """For `helper(...)`, the function `helper` names when `@contextmanager` makes it a
+        context manager."""
+        found = self._function(expr.func) if isinstance(expr, cst.Call) else None
+        if found is None or found.function.asynchronous:
             return None
-        for decorator in helper.decorators:
-            if any(q.name == "contextlib.contextmanager" for q in self._names.qualified_names(decorator.decorator)):
-                return helper
+        names = found.owner._names
+        for decorator in found.function.decorators:
+            if any(q.name == "contextlib.contextmanager" for q in names.qualified_names(decorator.decorator)):
+                return found
         return None
 
-    def _at_yield(self, helper: cst.FunctionDef) -> list[ContextSite] | None:
+    def _at_yield(self, helper: cst.FunctionDef, params: Params = _UNBOUND) -> list[ContextSite] | None:
         """The sites in force at the one `yield` of a `@contextmanager` function (where the
-        `with` block runs), those that set the context mesh if any, outermost first; None when
-        it yields more than once or never."""
-        yields = [node for node in _own_nodes(helper) if isinstance(node, cst.Yield)]
+        `with` block runs), with its parameters bound to `params`; those that set the context
+        mesh if any, outermost first; None when it yields more than once or never."""
+        yields = [node for node in own_nodes(helper.body) if isinstance(node, cst.Yield)]
         if len(yields) != 1:
             return None
         self._entering.add(helper)
         try:
-            around, _ = self._local(yields[0])
+            around, _ = self._local(yields[0], params)
         finally:
             self._entering.discard(helper)
         setting = [site for site in around if site.sets_context_mesh]
         return setting or around
 
-    def _entered_mesh(self, call: cst.Call, api: Api) -> MeshValue | Unknown:
+    def _entered_mesh(self, call: cst.Call, api: Api, params: Params) -> MeshValue | Unknown:
         args = bind(call, SIGNATURES[api])
         argument = args.get("mesh") if args else None
         if argument is None:
             return Unknown("the mesh argument is not visible")
         if api is not Api.USE_ABSTRACT_MESH and isinstance(argument, cst.Name) and argument.value == "None":
             return MeshValue(kind=MeshKind.ABSTRACT, axis_names=(), axis_sizes=(), axis_types=(), has_abstract_device=False, node=argument)
-        value = self._values.value_of(argument)
+        value = self._values.value_with(argument, params)
         return value if isinstance(value, (MeshValue, Unknown)) else Unknown("not a mesh")
 
     def _may_enter_mesh(self, expr: cst.BaseExpression) -> str | None:
         """Why entering `expr` (not a mesh API, not a mesh) may enter a mesh context; None when
         it surely does not."""
         callee = expr.func if isinstance(expr, cst.Call) else expr
-        function = self._bindings.function(callee) if isinstance(callee, cst.Name) else None
-        if function is not None:
-            return f"`{function.name.value}` enters a mesh context in its body" if self.enters_mesh(function) else None
+        found = self._function(callee)
+        if found is not None:
+            return f"`{found.function.name.value}` enters a mesh context in its body" if found.owner.enters_mesh(found.function) else None
         qualified = self._names.qualified_names(callee)
         if qualified and all(_cannot_enter_mesh(q.name, q.source) for q in qualified):
             return None
@@ -330,8 +347,8 @@ class ContextModel:
             if isinstance(node, cst.Call):
                 if self._names.called_api(node) in MESH_CONTEXT_APIS:
                     return True
-                helper = self._bindings.function(node.func) if isinstance(node.func, cst.Name) else None
-                if helper is not None and helper not in seen and self._enters_mesh(helper, seen):
+                found = self._function(node.func)
+                if found is not None and found.function not in seen and found.owner._enters_mesh(found.function, seen):
                     return True
             elif isinstance(node, cst.WithItem) and isinstance(self._values.value_of(node.item), MeshValue):
                 return True
@@ -382,22 +399,31 @@ class ContextModel:
         """What the decorators of `function` whose body enters a mesh context put around it: the
         sites around the one call of the function in the wrapper they return (`def deco(fn):
         def wrapper(*a): with set_mesh(m): return fn(*a)`, or a factory `deco(args)` returning
-        such a decorator); one unknown site when the wrapper is not that simple."""
+        such a decorator, its meshes evaluated with the factory's parameters bound to `args`);
+        one unknown site when the wrapper is not that simple. A decorator defined in another
+        module gives its sites at the decorator (`@tu.with_mesh(...)`), a node of this module."""
         sites = []
         for decorator in function.decorators:
             expr = decorator.decorator
             callee = expr.func if isinstance(expr, cst.Call) else expr
-            helper = self._bindings.function(callee) if isinstance(callee, cst.Name) else None
-            if helper is None or not self.enters_mesh(helper):
+            found = self._function(callee)
+            if found is None or not found.owner.enters_mesh(found.function):
                 continue
-            wrapped = self._wrapped_call(helper, factory=isinstance(expr, cst.Call))
+            helper, owner = found.function, found.owner
+            wrapped = owner._wrapped_call(helper, factory=isinstance(expr, cst.Call))
             if wrapped is None:
                 why = f"the decorator `{helper.name.value}` enters a mesh context in its body"
                 sites.append(ContextSite(entry=Entry.DECORATOR, api=None, mesh=Unknown(why), node=expr))
                 continue
-            around, _ = self._local(wrapped)
-            sites += [ContextSite(entry=Entry.DECORATOR, api=s.api, mesh=s.mesh, node=s.node) for s in around]
+            params = owner._values.arguments(helper, expr, self._values.value_of) if isinstance(expr, cst.Call) else _UNBOUND
+            around, _ = owner._local(wrapped, params if not isinstance(params, Unknown) else _UNBOUND)
+            sites += [ContextSite(entry=Entry.DECORATOR, api=s.api, mesh=s.mesh, node=s.node if owner is self else expr) for s in around]
         return sites
+
+    def _function(self, callee: cst.BaseExpression) -> _Seen | None:
+        """The function `callee` names, when bound once to a `def` of this module."""
+        function = self._bindings.function(callee) if isinstance(callee, cst.Name) else None
+        return None if function is None else _Seen(function, self)
 
     def _wrapped_call(self, helper: cst.FunctionDef, *, factory: bool) -> cst.Call | None:
         """The one call of the decorated function in the wrapper the decorator returns; None
@@ -410,14 +436,14 @@ class ContextModel:
             return None
         wrapped = decorator.params.params[0]
         calls = [
-            node for node in _own_nodes(wrapper)
+            node for node in own_nodes(wrapper.body)
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and self._bindings.definition(node.func) is wrapped
         ]
         return calls[0] if len(calls) == 1 else None
 
     def _returned_function(self, function: cst.FunctionDef) -> cst.FunctionDef | None:
         """The function defined inside `function` that its only `return` statement returns."""
-        returns = [node for node in _own_nodes(function) if isinstance(node, cst.Return)]
+        returns = [node for node in own_nodes(function.body) if isinstance(node, cst.Return)]
         if len(returns) != 1 or not isinstance(returns[0].value, cst.Name):
             return None
         returned = self._bindings.function(returns[0].value)
@@ -428,7 +454,7 @@ class ContextModel:
         and `g(...)` after `g = jax.jit(f)`, for a function bound only by its `def`; none for
         generators, async functions, methods, and functions with a decorator other than
         `jax.jit`, `partial(jax.jit, ...)` or `functools.wraps(...)` (it may run them elsewhere)."""
-        if function.asynchronous or _is_generator(function) or isinstance(self._grandparent(function), cst.ClassDef):
+        if function.asynchronous or is_generator(function) or isinstance(self._grandparent(function), cst.ClassDef):
             return []
         if not all(self._runs_when_called(d.decorator) for d in function.decorators):
             return []
@@ -568,34 +594,12 @@ def _bound_targets(statement: cst.Assign | cst.AnnAssign | cst.NamedExpr) -> lis
     return [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
 
 
-def _own_nodes(function: cst.FunctionDef) -> Iterator[cst.CSTNode]:
-    """The nodes of `function`'s body that run when it runs: not those of nested functions,
-    lambdas or classes."""
-    stack: list[cst.CSTNode] = [function.body]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(c for c in current.children if not isinstance(c, (cst.FunctionDef, cst.Lambda, cst.ClassDef)))
-
-
 def _descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     stack = [node]
     while stack:
         current = stack.pop()
         yield current
         stack.extend(current.children)
-
-
-def _is_generator(function: cst.FunctionDef) -> bool:
-    """Calling a generator function runs none of its body, so its meshes are not entered then."""
-    stack: list[cst.CSTNode] = [function.body]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Yield):
-            return True
-        if not isinstance(current, _SCOPE_BOUNDARIES):
-            stack.extend(current.children)
-    return False
 
 
 def _short(node: cst.CSTNode, limit: int = 40) -> str:

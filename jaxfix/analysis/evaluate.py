@@ -6,10 +6,13 @@ value (both branches of an `if`), and a straight run of assignments in one block
 use (`n = 8` then `n *= 2`). `self.x` / `cls.x` assigned once in the enclosing class or,
 failing that, in a base class defined in the module; `Cls.X` assigned once in the class body
 (or a base's). Calls of a function of the module: its return value with the arguments bound
-(defaults included), one level deep; recursion, `*args`, decorators and functions that may
-fall off their end stay unknown. Integer arithmetic (`+ - * // % **`, unary minus), `len()`,
-tuples and lists (starred elements spliced, `+` concatenation, `* n` repetition), strings,
-`AxisType.X`, and the meshes built by `AbstractMesh`, `jax.make_mesh`, `Mesh`, `.update(...)`,
+(defaults included), one level deep: the returns its body may reach, where an `if <param>:`,
+`if not <param>:`, `if <param> is (not) None:` the arguments decide runs one branch and a
+path that raises (`if ...: raise ...`) ends; recursion, `*args`, decorators and functions that
+may fall off their end stay unknown. `True`/`False` are bools. Integer arithmetic (`+ - * //
+% **`, unary minus), `len()`, tuples and lists (starred elements spliced, `+` concatenation,
+`* n` repetition), strings, `AxisType.X`, and the meshes built by `AbstractMesh`,
+`jax.make_mesh`, `Mesh` (one axis name may be a string there), `.update(...)`,
 `.abstract_mesh` and `jax.sharding.get_abstract_mesh()` (the context mesh where it is called,
 when `contexts_at` knows it). Across modules (with a project index, jaxfix/analysis/project.py):
 names and `module.NAME` attributes bound by imports of other modules of the tree, evaluated by
@@ -27,6 +30,7 @@ import libcst as cst
 from libcst.metadata import Assignment, ImportAssignment
 
 from jaxfix.analysis.bindings import Bindings
+from jaxfix.analysis.bodies import block, is_generator, own_nodes
 from jaxfix.analysis.names import MESH_UPDATE, SIGNATURES, Api, ApiResolver, bind, signature_of
 from jaxfix.analysis.project import External, ModuleRef
 from jaxfix.analysis.values import AxisType, MeshKind, MeshValue, Unknown, Value
@@ -144,6 +148,8 @@ class ValueModel:
         if isinstance(node, cst.Name):
             if node.value == "None":
                 return None
+            if node.value in ("True", "False"):
+                return node.value == "True"
             return self._name(node, frame)
         if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
             operand = self._value(node.expression, inner)
@@ -297,11 +303,9 @@ class ValueModel:
             return Unknown("a call inside a followed call (one level only)")
         if function.decorators or function.asynchronous:
             return Unknown(f"`{function.name.value}` is decorated or async")
-        signature = signature_of(function)
-        args = bind(call, signature) if signature is not None else None
-        if args is None:
-            return Unknown(f"the arguments of `{function.name.value}(...)` cannot be bound")
-        given = {name: self._value(expr, frame.deeper()) for name, expr in args.items()}
+        given = _given(function, call, lambda arg: self._value(arg, frame.deeper()))
+        if isinstance(given, Unknown):
+            return given
         if external is None:
             return self._returns(function, given, frame.depth + 1)
         return self._in_module(external, lambda values: values._returns(function, given, frame.depth + 1))
@@ -309,6 +313,30 @@ class ValueModel:
     def _returns(self, function: cst.FunctionDef, given: Mapping[str, Value], depth: int) -> Value:
         """The value `function` (of this module) returns with its parameters bound to `given`
         (the arguments' values by parameter name) or their defaults."""
+        params = self._bound(function, given, depth)
+        if isinstance(params, Unknown):
+            return params
+        if is_generator(function):
+            return Unknown(f"`{function.name.value}` is a generator")
+        inside = _Frame(depth=depth, params=params, in_call=True)
+        returns, falls_through = self._reachable_returns(block(function.body), inside)
+        if falls_through or not returns:
+            return Unknown(f"`{function.name.value}` may return without a value")
+        values = [self._value(r.value, inside) if r.value is not None else None for r in returns]
+        first = values[0]
+        return first if all(_same_value(first, v) for v in values[1:]) else Unknown("its returns differ")
+
+    def arguments(
+        self, function: cst.FunctionDef, call: cst.Call, evaluate: Callable[[cst.BaseExpression], Value],
+    ) -> dict[cst.Param, Value] | Unknown:
+        """The values `call` passes to the parameters of `function` (a function of this module),
+        defaults included; `evaluate` gives an argument's value where the call is (in its module)."""
+        given = _given(function, call, evaluate)
+        return given if isinstance(given, Unknown) else self._bound(function, given, 0)
+
+    def _bound(self, function: cst.FunctionDef, given: Mapping[str, Value], depth: int) -> dict[cst.Param, Value] | Unknown:
+        """Each parameter's value: the one `given` for it, else its default (evaluated here,
+        where the function is defined)."""
         params: dict[cst.Param, Value] = {}
         every = (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)
         for param in every:
@@ -318,15 +346,73 @@ class ValueModel:
                 params[param] = self._value(param.default, _Frame(depth=depth))
             else:
                 return Unknown(f"`{param.name.value}` is not passed")
-        returns = _returns(function)
-        body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
-        ends = bool(body) and isinstance(body[-1], cst.SimpleStatementLine) and isinstance(body[-1].body[-1], cst.Return)
-        if returns is None or not returns or not ends:
-            return Unknown(f"`{function.name.value}` may return without a value, or is a generator")
-        inside = _Frame(depth=depth, params=params, in_call=True)
-        values = [self._value(r, inside) if r is not None else None for r in returns]
-        first = values[0]
-        return first if all(_same_value(first, v) for v in values[1:]) else Unknown("its returns differ")
+        return params
+
+    def value_with(self, node: cst.BaseExpression, params: Mapping[cst.Param, Value]) -> Value:
+        """What `node` evaluates to in a run where `params` (of an enclosing function) have these
+        values: a decorator factory's or `@contextmanager` function's, from the call that made it."""
+        return self._value(node, _Frame(params=params))
+
+    def _reachable_returns(self, statements: Sequence[cst.BaseStatement], frame: _Frame) -> tuple[list[cst.Return], bool]:
+        """The `return` statements a run of `statements` may reach, and whether it may run past
+        their end. An `if` on a parameter whose truth the bound arguments show runs one branch;
+        a path that raises ends there; loops and `try` may run any return in them, or none."""
+        returns: list[cst.Return] = []
+        for statement in statements:
+            if isinstance(statement, cst.SimpleStatementLine):
+                last = statement.body[-1]
+                if isinstance(last, cst.Return):
+                    return [*returns, last], False
+                if isinstance(last, cst.Raise):
+                    return returns, False
+                continue
+            if isinstance(statement, cst.If):
+                found, falls_through = self._branches(statement, frame)
+            elif isinstance(statement, cst.With):
+                found, falls_through = self._reachable_returns(block(statement.body), frame)
+            else:
+                found, falls_through = [n for n in own_nodes(statement) if isinstance(n, cst.Return)], True
+            returns += found
+            if not falls_through:
+                return returns, False
+        return returns, True
+
+    def _branches(self, statement: cst.If, frame: _Frame) -> tuple[list[cst.Return], bool]:
+        truth = self._truth(statement.test, frame)
+        orelse = statement.orelse
+        otherwise: Sequence[cst.BaseStatement] = () if orelse is None else (orelse,) if isinstance(orelse, cst.If) else block(orelse.body)
+        if truth is True:
+            return self._reachable_returns(block(statement.body), frame)
+        if truth is False:
+            return self._reachable_returns(otherwise, frame)
+        taken, falls = self._reachable_returns(block(statement.body), frame)
+        other, other_falls = self._reachable_returns(otherwise, frame)
+        return [*taken, *other], falls or other_falls
+
+    def _truth(self, test: cst.BaseExpression, frame: _Frame) -> bool | None:
+        """Whether `<param>`, `not <param>`, `<param> is None` or `<param> is not None` holds,
+        for a parameter bound once whose value the followed call gives; None when unknown."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            inner = self._truth(test.expression, frame)
+            return None if inner is None else not inner
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and _is_none(test.comparisons[0].comparator):
+            operator = test.comparisons[0].operator
+            if isinstance(operator, (cst.Is, cst.IsNot)):
+                value = self._parameter(test.left, frame)
+                if isinstance(value, Unknown):
+                    return None
+                return (value is None) == isinstance(operator, cst.Is)
+            return None
+        value = self._parameter(test, frame)
+        if isinstance(value, (bool, int, str, tuple)) or value is None:
+            return bool(value)
+        return None
+
+    def _parameter(self, node: cst.BaseExpression, frame: _Frame) -> Value:
+        definition = self._bindings.definition(node) if isinstance(node, cst.Name) else None
+        if not isinstance(definition, cst.Param) or definition not in frame.params:
+            return Unknown("not a bound parameter")
+        return frame.params[definition]
 
     # -- other modules of the tree ----------------------------------------------------------
 
@@ -396,7 +482,7 @@ class ValueModel:
         if args is None:
             return Unknown(f"{api.value}(...) with arguments jaxfix cannot bind")
         sizes = self._sizes(args.get("axis_shapes", args.get("axis_sizes")), frame) if api is Api.MAKE_MESH else None
-        names = self._names(args.get("axis_names"), frame)
+        names = self._names(args.get("axis_names"), frame, one_name=True)
         default = AxisType.EXPLICIT if api is Api.MAKE_MESH else AxisType.AUTO
         types = self._types_or_default(args.get("axis_types"), names, sizes, default, frame)
         return MeshValue(kind=MeshKind.CONCRETE, axis_names=names, axis_sizes=sizes, axis_types=types, has_abstract_device=True, node=call)
@@ -417,8 +503,12 @@ class ValueModel:
             return None
         return tuple(v if isinstance(v, int) else None for v in value)
 
-    def _names(self, node: cst.BaseExpression | None, frame: _Frame) -> tuple[str, ...] | None:
+    def _names(self, node: cst.BaseExpression | None, frame: _Frame, *, one_name: bool = False) -> tuple[str, ...] | None:
+        """Axis names; with `one_name`, a string is one axis (`make_mesh((2,), 'x')` and
+        `Mesh(devices, 'x')` have axis_names ('x',) on jax 0.10.2 and 0.12.0.1)."""
         value = self._value(node, frame.deeper()) if node is not None else None
+        if one_name and isinstance(value, str):
+            return (value,)
         if not isinstance(value, tuple) or not all(isinstance(v, str) for v in value):
             return None
         return tuple(str(v) for v in value)
@@ -513,19 +603,13 @@ def _abstract_view_of(mesh: MeshValue, node: cst.CSTNode) -> MeshValue:
     return replace(mesh, kind=MeshKind.ABSTRACT, has_abstract_device=True, node=node, name=None)
 
 
-def _returns(function: cst.FunctionDef) -> list[cst.BaseExpression | None] | None:
-    """The values of the function's own `return` statements; None for a generator."""
-    found: list[cst.BaseExpression | None] = []
-    stack: list[cst.CSTNode] = [function.body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.Yield, cst.Await)):
-            return None
-        if isinstance(node, cst.Return):
-            found.append(node.value)
-        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            stack.extend(node.children)
-    return found
+def _given(function: cst.FunctionDef, call: cst.Call, evaluate: Callable[[cst.BaseExpression], Value]) -> dict[str, Value] | Unknown:
+    """The values of the arguments `call` passes to `function`, by parameter name."""
+    signature = signature_of(function)
+    args = bind(call, signature) if signature is not None else None
+    if args is None:
+        return Unknown(f"the arguments of `{function.name.value}(...)` cannot be bound")
+    return {name: evaluate(arg) for name, arg in args.items()}
 
 
 def _is_name(node: cst.BaseExpression, name: cst.Name) -> bool:

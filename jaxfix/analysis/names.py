@@ -46,10 +46,12 @@ class Api(enum.Enum):
 # The context managers that make a mesh JAX's current (abstract) mesh.
 MESH_CONTEXT_APIS = frozenset({Api.USE_ABSTRACT_MESH, Api.SET_MESH, Api.USE_MESH})
 
+# The first spelling of each API is its public one; every `jax._src.` spelling is the very same
+# object on jax 0.10.2 and 0.12.0.1 (tests/test_jax_spellings.py checks `is` on each tier).
 _QUALIFIED_NAMES: dict[Api, tuple[str, ...]] = {
     Api.ABSTRACT_MESH: ("jax.sharding.AbstractMesh", "jax._src.mesh.AbstractMesh"),
     Api.MESH: ("jax.sharding.Mesh", "jax._src.mesh.Mesh", "jax.experimental.maps.Mesh"),
-    Api.MAKE_MESH: ("jax.make_mesh", "jax.sharding.make_mesh", "jax._src.mesh_utils.make_mesh"),
+    Api.MAKE_MESH: ("jax.make_mesh", "jax.sharding.make_mesh", "jax._src.sharding_impls.make_mesh"),
     Api.USE_ABSTRACT_MESH: ("jax.sharding.use_abstract_mesh", "jax._src.mesh.use_abstract_mesh", "jax.use_abstract_mesh"),
     Api.SET_MESH: ("jax.set_mesh", "jax.sharding.set_mesh", "jax._src.sharding_impls.set_mesh"),
     Api.USE_MESH: ("jax.sharding.use_mesh", "jax.use_mesh"),

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from jaxfix.analysis.contexts import ContextSite, innermost
+from jaxfix.analysis.contexts import ContextSite, Entry, innermost
 from jaxfix.analysis.evidence import confirmed_mesh
 from jaxfix.analysis.imports import api_spelling, module_spelling
 from jaxfix.analysis.module import ModuleAnalysis
@@ -437,6 +437,8 @@ def _context_mesh(site: ContextSite) -> MeshValue | None:
     mesh = site.mesh
     if site.api is None or not isinstance(mesh, MeshValue) or mesh.is_empty or not mesh.all_explicit:
         return None
+    if site.entry is Entry.DECORATOR:  # its name is the decorator's, not in scope at the gather
+        return replace(mesh, name=None)
     return mesh
 
 
