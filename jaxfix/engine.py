@@ -9,7 +9,8 @@ import ast
 import gc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 import libcst as cst
@@ -18,10 +19,12 @@ from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import CodeRange
 
 from jaxfix.analysis.module import ModuleAnalysis
+from jaxfix.analysis.project import ProjectIndex
 from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
 from jaxfix.changed_lines import carry_lines
 from jaxfix.codemods import RULES
 from jaxfix.codemods.base import Rule
+from jaxfix.dependencies import project_index, snapshot
 from jaxfix.diffs import split_lines
 from jaxfix.diagnostics import Diagnostic, FileResult, Fix, Location, Report, Safety
 from jaxfix.evidence import Evidence
@@ -52,6 +55,16 @@ class InternalError(Exception):
 
 class TooLarge(Exception):
     """The file's tree would take more memory than `max-parse-memory` allows."""
+
+
+@dataclass(frozen=True)
+class InProject:
+    """The module's place in the project: its file (None for code from stdin without a name)
+    and the index that follows its imports; `used` gathers the other files the answers used."""
+
+    path: Path | None
+    index: ProjectIndex
+    used: set[Path] = field(default_factory=set)
 
 
 def selected_rules(options: Options) -> list[type[Rule]]:
@@ -140,18 +153,23 @@ def _visit_in_order(analysis: ModuleAnalysis, rules: list[Rule]) -> None:
 
 def _run_rules(
     module: cst.Module, rules: list[type[Rule]], options: Options, changed_lines: frozenset[int] | None,
-    evidence: tuple[Evidence, ...] | None = None,
+    evidence: tuple[Evidence, ...] | None = None, project: InProject | None = None,
 ) -> tuple[ModuleAnalysis, list[Report]]:
     """Reports that are neither suppressed nor, in changed-lines mode, off the changed lines,
     nor, with evidence from a log, unconfirmed by it."""
     wrapper = ModuleLevelBatchWrapper(module, unsafe_skip_copy=True)
-    analysis = ModuleAnalysis(wrapper, options.jax_version, evidence or ())
+    analysis = ModuleAnalysis(
+        wrapper, options.jax_version, evidence or (),
+        path=project.path if project else None, project=project.index if project else None,
+    )
     running = [rule_class(analysis, options) for rule_class in rules]
     _visit_in_order(analysis, running)
     expected = analysis.expected_errors  # code that tests the error it would report
     reports = [report for rule in running for report in rule.reports if not expected.expects(report.node, rule.raises)]
     if evidence is not None:
         reports = [r for r in reports if analysis.evidence.confirms(r.code, r.node)]
+    if project is not None:  # every question has been asked
+        project.used.update(analysis.dependencies)
     if not reports:
         return analysis, []  # without generating the code for suppression comments and positions
     lines = split_lines(module.code)
@@ -228,6 +246,7 @@ def _carry_evidence(evidence: tuple[Evidence, ...], old: list[str], new: list[st
 def check_source(
     source: bytes, options: Options, rules: list[type[Rule]] | None = None,
     changed_lines: frozenset[int] | None = None, evidence: tuple[Evidence, ...] | None = None,
+    project: InProject | None = None,
 ) -> tuple[bytes | None, tuple[Diagnostic, ...]]:
     """Diagnostics for `source` (positions in it) and the fixed bytes, or None if unchanged.
 
@@ -235,6 +254,7 @@ def check_source(
     `changed_lines` (changed-lines mode) keeps only reports touching those lines; None keeps all.
     `evidence` (from a log) runs the rules it names in confirmed mode, without the prefilter
     (the file may not mention a mesh at all), and keeps only the reports it confirms.
+    `project`: where the module is, so that its imports of the project's modules are followed.
     """
     if changed_lines is not None and not changed_lines:
         return None, ()
@@ -256,7 +276,7 @@ def check_source(
     diagnostics: tuple[Diagnostic, ...] | None = None
     fixed_any = False
     for _ in range(MAX_PASSES):
-        analysis, reports = _run_rules(module, rules, options, changed_lines, evidence)
+        analysis, reports = _run_rules(module, rules, options, changed_lines, evidence, project)
         if diagnostics is None:
             diagnostics = tuple(_diagnostic(r, analysis, options) for r in reports)
             if evidence:
@@ -315,14 +335,15 @@ class TooDeep(Exception):
 
 
 def _screened_check(
-    source: bytes, options: Options, changed_lines: frozenset[int] | None, evidence: tuple[Evidence, ...] | None = None
+    source: bytes, options: Options, changed_lines: frozenset[int] | None, evidence: tuple[Evidence, ...] | None = None,
+    project: InProject | None = None,
 ) -> tuple[bytes | None, tuple[Diagnostic, ...]]:
     refusal = too_deep(source)
     if refusal is not None:
         message, line, column = refusal
         raise TooDeep(message, Location(line, column))
     with _fewer_collections():
-        return check_source(source, options, changed_lines=changed_lines, evidence=evidence)
+        return check_source(source, options, changed_lines=changed_lines, evidence=evidence, project=project)
 
 
 @contextmanager
@@ -350,16 +371,26 @@ def describe_failure(error: Exception, source: bytes) -> tuple[str, Location | N
     return f"internal error in a rule, file left untouched: {type(error).__name__}: {error}", None
 
 
-def process_source(path: Path, source: bytes, options: Options) -> FileResult:
-    """Per-file isolation: every failure becomes this file's one-line error."""
+def process_source(path: Path, source: bytes, options: Options, *, on_disk: bool = True) -> FileResult:
+    """Per-file isolation: every failure becomes this file's one-line error. The result lists the
+    other files of the project its analysis used. `on_disk=False`: `path` only names the code in
+    messages (stdin without --stdin-filename), and relative imports are not followed."""
     reason = unreadable_reason(source)
     if reason is not None:
         return FileResult(path, source, error=reason)
+    index, index_created_ns = project_index(options.project_roots)
+    project = InProject(path.absolute() if on_disk else None, index)
     if is_notebook(path):
-        return process_notebook(path, source, options, _screened_check, describe_failure)
-    try:
-        fixed, diagnostics = _screened_check(source, options, options.lines_to_check(path), options.evidence_at(path))
-    except Exception as error:  # noqa: BLE001 - a rule's bug must not stop the run
-        message, where = describe_failure(error, source)
-        return FileResult(path, source, error=message, error_location=where)
-    return FileResult(path, source, fixed, diagnostics)
+        result = process_notebook(path, source, options, partial(_screened_check, project=project), describe_failure)
+    else:
+        try:
+            fixed, diagnostics = _screened_check(
+                source, options, options.lines_to_check(path), options.evidence_at(path), project=project
+            )
+        except Exception as error:  # noqa: BLE001 - a rule's bug must not stop the run
+            message, where = describe_failure(error, source)
+            return FileResult(path, source, error=message, error_location=where)
+        result = FileResult(path, source, fixed, diagnostics)
+    if result.error is None and project.used:
+        result = replace(result, dependencies=snapshot(project.used, index_created_ns))
+    return result

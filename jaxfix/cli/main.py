@@ -76,7 +76,7 @@ def _run_stdin(options: Options, stdin_filename: str | None, mode: str, console:
         if mode == "fix" and output_format == "text":
             sys.stdout.buffer.write(source)
         return EXIT_CLEAN
-    result = process_source(path, source, options)
+    result = process_source(path, source, options, on_disk=stdin_filename is not None)
     if result.error is None and result.fixed is None and not result.diagnostics:
         from jaxfix.notebook import is_notebook, notebook_syntax_error
         from jaxfix.syntax import (

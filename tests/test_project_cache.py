@@ -1,0 +1,149 @@
+"""End to end: a mesh imported from another module of the project, through the CLI and the
+runner with the cache. An edit to the imported module invalidates its importers' cached
+results; in-process and worker runs agree; notebooks and stdin follow imports too."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from jaxfix import dependencies, runner
+from jaxfix.cache import Cache
+from jaxfix.cli.main import cli
+from jaxfix.options import Options
+from jaxfix.runner import run_files
+
+MESHES = 'from jax.sharding import AbstractMesh\n\nINNER = AbstractMesh(({size}, 4), ("data", "model"))\n'
+MAIN = """\
+from jax.sharding import AbstractMesh, use_abstract_mesh
+
+from {module} import INNER
+
+with use_abstract_mesh(AbstractMesh((8, 4), ("data", "model"))):
+    with use_abstract_mesh(INNER):
+        pass
+"""
+ARGS = ["--check", "--color", "never", "--jax-version", "0.10.2"]
+
+
+@pytest.fixture(autouse=True)
+def settled_at_once(monkeypatch):
+    """Files written by a test count as settled at once (their ctime is before the run's index
+    started), so results are cached; the 2 s margin for coarse timestamps is tested in
+    test_cache_dependencies.py. Workers are forked, so they inherit the setting."""
+    monkeypatch.setattr(dependencies, "SETTLED_NS", 0)
+
+
+@pytest.fixture
+def cache_hits(monkeypatch):
+    """The files whose result the last runs took from the cache (asked in the main process,
+    whatever the number of workers)."""
+    hits: list[str] = []
+    real = Cache.get
+
+    def get(self, path, source):
+        found = real(self, path, source)
+        if found is not None:
+            hits.append(path.name)
+        return found
+
+    monkeypatch.setattr(Cache, "get", get)
+    return hits
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxfix]\nselect = ["JAX002"]\n')
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "meshes.py").write_text(MESHES.format(size=16))
+    (tmp_path / "pkg" / "main.py").write_text(MAIN.format(module="pkg.meshes"))
+    (tmp_path / "pkg" / "relative.py").write_text(MAIN.format(module=".meshes"))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def reported(output: str) -> list[str]:
+    """The files a JAX002 diagnostic was reported in."""
+    return sorted(set(re.findall(r"(\S+\.(?:py|ipynb)):[\d:a-z ]+: JAX002", output)))
+
+
+def check(*args: str, stdin: str | None = None) -> tuple[int, list[str]]:
+    result = CliRunner().invoke(cli, [*ARGS, *args], input=stdin, catch_exceptions=False)
+    return result.exit_code, reported(result.output)
+
+
+BOTH = ["pkg/main.py", "pkg/relative.py"]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_an_edit_to_the_imported_module_invalidates_its_importers(project, cache_hits, monkeypatch, jobs):
+    monkeypatch.setattr(runner, "_PARALLEL_MIN_BYTES", 0)  # -j 2 runs workers (on a machine with 2 CPUs)
+    meshes = project / "pkg" / "meshes.py"
+    assert check("-j", jobs, "pkg") == (1, BOTH)
+    assert check("-j", jobs, "pkg") == (1, BOTH)
+    assert cache_hits == ["main.py", "relative.py"], "the second run should come from the cache"
+
+    cache_hits.clear()
+    meshes.write_text(MESHES.format(size=8))  # the sizes agree now
+    assert check("-j", jobs, "pkg") == (0, [])
+    assert cache_hits == []
+    assert check("-j", jobs, "pkg") == (0, [])
+    assert cache_hits == ["main.py", "relative.py"]
+
+    cache_hits.clear()
+    meshes.write_text(MESHES.format(size=16))  # and back
+    assert check("-j", jobs, "pkg") == (1, BOTH)
+    assert cache_hits == []
+
+    meshes.unlink()  # the mesh is unknown: nothing is reported
+    assert check("-j", jobs, "pkg") == (0, [])
+    assert cache_hits == []
+
+
+def test_the_cache_entry_lists_the_imported_module(project):
+    check("-j", "1", "pkg")
+    entries = [p for p in (project / ".jaxfix_cache").iterdir() if not p.name.startswith((".", "CACHEDIR"))]
+    recorded = {json.loads(e.read_bytes().split(b"\n", 2)[2])["path"]: json.loads(e.read_bytes().split(b"\n", 2)[2])["dependencies"]
+                for e in entries}
+    meshes = str((project / "pkg" / "meshes.py").resolve())
+    assert [d[0] for d in recorded[str(project / "pkg" / "main.py")]] == [meshes]
+
+
+def test_in_process_and_workers_give_identical_results(project, monkeypatch):
+    monkeypatch.setattr(runner, "_PARALLEL_MIN_BYTES", 0)
+    options = Options(select=("JAX002",), jax_version=(0, 10, 2), project_roots=(project,))
+    files = sorted((project / "pkg").glob("*.py"))
+    in_process = run_files(files, options, write=False, jobs=1)
+    workers = run_files(files, options, write=False, jobs=2)
+    assert in_process == workers
+    by_name = {r.path.name: r for r in in_process}
+    assert [d.code for d in by_name["main.py"].diagnostics] == ["JAX002"]
+    assert [d.path.name for d in by_name["main.py"].dependencies] == ["meshes.py"]
+    assert by_name["main.py"].dependencies[0].digest is not None
+
+
+def _notebook(*cells: str) -> str:
+    return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "id": f"c{i}", "metadata": {}, "execution_count": None, "outputs": [], "source": cell}
+        for i, cell in enumerate(cells)
+    ]})
+
+
+def test_a_notebook_follows_imports_and_is_invalidated_too(project):
+    main = MAIN.format(module="pkg.meshes")
+    (project / "explore.ipynb").write_text(_notebook(main.split("\n\n")[0], main.split("\n\n", 1)[1]))
+    assert check("-j", "1", "explore.ipynb") == (1, ["explore.ipynb"])
+    (project / "pkg" / "meshes.py").write_text(MESHES.format(size=8))
+    assert check("-j", "1", "explore.ipynb") == (0, [])
+
+
+def test_stdin_follows_imports_from_its_filename_only(project):
+    for module in (".meshes", "pkg.meshes"):
+        code = MAIN.format(module=module)
+        assert check("-", "--stdin-filename", "pkg/from_stdin.py", stdin=code) == (1, ["pkg/from_stdin.py"])
+        assert check("-", stdin=code) == (0, [])  # code without a file: its imports lead nowhere
