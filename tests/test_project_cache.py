@@ -147,3 +147,31 @@ def test_stdin_follows_imports_from_its_filename_only(project):
         code = MAIN.format(module=module)
         assert check("-", "--stdin-filename", "pkg/from_stdin.py", stdin=code) == (1, ["pkg/from_stdin.py"])
         assert check("-", stdin=code) == (0, [])  # code without a file: its imports lead nowhere
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_the_src_roots_reach_every_worker(tmp_path, monkeypatch, jobs):
+    """`lib/pkg/meshes.py` is found from `app/` only through the configured root `lib`."""
+    monkeypatch.setattr(runner, "_PARALLEL_MIN_BYTES", 0)
+    (tmp_path / "lib" / "pkg").mkdir(parents=True)
+    (tmp_path / "lib" / "pkg" / "meshes.py").write_text(MESHES.format(size=16))
+    (tmp_path / "app").mkdir()
+    for name in ("train.py", "serve.py"):
+        (tmp_path / "app" / name).write_text(MAIN.format(module="pkg.meshes"))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxfix]\nselect = ["JAX002"]\n')
+    assert check("-j", jobs, "app") == (0, [])
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxfix]\nselect = ["JAX002"]\nsrc = ["lib"]\n')
+    assert check("-j", jobs, "app") == (1, ["app/serve.py", "app/train.py"])  # the new roots: a miss
+
+
+def test_one_index_per_run_and_none_when_no_file_is_parsed(project, monkeypatch):
+    created = []
+    real = dependencies._new_index
+    monkeypatch.setattr(dependencies, "_new_index", lambda roots: created.append(roots) or real(roots))
+    (project / "pkg" / "plain.py").write_text("import os\n")
+    assert check("-j", "1", "pkg") == (1, BOTH)
+    assert created == [(project,)]  # shared by main.py and relative.py
+    assert check("-j", "1", "pkg") == (1, BOTH)  # all from the cache
+    assert check("-j", "1", "pkg/plain.py") == (0, [])  # nothing to parse
+    assert created == [(project,)]
