@@ -8,6 +8,8 @@ JAX_ERRORS = {
     "JAX001-devices": "AbstractMesh cannot be used when jaxpr contains primitives that require devices",
     # A committed array next to an AbstractMesh sharding: its device decides, and is too few.
     "JAX001-committed": "does not match the device assignment size",
+    # Arguments sharded on AbstractMeshes of different sizes: JAX fails before JAX001.
+    "JAX001-sizes": "AbstractMesh should be of the same size across all shardings",
     "JAX002": "use_abstract_mesh cannot change the size of the mesh. Got new mesh:",
     "JAX003": "Input sharding mesh",
     # top_level_all_gather's other mesh failures, which JAX003 fixtures document.

@@ -86,6 +86,9 @@ class MissingLoweringPlatforms(Rule):
     context mesh (M has an `Explicit` axis; `AbstractMesh` axes default to `Auto` before jax
     0.11 and to `Explicit` since, see `--jax-version`). A context mesh carrying an abstract
     device (`abstract_device=`, `concrete_mesh.abstract_mesh`) gives JAX the platform: no report.
+    Nor when the abstract meshes in play differ in size, or may (a size the module does not
+    show, on more than one mesh): JAX then raises "AbstractMesh should be of the same size
+    across all shardings" first.
 
     Deliberately not reported, since a concrete mesh may then supply the devices: a module that
     calls `jax.set_mesh(m)` or `use_mesh(m)` outside a `with` item or `enter_context` (a global
@@ -314,6 +317,8 @@ class MissingLoweringPlatforms(Rule):
             reasons.insert(0, f"traced under use_abstract_mesh(`{_mesh_text(context)}`), which has an Explicit axis")
         sizes = {m.size for m in meshes}
         if not reasons or len(sizes - {None}) > 1:  # meshes of different sizes raise another error
+            return None
+        if None in sizes and len({id(m.node) for m in meshes}) > 1:  # their sizes may differ: unknown
             return None
         return _Evidence(reasons[0], context, sizes.pop() if len(sizes) == 1 else None)
 
