@@ -133,3 +133,101 @@ def test_import_spellings():
     assert module_spelling(bare, "jax") == ("jax", (("jax", None),))
     assert api_spelling(bare, Api.NAMED_SHARDING, "jax.sharding") == ("NamedSharding", (("jax.sharding", "NamedSharding"),))
     assert module_spelling(cst.parse_module("import jax.sharding\n"), "jax") == ("jax", ())
+
+
+NUMPY = HEADER + "import numpy as np\nfrom jax.experimental import mesh_utils\n"
+
+
+@pytest.mark.parametrize(
+    "code, sizes",
+    [
+        ("m = Mesh(np.array(jax.devices()[:8]).reshape(2, 4), ('a', 'b'))", (2, 4)),
+        ("m = Mesh(np.asarray(jax.devices()).reshape((2, 4)), ('a', 'b'))", (2, 4)),
+        ("m = Mesh(np.array(jax.devices()).reshape(-1, 2), ('a', 'b'))", (None, 2)),  # device count unknown
+        ("m = Mesh(np.array(jax.devices()[:8]).reshape(-1, 2), ('a', 'b'))", (4, 2)),
+        ("m = Mesh(np.array(jax.devices()[2:6]).reshape([2, -1]), ('a', 'b'))", (2, 2)),
+        ("d = jax.devices()\nm = Mesh(np.array(d[:4]), ('a',))", (4,)),
+        ("m = Mesh(jax.devices(), 'x')", (None,)),
+        ("m = Mesh(jax.local_devices()[:2], ('x',))", (2,)),
+        ("m = Mesh(np.reshape(jax.devices()[:8], (4, 2)), ('a', 'b'))", (4, 2)),
+        ("m = Mesh(mesh_utils.create_device_mesh((2, 4)), ('a', 'b'))", (2, 4)),
+        ("m = Mesh(jax.experimental.mesh_utils.create_device_mesh([4, 2], jax.devices()), ('a', 'b'))", (4, 2)),
+        ("dims = (2, 2, 2)\nm = Mesh(np.array(jax.devices()).reshape(*dims), ('a', 'b', 'c'))", (2, 2, 2)),
+        ("m = Mesh(np.array(jax.devices()[:8]).reshape(2, 4).flatten().reshape(4, 2), ('a', 'b'))", (4, 2)),
+        ("c = jax.make_mesh((2, 4), ('a', 'b'))\nm = Mesh(c.devices, c.axis_names)", (2, 4)),
+        ("c = jax.make_mesh((2, 4), ('a', 'b'))\nm = Mesh(np.array(jax.devices()).reshape(c.axis_sizes), ('a', 'b'))", (2, 4)),
+    ],
+)
+def test_mesh_sizes_from_the_shape_of_its_devices(code, sizes):
+    mesh = mesh_of(NUMPY + code)
+    assert mesh.kind is MeshKind.CONCRETE and mesh.axis_sizes == sizes and mesh.axis_types == (AxisType.AUTO,) * len(sizes)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "m = Mesh(np.array(jax.devices()[:8]).reshape(3, 3), ('a', 'b'))",  # NumPy raises
+        "m = Mesh(np.array(jax.devices()[:8]).reshape(-1, 3), ('a', 'b'))",  # NumPy raises
+        "m = Mesh(np.array(jax.devices()).reshape(2, 4), ('a',))",  # JAX raises: ranks differ
+        "m = Mesh(jax.devices().reshape(2, 4), ('a', 'b'))",  # a list has no reshape
+        "m = Mesh(other.reshape(2, 4), ('a', 'b'))",  # reshape of something unknown
+        "m = Mesh(np.array(jax.devices(), ndmin=2), ('a', 'b'))",
+        "m = Mesh(mesh_utils.create_device_mesh(shape), ('a', 'b'))",
+        "m = Mesh(AbstractMesh((2, 4), ('a', 'b')).devices, ('a', 'b'))",  # an AbstractMesh has no devices
+    ],
+)
+def test_mesh_sizes_jaxfix_cannot_know(code):
+    mesh = mesh_of(NUMPY + code)
+    assert mesh is None or mesh.axis_sizes is None
+
+
+def test_mesh_axis_types_and_update_of_a_concrete_mesh():
+    explicit = mesh_of(NUMPY + "m = Mesh(np.array(jax.devices()).reshape(2, 4), ('a', 'b'), axis_types=(AxisType.Explicit,) * 2)")
+    assert explicit.axis_types == (AxisType.EXPLICIT,) * 2
+    base = NUMPY + "c = Mesh(np.array(jax.devices()).reshape(2, 4), ('a', 'b'))\n"
+    assert mesh_of(base + "m = c.update(devices=np.array(jax.devices()[:4]).reshape(4, 1))").axis_sizes == (4, 1)
+    assert mesh_of(base + "m = c.update(axis_names=('p', 'q'))").axis_sizes == (2, 4)
+    assert mesh_of(base + "m = c.update((4, 1))").axis_sizes is None  # Mesh.update's first parameter is devices
+    assert mesh_of(base + "m = c.abstract_mesh.update(axis_sizes=(4, 2))").axis_sizes == (4, 2)
+
+
+@pytest.mark.parametrize(
+    "expression, value",
+    [
+        ("c.size", 8),
+        ("c.shape['b']", 4),
+        ("c.axis_sizes[-1]", 4),
+        ("c.axis_sizes[1:]", (4,)),
+        ("c.devices.shape", (2, 4)),
+        ("c.devices.size * 2", 16),
+        ("a.size", 8),
+    ],
+)
+def test_what_a_known_mesh_tells_about_itself(expression, value):
+    code = NUMPY + "c = Mesh(np.array(jax.devices()).reshape(2, 4), ('a', 'b'))\na = c.abstract_mesh\n" + f"v = {expression}"
+    analysis, module = analyze(code)
+    assert analysis.value_of(last_value(module)) == value
+
+
+def test_numpy_apis_resolve_by_qualified_name():
+    local = HEADER + "def array(x):\n    return x\nm = Mesh(array(jax.devices()).reshape(2, 4), ('a', 'b'))"
+    assert mesh_of(local).axis_sizes is None  # a local `array` returns the list, which has no reshape
+    aliased = HEADER + "from numpy import asarray as A\nimport jax.experimental.mesh_utils as mu\n"
+    assert mesh_of(aliased + "m = Mesh(A(jax.devices()).reshape(4, 2), ('a', 'b'))").axis_sizes == (4, 2)
+    assert mesh_of(aliased + "m = Mesh(mu.create_device_mesh((8,)), 'x')").axis_sizes == (8,)
+
+
+def test_attributes_of_an_imported_mesh_and_a_project_function_named_reshape(tmp_path):
+    from jaxfix.analysis.project import ProjectIndex
+
+    (tmp_path / "meshes.py").write_text(
+        "import jax\nimport numpy as np\nfrom jax.sharding import Mesh\n"
+        "TRAIN_MESH = Mesh(np.array(jax.devices()[:8]).reshape(4, 2), ('data', 'model'))\n"
+        "def reshape(x):\n    return 6\n"
+    )
+    main = tmp_path / "main.py"
+    main.write_text("import meshes\nfrom meshes import TRAIN_MESH\nsizes = (TRAIN_MESH.size, TRAIN_MESH.shape['model'], meshes.reshape(1))\n")
+    module = cst.parse_module(main.read_bytes())
+    wrapper = ModuleLevelBatchWrapper(module, unsafe_skip_copy=True)
+    analysis = ModuleAnalysis(wrapper, (0, 10, 2), path=main, project=ProjectIndex())
+    assert analysis.value_of(last_value(module)) == (8, 2, 6)

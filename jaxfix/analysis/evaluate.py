@@ -14,10 +14,13 @@ may fall off their end stay unknown. `True`/`False` are bools. Integer arithmeti
 `* n` repetition), strings, `AxisType.X`, and the meshes built by `AbstractMesh`,
 `jax.make_mesh`, `Mesh` (one axis name may be a string there), `.update(...)`,
 `.abstract_mesh` and `jax.sharding.get_abstract_mesh()` (the context mesh where it is called,
-when `contexts_at` knows it). Across modules (with a project index, jaxfix/analysis/project.py):
-names and `module.NAME` attributes bound by imports of other modules of the tree, evaluated by
-that module's own model, and calls of functions defined there (one level, arguments bound by
-value). Anything else is `Unknown(why)`.
+when `contexts_at` knows it). `Mesh(devices, names)` takes its sizes from the shape of
+`devices` (`jax.devices()[:8]`, `np.array(...)`, `.reshape(...)`, `create_device_mesh(...)`,
+`mesh.devices`; see `jaxfix.analysis.devices`); a known mesh's `.size`, `.axis_sizes`,
+`.axis_names` and `.shape[name]`, and tuple items and slices, are values too. Across modules
+(with a project index, jaxfix/analysis/project.py): names and `module.NAME` attributes bound by
+imports of other modules of the tree, evaluated by that module's own model, and calls of
+functions defined there (one level, arguments bound by value). Anything else is `Unknown(why)`.
 """
 
 from __future__ import annotations
@@ -29,11 +32,27 @@ from typing import TYPE_CHECKING
 import libcst as cst
 from libcst.metadata import Assignment, ImportAssignment
 
+from jaxfix.analysis import devices
 from jaxfix.analysis.bindings import Bindings
 from jaxfix.analysis.bodies import block, is_generator, own_nodes
-from jaxfix.analysis.names import MESH_UPDATE, SIGNATURES, Api, ApiResolver, bind, signature_of
+from jaxfix.analysis.names import (
+    CONCRETE_MESH_UPDATE,
+    MESH_UPDATE,
+    SIGNATURES,
+    Api,
+    ApiResolver,
+    bind,
+    signature_of,
+)
 from jaxfix.analysis.project import External, ModuleRef
-from jaxfix.analysis.values import AxisType, MeshKind, MeshValue, Unknown, Value
+from jaxfix.analysis.values import (
+    AxisType,
+    Devices,
+    MeshKind,
+    MeshValue,
+    Unknown,
+    Value,
+)
 from jaxfix.jax_version import axes_explicit_by_default
 
 if TYPE_CHECKING:
@@ -43,6 +62,9 @@ if TYPE_CHECKING:
 _MAX_DEPTH = 24
 _MAX_POWER = 64  # `2 ** n` beyond this is no mesh size
 _AXIS_TYPES = {t.value: t for t in AxisType}
+_VALUE_ATTRIBUTES = frozenset({"axis_names", "axis_sizes", "size", "devices", "shape"})  # see devices.attribute
+_DEVICE_APIS = frozenset({Api.DEVICES, Api.NUMPY_ARRAY, Api.NUMPY_RESHAPE, Api.CREATE_DEVICE_MESH})
+_ARRAY_METHODS = frozenset({"reshape", "flatten", "ravel"})
 
 
 @dataclass(frozen=True)
@@ -164,8 +186,14 @@ class ValueModel:
             if node.attr.value == "abstract_mesh":
                 return self._abstract_view(node, inner)
             imported = self._imported_value(node, frame)
+            if node.attr.value in _VALUE_ATTRIBUTES and not _is_known(imported):
+                own = devices.attribute(self._value(node.value, inner), node.attr.value)  # `TRAIN_MESH.size`
+                if imported is None or _is_known(own):
+                    return own
             if imported is not None:
                 return imported
+        if isinstance(node, cst.Subscript):
+            return self._subscript(node, inner)
         if isinstance(node, cst.Call):
             return self._call(node, frame)
         return Unknown("an expression jaxfix does not evaluate")
@@ -278,6 +306,12 @@ class ValueModel:
             return self._abstract_mesh(call, frame)
         if api in (Api.MAKE_MESH, Api.MESH):
             return self._concrete_mesh(call, api, frame)
+        if api in _DEVICE_APIS:
+            return self._devices(call, api, frame)
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in _ARRAY_METHODS:
+            array = self._array_method(call, call.func, frame)
+            if array is not None:
+                return array
         if api is Api.GET_ABSTRACT_MESH and not call.args:
             return self._context_mesh(call)
         if isinstance(call.func, cst.Attribute) and call.func.attr.value == "update":
@@ -478,24 +512,114 @@ class ValueModel:
         )
 
     def _concrete_mesh(self, call: cst.Call, api: Api, frame: _Frame) -> Value:
+        """`jax.make_mesh(sizes, names, ...)` (axes Explicit by default), or `Mesh(devices, names)`
+        whose sizes are the shape of `devices` (axes Auto by default; both checked on jax 0.10.2
+        and 0.12.0.1)."""
         args = bind(call, SIGNATURES[api])
         if args is None:
             return Unknown(f"{api.value}(...) with arguments jaxfix cannot bind")
-        sizes = self._sizes(args.get("axis_shapes", args.get("axis_sizes")), frame) if api is Api.MAKE_MESH else None
+        if api is Api.MAKE_MESH:
+            sizes = self._sizes(args.get("axis_shapes", args.get("axis_sizes")), frame)
+        else:
+            sizes = self._device_shape(args.get("devices"), frame)
         names = self._names(args.get("axis_names"), frame, one_name=True)
+        if api is Api.MESH and sizes is not None and names is not None and len(sizes) != len(names):
+            return Unknown("Mesh(...) with as many axis names as device dimensions (JAX raises)")
         default = AxisType.EXPLICIT if api is Api.MAKE_MESH else AxisType.AUTO
         types = self._types_or_default(args.get("axis_types"), names, sizes, default, frame)
         return MeshValue(kind=MeshKind.CONCRETE, axis_names=names, axis_sizes=sizes, axis_types=types, has_abstract_device=True, node=call)
 
     def _updated(self, call: cst.Call, func: cst.Attribute, frame: _Frame) -> Value:
+        """`abstract.update(axis_sizes, axis_names, axis_types)`, `concrete.update(devices, ...)`."""
         base = self._value(func.value, frame.deeper())
-        args = bind(call, MESH_UPDATE)
-        if not isinstance(base, MeshValue) or args is None:
+        if not isinstance(base, MeshValue):
             return Unknown("`.update(...)` of something that is not a known mesh")
-        sizes = self._sizes(args["axis_sizes"], frame) if "axis_sizes" in args else base.axis_sizes
+        args = bind(call, MESH_UPDATE if base.is_abstract else CONCRETE_MESH_UPDATE)
+        if args is None:
+            return Unknown("`.update(...)` with arguments jaxfix cannot bind")
+        if base.is_abstract:
+            sizes = self._sizes(args["axis_sizes"], frame) if "axis_sizes" in args else base.axis_sizes
+        else:
+            sizes = self._device_shape(args["devices"], frame) if "devices" in args else base.axis_sizes
         names = self._names(args["axis_names"], frame) if "axis_names" in args else base.axis_names
         types = self._types(args["axis_types"], frame) if "axis_types" in args else base.axis_types
         return replace(base, axis_names=names, axis_sizes=sizes, axis_types=types, node=call, name=None)
+
+    # -- devices ----------------------------------------------------------------------------
+
+    def _devices(self, call: cst.Call, api: Api, frame: _Frame) -> Value:
+        """`jax.devices()`, `np.array(devices)`, `np.reshape(devices, shape)`,
+        `mesh_utils.create_device_mesh(shape, devices)`: see `jaxfix.analysis.devices`."""
+        if api is Api.DEVICES:
+            return Devices((None,), is_array=False)
+        positional = [a.value for a in call.args if a.keyword is None and not a.star]
+        keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+        if api is Api.CREATE_DEVICE_MESH:
+            args = bind(call, SIGNATURES[api])
+            shape = self._sizes(args.get("mesh_shape"), frame) if args else None
+            if shape is None or args is None:
+                return Unknown("create_device_mesh(...) of a shape jaxfix cannot spell out")
+            given = self._value(args["devices"], frame.deeper()) if "devices" in args else None
+            return devices.reshaped(given, shape) if isinstance(given, Devices) else Devices(shape, is_array=True)
+        if any(a.star for a in call.args) or not positional:
+            return Unknown(f"{api.value}(...) with arguments jaxfix does not follow")
+        given = self._value(positional[0], frame.deeper())
+        if not isinstance(given, Devices):
+            return Unknown(f"{api.value}(...) of something that is not known devices")
+        if api is Api.NUMPY_ARRAY:
+            if len(positional) > 1 or set(keywords) - {"dtype", "copy", "order"}:
+                return Unknown("np.array(...) with arguments that may change its shape")
+            return replace(given, is_array=True)
+        new_shape = positional[1] if len(positional) == 2 else keywords.get("shape", keywords.get("newshape"))
+        if new_shape is None or len(positional) > 2 or set(keywords) - {"shape", "newshape", "order"}:
+            return Unknown("np.reshape(...) with arguments jaxfix does not follow")
+        return devices.reshaped(given, self._value(new_shape, frame.deeper()))
+
+    def _array_method(self, call: cst.Call, func: cst.Attribute, frame: _Frame) -> Value | None:
+        """`.reshape(2, 4)`, `.reshape((2, 4))`, `.reshape(*dims)`, `.flatten()`, `.ravel()` of
+        a device array; None when the receiver is not one (a NumPy array's methods only)."""
+        receiver = self._value(func.value, frame.deeper())
+        if not isinstance(receiver, Devices) or not receiver.is_array:
+            return None
+        if any(a.keyword is not None and a.keyword.value != "order" for a in call.args):
+            return Unknown(f"`.{func.attr.value}(...)` with arguments jaxfix does not follow")
+        args = [a for a in call.args if a.keyword is None]
+        if func.attr.value != "reshape":
+            return devices.flattened(receiver) if not args else Unknown("`.flatten(...)` with an argument")
+        if len(args) == 1 and not args[0].star:
+            return devices.reshaped(receiver, self._value(args[0].value, frame.deeper()))
+        dims: list[Value] = []
+        for arg in args:
+            value = self._value(arg.value, frame.deeper())
+            if arg.star == "*" and isinstance(value, tuple):
+                dims.extend(value)
+            elif not arg.star:
+                dims.append(value)
+            else:
+                return Unknown("`.reshape(*dims)` of dimensions jaxfix cannot spell out")
+        return devices.reshaped(receiver, tuple(dims))
+
+    def _device_shape(self, node: cst.BaseExpression | None, frame: _Frame) -> tuple[int | None, ...] | None:
+        """The shape of the devices `Mesh(devices, ...)` is given, or None when they are not known."""
+        value = self._value(node, frame.deeper()) if node is not None else None
+        return value.shape if isinstance(value, Devices) else None
+
+    def _subscript(self, node: cst.Subscript, frame: _Frame) -> Value:
+        """`mesh.shape["x"]`, `sizes[0]`, `sizes[1:]`, `jax.devices()[:8]` (one index or slice)."""
+        if len(node.slice) != 1:
+            return Unknown("a subscript with several indices")
+        index = node.slice[0].slice
+        if isinstance(index, cst.Slice):
+            if index.step is not None:
+                return Unknown("a slice with a step")
+            bounds = [self._value(b, frame) if b is not None else None for b in (index.lower, index.upper)]
+            return devices.sliced(self._value(node.value, frame), bounds[0], bounds[1])
+        if not isinstance(index, cst.Index) or index.star is not None:
+            return Unknown("a subscript jaxfix does not evaluate")
+        key = self._value(index.value, frame)
+        if isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape" and isinstance(key, str):
+            return devices.axis_size(self._value(node.value.value, frame), key)
+        return devices.item(self._value(node.value, frame), key)
 
     def _sizes(self, node: cst.BaseExpression | None, frame: _Frame) -> tuple[int | None, ...] | None:
         value = self._value(node, frame.deeper()) if node is not None else None
@@ -592,6 +716,8 @@ def _same_value(a: Value, b: Value) -> bool:
         return isinstance(a, MeshValue) and isinstance(b, MeshValue) and a.equals(b) is True
     if isinstance(a, tuple) and isinstance(b, tuple):
         return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b))
+    if isinstance(a, Devices) and a.count is None:
+        return False  # `jax.devices()` and `jax.local_devices()` may differ
     return type(a) is type(b) and a == b
 
 
@@ -610,6 +736,10 @@ def _given(function: cst.FunctionDef, call: cst.Call, evaluate: Callable[[cst.Ba
     if args is None:
         return Unknown(f"the arguments of `{function.name.value}(...)` cannot be bound")
     return {name: evaluate(arg) for name, arg in args.items()}
+
+
+def _is_known(value: Value | None) -> bool:
+    return value is not None and not isinstance(value, Unknown)
 
 
 def _is_name(node: cst.BaseExpression, name: cst.Name) -> bool:

@@ -36,6 +36,11 @@ class Api(enum.Enum):
     PARTIAL = "partial"
     WRAPS = "wraps"
     EXIT_STACK = "ExitStack"
+    # Device lists and arrays, the first argument of `Mesh(devices, names)`.
+    DEVICES = "devices"
+    CREATE_DEVICE_MESH = "create_device_mesh"
+    NUMPY_ARRAY = "numpy.array"
+    NUMPY_RESHAPE = "numpy.reshape"
     # Primitives JAX registers in dispatch.prim_requires_devices_during_lowering (jax 0.10.2 and
     # 0.12.0.1); jax.debug.print and jax.debug.callback are not among them.
     PURE_CALLBACK = "pure_callback"
@@ -73,6 +78,10 @@ _QUALIFIED_NAMES: dict[Api, tuple[str, ...]] = {
     Api.PARTIAL: ("functools.partial",),
     Api.WRAPS: ("functools.wraps",),
     Api.EXIT_STACK: ("contextlib.ExitStack",),
+    Api.DEVICES: ("jax.devices", "jax.local_devices", "jax._src.xla_bridge.devices", "jax._src.xla_bridge.local_devices"),
+    Api.CREATE_DEVICE_MESH: ("jax.experimental.mesh_utils.create_device_mesh", "jax._src.mesh_utils.create_device_mesh"),
+    Api.NUMPY_ARRAY: ("numpy.array", "numpy.asarray"),
+    Api.NUMPY_RESHAPE: ("numpy.reshape",),
     Api.PURE_CALLBACK: ("jax.pure_callback", "jax._src.callback.pure_callback"),
     Api.IO_CALLBACK: ("jax.experimental.io_callback", "jax._src.callback.io_callback"),
     Api.INSPECT_ARRAY_SHARDING: ("jax.debug.inspect_array_sharding", "jax._src.debugging.inspect_array_sharding"),
@@ -96,6 +105,7 @@ SIGNATURES: dict[Api, Signature] = {
     # jax.make_mesh's first parameter is axis_shapes in 0.10.x, axis_sizes since 0.12.
     Api.MAKE_MESH: Signature(("axis_shapes", "axis_names", "axis_types"), ("axis_sizes", "devices")),
     Api.MESH: Signature(("devices", "axis_names", "axis_types")),
+    Api.CREATE_DEVICE_MESH: Signature(("mesh_shape", "devices"), ("contiguous_submeshes", "allow_split_physical_axes")),
     Api.NAMED_SHARDING: Signature(("mesh", "spec"), ("memory_kind",)),
     Api.USE_ABSTRACT_MESH: Signature(("mesh",)),
     Api.SET_MESH: Signature(("mesh",)),
@@ -120,8 +130,9 @@ def signature_of(function: cst.FunctionDef) -> Signature | None:
     return Signature(positional, tuple(p.name.value for p in params.kwonly_params), len(params.posonly_params))
 
 
-# `AbstractMesh.update` / `Mesh.update` (a method, so not an Api).
+# `AbstractMesh.update` and `Mesh.update` (methods, so not Apis; jax 0.10.2 and 0.12.0.1).
 MESH_UPDATE = Signature(("axis_sizes", "axis_names", "axis_types"))
+CONCRETE_MESH_UPDATE = Signature(("devices", "axis_names", "axis_types"))
 
 
 def bind(call: cst.Call, signature: Signature) -> dict[str, cst.BaseExpression] | None:

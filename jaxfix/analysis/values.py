@@ -1,8 +1,8 @@
 """The values the analysis answers with: meshes, axis types, and `Unknown` with its reason.
 
-`Value` is what `ModuleAnalysis.value_of(expr)` returns: a `MeshValue`, an `int`, a `str`, an
-`AxisType`, `None` (the literal), a tuple of values, or `Unknown(why)` when the code does not
-show it. Tuples keep unknown elements as `Unknown`, so `(n, 4)` is `(Unknown(...), 4)`.
+`Value` is what `ModuleAnalysis.value_of(expr)` returns: a `MeshValue`, `Devices` (a list or
+array of JAX devices, by its shape), an `int`, a `str`, an `AxisType`, `None` (the literal), a
+tuple of values, or `Unknown(why)` when the code does not show it. Tuples keep unknown elements as `Unknown`, so `(n, 4)` is `(Unknown(...), 4)`.
 """
 
 from __future__ import annotations
@@ -91,7 +91,22 @@ class MeshValue:
         return f"{sizes} {names}"
 
 
-Value: TypeAlias = MeshValue | int | str | AxisType | None | tuple["Value", ...] | Unknown
+@dataclass(frozen=True)
+class Devices:
+    """A list or NumPy array of JAX devices, known by its shape only: what `Mesh(devices, ...)`
+    takes its axis sizes from. `jax.devices()` is a list of unknown length, `(None,)`;
+    `np.array(jax.devices()[:8]).reshape(2, 4)` an array of shape `(2, 4)`."""
+
+    shape: tuple[int | None, ...]
+    is_array: bool  # a NumPy array (it has `.reshape`, `.flatten`), not a Python list
+
+    @property
+    def count(self) -> int | None:
+        """How many devices, when every dimension is known."""
+        return None if None in self.shape else math.prod(s for s in self.shape if s is not None)
+
+
+Value: TypeAlias = MeshValue | Devices | int | str | AxisType | None | tuple["Value", ...] | Unknown
 
 
 def _same(a: tuple[object, ...] | None, b: tuple[object, ...] | None) -> bool | None:
