@@ -50,7 +50,11 @@ class AbstractMeshSizeChange(Rule):
     jaxfix cannot compute (parameters, a `get_abstract_mesh()` whose context mesh it cannot
     see) are never reported. Sizes are followed through the value model of
     `jaxfix.analysis.evaluate` (unpacking, augmented assignment, both branches of an `if`,
-    helper functions of the module, class attributes, `len()`, `%`, `**`, ...).
+    helper functions of the module, class attributes, `len()`, `%`, `**`, ...). A
+    `Mesh(devices, names)` has the shape of `devices` where the code shows it
+    (`np.array(jax.devices()[:8]).reshape(2, 4)`, `mesh_utils.create_device_mesh((2, 4))`,
+    `Mesh(jax.devices()[:4], "x")`, `other_mesh.devices`); `jax.devices()` alone has an unknown
+    length, so `reshape(-1, 2)` of it stays unknown, and `jax.devices()[:n]` is taken to have n.
 
     Where the rule stops: the same error raised by `jax.experimental.pjit.pjit`, not by a
     `use_abstract_mesh` in the code. The legacy `with Mesh(devices, names):` sets no abstract

@@ -70,7 +70,8 @@ class AllGatherMeshMismatch(Rule):
     the one around each call that runs that function (one level; not for generators, async
     functions, methods, or functions with a decorator other than `jax.jit`).
     Meshes compare as JAX compares them: axis names, sizes, types, and whether an abstract
-    device is attached. Anything unknown means no diagnostic; so does a context or input mesh
+    device is attached (a `Mesh(devices, names)` has the shape of `devices` where the code
+    shows it: `np.array(jax.devices()[:4]).reshape(2, 2)`, `create_device_mesh((4, 2))`). Anything unknown means no diagnostic; so does a context or input mesh
     with non-Explicit axes (JAX fails earlier, with another error), a global `jax.set_mesh(m)`
     that is assigned or inside an earlier compound statement (`if`, `with`, `def`), and the
     legacy `with mesh:` (it does not set the context mesh). A global `jax.set_mesh(m)` inside
