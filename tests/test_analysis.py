@@ -184,6 +184,10 @@ def test_mesh_sizes_jaxfix_cannot_know(code):
 def test_mesh_axis_types_and_update_of_a_concrete_mesh():
     explicit = mesh_of(NUMPY + "m = Mesh(np.array(jax.devices()).reshape(2, 4), ('a', 'b'), axis_types=(AxisType.Explicit,) * 2)")
     assert explicit.axis_types == (AxisType.EXPLICIT,) * 2
+    default = NUMPY + "m = Mesh(np.array(jax.devices()).reshape(2, 4), ('a', 'b'))"
+    assert mesh_of(default, (0, 12, 0, 1)).axis_types == (AxisType.AUTO,) * 2  # Auto on both tiers, unlike AbstractMesh
+    placed = mesh_of(NUMPY + "m = jax.make_mesh((2, 2), ('a', 'b'), devices=jax.devices()[:4])")
+    assert placed.axis_sizes == (2, 2) and placed.axis_types == (AxisType.EXPLICIT,) * 2
     base = NUMPY + "c = Mesh(np.array(jax.devices()).reshape(2, 4), ('a', 'b'))\n"
     assert mesh_of(base + "m = c.update(devices=np.array(jax.devices()[:4]).reshape(4, 1))").axis_sizes == (4, 1)
     assert mesh_of(base + "m = c.update(axis_names=('p', 'q'))").axis_sizes == (2, 4)

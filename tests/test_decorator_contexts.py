@@ -49,7 +49,7 @@ def with_mesh_of(shape, names, axis_types=None, ordered=False):
         ("@with_mesh_of((2, 4), ('x', 'y'))", "(2, 4) ('x', 'y')"),
         ("@with_mesh_of((2,), 'x')", "(2,) ('x',)"),  # one name as a string, as make_mesh takes it
         ("@with_mesh_of(shape=(8,), names=('x',))", "(8,) ('x',)"),
-        ("@with_mesh_of((2,), 'x', ordered=True)", "unknown"),  # a Mesh of a device array: sizes unknown
+        ("@with_mesh_of((2,), 'x', ordered=True)", "(2,) ('x',)"),  # a Mesh of jax.devices() reshaped to the shape
         ("@with_mesh_of(SHAPE, 'x')", "unknown"),
     ],
 )

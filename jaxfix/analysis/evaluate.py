@@ -63,7 +63,7 @@ _MAX_DEPTH = 24
 _MAX_POWER = 64  # `2 ** n` beyond this is no mesh size
 _AXIS_TYPES = {t.value: t for t in AxisType}
 _VALUE_ATTRIBUTES = frozenset({"axis_names", "axis_sizes", "size", "devices", "shape"})  # see devices.attribute
-_DEVICE_APIS = frozenset({Api.DEVICES, Api.NUMPY_ARRAY, Api.NUMPY_RESHAPE, Api.CREATE_DEVICE_MESH})
+_DEVICE_APIS = frozenset({Api.DEVICES, Api.LOCAL_DEVICES, Api.NUMPY_ARRAY, Api.NUMPY_RESHAPE, Api.CREATE_DEVICE_MESH})
 _ARRAY_METHODS = frozenset({"reshape", "flatten", "ravel"})
 
 
@@ -550,7 +550,7 @@ class ValueModel:
     def _devices(self, call: cst.Call, api: Api, frame: _Frame) -> Value:
         """`jax.devices()`, `np.array(devices)`, `np.reshape(devices, shape)`,
         `mesh_utils.create_device_mesh(shape, devices)`: see `jaxfix.analysis.devices`."""
-        if api is Api.DEVICES:
+        if api in (Api.DEVICES, Api.LOCAL_DEVICES):
             return Devices((None,), is_array=False)
         positional = [a.value for a in call.args if a.keyword is None and not a.star]
         keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}

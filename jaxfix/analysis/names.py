@@ -38,6 +38,7 @@ class Api(enum.Enum):
     EXIT_STACK = "ExitStack"
     # Device lists and arrays, the first argument of `Mesh(devices, names)`.
     DEVICES = "devices"
+    LOCAL_DEVICES = "local_devices"
     CREATE_DEVICE_MESH = "create_device_mesh"
     NUMPY_ARRAY = "numpy.array"
     NUMPY_RESHAPE = "numpy.reshape"
@@ -78,7 +79,8 @@ _QUALIFIED_NAMES: dict[Api, tuple[str, ...]] = {
     Api.PARTIAL: ("functools.partial",),
     Api.WRAPS: ("functools.wraps",),
     Api.EXIT_STACK: ("contextlib.ExitStack",),
-    Api.DEVICES: ("jax.devices", "jax.local_devices", "jax._src.xla_bridge.devices", "jax._src.xla_bridge.local_devices"),
+    Api.DEVICES: ("jax.devices", "jax._src.xla_bridge.devices"),
+    Api.LOCAL_DEVICES: ("jax.local_devices", "jax._src.xla_bridge.local_devices"),
     Api.CREATE_DEVICE_MESH: ("jax.experimental.mesh_utils.create_device_mesh", "jax._src.mesh_utils.create_device_mesh"),
     Api.NUMPY_ARRAY: ("numpy.array", "numpy.asarray"),
     Api.NUMPY_RESHAPE: ("numpy.reshape",),
