@@ -533,3 +533,16 @@ def test_repos_file_keeps_a_hash_inside_a_path(tmp_path):
     code, report, stderr = run("--out", "out", "--repos", str(listing))
     assert report["team #1"]["status"] == "changed", stderr
     assert code == 0
+
+
+def test_each_repository_gets_its_own_project_roots(tmp_path):
+    meshes = b'from jax.sharding import AbstractMesh\n\nINNER = AbstractMesh((16, 4), ("data", "model"))\n'
+    train = (b"from jax.sharding import AbstractMesh, use_abstract_mesh\n\nfrom pkg.meshes import INNER\n\n"
+             b'with use_abstract_mesh(AbstractMesh((8, 4), ("data", "model"))):\n    with use_abstract_mesh(INNER):\n        pass\n')
+    files = {"lib/pkg/meshes.py": meshes, "app/train.py": train}
+    rooted = make_repo(tmp_path / "rooted", files, config=CONFIG + b'src = ["lib"]\n')
+    unrooted = make_repo(tmp_path / "unrooted", files)
+    _, report, _ = run("--out", "out", "--dry-run", str(rooted), str(unrooted))
+    assert [line.split(": ")[1][:6] for line in report["rooted"]["left"]] == ["JAX002"]
+    assert report["rooted"]["left"][0].startswith("app/train.py:")
+    assert report["unrooted"]["diagnostics_left"] == 0  # `pkg` is found only through the root `lib`
