@@ -156,12 +156,17 @@ class Cache:
     def __init__(self, directory: Path, options: Options) -> None:
         self.directory = directory
         self.options = options
-        self._unchanged: dict[Dependency, bool] = {}  # a module many files import is checked once a run
+        # A module many files import is decoded and checked once a run, keyed by its raw record.
+        self._checked: dict[tuple[object, ...], Dependency | None] = {}
 
-    def _still_holds(self, dependency: Dependency) -> bool:
-        if dependency not in self._unchanged:
-            self._unchanged[dependency] = unchanged(dependency)
-        return self._unchanged[dependency]
+    def _unchanged_dependency(self, value: object) -> Dependency | None:
+        """The dependency an entry records, or None when its file no longer holds those bytes."""
+        path, digest, signature = _expect(value, list)
+        key = (path, digest, *_expect(signature, list))
+        if key not in self._checked:
+            dependency = _decode_dependency(value)
+            self._checked[key] = dependency if unchanged(dependency) else None
+        return self._checked[key]
 
     @cached_property
     def codes(self) -> tuple[str, ...]:
@@ -200,12 +205,13 @@ class Cache:
             if fixed == source:
                 return None
             diagnostics = tuple(_decode(d, self.codes) for d in _expect(entry["diagnostics"], list))
-            dependencies = tuple(_decode_dependency(d) for d in _expect(entry["dependencies"], list))
+            dependencies = [self._unchanged_dependency(d) for d in _expect(entry["dependencies"], list)]
         except (ValueError, TypeError, KeyError, binascii.Error, RecursionError):
             return None
-        if not all(self._still_holds(d) for d in dependencies):
+        known = tuple(d for d in dependencies if d is not None)
+        if len(known) != len(dependencies):  # one of them changed
             return None
-        return FileResult(path, source, fixed, diagnostics, dependencies=dependencies)
+        return FileResult(path, source, fixed, diagnostics, dependencies=known)
 
     def put(self, result: FileResult) -> None:
         """Remember a successful result (errors are not cached: they are rare and may be transient;
