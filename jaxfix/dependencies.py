@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -115,15 +116,21 @@ def unchanged(dependency: Dependency) -> bool:
     """Whether the file still holds the bytes `dependency` was computed from. The signature
     settles it when it is the same: it was taken well after the file's last change (see
     `snapshot`), so any change since moved the ctime. Otherwise (touched, copied back, on a
-    file system without stable inodes) the content decides."""
+    file system without stable inodes) the content decides. Only a regular file is read: a
+    forged cache entry naming a FIFO or a device must not hang the run."""
     try:
         status = os.stat(dependency.path)
-    except OSError:
+    except (OSError, ValueError):
+        return False
+    if not stat.S_ISREG(status.st_mode):
         return False
     if dependency.signature is not None and signature(status) == dependency.signature:
         return True
+    digest = hashlib.sha256()
     try:
-        data = dependency.path.read_bytes()
+        with open(dependency.path, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
     except OSError:
         return False
-    return hashlib.sha256(data).hexdigest() == dependency.digest
+    return digest.hexdigest() == dependency.digest

@@ -7,12 +7,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
 import time
 from pathlib import Path
 
 import pytest
 
 from jaxfix import cache as cache_module
+from jaxfix import dependencies as dependencies_module
 from jaxfix.cache import Cache
 from jaxfix.config import Config, project_roots
 from jaxfix.dependencies import snapshot, unchanged
@@ -102,8 +104,25 @@ def test_touched_but_same_bytes_is_still_a_hit(project):
 def test_a_same_signature_is_trusted_without_reading(project, monkeypatch):
     meshes = project / "pkg" / "meshes.py"
     (dependency,) = _snapshot(meshes)
-    monkeypatch.setattr(Path, "read_bytes", lambda self: pytest.fail("read a file whose signature is unchanged"))
+    monkeypatch.setattr(dependencies_module, "open", lambda *a: pytest.fail("read a file whose signature is unchanged"), raising=False)
     assert unchanged(dependency)
+
+
+def _fail_after_seconds(signum, frame):
+    raise AssertionError("reading a dependency hung")
+
+
+def test_a_forged_dependency_on_a_fifo_or_a_device_is_never_read(project):
+    fifo = project / "pkg" / "fifo.py"
+    os.mkfifo(fifo)
+    previous = signal.signal(signal.SIGALRM, _fail_after_seconds)
+    signal.alarm(10)
+    try:
+        assert not unchanged(Dependency(fifo, "0" * 64))
+        assert not unchanged(Dependency(Path("/dev/zero"), "0" * 64))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def test_a_file_changed_after_the_index_started_is_not_vouched_for(project):
