@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from jaxfix.analysis.contexts import Entry
 from jaxfix.analysis.evidence import confirmed_mesh
 from jaxfix.analysis.imports import module_spelling
 from jaxfix.analysis.names import Api
@@ -98,7 +99,8 @@ class MissingLoweringPlatforms(Rule):
     mesh context, or one jaxfix cannot see into: imported from another module, a parameter, a
     method; not the standard library, builtins or JAX's other APIs); a `test*` method whose
     TestCase's setUp/setUpClass enters such a mesh; a function whose decorator's body enters
-    one; and a `.trace()` inside a function, lambda or method that the module uses (calls,
+    one (a decorator of this module whose wrapper calls it inside `use_abstract_mesh(M)` only
+    counts as that context, as if entered around the `.trace()`); and a `.trace()` inside a function, lambda or method that the module uses (calls,
     passes on, binds to another name or attribute; methods matched by attribute name; a
     decorated function where it is defined) under any of those contexts or a
     `use_abstract_mesh`, followed through enclosing functions. A function or lambda never used under a mesh context is still
@@ -411,7 +413,8 @@ class MissingLoweringPlatforms(Rule):
         anything around a use of the enclosing function (see jaxfix/analysis/contexts.py).
         """
         sites = self.analysis.contexts_at(trace)
-        if any(not s.is_local or s.api is not Api.USE_ABSTRACT_MESH for s in sites):
+        around = [s for s in sites if s.is_local or (s.entry is Entry.DECORATOR and s.call is None)]
+        if len(around) < len(sites) or any(s.api is not Api.USE_ABSTRACT_MESH for s in sites):
             return False, None
         if not sites:
             return True, None
