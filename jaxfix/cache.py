@@ -20,13 +20,13 @@ import os
 import sys
 from dataclasses import fields
 from functools import cached_property
-from importlib import metadata
 from pathlib import Path
 
 import jaxfix
 from jaxfix.config import Config, project_root
 from jaxfix.dependencies import unchanged
 from jaxfix.diagnostics import Dependency, Diagnostic, FileResult, Location, Related, Safety
+from jaxfix.distributions import installed_version
 from jaxfix.options import Options
 from jaxfix.prefilter import selected_rules
 from jaxfix.safe_write import write_file
@@ -62,7 +62,7 @@ def settings_fingerprint(options: Options, codes: tuple[str, ...]) -> str:
     parts = [
         f"jaxfix={jaxfix.__version__}",
         f"source={_source_digest()}",
-        f"libcst={metadata.version('libcst')}",
+        f"libcst={installed_version('libcst')}",
         f"python={sys.version_info[0]}.{sys.version_info[1]}",
         f"rules={','.join(codes)}",
     ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from importlib import metadata
+from jaxfix.distributions import installed_version
 
 # jax 0.10.x gives AbstractMesh axes the Auto type by default; jax 0.12.0.1 (checked) gives
 # Explicit. The change landed on JAX's main branch after 0.10.2, so 0.11 is taken as Explicit.
@@ -19,9 +19,10 @@ def parse_version(text: str) -> tuple[int, ...]:
 
 def installed_jax_version() -> tuple[int, ...] | None:
     """The version of the `jax` distribution next to jaxfix, read from metadata (never imported)."""
+    version = installed_version("jax")
     try:
-        return parse_version(metadata.version("jax"))
-    except (metadata.PackageNotFoundError, ValueError):
+        return None if version is None else parse_version(version)
+    except ValueError:
         return None
 
 

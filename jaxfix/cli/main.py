@@ -6,35 +6,38 @@ changes are pending); 2 usage error or a file could not be processed.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.text import Text
 
 from jaxfix import __version__
 from jaxfix.cache import Cache, cache_dir
-from jaxfix.changed_lines import ChangedLinesError, changed_lines
-from jaxfix.cli import render
 from jaxfix.cli.flags import load_config, options_from, setting_flags, setting_values
-from jaxfix.cli.progress import ParseProgress
 from jaxfix.config import project_roots
 from jaxfix.diagnostics import FileResult
 from jaxfix.diffs import unified_diff
 from jaxfix.discovery import Discovery, discover, is_excluded
 from jaxfix.options import Options
+from jaxfix.paths import display_path
 from jaxfix.runner import default_jobs, run_files
 from jaxfix.safe_write import remove_stale_temps
 from jaxfix.settings import MAIN
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
 # libcst (the rules, the engine, the machine formats that describe rules) is imported where it
-# is needed, not here: a run that parses no file should not pay half a second for it.
+# is needed, not here: a run that parses no file should not pay half a second for it. Nor is
+# rich (jaxfix/cli/render.py, progress.py), about a tenth of a warm run: `-q` with nothing to
+# report, or a machine format, prints nothing through it.
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 _CONTEXT = {"help_option_names": ["-h", "--help"]}
@@ -42,6 +45,8 @@ _CONTEXT = {"help_option_names": ["-h", "--help"]}
 
 def _console(color: str, *, stdout: bool = False) -> Console:
     """Human output goes to stderr, except what was asked for (rule lists and docs)."""
+    from rich.console import Console
+
     return Console(
         stderr=not stdout,
         force_terminal=True if color == "always" else None,
@@ -59,6 +64,7 @@ def _exit_code(results: list[FileResult], *, write: bool, had_errors: bool) -> i
 
 
 def _run_stdin(options: Options, stdin_filename: str | None, mode: str, console: Console, output_format: str) -> int:
+    from jaxfix.cli import render
     from jaxfix.engine import process_source
 
     path = Path(stdin_filename or "-")
@@ -149,7 +155,7 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
     Fixes safe violations in place by default. Exit codes: 0 nothing left to do; 1 diagnostics
     remain (or changes pending with --check/--dry-run/--diff); 2 usage error or a file failed.
     """
-    console = _console(color)
+    console = functools.cache(functools.partial(_console, color))  # made when first needed
     if list_rules or explain:
         _inform(list_rules, explain, output_format, _console(color, stdout=True))
         return
@@ -166,6 +172,8 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
     flags = setting_values(params)
     options = replace(options_from(config, flags), project_roots=project_roots(config, config_start))
     if diff_base:
+        from jaxfix.changed_lines import ChangedLinesError, changed_lines
+
         try:
             options = replace(options, changed_lines=changed_lines(diff_base))
         except ChangedLinesError as error:
@@ -173,19 +181,21 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
     if stdin and from_log:
         raise click.UsageError("--from-log checks files in the tree, not code from stdin ('-')")
     if stdin:
-        sys.exit(_run_stdin(options, stdin_filename, mode, console, output_format))
+        sys.exit(_run_stdin(options, stdin_filename, mode, console(), output_format))
     if Path("-") in path_list:
         raise click.UsageError("'-' (stdin) cannot be combined with other paths")
 
     if from_log:
         from jaxfix.cli.from_log import evidence_run
 
-        files, options, log_errors = evidence_run(from_log, path_list, options, console)
+        files, options, log_errors = evidence_run(from_log, path_list, options, console())
         found = Discovery(files, [])
     else:
         found, log_errors = discover(path_list, options.exclude, options.all_includes), False
     for path, message in found.errors:
-        render.render_error(console, path, message)
+        from jaxfix.cli import render
+
+        render.render_error(console(), path, message)
     write = mode == "fix"
     cache = None if no_cache or from_log else Cache(cache_dir(flags["cache_dir"] and Path(flags["cache_dir"]), config, path_list), options)
     # Files named on the command line always get their syntax errors reported; found ones with --strict.
@@ -193,7 +203,9 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
     check_syntax = set(found.files) if strict else {p for p in path_list if p.is_file()}
     remove_stale_temps(sorted({path.parent for path in found.files} | ({cache.directory} if cache else set())))
     if jobs is not None and jobs > default_jobs():
-        console.print(Text(f"warning: -j {jobs} is more than the {default_jobs()} CPUs available; using {default_jobs()}", style="yellow"))
+        from rich.text import Text
+
+        console().print(Text(f"warning: -j {jobs} is more than the {default_jobs()} CPUs available; using {default_jobs()}", style="yellow"))
     results = _run(found.files, options, write=write, jobs=min(jobs or default_jobs(), default_jobs()), console=console, quiet=quiet,
                    cache=cache, check_syntax=check_syntax)
     if output_format == "text":
@@ -201,30 +213,43 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
     else:
         for result in results:
             if result.error:
-                render.render_error(console, result.path, result.error, result.error_location)
+                from jaxfix.cli import render
+
+                render.render_error(console(), result.path, result.error, result.error_location)
         sys.stdout.write(FORMATS[output_format](results, RunInfo(tuple(selected_rules(options)), write)))
     if not quiet and mode != "diff":
-        render.render_summary(console, results, write=write, other_errors=len(found.errors))
+        from jaxfix.cli import render
+
+        render.render_summary(console(), results, write=write, other_errors=len(found.errors))
     sys.exit(_exit_code(results, write=write, had_errors=bool(found.errors) or log_errors))
 
 
-def _run(files: list[Path], options: Options, *, write: bool, jobs: int, console: Console, quiet: bool,
+def _run(files: list[Path], options: Options, *, write: bool, jobs: int, console: Callable[[], Console], quiet: bool,
          cache: Cache | None, check_syntax: set[Path]) -> list[FileResult]:
     if quiet:
         return run_files(files, options, write=write, jobs=jobs, cache=cache, check_syntax=check_syntax)
-    with ParseProgress(console, workers=jobs) as progress:
+    from jaxfix.cli.progress import ParseProgress
+
+    with ParseProgress(console(), workers=jobs) as progress:
         return run_files(files, options, write=write, jobs=jobs, cache=cache, check_syntax=check_syntax,
                          on_plan=progress.plan, on_done=progress.done)
 
 
-def _report(results: list[FileResult], mode: str, console: Console, *, quiet: bool, verbose: bool) -> None:
+def _report(results: list[FileResult], mode: str, get_console: Callable[[], Console], *, quiet: bool, verbose: bool) -> None:
+    if not verbose and not any(r.error or r.diagnostics or r.fixed is not None for r in results):
+        return  # nothing to say
+    from rich.text import Text
+
+    from jaxfix.cli import render
+
+    console = get_console()
     for result in results:
         if result.error:
             render.render_error(console, result.path, result.error, result.error_location)
             continue
         if mode == "diff":
             if result.fixed is not None:
-                sys.stdout.buffer.write(unified_diff(render.display_path(result.path), result.source, result.fixed))
+                sys.stdout.buffer.write(unified_diff(display_path(result.path), result.source, result.fixed))
             continue
         if mode == "dry-run" and result.fixed is not None:
             render.render_diff(console, result)
@@ -240,6 +265,7 @@ def _report(results: list[FileResult], mode: str, console: Console, *, quiet: bo
 
 def _inform(list_rules: bool, explain: str | None, output_format: str, out: Console) -> None:
     """--list-rules and --explain: what the user asked to read, on stdout."""
+    from jaxfix.cli import render
     from jaxfix.codemods import RULES
 
     if output_format not in ("text", "json"):
