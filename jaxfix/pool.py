@@ -47,11 +47,17 @@ def _die_with_parent(parent_pid: int) -> None:
         os._exit(1)
 
 
-def _worker_main(connection: Connection, work: Callable[[Task], Result], parent_pid: int) -> None:
+def _worker_main(connection: Connection, work: Callable[[Task], Result], parent_pid: int,
+                 prepare: Callable[[], None] | None) -> None:
     _die_with_parent(parent_pid)
     # Ctrl-C reaches the whole process group: the parent decides, and stops the workers itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if prepare is not None:
+        try:
+            prepare()
+        except Exception:  # noqa: BLE001 - the work meets the same failure and reports it per task
+            pass
     while True:
         try:
             task = connection.recv()
@@ -86,47 +92,56 @@ def _context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
 
-def run_isolated(
-    tasks: list[Task],
-    work: Callable[[Task], Result],
-    jobs: int,
-    crashed: Callable[[Task, str], Result],
-) -> Iterator[Result]:
-    """`work(task)` for every task in up to `jobs` worker processes, results as they finish.
+class Workers(Generic[Task, Result]):
+    """Up to `jobs` worker processes running `work`, started by `grow` before there are tasks
+    for them (each runs `prepare` at once, e.g. importing libcst while the parent is still
+    reading files) or by `run`. Use as a context manager: leaving it stops the workers, at
+    once if by an exception (KeyboardInterrupt included)."""
 
-    `work` must not raise (it returns its failures as results). A task whose worker dies gets
-    `crashed(task, "killed by SIGSEGV")` instead. Interrupted (KeyboardInterrupt or any other
-    exception in the caller), the workers are killed at once.
-    """
-    context = _context()
-    waiting: deque[Task] = deque(tasks)
-    workers: list[_Worker[Task]] = []
+    def __init__(self, work: Callable[[Task], Result], jobs: int, crashed: Callable[[Task, str], Result],
+                 prepare: Callable[[], None] | None = None) -> None:
+        self.work, self.jobs, self.crashed, self.prepare = work, jobs, crashed, prepare
+        self.context = _context()
+        self.workers: list[_Worker[Task]] = []
 
-    def start() -> _Worker[Task]:
-        parent_end, child_end = context.Pipe()
-        process = context.Process(target=_worker_main, args=(child_end, work, os.getpid()), daemon=True)
+    def grow(self, count: int) -> None:
+        """Start workers until there are `count` (at most `jobs`)."""
+        while len(self.workers) < min(count, self.jobs):
+            self.workers.append(self._start())
+
+    def _start(self) -> _Worker[Task]:
+        parent_end, child_end = self.context.Pipe()
+        process = self.context.Process(
+            target=_worker_main, args=(child_end, self.work, os.getpid(), self.prepare), daemon=True,
+        )
         process.start()
         child_end.close()
         return _Worker(process, parent_end)
 
-    def hand_out(worker: _Worker[Task]) -> _Worker[Task]:
-        """Give `worker` the next task; a worker found dead while idle is replaced, the task kept."""
-        while waiting:
-            task = waiting.popleft()
-            try:
-                worker.connection.send(task)
-            except OSError:
-                waiting.appendleft(task)
-                _reap(worker)
-                worker = start()
-                continue
-            worker.task = task
-            break
-        return worker
+    def run(self, tasks: list[Task]) -> Iterator[Result]:
+        """`work(task)` for every task, results as they finish. `work` must not raise (it returns
+        its failures as results). A task whose worker dies gets `crashed(task, "killed by
+        SIGSEGV")` instead, and a fresh worker takes the dead one's place."""
+        waiting: deque[Task] = deque(tasks)
+        workers = self.workers
 
-    finished = False
-    try:
-        workers = [hand_out(start()) for _ in range(min(jobs, len(tasks)))]
+        def hand_out(worker: _Worker[Task]) -> _Worker[Task]:
+            """Give `worker` the next task; a worker found dead while idle is replaced, the task kept."""
+            while waiting:
+                task = waiting.popleft()
+                try:
+                    worker.connection.send(task)
+                except OSError:
+                    waiting.appendleft(task)
+                    _reap(worker)
+                    worker = self._start()
+                    continue
+                worker.task = task
+                break
+            return worker
+
+        self.grow(len(tasks))
+        workers[:] = [hand_out(worker) for worker in workers]
         while any(w.task is not None for w in workers):
             busy = [w for w in workers if w.task is not None]
             ready = set(wait([w.connection for w in busy] + [w.process.sentinel for w in busy]))
@@ -138,14 +153,18 @@ def run_isolated(
                     result = worker.connection.recv()
                 except (EOFError, OSError):
                     _reap(worker)
-                    result = crashed(task, _describe(worker.process.exitcode))
-                    worker = workers[index] = start()
+                    result = self.crashed(task, _describe(worker.process.exitcode))
+                    worker = workers[index] = self._start()
                 workers[index] = hand_out(worker)
                 yield result
-        finished = True
-    finally:
-        for worker in workers:
-            _stop(worker, gently=finished)
+
+    def __enter__(self) -> Workers[Task, Result]:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        for worker in self.workers:
+            _stop(worker, gently=kind is None)
+        self.workers.clear()
 
 
 def _reap(worker: _Worker) -> None:

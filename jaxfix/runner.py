@@ -3,7 +3,9 @@
 Most files need no parsing: reading them, the byte prefilter and the cache settle them in this
 process, and libcst is imported only once some file must be parsed. The files that must are
 parsed in worker processes when there is enough of them to pay for the pool (a file that kills
-its worker becomes that file's error; see jaxfix/pool.py); fixes are written here. A fix run
+its worker becomes that file's error; see jaxfix/pool.py); the workers start as soon as that is
+known, so their import of libcst overlaps the reading of the other files (a run that parses
+nothing starts none). Fixes are written here. A fix run
 never writes bytes taken from the cache: a cached "would change" result is parsed again, so a
 forged cache entry can hide or invent a diagnostic but never change code.
 """
@@ -12,9 +14,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Container
-from contextlib import closing
+from contextlib import ExitStack
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jaxfix.cache import Cache
 from jaxfix.dependencies import in_run, project_run
@@ -22,10 +25,12 @@ from jaxfix.diagnostics import FileResult
 from jaxfix.file_io import read_source, undo_written, unreadable_reason, write_fix
 from jaxfix.notebook import is_notebook, notebook_syntax_error, shape_error
 from jaxfix.options import Options
-from jaxfix.pool import run_isolated
 from jaxfix.prefilter import RuleTokens, is_candidate, selected_rules
 from jaxfix.safe_write import LateCheck, confirm_writes
 from jaxfix.syntax import syntax_error
+
+if TYPE_CHECKING:  # multiprocessing: imported only when workers start
+    from jaxfix.pool import Workers
 
 # Below this much source to parse (LibCST with metadata costs roughly 40 ms of CPU per KB), the
 # workers' start-up (fork, pickling, each importing libcst) costs about what they would save.
@@ -76,6 +81,11 @@ def _parse(path: Path, source: bytes, options: Options, cache: Cache | None) -> 
 def _parse_task(task: tuple[Path, bytes], *, options: Options, cache: Cache | None) -> FileResult:
     in_run()  # a worker serves one run: its files share a project index (forked workers inherit it)
     return _parse(*task, options, cache)
+
+
+def _import_engine() -> None:
+    """A worker's first step, before its first file arrives."""
+    import jaxfix.engine  # noqa: F401 - imports libcst
 
 
 def _crashed(task: tuple[Path, bytes], how: str) -> FileResult:
@@ -141,22 +151,30 @@ def _run(
         finish = partial(write_fix, late_checks=late_checks) if write else (lambda result: result)
         rules = selected_rules(options)
         to_parse: list[tuple[Path, bytes]] = []
-        for path in files:
-            settled = _settle_cheaply(path, options, rules, cache, write=write, check_syntax=path in check_syntax)
-            if isinstance(settled, FileResult):
-                record(finish(settled))
-            else:
+        waiting_bytes = 0
+        with ExitStack() as stack:
+            workers: Workers[tuple[Path, bytes], FileResult] | None = None
+            for path in files:
+                settled = _settle_cheaply(path, options, rules, cache, write=write, check_syntax=path in check_syntax)
+                if isinstance(settled, FileResult):
+                    record(finish(settled))
+                    continue
                 to_parse.append((path, settled))
-        parallel = jobs > 1 and len(to_parse) > 1 and sum(len(source) for _, source in to_parse) >= _PARALLEL_MIN_BYTES
-        if parallel:
-            to_parse.sort(key=lambda item: -len(item[1]))  # largest first: workers finish together
-        if on_plan:
-            on_plan([(path, len(source)) for path, source in to_parse])
-        if parallel:
-            work = partial(_parse_task, options=options, cache=cache)
-            with closing(run_isolated(to_parse, work, min(jobs, default_jobs()), _crashed)) as parsed:
-                for result in parsed:
+                waiting_bytes += len(settled)
+                if jobs > 1 and waiting_bytes >= _PARALLEL_MIN_BYTES:
+                    if workers is None:
+                        from jaxfix import pool
+
+                        work = partial(_parse_task, options=options, cache=cache)
+                        workers = stack.enter_context(pool.Workers(work, min(jobs, default_jobs()), _crashed, prepare=_import_engine))
+                    workers.grow(len(to_parse))
+            if workers is not None:
+                to_parse.sort(key=lambda item: -len(item[1]))  # largest first: workers finish together
+            if on_plan:
+                on_plan([(path, len(source)) for path, source in to_parse])
+            if workers is not None:
+                for result in workers.run(to_parse):
                     record(finish(result))
-        else:
-            for path, source in to_parse:
-                record(finish(_parse(path, source, options, cache)))
+            else:
+                for path, source in to_parse:
+                    record(finish(_parse(path, source, options, cache)))

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from jaxfix import runner
+from jaxfix import pool, runner
 from jaxfix.cli.main import cli
 from jaxfix.safe_write import TEMP_SUFFIX
 from snippets import FIXED, VIOLATION
@@ -163,13 +163,13 @@ def test_jobs_are_capped_at_the_cpus_with_one_warning(tmp_path, monkeypatch):
     for index in range(6):
         (tmp_path / f"m{index}.py").write_text(VIOLATION + "# padding\n" * 400)
     asked = []
-    real = runner.run_isolated
+    real = pool.Workers.__init__
 
-    def recording(tasks, work, jobs, crashed):
+    def recording(self, work, jobs, *args, **kwargs):
         asked.append(jobs)
-        return real(tasks, work, jobs, crashed)
+        real(self, work, jobs, *args, **kwargs)
 
-    monkeypatch.setattr(runner, "run_isolated", recording)
+    monkeypatch.setattr(pool.Workers, "__init__", recording)
     result = cli_run("-j", "1000", str(tmp_path))
     assert result.exit_code == 0
     assert result.stderr.count("warning: -j 1000 is more than the") == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 from snippets import FIXED, VIOLATION
 
-from jaxfix import engine
+from jaxfix import engine, runner
 from jaxfix.options import Options
 from jaxfix.runner import run_files
 
@@ -124,3 +125,53 @@ def _alive(pid: int) -> bool:
             return stat.read().split(") ")[1][0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def _watch_reading(monkeypatch, *, interrupt_at: str | None = None) -> list[tuple[str, list[int]]]:
+    """Record, as each file is read, the live worker processes; optionally interrupt there."""
+    seen: list[tuple[str, list[int]]] = []
+    real = runner._settle_cheaply
+
+    def settle(path, *args, **kwargs):
+        seen.append((path.name, [p.pid for p in multiprocessing.active_children()]))
+        if path.name == interrupt_at:
+            raise KeyboardInterrupt
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "_settle_cheaply", settle)
+    return seen
+
+
+def _early_tree(tmp_path: Path) -> list[Path]:
+    """A file worth a worker first, then files the prefilter settles."""
+    (tmp_path / "a_big.py").write_text(VIOLATION + PADDING * 3)
+    for index in range(10):
+        (tmp_path / f"b{index}.py").write_text("x = 1\n")
+    return sorted(tmp_path.glob("*.py"))
+
+
+def test_a_worker_starts_at_the_first_file_to_parse_while_the_rest_is_read(tmp_path, monkeypatch):
+    seen = _watch_reading(monkeypatch)
+    results = run_files(_early_tree(tmp_path), Options(), write=False, jobs=2)
+    assert seen[0] == ("a_big.py", [])
+    assert [len(workers) for _, workers in seen[1:]] == [1] * 10  # one file to parse: one worker
+    assert results[0].fixed is not None and not multiprocessing.active_children()
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_nothing_to_parse_starts_no_worker(tmp_path, monkeypatch, jobs):
+    seen = _watch_reading(monkeypatch)
+    files = _early_tree(tmp_path)[1:]
+    run_files(files, Options(), write=False, jobs=jobs, on_plan=lambda planned: None)
+    assert len(seen) == len(files) and not any(workers for _, workers in seen)
+
+
+def test_an_interrupt_while_reading_stops_the_workers_started_early(tmp_path, monkeypatch):
+    seen = _watch_reading(monkeypatch, interrupt_at="b5.py")
+    files = _early_tree(tmp_path)
+    with pytest.raises(KeyboardInterrupt):
+        run_files(files, Options(), write=True, jobs=2)
+    started = {pid for _, workers in seen for pid in workers}
+    assert started and not multiprocessing.active_children()
+    assert not any(_alive(pid) for pid in started)
+    assert all(path.read_text() == VIOLATION + PADDING * 3 for path in files[:1])
