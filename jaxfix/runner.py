@@ -5,9 +5,9 @@ process, and libcst is imported only once some file must be parsed. The files th
 parsed in worker processes when there is enough of them to pay for the pool (a file that kills
 its worker becomes that file's error; see jaxfix/pool.py); the workers start as soon as that is
 known, so their import of libcst overlaps the reading of the other files (a run that parses
-nothing starts none). Fixes are written here. A fix run
-never writes bytes taken from the cache: a cached "would change" result is parsed again, so a
-forged cache entry can hide or invent a diagnostic but never change code.
+nothing starts none). Fixes are written here. A fix run never writes bytes taken from the
+cache: a cached "would change" result is parsed again, so a forged cache entry can hide or
+invent a diagnostic but never change code.
 """
 
 from __future__ import annotations
