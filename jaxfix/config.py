@@ -8,11 +8,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
-
 from jaxfix.options import DEFAULT_LINE_LENGTH
 from jaxfix.settings import BY_KEY, SettingError
 
@@ -39,6 +34,10 @@ def find_pyproject(start: Path) -> Path | None:
 
 
 def _read(path: Path) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):  # imported here: a tree without a pyproject.toml never needs it
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
     try:
         with open(path, "rb") as handle:
             return tomllib.load(handle)

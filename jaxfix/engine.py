@@ -31,8 +31,9 @@ from jaxfix.evidence import Evidence
 from jaxfix.file_io import unreadable_reason
 from jaxfix.layout import fit_line_length
 from jaxfix.nesting import too_deep
-from jaxfix.notebook import is_notebook, process_notebook
+from jaxfix.notebook import process_notebook
 from jaxfix.options import Options
+from jaxfix.paths import is_notebook
 from jaxfix.screen import ModuleFacts, module_facts
 from jaxfix.suppression import is_suppressed
 

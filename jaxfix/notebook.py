@@ -32,9 +32,9 @@ from typing import Any
 
 from jaxfix.diagnostics import Diagnostic, FileResult, Location, Related
 from jaxfix.options import Options
+from jaxfix.paths import is_notebook
 from jaxfix.syntax import syntax_error
 
-NOTEBOOK_SUFFIX = ".ipynb"
 _MARKER = "# jaxfix: cell {}\n"
 _MARKER_LINE = re.compile(r"# jaxfix: cell (\d+)\r?\n?\Z")
 # A comment at the top level (so fixes that add imports still find the module's import block), a
@@ -54,10 +54,6 @@ class NotebookError(Exception):
     def __init__(self, message: str, location: Location | None = None) -> None:
         super().__init__(message)
         self.location = location
-
-
-def is_notebook(path: Path | str) -> bool:
-    return str(path).endswith(NOTEBOOK_SUFFIX)
 
 
 def split_lines(text: str) -> list[str]:

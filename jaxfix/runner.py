@@ -23,8 +23,8 @@ from jaxfix.cache import Cache
 from jaxfix.dependencies import in_run, project_run
 from jaxfix.diagnostics import FileResult
 from jaxfix.file_io import read_source, undo_written, unreadable_reason, write_fix
-from jaxfix.notebook import is_notebook, notebook_syntax_error, shape_error
 from jaxfix.options import Options
+from jaxfix.paths import is_notebook
 from jaxfix.prefilter import RuleTokens, is_candidate, selected_rules
 from jaxfix.safe_write import LateCheck, confirm_writes
 from jaxfix.syntax import syntax_error
@@ -58,10 +58,14 @@ def _settle_cheaply(
     reason = unreadable_reason(source)
     if reason is not None:
         return FileResult(path, source, error=reason)
-    if is_notebook(path) and (problem := shape_error(path, source)) is not None:
-        return problem  # malformed, not a notebook, or nbformat 3: said even when nothing to check
+    notebook = is_notebook(path)
+    if notebook:
+        from jaxfix.notebook import notebook_syntax_error, shape_error  # a tree without notebooks never imports it
+
+        if (problem := shape_error(path, source)) is not None:
+            return problem  # malformed, not a notebook, or nbformat 3: said even when nothing to check
     if not is_candidate(source, rules) and options.evidence is None:  # a log's site may not mention a mesh
-        error = (notebook_syntax_error if is_notebook(path) else syntax_error)(source) if check_syntax else None
+        error = (notebook_syntax_error if notebook else syntax_error)(source) if check_syntax else None
         return FileResult(path, source) if error is None else FileResult(path, source, error=error[0], error_location=error[1])
     cached = cache.get(path, source) if cache else None
     if cached is None or (write and cached.fixed is not None):

@@ -13,12 +13,11 @@ run):
 
 from __future__ import annotations
 
-import ctypes
 import errno
+import functools
 import hashlib
 import os
 import re
-import secrets
 import signal
 import stat
 import threading
@@ -27,6 +26,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 TEMP_SUFFIX = ".jaxfix-tmp"
 _TEMP_NAME = re.compile(r"\.(\d+)-[0-9a-f]{6}\.jaxfix-tmp\Z")
@@ -72,6 +72,8 @@ def _signals_held() -> Iterator[None]:
 
 def _open_temp(directory: Path) -> tuple[int, Path]:
     """A new, empty, private file with a short name whatever the target's name length."""
+    import secrets  # imported when first writing
+
     while True:
         temp = directory / f".{os.getpid()}-{secrets.token_hex(3)}{TEMP_SUFFIX}"
         try:
@@ -136,7 +138,11 @@ _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
 
 
-def _load_renameat2():
+@functools.cache
+def _renameat2() -> Any:
+    """libc's renameat2, loaded at the first exchange (ctypes costs a warm run ~2 ms to import)."""
+    import ctypes
+
     try:
         function = ctypes.CDLL(None, use_errno=True).renameat2
     except (OSError, AttributeError):
@@ -146,18 +152,18 @@ def _load_renameat2():
     return function
 
 
-_renameat2 = _load_renameat2()
-
-
 def _exchange(a: Path, b: Path) -> bool:
     """Swap two names atomically (Linux renameat2 RENAME_EXCHANGE); False where unsupported.
 
     Raises FileNotFoundError if either name is gone: a deleted file is never recreated.
     """
-    if _renameat2 is None:
+    renameat2 = _renameat2()
+    if renameat2 is None:
         return False
-    if _renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
         return True
+    import ctypes
+
     code = ctypes.get_errno()
     if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):  # e.g. a filesystem without it
         return False

@@ -102,7 +102,7 @@ def _edit_just_before(monkeypatch, name: str, edit) -> None:
         return real(a, b, *args)
 
     if name == "replace":
-        monkeypatch.setattr(safe_write, "_renameat2", None)  # the fallback without RENAME_EXCHANGE
+        monkeypatch.setattr(safe_write, "_renameat2", lambda: None)  # the fallback without RENAME_EXCHANGE
         monkeypatch.setattr(safe_write.os, "replace", swap)
     else:
         monkeypatch.setattr(safe_write, name, swap)

@@ -1,6 +1,6 @@
-"""What a run imports: rich, importlib.metadata, multiprocessing and pathspec only once they are
-needed, and every command still works without them imported up front (each case in a fresh
-process, since this test process has imported everything already)."""
+"""What a run imports: rich, importlib.metadata, multiprocessing, pathspec, the notebook code,
+tomllib and ctypes only once they are needed, and every command still works without them
+imported up front (each case in a fresh process: this one has imported everything already)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 from snippets import VIOLATION
 
 ROOT = Path(__file__).resolve().parents[1]
-LAZY = ("rich", "importlib.metadata", "multiprocessing", "jaxfix.pool", "pathspec", "libcst")
+LAZY = ("rich", "importlib.metadata", "multiprocessing", "jaxfix.pool", "pathspec", "libcst", "jaxfix.notebook", "tomllib", "ctypes")
 
 _RUN = textwrap.dedent("""
     import json, sys

@@ -23,7 +23,6 @@ from jaxfix.cache import Cache, cache_dir
 from jaxfix.cli.flags import load_config, options_from, setting_flags, setting_values
 from jaxfix.config import project_roots
 from jaxfix.diagnostics import FileResult
-from jaxfix.diffs import unified_diff
 from jaxfix.discovery import Discovery, discover, is_excluded
 from jaxfix.options import Options
 from jaxfix.paths import display_path
@@ -65,6 +64,7 @@ def _exit_code(results: list[FileResult], *, write: bool, had_errors: bool) -> i
 
 def _run_stdin(options: Options, stdin_filename: str | None, mode: str, console: Console, output_format: str) -> int:
     from jaxfix.cli import render
+    from jaxfix.diffs import unified_diff
     from jaxfix.engine import process_source
 
     path = Path(stdin_filename or "-")
@@ -84,7 +84,8 @@ def _run_stdin(options: Options, stdin_filename: str | None, mode: str, console:
         return EXIT_CLEAN
     result = process_source(path, source, options, on_disk=stdin_filename is not None)
     if result.error is None and result.fixed is None and not result.diagnostics:
-        from jaxfix.notebook import is_notebook, notebook_syntax_error
+        from jaxfix.notebook import notebook_syntax_error
+        from jaxfix.paths import is_notebook
         from jaxfix.syntax import (
             syntax_error,  # stdin is always a file named by the user
         )
@@ -241,6 +242,7 @@ def _report(results: list[FileResult], mode: str, get_console: Callable[[], Cons
     from rich.text import Text
 
     from jaxfix.cli import render
+    from jaxfix.diffs import unified_diff
 
     console = get_console()
     for result in results:

@@ -14,8 +14,8 @@ from rich.text import Text
 from jaxfix.cli.diff_view import hunks, owner
 from jaxfix.cli.rule_docs import explain_markdown
 from jaxfix.diagnostics import Diagnostic, FileResult, Location, Safety
-from jaxfix.notebook import changed_cells, is_notebook
-from jaxfix.paths import display_path
+from jaxfix.notebook import changed_cells
+from jaxfix.paths import display_path, is_notebook
 
 if TYPE_CHECKING:  # importing the rules means importing libcst: only when they are used
     from jaxfix.codemods.base import Rule
