@@ -292,7 +292,7 @@ def test_a_function_passed_on_under_a_mesh_is_a_use_site():
         ("A, B = SIZES\nv = A", Unknown),
         ("A = B = 8\nv = A * B", 64),
         ("A = 4\nA *= 2\nA += 1\nv = A", 9),
-        ("A = 4\nA = A * 2\nv = A", Unknown),  # only augmented assignments are folded
+        ("A = 4\nA = A * 2\nv = A", 8),  # the read of A in `A * 2` sees `A = 4` only
         ("if c:\n    A = 8\nelse:\n    A = 8\nv = A", 8),
         ("for A in (8, 8):\n    pass\nv = A", Unknown),
         ("def f(a, b=2):\n    c = a * b\n    return c\nv = f(3)", 6),
@@ -318,6 +318,32 @@ def test_value_of(code, value):
     analysis = analyze(code)
     module = analysis.wrapper.module
     result = analysis.value_of(module.body[-1].body[0].value)
+    assert isinstance(result, Unknown) if value is Unknown else result == value
+
+
+@pytest.mark.parametrize(
+    "code, value",
+    [
+        ("A = 4\nv = A\nA *= 2", 4),  # a binding after the read does not reach it
+        ("A = 4\nA *= 2\nv = A\nA += 1", 8),
+        ("A = 4\nv = lambda: A\nA *= 2", Unknown),  # read when called: after `A *= 2`, maybe
+        ("A = 4\nv = (A for _ in range(2))\nA *= 2", Unknown),  # a generator reads later
+        ("while c:\n    A = 4\n    v = A\n    A *= 2", Unknown),  # a loop may read it again
+    ],
+)
+def test_value_of_a_read_before_later_bindings(code, value):
+    analysis = analyze(code)
+    reads: list[cst.BaseExpression] = []
+
+    class Find(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            if isinstance(node.targets[0].target, cst.Name) and node.targets[0].target.value == "v":
+                reads.append(node.value)
+
+    analysis.wrapper.module.visit(Find())
+    (expr,) = reads
+    expr = expr.body if isinstance(expr, cst.Lambda) else expr.elt if isinstance(expr, cst.GeneratorExp) else expr
+    result = analysis.value_of(expr)
     assert isinstance(result, Unknown) if value is Unknown else result == value
 
 

@@ -2,7 +2,7 @@
 
 Names: one binding (`x = v`, `x: T = v`, `(x := v)`), unpacking (`a, b = 8, 4`,
 `a, *rest = sizes`), chained assignment (`a = b = 8`), several bindings that all give the same
-value (both branches of an `if`), and a straight run of assignments in one block before the
+value (both branches of an `if`), and a straight run of assignments in one block up to the
 use (`n = 8` then `n *= 2`). `self.x` / `cls.x` assigned once in the enclosing class or,
 failing that, in a base class defined in the module; `Cls.X` assigned once in the class body
 (or a base's). Calls of a function of the module: its return value with the arguments bound
@@ -240,7 +240,9 @@ class ValueModel:
 
     def _straight_run(self, name: cst.Name, assignments: Sequence[Assignment], frame: _Frame) -> Value | None:
         """The value after `n = v` then `n += w`, ... when every binding is such a statement of
-        the same block and `name` is read after all of them, in that block; None otherwise."""
+        the same block and `name` is read in that block after the first of them (the bindings
+        before the read; a later one counts too, so the value is not known, when the read runs
+        later, in a function, lambda or generator, or again, in a loop); None otherwise."""
         statements = [self._statement_of(a.node) for a in assignments]
         block = self._parents.get(statements[0]) if statements[0] is not None else None
         if not isinstance(block, (cst.Module, cst.IndentedBlock)) or any(s is None or self._parents.get(s) is not block for s in statements):
@@ -248,10 +250,13 @@ class ValueModel:
         use = self._statement_in(name, block)
         position: dict[cst.CSTNode, int] = {statement: index for index, statement in enumerate(block.body)}
         ordered = sorted({position[s]: s for s in statements if s is not None}.items())
-        if use is None or position[use] <= ordered[-1][0]:
+        if use is None:
+            return None
+        before = [statement for index, statement in ordered if index < position[use]]
+        if not before or (len(before) < len(ordered) and self._may_read_later(name, block)):
             return None
         value: Value = Unknown("not bound yet")
-        for _, statement in ordered:
+        for statement in before:
             small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 else None
             if isinstance(small, cst.Assign) and len(small.targets) == 1 and _is_name(small.targets[0].target, name):
                 value = self._value(small.value, frame.deeper())
@@ -260,6 +265,19 @@ class ValueModel:
             else:
                 return None
         return value
+
+    def _may_read_later(self, name: cst.Name, block: cst.CSTNode) -> bool:
+        """Whether the read `name` in `block` may run after bindings that follow it there."""
+        current = self._parents.get(name)
+        while current is not None and current is not block:
+            if isinstance(current, (cst.FunctionDef, cst.Lambda, cst.GeneratorExp)):
+                return True
+            current = self._parents.get(current)
+        while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            if isinstance(current, (cst.For, cst.While)):
+                return True
+            current = self._parents.get(current)
+        return False
 
     def _statement_of(self, node: cst.CSTNode) -> cst.CSTNode | None:
         """The simple statement line that binds `node`."""
