@@ -10,6 +10,8 @@ JAX_ERRORS = {
     "JAX001-committed": "does not match the device assignment size",
     # Arguments sharded on AbstractMeshes of different sizes: JAX fails before JAX001.
     "JAX001-sizes": "AbstractMesh should be of the same size across all shardings",
+    # Arguments on different AbstractMeshes with Explicit axes, combined by an operation.
+    "JAX001-mesh-mismatch": "Mesh for all inputs should be equal",
     "JAX002": "use_abstract_mesh cannot change the size of the mesh. Got new mesh:",
     "JAX003": "Input sharding mesh",
     # top_level_all_gather's other mesh failures, which JAX003 fixtures document.

@@ -11,7 +11,7 @@ from jaxfix.analysis.contexts import Entry
 from jaxfix.analysis.evidence import confirmed_mesh
 from jaxfix.analysis.imports import module_spelling
 from jaxfix.analysis.names import Api
-from jaxfix.analysis.values import MeshValue
+from jaxfix.analysis.values import AxisType, MeshValue
 from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.text import code, short
 from jaxfix.diagnostics import Fix, Safety
@@ -89,7 +89,9 @@ class MissingLoweringPlatforms(Rule):
     device (`abstract_device=`, `concrete_mesh.abstract_mesh`) gives JAX the platform: no report.
     Nor when the abstract meshes in play differ in size, or may (a size the module does not
     show, on more than one mesh): JAX then raises "AbstractMesh should be of the same size
-    across all shardings" first.
+    across all shardings" first; nor when they are not all one mesh and one may have a
+    non-Auto axis: an operation on arguments of different meshes then raises "Mesh for all
+    inputs should be equal".
 
     Deliberately not reported, since a concrete mesh may then supply the devices: a module that
     calls `jax.set_mesh(m)` or `use_mesh(m)` outside a `with` item or `enter_context` (a global
@@ -322,6 +324,9 @@ class MissingLoweringPlatforms(Rule):
             return None
         if None in sizes and len({id(m.node) for m in meshes}) > 1:  # their sizes may differ: unknown
             return None
+        one_mesh = all(m.node is meshes[0].node or m.equals(meshes[0]) for m in meshes[1:])
+        if not one_mesh and not all(m.axis_types is not None and set(m.axis_types) <= {AxisType.AUTO} for m in meshes):
+            return None  # JAX may raise "Mesh for all inputs should be equal" first
         return _Evidence(reasons[0], context, sizes.pop() if len(sizes) == 1 else None)
 
     def _traced_arguments(self, trace: cst.Call, jitted: _Jitted) -> list[cst.BaseExpression] | None:
