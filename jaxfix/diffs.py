@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import io
 import os
 import re
@@ -30,6 +29,8 @@ def unified_diff(display_path: str, old: bytes, new: bytes) -> bytes:
         from jaxfix.notebook import cell_diff
 
         return cell_diff(display_path, old, new).encode("utf-8", "surrogateescape")
+    import difflib  # here: every run reads files through decode(), few print a diff
+
     path = os.fsencode(display_path)
     lines = difflib.diff_bytes(difflib.unified_diff, _git_lines(old), _git_lines(new), b"a/" + path, b"b/" + path)
     out = []

@@ -6,14 +6,13 @@ candidate is cached) never pays for importing it.
 
 from __future__ import annotations
 
-import io
 import os
 import stat
-import tokenize
 from dataclasses import replace
 from pathlib import Path
 
 from jaxfix.diagnostics import FileResult
+from jaxfix.diffs import decode
 from jaxfix.options import Options
 from jaxfix.safe_write import LateCheck, WriteError, replace_source
 
@@ -61,9 +60,7 @@ def unreadable_reason(source: bytes) -> str | None:
     if b"\0" in source:
         return "not a Python source file (contains NUL bytes)"
     try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
-        if not (encoding == "utf-8" and source.isascii()):  # ASCII is UTF-8: no need to decode it
-            source.decode(encoding)
+        decode(source)
     except UnicodeDecodeError as error:
         return _undecodable(error)
     except (LookupError, SyntaxError) as error:  # unknown or malformed coding cookie
