@@ -1,10 +1,13 @@
 """Find the fixtures under fixtures/<CODE>/ and read their headers (see fixtures/README.md).
 
 A notebook fixture (`<case>.ipynb`, fixed `<case>.fixed.ipynb`) keeps its header in its first code cell.
+A project fixture is a directory `fixtures/<CODE>/<case>/`: a small tree of modules of which one
+file (its entry, with the header) is the case, fixed as `<entry>.fixed.py` next to it.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import shlex
@@ -25,6 +28,7 @@ class Case:
     before: Path
     fixed: Path | None
     header: dict[str, str]
+    project: Path | None = None  # a project fixture's directory: the tree the entry imports from
 
     @property
     def id(self) -> str:
@@ -72,4 +76,24 @@ def all_cases() -> list[Case]:
             continue
         fixed = before.with_name(f"{before.stem}.fixed{before.suffix}")
         cases.append(Case(before.parent.name, before.stem, before, fixed if fixed.exists() else None, read_header(before)))
+    for project in sorted(p for p in FIXTURES.glob("*/*") if p.is_dir()):
+        entries = [p for p in sorted(project.rglob("*.py")) if not p.name.endswith(".fixed.py") and "case" in read_header(p)]
+        if len(entries) != 1:
+            raise ValueError(f"{project}: a project fixture needs exactly one file with a `# case:` header, found {len(entries)}")
+        (before,) = entries
+        fixed = before.with_name(f"{before.stem}.fixed.py")
+        cases.append(Case(project.parent.name, project.name, before, fixed if fixed.exists() else None, read_header(before), project))
     return cases
+
+
+def python_sources() -> list[Path]:
+    """Every fixture script Python parses: cases, fixed files and project modules, but not a
+    project's module that does not parse on purpose (what jaxfix does when an import leads there)."""
+    found = []
+    for path in sorted(FIXTURES.rglob("*.py")):
+        try:
+            ast.parse(path.read_bytes())
+        except SyntaxError:
+            continue
+        found.append(path)
+    return found

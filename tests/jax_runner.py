@@ -1,6 +1,7 @@
 """Run fixture scripts under real JAX, many in one process (JAX is imported once).
 
-Usage: python jax_runner.py LIST_FILE   (LIST_FILE holds one script or notebook path a line)
+Usage: python jax_runner.py LIST_FILE   (LIST_FILE holds one script or notebook path a line; a
+project fixture's entry is followed by a tab and the project's directory)
 Prints one JSON object: {path: {"ok": bool, "error": "Type: message" | None, "last_line": str}}.
 Each script runs as __main__ with its stdout captured; it must not change global JAX state.
 """
@@ -35,19 +36,40 @@ def notebook_script(path: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _run(path: str) -> None:
+def _run(path: str, project: str | None) -> None:
     if path.endswith(".ipynb"):
         exec(compile(notebook_script(path), path, "exec"), {"__name__": "__main__"})
-    else:
+    elif project is None:
         runpy.run_path(path, run_name="__main__")
+    else:
+        _run_in_project(path, project)
 
 
-def run_one(path: str) -> dict:
+def _run_in_project(path: str, project: str) -> None:
+    """A project fixture's entry, as `python -m pkg.entry` run from `project` would run it: its
+    modules import each other absolutely from `project` and relatively within their package.
+    They are forgotten afterwards (another project's modules may have the same names)."""
+    relative = os.path.relpath(os.path.dirname(path), project)
+    package = "" if relative == os.curdir else relative.replace(os.sep, ".")
+    sys.path.insert(0, project)
+    try:
+        with open(path, "rb") as handle:
+            code = compile(handle.read(), path, "exec")
+        exec(code, {"__name__": "__main__", "__package__": package or None, "__file__": path})
+    finally:
+        sys.path.remove(project)
+        inside = os.path.join(os.path.abspath(project), "")
+        for name, module in list(sys.modules.items()):
+            if os.path.abspath(getattr(module, "__file__", None) or os.sep).startswith(inside):
+                del sys.modules[name]
+
+
+def run_one(path: str, project: str | None = None) -> dict:
     out = io.StringIO()
     error = None
     try:
         with contextlib.redirect_stdout(out):
-            _run(path)
+            _run(path, project)
     except SystemExit as exit_:
         if exit_.code not in (None, 0):
             error = f"SystemExit: {exit_.code}"
@@ -62,10 +84,10 @@ def run_one(path: str) -> dict:
 def main() -> None:
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
     with open(sys.argv[1], encoding="utf-8") as handle:
-        paths = [line.strip() for line in handle if line.strip()]
+        lines = [line.strip().split("\t") for line in handle if line.strip()]
     import jax  # noqa: F401 - import once, before the scripts
 
-    results = {path: run_one(path) for path in paths}
+    results = {line[0]: run_one(line[0], line[1] if len(line) > 1 else None) for line in lines}
     sys.stdout.write(json.dumps(results))
 
 

@@ -6,7 +6,7 @@ import textwrap
 
 import libcst as cst
 import pytest
-from fixture_cases import FIXTURES
+from fixture_cases import python_sources
 from libcst._batched_visitor import _BatchedCSTVisitor
 from libcst.metadata import (
     MetadataWrapper,
@@ -88,7 +88,7 @@ TRICKY = {
 
 def _sources() -> list[tuple[str, str]]:
     snippets = [(name, textwrap.dedent(code)) for name, code in TRICKY.items()]
-    fixtures = [(path.name, path.read_text()) for path in sorted(FIXTURES.rglob("*.py"))]
+    fixtures = [(path.name, path.read_text()) for path in python_sources()]
     assert len(fixtures) > 50
     return snippets + fixtures
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fixture_cases import FIXTURES
+from fixture_cases import FIXTURES, python_sources
 from hypothesis import HealthCheck, given, settings
 from jax_program_strategy import Program, programs
 
@@ -25,7 +25,7 @@ from jaxfix.engine import check_source, selected_rules
 from jaxfix.options import Options
 
 OPTION_SETS = (Options(), Options(unsafe_fixes=True))
-FIXTURE_SOURCES = sorted(FIXTURES.rglob("*.py"))  # before and .fixed.py files alike
+FIXTURE_SOURCES = python_sources()  # before and .fixed.py files alike
 
 
 @pytest.fixture(autouse=True)

@@ -49,7 +49,7 @@ def interpreters() -> dict[str, str]:
 @lru_cache(maxsize=None)
 def results_under(version: str) -> dict[str, dict]:
     """Run every script that names `version` in one worker process."""
-    scripts = [str(p) for c in CASES if version in c.run_under for p in (c.before, c.fixed) if p]
+    scripts = [f"{p}\t{c.project}" if c.project else str(p) for c in CASES if version in c.run_under for p in (c.before, c.fixed) if p]
     listing = Path(os.environ.get("TMPDIR", "/tmp")) / f"jaxfix-fixtures-{version}-{os.getpid()}.txt"
     listing.write_text("\n".join(scripts), encoding="utf-8")
     runner = Path(__file__).with_name("jax_runner.py")

@@ -496,7 +496,8 @@ class ValueModel:
         with project.entering(external.path, external.name) as allowed:
             value = question(other.values) if allowed else Unknown(f"`{external.name}` of {external.path.name} is part of an import cycle")
         self._module.depends_on(external.path, other)
-        return value
+        # A name that module reached it through means nothing here (fixes spell `value.name`).
+        return replace(value, name=None) if isinstance(value, MeshValue) else value
 
     def _context_mesh(self, call: cst.Call) -> Value:
         """`get_abstract_mesh()`: the abstract mesh of the one context mesh in force here."""
