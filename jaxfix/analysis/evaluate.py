@@ -44,7 +44,7 @@ from jaxfix.analysis.names import (
     bind,
     signature_of,
 )
-from jaxfix.analysis.project import External, ModuleRef
+from jaxfix.analysis.project import Definition, External, ModuleRef, materialize
 from jaxfix.analysis.values import (
     AxisType,
     Devices,
@@ -341,11 +341,17 @@ class ValueModel:
             function = self._bindings.function(call.func)
             if function is not None:
                 return self._returned(function, call, frame)
-        found = self._imported(call.func)
+        found = self._imported(call.func) if api is None else None  # a JAX API is no project's function
         if isinstance(found, Unknown):
             return found
-        if found is not None and isinstance(found.node, cst.FunctionDef):
-            return self._returned(found.node, call, frame, found)
+        if found is not None:
+            if not found.is_plain_function:
+                return Unknown(f"`{found.name}` of {found.path.name} is not a function, or is decorated or async")
+            external = materialize(self._module, found) if self._module is not None else None
+            if isinstance(external, Unknown):
+                return external
+            if external is not None and isinstance(external.node, cst.FunctionDef):
+                return self._returned(external.node, call, frame, external)
         return Unknown("a call jaxfix does not evaluate")
 
     def _returned(self, function: cst.FunctionDef, call: cst.Call, frame: _Frame, external: External | None = None) -> Value:
@@ -468,7 +474,7 @@ class ValueModel:
 
     # -- other modules of the tree ----------------------------------------------------------
 
-    def _imported(self, expr: cst.BaseExpression) -> External | Unknown | None:
+    def _imported(self, expr: cst.BaseExpression) -> Definition | Unknown | None:
         """What a Name or attribute chain bound by an import denotes in another module of the
         tree (see jaxfix/analysis/project.py); None when it is not reached through an import."""
         if self._module is None or not isinstance(expr, (cst.Name, cst.Attribute)):
@@ -482,10 +488,15 @@ class ValueModel:
         found = self._imported(expr)
         if found is None or isinstance(found, Unknown):
             return found
-        if not isinstance(found.node, cst.BaseExpression):
+        if not found.is_value:
             return Unknown(f"`{found.name}` is a function or class of {found.path.name}")
-        node = found.node
-        return self._in_module(found, lambda values: values._value(node, _Frame(depth=frame.depth + 1)))
+        assert self._module is not None
+        external = materialize(self._module, found)
+        if isinstance(external, Unknown):
+            return external
+        node = external.node
+        assert isinstance(node, cst.BaseExpression)  # a value's node is the expression or the bound Name
+        return self._in_module(external, lambda values: values._value(node, _Frame(depth=frame.depth + 1)))
 
     def _in_module(self, external: External, question: Callable[[ValueModel], Value]) -> Value:
         """Ask `external`'s module `question`, unless that is part of an import cycle; the

@@ -51,7 +51,7 @@ from jaxfix.analysis.expected_errors import ExpectedErrors
 from jaxfix.analysis.jitting import JitApplication, jit_application
 from jaxfix.analysis.names import SIGNATURES, Api, ApiResolver, bind
 from jaxfix.analysis.parents import parent_map
-from jaxfix.analysis.project import External, ProjectIndex, Resolved, external
+from jaxfix.analysis.project import Definition, External, ProjectIndex, Resolved, external, materialize
 from jaxfix.analysis.values import Unknown, Value
 from jaxfix.evidence import Evidence
 
@@ -149,12 +149,14 @@ class ModuleAnalysis:
         `meshes.MESH`, `pkg.meshes.make_mesh`): the module of the tree that defines it and the
         defining node; None when it is not such a reference or jaxfix cannot follow it."""
         found = self.imported(expr)
-        return found if isinstance(found, External) else None
+        external = materialize(self, found) if isinstance(found, Definition) else None
+        return external if isinstance(external, External) else None
 
     def imported(self, expr: cst.BaseExpression) -> Resolved | None:
-        """What a Name or attribute chain reached through an import denotes: an `External`, a
-        `ModuleRef` (a module itself) or `Unknown(why)`; None when it is not reached through an
-        import (or there is no project index)."""
+        """What a Name or attribute chain reached through an import denotes: a `Definition`
+        (found from `ast` summaries; `materialize` parses it), a `ModuleRef` (a module itself)
+        or `Unknown(why)`; None when it is not reached through an import (or there is no
+        project index)."""
         return external(self, expr)
 
     @property
@@ -162,16 +164,12 @@ class ModuleAnalysis:
         """The files, other than this module's, whose content any answer so far used."""
         return frozenset(self._dependencies - {self.path} if self.path is not None else self._dependencies)
 
-    def depends_on(self, path: Path, other: ModuleAnalysis | Unknown) -> None:
-        """Record that an answer used the file `path` (analysed as `other`) and what it used."""
+    def depends_on(self, path: Path, other: ModuleAnalysis | None = None) -> None:
+        """Record that an answer used the file `path` (and, when it was `other`'s answer, the
+        files that one used)."""
         self._dependencies.add(path)
-        if isinstance(other, ModuleAnalysis):
+        if other is not None:
             self._dependencies |= other._dependencies
-
-    @cached_property
-    def has_star_import(self) -> bool:
-        """Whether the module has a `from x import *` anywhere (its names may come from it)."""
-        return any(isinstance(node, cst.ImportFrom) and isinstance(node.names, cst.ImportStar) for node in self.parents)
 
     # -- what the answers are computed from ---------------------------------------------------
 

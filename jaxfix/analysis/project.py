@@ -1,18 +1,20 @@
 """The project index: what a module imports from other modules of the same tree.
 
-`ProjectIndex` (one per process, reused across files) finds the file an import names and keeps
-the `ModuleAnalysis` of each file it parsed, in a small cache keyed by path and content. It is
-lazy: nothing is read until a value question reaches a name bound by an import. It never runs
-or imports the code it reads.
+`ProjectIndex` (one per process, reused across files) finds the file an import names and keeps,
+per file and content (re-read when its size or modification time changes), a summary of its
+top-level bindings from `ast` and, once a value or definition there is needed, its
+`ModuleAnalysis` (LibCST; only for modules up to `_ANALYSED_SOURCE_BYTES`). It is lazy: nothing
+is read until a question reaches a name bound by an import. It never runs or imports the code.
 
 `external(analysis, expr)` answers "what, defined in another module of the tree, does this Name
-or attribute chain denote?": an `External` (that module's analysis and the defining node), a
-`ModuleRef` (a module itself), `Unknown(why)`, or None when `expr` is not reached through an
-import at all. A module-level name counts only when it is bound exactly once in its module, by a
-statement of the module's top-level block (not inside an `if`, `try`, loop or function) in a
-module without `from x import *`; re-exports (`from .meshes import MESH` in `__init__.py`) are
-followed. Anything else stays Unknown: a file that is missing, outside the tree, too large or
-does not parse, an import cycle, a chain longer than `_MAX_MODULES`.
+or attribute chain denote?": a `Definition` (`materialize` gives its `External`: that module's
+analysis and the defining node), a `ModuleRef` (a module itself), `Unknown(why)`, or None when
+`expr` is not reached through an import at all. A module-level name counts only when it is
+bound exactly once in its module, by a statement of the module's top-level block (not inside an
+`if`, `try`, loop or function, not also by `global` in a function), in a module without
+`from x import *`; re-exports (`from .meshes import MESH` in `__init__.py`) are followed.
+Anything else stays Unknown: a file that is missing, outside the tree, too large or does not
+parse, an import cycle, a chain longer than `_MAX_MODULES`.
 
 Where imports are looked for, as Python does for code run from the tree:
 - relative (`from .m import X`, `from .. import m`): from the importer's package (its directory),
@@ -24,6 +26,8 @@ Where imports are looked for, as Python does for code run from the tree:
 
 from __future__ import annotations
 
+import ast
+import enum
 import hashlib
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -43,8 +47,12 @@ if TYPE_CHECKING:
     from jaxfix.analysis.module import ModuleAnalysis
 
 _MAX_MODULES = 8  # modules one answer may pass through (import chains, re-exports, calls)
-_CACHED_MODULES = 32
-_CACHED_SOURCE_BYTES = 2 * 1024 * 1024
+_CACHED_MODULES = 256  # `ast` summaries kept (small)
+_PARSED_SOURCE_BYTES = 2 * 1024 * 1024  # LibCST analyses kept, by the size of their source
+# Values and functions are only followed into modules this small: their scopes take LibCST
+# seconds in a module of thousands of lines (jax/_src/pjit.py), and the meshes and constants a
+# project shares live in small modules. Names are still followed through larger ones (`ast`).
+_ANALYSED_SOURCE_BYTES = 64 * 1024
 # As jaxfix/engine.py predicts before parsing: up to ~800 bytes of memory per byte of source.
 _BYTES_PER_SOURCE_BYTE = 800
 
@@ -79,14 +87,18 @@ class External:
         return self.analysis.path
 
 
-Resolved = External | ModuleRef | Unknown
+_Target = tuple[str, int, str | None]  # an import's (module, level, member or None)
 
 
-@dataclass(frozen=True)
-class _Cached:
-    stat: tuple[int, int]  # modification time (ns) and size when last read
-    digest: bytes
-    result: ModuleAnalysis | Unknown
+class _Module:
+    """One file as last read: its `ast` summary, and its LibCST analysis once one is needed."""
+
+    def __init__(self, stat: tuple[int, int], digest: bytes, source: bytes, summary: _Summary | Unknown) -> None:
+        self.stat = stat  # modification time (ns) and size when read
+        self.digest = digest
+        self.source = source
+        self.summary = summary
+        self.analyses: dict[tuple[int, ...] | None, ModuleAnalysis | Unknown] = {}  # by JAX version
 
 
 class ProjectIndex:
@@ -100,7 +112,8 @@ class ProjectIndex:
     def __init__(self, roots: tuple[Path, ...] = (), *, max_source_bytes: int | None = None) -> None:
         self.roots = tuple(dict.fromkeys(r.resolve() for r in roots))
         self.max_source_bytes = max_source_bytes if max_source_bytes is not None else 2048 * 1024 * 1024 // _BYTES_PER_SOURCE_BYTE
-        self._cache: OrderedDict[tuple[Path, tuple[int, ...] | None], _Cached] = OrderedDict()
+        self._files: OrderedDict[Path, _Module] = OrderedDict()
+        self._parsed: OrderedDict[Path, int] = OrderedDict()  # files with LibCST analyses: source bytes
         self._active: list[tuple[Path, str]] = []  # (module, name) answers being worked out
 
     # -- finding files ----------------------------------------------------------------------
@@ -139,37 +152,59 @@ class ProjectIndex:
 
     # -- reading modules --------------------------------------------------------------------
 
+    def summary(self, path: Path) -> _Summary | Unknown:
+        """The module's top-level bindings (from `ast`: cheap), or why there are none."""
+        found = self._read(path)
+        return found if isinstance(found, Unknown) else found.summary
+
     def analysis(self, path: Path, jax_version: tuple[int, ...] | None) -> ModuleAnalysis | Unknown:
-        """The analysis of the module in `path` (cached by content), or why there is none."""
+        """The LibCST analysis of the module in `path`, or why there is none."""
+        found = self._read(path)
+        if isinstance(found, Unknown):
+            return found
+        if isinstance(found.summary, Unknown):
+            return found.summary
+        if len(found.source) > _ANALYSED_SOURCE_BYTES:
+            return Unknown(f"{path.name} is too large to follow into (over {_ANALYSED_SOURCE_BYTES // 1024} KB)")
+        if jax_version not in found.analyses:
+            found.analyses[jax_version] = self._parse(path, found.source, jax_version)
+            self._parsed[path] = len(found.source)
+            while len(self._parsed) > 1 and sum(self._parsed.values()) > _PARSED_SOURCE_BYTES:
+                oldest = next(iter(self._parsed))
+                del self._parsed[oldest]
+                if oldest in self._files:
+                    self._files[oldest].analyses.clear()
+        return found.analyses[jax_version]
+
+    def _read(self, path: Path) -> _Module | Unknown:
+        """The module in `path` as it is now: re-read when its size or modification time changed."""
         try:
             stat = path.stat()
             if stat.st_size > self.max_source_bytes:
                 return Unknown(f"{path.name} is too large to analyse")
-            key = (path, jax_version)
-            cached = self._cache.get(key)
+            cached = self._files.get(path)
             if cached is not None and cached.stat == (stat.st_mtime_ns, stat.st_size):
-                self._cache.move_to_end(key)
-                return cached.result
+                self._files.move_to_end(path)
+                return cached
             source = path.read_bytes()
         except OSError as error:
             return Unknown(f"{path.name} cannot be read ({error.strerror})")
         digest = hashlib.blake2b(source, digest_size=16).digest()
         if cached is not None and cached.digest == digest:
-            result = cached.result
-        else:
-            result = self._parse(path, source, jax_version)
-        self._cache[key] = _Cached((stat.st_mtime_ns, stat.st_size), digest, result)
-        self._cache.move_to_end(key)
-        while len(self._cache) > _CACHED_MODULES or (len(self._cache) > 1 and sum(c.stat[1] for c in self._cache.values()) > _CACHED_SOURCE_BYTES):
-            self._cache.popitem(last=False)
-        return result
+            cached.stat = (stat.st_mtime_ns, stat.st_size)
+            self._files.move_to_end(path)
+            return cached
+        self._parsed.pop(path, None)
+        self._files[path] = found = _Module((stat.st_mtime_ns, stat.st_size), digest, source, _summarize(path, source))
+        while len(self._files) > _CACHED_MODULES:
+            oldest, _ = self._files.popitem(last=False)
+            self._parsed.pop(oldest, None)
+        return found
 
     def _parse(self, path: Path, source: bytes, jax_version: tuple[int, ...] | None) -> ModuleAnalysis | Unknown:
         from jaxfix.analysis.module import ModuleAnalysis  # noqa: I001 - module.py imports this module
         from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
 
-        if too_deep(source) is not None:
-            return Unknown(f"{path.name} is nested too deeply to analyse")
         try:
             module = cst.parse_module(source)
         except Exception:  # noqa: BLE001 - any module that does not parse is simply unknown
@@ -191,6 +226,15 @@ class ProjectIndex:
             yield True
         finally:
             self._active.pop()
+
+
+def _summarize(path: Path, source: bytes) -> _Summary | Unknown:
+    if too_deep(source) is not None:
+        return Unknown(f"{path.name} is nested too deeply to analyse")
+    try:
+        return _Summary(ast.parse(source))
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return Unknown(f"{path.name} does not parse")
 
 
 def _module_in(directory: Path, parts: list[str]) -> ModuleRef | None:
@@ -221,7 +265,7 @@ def _package(directory: Path) -> ModuleRef:
 def external(analysis: ModuleAnalysis, expr: cst.BaseExpression) -> Resolved | None:
     """What `expr` (a Name or a chain of attributes on one) denotes in another module of the
     tree; None when it does not start with a name bound by an import (or the analysis has no
-    project index)."""
+    project index). Only `ast` summaries of the modules on the way are read."""
     project, importer = analysis.project, analysis.path
     if project is None or importer is None:
         return None
@@ -235,33 +279,23 @@ def external(analysis: ModuleAnalysis, expr: cst.BaseExpression) -> Resolved | N
     assignments = analysis.bindings.all(root.value, root)
     if not assignments or not all(isinstance(a, ImportAssignment) for a in assignments):
         return None
-    current = _imported(analysis, root.value, assignments)
+    targets = {_import_target(a, root.value) for a in assignments}
+    if len(targets) != 1:
+        return Unknown(f"`{root.value}` is imported from different places")
+    (target,) = targets
+    if target is None:
+        return Unknown(f"an import of `{root.value}` jaxfix does not follow")
+    current = _follow(analysis, target, importer)
     for attribute in reversed(attributes):
-        if not isinstance(current, ModuleRef):
-            return current if isinstance(current, Unknown) else Unknown(f"`{attribute}` of `{current.name}`, not of a module")
-        current = _member(analysis, current, attribute)
+        if isinstance(current, Definition):
+            return Unknown(f"`{attribute}` of `{current.name}`, not of a module")
+        if isinstance(current, Unknown):
+            return current
+        current = _member(analysis, current, attribute, set())
     return current
 
 
-def _imported(analysis: ModuleAnalysis, bound: str, assignments: list[Assignment]) -> Resolved:
-    """Where the imports binding `bound` lead (several only as `import a.b` and `import a.c`,
-    which all bind package `a`)."""
-    project, importer = analysis.project, analysis.path
-    assert project is not None and importer is not None
-    targets = {_import_target(a, bound) for a in assignments}
-    if len(targets) != 1:
-        return Unknown(f"`{bound}` is imported from different places")
-    (target,) = targets
-    if target is None:
-        return Unknown(f"an import of `{bound}` jaxfix does not follow")
-    module_name, level, member = target
-    module = project.find(module_name, level, importer)
-    if isinstance(module, Unknown) or member is None:
-        return module
-    return _member(analysis, module, member)
-
-
-def _import_target(assignment: Assignment, bound: str) -> tuple[str, int, str | None] | None:
+def _import_target(assignment: Assignment, bound: str) -> _Target | None:
     """(module, level, member or None) that the import binding `bound` names: `import a.b`
     binds `a` to module `a`, `import a.b as m` binds `m` to `a.b`, `from .a import b as m`
     binds `m` to member `b` of `.a`."""
@@ -283,16 +317,37 @@ def _import_target(assignment: Assignment, bound: str) -> tuple[str, int, str | 
     return None
 
 
-def _member(asker: ModuleAnalysis, module: ModuleRef, name: str) -> Resolved:
-    """`module.name`: what the module binds to `name` at its top level, else its submodule."""
+def _follow(asker: ModuleAnalysis, target: _Target, importer: Path, seen: set[tuple[Path, str]] | None = None) -> Resolved:
+    project = asker.project
+    assert project is not None
+    module_name, level, member = target
+    module = project.find(module_name, level, importer)
+    if isinstance(module, Unknown) or member is None:
+        return module
+    return _member(asker, module, member, seen if seen is not None else set())
+
+
+def _member(asker: ModuleAnalysis, module: ModuleRef, name: str, seen: set[tuple[Path, str]]) -> Resolved:
+    """`module.name`: what the module binds to `name` at its top level, else its submodule;
+    re-exports are followed (`seen`: the re-exports on the way, against cycles)."""
     project = asker.project
     assert project is not None
     if module.path is not None:
-        other = project.analysis(module.path, asker.jax_version)
-        bound = _module_level(other, name) if not isinstance(other, Unknown) else other
-        asker.depends_on(module.path, other)
-        if bound is not None:
-            return bound
+        summary = project.summary(module.path)
+        asker.depends_on(module.path)
+        if isinstance(summary, Unknown):
+            return summary
+        binding = summary.binding(name)
+        if isinstance(binding, Unknown):
+            return Unknown(f"{binding.why} in {module.path.name}")
+        if binding is not None:
+            if binding.kind is not _Kind.IMPORT:
+                return Definition(module.path, name, binding)
+            key = (module.path, name)
+            if key in seen or len(seen) >= _MAX_MODULES:
+                return Unknown(f"`{name}` is part of an import cycle (or a chain too long) through {module.path.name}")
+            assert binding.target is not None
+            return _follow(asker, binding.target, module.path, seen | {key})
     if module.directory is not None:
         submodule = _module_in(module.directory, [name])
         if submodule is not None:
@@ -300,47 +355,193 @@ def _member(asker: ModuleAnalysis, module: ModuleRef, name: str) -> Resolved:
     return Unknown(f"`{name}` is not defined in {module.describe}")
 
 
-def _module_level(module: ModuleAnalysis, name: str) -> Resolved | None:
-    """What `module` binds to `name` at its top level; None when it does not bind it."""
-    path = module.path
-    assert path is not None and module.project is not None
-    if module.has_star_import:
-        return Unknown(f"{path.name} has `from ... import *`")
-    scope = module.scopes.get(module.wrapper.module)
-    assignments = list(scope.assignments[name]) if isinstance(scope, GlobalScope) and name in scope.assignments else []
-    if not assignments:
-        return None
-    if len(assignments) != 1 or not isinstance(assignments[0], Assignment):
-        return Unknown(f"`{name}` is bound more than once in {path.name}")
-    assignment = assignments[0]
-    node = assignment.node
-    if isinstance(assignment, ImportAssignment):
-        if not _top_level(module, node):
-            return Unknown(f"`{name}` is imported conditionally in {path.name}")
-        with module.project.entering(path, name) as allowed:
-            if not allowed:
-                return Unknown(f"`{name}` is part of an import cycle (or a chain too long) through {path.name}")
-            return _imported(module, name, [assignment])
-    statement = module.parents.get(node)
-    while isinstance(statement, (cst.Element, cst.StarredElement, cst.Tuple, cst.List, cst.AssignTarget)):
-        statement = module.parents.get(statement)  # out of unpacking targets, to the statement
-    defining = node if isinstance(node, (cst.FunctionDef, cst.ClassDef)) else statement
-    if defining is None or not _top_level(module, defining):
-        return Unknown(f"`{name}` is defined conditionally (or inside a block) in {path.name}")
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-        return External(module, node, name)
-    simple = isinstance(module.parents.get(node), (cst.AssignTarget, cst.AnnAssign))
-    value = statement.value if isinstance(statement, (cst.Assign, cst.AnnAssign)) else None
-    if simple and value is not None and not (isinstance(statement, cst.Assign) and len(statement.targets) > 1):
-        return External(module, value, name)
-    if isinstance(statement, cst.Assign) and isinstance(node, cst.Name):
-        return External(module, node, name)  # `A = B = 8`, `A, B = 8, 4`: that module evaluates the name
-    return Unknown(f"`{name}` is bound by a statement jaxfix does not follow in {path.name}")
+def materialize(asker: ModuleAnalysis, definition: Definition) -> External | Unknown:
+    """The LibCST view of `definition`: its module's analysis and defining node."""
+    project = asker.project
+    assert project is not None
+    other = project.analysis(definition.path, asker.jax_version)
+    if isinstance(other, Unknown):
+        return other
+    node = _defining_node(other.wrapper.module, definition.name, definition.binding.kind)
+    if node is None:  # `ast` and LibCST disagree about the module: nothing is certain
+        return Unknown(f"`{definition.name}` of {definition.path.name} is not where jaxfix expects it")
+    return External(other, node, definition.name)
 
 
-def _top_level(module: ModuleAnalysis, node: cst.CSTNode) -> bool:
-    """Whether `node` is, or is a small statement of a line of, the module's top-level block."""
-    parent = module.parents.get(node)
-    if isinstance(parent, cst.SimpleStatementLine):
-        parent = module.parents.get(parent)
-    return parent is module.wrapper.module
+def _defining_node(module: cst.Module, name: str, kind: _Kind) -> cst.CSTNode | None:
+    """The one top-level statement the summary found binding `name`: the FunctionDef or
+    ClassDef, the value of `name = value` / `name: T = value`, or for unpacking and chained
+    assignment the bound Name itself."""
+    for statement in module.body:
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)) and statement.name.value == name and kind in (_Kind.FUNCTION, _Kind.CLASS):
+            return statement
+        if not isinstance(statement, cst.SimpleStatementLine) or kind is not _Kind.VALUE:
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.target.value == name:
+                return small.value
+            if isinstance(small, cst.Assign):
+                if len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == name:
+                    return small.value
+                for target in small.targets:
+                    found = _bound_name(target.target, name)
+                    if found is not None:
+                        return found
+    return None
+
+
+def _bound_name(target: cst.BaseExpression, name: str) -> cst.Name | None:
+    if isinstance(target, cst.Name):
+        return target if target.value == name else None
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            found = _bound_name(element.value, name)
+            if found is not None:
+                return found
+    return None
+
+
+# -- module summaries, from `ast` ---------------------------------------------------------------
+
+
+class _Kind(enum.Enum):
+    FUNCTION = "function"
+    CLASS = "class"
+    VALUE = "value"  # assigned once by `=` (maybe unpacking or chained) or `name: T = value`
+    IMPORT = "import"
+
+
+@dataclass(frozen=True)
+class _Binding:
+    kind: _Kind
+    target: _Target | None = None  # for an import: (module, level, member or None)
+    plain: bool = True  # for a function: neither decorated nor async
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A name bound exactly once at the top level of another module of the tree, found from its
+    `ast` summary (`materialize` gives its LibCST node)."""
+
+    path: Path
+    name: str
+    binding: _Binding
+
+    @property
+    def is_function(self) -> bool:
+        return self.binding.kind is _Kind.FUNCTION
+
+    @property
+    def is_plain_function(self) -> bool:
+        return self.binding.kind is _Kind.FUNCTION and self.binding.plain
+
+    @property
+    def is_value(self) -> bool:
+        return self.binding.kind is _Kind.VALUE
+
+
+Resolved = Definition | ModuleRef | Unknown
+
+
+class _Summary:
+    """A module's top-level bindings: name -> the one binding, or Unknown(why) when it is bound
+    more than once, conditionally, by `global` in a function, or may come from `import *`."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.star = False
+        found: dict[str, list[_Binding | Unknown]] = {}
+
+        def bind(name: str, binding: _Binding | Unknown) -> None:
+            found.setdefault(name, []).append(binding)
+
+        for statement in tree.body:
+            for name, binding in _top_level_bindings(statement):
+                bind(name, binding)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Global):
+                for name in node.names:
+                    bind(name, Unknown(f"`{name}` is rebound by `global` in a function"))
+            elif isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names):
+                self.star = True
+        self._bindings = {
+            name: bindings[0] if len(bindings) == 1 else Unknown(f"`{name}` is bound more than once")
+            for name, bindings in found.items()
+        }
+
+    def binding(self, name: str) -> _Binding | Unknown | None:
+        if self.star:
+            return Unknown("`from ... import *` may bind any name")
+        return self._bindings.get(name)
+
+
+def _top_level_bindings(statement: ast.stmt) -> list[tuple[str, _Binding | Unknown]]:
+    walrus = [
+        (node.target.id, Unknown(f"`{node.target.id}` is bound by `:=`"))
+        for node in _walk_outside_scopes(statement) if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name)
+    ]
+    bindings: list[tuple[str, _Binding | Unknown]] = [*_statement_bindings(statement), *walrus]
+    return bindings
+
+
+def _statement_bindings(statement: ast.stmt) -> list[tuple[str, _Binding | Unknown]]:
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        plain = not statement.decorator_list and isinstance(statement, ast.FunctionDef)
+        return [(statement.name, _Binding(_Kind.FUNCTION, plain=plain))]
+    if isinstance(statement, ast.ClassDef):
+        return [(statement.name, _Binding(_Kind.CLASS))]
+    if isinstance(statement, ast.Assign):
+        return [(name, _Binding(_Kind.VALUE)) for target in statement.targets for name in _stored_names(target)]
+    if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+        value: _Binding | Unknown = _Binding(_Kind.VALUE) if statement.value is not None else Unknown("only annotated")
+        return [(statement.target.id, value)]
+    if isinstance(statement, ast.Import):
+        return [
+            (alias.asname or alias.name.split(".")[0], _Binding(_Kind.IMPORT, (alias.name if alias.asname else alias.name.split(".")[0], 0, None)))
+            for alias in statement.names
+        ]
+    if isinstance(statement, ast.ImportFrom):
+        return [
+            (alias.asname or alias.name, _Binding(_Kind.IMPORT, (statement.module or "", statement.level, alias.name)))
+            for alias in statement.names if alias.name != "*"
+        ]
+    # AugAssign, del, loops, `with`, `if`, `try`, `match`, walrus: bound, but not once and for all
+    names = {name for node in _walk_outside_scopes(statement) for name in _stored_names_of(node)}
+    return [(name, Unknown(f"`{name}` is bound conditionally or by a statement jaxfix does not follow")) for name in sorted(names)]
+
+
+def _stored_names(target: ast.expr) -> list[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [name for element in target.elts for name in _stored_names(element)]
+    if isinstance(target, ast.Starred):
+        return _stored_names(target.value)
+    return []
+
+
+def _stored_names_of(node: ast.AST) -> list[str]:
+    if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+        return [node.id]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return [alias.asname or alias.name.split(".")[0] for alias in node.names if alias.name != "*"]
+    if isinstance(node, ast.ExceptHandler) and node.name:
+        return [node.name]
+    if isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+        return [node.name]
+    return []
+
+
+def _walk_outside_scopes(node: ast.AST) -> list[ast.AST]:
+    """`node` and what it contains, but not the bodies of functions, classes and lambdas (their
+    names are their own; a comprehension's are too, but counting them only loses precision)."""
+    found: list[ast.AST] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        found.append(current)
+        if current is not node and isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        stack.extend(ast.iter_child_nodes(current))
+    return found
