@@ -186,3 +186,26 @@ def test_edits_are_seen_by_a_reused_index(tree):
     assert value(tree / "main.py", project) == 4
     write(tree, {"app/meshes.py": MESHES.replace("DP = 4", "DP = 16") + "\n"})
     assert value(tree / "main.py", project) == 16
+
+
+def test_large_modules_pass_names_on_but_are_not_analysed(tree):
+    padding = "# padding\n" * 7000  # over 64 KB
+    write(tree, {
+        "app/big.py": "from .meshes import DP\nLARGE = 4\n" + padding,
+        "main.py": "from app.big import DP, LARGE\nx = (DP, LARGE)",
+    })
+    dp, large = value(tree / "main.py")
+    assert dp == 4  # re-exported through the large module's `ast` summary
+    assert isinstance(large, Unknown) and "too large" in large.why
+
+
+def test_a_mesh_returned_by_a_function_carries_no_name_of_the_function(tree):
+    """Fixes spell a mesh by the name it was reached through: `m` inside the function means
+    nothing where the call is; `meshes.TRAIN_MESH` is this module's own spelling."""
+    write(tree, {"main.py": (
+        "import jax\nfrom app import meshes\n\n\ndef context_mesh():\n    m = jax.make_mesh((4, 2), ('x', 'y'))\n    return m\n\n\n"
+        "x = (context_mesh(), meshes.make_mesh(2), meshes.TRAIN_MESH)"
+    )})
+    local, factory, constant = value(tree / "main.py")
+    assert (local.name, factory.name, constant.name) == (None, None, "meshes.TRAIN_MESH")
+    assert shape(local) == ((4, 2), ("x", "y"))

@@ -365,7 +365,9 @@ class ValueModel:
         if isinstance(given, Unknown):
             return given
         if external is None:
-            return self._returns(function, given, frame.depth + 1)
+            value = self._returns(function, given, frame.depth + 1)
+            # A name the function reached it through is the function's own (fixes spell `value.name`).
+            return replace(value, name=None) if isinstance(value, MeshValue) else value
         return self._in_module(external, lambda values: values._returns(function, given, frame.depth + 1))
 
     def _returns(self, function: cst.FunctionDef, given: Mapping[str, Value], depth: int) -> Value:
