@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 from libcst.metadata import QualifiedName, QualifiedNameSource
 
-from jaxfix.analysis.names import Api, api_of_qualified_names
+from jaxfix.analysis.names import ENTER_METHODS, Api, api_of_qualified_names, imported_name_enters_no_mesh
 
 
 def full_name(node: ast.AST) -> str | None:
@@ -59,7 +59,11 @@ class _Imports:
         """What `name` may denote: itself (a module-level binding or none), what any import
         binding its first part makes of it (LibCST's `ImportAssignment` rules), and `m.name`
         for every `from m import *`."""
-        found = {name}
+        return {name} | self.imported_names(name)
+
+    def imported_names(self, name: str) -> set[str]:
+        """What imports may make of `name` (none when no import binds its first part)."""
+        found: set[str] = set()
         for statement in self.by_head.get(name.partition(".")[0], ()):
             found |= _through_import(name, statement)
         for module in self.star_modules:
@@ -117,6 +121,14 @@ class ModuleFacts:
         self.attributes: set[str] = set()
         self.methods_called: set[str] = set()
         self._called: list[frozenset[Api]] = []  # per call whose callee may be an API
+        # Decorators, `with` items and entered context managers that an import binds to something
+        # that may enter a mesh context in another module (a helper of the project, jax internals).
+        self.entered_from_elsewhere = 0
+
+        def from_elsewhere(node: ast.AST) -> bool:
+            name = full_name(node)
+            return name is not None and any(not imported_name_enters_no_mesh(q) for q in imports.imported_names(name))
+
         for node in nodes:
             if isinstance(node, ast.Name):
                 self.mentioned |= apis(node)
@@ -129,6 +141,12 @@ class ModuleFacts:
                 called = apis(node.func)
                 if called:
                     self._called.append(called)
+                if isinstance(node.func, ast.Attribute) and node.func.attr in ENTER_METHODS and node.args:
+                    self.entered_from_elsewhere += from_elsewhere(node.args[0])
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.entered_from_elsewhere += sum(from_elsewhere(d) for d in node.decorator_list)
+            elif isinstance(node, ast.withitem):
+                self.entered_from_elsewhere += from_elsewhere(node.context_expr)
 
     def mentions(self, *apis: Api) -> bool:
         """Whether some name or attribute chain may denote one of `apis`."""

@@ -5,14 +5,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import libcst as cst
 import pytest
 from helpers import run_engine
 from test_contexts import analyze, described, target
+from test_project_index import analysis_of, write
 
 from jaxfix.analysis.contexts import Entry
 from jaxfix.analysis.expected_errors import ExpectedErrors
+from jaxfix.analysis.module import ModuleAnalysis
 from jaxfix.analysis.names import Api
+from jaxfix.analysis.project import ProjectIndex
 from jaxfix.analysis.values import MeshValue
+from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
+from jaxfix.codemods import RULES
+from jaxfix.screen import module_facts
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -93,3 +100,108 @@ def test_the_expected_error_in_a_factory_decorated_test_is_found_then_dropped(mo
     (found,) = run_engine(source, ["--unsafe-fixes"]).diagnostics
     assert found.code == "JAX002" and "size 2" in found.message and "size 4" in found.message
 
+
+
+# A test helper module as jax's test_util is written: internal spellings of the mesh APIs.
+TESTING = """
+import contextlib
+import functools
+import math
+import unittest
+
+import jax
+from jax._src import sharding_impls
+
+
+def create(shape, names, axis_types=None):
+    if len(jax.devices()) < math.prod(shape):
+        raise unittest.SkipTest("too few devices")
+    return sharding_impls.make_mesh(shape, names, axis_types)
+
+
+def with_mesh_of(shape, names):
+    def decorator(fn):
+        @functools.wraps(fn)
+        def run(*args, **kwargs):
+            mesh = create(shape, names)
+            with sharding_impls.set_mesh(mesh):
+                return fn(*args, **kwargs, mesh=mesh)
+        return run
+    return decorator
+
+
+@contextlib.contextmanager
+def data_parallel(n):
+    with sharding_impls.set_mesh(create((n,), "x")):
+        yield
+
+
+def plain(fn):
+    return fn
+"""
+
+USER = """
+from . import testing as tu
+from .testing import data_parallel, plain, with_mesh_of
+
+
+@tu.with_mesh_of((2,), "x")
+def test_attribute(mesh):
+    first()
+
+
+@with_mesh_of((4,), "x")
+def test_name(mesh):
+    second()
+
+
+def stage():
+    with data_parallel(8):
+        third()
+
+
+@plain
+def test_plain():
+    fourth()
+"""
+
+
+def test_decorators_and_contextmanagers_imported_from_another_module_of_the_tree(tmp_path):
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/testing.py": TESTING, "pkg/test_user.py": USER})
+    analysis, _ = analysis_of(tmp_path / "pkg" / "test_user.py", ProjectIndex((tmp_path,)))
+    assert described(analysis, target(analysis, "first")) == [(Entry.DECORATOR, Api.SET_MESH, "(2,) ('x',)")]
+    assert described(analysis, target(analysis, "second")) == [(Entry.DECORATOR, Api.SET_MESH, "(4,) ('x',)")]
+    assert described(analysis, target(analysis, "third")) == [(Entry.WITH, Api.SET_MESH, "(8,) ('x',)")]
+    assert described(analysis, target(analysis, "fourth")) == []
+    (site,) = analysis.contexts_at(target(analysis, "first"))
+    assert analysis.line(site.node) == 6  # the decorator, a node of this module
+    assert (tmp_path / "pkg" / "testing.py").resolve() in analysis.dependencies
+
+
+def test_without_the_project_index_an_imported_decorator_is_not_followed(tmp_path):
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/testing.py": TESTING, "pkg/test_user.py": USER})
+    module = cst.parse_module((tmp_path / "pkg" / "test_user.py").read_bytes())
+    analysis = ModuleAnalysis(ModuleLevelBatchWrapper(module, unsafe_skip_copy=True), (0, 10, 2))
+    assert described(analysis, target(analysis, "first")) == []
+    assert [(e, a) for e, a, _ in described(analysis, target(analysis, "third"))] == [(Entry.WITH, None)]
+
+
+INNER = "from jax.sharding import AbstractMesh, use_abstract_mesh\n"
+
+
+@pytest.mark.parametrize(
+    "source,kept",
+    [
+        ("from .testing import with_mesh\n@with_mesh((2,), 'x')\ndef f():\n    with use_abstract_mesh(AbstractMesh((4,), ('x',))):\n        pass\n", True),
+        ("from . import testing as tu\nwith tu.data_parallel(2):\n    with use_abstract_mesh(AbstractMesh((4,), ('x',))):\n        pass\n", True),
+        ("import helpers\nstack.enter_context(helpers.data_parallel(2))\nwith use_abstract_mesh(AbstractMesh((4,), ('x',))):\n    pass\n", True),
+        ("from jax._src import test_util as jtu\n@jtu.with_explicit_mesh((2,), 'x')\ndef f():\n    with use_abstract_mesh(AbstractMesh((4,), ('x',))):\n        pass\n", True),
+        # the standard library, JAX's public APIs, pytest: nothing of another module can enclose it
+        ("import functools, jax, pytest\n@functools.cache\n@jax.jit\n@pytest.mark.slow\ndef f():\n    with open('x'), use_abstract_mesh(AbstractMesh((4,), ('x',))):\n        pass\n", False),
+    ],
+    ids=["imported-decorator", "imported-context-manager", "entered-by-exit-stack", "jax-internal-test-helper", "stdlib-and-public-jax"],
+)
+def test_jax002_screen_keeps_a_file_whose_enclosing_mesh_may_be_entered_in_another_module(source, kept):
+    facts = module_facts((INNER + source).encode())
+    assert facts is not None and RULES["JAX002"].screen(facts) is kept
+    assert RULES["JAX002"].may_apply((INNER + source).encode())

@@ -31,21 +31,25 @@ for the legacy `with mesh:` which sets no abstract mesh, or None for a context m
 cannot see into) and its mesh, a `MeshValue` or `Unknown(why)`.
 
 Whether a context manager enters a mesh is decided by what it is: a mesh API; a
-`@contextmanager` function of this module, by the sites in force at its one `yield` (its
-parameters bound to the call's arguments); another
-function of this module whose body enters a mesh context (directly or through another such
-function: mesh unknown);
-nothing, for the standard library (inherited `unittest.TestCase` methods included), the
-expected-error managers of `jaxfix.analysis.expected_errors` (`self.assertRaises...`), builtins,
-pytest, NumPy and JAX's public non-mesh APIs; unknown for anything else
-(imported from elsewhere, a parameter, a method of an object jaxfix cannot see).
+`@contextmanager` function, by the sites in force at its one `yield` (its parameters bound to
+the call's arguments); another function whose body enters a mesh context (directly or through
+another function of its module that does: mesh unknown); nothing, for the standard library
+(inherited `unittest.TestCase` methods included), the expected-error managers of
+`jaxfix.analysis.expected_errors` (`self.assertRaises...`), builtins, pytest, NumPy and JAX's
+public non-mesh APIs; unknown for anything else (imported from outside the tree, a parameter,
+a method of an object jaxfix cannot see).
+
+The decorators and functions looked into are those of this module bound once to a `def`, and,
+with a project index (jaxfix/analysis/project.py), those defined at module level in another
+module of the tree and imported (`from .testing import with_mesh`, `tu.with_mesh`): that
+module's model answers about them (the sites it finds are given at this module's decorator or
+`with` item), and its file becomes a dependency of this module's result.
 `innermost(sites)` picks the site that sets JAX's context mesh on each way the node runs.
 """
 
 from __future__ import annotations
 
 import enum
-import sys
 import unittest
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -57,19 +61,16 @@ from libcst.metadata import QualifiedNameSource
 
 from jaxfix.analysis.bodies import is_generator, own_nodes
 from jaxfix.analysis.jitting import jit_application
-from jaxfix.analysis.names import MESH_CONTEXT_APIS, SIGNATURES, Api, bind
+from jaxfix.analysis.names import ENTER_METHODS, MESH_CONTEXT_APIS, SIGNATURES, Api, bind, imported_name_enters_no_mesh
 from jaxfix.analysis.values import MeshKind, MeshValue, Unknown, Value
 
 if TYPE_CHECKING:
     from jaxfix.analysis.module import ModuleAnalysis
 
-ENTER_METHODS = frozenset({"enter_context", "enterContext", "enterClassContext"})
 _EXIT_METHODS = frozenset({"close", "pop_all"})
 _GLOBAL_SETTERS = frozenset({Api.SET_MESH, Api.USE_MESH})  # called without `with`, they may set the mesh for good
 _SCOPE_BOUNDARIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _SETUP_METHODS = ("setUpClass", "setUp")  # entered in this order, so setUp's mesh is innermost
-_OPAQUE_JAX_MODULES = ("jax._src", "jax.experimental")  # jax internals may enter meshes (test helpers)
-_MESHLESS_PACKAGES = frozenset({"pytest", "_pytest", "numpy"})  # enter no JAX mesh context
 
 
 Params = Mapping[cst.Param, Value]  # the values of the parameters of the functions around a node
@@ -147,6 +148,7 @@ class ContextModel:
         self._values = analysis.values
         self._outside_of: dict[cst.CSTNode | None, list[ContextSite]] = {}
         self._entering: set[cst.FunctionDef] = set()  # @contextmanager functions being looked into
+        self._enters: dict[cst.FunctionDef, bool] = {}  # enters_mesh, asked of this module's functions by any module
 
     # -- the question -------------------------------------------------------------------------
 
@@ -339,7 +341,9 @@ class ContextModel:
         """Whether the body of `function` (nested functions included) enters or sets a mesh
         context: calls a mesh context API, enters a mesh by `with`, or calls another function of
         this module that does."""
-        return self._enters_mesh(function, frozenset())
+        if function not in self._enters:
+            self._enters[function] = self._enters_mesh(function, frozenset())
+        return self._enters[function]
 
     def _enters_mesh(self, function: cst.FunctionDef, seen: frozenset[cst.FunctionDef]) -> bool:
         seen = seen | {function}
@@ -347,8 +351,8 @@ class ContextModel:
             if isinstance(node, cst.Call):
                 if self._names.called_api(node) in MESH_CONTEXT_APIS:
                     return True
-                found = self._function(node.func)
-                if found is not None and found.function not in seen and found.owner._enters_mesh(found.function, seen):
+                helper = self._bindings.function(node.func) if isinstance(node.func, cst.Name) else None
+                if helper is not None and helper not in seen and self._enters_mesh(helper, seen):
                     return True
             elif isinstance(node, cst.WithItem) and isinstance(self._values.value_of(node.item), MeshValue):
                 return True
@@ -421,9 +425,17 @@ class ContextModel:
         return sites
 
     def _function(self, callee: cst.BaseExpression) -> _Seen | None:
-        """The function `callee` names, when bound once to a `def` of this module."""
+        """The function `callee` names: a `def` of this module bound once, or one defined at
+        module level in another module of the tree (`from .testing import with_mesh`,
+        `tu.with_mesh`, through the project index); that module's model answers about it."""
         function = self._bindings.function(callee) if isinstance(callee, cst.Name) else None
-        return None if function is None else _Seen(function, self)
+        if function is not None:
+            return _Seen(function, self)
+        found = self._analysis.external_definition(callee) if isinstance(callee, (cst.Name, cst.Attribute)) else None
+        if found is None or not isinstance(found.node, cst.FunctionDef):
+            return None
+        self._analysis.depends_on(found.path, found.analysis)
+        return _Seen(found.node, found.analysis.contexts)
 
     def _wrapped_call(self, helper: cst.FunctionDef, *, factory: bool) -> cst.Call | None:
         """The one call of the decorated function in the wrapper the decorator returns; None
@@ -574,14 +586,7 @@ def _cannot_enter_mesh(name: str, source: QualifiedNameSource) -> bool:
     """Builtins, the standard library and JAX's public non-mesh APIs enter no mesh context."""
     if source is QualifiedNameSource.BUILTIN:
         return True
-    if source is not QualifiedNameSource.IMPORT:
-        return False
-    top = name.split(".", 1)[0]
-    if top in _MESHLESS_PACKAGES:
-        return True
-    if top == "jax":
-        return not name.startswith(_OPAQUE_JAX_MODULES)
-    return top in sys.stdlib_module_names
+    return source is QualifiedNameSource.IMPORT and imported_name_enters_no_mesh(name)
 
 
 def _items_entered_before(statement: cst.With, child: cst.CSTNode) -> Sequence[cst.WithItem]:

@@ -9,6 +9,7 @@ the signature of a function in the code, and `bind(call, signature)` the one arg
 from __future__ import annotations
 
 import enum
+import sys
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
@@ -158,6 +159,25 @@ def bind(call: cst.Call, signature: Signature) -> dict[str, cst.BaseExpression] 
             return None
         bound[name] = arg.value
     return bound
+
+
+# `x.enter_context(cm)` (contextlib.ExitStack), `self.enterContext(cm)` (unittest): enter `cm`.
+ENTER_METHODS = frozenset({"enter_context", "enterContext", "enterClassContext"})
+_OPAQUE_JAX_MODULES = ("jax._src", "jax.experimental")  # jax internals may enter meshes (test helpers)
+_MESHLESS_PACKAGES = frozenset({"pytest", "_pytest", "numpy"})  # enter no JAX mesh context
+
+
+def imported_name_enters_no_mesh(name: str) -> bool:
+    """Whether what an import binds to `name` (its qualified name) surely enters no mesh
+    context: the standard library, pytest, NumPy and JAX's public APIs (the mesh APIs are
+    matched as such before this is asked); not JAX's internals, nor anything else (a relative
+    import, another package: it may be a helper that enters one)."""
+    top = name.split(".", 1)[0]
+    if top in _MESHLESS_PACKAGES:
+        return True
+    if top == "jax":
+        return not name.startswith(_OPAQUE_JAX_MODULES)
+    return bool(top) and top in sys.stdlib_module_names
 
 
 def api_of_qualified_names(names: Collection[QualifiedName]) -> Api | None:
