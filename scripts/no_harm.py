@@ -19,6 +19,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from jaxfix.config import load, project_roots
 from jaxfix.diagnostics import Diagnostic, FileResult
 from jaxfix.diffs import unified_diff_text
 from jaxfix.discovery import discover
@@ -117,6 +118,8 @@ def main(argv: list[str] | None = None) -> int:
         unsafe_fixes=args.unsafe_fixes,
         jax_version=parse_version(args.jax_version) if args.jax_version else installed_jax_version(),
         exclude=tuple(args.exclude),
+        # imports of the tree's own modules are followed from where the CLI would follow them
+        project_roots=project_roots(load(None, args.paths), args.paths),
     )
     started = time.monotonic()
     found = discover(args.paths, options.exclude)

@@ -16,7 +16,7 @@ from jaxfix.analysis.expected_errors import ExpectedErrors
 from jaxfix.analysis.module import ModuleAnalysis
 from jaxfix.analysis.names import Api
 from jaxfix.analysis.project import ProjectIndex
-from jaxfix.analysis.values import MeshValue
+from jaxfix.analysis.values import MeshValue, Unknown
 from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
 from jaxfix.codemods import RULES
 from jaxfix.screen import module_facts
@@ -205,3 +205,21 @@ def test_jax002_screen_keeps_a_file_whose_enclosing_mesh_may_be_entered_in_anoth
     facts = module_facts((INNER + source).encode())
     assert facts is not None and RULES["JAX002"].screen(facts) is kept
     assert RULES["JAX002"].may_apply((INNER + source).encode())
+
+
+@pytest.mark.parametrize(
+    "code,expected",
+    [
+        # jax's test_use_abstract_mesh_override rebinds its inner mesh; each use has just bound it
+        ("def t():\n    if c:\n        m = 4\n        use(m)\n    m = 2\n", 4),
+        ("def t():\n    m = 4\n    with c:\n        use(m)\n    m = 2\n", 4),
+        ("m = 4\nif c:\n    m = 8\nuse(m)\n", None),  # the if may have rebound it
+        ("m = 4\nfor _ in r:\n    use(m)\n    m = 8\n", None),  # the loop's later binding reaches it
+        ("m = 4\nwith c as m:\n    use(m)\nm = 8\n", None),  # bound by the statement holding the use
+        ("m = 4\ndef f():\n    use(m)\nm = 8\n", None),  # read when f runs, not where it is defined
+    ],
+)
+def test_a_name_rebound_in_its_function_has_the_value_of_the_binding_just_before_its_use(code, expected):
+    analysis = analyze(code)
+    value = analysis.value_of(target(analysis, "use").args[0].value)
+    assert value == expected if expected is not None else isinstance(value, Unknown)

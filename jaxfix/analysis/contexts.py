@@ -431,7 +431,12 @@ class ContextModel:
         function = self._bindings.function(callee) if isinstance(callee, cst.Name) else None
         if function is not None:
             return _Seen(function, self)
-        found = self._analysis.external_definition(callee) if isinstance(callee, (cst.Name, cst.Attribute)) else None
+        if not isinstance(callee, (cst.Name, cst.Attribute)):
+            return None
+        qualified = self._names.qualified_names(callee)
+        if qualified and all(_cannot_enter_mesh(q.name, q.source) for q in qualified):
+            return None  # not worth reading another module for (`jax.jit`, `functools.wraps`)
+        found = self._analysis.external_definition(callee)
         if found is None or not isinstance(found.node, cst.FunctionDef):
             return None
         self._analysis.depends_on(found.path, found.analysis)

@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from jaxfix.analysis.module import ModuleAnalysis
 
 _MAX_DEPTH = 24
+_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _MAX_POWER = 64  # `2 ** n` beyond this is no mesh size
 _AXIS_TYPES = {t.value: t for t in AxisType}
 _VALUE_ATTRIBUTES = frozenset({"axis_names", "axis_sizes", "size", "devices", "shape"})  # see devices.attribute
@@ -232,6 +233,9 @@ class ValueModel:
         run = self._straight_run(name, assignments, frame)
         if run is not None:
             return run
+        latest = self._latest_binding(name, assignments)
+        if latest is not None:
+            return self._target_value(latest, frame)
         values = [self._target_value(a.node, frame) for a in assignments]
         first = values[0]
         if all(_same_value(first, v) for v in values[1:]):
@@ -278,6 +282,29 @@ class ValueModel:
                 return True
             current = self._parents.get(current)
         return False
+
+    def _latest_binding(self, name: cst.Name, assignments: Sequence[Assignment]) -> cst.CSTNode | None:
+        """The binding `name` = ... that every run reaching `name` has just made: the last one
+        of the nearest block around `name` (not past its function) that binds it in a simple
+        `=` statement before the statement holding `name`, when no statement in between and
+        not that statement itself (a loop, a `with ... as`) binds it; None otherwise."""
+        bound = {a.node for a in assignments}
+        child: cst.CSTNode = name
+        block = self._parents.get(name)
+        while block is not None and not isinstance(block, _SCOPES):
+            if isinstance(block, (cst.IndentedBlock, cst.Module)) and child in block.body:
+                index = block.body.index(child)
+                for earlier in reversed(range(index + 1)):
+                    binds = [n for n in own_nodes(block.body[earlier]) if n in bound]
+                    if not binds:
+                        continue
+                    statement = block.body[earlier]
+                    if earlier == index or len(binds) != 1 or not isinstance(statement, cst.SimpleStatementLine):
+                        return None
+                    plain = len(statement.body) == 1 and isinstance(statement.body[0], (cst.Assign, cst.AnnAssign))
+                    return binds[0] if plain else None
+            child, block = block, self._parents.get(block)
+        return None
 
     def _statement_of(self, node: cst.CSTNode) -> cst.CSTNode | None:
         """The simple statement line that binds `node`."""
