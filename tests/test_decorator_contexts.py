@@ -217,6 +217,7 @@ def test_jax002_screen_keeps_a_file_whose_enclosing_mesh_may_be_entered_in_anoth
         ("m = 4\nfor _ in r:\n    use(m)\n    m = 8\n", None),  # the loop's later binding reaches it
         ("m = 4\nwith c as m:\n    use(m)\nm = 8\n", None),  # bound by the statement holding the use
         ("m = 4\ndef f():\n    use(m)\nm = 8\n", None),  # read when f runs, not where it is defined
+        ("m = 4\nif c:\n    m = 2\ng = list(use(m) for _ in r)\nm = 8\n", None),  # a generator runs later
     ],
 )
 def test_a_name_rebound_in_its_function_has_the_value_of_the_binding_just_before_its_use(code, expected):

@@ -60,7 +60,7 @@ if TYPE_CHECKING:
     from jaxfix.analysis.module import ModuleAnalysis
 
 _MAX_DEPTH = 24
-_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.GeneratorExp)  # a read in them runs later
 _MAX_POWER = 64  # `2 ** n` beyond this is no mesh size
 _AXIS_TYPES = {t.value: t for t in AxisType}
 _VALUE_ATTRIBUTES = frozenset({"axis_names", "axis_sizes", "size", "devices", "shape"})  # see devices.attribute
