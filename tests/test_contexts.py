@@ -328,7 +328,8 @@ def test_value_of(code, value):
         ("A = 4\nA *= 2\nv = A\nA += 1", 8),
         ("A = 4\nv = lambda: A\nA *= 2", Unknown),  # read when called: after `A *= 2`, maybe
         ("A = 4\nv = (A for _ in range(2))\nA *= 2", Unknown),  # a generator reads later
-        ("while c:\n    A = 4\n    v = A\n    A *= 2", Unknown),  # a loop may read it again
+        ("while c:\n    A = 4\n    v = A\n    A *= 2", 4),  # each pass binds A = 4 just before the read
+        ("A = 4\nwhile c:\n    v = A\n    A *= 2", Unknown),  # a loop may read it again
     ],
 )
 def test_value_of_a_read_before_later_bindings(code, value):
