@@ -3,11 +3,12 @@ write them: a factory's mesh built from its arguments, through a helper that bra
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import libcst as cst
 import pytest
-from helpers import run_engine
+from helpers import options_from_args, run_engine
 from test_contexts import analyze, described, target
 from test_project_index import analysis_of, write
 
@@ -19,6 +20,7 @@ from jaxfix.analysis.project import ProjectIndex
 from jaxfix.analysis.values import MeshValue, Unknown
 from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
 from jaxfix.codemods import RULES
+from jaxfix.engine import process_source
 from jaxfix.screen import module_facts
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -224,3 +226,32 @@ def test_a_name_rebound_in_its_function_has_the_value_of_the_binding_just_before
     analysis = analyze(code)
     value = analysis.value_of(target(analysis, "use").args[0].value)
     assert value == expected if expected is not None else isinstance(value, Unknown)
+
+
+def test_the_engine_follows_an_imported_decorator_and_contextmanager(tmp_path):
+    """End to end: the prefilter, the screen and the rule see a mesh entered in another module."""
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/testing.py": TESTING, "pkg/stages.py": STAGES})
+    path = tmp_path / "pkg" / "stages.py"
+    options = replace(options_from_args(["--unsafe-fixes"]), project_roots=(tmp_path,))
+    result = process_source(path, path.read_bytes(), options)
+    assert [(d.code, d.start.line) for d in result.diagnostics] == [("JAX002", 8), ("JAX002", 14)]
+    assert result.fixed is not None and result.fixed.decode().count("AbstractMesh((2,), ('x',))") == 2
+    assert (tmp_path / "pkg" / "testing.py").resolve() in {Path(d.path).resolve() for d in result.dependencies}
+
+
+STAGES = """
+from jax.sharding import AbstractMesh, use_abstract_mesh
+from . import testing as tu
+
+
+@tu.with_mesh_of((2,), "x")
+def stage(mesh):
+    with use_abstract_mesh(AbstractMesh((4,), ('x',))):
+        pass
+
+
+def evaluate():
+    with tu.data_parallel(2):
+        with use_abstract_mesh(AbstractMesh((4,), ('x',))):
+            pass
+"""

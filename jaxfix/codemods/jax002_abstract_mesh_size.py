@@ -31,22 +31,24 @@ class AbstractMeshSizeChange(Rule):
     `enter_context` calls earlier in the same block (`contextlib.ExitStack`,
     `TestCase.enterContext`), a bare `jax.set_mesh(mesh)` statement (the global setter)
     earlier in the same block, a TestCase's `setUp`/`setUpClass` for its `test*` methods, a
-    decorator of the same module whose wrapper calls the function inside a mesh context (as
-    JAX's `jtu.with_explicit_mesh`), a `@contextmanager` function of the same module (the mesh
-    in force at its `yield`), and one level of calls into a function of the same module:
+    decorator whose wrapper calls the function inside a mesh context (as JAX's
+    `jtu.with_explicit_mesh((2,), 'x')`: a factory's mesh is built from the decorator's
+    arguments), a `@contextmanager` function (the mesh in force at its `yield`, its arguments
+    bound) -- both of this module or imported from another module of the project -- and one
+    level of calls into a function of the same module:
     `f(...)`, `jax.jit(f)(...)`, `g(...)` after `g = jax.jit(f)`, or a `@jax.jit` function. Not followed: methods,
     callbacks (`jax.eval_shape(f, x)`), generator or async functions (`@contextmanager`
     helpers included), functions with a decorator other than `jax.jit`,
     `partial(jax.jit, ...)` or `functools.wraps(...)` (it may run the function elsewhere, on
-    another thread or at definition), other modules, calls of calls, `enter_context` inside a nested block,
+    another thread or at definition), callers in other modules, calls of calls, `enter_context` inside a nested block,
     an inner `use_abstract_mesh(...)` stored in a variable before its `with`, and a global
     `jax.set_mesh(mesh)` inside a function called in between. One that is assigned
     (`ctx = jax.set_mesh(mesh)`) or inside an earlier compound statement (`if`, `with`, `def`)
     makes the mesh after it unknown, so nothing is reported. An empty mesh
     (`AbstractMesh((), ())`, `set_mesh(None)`) in between resets the chain; so does any
     context manager that may enter a mesh jaxfix cannot pin down: a function of this module
-    whose body enters a mesh context in a way not followed above, or one jaxfix cannot see (imported from another module, a
-    parameter, a method); the standard library, builtins and JAX's other APIs enter none. `with mesh:` does not set the abstract mesh and never encloses. Meshes whose size
+    whose body enters a mesh context in a way not followed above, or one jaxfix cannot see (imported from outside the
+    project, a parameter, a method); the standard library, builtins and JAX's other APIs enter none. `with mesh:` does not set the abstract mesh and never encloses. Meshes whose size
     jaxfix cannot compute (parameters, a `get_abstract_mesh()` whose context mesh it cannot
     see) are never reported. Sizes are followed through the value model of
     `jaxfix.analysis.evaluate` (unpacking, augmented assignment, both branches of an `if`,
