@@ -28,6 +28,7 @@ from jaxfix.dependencies import unchanged
 from jaxfix.diagnostics import Dependency, Diagnostic, FileResult, Location, Related, Safety
 from jaxfix.distributions import installed_version
 from jaxfix.options import Options
+from jaxfix.paths import PATH_STATES
 from jaxfix.prefilter import selected_rules
 from jaxfix.safe_write import write_file
 
@@ -140,7 +141,7 @@ def _encode_dependency(dependency: Dependency) -> list:
 
 def _decode_dependency(value: object) -> Dependency:
     path, digest, signature = _expect(value, list)
-    if not (isinstance(path, str) and os.path.isabs(path) and isinstance(digest, str) and len(digest) == 64):
+    if not (isinstance(path, str) and os.path.isabs(path) and isinstance(digest, str) and (len(digest) == 64 or digest in PATH_STATES)):
         raise ValueError("cache entry: bad dependency")
     if not (isinstance(signature, list) and len(signature) in (0, 4) and all(type(n) is int for n in signature)):
         raise ValueError("cache entry: bad dependency signature")

@@ -15,13 +15,14 @@ import hashlib
 import os
 import stat
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jaxfix.diagnostics import Dependency
+from jaxfix.paths import PATH_STATES, path_state
 
 if TYPE_CHECKING:  # imports libcst
     from jaxfix.analysis.project import ProjectIndex
@@ -92,10 +93,18 @@ def signature(status: os.stat_result) -> tuple[int, int, int, int]:
     return status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino
 
 
-def snapshot(paths: Iterable[Path], index_created_ns: int) -> tuple[Dependency, ...]:
+def snapshot(paths: Iterable[Path], index_created_ns: int, layout: Mapping[Path, str] | None = None) -> tuple[Dependency, ...]:
     """The files an analysis used, by path, each with its digest if its bytes are those the
-    index read: last changed well before the index was created, and steady while hashed."""
-    return tuple(_snapshot(path, index_created_ns) for path in sorted(paths))
+    index read: last changed well before the index was created, and steady while hashed; then
+    the paths its imports were looked for at (`layout`: path -> what the index saw there), each
+    with what it is (`Dependency.digest` is then one of `PATH_STATES`), unvouched (None) when
+    that already differs from what the index saw."""
+    files = tuple(_snapshot(path, index_created_ns) for path in sorted(paths))
+    places = tuple(
+        Dependency(path, state if path_state(path) == state else None)
+        for path, state in sorted((layout or {}).items())
+    )
+    return files + places
 
 
 def _snapshot(path: Path, index_created_ns: int) -> Dependency:
@@ -118,6 +127,8 @@ def unchanged(dependency: Dependency) -> bool:
     `snapshot`), so any change since moved the ctime. Otherwise (touched, copied back, on a
     file system without stable inodes) the content decides. Only a regular file is read: a
     forged cache entry naming a FIFO or a device must not hang the run."""
+    if dependency.digest in PATH_STATES:
+        return path_state(dependency.path) == dependency.digest
     try:
         status = os.stat(dependency.path)
     except (OSError, ValueError):

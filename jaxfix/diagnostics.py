@@ -83,6 +83,9 @@ class Dependency:
     `digest` is the SHA-256 of its bytes, None when jaxfix cannot vouch for the bytes it used
     (unreadable, or changed while jaxfix ran): such a result is not cached. `signature` is
     (size, mtime_ns, ctime_ns, inode) when the digest was taken: the cache's fast check.
+    For a path an import was looked for at (a module created there later may shadow the one
+    used, or appear where none was), `digest` is what was there instead: one of
+    `jaxfix.paths.PATH_STATES`, never a SHA-256.
     """
 
     path: Path

@@ -61,11 +61,13 @@ class TooLarge(Exception):
 @dataclass(frozen=True)
 class InProject:
     """The module's place in the project: its file (None for code from stdin without a name)
-    and the index that follows its imports; `used` gathers the other files the answers used."""
+    and the index that follows its imports; `used` gathers the other files the answers used,
+    `layout` the paths imports were looked for at and what each was."""
 
     path: Path | None
     index: ProjectIndex
     used: set[Path] = field(default_factory=set)
+    layout: dict[Path, str] = field(default_factory=dict)
 
 
 def selected_rules(options: Options) -> list[type[Rule]]:
@@ -171,6 +173,8 @@ def _run_rules(
         reports = [r for r in reports if analysis.evidence.confirms(r.code, r.node)]
     if project is not None:  # every question has been asked
         project.used.update(analysis.dependencies)
+        for looked_at, state in analysis.layout.items():
+            project.layout.setdefault(looked_at, state)
     if not reports:
         return analysis, []  # without generating the code for suppression comments and positions
     lines = split_lines(module.code)
@@ -392,6 +396,6 @@ def process_source(path: Path, source: bytes, options: Options, *, on_disk: bool
             message, where = describe_failure(error, source)
             return FileResult(path, source, error=message, error_location=where)
         result = FileResult(path, source, fixed, diagnostics)
-    if result.error is None and project.used:
-        result = replace(result, dependencies=snapshot(project.used, index_created_ns))
+    if result.error is None and (project.used or project.layout):
+        result = replace(result, dependencies=snapshot(project.used, index_created_ns, project.layout))
     return result

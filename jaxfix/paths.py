@@ -1,8 +1,11 @@
-"""How jaxfix names a file in its output, human or machine, and tells a notebook by its name."""
+"""How jaxfix names a file in its output, human or machine, tells a notebook by its name, and
+says what is at a path an import was looked for at."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from stat import S_ISDIR, S_ISREG
 
 NOTEBOOK_SUFFIX = ".ipynb"
 
@@ -18,3 +21,17 @@ def display_path(path: Path) -> str:
 def is_notebook(path: Path | str) -> bool:
     """Here, not in jaxfix/notebook.py: asked of every file, which need not import that module."""
     return str(path).endswith(NOTEBOOK_SUFFIX)
+
+
+PATH_STATES = ("file", "directory", "absent", "other")
+
+
+def path_state(path: Path) -> str:
+    """What is at `path` (symlinks followed): one of `PATH_STATES`."""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return "absent"
+    except (OSError, ValueError):
+        return "other"
+    return "file" if S_ISREG(mode) else "directory" if S_ISDIR(mode) else "other"

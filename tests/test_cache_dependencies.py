@@ -208,3 +208,19 @@ def test_project_roots(tmp_path, monkeypatch):
     assert project_roots(Config(None, {}), paths) == (tmp_path / "repo" / "pkg",)
     monkeypatch.chdir(tmp_path)
     assert project_roots(Config(None, {}), []) == (tmp_path,)
+
+
+def test_a_place_an_import_was_looked_for_holds_while_it_stays_what_it_was(tmp_path):
+    """A layout fact (digest one of PATH_STATES) is checked by what is at the path now."""
+    from jaxfix.dependencies import unchanged
+    from jaxfix.diagnostics import Dependency
+
+    spot = tmp_path / "meshes.py"
+    absent = Dependency(spot, "absent")
+    assert unchanged(absent)
+    spot.write_text("X = 1\n")
+    assert not unchanged(absent)
+    assert unchanged(Dependency(spot, "file"))
+    spot.unlink()
+    spot.mkdir()
+    assert unchanged(Dependency(spot, "directory")) and not unchanged(Dependency(spot, "file"))

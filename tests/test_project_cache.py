@@ -15,6 +15,7 @@ from jaxfix import dependencies, runner
 from jaxfix.cache import Cache
 from jaxfix.cli.main import cli
 from jaxfix.options import Options
+from jaxfix.paths import PATH_STATES
 from jaxfix.runner import run_files
 
 MESHES = 'from jax.sharding import AbstractMesh\n\nINNER = AbstractMesh(({size}, 4), ("data", "model"))\n'
@@ -111,7 +112,11 @@ def test_the_cache_entry_lists_the_imported_module(project):
     recorded = {json.loads(e.read_bytes().split(b"\n", 2)[2])["path"]: json.loads(e.read_bytes().split(b"\n", 2)[2])["dependencies"]
                 for e in entries}
     meshes = str((project / "pkg" / "meshes.py").resolve())
-    assert [d[0] for d in recorded[str(project / "pkg" / "main.py")]] == [meshes]
+    main = recorded[str(project / "pkg" / "main.py")]
+    assert [path for path, digest, _ in main if len(digest) == 64] == [meshes]
+    looked_at = {path: digest for path, digest, _ in main if len(digest) != 64}
+    assert looked_at[meshes] == "file", "where the import was found is part of the answer"
+    assert looked_at[str((project / "pkg" / "__init__.py").resolve())] == "file"
 
 
 def test_in_process_and_workers_give_identical_results(project, monkeypatch):
@@ -123,8 +128,9 @@ def test_in_process_and_workers_give_identical_results(project, monkeypatch):
     assert in_process == workers
     by_name = {r.path.name: r for r in in_process}
     assert [d.code for d in by_name["main.py"].diagnostics] == ["JAX002"]
-    assert [d.path.name for d in by_name["main.py"].dependencies] == ["meshes.py"]
-    assert by_name["main.py"].dependencies[0].digest is not None
+    contents = [d for d in by_name["main.py"].dependencies if d.digest not in PATH_STATES]
+    assert [d.path.name for d in contents] == ["meshes.py"]
+    assert contents[0].digest is not None
 
 
 def _notebook(*cells: str) -> str:
@@ -175,3 +181,32 @@ def test_one_index_per_run_and_none_when_no_file_is_parsed(project, monkeypatch)
     assert check("-j", "1", "pkg") == (1, BOTH)  # all from the cache
     assert check("-j", "1", "pkg/plain.py") == (0, [])  # nothing to parse
     assert created == [(project,)]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_module_created_where_an_import_was_looked_for_invalidates_the_importer(project, cache_hits, monkeypatch, jobs):
+    """The first run finds no `meshes` next to `app.py` (so nothing is known, nothing reported);
+    creating it there makes the import resolve: the cached result must not be served."""
+    monkeypatch.setattr(runner, "_PARALLEL_MIN_BYTES", 0)
+    app = project / "app"
+    app.mkdir()
+    (app / "main.py").write_text(MAIN.format(module="meshes"))
+    assert check("-j", jobs, "app") == (0, [])
+    assert check("-j", jobs, "app") == (0, [])
+    assert cache_hits == ["main.py"], "the second run should come from the cache"
+    (app / "meshes.py").write_text(MESHES.format(size=16))
+    assert check("-j", jobs, "app") == (1, ["app/main.py"])
+
+
+def test_a_module_that_shadows_the_one_found_invalidates_the_importer(project, cache_hits):
+    """`import meshes` from a script resolves next to the script before the project root: a
+    `meshes.py` created there later shadows the root's one, whose sizes agreed."""
+    (project / "meshes.py").write_text(MESHES.format(size=8))
+    scripts = project / "scripts"
+    scripts.mkdir()
+    (scripts / "main.py").write_text(MAIN.format(module="meshes"))
+    assert check("-j", "1", "scripts") == (0, [])
+    assert check("-j", "1", "scripts") == (0, [])
+    assert cache_hits == ["main.py"]
+    (scripts / "meshes.py").write_text(MESHES.format(size=16))
+    assert check("-j", "1", "scripts") == (1, ["scripts/main.py"])

@@ -79,6 +79,9 @@ class ModuleAnalysis:
         self.path = path.resolve() if path is not None else None
         self.project = project  # None: imports are not followed (names bound by them are unknown)
         self._dependencies: set[Path] = set()
+        # Paths imports were looked for at and what they were: a module created (or removed)
+        # there later could change an answer, so cached results depend on them too.
+        self.layout: dict[Path, str] = {}
 
     # -- the two questions --------------------------------------------------------------------
 
@@ -166,10 +169,12 @@ class ModuleAnalysis:
 
     def depends_on(self, path: Path, other: ModuleAnalysis | None = None) -> None:
         """Record that an answer used the file `path` (and, when it was `other`'s answer, the
-        files that one used)."""
+        files that one used and the paths its imports were looked for at)."""
         self._dependencies.add(path)
         if other is not None:
             self._dependencies |= other._dependencies
+            for looked_at, state in other.layout.items():
+                self.layout.setdefault(looked_at, state)
 
     # -- what the answers are computed from ---------------------------------------------------
 

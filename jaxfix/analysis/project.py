@@ -42,10 +42,12 @@ from libcst.metadata import Assignment, GlobalScope, ImportAssignment
 
 from jaxfix.analysis.values import Unknown
 from jaxfix.nesting import too_deep
+from jaxfix.paths import path_state
 
 if TYPE_CHECKING:
     from jaxfix.analysis.module import ModuleAnalysis
 
+Layout = dict[Path, str]  # a path an import was looked for at -> what it was (`path_state`)
 _MAX_MODULES = 8  # modules one answer may pass through (import chains, re-exports, calls)
 _CACHED_MODULES = 256  # `ast` summaries kept (small)
 _PARSED_SOURCE_BYTES = 2 * 1024 * 1024  # LibCST analyses kept, by the size of their source
@@ -118,31 +120,33 @@ class ProjectIndex:
 
     # -- finding files ----------------------------------------------------------------------
 
-    def find(self, name: str, level: int, importer: Path) -> ModuleRef | Unknown:
+    def find(self, name: str, level: int, importer: Path, layout: Layout | None = None) -> ModuleRef | Unknown:
         """The module `name` (dotted, maybe empty) imported with `level` leading dots from the
-        module in file `importer`."""
+        module in file `importer`. `layout` receives what each path looked at was (see
+        `path_state`): the answer holds while they stay so, as a new file may shadow the one found."""
+        seen: Layout = layout if layout is not None else {}
         parts = [p for p in name.split(".") if p]
         if level:
             base = importer.parent
             for _ in range(level - 1):
                 base = base.parent
-            if not all(self._is_package(d) for d in (importer.parent, *importer.parent.parents)[:level]):
+            if not all(self._is_package(d, seen) for d in (importer.parent, *importer.parent.parents)[:level]):
                 return Unknown(f"`{'.' * level}{name}` goes above the top-level package")
-            found = _module_in(base, parts)
+            found = _module_in(base, parts, seen)
             return found or Unknown(f"no module `{'.' * level}{name}` in {base}")
-        for directory in self._search_dirs(importer):
-            found = _module_in(directory, parts)
+        for directory in self._search_dirs(importer, seen):
+            found = _module_in(directory, parts, seen)
             if found is not None:
                 return found
         return Unknown(f"`{name}` is not a module of this tree")
 
-    def _is_package(self, directory: Path) -> bool:
+    def _is_package(self, directory: Path, layout: Layout) -> bool:
         """A regular package, or a namespace package: a directory below a root."""
-        return (directory / "__init__.py").is_file() or any(root in directory.parents for root in self.roots)
+        return _is(directory / "__init__.py", "file", layout) or any(root in directory.parents for root in self.roots)
 
-    def _search_dirs(self, importer: Path) -> Iterator[Path]:
+    def _search_dirs(self, importer: Path, layout: Layout) -> Iterator[Path]:
         top = importer.parent
-        while (top / "__init__.py").is_file():
+        while _is(top / "__init__.py", "file", layout):
             top = top.parent
         seen = set()
         for directory in (top, *(d for root in self.roots for d in (root, root / "src"))):
@@ -237,26 +241,34 @@ def _summarize(path: Path, source: bytes) -> _Summary | Unknown:
         return Unknown(f"{path.name} does not parse")
 
 
-def _module_in(directory: Path, parts: list[str]) -> ModuleRef | None:
+def _module_in(directory: Path, parts: list[str], layout: Layout) -> ModuleRef | None:
     """The module `parts` (a dotted name split) names under `directory`; `[]` names the
     directory itself, as a package."""
     current = directory
     for part in parts[:-1]:
         current = current / part
-        if not current.is_dir():
+        if not _is(current, "directory", layout):
             return None
     if not parts:
-        return _package(directory)
+        return _package(directory, layout)
     last = current / parts[-1]
-    if last.is_dir():
-        return _package(last)
+    if _is(last, "directory", layout):
+        return _package(last, layout)
     module = last.with_name(parts[-1] + ".py")
-    return ModuleRef(module, None) if module.is_file() else None
+    return ModuleRef(module, None) if _is(module, "file", layout) else None
 
 
-def _package(directory: Path) -> ModuleRef:
+def _package(directory: Path, layout: Layout) -> ModuleRef:
     init = directory / "__init__.py"
-    return ModuleRef(init if init.is_file() else None, directory)
+    return ModuleRef(init if _is(init, "file", layout) else None, directory)
+
+
+def _is(path: Path, state: str, layout: Layout) -> bool:
+    """Whether `path` is a `state` ('file' or 'directory'), recording what it is in `layout`."""
+    found = layout.get(path)
+    if found is None:
+        found = layout[path] = path_state(path)
+    return found == state
 
 
 # -- what a name means in another module ----------------------------------------------------------
@@ -321,7 +333,7 @@ def _follow(asker: ModuleAnalysis, target: _Target, importer: Path, seen: set[tu
     project = asker.project
     assert project is not None
     module_name, level, member = target
-    module = project.find(module_name, level, importer)
+    module = project.find(module_name, level, importer, asker.layout)
     if isinstance(module, Unknown) or member is None:
         return module
     return _member(asker, module, member, seen if seen is not None else set())
@@ -349,7 +361,7 @@ def _member(asker: ModuleAnalysis, module: ModuleRef, name: str, seen: set[tuple
             assert binding.target is not None
             return _follow(asker, binding.target, module.path, seen | {key})
     if module.directory is not None:
-        submodule = _module_in(module.directory, [name])
+        submodule = _module_in(module.directory, [name], asker.layout)
         if submodule is not None:
             return submodule
     return Unknown(f"`{name}` is not defined in {module.describe}")
