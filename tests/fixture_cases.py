@@ -76,7 +76,8 @@ def all_cases() -> list[Case]:
             continue
         fixed = before.with_name(f"{before.stem}.fixed{before.suffix}")
         cases.append(Case(before.parent.name, before.stem, before, fixed if fixed.exists() else None, read_header(before)))
-    for project in sorted(p for p in FIXTURES.glob("*/*") if p.is_dir()):
+    # Hidden directories are not cases: `jaxfix fixtures/JAX002` leaves its .jaxfix_cache/ there.
+    for project in sorted(p for p in FIXTURES.glob("*/*") if p.is_dir() and not p.name.startswith((".", "__pycache__"))):
         entries = [p for p in sorted(project.rglob("*.py")) if not p.name.endswith(".fixed.py") and "case" in read_header(p)]
         if len(entries) != 1:
             raise ValueError(f"{project}: a project fixture needs exactly one file with a `# case:` header, found {len(entries)}")

@@ -9,6 +9,7 @@ import ast
 import subprocess
 import sys
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -89,13 +90,19 @@ def assert_filters_keep_what_is_reported(source: bytes, options: Options, path: 
     return full
 
 
+def _outcome(result: FileResult) -> FileResult:
+    """A result without its dependencies: the full engine looks imports up (and records the
+    places it looked, for the cache) where the prefilter decided from the bytes alone."""
+    return replace(result, dependencies=())
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_fixture_results_do_not_depend_on_the_prefilter(case, monkeypatch):
     files = [case.before] + ([case.fixed] if case.fixed else [])
     options = options_from_args(case.cli_args)
     filtered = run_files(files, options, write=False, jobs=1)
     disable_prefilter(monkeypatch)
-    assert run_files(files, options, write=False, jobs=1) == filtered
+    assert [_outcome(r) for r in run_files(files, options, write=False, jobs=1)] == [_outcome(r) for r in filtered]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
@@ -104,7 +111,7 @@ def test_mutated_fixture_results_do_not_depend_on_the_prefilter(case, monkeypatc
     mutant = _mutate(case.before.read_text(encoding="utf-8"), _chain(case))
     filtered = run_engine(mutant, case.cli_args, path=str(case.before))
     disable_prefilter(monkeypatch)
-    assert run_engine(mutant, case.cli_args, path=str(case.before)) == filtered
+    assert _outcome(run_engine(mutant, case.cli_args, path=str(case.before))) == _outcome(filtered)
 
 
 @settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
