@@ -270,7 +270,7 @@ def check_source(
         rules = candidate_rules(source, options) if rules is None else [r for r in rules if r.may_apply(source)]
     if not rules:
         return None, ()
-    facts = module_facts(source)
+    facts = module_facts(source, project)
     if evidence is None:  # evidence from a log stands for what the screen would ask of the code
         rules = screened_rules(rules, facts)
         if not rules:

@@ -8,104 +8,32 @@ says whether it could report on such a module; a file no selected rule keeps is 
 LibCST at all. Every approximation errs toward keeping: imports from any scope count,
 shadowing is ignored, a name bound by anything but an import may denote what it spells (as
 LibCST says of module-level bindings), `from m import *` makes any name possibly `m.name`, and
-a file that `ast` cannot parse is kept (the caller's business).
+a file that `ast` cannot parse is kept (the caller's business). One question reads other
+modules: whether an imported decorator or context manager may enter a mesh context
+(`may_enter_mesh_elsewhere`, through the project index's `ast` summaries, never LibCST); the
+files it reads become dependencies of the file's result, as the analysis's do.
 """
 
 from __future__ import annotations
 
 import ast
-from collections import defaultdict
-from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from libcst.metadata import QualifiedName, QualifiedNameSource
+from jaxfix.analysis.ast_names import AstImports, api_of, full_name
+from jaxfix.analysis.names import ENTER_METHODS, MESH_CONTEXT_APIS, Api, imported_name_enters_no_mesh
 
-from jaxfix.analysis.names import ENTER_METHODS, Api, api_of_qualified_names, imported_name_enters_no_mesh
-
-
-def full_name(node: ast.AST) -> str | None:
-    """The dotted name LibCST's `get_full_name_for_node` gives the same expression: calls and
-    subscripts stand for what they call or index, so `jax.jit(f)(x)` is a call of `jax.jit`."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return f"{full_name(node.value)}.{node.attr}"
-    if isinstance(node, ast.Call):
-        return full_name(node.func)
-    if isinstance(node, ast.Subscript):
-        return full_name(node.value)
-    return None
-
-
-def _api_of(qualified: str) -> Api | None:
-    return api_of_qualified_names((QualifiedName(qualified, QualifiedNameSource.IMPORT),))
-
-
-class _Imports:
-    """Every import statement of a module, by the first part of each name it binds."""
-
-    def __init__(self, statements: Iterable[ast.Import | ast.ImportFrom]) -> None:
-        self.by_head: dict[str, list[ast.Import | ast.ImportFrom]] = defaultdict(list)
-        self.star_modules: list[str] = []
-        for statement in statements:
-            module = _module_of(statement)
-            for alias in statement.names:
-                if alias.name == "*":
-                    self.star_modules.append(module)
-                    continue
-                bound = alias.asname or alias.name
-                self.by_head[bound.partition(".")[0]].append(statement)
-
-    def qualified_names(self, name: str) -> set[str]:
-        """What `name` may denote: itself (a module-level binding or none), what any import
-        binding its first part makes of it (LibCST's `ImportAssignment` rules), and `m.name`
-        for every `from m import *`."""
-        return {name} | self.imported_names(name)
-
-    def imported_names(self, name: str) -> set[str]:
-        """What imports may make of `name` (none when no import binds its first part)."""
-        found: set[str] = set()
-        for statement in self.by_head.get(name.partition(".")[0], ()):
-            found |= _through_import(name, statement)
-        for module in self.star_modules:
-            found.add(f"{module}{name}" if module.endswith(".") else f"{module}.{name}")
-        return found
-
-
-def _module_of(statement: ast.Import | ast.ImportFrom) -> str:
-    if isinstance(statement, ast.Import):
-        return ""
-    return "." * statement.level + (statement.module or "")
-
-
-def _through_import(name: str, statement: ast.Import | ast.ImportFrom) -> set[str]:
-    """LibCST's `ImportAssignment.get_qualified_names_for`, on `ast`'s import nodes."""
-    module = _module_of(statement)
-    found = set()
-    for alias in statement.names:
-        parts = alias.name.split(".")
-        for real_name in (".".join(parts[:i]) for i in range(len(parts), 0, -1)):
-            as_name = alias.asname or real_name
-            if module.endswith("."):
-                real_name = f"{module}{real_name}"
-            elif module:
-                real_name = f"{module}.{real_name}"
-            if name.startswith(as_name):
-                remaining = name.split(as_name, 1)[1]
-                if remaining and not remaining.startswith("."):
-                    continue
-                remaining = remaining.lstrip(".")
-                found.add(f"{real_name}.{remaining}" if remaining else real_name)
-                break
-    return found
+if TYPE_CHECKING:
+    from jaxfix.engine import InProject
 
 
 class ModuleFacts:
     """What a module may mention and call, from one walk of its `ast` tree."""
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, tree: ast.Module, where: InProject | None = None) -> None:
         nodes = list(ast.walk(tree))
         self.node_count = len(nodes)
-        imports = _Imports(n for n in nodes if isinstance(n, (ast.Import, ast.ImportFrom)))
+        self._where = where
+        self._imports = imports = AstImports(n for n in nodes if isinstance(n, (ast.Import, ast.ImportFrom)))
         apis_of: dict[str, frozenset[Api]] = {}
 
         def apis(node: ast.AST) -> frozenset[Api]:
@@ -113,7 +41,7 @@ class ModuleFacts:
             if name is None:
                 return frozenset()
             if name not in apis_of:
-                found = (_api_of(q) for q in imports.qualified_names(name))
+                found = (api_of(q) for q in imports.qualified_names(name))
                 apis_of[name] = frozenset(a for a in found if a is not None)
             return apis_of[name]
 
@@ -121,13 +49,27 @@ class ModuleFacts:
         self.attributes: set[str] = set()
         self.methods_called: set[str] = set()
         self._called: list[frozenset[Api]] = []  # per call whose callee may be an API
-        # Decorators, `with` items and entered context managers that an import binds to something
-        # that may enter a mesh context in another module (a helper of the project, jax internals).
-        self.entered_from_elsewhere = 0
+        # Decorators, `with` items and entered context managers (as written) that an import binds
+        # to something that may enter a mesh context in another module: neither the standard
+        # library, pytest, NumPy or public JAX (`_cannot_enter_mesh` in contexts.py) nor, as an
+        # item, a mesh context API (which `calls` counts).
+        # A `with` item or entered context manager that is a name or attribute may be resolved
+        # (`ValueModel.resolve`) to a call assigned to it: those calls count too.
+        self._from_elsewhere: set[str] = set()
+        self._assigned: set[str] = set()
+        self._resolved_item = False
 
-        def from_elsewhere(node: ast.AST) -> bool:
+        def from_elsewhere(node: ast.AST, *, item: bool, into: set[str]) -> None:
             name = full_name(node)
-            return name is not None and any(not imported_name_enters_no_mesh(q) for q in imports.imported_names(name))
+            imported = imports.imported_names(name) if name is not None else set()
+            if name is not None and any(
+                not imported_name_enters_no_mesh(q) and not (item and api_of(q) in MESH_CONTEXT_APIS) for q in imported
+            ):
+                into.add(name)
+
+        def entered(node: ast.expr) -> None:
+            from_elsewhere(node, item=True, into=self._from_elsewhere)
+            self._resolved_item |= isinstance(node, (ast.Name, ast.Attribute))
 
         for node in nodes:
             if isinstance(node, ast.Name):
@@ -142,11 +84,28 @@ class ModuleFacts:
                 if called:
                     self._called.append(called)
                 if isinstance(node.func, ast.Attribute) and node.func.attr in ENTER_METHODS and node.args:
-                    self.entered_from_elsewhere += from_elsewhere(node.args[0])
+                    entered(node.args[0])
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self.entered_from_elsewhere += sum(from_elsewhere(d) for d in node.decorator_list)
+                for decorator in node.decorator_list:
+                    from_elsewhere(decorator, item=False, into=self._from_elsewhere)
             elif isinstance(node, ast.withitem):
-                self.entered_from_elsewhere += from_elsewhere(node.context_expr)
+                entered(node.context_expr)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and isinstance(node.value, ast.Call):
+                from_elsewhere(node.value, item=True, into=self._assigned)
+
+    def may_enter_mesh_elsewhere(self) -> bool:
+        """Whether a decorator, `with` item or entered context manager of this module may be a
+        function of another module of the tree that enters a mesh context the analysis could
+        know (jaxfix/analysis/imported_contexts.py, which mirrors `_decorator_sites` and
+        `_context_manager_function` of jaxfix/analysis/contexts.py). It reads those modules
+        through the project index (`ast` only), and records them as dependencies of the file's
+        result; False without a file on disk (the analysis follows no import then)."""
+        names = self._from_elsewhere | (self._assigned if self._resolved_item else set())
+        if not names:
+            return False
+        from jaxfix.analysis.imported_contexts import may_enter_known_mesh
+
+        return may_enter_known_mesh(sorted(names), self._imports, self._where)
 
     def mentions(self, *apis: Api) -> bool:
         """Whether some name or attribute chain may denote one of `apis`."""
@@ -169,10 +128,12 @@ class ModuleFacts:
         return self.mentions(Api.ABSTRACT_MESH, Api.GET_ABSTRACT_MESH) or self.reads_attribute("abstract_mesh")
 
 
-def module_facts(source: bytes) -> ModuleFacts | None:
-    """The facts of `source`, or None when `ast` cannot parse it (then every rule keeps it)."""
+def module_facts(source: bytes, where: InProject | None = None) -> ModuleFacts | None:
+    """The facts of `source`, or None when `ast` cannot parse it (then every rule keeps it).
+    `where`: the file's place in the project, to follow its imports (see
+    `ModuleFacts.may_enter_mesh_elsewhere`)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
-    return ModuleFacts(tree)
+    return ModuleFacts(tree, where)

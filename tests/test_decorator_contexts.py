@@ -20,7 +20,7 @@ from jaxfix.analysis.project import ProjectIndex
 from jaxfix.analysis.values import MeshValue, Unknown
 from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
 from jaxfix.codemods import RULES
-from jaxfix.engine import process_source
+from jaxfix.engine import InProject, process_source
 from jaxfix.screen import module_facts
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -194,7 +194,7 @@ INNER = "from jax.sharding import AbstractMesh, use_abstract_mesh\n"
 @pytest.mark.parametrize(
     "source,kept",
     [
-        ("from .testing import with_mesh\n@with_mesh((2,), 'x')\ndef f():\n    with use_abstract_mesh(AbstractMesh((4,), ('x',))):\n        pass\n", True),
+        ("from .testing import with_mesh_of\n@with_mesh_of((2,), 'x')\ndef f():\n    with use_abstract_mesh(AbstractMesh((4,), ('x',))):\n        pass\n", True),
         ("from . import testing as tu\nwith tu.data_parallel(2):\n    with use_abstract_mesh(AbstractMesh((4,), ('x',))):\n        pass\n", True),
         ("import helpers\nstack.enter_context(helpers.data_parallel(2))\nwith use_abstract_mesh(AbstractMesh((4,), ('x',))):\n    pass\n", True),
         ("from jax._src import test_util as jtu\n@jtu.with_explicit_mesh((2,), 'x')\ndef f():\n    with use_abstract_mesh(AbstractMesh((4,), ('x',))):\n        pass\n", True),
@@ -203,8 +203,13 @@ INNER = "from jax.sharding import AbstractMesh, use_abstract_mesh\n"
     ],
     ids=["imported-decorator", "imported-context-manager", "entered-by-exit-stack", "jax-internal-test-helper", "stdlib-and-public-jax"],
 )
-def test_jax002_screen_keeps_a_file_whose_enclosing_mesh_may_be_entered_in_another_module(source, kept):
-    facts = module_facts((INNER + source).encode())
+def test_jax002_screen_keeps_a_file_whose_enclosing_mesh_may_be_entered_in_another_module(tmp_path, source, kept):
+    """Each helper module enters a mesh (tests/test_screen_imports.py has those that do not)."""
+    jax_src = "jax/_src/__init__.py"
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/testing.py": TESTING, "helpers.py": TESTING, "jax/__init__.py": "", jax_src: "",
+                     "jax/_src/test_util.py": TESTING.replace("def with_mesh_of(", "def with_explicit_mesh(")})
+    path = tmp_path / "pkg" / "user.py"
+    facts = module_facts((INNER + source).encode(), InProject(path, ProjectIndex((tmp_path,))))
     assert facts is not None and RULES["JAX002"].screen(facts) is kept
     assert RULES["JAX002"].may_apply((INNER + source).encode())
 

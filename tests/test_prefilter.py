@@ -55,11 +55,9 @@ def full_engine(source: bytes, options: Options, path: str = "example.py") -> Fi
 
 
 def _kept_by_screen(source: bytes, options: Options, path: str) -> set[str]:
-    """The rules the screen keeps: of the file, or, for a notebook, of the code the engine
-    screens (its cells), seen by watching the engine with the byte prefilter off."""
-    if not path.endswith(".ipynb"):
-        facts = module_facts(source)
-        return {rule.code for rule in selected_rules(options) if facts is None or rule.screen(facts)}
+    """The rules the screen keeps, seen by watching the engine with the byte prefilter off: of
+    the code it screens (a notebook's cells), with the file's place in the project (the JAX002
+    screen follows imported decorators and context managers through the project index)."""
     kept: set[str] = set()
     screen = jaxfix.engine.screened_rules
 

@@ -30,11 +30,11 @@ import ast
 import enum
 import hashlib
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
@@ -47,6 +47,7 @@ from jaxfix.paths import path_state
 if TYPE_CHECKING:
     from jaxfix.analysis.module import ModuleAnalysis
 
+T = TypeVar("T")
 Layout = dict[Path, str]  # a path an import was looked for at -> what it was (`path_state`)
 _MAX_MODULES = 8  # modules one answer may pass through (import chains, re-exports, calls)
 _CACHED_MODULES = 256  # `ast` summaries kept (small)
@@ -92,6 +93,19 @@ class External:
 _Target = tuple[str, int, str | None]  # an import's (module, level, member or None)
 
 
+class Asker(Protocol):
+    """Who follows an import (a `ModuleAnalysis`, or the screen for a file): the index, and
+    where to record the paths looked at and the files read."""
+
+    @property
+    def project(self) -> ProjectIndex | None: ...
+
+    @property
+    def layout(self) -> Layout: ...
+
+    def depends_on(self, path: Path) -> None: ...
+
+
 class _Module:
     """One file as last read: its `ast` summary, and its LibCST analysis once one is needed."""
 
@@ -101,6 +115,7 @@ class _Module:
         self.source = source
         self.summary = summary
         self.analyses: dict[tuple[int, ...] | None, ModuleAnalysis | Unknown] = {}  # by JAX version
+        self.derived: dict[Callable[[Path, bytes], object], object] = {}  # see `ProjectIndex.derived`
 
 
 class ProjectIndex:
@@ -160,6 +175,16 @@ class ProjectIndex:
         """The module's top-level bindings (from `ast`: cheap), or why there are none."""
         found = self._read(path)
         return found if isinstance(found, Unknown) else found.summary
+
+    def derived(self, path: Path, make: Callable[[Path, bytes], T]) -> T | Unknown:
+        """What `make` computes from the module's path and source, once per content (the `ast`
+        screen's facts of a module, jaxfix/analysis/imported_contexts.py)."""
+        found = self._read(path)
+        if isinstance(found, Unknown):
+            return found
+        if make not in found.derived:
+            found.derived[make] = make(path, found.source)
+        return cast(T, found.derived[make])
 
     def analysis(self, path: Path, jax_version: tuple[int, ...] | None) -> ModuleAnalysis | Unknown:
         """The LibCST analysis of the module in `path`, or why there is none."""
@@ -297,13 +322,20 @@ def external(analysis: ModuleAnalysis, expr: cst.BaseExpression) -> Resolved | N
     (target,) = targets
     if target is None:
         return Unknown(f"an import of `{root.value}` jaxfix does not follow")
-    current = _follow(analysis, target, importer)
-    for attribute in reversed(attributes):
+    return follow_import(analysis, target, importer, tuple(reversed(attributes)))
+
+
+def follow_import(asker: Asker, target: _Target, importer: Path, attributes: tuple[str, ...] = ()) -> Resolved:
+    """What the import `target` of the module in `importer` binds, then `attributes` of it
+    (`tu.with_mesh` after `import pkg.testing as tu`): only `ast` summaries are read; each file
+    read and each place looked at is recorded with `asker`."""
+    current = _follow(asker, target, importer)
+    for attribute in attributes:
         if isinstance(current, Definition):
             return Unknown(f"`{attribute}` of `{current.name}`, not of a module")
         if isinstance(current, Unknown):
             return current
-        current = _member(analysis, current, attribute, set())
+        current = _member(asker, current, attribute, set())
     return current
 
 
@@ -329,7 +361,7 @@ def _import_target(assignment: Assignment, bound: str) -> _Target | None:
     return None
 
 
-def _follow(asker: ModuleAnalysis, target: _Target, importer: Path, seen: set[tuple[Path, str]] | None = None) -> Resolved:
+def _follow(asker: Asker, target: _Target, importer: Path, seen: set[tuple[Path, str]] | None = None) -> Resolved:
     project = asker.project
     assert project is not None
     module_name, level, member = target
@@ -339,7 +371,7 @@ def _follow(asker: ModuleAnalysis, target: _Target, importer: Path, seen: set[tu
     return _member(asker, module, member, seen if seen is not None else set())
 
 
-def _member(asker: ModuleAnalysis, module: ModuleRef, name: str, seen: set[tuple[Path, str]]) -> Resolved:
+def _member(asker: Asker, module: ModuleRef, name: str, seen: set[tuple[Path, str]]) -> Resolved:
     """`module.name`: what the module binds to `name` at its top level, else its submodule;
     re-exports are followed (`seen`: the re-exports on the way, against cycles)."""
     project = asker.project

@@ -123,13 +123,15 @@ class AbstractMeshSizeChange(Rule):
 
     @classmethod
     def screen(cls, module: ModuleFacts) -> bool:
-        """An abstract inner mesh entered by a use_abstract_mesh call (`visit_Call`) and another
-        mesh context call that may enclose it (`contexts_at`), or an imported decorator or
-        context manager that may enter one in another module."""
+        """An abstract inner mesh entered by a use_abstract_mesh call (`visit_Call`) and a known
+        enclosing mesh (`contexts_at`, `innermost`): another mesh context call of this module,
+        or an imported decorator or context manager that may enter a known one in another
+        module of the project (`ModuleFacts.may_enter_mesh_elsewhere`, read last: it may read
+        other modules)."""
         return (
             module.may_build_abstract_mesh()
             and module.calls(Api.USE_ABSTRACT_MESH) > 0
-            and (module.calls(*MESH_CONTEXT_APIS) > 1 or module.entered_from_elsewhere > 0)
+            and (module.calls(*MESH_CONTEXT_APIS) > 1 or module.may_enter_mesh_elsewhere())
         )
 
     def visit_Call(self, node: cst.Call) -> None:
