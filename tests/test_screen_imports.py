@@ -91,6 +91,23 @@ class data_parallel:
         return self.ctx.__exit__(*exc)
 """
 ALIAS = CONTEXT + "\nparallel = data_parallel\n"
+# The wrapper calls a function of another module that sets the mesh for good: `enters_mesh`
+# follows calls of the decorator's own module only, so the analysis finds no mesh here.
+CALLS_IMPORTED_SETTER = HEAD + """
+from . import meshes
+
+def with_mesh(fn):
+    @functools.wraps(fn)
+    def run(*args):
+        meshes.enter({n})
+        return fn(*args)
+    return run
+"""
+SETTER = HEAD + """
+def enter(n):
+    jax.set_mesh(jax.make_mesh((n,), ("x",)))
+"""
+CYCLE = THROUGH_OTHER_MODULE.replace("meshes.data_parallel", "helpers.data_parallel").replace("import meshes", "import helpers")
 
 USE_DECORATOR = "from .helpers import with_mesh\n\n@with_mesh\ndef stage():\n    " + INNER + "\n"
 USE_FACTORY = "from . import helpers as tu\n\n@tu.with_mesh_of({n})\ndef stage():\n    " + INNER + "\n"
@@ -127,6 +144,8 @@ CASES = {
     "helper-outside-the-tree": ({}, USE_WITH.replace("from .helpers", "from not_in_this_tree"), False),
     "star-import": ({"helpers.py": CONTEXT}, USE_WITH.replace("import data_parallel", "import *"), False),
     "other-module-missing": ({"helpers.py": THROUGH_OTHER_MODULE}, USE_WITH, False),
+    "decorator-calls-imported-setter": ({"helpers.py": CALLS_IMPORTED_SETTER, "meshes.py": SETTER}, USE_DECORATOR, False),
+    "context-managers-in-an-import-cycle": ({"helpers.py": THROUGH_OTHER_MODULE, "meshes.py": CYCLE}, USE_WITH, False),
 }
 
 
@@ -172,6 +191,20 @@ def test_a_dropped_file_has_no_result_and_a_reported_one_is_kept(tmp_path, case,
     # every helper that may enter a known mesh does make the engine report at size 2: the
     # cases test the screen against reports, not against nothing
     assert [d.code for d in full.diagnostics] == (["JAX002"] if kept and size == 2 else [])
+
+
+@pytest.mark.parametrize("modules,kept", [(2, False), (3, True)])
+def test_a_chain_of_context_managers_is_followed_a_few_modules_then_kept(tmp_path, modules, kept):
+    """helpers.data_parallel enters m1's, which enters m2's...; the last enters no mesh. Four
+    modules away from the file the screen stops looking and keeps it; the engine, which follows
+    the whole chain, reports nothing."""
+    chain = {"helpers.py": THROUGH_OTHER_MODULE.replace("meshes", "m1")}
+    for index in range(1, modules):
+        chain[f"m{index}.py"] = THROUGH_OTHER_MODULE.replace("meshes", f"m{index + 1}")
+    chain[f"m{modules}.py"] = NO_MESH
+    entry = _tree(tmp_path, chain, USE_WITH, 2)
+    assert _screen_keeps(entry) is kept
+    assert not full_engine(entry.read_bytes(), OPTIONS, str(entry)).diagnostics
 
 
 def test_without_a_file_on_disk_imports_are_not_followed(tmp_path):

@@ -90,6 +90,10 @@ def _read_module(path: Path, source: bytes) -> _Module | Unknown:
 
 
 def _note(node: ast.AST, body: _Body, imports: AstImports) -> None:
+    """A mesh context API call (`enters_mesh`, `_site`'s `MESH_CONTEXT_APIS`), a name read
+    (`enters_mesh`'s helpers, `_context_manager_function` of this module), a `with` item or
+    `enter_context` argument (`_local`, `_entered_by_statements`) or an assigned call (what
+    `resolve` leads a `with` item to)."""
     if isinstance(node, ast.Name):
         body.names.add(node.id)
     elif isinstance(node, ast.Call):
