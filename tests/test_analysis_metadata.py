@@ -17,6 +17,7 @@ from libcst.metadata import (
 )
 
 from jaxfix.analysis.module import ModuleAnalysis
+from jaxfix.analysis import parents as parents_module
 from jaxfix.analysis.parents import parent_map
 from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
 
@@ -55,6 +56,14 @@ TRICKY = {
         d = {k: v for k, *v in [(1, 2, 3)]}
         s = f"{jax.devices()[0]!r:>{n}}"
         g = (lambda *a, **k: a)(*ys, **d)
+    """,
+    "f-string fields visited only when present, first seen without them": """
+        from jax import (devices,
+                         jit as J)
+        from .x import *
+        a = f"{a}{b!r}"
+        b = f"{a:>{w}}{b=!s:{f'{n:{m}}'}}" + rf'{c}'
+        del a[0], b.c
     """,
     "global, nonlocal, async, match": """
         import jax
@@ -109,7 +118,8 @@ def _every_node(root: cst.CSTNode) -> list[cst.CSTNode]:
 
 
 @pytest.mark.parametrize("name, source", SOURCES, ids=[name for name, _ in SOURCES])
-def test_parent_map_is_libcsts_parent_map(name, source):
+def test_parent_map_is_libcsts_parent_map(name, source, monkeypatch):
+    monkeypatch.setattr(parents_module, "_FIELD_GETTERS", {})  # each source teaches it the field orders
     module = cst.parse_module(source)
     expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(ParentNodeProvider)
     parents = parent_map(module)
