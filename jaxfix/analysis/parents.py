@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import operator
 from collections.abc import Callable
+from typing import cast
 
 import libcst as cst
 
@@ -66,12 +67,12 @@ def parent_map(root: cst.CSTNode) -> dict[cst.CSTNode, cst.CSTNode]:
         node, parent = stack.pop()
         if parent is not None:
             parents[node] = parent
-        children = []
+        children: list[tuple[cst.CSTNode, cst.CSTNode | None]] = []
         for value in (getters.get(type(node)) or _field_getter(node))(node):
             if isinstance(value, node_type):
                 children.append((value, node))
             elif type(value) in sequences and value:
-                for item in value:
+                for item in cast("tuple[object, ...]", value):
                     if isinstance(item, node_type):
                         children.append((item, node))
         if children:
