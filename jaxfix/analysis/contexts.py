@@ -157,7 +157,7 @@ class ContextModel:
         outside = self._outside(scope)
         listed = {site.node for site in [*own, *outside]}
         elsewhere = [
-            ContextSite(entry=Entry.ELSEWHERE, api=self._names.called_api(call), mesh=Unknown(f"set globally at line {self._line(call)}"), node=call)
+            ContextSite(entry=Entry.ELSEWHERE, api=self._names.called_api(call), mesh=self._at_line("set globally", call), node=call)
             for call in self.global_setters
             if call not in listed
         ]
@@ -227,8 +227,8 @@ class ContextModel:
         return self._unknown_global(call)
 
     def _unknown_global(self, call: cst.Call) -> ContextSite:
-        why = f"a global mesh setter at line {self._line(call)} may or may not have run"
-        return ContextSite(entry=Entry.GLOBAL_SET, api=None, mesh=Unknown(why), node=call)
+        why = self._at_line("a global mesh setter", call, "may or may not have run")
+        return ContextSite(entry=Entry.GLOBAL_SET, api=None, mesh=why, node=call)
 
     @cached_property
     def _holding_global_setter(self) -> dict[cst.CSTNode, cst.Call]:
@@ -383,7 +383,7 @@ class ContextModel:
         return [*sites, *self._setup_sites(scope), *self._decorator_sites(scope)]
 
     def _use_site(self, use: cst.CSTNode, what: str) -> ContextSite:
-        return ContextSite(entry=Entry.USE, api=None, mesh=Unknown(f"{what} at line {self._line(use)} where a mesh may be current"), node=use)
+        return ContextSite(entry=Entry.USE, api=None, mesh=self._at_line(what, use, "where a mesh may be current"), node=use)
 
     def _setup_sites(self, method: cst.FunctionDef) -> list[ContextSite]:
         """For a TestCase `test*` method, what its class's setUpClass and setUp enter."""
@@ -563,8 +563,9 @@ class ContextModel:
         parent = self._parents.get(node)
         return None if parent is None else self._parents.get(parent)
 
-    def _line(self, node: cst.CSTNode) -> int:
-        return self._analysis.line(node)
+    def _at_line(self, what: str, node: cst.CSTNode, then: str = "") -> Unknown:
+        """Unknown(f"{what} at line N {then}"), N worked out only if the reason is shown."""
+        return Unknown(lambda: f"{what} at line {self._analysis.line(node)}{' ' if then else ''}{then}")
 
     def _code(self, node: cst.CSTNode) -> str:
         return self._analysis.wrapper.module.code_for_node(node)

@@ -514,6 +514,8 @@ class ValueModel:
         return found
 
     def _imported_value(self, expr: cst.BaseExpression, frame: _Frame) -> Value | None:
+        if self._resolver.api(expr) is not None:  # a JAX API, known by what it is (in the JAX tree too)
+            return Unknown(f"`{_reference_text(expr) or 'this'}` is a JAX API, not a value")
         found = self._imported(expr)
         if found is None or isinstance(found, Unknown):
             return found

@@ -55,7 +55,7 @@ _PARSED_SOURCE_BYTES = 2 * 1024 * 1024  # LibCST analyses kept, by the size of t
 # Values and functions are only followed into modules this small: their scopes take LibCST
 # seconds in a module of thousands of lines (jax/_src/pjit.py), and the meshes and constants a
 # project shares live in small modules. Names are still followed through larger ones (`ast`).
-_ANALYSED_SOURCE_BYTES = 64 * 1024
+_ANALYSED_SOURCE_BYTES = 96 * 1024
 # As jaxfix/engine.py predicts before parsing: up to ~800 bytes of memory per byte of source.
 _BYTES_PER_SOURCE_BYTE = 800
 

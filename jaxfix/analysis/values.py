@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeAlias
 
@@ -28,11 +29,32 @@ class AxisType(enum.Enum):
     MANUAL = "Manual"
 
 
-@dataclass(frozen=True)
 class Unknown:
-    """What the code does not show, and why (a short phrase for messages and debugging)."""
+    """What the code does not show, and why (a short phrase for messages and debugging).
 
-    why: str
+    `why` may be given as a function that makes the phrase when it is first read: a line
+    number costs the positions of the whole module, and most reasons are never shown.
+    """
+
+    __slots__ = ("_why",)
+
+    def __init__(self, why: str | Callable[[], str]) -> None:
+        self._why = why
+
+    @property
+    def why(self) -> str:
+        if not isinstance(self._why, str):
+            self._why = self._why()
+        return self._why
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Unknown) and self.why == other.why
+
+    def __hash__(self) -> int:
+        return hash(self.why)
+
+    def __repr__(self) -> str:
+        return f"Unknown(why={self.why!r})"
 
 
 @dataclass(frozen=True, kw_only=True)
