@@ -8,6 +8,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
+from jaxfix.analysis import project as project_module
 from jaxfix.analysis.module import ModuleAnalysis
 from jaxfix.analysis.project import ProjectIndex
 from jaxfix.analysis.values import MeshValue, Unknown
@@ -189,7 +190,7 @@ def test_edits_are_seen_by_a_reused_index(tree):
 
 
 def test_large_modules_pass_names_on_but_are_not_analysed(tree):
-    padding = "# padding\n" * 7000  # over 64 KB
+    padding = "# padding\n" * (project_module._ANALYSED_SOURCE_BYTES // 10 + 1)  # just over the limit
     write(tree, {
         "app/big.py": "from .meshes import DP\nLARGE = 4\n" + padding,
         "main.py": "from app.big import DP, LARGE\nx = (DP, LARGE)",

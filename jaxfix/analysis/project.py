@@ -54,7 +54,8 @@ _CACHED_MODULES = 256  # `ast` summaries kept (small)
 _PARSED_SOURCE_BYTES = 2 * 1024 * 1024  # LibCST analyses kept, by the size of their source
 # Values and functions are only followed into modules this small: their scopes take LibCST
 # seconds in a module of thousands of lines (jax/_src/pjit.py), and the meshes and constants a
-# project shares live in small modules. Names are still followed through larger ones (`ast`).
+# project shares live in small modules, test helpers in larger ones (JAX's jax/_src/test_util.py,
+# 84 KB, has `with_explicit_mesh`). Names are still followed through larger ones (`ast`).
 _ANALYSED_SOURCE_BYTES = 96 * 1024
 # As jaxfix/engine.py predicts before parsing: up to ~800 bytes of memory per byte of source.
 _BYTES_PER_SOURCE_BYTE = 800
