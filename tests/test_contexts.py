@@ -401,3 +401,22 @@ def test_inherited_test_case_methods_and_the_standard_library_enter_no_mesh():
     (site, unknown) = analysis.contexts_at(target(analysis))
     assert site.api is Api.USE_ABSTRACT_MESH  # only the class's own subTest is opaque
     assert unknown.api is None and "self.subTest" in unknown.mesh.why
+
+
+def test_reasons_that_name_a_line_are_made_only_when_read():
+    analysis = analyze(
+        """
+        def f():
+            jax.set_mesh(jax.make_mesh((8,), ("x",)))
+
+        def g():
+            target()
+        """
+    )
+    sites = analysis.contexts_at(target(analysis))
+    assert "positions" not in vars(analysis)  # nothing has asked for a line yet
+    reasons = [s.mesh.why for s in sites if isinstance(s.mesh, Unknown)]
+    assert reasons == ["set globally at line 8"]
+    assert "positions" in vars(analysis)
+    made = Unknown(lambda: "a reason")
+    assert made == Unknown("a reason") and hash(made) == hash(Unknown("a reason"))
