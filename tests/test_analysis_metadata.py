@@ -17,6 +17,7 @@ from libcst.metadata import (
 )
 
 from jaxfix.analysis.module import ModuleAnalysis
+from jaxfix.analysis.names import api_of_qualified_names
 from jaxfix.analysis import parents as parents_module
 from jaxfix.analysis.parents import parent_map
 from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
@@ -135,6 +136,15 @@ def test_api_resolver_names_are_libcsts_qualified_names(name, source):
     for node in _every_node(module):
         value = expected.get(node, set())
         assert analysis.names.qualified_names(node) == (value() if callable(value) else value), node
+
+
+@pytest.mark.parametrize("name, source", SOURCES, ids=[name for name, _ in SOURCES])
+def test_api_resolver_answers_as_the_qualified_names_do(name, source):
+    """Its shortcut for attributes that no API ends with gives what the names give."""
+    module = cst.parse_module(source)
+    analysis = ModuleAnalysis(ModuleLevelBatchWrapper(module, unsafe_skip_copy=True), None)
+    for node in _every_node(module):
+        assert analysis.names.api(node) is api_of_qualified_names(analysis.names.qualified_names(node)), node
 
 
 @pytest.mark.parametrize("name, source", SOURCES[:8], ids=[name for name, _ in SOURCES[:8]])

@@ -92,6 +92,10 @@ _QUALIFIED_NAMES: dict[Api, tuple[str, ...]] = {
 _BY_QUALIFIED_NAME = {q: api for api, spellings in _QUALIFIED_NAMES.items() for q in spellings}
 # Public aliases a future JAX may add (jax.sharding.top_level_all_gather, ...) match by last name.
 _MATCH_ANY_JAX_MODULE = {"top_level_all_gather": Api.TOP_LEVEL_ALL_GATHER}
+# The last part of every qualified name an API may have. Every qualified name of `x.attr` ends
+# in `.attr` (an import only renames the first part of a chain), so an attribute whose name is
+# not among these is no API: `ApiResolver.api` answers without asking its scope.
+_LAST_PARTS = frozenset(q.rpartition(".")[2] for q in _BY_QUALIFIED_NAME) | frozenset(_MATCH_ANY_JAX_MODULE)
 
 
 @dataclass(frozen=True)
@@ -211,7 +215,9 @@ class ApiResolver:
         return names
 
     def api(self, node: cst.CSTNode | None) -> Api | None:
-        return None if node is None else api_of_qualified_names(self.qualified_names(node))
+        if node is None or (isinstance(node, cst.Attribute) and node.attr.value not in _LAST_PARTS):
+            return None
+        return api_of_qualified_names(self.qualified_names(node))
 
     def called_api(self, node: cst.CSTNode | None) -> Api | None:
         """For a Call node, the API of its callee; None for anything else."""
