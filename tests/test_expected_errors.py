@@ -178,3 +178,20 @@ def test_every_rule_states_the_errors_it_reports():
         assert rule.raises, rule.code
         for template in rule.raises:
             assert may_search(re.escape(template.split("{")[0]), template)
+
+
+def test_an_expected_error_is_dropped_before_its_message_is_made(monkeypatch):
+    """JAX002 asks first, so a test of the error costs no line numbers (the module's positions)."""
+    import libcst as cst
+
+    from jaxfix.engine import _run_rules
+    from jaxfix.options import Options
+
+    body = 'with self.assertRaisesRegex(ValueError, PATTERN):\n    with use_abstract_mesh(INNER):\n        pass\n'
+    source = HEADER + "".join(f"            {line}\n" for line in body.splitlines())
+    analysis, reports = _run_rules(cst.parse_module(source), [RULES["JAX002"]], Options(), None)
+    assert reports == []
+    assert "positions" not in vars(analysis)
+    monkeypatch.setattr(type(analysis.expected_errors), "expects", lambda *_: False)
+    analysis, reports = _run_rules(cst.parse_module(source), [RULES["JAX002"]], Options(), None)
+    assert [r.code for r in reports] == ["JAX002"]  # the same site, reported when not a test of it

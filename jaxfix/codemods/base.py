@@ -74,6 +74,11 @@ class Rule(cst.BatchableCSTVisitor):
             raise TypeError(f"{self.code} made a {fix.safety.value} fix but declares only {sorted(s.value for s in self.fixes)}")
         self.reports.append(Report(self.code, message, node, fix, related))
 
+    def expected(self, node: cst.CSTNode) -> bool:
+        """Whether `node` runs where the code tests this rule's error (`assertRaises...`): the
+        engine drops such reports; a rule may ask first to skip working out the message."""
+        return self.analysis.expected_errors.expects(node, self.raises)
+
     @classmethod
     def doc(cls) -> str:
         return inspect.cleandoc(cls.__doc__ or "")
