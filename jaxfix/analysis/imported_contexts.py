@@ -35,7 +35,7 @@ recorded as the analysis records it: the screen's answer depends on them.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -82,14 +82,21 @@ def _read_module(path: Path, source: bytes) -> _Module | Unknown:
             stack.append((statement, bodies.setdefault(statement.name, _Body())))  # a name def'd twice: both
         else:
             stack.append((statement, bodies[_OUTSIDE]))
+    mesh_apis: dict[str, bool] = {}  # by callee name
+
+    def is_mesh_api(name: str) -> bool:
+        if name not in mesh_apis:
+            mesh_apis[name] = any(api_of(q) in MESH_CONTEXT_APIS for q in imports.qualified_names(name))
+        return mesh_apis[name]
+
     while stack:
         node, body = stack.pop()
-        _note(node, body, imports)
+        _note(node, body, is_mesh_api)
         stack.extend((child, body) for child in ast.iter_child_nodes(node))
     return _Module(imports, bodies)
 
 
-def _note(node: ast.AST, body: _Body, imports: AstImports) -> None:
+def _note(node: ast.AST, body: _Body, is_mesh_api: Callable[[str], bool]) -> None:
     """A mesh context API call (`enters_mesh`, `_site`'s `MESH_CONTEXT_APIS`), a name read
     (`enters_mesh`'s helpers, `_context_manager_function` of this module), a `with` item or
     `enter_context` argument (`_local`, `_entered_by_statements`) or an assigned call (what
@@ -98,7 +105,7 @@ def _note(node: ast.AST, body: _Body, imports: AstImports) -> None:
         body.names.add(node.id)
     elif isinstance(node, ast.Call):
         name = full_name(node.func)
-        if name is not None and any(api_of(q) in MESH_CONTEXT_APIS for q in imports.qualified_names(name)):
+        if name is not None and is_mesh_api(name):
             body.mesh_call = True
         if isinstance(node.func, ast.Attribute) and node.func.attr in ENTER_METHODS and node.args:
             _entered(node.args[0], body)
