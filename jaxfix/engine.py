@@ -277,6 +277,10 @@ def check_source(
             return None, ()
     _refuse_if_too_large(source, facts, options)
     del facts
+    refusal = too_deep(source)  # only for what LibCST parses: `ast` refuses such code with an exception
+    if refusal is not None:
+        message, line, column = refusal
+        raise TooDeep(message, Location(line, column))
     module = cst.parse_module(source)
     diagnostics: tuple[Diagnostic, ...] | None = None
     fixed_any = False
@@ -343,10 +347,6 @@ def _screened_check(
     source: bytes, options: Options, changed_lines: frozenset[int] | None, evidence: tuple[Evidence, ...] | None = None,
     project: InProject | None = None,
 ) -> tuple[bytes | None, tuple[Diagnostic, ...]]:
-    refusal = too_deep(source)
-    if refusal is not None:
-        message, line, column = refusal
-        raise TooDeep(message, Location(line, column))
     with _fewer_collections():
         return check_source(source, options, changed_lines=changed_lines, evidence=evidence, project=project)
 

@@ -70,6 +70,18 @@ DEEP = {
 }
 
 
+def test_deep_code_is_refused_only_where_libcst_would_parse_it(tmp_path):
+    """The refusal guards LibCST: a candidate the `ast` screen drops is never parsed by it, so
+    its 100,000 adjacent strings (one node for `ast`, 100,000 nested ones for LibCST) are fine."""
+    strings = "x = " + "'a' " * 100_000 + "\n"
+    dropped, kept = tmp_path / "dropped.py", tmp_path / "kept.py"
+    dropped.write_text("# use_abstract_mesh is only named here\n" + strings)
+    kept.write_text(VIOLATION + strings)
+    results = {r.path: r for r in run_files([dropped, kept], Options(), write=False, jobs=1)}
+    assert results[dropped].error is None and not results[dropped].diagnostics
+    assert results[kept].error is not None and "nested more than" in results[kept].error
+
+
 @pytest.mark.parametrize("kind", sorted(DEEP))
 def test_a_deeply_nested_expression_is_refused_before_libcst(tmp_path, kind):
     """Each of these crashes LibCST (a C stack overflow) or takes minutes; here it is one error."""

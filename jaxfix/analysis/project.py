@@ -235,6 +235,8 @@ class ProjectIndex:
         from jaxfix.analysis.module import ModuleAnalysis  # noqa: I001 - module.py imports this module
         from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
 
+        if too_deep(source) is not None:
+            return Unknown(f"{path.name} is nested too deeply to analyse")
         try:
             module = cst.parse_module(source)
         except Exception:  # noqa: BLE001 - any module that does not parse is simply unknown
@@ -259,9 +261,7 @@ class ProjectIndex:
 
 
 def _summarize(path: Path, source: bytes) -> _Summary | Unknown:
-    if too_deep(source) is not None:
-        return Unknown(f"{path.name} is nested too deeply to analyse")
-    try:
+    try:  # `ast` refuses code nested too deeply with an exception (LibCST would crash: see _parse)
         return _Summary(ast.parse(source))
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return Unknown(f"{path.name} does not parse")
