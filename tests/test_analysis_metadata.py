@@ -210,3 +210,11 @@ def test_module_level_batch_wrapper_resolves_them_without_a_traversal(provider, 
     resolved = ModuleLevelBatchWrapper(module, unsafe_skip_copy=True).resolve(provider)
     assert module in resolved
     assert batched_visits == []
+
+
+@pytest.mark.parametrize("name, source", SOURCES, ids=[name for name, _ in SOURCES])
+def test_nodes_of_a_kind_are_every_such_node_of_the_parent_map(name, source):
+    analysis = ModuleAnalysis(ModuleLevelBatchWrapper(cst.parse_module(source), unsafe_skip_copy=True), None)
+    kinds = (cst.Call, cst.Attribute, cst.With, cst.Name, cst.FunctionDef, cst.BaseExpression, cst.BaseSmallStatement, cst.CSTNode, cst.Module)
+    for kind in kinds:
+        assert analysis.nodes(kind) == [node for node in analysis.parents if isinstance(node, kind)], kind

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import libcst as cst
 from libcst.metadata import (
@@ -189,7 +189,18 @@ class ModuleAnalysis:
 
     def nodes(self, kind: type[NodeT]) -> list[NodeT]:
         """Every node of type `kind`, in the order a visitor meets them (the parent map's order)."""
+        types = [t for t in self._by_type if issubclass(t, kind)]
+        if len(types) <= 1:  # none, or one node class (cst.Call): its list is in that order
+            return list(cast("list[NodeT]", self._by_type[types[0]])) if types else []
         return [node for node in self.parents if isinstance(node, kind)]
+
+    @cached_property
+    def _by_type(self) -> dict[type[cst.CSTNode], list[cst.CSTNode]]:
+        """The nodes of each class, in the parent map's order."""
+        found: dict[type[cst.CSTNode], list[cst.CSTNode]] = {}
+        for node in self.parents:
+            found.setdefault(type(node), []).append(node)
+        return found
 
     @cached_property
     def positions(self) -> Mapping[cst.CSTNode, CodeRange]:

@@ -18,6 +18,7 @@ import libcst as cst
 
 # Node type -> a getter of its fields' values (a tuple) in the order LibCST visits them.
 _FIELD_GETTERS: dict[type[cst.CSTNode], Callable[[cst.CSTNode], tuple[object, ...]]] = {}
+_IS_NODE: dict[type, bool] = {}  # whether values of a type are nodes
 
 
 class _FieldOrder(cst.CSTVisitor):
@@ -59,9 +60,8 @@ def parent_map(root: cst.CSTNode) -> dict[cst.CSTNode, cst.CSTNode]:
     """Child -> parent for every node under `root` (which has none), in the order a visitor
     enters them."""
     parents: dict[cst.CSTNode, cst.CSTNode] = {}
-    node_type = cst.CSTNode
     getters = _FIELD_GETTERS
-    sequences = (tuple, list)
+    is_node = _IS_NODE  # by type: `isinstance` against CSTNode, an ABC, is slow
     stack: list[tuple[cst.CSTNode, cst.CSTNode | None]] = [(root, None)]
     while stack:
         node, parent = stack.pop()
@@ -69,13 +69,20 @@ def parent_map(root: cst.CSTNode) -> dict[cst.CSTNode, cst.CSTNode]:
             parents[node] = parent
         children: list[tuple[cst.CSTNode, cst.CSTNode | None]] = []
         for value in (getters.get(type(node)) or _field_getter(node))(node):
-            if isinstance(value, node_type):
-                children.append((value, node))
-            elif type(value) in sequences and value:
+            kind = type(value)
+            if is_node.get(kind) or (kind not in is_node and _learn(kind)):
+                children.append((cast("cst.CSTNode", value), node))
+            elif (kind is tuple or kind is list) and value:
                 for item in cast("tuple[object, ...]", value):
-                    if isinstance(item, node_type):
-                        children.append((item, node))
+                    kind = type(item)
+                    if is_node.get(kind) or (kind not in is_node and _learn(kind)):
+                        children.append((cast("cst.CSTNode", item), node))
         if children:
             children.reverse()
             stack.extend(children)
     return parents
+
+
+def _learn(kind: type) -> bool:
+    found = _IS_NODE[kind] = issubclass(kind, cst.CSTNode)
+    return found
