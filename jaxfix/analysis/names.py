@@ -95,7 +95,7 @@ _MATCH_ANY_JAX_MODULE = {"top_level_all_gather": Api.TOP_LEVEL_ALL_GATHER}
 # The last part of every qualified name an API may have. Every qualified name of `x.attr` ends
 # in `.attr` (an import only renames the first part of a chain), so an attribute whose name is
 # not among these is no API: `ApiResolver.api` answers without asking its scope.
-_LAST_PARTS = frozenset(q.rpartition(".")[2] for q in _BY_QUALIFIED_NAME) | frozenset(_MATCH_ANY_JAX_MODULE)
+API_LAST_NAMES = frozenset(q.rpartition(".")[2] for q in _BY_QUALIFIED_NAME) | frozenset(_MATCH_ANY_JAX_MODULE)
 
 
 @dataclass(frozen=True)
@@ -215,7 +215,7 @@ class ApiResolver:
         return names
 
     def api(self, node: cst.CSTNode | None) -> Api | None:
-        if node is None or (isinstance(node, cst.Attribute) and node.attr.value not in _LAST_PARTS):
+        if node is None or (isinstance(node, cst.Attribute) and node.attr.value not in API_LAST_NAMES):
             return None
         return api_of_qualified_names(self.qualified_names(node))
 
