@@ -52,7 +52,7 @@ from jaxfix.analysis.jitting import JitApplication, jit_application
 from jaxfix.analysis.names import SIGNATURES, Api, ApiResolver, bind
 from jaxfix.analysis.parents import parent_map
 from jaxfix.analysis.project import Definition, External, ProjectIndex, Resolved, external, materialize
-from jaxfix.analysis.values import Unknown, Value
+from jaxfix.analysis.values import Value
 from jaxfix.evidence import Evidence
 
 NodeT = TypeVar("NodeT", bound=cst.CSTNode)

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
-from libcst.metadata import Assignment, GlobalScope, ImportAssignment
+from libcst.metadata import Assignment, ImportAssignment
 
 from jaxfix.analysis.values import Unknown
 from jaxfix.nesting import too_deep
