@@ -6,6 +6,8 @@ version and source, libcst's and Python's versions, the selected rules, every op
 changes results, the project roots), and for the content of the other files its analysis used
 (the modules it imports, see jaxfix/dependencies.py): an entry whose dependency changed, was
 deleted or cannot be read is a miss. Entries without dependencies cost no more than before.
+An error that follows from the file's bytes alone (a notebook that does not validate, a syntax
+error) is cached too, so a warm run does not read that file again.
 Entries are checked, never trusted: a corrupt, truncated or foreign entry is a miss. Writes
 are atomic and best effort: a cache that cannot be written only costs speed.
 """
@@ -36,7 +38,7 @@ CACHE_DIR_NAME = ".jaxfix_cache"
 _MAGIC = b"jaxfix-cache 2\n"  # 2: entries list their dependencies
 # Options that cannot change one file's result: select/ignore enter as the selected codes, and
 # exclude, include and max-file-size decide whether a file is read at all, before the cache is asked;
-# max-parse-memory only turns a result into an error, and errors are not cached.
+# max-parse-memory only turns a result into an error, and such errors are not cached.
 _OPTIONS_NOT_IN_KEY = frozenset({"select", "ignore", "exclude", "include", "extend_include", "max_file_size", "max_parse_memory"})
 _GITIGNORE = b"# Created by jaxfix: the cache never belongs in version control.\n*\n"
 _CACHEDIR_TAG = b"Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by jaxfix.\n"
@@ -135,6 +137,13 @@ def _decode(value: object, codes: tuple[str, ...]) -> Diagnostic:
     )
 
 
+def _decode_error(value: object) -> tuple[str, Location | None] | None:
+    if value is None:
+        return None
+    message, location = _expect(value, list)
+    return _expect(message, str), None if location is None else _decode_location(location)
+
+
 def _encode_dependency(dependency: Dependency) -> list:
     return [os.fspath(dependency.path), dependency.digest, list(dependency.signature or ())]
 
@@ -207,17 +216,25 @@ class Cache:
                 return None
             diagnostics = tuple(_decode(d, self.codes) for d in _expect(entry["diagnostics"], list))
             dependencies = [self._unchanged_dependency(d) for d in _expect(entry["dependencies"], list)]
+            error = _decode_error(entry["error"])
         except (ValueError, TypeError, KeyError, binascii.Error, RecursionError):
             return None
         known = tuple(d for d in dependencies if d is not None)
         if len(known) != len(dependencies):  # one of them changed
             return None
+        if error is not None:
+            if fixed is not None or diagnostics:
+                return None
+            return FileResult(path, source, error=error[0], error_location=error[1], dependencies=known, lasting_error=True)
         return FileResult(path, source, fixed, diagnostics, dependencies=known)
 
     def put(self, result: FileResult) -> None:
-        """Remember a successful result (errors are not cached: they are rare and may be transient;
-        nor is a result that used a file jaxfix cannot vouch for, see jaxfix/dependencies.py)."""
-        if result.error is not None or result.source is None or any(d.digest is None for d in result.dependencies):
+        """Remember a result: a successful one, or an error of the file's bytes (other errors may be
+        transient or a jaxfix bug, and are retried); not a result that used a file jaxfix cannot
+        vouch for, see jaxfix/dependencies.py."""
+        if result.error is not None and not result.lasting_error:
+            return
+        if result.source is None or any(d.digest is None for d in result.dependencies):
             return
         body = json.dumps({
             "settings": self.settings,
@@ -226,6 +243,9 @@ class Cache:
             "fixed": None if result.fixed is None else base64.b64encode(result.fixed).decode("ascii"),
             "diagnostics": [_encode(d) for d in result.diagnostics],
             "dependencies": [_encode_dependency(d) for d in result.dependencies],
+            "error": None if result.error is None else [
+                result.error, None if result.error_location is None else _encode_location(result.error_location)
+            ],
         }).encode()
         data = _MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
         try:

@@ -111,6 +111,9 @@ class FileResult:
     error_location: Location | None = None
     written: bool = False
     dependencies: tuple[Dependency, ...] = ()  # other files the result depends on, by path
+    # The error follows from the bytes alone (a notebook that does not validate, a syntax error,
+    # code nested too deeply): the same bytes give it again, so it is cached like a result.
+    lasting_error: bool = False
 
     @property
     def outcome(self) -> Outcome:

@@ -361,19 +361,20 @@ def _fewer_collections() -> Iterator[None]:
         gc.set_threshold(*saved)
 
 
-def describe_failure(error: Exception, source: bytes) -> tuple[str, Location | None]:
-    """A failure of `check_source` as this file's one-line error and where it is."""
+def describe_failure(error: Exception, source: bytes) -> tuple[str, Location | None, bool]:
+    """A failure of `check_source` as this file's one-line error, where it is, and whether it
+    follows from the bytes alone (so it may be cached; an internal error is retried)."""
     if isinstance(error, TooDeep):
-        return str(error), error.where
-    if isinstance(error, TooLarge):
-        return str(error), None
+        return str(error), error.where, True
+    if isinstance(error, TooLarge):  # depends on max-parse-memory
+        return str(error), None, False
     if isinstance(error, cst.ParserSyntaxError):
-        return _syntax_error(source, error)
+        return *_syntax_error(source, error), True
     if isinstance(error, InternalError):
-        return f"internal error, file left untouched: {error}", None
+        return f"internal error, file left untouched: {error}", None, False
     if isinstance(error, RecursionError):
-        return "internal error, file left untouched: code is nested too deeply", None
-    return f"internal error in a rule, file left untouched: {type(error).__name__}: {error}", None
+        return "internal error, file left untouched: code is nested too deeply", None, False
+    return f"internal error in a rule, file left untouched: {type(error).__name__}: {error}", None, False
 
 
 def process_source(path: Path, source: bytes, options: Options, *, on_disk: bool = True) -> FileResult:
@@ -393,8 +394,8 @@ def process_source(path: Path, source: bytes, options: Options, *, on_disk: bool
                 source, options, options.lines_to_check(path), options.evidence_at(path), project=project
             )
         except Exception as error:  # noqa: BLE001 - a rule's bug must not stop the run
-            message, where = describe_failure(error, source)
-            return FileResult(path, source, error=message, error_location=where)
+            message, where, lasting = describe_failure(error, source)
+            return FileResult(path, source, error=message, error_location=where, lasting_error=lasting)
         result = FileResult(path, source, fixed, diagnostics)
     if result.error is None and (project.used or project.layout):
         result = replace(result, dependencies=snapshot(project.used, index_created_ns, project.layout))

@@ -171,13 +171,24 @@ def load(source: bytes) -> tuple[bytes, str, dict[str, Any]]:
 
 
 def validate(data: dict[str, Any], what: str = "notebook") -> None:
-    """nbformat's own schema check, on a copy (nbformat may repair what it checks)."""
+    """nbformat's own schema check, on a copy (nbformat may repair what it checks).
+
+    Cell ids came with nbformat 4.5, but Jupyter and nbformat.read() accept them in notebooks
+    that declare an older minor (JupyterLab and VS Code write such files): a notebook with ids
+    is checked as the 4.5 notebook it is (4.5 adds only ids; nbformat fills the ids missing on
+    the copy). The document itself is never changed: no id is added or dropped.
+    """
     import nbformat
 
+    checked = copy.deepcopy(data)
+    minor = checked.get("nbformat_minor")
+    cells = checked.get("cells")
+    if type(minor) is int and minor < 5 and isinstance(cells, list) and any(isinstance(c, dict) and "id" in c for c in cells):
+        checked["nbformat_minor"] = 5
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            nbformat.validate(copy.deepcopy(data))
+            nbformat.validate(checked)
         except nbformat.ValidationError as error:
             raise NotebookError(f"{what} does not validate against the nbformat schema: {error.message}") from None
 
@@ -433,22 +444,22 @@ def _map_diagnostic(diagnostic: Diagnostic, module: Module) -> Diagnostic:
 def process_notebook(
     path: Path, source: bytes, options: Options,
     check: Callable[[bytes, Options, frozenset[int] | None], tuple[bytes | None, tuple[Diagnostic, ...]]],
-    describe: Callable[[Exception, bytes], tuple[str, Location | None]],
+    describe: Callable[[Exception, bytes], tuple[str, Location | None, bool]],
 ) -> FileResult:
     """One notebook through `check` (the engine's check of one module); errors are this file's."""
     try:
         notebook = parse(source)
         validate(notebook.data)
     except NotebookError as error:
-        return FileResult(path, source, error=str(error), error_location=error.location)
+        return FileResult(path, source, error=str(error), error_location=error.location, lasting_error=True)
     module = to_module(notebook)
     code = module.code
     changed = options.lines_to_check(path)
     try:
         fixed, diagnostics = check(code, options, None if changed is None else _module_lines(notebook, module, changed))
     except Exception as error:  # noqa: BLE001 - the engine's own failures, described its way
-        message, where = describe(error, code)
-        return FileResult(path, source, error=message, error_location=module.locate(where) if where else None)
+        message, where, lasting = describe(error, code)
+        return FileResult(path, source, error=message, error_location=module.locate(where) if where else None, lasting_error=lasting)
     mapped = tuple(_map_diagnostic(d, module) for d in diagnostics)
     if fixed is None:
         return FileResult(path, source, None, mapped)

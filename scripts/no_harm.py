@@ -5,8 +5,9 @@ reviewer needs to find false positives and crashes.
                               [--time-limit SECONDS] [--exclude GLOB]...
 
 The report goes to stdout (redirect it to a file): internal errors (jaxfix bugs), other files
-in error, every proposed change as a unified diff with its diagnostics, diagnostics reported
-without a change, and a summary. Progress goes to stderr. It calls the engine directly
+in error, every proposed change as a unified diff with its diagnostics (per cell for a
+notebook), diagnostics reported without a change, and a summary. Notebooks (`*.ipynb`) are
+checked with the `.py` files, as jaxfix's own default `include` has it. Progress goes to stderr. It calls the engine directly
 (jaxfix.runner.run_files with write=False), so it does not depend on any output format.
 Exit code: 2 if jaxfix crashed on some file, 1 if it proposed changes or reported anything, else 0.
 """
@@ -24,7 +25,9 @@ from jaxfix.diagnostics import Diagnostic, FileResult
 from jaxfix.diffs import unified_diff_text
 from jaxfix.discovery import discover
 from jaxfix.jax_version import installed_jax_version, parse_version
+from jaxfix.notebook import cell_diff
 from jaxfix.options import Options
+from jaxfix.paths import is_notebook
 from jaxfix.prefilter import is_candidate, selected_rules
 from jaxfix.runner import default_jobs, run_files
 
@@ -45,7 +48,7 @@ def _diagnostic_line(path: Path, diagnostic: Diagnostic) -> str:
     if diagnostic.fix_title:
         state = "applied" if diagnostic.applied else f"not applied, {diagnostic.fix_safety.value if diagnostic.fix_safety else 'no'} fix"
         fix = f" [{diagnostic.fix_title}; {state}]"
-    return f"{_display(path)}:{diagnostic.start.line}:{diagnostic.start.column}: {diagnostic.code} {diagnostic.message}{fix}"
+    return f"{_display(path)}:{diagnostic.start}: {diagnostic.code} {diagnostic.message}{fix}"  # `cell N:line:col` in a notebook
 
 
 def _run(files: list[Path], options: Options, jobs: int, time_limit: float | None) -> tuple[list[FileResult], int]:
@@ -78,15 +81,18 @@ def _report(results: list[FileResult], not_reached: int, discovered: int, candid
         print(f"{_display(r.path)}: {r.error}")
     print(f"\n# Files in error ({len(failed)})")
     for r in failed:
-        where = f":{r.error_location.line}:{r.error_location.column}" if r.error_location else ""
+        where = f":{r.error_location}" if r.error_location else ""
         print(f"{_display(r.path)}{where}: {r.error}")
     print(f"\n# Proposed changes ({len(changed)} files)")
     for r in changed:
         print()
         for d in r.diagnostics:
             print(_diagnostic_line(r.path, d))
-        assert r.source is not None
-        sys.stdout.write(unified_diff_text(_display(r.path), r.source, r.fixed))
+        assert r.source is not None and r.fixed is not None
+        if is_notebook(r.path):  # the cells that change, not the JSON document
+            sys.stdout.write(cell_diff(_display(r.path), r.source, r.fixed))
+        else:
+            sys.stdout.write(unified_diff_text(_display(r.path), r.source, r.fixed))
     print(f"\n# Reported without a change ({len(report_only)})")
     for path, d in report_only:
         print(_diagnostic_line(path, d))

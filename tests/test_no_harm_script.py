@@ -37,3 +37,19 @@ def test_no_harm_reports_changes_and_errors_without_writing(tmp_path: Path, caps
     assert "+++ b/" in changes and "positive.py:" in changes
     assert "processed: 3" in report
     assert "candidates (pass the prefilter, so parsed): 2" in report
+
+
+def test_no_harm_checks_notebooks_too(tmp_path: Path, capsys):
+    """Notebooks are taken by default, as by jaxfix itself: a tree's `.ipynb` files are checked."""
+    notebook = ROOT / "fixtures" / "JAX001" / "notebook_mesh_built_in_earlier_cell.ipynb"
+    shutil.copyfile(notebook, tmp_path / "found.ipynb")
+    (tmp_path / "broken.ipynb").write_text('{"cells": [', encoding="utf-8")
+
+    code = _load_script().main([str(tmp_path), "--jax-version", "0.10.2", "--jobs", "1"])
+
+    report = capsys.readouterr().out
+    assert code == 1
+    errors = report.split("# Files in error (1)")[1].split("# Proposed changes")[0]
+    assert "broken.ipynb:1:12: not a notebook: invalid JSON" in errors
+    changes = report.split("# Proposed changes (1 files)")[1]
+    assert "found.ipynb:cell 8:1:11: JAX001" in changes

@@ -333,3 +333,63 @@ def test_an_import_a_fix_needs_joins_the_imports_in_their_cell():
     cells = [cell["source"] for cell in json.loads(result.fixed)["cells"]]
     assert cells[0] == ["%matplotlib inline\n", "!nproc\n"]
     assert cells[1][:4] == [*nb.split_lines(code)[:3], "import jax\n"]
+
+
+def _as_minor_4(text: str) -> str:
+    """The notebook as JupyterLab and VS Code often write it (and docs/ffi.ipynb in jax-ml/jax
+    is): `nbformat_minor` 4, every cell with an `id` (ids came with 4.5)."""
+    assert text.count('"nbformat_minor": 5') == 1 and '"id": "cell-1"' in text
+    return text.replace('"nbformat_minor": 5', '"nbformat_minor": 4')
+
+
+def test_a_4_4_notebook_with_cell_ids_is_read_as_jupyter_reads_it(tmp_path):
+    clean = FIXTURES / "JAX001" / "notebook_already_passes_lowering_platforms.ipynb"
+    (tmp_path / "clean.ipynb").write_text(_as_minor_4(clean.read_text(encoding="utf-8")), encoding="utf-8")
+    (tmp_path / "plain.py").write_text("x = 1\n")
+    result = invoke(tmp_path, "--check", ".")
+    assert (result.exit_code, "error:" in result.stderr) == (0, False), result.stderr
+    # a real schema error in such a notebook is still one, named as before
+    document = json.loads(_as_minor_4(clean.read_text(encoding="utf-8")))
+    document["cells"][1]["id"] = 5
+    with pytest.raises(nb.NotebookError, match="5 is not of type 'string'"):
+        nb.validate(document)
+    document["cells"][1]["id"], document["cells"][1]["colour"] = "ok", "red"
+    with pytest.raises(nb.NotebookError, match="'colour' was unexpected"):
+        nb.validate(document)
+
+
+def test_fixing_a_4_4_notebook_with_cell_ids_keeps_its_ids_and_minor(tmp_path):
+    path = tmp_path / EARLIER_CELL.name
+    path.write_text(_as_minor_4(EARLIER_CELL.read_text(encoding="utf-8")), encoding="utf-8")
+    some_without_id = json.loads(path.read_text(encoding="utf-8"))
+    assert invoke(tmp_path, path.name).exit_code == 0
+    expected = _as_minor_4(EARLIER_CELL.with_name(f"{EARLIER_CELL.stem}.fixed.ipynb").read_text(encoding="utf-8"))
+    assert path.read_text(encoding="utf-8") == expected
+    # cells without an id (4.4 allows them) stay without one: nbformat's repair is never written
+    del some_without_id["cells"][0]["id"], some_without_id["cells"][7]["id"]
+    path.write_text(json.dumps(some_without_id, indent=1), encoding="utf-8")
+    assert invoke(tmp_path, path.name).exit_code == 0
+    ids = [cell.get("id") for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]]
+    assert ids == [None, *(f"cell-{n}" for n in range(1, 7)), None]
+
+
+def test_a_notebook_in_error_is_cached_like_a_result(tmp_path, monkeypatch):
+    document = json.loads(EARLIER_CELL.read_text(encoding="utf-8"))
+    document["cells"][1]["outputs"] = 5
+    (tmp_path / "bad.ipynb").write_text(json.dumps(document), encoding="utf-8")
+    validated: list[object] = []
+    real = nb.validate
+    monkeypatch.setattr(nb, "validate", lambda data, what="notebook": (validated.append(what), real(data, what)))
+    runs = [CliRunner().invoke(cli, ["--check", "-j", "1", "--color", "never", "--jax-version", "0.10.2",
+                                     "--cache-dir", str(tmp_path / "cache"), str(tmp_path / "bad.ipynb")])
+            for _ in range(2)]
+    assert [r.exit_code for r in runs] == [2, 2] and runs[0].output == runs[1].output
+    assert "5 is not of type 'array'" in runs[1].output
+    assert validated == ["notebook"], "the warm run read the notebook in error again"
+    # an internal error is not cached: it is retried
+    from jaxfix.diagnostics import FileResult
+
+    options = options_from_args(["--jax-version", "0.10.2"])
+    crash = FileResult(tmp_path / "x.py", b"x = 1\n", error="internal error in a rule, file left untouched: boom")
+    Cache(tmp_path / "cache2", options).put(crash)
+    assert Cache(tmp_path / "cache2", options).get(crash.path, crash.source) is None
