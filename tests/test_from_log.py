@@ -252,9 +252,32 @@ def test_file_changed_since_the_log_is_said_and_left_alone(logs, tmp_path):
     result = from_log(_version(logs)["plain"], "--unsafe-fixes", tree=tree)
     assert result.exit_code == 2
     assert "has changed since the log: line 14 is now" in result.output
+    assert "is already fixed" not in result.output  # (16, 2) is not the rule's fix, (8, 4) would be
+    assert re.search(r"log tracebacks not used\s*│\s*1 │", result.output), result.output
     assert changed.read_bytes() == before
     assert (tree / "static_site_same_fix" / "run_nested_stages.py").read_bytes() == (
         PROJECTS / "static_site_same_fix" / "run_nested_stages.fixed.py").read_bytes()
+
+
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_rerun_after_some_fixes_were_applied_says_already_fixed_and_exits_0(logs, tmp_path, version):
+    tree = copy_tree(tmp_path / "tree")
+    log = logs(version)["plain"]
+    assert from_log(log, tree=tree).exit_code == 1  # the safe fix written, the unsafe ones left
+    again = from_log(log, "--unsafe-fixes", tree=tree)
+    assert again.exit_code == 0, again.output
+    notes = [line for line in again.output.splitlines() if "is already fixed" in line]
+    assert len(notes) == 1 and "run_export.py" in notes[0], again.output
+    assert re.search(r"log sites already fixed\s*│\s*1 │", again.output) and "error:" not in again.output
+    expected = expected_files()
+    for relative, content in tree_state(tree).items():
+        wanted = expected.get(Path(relative))
+        assert content == (wanted.read_bytes() if wanted else (PROJECTS / relative).read_bytes()), relative
+    last = from_log(log, "--unsafe-fixes", "--check", tree=tree)
+    assert last.exit_code == 0, last.output
+    assert len([line for line in last.output.splitlines() if "is already fixed" in line]) == len(expected)
+    assert re.search(rf"log sites already fixed\s*│\s*{len(expected)} │", last.output)
+    assert re.search(r"files in error\s*│\s*0 │", last.output) and re.search(r"log tracebacks not used\s*│\s*0 │", last.output)
 
 
 # -- one diagnostic per site, every mode and format ----------------------------------------------

@@ -189,10 +189,10 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
     if from_log:
         from jaxfix.cli.from_log import evidence_run
 
-        files, options, log_errors = evidence_run(from_log, path_list, options, console())
-        found = Discovery(files, [])
+        log_run = evidence_run(from_log, path_list, options, console())
+        found, options = Discovery(log_run.files, []), log_run.options
     else:
-        found, log_errors = discover(path_list, options.exclude, options.all_includes), False
+        found, log_run = discover(path_list, options.exclude, options.all_includes), None
     for path, message in found.errors:
         from jaxfix.cli import render
 
@@ -221,8 +221,9 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
     if not quiet and mode != "diff":
         from jaxfix.cli import render
 
-        render.render_summary(console(), results, write=write, other_errors=len(found.errors))
-    sys.exit(_exit_code(results, write=write, had_errors=bool(found.errors) or log_errors))
+        log_rows = () if log_run is None else (("log sites already fixed", log_run.already_fixed), ("log tracebacks not used", log_run.errors))
+        render.render_summary(console(), results, write=write, other_errors=len(found.errors), log_rows=log_rows)
+    sys.exit(_exit_code(results, write=write, had_errors=bool(found.errors) or bool(log_run and log_run.errors)))
 
 
 def _run(files: list[Path], options: Options, *, write: bool, jobs: int, console: Callable[[], Console], quiet: bool,

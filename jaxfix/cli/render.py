@@ -106,8 +106,11 @@ def render_error(console: Console, path: Path | str, message: str, location: Loc
     console.print(Text(f"{where}: error: {message}", style="red"), soft_wrap=True)
 
 
-def render_summary(console: Console, results: list[FileResult], *, write: bool, other_errors: int = 0) -> None:
-    """`other_errors`: paths that failed before reaching the engine (e.g. no such file)."""
+def render_summary(
+    console: Console, results: list[FileResult], *, write: bool, other_errors: int = 0, log_rows: tuple[tuple[str, int], ...] = (),
+) -> None:
+    """`other_errors`: paths that failed before reaching the engine (e.g. no such file);
+    `log_rows`: with --from-log, what became of the log's tracebacks that are not files' results."""
     fixes = Counter(d.code for r in results if r.fixed is not None and r.error is None for d in r.diagnostics if d.applied)
     left = sum(len(r.remaining) for r in results)
     changed = sum(1 for r in results if r.fixed is not None and r.error is None)
@@ -120,6 +123,8 @@ def render_summary(console: Console, results: list[FileResult], *, write: bool, 
         table.add_row(f"fixes {code}" if write else f"fixes {code} (pending)", str(count))
     table.add_row("diagnostics left", str(left))
     table.add_row("files in error", str(sum(1 for r in results if r.error) + other_errors))
+    for what, count in log_rows:
+        table.add_row(what, str(count))
     console.print(table)
 
 

@@ -22,6 +22,15 @@ class LocateError(ValueError):
     """A traceback that cannot be placed in the local tree; the message says why."""
 
 
+class ChangedSinceLog(LocateError):
+    """The traceback's line in `local` no longer holds the code the log shows (it may hold the fix)."""
+
+    def __init__(self, message: str, local: Path, frame: Frame) -> None:
+        super().__init__(message)
+        self.local = local
+        self.frame = frame
+
+
 def _parts(path: str) -> tuple[str, ...]:
     return tuple(p for p in PurePosixPath(path.replace("\\", "/")).parts if p not in ("/", "."))
 
@@ -82,12 +91,12 @@ def locate(frames: tuple[Frame, ...], index: TreeIndex, read: dict[Path, list[st
 
 def _confirm(local: Path, frame: Frame, lines: list[str]) -> None:
     if frame.line > len(lines):
-        raise LocateError(f"{local.as_posix()} has changed since the log: it has no line {frame.line} any more")
+        raise ChangedSinceLog(f"{local.as_posix()} has changed since the log: it has no line {frame.line} any more", local, frame)
     now = lines[frame.line - 1].strip()
     if frame.source is not None and _code(now) != _code(frame.source):
-        raise LocateError(
+        raise ChangedSinceLog(
             f"{local.as_posix()} has changed since the log: line {frame.line} is now {_short(now)!r}, "
-            f"the log shows {_short(frame.source)!r}"
+            f"the log shows {_short(frame.source)!r}", local, frame,
         )
 
 

@@ -7,9 +7,23 @@ from pathlib import Path
 
 from jaxfix.evidence import Evidence, Facts
 from jaxfix.fromlog.errors import MessageError, error_code, looks_like_ours, read_facts
-from jaxfix.fromlog.locate import LocateError, TreeIndex, locate
+from jaxfix.fromlog.locate import ChangedSinceLog, LocateError, TreeIndex, locate
 from jaxfix.fromlog.logtext import clean_lines
 from jaxfix.fromlog.tracebacks import Traceback, find_tracebacks
+
+
+@dataclass(frozen=True)
+class Changed:
+    """A traceback whose line no longer holds the code the log shows: it may hold the rule's fix
+    (jaxfix/fromlog/fixed.py tells), else `error` is said."""
+
+    local: Path
+    code: str
+    line: int
+    logged: str | None  # the line the log shows
+    facts: Facts
+    log_line: int
+    error: str
 
 
 @dataclass
@@ -17,6 +31,7 @@ class LogReading:
     evidence: dict[Path, tuple[Evidence, ...]] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)  # "log line N: JAX002 traceback: why"
     occurrences: int = 0  # tracebacks of the three errors, usable or not
+    changed: list[Changed] = field(default_factory=list)  # in log order
 
 
 def _possibly_ours(traceback: Traceback) -> bool:
@@ -44,6 +59,12 @@ def read_log(data: bytes, files: list[Path]) -> LogReading:
                 raise MessageError("it holds bytes that are not UTF-8, so its paths or meshes cannot be trusted")
             facts = read_facts(code, traceback.exception)  # type: ignore[arg-type]
             local, frame = locate(traceback.frames, index, sources)
+        except ChangedSinceLog as error:
+            reading.changed.append(Changed(
+                error.local, code, error.frame.line, error.frame.source, facts, traceback.end,
+                f"{where}: {code} traceback not used: {error}",
+            ))
+            continue
         except (MessageError, LocateError) as error:
             reading.errors.append(f"{where}: {code} traceback not used: {error}")
             continue

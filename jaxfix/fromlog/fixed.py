@@ -1,0 +1,97 @@
+"""A logged site whose line has changed since the log: already fixed, or changed otherwise.
+
+Already fixed means the file now holds what the rule's own fix makes of the logged line. That
+is checked by doing it: put the logged line back in place of the text that may be its fix,
+fix that one site with the log's evidence, and the result must be the file as it is now. Any
+other change (an edit by hand, another fix, a line that moved for another reason) is not
+explained, and the site stays "changed since the log".
+"""
+
+from __future__ import annotations
+
+import difflib
+import io
+import tokenize
+from dataclasses import replace
+from pathlib import Path
+
+from jaxfix.evidence import Evidence, Facts
+from jaxfix.options import Options
+
+# How far a fix's text may lie from the logged line (lines other fixes added above it), how many
+# lines one fix may take, and how many candidate places are tried (each is one engine run).
+_REACH = 60
+_MAX_FIX_LINES = 24
+_MAX_TRIES = 4
+_SIMILAR = 0.4
+
+
+def _net_depth(text: str) -> int | None:
+    """Brackets opened minus closed in `text` (code, not strings or comments); None if it does
+    not tokenize up to its end."""
+    depth = 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.OP and token.string in "([{":
+                depth += 1
+            elif token.type == tokenize.OP and token.string in ")]}":
+                depth -= 1
+    except tokenize.TokenError:  # the statement continues on the next line: what was counted stands
+        pass
+    except (SyntaxError, ValueError):
+        return None
+    return depth
+
+
+def _depths(lines: list[str]) -> list[int] | None:
+    """The bracket depth at the start of each line of a module, and after its last line."""
+    depths, depth = [0], 0
+    for line in lines:
+        change = _net_depth(line)
+        if change is None:
+            return None
+        depth += change
+        depths.append(depth)
+    return depths
+
+
+def _places(lines: list[str], logged: str, line: int) -> list[int]:
+    """0-based lines where the logged line's fix may start, nearest the logged line first."""
+    near = range(max(0, line - 1 - _REACH), min(len(lines), line + _REACH))
+    similar = [
+        index for index in near
+        if lines[index].strip() and difflib.SequenceMatcher(None, logged, lines[index].strip()).quick_ratio() >= _SIMILAR
+    ]
+    return sorted(similar, key=lambda index: (abs(index - (line - 1)), index))[:_MAX_TRIES]
+
+
+def already_fixed(path: Path, code: str, line: int, logged: str, facts: Facts, log_line: int, options: Options) -> int | None:
+    """The line of `path` where the rule's fix of the logged site now stands, or None when the
+    file does not hold that fix (the site changed otherwise, or cannot be told)."""
+    from jaxfix.engine import process_source  # imports libcst: only for a site that changed
+
+    try:
+        now = path.read_bytes()
+        text = now.decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    lines = text.splitlines(keepends=True)
+    depths = _depths(lines)
+    wanted = _net_depth(logged)
+    if depths is None or wanted is None:
+        return None
+    for start in _places(lines, logged, line):
+        end = next((end for end in range(start + 1, min(len(lines), start + _MAX_FIX_LINES) + 1)
+                    if depths[end] - depths[start] == wanted), None)
+        if end is None:
+            continue
+        first = lines[start]
+        indent = first[: len(first) - len(first.lstrip(" \t"))]
+        newline = "\r\n" if lines[end - 1].endswith("\r\n") else "\n"
+        before = "".join([*lines[:start], indent + logged + newline, *lines[end:]]).encode("utf-8")
+        evidence = Evidence(code, start + 1, (log_line,), (facts,))
+        checked = replace(options, unsafe_fixes=True, changed_lines=None, evidence={path.resolve(): (evidence,)})
+        result = process_source(path, before, checked)
+        if result.error is None and result.fixed == now:
+            return start + 1
+    return None
