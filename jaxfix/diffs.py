@@ -7,6 +7,8 @@ import os
 import re
 import tokenize
 
+from jaxfix.escaping import git_header
+
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 
@@ -21,9 +23,11 @@ def split_lines(text: str) -> list[str]:
 
 
 def unified_diff(display_path: str, old: bytes, new: bytes) -> bytes:
-    """A diff `git apply` accepts: a/ and b/ prefixes, the file's own bytes (its encoding and line
-    endings as they are). Lines are split as git splits them: only \\n ends a line, so a \\r\\n
-    keeps its \\r and a lone \\r stays inside its line. (Source encodings are ASCII-compatible.)
+    """A diff `git apply` accepts: a/ and b/ prefixes, the name quoted as git quotes it (so a name
+    holding a newline and a fake header names only its own file), the file's own bytes (its
+    encoding and line endings as they are). Lines are split as git splits them: only \\n ends a
+    line, so a \\r\\n keeps its \\r and a lone \\r stays inside its line. (Source encodings are
+    ASCII-compatible.)
     For a notebook, a readable diff of its changed cells instead (as ruff shows them)."""
     if display_path.endswith(".ipynb"):
         from jaxfix.notebook import cell_diff
@@ -31,14 +35,20 @@ def unified_diff(display_path: str, old: bytes, new: bytes) -> bytes:
         return cell_diff(display_path, old, new).encode("utf-8", "surrogateescape")
     import difflib  # here: every run reads files through decode(), few print a diff
 
-    path = os.fsencode(display_path)
-    lines = difflib.diff_bytes(difflib.unified_diff, _git_lines(old), _git_lines(new), b"a/" + path, b"b/" + path)
+    lines = difflib.diff_bytes(difflib.unified_diff, _git_lines(old), _git_lines(new), *header_names(display_path))
     out = []
     for line in lines:
         out.append(line)
         if not line.endswith(b"\n"):
             out.append(b"\n\\ No newline at end of file\n")
     return b"".join(out)
+
+
+def header_names(display_path: str) -> tuple[bytes, bytes]:
+    """What follows `--- ` and `+++ ` for this file: `a/` and `b/` before its name as bytes (an
+    undecodable name gets its own bytes back), quoted as git quotes it."""
+    path = os.fsencode(display_path)
+    return git_header(b"a/" + path, b"b/" + path)
 
 
 def unified_diff_text(display_path: str, old: bytes, new: bytes) -> str:

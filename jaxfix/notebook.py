@@ -21,6 +21,7 @@ import copy
 import difflib
 import io
 import json
+import os
 import re
 import tokenize
 import warnings
@@ -480,11 +481,15 @@ def changed_cells(old: bytes, new: bytes) -> list[tuple[int, str, str]]:
 
 
 def cell_diff(display_path: str, old: bytes, new: bytes) -> str:
-    """A readable diff of the code cells that changed, one `path:cell N` section per cell."""
+    """A readable diff of the code cells that changed, one `path:cell N` section per cell (its
+    name quoted as git quotes names, so no header can be forged in it)."""
+    from jaxfix.escaping import git_path
+
     out = []
     for number, old_text, new_text in changed_cells(old, new):
-        name = f"{display_path}:cell {number}"
-        for line in difflib.unified_diff(split_lines(old_text), split_lines(new_text), f"a/{name}", f"b/{name}"):
+        name = os.fsencode(f"{display_path}:cell {number}")
+        names = (git_path(prefix + name).decode("ascii") for prefix in (b"a/", b"b/"))
+        for line in difflib.unified_diff(split_lines(old_text), split_lines(new_text), *names):
             out.append(line)
             if not line.endswith("\n"):
                 out.append("\n\\ No newline at end of file\n")

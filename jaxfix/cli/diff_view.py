@@ -10,11 +10,13 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
+from itertools import groupby
 
 from rich.text import Text
 
 from jaxfix.diagnostics import Diagnostic
 from jaxfix.diffs import decode, split_lines
+from jaxfix.escaping import printable
 
 CONTEXT = 3
 _TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
@@ -40,16 +42,21 @@ def _range(start: int, stop: int) -> str:
 
 
 def _marked(lines: list[str], spans: list[tuple[int, int]], prefix: str) -> list[Text]:
-    """`lines` (one block) as Texts, the characters in `spans` (offsets in the joined block) highlighted."""
+    """`lines` (one block) as Texts, the characters in `spans` (offsets in the joined block)
+    highlighted; control characters in the code are shown escaped, not sent to the terminal."""
     base, strong = _STYLES[prefix]
     texts, offset = [], 0
     for line in lines:
         content = line.rstrip("\r\n")
-        text = Text(prefix + content, style=base)
+        marked = [False] * len(content)
         for start, end in spans:
             start, end = max(start - offset, 0), min(end - offset, len(content))
             if start < end and content[start:end].strip():
-                text.stylize(strong, start + 1, end + 1)
+                marked[start:end] = [True] * (end - start)
+        text = Text(prefix, style=base)
+        for strong_run, run in groupby(range(len(content)), key=marked.__getitem__):
+            piece = "".join(content[i] for i in run)
+            text.append(printable(piece, tabs=True), style=strong if strong_run else None)
         texts.append(text)
         offset += len(line)
     return texts

@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from jaxfix.config import Config, load
+from jaxfix.escaping import printable
 from jaxfix.options import Options
 from jaxfix.settings import SETTINGS, SettingError, build_options
 
@@ -40,8 +41,8 @@ def setting_values(params: Mapping[str, Any]) -> dict[str, Any]:
 def load_config(config_file: Path | None, paths: list[Path]) -> Config:
     try:
         return load(config_file, paths)
-    except SettingError as error:
-        raise click.UsageError(str(error)) from None
+    except SettingError as error:  # a key or path from a stranger's pyproject.toml may hold anything
+        raise click.UsageError(printable(str(error))) from None
 
 
 def options_from(config: Config, flags: Mapping[str, Any]) -> Options:
@@ -49,4 +50,4 @@ def options_from(config: Config, flags: Mapping[str, Any]) -> Options:
     try:
         return build_options(config, flags)
     except SettingError as error:
-        raise click.UsageError(str(error)) from None
+        raise click.UsageError(printable(str(error))) from None

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.text import Text
 
 from jaxfix.discovery import discover
+from jaxfix.escaping import printable
 from jaxfix.fromlog.fixed import already_fixed
 from jaxfix.fromlog.reading import read_log
 from jaxfix.options import Options
@@ -41,16 +42,16 @@ def evidence_run(log: str, paths: list[Path], options: Options, console: Console
                 changed.local, changed.code, changed.line, changed.logged, changed.facts, changed.log_line, options,
             )
             if verdicts[site] is not None:
-                console.print(Text(
+                console.print(Text(printable(
                     f"{name}: log line {changed.log_line}: {changed.code} at {display_path(changed.local)}:{changed.line} "
-                    f"is already fixed (line {verdicts[site]} holds the rule's fix)", style="dim",
+                    f"is already fixed (line {verdicts[site]} holds the rule's fix)"), style="dim",
                 ), soft_wrap=True)
         if verdicts[site] is None:
             errors.append(changed.error)
     for error in errors:
-        console.print(Text(f"{name}: error: {error}", style="red"), soft_wrap=True)
+        console.print(Text(printable(f"{name}: error: {error}"), style="red"), soft_wrap=True)  # paths from the log
     if not reading.occurrences:
-        console.print(f"{name}: no traceback of JAX001, JAX002 or JAX003 in the log: nothing to do", style="dim")
+        console.print(Text(f"{printable(name)}: no traceback of JAX001, JAX002 or JAX003 in the log: nothing to do", style="dim"))
     evidence = {path.resolve(): items for path, items in reading.evidence.items()}
     fixed = sum(1 for line in verdicts.values() if line is not None)
     return LogRun(sorted(reading.evidence), replace(options, evidence=evidence), len(errors), fixed)

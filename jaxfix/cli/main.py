@@ -258,10 +258,10 @@ def _report(results: list[FileResult], mode: str, get_console: Callable[[], Cons
             render.render_diff(console, result)
         if result.written and not quiet:
             fixed = sum(1 for d in result.diagnostics if d.applied)
-            console.print(Text(f"fixed {render.display_path(result.path)} ({fixed} fix{'es' if fixed != 1 else ''})", style="green"))
+            console.print(Text(f"fixed {render.shown_path(result.path)} ({fixed} fix{'es' if fixed != 1 else ''})", style="green"))
         render.render_diagnostics(console, result, only_remaining=mode in ("fix", "dry-run"), dry_run=mode != "fix")
         if verbose and not result.diagnostics:
-            console.print(Text(f"{render.display_path(result.path)}: nothing to do", style="dim"))
+            console.print(Text(f"{render.shown_path(result.path)}: nothing to do", style="dim"))
     if mode == "diff":
         render.render_left_out(console, results)
 

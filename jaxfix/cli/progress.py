@@ -22,6 +22,7 @@ from rich.progress import (
 )
 
 from jaxfix.diagnostics import FileResult
+from jaxfix.escaping import printable
 from jaxfix.paths import display_path
 
 MIN_BYTES = 64 * 1024  # about two seconds of parsing: less is not worth a progress display
@@ -50,7 +51,7 @@ class ParseProgress:
         if self.console.is_terminal:
             self._bar = Progress(
                 TextColumn("parsing"), BarColumn(), DownloadColumn(), TextColumn("{task.fields[files]}"),
-                TimeRemainingColumn(), TextColumn("{task.fields[current]}"), console=self.console, transient=True,
+                TimeRemainingColumn(), TextColumn("{task.fields[current]}", markup=False), console=self.console, transient=True,
             )
             self._task = self._bar.add_task("parsing", total=self.total, files=self._files_text(), current=self._current())
             self._bar.start()
@@ -72,7 +73,7 @@ class ParseProgress:
 
     def _current(self) -> str:
         """The files handed to the workers and not done yet (the runner hands them out in order)."""
-        return ", ".join(display_path(p) for p in list(self.pending)[: self.workers])
+        return ", ".join(printable(display_path(p)) for p in list(self.pending)[: self.workers])
 
     def line(self) -> str:
         with self._lock:

@@ -1,4 +1,7 @@
-"""Human output through rich: diffs with their diagnostics, diagnostics, the summary, rule docs."""
+"""Human output through rich: diffs with their diagnostics, diagnostics, the summary, rule docs.
+
+Every path and message goes through `printable` (jaxfix/escaping.py) on its way out: a file name
+or a log may hold newlines and terminal escapes, and rich passes ESC through."""
 
 from __future__ import annotations
 
@@ -14,6 +17,8 @@ from rich.text import Text
 from jaxfix.cli.diff_view import hunks, owner
 from jaxfix.cli.rule_docs import explain_markdown
 from jaxfix.diagnostics import Diagnostic, FileResult, Location, Safety
+from jaxfix.diffs import header_names
+from jaxfix.escaping import printable
 from jaxfix.notebook import changed_cells
 from jaxfix.paths import display_path, is_notebook
 
@@ -34,19 +39,24 @@ def _fix_note(diagnostic: Diagnostic, dry_run: bool) -> str:
     return f" [not applied: {diagnostic.fix_title}]"
 
 
+def shown_path(path: Path | str) -> str:
+    """A path as human output prints it: display_path, escaped."""
+    return printable(display_path(Path(path)))
+
+
 def _diagnostic_line(path: Path, d: Diagnostic, dry_run: bool) -> Text:
     text = Text()
-    text.append(f"{display_path(path)}:{d.start}: ", style="bold")
+    text.append(f"{shown_path(path)}:{d.start}: ", style="bold")
     text.append(d.code, style="bold red")
-    text.append(f" {d.message}")
-    text.append(_fix_note(d, dry_run), style="dim")
+    text.append(f" {printable(d.message)}")
+    text.append(printable(_fix_note(d, dry_run)), style="dim")
     return text
 
 
 def _print_diagnostic(console: Console, path: Path, d: Diagnostic, dry_run: bool) -> None:
     console.print(_diagnostic_line(path, d, dry_run), soft_wrap=True)
     for related in d.related:
-        console.print(Text(f"    {display_path(path)}:{related.start}: {related.message}", style="dim"), soft_wrap=True)
+        console.print(Text(f"    {shown_path(path)}:{related.start}: {printable(related.message)}", style="dim"), soft_wrap=True)
 
 
 def render_diff(console: Console, result: FileResult) -> None:
@@ -68,7 +78,8 @@ def render_diff(console: Console, result: FileResult) -> None:
 
 
 def _render_diff_part(console: Console, path: Path, label: str, old: bytes, new: bytes, diagnostics: list[Diagnostic]) -> None:
-    console.print(Text(f"--- a/{label}\n+++ b/{label}", style="bold"), soft_wrap=True)
+    old_name, new_name = (name.decode("ascii").rstrip("\t") for name in header_names(label))  # as --diff quotes them
+    console.print(Text(f"--- {old_name}\n+++ {new_name}", style="bold"), soft_wrap=True)
     shown = hunks(old, new)
     above: dict[int | None, list[Diagnostic]] = {}
     for d in diagnostics:
@@ -102,8 +113,8 @@ def render_left_out(console: Console, results: list[FileResult]) -> None:
 
 
 def render_error(console: Console, path: Path | str, message: str, location: Location | None = None) -> None:
-    where = f"{display_path(Path(path))}" + (f":{location}" if location is not None else "")
-    console.print(Text(f"{where}: error: {message}", style="red"), soft_wrap=True)
+    where = shown_path(path) + (f":{location}" if location is not None else "")
+    console.print(Text(f"{where}: error: {printable(message)}", style="red"), soft_wrap=True)
 
 
 def render_summary(

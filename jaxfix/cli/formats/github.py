@@ -4,21 +4,22 @@ from __future__ import annotations
 
 from jaxfix.cli.formats import RunInfo, register
 from jaxfix.cli.formats._common import repository_path, reported
-from jaxfix.diagnostics import Diagnostic, FileResult, Safety
+from jaxfix.diagnostics import Diagnostic, FileResult, Location, Safety
+from jaxfix.escaping import workflow_data, workflow_property
 from jaxfix.notebook import in_document
 
 
-def _data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _property(text: str) -> str:
-    return _data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def _command(properties: dict[str, object], message: str) -> str:
-    fields = ",".join(f"{key}={_property(str(value))}" for key, value in properties.items())
-    return f"::error {fields}::{_data(message)}\n"
+    fields = ",".join(f"{key}={workflow_property(str(value))}" for key, value in properties.items())
+    return f"::error {fields}::{workflow_data(message)}\n"
+
+
+def _span(start: Location | None, end: Location | None = None) -> dict[str, int]:
+    """The annotation's position; none for a place not on a line (the file itself)."""
+    if start is None or start.line < 1:
+        return {}
+    span = {"line": start.line, "col": start.column}
+    return span | ({"endLine": end.line, "endColumn": end.column} if end is not None and end.line >= 1 else {})
 
 
 def _message(diagnostic: Diagnostic) -> str:
@@ -37,11 +38,8 @@ def render(results: list[FileResult], info: RunInfo) -> str:
     for result in map(in_document, results):  # a notebook's own (JSON) lines
         path = repository_path(result.path)
         if result.error is not None:
-            where = result.error_location
-            position = {"line": where.line, "col": where.column} if where else {}
-            lines.append(_command({"file": path, **position, "title": "jaxfix"}, result.error))
+            lines.append(_command({"file": path, **_span(result.error_location), "title": "jaxfix"}, result.error))
         for d in reported(result, info):
-            properties = {"file": path, "line": d.start.line, "col": d.start.column,
-                          "endLine": d.end.line, "endColumn": d.end.column, "title": d.code}
+            properties = {"file": path, **_span(d.start, d.end), "title": d.code}
             lines.append(_command(properties, _message(d)))
     return "".join(lines)

@@ -1,6 +1,7 @@
 """`--format sarif`: SARIF 2.1.0 for code-scanning dashboards, with rule metadata and fixes.
 
-Paths are relative to the git work tree (`%SRCROOT%`), as GitHub code scanning expects.
+Paths are relative to the git work tree (`%SRCROOT%`), as GitHub code scanning expects, and
+percent-encoded as URI references must be.
 A result's fix carries the hunks of jaxfix's fix that belong to it plus the file's companion
 hunks (added imports), so each fix applies on its own.
 """
@@ -16,6 +17,7 @@ from jaxfix.cli.formats._common import doc_section, repository_path, reported, s
 from jaxfix.cli.formats._suggestions import Comment, comments
 from jaxfix.codemods.base import Rule
 from jaxfix.diagnostics import Diagnostic, FileResult, Location
+from jaxfix.escaping import uri_path
 from jaxfix.notebook import in_document
 
 _SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -34,14 +36,21 @@ def _rule(rule: type[Rule]) -> dict:
 
 
 def _artifact(path: Path) -> dict:
-    return {"uri": repository_path(path), "uriBaseId": "%SRCROOT%"}
+    return {"uri": uri_path(repository_path(path)), "uriBaseId": "%SRCROOT%"}
 
 
-def _region(start: Location, end: Location | None = None) -> dict:
+def _region(start: Location, end: Location | None = None) -> dict | None:
+    """None for a place that is not on a line (SARIF lines start at 1): the file itself."""
+    if start.line < 1:
+        return None
     region = {"startLine": start.line, "startColumn": start.column}
     if end is not None:
         region.update(endLine=end.line, endColumn=end.column)
     return region
+
+
+def _physical(path: Path, region: dict | None) -> dict:
+    return {"artifactLocation": _artifact(path), **({"region": region} if region else {})}
 
 
 def _fix(diagnostic: Diagnostic, path: Path, file_comments: list[Comment]) -> dict:
@@ -68,14 +77,14 @@ def _results(result: FileResult, info: RunInfo, rule_index: dict[str, int]) -> l
             "ruleId": d.code,
             "level": "error",
             "message": {"text": d.message},
-            "locations": [{"physicalLocation": {"artifactLocation": _artifact(result.path), "region": _region(d.start, d.end)}}],
+            "locations": [{"physicalLocation": _physical(result.path, _region(d.start, d.end))}],
         }
         if d.code in rule_index:
             entry["ruleIndex"] = rule_index[d.code]
         if d.related:
             entry["relatedLocations"] = [
                 {"id": n, "message": {"text": r.message},
-                 "physicalLocation": {"artifactLocation": _artifact(result.path), "region": _region(r.start)}}
+                 "physicalLocation": _physical(result.path, _region(r.start))}
                 for n, r in enumerate(d.related)
             ]
         if any(d in c.diagnostics for c in file_comments if c.replacement is not None):
@@ -85,9 +94,7 @@ def _results(result: FileResult, info: RunInfo, rule_index: dict[str, int]) -> l
 
 
 def _notification(result: FileResult) -> dict:
-    location = {"artifactLocation": _artifact(result.path)}
-    if result.error_location is not None:
-        location["region"] = _region(result.error_location)
+    location = _physical(result.path, _region(result.error_location) if result.error_location is not None else None)
     return {"level": "error", "message": {"text": result.error}, "locations": [{"physicalLocation": location}]}
 
 

@@ -1,0 +1,251 @@
+"""A stranger's file names, code and logs reach jaxfix's output only as text: a name holding a
+newline and a fake patch header names only its own file in `--diff` (read back by real
+`git apply`), a name holding `::warning::` or ESC sequences starts no workflow command and
+reaches no terminal, and each machine format still parses with its consumer's reader."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+from click.testing import CliRunner
+
+from jaxfix.cli.main import cli
+from jaxfix.escaping import git_path, printable
+from snippets import FIXED, VIOLATION
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE = ROOT / "fixtures" / "JAX001" / "bare_jit_decorator_lower.py"
+
+
+def cli_run(*args: str):
+    return CliRunner().invoke(cli, ["--color", "never", "--no-cache", *args], catch_exceptions=False)
+
+
+def git(*args: str, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", *args], check=True, capture_output=True, **kwargs)
+
+
+def git_repo(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(path / ".no-global-gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.chdir(path)
+    git("init", "-q")
+
+
+def _unsafe_characters(text: str) -> list[str]:
+    """Characters a terminal or a line reader acts on, other than the line breaks between lines."""
+    return sorted({c for c in text.replace("\n", "") if not c.isprintable()})
+
+
+# -- item 1: --diff quotes names as git does -------------------------------------------------------
+
+NAMES = [b"a\nb.py", b"sp ace.py", b"tab\tx.py", b'q"uote.py', b"back\\slash.py", b"bad\xff.py", b"caf\xc3\xa9.py",
+         b"esc\x1b[1m.py", b"del\x7f.py", b"bel\x07.py", b"c1\xc2\x9b.py", b"nl at end\n.py", b"cr\r.py"]
+
+
+def test_diff_headers_are_what_git_diff_prints(tmp_path, monkeypatch):
+    git_repo(monkeypatch, tmp_path)
+    for name in NAMES:
+        Path(os.fsdecode(name)).write_text(VIOLATION)
+    git("add", "-A")
+    result = cli_run("--diff", ".")
+    assert result.exit_code == 1
+    ours = [line for line in result.stdout_bytes.split(b"\n") if line.startswith((b"--- ", b"+++ "))]
+    git("apply", "-", input=result.stdout_bytes)
+    assert all(Path(os.fsdecode(name)).read_text() == FIXED for name in NAMES)
+    theirs = [line for line in git("diff").stdout.split(b"\n") if line.startswith((b"--- ", b"+++ "))]
+    assert sorted(ours) == sorted(theirs) and len(ours) == 2 * len(NAMES)
+
+
+def test_git_path_quotes_every_byte_git_quotes():
+    assert git_path(b"plain/name.py") == b"plain/name.py"
+    assert git_path(b"a/x\n--- a/v.py") == b'"a/x\\n--- a/v.py"'
+    assert git_path(b'\x01\x07\x08\t\n\x0b\x0c\r\x1b"\\\x7f\x80\xff') == b'"\\001\\a\\b\\t\\n\\v\\f\\r\\033\\"\\\\\\177\\200\\377"'
+
+
+# The issue's recipe: directories whose names hold a whole fake patch for victim.py.
+ISSUE_RECIPE = ("x\n--- a", "victim.py\n+++ b",
+                'victim.py\n@@ -2,3 +2,3 @@\n A\n-import jax\n+import os; os.system("touch PWNED")\n B\n--- a',
+                "clean.py\n+++ b", "clean.py")
+ISSUE_VICTIM = "Z\nA\nimport jax\nB\n"
+# The same idea where the fake hunk applies twice (the name is in both `---` and `+++` lines)
+# and the real hunk lands on an ignored copy of the flagged file: on main, git apply accepted
+# it all and patched victim.py.
+APPLYING_RECIPE = ("x\n--- a", "victim.py\n+++ b", 'victim.py\n@@ -2,2 +2,3 @@\n A\n+import os; os.system("touch PWNED")\n B\n--- a',
+                   "t", "m.py\n+++ b", "t", "m.py")
+APPLYING_VICTIM = "Z\nA\nB\nQ\nA\nB\nQ\n"
+
+
+@pytest.mark.parametrize("parts, victim", [(ISSUE_RECIPE, ISSUE_VICTIM), (APPLYING_RECIPE, APPLYING_VICTIM)], ids=["issue", "applying"])
+def test_diff_piped_to_git_apply_patches_only_the_flagged_file(tmp_path, monkeypatch, parts, victim):
+    git_repo(monkeypatch, tmp_path)
+    flagged = Path(*parts)
+    flagged.parent.mkdir(parents=True)
+    flagged.write_bytes(FIXTURE.read_bytes())
+    Path("victim.py").write_text(victim)
+    Path("t").mkdir()
+    Path("t/m.py").write_bytes(FIXTURE.read_bytes())
+    Path(".gitignore").write_text("/t/\n")
+    result = cli_run("--diff", ".")
+    assert result.exit_code == 1
+    applied = subprocess.run(["git", "apply", "-v", "-"], input=result.stdout_bytes, capture_output=True, check=False)
+    assert Path("victim.py").read_text() == victim
+    assert not Path("PWNED").exists()
+    assert applied.returncode == 0, applied.stderr
+    assert flagged.read_bytes() == FIXTURE.with_name("bare_jit_decorator_lower.fixed.py").read_bytes()
+    assert Path("t/m.py").read_bytes() == FIXTURE.read_bytes()
+
+
+def test_dry_run_and_json_diffs_quote_the_name_too(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("v\n+++ b\x1b[2J.py").write_text(VIOLATION)
+    shown = cli_run("--dry-run", ".").stderr
+    assert '--- "a/v\\n+++ b\\033[2J.py"\n+++ "b/v\\n+++ b\\033[2J.py"\n' in shown
+    assert not _unsafe_characters(shown)
+    (entry,) = json.loads(cli_run("--check", "--format", "json", ".").stdout)["files"]
+    assert entry["diff"].startswith('--- "a/v\\n+++ b\\033[2J.py"\t\n+++ "b/v\\n+++ b\\033[2J.py"\t\n@@ ')
+
+
+def test_a_notebook_cell_diff_quotes_the_name(tmp_path, monkeypatch):
+    import nbformat
+
+    monkeypatch.chdir(tmp_path)
+    name = "n\n--- a victim.py.ipynb"
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(VIOLATION)])
+    Path(name).write_text(nbformat.writes(notebook))
+    diff = cli_run("--diff", ".").stdout
+    headers = [line for line in diff.splitlines() if line.startswith(("--- ", "+++ "))]
+    assert headers == ['--- "a/n\\n--- a victim.py.ipynb:cell 1"', '+++ "b/n\\n--- a victim.py.ipynb:cell 1"']
+
+
+# -- item 2: every sink gets its own escaping ---------------------------------------------------------
+
+# Names from the issue: a newline and a workflow command; ESC c (reset the terminal), ESC 7 (save
+# the cursor), an OSC title, a C1 CSI, a line separator, an undecodable byte.
+HOSTILE = ["u\n::warning::x\n.py", "v\n::error file=a::b\x1bc\x1b7.py", "w\x1b]0;pwned\x07\u009b2J\u2028.py",
+           os.fsdecode(b"bad\xff\n::add-mask::s.py")]
+
+
+def hostile_tree(path: Path) -> list[str]:
+    """Each hostile name twice: undecodable content (an error line) and a fixable violation."""
+    names = []
+    for index, name in enumerate(HOSTILE):
+        Path(f"e{index}{name}").write_bytes(b"\xff\xfe\x00\x00 not python")
+        Path(f"f{index}{name}").write_text(VIOLATION)
+        names += [f"e{index}{name}", f"f{index}{name}"]
+    return names
+
+
+def test_text_output_shows_hostile_names_escaped(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    names = hostile_tree(tmp_path)
+    for args in (("--check",), ("--dry-run",), ("--diff",), ()):
+        stderr = cli_run(*args, ".").stderr
+        assert not _unsafe_characters(stderr), args
+        assert not [line for line in stderr.splitlines() if line.startswith(("::", "\x1b", ".py"))], args
+        for name in names:
+            if args != ("--diff",) or name.startswith("e"):  # --diff prints its fixes on stdout
+                assert printable(name) in stderr, (args, name)
+    assert "e0u\\n::warning::x\\n.py: error:" in stderr
+    assert "f3bad\\xff\\n::add-mask::s.py" in stderr and "w\\x1b]0;pwned\\x07\\x9b2J\\u2028.py" in stderr
+
+
+_COMMAND = re.compile(r"^::(?P<command>[a-z-]+)(?: (?P<properties>[^:]*))?::(?P<data>.*)$")
+
+
+def workflow_commands(stdout: str) -> list[tuple[str, dict[str, str], str]]:
+    """What the Actions runner reads from stdout: lines split at \\n and \\r only (its
+    StreamReader.ReadLine), leading white space trimmed, every `::` line a command."""
+    def unescape(value: str) -> str:
+        return value.replace("%0D", "\r").replace("%0A", "\n").replace("%3A", ":").replace("%2C", ",").replace("%25", "%")
+
+    commands = []
+    for line in re.split(r"\r\n|\r|\n", stdout.removesuffix("\n")):
+        match = _COMMAND.match(line.lstrip())
+        assert match, line
+        properties = dict(p.split("=", 1) for p in (match["properties"] or "").split(",") if p)
+        commands.append((match["command"], {k: unescape(v) for k, v in properties.items()}, unescape(match["data"])))
+    return commands
+
+
+_PATHS = {  # the file each record names, as its consumer reads it
+    "gitlab": lambda document: {i["location"]["path"] for i in document},
+    "sarif": lambda document: {os.fsdecode(unquote(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], errors="surrogateescape"))
+                               for r in document["runs"][0]["results"]},
+    "rdjson": lambda document: {d["location"]["path"] for d in document["diagnostics"]},
+    "json": lambda document: {f["path"] for f in document["files"]},
+    "github-suggestions": lambda document: {i["path"] for i in document},
+}
+
+
+def test_machine_formats_keep_hostile_names_inside_their_records(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    names = set(hostile_tree(tmp_path))
+    fixable = {n for n in names if n.startswith("f")}
+    for name in ("github", "gitlab", "sarif", "rdjson", "json", "github-suggestions"):
+        result = cli_run("--check", "--format", name, ".")
+        assert result.exit_code == 2, name
+        assert not _unsafe_characters(result.stderr), name
+        if name == "github":
+            commands = workflow_commands(result.stdout)  # every line is one workflow command
+            assert {command for command, _, _ in commands} == {"error"} and len(commands) == len(names)
+            as_read = {n.encode("utf-8", "surrogateescape").decode("utf-8", "replace") for n in names}  # stdout is UTF-8
+            assert {p["file"] for _, p, _ in commands} == as_read
+            continue
+        assert result.stdout.isascii() and not _unsafe_characters(result.stdout), name
+        paths = _PATHS[name](json.loads(result.stdout))
+        assert paths == (names if name == "json" else fixable), name
+
+
+def test_from_log_errors_escape_the_paths_the_log_names(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("src").mkdir()
+    Path("src/stage.py").write_text(VIOLATION)
+    frame = "/ci/\x1bc\x1b7\u009b2J\u2028\x7f.py"  # an OSC or CSI sequence is taken out of a log's lines
+    Path("ci.log").write_text(
+        "Traceback (most recent call last):\n"
+        f'  File "{frame}", line 7, in <module>\n'
+        "    lowered = jax.jit(jnp.sin).lower(x)\n"
+        "ValueError: Passing lowering_platforms via jax.export or jit(f).trace(*args).lower(lowering_platforms=...) "
+        "is required when only AbstractMesh exists in a jitted computation\n"
+    )
+    result = cli_run("--from-log", "ci.log", "--check", "src")
+    assert result.exit_code == 2
+    (error,) = [line for line in result.stderr.splitlines() if ": error: " in line]
+    assert printable(frame) in error and not _unsafe_characters(result.stderr)
+
+
+def test_a_stranger_s_config_key_is_shown_escaped(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("pyproject.toml").write_text('[tool.jaxfix]\n"x\\n::error::forged\\u001b[2J" = 1\n')
+    Path("a.py").write_text(VIOLATION)
+    result = cli_run("--check", "a.py")
+    assert result.exit_code == 2
+    assert "unknown key 'x\\n::error::forged\\x1b[2J'" in result.stderr and not _unsafe_characters(result.stderr)
+
+
+def test_source_lines_in_a_preview_are_escaped_but_the_patch_is_exact(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    title = 'TITLE = "\x1b]0;pwned\x07\x1bc"  # \u202e\tend\n'
+    Path("m.py").write_text(VIOLATION.replace("lowered =", title + "lowered ="))
+    shown = cli_run("--dry-run", "m.py").stderr
+    assert ' TITLE = "\\x1b]0;pwned\\x07\\x1bc"  # \\u202e' in shown and not _unsafe_characters(shown)
+    patch = cli_run("--diff", "m.py").stdout_bytes
+    assert b" " + title.encode() in patch  # context lines are the file's own bytes
+    git("apply", "-", input=patch)
+    assert Path("m.py").read_text() == FIXED.replace("lowered =", title + "lowered =")
+
+
+def test_printable_shows_what_repr_shows():
+    assert printable("plain text: ok") == "plain text: ok"
+    assert printable("a\nb\r\x1b[2J\x9b\u2028\u202e\t") == "a\\nb\\r\\x1b[2J\\x9b\\u2028\\u202e\\t"
+    assert printable("x\ty", tabs=True) == "x\ty"
+    assert printable(os.fsdecode(b"bad\xff.py")) == "bad\\xff.py"
+    assert printable("café — 漢字") == "café — 漢字"
+    assert printable("".join(map(chr, range(0x3000)))).isprintable()
