@@ -21,6 +21,7 @@ from libcst.metadata import CodeRange
 from jaxfix.analysis.module import ModuleAnalysis
 from jaxfix.analysis.project import ProjectIndex
 from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
+from jaxfix.added_imports import SortedAddImportsVisitor
 from jaxfix.changed_lines import carry_lines
 from jaxfix.codemods import RULES
 from jaxfix.codemods.base import Rule
@@ -133,7 +134,7 @@ def _apply(module: cst.Module, fixes: list[Fix], analysis: ModuleAnalysis, line_
         context = CodemodContext()
         for module_name, obj in sorted(imports, key=lambda i: (i[0], i[1] or "")):
             AddImportsVisitor.add_needed_import(context, module_name, obj)
-        module = AddImportsVisitor(context).transform_module(module)
+        module = SortedAddImportsVisitor(context).transform_module(module)
     return module
 
 

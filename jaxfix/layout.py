@@ -76,7 +76,7 @@ def fit_line_length(
     for call, inside in holders.items():
         where = positions[call]
         new_call = call.visit(_Replace({node: edits[node] for node in inside}))
-        if not isinstance(new_call, cst.Call) or not new_call.args:
+        if not isinstance(new_call, cst.Call) or not any(link.args for link in _links(new_call)):
             continue
         text = module.code_for_node(new_call)
         line = lines[where.start.line - 1].rstrip("\r\n")
@@ -90,13 +90,86 @@ def fit_line_length(
     return fitted
 
 
+def _links(call: cst.Call) -> list[cst.Call]:
+    """The calls of a method chain, last first: `f(a).g(b).h()` gives h(), g(b), f(a)."""
+    links = [call]
+    while (receiver := _receiver(links[-1])) is not None:
+        links.append(receiver)
+    return links
+
+
+def _receiver(call: cst.Call) -> cst.Call | None:
+    """The call a call is made on: `f(a)` in `f(a).g(b)` and in `f(a)(b)`."""
+    if isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Call):
+        return call.func.value
+    return call.func if isinstance(call.func, cst.Call) else None
+
+
+def _with_link(call: cst.Call, link: cst.Call, new: cst.Call) -> cst.Call:
+    if call is link:
+        return new
+    if isinstance(call.func, cst.Call):
+        return call.with_changes(func=_with_link(call.func, link, new))
+    assert isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Call)
+    return call.with_changes(func=call.func.with_changes(value=_with_link(call.func.value, link, new)))
+
+
+def _explode_tuple(value: cst.Tuple, layout: tuple[str, str, str | None], limit: int, module: cst.Module) -> cst.Tuple:
+    """`(a, b)` -> `(\n<indent+unit>a,\n<indent+unit>b,\n<indent>)`, its calls fitted in turn."""
+    indent, unit, newline = layout
+    inner = _continuation(indent + unit, newline)
+    elements = []
+    for index, element in enumerate(value.elements):
+        last = index == len(value.elements) - 1
+        comma = cst.Comma(whitespace_after=_continuation(indent, newline) if last else inner)
+        item = element.value
+        if isinstance(item, cst.Call):
+            item = _fit(item, (indent + unit, unit, newline), len(indent + unit), limit, module)
+        elements.append(element.with_changes(value=item, comma=comma))
+    return value.with_changes(
+        elements=elements, lpar=[cst.LeftParen(whitespace_after=inner)], rpar=[cst.RightParen()],
+    )
+
+
+def _fit(call: cst.Call, layout: tuple[str, str, str | None], before: int, limit: int, module: cst.Module) -> cst.Call:
+    """`call`, starting `before` columns into its line, laid out to fit `limit` when it does not."""
+    text = module.code_for_node(call)
+    if "\n" in text or before + len(text) + 1 <= limit:  # + 1: the comma after an argument
+        return call
+    return _explode_chain(call, layout, before, limit, module)
+
+
+def _fit_arguments(call: cst.Call, layout: tuple[str, str, str | None], limit: int, module: cst.Module) -> cst.Call:
+    """An exploded call whose argument lines are still too long: lay out the calls they hold."""
+    indent = layout[0] + layout[1]
+    args = []
+    for arg in call.args:
+        keyword = len(module.code_for_node(arg.keyword)) + 1 if arg.keyword is not None else len(arg.star)
+        if isinstance(arg.value, cst.Call):
+            arg = arg.with_changes(value=_fit(arg.value, (indent, layout[1], layout[2]), len(indent) + keyword, limit, module))
+        elif (isinstance(arg.value, cst.Tuple) and arg.value.lpar and arg.value.elements
+              and len(indent) + keyword + len(module.code_for_node(arg.value)) + 1 > limit):
+            arg = arg.with_changes(value=_explode_tuple(arg.value, (indent, layout[1], layout[2]), limit, module))
+        args.append(arg)
+    return call.with_changes(args=args)
+
+
 def _explode_chain(call: cst.Call, layout: tuple[str, str, str | None], before: int, limit: int, module: cst.Module) -> cst.Call:
-    """Explode `call`; while its first line is still too long and it is a method called on
-    another call (`f(a).g(b)`), explode that one too, as black does with a method chain."""
-    exploded = explode(call, *layout)
+    """As black's right-hand split: explode the last call of a method chain whose arguments,
+    once on their own lines, leave a first and a last line that fit (`f(a).g(\n    b,\n).h()`);
+    when none does, explode the last one and, while the first line is still too long, the
+    calls before it too. Argument lines still too long get the same treatment."""
+    for link in _links(call):
+        if not link.args:
+            continue
+        candidate = _with_link(call, link, _fit_arguments(explode(link, *layout), layout, limit, module))
+        lines = module.code_for_node(candidate).splitlines()
+        if before + len(lines[0]) <= limit and len(lines[-1]) <= limit:
+            return candidate
+    exploded = _fit_arguments(explode(call, *layout), layout, limit, module) if call.args else call
     inner = exploded.func.value if isinstance(exploded.func, cst.Attribute) else None
     first_line = module.code_for_node(exploded).splitlines()[0]
-    if before + len(first_line) > limit and isinstance(inner, cst.Call) and inner.args:
+    if before + len(first_line) > limit and isinstance(inner, cst.Call):
         exploded = exploded.with_changes(func=exploded.func.with_changes(value=_explode_chain(inner, layout, before, limit, module)))
     return exploded
 

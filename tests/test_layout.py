@@ -3,6 +3,11 @@ around them, and never reformat what they did not touch."""
 
 from __future__ import annotations
 
+import difflib
+import json
+import shutil
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -70,7 +75,9 @@ def test_the_outermost_call_on_the_line_is_laid_out_first():
     printed = VIOLATION.replace(f"lowered = {CALL}", f"print({CALL}.as_text(), flush=True)")
     assert fix(printed).endswith(
         "print(\n"
-        "    jax.jit(jnp.sin).trace(x).lower(lowering_platforms=(jax.export.default_export_platform(),)).as_text(),\n"
+        "    jax.jit(jnp.sin).trace(x).lower(\n"
+        "        lowering_platforms=(jax.export.default_export_platform(),),\n"
+        "    ).as_text(),\n"
         "    flush=True,\n"
         ")\n")
 
@@ -79,12 +86,70 @@ def test_a_fix_that_fits_stays_on_its_line():
     assert fix(VIOLATION, limit=120) == VIOLATION.replace(CALL, "jax.jit(jnp.sin).trace(x).lower(lowering_platforms=(jax.export.default_export_platform(),))")
 
 
-def test_a_method_chain_still_too_long_is_laid_out_link_by_link():
+def test_a_method_chain_splits_at_the_last_call_that_leaves_lines_that_fit():
+    """black's right-hand split: the last bracket first, then earlier ones, until the first line fits."""
     chained = VIOLATION.replace(f"lowered = {CALL}", "compiled = jax.jit(lambda a: a * 2).lower(x).compile()")
     result = process_source(Path("example.py"), chained.encode(), options_from_args(["--unsafe-fixes"]))
     assert result.fixed.decode().endswith(
         "compiled = jax.jit(lambda a: a * 2).trace(x).lower(\n"
         "    lowering_platforms=(jax.export.default_export_platform(),),\n"
-        ").compile(\n"
-        "    device_assignment=tuple(jax.devices()[:8]),\n"
-        ")\n")
+        ").compile(device_assignment=tuple(jax.devices()[:8]))\n")
+    # a call after the fixed one, with or without arguments, stays on the closing line
+    for after in (".as_text()", ".as_text(debug_info=True)"):
+        source = VIOLATION.replace(f"lowered = {CALL}", f"score = jax.jit(jnp.add)\n\n\ndef export():\n    return score.lower(x, x){after}")
+        assert fix(source).endswith(
+            "    return score.trace(x, x).lower(\n"
+            "        lowering_platforms=(jax.export.default_export_platform(),),\n"
+            f"    ){after}\n")
+
+
+# -- every fixed fixture ---------------------------------------------------------------------------
+
+FIXTURE_ROOT = Path(__file__).resolve().parent.parent / "fixtures"
+PROJECTS = Path(__file__).resolve().parent / "from_log_projects"
+PAIRS = [(fixed.with_name(fixed.name.replace(".fixed.py", ".py")), fixed)
+         for fixed in sorted([*FIXTURE_ROOT.glob("**/*.fixed.py"), *PROJECTS.glob("*/*.fixed.py")])]
+LIMIT = 88  # no fixture sets another line length
+
+
+def test_every_fixed_line_fits_where_the_original_lines_fit():
+    assert len(PAIRS) > 100
+    too_long = []
+    for original, fixed in PAIRS:
+        old, new = original.read_text(encoding="utf-8").splitlines(), fixed.read_text(encoding="utf-8").splitlines()
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+            if tag != "equal" and all(len(line) <= LIMIT for line in old[i1:i2]):
+                too_long += [f"{fixed.name}: {line}" for line in new[j1:j2] if len(line) > LIMIT]
+    assert not too_long, "\n".join(too_long)
+
+
+def _isort_findings(files: list[Path], root: Path) -> dict[str, int]:
+    """ruff's isort rule with its defaults (no project config): I001 findings per file."""
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
+    assert ruff, "ruff is in the test extra"
+    done = subprocess.run([ruff, "check", "--isolated", "--no-cache", "--select", "I", "--output-format", "json", *map(str, files)],
+                          capture_output=True, text=True, cwd=root)
+    assert done.returncode in (0, 1), done.stderr
+    found: dict[str, int] = {}
+    for item in json.loads(done.stdout):
+        name = Path(item["filename"]).resolve().relative_to(root.resolve()).as_posix()
+        found[name] = found.get(name, 0) + 1
+    return found
+
+
+def test_added_imports_are_where_isort_puts_them(tmp_path):
+    """A fixed file has no I001 finding its original did not have (an original that is itself
+    unsorted keeps its own findings: only what jaxfix added is judged)."""
+    copies = []
+    for number, (original, fixed) in enumerate(PAIRS):
+        for side, path in (("before", original), ("after", fixed)):
+            copy = tmp_path / side / f"{number}_{original.name}"
+            copy.parent.mkdir(exist_ok=True)
+            copy.write_bytes(path.read_bytes())
+            copies.append(copy)
+    found = _isort_findings(copies, tmp_path)
+    worse = [f"{original.relative_to(original.parents[1])}" for number, (original, _) in enumerate(PAIRS)
+             if found.get(f"after/{number}_{original.name}", 0) > found.get(f"before/{number}_{original.name}", 0)]
+    assert not worse, worse
+    added = [n for n, (o, f) in enumerate(PAIRS) if "import jax\n" in f.read_text() and "import jax\n" not in o.read_text()]
+    assert added, "some fixture's fix adds `import jax`"
