@@ -249,3 +249,62 @@ def test_printable_shows_what_repr_shows():
     assert printable(os.fsdecode(b"bad\xff.py")) == "bad\\xff.py"
     assert printable("café — 漢字") == "café — 漢字"
     assert printable("".join(map(chr, range(0x3000)))).isprintable()
+
+
+# -- item 12: line 0 is not a line ------------------------------------------------------------------
+
+STAGE = '''import jax
+from jax.sharding import AbstractMesh, use_abstract_mesh
+
+OUTER = jax.sharding.get_abstract_mesh()
+with use_abstract_mesh(OUTER):
+    with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
+        print(jax.sharding.get_abstract_mesh())
+'''
+
+
+def jax002_traceback(line: int, prev_data: int = 8) -> str:
+    """What CPython prints for JAX002 raised at `line` of stage.py (jax 0.10.2's message)."""
+    return (
+        "Traceback (most recent call last):\n"
+        f'  File "/ci/src/stage.py", line {line}, in <module>\n'
+        '    with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):\n'
+        "ValueError: use_abstract_mesh cannot change the size of the mesh. Got new mesh: "
+        "AbstractMesh('data': 16, 'model': 4, axis_types=(Explicit, Explicit)) with size=64 and prev mesh: "
+        f"AbstractMesh('data': {prev_data}, 'model': 4, axis_types=(Explicit, Explicit)) with size={prev_data * 4}\n"
+    )
+
+
+def test_a_log_frame_at_line_0_is_refused_with_one_line(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("src").mkdir()
+    Path("src/stage.py").write_text(STAGE)
+    Path("ci.log").write_text(jax002_traceback(0))
+    for name in ("text", "sarif", "github"):
+        result = cli_run("--from-log", "ci.log", "--check", "--format", name, "src")
+        assert result.exit_code == 2
+        errors = [line for line in result.stderr.splitlines() if ": error: " in line]
+        assert errors == ["ci.log: error: log line 4: JAX002 traceback not used: line 0 is not a line of src/stage.py"]
+        assert ":0:" not in result.stderr and "line=0" not in result.stdout and '"startLine": 0' not in result.stdout
+
+
+def test_formats_never_print_line_0(tmp_path, monkeypatch):
+    from jaxfix.cli.formats import FORMATS, RunInfo
+    from jaxfix.codemods import RULES
+    from jaxfix.diagnostics import Diagnostic, FileResult, Location
+    from test_formats import SARIF_SCHEMA
+    import jsonschema
+
+    monkeypatch.chdir(tmp_path)
+    Path("m.py").write_text("x = 1\n")
+    nowhere = Diagnostic("JAX002", "somewhere in this file", Location(0, 1), Location(0, 1))
+    results = [FileResult(Path("m.py"), b"x = 1\n", diagnostics=(nowhere,)),
+               FileResult(Path("m.py"), b"x = 1\n", error="broken", error_location=Location(0, 0))]
+    info = RunInfo(tuple(RULES.values()), write=False)
+    sarif = json.loads(FORMATS["sarif"](results, info))
+    jsonschema.Draft4Validator(SARIF_SCHEMA).validate(sarif)
+    (result,) = sarif["runs"][0]["results"]
+    assert "region" not in result["locations"][0]["physicalLocation"]
+    github = FORMATS["github"](results, info)
+    assert "line=" not in github and "col=" not in github and github.count("::error file=m.py,title=") == 2
+

@@ -90,6 +90,8 @@ def locate(frames: tuple[Frame, ...], index: TreeIndex, read: dict[Path, list[st
 
 
 def _confirm(local: Path, frame: Frame, lines: list[str]) -> None:
+    if frame.line < 1:  # lines[-1] would be the last line: a forged or broken frame
+        raise LocateError(f"line {frame.line} is not a line of {local.as_posix()}")
     if frame.line > len(lines):
         raise ChangedSinceLog(f"{local.as_posix()} has changed since the log: it has no line {frame.line} any more", local, frame)
     now = lines[frame.line - 1].strip()
