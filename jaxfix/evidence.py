@@ -7,7 +7,18 @@ which hands it to the rule at that line; no libcst here.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+LISTED = 3  # how many of a log's many values a message names
+
+
+def listed(items: Sequence[str], joiner: str = ", ") -> str:
+    """The first few items, then how many there are: a log of 20,000 tracebacks that disagree
+    makes a line a reader can take in ("12, 40, 77, ... (20,000 in all)"), not a megabyte."""
+    if len(items) <= LISTED:
+        return joiner.join(items)
+    return f"{joiner.join(items[:LISTED])}{joiner}... ({len(items):,} in all)"
 
 
 @dataclass(frozen=True)
@@ -56,5 +67,4 @@ class Evidence:
 
     @property
     def where(self) -> str:
-        lines = ", ".join(map(str, self.log_lines[:3])) + (", ..." if len(self.log_lines) > 3 else "")
-        return f"log line{'s' if len(self.log_lines) > 1 else ''} {lines}"
+        return f"log line{'s' if len(self.log_lines) > 1 else ''} {listed([str(n) for n in self.log_lines])}"

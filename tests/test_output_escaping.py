@@ -308,3 +308,18 @@ def test_formats_never_print_line_0(tmp_path, monkeypatch):
     github = FORMATS["github"](results, info)
     assert "line=" not in github and "col=" not in github and github.count("::error file=m.py,title=") == 2
 
+
+# -- item 14: 20,000 tracebacks that disagree make a line a reader can take in ------------------------
+
+
+def test_contradicting_tracebacks_give_a_bounded_message(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("src").mkdir()
+    Path("src/stage.py").write_text(STAGE)
+    Path("ci.log").write_text("".join(jax002_traceback(6, prev) for prev in range(1, 20_001)))
+    result = cli_run("--from-log", "ci.log", "--check", "--unsafe-fixes", "src")
+    assert result.exit_code == 1
+    (line,) = [line for line in result.stderr.splitlines() if "JAX002" in line]
+    assert len(line) < 1000, len(line)
+    assert "log lines 4, 8, 12, ... (20,000 in all)" in line
+    assert "size 4 (1, 4) ('data', 'model') or size 8 (2, 4) ('data', 'model') or size 12 (3, 4) ('data', 'model') or ... (20,000 in all)" in line

@@ -13,7 +13,7 @@ from jaxfix.analysis.values import MeshValue, tuple_text
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.text import not_fixed, related, short, with_note
 from jaxfix.diagnostics import Fix, Related, Safety
-from jaxfix.evidence import Evidence
+from jaxfix.evidence import Evidence, listed
 from jaxfix.screen import ModuleFacts
 
 _JAX_ERROR = '"use_abstract_mesh cannot change the size of the mesh"'
@@ -178,7 +178,7 @@ class AbstractMeshSizeChange(Rule):
 
     def _logged(self, node: cst.Call, evidence: Evidence) -> str:
         prev = sorted({f.prev for f in evidence.facts if f.prev}, key=lambda m: m.size)
-        inside = " or ".join(f"size {m.size} {confirmed_mesh(None, m, node).shape_text()}" for m in prev)
+        inside = listed([f"size {m.size} {confirmed_mesh(None, m, node).shape_text()}" for m in prev], " or ")
         return (
             f"`{short(node)}` (line {self.analysis.line(node)}) is entered while a mesh of {inside} is current, "
             f"as the log shows ({evidence.where}); JAX raises {_JAX_ERROR}"
@@ -189,7 +189,7 @@ class AbstractMeshSizeChange(Rule):
     def _fix(self, argument: cst.BaseExpression, inner: MeshValue, outers: list[MeshValue]) -> tuple[Fix | None, str | None]:
         sizes = sorted({mesh.size for mesh in outers if mesh.size is not None})
         if len(sizes) > 1:
-            return None, not_fixed(f"it is entered under meshes of sizes {', '.join(map(str, sizes))}")
+            return None, not_fixed(f"it is entered under meshes of sizes {listed([str(size) for size in sizes])}")
         literals, why_not = self._size_literals(argument, inner)
         if literals is None or inner.axis_sizes is None:
             return None, why_not
