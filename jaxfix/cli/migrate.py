@@ -26,6 +26,7 @@ from rich.text import Text
 
 from jaxfix.cli.flags import options_from, setting_flags, setting_values
 from jaxfix.config import Config
+from jaxfix.escaping import markdown_block, markdown_code, markdown_text, printable
 from jaxfix.fleet import journal
 from jaxfix.fleet.dispatch import StopRequest, dispatch
 from jaxfix.fleet.executors import (
@@ -214,7 +215,7 @@ class _Display:
     def running(self, names: list[str], stopping: bool) -> None:
         done, failed = self.counts["done"], self.counts["failed"]
         state = f"{'stopping, waiting for' if stopping else 'running'} {len(names)}: {', '.join(names)}" if names else ""
-        description = escape(f"{done} done, {failed} failed, {state}".rstrip(", "))
+        description = escape(printable(f"{done} done, {failed} failed, {state}".rstrip(", ")))
         if description != self.progress.tasks[0].description:  # shown now, however fast the next repository goes
             self.progress.update(self.task, completed=done + failed, description=description, refresh=True)
 
@@ -265,6 +266,9 @@ def _status_text(entry: RepoReport) -> str:
 
 
 def report_markdown(entries: list[RepoReport]) -> str:
+    """Every name, message and output in it comes from the repositories (file names, git's and the
+    verify command's output): each is escaped for its place (jaxfix/escaping.py), so none can
+    close a code fence, start a heading or a table row, or pull in an image."""
     lines = [
         "# jaxfix migrate report", "",
         "| repo | status | files changed | fixes by rule | diagnostics left | verify | duration |",
@@ -272,24 +276,27 @@ def report_markdown(entries: list[RepoReport]) -> str:
     ]
     for e in entries:
         cells = (e.name, _status_text(e), str(len(e.files_changed)), _fixes_text(e), str(len(e.left)), _verify_text(e), f"{e.duration:.1f}s")
-        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+        lines.append("| " + " | ".join(map(markdown_text, cells)) + " |")
     for e in entries:
-        notes = ([f"- {e.reason}"] if e.reason else []) + [f"- error: {x}" for x in e.file_errors] + [f"- left: {x}" for x in e.left]
+        notes = ([f"- {markdown_text(e.reason)}"] if e.reason else []) + [f"- error: {markdown_text(x)}" for x in e.file_errors]
+        notes += [f"- left: {markdown_text(x)}" for x in e.left]
         if e.commit:
-            files = ", ".join(f"{kind} `{name}`" for kind, name in (("patch", e.patch), ("bundle", e.bundle)) if name)
-            notes.insert(0, f"- commit {e.commit} on branch `{e.branch}`" + (" (pushed)" if e.pushed else "") + (f", {files}" if files else ""))
+            files = ", ".join(f"{kind} {markdown_code(name)}" for kind, name in (("patch", e.patch), ("bundle", e.bundle)) if name)
+            notes.insert(0, f"- commit {markdown_text(e.commit)} on branch {markdown_code(e.branch or '')}" + (" (pushed)" if e.pushed else "")
+                         + (f", {files}" if files else ""))
         elif e.patch:
-            notes.insert(0, f"- would change {', '.join(f'`{f}`' for f in e.files_changed)}: diff in `{e.patch}` (`git apply` it to preview)")
+            changed = ", ".join(map(markdown_code, e.files_changed))
+            notes.insert(0, f"- would change {changed}: diff in {markdown_code(e.patch)} ({markdown_code('git apply')} it to preview)")
         if e.verify and e.verify.output_tail:
-            notes += ["", f"verify `{e.verify.command}` output (tail):", "", "```", e.verify.output_tail, "```"]
+            notes += ["", f"verify {markdown_code(e.verify.command)} output (tail):", "", *markdown_block(e.verify.output_tail)]
         if notes:
-            lines += ["", f"## {e.name}", "", f"`{e.repo}`", "", *notes]
+            lines += ["", f"## {markdown_text(e.name)}", "", markdown_code(e.repo), "", *notes]
     return "\n".join(lines) + "\n"
 
 
 def _print_entry(console: Console, entry: RepoReport) -> None:
     text = Text()
-    text.append(f"{entry.name}: ", style="bold")
+    text.append(f"{printable(entry.name)}: ", style="bold")
     text.append(_status_text(entry), style=_STATUS_STYLES[entry.status])
     details = []
     if entry.files_changed:
@@ -303,7 +310,7 @@ def _print_entry(console: Console, entry: RepoReport) -> None:
     if entry.patch and entry.dry_run:
         details.append(f"diff in {entry.patch}")
     if details:
-        text.append(" (" + "; ".join(details) + ")")
+        text.append(printable(" (" + "; ".join(details) + ")"))  # a reason may quote git or a file name
     console.print(text, soft_wrap=True)
 
 
@@ -313,7 +320,7 @@ def summary_table(entries: list[RepoReport]) -> Table:
                             ("left", "right"), ("verify", "left"), ("time", "right")):
         table.add_column(column, justify=justify)
     for e in entries:
-        table.add_row(Text(e.name), Text(_status_text(e), style=_STATUS_STYLES[e.status]), str(len(e.files_changed)),
+        table.add_row(Text(printable(e.name)), Text(_status_text(e), style=_STATUS_STYLES[e.status]), str(len(e.files_changed)),
                       _fixes_text(e), str(len(e.left)), _verify_text(e), f"{e.duration:.1f}s")
     counts = Counter(e.status.value for e in entries)
     table.caption = ", ".join(f"{counts[s.value]} {s.value}" for s in Status if counts[s.value])
