@@ -291,7 +291,7 @@ def _inform(list_rules: bool, explain: str | None, output_format: str, out: Cons
 
 
 # name -> (module, attribute): imported only when used or listed.
-_SUBCOMMANDS = {"migrate": ("jaxfix.cli.migrate", "migrate")}
+_SUBCOMMANDS = {"migrate": ("jaxfix.cli.migrate", "migrate"), "server": ("jaxfix.cli.server", "server")}
 
 
 class _Jaxfix(click.Group):

@@ -1,0 +1,156 @@
+"""The server's side of the analysis process: one job at a time, in order; a job can be
+withdrawn while it waits, or stopped while it runs (the process is killed and a fresh one
+started, which costs its import of libcst: about half a second, overlapped with the debounce).
+
+A process that dies by itself (a crash in LibCST, the memory killer) fails the job it was
+running with a message; the next job gets a new process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import subprocess
+import sys
+import threading
+from collections import deque
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+
+from jaxfix.server.jobs import Answer, Hello, Job
+from jaxfix.server.wire import receive, send
+
+
+class Stopped(Exception):
+    """The job was withdrawn or stopped because a newer one made it useless."""
+
+
+@dataclass
+class _Pending:
+    job: Job
+    owner: Hashable  # what the job is for (a document): `stop(owner)` withdraws its jobs
+    future: asyncio.Future[Answer]
+    number: int = field(default_factory=itertools.count().__next__)
+
+
+class AnalysisProcess:
+    """`run(job, owner)` answers jobs in the order they came; `stop(owner)` ends that owner's."""
+
+    def __init__(self) -> None:
+        self.on_hello: Callable[[Hello], None] = lambda hello: None  # told each new process's Hello
+        self._waiting: deque[_Pending] = deque()
+        self._running: _Pending | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        self._replies: asyncio.Queue[tuple[subprocess.Popen[bytes], object]] | None = None
+        self._wake: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._pump: asyncio.Task[None] | None = None
+        self.start()
+
+    def start(self) -> None:
+        """Start the process now (before the event loop exists: its imports overlap the server's)."""
+        if self._process is None:
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", "jaxfix.server.worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            )
+            if self._loop is not None:
+                self._listen(self._process)
+
+    def _listen(self, process: subprocess.Popen[bytes]) -> None:
+        loop = self._loop
+        assert loop is not None and process.stdout is not None
+        stream = process.stdout
+
+        def read() -> None:
+            while True:
+                try:
+                    message: object = receive(stream)
+                except (EOFError, OSError, ValueError):
+                    message = EOFError()
+                except Exception as error:  # noqa: BLE001 - an unreadable reply is a dead process
+                    message = EOFError(str(error))
+                loop.call_soon_threadsafe(self._received, process, message)
+                if isinstance(message, EOFError):
+                    return
+
+        threading.Thread(target=read, name="jaxfix-analysis-reader", daemon=True).start()
+
+    def _received(self, process: subprocess.Popen[bytes], message: object) -> None:
+        if isinstance(message, Hello):
+            self.on_hello(message)
+        else:
+            assert self._replies is not None
+            self._replies.put_nowait((process, message))
+
+    def attach(self) -> None:
+        """Start serving on the running event loop (the server calls it on `initialize`)."""
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
+            self._replies, self._wake = asyncio.Queue(), asyncio.Event()
+            if self._process is not None:
+                self._listen(self._process)
+            self._pump = self._loop.create_task(self._serve())
+
+    async def run(self, job: Job, owner: Hashable) -> Answer:
+        """The job's answer; raises Stopped if `stop(owner)` came first."""
+        self.attach()
+        assert self._loop is not None
+        pending = _Pending(job, owner, self._loop.create_future())
+        self._waiting.append(pending)
+        assert self._wake is not None
+        self._wake.set()
+        return await pending.future
+
+    def stop(self, owner: Hashable) -> None:
+        """Withdraw the owner's waiting jobs; kill the process if it is running one of them."""
+        for pending in [p for p in self._waiting if p.owner == owner]:
+            self._waiting.remove(pending)
+            pending.future.set_exception(Stopped())
+        running = self._running
+        if running is not None and running.owner == owner and not running.future.done():
+            running.future.set_exception(Stopped())
+            self._kill()
+
+    def _kill(self) -> None:
+        process, self._process = self._process, None
+        if process is not None:
+            process.kill()
+            process.wait()
+        self.start()
+
+    async def _serve(self) -> None:
+        assert self._wake is not None and self._replies is not None
+        while True:
+            while not self._waiting:
+                self._wake.clear()
+                await self._wake.wait()
+            pending = self._waiting.popleft()
+            if pending.future.done():  # its caller stopped waiting
+                continue
+            self._running = pending
+            self.start()
+            process = self._process
+            assert process is not None and process.stdin is not None
+            try:
+                send(process.stdin, (pending.number, pending.job))
+            except OSError:  # it died since the last job: its EOF is on the queue
+                pass
+            while not pending.future.done():
+                source, message = await self._replies.get()
+                if source is not self._process:
+                    continue  # a killed process's last words
+                if isinstance(message, EOFError):
+                    self._process = None
+                    code = source.wait()
+                    if not pending.future.done():
+                        failure = f"the analysis process stopped (exit code {code}); it is started again"
+                        pending.future.set_result(Answer(None, failure=failure))
+                elif isinstance(message, tuple) and message[0] == pending.number and not pending.future.done():
+                    pending.future.set_result(message[1])
+            self._running = None
+
+    def close(self) -> None:
+        process, self._process = self._process, None
+        if process is not None:
+            process.kill()
+            process.wait()

@@ -1,0 +1,111 @@
+"""The analysis process: `python -m jaxfix.server.worker`, started and stopped by the server.
+
+It imports the engine once, then answers one job at a time with the CLI's own functions (config
+found from the file upward, the project roots from the workspace folder, the result cache in
+the same place as the CLI's) and the engine's `process_source`. The server kills it to stop an
+analysis a newer version of the document has made useless, and starts another.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from jaxfix.cache import Cache, cache_dir
+from jaxfix.config import load, project_roots
+from jaxfix.diagnostics import FileResult
+from jaxfix.discovery import is_excluded
+from jaxfix.options import Options
+from jaxfix.server.jobs import Answer, Check, Document, FixAll, FixOne, Hello, Job
+from jaxfix.server.wire import receive, send
+from jaxfix.settings import SettingError, build_options
+
+
+def _project(document: Document) -> tuple[Options, Cache, Path]:
+    """The options and cache a `jaxfix --check` of the workspace folder would use for this file."""
+    path = Path(document.path)
+    config = load(None, [path])
+    start = [Path(document.folder)] if document.folder else [path.parent]
+    options = replace(build_options(config, {}), project_roots=project_roots(config, start))
+    return options, Cache(cache_dir(None, config, start), options), start[0]
+
+
+def _excluded(path: Path, root: Path, options: Options) -> bool:
+    """As a walk from the workspace folder would exclude it (or `--stdin-filename` names it)."""
+    shown = path.relative_to(root) if path.is_relative_to(root) else path
+    return any(is_excluded(p, options.exclude) for p in (shown, *shown.parents) if p != Path("."))
+
+
+def _on_disk(path: Path, source: bytes) -> bool:
+    try:
+        return path.read_bytes() == source
+    except OSError:
+        return False
+
+
+def answer(job: Job) -> Answer:
+    from jaxfix.engine import process_source
+    from jaxfix.prefilter import is_candidate, selected_rules
+
+    document = job.document
+    path = Path(document.path)
+    try:
+        options, cache, root = _project(document)
+    except SettingError as error:
+        return Answer(None, failure=f"configuration error: {error}")
+    if _excluded(path, root, options):
+        return Answer(FileResult(path, document.source), excluded=True)
+    if len(document.source) > options.max_file_size:
+        return Answer(FileResult(path, document.source, error=f"larger than max-file-size ({options.max_file_size} bytes)"))
+    if isinstance(job, Check):
+        if not is_candidate(document.source, selected_rules(options)):
+            return Answer(FileResult(path, document.source))
+        cached = cache.get(path, document.source)
+        if cached is not None:
+            return Answer(cached)
+        result = process_source(path, document.source, options)
+        if _on_disk(path, document.source):  # an unsaved buffer's result would only evict the file's entry
+            cache.put(result)
+        return Answer(result)
+    if isinstance(job, FixOne):
+        first, last = job.lines
+        options = replace(
+            options, select=(job.code,), unsafe_fixes=job.unsafe,
+            changed_lines={path.resolve(): frozenset(range(first, last + 1))},
+        )
+    else:
+        assert isinstance(job, FixAll)
+        options = replace(options, unsafe_fixes=False)
+    return Answer(process_source(path, document.source, options))
+
+
+def _explain() -> dict[str, str]:
+    from jaxfix.cli.rule_docs import explain_markdown
+    from jaxfix.codemods import RULES
+
+    return {code: explain_markdown(rule) for code, rule in RULES.items()}
+
+
+def main() -> None:
+    messages = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # whatever a library prints must not reach the pipe
+    jobs = sys.stdin.buffer
+    import jaxfix.engine  # noqa: F401 - before the first job arrives: libcst, the rules
+
+    send(messages, Hello(_explain()))
+    while True:
+        try:
+            number, job = receive(jobs)
+        except EOFError:
+            return
+        try:
+            reply = answer(job)
+        except Exception as error:  # noqa: BLE001 - the server logs it; the next job still runs
+            reply = Answer(None, failure=f"internal error: {type(error).__name__}: {error}")
+        send(messages, (number, reply))
+
+
+if __name__ == "__main__":
+    main()
