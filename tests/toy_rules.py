@@ -82,3 +82,18 @@ def toy_rules(monkeypatch: pytest.MonkeyPatch) -> tuple[type[Rule], ...]:
     for rule in TOY_RULES:
         monkeypatch.setitem(RULES, rule.code, rule)
     return TOY_RULES
+
+
+class Crashing(Rule):
+    """A rule with a bug: raises on `crash_here()`, to show a crash in a rule is one message."""
+
+    __doc__ = _DOC
+    code = "JAX904"
+    name = "crashing"
+    summary = "crash_here() crashes this rule"
+    fixes = {}
+    tokens = ((b"crash_here",),)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if m.matches(node.func, m.Name("crash_here")):
+            raise RuntimeError("the test rule crashed")

@@ -31,7 +31,9 @@ from jaxfix.server.text import UTF16, Edit, Lines, Position, edits
 DEBOUNCE_SECONDS = 0.25  # after a change; an open or a save is analysed at once
 FIX_ALL = "source.fixAll.jaxfix"
 _NOTEBOOK_SYNC = t.NotebookDocumentSyncOptions(
-    notebook_selector=[t.NotebookDocumentFilterWithCells(cells=[t.NotebookCellLanguage(language="python")])],
+    # "*": every notebook type; the cells-only form is valid too, but lsprotocol's own converter
+    # (pygls' client, and so tests/test_server.py) cannot read it back.
+    notebook_selector=[t.NotebookDocumentFilterWithNotebook(notebook="*", cells=[t.NotebookCellLanguage(language="python")])],
     save=True,
 )
 
@@ -136,10 +138,10 @@ class JaxfixServer(LanguageServer):
 
     def schedule(self, key: str, delay: float) -> None:
         """Analyse the document after `delay`; an older version's analysis is stopped now."""
+        self.analysis.stop(key)
         timer = self.timers.pop(key, None)
         if timer is not None:
             timer.cancel()
-        self.analysis.stop(key)
         self.timers[key] = asyncio.get_running_loop().create_task(self._analyse(key, delay))
 
     def forget(self, key: str) -> None:

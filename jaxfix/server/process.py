@@ -16,9 +16,17 @@ import threading
 from collections import deque
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from pathlib import Path
 
+import jaxfix
 from jaxfix.server.jobs import Answer, Hello, Job
 from jaxfix.server.wire import receive, send
+
+# `python -m` puts its working directory first on sys.path: started in the user's workspace, a
+# `typing.py` there would be imported, i.e. the user's code run. -P (3.11+) leaves it out; on
+# 3.10 the directory jaxfix itself is imported from stands in for it.
+_SAFE_PATH = ("-P",) if sys.version_info >= (3, 11) else ()
+_HOME = str(Path(jaxfix.__file__).resolve().parent.parent)
 
 
 class Stopped(Exception):
@@ -51,7 +59,8 @@ class AnalysisProcess:
         """Start the process now (before the event loop exists: its imports overlap the server's)."""
         if self._process is None:
             self._process = subprocess.Popen(
-                [sys.executable, "-m", "jaxfix.server.worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                [sys.executable, *_SAFE_PATH, "-m", "jaxfix.server.worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                cwd=_HOME,
             )
             if self._loop is not None:
                 self._listen(self._process)
@@ -107,8 +116,10 @@ class AnalysisProcess:
             self._waiting.remove(pending)
             pending.future.set_exception(Stopped())
         running = self._running
-        if running is not None and running.owner == owner and not running.future.done():
-            running.future.set_exception(Stopped())
+        if running is not None and running.owner == owner:
+            if not running.future.done():  # (its caller may have stopped waiting already)
+                running.future.set_exception(Stopped())
+            self._running = None
             self._kill()
 
     def _kill(self) -> None:
