@@ -82,7 +82,27 @@ def test_json_document_example_matches_the_schema():
     assert re.findall(r"`(\w+)`", row)[1:] == statuses
 
 
-@pytest.mark.parametrize("page", ["usage", "configuration", "output-formats", "ci", "migrate", "performance", "guarantees"])
+@pytest.mark.parametrize("page", ["usage", "configuration", "output-formats", "ci", "migrate", "performance", "guarantees", "editors"])
 def test_docs_pages_exist_and_are_linked(page):
     assert (DOCS / f"{page}.md").exists()
     assert f"docs/{page}.md" in README
+
+
+def test_editor_configs_parse_and_start_the_server_subcommand():
+    """docs/editors.md: the JSON and TOML snippets are valid and every one runs `jaxfix server`,
+    a subcommand that exists; the Lua snippets name the same command."""
+    tomllib = pytest.importorskip("tomllib")
+
+    text = (DOCS / "editors.md").read_text(encoding="utf-8")
+    vscode = json.loads(_blocks(text, "json")[0])
+    assert [vscode["glspc.server.command"], *vscode["glspc.server.commandArguments"]] == ["jaxfix", "server"]
+    assert "source.fixAll.jaxfix" in vscode["editor.codeActionsOnSave"]
+    helix = tomllib.loads(_blocks(text, "toml")[0])
+    assert [helix["language-server"]["jaxfix"]["command"], *helix["language-server"]["jaxfix"]["args"]] == ["jaxfix", "server"]
+    assert "jaxfix" in helix["language"][0]["language-servers"]
+    lua = _blocks(text, "lua")
+    assert sum('{ "jaxfix", "server" }' in block for block in lua) == 2
+    assert any("source.fixAll.jaxfix" in block for block in lua)
+    assert '("jaxfix" "server")' in _blocks(text, "elisp")[0]
+    result = CliRunner().invoke(cli, ["server", "--help"])
+    assert result.exit_code == 0 and "language server" in result.output
