@@ -368,3 +368,18 @@ def test_migrate_report_md_keeps_verify_output_and_file_names_inert(tmp_path, mo
     shown = ["".join(c.content for c in t.children or ()) for t in tokens if t.type == "inline"]
     (error,) = [line for line in shown if line.startswith("error: ")]
     assert error.startswith(f"error: {printable(Path(hostile).as_posix())}: ")  # as the text shows it, every character literal
+
+
+def test_review_bot_summary_keeps_file_names_and_errors_inert():
+    from markdown_it import MarkdownIt
+
+    from jaxfix.bot.github import summary
+
+    path = "x</summary><img src=https://attacker.example/p.png>\n# h.py"
+    outside = [{"path": path, "line": 3, "body": "**JAX001**: message"}]
+    error = "e`x`.py: error: not a Python source file ![i](https://attacker.example/i.png)"
+    text = summary([], outside, (error,), "0" * 40)
+    assert "<img" not in text and "&lt;img src=https://attacker.example/p.png&gt;\\n# h.py:3</summary>" in text
+    tokens = MarkdownIt("commonmark").parse(text)
+    assert not [c for t in tokens for c in t.children or () if c.type in ("image", "html_inline")]
+    assert any(c.type == "code_inline" and c.content == error for t in tokens for c in t.children or ())

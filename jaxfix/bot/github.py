@@ -13,11 +13,13 @@ attached (GitHub answers 422): it is listed in the review's summary instead, nev
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass, field
 
 from jaxfix.bot.findings import MARKER
 from jaxfix.bot.patches import commentable_lines
 from jaxfix.bot.rest import ApiError, Client
+from jaxfix.escaping import markdown_code, printable
 
 REVIEW_MARKER = "<!-- jaxfix-review -->"
 API_VERSION = "2022-11-28"
@@ -75,9 +77,10 @@ def summary(comments: list[dict], outside: list[dict], errors: tuple[str, ...], 
         parts.append("Outside the diff (GitHub attaches comments only to lines the pull request shows):")
         for comment in outside:
             body = comment["body"].replace(MARKER, "").strip()
-            parts.append(f"<details><summary>{_line_text(comment)}</summary>\n\n{body}\n\n</details>")
+            where = html.escape(printable(_line_text(comment)))  # a file name in raw HTML: no tag may come out of it
+            parts.append(f"<details><summary>{where}</summary>\n\n{body}\n\n</details>")
     if errors:
-        parts.append("jaxfix could not check some files:\n\n" + "\n".join(f"- `{line}`" for line in errors[:20]))
+        parts.append("jaxfix could not check some files:\n\n" + "\n".join(f"- {markdown_code(line)}" for line in errors[:20]))
     return "\n\n".join([*parts, REVIEW_MARKER])
 
 
