@@ -12,9 +12,7 @@ from serving_meshes import under_serving_mesh
 def compile_step(x):
     return jax.jit(lambda a: a.sum(axis=0)).trace(x).lower(
         lowering_platforms=(jax.export.default_export_platform(),),
-    ).compile(
-        device_assignment=tuple(jax.devices()[:8]),
-    )
+    ).compile(device_assignment=tuple(jax.devices()[:8]))
 
 
 compiled = compile_step(jax.ShapeDtypeStruct((8, 8), jnp.float32))
