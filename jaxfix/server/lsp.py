@@ -270,7 +270,7 @@ class JaxfixServer(LanguageServer):
                 title = f"jaxfix{' (unsafe fix)' if unsafe else ''}: {diagnostic.fix_title} ({diagnostic.code})"
                 actions.append(t.CodeAction(
                     title, kind=t.CodeActionKind.QuickFix, diagnostics=[entry.lsp], is_preferred=not unsafe,
-                    data={**entry.lsp.data, "fix": "one"},
+                    data={**(entry.lsp.data or {}), "fix": "one"},
                 ))
         if wanted(FIX_ALL):
             for state in self.analysed.values():
@@ -285,9 +285,11 @@ class JaxfixServer(LanguageServer):
         return actions
 
     def can_resolve_edits(self) -> bool:
-        action = self.client_capabilities.text_document and self.client_capabilities.text_document.code_action
-        support = action and action.resolve_support
-        return bool(support and "edit" in support.properties and action.data_support)
+        document = self.client_capabilities.text_document
+        action = document.code_action if document is not None else None
+        if action is None or action.resolve_support is None:
+            return False
+        return "edit" in action.resolve_support.properties and bool(action.data_support)
 
     async def resolve(self, action: t.CodeAction) -> t.CodeAction:
         data: dict[str, Any] = action.data if isinstance(action.data, dict) else {}

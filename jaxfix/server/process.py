@@ -1,6 +1,6 @@
 """The server's side of the analysis process: one job at a time, in order; a job can be
-withdrawn while it waits, or stopped while it runs (the process is killed and a fresh one
-started, which costs its import of libcst: about half a second, overlapped with the debounce).
+withdrawn while it waits, or stopped while it runs (past a short grace period the process is
+killed and a fresh one started, which costs its import of libcst: about half a second).
 
 A process that dies by itself (a crash in LibCST, the memory killer) fails the job it was
 running with a message; the next job gets a new process.
@@ -29,6 +29,12 @@ _SAFE_PATH = ("-P",) if sys.version_info >= (3, 11) else ()
 _HOME = str(Path(jaxfix.__file__).resolve().parent.parent)
 
 
+# A stopped job that ends within this long after it started is let finish (its answer dropped):
+# restarting the process costs more. One still running then is killed.
+_GRACE_SECONDS = 0.5
+_POLL_SECONDS = 0.1
+
+
 class Stopped(Exception):
     """The job was withdrawn or stopped because a newer one made it useless."""
 
@@ -39,6 +45,8 @@ class _Pending:
     owner: Hashable  # what the job is for (a document): `stop(owner)` withdraws its jobs
     future: asyncio.Future[Answer]
     number: int = field(default_factory=itertools.count().__next__)
+    sent: float = 0.0  # loop time the process was given it
+    stopped: bool = False
 
 
 class AnalysisProcess:
@@ -111,16 +119,16 @@ class AnalysisProcess:
         return await pending.future
 
     def stop(self, owner: Hashable) -> None:
-        """Withdraw the owner's waiting jobs; kill the process if it is running one of them."""
+        """Withdraw the owner's waiting jobs; stop the one running, if it is the owner's (the
+        process is killed unless the job ends within its grace period)."""
         for pending in [p for p in self._waiting if p.owner == owner]:
             self._waiting.remove(pending)
             pending.future.set_exception(Stopped())
         running = self._running
-        if running is not None and running.owner == owner:
+        if running is not None and running.owner == owner and not running.stopped:
+            running.stopped = True
             if not running.future.done():  # (its caller may have stopped waiting already)
                 running.future.set_exception(Stopped())
-            self._running = None
-            self._kill()
 
     def _kill(self) -> None:
         process, self._process = self._process, None
@@ -146,19 +154,36 @@ class AnalysisProcess:
                 send(process.stdin, (pending.number, pending.job))
             except OSError:  # it died since the last job: its EOF is on the queue
                 pass
-            while not pending.future.done():
-                source, message = await self._replies.get()
-                if source is not self._process:
-                    continue  # a killed process's last words
-                if isinstance(message, EOFError):
-                    self._process = None
-                    code = source.wait()
-                    if not pending.future.done():
-                        failure = f"the analysis process stopped (exit code {code}); it is started again"
-                        pending.future.set_result(Answer(None, failure=failure))
-                elif isinstance(message, tuple) and message[0] == pending.number and not pending.future.done():
-                    pending.future.set_result(message[1])
+            pending.sent = asyncio.get_running_loop().time()
+            await self._finish(pending)
             self._running = None
+
+    async def _finish(self, pending: _Pending) -> None:
+        """Until the process answers the job or dies; a stopped job's process is killed once the
+        job outlives its grace period."""
+        assert self._replies is not None
+        loop = asyncio.get_running_loop()
+        while True:
+            try:
+                source, message = await asyncio.wait_for(self._replies.get(), _POLL_SECONDS)
+            except asyncio.TimeoutError:
+                if pending.stopped and loop.time() >= pending.sent + _GRACE_SECONDS:
+                    self._kill()
+                    return
+                continue
+            if source is not self._process:
+                continue  # a killed process's last words
+            if isinstance(message, EOFError):
+                self._process = None
+                code = source.wait()
+                if not pending.future.done():
+                    failure = f"the analysis process stopped (exit code {code}); it is started again"
+                    pending.future.set_result(Answer(None, failure=failure))
+                return
+            if isinstance(message, tuple) and message[0] == pending.number:
+                if not pending.future.done():
+                    pending.future.set_result(message[1])
+                return
 
     def close(self) -> None:
         process, self._process = self._process, None

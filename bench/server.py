@@ -1,0 +1,126 @@
+"""Time `jaxfix server`'s start-up against the CLI's cold run on the same file, side by side.
+
+    python bench/server.py                           # the JAX clone at /work/clones/jax if there is one
+    python bench/server.py --workspace ~/src/jax --repeat 5
+
+Each round, in turn (round-robin, a fresh process each time):
+- `jaxfix --check --no-cache FILE` (wall time, launch to exit);
+- `jaxfix server` started by pygls' LanguageClient with the workspace folder as its root: the
+  time from launch to the `initialize` response, and to the first `publishDiagnostics` of FILE
+  (opened right after `initialized`), its cache directory emptied before each round.
+
+FILE is 2,000 lines: a JAX001 fixture's body, then ordinary JAX code (bench/make_corpus.py's
+filler), in a temporary directory, so both commands parse and analyse all of it.
+Prints a Markdown report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+sys.path.insert(0, str(BENCH))
+
+from make_corpus import filler
+from run import machine, run_once, timing_env, tool
+
+FIXTURE = ROOT / "fixtures" / "JAX001" / "bare_jit_decorator_lower.py"
+DEFAULT_WORKSPACE = Path("/work/clones/jax")
+
+
+def write_file(directory: Path, lines: int) -> Path:
+    """`lines` lines exactly: the fixture's body, the filler's whole blocks, comment lines to pad."""
+    body = "".join(line for line in FIXTURE.read_text().splitlines(keepends=True) if not line.startswith("#"))
+    target = lines - body.count("\n") - 2
+    while (text := body + "\n\n" + filler(random.Random(0), target)).count("\n") > lines:
+        target -= 10
+    text += "# padding\n" * (lines - text.count("\n"))
+    path = directory / f"module_{lines}.py"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+async def server_round(command: list[str], workspace: Path, path: Path, env: dict[str, str]) -> tuple[float, float]:
+    """(seconds to the `initialize` response, seconds to the first diagnostics), from launch."""
+    from lsprotocol import types as t
+    from pygls.lsp.client import LanguageClient
+
+    client = LanguageClient("bench", "1")
+    arrived: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+
+    @client.feature(t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def diagnostics(params: t.PublishDiagnosticsParams) -> None:
+        if params.diagnostics and not arrived.done():
+            arrived.set_result(time.perf_counter())
+
+    start = time.perf_counter()
+    await client.start_io(*command, env=env, cwd=str(workspace))
+    await client.initialize_async(t.InitializeParams(
+        capabilities=t.ClientCapabilities(), root_uri=workspace.as_uri(),
+        workspace_folders=[t.WorkspaceFolder(workspace.as_uri(), workspace.name)],
+    ))
+    initialized = time.perf_counter() - start
+    client.initialized(t.InitializedParams())
+    client.text_document_did_open(t.DidOpenTextDocumentParams(t.TextDocumentItem(path.as_uri(), "python", 1, path.read_text())))
+    first = await asyncio.wait_for(arrived, 300) - start
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    return initialized, first
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--workspace", type=Path, default=DEFAULT_WORKSPACE if DEFAULT_WORKSPACE.is_dir() else None,
+                        help="the workspace folder the server is started in (default: the JAX clone, else a temp dir)")
+    parser.add_argument("--lines", type=int, default=2000)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    jaxfix = tool("jaxfix")
+    if jaxfix is None:
+        sys.exit("jaxfix is not installed beside this Python")
+    env = timing_env()
+    with tempfile.TemporaryDirectory() as scratch:
+        directory = Path(scratch)
+        path = write_file(directory, args.lines)
+        workspace = args.workspace or directory
+        cli, init, first = [], [], []
+        for _ in range(args.repeat):
+            cli.append(run_once([jaxfix, "--check", "--no-cache", "-q", str(path)], env).wall)
+            shutil.rmtree(directory / ".jaxfix_cache", ignore_errors=True)
+            answered, diagnosed = asyncio.run(server_round([jaxfix, "server"], workspace, path, env))
+            init.append(answered)
+            first.append(diagnosed)
+        lines = path.read_text().count("\n")
+    cold = statistics.median(cli)
+    rows = [
+        ("`jaxfix --check --no-cache FILE` (cold CLI, launch to exit)", cli, 1.0),
+        ("`jaxfix server`: launch to the `initialize` response", init, None),
+        ("`jaxfix server`: launch to FILE's first diagnostics", first, statistics.median(first) / cold),
+    ]
+    print(f"jaxfix server start-up: {machine()}")
+    print(f"workspace {workspace} ({'the JAX clone' if workspace == DEFAULT_WORKSPACE else 'scratch'}); FILE: {lines:,} lines; "
+          f"{args.repeat} rounds, round-robin\n")
+    print("| what | median (s) | fastest (s) | slowest (s) | / cold CLI |")
+    print("|---|---:|---:|---:|---:|")
+    for name, samples, ratio in rows:
+        shown = "" if ratio is None else f"{ratio:.2f}x"
+        print(f"| {name} | {statistics.median(samples):.3f} | {min(samples):.3f} | {max(samples):.3f} | {shown} |")
+    print()
+    print(f"- `initialize` within 1 s: {'met' if statistics.median(init) < 1 else 'NOT met'} (median {statistics.median(init):.3f} s)")
+    limit = cold * 1.1
+    print(f"- first diagnostics within the cold CLI + 10% ({limit:.3f} s): "
+          f"{'met' if statistics.median(first) <= limit else 'NOT met'} (median {statistics.median(first):.3f} s)")
+
+
+if __name__ == "__main__":
+    main()
