@@ -300,3 +300,22 @@ def test_notebook_cells_get_their_own_diagnostics_and_fixes(tmp_path):
         assert changed  # the resized mesh is in another cell than the diagnostic
 
     asyncio.run(run(body)(tmp_path))
+
+
+def test_a_notebook_open_as_text_gets_diagnostics_and_fixes_in_its_json(tmp_path):
+    """A client without notebook documents may show the .ipynb file itself: places are its lines."""
+    source = ROOT / "fixtures" / "JAX002" / "notebook_mesh_constants_across_cells.ipynb"
+    path = tmp_path / "stages.ipynb"
+    shutil.copy(source, path)
+
+    async def body(editor: Editor) -> None:
+        uri = editor.open(path)
+        (diagnostic,) = (await editor.diagnostics(uri)).diagnostics
+        line = path.read_text().splitlines()[diagnostic.range.start.line]
+        assert diagnostic.code == "JAX002" and diagnostic.message.startswith("cell 4:3:")
+        assert line[diagnostic.range.start.character:].startswith("use_abstract_mesh(STAGE2)")
+        (quick,) = await editor.actions(uri, diagnostic.range, [diagnostic], only=[t.CodeActionKind.QuickFix])
+        fixed = apply(path.read_text(), edits_for(await editor.resolve(quick), uri))
+        assert fixed == source.with_suffix(".fixed.ipynb").read_text()
+
+    asyncio.run(run(body)(tmp_path))

@@ -63,7 +63,7 @@ class _Analysed:
     version: int | None
     document: Document
     texts: dict[str, _Text]  # by URI: the file, or each cell of the notebook
-    notebook_lines: dict[tuple[int, int], int] | None
+    notebook_lines: dict[tuple[int, int], int] | None  # of a notebook document; None for a text
     entries: list[_Entry] = field(default_factory=list)
 
 
@@ -123,11 +123,12 @@ class JaxfixServer(LanguageServer):
             return None
         document = self.workspace.get_text_document(key)
         name = to_fs_path(key)
-        if not name or not name.endswith(".py"):
+        if not name or not name.endswith((".py", ".ipynb")):
             return None
         path = Path(name)
         text = _Text(key, document.version, document.source)
-        return _Analysed(key, document.version, Document(str(path), _encoded(document.source), self.folder_of(path)), {key: text}, None)
+        source = document.source.encode("utf-8") if name.endswith(".ipynb") else _encoded(document.source)
+        return _Analysed(key, document.version, Document(str(path), source, self.folder_of(path)), {key: text}, None)
 
     def current_version(self, key: str) -> int | None:
         notebook = self.workspace.get_notebook_document(notebook_uri=key)
@@ -212,6 +213,11 @@ class JaxfixServer(LanguageServer):
         return t.Range(_position(lines.position(*start)), _position(lines.position(*end)))
 
     def entries(self, state: _Analysed, result: FileResult) -> list[_Entry]:
+        if state.notebook_lines is None and state.document.path.endswith(".ipynb"):
+            # A notebook open as text: places in its JSON.
+            from jaxfix.notebook import in_document
+
+            result = in_document(result)
         found = []
         for index, diagnostic in enumerate(result.diagnostics):
             text = self._text_of(state, diagnostic.start.cell)
