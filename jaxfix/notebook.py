@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from jaxfix.diagnostics import Diagnostic, FileResult, Location, Related
+from jaxfix.evidence import Evidence
 from jaxfix.options import Options
 from jaxfix.paths import is_notebook
 from jaxfix.syntax import syntax_error
@@ -444,7 +445,7 @@ def _map_diagnostic(diagnostic: Diagnostic, module: Module) -> Diagnostic:
 
 def process_notebook(
     path: Path, source: bytes, options: Options,
-    check: Callable[[bytes, Options, frozenset[int] | None], tuple[bytes | None, tuple[Diagnostic, ...]]],
+    check: Callable[[bytes, Options, frozenset[int] | None, tuple[Evidence, ...] | None], tuple[bytes | None, tuple[Diagnostic, ...]]],
     describe: Callable[[Exception, bytes], tuple[str, Location | None, bool]],
 ) -> FileResult:
     """One notebook through `check` (the engine's check of one module); errors are this file's."""
@@ -457,7 +458,9 @@ def process_notebook(
     code = module.code
     changed = options.lines_to_check(path)
     try:
-        fixed, diagnostics = check(code, options, None if changed is None else _module_lines(notebook, module, changed))
+        # --from-log: evidence from an IPython traceback is placed on the module's lines (jaxfix/fromlog/locate.py)
+        lines = None if changed is None else _module_lines(notebook, module, changed)
+        fixed, diagnostics = check(code, options, lines, options.evidence_at(path))
     except Exception as error:  # noqa: BLE001 - the engine's own failures, described its way
         message, where, lasting = describe(error, code)
         return FileResult(path, source, error=message, error_location=module.locate(where) if where else None, lasting_error=lasting)

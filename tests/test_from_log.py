@@ -347,3 +347,108 @@ def test_non_utf8_log_without_tracebacks_is_a_note(tmp_path):
     assert result.exit_code == 0
     assert "no traceback" in result.output
 
+
+
+# -- IPython / Jupyter tracebacks -----------------------------------------------------------------
+# IPython is not installed here: the tracebacks are laid out as IPython prints them (the format
+# of IPython/core/ultratb.py VerboseTB.format_record and tbtools.py, IPython >= 8: `Cell In[N],
+# line L`, `File path:line, in f(...)`, numbers right-aligned in 7 columns, `---->` marking the
+# raising line; IPython 7: `<ipython-input-N-hash> in <module>`, `path in f(...)`), around the
+# frames and the message of a real run of the cells under real JAX.
+
+_CELLS = [
+    ("code", 1, "import jax\nimport jax.numpy as jnp\nfrom jax.sharding import AbstractMesh, NamedSharding, PartitionSpec as P"),
+    ("markdown", None, "Shapes only: no devices needed."),
+    ("code", 2, 'mesh = AbstractMesh((2, 4), ("x", "y"))\nx = jax.ShapeDtypeStruct((8, 8), jnp.float32, sharding=NamedSharding(mesh, P("x")))'),
+    ("code", 3, "%time 1\nstep = jax.jit(jnp.sin)\n# lower the step\nlowered = step.lower(x)\nprint(lowered.as_text()[:10])"),
+]
+_CELL_RUNNER = r'''
+import json, sys, traceback
+cells = json.loads(sys.argv[1])
+scope = {}
+try:
+    for count, source in cells:
+        code = "\n".join("pass" if line.startswith("%") else line for line in source.split("\n"))
+        exec(compile(code, f"<cell {count}>", "exec"), scope)
+except ValueError as error:
+    frames = [(f.filename, f.lineno, f.name, f.line) for f in traceback.extract_tb(error.__traceback__)[1:]]
+    print(json.dumps({"frames": frames, "message": f"{type(error).__name__}: {error}"}))
+'''
+
+
+def _notebook(cells=_CELLS) -> str:
+    def source(text):
+        return [line + "\n" for line in text.split("\n")[:-1]] + [text.split("\n")[-1]]
+
+    return json.dumps({"cells": [
+        {"cell_type": kind, "id": f"c{n}", "metadata": {}, "source": source(text),
+         **({"execution_count": count, "outputs": []} if kind == "code" else {})}
+        for n, (kind, count, text) in enumerate(cells)
+    ], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
+
+
+def _ipython_log(version: str, modern: bool) -> bytes:
+    """The error output of the last cell, as IPython prints it in colour (Linux theme)."""
+    code_cells = [(count, text) for kind, count, text in _CELLS if kind == "code"]
+    done = subprocess.run([interpreters()[version], "-c", _CELL_RUNNER, json.dumps(code_cells)],
+                          capture_output=True, env=_ENV, timeout=300, text=True)
+    run = json.loads(done.stdout)
+    red, green, cyan, reset = "\x1b[0;31m", "\x1b[0;32m", "\x1b[0;36m", "\x1b[0m"
+    out = [f"{red}{'-' * 75}{reset}", f"{red}ValueError{reset}{'Traceback (most recent call last)'.rjust(75 - 10)}"]
+    for path, line, name, text in run["frames"]:
+        cell = dict(code_cells).get(int(path[6:-1])) if path.startswith("<cell ") else None
+        count = int(path[6:-1]) if cell is not None else None
+        if modern:
+            where = f"Cell In[{count}], line {line}" if cell is not None else f"File {path}:{line}"
+            out.append(f"{green}{where}{reset}" + ("" if name == "<module>" else f", in {cyan}{name}{reset}(*args)"))
+        else:
+            where = f"<ipython-input-{count}-3f2a9c1d7b6e>" if cell is not None else path
+            out.append(f"{green}{where}{reset} in {cyan}{name}{reset}" + ("" if name == "<module>" else "(*args)"))
+        shown = cell.split("\n") if cell is not None else [text]
+        first = max(1, line - 2) if cell is not None else line
+        for number in range(first, min(len(shown), line + 2 - first) + first if cell is not None else line + 1):
+            code = shown[number - first if cell is None else number - 1]
+            mark = f"{green}{'-' * (7 - len(str(number)) - 2)}> {number}{reset}" if number == line else "%7d" % number
+            out.append(f"{mark} {code}")
+        out.append("")
+    out.append(f"{red}{run['message'].split(':', 1)[0]}{reset}:{run['message'].split(':', 1)[1]}")
+    return ("\n".join(out) + "\n").encode()
+
+
+@pytest.mark.parametrize("modern", [True, False], ids=["ipython8", "ipython7"])
+def test_an_ipython_traceback_is_mapped_onto_its_notebook_cell(tmp_path, modern):
+    version = next(v for v in JAX_VERSIONS if v in interpreters())
+    log = _ipython_log(version, modern)
+    assert b"Cell In[3], line 4" in log if modern else b"<ipython-input-3-" in log
+    tree = tmp_path / "tree"
+    (tree / "notebooks").mkdir(parents=True)
+    (tree / "notebooks" / "explore.ipynb").write_text(_notebook(), encoding="utf-8")
+    (tree / "notebooks" / "other.ipynb").write_text(_notebook(_CELLS[:3]), encoding="utf-8")  # no such cell
+    result = from_log(log, "--check", "--format", "json", tree=tree)
+    assert result.exit_code == 1, result.output
+    files = json.loads(result.stdout)["files"]
+    assert [(Path(f["path"]).name, d["code"], d["start"]["cell"], d["start"]["line"]) for f in files for d in f["diagnostics"]] == [
+        ("explore.ipynb", "JAX001", 4, 4)]
+    written = from_log(log, tree=tree)
+    assert written.exit_code == 0, written.output
+    cell = json.loads((tree / "notebooks" / "explore.ipynb").read_text())["cells"][3]["source"]
+    assert cell[3:6] == ["lowered = step.trace(x).lower(\n", "    lowering_platforms=(jax.export.default_export_platform(),),\n", ")\n"]
+    assert json.loads((tree / "notebooks" / "explore.ipynb").read_text())["cells"][3]["id"] == "c3"
+
+
+def test_an_ipython_cell_matching_several_notebooks_is_not_guessed(tmp_path):
+    version = next(v for v in JAX_VERSIONS if v in interpreters())
+    log = _ipython_log(version, modern=True)
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for name in ("a.ipynb", "b.ipynb"):
+        (tree / name).write_text(_notebook(), encoding="utf-8")
+    result = from_log(log, tree=tree)
+    assert result.exit_code == 2
+    assert "the cell In[3] it shows matches several notebook cells" in result.output
+    assert (tree / "a.ipynb").read_text() == (tree / "b.ipynb").read_text() == _notebook()
+    # the execution count decides between cells with the same lines
+    recount = [(kind, 9 if count == 3 else count, text) for kind, count, text in _CELLS]
+    (tree / "b.ipynb").write_text(_notebook(recount), encoding="utf-8")
+    assert from_log(log, tree=tree).exit_code == 0
+    assert (tree / "b.ipynb").read_text() == _notebook(recount) and (tree / "a.ipynb").read_text() != _notebook()

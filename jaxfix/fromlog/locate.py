@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
 from jaxfix.fromlog.tracebacks import Frame
+from jaxfix.paths import is_notebook
 
 # Frames that are never the user's: installed packages, JAX itself, the standard library
 # (contextlib for a decorator-entered mesh), and code without a file.
@@ -40,13 +42,54 @@ def is_library(frame: Frame) -> bool:
 
 
 class TreeIndex:
-    """The local Python files, by file name, for suffix matching."""
+    """The local Python files, by file name, for suffix matching; the notebooks' code cells, for
+    IPython frames."""
 
     def __init__(self, files: list[Path]) -> None:
         self.by_name: dict[str, list[tuple[tuple[str, ...], Path]]] = defaultdict(list)
         for file in files:
             parts = _parts(file.resolve().as_posix())
             self.by_name[parts[-1]].append((parts, file))
+        self.notebooks = [file for file in files if is_notebook(file)]
+        # per notebook: (cell number, execution count, the cell's lines, module line of each)
+        self._cells: list[tuple[Path, int, object, list[str], dict[int, int]]] | None = None
+
+    def _notebook_cells(self) -> list[tuple[Path, int, object, list[str], dict[int, int]]]:
+        if self._cells is None:
+            from jaxfix.notebook import NotebookError, parse, split_lines, to_module
+
+            self._cells = []
+            for path in self.notebooks:
+                try:
+                    notebook = parse(path.read_bytes())
+                except (OSError, NotebookError):
+                    continue  # said as that file's error when it is checked
+                module = to_module(notebook)
+                lines = {where: number for number, where in enumerate(module.origin, start=1) if where is not None}
+                for cell in notebook.cells:
+                    count = notebook.data["cells"][cell.number - 1].get("execution_count")
+                    in_module = {line: lines[(cell.number, line)] for (number, line) in lines if number == cell.number}
+                    self._cells.append((path, cell.number, count, split_lines(cell.text), in_module))
+        return self._cells
+
+    def map_cell(self, frame: Frame) -> tuple[Path, int] | None:
+        """The notebook and module line of an IPython cell frame: the code cell whose lines are
+        the ones the traceback shows, that cell with the frame's execution count if several
+        are; None when no cell matches, LocateError when the choice is not one."""
+        if not frame.shown:
+            return None
+        matching = [
+            (path, number, count, module_lines) for path, number, count, lines, module_lines in self._notebook_cells()
+            if all(0 < n <= len(lines) and lines[n - 1].strip() == code.strip() for n, code in frame.shown)
+        ]
+        counted = [m for m in matching if m[2] == frame.cell]
+        chosen = counted if counted else matching
+        if len(chosen) > 1:
+            names = ", ".join(sorted(f"{path.as_posix()}:cell {number}" for path, number, _, _ in chosen)[:3])
+            raise LocateError(f"the cell In[{frame.cell}] it shows matches several notebook cells ({names}): not guessing")
+        if not chosen or frame.line not in chosen[0][3]:
+            return None
+        return chosen[0][0], chosen[0][3][frame.line]
 
     def map(self, log_path: str) -> Path | None:
         """The one local file whose path shares the longest suffix with `log_path`; None if no
@@ -73,12 +116,17 @@ class TreeIndex:
 
 def locate(frames: tuple[Frame, ...], index: TreeIndex, read: dict[Path, list[str]]) -> tuple[Path, Frame]:
     """The local file and the frame of the innermost user frame found in the tree."""
-    user = [f for f in frames if not is_library(f)]
+    user = [f for f in frames if f.cell is not None or not is_library(f)]
     if not user:
         where = f" ({frames[-1].path}:{frames[-1].line})" if frames else ""
         raise LocateError(f"it shows no frame of your code, only where JAX raised{where}; "
                           "a log with longer tracebacks (pytest --tb=short or long) names the line")
     for frame in reversed(user):
+        if frame.cell is not None:  # a notebook's cell: its lines were matched, the line is the module's
+            cell = index.map_cell(frame)
+            if cell is not None:
+                return cell[0], replace(frame, line=cell[1])
+            continue
         local = index.map(frame.path)
         if local is None:
             continue

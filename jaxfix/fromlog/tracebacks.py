@@ -1,5 +1,6 @@
 """Tracebacks in a log, whatever printed them: CPython (chained ones too, JAX's filtered ones,
-pytest --tb=native) and pytest's long, auto, short and line styles.
+pytest --tb=native), pytest's long, auto, short and line styles, and IPython's (a notebook's
+error output, IPython 8 and later, and the older `<ipython-input-N-...>` frames).
 
 A traceback here is its frames, outermost first, and the text of the exception it ends with;
 `exception` is None when the log stops (or breaks off) before that line.
@@ -18,6 +19,10 @@ class Frame:
     path: str
     line: int
     source: str | None  # the source line the traceback shows, stripped; None if it shows none
+    # A frame in an IPython cell: its execution count (`In[3]`), and the numbered lines of the
+    # cell the traceback shows (the raising one and its context), as printed.
+    cell: int | None = None
+    shown: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,9 @@ def find_tracebacks(lines: list[LogLine]) -> list[Traceback]:
         text = lines[index].text
         if _CPYTHON_START.match(text):
             traceback, index = _cpython(lines, index)
+            found.append(traceback)
+        elif _IPYTHON_START.match(text):
+            traceback, index = _ipython(lines, index)
             found.append(traceback)
         elif _PYTEST_HEADER.match(text):
             tracebacks, index = _pytest_block(lines, index + 1)
@@ -106,6 +114,63 @@ def _exception_text(lines: list[LogLine], index: int, indent: int) -> tuple[str,
         parts.append(text[indent:])
         index += 1
     return "\n".join(parts), index
+
+
+# -- IPython -------------------------------------------------------------------------------------
+# As IPython/core/ultratb.py (VerboseTB.format_record) and tbtools.py print them: a header
+# `ValueError      Traceback (most recent call last)`, then per frame a location line and
+# numbered source lines, the raising one marked by an arrow (`----> 5 code`, `---> 12 code`):
+#   IPython >= 8:  `Cell In[3], line 5` / `Cell In[2], line 3, in f(x)` / `File /p/m.py:12, in g(a)`
+#   IPython 7:     `<ipython-input-3-9a8f2b1c4d5e> in <module>` / `/p/m.py in g(a)`
+
+_IPYTHON_START = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)\s*Traceback \(most recent call last\)\s*$")
+_IPYTHON_CELL = re.compile(r"^Cell In\[(?P<count>\d+)\], line (?P<line>\d+)(?:, in .*)?$")
+_IPYTHON_FILE = re.compile(r"^File (?P<path>.+?):(?P<line>\d+)(?:, in .*)?$")
+_IPYTHON_INPUT = re.compile(r"^<ipython-input-(?P<count>\d+)-[0-9a-fA-F]+> in .*$")
+_IPYTHON_OLD_FILE = re.compile(r"^(?P<path>[^\s<][^<>]*?\.pyw?) in .*$")
+_IPYTHON_SOURCE = re.compile(r"^(?P<arrow>-*> ?| *)(?P<number>\d+) (?P<code>.*)$")
+
+
+def _ipython(lines: list[LogLine], index: int) -> tuple[Traceback, int]:
+    start = index
+    frames: list[Frame] = []
+    exception = None
+    index += 1
+    while index < len(lines):
+        text = lines[index].text.rstrip()
+        head = _IPYTHON_CELL.match(text) or _IPYTHON_FILE.match(text) or _IPYTHON_INPUT.match(text) or _IPYTHON_OLD_FILE.match(text)
+        if head:
+            index, frame = _ipython_frame(lines, index + 1, head)
+            frames.append(frame)
+            continue
+        if not text.strip() or text.strip().startswith(("[... skipping", "(...)")) or text.startswith(" "):
+            index += 1
+            continue
+        if _EXCEPTION.match(text) and frames:
+            exception, index = _exception_text(lines, index, 0)
+        break
+    end = lines[min(index, len(lines)) - 1].number
+    garbled = any(line.garbled for line in lines[start:index])
+    return Traceback(lines[start].number, end, tuple(frames), exception, garbled), index
+
+
+def _ipython_frame(lines: list[LogLine], index: int, head: re.Match[str]) -> tuple[int, Frame]:
+    shown: list[tuple[int, str]] = []
+    current: tuple[int, str] | None = None
+    while index < len(lines):
+        source = _IPYTHON_SOURCE.match(lines[index].text.rstrip("\r\n"))
+        if source is None or not source["arrow"]:  # numbers are right-aligned in 7 columns
+            break
+        shown.append((int(source["number"]), source["code"]))
+        if ">" in source["arrow"]:
+            current = shown[-1]
+        index += 1
+    groups = head.groupdict()
+    line = int(groups["line"]) if groups.get("line") else (current[0] if current else 0)
+    code = dict(shown).get(line)
+    count = int(groups["count"]) if groups.get("count") else None
+    path = f"<ipython cell In[{count}]>" if count is not None else groups["path"]
+    return index, Frame(path, line, None if code is None else code.strip(), count, tuple(shown))
 
 
 # -- pytest --------------------------------------------------------------------------------------
