@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from jaxfix.options import DEFAULT_LINE_LENGTH
-from jaxfix.settings import BY_KEY, SettingError
+from jaxfix.settings import ALIASES, BY_KEY, SettingError
 
 
 class ConfigError(SettingError):
@@ -28,12 +28,12 @@ def find_pyproject(start: Path) -> Path | None:
     start = start.absolute()
     for directory in (start, *start.parents) if start.is_dir() else start.parents:
         candidate = directory / "pyproject.toml"
-        if candidate.is_file() and "jaxfix" in _tool_table(candidate, _read(candidate)):
+        if candidate.is_file() and "jaxfix" in _tool_table(candidate, read_toml(candidate)):
             return candidate
     return None
 
 
-def _read(path: Path) -> dict[str, Any]:
+def read_toml(path: Path) -> dict[str, Any]:
     if sys.version_info >= (3, 11):  # imported here: a tree without a pyproject.toml never needs it
         import tomllib
     else:  # pragma: no cover - Python 3.10
@@ -57,10 +57,15 @@ def load_config(path: Path | None) -> Config:
     level holds the keys); None gives an empty config."""
     if path is None:
         return Config(None, {})
-    data = _read(path)
+    data = read_toml(path)
     table = _tool_table(path, data).get("jaxfix", {}) if path.name == "pyproject.toml" else data
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.jaxfix] must be a table")
+    for alias, key in ALIASES.items():
+        if alias in table:
+            if key in table:
+                raise ConfigError(f"{path}: '{alias}' and '{key}' in [tool.jaxfix] are one setting: keep '{key}'")
+            table = {(key if k == alias else k): v for k, v in table.items()}
     for key, value in table.items():
         if key not in BY_KEY:
             known = ", ".join(sorted(BY_KEY))
@@ -94,7 +99,7 @@ def line_length(start: Path) -> int:
             if not candidate.is_file():
                 continue
             try:
-                data = _read(candidate)
+                data = read_toml(candidate)
             except ConfigError:
                 continue
             for key in table:

@@ -61,11 +61,11 @@ class TooLarge(Exception):
 
 @dataclass(frozen=True)
 class InProject:
-    """The module's place in the project: its file (None for code from stdin without a name)
-    and the index that follows its imports; `used` gathers the other files the answers used,
-    `layout` the paths imports were looked for at and what each was."""
+    """The module's place in the project: its file (for code from stdin without a name, `-` in
+    the working directory) and the index that follows its imports; `used` gathers the other
+    files the answers used, `layout` the paths imports were looked for at and what each was."""
 
-    path: Path | None
+    path: Path
     index: ProjectIndex
     used: set[Path] = field(default_factory=set)
     layout: dict[Path, str] = field(default_factory=dict)
@@ -378,15 +378,15 @@ def describe_failure(error: Exception, source: bytes) -> tuple[str, Location | N
     return f"internal error in a rule, file left untouched: {type(error).__name__}: {error}", None, False
 
 
-def process_source(path: Path, source: bytes, options: Options, *, on_disk: bool = True) -> FileResult:
+def process_source(path: Path, source: bytes, options: Options) -> FileResult:
     """Per-file isolation: every failure becomes this file's one-line error. The result lists the
-    other files of the project its analysis used. `on_disk=False`: `path` only names the code in
-    messages (stdin without --stdin-filename), and relative imports are not followed."""
+    other files of the project its analysis used; its imports are looked up from `path`'s
+    directory (for stdin without --stdin-filename, `-`: the working directory)."""
     reason = unreadable_reason(source)
     if reason is not None:
         return FileResult(path, source, error=reason)
     index, index_created_ns = project_index(options.project_roots)
-    project = InProject(path.absolute() if on_disk else None, index)
+    project = InProject(path.absolute(), index)
     if is_notebook(path):
         result = process_notebook(path, source, options, partial(_screened_check, project=project), describe_failure)
     else:

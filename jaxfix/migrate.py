@@ -35,6 +35,7 @@ from jaxfix.discovery import discover
 from jaxfix.options import Options
 from jaxfix.runner import run_files
 from jaxfix.settings import SettingError, build_options
+from jaxfix.target_version import target_version
 from jaxfix.safe_write import WriteError, replace_source
 
 DEFAULT_BRANCH = "jaxfix/migrate"
@@ -112,6 +113,7 @@ class RepoReport:
     patch: str | None = None  # file name in the --out directory, set by the caller
     bundle: str | None = None  # likewise, for repositories given by URL
     pushed: bool = False  # the branch was pushed to the repository's URL (--push)
+    target_jax: str | None = None  # the JAX version checked against and where it came from
 
     @property
     def done(self) -> bool:
@@ -129,7 +131,7 @@ class RepoReport:
             "files_changed": list(self.files_changed), "fixes": dict(self.fixes),
             "diagnostics_left": len(self.left), "left": list(self.left), "file_errors": list(self.file_errors),
             "verify": self.verify.to_json() if self.verify else None, "duration": self.duration, "patch": self.patch,
-            "bundle": self.bundle, "pushed": self.pushed,
+            "bundle": self.bundle, "pushed": self.pushed, "target_jax": self.target_jax,
         }
 
     @classmethod
@@ -142,6 +144,7 @@ class RepoReport:
             verify=VerifyResult.from_json(data["verify"]) if data["verify"] else None,
             duration=data["duration"], patch=data["patch"],
             bundle=data.get("bundle"), pushed=data.get("pushed", False),  # absent from reports written before URLs
+            target_jax=data.get("target_jax"),  # absent from reports written before the target version
         )
 
 
@@ -226,7 +229,8 @@ def _migrate(repo: Path, options: MigrateOptions, entry: RepoReport, guard: _Hel
         base = _git(repo, "rev-parse", "HEAD").strip()
         entry = replace(entry, base=base)
         config = load(None, [repo])
-        engine_options = replace(build_options(config, dict(options.settings)), project_roots=project_roots(config, [repo]))
+        engine_options = replace(build_options(config, dict(options.settings), [repo]), project_roots=project_roots(config, [repo]))
+        entry = replace(entry, target_jax=target_version(config, dict(options.settings).get("target_version"), [repo]).describe())
         files = _tracked_python_files(repo, engine_options)
         hidden = _hidden_from_status(repo, files)
     except (GitError, SettingError, OSError) as error:
@@ -474,6 +478,8 @@ def _commit_message(entry: RepoReport) -> str:
         lines.append(f"- {code}{name}: {count} fix{'es' if count != 1 else ''}")
     files = len(entry.files_changed)
     lines += ["", f"{files} file{'s' if files != 1 else ''} changed by `jaxfix migrate` (jaxfix {__version__})."]
+    if entry.target_jax:
+        lines.append(f"Checked against JAX {entry.target_jax}.")
     if entry.left:
         lines.append(f"{len(entry.left)} diagnostic{'s' if len(entry.left) != 1 else ''} left for a human: run `jaxfix --dry-run`.")
     return "\n".join(lines) + "\n"

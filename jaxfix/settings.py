@@ -9,14 +9,15 @@ if the engine reads it, an `Options` field of the same name).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jaxfix.discovery import DEFAULT_INCLUDE
-from jaxfix.jax_version import installed_jax_version, parse_version
 from jaxfix.options import DEFAULT_MAX_FILE_SIZE, DEFAULT_MAX_PARSE_MEMORY, KNOWN_PLATFORMS, Options
 from jaxfix.prefilter import rule_codes
+from jaxfix.target_version import target_version
 
 if TYPE_CHECKING:  # jaxfix.config reads its keys from this table
     from jaxfix.config import Config
@@ -56,6 +57,7 @@ class Setting:
     default: Callable[[], Any] | None = None  # when neither config nor flag gives a value
     extend: bool = False  # flag values add to the config's instead of replacing them
     in_options: bool = True  # an `Options` field named `name`; False: read by the CLI itself
+    aliases: tuple[str, ...] = ()  # older keys (and so flags) accepted for this one
 
     @property
     def name(self) -> str:
@@ -65,6 +67,10 @@ class Setting:
     @property
     def flag_name(self) -> str:
         return self.flag or f"--{self.key}"
+
+    @property
+    def flag_names(self) -> tuple[str, ...]:
+        return (self.flag_name, *(f"--{alias}" for alias in self.aliases))
 
 
 SETTINGS: tuple[Setting, ...] = (
@@ -76,8 +82,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("platforms", list, "lowering_platforms for JAX001 fixes (repeatable): cpu, cuda, rocm, tpu.",
             "a list of platform names", flag="--platform", metavar="NAME", parse=_platforms),
     Setting("fill-axis", str, "Axis JAX002 resizes to match the enclosing mesh.", "an axis name", metavar="AXIS"),
-    Setting("jax-version", str, "JAX version the code targets (default: the config's, else the installed jax, else the newest).",
-            'a version string such as "0.10.2"', metavar="VERSION", parse=parse_version, default=installed_jax_version),
+    Setting("target-version", str, "JAX version the code targets. Default: the config's, else the lowest the project's jax "
+            "pin allows (pyproject.toml, requirements*.txt, setup.cfg), else the installed jax, else the newest.",
+            'a version string such as "0.10.2"', metavar="VERSION", aliases=("jax-version",), in_options=False),
     Setting("exclude", list, "Glob of paths to skip (repeatable); explicit paths are always processed.",
             "a list of glob patterns", commands=(MAIN,), metavar="GLOB", extend=True),
     Setting("strict", bool, "Report syntax errors in every file found, also where no rule applies (slower: parses them all).",
@@ -91,16 +98,19 @@ SETTINGS: tuple[Setting, ...] = (
             "a directory (relative to this file)", commands=(MAIN,), metavar="DIR", in_options=False),
 )
 BY_KEY: dict[str, Setting] = {s.key: s for s in SETTINGS}
+ALIASES: dict[str, str] = {alias: s.key for s in SETTINGS for alias in s.aliases}
 
 
 def _given(value: Any) -> bool:
     return value not in (None, (), [], False)
 
 
-def build_options(config: Config, flags: Mapping[str, Any]) -> Options:
+def build_options(config: Config, flags: Mapping[str, Any], start: Sequence[Path] | None = None) -> Options:
     """Flags override config, config overrides defaults (`extend` settings add up).
 
     `flags` maps setting names to command-line values; missing names count as not given.
+    `start`: the paths checked, whose project's jax pin is the default target version (None:
+    no pin is looked for; see jaxfix/target_version.py).
     """
     where = str(config.path) if config.path else "config"
     values: dict[str, Any] = {}
@@ -124,4 +134,8 @@ def build_options(config: Config, flags: Mapping[str, Any]) -> Options:
             value = setting.default()
         if value is not None:
             values[setting.name] = tuple(value) if setting.kind is list else value
-    return Options(**values, line_length=config.line_length)
+    try:
+        target = target_version(config, flags.get("target_version"), start)
+    except ValueError as error:
+        raise SettingError(str(error)) from None
+    return Options(**values, jax_version=target.version, line_length=config.line_length)

@@ -29,7 +29,8 @@ EXAMPLE = re.compile(r"(```console\n\$ jaxfix (.*?)\n)(.*?)(```)", re.DOTALL)
 
 
 def example_output(args: list[str]) -> str:
-    """What `jaxfix ARGS` prints on stderr, run from the repository root without colors."""
+    """What `jaxfix ARGS` prints on a terminal (stdout and stderr as they interleave), run from
+    the repository root without colors."""
     from click.testing import CliRunner
 
     from jaxfix.cli.main import cli
@@ -37,7 +38,7 @@ def example_output(args: list[str]) -> str:
     previous = Path.cwd()
     os.chdir(ROOT)
     try:
-        return CliRunner().invoke(cli, [*args, "--no-cache", "--color", "never"], catch_exceptions=False).stderr
+        return CliRunner().invoke(cli, [*args, "--no-cache", "--color", "never"], catch_exceptions=False).output
     finally:
         os.chdir(previous)
 

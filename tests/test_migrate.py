@@ -546,3 +546,17 @@ def test_each_repository_gets_its_own_project_roots(tmp_path):
     assert [line.split(": ")[1][:6] for line in report["rooted"]["left"]] == ["JAX002"]
     assert report["rooted"]["left"][0].startswith("app/train.py:")
     assert report["unrooted"]["diagnostics_left"] == 0  # `pkg` is found only through the root `lib`
+
+
+def test_each_repository_is_checked_against_its_own_jax_pin(tmp_path):
+    """The 0.12-only case: fixed in the repository pinned to jax>=0.12, left alone in the one on 0.10."""
+    new_only = (FIXTURES / "use_abstract_mesh_default_axes_on_new_jax.py").read_bytes()
+    new = make_repo(tmp_path / "new", {"export.py": new_only}, config=b'[project]\nname = "new"\ndependencies = ["jax>=0.12"]\n')
+    old = make_repo(tmp_path / "old", {"export.py": new_only}, config=b'[project]\nname = "old"\ndependencies = ["jax==0.10.2"]\n')
+    code, report, stderr = run("--out", str(tmp_path / "out"), str(new), str(old))
+    assert code == 0, stderr
+    assert report["new"]["status"] == "changed" and report["old"]["status"] == "clean"
+    assert report["new"]["target_jax"] == "0.12 (pyproject.toml [project] dependencies: jax>=0.12)"
+    assert report["old"]["target_jax"] == "0.10.2 (pyproject.toml [project] dependencies: jax==0.10.2)"
+    assert "Checked against JAX 0.12 (pyproject.toml [project] dependencies: jax>=0.12)." in git(new, "log", "-1", "--format=%B", BRANCH)
+    assert "target JAX 0.12 (pyproject.toml" in stderr

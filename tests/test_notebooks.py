@@ -88,9 +88,9 @@ def test_text_output_names_the_cell(tmp_path):
     path = copy(EARLIER_CELL, tmp_path)
     result = invoke(tmp_path, "--check", path.name)
     assert result.exit_code == 1
-    assert f"{path.name}:cell 8:1:11: JAX001 " in result.stderr
+    assert f"{path.name}:cell 8:1:11: JAX001 " in result.stdout
     related = invoke(tmp_path, "--check", copy(UNSAFE, tmp_path).name)
-    assert "notebook_mesh_constants_across_cells.ipynb:cell 4:3:14: JAX002 `use_abstract_mesh(STAGE2)` (cell 4, line 3," in related.stderr
+    assert "notebook_mesh_constants_across_cells.ipynb:cell 4:3:14: JAX002 `use_abstract_mesh(STAGE2)` (cell 4, line 3," in related.stdout
 
 
 def test_diff_is_per_cell_and_readable(tmp_path):
@@ -166,7 +166,7 @@ def test_unreadable_notebooks_get_one_line_each_and_the_rest_is_processed(tmp_pa
     assert result.exit_code == 2
     errors = [line for line in result.stderr.splitlines() if "error:" in line]
     assert len(errors) == 1 and errors[0].startswith("bad.ipynb") and message in errors[0], errors
-    assert ":cell 8:1:11: JAX001" in result.stderr
+    assert ":cell 8:1:11: JAX001" in result.stdout
 
 
 def test_a_syntax_error_is_placed_in_its_cell(tmp_path):
@@ -252,11 +252,11 @@ def test_cache_keeps_cell_positions(tmp_path):
 
 def test_discovery_takes_notebooks_by_default_and_follows_include(tmp_path):
     copy(EARLIER_CELL, tmp_path / "pkg")
-    assert ":cell 8:1:11: JAX001" in invoke(tmp_path, "--check", ".").stderr
+    assert ":cell 8:1:11: JAX001" in invoke(tmp_path, "--check", ".").stdout
     (tmp_path / "pyproject.toml").write_text('[tool.jaxfix]\ninclude = ["*.py"]\n')
     assert "files scanned           │ 0" in invoke(tmp_path, "--check", ".").stderr
     (tmp_path / "pyproject.toml").write_text('[tool.jaxfix]\ninclude = ["*.py"]\nextend-include = ["*.ipynb"]\n')
-    assert ":cell 8:1:11: JAX001" in invoke(tmp_path, "--check", ".").stderr
+    assert ":cell 8:1:11: JAX001" in invoke(tmp_path, "--check", ".").stdout
 
 
 def test_migrate_commits_fixed_notebooks_and_lists_what_is_left(tmp_path, monkeypatch):
@@ -283,7 +283,7 @@ def test_migrate_commits_fixed_notebooks_and_lists_what_is_left(tmp_path, monkey
 
 def test_dry_run_shows_each_finding_above_its_cell_diff(tmp_path):
     path = copy(UNSAFE, tmp_path)
-    lines = invoke(tmp_path, "--dry-run", "--unsafe-fixes", path.name).stderr.splitlines()
+    lines = invoke(tmp_path, "--dry-run", "--unsafe-fixes", path.name).stdout.splitlines()
     start = lines.index(f"--- a/{path.name}:cell 2")
     assert lines[start + 1] == f"+++ b/{path.name}:cell 2"
     assert lines[start + 2].startswith(f"{path.name}:cell 4:3:14: JAX002 ")  # the fix is in cell 2, the finding in cell 4

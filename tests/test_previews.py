@@ -43,7 +43,7 @@ def test_diff_says_on_stderr_what_it_left_out_and_why(tmp_path):
 def test_dry_run_prints_each_diagnostic_above_its_hunk(tmp_path):
     far_apart = VIOLATION + "\n" * 12 + f"again = {CALL}\n"
     (tmp_path / "two.py").write_text(far_apart)
-    output = run("--dry-run", "--color", "never", str(tmp_path)).stderr.splitlines()
+    output = run("--dry-run", "--color", "never", str(tmp_path)).stdout.splitlines()
     headers = [i for i, line in enumerate(output) if line.startswith("@@")]
     findings = [i for i, line in enumerate(output) if ": JAX001 " in line]
     assert len(headers) == len(findings) == 2

@@ -148,11 +148,16 @@ def test_a_notebook_follows_imports_and_is_invalidated_too(project):
     assert check("-j", "1", "explore.ipynb") == (0, [])
 
 
-def test_stdin_follows_imports_from_its_filename_only(project):
+def test_stdin_follows_imports_from_its_filename_else_from_the_working_directory(project):
+    """Without --stdin-filename the code is a script in the working directory, as `python -`
+    runs it: absolute imports are found from there, relative ones lead nowhere (Python refuses
+    them too); with it, both are followed from the file's package."""
     for module in (".meshes", "pkg.meshes"):
         code = MAIN.format(module=module)
         assert check("-", "--stdin-filename", "pkg/from_stdin.py", stdin=code) == (1, ["pkg/from_stdin.py"])
-        assert check("-", stdin=code) == (0, [])  # code without a file: its imports lead nowhere
+    result = CliRunner().invoke(cli, [*ARGS, "-"], input=MAIN.format(module="pkg.meshes"), catch_exceptions=False)
+    assert result.exit_code == 1 and re.search(r"^-:6:\d+: JAX002 ", result.output, re.MULTILINE), result.output
+    assert check("-", stdin=MAIN.format(module=".meshes")) == (0, [])
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])

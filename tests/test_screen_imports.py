@@ -207,20 +207,6 @@ def test_a_chain_of_context_managers_is_followed_a_few_modules_then_kept(tmp_pat
     assert not full_engine(entry.read_bytes(), OPTIONS, str(entry)).diagnostics
 
 
-def test_without_a_file_on_disk_imports_are_not_followed(tmp_path):
-    """stdin without a filename: the engine follows no import, so the screen keeps nothing for one."""
-    entry = _tree(tmp_path, {"helpers.py": CONTEXT}, USE_WITH, 2)
-    where = InProject(None, ProjectIndex())
-    facts = module_facts(entry.read_bytes(), where)
-    assert facts is not None and facts.may_enter_mesh_elsewhere() is False and not where.used
-    assert module_facts(entry.read_bytes(), InProject(entry, ProjectIndex())).may_enter_mesh_elsewhere() is True
-    full = full_engine(entry.read_bytes(), OPTIONS, str(entry))
-    assert [d.code for d in full.diagnostics] == ["JAX002"]
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(jaxfix.engine, "screened_rules", lambda rules, facts: rules)
-        assert not process_source(entry, entry.read_bytes(), OPTIONS, on_disk=False).diagnostics
-
-
 def test_the_modules_read_are_dependencies_of_a_dropped_file(tmp_path, monkeypatch):
     """A file dropped because helpers.py's decorator enters no mesh is checked again once it
     enters one: the cached result names helpers.py (and meshes.py, read through it)."""

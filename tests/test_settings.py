@@ -24,7 +24,7 @@ VALUES = {
     "unsafe-fixes": (True, ["--unsafe-fixes"]),
     "platforms": (["cpu", "tpu"], ["--platform", "cpu", "--platform", "tpu"]),
     "fill-axis": ("data", ["--fill-axis", "data"]),
-    "jax-version": ("0.12.0", ["--jax-version", "0.12.0"]),
+    "target-version": ("0.12.0", ["--target-version", "0.12.0"]),
     "exclude": (["generated"], ["--exclude", "generated"]),
     "strict": (True, ["--strict"]),
     "include": (["*.py"], None),

@@ -50,16 +50,16 @@ def test_a_warm_parallel_run_starts_no_workers(tmp_path):
     (tmp_path / "a.py").write_text(VIOLATION + "# padding to make the run worth a pool\n" * 1000)
     cold, _, _ = _jaxfix("--check", "-q", "-j", "2", str(tmp_path))
     assert cold["exit"] == 1 and "jaxfix.pool" in cold["imported"]
-    warm, _, stderr = _jaxfix("--check", "-q", "-j", "2", str(tmp_path))
-    assert warm["exit"] == 1 and "JAX001" in stderr
+    warm, stdout, _ = _jaxfix("--check", "-q", "-j", "2", str(tmp_path))
+    assert warm["exit"] == 1 and "JAX001" in stdout
     assert "jaxfix.pool" not in warm["imported"] and "multiprocessing" not in warm["imported"]
 
 
 def test_what_is_printed_is_printed_when_rich_is_imported_late(tmp_path):
     (tmp_path / "a.py").write_text(VIOLATION)
-    outcome, _, stderr = _jaxfix("--check", "-q", str(tmp_path / "missing.py"), str(tmp_path))
+    outcome, stdout, stderr = _jaxfix("--check", "-q", str(tmp_path / "missing.py"), str(tmp_path))
     assert outcome["exit"] == 2 and "rich" in outcome["imported"]
-    assert "missing.py: error: no such file or directory" in stderr and "JAX001" in stderr
+    assert "missing.py: error: no such file or directory" in stderr and "JAX001" in stdout
     outcome, stdout, stderr = _jaxfix("--check", "--format", "json", str(tmp_path / "missing.py"), str(tmp_path))
     assert outcome["exit"] == 2 and json.loads(stdout)["summary"]
     outcome, _, stderr = _jaxfix("--check", "-j", "1000", str(tmp_path))

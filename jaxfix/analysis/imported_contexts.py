@@ -178,9 +178,9 @@ class _Screen:
 def may_enter_known_mesh(names: Iterable[str], imports: AstImports, where: InProject | None) -> bool:
     """Whether one of `names` (decorators, `with` items and entered context managers of a file,
     spelled as written there) may be a function of another module of the tree that enters a
-    mesh context with a mesh the analysis could know. False without a file on disk and a
-    project index: the analysis then follows no import either."""
-    if where is None or where.path is None:
+    mesh context with a mesh the analysis could know. False without a project index: the
+    analysis then follows no import either."""
+    if where is None:
         return False
     screen = _Screen(where)
     return any(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -27,7 +27,7 @@ def setting_flags(command: str) -> Callable[[F], F]:
                 else {"multiple": True} if setting.kind is list
                 else {"type": setting.kind}
             )
-            function = click.option(setting.flag_name, setting.name, help=setting.help, metavar=setting.metavar, **kinds)(function)
+            function = click.option(*setting.flag_names, setting.name, help=setting.help, metavar=setting.metavar, **kinds)(function)
         return function
 
     return decorate
@@ -45,9 +45,9 @@ def load_config(config_file: Path | None, paths: list[Path]) -> Config:
         raise click.UsageError(printable(str(error))) from None
 
 
-def options_from(config: Config, flags: Mapping[str, Any]) -> Options:
+def options_from(config: Config, flags: Mapping[str, Any], start: Sequence[Path] | None = None) -> Options:
     """`build_options`, with its errors as usage errors."""
     try:
-        return build_options(config, flags)
+        return build_options(config, flags, start)
     except SettingError as error:
         raise click.UsageError(printable(str(error))) from None

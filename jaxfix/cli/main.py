@@ -20,6 +20,7 @@ import click
 
 from jaxfix import __version__
 from jaxfix.cache import Cache, cache_dir
+from jaxfix.cli.consoles import make_console
 from jaxfix.cli.flags import load_config, options_from, setting_flags, setting_values
 from jaxfix.config import project_roots
 from jaxfix.diagnostics import FileResult
@@ -29,6 +30,7 @@ from jaxfix.paths import display_path
 from jaxfix.runner import default_jobs, run_files
 from jaxfix.safe_write import remove_stale_temps
 from jaxfix.settings import MAIN
+from jaxfix.target_version import target_version
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -42,18 +44,6 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 _CONTEXT = {"help_option_names": ["-h", "--help"]}
 
 
-def _console(color: str, *, stdout: bool = False) -> Console:
-    """Human output goes to stderr, except what was asked for (rule lists and docs)."""
-    from rich.console import Console
-
-    return Console(
-        stderr=not stdout,
-        force_terminal=True if color == "always" else None,
-        no_color=color == "never",
-        highlight=False,
-    )
-
-
 def _exit_code(results: list[FileResult], *, write: bool, had_errors: bool) -> int:
     if had_errors or any(r.error for r in results):
         return EXIT_ERROR
@@ -62,7 +52,8 @@ def _exit_code(results: list[FileResult], *, write: bool, had_errors: bool) -> i
     return EXIT_FINDINGS if any(r.fixed is not None or r.diagnostics for r in results) else EXIT_CLEAN
 
 
-def _run_stdin(options: Options, stdin_filename: str | None, mode: str, console: Console, output_format: str) -> int:
+def _run_stdin(options: Options, stdin_filename: str | None, mode: str, out: Console, err: Console, output_format: str) -> int:
+    """Fix mode prints the code on stdout, so its diagnostics go to stderr; so do --diff's."""
     from jaxfix.cli import render
     from jaxfix.diffs import unified_diff
     from jaxfix.engine import process_source
@@ -73,16 +64,18 @@ def _run_stdin(options: Options, stdin_filename: str | None, mode: str, console:
             raise OSError("stdin is closed")
         source = sys.stdin.buffer.read(options.max_file_size + 1)
     except (OSError, ValueError) as error:  # ValueError: reading a closed file
-        render.render_error(console, path, f"cannot read stdin: {getattr(error, 'strerror', None) or error}")
+        render.render_error(err, path, f"cannot read stdin: {getattr(error, 'strerror', None) or error}")
         return EXIT_ERROR
     if len(source) > options.max_file_size:
-        render.render_error(console, path, f"input is larger than max-file-size ({options.max_file_size} bytes)")
+        render.render_error(err, path, f"input is larger than max-file-size ({options.max_file_size} bytes)")
         return EXIT_ERROR
     if stdin_filename and any(is_excluded(p, options.exclude) for p in (path, *path.parents)):
         if mode == "fix" and output_format == "text":
             sys.stdout.buffer.write(source)
         return EXIT_CLEAN
-    result = process_source(path, source, options, on_disk=stdin_filename is not None)
+    # Without --stdin-filename, the code is taken as a file in the working directory (`-`), as
+    # `python - < file.py` runs it: its imports are looked up from there.
+    result = process_source(path, source, options)
     if result.error is None and result.fixed is None and not result.diagnostics:
         from jaxfix.notebook import notebook_syntax_error
         from jaxfix.paths import is_notebook
@@ -100,7 +93,7 @@ def _run_stdin(options: Options, stdin_filename: str | None, mode: str, console:
         sys.stdout.write(FORMATS[output_format]([result], RunInfo(tuple(selected_rules(options)), False)))
         return _exit_code([result], write=False, had_errors=False)
     if result.error:
-        render.render_error(console, path, result.error, result.error_location)
+        render.render_error(err, path, result.error, result.error_location)
         if mode == "fix":
             sys.stdout.buffer.write(source)
         return EXIT_ERROR
@@ -109,7 +102,10 @@ def _run_stdin(options: Options, stdin_filename: str | None, mode: str, console:
             sys.stdout.buffer.write(unified_diff(render.display_path(path), source, result.fixed))
     elif mode == "fix":
         sys.stdout.buffer.write(result.fixed if result.fixed is not None else source)
-    render.render_diagnostics(console, result, only_remaining=mode == "fix", dry_run=mode != "fix")
+    if mode == "dry-run" and result.fixed is not None:
+        render.render_diff(out, result)
+    render.render_diagnostics(out if mode in ("check", "dry-run") else err, result,
+                              only_remaining=mode in ("fix", "dry-run"), dry_run=mode != "fix")
     return _exit_code([result], write=mode == "fix", had_errors=False)
 
 
@@ -156,9 +152,10 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
     Fixes safe violations in place by default. Exit codes: 0 nothing left to do; 1 diagnostics
     remain (or changes pending with --check/--dry-run/--diff); 2 usage error or a file failed.
     """
-    console = functools.cache(functools.partial(_console, color))  # made when first needed
+    out = functools.cache(functools.partial(make_console, color, stdout=True))  # made when first needed
+    console = functools.cache(functools.partial(make_console, color, stdout=False))
     if list_rules or explain:
-        _inform(list_rules, explain, output_format, _console(color, stdout=True))
+        _inform(list_rules, explain, output_format, out())
         return
     mode = mode or "fix"
     if output_format != "text":
@@ -171,7 +168,12 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
     config_start = [Path(stdin_filename)] if stdin and stdin_filename else ([] if stdin else path_list)
     config = load_config(config_file, config_start)
     flags = setting_values(params)
-    options = replace(options_from(config, flags), project_roots=project_roots(config, config_start))
+    options = replace(options_from(config, flags, config_start), project_roots=project_roots(config, config_start))
+    target = target_version(config, flags["target_version"], config_start)  # valid: options_from read it
+    if verbose:
+        from jaxfix.escaping import printable
+
+        console().print(f"jaxfix: target JAX {printable(target.describe())}", style="dim", soft_wrap=True, markup=False)
     if diff_base:
         from jaxfix.changed_lines import ChangedLinesError, changed_lines
 
@@ -182,7 +184,7 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
     if stdin and from_log:
         raise click.UsageError("--from-log checks files in the tree, not code from stdin ('-')")
     if stdin:
-        sys.exit(_run_stdin(options, stdin_filename, mode, console(), output_format))
+        sys.exit(_run_stdin(options, stdin_filename, mode, out(), console(), output_format))
     if Path("-") in path_list:
         raise click.UsageError("'-' (stdin) cannot be combined with other paths")
 
@@ -210,7 +212,7 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
     results = _run(found.files, options, write=write, jobs=min(jobs or default_jobs(), default_jobs()), console=console, quiet=quiet,
                    cache=cache, check_syntax=check_syntax)
     if output_format == "text":
-        _report(results, mode, console, quiet=quiet, verbose=verbose)
+        _report(results, mode, out, console, quiet=quiet, verbose=verbose)
     else:
         for result in results:
             if result.error:
@@ -222,7 +224,7 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
         from jaxfix.cli import render
 
         log_rows = () if log_run is None else (("log sites already fixed", log_run.already_fixed), ("log tracebacks not used", log_run.errors))
-        render.render_summary(console(), results, write=write, other_errors=len(found.errors), log_rows=log_rows)
+        render.render_summary(console(), results, write=write, other_errors=len(found.errors), log_rows=log_rows, target=target.describe())
     sys.exit(_exit_code(results, write=write, had_errors=bool(found.errors) or bool(log_run and log_run.errors)))
 
 
@@ -237,7 +239,10 @@ def _run(files: list[Path], options: Options, *, write: bool, jobs: int, console
                          on_plan=progress.plan, on_done=progress.done)
 
 
-def _report(results: list[FileResult], mode: str, get_console: Callable[[], Console], *, quiet: bool, verbose: bool) -> None:
+def _report(results: list[FileResult], mode: str, get_out: Callable[[], Console], get_err: Callable[[], Console], *,
+            quiet: bool, verbose: bool) -> None:
+    """Diffs and diagnostics on stdout (`--diff`: the diff alone); what was written, errors and
+    what `--diff` left out on stderr."""
     if not verbose and not any(r.error or r.diagnostics or r.fixed is not None for r in results):
         return  # nothing to say
     from rich.text import Text
@@ -245,7 +250,7 @@ def _report(results: list[FileResult], mode: str, get_console: Callable[[], Cons
     from jaxfix.cli import render
     from jaxfix.diffs import unified_diff
 
-    console = get_console()
+    out, console = get_out(), get_err()
     for result in results:
         if result.error:
             render.render_error(console, result.path, result.error, result.error_location)
@@ -255,11 +260,11 @@ def _report(results: list[FileResult], mode: str, get_console: Callable[[], Cons
                 sys.stdout.buffer.write(unified_diff(display_path(result.path), result.source, result.fixed))
             continue
         if mode == "dry-run" and result.fixed is not None:
-            render.render_diff(console, result)
+            render.render_diff(out, result)
         if result.written and not quiet:
             fixed = sum(1 for d in result.diagnostics if d.applied)
             console.print(Text(f"fixed {render.shown_path(result.path)} ({fixed} fix{'es' if fixed != 1 else ''})", style="green"))
-        render.render_diagnostics(console, result, only_remaining=mode in ("fix", "dry-run"), dry_run=mode != "fix")
+        render.render_diagnostics(out, result, only_remaining=mode in ("fix", "dry-run"), dry_run=mode != "fix")
         if verbose and not result.diagnostics:
             console.print(Text(f"{render.shown_path(result.path)}: nothing to do", style="dim"))
     if mode == "diff":

@@ -280,6 +280,7 @@ def report_markdown(entries: list[RepoReport]) -> str:
     for e in entries:
         notes = ([f"- {markdown_text(e.reason)}"] if e.reason else []) + [f"- error: {markdown_text(x)}" for x in e.file_errors]
         notes += [f"- left: {markdown_text(x)}" for x in e.left]
+        notes += [f"- target JAX {markdown_text(e.target_jax)}"] if e.target_jax else []
         if e.commit:
             files = ", ".join(f"{kind} {markdown_code(name)}" for kind, name in (("patch", e.patch), ("bundle", e.bundle)) if name)
             notes.insert(0, f"- commit {markdown_text(e.commit)} on branch {markdown_code(e.branch or '')}" + (" (pushed)" if e.pushed else "")
@@ -309,6 +310,8 @@ def _print_entry(console: Console, entry: RepoReport) -> None:
         details.append(entry.reason)
     if entry.patch and entry.dry_run:
         details.append(f"diff in {entry.patch}")
+    if entry.target_jax:
+        details.append(f"target JAX {entry.target_jax}")
     if details:
         text.append(printable(" (" + "; ".join(details) + ")"))  # a reason may quote git or a file name
     console.print(text, soft_wrap=True)

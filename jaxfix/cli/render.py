@@ -119,9 +119,11 @@ def render_error(console: Console, path: Path | str, message: str, location: Loc
 
 def render_summary(
     console: Console, results: list[FileResult], *, write: bool, other_errors: int = 0, log_rows: tuple[tuple[str, int], ...] = (),
+    target: str | None = None,
 ) -> None:
     """`other_errors`: paths that failed before reaching the engine (e.g. no such file);
-    `log_rows`: with --from-log, what became of the log's tracebacks that are not files' results."""
+    `log_rows`: with --from-log, what became of the log's tracebacks that are not files' results;
+    `target`: the JAX version checked against and where it came from, said under the table."""
     fixes = Counter(d.code for r in results if r.fixed is not None and r.error is None for d in r.diagnostics if d.applied)
     left = sum(len(r.remaining) for r in results)
     changed = sum(1 for r in results if r.fixed is not None and r.error is None)
@@ -137,6 +139,8 @@ def render_summary(
     for what, count in log_rows:
         table.add_row(what, str(count))
     console.print(table)
+    if target:
+        console.print(Text(f"target JAX {printable(target)}", style="dim"), soft_wrap=True)
 
 
 def render_rules(console: Console, rules: dict[str, type[Rule]]) -> None:

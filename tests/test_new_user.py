@@ -1,0 +1,161 @@
+"""A new user's walk-through (issue 27): a small project, the commands the README shows, what a
+ruff user expects. One test per item of the issue, in its order, each as a person would run it
+(a real process where streams or terminals matter, CliRunner elsewhere)."""
+
+from __future__ import annotations
+
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from jaxfix.cli.main import cli
+from jaxfix.jax_version import installed_jax_version
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "fixtures"
+# Raises only on jax 0.12 (AbstractMesh axes default to Explicit there): what an upgrade finds.
+NEW_JAX_ONLY = FIXTURES / "JAX001" / "use_abstract_mesh_default_axes_on_new_jax.py"
+LOWERING = FIXTURES / "JAX001" / "jit_lower_rewritten_to_trace_lower.py"
+COLOR = re.compile(r"\x1b\[(?:\d+;)*(?:3[0-7]|9[0-7]|4[0-7]|10[0-7]|38|48)[;m]")  # an SGR that sets a colour
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE")}
+    return {**env, "PYTHONPATH": str(ROOT), "COLUMNS": "200", **extra}
+
+
+def jaxfix(*args: str, cwd: Path, **kwargs) -> subprocess.CompletedProcess[str]:
+    """`jaxfix ARGS` in a real process, as typed in a shell."""
+    return subprocess.run([sys.executable, "-m", "jaxfix", "--no-cache", *args], cwd=cwd, capture_output=True, text=True,
+                          env=kwargs.pop("env", _env()), timeout=300, **kwargs)
+
+
+def on_a_terminal(*args: str, cwd: Path, env: dict[str, str]) -> str:
+    """What `jaxfix ARGS` shows on a terminal: stdout and stderr on one pseudo-terminal."""
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "jaxfix", "--no-cache", *args], cwd=cwd, env=env,
+                               stdin=subprocess.DEVNULL, stdout=follower, stderr=follower)
+    os.close(follower)
+    chunks = []
+    while True:
+        ready, _, _ = select.select([leader], [], [], 120)
+        if not ready:
+            process.kill()
+            raise AssertionError("jaxfix did not finish on the terminal")
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the terminal closed: the process is done
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    process.wait(timeout=60)
+    return b"".join(chunks).decode(errors="replace")
+
+
+def invoke(*args: str, cwd: Path, stdin: str | None = None):
+    old = Path.cwd()
+    os.chdir(cwd)
+    try:
+        return CliRunner().invoke(cli, ["--no-cache", "--color", "never", *args], input=stdin, catch_exceptions=False)
+    finally:
+        os.chdir(old)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A project as a user has one: a pyproject.toml, code under src/trainer/."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "trainer"\nversion = "1"\ndependencies = ["numpy"]\n')
+    package = tmp_path / "src" / "trainer"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "export.py").write_text(NEW_JAX_ONLY.read_text())
+    return tmp_path
+
+
+def _pin(project: Path, requirement: str) -> None:
+    (project / "pyproject.toml").write_text(f'[project]\nname = "trainer"\nversion = "1"\ndependencies = ["{requirement}"]\n')
+
+
+# -- 1. the target JAX version ---------------------------------------------------------------
+
+
+def test_1_a_project_pinned_to_new_jax_is_checked_against_it_and_says_so(project):
+    unpinned = invoke("--check", "src", cwd=project)
+    installed = installed_jax_version()
+    assert installed is not None and installed < (0, 11), "this tier runs jax 0.10"
+    assert unpinned.exit_code == 0, unpinned.output
+    assert f"target JAX {'.'.join(map(str, installed))} (the installed jax)" in unpinned.stderr
+
+    _pin(project, "jax>=0.12")
+    pinned = invoke("--check", "src/trainer", cwd=project)
+    assert pinned.exit_code == 1 and "export.py:16:15: JAX001 " in pinned.stdout
+    assert "target JAX 0.12 (pyproject.toml [project] dependencies: jax>=0.12)" in pinned.stderr
+    verbose = invoke("--check", "-v", "src/trainer/export.py", cwd=project)
+    assert verbose.stderr.startswith("jaxfix: target JAX 0.12 (pyproject.toml [project] dependencies: jax>=0.12)\n")
+
+    old_flag = invoke("--check", "--jax-version", "0.10.2", "src", cwd=project)
+    assert old_flag.exit_code == 0 and "target JAX 0.10.2 (--target-version)" in old_flag.stderr
+    (project / "pyproject.toml").write_text(project.joinpath("pyproject.toml").read_text() + '[tool.jaxfix]\ntarget-version = "0.10.2"\n')
+    configured = invoke("--check", "src", cwd=project)
+    assert configured.exit_code == 0 and "[tool.jaxfix] target-version)" in configured.stderr
+
+
+# -- 3. output streams -----------------------------------------------------------------------
+
+
+def test_3_the_preview_goes_to_stdout_and_the_summary_to_stderr(project):
+    (project / "src" / "trainer" / "lower.py").write_text(LOWERING.read_text())
+    with open(project / "preview.txt", "w") as preview:
+        run = subprocess.run([sys.executable, "-m", "jaxfix", "--no-cache", "--dry-run", "src/"], cwd=project, env=_env(),
+                             stdout=preview, stderr=subprocess.PIPE, text=True, timeout=300)
+    assert run.returncode == 1
+    captured = (project / "preview.txt").read_text()
+    assert "--- a/src/trainer/lower.py\n+++ b/src/trainer/lower.py\n" in captured
+    assert "src/trainer/lower.py:13:11: JAX001 " in captured and "+    lowering_platforms=" in captured
+    assert "jaxfix summary" not in captured and "jaxfix summary" in run.stderr and "JAX001 `" not in run.stderr
+    assert "\x1b[" not in captured, "a file gets no colours"
+
+    diff = jaxfix("--diff", "src/", cwd=project)
+    assert diff.stdout.startswith("--- a/src/trainer/lower.py\n") and "JAX001" not in diff.stdout
+
+
+# -- 5. colours: NO_COLOR and FORCE_COLOR ------------------------------------------------------
+
+
+def test_5_no_color_is_honoured_on_a_terminal_and_force_color_when_piped(project):
+    (project / "src" / "trainer" / "lower.py").write_text(LOWERING.read_text())
+    colored = on_a_terminal("--dry-run", "src/", cwd=project, env=_env(TERM="xterm-256color"))
+    assert "JAX001" in colored and COLOR.search(colored), colored[:300]
+    plain = on_a_terminal("--dry-run", "src/", cwd=project, env=_env(TERM="xterm-256color", NO_COLOR="1"))
+    assert "JAX001" in plain and not COLOR.search(plain), plain[:300]
+    forced = jaxfix("--dry-run", "src/", cwd=project, env=_env(FORCE_COLOR="1"))
+    assert COLOR.search(forced.stdout) and "\x1b[" in forced.stderr
+    never = jaxfix("--dry-run", "--color", "never", "src/", cwd=project, env=_env(FORCE_COLOR="1"))
+    assert "\x1b[" not in never.stdout + never.stderr
+
+
+# -- 9. stdin without --stdin-filename -------------------------------------------------------
+
+
+def test_9_stdin_without_a_file_name_is_checked_and_fixed_as_code_in_the_working_directory(project):
+    """The README's `jaxfix - < file.py`: the rules need no path; the code counts as a file in
+    the working directory, so even its absolute imports of the project are followed."""
+    assert invoke("-", cwd=project, stdin=LOWERING.read_text()).stdout == (FIXTURES / "JAX001" / "jit_lower_rewritten_to_trace_lower.fixed.py").read_text()
+    (project / "meshes.py").write_text('from jax.sharding import AbstractMesh\n\nINNER = AbstractMesh((16, 4), ("data", "model"))\n')
+    code = (
+        "from jax.sharding import AbstractMesh, use_abstract_mesh\n\nfrom meshes import INNER\n\n"
+        'with use_abstract_mesh(AbstractMesh((8, 4), ("data", "model"))):\n    with use_abstract_mesh(INNER):\n        pass\n'
+    )
+    checked = invoke("--check", "-", cwd=project, stdin=code)
+    assert checked.exit_code == 1 and checked.stdout.startswith("-:6:10: JAX002 `use_abstract_mesh(INNER)` (line 6, size 64"), checked.output
+    named = invoke("--check", "-", "--stdin-filename", "src/trainer/stages.py", cwd=project, stdin=code)
+    assert named.exit_code == 0, "from src/trainer/, `meshes` is not importable: nothing is known about INNER"
