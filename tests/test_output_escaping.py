@@ -105,7 +105,7 @@ def test_diff_piped_to_git_apply_patches_only_the_flagged_file(tmp_path, monkeyp
 def test_dry_run_and_json_diffs_quote_the_name_too(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     Path("v\n+++ b\x1b[2J.py").write_text(VIOLATION)
-    shown = cli_run("--dry-run", ".").stderr
+    shown = cli_run("--dry-run", ".").stdout
     assert '--- "a/v\\n+++ b\\033[2J.py"\n+++ "b/v\\n+++ b\\033[2J.py"\n' in shown
     assert not _unsafe_characters(shown)
     (entry,) = json.loads(cli_run("--check", "--format", "json", ".").stdout)["files"]
@@ -146,7 +146,8 @@ def test_text_output_shows_hostile_names_escaped(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     names = hostile_tree(tmp_path)
     for args in (("--check",), ("--dry-run",), ("--diff",), ()):
-        stderr = cli_run(*args, ".").stderr
+        result = cli_run(*args, ".")  # diagnostics go to stdout, errors to stderr; --diff's stdout is the patch
+        stderr = result.stderr if args == ("--diff",) else result.output
         assert not _unsafe_characters(stderr), args
         assert not [line for line in stderr.splitlines() if line.startswith(("::", "\x1b", ".py"))], args
         for name in names:
@@ -234,7 +235,7 @@ def test_source_lines_in_a_preview_are_escaped_but_the_patch_is_exact(tmp_path, 
     monkeypatch.chdir(tmp_path)
     title = 'TITLE = "\x1b]0;pwned\x07\x1bc"  # \u202e\tend\n'
     Path("m.py").write_text(VIOLATION.replace("lowered =", title + "lowered ="))
-    shown = cli_run("--dry-run", "m.py").stderr
+    shown = cli_run("--dry-run", "m.py").stdout
     assert ' TITLE = "\\x1b]0;pwned\\x07\\x1bc"  # \\u202e' in shown and not _unsafe_characters(shown)
     patch = cli_run("--diff", "m.py").stdout_bytes
     assert b" " + title.encode() in patch  # context lines are the file's own bytes
@@ -319,7 +320,7 @@ def test_contradicting_tracebacks_give_a_bounded_message(tmp_path, monkeypatch):
     Path("ci.log").write_text("".join(jax002_traceback(6, prev) for prev in range(1, 20_001)))
     result = cli_run("--from-log", "ci.log", "--check", "--unsafe-fixes", "src")
     assert result.exit_code == 1
-    (line,) = [line for line in result.stderr.splitlines() if "JAX002" in line]
+    (line,) = [line for line in result.stdout.splitlines() if "JAX002" in line]
     assert len(line) < 1000, len(line)
     assert "log lines 4, 8, 12, ... (20,000 in all)" in line
     assert "size 4 (1, 4) ('data', 'model') or size 8 (2, 4) ('data', 'model') or size 12 (3, 4) ('data', 'model') or ... (20,000 in all)" in line
