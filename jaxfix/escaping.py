@@ -110,6 +110,25 @@ def markdown_code(text: str) -> str:
     return f"{fence}{padding}{text}{padding}{fence}"
 
 
+def markdown_message(text: str) -> str:
+    """A jaxfix message in Markdown (a review comment's body): its `code` spans stay code spans
+    (each rewritten by markdown_code), the text between them is markdown_text. A backtick from
+    the user's code only moves where a span ends: every piece is escaped for what it becomes,
+    and a backtick opening nothing is shown as one."""
+    parts = text.split("`")
+    out = []
+    for index, part in enumerate(parts):
+        if index % 2 == 0:
+            out.extend([markdown_text(part)] if part else [])
+        elif index == len(parts) - 1:  # an odd number of backticks: the last opens no span
+            out.append(markdown_text("`" + part))
+        elif part:
+            if out and out[-1].endswith("`"):  # two spans side by side would merge their fences
+                out.append(" ")
+            out.append(markdown_code(part))
+    return "".join(out)
+
+
 def markdown_block(text: str) -> list[str]:
     """A fenced code block holding `text` (printable, tabs kept): the fence is longer than any
     run of backticks in it, so no line of the text can close it."""

@@ -201,6 +201,14 @@ def github_edits(items: list[dict], path: str) -> list[tuple[int, int, str]]:
     return edits
 
 
+def rendered_markdown(body: str) -> str:
+    """The text a Markdown body shows (code spans without their backticks), one line per paragraph."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").parse(body)
+    return "\n".join("".join(child.content for child in token.children or ()) for token in tokens if token.type == "inline")
+
+
 def test_github_suggestions_rebuild_the_fixed_files(fixture_runs, monkeypatch):
     for run in fixture_runs:
         items = json.loads(run.render("github-suggestions", monkeypatch))
@@ -209,8 +217,9 @@ def test_github_suggestions_rebuild_the_fixed_files(fixture_runs, monkeypatch):
             original, fixed = original_and_fixed(result)
             assert apply_line_edits(original, github_edits(items, path)) == fixed, path
             bodies = [i["body"] for i in items if i["path"] == path]
-            for d in result.diagnostics:
-                assert any(f"**{d.code}**: {d.message}" in body and (suggestion_lines(body) is not None) == d.applied
+            for d in result.diagnostics:  # the message as GitHub shows it (its code spans as code)
+                shown = f"{d.code}: {d.message.replace('`', '')}"
+                assert any(shown in rendered_markdown(body) and (suggestion_lines(body) is not None) == d.applied
                            for body in bodies), f"{path}: {d.code} line {d.start.line}"
 
 

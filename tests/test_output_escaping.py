@@ -384,3 +384,30 @@ def test_review_bot_summary_keeps_file_names_and_errors_inert():
     tokens = MarkdownIt("commonmark").parse(text)
     assert not [c for t in tokens for c in t.children or () if c.type in ("image", "html_inline")]
     assert any(c.type == "code_inline" and c.content == error for t in tokens for c in t.children or ())
+
+
+def test_a_review_comment_shows_the_user_s_code_as_text(tmp_path, monkeypatch):
+    from markdown_it import MarkdownIt
+
+    from jaxfix.escaping import markdown_message
+
+    monkeypatch.chdir(tmp_path)
+    Path("m.py").write_text(
+        "from jax.sharding import AbstractMesh, use_abstract_mesh\n\n"
+        'with use_abstract_mesh(AbstractMesh((8, 4), ("a", "b"))):\n'
+        '    with use_abstract_mesh(AbstractMesh((16, 4), ("`![i](//a.co/p)`<img src=x>", "b"))):\n'
+        "        pass\n"
+    )
+    (item,) = json.loads(cli_run("--check", "--unsafe-fixes", "--format", "github-suggestions", "m.py").stdout)
+    tokens = MarkdownIt("commonmark").parse(item["body"])
+    assert not [c for t in tokens for c in t.children or () if c.type in ("image", "link_open", "html_inline")]
+    assert not [t for t in tokens if t.type == "html_block"]
+    (message,) = [d["message"] for d in json.loads(cli_run("--check", "--format", "json", "m.py").stdout)["files"][0]["diagnostics"]]
+    assert "![i](//" in message and "<img" in message
+    shown = "".join(f"`{c.content}`" if c.type == "code_inline" else c.content for t in tokens for c in t.children or ())
+    assert shown == f"JAX002: {message}"  # every character of it shown, none of it Markdown
+    assert markdown_message("`a` and `b`") == "`a` and `b`" and markdown_message("one ` only") == "one \\` only"
+    assert markdown_message("`x`y`") == "`x`y\\`" and markdown_message("`a``b`") == "`a` `b`"
+    for crafted in ("`a``![i](u)`", "`a``b``c`", "x\\`![i](u)`", "`a```![i](u)``", "``![i](u)``"):
+        parsed = MarkdownIt("commonmark").parse(markdown_message(crafted))
+        assert not [c for t in parsed for c in t.children or () if c.type in ("image", "link_open", "html_inline")], crafted

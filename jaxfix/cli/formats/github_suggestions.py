@@ -16,6 +16,7 @@ from jaxfix.cli.formats import RunInfo, register
 from jaxfix.cli.formats._common import repository_path, reported
 from jaxfix.cli.formats._suggestions import Comment, comments, companion_message, companion_note
 from jaxfix.diagnostics import Diagnostic, FileResult, Safety
+from jaxfix.escaping import markdown_message
 from jaxfix.notebook import in_document
 
 _BACKTICKS = re.compile(r"`{3,}")
@@ -29,9 +30,9 @@ def _note(diagnostic: Diagnostic) -> str:
 
 def _body(comment: Comment, file_diagnostics: tuple[Diagnostic, ...], file_comments: list[Comment]) -> str:
     if comment.diagnostics:
-        text = "\n\n".join(dict.fromkeys(f"**{d.code}**: {d.message}{_note(d)}" for d in comment.diagnostics))
+        text = "\n\n".join(dict.fromkeys(f"**{d.code}**: {markdown_message(d.message + _note(d))}" for d in comment.diagnostics))
     else:
-        text = companion_message(comment, file_diagnostics)
+        text = markdown_message(companion_message(comment, file_diagnostics))
     if comment.replacement is None:
         return text
     note = companion_note(comment, file_comments)
