@@ -337,33 +337,36 @@ def test_migrate_report_md_keeps_verify_output_and_file_names_inert(tmp_path, mo
     from jaxfix.cli.migrate import migrate
 
     git_repo(monkeypatch, tmp_path)
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    monkeypatch.chdir(repo)
-    git("init", "-q", "-b", "main")
-    git("config", "user.name", "Bot")
-    git("config", "user.email", "bot@example.com")
-    Path("pyproject.toml").write_text('[tool.jaxfix]\njax-version = "0.10.2"\n')
-    Path("model.py").write_bytes(FIXTURE.read_bytes())
     hostile = "bad\n# Heading ![i](https://attacker.example/i.png) | x `y`\x1b[2J.py"
-    Path(hostile).parent.mkdir(parents=True)
-    Path(hostile).write_bytes(b"\xff\xfe\x00\x00")
-    Path("verify.sh").write_text(f"printf '%s\\n' '{INJECTED}' '````' 'done'\nexit 1\n")
-    git("add", "-A")
-    git("commit", "-q", "-m", "initial")
+    hidden = "h\x1b]0;title\x07\n# Hidden <img src=x>.py"
+    for name, files in (("repo", {hostile: b"\xff\xfe\x00\x00"}), ("hidden", {hidden: FIXTURE.read_bytes()})):
+        (tmp_path / name).mkdir()
+        monkeypatch.chdir(tmp_path / name)
+        git("init", "-q", "-b", "main")
+        git("config", "user.name", "Bot")
+        git("config", "user.email", "bot@example.com")
+        Path("pyproject.toml").write_text('[tool.jaxfix]\njax-version = "0.10.2"\n')
+        Path("model.py").write_bytes(FIXTURE.read_bytes())
+        for path, data in files.items():
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            Path(path).write_bytes(data)
+        Path("verify.sh").write_text(f"printf '%s\\n' '{INJECTED}' '````' 'done'\nexit 1\n")
+        git("add", "-A")
+        git("commit", "-q", "-m", "initial")
+    git("update-index", "--assume-unchanged", "--", hidden)  # migrate refuses it, naming the file
     monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(migrate, ["--color", "never", "--out", "out", "--verify", "sh verify.sh", str(repo)],
+    result = CliRunner().invoke(migrate, ["--color", "never", "--out", "out", "--verify", "sh verify.sh", "repo", "hidden"],
                                 catch_exceptions=False)
     assert result.exit_code == 1
-    assert not _unsafe_characters(result.stderr)
+    assert printable(hidden) in result.stderr and not _unsafe_characters(result.stderr)
     text = (tmp_path / "out" / "report.md").read_text()
     assert not _unsafe_characters(text)
     tokens = MarkdownIt("commonmark").enable("table").parse(text)
     inline = [child for token in tokens for child in token.children or ()]
     headings = [tokens[i + 1].content for i, token in enumerate(tokens) if token.type == "heading_open"]
-    assert headings == ["jaxfix migrate report", "repo"]
+    assert headings == ["jaxfix migrate report", "repo", "hidden"]
     assert not [t for t in [*tokens, *inline] if t.type in ("image", "link_open", "html_inline", "html_block")]
-    assert sum(1 for t in tokens if t.type == "table_open") == 1 and sum(1 for t in tokens if t.type == "tr_open") == 2
+    assert sum(1 for t in tokens if t.type == "table_open") == 1 and sum(1 for t in tokens if t.type == "tr_open") == 3
     (fence,) = [t for t in tokens if t.type == "fence"]
     assert fence.content == INJECTED + "\n````\ndone\n"
     shown = ["".join(c.content for c in t.children or ()) for t in tokens if t.type == "inline"]
