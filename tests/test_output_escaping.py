@@ -14,10 +14,10 @@ from urllib.parse import unquote
 
 import pytest
 from click.testing import CliRunner
+from snippets import FIXED, VIOLATION
 
 from jaxfix.cli.main import cli
 from jaxfix.escaping import git_path, printable
-from snippets import FIXED, VIOLATION
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "fixtures" / "JAX001" / "bare_jit_decorator_lower.py"
@@ -290,11 +290,12 @@ def test_a_log_frame_at_line_0_is_refused_with_one_line(tmp_path, monkeypatch):
 
 
 def test_formats_never_print_line_0(tmp_path, monkeypatch):
+    import jsonschema
+    from test_formats import SARIF_SCHEMA
+
     from jaxfix.cli.formats import FORMATS, RunInfo
     from jaxfix.codemods import RULES
     from jaxfix.diagnostics import Diagnostic, FileResult, Location
-    from test_formats import SARIF_SCHEMA
-    import jsonschema
 
     monkeypatch.chdir(tmp_path)
     Path("m.py").write_text("x = 1\n")
