@@ -12,7 +12,9 @@ and use a few helpers to find the calls they look at: `api_of` / `called_api` (w
 whatever the import spelling), `bind(call)` (its arguments by parameter name, from the one table
 of JAX signatures), `resolve(expr)` (the expression a name is bound to), `jit_application`,
 `is_entered`, `calls_running(function)`, `definition(name)`, `assigned_value(name)`,
-`references(name)` and `line(node)`.
+`references(name)`, `reaching_bindings(name)` / `reads_reached(targets)` (which assignment a
+read sees) and `line(node)`. A fix that resizes a mesh asks `mesh_sizes(expr)`: where each of
+its axis sizes is written.
 
 Across modules (when the engine gives the module's `path` and the process's `ProjectIndex`, see
 `jaxfix.analysis.project`): `value_of` follows names and `module.NAME` attributes bound by
@@ -49,10 +51,12 @@ from jaxfix.analysis.evaluate import ValueModel
 from jaxfix.analysis.evidence import EvidenceMap
 from jaxfix.analysis.expected_errors import ExpectedErrors
 from jaxfix.analysis.jitting import JitApplication, jit_application
+from jaxfix.analysis.mesh_sizes import MeshSizes, mesh_sizes
 from jaxfix.analysis.names import SIGNATURES, Api, ApiResolver, bind
 from jaxfix.analysis.parents import parent_map
 from jaxfix.analysis.project import Definition, External, ProjectIndex, Resolved, external, materialize
-from jaxfix.analysis.values import Value
+from jaxfix.analysis.reaching import Reaching
+from jaxfix.analysis.values import Unknown, Value
 from jaxfix.evidence import Evidence
 
 NodeT = TypeVar("NodeT", bound=cst.CSTNode)
@@ -133,6 +137,26 @@ class ModuleAnalysis:
     def assigned_value(self, name: cst.Name) -> cst.BaseExpression | None:
         """The expression `name`'s one binding assigns (`name = value`, one step, no further)."""
         return self.bindings.value(name)
+
+    def reaching_bindings(self, name: cst.Name) -> frozenset[cst.Name] | None:
+        """The targets of the plain `name = value` assignments whose value this read of `name`
+        may see (the latest in straight-line code, one per branch of an `if`), within one
+        function; None when jaxfix cannot tell (see `jaxfix.analysis.reaching`)."""
+        return self.reaching.bindings(name)
+
+    def reads_reached(self, targets: frozenset[cst.Name]) -> list[cst.Name]:
+        """The reads of a name that one of these bindings of it may reach."""
+        return self.reaching.reads(targets)
+
+    def bound_value(self, target: cst.Name) -> cst.BaseExpression | None:
+        """The value a plain `target = value` statement assigns."""
+        return self.reaching.assigned(target)
+
+    def mesh_sizes(self, expr: cst.BaseExpression) -> tuple[MeshSizes, ...] | Unknown:
+        """Where the axis sizes of the abstract mesh `expr` gives are written: the literal a
+        fix may rewrite for this use alone, an environment variable or config key they are read
+        from, or why not (see `jaxfix.analysis.mesh_sizes`)."""
+        return mesh_sizes(self, expr)
 
     def is_entered(self, expr: cst.BaseExpression) -> bool:
         """Whether `expr` is a `with` item or the argument of `x.enter_context(...)`."""
@@ -217,6 +241,10 @@ class ModuleAnalysis:
     @cached_property
     def bindings(self) -> Bindings:
         return Bindings(self.scopes, self.parents)
+
+    @cached_property
+    def reaching(self) -> Reaching:
+        return Reaching(self.scopes, self.bindings, self.parents)
 
     @cached_property
     def values(self) -> ValueModel:

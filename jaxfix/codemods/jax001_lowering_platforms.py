@@ -496,13 +496,15 @@ class MissingLoweringPlatforms(Rule):
         return cst.parse_expression(f"({jax_name}.export.default_export_platform(),)"), jax_import
 
     def _compiles_without_devices(self, lower: cst.Call) -> list[cst.Call]:
-        """`.compile()` calls without device_assignment= on the lowered stage: chained or via its variable."""
+        """`.compile()` calls without device_assignment= on the lowered stage: chained or via its
+        variable (the reads this assignment reaches)."""
         parent = self.analysis.parents.get(lower)
         uses: list[cst.CSTNode | None]
         if isinstance(parent, cst.Attribute):
             uses = [parent]
         elif isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
-            uses = [self.analysis.parents.get(ref.node) for ref in self.analysis.references(parent.targets[0].target)]
+            reached = self.analysis.reads_reached(frozenset({parent.targets[0].target}))  # the name may be bound again
+            uses = [self.analysis.parents.get(read) for read in reached]
         else:
             return []
         calls = []

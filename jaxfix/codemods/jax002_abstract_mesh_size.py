@@ -8,8 +8,9 @@ import libcst as cst
 
 from jaxfix.analysis.contexts import ContextSite, Entry, innermost
 from jaxfix.analysis.evidence import confirmed_mesh
-from jaxfix.analysis.names import MESH_CONTEXT_APIS, SIGNATURES, Api, bind
-from jaxfix.analysis.values import MeshValue, tuple_text
+from jaxfix.analysis.mesh_sizes import ConfigKey, EnvironmentVariable
+from jaxfix.analysis.names import MESH_CONTEXT_APIS, Api
+from jaxfix.analysis.values import MeshValue, Unknown, tuple_text
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.text import not_fixed, related, short, with_note
 from jaxfix.diagnostics import Fix, Related, Safety
@@ -97,9 +98,16 @@ class AbstractMeshSizeChange(Rule):
     `--unsafe-fixes` (always shown by `--dry-run`). One "fill" axis is resized: `--fill-axis
     NAME` (`fill-axis` in config) when the inner mesh has that axis, else the first axis whose
     size differs from the enclosing mesh's axis of the same name, else the first axis. The fix
-    is offered only when the new size is a whole number, the sizes are integer literals where
-    the inner mesh is built, that mesh is used by this context only, and every followed caller
-    needs the same size. Otherwise the rule reports without a fix and says why.
+    is offered only when the new size is a whole number, every followed caller needs the same
+    size, and that axis's size is an integer literal written for this use alone: in the
+    `AbstractMesh(...)` (or `.update(axis_sizes=...)`) given to the context, in the assignment
+    to its name that reaches the `with` (`jaxfix.analysis.reaching`: the latest one in
+    straight-line code, or one in each branch of an `if`, all resized), or as the argument of a
+    mesh factory of the module or the project whose body builds the sizes from its parameters
+    (`make_mesh(data=4, model=2)`: `data=4` is rewritten, the factory and its other calls are
+    not). A name must not be read elsewhere, except under this same context. When the size is
+    read from an environment variable or a config file's key, the report says which and the
+    value to set; otherwise it says why there is no fix.
 
     ## References
     - `use_abstract_mesh.__enter__` in jax/_src/mesh.py (jax 0.10.2 and 0.12.0.1), which raises
@@ -155,7 +163,7 @@ class AbstractMeshSizeChange(Rule):
             return
         if self.expected(node):  # a test of this error (its lines would cost the module's positions)
             return
-        fix, why_not = self._fix(argument, inner, [mesh for _, mesh in known])
+        fix, why_not = self._fix(node, argument, inner, [mesh for _, mesh in known])
         message = with_note(self._message(node, inner, conflicts[0]), why_not)
         self.report(node, message, fix=fix, related=self._related(conflicts[0]))
 
@@ -173,7 +181,7 @@ class AbstractMeshSizeChange(Rule):
                 f"the code builds a mesh of size {inner.size} here, not the one in the log (changed since the log?)")))
             return
         outers = [confirmed_mesh(None, f.prev, node) for f in evidence.facts if f.prev is not None]
-        fix, why_not = self._fix(argument, inner, outers)
+        fix, why_not = self._fix(node, argument, inner, outers)
         self.report(node, with_note(logged, why_not), fix=fix)
 
     def _logged(self, node: cst.Call, evidence: Evidence) -> str:
@@ -186,43 +194,71 @@ class AbstractMeshSizeChange(Rule):
 
     # -- the fix ------------------------------------------------------------------------------
 
-    def _fix(self, argument: cst.BaseExpression, inner: MeshValue, outers: list[MeshValue]) -> tuple[Fix | None, str | None]:
+    def _fix(self, node: cst.Call, argument: cst.BaseExpression, inner: MeshValue, outers: list[MeshValue]) -> tuple[Fix | None, str | None]:
         sizes = sorted({mesh.size for mesh in outers if mesh.size is not None})
         if len(sizes) > 1:
             return None, not_fixed(f"it is entered under meshes of sizes {listed([str(size) for size in sizes])}")
-        literals, why_not = self._size_literals(argument, inner)
-        if literals is None or inner.axis_sizes is None:
-            return None, why_not
+        if inner.axis_sizes is None:
+            return None, not_fixed("the inner mesh's axis sizes are not known")
         inner_sizes = [s or 0 for s in inner.axis_sizes]  # all known: inner.size is
         axis = self._fill_axis(inner, outers[0])
+        axis_name = inner.axis_names[axis] if inner.axis_names else f"#{axis + 1}"
         others = math.prod(s for i, s in enumerate(inner_sizes) if i != axis)
         if others <= 0 or sizes[0] % others:
-            axis_name = inner.axis_names[axis] if inner.axis_names else f"#{axis + 1}"
             return None, (
                 f"no whole-number size of axis {axis_name!r} makes it {sizes[0]}: "
                 "exit the enclosing mesh context before entering this one"
             )
-        new_sizes = [sizes[0] // others if i == axis else s for i, s in enumerate(inner_sizes)]
+        size = sizes[0] // others
+        literals, why_not = self._size_literals(node, argument, axis, axis_name, inner_sizes, size)
+        if literals is None:
+            return None, why_not
+        new_sizes = [size if i == axis else s for i, s in enumerate(inner_sizes)]
         title = f"resize the inner mesh to {tuple_text([str(s) for s in new_sizes])}"
-        edit = (literals[axis], cst.Integer(str(sizes[0] // others)))
-        return Fix(title, (edit,), Safety.UNSAFE), None
+        edits = tuple((literal, cst.Integer(str(size))) for literal in literals)
+        return Fix(title, edits, Safety.UNSAFE), None
 
-    def _size_literals(self, argument: cst.BaseExpression, inner: MeshValue) -> tuple[list[cst.Integer] | None, str | None]:
-        """The integer literals of the inner mesh's sizes, if rewriting them touches only this use."""
-        built = inner.node
-        if argument is not built:
-            if not isinstance(argument, cst.Name) or self.analysis.assigned_value(argument) is not built:
-                return None, not_fixed("the inner mesh is built neither at this use nor in the one assignment to its name")
-            elsewhere = sorted({self.analysis.line(a.node) for a in self.analysis.references(argument) if a.node is not argument})
+    def _size_literals(
+        self, node: cst.Call, argument: cst.BaseExpression, axis: int, axis_name: str, inner_sizes: list[int], size: int,
+    ) -> tuple[list[cst.Integer] | None, str | None]:
+        """The integer literal of the fill axis on each way the inner mesh is built, if rewriting
+        them changes only what runs under this context; else what the user could change."""
+        written = self.analysis.mesh_sizes(argument)
+        if isinstance(written, Unknown):
+            return None, not_fixed(f"the inner mesh's size of axis {axis_name!r} is not written where jaxfix can change it: {written.why}")
+        literals = []
+        for way in written:
+            elsewhere = sorted({self.analysis.line(read) for read in way.shared_with if not self._under_context(read, node)})
             if elsewhere:
-                return None, not_fixed(f"{argument.value} is also used at line {elsewhere[0]}")
-        args = bind(built, SIGNATURES[Api.ABSTRACT_MESH]) if isinstance(built, cst.Call) else None
-        sizes = args.get("axis_sizes") if args else None
-        if isinstance(sizes, (cst.Tuple, cst.List)):
-            literals = [e.value for e in sizes.elements if isinstance(e.value, cst.Integer)]
-            if len(literals) == len(sizes.elements):
-                return literals, None
-        return None, not_fixed(f"the inner mesh's sizes are not integer literals where it is built (line {self.analysis.line(built)})")
+                return None, not_fixed(f"{short(argument)} is also used at line {elsewhere[0]}")
+            source = way.axes[axis] if len(way.axes) == len(inner_sizes) else Unknown("the mesh has another number of axes here")
+            if isinstance(source, EnvironmentVariable):
+                return None, not_fixed(f"axis {axis_name!r} is read from the environment variable {source.name}: set it to {size}")
+            if isinstance(source, ConfigKey):
+                keys = "".join(f"[{key!r}]" for key in source.keys)
+                where = source.file if source.file is not None else "the config"
+                return None, not_fixed(f"axis {axis_name!r} is read from {where}{keys} (read at line {source.line}): set it to {size}")
+            if isinstance(source, Unknown):
+                return None, not_fixed(f"the inner mesh's size of axis {axis_name!r} is not written where jaxfix can change it: {source.why}")
+            if int(source.evaluated_value) != inner_sizes[axis]:
+                return None, not_fixed(f"line {self.analysis.line(source)} does not build the size {inner_sizes[axis]} of axis {axis_name!r}")
+            literals.append(source)
+        return literals, None
+
+    def _under_context(self, read: cst.CSTNode, use: cst.Call) -> bool:
+        """Whether `read` runs inside the `with` that enters `use` (its body or a later item), not
+        in a function or class defined there."""
+        item = self.analysis.parents.get(use)
+        statement = self.analysis.parents.get(item) if isinstance(item, cst.WithItem) else None
+        if not isinstance(statement, cst.With) or item is None:
+            return False
+        later = statement.items[statement.items.index(item) + 1:]
+        child, current = read, self.analysis.parents.get(read)
+        while current is not None and current is not statement:
+            if isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return False
+            child, current = current, self.analysis.parents.get(current)
+        return current is statement and (child is statement.body or child in later)
 
     def _fill_axis(self, inner: MeshValue, outer: MeshValue) -> int:
         names = inner.axis_names or ()
