@@ -279,7 +279,7 @@ def test_rerun_after_some_fixes_were_applied_says_already_fixed_and_exits_0(logs
     log = logs(version)["plain"]
     assert from_log(log, tree=tree).exit_code == 1  # the safe fix written, the unsafe ones left
     again = from_log(log, "--unsafe-fixes", tree=tree)
-    assert again.exit_code == 0, again.output
+    assert again.exit_code == (1 if reported(tree) else 0), again.output  # a report-only site stays a diagnostic
     notes = [line for line in again.output.splitlines() if "is already fixed" in line]
     assert len(notes) == 1 and "run_export.py" in notes[0], again.output
     assert re.search(r"log sites already fixed\s*│\s*1 │", again.output) and "error:" not in again.output
@@ -288,9 +288,13 @@ def test_rerun_after_some_fixes_were_applied_says_already_fixed_and_exits_0(logs
         wanted = expected.get(Path(relative))
         assert content == (wanted.read_bytes() if wanted else (PROJECTS / relative).read_bytes()), relative
     last = from_log(log, "--unsafe-fixes", "--check", tree=tree)
-    assert last.exit_code == 0, last.output
-    assert len([line for line in last.output.splitlines() if "is already fixed" in line]) == len(expected)
-    assert re.search(rf"log sites already fixed\s*│\s*{len(expected)} │", last.output)
+    assert last.exit_code == (1 if reported(tree) else 0), last.output
+    # A fix made above the logged line (the assignment that reaches the `with`) leaves that line
+    # as it was: the rule finds it builds the enclosing mesh's size now and says so (a diagnostic).
+    above = [p for p in expected if p.parts[0] == "stage_mesh_reassigned"]
+    assert above and "size 32 here now: already fixed where its sizes are written" in " ".join(last.output.split())
+    assert len([line for line in last.output.splitlines() if "is already fixed" in line]) == len(expected) - len(above)
+    assert re.search(rf"log sites already fixed\s*│\s*{len(expected) - len(above)} │", last.output)
     assert re.search(r"files in error\s*│\s*0 │", last.output) and re.search(r"log tracebacks not used\s*│\s*0 │", last.output)
 
 

@@ -177,6 +177,10 @@ class AbstractMeshSizeChange(Rule):
             self.report(node, with_note(logged, not_fixed("the log shows meshes of several sizes entered here")))
             return
         if any(f.new is not None and f.new.size != inner.size for f in evidence.facts):
+            if all(f.prev is not None and f.prev.size == inner.size for f in evidence.facts):
+                self.report(node, with_note(logged, (
+                    f"the code builds a mesh of the enclosing size {inner.size} here now: already fixed where its sizes are written")))
+                return
             self.report(node, with_note(logged, not_fixed(
                 f"the code builds a mesh of size {inner.size} here, not the one in the log (changed since the log?)")))
             return
