@@ -12,9 +12,11 @@ import subprocess
 from pathlib import Path
 from urllib.parse import unquote
 
+import jsonschema
 import pytest
 from click.testing import CliRunner
 from snippets import FIXED, VIOLATION
+from test_formats import SARIF_SCHEMA
 
 from jaxfix.cli.main import cli
 from jaxfix.escaping import git_path, printable
@@ -185,6 +187,9 @@ _PATHS = {  # the file each record names, as its consumer reads it
 }
 
 
+_SCHEMAS = {"sarif": SARIF_SCHEMA}
+
+
 def test_machine_formats_keep_hostile_names_inside_their_records(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     names = set(hostile_tree(tmp_path))
@@ -200,8 +205,12 @@ def test_machine_formats_keep_hostile_names_inside_their_records(tmp_path, monke
             assert {p["file"] for _, p, _ in commands} == as_read
             continue
         assert result.stdout.isascii() and not _unsafe_characters(result.stdout), name
-        paths = _PATHS[name](json.loads(result.stdout))
-        assert paths == (names if name == "json" else fixable), name
+        document = json.loads(result.stdout)
+        assert _PATHS[name](document) == (names if name == "json" else fixable), name
+        if name in _SCHEMAS:
+            jsonschema.Draft4Validator(_SCHEMAS[name]).validate(document)
+            artifacts = re.findall(r'"uri": "([^"]*)",\s*"uriBaseId"', result.stdout)
+            assert artifacts and all(re.fullmatch(r"[A-Za-z0-9\-._~/%]+", uri) for uri in artifacts)  # URI references
 
 
 def test_from_log_errors_escape_the_paths_the_log_names(tmp_path, monkeypatch):
@@ -290,9 +299,6 @@ def test_a_log_frame_at_line_0_is_refused_with_one_line(tmp_path, monkeypatch):
 
 
 def test_formats_never_print_line_0(tmp_path, monkeypatch):
-    import jsonschema
-    from test_formats import SARIF_SCHEMA
-
     from jaxfix.cli.formats import FORMATS, RunInfo
     from jaxfix.codemods import RULES
     from jaxfix.diagnostics import Diagnostic, FileResult, Location
