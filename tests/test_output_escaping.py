@@ -421,3 +421,18 @@ def test_a_review_comment_shows_the_user_s_code_as_text(tmp_path, monkeypatch):
     for crafted in ("`a``![i](u)`", "`a``b``c`", "x\\`![i](u)`", "`a```![i](u)``", "``![i](u)``"):
         parsed = MarkdownIt("commonmark").parse(markdown_message(crafted))
         assert not [c for t in parsed for c in t.children or () if c.type in ("image", "link_open", "html_inline")], crafted
+
+
+def test_progress_shows_the_files_being_parsed_escaped_and_never_as_markup():
+    import io
+
+    from rich.console import Console
+
+    from jaxfix.cli.progress import MIN_BYTES, ParseProgress
+
+    out = io.StringIO()
+    name = Path("[/x]\n\x1b]0;title\x07.py")  # a closing tag opening nothing made rich raise MarkupError
+    with ParseProgress(Console(file=out, force_terminal=True, width=200), workers=2) as progress:
+        progress.plan([(name, MIN_BYTES * 2)])
+        assert progress.line().endswith("now: [/x]\\n\\x1b]0;title\\x07.py")
+    assert "[/x]\\n\\x1b]0;title\\x07.py" in out.getvalue() and "\x1b]0;" not in out.getvalue()
