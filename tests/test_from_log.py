@@ -470,3 +470,55 @@ def test_an_ipython_cell_matching_several_notebooks_is_not_guessed(tmp_path):
     (tree / "b.ipynb").write_text(_notebook(recount), encoding="utf-8")
     assert from_log(log, tree=tree).exit_code == 0
     assert (tree / "b.ipynb").read_text() == _notebook(recount) and (tree / "a.ipynb").read_text() != _notebook()
+
+
+_TWO_SITES = '''\
+import jax
+import jax.numpy as jnp
+from jax.sharding import AbstractMesh, NamedSharding, PartitionSpec as P, use_abstract_mesh
+
+x = jax.ShapeDtypeStruct((8, 8), jnp.float32, sharding=NamedSharding(AbstractMesh((2, 4), ("x", "y")), P("x")))
+
+
+def test_lower():
+    lowered = jax.jit(jnp.sin).lower(x)
+    assert "stablehlo" in lowered.as_text()
+
+
+def test_stages():
+    with use_abstract_mesh(AbstractMesh((8, 4), ("data", "model"))):
+        with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
+            pass
+'''
+
+
+def test_a_site_moved_by_the_fix_of_another_logged_site_is_fixed_where_it_is_now(tmp_path):
+    """Two failing tests in one module: the safe fix of the first adds two lines above the
+    second; a re-run with --unsafe-fixes finds the first already fixed and the second moved."""
+    version = next(v for v in JAX_VERSIONS if v in interpreters())
+    ci = tmp_path / "ci"
+    ci.mkdir()
+    (ci / "test_two_sites.py").write_text(_TWO_SITES, encoding="utf-8")
+    done = subprocess.run([interpreters()[version], "-m", "pytest", "-p", "no:cacheprovider", "-q", "--tb=short", "test_two_sites.py"],
+                          cwd=ci, capture_output=True, env=_ENV, timeout=600)
+    log = done.stdout
+    assert done.returncode == 1 and log.count(b"E   ValueError: ") == 2, log.decode(errors="replace")[-2000:]
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    site = tree / "test_two_sites.py"
+    site.write_text(_TWO_SITES, encoding="utf-8")
+    assert from_log(log, tree=tree).exit_code == 1  # the safe JAX001 fix written, JAX002's unsafe one left
+    assert site.read_text().count("\n") == _TWO_SITES.count("\n") + 2
+    again = from_log(log, "--unsafe-fixes", tree=tree)
+    assert again.exit_code == 0, again.output
+    assert "JAX001" in again.output and "is already fixed" in again.output
+    assert "is at line 17 now (the fixes applied since the log added lines above it)" in again.output, again.output
+    static = tmp_path / "static" / "test_two_sites.py"
+    static.parent.mkdir()
+    static.write_text(_TWO_SITES, encoding="utf-8")
+    assert CliRunner().invoke(cli, ["--no-cache", "--unsafe-fixes", "--jax-version", version, str(static)]).exit_code == 0
+    assert site.read_text() == static.read_text()
+    # a line moved by anything else (no fix of the log explains it) is still "changed since the log"
+    site.write_text("# a new first line\n" + _TWO_SITES, encoding="utf-8")
+    moved_by_hand = from_log(log, "--unsafe-fixes", tree=tree)
+    assert moved_by_hand.exit_code == 2 and moved_by_hand.output.count("has changed since the log") == 2

@@ -11,7 +11,8 @@ from rich.text import Text
 
 from jaxfix.discovery import discover
 from jaxfix.escaping import printable
-from jaxfix.fromlog.fixed import already_fixed
+from jaxfix.evidence import Evidence, Facts
+from jaxfix.fromlog.fixed import already_fixed, moved_by_fixes
 from jaxfix.fromlog.reading import read_log
 from jaxfix.options import Options
 from jaxfix.paths import display_path
@@ -34,24 +35,48 @@ def evidence_run(log: str, paths: list[Path], options: Options, console: Console
     found = discover(paths, options.exclude, options.all_includes)
     reading = read_log(data, found.files)
     errors = list(reading.errors)
-    verdicts: dict[tuple[Path, str, int, str | None], int | None] = {}  # site -> the line holding its fix
+    verdicts: dict[tuple[Path, str, int, str | None], tuple[int, int] | None] = {}  # site -> where its fix stands
     for changed in reading.changed:
         site = (changed.local, changed.code, changed.line, changed.logged)
         if site not in verdicts:
-            verdicts[site] = None if changed.logged is None else already_fixed(
+            verdicts[site] = where = None if changed.logged is None else already_fixed(
                 changed.local, changed.code, changed.line, changed.logged, changed.facts, changed.log_line, options,
             )
-            if verdicts[site] is not None:
+            if where is not None:
                 console.print(Text(printable(
                     f"{name}: log line {changed.log_line}: {changed.code} at {display_path(changed.local)}:{changed.line} "
-                    f"is already fixed (line {verdicts[site]} holds the rule's fix)"), style="dim",
+                    f"is already fixed (line {where[0]} holds the rule's fix)"), style="dim",
                 ), soft_wrap=True)
-        if verdicts[site] is None:
+    fixes_in: dict[Path, list[tuple[int, int]]] = {}
+    for site, where in verdicts.items():
+        if where is not None:
+            fixes_in.setdefault(site[0], []).append(where)
+    # A site the fixes of the file's other logged sites moved (lines added above it): used where it is now.
+    moved: dict[tuple[Path, str, int], tuple[list[int], list[Facts]]] = {}
+    for changed in reading.changed:
+        if verdicts[(changed.local, changed.code, changed.line, changed.logged)] is not None:
+            continue
+        now = None
+        if changed.logged is not None and changed.local in fixes_in:
+            now = moved_by_fixes(changed.local, changed.line, changed.logged, fixes_in[changed.local])
+        if now is None:
             errors.append(changed.error)
+            continue
+        log_lines, facts = moved.setdefault((changed.local, changed.code, now), ([], []))
+        if not log_lines:
+            console.print(Text(printable(
+                f"{name}: log line {changed.log_line}: {changed.code} at {display_path(changed.local)}:{changed.line} "
+                f"is at line {now} now (the fixes applied since the log added lines above it)"), style="dim",
+            ), soft_wrap=True)
+        log_lines.append(changed.log_line)
+        facts.append(changed.facts)
+    found = dict(reading.evidence)
+    for (local, code, line), (log_lines, facts) in sorted(moved.items(), key=lambda item: (item[0][0].as_posix(), item[0][2])):
+        found[local] = (*found.get(local, ()), Evidence(code, line, tuple(sorted(log_lines)), tuple(dict.fromkeys(facts))))
     for error in errors:
         console.print(Text(printable(f"{name}: error: {error}"), style="red"), soft_wrap=True)  # paths from the log
     if not reading.occurrences:
         console.print(Text(f"{printable(name)}: no traceback of JAX001, JAX002 or JAX003 in the log: nothing to do", style="dim"))
-    evidence = {path.resolve(): items for path, items in reading.evidence.items()}
+    evidence = {path.resolve(): tuple(sorted(items, key=lambda e: (e.line, e.code))) for path, items in found.items()}
     fixed = sum(1 for line in verdicts.values() if line is not None)
-    return LogRun(sorted(reading.evidence), replace(options, evidence=evidence), len(errors), fixed)
+    return LogRun(sorted(found), replace(options, evidence=evidence), len(errors), fixed)

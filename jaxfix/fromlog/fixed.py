@@ -2,9 +2,11 @@
 
 Already fixed means the file now holds what the rule's own fix makes of the logged line. That
 is checked by doing it: put the logged line back in place of the text that may be its fix,
-fix that one site with the log's evidence, and the result must be the file as it is now. Any
-other change (an edit by hand, another fix, a line that moved for another reason) is not
-explained, and the site stays "changed since the log".
+fix that one site with the log's evidence, and the result must be the file as it is now (and
+the logged line must be gone from around its place: a line still there moved, it was not
+fixed). A site whose line only moved, because the fixes of the file's other logged sites added
+lines above it, is found where it is now. Any other change (an edit by hand, a line that moved
+for another reason) is not explained, and the site stays "changed since the log".
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ _REACH = 60
 _MAX_FIX_LINES = 24
 _MAX_TRIES = 4
 _SIMILAR = 0.4
+_MAX_ADDED_IMPORTS = 3  # lines a fix adds above everything else (`import jax`)
 
 
 def _net_depth(text: str) -> int | None:
@@ -65,9 +68,12 @@ def _places(lines: list[str], logged: str, line: int) -> list[int]:
     return sorted(similar, key=lambda index: (abs(index - (line - 1)), index))[:_MAX_TRIES]
 
 
-def already_fixed(path: Path, code: str, line: int, logged: str, facts: Facts, log_line: int, options: Options) -> int | None:
-    """The line of `path` where the rule's fix of the logged site now stands, or None when the
-    file does not hold that fix (the site changed otherwise, or cannot be told)."""
+def already_fixed(
+    path: Path, code: str, line: int, logged: str, facts: Facts, log_line: int, options: Options,
+) -> tuple[int, int] | None:
+    """Where in `path` the rule's fix of the logged site now stands (its first line, how many
+    lines it takes), or None when the file does not hold that fix (the site changed otherwise,
+    or cannot be told)."""
     from jaxfix.engine import process_source  # imports libcst: only for a site that changed
 
     try:
@@ -76,6 +82,9 @@ def already_fixed(path: Path, code: str, line: int, logged: str, facts: Facts, l
     except (OSError, UnicodeDecodeError):
         return None
     lines = text.splitlines(keepends=True)
+    near = lines[max(0, line - 1 - _REACH):line + _REACH]
+    if any(other.strip() == logged.strip() for other in near):
+        return None  # the code the log shows is still there (moved, not fixed): a fix elsewhere does not count
     depths = _depths(lines)
     wanted = _net_depth(logged)
     if depths is None or wanted is None:
@@ -93,5 +102,26 @@ def already_fixed(path: Path, code: str, line: int, logged: str, facts: Facts, l
         checked = replace(options, unsafe_fixes=True, changed_lines=None, evidence={path.resolve(): (evidence,)})
         result = process_source(path, before, checked)
         if result.error is None and result.fixed == now:
-            return start + 1
+            return start + 1, end - start
     return None
+
+
+def moved_by_fixes(path: Path, line: int, logged: str, fixed: list[tuple[int, int]]) -> int | None:
+    """The line the logged line stands at now, when what moved it is the fixes of other logged
+    sites of the file (`fixed`: where each stands, as `already_fixed` says) and the imports they
+    added above it; None when that does not explain where it is (or it is not there at all)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    regions = dict(fixed)
+    before_fixes: list[str | None] = []  # the file with each fix put back to the one line it was
+    now: list[int] = []
+    index = 0
+    while index < len(lines):
+        before_fixes.append(None if index + 1 in regions else lines[index])
+        now.append(index + 1)
+        index += regions.get(index + 1, 1)
+    found = [now[at - 1] for at in range(line, line + _MAX_ADDED_IMPORTS + 1)
+             if 0 < at <= len(before_fixes) and (before_fixes[at - 1] or "").strip() == logged.strip()]
+    return found[0] if len(found) == 1 else None
