@@ -159,3 +159,82 @@ def test_9_stdin_without_a_file_name_is_checked_and_fixed_as_code_in_the_working
     assert checked.exit_code == 1 and checked.stdout.startswith("-:6:10: JAX002 `use_abstract_mesh(INNER)` (line 6, size 64"), checked.output
     named = invoke("--check", "-", "--stdin-filename", "src/trainer/stages.py", cwd=project, stdin=code)
     assert named.exit_code == 0, "from src/trainer/, `meshes` is not importable: nothing is known about INNER"
+
+
+# -- 2. a notebook of nbformat 4.4 with cell ids (jax-ml/jax's docs/ffi.ipynb) ---------------
+
+
+def test_2_a_4_4_notebook_with_cell_ids_is_checked_as_jupyter_reads_it(project):
+    without = invoke("--check", ".", cwd=project)
+    notebook = (FIXTURES / "JAX001" / "notebook_already_passes_lowering_platforms.ipynb").read_text()
+    assert '"nbformat_minor": 5' in notebook and '"id": ' in notebook
+    (project / "docs").mkdir()
+    (project / "docs" / "ffi.ipynb").write_text(notebook.replace('"nbformat_minor": 5', '"nbformat_minor": 4'))
+    with_notebook = invoke("--check", ".", cwd=project)
+    assert with_notebook.exit_code == without.exit_code and "error:" not in with_notebook.output, with_notebook.output
+
+
+# -- 4. fixed lines keep to the line length; the added import is where isort puts it ---------
+
+
+CHAINED = '''\
+import jax.numpy as jnp
+from jax import ShapeDtypeStruct, jit
+from jax.sharding import AbstractMesh, NamedSharding
+from jax.sharding import PartitionSpec as P
+
+mesh = AbstractMesh((2, 4), ("x", "y"))
+x = ShapeDtypeStruct((8, 8), jnp.float32, sharding=NamedSharding(mesh, P("x")))
+score = jit(jnp.add)
+
+
+def export_text():
+    return score.lower(x, x).as_text()
+'''
+
+
+def test_4_a_fixed_chained_call_fits_the_line_length_and_its_import_is_sorted(project):
+    module = project / "src" / "trainer" / "scoring.py"
+    module.write_text(CHAINED)
+    assert invoke("src/", cwd=project).exit_code == 0
+    fixed = module.read_text()
+    assert "import jax\nimport jax.numpy as jnp\n" in fixed and ").as_text()\n" in fixed, fixed
+    assert max(map(len, fixed.splitlines())) <= 88, fixed
+    ruff = Path(sys.executable).with_name("ruff")
+    sorted_imports = subprocess.run([str(ruff), "check", "--isolated", "--no-cache", "--select", "I", str(module)],
+                                    capture_output=True, text=True)
+    assert sorted_imports.returncode == 0, sorted_imports.stdout
+    module.write_text(CHAINED)  # sorted before the fix too: the finding would be jaxfix's
+    assert subprocess.run([str(ruff), "check", "--isolated", "--no-cache", "--select", "I", str(module)],
+                          capture_output=True).returncode == 0
+
+
+# -- 7. re-running --from-log after its fixes were applied ------------------------------------
+
+
+def test_7_rerunning_from_log_after_the_fix_says_already_fixed_and_exits_0(project):
+    script = project / "src" / "trainer" / "lower.py"
+    script.write_text(LOWERING.read_text())
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300,
+                         env=_env(XLA_FLAGS="--xla_force_host_platform_device_count=8", JAX_PLATFORMS="cpu"))
+    assert "ValueError: Passing lowering_platforms" in run.stderr, run.stderr[-2000:]
+    (project / "ci.log").write_text(run.stderr)
+    assert invoke("--from-log", "ci.log", ".", cwd=project).exit_code == 0
+    again = invoke("--from-log", "ci.log", ".", cwd=project)
+    assert again.exit_code == 0 and "is already fixed" in again.output, again.output
+    assert re.search(r"log sites already fixed\s*│\s*1 │", again.output) and "error:" not in again.output
+
+
+# -- 8. an IPython traceback from a notebook ----------------------------------------------------
+
+
+def test_8_an_ipython_traceback_is_mapped_onto_its_cell(project):
+    from test_from_log import _ipython_log, _notebook
+    from test_real_jax import JAX_VERSIONS, interpreters
+
+    version = next(v for v in JAX_VERSIONS if v in interpreters())
+    (project / "notebooks").mkdir()
+    (project / "notebooks" / "explore.ipynb").write_text(_notebook())
+    (project / "cell.log").write_bytes(_ipython_log(version, modern=True))
+    checked = invoke("--from-log", "cell.log", "--check", ".", cwd=project)
+    assert checked.exit_code == 1 and "notebooks/explore.ipynb:cell 4:4:11: JAX001" in checked.output, checked.output
