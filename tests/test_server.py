@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -20,8 +21,11 @@ from lsp_client import ROOT, Editor, apply, edits_for
 from lsprotocol import types as t
 from snippets import VIOLATION, VIOLATION_LINE
 
+from jaxfix.cache import Cache, cache_dir
 from jaxfix.cli.rule_docs import explain_markdown
 from jaxfix.codemods import RULES
+from jaxfix.config import load, project_roots
+from jaxfix.settings import build_options
 
 FIXTURE = ROOT / "fixtures" / "JAX001" / "bare_jit_decorator_lower.py"
 # The inner mesh is resized: an unsafe fix.
@@ -165,6 +169,7 @@ def test_a_crash_in_a_rule_is_one_logged_message_and_the_server_lives_on(tmp_pat
     work.mkdir()
     (work / "boom.py").write_text("crash_here()\n")
     (work / "fine.py").write_text(VIOLATION)
+    (work / "evil\njaxfix: forged\x1b[2J.py").write_text("crash_here()\n")
 
     async def body(editor: Editor) -> None:
         boom = editor.open(work / "boom.py")
@@ -177,6 +182,10 @@ def test_a_crash_in_a_rule_is_one_logged_message_and_the_server_lives_on(tmp_pat
         assert diagnostic.code == "JAX001"
         assert len(editor.logs) == 1, editor.logs
         assert "boom.py" in editor.logs[0] and "RuntimeError: the test rule crashed" in editor.logs[0]
+        evil = editor.open(work / "evil\njaxfix: forged\x1b[2J.py")
+        await editor.diagnostics(evil)
+        assert len(editor.logs) == 2 and "\n" not in editor.logs[1] and "\x1b" not in editor.logs[1]
+        assert "evil\\njaxfix: forged\\x1b[2J.py" in editor.logs[1]
 
     asyncio.run(run(body)(work, python_path=(site, ROOT / "tests")))
 
@@ -244,7 +253,8 @@ def test_the_projects_config_selects_and_excludes_as_for_the_cli(tmp_path):
 
     asyncio.run(run(body)(tmp_path))
     cli = subprocess.run([sys.executable, "-m", "jaxfix", "--check", "-q", "."], capture_output=True, text=True, cwd=tmp_path, check=False)
-    assert "both.py:7:11: JAX001" in cli.stderr and "JAX002" not in cli.stderr and "g.py" not in cli.stderr
+    printed = cli.stdout + cli.stderr
+    assert "both.py:7:11: JAX001" in printed and "JAX002" not in printed and "g.py" not in printed
 
 
 def test_the_result_cache_is_the_clis(tmp_path):
@@ -262,8 +272,28 @@ def test_the_result_cache_is_the_clis(tmp_path):
     done = subprocess.run(
         [sys.executable, "-c", probe, "--check", "-q", "a.py"], capture_output=True, text=True, cwd=tmp_path, check=False,
     )
-    assert "a.py:7:11: JAX001" in done.stderr
-    assert done.stdout.strip() == "False"
+    assert "a.py:7:11: JAX001" in done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1] == "False"
+
+
+def test_the_server_reads_what_the_cli_cached(tmp_path):
+    path = tmp_path / "a.py"
+    path.write_text(VIOLATION)
+    subprocess.run([sys.executable, "-m", "jaxfix", "--check", "-q", "."], cwd=tmp_path, capture_output=True, check=False)
+    # The CLI's entry, found with the settings a run in the workspace folder has; its message is
+    # changed through the cache's own API, so only a read of this entry can show it.
+    config = load(None, [path])
+    options = replace(build_options(config, {}), project_roots=project_roots(config, [tmp_path]))
+    cache = Cache(cache_dir(None, config, [tmp_path]), options)
+    cached = cache.get(path, path.read_bytes())
+    assert cached is not None and cached.diagnostics[0].code == "JAX001"
+    cache.put(replace(cached, diagnostics=(replace(cached.diagnostics[0], message="as the CLI's cache has it"),)))
+
+    async def body(editor: Editor) -> None:
+        (diagnostic,) = (await editor.diagnostics(editor.open(path))).diagnostics
+        assert diagnostic.message == "as the CLI's cache has it"
+
+    asyncio.run(run(body)(tmp_path))
 
 
 def test_notebook_cells_get_their_own_diagnostics_and_fixes(tmp_path):

@@ -15,14 +15,17 @@ import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from lsprotocol import types as t
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
+from pygls.workspace import TextDocument
 
 from jaxfix import __version__
 from jaxfix.diagnostics import Diagnostic, FileResult, Safety
 from jaxfix.diffs import decode
+from jaxfix.escaping import printable
 from jaxfix.server import notebooks
 from jaxfix.server.jobs import Answer, Check, Document, FixAll, FixOne, Hello, Job
 from jaxfix.server.process import AnalysisProcess, Stopped
@@ -119,23 +122,28 @@ class JaxfixServer(LanguageServer):
                 texts[cell.document] = _Text(cell.document, document.version, document.source, number)
             built = notebooks.build(cells)
             return _Analysed(key, notebook.version, Document(str(path), built.source, self.folder_of(path)), texts, built.lines)
-        if key not in self.workspace.text_documents:
+        opened = self.open_text(key)
+        if opened is None:
             return None
-        document = self.workspace.get_text_document(key)
         name = to_fs_path(key)
         if not name or not name.endswith((".py", ".ipynb")):
             return None
         path = Path(name)
-        text = _Text(key, document.version, document.source)
-        source = document.source.encode("utf-8") if name.endswith(".ipynb") else _encoded(document.source)
-        return _Analysed(key, document.version, Document(str(path), source, self.folder_of(path)), {key: text}, None)
+        text = _Text(key, opened.version, opened.source)
+        source = opened.source.encode("utf-8") if name.endswith(".ipynb") else _encoded(opened.source)
+        return _Analysed(key, opened.version, Document(str(path), source, self.folder_of(path)), {key: text}, None)
 
     def current_version(self, key: str) -> int | None:
         notebook = self.workspace.get_notebook_document(notebook_uri=key)
         if notebook is not None:
             return notebook.version
-        document = self.workspace.text_documents.get(key)
+        document = self.open_text(key)
         return document.version if document is not None else None
+
+    def open_text(self, uri: str) -> TextDocument | None:
+        """The open text document (pygls files them by the URI unquoted: `%20` as a space)."""
+        found: TextDocument | None = self.workspace.text_documents.get(unquote(uri))
+        return found
 
     def schedule(self, key: str, delay: float) -> None:
         """Analyse the document after `delay`; an older version's analysis is stopped now."""
@@ -176,7 +184,8 @@ class JaxfixServer(LanguageServer):
         if self.last_error.get(key) == message:
             return
         self.last_error[key] = message
-        self.window_log_message(t.LogMessageParams(type=t.MessageType.Error, message=message))
+        # One line: a newline or an ESC in a file name or an error must not forge another.
+        self.window_log_message(t.LogMessageParams(type=t.MessageType.Error, message=printable(message)))
 
     def publish(self, state: _Analysed, answer: Answer) -> None:
         result = answer.result
