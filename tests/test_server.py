@@ -237,6 +237,25 @@ def test_changes_in_quick_succession_are_analysed_once(tmp_path):
     asyncio.run(run(body)(tmp_path))
 
 
+def test_saving_an_imported_module_checks_its_importers_again(tmp_path):
+    shutil.copytree(ROOT / "fixtures" / "JAX002" / "project_relative_import_outer_mesh", tmp_path, dirs_exist_ok=True)
+    evaluate, meshes = tmp_path / "pkg" / "evaluate.py", tmp_path / "pkg" / "meshes.py"
+
+    async def body(editor: Editor) -> None:
+        uri = editor.open(evaluate)
+        (diagnostic,) = (await editor.diagnostics(uri)).diagnostics
+        assert diagnostic.code == "JAX002"  # the outer mesh, from meshes.py, has 8 devices
+        meshes_uri = editor.open(meshes)
+        await editor.diagnostics(meshes_uri)
+        text = meshes.read_text().replace("AbstractMesh((4, 2)", "AbstractMesh((8, 2)")
+        editor.change(meshes_uri, text, 2)
+        meshes.write_text(text)
+        editor.client.text_document_did_save(t.DidSaveTextDocumentParams(t.TextDocumentIdentifier(meshes_uri)))
+        assert (await editor.diagnostics(uri)).diagnostics == ()  # now both have 16
+
+    asyncio.run(run(body)(tmp_path))
+
+
 def test_the_projects_config_selects_and_excludes_as_for_the_cli(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.jaxfix]\nignore = ["JAX002"]\nexclude = ["generated"]\n')
     (tmp_path / "src").mkdir()

@@ -68,6 +68,9 @@ class _Analysed:
     texts: dict[str, _Text]  # by URI: the file, or each cell of the notebook
     notebook_lines: dict[tuple[int, int], int] | None  # of a notebook document; None for a text
     entries: list[_Entry] = field(default_factory=list)
+    # The project's other files the result used (modules it imports, paths imports were looked
+    # for at): a save of one of them re-checks this document.
+    dependencies: frozenset[str] = frozenset()
 
 
 def _encoded(text: str) -> bytes:
@@ -153,6 +156,14 @@ class JaxfixServer(LanguageServer):
             timer.cancel()
         self.timers[key] = asyncio.get_running_loop().create_task(self._analyse(key, delay))
 
+    def saved(self, key: str) -> None:
+        """Check the saved document now, and the open documents whose results used its file."""
+        self.schedule(key, 0)
+        name = to_fs_path(key)
+        for other in list(self.analysed.values()):
+            if other.key != key and name in other.dependencies:
+                self.schedule(other.key, DEBOUNCE_SECONDS)
+
     def forget(self, key: str) -> None:
         timer = self.timers.pop(key, None)
         if timer is not None:
@@ -199,6 +210,7 @@ class JaxfixServer(LanguageServer):
         else:
             self.last_error.pop(state.key, None)
         state.entries = self.entries(state, result) if result is not None and result.error is None else []
+        state.dependencies = frozenset(str(d.path) for d in result.dependencies) if result is not None else frozenset()
         self.analysed[state.key] = state
         by_uri: dict[str, list[t.Diagnostic]] = {uri: [] for uri in state.texts}
         for entry in state.entries:
@@ -396,7 +408,7 @@ def create(analysis: AnalysisProcess) -> JaxfixServer:
 
     @server.feature(t.TEXT_DOCUMENT_DID_SAVE, t.SaveOptions(include_text=False))
     def did_save(ls: JaxfixServer, params: t.DidSaveTextDocumentParams) -> None:
-        ls.schedule(params.text_document.uri, 0)
+        ls.saved(params.text_document.uri)
 
     @server.feature(t.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: JaxfixServer, params: t.DidCloseTextDocumentParams) -> None:
