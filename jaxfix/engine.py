@@ -245,7 +245,7 @@ def _carry_evidence(evidence: tuple[Evidence, ...], old: list[str], new: list[st
     for item in evidence:
         lines = carry_lines(frozenset({item.line}), old, new)
         if lines:
-            carried.append(replace(item, line=min(lines)))
+            carried.append(replace(item, line=min(lines), columns=None))  # a fix moves the columns
     return tuple(carried)
 
 
@@ -385,6 +385,7 @@ def process_source(path: Path, source: bytes, options: Options) -> FileResult:
     reason = unreadable_reason(source)
     if reason is not None:
         return FileResult(path, source, error=reason)
+    options = options.for_file(path)
     index, index_created_ns = project_index(options.project_roots)
     project = InProject(path.absolute(), index)
     if is_notebook(path):

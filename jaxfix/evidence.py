@@ -1,7 +1,8 @@
-"""Run-time evidence (`--from-log`): a traceback showed that a rule's error was raised at a line.
+"""Run-time evidence (`--from-log`, `--evidence`, `repair`): a traceback or a recorded run
+showed that a rule's error was raised at a line.
 
-Plain data that crosses from the log reader (jaxfix/fromlog/) through Options to the analysis,
-which hands it to the rule at that line; no libcst here.
+Plain data that crosses from the log and evidence readers (jaxfix/fromlog/, jaxfix/records.py)
+through Options to the analysis, which hands it to the rule at that line; no libcst here.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ class MeshFacts:
     axis_sizes: tuple[int, ...]
     axis_types: tuple[str, ...] | None  # None when the message does not show them
     has_abstract_device: bool
+    device_count: int | None = None  # a concrete mesh's devices, when a recorded run read it
 
     @property
     def size(self) -> int:
@@ -57,8 +59,13 @@ class Evidence:
 
     code: str
     line: int  # 1-based, in the local file as it is now
-    log_lines: tuple[int, ...]  # where in the log the tracebacks end (1-based), sorted
+    log_lines: tuple[int, ...]  # where in the log the tracebacks end (1-based), sorted; or the records
     facts: tuple[Facts, ...]  # the distinct facts of those tracebacks, in log order
+    # From a recorded run (Python >= 3.11): the span of the call that raised, 0-based columns in
+    # characters, when it fits on `line`; None from a log.
+    columns: tuple[int, int] | None = None
+    jax_version: tuple[int, ...] | None = None  # the JAX that raised, when the run recorded it
+    origin: str = "log line"  # what `log_lines` count: "log line" or "evidence record"
 
     @property
     def agreed(self) -> Facts | None:
@@ -67,4 +74,4 @@ class Evidence:
 
     @property
     def where(self) -> str:
-        return f"log line{'s' if len(self.log_lines) > 1 else ''} {listed([str(n) for n in self.log_lines])}"
+        return f"{self.origin}{'s' if len(self.log_lines) > 1 else ''} {listed([str(n) for n in self.log_lines])}"

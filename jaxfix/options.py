@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from jaxfix.discovery import DEFAULT_INCLUDE
@@ -53,3 +53,9 @@ class Options:
     def evidence_at(self, path: Path) -> tuple[Evidence, ...] | None:
         """What the log showed raised in `path`; None when not running from a log."""
         return None if self.evidence is None else self.evidence.get(path.resolve(), ())
+
+    def for_file(self, path: Path) -> Options:
+        """The options for checking `path`: with evidence from a recorded run, its fixes target
+        the JAX version that raised there, whatever jax is installed next to jaxfix."""
+        versions = {e.jax_version for e in self.evidence_at(path) or () if e.jax_version is not None}
+        return replace(self, jax_version=max(versions)) if versions else self

@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
+from libcst.metadata import CodeRange
 
 from jaxfix.analysis.values import AxisType, MeshKind, MeshValue
 from jaxfix.evidence import Evidence, MeshFacts
@@ -35,7 +36,7 @@ class EvidenceMap:
             return None
         span = self.analysis.positions[node]
         for evidence in self.evidence:
-            if evidence.code == code and span.start.line <= evidence.line <= span.end.line:
+            if evidence.code == code and span.start.line <= evidence.line <= span.end.line and _overlaps(span, evidence):
                 self.matched[evidence] = node
                 return evidence
         return None
@@ -48,6 +49,17 @@ class EvidenceMap:
             around.add(current)
             current = self.analysis.parents.get(current)
         return next((e for e, n in self.matched.items() if e.code == code and n in around), None)
+
+
+def _overlaps(span: CodeRange, evidence: Evidence) -> bool:
+    """Whether the node is on the columns of the call that raised, when the run recorded them
+    (two calls on one line are then told apart)."""
+    if evidence.columns is None:
+        return True
+    start = (span.start.line, span.start.column)
+    end = (span.end.line, span.end.column)
+    first, last = evidence.columns
+    return start < (evidence.line, last) and (evidence.line, first) < end
 
 
 def confirmed_mesh(static: MeshValue | None, facts: MeshFacts, node: cst.CSTNode) -> MeshValue:

@@ -132,6 +132,8 @@ class _MainCommand(click.Command):
 @click.option("--diff-base", metavar="REV", help="Report and fix only lines changed since REV (git diff REV of the working tree).")
 @click.option("--from-log", metavar="FILE", type=click.Path(exists=True, dir_okay=False, allow_dash=True),
               help="Fix the sites where a log's tracebacks raised JAX001-JAX003 ('-' for stdin); see docs/from-log.md.")
+@click.option("--evidence", "evidence_file", metavar="FILE", type=click.Path(exists=True, dir_okay=False),
+              help="Fix the sites where a recorded run raised JAX001-JAX003 (`jaxfix repair`, `pytest -p jaxfix.record`); see docs/repair.md.")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: CPU count).")
 @click.option("--format", "output_format", default="text", show_default=True, metavar="NAME",
@@ -146,7 +148,7 @@ class _MainCommand(click.Command):
 @click.version_option(__version__, "--version", prog_name="jaxfix")
 def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, jobs: int | None, color: str,
           output_format: str, quiet: bool, verbose: bool, stdin_filename: str | None, list_rules: bool, explain: str | None,
-          diff_base: str | None, from_log: str | None, no_cache: bool, **params: Any) -> None:
+          diff_base: str | None, from_log: str | None, evidence_file: str | None, no_cache: bool, **params: Any) -> None:
     """Find and fix JAX sharding code that recent JAX releases reject (JAX001-JAX003).
 
     Fixes safe violations in place by default. Exit codes: 0 nothing left to do; 1 diagnostics
@@ -181,8 +183,10 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
             options = replace(options, changed_lines=changed_lines(diff_base))
         except ChangedLinesError as error:
             raise click.UsageError(str(error)) from None
-    if stdin and from_log:
-        raise click.UsageError("--from-log checks files in the tree, not code from stdin ('-')")
+    if stdin and (from_log or evidence_file):
+        raise click.UsageError(f"{'--from-log' if from_log else '--evidence'} checks files in the tree, not code from stdin ('-')")
+    if from_log and evidence_file:
+        raise click.UsageError("--from-log and --evidence cannot be combined: give one")
     if stdin:
         sys.exit(_run_stdin(options, stdin_filename, mode, out(), console(), output_format))
     if Path("-") in path_list:
@@ -193,6 +197,11 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
 
         log_run = evidence_run(from_log, path_list, options, console())
         found, options = Discovery(log_run.files, []), log_run.options
+    elif evidence_file:
+        from jaxfix.cli.evidence import evidence_file_run
+
+        log_run = evidence_file_run(evidence_file, path_list, options, console())
+        found, options = Discovery(log_run.files, []), log_run.options
     else:
         found, log_run = discover(path_list, options.exclude, options.all_includes), None
     for path, message in found.errors:
@@ -200,7 +209,7 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
 
         render.render_error(console(), path, message)
     write = mode == "fix"
-    cache = None if no_cache or from_log else Cache(cache_dir(flags["cache_dir"] and Path(flags["cache_dir"]), config, path_list), options)
+    cache = None if no_cache or from_log or evidence_file else Cache(cache_dir(flags["cache_dir"] and Path(flags["cache_dir"]), config, path_list), options)
     # Files named on the command line always get their syntax errors reported; found ones with --strict.
     strict = flags["strict"] or bool(config.values.get("strict"))
     check_syntax = set(found.files) if strict else {p for p in path_list if p.is_file()}

@@ -1,0 +1,43 @@
+"""`--evidence FILE`: the files and evidence a run takes from a recorded run (jaxfix/records.py)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from rich.console import Console
+from rich.text import Text
+
+from jaxfix.cli.from_log import LogRun
+from jaxfix.discovery import discover
+from jaxfix.escaping import printable
+from jaxfix.file_io import read_source
+from jaxfix.options import Options
+from jaxfix.paths import display_path
+from jaxfix.records import MAX_EVIDENCE_BYTES, EvidenceReading, read_evidence
+
+
+def read_evidence_file(path: Path, files: list[Path], options: Options) -> EvidenceReading | str:
+    """The reading, or why the file cannot be read (regular files only, size-bounded)."""
+    data = read_source(path, replace(options, max_file_size=MAX_EVIDENCE_BYTES))
+    if not isinstance(data, bytes):
+        return data.error or "cannot read"
+    return read_evidence(data, files)
+
+
+def evidence_file_run(evidence: str, paths: list[Path], options: Options, console: Console) -> LogRun:
+    """The files to check (those the recorded errors raised in), the options carrying their
+    evidence, and how many records could not be used (each said on one line)."""
+    name = printable(display_path(Path(evidence)))
+    found = discover(paths, options.exclude, options.all_includes)
+    reading = read_evidence_file(Path(evidence), found.files, options)
+    if isinstance(reading, str):
+        console.print(Text(f"{name}: error: {printable(reading)}", style="red"), soft_wrap=True)
+        return LogRun([], replace(options, evidence={}), 1, 0)
+    problems = [*reading.errors, *(f"record {r.record}: {r.code} not used: {r.problem}" for r in reading.raised if r.problem)]
+    for problem in problems:
+        console.print(Text(printable(f"{name}: error: {problem}"), style="red"), soft_wrap=True)  # paths from the file
+    if not reading.raised:
+        console.print(Text(f"{name}: no JAX001, JAX002 or JAX003 error recorded: nothing to do", style="dim"))
+    evidence_map = {path.resolve(): items for path, items in reading.evidence.items()}
+    return LogRun(sorted(reading.evidence), replace(options, evidence=evidence_map), len(problems), 0)

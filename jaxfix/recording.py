@@ -1,0 +1,113 @@
+"""The private directory a recorded run gets: the recorder, a `sitecustomize` that starts it
+and then the user's own, the rules' messages, and the environment that puts them in force.
+
+Nothing is installed into the command's environment: the directory goes first on PYTHONPATH
+(inherited by every Python process the command starts, `python -m ...` and shells included),
+and pytest loads the recorder as a plugin through PYTEST_PLUGINS.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+from jaxfix import recorder
+
+MODULE = "jaxfix_record"  # the recorder's name inside the directory
+# The pytest plugin: a module of its own, first imported by pytest (a plugin imported before
+# pytest starts draws its assertion-rewriting warning).
+PLUGIN = "jaxfix_record_pytest"
+
+# Where JAX keeps the meshes when it raises each error (jax 0.10.2 and 0.12.0.1): the raising
+# function's local variable, then attributes. The recorder reads them when that frame survives
+# JAX's traceback filtering (use_abstract_mesh.__enter__ does; frames behind jit's API boundary
+# do not, and then the message is parsed instead).
+MESH_LOCALS: dict[str, dict[str, str]] = {
+    "JAX001": {"context": "context_mesh"},
+    "JAX002": {"new": "self.mesh", "prev": "self.prev"},
+    "JAX003": {"input": "aval.sharding.mesh", "out": "out_sh.mesh"},
+}
+
+_SITECUSTOMIZE = '''\
+"""Written by jaxfix for one recorded run: starts the recorder, then the sitecustomize this one
+hides (the next on sys.path), so that the user's own start-up code still runs."""
+import os
+import sys
+
+_here = os.path.dirname(os.path.abspath(__file__))
+try:
+    import jaxfix_record
+
+    jaxfix_record.install()
+except Exception as _error:  # the recorder must never stop the program
+    sys.stderr.write("jaxfix: the recorder did not start: %s\\n" % (_error,))
+
+
+def _chain():
+    import importlib.machinery
+    import importlib.util
+
+    rest = [p for p in sys.path if os.path.abspath(p or os.curdir) != _here]
+    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", rest)
+    if spec is None or spec.loader is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["sitecustomize"] = module
+    spec.loader.exec_module(module)
+
+
+_chain()
+'''
+
+
+def message_patterns() -> dict[str, list[str]]:
+    """Each rule's `raises` messages as regular expressions (`{mesh}`, `{size}` left open)."""
+    from jaxfix.codemods import RULES
+
+    patterns: dict[str, list[str]] = {}
+    for code, rule in sorted(RULES.items()):
+        for template in rule.raises:
+            pattern = re.escape(template).replace(r"\{mesh\}", ".*?").replace(r"\{size\}", r"\d+")
+            patterns.setdefault(code, []).append(pattern)
+    return patterns
+
+
+def recorder_patterns() -> dict[str, object]:
+    """What the recorder matches with: the rules' messages and where JAX keeps the meshes."""
+    return {"messages": message_patterns(), "meshes": MESH_LOCALS}
+
+
+class RecordingDir:
+    """A private temporary directory (mode 0700) holding the recorder; `env(n)` is the
+    environment of run `n`, whose evidence goes to `evidence(n)`. Removed by `close()`."""
+
+    def __init__(self) -> None:
+        self.path = Path(tempfile.mkdtemp(prefix="jaxfix-record-"))
+        shutil.copyfile(recorder.__file__, self.path / f"{MODULE}.py")
+        (self.path / "sitecustomize.py").write_text(_SITECUSTOMIZE, encoding="utf-8")
+        (self.path / f"{PLUGIN}.py").write_text(f"from {MODULE} import pytest_exception_interact  # noqa: F401\n", encoding="utf-8")
+        self.patterns = self.path / "patterns.json"
+        self.patterns.write_text(json.dumps(recorder_patterns()), encoding="utf-8")
+
+    def evidence(self, run: int) -> Path:
+        return self.path / f"evidence-{run}.jsonl"
+
+    def output(self, run: int) -> Path:
+        return self.path / f"output-{run}.txt"
+
+    def env(self, run: int, base: Mapping[str, str] | None = None) -> dict[str, str]:
+        env = dict(os.environ if base is None else base)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(self.path), env.get("PYTHONPATH", "")) if p)
+        plugins = [p for p in env.get("PYTEST_PLUGINS", "").split(",") if p.strip()]
+        env["PYTEST_PLUGINS"] = ",".join([*plugins, PLUGIN] if PLUGIN not in plugins else plugins)
+        env[recorder.FILE_ENV] = str(self.evidence(run))
+        env[recorder.PATTERNS_ENV] = str(self.patterns)
+        return env
+
+    def close(self) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
