@@ -31,11 +31,28 @@ _recorder = None
 
 
 class _Recorder:
-    def __init__(self, path, patterns):
+    def __init__(self, path, patterns, patterns_file):
         self.path = path
+        self.patterns_file = patterns_file
+        self._patterns = None
+        if patterns is not None:
+            self._use(patterns)
+        self.lock = threading.Lock()
+
+    def _use(self, patterns):
         self.messages = [(code, re.compile(p)) for code, ps in patterns.get("messages", {}).items() for p in ps]
         self.mesh_paths = patterns.get("meshes", {})
-        self.lock = threading.Lock()
+        self._patterns = patterns
+
+    def _load(self):
+        """Read when first needed: jaxfix writes the file (atomically) while the command starts."""
+        import time
+
+        deadline = time.monotonic() + 60
+        while not os.path.exists(self.patterns_file) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with open(self.patterns_file, encoding="utf-8") as handle:
+            self._use(json.load(handle))
 
     def write(self, record):
         record = {"schema": SCHEMA, **record, "pid": os.getpid()}
@@ -50,6 +67,8 @@ class _Recorder:
     def code_of(self, error):
         if not isinstance(error, ValueError):
             return None
+        if self._patterns is None:
+            self._load()
         text = str(error)
         return next((code for code, pattern in self.messages if pattern.match(text)), None)
 
@@ -192,18 +211,15 @@ def _quietly(function):
 
 def install(path=None, patterns=None):
     """Start recording to `path` (default: $JAXFIX_RECORD) with the rules' message patterns
-    (default: the JSON file $JAXFIX_RECORD_PATTERNS names). Once per process; False when there
-    is nowhere to record."""
+    (default: the JSON file $JAXFIX_RECORD_PATTERNS names, read at the first error). Once per
+    process; False when there is nowhere to record or nothing to match with."""
     global _recorder
     if _recorder is not None:
         return True
     path = path or os.environ.get(FILE_ENV)
-    if not path:
+    if not path or (patterns is None and not os.environ.get(PATTERNS_ENV)):
         return False
-    if patterns is None:
-        with open(os.environ[PATTERNS_ENV], encoding="utf-8") as handle:
-            patterns = json.load(handle)
-    _recorder = recorder = _Recorder(path, patterns)
+    _recorder = recorder = _Recorder(path, patterns, os.environ.get(PATTERNS_ENV))
 
     previous_excepthook = sys.excepthook
 

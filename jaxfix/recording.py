@@ -84,7 +84,8 @@ def recorder_patterns() -> dict[str, object]:
 
 class RecordingDir:
     """A private temporary directory (mode 0700) holding the recorder; `env(n)` is the
-    environment of run `n`, whose evidence goes to `evidence(n)`. Removed by `close()`."""
+    environment of run `n`, whose evidence goes to `evidence(n)`; `write_patterns()` must be
+    called before or during the first run. Removed by `close()`."""
 
     def __init__(self) -> None:
         self.path = Path(tempfile.mkdtemp(prefix="jaxfix-record-"))
@@ -92,7 +93,15 @@ class RecordingDir:
         (self.path / "sitecustomize.py").write_text(_SITECUSTOMIZE, encoding="utf-8")
         (self.path / f"{PLUGIN}.py").write_text(f"from {MODULE} import pytest_exception_interact  # noqa: F401\n", encoding="utf-8")
         self.patterns = self.path / "patterns.json"
-        self.patterns.write_text(json.dumps(recorder_patterns()), encoding="utf-8")
+
+    def write_patterns(self) -> None:
+        """Atomically: the recorder reads the file at its first error, possibly while it is
+        written (the rules are imported while the command starts; see jaxfix/repair.py)."""
+        if self.patterns.exists():
+            return
+        part = self.path / "patterns.json.part"
+        part.write_text(json.dumps(recorder_patterns()), encoding="utf-8")
+        os.replace(part, self.patterns)
 
     def evidence(self, run: int) -> Path:
         return self.path / f"evidence-{run}.jsonl"

@@ -305,7 +305,11 @@ def _inform(list_rules: bool, explain: str | None, output_format: str, out: Cons
 
 
 # name -> (module, attribute): imported only when used or listed.
-_SUBCOMMANDS = {"migrate": ("jaxfix.cli.migrate", "migrate"), "server": ("jaxfix.cli.server", "server")}
+_SUBCOMMANDS = {
+    "migrate": ("jaxfix.cli.migrate", "migrate"),
+    "repair": ("jaxfix.cli.repair", "repair_command"),
+    "server": ("jaxfix.cli.server", "server"),
+}
 
 
 class _Jaxfix(click.Group):

@@ -1,0 +1,23 @@
+"""`pytest -p jaxfix.record`: record the JAX001-JAX003 errors that fail tests, without `repair`.
+
+The evidence goes to `$JAXFIX_RECORD` (default: `jaxfix-evidence.jsonl` in the directory pytest
+runs in); `jaxfix --evidence FILE` applies it later, in any mode and format (docs/repair.md).
+Errors that end the program itself (not a test) are recorded too, from this process on.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from jaxfix import recorder
+from jaxfix.recorder import pytest_exception_interact  # noqa: F401 - the hook pytest calls
+
+DEFAULT_FILE = "jaxfix-evidence.jsonl"
+
+
+def pytest_configure(config: Any) -> None:
+    from jaxfix.recording import recorder_patterns
+
+    path = os.environ.get(recorder.FILE_ENV) or os.path.join(str(config.invocation_params.dir), DEFAULT_FILE)
+    recorder.install(os.path.abspath(path), recorder_patterns())

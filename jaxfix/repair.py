@@ -1,0 +1,321 @@
+"""`jaxfix repair`: run the user's command with the recorder, fix the sites its run shows raising
+JAX001-JAX003 (confirmed mode, the rules' own fixes, the safe writes), run it again; until it
+passes, a round brings nothing new to fix, or the rounds run out.
+
+`repair(paths, command, options, settings)` is the loop, for the CLI and for `migrate`: it
+prints nothing (`on_round` hears of each round) and returns a `RepairReport`. jaxfix never
+runs anything but the command it was given; the command's output goes to a file in the
+recording directory (its tail is kept for failures jaxfix cannot explain).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from enum import Enum
+from pathlib import Path
+
+from jaxfix.diagnostics import FileResult
+from jaxfix.discovery import discover
+from jaxfix.file_io import read_source
+from jaxfix.options import Options
+from jaxfix.records import MAX_EVIDENCE_BYTES, EvidenceReading, Failure, Raised, read_evidence
+from jaxfix.recording import RecordingDir
+from jaxfix.runner import run_files
+
+_TAIL_LINES = 20
+_GRACE_SECONDS = 2.0  # between SIGTERM and SIGKILL to the command's process group
+
+
+class Stop(Enum):
+    """Why the loop ended."""
+
+    PASSED = "passed"
+    NOT_STARTED = "not-started"  # the command could not be run at all
+    BEFORE_JAX = "before-jax"  # it failed, and no process of it had imported JAX
+    NOT_OURS = "not-ours"  # it failed, with none of the three errors
+    NOTHING_NEW = "nothing-new"  # only errors already worked on, or none that can be used
+    NOTHING_FIXED = "nothing-fixed"  # new errors, but no fix could be made
+    MAX_ROUNDS = "max-rounds"
+    DRY_RUN = "dry-run"
+
+
+@dataclass(frozen=True)
+class RepairSettings:
+    max_rounds: int = 5
+    timeout: float | None = None  # seconds per run of the command
+    dry_run: bool = False
+    jobs: int = 1
+    cwd: Path | None = None  # where the command runs (default: the current directory)
+    env: Mapping[str, str] | None = None  # the command's environment (default: jaxfix's)
+
+
+@dataclass(frozen=True)
+class CommandRun:
+    returncode: int | None  # None: it did not start (`problem` says why)
+    seconds: float
+    timed_out: bool = False
+    output_tail: str = ""
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
+class SiteOutcome:
+    """One error site of the run: fixed in `round`, or left with the reason."""
+
+    code: str
+    path: Path | None
+    line: int
+    round: int
+    fixed: bool
+    detail: str  # the fix made, or why none was
+    tests: tuple[str, ...] = ()
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class Round:
+    number: int
+    run: CommandRun
+    raised: tuple[Raised, ...] = ()
+    failures: tuple[Failure, ...] = ()  # not the three errors
+    outcomes: tuple[SiteOutcome, ...] = ()  # the sites worked on this round
+    results: tuple[FileResult, ...] = ()  # the files fixed (or, with dry_run, that would be)
+    problems: tuple[str, ...] = ()  # records that are not records
+    processes_with_jax: int = 0
+
+
+@dataclass(frozen=True)
+class RepairReport:
+    command: tuple[str, ...]
+    rounds: tuple[Round, ...]
+    stop: Stop
+    reason: str  # one line: why the loop stopped
+    seconds: float
+
+    @property
+    def passed(self) -> bool:
+        return self.stop is Stop.PASSED
+
+    @property
+    def command_seconds(self) -> float:
+        return sum(r.run.seconds for r in self.rounds)
+
+    @property
+    def overhead_seconds(self) -> float:
+        return max(0.0, self.seconds - self.command_seconds)
+
+    @property
+    def fixed(self) -> tuple[SiteOutcome, ...]:
+        """The sites whose fix was written (none in a dry run: see `would_fix`)."""
+        return () if self.dry_run else self.would_fix
+
+    @property
+    def would_fix(self) -> tuple[SiteOutcome, ...]:
+        return tuple(o for r in self.rounds for o in r.outcomes if o.fixed)
+
+    @property
+    def left(self) -> tuple[SiteOutcome, ...]:
+        """The errors the last run still raised, each with why it was not fixed."""
+        if self.passed or not self.rounds:
+            return ()
+        last = self.rounds[-1]
+        fixed_sites = {(o.code, o.path, o.line) for o in self.would_fix}
+        reasons = {(o.code, o.path, o.line): o.detail for r in self.rounds for o in r.outcomes if not o.fixed}
+        left: dict[tuple[str, Path | None, int, str], SiteOutcome] = {}
+        for raised in last.raised:
+            key = (raised.code, raised.path, raised.line)
+            if raised.problem is not None:
+                detail = raised.problem
+            elif key in reasons:
+                detail = reasons[key]
+            elif self.dry_run and key in fixed_sites:
+                detail = "dry run: its fix was shown, not written"
+            elif key in fixed_sites:
+                detail = "raised again after its fix"
+            else:
+                detail = f"not worked on: {self.reason}"
+            where = (raised.code, raised.path, raised.line, detail if raised.path is None else "")
+            seen = left.get(where)
+            tests = (*(seen.tests if seen else ()), *((raised.test,) if raised.test else ()))
+            left[where] = SiteOutcome(raised.code, raised.path, raised.line, last.number, False, detail, tests, raised.message)
+        return tuple(left.values())
+
+    @property
+    def dry_run(self) -> bool:
+        return self.stop is Stop.DRY_RUN
+
+    @property
+    def failures(self) -> tuple[Failure, ...]:
+        """The last run's failures that are not the three errors."""
+        return self.rounds[-1].failures if self.rounds and not self.passed else ()
+
+
+def run_command(command: Sequence[str], env: Mapping[str, str], cwd: Path | None, timeout: float | None, output: Path,
+                while_running: Callable[[], None] | None = None) -> CommandRun:
+    """One run in a session of its own; its whole process group is ended when it exits, when it
+    times out, and when jaxfix is interrupted (which is then raised on). `while_running` is
+    jaxfix's own work done meanwhile."""
+    start = time.monotonic()
+    with open(output, "wb") as out:
+        try:
+            process = subprocess.Popen(list(command), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=out,
+                                       stderr=subprocess.STDOUT, start_new_session=True)
+        except OSError as error:
+            why = "command not found" if isinstance(error, FileNotFoundError) else (error.strerror or str(error))
+            return CommandRun(None, time.monotonic() - start, problem=f"{command[0]}: {why}")
+        timed_out = False
+        try:
+            if while_running is not None:
+                while_running()
+            returncode = process.wait(timeout=None if timeout is None else max(0.0, start + timeout - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            _end_group(process, kill_after=_GRACE_SECONDS)
+            returncode = process.wait()
+        except BaseException:
+            _end_group(process, kill_after=_GRACE_SECONDS)
+            process.wait()
+            raise
+        _end_group(process, kill_after=0.0)  # what it left running in the background
+    seconds = time.monotonic() - start
+    return CommandRun(returncode, seconds, timed_out, _tail(output))
+
+
+def _end_group(process: subprocess.Popen[bytes], *, kill_after: float) -> None:
+    """SIGTERM to the group, then SIGKILL to what is left after `kill_after` seconds."""
+    try:
+        os.killpg(process.pid, signal.SIGTERM if kill_after else signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        return
+    deadline = time.monotonic() + kill_after
+    while time.monotonic() < deadline:
+        if process.poll() is not None and not _group_alive(process.pid):
+            return
+        time.sleep(0.05)
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def _tail(output: Path) -> str:
+    with open(output, "rb") as handle:
+        handle.seek(max(0, os.fstat(handle.fileno()).st_size - 16 * 1024))
+        lines = handle.read().decode("utf-8", "replace").splitlines()
+    return "\n".join(lines[-_TAIL_LINES:])
+
+
+def _read(path: Path, files: list[Path], options: Options) -> EvidenceReading:
+    if not path.exists():
+        return EvidenceReading()  # no Python process of the command started the recorder
+    data = read_source(path, replace(options, max_file_size=MAX_EVIDENCE_BYTES))
+    if not isinstance(data, bytes):
+        return EvidenceReading(errors=[f"the evidence file: {data.error}"])
+    return read_evidence(data, files)
+
+
+def _site_outcomes(number: int, raised: list[Raised], results: list[FileResult], dry_run: bool) -> list[SiteOutcome]:
+    """Each new site, fixed (its diagnostic's fix applied) or not (the diagnostic says why)."""
+    outcomes = []
+    by_path = {r.path.resolve(): r for r in results}
+    for site in _unique_sites(raised):
+        result = by_path.get(site.path.resolve()) if site.path else None
+        tests = tuple(r.test for r in raised if r.site == site.site and r.test)
+        if result is not None and result.error:
+            outcomes.append(SiteOutcome(site.code, site.path, site.line, number, False, result.error, tests, site.message))
+            continue
+        diagnostics = [d for d in (result.diagnostics if result else ()) if d.code == site.code and d.start.line <= site.line <= d.end.line]
+        applied = [d for d in diagnostics if d.applied and d.fix_title]
+        if applied and (result is not None and (result.written or dry_run)):
+            outcomes.append(SiteOutcome(site.code, site.path, site.line, number, True, applied[0].fix_title or "", tests, site.message))
+            continue
+        if diagnostics:
+            d = diagnostics[0]
+            detail = f"{d.message} (its unsafe fix needs --unsafe-fixes: {d.fix_title})" if d.fix_title and not d.applied else d.message
+        else:
+            detail = "no rule reported this site (jaxfix cannot tell why from this code)"
+        outcomes.append(SiteOutcome(site.code, site.path, site.line, number, False, detail, tests, site.message))
+    return outcomes
+
+
+def _unique_sites(raised: list[Raised]) -> list[Raised]:
+    return list({r.site: r for r in raised if r.site is not None}.values())
+
+
+def repair(paths: Sequence[Path], command: Sequence[str], options: Options, settings: RepairSettings = RepairSettings(),
+           on_round: Callable[[Round], None] | None = None) -> RepairReport:
+    """Run, fix, run again. `options` are the fix options (`--unsafe-fixes`, ...)."""
+    started = time.monotonic()
+    rounds: list[Round] = []
+    worked_on: set[tuple[str, str, int]] = set()
+    recording = RecordingDir()
+
+    def finish(stop: Stop, reason: str) -> RepairReport:
+        return RepairReport(tuple(command), tuple(rounds), stop, reason, time.monotonic() - started)
+
+    def done(current: Round) -> None:
+        rounds.append(current)
+        if on_round:
+            on_round(current)
+
+    try:
+        number = 0
+        while True:
+            number += 1
+            run = run_command(command, recording.env(number, settings.env), settings.cwd, settings.timeout, recording.output(number),
+                              while_running=recording.write_patterns if number == 1 else None)
+            if run.returncode is None:
+                done(Round(number, run))
+                return finish(Stop.NOT_STARTED, run.problem or "the command did not start")
+            found = discover(list(paths), options.exclude, options.all_includes)
+            reading = _read(recording.evidence(number), found.files, options)
+            with_jax = len(reading.jax_versions)
+            base = Round(number, run, tuple(reading.raised), tuple(reading.failures), problems=tuple(reading.errors),
+                         processes_with_jax=with_jax)
+            if run.returncode == 0 and not run.timed_out:
+                done(base)
+                return finish(Stop.PASSED, f"the command passed{' after the fixes' if number > 1 else ''}")
+            how = f"timed out after {settings.timeout:g} s" if run.timed_out else f"exited with {run.returncode}"
+            if not reading.raised:
+                done(base)
+                if not reading.jax_versions and not reading.failures:
+                    return finish(Stop.BEFORE_JAX, f"the command {how} before any of its processes imported JAX: nothing for jaxfix to fix")
+                return finish(Stop.NOT_OURS, f"the command {how} with failures that are not JAX001-JAX003: not jaxfix's to fix")
+            if number > settings.max_rounds:
+                done(base)
+                return finish(Stop.MAX_ROUNDS, f"stopped after --max-rounds {settings.max_rounds}; the command still {how}")
+            new = [r for r in reading.raised if r.site is not None and r.site not in worked_on]
+            if not new:
+                done(base)
+                again = sum(1 for r in reading.raised if r.site is not None)
+                why = (f"{again} site(s) raised again after jaxfix worked on them" if again else
+                       "none of its errors can be placed in the tree")
+                return finish(Stop.NOTHING_NEW, f"round {number} brought no new fixable evidence: {why}")
+            worked_on.update(r.site for r in new if r.site is not None)
+            evidence = {path.resolve(): items for path, items in reading.evidence.items()}
+            new_sites = {(r.path.resolve(), r.line, r.code) for r in new if r.path is not None}
+            evidence = {path: kept for path, items in evidence.items()
+                        if (kept := tuple(e for e in items if (path, e.line, e.code) in new_sites))}
+            results = run_files(sorted(evidence), replace(options, evidence=evidence), write=not settings.dry_run, jobs=settings.jobs)
+            outcomes = _site_outcomes(number, new, results, settings.dry_run)
+            changed = tuple(r for r in results if r.fixed is not None and (r.written or settings.dry_run))
+            done(replace(base, outcomes=tuple(outcomes), results=changed))
+            if settings.dry_run:
+                return finish(Stop.DRY_RUN, "dry run: the fixes were shown, nothing was written")
+            if not any(o.fixed for o in outcomes):
+                return finish(Stop.NOTHING_FIXED, f"round {number} fixed nothing: no fix can be made for its new errors")
+    finally:
+        recording.close()
