@@ -13,12 +13,14 @@ a test (pytest's `pytest_exception_interact`, unittest's `TestResult.addError`) 
 
 from __future__ import annotations
 
+import _thread
 import atexit
-import json
 import os
-import re
 import sys
-import threading
+
+# json and re are imported when first needed, threading and unittest patched when the program
+# imports them: the recorder starts in every Python process of the command (shell helpers,
+# pip, ...), which should not pay for them.
 
 SCHEMA = "jaxfix-evidence/1"
 FILE_ENV = "JAXFIX_RECORD"  # the evidence file; recording is on when it is set
@@ -37,15 +39,18 @@ class _Recorder:
         self._patterns = None
         if patterns is not None:
             self._use(patterns)
-        self.lock = threading.Lock()
+        self.lock = _thread.allocate_lock()
 
     def _use(self, patterns):
+        import re
+
         self.messages = [(code, re.compile(p)) for code, ps in patterns.get("messages", {}).items() for p in ps]
         self.mesh_paths = patterns.get("meshes", {})
         self._patterns = patterns
 
     def _load(self):
         """Read when first needed: jaxfix writes the file (atomically) while the command starts."""
+        import json
         import time
 
         deadline = time.monotonic() + 60
@@ -55,6 +60,8 @@ class _Recorder:
             self._use(json.load(handle))
 
     def write(self, record):
+        import json
+
         record = {"schema": SCHEMA, **record, "pid": os.getpid()}
         line = (json.dumps(record, default=str) + "\n").encode("utf-8", "replace")
         with self.lock:
@@ -91,7 +98,7 @@ class _Recorder:
         frames = _frames(raised.__traceback__)
         self.write({
             "kind": "error", "code": code, "exception": _type_name(raised), "message": str(raised)[:_MAX_TEXT],
-            "jax_version": _jax_version(), "python": "%d.%d.%d" % sys.version_info[:3],
+            "jax_version": _jax_version(), "python": ".".join(map(str, sys.version_info[:3])),
             "frames": frames, "meshes": self.meshes(code, raised.__traceback__), **where,
         })
 
@@ -203,7 +210,7 @@ def _quietly(function):
     def run(*args, **kwargs):
         try:
             function(*args, **kwargs)
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001, S110 - the program must run as if unrecorded
             pass
 
     return run
@@ -228,28 +235,67 @@ def install(path=None, patterns=None):
         previous_excepthook(kind, error, tb)
 
     sys.excepthook = excepthook
-    previous_threadhook = threading.excepthook
-
-    def threadhook(args):
-        if args.exc_value is not None and not isinstance(args.exc_value, SystemExit):
-            _quietly(recorder.ended)(args.exc_value, "thread", getattr(args.thread, "name", None))
-        previous_threadhook(args)
-
-    threading.excepthook = threadhook
-    _patch_unittest(recorder)
+    patches = {"threading": _patch_threading, "unittest.result": _patch_unittest}
+    for name, patch in patches.items():
+        if name in sys.modules:
+            patch(recorder, sys.modules[name])
+    waiting = {name: patch for name, patch in patches.items() if name not in sys.modules}
+    if waiting:
+        sys.meta_path.insert(0, _PatchOnImport(recorder, waiting))
     atexit.register(_quietly(_process_record), recorder)
     return True
 
 
 def _process_record(recorder):
-    """At exit: which JAX this process ran (none: it failed, or passed, before importing JAX)."""
-    recorder.write({"kind": "process", "argv": [str(a)[:200] for a in sys.argv[:8]], "jax_version": _jax_version()})
+    """At exit, for a process that imported JAX: which JAX it ran (no such record at all: the
+    command failed, or passed, before importing JAX)."""
+    if "jax" in sys.modules:
+            recorder.write({"kind": "process", "argv": [str(a)[:200] for a in sys.argv[:8]], "jax_version": _jax_version()})
 
 
-def _patch_unittest(recorder):
-    import unittest.result
+class _PatchOnImport:
+    """A meta path finder that patches a module once the program imports it."""
 
-    result_class = unittest.result.TestResult
+    def __init__(self, recorder, patches):
+        self.recorder = recorder
+        self.patches = patches
+
+    def find_spec(self, name, path=None, target=None):
+        patch = self.patches.pop(name, None)
+        if patch is None:
+            return None
+        if not self.patches:
+            sys.meta_path.remove(self)
+        import importlib.machinery
+
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        loader = getattr(spec, "loader", None)
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        original = loader.exec_module
+        recorder = self.recorder
+
+        def exec_module(module):
+            original(module)
+            _quietly(patch)(recorder, module)
+
+        loader.exec_module = exec_module
+        return spec
+
+
+def _patch_threading(recorder, threading):
+    previous = threading.excepthook
+
+    def threadhook(args):
+        if args.exc_value is not None and not isinstance(args.exc_value, SystemExit):
+            _quietly(recorder.ended)(args.exc_value, "thread", getattr(args.thread, "name", None))
+        previous(args)
+
+    threading.excepthook = threadhook
+
+
+def _patch_unittest(recorder, module):
+    result_class = module.TestResult
     original = result_class.addError
     if getattr(original, "_jaxfix_recorder", False):
         return

@@ -45,7 +45,7 @@ try:
 
     jaxfix_record.install()
 except Exception as _error:  # the recorder must never stop the program
-    sys.stderr.write("jaxfix: the recorder did not start: %s\\n" % (_error,))
+    sys.stderr.write("jaxfix: the recorder did not start: {}\\n".format(_error))
 
 
 def _chain():

@@ -219,7 +219,8 @@ def read_evidence(data: bytes, files: list[Path]) -> EvidenceReading:
             _, span, segment = next(item for item in reversed(frames) if item[0] == frame)
             columns = _columns(sources[local], frame, span, segment, local)
         except (_Bad, LocateError) as error:
-            reading.raised.append(Raised(code, number, message[:300], test, problem=str(error)))
+            problem = str(error).replace("since the log", "since the run").replace("the log shows", "the run shows")
+            reading.raised.append(Raised(code, number, message[:300], test, problem=problem))
             continue
         if version:
             reading.jax_versions.add(version[:100])

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -21,11 +22,19 @@ from pathlib import Path
 
 from jaxfix.diagnostics import FileResult
 from jaxfix.discovery import discover
-from jaxfix.file_io import read_source
+from jaxfix.evidence import Evidence
+from jaxfix.file_io import read_source, undo_written, write_fix
 from jaxfix.options import Options
-from jaxfix.records import MAX_EVIDENCE_BYTES, EvidenceReading, Failure, Raised, read_evidence
 from jaxfix.recording import RecordingDir
+from jaxfix.records import (
+    MAX_EVIDENCE_BYTES,
+    EvidenceReading,
+    Failure,
+    Raised,
+    read_evidence,
+)
 from jaxfix.runner import run_files
+from jaxfix.safe_write import LateCheck, confirm_writes
 
 _TAIL_LINES = 20
 _GRACE_SECONDS = 2.0  # between SIGTERM and SIGKILL to the command's process group
@@ -155,11 +164,9 @@ class RepairReport:
         return self.rounds[-1].failures if self.rounds and not self.passed else ()
 
 
-def run_command(command: Sequence[str], env: Mapping[str, str], cwd: Path | None, timeout: float | None, output: Path,
-                while_running: Callable[[], None] | None = None) -> CommandRun:
+def run_command(command: Sequence[str], env: Mapping[str, str], cwd: Path | None, timeout: float | None, output: Path) -> CommandRun:
     """One run in a session of its own; its whole process group is ended when it exits, when it
-    times out, and when jaxfix is interrupted (which is then raised on). `while_running` is
-    jaxfix's own work done meanwhile."""
+    times out, and when jaxfix is interrupted (which is then raised on)."""
     start = time.monotonic()
     with open(output, "wb") as out:
         try:
@@ -170,9 +177,7 @@ def run_command(command: Sequence[str], env: Mapping[str, str], cwd: Path | None
             return CommandRun(None, time.monotonic() - start, problem=f"{command[0]}: {why}")
         timed_out = False
         try:
-            if while_running is not None:
-                while_running()
-            returncode = process.wait(timeout=None if timeout is None else max(0.0, start + timeout - time.monotonic()))
+            returncode = process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             timed_out = True
             _end_group(process, kill_after=_GRACE_SECONDS)
@@ -181,8 +186,8 @@ def run_command(command: Sequence[str], env: Mapping[str, str], cwd: Path | None
             _end_group(process, kill_after=_GRACE_SECONDS)
             process.wait()
             raise
+        seconds = time.monotonic() - start
         _end_group(process, kill_after=0.0)  # what it left running in the background
-    seconds = time.monotonic() - start
     return CommandRun(returncode, seconds, timed_out, _tail(output))
 
 
@@ -255,12 +260,88 @@ def _unique_sites(raised: list[Raised]) -> list[Raised]:
     return list({r.site: r for r in raised if r.site is not None}.values())
 
 
+def _prepare(recording: RecordingDir) -> None:
+    """jaxfix's start-up work, done while the first run starts: the rules' messages for the
+    recorder, and the engine the fixes need (importing libcst is most of both)."""
+    recording.write_patterns()
+    import jaxfix.engine  # noqa: F401
+
+
+Sites = set[tuple[str, str, int]]
+
+
+def _new_evidence(reading: EvidenceReading, worked_on: Sites) -> dict[Path, tuple[Evidence, ...]]:
+    """The evidence of the sites not worked on in an earlier round, by resolved path."""
+    new_sites = {(r.path.resolve(), r.line, r.code) for r in reading.raised if r.site is not None and r.site not in worked_on and r.path}
+    found = {}
+    for path, items in reading.evidence.items():
+        kept = tuple(e for e in items if (path.resolve(), e.line, e.code) in new_sites)
+        if kept:
+            found[path.resolve()] = kept
+    return found
+
+
+class _Follower:
+    """While a run goes on, in a thread: reads the evidence as the recorder writes it and works
+    out the fixes of the sites so far (writing nothing), so that little is left to do when the
+    run ends; on the first run it also does jaxfix's start-up work. Only one thread uses the
+    engine at a time: the loop asks for results after `stop()`."""
+
+    def __init__(self, evidence: Path, files: list[Path], options: Options, worked_on: Sites, recording: RecordingDir | None) -> None:
+        self.evidence, self.files, self.options, self.worked_on = evidence, files, options, worked_on
+        self.recording = recording
+        self.cache: dict[Path, tuple[tuple[Evidence, ...], FileResult]] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._follow, name="jaxfix-repair-follower", daemon=True)
+        self._thread.start()
+
+    def _follow(self) -> None:
+        try:
+            if self.recording is not None:
+                _prepare(self.recording)
+            seen = -1
+            while not self._stop.wait(0.1):
+                size = self.evidence.stat().st_size if self.evidence.exists() else -1
+                if size != seen:
+                    seen = size
+                    self._compute(_new_evidence(_read(self.evidence, self.files, self.options), self.worked_on), jobs=1)
+        except Exception:  # noqa: BLE001 - a head start only: the loop works out what is missing itself
+            return
+
+    def _compute(self, evidence: dict[Path, tuple[Evidence, ...]], jobs: int) -> None:
+        stale = [path for path, items in sorted(evidence.items()) if self.cache.get(path, ((),))[0] != items]
+        if stale:
+            for result in run_files(stale, replace(self.options, evidence=evidence), write=False, jobs=jobs):
+                self.cache[result.path] = (evidence[result.path], result)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def results(self, evidence: dict[Path, tuple[Evidence, ...]], jobs: int) -> list[FileResult]:
+        """The results for exactly this evidence (after `stop()`), fixes not written."""
+        self._compute(evidence, jobs)
+        return [self.cache[path][1] for path in sorted(evidence)]
+
+
+def _write(results: list[FileResult]) -> list[FileResult]:
+    """The fixes written with the safe writes, each confirmed (jaxfix/safe_write.py)."""
+    late_checks: list[LateCheck] = []
+    written = []
+    try:
+        for result in results:
+            written.append(write_fix(result, late_checks))
+    finally:
+        undone = confirm_writes(late_checks)
+    return undo_written(written, undone)
+
+
 def repair(paths: Sequence[Path], command: Sequence[str], options: Options, settings: RepairSettings = RepairSettings(),
            on_round: Callable[[Round], None] | None = None) -> RepairReport:
     """Run, fix, run again. `options` are the fix options (`--unsafe-fixes`, ...)."""
     started = time.monotonic()
     rounds: list[Round] = []
-    worked_on: set[tuple[str, str, int]] = set()
+    worked_on: Sites = set()
     recording = RecordingDir()
 
     def finish(stop: Stop, reason: str) -> RepairReport:
@@ -275,12 +356,15 @@ def repair(paths: Sequence[Path], command: Sequence[str], options: Options, sett
         number = 0
         while True:
             number += 1
-            run = run_command(command, recording.env(number, settings.env), settings.cwd, settings.timeout, recording.output(number),
-                              while_running=recording.write_patterns if number == 1 else None)
+            found = discover(list(paths), options.exclude, options.all_includes)
+            follower = _Follower(recording.evidence(number), found.files, options, worked_on, recording if number == 1 else None)
+            try:
+                run = run_command(command, recording.env(number, settings.env), settings.cwd, settings.timeout, recording.output(number))
+            finally:
+                follower.stop()
             if run.returncode is None:
                 done(Round(number, run))
                 return finish(Stop.NOT_STARTED, run.problem or "the command did not start")
-            found = discover(list(paths), options.exclude, options.all_includes)
             reading = _read(recording.evidence(number), found.files, options)
             with_jax = len(reading.jax_versions)
             base = Round(number, run, tuple(reading.raised), tuple(reading.failures), problems=tuple(reading.errors),
@@ -304,12 +388,10 @@ def repair(paths: Sequence[Path], command: Sequence[str], options: Options, sett
                 why = (f"{again} site(s) raised again after jaxfix worked on them" if again else
                        "none of its errors can be placed in the tree")
                 return finish(Stop.NOTHING_NEW, f"round {number} brought no new fixable evidence: {why}")
+            results = follower.results(_new_evidence(reading, worked_on), settings.jobs)
             worked_on.update(r.site for r in new if r.site is not None)
-            evidence = {path.resolve(): items for path, items in reading.evidence.items()}
-            new_sites = {(r.path.resolve(), r.line, r.code) for r in new if r.path is not None}
-            evidence = {path: kept for path, items in evidence.items()
-                        if (kept := tuple(e for e in items if (path, e.line, e.code) in new_sites))}
-            results = run_files(sorted(evidence), replace(options, evidence=evidence), write=not settings.dry_run, jobs=settings.jobs)
+            if not settings.dry_run:
+                results = _write(results)
             outcomes = _site_outcomes(number, new, results, settings.dry_run)
             changed = tuple(r for r in results if r.fixed is not None and (r.written or settings.dry_run))
             done(replace(base, outcomes=tuple(outcomes), results=changed))
