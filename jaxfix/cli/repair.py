@@ -23,7 +23,9 @@ from rich.text import Text
 
 from jaxfix.cli.flags import load_config, options_from, setting_flags, setting_values
 from jaxfix.config import project_roots
+from jaxfix.escaping import printable
 from jaxfix.paths import display_path
+from jaxfix.records import Failure
 from jaxfix.repair import RepairReport, RepairSettings, Round, SiteOutcome, Stop, repair
 from jaxfix.runner import default_jobs
 from jaxfix.settings import MIGRATE
@@ -78,11 +80,11 @@ def repair_command(ctx: click.Context, paths: tuple[Path, ...], max_rounds: int,
     console = Console(stderr=True, force_terminal=True if color == "always" else None, no_color=color == "never", highlight=False)
     settings = RepairSettings(max_rounds=max_rounds, timeout=timeout, dry_run=dry_run, jobs=min(jobs or default_jobs(), default_jobs()))
     if output_format == "text":
-        console.print(Text(f"jaxfix repair: running {shlex.join(command)}", style="bold"), soft_wrap=True)
+        console.print(Text(printable(f"jaxfix repair: running {shlex.join(command)}"), style="bold"), soft_wrap=True)
     try:
         report = repair(path_list, command, options, settings, on_round=lambda r: _print_round(console, r, quiet=quiet, dry_run=dry_run))
     except Exception as error:  # noqa: BLE001 - one line, exit 2; files are either as they were or fixed
-        console.print(Text(f"jaxfix repair: internal error: {type(error).__name__}: {error}", style="red"), soft_wrap=True)
+        console.print(Text(printable(f"jaxfix repair: internal error: {type(error).__name__}: {error}"), style="red"), soft_wrap=True)
         sys.exit(EXIT_ERROR)
     if output_format == "json":
         sys.stdout.write(json.dumps(report_json(report), indent=2) + "\n")
@@ -105,6 +107,10 @@ def exit_code(report: RepairReport) -> int:
     return EXIT_ERROR if report.stop is Stop.NOT_STARTED else EXIT_FAILING
 
 
+def _failure(failure: Failure) -> str:
+    return f"{failure.test or 'the program'}: {failure.exception}: {failure.message}"
+
+
 def _where(outcome: SiteOutcome) -> str:
     return f"{display_path(outcome.path)}:{outcome.line}" if outcome.path else "(not in the tree)"
 
@@ -114,7 +120,7 @@ def _print_round(console: Console, current: Round, *, quiet: bool, dry_run: bool
 
     run = current.run
     if run.returncode is None:
-        console.print(Text(f"error: {run.problem}; nothing was run, nothing fixed", style="red"), soft_wrap=True)
+        console.print(Text(printable(f"error: {run.problem}; nothing was run, nothing fixed"), style="red"), soft_wrap=True)
         return
     status = "passed" if run.returncode == 0 and not run.timed_out else ("timed out" if run.timed_out else f"exit {run.returncode}")
     codes = Counter(r.code for r in current.raised)
@@ -123,29 +129,31 @@ def _print_round(console: Console, current: Round, *, quiet: bool, dry_run: bool
     console.print(Text(f"run {current.number} ({status}, {run.seconds:.1f} s): raised {said}{other}", style="bold"), soft_wrap=True)
     for raised in current.raised:
         where = f"{display_path(raised.path)}:{raised.line}" if raised.path else "?"
-        line = Text(f"  {raised.code} at {where}" + (f" in {raised.test}" if raised.test else ""))
+        line = Text(printable(f"  {raised.code} at {where}" + (f" in {raised.test}" if raised.test else "")))
         if raised.problem:
-            line.append(f": not used: {raised.problem}", style="yellow")
+            line.append(printable(f": not used: {raised.problem}"), style="yellow")
         console.print(line, soft_wrap=True)
     for problem in current.problems:
-        console.print(Text(f"  evidence: {problem}", style="yellow"), soft_wrap=True)
+        console.print(Text(printable(f"  evidence: {problem}"), style="yellow"), soft_wrap=True)
     for failure in current.failures[:10]:
-        console.print(Text(f"  not jaxfix's: {failure.test or 'the program'}: {failure.exception}: {failure.message}", style="dim"), soft_wrap=True)
+        console.print(Text(printable(f"  not jaxfix's: {_failure(failure)}"), style="dim"), soft_wrap=True)
     if not quiet:
         for result in current.results:
             render.render_diff(console, result)
     for outcome in current.outcomes:
         if outcome.fixed:
-            console.print(Text(f"  {'would fix' if dry_run else 'fixed'} {outcome.code} at {_where(outcome)}: {outcome.detail}", style="green"), soft_wrap=True)
+            console.print(Text(printable(f"  {'would fix' if dry_run else 'fixed'} {outcome.code} at {_where(outcome)}: {outcome.detail}"),
+                               style="green"), soft_wrap=True)
         else:
-            console.print(Text(f"  not fixed {outcome.code} at {_where(outcome)}: {outcome.detail}", style="yellow"), soft_wrap=True)
+            console.print(Text(printable(f"  not fixed {outcome.code} at {_where(outcome)}: {outcome.detail}"), style="yellow"), soft_wrap=True)
     if run.returncode not in (0, None) and not current.raised and not current.failures and run.output_tail:
-        console.print(Text("  its output ends:\n" + "\n".join("    " + ln for ln in run.output_tail.splitlines()), style="dim"), soft_wrap=True)
+        console.print(Text("  its output ends:\n" + "\n".join("    " + printable(ln) for ln in run.output_tail.splitlines()), style="dim"),
+                      soft_wrap=True)
 
 
 def _print_summary(console: Console, report: RepairReport) -> None:
     style = "green" if report.passed else "red"
-    console.print(Text(f"jaxfix repair: {report.reason}", style=style), soft_wrap=True)
+    console.print(Text(printable(f"jaxfix repair: {report.reason}"), style=style), soft_wrap=True)
     table = Table(title="jaxfix repair summary", title_justify="left", show_header=False)
     table.add_column()
     table.add_column()
@@ -160,9 +168,9 @@ def _print_summary(console: Console, report: RepairReport) -> None:
     table.add_row("time", f"{report.seconds:.1f} s (command {report.command_seconds:.1f} s, jaxfix {report.overhead_seconds:.1f} s)")
     console.print(table)
     for outcome in report.left:
-        console.print(Text(f"left: {outcome.code} at {_where(outcome)}: {outcome.detail}", style="yellow"), soft_wrap=True)
+        console.print(Text(printable(f"left: {outcome.code} at {_where(outcome)}: {outcome.detail}"), style="yellow"), soft_wrap=True)
     for failure in report.failures[:20]:
-        console.print(Text(f"not jaxfix's: {failure.test or 'the program'}: {failure.exception}: {failure.message}", style="dim"), soft_wrap=True)
+        console.print(Text(printable(f"not jaxfix's: {_failure(failure)}"), style="dim"), soft_wrap=True)
 
 
 def _outcome_json(outcome: SiteOutcome) -> dict[str, Any]:
