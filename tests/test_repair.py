@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -320,3 +321,23 @@ def test_evidence_flag_applies_a_file_recorded_by_the_pytest_plugin(tmp_path):
     assert options.for_file(tmp_path / "test_stage.py").jax_version == (0, 12, 0, 1)
     assert Options(jax_version=(0, 10, 2)).for_file(tmp_path / "test_stage.py").jax_version == (0, 10, 2)
     assert isinstance(reading.evidence[tmp_path / "test_stage.py"][0], Evidence)
+
+
+def test_ctrl_c_ends_the_commands_group_and_jaxfix(tmp_path):
+    pid_file = tmp_path / "background.pid"
+    jaxfix = subprocess.Popen([sys.executable, "-m", "jaxfix", "repair", "--", "sh", "-c", f"sleep 300 & echo $! > {pid_file}; wait"],
+                              cwd=tmp_path, env=command_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for _ in range(300):
+        if pid_file.exists() and pid_file.read_text().strip():
+            break
+        time.sleep(0.1)
+    jaxfix.send_signal(signal.SIGINT)
+    _, stderr = jaxfix.communicate(timeout=60)
+    assert jaxfix.returncode == 128 + signal.SIGINT, stderr
+    assert "interrupted" in stderr
+    pid = int(pid_file.read_text())
+    for _ in range(50):
+        if not _alive(pid):
+            break
+        time.sleep(0.1)
+    assert not _alive(pid), "the command's background process survived Ctrl-C"
