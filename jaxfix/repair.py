@@ -15,7 +15,8 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
@@ -168,27 +169,54 @@ def run_command(command: Sequence[str], env: Mapping[str, str], cwd: Path | None
     """One run in a session of its own; its whole process group is ended when it exits, when it
     times out, and when jaxfix is interrupted (which is then raised on)."""
     start = time.monotonic()
+    process: subprocess.Popen[bytes] | None = None
+    timed_out = False
     with open(output, "wb") as out:
         try:
-            process = subprocess.Popen(list(command), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=out,
-                                       stderr=subprocess.STDOUT, start_new_session=True)
+            with _signals_deferred():  # Ctrl-C while Popen returns would lose the process
+                process = subprocess.Popen(list(command), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=out,
+                                           stderr=subprocess.STDOUT, start_new_session=True)
+            returncode = process.wait(timeout=timeout)
         except OSError as error:
+            if process is not None:
+                _end_group(process, kill_after=_GRACE_SECONDS)
+                raise
             why = "command not found" if isinstance(error, FileNotFoundError) else (error.strerror or str(error))
             return CommandRun(None, time.monotonic() - start, problem=f"{command[0]}: {why}")
-        timed_out = False
-        try:
-            returncode = process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
+            assert process is not None
             timed_out = True
             _end_group(process, kill_after=_GRACE_SECONDS)
             returncode = process.wait()
         except BaseException:
-            _end_group(process, kill_after=_GRACE_SECONDS)
-            process.wait()
+            if process is not None:
+                _end_group(process, kill_after=_GRACE_SECONDS)
+                process.wait()
             raise
         seconds = time.monotonic() - start
         _end_group(process, kill_after=0.0)  # what it left running in the background
     return CommandRun(returncode, seconds, timed_out, _tail(output))
+
+
+@contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """SIGINT/SIGTERM received in the block are re-raised at its end (main thread only: signals
+    reach Python handlers there alone)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[int] = []
+    previous = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    held = {signum: handler for signum, handler in previous.items() if handler is not None}
+    for signum in held:
+        signal.signal(signum, lambda received, _frame: pending.append(received))
+    try:
+        yield
+    finally:
+        for signum, handler in held.items():
+            signal.signal(signum, handler)
+    for signum in pending[:1]:
+        signal.raise_signal(signum)
 
 
 def _end_group(process: subprocess.Popen[bytes], *, kill_after: float) -> None:

@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from jaxfix.cli.consoles import make_console
 from jaxfix.cli.flags import load_config, options_from, setting_flags, setting_values
 from jaxfix.config import project_roots
 from jaxfix.escaping import printable
@@ -76,13 +77,16 @@ def repair_command(ctx: click.Context, paths: tuple[Path, ...], max_rounds: int,
         raise click.UsageError("the command after '--' is empty")
     path_list = list(paths) or [Path(".")]
     config = load_config(config_file, path_list)
-    options = replace(options_from(config, setting_values(params)), project_roots=project_roots(config, path_list))
-    console = Console(stderr=True, force_terminal=True if color == "always" else None, no_color=color == "never", highlight=False)
+    options = replace(options_from(config, setting_values(params), path_list), project_roots=project_roots(config, path_list))
+    # As for `jaxfix`: the rounds (what raised, the diffs, what was fixed) on stdout, the summary
+    # and errors on stderr; with --format json stdout holds the report alone.
+    console = make_console(color, stdout=False)
+    rounds = console if output_format == "json" else make_console(color, stdout=True)
     settings = RepairSettings(max_rounds=max_rounds, timeout=timeout, dry_run=dry_run, jobs=min(jobs or default_jobs(), default_jobs()))
     if output_format == "text":
-        console.print(Text(printable(f"jaxfix repair: running {shlex.join(command)}"), style="bold"), soft_wrap=True)
+        rounds.print(Text(printable(f"jaxfix repair: running {shlex.join(command)}"), style="bold"), soft_wrap=True)
     try:
-        report = repair(path_list, command, options, settings, on_round=lambda r: _print_round(console, r, quiet=quiet, dry_run=dry_run))
+        report = repair(path_list, command, options, settings, on_round=lambda r: _print_round(rounds, r, quiet=quiet, dry_run=dry_run))
     except Exception as error:  # noqa: BLE001 - one line, exit 2; files are either as they were or fixed
         console.print(Text(printable(f"jaxfix repair: internal error: {type(error).__name__}: {error}"), style="red"), soft_wrap=True)
         sys.exit(EXIT_ERROR)
