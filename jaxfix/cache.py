@@ -35,6 +35,7 @@ from jaxfix.prefilter import selected_rules
 from jaxfix.safe_write import write_file
 
 CACHE_DIR_NAME = ".jaxfix_cache"
+_PROJECT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 _MAGIC = b"jaxfix-cache 2\n"  # 2: entries list their dependencies
 # Options that cannot change one file's result: select/ignore enter as the selected codes, and
 # exclude, include and max-file-size decide whether a file is read at all, before the cache is asked;
@@ -46,9 +47,16 @@ _CACHEDIR_TAG = b"Signature: 8a477f597d28d172789f06886806bc55\n# This file is a 
 
 def cache_dir(flag: Path | None, config: Config, paths: list[Path]) -> Path:
     """--cache-dir; else `cache-dir` from the config (relative to its file); else .jaxfix_cache/
-    in the project root: the config file's directory, or the paths' common directory."""
+    in the project root, as ruff puts .ruff_cache, so that `jaxfix src/trainer` and `jaxfix .`
+    share one: the config file's directory, else the nearest directory upward from the first
+    path that holds a pyproject.toml, setup.cfg, setup.py or .git, else the paths' common one."""
     if flag is not None:
         return flag
+    if config.path is None and paths:
+        first = paths[0].absolute()
+        for directory in (first, *first.parents) if first.is_dir() else first.parents:
+            if any((directory / marker).exists() for marker in _PROJECT_MARKERS):
+                return directory / CACHE_DIR_NAME
     return project_root(config, paths) / config.values.get("cache-dir", CACHE_DIR_NAME)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
 from dataclasses import dataclass, replace
@@ -68,8 +69,9 @@ def load_config(path: Path | None) -> Config:
             table = {(key if k == alias else k): v for k, v in table.items()}
     for key, value in table.items():
         if key not in BY_KEY:
-            known = ", ".join(sorted(BY_KEY))
-            raise ConfigError(f"{path}: unknown key '{key}' in [tool.jaxfix] (known keys: {known})")
+            close = difflib.get_close_matches(key, [*BY_KEY, *ALIASES], n=1)
+            hint = f"did you mean '{ALIASES.get(close[0], close[0])}'?" if close else f"known keys: {', '.join(sorted(BY_KEY))}"
+            raise ConfigError(f"{path}: unknown key '{key}' in [tool.jaxfix] ({hint})")
         expected, description = BY_KEY[key].kind, BY_KEY[key].expects
         if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
             raise ConfigError(f"{path}: '{key}' must be {description}, got {value!r}")

@@ -238,3 +238,90 @@ def test_8_an_ipython_traceback_is_mapped_onto_its_cell(project):
     (project / "cell.log").write_bytes(_ipython_log(version, modern=True))
     checked = invoke("--from-log", "cell.log", "--check", ".", cwd=project)
     assert checked.exit_code == 1 and "notebooks/explore.ipynb:cell 4:4:11: JAX001" in checked.output, checked.output
+
+
+# -- 6. unsafe fixes: the wording, and the diff --dry-run shows ---------------------------------
+
+UNSAFE_ONLY = FIXTURES / "JAX003" / "eager_bare_spec_input_on_other_mesh_without_unsafe_fixes.py"
+
+
+def test_6_dry_run_shows_the_unsafe_diff_marked_as_not_applied(project):
+    target = project / "src" / "trainer" / "gather.py"
+    target.write_text(UNSAFE_ONLY.read_text())
+    preview = invoke("--dry-run", "src/trainer/gather.py", cwd=project)
+    assert preview.exit_code == 1 and target.read_text() == UNSAFE_ONLY.read_text()
+    lines = preview.stdout.splitlines()
+    finding = next(i for i, line in enumerate(lines) if ": JAX003 " in line)
+    assert "[unsafe fix, available with --unsafe-fixes: move `x` onto `mesh_b` before the gather]" in lines[finding]
+    assert "applied with --unsafe-fixes" not in preview.stdout
+    banner = lines.index("src/trainer/gather.py: the unsafe fixes above are NOT applied without --unsafe-fixes; with it they would change:")
+    assert finding < banner and lines[banner + 1:banner + 3] == ["--- a/src/trainer/gather.py", "+++ b/src/trainer/gather.py"]
+    added = [line[1:] for line in lines[banner:] if line.startswith("+") and not line.startswith("+++")]
+    applied = invoke("--dry-run", "--unsafe-fixes", "src/trainer/gather.py", cwd=project)
+    assert "NOT applied" not in applied.stdout
+    assert added == [line[1:] for line in applied.stdout.splitlines() if line.startswith("+") and not line.startswith("+++")]
+    assert "--unsafe-fixes` (always shown by `--dry-run`)" in (ROOT / "docs" / "rules" / "JAX002.md").read_text()
+
+
+# -- 10. the smaller things ------------------------------------------------------------------
+
+
+def test_10_help_names_the_formats_and_help_format_describes_them(project):
+    from jaxfix.cli.format_help import format_names
+    from jaxfix.cli.formats import FORMATS
+
+    assert format_names() == sorted(FORMATS)
+    shown = "".join(invoke("--help", cwd=project).stdout.split())  # without click's line breaks
+    option = shown.split("--formatNAME")[1].split("--help-format")[0]
+    assert f"amachineformataloneonstdout:{','.join(sorted(FORMATS))}." in option and "docs/" not in option
+    described = invoke("--help-format", cwd=project)
+    assert described.exit_code == 0
+    for name in ("text", *FORMATS):
+        assert re.search(rf"^  {re.escape(name)} +\S", described.stdout, re.MULTILINE), name
+    assert "jaxfix-report.schema.json" in described.stdout
+
+
+def test_10_check_diff_is_the_diff_and_dry_run_diff_a_usage_error(project):
+    (project / "src" / "trainer" / "lower.py").write_text(LOWERING.read_text())
+    both = invoke("--check", "--diff", "src", cwd=project)
+    assert both.exit_code == 1 and both.stdout == invoke("--diff", "src", cwd=project).stdout
+    assert both.stdout.startswith("--- a/src/trainer/lower.py")
+    assert invoke("--check", "--dry-run", "src", cwd=project).stdout == invoke("--dry-run", "src", cwd=project).stdout
+    refused = invoke("--dry-run", "--diff", "src", cwd=project)
+    assert refused.exit_code == 2 and "--dry-run and --diff" in refused.stderr
+
+
+def test_10_no_python_files_is_a_warning(project):
+    (project / "empty").mkdir()
+    (project / "notes").mkdir()
+    (project / "notes" / "README.txt").write_text("nothing to check\n")
+    for path in ("empty", "notes"):
+        result = invoke("--check", path, cwd=project)
+        assert result.exit_code == 0 and result.stderr == "warning: No Python files found under the given path(s)\n", result.stderr
+
+
+def test_10_a_config_error_is_one_line_with_a_suggestion(project):
+    (project / "pyproject.toml").write_text('[tool.jaxfix]\nselct = ["JAX001"]\n')
+    result = jaxfix("--check", "src", cwd=project)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == f"jaxfix: error: {project / 'pyproject.toml'}: unknown key 'selct' in [tool.jaxfix] (did you mean 'select'?)\n"
+    (project / "pyproject.toml").write_text('[tool.jaxfix]\njax-verison = "0.12"\n')
+    assert "(did you mean 'target-version'?)" in invoke("--check", "src", cwd=project).stderr
+
+
+def test_10_the_cache_lands_in_the_project_root_whatever_path_is_given(project):
+    for path in ("src/trainer", "src/trainer/export.py", "src", "."):
+        result = CliRunner().invoke(cli, ["--check", "-q", str(project / path)], catch_exceptions=False)
+        assert result.exit_code == 0
+        assert [p.name for p in project.rglob(".jaxfix_cache")] == [".jaxfix_cache"] and (project / ".jaxfix_cache").is_dir(), path
+
+
+def test_10_the_from_log_note_is_one_line(project):
+    (project / "ci.log").write_text("all tests passed\n")
+    result = jaxfix("--from-log", "ci.log", "--check", "src", cwd=project, env=_env(COLUMNS="40"))
+    assert "ci.log: no traceback of JAX001, JAX002 or JAX003 in the log: nothing to do\n" in result.stderr
+
+
+def test_10_the_readme_says_how_long_the_tests_take():
+    readme = (ROOT / "README.md").read_text()
+    assert re.search(r"run the tests, about \d+ minutes on a fresh clone with 2 cores", readme)

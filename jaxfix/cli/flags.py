@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 import click
 
@@ -14,6 +14,16 @@ from jaxfix.options import Options
 from jaxfix.settings import SETTINGS, SettingError, build_options
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class SettingsProblem(click.ClickException):
+    """A bad config key or setting value: one line, exit 2, without click's usage banner (the
+    command line was fine, or its one bad value is named in the line)."""
+
+    exit_code = 2
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        click.echo(f"jaxfix: error: {self.format_message()}", file=file, err=True)
 
 
 def setting_flags(command: str) -> Callable[[F], F]:
@@ -42,7 +52,7 @@ def load_config(config_file: Path | None, paths: list[Path]) -> Config:
     try:
         return load(config_file, paths)
     except SettingError as error:  # a key or path from a stranger's pyproject.toml may hold anything
-        raise click.UsageError(printable(str(error))) from None
+        raise SettingsProblem(printable(str(error))) from None
 
 
 def options_from(config: Config, flags: Mapping[str, Any], start: Sequence[Path] | None = None) -> Options:
@@ -50,4 +60,4 @@ def options_from(config: Config, flags: Mapping[str, Any], start: Sequence[Path]
     try:
         return build_options(config, flags, start)
     except SettingError as error:
-        raise click.UsageError(printable(str(error))) from None
+        raise SettingsProblem(printable(str(error))) from None

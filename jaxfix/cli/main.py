@@ -22,6 +22,8 @@ from jaxfix import __version__
 from jaxfix.cache import Cache, cache_dir
 from jaxfix.cli.consoles import make_console
 from jaxfix.cli.flags import load_config, options_from, setting_flags, setting_values
+from jaxfix.cli.format_help import format_option_help
+from jaxfix.cli.modes import run_mode
 from jaxfix.config import project_roots
 from jaxfix.diagnostics import FileResult
 from jaxfix.discovery import Discovery, discover, is_excluded
@@ -106,7 +108,19 @@ def _run_stdin(options: Options, stdin_filename: str | None, mode: str, out: Con
         render.render_diff(out, result)
     render.render_diagnostics(out if mode in ("check", "dry-run") else err, result,
                               only_remaining=mode in ("fix", "dry-run"), dry_run=mode != "fix")
+    if mode == "dry-run":
+        from jaxfix.cli.unsafe_preview import render_unsafe_preview
+
+        render_unsafe_preview(out, result, options)
     return _exit_code([result], write=mode == "fix", had_errors=False)
+
+
+def _print_format_help(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        from jaxfix.cli.format_help import format_help_text
+
+        click.echo(format_help_text(), nl=False)
+        ctx.exit()
 
 
 class _MainCommand(click.Command):
@@ -125,9 +139,9 @@ class _MainCommand(click.Command):
 
 @click.command(cls=_MainCommand, context_settings=_CONTEXT)
 @click.argument("paths", metavar="[PATH]...", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--dry-run", "mode", flag_value="dry-run", help="Show a colored diff and the diagnostics; write nothing.")
-@click.option("--check", "mode", flag_value="check", help="Write nothing; exit 1 if any file would change or any diagnostic remains.")
-@click.option("--diff", "mode", flag_value="diff", help="Print only a unified diff (git apply-able) on stdout; write nothing.")
+@click.option("--dry-run", is_flag=True, help="Show a colored diff and the diagnostics; write nothing.")
+@click.option("--check", "check_mode", is_flag=True, help="Write nothing; exit 1 if any file would change or any diagnostic remains.")
+@click.option("--diff", is_flag=True, help="Print only a unified diff (git apply-able) on stdout; write nothing. With --check: the same.")
 @setting_flags(MAIN)
 @click.option("--diff-base", metavar="REV", help="Report and fix only lines changed since REV (git diff REV of the working tree).")
 @click.option("--from-log", metavar="FILE", type=click.Path(exists=True, dir_okay=False, allow_dash=True),
@@ -136,8 +150,9 @@ class _MainCommand(click.Command):
               help="Fix the sites where a recorded run raised JAX001-JAX003 (`jaxfix repair`, `pytest -p jaxfix.record`); see docs/repair.md.")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: CPU count).")
-@click.option("--format", "output_format", default="text", show_default=True, metavar="NAME",
-              help="Output format: text, or a machine format printed alone on stdout (see docs/output-formats.md).")
+@click.option("--format", "output_format", default="text", metavar="NAME", help=format_option_help())
+@click.option("--help-format", is_flag=True, expose_value=False, is_eager=True, callback=_print_format_help,
+              help="Describe each output format and exit.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
 @click.option("-q", "--quiet", is_flag=True, help="Print only diagnostics and errors.")
 @click.option("-v", "--verbose", is_flag=True, help="Also list the files that need no change.")
@@ -146,7 +161,7 @@ class _MainCommand(click.Command):
 @click.option("--list-rules", is_flag=True, help="List the rules and exit.")
 @click.option("--explain", metavar="CODE", help="Show a rule's full documentation and exit.")
 @click.version_option(__version__, "--version", prog_name="jaxfix")
-def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, jobs: int | None, color: str,
+def check(paths: tuple[Path, ...], dry_run: bool, check_mode: bool, diff: bool, config_file: Path | None, jobs: int | None, color: str,
           output_format: str, quiet: bool, verbose: bool, stdin_filename: str | None, list_rules: bool, explain: str | None,
           diff_base: str | None, from_log: str | None, evidence_file: str | None, no_cache: bool, **params: Any) -> None:
     """Find and fix JAX sharding code that recent JAX releases reject (JAX001-JAX003).
@@ -159,7 +174,7 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
     if list_rules or explain:
         _inform(list_rules, explain, output_format, out())
         return
-    mode = mode or "fix"
+    mode = run_mode(dry_run=dry_run, check=check_mode, diff=diff)
     if output_format != "text":
         from jaxfix.cli.formats import FORMATS, RunInfo
         from jaxfix.engine import selected_rules
@@ -208,6 +223,8 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
         from jaxfix.cli import render
 
         render.render_error(console(), path, message)
+    if not found.files and not found.errors and log_run is None:
+        console().print("warning: No Python files found under the given path(s)", style="yellow", markup=False)  # ruff's words
     write = mode == "fix"
     cache = None if no_cache or from_log or evidence_file else Cache(cache_dir(flags["cache_dir"] and Path(flags["cache_dir"]), config, path_list), options)
     # Files named on the command line always get their syntax errors reported; found ones with --strict.
@@ -221,7 +238,7 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
     results = _run(found.files, options, write=write, jobs=min(jobs or default_jobs(), default_jobs()), console=console, quiet=quiet,
                    cache=cache, check_syntax=check_syntax)
     if output_format == "text":
-        _report(results, mode, out, console, quiet=quiet, verbose=verbose)
+        _report(results, mode, out, console, quiet=quiet, verbose=verbose, options=options)
     else:
         for result in results:
             if result.error:
@@ -229,7 +246,7 @@ def check(paths: tuple[Path, ...], mode: str | None, config_file: Path | None, j
 
                 render.render_error(console(), result.path, result.error, result.error_location)
         sys.stdout.write(FORMATS[output_format](results, RunInfo(tuple(selected_rules(options)), write)))
-    if not quiet and mode != "diff":
+    if not quiet and mode != "diff" and (found.files or found.errors or log_run is not None):
         from jaxfix.cli import render
 
         log_rows = () if log_run is None else (("log sites already fixed", log_run.already_fixed), ("log tracebacks not used", log_run.errors))
@@ -249,7 +266,7 @@ def _run(files: list[Path], options: Options, *, write: bool, jobs: int, console
 
 
 def _report(results: list[FileResult], mode: str, get_out: Callable[[], Console], get_err: Callable[[], Console], *,
-            quiet: bool, verbose: bool) -> None:
+            quiet: bool, verbose: bool, options: Options) -> None:
     """Diffs and diagnostics on stdout (`--diff`: the diff alone); what was written, errors and
     what `--diff` left out on stderr."""
     if not verbose and not any(r.error or r.diagnostics or r.fixed is not None for r in results):
@@ -257,6 +274,7 @@ def _report(results: list[FileResult], mode: str, get_out: Callable[[], Console]
     from rich.text import Text
 
     from jaxfix.cli import render
+    from jaxfix.cli.unsafe_preview import render_unsafe_preview
     from jaxfix.diffs import unified_diff
 
     out, console = get_out(), get_err()
@@ -274,6 +292,8 @@ def _report(results: list[FileResult], mode: str, get_out: Callable[[], Console]
             fixed = sum(1 for d in result.diagnostics if d.applied)
             console.print(Text(f"fixed {render.shown_path(result.path)} ({fixed} fix{'es' if fixed != 1 else ''})", style="green"))
         render.render_diagnostics(out, result, only_remaining=mode in ("fix", "dry-run"), dry_run=mode != "fix")
+        if mode == "dry-run":
+            render_unsafe_preview(out, result, options)
         if verbose and not result.diagnostics:
             console.print(Text(f"{render.shown_path(result.path)}: nothing to do", style="dim"))
     if mode == "diff":

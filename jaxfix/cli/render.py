@@ -35,7 +35,7 @@ def _fix_note(diagnostic: Diagnostic, dry_run: bool) -> str:
     if diagnostic.applied:
         return f" [{'would fix' if dry_run else 'fixed'} ({safety}): {diagnostic.fix_title}]"
     if diagnostic.fix_safety is Safety.UNSAFE:
-        return f" [unsafe fix, applied with --unsafe-fixes: {diagnostic.fix_title}]"
+        return f" [unsafe fix, available with --unsafe-fixes: {diagnostic.fix_title}]"
     return f" [not applied: {diagnostic.fix_title}]"
 
 

@@ -28,7 +28,7 @@ def _project(document: Document) -> tuple[Options, Cache, Path]:
     path = Path(document.path)
     config = load(None, [path])
     start = [Path(document.folder)] if document.folder else [path.parent]
-    options = replace(build_options(config, {}), project_roots=project_roots(config, start))
+    options = replace(build_options(config, {}, [path]), project_roots=project_roots(config, start))  # its project's jax pin too
     return options, Cache(cache_dir(None, config, start), options), start[0]
 
 
