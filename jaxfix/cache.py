@@ -39,8 +39,11 @@ _PROJECT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 _MAGIC = b"jaxfix-cache 2\n"  # 2: entries list their dependencies
 # Options that cannot change one file's result: select/ignore enter as the selected codes, and
 # exclude, include and max-file-size decide whether a file is read at all, before the cache is asked;
-# max-parse-memory only turns a result into an error, and such errors are not cached.
-_OPTIONS_NOT_IN_KEY = frozenset({"select", "ignore", "exclude", "include", "extend_include", "max_file_size", "max_parse_memory"})
+# max-parse-memory only turns a result into an error, and such errors are not cached; max-log-size
+# bounds --from-log's log, and such runs do not use the cache.
+_OPTIONS_NOT_IN_KEY = frozenset({
+    "select", "ignore", "exclude", "include", "extend_include", "max_file_size", "max_log_size", "max_parse_memory",
+})
 _GITIGNORE = b"# Created by jaxfix: the cache never belongs in version control.\n*\n"
 _CACHEDIR_TAG = b"Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by jaxfix.\n"
 

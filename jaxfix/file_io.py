@@ -1,4 +1,10 @@
-"""Reading a file for the engine and writing its fix back.
+"""Reading files, the one way jaxfix reads any, and writing a fix back.
+
+Whatever jaxfix reads may come from a stranger's pull request: sources, notebooks, configs,
+logs, cache entries, evidence files. So every read takes regular files only (a FIFO, a
+device or a directory is one error, never a hang or an endless read), is bounded in size, and
+text is decoded as its producer wrote it: Python files with their own encoding and Python's
+own line breaks, logs streamed a chunk at a time in the encoding their BOM names.
 
 Kept free of libcst so that a run which parses nothing (no file passes the prefilter, or every
 candidate is cached) never pays for importing it.
@@ -6,47 +12,181 @@ candidate is cached) never pays for importing it.
 
 from __future__ import annotations
 
+import codecs
 import os
+import re
 import stat
-from dataclasses import replace
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import BinaryIO
 
 from jaxfix.diagnostics import FileResult
-from jaxfix.diffs import decode
+from jaxfix.diffs import decode, split_lines
 from jaxfix.options import Options
 from jaxfix.safe_write import LateCheck, WriteError, replace_source
 
 
-def read_source(path: Path, options: Options) -> bytes | FileResult:
-    """The file's bytes, or a FileResult saying why they cannot be had.
+class ReadError(Exception):
+    """Why a file was not read, in one line."""
 
-    Only regular files are read: a FIFO would block forever and a device never ends. The file
-    is opened without blocking and checked before any byte is read.
+
+def open_regular(path: Path | str, *, limit: int | None = None, bound: str | None = None, follow_symlinks: bool = True) -> BinaryIO:
+    """The file opened for reading, if it is a regular file of at most `limit` bytes (ReadError
+    otherwise; `bound` names the setting the limit comes from, for the message).
+
+    A FIFO would block forever and a device never ends, so the file is checked before it is
+    opened (a socket cannot even be opened), opened without blocking and checked again (it may
+    have been replaced meanwhile). `follow_symlinks=False`: a symlink is refused, not followed.
     """
     try:
-        mode = os.stat(path).st_mode  # a socket cannot even be opened
+        mode = os.stat(path, follow_symlinks=follow_symlinks).st_mode
+        if stat.S_ISLNK(mode):
+            raise ReadError("a symbolic link; not read")
         if not stat.S_ISREG(mode):
-            return FileResult(path, None, error=f"not a regular file ({_kind(mode)}); not read")
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            raise ReadError(f"not a regular file ({_kind(mode)}); not read")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow_symlinks else os.O_NOFOLLOW))
     except OSError as error:
-        return FileResult(path, None, error=f"cannot read: {error.strerror or error}")
-    with os.fdopen(fd, "rb") as handle:
+        raise ReadError(f"cannot read: {error.strerror or error}") from None
+    try:
+        st = os.fstat(fd)
+    except OSError as error:
+        os.close(fd)
+        raise ReadError(f"cannot read: {error.strerror or error}") from None
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise ReadError(f"not a regular file ({_kind(st.st_mode)}); not read")
+    if limit is not None and st.st_size > limit:
+        os.close(fd)
+        raise ReadError(too_large(st.st_size, limit, bound))
+    return os.fdopen(fd, "rb")
+
+
+def read_regular(path: Path | str, limit: int, *, bound: str | None = None, follow_symlinks: bool = True) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes; ReadError otherwise.
+
+    `bound` names the setting the limit comes from, for the message. Every file jaxfix reads
+    (sources, notebooks, configs, logs, cache entries, evidence files) is read through here or
+    `open_regular`.
+    """
+    with open_regular(path, limit=limit, bound=bound, follow_symlinks=follow_symlinks) as handle:
         try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):  # replaced since the check above
-                return FileResult(path, None, error=f"not a regular file ({_kind(st.st_mode)}); not read")
-            if st.st_size > options.max_file_size:
-                return FileResult(path, None, error=_too_large(st.st_size, options))
-            source = handle.read(options.max_file_size + 1)  # bounded: the file may grow meanwhile
+            data = handle.read(limit + 1)  # bounded: the file may grow meanwhile
         except OSError as error:
-            return FileResult(path, None, error=f"cannot read: {error.strerror or error}")
-    if len(source) > options.max_file_size:
-        return FileResult(path, None, error=_too_large(len(source), options))
-    return source
+            raise ReadError(f"cannot read: {error.strerror or error}") from None
+    if len(data) > limit:
+        raise ReadError(too_large(len(data), limit, bound))
+    return data
 
 
-def _too_large(size: int, options: Options) -> str:
-    return f"file is larger than max-file-size ({size} > {options.max_file_size} bytes)"
+def too_large(size: int, limit: int, bound: str | None) -> str:
+    return f"file is larger than {bound or 'the limit'} ({size} > {limit} bytes)"
+
+
+def read_source(path: Path, options: Options) -> bytes | FileResult:
+    """The file's bytes, or a FileResult saying why they cannot be had."""
+    try:
+        return read_regular(path, options.max_file_size, bound="max-file-size")
+    except ReadError as error:
+        return FileResult(path, None, error=str(error))
+
+
+def source_lines(path: Path, limit: int) -> list[str]:
+    """A Python file's lines as Python numbers them: decoded with the file's own encoding (its
+    BOM or PEP 263 cookie) and split only at \\n, \\r\\n and \\r (a form feed or \\u2028 inside a
+    line does not end it, as it would for `str.splitlines`). ReadError if it cannot be had."""
+    data = read_regular(path, limit, bound="max-file-size")
+    reason = unreadable_reason(data)
+    if reason is not None:
+        raise ReadError(reason)
+    return [line.rstrip("\r\n") for line in split_lines(decode(data))]
+
+
+@dataclass(frozen=True)
+class TextLine:
+    number: int  # 1-based
+    text: str  # without its line break; bytes the encoding cannot decode are U+FFFD
+    undecodable: bool  # it held such bytes (or a U+FFFD of its own)
+    cut: bool  # longer than the stream's `max_line` characters: the rest of it was dropped
+
+
+# Longest first: UTF-32 LE's BOM starts with UTF-16 LE's.
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"), (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_CHUNK = 1 << 16
+
+
+def _stream_encoding(head: bytes) -> tuple[str, int]:
+    """The encoding a stream's first bytes show, and the length of its BOM. Without a BOM,
+    ASCII text with a NUL after (or before) nearly every byte is UTF-16 (Windows tools);
+    anything else is read as UTF-8."""
+    for bom, encoding in _BOMS:
+        if head.startswith(bom):
+            return encoding, len(bom)
+    sample = head[:4096]
+    pairs = len(sample) // 2
+    if pairs >= 8:
+        even, odd = sample[0:pairs * 2:2].count(0), sample[1:pairs * 2:2].count(0)
+        if odd >= 0.9 * pairs and even <= 0.1 * pairs:
+            return "utf-16-le", 0
+        if even >= 0.9 * pairs and odd <= 0.1 * pairs:
+            return "utf-16-be", 0
+    return "utf-8", 0
+
+
+class TextStream:
+    """The lines of a text stream, read a chunk at a time so that memory does not grow with
+    its size: at most `limit` bytes (ReadError past them, `bound` naming the setting), lines
+    broken at \\n, \\r\\n and \\r (universal newlines), each kept to `max_line` characters.
+    `encoding` is known once the first line is read."""
+
+    def __init__(self, handle: BinaryIO, *, limit: int, bound: str, max_line: int) -> None:
+        self.handle, self.limit, self.bound, self.max_line = handle, limit, bound, max_line
+        self.encoding = "utf-8"
+        self._read = 0
+
+    def _chunk(self) -> bytes:
+        try:
+            data = self.handle.read(_CHUNK)
+        except OSError as error:
+            raise ReadError(f"cannot read: {error.strerror or error}") from None
+        self._read += len(data)
+        if self._read > self.limit:
+            raise ReadError(f"input is larger than {self.bound} ({self.limit} bytes); not read")
+        return data
+
+    def __iter__(self) -> Iterator[TextLine]:
+        data = self._chunk()
+        self.encoding, skip = _stream_encoding(data)
+        data = data[skip:]
+        decoder = codecs.getincrementaldecoder(self.encoding)(errors="replace")
+        number, line, cut, held_cr = 0, "", False, False
+        while True:
+            final = not data
+            text = ("\r" if held_cr else "") + decoder.decode(data, final=final)
+            held_cr = not final and text.endswith("\r")  # a \r\n may be split between chunks
+            if held_cr:
+                text = text[:-1]
+            start = 0
+            for match in _LINE_BREAK.finditer(text):
+                number += 1
+                line, cut = self._extend(line, cut, text[start:match.start()])
+                yield TextLine(number, line, "\ufffd" in line, cut)
+                line, cut, start = "", False, match.end()
+            line, cut = self._extend(line, cut, text[start:])
+            if final:
+                break
+            data = self._chunk()
+        if line or cut:
+            yield TextLine(number + 1, line, "\ufffd" in line, cut)
+
+    def _extend(self, line: str, cut: bool, more: str) -> tuple[str, bool]:
+        if cut or len(line) + len(more) <= self.max_line:
+            return (line, cut) if cut else (line + more, False)
+        return line + more[: self.max_line - len(line)], True
 
 
 def _kind(mode: int) -> str:

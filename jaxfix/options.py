@@ -11,6 +11,7 @@ from jaxfix.evidence import Evidence
 
 KNOWN_PLATFORMS = ("cpu", "cuda", "rocm", "tpu")
 DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
+DEFAULT_MAX_LOG_SIZE = 256 * 1024 * 1024  # --from-log streams the log: this bounds time, not memory
 DEFAULT_LINE_LENGTH = 88
 DEFAULT_MAX_PARSE_MEMORY = 2048  # MB per file, as predicted before parsing (jaxfix/engine.py)
 
@@ -27,6 +28,7 @@ class Options:
     include: tuple[str, ...] = DEFAULT_INCLUDE
     extend_include: tuple[str, ...] = ()
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    max_log_size: int = DEFAULT_MAX_LOG_SIZE
     line_length: int = DEFAULT_LINE_LENGTH  # the project's formatter's (ruff, black): fixes stay within it
     max_parse_memory: int = DEFAULT_MAX_PARSE_MEMORY
     # Where `import a.b` is looked up among the project's files (jaxfix.config.project_roots).

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jaxfix.discovery import DEFAULT_INCLUDE
-from jaxfix.options import DEFAULT_MAX_FILE_SIZE, DEFAULT_MAX_PARSE_MEMORY, KNOWN_PLATFORMS, Options
+from jaxfix.options import DEFAULT_MAX_FILE_SIZE, DEFAULT_MAX_LOG_SIZE, DEFAULT_MAX_PARSE_MEMORY, KNOWN_PLATFORMS, Options
 from jaxfix.prefilter import rule_codes
 from jaxfix.target_version import target_version
 
@@ -92,6 +92,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("include", list, "", "a list of glob patterns", commands=(), default=lambda: DEFAULT_INCLUDE),
     Setting("extend-include", list, "", "a list of glob patterns", commands=()),
     Setting("max-file-size", int, "", "a number of bytes", commands=(), default=lambda: DEFAULT_MAX_FILE_SIZE),
+    Setting("max-log-size", int, "", "a number of bytes", commands=(), default=lambda: DEFAULT_MAX_LOG_SIZE),
     Setting("max-parse-memory", int, "", "a number of megabytes", commands=(), default=lambda: DEFAULT_MAX_PARSE_MEMORY),
     Setting("src", list, "", "a list of directories (relative to this file)", commands=(), in_options=False),
     Setting("cache-dir", str, "Where the result cache lives (default: .jaxfix_cache/ in the project root).",

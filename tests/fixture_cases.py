@@ -11,6 +11,7 @@ import ast
 import json
 import re
 import shlex
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,10 +51,11 @@ class Case:
 
 
 def _header_text(path: Path) -> str:
-    """A script's text; for a notebook, its first code cell (where its header lives)."""
-    text = path.read_text(encoding="utf-8")
+    """A script's text (in its own encoding); for a notebook, its first code cell (where its header lives)."""
     if path.suffix != ".ipynb":
-        return text
+        with tokenize.open(path) as handle:
+            return handle.read()
+    text = path.read_text(encoding="utf-8")
     cell = next(c for c in json.loads(text)["cells"] if c["cell_type"] == "code")
     return "".join(cell["source"])
 

@@ -8,11 +8,13 @@ then fixes a copy of the tree at another absolute path, and the fixed programs r
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,7 @@ from test_real_jax import JAX_VERSIONS, interpreters
 
 pytestmark = pytest.mark.jax
 
+ROOT = Path(__file__).resolve().parent.parent
 PROJECTS = Path(__file__).with_name("from_log_projects")
 RUNNER = Path(__file__).with_name("from_log_runner.py")
 STYLES = ("long", "short", "auto", "line")
@@ -522,3 +525,142 @@ def test_a_site_moved_by_the_fix_of_another_logged_site_is_fixed_where_it_is_now
     site.write_text("# a new first line\n" + _TWO_SITES, encoding="utf-8")
     moved_by_hand = from_log(log, "--unsafe-fixes", tree=tree)
     assert moved_by_hand.exit_code == 2 and moved_by_hand.output.count("has changed since the log") == 2
+
+
+# -- the log as it was written: encodings, line endings, damage, size (issue 26) -----------------
+
+def _fixes_every_project(tree: Path) -> None:
+    expected = expected_files()
+    for relative, content in tree_state(tree).items():
+        wanted = expected.get(Path(relative))
+        assert content == (wanted.read_bytes() if wanted else (PROJECTS / relative).read_bytes()), relative
+
+
+def _nuls_before_tracebacks(log: bytes) -> bytes:
+    """A log truncated in place while its writer went on (`copytruncate`): NULs up to the offset
+    the writer had reached, then its text; and a NUL fill before every later traceback."""
+    return b"\0" * 4096 + log.replace(b"Traceback (most", b"\0\0\0\0Traceback (most")
+
+
+LOG_VARIANTS = {
+    # Windows PowerShell 5.1's `>` and Out-File: UTF-16 LE with a BOM, CRLF line endings.
+    "utf-16-powershell": lambda log: codecs.BOM_UTF16_LE + log.decode().replace("\n", "\r\n").encode("utf-16-le"),
+    "utf-16-be-without-bom": lambda log: log.decode().encode("utf-16-be"),
+    "utf-8-bom": lambda log: codecs.BOM_UTF8 + log,
+    "cr-line-endings": lambda log: log.replace(b"\n", b"\r"),
+    "nuls-before-traceback": _nuls_before_tracebacks,
+}
+
+
+@pytest.mark.parametrize("variant", LOG_VARIANTS)
+def test_a_log_in_any_encoding_or_line_ending_is_read(logs, tmp_path, variant):
+    tree = copy_tree(tmp_path / "tree")
+    result = from_log(LOG_VARIANTS[variant](_version(logs)["plain"]), "--unsafe-fixes", tree=tree)
+    assert result.exit_code == 0, result.output
+    assert "nothing to do" not in result.output
+    _fixes_every_project(tree)
+
+
+def test_a_log_whose_every_line_is_not_utf8_says_which_lines_it_could_not_use(logs, tmp_path):
+    log = b"".join(line + b" \xff\n" for line in _version(logs)["plain"].split(b"\n"))
+    tree = copy_tree(tmp_path / "tree")
+    result = from_log(log, "--unsafe-fixes", tree=tree)
+    assert result.exit_code == 2
+    assert "nothing to do" not in result.output
+    errors = [line for line in result.output.splitlines() if "error:" in line]
+    assert len(errors) == len(entries(PROJECTS)), result.output
+    assert all(re.search(r"traceback not used: log lines \d+-\d+ hold bytes that are not UTF-8", e) for e in errors), errors
+    assert tree_state(tree) == tree_state(copy_tree(tmp_path / "pristine"))
+
+
+def _jaxfix(*args: str, stdin=None, cwd: Path | None = None, memory: int | None = None) -> subprocess.CompletedProcess:
+    """jaxfix in its own process (a hang is a timeout, not a stuck test run), optionally under
+    an address-space cap of `memory` bytes."""
+    def cap() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    return subprocess.run([sys.executable, "-m", "jaxfix", *args], stdin=stdin, cwd=cwd, capture_output=True,
+                          timeout=120, preexec_fn=cap if memory else None, env={**_ENV, "PYTHONPATH": str(ROOT)})
+
+
+def _error_lines(stderr: bytes) -> list[str]:
+    return [line for line in stderr.decode().splitlines() if "error:" in line]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "sparse-gigabyte-file", "endless-stdin"])
+def test_a_log_that_is_no_bounded_regular_file_is_one_line_under_a_memory_cap(tmp_path, kind):
+    """Never a hang, never a MemoryError traceback (exit 1 would read as "suggestions pending")."""
+    pytest.importorskip("resource", reason="no resource module: address-space caps are POSIX")
+    tree = copy_tree(tmp_path / "tree")
+    stdin, log, message = None, tmp_path / "ci.log", ""
+    if kind == "fifo":
+        os.mkfifo(log)
+        message = f"{log}: error: not a regular file (a FIFO); not read"
+    elif kind == "device":
+        log = Path("/dev/zero")
+        message = "/dev/zero: error: not a regular file (a character device); not read"
+    elif kind == "sparse-gigabyte-file":
+        with open(log, "wb") as handle:
+            handle.truncate(1 << 30)
+        message = f"{log}: error: file is larger than max-log-size ({1 << 30} > {256 << 20} bytes)"
+    else:
+        (tree / "pyproject.toml").write_text("[tool.jaxfix]\nmax-log-size = 4000000\n")  # not to read 256 MB here
+        log, stdin = Path("-"), open("/dev/zero", "rb")
+        message = "<stdin>: error: input is larger than max-log-size (4000000 bytes); not read"
+    try:
+        done = _jaxfix("--from-log", str(log), "--unsafe-fixes", str(tree), stdin=stdin, memory=768 << 20)
+    finally:
+        if stdin:
+            stdin.close()
+    assert done.returncode == 2, done.stderr.decode()[-2000:]
+    assert _error_lines(done.stderr) == [message]
+    assert b"Traceback" not in done.stderr
+    (tree / "pyproject.toml").unlink(missing_ok=True)
+    assert tree_state(tree) == tree_state(copy_tree(tmp_path / "pristine"))
+
+
+def _peak_rss(*args: str) -> int:
+    process = subprocess.Popen([sys.executable, "-m", "jaxfix", *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               env={**_ENV, "PYTHONPATH": str(ROOT)})
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    assert process.returncode == 1
+    return usage.ru_maxrss * 1024  # KB on Linux
+
+
+@pytest.mark.skipif(not hasattr(os, "wait4"), reason="os.wait4 (a child's peak memory) is POSIX")
+def test_a_log_is_streamed_its_size_costs_no_memory(logs, tmp_path):
+    """Reading the whole log took about eight times its size; a 200 MB log needed 1.6 GB."""
+    tree = copy_tree(tmp_path / "tree")
+    noise = b"".join(b"2026-11-30T12:00:00.1234567Z step %d: loss 0.123, an ordinary line of training output\n" % i
+                     for i in range(1000))
+    small, large = tmp_path / "small.log", tmp_path / "large.log"
+    small.write_bytes(noise + _version(logs)["plain"])
+    large.write_bytes(noise * 100 + _version(logs)["plain"])  # 9 MB more
+    args = ("--check", "--unsafe-fixes", "--no-cache", "-q", str(tree))
+    grown = _peak_rss("--from-log", str(large), *args) - _peak_rss("--from-log", str(small), *args)
+    assert grown < 8 << 20, f"{grown >> 20} MB more for a log 9 MB larger"
+
+
+def test_a_frame_naming_a_fifo_or_a_file_over_max_file_size_is_one_line_each(logs, tmp_path):
+    tree = copy_tree(tmp_path / "tree")
+    fifo = tree / "outer_mesh_from_config" / "run_outer_mesh_from_config.py"
+    fifo.unlink()
+    os.mkfifo(fifo)
+    large = tree / "static_site_same_fix" / "run_nested_stages.py"
+    large.write_bytes(large.read_bytes() + b"# padding\n" * 20_000)  # after the code: its lines are unchanged
+    (tree / "pyproject.toml").write_text("[tool.jaxfix]\nmax-file-size = 100000\n")
+    log = tmp_path / "ci.log"
+    log.write_bytes(_version(logs)["plain"])
+    done = _jaxfix("--from-log", str(log), "--unsafe-fixes", str(tree))
+    assert done.returncode == 2
+    errors = _error_lines(done.stderr)
+    assert len(errors) == 2, errors
+    assert errors[0].endswith(f"{fifo.as_posix()}: not a regular file (a FIFO); not read"), errors
+    assert errors[1].endswith(f"{large.as_posix()}: file is larger than max-file-size ({large.stat().st_size} > 100000 bytes)"), errors
+    fixed = {p for p, content in tree_state(tree).items() if p in {e.as_posix() for e in expected_files()}
+             and content == expected_files()[Path(p)].read_bytes()}
+    assert fixed == {e.as_posix() for e in expected_files()} - {
+        "static_site_same_fix/run_nested_stages.py", "outer_mesh_from_config/run_outer_mesh_from_config.py"}

@@ -30,6 +30,7 @@ VALUES = {
     "include": (["*.py"], None),
     "extend-include": (["*.pyw"], None),
     "max-file-size": (1000, None),
+    "max-log-size": (1000, None),
     "max-parse-memory": (4096, None),
     "src": (["src"], None),
     "cache-dir": ("cache", ["--cache-dir", "cache"]),

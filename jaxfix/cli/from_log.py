@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import BinaryIO
 
 from rich.console import Console
 from rich.text import Text
@@ -12,8 +13,9 @@ from rich.text import Text
 from jaxfix.discovery import discover
 from jaxfix.escaping import printable
 from jaxfix.evidence import Evidence, Facts
+from jaxfix.file_io import ReadError, TextStream, open_regular
 from jaxfix.fromlog.fixed import already_fixed, moved_by_fixes
-from jaxfix.fromlog.reading import read_log
+from jaxfix.fromlog.reading import MAX_LOG_LINE, LogReading, read_log
 from jaxfix.options import Options
 from jaxfix.paths import display_path
 
@@ -30,10 +32,15 @@ class LogRun:
 
 
 def evidence_run(log: str, paths: list[Path], options: Options, console: Console) -> LogRun:
+    """A log that cannot be read (not a regular file, larger than max-log-size) is one error
+    line, and the run checks nothing."""
     name = "<stdin>" if log == "-" else log
-    data = sys.stdin.buffer.read() if log == "-" else Path(log).read_bytes()
     found = discover(paths, options.exclude, options.all_includes)
-    reading = read_log(data, found.files)
+    try:
+        reading = _read(log, found.files, options)
+    except ReadError as error:
+        console.print(Text(printable(f"{name}: error: {error}"), style="red"), soft_wrap=True)
+        return LogRun([], replace(options, evidence={}), 1, 0)
     errors = list(reading.errors)
     verdicts: dict[tuple[Path, str, int, str | None], tuple[int, int] | None] = {}  # site -> where its fix stands
     for changed in reading.changed:
@@ -58,7 +65,7 @@ def evidence_run(log: str, paths: list[Path], options: Options, console: Console
             continue
         now = None
         if changed.logged is not None and changed.local in fixes_in:
-            now = moved_by_fixes(changed.local, changed.line, changed.logged, fixes_in[changed.local])
+            now = moved_by_fixes(changed.local, changed.line, changed.logged, fixes_in[changed.local], options.max_file_size)
         if now is None:
             errors.append(changed.error)
             continue
@@ -80,3 +87,20 @@ def evidence_run(log: str, paths: list[Path], options: Options, console: Console
     evidence = {path.resolve(): tuple(sorted(items, key=lambda e: (e.line, e.code))) for path, items in found.items()}
     fixed = sum(1 for line in verdicts.values() if line is not None)
     return LogRun(sorted(found), replace(options, evidence=evidence), len(errors), fixed)
+
+
+def _read(log: str, files: list[Path], options: Options) -> LogReading:
+    try:
+        if log == "-":
+            if sys.stdin is None or sys.stdin.closed:
+                raise ReadError("cannot read: stdin is closed")
+            return _read_stream(sys.stdin.buffer, files, options)
+        with open_regular(log, limit=options.max_log_size, bound="max-log-size") as handle:
+            return _read_stream(handle, files, options)
+    except MemoryError:
+        raise ReadError("ran out of memory reading it") from None
+
+
+def _read_stream(handle: BinaryIO, files: list[Path], options: Options) -> LogReading:
+    stream = TextStream(handle, limit=options.max_log_size, bound="max-log-size", max_line=MAX_LOG_LINE)
+    return read_log(stream, files, options.max_file_size)

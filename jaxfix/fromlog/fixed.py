@@ -17,7 +17,9 @@ import tokenize
 from dataclasses import replace
 from pathlib import Path
 
+from jaxfix.diffs import split_lines
 from jaxfix.evidence import Evidence, Facts
+from jaxfix.file_io import ReadError, read_regular, source_lines
 from jaxfix.options import Options
 
 # How far a fix's text may lie from the logged line (lines other fixes added above it), how many
@@ -76,12 +78,13 @@ def already_fixed(
     or cannot be told)."""
     from jaxfix.engine import process_source  # imports libcst: only for a site that changed
 
-    try:
-        now = path.read_bytes()
-        text = now.decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+    try:  # the file as Python reads it: its own encoding, its own line breaks
+        now = read_regular(path, options.max_file_size, bound="max-file-size")
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(now).readline)
+        text = now.decode(encoding)
+    except (ReadError, SyntaxError, LookupError, UnicodeDecodeError):
         return None
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text)
     near = lines[max(0, line - 1 - _REACH):line + _REACH]
     if any(other.strip() == logged.strip() for other in near):
         return None  # the code the log shows is still there (moved, not fixed): a fix elsewhere does not count
@@ -97,7 +100,10 @@ def already_fixed(
         first = lines[start]
         indent = first[: len(first) - len(first.lstrip(" \t"))]
         newline = "\r\n" if lines[end - 1].endswith("\r\n") else "\n"
-        before = "".join([*lines[:start], indent + logged + newline, *lines[end:]]).encode("utf-8")
+        try:
+            before = "".join([*lines[:start], indent + logged + newline, *lines[end:]]).encode(encoding)
+        except UnicodeEncodeError:  # the logged line holds what the file's encoding cannot
+            return None
         evidence = Evidence(code, start + 1, (log_line,), (facts,))
         checked = replace(options, unsafe_fixes=True, changed_lines=None, evidence={path.resolve(): (evidence,)})
         result = process_source(path, before, checked)
@@ -106,13 +112,13 @@ def already_fixed(
     return None
 
 
-def moved_by_fixes(path: Path, line: int, logged: str, fixed: list[tuple[int, int]]) -> int | None:
+def moved_by_fixes(path: Path, line: int, logged: str, fixed: list[tuple[int, int]], max_file_size: int) -> int | None:
     """The line the logged line stands at now, when what moved it is the fixes of other logged
     sites of the file (`fixed`: where each stands, as `already_fixed` says) and the imports they
     added above it; None when that does not explain where it is (or it is not there at all)."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
+        lines = source_lines(path, max_file_size)
+    except ReadError:
         return None
     regions = dict(fixed)
     before_fixes: list[str | None] = []  # the file with each fix put back to the one line it was

@@ -8,6 +8,7 @@ from collections import defaultdict
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
+from jaxfix.file_io import ReadError, read_regular, source_lines
 from jaxfix.fromlog.tracebacks import Frame
 from jaxfix.paths import is_notebook
 
@@ -45,7 +46,8 @@ class TreeIndex:
     """The local Python files, by file name, for suffix matching; the notebooks' code cells, for
     IPython frames."""
 
-    def __init__(self, files: list[Path]) -> None:
+    def __init__(self, files: list[Path], max_file_size: int) -> None:
+        self.max_file_size = max_file_size
         self.by_name: dict[str, list[tuple[tuple[str, ...], Path]]] = defaultdict(list)
         for file in files:
             parts = _parts(file.resolve().as_posix())
@@ -61,8 +63,8 @@ class TreeIndex:
             self._cells = []
             for path in self.notebooks:
                 try:
-                    notebook = parse(path.read_bytes())
-                except (OSError, NotebookError):
+                    notebook = parse(read_regular(path, self.max_file_size, bound="max-file-size"))
+                except (ReadError, NotebookError):
                     continue  # said as that file's error when it is checked
                 module = to_module(notebook)
                 lines = {where: number for number, where in enumerate(module.origin, start=1) if where is not None}
@@ -114,8 +116,9 @@ class TreeIndex:
         return best[0] if best else None
 
 
-def locate(frames: tuple[Frame, ...], index: TreeIndex, read: dict[Path, list[str]]) -> tuple[Path, Frame]:
-    """The local file and the frame of the innermost user frame found in the tree."""
+def locate(frames: tuple[Frame, ...], index: TreeIndex, read: dict[Path, list[str]], max_file_size: int) -> tuple[Path, Frame]:
+    """The local file and the frame of the innermost user frame found in the tree; its lines
+    (read into `read`) as Python numbers them, as the traceback does."""
     user = [f for f in frames if f.cell is not None or not is_library(f)]
     if not user:
         where = f" ({frames[-1].path}:{frames[-1].line})" if frames else ""
@@ -131,7 +134,10 @@ def locate(frames: tuple[Frame, ...], index: TreeIndex, read: dict[Path, list[st
         if local is None:
             continue
         if local not in read:
-            read[local] = local.read_text(encoding="utf-8", errors="replace").splitlines()
+            try:
+                read[local] = source_lines(local, max_file_size)
+            except ReadError as error:
+                raise LocateError(f"{local.as_posix()}: {error}") from None
         _confirm(local, frame, read[local])
         return local, frame
     raise LocateError(f"none of its frames is in a file under the given paths (innermost: {user[-1].path}:{user[-1].line})")
@@ -143,11 +149,24 @@ def _confirm(local: Path, frame: Frame, lines: list[str]) -> None:
     if frame.line > len(lines):
         raise ChangedSinceLog(f"{local.as_posix()} has changed since the log: it has no line {frame.line} any more", local, frame)
     now = lines[frame.line - 1].strip()
-    if frame.source is not None and _code(now) != _code(frame.source):
+    if frame.source is not None and _code(now) != _code(frame.source) and not _as_pytest_shows(lines, frame):
         raise ChangedSinceLog(
             f"{local.as_posix()} has changed since the log: line {frame.line} is now {_short(now)!r}, "
             f"the log shows {_short(frame.source)!r}", local, frame,
         )
+
+
+def _as_pytest_shows(lines: list[str], frame: Frame) -> bool:
+    """Whether the log's line is one pytest would show for line N. pytest splits a file as
+    `str.splitlines()` does and prints the statement it finds at N there, so after a form feed,
+    a \\u2028 or a \\x1c inside a line the source under `path:N` is another piece of the file
+    (the N is Python's): one of the pieces as far around N as such breaks shift them."""
+    pieces = "\n".join(lines).splitlines()
+    shift = len(pieces) - len(lines)
+    if shift <= 0 or frame.source is None:
+        return False
+    wanted = _code(frame.source)
+    return any(_code(piece.strip()) == wanted for piece in pieces[max(0, frame.line - 1 - shift):frame.line + shift])
 
 
 def _code(line: str) -> str:

@@ -1,10 +1,14 @@
 """A log's lines as the program printed them: CI timestamps, ANSI colours, workflow commands
-(`##[group]`, `::group::`) and `gh run view --log` columns removed, undecodable bytes marked."""
+(`##[group]`, `::group::`), `gh run view --log` columns and NUL padding removed, undecodable
+bytes and cut lines marked."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+
+from jaxfix.file_io import TextLine
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 # GitHub Actions ("2024-05-01T12:00:00.1234567Z "), GitLab ("2024-05-01T12:00:00.123456Z 00O "),
@@ -16,24 +20,23 @@ _TIMESTAMP = re.compile(
 # `gh run view --log` / `--log-failed`: "job<TAB>step<TAB>" before each timestamped line.
 _GH_COLUMNS = re.compile(r"^[^\t]*\t[^\t]*\t(?=\d{4}-\d\d-\d\dT)")
 _WORKFLOW_COMMAND = re.compile(r"^(?:##\[[a-z]+\]|::[a-z-]+(?: [^:]*)?::)")
-_REPLACEMENT = "\ufffd"
+# Not text, dropped so that the line is still recognised: NUL padding (a log truncated in place
+# while its writer went on) and undecodable bytes (the line is then marked garbled).
+_NOT_TEXT = re.compile("[\x00\ufffd]")
 
 
 @dataclass(frozen=True)
 class LogLine:
-    number: int  # 1-based, in the raw log
+    number: int  # 1-based, in the raw log (a lone \r ends a line, as \n and \r\n do)
     text: str
-    garbled: bool  # it held bytes that are not UTF-8
+    garbled: bool  # it held bytes the log's encoding cannot decode
+    cut: bool = False  # it was too long to keep whole
 
 
-def clean_lines(data: bytes) -> list[LogLine]:
-    text = data.decode("utf-8", errors="replace")
-    lines = []
-    for number, raw in enumerate(text.split("\n"), start=1):
-        raw = raw.rstrip("\r")
-        raw = raw.rsplit("\r", 1)[-1]  # progress bars redraw the line: keep what was left showing
-        line = _ANSI.sub("", raw)
+def clean_lines(lines: Iterable[TextLine]) -> Iterator[LogLine]:
+    for raw in lines:
+        line = _NOT_TEXT.sub("", raw.text) if "\x00" in raw.text or raw.undecodable else raw.text
+        line = _ANSI.sub("", line)
         line = _TIMESTAMP.sub("", _GH_COLUMNS.sub("", line, count=1), count=1)
         line = _WORKFLOW_COMMAND.sub("", line, count=1)
-        lines.append(LogLine(number, line, _REPLACEMENT in line))
-    return lines
+        yield LogLine(raw.number, line, raw.undecodable, raw.cut)

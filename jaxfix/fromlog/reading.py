@@ -1,4 +1,8 @@
-"""A whole log in, Evidence per local file and one error line per unusable traceback out."""
+"""A whole log in, Evidence per local file and one error line per unusable traceback out.
+
+The log is read as a stream (jaxfix/file_io.py's `TextStream`): a log of any size takes the
+memory of its longest traceback, not of the log.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jaxfix.evidence import Evidence, Facts
+from jaxfix.file_io import TextStream
 from jaxfix.fromlog.errors import MessageError, error_code, looks_like_ours, read_facts
 from jaxfix.fromlog.locate import ChangedSinceLog, LocateError, TreeIndex, locate
 from jaxfix.fromlog.logtext import clean_lines
 from jaxfix.fromlog.tracebacks import Traceback, find_tracebacks
+
+# A log line longer than this is kept only this far (and a traceback holding it is not used):
+# JAX's messages are far shorter, and a line without end (/dev/zero) must not fill the memory.
+MAX_LOG_LINE = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -39,26 +48,52 @@ def _possibly_ours(traceback: Traceback) -> bool:
     return looks_like_ours(traceback) or any("/jax/" in f.path.replace("\\", "/") for f in traceback.frames)
 
 
-def read_log(data: bytes, files: list[Path]) -> LogReading:
+def _log_lines(numbers: tuple[int, ...]) -> str:
+    """`log line 7`, `log lines 3-5, 9, 12, ...`."""
+    ranges: list[list[int]] = []
+    for number in numbers:
+        if ranges and number == ranges[-1][1] + 1:
+            ranges[-1][1] = number
+        else:
+            ranges.append([number, number])
+    shown = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in ranges[:4]) + (", ..." if len(ranges) > 4 else "")
+    return f"log line{'s' if len(numbers) > 1 else ''} {shown}"
+
+
+def damage(traceback: Traceback, encoding: str) -> str | None:
+    """Which of the traceback's lines could not be read whole, and why; None if all could."""
+    parts = []
+    if traceback.garbled:
+        verb = "holds" if len(traceback.garbled) == 1 else "hold"
+        parts.append(f"{_log_lines(traceback.garbled)} {verb} bytes that are not {encoding.upper()}")
+    if traceback.cut:
+        verb = "is" if len(traceback.cut) == 1 else "are"
+        parts.append(f"{_log_lines(traceback.cut)} {verb} longer than {MAX_LOG_LINE:,} characters")
+    return " and ".join(parts) or None
+
+
+def read_log(log: TextStream, files: list[Path], max_file_size: int) -> LogReading:
+    """`max_file_size`: the bound on the local files the log's frames name (max-file-size)."""
     reading = LogReading()
-    index = TreeIndex(files)
+    index = TreeIndex(files, max_file_size)
     sources: dict[Path, list[str]] = {}
     found: dict[tuple[Path, int, str], list[tuple[int, Facts]]] = {}
-    for traceback in find_tracebacks(clean_lines(data)):
+    for traceback in find_tracebacks(clean_lines(log)):
         code = error_code(traceback)
         where = f"log line {traceback.end}"
+        damaged = damage(traceback, log.encoding)
         if code is None:
-            if (traceback.exception is None or traceback.garbled) and _possibly_ours(traceback):
+            if (traceback.exception is None or damaged) and _possibly_ours(traceback):
                 reading.occurrences += 1
-                why = "is cut off before its exception" if traceback.exception is None else "holds bytes that are not UTF-8"
+                why = f"cannot be read whole ({damaged})" if damaged else "is cut off before its exception"
                 reading.errors.append(f"{where}: a traceback through JAX {why}, so which error it is cannot be read: skipped")
             continue
         reading.occurrences += 1
         try:
-            if traceback.garbled:
-                raise MessageError("it holds bytes that are not UTF-8, so its paths or meshes cannot be trusted")
+            if damaged:
+                raise MessageError(f"{damaged}, so its paths or meshes cannot be trusted")
             facts = read_facts(code, traceback.exception)  # type: ignore[arg-type]
-            local, frame = locate(traceback.frames, index, sources)
+            local, frame = locate(traceback.frames, index, sources, max_file_size)
         except ChangedSinceLog as error:
             reading.changed.append(Changed(
                 error.local, code, error.frame.line, error.frame.source, facts, traceback.end,

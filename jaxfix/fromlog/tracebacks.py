@@ -3,12 +3,14 @@ pytest --tb=native), pytest's long, auto, short and line styles, and IPython's (
 error output, IPython 8 and later, and the older `<ipython-input-N-...>` frames).
 
 A traceback here is its frames, outermost first, and the text of the exception it ends with;
-`exception` is None when the log stops (or breaks off) before that line.
+`exception` is None when the log stops (or breaks off) before that line. The log is read as
+it streams by: only the lines of the traceback being read are held.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from jaxfix.fromlog.logtext import LogLine
@@ -31,7 +33,45 @@ class Traceback:
     end: int
     frames: tuple[Frame, ...]
     exception: str | None  # "ValueError: message..." (continuation lines joined by newlines)
-    garbled: bool  # some of its lines held bytes that are not UTF-8
+    garbled: tuple[int, ...] = ()  # its lines that held bytes the log's encoding cannot decode
+    cut: tuple[int, ...] = ()  # its lines too long to keep whole
+
+
+class _Window:
+    """The log's lines from where the reader stands: read ahead as far as a parser looks,
+    dropped once the reader has passed them, so a log of any size takes the memory of its
+    longest traceback."""
+
+    def __init__(self, lines: Iterable[LogLine]) -> None:
+        self._source = iter(lines)
+        self._lines: list[LogLine] = []
+        self._first = 0  # the index of _lines[0]
+
+    def has(self, index: int) -> bool:
+        while index - self._first >= len(self._lines):
+            line = next(self._source, None)
+            if line is None:
+                return False
+            self._lines.append(line)
+        return True
+
+    def __getitem__(self, index: int) -> LogLine:
+        if not self.has(index):
+            raise IndexError(index)
+        return self._lines[index - self._first]
+
+    def span(self, start: int, end: int) -> list[LogLine]:
+        return self._lines[start - self._first:end - self._first]
+
+    def release(self, index: int) -> None:
+        """Forget the lines before `index` (in batches: deleting from a list's front copies it)."""
+        if index - self._first > 1024:
+            del self._lines[: index - self._first]
+            self._first = index
+
+
+def _damage(lines: list[LogLine]) -> dict[str, tuple[int, ...]]:
+    return {"garbled": tuple(line.number for line in lines if line.garbled), "cut": tuple(line.number for line in lines if line.cut)}
 
 
 _CPYTHON_START = re.compile(r"^\s*Traceback \(most recent call last\):\s*$")
@@ -48,43 +88,43 @@ _PYTEST_LOCATION = re.compile(r"^(?P<path>[^\s:][^:]*\.pyw?):(?P<line>\d+):(?: (
 _PYTEST_ERROR = re.compile(r"^E(?: {1,}(?P<text>.*))?$")
 
 
-def find_tracebacks(lines: list[LogLine]) -> list[Traceback]:
-    found: list[Traceback] = []
+def find_tracebacks(log: Iterable[LogLine]) -> Iterator[Traceback]:
+    lines = _Window(log)
     index = 0
-    while index < len(lines):
+    while lines.has(index):
+        lines.release(index)
         text = lines[index].text
         if _CPYTHON_START.match(text):
             traceback, index = _cpython(lines, index)
-            found.append(traceback)
+            yield traceback
         elif _IPYTHON_START.match(text):
             traceback, index = _ipython(lines, index)
-            found.append(traceback)
+            yield traceback
         elif _PYTEST_HEADER.match(text):
             tracebacks, index = _pytest_block(lines, index + 1)
-            found.extend(tracebacks)
+            yield from tracebacks
         else:
             line_style = _pytest_line_style(lines[index])
             if line_style is not None:
-                found.append(line_style)
+                yield line_style
             index += 1
-    return found
 
 
 # -- CPython -------------------------------------------------------------------------------------
 
 
-def _cpython(lines: list[LogLine], index: int) -> tuple[Traceback, int]:
+def _cpython(lines: _Window, index: int) -> tuple[Traceback, int]:
     start = index
     indent = len(lines[index].text) - len(lines[index].text.lstrip())
     frames: list[Frame] = []
     index += 1
     exception = None
-    while index < len(lines):
+    while lines.has(index):
         text = lines[index].text
         frame = _CPYTHON_FRAME.match(text)
         if frame:
             source = None
-            following = lines[index + 1].text if index + 1 < len(lines) else ""
+            following = lines[index + 1].text if lines.has(index + 1) else ""
             if following.strip() and not _CPYTHON_FRAME.match(following) and following.startswith(" " * (indent + 3)):
                 source = following.strip()
                 index += 1
@@ -97,16 +137,15 @@ def _cpython(lines: list[LogLine], index: int) -> tuple[Traceback, int]:
         if _EXCEPTION.match(text[indent:]) and frames:
             exception, index = _exception_text(lines, index, indent)
         break
-    end = lines[min(index, len(lines)) - 1].number
-    garbled = any(line.garbled for line in lines[start:index])
-    return Traceback(lines[start].number, end, tuple(frames), exception, garbled), index
+    damage = _damage(lines.span(start, index))
+    return Traceback(lines[start].number, lines[index - 1].number, tuple(frames), exception, **damage), index
 
 
-def _exception_text(lines: list[LogLine], index: int, indent: int) -> tuple[str, int]:
+def _exception_text(lines: _Window, index: int, indent: int) -> tuple[str, int]:
     """The exception line and its continuation lines, up to a blank line or what comes next."""
     parts = [lines[index].text[indent:]]
     index += 1
-    while index < len(lines):
+    while lines.has(index):
         text = lines[index].text
         if (not text.strip() or _CPYTHON_START.match(text) or text.startswith(_CHAIN) or text.startswith(_JAX_NOTE)
                 or _PYTEST_SECTION.match(text) or _PYTEST_HEADER.match(text)):
@@ -131,12 +170,12 @@ _IPYTHON_OLD_FILE = re.compile(r"^(?P<path>[^\s<][^<>]*?\.pyw?) in .*$")
 _IPYTHON_SOURCE = re.compile(r"^(?P<arrow>-*> ?| *)(?P<number>\d+) (?P<code>.*)$")
 
 
-def _ipython(lines: list[LogLine], index: int) -> tuple[Traceback, int]:
+def _ipython(lines: _Window, index: int) -> tuple[Traceback, int]:
     start = index
     frames: list[Frame] = []
     exception = None
     index += 1
-    while index < len(lines):
+    while lines.has(index):
         text = lines[index].text.rstrip()
         head = _IPYTHON_CELL.match(text) or _IPYTHON_FILE.match(text) or _IPYTHON_INPUT.match(text) or _IPYTHON_OLD_FILE.match(text)
         if head:
@@ -149,15 +188,14 @@ def _ipython(lines: list[LogLine], index: int) -> tuple[Traceback, int]:
         if _EXCEPTION.match(text) and frames:
             exception, index = _exception_text(lines, index, 0)
         break
-    end = lines[min(index, len(lines)) - 1].number
-    garbled = any(line.garbled for line in lines[start:index])
-    return Traceback(lines[start].number, end, tuple(frames), exception, garbled), index
+    damage = _damage(lines.span(start, index))
+    return Traceback(lines[start].number, lines[index - 1].number, tuple(frames), exception, **damage), index
 
 
-def _ipython_frame(lines: list[LogLine], index: int, head: re.Match[str]) -> tuple[int, Frame]:
+def _ipython_frame(lines: _Window, index: int, head: re.Match[str]) -> tuple[int, Frame]:
     shown: list[tuple[int, str]] = []
     current: tuple[int, str] | None = None
-    while index < len(lines):
+    while lines.has(index):
         source = _IPYTHON_SOURCE.match(lines[index].text.rstrip("\r\n"))
         if source is None or not source["arrow"]:  # numbers are right-aligned in 7 columns
             break
@@ -176,7 +214,7 @@ def _ipython_frame(lines: list[LogLine], index: int, head: re.Match[str]) -> tup
 # -- pytest --------------------------------------------------------------------------------------
 
 
-def _pytest_block(lines: list[LogLine], index: int) -> tuple[list[Traceback], int]:
+def _pytest_block(lines: _Window, index: int) -> tuple[list[Traceback], int]:
     """One test's failure: entries split by `_ _ _` lines, each with a `path:line:` location
     after its code (long, auto) or before it (short), and the `E   ` lines of the exception;
     a chained exception's parts are separate tracebacks."""
@@ -188,12 +226,12 @@ def _pytest_block(lines: list[LogLine], index: int) -> tuple[list[Traceback], in
 
     def flush(end: int) -> None:
         if frames:
-            garbled = any(line.garbled for line in lines[start:end])
-            tracebacks.append(Traceback(lines[start].number, lines[end - 1].number, tuple(frames), _pytest_exception(errors), garbled))
+            damage = _damage(lines.span(start, end))
+            tracebacks.append(Traceback(lines[start].number, lines[end - 1].number, tuple(frames), _pytest_exception(errors), **damage))
         frames.clear()
         errors.clear()
 
-    while index < len(lines):
+    while lines.has(index):
         text = lines[index].text
         if _PYTEST_HEADER.match(text) or _PYTEST_SECTION.match(text):
             break
@@ -211,7 +249,7 @@ def _pytest_block(lines: list[LogLine], index: int) -> tuple[list[Traceback], in
         elif location:
             rest = location["rest"] or ""
             source = pending_source
-            following = lines[index + 1].text if index + 1 < len(lines) else ""
+            following = lines[index + 1].text if lines.has(index + 1) else ""
             if source is None and rest.startswith("in ") and following.startswith("    "):
                 source = following.strip()
                 index += 1
@@ -241,4 +279,4 @@ def _pytest_line_style(line: LogLine) -> Traceback | None:
     if not rest or not _EXCEPTION.match(rest) or ": " not in rest or rest.startswith("in "):
         return None
     frame = Frame(location["path"], int(location["line"]), None)  # type: ignore[index]
-    return Traceback(line.number, line.number, (frame,), rest, line.garbled)
+    return Traceback(line.number, line.number, (frame,), rest, **_damage([line]))
