@@ -28,7 +28,7 @@ def jax001(source: str, args=("--jax-version", "0.10.2", "--unsafe-fixes")):
         "jax.jit(jnp.sin).lower(x, lowering_platforms=('cpu',))",  # forwarded to f: not a platform
         "args = (x,)\njax.jit(jnp.sin).lower(*args)",
         "def lower_it(y):\n    return jax.jit(jnp.sin).trace(y).lower()",
-        "g = jax.jit(jnp.sin)\ng = jax.jit(jnp.cos)\ng.lower(x)",
+        "g = jax.jit(jnp.sin)\nif flag:\n    g = jax.jit(jnp.cos)\ng.lower(x)",  # two bindings reach it
         "def outer(f):\n    return f\n\n@outer\n@jax.jit\ndef h(a):\n    return a\n\nh.lower(x)",
         "jax.jit(jnp.sin)(x).lower()",
         "jax.jit(jnp.sin, device=jax.devices()[0]).lower(x)",
@@ -53,7 +53,7 @@ def jax001(source: str, args=("--jax-version", "0.10.2", "--unsafe-fixes")):
         "lowering-platforms-forwarded-to-f",
         "star-arguments",
         "argument-is-a-parameter",
-        "jitted-name-bound-twice",
+        "jitted-name-bound-in-one-branch",
         "jit-is-not-the-outermost-decorator",
         "lower-on-a-call-result",
         "jit-device-keyword",

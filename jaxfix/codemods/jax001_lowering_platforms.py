@@ -239,9 +239,14 @@ class MissingLoweringPlatforms(Rule):
     # -- the jitted callable ----------------------------------------------------------------
 
     def _jitted(self, expr: cst.BaseExpression) -> _Jitted | None:
-        """`jax.jit(f, ...)` (reached through names), or a function whose outermost decorator is
-        `@jax.jit` or `@partial(jax.jit, ...)`; None unless its keywords are device-free."""
+        """`jax.jit(f, ...)` (reached through names: for one bound several times, the assignment
+        that reaches here), or a function whose outermost decorator is `@jax.jit` or
+        `@partial(jax.jit, ...)`; None unless its keywords are device-free."""
         target = self.analysis.resolve(expr)
+        if isinstance(target, cst.Name) and self.analysis.definition(target) is None:  # bound more than once
+            reaching = self.analysis.reaching_bindings(target)
+            value = self.analysis.bound_value(next(iter(reaching))) if reaching is not None and len(reaching) == 1 else None
+            target = self.analysis.resolve(value) if value is not None else target
         if isinstance(target, cst.Call):
             jitted = self.analysis.jit_application(target)
             if jitted is None or jitted.function is None:
