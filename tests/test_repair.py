@@ -306,20 +306,21 @@ def test_stage():
 
 
 def test_evidence_flag_applies_a_file_recorded_by_the_pytest_plugin(tmp_path):
-    """`pytest -p jaxfix.record` (jaxfix installed where the tests run), then `jaxfix --evidence`;
-    the fix targets the JAX version the run recorded, not the one next to jaxfix."""
+    """`pytest -p jaxfix.record` (jaxfix and its dependencies installed where the tests run: this
+    interpreter), then `jaxfix --evidence`; the fix targets the JAX version the run recorded."""
     (tmp_path / "test_stage.py").write_text(STAGE_TEST)
     env = {**command_env(tmp_path), "PYTHONPATH": str(ROOT), "JAXFIX_RECORD": str(tmp_path / "evidence.jsonl")}
-    ran = subprocess.run([python(NEXT), "-m", "pytest", "-q", "-p", "jaxfix.record", "-p", "no:cacheprovider", "test_stage.py"],
+    ran = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "jaxfix.record", "-p", "no:cacheprovider", "test_stage.py"],
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
     assert ran.returncode == 1 and (tmp_path / "evidence.jsonl").exists(), ran.stdout[-3000:]
     done = subprocess.run([sys.executable, "-m", "jaxfix", "--evidence", "evidence.jsonl", "--unsafe-fixes", "--diff", "."],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
     assert "+        with use_abstract_mesh(AbstractMesh((2, 4), (\"data\", \"model\"))):" in done.stdout, done.stderr
     reading = read_evidence((tmp_path / "evidence.jsonl").read_bytes(), [tmp_path / "test_stage.py"])
-    options = Options(jax_version=(0, 10, 2), evidence={p.resolve(): e for p, e in reading.evidence.items()})
-    assert options.for_file(tmp_path / "test_stage.py").jax_version == (0, 12, 0, 1)
-    assert Options(jax_version=(0, 10, 2)).for_file(tmp_path / "test_stage.py").jax_version == (0, 10, 2)
+    recorded = tuple(int(p) for p in JAX_VERSIONS[0].split("."))  # the JAX of the interpreter that ran the tests
+    options = Options(jax_version=(0, 12), evidence={p.resolve(): e for p, e in reading.evidence.items()})
+    assert options.for_file(tmp_path / "test_stage.py").jax_version == recorded
+    assert Options(jax_version=(0, 12)).for_file(tmp_path / "test_stage.py").jax_version == (0, 12)
     assert isinstance(reading.evidence[tmp_path / "test_stage.py"][0], Evidence)
 
 
