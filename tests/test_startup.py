@@ -84,3 +84,16 @@ def test_a_gitignore_brings_in_pathspec(tmp_path):
     (tmp_path / "generated" / "a.py").write_text(VIOLATION)
     outcome, _, stderr = _jaxfix("--check", "-q", str(tmp_path))
     assert outcome == {"exit": 0, "imported": ["pathspec"]}, stderr
+
+
+def test_the_help_imports_no_server_and_the_server_no_engine():
+    """`jaxfix --help` lists `server` without importing pygls; the language server's own process
+    imports neither libcst nor the engine (its analysis process does), so it answers at once."""
+    outcome, stdout, _ = _jaxfix("--help")
+    assert outcome["exit"] == 0 and "server" in stdout.split("Commands")[1]
+    probe = "import sys, jaxfix.cli.server, jaxfix.server.lsp; print(sorted({'pygls', 'libcst', 'jaxfix.engine', 'rich'} & set(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.stdout.strip() == "['pygls']"
+    done = subprocess.run([sys.executable, "-c", "import sys, jaxfix.cli.main, jaxfix.cli.server; print('pygls' in sys.modules)"],
+                          capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.stdout.strip() == "False"
