@@ -155,21 +155,23 @@ def test_columns_are_utf16_code_units_and_edits_keep_non_ascii_text(tmp_path):
     asyncio.run(run(body)(tmp_path))
 
 
-def test_a_crash_in_a_rule_is_one_logged_message_and_the_server_lives_on(tmp_path):
+def test_a_crash_in_a_rule_or_of_the_analysis_process_is_one_logged_message_and_the_server_lives_on(tmp_path):
     # The crashing test rule is registered in the server's processes as the toy rules are in
     # the tests' own: by the rule registry, from a sitecustomize on their path.
     site = tmp_path / "site"
     site.mkdir()
     (site / "sitecustomize.py").write_text(textwrap.dedent("""
         from jaxfix.codemods import RULES
-        from toy_rules import Crashing
+        from toy_rules import Crashing, Dying
         RULES[Crashing.code] = Crashing
+        RULES[Dying.code] = Dying
     """))
     work = tmp_path / "work"
     work.mkdir()
     (work / "boom.py").write_text("crash_here()\n")
     (work / "fine.py").write_text(VIOLATION)
     (work / "evil\njaxfix: forged\x1b[2J.py").write_text("crash_here()\n")
+    (work / "dies.py").write_text("die_here()\n")
 
     async def body(editor: Editor) -> None:
         boom = editor.open(work / "boom.py")
@@ -186,6 +188,12 @@ def test_a_crash_in_a_rule_is_one_logged_message_and_the_server_lives_on(tmp_pat
         await editor.diagnostics(evil)
         assert len(editor.logs) == 2 and "\n" not in editor.logs[1] and "\x1b" not in editor.logs[1]
         assert "evil\\njaxfix: forged\\x1b[2J.py" in editor.logs[1]
+        # A rule that kills the analysis process: one message, a new process for what follows.
+        dies = editor.open(work / "dies.py")
+        assert (await editor.diagnostics(dies)).diagnostics == ()
+        assert len(editor.logs) == 3 and "dies.py: the analysis process stopped (exit code -9)" in editor.logs[2]
+        editor.change(fine, VIOLATION + "# edited\n", 2)
+        assert [d.code for d in (await editor.diagnostics(fine, 2)).diagnostics] == ["JAX001"]
 
     asyncio.run(run(body)(work, python_path=(site, ROOT / "tests")))
 

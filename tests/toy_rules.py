@@ -7,6 +7,9 @@ second pass, an unsafe fix.
 
 from __future__ import annotations
 
+import os
+import signal
+
 import libcst as cst
 import libcst.matchers as m
 import pytest
@@ -97,3 +100,19 @@ class Crashing(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         if m.matches(node.func, m.Name("crash_here")):
             raise RuntimeError("the test rule crashed")
+
+
+class Dying(Rule):
+    """Kills the process it runs in on `die_here()`: what a crash inside LibCST or the memory
+    killer does to a worker."""
+
+    __doc__ = _DOC
+    code = "JAX905"
+    name = "dying"
+    summary = "die_here() kills the process checking it"
+    fixes = {}
+    tokens = ((b"die_here",),)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if m.matches(node.func, m.Name("die_here")):
+            os.kill(os.getpid(), signal.SIGKILL)
