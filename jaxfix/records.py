@@ -19,6 +19,7 @@ from jaxfix.evidence import Evidence, Facts, MeshFacts
 from jaxfix.fromlog.errors import MessageError, read_facts
 from jaxfix.fromlog.locate import LocateError, TreeIndex, locate
 from jaxfix.fromlog.tracebacks import Frame
+from jaxfix.options import DEFAULT_MAX_FILE_SIZE
 from jaxfix.recorder import SCHEMA
 
 MAX_RECORDS = 10_000
@@ -174,9 +175,10 @@ def _columns(local_lines: list[str], frame: Frame, span: _Span | None, segment: 
     return (column, end_column) if column < end_column else None
 
 
-def read_evidence(data: bytes, files: list[Path]) -> EvidenceReading:
+def read_evidence(data: bytes, files: list[Path], max_file_size: int = DEFAULT_MAX_FILE_SIZE) -> EvidenceReading:
+    """`max_file_size`: the largest source file read to check a record's line."""
     reading = EvidenceReading()
-    index = TreeIndex(files)
+    index = TreeIndex(files, max_file_size)
     sources: dict[Path, list[str]] = {}
     found: dict[tuple[Path, int, str, tuple[int, int] | None], list[tuple[int, Facts, tuple[int, ...] | None]]] = {}
     lines = data.split(b"\n")
@@ -215,7 +217,7 @@ def read_evidence(data: bytes, files: list[Path]) -> EvidenceReading:
         try:
             facts = _facts(code, message, record.get("meshes"))
             frames = _frames(record.get("frames"))
-            local, frame = locate(tuple(f for f, _, _ in frames), index, sources)
+            local, frame = locate(tuple(f for f, _, _ in frames), index, sources, max_file_size)
             _, span, segment = next(item for item in reversed(frames) if item[0] == frame)
             columns = _columns(sources[local], frame, span, segment, local)
         except (_Bad, LocateError) as error:

@@ -257,7 +257,7 @@ def _read(path: Path, files: list[Path], options: Options) -> EvidenceReading:
     data = read_source(path, replace(options, max_file_size=MAX_EVIDENCE_BYTES))
     if not isinstance(data, bytes):
         return EvidenceReading(errors=[f"the evidence file: {data.error}"])
-    return read_evidence(data, files)
+    return read_evidence(data, files, options.max_file_size)
 
 
 def _site_outcomes(number: int, raised: list[Raised], results: list[FileResult], dry_run: bool) -> list[SiteOutcome]:

@@ -22,7 +22,7 @@ def read_evidence_file(path: Path, files: list[Path], options: Options) -> Evide
     data = read_source(path, replace(options, max_file_size=MAX_EVIDENCE_BYTES))
     if not isinstance(data, bytes):
         return data.error or "cannot read"
-    return read_evidence(data, files)
+    return read_evidence(data, files, options.max_file_size)
 
 
 def evidence_file_run(evidence: str, paths: list[Path], options: Options, console: Console) -> LogRun:
