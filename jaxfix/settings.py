@@ -95,6 +95,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("max-log-size", int, "", "a number of bytes", commands=(), default=lambda: DEFAULT_MAX_LOG_SIZE),
     Setting("max-parse-memory", int, "", "a number of megabytes", commands=(), default=lambda: DEFAULT_MAX_PARSE_MEMORY),
     Setting("src", list, "", "a list of directories (relative to this file)", commands=(), in_options=False),
+    Setting("output-file", str, "Write what goes to stdout (diagnostics, diffs, a --format document) to FILE instead, atomically.",
+            "a file path (relative to this file)", commands=(MAIN,), metavar="FILE", in_options=False),
     Setting("cache-dir", str, "Where the result cache lives (default: .jaxfix_cache/ in the project root).",
             "a directory (relative to this file)", commands=(MAIN,), metavar="DIR", in_options=False),
 )

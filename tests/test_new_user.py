@@ -325,3 +325,75 @@ def test_10_the_from_log_note_is_one_line(project):
 def test_10_the_readme_says_how_long_the_tests_take():
     readme = (ROOT / "README.md").read_text()
     assert re.search(r"run the tests, about \d+ minutes on a fresh clone with 2 cores", readme)
+
+
+# -- 11. what ruff users reach for -----------------------------------------------------------
+
+
+def test_11_show_settings_and_show_files(project):
+    _pin(project, "jax>=0.12")
+    (project / "src" / "trainer" / "notes.txt").write_text("not python\n")
+    shown = invoke("--show-settings", "src", cwd=project)
+    assert shown.exit_code == 0 and shown.stderr == ""
+    lines = shown.stdout.splitlines()
+    assert lines[0] == "config file: none (defaults)"
+    assert f"project roots: {project / 'src'}" in lines
+    assert "target JAX version: 0.12 (pyproject.toml [project] dependencies: jax>=0.12)" in lines
+    assert "rules: JAX001 (missing-lowering-platforms), JAX002 (abstract-mesh-size-change), JAX003 (all-gather-foreign-mesh)" in lines
+    from jaxfix.settings import SETTINGS
+
+    keys = [line.split(" = ")[0] for line in lines[lines.index("[tool.jaxfix] settings in effect:") + 1:]]
+    assert keys == [s.key for s in SETTINGS]
+    assert 'target-version = "0.12"' in lines and "cache-dir = null" in lines  # --no-cache
+    cached = CliRunner().invoke(cli, ["--show-settings", str(project / "src" / "trainer")], catch_exceptions=False)
+    assert f'cache-dir = "{project / ".jaxfix_cache"}"' in cached.stdout.splitlines()
+    files = invoke("--show-files", ".", cwd=project)
+    assert files.exit_code == 0 and files.stdout == "src/trainer/__init__.py\nsrc/trainer/export.py\n"
+
+
+def test_11_exit_zero_statistics_and_output_file(project):
+    _pin(project, "jax>=0.12")
+    (project / "src" / "trainer" / "gather.py").write_text(UNSAFE_ONLY.read_text())
+    assert invoke("--check", "src", cwd=project).exit_code == 1
+    assert invoke("--check", "--exit-zero", "src", cwd=project).exit_code == 0
+    (project / "src" / "trainer" / "broken.py").write_text("def f(:\n")
+    assert invoke("--check", "--exit-zero", "src", "src/trainer/broken.py", cwd=project).exit_code == 2, "errors still exit 2"
+    (project / "src" / "trainer" / "broken.py").unlink()
+    counts = invoke("--check", "--statistics", "src", cwd=project)
+    assert counts.exit_code == 1 and counts.stdout == "1\tJAX001\t[*] missing-lowering-platforms\n1\tJAX003\t[ ] all-gather-foreign-mesh\n"
+    as_json = invoke("--check", "--statistics", "--format", "json", "src", cwd=project)
+    assert [(r["code"], r["count"], r["fixable"]) for r in __import__("json").loads(as_json.stdout)] == [("JAX001", 1, True), ("JAX003", 1, False)]
+
+    printed = invoke("--dry-run", "src", cwd=project)
+    saved = invoke("--dry-run", "--output-file", "preview.txt", "src", cwd=project)
+    assert saved.exit_code == 1 and saved.stdout == "" and "jaxfix summary" in saved.stderr
+    assert (project / "preview.txt").read_text() == printed.stdout
+    report = invoke("--check", "--format", "sarif", "--output-file", "report.sarif", "src", cwd=project)
+    assert report.stdout == "" and __import__("json").loads((project / "report.sarif").read_text())["version"] == "2.1.0"
+    assert not [p for p in project.iterdir() if p.name.startswith(".") and "jaxfix" in p.name and p.is_file()], "no temp file is left"
+
+
+def test_11_add_noqa_suppresses_every_finding_and_changes_nothing_else(project):
+    _pin(project, "jax>=0.12")
+    package = project / "src" / "trainer"
+    (package / "gather.py").write_text(UNSAFE_ONLY.read_text())
+    (package / "lower.py").write_text(LOWERING.read_text().replace("lowered = jax.jit(jnp.sin).lower(x)",
+                                                                  "lowered = jax.jit(jnp.sin).lower(x)  # noqa: E501"))
+    before = {p.name: p.read_text() for p in package.glob("*.py")}
+    added = invoke("--add-noqa", "src", cwd=project)
+    assert added.exit_code == 0 and "Added 3 suppression comments (# jaxfix: ignore[CODE]) to 3 files." in added.stderr, added.output
+    after = {p.name: p.read_text() for p in package.glob("*.py")}
+    for name, text in before.items():
+        old, new = text.splitlines(), after[name].splitlines()
+        assert len(old) == len(new)
+        changed = [(a, b) for a, b in zip(old, new) if a != b]
+        assert len(changed) == (name != "__init__.py"), name
+        for a, b in changed:
+            assert b.startswith(a + "  # jaxfix: ignore[JAX00") and b.endswith("]"), b
+    assert "lowered = jax.jit(jnp.sin).lower(x)  # noqa: E501  # jaxfix: ignore[JAX001]" in after["lower.py"]
+    clean = invoke("--check", "src", cwd=project)
+    assert clean.exit_code == 0 and clean.stdout == "", clean.stdout
+    again = invoke("--add-noqa", "src", cwd=project)
+    assert again.exit_code == 0 and "Added 0 suppression comments" in again.stderr
+    assert {p.name: p.read_text() for p in package.glob("*.py")} == after
+    assert invoke("--add-noqa", "--diff", "src", cwd=project).exit_code == 2

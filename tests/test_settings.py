@@ -33,6 +33,7 @@ VALUES = {
     "max-log-size": (1000, None),
     "max-parse-memory": (4096, None),
     "src": (["src"], None),
+    "output-file": ("out.txt", ["--output-file", "out.txt"]),
     "cache-dir": ("cache", ["--cache-dir", "cache"]),
 }
 COMMANDS = {MAIN: check, MIGRATE: migrate}

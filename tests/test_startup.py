@@ -82,6 +82,7 @@ def test_a_gitignore_brings_in_pathspec(tmp_path):
     (tmp_path / ".gitignore").write_text("generated/\n")
     (tmp_path / "generated").mkdir()
     (tmp_path / "generated" / "a.py").write_text(VIOLATION)
+    (tmp_path / "plain.py").write_text("x = 1\n")  # a tree of ignored files only would warn 'No Python files found'
     outcome, _, stderr = _jaxfix("--check", "-q", str(tmp_path))
     assert outcome == {"exit": 0, "imported": ["pathspec"]}, stderr
 

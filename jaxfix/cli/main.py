@@ -160,15 +160,39 @@ class _MainCommand(click.Command):
 @click.option("--stdin-filename", help="With '-': the path to use for config, excludes and messages.")
 @click.option("--list-rules", is_flag=True, help="List the rules and exit.")
 @click.option("--explain", metavar="CODE", help="Show a rule's full documentation and exit.")
+@click.option("--show-settings", is_flag=True, help="Show the config file, project roots, target JAX version, rules and every setting in effect; exit.")
+@click.option("--show-files", is_flag=True, help="List the files that would be checked; exit.")
+@click.option("--statistics", is_flag=True, help="Show counts per rule code instead of each finding (text or json).")
+@click.option("--add-noqa", is_flag=True, help="Add a `# jaxfix: ignore[CODE]` comment to the line of every current finding; change nothing else.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings or pending changes remain (errors still exit 2).")
 @click.version_option(__version__, "--version", prog_name="jaxfix")
-def check(paths: tuple[Path, ...], dry_run: bool, check_mode: bool, diff: bool, config_file: Path | None, jobs: int | None, color: str,
-          output_format: str, quiet: bool, verbose: bool, stdin_filename: str | None, list_rules: bool, explain: str | None,
-          diff_base: str | None, from_log: str | None, evidence_file: str | None, no_cache: bool, **params: Any) -> None:
+def check(**params: Any) -> None:
     """Find and fix JAX sharding code that recent JAX releases reject (JAX001-JAX003).
 
     Fixes safe violations in place by default. Exit codes: 0 nothing left to do; 1 diagnostics
     remain (or changes pending with --check/--dry-run/--diff); 2 usage error or a file failed.
     """
+    from jaxfix.cli.output_file import OutputFile
+
+    capture = OutputFile()
+    try:
+        _check(capture, **params)
+    except _Interrupted:
+        capture.finish(keep=False)  # FILE stays as it was
+        raise
+    except SystemExit:
+        capture.finish(keep=True)
+        raise
+    except BaseException:
+        capture.finish(keep=False)
+        raise
+    capture.finish(keep=True)
+
+
+def _check(capture: Any, paths: tuple[Path, ...], dry_run: bool, check_mode: bool, diff: bool, config_file: Path | None, jobs: int | None, color: str,
+          output_format: str, quiet: bool, verbose: bool, stdin_filename: str | None, list_rules: bool, explain: str | None,
+          diff_base: str | None, from_log: str | None, evidence_file: str | None, no_cache: bool, show_settings: bool, show_files: bool,
+          statistics: bool, add_noqa: bool, exit_zero: bool, **params: Any) -> None:
     out = functools.cache(functools.partial(make_console, color, stdout=True))  # made when first needed
     console = functools.cache(functools.partial(make_console, color, stdout=False))
     if list_rules or explain:
@@ -198,6 +222,21 @@ def check(paths: tuple[Path, ...], dry_run: bool, check_mode: bool, diff: bool, 
             options = replace(options, changed_lines=changed_lines(diff_base))
         except ChangedLinesError as error:
             raise click.UsageError(str(error)) from None
+    output_file = flags["output_file"] and Path(flags["output_file"])
+    if output_file is None and config.values.get("output-file") and config.path is not None:
+        output_file = config.path.parent / config.values["output-file"]
+    if output_file:
+        capture.start(output_file)
+    cache_path = cache_dir(flags["cache_dir"] and Path(flags["cache_dir"]), config, path_list)
+    if show_settings:
+        from jaxfix.cli.actions import settings_text
+
+        sys.stdout.write(settings_text(config, options, flags, target, None if no_cache else cache_path))
+        return
+    if add_noqa and (mode != "fix" or stdin or statistics):
+        raise click.UsageError("--add-noqa adds comments to the files given: combine it with no preview, --statistics or stdin")
+    if statistics and (mode == "diff" or output_format not in ("text", "json")):
+        raise click.UsageError("--statistics prints text or json counts, not a diff or another format")
     if stdin and (from_log or evidence_file):
         raise click.UsageError(f"{'--from-log' if from_log else '--evidence'} checks files in the tree, not code from stdin ('-')")
     if from_log and evidence_file:
@@ -225,8 +264,13 @@ def check(paths: tuple[Path, ...], dry_run: bool, check_mode: bool, diff: bool, 
         render.render_error(console(), path, message)
     if not found.files and not found.errors and log_run is None:
         console().print("warning: No Python files found under the given path(s)", style="yellow", markup=False)  # ruff's words
-    write = mode == "fix"
-    cache = None if no_cache or from_log or evidence_file else Cache(cache_dir(flags["cache_dir"] and Path(flags["cache_dir"]), config, path_list), options)
+    if show_files:
+        from jaxfix.cli.actions import files_text
+
+        sys.stdout.write(files_text(found.files))
+        sys.exit(EXIT_ERROR if found.errors else EXIT_CLEAN)
+    write = mode == "fix" and not add_noqa
+    cache = None if no_cache or from_log or evidence_file else Cache(cache_path, options)
     # Files named on the command line always get their syntax errors reported; found ones with --strict.
     strict = flags["strict"] or bool(config.values.get("strict"))
     check_syntax = set(found.files) if strict else {p for p in path_list if p.is_file()}
@@ -237,7 +281,18 @@ def check(paths: tuple[Path, ...], dry_run: bool, check_mode: bool, diff: bool, 
         console().print(Text(f"warning: -j {jobs} is more than the {default_jobs()} CPUs available; using {default_jobs()}", style="yellow"))
     results = _run(found.files, options, write=write, jobs=min(jobs or default_jobs(), default_jobs()), console=console, quiet=quiet,
                    cache=cache, check_syntax=check_syntax)
-    if output_format == "text":
+    if add_noqa:
+        sys.exit(_add_noqa(results, console()) or (EXIT_ERROR if found.errors else EXIT_CLEAN))
+    if statistics:
+        from jaxfix.cli.actions import statistics as counts
+
+        for result in results:
+            if result.error:
+                from jaxfix.cli import render
+
+                render.render_error(console(), result.path, result.error, result.error_location)
+        sys.stdout.write(counts(results, write=write, output_format=output_format))
+    elif output_format == "text":
         _report(results, mode, out, console, quiet=quiet, verbose=verbose, options=options)
     else:
         for result in results:
@@ -251,7 +306,24 @@ def check(paths: tuple[Path, ...], dry_run: bool, check_mode: bool, diff: bool, 
 
         log_rows = () if log_run is None else (("log sites already fixed", log_run.already_fixed), ("log tracebacks not used", log_run.errors))
         render.render_summary(console(), results, write=write, other_errors=len(found.errors), log_rows=log_rows, target=target.describe())
-    sys.exit(_exit_code(results, write=write, had_errors=bool(found.errors) or bool(log_run and log_run.errors)))
+    code = _exit_code(results, write=write, had_errors=bool(found.errors) or bool(log_run and log_run.errors))
+    sys.exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
+
+
+def _add_noqa(results: list[FileResult], console: Console) -> int:
+    """Write the comments and say what was done on stderr; EXIT_ERROR if a file failed."""
+    from jaxfix.cli import render
+    from jaxfix.cli.actions import add_noqa
+
+    for result in results:
+        if result.error:
+            render.render_error(console, result.path, result.error, result.error_location)
+    added, files, problems = add_noqa(results)
+    for problem in problems:
+        console.print(problem, style="yellow", soft_wrap=True, markup=False)
+    console.print(f"Added {added} suppression comment{'s' if added != 1 else ''} (# jaxfix: ignore[CODE]) to {files} file{'s' if files != 1 else ''}.",
+                  soft_wrap=True, markup=False, highlight=False)
+    return EXIT_ERROR if any(r.error for r in results) or any(": error: " in p for p in problems) else EXIT_CLEAN
 
 
 def _run(files: list[Path], options: Options, *, write: bool, jobs: int, console: Callable[[], Console], quiet: bool,

@@ -1,0 +1,34 @@
+"""`--output-file FILE`: what would go to stdout goes to FILE, written once and atomically."""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+from typing import Any
+
+
+class OutputFile:
+    """`--output-file FILE`: stdout is gathered and written to FILE atomically when the run ends
+    (not when it is interrupted: then FILE is left as it was)."""
+
+    def __init__(self) -> None:
+        self.path: Path | None = None
+        self._saved: Any = None
+        self._stream: io.TextIOWrapper | None = None
+
+    def start(self, path: Path) -> None:
+        self.path, self._saved = path, sys.stdout
+        self._stream = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="backslashreplace", newline="", write_through=True)
+        sys.stdout = self._stream
+
+    def finish(self, *, keep: bool) -> None:
+        if self._stream is None or self.path is None:
+            return
+        from jaxfix.safe_write import write_file
+
+        self._stream.flush()
+        data = self._stream.buffer.getvalue()  # type: ignore[attr-defined]  # a BytesIO: see start
+        sys.stdout, self._stream = self._saved, None
+        if keep:
+            write_file(self.path, data)
