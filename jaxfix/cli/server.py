@@ -8,10 +8,12 @@ import click
 
 
 @click.command("server", context_settings={"help_option_names": ["-h", "--help"]})
-def server() -> None:
-    """Run the language server (LSP over stdio) for editors: diagnostics, fixes, rule docs.
+@click.option("--stdio", is_flag=True, help="Accepted for clients that pass it: stdio is the only transport.")
+def server(stdio: bool) -> None:
+    """Run the language server for editors (LSP over stdio).
 
-    Needs pygls: pip install 'jaxfix[server]'. Configure the editor as docs/editors.md shows.
+    Diagnostics, quick fixes, fix-all and rule docs, as `jaxfix --check` finds them. Needs
+    pygls: pip install 'jaxfix[server]'. Editor setup: docs/editors.md.
     """
     if importlib.util.find_spec("pygls") is None:
         raise click.UsageError("jaxfix server needs pygls: pip install 'jaxfix[server]'")
