@@ -297,3 +297,18 @@ def test_a_range_becomes_gitlab_suggestion_lines_above():
     comment = {"path": "f.py", "start_line": 4, "line": 6, "side": "RIGHT", "body": "**JAX001**: m\n\n````suggestion\nnew\n````"}
     assert gitlab_body(comment) == "**JAX001**: m\n\n````suggestion:-2+0\nnew\n````"
     assert gitlab_body({**comment, "start_line": None, "line": 6}).endswith("````suggestion:-0+0\nnew\n````")
+
+
+def test_evidence_input_is_read_as_a_recording_or_as_a_log(tmp_path):
+    from jaxfix.bot.findings import jaxfix_command
+
+    recording = tmp_path / "evidence.jsonl"
+    recording.write_text('{"schema": "jaxfix-evidence"}\n')
+    log = tmp_path / "ci.log"
+    log.write_text("Traceback (most recent call last):\n")
+    assert jaxfix_command([], base=None, unsafe_fixes=False, target_version=None, evidence=recording)[-2:] == ["--evidence", str(recording)]
+    assert jaxfix_command(["src"], base="abc", unsafe_fixes=True, target_version="0.12.0.1", evidence=log)[-7:] == [
+        "--unsafe-fixes", "--target-version", "0.12.0.1", "--from-log", str(log), "--", "src"]
+    done = subprocess.run([*jaxfix_command([], base=None, unsafe_fixes=False, target_version="0.12.0.1", evidence=log), "--help"],
+                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr  # every flag the bot passes exists

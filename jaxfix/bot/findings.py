@@ -37,7 +37,7 @@ def jaxfix_command(paths: list[str], *, base: str | None, unsafe_fixes: bool, ta
     if unsafe_fixes:
         command.append("--unsafe-fixes")
     if target_version:
-        command += ["--jax-version", target_version]
+        command += ["--target-version", target_version]
     if evidence is not None:
         command += [_evidence_flag(evidence), str(evidence)]
     return [*command, "--", *paths] if paths else command
