@@ -64,7 +64,6 @@ class EvidenceReading:
     failures: list[Failure] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # "record N: why", for records that are not even records
     jax_versions: set[str] = field(default_factory=set)  # of the processes that imported JAX
-    processes: int = 0
 
 
 class _Bad(ValueError):
@@ -195,7 +194,6 @@ def read_evidence(data: bytes, files: list[Path], max_file_size: int = DEFAULT_M
             kind = record.get("kind")
             test = _str(record, "test", optional=True, limit=2000)
             if kind == "process":
-                reading.processes += 1
                 version = _str(record, "jax_version", optional=True, limit=100)
                 if version:
                     reading.jax_versions.add(version)

@@ -24,7 +24,7 @@ from pathlib import Path
 from jaxfix.diagnostics import FileResult
 from jaxfix.discovery import discover
 from jaxfix.evidence import Evidence
-from jaxfix.file_io import read_source, undo_written, write_fix
+from jaxfix.file_io import ReadError, read_regular, undo_written, write_fix
 from jaxfix.options import Options
 from jaxfix.recording import RecordingDir
 from jaxfix.records import (
@@ -96,7 +96,6 @@ class Round:
     outcomes: tuple[SiteOutcome, ...] = ()  # the sites worked on this round
     results: tuple[FileResult, ...] = ()  # the files fixed (or, with dry_run, that would be)
     problems: tuple[str, ...] = ()  # records that are not records
-    processes_with_jax: int = 0
 
 
 @dataclass(frozen=True)
@@ -254,9 +253,10 @@ def _tail(output: Path) -> str:
 def _read(path: Path, files: list[Path], options: Options) -> EvidenceReading:
     if not path.exists():
         return EvidenceReading()  # no Python process of the command started the recorder
-    data = read_source(path, replace(options, max_file_size=MAX_EVIDENCE_BYTES))
-    if not isinstance(data, bytes):
-        return EvidenceReading(errors=[f"the evidence file: {data.error}"])
+    try:
+        data = read_regular(path, MAX_EVIDENCE_BYTES, bound="the evidence file limit", follow_symlinks=False)
+    except ReadError as error:
+        return EvidenceReading(errors=[f"the evidence file: {error}"])
     return read_evidence(data, files, options.max_file_size)
 
 
@@ -394,9 +394,7 @@ def repair(paths: Sequence[Path], command: Sequence[str], options: Options, sett
                 done(Round(number, run))
                 return finish(Stop.NOT_STARTED, run.problem or "the command did not start")
             reading = _read(recording.evidence(number), found.files, options)
-            with_jax = len(reading.jax_versions)
-            base = Round(number, run, tuple(reading.raised), tuple(reading.failures), problems=tuple(reading.errors),
-                         processes_with_jax=with_jax)
+            base = Round(number, run, tuple(reading.raised), tuple(reading.failures), problems=tuple(reading.errors))
             if run.returncode == 0 and not run.timed_out:
                 done(base)
                 return finish(Stop.PASSED, f"the command passed{' after the fixes' if number > 1 else ''}")

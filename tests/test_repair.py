@@ -313,8 +313,11 @@ def test_evidence_flag_applies_a_file_recorded_by_the_pytest_plugin(tmp_path):
     ran = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "jaxfix.record", "-p", "no:cacheprovider", "test_stage.py"],
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
     assert ran.returncode == 1 and (tmp_path / "evidence.jsonl").exists(), ran.stdout[-3000:]
-    done = subprocess.run([sys.executable, "-m", "jaxfix", "--evidence", "evidence.jsonl", "--unsafe-fixes", "--diff", "."],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
+    checkout = tmp_path / "elsewhere" / "checkout"  # another machine's tree: paths mapped by their ending
+    checkout.mkdir(parents=True)
+    shutil.copy(tmp_path / "test_stage.py", checkout)
+    done = subprocess.run([sys.executable, "-m", "jaxfix", "--evidence", str(tmp_path / "evidence.jsonl"), "--unsafe-fixes", "--diff", "."],
+                          cwd=checkout, env=env, capture_output=True, text=True, timeout=300, check=False)
     assert "+        with use_abstract_mesh(AbstractMesh((2, 4), (\"data\", \"model\"))):" in done.stdout, done.stderr
     reading = read_evidence((tmp_path / "evidence.jsonl").read_bytes(), [tmp_path / "test_stage.py"])
     recorded = tuple(int(p) for p in JAX_VERSIONS[0].split("."))  # the JAX of the interpreter that ran the tests

@@ -11,7 +11,7 @@ from rich.text import Text
 from jaxfix.cli.from_log import LogRun
 from jaxfix.discovery import discover
 from jaxfix.escaping import printable
-from jaxfix.file_io import read_source
+from jaxfix.file_io import ReadError, read_regular
 from jaxfix.options import Options
 from jaxfix.paths import display_path
 from jaxfix.records import MAX_EVIDENCE_BYTES, EvidenceReading, read_evidence
@@ -19,9 +19,10 @@ from jaxfix.records import MAX_EVIDENCE_BYTES, EvidenceReading, read_evidence
 
 def read_evidence_file(path: Path, files: list[Path], options: Options) -> EvidenceReading | str:
     """The reading, or why the file cannot be read (regular files only, size-bounded)."""
-    data = read_source(path, replace(options, max_file_size=MAX_EVIDENCE_BYTES))
-    if not isinstance(data, bytes):
-        return data.error or "cannot read"
+    try:
+        data = read_regular(path, MAX_EVIDENCE_BYTES, bound="the evidence file limit")
+    except ReadError as error:
+        return str(error)
     return read_evidence(data, files, options.max_file_size)
 
 
