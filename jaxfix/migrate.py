@@ -33,6 +33,8 @@ from jaxfix.diagnostics import FileResult
 from jaxfix.diffs import unified_diff
 from jaxfix.discovery import discover
 from jaxfix.options import Options
+from jaxfix.records import Failure
+from jaxfix.repair import RepairReport, RepairSettings, repair
 from jaxfix.runner import run_files
 from jaxfix.settings import SettingError, build_options
 from jaxfix.target_version import target_version
@@ -56,6 +58,7 @@ _IN_PROGRESS = (
 class Status(enum.Enum):
     CHANGED = "changed"  # committed on the branch (with --dry-run: would change)
     CLEAN = "clean"  # nothing to fix
+    IMPROVED = "improved"  # --repair: some errors fixed, verify still fails; the patch is kept, nothing committed
     FAILED = "failed"  # verify failed, git or config error; the repository is as it was
     SKIPPED = "skipped"  # refused before anything ran (not a repo, dirty, mid-merge, branch exists)
 
@@ -72,6 +75,8 @@ class MigrateOptions:
     force_branch: bool = False
     verify: str | None = None
     verify_timeout: float = 600.0
+    repair: bool = False  # run the repair loop with the verify command (jaxfix.repair)
+    max_rounds: int = 5
     message: str | None = None
     dry_run: bool = False
     settings: tuple[tuple[str, Any], ...] = ()
@@ -114,6 +119,9 @@ class RepoReport:
     bundle: str | None = None  # likewise, for repositories given by URL
     pushed: bool = False  # the branch was pushed to the repository's URL (--push)
     target_jax: str | None = None  # the JAX version checked against and where it came from
+    errors: tuple[str, ...] = ()  # --repair: "CODE path:line" of every JAX001-JAX003 error the verify runs raised
+    errors_fixed: int = 0  # of those, the ones the last run no longer raised
+    baseline: str | None = None  # --repair: how the verify command did before any fix
 
     @property
     def done(self) -> bool:
@@ -132,6 +140,7 @@ class RepoReport:
             "diagnostics_left": len(self.left), "left": list(self.left), "file_errors": list(self.file_errors),
             "verify": self.verify.to_json() if self.verify else None, "duration": self.duration, "patch": self.patch,
             "bundle": self.bundle, "pushed": self.pushed, "target_jax": self.target_jax,
+            "errors": list(self.errors), "errors_fixed": self.errors_fixed, "baseline": self.baseline,
         }
 
     @classmethod
@@ -145,6 +154,7 @@ class RepoReport:
             duration=data["duration"], patch=data["patch"],
             bundle=data.get("bundle"), pushed=data.get("pushed", False),  # absent from reports written before URLs
             target_jax=data.get("target_jax"),  # absent from reports written before the target version
+            errors=tuple(data.get("errors", ())), errors_fixed=data.get("errors_fixed", 0), baseline=data.get("baseline"),
         )
 
 
@@ -330,6 +340,8 @@ def _fix_verify_commit(
             written.append(result)
         guard.check()
 
+    if options.repair and options.verify:
+        return _repair_commit(repo, base, engine_options, options, entry, guard, written)
     # No result cache: it would leave a .jaxfix_cache/ directory in the user's repository.
     # One job: the caller runs repositories in parallel, and on_done is then a point between files.
     results = run_files(files, engine_options, write=True, jobs=1, on_done=on_done)
@@ -355,6 +367,86 @@ def _fix_verify_commit(
     # The migration happens here, in one ref update; everything before it is undone by _restore.
     _git(repo, "branch", *(("--force",) if options.force_branch else ()), options.branch, commit)
     return replace(entry, status=Status.CHANGED, branch=options.branch, commit=commit), patch
+
+
+def _repair_commit(
+    repo: Path, base: str, engine_options: Options, options: MigrateOptions, entry: RepoReport,
+    guard: _HeldInterrupt, written: list[FileResult],
+) -> tuple[RepoReport, bytes | None]:
+    """--repair: the loop of `jaxfix repair` with the verify command (its first run is the
+    baseline, before any fix). Green after fixes: committed. Some errors fixed but still failing:
+    `improved`, the patch returned and nothing committed. Nothing fixed: untouched."""
+    assert options.verify is not None
+    settings = RepairSettings(max_rounds=options.max_rounds, timeout=options.verify_timeout, cwd=repo)
+    report = repair([repo], ("/bin/sh", "-c", options.verify), engine_options, settings, on_round=lambda _: guard.check())
+    written[:] = _net_writes(report)
+
+    def relative(path: Path | None) -> str:
+        return Path(os.path.realpath(path)).relative_to(repo).as_posix() if path is not None else "?"
+
+    def site(code: str, path: Path | None, line: int) -> str:
+        return f"{code} {relative(path)}:{line}"
+
+    seen = sorted({site(r.code, r.path, r.line) for one in report.rounds for r in one.raised})
+    left = sorted({site(o.code, o.path, o.line) for o in report.left})
+    first = report.rounds[0]
+    if first.run.returncode is None:
+        baseline = f"could not run: {first.run.problem}"
+    elif first.run.returncode == 0 and not first.run.timed_out:
+        baseline = "passed"
+    elif first.failures and not first.raised:
+        baseline = f"already failing before any fix, not with JAX001-JAX003: {_failure_text(first.failures)}"
+    elif first.failures:
+        baseline = f"failing with {len(first.raised)} JAX001-JAX003 error(s), and already with others: {_failure_text(first.failures)}"
+    else:
+        baseline = "failing" if not first.raised else f"failing with JAX001-JAX003 error(s): {', '.join(seen[:3])}"
+    fixes = Counter(d.code for one in report.rounds for r in one.results for d in r.diagnostics if d.applied)
+    entry = replace(
+        _with_results(entry, repo, written, written), fixes=tuple(sorted(fixes.items())), errors=tuple(seen),
+        errors_fixed=len(set(seen) - set(left)), baseline=baseline,
+        left=tuple(f"{relative(o.path)}:{o.line}: {o.code} {o.detail}" for o in report.left),
+    )
+    last = report.rounds[-1].run
+    verify = VerifyResult(options.verify, report.passed, None if last.timed_out else last.returncode,
+                          "" if report.passed else last.output_tail)
+    entry = replace(entry, verify=verify)
+    edited = _edited_since_written(repo, written)
+    if edited:
+        return replace(entry, status=Status.FAILED, reason=(
+            f"changed while --verify ran: {', '.join(edited)}; left as they are, nothing committed")), None
+    still = [*left, *(f"{f.exception}" + (f" in {f.test}" if f.test else "") for f in report.failures)]
+    if not written:
+        if report.passed:
+            return replace(entry, status=Status.CLEAN), None
+        return replace(entry, status=Status.FAILED, reason=f"verify {baseline}; nothing fixed: {report.reason}"), None
+    if not report.passed:
+        patch = b"".join(unified_diff(relative(r.path), r.source, r.fixed) for r in written if r.source is not None and r.fixed is not None)
+        return replace(entry, status=Status.IMPROVED, reason=(
+            f"{entry.errors_fixed} of {len(seen)} errors fixed, still failing: {', '.join(still[:5]) or report.reason}"
+            f"{', ...' if len(still) > 5 else ''}; the fixes are in the patch, nothing committed")), patch
+    tree = _stage(repo, base, entry.files_changed)
+    guard.check()
+    message = options.message or _commit_message(entry)
+    commit = _git(repo, "commit-tree", tree, "-p", base, "-F", "-", input=message.encode()).strip()
+    patch = _git_bytes(repo, "format-patch", "-1", "--stdout", commit)
+    _git(repo, "branch", *(("--force",) if options.force_branch else ()), options.branch, commit)
+    return replace(entry, status=Status.CHANGED, branch=options.branch, commit=commit), patch
+
+
+def _net_writes(report: RepairReport) -> list[FileResult]:
+    """Each file the loop wrote, from what it was before the first round to what it is after the last."""
+    net: dict[Path, FileResult] = {}
+    for one in report.rounds:
+        for result in one.results:
+            if result.written:
+                first = net.get(result.path)
+                net[result.path] = result if first is None else replace(first, fixed=result.fixed)
+    return list(net.values())
+
+
+def _failure_text(failures: tuple[Failure, ...]) -> str:
+    shown = [f"{f.exception}" + (f" in {f.test}" if f.test else "") for f in failures[:3]]
+    return ", ".join(shown) + (f" and {len(failures) - 3} more" if len(failures) > 3 else "")
 
 
 def _stage(repo: Path, base: str, paths: tuple[str, ...]) -> str:

@@ -390,3 +390,97 @@ def test_progress_counts_done_failed_and_running(tmp_path):
     assert "0 done, 0 failed, running 1: gone" in result.stderr
     assert "0 done, 1 failed, running 1: app" in result.stderr
     assert "1 done, 1 failed" in result.stderr
+
+
+# -- --repair: the loop of `jaxfix repair` in each repository -------------------------------------
+
+_MESHES = b'''from jax.sharding import AbstractMesh
+
+
+def make_mesh(data, model):
+    return AbstractMesh((data, model), ("data", "model"))
+'''
+_FACTORY_STAGE = b'''import jax
+from jax.sharding import AbstractMesh, use_abstract_mesh
+
+from meshes import make_mesh
+
+
+def eval_sizes():
+    with use_abstract_mesh(AbstractMesh((2, 4), ("data", "model"))):
+        with use_abstract_mesh(make_mesh(data=4, model=4)):
+            return jax.sharding.get_abstract_mesh().axis_sizes
+'''
+_ENV_STAGE = b'''import os
+
+import jax
+from jax.sharding import AbstractMesh, use_abstract_mesh
+
+DATA = int(os.environ.get("JAXFIX_FLEET_EVAL_DATA", "4"))
+
+
+def env_sizes():
+    with use_abstract_mesh(AbstractMesh((2, 4), ("data", "model"))):
+        with use_abstract_mesh(AbstractMesh((DATA, 4), ("data", "model"))):
+            return jax.sharding.get_abstract_mesh().axis_sizes
+'''
+_FACTORY_TEST = b"from stages import eval_sizes\n\n\ndef test_eval_sizes():\n    assert eval_sizes() == (2, 4)\n"
+_ENV_TEST = b"from env_stage import env_sizes\n\n\ndef test_env_sizes():\n    assert env_sizes() == (2, 4)\n"
+_BROKEN_TEST = b"import jax\n\n\ndef test_device_count():\n    assert jax.numpy.ones(3).sum() == 4\n"
+
+
+def test_repair_on_dask_green_improved_untouched(tmp_path, scheduler):
+    """One verify run first (the baseline), then the loop: the repository that goes green is
+    committed; the one that improves (its second error lives in an environment variable) keeps
+    its patch in --out, nothing committed; the one already failing otherwise is left untouched."""
+    repos = {
+        "green": make_repo(tmp_path / "green", {"meshes.py": _MESHES, "stages.py": _FACTORY_STAGE, "test_stages.py": _FACTORY_TEST}),
+        "improved": make_repo(tmp_path / "improved", {
+            "meshes.py": _MESHES, "stages.py": _FACTORY_STAGE, "test_stages.py": _FACTORY_TEST,
+            "env_stage.py": _ENV_STAGE, "test_env_stage.py": _ENV_TEST}),
+        "untouched": make_repo(tmp_path / "untouched", {"test_broken.py": _BROKEN_TEST}),
+    }
+    heads = {name: git(repo, "rev-parse", "HEAD") for name, repo in repos.items()}
+    verify = f"JAX_PLATFORMS=cpu {sys.executable} -m pytest -q -p no:cacheprovider"
+    out = tmp_path / "out"
+    code, report, stderr = run("--verify", verify, "--repair", "--unsafe-fixes", "--scheduler", scheduler,
+                               "--out", str(out), *map(str, repos.values()))
+    assert code == 1, stderr
+
+    green = report["green"]
+    assert green["status"] == "changed", green
+    assert green["baseline"].startswith("failing with JAX001-JAX003") and green["verify"]["passed"]
+    assert green["errors"] == ["JAX002 stages.py:9"] and green["errors_fixed"] == 1
+    assert git(repos["green"], "show", f"{BRANCH}:stages.py").count("make_mesh(data=2, model=4)") == 1
+    assert (out / green["patch"]).read_text().count("+        with use_abstract_mesh(make_mesh(data=2, model=4)):") == 1
+
+    improved = report["improved"]
+    assert improved["status"] == "improved", improved
+    assert improved["errors"] == ["JAX002 env_stage.py:11", "JAX002 stages.py:9"] and improved["errors_fixed"] == 1
+    assert improved["reason"].startswith("1 of 2 errors fixed, still failing: JAX002 env_stage.py:11")
+    assert any("environment variable JAXFIX_FLEET_EVAL_DATA: set it to 2" in left for left in improved["left"]), improved["left"]
+    assert improved["commit"] is None and not improved["verify"]["passed"]
+    patch = out / improved["patch"]
+    assert git(repos["improved"], "branch", "--list", BRANCH) == ""
+    assert (repos["improved"] / "stages.py").read_bytes() == _FACTORY_STAGE  # the work tree is put back
+    subprocess.run(["git", "apply", str(patch)], cwd=repos["improved"], check=True)  # the kept patch is the fix
+    assert b"make_mesh(data=2, model=4)" in (repos["improved"] / "stages.py").read_bytes()
+    subprocess.run(["git", "checkout", "--", "stages.py"], cwd=repos["improved"], check=True)
+
+    untouched = report["untouched"]
+    assert untouched["status"] == "failed" and untouched["patch"] is None and untouched["errors"] == []
+    assert untouched["baseline"].startswith("already failing before any fix, not with JAX001-JAX003: AssertionError")
+    assert git(repos["untouched"], "branch", "--list", BRANCH) == ""
+
+    for name, repo in repos.items():
+        assert git(repo, "rev-parse", "HEAD") == heads[name]
+        assert git(repo, "status", "--porcelain", "--untracked-files=no") == "", name
+    markdown = (out / "report.md").read_text()
+    assert "1 of 2 errors fixed, still failing" in markdown and "already failing before any fix" in markdown
+
+
+def test_repair_needs_verify_and_is_no_dry_run(tmp_path):
+    repo = make_repo(tmp_path / "repo", {"model.py": BEFORE})
+    for extra in ((), ("--verify", "true", "--dry-run")):
+        result = CliRunner().invoke(migrate, ["--repair", *extra, "--out", str(tmp_path / "out"), str(repo)])
+        assert result.exit_code == 2 and "--repair" in result.output

@@ -46,7 +46,7 @@ from jaxfix.settings import MIGRATE
 
 EXIT_DONE, EXIT_ATTENTION, EXIT_INTERRUPTED = 0, 1, 130
 REPORT_MD = "report.md"
-_STATUS_STYLES = {Status.CHANGED: "green", Status.CLEAN: "dim", Status.FAILED: "red", Status.SKIPPED: "yellow"}
+_STATUS_STYLES = {Status.CHANGED: "green", Status.CLEAN: "dim", Status.IMPROVED: "yellow", Status.FAILED: "red", Status.SKIPPED: "yellow"}
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -59,6 +59,8 @@ _STATUS_STYLES = {Status.CHANGED: "green", Status.CLEAN: "dim", Status.FAILED: "
 @click.option("--scheduler", metavar="ADDRESS", help="Run on a Dask cluster (scheduler address, or 'local' for a LocalCluster); needs jaxfix[dask].")
 @click.option("--verify", "verify_command", metavar="CMD", help="Shell command run in the repository after fixing; on failure the fixes are discarded.")
 @click.option("--verify-timeout", type=click.FloatRange(min=0, min_open=True), default=600.0, show_default=True, help="Seconds before the verify command is killed (counts as failed).")
+@click.option("--repair", is_flag=True, help="With --verify: run the repair loop in each repository (as `jaxfix repair -- CMD`): a first run for the baseline, fix what it raises, run again; green is committed, improved keeps its patch in --out.")
+@click.option("--max-rounds", type=click.IntRange(min=1), default=5, show_default=True, help="With --repair: runs of the verify command after the first.")
 @click.option("--message", help="Commit message (default: the rules applied and their counts).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("jaxfix-migrate"), show_default=True,
               help="Directory for report.json, report.md and <repo>.patch; also what a re-run resumes from.")
@@ -68,7 +70,7 @@ _STATUS_STYLES = {Status.CHANGED: "green", Status.CLEAN: "dim", Status.FAILED: "
 @setting_flags(MIGRATE)
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
 def migrate(repo_paths: tuple[str, ...], repos_file: Path | None, branch: str, force_branch: bool, push: bool, scheduler: str | None,
-            verify_command: str | None, verify_timeout: float, message: str | None, out: Path, dry_run: bool, rerun: bool,
+            verify_command: str | None, verify_timeout: float, repair: bool, max_rounds: int, message: str | None, out: Path, dry_run: bool, rerun: bool,
             jobs: int | None, color: str, **params: Any) -> None:
     """Migrate many git repositories: branch, fix, verify, commit, report.
 
@@ -88,6 +90,10 @@ def migrate(repo_paths: tuple[str, ...], repos_file: Path | None, branch: str, f
     settings = setting_values(params)
     options_from(Config(None, {}), settings)  # flag errors are usage errors, once
     _check_branch_name(branch)
+    if repair and not verify_command:
+        raise click.UsageError("--repair needs --verify CMD: the command whose runs show what to fix")
+    if repair and dry_run:
+        raise click.UsageError("--repair runs the verify command and writes fixes between its runs: it cannot be a --dry-run")
     if scheduler is not None:
         try:
             require_dask()
@@ -95,7 +101,7 @@ def migrate(repo_paths: tuple[str, ...], repos_file: Path | None, branch: str, f
             raise click.UsageError(str(error)) from None
     options = MigrateOptions(
         branch=branch, force_branch=force_branch, verify=verify_command, verify_timeout=verify_timeout,
-        message=message, dry_run=dry_run, settings=tuple(sorted(settings.items())),
+        repair=repair, max_rounds=max_rounds, message=message, dry_run=dry_run, settings=tuple(sorted(settings.items())),
     )
     out.mkdir(parents=True, exist_ok=True)
     report = load_report(out)
@@ -279,12 +285,17 @@ def report_markdown(entries: list[RepoReport]) -> str:
         lines.append("| " + " | ".join(map(markdown_text, cells)) + " |")
     for e in entries:
         notes = ([f"- {markdown_text(e.reason)}"] if e.reason else []) + [f"- error: {markdown_text(x)}" for x in e.file_errors]
+        notes += [f"- before any fix, verify was {markdown_text(e.baseline)}"] if e.baseline else []
+        notes += [f"- JAX001-JAX003 errors its runs raised: {markdown_text(', '.join(e.errors))} ({e.errors_fixed} fixed)"] if e.errors else []
         notes += [f"- left: {markdown_text(x)}" for x in e.left]
         notes += [f"- target JAX {markdown_text(e.target_jax)}"] if e.target_jax else []
         if e.commit:
             files = ", ".join(f"{kind} {markdown_code(name)}" for kind, name in (("patch", e.patch), ("bundle", e.bundle)) if name)
             notes.insert(0, f"- commit {markdown_text(e.commit)} on branch {markdown_code(e.branch or '')}" + (" (pushed)" if e.pushed else "")
                          + (f", {files}" if files else ""))
+        elif e.patch and e.status is Status.IMPROVED:
+            changed = ", ".join(map(markdown_code, e.files_changed))
+            notes.insert(0, f"- fixes to {changed} kept in {markdown_code(e.patch)}, not committed ({markdown_code('git apply')} it)")
         elif e.patch:
             changed = ", ".join(map(markdown_code, e.files_changed))
             notes.insert(0, f"- would change {changed}: diff in {markdown_code(e.patch)} ({markdown_code('git apply')} it to preview)")
@@ -308,7 +319,10 @@ def _print_entry(console: Console, entry: RepoReport) -> None:
         details.append(f"{len(entry.file_errors)} file{'s' if len(entry.file_errors) != 1 else ''} in error")
     if entry.reason:
         details.append(entry.reason)
-    if entry.patch and entry.dry_run:
+    if entry.errors and entry.status is not Status.IMPROVED:  # improved: its reason counts them
+        details.append(f"{entry.errors_fixed} of {len(entry.errors)} JAX001-JAX003 errors fixed: {', '.join(entry.errors[:3])}"
+                       + (", ..." if len(entry.errors) > 3 else ""))
+    if entry.patch and (entry.dry_run or entry.status is Status.IMPROVED):
         details.append(f"diff in {entry.patch}")
     if entry.target_jax:
         details.append(f"target JAX {entry.target_jax}")
