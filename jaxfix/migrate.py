@@ -341,7 +341,7 @@ def _fix_verify_commit(
         guard.check()
 
     if options.repair and options.verify:
-        return _repair_commit(repo, base, engine_options, options, entry, guard, written)
+        return _repair_commit(repo, base, files, engine_options, options, entry, guard, written)
     # No result cache: it would leave a .jaxfix_cache/ directory in the user's repository.
     # One job: the caller runs repositories in parallel, and on_done is then a point between files.
     results = run_files(files, engine_options, write=True, jobs=1, on_done=on_done)
@@ -370,7 +370,7 @@ def _fix_verify_commit(
 
 
 def _repair_commit(
-    repo: Path, base: str, engine_options: Options, options: MigrateOptions, entry: RepoReport,
+    repo: Path, base: str, files: list[Path], engine_options: Options, options: MigrateOptions, entry: RepoReport,
     guard: _HeldInterrupt, written: list[FileResult],
 ) -> tuple[RepoReport, bytes | None]:
     """--repair: the loop of `jaxfix repair` with the verify command (its first run is the
@@ -378,7 +378,8 @@ def _repair_commit(
     `improved`, the patch returned and nothing committed. Nothing fixed: untouched."""
     assert options.verify is not None
     settings = RepairSettings(max_rounds=options.max_rounds, timeout=options.verify_timeout, cwd=repo)
-    report = repair([repo], ("/bin/sh", "-c", options.verify), engine_options, settings, on_round=lambda _: guard.check())
+    # Only tracked files, as without --repair: the run's frames are mapped onto these.
+    report = repair(files, ("/bin/sh", "-c", options.verify), engine_options, settings, on_round=lambda _: guard.check())
     written[:] = _net_writes(report)
 
     def relative(path: Path | None) -> str:
