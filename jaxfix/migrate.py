@@ -379,7 +379,13 @@ def _repair_commit(
     assert options.verify is not None
     settings = RepairSettings(max_rounds=options.max_rounds, timeout=options.verify_timeout, cwd=repo)
     # Only tracked files, as without --repair: the run's frames are mapped onto these.
-    report = repair(files, ("/bin/sh", "-c", options.verify), engine_options, settings, on_round=lambda _: guard.check())
+    try:
+        report = repair(files, ("/bin/sh", "-c", options.verify), engine_options, settings, on_round=lambda _: guard.check())
+    except Exception:
+        # What the loop wrote before failing is not known here: every tracked file that differs
+        # from HEAD (the repository was clean when it started) is checked out again.
+        _restore(repo, [], unaccounted=files)
+        raise
     written[:] = _net_writes(report)
 
     def relative(path: Path | None) -> str:

@@ -484,3 +484,20 @@ def test_repair_needs_verify_and_is_no_dry_run(tmp_path):
     for extra in ((), ("--verify", "true", "--dry-run")):
         result = CliRunner().invoke(migrate, ["--repair", *extra, "--out", str(tmp_path / "out"), str(repo)])
         assert result.exit_code == 2 and "--repair" in result.output
+
+
+def test_repair_that_fails_inside_leaves_the_repository_as_it_was(tmp_path, monkeypatch):
+    """An internal error in the loop after it wrote a fix: the repository is put back."""
+    import jaxfix.migrate as migrate_module
+
+    repo = make_repo(tmp_path / "repo", {"meshes.py": _MESHES, "stages.py": _FACTORY_STAGE})
+
+    def broken_repair(files, *args, **kwargs):
+        (repo / "stages.py").write_bytes(_FACTORY_STAGE.replace(b"data=4", b"data=2"))
+        raise RuntimeError("the loop broke")
+
+    monkeypatch.setattr(migrate_module, "repair", broken_repair)
+    code, report, _ = run("--verify", "true", "--repair", "-j", "1", "--out", str(tmp_path / "out"), str(repo))
+    assert code == 1 and report["repo"]["status"] == "failed" and "the loop broke" in report["repo"]["reason"]
+    assert (repo / "stages.py").read_bytes() == _FACTORY_STAGE
+    assert git(repo, "status", "--porcelain", "--untracked-files=no") == ""
