@@ -356,6 +356,8 @@ def test_11_exit_zero_statistics_and_output_file(project):
     (project / "src" / "trainer" / "gather.py").write_text(UNSAFE_ONLY.read_text())
     assert invoke("--check", "src", cwd=project).exit_code == 1
     assert invoke("--check", "--exit-zero", "src", cwd=project).exit_code == 0
+    assert invoke("--check", "-", cwd=project, stdin=LOWERING.read_text()).exit_code == 1
+    assert invoke("--check", "--exit-zero", "-", cwd=project, stdin=LOWERING.read_text()).exit_code == 0
     (project / "src" / "trainer" / "broken.py").write_text("def f(:\n")
     assert invoke("--check", "--exit-zero", "src", "src/trainer/broken.py", cwd=project).exit_code == 2, "errors still exit 2"
     (project / "src" / "trainer" / "broken.py").unlink()

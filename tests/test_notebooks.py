@@ -254,7 +254,7 @@ def test_discovery_takes_notebooks_by_default_and_follows_include(tmp_path):
     copy(EARLIER_CELL, tmp_path / "pkg")
     assert ":cell 8:1:11: JAX001" in invoke(tmp_path, "--check", ".").stdout
     (tmp_path / "pyproject.toml").write_text('[tool.jaxfix]\ninclude = ["*.py"]\n')
-    assert "files scanned           │ 0" in invoke(tmp_path, "--check", ".").stderr
+    assert "warning: No Python files found" in invoke(tmp_path, "--check", ".").stderr  # the notebook is not taken
     (tmp_path / "pyproject.toml").write_text('[tool.jaxfix]\ninclude = ["*.py"]\nextend-include = ["*.ipynb"]\n')
     assert ":cell 8:1:11: JAX001" in invoke(tmp_path, "--check", ".").stdout
 

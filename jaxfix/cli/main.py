@@ -237,12 +237,15 @@ def _check(capture: Any, paths: tuple[Path, ...], dry_run: bool, check_mode: boo
         raise click.UsageError("--add-noqa adds comments to the files given: combine it with no preview, --statistics or stdin")
     if statistics and (mode == "diff" or output_format not in ("text", "json")):
         raise click.UsageError("--statistics prints text or json counts, not a diff or another format")
+    if stdin and (statistics or show_files):
+        raise click.UsageError(f"{'--statistics' if statistics else '--show-files'} is for files, not code from stdin ('-')")
     if stdin and (from_log or evidence_file):
         raise click.UsageError(f"{'--from-log' if from_log else '--evidence'} checks files in the tree, not code from stdin ('-')")
     if from_log and evidence_file:
         raise click.UsageError("--from-log and --evidence cannot be combined: give one")
     if stdin:
-        sys.exit(_run_stdin(options, stdin_filename, mode, out(), console(), output_format))
+        code = _run_stdin(options, stdin_filename, mode, out(), console(), output_format)
+        sys.exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
     if Path("-") in path_list:
         raise click.UsageError("'-' (stdin) cannot be combined with other paths")
 
