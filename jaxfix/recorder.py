@@ -295,24 +295,30 @@ def _patch_threading(recorder, threading):
 
 
 def _patch_unittest(recorder, module):
+    """`addError` / `addFailure` (a test's exception) and `addSubTest` (a failed `subTest`)."""
     result_class = module.TestResult
-    original = result_class.addError
-    if getattr(original, "_jaxfix_recorder", False):
+    if getattr(result_class.addError, "_jaxfix_recorder", False):
         return
 
-    def add_error(self, test, err):
-        _quietly(recorder.ended)(err[1], "test", _test_id(test))
-        return original(self, test, err)
+    def recording(original, split):
+        def method(self, *args):
+            test, err = split(args)
+            if err is not None:
+                _quietly(recorder.ended)(err[1], "test", _test_id(test))
+            return original(self, *args)
 
-    add_error._jaxfix_recorder = True
-    result_class.addError = add_error
-    original_failure = result_class.addFailure
+        method._jaxfix_recorder = True
+        return method
 
-    def add_failure(self, test, err):
-        _quietly(recorder.ended)(err[1], "test", _test_id(test))
-        return original_failure(self, test, err)
+    def test_then_error(args):
+        return args[0], args[1]
 
-    result_class.addFailure = add_failure
+    def subtest_then_error(args):  # addSubTest(test, subtest, err): err is None when it passed
+        return args[1], args[2]
+
+    result_class.addError = recording(result_class.addError, test_then_error)
+    result_class.addFailure = recording(result_class.addFailure, test_then_error)
+    result_class.addSubTest = recording(result_class.addSubTest, subtest_then_error)
 
 
 def _test_id(test):

@@ -345,3 +345,36 @@ def test_ctrl_c_ends_the_commands_group_and_jaxfix(tmp_path):
             break
         time.sleep(0.1)
     assert not _alive(pid), "the command's background process survived Ctrl-C"
+
+
+SUBTESTS = """\
+import unittest
+from jax.sharding import AbstractMesh, use_abstract_mesh
+
+
+class Stages(unittest.TestCase):
+    def test_sizes(self):
+        for data in (2, 16):
+            with self.subTest(data=data):
+                with use_abstract_mesh(AbstractMesh((2, 4), ("data", "model"))):
+                    with use_abstract_mesh(AbstractMesh((data, 4), ("data", "model"))):
+                        pass
+
+    def test_sum(self):
+        self.assertEqual(1 + 1, 3)
+"""
+
+
+def test_recorder_records_unittest_subtests_and_failures(tmp_path):
+    (tmp_path / "stages_check.py").write_text(SUBTESTS)
+    recording = RecordingDir()
+    try:
+        recording.write_patterns()
+        subprocess.run([python(NEXT), "-m", "unittest", "stages_check"], cwd=tmp_path, env=recording.env(1, command_env(tmp_path)),
+                       capture_output=True, timeout=300, check=False)
+        lines = [json.loads(line) for line in recording.evidence(1).read_text().splitlines()]
+    finally:
+        recording.close()
+    found = sorted((r["kind"], r.get("code"), r.get("test")) for r in lines if r["kind"] != "process")
+    assert found == [("error", "JAX002", "stages_check.Stages.test_sizes (data=16)"),
+                     ("failure", None, "stages_check.Stages.test_sum")]
