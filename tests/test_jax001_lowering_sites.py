@@ -101,7 +101,7 @@ def test_compile_that_has_device_assignment_keeps_the_safe_fix():
     source = "jax.jit(jnp.sin).trace(x).lower().compile(device_assignment=tuple(jax.devices()[:8]))"
     (diagnostic,), result = jax001(source, ("--jax-version", "0.10.2"))
     assert diagnostic.applied
-    assert b".lower(\n    lowering_platforms=(jax.export.default_export_platform(),),\n).compile(\n    device_assignment=" in result.fixed
+    assert b".lower(\n    lowering_platforms=(jax.export.default_export_platform(),),\n).compile(device_assignment=tuple(jax.devices()[:8]))" in result.fixed
 
 
 def test_jax_use_abstract_mesh_spelling_on_new_jax():
