@@ -373,6 +373,8 @@ def test_11_exit_zero_statistics_and_output_file(project):
     report = invoke("--check", "--format", "sarif", "--output-file", "report.sarif", "src", cwd=project)
     assert report.stdout == "" and __import__("json").loads((project / "report.sarif").read_text())["version"] == "2.1.0"
     assert not [p for p in project.iterdir() if p.name.startswith(".") and "jaxfix" in p.name and p.is_file()], "no temp file is left"
+    unwritable = invoke("--check", "--output-file", "no/such/dir/out.txt", "src", cwd=project)
+    assert unwritable.exit_code == 2 and "jaxfix: error: cannot write --output-file no/such/dir/out.txt: No such file or directory\n" in unwritable.stderr
 
 
 def test_11_add_noqa_suppresses_every_finding_and_changes_nothing_else(project):

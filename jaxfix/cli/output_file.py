@@ -31,4 +31,10 @@ class OutputFile:
         data = self._stream.buffer.getvalue()  # type: ignore[attr-defined]  # a BytesIO: see start
         sys.stdout, self._stream = self._saved, None
         if keep:
-            write_file(self.path, data)
+            try:
+                write_file(self.path, data)
+            except OSError as error:  # one line and exit 2, as for any file jaxfix cannot write
+                from jaxfix.escaping import printable
+
+                sys.stderr.write(f"jaxfix: error: cannot write --output-file {printable(str(self.path))}: {error.strerror or error}\n")
+                raise SystemExit(2) from None
