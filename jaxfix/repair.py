@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jaxfix.diagnostics import FileResult
 from jaxfix.discovery import discover
@@ -27,15 +28,11 @@ from jaxfix.evidence import Evidence
 from jaxfix.file_io import ReadError, read_regular, undo_written, write_fix
 from jaxfix.options import Options
 from jaxfix.recording import RecordingDir
-from jaxfix.records import (
-    MAX_EVIDENCE_BYTES,
-    EvidenceReading,
-    Failure,
-    Raised,
-    read_evidence,
-)
 from jaxfix.runner import run_files
 from jaxfix.safe_write import LateCheck, confirm_writes
+
+if TYPE_CHECKING:  # jaxfix.records is imported by the follower, while the first run goes on
+    from jaxfix.records import EvidenceReading, Failure, Raised
 
 _TAIL_LINES = 20
 _GRACE_SECONDS = 2.0  # between SIGTERM and SIGKILL to the command's process group
@@ -251,6 +248,9 @@ def _tail(output: Path) -> str:
 
 
 def _read(path: Path, files: list[Path], options: Options) -> EvidenceReading:
+    """Imports the reader when first needed: that happens in the follower, during the first run."""
+    from jaxfix.records import MAX_EVIDENCE_BYTES, EvidenceReading, read_evidence
+
     if not path.exists():
         return EvidenceReading()  # no Python process of the command started the recorder
     try:

@@ -14,11 +14,10 @@ import sys
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from jaxfix.cli.consoles import make_console
@@ -26,10 +25,12 @@ from jaxfix.cli.flags import load_config, options_from, setting_flags, setting_v
 from jaxfix.config import project_roots
 from jaxfix.escaping import printable
 from jaxfix.paths import display_path
-from jaxfix.records import Failure
 from jaxfix.repair import RepairReport, RepairSettings, Round, SiteOutcome, Stop, repair
 from jaxfix.runner import default_jobs
 from jaxfix.settings import MIGRATE
+
+if TYPE_CHECKING:
+    from jaxfix.records import Failure
 
 EXIT_PASSED, EXIT_FAILING, EXIT_ERROR = 0, 1, 2
 REPORT_SCHEMA = "jaxfix-repair/1"
@@ -156,6 +157,8 @@ def _print_round(console: Console, current: Round, *, quiet: bool, dry_run: bool
 
 
 def _print_summary(console: Console, report: RepairReport) -> None:
+    from rich.table import Table
+
     style = "green" if report.passed else "red"
     console.print(Text(printable(f"jaxfix repair: {report.reason}"), style=style), soft_wrap=True)
     table = Table(title="jaxfix repair summary", title_justify="left", show_header=False)
