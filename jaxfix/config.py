@@ -4,24 +4,15 @@ from __future__ import annotations
 
 import difflib
 import os
-import sys
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from jaxfix.options import DEFAULT_LINE_LENGTH
-from jaxfix.settings import ALIASES, BY_KEY, SettingError
-
-
-class ConfigError(SettingError):
-    pass
-
-
-@dataclass(frozen=True)
-class Config:
-    path: Path | None
-    values: dict[str, Any]
-    line_length: int = DEFAULT_LINE_LENGTH  # found in ruff's or black's config, not in [tool.jaxfix]
+from jaxfix.config_values import Config, ConfigError, read_toml
+from jaxfix.options import DEFAULT_LINE_LENGTH, Options
+from jaxfix.settings import ALIASES, BY_KEY, SETTINGS, SettingError
+from jaxfix.target_version import target_version
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -32,18 +23,6 @@ def find_pyproject(start: Path) -> Path | None:
         if candidate.is_file() and "jaxfix" in _tool_table(candidate, read_toml(candidate)):
             return candidate
     return None
-
-
-def read_toml(path: Path) -> dict[str, Any]:
-    if sys.version_info >= (3, 11):  # imported here: a tree without a pyproject.toml never needs it
-        import tomllib
-    else:  # pragma: no cover - Python 3.10
-        import tomli as tomllib
-    try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise ConfigError(f"{path}: cannot read config: {error}") from None
 
 
 def _tool_table(path: Path, data: dict[str, Any]) -> dict[str, Any]:
@@ -127,3 +106,43 @@ def project_roots(config: Config, paths: list[Path]) -> tuple[Path, ...]:
     relative to its file; by default the project root. Each is searched with its `src/`."""
     root = project_root(config, paths)
     return tuple(dict.fromkeys(Path(os.path.abspath(root / directory)) for directory in config.values.get("src", ["."])))
+
+
+def _given(value: Any) -> bool:
+    return value not in (None, (), [], False)
+
+
+def build_options(config: Config, flags: Mapping[str, Any], start: Sequence[Path] | None = None) -> Options:
+    """Flags override config, config overrides defaults (`extend` settings add up).
+
+    `flags` maps setting names to command-line values; missing names count as not given.
+    `start`: the paths checked, whose project's jax pin is the default target version (None:
+    no pin is looked for; see jaxfix/target_version.py).
+    """
+    where = str(config.path) if config.path else "config"
+    values: dict[str, Any] = {}
+    for setting in SETTINGS:
+        if not setting.in_options:
+            continue
+        flag, configured = flags.get(setting.name), config.values.get(setting.key)
+        if setting.extend:
+            sources = [(list(flag or ()), setting.flag_name), (list(configured or ()), where)]
+        else:
+            sources = [(flag, setting.flag_name)] if _given(flag) else [(configured, where)] if configured is not None else []
+        value: Any = None
+        for raw, origin in sources:
+            raw = list(raw) if isinstance(raw, tuple) else raw
+            try:
+                parsed = setting.parse(raw) if setting.parse else raw
+            except ValueError as error:
+                raise SettingError(f"{origin}: {error}") from None
+            value = [*value, *parsed] if setting.extend and value is not None else parsed
+        if value is None and setting.default:
+            value = setting.default()
+        if value is not None:
+            values[setting.name] = tuple(value) if setting.kind is list else value
+    try:
+        target = target_version(config, flags.get("target_version"), start)
+    except ValueError as error:
+        raise SettingError(str(error)) from None
+    return Options(**values, jax_version=target.version, line_length=config.line_length)

@@ -9,7 +9,7 @@ import ast
 import gc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -19,7 +19,7 @@ from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import CodeRange
 
 from jaxfix.analysis.module import ModuleAnalysis
-from jaxfix.analysis.project import ProjectIndex
+from jaxfix.analysis.project import InProject, ProjectIndex
 from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
 from jaxfix.added_imports import SortedAddImportsVisitor
 from jaxfix.changed_lines import carry_lines
@@ -57,18 +57,6 @@ class InternalError(Exception):
 
 class TooLarge(Exception):
     """The file's tree would take more memory than `max-parse-memory` allows."""
-
-
-@dataclass(frozen=True)
-class InProject:
-    """The module's place in the project: its file (for code from stdin without a name, `-` in
-    the working directory) and the index that follows its imports; `used` gathers the other
-    files the answers used, `layout` the paths imports were looked for at and what each was."""
-
-    path: Path
-    index: ProjectIndex
-    used: set[Path] = field(default_factory=set)
-    layout: dict[Path, str] = field(default_factory=dict)
 
 
 def selected_rules(options: Options) -> list[type[Rule]]:

@@ -28,7 +28,7 @@ from typing import Any, BinaryIO
 
 from jaxfix import __version__
 from jaxfix.codemods import RULES
-from jaxfix.config import load, project_roots
+from jaxfix.config import build_options, load, project_roots
 from jaxfix.diagnostics import FileResult
 from jaxfix.diffs import unified_diff
 from jaxfix.discovery import discover
@@ -36,7 +36,7 @@ from jaxfix.options import Options
 from jaxfix.records import Failure
 from jaxfix.repair import RepairReport, RepairSettings, repair
 from jaxfix.runner import run_files
-from jaxfix.settings import SettingError, build_options
+from jaxfix.settings import SettingError
 from jaxfix.target_version import target_version
 from jaxfix.safe_write import WriteError, replace_source
 

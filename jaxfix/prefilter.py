@@ -13,109 +13,14 @@ import ast
 import functools
 import re
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from jaxfix.byte_tokens import Words, tokens_match
 from jaxfix.options import Options
 
 CODEMODS = Path(__file__).resolve().parent / "codemods"
 _RULE_MODULE = re.compile(r"jax\d{3}_\w+(\.py)?$")  # what jaxfix/codemods/__init__.py registers
-
-
-_WORDS = re.compile(rb"\w+(?:\|\w+)*")  # `A|B|C` of plain words: a substring test does it
-_WORD_CHARACTER = re.compile(rb"\w")
-_QUANTIFIERS = b"?*+{"
-_REPEAT = re.compile(rb"\{\d*(?:,\d*)?\}")
-
-
-class _Words:
-    """Which words a file's bytes contain, each looked up once per file (several rules' tokens
-    share words); a word containing a word known to be absent is absent without a scan."""
-
-    def __init__(self, source: bytes) -> None:
-        self.source = source
-        self.present: set[bytes] = set()
-        self.absent: list[bytes] = []
-
-    def __contains__(self, word: bytes) -> bool:
-        if word in self.present:
-            return True
-        for missing in self.absent:
-            if missing in word:
-                return False
-        if word in self.source:
-            self.present.add(word)
-            return True
-        self.absent.append(word)
-        return False
-
-
-def _required_words(token: bytes) -> tuple[bytes, ...]:
-    """Literal words every match of the regular expression `token` contains: the runs of word
-    characters outside groups and classes (less a quantified last character), when the pattern
-    has no top-level `|` and no flag that changes how literals match. May be empty."""
-    if re.compile(token).flags & (re.IGNORECASE | re.VERBOSE):
-        return ()
-    words, run, depth, index = [], b"", 0, 0
-    while index < len(token):
-        char = token[index:index + 1]
-        if depth == 0 and _WORD_CHARACTER.fullmatch(char):
-            run += char
-            index += 1
-            continue
-        if run:
-            words.append(run[:-1] if char and char in _QUANTIFIERS else run)
-            run = b""
-        if char == b"\\":
-            index += 2
-            continue
-        if char == b"[":  # a class: up to its closing bracket (which may come first, or be escaped)
-            index += 2 if token[index + 1:index + 2] == b"^" else 1
-            index += 1 if token[index:index + 1] == b"]" else 0
-            while index < len(token) and token[index:index + 1] != b"]":
-                index += 2 if token[index:index + 1] == b"\\" else 1
-        elif char == b"{" and (repeat := _REPEAT.match(token, index)):
-            index = repeat.end() - 1
-        elif char == b"(":
-            depth += 1
-        elif char == b")":
-            depth -= 1
-        elif char == b"|" and depth == 0:
-            return ()
-        index += 1
-    if run:
-        words.append(run)
-    return tuple(dict.fromkeys(word for word in words if word))
-
-
-@functools.cache
-def _matcher(token: bytes) -> Callable[[_Words], bool]:
-    """`token` as a test on a file's words: `in` for plain words (several times faster than
-    `re.search` on an alternation, which most files fail), else the regular expression, tried
-    only when the words it cannot match without are there."""
-    if _WORDS.fullmatch(token):
-        alternatives = token.split(b"|")
-        return lambda words: any(word in words for word in alternatives)
-    pattern, required = re.compile(token), _required_words(token)
-    return lambda words: all(word in words for word in required) and pattern.search(words.source) is not None
-
-
-@functools.cache
-def _group_matchers(tokens: tuple[tuple[bytes, ...], ...]) -> tuple[tuple[Callable[[_Words], bool], ...], ...]:
-    return tuple(tuple(_matcher(token) for token in group) for group in tokens)
-
-
-def tokens_match(tokens: tuple[tuple[bytes, ...], ...], source: bytes | _Words) -> bool:
-    """Whether, for some group, every token (a bytes regular expression) matches in `source`."""
-    words = source if isinstance(source, _Words) else _Words(source)
-    for group in _group_matchers(tokens):
-        for matches in group:  # loops, not any(all(...)): this runs for every file of every run
-            if not matches(words):
-                break
-        else:
-            return True
-    return False
 
 
 @dataclass(frozen=True)
@@ -125,7 +30,7 @@ class RuleTokens:
     code: str
     tokens: tuple[tuple[bytes, ...], ...]
 
-    def may_apply(self, source: bytes | _Words) -> bool:
+    def may_apply(self, source: bytes | Words) -> bool:
         return tokens_match(self.tokens, source)
 
 
@@ -200,5 +105,5 @@ def selected_rules(options: Options) -> tuple[RuleTokens, ...]:
 
 def is_candidate(source: bytes, rules: tuple[RuleTokens, ...]) -> bool:
     """Whether any of `rules` could fire on `source`: if not, the file needs no parsing."""
-    words = _Words(source)
+    words = Words(source)
     return any(rule.may_apply(words) for rule in rules)

@@ -23,7 +23,7 @@ from jaxfix.analysis.ast_names import AstImports, api_of, full_name
 from jaxfix.analysis.names import ENTER_METHODS, MESH_CONTEXT_APIS, Api, imported_name_enters_no_mesh
 
 if TYPE_CHECKING:
-    from jaxfix.engine import InProject
+    from jaxfix.analysis.project import InProject
 
 
 class ModuleFacts:

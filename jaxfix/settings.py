@@ -3,24 +3,19 @@
 One row per setting: its config key (and so its flag, `--<key>`), its type, its help, which
 commands take it as a flag, and how its value is checked. The config reader validates keys
 with this table, the click decorator in `jaxfix/cli/flags.py` makes the flags from it, and
-`build_options` turns config + flags into `Options`. Adding a setting is adding a row (and,
+`jaxfix.config.build_options` turns config + flags into `Options`. Adding a setting is adding a row (and,
 if the engine reads it, an `Options` field of the same name).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from jaxfix.discovery import DEFAULT_INCLUDE
-from jaxfix.options import DEFAULT_MAX_FILE_SIZE, DEFAULT_MAX_LOG_SIZE, DEFAULT_MAX_PARSE_MEMORY, KNOWN_PLATFORMS, Options
+from jaxfix.options import DEFAULT_MAX_FILE_SIZE, DEFAULT_MAX_LOG_SIZE, DEFAULT_MAX_PARSE_MEMORY, KNOWN_PLATFORMS
 from jaxfix.prefilter import rule_codes
-from jaxfix.target_version import target_version
-
-if TYPE_CHECKING:  # jaxfix.config reads its keys from this table
-    from jaxfix.config import Config
 
 MAIN, MIGRATE = "jaxfix", "migrate"  # the commands a setting's flag belongs to
 
@@ -102,43 +97,3 @@ SETTINGS: tuple[Setting, ...] = (
 )
 BY_KEY: dict[str, Setting] = {s.key: s for s in SETTINGS}
 ALIASES: dict[str, str] = {alias: s.key for s in SETTINGS for alias in s.aliases}
-
-
-def _given(value: Any) -> bool:
-    return value not in (None, (), [], False)
-
-
-def build_options(config: Config, flags: Mapping[str, Any], start: Sequence[Path] | None = None) -> Options:
-    """Flags override config, config overrides defaults (`extend` settings add up).
-
-    `flags` maps setting names to command-line values; missing names count as not given.
-    `start`: the paths checked, whose project's jax pin is the default target version (None:
-    no pin is looked for; see jaxfix/target_version.py).
-    """
-    where = str(config.path) if config.path else "config"
-    values: dict[str, Any] = {}
-    for setting in SETTINGS:
-        if not setting.in_options:
-            continue
-        flag, configured = flags.get(setting.name), config.values.get(setting.key)
-        if setting.extend:
-            sources = [(list(flag or ()), setting.flag_name), (list(configured or ()), where)]
-        else:
-            sources = [(flag, setting.flag_name)] if _given(flag) else [(configured, where)] if configured is not None else []
-        value: Any = None
-        for raw, origin in sources:
-            raw = list(raw) if isinstance(raw, tuple) else raw
-            try:
-                parsed = setting.parse(raw) if setting.parse else raw
-            except ValueError as error:
-                raise SettingError(f"{origin}: {error}") from None
-            value = [*value, *parsed] if setting.extend and value is not None else parsed
-        if value is None and setting.default:
-            value = setting.default()
-        if value is not None:
-            values[setting.name] = tuple(value) if setting.kind is list else value
-    try:
-        target = target_version(config, flags.get("target_version"), start)
-    except ValueError as error:
-        raise SettingError(str(error)) from None
-    return Options(**values, jax_version=target.version, line_length=config.line_length)

@@ -20,12 +20,10 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from jaxfix.config_values import Config, ConfigError, read_toml
 from jaxfix.jax_version import installed_jax_version, parse_version
-
-if TYPE_CHECKING:
-    from jaxfix.config import Config
 
 FLAG, CONFIG, PIN, INSTALLED, NEWEST = "flag", "config", "pin", "installed", "newest"
 
@@ -137,8 +135,6 @@ def _pins(directory: Path) -> Iterator[tuple[str, list[str]]]:
 
 
 def _toml(path: Path) -> Mapping[str, Any]:
-    from jaxfix.config import ConfigError, read_toml
-
     try:
         return read_toml(path)
     except ConfigError:

@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from jaxfix.cli.main import cli
-from jaxfix.settings import build_options
-from jaxfix.config import Config
+from jaxfix.config import Config, build_options
 from jaxfix.diagnostics import FileResult
 from jaxfix.engine import process_source
 from jaxfix.options import Options

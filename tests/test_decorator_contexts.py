@@ -16,11 +16,11 @@ from jaxfix.analysis.contexts import Entry
 from jaxfix.analysis.expected_errors import ExpectedErrors
 from jaxfix.analysis.module import ModuleAnalysis
 from jaxfix.analysis.names import Api
-from jaxfix.analysis.project import ProjectIndex
+from jaxfix.analysis.project import InProject, ProjectIndex
 from jaxfix.analysis.values import MeshValue, Unknown
 from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
 from jaxfix.codemods import RULES
-from jaxfix.engine import InProject, process_source
+from jaxfix.engine import process_source
 from jaxfix.screen import module_facts
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

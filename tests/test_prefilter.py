@@ -249,7 +249,7 @@ def test_word_tokens_are_tested_as_the_regular_expressions_they_are():
     import re
 
     from jaxfix.codemods import RULES
-    from jaxfix.prefilter import _matcher, _required_words, _Words
+    from jaxfix.byte_tokens import Words, _matcher, _required_words
 
     sources = [path.read_bytes() for path in Path(__file__).resolve().parents[1].joinpath("fixtures").rglob("*.py*")]
     tokens = {token for rule in RULES.values() for group in rule.tokens for token in group}
@@ -259,7 +259,7 @@ def test_word_tokens_are_tested_as_the_regular_expressions_they_are():
     for token in tokens:
         samples = sources + [word + b" x" for word in token.split(b"|")] + [b"x_" + token.split(b"|")[0][1:]]
         for source in samples:
-            assert _matcher(token)(_Words(source)) == (re.search(token, source) is not None), (token, source[:80])
+            assert _matcher(token)(Words(source)) == (re.search(token, source) is not None), (token, source[:80])
 
 
 @pytest.mark.parametrize(("pattern", "words"), [
@@ -277,17 +277,17 @@ def test_word_tokens_are_tested_as_the_regular_expressions_they_are():
 def test_words_a_regular_expression_cannot_match_without(pattern, words):
     import re
 
-    from jaxfix.prefilter import _matcher, _required_words, _Words
+    from jaxfix.byte_tokens import Words, _matcher, _required_words
 
     assert _required_words(pattern) == words
     for text in (b"abc", b"ABC", b"a bc", b"aaabc", b"xay", b"x]yz", b"x|y", b"jit", b"pjit(", b"use_mesh use_mesh", b"set_mesh"):
-        assert _matcher(pattern)(_Words(text)) == (re.search(pattern, text) is not None), (pattern, text)
+        assert _matcher(pattern)(Words(text)) == (re.search(pattern, text) is not None), (pattern, text)
 
 
 def test_a_word_known_absent_rules_out_the_words_containing_it():
-    from jaxfix.prefilter import _Words
+    from jaxfix.byte_tokens import Words
 
-    words = _Words(b"use_mesh(m)")
+    words = Words(b"use_mesh(m)")
     assert b"abstract_mesh" not in words
     words.source = b"use_abstract_mesh(m)"  # not looked at again: implied by the absent word
     assert b"use_abstract_mesh" not in words

@@ -14,10 +14,10 @@ from test_prefilter import _outcome, full_engine
 
 import jaxfix.engine
 from jaxfix import dependencies
-from jaxfix.analysis.project import ProjectIndex
+from jaxfix.analysis.project import InProject, ProjectIndex
 from jaxfix.cache import Cache
 from jaxfix.cli.main import cli
-from jaxfix.engine import InProject, process_source
+from jaxfix.engine import process_source
 from jaxfix.options import Options
 from jaxfix.screen import module_facts
 

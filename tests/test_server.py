@@ -24,8 +24,7 @@ from snippets import VIOLATION, VIOLATION_LINE
 from jaxfix.cache import Cache, cache_dir
 from jaxfix.cli.rule_docs import explain_markdown
 from jaxfix.codemods import RULES
-from jaxfix.config import load, project_roots
-from jaxfix.settings import build_options
+from jaxfix.config import build_options, load, project_roots
 
 FIXTURE = ROOT / "fixtures" / "JAX001" / "bare_jit_decorator_lower.py"
 # The inner mesh is resized: an unsafe fix.

@@ -14,8 +14,8 @@ from snippets import VIOLATION
 from jaxfix.cli.flags import setting_values
 from jaxfix.cli.main import check, cli
 from jaxfix.cli.migrate import migrate
-from jaxfix.config import load_config
-from jaxfix.settings import MAIN, MIGRATE, SETTINGS, build_options
+from jaxfix.config import build_options, load_config
+from jaxfix.settings import MAIN, MIGRATE, SETTINGS
 
 # One value per setting, as a config value and as command-line arguments.
 VALUES = {

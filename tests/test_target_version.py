@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from jaxfix import target_version as tv
-from jaxfix.config import Config, ConfigError, load_config
-from jaxfix.settings import SettingError, build_options
+from jaxfix.config import Config, ConfigError, build_options, load_config
+from jaxfix.settings import SettingError
 
 
 @pytest.mark.parametrize("requirement,lowest", [

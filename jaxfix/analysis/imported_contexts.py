@@ -38,15 +38,11 @@ import ast
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from jaxfix.analysis.ast_names import AstImports, api_of, full_name
 from jaxfix.analysis.names import ENTER_METHODS, MESH_CONTEXT_APIS, imported_name_enters_no_mesh
-from jaxfix.analysis.project import Definition, Layout, ProjectIndex, follow_import
+from jaxfix.analysis.project import Definition, InProject, Layout, ProjectIndex, follow_import
 from jaxfix.analysis.values import Unknown
-
-if TYPE_CHECKING:
-    from jaxfix.engine import InProject
 
 _MAX_MODULES = 4  # modules away from the file; further, a mesh is assumed to be entered
 _OUTSIDE = ""  # the code of a module outside its top-level functions (no function has this name)

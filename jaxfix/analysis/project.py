@@ -32,7 +32,7 @@ import hashlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
@@ -447,6 +447,18 @@ def _bound_name(target: cst.BaseExpression, name: str) -> cst.Name | None:
 
 
 # -- module summaries, from `ast` ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InProject:
+    """The module's place in the project: its file (for code from stdin without a name, `-` in
+    the working directory) and the index that follows its imports; `used` gathers the other
+    files the answers used, `layout` the paths imports were looked for at and what each was."""
+
+    path: Path
+    index: ProjectIndex
+    used: set[Path] = field(default_factory=set)
+    layout: dict[Path, str] = field(default_factory=dict)
 
 
 class _Kind(enum.Enum):

@@ -8,10 +8,10 @@ from typing import IO, Any, TypeVar
 
 import click
 
-from jaxfix.config import Config, load
+from jaxfix.config import Config, build_options, load
 from jaxfix.escaping import printable
 from jaxfix.options import Options
-from jaxfix.settings import SETTINGS, SettingError, build_options
+from jaxfix.settings import SETTINGS, SettingError
 
 F = TypeVar("F", bound=Callable[..., Any])
 

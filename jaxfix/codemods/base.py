@@ -15,9 +15,9 @@ from typing import ClassVar
 import libcst as cst
 
 from jaxfix.analysis.module import ModuleAnalysis
+from jaxfix.byte_tokens import tokens_match
 from jaxfix.diagnostics import Fix, Related, Report, Safety
 from jaxfix.options import Options
-from jaxfix.prefilter import tokens_match
 from jaxfix.screen import ModuleFacts
 
 # Set on a function by LibCST's matcher decorators, which batched visitors never honour.

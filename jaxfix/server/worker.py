@@ -14,13 +14,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from jaxfix.cache import Cache, cache_dir
-from jaxfix.config import load, project_roots
+from jaxfix.config import build_options, load, project_roots
 from jaxfix.diagnostics import FileResult
 from jaxfix.discovery import is_excluded
 from jaxfix.options import Options
 from jaxfix.server.jobs import Answer, Check, Document, FixAll, FixOne, Hello, Job
 from jaxfix.server.wire import receive, send
-from jaxfix.settings import SettingError, build_options
+from jaxfix.settings import SettingError
 
 
 def _project(document: Document) -> tuple[Options, Cache, Path]:
