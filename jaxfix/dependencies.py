@@ -25,6 +25,7 @@ from jaxfix.diagnostics import Dependency
 from jaxfix.paths import PATH_STATES, path_state
 
 if TYPE_CHECKING:  # imports libcst
+    from jaxfix.analysis.module import ModuleAnalysis
     from jaxfix.analysis.project import ProjectIndex
 
 # Timestamps this much older than the index are older than anything it read, even on file
@@ -35,7 +36,7 @@ SETTLED_NS = 2_000_000_000
 @dataclass
 class _Index:
     roots: tuple[Path, ...]
-    index: ProjectIndex
+    index: ProjectIndex[ModuleAnalysis]
     created_ns: int
 
 
@@ -74,17 +75,17 @@ def in_run() -> None:
         _run = _Run()
 
 
-def project_index(roots: tuple[Path, ...]) -> tuple[ProjectIndex, int]:
+def project_index(roots: tuple[Path, ...]) -> tuple[ProjectIndex[ModuleAnalysis], int]:
     """The index for `roots` and when it was created (time.time_ns())."""
     found = _run.index(roots) if _run is not None else _new_index(roots)
     return found.index, found.created_ns
 
 
 def _new_index(roots: tuple[Path, ...]) -> _Index:
-    from jaxfix.analysis.project import ProjectIndex
+    from jaxfix.analysis.module import new_project_index
 
     created_ns = time.time_ns()  # before it can read anything
-    return _Index(roots, ProjectIndex(roots), created_ns)
+    return _Index(roots, new_project_index(roots), created_ns)
 
 
 def signature(status: os.stat_result) -> tuple[int, int, int, int]:

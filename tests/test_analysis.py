@@ -222,7 +222,7 @@ def test_numpy_apis_resolve_by_qualified_name():
 
 
 def test_attributes_of_an_imported_mesh_and_a_project_function_named_reshape(tmp_path):
-    from jaxfix.analysis.project import ProjectIndex
+    from jaxfix.analysis.module import new_project_index
 
     (tmp_path / "meshes.py").write_text(
         "import jax\nimport numpy as np\nfrom jax.sharding import Mesh\n"
@@ -233,5 +233,5 @@ def test_attributes_of_an_imported_mesh_and_a_project_function_named_reshape(tmp
     main.write_text("import meshes\nfrom meshes import TRAIN_MESH\nsizes = (TRAIN_MESH.size, TRAIN_MESH.shape['model'], meshes.reshape(1))\n")
     module = cst.parse_module(main.read_bytes())
     wrapper = ModuleLevelBatchWrapper(module, unsafe_skip_copy=True)
-    analysis = ModuleAnalysis(wrapper, (0, 10, 2), path=main, project=ProjectIndex())
+    analysis = ModuleAnalysis(wrapper, (0, 10, 2), path=main, project=new_project_index())
     assert analysis.value_of(last_value(module)) == (8, 2, 6)

@@ -14,9 +14,9 @@ from test_project_index import analysis_of, write
 
 from jaxfix.analysis.contexts import Entry
 from jaxfix.analysis.expected_errors import ExpectedErrors
-from jaxfix.analysis.module import ModuleAnalysis
+from jaxfix.analysis.module import ModuleAnalysis, new_project_index
 from jaxfix.analysis.names import Api
-from jaxfix.analysis.project import InProject, ProjectIndex
+from jaxfix.analysis.project import InProject
 from jaxfix.analysis.values import MeshValue, Unknown
 from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
 from jaxfix.codemods import RULES
@@ -170,7 +170,7 @@ def test_plain():
 
 def test_decorators_and_contextmanagers_imported_from_another_module_of_the_tree(tmp_path):
     write(tmp_path, {"pkg/__init__.py": "", "pkg/testing.py": TESTING, "pkg/test_user.py": USER})
-    analysis, _ = analysis_of(tmp_path / "pkg" / "test_user.py", ProjectIndex((tmp_path,)))
+    analysis, _ = analysis_of(tmp_path / "pkg" / "test_user.py", new_project_index((tmp_path,)))
     assert described(analysis, target(analysis, "first")) == [(Entry.DECORATOR, Api.SET_MESH, "(2,) ('x',)")]
     assert described(analysis, target(analysis, "second")) == [(Entry.DECORATOR, Api.SET_MESH, "(4,) ('x',)")]
     assert described(analysis, target(analysis, "third")) == [(Entry.WITH, Api.SET_MESH, "(8,) ('x',)")]
@@ -209,7 +209,7 @@ def test_jax002_screen_keeps_a_file_whose_enclosing_mesh_may_be_entered_in_anoth
     write(tmp_path, {"pkg/__init__.py": "", "pkg/testing.py": TESTING, "helpers.py": TESTING, "jax/__init__.py": "", jax_src: "",
                      "jax/_src/test_util.py": TESTING.replace("def with_mesh_of(", "def with_explicit_mesh(")})
     path = tmp_path / "pkg" / "user.py"
-    facts = module_facts((INNER + source).encode(), InProject(path, ProjectIndex((tmp_path,))))
+    facts = module_facts((INNER + source).encode(), InProject(path, new_project_index((tmp_path,))))
     assert facts is not None and RULES["JAX002"].screen(facts) is kept
     assert RULES["JAX002"].may_apply((INNER + source).encode())
 

@@ -9,7 +9,7 @@ import libcst as cst
 import pytest
 
 from jaxfix.analysis import project as project_module
-from jaxfix.analysis.module import ModuleAnalysis
+from jaxfix.analysis.module import ModuleAnalysis, new_project_index
 from jaxfix.analysis.project import ProjectIndex
 from jaxfix.analysis.values import MeshValue, Unknown
 from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
@@ -54,7 +54,7 @@ def write(root: Path, files: dict[str, str]) -> None:
 def analysis_of(path: Path, project: ProjectIndex | None = None) -> tuple[ModuleAnalysis, cst.Module]:
     module = cst.parse_module(path.read_bytes())
     wrapper = ModuleLevelBatchWrapper(module, unsafe_skip_copy=True)
-    return ModuleAnalysis(wrapper, (0, 10, 2), path=path, project=project or ProjectIndex()), module
+    return ModuleAnalysis(wrapper, (0, 10, 2), path=path, project=project or new_project_index()), module
 
 
 def value(path: Path, project: ProjectIndex | None = None):
@@ -164,7 +164,7 @@ def test_no_project_index_keeps_imports_unknown(tree):
 def test_namespace_packages_resolve_below_a_root(tmp_path):
     write(tmp_path, {"src/lib/meshes.py": "DP = 4\n", "src/lib/train.py": "from .meshes import DP\nx = DP", "tools/run.py": "from lib.meshes import DP\nx = DP"})
     assert isinstance(value(tmp_path / "src/lib/train.py"), Unknown)  # no root given: not a package
-    project = ProjectIndex((tmp_path,))
+    project = new_project_index((tmp_path,))
     assert value(tmp_path / "src/lib/train.py", project) == 4
     assert value(tmp_path / "tools/run.py", project) == 4  # found in <root>/src
 
@@ -182,7 +182,7 @@ def test_external_definition_and_dependencies(tree):
 
 
 def test_edits_are_seen_by_a_reused_index(tree):
-    project = ProjectIndex()
+    project = new_project_index()
     write(tree, {"main.py": "from app.meshes import DP\nx = DP"})
     assert value(tree / "main.py", project) == 4
     write(tree, {"app/meshes.py": MESHES.replace("DP = 4", "DP = 16") + "\n"})

@@ -14,6 +14,7 @@ from test_prefilter import _outcome, full_engine
 
 import jaxfix.engine
 from jaxfix import dependencies
+from jaxfix.analysis.module import new_project_index
 from jaxfix.analysis.project import InProject, ProjectIndex
 from jaxfix.cache import Cache
 from jaxfix.cli.main import cli
@@ -237,7 +238,7 @@ def test_the_modules_read_are_dependencies_of_a_dropped_file(tmp_path, monkeypat
 
 def test_a_helper_of_many_modules_is_read_once_per_index(tmp_path):
     entry = _tree(tmp_path, {"helpers.py": NO_MESH}, USE_WITH, 2)
-    index = ProjectIndex()
+    index = new_project_index()
     for _ in range(2):
         where = InProject(entry, index)
         facts = module_facts(entry.read_bytes(), where)
@@ -255,7 +256,7 @@ def test_the_screen_reads_no_libcst_tree(tmp_path, monkeypatch):
         raise AssertionError("the screen asked for a LibCST analysis")
 
     monkeypatch.setattr(ProjectIndex, "analysis", refuse)
-    facts = module_facts(entry.read_bytes(), InProject(entry, ProjectIndex()))
+    facts = module_facts(entry.read_bytes(), InProject(entry, new_project_index()))
     assert facts is not None and facts.may_enter_mesh_elsewhere() is True
 
 
@@ -306,6 +307,6 @@ def test_jax_style_test_helpers(tmp_path, decorator, kept):
         "from absl.testing import parameterized\nfrom jax._src import test_util as jtu\n" + HEAD
         + f"\n{decorator}\ndef test(mesh=None):\n    {INNER}\n"
     )
-    where = InProject(entry, ProjectIndex((tmp_path,)))
+    where = InProject(entry, new_project_index((tmp_path,)))
     facts = module_facts(entry.read_bytes(), where)
     assert facts is not None and facts.may_enter_mesh_elsewhere() is kept

@@ -16,12 +16,11 @@ concrete sharding.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import libcst as cst
 
-if TYPE_CHECKING:
-    from jaxfix.analysis.module import ModuleAnalysis
+from jaxfix.analysis.names import ApiResolver
 
 _SHAPE_CONSTRUCTORS = frozenset({"arange", "ones", "zeros", "full", "empty", "eye", "identity", "linspace"})
 _CONVERTERS = frozenset({"array", "asarray"})
@@ -30,8 +29,17 @@ _DEVICE_PUT = frozenset({"jax.device_put", "jax._src.api.device_put"})
 _PLACING_KEYWORDS = frozenset({"device", "sharding", "out_sharding"})
 
 
+class ArrayQuestions(Protocol):
+    """What `DeviceFreeValues` asks of the module's analysis."""
+
+    @property
+    def names(self) -> ApiResolver: ...
+
+    def resolve(self, expr: cst.BaseExpression) -> cst.BaseExpression: ...
+
+
 class DeviceFreeValues:
-    def __init__(self, analysis: ModuleAnalysis) -> None:
+    def __init__(self, analysis: ArrayQuestions) -> None:
         self._analysis = analysis
 
     def brings_no_devices(self, expr: cst.BaseExpression) -> bool:

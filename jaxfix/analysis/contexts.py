@@ -51,21 +51,72 @@ from __future__ import annotations
 
 import enum
 import unittest
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import Protocol, TypeVar
 
 import libcst as cst
 from libcst.metadata import QualifiedNameSource
 
+from jaxfix.analysis.bindings import Bindings
 from jaxfix.analysis.bodies import is_generator, own_nodes
+from jaxfix.analysis.expected_errors import ExpectedErrors
 from jaxfix.analysis.jitting import jit_application
-from jaxfix.analysis.names import ENTER_METHODS, MESH_CONTEXT_APIS, SIGNATURES, Api, bind, imported_name_enters_no_mesh
+from jaxfix.analysis.names import ENTER_METHODS, MESH_CONTEXT_APIS, SIGNATURES, Api, ApiResolver, bind, imported_name_enters_no_mesh
+from jaxfix.analysis.project import Analysed, External, Recorded
 from jaxfix.analysis.values import MeshKind, MeshValue, Unknown, Value
 
-if TYPE_CHECKING:
-    from jaxfix.analysis.module import ModuleAnalysis
+NodeT = TypeVar("NodeT", bound=cst.CSTNode)
+
+
+class ContextValues(Protocol):
+    """What `ContextModel` asks of the module's value model."""
+
+    def resolve(self, node: cst.BaseExpression) -> cst.BaseExpression: ...
+
+    def value_of(self, expr: cst.BaseExpression) -> Value: ...
+
+    def value_with(self, node: cst.BaseExpression, params: Mapping[cst.Param, Value]) -> Value: ...
+
+    def arguments(
+        self, function: cst.FunctionDef, call: cst.Call, evaluate: Callable[[cst.BaseExpression], Value],
+    ) -> dict[cst.Param, Value] | Unknown: ...
+
+
+class ContextQuestions(Analysed, Recorded, Protocol):
+    """What `ContextModel` asks of a module's analysis (this module's, or another's whose
+    function it looks into)."""
+
+    @property
+    def parents(self) -> Mapping[cst.CSTNode, cst.CSTNode]: ...
+
+    @property
+    def source_order(self) -> Mapping[cst.CSTNode, int]: ...
+
+    @property
+    def names(self) -> ApiResolver: ...
+
+    @property
+    def bindings(self) -> Bindings: ...
+
+    @property
+    def values(self) -> ContextValues: ...
+
+    @property
+    def expected_errors(self) -> ExpectedErrors: ...
+
+    @property
+    def contexts(self) -> ContextModel: ...
+
+    def nodes(self, kind: type[NodeT]) -> list[NodeT]: ...
+
+    def line(self, node: cst.CSTNode) -> int: ...
+
+    def external_definition(self, expr: cst.BaseExpression) -> External[ContextQuestions] | None: ...
+
+    def depends_on(self, path: Path, other: Recorded | None = None) -> None: ...
 
 _EXIT_METHODS = frozenset({"close", "pop_all"})
 _GLOBAL_SETTERS = frozenset({Api.SET_MESH, Api.USE_MESH})  # called without `with`, they may set the mesh for good
@@ -140,7 +191,7 @@ def innermost(sites: Sequence[ContextSite]) -> list[ContextSite]:
 
 
 class ContextModel:
-    def __init__(self, analysis: ModuleAnalysis) -> None:
+    def __init__(self, analysis: ContextQuestions) -> None:
         self._analysis = analysis
         self._parents = analysis.parents
         self._names = analysis.names

@@ -27,7 +27,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 import libcst as cst
 from libcst.metadata import Assignment, ImportAssignment
@@ -44,7 +45,7 @@ from jaxfix.analysis.names import (
     bind,
     signature_of,
 )
-from jaxfix.analysis.project import Definition, External, ModuleRef, materialize
+from jaxfix.analysis.project import Analysed, Definition, External, ModuleRef, ProjectIndex, Recorded, Resolved, materialize
 from jaxfix.analysis.values import (
     AxisType,
     Devices,
@@ -57,7 +58,6 @@ from jaxfix.jax_version import axes_explicit_by_default
 
 if TYPE_CHECKING:
     from jaxfix.analysis.contexts import ContextSite
-    from jaxfix.analysis.module import ModuleAnalysis
 
 _MAX_DEPTH = 24
 _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.GeneratorExp)  # a read in them runs later
@@ -80,6 +80,24 @@ class _Frame:
         return replace(self, depth=self.depth + 1)
 
 
+class ValueQuestions(Analysed, Recorded, Protocol):
+    """What `ValueModel` asks of a module's analysis to follow imports (this module's, or
+    another's whose names it evaluates)."""
+
+    @property
+    def project(self) -> ProjectIndex[ValueQuestions] | None: ...
+
+    @property
+    def jax_version(self) -> tuple[int, ...] | None: ...
+
+    @property
+    def values(self) -> ValueModel: ...
+
+    def imported(self, expr: cst.BaseExpression) -> Resolved | None: ...
+
+    def depends_on(self, path: Path, other: Recorded | None = None) -> None: ...
+
+
 class ValueModel:
     def __init__(
         self,
@@ -88,7 +106,7 @@ class ValueModel:
         parents: Mapping[cst.CSTNode, cst.CSTNode],
         jax_version: tuple[int, ...] | None,
         current_contexts: Callable[[cst.CSTNode], list[ContextSite]],
-        module: ModuleAnalysis | None = None,
+        module: ValueQuestions | None = None,
     ) -> None:
         self._resolver = resolver
         self._bindings = bindings
@@ -374,14 +392,15 @@ class ValueModel:
         if found is not None:
             if not found.is_plain_function:
                 return Unknown(f"`{found.name}` of {found.path.name} is not a function, or is decorated or async")
-            external = materialize(self._module, found) if self._module is not None else None
+            project = self._module.project if self._module is not None else None
+            external = materialize(project, self._module.jax_version, found) if self._module is not None and project is not None else None
             if isinstance(external, Unknown):
                 return external
             if external is not None and isinstance(external.node, cst.FunctionDef):
                 return self._returned(external.node, call, frame, external)
         return Unknown("a call jaxfix does not evaluate")
 
-    def _returned(self, function: cst.FunctionDef, call: cst.Call, frame: _Frame, external: External | None = None) -> Value:
+    def _returned(self, function: cst.FunctionDef, call: cst.Call, frame: _Frame, external: External[ValueQuestions] | None = None) -> Value:
         """What a call of a function of this module (or the `external` one) returns, its
         arguments bound, one level deep."""
         if frame.in_call:
@@ -521,15 +540,15 @@ class ValueModel:
             return found
         if not found.is_value:
             return Unknown(f"`{found.name}` is a function or class of {found.path.name}")
-        assert self._module is not None
-        external = materialize(self._module, found)
+        assert self._module is not None and self._module.project is not None  # `imported` followed the index
+        external = materialize(self._module.project, self._module.jax_version, found)
         if isinstance(external, Unknown):
             return external
         node = external.node
         assert isinstance(node, cst.BaseExpression)  # a value's node is the expression or the bound Name
         return self._in_module(external, lambda values: values._value(node, _Frame(depth=frame.depth + 1)))
 
-    def _in_module(self, external: External, question: Callable[[ValueModel], Value]) -> Value:
+    def _in_module(self, external: External[ValueQuestions], question: Callable[[ValueModel], Value]) -> Value:
         """Ask `external`'s module `question`, unless that is part of an import cycle; the
         answer's files become this module's dependencies."""
         other = external.analysis

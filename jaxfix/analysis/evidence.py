@@ -8,8 +8,9 @@ keeps only reports that some evidence confirmed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -17,14 +18,21 @@ from libcst.metadata import CodeRange
 from jaxfix.analysis.values import AxisType, MeshKind, MeshValue
 from jaxfix.evidence import Evidence, MeshFacts
 
-if TYPE_CHECKING:
-    from jaxfix.analysis.module import ModuleAnalysis
+
+class EvidenceQuestions(Protocol):
+    """What `EvidenceMap` asks of the module's analysis: where nodes are, and their parents."""
+
+    @property
+    def positions(self) -> Mapping[cst.CSTNode, CodeRange]: ...
+
+    @property
+    def parents(self) -> Mapping[cst.CSTNode, cst.CSTNode]: ...
 
 
 class EvidenceMap:
     """This module's evidence, matched to the nodes rules ask about."""
 
-    def __init__(self, analysis: ModuleAnalysis, evidence: tuple[Evidence, ...]) -> None:
+    def __init__(self, analysis: EvidenceQuestions, evidence: tuple[Evidence, ...]) -> None:
         self.analysis = analysis
         self.evidence = evidence
         self.matched: dict[Evidence, cst.CSTNode] = {}

@@ -19,16 +19,17 @@ when it is in a function every call of which is inside one (the calls `contexts_
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import Protocol, TypeVar
 
 import libcst as cst
 
+from jaxfix.analysis.names import ApiResolver
 from jaxfix.analysis.pattern_match import Unmodelled, may_search
 
-if TYPE_CHECKING:
-    from jaxfix.analysis.module import ModuleAnalysis
+NodeT = TypeVar("NodeT", bound=cst.CSTNode)
 
 # Method name -> (parameter holding the pattern or None, how the pattern is applied).
 _TEST_CASE_METHODS: dict[str, tuple[str | None, str]] = {
@@ -65,10 +66,26 @@ class Expectation:
         return False
 
 
+class ExpectationQuestions(Protocol):
+    """What `ExpectedErrors` asks of the module's analysis."""
+
+    @property
+    def parents(self) -> Mapping[cst.CSTNode, cst.CSTNode]: ...
+
+    @property
+    def names(self) -> ApiResolver: ...
+
+    def nodes(self, kind: type[NodeT]) -> list[NodeT]: ...
+
+    def resolve(self, expr: cst.BaseExpression) -> cst.BaseExpression: ...
+
+    def calls_running(self, function: cst.FunctionDef) -> list[cst.Call]: ...
+
+
 class ExpectedErrors:
     """Asked once per module: which `with` items expect an error, and what they expect."""
 
-    def __init__(self, analysis: ModuleAnalysis) -> None:
+    def __init__(self, analysis: ExpectationQuestions) -> None:
         self.analysis = analysis
         self._verdicts: dict[tuple[cst.WithItem, tuple[str, ...]], bool] = {}
 

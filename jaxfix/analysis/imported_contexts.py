@@ -41,7 +41,7 @@ from pathlib import Path
 
 from jaxfix.analysis.ast_names import AstImports, api_of, full_name
 from jaxfix.analysis.names import ENTER_METHODS, MESH_CONTEXT_APIS, imported_name_enters_no_mesh
-from jaxfix.analysis.project import Definition, InProject, Layout, ProjectIndex, follow_import
+from jaxfix.analysis.project import Analysed, Definition, InProject, Layout, ProjectIndex, follow_import
 from jaxfix.analysis.values import Unknown
 
 _MAX_MODULES = 4  # modules away from the file; further, a mesh is assumed to be entered
@@ -124,7 +124,7 @@ class _Screen:
     go (the file's `InProject`, so that they become dependencies of its result)."""
 
     def __init__(self, where: InProject) -> None:
-        self.project: ProjectIndex | None = where.index
+        self.project: ProjectIndex[Analysed] | None = where.index
         self.layout: Layout = where.layout
         self._used = where.used
         self._seen: set[tuple[Path, str]] = set()

@@ -12,18 +12,46 @@ literal changes what they see.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeAlias
+from pathlib import Path
+from typing import Protocol, TypeAlias
 
 import libcst as cst
 
 from jaxfix.analysis.bodies import own_nodes
-from jaxfix.analysis.names import MESH_UPDATE, SIGNATURES, Api, bind, signature_of
+from jaxfix.analysis.names import MESH_UPDATE, SIGNATURES, Api, ApiResolver, bind, signature_of
+from jaxfix.analysis.project import Analysed, External, Recorded
 from jaxfix.analysis.values import Unknown
 
-if TYPE_CHECKING:
-    from jaxfix.analysis.module import ModuleAnalysis
+
+class SizeQuestions(Analysed, Recorded, Protocol):
+    """What `mesh_sizes` asks of a module's analysis (this module's, or a factory's module's)."""
+
+    @property
+    def parents(self) -> Mapping[cst.CSTNode, cst.CSTNode]: ...
+
+    @property
+    def names(self) -> ApiResolver: ...
+
+    def called_api(self, node: cst.CSTNode | None) -> Api | None: ...
+
+    def resolve(self, expr: cst.BaseExpression) -> cst.BaseExpression: ...
+
+    def definition(self, name: cst.Name) -> cst.CSTNode | None: ...
+
+    def reaching_bindings(self, name: cst.Name) -> frozenset[cst.Name] | None: ...
+
+    def reads_reached(self, targets: frozenset[cst.Name]) -> list[cst.Name]: ...
+
+    def bound_value(self, target: cst.Name) -> cst.BaseExpression | None: ...
+
+    def line(self, node: cst.CSTNode) -> int: ...
+
+    def external_definition(self, expr: cst.BaseExpression) -> External[SizeQuestions] | None: ...
+
+    def depends_on(self, path: Path, other: Recorded | None = None) -> None: ...
+
 
 _MAX_NAMES = 8  # names followed from the use to the mesh
 
@@ -62,13 +90,13 @@ _GETENV = frozenset({"os.getenv", "os.environ.get"})
 _CONFIG_SUFFIXES = (".json", ".yaml", ".yml", ".toml")
 
 
-def mesh_sizes(analysis: ModuleAnalysis, expr: cst.BaseExpression) -> tuple[MeshSizes, ...] | Unknown:
+def mesh_sizes(analysis: SizeQuestions, expr: cst.BaseExpression) -> tuple[MeshSizes, ...] | Unknown:
     """Where the sizes of the abstract mesh `expr` evaluates to are written, one `MeshSizes`
     per binding that may reach it (both branches of an `if`)."""
     return _follow(analysis, expr, (), 0)
 
 
-def _follow(analysis: ModuleAnalysis, expr: cst.BaseExpression, shared: tuple[cst.Name, ...], depth: int) -> tuple[MeshSizes, ...] | Unknown:
+def _follow(analysis: SizeQuestions, expr: cst.BaseExpression, shared: tuple[cst.Name, ...], depth: int) -> tuple[MeshSizes, ...] | Unknown:
     if depth > _MAX_NAMES:
         return Unknown("too many names between the use and the mesh")
     if isinstance(expr, cst.Name):
@@ -94,7 +122,7 @@ def _follow(analysis: ModuleAnalysis, expr: cst.BaseExpression, shared: tuple[cs
     return _factory(analysis, expr, shared)
 
 
-def _factory(analysis: ModuleAnalysis, call: cst.Call, shared: tuple[cst.Name, ...]) -> tuple[MeshSizes, ...] | Unknown:
+def _factory(analysis: SizeQuestions, call: cst.Call, shared: tuple[cst.Name, ...]) -> tuple[MeshSizes, ...] | Unknown:
     """`factory(data=4, model=2)`: a function of this module or of the tree whose one `return`
     gives an `AbstractMesh(...)` of its parameters (the axes it writes itself are shared by
     every call: not this call's to change)."""
@@ -168,7 +196,7 @@ def _own_returns(function: cst.FunctionDef) -> list[cst.Return]:
     return [n for n in own_nodes(function.body) if isinstance(n, cst.Return)]
 
 
-def _integer_source(analysis: ModuleAnalysis, expr: cst.BaseExpression) -> SizeSource:
+def _integer_source(analysis: SizeQuestions, expr: cst.BaseExpression) -> SizeSource:
     """An axis size written in `analysis`'s module: the literal itself, or what it is read from
     outside the program."""
     if isinstance(expr, cst.Integer):
@@ -187,7 +215,7 @@ def _integer_source(analysis: ModuleAnalysis, expr: cst.BaseExpression) -> SizeS
     return Unknown(f"`{_text(expr)}` is not an integer literal")
 
 
-def _environment_variable(analysis: ModuleAnalysis, node: cst.BaseExpression) -> str | None:
+def _environment_variable(analysis: SizeQuestions, node: cst.BaseExpression) -> str | None:
     if isinstance(node, cst.Subscript) and _qualified(analysis, node.value) & _ENVIRONMENT and len(node.slice) == 1:
         index = node.slice[0].slice
         return _string(index.value) if isinstance(index, cst.Index) else None
@@ -196,7 +224,7 @@ def _environment_variable(analysis: ModuleAnalysis, node: cst.BaseExpression) ->
     return None
 
 
-def _config_key(analysis: ModuleAnalysis, node: cst.BaseExpression) -> ConfigKey | None:
+def _config_key(analysis: SizeQuestions, node: cst.BaseExpression) -> ConfigKey | None:
     """`config["a"]["b"]` where `config` (followed through single bindings) is a config loader's result."""
     keys: list[str | int] = []
     current = node
@@ -213,7 +241,7 @@ def _config_key(analysis: ModuleAnalysis, node: cst.BaseExpression) -> ConfigKey
     return ConfigKey(tuple(keys), names[0] if len(names) == 1 else None, analysis.line(current))
 
 
-def _opened(analysis: ModuleAnalysis, loader: cst.Call) -> cst.CSTNode:
+def _opened(analysis: SizeQuestions, loader: cst.Call) -> cst.CSTNode:
     """What names the file a loader reads: its argument, or for `with open(path) as f`, `open(path)`."""
     argument = loader.args[0].value if loader.args else loader
     definition = analysis.definition(argument) if isinstance(argument, cst.Name) else None
@@ -222,7 +250,7 @@ def _opened(analysis: ModuleAnalysis, loader: cst.Call) -> cst.CSTNode:
     return item.item if isinstance(item, cst.WithItem) else analysis.resolve(argument)
 
 
-def _qualified(analysis: ModuleAnalysis, node: cst.CSTNode) -> set[str]:
+def _qualified(analysis: SizeQuestions, node: cst.CSTNode) -> set[str]:
     return {q.name for q in analysis.names.qualified_names(node)}
 
 

@@ -54,7 +54,7 @@ from jaxfix.analysis.jitting import JitApplication, jit_application
 from jaxfix.analysis.mesh_sizes import MeshSizes, mesh_sizes
 from jaxfix.analysis.names import SIGNATURES, Api, ApiResolver, bind
 from jaxfix.analysis.parents import parent_map
-from jaxfix.analysis.project import Definition, External, ProjectIndex, Resolved, external, materialize
+from jaxfix.analysis.project import Definition, External, ProjectIndex, Recorded, Resolved, external, materialize
 from jaxfix.analysis.reaching import Reaching
 from jaxfix.analysis.values import Unknown, Value
 from jaxfix.evidence import Evidence
@@ -75,7 +75,7 @@ class ModuleAnalysis:
         evidence: tuple[Evidence, ...] = (),
         *,
         path: Path | None = None,
-        project: ProjectIndex | None = None,
+        project: ProjectIndex[ModuleAnalysis] | None = None,
     ) -> None:
         self.wrapper = wrapper
         self.jax_version = jax_version
@@ -171,12 +171,13 @@ class ModuleAnalysis:
 
     # -- other modules of the tree --------------------------------------------------------------
 
-    def external_definition(self, expr: cst.BaseExpression) -> External | None:
+    def external_definition(self, expr: cst.BaseExpression) -> External[ModuleAnalysis] | None:
         """For a Name or attribute chain bound by an import (`from .meshes import MESH`,
         `meshes.MESH`, `pkg.meshes.make_mesh`): the module of the tree that defines it and the
         defining node; None when it is not such a reference or jaxfix cannot follow it."""
         found = self.imported(expr)
-        external = materialize(self, found) if isinstance(found, Definition) else None
+        project = self.project
+        external = materialize(project, self.jax_version, found) if isinstance(found, Definition) and project is not None else None
         return external if isinstance(external, External) else None
 
     def imported(self, expr: cst.BaseExpression) -> Resolved | None:
@@ -191,12 +192,12 @@ class ModuleAnalysis:
         """The files, other than this module's, whose content any answer so far used."""
         return frozenset(self._dependencies - {self.path} if self.path is not None else self._dependencies)
 
-    def depends_on(self, path: Path, other: ModuleAnalysis | None = None) -> None:
+    def depends_on(self, path: Path, other: Recorded | None = None) -> None:
         """Record that an answer used the file `path` (and, when it was `other`'s answer, the
         files that one used and the paths its imports were looked for at)."""
         self._dependencies.add(path)
         if other is not None:
-            self._dependencies |= other._dependencies
+            self._dependencies |= other.dependencies
             for looked_at, state in other.layout.items():
                 self.layout.setdefault(looked_at, state)
 
@@ -264,3 +265,13 @@ class ModuleAnalysis:
     @cached_property
     def device_free(self) -> DeviceFreeValues:
         return DeviceFreeValues(self)
+
+
+def new_project_index(roots: tuple[Path, ...] = (), *, max_source_bytes: int | None = None) -> ProjectIndex[ModuleAnalysis]:
+    """A project index (jaxfix/analysis/project.py) that analyses the modules it parses with
+    `ModuleAnalysis`: the wiring the index cannot do itself, since this module imports it."""
+    return ProjectIndex(roots, _analyse, max_source_bytes=max_source_bytes)
+
+
+def _analyse(wrapper: MetadataWrapper, jax_version: tuple[int, ...] | None, path: Path, project: ProjectIndex[ModuleAnalysis]) -> ModuleAnalysis:
+    return ModuleAnalysis(wrapper, jax_version, path=path, project=project)

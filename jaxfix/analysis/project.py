@@ -34,20 +34,43 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TypeVar, cast
+from typing import Generic, Protocol, TypeVar, cast
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
-from libcst.metadata import Assignment, ImportAssignment
+from libcst.metadata import Assignment, ImportAssignment, MetadataWrapper
 
+from jaxfix.analysis.bindings import Bindings
 from jaxfix.analysis.values import Unknown
 from jaxfix.nesting import too_deep
 from jaxfix.paths import path_state
 
-if TYPE_CHECKING:
-    from jaxfix.analysis.module import ModuleAnalysis
+
+
+class Analysed(Protocol):
+    """What the index needs of a module's analysis, made by the factory it is given
+    (`jaxfix.analysis.module.project_index` gives `ModuleAnalysis`): its tree and its file."""
+
+    @property
+    def wrapper(self) -> MetadataWrapper: ...
+
+    @property
+    def path(self) -> Path | None: ...
+
+
+class Recorded(Protocol):
+    """An analysis whose answers used other files: which, and the paths its imports were looked for at."""
+
+    @property
+    def dependencies(self) -> frozenset[Path]: ...
+
+    @property
+    def layout(self) -> Layout: ...
+
 
 T = TypeVar("T")
+A = TypeVar("A", bound=Analysed)
+A_co = TypeVar("A_co", bound=Analysed, covariant=True)
 Layout = dict[Path, str]  # a path an import was looked for at -> what it was (`path_state`)
 _MAX_MODULES = 8  # modules one answer may pass through (import chains, re-exports, calls)
 _CACHED_MODULES = 256  # `ast` summaries kept (small)
@@ -75,13 +98,13 @@ class ModuleRef:
 
 
 @dataclass(frozen=True)
-class External:
+class External(Generic[A_co]):
     """Something defined at module level in another module of the tree: that module's analysis
     and the defining node: a `FunctionDef`, a `ClassDef`, or the expression assigned to the name
     (`MESH = AbstractMesh(...)` gives the `AbstractMesh(...)` call; for chained assignment and
     unpacking, `A = B = 8` or `A, B = 8, 4`, the bound Name, which that module evaluates)."""
 
-    analysis: ModuleAnalysis
+    analysis: A_co
     node: cst.CSTNode
     name: str
 
@@ -99,7 +122,7 @@ class Asker(Protocol):
     where to record the paths looked at and the files read."""
 
     @property
-    def project(self) -> ProjectIndex | None: ...
+    def project(self) -> ProjectIndex[Analysed] | None: ...
 
     @property
     def layout(self) -> Layout: ...
@@ -107,7 +130,7 @@ class Asker(Protocol):
     def depends_on(self, path: Path) -> None: ...
 
 
-class _Module:
+class _Module(Generic[A_co]):
     """One file as last read: its `ast` summary, and its LibCST analysis once one is needed."""
 
     def __init__(self, stat: tuple[int, int], digest: bytes, source: bytes, summary: _Summary | Unknown) -> None:
@@ -115,22 +138,30 @@ class _Module:
         self.digest = digest
         self.source = source
         self.summary = summary
-        self.analyses: dict[tuple[int, ...] | None, ModuleAnalysis | Unknown] = {}  # by JAX version
+        self.analyses: dict[tuple[int, ...] | None, A_co | Unknown] = {}  # by JAX version
         self.derived: dict[Callable[[Path, bytes], object], object] = {}  # see `ProjectIndex.derived`
 
 
-class ProjectIndex:
+class ProjectIndex(Generic[A_co]):
     """Finds and parses the modules of the tree that imports name, on demand.
 
     `roots`: the directories the run was given (absolute imports are also looked for in each
-    and its `src/`). `max_source_bytes`: larger modules are not parsed (Unknown), as the
+    and its `src/`). `analyse`: makes a parsed module's analysis (its wrapper, the JAX version,
+    its file, this index). `max_source_bytes`: larger modules are not parsed (Unknown), as the
     engine's memory bound refuses such files.
     """
 
-    def __init__(self, roots: tuple[Path, ...] = (), *, max_source_bytes: int | None = None) -> None:
+    def __init__(
+        self,
+        roots: tuple[Path, ...],
+        analyse: Callable[[MetadataWrapper, tuple[int, ...] | None, Path, ProjectIndex[A_co]], A_co],
+        *,
+        max_source_bytes: int | None = None,
+    ) -> None:
+        self._analyse = analyse
         self.roots = tuple(dict.fromkeys(r.resolve() for r in roots))
         self.max_source_bytes = max_source_bytes if max_source_bytes is not None else 2048 * 1024 * 1024 // _BYTES_PER_SOURCE_BYTE
-        self._files: OrderedDict[Path, _Module] = OrderedDict()
+        self._files: OrderedDict[Path, _Module[A_co]] = OrderedDict()
         self._parsed: OrderedDict[Path, int] = OrderedDict()  # files with LibCST analyses: source bytes
         self._active: list[tuple[Path, str]] = []  # (module, name) answers being worked out
 
@@ -187,7 +218,7 @@ class ProjectIndex:
             found.derived[make] = make(path, found.source)
         return cast(T, found.derived[make])
 
-    def analysis(self, path: Path, jax_version: tuple[int, ...] | None) -> ModuleAnalysis | Unknown:
+    def analysis(self, path: Path, jax_version: tuple[int, ...] | None) -> A_co | Unknown:
         """The LibCST analysis of the module in `path`, or why there is none."""
         found = self._read(path)
         if isinstance(found, Unknown):
@@ -206,7 +237,7 @@ class ProjectIndex:
                     self._files[oldest].analyses.clear()
         return found.analyses[jax_version]
 
-    def _read(self, path: Path) -> _Module | Unknown:
+    def _read(self, path: Path) -> _Module[A_co] | Unknown:
         """The module in `path` as it is now: re-read when its size or modification time changed."""
         try:
             stat = path.stat()
@@ -225,14 +256,14 @@ class ProjectIndex:
             self._files.move_to_end(path)
             return cached
         self._parsed.pop(path, None)
-        self._files[path] = found = _Module((stat.st_mtime_ns, stat.st_size), digest, source, _summarize(path, source))
+        found: _Module[A_co] = _Module((stat.st_mtime_ns, stat.st_size), digest, source, _summarize(path, source))
+        self._files[path] = found
         while len(self._files) > _CACHED_MODULES:
             oldest, _ = self._files.popitem(last=False)
             self._parsed.pop(oldest, None)
         return found
 
-    def _parse(self, path: Path, source: bytes, jax_version: tuple[int, ...] | None) -> ModuleAnalysis | Unknown:
-        from jaxfix.analysis.module import ModuleAnalysis  # noqa: I001 - module.py imports this module
+    def _parse(self, path: Path, source: bytes, jax_version: tuple[int, ...] | None) -> A_co | Unknown:
         from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
 
         if too_deep(source) is not None:
@@ -241,7 +272,7 @@ class ProjectIndex:
             module = cst.parse_module(source)
         except Exception:  # noqa: BLE001 - any module that does not parse is simply unknown
             return Unknown(f"{path.name} does not parse")
-        return ModuleAnalysis(ModuleLevelBatchWrapper(module, unsafe_skip_copy=True), jax_version, path=path, project=self)
+        return self._analyse(ModuleLevelBatchWrapper(module, unsafe_skip_copy=True), jax_version, path, self)
 
     # -- cycles ---------------------------------------------------------------------------------
 
@@ -300,7 +331,17 @@ def _is(path: Path, state: str, layout: Layout) -> bool:
 # -- what a name means in another module ----------------------------------------------------------
 
 
-def external(analysis: ModuleAnalysis, expr: cst.BaseExpression) -> Resolved | None:
+class Importer(Asker, Protocol):
+    """A module's analysis following its own imports: also its file and its bindings."""
+
+    @property
+    def path(self) -> Path | None: ...
+
+    @property
+    def bindings(self) -> Bindings: ...
+
+
+def external(analysis: Importer, expr: cst.BaseExpression) -> Resolved | None:
     """What `expr` (a Name or a chain of attributes on one) denotes in another module of the
     tree; None when it does not start with a name bound by an import (or the analysis has no
     project index). Only `ast` summaries of the modules on the way are read."""
@@ -400,11 +441,9 @@ def _member(asker: Asker, module: ModuleRef, name: str, seen: set[tuple[Path, st
     return Unknown(f"`{name}` is not defined in {module.describe}")
 
 
-def materialize(asker: ModuleAnalysis, definition: Definition) -> External | Unknown:
-    """The LibCST view of `definition`: its module's analysis and defining node."""
-    project = asker.project
-    assert project is not None
-    other = project.analysis(definition.path, asker.jax_version)
+def materialize(project: ProjectIndex[A], jax_version: tuple[int, ...] | None, definition: Definition) -> External[A] | Unknown:
+    """The LibCST view of `definition`: its module's analysis (for `jax_version`) and defining node."""
+    other = project.analysis(definition.path, jax_version)
     if isinstance(other, Unknown):
         return other
     node = _defining_node(other.wrapper.module, definition.name, definition.binding.kind)
@@ -456,7 +495,7 @@ class InProject:
     files the answers used, `layout` the paths imports were looked for at and what each was."""
 
     path: Path
-    index: ProjectIndex
+    index: ProjectIndex[Analysed]
     used: set[Path] = field(default_factory=set)
     layout: dict[Path, str] = field(default_factory=dict)
 
