@@ -95,6 +95,22 @@ def all_rules() -> tuple[RuleTokens, ...]:
     return _from_registry(registry.RULES)
 
 
+def codes_range() -> str:
+    """The registered rules' codes as help names them: consecutive codes by their ends
+    (`JAX001-JAX003`), else listed."""
+    codes = rule_codes()
+    numbers = [int(code[3:]) for code in codes]
+    if len(codes) > 2 and numbers == list(range(numbers[0], numbers[0] + len(numbers))):
+        return f"{codes[0]}-{codes[-1]}"
+    return ", ".join(codes)
+
+
+def codes_listed(last: str = " or ") -> str:
+    """Every registered rule's code, as a sentence lists them (`JAX001, JAX002 or JAX003`)."""
+    codes = rule_codes()
+    return f"{', '.join(codes[:-1])}{last}{codes[-1]}" if len(codes) > 1 else "".join(codes)
+
+
 def rule_codes() -> tuple[str, ...]:
     return tuple(r.code for r in all_rules())
 

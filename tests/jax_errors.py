@@ -1,19 +1,20 @@
-"""The JAX error each fixture key stands for: the exact start of the message JAX raises."""
+"""The JAX error each fixture key stands for: the exact start of the message JAX raises.
+
+A rule's own errors come from its `raises` (the one table of them); the others are the JAX
+errors its fixtures document next to it."""
+
+from jaxfix.codemods import RULES
+from jaxfix.fromlog.errors import message_start
 
 JAX_ERRORS = {
-    "JAX001": (
-        "Passing lowering_platforms via jax.export or jit(f).trace(*args).lower("
-        "lowering_platforms=...) is required when only AbstractMesh exists in a jitted computation"
-    ),
-    "JAX001-devices": "AbstractMesh cannot be used when jaxpr contains primitives that require devices",
+    **{code: message_start(rule.raises[0]) for code, rule in RULES.items() if rule.raises},
+    "JAX001-devices": message_start(RULES["JAX001"].raises[1]),
     # A committed array next to an AbstractMesh sharding: its device decides, and is too few.
     "JAX001-committed": "does not match the device assignment size",
     # Arguments sharded on AbstractMeshes of different sizes: JAX fails before JAX001.
     "JAX001-sizes": "AbstractMesh should be of the same size across all shardings",
     # Arguments on different AbstractMeshes with Explicit axes, combined by an operation.
     "JAX001-mesh-mismatch": "Mesh for all inputs should be equal",
-    "JAX002": "use_abstract_mesh cannot change the size of the mesh. Got new mesh:",
-    "JAX003": "Input sharding mesh",
     # top_level_all_gather's other mesh failures, which JAX003 fixtures document.
     "JAX003-context": "Context mesh AbstractMesh(",
     "JAX003-not-explicit": (

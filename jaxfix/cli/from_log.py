@@ -18,6 +18,7 @@ from jaxfix.fromlog.fixed import already_fixed, moved_by_fixes
 from jaxfix.fromlog.reading import MAX_LOG_LINE, LogReading, read_log
 from jaxfix.options import Options
 from jaxfix.paths import display_path
+from jaxfix.prefilter import codes_listed
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ def evidence_run(log: str, paths: list[Path], options: Options, console: Console
     for error in errors:
         console.print(Text(printable(f"{name}: error: {error}"), style="red"), soft_wrap=True)  # paths from the log
     if not reading.occurrences:
-        console.print(Text(f"{printable(name)}: no traceback of JAX001, JAX002 or JAX003 in the log: nothing to do", style="dim"), soft_wrap=True)
+        console.print(Text(f"{printable(name)}: no traceback of {codes_listed()} in the log: nothing to do", style="dim"), soft_wrap=True)
     evidence = {path.resolve(): tuple(sorted(items, key=lambda e: (e.line, e.code))) for path, items in found.items()}
     fixed = sum(1 for line in verdicts.values() if line is not None)
     return LogRun(sorted(found), replace(options, evidence=evidence), len(errors), fixed)

@@ -29,6 +29,7 @@ from jaxfix.diagnostics import FileResult
 from jaxfix.discovery import Discovery, discover, is_excluded
 from jaxfix.options import Options
 from jaxfix.paths import display_path
+from jaxfix.prefilter import codes_range
 from jaxfix.runner import default_jobs, run_files
 from jaxfix.safe_write import remove_stale_temps
 from jaxfix.settings import MAIN
@@ -137,7 +138,14 @@ class _MainCommand(click.Command):
             formatter.write_dl(rows)
 
 
-@click.command(cls=_MainCommand, context_settings=_CONTEXT)
+_HELP = f"""Find and fix JAX sharding code that recent JAX releases reject ({codes_range()}).
+
+    Fixes safe violations in place by default. Exit codes: 0 nothing left to do; 1 diagnostics
+    remain (or changes pending with --check/--dry-run/--diff); 2 usage error or a file failed.
+    """
+
+
+@click.command(cls=_MainCommand, context_settings=_CONTEXT, help=_HELP)
 @click.argument("paths", metavar="[PATH]...", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--dry-run", is_flag=True, help="Show a colored diff and the diagnostics; write nothing.")
 @click.option("--check", "check_mode", is_flag=True, help="Write nothing; exit 1 if any file would change or any diagnostic remains.")
@@ -145,9 +153,9 @@ class _MainCommand(click.Command):
 @setting_flags(MAIN)
 @click.option("--diff-base", metavar="REV", help="Report and fix only lines changed since REV (git diff REV of the working tree).")
 @click.option("--from-log", metavar="FILE", type=click.Path(exists=True, dir_okay=False, allow_dash=True),
-              help="Fix the sites where a log's tracebacks raised JAX001-JAX003 ('-' for stdin); see docs/from-log.md.")
+              help=f"Fix the sites where a log's tracebacks raised {codes_range()} ('-' for stdin); see docs/from-log.md.")
 @click.option("--evidence", "evidence_file", metavar="FILE", type=click.Path(exists=True, dir_okay=False),
-              help="Fix the sites where a recorded run raised JAX001-JAX003 (`jaxfix repair`, `pytest -p jaxfix.record`); see docs/repair.md.")
+              help=f"Fix the sites where a recorded run raised {codes_range()} (`jaxfix repair`, `pytest -p jaxfix.record`); see docs/repair.md.")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: CPU count).")
 @click.option("--format", "output_format", default="text", metavar="NAME", help=format_option_help())
@@ -167,11 +175,7 @@ class _MainCommand(click.Command):
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings or pending changes remain (errors still exit 2).")
 @click.version_option(__version__, "--version", prog_name="jaxfix")
 def check(**params: Any) -> None:
-    """Find and fix JAX sharding code that recent JAX releases reject (JAX001-JAX003).
-
-    Fixes safe violations in place by default. Exit codes: 0 nothing left to do; 1 diagnostics
-    remain (or changes pending with --check/--dry-run/--diff); 2 usage error or a file failed.
-    """
+    """The main command (its help: `_HELP`, naming the registered rules)."""
     from jaxfix.cli.output_file import OutputFile
 
     capture = OutputFile()

@@ -1,4 +1,4 @@
-"""Which of the three errors a traceback ends with, and the meshes its message names."""
+"""Which rule's error a traceback ends with, and the meshes its message names."""
 
 from __future__ import annotations
 
@@ -9,20 +9,26 @@ from jaxfix.evidence import Facts
 from jaxfix.fromlog.meshes import MeshReprError, read_mesh
 from jaxfix.fromlog.tracebacks import Traceback
 
-# The start of each message (jax 0.10.2 and 0.12.0.1), as tests/jax_errors.py has them.
-MESSAGES = {
-    "JAX001": (
-        "Passing lowering_platforms via jax.export or jit(f).trace(*args).lower(lowering_platforms=...) "
-        "is required when only AbstractMesh exists in a jitted computation"
-    ),
-    "JAX002": "use_abstract_mesh cannot change the size of the mesh. Got new mesh:",
-    "JAX003": "Input sharding mesh ",
-}
+
+
+def message_start(template: str) -> str:
+    """What every message of a `Rule.raises` template starts with: its first sentence, up to the
+    first hole (a notebook's `evalue` may show the first sentence alone)."""
+    return template.split("{", 1)[0].split(". ", 1)[0]
+
+
+def messages() -> dict[str, str]:
+    """Each rule's code -> the start of the error it reports (the first of its `raises`)."""
+    from jaxfix.codemods import RULES  # libcst: only a run that reads a log pays for it
+
+    return {code: message_start(rule.raises[0]) for code, rule in sorted(RULES.items()) if rule.raises}
+
+
 _SIZE = re.compile(r" with size=(\d+)")
 
 
 class MessageError(ValueError):
-    """The message is one of the three errors but its facts cannot be read."""
+    """The message is a rule's error but its facts cannot be read."""
 
 
 @dataclass(frozen=True)
@@ -37,14 +43,14 @@ def error_code(traceback: Traceback) -> str | None:
     if traceback.exception is None:
         return None
     first = traceback.exception.split("\n", 1)[0]
-    for code, start in MESSAGES.items():
+    for code, start in messages().items():
         if start in first and "ValueError" in first[: first.index(start)]:
             return code
     return None
 
 
 def looks_like_ours(traceback: Traceback) -> bool:
-    """For a traceback without a readable exception: whether its text hints at one of the three
+    """For a traceback without a readable exception: whether its text hints at one of the rules'
     errors (its frames end in the JAX code that raises them), so losing it is worth an error."""
     raising = ("interpreters/pxla.py", "_src/mesh.py", "_src/shard_map.py")
     return bool(traceback.frames) and traceback.frames[-1].path.replace("\\", "/").endswith(raising)
@@ -64,7 +70,7 @@ def read_facts(code: str, message: str) -> Facts:
             if sizes != [new.size, prev.size]:
                 raise MessageError("its mesh sizes do not add up (the message is cut off or garbled)")
             return Facts(new=new, prev=prev)
-        start = text.index(MESSAGES["JAX003"]) + len(MESSAGES["JAX003"])
+        start = text.index(messages()["JAX003"]) + len(messages()["JAX003"])
         input_mesh, end = read_mesh(text, start)
         out, _ = read_mesh(text, text.index("should be equal to out_sharding mesh", end))
         return Facts(input=input_mesh, out=out)
