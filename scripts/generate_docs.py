@@ -1,7 +1,9 @@
 """Write the documentation generated from the code: docs/rules/JAXNNN.md (the `--explain` text),
 the rule table in README.md (between its `rules` markers) and the README's example output (the
-`console` block, by running its command). tests/test_previews.py and tests/test_docs.py fail
-when they drift; run `python scripts/generate_docs.py` after changing a rule or the output."""
+`console` block, by running its command), and CONTRIBUTING.md's example rule (the file its
+`example-rule` marker names). tests/test_previews.py, tests/test_docs.py and
+tests/test_contributing.py fail when they drift; run `python scripts/generate_docs.py` after
+changing a rule or the output."""
 
 from __future__ import annotations
 
@@ -47,6 +49,16 @@ def readme_with_example(readme: str) -> str:
     return EXAMPLE.sub(lambda m: m[1] + example_output(m[2].split()) + m[4], readme, count=1)
 
 
+EXAMPLE_RULE = re.compile(r"(<!-- example-rule: (\S+) -->\n```python\n)(.*?)(```\n<!-- /example-rule -->)", re.DOTALL)
+
+
+def contributing_with_example(guide: str) -> str:
+    """CONTRIBUTING.md with its example rule block holding the file its marker names."""
+    if not EXAMPLE_RULE.search(guide):
+        raise SystemExit("CONTRIBUTING.md has no example-rule markers")
+    return EXAMPLE_RULE.sub(lambda m: m[1] + (ROOT / m[2]).read_text(encoding="utf-8") + m[4], guide, count=1)
+
+
 def main() -> None:
     pages = ROOT / "docs" / "rules"
     pages.mkdir(parents=True, exist_ok=True)
@@ -54,6 +66,8 @@ def main() -> None:
         (pages / f"{code}.md").write_text(explain_markdown(rule), encoding="utf-8")
     readme = ROOT / "README.md"
     readme.write_text(readme_with_example(readme_with_table(readme.read_text(encoding="utf-8"))), encoding="utf-8")
+    guide = ROOT / "CONTRIBUTING.md"
+    guide.write_text(contributing_with_example(guide.read_text(encoding="utf-8")), encoding="utf-8")
 
 
 if __name__ == "__main__":

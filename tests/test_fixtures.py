@@ -16,10 +16,17 @@ POSITIVE = [c for c in CASES if c.fixed is not None]
 
 
 def test_there_are_fixtures_for_every_rule():
+    """A positive fixture for each rule (`.fixed.py` for a rule that fixes; a case it reports on,
+    unchanged, for a rule that only reports) and a must-not-change one."""
     assert RULES, "no rule is registered"
-    for code in RULES:
-        assert any(c.code == code and c.fixed for c in CASES), f"{code} has no positive fixture"
-        assert any(c.code == code and not c.fixed for c in CASES), f"{code} has no must-not-change fixture"
+    for code, rule in RULES.items():
+        if rule.fixes:
+            assert any(c.code == code and c.fixed for c in CASES), f"{code} has no positive fixture"
+        else:
+            assert not any(c.code == code and c.fixed for c in CASES), f"{code} only reports: a .fixed.py cannot be its output"
+            assert any(c.code == code and code in c.expected_codes for c in CASES), f"{code} has no fixture it reports on"
+        quiet = [c for c in CASES if c.code == code and not c.fixed and (rule.fixes or code not in c.expected_codes)]
+        assert quiet, f"{code} has no must-not-change fixture"
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)

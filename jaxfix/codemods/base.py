@@ -31,9 +31,10 @@ class Rule(cst.BatchableCSTVisitor):
     code: ClassVar[str]
     name: ClassVar[str]  # kebab-case, e.g. "missing-lowering-platforms"
     summary: ClassVar[str]  # one line for --list-rules
-    # Each kind of fix the rule makes -> what it does, one line; {} for a rule without fixes.
+    # Each kind of fix the rule makes -> what it does, one line; {} for a rule that only reports
+    # (not a ClassVar, so that such a rule may write `fixes: dict[Safety, str] = {}`).
     # The one source of every description of the rule's fix safety; `report` enforces it.
-    fixes: ClassVar[dict[Safety, str]]
+    fixes: dict[Safety, str]
     # Prefilter: the file can only be flagged if, for some group, every token (a bytes regular
     # expression, searched in the raw file) matches. Plain literals, read without importing libcst.
     tokens: ClassVar[tuple[tuple[bytes, ...], ...]]
