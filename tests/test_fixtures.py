@@ -3,6 +3,8 @@ the header expects; must-not-change cases stay byte-identical."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from fixture_cases import KEYS, REQUIRED, all_cases
@@ -15,18 +17,41 @@ CASES = all_cases()
 POSITIVE = [c for c in CASES if c.fixed is not None]
 
 
+def missing_fixtures(code, rule, cases):
+    """What the fixtures of a rule lack: a positive one (`.fixed.py` for a rule that fixes; a
+    case it reports on, unchanged, for a rule that only reports) and a must-not-change one."""
+    own = [c for c in cases if c.code == code]
+    missing = []
+    if rule.fixes and not any(c.fixed for c in own):
+        missing.append(f"{code} has no positive fixture")
+    if not rule.fixes and any(c.fixed for c in own):
+        missing.append(f"{code} only reports: a .fixed.py cannot be its output")
+    if not rule.fixes and not any(code in c.expected_codes for c in own):
+        missing.append(f"{code} has no fixture it reports on")
+    if not any(not c.fixed and (rule.fixes or code not in c.expected_codes) for c in own):
+        missing.append(f"{code} has no must-not-change fixture")
+    return missing
+
+
 def test_there_are_fixtures_for_every_rule():
-    """A positive fixture for each rule (`.fixed.py` for a rule that fixes; a case it reports on,
-    unchanged, for a rule that only reports) and a must-not-change one."""
     assert RULES, "no rule is registered"
     for code, rule in RULES.items():
-        if rule.fixes:
-            assert any(c.code == code and c.fixed for c in CASES), f"{code} has no positive fixture"
-        else:
-            assert not any(c.code == code and c.fixed for c in CASES), f"{code} only reports: a .fixed.py cannot be its output"
-            assert any(c.code == code and code in c.expected_codes for c in CASES), f"{code} has no fixture it reports on"
-        quiet = [c for c in CASES if c.code == code and not c.fixed and (rule.fixes or code not in c.expected_codes)]
-        assert quiet, f"{code} has no must-not-change fixture"
+        assert not missing_fixtures(code, rule, CASES)
+
+
+def test_a_report_only_rule_needs_no_fixed_file():
+    from fixture_cases import Case
+    from rules.jax904_spec_axis_not_in_mesh import SpecAxisNotInMesh as ReportOnly
+
+    def case(name, expect, fixed=None):
+        return Case("JAX904", name, Path(f"{name}.py"), fixed, {"expect": expect})
+
+    reported, quiet = case("reported", "JAX904"), case("quiet", "none")
+    assert missing_fixtures("JAX904", ReportOnly, [reported, quiet]) == []
+    assert missing_fixtures("JAX904", ReportOnly, [quiet]) == ["JAX904 has no fixture it reports on"]
+    assert missing_fixtures("JAX904", ReportOnly, [reported]) == ["JAX904 has no must-not-change fixture"]
+    assert missing_fixtures("JAX904", ReportOnly, [case("fixed", "JAX904", Path("fixed.fixed.py")), quiet]) == [
+        "JAX904 only reports: a .fixed.py cannot be its output"]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
