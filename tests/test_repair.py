@@ -101,6 +101,46 @@ def test_pytest_suite_made_green_by_one_repair(tmp_path, version):
     assert done.returncode != 0 and "jaxfix" in done.stderr  # the command's interpreter has no jaxfix
 
 
+def python_without_jaxfix(version: str, where: Path) -> str:
+    """A virtualenv of the tier's own Python that sees every package of the tier's environment
+    but jaxfix (linked one by one from its site-packages), so `import jaxfix` truly fails there."""
+    tier = Path(python(version))
+    config = tier.parent.parent / "pyvenv.cfg"
+    if not config.exists():
+        pytest.skip(f"{tier} is not a virtualenv's interpreter")
+    home = next(line.split("=", 1)[1].strip() for line in config.read_text().splitlines() if line.startswith("home"))
+    base = next(Path(home).glob("python3.1[0-9]"), None)
+    site = next(tier.parent.parent.glob("lib/python3.*/site-packages"))
+    if base is None:
+        pytest.skip(f"no base interpreter under {home}")
+    subprocess.run([str(base), "-m", "venv", "--without-pip", str(where)], check=True, capture_output=True, timeout=300)
+    farm = where / "packages"
+    farm.mkdir()
+    for entry in site.iterdir():
+        if not entry.name.startswith("jaxfix"):
+            (farm / entry.name).symlink_to(entry)
+    (next(where.glob("lib/python3.*/site-packages")) / "tier.pth").write_text(f"{farm}\n")
+    return str(where / "bin" / "python")
+
+
+def test_repair_under_an_interpreter_that_has_no_jaxfix(tmp_path):
+    """jaxfix from this interpreter with the worktree on sys.path only for itself: the command's
+    interpreter (jax 0.12.0.1) has no jaxfix, installed or on PYTHONPATH."""
+    bare = python_without_jaxfix(NEXT, tmp_path / "bare-venv")
+    env = {**command_env(tmp_path), "PYTHONPATH": ""}
+    probe = subprocess.run([bare, "-c", "import jax, jaxfix"], cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
+    assert probe.returncode == 1 and "No module named 'jaxfix'" in probe.stderr, probe.stderr
+    tree = project(tmp_path)
+    before = snapshot(tree)
+    start = f"import sys; sys.path.insert(0, {str(ROOT)!r}); sys.argv[0] = 'jaxfix'; from jaxfix.cli.main import main; main()"
+    done = subprocess.run([sys.executable, "-c", start, "repair", "--unsafe-fixes", "--format", "json", "--", bare, "-m", "pytest", "-q",
+                           "-p", "no:cacheprovider"], cwd=tree, env=env, capture_output=True, text=True, timeout=600, check=False)
+    report = json.loads(done.stdout or "{}")
+    assert done.returncode == 0 and report["passed"], done.stderr[-3000:]
+    assert {(f["code"], f["path"]) for f in report["fixed"]} == _SITES
+    assert changed(before, tree) == {path for _, path in _SITES}
+
+
 @pytest.mark.parametrize("entry", [["run_all.py"], ["-m", "unittest", "checks.units"]], ids=["script", "unittest"])
 def test_script_and_unittest_made_green(tmp_path, entry):
     tree = project(tmp_path)
