@@ -27,6 +27,7 @@ from jaxfix.discovery import discover
 from jaxfix.evidence import Evidence
 from jaxfix.file_io import ReadError, read_regular, undo_written, write_fix
 from jaxfix.options import Options
+from jaxfix.prefilter import codes_range
 from jaxfix.recording import RecordingDir
 from jaxfix.runner import run_files
 from jaxfix.safe_write import LateCheck, confirm_writes
@@ -403,7 +404,7 @@ def repair(paths: Sequence[Path], command: Sequence[str], options: Options, sett
                 done(base)
                 if not reading.jax_versions and not reading.failures:
                     return finish(Stop.BEFORE_JAX, f"the command {how} before any of its processes imported JAX: nothing for jaxfix to fix")
-                return finish(Stop.NOT_OURS, f"the command {how} with failures that are not JAX001-JAX003: not jaxfix's to fix")
+                return finish(Stop.NOT_OURS, f"the command {how} with failures that are not {codes_range()}: not jaxfix's to fix")
             if number > settings.max_rounds:
                 done(base)
                 return finish(Stop.MAX_ROUNDS, f"stopped after --max-rounds {settings.max_rounds}; the command still {how}")

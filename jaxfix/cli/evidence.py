@@ -14,6 +14,7 @@ from jaxfix.escaping import printable
 from jaxfix.file_io import ReadError, read_regular
 from jaxfix.options import Options
 from jaxfix.paths import display_path
+from jaxfix.prefilter import codes_listed
 from jaxfix.records import MAX_EVIDENCE_BYTES, EvidenceReading, read_evidence
 
 
@@ -39,6 +40,6 @@ def evidence_file_run(evidence: str, paths: list[Path], options: Options, consol
     for problem in problems:
         console.print(Text(printable(f"{name}: error: {problem}"), style="red"), soft_wrap=True)  # paths from the file
     if not reading.raised:
-        console.print(Text(f"{name}: no JAX001, JAX002 or JAX003 error recorded: nothing to do", style="dim"))
+        console.print(Text(f"{name}: no {codes_listed()} error recorded: nothing to do", style="dim"))
     evidence_map = {path.resolve(): items for path, items in reading.evidence.items()}
     return LogRun(sorted(reading.evidence), replace(options, evidence=evidence_map), len(problems), 0)

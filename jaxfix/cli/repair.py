@@ -25,6 +25,7 @@ from jaxfix.cli.flags import load_config, options_from, setting_flags, setting_v
 from jaxfix.config import project_roots
 from jaxfix.escaping import printable
 from jaxfix.paths import display_path
+from jaxfix.prefilter import codes_range
 from jaxfix.repair import RepairReport, RepairSettings, Round, SiteOutcome, Stop, repair
 from jaxfix.runner import default_jobs
 from jaxfix.settings import MIGRATE
@@ -49,7 +50,17 @@ class _RepairCommand(click.Command):
         return super().parse_args(ctx, args[:split])
 
 
-@click.command(cls=_RepairCommand, context_settings={"help_option_names": ["-h", "--help"]})
+_HELP = f"""Run COMMAND, fix the {codes_range()} errors its run raised, run it again.
+
+    COMMAND runs in the current directory with jaxfix's recorder injected (nothing is installed
+    where it runs; its interpreter may have another JAX and no jaxfix). The sites it shows
+    raising under PATH (default: .) get the rules' own fixes, as `--evidence` gives them; the
+    loop ends when COMMAND passes, when a round brings nothing new to fix, or after
+    --max-rounds. See docs/repair.md.
+    """
+
+
+@click.command(cls=_RepairCommand, context_settings={"help_option_names": ["-h", "--help"]}, help=_HELP)
 @click.argument("paths", metavar="[PATH]...", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--max-rounds", type=click.IntRange(min=1), default=5, show_default=True, help="Stop after this many rounds of fixes.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
@@ -65,14 +76,7 @@ class _RepairCommand(click.Command):
 @click.pass_context
 def repair_command(ctx: click.Context, paths: tuple[Path, ...], max_rounds: int, timeout: float | None, dry_run: bool,
                    output_format: str, quiet: bool, jobs: int | None, config_file: Path | None, color: str, **params: Any) -> None:
-    """Run COMMAND, fix the JAX001-JAX003 errors its run raised, run it again.
-
-    COMMAND runs in the current directory with jaxfix's recorder injected (nothing is installed
-    where it runs; its interpreter may have another JAX and no jaxfix). The sites it shows
-    raising under PATH (default: .) get the rules' own fixes, as `--evidence` gives them; the
-    loop ends when COMMAND passes, when a round brings nothing new to fix, or after
-    --max-rounds. See docs/repair.md.
-    """
+    """`jaxfix repair` (its help: `_HELP`, naming the registered rules)."""
     command = ctx.meta.get("jaxfix_repair_command", ())
     if not command:
         raise click.UsageError("the command after '--' is empty")
@@ -129,7 +133,7 @@ def _print_round(console: Console, current: Round, *, quiet: bool, dry_run: bool
         return
     status = "passed" if run.returncode == 0 and not run.timed_out else ("timed out" if run.timed_out else f"exit {run.returncode}")
     codes = Counter(r.code for r in current.raised)
-    said = ", ".join(f"{code} x{n}" for code, n in sorted(codes.items())) or "none of JAX001-JAX003"
+    said = ", ".join(f"{code} x{n}" for code, n in sorted(codes.items())) or f"none of {codes_range()}"
     other = f", {len(current.failures)} other failure{'s' if len(current.failures) != 1 else ''}" if current.failures else ""
     console.print(Text(f"run {current.number} ({status}, {run.seconds:.1f} s): raised {said}{other}", style="bold"), soft_wrap=True)
     for raised in current.raised:
