@@ -33,6 +33,7 @@ from jaxfix.diagnostics import FileResult
 from jaxfix.diffs import unified_diff
 from jaxfix.discovery import discover
 from jaxfix.options import Options
+from jaxfix.prefilter import codes_range
 from jaxfix.records import Failure
 from jaxfix.repair import RepairReport, RepairSettings, repair
 from jaxfix.runner import run_files
@@ -402,11 +403,11 @@ def _repair_commit(
     elif first.run.returncode == 0 and not first.run.timed_out:
         baseline = "passed"
     elif first.failures and not first.raised:
-        baseline = f"already failing before any fix, not with JAX001-JAX003: {_failure_text(first.failures)}"
+        baseline = f"already failing before any fix, not with {codes_range()}: {_failure_text(first.failures)}"
     elif first.failures:
-        baseline = f"failing with {len(first.raised)} JAX001-JAX003 error(s), and already with others: {_failure_text(first.failures)}"
+        baseline = f"failing with {len(first.raised)} {codes_range()} error(s), and already with others: {_failure_text(first.failures)}"
     else:
-        baseline = "failing" if not first.raised else f"failing with JAX001-JAX003 error(s): {', '.join(seen[:3])}"
+        baseline = "failing" if not first.raised else f"failing with {codes_range()} error(s): {', '.join(seen[:3])}"
     fixes = Counter(d.code for one in report.rounds for r in one.results for d in r.diagnostics if d.applied)
     entry = replace(
         _with_results(entry, repo, written, written), fixes=tuple(sorted(fixes.items())), errors=tuple(seen),

@@ -40,6 +40,7 @@ from jaxfix.fleet.executors import (
 from jaxfix.fleet.sources import RepoSource, parse_source
 from jaxfix.fleet.unit import Outcome
 from jaxfix.migrate import DEFAULT_BRANCH, MigrateOptions, RepoReport, Status
+from jaxfix.prefilter import codes_range
 from jaxfix.runner import default_jobs
 from jaxfix.safe_write import write_file
 from jaxfix.settings import MIGRATE
@@ -286,7 +287,7 @@ def report_markdown(entries: list[RepoReport]) -> str:
     for e in entries:
         notes = ([f"- {markdown_text(e.reason)}"] if e.reason else []) + [f"- error: {markdown_text(x)}" for x in e.file_errors]
         notes += [f"- before any fix, verify was {markdown_text(e.baseline)}"] if e.baseline else []
-        notes += [f"- JAX001-JAX003 errors its runs raised: {markdown_text(', '.join(e.errors))} ({e.errors_fixed} fixed)"] if e.errors else []
+        notes += [f"- {codes_range()} errors its runs raised: {markdown_text(', '.join(e.errors))} ({e.errors_fixed} fixed)"] if e.errors else []
         notes += [f"- left: {markdown_text(x)}" for x in e.left]
         notes += [f"- target JAX {markdown_text(e.target_jax)}"] if e.target_jax else []
         if e.commit:
@@ -320,7 +321,7 @@ def _print_entry(console: Console, entry: RepoReport) -> None:
     if entry.reason:
         details.append(entry.reason)
     if entry.errors and entry.status is not Status.IMPROVED:  # improved: its reason counts them
-        details.append(f"{entry.errors_fixed} of {len(entry.errors)} JAX001-JAX003 errors fixed: {', '.join(entry.errors[:3])}"
+        details.append(f"{entry.errors_fixed} of {len(entry.errors)} {codes_range()} errors fixed: {', '.join(entry.errors[:3])}"
                        + (", ..." if len(entry.errors) > 3 else ""))
     if entry.patch and (entry.dry_run or entry.status is Status.IMPROVED):
         details.append(f"diff in {entry.patch}")
