@@ -38,7 +38,7 @@ from jaxfix.records import Failure
 from jaxfix.repair import RepairReport, RepairSettings, repair
 from jaxfix.runner import run_files
 from jaxfix.settings import SettingError
-from jaxfix.target_version import target_version
+from jaxfix.target_version import CONFIG, TargetVersion, target_version
 from jaxfix.safe_write import WriteError, replace_source
 
 DEFAULT_BRANCH = "jaxfix/migrate"
@@ -232,6 +232,17 @@ def migrate_repo(location: str | os.PathLike[str], options: MigrateOptions) -> t
     return replace(entry, duration=round(time.monotonic() - started, 3)), patch
 
 
+
+def _in_repository(target: TargetVersion, repo: Path) -> str:
+    """The target version as the report says it: a config file named inside its repository, so
+    the report and the commit do not depend on where the scratch clone was."""
+    if target.kind == CONFIG and Path(target.origin).is_absolute():
+        try:
+            target = replace(target, origin=Path(target.origin).relative_to(repo).as_posix())
+        except ValueError:
+            pass
+    return target.describe()
+
 def _migrate(repo: Path, options: MigrateOptions, entry: RepoReport, guard: _HeldInterrupt) -> tuple[RepoReport, bytes | None]:
     try:
         refusal = _refusal(repo, options)
@@ -241,7 +252,7 @@ def _migrate(repo: Path, options: MigrateOptions, entry: RepoReport, guard: _Hel
         entry = replace(entry, base=base)
         config = load(None, [repo])
         engine_options = replace(build_options(config, dict(options.settings), [repo]), project_roots=project_roots(config, [repo]))
-        entry = replace(entry, target_jax=target_version(config, dict(options.settings).get("target_version"), [repo]).describe())
+        entry = replace(entry, target_jax=_in_repository(target_version(config, dict(options.settings).get("target_version"), [repo]), repo))
         files = _tracked_python_files(repo, engine_options)
         hidden = _hidden_from_status(repo, files)
     except (GitError, SettingError, OSError) as error:
