@@ -10,12 +10,19 @@ An error that follows from the file's bytes alone (a notebook that does not vali
 error) is cached too, so a warm run does not read that file again.
 Entries are checked, never trusted: a corrupt, truncated or foreign entry is a miss. Writes
 are atomic and best effort: a cache that cannot be written only costs speed.
+
+Nothing shown or written comes from the cache: anyone who can write the cache directory (a
+pull request that commits one, a CI cache restored from another branch) can forge an entry, and
+a checksum is no signature. So an entry holds no fixed code: a result that changes its file is
+not stored, and the file is checked again on every run. A forged entry can at worst hide a
+diagnostic or invent one, never put code into a fix, a diff or a suggestion. The directory must
+be a real one (no symlink on the way from the project's top into it), and `cache-dir` from a
+config may not lead out of the project (see `cache_location`); entries are read only as regular
+files, without following a symlink, and at most `_MAX_ENTRY_BYTES` of them.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
 import json
 import os
@@ -23,12 +30,14 @@ import sys
 from dataclasses import fields
 from functools import cached_property
 from pathlib import Path
+from stat import S_ISDIR, S_ISLNK
 
 import jaxfix
 from jaxfix.config import Config, project_root
 from jaxfix.dependencies import unchanged
 from jaxfix.diagnostics import Dependency, Diagnostic, FileResult, Location, Related, Safety
 from jaxfix.distributions import installed_version
+from jaxfix.file_io import ReadError, read_regular
 from jaxfix.options import Options
 from jaxfix.paths import PATH_STATES
 from jaxfix.prefilter import selected_rules
@@ -36,7 +45,9 @@ from jaxfix.safe_write import write_file
 
 CACHE_DIR_NAME = ".jaxfix_cache"
 _PROJECT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
-_MAGIC = b"jaxfix-cache 2\n"  # 2: entries list their dependencies
+_MAGIC = b"jaxfix-cache 3\n"  # 2: entries list their dependencies; 3: and hold no fixed code
+_KEYS = frozenset({"settings", "path", "source", "diagnostics", "dependencies", "error"})
+_MAX_ENTRY_BYTES = 4 * 1024 * 1024  # diagnostics only: far more than a file's ever take
 # Options that cannot change one file's result: select/ignore enter as the selected codes, and
 # exclude, include and max-file-size decide whether a file is read at all, before the cache is asked;
 # max-parse-memory only turns a result into an error, and such errors are not cached; max-log-size
@@ -61,6 +72,40 @@ def cache_dir(flag: Path | None, config: Config, paths: list[Path]) -> Path:
             if any((directory / marker).exists() for marker in _PROJECT_MARKERS):
                 return directory / CACHE_DIR_NAME
     return project_root(config, paths) / config.values.get("cache-dir", CACHE_DIR_NAME)
+
+
+class CacheDirError(ValueError):
+    """The cache directory is refused; the message says why (the run goes on without a cache)."""
+
+
+def cache_location(flag: Path | None, config: Config, paths: list[Path]) -> Path:
+    """`cache_dir`, checked: the tree under the project may come from a stranger's pull request,
+    which must not lead jaxfix's writes out of it. So `cache-dir` from a config may not be
+    absolute or climb out of the project with `..` (`--cache-dir`, the user's own, may point
+    anywhere), and no part of the path from the top of the tree (the enclosing git work tree,
+    else the project root) down to the directory may be a symlink or something other than a
+    directory. CacheDirError otherwise."""
+    directory = Path(os.path.abspath(cache_dir(flag, config, paths)))
+    root = Path(os.path.abspath(project_root(config, paths)))
+    if flag is None and "cache-dir" in config.values:
+        value = config.values["cache-dir"]
+        if os.path.isabs(value) or not directory.is_relative_to(root):
+            raise CacheDirError(f"{config.path}: cache-dir {value!r} points outside the project ({root})")
+    top = next((d for d in (root, *root.parents) if (d / ".git").exists()), root)
+    if directory.is_relative_to(top):
+        for depth in range(1, len(directory.relative_to(top).parts) + 1):
+            part = top.joinpath(*directory.relative_to(top).parts[:depth])
+            try:
+                mode = os.lstat(part).st_mode
+            except FileNotFoundError:
+                break  # created as a directory when the first entry is written
+            except OSError as error:
+                raise CacheDirError(f"cache directory {directory}: {part}: {error.strerror}") from None
+            if S_ISLNK(mode):
+                raise CacheDirError(f"cache directory {directory}: {part} is a symbolic link")
+            if not S_ISDIR(mode):
+                raise CacheDirError(f"cache directory {directory}: {part} is not a directory")
+    return directory
 
 
 def _source_digest() -> str:
@@ -201,13 +246,13 @@ class Cache:
     def _entry(self, path: Path) -> Path:
         """Named by path only: a run with other settings replaces the entry, so the cache holds at
         most one entry per file that ever passed the prefilter."""
-        return self.directory / hashlib.sha256(os.path.abspath(path).encode()).hexdigest()[:40]
+        return self.directory / hashlib.sha256(os.fsencode(os.path.abspath(path))).hexdigest()[:40]
 
     def get(self, path: Path, source: bytes) -> FileResult | None:
         """The cached result for `path` holding `source`, or None (miss, or an entry not to trust)."""
-        try:
-            data = self._entry(path).read_bytes()
-        except OSError:
+        try:  # a FIFO would block, a symlink lead anywhere, /dev/zero never end
+            data = read_regular(self._entry(path), _MAX_ENTRY_BYTES, follow_symlinks=False)
+        except ReadError:
             return None
         try:
             if not data.startswith(_MAGIC):
@@ -217,33 +262,34 @@ class Cache:
                 return None
             entry = _expect(json.loads(body), dict)
             if (
-                entry["settings"] != self.settings
+                entry.keys() != _KEYS
+                or entry["settings"] != self.settings
                 or entry["path"] != os.path.abspath(path)
                 or entry["source"] != hashlib.sha256(source).hexdigest()
             ):
                 return None
-            fixed = None if entry["fixed"] is None else base64.b64decode(_expect(entry["fixed"], str), validate=True)
-            if fixed == source:
-                return None
             diagnostics = tuple(_decode(d, self.codes) for d in _expect(entry["diagnostics"], list))
+            if any(d.applied for d in diagnostics):  # a fix applied, yet no fixed code: not ours
+                return None
             dependencies = [self._unchanged_dependency(d) for d in _expect(entry["dependencies"], list)]
             error = _decode_error(entry["error"])
-        except (ValueError, TypeError, KeyError, binascii.Error, RecursionError):
+        except (ValueError, TypeError, KeyError, RecursionError):
             return None
         known = tuple(d for d in dependencies if d is not None)
         if len(known) != len(dependencies):  # one of them changed
             return None
         if error is not None:
-            if fixed is not None or diagnostics:
+            if diagnostics:
                 return None
             return FileResult(path, source, error=error[0], error_location=error[1], dependencies=known, lasting_error=True)
-        return FileResult(path, source, fixed, diagnostics, dependencies=known)
+        return FileResult(path, source, None, diagnostics, dependencies=known)
 
     def put(self, result: FileResult) -> None:
         """Remember a result: a successful one, or an error of the file's bytes (other errors may be
         transient or a jaxfix bug, and are retried); not a result that used a file jaxfix cannot
-        vouch for, see jaxfix/dependencies.py."""
-        if result.error is not None and not result.lasting_error:
+        vouch for, see jaxfix/dependencies.py; nor one that changes its file: its fix is derived
+        again on every run, never taken from the cache."""
+        if result.fixed is not None or (result.error is not None and not result.lasting_error):
             return
         if result.source is None or any(d.digest is None for d in result.dependencies):
             return
@@ -251,7 +297,6 @@ class Cache:
             "settings": self.settings,
             "path": os.path.abspath(result.path),
             "source": hashlib.sha256(result.source).hexdigest(),
-            "fixed": None if result.fixed is None else base64.b64encode(result.fixed).decode("ascii"),
             "diagnostics": [_encode(d) for d in result.diagnostics],
             "dependencies": [_encode_dependency(d) for d in result.dependencies],
             "error": None if result.error is None else [
@@ -259,6 +304,8 @@ class Cache:
             ],
         }).encode()
         data = _MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+        if len(data) > _MAX_ENTRY_BYTES:
+            return
         try:
             self._prepare_directory()
             write_file(self._entry(result.path), data)

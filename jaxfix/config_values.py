@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jaxfix.options import DEFAULT_LINE_LENGTH
+from jaxfix.file_io import ReadError, read_regular
+from jaxfix.options import DEFAULT_LINE_LENGTH, DEFAULT_MAX_FILE_SIZE
 from jaxfix.settings import SettingError
 
 
@@ -28,8 +29,7 @@ def read_toml(path: Path) -> dict[str, Any]:
         import tomllib
     else:  # pragma: no cover - Python 3.10
         import tomli as tomllib
-    try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+    try:  # a config may come with a pull request: a symlink to /dev/zero is no config
+        return tomllib.loads(read_regular(path, DEFAULT_MAX_FILE_SIZE, bound="max-file-size").decode("utf-8"))
+    except (ReadError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path}: cannot read config: {error}") from None

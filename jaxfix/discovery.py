@@ -66,10 +66,12 @@ def _enclosing_gitignores(root: Path) -> _Chain:
 
 def _with_gitignore(chain: _Chain, directory: str) -> _Chain:
     """`chain` extended with `directory`'s own .gitignore, if it has a readable one; nearer files win."""
-    try:
-        with open(os.path.join(directory, ".gitignore"), encoding="utf-8", errors="replace") as handle:
-            lines = handle.read().splitlines()
-    except OSError:
+    from jaxfix.file_io import ReadError, read_regular  # here: jaxfix.file_io imports this module's constants
+    from jaxfix.options import DEFAULT_MAX_FILE_SIZE
+
+    try:  # a committed .gitignore may be a symlink to /dev/zero
+        lines = read_regular(os.path.join(directory, ".gitignore"), DEFAULT_MAX_FILE_SIZE).decode("utf-8", "replace").splitlines()
+    except ReadError:
         return chain
     return (*chain, (directory, _gitignore_spec(lines)))
 

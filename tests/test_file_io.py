@@ -149,3 +149,44 @@ def test_an_endless_stream_stops_at_its_bound_in_little_memory():
     with pytest.raises(ReadError, match=r"^input is larger than max-log-size \(8388608 bytes\); not read$"):
         for _ in lines:
             pass
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_an_evidence_file_that_is_no_regular_file_is_one_line_never_a_hang(tmp_path, kind):
+    """`--evidence` reads through the same reader (an evidence file may come with a pull request)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "m.py").write_text("x = 1\n")
+    evidence = tmp_path / "evidence.jsonl"
+    if kind == "fifo":
+        os.mkfifo(evidence)
+    else:
+        evidence = Path("/dev/zero")
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-m", "jaxfix", "--evidence", str(evidence), "--check", "-q", str(tmp_path)],
+                          capture_output=True, timeout=60, env={**os.environ, "PYTHONPATH": str(root)})
+    assert done.returncode == 2
+    errors = [line for line in done.stderr.decode().splitlines() if "error:" in line]
+    assert len(errors) == 1 and errors[0].endswith("not a regular file (" + ("a FIFO" if kind == "fifo" else "a character device") + "); not read")
+
+
+@pytest.mark.parametrize("name", [".gitignore", "pyproject.toml"])
+def test_a_committed_config_or_gitignore_linked_to_dev_zero_is_never_read_endlessly(tmp_path, name):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "m.py").write_text("x = 1\n")
+    (tmp_path / name).symlink_to("/dev/zero")
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-m", "jaxfix", "--check", "-q", "--config" if name == "pyproject.toml" else "--no-cache",
+                           *([str(tmp_path / name)] if name == "pyproject.toml" else []), str(tmp_path)],
+                          capture_output=True, timeout=60, env={**os.environ, "PYTHONPATH": str(root)})
+    assert b"Traceback" not in done.stderr and b"MemoryError" not in done.stderr
+    if name == "pyproject.toml":
+        assert done.returncode == 2 and b"cannot read config: not a regular file (a character device)" in done.stderr
+    else:
+        assert done.returncode == 0

@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from jaxfix import __version__
-from jaxfix.cache import Cache, cache_dir
+from jaxfix.cache import Cache, CacheDirError, cache_dir, cache_location
 from jaxfix.cli.consoles import make_console
 from jaxfix.cli.flags import load_config, options_from, setting_flags, setting_values
 from jaxfix.cli.format_help import format_option_help
 from jaxfix.cli.modes import run_mode
-from jaxfix.config import project_roots
+from jaxfix.config import Config, project_roots
 from jaxfix.diagnostics import FileResult
 from jaxfix.discovery import Discovery, discover, is_excluded
 from jaxfix.options import Options
@@ -277,7 +277,7 @@ def _check(capture: Any, paths: tuple[Path, ...], dry_run: bool, check_mode: boo
         sys.stdout.write(files_text(found.files))
         sys.exit(EXIT_ERROR if found.errors else EXIT_CLEAN)
     write = mode == "fix" and not add_noqa
-    cache = None if no_cache or from_log or evidence_file else Cache(cache_path, options)
+    cache = None if no_cache or from_log or evidence_file else _cache(flags["cache_dir"] and Path(flags["cache_dir"]), config, path_list, options, console)
     # Files named on the command line always get their syntax errors reported; found ones with --strict.
     strict = flags["strict"] or bool(config.values.get("strict"))
     check_syntax = set(found.files) if strict else {p for p in path_list if p.is_file()}
@@ -331,6 +331,20 @@ def _add_noqa(results: list[FileResult], console: Console) -> int:
     console.print(f"Added {added} suppression comment{'s' if added != 1 else ''} (# jaxfix: ignore[CODE]) to {files} file{'s' if files != 1 else ''}.",
                   soft_wrap=True, markup=False, highlight=False)
     return EXIT_ERROR if any(r.error for r in results) or any(": error: " in p for p in problems) else EXIT_CLEAN
+
+
+def _cache(flag: Path | None, config: Config, paths: list[Path], options: Options, console: Callable[[], Console]) -> Cache | None:
+    """The result cache, or None (with one warning line) when its directory is refused: a
+    symlinked `.jaxfix_cache` or a config's `cache-dir` leading out of the project."""
+    try:
+        return Cache(cache_location(flag, config, paths), options)
+    except CacheDirError as error:
+        from rich.text import Text
+
+        from jaxfix.escaping import printable
+
+        console().print(Text(printable(f"warning: {error}; running without the cache"), style="yellow"), soft_wrap=True)
+        return None
 
 
 def _run(files: list[Path], options: Options, *, write: bool, jobs: int, console: Callable[[], Console], quiet: bool,

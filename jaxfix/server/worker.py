@@ -13,23 +13,29 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from jaxfix.cache import Cache, cache_dir
+from jaxfix.cache import Cache, CacheDirError, cache_location
 from jaxfix.config import build_options, load, project_roots
 from jaxfix.diagnostics import FileResult
 from jaxfix.discovery import is_excluded
+from jaxfix.file_io import ReadError, read_regular
 from jaxfix.options import Options
 from jaxfix.server.jobs import Answer, Check, Document, FixAll, FixOne, Hello, Job
 from jaxfix.server.wire import receive, send
 from jaxfix.settings import SettingError
 
 
-def _project(document: Document) -> tuple[Options, Cache, Path]:
-    """The options and cache a `jaxfix --check` of the workspace folder would use for this file."""
+def _project(document: Document) -> tuple[Options, Cache | None, Path]:
+    """The options and cache a `jaxfix --check` of the workspace folder would use for this file
+    (no cache where the CLI would refuse its directory)."""
     path = Path(document.path)
     config = load(None, [path])
     start = [Path(document.folder)] if document.folder else [path.parent]
     options = replace(build_options(config, {}, [path]), project_roots=project_roots(config, start))  # its project's jax pin too
-    return options, Cache(cache_dir(None, config, start), options), start[0]
+    try:
+        cache = Cache(cache_location(None, config, start), options)
+    except CacheDirError:
+        cache = None
+    return options, cache, start[0]
 
 
 def _excluded(path: Path, root: Path, options: Options) -> bool:
@@ -38,10 +44,10 @@ def _excluded(path: Path, root: Path, options: Options) -> bool:
     return any(is_excluded(p, options.exclude) for p in (shown, *shown.parents) if p != Path("."))
 
 
-def _on_disk(path: Path, source: bytes) -> bool:
+def _on_disk(path: Path, source: bytes, options: Options) -> bool:
     try:
-        return path.read_bytes() == source
-    except OSError:
+        return read_regular(path, options.max_file_size) == source
+    except ReadError:
         return False
 
 
@@ -62,11 +68,11 @@ def answer(job: Job) -> Answer:
     if isinstance(job, Check):
         if not is_candidate(document.source, selected_rules(options)):
             return Answer(FileResult(path, document.source))
-        cached = cache.get(path, document.source)
+        cached = cache.get(path, document.source) if cache else None
         if cached is not None:
             return Answer(cached)
         result = process_source(path, document.source, options)
-        if _on_disk(path, document.source):  # an unsaved buffer's result would only evict the file's entry
+        if cache and _on_disk(path, document.source, options):  # an unsaved buffer's result would only evict the file's entry
             cache.put(result)
         return Answer(result)
     if isinstance(job, FixOne):
