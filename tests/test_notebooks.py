@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
@@ -246,8 +247,11 @@ def test_cache_keeps_cell_positions(tmp_path):
     first = run_engine(path.read_bytes(), ["--jax-version", "0.10.2"], path=str(path))
     options = options_from_args(["--jax-version", "0.10.2"])
     Cache(tmp_path / "cache", options).put(first)
-    assert Cache(tmp_path / "cache", options).get(path, path.read_bytes()) == first
-    assert first.diagnostics[0].start.cell == 8
+    assert first.fixed is not None and Cache(tmp_path / "cache", options).get(path, path.read_bytes()) is None  # a fix is never cached
+    reported = replace(first, fixed=None, diagnostics=tuple(replace(d, applied=False) for d in first.diagnostics))
+    Cache(tmp_path / "cache", options).put(reported)
+    assert Cache(tmp_path / "cache", options).get(path, path.read_bytes()) == reported
+    assert reported.diagnostics[0].start.cell == 8 and reported.diagnostics[0].fix_cell is not None
 
 
 def test_discovery_takes_notebooks_by_default_and_follows_include(tmp_path):
