@@ -373,12 +373,7 @@ def _fix_verify_commit(
             outcome = "timed out" if verify.exit_code is None else f"exited with {verify.exit_code}"
             return replace(entry, status=Status.FAILED, reason=f"verify {outcome}; fixes discarded"), None
     guard.check()
-    message = options.message or _commit_message(entry)
-    commit = _git(repo, "commit-tree", tree, "-p", base, "-F", "-", input=message.encode()).strip()
-    patch = _git_bytes(repo, "format-patch", "-1", "--stdout", commit)
-    # The migration happens here, in one ref update; everything before it is undone by _restore.
-    _git(repo, "branch", *(("--force",) if options.force_branch else ()), options.branch, commit)
-    return replace(entry, status=Status.CHANGED, branch=options.branch, commit=commit), patch
+    return _commit_branch(repo, base, tree, entry, options)
 
 
 def _repair_commit(
@@ -445,11 +440,7 @@ def _repair_commit(
             f"{', ...' if len(still) > 5 else ''}; the fixes are in the patch, nothing committed")), patch
     tree = _stage(repo, base, entry.files_changed)
     guard.check()
-    message = options.message or _commit_message(entry)
-    commit = _git(repo, "commit-tree", tree, "-p", base, "-F", "-", input=message.encode()).strip()
-    patch = _git_bytes(repo, "format-patch", "-1", "--stdout", commit)
-    _git(repo, "branch", *(("--force",) if options.force_branch else ()), options.branch, commit)
-    return replace(entry, status=Status.CHANGED, branch=options.branch, commit=commit), patch
+    return _commit_branch(repo, base, tree, entry, options)
 
 
 def _net_writes(report: RepairReport) -> list[FileResult]:
@@ -579,6 +570,16 @@ def _with_results(entry: RepoReport, repo: Path, results: list[FileResult], chan
         left=tuple(f"{relative(r.path)}:{d.start}: {d.code} {d.message}" for r in results for d in r.remaining),
         file_errors=tuple(f"{relative(r.path)}: {r.error}" for r in results if r.error),
     )
+
+
+def _commit_branch(repo: Path, base: str, tree: str, entry: RepoReport, options: MigrateOptions) -> tuple[RepoReport, bytes]:
+    """Commit `tree` on `base` and point the branch at it: the migration happens here, in one
+    ref update; everything before it is undone by _restore."""
+    message = options.message or _commit_message(entry)
+    commit = _git(repo, "commit-tree", tree, "-p", base, "-F", "-", input=message.encode()).strip()
+    patch = _git_bytes(repo, "format-patch", "-1", "--stdout", commit)
+    _git(repo, "branch", *(("--force",) if options.force_branch else ()), options.branch, commit)
+    return replace(entry, status=Status.CHANGED, branch=options.branch, commit=commit), patch
 
 
 def _commit_message(entry: RepoReport) -> str:

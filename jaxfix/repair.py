@@ -15,8 +15,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
@@ -30,7 +29,7 @@ from jaxfix.options import Options
 from jaxfix.prefilter import codes_range
 from jaxfix.recording import RecordingDir
 from jaxfix.runner import run_files
-from jaxfix.safe_write import LateCheck, confirm_writes
+from jaxfix.safe_write import LateCheck, confirm_writes, signals_held
 
 if TYPE_CHECKING:  # jaxfix.records is imported by the follower, while the first run goes on
     from jaxfix.records import EvidenceReading, Failure, Raised
@@ -170,7 +169,7 @@ def run_command(command: Sequence[str], env: Mapping[str, str], cwd: Path | None
     timed_out = False
     with open(output, "wb") as out:
         try:
-            with _signals_deferred():  # Ctrl-C while Popen returns would lose the process
+            with signals_held():  # Ctrl-C while Popen returns would lose the process
                 process = subprocess.Popen(list(command), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=out,
                                            stderr=subprocess.STDOUT, start_new_session=True)
             returncode = process.wait(timeout=timeout)
@@ -193,27 +192,6 @@ def run_command(command: Sequence[str], env: Mapping[str, str], cwd: Path | None
         seconds = time.monotonic() - start
         _end_group(process, kill_after=0.0)  # what it left running in the background
     return CommandRun(returncode, seconds, timed_out, _tail(output))
-
-
-@contextmanager
-def _signals_deferred() -> Iterator[None]:
-    """SIGINT/SIGTERM received in the block are re-raised at its end (main thread only: signals
-    reach Python handlers there alone)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    pending: list[int] = []
-    previous = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
-    held = {signum: handler for signum, handler in previous.items() if handler is not None}
-    for signum in held:
-        signal.signal(signum, lambda received, _frame: pending.append(received))
-    try:
-        yield
-    finally:
-        for signum, handler in held.items():
-            signal.signal(signum, handler)
-    for signum in pending[:1]:
-        signal.raise_signal(signum)
 
 
 def _end_group(process: subprocess.Popen[bytes], *, kill_after: float) -> None:

@@ -41,8 +41,9 @@ class WriteError(Exception):
 
 
 @contextmanager
-def _signals_held() -> Iterator[None]:
-    """Delay SIGINT/SIGTERM to the end of the block, so no temp file outlives an interrupt.
+def signals_held() -> Iterator[None]:
+    """Delay SIGINT/SIGTERM to the end of the block, so no temp file outlives an interrupt (and
+    no process `repair` starts is left unowned).
 
     Signals reach Python handlers in the main thread only; elsewhere this does nothing.
     """
@@ -105,7 +106,7 @@ def write_file(path: Path, data: bytes) -> None:
     Raises OSError: callers decide whether a failed write matters (a cache entry's does not).
     """
     umask = _current_umask()
-    with _signals_held():
+    with signals_held():
         fd, temp = _open_temp(path.parent)
         try:
             try:
@@ -222,7 +223,7 @@ def replace_source(path: Path, data: bytes, *, expected: bytes, late_checks: lis
     moment after the swap (a writer that opened it before) is still found and put back.
     """
     target = Path(os.path.realpath(path))
-    with _signals_held():
+    with signals_held():
         try:
             fd = os.open(target, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError as error:
@@ -282,7 +283,7 @@ def confirm_writes(checks: list[LateCheck]) -> dict[Path, str]:
         return {}
     time.sleep(_SETTLE_SECONDS)
     undone = {}
-    with _signals_held():
+    with signals_held():
         for check in checks:
             reason = check.confirm()
             if reason is not None:
