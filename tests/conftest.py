@@ -1,5 +1,8 @@
 import pytest
 
+# Trees that the tests run as user programs (their own tests fail on purpose): data, not tests.
+collect_ignore = ["repair_projects", "from_log_projects"]
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
