@@ -15,3 +15,12 @@ FIXED_CALL = "jax.jit(jnp.sin).trace(x).lower(lowering_platforms=(jax.export.def
 FIXED = VIOLATION.replace(CALL, "jax.jit(jnp.sin).trace(x).lower(\n    lowering_platforms=(jax.export.default_export_platform(),),\n)")
 VIOLATION_LINE = 7
 CLEAN = "import jax\n\nprint(jax.numpy.zeros(3))\n"
+# A JAX002 violation whose only fix is unsafe: reported, not fixed by default, so its result has
+# no fixed code and is what the result cache stores (a result with a fix never is).
+REPORTED = """\
+from jax.sharding import AbstractMesh, use_abstract_mesh
+
+with use_abstract_mesh(AbstractMesh((8, 4), ("data", "model"))):
+    with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
+        pass
+"""

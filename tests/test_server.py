@@ -19,7 +19,7 @@ pytest.importorskip("pygls", reason="jaxfix server needs pygls (pip install 'jax
 
 from lsp_client import ROOT, Editor, apply, edits_for
 from lsprotocol import types as t
-from snippets import VIOLATION, VIOLATION_LINE
+from snippets import REPORTED, VIOLATION, VIOLATION_LINE
 
 from jaxfix.cache import Cache, cache_dir
 from jaxfix.cli.rule_docs import explain_markdown
@@ -283,19 +283,9 @@ def test_the_projects_config_selects_and_excludes_as_for_the_cli(tmp_path):
     assert "both.py:7:11: JAX001" in printed and "JAX002" not in printed and "g.py" not in printed
 
 
-# Reported with an unsafe fix, not applied: a result the cache stores (one with a fix never is).
-REPORTED_ONLY = """\
-from jax.sharding import AbstractMesh, use_abstract_mesh
-
-with use_abstract_mesh(AbstractMesh((8, 4), ("data", "model"))):
-    with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
-        pass
-"""
-
-
 def test_the_result_cache_is_the_clis(tmp_path):
     path = tmp_path / "a.py"
-    path.write_text(REPORTED_ONLY)
+    path.write_text(REPORTED)
 
     async def body(editor: Editor) -> None:
         (diagnostic,) = (await editor.diagnostics(editor.open(path))).diagnostics
@@ -314,7 +304,7 @@ def test_the_result_cache_is_the_clis(tmp_path):
 
 def test_the_server_reads_what_the_cli_cached(tmp_path):
     path = tmp_path / "a.py"
-    path.write_text(REPORTED_ONLY)
+    path.write_text(REPORTED)
     subprocess.run([sys.executable, "-m", "jaxfix", "--check", "-q", "."], cwd=tmp_path, capture_output=True, check=False)
     # The CLI's entry, found with the settings a run in the workspace folder has; its message is
     # changed through the cache's own API, so only a read of this entry can show it.

@@ -11,7 +11,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from snippets import VIOLATION
+from snippets import REPORTED, VIOLATION
 
 ROOT = Path(__file__).resolve().parents[1]
 LAZY = ("rich", "importlib.metadata", "multiprocessing", "jaxfix.pool", "pathspec", "libcst", "jaxfix.notebook", "tomllib", "ctypes")
@@ -47,11 +47,11 @@ def test_a_quiet_run_with_nothing_to_report_imports_none_of_them(tmp_path):
 
 
 def test_a_warm_parallel_run_starts_no_workers(tmp_path):
-    (tmp_path / "a.py").write_text(VIOLATION + "# padding to make the run worth a pool\n" * 1000)
+    (tmp_path / "a.py").write_text(REPORTED + "# padding to make the run worth a pool\n" * 1000)  # cached: it has no fix
     cold, _, _ = _jaxfix("--check", "-q", "-j", "2", str(tmp_path))
     assert cold["exit"] == 1 and "jaxfix.pool" in cold["imported"]
     warm, stdout, _ = _jaxfix("--check", "-q", "-j", "2", str(tmp_path))
-    assert warm["exit"] == 1 and "JAX001" in stdout
+    assert warm["exit"] == 1 and "JAX002" in stdout
     assert "jaxfix.pool" not in warm["imported"] and "multiprocessing" not in warm["imported"]
 
 

@@ -42,6 +42,7 @@ from libcst.metadata import Assignment, ImportAssignment, MetadataWrapper
 
 from jaxfix.analysis.bindings import Bindings
 from jaxfix.analysis.values import Unknown
+from jaxfix.file_io import ReadError, read_regular
 from jaxfix.nesting import too_deep
 from jaxfix.paths import path_state
 
@@ -247,9 +248,11 @@ class ProjectIndex(Generic[A_co]):
             if cached is not None and cached.stat == (stat.st_mtime_ns, stat.st_size):
                 self._files.move_to_end(path)
                 return cached
-            source = path.read_bytes()
+            source = read_regular(path, self.max_source_bytes)  # a module a pull request names may be a FIFO
         except OSError as error:
             return Unknown(f"{path.name} cannot be read ({error.strerror})")
+        except ReadError as error:
+            return Unknown(f"{path.name} cannot be read ({error})")
         digest = hashlib.blake2b(source, digest_size=16).digest()
         if cached is not None and cached.digest == digest:
             cached.stat = (stat.st_mtime_ns, stat.st_size)
