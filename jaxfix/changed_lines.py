@@ -15,6 +15,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from jaxfix.file_io import ReadError, read_regular
+from jaxfix.options import DEFAULT_MAX_FILE_SIZE
+
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(?P<start>\d+)(?:,(?P<count>\d+))? @@")
 _ESCAPE = re.compile(rb"\\([0-7]{3}|.)")
 _ESCAPES = {b"a": b"\a", b"b": b"\b", b"f": b"\f", b"n": b"\n", b"r": b"\r", b"t": b"\t", b"v": b"\v"}
@@ -65,9 +68,9 @@ def parse_diff(diff: str) -> dict[str, frozenset[int]]:
 
 
 def _line_count(path: Path) -> int:
-    try:
-        return path.read_bytes().count(b"\n") + 1
-    except OSError:
+    try:  # a file git names may be a symlink to /dev/zero
+        return read_regular(path, DEFAULT_MAX_FILE_SIZE).count(b"\n") + 1
+    except ReadError:
         return 0
 
 

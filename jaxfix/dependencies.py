@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jaxfix.diagnostics import Dependency
+from jaxfix.file_io import ReadError, open_regular
 from jaxfix.paths import PATH_STATES, path_state
 
 if TYPE_CHECKING:  # imports libcst
@@ -110,11 +111,11 @@ def snapshot(paths: Iterable[Path], index_created_ns: int, layout: Mapping[Path,
 
 def _snapshot(path: Path, index_created_ns: int) -> Dependency:
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             before = os.fstat(handle.fileno())
             digest = hashlib.sha256(handle.read()).hexdigest()
             after = os.fstat(handle.fileno())
-    except OSError:
+    except (OSError, ReadError):
         return Dependency(path, None)
     steady = signature(before) == signature(after)
     if not steady or max(after.st_mtime_ns, after.st_ctime_ns) + SETTLED_NS > index_created_ns:
@@ -140,9 +141,9 @@ def unchanged(dependency: Dependency) -> bool:
         return True
     digest = hashlib.sha256()
     try:
-        with open(dependency.path, "rb") as handle:
+        with open_regular(dependency.path) as handle:
             while chunk := handle.read(1 << 20):
                 digest.update(chunk)
-    except OSError:
+    except (OSError, ReadError):
         return False
     return digest.hexdigest() == dependency.digest
