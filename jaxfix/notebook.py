@@ -23,6 +23,7 @@ import io
 import json
 import os
 import re
+import secrets
 import tokenize
 import warnings
 from collections.abc import Callable, Iterator
@@ -37,13 +38,6 @@ from jaxfix.options import Options
 from jaxfix.paths import is_notebook
 from jaxfix.syntax import syntax_error
 
-_MARKER = "# jaxfix: cell {}\n"
-_MARKER_LINE = re.compile(r"# jaxfix: cell (\d+)\r?\n?\Z")
-# A comment at the top level (so fixes that add imports still find the module's import block), a
-# `pass` in a block (a block needs a statement).
-_PLACEHOLDER = "# jaxfix: ipython {}\n"
-_PLACEHOLDER_IN_BLOCK = "pass  # jaxfix: ipython {}\n"
-_PLACEHOLDER_LINE = re.compile(r"[ \t]*(?:pass  )?# jaxfix: ipython (\d+)\n\Z")
 _LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
@@ -255,11 +249,22 @@ def _at_statement_start(lines: list[str]) -> bool:
 
 @dataclass
 class Module:
-    """The Python module made of a notebook's code cells."""
+    """The Python module made of a notebook's code cells. Its marker and placeholder comments carry
+    a tag drawn at random for this module and found nowhere in the notebook, so no text of the
+    user's can pass for one (a cell holding `# jaxfix: cell 8` is just a comment)."""
 
     lines: list[str]
     origin: list[tuple[int, int] | None]  # per module line: (cell number, line in cell), None for markers
     masked: list[str]  # original text of each placeholder, by number
+    tag: str
+
+    def marker(self, cell: int) -> str:
+        return f"# {self.tag}: cell {cell}\n"
+
+    def placeholder(self, number: int, in_block: bool) -> str:
+        """A comment at the top level (so fixes that add imports still find the module's import
+        block), a `pass` in a block (a block needs a statement)."""
+        return f"{'pass  ' if in_block else ''}# {self.tag}: ipython {number}\n"
 
     @property
     def code(self) -> bytes:
@@ -272,10 +277,17 @@ class Module:
         return Location(where[1], location.column, where[0])
 
 
+def _tag(text: str) -> str:
+    while True:
+        tag = f"jaxfix-{secrets.token_hex(8)}"
+        if tag not in text:
+            return tag
+
+
 def to_module(notebook: Notebook) -> Module:
-    module = Module([], [], [])
+    module = Module([], [], [], _tag(notebook.text))
     for cell in notebook.cells:
-        module.lines.append(_MARKER.format(cell.number))
+        module.lines.append(module.marker(cell.number))
         module.origin.append(None)
         if cell.cell_magic:
             continue
@@ -290,7 +302,7 @@ def to_module(notebook: Notebook) -> Module:
                 masked = _is_ipython(line) and _at_statement_start(lines[: number - 1])
                 indent = line[: len(line) - len(line.lstrip(" \t"))]
             if masked:
-                module.lines.append(indent + (_PLACEHOLDER_IN_BLOCK if indent else _PLACEHOLDER).format(len(module.masked)))
+                module.lines.append(indent + module.placeholder(len(module.masked), bool(indent)))
                 module.masked.append(line)
                 continuing_indent = indent if line.rstrip("\r\n").endswith("\\") else None
             else:
@@ -307,13 +319,16 @@ def cells_of(module: Module, notebook: Notebook, code: str) -> dict[int, str]:
     expected = [c.number for c in notebook.cells]
     seen: list[int] = []
     restored = 0
+    tag = re.escape(module.tag)
+    marker_line = re.compile(rf"# {tag}: cell (\d+)\r?\n?\Z")
+    placeholder_line = re.compile(rf"[ \t]*(?:pass  )?# {tag}: ipython (\d+)\n\Z")
     for line in split_lines(code):
-        marker = _MARKER_LINE.match(line)
+        marker = marker_line.match(line)
         if marker:
             seen.append(int(marker[1]))
             current = texts.setdefault(int(marker[1]), current if len(seen) == 1 else [])
             continue
-        placeholder = _PLACEHOLDER_LINE.match(line)
+        placeholder = placeholder_line.match(line)
         if placeholder:
             if int(placeholder[1]) != restored:
                 raise NotebookError("a fix disturbed the IPython lines of a cell; notebook left untouched")

@@ -24,6 +24,7 @@ from helpers import options_from_args, run_engine
 from jaxfix import notebook as nb
 from jaxfix.cache import Cache
 from jaxfix.cli.main import cli
+from jaxfix.diagnostics import Location
 from jaxfix.migrate import MigrateOptions, Status, migrate_repo
 
 NOTEBOOKS = [c for c in all_cases() if c.before.suffix == ".ipynb"]
@@ -397,3 +398,22 @@ def test_a_notebook_in_error_is_cached_like_a_result(tmp_path, monkeypatch):
     crash = FileResult(tmp_path / "x.py", b"x = 1\n", error="internal error in a rule, file left untouched: boom")
     Cache(tmp_path / "cache2", options).put(crash)
     assert Cache(tmp_path / "cache2", options).get(crash.path, crash.source) is None
+
+
+@pytest.mark.parametrize("comment", [
+    "# jaxfix: ipython 5\n",  # the number of the notebook's IPython lines: was an IndexError
+    "# jaxfix: ipython 2\n", "    # jaxfix: ipython 0\n", "pass  # jaxfix: ipython 1\n", "# jaxfix: cell 8\n",
+    "# jaxfix: cell 3\n",
+])
+def test_user_text_cannot_pass_for_jaxfix_markers(comment):
+    """jaxfix's cell markers and IPython placeholders carry a per-run tag: a cell's own comment that
+    looks like one is a comment, and the notebook gets the same fix as without it."""
+    document = json.loads(EARLIER_CELL.read_text())
+    fixed = json.loads(run_engine(json.dumps(document).encode(), ["--jax-version", "0.10.2"], path="nb.ipynb").fixed)
+    document["cells"][7]["source"].insert(0, comment)
+    result = run_engine(json.dumps(document).encode(), ["--jax-version", "0.10.2"], path="nb.ipynb")
+    assert result.error is None
+    assert [d.start for d in result.diagnostics] == [Location(2, 11, 8)]
+    cells = json.loads(result.fixed)["cells"]
+    assert cells[7]["source"] == [comment, *fixed["cells"][7]["source"]]
+    assert cells[:7] == fixed["cells"][:7]
