@@ -238,4 +238,4 @@ def test_named_files_too_deep_for_any_parser_are_one_error_each(tmp_path):
     )
     assert completed.returncode == 2, completed.stderr
     lines = completed.stderr.splitlines()
-    assert len(lines) == 3 and all("nested more than" in line and "limit" in line for line in lines), lines
+    assert len(lines) == 3 and all("nested too deeply for the parser" in line for line in lines), lines
