@@ -24,7 +24,7 @@ SHAPES = {
     "lambdas-with-parameters": lambda n: "f = " + "lambda a, b=1: " * n + "a\n",
     "lambdas-around-the-site": lambda n: "f = " + "lambda: " * n + SITE + "\n",
     "nested-calls": lambda n: "y = " + "f(" * n + "1" + ")" * n + "\n",
-    "keyword-arguments": lambda n: "y = " + "f(a=" * n + SITE + ")" * n + "\n",
+    "keyword-arguments": lambda n: "y = " + "f(a=" * n + "1" + ")" * n + "\n",
     "calls-of-lambdas": lambda n: "y = " + "f(lambda: " * n + "1" + ")" * n + "\n",
     "call-chain": lambda n: "y = f" + "()" * n + "\n",
     "subscripts": lambda n: "y = " + "a[" * n + "1" + "]" * n + "\n",
