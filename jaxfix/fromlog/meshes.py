@@ -7,6 +7,9 @@
     Mesh(axis_sizes=(2, 4), axis_names=('x', 'y'), axis_types=(Explicit, Explicit))   (repr)
 
 Axis names are printed between quotes without escaping, so a name may itself hold a quote.
+An axis size is at least 1 and has at most 7 digits (JAX sizes an axis by devices, or by the
+devices an abstract mesh stands for: ten million is beyond any machine); anything else is not a
+mesh JAX printed. Reading is linear in the text, and errors quote at most the start of it.
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ import re
 from jaxfix.evidence import MeshFacts
 
 _START = re.compile(r"\b(AbstractMesh|Mesh)\(")
-_AXIS = re.compile(r"'(?P<name>.+?)': (?P<size>\d+)(?=, |\)$)")
+_AXIS_END = re.compile(r"': (\d+)(?=, |\Z)")  # what ends an axis: `': SIZE` before the next axis or the end
+MAX_SIZE_DIGITS = 7
+_QUOTED = 80  # characters of a log's text an error quotes
 _TYPES = re.compile(r"axis_types=\((?P<types>[^()]*)\)")
 _KEYWORD = re.compile(r"(?P<key>axis_sizes|axis_names)=(?P<value>\([^()]*\))")
 
@@ -59,22 +64,57 @@ def parse_mesh(text: str) -> MeshFacts:
     keywords = {m["key"]: m["value"] for m in _KEYWORD.finditer(body)}
     if keywords:
         try:
-            sizes = tuple(ast.literal_eval(keywords["axis_sizes"]))
+            sizes = tuple(ast.literal_eval(_sizes_only(keywords["axis_sizes"])))
             names = tuple(ast.literal_eval(keywords["axis_names"]))
-        except (KeyError, ValueError, SyntaxError):
-            raise MeshReprError(f"unreadable mesh {text!r}") from None
+        except (KeyError, ValueError, SyntaxError, MemoryError, RecursionError):
+            raise MeshReprError(f"unreadable mesh {quoted(text)}") from None
     else:
         axes_text = body[: types_match.start()].rstrip(", ") if types_match else body
         if axes_text in ("", "()"):
             names, sizes = (), ()
         else:
-            axes = list(_AXIS.finditer(axes_text + ")"))
-            if not axes or ", ".join(m.group(0) for m in axes) != axes_text:
-                raise MeshReprError(f"unreadable mesh axes {axes_text!r}")
-            names = tuple(m["name"] for m in axes)
-            sizes = tuple(int(m["size"]) for m in axes)
+            names, sizes = _axes(axes_text)
     if kind == "concrete":
         device = True  # a concrete mesh has devices
     if types is not None and len(types) != len(sizes) or any(not isinstance(s, int) for s in sizes):
-        raise MeshReprError(f"inconsistent mesh {text!r}")
+        raise MeshReprError(f"inconsistent mesh {quoted(text)}")
+    if any(s < 1 for s in sizes):
+        raise MeshReprError(f"axis size {min(sizes)} in {quoted(text)}: JAX's axis sizes are at least 1")
     return MeshFacts(kind, tuple(map(str, names)), sizes, types, device)
+
+
+def _axes(text: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """`'x': 2, 'y': 4` as names and sizes; a name ends at the first `': SIZE` followed by the next
+    axis or the end (as a name may hold quotes). One pass over the text."""
+    names: list[str] = []
+    sizes: list[int] = []
+    position = 0
+    for end in _AXIS_END.finditer(text):
+        if end.start() <= position + 1 or text[position] != "'":  # an empty name, or no quote to start one
+            continue
+        names.append(text[position + 1:end.start()])
+        sizes.append(_size(end[1], text))
+        position = end.end() + 2  # past the `, ` before the next axis
+    if position != len(text) + 2:
+        raise MeshReprError(f"unreadable mesh axes {quoted(text)}")
+    return tuple(names), tuple(sizes)
+
+
+def _size(digits: str, text: str) -> int:
+    if len(digits) > MAX_SIZE_DIGITS:
+        raise MeshReprError(f"an axis size of {len(digits)} digits in {quoted(text)}: JAX's have at most {MAX_SIZE_DIGITS}")
+    return int(digits)
+
+
+def _sizes_only(value: str) -> str:
+    """`(2, 4)` from a repr's `axis_sizes=`, refused before evaluating when a size is too long."""
+    for digits in re.findall(r"\d+", value):
+        _size(digits, value)
+    return value
+
+
+def quoted(text: str) -> str:
+    """The text for an error message: its start only, when it is long (a log line can be 1 MB)."""
+    if len(text) <= _QUOTED:
+        return repr(text)
+    return f"{text[:_QUOTED]!r}... ({len(text)} characters)"
