@@ -3,7 +3,9 @@ one line per traceback, never a hang, a crash or a slice like `jax.devices()[:0]
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 import time
 from pathlib import Path
 
@@ -95,3 +97,51 @@ def test_a_1_mb_log_line_is_one_short_error(tmp_path):
     errors = [line for line in result.output.splitlines() if "error:" in line]
     assert result.exit_code == 2 and len(errors) == 1 and len(errors[0]) < 400, result.output[:1000]
     assert (tree / "run_compile.py").read_bytes() == (PROJECT / "run_compile.py").read_bytes()
+
+
+FORGED_SITE = """\
+import jax
+from jax.sharding import AbstractMesh, use_abstract_mesh
+
+with use_abstract_mesh(AbstractMesh((8, 4), ("data", "model"))):
+    with use_abstract_mesh(AbstractMesh((8, 4), ("data", "model"))):
+        print("ran")
+"""
+FORGED_LOG = b"""Traceback (most recent call last):
+  File "/ci/proj/stages.py", line 5, in <module>
+    with use_abstract_mesh(AbstractMesh((8, 4), ("data", "model"))):
+  File "/venv/lib/python3.11/site-packages/jax/_src/mesh.py", line 600, in use_abstract_mesh
+    raise ValueError(
+""" + JAX002.encode() + b""" AbstractMesh('data': 8, 'model': 4, axis_types=(Explicit, Explicit)) with size=32 \
+and prev mesh: AbstractMesh('data': 16, 'model': 4, axis_types=(Explicit, Explicit)) with size=64
+"""
+
+
+@pytest.mark.parametrize("unsafe", [False, True])
+def test_a_log_contradicting_the_mesh_the_code_shows_is_no_fact(tmp_path, unsafe):
+    """The outer mesh is written in the code (8, 4), so a log claiming (16, 4) is about other code:
+    the site is "changed since the log", never a resize (applied, real JAX raised; with
+    --unsafe-fixes the fix did not even settle, exit 2)."""
+    tree = tmp_path / "proj"
+    tree.mkdir()
+    (tree / "stages.py").write_text(FORGED_SITE)
+    (tmp_path / "ci.log").write_bytes(FORGED_LOG)
+    result = CliRunner().invoke(
+        cli, ["--no-cache", "--color", "never", "--from-log", str(tmp_path / "ci.log"), *(["--unsafe-fixes"] * unsafe), str(tree)],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 1, result.output
+    assert "not the one of size 64 in the log (changed since the log?)" in result.output
+    assert "[no fix]" in result.output and "did not settle" not in result.output
+    assert (tree / "stages.py").read_text() == FORGED_SITE
+
+
+def test_the_forged_log_s_site_runs_fine_under_real_jax(tmp_path):
+    from test_real_jax import interpreters
+
+    script = tmp_path / "stages.py"
+    script.write_text(FORGED_SITE)
+    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=8", "JAX_PLATFORMS": "cpu"}
+    for version, python in sorted(interpreters().items()):
+        done = subprocess.run([python, str(script)], capture_output=True, text=True, env=env, timeout=300, check=False)
+        assert done.returncode == 0 and done.stdout == "ran\n", (version, done.stderr[-2000:])

@@ -150,16 +150,19 @@ class AbstractMeshSizeChange(Rule):
         argument = args.get("mesh") if args else None
         inner = analysis.value_of(argument) if argument is not None else None
         confirmed = analysis.evidence_at(node, self.code)
+        sites = innermost(analysis.contexts_at(node))
+        known = [(site, site.mesh) for site in sites if isinstance(site.mesh, MeshValue)]
+        known = [(site, mesh) for site, mesh in known if not mesh.is_empty and mesh.size is not None]
+        # Every way the call runs has a mesh the code shows: a log must agree with it.
+        shown = frozenset(mesh.size for _, mesh in known if mesh.size is not None) if sites and len(known) == len(sites) else None
         if not isinstance(inner, MeshValue) or not inner.is_abstract or inner.is_empty or inner.size is None:
             if confirmed is not None and argument is not None:
-                self._from_log(node, argument, inner if isinstance(inner, MeshValue) else None, confirmed)
+                self._from_log(node, argument, inner if isinstance(inner, MeshValue) else None, confirmed, shown)
             return
-        known = [(site, site.mesh) for site in innermost(analysis.contexts_at(node)) if isinstance(site.mesh, MeshValue)]
-        known = [(site, mesh) for site, mesh in known if not mesh.is_empty and mesh.size is not None]
         conflicts = [site for site, mesh in known if mesh.size != inner.size]
         if not conflicts or argument is None:
             if confirmed is not None and argument is not None:
-                self._from_log(node, argument, inner, confirmed)
+                self._from_log(node, argument, inner, confirmed, shown)
             return
         if self.expected(node):  # a test of this error (its lines would cost the module's positions)
             return
@@ -167,12 +170,22 @@ class AbstractMeshSizeChange(Rule):
         message = with_note(self._message(node, inner, conflicts[0]), why_not)
         self.report(node, message, fix=fix, related=self._related(conflicts[0]))
 
-    def _from_log(self, node: cst.Call, argument: cst.BaseExpression, inner: MeshValue | None, evidence: Evidence) -> None:
+    def _from_log(
+        self, node: cst.Call, argument: cst.BaseExpression, inner: MeshValue | None, evidence: Evidence,
+        shown: frozenset[int] | None,
+    ) -> None:
         """Confirmed mode: the log shows this raised; the meshes the code does not show come
-        from its messages (the new mesh, and the previous one whatever set it)."""
+        from its messages (the new mesh, and the previous one whatever set it). Where the code
+        shows the enclosing mesh, a log naming another is not a fact: the code has changed since."""
         news = {f.new for f in evidence.facts if f.new is not None}
         inner = confirmed_mesh(inner, next(iter(news)), argument) if len(news) == 1 else inner
         logged = self._logged(node, evidence)
+        contradicted = sorted({f.prev.size for f in evidence.facts if f.prev is not None} - shown) if shown is not None else []
+        if contradicted:
+            self.report(node, with_note(logged, not_fixed(
+                f"the code shows an enclosing mesh of size {listed([str(n) for n in sorted(shown or ())], ' or ')} here, "
+                f"not the one of size {contradicted[0]} in the log (changed since the log?)")))
+            return
         if inner is None or inner.size is None:
             self.report(node, with_note(logged, not_fixed("the log shows meshes of several sizes entered here")))
             return
