@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -501,3 +502,33 @@ def test_repair_that_fails_inside_leaves_the_repository_as_it_was(tmp_path, monk
     assert code == 1 and report["repo"]["status"] == "failed" and "the loop broke" in report["repo"]["reason"]
     assert (repo / "stages.py").read_bytes() == _FACTORY_STAGE
     assert git(repo, "status", "--porcelain", "--untracked-files=no") == ""
+
+
+@pytest.mark.parametrize("address, cause", [
+    ("not a url", "not a scheduler address"), ("foo://bar", "unknown address scheme 'foo'"),
+])
+def test_a_scheduler_that_is_no_address_is_one_line_at_once(tmp_path, address, cause):
+    """`distributed.Client` retried 'not a url' for 60 s, then raised a traceback."""
+    started = time.monotonic()
+    result = CliRunner().invoke(migrate, ["--scheduler", address, str(tmp_path)])
+    assert result.exit_code == 2 and cause in result.output and "Traceback" not in result.output, result.output
+    assert time.monotonic() - started < 10
+
+
+def test_a_push_refused_by_a_pre_receive_hook_keeps_the_hook_s_reason(tmp_path):
+    remote = bare(tmp_path, "app", {"model.py": BEFORE})
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'push refused: migrations need a review first' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    _, report, _ = run("-j", "1", "--push", "--out", "out", remote.as_uri())
+    assert report["app"]["status"] == "failed" and not report["app"]["pushed"], report["app"]
+    assert "push refused: migrations need a review first" in report["app"]["reason"], report["app"]["reason"]
+    assert "\n" not in report["app"]["reason"]
+
+
+@pytest.mark.skipif(shutil.which("ssh") is None, reason="no ssh client")
+def test_an_unreachable_clone_url_says_why(tmp_path):
+    """ssh's own line says why; git's last one is its advice ("and the repository exists.")."""
+    _, report, _ = run("-j", "1", "--out", "out", "ssh://git@nonexistent.invalid/app.git")
+    (entry,) = report.values()
+    assert entry["status"] == "failed" and "nonexistent.invalid" in entry["reason"] and "and the repository exists" not in entry["reason"], entry

@@ -199,7 +199,7 @@ def _executor(scheduler: str | None, jobs: int | None, count: int, options: Migr
     if scheduler is not None:
         try:
             return DaskCluster(scheduler, jobs, options, push)
-        except OSError as error:  # no scheduler there (distributed raises OSError subclasses)
+        except (OSError, ValueError) as error:  # no scheduler there (OSError subclasses), or no address
             raise click.UsageError(f"--scheduler {scheduler}: {error}") from None
     jobs = min(jobs or default_jobs(), count)
     return InProcess(options, push) if jobs == 1 else LocalPool(jobs, options, push)

@@ -148,6 +148,20 @@ class LocalPool:
             self.pool.shutdown()
 
 
+def _check_address(address: str) -> None:
+    """ValueError at once for what is no scheduler address (`Client` would retry it for 30 s, then
+    raise a traceback): an unknown scheme, or a host name with spaces."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+    from distributed.comm.registry import get_backend
+
+    scheme, location = parse_address(address)
+    get_backend(scheme)
+    if scheme in ("tcp", "tls"):
+        host, _ = parse_host_port(location, default_port=8786)
+        if not host or any(char.isspace() for char in host):
+            raise ValueError("not a scheduler address (tcp://HOST:PORT, or 'local')")
+
+
 class DaskCluster:
     """A Dask distributed cluster: `address` of a running scheduler, or "local" for a LocalCluster.
 
@@ -169,6 +183,7 @@ class DaskCluster:
                 )
             self.client = distributed.Client(self.cluster, set_as_default=False)
         else:
+            _check_address(address)
             self.client = distributed.Client(address, set_as_default=False, timeout="30s")
         services = self.client.scheduler_info().get("services", {})
         self.dashboard: str | None = self.client.dashboard_link if "dashboard" in services else None
