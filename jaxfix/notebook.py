@@ -202,9 +202,12 @@ def parse(source: bytes) -> Notebook:
     for number, ((start, _), cell_data) in enumerate(zip(_elements(text, cells_value), data["cells"]), start=1):
         if not isinstance(cell_data, dict) or cell_data.get("cell_type") != "code":
             continue
-        span = next(((s, e) for key, s, e in _members(text, start) if key == "source"), None)
-        if span is None:
+        spans = [(s, e) for key, s, e in _members(text, start) if key == "source"]
+        if not spans:
             raise NotebookError(f"not a valid nbformat 4 notebook: cell {number} has no 'source'")
+        if len(spans) > 1:  # JSON readers disagree on which one counts: Python's takes the last
+            raise NotebookError(f"not a valid nbformat 4 notebook: cell {number} has {len(spans)} 'source' keys")
+        span = spans[0]
         value = cell_data["source"]
         tokens: tuple[_Token, ...]
         if isinstance(value, str):

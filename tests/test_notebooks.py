@@ -417,3 +417,13 @@ def test_user_text_cannot_pass_for_jaxfix_markers(comment):
     cells = json.loads(result.fixed)["cells"]
     assert cells[7]["source"] == [comment, *fixed["cells"][7]["source"]]
     assert cells[:7] == fixed["cells"][:7]
+
+
+def test_a_cell_with_two_source_keys_is_one_line_naming_it():
+    """Was "internal error: the spliced notebook does not hold the fixed cells"."""
+    document = json.loads(EARLIER_CELL.read_text())
+    text, cell = json.dumps(document), json.dumps(document["cells"][7])
+    doubled = text.replace(cell, cell.replace('"source": ', '"source": ["x = 1\\n"], "source": ', 1))
+    assert doubled != text
+    result = run_engine(doubled.encode(), ["--jax-version", "0.10.2"], path="nb.ipynb")
+    assert result.fixed is None and result.error == "not a valid nbformat 4 notebook: cell 8 has 2 'source' keys"
