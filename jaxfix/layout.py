@@ -159,14 +159,18 @@ def _explode_chain(call: cst.Call, layout: tuple[str, str, str | None], before: 
     once on their own lines, leave a first and a last line that fit (`f(a).g(\n    b,\n).h()`);
     when none does, explode the last one and, while the first line is still too long, the
     calls before it too. Argument lines still too long get the same treatment."""
+    own = None  # `call` itself exploded: the first link tried, and the fallback (made once: made
+    # twice, each nested call would be laid out twice per level, exponential in the nesting)
     for link in _links(call):
         if not link.args:
             continue
-        candidate = _with_link(call, link, _fit_arguments(explode(link, *layout), layout, limit, module))
+        exploded_link = _fit_arguments(explode(link, *layout), layout, limit, module)
+        own = exploded_link if link is call else own
+        candidate = _with_link(call, link, exploded_link)
         lines = module.code_for_node(candidate).splitlines()
         if before + len(lines[0]) <= limit and len(lines[-1]) <= limit:
             return candidate
-    exploded = _fit_arguments(explode(call, *layout), layout, limit, module) if call.args else call
+    exploded = own if own is not None else call
     inner = exploded.func.value if isinstance(exploded.func, cst.Attribute) else None
     first_line = module.code_for_node(exploded).splitlines()[0]
     if before + len(first_line) > limit and isinstance(inner, cst.Call):

@@ -29,6 +29,14 @@ def fix(source: str, limit: int = 88) -> str:
     return result.fixed.decode()
 
 
+def _source_lines(path: Path) -> list[str]:
+    """A source file's lines in its own encoding (a fixture may declare latin-1)."""
+    import tokenize
+
+    with tokenize.open(path) as handle:
+        return handle.read().splitlines()
+
+
 @pytest.mark.parametrize("config,expected", [
     ({"pyproject.toml": "[tool.ruff]\nline-length = 120\n"}, 120),
     ({"pyproject.toml": "[tool.black]\nline-length = 100\n"}, 100),
@@ -116,7 +124,7 @@ def test_every_fixed_line_fits_where_the_original_lines_fit():
     assert len(PAIRS) > 100
     too_long = []
     for original, fixed in PAIRS:
-        old, new = original.read_text(encoding="utf-8").splitlines(), fixed.read_text(encoding="utf-8").splitlines()
+        old, new = _source_lines(original), _source_lines(fixed)
         for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
             if tag != "equal" and all(len(line) <= LIMIT for line in old[i1:i2]):
                 too_long += [f"{fixed.name}: {line}" for line in new[j1:j2] if len(line) > LIMIT]
@@ -151,5 +159,25 @@ def test_added_imports_are_where_isort_puts_them(tmp_path):
     worse = [f"{original.relative_to(original.parents[1])}" for number, (original, _) in enumerate(PAIRS)
              if found.get(f"after/{number}_{original.name}", 0) > found.get(f"before/{number}_{original.name}", 0)]
     assert not worse, worse
-    added = [n for n, (o, f) in enumerate(PAIRS) if "import jax\n" in f.read_text() and "import jax\n" not in o.read_text()]
+    added = [n for n, (o, f) in enumerate(PAIRS) if "import jax" in _source_lines(f) and "import jax" not in _source_lines(o)]
     assert added, "some fixture's fix adds `import jax`"
+
+
+@pytest.mark.parametrize("depth", [30, 60])
+def test_laying_out_nested_calls_is_linear_in_their_depth(monkeypatch, depth):
+    """A fix held by calls nested deeper than the line length allows (hostile input: on main
+    40 levels took a minute, 97 hung) explodes each call a bounded number of times."""
+    import jaxfix.layout as layout
+
+    exploded = []
+    real = layout.explode
+    monkeypatch.setattr(layout, "explode", lambda call, *rest: exploded.append(call) or real(call, *rest))
+    fixture = (Path(__file__).parent.parent / "fixtures" / "JAX001" / "bare_jit_decorator_lower.py").read_text()
+    inner = "shift.lower(x)"
+    for _ in range(depth):
+        inner = f"g(k={inner})"
+    source = fixture.replace("lowered = shift.lower(x)", f"def g(k):\n    return k\n\n\nlowered = {inner}")
+    result = process_source(Path("deep.py"), source.encode(), options_from_args(["--jax-version", "0.10.2"]))
+    assert result.error is None and result.fixed is not None
+    compile(result.fixed, "deep.py", "exec")
+    assert len(exploded) <= 4 * depth, len(exploded)
