@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from jaxfix.paths import DEFAULT_INCLUDE
+
 if TYPE_CHECKING:  # pathspec is imported only once a .gitignore is found
     import pathspec
 
@@ -20,7 +22,6 @@ DEFAULT_EXCLUDES = (
 )
 # Like ruff's `include`: file names (or paths) a directory walk takes; config `include` replaces
 # it, `extend-include` adds to it. Notebooks (`*.ipynb`) are on by default.
-DEFAULT_INCLUDE = ("*.py", "*.pyi", "*.ipynb")
 
 
 @dataclass

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from jaxfix.discovery import DEFAULT_INCLUDE
+from jaxfix.paths import DEFAULT_INCLUDE
 from jaxfix.evidence import Evidence
 
 KNOWN_PLATFORMS = ("cpu", "cuda", "rocm", "tpu")

@@ -7,6 +7,9 @@ import os
 from pathlib import Path
 from stat import S_ISDIR, S_ISREG
 
+# The files a directory walk takes (the `include` setting's default).
+DEFAULT_INCLUDE = ("*.py", "*.pyi", "*.ipynb")
+
 NOTEBOOK_SUFFIX = ".ipynb"
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from jaxfix.discovery import DEFAULT_INCLUDE
+from jaxfix.paths import DEFAULT_INCLUDE
 from jaxfix.options import DEFAULT_MAX_FILE_SIZE, DEFAULT_MAX_LOG_SIZE, DEFAULT_MAX_PARSE_MEMORY, KNOWN_PLATFORMS
 from jaxfix.prefilter import rule_codes
 
