@@ -223,6 +223,15 @@ def _alive(pid: int) -> bool:
     return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"  # a zombie has ended
 
 
+def _assert_ended(pid: int, why: str) -> None:
+    """The process ends within 5 s (its group was signalled; give it time to go)."""
+    for _ in range(50):
+        if not _alive(pid):
+            break
+        time.sleep(0.1)
+    assert not _alive(pid), why
+
+
 @pytest.mark.parametrize("ending", ["timeout", "passes"])
 def test_the_commands_process_group_is_ended(tmp_path, ending):
     pid_file = tmp_path / "background.pid"
@@ -232,12 +241,7 @@ def test_the_commands_process_group_is_ended(tmp_path, ending):
     assert time.monotonic() - started < 60
     assert code == (1 if ending == "timeout" else 0)
     assert report["rounds"][0]["timed_out"] is (ending == "timeout")
-    pid = int(pid_file.read_text())
-    for _ in range(50):
-        if not _alive(pid):
-            break
-        time.sleep(0.1)
-    assert not _alive(pid), "the command's background process survived"
+    _assert_ended(int(pid_file.read_text()), "the command's background process survived")
 
 
 FORGER = """\
@@ -379,12 +383,7 @@ def test_ctrl_c_ends_the_commands_group_and_jaxfix(tmp_path):
     _, stderr = jaxfix.communicate(timeout=60)
     assert jaxfix.returncode == 128 + signal.SIGINT, stderr
     assert "interrupted" in stderr
-    pid = int(pid_file.read_text())
-    for _ in range(50):
-        if not _alive(pid):
-            break
-        time.sleep(0.1)
-    assert not _alive(pid), "the command's background process survived Ctrl-C"
+    _assert_ended(int(pid_file.read_text()), "the command's background process survived Ctrl-C")
 
 
 SUBTESTS = """\
