@@ -78,18 +78,18 @@ def {name}(q, k, v, mask=None, num_heads: int = {heads}):
 
 def _layer_norm(rng: random.Random) -> str:
     name, eps = _name(rng, "layer_norm"), rng.choice(["1e-5", "1e-6"])
-    return f'''
+    return f"""
 def {name}(x, scale, offset, eps: float = {eps}):
     mean = jnp.mean(x, axis=-1, keepdims=True)
     var = jnp.var(x, axis=-1, keepdims=True)
     normed = (x - mean) * lax.rsqrt(var + eps)
     return normed * scale + offset
-'''
+"""
 
 
 def _loss_and_step(rng: random.Random) -> str:
     name, lr = _name(rng, "train"), rng.choice(["1e-3", "3e-4", "1e-4"])
-    return f'''
+    return f"""
 def {name}_loss(params, batch):
     logits = batch["inputs"] @ params["w"] + params["b"]
     labels = jax.nn.one_hot(batch["labels"], logits.shape[-1])
@@ -101,15 +101,15 @@ def {name}_step(params, batch, learning_rate: float = {lr}):
     loss, grads = jax.value_and_grad({name}_loss)(params, batch)
     params = jax.tree_util.tree_map(lambda p, g: p - learning_rate * g, params, grads)
     return params, {{"loss": loss, "grad_norm": optax_free_global_norm(grads)}}
-'''
+"""
 
 
 def _global_norm(rng: random.Random) -> str:
-    return '''
+    return """
 def optax_free_global_norm(tree):
     leaves = jax.tree_util.tree_leaves(tree)
     return jnp.sqrt(sum(jnp.sum(jnp.square(leaf)) for leaf in leaves))
-'''
+"""
 
 
 def _adam(rng: random.Random) -> str:
@@ -135,8 +135,13 @@ def {name.lower()}_update(grads, state, b1=0.9, b2=0.999, eps=1e-8, lr=1e-3):
 
 def _config(rng: random.Random) -> str:
     name = _name(rng, "Config").replace("_", "")
-    fields = rng.sample(["hidden", "depth", "heads", "vocab", "seq_len", "dropout", "batch", "warmup"], 5)
-    body = "\n".join(f"    {f}: int = {rng.choice([2, 8, 64, 512, 4096])}" for f in fields)
+    fields = rng.sample(
+        ["hidden", "depth", "heads", "vocab", "seq_len", "dropout", "batch", "warmup"],
+        5,
+    )
+    body = "\n".join(
+        f"    {f}: int = {rng.choice([2, 8, 64, 512, 4096])}" for f in fields
+    )
     return f'''
 @dataclasses.dataclass(frozen=True)
 class {name}:
@@ -233,13 +238,30 @@ class {name}:
 '''
 
 
-BLOCKS = [_dense, _attention, _layer_norm, _loss_and_step, _adam, _config, _sharding, _scan, _data, _jaxpr_text, _test_class]
+BLOCKS = [
+    _dense,
+    _attention,
+    _layer_norm,
+    _loss_and_step,
+    _adam,
+    _config,
+    _sharding,
+    _scan,
+    _data,
+    _jaxpr_text,
+    _test_class,
+]
 
 
 def filler(rng: random.Random, target_lines: int) -> str:
     """Ordinary JAX code of about `target_lines` lines that no rule applies to."""
-    parts = [f'"""Synthetic module {rng.randrange(10**6)}: models, training and sharding helpers."""\n']
-    parts.append("\n".join(rng.sample(HEADER_IMPORTS, k=rng.randint(6, len(HEADER_IMPORTS)))) + "\n")
+    parts = [
+        f'"""Synthetic module {rng.randrange(10**6)}: models, training and sharding helpers."""\n'
+    ]
+    parts.append(
+        "\n".join(rng.sample(HEADER_IMPORTS, k=rng.randint(6, len(HEADER_IMPORTS))))
+        + "\n"
+    )
     parts.append(_global_norm(rng))
     lines = sum(p.count("\n") for p in parts)
     while lines < target_lines:
@@ -264,7 +286,9 @@ def fixture_bodies() -> tuple[list[str], list[str]]:
     return positive, negative
 
 
-def write_corpus(out: Path, files: int, lines: int, candidates: float, violations: float, seed: int) -> dict[str, int]:
+def write_corpus(
+    out: Path, files: int, lines: int, candidates: float, violations: float, seed: int
+) -> dict[str, int]:
     if violations > candidates:
         raise ValueError("--violations cannot exceed --candidates")
     rng = random.Random(seed)
@@ -293,11 +317,23 @@ def main() -> None:
     parser.add_argument("out", type=Path, help="directory to (re)create")
     parser.add_argument("--files", type=int, default=1000)
     parser.add_argument("--lines", type=int, default=300, help="mean lines per file")
-    parser.add_argument("--candidates", type=float, default=0.05, help="fraction of files that embed a fixture")
-    parser.add_argument("--violations", type=float, default=0.03, help="fraction of files that embed a positive fixture")
+    parser.add_argument(
+        "--candidates",
+        type=float,
+        default=0.05,
+        help="fraction of files that embed a fixture",
+    )
+    parser.add_argument(
+        "--violations",
+        type=float,
+        default=0.03,
+        help="fraction of files that embed a positive fixture",
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    counts = write_corpus(args.out, args.files, args.lines, args.candidates, args.violations, args.seed)
+    counts = write_corpus(
+        args.out, args.files, args.lines, args.candidates, args.violations, args.seed
+    )
     print(f"wrote {args.files} files to {args.out}: {counts}")
 
 

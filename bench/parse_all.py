@@ -36,14 +36,22 @@ def main() -> None:
             source = handle.read()
         try:
             if screen:
-                if not screened_rules(candidate_rules(source, Options()), module_facts(source)):
+                if not screened_rules(
+                    candidate_rules(source, Options()), module_facts(source)
+                ):
                     continue
-                ModuleLevelBatchWrapper(libcst.parse_module(source), unsafe_skip_copy=True).resolve(ScopeProvider)
+                ModuleLevelBatchWrapper(
+                    libcst.parse_module(source), unsafe_skip_copy=True
+                ).resolve(ScopeProvider)
                 continue
             module = libcst.parse_module(source)
             if with_scope:
                 MetadataWrapper(module, unsafe_skip_copy=True).resolve(ScopeProvider)
-        except (libcst.ParserSyntaxError, UnicodeDecodeError, SyntaxError):  # odd files in real trees
+        except (
+            libcst.ParserSyntaxError,
+            UnicodeDecodeError,
+            SyntaxError,
+        ):  # odd files in real trees
             failed += 1
     print(f"parsed {len(paths) - failed} files, {failed} failed", file=sys.stderr)
 

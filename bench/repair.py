@@ -30,22 +30,48 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = ROOT / "tests" / "repair_projects" / "trainer"
-ENV = {**os.environ, "PYTHONPATH": str(ROOT), "JAX_PLATFORMS": "cpu", "PYTHONDONTWRITEBYTECODE": "1",
-       "XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
+ENV = {
+    **os.environ,
+    "PYTHONPATH": str(ROOT),
+    "JAX_PLATFORMS": "cpu",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "XLA_FLAGS": "--xla_force_host_platform_device_count=8",
+}
 
 
-def timed(command: list[str], cwd: Path) -> tuple[float, subprocess.CompletedProcess[str]]:
+def timed(
+    command: list[str], cwd: Path
+) -> tuple[float, subprocess.CompletedProcess[str]]:
     started = time.monotonic()
-    done = subprocess.run(command, cwd=cwd, env=ENV, capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        command, cwd=cwd, env=ENV, capture_output=True, text=True, check=False
+    )
     return time.monotonic() - started, done
 
 
 def one_round(python: str, scratch: Path) -> tuple[float, float, float, dict]:
-    tree = Path(shutil.copytree(PROJECT, scratch / "trainer", ignore=shutil.ignore_patterns("__pycache__")))
+    tree = Path(
+        shutil.copytree(
+            PROJECT, scratch / "trainer", ignore=shutil.ignore_patterns("__pycache__")
+        )
+    )
     suite = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     broken, done = timed(suite, tree)
     assert done.returncode == 1, done.stdout[-2000:]
-    wall, done = timed([sys.executable, "-m", "jaxfix", "repair", "--unsafe-fixes", "--format", "json", "--", *suite], tree)
+    wall, done = timed(
+        [
+            sys.executable,
+            "-m",
+            "jaxfix",
+            "repair",
+            "--unsafe-fixes",
+            "--format",
+            "json",
+            "--",
+            *suite,
+        ],
+        tree,
+    )
     report = json.loads(done.stdout)
     if not report["passed"]:
         raise SystemExit(f"the repair did not pass:\n{done.stderr[-3000:]}")
@@ -57,7 +83,11 @@ def one_round(python: str, scratch: Path) -> tuple[float, float, float, dict]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--python", default=str(ROOT / ".venv-next" / "bin" / "python"), help="the command's interpreter (with jax)")
+    parser.add_argument(
+        "--python",
+        default=str(ROOT / ".venv-next" / "bin" / "python"),
+        help="the command's interpreter (with jax)",
+    )
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     print(f"load average before: {' / '.join(f'{x:.1f}' for x in os.getloadavg())}")
@@ -67,11 +97,16 @@ def main() -> None:
             alone, wall, inside, report = one_round(args.python, Path(scratch))
             share = 100 * (wall - alone) / alone
             shares.append(share)
-            print(f"round {number + 1}: the command alone, broken + fixed: {alone:.2f} s; jaxfix repair: {wall:.2f} s "
-                  f"({len(report['rounds'])} runs, {len(report['fixed'])} fixed) -> overhead {wall - alone:+.2f} s = {share:+.1f}%; "
-                  f"the report's split: command {inside:.2f} s, jaxfix {report['seconds'] - inside:.2f} s in the loop "
-                  f"+ {wall - report['seconds']:.2f} s start-up and exit", flush=True)
-    print(f"median overhead: {statistics.median(shares):+.1f}% of the command's run time (target: under 10%)")
+            print(
+                f"round {number + 1}: the command alone, broken + fixed: {alone:.2f} s; jaxfix repair: {wall:.2f} s "
+                f"({len(report['rounds'])} runs, {len(report['fixed'])} fixed) -> overhead {wall - alone:+.2f} s = {share:+.1f}%; "
+                f"the report's split: command {inside:.2f} s, jaxfix {report['seconds'] - inside:.2f} s in the loop "
+                f"+ {wall - report['seconds']:.2f} s start-up and exit",
+                flush=True,
+            )
+    print(
+        f"median overhead: {statistics.median(shares):+.1f}% of the command's run time (target: under 10%)"
+    )
     print(f"load average after: {' / '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 

@@ -35,7 +35,9 @@ BENCH = Path(__file__).resolve().parent
 RUFF = "`ruff check --select F401 --no-cache`"
 COLD = "`jaxfix --check`, cold (empty cache dir)"
 WARM = "`jaxfix --check`, warm cache"
-PARSE_CANDIDATES = "plain `libcst.parse_module`, prefilter's candidates only, one process"
+PARSE_CANDIDATES = (
+    "plain `libcst.parse_module`, prefilter's candidates only, one process"
+)
 FLOOR = "floor: `ast` screen of the candidates, LibCST parse + scopes of the files it keeps, one process"
 sys.path.insert(0, str(BENCH))
 
@@ -75,17 +77,27 @@ def timing_env(**extra: str) -> dict[str, str]:
     """The environment jaxfix is timed in: Python writes and uses bytecode caches, as it does for
     an installed package. Inherited, PYTHONDONTWRITEBYTECODE would make every run of a checkout
     compile jaxfix's modules again (~30 ms, a tenth of a warm run) and time the compiler."""
-    return {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, **extra}
+    return {
+        **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+        **extra,
+    }
 
 
 def run_once(command: list[str], env: dict[str, str] | None = None) -> Sample:
     """One run in a fresh process; rusage from wait4 covers the process and its waited-for workers."""
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+    )
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
-    return Sample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, process.returncode)
+    return Sample(
+        wall,
+        usage.ru_utime + usage.ru_stime,
+        usage.ru_maxrss / 1024,
+        process.returncode,
+    )
 
 
 @dataclass(frozen=True)
@@ -119,9 +131,16 @@ def tree_stats(root: Path) -> dict[str, float]:
     files = discover([root]).files
     rules = selected_rules(Options())
     sources = [path.read_bytes() for path in files]
-    candidates = [path for path, source in zip(files, sources) if is_candidate(source, rules)]
+    candidates = [
+        path for path, source in zip(files, sources) if is_candidate(source, rules)
+    ]
     passed = set(candidates)
-    kept = [s for p, s in zip(files, sources) if p in passed and screened_rules(candidate_rules(s, Options()), module_facts(s))]
+    kept = [
+        s
+        for p, s in zip(files, sources)
+        if p in passed
+        and screened_rules(candidate_rules(s, Options()), module_facts(s))
+    ]
     return {
         "kept": len(kept),
         "kept_lines": sum(s.count(b"\n") for s in kept),
@@ -129,30 +148,52 @@ def tree_stats(root: Path) -> dict[str, float]:
         "lines": sum(s.count(b"\n") for s in sources),
         "megabytes": sum(len(s) for s in sources) / 1e6,
         "candidates": len(candidates),
-        "candidate_lines": sum(s.count(b"\n") for s in sources if is_candidate(s, rules)),
+        "candidate_lines": sum(
+            s.count(b"\n") for s in sources if is_candidate(s, rules)
+        ),
         "file_list": files,
         "candidate_list": candidates,
     }
 
 
 def machine() -> str:
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else platform.processor()
+    cpu = (
+        next(
+            (
+                line.split(":", 1)[1].strip()
+                for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")
+            ),
+            platform.processor(),
+        )
+        if Path("/proc/cpuinfo").exists()
+        else platform.processor()
+    )
     memory = ""
     if Path("/proc/meminfo").exists():
         total_kb = int(Path("/proc/meminfo").read_text().split()[1])
         memory = f", {total_kb / 1024 / 1024:.0f} GB RAM"
     load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
-    return (f"{cpu}, {os.cpu_count()} cores{memory}; {platform.system()} {platform.release()}; "
-            f"Python {platform.python_version()}; load average before the run {load}")
+    return (
+        f"{cpu}, {os.cpu_count()} cores{memory}; {platform.system()} {platform.release()}; "
+        f"Python {platform.python_version()}; load average before the run {load}"
+    )
 
 
 def versions(ruff: str | None) -> str:
-    ruff_version = subprocess.run([ruff, "--version"], capture_output=True, text=True).stdout.strip() if ruff else "ruff: not installed"
+    ruff_version = (
+        subprocess.run(
+            [ruff, "--version"], capture_output=True, text=True
+        ).stdout.strip()
+        if ruff
+        else "ruff: not installed"
+    )
     return f"jaxfix {__version__}, libcst {metadata.version('libcst')}, {ruff_version}"
 
 
-def report(tree: str, stats: dict, results: list[Measurement], baseline: Measurement | None) -> str:
+def report(
+    tree: str, stats: dict, results: list[Measurement], baseline: Measurement | None
+) -> str:
     lines = [
         f"Tree: `{tree}`: {stats['files']} files, {stats['lines']:,} lines, {stats['megabytes']:.1f} MB; "
         f"{stats['candidates']} files ({100 * stats['candidates'] / max(stats['files'], 1):.1f}%, "
@@ -177,7 +218,11 @@ def export_revision(revision: str, work: Path) -> Path:
     run by the same interpreter and dependencies, with no chance of picking up edits."""
     out = work / f"baseline-{revision.replace('/', '_')}"
     out.mkdir()
-    archive = subprocess.run(["git", "-C", str(BENCH.parent), "archive", revision], capture_output=True, check=True).stdout
+    archive = subprocess.run(
+        ["git", "-C", str(BENCH.parent), "archive", revision],
+        capture_output=True,
+        check=True,
+    ).stdout
     subprocess.run(["tar", "-x", "-C", str(out)], input=archive, check=True)
     return out
 
@@ -185,69 +230,142 @@ def export_revision(revision: str, work: Path) -> Path:
 def json_results(argv: list[str], tree: Path, env: dict[str, str] | None = None) -> str:
     """One run's results (`--format json`, nothing cached): its files and summary, not the rule
     metadata (a rule's prefilter tokens may change without changing any result)."""
-    done = subprocess.run([*argv, "--no-cache", "--format", "json", str(tree)], capture_output=True, text=True, env=env)
+    done = subprocess.run(
+        [*argv, "--no-cache", "--format", "json", str(tree)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     try:
         report = json.loads(done.stdout)
     except ValueError:
         return done.stdout
-    return json.dumps({key: report.get(key) for key in ("files", "summary")}, sort_keys=True)
+    return json.dumps(
+        {key: report.get(key) for key in ("files", "summary")}, sort_keys=True
+    )
 
 
-def bench_tree(tree: Path, tree_name: str, args: argparse.Namespace, work: Path, baselines: list[tuple[str, Path]]) -> str:
+def bench_tree(
+    tree: Path,
+    tree_name: str,
+    args: argparse.Namespace,
+    work: Path,
+    baselines: list[tuple[str, Path]],
+) -> str:
     stats = tree_stats(tree)
-    jaxfix_cmd = [tool("jaxfix") or sys.executable, *([] if tool("jaxfix") else ["-m", "jaxfix"]), "--check", "-q"]
+    jaxfix_cmd = [
+        tool("jaxfix") or sys.executable,
+        *([] if tool("jaxfix") else ["-m", "jaxfix"]),
+        "--check",
+        "-q",
+    ]
     if args.jobs:
         jaxfix_cmd += ["-j", str(args.jobs)]
     ruff = tool("ruff")
     commands = []
     if ruff:
-        commands.append(Command(RUFF, [ruff, "check", "--select", "F401", "--no-cache", str(tree)], args.repeat))
+        commands.append(
+            Command(
+                RUFF,
+                [ruff, "check", "--select", "F401", "--no-cache", str(tree)],
+                args.repeat,
+            )
+        )
     else:
-        print("ruff not found: `pip install ruff` (or the project's `bench` extra) to compare", file=sys.stderr)
+        print(
+            "ruff not found: `pip install ruff` (or the project's `bench` extra) to compare",
+            file=sys.stderr,
+        )
     cold_dir, warm_dir = work / "cold-cache", work / "warm-cache"
     commands += [
-        Command(WARM, [*jaxfix_cmd, "--cache-dir", str(warm_dir), str(tree)], args.repeat, env=timing_env()),
-        Command(COLD, [*jaxfix_cmd, "--cache-dir", str(cold_dir), str(tree)], args.repeat,
-                before_each=lambda: shutil.rmtree(cold_dir, ignore_errors=True), env=timing_env()),
+        Command(
+            WARM,
+            [*jaxfix_cmd, "--cache-dir", str(warm_dir), str(tree)],
+            args.repeat,
+            env=timing_env(),
+        ),
+        Command(
+            COLD,
+            [*jaxfix_cmd, "--cache-dir", str(cold_dir), str(tree)],
+            args.repeat,
+            before_each=lambda: shutil.rmtree(cold_dir, ignore_errors=True),
+            env=timing_env(),
+        ),
     ]
     # -P: `python -m` would otherwise put the current directory (this checkout, when run from
     # the repository) ahead of PYTHONPATH, and time today's jaxfix as the "before".
-    baseline_cmd = [sys.executable, "-P", "-m", "jaxfix", *jaxfix_cmd[jaxfix_cmd.index("--check"):]]
+    baseline_cmd = [
+        sys.executable,
+        "-P",
+        "-m",
+        "jaxfix",
+        *jaxfix_cmd[jaxfix_cmd.index("--check") :],
+    ]
     same_results = []
     for label, checkout in baselines:
         baseline_cache = work / f"cold-cache-{len(commands)}"
         env = timing_env(PYTHONPATH=str(checkout.resolve()))
-        commands.append(Command(
-            f"{COLD}, before: {label}", [*baseline_cmd, "--cache-dir", str(baseline_cache), str(tree)], args.repeat,
-            before_each=lambda cache=baseline_cache: shutil.rmtree(cache, ignore_errors=True), env=env,
-        ))
+        commands.append(
+            Command(
+                f"{COLD}, before: {label}",
+                [*baseline_cmd, "--cache-dir", str(baseline_cache), str(tree)],
+                args.repeat,
+                before_each=lambda cache=baseline_cache: shutil.rmtree(
+                    cache, ignore_errors=True
+                ),
+                env=env,
+            )
+        )
         same = json_results(jaxfix_cmd, tree) == json_results(baseline_cmd, tree, env)
         same_results.append(f"{label}: {'identical' if same else '**different**'}")
     if stats["candidates"]:
         candidate_list = work / "candidates.txt"
-        candidate_list.write_text("".join(f"{p}\n" for p in stats["candidate_list"]), encoding="utf-8")
+        candidate_list.write_text(
+            "".join(f"{p}\n" for p in stats["candidate_list"]), encoding="utf-8"
+        )
         parse = [sys.executable, str(BENCH / "parse_all.py"), str(candidate_list)]
-        commands.append(Command(FLOOR, [*parse, "--screen"], args.repeat, env=timing_env()))
+        commands.append(
+            Command(FLOOR, [*parse, "--screen"], args.repeat, env=timing_env())
+        )
         if args.parse_repeat:
             commands += [
                 Command(PARSE_CANDIDATES, parse, args.parse_repeat),
-                Command(f"{PARSE_CANDIDATES} + `ScopeProvider`", [*parse, "--scope"], args.parse_repeat),
+                Command(
+                    f"{PARSE_CANDIDATES} + `ScopeProvider`",
+                    [*parse, "--scope"],
+                    args.parse_repeat,
+                ),
             ]
     if args.parse_repeat:
         file_list = work / "files.txt"
-        file_list.write_text("".join(f"{p}\n" for p in stats["file_list"]), encoding="utf-8")
-        commands.append(Command("plain `libcst.parse_module`, every file, one process",
-                                [sys.executable, str(BENCH / "parse_all.py"), str(file_list)], args.parse_repeat))
+        file_list.write_text(
+            "".join(f"{p}\n" for p in stats["file_list"]), encoding="utf-8"
+        )
+        commands.append(
+            Command(
+                "plain `libcst.parse_module`, every file, one process",
+                [sys.executable, str(BENCH / "parse_all.py"), str(file_list)],
+                args.parse_repeat,
+            )
+        )
     shutil.rmtree(warm_dir, ignore_errors=True)
-    run_once([*jaxfix_cmd, "--cache-dir", str(warm_dir), str(tree)], timing_env())  # fills the warm cache (and bytecode)
+    run_once(
+        [*jaxfix_cmd, "--cache-dir", str(warm_dir), str(tree)], timing_env()
+    )  # fills the warm cache (and bytecode)
     results = {m.name: m for m in measure(commands)}
     text = report(tree_name, stats, list(results.values()), results.get(RUFF))
     text += "\n\n" + summary(results, [label for label, _ in baselines])
     if same_results:
         text += f"\n\nResults (`--format json`, nothing cached) compared with {'; '.join(same_results)}."
-    if results[WARM].median_wall > 0.5 * results[COLD].median_wall and stats["candidates"]:
-        print("\nwarning: the warm runs were hardly faster than the cold ones; was jaxfix's source edited during the "
-              "run (that rightly invalidates the cache)?", file=sys.stderr)
+    if (
+        results[WARM].median_wall > 0.5 * results[COLD].median_wall
+        and stats["candidates"]
+    ):
+        print(
+            "\nwarning: the warm runs were hardly faster than the cold ones; was jaxfix's source edited during the "
+            "run (that rightly invalidates the cache)?",
+            file=sys.stderr,
+        )
     return text
 
 
@@ -256,57 +374,127 @@ def summary(results: dict[str, Measurement], baselines: list[str]) -> str:
     cold, parts = results[COLD], []
     for label in baselines:
         before = results[f"{COLD}, before: {label}"]
-        parts.append(f"cold now / before ({label}): {cold.median_cpu / before.median_cpu:.2f}x CPU, "
-                     f"{cold.median_wall / before.median_wall:.2f}x wall")
+        parts.append(
+            f"cold now / before ({label}): {cold.median_cpu / before.median_cpu:.2f}x CPU, "
+            f"{cold.median_wall / before.median_wall:.2f}x wall"
+        )
     if FLOOR in results:
-        parts.append(f"cold / floor: {cold.median_cpu / results[FLOOR].median_cpu:.2f}x CPU")
+        parts.append(
+            f"cold / floor: {cold.median_cpu / results[FLOOR].median_cpu:.2f}x CPU"
+        )
     if RUFF in results:
-        parts.append(f"warm / ruff: {results[WARM].median_wall / results[RUFF].median_wall:.2f}x wall")
+        parts.append(
+            f"warm / ruff: {results[WARM].median_wall / results[RUFF].median_wall:.2f}x wall"
+        )
     return "Ratios (medians): " + "; ".join(parts) + "."
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("directory", nargs="?", type=Path, help="tree to check (default: generate a corpus)")
-    parser.add_argument("--repeat", type=int, default=5, help="runs per command (median reported)")
-    parser.add_argument("--parse-repeat", type=int, default=0,
-                        help="runs of the extra plain-LibCST rows (parse, parse + stock ScopeProvider, parse every file); 0 skips them")
-    parser.add_argument("--jobs", type=int, help="jaxfix -j (default: jaxfix's default, the CPU count)")
-    parser.add_argument("--files", type=int, default=1000, help="generated corpus: number of files")
-    parser.add_argument("--lines", type=int, default=300, help="generated corpus: mean lines per file")
-    parser.add_argument("--candidates", type=float, default=0.05, help="generated corpus: fraction with rule tokens")
-    parser.add_argument("--violations", type=float, default=0.03, help="generated corpus: fraction with violations")
+    parser.add_argument(
+        "directory",
+        nargs="?",
+        type=Path,
+        help="tree to check (default: generate a corpus)",
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=5, help="runs per command (median reported)"
+    )
+    parser.add_argument(
+        "--parse-repeat",
+        type=int,
+        default=0,
+        help="runs of the extra plain-LibCST rows (parse, parse + stock ScopeProvider, parse every file); 0 skips them",
+    )
+    parser.add_argument(
+        "--jobs", type=int, help="jaxfix -j (default: jaxfix's default, the CPU count)"
+    )
+    parser.add_argument(
+        "--files", type=int, default=1000, help="generated corpus: number of files"
+    )
+    parser.add_argument(
+        "--lines", type=int, default=300, help="generated corpus: mean lines per file"
+    )
+    parser.add_argument(
+        "--candidates",
+        type=float,
+        default=0.05,
+        help="generated corpus: fraction with rule tokens",
+    )
+    parser.add_argument(
+        "--violations",
+        type=float,
+        default=0.03,
+        help="generated corpus: fraction with violations",
+    )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--baseline", type=Path, action="append", default=[],
-                        help="a jaxfix checkout (e.g. a git worktree of an older commit) whose cold run is timed "
-                             "in the same rounds, for a before/after comparison (repeatable)")
-    parser.add_argument("--baseline-rev", action="append", default=[],
-                        help="a commit of this repository to compare with, exported by `git archive` (repeatable)")
-    parser.add_argument("--jax-clone", type=Path, default=os.environ.get("JAXFIX_BENCH_JAX_CLONE"),
-                        help="a clone of the JAX repository, benchmarked after the main tree when present "
-                             "(default: $JAXFIX_BENCH_JAX_CLONE)")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        action="append",
+        default=[],
+        help="a jaxfix checkout (e.g. a git worktree of an older commit) whose cold run is timed "
+        "in the same rounds, for a before/after comparison (repeatable)",
+    )
+    parser.add_argument(
+        "--baseline-rev",
+        action="append",
+        default=[],
+        help="a commit of this repository to compare with, exported by `git archive` (repeatable)",
+    )
+    parser.add_argument(
+        "--jax-clone",
+        type=Path,
+        default=os.environ.get("JAXFIX_BENCH_JAX_CLONE"),
+        help="a clone of the JAX repository, benchmarked after the main tree when present "
+        "(default: $JAXFIX_BENCH_JAX_CLONE)",
+    )
     args = parser.parse_args()
 
     header = f"Machine: {machine()}"
     work = Path(tempfile.mkdtemp(prefix="jaxfix-bench-"))
     try:
         baselines = [(str(path), path) for path in args.baseline]
-        baselines += [(f"`{rev}`", export_revision(rev, work)) for rev in args.baseline_rev]
+        baselines += [
+            (f"`{rev}`", export_revision(rev, work)) for rev in args.baseline_rev
+        ]
         tree = args.directory
         if tree is None:
             tree = work / "corpus"
-            write_corpus(tree, args.files, args.lines, args.candidates, args.violations, args.seed)
-            tree_name = (f"generated: --files {args.files} --lines {args.lines} --candidates {args.candidates} "
-                         f"--violations {args.violations} --seed {args.seed}")
+            write_corpus(
+                tree,
+                args.files,
+                args.lines,
+                args.candidates,
+                args.violations,
+                args.seed,
+            )
+            tree_name = (
+                f"generated: --files {args.files} --lines {args.lines} --candidates {args.candidates} "
+                f"--violations {args.violations} --seed {args.seed}"
+            )
         else:
             tree_name = str(tree)
         sections = [bench_tree(tree, tree_name, args, work, baselines)]
         if args.jax_clone is not None and args.jax_clone.is_dir():
-            sections.append(bench_tree(args.jax_clone, f"{args.jax_clone} (a JAX clone)", args, work, baselines))
+            sections.append(
+                bench_tree(
+                    args.jax_clone,
+                    f"{args.jax_clone} (a JAX clone)",
+                    args,
+                    work,
+                    baselines,
+                )
+            )
         else:
-            sections.append(f"JAX clone: skipped (none at `{args.jax_clone}`; pass --jax-clone or set $JAXFIX_BENCH_JAX_CLONE).")
+            sections.append(
+                f"JAX clone: skipped (none at `{args.jax_clone}`; pass --jax-clone or set $JAXFIX_BENCH_JAX_CLONE)."
+            )
         after = " / ".join(f"{x:.1f}" for x in os.getloadavg())
-        print(f"{header}, after it {after}\n\nVersions: {versions(tool('ruff'))}\n\n" + "\n\n".join(sections))
+        print(
+            f"{header}, after it {after}\n\nVersions: {versions(tool('ruff'))}\n\n"
+            + "\n\n".join(sections)
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

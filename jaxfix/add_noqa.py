@@ -19,9 +19,13 @@ from jaxfix.diagnostics import Diagnostic
 _OURS = re.compile(rb"#\s*jaxfix:\s*ignore\[(?P<codes>[^\]]*)\]", re.IGNORECASE)
 
 
-def with_suppressions(source: bytes, diagnostics: Sequence[Diagnostic]) -> tuple[bytes, int, list[Diagnostic]]:
+def with_suppressions(
+    source: bytes, diagnostics: Sequence[Diagnostic]
+) -> tuple[bytes, int, list[Diagnostic]]:
     """(the source with the comments, how many lines got one, the findings that got none)."""
-    lines = source.splitlines(keepends=True)  # bytes split as Python counts lines: \n, \r\n, \r
+    lines = source.splitlines(
+        keepends=True
+    )  # bytes split as Python counts lines: \n, \r\n, \r
     try:
         expected = ast.dump(ast.parse(source))
     except (SyntaxError, ValueError):
@@ -47,14 +51,18 @@ def with_suppressions(source: bytes, diagnostics: Sequence[Diagnostic]) -> tuple
 
 def _commented(line: bytes, code: str) -> bytes:
     body = line.rstrip(b"\r\n")
-    ending = line[len(body):]
+    ending = line[len(body) :]
     ours = _OURS.search(body)
     if ours is not None:
-        codes = [c.strip() for c in ours["codes"].decode("ascii", "replace").split(",") if c.strip()]
+        codes = [
+            c.strip()
+            for c in ours["codes"].decode("ascii", "replace").split(",")
+            if c.strip()
+        ]
         if code in codes:
             return line
         merged = f"# jaxfix: ignore[{', '.join([*codes, code])}]".encode()
-        return body[: ours.start()] + merged + body[ours.end():] + ending
+        return body[: ours.start()] + merged + body[ours.end() :] + ending
     return body + f"  # jaxfix: ignore[{code}]".encode() + ending
 
 

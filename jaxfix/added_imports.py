@@ -37,12 +37,19 @@ def _module_name(node: cst.Import | cst.ImportFrom) -> str | None:
 
 def _third_party(node: cst.Import | cst.ImportFrom) -> bool:
     name = _module_name(node)
-    return name is not None and name.split(".")[0] not in sys.stdlib_module_names and name != "__future__"
+    return (
+        name is not None
+        and name.split(".")[0] not in sys.stdlib_module_names
+        and name != "__future__"
+    )
 
 
 def _key(node: cst.Import | cst.ImportFrom) -> tuple[int, str]:
     """isort's order within a section (force-sort-within-sections off): `import` lines first."""
-    return (0 if isinstance(node, cst.Import) else 1, (_module_name(node) or "").lower())
+    return (
+        0 if isinstance(node, cst.Import) else 1,
+        (_module_name(node) or "").lower(),
+    )
 
 
 def _blank_only(statement: _Statement) -> bool:
@@ -65,7 +72,11 @@ def _place(block: list[_Statement], new: _Statement) -> list[_Statement] | None:
         if found is not None and _third_party(found):
             runs[-1].append((index, found))
     root = (_module_name(node) or "").split(".")[0]
-    same = [run for run in runs if any((_module_name(n) or "").split(".")[0] == root for _, n in run)]
+    same = [
+        run
+        for run in runs
+        if any((_module_name(n) or "").split(".")[0] == root for _, n in run)
+    ]
     group = next(iter(same or [run for run in runs if run]), None)
     if group is None:
         return None
@@ -78,19 +89,26 @@ def _place(block: list[_Statement], new: _Statement) -> list[_Statement] | None:
     if not _blank_only(following):
         return None
     placed = new.with_changes(leading_lines=following.leading_lines)
-    return [*block[:after], placed, following.with_changes(leading_lines=()), *block[after + 1:]]
+    return [
+        *block[:after],
+        placed,
+        following.with_changes(leading_lines=()),
+        *block[after + 1 :],
+    ]
 
 
 class SortedAddImportsVisitor(AddImportsVisitor):
-    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+    def leave_Module(
+        self, original_node: cst.Module, updated_node: cst.Module
+    ) -> cst.Module:
         added = super().leave_Module(original_node, updated_node)
         before, block, after = self._split_module(original_node, updated_node)
         body: Sequence[_Statement] = added.body
         start, end = len(before) + len(block), len(body) - len(after)
         if start > end or not block:
             return added
-        new_block = list(body[len(before):start])
+        new_block = list(body[len(before) : start])
         for statement in body[start:end]:
             placed = _place(new_block, statement)
             new_block = placed if placed is not None else [*new_block, statement]
-        return added.with_changes(body=(*body[:len(before)], *new_block, *body[end:]))
+        return added.with_changes(body=(*body[: len(before)], *new_block, *body[end:]))

@@ -7,7 +7,9 @@ import functools
 import re
 from collections.abc import Callable
 
-_WORDS = re.compile(rb"\w+(?:\|\w+)*")  # `A|B|C` of plain words: a substring test does it
+_WORDS = re.compile(
+    rb"\w+(?:\|\w+)*"
+)  # `A|B|C` of plain words: a substring test does it
 _WORD_CHARACTER = re.compile(rb"\w")
 _QUANTIFIERS = b"?*+{"
 _REPEAT = re.compile(rb"\{\d*(?:,\d*)?\}")
@@ -43,7 +45,7 @@ def _required_words(token: bytes) -> tuple[bytes, ...]:
         return ()
     words, run, depth, index = [], b"", 0, 0
     while index < len(token):
-        char = token[index:index + 1]
+        char = token[index : index + 1]
         if depth == 0 and _WORD_CHARACTER.fullmatch(char):
             run += char
             index += 1
@@ -54,11 +56,13 @@ def _required_words(token: bytes) -> tuple[bytes, ...]:
         if char == b"\\":
             index += 2
             continue
-        if char == b"[":  # a class: up to its closing bracket (which may come first, or be escaped)
-            index += 2 if token[index + 1:index + 2] == b"^" else 1
-            index += 1 if token[index:index + 1] == b"]" else 0
-            while index < len(token) and token[index:index + 1] != b"]":
-                index += 2 if token[index:index + 1] == b"\\" else 1
+        if (
+            char == b"["
+        ):  # a class: up to its closing bracket (which may come first, or be escaped)
+            index += 2 if token[index + 1 : index + 2] == b"^" else 1
+            index += 1 if token[index : index + 1] == b"]" else 0
+            while index < len(token) and token[index : index + 1] != b"]":
+                index += 2 if token[index : index + 1] == b"\\" else 1
         elif char == b"{" and (repeat := _REPEAT.match(token, index)):
             index = repeat.end() - 1
         elif char == b"(":
@@ -82,11 +86,16 @@ def _matcher(token: bytes) -> Callable[[Words], bool]:
         alternatives = token.split(b"|")
         return lambda words: any(word in words for word in alternatives)
     pattern, required = re.compile(token), _required_words(token)
-    return lambda words: all(word in words for word in required) and pattern.search(words.source) is not None
+    return lambda words: (
+        all(word in words for word in required)
+        and pattern.search(words.source) is not None
+    )
 
 
 @functools.cache
-def _group_matchers(tokens: tuple[tuple[bytes, ...], ...]) -> tuple[tuple[Callable[[Words], bool], ...], ...]:
+def _group_matchers(
+    tokens: tuple[tuple[bytes, ...], ...],
+) -> tuple[tuple[Callable[[Words], bool], ...], ...]:
     return tuple(tuple(_matcher(token) for token in group) for group in tokens)
 
 
@@ -94,7 +103,9 @@ def tokens_match(tokens: tuple[tuple[bytes, ...], ...], source: bytes | Words) -
     """Whether, for some group, every token (a bytes regular expression) matches in `source`."""
     words = source if isinstance(source, Words) else Words(source)
     for group in _group_matchers(tokens):
-        for matches in group:  # loops, not any(all(...)): this runs for every file of every run
+        for (
+            matches
+        ) in group:  # loops, not any(all(...)): this runs for every file of every run
             if not matches(words):
                 break
         else:

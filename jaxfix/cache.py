@@ -35,7 +35,14 @@ from stat import S_ISDIR, S_ISLNK
 import jaxfix
 from jaxfix.config import Config, project_root
 from jaxfix.dependencies import unchanged
-from jaxfix.diagnostics import Dependency, Diagnostic, FileResult, Location, Related, Safety
+from jaxfix.diagnostics import (
+    Dependency,
+    Diagnostic,
+    FileResult,
+    Location,
+    Related,
+    Safety,
+)
 from jaxfix.distributions import installed_version
 from jaxfix.file_io import ReadError, read_regular
 from jaxfix.options import Options
@@ -45,16 +52,29 @@ from jaxfix.safe_write import write_file
 
 CACHE_DIR_NAME = ".jaxfix_cache"
 _PROJECT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
-_MAGIC = b"jaxfix-cache 3\n"  # 2: entries list their dependencies; 3: and hold no fixed code
-_KEYS = frozenset({"settings", "path", "source", "diagnostics", "dependencies", "error"})
+_MAGIC = (
+    b"jaxfix-cache 3\n"  # 2: entries list their dependencies; 3: and hold no fixed code
+)
+_KEYS = frozenset(
+    {"settings", "path", "source", "diagnostics", "dependencies", "error"}
+)
 _MAX_ENTRY_BYTES = 4 * 1024 * 1024  # diagnostics only: far more than a file's ever take
 # Options that cannot change one file's result: select/ignore enter as the selected codes, and
 # exclude, include and max-file-size decide whether a file is read at all, before the cache is asked;
 # max-parse-memory only turns a result into an error, and such errors are not cached; max-log-size
 # bounds --from-log's log, and such runs do not use the cache.
-_OPTIONS_NOT_IN_KEY = frozenset({
-    "select", "ignore", "exclude", "include", "extend_include", "max_file_size", "max_log_size", "max_parse_memory",
-})
+_OPTIONS_NOT_IN_KEY = frozenset(
+    {
+        "select",
+        "ignore",
+        "exclude",
+        "include",
+        "extend_include",
+        "max_file_size",
+        "max_log_size",
+        "max_parse_memory",
+    }
+)
 _GITIGNORE = b"# Created by jaxfix: the cache never belongs in version control.\n*\n"
 _CACHEDIR_TAG = b"Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by jaxfix.\n"
 
@@ -90,7 +110,9 @@ def cache_location(flag: Path | None, config: Config, paths: list[Path]) -> Path
     if flag is None and "cache-dir" in config.values:
         value = config.values["cache-dir"]
         if os.path.isabs(value) or not directory.is_relative_to(root):
-            raise CacheDirError(f"{config.path}: cache-dir {value!r} points outside the project ({root})")
+            raise CacheDirError(
+                f"{config.path}: cache-dir {value!r} points outside the project ({root})"
+            )
     top = next((d for d in (root, *root.parents) if (d / ".git").exists()), root)
     if directory.is_relative_to(top):
         for depth in range(1, len(directory.relative_to(top).parts) + 1):
@@ -100,11 +122,17 @@ def cache_location(flag: Path | None, config: Config, paths: list[Path]) -> Path
             except FileNotFoundError:
                 break  # created as a directory when the first entry is written
             except OSError as error:
-                raise CacheDirError(f"cache directory {directory}: {part}: {error.strerror}") from None
+                raise CacheDirError(
+                    f"cache directory {directory}: {part}: {error.strerror}"
+                ) from None
             if S_ISLNK(mode):
-                raise CacheDirError(f"cache directory {directory}: {part} is a symbolic link")
+                raise CacheDirError(
+                    f"cache directory {directory}: {part} is a symbolic link"
+                )
             if not S_ISDIR(mode):
-                raise CacheDirError(f"cache directory {directory}: {part} is not a directory")
+                raise CacheDirError(
+                    f"cache directory {directory}: {part} is not a directory"
+                )
     return directory
 
 
@@ -113,7 +141,12 @@ def _source_digest() -> str:
     digest = hashlib.sha256()
     root = Path(jaxfix.__file__).parent
     for path in sorted(root.rglob("*.py")):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+        digest.update(
+            path.relative_to(root).as_posix().encode()
+            + b"\0"
+            + path.read_bytes()
+            + b"\0"
+        )
     return digest.hexdigest()
 
 
@@ -125,12 +158,18 @@ def settings_fingerprint(options: Options, codes: tuple[str, ...]) -> str:
         f"python={sys.version_info[0]}.{sys.version_info[1]}",
         f"rules={','.join(codes)}",
     ]
-    parts += [f"{f.name}={getattr(options, f.name)!r}" for f in fields(options) if f.name not in _OPTIONS_NOT_IN_KEY]
+    parts += [
+        f"{f.name}={getattr(options, f.name)!r}"
+        for f in fields(options)
+        if f.name not in _OPTIONS_NOT_IN_KEY
+    ]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
 def _encode_location(location: Location) -> list[int]:
-    return [location.line, location.column] + ([] if location.cell is None else [location.cell])
+    return [location.line, location.column] + (
+        [] if location.cell is None else [location.cell]
+    )
 
 
 def _encode(diagnostic: Diagnostic) -> dict:
@@ -142,21 +181,30 @@ def _encode(diagnostic: Diagnostic) -> dict:
         "fix_title": diagnostic.fix_title,
         "fix_safety": diagnostic.fix_safety.value if diagnostic.fix_safety else None,
         "applied": diagnostic.applied,
-        "related": [{"message": r.message, "start": _encode_location(r.start)} for r in diagnostic.related],
-        "fix_lines": None if diagnostic.fix_lines is None else list(diagnostic.fix_lines),
+        "related": [
+            {"message": r.message, "start": _encode_location(r.start)}
+            for r in diagnostic.related
+        ],
+        "fix_lines": None
+        if diagnostic.fix_lines is None
+        else list(diagnostic.fix_lines),
         "fix_cell": diagnostic.fix_cell,
     }
 
 
 def _expect(value: object, expected: type | tuple[type, ...]) -> object:
     if not isinstance(value, expected):
-        raise ValueError(f"cache entry: expected {expected}, got {type(value).__name__}")
+        raise ValueError(
+            f"cache entry: expected {expected}, got {type(value).__name__}"
+        )
     return value
 
 
 def _decode_location(value: object) -> Location:
     line, column, *cell = _expect(value, list)
-    if not (all(type(n) is int and n >= 1 for n in (line, column, *cell)) and len(cell) <= 1):
+    if not (
+        all(type(n) is int and n >= 1 for n in (line, column, *cell)) and len(cell) <= 1
+    ):
         raise ValueError("cache entry: bad location")
     return Location(line, column, *cell)
 
@@ -185,7 +233,9 @@ def _decode(value: object, codes: tuple[str, ...]) -> Diagnostic:
         fix_safety=None if safety is None else Safety(_expect(safety, str)),
         applied=_expect(item["applied"], bool),
         related=tuple(
-            Related(_expect(_expect(r, dict)["message"], str), _decode_location(r["start"]))
+            Related(
+                _expect(_expect(r, dict)["message"], str), _decode_location(r["start"])
+            )
             for r in _expect(item["related"], list)
         ),
         fix_lines=_decode_lines(item["fix_lines"]),
@@ -197,18 +247,33 @@ def _decode_error(value: object) -> tuple[str, Location | None] | None:
     if value is None:
         return None
     message, location = _expect(value, list)
-    return _expect(message, str), None if location is None else _decode_location(location)
+    return _expect(message, str), None if location is None else _decode_location(
+        location
+    )
 
 
 def _encode_dependency(dependency: Dependency) -> list:
-    return [os.fspath(dependency.path), dependency.digest, list(dependency.signature or ())]
+    return [
+        os.fspath(dependency.path),
+        dependency.digest,
+        list(dependency.signature or ()),
+    ]
 
 
 def _decode_dependency(value: object) -> Dependency:
     path, digest, signature = _expect(value, list)
-    if not (isinstance(path, str) and os.path.isabs(path) and isinstance(digest, str) and (len(digest) == 64 or digest in PATH_STATES)):
+    if not (
+        isinstance(path, str)
+        and os.path.isabs(path)
+        and isinstance(digest, str)
+        and (len(digest) == 64 or digest in PATH_STATES)
+    ):
         raise ValueError("cache entry: bad dependency")
-    if not (isinstance(signature, list) and len(signature) in (0, 4) and all(type(n) is int for n in signature)):
+    if not (
+        isinstance(signature, list)
+        and len(signature) in (0, 4)
+        and all(type(n) is int for n in signature)
+    ):
         raise ValueError("cache entry: bad dependency signature")
     if not signature:
         return Dependency(Path(path), digest)
@@ -246,18 +311,23 @@ class Cache:
     def _entry(self, path: Path) -> Path:
         """Named by path only: a run with other settings replaces the entry, so the cache holds at
         most one entry per file that ever passed the prefilter."""
-        return self.directory / hashlib.sha256(os.fsencode(os.path.abspath(path))).hexdigest()[:40]
+        return (
+            self.directory
+            / hashlib.sha256(os.fsencode(os.path.abspath(path))).hexdigest()[:40]
+        )
 
     def get(self, path: Path, source: bytes) -> FileResult | None:
         """The cached result for `path` holding `source`, or None (miss, or an entry not to trust)."""
         try:  # a FIFO would block, a symlink lead anywhere, /dev/zero never end
-            data = read_regular(self._entry(path), _MAX_ENTRY_BYTES, follow_symlinks=False)
+            data = read_regular(
+                self._entry(path), _MAX_ENTRY_BYTES, follow_symlinks=False
+            )
         except ReadError:
             return None
         try:
             if not data.startswith(_MAGIC):
                 return None
-            checksum, _, body = data[len(_MAGIC):].partition(b"\n")
+            checksum, _, body = data[len(_MAGIC) :].partition(b"\n")
             if hashlib.sha256(body).hexdigest().encode() != checksum:
                 return None
             entry = _expect(json.loads(body), dict)
@@ -268,10 +338,17 @@ class Cache:
                 or entry["source"] != hashlib.sha256(source).hexdigest()
             ):
                 return None
-            diagnostics = tuple(_decode(d, self.codes) for d in _expect(entry["diagnostics"], list))
-            if any(d.applied for d in diagnostics):  # a fix applied, yet no fixed code: not ours
+            diagnostics = tuple(
+                _decode(d, self.codes) for d in _expect(entry["diagnostics"], list)
+            )
+            if any(
+                d.applied for d in diagnostics
+            ):  # a fix applied, yet no fixed code: not ours
                 return None
-            dependencies = [self._unchanged_dependency(d) for d in _expect(entry["dependencies"], list)]
+            dependencies = [
+                self._unchanged_dependency(d)
+                for d in _expect(entry["dependencies"], list)
+            ]
             error = _decode_error(entry["error"])
         except (ValueError, TypeError, KeyError, RecursionError):
             return None
@@ -281,7 +358,14 @@ class Cache:
         if error is not None:
             if diagnostics:
                 return None
-            return FileResult(path, source, error=error[0], error_location=error[1], dependencies=known, lasting_error=True)
+            return FileResult(
+                path,
+                source,
+                error=error[0],
+                error_location=error[1],
+                dependencies=known,
+                lasting_error=True,
+            )
         return FileResult(path, source, None, diagnostics, dependencies=known)
 
     def put(self, result: FileResult) -> None:
@@ -289,20 +373,29 @@ class Cache:
         transient or a jaxfix bug, and are retried); not a result that used a file jaxfix cannot
         vouch for, see jaxfix/dependencies.py; nor one that changes its file: its fix is derived
         again on every run, never taken from the cache."""
-        if result.fixed is not None or (result.error is not None and not result.lasting_error):
+        if result.fixed is not None or (
+            result.error is not None and not result.lasting_error
+        ):
             return
         if result.source is None or any(d.digest is None for d in result.dependencies):
             return
-        body = json.dumps({
-            "settings": self.settings,
-            "path": os.path.abspath(result.path),
-            "source": hashlib.sha256(result.source).hexdigest(),
-            "diagnostics": [_encode(d) for d in result.diagnostics],
-            "dependencies": [_encode_dependency(d) for d in result.dependencies],
-            "error": None if result.error is None else [
-                result.error, None if result.error_location is None else _encode_location(result.error_location)
-            ],
-        }).encode()
+        body = json.dumps(
+            {
+                "settings": self.settings,
+                "path": os.path.abspath(result.path),
+                "source": hashlib.sha256(result.source).hexdigest(),
+                "diagnostics": [_encode(d) for d in result.diagnostics],
+                "dependencies": [_encode_dependency(d) for d in result.dependencies],
+                "error": None
+                if result.error is None
+                else [
+                    result.error,
+                    None
+                    if result.error_location is None
+                    else _encode_location(result.error_location),
+                ],
+            }
+        ).encode()
         data = _MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
         if len(data) > _MAX_ENTRY_BYTES:
             return
@@ -317,7 +410,10 @@ class Cache:
         if self.directory.is_dir():
             return
         self.directory.mkdir(parents=True, exist_ok=True)
-        for name, content in ((".gitignore", _GITIGNORE), ("CACHEDIR.TAG", _CACHEDIR_TAG)):
+        for name, content in (
+            (".gitignore", _GITIGNORE),
+            ("CACHEDIR.TAG", _CACHEDIR_TAG),
+        ):
             try:
                 with open(self.directory / name, "xb") as handle:
                     handle.write(content)

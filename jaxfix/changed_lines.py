@@ -20,11 +20,27 @@ from jaxfix.options import DEFAULT_MAX_FILE_SIZE
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(?P<start>\d+)(?:,(?P<count>\d+))? @@")
 _ESCAPE = re.compile(rb"\\([0-7]{3}|.)")
-_ESCAPES = {b"a": b"\a", b"b": b"\b", b"f": b"\f", b"n": b"\n", b"r": b"\r", b"t": b"\t", b"v": b"\v"}
+_ESCAPES = {
+    b"a": b"\a",
+    b"b": b"\b",
+    b"f": b"\f",
+    b"n": b"\n",
+    b"r": b"\r",
+    b"t": b"\t",
+    b"v": b"\v",
+}
 # Settings that would change what `git diff` prints; the flags after them pin the rest.
 _GIT = ("git", "-c", "core.quotePath=false", "-c", "diff.noprefix=false")
-_DIFF = ("diff", "--no-ext-diff", "--no-textconv", "--no-color", "--no-relative", "--unified=0",
-         "--src-prefix=a/", "--dst-prefix=b/")
+_DIFF = (
+    "diff",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-color",
+    "--no-relative",
+    "--unified=0",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+)
 
 
 class ChangedLinesError(Exception):
@@ -35,7 +51,9 @@ def _git(args: tuple[str, ...], cwd: Path) -> str:
     done = subprocess.run([*_GIT, *args], cwd=cwd, capture_output=True)
     if done.returncode != 0:
         message = os.fsdecode(done.stderr).strip().splitlines()
-        raise ChangedLinesError(f"git {args[0]} failed: {message[0] if message else f'exit code {done.returncode}'}")
+        raise ChangedLinesError(
+            f"git {args[0]} failed: {message[0] if message else f'exit code {done.returncode}'}"
+        )
     return os.fsdecode(done.stdout)
 
 
@@ -44,7 +62,14 @@ def _path_of(header: str) -> str:
     if not (len(header) >= 2 and header[0] == header[-1] == '"'):
         return header.removesuffix("\t")
     raw = os.fsencode(header[1:-1])
-    return os.fsdecode(_ESCAPE.sub(lambda m: bytes([int(m[1], 8)]) if len(m[1]) == 3 else _ESCAPES.get(m[1], m[1]), raw))
+    return os.fsdecode(
+        _ESCAPE.sub(
+            lambda m: (
+                bytes([int(m[1], 8)]) if len(m[1]) == 3 else _ESCAPES.get(m[1], m[1])
+            ),
+            raw,
+        )
+    )
 
 
 def parse_diff(diff: str) -> dict[str, frozenset[int]]:
@@ -57,7 +82,9 @@ def parse_diff(diff: str) -> dict[str, frozenset[int]]:
             current, in_header = None, True
         elif in_header and line.startswith("+++ "):
             target = _path_of(line[4:])
-            current = None if target == "/dev/null" else lines.setdefault(target[2:], set())
+            current = (
+                None if target == "/dev/null" else lines.setdefault(target[2:], set())
+            )
         elif line.startswith("@@ "):
             in_header = False
             match = _HUNK.match(line)
@@ -78,24 +105,36 @@ def changed_lines(rev: str, cwd: Path | None = None) -> dict[Path, frozenset[int
     """Resolved path -> 1-based lines changed since `rev`, for the repository around `cwd`."""
     here = cwd or Path.cwd()
     if shutil.which("git") is None:
-        raise ChangedLinesError("--diff-base needs git, which is not installed (or not on PATH)")
+        raise ChangedLinesError(
+            "--diff-base needs git, which is not installed (or not on PATH)"
+        )
     try:
         root = Path(_git(("rev-parse", "--show-toplevel"), here).strip())
     except ChangedLinesError:
-        raise ChangedLinesError(f"--diff-base needs a git repository, and {here} is not inside one") from None
+        raise ChangedLinesError(
+            f"--diff-base needs a git repository, and {here} is not inside one"
+        ) from None
     try:
         diff = _git((*_DIFF, rev, "--"), root)
     except ChangedLinesError as error:
         raise ChangedLinesError(f"--diff-base {rev}: {error}") from None
-    changed = {(root / path).resolve(): numbers for path, numbers in parse_diff(diff).items() if numbers}
-    for name in _git(("ls-files", "--others", "--exclude-standard", "-z"), root).split("\0"):
+    changed = {
+        (root / path).resolve(): numbers
+        for path, numbers in parse_diff(diff).items()
+        if numbers
+    }
+    for name in _git(("ls-files", "--others", "--exclude-standard", "-z"), root).split(
+        "\0"
+    ):
         if name.endswith((".py", ".pyi", ".ipynb")):
             path = (root / name).resolve()
             changed[path] = frozenset(range(1, _line_count(path) + 1))
     return changed
 
 
-def carry_lines(lines: frozenset[int], old: list[str], new: list[str]) -> frozenset[int]:
+def carry_lines(
+    lines: frozenset[int], old: list[str], new: list[str]
+) -> frozenset[int]:
     """The changed lines after a fix pass rewrote `old` into `new`: unchanged lines move with the
     text, and every line the pass wrote counts as changed (only changed lines were fixed)."""
     carried: set[int] = set()

@@ -20,7 +20,9 @@ def find_pyproject(start: Path) -> Path | None:
     start = start.absolute()
     for directory in (start, *start.parents) if start.is_dir() else start.parents:
         candidate = directory / "pyproject.toml"
-        if candidate.is_file() and "jaxfix" in _tool_table(candidate, read_toml(candidate)):
+        if candidate.is_file() and "jaxfix" in _tool_table(
+            candidate, read_toml(candidate)
+        ):
             return candidate
     return None
 
@@ -38,26 +40,42 @@ def load_config(path: Path | None) -> Config:
     if path is None:
         return Config(None, {})
     data = read_toml(path)
-    table = _tool_table(path, data).get("jaxfix", {}) if path.name == "pyproject.toml" else data
+    table = (
+        _tool_table(path, data).get("jaxfix", {})
+        if path.name == "pyproject.toml"
+        else data
+    )
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.jaxfix] must be a table")
     for alias, key in ALIASES.items():
         if alias in table:
             if key in table:
-                raise ConfigError(f"{path}: '{alias}' and '{key}' in [tool.jaxfix] are one setting: keep '{key}'")
+                raise ConfigError(
+                    f"{path}: '{alias}' and '{key}' in [tool.jaxfix] are one setting: keep '{key}'"
+                )
             table = {(key if k == alias else k): v for k, v in table.items()}
     for key, value in table.items():
         if key not in BY_KEY:
             close = difflib.get_close_matches(key, [*BY_KEY, *ALIASES], n=1)
-            hint = f"did you mean '{ALIASES.get(close[0], close[0])}'?" if close else f"known keys: {', '.join(sorted(BY_KEY))}"
+            hint = (
+                f"did you mean '{ALIASES.get(close[0], close[0])}'?"
+                if close
+                else f"known keys: {', '.join(sorted(BY_KEY))}"
+            )
             raise ConfigError(f"{path}: unknown key '{key}' in [tool.jaxfix] ({hint})")
         expected, description = BY_KEY[key].kind, BY_KEY[key].expects
-        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+        if not isinstance(value, expected) or (
+            expected is int and isinstance(value, bool)
+        ):
             raise ConfigError(f"{path}: '{key}' must be {description}, got {value!r}")
         if expected is list and not all(isinstance(v, str) for v in value):
-            raise ConfigError(f"{path}: '{key}' must be {description} (strings), got {value!r}")
+            raise ConfigError(
+                f"{path}: '{key}' must be {description} (strings), got {value!r}"
+            )
         if expected is int and value < 1:
-            raise ConfigError(f"{path}: '{key}' must be {description} (at least 1), got {value!r}")
+            raise ConfigError(
+                f"{path}: '{key}' must be {description} (at least 1), got {value!r}"
+            )
     return Config(path, dict(table))
 
 
@@ -75,7 +93,12 @@ def line_length(start: Path) -> int:
     or [tool.black] that sets one; else 88. Unreadable files are skipped (they are not ours)."""
     start = start.absolute()
     for directory in (start, *start.parents) if start.is_dir() else start.parents:
-        for name, table in ((".ruff.toml", ()), ("ruff.toml", ()), ("pyproject.toml", ("tool", "ruff")), ("pyproject.toml", ("tool", "black"))):
+        for name, table in (
+            (".ruff.toml", ()),
+            ("ruff.toml", ()),
+            ("pyproject.toml", ("tool", "ruff")),
+            ("pyproject.toml", ("tool", "black")),
+        ):
             candidate = directory / name
             if not candidate.is_file():
                 continue
@@ -96,7 +119,9 @@ def project_root(config: Config, paths: list[Path]) -> Path:
     when there are none, as for stdin without --stdin-filename)."""
     if config.path is not None:
         return config.path.absolute().parent
-    directories = [str(p.absolute() if p.is_dir() else p.absolute().parent) for p in paths]
+    directories = [
+        str(p.absolute() if p.is_dir() else p.absolute().parent) for p in paths
+    ]
     return Path(os.path.commonpath(directories)) if directories else Path.cwd()
 
 
@@ -105,14 +130,21 @@ def project_roots(config: Config, paths: list[Path]) -> tuple[Path, ...]:
     package (see jaxfix/analysis/project.py), like ruff's `src`: the config's `src` directories,
     relative to its file; by default the project root. Each is searched with its `src/`."""
     root = project_root(config, paths)
-    return tuple(dict.fromkeys(Path(os.path.abspath(root / directory)) for directory in config.values.get("src", ["."])))
+    return tuple(
+        dict.fromkeys(
+            Path(os.path.abspath(root / directory))
+            for directory in config.values.get("src", ["."])
+        )
+    )
 
 
 def _given(value: Any) -> bool:
     return value not in (None, (), [], False)
 
 
-def build_options(config: Config, flags: Mapping[str, Any], start: Sequence[Path] | None = None) -> Options:
+def build_options(
+    config: Config, flags: Mapping[str, Any], start: Sequence[Path] | None = None
+) -> Options:
     """Flags override config, config overrides defaults (`extend` settings add up).
 
     `flags` maps setting names to command-line values; missing names count as not given.
@@ -126,9 +158,18 @@ def build_options(config: Config, flags: Mapping[str, Any], start: Sequence[Path
             continue
         flag, configured = flags.get(setting.name), config.values.get(setting.key)
         if setting.extend:
-            sources = [(list(flag or ()), setting.flag_name), (list(configured or ()), where)]
+            sources = [
+                (list(flag or ()), setting.flag_name),
+                (list(configured or ()), where),
+            ]
         else:
-            sources = [(flag, setting.flag_name)] if _given(flag) else [(configured, where)] if configured is not None else []
+            sources = (
+                [(flag, setting.flag_name)]
+                if _given(flag)
+                else [(configured, where)]
+                if configured is not None
+                else []
+            )
         value: Any = None
         for raw, origin in sources:
             raw = list(raw) if isinstance(raw, tuple) else raw
@@ -136,7 +177,9 @@ def build_options(config: Config, flags: Mapping[str, Any], start: Sequence[Path
                 parsed = setting.parse(raw) if setting.parse else raw
             except ValueError as error:
                 raise SettingError(f"{origin}: {error}") from None
-            value = [*value, *parsed] if setting.extend and value is not None else parsed
+            value = (
+                [*value, *parsed] if setting.extend and value is not None else parsed
+            )
         if value is None and setting.default:
             value = setting.default()
         if value is not None:

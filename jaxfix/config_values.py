@@ -21,15 +21,24 @@ class ConfigError(SettingError):
 class Config:
     path: Path | None
     values: dict[str, Any]
-    line_length: int = DEFAULT_LINE_LENGTH  # found in ruff's or black's config, not in [tool.jaxfix]
+    line_length: int = (
+        DEFAULT_LINE_LENGTH  # found in ruff's or black's config, not in [tool.jaxfix]
+    )
 
 
 def read_toml(path: Path) -> dict[str, Any]:
-    if sys.version_info >= (3, 11):  # imported here: a tree without a pyproject.toml never needs it
+    if sys.version_info >= (
+        3,
+        11,
+    ):  # imported here: a tree without a pyproject.toml never needs it
         import tomllib
     else:  # pragma: no cover - Python 3.10
         import tomli as tomllib
     try:  # a config may come with a pull request: a symlink to /dev/zero is no config
-        return tomllib.loads(read_regular(path, DEFAULT_MAX_FILE_SIZE, bound="max-file-size").decode("utf-8"))
+        return tomllib.loads(
+            read_regular(path, DEFAULT_MAX_FILE_SIZE, bound="max-file-size").decode(
+                "utf-8"
+            )
+        )
     except (ReadError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path}: cannot read config: {error}") from None

@@ -95,7 +95,11 @@ def signature(status: os.stat_result) -> tuple[int, int, int, int]:
     return status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino
 
 
-def snapshot(paths: Iterable[Path], index_created_ns: int, layout: Mapping[Path, str] | None = None) -> tuple[Dependency, ...]:
+def snapshot(
+    paths: Iterable[Path],
+    index_created_ns: int,
+    layout: Mapping[Path, str] | None = None,
+) -> tuple[Dependency, ...]:
     """The files an analysis used, by path, each with its digest if its bytes are those the
     index read: last changed well before the index was created, and steady while hashed; then
     the paths its imports were looked for at (`layout`: path -> what the index saw there), each
@@ -118,7 +122,10 @@ def _snapshot(path: Path, index_created_ns: int) -> Dependency:
     except (OSError, ReadError):
         return Dependency(path, None)
     steady = signature(before) == signature(after)
-    if not steady or max(after.st_mtime_ns, after.st_ctime_ns) + SETTLED_NS > index_created_ns:
+    if (
+        not steady
+        or max(after.st_mtime_ns, after.st_ctime_ns) + SETTLED_NS > index_created_ns
+    ):
         return Dependency(path, None)
     return Dependency(path, digest, signature(after))
 

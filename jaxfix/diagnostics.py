@@ -28,7 +28,11 @@ class Location:
 
     def __str__(self) -> str:
         """`line:col`, or `cell N:line:col` (ruff's way of naming a place in a notebook)."""
-        return f"{self.line}:{self.column}" if self.cell is None else f"cell {self.cell}:{self.line}:{self.column}"
+        return (
+            f"{self.line}:{self.column}"
+            if self.cell is None
+            else f"cell {self.cell}:{self.line}:{self.column}"
+        )
 
 
 @dataclass(frozen=True)
@@ -36,7 +40,9 @@ class Fix:
     """CST edits (original node -> replacement, by identity) plus imports the edits need."""
 
     title: str
-    edits: tuple[tuple[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel], ...]
+    edits: tuple[
+        tuple[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel], ...
+    ]
     safety: Safety = Safety.SAFE
     imports: tuple[tuple[str, str | None], ...] = ()
 
@@ -72,7 +78,9 @@ class Diagnostic:
     fix_safety: Safety | None = None
     applied: bool = False
     related: tuple[Related, ...] = ()
-    fix_lines: tuple[int, int] | None = None  # first and last line the fix's edits replace (not its imports)
+    fix_lines: tuple[int, int] | None = (
+        None  # first and last line the fix's edits replace (not its imports)
+    )
     fix_cell: int | None = None  # in a notebook: the cell of `fix_lines`
 
 
@@ -110,7 +118,9 @@ class FileResult:
     error: str | None = None
     error_location: Location | None = None
     written: bool = False
-    dependencies: tuple[Dependency, ...] = ()  # other files the result depends on, by path
+    dependencies: tuple[
+        Dependency, ...
+    ] = ()  # other files the result depends on, by path
     # The error follows from the bytes alone (a notebook that does not validate, a syntax error,
     # code nested too deeply): the same bytes give it again, so it is cached like a result.
     lasting_error: bool = False

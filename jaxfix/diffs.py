@@ -35,7 +35,12 @@ def unified_diff(display_path: str, old: bytes, new: bytes) -> bytes:
         return cell_diff(display_path, old, new).encode("utf-8", "surrogateescape")
     import difflib  # here: every run reads files through decode(), few print a diff
 
-    lines = difflib.diff_bytes(difflib.unified_diff, _git_lines(old), _git_lines(new), *header_names(display_path))
+    lines = difflib.diff_bytes(
+        difflib.unified_diff,
+        _git_lines(old),
+        _git_lines(new),
+        *header_names(display_path),
+    )
     out = []
     for line in lines:
         out.append(line)
@@ -58,4 +63,8 @@ def unified_diff_text(display_path: str, old: bytes, new: bytes) -> str:
 
 
 def _git_lines(data: bytes) -> list[bytes]:
-    return data.splitlines(keepends=True) if b"\r" not in data else re.findall(rb"[^\n]*\n|[^\n]+$", data)
+    return (
+        data.splitlines(keepends=True)
+        if b"\r" not in data
+        else re.findall(rb"[^\n]*\n|[^\n]+$", data)
+    )

@@ -17,8 +17,22 @@ if TYPE_CHECKING:  # pathspec is imported only once a .gitignore is found
     import pathspec
 
 DEFAULT_EXCLUDES = (
-    ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "build", "dist", "__pycache__",
-    "node_modules", "site-packages", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".jaxfix_cache",
+    ".git",
+    ".hg",
+    ".svn",
+    ".venv",
+    "venv",
+    ".tox",
+    ".nox",
+    "build",
+    "dist",
+    "__pycache__",
+    "node_modules",
+    "site-packages",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".jaxfix_cache",
 )
 # Like ruff's `include`: file names (or paths) a directory walk takes; config `include` replaces
 # it, `extend-include` adds to it. Notebooks (`*.ipynb`) are on by default.
@@ -36,13 +50,17 @@ def _globs(patterns: tuple[str, ...]) -> Callable[[str], object] | None:
     if not patterns:
         return None
     globs = [os.path.normcase(p) for p in patterns]
-    return re.compile("|".join(fnmatch.translate(g) for g in (*globs, *(f"*/{g}" for g in globs)))).match
+    return re.compile(
+        "|".join(fnmatch.translate(g) for g in (*globs, *(f"*/{g}" for g in globs)))
+    ).match
 
 
 def is_excluded(path: Path, patterns: tuple[str, ...]) -> bool:
     """Whether a path's name, or its path (or a tail of it), matches one of the globs."""
     match = _globs(patterns)
-    return match is not None and bool(match(os.path.normcase(path.name)) or match(os.path.normcase(path.as_posix())))
+    return match is not None and bool(
+        match(os.path.normcase(path.name)) or match(os.path.normcase(path.as_posix()))
+    )
 
 
 def is_included(path: Path, patterns: tuple[str, ...]) -> bool:
@@ -67,11 +85,18 @@ def _enclosing_gitignores(root: Path) -> _Chain:
 
 def _with_gitignore(chain: _Chain, directory: str) -> _Chain:
     """`chain` extended with `directory`'s own .gitignore, if it has a readable one; nearer files win."""
-    from jaxfix.file_io import ReadError, read_regular  # here: jaxfix.file_io imports this module's constants
+    from jaxfix.file_io import (  # here: jaxfix.file_io imports this module's constants
+        ReadError,
+        read_regular,
+    )
     from jaxfix.options import DEFAULT_MAX_FILE_SIZE
 
     try:  # a committed .gitignore may be a symlink to /dev/zero
-        lines = read_regular(os.path.join(directory, ".gitignore"), DEFAULT_MAX_FILE_SIZE).decode("utf-8", "replace").splitlines()
+        lines = (
+            read_regular(os.path.join(directory, ".gitignore"), DEFAULT_MAX_FILE_SIZE)
+            .decode("utf-8", "replace")
+            .splitlines()
+        )
     except ReadError:
         return chain
     return (*chain, (directory, _gitignore_spec(lines)))
@@ -81,7 +106,9 @@ def _ignored(chain: _Chain, path: str, *, is_dir: bool) -> bool:
     """Whether git ignores the absolute `path`, inside the directory `chain` belongs to."""
     decision = None
     for directory, spec in chain:
-        relative = path[len(directory.rstrip(os.sep)) + 1:].replace(os.sep, "/") + ("/" if is_dir else "")
+        relative = path[len(directory.rstrip(os.sep)) + 1 :].replace(os.sep, "/") + (
+            "/" if is_dir else ""
+        )
         include = spec.check_file(relative).include
         if include is not None:
             decision = include
@@ -95,7 +122,9 @@ def _gitignore_spec(lines: list[str]) -> pathspec.GitIgnoreSpec:
     try:
         return pathspec.GitIgnoreSpec.from_lines(lines)
     except Exception:  # noqa: BLE001 - pathspec raises its own errors and re.error
-        return pathspec.GitIgnoreSpec.from_lines([line for line in lines if _compiles(line)])
+        return pathspec.GitIgnoreSpec.from_lines(
+            [line for line in lines if _compiles(line)]
+        )
 
 
 def _compiles(line: str) -> bool:
@@ -108,7 +137,11 @@ def _compiles(line: str) -> bool:
     return True
 
 
-def discover(paths: list[Path], exclude: tuple[str, ...] = (), include: tuple[str, ...] = DEFAULT_INCLUDE) -> Discovery:
+def discover(
+    paths: list[Path],
+    exclude: tuple[str, ...] = (),
+    include: tuple[str, ...] = DEFAULT_INCLUDE,
+) -> Discovery:
     """Expand directories; a file named explicitly is always taken, whatever its name or excludes."""
     found = Discovery()
     seen: set[str] = set()
@@ -126,7 +159,13 @@ def discover(paths: list[Path], exclude: tuple[str, ...] = (), include: tuple[st
     return found
 
 
-def _walk(root: Path, exclude: tuple[str, ...], include: tuple[str, ...], found: Discovery, seen: set[str]) -> None:
+def _walk(
+    root: Path,
+    exclude: tuple[str, ...],
+    include: tuple[str, ...],
+    found: Discovery,
+    seen: set[str],
+) -> None:
     """Top-down like `os.walk` (a directory's files, then its subdirectories, sorted by name), on
     `os.scandir`'s entries: whether an entry is a directory or a symlink costs no system call."""
     real_root = os.path.realpath(root)
@@ -138,7 +177,9 @@ def _walk(root: Path, exclude: tuple[str, ...], include: tuple[str, ...], found:
             with os.scandir(base) as scan:
                 entries = sorted(scan, key=lambda entry: entry.name)
         except OSError as error:
-            found.errors.append((Path(error.filename), f"cannot read directory: {error.strerror}"))
+            found.errors.append(
+                (Path(error.filename), f"cannot read directory: {error.strerror}")
+            )
             continue
         if any(entry.name == ".gitignore" for entry in entries):
             chain = _with_gitignore(chain, absolute)
@@ -151,10 +192,17 @@ def _walk(root: Path, exclude: tuple[str, ...], include: tuple[str, ...], found:
                 is_dir = False
             if is_dir:
                 if not (
-                    name in DEFAULT_EXCLUDES or is_excluded(path, exclude) or entry.is_symlink()
-                    or (chain and _ignored(chain, os.path.join(absolute, name), is_dir=True))
+                    name in DEFAULT_EXCLUDES
+                    or is_excluded(path, exclude)
+                    or entry.is_symlink()
+                    or (
+                        chain
+                        and _ignored(chain, os.path.join(absolute, name), is_dir=True)
+                    )
                 ):
-                    subdirectories.append((path, os.path.join(absolute, name), os.path.join(real, name)))
+                    subdirectories.append(
+                        (path, os.path.join(absolute, name), os.path.join(real, name))
+                    )
                 continue
             if not is_included(path, include) or is_excluded(path, exclude):
                 continue

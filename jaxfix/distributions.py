@@ -24,7 +24,10 @@ def _normalized(name: str) -> str:
 def installed_version(name: str) -> str | None:
     """The distribution's version, or None when it is not installed."""
     wanted = _normalized(name)
-    if any(finder is not PathFinder and hasattr(finder, "find_distributions") for finder in sys.meta_path):
+    if any(
+        finder is not PathFinder and hasattr(finder, "find_distributions")
+        for finder in sys.meta_path
+    ):
         return _from_metadata(name)
     for entry in sys.path:
         directory = entry or "."
@@ -34,8 +37,12 @@ def installed_version(name: str) -> str | None:
             if os.path.exists(directory):  # a zip file: importlib.metadata reads those
                 return _from_metadata(name)
             continue
-        found = [child for child in children if child.lower().endswith((".dist-info", ".egg-info", ".egg"))
-                 and _normalized(child.rpartition(".")[0].partition("-")[0]) == wanted]
+        found = [
+            child
+            for child in children
+            if child.lower().endswith((".dist-info", ".egg-info", ".egg"))
+            and _normalized(child.rpartition(".")[0].partition("-")[0]) == wanted
+        ]
         if not found:
             continue
         if len(found) == 1 and found[0].lower().endswith(".dist-info"):
@@ -53,7 +60,7 @@ def _version_header(path: str) -> str | None:
                 if not line.strip():
                     return None  # the headers end at the first blank line
                 if line.startswith("Version:"):
-                    return line[len("Version:"):].strip()
+                    return line[len("Version:") :].strip()
     except (OSError, UnicodeDecodeError):
         pass
     return None

@@ -18,16 +18,16 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import CodeRange
 
+from jaxfix.added_imports import SortedAddImportsVisitor
 from jaxfix.analysis.module import ModuleAnalysis
 from jaxfix.analysis.project import InProject, ProjectIndex
 from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
-from jaxfix.added_imports import SortedAddImportsVisitor
 from jaxfix.changed_lines import carry_lines
 from jaxfix.codemods import RULES
 from jaxfix.codemods.base import Rule
 from jaxfix.dependencies import project_index, snapshot
-from jaxfix.diffs import split_lines
 from jaxfix.diagnostics import Diagnostic, FileResult, Fix, Location, Report, Safety
+from jaxfix.diffs import split_lines
 from jaxfix.evidence import Evidence
 from jaxfix.file_io import unreadable_reason
 from jaxfix.layout import fit_line_length
@@ -68,21 +68,31 @@ def candidate_rules(source: bytes, options: Options) -> list[type[Rule]]:
     return [rule for rule in selected_rules(options) if rule.may_apply(source)]
 
 
-def screened_rules(rules: list[type[Rule]], facts: ModuleFacts | None) -> list[type[Rule]]:
+def screened_rules(
+    rules: list[type[Rule]], facts: ModuleFacts | None
+) -> list[type[Rule]]:
     """The `ast` screen: the rules whose preconditions may hold in a module with these facts
     (all of them when `ast` cannot parse it, so LibCST reports the syntax error)."""
     return rules if facts is None else [rule for rule in rules if rule.screen(facts)]
 
 
-def _refuse_if_too_large(source: bytes, facts: ModuleFacts | None, options: Options) -> None:
+def _refuse_if_too_large(
+    source: bytes, facts: ModuleFacts | None, options: Options
+) -> None:
     """Bound a worker's memory: one huge function can take gigabytes in LibCST."""
     if facts is not None:
-        predicted, basis = facts.node_count * _BYTES_PER_AST_NODE, f"{facts.node_count:,} syntax nodes"
+        predicted, basis = (
+            facts.node_count * _BYTES_PER_AST_NODE,
+            f"{facts.node_count:,} syntax nodes",
+        )
     else:
-        predicted, basis = len(source) * _BYTES_PER_SOURCE_BYTE, f"{len(source):,} bytes"
+        predicted, basis = (
+            len(source) * _BYTES_PER_SOURCE_BYTE,
+            f"{len(source):,} bytes",
+        )
     if predicted > options.max_parse_memory * 1024 * 1024:
         raise TooLarge(
-            f"not checked: analysing it would take about {predicted / 1024 ** 3:.1f} GB of memory "
+            f"not checked: analysing it would take about {predicted / 1024**3:.1f} GB of memory "
             f"(from its {basis}), more than max-parse-memory ({options.max_parse_memory} MB)"
         )
 
@@ -92,7 +102,10 @@ def _fix_allowed(fix: Fix | None, options: Options) -> bool:
 
 
 def _span(code_range: CodeRange) -> tuple[tuple[int, int], tuple[int, int]]:
-    return (code_range.start.line, code_range.start.column), (code_range.end.line, code_range.end.column)
+    return (code_range.start.line, code_range.start.column), (
+        code_range.end.line,
+        code_range.end.column,
+    )
 
 
 class _ReplaceByIdentity(cst.CSTTransformer):
@@ -104,7 +117,9 @@ class _ReplaceByIdentity(cst.CSTTransformer):
         return self.edits.get(original_node, updated_node)
 
 
-def _apply(module: cst.Module, fixes: list[Fix], analysis: ModuleAnalysis, line_length: int) -> cst.Module:
+def _apply(
+    module: cst.Module, fixes: list[Fix], analysis: ModuleAnalysis, line_length: int
+) -> cst.Module:
     """Apply every fix whose nodes do not overlap an earlier one's; the rest wait for the next pass."""
     taken: list[tuple[tuple[int, int], tuple[int, int]]] = []
     edits: dict[cst.CSTNode, cst.CSTNode] = {}
@@ -116,7 +131,9 @@ def _apply(module: cst.Module, fixes: list[Fix], analysis: ModuleAnalysis, line_
         taken.extend(spans)
         edits.update(fix.edits)
         imports.update(fix.imports)
-    edits = fit_line_length(edits, module, analysis.parents, analysis.positions, line_length)
+    edits = fit_line_length(
+        edits, module, analysis.parents, analysis.positions, line_length
+    )
     module = module.visit(_ReplaceByIdentity(edits))
     if imports:
         context = CodemodContext()
@@ -134,7 +151,10 @@ def _visit_in_order(analysis: ModuleAnalysis, rules: list[Rule]) -> None:
     for rule in rules:
         for name, method in rule.get_visitors().items():
             handlers.setdefault(name, []).append(method)
-    if any(not name.startswith("visit_") or "_" in name[len("visit_"):] for name in handlers):  # leave_, attribute hooks
+    if any(
+        not name.startswith("visit_") or "_" in name[len("visit_") :]
+        for name in handlers
+    ):  # leave_, attribute hooks
         analysis.wrapper.visit_batched(rules)
         return
     module = analysis.wrapper.module
@@ -144,20 +164,32 @@ def _visit_in_order(analysis: ModuleAnalysis, rules: list[Rule]) -> None:
 
 
 def _run_rules(
-    module: cst.Module, rules: list[type[Rule]], options: Options, changed_lines: frozenset[int] | None,
-    evidence: tuple[Evidence, ...] | None = None, project: InProject | None = None,
+    module: cst.Module,
+    rules: list[type[Rule]],
+    options: Options,
+    changed_lines: frozenset[int] | None,
+    evidence: tuple[Evidence, ...] | None = None,
+    project: InProject | None = None,
 ) -> tuple[ModuleAnalysis, list[Report]]:
     """Reports that are neither suppressed nor, in changed-lines mode, off the changed lines,
     nor, with evidence from a log, unconfirmed by it."""
     wrapper = ModuleLevelBatchWrapper(module, unsafe_skip_copy=True)
     analysis = ModuleAnalysis(
-        wrapper, options.jax_version, evidence or (),
-        path=project.path if project else None, project=project.index if project else None,
+        wrapper,
+        options.jax_version,
+        evidence or (),
+        path=project.path if project else None,
+        project=project.index if project else None,
     )
     running = [rule_class(analysis, options) for rule_class in rules]
     _visit_in_order(analysis, running)
     expected = analysis.expected_errors  # code that tests the error it would report
-    reports = [report for rule in running for report in rule.reports if not expected.expects(report.node, rule.raises)]
+    reports = [
+        report
+        for rule in running
+        for report in rule.reports
+        if not expected.expects(report.node, rule.raises)
+    ]
     if evidence is not None:
         reports = [r for r in reports if analysis.evidence.confirms(r.code, r.node)]
     if project is not None:  # every question has been asked
@@ -165,20 +197,27 @@ def _run_rules(
         for looked_at, state in analysis.layout.items():
             project.layout.setdefault(looked_at, state)
     if not reports:
-        return analysis, []  # without generating the code for suppression comments and positions
+        return (
+            analysis,
+            [],
+        )  # without generating the code for suppression comments and positions
     lines = split_lines(module.code)
     kept = []
     for report in reports:
         where = analysis.positions[report.node]
         if is_suppressed(lines, report.code, (where.start.line, where.end.line)):
             continue
-        if changed_lines is None or not changed_lines.isdisjoint(range(where.start.line, where.end.line + 1)):
+        if changed_lines is None or not changed_lines.isdisjoint(
+            range(where.start.line, where.end.line + 1)
+        ):
             kept.append(report)
     kept.sort(key=lambda r: (_span(analysis.positions[r.node]), r.code))
     return analysis, kept
 
 
-def _diagnostic(report: Report, analysis: ModuleAnalysis, options: Options) -> Diagnostic:
+def _diagnostic(
+    report: Report, analysis: ModuleAnalysis, options: Options
+) -> Diagnostic:
     where = analysis.positions[report.node]
     fix = report.fix
     return Diagnostic(
@@ -207,7 +246,12 @@ def _parses_with_ast(source: bytes) -> bool:
     return True
 
 
-def _unconfirmed(evidence: tuple[Evidence, ...], analysis: ModuleAnalysis, reports: list[Report], lines: list[str]) -> list[Diagnostic]:
+def _unconfirmed(
+    evidence: tuple[Evidence, ...],
+    analysis: ModuleAnalysis,
+    reports: list[Report],
+    lines: list[str],
+) -> list[Diagnostic]:
     """A diagnostic for each piece of evidence no rule's report stands for."""
     confirmed = {analysis.evidence.confirms(r.code, r.node) for r in reports}
     found = []
@@ -217,29 +261,42 @@ def _unconfirmed(evidence: tuple[Evidence, ...], analysis: ModuleAnalysis, repor
         if item in analysis.evidence.matched:
             why = "but jaxfix cannot tell why from this code"
         else:
-            why = (f"but no call on this line is one {item.code} checks: JAX raised it inside code this line calls "
-                   "(in another module or a library); give jaxfix that file's path, or fix it there")
+            why = (
+                f"but no call on this line is one {item.code} checks: JAX raised it inside code this line calls "
+                "(in another module or a library); give jaxfix that file's path, or fix it there"
+            )
         text = lines[item.line - 1] if item.line <= len(lines) else ""
         indent = len(text) - len(text.lstrip())
-        found.append(Diagnostic(
-            code=item.code, message=f"the log shows JAX raised {item.code} at this line ({item.where}), {why}",
-            start=Location(item.line, indent + 1), end=Location(item.line, len(text.rstrip("\r\n")) + 1),
-        ))
+        found.append(
+            Diagnostic(
+                code=item.code,
+                message=f"the log shows JAX raised {item.code} at this line ({item.where}), {why}",
+                start=Location(item.line, indent + 1),
+                end=Location(item.line, len(text.rstrip("\r\n")) + 1),
+            )
+        )
     return found
 
 
-def _carry_evidence(evidence: tuple[Evidence, ...], old: list[str], new: list[str]) -> tuple[Evidence, ...]:
+def _carry_evidence(
+    evidence: tuple[Evidence, ...], old: list[str], new: list[str]
+) -> tuple[Evidence, ...]:
     carried = []
     for item in evidence:
         lines = carry_lines(frozenset({item.line}), old, new)
         if lines:
-            carried.append(replace(item, line=min(lines), columns=None))  # a fix moves the columns
+            carried.append(
+                replace(item, line=min(lines), columns=None)
+            )  # a fix moves the columns
     return tuple(carried)
 
 
 def check_source(
-    source: bytes, options: Options, rules: list[type[Rule]] | None = None,
-    changed_lines: frozenset[int] | None = None, evidence: tuple[Evidence, ...] | None = None,
+    source: bytes,
+    options: Options,
+    rules: list[type[Rule]] | None = None,
+    changed_lines: frozenset[int] | None = None,
+    evidence: tuple[Evidence, ...] | None = None,
     project: InProject | None = None,
 ) -> tuple[bytes | None, tuple[Diagnostic, ...]]:
     """Diagnostics for `source` (positions in it) and the fixed bytes, or None if unchanged.
@@ -254,19 +311,31 @@ def check_source(
         return None, ()
     if evidence is not None:
         codes = {e.code for e in evidence}
-        rules = [r for r in (selected_rules(options) if rules is None else rules) if r.code in codes]
+        rules = [
+            r
+            for r in (selected_rules(options) if rules is None else rules)
+            if r.code in codes
+        ]
     else:
-        rules = candidate_rules(source, options) if rules is None else [r for r in rules if r.may_apply(source)]
+        rules = (
+            candidate_rules(source, options)
+            if rules is None
+            else [r for r in rules if r.may_apply(source)]
+        )
     if not rules:
         return None, ()
     facts = module_facts(source, project)
-    if evidence is None:  # evidence from a log stands for what the screen would ask of the code
+    if (
+        evidence is None
+    ):  # evidence from a log stands for what the screen would ask of the code
         rules = screened_rules(rules, facts)
         if not rules:
             return None, ()
     _refuse_if_too_large(source, facts, options)
     del facts
-    refusal = too_deep(source)  # only for what LibCST parses: `ast` refuses such code with an exception
+    refusal = too_deep(
+        source
+    )  # only for what LibCST parses: `ast` refuses such code with an exception
     if refusal is not None:
         message, line, column = refusal
         raise TooDeep(message, Location(line, column))
@@ -274,29 +343,46 @@ def check_source(
     diagnostics: tuple[Diagnostic, ...] | None = None
     fixed_any = False
     for _ in range(MAX_PASSES):
-        analysis, reports = _run_rules(module, rules, options, changed_lines, evidence, project)
+        analysis, reports = _run_rules(
+            module, rules, options, changed_lines, evidence, project
+        )
         if diagnostics is None:
             diagnostics = tuple(_diagnostic(r, analysis, options) for r in reports)
             if evidence:
-                notes = _unconfirmed(evidence, analysis, reports, split_lines(module.code))
-                diagnostics = tuple(sorted((*diagnostics, *notes), key=lambda d: (d.start.line, d.start.column, d.code)))
+                notes = _unconfirmed(
+                    evidence, analysis, reports, split_lines(module.code)
+                )
+                diagnostics = tuple(
+                    sorted(
+                        (*diagnostics, *notes),
+                        key=lambda d: (d.start.line, d.start.column, d.code),
+                    )
+                )
         fixes = [r.fix for r in reports if _fix_allowed(r.fix, options)]
         if not fixes:
             break
         # Only the first pass can get here with nothing fixed yet, so `module` is the original.
         # LibCST loses a few odd layouts (e.g. whitespace after a final blank line).
         if not fixed_any and module.bytes != source:
-            raise InternalError("LibCST does not reproduce this file byte for byte, so jaxfix will not rewrite it")
+            raise InternalError(
+                "LibCST does not reproduce this file byte for byte, so jaxfix will not rewrite it"
+            )
         fixed_any = True
         changed = _apply(module, fixes, analysis, options.line_length).bytes
         try:
             fixed_module = cst.parse_module(changed)
         except cst.ParserSyntaxError as error:
-            raise InternalError(f"a fix produced code that does not parse ({error.message})") from None
+            raise InternalError(
+                f"a fix produced code that does not parse ({error.message})"
+            ) from None
         if changed_lines is not None:
-            changed_lines = carry_lines(changed_lines, split_lines(module.code), split_lines(fixed_module.code))
+            changed_lines = carry_lines(
+                changed_lines, split_lines(module.code), split_lines(fixed_module.code)
+            )
         if evidence:
-            evidence = _carry_evidence(evidence, split_lines(module.code), split_lines(fixed_module.code))
+            evidence = _carry_evidence(
+                evidence, split_lines(module.code), split_lines(fixed_module.code)
+            )
         module = fixed_module
     else:
         raise InternalError(f"fixes did not settle after {MAX_PASSES} passes")
@@ -317,11 +403,15 @@ def _syntax_error(source: bytes, error: cst.ParserSyntaxError) -> tuple[str, Loc
         ast.parse(source)
     except SyntaxError as python_error:
         if python_error.lineno:
-            return f"syntax error: {python_error.msg}", Location(python_error.lineno, python_error.offset or 1)
+            return f"syntax error: {python_error.msg}", Location(
+                python_error.lineno, python_error.offset or 1
+            )
     except ValueError:
         pass
     message = " ".join(error.message.split())
-    return f"syntax error (LibCST): {message}", Location(error.raw_line, error.raw_column + 1)
+    return f"syntax error (LibCST): {message}", Location(
+        error.raw_line, error.raw_column + 1
+    )
 
 
 class TooDeep(Exception):
@@ -333,11 +423,20 @@ class TooDeep(Exception):
 
 
 def _screened_check(
-    source: bytes, options: Options, changed_lines: frozenset[int] | None, evidence: tuple[Evidence, ...] | None = None,
+    source: bytes,
+    options: Options,
+    changed_lines: frozenset[int] | None,
+    evidence: tuple[Evidence, ...] | None = None,
     project: InProject | None = None,
 ) -> tuple[bytes | None, tuple[Diagnostic, ...]]:
     with _fewer_collections():
-        return check_source(source, options, changed_lines=changed_lines, evidence=evidence, project=project)
+        return check_source(
+            source,
+            options,
+            changed_lines=changed_lines,
+            evidence=evidence,
+            project=project,
+        )
 
 
 @contextmanager
@@ -350,7 +449,9 @@ def _fewer_collections() -> Iterator[None]:
         gc.set_threshold(*saved)
 
 
-def describe_failure(error: Exception, source: bytes) -> tuple[str, Location | None, bool]:
+def describe_failure(
+    error: Exception, source: bytes
+) -> tuple[str, Location | None, bool]:
     """A failure of `check_source` as this file's one-line error, where it is, and whether it
     follows from the bytes alone (so it may be cached; an internal error is retried)."""
     if isinstance(error, TooDeep):
@@ -362,8 +463,16 @@ def describe_failure(error: Exception, source: bytes) -> tuple[str, Location | N
     if isinstance(error, InternalError):
         return f"internal error, file left untouched: {error}", None, False
     if isinstance(error, RecursionError):
-        return "internal error, file left untouched: code is nested too deeply", None, False
-    return f"internal error in a rule, file left untouched: {type(error).__name__}: {error}", None, False
+        return (
+            "internal error, file left untouched: code is nested too deeply",
+            None,
+            False,
+        )
+    return (
+        f"internal error in a rule, file left untouched: {type(error).__name__}: {error}",
+        None,
+        False,
+    )
 
 
 def process_source(path: Path, source: bytes, options: Options) -> FileResult:
@@ -377,16 +486,31 @@ def process_source(path: Path, source: bytes, options: Options) -> FileResult:
     index, index_created_ns = project_index(options.project_roots)
     project = InProject(path.absolute(), index)
     if is_notebook(path):
-        result = process_notebook(path, source, options, partial(_screened_check, project=project), describe_failure)
+        result = process_notebook(
+            path,
+            source,
+            options,
+            partial(_screened_check, project=project),
+            describe_failure,
+        )
     else:
         try:
             fixed, diagnostics = _screened_check(
-                source, options, options.lines_to_check(path), options.evidence_at(path), project=project
+                source,
+                options,
+                options.lines_to_check(path),
+                options.evidence_at(path),
+                project=project,
             )
         except Exception as error:  # noqa: BLE001 - a rule's bug must not stop the run
             message, where, lasting = describe_failure(error, source)
-            return FileResult(path, source, error=message, error_location=where, lasting_error=lasting)
+            return FileResult(
+                path, source, error=message, error_location=where, lasting_error=lasting
+            )
         result = FileResult(path, source, fixed, diagnostics)
     if result.error is None and (project.used or project.layout):
-        result = replace(result, dependencies=snapshot(project.used, index_created_ns, project.layout))
+        result = replace(
+            result,
+            dependencies=snapshot(project.used, index_created_ns, project.layout),
+        )
     return result

@@ -33,13 +33,24 @@ def printable(text: str, *, tabs: bool = False) -> str:
     byte (`\\xff`). `tabs` keeps tabs (source lines in a diff); anything else printable stays."""
     if not _NOT_PLAIN_ASCII.search(text):
         return text
-    return "".join(c if c.isprintable() or (tabs and c == "\t") else _escape_char(c) for c in text)
+    return "".join(
+        c if c.isprintable() or (tabs and c == "\t") else _escape_char(c) for c in text
+    )
 
 
 # -- patch headers (`--diff`, the JSON format's diffs, migrate's dry-run patches) --------------
 
-_GIT_NAMED = {0x07: b"\\a", 0x08: b"\\b", 0x09: b"\\t", 0x0A: b"\\n", 0x0B: b"\\v", 0x0C: b"\\f", 0x0D: b"\\r",
-              0x22: b'\\"', 0x5C: b"\\\\"}
+_GIT_NAMED = {
+    0x07: b"\\a",
+    0x08: b"\\b",
+    0x09: b"\\t",
+    0x0A: b"\\n",
+    0x0B: b"\\v",
+    0x0C: b"\\f",
+    0x0D: b"\\r",
+    0x22: b'\\"',
+    0x5C: b"\\\\",
+}
 
 
 def git_path(name: bytes) -> bytes:
@@ -50,7 +61,11 @@ def git_path(name: bytes) -> bytes:
     start a header of its own."""
     if not any(byte < 0x20 or byte >= 0x7F or byte in (0x22, 0x5C) for byte in name):
         return name
-    quoted = (_GIT_NAMED.get(byte) or (b"%c" % byte if 0x20 <= byte < 0x7F else b"\\%03o" % byte) for byte in name)
+    quoted = (
+        _GIT_NAMED.get(byte)
+        or (b"%c" % byte if 0x20 <= byte < 0x7F else b"\\%03o" % byte)
+        for byte in name
+    )
     return b'"' + b"".join(quoted) + b'"'
 
 
@@ -58,6 +73,7 @@ def git_header(old: bytes, new: bytes) -> tuple[bytes, bytes]:
     """The names after `--- ` and `+++ ` (prefixes included), as git prints them: quoted as
     git_path does, and followed by a tab when the name holds a space (git's marker of where the
     name ends, for patch readers that take a space as its end)."""
+
     def one(name: bytes) -> bytes:
         return git_path(name) + (b"\t" if b" " in name else b"")
 
@@ -106,7 +122,9 @@ def markdown_code(text: str) -> str:
     one more backtick than its longest run, padded with spaces where it starts or ends with one."""
     text = printable(text)
     fence = "`" * (max(map(len, _BACKTICKS.findall(text)), default=0) + 1)
-    padding = " " if text.startswith("`") or text.endswith("`") or not text.strip(" ") else ""
+    padding = (
+        " " if text.startswith("`") or text.endswith("`") or not text.strip(" ") else ""
+    )
     return f"{fence}{padding}{text}{padding}{fence}"
 
 
@@ -120,10 +138,14 @@ def markdown_message(text: str) -> str:
     for index, part in enumerate(parts):
         if index % 2 == 0:
             out.extend([markdown_text(part)] if part else [])
-        elif index == len(parts) - 1:  # an odd number of backticks: the last opens no span
+        elif (
+            index == len(parts) - 1
+        ):  # an odd number of backticks: the last opens no span
             out.append(markdown_text("`" + part))
         elif part:
-            if out and out[-1].endswith("`"):  # two spans side by side would merge their fences
+            if out and out[-1].endswith(
+                "`"
+            ):  # two spans side by side would merge their fences
                 out.append(" ")
             out.append(markdown_code(part))
     return "".join(out)
@@ -133,5 +155,7 @@ def markdown_block(text: str) -> list[str]:
     """A fenced code block holding `text` (printable, tabs kept): the fence is longer than any
     run of backticks in it, so no line of the text can close it."""
     lines = [printable(line, tabs=True) for line in text.splitlines()]
-    fence = "`" * max([3, *(len(run) + 1 for line in lines for run in _BACKTICKS.findall(line))])
+    fence = "`" * max(
+        [3, *(len(run) + 1 for line in lines for run in _BACKTICKS.findall(line))]
+    )
     return [fence + "text", *lines, fence]

@@ -31,7 +31,9 @@ class MeshFacts:
     axis_sizes: tuple[int, ...]
     axis_types: tuple[str, ...] | None  # None when the message does not show them
     has_abstract_device: bool
-    device_count: int | None = None  # a concrete mesh's devices, when a recorded run read it
+    device_count: int | None = (
+        None  # a concrete mesh's devices, when a recorded run read it
+    )
 
     @property
     def size(self) -> int:
@@ -59,12 +61,16 @@ class Evidence:
 
     code: str
     line: int  # 1-based, in the local file as it is now
-    log_lines: tuple[int, ...]  # where in the log the tracebacks end (1-based), sorted; or the records
+    log_lines: tuple[
+        int, ...
+    ]  # where in the log the tracebacks end (1-based), sorted; or the records
     facts: tuple[Facts, ...]  # the distinct facts of those tracebacks, in log order
     # From a recorded run (Python >= 3.11): the span of the call that raised, 0-based columns in
     # characters, when it fits on `line`; None from a log.
     columns: tuple[int, int] | None = None
-    jax_version: tuple[int, ...] | None = None  # the JAX that raised, when the run recorded it
+    jax_version: tuple[int, ...] | None = (
+        None  # the JAX that raised, when the run recorded it
+    )
     origin: str = "log line"  # what `log_lines` count: "log line" or "evidence record"
 
     @property

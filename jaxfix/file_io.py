@@ -31,7 +31,13 @@ class ReadError(Exception):
     """Why a file was not read, in one line."""
 
 
-def open_regular(path: Path | str, *, limit: int | None = None, bound: str | None = None, follow_symlinks: bool = True) -> BinaryIO:
+def open_regular(
+    path: Path | str,
+    *,
+    limit: int | None = None,
+    bound: str | None = None,
+    follow_symlinks: bool = True,
+) -> BinaryIO:
     """The file opened for reading, if it is a regular file of at most `limit` bytes (ReadError
     otherwise; `bound` names the setting the limit comes from, for the message).
 
@@ -45,7 +51,13 @@ def open_regular(path: Path | str, *, limit: int | None = None, bound: str | Non
             raise ReadError("a symbolic link; not read")
         if not stat.S_ISREG(mode):
             raise ReadError(f"not a regular file ({_kind(mode)}); not read")
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow_symlinks else os.O_NOFOLLOW))
+        fd = os.open(
+            path,
+            os.O_RDONLY
+            | os.O_NONBLOCK
+            | os.O_CLOEXEC
+            | (0 if follow_symlinks else os.O_NOFOLLOW),
+        )
     except OSError as error:
         raise ReadError(f"cannot read: {error.strerror or error}") from None
     try:
@@ -62,14 +74,22 @@ def open_regular(path: Path | str, *, limit: int | None = None, bound: str | Non
     return os.fdopen(fd, "rb")
 
 
-def read_regular(path: Path | str, limit: int, *, bound: str | None = None, follow_symlinks: bool = True) -> bytes:
+def read_regular(
+    path: Path | str,
+    limit: int,
+    *,
+    bound: str | None = None,
+    follow_symlinks: bool = True,
+) -> bytes:
     """The bytes of a regular file of at most `limit` bytes; ReadError otherwise.
 
     `bound` names the setting the limit comes from, for the message. Every file jaxfix reads
     (sources, notebooks, configs, logs, cache entries, evidence files) is read through here or
     `open_regular`.
     """
-    with open_regular(path, limit=limit, bound=bound, follow_symlinks=follow_symlinks) as handle:
+    with open_regular(
+        path, limit=limit, bound=bound, follow_symlinks=follow_symlinks
+    ) as handle:
         try:
             data = handle.read(limit + 1)  # bounded: the file may grow meanwhile
         except OSError as error:
@@ -112,8 +132,11 @@ class TextLine:
 
 # Longest first: UTF-32 LE's BOM starts with UTF-16 LE's.
 _BOMS = (
-    (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"), (codecs.BOM_UTF8, "utf-8"),
-    (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"),
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _CHUNK = 1 << 16
@@ -129,7 +152,10 @@ def _stream_encoding(head: bytes) -> tuple[str, int]:
     sample = head[:4096]
     pairs = len(sample) // 2
     if pairs >= 8:
-        even, odd = sample[0:pairs * 2:2].count(0), sample[1:pairs * 2:2].count(0)
+        even, odd = (
+            sample[0 : pairs * 2 : 2].count(0),
+            sample[1 : pairs * 2 : 2].count(0),
+        )
         if odd >= 0.9 * pairs and even <= 0.1 * pairs:
             return "utf-16-le", 0
         if even >= 0.9 * pairs and odd <= 0.1 * pairs:
@@ -143,8 +169,15 @@ class TextStream:
     broken at \\n, \\r\\n and \\r (universal newlines), each kept to `max_line` characters.
     `encoding` is known once the first line is read."""
 
-    def __init__(self, handle: BinaryIO, *, limit: int, bound: str, max_line: int) -> None:
-        self.handle, self.limit, self.bound, self.max_line = handle, limit, bound, max_line
+    def __init__(
+        self, handle: BinaryIO, *, limit: int, bound: str, max_line: int
+    ) -> None:
+        self.handle, self.limit, self.bound, self.max_line = (
+            handle,
+            limit,
+            bound,
+            max_line,
+        )
         self.encoding = "utf-8"
         self._read = 0
 
@@ -155,7 +188,9 @@ class TextStream:
             raise ReadError(f"cannot read: {error.strerror or error}") from None
         self._read += len(data)
         if self._read > self.limit:
-            raise ReadError(f"input is larger than {self.bound} ({self.limit} bytes); not read")
+            raise ReadError(
+                f"input is larger than {self.bound} ({self.limit} bytes); not read"
+            )
         return data
 
     def __iter__(self) -> Iterator[TextLine]:
@@ -167,13 +202,15 @@ class TextStream:
         while True:
             final = not data
             text = ("\r" if held_cr else "") + decoder.decode(data, final=final)
-            held_cr = not final and text.endswith("\r")  # a \r\n may be split between chunks
+            held_cr = not final and text.endswith(
+                "\r"
+            )  # a \r\n may be split between chunks
             if held_cr:
                 text = text[:-1]
             start = 0
             for match in _LINE_BREAK.finditer(text):
                 number += 1
-                line, cut = self._extend(line, cut, text[start:match.start()])
+                line, cut = self._extend(line, cut, text[start : match.start()])
                 yield TextLine(number, line, "\ufffd" in line, cut)
                 line, cut, start = "", False, match.end()
             line, cut = self._extend(line, cut, text[start:])
@@ -190,8 +227,13 @@ class TextStream:
 
 
 def _kind(mode: int) -> str:
-    kinds = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
-             (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory"))
+    kinds = (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISDIR, "a directory"),
+    )
     return next((name for test, name in kinds if test(mode)), "not a regular file")
 
 
@@ -220,7 +262,9 @@ def _undecodable(error: UnicodeDecodeError) -> str:
     )
 
 
-def write_fix(result: FileResult, late_checks: list[LateCheck] | None = None) -> FileResult:
+def write_fix(
+    result: FileResult, late_checks: list[LateCheck] | None = None
+) -> FileResult:
     """Write `result.fixed` over the file if it still holds `result.source`; say how it went.
 
     With `late_checks`, the caller confirms the write later (see safe_write.confirm_writes).
@@ -228,12 +272,21 @@ def write_fix(result: FileResult, late_checks: list[LateCheck] | None = None) ->
     if result.fixed is None or result.error is not None:
         return result
     try:
-        replace_source(result.path, result.fixed, expected=result.source, late_checks=late_checks)
+        replace_source(
+            result.path, result.fixed, expected=result.source, late_checks=late_checks
+        )
     except WriteError as error:
         return replace(result, error=f"cannot write: {error}")
     return replace(result, written=True)
 
 
-def undo_written(results: list[FileResult], undone: dict[Path, str]) -> list[FileResult]:
+def undo_written(
+    results: list[FileResult], undone: dict[Path, str]
+) -> list[FileResult]:
     """Results whose write a late check undid become errors."""
-    return [replace(r, written=False, error=f"cannot write: {undone[r.path]}") if r.path in undone else r for r in results]
+    return [
+        replace(r, written=False, error=f"cannot write: {undone[r.path]}")
+        if r.path in undone
+        else r
+        for r in results
+    ]

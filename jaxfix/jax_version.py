@@ -13,7 +13,9 @@ def parse_version(text: str) -> tuple[int, ...]:
     """'0.10.2' -> (0, 10, 2); raises ValueError on anything else."""
     parts = text.strip().split(".")
     if not parts or not all(p.isdigit() for p in parts):
-        raise ValueError(f"not a JAX version: {text!r} (expected digits and dots, e.g. 0.10.2)")
+        raise ValueError(
+            f"not a JAX version: {text!r} (expected digits and dots, e.g. 0.10.2)"
+        )
     return tuple(int(p) for p in parts)
 
 

@@ -37,9 +37,9 @@ from jaxfix.prefilter import codes_range
 from jaxfix.records import Failure
 from jaxfix.repair import RepairReport, RepairSettings, repair
 from jaxfix.runner import run_files
+from jaxfix.safe_write import WriteError, replace_source
 from jaxfix.settings import SettingError
 from jaxfix.target_version import CONFIG, TargetVersion, target_version
-from jaxfix.safe_write import WriteError, replace_source
 
 DEFAULT_BRANCH = "jaxfix/migrate"
 _VERIFY_POLL_SECONDS = 0.1
@@ -91,11 +91,18 @@ class VerifyResult:
     output_tail: str = ""  # kept only on failure
 
     def to_json(self) -> dict[str, Any]:
-        return {"command": self.command, "passed": self.passed, "exit_code": self.exit_code, "output_tail": self.output_tail}
+        return {
+            "command": self.command,
+            "passed": self.passed,
+            "exit_code": self.exit_code,
+            "output_tail": self.output_tail,
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> VerifyResult:
-        return cls(data["command"], data["passed"], data["exit_code"], data["output_tail"])
+        return cls(
+            data["command"], data["passed"], data["exit_code"], data["output_tail"]
+        )
 
 
 @dataclass(frozen=True)
@@ -112,15 +119,21 @@ class RepoReport:
     commit: str | None = None
     files_changed: tuple[str, ...] = ()
     fixes: tuple[tuple[str, int], ...] = ()  # (rule code, count), sorted by code
-    left: tuple[str, ...] = ()  # "path:line:col: CODE message" for diagnostics without an applied fix
+    left: tuple[
+        str, ...
+    ] = ()  # "path:line:col: CODE message" for diagnostics without an applied fix
     file_errors: tuple[str, ...] = ()
     verify: VerifyResult | None = None
     duration: float = 0.0
     patch: str | None = None  # file name in the --out directory, set by the caller
     bundle: str | None = None  # likewise, for repositories given by URL
     pushed: bool = False  # the branch was pushed to the repository's URL (--push)
-    target_jax: str | None = None  # the JAX version checked against and where it came from
-    errors: tuple[str, ...] = ()  # --repair: "CODE path:line" of every JAX001-JAX003 error the verify runs raised
+    target_jax: str | None = (
+        None  # the JAX version checked against and where it came from
+    )
+    errors: tuple[
+        str, ...
+    ] = ()  # --repair: "CODE path:line" of every JAX001-JAX003 error the verify runs raised
     errors_fixed: int = 0  # of those, the ones the last run no longer raised
     baseline: str | None = None  # --repair: how the verify command did before any fix
 
@@ -135,27 +148,56 @@ class RepoReport:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "repo": self.repo, "name": self.name, "status": self.status.value, "dry_run": self.dry_run,
-            "reason": self.reason, "branch": self.branch, "base": self.base, "commit": self.commit,
-            "files_changed": list(self.files_changed), "fixes": dict(self.fixes),
-            "diagnostics_left": len(self.left), "left": list(self.left), "file_errors": list(self.file_errors),
-            "verify": self.verify.to_json() if self.verify else None, "duration": self.duration, "patch": self.patch,
-            "bundle": self.bundle, "pushed": self.pushed, "target_jax": self.target_jax,
-            "errors": list(self.errors), "errors_fixed": self.errors_fixed, "baseline": self.baseline,
+            "repo": self.repo,
+            "name": self.name,
+            "status": self.status.value,
+            "dry_run": self.dry_run,
+            "reason": self.reason,
+            "branch": self.branch,
+            "base": self.base,
+            "commit": self.commit,
+            "files_changed": list(self.files_changed),
+            "fixes": dict(self.fixes),
+            "diagnostics_left": len(self.left),
+            "left": list(self.left),
+            "file_errors": list(self.file_errors),
+            "verify": self.verify.to_json() if self.verify else None,
+            "duration": self.duration,
+            "patch": self.patch,
+            "bundle": self.bundle,
+            "pushed": self.pushed,
+            "target_jax": self.target_jax,
+            "errors": list(self.errors),
+            "errors_fixed": self.errors_fixed,
+            "baseline": self.baseline,
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RepoReport:
         return cls(
-            repo=data["repo"], name=data["name"], status=Status(data["status"]), dry_run=data["dry_run"],
-            reason=data["reason"], branch=data["branch"], base=data["base"], commit=data["commit"],
-            files_changed=tuple(data["files_changed"]), fixes=tuple(sorted(data["fixes"].items())),
-            left=tuple(data["left"]), file_errors=tuple(data["file_errors"]),
+            repo=data["repo"],
+            name=data["name"],
+            status=Status(data["status"]),
+            dry_run=data["dry_run"],
+            reason=data["reason"],
+            branch=data["branch"],
+            base=data["base"],
+            commit=data["commit"],
+            files_changed=tuple(data["files_changed"]),
+            fixes=tuple(sorted(data["fixes"].items())),
+            left=tuple(data["left"]),
+            file_errors=tuple(data["file_errors"]),
             verify=VerifyResult.from_json(data["verify"]) if data["verify"] else None,
-            duration=data["duration"], patch=data["patch"],
-            bundle=data.get("bundle"), pushed=data.get("pushed", False),  # absent from reports written before URLs
-            target_jax=data.get("target_jax"),  # absent from reports written before the target version
-            errors=tuple(data.get("errors", ())), errors_fixed=data.get("errors_fixed", 0), baseline=data.get("baseline"),
+            duration=data["duration"],
+            patch=data["patch"],
+            bundle=data.get("bundle"),
+            pushed=data.get("pushed", False),  # absent from reports written before URLs
+            target_jax=data.get(
+                "target_jax"
+            ),  # absent from reports written before the target version
+            errors=tuple(data.get("errors", ())),
+            errors_fixed=data.get("errors_fixed", 0),
+            baseline=data.get("baseline"),
         )
 
 
@@ -163,19 +205,41 @@ class GitError(Exception):
     pass
 
 
-def _git_bytes(repo: Path, *args: str, env: dict[str, str] | None = None, input: bytes | None = None) -> bytes:
+def _git_bytes(
+    repo: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    input: bytes | None = None,
+) -> bytes:
     """Run git to completion. Its own session keeps a terminal Ctrl-C from killing it half-way."""
     completed = subprocess.run(
-        ["git", *args], cwd=repo, input=input, capture_output=True, start_new_session=True, check=False,
-        env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_LITERAL_PATHSPECS": "1", **(env or {})},
+        ["git", *args],
+        cwd=repo,
+        input=input,
+        capture_output=True,
+        start_new_session=True,
+        check=False,
+        env={
+            **os.environ,
+            "GIT_TERMINAL_PROMPT": "0",
+            "GIT_LITERAL_PATHSPECS": "1",
+            **(env or {}),
+        },
     )
     if completed.returncode != 0:
-        raise GitError(f"git {args[0]}: {_git_reason(completed.stderr) or f'exit status {completed.returncode}'}")
+        raise GitError(
+            f"git {args[0]}: {_git_reason(completed.stderr) or f'exit status {completed.returncode}'}"
+        )
     return completed.stdout
 
 
 # Lines of git's stderr that say nothing about this failure (ssh's advice, hints, the push's URL).
-_GIT_BOILERPLATE = ("hint:", "To ", "Please make sure you have the correct access rights", "and the repository exists.")
+_GIT_BOILERPLATE = (
+    "hint:",
+    "To ",
+    "Please make sure you have the correct access rights",
+    "and the repository exists.",
+)
 _GIT_REASON = 500  # characters
 
 
@@ -183,12 +247,21 @@ def _git_reason(stderr: bytes) -> str:
     """git's reason on one line: every line that says something (ssh's "Could not resolve hostname",
     a pre-receive hook's `remote:` lines, the `fatal:`), not only the last one."""
     lines = (line.strip() for line in os.fsdecode(stderr).splitlines())
-    kept = [line.removeprefix("fatal: ").removeprefix("error: ") for line in lines if line and not line.startswith(_GIT_BOILERPLATE)]
+    kept = [
+        line.removeprefix("fatal: ").removeprefix("error: ")
+        for line in lines
+        if line and not line.startswith(_GIT_BOILERPLATE)
+    ]
     reason = "; ".join(dict.fromkeys(kept))
     return reason if len(reason) <= _GIT_REASON else reason[:_GIT_REASON] + "..."
 
 
-def _git(repo: Path, *args: str, env: dict[str, str] | None = None, input: bytes | None = None) -> str:
+def _git(
+    repo: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    input: bytes | None = None,
+) -> str:
     return os.fsdecode(_git_bytes(repo, *args, env=env, input=input))
 
 
@@ -210,7 +283,10 @@ def _hold_interrupts() -> Iterator[_HeldInterrupt]:
     once the block is done. Only the main thread gets signals; elsewhere this does nothing."""
     held = _HeldInterrupt()
     # getsignal() is None when the handler was not set from Python: it could not be restored.
-    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is None
+    ):
         yield held
         return
 
@@ -229,7 +305,9 @@ def _hold_interrupts() -> Iterator[_HeldInterrupt]:
             signal.raise_signal(signal.SIGINT)
 
 
-def migrate_repo(location: str | os.PathLike[str], options: MigrateOptions) -> tuple[RepoReport, bytes | None]:
+def migrate_repo(
+    location: str | os.PathLike[str], options: MigrateOptions
+) -> tuple[RepoReport, bytes | None]:
     """Migrate one repository; the patch is `git format-patch` output once committed, the
     would-be unified diff with `dry_run`, else None.
 
@@ -239,11 +317,12 @@ def migrate_repo(location: str | os.PathLike[str], options: MigrateOptions) -> t
     """
     started = time.monotonic()
     repo = Path(os.path.realpath(location))
-    entry = RepoReport(repo=str(repo), name=repo.name, status=Status.SKIPPED, dry_run=options.dry_run)
+    entry = RepoReport(
+        repo=str(repo), name=repo.name, status=Status.SKIPPED, dry_run=options.dry_run
+    )
     with _hold_interrupts() as guard:
         entry, patch = _migrate(repo, options, entry, guard)
     return replace(entry, duration=round(time.monotonic() - started, 3)), patch
-
 
 
 def _in_repository(target: TargetVersion, repo: Path) -> str:
@@ -251,12 +330,17 @@ def _in_repository(target: TargetVersion, repo: Path) -> str:
     the report and the commit do not depend on where the scratch clone was."""
     if target.kind == CONFIG and Path(target.origin).is_absolute():
         try:
-            target = replace(target, origin=Path(target.origin).relative_to(repo).as_posix())
+            target = replace(
+                target, origin=Path(target.origin).relative_to(repo).as_posix()
+            )
         except ValueError:
             pass
     return target.describe()
 
-def _migrate(repo: Path, options: MigrateOptions, entry: RepoReport, guard: _HeldInterrupt) -> tuple[RepoReport, bytes | None]:
+
+def _migrate(
+    repo: Path, options: MigrateOptions, entry: RepoReport, guard: _HeldInterrupt
+) -> tuple[RepoReport, bytes | None]:
     try:
         refusal = _refusal(repo, options)
         if refusal:
@@ -264,32 +348,63 @@ def _migrate(repo: Path, options: MigrateOptions, entry: RepoReport, guard: _Hel
         base = _git(repo, "rev-parse", "HEAD").strip()
         entry = replace(entry, base=base)
         config = load(None, [repo])
-        engine_options = replace(build_options(config, dict(options.settings), [repo]), project_roots=project_roots(config, [repo]))
-        entry = replace(entry, target_jax=_in_repository(target_version(config, dict(options.settings).get("target_version"), [repo]), repo))
+        engine_options = replace(
+            build_options(config, dict(options.settings), [repo]),
+            project_roots=project_roots(config, [repo]),
+        )
+        entry = replace(
+            entry,
+            target_jax=_in_repository(
+                target_version(
+                    config, dict(options.settings).get("target_version"), [repo]
+                ),
+                repo,
+            ),
+        )
         files = _tracked_python_files(repo, engine_options)
         hidden = _hidden_from_status(repo, files)
     except (GitError, SettingError, OSError) as error:
         return replace(entry, status=Status.FAILED, reason=str(error)), None
     if hidden:
-        return replace(entry, reason=(
-            f"{len(hidden)} file{'s' if len(hidden) != 1 else ''} to check {'are' if len(hidden) != 1 else 'is'} marked "
-            f"assume-unchanged or skip-worktree, so git status cannot show their local edits ({', '.join(hidden[:5])}"
-            f"{', ...' if len(hidden) > 5 else ''}); clear the marks (git update-index --no-assume-unchanged / "
-            "--no-skip-worktree) to migrate it")), None
+        return replace(
+            entry,
+            reason=(
+                f"{len(hidden)} file{'s' if len(hidden) != 1 else ''} to check {'are' if len(hidden) != 1 else 'is'} marked "
+                f"assume-unchanged or skip-worktree, so git status cannot show their local edits ({', '.join(hidden[:5])}"
+                f"{', ...' if len(hidden) > 5 else ''}); clear the marks (git update-index --no-assume-unchanged / "
+                "--no-skip-worktree) to migrate it"
+            ),
+        ), None
     guard.check()
     if options.dry_run:
-        results = run_files(files, engine_options, write=False, jobs=1, on_done=lambda _: guard.check())
+        results = run_files(
+            files, engine_options, write=False, jobs=1, on_done=lambda _: guard.check()
+        )
         changed = [r for r in results if r.fixed is not None and r.error is None]
         entry = _with_results(entry, repo, results, changed)
-        diff = b"".join(unified_diff(path, r.source, r.fixed) for path, r in zip(entry.files_changed, changed))
-        return replace(entry, status=Status.CHANGED if changed else Status.CLEAN), diff or None
+        diff = b"".join(
+            unified_diff(path, r.source, r.fixed)
+            for path, r in zip(entry.files_changed, changed)
+        )
+        return replace(
+            entry, status=Status.CHANGED if changed else Status.CLEAN
+        ), diff or None
     written: list[FileResult] = []
     try:
-        entry, patch = _fix_verify_commit(repo, base, files, engine_options, options, entry, guard, written)
+        entry, patch = _fix_verify_commit(
+            repo, base, files, engine_options, options, entry, guard, written
+        )
     except (GitError, OSError) as error:
         entry, patch = replace(entry, status=Status.FAILED, reason=str(error)), None
     except Exception as error:  # noqa: BLE001 - one repository's bug must not stop the fleet
-        entry, patch = replace(entry, status=Status.FAILED, reason=f"internal error: {type(error).__name__}: {error}"), None
+        entry, patch = (
+            replace(
+                entry,
+                status=Status.FAILED,
+                reason=f"internal error: {type(error).__name__}: {error}",
+            ),
+            None,
+        )
     except BaseException:
         problem = _restore(repo, written, unaccounted=files)
         if problem:
@@ -308,7 +423,11 @@ def _refusal(repo: Path, options: MigrateOptions) -> str | None:
     try:
         top = _git(repo, "rev-parse", "--show-toplevel").strip()
     except GitError as error:
-        return "not a git work tree" if "not a git repository" in str(error) else f"not a git work tree ({error})"
+        return (
+            "not a git work tree"
+            if "not a git repository" in str(error)
+            else f"not a git work tree ({error})"
+        )
     if os.path.realpath(top) != str(repo):
         return f"not the top of a git work tree (it is inside {top})"
     try:
@@ -318,7 +437,13 @@ def _refusal(repo: Path, options: MigrateOptions) -> str | None:
     for name, operation in _IN_PROGRESS:
         if (repo / _git(repo, "rev-parse", "--git-path", name).strip()).exists():
             return f"{operation} is in progress"
-    if _git(repo, "status", "--porcelain", "--untracked-files=no", env={"GIT_OPTIONAL_LOCKS": "0"}).strip():
+    if _git(
+        repo,
+        "status",
+        "--porcelain",
+        "--untracked-files=no",
+        env={"GIT_OPTIONAL_LOCKS": "0"},
+    ).strip():
         return "has uncommitted changes"
     if options.dry_run:
         return None
@@ -332,7 +457,11 @@ def _refusal(repo: Path, options: MigrateOptions) -> str | None:
         _git(repo, "rev-parse", "--verify", "--quiet", f"refs/heads/{options.branch}")
     except GitError:
         return None
-    return None if options.force_branch else f"branch '{options.branch}' already exists (--force-branch replaces it)"
+    return (
+        None
+        if options.force_branch
+        else f"branch '{options.branch}' already exists (--force-branch replaces it)"
+    )
 
 
 def _hidden_from_status(repo: Path, files: list[Path]) -> list[str]:
@@ -351,12 +480,22 @@ def _hidden_from_status(repo: Path, files: list[Path]) -> list[str]:
 def _tracked_python_files(repo: Path, options: Options) -> list[Path]:
     """What the main command would discover, minus untracked files (never committed, never touched)."""
     tracked = {repo / name for name in _git(repo, "ls-files", "-z").split("\0") if name}
-    return [path for path in discover([repo], options.exclude, options.all_includes).files if path in tracked]
+    return [
+        path
+        for path in discover([repo], options.exclude, options.all_includes).files
+        if path in tracked
+    ]
 
 
 def _fix_verify_commit(
-    repo: Path, base: str, files: list[Path], engine_options: Options, options: MigrateOptions,
-    entry: RepoReport, guard: _HeldInterrupt, written: list[FileResult],
+    repo: Path,
+    base: str,
+    files: list[Path],
+    engine_options: Options,
+    options: MigrateOptions,
+    entry: RepoReport,
+    guard: _HeldInterrupt,
+    written: list[FileResult],
 ) -> tuple[RepoReport, bytes | None]:
     """`written` receives each file jaxfix writes, as it is written: what `_restore` puts back."""
 
@@ -366,11 +505,15 @@ def _fix_verify_commit(
         guard.check()
 
     if options.repair and options.verify:
-        return _repair_commit(repo, base, files, engine_options, options, entry, guard, written)
+        return _repair_commit(
+            repo, base, files, engine_options, options, entry, guard, written
+        )
     # No result cache: it would leave a .jaxfix_cache/ directory in the user's repository.
     # One job: the caller runs repositories in parallel, and on_done is then a point between files.
     results = run_files(files, engine_options, write=True, jobs=1, on_done=on_done)
-    written[:] = [r for r in results if r.written]  # a late check may have undone a write
+    written[:] = [
+        r for r in results if r.written
+    ]  # a late check may have undone a write
     entry = _with_results(entry, repo, results, written)
     if not written:
         return replace(entry, status=Status.CLEAN), None
@@ -380,27 +523,52 @@ def _fix_verify_commit(
         entry = replace(entry, verify=verify)
         edited = _edited_since_written(repo, written)
         if edited:
-            return replace(entry, status=Status.FAILED, reason=(
-                f"changed while --verify ran: {', '.join(edited)}; left as they are, nothing committed")), None
+            return replace(
+                entry,
+                status=Status.FAILED,
+                reason=(
+                    f"changed while --verify ran: {', '.join(edited)}; left as they are, nothing committed"
+                ),
+            ), None
         if not verify.passed:
-            outcome = "timed out" if verify.exit_code is None else f"exited with {verify.exit_code}"
-            return replace(entry, status=Status.FAILED, reason=f"verify {outcome}; fixes discarded"), None
+            outcome = (
+                "timed out"
+                if verify.exit_code is None
+                else f"exited with {verify.exit_code}"
+            )
+            return replace(
+                entry, status=Status.FAILED, reason=f"verify {outcome}; fixes discarded"
+            ), None
     guard.check()
     return _commit_branch(repo, base, tree, entry, options)
 
 
 def _repair_commit(
-    repo: Path, base: str, files: list[Path], engine_options: Options, options: MigrateOptions, entry: RepoReport,
-    guard: _HeldInterrupt, written: list[FileResult],
+    repo: Path,
+    base: str,
+    files: list[Path],
+    engine_options: Options,
+    options: MigrateOptions,
+    entry: RepoReport,
+    guard: _HeldInterrupt,
+    written: list[FileResult],
 ) -> tuple[RepoReport, bytes | None]:
     """--repair: the loop of `jaxfix repair` with the verify command (its first run is the
     baseline, before any fix). Green after fixes: committed. Some errors fixed but still failing:
     `improved`, the patch returned and nothing committed. Nothing fixed: untouched."""
     assert options.verify is not None
-    settings = RepairSettings(max_rounds=options.max_rounds, timeout=options.verify_timeout, cwd=repo)
+    settings = RepairSettings(
+        max_rounds=options.max_rounds, timeout=options.verify_timeout, cwd=repo
+    )
     # Only tracked files, as without --repair: the run's frames are mapped onto these.
     try:
-        report = repair(files, ("/bin/sh", "-c", options.verify), engine_options, settings, on_round=lambda _: guard.check())
+        report = repair(
+            files,
+            ("/bin/sh", "-c", options.verify),
+            engine_options,
+            settings,
+            on_round=lambda _: guard.check(),
+        )
     except Exception:
         # What the loop wrote before failing is not known here: every tracked file that differs
         # from HEAD (the repository was clean when it started) is checked out again.
@@ -409,12 +577,18 @@ def _repair_commit(
     written[:] = _net_writes(report)
 
     def relative(path: Path | None) -> str:
-        return Path(os.path.realpath(path)).relative_to(repo).as_posix() if path is not None else "?"
+        return (
+            Path(os.path.realpath(path)).relative_to(repo).as_posix()
+            if path is not None
+            else "?"
+        )
 
     def site(code: str, path: Path | None, line: int) -> str:
         return f"{code} {relative(path)}:{line}"
 
-    seen = sorted({site(r.code, r.path, r.line) for one in report.rounds for r in one.raised})
+    seen = sorted(
+        {site(r.code, r.path, r.line) for one in report.rounds for r in one.raised}
+    )
     left = sorted({site(o.code, o.path, o.line) for o in report.left})
     first = report.rounds[0]
     if first.run.returncode is None:
@@ -426,31 +600,74 @@ def _repair_commit(
     elif first.failures:
         baseline = f"failing with {len(first.raised)} {codes_range()} error(s), and already with others: {_failure_text(first.failures)}"
     else:
-        baseline = "failing" if not first.raised else f"failing with {codes_range()} error(s): {', '.join(seen[:3])}"
-    fixes = Counter(d.code for one in report.rounds for r in one.results for d in r.diagnostics if d.applied)
+        baseline = (
+            "failing"
+            if not first.raised
+            else f"failing with {codes_range()} error(s): {', '.join(seen[:3])}"
+        )
+    fixes = Counter(
+        d.code
+        for one in report.rounds
+        for r in one.results
+        for d in r.diagnostics
+        if d.applied
+    )
     entry = replace(
-        _with_results(entry, repo, written, written), fixes=tuple(sorted(fixes.items())), errors=tuple(seen),
-        errors_fixed=len(set(seen) - set(left)), baseline=baseline,
-        left=tuple(f"{relative(o.path)}:{o.line}: {o.code} {o.detail}" for o in report.left),
+        _with_results(entry, repo, written, written),
+        fixes=tuple(sorted(fixes.items())),
+        errors=tuple(seen),
+        errors_fixed=len(set(seen) - set(left)),
+        baseline=baseline,
+        left=tuple(
+            f"{relative(o.path)}:{o.line}: {o.code} {o.detail}" for o in report.left
+        ),
     )
     last = report.rounds[-1].run
-    verify = VerifyResult(options.verify, report.passed, None if last.timed_out else last.returncode,
-                          "" if report.passed else last.output_tail)
+    verify = VerifyResult(
+        options.verify,
+        report.passed,
+        None if last.timed_out else last.returncode,
+        "" if report.passed else last.output_tail,
+    )
     entry = replace(entry, verify=verify)
     edited = _edited_since_written(repo, written)
     if edited:
-        return replace(entry, status=Status.FAILED, reason=(
-            f"changed while --verify ran: {', '.join(edited)}; left as they are, nothing committed")), None
-    still = [*left, *(f"{f.exception}" + (f" in {f.test}" if f.test else "") for f in report.failures)]
+        return replace(
+            entry,
+            status=Status.FAILED,
+            reason=(
+                f"changed while --verify ran: {', '.join(edited)}; left as they are, nothing committed"
+            ),
+        ), None
+    still = [
+        *left,
+        *(
+            f"{f.exception}" + (f" in {f.test}" if f.test else "")
+            for f in report.failures
+        ),
+    ]
     if not written:
         if report.passed:
             return replace(entry, status=Status.CLEAN), None
-        return replace(entry, status=Status.FAILED, reason=f"verify {baseline}; nothing fixed: {report.reason}"), None
+        return replace(
+            entry,
+            status=Status.FAILED,
+            reason=f"verify {baseline}; nothing fixed: {report.reason}",
+        ), None
     if not report.passed:
-        patch = b"".join(unified_diff(relative(r.path), r.source, r.fixed) for r in written if r.source is not None and r.fixed is not None)
-        return replace(entry, status=Status.IMPROVED, reason=(
-            f"{entry.errors_fixed} of {len(seen)} errors fixed, still failing: {', '.join(still[:5]) or report.reason}"
-            f"{', ...' if len(still) > 5 else ''}; the fixes are in the patch, nothing committed")), patch
+        patch = b"".join(
+            unified_diff(relative(r.path), r.source, r.fixed)
+            for r in written
+            if r.source is not None and r.fixed is not None
+        )
+        return replace(
+            entry,
+            status=Status.IMPROVED,
+            reason=(
+                f"{entry.errors_fixed} of {len(seen)} errors fixed, still failing: {', '.join(still[:5]) or report.reason}"
+                f"{', ...' if len(still) > 5 else ''}; the fixes are in the patch, nothing committed"
+            ),
+        ), patch
     tree = _stage(repo, base, entry.files_changed)
     guard.check()
     return _commit_branch(repo, base, tree, entry, options)
@@ -463,13 +680,19 @@ def _net_writes(report: RepairReport) -> list[FileResult]:
         for result in one.results:
             if result.written:
                 first = net.get(result.path)
-                net[result.path] = result if first is None else replace(first, fixed=result.fixed)
+                net[result.path] = (
+                    result if first is None else replace(first, fixed=result.fixed)
+                )
     return list(net.values())
 
 
 def _failure_text(failures: tuple[Failure, ...]) -> str:
-    shown = [f"{f.exception}" + (f" in {f.test}" if f.test else "") for f in failures[:3]]
-    return ", ".join(shown) + (f" and {len(failures) - 3} more" if len(failures) > 3 else "")
+    shown = [
+        f"{f.exception}" + (f" in {f.test}" if f.test else "") for f in failures[:3]
+    ]
+    return ", ".join(shown) + (
+        f" and {len(failures) - 3} more" if len(failures) > 3 else ""
+    )
 
 
 def _stage(repo: Path, base: str, paths: tuple[str, ...]) -> str:
@@ -490,11 +713,15 @@ def _edited_since_written(repo: Path, written: list[FileResult]) -> list[str]:
         except OSError:
             current = None
         if current != result.fixed:
-            edited.append(Path(os.path.realpath(result.path)).relative_to(repo).as_posix())
+            edited.append(
+                Path(os.path.realpath(result.path)).relative_to(repo).as_posix()
+            )
     return edited
 
 
-def _restore(repo: Path, written: list[FileResult], unaccounted: list[Path] | None = None) -> str | None:
+def _restore(
+    repo: Path, written: list[FileResult], unaccounted: list[Path] | None = None
+) -> str | None:
     """Put back the original of every file jaxfix wrote, and nothing else: a file someone edited
     since (the verify command, another process) keeps that edit. Never raises.
 
@@ -504,10 +731,25 @@ def _restore(repo: Path, written: list[FileResult], unaccounted: list[Path] | No
     problems = []
     recorded = {result.path for result in written}
     try:
-        names = {path.relative_to(repo).as_posix() for path in unaccounted or () if path not in recorded}
-        differing = [name for name in _git(repo, "diff", "--name-only", "-z", "HEAD").split("\0") if name in names]
+        names = {
+            path.relative_to(repo).as_posix()
+            for path in unaccounted or ()
+            if path not in recorded
+        }
+        differing = [
+            name
+            for name in _git(repo, "diff", "--name-only", "-z", "HEAD").split("\0")
+            if name in names
+        ]
         if differing:
-            _git(repo, "checkout", "HEAD", "--pathspec-from-file=-", "--pathspec-file-nul", input="\0".join(differing).encode())
+            _git(
+                repo,
+                "checkout",
+                "HEAD",
+                "--pathspec-from-file=-",
+                "--pathspec-file-nul",
+                input="\0".join(differing).encode(),
+            )
     except GitError as error:
         problems.append(str(error))
     for result in written:
@@ -521,16 +763,25 @@ def _restore(repo: Path, written: list[FileResult], unaccounted: list[Path] | No
             problems.append(f"{name}: {getattr(error, 'strerror', None) or error}")
     if not problems:
         return None
-    return f"could not put back jaxfix's edits in {'; '.join(problems)} (left as they are)"
+    return (
+        f"could not put back jaxfix's edits in {'; '.join(problems)} (left as they are)"
+    )
 
 
-def _run_verify(repo: Path, options: MigrateOptions, guard: _HeldInterrupt) -> VerifyResult:
+def _run_verify(
+    repo: Path, options: MigrateOptions, guard: _HeldInterrupt
+) -> VerifyResult:
     """Run the command in its own process group, so a timeout or Ctrl-C stops all it started."""
     assert options.verify is not None
     with tempfile.TemporaryFile() as output:
         process = subprocess.Popen(
-            options.verify, shell=True, cwd=repo, stdin=subprocess.DEVNULL, stdout=output,
-            stderr=subprocess.STDOUT, start_new_session=True,
+            options.verify,
+            shell=True,
+            cwd=repo,
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         deadline = time.monotonic() + options.verify_timeout
         exit_code: int | None = None
@@ -570,7 +821,9 @@ def _tail(output: BinaryIO) -> str:
     return "\n".join(lines[-_TAIL_LINES:])
 
 
-def _with_results(entry: RepoReport, repo: Path, results: list[FileResult], changed: list[FileResult]) -> RepoReport:
+def _with_results(
+    entry: RepoReport, repo: Path, results: list[FileResult], changed: list[FileResult]
+) -> RepoReport:
     def relative(path: Path) -> str:
         """Of the file itself: a symlink's target is what jaxfix wrote and git must stage."""
         return Path(os.path.realpath(path)).relative_to(repo).as_posix()
@@ -580,19 +833,35 @@ def _with_results(entry: RepoReport, repo: Path, results: list[FileResult], chan
         entry,
         files_changed=tuple(relative(r.path) for r in changed),
         fixes=tuple(sorted(fixes.items())),
-        left=tuple(f"{relative(r.path)}:{d.start}: {d.code} {d.message}" for r in results for d in r.remaining),
+        left=tuple(
+            f"{relative(r.path)}:{d.start}: {d.code} {d.message}"
+            for r in results
+            for d in r.remaining
+        ),
         file_errors=tuple(f"{relative(r.path)}: {r.error}" for r in results if r.error),
     )
 
 
-def _commit_branch(repo: Path, base: str, tree: str, entry: RepoReport, options: MigrateOptions) -> tuple[RepoReport, bytes]:
+def _commit_branch(
+    repo: Path, base: str, tree: str, entry: RepoReport, options: MigrateOptions
+) -> tuple[RepoReport, bytes]:
     """Commit `tree` on `base` and point the branch at it: the migration happens here, in one
     ref update; everything before it is undone by _restore."""
     message = options.message or _commit_message(entry)
-    commit = _git(repo, "commit-tree", tree, "-p", base, "-F", "-", input=message.encode()).strip()
+    commit = _git(
+        repo, "commit-tree", tree, "-p", base, "-F", "-", input=message.encode()
+    ).strip()
     patch = _git_bytes(repo, "format-patch", "-1", "--stdout", commit)
-    _git(repo, "branch", *(("--force",) if options.force_branch else ()), options.branch, commit)
-    return replace(entry, status=Status.CHANGED, branch=options.branch, commit=commit), patch
+    _git(
+        repo,
+        "branch",
+        *(("--force",) if options.force_branch else ()),
+        options.branch,
+        commit,
+    )
+    return replace(
+        entry, status=Status.CHANGED, branch=options.branch, commit=commit
+    ), patch
 
 
 def _commit_message(entry: RepoReport) -> str:
@@ -602,9 +871,14 @@ def _commit_message(entry: RepoReport) -> str:
         name = f" ({RULES[code].name})" if code in RULES else ""
         lines.append(f"- {code}{name}: {count} fix{'es' if count != 1 else ''}")
     files = len(entry.files_changed)
-    lines += ["", f"{files} file{'s' if files != 1 else ''} changed by `jaxfix migrate` (jaxfix {__version__})."]
+    lines += [
+        "",
+        f"{files} file{'s' if files != 1 else ''} changed by `jaxfix migrate` (jaxfix {__version__}).",
+    ]
     if entry.target_jax:
         lines.append(f"Checked against JAX {entry.target_jax}.")
     if entry.left:
-        lines.append(f"{len(entry.left)} diagnostic{'s' if len(entry.left) != 1 else ''} left for a human: run `jaxfix --dry-run`.")
+        lines.append(
+            f"{len(entry.left)} diagnostic{'s' if len(entry.left) != 1 else ''} left for a human: run `jaxfix --dry-run`."
+        )
     return "\n".join(lines) + "\n"

@@ -33,10 +33,23 @@ _SEPARATORS = frozenset({",", ";", ":", "=", ":=", "->"})
 # Python's precedence, loosest first: `a * b + c * d + e` nests as deep as its `+` chain plus one `*`,
 # so an operator ends the chains of the operators that bind tighter than it.
 _PRECEDENCE = {
-    **dict.fromkeys(["if"], 0), "or": 1, "and": 2, "not": 3,
+    **dict.fromkeys(["if"], 0),
+    "or": 1,
+    "and": 2,
+    "not": 3,
     **dict.fromkeys(["in", "is", "<", ">", "==", ">=", "<=", "!=", "<>"], 4),
-    "|": 5, "^": 6, "&": 7, "<<": 8, ">>": 8, "+": 9, "-": 9, **dict.fromkeys(["*", "/", "//", "%", "@"], 10),
-    "~": 11, "**": 12, "await": 13, ".": 14,
+    "|": 5,
+    "^": 6,
+    "&": 7,
+    "<<": 8,
+    ">>": 8,
+    "+": 9,
+    "-": 9,
+    **dict.fromkeys(["*", "/", "//", "%", "@"], 10),
+    "~": 11,
+    "**": 12,
+    "await": 13,
+    ".": 14,
 }
 _VALUES = frozenset({"None", "True", "False"})
 _UNARY = 11  # `-x`, `+x`, `~x`
@@ -44,9 +57,13 @@ _TRAILER = 14  # `.`, and a call or subscript of what it follows
 _CONCATENATION = 15  # adjacent strings
 _PRECEDENCES = 16
 _TRAILER_AFTER = frozenset({tokenize.NAME, tokenize.STRING, tokenize.NUMBER})
-_FSTRING_START = getattr(tokenize, "FSTRING_START", None)  # Python 3.12+ splits f-strings into tokens
+_FSTRING_START = getattr(
+    tokenize, "FSTRING_START", None
+)  # Python 3.12+ splits f-strings into tokens
 _STRING_STARTS = frozenset({tokenize.STRING, _FSTRING_START} - {None})
-_STRING_ENDS = frozenset({tokenize.STRING, getattr(tokenize, "FSTRING_END", None)} - {None})
+_STRING_ENDS = frozenset(
+    {tokenize.STRING, getattr(tokenize, "FSTRING_END", None)} - {None}
+)
 _FIELD_BRACE = re.compile(r"\{\{|\}\}|[{}]")
 _FSTRING = re.compile(r"[A-Za-z]*[fF][A-Za-z]*['\"]")
 _PYTHON_LIMITS = {
@@ -63,15 +80,21 @@ class _Level:
     levels: int
     chain: int = 0  # frames of the operators chained since the last separator
     chain_levels: int = 0
-    chains: list[int] = field(default_factory=lambda: [0] * _PRECEDENCES)  # operators chained, by precedence
-    lambdas: list[tuple[int, int, list[int]]] = field(default_factory=list)  # the chain at each `lambda` whose `:` is to come
+    chains: list[int] = field(
+        default_factory=lambda: [0] * _PRECEDENCES
+    )  # operators chained, by precedence
+    lambdas: list[tuple[int, int, list[int]]] = field(
+        default_factory=list
+    )  # the chain at each `lambda` whose `:` is to come
 
     def deeper(self, frames: int, levels: int) -> _Level:
-        return _Level(self.frames + self.chain + frames, self.levels + self.chain_levels + levels)
+        return _Level(
+            self.frames + self.chain + frames, self.levels + self.chain_levels + levels
+        )
 
     def operator(self, precedence: int) -> None:
-        ended = sum(self.chains[precedence + 1:])
-        self.chains[precedence + 1:] = [0] * (_PRECEDENCES - precedence - 1)
+        ended = sum(self.chains[precedence + 1 :])
+        self.chains[precedence + 1 :] = [0] * (_PRECEDENCES - precedence - 1)
         self.chains[precedence] += 1
         self.chain += _OPERATOR * (1 - ended)
         self.chain_levels += 1 - ended
@@ -84,7 +107,11 @@ class _Level:
         """At a lambda's `:`: the chain as it was at its `lambda`, one lambda deeper (its body
         is a new chain: nothing in it ends what was chained before)."""
         chain, levels, _ = self.lambdas.pop()
-        self.chain, self.chain_levels, self.chains = chain + _LAMBDA, levels + 1, [0] * _PRECEDENCES
+        self.chain, self.chain_levels, self.chains = (
+            chain + _LAMBDA,
+            levels + 1,
+            [0] * _PRECEDENCES,
+        )
 
 
 def too_deep(source: bytes) -> tuple[str, int, int] | None:
@@ -92,7 +119,9 @@ def too_deep(source: bytes) -> tuple[str, int, int] | None:
 
     Code that does not tokenize is left to the parser to report.
     """
-    blocks = [[0, 0, 0]]  # per indentation level: frames, levels, frames of the `elif`s chained at it
+    blocks = [
+        [0, 0, 0]
+    ]  # per indentation level: frames, levels, frames of the `elif`s chained at it
     stack = [_Level(0, 0)]
     fields = 0  # f-string fields left open by a string token (Python < 3.12 reads `f"{f"{x}"}"` as pieces)
     line_start = True
@@ -104,12 +133,19 @@ def too_deep(source: bytes) -> tuple[str, int, int] | None:
             if kind in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT):
                 if kind == tokenize.INDENT:
                     frames, levels, elifs = blocks[-1]
-                    blocks.append([frames + elifs + _BLOCK, levels + elifs // _ELIF + 1, 0])
+                    blocks.append(
+                        [frames + elifs + _BLOCK, levels + elifs // _ELIF + 1, 0]
+                    )
                 elif kind == tokenize.DEDENT and len(blocks) > 1:
                     blocks.pop()
                 line_start, fields, previous = True, 0, None
                 continue
-            if kind in (tokenize.NL, tokenize.COMMENT, tokenize.ENCODING, tokenize.ENDMARKER):
+            if kind in (
+                tokenize.NL,
+                tokenize.COMMENT,
+                tokenize.ENCODING,
+                tokenize.ENDMARKER,
+            ):
                 continue
             if line_start:
                 line_start = False
@@ -121,24 +157,40 @@ def too_deep(source: bytes) -> tuple[str, int, int] | None:
                 stack = [_Level(block[0] + block[2], block[1] + block[2] // _ELIF)]
                 top = stack[0]
             if kind == tokenize.OP and text in _OPENING:
-                call = text != "{" and previous is not None and (
-                    previous.type in _TRAILER_AFTER or previous.string in _CLOSING)
+                call = (
+                    text != "{"
+                    and previous is not None
+                    and (previous.type in _TRAILER_AFTER or previous.string in _CLOSING)
+                )
                 if call:  # a call or subscript is a trailer of what it follows, like an operator: one level
                     top.operator(_TRAILER)
-                stack.append(top.deeper(_CALL_ARGUMENTS if call and text == "(" else _ELEMENTS, 0 if call else 1))
+                stack.append(
+                    top.deeper(
+                        _CALL_ARGUMENTS if call and text == "(" else _ELEMENTS,
+                        0 if call else 1,
+                    )
+                )
             elif kind == tokenize.OP and text in _CLOSING:
                 if len(stack) > 1:
                     stack.pop()
             elif kind == tokenize.NAME and text == "lambda":
                 top.lambdas.append((top.chain, top.chain_levels, top.chains))
-            elif kind == tokenize.OP and text == ":" and top.lambdas:  # a lambda's body nests in it
+            elif (
+                kind == tokenize.OP and text == ":" and top.lambdas
+            ):  # a lambda's body nests in it
                 top.lambda_body()
             elif kind == tokenize.OP and text in _SEPARATORS:
                 top.separator()
             elif kind in (tokenize.OP, tokenize.NAME) and text in _PRECEDENCE:
-                unary = text in "+-" and (previous is None or not _ends_operand(previous))
+                unary = text in "+-" and (
+                    previous is None or not _ends_operand(previous)
+                )
                 top.operator(_UNARY if unary else _PRECEDENCE[text])
-            elif kind in _STRING_STARTS and previous is not None and previous.type in _STRING_ENDS:
+            elif (
+                kind in _STRING_STARTS
+                and previous is not None
+                and previous.type in _STRING_ENDS
+            ):
                 top.operator(_CONCATENATION)
             inside = fields
             if kind == tokenize.STRING and (fields or _FSTRING.match(text)):
@@ -148,9 +200,16 @@ def too_deep(source: bytes) -> tuple[str, int, int] | None:
             if current.frames + current.chain + inside * _ELEMENTS > MAX_FRAMES:
                 return _refusal(token, current.levels + current.chain_levels + inside)
             previous = token
-    except tokenize.TokenError as error:  # Python 3.12+ tokenizes in C, which has limits of its own
-        message, (line, column) = error.args if len(error.args) == 2 else (error.args[0], (1, 1))
-        limit = next((why for cause, why in _PYTHON_LIMITS.items() if cause in str(message)), None)
+    except (
+        tokenize.TokenError
+    ) as error:  # Python 3.12+ tokenizes in C, which has limits of its own
+        message, (line, column) = (
+            error.args if len(error.args) == 2 else (error.args[0], (1, 1))
+        )
+        limit = next(
+            (why for cause, why in _PYTHON_LIMITS.items() if cause in str(message)),
+            None,
+        )
         if limit is not None:
             return _message(None, line, limit), line, column
         return None
@@ -163,7 +222,11 @@ def _ends_operand(token: tokenize.TokenInfo) -> bool:
     """Whether an operand can end at `token` (so a `-` after it subtracts, not negates)."""
     if token.type == tokenize.OP:
         return token.string in _CLOSING
-    return token.type != tokenize.NAME or not keyword.iskeyword(token.string) or token.string in _VALUES
+    return (
+        token.type != tokenize.NAME
+        or not keyword.iskeyword(token.string)
+        or token.string in _VALUES
+    )
 
 
 def _fields(text: str) -> tuple[int, int]:

@@ -139,9 +139,11 @@ def _elements(text: str, index: int) -> Iterator[tuple[int, int]]:
 def _decode(source: bytes) -> tuple[bytes, str]:
     bom = codecs.BOM_UTF8 if source.startswith(codecs.BOM_UTF8) else b""
     try:
-        return bom, source[len(bom):].decode("utf-8")
+        return bom, source[len(bom) :].decode("utf-8")
     except UnicodeDecodeError as error:
-        raise NotebookError(f"not a notebook: not UTF-8 (byte {error.object[error.start]:#04x} at offset {error.start})") from None
+        raise NotebookError(
+            f"not a notebook: not UTF-8 (byte {error.object[error.start]:#04x} at offset {error.start})"
+        ) from None
 
 
 def load(source: bytes) -> tuple[bytes, str, dict[str, Any]]:
@@ -150,11 +152,16 @@ def load(source: bytes) -> tuple[bytes, str, dict[str, Any]]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise NotebookError(f"not a notebook: invalid JSON: {error.msg}", Location(error.lineno, error.colno)) from None
+        raise NotebookError(
+            f"not a notebook: invalid JSON: {error.msg}",
+            Location(error.lineno, error.colno),
+        ) from None
     except RecursionError:
         raise NotebookError("not a notebook: JSON nested too deeply") from None
     if not isinstance(data, dict) or "nbformat" not in data:
-        raise NotebookError("not a Jupyter notebook: the JSON document has no 'nbformat' key")
+        raise NotebookError(
+            "not a Jupyter notebook: the JSON document has no 'nbformat' key"
+        )
     version = data["nbformat"]
     if version != 4:
         raise NotebookError(
@@ -179,14 +186,21 @@ def validate(data: dict[str, Any], what: str = "notebook") -> None:
     checked = copy.deepcopy(data)
     minor = checked.get("nbformat_minor")
     cells = checked.get("cells")
-    if type(minor) is int and minor < 5 and isinstance(cells, list) and any(isinstance(c, dict) and "id" in c for c in cells):
+    if (
+        type(minor) is int
+        and minor < 5
+        and isinstance(cells, list)
+        and any(isinstance(c, dict) and "id" in c for c in cells)
+    ):
         checked["nbformat_minor"] = 5
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             nbformat.validate(checked)
         except nbformat.ValidationError as error:
-            raise NotebookError(f"{what} does not validate against the nbformat schema: {error.message}") from None
+            raise NotebookError(
+                f"{what} does not validate against the nbformat schema: {error.message}"
+            ) from None
 
 
 def _is_cell_magic(text: str) -> bool:
@@ -196,28 +210,52 @@ def _is_cell_magic(text: str) -> bool:
 def parse(source: bytes) -> Notebook:
     """Read a notebook: its data and, for each code cell, where its source sits in the text."""
     bom, text, data = load(source)
-    cells_value = next((start for key, start, _ in _members(text, _skip(text, 0)) if key == "cells"), None)
+    cells_value = next(
+        (start for key, start, _ in _members(text, _skip(text, 0)) if key == "cells"),
+        None,
+    )
     assert cells_value is not None
     cells = []
-    for number, ((start, _), cell_data) in enumerate(zip(_elements(text, cells_value), data["cells"]), start=1):
+    for number, ((start, _), cell_data) in enumerate(
+        zip(_elements(text, cells_value), data["cells"]), start=1
+    ):
         if not isinstance(cell_data, dict) or cell_data.get("cell_type") != "code":
             continue
         spans = [(s, e) for key, s, e in _members(text, start) if key == "source"]
         if not spans:
-            raise NotebookError(f"not a valid nbformat 4 notebook: cell {number} has no 'source'")
-        if len(spans) > 1:  # JSON readers disagree on which one counts: Python's takes the last
-            raise NotebookError(f"not a valid nbformat 4 notebook: cell {number} has {len(spans)} 'source' keys")
+            raise NotebookError(
+                f"not a valid nbformat 4 notebook: cell {number} has no 'source'"
+            )
+        if (
+            len(spans) > 1
+        ):  # JSON readers disagree on which one counts: Python's takes the last
+            raise NotebookError(
+                f"not a valid nbformat 4 notebook: cell {number} has {len(spans)} 'source' keys"
+            )
         span = spans[0]
         value = cell_data["source"]
         tokens: tuple[_Token, ...]
         if isinstance(value, str):
             tokens = (_Token(value, *span),)
         elif isinstance(value, list) and all(isinstance(v, str) for v in value):
-            tokens = tuple(_Token(v, s, e) for v, (s, e) in zip(value, _elements(text, span[0])))
+            tokens = tuple(
+                _Token(v, s, e) for v, (s, e) in zip(value, _elements(text, span[0]))
+            )
         else:
-            raise NotebookError(f"not a valid nbformat 4 notebook: cell {number}'s source is not text")
+            raise NotebookError(
+                f"not a valid nbformat 4 notebook: cell {number}'s source is not text"
+            )
         joined = "".join(t.text for t in tokens)
-        cells.append(Cell(number, joined, tokens, span, isinstance(value, list), _is_cell_magic(joined)))
+        cells.append(
+            Cell(
+                number,
+                joined,
+                tokens,
+                span,
+                isinstance(value, list),
+                _is_cell_magic(joined),
+            )
+        )
     return Notebook(text, bom, data, tuple(cells))
 
 
@@ -257,7 +295,9 @@ class Module:
     user's can pass for one (a cell holding `# jaxfix: cell 8` is just a comment)."""
 
     lines: list[str]
-    origin: list[tuple[int, int] | None]  # per module line: (cell number, line in cell), None for markers
+    origin: list[
+        tuple[int, int] | None
+    ]  # per module line: (cell number, line in cell), None for markers
     masked: list[str]  # original text of each placeholder, by number
     tag: str
 
@@ -274,7 +314,11 @@ class Module:
         return "".join(self.lines).encode("utf-8")
 
     def locate(self, location: Location) -> Location:
-        where = self.origin[location.line - 1] if 0 < location.line <= len(self.origin) else None
+        where = (
+            self.origin[location.line - 1]
+            if 0 < location.line <= len(self.origin)
+            else None
+        )
         if where is None:
             return location
         return Location(where[1], location.column, where[0])
@@ -305,9 +349,13 @@ def to_module(notebook: Notebook) -> Module:
                 masked = _is_ipython(line) and _at_statement_start(lines[: number - 1])
                 indent = line[: len(line) - len(line.lstrip(" \t"))]
             if masked:
-                module.lines.append(indent + module.placeholder(len(module.masked), bool(indent)))
+                module.lines.append(
+                    indent + module.placeholder(len(module.masked), bool(indent))
+                )
                 module.masked.append(line)
-                continuing_indent = indent if line.rstrip("\r\n").endswith("\\") else None
+                continuing_indent = (
+                    indent if line.rstrip("\r\n").endswith("\\") else None
+                )
             else:
                 module.lines.append(line)
             module.origin.append((cell.number, number))
@@ -329,23 +377,31 @@ def cells_of(module: Module, notebook: Notebook, code: str) -> dict[int, str]:
         marker = marker_line.match(line)
         if marker:
             seen.append(int(marker[1]))
-            current = texts.setdefault(int(marker[1]), current if len(seen) == 1 else [])
+            current = texts.setdefault(
+                int(marker[1]), current if len(seen) == 1 else []
+            )
             continue
         placeholder = placeholder_line.match(line)
         if placeholder:
             if int(placeholder[1]) != restored:
-                raise NotebookError("a fix disturbed the IPython lines of a cell; notebook left untouched")
+                raise NotebookError(
+                    "a fix disturbed the IPython lines of a cell; notebook left untouched"
+                )
             line = module.masked[restored]
             restored += 1
         current.append(line)
     if seen != expected or restored != len(module.masked):
-        raise NotebookError("a fix disturbed the cell boundaries; notebook left untouched")
+        raise NotebookError(
+            "a fix disturbed the cell boundaries; notebook left untouched"
+        )
     result = {}
     for cell in notebook.cells:
         text = "".join(texts[cell.number])
         if cell.cell_magic:
             if text:
-                raise NotebookError("a fix wrote into a cell magic cell; notebook left untouched")
+                raise NotebookError(
+                    "a fix wrote into a cell magic cell; notebook left untouched"
+                )
             continue
         if cell.text and not cell.text.endswith("\n") and text.endswith("\n"):
             text = text[:-1]
@@ -355,17 +411,23 @@ def cells_of(module: Module, notebook: Notebook, code: str) -> dict[int, str]:
 
 # ---- writing ----------------------------------------------------------------------------------
 
-def _list_source(cell: Cell, notebook: Notebook, new_text: str, ensure_ascii: bool) -> str:
+
+def _list_source(
+    cell: Cell, notebook: Notebook, new_text: str, ensure_ascii: bool
+) -> str:
     """The new `source` array, laid out like the old one; unchanged strings keep their raw text."""
     text = notebook.text
-    raw = {t.text: text[t.start:t.end] for t in reversed(cell.tokens)}
-    open_space = text[cell.span[0] + 1:cell.tokens[0].start] if cell.tokens else "\n"
+    raw = {t.text: text[t.start : t.end] for t in reversed(cell.tokens)}
+    open_space = text[cell.span[0] + 1 : cell.tokens[0].start] if cell.tokens else "\n"
     if len(cell.tokens) > 1:
-        separator = text[cell.tokens[0].end:cell.tokens[1].start]
+        separator = text[cell.tokens[0].end : cell.tokens[1].start]
     else:
         separator = "," + open_space
-    close_space = text[cell.tokens[-1].end:cell.span[1] - 1] if cell.tokens else ""
-    items = [raw.get(line) or json.dumps(line, ensure_ascii=ensure_ascii) for line in split_lines(new_text)]
+    close_space = text[cell.tokens[-1].end : cell.span[1] - 1] if cell.tokens else ""
+    items = [
+        raw.get(line) or json.dumps(line, ensure_ascii=ensure_ascii)
+        for line in split_lines(new_text)
+    ]
     if not items:
         return "[]"
     return "[" + open_space + separator.join(items) + close_space + "]"
@@ -389,17 +451,20 @@ def splice(notebook: Notebook, new_texts: dict[int, str]) -> bytes:
         else:
             value = json.dumps(new, ensure_ascii=ensure_ascii)
             expected["cells"][cell.number - 1]["source"] = new
-        pieces += [text[position:cell.span[0]], value]
+        pieces += [text[position : cell.span[0]], value]
         position = cell.span[1]
     pieces.append(text[position:])
     fixed = "".join(pieces)
     if json.loads(fixed) != expected:
-        raise NotebookError("internal error: the spliced notebook does not hold the fixed cells; left untouched")
+        raise NotebookError(
+            "internal error: the spliced notebook does not hold the fixed cells; left untouched"
+        )
     validate(expected, "the fixed notebook")
     return notebook.bom + fixed.encode("utf-8")
 
 
 # ---- the engine's view ------------------------------------------------------------------------
+
 
 def shape_error(path: Path, source: bytes) -> FileResult | None:
     """The one-line error for a file that is not a readable nbformat 4 notebook (cheap: no nbformat)."""
@@ -420,7 +485,9 @@ def notebook_syntax_error(source: bytes) -> tuple[str, Location] | None:
     return None if found is None else (found[0], module.locate(found[1]))
 
 
-def _module_lines(notebook: Notebook, module: Module, raw_lines: frozenset[int]) -> frozenset[int]:
+def _module_lines(
+    notebook: Notebook, module: Module, raw_lines: frozenset[int]
+) -> frozenset[int]:
     """Changed lines of the document (as `git diff` counts them) as lines of the module."""
     by_cell = {cell.number: cell for cell in notebook.cells}
     starts = {number: cell.line_starts() for number, cell in by_cell.items()}
@@ -443,7 +510,9 @@ def _map_message(message: str, module: Module) -> str:
 
     def cell_line(match: re.Match[str]) -> str:
         where = module.locate(Location(int(match[1]), 1))
-        return match[0] if where.cell is None else f"cell {where.cell}, line {where.line}"
+        return (
+            match[0] if where.cell is None else f"cell {where.cell}, line {where.line}"
+        )
 
     return _LINE_REFERENCE.sub(cell_line, message)
 
@@ -453,17 +522,33 @@ def _map_diagnostic(diagnostic: Diagnostic, module: Module) -> Diagnostic:
     fix_lines, fix_cell = diagnostic.fix_lines, None
     if fix_lines is not None:
         first, last = (module.locate(Location(line, 1)) for line in fix_lines)
-        fix_lines, fix_cell = ((first.line, last.line), first.cell) if first.cell == last.cell else (None, None)
+        fix_lines, fix_cell = (
+            ((first.line, last.line), first.cell)
+            if first.cell == last.cell
+            else (None, None)
+        )
     return replace(
-        diagnostic, message=_map_message(diagnostic.message, module), start=start, end=end,
-        fix_lines=fix_lines, fix_cell=fix_cell,
-        related=tuple(Related(_map_message(r.message, module), module.locate(r.start)) for r in diagnostic.related),
+        diagnostic,
+        message=_map_message(diagnostic.message, module),
+        start=start,
+        end=end,
+        fix_lines=fix_lines,
+        fix_cell=fix_cell,
+        related=tuple(
+            Related(_map_message(r.message, module), module.locate(r.start))
+            for r in diagnostic.related
+        ),
     )
 
 
 def process_notebook(
-    path: Path, source: bytes, options: Options,
-    check: Callable[[bytes, Options, frozenset[int] | None, tuple[Evidence, ...] | None], tuple[bytes | None, tuple[Diagnostic, ...]]],
+    path: Path,
+    source: bytes,
+    options: Options,
+    check: Callable[
+        [bytes, Options, frozenset[int] | None, tuple[Evidence, ...] | None],
+        tuple[bytes | None, tuple[Diagnostic, ...]],
+    ],
     describe: Callable[[Exception, bytes], tuple[str, Location | None, bool]],
 ) -> FileResult:
     """One notebook through `check` (the engine's check of one module); errors are this file's."""
@@ -471,7 +556,13 @@ def process_notebook(
         notebook = parse(source)
         validate(notebook.data)
     except NotebookError as error:
-        return FileResult(path, source, error=str(error), error_location=error.location, lasting_error=True)
+        return FileResult(
+            path,
+            source,
+            error=str(error),
+            error_location=error.location,
+            lasting_error=True,
+        )
     module = to_module(notebook)
     code = module.code
     changed = options.lines_to_check(path)
@@ -481,7 +572,13 @@ def process_notebook(
         fixed, diagnostics = check(code, options, lines, options.evidence_at(path))
     except Exception as error:  # noqa: BLE001 - the engine's own failures, described its way
         message, where, lasting = describe(error, code)
-        return FileResult(path, source, error=message, error_location=module.locate(where) if where else None, lasting_error=lasting)
+        return FileResult(
+            path,
+            source,
+            error=message,
+            error_location=module.locate(where) if where else None,
+            lasting_error=lasting,
+        )
     mapped = tuple(_map_diagnostic(d, module) for d in diagnostics)
     if fixed is None:
         return FileResult(path, source, None, mapped)
@@ -489,15 +586,20 @@ def process_notebook(
         new_source = splice(notebook, cells_of(module, notebook, fixed.decode("utf-8")))
     except NotebookError as error:
         return FileResult(path, source, error=str(error))
-    return FileResult(path, source, None if new_source == source else new_source, mapped)
+    return FileResult(
+        path, source, None if new_source == source else new_source, mapped
+    )
 
 
 # ---- output -----------------------------------------------------------------------------------
 
+
 def changed_cells(old: bytes, new: bytes) -> list[tuple[int, str, str]]:
     """(cell number, old source, new source) of each code cell whose source differs."""
     before, after = parse(old), parse(new)
-    pairs = [(cell.number, cell.text, after.cell(cell.number).text) for cell in before.cells]
+    pairs = [
+        (cell.number, cell.text, after.cell(cell.number).text) for cell in before.cells
+    ]
     return [(number, a, b) for number, a, b in pairs if a != b]
 
 
@@ -510,7 +612,9 @@ def cell_diff(display_path: str, old: bytes, new: bytes) -> str:
     for number, old_text, new_text in changed_cells(old, new):
         name = os.fsencode(f"{display_path}:cell {number}")
         names = (git_path(prefix + name).decode("ascii") for prefix in (b"a/", b"b/"))
-        for line in difflib.unified_diff(split_lines(old_text), split_lines(new_text), *names):
+        for line in difflib.unified_diff(
+            split_lines(old_text), split_lines(new_text), *names
+        ):
             out.append(line)
             if not line.endswith("\n"):
                 out.append("\n\\ No newline at end of file\n")
@@ -523,8 +627,12 @@ def _raw_offset(raw: str, characters: int) -> int:
     while count < characters and index < len(raw) - 1:
         if raw[index] == "\\":
             if raw[index + 1] == "u":
-                high = int(raw[index + 2:index + 6], 16)
-                index += 12 if 0xD800 <= high < 0xDC00 and raw[index + 6:index + 8] == "\\u" else 6
+                high = int(raw[index + 2 : index + 6], 16)
+                index += (
+                    12
+                    if 0xD800 <= high < 0xDC00 and raw[index + 6 : index + 8] == "\\u"
+                    else 6
+                )
             else:
                 index += 2
         else:
@@ -555,7 +663,13 @@ def in_document(result: FileResult) -> FileResult:
         token = cell.tokens[token_index]
         line = notebook.raw_line(token.start)
         line_start = notebook.text.rfind("\n", 0, token.start) + 1
-        column = token.start - line_start + _raw_offset(notebook.text[token.start:token.end], offset + location.column - 1)
+        column = (
+            token.start
+            - line_start
+            + _raw_offset(
+                notebook.text[token.start : token.end], offset + location.column - 1
+            )
+        )
         return Location(line, column + 1)
 
     def raw_line(cell: int | None, line: int) -> int:
@@ -563,12 +677,30 @@ def in_document(result: FileResult) -> FileResult:
 
     diagnostics = []
     for d in result.diagnostics:
-        fix_lines = None if d.fix_lines is None else (raw_line(d.fix_cell, d.fix_lines[0]), raw_line(d.fix_cell, d.fix_lines[1]))
-        diagnostics.append(replace(
-            d, message=f"{d.start}: {d.message}", start=raw(d.start), end=raw(d.end), fix_lines=fix_lines, fix_cell=None,
-            related=tuple(Related(f"{r.start}: {r.message}", raw(r.start)) for r in d.related),
-        ))
+        fix_lines = (
+            None
+            if d.fix_lines is None
+            else (
+                raw_line(d.fix_cell, d.fix_lines[0]),
+                raw_line(d.fix_cell, d.fix_lines[1]),
+            )
+        )
+        diagnostics.append(
+            replace(
+                d,
+                message=f"{d.start}: {d.message}",
+                start=raw(d.start),
+                end=raw(d.end),
+                fix_lines=fix_lines,
+                fix_cell=None,
+                related=tuple(
+                    Related(f"{r.start}: {r.message}", raw(r.start)) for r in d.related
+                ),
+            )
+        )
     error, where = result.error, result.error_location
     if error is not None and where is not None and where.cell is not None:
         error, where = f"{where}: {error}", raw(where)
-    return replace(result, diagnostics=tuple(diagnostics), error=error, error_location=where)
+    return replace(
+        result, diagnostics=tuple(diagnostics), error=error, error_location=where
+    )

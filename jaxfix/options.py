@@ -6,14 +6,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from jaxfix.paths import DEFAULT_INCLUDE
 from jaxfix.evidence import Evidence
+from jaxfix.paths import DEFAULT_INCLUDE
 
 KNOWN_PLATFORMS = ("cpu", "cuda", "rocm", "tpu")
 DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
-DEFAULT_MAX_LOG_SIZE = 256 * 1024 * 1024  # --from-log streams the log: this bounds time, not memory
+DEFAULT_MAX_LOG_SIZE = (
+    256 * 1024 * 1024
+)  # --from-log streams the log: this bounds time, not memory
 DEFAULT_LINE_LENGTH = 88
-DEFAULT_MAX_PARSE_MEMORY = 2048  # MB per file, as predicted before parsing (jaxfix/engine.py)
+DEFAULT_MAX_PARSE_MEMORY = (
+    2048  # MB per file, as predicted before parsing (jaxfix/engine.py)
+)
 
 
 @dataclass(frozen=True)
@@ -50,7 +54,11 @@ class Options:
 
     def lines_to_check(self, path: Path) -> frozenset[int] | None:
         """The lines of `path` that may be reported and fixed; None means every line."""
-        return None if self.changed_lines is None else self.changed_lines.get(path.resolve(), frozenset())
+        return (
+            None
+            if self.changed_lines is None
+            else self.changed_lines.get(path.resolve(), frozenset())
+        )
 
     def evidence_at(self, path: Path) -> tuple[Evidence, ...] | None:
         """What the log showed raised in `path`; None when not running from a log."""
@@ -59,5 +67,9 @@ class Options:
     def for_file(self, path: Path) -> Options:
         """The options for checking `path`: with evidence from a recorded run, its fixes target
         the JAX version that raised there, whatever jax is installed next to jaxfix."""
-        versions = {e.jax_version for e in self.evidence_at(path) or () if e.jax_version is not None}
+        versions = {
+            e.jax_version
+            for e in self.evidence_at(path) or ()
+            if e.jax_version is not None
+        }
         return replace(self, jax_version=max(versions)) if versions else self

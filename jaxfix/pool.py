@@ -33,10 +33,14 @@ _EXIT_GRACE_SECONDS = 2.0
 def _die_with_parent(parent_pid: int) -> None:
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        done = sys.platform.startswith("linux") and libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+        done = (
+            sys.platform.startswith("linux")
+            and libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+        )
     except (OSError, AttributeError):
         done = False
     if not done:
+
         def watch() -> None:
             while os.getppid() == parent_pid:
                 time.sleep(_WATCHDOG_SECONDS)
@@ -47,8 +51,12 @@ def _die_with_parent(parent_pid: int) -> None:
         os._exit(1)
 
 
-def _worker_main(connection: Connection, work: Callable[[Task], Result], parent_pid: int,
-                 prepare: Callable[[], None] | None) -> None:
+def _worker_main(
+    connection: Connection,
+    work: Callable[[Task], Result],
+    parent_pid: int,
+    prepare: Callable[[], None] | None,
+) -> None:
     _die_with_parent(parent_pid)
     # Ctrl-C reaches the whole process group: the parent decides, and stops the workers itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -98,8 +106,13 @@ class Workers(Generic[Task, Result]):
     reading files) or by `run`. Use as a context manager: leaving it stops the workers, at
     once if by an exception (KeyboardInterrupt included)."""
 
-    def __init__(self, work: Callable[[Task], Result], jobs: int, crashed: Callable[[Task, str], Result],
-                 prepare: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        work: Callable[[Task], Result],
+        jobs: int,
+        crashed: Callable[[Task, str], Result],
+        prepare: Callable[[], None] | None = None,
+    ) -> None:
         self.work, self.jobs, self.crashed, self.prepare = work, jobs, crashed, prepare
         self.context = _context()
         self.workers: list[_Worker[Task]] = []
@@ -112,7 +125,9 @@ class Workers(Generic[Task, Result]):
     def _start(self) -> _Worker[Task]:
         parent_end, child_end = self.context.Pipe()
         process = self.context.Process(
-            target=_worker_main, args=(child_end, self.work, os.getpid(), self.prepare), daemon=True,
+            target=_worker_main,
+            args=(child_end, self.work, os.getpid(), self.prepare),
+            daemon=True,
         )
         process.start()
         child_end.close()
@@ -144,9 +159,14 @@ class Workers(Generic[Task, Result]):
         workers[:] = [hand_out(worker) for worker in workers]
         while any(w.task is not None for w in workers):
             busy = [w for w in workers if w.task is not None]
-            ready = set(wait([w.connection for w in busy] + [w.process.sentinel for w in busy]))
+            ready = set(
+                wait([w.connection for w in busy] + [w.process.sentinel for w in busy])
+            )
             for index, worker in enumerate(workers):
-                if worker.task is None or not ready & {worker.connection, worker.process.sentinel}:
+                if worker.task is None or not ready & {
+                    worker.connection,
+                    worker.process.sentinel,
+                }:
                     continue
                 task, worker.task = worker.task, None
                 try:

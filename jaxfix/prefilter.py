@@ -20,7 +20,9 @@ from jaxfix.byte_tokens import Words, tokens_match
 from jaxfix.options import Options
 
 CODEMODS = Path(__file__).resolve().parent / "codemods"
-_RULE_MODULE = re.compile(r"jax\d{3}_\w+(\.py)?$")  # what jaxfix/codemods/__init__.py registers
+_RULE_MODULE = re.compile(
+    r"jax\d{3}_\w+(\.py)?$"
+)  # what jaxfix/codemods/__init__.py registers
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,10 @@ def _read_statically(path: Path) -> RuleTokens | None:
     valid = (
         isinstance(code, str)
         and isinstance(tokens, tuple)
-        and all(isinstance(group, tuple) and all(isinstance(t, bytes) for t in group) for group in tokens)
+        and all(
+            isinstance(group, tuple) and all(isinstance(t, bytes) for t in group)
+            for group in tokens
+        )
     )
     return RuleTokens(code, tokens) if valid else None
 
@@ -89,7 +94,9 @@ def all_rules() -> tuple[RuleTokens, ...]:
         static = _read_all_statically()
         if static is not None:
             return static
-        from jaxfix.codemods import RULES  # not plain literals: the slow path just works
+        from jaxfix.codemods import (
+            RULES,  # not plain literals: the slow path just works
+        )
 
         return _from_registry(RULES)
     return _from_registry(registry.RULES)
@@ -108,7 +115,11 @@ def codes_range() -> str:
 def codes_listed(last: str = " or ") -> str:
     """Every registered rule's code, as a sentence lists them (`JAX001, JAX002 or JAX003`)."""
     codes = rule_codes()
-    return f"{', '.join(codes[:-1])}{last}{codes[-1]}" if len(codes) > 1 else "".join(codes)
+    return (
+        f"{', '.join(codes[:-1])}{last}{codes[-1]}"
+        if len(codes) > 1
+        else "".join(codes)
+    )
 
 
 def rule_codes() -> tuple[str, ...]:

@@ -19,10 +19,14 @@ DEFAULT_FILE = "jaxfix-evidence.jsonl"
 
 def pytest_configure(config: Any) -> None:
     """Never fails the test run: a recorder that cannot start says so and records nothing."""
-    path = os.environ.get(recorder.FILE_ENV) or os.path.join(str(config.invocation_params.dir), DEFAULT_FILE)
+    path = os.environ.get(recorder.FILE_ENV) or os.path.join(
+        str(config.invocation_params.dir), DEFAULT_FILE
+    )
     try:
         from jaxfix.recording import recorder_patterns
 
         recorder.install(os.path.abspath(path), recorder_patterns())
     except Exception as error:  # noqa: BLE001 - e.g. jaxfix's own dependencies missing here
-        sys.stderr.write(f"jaxfix.record: not recording: {type(error).__name__}: {error}\n")
+        sys.stderr.write(
+            f"jaxfix.record: not recording: {type(error).__name__}: {error}\n"
+        )

@@ -44,7 +44,11 @@ class _Recorder:
     def _use(self, patterns):
         import re
 
-        self.messages = [(code, re.compile(p)) for code, ps in patterns.get("messages", {}).items() for p in ps]
+        self.messages = [
+            (code, re.compile(p))
+            for code, ps in patterns.get("messages", {}).items()
+            for p in ps
+        ]
         self.mesh_paths = patterns.get("meshes", {})
         self._patterns = patterns
 
@@ -65,9 +69,15 @@ class _Recorder:
         record = {"schema": SCHEMA, **record, "pid": os.getpid()}
         line = (json.dumps(record, default=str) + "\n").encode("utf-8", "replace")
         with self.lock:
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+            fd = os.open(
+                self.path,
+                os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0),
+                0o600,
+            )
             try:
-                os.write(fd, line)  # one write per record: records of several processes never interleave
+                os.write(
+                    fd, line
+                )  # one write per record: records of several processes never interleave
             finally:
                 os.close(fd)
 
@@ -77,7 +87,9 @@ class _Recorder:
         if self._patterns is None:
             self._load()
         text = str(error)
-        return next((code for code, pattern in self.messages if pattern.match(text)), None)
+        return next(
+            (code for code, pattern in self.messages if pattern.match(text)), None
+        )
 
     def ended(self, error, ended, test=None):
         """One error that ended a test or the program: the first of the three errors in its
@@ -89,18 +101,35 @@ class _Recorder:
             if code is not None:
                 found = (code, current)
                 break
-            current = current.__cause__ or (None if current.__suppress_context__ else current.__context__)
+            current = current.__cause__ or (
+                None if current.__suppress_context__ else current.__context__
+            )
         where = {"ended": ended, "test": test, "cwd": os.getcwd()}
         if found is None:
-            self.write({"kind": "failure", "exception": _type_name(error), "message": _first_line(error), **where})
+            self.write(
+                {
+                    "kind": "failure",
+                    "exception": _type_name(error),
+                    "message": _first_line(error),
+                    **where,
+                }
+            )
             return
         code, raised = found
         frames = _frames(raised.__traceback__)
-        self.write({
-            "kind": "error", "code": code, "exception": _type_name(raised), "message": str(raised)[:_MAX_TEXT],
-            "jax_version": _jax_version(), "python": ".".join(map(str, sys.version_info[:3])),
-            "frames": frames, "meshes": self.meshes(code, raised.__traceback__), **where,
-        })
+        self.write(
+            {
+                "kind": "error",
+                "code": code,
+                "exception": _type_name(raised),
+                "message": str(raised)[:_MAX_TEXT],
+                "jax_version": _jax_version(),
+                "python": ".".join(map(str, sys.version_info[:3])),
+                "frames": frames,
+                "meshes": self.meshes(code, raised.__traceback__),
+                **where,
+            }
+        )
 
     def meshes(self, code, tb):
         """The meshes JAX held where it raised, by role, when that frame is in the traceback
@@ -125,7 +154,11 @@ class _Recorder:
 
 def _type_name(error):
     kind = type(error)
-    return kind.__name__ if kind.__module__ in ("builtins", "__main__") else f"{kind.__module__}.{kind.__qualname__}"
+    return (
+        kind.__name__
+        if kind.__module__ in ("builtins", "__main__")
+        else f"{kind.__module__}.{kind.__qualname__}"
+    )
 
 
 def _first_line(error):
@@ -146,14 +179,24 @@ def _mesh(value):
     try:
         names = [str(n) for n in value.axis_names]
         sizes = [int(s) for s in value.axis_sizes]
-        types = [getattr(t, "name", str(t)) for t in getattr(value, "axis_types", ())] or None
+        types = [
+            getattr(t, "name", str(t)) for t in getattr(value, "axis_types", ())
+        ] or None
         abstract = kind == "AbstractMesh"
         devices = None if abstract else int(getattr(value.devices, "size", 0))
-        has_device = (not abstract) or getattr(value, "abstract_device", None) is not None
+        has_device = (not abstract) or getattr(
+            value, "abstract_device", None
+        ) is not None
     except Exception:  # noqa: BLE001 - an unexpected object: the message tells instead
         return None
-    return {"kind": "abstract" if abstract else "concrete", "axis_names": names, "axis_sizes": sizes,
-            "axis_types": types, "has_abstract_device": has_device, "device_count": devices}
+    return {
+        "kind": "abstract" if abstract else "concrete",
+        "axis_names": names,
+        "axis_sizes": sizes,
+        "axis_types": types,
+        "has_abstract_device": has_device,
+        "device_count": devices,
+    }
 
 
 def _frames(tb):
@@ -180,11 +223,20 @@ def _frames(tb):
         path = code.co_filename
         text = linecache.getline(path, line)
         end_text = linecache.getline(path, end_line) if end_line else ""
-        frame = {"path": path, "line": line, "function": code.co_name, "source": text.strip()[:_MAX_SEGMENT] or None}
+        frame = {
+            "path": path,
+            "line": line,
+            "function": code.co_name,
+            "source": text.strip()[:_MAX_SEGMENT] or None,
+        }
         if column is not None and end_column is not None and text and end_text:
             column, end_column = _chars(text, column), _chars(end_text, end_column)
-            frame.update(end_line=end_line, column=column, end_column=end_column,
-                         segment=_segment(path, line, column, end_line, end_column))
+            frame.update(
+                end_line=end_line,
+                column=column,
+                end_column=end_column,
+                segment=_segment(path, line, column, end_line, end_column),
+            )
         frames.append(frame)
     return frames
 
@@ -239,7 +291,9 @@ def install(path=None, patterns=None):
     for name, patch in patches.items():
         if name in sys.modules:
             patch(recorder, sys.modules[name])
-    waiting = {name: patch for name, patch in patches.items() if name not in sys.modules}
+    waiting = {
+        name: patch for name, patch in patches.items() if name not in sys.modules
+    }
     if waiting:
         sys.meta_path.insert(0, _PatchOnImport(recorder, waiting))
     atexit.register(_quietly(_process_record), recorder)
@@ -250,7 +304,13 @@ def _process_record(recorder):
     """At exit, for a process that imported JAX: which JAX it ran (no such record at all: the
     command failed, or passed, before importing JAX)."""
     if "jax" in sys.modules:
-            recorder.write({"kind": "process", "argv": [str(a)[:200] for a in sys.argv[:8]], "jax_version": _jax_version()})
+        recorder.write(
+            {
+                "kind": "process",
+                "argv": [str(a)[:200] for a in sys.argv[:8]],
+                "jax_version": _jax_version(),
+            }
+        )
 
 
 class _PatchOnImport:
@@ -288,7 +348,9 @@ def _patch_threading(recorder, threading):
 
     def threadhook(args):
         if args.exc_value is not None and not isinstance(args.exc_value, SystemExit):
-            _quietly(recorder.ended)(args.exc_value, "thread", getattr(args.thread, "name", None))
+            _quietly(recorder.ended)(
+                args.exc_value, "thread", getattr(args.thread, "name", None)
+            )
         previous(args)
 
     threading.excepthook = threadhook
@@ -313,7 +375,9 @@ def _patch_unittest(recorder, module):
     def test_then_error(args):
         return args[0], args[1]
 
-    def subtest_then_error(args):  # addSubTest(test, subtest, err): err is None when it passed
+    def subtest_then_error(
+        args,
+    ):  # addSubTest(test, subtest, err): err is None when it passed
         return args[1], args[2]
 
     result_class.addError = recording(result_class.addError, test_then_error)
@@ -335,4 +399,6 @@ def pytest_exception_interact(node, call, report):
     """Called by pytest for an exception that fails a test or a collection (never for one that
     `pytest.raises` caught, a skip, or an expected failure)."""
     if _recorder is not None and call.excinfo is not None:
-        _quietly(_recorder.ended)(call.excinfo.value, "test", getattr(node, "nodeid", None))
+        _quietly(_recorder.ended)(
+            call.excinfo.value, "test", getattr(node, "nodeid", None)
+        )

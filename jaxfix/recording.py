@@ -72,7 +72,11 @@ def message_patterns() -> dict[str, list[str]]:
     patterns: dict[str, list[str]] = {}
     for code, rule in sorted(RULES.items()):
         for template in rule.raises:
-            pattern = re.escape(template).replace(r"\{mesh\}", ".*?").replace(r"\{size\}", r"\d+")
+            pattern = (
+                re.escape(template)
+                .replace(r"\{mesh\}", ".*?")
+                .replace(r"\{size\}", r"\d+")
+            )
             patterns.setdefault(code, []).append(pattern)
     return patterns
 
@@ -91,7 +95,10 @@ class RecordingDir:
         self.path = Path(tempfile.mkdtemp(prefix="jaxfix-record-"))
         shutil.copyfile(recorder.__file__, self.path / f"{MODULE}.py")
         (self.path / "sitecustomize.py").write_text(_SITECUSTOMIZE, encoding="utf-8")
-        (self.path / f"{PLUGIN}.py").write_text(f"from {MODULE} import pytest_exception_interact  # noqa: F401\n", encoding="utf-8")
+        (self.path / f"{PLUGIN}.py").write_text(
+            f"from {MODULE} import pytest_exception_interact  # noqa: F401\n",
+            encoding="utf-8",
+        )
         self.patterns = self.path / "patterns.json"
 
     def write_patterns(self) -> None:
@@ -111,9 +118,13 @@ class RecordingDir:
 
     def env(self, run: int, base: Mapping[str, str] | None = None) -> dict[str, str]:
         env = dict(os.environ if base is None else base)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(self.path), env.get("PYTHONPATH", "")) if p)
+        env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (str(self.path), env.get("PYTHONPATH", "")) if p
+        )
         plugins = [p for p in env.get("PYTEST_PLUGINS", "").split(",") if p.strip()]
-        env["PYTEST_PLUGINS"] = ",".join([*plugins, PLUGIN] if PLUGIN not in plugins else plugins)
+        env["PYTEST_PLUGINS"] = ",".join(
+            [*plugins, PLUGIN] if PLUGIN not in plugins else plugins
+        )
         env[recorder.FILE_ENV] = str(self.evidence(run))
         env[recorder.PATTERNS_ENV] = str(self.patterns)
         return env

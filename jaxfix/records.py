@@ -44,7 +44,9 @@ class Raised:
 
     @property
     def site(self) -> tuple[str, str, int] | None:
-        return None if self.path is None else (self.code, self.path.as_posix(), self.line)
+        return (
+            None if self.path is None else (self.code, self.path.as_posix(), self.line)
+        )
 
 
 @dataclass(frozen=True)
@@ -62,15 +64,21 @@ class EvidenceReading:
     evidence: dict[Path, tuple[Evidence, ...]] = field(default_factory=dict)
     raised: list[Raised] = field(default_factory=list)
     failures: list[Failure] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)  # "record N: why", for records that are not even records
-    jax_versions: set[str] = field(default_factory=set)  # of the processes that imported JAX
+    errors: list[str] = field(
+        default_factory=list
+    )  # "record N: why", for records that are not even records
+    jax_versions: set[str] = field(
+        default_factory=set
+    )  # of the processes that imported JAX
 
 
 class _Bad(ValueError):
     pass
 
 
-def _str(record: dict[str, Any], key: str, *, optional: bool = False, limit: int = 10_000) -> str | None:
+def _str(
+    record: dict[str, Any], key: str, *, optional: bool = False, limit: int = 10_000
+) -> str | None:
     value = record.get(key)
     if value is None and optional:
         return None
@@ -80,7 +88,11 @@ def _str(record: dict[str, Any], key: str, *, optional: bool = False, limit: int
 
 
 def _int(value: Any, what: str, low: int = 0, high: int = 2**31) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+    if (
+        not isinstance(value, int)
+        or isinstance(value, bool)
+        or not low <= value <= high
+    ):
         raise _Bad(f"{what} is not a number from {low} to {high}")
     return value
 
@@ -94,19 +106,34 @@ def parse_jax_version(text: str | None) -> tuple[int, ...] | None:
 def _mesh(value: Any) -> MeshFacts:
     if not isinstance(value, dict) or value.get("kind") not in ("abstract", "concrete"):
         raise _Bad("a mesh is not an object with a kind")
-    names, sizes, types = value.get("axis_names"), value.get("axis_sizes"), value.get("axis_types")
-    if not isinstance(names, list) or not all(isinstance(n, str) and len(n) < 200 for n in names):
+    names, sizes, types = (
+        value.get("axis_names"),
+        value.get("axis_sizes"),
+        value.get("axis_types"),
+    )
+    if not isinstance(names, list) or not all(
+        isinstance(n, str) and len(n) < 200 for n in names
+    ):
         raise _Bad("a mesh's axis_names are not strings")
     if not isinstance(sizes, list) or len(sizes) != len(names):
         raise _Bad("a mesh's axis_sizes do not match its names")
     sizes = [_int(s, "an axis size", 1) for s in sizes]
-    if types is not None and (not isinstance(types, list) or len(types) != len(names)
-                              or not all(t in ("Auto", "Explicit", "Manual") for t in types)):
+    if types is not None and (
+        not isinstance(types, list)
+        or len(types) != len(names)
+        or not all(t in ("Auto", "Explicit", "Manual") for t in types)
+    ):
         raise _Bad("a mesh's axis_types are not Auto, Explicit or Manual, one per axis")
     count = value.get("device_count")
     devices = None if count is None else _int(count, "a device count", 0)
-    return MeshFacts(value["kind"], tuple(names), tuple(sizes), None if types is None else tuple(types),
-                     bool(value.get("has_abstract_device")), devices)
+    return MeshFacts(
+        value["kind"],
+        tuple(names),
+        tuple(sizes),
+        None if types is None else tuple(types),
+        bool(value.get("has_abstract_device")),
+        devices,
+    )
 
 
 def _facts(code: str, message: str, meshes: Any) -> Facts:
@@ -122,18 +149,35 @@ def _facts(code: str, message: str, meshes: Any) -> Facts:
             if role in meshes:
                 held[role] = _mesh(meshes[role])
     if said is None and len(held) < len(_ROLES[code]):
-        raise _Bad("its meshes can be read neither from the message nor from the record")
+        raise _Bad(
+            "its meshes can be read neither from the message nor from the record"
+        )
     if said is None:
         facts = Facts(**held)
-        if code == "JAX002" and facts.new is not None and facts.prev is not None and facts.new.size == facts.prev.size:
+        if (
+            code == "JAX002"
+            and facts.new is not None
+            and facts.prev is not None
+            and facts.new.size == facts.prev.size
+        ):
             raise _Bad("its meshes are of one size, which cannot raise JAX002")
         return facts
     merged = {}
     for role in _ROLES[code]:
         text, data = getattr(said, role), held.get(role)
-        if text is not None and data is not None and (text.axis_names, text.axis_sizes) == (data.axis_names, data.axis_sizes):
-            text = MeshFacts(text.kind, text.axis_names, text.axis_sizes, text.axis_types or data.axis_types,
-                             text.has_abstract_device or data.has_abstract_device, data.device_count)
+        if (
+            text is not None
+            and data is not None
+            and (text.axis_names, text.axis_sizes) == (data.axis_names, data.axis_sizes)
+        ):
+            text = MeshFacts(
+                text.kind,
+                text.axis_names,
+                text.axis_sizes,
+                text.axis_types or data.axis_types,
+                text.has_abstract_device or data.has_abstract_device,
+                data.device_count,
+            )
         merged[role] = text
     return Facts(**merged)
 
@@ -154,13 +198,28 @@ def _frames(value: Any) -> list[tuple[Frame, _Span | None, str | None]]:
         source = _str(item, "source", optional=True)
         span = None
         if item.get("column") is not None:
-            span = (_int(item.get("end_line"), "a frame's end line", line),
-                    _int(item.get("column"), "a frame's column"), _int(item.get("end_column"), "a frame's end column"))
-        frames.append((Frame(path or "", line, source), span, _str(item, "segment", optional=True)))
+            span = (
+                _int(item.get("end_line"), "a frame's end line", line),
+                _int(item.get("column"), "a frame's column"),
+                _int(item.get("end_column"), "a frame's end column"),
+            )
+        frames.append(
+            (
+                Frame(path or "", line, source),
+                span,
+                _str(item, "segment", optional=True),
+            )
+        )
     return frames
 
 
-def _columns(local_lines: list[str], frame: Frame, span: _Span | None, segment: str | None, local: Path) -> tuple[int, int] | None:
+def _columns(
+    local_lines: list[str],
+    frame: Frame,
+    span: _Span | None,
+    segment: str | None,
+    local: Path,
+) -> tuple[int, int] | None:
     """The recorded columns, when the call fits on its line and the line still shows it there."""
     if span is None:
         return None
@@ -169,20 +228,29 @@ def _columns(local_lines: list[str], frame: Frame, span: _Span | None, segment: 
     if end_line != frame.line:
         return None
     if segment is not None and text[column:end_column] != segment:
-        raise LocateError(f"{local.as_posix()} has changed since the run: line {frame.line} no longer has "
-                          f"{segment[:60]!r} at column {column + 1}")
+        raise LocateError(
+            f"{local.as_posix()} has changed since the run: line {frame.line} no longer has "
+            f"{segment[:60]!r} at column {column + 1}"
+        )
     return (column, end_column) if column < end_column else None
 
 
-def read_evidence(data: bytes, files: list[Path], max_file_size: int = DEFAULT_MAX_FILE_SIZE) -> EvidenceReading:
+def read_evidence(
+    data: bytes, files: list[Path], max_file_size: int = DEFAULT_MAX_FILE_SIZE
+) -> EvidenceReading:
     """`max_file_size`: the largest source file read to check a record's line."""
     reading = EvidenceReading()
     index = TreeIndex(files, max_file_size)
     sources: dict[Path, list[str]] = {}
-    found: dict[tuple[Path, int, str, tuple[int, int] | None], list[tuple[int, Facts, tuple[int, ...] | None]]] = {}
+    found: dict[
+        tuple[Path, int, str, tuple[int, int] | None],
+        list[tuple[int, Facts, tuple[int, ...] | None]],
+    ] = {}
     lines = data.split(b"\n")
     if len(lines) > MAX_RECORDS + 1:
-        reading.errors.append(f"more than {MAX_RECORDS} records: only the first {MAX_RECORDS} are read")
+        reading.errors.append(
+            f"more than {MAX_RECORDS} records: only the first {MAX_RECORDS} are read"
+        )
         lines = lines[:MAX_RECORDS]
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
@@ -200,41 +268,97 @@ def read_evidence(data: bytes, files: list[Path], max_file_size: int = DEFAULT_M
                 continue
             message = _str(record, "message") or ""
             if kind == "failure":
-                reading.failures.append(Failure(_str(record, "exception", limit=300) or "", message[:300], test, number))
+                reading.failures.append(
+                    Failure(
+                        _str(record, "exception", limit=300) or "",
+                        message[:300],
+                        test,
+                        number,
+                    )
+                )
                 continue
             if kind != "error":
                 raise _Bad(f"unknown kind {kind!r}")
             code = _str(record, "code", limit=10) or ""
             if code not in _ROLES:
                 raise _Bad(f"unknown rule code {code!r}")
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, _Bad) as error:
-            reason = "not JSON" if isinstance(error, (UnicodeDecodeError, json.JSONDecodeError)) else str(error)
+        except (
+            UnicodeDecodeError,
+            json.JSONDecodeError,
+            RecursionError,
+            _Bad,
+        ) as error:
+            reason = (
+                "not JSON"
+                if isinstance(error, (UnicodeDecodeError, json.JSONDecodeError))
+                else str(error)
+            )
             reading.errors.append(f"record {number}: {reason}: skipped")
             continue
-        version = record.get("jax_version") if isinstance(record.get("jax_version"), str) else None
+        version = (
+            record.get("jax_version")
+            if isinstance(record.get("jax_version"), str)
+            else None
+        )
         try:
             facts = _facts(code, message, record.get("meshes"))
             frames = _frames(record.get("frames"))
-            local, frame = locate(tuple(f for f, _, _ in frames), index, sources, max_file_size)
-            _, span, segment = next(item for item in reversed(frames) if item[0] == frame)
+            local, frame = locate(
+                tuple(f for f, _, _ in frames), index, sources, max_file_size
+            )
+            _, span, segment = next(
+                item for item in reversed(frames) if item[0] == frame
+            )
             columns = _columns(sources[local], frame, span, segment, local)
         except (_Bad, LocateError) as error:
-            problem = str(error).replace("since the log", "since the run").replace("the log shows", "the run shows")
-            reading.raised.append(Raised(code, number, message[:300], test, problem=problem))
+            problem = (
+                str(error)
+                .replace("since the log", "since the run")
+                .replace("the log shows", "the run shows")
+            )
+            reading.raised.append(
+                Raised(code, number, message[:300], test, problem=problem)
+            )
             continue
         if version:
             reading.jax_versions.add(version[:100])
-        reading.raised.append(Raised(code, number, message[:300], test, local, frame.line, columns))
-        found.setdefault((local, frame.line, code, columns), []).append((number, facts, parse_jax_version(version)))
+        reading.raised.append(
+            Raised(code, number, message[:300], test, local, frame.line, columns)
+        )
+        found.setdefault((local, frame.line, code, columns), []).append(
+            (number, facts, parse_jax_version(version))
+        )
     by_file: dict[Path, list[Evidence]] = {}
-    for (local, line, code, columns), seen in sorted(found.items(), key=lambda item: (item[0][0].as_posix(), item[0][1], item[0][2], item[0][3] or (-1, -1))):
+    for (local, line, code, columns), seen in sorted(
+        found.items(),
+        key=lambda item: (
+            item[0][0].as_posix(),
+            item[0][1],
+            item[0][2],
+            item[0][3] or (-1, -1),
+        ),
+    ):
         distinct = tuple(dict.fromkeys(f for _, f, _ in seen))
         versions = {v for _, _, v in seen if v is not None}
-        version = max(versions) if versions else None  # one run has one JAX; several: the newest
+        version = (
+            max(versions) if versions else None
+        )  # one run has one JAX; several: the newest
         by_file.setdefault(local, []).append(
-            Evidence(code, line, tuple(sorted(n for n, _, _ in seen)), distinct, columns, version, "evidence record"))
+            Evidence(
+                code,
+                line,
+                tuple(sorted(n for n, _, _ in seen)),
+                distinct,
+                columns,
+                version,
+                "evidence record",
+            )
+        )
     reading.evidence = {path: tuple(items) for path, items in by_file.items()}
     if len(reading.errors) > _MAX_ERRORS_SHOWN:
         hidden = len(reading.errors) - _MAX_ERRORS_SHOWN
-        reading.errors = [*reading.errors[:_MAX_ERRORS_SHOWN], f"... and {hidden} more unusable records"]
+        reading.errors = [
+            *reading.errors[:_MAX_ERRORS_SHOWN],
+            f"... and {hidden} more unusable records",
+        ]
     return reading

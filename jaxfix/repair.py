@@ -31,7 +31,9 @@ from jaxfix.recording import RecordingDir
 from jaxfix.runner import run_files
 from jaxfix.safe_write import LateCheck, confirm_writes, signals_held
 
-if TYPE_CHECKING:  # jaxfix.records is imported by the follower, while the first run goes on
+if (
+    TYPE_CHECKING
+):  # jaxfix.records is imported by the follower, while the first run goes on
     from jaxfix.records import EvidenceReading, Failure, Raised
 
 _TAIL_LINES = 20
@@ -45,7 +47,9 @@ class Stop(Enum):
     NOT_STARTED = "not-started"  # the command could not be run at all
     BEFORE_JAX = "before-jax"  # it failed, and no process of it had imported JAX
     NOT_OURS = "not-ours"  # it failed, with none of the three errors
-    NOTHING_NEW = "nothing-new"  # only errors already worked on, or none that can be used
+    NOTHING_NEW = (
+        "nothing-new"  # only errors already worked on, or none that can be used
+    )
     NOTHING_FIXED = "nothing-fixed"  # new errors, but no fix could be made
     MAX_ROUNDS = "max-rounds"
     DRY_RUN = "dry-run"
@@ -58,7 +62,9 @@ class RepairSettings:
     dry_run: bool = False
     jobs: int = 1
     cwd: Path | None = None  # where the command runs (default: the current directory)
-    env: Mapping[str, str] | None = None  # the command's environment (default: jaxfix's)
+    env: Mapping[str, str] | None = (
+        None  # the command's environment (default: jaxfix's)
+    )
 
 
 @dataclass(frozen=True)
@@ -91,7 +97,9 @@ class Round:
     raised: tuple[Raised, ...] = ()
     failures: tuple[Failure, ...] = ()  # not the three errors
     outcomes: tuple[SiteOutcome, ...] = ()  # the sites worked on this round
-    results: tuple[FileResult, ...] = ()  # the files fixed (or, with dry_run, that would be)
+    results: tuple[
+        FileResult, ...
+    ] = ()  # the files fixed (or, with dry_run, that would be)
     problems: tuple[str, ...] = ()  # records that are not records
 
 
@@ -131,7 +139,12 @@ class RepairReport:
             return ()
         last = self.rounds[-1]
         fixed_sites = {(o.code, o.path, o.line) for o in self.would_fix}
-        reasons = {(o.code, o.path, o.line): o.detail for r in self.rounds for o in r.outcomes if not o.fixed}
+        reasons = {
+            (o.code, o.path, o.line): o.detail
+            for r in self.rounds
+            for o in r.outcomes
+            if not o.fixed
+        }
         left: dict[tuple[str, Path | None, int, str], SiteOutcome] = {}
         for raised in last.raised:
             key = (raised.code, raised.path, raised.line)
@@ -145,10 +158,27 @@ class RepairReport:
                 detail = "raised again after its fix"
             else:
                 detail = f"not worked on: {self.reason}"
-            where = (raised.code, raised.path, raised.line, detail if raised.path is None else "")
+            where = (
+                raised.code,
+                raised.path,
+                raised.line,
+                detail if raised.path is None else "",
+            )
             seen = left.get(where)
-            tests = (*(seen.tests if seen else ()), *((raised.test,) if raised.test else ()))
-            left[where] = SiteOutcome(raised.code, raised.path, raised.line, last.number, False, detail, tests, raised.message)
+            tests = (
+                *(seen.tests if seen else ()),
+                *((raised.test,) if raised.test else ()),
+            )
+            left[where] = SiteOutcome(
+                raised.code,
+                raised.path,
+                raised.line,
+                last.number,
+                False,
+                detail,
+                tests,
+                raised.message,
+            )
         return tuple(left.values())
 
     @property
@@ -161,7 +191,13 @@ class RepairReport:
         return self.rounds[-1].failures if self.rounds and not self.passed else ()
 
 
-def run_command(command: Sequence[str], env: Mapping[str, str], cwd: Path | None, timeout: float | None, output: Path) -> CommandRun:
+def run_command(
+    command: Sequence[str],
+    env: Mapping[str, str],
+    cwd: Path | None,
+    timeout: float | None,
+    output: Path,
+) -> CommandRun:
     """One run in a session of its own; its whole process group is ended when it exits, when it
     times out, and when jaxfix is interrupted (which is then raised on)."""
     start = time.monotonic()
@@ -170,15 +206,28 @@ def run_command(command: Sequence[str], env: Mapping[str, str], cwd: Path | None
     with open(output, "wb") as out:
         try:
             with signals_held():  # Ctrl-C while Popen returns would lose the process
-                process = subprocess.Popen(list(command), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=out,
-                                           stderr=subprocess.STDOUT, start_new_session=True)
+                process = subprocess.Popen(
+                    list(command),
+                    cwd=cwd,
+                    env=dict(env),
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
             returncode = process.wait(timeout=timeout)
         except OSError as error:
             if process is not None:
                 _end_group(process, kill_after=_GRACE_SECONDS)
                 raise
-            why = "command not found" if isinstance(error, FileNotFoundError) else (error.strerror or str(error))
-            return CommandRun(None, time.monotonic() - start, problem=f"{command[0]}: {why}")
+            why = (
+                "command not found"
+                if isinstance(error, FileNotFoundError)
+                else (error.strerror or str(error))
+            )
+            return CommandRun(
+                None, time.monotonic() - start, problem=f"{command[0]}: {why}"
+            )
         except subprocess.TimeoutExpired:
             assert process is not None
             timed_out = True
@@ -231,15 +280,24 @@ def _read(path: Path, files: list[Path], options: Options) -> EvidenceReading:
     from jaxfix.records import MAX_EVIDENCE_BYTES, EvidenceReading, read_evidence
 
     if not path.exists():
-        return EvidenceReading()  # no Python process of the command started the recorder
+        return (
+            EvidenceReading()
+        )  # no Python process of the command started the recorder
     try:
-        data = read_regular(path, MAX_EVIDENCE_BYTES, bound="the evidence file limit", follow_symlinks=False)
+        data = read_regular(
+            path,
+            MAX_EVIDENCE_BYTES,
+            bound="the evidence file limit",
+            follow_symlinks=False,
+        )
     except ReadError as error:
         return EvidenceReading(errors=[f"the evidence file: {error}"])
     return read_evidence(data, files, options.max_file_size)
 
 
-def _site_outcomes(number: int, raised: list[Raised], results: list[FileResult], dry_run: bool) -> list[SiteOutcome]:
+def _site_outcomes(
+    number: int, raised: list[Raised], results: list[FileResult], dry_run: bool
+) -> list[SiteOutcome]:
     """Each new site, fixed (its diagnostic's fix applied) or not (the diagnostic says why)."""
     outcomes = []
     by_path = {r.path.resolve(): r for r in results}
@@ -247,19 +305,62 @@ def _site_outcomes(number: int, raised: list[Raised], results: list[FileResult],
         result = by_path.get(site.path.resolve()) if site.path else None
         tests = tuple(r.test for r in raised if r.site == site.site and r.test)
         if result is not None and result.error:
-            outcomes.append(SiteOutcome(site.code, site.path, site.line, number, False, result.error, tests, site.message))
+            outcomes.append(
+                SiteOutcome(
+                    site.code,
+                    site.path,
+                    site.line,
+                    number,
+                    False,
+                    result.error,
+                    tests,
+                    site.message,
+                )
+            )
             continue
-        diagnostics = [d for d in (result.diagnostics if result else ()) if d.code == site.code and d.start.line <= site.line <= d.end.line]
+        diagnostics = [
+            d
+            for d in (result.diagnostics if result else ())
+            if d.code == site.code and d.start.line <= site.line <= d.end.line
+        ]
         applied = [d for d in diagnostics if d.applied and d.fix_title]
         if applied and (result is not None and (result.written or dry_run)):
-            outcomes.append(SiteOutcome(site.code, site.path, site.line, number, True, applied[0].fix_title or "", tests, site.message))
+            outcomes.append(
+                SiteOutcome(
+                    site.code,
+                    site.path,
+                    site.line,
+                    number,
+                    True,
+                    applied[0].fix_title or "",
+                    tests,
+                    site.message,
+                )
+            )
             continue
         if diagnostics:
             d = diagnostics[0]
-            detail = f"{d.message} (its unsafe fix needs --unsafe-fixes: {d.fix_title})" if d.fix_title and not d.applied else d.message
+            detail = (
+                f"{d.message} (its unsafe fix needs --unsafe-fixes: {d.fix_title})"
+                if d.fix_title and not d.applied
+                else d.message
+            )
         else:
-            detail = "no rule reported this site (jaxfix cannot tell why from this code)"
-        outcomes.append(SiteOutcome(site.code, site.path, site.line, number, False, detail, tests, site.message))
+            detail = (
+                "no rule reported this site (jaxfix cannot tell why from this code)"
+            )
+        outcomes.append(
+            SiteOutcome(
+                site.code,
+                site.path,
+                site.line,
+                number,
+                False,
+                detail,
+                tests,
+                site.message,
+            )
+        )
     return outcomes
 
 
@@ -277,9 +378,15 @@ def _prepare(recording: RecordingDir) -> None:
 Sites = set[tuple[str, str, int]]
 
 
-def _new_evidence(reading: EvidenceReading, worked_on: Sites) -> dict[Path, tuple[Evidence, ...]]:
+def _new_evidence(
+    reading: EvidenceReading, worked_on: Sites
+) -> dict[Path, tuple[Evidence, ...]]:
     """The evidence of the sites not worked on in an earlier round, by resolved path."""
-    new_sites = {(r.path.resolve(), r.line, r.code) for r in reading.raised if r.site is not None and r.site not in worked_on and r.path}
+    new_sites = {
+        (r.path.resolve(), r.line, r.code)
+        for r in reading.raised
+        if r.site is not None and r.site not in worked_on and r.path
+    }
     found = {}
     for path, items in reading.evidence.items():
         kept = tuple(e for e in items if (path.resolve(), e.line, e.code) in new_sites)
@@ -294,12 +401,26 @@ class _Follower:
     run ends; on the first run it also does jaxfix's start-up work. Only one thread uses the
     engine at a time: the loop asks for results after `stop()`."""
 
-    def __init__(self, evidence: Path, files: list[Path], options: Options, worked_on: Sites, recording: RecordingDir | None) -> None:
-        self.evidence, self.files, self.options, self.worked_on = evidence, files, options, worked_on
+    def __init__(
+        self,
+        evidence: Path,
+        files: list[Path],
+        options: Options,
+        worked_on: Sites,
+        recording: RecordingDir | None,
+    ) -> None:
+        self.evidence, self.files, self.options, self.worked_on = (
+            evidence,
+            files,
+            options,
+            worked_on,
+        )
         self.recording = recording
         self.cache: dict[Path, tuple[tuple[Evidence, ...], FileResult]] = {}
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._follow, name="jaxfix-repair-follower", daemon=True)
+        self._thread = threading.Thread(
+            target=self._follow, name="jaxfix-repair-follower", daemon=True
+        )
         self._thread.start()
 
     def _follow(self) -> None:
@@ -311,21 +432,35 @@ class _Follower:
                 size = self.evidence.stat().st_size if self.evidence.exists() else -1
                 if size != seen:
                     seen = size
-                    self._compute(_new_evidence(_read(self.evidence, self.files, self.options), self.worked_on), jobs=1)
+                    self._compute(
+                        _new_evidence(
+                            _read(self.evidence, self.files, self.options),
+                            self.worked_on,
+                        ),
+                        jobs=1,
+                    )
         except Exception:  # noqa: BLE001 - a head start only: the loop works out what is missing itself
             return
 
     def _compute(self, evidence: dict[Path, tuple[Evidence, ...]], jobs: int) -> None:
-        stale = [path for path, items in sorted(evidence.items()) if self.cache.get(path, ((),))[0] != items]
+        stale = [
+            path
+            for path, items in sorted(evidence.items())
+            if self.cache.get(path, ((),))[0] != items
+        ]
         if stale:
-            for result in run_files(stale, replace(self.options, evidence=evidence), write=False, jobs=jobs):
+            for result in run_files(
+                stale, replace(self.options, evidence=evidence), write=False, jobs=jobs
+            ):
                 self.cache[result.path] = (evidence[result.path], result)
 
     def stop(self) -> None:
         self._stop.set()
         self._thread.join()
 
-    def results(self, evidence: dict[Path, tuple[Evidence, ...]], jobs: int) -> list[FileResult]:
+    def results(
+        self, evidence: dict[Path, tuple[Evidence, ...]], jobs: int
+    ) -> list[FileResult]:
         """The results for exactly this evidence (after `stop()`), fixes not written."""
         self._compute(evidence, jobs)
         return [self.cache[path][1] for path in sorted(evidence)]
@@ -343,8 +478,13 @@ def _write(results: list[FileResult]) -> list[FileResult]:
     return undo_written(written, undone)
 
 
-def repair(paths: Sequence[Path], command: Sequence[str], options: Options, settings: RepairSettings = RepairSettings(),
-           on_round: Callable[[Round], None] | None = None) -> RepairReport:
+def repair(
+    paths: Sequence[Path],
+    command: Sequence[str],
+    options: Options,
+    settings: RepairSettings = RepairSettings(),
+    on_round: Callable[[Round], None] | None = None,
+) -> RepairReport:
     """Run, fix, run again. `options` are the fix options (`--unsafe-fixes`, ...)."""
     started = time.monotonic()
     rounds: list[Round] = []
@@ -352,7 +492,9 @@ def repair(paths: Sequence[Path], command: Sequence[str], options: Options, sett
     recording = RecordingDir()
 
     def finish(stop: Stop, reason: str) -> RepairReport:
-        return RepairReport(tuple(command), tuple(rounds), stop, reason, time.monotonic() - started)
+        return RepairReport(
+            tuple(command), tuple(rounds), stop, reason, time.monotonic() - started
+        )
 
     def done(current: Round) -> None:
         rounds.append(current)
@@ -364,45 +506,100 @@ def repair(paths: Sequence[Path], command: Sequence[str], options: Options, sett
         while True:
             number += 1
             found = discover(list(paths), options.exclude, options.all_includes)
-            follower = _Follower(recording.evidence(number), found.files, options, worked_on, recording if number == 1 else None)
+            follower = _Follower(
+                recording.evidence(number),
+                found.files,
+                options,
+                worked_on,
+                recording if number == 1 else None,
+            )
             try:
-                run = run_command(command, recording.env(number, settings.env), settings.cwd, settings.timeout, recording.output(number))
+                run = run_command(
+                    command,
+                    recording.env(number, settings.env),
+                    settings.cwd,
+                    settings.timeout,
+                    recording.output(number),
+                )
             finally:
                 follower.stop()
             if run.returncode is None:
                 done(Round(number, run))
-                return finish(Stop.NOT_STARTED, run.problem or "the command did not start")
+                return finish(
+                    Stop.NOT_STARTED, run.problem or "the command did not start"
+                )
             reading = _read(recording.evidence(number), found.files, options)
-            base = Round(number, run, tuple(reading.raised), tuple(reading.failures), problems=tuple(reading.errors))
+            base = Round(
+                number,
+                run,
+                tuple(reading.raised),
+                tuple(reading.failures),
+                problems=tuple(reading.errors),
+            )
             if run.returncode == 0 and not run.timed_out:
                 done(base)
-                return finish(Stop.PASSED, f"the command passed{' after the fixes' if number > 1 else ''}")
-            how = f"timed out after {settings.timeout:g} s" if run.timed_out else f"exited with {run.returncode}"
+                return finish(
+                    Stop.PASSED,
+                    f"the command passed{' after the fixes' if number > 1 else ''}",
+                )
+            how = (
+                f"timed out after {settings.timeout:g} s"
+                if run.timed_out
+                else f"exited with {run.returncode}"
+            )
             if not reading.raised:
                 done(base)
                 if not reading.jax_versions and not reading.failures:
-                    return finish(Stop.BEFORE_JAX, f"the command {how} before any of its processes imported JAX: nothing for jaxfix to fix")
-                return finish(Stop.NOT_OURS, f"the command {how} with failures that are not {codes_range()}: not jaxfix's to fix")
+                    return finish(
+                        Stop.BEFORE_JAX,
+                        f"the command {how} before any of its processes imported JAX: nothing for jaxfix to fix",
+                    )
+                return finish(
+                    Stop.NOT_OURS,
+                    f"the command {how} with failures that are not {codes_range()}: not jaxfix's to fix",
+                )
             if number > settings.max_rounds:
                 done(base)
-                return finish(Stop.MAX_ROUNDS, f"stopped after --max-rounds {settings.max_rounds}; the command still {how}")
-            new = [r for r in reading.raised if r.site is not None and r.site not in worked_on]
+                return finish(
+                    Stop.MAX_ROUNDS,
+                    f"stopped after --max-rounds {settings.max_rounds}; the command still {how}",
+                )
+            new = [
+                r
+                for r in reading.raised
+                if r.site is not None and r.site not in worked_on
+            ]
             if not new:
                 done(base)
                 again = sum(1 for r in reading.raised if r.site is not None)
-                why = (f"{again} site(s) raised again after jaxfix worked on them" if again else
-                       "none of its errors can be placed in the tree")
-                return finish(Stop.NOTHING_NEW, f"round {number} brought no new fixable evidence: {why}")
+                why = (
+                    f"{again} site(s) raised again after jaxfix worked on them"
+                    if again
+                    else "none of its errors can be placed in the tree"
+                )
+                return finish(
+                    Stop.NOTHING_NEW,
+                    f"round {number} brought no new fixable evidence: {why}",
+                )
             results = follower.results(_new_evidence(reading, worked_on), settings.jobs)
             worked_on.update(r.site for r in new if r.site is not None)
             if not settings.dry_run:
                 results = _write(results)
             outcomes = _site_outcomes(number, new, results, settings.dry_run)
-            changed = tuple(r for r in results if r.fixed is not None and (r.written or settings.dry_run))
+            changed = tuple(
+                r
+                for r in results
+                if r.fixed is not None and (r.written or settings.dry_run)
+            )
             done(replace(base, outcomes=tuple(outcomes), results=changed))
             if settings.dry_run:
-                return finish(Stop.DRY_RUN, "dry run: the fixes were shown, nothing was written")
+                return finish(
+                    Stop.DRY_RUN, "dry run: the fixes were shown, nothing was written"
+                )
             if not any(o.fixed for o in outcomes):
-                return finish(Stop.NOTHING_FIXED, f"round {number} fixed nothing: no fix can be made for its new errors")
+                return finish(
+                    Stop.NOTHING_FIXED,
+                    f"round {number} fixed nothing: no fix can be made for its new errors",
+                )
     finally:
         recording.close()

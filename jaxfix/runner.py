@@ -41,11 +41,20 @@ _MAX_OPEN_LATE_CHECKS = 256
 
 
 def default_jobs() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return (
+        len(os.sched_getaffinity(0))
+        if hasattr(os, "sched_getaffinity")
+        else (os.cpu_count() or 1)
+    )
 
 
 def _settle_cheaply(
-    path: Path, options: Options, rules: tuple[RuleTokens, ...], cache: Cache | None, *, check_syntax: bool = False,
+    path: Path,
+    options: Options,
+    rules: tuple[RuleTokens, ...],
+    cache: Cache | None,
+    *,
+    check_syntax: bool = False,
 ) -> bytes | FileResult:
     """The result if reading, the prefilter or the cache decides it, else the bytes to parse.
     `check_syntax`: a file the prefilter settles still gets its syntax errors reported."""
@@ -57,19 +66,36 @@ def _settle_cheaply(
         return FileResult(path, source, error=reason)
     notebook = is_notebook(path)
     if notebook:
-        from jaxfix.notebook import notebook_syntax_error, shape_error  # a tree without notebooks never imports it
+        from jaxfix.notebook import (  # a tree without notebooks never imports it
+            notebook_syntax_error,
+            shape_error,
+        )
 
         if (problem := shape_error(path, source)) is not None:
             return problem  # malformed, not a notebook, or nbformat 3: said even when nothing to check
-    if not is_candidate(source, rules) and options.evidence is None:  # a log's site may not mention a mesh
-        error = (notebook_syntax_error if notebook else syntax_error)(source) if check_syntax else None
-        return FileResult(path, source) if error is None else FileResult(path, source, error=error[0], error_location=error[1])
+    if (
+        not is_candidate(source, rules) and options.evidence is None
+    ):  # a log's site may not mention a mesh
+        error = (
+            (notebook_syntax_error if notebook else syntax_error)(source)
+            if check_syntax
+            else None
+        )
+        return (
+            FileResult(path, source)
+            if error is None
+            else FileResult(path, source, error=error[0], error_location=error[1])
+        )
     cached = cache.get(path, source) if cache else None
     return source if cached is None else cached
 
 
-def _parse(path: Path, source: bytes, options: Options, cache: Cache | None) -> FileResult:
-    from jaxfix.engine import process_source  # imports libcst: only once a file needs it
+def _parse(
+    path: Path, source: bytes, options: Options, cache: Cache | None
+) -> FileResult:
+    from jaxfix.engine import (
+        process_source,  # imports libcst: only once a file needs it
+    )
 
     result = process_source(path, source, options)
     if cache:
@@ -77,7 +103,9 @@ def _parse(path: Path, source: bytes, options: Options, cache: Cache | None) -> 
     return result
 
 
-def _parse_task(task: tuple[Path, bytes], *, options: Options, cache: Cache | None) -> FileResult:
+def _parse_task(
+    task: tuple[Path, bytes], *, options: Options, cache: Cache | None
+) -> FileResult:
     in_run()  # a worker serves one run: its files share a project index (forked workers inherit it)
     return _parse(*task, options, cache)
 
@@ -89,16 +117,31 @@ def _import_engine() -> None:
 
 def _crashed(task: tuple[Path, bytes], how: str) -> FileResult:
     path, source = task
-    return FileResult(path, source, error=f"the process parsing this file was {how}; file left untouched")
+    return FileResult(
+        path,
+        source,
+        error=f"the process parsing this file was {how}; file left untouched",
+    )
 
 
 def process_file(
-    path: Path, options: Options, *, write: bool, cache: Cache | None = None, check_syntax: bool = False,
+    path: Path,
+    options: Options,
+    *,
+    write: bool,
+    cache: Cache | None = None,
+    check_syntax: bool = False,
     late_checks: list[LateCheck] | None = None,
 ) -> FileResult:
     """One file from start to end, in this process."""
-    settled = _settle_cheaply(path, options, selected_rules(options), cache, check_syntax=check_syntax)
-    result = settled if isinstance(settled, FileResult) else _parse(path, settled, options, cache)
+    settled = _settle_cheaply(
+        path, options, selected_rules(options), cache, check_syntax=check_syntax
+    )
+    result = (
+        settled
+        if isinstance(settled, FileResult)
+        else _parse(path, settled, options, cache)
+    )
     return write_fix(result, late_checks) if write else result
 
 
@@ -129,8 +172,17 @@ def run_files(
 
     try:
         with project_run():
-            _run(files, options, write=write, jobs=jobs, cache=cache, record=record, late_checks=late_checks,
-                 check_syntax=check_syntax, on_plan=on_plan)
+            _run(
+                files,
+                options,
+                write=write,
+                jobs=jobs,
+                cache=cache,
+                record=record,
+                late_checks=late_checks,
+                check_syntax=check_syntax,
+                on_plan=on_plan,
+            )
     finally:
         undone.update(confirm_writes(late_checks))
     results = undo_written(results, undone)
@@ -139,22 +191,44 @@ def run_files(
 
 
 def _run(
-    files: list[Path], options: Options, *, write: bool, jobs: int, cache: Cache | None,
-    record: Callable[[FileResult], None], late_checks: list[LateCheck], check_syntax: Container[Path],
+    files: list[Path],
+    options: Options,
+    *,
+    write: bool,
+    jobs: int,
+    cache: Cache | None,
+    record: Callable[[FileResult], None],
+    late_checks: list[LateCheck],
+    check_syntax: Container[Path],
     on_plan: Callable[[list[tuple[Path, int]]], None] | None,
 ) -> None:
     if jobs <= 1 and on_plan is None:
         for path in files:
-            record(process_file(path, options, write=write, cache=cache, check_syntax=path in check_syntax, late_checks=late_checks))
+            record(
+                process_file(
+                    path,
+                    options,
+                    write=write,
+                    cache=cache,
+                    check_syntax=path in check_syntax,
+                    late_checks=late_checks,
+                )
+            )
     else:
-        finish = partial(write_fix, late_checks=late_checks) if write else (lambda result: result)
+        finish = (
+            partial(write_fix, late_checks=late_checks)
+            if write
+            else (lambda result: result)
+        )
         rules = selected_rules(options)
         to_parse: list[tuple[Path, bytes]] = []
         waiting_bytes = 0
         with ExitStack() as stack:
             workers: Workers[tuple[Path, bytes], FileResult] | None = None
             for path in files:
-                settled = _settle_cheaply(path, options, rules, cache, check_syntax=path in check_syntax)
+                settled = _settle_cheaply(
+                    path, options, rules, cache, check_syntax=path in check_syntax
+                )
                 if isinstance(settled, FileResult):
                     record(finish(settled))
                     continue
@@ -165,10 +239,19 @@ def _run(
                         from jaxfix import pool
 
                         work = partial(_parse_task, options=options, cache=cache)
-                        workers = stack.enter_context(pool.Workers(work, min(jobs, default_jobs()), _crashed, prepare=_import_engine))
+                        workers = stack.enter_context(
+                            pool.Workers(
+                                work,
+                                min(jobs, default_jobs()),
+                                _crashed,
+                                prepare=_import_engine,
+                            )
+                        )
                     workers.grow(len(to_parse))
             if workers is not None:
-                to_parse.sort(key=lambda item: -len(item[1]))  # largest first: workers finish together
+                to_parse.sort(
+                    key=lambda item: -len(item[1])
+                )  # largest first: workers finish together
             if on_plan:
                 on_plan([(path, len(source)) for path, source in to_parse])
             if workers is not None:

@@ -78,7 +78,9 @@ def _open_temp(directory: Path) -> tuple[int, Path]:
     while True:
         temp = directory / f".{os.getpid()}-{secrets.token_hex(3)}{TEMP_SUFFIX}"
         try:
-            return os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600), temp
+            return os.open(
+                temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600
+            ), temp
         except FileExistsError:
             continue
 
@@ -86,7 +88,7 @@ def _open_temp(directory: Path) -> tuple[int, Path]:
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def _unlink_quietly(path: Path) -> None:
@@ -148,7 +150,13 @@ def _renameat2() -> Any:
         function = ctypes.CDLL(None, use_errno=True).renameat2
     except (OSError, AttributeError):
         return None
-    function.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint)
+    function.argtypes = (
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_uint,
+    )
     function.restype = ctypes.c_int
     return function
 
@@ -161,12 +169,21 @@ def _exchange(a: Path, b: Path) -> bool:
     renameat2 = _renameat2()
     if renameat2 is None:
         return False
-    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+    if (
+        renameat2(
+            _AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE
+        )
+        == 0
+    ):
         return True
     import ctypes
 
     code = ctypes.get_errno()
-    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):  # e.g. a filesystem without it
+    if code in (
+        errno.EINVAL,
+        errno.ENOSYS,
+        errno.EOPNOTSUPP,
+    ):  # e.g. a filesystem without it
         return False
     raise OSError(code, os.strerror(code), str(b))
 
@@ -215,7 +232,13 @@ _CHANGED = "the file changed while jaxfix was running; not overwritten"
 _RESTORED = "the file changed while jaxfix was writing it; the other edit was restored and the fix not applied"
 
 
-def replace_source(path: Path, data: bytes, *, expected: bytes, late_checks: list[LateCheck] | None = None) -> None:
+def replace_source(
+    path: Path,
+    data: bytes,
+    *,
+    expected: bytes,
+    late_checks: list[LateCheck] | None = None,
+) -> None:
     """Write `data` over `path` (at a symlink's target) if it still holds `expected`.
 
     Raises WriteError when nothing was written (or the write was undone). With `late_checks`,
@@ -225,7 +248,9 @@ def replace_source(path: Path, data: bytes, *, expected: bytes, late_checks: lis
     target = Path(os.path.realpath(path))
     with signals_held():
         try:
-            fd = os.open(target, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
+            fd = os.open(
+                target, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
+            )
         except OSError as error:
             if error.errno == errno.ENOENT:
                 raise WriteError(_DELETED) from None
@@ -306,7 +331,9 @@ def _write_in_place(target: Path, data: bytes, original: _Original) -> None:
         os.fsync(handle.fileno())
 
 
-def _swap_in(target: Path, data: bytes, original: _Original, st: os.stat_result) -> None:
+def _swap_in(
+    target: Path, data: bytes, original: _Original, st: os.stat_result
+) -> None:
     temp = _filled_temp(target, data, original.fd, st)
     try:
         if not original.still_at(target):
@@ -332,7 +359,9 @@ def _swap_in(target: Path, data: bytes, original: _Original, st: os.stat_result)
         raise WriteError(_RESTORED)
 
 
-def _filled_temp(target: Path, data: bytes, original_fd: int, st: os.stat_result) -> Path:
+def _filled_temp(
+    target: Path, data: bytes, original_fd: int, st: os.stat_result
+) -> Path:
     fd, temp = _open_temp(target.parent)
     try:
         try:
@@ -347,7 +376,9 @@ def _filled_temp(target: Path, data: bytes, original_fd: int, st: os.stat_result
     return temp
 
 
-def _restore(target: Path, data: bytes, original: _Original, st: os.stat_result) -> None:
+def _restore(
+    target: Path, data: bytes, original: _Original, st: os.stat_result
+) -> None:
     """Put the original file, with someone's late edit, back in place of the fixed one."""
     temp = _filled_temp(target, original.content(), original.fd, st)
     try:
@@ -411,6 +442,7 @@ def _copy_metadata(source_fd: int, fd: int, st: os.stat_result) -> None:
 
 
 # --- stale temp files ---------------------------------------------------------------------------
+
 
 def is_stale_temp(name: str) -> bool:
     """A temp file whose writer is gone (killed mid-write: SIGKILL, power loss)."""

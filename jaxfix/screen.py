@@ -20,7 +20,12 @@ import ast
 from typing import TYPE_CHECKING
 
 from jaxfix.analysis.ast_names import AstImports, api_of, full_name
-from jaxfix.analysis.names import ENTER_METHODS, MESH_CONTEXT_APIS, Api, imported_name_enters_no_mesh
+from jaxfix.analysis.names import (
+    ENTER_METHODS,
+    MESH_CONTEXT_APIS,
+    Api,
+    imported_name_enters_no_mesh,
+)
 
 if TYPE_CHECKING:
     from jaxfix.analysis.project import InProject
@@ -33,7 +38,9 @@ class ModuleFacts:
         nodes = list(ast.walk(tree))
         self.node_count = len(nodes)
         self._where = where
-        self._imports = imports = AstImports(n for n in nodes if isinstance(n, (ast.Import, ast.ImportFrom)))
+        self._imports = imports = AstImports(
+            n for n in nodes if isinstance(n, (ast.Import, ast.ImportFrom))
+        )
         apis_of: dict[str, frozenset[Api]] = {}
 
         def apis(node: ast.AST) -> frozenset[Api]:
@@ -63,7 +70,9 @@ class ModuleFacts:
             name = full_name(node)
             imported = imports.imported_names(name) if name is not None else set()
             if name is not None and any(
-                not imported_name_enters_no_mesh(q) and not (item and api_of(q) in MESH_CONTEXT_APIS) for q in imported
+                not imported_name_enters_no_mesh(q)
+                and not (item and api_of(q) in MESH_CONTEXT_APIS)
+                for q in imported
             ):
                 into.add(name)
 
@@ -83,14 +92,20 @@ class ModuleFacts:
                 called = apis(node.func)
                 if called:
                     self._called.append(called)
-                if isinstance(node.func, ast.Attribute) and node.func.attr in ENTER_METHODS and node.args:
+                if (
+                    isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ENTER_METHODS
+                    and node.args
+                ):
                     entered(node.args[0])
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 for decorator in node.decorator_list:
                     from_elsewhere(decorator, item=False, into=self._from_elsewhere)
             elif isinstance(node, ast.withitem):
                 entered(node.context_expr)
-            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and isinstance(node.value, ast.Call):
+            elif isinstance(
+                node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)
+            ) and isinstance(node.value, ast.Call):
                 from_elsewhere(node.value, item=True, into=self._assigned)
 
     def may_enter_mesh_elsewhere(self) -> bool:
@@ -100,7 +115,9 @@ class ModuleFacts:
         `_context_manager_function` of jaxfix/analysis/contexts.py). It reads those modules
         through the project index (`ast` only), and records them as dependencies of the file's
         result; False without a file on disk (the analysis follows no import then)."""
-        names = self._from_elsewhere | (self._assigned if self._resolved_item else set())
+        names = self._from_elsewhere | (
+            self._assigned if self._resolved_item else set()
+        )
         if not names:
             return False
         from jaxfix.analysis.imported_contexts import may_enter_known_mesh
@@ -125,7 +142,9 @@ class ModuleFacts:
     def may_build_abstract_mesh(self) -> bool:
         """`AbstractMesh(...)`, `mesh.abstract_mesh` or `get_abstract_mesh()`: the abstract meshes
         the value model knows."""
-        return self.mentions(Api.ABSTRACT_MESH, Api.GET_ABSTRACT_MESH) or self.reads_attribute("abstract_mesh")
+        return self.mentions(
+            Api.ABSTRACT_MESH, Api.GET_ABSTRACT_MESH
+        ) or self.reads_attribute("abstract_mesh")
 
 
 def module_facts(source: bytes, where: InProject | None = None) -> ModuleFacts | None:

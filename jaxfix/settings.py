@@ -13,8 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from jaxfix.options import (
+    DEFAULT_MAX_FILE_SIZE,
+    DEFAULT_MAX_LOG_SIZE,
+    DEFAULT_MAX_PARSE_MEMORY,
+    KNOWN_PLATFORMS,
+)
 from jaxfix.paths import DEFAULT_INCLUDE
-from jaxfix.options import DEFAULT_MAX_FILE_SIZE, DEFAULT_MAX_LOG_SIZE, DEFAULT_MAX_PARSE_MEMORY, KNOWN_PLATFORMS
 from jaxfix.prefilter import rule_codes
 
 MAIN, MIGRATE = "jaxfix", "migrate"  # the commands a setting's flag belongs to
@@ -28,30 +33,43 @@ def _codes(values: list[str]) -> tuple[str, ...]:
     codes = tuple(c.strip().upper() for v in values for c in v.split(",") if c.strip())
     for code in codes:
         if not any(known.startswith(code) for known in rule_codes()):
-            raise ValueError(f"unknown rule code or prefix '{code}' (known: {', '.join(rule_codes())})")
+            raise ValueError(
+                f"unknown rule code or prefix '{code}' (known: {', '.join(rule_codes())})"
+            )
     return codes
 
 
 def _platforms(values: list[str]) -> tuple[str, ...]:
     for platform in values:
         if platform not in KNOWN_PLATFORMS:
-            raise ValueError(f"unknown platform '{platform}' (valid: {', '.join(KNOWN_PLATFORMS)})")
+            raise ValueError(
+                f"unknown platform '{platform}' (valid: {', '.join(KNOWN_PLATFORMS)})"
+            )
     return tuple(values)
 
 
 @dataclass(frozen=True)
 class Setting:
     key: str  # config key; the flag is `--<key>` unless `flag` says otherwise
-    kind: type  # bool (a switch), str, int, or list (a repeatable flag, a list in config)
+    kind: (
+        type  # bool (a switch), str, int, or list (a repeatable flag, a list in config)
+    )
     help: str
     expects: str  # for config errors: "'<key>' must be <expects>"
-    commands: tuple[str, ...] = (MAIN, MIGRATE)  # where it is a flag; () for config only
+    commands: tuple[str, ...] = (
+        MAIN,
+        MIGRATE,
+    )  # where it is a flag; () for config only
     flag: str | None = None
     metavar: str | None = None
     parse: Callable[[Any], Any] | None = None  # checks and converts; raises ValueError
-    default: Callable[[], Any] | None = None  # when neither config nor flag gives a value
+    default: Callable[[], Any] | None = (
+        None  # when neither config nor flag gives a value
+    )
     extend: bool = False  # flag values add to the config's instead of replacing them
-    in_options: bool = True  # an `Options` field named `name`; False: read by the CLI itself
+    in_options: bool = (
+        True  # an `Options` field named `name`; False: read by the CLI itself
+    )
     aliases: tuple[str, ...] = ()  # older keys (and so flags) accepted for this one
 
     @property
@@ -69,31 +87,125 @@ class Setting:
 
 
 SETTINGS: tuple[Setting, ...] = (
-    Setting("select", list, "Rule codes or prefixes to run (comma-separated). Default: all.",
-            "a list of rule codes or prefixes", metavar="CODES", parse=_codes),
-    Setting("ignore", list, "Rule codes or prefixes to skip (comma-separated).",
-            "a list of rule codes or prefixes", metavar="CODES", parse=_codes),
+    Setting(
+        "select",
+        list,
+        "Rule codes or prefixes to run (comma-separated). Default: all.",
+        "a list of rule codes or prefixes",
+        metavar="CODES",
+        parse=_codes,
+    ),
+    Setting(
+        "ignore",
+        list,
+        "Rule codes or prefixes to skip (comma-separated).",
+        "a list of rule codes or prefixes",
+        metavar="CODES",
+        parse=_codes,
+    ),
     Setting("unsafe-fixes", bool, "Also apply fixes marked unsafe.", "true or false"),
-    Setting("platforms", list, "lowering_platforms for JAX001 fixes (repeatable): cpu, cuda, rocm, tpu.",
-            "a list of platform names", flag="--platform", metavar="NAME", parse=_platforms),
-    Setting("fill-axis", str, "Axis JAX002 resizes to match the enclosing mesh.", "an axis name", metavar="AXIS"),
-    Setting("target-version", str, "JAX version the code targets. Default: the config's, else the lowest the project's jax "
-            "pin allows (pyproject.toml, requirements*.txt, setup.cfg), else the installed jax, else the newest.",
-            'a version string such as "0.10.2"', metavar="VERSION", aliases=("jax-version",), in_options=False),
-    Setting("exclude", list, "Glob of paths to skip (repeatable); explicit paths are always processed.",
-            "a list of glob patterns", commands=(MAIN,), metavar="GLOB", extend=True),
-    Setting("strict", bool, "Report syntax errors in every file found, also where no rule applies (slower: parses them all).",
-            "true or false", commands=(MAIN,), in_options=False),
-    Setting("include", list, "", "a list of glob patterns", commands=(), default=lambda: DEFAULT_INCLUDE),
+    Setting(
+        "platforms",
+        list,
+        "lowering_platforms for JAX001 fixes (repeatable): cpu, cuda, rocm, tpu.",
+        "a list of platform names",
+        flag="--platform",
+        metavar="NAME",
+        parse=_platforms,
+    ),
+    Setting(
+        "fill-axis",
+        str,
+        "Axis JAX002 resizes to match the enclosing mesh.",
+        "an axis name",
+        metavar="AXIS",
+    ),
+    Setting(
+        "target-version",
+        str,
+        "JAX version the code targets. Default: the config's, else the lowest the project's jax "
+        "pin allows (pyproject.toml, requirements*.txt, setup.cfg), else the installed jax, else the newest.",
+        'a version string such as "0.10.2"',
+        metavar="VERSION",
+        aliases=("jax-version",),
+        in_options=False,
+    ),
+    Setting(
+        "exclude",
+        list,
+        "Glob of paths to skip (repeatable); explicit paths are always processed.",
+        "a list of glob patterns",
+        commands=(MAIN,),
+        metavar="GLOB",
+        extend=True,
+    ),
+    Setting(
+        "strict",
+        bool,
+        "Report syntax errors in every file found, also where no rule applies (slower: parses them all).",
+        "true or false",
+        commands=(MAIN,),
+        in_options=False,
+    ),
+    Setting(
+        "include",
+        list,
+        "",
+        "a list of glob patterns",
+        commands=(),
+        default=lambda: DEFAULT_INCLUDE,
+    ),
     Setting("extend-include", list, "", "a list of glob patterns", commands=()),
-    Setting("max-file-size", int, "", "a number of bytes", commands=(), default=lambda: DEFAULT_MAX_FILE_SIZE),
-    Setting("max-log-size", int, "", "a number of bytes", commands=(), default=lambda: DEFAULT_MAX_LOG_SIZE),
-    Setting("max-parse-memory", int, "", "a number of megabytes", commands=(), default=lambda: DEFAULT_MAX_PARSE_MEMORY),
-    Setting("src", list, "", "a list of directories (relative to this file)", commands=(), in_options=False),
-    Setting("output-file", str, "Write what goes to stdout (diagnostics, diffs, a --format document) to FILE instead, atomically.",
-            "a file path (relative to this file)", commands=(MAIN,), metavar="FILE", in_options=False),
-    Setting("cache-dir", str, "Where the result cache lives (default: .jaxfix_cache/ in the project root).",
-            "a directory (relative to this file)", commands=(MAIN,), metavar="DIR", in_options=False),
+    Setting(
+        "max-file-size",
+        int,
+        "",
+        "a number of bytes",
+        commands=(),
+        default=lambda: DEFAULT_MAX_FILE_SIZE,
+    ),
+    Setting(
+        "max-log-size",
+        int,
+        "",
+        "a number of bytes",
+        commands=(),
+        default=lambda: DEFAULT_MAX_LOG_SIZE,
+    ),
+    Setting(
+        "max-parse-memory",
+        int,
+        "",
+        "a number of megabytes",
+        commands=(),
+        default=lambda: DEFAULT_MAX_PARSE_MEMORY,
+    ),
+    Setting(
+        "src",
+        list,
+        "",
+        "a list of directories (relative to this file)",
+        commands=(),
+        in_options=False,
+    ),
+    Setting(
+        "output-file",
+        str,
+        "Write what goes to stdout (diagnostics, diffs, a --format document) to FILE instead, atomically.",
+        "a file path (relative to this file)",
+        commands=(MAIN,),
+        metavar="FILE",
+        in_options=False,
+    ),
+    Setting(
+        "cache-dir",
+        str,
+        "Where the result cache lives (default: .jaxfix_cache/ in the project root).",
+        "a directory (relative to this file)",
+        commands=(MAIN,),
+        metavar="DIR",
+        in_options=False,
+    ),
 )
 BY_KEY: dict[str, Setting] = {s.key: s for s in SETTINGS}
 ALIASES: dict[str, str] = {alias: s.key for s in SETTINGS for alias in s.aliases}

@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 
 _IGNORE = re.compile(r"#\s*jaxfix:\s*ignore(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE)
-_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+_NOQA = re.compile(
+    r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE
+)
 
 
 def suppressed_codes(line: str) -> frozenset[str] | None:
@@ -18,7 +20,9 @@ def suppressed_codes(line: str) -> frozenset[str] | None:
             listed = match.group("codes")
             if not listed:
                 return frozenset()
-            codes.update(c.strip().upper() for c in re.split(r"[,\s]+", listed) if c.strip())
+            codes.update(
+                c.strip().upper() for c in re.split(r"[,\s]+", listed) if c.strip()
+            )
     return frozenset(codes) if found else None
 
 

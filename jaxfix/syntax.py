@@ -19,7 +19,10 @@ def syntax_error(source: bytes) -> tuple[str, Location] | None:
         ast.parse(source)
         return None
     except SyntaxError as error:
-        found = (f"syntax error: {error.msg}", Location(error.lineno or 1, error.offset or 1))
+        found = (
+            f"syntax error: {error.msg}",
+            Location(error.lineno or 1, error.offset or 1),
+        )
     except ValueError as error:  # e.g. "source code string cannot contain null bytes"
         found = (f"syntax error: {error}", Location(1, 1))
     except (RecursionError, MemoryError):  # nested too deeply for Python's parser

@@ -29,8 +29,12 @@ FLAG, CONFIG, PIN, INSTALLED, NEWEST = "flag", "config", "pin", "installed", "ne
 
 # PEP 508: a name (PEP 503 compares them case-insensitively, `-`, `_` and `.` alike), extras,
 # then the specifiers (maybe in parentheses) up to a marker.
-_REQUIREMENT = re.compile(r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(?P<rest>[^;]*)")
-_SPECIFIER = re.compile(r"^\s*(?P<op>===|==|~=|!=|<=|>=|<|>)\s*(?P<version>[^\s,]+)\s*$")
+_REQUIREMENT = re.compile(
+    r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(?P<rest>[^;]*)"
+)
+_SPECIFIER = re.compile(
+    r"^\s*(?P<op>===|==|~=|!=|<=|>=|<|>)\s*(?P<version>[^\s,]+)\s*$"
+)
 _RELEASE = re.compile(r"^v?(?P<release>\d+(?:\.\d+)*)")
 
 
@@ -40,11 +44,15 @@ class TargetVersion:
 
     version: tuple[int, ...] | None
     kind: str  # FLAG, CONFIG, PIN, INSTALLED or NEWEST
-    origin: str = ""  # the flag, the config file, or the file and requirement that pin it
+    origin: str = (
+        ""  # the flag, the config file, or the file and requirement that pin it
+    )
 
     @property
     def text(self) -> str:
-        return ".".join(map(str, self.version)) if self.version is not None else "newest"
+        return (
+            ".".join(map(str, self.version)) if self.version is not None else "newest"
+        )
 
     def describe(self) -> str:
         """`0.12 (pyproject.toml: jax>=0.12)`: for the summary, `-v` and `--show-settings`."""
@@ -58,7 +66,9 @@ class TargetVersion:
         return f"{self.text} ({where})"
 
 
-def target_version(config: Config, flag: str | None, start: Iterable[Path] | None) -> TargetVersion:
+def target_version(
+    config: Config, flag: str | None, start: Iterable[Path] | None
+) -> TargetVersion:
     """The target version for checking the paths `start` (None: do not look for a project pin).
 
     Raises ValueError (naming its origin) for a flag or config value that is no version."""
@@ -66,12 +76,18 @@ def target_version(config: Config, flag: str | None, start: Iterable[Path] | Non
         return TargetVersion(_parse(flag, "--target-version"), FLAG, "--target-version")
     configured = config.values.get("target-version")
     if configured is not None:
-        return TargetVersion(_parse(configured, str(config.path)), CONFIG, str(config.path))
+        return TargetVersion(
+            _parse(configured, str(config.path)), CONFIG, str(config.path)
+        )
     pinned = None if start is None else project_pin(next(iter(start), Path.cwd()))
     if pinned is not None:
         return pinned
     installed = installed_jax_version()
-    return TargetVersion(installed, INSTALLED) if installed is not None else TargetVersion(None, NEWEST)
+    return (
+        TargetVersion(installed, INSTALLED)
+        if installed is not None
+        else TargetVersion(None, NEWEST)
+    )
 
 
 def _parse(text: str, origin: str) -> tuple[int, ...]:
@@ -87,7 +103,11 @@ def project_pin(start: Path) -> TargetVersion | None:
     if directory is None:
         return None
     for label, requirements in _pins(directory):
-        lowest = [(version, text) for text in requirements if (version := lowest_jax(text)) is not None]
+        lowest = [
+            (version, text)
+            for text in requirements
+            if (version := lowest_jax(text)) is not None
+        ]
         if lowest:
             version, text = min(lowest)
             return TargetVersion(version, PIN, f"{label}: {text.split(';')[0].strip()}")
@@ -97,7 +117,11 @@ def project_pin(start: Path) -> TargetVersion | None:
 def _project_directory(start: Path) -> Path | None:
     start = start.absolute()
     for directory in (start, *start.parents) if start.is_dir() else start.parents:
-        if (directory / "pyproject.toml").is_file() or (directory / "setup.cfg").is_file() or _requirement_files(directory):
+        if (
+            (directory / "pyproject.toml").is_file()
+            or (directory / "setup.cfg").is_file()
+            or _requirement_files(directory)
+        ):
             return directory
     return None
 
@@ -115,10 +139,16 @@ def _pins(directory: Path) -> Iterator[tuple[str, list[str]]]:
     if pyproject.is_file():
         project = _toml(pyproject).get("project", {})
         if isinstance(project, dict):
-            yield f"{pyproject.name} [project] dependencies", _strings(project.get("dependencies"))
+            yield (
+                f"{pyproject.name} [project] dependencies",
+                _strings(project.get("dependencies")),
+            )
             extras = project.get("optional-dependencies")
             if isinstance(extras, dict):
-                yield f"{pyproject.name} [project.optional-dependencies]", [r for v in extras.values() for r in _strings(v)]
+                yield (
+                    f"{pyproject.name} [project.optional-dependencies]",
+                    [r for v in extras.values() for r in _strings(v)],
+                )
     for path in _requirement_files(directory):
         yield path.name, _requirement_lines(path)
     setup_cfg = directory / "setup.cfg"
@@ -130,7 +160,11 @@ def _pins(directory: Path) -> Iterator[tuple[str, list[str]]]:
             return
         found = _cfg_lines(parser.get("options", "install_requires", fallback=""))
         if parser.has_section("options.extras_require"):
-            found += [line for _, value in parser.items("options.extras_require") for line in _cfg_lines(value)]
+            found += [
+                line
+                for _, value in parser.items("options.extras_require")
+                for line in _cfg_lines(value)
+            ]
         yield setup_cfg.name, found
 
 
@@ -155,7 +189,11 @@ def _requirement_lines(path: Path) -> list[str]:
 
 
 def _cfg_lines(value: str) -> list[str]:
-    return [line.strip() for line in value.splitlines() if line.strip() and not line.strip().startswith("#")]
+    return [
+        line.strip()
+        for line in value.splitlines()
+        if line.strip() and not line.strip().startswith("#")
+    ]
 
 
 def lowest_jax(requirement: str) -> tuple[int, ...] | None:

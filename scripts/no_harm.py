@@ -46,12 +46,18 @@ def _display(path: Path) -> str:
 def _diagnostic_line(path: Path, diagnostic: Diagnostic) -> str:
     fix = ""
     if diagnostic.fix_title:
-        state = "applied" if diagnostic.applied else f"not applied, {diagnostic.fix_safety.value if diagnostic.fix_safety else 'no'} fix"
+        state = (
+            "applied"
+            if diagnostic.applied
+            else f"not applied, {diagnostic.fix_safety.value if diagnostic.fix_safety else 'no'} fix"
+        )
         fix = f" [{diagnostic.fix_title}; {state}]"
     return f"{_display(path)}:{diagnostic.start}: {diagnostic.code} {diagnostic.message}{fix}"  # `cell N:line:col` in a notebook
 
 
-def _run(files: list[Path], options: Options, jobs: int, time_limit: float | None) -> tuple[list[FileResult], int]:
+def _run(
+    files: list[Path], options: Options, jobs: int, time_limit: float | None
+) -> tuple[list[FileResult], int]:
     """Results for the files reached before the time limit, and how many were not reached."""
     started = time.monotonic()
     results: list[FileResult] = []
@@ -59,22 +65,41 @@ def _run(files: list[Path], options: Options, jobs: int, time_limit: float | Non
     for start in range(0, len(files), chunk):
         if time_limit is not None and time.monotonic() - started > time_limit:
             return results, len(files) - start
-        results += run_files(files[start:start + chunk], options, write=False, jobs=jobs)
-        print(f"no-harm: {len(results)}/{len(files)} files, {time.monotonic() - started:.0f}s", file=sys.stderr)
+        results += run_files(
+            files[start : start + chunk], options, write=False, jobs=jobs
+        )
+        print(
+            f"no-harm: {len(results)}/{len(files)} files, {time.monotonic() - started:.0f}s",
+            file=sys.stderr,
+        )
     return results, 0
 
 
 def _candidates(results: list[FileResult], options: Options) -> int:
     """How many processed files pass the byte prefilter (the files jaxfix parses)."""
     rules = selected_rules(options)
-    return sum(1 for r in results if r.source is not None and is_candidate(r.source, rules))
+    return sum(
+        1 for r in results if r.source is not None and is_candidate(r.source, rules)
+    )
 
 
-def _report(results: list[FileResult], not_reached: int, discovered: int, candidates: int, seconds: float) -> int:
+def _report(
+    results: list[FileResult],
+    not_reached: int,
+    discovered: int,
+    candidates: int,
+    seconds: float,
+) -> int:
     crashes = [r for r in results if r.error and r.error.startswith(INTERNAL_ERROR)]
     failed = [r for r in results if r.error and not r.error.startswith(INTERNAL_ERROR)]
     changed = [r for r in results if r.fixed is not None and not r.error]
-    report_only = [(r.path, d) for r in results if not r.error for d in r.diagnostics if not d.applied]
+    report_only = [
+        (r.path, d)
+        for r in results
+        if not r.error
+        for d in r.diagnostics
+        if not d.applied
+    ]
 
     print(f"# Internal errors ({len(crashes)})")
     for r in crashes:
@@ -98,11 +123,17 @@ def _report(results: list[FileResult], not_reached: int, discovered: int, candid
         print(_diagnostic_line(path, d))
 
     codes = Counter(d.code for r in results if not r.error for d in r.diagnostics)
-    applied = Counter(d.code for r in results if not r.error for d in r.diagnostics if d.applied)
+    applied = Counter(
+        d.code for r in results if not r.error for d in r.diagnostics if d.applied
+    )
     print("\n# Summary")
-    print(f"files discovered: {discovered}; processed: {len(results)}; not reached (time limit): {not_reached}")
+    print(
+        f"files discovered: {discovered}; processed: {len(results)}; not reached (time limit): {not_reached}"
+    )
     print(f"candidates (pass the prefilter, so parsed): {candidates}")
-    print(f"changed: {len(changed)}; internal errors: {len(crashes)}; other errors: {len(failed)}; seconds: {seconds:.0f}")
+    print(
+        f"changed: {len(changed)}; internal errors: {len(crashes)}; other errors: {len(failed)}; seconds: {seconds:.0f}"
+    )
     for code in sorted(codes):
         print(f"{code}: {codes[code]} reported, {applied[code]} with a fix applied")
     if crashes:
@@ -113,16 +144,32 @@ def _report(results: list[FileResult], not_reached: int, discovered: int, candid
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="+", type=Path)
-    parser.add_argument("--unsafe-fixes", action="store_true", help="also propose unsafe fixes")
-    parser.add_argument("--jax-version", help="JAX version the code targets (default: the installed jax)")
+    parser.add_argument(
+        "--unsafe-fixes", action="store_true", help="also propose unsafe fixes"
+    )
+    parser.add_argument(
+        "--jax-version",
+        help="JAX version the code targets (default: the installed jax)",
+    )
     parser.add_argument("--jobs", type=int, default=default_jobs())
-    parser.add_argument("--time-limit", type=float, help="stop starting new files after this many seconds")
-    parser.add_argument("--exclude", action="append", default=[], help="glob of paths to skip (repeatable)")
+    parser.add_argument(
+        "--time-limit",
+        type=float,
+        help="stop starting new files after this many seconds",
+    )
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        help="glob of paths to skip (repeatable)",
+    )
     args = parser.parse_args(argv)
 
     options = Options(
         unsafe_fixes=args.unsafe_fixes,
-        jax_version=parse_version(args.jax_version) if args.jax_version else installed_jax_version(),
+        jax_version=parse_version(args.jax_version)
+        if args.jax_version
+        else installed_jax_version(),
         exclude=tuple(args.exclude),
         # imports of the tree's own modules are followed from where the CLI would follow them
         project_roots=project_roots(load(None, args.paths), args.paths),
@@ -131,8 +178,16 @@ def main(argv: list[str] | None = None) -> int:
     found = discover(args.paths, options.exclude)
     for path, message in found.errors:
         print(f"no-harm: {_display(path)}: {message}", file=sys.stderr)
-    results, not_reached = _run(found.files, options, max(1, args.jobs), args.time_limit)
-    return _report(results, not_reached, len(found.files), _candidates(results, options), time.monotonic() - started)
+    results, not_reached = _run(
+        found.files, options, max(1, args.jobs), args.time_limit
+    )
+    return _report(
+        results,
+        not_reached,
+        len(found.files),
+        _candidates(results, options),
+        time.monotonic() - started,
+    )
 
 
 if __name__ == "__main__":

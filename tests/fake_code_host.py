@@ -20,7 +20,9 @@ from urllib.parse import parse_qs, urlsplit
 
 from jaxfix.bot.patches import commentable_lines
 
-PAGE = 2  # items per page whatever per_page asks: small, so that every list is paginated
+PAGE = (
+    2  # items per page whatever per_page asks: small, so that every list is paginated
+)
 _SHA = re.compile(r"^[0-9a-f]{40}$")
 _OPEN = re.compile(r"^(`{3,})suggestion(:-(\d+)\+(\d+))?$")
 
@@ -33,8 +35,10 @@ def suggestion_blocks(body: str) -> list[tuple[str, list[str]]]:
         if opened:
             fence = opened[1]
             end = next((j for j in range(i + 1, len(lines)) if lines[j] == fence), None)
-            assert end is not None, f"suggestion fence {fence!r} is never closed:\n{body}"
-            blocks.append((lines[i][len(fence):], lines[i + 1:end]))
+            assert end is not None, (
+                f"suggestion fence {fence!r} is never closed:\n{body}"
+            )
+            blocks.append((lines[i][len(fence) :], lines[i + 1 : end]))
             i = end
         i += 1
     return blocks
@@ -44,15 +48,23 @@ def suggestion_blocks(body: str) -> list[tuple[str, list[str]]]:
 class Host:
     """What the fake host holds and what it was asked."""
 
-    patches: dict[str, str] = field(default_factory=dict)  # path -> unified diff of the PR
+    patches: dict[str, str] = field(
+        default_factory=dict
+    )  # path -> unified diff of the PR
     reviews: list[dict] = field(default_factory=list)
     review_comments: dict[int, list[dict]] = field(default_factory=dict)
     discussions: list[dict] = field(default_factory=list)
     notes: list[dict] = field(default_factory=list)
     requests: list[tuple[str, str, Any]] = field(default_factory=list)
-    violations: list[str] = field(default_factory=list)  # requests that break the documented shape
-    rate_limit: list[dict[str, str]] = field(default_factory=list)  # headers of the next rate-limited answers
-    refuse_lines: set[tuple[str, int]] = field(default_factory=set)  # lines GitHub 422s though the patch shows them
+    violations: list[str] = field(
+        default_factory=list
+    )  # requests that break the documented shape
+    rate_limit: list[dict[str, str]] = field(
+        default_factory=list
+    )  # headers of the next rate-limited answers
+    refuse_lines: set[tuple[str, int]] = field(
+        default_factory=set
+    )  # lines GitHub 422s though the patch shows them
     login: str = "github-actions[bot]"
     token: str = "secret-token"
     head_sha: str = "0" * 40
@@ -63,7 +75,11 @@ class Host:
         return self.next_id
 
     def writes(self, method: str | None = None) -> list[tuple[str, str, Any]]:
-        return [r for r in self.requests if r[0] != "GET" and (method is None or r[0] == method)]
+        return [
+            r
+            for r in self.requests
+            if r[0] != "GET" and (method is None or r[0] == method)
+        ]
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -73,7 +89,9 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args: object) -> None:  # quiet
         pass
 
-    def _send(self, status: int, data: Any = None, headers: dict[str, str] | None = None) -> None:
+    def _send(
+        self, status: int, data: Any = None, headers: dict[str, str] | None = None
+    ) -> None:
         raw = b"" if data is None else json.dumps(data).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -85,14 +103,18 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _page(self, items: list[dict], style: str) -> None:
         query = parse_qs(urlsplit(self.path).query)
-        assert query.get("per_page") == ["100"] or "page" in query, f"no per_page on a list request: {self.path}"
+        assert query.get("per_page") == ["100"] or "page" in query, (
+            f"no per_page on a list request: {self.path}"
+        )
         page = int(query.get("page", ["1"])[0])
-        chunk = items[(page - 1) * PAGE: page * PAGE]
+        chunk = items[(page - 1) * PAGE : page * PAGE]
         headers = {}
         if page * PAGE < len(items):
             if style == "github":
                 base = f"http://{self.headers['Host']}{urlsplit(self.path).path}"
-                headers["Link"] = f'<{base}?per_page=100&page={page + 1}>; rel="next", <{base}?page=1>; rel="first"'
+                headers["Link"] = (
+                    f'<{base}?per_page=100&page={page + 1}>; rel="next", <{base}?page=1>; rel="first"'
+                )
             else:
                 headers["X-Next-Page"] = str(page + 1)
         else:
@@ -103,8 +125,13 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             self._answer(method)
         except (AssertionError, KeyError, TypeError, ValueError) as error:
-            self.host.violations.append(f"{method} {self.path}: {type(error).__name__}: {error}")
-            self._send(400, {"message": f"fake host: request breaks the documented shape: {error}"})
+            self.host.violations.append(
+                f"{method} {self.path}: {type(error).__name__}: {error}"
+            )
+            self._send(
+                400,
+                {"message": f"fake host: request breaks the documented shape: {error}"},
+            )
 
     def _answer(self, method: str) -> None:
         length = int(self.headers.get("Content-Length") or 0)
@@ -113,7 +140,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.host.requests.append((method, path, body))
         if self.host.rate_limit:
             headers = self.host.rate_limit.pop(0)
-            return self._send(int(headers.pop("status", "403")), {"message": "API rate limit exceeded"}, headers)
+            return self._send(
+                int(headers.pop("status", "403")),
+                {"message": "API rate limit exceeded"},
+                headers,
+            )
         if path.startswith("/repos/"):
             return self._github(method, path, body)
         if path.startswith("/api/v4/"):
@@ -128,10 +159,14 @@ class _Handler(BaseHTTPRequestHandler):
     # GitHub -----------------------------------------------------------------------------------
     def _github(self, method: str, path: str, body: Any) -> None:
         host = self.host
-        assert self.headers.get("Authorization") == f"Bearer {host.token}", "missing or wrong Authorization"
+        assert self.headers.get("Authorization") == f"Bearer {host.token}", (
+            "missing or wrong Authorization"
+        )
         assert self.headers.get("Accept") == "application/vnd.github+json"
         assert self.headers.get("X-GitHub-Api-Version") == "2022-11-28"
-        assert self.headers.get("User-Agent"), "GitHub refuses requests without a User-Agent"
+        assert self.headers.get("User-Agent"), (
+            "GitHub refuses requests without a User-Agent"
+        )
         pull = re.fullmatch(r"/repos/owner/repo/pulls/7(/.*)?", path)
         comment = re.fullmatch(r"/repos/owner/repo/pulls/comments/(\d+)", path)
         if comment and method == "DELETE":
@@ -140,14 +175,22 @@ class _Handler(BaseHTTPRequestHandler):
                     if item["id"] == int(comment[1]):
                         review = next(r for r in host.reviews if r["id"] == review_id)
                         if review["user"]["login"] != host.login:
-                            return self._send(403, {"message": "Must have admin rights"})
+                            return self._send(
+                                403, {"message": "Must have admin rights"}
+                            )
                         comments.remove(item)
                         return self._send(204)
             return self._send(404, {"message": "Not Found"})
         assert pull, f"unexpected path {path}"
         rest = pull[1] or ""
         if method == "GET" and rest == "/files":
-            return self._page([{"filename": p, "status": "modified", "patch": patch} for p, patch in host.patches.items()], "github")
+            return self._page(
+                [
+                    {"filename": p, "status": "modified", "patch": patch}
+                    for p, patch in host.patches.items()
+                ],
+                "github",
+            )
         if method == "GET" and rest == "/reviews":
             return self._page(host.reviews, "github")
         listed = re.fullmatch(r"/reviews/(\d+)/comments", rest)
@@ -158,7 +201,9 @@ class _Handler(BaseHTTPRequestHandler):
             assert set(body) == {"body"} and isinstance(body["body"], str)
             review = next(r for r in host.reviews if r["id"] == int(updated[1]))
             if review["user"]["login"] != host.login:
-                return self._send(403, {"message": "Resource not accessible by integration"})
+                return self._send(
+                    403, {"message": "Resource not accessible by integration"}
+                )
             review["body"] = body["body"]
             return self._send(200, review)
         if method == "POST" and rest == "/reviews":
@@ -170,35 +215,71 @@ class _Handler(BaseHTTPRequestHandler):
         assert set(body) <= {"commit_id", "body", "event", "comments"}, body.keys()
         assert _SHA.match(body["commit_id"]) and body["commit_id"] == host.head_sha
         assert body["event"] in ("APPROVE", "REQUEST_CHANGES", "COMMENT")
-        assert body["event"] == "APPROVE" or body.get("body"), "COMMENT and REQUEST_CHANGES need a body"
+        assert body["event"] == "APPROVE" or body.get("body"), (
+            "COMMENT and REQUEST_CHANGES need a body"
+        )
         for item in body.get("comments", []):
-            assert {"path", "body", "line"} <= set(item) and set(item) <= {"path", "body", "line", "side", "start_line", "start_side"}, item
+            assert {"path", "body", "line"} <= set(item) and set(item) <= {
+                "path",
+                "body",
+                "line",
+                "side",
+                "start_line",
+                "start_side",
+            }, item
             assert item.get("side", "RIGHT") in ("LEFT", "RIGHT")
             if "start_line" in item:
                 assert item["start_line"] < item["line"], "start_line must precede line"
                 assert item.get("start_side", item.get("side")) in ("LEFT", "RIGHT")
             for info, lines in suggestion_blocks(item["body"]):
-                assert info == "suggestion", f"GitHub's suggestion block has no range: {info!r}"
+                assert info == "suggestion", (
+                    f"GitHub's suggestion block has no range: {info!r}"
+                )
             shown = commentable_lines(host.patches.get(item["path"], ""))
             span = range(item.get("start_line", item["line"]), item["line"] + 1)
-            if not all(n in shown for n in span) or any((item["path"], n) in host.refuse_lines for n in span):
-                return self._send(422, {"message": "Unprocessable Entity",
-                                        "errors": ["Pull request review thread line must be part of the diff"],
-                                        "documentation_url": "https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request"})
-        review = {"id": host.new_id(), "user": {"login": host.login, "type": "Bot"}, "body": body.get("body", ""),
-                  "state": "COMMENTED", "commit_id": body["commit_id"]}
+            if not all(n in shown for n in span) or any(
+                (item["path"], n) in host.refuse_lines for n in span
+            ):
+                return self._send(
+                    422,
+                    {
+                        "message": "Unprocessable Entity",
+                        "errors": [
+                            "Pull request review thread line must be part of the diff"
+                        ],
+                        "documentation_url": "https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request",
+                    },
+                )
+        review = {
+            "id": host.new_id(),
+            "user": {"login": host.login, "type": "Bot"},
+            "body": body.get("body", ""),
+            "state": "COMMENTED",
+            "commit_id": body["commit_id"],
+        }
         host.reviews.append(review)
         host.review_comments[review["id"]] = [
-            {"id": host.new_id(), "pull_request_review_id": review["id"], "path": c["path"], "line": c["line"],
-             "start_line": c.get("start_line"), "side": c.get("side", "RIGHT"), "body": c["body"],
-             "original_line": c["line"], "commit_id": body["commit_id"]}
-            for c in body.get("comments", [])]
+            {
+                "id": host.new_id(),
+                "pull_request_review_id": review["id"],
+                "path": c["path"],
+                "line": c["line"],
+                "start_line": c.get("start_line"),
+                "side": c.get("side", "RIGHT"),
+                "body": c["body"],
+                "original_line": c["line"],
+                "commit_id": body["commit_id"],
+            }
+            for c in body.get("comments", [])
+        ]
         self._send(200, review)
 
     # GitLab -----------------------------------------------------------------------------------
     def _gitlab(self, method: str, path: str, body: Any) -> None:
         host = self.host
-        assert self.headers.get("PRIVATE-TOKEN") == host.token, "missing or wrong PRIVATE-TOKEN"
+        assert self.headers.get("PRIVATE-TOKEN") == host.token, (
+            "missing or wrong PRIVATE-TOKEN"
+        )
         match = re.fullmatch(r"/projects/42/merge_requests/3(/.*)?", path)
         assert match, f"unexpected path {path}"
         rest = match[1] or ""
@@ -206,22 +287,48 @@ class _Handler(BaseHTTPRequestHandler):
         if method == "GET" and rest == "":
             return self._send(200, {"iid": 3, "diff_refs": refs})
         if method == "GET" and rest == "/diffs":
-            return self._page([{"old_path": p, "new_path": p, "diff": d} for p, d in host.patches.items()], "gitlab")
+            return self._page(
+                [
+                    {"old_path": p, "new_path": p, "diff": d}
+                    for p, d in host.patches.items()
+                ],
+                "gitlab",
+            )
         if method == "GET" and rest == "/discussions":
             return self._page(host.discussions, "gitlab")
         if method == "POST" and rest == "/discussions":
             position = body["position"]
             assert set(body) == {"body", "position"}
-            assert position["position_type"] == "text" and {k: position[k] for k in refs} == refs
+            assert (
+                position["position_type"] == "text"
+                and {k: position[k] for k in refs} == refs
+            )
             assert {"new_path", "old_path", "new_line"} <= set(position)
             for info, lines in suggestion_blocks(body["body"]):
-                assert re.fullmatch(r"suggestion:-\d+\+\d+", info), f"GitLab suggestion range missing: {info!r}"
+                assert re.fullmatch(r"suggestion:-\d+\+\d+", info), (
+                    f"GitLab suggestion range missing: {info!r}"
+                )
                 above = int(re.search(r"-(\d+)", info)[1])
-                assert all(n in commentable_lines(host.patches[position["new_path"]]) for n in range(position["new_line"] - above, position["new_line"] + 1))
-            if position["new_line"] not in commentable_lines(host.patches.get(position["new_path"], "")):
-                return self._send(400, {"message": {"base": ["line_code can't be blank"]}})
-            note = {"id": host.new_id(), "body": body["body"], "author": {"username": "jaxfix-bot"}, "position": position,
-                    "system": False, "resolved": False}
+                assert all(
+                    n in commentable_lines(host.patches[position["new_path"]])
+                    for n in range(
+                        position["new_line"] - above, position["new_line"] + 1
+                    )
+                )
+            if position["new_line"] not in commentable_lines(
+                host.patches.get(position["new_path"], "")
+            ):
+                return self._send(
+                    400, {"message": {"base": ["line_code can't be blank"]}}
+                )
+            note = {
+                "id": host.new_id(),
+                "body": body["body"],
+                "author": {"username": "jaxfix-bot"},
+                "position": position,
+                "system": False,
+                "resolved": False,
+            }
             discussion = {"id": f"d{host.new_id()}", "notes": [note]}
             host.discussions.append(discussion)
             return self._send(201, discussion)
@@ -229,14 +336,23 @@ class _Handler(BaseHTTPRequestHandler):
         if method == "DELETE" and note:
             for discussion in host.discussions:
                 if discussion["id"] == note[1]:
-                    discussion["notes"] = [n for n in discussion["notes"] if n["id"] != int(note[2])]
+                    discussion["notes"] = [
+                        n for n in discussion["notes"] if n["id"] != int(note[2])
+                    ]
             host.discussions = [d for d in host.discussions if d["notes"]]
             return self._send(204)
         if method == "POST" and rest == "/notes":
             assert set(body) == {"body"}
-            note = {"id": host.new_id(), "body": body["body"], "author": {"username": "jaxfix-bot"}, "system": False}
+            note = {
+                "id": host.new_id(),
+                "body": body["body"],
+                "author": {"username": "jaxfix-bot"},
+                "system": False,
+            }
             host.notes.append(note)
-            host.discussions.append({"id": f"d{host.new_id()}", "individual_note": True, "notes": [note]})
+            host.discussions.append(
+                {"id": f"d{host.new_id()}", "individual_note": True, "notes": [note]}
+            )
             return self._send(201, note)
         edited = re.fullmatch(r"/notes/(\d+)", rest)
         if method == "PUT" and edited:

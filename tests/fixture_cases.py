@@ -29,7 +29,9 @@ class Case:
     before: Path
     fixed: Path | None
     header: dict[str, str]
-    project: Path | None = None  # a project fixture's directory: the tree the entry imports from
+    project: Path | None = (
+        None  # a project fixture's directory: the tree the entry imports from
+    )
 
     @property
     def id(self) -> str:
@@ -37,7 +39,11 @@ class Case:
 
     @property
     def cli_args(self) -> list[str]:
-        return ["--jax-version", self.header["target-jax"], *shlex.split(self.header.get("options", ""))]
+        return [
+            "--jax-version",
+            self.header["target-jax"],
+            *shlex.split(self.header.get("options", "")),
+        ]
 
     @property
     def expected_codes(self) -> list[str]:
@@ -77,15 +83,42 @@ def all_cases() -> list[Case]:
         if before.name.endswith((".fixed.py", ".fixed.ipynb")):
             continue
         fixed = before.with_name(f"{before.stem}.fixed{before.suffix}")
-        cases.append(Case(before.parent.name, before.stem, before, fixed if fixed.exists() else None, read_header(before)))
+        cases.append(
+            Case(
+                before.parent.name,
+                before.stem,
+                before,
+                fixed if fixed.exists() else None,
+                read_header(before),
+            )
+        )
     # Hidden directories are not cases: `jaxfix fixtures/JAX002` leaves its .jaxfix_cache/ there.
-    for project in sorted(p for p in FIXTURES.glob("*/*") if p.is_dir() and not p.name.startswith((".", "__pycache__"))):
-        entries = [p for p in sorted(project.rglob("*.py")) if not p.name.endswith(".fixed.py") and "case" in read_header(p)]
+    for project in sorted(
+        p
+        for p in FIXTURES.glob("*/*")
+        if p.is_dir() and not p.name.startswith((".", "__pycache__"))
+    ):
+        entries = [
+            p
+            for p in sorted(project.rglob("*.py"))
+            if not p.name.endswith(".fixed.py") and "case" in read_header(p)
+        ]
         if len(entries) != 1:
-            raise ValueError(f"{project}: a project fixture needs exactly one file with a `# case:` header, found {len(entries)}")
+            raise ValueError(
+                f"{project}: a project fixture needs exactly one file with a `# case:` header, found {len(entries)}"
+            )
         (before,) = entries
         fixed = before.with_name(f"{before.stem}.fixed.py")
-        cases.append(Case(project.parent.name, project.name, before, fixed if fixed.exists() else None, read_header(before), project))
+        cases.append(
+            Case(
+                project.parent.name,
+                project.name,
+                before,
+                fixed if fixed.exists() else None,
+                read_header(before),
+                project,
+            )
+        )
     return cases
 
 

@@ -83,11 +83,18 @@ class _ReplaceNodes(cst.CSTTransformer):
         return self.replacements.get(original_node, updated_node)
 
 
-def _replace(wrapper: MetadataWrapper, replacements: dict[cst.CSTNode, cst.CSTNode]) -> str:
-    return wrapper.module.visit(_ReplaceNodes(replacements)).code if replacements else wrapper.module.code
+def _replace(
+    wrapper: MetadataWrapper, replacements: dict[cst.CSTNode, cst.CSTNode]
+) -> str:
+    return (
+        wrapper.module.visit(_ReplaceNodes(replacements)).code
+        if replacements
+        else wrapper.module.code
+    )
 
 
 # ---- rename local variables -------------------------------------------------------------------
+
 
 def rename_variables(source: str) -> str:
     """Give every plainly assigned module or function variable a new name, with all its uses.
@@ -103,7 +110,14 @@ def rename_variables(source: str) -> str:
             continue
         for name in {a.name for a in scope.assignments}:
             assignments = list(scope.assignments[name])
-            if name.startswith("__") or name in declared or any(type(a) is not Assignment or not isinstance(a.node, cst.Name) for a in assignments):
+            if (
+                name.startswith("__")
+                or name in declared
+                or any(
+                    type(a) is not Assignment or not isinstance(a.node, cst.Name)
+                    for a in assignments
+                )
+            ):
                 continue
             uses = [access.node for a in assignments for access in a.references]
             if not all(isinstance(node, cst.Name) for node in uses):
@@ -119,7 +133,9 @@ def rename_variables(source: str) -> str:
 # ---- comments and blank lines -----------------------------------------------------------------
 
 _BROKEN_LINE = cst.ParenthesizedWhitespace(
-    first_line=cst.TrailingWhitespace(whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(MUTATION_COMMENT)),
+    first_line=cst.TrailingWhitespace(
+        whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(MUTATION_COMMENT)
+    ),
     empty_lines=[cst.EmptyLine(indent=False)],
     indent=True,
     last_line=cst.SimpleWhitespace("    "),
@@ -134,7 +150,9 @@ class _CommentsInsideCalls(cst.CSTTransformer):
     def visit_FormattedString(self, node: cst.FormattedString) -> None:
         self.f_strings += 1
 
-    def leave_FormattedString(self, original_node: cst.FormattedString, updated_node: cst.FormattedString) -> cst.FormattedString:
+    def leave_FormattedString(
+        self, original_node: cst.FormattedString, updated_node: cst.FormattedString
+    ) -> cst.FormattedString:
         self.f_strings -= 1
         return updated_node
 
@@ -143,7 +161,9 @@ class _CommentsInsideCalls(cst.CSTTransformer):
             return updated_node
         args = list(updated_node.args)
         if len(args) > 1 and isinstance(args[0].comma, cst.Comma):
-            args[0] = args[0].with_changes(comma=args[0].comma.with_changes(whitespace_after=_BROKEN_LINE))
+            args[0] = args[0].with_changes(
+                comma=args[0].comma.with_changes(whitespace_after=_BROKEN_LINE)
+            )
         return updated_node.with_changes(whitespace_before_args=_BROKEN_LINE, args=args)
 
 
@@ -155,9 +175,16 @@ def comments_inside_calls(source: str) -> str:
 
 class _CommentsBetweenStatements(cst.CSTTransformer):
     def on_leave(self, original_node, updated_node):  # noqa: ANN001 - LibCST's signature
-        if isinstance(updated_node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-            extra = [cst.EmptyLine(), cst.EmptyLine(comment=cst.Comment(MUTATION_COMMENT))]
-            return updated_node.with_changes(leading_lines=[*updated_node.leading_lines, *extra])
+        if isinstance(
+            updated_node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+        ):
+            extra = [
+                cst.EmptyLine(),
+                cst.EmptyLine(comment=cst.Comment(MUTATION_COMMENT)),
+            ]
+            return updated_node.with_changes(
+                leading_lines=[*updated_node.leading_lines, *extra]
+            )
         return updated_node
 
 
@@ -169,10 +196,29 @@ def comments_between_statements(source: str) -> str:
 # ---- reorder unrelated statements -------------------------------------------------------------
 
 # Calls that build values without touching global state, so their order does not matter.
-_PURE_CALLS = frozenset({
-    "AbstractMesh", "Mesh", "make_mesh", "NamedSharding", "PartitionSpec", "P", "ShapeDtypeStruct",
-    "arange", "ones", "zeros", "array", "reshape", "float32", "jit", "partial", "tuple", "range", "list", "dict",
-})
+_PURE_CALLS = frozenset(
+    {
+        "AbstractMesh",
+        "Mesh",
+        "make_mesh",
+        "NamedSharding",
+        "PartitionSpec",
+        "P",
+        "ShapeDtypeStruct",
+        "arange",
+        "ones",
+        "zeros",
+        "array",
+        "reshape",
+        "float32",
+        "jit",
+        "partial",
+        "tuple",
+        "range",
+        "list",
+        "dict",
+    }
+)
 
 
 def _swappable(statement: cst.CSTNode) -> tuple[set[str], set[str]] | None:
@@ -192,15 +238,35 @@ def _swappable(statement: cst.CSTNode) -> tuple[set[str], set[str]] | None:
             calls.append(node)
 
     if isinstance(small, cst.Import):
-        return {(a.asname.name.value if a.asname else get_full_name_for_node(a.name).split(".")[0]) for a in small.names}, set()
+        return {
+            (
+                a.asname.name.value
+                if a.asname
+                else get_full_name_for_node(a.name).split(".")[0]
+            )
+            for a in small.names
+        }, set()
     if isinstance(small, cst.ImportFrom):
-        if isinstance(small.names, cst.ImportStar) or small.relative or get_full_name_for_node(small.module) == "__future__":
+        if (
+            isinstance(small.names, cst.ImportStar)
+            or small.relative
+            or get_full_name_for_node(small.module) == "__future__"
+        ):
             return None
-        return {(a.asname.name.value if a.asname else a.name.value) for a in small.names}, set()
-    if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)):
+        return {
+            (a.asname.name.value if a.asname else a.name.value) for a in small.names
+        }, set()
+    if not (
+        isinstance(small, cst.Assign)
+        and len(small.targets) == 1
+        and isinstance(small.targets[0].target, cst.Name)
+    ):
         return None
     small.value.visit(Reads())
-    if any((get_full_name_for_node(c.func) or "").rpartition(".")[2] not in _PURE_CALLS for c in calls):
+    if any(
+        (get_full_name_for_node(c.func) or "").rpartition(".")[2] not in _PURE_CALLS
+        for c in calls
+    ):
         return None
     return {small.targets[0].target.value}, names
 
@@ -213,9 +279,17 @@ def reorder_statements(source: str) -> str:
     i = 0
     while i + 1 < len(body):
         first, second = _swappable(body[i]), _swappable(body[i + 1])
-        if first and second and not (first[0] & (second[0] | second[1])) and not (second[0] & first[1]):
+        if (
+            first
+            and second
+            and not (first[0] & (second[0] | second[1]))
+            and not (second[0] & first[1])
+        ):
             a, b = body[i], body[i + 1]
-            body[i], body[i + 1] = b.with_changes(leading_lines=a.leading_lines), a.with_changes(leading_lines=b.leading_lines)
+            body[i], body[i + 1] = (
+                b.with_changes(leading_lines=a.leading_lines),
+                a.with_changes(leading_lines=b.leading_lines),
+            )
             i += 2
         else:
             i += 1
@@ -224,29 +298,47 @@ def reorder_statements(source: str) -> str:
 
 # ---- import styles ----------------------------------------------------------------------------
 
+
 def _bindings(wrapper: MetadataWrapper, name: str) -> list:
-    return [a for scope in _scopes(wrapper) for a in scope.assignments if a.name == name]
+    return [
+        a for scope in _scopes(wrapper) for a in scope.assignments if a.name == name
+    ]
 
 
 def alias_jax_import(source: str) -> str:
     """`import jax` -> `import jax as jx`, every use of the name updated."""
     wrapper = _wrap(source)
     bindings = _bindings(wrapper, "jax")
-    if len(bindings) != 1 or not isinstance(bindings[0], ImportAssignment) or "jx" in _all_names(wrapper.module):
+    if (
+        len(bindings) != 1
+        or not isinstance(bindings[0], ImportAssignment)
+        or "jx" in _all_names(wrapper.module)
+    ):
         return source
     statement = bindings[0].node
-    if not isinstance(statement, cst.Import) or len(statement.names) != 1 or statement.names[0].asname or get_full_name_for_node(statement.names[0].name) != "jax":
+    if (
+        not isinstance(statement, cst.Import)
+        or len(statement.names) != 1
+        or statement.names[0].asname
+        or get_full_name_for_node(statement.names[0].name) != "jax"
+    ):
         return source
     uses = [access.node for access in bindings[0].references]
     if not all(isinstance(node, cst.Name) for node in uses):
         return source
-    replacements: dict[cst.CSTNode, cst.CSTNode] = {node: node.with_changes(value="jx") for node in uses}
+    replacements: dict[cst.CSTNode, cst.CSTNode] = {
+        node: node.with_changes(value="jx") for node in uses
+    }
     replacements[statement] = cst.parse_statement("import jax as jx").body[0]
     return _replace(wrapper, replacements)
 
 
 _JAX_SPEC = importlib.util.find_spec("jax")
-_JAX_ROOT = Path(_JAX_SPEC.submodule_search_locations[0]) if _JAX_SPEC and _JAX_SPEC.submodule_search_locations else None
+_JAX_ROOT = (
+    Path(_JAX_SPEC.submodule_search_locations[0])
+    if _JAX_SPEC and _JAX_SPEC.submodule_search_locations
+    else None
+)
 
 
 def _is_submodule(module: str, name: str) -> bool:
@@ -263,18 +355,37 @@ def from_imports_to_attributes(source: str) -> str:
     """`from jax.sharding import NamedSharding as NS` -> `import jax.sharding`, NS -> `jax.sharding.NamedSharding`."""
     wrapper = _wrap(source)
     jax_bindings = _bindings(wrapper, "jax")
-    if any(not isinstance(a, ImportAssignment) or not isinstance(a.node, cst.Import) or not isinstance(a.scope, GlobalScope) for a in jax_bindings):
+    if any(
+        not isinstance(a, ImportAssignment)
+        or not isinstance(a.node, cst.Import)
+        or not isinstance(a.scope, GlobalScope)
+        for a in jax_bindings
+    ):
         return source
-    if any(isinstance(a.node, cst.Import) and any(alias.asname and alias.evaluated_alias == "jax" for alias in a.node.names) for a in jax_bindings):
+    if any(
+        isinstance(a.node, cst.Import)
+        and any(
+            alias.asname and alias.evaluated_alias == "jax" for alias in a.node.names
+        )
+        for a in jax_bindings
+    ):
         return source  # `import numpy as jax` and such: `jax.` would not mean jax
     global_scope = next(s for s in _scopes(wrapper) if isinstance(s, GlobalScope))
     replacements: dict[cst.CSTNode, cst.CSTNode] = {}
     for statement in wrapper.module.body:
-        if not isinstance(statement, cst.SimpleStatementLine) or not isinstance(statement.body[0], cst.ImportFrom):
+        if not isinstance(statement, cst.SimpleStatementLine) or not isinstance(
+            statement.body[0], cst.ImportFrom
+        ):
             continue
         node = statement.body[0]
         module = get_full_name_for_node(node.module) if node.module else None
-        if node.relative or module is None or not (module == "jax" or module.startswith("jax.")) or isinstance(node.names, cst.ImportStar) or len(statement.body) != 1:
+        if (
+            node.relative
+            or module is None
+            or not (module == "jax" or module.startswith("jax."))
+            or isinstance(node.names, cst.ImportStar)
+            or len(statement.body) != 1
+        ):
             continue
         plan: list[tuple[str, list[cst.Name]]] = []
         for alias in node.names:
@@ -287,9 +398,19 @@ def from_imports_to_attributes(source: str) -> str:
                 break
             plan.append((alias.evaluated_name, uses))
         else:
-            modules = sorted({f"{module}.{name}" if _is_submodule(module, name) else module for name, _ in plan})
+            modules = sorted(
+                {
+                    f"{module}.{name}" if _is_submodule(module, name) else module
+                    for name, _ in plan
+                }
+            )
             imports = cst.parse_module("".join(f"import {m}\n" for m in modules)).body
-            replacements[statement] = cst.FlattenSentinel([imports[0].with_changes(leading_lines=statement.leading_lines), *imports[1:]])
+            replacements[statement] = cst.FlattenSentinel(
+                [
+                    imports[0].with_changes(leading_lines=statement.leading_lines),
+                    *imports[1:],
+                ]
+            )
             for name, uses in plan:
                 for use in uses:
                     replacements[use] = cst.parse_expression(f"{module}.{name}")
@@ -301,7 +422,9 @@ _SPELLED_OUT_MODULES = ("jax", "jax.sharding")
 
 def _qualified_names(qualified, node: cst.CSTNode) -> set[str]:  # noqa: ANN001 - metadata mapping
     names = qualified.get(node, set())
-    return {q.name for q in (names() if callable(names) else names)}  # LibCST computes these lazily
+    return {
+        q.name for q in (names() if callable(names) else names)
+    }  # LibCST computes these lazily
 
 
 def attributes_to_from_imports(source: str) -> str:
@@ -317,13 +440,22 @@ def attributes_to_from_imports(source: str) -> str:
     class Attributes(cst.CSTVisitor):
         def visit_Attribute(self, node: cst.Attribute) -> None:
             name = node.attr.value
-            modules, full = _qualified_names(qualified, node.value), _qualified_names(qualified, node)
+            modules, full = (
+                _qualified_names(qualified, node.value),
+                _qualified_names(qualified, node),
+            )
             if len(modules) != 1 or len(full) != 1:
                 return
             (module,) = modules
-            if module not in _SPELLED_OUT_MODULES or full != {f"{module}.{name}"} or _is_submodule(module, name):
+            if (
+                module not in _SPELLED_OUT_MODULES
+                or full != {f"{module}.{name}"}
+                or _is_submodule(module, name)
+            ):
                 return
-            if name in taken or isinstance(parents.get(node), (cst.AssignTarget, cst.AugAssign, cst.Del)):
+            if name in taken or isinstance(
+                parents.get(node), (cst.AssignTarget, cst.AugAssign, cst.Del)
+            ):
                 return
             replacements[node] = cst.Name(name)
             imports.add((module, name))
@@ -347,4 +479,3 @@ MUTATIONS: dict[str, Mutation] = {
     "from_imports_to_attributes": from_imports_to_attributes,
     "attributes_to_from_imports": attributes_to_from_imports,
 }
-

@@ -46,7 +46,9 @@ def mesh_reprs() -> list[dict]:
     meshes = [
         AbstractMesh((2, 4), ("x", "y")),
         AbstractMesh((8,), ("it's",), axis_types=(manual,)),
-        AbstractMesh((2, 2, 2), ("data", "fsdp", "model"), axis_types=(explicit, auto, manual)),
+        AbstractMesh(
+            (2, 2, 2), ("data", "fsdp", "model"), axis_types=(explicit, auto, manual)
+        ),
         AbstractMesh((), ()),
         concrete,
         concrete.abstract_mesh,
@@ -54,12 +56,20 @@ def mesh_reprs() -> list[dict]:
     ]
     found = []
     for mesh in meshes:
-        device = not isinstance(mesh, AbstractMesh) or getattr(mesh, "abstract_device", None) is not None
-        found.append({
-            "text": str(mesh), "kind": "abstract" if isinstance(mesh, AbstractMesh) else "concrete",
-            "names": list(mesh.axis_names), "sizes": list(mesh.axis_sizes),
-            "types": [t.name for t in mesh.axis_types], "device": device,
-        })
+        device = (
+            not isinstance(mesh, AbstractMesh)
+            or getattr(mesh, "abstract_device", None) is not None
+        )
+        found.append(
+            {
+                "text": str(mesh),
+                "kind": "abstract" if isinstance(mesh, AbstractMesh) else "concrete",
+                "names": list(mesh.axis_names),
+                "sizes": list(mesh.axis_sizes),
+                "types": [t.name for t in mesh.axis_types],
+                "device": device,
+            }
+        )
     return found
 
 

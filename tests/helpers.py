@@ -16,6 +16,8 @@ def options_from_args(args: list[str]) -> Options:
     return build_options(Config(None, {}), context.params)
 
 
-def run_engine(source: bytes | str, args: list[str] = (), path: str = "example.py") -> FileResult:
+def run_engine(
+    source: bytes | str, args: list[str] = (), path: str = "example.py"
+) -> FileResult:
     data = source.encode() if isinstance(source, str) else source
     return process_source(Path(path), data, options_from_args(list(args)))

@@ -7,7 +7,11 @@ from jaxfix.codemods import RULES
 from jaxfix.fromlog.errors import message_start
 
 JAX_ERRORS = {
-    **{code: message_start(rule.raises[0]) for code, rule in RULES.items() if rule.raises},
+    **{
+        code: message_start(rule.raises[0])
+        for code, rule in RULES.items()
+        if rule.raises
+    },
     "JAX001-devices": message_start(RULES["JAX001"].raises[1]),
     # A committed array next to an AbstractMesh sharding: its device decides, and is too few.
     "JAX001-committed": "does not match the device assignment size",

@@ -55,12 +55,17 @@ def _run_in_project(path: str, project: str) -> None:
     try:
         with open(path, "rb") as handle:
             code = compile(handle.read(), path, "exec")
-        exec(code, {"__name__": "__main__", "__package__": package or None, "__file__": path})
+        exec(
+            code,
+            {"__name__": "__main__", "__package__": package or None, "__file__": path},
+        )
     finally:
         sys.path.remove(project)
         inside = os.path.join(os.path.abspath(project), "")
         for name, module in list(sys.modules.items()):
-            if os.path.abspath(getattr(module, "__file__", None) or os.sep).startswith(inside):
+            if os.path.abspath(getattr(module, "__file__", None) or os.sep).startswith(
+                inside
+            ):
                 del sys.modules[name]
 
 
@@ -78,7 +83,11 @@ def run_one(path: str, project: str | None = None) -> dict:
         if not isinstance(exc, (ValueError, RuntimeError, TypeError)):
             error += "\n" + traceback.format_exc(limit=5)
     lines = [line for line in out.getvalue().splitlines() if line.strip()]
-    return {"ok": error is None, "error": error, "last_line": lines[-1] if lines else ""}
+    return {
+        "ok": error is None,
+        "error": error,
+        "last_line": lines[-1] if lines else "",
+    }
 
 
 def main() -> None:
@@ -87,7 +96,9 @@ def main() -> None:
         lines = [line.strip().split("\t") for line in handle if line.strip()]
     import jax  # noqa: F401 - import once, before the scripts
 
-    results = {line[0]: run_one(line[0], line[1] if len(line) > 1 else None) for line in lines}
+    results = {
+        line[0]: run_one(line[0], line[1] if len(line) > 1 else None) for line in lines
+    }
     sys.stdout.write(json.dumps(results))
 
 

@@ -31,21 +31,41 @@ def _next_python_candidates() -> list[str]:
 
 
 def _is_next(python: str) -> bool:
-    done = subprocess.run([python, "-c", "import sys; sys.exit(sys.version_info < (3, 12))"], capture_output=True, check=False)
+    done = subprocess.run(
+        [python, "-c", "import sys; sys.exit(sys.version_info < (3, 12))"],
+        capture_output=True,
+        check=False,
+    )
     return done.returncode == 0
 
 
 def _build_next_venv(base: str) -> str | None:
     """`.venv-next` with the `jax-next` extra's requirements; None (and a message) if it fails."""
-    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["jax-next"]
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]["jax-next"]
     python = NEXT_VENV / "bin" / "python"
-    sys.stderr.write(f"\njaxfix tests: building {NEXT_VENV} with {base} for the jax-next tier (once)\n")
+    sys.stderr.write(
+        f"\njaxfix tests: building {NEXT_VENV} with {base} for the jax-next tier (once)\n"
+    )
     try:
-        subprocess.run([base, "-m", "venv", str(NEXT_VENV)], check=True, capture_output=True, timeout=300)
-        subprocess.run([str(python), "-m", "pip", "install", "--quiet", *extra], check=True, capture_output=True, timeout=1800)
+        subprocess.run(
+            [base, "-m", "venv", str(NEXT_VENV)],
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "--quiet", *extra],
+            check=True,
+            capture_output=True,
+            timeout=1800,
+        )
     except (subprocess.SubprocessError, OSError) as error:
         output = getattr(error, "stderr", b"") or b""
-        sys.stderr.write(f"jaxfix tests: could not build {NEXT_VENV}: {error}\n{output.decode(errors='replace')[-2000:]}\n")
+        sys.stderr.write(
+            f"jaxfix tests: could not build {NEXT_VENV}: {error}\n{output.decode(errors='replace')[-2000:]}\n"
+        )
         shutil.rmtree(NEXT_VENV, ignore_errors=True)
         return None
     return str(python)
@@ -64,4 +84,3 @@ def jax_pythons() -> list[str]:
     base = next((p for p in _next_python_candidates() if _is_next(p)), None)
     built = _build_next_venv(base) if base else None
     return [built] if built else []
-

@@ -16,19 +16,30 @@ ROOT = Path(__file__).resolve().parents[1]
 _SAFE_PATH = ("-P",) if sys.version_info >= (3, 11) else ()
 
 CAPABILITIES = t.ClientCapabilities(
-    general=t.GeneralClientCapabilities(position_encodings=[t.PositionEncodingKind.Utf16]),
+    general=t.GeneralClientCapabilities(
+        position_encodings=[t.PositionEncodingKind.Utf16]
+    ),
     text_document=t.TextDocumentClientCapabilities(
         code_action=t.CodeActionClientCapabilities(
-            data_support=True, resolve_support=t.ClientCodeActionResolveOptions(properties=["edit"]),
+            data_support=True,
+            resolve_support=t.ClientCodeActionResolveOptions(properties=["edit"]),
             code_action_literal_support=t.ClientCodeActionLiteralOptions(
-                t.ClientCodeActionKindOptions([t.CodeActionKind.QuickFix, t.CodeActionKind.SourceFixAll]),
+                t.ClientCodeActionKindOptions(
+                    [t.CodeActionKind.QuickFix, t.CodeActionKind.SourceFixAll]
+                ),
             ),
         ),
         hover=t.HoverClientCapabilities(content_format=[t.MarkupKind.Markdown]),
-        publish_diagnostics=t.PublishDiagnosticsClientCapabilities(related_information=True, version_support=True),
+        publish_diagnostics=t.PublishDiagnosticsClientCapabilities(
+            related_information=True, version_support=True
+        ),
     ),
-    workspace=t.WorkspaceClientCapabilities(workspace_edit=t.WorkspaceEditClientCapabilities(document_changes=True)),
-    notebook_document=t.NotebookDocumentClientCapabilities(t.NotebookDocumentSyncClientCapabilities()),
+    workspace=t.WorkspaceClientCapabilities(
+        workspace_edit=t.WorkspaceEditClientCapabilities(document_changes=True)
+    ),
+    notebook_document=t.NotebookDocumentClientCapabilities(
+        t.NotebookDocumentSyncClientCapabilities()
+    ),
 )
 
 
@@ -41,8 +52,13 @@ class Editor:
         self.published: list[t.PublishDiagnosticsParams] = []
         self.logs: list[str] = []
         self._arrived = asyncio.Event()
-        self._seen: set[int] = set()  # indexes of `published` that diagnostics() returned
-        self.env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, (*python_path, ROOT)))}
+        self._seen: set[int] = (
+            set()
+        )  # indexes of `published` that diagnostics() returned
+        self.env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(map(str, (*python_path, ROOT))),
+        }
 
         @self.client.feature(t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def diagnostics(params: t.PublishDiagnosticsParams) -> None:
@@ -53,16 +69,30 @@ class Editor:
         def log(params: t.LogMessageParams) -> None:
             self.logs.append(params.message)
 
-    async def start(self, capabilities: t.ClientCapabilities = CAPABILITIES) -> t.InitializeResult:
+    async def start(
+        self, capabilities: t.ClientCapabilities = CAPABILITIES
+    ) -> t.InitializeResult:
         # As an editor starts it: the console script, in the workspace (whose modules, such as a
         # `typing.py`, must not be imported by the server or its analysis process).
         script = Path(sys.executable).with_name("jaxfix")
-        command = [str(script)] if script.exists() else [sys.executable, *_SAFE_PATH, "-m", "jaxfix"]
+        command = (
+            [str(script)]
+            if script.exists()
+            else [sys.executable, *_SAFE_PATH, "-m", "jaxfix"]
+        )
         await self.client.start_io(*command, "server", env=self.env, cwd=str(self.root))
         folder = t.WorkspaceFolder(self.root.as_uri(), self.root.name)
-        result = await asyncio.wait_for(self.client.initialize_async(t.InitializeParams(
-            capabilities=capabilities, root_uri=self.root.as_uri(), workspace_folders=[folder], process_id=os.getpid(),
-        )), 60)
+        result = await asyncio.wait_for(
+            self.client.initialize_async(
+                t.InitializeParams(
+                    capabilities=capabilities,
+                    root_uri=self.root.as_uri(),
+                    workspace_folders=[folder],
+                    process_id=os.getpid(),
+                )
+            ),
+            60,
+        )
         self.client.initialized(t.InitializedParams())
         return result
 
@@ -76,20 +106,32 @@ class Editor:
     def open(self, path: Path, text: str | None = None) -> str:
         uri = path.as_uri()
         text = path.read_text(encoding="utf-8") if text is None else text
-        self.client.text_document_did_open(t.DidOpenTextDocumentParams(t.TextDocumentItem(uri, "python", 1, text)))
+        self.client.text_document_did_open(
+            t.DidOpenTextDocumentParams(t.TextDocumentItem(uri, "python", 1, text))
+        )
         return uri
 
     def change(self, uri: str, text: str, version: int) -> None:
-        self.client.text_document_did_change(t.DidChangeTextDocumentParams(
-            t.VersionedTextDocumentIdentifier(version, uri), [t.TextDocumentContentChangeWholeDocument(text)],
-        ))
+        self.client.text_document_did_change(
+            t.DidChangeTextDocumentParams(
+                t.VersionedTextDocumentIdentifier(version, uri),
+                [t.TextDocumentContentChangeWholeDocument(text)],
+            )
+        )
 
-    async def diagnostics(self, uri: str, version: int | None = None, timeout: float = 120) -> t.PublishDiagnosticsParams:
+    async def diagnostics(
+        self, uri: str, version: int | None = None, timeout: float = 120
+    ) -> t.PublishDiagnosticsParams:
         """The first diagnostics published for `uri` (for that version) not yet returned."""
+
         async def arrive() -> t.PublishDiagnosticsParams:
             while True:
                 for index, params in enumerate(self.published):
-                    if params.uri == uri and (version is None or params.version == version) and index not in self._seen:
+                    if (
+                        params.uri == uri
+                        and (version is None or params.version == version)
+                        and index not in self._seen
+                    ):
                         self._seen.add(index)
                         return params
                 self._arrived.clear()
@@ -98,12 +140,24 @@ class Editor:
         return await asyncio.wait_for(arrive(), timeout)
 
     async def hover(self, uri: str, position: t.Position) -> t.Hover | None:
-        return await self.client.text_document_hover_async(t.HoverParams(t.TextDocumentIdentifier(uri), position))
+        return await self.client.text_document_hover_async(
+            t.HoverParams(t.TextDocumentIdentifier(uri), position)
+        )
 
-    async def actions(self, uri: str, where: t.Range, diagnostics: list[t.Diagnostic] = (), only: list[str] | None = None) -> list[t.CodeAction]:
-        found = await self.client.text_document_code_action_async(t.CodeActionParams(
-            t.TextDocumentIdentifier(uri), where, t.CodeActionContext(list(diagnostics), only=only),
-        ))
+    async def actions(
+        self,
+        uri: str,
+        where: t.Range,
+        diagnostics: list[t.Diagnostic] = (),
+        only: list[str] | None = None,
+    ) -> list[t.CodeAction]:
+        found = await self.client.text_document_code_action_async(
+            t.CodeActionParams(
+                t.TextDocumentIdentifier(uri),
+                where,
+                t.CodeActionContext(list(diagnostics), only=only),
+            )
+        )
         return list(found or ())
 
     async def resolve(self, action: t.CodeAction) -> t.CodeAction:
@@ -115,7 +169,7 @@ def offset(text: str, position: t.Position) -> int:
     lines = re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", text)
     if position.line >= len(lines):
         return len(text)
-    start = sum(len(line) for line in lines[:position.line])
+    start = sum(len(line) for line in lines[: position.line])
     units = 0
     for index, character in enumerate(lines[position.line]):
         if units >= position.character:
@@ -127,7 +181,13 @@ def offset(text: str, position: t.Position) -> int:
 def apply(text: str, edits: list[t.TextEdit]) -> str:
     """The text with the edits applied, as a client applies a TextDocumentEdit (all ranges refer
     to the original text; none overlap)."""
-    spans = sorted(((offset(text, e.range.start), offset(text, e.range.end), e.new_text) for e in edits), reverse=True)
+    spans = sorted(
+        (
+            (offset(text, e.range.start), offset(text, e.range.end), e.new_text)
+            for e in edits
+        ),
+        reverse=True,
+    )
     for start, end, new_text in spans:
         text = text[:start] + new_text + text[end:]
     return text
@@ -137,5 +197,10 @@ def edits_for(action: t.CodeAction, uri: str) -> list[t.TextEdit]:
     edit = action.edit
     assert edit is not None, action
     if edit.document_changes:
-        return [e for change in edit.document_changes if change.text_document.uri == uri for e in change.edits]
+        return [
+            e
+            for change in edit.document_changes
+            if change.text_document.uri == uri
+            for e in change.edits
+        ]
     return list((edit.changes or {}).get(uri, ()))

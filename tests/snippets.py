@@ -12,7 +12,10 @@ lowered = jax.jit(jnp.sin).lower(x)
 CALL = "jax.jit(jnp.sin).lower(x)"
 FIXED_CALL = "jax.jit(jnp.sin).trace(x).lower(lowering_platforms=(jax.export.default_export_platform(),))"
 # The fixed line would be longer than 88 characters, so the call's arguments go one per line.
-FIXED = VIOLATION.replace(CALL, "jax.jit(jnp.sin).trace(x).lower(\n    lowering_platforms=(jax.export.default_export_platform(),),\n)")
+FIXED = VIOLATION.replace(
+    CALL,
+    "jax.jit(jnp.sin).trace(x).lower(\n    lowering_platforms=(jax.export.default_export_platform(),),\n)",
+)
 VIOLATION_LINE = 7
 CLEAN = "import jax\n\nprint(jax.numpy.zeros(3))\n"
 # A JAX002 violation whose only fix is unsafe: reported, not fixed by default, so its result has

@@ -6,7 +6,6 @@ import textwrap
 
 import libcst as cst
 import pytest
-from fixture_cases import python_sources
 from libcst._batched_visitor import _BatchedCSTVisitor
 from libcst.metadata import (
     MetadataWrapper,
@@ -16,9 +15,10 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
+from fixture_cases import python_sources
+from jaxfix.analysis import parents as parents_module
 from jaxfix.analysis.module import ModuleAnalysis
 from jaxfix.analysis.names import api_of_qualified_names
-from jaxfix.analysis import parents as parents_module
 from jaxfix.analysis.parents import parent_map
 from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
 
@@ -120,38 +120,59 @@ def _every_node(root: cst.CSTNode) -> list[cst.CSTNode]:
 
 @pytest.mark.parametrize("name, source", SOURCES, ids=[name for name, _ in SOURCES])
 def test_parent_map_is_libcsts_parent_map(name, source, monkeypatch):
-    monkeypatch.setattr(parents_module, "_FIELD_GETTERS", {})  # each source teaches it the field orders
+    monkeypatch.setattr(
+        parents_module, "_FIELD_GETTERS", {}
+    )  # each source teaches it the field orders
     module = cst.parse_module(source)
-    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(ParentNodeProvider)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(
+        ParentNodeProvider
+    )
     parents = parent_map(module)
     assert parents == dict(expected)
-    assert list(parents) == _every_node(module)[1:]  # every node but the root, in visiting order
+    assert (
+        list(parents) == _every_node(module)[1:]
+    )  # every node but the root, in visiting order
 
 
 @pytest.mark.parametrize("name, source", SOURCES, ids=[name for name, _ in SOURCES])
 def test_api_resolver_names_are_libcsts_qualified_names(name, source):
     module = cst.parse_module(source)
-    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(QualifiedNameProvider)
-    analysis = ModuleAnalysis(ModuleLevelBatchWrapper(module, unsafe_skip_copy=True), None)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(
+        QualifiedNameProvider
+    )
+    analysis = ModuleAnalysis(
+        ModuleLevelBatchWrapper(module, unsafe_skip_copy=True), None
+    )
     for node in _every_node(module):
         value = expected.get(node, set())
-        assert analysis.names.qualified_names(node) == (value() if callable(value) else value), node
+        assert analysis.names.qualified_names(node) == (
+            value() if callable(value) else value
+        ), node
 
 
 @pytest.mark.parametrize("name, source", SOURCES, ids=[name for name, _ in SOURCES])
 def test_api_resolver_answers_as_the_qualified_names_do(name, source):
     """Its shortcut for attributes that no API ends with gives what the names give."""
     module = cst.parse_module(source)
-    analysis = ModuleAnalysis(ModuleLevelBatchWrapper(module, unsafe_skip_copy=True), None)
+    analysis = ModuleAnalysis(
+        ModuleLevelBatchWrapper(module, unsafe_skip_copy=True), None
+    )
     for node in _every_node(module):
-        assert analysis.names.api(node) is api_of_qualified_names(analysis.names.qualified_names(node)), node
+        assert analysis.names.api(node) is api_of_qualified_names(
+            analysis.names.qualified_names(node)
+        ), node
 
 
-@pytest.mark.parametrize("name, source", SOURCES[:8], ids=[name for name, _ in SOURCES[:8]])
+@pytest.mark.parametrize(
+    "name, source", SOURCES[:8], ids=[name for name, _ in SOURCES[:8]]
+)
 def test_module_level_batch_wrapper_gives_libcsts_positions(name, source):
     module = cst.parse_module(source)
     expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    assert ModuleLevelBatchWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider) == expected
+    assert (
+        ModuleLevelBatchWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        == expected
+    )
 
 
 def test_module_level_batch_wrapper_still_walks_for_visitors_that_look_below_the_module():
@@ -166,14 +187,23 @@ def test_module_level_batch_wrapper_still_walks_for_visitors_that_look_below_the
             self.seen.append(cst.ensure_type(node.func, cst.Name).value)
 
     first, second = Calls(), Calls()
-    ModuleLevelBatchWrapper(module, unsafe_skip_copy=True).visit_batched([first, second])
+    ModuleLevelBatchWrapper(module, unsafe_skip_copy=True).visit_batched(
+        [first, second]
+    )
     assert first.seen == second.seen == ["f", "g", "h"]
 
 
 def test_nodes_of_a_kind_come_in_visiting_order():
     module = cst.parse_module("a.b(c.d(e.f))\ndef g():\n    return h.i\n")
-    analysis = ModuleAnalysis(ModuleLevelBatchWrapper(module, unsafe_skip_copy=True), None)
-    assert [cst.Module([]).code_for_node(n) for n in analysis.nodes(cst.Attribute)] == ["a.b", "c.d", "e.f", "h.i"]
+    analysis = ModuleAnalysis(
+        ModuleLevelBatchWrapper(module, unsafe_skip_copy=True), None
+    )
+    assert [cst.Module([]).code_for_node(n) for n in analysis.nodes(cst.Attribute)] == [
+        "a.b",
+        "c.d",
+        "e.f",
+        "h.i",
+    ]
     assert analysis.nodes(cst.Module) == []
 
 
@@ -196,7 +226,9 @@ MODULE_LEVEL_PROVIDERS = [ScopeProvider, PositionProvider]
 
 
 @pytest.mark.parametrize("provider", MODULE_LEVEL_PROVIDERS, ids=lambda p: p.__name__)
-def test_stock_wrapper_traverses_the_module_for_module_level_providers(provider, batched_visits):
+def test_stock_wrapper_traverses_the_module_for_module_level_providers(
+    provider, batched_visits
+):
     """The control: LibCST walks the whole tree for these providers (ScopeProvider twice, once
     for its dependency ExpressionContextProvider), and the spy sees it."""
     module = cst.parse_module(textwrap.dedent(TRICKY["decorators and dotted imports"]))
@@ -205,7 +237,9 @@ def test_stock_wrapper_traverses_the_module_for_module_level_providers(provider,
 
 
 @pytest.mark.parametrize("provider", MODULE_LEVEL_PROVIDERS, ids=lambda p: p.__name__)
-def test_module_level_batch_wrapper_resolves_them_without_a_traversal(provider, batched_visits):
+def test_module_level_batch_wrapper_resolves_them_without_a_traversal(
+    provider, batched_visits
+):
     module = cst.parse_module(textwrap.dedent(TRICKY["decorators and dotted imports"]))
     resolved = ModuleLevelBatchWrapper(module, unsafe_skip_copy=True).resolve(provider)
     assert module in resolved
@@ -214,7 +248,21 @@ def test_module_level_batch_wrapper_resolves_them_without_a_traversal(provider, 
 
 @pytest.mark.parametrize("name, source", SOURCES, ids=[name for name, _ in SOURCES])
 def test_nodes_of_a_kind_are_every_such_node_of_the_parent_map(name, source):
-    analysis = ModuleAnalysis(ModuleLevelBatchWrapper(cst.parse_module(source), unsafe_skip_copy=True), None)
-    kinds = (cst.Call, cst.Attribute, cst.With, cst.Name, cst.FunctionDef, cst.BaseExpression, cst.BaseSmallStatement, cst.CSTNode, cst.Module)
+    analysis = ModuleAnalysis(
+        ModuleLevelBatchWrapper(cst.parse_module(source), unsafe_skip_copy=True), None
+    )
+    kinds = (
+        cst.Call,
+        cst.Attribute,
+        cst.With,
+        cst.Name,
+        cst.FunctionDef,
+        cst.BaseExpression,
+        cst.BaseSmallStatement,
+        cst.CSTNode,
+        cst.Module,
+    )
     for kind in kinds:
-        assert analysis.nodes(kind) == [node for node in analysis.parents if isinstance(node, kind)], kind
+        assert analysis.nodes(kind) == [
+            node for node in analysis.parents if isinstance(node, kind)
+        ], kind

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-from fixture_cases import FIXTURES, python_sources
-from hypothesis import HealthCheck, given, settings
-from jax_program_strategy import Program, programs
-
 import libcst as cst
+import pytest
+from hypothesis import HealthCheck, given, settings
 
+from fixture_cases import FIXTURES, python_sources
+from jax_program_strategy import Program, programs
 from jaxfix import engine
 from jaxfix.analysis.module import ModuleAnalysis
 from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
@@ -44,8 +43,13 @@ def _engine_order(diagnostic: Diagnostic) -> tuple[int, int, int, int, str]:
 
 def assert_together_is_alone_merged(source: bytes, options: Options) -> None:
     fixed, diagnostics = check_source(source, options)
-    alone = [check_source(source, options, rules=[rule]) for rule in selected_rules(options)]
-    merged = sorted((d for _, rule_diagnostics in alone for d in rule_diagnostics), key=_engine_order)
+    alone = [
+        check_source(source, options, rules=[rule]) for rule in selected_rules(options)
+    ]
+    merged = sorted(
+        (d for _, rule_diagnostics in alone for d in rule_diagnostics),
+        key=_engine_order,
+    )
     assert list(diagnostics) == merged
     fixed_alone = [rule_fixed for rule_fixed, _ in alone if rule_fixed is not None]
     # Fixes of two rules may legitimately interact (overlapping edits wait for a later pass,
@@ -58,7 +62,9 @@ def assert_together_is_alone_merged(source: bytes, options: Options) -> None:
 # Fixtures run with unsafe fixes only, to halve the time: default options report the same
 # diagnostics (the first pass does not depend on them, bar `applied`) and apply a subset of the
 # fixes; generated programs below run with both.
-@pytest.mark.parametrize("path", FIXTURE_SOURCES, ids=[str(p.relative_to(FIXTURES)) for p in FIXTURE_SOURCES])
+@pytest.mark.parametrize(
+    "path", FIXTURE_SOURCES, ids=[str(p.relative_to(FIXTURES)) for p in FIXTURE_SOURCES]
+)
 def test_fixture_rules_together_report_what_they_report_alone(path: Path):
     assert_together_is_alone_merged(path.read_bytes(), Options(unsafe_fixes=True))
 
@@ -72,13 +78,21 @@ def test_fixture_rules_together_report_what_they_report_alone(path: Path):
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(programs())
-def test_generated_program_rules_together_report_what_they_report_alone(program: Program):
+def test_generated_program_rules_together_report_what_they_report_alone(
+    program: Program,
+):
     for options in OPTION_SETS:
         assert_together_is_alone_merged(program.source.encode(), options)
 
 
 class _Recorder(Rule):
-    code, name, summary, fixes, tokens = "JAX990", "recorder", "records what it visits", {}, ()
+    code, name, summary, fixes, tokens = (
+        "JAX990",
+        "recorder",
+        "records what it visits",
+        {},
+        (),
+    )
 
     def visit_Call(self, node: cst.Call) -> None:
         self.seen.append(node)
@@ -111,12 +125,20 @@ class _Plain(cst.CSTVisitor):
 def test_rules_meet_the_nodes_a_visitor_meets_in_its_order(rule_class):
     """Rules run over the parent map's nodes (one traversal for both); a rule with `leave_`
     methods gets LibCST's batched traversal. Either way: what a plain visitor sees, in order."""
-    module = cst.parse_module((FIXTURES / "JAX002").glob("*.py").__next__().read_bytes())
-    analysis = ModuleAnalysis(ModuleLevelBatchWrapper(module, unsafe_skip_copy=True), None)
+    module = cst.parse_module(
+        (FIXTURES / "JAX002").glob("*.py").__next__().read_bytes()
+    )
+    analysis = ModuleAnalysis(
+        ModuleLevelBatchWrapper(module, unsafe_skip_copy=True), None
+    )
     rule = rule_class(analysis, Options())
     rule.seen = []
     engine._visit_in_order(analysis, [rule])
     plain = _Plain()
     module.visit(plain)
-    expected = plain.seen if rule_class is _RecorderWithLeave else [n for n in plain.seen if not isinstance(n, tuple)]
+    expected = (
+        plain.seen
+        if rule_class is _RecorderWithLeave
+        else [n for n in plain.seen if not isinstance(n, tuple)]
+    )
     assert rule.seen == expected and len(expected) > 10

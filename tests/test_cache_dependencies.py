@@ -40,7 +40,13 @@ def _cache(project: Path) -> Cache:
 
 def _result(project: Path, *dependencies: Dependency) -> FileResult:
     diagnostic = Diagnostic("JAX002", "sizes differ", Location(1, 1), Location(1, 5))
-    return FileResult(project / "pkg" / "main.py", SOURCE, None, (diagnostic,), dependencies=dependencies)
+    return FileResult(
+        project / "pkg" / "main.py",
+        SOURCE,
+        None,
+        (diagnostic,),
+        dependencies=dependencies,
+    )
 
 
 def _snapshot(*paths: Path) -> tuple[Dependency, ...]:
@@ -68,11 +74,16 @@ def _edit_keeping_size_and_times(path: Path, data: bytes) -> None:
 
 CHANGES = {
     "edited": lambda p: p.write_bytes(b"MESH = 4\n# now 4\n"),
-    "edited, same size and mtime": lambda p: _edit_keeping_size_and_times(p, b"MESH = 4\n"),
+    "edited, same size and mtime": lambda p: _edit_keeping_size_and_times(
+        p, b"MESH = 4\n"
+    ),
     "deleted": lambda p: p.unlink(),
     "unreadable (now a directory)": lambda p: (p.unlink(), p.mkdir()),
     "replaced by a symlink to other bytes": lambda p: (
-        p.with_name("other.py").write_bytes(b"MESH = 2\n"), p.unlink(), p.symlink_to(p.with_name("other.py"))),
+        p.with_name("other.py").write_bytes(b"MESH = 2\n"),
+        p.unlink(),
+        p.symlink_to(p.with_name("other.py")),
+    ),
 }
 
 
@@ -87,7 +98,9 @@ def test_a_changed_dependency_makes_the_entry_a_miss(project, change):
 
 def test_any_one_changed_dependency_is_enough(project):
     (project / "pkg" / "sizes.py").write_bytes(b"A = 8\n")
-    dependencies = _snapshot(project / "pkg" / "meshes.py", project / "pkg" / "sizes.py")
+    dependencies = _snapshot(
+        project / "pkg" / "meshes.py", project / "pkg" / "sizes.py"
+    )
     _cache(project).put(_result(project, *dependencies))
     (project / "pkg" / "sizes.py").write_bytes(b"A = 4\n")
     assert _cached(project) is None
@@ -104,7 +117,12 @@ def test_touched_but_same_bytes_is_still_a_hit(project):
 def test_a_same_signature_is_trusted_without_reading(project, monkeypatch):
     meshes = project / "pkg" / "meshes.py"
     (dependency,) = _snapshot(meshes)
-    monkeypatch.setattr(dependencies_module, "open", lambda *a: pytest.fail("read a file whose signature is unchanged"), raising=False)
+    monkeypatch.setattr(
+        dependencies_module,
+        "open",
+        lambda *a: pytest.fail("read a file whose signature is unchanged"),
+        raising=False,
+    )
     assert unchanged(dependency)
 
 
@@ -129,16 +147,22 @@ def test_a_file_changed_after_the_index_started_is_not_vouched_for(project):
     """The index may have read the old bytes: a digest of the new ones would make a stale
     answer look current. So the result is not cached at all."""
     meshes = project / "pkg" / "meshes.py"
-    (dependency,) = snapshot([meshes], time.time_ns() - 60 * 10**9)  # an index a minute old
+    (dependency,) = snapshot(
+        [meshes], time.time_ns() - 60 * 10**9
+    )  # an index a minute old
     assert dependency.digest is None
     _cache(project).put(_result(project, dependency))
     assert _cached(project) is None
     assert not (project / "cache").exists()
 
 
-def test_a_file_changed_just_before_the_index_started_is_not_vouched_for_either(project):
+def test_a_file_changed_just_before_the_index_started_is_not_vouched_for_either(
+    project,
+):
     """Timestamps may be coarse (FAT: 2 s) or lag the clock: within SETTLED_NS, no digest."""
-    (dependency,) = snapshot([project / "pkg" / "meshes.py"], time.time_ns() + 1_000_000)
+    (dependency,) = snapshot(
+        [project / "pkg" / "meshes.py"], time.time_ns() + 1_000_000
+    )
     assert dependency.digest is None
 
 
@@ -151,7 +175,11 @@ def test_an_unreadable_dependency_is_not_cached(project):
 
 def test_entries_without_dependencies_cost_no_file_system_call(project, monkeypatch):
     _cache(project).put(_result(project))
-    monkeypatch.setattr(cache_module, "unchanged", lambda dependency: pytest.fail("checked a dependency"))
+    monkeypatch.setattr(
+        cache_module,
+        "unchanged",
+        lambda dependency: pytest.fail("checked a dependency"),
+    )
     assert _cached(project) == _result(project)
 
 
@@ -172,13 +200,21 @@ def test_a_module_many_files_import_is_checked_once_per_run(project, monkeypatch
 def _rewrite(entry: Path, change) -> None:
     magic, _, body = entry.read_bytes().split(b"\n", 2)
     body = json.dumps(change(json.loads(body))).encode()
-    entry.write_bytes(magic + b"\n" + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+    entry.write_bytes(
+        magic + b"\n" + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+    )
 
 
 FORGERIES = {
-    "relative path": lambda d: {**d, "dependencies": [["meshes.py", *d["dependencies"][0][1:]]]},
+    "relative path": lambda d: {
+        **d,
+        "dependencies": [["meshes.py", *d["dependencies"][0][1:]]],
+    },
     "no digest": lambda d: {**d, "dependencies": [[d["dependencies"][0][0], None, []]]},
-    "short signature": lambda d: {**d, "dependencies": [[*d["dependencies"][0][:2], [1, 2]]]},
+    "short signature": lambda d: {
+        **d,
+        "dependencies": [[*d["dependencies"][0][:2], [1, 2]]],
+    },
     "not a list": lambda d: {**d, "dependencies": {"a": 1}},
     "missing": lambda d: {k: v for k, v in d.items() if k != "dependencies"},
 }
@@ -187,14 +223,22 @@ FORGERIES = {
 @pytest.mark.parametrize("forge", FORGERIES.values(), ids=FORGERIES.keys())
 def test_bad_dependency_records_are_a_miss(project, forge):
     _cache(project).put(_result(project, *_snapshot(project / "pkg" / "meshes.py")))
-    (entry,) = [p for p in (project / "cache").iterdir() if not p.name.startswith((".", "CACHEDIR"))]
+    (entry,) = [
+        p
+        for p in (project / "cache").iterdir()
+        if not p.name.startswith((".", "CACHEDIR"))
+    ]
     _rewrite(entry, forge)
     assert _cached(project) is None
 
 
 def test_an_entry_of_the_previous_format_is_a_miss(project):
     _cache(project).put(_result(project))
-    (entry,) = [p for p in (project / "cache").iterdir() if not p.name.startswith((".", "CACHEDIR"))]
+    (entry,) = [
+        p
+        for p in (project / "cache").iterdir()
+        if not p.name.startswith((".", "CACHEDIR"))
+    ]
     entry.write_bytes(b"jaxfix-cache 1\n" + entry.read_bytes().split(b"\n", 1)[1])
     assert _cached(project) is None
 
@@ -204,7 +248,10 @@ def test_project_roots(tmp_path, monkeypatch):
     config = tmp_path / "repo" / "pyproject.toml"
     paths = [tmp_path / "repo" / "pkg" / "main.py"]
     assert project_roots(Config(config, {}), paths) == (tmp_path / "repo",)
-    assert project_roots(Config(config, {"src": ["lib", "."]}), paths) == (tmp_path / "repo" / "lib", tmp_path / "repo")
+    assert project_roots(Config(config, {"src": ["lib", "."]}), paths) == (
+        tmp_path / "repo" / "lib",
+        tmp_path / "repo",
+    )
     assert project_roots(Config(None, {}), paths) == (tmp_path / "repo" / "pkg",)
     monkeypatch.chdir(tmp_path)
     assert project_roots(Config(None, {}), []) == (tmp_path,)
@@ -223,4 +270,6 @@ def test_a_place_an_import_was_looked_for_holds_while_it_stays_what_it_was(tmp_p
     assert unchanged(Dependency(spot, "file"))
     spot.unlink()
     spot.mkdir()
-    assert unchanged(Dependency(spot, "directory")) and not unchanged(Dependency(spot, "file"))
+    assert unchanged(Dependency(spot, "directory")) and not unchanged(
+        Dependency(spot, "file")
+    )

@@ -63,7 +63,9 @@ def test_diff_output_applies_with_git_apply(tree):
     assert result.exit_code == 1
     assert result.stdout.startswith("--- a/bad.py\n+++ b/bad.py\n")
     subprocess.run(["git", "init", "-q"], cwd=tree, check=True)
-    subprocess.run(["git", "apply", "-"], cwd=tree, input=result.stdout.encode(), check=True)
+    subprocess.run(
+        ["git", "apply", "-"], cwd=tree, input=result.stdout.encode(), check=True
+    )
     assert (tree / "bad.py").read_text() == FIXED
 
 
@@ -72,7 +74,9 @@ def test_stdin_mode_prints_fixed_code(tree):
     assert result.exit_code == 0
     assert result.stdout == FIXED
     check = run("--check", "-", stdin=VIOLATION)
-    assert check.exit_code == 1 and check.stdout.startswith("-:7:11: JAX001 ")  # diagnostics on stdout, as ruff
+    assert check.exit_code == 1 and check.stdout.startswith(
+        "-:7:11: JAX001 "
+    )  # diagnostics on stdout, as ruff
 
 
 def test_a_broken_file_does_not_stop_the_run(tree):
@@ -81,7 +85,9 @@ def test_a_broken_file_does_not_stop_the_run(tree):
     result = run(str(tree))
     assert result.exit_code == 2
     errors = [line for line in result.stderr.splitlines() if "broken.py" in line]
-    assert len(errors) == 1 and "syntax error" in errors[0] and "broken.py:1:" in errors[0]
+    assert (
+        len(errors) == 1 and "syntax error" in errors[0] and "broken.py:1:" in errors[0]
+    )
     assert (tree / "bad.py").read_text() == FIXED
     assert (tree / "broken.py").read_text() == broken
 
@@ -106,7 +112,10 @@ def test_config_is_found_upward_and_flags_override(tree):
     sub.mkdir()
     shutil.move(tree / "bad.py", sub / "bad.py")
     assert run("--check", str(sub)).exit_code == 0
-    assert run("--check", "--select", "JAX001", "--ignore", "JAX002", str(sub)).exit_code == 1
+    assert (
+        run("--check", "--select", "JAX001", "--ignore", "JAX002", str(sub)).exit_code
+        == 1
+    )
 
 
 def test_platform_option(tree):
@@ -120,7 +129,9 @@ def test_suppression_comments(tree):
     for comment in ("# jaxfix: ignore", "# jaxfix: ignore[JAX001]", "# noqa: JAX001"):
         (tree / "bad.py").write_text(VIOLATION.replace(CALL, f"{CALL}  {comment}"))
         assert run("--check", str(tree / "bad.py")).exit_code == 0, comment
-    (tree / "bad.py").write_text(VIOLATION.replace(CALL, f"{CALL}  # jaxfix: ignore[JAX002]"))
+    (tree / "bad.py").write_text(
+        VIOLATION.replace(CALL, f"{CALL}  # jaxfix: ignore[JAX002]")
+    )
     assert run("--check", str(tree / "bad.py")).exit_code == 1
 
 
@@ -146,30 +157,54 @@ def test_color_option(tree):
 
 def test_results_do_not_depend_on_worker_count(tmp_path):
     for index in range(20):
-        (tmp_path / f"m{index:02d}.py").write_text(VIOLATION if index % 3 == 0 else CLEAN)
+        (tmp_path / f"m{index:02d}.py").write_text(
+            VIOLATION if index % 3 == 0 else CLEAN
+        )
     one = run("--check", "--color", "never", "-j", "1", str(tmp_path))
     two = run("--check", "--color", "never", "-j", "2", str(tmp_path))
     assert one.exit_code == two.exit_code == 1
     assert one.output == two.output
 
 
-@pytest.mark.parametrize("command", [["jaxfix"], [sys.executable, "-m", "jaxfix"]], ids=["console-script", "python-m"])
+@pytest.mark.parametrize(
+    "command",
+    [["jaxfix"], [sys.executable, "-m", "jaxfix"]],
+    ids=["console-script", "python-m"],
+)
 def test_installed_entry_points(tree, command):
     if command == ["jaxfix"]:
         script = shutil.which("jaxfix", path=str(Path(sys.executable).parent))
         assert script, "the jaxfix console script is not installed next to this Python"
         command = [script]
-    check = subprocess.run([*command, "--check", str(tree)], capture_output=True, text=True)
+    check = subprocess.run(
+        [*command, "--check", str(tree)], capture_output=True, text=True
+    )
     # as ruff: diagnostics on stdout, the summary on stderr
-    assert check.returncode == 1 and ": JAX001 " in check.stdout and ": JAX001 " not in check.stderr and "jaxfix summary" in check.stderr
-    stdin = subprocess.run([*command, "-"], input=VIOLATION, capture_output=True, text=True)
+    assert (
+        check.returncode == 1
+        and ": JAX001 " in check.stdout
+        and ": JAX001 " not in check.stderr
+        and "jaxfix summary" in check.stderr
+    )
+    stdin = subprocess.run(
+        [*command, "-"], input=VIOLATION, capture_output=True, text=True
+    )
     assert stdin.returncode == 0 and stdin.stdout == FIXED
     fix = subprocess.run([*command, str(tree)], capture_output=True, text=True)
     assert fix.returncode == 0 and (tree / "bad.py").read_text() == FIXED
 
 
 def test_stdin_filename_drives_excludes(tree):
-    result = run("-", "--stdin-filename", "generated/x.py", "--exclude", "generated", stdin=VIOLATION)
+    result = run(
+        "-",
+        "--stdin-filename",
+        "generated/x.py",
+        "--exclude",
+        "generated",
+        stdin=VIOLATION,
+    )
     assert result.exit_code == 0 and result.stdout == VIOLATION
-    kept = run("-", "--stdin-filename", "src/x.py", "--exclude", "generated", stdin=VIOLATION)
+    kept = run(
+        "-", "--stdin-filename", "src/x.py", "--exclude", "generated", stdin=VIOLATION
+    )
     assert kept.exit_code == 0 and kept.stdout == FIXED

@@ -24,19 +24,31 @@ M8 = AbstractMesh((8,), ("x",))
 
 def analyze(code: str) -> ModuleAnalysis:
     module = cst.parse_module(HEADER + textwrap.dedent(code))
-    return ModuleAnalysis(ModuleLevelBatchWrapper(module, unsafe_skip_copy=True), (0, 10, 2))
+    return ModuleAnalysis(
+        ModuleLevelBatchWrapper(module, unsafe_skip_copy=True), (0, 10, 2)
+    )
 
 
 def target(analysis: ModuleAnalysis, name: str = "target") -> cst.Call:
     """The call of `target()` (or `name()`) in the module."""
-    (call,) = [c for c in analysis.nodes(cst.Call) if isinstance(c.func, cst.Name) and c.func.value == name]
+    (call,) = [
+        c
+        for c in analysis.nodes(cst.Call)
+        if isinstance(c.func, cst.Name) and c.func.value == name
+    ]
     return call
 
 
-def described(analysis: ModuleAnalysis, node: cst.CSTNode) -> list[tuple[Entry, Api | None, str]]:
+def described(
+    analysis: ModuleAnalysis, node: cst.CSTNode
+) -> list[tuple[Entry, Api | None, str]]:
     """(entry, api, mesh shape or 'unknown') for each site, outermost first."""
     return [
-        (s.entry, s.api, s.mesh.shape_text() if isinstance(s.mesh, MeshValue) else "unknown")
+        (
+            s.entry,
+            s.api,
+            s.mesh.shape_text() if isinstance(s.mesh, MeshValue) else "unknown",
+        )
         for s in analysis.contexts_at(node)
     ]
 
@@ -55,7 +67,9 @@ def test_with_items_outermost_first_and_only_in_the_nodes_own_function():
         (Entry.WITH, Api.USE_ABSTRACT_MESH, "(8,) ('x',)"),
         (Entry.WITH, Api.SET_MESH, "(8,) ('x',)"),
     ]
-    assert described(analysis, target(analysis, "other")) == []  # `later` is never called
+    assert (
+        described(analysis, target(analysis, "other")) == []
+    )  # `later` is never called
 
 
 def test_legacy_with_mesh_is_a_site_that_sets_no_context_mesh():
@@ -68,7 +82,10 @@ def test_legacy_with_mesh_is_a_site_that_sets_no_context_mesh():
         """
     )
     sites = analysis.contexts_at(target(analysis))
-    assert [(s.api, s.sets_context_mesh) for s in sites] == [(Api.USE_ABSTRACT_MESH, True), (Api.MESH, False)]
+    assert [(s.api, s.sets_context_mesh) for s in sites] == [
+        (Api.USE_ABSTRACT_MESH, True),
+        (Api.MESH, False),
+    ]
     assert [s.api for s in innermost(sites)] == [Api.USE_ABSTRACT_MESH]
 
 
@@ -101,9 +118,19 @@ def test_a_global_set_mesh_elsewhere_may_have_run_before():
         """
     )
     (site,) = analysis.contexts_at(target(analysis))
-    assert site.entry is Entry.ELSEWHERE and isinstance(site.mesh, Unknown) and innermost([site]) == []
-    (site,) = analysis.contexts_at(target(analysis, "other"))  # a def that holds one: unknown since
-    assert site.entry is Entry.GLOBAL_SET and isinstance(site.mesh, Unknown) and innermost([site]) == [site]
+    assert (
+        site.entry is Entry.ELSEWHERE
+        and isinstance(site.mesh, Unknown)
+        and innermost([site]) == []
+    )
+    (site,) = analysis.contexts_at(
+        target(analysis, "other")
+    )  # a def that holds one: unknown since
+    assert (
+        site.entry is Entry.GLOBAL_SET
+        and isinstance(site.mesh, Unknown)
+        and innermost([site]) == [site]
+    )
 
 
 def test_setup_then_callers_one_level_with_the_call_that_leads_there():
@@ -126,7 +153,11 @@ def test_setup_then_callers_one_level_with_the_call_that_leads_there():
         """
     )
     (setup,) = analysis.contexts_at(target(analysis))
-    assert setup.entry is Entry.SETUP and setup.setup.name.value == "setUp" and setup.mesh.size == 8
+    assert (
+        setup.entry is Entry.SETUP
+        and setup.setup.name.value == "setUp"
+        and setup.mesh.size == 8
+    )
     sites = innermost(analysis.contexts_at(target(analysis, "other")))
     assert [(s.mesh.size, analysis.line(s.call)) for s in sites] == [(4, 18), (2, 20)]
 
@@ -141,7 +172,9 @@ def test_setup_then_callers_one_level_with_the_call_that_leads_there():
     ids=["generator", "unknown-decorator", "method"],
 )
 def test_calls_that_may_not_run_the_body_are_not_followed(definition):
-    analysis = analyze(definition + "with use_abstract_mesh(M8):\n    stage()\n    K().stage()\n")
+    analysis = analyze(
+        definition + "with use_abstract_mesh(M8):\n    stage()\n    K().stage()\n"
+    )
     assert innermost(analysis.contexts_at(target(analysis, "other"))) == []
 
 
@@ -166,9 +199,15 @@ def test_a_helper_sets_a_mesh_by_what_its_body_does_not_by_its_name():
                 third()
         """
     )
-    assert [s.api for s in analysis.contexts_at(target(analysis))] == [Api.USE_ABSTRACT_MESH]
+    assert [s.api for s in analysis.contexts_at(target(analysis))] == [
+        Api.USE_ABSTRACT_MESH
+    ]
     inner = analysis.contexts_at(target(analysis, "other"))[-1]
-    assert inner.api is Api.USE_ABSTRACT_MESH and isinstance(inner.mesh, MeshValue) and inner.mesh.is_empty
+    assert (
+        inner.api is Api.USE_ABSTRACT_MESH
+        and isinstance(inner.mesh, MeshValue)
+        and inner.mesh.is_empty
+    )
     unseen = analysis.contexts_at(target(analysis, "third"))[-1]
     assert unseen.api is None and "cannot see" in unseen.mesh.why
 
@@ -187,7 +226,9 @@ def test_a_decorator_whose_body_enters_a_mesh_is_a_context():
             target()
         """
     )
-    assert described(analysis, target(analysis)) == [(Entry.DECORATOR, Api.SET_MESH, "(8,) ('x',)")]
+    assert described(analysis, target(analysis)) == [
+        (Entry.DECORATOR, Api.SET_MESH, "(8,) ('x',)")
+    ]
 
 
 @pytest.mark.parametrize(
@@ -203,23 +244,38 @@ def test_a_decorator_whose_body_enters_a_mesh_is_a_context():
     ],
     ids=["factory", "wraps-and-exit-stack"],
 )
-def test_a_decorator_puts_the_sites_around_its_call_of_the_function_around_it(decorator):
+def test_a_decorator_puts_the_sites_around_its_call_of_the_function_around_it(
+    decorator,
+):
     analysis = analyze(decorator + "@deco(8)\ndef test_it(mesh=None):\n    target()\n")
-    assert described(analysis, target(analysis)) == [(Entry.DECORATOR, Api.SET_MESH, "(8,) ('x',)")]
+    assert described(analysis, target(analysis)) == [
+        (Entry.DECORATOR, Api.SET_MESH, "(8,) ('x',)")
+    ]
 
 
 @pytest.mark.parametrize(
     "wrapper_body,expected",
     [
-        ("with jax.set_mesh(jax.make_mesh((8,), ('x',))):\n    pass\nreturn f(*a)", []),  # called after the mesh
-        ("with jax.set_mesh(jax.make_mesh((8,), ('x',))):\n    f(*a)\nreturn f(*a)", ["unknown"]),  # called twice
-        ("with jax.set_mesh(jax.make_mesh((8,), ('x',))):\n    return helper(f)", ["unknown"]),  # handed on
+        (
+            "with jax.set_mesh(jax.make_mesh((8,), ('x',))):\n    pass\nreturn f(*a)",
+            [],
+        ),  # called after the mesh
+        (
+            "with jax.set_mesh(jax.make_mesh((8,), ('x',))):\n    f(*a)\nreturn f(*a)",
+            ["unknown"],
+        ),  # called twice
+        (
+            "with jax.set_mesh(jax.make_mesh((8,), ('x',))):\n    return helper(f)",
+            ["unknown"],
+        ),  # handed on
     ],
     ids=["called-outside", "called-twice", "handed-on"],
 )
 def test_a_wrapper_jaxfix_cannot_follow_is_one_unknown_site(wrapper_body, expected):
     body = textwrap.indent(wrapper_body, " " * 8)
-    analysis = analyze(f"def deco(f):\n    def run(*a):\n{body}\n    return run\n\n@deco\ndef test_it():\n    target()\n")
+    analysis = analyze(
+        f"def deco(f):\n    def run(*a):\n{body}\n    return run\n\n@deco\ndef test_it():\n    target()\n"
+    )
     assert [shape for _, _, shape in described(analysis, target(analysis))] == expected
 
 
@@ -259,9 +315,13 @@ def test_a_contextmanager_is_the_mesh_in_force_at_its_yield():
             fourth()
         """
     )
-    assert described(analysis, target(analysis)) == [(Entry.WITH, Api.SET_MESH, "(8,) ('x',)")]
+    assert described(analysis, target(analysis)) == [
+        (Entry.WITH, Api.SET_MESH, "(8,) ('x',)")
+    ]
     assert described(analysis, target(analysis, "other")) == []
-    assert described(analysis, target(analysis, "third")) == [(Entry.WITH, None, "unknown")]
+    assert described(analysis, target(analysis, "third")) == [
+        (Entry.WITH, None, "unknown")
+    ]
     assert described(analysis, target(analysis, "fourth")) == []
 
 
@@ -276,7 +336,11 @@ def test_a_function_passed_on_under_a_mesh_is_a_use_site():
         """
     )
     (site,) = analysis.contexts_at(target(analysis))
-    assert site.entry is Entry.USE and not site.sets_context_mesh and innermost([site]) == []
+    assert (
+        site.entry is Entry.USE
+        and not site.sets_context_mesh
+        and innermost([site]) == []
+    )
 
 
 @pytest.mark.parametrize(
@@ -296,18 +360,45 @@ def test_a_function_passed_on_under_a_mesh_is_a_use_site():
         ("if c:\n    A = 8\nelse:\n    A = 8\nv = A", 8),
         ("for A in (8, 8):\n    pass\nv = A", Unknown),
         ("def f(a, b=2):\n    c = a * b\n    return c\nv = f(3)", 6),
-        ("def f(a):\n    if a:\n        return 1\nv = f(0)", Unknown),  # falls off its end
-        ("def f(a):\n    if a:\n        return 1\nv = f(x)", Unknown),  # may fall off its end
+        (
+            "def f(a):\n    if a:\n        return 1\nv = f(0)",
+            Unknown,
+        ),  # falls off its end
+        (
+            "def f(a):\n    if a:\n        return 1\nv = f(x)",
+            Unknown,
+        ),  # may fall off its end
         # an `if` on a parameter the call gives runs one branch; a raising guard ends its path
         ("def f(a):\n    if a:\n        return 1\nv = f(3)", 1),
-        ("def f(a, b=None):\n    if not a:\n        raise E\n    if b is None:\n        return 2\n    return 3\nv = f(True)", 2),
-        ("def f(a, b=None):\n    if b is not None:\n        return 3\n    else:\n        return 2\nv = f(1, b=(4,))", 3),
-        ("def f(a, o=False):\n    if g():\n        raise E\n    if o:\n        return 1\n    else:\n        return 2\nv = f(1)", 2),
-        ("def f(a):\n    if g(a):\n        return 1\n    return 2\nv = f(1)", Unknown),  # its returns differ
-        ("def f(a):\n    if a:\n        return 1\n    a = 0\n    return 2\nv = f(1)", Unknown),  # `a` is bound twice
+        (
+            "def f(a, b=None):\n    if not a:\n        raise E\n    if b is None:\n        return 2\n    return 3\nv = f(True)",
+            2,
+        ),
+        (
+            "def f(a, b=None):\n    if b is not None:\n        return 3\n    else:\n        return 2\nv = f(1, b=(4,))",
+            3,
+        ),
+        (
+            "def f(a, o=False):\n    if g():\n        raise E\n    if o:\n        return 1\n    else:\n        return 2\nv = f(1)",
+            2,
+        ),
+        (
+            "def f(a):\n    if g(a):\n        return 1\n    return 2\nv = f(1)",
+            Unknown,
+        ),  # its returns differ
+        (
+            "def f(a):\n    if a:\n        return 1\n    a = 0\n    return 2\nv = f(1)",
+            Unknown,
+        ),  # `a` is bound twice
         ("def f(a):\n    for x in a:\n        return 1\n    return 1\nv = f(y)", 1),
-        ("def f(a):\n    try:\n        return 1\n    except E:\n        pass\nv = f(y)", Unknown),  # may fall off its end
-        ("def f(a):\n    return g(a)\ndef g(a):\n    return a\nv = f(3)", Unknown),  # one level only
+        (
+            "def f(a):\n    try:\n        return 1\n    except E:\n        pass\nv = f(y)",
+            Unknown,
+        ),  # may fall off its end
+        (
+            "def f(a):\n    return g(a)\ndef g(a):\n    return a\nv = f(3)",
+            Unknown,
+        ),  # one level only
         ("def f(*a):\n    return 1\nv = f(3)", Unknown),
         ("class C:\n    X = 3\nclass D(C):\n    pass\nv = D.X", 3),
         ("v = (len(('a', 'b')), 2 ** 5, 7 % 4, (1,) + (2,))", (2, 32, 3, (1, 2))),
@@ -326,9 +417,18 @@ def test_value_of(code, value):
     [
         ("A = 4\nv = A\nA *= 2", 4),  # a binding after the read does not reach it
         ("A = 4\nA *= 2\nv = A\nA += 1", 8),
-        ("A = 4\nv = lambda: A\nA *= 2", Unknown),  # read when called: after `A *= 2`, maybe
-        ("A = 4\nv = (A for _ in range(2))\nA *= 2", Unknown),  # a generator reads later
-        ("while c:\n    A = 4\n    v = A\n    A *= 2", 4),  # each pass binds A = 4 just before the read
+        (
+            "A = 4\nv = lambda: A\nA *= 2",
+            Unknown,
+        ),  # read when called: after `A *= 2`, maybe
+        (
+            "A = 4\nv = (A for _ in range(2))\nA *= 2",
+            Unknown,
+        ),  # a generator reads later
+        (
+            "while c:\n    A = 4\n    v = A\n    A *= 2",
+            4,
+        ),  # each pass binds A = 4 just before the read
         ("A = 4\nwhile c:\n    v = A\n    A *= 2", Unknown),  # a loop may read it again
     ],
 )
@@ -338,12 +438,21 @@ def test_value_of_a_read_before_later_bindings(code, value):
 
     class Find(cst.CSTVisitor):
         def visit_Assign(self, node: cst.Assign) -> None:
-            if isinstance(node.targets[0].target, cst.Name) and node.targets[0].target.value == "v":
+            if (
+                isinstance(node.targets[0].target, cst.Name)
+                and node.targets[0].target.value == "v"
+            ):
                 reads.append(node.value)
 
     analysis.wrapper.module.visit(Find())
     (expr,) = reads
-    expr = expr.body if isinstance(expr, cst.Lambda) else expr.elt if isinstance(expr, cst.GeneratorExp) else expr
+    expr = (
+        expr.body
+        if isinstance(expr, cst.Lambda)
+        else expr.elt
+        if isinstance(expr, cst.GeneratorExp)
+        else expr
+    )
     result = analysis.value_of(expr)
     assert isinstance(result, Unknown) if value is Unknown else result == value
 
@@ -351,16 +460,43 @@ def test_value_of_a_read_before_later_bindings(code, value):
 def test_value_of_a_mesh_keeps_unknown_sizes_per_axis():
     analysis = analyze("v = AbstractMesh((n, 4), ('a', 'b'))")
     mesh = analysis.value_of(analysis.wrapper.module.body[-1].body[0].value)
-    assert mesh.kind is MeshKind.ABSTRACT and mesh.axis_sizes == (None, 4) and mesh.size is None
+    assert (
+        mesh.kind is MeshKind.ABSTRACT
+        and mesh.axis_sizes == (None, 4)
+        and mesh.size is None
+    )
 
 
 def test_bind_follows_the_signature_table():
     call = cst.parse_expression("NamedSharding(mesh, spec=P('x'), memory_kind=None)")
-    assert set(bind(call, SIGNATURES[Api.NAMED_SHARDING])) == {"mesh", "spec", "memory_kind"}
-    assert bind(cst.parse_expression("NamedSharding(m, s, extra)"), SIGNATURES[Api.NAMED_SHARDING]) is None
-    assert bind(cst.parse_expression("NamedSharding(*args)"), SIGNATURES[Api.NAMED_SHARDING]) is None
-    assert bind(cst.parse_expression("jit(fun=f)"), SIGNATURES[Api.JIT]) is None  # positional-only
-    assert bind(cst.parse_expression("NamedSharding(m, mesh=m)"), SIGNATURES[Api.NAMED_SHARDING]) is None
+    assert set(bind(call, SIGNATURES[Api.NAMED_SHARDING])) == {
+        "mesh",
+        "spec",
+        "memory_kind",
+    }
+    assert (
+        bind(
+            cst.parse_expression("NamedSharding(m, s, extra)"),
+            SIGNATURES[Api.NAMED_SHARDING],
+        )
+        is None
+    )
+    assert (
+        bind(
+            cst.parse_expression("NamedSharding(*args)"), SIGNATURES[Api.NAMED_SHARDING]
+        )
+        is None
+    )
+    assert (
+        bind(cst.parse_expression("jit(fun=f)"), SIGNATURES[Api.JIT]) is None
+    )  # positional-only
+    assert (
+        bind(
+            cst.parse_expression("NamedSharding(m, mesh=m)"),
+            SIGNATURES[Api.NAMED_SHARDING],
+        )
+        is None
+    )
 
 
 def test_jit_application_in_every_form():

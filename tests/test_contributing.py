@@ -28,7 +28,9 @@ def test_the_guide_shows_the_example_rule_file():
     from generate_docs import contributing_with_example
 
     guide = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
-    assert contributing_with_example(guide) == guide, "run `python scripts/generate_docs.py`"
+    assert contributing_with_example(guide) == guide, (
+        "run `python scripts/generate_docs.py`"
+    )
 
 
 @pytest.fixture
@@ -46,18 +48,37 @@ def reported(source: str) -> list[int]:
 @pytest.mark.parametrize(
     "source, lines",
     [
-        ('with jax.set_mesh(mesh):\n    jax.device_put(1, P("y"))\n    jax.device_put(1, P("x"))\n', [7]),
-        ('stack = contextlib.ExitStack()\nstack.enter_context(jax.set_mesh(mesh))\nAXIS = "y"\njax.device_put(1, P(AXIS))\n', [9]),
+        (
+            'with jax.set_mesh(mesh):\n    jax.device_put(1, P("y"))\n    jax.device_put(1, P("x"))\n',
+            [7],
+        ),
+        (
+            'stack = contextlib.ExitStack()\nstack.enter_context(jax.set_mesh(mesh))\nAXIS = "y"\njax.device_put(1, P(AXIS))\n',
+            [9],
+        ),
         (
             "class T(unittest.TestCase):\n    def setUp(self):\n        self.enterContext(jax.set_mesh(mesh))\n"
             '    def test_it(self):\n        jax.device_put(1, device=P("y"))\n',
             [10],
         ),
-        ('def put():\n    return jax.device_put(1, P("y"))\nwith jax.set_mesh(mesh):\n    put()\n', [7]),
-        ('with jax.set_mesh(mesh):\n    with imported_helper():\n        jax.device_put(1, P("y"))\n', []),
+        (
+            'def put():\n    return jax.device_put(1, P("y"))\nwith jax.set_mesh(mesh):\n    put()\n',
+            [7],
+        ),
+        (
+            'with jax.set_mesh(mesh):\n    with imported_helper():\n        jax.device_put(1, P("y"))\n',
+            [],
+        ),
         ('jax.device_put(1, P("y"))\n', []),
     ],
-    ids=["with", "exit-stack-and-a-constant", "setUp", "caller", "unknown-helper-between", "no-context"],
+    ids=[
+        "with",
+        "exit-stack-and-a-constant",
+        "setUp",
+        "caller",
+        "unknown-helper-between",
+        "no-context",
+    ],
 )
 def test_the_example_rule(example_rule, source, lines):
     assert reported(source) == lines
@@ -69,4 +90,6 @@ def test_the_prefilter_reads_the_example_rule_without_importing_it():
     from jaxfix import prefilter
 
     path = ROOT / "tests" / "rules" / "jax904_spec_axis_not_in_mesh.py"
-    assert prefilter._read_statically(path) == prefilter.RuleTokens(SpecAxisNotInMesh.code, SpecAxisNotInMesh.tokens)
+    assert prefilter._read_statically(path) == prefilter.RuleTokens(
+        SpecAxisNotInMesh.code, SpecAxisNotInMesh.tokens
+    )

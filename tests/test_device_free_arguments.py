@@ -20,7 +20,9 @@ g = jax.jit(lambda a, b: (a, b))
 
 
 def reported(argument: str) -> bool:
-    result = run_engine(HEADER + f"g.lower(sds, {argument})\n", ["--jax-version", "0.10.2"])
+    result = run_engine(
+        HEADER + f"g.lower(sds, {argument})\n", ["--jax-version", "0.10.2"]
+    )
     assert result.error is None, result.error
     return any(d.code == "JAX001" for d in result.diagnostics)
 
@@ -28,11 +30,28 @@ def reported(argument: str) -> bool:
 @pytest.mark.parametrize(
     "argument",
     [
-        "np.arange(8)", "np.float32(1.0)", "np.random.randn(3)", "3", "-1", "2.5", "1j", "True",
-        "jnp.arange(8)", "jnp.ones((8,))", "jnp.zeros((2, 2), dtype=jnp.int32)", "jnp.full((8,), 2.0)",
-        "jnp.eye(4)", "jnp.linspace(0, 1, 8)", "jnp.array([1.0, 2.0])", "jnp.asarray(np.ones(3))",
-        "jax.device_put(np.arange(8))", "jax.device_put(np.arange(8), None)", "jax.device_put(3, device=None)",
-        "(np.ones(3), jnp.zeros(2))", "[1, 2.0]", "{'a': np.ones(3), 'b': 2}",
+        "np.arange(8)",
+        "np.float32(1.0)",
+        "np.random.randn(3)",
+        "3",
+        "-1",
+        "2.5",
+        "1j",
+        "True",
+        "jnp.arange(8)",
+        "jnp.ones((8,))",
+        "jnp.zeros((2, 2), dtype=jnp.int32)",
+        "jnp.full((8,), 2.0)",
+        "jnp.eye(4)",
+        "jnp.linspace(0, 1, 8)",
+        "jnp.array([1.0, 2.0])",
+        "jnp.asarray(np.ones(3))",
+        "jax.device_put(np.arange(8))",
+        "jax.device_put(np.arange(8), None)",
+        "jax.device_put(3, device=None)",
+        "(np.ones(3), jnp.zeros(2))",
+        "[1, 2.0]",
+        "{'a': np.ones(3), 'b': 2}",
     ],
 )
 def test_host_data_and_uncommitted_arrays_do_not_hide_the_abstract_mesh(argument):

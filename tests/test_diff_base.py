@@ -12,7 +12,12 @@ import pytest
 from click.testing import CliRunner
 
 from helpers import options_from_args
-from jaxfix.changed_lines import ChangedLinesError, carry_lines, changed_lines, parse_diff
+from jaxfix.changed_lines import (
+    ChangedLinesError,
+    carry_lines,
+    changed_lines,
+    parse_diff,
+)
 from jaxfix.cli.main import cli
 from jaxfix.engine import process_source
 from toy_rules import toy_rules  # noqa: F401 - a pytest fixture
@@ -21,7 +26,9 @@ COMMITTED = "import os\n\na = old_api(0)\n"
 
 
 def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["git", *args], cwd=repo, check=True, capture_output=True, text=True
+    ).stdout
 
 
 @pytest.fixture
@@ -40,14 +47,20 @@ def run(cwd: Path, *args: str):
     here = Path.cwd()
     try:
         os.chdir(cwd)
-        return CliRunner().invoke(cli, ["--select", "JAX9", *args], catch_exceptions=False)
+        return CliRunner().invoke(
+            cli, ["--select", "JAX9", *args], catch_exceptions=False
+        )
     finally:
         os.chdir(here)
 
 
 def reported_lines(result) -> list[tuple[str, int]]:
     document = json.loads(result.stdout)
-    return [(f["path"], d["start"]["line"]) for f in document["files"] for d in f["diagnostics"]]
+    return [
+        (f["path"], d["start"]["line"])
+        for f in document["files"]
+        for d in f["diagnostics"]
+    ]
 
 
 def test_only_changed_lines_are_reported(repo):
@@ -62,12 +75,17 @@ def test_only_changed_lines_are_reported(repo):
 def test_only_changed_lines_are_fixed_and_imports_still_added(repo):
     (repo / "pkg" / "mod.py").write_text(COMMITTED + "b = old_api(1)\n")
     assert run(repo, "--diff-base", "HEAD", ".").exit_code == 0
-    assert (repo / "pkg" / "mod.py").read_text() == "import os\nfrom lib import new_api\n\na = old_api(0)\nb = new_api(1)\n"
+    assert (
+        (repo / "pkg" / "mod.py").read_text()
+        == "import os\nfrom lib import new_api\n\na = old_api(0)\nb = new_api(1)\n"
+    )
 
 
 def test_works_from_a_subdirectory(repo):
     (repo / "pkg" / "mod.py").write_text(COMMITTED + "b = old_api(1)\n")
-    result = run(repo / "pkg", "--check", "--diff-base", "HEAD", "--format", "json", ".")
+    result = run(
+        repo / "pkg", "--check", "--diff-base", "HEAD", "--format", "json", "."
+    )
     assert reported_lines(result) == [("mod.py", 4)]
 
 
@@ -97,8 +115,17 @@ def test_engine_drops_reports_off_the_changed_lines(tmp_path, toy_rules):  # noq
     path = tmp_path / "m.py"
     source = b"a = old_api(0)\nb = risky(1)\nc = old_api(\n    2)\n"
     options = options_from_args(["--select", "JAX9"])
-    for changed, codes in [({2}, ["JAX903"]), ({4}, ["JAX901"]), ({1, 3}, ["JAX901", "JAX901"]), (set(), [])]:
-        result = process_source(path, source, replace(options, changed_lines={path.resolve(): frozenset(changed)}))
+    for changed, codes in [
+        ({2}, ["JAX903"]),
+        ({4}, ["JAX901"]),
+        ({1, 3}, ["JAX901", "JAX901"]),
+        (set(), []),
+    ]:
+        result = process_source(
+            path,
+            source,
+            replace(options, changed_lines={path.resolve(): frozenset(changed)}),
+        )
         assert [d.code for d in result.diagnostics] == codes, changed
         assert (result.fixed is not None) == ("JAX901" in codes)
     elsewhere = process_source(path, source, replace(options, changed_lines={}))
@@ -109,13 +136,19 @@ def test_outside_a_repository_is_a_clear_usage_error(tmp_path, toy_rules):  # no
     (tmp_path / "m.py").write_text("a = old_api(0)\n")
     result = run(tmp_path, "--check", "--diff-base", "HEAD", ".")
     assert result.exit_code == 2
-    assert "--diff-base needs a git repository" in result.stderr and str(tmp_path) in result.stderr
+    assert (
+        "--diff-base needs a git repository" in result.stderr
+        and str(tmp_path) in result.stderr
+    )
 
 
 def test_unknown_revision_is_a_clear_usage_error(repo):
     result = run(repo, "--check", "--diff-base", "no-such-rev", ".")
     assert result.exit_code == 2
-    assert "--diff-base no-such-rev" in result.stderr and "no-such-rev" in result.stderr.split(":", 2)[-1]
+    assert (
+        "--diff-base no-such-rev" in result.stderr
+        and "no-such-rev" in result.stderr.split(":", 2)[-1]
+    )
 
 
 def test_unusual_file_names_and_deleted_files(tmp_path):
@@ -124,13 +157,27 @@ def test_unusual_file_names_and_deleted_files(tmp_path):
     for name in names:
         (tmp_path / name).write_text("one\ntwo\nthree\n")
     git(tmp_path, "add", "-A")
-    git(tmp_path, "-c", "user.email=t@e", "-c", "user.name=t", "commit", "-q", "-m", "base")
+    git(
+        tmp_path,
+        "-c",
+        "user.email=t@e",
+        "-c",
+        "user.name=t",
+        "commit",
+        "-q",
+        "-m",
+        "base",
+    )
     for name in names[:3]:
         (tmp_path / name).write_text("one\nTWO\nthree\n++ looks like a header\n")
-    (tmp_path / "plain.py").write_text("two\nthree\n")  # a deletion only: no new line changed
+    (tmp_path / "plain.py").write_text(
+        "two\nthree\n"
+    )  # a deletion only: no new line changed
     (tmp_path / "gone.py").unlink()
     found = changed_lines("HEAD", cwd=tmp_path)
-    assert found == {(tmp_path / name).resolve(): frozenset({2, 4}) for name in names[:3]}
+    assert found == {
+        (tmp_path / name).resolve(): frozenset({2, 4}) for name in names[:3]
+    }
 
 
 def test_parse_diff_hunk_headers():

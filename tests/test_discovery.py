@@ -20,8 +20,19 @@ def make(root: Path, *paths: str) -> None:
 
 
 def test_python_files_and_default_excludes(tmp_path):
-    make(tmp_path, "a.py", "b.pyi", "c.txt", "pkg/d.py", ".venv/e.py", "build/f.py", "node_modules/g.py",
-         "__pycache__/h.py", "lib/site-packages/i.py", ".git/j.py")
+    make(
+        tmp_path,
+        "a.py",
+        "b.pyi",
+        "c.txt",
+        "pkg/d.py",
+        ".venv/e.py",
+        "build/f.py",
+        "node_modules/g.py",
+        "__pycache__/h.py",
+        "lib/site-packages/i.py",
+        ".git/j.py",
+    )
     assert names(discover([tmp_path]), tmp_path) == ["a.py", "b.pyi", "pkg/d.py"]
 
 
@@ -29,7 +40,9 @@ def test_exclude_globs_but_explicit_paths_always_win(tmp_path):
     make(tmp_path, "keep.py", "gen/skip.py", "skip_me.py")
     found = discover([tmp_path], exclude=("gen", "skip_*.py"))
     assert names(found, tmp_path) == ["keep.py"]
-    explicit = discover([tmp_path / "gen" / "skip.py", tmp_path / "c.txt"], exclude=("gen",))
+    explicit = discover(
+        [tmp_path / "gen" / "skip.py", tmp_path / "c.txt"], exclude=("gen",)
+    )
     assert [p.name for p in explicit.files] == ["skip.py"]
     assert explicit.errors and "no such file" in explicit.errors[0][1]
 
@@ -39,11 +52,29 @@ def test_gitignore_is_honored_inside_a_repo(tmp_path):
     (tmp_path / ".gitignore").write_text("generated/\n*_pb2.py\n!keep_pb2.py\n")
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / ".gitignore").write_text("local.py\n")
-    make(tmp_path, "a.py", "generated/b.py", "x_pb2.py", "keep_pb2.py", "sub/local.py", "sub/other.py", "sub/y_pb2.py",
-         "sub/deeper/z_pb2.py", "sub/deeper/keep_pb2.py")
-    assert names(discover([tmp_path]), tmp_path) == ["a.py", "keep_pb2.py", "sub/deeper/keep_pb2.py", "sub/other.py"]
+    make(
+        tmp_path,
+        "a.py",
+        "generated/b.py",
+        "x_pb2.py",
+        "keep_pb2.py",
+        "sub/local.py",
+        "sub/other.py",
+        "sub/y_pb2.py",
+        "sub/deeper/z_pb2.py",
+        "sub/deeper/keep_pb2.py",
+    )
+    assert names(discover([tmp_path]), tmp_path) == [
+        "a.py",
+        "keep_pb2.py",
+        "sub/deeper/keep_pb2.py",
+        "sub/other.py",
+    ]
     # walking a subdirectory, the .gitignore files above it still apply
-    assert names(discover([tmp_path / "sub"]), tmp_path) == ["sub/deeper/keep_pb2.py", "sub/other.py"]
+    assert names(discover([tmp_path / "sub"]), tmp_path) == [
+        "sub/deeper/keep_pb2.py",
+        "sub/other.py",
+    ]
 
 
 def test_symlinks_are_not_followed_out_of_the_root_and_are_seen_once(tmp_path):
@@ -70,4 +101,6 @@ def test_unreadable_directory_is_an_error_not_a_crash(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "scandir", scandir)
     found = discover([tmp_path])
     assert names(found, tmp_path) == ["a.py"]
-    assert found.errors == [(tmp_path / "locked", "cannot read directory: Permission denied")]
+    assert found.errors == [
+        (tmp_path / "locked", "cannot read directory: Permission denied")
+    ]

@@ -21,27 +21,59 @@ def _metadata_version(name: str) -> str | None:
         return None
 
 
-@pytest.mark.parametrize("name", ["jax", "JAX", "libcst", "LibCST", "typing-extensions", "typing_extensions", "no-such-distribution"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "jax",
+        "JAX",
+        "libcst",
+        "LibCST",
+        "typing-extensions",
+        "typing_extensions",
+        "no-such-distribution",
+    ],
+)
 def test_installed_distributions_as_importlib_metadata_sees_them(name):
     assert installed_version(name) == _metadata_version(name)
 
 
-def _dist_info(directory: Path, name: str, version: str, *, suffix: str = ".dist-info", file: str = "METADATA") -> None:
+def _dist_info(
+    directory: Path,
+    name: str,
+    version: str,
+    *,
+    suffix: str = ".dist-info",
+    file: str = "METADATA",
+) -> None:
     info = directory / f"{name}-{version}{suffix}"
     info.mkdir(parents=True)
-    (info / file).write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n\nVersion: not a header\n")
+    (info / file).write_text(
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n\nVersion: not a header\n"
+    )
 
 
 def test_the_first_path_entry_holding_the_distribution_wins(tmp_path, monkeypatch):
     _dist_info(tmp_path / "first", "Some_Dist", "1.2.3")
     _dist_info(tmp_path / "second", "some-dist", "9.9")
-    monkeypatch.setattr(sys, "path", [str(tmp_path / "missing"), str(tmp_path / "first"), str(tmp_path / "second")])
-    monkeypatch.setattr(distributions, "_from_metadata", lambda name: pytest.fail("the plain case reads the directory"))
+    monkeypatch.setattr(
+        sys,
+        "path",
+        [str(tmp_path / "missing"), str(tmp_path / "first"), str(tmp_path / "second")],
+    )
+    monkeypatch.setattr(
+        distributions,
+        "_from_metadata",
+        lambda name: pytest.fail("the plain case reads the directory"),
+    )
     assert installed_version("some.dist") == "1.2.3"
 
 
-@pytest.mark.parametrize("layout", ["two versions", "egg-info", "no version header", "zip"])
-def test_anything_but_the_plain_case_is_asked_of_importlib_metadata(tmp_path, monkeypatch, layout):
+@pytest.mark.parametrize(
+    "layout", ["two versions", "egg-info", "no version header", "zip"]
+)
+def test_anything_but_the_plain_case_is_asked_of_importlib_metadata(
+    tmp_path, monkeypatch, layout
+):
     site = tmp_path / "site"
     site.mkdir()
     if layout == "two versions":
@@ -51,13 +83,22 @@ def test_anything_but_the_plain_case_is_asked_of_importlib_metadata(tmp_path, mo
         _dist_info(site, "some_dist", "1.0", suffix=".egg-info", file="PKG-INFO")
     elif layout == "no version header":
         (site / "some_dist-1.0.dist-info").mkdir()
-        (site / "some_dist-1.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: some_dist\n")
+        (site / "some_dist-1.0.dist-info" / "METADATA").write_text(
+            "Metadata-Version: 2.1\nName: some_dist\n"
+        )
     else:
         site = tmp_path / "site.zip"
         with zipfile.ZipFile(site, "w") as archive:
-            archive.writestr("some_dist-3.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: some_dist\nVersion: 3.0\n")
+            archive.writestr(
+                "some_dist-3.0.dist-info/METADATA",
+                "Metadata-Version: 2.1\nName: some_dist\nVersion: 3.0\n",
+            )
     monkeypatch.setattr(sys, "path", [str(site)])
     asked = []
-    monkeypatch.setattr(distributions, "_from_metadata", lambda name: asked.append(name) or _metadata_version(name))
+    monkeypatch.setattr(
+        distributions,
+        "_from_metadata",
+        lambda name: asked.append(name) or _metadata_version(name),
+    )
     assert installed_version("some_dist") == _metadata_version("some_dist")
     assert asked == ["some_dist"]

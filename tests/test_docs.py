@@ -33,7 +33,9 @@ def test_readme_is_a_front_page_with_exactly_two_setup_commands():
     assert "jaxfix --dry-run fixtures/" in setup[0] and "pytest" in setup[1]
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     test_command = setup[1].strip().split("&& ")[-1].replace(".venv/bin/", "")
-    assert test_command in ci, f".ci/run must run the README's test command ({test_command})"
+    assert test_command in ci, (
+        f".ci/run must run the README's test command ({test_command})"
+    )
 
 
 def test_readme_links_resolve():
@@ -57,7 +59,9 @@ def test_readme_example_is_what_jaxfix_prints():
 
     shown = EXAMPLE.search(README)
     assert shown, "the README lost its example"
-    assert shown[3] == example_output(shown[2].split()), "run `python scripts/generate_docs.py`"
+    assert shown[3] == example_output(shown[2].split()), (
+        "run `python scripts/generate_docs.py`"
+    )
 
 
 def test_ci_recipes_work_as_written():
@@ -75,14 +79,28 @@ def test_ci_recipes_work_as_written():
 
 def test_json_document_example_matches_the_schema():
     text = (DOCS / "output-formats.md").read_text(encoding="utf-8")
-    schema = json.loads((ROOT / "jaxfix" / "schemas" / "jaxfix-report.schema.json").read_text())
+    schema = json.loads(
+        (ROOT / "jaxfix" / "schemas" / "jaxfix-report.schema.json").read_text()
+    )
     jsonschema.validate(json.loads(_blocks(text, "json")[0]), schema)
     statuses = schema["$defs"]["file"]["properties"]["status"]["enum"]
     row = next(line for line in text.splitlines() if line.startswith("| `status` |"))
     assert re.findall(r"`(\w+)`", row)[1:] == statuses
 
 
-@pytest.mark.parametrize("page", ["usage", "configuration", "output-formats", "ci", "migrate", "performance", "guarantees", "editors"])
+@pytest.mark.parametrize(
+    "page",
+    [
+        "usage",
+        "configuration",
+        "output-formats",
+        "ci",
+        "migrate",
+        "performance",
+        "guarantees",
+        "editors",
+    ],
+)
 def test_docs_pages_exist_and_are_linked(page):
     assert (DOCS / f"{page}.md").exists()
     assert f"docs/{page}.md" in README
@@ -95,10 +113,16 @@ def test_editor_configs_parse_and_start_the_server_subcommand():
 
     text = (DOCS / "editors.md").read_text(encoding="utf-8")
     vscode = json.loads(_blocks(text, "json")[0])
-    assert [vscode["glspc.server.command"], *vscode["glspc.server.commandArguments"]] == ["jaxfix", "server"]
+    assert [
+        vscode["glspc.server.command"],
+        *vscode["glspc.server.commandArguments"],
+    ] == ["jaxfix", "server"]
     assert "source.fixAll.jaxfix" in vscode["editor.codeActionsOnSave"]
     helix = tomllib.loads(_blocks(text, "toml")[0])
-    assert [helix["language-server"]["jaxfix"]["command"], *helix["language-server"]["jaxfix"]["args"]] == ["jaxfix", "server"]
+    assert [
+        helix["language-server"]["jaxfix"]["command"],
+        *helix["language-server"]["jaxfix"]["args"],
+    ] == ["jaxfix", "server"]
     assert "jaxfix" in helix["language"][0]["language-servers"]
     lua = _blocks(text, "lua")
     assert sum('{ "jaxfix", "server" }' in block for block in lua) == 2

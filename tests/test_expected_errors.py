@@ -7,8 +7,8 @@ import random
 import re
 
 import pytest
-from helpers import run_engine
 
+from helpers import run_engine
 from jaxfix.analysis.pattern_match import Unmodelled, may_search
 from jaxfix.codemods import RULES
 
@@ -95,22 +95,33 @@ def test_a_block_expecting_something_else_is_reported(manager):
 
 
 def test_later_items_of_the_same_with_are_inside_earlier_ones_are_not():
-    assert not reported("with self.assertRaises(ValueError), use_abstract_mesh(INNER):\n    pass")
-    assert reported("with use_abstract_mesh(INNER), self.assertRaises(ValueError):\n    pass")
+    assert not reported(
+        "with self.assertRaises(ValueError), use_abstract_mesh(INNER):\n    pass"
+    )
+    assert reported(
+        "with use_abstract_mesh(INNER), self.assertRaises(ValueError):\n    pass"
+    )
 
 
 def test_a_function_defined_in_the_block_counts_as_run_there():
-    assert not reported("with self.assertRaises(ValueError):\n    def stage():\n        with use_abstract_mesh(INNER):\n            pass\n    stage()")
+    assert not reported(
+        "with self.assertRaises(ValueError):\n    def stage():\n        with use_abstract_mesh(INNER):\n            pass\n    stage()"
+    )
 
 
 def test_a_function_called_only_inside_such_blocks_is_a_test_of_the_error():
     helper = "def stage():\n    with use_abstract_mesh(INNER):\n        pass\n"
     tested = "with self.assertRaises(ValueError):\n    stage()\n"
     body = "".join(f"            {line}\n" for line in tested.splitlines())
-    result = run_engine(HEADER.replace("class T", helper + "\n\nclass T") + body, ["--unsafe-fixes"])
+    result = run_engine(
+        HEADER.replace("class T", helper + "\n\nclass T") + body, ["--unsafe-fixes"]
+    )
     assert not [d for d in result.diagnostics if d.code == "JAX002"]
     also_untested = body + "".join(f"            {line}\n" for line in ["stage()"])
-    result = run_engine(HEADER.replace("class T", helper + "\n\nclass T") + also_untested, ["--unsafe-fixes"])
+    result = run_engine(
+        HEADER.replace("class T", helper + "\n\nclass T") + also_untested,
+        ["--unsafe-fixes"],
+    )
     assert [d for d in result.diagnostics if d.code == "JAX002"]
 
 
@@ -126,25 +137,58 @@ MESSAGE = (
     "device_kind=cpu, num_cores=None, platform=cpu) with size=2"
 )
 PATTERNS = [
-    r"use_abstract_mesh cannot change the size.*", r"size=4", r"size=8", r"^use_abstract", r"^cannot",
-    r"with size=2$", r"with size=3$", r"(?i)USE_ABSTRACT", r"USE_ABSTRACT", r"Mismatch details \(2 found\)",
-    r"a{3,5}", r"[a-z]+_[a-z]+", r"\d+", r"(a|b)+c", r"x'\)", r"size=[0-9]{2}", r"Got (new|old) mesh",
-    r"Got (old|older) mesh", r"[^a-z ]{5}", r"mesh\. Got", r"mesh\.Got", r"$", r"^$", r"", r"x{40}",
-    r"e{0,2}s{1}h", r"[\w']+: \d", r"(?i)ABSTRACTMESH\('X'", r"\AAbstract", r"cpu\Z", r"(?:new|prev) mesh: \w+\(",
-    r"[^\W\d]+=None", r"\s{2}", r"\bsize\b", r"(?s).*prev",
+    r"use_abstract_mesh cannot change the size.*",
+    r"size=4",
+    r"size=8",
+    r"^use_abstract",
+    r"^cannot",
+    r"with size=2$",
+    r"with size=3$",
+    r"(?i)USE_ABSTRACT",
+    r"USE_ABSTRACT",
+    r"Mismatch details \(2 found\)",
+    r"a{3,5}",
+    r"[a-z]+_[a-z]+",
+    r"\d+",
+    r"(a|b)+c",
+    r"x'\)",
+    r"size=[0-9]{2}",
+    r"Got (new|old) mesh",
+    r"Got (old|older) mesh",
+    r"[^a-z ]{5}",
+    r"mesh\. Got",
+    r"mesh\.Got",
+    r"$",
+    r"^$",
+    r"",
+    r"x{40}",
+    r"e{0,2}s{1}h",
+    r"[\w']+: \d",
+    r"(?i)ABSTRACTMESH\('X'",
+    r"\AAbstract",
+    r"cpu\Z",
+    r"(?:new|prev) mesh: \w+\(",
+    r"[^\W\d]+=None",
+    r"\s{2}",
+    r"\bsize\b",
+    r"(?s).*prev",
 ]
 
 
 @pytest.mark.parametrize("pattern", PATTERNS)
 def test_without_holes_the_matcher_agrees_with_re(pattern):
-    assert may_search(pattern, MESSAGE.replace("{", "{{").replace("}", "}}")) == (re.search(pattern, MESSAGE) is not None)
+    assert may_search(pattern, MESSAGE.replace("{", "{{").replace("}", "}}")) == (
+        re.search(pattern, MESSAGE) is not None
+    )
 
 
 def test_literal_pieces_agree_with_re():
     rng = random.Random(15)
     for _ in range(300):
         start = rng.randrange(len(MESSAGE))
-        piece = MESSAGE[start : start + rng.randrange(1, 30)] + rng.choice(["", "x", "Q", ")"])
+        piece = MESSAGE[start : start + rng.randrange(1, 30)] + rng.choice(
+            ["", "x", "Q", ")"]
+        )
         assert may_search(re.escape(piece), MESSAGE) == (piece in MESSAGE), piece
 
 
@@ -187,11 +231,17 @@ def test_an_expected_error_is_dropped_before_its_message_is_made(monkeypatch):
     from jaxfix.engine import _run_rules
     from jaxfix.options import Options
 
-    body = 'with self.assertRaisesRegex(ValueError, PATTERN):\n    with use_abstract_mesh(INNER):\n        pass\n'
+    body = "with self.assertRaisesRegex(ValueError, PATTERN):\n    with use_abstract_mesh(INNER):\n        pass\n"
     source = HEADER + "".join(f"            {line}\n" for line in body.splitlines())
-    analysis, reports = _run_rules(cst.parse_module(source), [RULES["JAX002"]], Options(), None)
+    analysis, reports = _run_rules(
+        cst.parse_module(source), [RULES["JAX002"]], Options(), None
+    )
     assert reports == []
     assert "positions" not in vars(analysis)
     monkeypatch.setattr(type(analysis.expected_errors), "expects", lambda *_: False)
-    analysis, reports = _run_rules(cst.parse_module(source), [RULES["JAX002"]], Options(), None)
-    assert [r.code for r in reports] == ["JAX002"]  # the same site, reported when not a test of it
+    analysis, reports = _run_rules(
+        cst.parse_module(source), [RULES["JAX002"]], Options(), None
+    )
+    assert [r.code for r in reports] == [
+        "JAX002"
+    ]  # the same site, reported when not a test of it

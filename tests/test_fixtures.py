@@ -28,7 +28,9 @@ def missing_fixtures(code, rule, cases):
         missing.append(f"{code} only reports: a .fixed.py cannot be its output")
     if not rule.fixes and not any(code in c.expected_codes for c in own):
         missing.append(f"{code} has no fixture it reports on")
-    if not any(not c.fixed and (rule.fixes or code not in c.expected_codes) for c in own):
+    if not any(
+        not c.fixed and (rule.fixes or code not in c.expected_codes) for c in own
+    ):
         missing.append(f"{code} has no must-not-change fixture")
     return missing
 
@@ -48,10 +50,15 @@ def test_a_report_only_rule_needs_no_fixed_file():
 
     reported, quiet = case("reported", "JAX904"), case("quiet", "none")
     assert missing_fixtures("JAX904", ReportOnly, [reported, quiet]) == []
-    assert missing_fixtures("JAX904", ReportOnly, [quiet]) == ["JAX904 has no fixture it reports on"]
-    assert missing_fixtures("JAX904", ReportOnly, [reported]) == ["JAX904 has no must-not-change fixture"]
-    assert missing_fixtures("JAX904", ReportOnly, [case("fixed", "JAX904", Path("fixed.fixed.py")), quiet]) == [
-        "JAX904 only reports: a .fixed.py cannot be its output"]
+    assert missing_fixtures("JAX904", ReportOnly, [quiet]) == [
+        "JAX904 has no fixture it reports on"
+    ]
+    assert missing_fixtures("JAX904", ReportOnly, [reported]) == [
+        "JAX904 has no must-not-change fixture"
+    ]
+    assert missing_fixtures(
+        "JAX904", ReportOnly, [case("fixed", "JAX904", Path("fixed.fixed.py")), quiet]
+    ) == ["JAX904 only reports: a .fixed.py cannot be its output"]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
@@ -61,11 +68,17 @@ def test_header_is_complete(case):
     assert keys <= KEYS, f"unknown header keys: {sorted(keys - KEYS)}"
     assert set(case.expected_codes) <= set(RULES), "expect names an unknown rule"
     if case.run_under:
-        assert case.header.get("raises") in {*JAX_ERRORS, "none"}, "a case that runs needs raises: <key> or none"
+        assert case.header.get("raises") in {*JAX_ERRORS, "none"}, (
+            "a case that runs needs raises: <key> or none"
+        )
         if case.fixed is not None or case.header["raises"] == "none":
-            assert case.header.get("result"), "a case that runs to completion needs result:"
+            assert case.header.get("result"), (
+                "a case that runs to completion needs result:"
+            )
     else:
-        assert case.header["run-under"].startswith("none:"), "run-under: none needs ': <why it cannot run>'"
+        assert case.header["run-under"].startswith("none:"), (
+            "run-under: none needs ': <why it cannot run>'"
+        )
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
@@ -90,7 +103,14 @@ def test_fixed_file_is_left_alone(case):
     assert all(not d.applied for d in result.diagnostics)
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c.expected_codes], ids=lambda c: c.id)
+@pytest.mark.parametrize(
+    "case", [c for c in CASES if c.expected_codes], ids=lambda c: c.id
+)
 def test_prefilter_never_skips_a_flagged_case(case):
-    candidates = {rule.code for rule in candidate_rules(case.before.read_bytes(), options_from_args(case.cli_args))}
+    candidates = {
+        rule.code
+        for rule in candidate_rules(
+            case.before.read_bytes(), options_from_args(case.cli_args)
+        )
+    }
     assert set(case.expected_codes) <= candidates

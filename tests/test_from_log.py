@@ -31,9 +31,13 @@ ROOT = Path(__file__).resolve().parent.parent
 PROJECTS = Path(__file__).with_name("from_log_projects")
 RUNNER = Path(__file__).with_name("from_log_runner.py")
 STYLES = ("long", "short", "auto", "line")
-_ENV = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=8", "JAX_PLATFORMS": "cpu",
-        "PYTHONDONTWRITEBYTECODE": "1"}
-_PYTEST_PROGRAMS = '''
+_ENV = {
+    **os.environ,
+    "XLA_FLAGS": "--xla_force_host_platform_device_count=8",
+    "JAX_PLATFORMS": "cpu",
+    "PYTHONDONTWRITEBYTECODE": "1",
+}
+_PYTEST_PROGRAMS = """
 import os, runpy, sys
 import pytest
 
@@ -51,17 +55,23 @@ def test_program(entry):
     finally:
         sys.path.remove(directory)
         os.chdir(old)
-'''
+"""
 
 
 def entries(root: Path) -> list[Path]:
-    return sorted(p for p in root.glob("*/run_*.py") if not p.name.endswith(".fixed.py"))
+    return sorted(
+        p for p in root.glob("*/run_*.py") if not p.name.endswith(".fixed.py")
+    )
 
 
 def reported(root: Path) -> list[Path]:
     """The entries whose site the log shows but no fix can be written for (header `report`:
     what the diagnostic says the user must change instead)."""
-    return [entry for entry in entries(root) if "report" in read_header(PROJECTS / entry.relative_to(root))]
+    return [
+        entry
+        for entry in entries(root)
+        if "report" in read_header(PROJECTS / entry.relative_to(root))
+    ]
 
 
 def fixable(root: Path) -> list[Path]:
@@ -70,30 +80,53 @@ def fixable(root: Path) -> list[Path]:
 
 def expected_files() -> dict[Path, Path]:
     """Project-relative path of each file the fix changes -> the file it must become."""
-    return {fixed.with_name(fixed.name.replace(".fixed.py", ".py")).relative_to(PROJECTS): fixed
-            for fixed in sorted(PROJECTS.glob("*/*.fixed.py"))}
+    return {
+        fixed.with_name(fixed.name.replace(".fixed.py", ".py")).relative_to(
+            PROJECTS
+        ): fixed
+        for fixed in sorted(PROJECTS.glob("*/*.fixed.py"))
+    }
 
 
 def copy_tree(target: Path) -> Path:
-    shutil.copytree(PROJECTS, target, ignore=shutil.ignore_patterns("*.fixed.py", "README.md", "__pycache__"))
+    shutil.copytree(
+        PROJECTS,
+        target,
+        ignore=shutil.ignore_patterns("*.fixed.py", "README.md", "__pycache__"),
+    )
     return target
 
 
 def run_programs(version: str, programs: list[Path]) -> dict:
-    done = subprocess.run([interpreters()[version], str(RUNNER), *map(str, programs)],
-                          capture_output=True, env=_ENV, timeout=900)
-    assert done.stdout, f"the runner failed under jax {version}:\n{done.stderr[-3000:].decode(errors='replace')}"
+    done = subprocess.run(
+        [interpreters()[version], str(RUNNER), *map(str, programs)],
+        capture_output=True,
+        env=_ENV,
+        timeout=900,
+    )
+    assert done.stdout, (
+        f"the runner failed under jax {version}:\n{done.stderr[-3000:].decode(errors='replace')}"
+    )
     return {**json.loads(done.stdout), "log": done.stderr}
 
 
 def ci_log(log: bytes) -> bytes:
     """`log` as a GitHub Actions job shows it: timestamps, a group, ANSI colours on errors."""
-    lines = [b"##[group]Run python -m pytest", *log.splitlines(), b"##[endgroup]", b"##[error]Process completed with exit code 1."]
+    lines = [
+        b"##[group]Run python -m pytest",
+        *log.splitlines(),
+        b"##[endgroup]",
+        b"##[error]Process completed with exit code 1.",
+    ]
     out = []
     for number, line in enumerate(lines):
         if line.startswith((b"E ", b"ValueError")):
             line = b"\x1b[31m\x1b[1m" + line + b"\x1b[0m"
-        out.append(b"2026-11-30T12:%02d:%02d.%07dZ " % (number // 60 % 60, number % 60, number * 7919 % 10**7) + line)
+        out.append(
+            b"2026-11-30T12:%02d:%02d.%07dZ "
+            % (number // 60 % 60, number % 60, number * 7919 % 10**7)
+            + line
+        )
     return b"\n".join(out) + b"\n"
 
 
@@ -106,24 +139,48 @@ def logs(tmp_path_factory):
 
     def make(version: str) -> dict:
         if version not in interpreters():
-            pytest.skip(f"LOUD SKIP: no interpreter with jax {version} (set JAXFIX_JAX_PYTHONS)")
+            pytest.skip(
+                f"LOUD SKIP: no interpreter with jax {version} (set JAXFIX_JAX_PYTHONS)"
+            )
         if version not in made:
-            checkout = copy_tree(tmp_path_factory.mktemp(f"ci-checkout-{version}") / "project")
+            checkout = copy_tree(
+                tmp_path_factory.mktemp(f"ci-checkout-{version}") / "project"
+            )
             plain = run_programs(version, entries(checkout))
             assert all(r["error"] for r in plain["results"].values()), plain["results"]
             found = {"plain": plain["log"], "meshes": plain["meshes"]}
             tests = checkout / "test_programs.py"
-            tests.write_text(_PYTEST_PROGRAMS.format(entries=[str(e) for e in entries(checkout)]), encoding="utf-8")
+            tests.write_text(
+                _PYTEST_PROGRAMS.format(entries=[str(e) for e in entries(checkout)]),
+                encoding="utf-8",
+            )
             for style in STYLES:
                 done = subprocess.run(
-                    [interpreters()[version], "-m", "pytest", "-p", "no:cacheprovider", "-q", f"--tb={style}", tests.name],
-                    cwd=checkout, capture_output=True, env=_ENV, timeout=900,
+                    [
+                        interpreters()[version],
+                        "-m",
+                        "pytest",
+                        "-p",
+                        "no:cacheprovider",
+                        "-q",
+                        f"--tb={style}",
+                        tests.name,
+                    ],
+                    cwd=checkout,
+                    capture_output=True,
+                    env=_ENV,
+                    timeout=900,
                 )
-                assert done.returncode == 1, done.stdout[-3000:].decode(errors="replace")
+                assert done.returncode == 1, done.stdout[-3000:].decode(
+                    errors="replace"
+                )
                 found[style] = done.stdout
             tests.unlink()
             found["ci"] = ci_log(found["auto"])
-            found["gh-run-view"] = b"".join(b"test\tRun pytest\t" + line for line in ci_log(found["short"]).splitlines(True))
+            found["gh-run-view"] = b"".join(
+                b"test\tRun pytest\t" + line
+                for line in ci_log(found["short"]).splitlines(True)
+            )
             made[version] = found
         return made[version]
 
@@ -137,39 +194,55 @@ def from_log(log: bytes, *args: str, tree: Path | None = None, cwd: Path | None 
         os.chdir(cwd)
     try:
         paths = [str(tree)] if tree else []
-        return CliRunner().invoke(cli, ["--from-log", "-", *args, *paths], input=log, catch_exceptions=False)
+        return CliRunner().invoke(
+            cli, ["--from-log", "-", *args, *paths], input=log, catch_exceptions=False
+        )
     finally:
         os.chdir(old)
 
 
 def tree_state(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 # -- the whole workflow, per JAX version and log style --------------------------------------------
 
 
 @pytest.mark.parametrize("version", JAX_VERSIONS)
-@pytest.mark.parametrize("style", ["plain", "long", "short", "auto", "ci", "gh-run-view"])
+@pytest.mark.parametrize(
+    "style", ["plain", "long", "short", "auto", "ci", "gh-run-view"]
+)
 def test_from_log_fixes_every_project(logs, tmp_path, version, style):
     tree = copy_tree(tmp_path / "elsewhere" / "local-checkout")
     result = from_log(logs(version)[style], "--unsafe-fixes", tree=tree)
     assert result.exit_code == (1 if reported(tree) else 0), result.output
     for entry in reported(tree):
-        assert read_header(entry)["report"] in " ".join(result.output.split()), entry.parent.name
+        assert read_header(entry)["report"] in " ".join(result.output.split()), (
+            entry.parent.name
+        )
     expected = expected_files()
     for relative, content in tree_state(tree).items():
         wanted = expected.get(Path(relative))
-        assert content == (wanted.read_bytes() if wanted else (PROJECTS / relative).read_bytes()), relative
+        assert content == (
+            wanted.read_bytes() if wanted else (PROJECTS / relative).read_bytes()
+        ), relative
 
 
 @pytest.mark.parametrize("version", JAX_VERSIONS)
 def test_fixed_programs_run(logs, tmp_path, version):
     tree = copy_tree(tmp_path / "fixed")
-    assert from_log(logs(version)["plain"], "--unsafe-fixes", tree=tree).exit_code == (1 if reported(tree) else 0)
+    assert from_log(logs(version)["plain"], "--unsafe-fixes", tree=tree).exit_code == (
+        1 if reported(tree) else 0
+    )
     results = run_programs(version, entries(tree))["results"]
     for entry in reported(tree):
-        assert "cannot change the size of the mesh" in results[str(entry)]["error"], entry.parent.name
+        assert "cannot change the size of the mesh" in results[str(entry)]["error"], (
+            entry.parent.name
+        )
     for entry in fixable(tree):
         result = results[str(entry)]
         assert result["error"] is None, f"{entry.parent.name}: {result['error']}"
@@ -184,8 +257,14 @@ def test_pytest_line_style_names_only_filtered_user_lines(logs, tmp_path, versio
     tree = copy_tree(tmp_path / "tree")
     result = from_log(logs(version)["line"], "--unsafe-fixes", tree=tree)
     assert result.exit_code == 2
-    assert result.output.count("shows no frame of your code") == len(entries(PROJECTS)) - 2, result.output
-    changed = {p for p, content in tree_state(tree).items() if content != (PROJECTS / p).read_bytes()}
+    assert (
+        result.output.count("shows no frame of your code") == len(entries(PROJECTS)) - 2
+    ), result.output
+    changed = {
+        p
+        for p, content in tree_state(tree).items()
+        if content != (PROJECTS / p).read_bytes()
+    }
     assert changed == {"spec_from_other_module/run_export.py"}
 
 
@@ -193,19 +272,36 @@ def test_static_fix_is_identical_and_the_others_need_the_log(tmp_path):
     """A site jaxfix fixes without a log gets the very same fix from its traceback; the other
     projects are ones the static rules cannot fix."""
     tree = copy_tree(tmp_path / "tree")
-    CliRunner().invoke(cli, ["--unsafe-fixes", "--no-cache", str(tree)], catch_exceptions=False)
+    CliRunner().invoke(
+        cli, ["--unsafe-fixes", "--no-cache", str(tree)], catch_exceptions=False
+    )
     for entry in fixable(tree):
         static = read_header(PROJECTS / entry.relative_to(tree))["static"]
         fixed = expected_files()[entry.relative_to(tree)]
-        assert entry.read_bytes() == (fixed.read_bytes() if static == "fixed" else (PROJECTS / entry.relative_to(tree)).read_bytes())
+        assert entry.read_bytes() == (
+            fixed.read_bytes()
+            if static == "fixed"
+            else (PROJECTS / entry.relative_to(tree)).read_bytes()
+        )
 
 
 @pytest.mark.parametrize("version", JAX_VERSIONS)
 def test_mesh_reprs_from_real_jax(logs, version):
     for mesh in logs(version)["meshes"]:
         facts = parse_mesh(mesh["text"])
-        assert (facts.kind, list(facts.axis_names), list(facts.axis_sizes), list(facts.axis_types), facts.has_abstract_device) == (
-            mesh["kind"], mesh["names"], mesh["sizes"], mesh["types"], mesh["device"]), mesh["text"]
+        assert (
+            facts.kind,
+            list(facts.axis_names),
+            list(facts.axis_sizes),
+            list(facts.axis_types),
+            facts.has_abstract_device,
+        ) == (
+            mesh["kind"],
+            mesh["names"],
+            mesh["sizes"],
+            mesh["types"],
+            mesh["device"],
+        ), mesh["text"]
 
 
 # -- errors, one line each; the rest still processed ---------------------------------------------
@@ -228,7 +324,9 @@ def test_no_relevant_traceback_is_a_note_and_exit_0(tmp_path):
     assert "no traceback of JAX001, JAX002 or JAX003" in result.output
 
 
-def test_truncated_and_garbled_tracebacks_are_errors_and_the_rest_is_fixed(logs, tmp_path):
+def test_truncated_and_garbled_tracebacks_are_errors_and_the_rest_is_fixed(
+    logs, tmp_path
+):
     parts = _tracebacks(_version(logs)["plain"])
     garbled = parts[0].replace(b"Got new mesh", b"Got n\xffw mesh")
     cut = parts[-1][: parts[-1].index(b"raise ValueError")]
@@ -239,7 +337,11 @@ def test_truncated_and_garbled_tracebacks_are_errors_and_the_rest_is_fixed(logs,
     errors = [line for line in result.output.splitlines() if "error:" in line]
     assert len(errors) == 2, result.output
     assert "not UTF-8" in errors[0] and "cut off" in errors[1]
-    changed = [p for p, content in tree_state(tree).items() if content != (PROJECTS / p).read_bytes()]
+    changed = [
+        p
+        for p, content in tree_state(tree).items()
+        if content != (PROJECTS / p).read_bytes()
+    ]
     assert len(changed) == len(fixable(PROJECTS)) - 2
 
 
@@ -249,16 +351,25 @@ def test_unmapped_traceback_writes_nothing(logs, tmp_path):
     (other / "unrelated.py").write_text("x = 1\n")
     result = from_log(_version(logs)["plain"], "--unsafe-fixes", tree=other)
     assert result.exit_code == 2
-    assert result.output.count("none of its frames is in a file under the given paths") == len(entries(PROJECTS))
+    assert result.output.count(
+        "none of its frames is in a file under the given paths"
+    ) == len(entries(PROJECTS))
     assert (other / "unrelated.py").read_text() == "x = 1\n"
 
 
 def test_ambiguous_mapping_is_an_error_not_a_guess(logs, tmp_path):
-    first, second = copy_tree(tmp_path / "a" / "project"), copy_tree(tmp_path / "b" / "project")
+    first, second = (
+        copy_tree(tmp_path / "a" / "project"),
+        copy_tree(tmp_path / "b" / "project"),
+    )
     result = from_log(_version(logs)["plain"], "--unsafe-fixes", tree=tmp_path)
     assert result.exit_code == 2
     assert result.output.count("matches several local files") == len(entries(PROJECTS))
-    assert tree_state(first) == tree_state(second) == tree_state(copy_tree(tmp_path / "pristine"))
+    assert (
+        tree_state(first)
+        == tree_state(second)
+        == tree_state(copy_tree(tmp_path / "pristine"))
+    )
 
 
 def test_file_changed_since_the_log_is_said_and_left_alone(logs, tmp_path):
@@ -269,56 +380,94 @@ def test_file_changed_since_the_log_is_said_and_left_alone(logs, tmp_path):
     result = from_log(_version(logs)["plain"], "--unsafe-fixes", tree=tree)
     assert result.exit_code == 2
     assert "has changed since the log: line 14 is now" in result.output
-    assert "is already fixed" not in result.output  # (16, 2) is not the rule's fix, (8, 4) would be
+    assert (
+        "is already fixed" not in result.output
+    )  # (16, 2) is not the rule's fix, (8, 4) would be
     assert re.search(r"log tracebacks not used\s*│\s*1 │", result.output), result.output
     assert changed.read_bytes() == before
     assert (tree / "static_site_same_fix" / "run_nested_stages.py").read_bytes() == (
-        PROJECTS / "static_site_same_fix" / "run_nested_stages.fixed.py").read_bytes()
+        PROJECTS / "static_site_same_fix" / "run_nested_stages.fixed.py"
+    ).read_bytes()
 
 
 @pytest.mark.parametrize("version", JAX_VERSIONS)
-def test_rerun_after_some_fixes_were_applied_says_already_fixed_and_exits_0(logs, tmp_path, version):
+def test_rerun_after_some_fixes_were_applied_says_already_fixed_and_exits_0(
+    logs, tmp_path, version
+):
     tree = copy_tree(tmp_path / "tree")
     log = logs(version)["plain"]
-    assert from_log(log, tree=tree).exit_code == 1  # the safe fix written, the unsafe ones left
+    assert (
+        from_log(log, tree=tree).exit_code == 1
+    )  # the safe fix written, the unsafe ones left
     again = from_log(log, "--unsafe-fixes", tree=tree)
-    assert again.exit_code == (1 if reported(tree) else 0), again.output  # a report-only site stays a diagnostic
+    assert again.exit_code == (1 if reported(tree) else 0), (
+        again.output
+    )  # a report-only site stays a diagnostic
     notes = [line for line in again.output.splitlines() if "is already fixed" in line]
     assert len(notes) == 1 and "run_export.py" in notes[0], again.output
-    assert re.search(r"log sites already fixed\s*│\s*1 │", again.output) and "error:" not in again.output
+    assert (
+        re.search(r"log sites already fixed\s*│\s*1 │", again.output)
+        and "error:" not in again.output
+    )
     expected = expected_files()
     for relative, content in tree_state(tree).items():
         wanted = expected.get(Path(relative))
-        assert content == (wanted.read_bytes() if wanted else (PROJECTS / relative).read_bytes()), relative
+        assert content == (
+            wanted.read_bytes() if wanted else (PROJECTS / relative).read_bytes()
+        ), relative
     last = from_log(log, "--unsafe-fixes", "--check", tree=tree)
     assert last.exit_code == (1 if reported(tree) else 0), last.output
     # A fix made above the logged line (the assignment that reaches the `with`) leaves that line
     # as it was: the rule finds it builds the enclosing mesh's size now and says so (a diagnostic).
     above = [p for p in expected if p.parts[0] == "stage_mesh_reassigned"]
-    assert above and "size 32 here now: already fixed where its sizes are written" in " ".join(last.output.split())
-    assert len([line for line in last.output.splitlines() if "is already fixed" in line]) == len(expected) - len(above)
-    assert re.search(rf"log sites already fixed\s*│\s*{len(expected) - len(above)} │", last.output)
-    assert re.search(r"files in error\s*│\s*0 │", last.output) and re.search(r"log tracebacks not used\s*│\s*0 │", last.output)
+    assert (
+        above
+        and "size 32 here now: already fixed where its sizes are written"
+        in " ".join(last.output.split())
+    )
+    assert len(
+        [line for line in last.output.splitlines() if "is already fixed" in line]
+    ) == len(expected) - len(above)
+    assert re.search(
+        rf"log sites already fixed\s*│\s*{len(expected) - len(above)} │", last.output
+    )
+    assert re.search(r"files in error\s*│\s*0 │", last.output) and re.search(
+        r"log tracebacks not used\s*│\s*0 │", last.output
+    )
 
 
 # -- one diagnostic per site, every mode and format ----------------------------------------------
 
 
-def test_repeated_tracebacks_are_one_diagnostic_and_output_is_deterministic(logs, tmp_path):
+def test_repeated_tracebacks_are_one_diagnostic_and_output_is_deterministic(
+    logs, tmp_path
+):
     tree = copy_tree(tmp_path / "tree")
     log = _version(logs)["plain"] * 2 + _version(logs)["long"]
     first = from_log(log, "--format", "json", "--check", tree=tree, cwd=tmp_path)
     again = from_log(log, "--format", "json", "--check", tree=tree, cwd=tmp_path)
     assert first.exit_code == 1 and first.stdout == again.stdout
     report = json.loads(first.stdout)
-    sites = [(f["path"], d["code"], d["start"]["line"]) for f in report["files"] for d in f["diagnostics"]]
+    sites = [
+        (f["path"], d["code"], d["start"]["line"])
+        for f in report["files"]
+        for d in f["diagnostics"]
+    ]
     assert len(sites) == len(set(sites)) == len(entries(PROJECTS))
     assert sites == sorted(sites)
 
 
 def test_github_suggestions_from_a_ci_log(logs, tmp_path):
     tree = copy_tree(tmp_path / "tree")
-    result = from_log(_version(logs)["ci"], "--unsafe-fixes", "--format", "github-suggestions", "--check", tree=tree, cwd=tmp_path)
+    result = from_log(
+        _version(logs)["ci"],
+        "--unsafe-fixes",
+        "--format",
+        "github-suggestions",
+        "--check",
+        tree=tree,
+        cwd=tmp_path,
+    )
     assert result.exit_code == 1
     comments = json.loads(result.stdout)
     suggested = {c["path"] for c in comments if "```suggestion" in c["body"]}
@@ -329,25 +478,36 @@ def test_github_suggestions_from_a_ci_log(logs, tmp_path):
 @pytest.mark.parametrize("mode", ["--dry-run", "--diff"])
 def test_preview_modes_write_nothing(logs, tmp_path, mode):
     tree = copy_tree(tmp_path / "tree")
-    result = from_log(_version(logs)["plain"], "--unsafe-fixes", mode, tree=tree, cwd=tmp_path)
+    result = from_log(
+        _version(logs)["plain"], "--unsafe-fixes", mode, tree=tree, cwd=tmp_path
+    )
     assert result.exit_code == 1
     assert tree_state(tree) == tree_state(copy_tree(tmp_path / "pristine"))
     if mode == "--diff":
-        assert len(re.findall(r"^\+\+\+ b/", result.stdout, re.M)) == len(expected_files())
+        assert len(re.findall(r"^\+\+\+ b/", result.stdout, re.M)) == len(
+            expected_files()
+        )
 
 
 def test_without_unsafe_fixes_only_safe_fixes_are_written(logs, tmp_path):
     tree = copy_tree(tmp_path / "tree")
     result = from_log(_version(logs)["plain"], tree=tree)
     assert result.exit_code == 1  # the unsafe fixes remain as diagnostics
-    changed = {p for p, content in tree_state(tree).items() if content != (PROJECTS / p).read_bytes()}
+    changed = {
+        p
+        for p, content in tree_state(tree).items()
+        if content != (PROJECTS / p).read_bytes()
+    }
     assert changed == {"spec_from_other_module/run_export.py"}
 
 
 def test_suppression_comment_is_honoured(logs, tmp_path):
     tree = copy_tree(tmp_path / "tree")
     site = tree / "static_site_same_fix" / "run_nested_stages.py"
-    text = site.read_text().replace('("data", "model"))):\n        out', '("data", "model"))):  # noqa: JAX002\n        out')
+    text = site.read_text().replace(
+        '("data", "model"))):\n        out',
+        '("data", "model"))):  # noqa: JAX002\n        out',
+    )
     site.write_text(text)
     result = from_log(_version(logs)["plain"], "--unsafe-fixes", tree=tree)
     assert result.exit_code == (1 if reported(tree) else 0), result.output
@@ -369,7 +529,6 @@ def test_non_utf8_log_without_tracebacks_is_a_note(tmp_path):
     assert "no traceback" in result.output
 
 
-
 # -- IPython / Jupyter tracebacks -----------------------------------------------------------------
 # IPython is not installed here: the tracebacks are laid out as IPython prints them (the format
 # of IPython/core/ultratb.py VerboseTB.format_record and tbtools.py, IPython >= 8: `Cell In[N],
@@ -378,12 +537,24 @@ def test_non_utf8_log_without_tracebacks_is_a_note(tmp_path):
 # frames and the message of a real run of the cells under real JAX.
 
 _CELLS = [
-    ("code", 1, "import jax\nimport jax.numpy as jnp\nfrom jax.sharding import AbstractMesh, NamedSharding, PartitionSpec as P"),
+    (
+        "code",
+        1,
+        "import jax\nimport jax.numpy as jnp\nfrom jax.sharding import AbstractMesh, NamedSharding, PartitionSpec as P",
+    ),
     ("markdown", None, "Shapes only: no devices needed."),
-    ("code", 2, 'mesh = AbstractMesh((2, 4), ("x", "y"))\nx = jax.ShapeDtypeStruct((8, 8), jnp.float32, sharding=NamedSharding(mesh, P("x")))'),
-    ("code", 3, "%time 1\nstep = jax.jit(jnp.sin)\n# lower the step\nlowered = step.lower(x)\nprint(lowered.as_text()[:10])"),
+    (
+        "code",
+        2,
+        'mesh = AbstractMesh((2, 4), ("x", "y"))\nx = jax.ShapeDtypeStruct((8, 8), jnp.float32, sharding=NamedSharding(mesh, P("x")))',
+    ),
+    (
+        "code",
+        3,
+        "%time 1\nstep = jax.jit(jnp.sin)\n# lower the step\nlowered = step.lower(x)\nprint(lowered.as_text()[:10])",
+    ),
 ]
-_CELL_RUNNER = r'''
+_CELL_RUNNER = r"""
 import json, sys, traceback
 cells = json.loads(sys.argv[1])
 scope = {}
@@ -394,45 +565,96 @@ try:
 except ValueError as error:
     frames = [(f.filename, f.lineno, f.name, f.line) for f in traceback.extract_tb(error.__traceback__)[1:]]
     print(json.dumps({"frames": frames, "message": f"{type(error).__name__}: {error}"}))
-'''
+"""
 
 
 def _notebook(cells=_CELLS) -> str:
     def source(text):
         return [line + "\n" for line in text.split("\n")[:-1]] + [text.split("\n")[-1]]
 
-    return json.dumps({"cells": [
-        {"cell_type": kind, "id": f"c{n}", "metadata": {}, "source": source(text),
-         **({"execution_count": count, "outputs": []} if kind == "code" else {})}
-        for n, (kind, count, text) in enumerate(cells)
-    ], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
+    return (
+        json.dumps(
+            {
+                "cells": [
+                    {
+                        "cell_type": kind,
+                        "id": f"c{n}",
+                        "metadata": {},
+                        "source": source(text),
+                        **(
+                            {"execution_count": count, "outputs": []}
+                            if kind == "code"
+                            else {}
+                        ),
+                    }
+                    for n, (kind, count, text) in enumerate(cells)
+                ],
+                "metadata": {},
+                "nbformat": 4,
+                "nbformat_minor": 5,
+            },
+            indent=1,
+        )
+        + "\n"
+    )
 
 
 def _ipython_log(version: str, modern: bool) -> bytes:
     """The error output of the last cell, as IPython prints it in colour (Linux theme)."""
     code_cells = [(count, text) for kind, count, text in _CELLS if kind == "code"]
-    done = subprocess.run([interpreters()[version], "-c", _CELL_RUNNER, json.dumps(code_cells)],
-                          capture_output=True, env=_ENV, timeout=300, text=True)
+    done = subprocess.run(
+        [interpreters()[version], "-c", _CELL_RUNNER, json.dumps(code_cells)],
+        capture_output=True,
+        env=_ENV,
+        timeout=300,
+        text=True,
+    )
     run = json.loads(done.stdout)
     red, green, cyan, reset = "\x1b[0;31m", "\x1b[0;32m", "\x1b[0;36m", "\x1b[0m"
-    out = [f"{red}{'-' * 75}{reset}", f"{red}ValueError{reset}{'Traceback (most recent call last)'.rjust(75 - 10)}"]
+    out = [
+        f"{red}{'-' * 75}{reset}",
+        f"{red}ValueError{reset}{'Traceback (most recent call last)'.rjust(75 - 10)}",
+    ]
     for path, line, name, text in run["frames"]:
-        cell = dict(code_cells).get(int(path[6:-1])) if path.startswith("<cell ") else None
+        cell = (
+            dict(code_cells).get(int(path[6:-1])) if path.startswith("<cell ") else None
+        )
         count = int(path[6:-1]) if cell is not None else None
         if modern:
-            where = f"Cell In[{count}], line {line}" if cell is not None else f"File {path}:{line}"
-            out.append(f"{green}{where}{reset}" + ("" if name == "<module>" else f", in {cyan}{name}{reset}(*args)"))
+            where = (
+                f"Cell In[{count}], line {line}"
+                if cell is not None
+                else f"File {path}:{line}"
+            )
+            out.append(
+                f"{green}{where}{reset}"
+                + ("" if name == "<module>" else f", in {cyan}{name}{reset}(*args)")
+            )
         else:
-            where = f"<ipython-input-{count}-3f2a9c1d7b6e>" if cell is not None else path
-            out.append(f"{green}{where}{reset} in {cyan}{name}{reset}" + ("" if name == "<module>" else "(*args)"))
+            where = (
+                f"<ipython-input-{count}-3f2a9c1d7b6e>" if cell is not None else path
+            )
+            out.append(
+                f"{green}{where}{reset} in {cyan}{name}{reset}"
+                + ("" if name == "<module>" else "(*args)")
+            )
         shown = cell.split("\n") if cell is not None else [text]
         first = max(1, line - 2) if cell is not None else line
-        for number in range(first, min(len(shown), line + 2 - first) + first if cell is not None else line + 1):
+        for number in range(
+            first,
+            min(len(shown), line + 2 - first) + first if cell is not None else line + 1,
+        ):
             code = shown[number - first if cell is None else number - 1]
-            mark = f"{green}{'-' * (7 - len(str(number)) - 2)}> {number}{reset}" if number == line else "%7d" % number
+            mark = (
+                f"{green}{'-' * (7 - len(str(number)) - 2)}> {number}{reset}"
+                if number == line
+                else "%7d" % number
+            )
             out.append(f"{mark} {code}")
         out.append("")
-    out.append(f"{red}{run['message'].split(':', 1)[0]}{reset}:{run['message'].split(':', 1)[1]}")
+    out.append(
+        f"{red}{run['message'].split(':', 1)[0]}{reset}:{run['message'].split(':', 1)[1]}"
+    )
     return ("\n".join(out) + "\n").encode()
 
 
@@ -444,17 +666,31 @@ def test_an_ipython_traceback_is_mapped_onto_its_notebook_cell(tmp_path, modern)
     tree = tmp_path / "tree"
     (tree / "notebooks").mkdir(parents=True)
     (tree / "notebooks" / "explore.ipynb").write_text(_notebook(), encoding="utf-8")
-    (tree / "notebooks" / "other.ipynb").write_text(_notebook(_CELLS[:3]), encoding="utf-8")  # no such cell
+    (tree / "notebooks" / "other.ipynb").write_text(
+        _notebook(_CELLS[:3]), encoding="utf-8"
+    )  # no such cell
     result = from_log(log, "--check", "--format", "json", tree=tree)
     assert result.exit_code == 1, result.output
     files = json.loads(result.stdout)["files"]
-    assert [(Path(f["path"]).name, d["code"], d["start"]["cell"], d["start"]["line"]) for f in files for d in f["diagnostics"]] == [
-        ("explore.ipynb", "JAX001", 4, 4)]
+    assert [
+        (Path(f["path"]).name, d["code"], d["start"]["cell"], d["start"]["line"])
+        for f in files
+        for d in f["diagnostics"]
+    ] == [("explore.ipynb", "JAX001", 4, 4)]
     written = from_log(log, tree=tree)
     assert written.exit_code == 0, written.output
-    cell = json.loads((tree / "notebooks" / "explore.ipynb").read_text())["cells"][3]["source"]
-    assert cell[3:6] == ["lowered = step.trace(x).lower(\n", "    lowering_platforms=(jax.export.default_export_platform(),),\n", ")\n"]
-    assert json.loads((tree / "notebooks" / "explore.ipynb").read_text())["cells"][3]["id"] == "c3"
+    cell = json.loads((tree / "notebooks" / "explore.ipynb").read_text())["cells"][3][
+        "source"
+    ]
+    assert cell[3:6] == [
+        "lowered = step.trace(x).lower(\n",
+        "    lowering_platforms=(jax.export.default_export_platform(),),\n",
+        ")\n",
+    ]
+    assert (
+        json.loads((tree / "notebooks" / "explore.ipynb").read_text())["cells"][3]["id"]
+        == "c3"
+    )
 
 
 def test_an_ipython_cell_matching_several_notebooks_is_not_guessed(tmp_path):
@@ -467,15 +703,19 @@ def test_an_ipython_cell_matching_several_notebooks_is_not_guessed(tmp_path):
     result = from_log(log, tree=tree)
     assert result.exit_code == 2
     assert "the cell In[3] it shows matches several notebook cells" in result.output
-    assert (tree / "a.ipynb").read_text() == (tree / "b.ipynb").read_text() == _notebook()
+    assert (
+        (tree / "a.ipynb").read_text() == (tree / "b.ipynb").read_text() == _notebook()
+    )
     # the execution count decides between cells with the same lines
     recount = [(kind, 9 if count == 3 else count, text) for kind, count, text in _CELLS]
     (tree / "b.ipynb").write_text(_notebook(recount), encoding="utf-8")
     assert from_log(log, tree=tree).exit_code == 0
-    assert (tree / "b.ipynb").read_text() == _notebook(recount) and (tree / "a.ipynb").read_text() != _notebook()
+    assert (tree / "b.ipynb").read_text() == _notebook(recount) and (
+        tree / "a.ipynb"
+    ).read_text() != _notebook()
 
 
-_TWO_SITES = '''\
+_TWO_SITES = """\
 import jax
 import jax.numpy as jnp
 from jax.sharding import AbstractMesh, NamedSharding, PartitionSpec as P, use_abstract_mesh
@@ -492,48 +732,84 @@ def test_stages():
     with use_abstract_mesh(AbstractMesh((8, 4), ("data", "model"))):
         with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
             pass
-'''
+"""
 
 
-def test_a_site_moved_by_the_fix_of_another_logged_site_is_fixed_where_it_is_now(tmp_path):
+def test_a_site_moved_by_the_fix_of_another_logged_site_is_fixed_where_it_is_now(
+    tmp_path,
+):
     """Two failing tests in one module: the safe fix of the first adds two lines above the
     second; a re-run with --unsafe-fixes finds the first already fixed and the second moved."""
     version = next(v for v in JAX_VERSIONS if v in interpreters())
     ci = tmp_path / "ci"
     ci.mkdir()
     (ci / "test_two_sites.py").write_text(_TWO_SITES, encoding="utf-8")
-    done = subprocess.run([interpreters()[version], "-m", "pytest", "-p", "no:cacheprovider", "-q", "--tb=short", "test_two_sites.py"],
-                          cwd=ci, capture_output=True, env=_ENV, timeout=600)
+    done = subprocess.run(
+        [
+            interpreters()[version],
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "--tb=short",
+            "test_two_sites.py",
+        ],
+        cwd=ci,
+        capture_output=True,
+        env=_ENV,
+        timeout=600,
+    )
     log = done.stdout
-    assert done.returncode == 1 and log.count(b"E   ValueError: ") == 2, log.decode(errors="replace")[-2000:]
+    assert done.returncode == 1 and log.count(b"E   ValueError: ") == 2, log.decode(
+        errors="replace"
+    )[-2000:]
     tree = tmp_path / "tree"
     tree.mkdir()
     site = tree / "test_two_sites.py"
     site.write_text(_TWO_SITES, encoding="utf-8")
-    assert from_log(log, tree=tree).exit_code == 1  # the safe JAX001 fix written, JAX002's unsafe one left
+    assert (
+        from_log(log, tree=tree).exit_code == 1
+    )  # the safe JAX001 fix written, JAX002's unsafe one left
     assert site.read_text().count("\n") == _TWO_SITES.count("\n") + 2
     again = from_log(log, "--unsafe-fixes", tree=tree)
     assert again.exit_code == 0, again.output
     assert "JAX001" in again.output and "is already fixed" in again.output
-    assert "is at line 17 now (the fixes applied since the log added lines above it)" in again.output, again.output
+    assert (
+        "is at line 17 now (the fixes applied since the log added lines above it)"
+        in again.output
+    ), again.output
     static = tmp_path / "static" / "test_two_sites.py"
     static.parent.mkdir()
     static.write_text(_TWO_SITES, encoding="utf-8")
-    assert CliRunner().invoke(cli, ["--no-cache", "--unsafe-fixes", "--jax-version", version, str(static)]).exit_code == 0
+    assert (
+        CliRunner()
+        .invoke(
+            cli, ["--no-cache", "--unsafe-fixes", "--jax-version", version, str(static)]
+        )
+        .exit_code
+        == 0
+    )
     assert site.read_text() == static.read_text()
     # a line moved by anything else (no fix of the log explains it) is still "changed since the log"
     site.write_text("# a new first line\n" + _TWO_SITES, encoding="utf-8")
     moved_by_hand = from_log(log, "--unsafe-fixes", tree=tree)
-    assert moved_by_hand.exit_code == 2 and moved_by_hand.output.count("has changed since the log") == 2
+    assert (
+        moved_by_hand.exit_code == 2
+        and moved_by_hand.output.count("has changed since the log") == 2
+    )
 
 
 # -- the log as it was written: encodings, line endings, damage, size (issue 26) -----------------
+
 
 def _fixes_every_project(tree: Path) -> None:
     expected = expected_files()
     for relative, content in tree_state(tree).items():
         wanted = expected.get(Path(relative))
-        assert content == (wanted.read_bytes() if wanted else (PROJECTS / relative).read_bytes()), relative
+        assert content == (
+            wanted.read_bytes() if wanted else (PROJECTS / relative).read_bytes()
+        ), relative
 
 
 def _nuls_before_tracebacks(log: bytes) -> bytes:
@@ -544,7 +820,9 @@ def _nuls_before_tracebacks(log: bytes) -> bytes:
 
 LOG_VARIANTS = {
     # Windows PowerShell 5.1's `>` and Out-File: UTF-16 LE with a BOM, CRLF line endings.
-    "utf-16-powershell": lambda log: codecs.BOM_UTF16_LE + log.decode().replace("\n", "\r\n").encode("utf-16-le"),
+    "utf-16-powershell": lambda log: (
+        codecs.BOM_UTF16_LE + log.decode().replace("\n", "\r\n").encode("utf-16-le")
+    ),
     "utf-16-be-without-bom": lambda log: log.decode().encode("utf-16-be"),
     "utf-8-bom": lambda log: codecs.BOM_UTF8 + log,
     "cr-line-endings": lambda log: log.replace(b"\n", b"\r"),
@@ -555,13 +833,17 @@ LOG_VARIANTS = {
 @pytest.mark.parametrize("variant", LOG_VARIANTS)
 def test_a_log_in_any_encoding_or_line_ending_is_read(logs, tmp_path, variant):
     tree = copy_tree(tmp_path / "tree")
-    result = from_log(LOG_VARIANTS[variant](_version(logs)["plain"]), "--unsafe-fixes", tree=tree)
+    result = from_log(
+        LOG_VARIANTS[variant](_version(logs)["plain"]), "--unsafe-fixes", tree=tree
+    )
     assert result.exit_code == (1 if reported(tree) else 0), result.output
     assert "nothing to do" not in result.output
     _fixes_every_project(tree)
 
 
-def test_a_log_whose_every_line_is_not_utf8_says_which_lines_it_could_not_use(logs, tmp_path):
+def test_a_log_whose_every_line_is_not_utf8_says_which_lines_it_could_not_use(
+    logs, tmp_path
+):
     log = b"".join(line + b" \xff\n" for line in _version(logs)["plain"].split(b"\n"))
     tree = copy_tree(tmp_path / "tree")
     result = from_log(log, "--unsafe-fixes", tree=tree)
@@ -569,30 +851,51 @@ def test_a_log_whose_every_line_is_not_utf8_says_which_lines_it_could_not_use(lo
     assert "nothing to do" not in result.output
     errors = [line for line in result.output.splitlines() if "error:" in line]
     assert len(errors) == len(entries(PROJECTS)), result.output
-    assert all(re.search(r"traceback not used: log lines \d+-\d+ hold bytes that are not UTF-8", e) for e in errors), errors
+    assert all(
+        re.search(
+            r"traceback not used: log lines \d+-\d+ hold bytes that are not UTF-8", e
+        )
+        for e in errors
+    ), errors
     assert tree_state(tree) == tree_state(copy_tree(tmp_path / "pristine"))
 
 
-def _jaxfix(*args: str, stdin=None, cwd: Path | None = None, memory: int | None = None) -> subprocess.CompletedProcess:
+def _jaxfix(
+    *args: str, stdin=None, cwd: Path | None = None, memory: int | None = None
+) -> subprocess.CompletedProcess:
     """jaxfix in its own process (a hang is a timeout, not a stuck test run), optionally under
     an address-space cap of `memory` bytes."""
+
     def cap() -> None:
         import resource
 
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 
-    return subprocess.run([sys.executable, "-m", "jaxfix", *args], stdin=stdin, cwd=cwd, capture_output=True,
-                          timeout=120, preexec_fn=cap if memory else None, env={**_ENV, "PYTHONPATH": str(ROOT)})
+    return subprocess.run(
+        [sys.executable, "-m", "jaxfix", *args],
+        stdin=stdin,
+        cwd=cwd,
+        capture_output=True,
+        timeout=120,
+        preexec_fn=cap if memory else None,
+        env={**_ENV, "PYTHONPATH": str(ROOT)},
+    )
 
 
 def _error_lines(stderr: bytes) -> list[str]:
     return [line for line in stderr.decode().splitlines() if "error:" in line]
 
 
-@pytest.mark.parametrize("kind", ["fifo", "device", "sparse-gigabyte-file", "endless-stdin"])
-def test_a_log_that_is_no_bounded_regular_file_is_one_line_under_a_memory_cap(tmp_path, kind):
+@pytest.mark.parametrize(
+    "kind", ["fifo", "device", "sparse-gigabyte-file", "endless-stdin"]
+)
+def test_a_log_that_is_no_bounded_regular_file_is_one_line_under_a_memory_cap(
+    tmp_path, kind
+):
     """Never a hang, never a MemoryError traceback (exit 1 would read as "suggestions pending")."""
-    pytest.importorskip("resource", reason="no resource module: address-space caps are POSIX")
+    pytest.importorskip(
+        "resource", reason="no resource module: address-space caps are POSIX"
+    )
     tree = copy_tree(tmp_path / "tree")
     stdin, log, message = None, tmp_path / "ci.log", ""
     if kind == "fifo":
@@ -606,11 +909,20 @@ def test_a_log_that_is_no_bounded_regular_file_is_one_line_under_a_memory_cap(tm
             handle.truncate(1 << 30)
         message = f"{log}: error: file is larger than max-log-size ({1 << 30} > {256 << 20} bytes)"
     else:
-        (tree / "pyproject.toml").write_text("[tool.jaxfix]\nmax-log-size = 4000000\n")  # not to read 256 MB here
+        (tree / "pyproject.toml").write_text(
+            "[tool.jaxfix]\nmax-log-size = 4000000\n"
+        )  # not to read 256 MB here
         log, stdin = Path("-"), open("/dev/zero", "rb")
         message = "<stdin>: error: input is larger than max-log-size (4000000 bytes); not read"
     try:
-        done = _jaxfix("--from-log", str(log), "--unsafe-fixes", str(tree), stdin=stdin, memory=768 << 20)
+        done = _jaxfix(
+            "--from-log",
+            str(log),
+            "--unsafe-fixes",
+            str(tree),
+            stdin=stdin,
+            memory=768 << 20,
+        )
     finally:
         if stdin:
             stdin.close()
@@ -622,35 +934,50 @@ def test_a_log_that_is_no_bounded_regular_file_is_one_line_under_a_memory_cap(tm
 
 
 def _peak_rss(*args: str) -> int:
-    process = subprocess.Popen([sys.executable, "-m", "jaxfix", *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               env={**_ENV, "PYTHONPATH": str(ROOT)})
+    process = subprocess.Popen(
+        [sys.executable, "-m", "jaxfix", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**_ENV, "PYTHONPATH": str(ROOT)},
+    )
     _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
     assert process.returncode == 1
     return usage.ru_maxrss * 1024  # KB on Linux
 
 
-@pytest.mark.skipif(not hasattr(os, "wait4"), reason="os.wait4 (a child's peak memory) is POSIX")
+@pytest.mark.skipif(
+    not hasattr(os, "wait4"), reason="os.wait4 (a child's peak memory) is POSIX"
+)
 def test_a_log_is_streamed_its_size_costs_no_memory(logs, tmp_path):
     """Reading the whole log took about eight times its size; a 200 MB log needed 1.6 GB."""
     tree = copy_tree(tmp_path / "tree")
-    noise = b"".join(b"2026-11-30T12:00:00.1234567Z step %d: loss 0.123, an ordinary line of training output\n" % i
-                     for i in range(1000))
+    noise = b"".join(
+        b"2026-11-30T12:00:00.1234567Z step %d: loss 0.123, an ordinary line of training output\n"
+        % i
+        for i in range(1000)
+    )
     small, large = tmp_path / "small.log", tmp_path / "large.log"
     small.write_bytes(noise + _version(logs)["plain"])
     large.write_bytes(noise * 100 + _version(logs)["plain"])  # 9 MB more
     args = ("--check", "--unsafe-fixes", "--no-cache", "-q", str(tree))
-    grown = _peak_rss("--from-log", str(large), *args) - _peak_rss("--from-log", str(small), *args)
+    grown = _peak_rss("--from-log", str(large), *args) - _peak_rss(
+        "--from-log", str(small), *args
+    )
     assert grown < 8 << 20, f"{grown >> 20} MB more for a log 9 MB larger"
 
 
-def test_a_frame_naming_a_fifo_or_a_file_over_max_file_size_is_one_line_each(logs, tmp_path):
+def test_a_frame_naming_a_fifo_or_a_file_over_max_file_size_is_one_line_each(
+    logs, tmp_path
+):
     tree = copy_tree(tmp_path / "tree")
     fifo = tree / "outer_mesh_from_config" / "run_outer_mesh_from_config.py"
     fifo.unlink()
     os.mkfifo(fifo)
     large = tree / "static_site_same_fix" / "run_nested_stages.py"
-    large.write_bytes(large.read_bytes() + b"# padding\n" * 20_000)  # after the code: its lines are unchanged
+    large.write_bytes(
+        large.read_bytes() + b"# padding\n" * 20_000
+    )  # after the code: its lines are unchanged
     (tree / "pyproject.toml").write_text("[tool.jaxfix]\nmax-file-size = 100000\n")
     log = tmp_path / "ci.log"
     log.write_bytes(_version(logs)["plain"])
@@ -658,9 +985,19 @@ def test_a_frame_naming_a_fifo_or_a_file_over_max_file_size_is_one_line_each(log
     assert done.returncode == 2
     errors = _error_lines(done.stderr)
     assert len(errors) == 2, errors
-    assert errors[0].endswith(f"{fifo.as_posix()}: not a regular file (a FIFO); not read"), errors
-    assert errors[1].endswith(f"{large.as_posix()}: file is larger than max-file-size ({large.stat().st_size} > 100000 bytes)"), errors
-    fixed = {p for p, content in tree_state(tree).items() if p in {e.as_posix() for e in expected_files()}
-             and content == expected_files()[Path(p)].read_bytes()}
+    assert errors[0].endswith(
+        f"{fifo.as_posix()}: not a regular file (a FIFO); not read"
+    ), errors
+    assert errors[1].endswith(
+        f"{large.as_posix()}: file is larger than max-file-size ({large.stat().st_size} > 100000 bytes)"
+    ), errors
+    fixed = {
+        p
+        for p, content in tree_state(tree).items()
+        if p in {e.as_posix() for e in expected_files()}
+        and content == expected_files()[Path(p)].read_bytes()
+    }
     assert fixed == {e.as_posix() for e in expected_files()} - {
-        "static_site_same_fix/run_nested_stages.py", "outer_mesh_from_config/run_outer_mesh_from_config.py"}
+        "static_site_same_fix/run_nested_stages.py",
+        "outer_mesh_from_config/run_outer_mesh_from_config.py",
+    }

@@ -19,8 +19,8 @@ import hypothesmith
 import libcst as cst
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from jax_program_strategy import Program, programs
 
+from jax_program_strategy import Program, programs
 from jaxfix.diagnostics import FileResult
 from jaxfix.diffs import decode, split_lines
 from jaxfix.engine import process_source
@@ -38,7 +38,11 @@ FUZZ = settings(
     report_multiple_bugs=False,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-ARBITRARY = settings(FUZZ, max_examples=15, suppress_health_check=[*FUZZ.suppress_health_check, HealthCheck.filter_too_much])
+ARBITRARY = settings(
+    FUZZ,
+    max_examples=15,
+    suppress_health_check=[*FUZZ.suppress_health_check, HealthCheck.filter_too_much],
+)
 
 
 def _parses(source: bytes, parse) -> bool:  # noqa: ANN001 - a parse function
@@ -51,7 +55,12 @@ def _parses(source: bytes, parse) -> bool:  # noqa: ANN001 - a parse function
 
 def _changed_original_lines(old: list[str], new: list[str]) -> set[int]:
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    return {i for tag, i1, i2, _, _ in matcher.get_opcodes() if tag in ("replace", "delete") for i in range(i1, i2)}
+    return {
+        i
+        for tag, i1, i2, _, _ in matcher.get_opcodes()
+        if tag in ("replace", "delete")
+        for i in range(i1, i2)
+    }
 
 
 def _is_subsequence(items: list[str], sequence: list[str]) -> bool:
@@ -59,7 +68,9 @@ def _is_subsequence(items: list[str], sequence: list[str]) -> bool:
     return all(any(item == candidate for candidate in rest) for item in items)
 
 
-def check_harmless(source: bytes, options: Options, surrounding: frozenset[int] = frozenset()) -> FileResult:
+def check_harmless(
+    source: bytes, options: Options, surrounding: frozenset[int] = frozenset()
+) -> FileResult:
     """The fuzzing properties for one input; `surrounding` are line indexes no fix may touch."""
     result = process_source(PATH, source, options)
     if not _parses(source, cst.parse_module):
@@ -69,13 +80,19 @@ def check_harmless(source: bytes, options: Options, surrounding: frozenset[int] 
         return result
     if result.error is not None and cst.parse_module(source).bytes != source:
         # The one refusal allowed on valid input: LibCST cannot reproduce the file exactly.
-        assert result.error.startswith("internal error, file left untouched: LibCST does not reproduce"), result.error
+        assert result.error.startswith(
+            "internal error, file left untouched: LibCST does not reproduce"
+        ), result.error
         return result
     assert result.error is None, result.error
     if result.fixed is None:
         return result
-    assert any(d.applied for d in result.diagnostics), "the file changed, but no applied fix was reported"
-    assert _parses(result.fixed, cst.parse_module), "the output does not parse with LibCST"
+    assert any(d.applied for d in result.diagnostics), (
+        "the file changed, but no applied fix was reported"
+    )
+    assert _parses(result.fixed, cst.parse_module), (
+        "the output does not parse with LibCST"
+    )
     if _parses(source, ast.parse):
         assert _parses(result.fixed, ast.parse), "the output does not parse with ast"
     again = process_source(PATH, result.fixed, options)
@@ -85,7 +102,9 @@ def check_harmless(source: bytes, options: Options, surrounding: frozenset[int] 
     changed = _changed_original_lines(old, new)
     touched = sorted(changed & surrounding)
     assert not touched, f"fixes changed surrounding lines {[old[i] for i in touched]}"
-    assert _is_subsequence([line for i, line in enumerate(old) if i not in changed], new)
+    assert _is_subsequence(
+        [line for i, line in enumerate(old) if i not in changed], new
+    )
     lost = _comments(source) - _comments(result.fixed)
     assert not lost, f"fixes dropped comments {sorted(lost)}"
     return result
@@ -109,25 +128,39 @@ def test_broken_programs_get_only_a_syntax_error(program: Program, data: st.Data
     """Truncated or corrupted input: a syntax error when it no longer parses, else no harm."""
     text = program.source
     cut = data.draw(st.integers(0, len(text)), label="cut")
-    junk = data.draw(st.sampled_from(["", "(", ":", "\n  ", "'", "@", "\\", "\x00"]), label="junk")
-    broken = (text[:cut] + junk + text[cut + data.draw(st.integers(0, 3), label="drop"):]).encode()
+    junk = data.draw(
+        st.sampled_from(["", "(", ":", "\n  ", "'", "@", "\\", "\x00"]), label="junk"
+    )
+    broken = (
+        text[:cut] + junk + text[cut + data.draw(st.integers(0, 3), label="drop") :]
+    ).encode()
     for options in OPTION_SETS:
         check_harmless(broken, options)
 
 
 @ARBITRARY
 @given(hypothesmith.from_node(cst.Module), programs(), st.booleans())
-def test_arbitrary_code_next_to_jax_patterns(code: str, program: Program, code_first: bool):
+def test_arbitrary_code_next_to_jax_patterns(
+    code: str, program: Program, code_first: bool
+):
     """hypothesmith's arbitrary Python before or after the patterns (rebinding their names, say)."""
     code = code if code.endswith("\n") or not code else code + "\n"
-    jax_part = program.source if program.source.endswith(("\n", "\r")) or not program.source else program.source + "\n"
+    jax_part = (
+        program.source
+        if program.source.endswith(("\n", "\r")) or not program.source
+        else program.source + "\n"
+    )
     first, second = (code, jax_part) if code_first else (jax_part, code)
     source = first + second
     offset = len(split_lines(first))
     if code_first:
-        surrounding = frozenset(range(offset)) | {offset + i for i in program.surrounding}
+        surrounding = frozenset(range(offset)) | {
+            offset + i for i in program.surrounding
+        }
     else:
-        surrounding = program.surrounding | frozenset(range(offset, offset + len(split_lines(second))))
+        surrounding = program.surrounding | frozenset(
+            range(offset, offset + len(split_lines(second)))
+        )
     for options in OPTION_SETS:
         check_harmless(source.encode(), options, surrounding)
 

@@ -23,7 +23,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def cli_run(*args: str, input: bytes | None = None):
-    return CliRunner().invoke(cli, ["--color", "never", "--no-cache", *args], input=input, catch_exceptions=False)
+    return CliRunner().invoke(
+        cli,
+        ["--color", "never", "--no-cache", *args],
+        input=input,
+        catch_exceptions=False,
+    )
 
 
 def error_lines(stderr: str) -> list[str]:
@@ -35,7 +40,9 @@ def test_a_fifo_named_like_python_is_an_error_not_a_hang(tmp_path):
     (tmp_path / "ok.py").write_text(VIOLATION)
     result = cli_run(str(tmp_path))
     assert result.exit_code == 2
-    assert error_lines(result.stderr) == [f"{tmp_path / 'x.py'}: error: not a regular file (a FIFO); not read"]
+    assert error_lines(result.stderr) == [
+        f"{tmp_path / 'x.py'}: error: not a regular file (a FIFO); not read"
+    ]
     assert (tmp_path / "ok.py").read_text() == FIXED
 
 
@@ -49,7 +56,10 @@ def test_a_socket_is_an_error(tmp_path):
 def test_a_character_device_is_an_error_not_an_endless_read(tmp_path):
     os.symlink("/dev/zero", tmp_path / ".py")
     result = cli_run(str(tmp_path / ".py"))
-    assert result.exit_code == 2 and "not a regular file (a character device)" in result.stderr
+    assert (
+        result.exit_code == 2
+        and "not a regular file (a character device)" in result.stderr
+    )
 
 
 @pytest.mark.parametrize("line", ["!", "\\", "[z-a]"])
@@ -59,7 +69,9 @@ def test_gitignore_lines_git_accepts_do_not_crash(tmp_path, line):
     (tmp_path / "ok.py").write_text(VIOLATION)
     result = cli_run(str(tmp_path))
     assert result.exit_code == 0, result.stderr
-    assert (tmp_path / "ok.py").read_text() == FIXED and (tmp_path / "ignored.py").read_text() == VIOLATION
+    assert (tmp_path / "ok.py").read_text() == FIXED and (
+        tmp_path / "ignored.py"
+    ).read_text() == VIOLATION
 
 
 @pytest.mark.parametrize(
@@ -68,7 +80,10 @@ def test_gitignore_lines_git_accepts_do_not_crash(tmp_path, line):
         (b"[tool.jaxfix]\nselect = ['JAX001'] # caf\xe9\n", "cannot read config"),
         (b"tool = 5\n", "[tool] must be a table, got 5"),
         (b'tool = "jaxfix"\n', "[tool] must be a table, got 'jaxfix'"),
-        (b"[tool.jaxfix]\nmax-file-size = -1\n", "'max-file-size' must be a number of bytes (at least 1), got -1"),
+        (
+            b"[tool.jaxfix]\nmax-file-size = -1\n",
+            "'max-file-size' must be a number of bytes (at least 1), got -1",
+        ),
     ],
     ids=["invalid-utf8", "tool-int", "tool-str", "negative-max-file-size"],
 )
@@ -109,10 +124,20 @@ def test_a_read_only_file_is_not_counted_as_fixed(tmp_path):
     path.write_text(VIOLATION)
     path.chmod(0o444)
     text = cli_run(str(path))
-    summary = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in text.stderr.splitlines() if line.count("│") == 3}
-    assert summary["files changed"] == "0" and summary["files in error"] == "1" and "fixes JAX001" not in summary
+    summary = {
+        line.split("│")[1].strip(): line.split("│")[2].strip()
+        for line in text.stderr.splitlines()
+        if line.count("│") == 3
+    }
+    assert (
+        summary["files changed"] == "0"
+        and summary["files in error"] == "1"
+        and "fixes JAX001" not in summary
+    )
     document = json.loads(cli_run("--format", "json", str(path)).stdout)
-    assert document["summary"]["files_changed"] == 0 and document["summary"]["fixed"] == 0
+    assert (
+        document["summary"]["files_changed"] == 0 and document["summary"]["fixed"] == 0
+    )
     assert document["files"][0]["status"] == "failed"
 
 
@@ -123,22 +148,34 @@ def test_stdin_honours_the_format_and_max_file_size(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     Path("pyproject.toml").write_text("[tool.jaxfix]\nmax-file-size = 10\n")
     result = cli_run("-", "--stdin-filename", "a.py", input=VIOLATION.encode())
-    assert result.exit_code == 2 and "a.py: error: input is larger than max-file-size (10 bytes)" in result.stderr
+    assert (
+        result.exit_code == 2
+        and "a.py: error: input is larger than max-file-size (10 bytes)"
+        in result.stderr
+    )
 
 
 def test_closed_stdin_is_one_line():
     completed = subprocess.run(
         ["sh", "-c", f"exec {sys.executable} -m jaxfix - 0<&-"],
-        capture_output=True, text=True, check=False, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert completed.returncode == 2
-    assert completed.stderr.strip().splitlines() == ["-: error: cannot read stdin: stdin is closed"]
+    assert completed.stderr.strip().splitlines() == [
+        "-: error: cannot read stdin: stdin is closed"
+    ]
 
 
 ENCODED = {
     "latin-1": ("# -*- coding: latin-1 -*-\n# caf\xe9\n", "latin-1"),
     "cp1252": ("# -*- coding: cp1252 -*-\n# \u20ac price\n", "cp1252"),
-    "iso-8859-15": ("# -*- coding: iso-8859-15 -*-\n# \u20ac cr\xe8me\n", "iso-8859-15"),
+    "iso-8859-15": (
+        "# -*- coding: iso-8859-15 -*-\n# \u20ac cr\xe8me\n",
+        "iso-8859-15",
+    ),
     "lone-cr-in-string": ('doc = """one\rtwo"""\n', "utf-8"),
     "crlf": ("# windows\r\n", "utf-8"),
 }
@@ -155,7 +192,9 @@ def test_diff_applies_with_git_apply(tmp_path, monkeypatch, case):
     assert result.exit_code == 1 and result.stdout_bytes
     Path("fix.patch").write_bytes(result.stdout_bytes)
     subprocess.run(["git", "apply", "fix.patch"], check=True, capture_output=True)
-    fixed = (header + (FIXED.replace("\n", "\r\n") if case == "crlf" else FIXED)).encode(encoding)
+    fixed = (
+        header + (FIXED.replace("\n", "\r\n") if case == "crlf" else FIXED)
+    ).encode(encoding)
     assert Path("m.py").read_bytes() == fixed
 
 
@@ -178,7 +217,9 @@ def test_jobs_are_capped_at_the_cpus_with_one_warning(tmp_path, monkeypatch):
 
 def test_stale_temp_files_are_removed_by_the_next_run(tmp_path):
     (tmp_path / "m.py").write_text(VIOLATION)
-    stale = tmp_path / f".4194305-abcdef{TEMP_SUFFIX}"  # above Linux's largest pid: no such process
+    stale = (
+        tmp_path / f".4194305-abcdef{TEMP_SUFFIX}"
+    )  # above Linux's largest pid: no such process
     stale.write_bytes(b"")
     assert cli_run("--check", str(tmp_path)).exit_code == 1
     assert not stale.exists()
@@ -186,32 +227,52 @@ def test_stale_temp_files_are_removed_by_the_next_run(tmp_path):
 
 def _children(pid: int) -> list[int]:
     try:
-        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+        return [
+            int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        ]
     except OSError:
         return []
 
 
-@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads child processes from /proc")
-@pytest.mark.parametrize("signum, code, jobs", [(signal.SIGINT, 130, "1"), (signal.SIGTERM, 143, "2")])
-def test_signals_exit_130_and_143_leaving_every_file_whole(tmp_path, signum, code, jobs):
-    padding = "".join(f"def f{i}(x):\n    return [x + {i} for _ in range(3)]\n" for i in range(60))
+@pytest.mark.skipif(
+    not Path("/proc/self/task").exists(), reason="reads child processes from /proc"
+)
+@pytest.mark.parametrize(
+    "signum, code, jobs", [(signal.SIGINT, 130, "1"), (signal.SIGTERM, 143, "2")]
+)
+def test_signals_exit_130_and_143_leaving_every_file_whole(
+    tmp_path, signum, code, jobs
+):
+    padding = "".join(
+        f"def f{i}(x):\n    return [x + {i} for _ in range(3)]\n" for i in range(60)
+    )
     for index in range(80):
         (tmp_path / f"m{index:02}.py").write_text(VIOLATION + padding)
     process = subprocess.Popen(
         [sys.executable, "-m", "jaxfix", "--no-cache", "-q", "-j", jobs, str(tmp_path)],
-        stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not any(p.read_text().startswith(FIXED) for p in tmp_path.glob("*.py")):
+    while time.monotonic() < deadline and not any(
+        p.read_text().startswith(FIXED) for p in tmp_path.glob("*.py")
+    ):
         time.sleep(0.02)
     workers = _children(process.pid)
     process.send_signal(signum)
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == code, stderr
-    assert f"interrupted by {signal.Signals(signum).name}" in stderr and "Traceback" not in stderr
+    assert (
+        f"interrupted by {signal.Signals(signum).name}" in stderr
+        and "Traceback" not in stderr
+    )
     assert not list(tmp_path.glob(f"*{TEMP_SUFFIX}"))
     contents = {p.read_text() for p in tmp_path.glob("*.py")}
-    assert contents <= {VIOLATION + padding, FIXED + padding} and FIXED + padding in contents
+    assert (
+        contents <= {VIOLATION + padding, FIXED + padding}
+        and FIXED + padding in contents
+    )
     time.sleep(0.5)
     assert not [pid for pid in workers if _alive(pid)]
 
@@ -233,9 +294,22 @@ def test_named_files_too_deep_for_any_parser_are_one_error_each(tmp_path):
     for name, text in shapes.items():
         (tmp_path / name).write_text(text)
     completed = subprocess.run(
-        [sys.executable, "-m", "jaxfix", "--no-cache", "-q", *sorted(str(tmp_path / name) for name in shapes)],
-        capture_output=True, text=True, check=False, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "jaxfix",
+            "--no-cache",
+            "-q",
+            *sorted(str(tmp_path / name) for name in shapes),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=120,
     )
     assert completed.returncode == 2, completed.stderr
     lines = completed.stderr.splitlines()
-    assert len(lines) == 3 and all("nested too deeply for the parser" in line for line in lines), lines
+    assert len(lines) == 3 and all(
+        "nested too deeply for the parser" in line for line in lines
+    ), lines

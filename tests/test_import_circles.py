@@ -32,7 +32,9 @@ def import_edges(root: Path) -> dict[str, set[str]]:
         imported: set[str] = set()
         for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
             if isinstance(node, ast.Import):
-                imported |= {alias.name for alias in node.names if alias.name in modules}
+                imported |= {
+                    alias.name for alias in node.names if alias.name in modules
+                }
             elif isinstance(node, ast.ImportFrom):
                 if node.level:
                     parts = here.split(".")[: len(here.split(".")) - node.level + 1]
@@ -95,12 +97,16 @@ def _cycle_in(group: set[str], edges: dict[str, set[str]]) -> list[str]:
                     paths[other] = paths[module] + [other]
                     following.append(other)
         frontier = following
-    raise AssertionError(f"no cycle through {start}")  # a strongly connected group has one
+    raise AssertionError(
+        f"no cycle through {start}"
+    )  # a strongly connected group has one
 
 
 def test_jaxfix_has_no_import_circle():
     found = circles(import_edges(ROOT))
-    assert not found, "import circles:\n" + "\n".join(" -> ".join(cycle) for cycle in found)
+    assert not found, "import circles:\n" + "\n".join(
+        " -> ".join(cycle) for cycle in found
+    )
 
 
 @pytest.mark.parametrize("where", ["top", "TYPE_CHECKING", "function"])
@@ -116,6 +122,10 @@ def test_a_new_circle_is_found_however_it_is_imported(tmp_path, where):
         "function": "def f():\n    import jaxfix.sub.a\n",
     }[where]
     (package / "sub" / "b.py").write_text(import_b)
-    assert circles(import_edges(tmp_path)) == [["jaxfix.sub.a", "jaxfix.sub.b", "jaxfix.sub.a"]]
-    (package / "sub" / "b.py").write_text("import jaxfix.sub\nfrom jaxfix import sub\n")  # the package, not `a`
+    assert circles(import_edges(tmp_path)) == [
+        ["jaxfix.sub.a", "jaxfix.sub.b", "jaxfix.sub.a"]
+    ]
+    (package / "sub" / "b.py").write_text(
+        "import jaxfix.sub\nfrom jaxfix import sub\n"
+    )  # the package, not `a`
     assert circles(import_edges(tmp_path)) == []

@@ -73,15 +73,23 @@ def test_no_report_without_evidence(source):
 
 
 def test_pytree_of_abstract_structs_is_evidence():
-    (diagnostic,), result = jax001("jax.jit(lambda d: d['a']).lower({'a': x, 'b': 1.0})")
+    (diagnostic,), result = jax001(
+        "jax.jit(lambda d: d['a']).lower({'a': x, 'b': 1.0})"
+    )
     assert diagnostic.applied
-    assert b".trace({'a': x, 'b': 1.0}).lower(\n    lowering_platforms=" in result.fixed  # too long for one line
+    assert (
+        b".trace({'a': x, 'b': 1.0}).lower(\n    lowering_platforms=" in result.fixed
+    )  # too long for one line
 
 
 def test_jitted_name_bound_after_the_function_that_lowers_it():
-    (diagnostic,), result = jax001("def run():\n    return step.lower(x)\n\nstep = jax.jit(jnp.sin)")
+    (diagnostic,), result = jax001(
+        "def run():\n    return step.lower(x)\n\nstep = jax.jit(jnp.sin)"
+    )
     assert diagnostic.applied
-    assert b"step.trace(x).lower(\n        lowering_platforms=" in result.fixed  # too long for one line
+    assert (
+        b"step.trace(x).lower(\n        lowering_platforms=" in result.fixed
+    )  # too long for one line
 
 
 def test_compile_with_unknown_mesh_size_is_reported_without_fix():
@@ -101,7 +109,10 @@ def test_compile_that_has_device_assignment_keeps_the_safe_fix():
     source = "jax.jit(jnp.sin).trace(x).lower().compile(device_assignment=tuple(jax.devices()[:8]))"
     (diagnostic,), result = jax001(source, ("--jax-version", "0.10.2"))
     assert diagnostic.applied
-    assert b".lower(\n    lowering_platforms=(jax.export.default_export_platform(),),\n).compile(device_assignment=tuple(jax.devices()[:8]))" in result.fixed
+    assert (
+        b".lower(\n    lowering_platforms=(jax.export.default_export_platform(),),\n).compile(device_assignment=tuple(jax.devices()[:8]))"
+        in result.fixed
+    )
 
 
 def test_jax_use_abstract_mesh_spelling_on_new_jax():
@@ -111,7 +122,9 @@ def test_jax_use_abstract_mesh_spelling_on_new_jax():
 
 
 def test_callback_in_a_lambda_is_reported_without_fix():
-    (diagnostic,), result = jax001("jax.jit(lambda a: jax.pure_callback(lambda v: v, a, a)).lower(x)")
+    (diagnostic,), result = jax001(
+        "jax.jit(lambda a: jax.pure_callback(lambda v: v, a, a)).lower(x)"
+    )
     assert diagnostic.fix_title is None
     assert "jax.pure_callback needs devices" in diagnostic.message
     assert result.fixed is None

@@ -41,7 +41,7 @@ def main(x):
 """.replace("CALL", call)
     (diagnostic,), result = jax002(source)
     assert diagnostic.fix_title == "resize the inner mesh to (8, 4)"
-    assert b"AbstractMesh((8, 4), (\"data\", \"model\"))):" in result.fixed
+    assert b'AbstractMesh((8, 4), ("data", "model"))):' in result.fixed
 
 
 def test_a_nested_function_called_in_its_parent_is_followed():
@@ -81,7 +81,10 @@ with use_abstract_mesh(M32):
 """
     (diagnostic,), _ = jax002(source, args=[])
     message = diagnostic.message
-    assert "`use_abstract_mesh(M32)` (line 7, size 32: (8, 4) ('data', 'model'))" in message
+    assert (
+        "`use_abstract_mesh(M32)` (line 7, size 32: (8, 4) ('data', 'model'))"
+        in message
+    )
     assert "(line 8, size 64: (16, 4) ('data', 'model'))" in message
     assert diagnostic.related[0].start.line == 7
 
@@ -161,7 +164,14 @@ with use_abstract_mesh(M32):
     context = use_abstract_mesh(AbstractMesh((16, 4), ("data", "model")))
 """,
     ],
-    ids=["unknown-mesh-helper", "generator", "method", "two-levels", "reset-inside", "odd-calls"],
+    ids=[
+        "unknown-mesh-helper",
+        "generator",
+        "method",
+        "two-levels",
+        "reset-inside",
+        "odd-calls",
+    ],
 )
 def test_not_reported(source):
     diagnostics, result = jax002(source)
@@ -188,5 +198,7 @@ with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
 """
     diagnostics, _ = jax002(source)
     assert diagnostics == []
-    (diagnostic,), _ = jax002(source.replace("stack.close()", "stack.enter_context(jax.named_scope('s'))"))
+    (diagnostic,), _ = jax002(
+        source.replace("stack.close()", "stack.enter_context(jax.named_scope('s'))")
+    )
     assert diagnostic.fix_title == "resize the inner mesh to (8, 4)"

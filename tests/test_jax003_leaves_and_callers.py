@@ -9,11 +9,14 @@ E = (AxisType.Explicit, AxisType.Explicit)
 mesh_a = jax.make_mesh((2, 4), ("x", "y"), axis_types=E)
 mesh_b = jax.make_mesh((4, 2), ("x", "y"), axis_types=E)
 """
-HEADER = """\
+HEADER = (
+    """\
 import jax
 from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
 from jax._src.shard_map import top_level_all_gather
-""" + MESHES
+"""
+    + MESHES
+)
 X_A = 'x = jax.device_put(arr, NamedSharding(mesh_a, P("x")))\n'
 UNSAFE = ["--unsafe-fixes"]
 
@@ -21,47 +24,68 @@ UNSAFE = ["--unsafe-fixes"]
 def jax003(source: str, args=UNSAFE):
     result = run_engine(source, args)
     assert result.error is None, result.error
-    return [d for d in result.diagnostics if d.code == "JAX003"], (result.fixed or b"").decode()
+    return [d for d in result.diagnostics if d.code == "JAX003"], (
+        result.fixed or b""
+    ).decode()
 
 
 def test_the_fix_uses_the_modules_alias_for_named_sharding():
-    source = HEADER.replace("NamedSharding,", "NamedSharding as NS,").replace("NamedSharding(", "NS(") + (
+    source = HEADER.replace("NamedSharding,", "NamedSharding as NS,").replace(
+        "NamedSharding(", "NS("
+    ) + (
         'x = jax.device_put(arr, NS(mesh_a, P("x")))\nwith jax.set_mesh(mesh_b):\n    y = top_level_all_gather(x, P())\n'
     )
     found, fixed = jax003(source)
     assert len(found) == 1
-    assert "top_level_all_gather(\n        jax.device_put(x, NS(mesh_b, jax.typeof(x).sharding.spec)),\n        P(),\n    )" in fixed
+    assert (
+        "top_level_all_gather(\n        jax.device_put(x, NS(mesh_b, jax.typeof(x).sharding.spec)),\n        P(),\n    )"
+        in fixed
+    )
     assert "import NamedSharding" not in fixed
 
 
 def test_the_fix_imports_named_sharding_when_the_module_spells_it_through_jax():
     source = (
         "import jax\nfrom jax.sharding import AxisType, PartitionSpec as P\n"
-        "from jax._src.shard_map import top_level_all_gather\n" + MESHES
+        "from jax._src.shard_map import top_level_all_gather\n"
+        + MESHES
         + 'x = jax.device_put(arr, jax.sharding.NamedSharding(mesh_a, P("x")))\n'
         + "with jax.set_mesh(mesh_b):\n    y = top_level_all_gather(x, P())\n"
     )
     found, fixed = jax003(source)
     assert len(found) == 1
-    assert "from jax.sharding import NamedSharding, AxisType, PartitionSpec as P" in fixed
+    assert (
+        "from jax.sharding import NamedSharding, AxisType, PartitionSpec as P" in fixed
+    )
 
 
 def test_device_keyword_of_device_put_is_followed():
-    source = HEADER + 'x = jax.device_put(arr, device=NamedSharding(mesh_a, P("x")))\n' + (
-        "with jax.set_mesh(mesh_b):\n    y = top_level_all_gather(x, P())\n"
+    source = (
+        HEADER
+        + 'x = jax.device_put(arr, device=NamedSharding(mesh_a, P("x")))\n'
+        + ("with jax.set_mesh(mesh_b):\n    y = top_level_all_gather(x, P())\n")
     )
     found, _ = jax003(source)
     assert len(found) == 1
 
 
 def test_a_tuple_of_inputs_with_a_list_of_shardings_is_not_paired():
-    source = HEADER + X_A + "with jax.set_mesh(mesh_b):\n    y = top_level_all_gather((x, x), [P(), P()])\n"
+    source = (
+        HEADER
+        + X_A
+        + "with jax.set_mesh(mesh_b):\n    y = top_level_all_gather((x, x), [P(), P()])\n"
+    )
     assert jax003(source)[0] == []
 
 
 def test_a_dict_of_shardings_is_paired_by_key():
-    source = HEADER + X_A + 'u = jax.device_put(arr, NamedSharding(mesh_b, P("x")))\n' + (
-        'with jax.set_mesh(mesh_b):\n    y = top_level_all_gather({"a": u, "b": x}, {"b": P(), "a": P()})\n'
+    source = (
+        HEADER
+        + X_A
+        + 'u = jax.device_put(arr, NamedSharding(mesh_b, P("x")))\n'
+        + (
+            'with jax.set_mesh(mesh_b):\n    y = top_level_all_gather({"a": u, "b": x}, {"b": P(), "a": P()})\n'
+        )
     )
     found, fixed = jax003(source)
     assert len(found) == 1
@@ -69,13 +93,21 @@ def test_a_dict_of_shardings_is_paired_by_key():
 
 
 def test_an_input_bound_twice_is_unknown():
-    source = HEADER + X_A + X_A + "with jax.set_mesh(mesh_b):\n    y = top_level_all_gather(x, P())\n"
+    source = (
+        HEADER
+        + X_A
+        + X_A
+        + "with jax.set_mesh(mesh_b):\n    y = top_level_all_gather(x, P())\n"
+    )
     assert jax003(source)[0] == []
 
 
 def test_a_named_sharding_bound_to_a_name_is_reported_without_a_fix():
-    source = HEADER + X_A + 'out = NamedSharding(mesh_b, P(reduced={"x"}))\n' + (
-        "with jax.set_mesh(mesh_a):\n    y = top_level_all_gather(x, out)\n"
+    source = (
+        HEADER
+        + X_A
+        + 'out = NamedSharding(mesh_b, P(reduced={"x"}))\n'
+        + ("with jax.set_mesh(mesh_a):\n    y = top_level_all_gather(x, out)\n")
     )
     found, fixed = jax003(source)
     assert len(found) == 1 and found[0].fix_title is None
@@ -84,16 +116,24 @@ def test_a_named_sharding_bound_to_a_name_is_reported_without_a_fix():
 
 
 def test_a_spec_with_axes_the_context_lacks_gets_no_fix():
-    source = HEADER + X_A + (
-        'with jax.set_mesh(mesh_a):\n    y = top_level_all_gather(x, NamedSharding(mesh_b, P(reduced={"z"})))\n'
+    source = (
+        HEADER
+        + X_A
+        + (
+            'with jax.set_mesh(mesh_a):\n    y = top_level_all_gather(x, NamedSharding(mesh_b, P(reduced={"z"})))\n'
+        )
     )
     found, _ = jax003(source)
     assert len(found) == 1 and found[0].fix_title is None
 
 
 def test_one_sharding_for_two_foreign_leaves_is_reported_once():
-    source = HEADER + X_A + (
-        'with jax.set_mesh(mesh_a):\n    y = top_level_all_gather((x, x), NamedSharding(mesh_b, P(reduced={"x"})))\n'
+    source = (
+        HEADER
+        + X_A
+        + (
+            'with jax.set_mesh(mesh_a):\n    y = top_level_all_gather((x, x), NamedSharding(mesh_b, P(reduced={"x"})))\n'
+        )
     )
     found, fixed = jax003(source, [])
     assert len(found) == 1
@@ -101,22 +141,34 @@ def test_one_sharding_for_two_foreign_leaves_is_reported_once():
 
 
 def test_an_unrelated_context_manager_does_not_hide_the_mesh():
-    source = HEADER + X_A + (
-        "with jax.set_mesh(mesh_b):\n    with open('log') as f:\n        y = top_level_all_gather(x, P())\n"
+    source = (
+        HEADER
+        + X_A
+        + (
+            "with jax.set_mesh(mesh_b):\n    with open('log') as f:\n        y = top_level_all_gather(x, P())\n"
+        )
     )
     assert len(jax003(source)[0]) == 1
 
 
 def test_a_helper_that_may_set_a_mesh_makes_the_context_unknown():
-    source = HEADER + X_A + (
-        "with jax.set_mesh(mesh_b):\n    with enter_my_mesh():\n        y = top_level_all_gather(x, P())\n"
+    source = (
+        HEADER
+        + X_A
+        + (
+            "with jax.set_mesh(mesh_b):\n    with enter_my_mesh():\n        y = top_level_all_gather(x, P())\n"
+        )
     )
     assert jax003(source)[0] == []
 
 
 def test_a_with_around_a_def_is_not_the_context_of_its_body():
-    source = HEADER + X_A + (
-        "with jax.set_mesh(mesh_b):\n    def later():\n        return top_level_all_gather(x, P())\n"
+    source = (
+        HEADER
+        + X_A
+        + (
+            "with jax.set_mesh(mesh_b):\n    def later():\n        return top_level_all_gather(x, P())\n"
+        )
     )
     assert jax003(source)[0] == []
 
@@ -124,28 +176,45 @@ def test_a_with_around_a_def_is_not_the_context_of_its_body():
 def test_callers_on_both_meshes_get_one_diagnostic_and_one_fix():
     source = HEADER + (
         "def gather(v):\n    with jax.set_mesh(mesh_b):\n        return top_level_all_gather(v, P())\n\n"
-        + X_A + 'u = jax.device_put(arr, NamedSharding(mesh_b, P("x")))\ngather(u)\ngather(x)\n'
+        + X_A
+        + 'u = jax.device_put(arr, NamedSharding(mesh_b, P("x")))\ngather(u)\ngather(x)\n'
     )
     found, fixed = jax003(source)
     assert len(found) == 1
     assert "passed at line" in found[0].message
-    assert "jax.device_put(v, NamedSharding(mesh_b, jax.typeof(v).sharding.spec)),\n            P(),\n        )" in fixed
+    assert (
+        "jax.device_put(v, NamedSharding(mesh_b, jax.typeof(v).sharding.spec)),\n            P(),\n        )"
+        in fixed
+    )
 
 
 def test_a_caller_without_a_mesh_context_is_not_a_site():
-    source = HEADER + "def gather(v):\n    return top_level_all_gather(v, P())\n\n" + X_A + "gather(x)\n"
+    source = (
+        HEADER
+        + "def gather(v):\n    return top_level_all_gather(v, P())\n\n"
+        + X_A
+        + "gather(x)\n"
+    )
     assert jax003(source)[0] == []
 
 
 def test_set_mesh_none_clears_the_context():
-    source = HEADER + X_A + (
-        "with jax.set_mesh(mesh_b):\n    with jax.set_mesh(None):\n        y = top_level_all_gather(x, P())\n"
+    source = (
+        HEADER
+        + X_A
+        + (
+            "with jax.set_mesh(mesh_b):\n    with jax.set_mesh(None):\n        y = top_level_all_gather(x, P())\n"
+        )
     )
     assert jax003(source)[0] == []
 
 
 def test_suppression_comment():
-    source = HEADER + X_A + (
-        "with jax.set_mesh(mesh_b):\n    y = top_level_all_gather(x, P())  # jaxfix: ignore[JAX003]\n"
+    source = (
+        HEADER
+        + X_A
+        + (
+            "with jax.set_mesh(mesh_b):\n    y = top_level_all_gather(x, P())  # jaxfix: ignore[JAX003]\n"
+        )
     )
     assert jax003(source)[0] == []

@@ -66,6 +66,14 @@ def test_internal_spellings_are_the_public_objects(version):
         pytest.skip(f"no interpreter with jax {version}")
     pairs = _internal_pairs()
     env = {**os.environ, "JAX_PLATFORMS": "cpu"}
-    done = subprocess.run([python, "-c", _PROBE], input=json.dumps(pairs), capture_output=True, text=True, env=env, timeout=300, check=True)
+    done = subprocess.run(
+        [python, "-c", _PROBE],
+        input=json.dumps(pairs),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=True,
+    )
     answers = dict(zip(pairs, json.loads(done.stdout)))
     assert {pair: answer for pair, answer in answers.items() if answer != "same"} == {}

@@ -21,7 +21,9 @@ JAX001 = (
     "ValueError: Passing lowering_platforms via jax.export or jit(f).trace(*args).lower(lowering_platforms=...) "
     "is required when only AbstractMesh exists in a jitted computation."
 )
-JAX002 = "ValueError: use_abstract_mesh cannot change the size of the mesh. Got new mesh:"
+JAX002 = (
+    "ValueError: use_abstract_mesh cannot change the size of the mesh. Got new mesh:"
+)
 
 
 def _jax001_log(mesh: str) -> bytes:
@@ -40,41 +42,84 @@ def _jax001_log(mesh: str) -> bytes:
 
 
 def _from_log(tmp_path: Path, log: bytes):
-    tree = Path(shutil.copytree(PROJECT, tmp_path / "proj", ignore=shutil.ignore_patterns("*.fixed.py")))
+    tree = Path(
+        shutil.copytree(
+            PROJECT, tmp_path / "proj", ignore=shutil.ignore_patterns("*.fixed.py")
+        )
+    )
     (tmp_path / "ci.log").write_bytes(log)
     result = CliRunner().invoke(
-        cli, ["--no-cache", "--color", "never", "--from-log", str(tmp_path / "ci.log"), "--unsafe-fixes", str(tree)],
+        cli,
+        [
+            "--no-cache",
+            "--color",
+            "never",
+            "--from-log",
+            str(tmp_path / "ci.log"),
+            "--unsafe-fixes",
+            str(tree),
+        ],
         catch_exceptions=False,
     )
     return result, tree
 
 
 def test_a_sane_log_is_still_used(tmp_path):
-    result, tree = _from_log(tmp_path, _jax001_log("AbstractMesh('x': 2, 'y': 4, axis_types=(Explicit, Explicit))"))
+    result, tree = _from_log(
+        tmp_path,
+        _jax001_log("AbstractMesh('x': 2, 'y': 4, axis_types=(Explicit, Explicit))"),
+    )
     assert result.exit_code == 0, result.output
     assert "jax.devices()[:8]" in (tree / "run_compile.py").read_text()
 
 
-@pytest.mark.parametrize("sizes, cause", [
-    ("0, 4", "axis size 0 in"),
-    ("9" * 2000 + ", 4", "an axis size of 2000 digits"),  # int() of it is fine; the mesh size's str() was not
-    ("12345678, 1", "an axis size of 8 digits"),
-])
-def test_absurd_sizes_from_a_log_refuse_the_traceback_with_one_line(tmp_path, sizes, cause):
+@pytest.mark.parametrize(
+    "sizes, cause",
+    [
+        ("0, 4", "axis size 0 in"),
+        (
+            "9" * 2000 + ", 4",
+            "an axis size of 2000 digits",
+        ),  # int() of it is fine; the mesh size's str() was not
+        ("12345678, 1", "an axis size of 8 digits"),
+    ],
+)
+def test_absurd_sizes_from_a_log_refuse_the_traceback_with_one_line(
+    tmp_path, sizes, cause
+):
     x, y = sizes.split(", ")
-    result, tree = _from_log(tmp_path, _jax001_log(f"AbstractMesh('x': {x}, 'y': {y}, axis_types=(Explicit, Explicit))"))
+    result, tree = _from_log(
+        tmp_path,
+        _jax001_log(
+            f"AbstractMesh('x': {x}, 'y': {y}, axis_types=(Explicit, Explicit))"
+        ),
+    )
     errors = [line for line in result.output.splitlines() if "error:" in line]
-    assert result.exit_code == 2 and len(errors) == 1 and cause in errors[0], result.output
+    assert result.exit_code == 2 and len(errors) == 1 and cause in errors[0], (
+        result.output
+    )
     assert len(errors[0]) < 400 and "Traceback" not in result.output
-    assert (tree / "run_compile.py").read_bytes() == (PROJECT / "run_compile.py").read_bytes()
+    assert (tree / "run_compile.py").read_bytes() == (
+        PROJECT / "run_compile.py"
+    ).read_bytes()
 
 
 def test_mesh_sizes_are_between_1_and_seven_digits():
-    assert parse_mesh("AbstractMesh('x': 9999999, 'y': 1, axis_types=(Auto, Auto))").axis_sizes == (9999999, 1)
-    assert parse_mesh("AbstractMesh('a'b': 2, 'c': 4, axis_types=(Auto, Auto))").axis_names == ("a'b", "c")
-    for bad in ("AbstractMesh('x': 0, axis_types=(Auto,))", "AbstractMesh('x': 10000000, axis_types=(Auto,))",
-                "Mesh(axis_sizes=(" + "9" * 5000 + ", 4), axis_names=('x', 'y'), axis_types=(Explicit, Explicit))",
-                "AbstractMesh('': 2)", "AbstractMesh('x': 2, , 'y': 4)"):
+    assert parse_mesh(
+        "AbstractMesh('x': 9999999, 'y': 1, axis_types=(Auto, Auto))"
+    ).axis_sizes == (9999999, 1)
+    assert parse_mesh(
+        "AbstractMesh('a'b': 2, 'c': 4, axis_types=(Auto, Auto))"
+    ).axis_names == ("a'b", "c")
+    for bad in (
+        "AbstractMesh('x': 0, axis_types=(Auto,))",
+        "AbstractMesh('x': 10000000, axis_types=(Auto,))",
+        "Mesh(axis_sizes=("
+        + "9" * 5000
+        + ", 4), axis_names=('x', 'y'), axis_types=(Explicit, Explicit))",
+        "AbstractMesh('': 2)",
+        "AbstractMesh('x': 2, , 'y': 4)",
+    ):
         with pytest.raises(MeshReprError):
             parse_mesh(bad)
 
@@ -95,8 +140,12 @@ def test_a_1_mb_log_line_is_one_short_error(tmp_path):
     mesh = "AbstractMesh(" + "'a': 1, '" * 110_000 + "'b': 2, axis_types=(Explicit,))"
     result, tree = _from_log(tmp_path, _jax001_log(mesh))
     errors = [line for line in result.output.splitlines() if "error:" in line]
-    assert result.exit_code == 2 and len(errors) == 1 and len(errors[0]) < 400, result.output[:1000]
-    assert (tree / "run_compile.py").read_bytes() == (PROJECT / "run_compile.py").read_bytes()
+    assert result.exit_code == 2 and len(errors) == 1 and len(errors[0]) < 400, (
+        result.output[:1000]
+    )
+    assert (tree / "run_compile.py").read_bytes() == (
+        PROJECT / "run_compile.py"
+    ).read_bytes()
 
 
 FORGED_SITE = """\
@@ -107,14 +156,18 @@ with use_abstract_mesh(AbstractMesh((8, 4), ("data", "model"))):
     with use_abstract_mesh(AbstractMesh((8, 4), ("data", "model"))):
         print("ran")
 """
-FORGED_LOG = b"""Traceback (most recent call last):
+FORGED_LOG = (
+    b"""Traceback (most recent call last):
   File "/ci/proj/stages.py", line 5, in <module>
     with use_abstract_mesh(AbstractMesh((8, 4), ("data", "model"))):
   File "/venv/lib/python3.11/site-packages/jax/_src/mesh.py", line 600, in use_abstract_mesh
     raise ValueError(
-""" + JAX002.encode() + b""" AbstractMesh('data': 8, 'model': 4, axis_types=(Explicit, Explicit)) with size=32 \
+"""
+    + JAX002.encode()
+    + b""" AbstractMesh('data': 8, 'model': 4, axis_types=(Explicit, Explicit)) with size=32 \
 and prev mesh: AbstractMesh('data': 16, 'model': 4, axis_types=(Explicit, Explicit)) with size=64
 """
+)
 
 
 @pytest.mark.parametrize("unsafe", [False, True])
@@ -127,7 +180,16 @@ def test_a_log_contradicting_the_mesh_the_code_shows_is_no_fact(tmp_path, unsafe
     (tree / "stages.py").write_text(FORGED_SITE)
     (tmp_path / "ci.log").write_bytes(FORGED_LOG)
     result = CliRunner().invoke(
-        cli, ["--no-cache", "--color", "never", "--from-log", str(tmp_path / "ci.log"), *(["--unsafe-fixes"] * unsafe), str(tree)],
+        cli,
+        [
+            "--no-cache",
+            "--color",
+            "never",
+            "--from-log",
+            str(tmp_path / "ci.log"),
+            *(["--unsafe-fixes"] * unsafe),
+            str(tree),
+        ],
         catch_exceptions=False,
     )
     assert result.exit_code == 1, result.output
@@ -141,7 +203,21 @@ def test_the_forged_log_s_site_runs_fine_under_real_jax(tmp_path):
 
     script = tmp_path / "stages.py"
     script.write_text(FORGED_SITE)
-    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=8", "JAX_PLATFORMS": "cpu"}
+    env = {
+        **os.environ,
+        "XLA_FLAGS": "--xla_force_host_platform_device_count=8",
+        "JAX_PLATFORMS": "cpu",
+    }
     for version, python in sorted(interpreters().items()):
-        done = subprocess.run([python, str(script)], capture_output=True, text=True, env=env, timeout=300, check=False)
-        assert done.returncode == 0 and done.stdout == "ran\n", (version, done.stderr[-2000:])
+        done = subprocess.run(
+            [python, str(script)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0 and done.stdout == "ran\n", (
+            version,
+            done.stderr[-2000:],
+        )

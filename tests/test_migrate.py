@@ -39,7 +39,9 @@ def isolated_git(monkeypatch, tmp_path):
 
 
 def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["git", *args], cwd=repo, check=True, capture_output=True, text=True
+    ).stdout
 
 
 def make_repo(path: Path, files: dict[str, bytes], config: bytes = CONFIG) -> Path:
@@ -57,30 +59,59 @@ def make_repo(path: Path, files: dict[str, bytes], config: bytes = CONFIG) -> Pa
 
 def snapshot(repo: Path) -> tuple:
     """Everything 'untouched' promises: every file's bytes, refs, HEAD, index and status."""
-    files = {p.relative_to(repo).as_posix(): p.read_bytes() for p in sorted(repo.rglob("*")) if p.is_file() and ".git" not in p.relative_to(repo).parts}
+    files = {
+        p.relative_to(repo).as_posix(): p.read_bytes()
+        for p in sorted(repo.rglob("*"))
+        if p.is_file() and ".git" not in p.relative_to(repo).parts
+    }
     if not (repo / ".git").exists():
         return (files,)
     refs = git(repo, "for-each-ref", "--format=%(refname) %(objectname)")
-    return files, refs, git(repo, "rev-parse", "--symbolic-full-name", "HEAD", "HEAD"), git(repo, "ls-files", "--stage"), git(repo, "status", "--porcelain", "--untracked-files=all")
+    return (
+        files,
+        refs,
+        git(repo, "rev-parse", "--symbolic-full-name", "HEAD", "HEAD"),
+        git(repo, "ls-files", "--stage"),
+        git(repo, "status", "--porcelain", "--untracked-files=all"),
+    )
 
 
 def run(*args: str) -> tuple[int, dict[str, dict], str]:
-    result = CliRunner().invoke(migrate, ["--color", "never", *args], catch_exceptions=False)
-    report_path = Path(args[args.index("--out") + 1] if "--out" in args else "jaxfix-migrate") / "report.json"
-    report = json.loads(report_path.read_text()) if report_path.exists() else {"repos": []}
+    result = CliRunner().invoke(
+        migrate, ["--color", "never", *args], catch_exceptions=False
+    )
+    report_path = (
+        Path(args[args.index("--out") + 1] if "--out" in args else "jaxfix-migrate")
+        / "report.json"
+    )
+    report = (
+        json.loads(report_path.read_text()) if report_path.exists() else {"repos": []}
+    )
     return result.exit_code, {e["name"]: e for e in report["repos"]}, result.stderr
 
 
 def branch_file(repo: Path, path: str, branch: str = BRANCH) -> bytes:
-    return subprocess.run(["git", "show", f"{branch}:{path}"], cwd=repo, check=True, capture_output=True).stdout
+    return subprocess.run(
+        ["git", "show", f"{branch}:{path}"], cwd=repo, check=True, capture_output=True
+    ).stdout
 
 
 def has_branch(repo: Path, branch: str = BRANCH) -> bool:
-    return subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"], cwd=repo, capture_output=True, check=False).returncode == 0
+    return (
+        subprocess.run(
+            ["git", "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"],
+            cwd=repo,
+            capture_output=True,
+            check=False,
+        ).returncode
+        == 0
+    )
 
 
 def test_fleet_each_outcome(tmp_path):
-    violations = make_repo(tmp_path / "violations", {"pkg/model.py": BEFORE, "pkg/other.py": CLEAN_CODE})
+    violations = make_repo(
+        tmp_path / "violations", {"pkg/model.py": BEFORE, "pkg/other.py": CLEAN_CODE}
+    )
     clean = make_repo(tmp_path / "clean", {"model.py": CLEAN_CODE})
     dirty = make_repo(tmp_path / "dirty", {"model.py": BEFORE})
     (dirty / "model.py").write_bytes(BEFORE + b"# work in progress\n")
@@ -92,11 +123,24 @@ def test_fleet_each_outcome(tmp_path):
     untouched = {repo: snapshot(repo) for repo in (clean, dirty, not_a_repo)}
     base = git(violations, "rev-parse", "HEAD").strip()
 
-    code, report, _ = run("-j", "1", "--out", "out", str(violations), str(clean), str(dirty), str(not_a_repo))
+    code, report, _ = run(
+        "-j",
+        "1",
+        "--out",
+        "out",
+        str(violations),
+        str(clean),
+        str(dirty),
+        str(not_a_repo),
+    )
 
     assert code == 1  # two repositories were refused
     assert {name: e["status"] for name, e in report.items()} == {
-        "violations": "changed", "clean": "clean", "dirty": "skipped", "not-a-repo": "skipped"}
+        "violations": "changed",
+        "clean": "clean",
+        "dirty": "skipped",
+        "not-a-repo": "skipped",
+    }
     for repo, before in untouched.items():
         assert snapshot(repo) == before, f"{repo.name} was touched"
     assert report["dirty"]["reason"] == "has uncommitted changes"
@@ -108,9 +152,14 @@ def test_fleet_each_outcome(tmp_path):
     assert (violations / "pkg/model.py").read_bytes() == BEFORE
     assert git(violations, "status", "--porcelain") == ""
     assert git(violations, "rev-parse", f"{BRANCH}^").strip() == base
-    assert git(violations, "diff", "--name-only", base, BRANCH).split() == ["pkg/model.py"]
+    assert git(violations, "diff", "--name-only", base, BRANCH).split() == [
+        "pkg/model.py"
+    ]
     assert branch_file(violations, "pkg/model.py") == FIXED
-    assert git(violations, "log", "-1", "--format=%an <%ae>", BRANCH).strip() == "Fleet Bot <fleet-bot@example.com>"
+    assert (
+        git(violations, "log", "-1", "--format=%an <%ae>", BRANCH).strip()
+        == "Fleet Bot <fleet-bot@example.com>"
+    )
     message = git(violations, "log", "-1", "--format=%B", BRANCH)
     assert "JAX001 (missing-lowering-platforms): 1 fix" in message
 
@@ -127,7 +176,9 @@ def test_fleet_each_outcome(tmp_path):
 
 
 def test_patch_applies_with_git_am_onto_a_fresh_clone(tmp_path):
-    repo = make_repo(tmp_path / "service", {"model.py": BEFORE, "lib/helpers.py": BEFORE})
+    repo = make_repo(
+        tmp_path / "service", {"model.py": BEFORE, "lib/helpers.py": BEFORE}
+    )
     code, report, _ = run("--out", "out", str(repo))
     assert code == 0
     assert report["service"]["fixes"] == {"JAX001": 2}
@@ -138,22 +189,37 @@ def test_patch_applies_with_git_am_onto_a_fresh_clone(tmp_path):
     git(clone, "config", "user.email", "reviewer@example.com")
     git(clone, "am", "-q", str(Path("out/service.patch").absolute()))
 
-    assert git(clone, "rev-parse", "HEAD^{tree}") == git(repo, "rev-parse", f"{BRANCH}^{{tree}}")
+    assert git(clone, "rev-parse", "HEAD^{tree}") == git(
+        repo, "rev-parse", f"{BRANCH}^{{tree}}"
+    )
     assert (clone / "model.py").read_bytes() == FIXED
     assert (clone / "lib/helpers.py").read_bytes() == FIXED
     assert git(clone, "log", "-1", "--format=%an", "HEAD").strip() == "Fleet Bot"
 
 
 def test_verify_passing_commits_and_failing_discards(tmp_path):
-    passing = make_repo(tmp_path / "passing", {"model.py": BEFORE, "verify.sh": b"grep -q lowering_platforms model.py\n"})
-    failing = make_repo(tmp_path / "failing", {"model.py": BEFORE, "verify.sh": b"echo tests broke >&2\nexit 3\n"})
+    passing = make_repo(
+        tmp_path / "passing",
+        {"model.py": BEFORE, "verify.sh": b"grep -q lowering_platforms model.py\n"},
+    )
+    failing = make_repo(
+        tmp_path / "failing",
+        {"model.py": BEFORE, "verify.sh": b"echo tests broke >&2\nexit 3\n"},
+    )
     before = snapshot(failing)
 
-    code, report, stderr = run("--out", "out", "--verify", "sh verify.sh", str(passing), str(failing))
+    code, report, stderr = run(
+        "--out", "out", "--verify", "sh verify.sh", str(passing), str(failing)
+    )
 
     assert code == 1
     assert report["passing"]["status"] == "changed"
-    assert report["passing"]["verify"] == {"command": "sh verify.sh", "passed": True, "exit_code": 0, "output_tail": ""}
+    assert report["passing"]["verify"] == {
+        "command": "sh verify.sh",
+        "passed": True,
+        "exit_code": 0,
+        "output_tail": "",
+    }
     assert branch_file(passing, "model.py") == FIXED
     assert report["failing"]["status"] == "failed"
     assert report["failing"]["verify"]["exit_code"] == 3
@@ -168,7 +234,9 @@ def test_verify_passing_commits_and_failing_discards(tmp_path):
 def test_verify_timeout_counts_as_failure(tmp_path):
     repo = make_repo(tmp_path / "slow", {"model.py": BEFORE})
     before = snapshot(repo)
-    entry, patch = migrate_repo(repo, MigrateOptions(verify="echo started; sleep 30", verify_timeout=0.3))
+    entry, patch = migrate_repo(
+        repo, MigrateOptions(verify="echo started; sleep 30", verify_timeout=0.3)
+    )
     assert entry.status is Status.FAILED
     assert entry.verify is not None and entry.verify.exit_code is None
     assert entry.verify.output_tail.startswith("started")
@@ -185,16 +253,23 @@ def test_resume_skips_done_repositories_and_retries_the_rest(tmp_path):
     assert code == 1
     assert (first["done"]["status"], first["later"]["status"]) == ("changed", "skipped")
 
-    git(dirty, "checkout", "--", "model.py")  # the owner cleans up, then the run is repeated
+    git(
+        dirty, "checkout", "--", "model.py"
+    )  # the owner cleans up, then the run is repeated
     code, second, stderr = run("--out", "out", str(done), str(dirty))
     assert code == 0
-    assert second["done"] == first["done"]  # not run again (it would now be refused: branch exists)
+    assert (
+        second["done"] == first["done"]
+    )  # not run again (it would now be refused: branch exists)
     assert second["later"]["status"] == "changed"
     assert "1 of 2 repositories already done" in stderr
 
     code, third, _ = run("--out", "out", "--rerun", str(done))
     assert third["done"]["status"] == "skipped"
-    assert third["done"]["reason"] == f"branch '{BRANCH}' already exists (--force-branch replaces it)"
+    assert (
+        third["done"]["reason"]
+        == f"branch '{BRANCH}' already exists (--force-branch replaces it)"
+    )
     assert third["later"] == second["later"]  # earlier entries stay in the report
     assert code == 1
 
@@ -206,14 +281,24 @@ def test_dry_run_touches_nothing_and_does_not_count_as_done(tmp_path):
     assert code == 1
     assert snapshot(repo) == before
     entry = report["app"]
-    assert (entry["status"], entry["dry_run"], entry["fixes"], entry["branch"]) == ("changed", True, {"JAX001": 1}, None)
+    assert (entry["status"], entry["dry_run"], entry["fixes"], entry["branch"]) == (
+        "changed",
+        True,
+        {"JAX001": 1},
+        None,
+    )
     assert entry["diagnostics_left"] == 1 and entry["left"][0].startswith("left.py:")
     # The fleet can be previewed: the would-be diff, which git applies to a copy.
-    assert entry["patch"] == "app.patch" and "`app.patch`" in Path("out/report.md").read_text()
+    assert (
+        entry["patch"] == "app.patch"
+        and "`app.patch`" in Path("out/report.md").read_text()
+    )
     preview = tmp_path / "preview"
     shutil.copytree(repo, preview)
     git(preview, "apply", str(Path("out/app.patch").absolute()))
-    assert (preview / "model.py").read_bytes() == FIXED and (preview / "left.py").read_bytes() == UNFIXABLE
+    assert (preview / "model.py").read_bytes() == FIXED and (
+        preview / "left.py"
+    ).read_bytes() == UNFIXABLE
 
     code, report, _ = run("--out", "out", str(repo))
     assert report["app"]["status"] == "changed" and not report["app"]["dry_run"]
@@ -224,16 +309,30 @@ def test_dry_run_touches_nothing_and_does_not_count_as_done(tmp_path):
 
 def test_each_repository_uses_its_own_pyproject(tmp_path):
     cpu = FIXTURES / "platform_option_cpu"
-    configured = make_repo(tmp_path / "configured", {"model.py": cpu.with_suffix(".py").read_bytes()},
-                           config=CONFIG + b'platforms = ["cpu"]\n')
-    default = make_repo(tmp_path / "default", {"model.py": cpu.with_suffix(".py").read_bytes()})
-    broken = make_repo(tmp_path / "broken", {"model.py": BEFORE}, config=b"[tool.jaxfix]\nbogus-key = 1\n")
+    configured = make_repo(
+        tmp_path / "configured",
+        {"model.py": cpu.with_suffix(".py").read_bytes()},
+        config=CONFIG + b'platforms = ["cpu"]\n',
+    )
+    default = make_repo(
+        tmp_path / "default", {"model.py": cpu.with_suffix(".py").read_bytes()}
+    )
+    broken = make_repo(
+        tmp_path / "broken",
+        {"model.py": BEFORE},
+        config=b"[tool.jaxfix]\nbogus-key = 1\n",
+    )
     before = snapshot(broken)
 
     code, report, _ = run("--out", "out", str(configured), str(default), str(broken))
 
-    assert branch_file(configured, "model.py") == cpu.with_suffix(".fixed.py").read_bytes()
-    assert branch_file(default, "model.py") not in (cpu.with_suffix(".fixed.py").read_bytes(), cpu.with_suffix(".py").read_bytes())
+    assert (
+        branch_file(configured, "model.py") == cpu.with_suffix(".fixed.py").read_bytes()
+    )
+    assert branch_file(default, "model.py") not in (
+        cpu.with_suffix(".fixed.py").read_bytes(),
+        cpu.with_suffix(".py").read_bytes(),
+    )
     assert report["broken"]["status"] == "failed"
     assert "bogus-key" in report["broken"]["reason"]
     assert snapshot(broken) == before
@@ -249,7 +348,12 @@ def test_repository_mid_operation_is_refused(tmp_path, operation):
     git(repo, "checkout", "-q", "main")
     (repo / "notes.txt").write_bytes(b"main\n")
     git(repo, "commit", "-qam", "main")
-    assert subprocess.run(["git", operation, "other"], cwd=repo, capture_output=True, check=False).returncode != 0  # a conflict stops it
+    assert (
+        subprocess.run(
+            ["git", operation, "other"], cwd=repo, capture_output=True, check=False
+        ).returncode
+        != 0
+    )  # a conflict stops it
     before = snapshot(repo)
     entry, _ = migrate_repo(repo, MigrateOptions())
     assert entry.status is Status.SKIPPED
@@ -275,7 +379,9 @@ def test_existing_branch_needs_force_branch(tmp_path):
     refused, _ = migrate_repo(repo, MigrateOptions())
     assert refused.status is Status.SKIPPED
     assert git(repo, "rev-parse", BRANCH) == old
-    forced, _ = migrate_repo(repo, MigrateOptions(force_branch=True, message="Migrate JAX code\n"))
+    forced, _ = migrate_repo(
+        repo, MigrateOptions(force_branch=True, message="Migrate JAX code\n")
+    )
     assert forced.status is Status.CHANGED
     assert branch_file(repo, "model.py") == FIXED
     assert git(repo, "log", "-1", "--format=%B", BRANCH).strip() == "Migrate JAX code"
@@ -290,6 +396,7 @@ def test_checked_out_branch_is_refused_even_with_force(tmp_path):
 
 
 # --- Ctrl-C: every repository ends untouched or committed, never half-written ---
+
 
 def two_file_repo(tmp_path: Path) -> Path:
     return make_repo(tmp_path / "app", {"a.py": BEFORE, "b.py": BEFORE})
@@ -338,12 +445,19 @@ def test_sigint_during_verify_stops_it_and_restores(tmp_path):
     repo = two_file_repo(tmp_path)
     before = snapshot(repo)
     with pytest.raises(KeyboardInterrupt):
-        migrate_repo(repo, MigrateOptions(verify=f"kill -INT {os.getpid()}; sleep 30", verify_timeout=120))
+        migrate_repo(
+            repo,
+            MigrateOptions(
+                verify=f"kill -INT {os.getpid()}; sleep 30", verify_timeout=120
+            ),
+        )
     assert snapshot(repo) == before
     assert not has_branch(repo)
 
 
-def test_sigint_while_committing_finishes_the_commit_then_passes_it_on(tmp_path, monkeypatch):
+def test_sigint_while_committing_finishes_the_commit_then_passes_it_on(
+    tmp_path, monkeypatch
+):
     repo = two_file_repo(tmp_path)
     real = jaxfix.migrate._git_bytes
 
@@ -354,7 +468,9 @@ def test_sigint_while_committing_finishes_the_commit_then_passes_it_on(tmp_path,
 
     received = []
     monkeypatch.setattr(jaxfix.migrate, "_git_bytes", signal_on_branch_creation)
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    previous = signal.signal(
+        signal.SIGINT, lambda signum, frame: received.append(signum)
+    )
     try:
         entry, patch = migrate_repo(repo, MigrateOptions())
     finally:
@@ -367,7 +483,10 @@ def test_sigint_while_committing_finishes_the_commit_then_passes_it_on(tmp_path,
 
 
 def test_interrupted_run_reports_what_finished_and_resumes(tmp_path, monkeypatch):
-    repos = [make_repo(tmp_path / name, {"model.py": BEFORE}) for name in ("one", "two", "three")]
+    repos = [
+        make_repo(tmp_path / name, {"model.py": BEFORE})
+        for name in ("one", "two", "three")
+    ]
     untouched = {repo: snapshot(repo) for repo in repos[1:]}
     real = jaxfix.runner.process_file
 
@@ -390,11 +509,15 @@ def test_interrupted_run_reports_what_finished_and_resumes(tmp_path, monkeypatch
     code, resumed, _ = run("-j", "1", "--out", "out", *map(str, repos))
     assert code == 0
     assert resumed["one"] == report["one"]
-    assert [resumed[name]["status"] for name in ("two", "three")] == ["changed", "changed"]
+    assert [resumed[name]["status"] for name in ("two", "three")] == [
+        "changed",
+        "changed",
+    ]
     assert all(branch_file(repo, "model.py") == FIXED for repo in repos)
 
 
 # --- the command line ---
+
 
 def test_repos_file_with_comments_and_shared_names(tmp_path):
     first = make_repo(tmp_path / "team-a" / "service", {"model.py": BEFORE})
@@ -403,13 +526,27 @@ def test_repos_file_with_comments_and_shared_names(tmp_path):
     listing.write_text(f"# fleet\n{first}  # team a\n\n{second}\n{first}\n")
     code, _, _ = run("--out", "out", "--repos", str(listing))
     report = json.loads(Path("out/report.json").read_text())["repos"]
-    assert [(e["repo"], e["status"]) for e in report] == [(str(first), "changed"), (str(second), "clean")]
-    assert report[0]["patch"].startswith("service-") and (Path("out") / report[0]["patch"]).exists()
+    assert [(e["repo"], e["status"]) for e in report] == [
+        (str(first), "changed"),
+        (str(second), "clean"),
+    ]
+    assert (
+        report[0]["patch"].startswith("service-")
+        and (Path("out") / report[0]["patch"]).exists()
+    )
     assert code == 0
 
 
-@pytest.mark.parametrize("args", [[], ["--select", "NOPE", "repo"], ["--branch", "bad..name", "repo"], ["--platform", "gpu", "repo"]],
-                         ids=["no-repos", "unknown-rule", "bad-branch", "unknown-platform"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["--select", "NOPE", "repo"],
+        ["--branch", "bad..name", "repo"],
+        ["--platform", "gpu", "repo"],
+    ],
+    ids=["no-repos", "unknown-rule", "bad-branch", "unknown-platform"],
+)
 def test_usage_errors_exit_2(args):
     result = CliRunner().invoke(migrate, args)
     assert result.exit_code == 2, result.output
@@ -425,25 +562,46 @@ def test_unreadable_report_is_a_usage_error(tmp_path):
     assert not has_branch(repo)
 
 
-@pytest.mark.parametrize("command", [["jaxfix"], [sys.executable, "-m", "jaxfix"]], ids=["console-script", "python-m"])
+@pytest.mark.parametrize(
+    "command",
+    [["jaxfix"], [sys.executable, "-m", "jaxfix"]],
+    ids=["console-script", "python-m"],
+)
 def test_installed_command_runs_repositories_in_parallel(tmp_path, command):
     if command == ["jaxfix"]:
         script = shutil.which("jaxfix", path=str(Path(sys.executable).parent))
         assert script, "the jaxfix console script is not installed next to this Python"
         command = [script]
-    repos = [make_repo(tmp_path / name, {"model.py": BEFORE}) for name in ("alpha", "beta", "gamma")]
-    done = subprocess.run([*command, "migrate", "-j", "2", "--out", "out", *map(str, repos)], capture_output=True, text=True, check=False)
+    repos = [
+        make_repo(tmp_path / name, {"model.py": BEFORE})
+        for name in ("alpha", "beta", "gamma")
+    ]
+    done = subprocess.run(
+        [*command, "migrate", "-j", "2", "--out", "out", *map(str, repos)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""
     assert "3 changed" in done.stderr
     report = json.loads(Path("out/report.json").read_text())["repos"]
-    assert [(e["name"], e["status"]) for e in report] == [("alpha", "changed"), ("beta", "changed"), ("gamma", "changed")]
+    assert [(e["name"], e["status"]) for e in report] == [
+        ("alpha", "changed"),
+        ("beta", "changed"),
+        ("gamma", "changed"),
+    ]
     for repo in repos:
         assert branch_file(repo, "model.py") == FIXED
         assert (repo / "model.py").read_bytes() == BEFORE
 
 
-def ctrl_c_once_started(process: subprocess.Popen[str], started: Path, count: int, then: Callable[[], None] = lambda: None) -> str:
+def ctrl_c_once_started(
+    process: subprocess.Popen[str],
+    started: Path,
+    count: int,
+    then: Callable[[], None] = lambda: None,
+) -> str:
     """Ctrl-C the command's process group once `count` verify commands have made their file in
     `started`; `then` runs before waiting for the command to exit. Its stderr."""
     try:
@@ -460,17 +618,40 @@ def ctrl_c_once_started(process: subprocess.Popen[str], started: Path, count: in
 
 def test_ctrl_c_on_a_parallel_run_puts_running_repositories_back(tmp_path):
     """A terminal Ctrl-C signals the whole process group: the command and its workers."""
-    repos = [make_repo(tmp_path / name, {"model.py": BEFORE}) for name in ("alpha", "beta", "gamma")]
+    repos = [
+        make_repo(tmp_path / name, {"model.py": BEFORE})
+        for name in ("alpha", "beta", "gamma")
+    ]
     untouched = {repo: snapshot(repo) for repo in repos}
     started = tmp_path / "started"
     started.mkdir()
     verify = f"touch {started}/$(basename $PWD); sleep 60"
-    process = subprocess.Popen([sys.executable, "-m", "jaxfix", "migrate", "-j", "2", "--out", "out", "--verify", verify, *map(str, repos)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "jaxfix",
+            "migrate",
+            "-j",
+            "2",
+            "--out",
+            "out",
+            "--verify",
+            verify,
+            *map(str, repos),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     stderr = ctrl_c_once_started(process, started, 2)
     assert process.returncode == 130, stderr
     assert "3 repositories not migrated" in stderr
-    assert sorted(p.name for p in started.iterdir()) == ["alpha", "beta"]  # gamma was never started
+    assert sorted(p.name for p in started.iterdir()) == [
+        "alpha",
+        "beta",
+    ]  # gamma was never started
     for repo, before in untouched.items():
         assert snapshot(repo) == before
     assert json.loads(Path("out/report.json").read_text())["repos"] == []
@@ -484,7 +665,9 @@ def test_fix_through_a_tracked_symlink_commits_the_target(tmp_path):
     entry, _ = migrate_repo(repo, MigrateOptions())
     assert entry.files_changed == ("real.py",)
     assert branch_file(repo, "real.py") == FIXED
-    assert git(repo, "ls-tree", BRANCH, "alias.py").startswith("120000")  # still a symlink
+    assert git(repo, "ls-tree", BRANCH, "alias.py").startswith(
+        "120000"
+    )  # still a symlink
     assert (repo / "real.py").read_bytes() == BEFORE
 
 
@@ -495,23 +678,41 @@ def test_a_hidden_local_edit_is_refused_and_kept(tmp_path, mark):
     (repo / "model.py").write_bytes(BEFORE + b"# local edit git status does not show\n")
     before = snapshot(repo)
     entry, patch = migrate_repo(repo, MigrateOptions())
-    assert entry.status is Status.SKIPPED and "assume-unchanged or skip-worktree" in entry.reason and "model.py" in entry.reason
+    assert (
+        entry.status is Status.SKIPPED
+        and "assume-unchanged or skip-worktree" in entry.reason
+        and "model.py" in entry.reason
+    )
     assert patch is None and not has_branch(repo)
     assert snapshot(repo) == before
 
 
 def test_edits_made_while_verify_runs_are_kept_and_nothing_is_committed(tmp_path):
     verify = b"echo '# theirs' >> model.py\necho '# theirs' >> other.py\n"
-    repo = make_repo(tmp_path / "busy", {"model.py": BEFORE, "other.py": CLEAN_CODE, "verify.sh": verify})
+    repo = make_repo(
+        tmp_path / "busy",
+        {"model.py": BEFORE, "other.py": CLEAN_CODE, "verify.sh": verify},
+    )
     entry, patch = migrate_repo(repo, MigrateOptions(verify="sh verify.sh"))
-    assert entry.status is Status.FAILED and entry.reason == "changed while --verify ran: model.py; left as they are, nothing committed"
+    assert (
+        entry.status is Status.FAILED
+        and entry.reason
+        == "changed while --verify ran: model.py; left as they are, nothing committed"
+    )
     assert patch is None and not has_branch(repo)
     assert (repo / "model.py").read_bytes() == FIXED + b"# theirs\n"
     assert (repo / "other.py").read_bytes() == CLEAN_CODE + b"# theirs\n"
 
 
 def test_an_edit_to_another_file_during_verify_survives_the_restore(tmp_path):
-    repo = make_repo(tmp_path / "busy", {"model.py": BEFORE, "other.py": CLEAN_CODE, "verify.sh": b"echo '# theirs' >> other.py\n"})
+    repo = make_repo(
+        tmp_path / "busy",
+        {
+            "model.py": BEFORE,
+            "other.py": CLEAN_CODE,
+            "verify.sh": b"echo '# theirs' >> other.py\n",
+        },
+    )
     entry, _ = migrate_repo(repo, MigrateOptions(verify="sh verify.sh"))
     assert entry.status is Status.CHANGED and branch_file(repo, "model.py") == FIXED
     assert (repo / "model.py").read_bytes() == BEFORE
@@ -537,26 +738,47 @@ def test_repos_file_keeps_a_hash_inside_a_path(tmp_path):
 
 def test_each_repository_gets_its_own_project_roots(tmp_path):
     meshes = b'from jax.sharding import AbstractMesh\n\nINNER = AbstractMesh((16, 4), ("data", "model"))\n'
-    train = (b"from jax.sharding import AbstractMesh, use_abstract_mesh\n\nfrom pkg.meshes import INNER\n\n"
-             b'with use_abstract_mesh(AbstractMesh((8, 4), ("data", "model"))):\n    with use_abstract_mesh(INNER):\n        pass\n')
+    train = (
+        b"from jax.sharding import AbstractMesh, use_abstract_mesh\n\nfrom pkg.meshes import INNER\n\n"
+        b'with use_abstract_mesh(AbstractMesh((8, 4), ("data", "model"))):\n    with use_abstract_mesh(INNER):\n        pass\n'
+    )
     files = {"lib/pkg/meshes.py": meshes, "app/train.py": train}
     rooted = make_repo(tmp_path / "rooted", files, config=CONFIG + b'src = ["lib"]\n')
     unrooted = make_repo(tmp_path / "unrooted", files)
     _, report, _ = run("--out", "out", "--dry-run", str(rooted), str(unrooted))
     assert [line.split(": ")[1][:6] for line in report["rooted"]["left"]] == ["JAX002"]
     assert report["rooted"]["left"][0].startswith("app/train.py:")
-    assert report["unrooted"]["diagnostics_left"] == 0  # `pkg` is found only through the root `lib`
+    assert (
+        report["unrooted"]["diagnostics_left"] == 0
+    )  # `pkg` is found only through the root `lib`
 
 
 def test_each_repository_is_checked_against_its_own_jax_pin(tmp_path):
     """The 0.12-only case: fixed in the repository pinned to jax>=0.12, left alone in the one on 0.10."""
     new_only = (FIXTURES / "use_abstract_mesh_default_axes_on_new_jax.py").read_bytes()
-    new = make_repo(tmp_path / "new", {"export.py": new_only}, config=b'[project]\nname = "new"\ndependencies = ["jax>=0.12"]\n')
-    old = make_repo(tmp_path / "old", {"export.py": new_only}, config=b'[project]\nname = "old"\ndependencies = ["jax==0.10.2"]\n')
+    new = make_repo(
+        tmp_path / "new",
+        {"export.py": new_only},
+        config=b'[project]\nname = "new"\ndependencies = ["jax>=0.12"]\n',
+    )
+    old = make_repo(
+        tmp_path / "old",
+        {"export.py": new_only},
+        config=b'[project]\nname = "old"\ndependencies = ["jax==0.10.2"]\n',
+    )
     code, report, stderr = run("--out", str(tmp_path / "out"), str(new), str(old))
     assert code == 0, stderr
     assert report["new"]["status"] == "changed" and report["old"]["status"] == "clean"
-    assert report["new"]["target_jax"] == "0.12 (pyproject.toml [project] dependencies: jax>=0.12)"
-    assert report["old"]["target_jax"] == "0.10.2 (pyproject.toml [project] dependencies: jax==0.10.2)"
-    assert "Checked against JAX 0.12 (pyproject.toml [project] dependencies: jax>=0.12)." in git(new, "log", "-1", "--format=%B", BRANCH)
+    assert (
+        report["new"]["target_jax"]
+        == "0.12 (pyproject.toml [project] dependencies: jax>=0.12)"
+    )
+    assert (
+        report["old"]["target_jax"]
+        == "0.10.2 (pyproject.toml [project] dependencies: jax==0.10.2)"
+    )
+    assert (
+        "Checked against JAX 0.12 (pyproject.toml [project] dependencies: jax>=0.12)."
+        in git(new, "log", "-1", "--format=%B", BRANCH)
+    )
     assert "target JAX 0.12 (pyproject.toml" in stderr

@@ -16,16 +16,32 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
+
 from fixture_cases import Case, all_cases
 from fixture_mutations import MUTATIONS
 from helpers import run_engine
 from jax_errors import JAX_ERRORS
 
-CASES = [c for c in all_cases() if c.before.suffix == ".py"]  # the mutations edit Python source text
+CASES = [
+    c for c in all_cases() if c.before.suffix == ".py"
+]  # the mutations edit Python source text
 # Two chains, alternating over the fixtures: running both on every fixture would double the time.
 CHAINS = (
-    ("rename_variables", "reorder_statements", "attributes_to_from_imports", "alias_jax_import", "comments_inside_calls", "comments_between_statements"),
-    ("rename_variables", "reorder_statements", "from_imports_to_attributes", "comments_inside_calls", "comments_between_statements"),
+    (
+        "rename_variables",
+        "reorder_statements",
+        "attributes_to_from_imports",
+        "alias_jax_import",
+        "comments_inside_calls",
+        "comments_between_statements",
+    ),
+    (
+        "rename_variables",
+        "reorder_statements",
+        "from_imports_to_attributes",
+        "comments_inside_calls",
+        "comments_between_statements",
+    ),
 )
 SAMPLE_PER_RULE = 3
 
@@ -62,7 +78,9 @@ def _problems(case: Case, mutant: str) -> list[str]:
         return [*problems, f"the output does not parse: {error}"]
     again = run_engine(result.fixed, case.cli_args, path=str(case.before))
     if again.error or again.fixed is not None:
-        problems.append(f"a second run {'fails: ' + again.error if again.error else 'changes the output again'}")
+        problems.append(
+            f"a second run {'fails: ' + again.error if again.error else 'changes the output again'}"
+        )
     return problems
 
 
@@ -75,8 +93,14 @@ def test_rule_holds_up_on_mutated_fixture(case: Case):
     problems = _problems(case, mutant)
     if problems:
         # Name the culprits: which single mutations reproduce a problem.
-        culprits = {name: found for name in chain if (found := _problems(case, MUTATIONS[name](source)))}
-        pytest.fail(f"after {' + '.join(chain)}: {problems}; single mutations that fail: {culprits or 'none'}")
+        culprits = {
+            name: found
+            for name in chain
+            if (found := _problems(case, MUTATIONS[name](source)))
+        }
+        pytest.fail(
+            f"after {' + '.join(chain)}: {problems}; single mutations that fail: {culprits or 'none'}"
+        )
 
 
 def _jax_version() -> str | None:
@@ -92,7 +116,10 @@ def _sample() -> list[Case]:
     runnable = [c for c in CASES if c.fixed is not None and version in c.run_under]
     picked = []
     for code in sorted({c.code for c in runnable}):
-        ranked = sorted((c for c in runnable if c.code == code), key=lambda c: zlib.crc32(c.id.encode()))
+        ranked = sorted(
+            (c for c in runnable if c.code == code),
+            key=lambda c: zlib.crc32(c.id.encode()),
+        )
         picked += ranked[:SAMPLE_PER_RULE]
     return picked
 
@@ -106,15 +133,33 @@ def _real_jax_results(directory: str) -> dict[str, dict]:
     for case in SAMPLE:
         mutant = _mutate(case.before.read_text(encoding="utf-8"), _chain(case))
         fixed = run_engine(mutant, case.cli_args, path=str(case.before)).fixed
-        for kind, text in (("before", mutant), ("fixed", fixed.decode() if fixed else "raise SystemExit('jaxfix did not fix the mutant')")):
+        for kind, text in (
+            ("before", mutant),
+            (
+                "fixed",
+                fixed.decode()
+                if fixed
+                else "raise SystemExit('jaxfix did not fix the mutant')",
+            ),
+        ):
             path = Path(directory) / f"{case.code}_{case.name}.{kind}.py"
             path.write_text(text, encoding="utf-8")
             scripts.append(str(path))
     listing = Path(directory) / "scripts.txt"
     listing.write_text("\n".join(scripts), encoding="utf-8")
-    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=8", "JAX_PLATFORMS": "cpu"}
+    env = {
+        **os.environ,
+        "XLA_FLAGS": "--xla_force_host_platform_device_count=8",
+        "JAX_PLATFORMS": "cpu",
+    }
     runner = Path(__file__).with_name("jax_runner.py")
-    done = subprocess.run([sys.executable, str(runner), str(listing)], capture_output=True, text=True, env=env, timeout=1200)
+    done = subprocess.run(
+        [sys.executable, str(runner), str(listing)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=1200,
+    )
     assert done.returncode == 0, f"the JAX runner failed:\n{done.stderr[-3000:]}"
     return json.loads(done.stdout)
 
@@ -134,6 +179,8 @@ def test_mutated_fix_runs_under_real_jax(case: Case, real_jax_results: dict[str,
     if raises == "none":
         assert before["ok"], f"the mutated fixture no longer runs: {before['error']}"
     else:
-        assert not before["ok"] and JAX_ERRORS[raises] in before["error"], f"the mutant does not raise {raises}: {before['error']}"
+        assert not before["ok"] and JAX_ERRORS[raises] in before["error"], (
+            f"the mutant does not raise {raises}: {before['error']}"
+        )
     assert fixed["ok"], f"the fixed mutant failed: {fixed['error']}"
     assert fixed["last_line"] == case.header["result"]

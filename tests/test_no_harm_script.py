@@ -11,29 +11,43 @@ from fixture_cases import ROOT, all_cases
 
 
 def _load_script():
-    spec = importlib.util.spec_from_file_location("no_harm", ROOT / "scripts" / "no_harm.py")
+    spec = importlib.util.spec_from_file_location(
+        "no_harm", ROOT / "scripts" / "no_harm.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
 def test_no_harm_reports_changes_and_errors_without_writing(tmp_path: Path, capsys):
-    case = next(c for c in all_cases() if c.fixed is not None and not c.header.get("options"))
+    case = next(
+        c for c in all_cases() if c.fixed is not None and not c.header.get("options")
+    )
     target = tmp_path / "positive.py"
     shutil.copyfile(case.before, target)
     # The rule's tokens keep the broken file past the prefilter, so it is parsed and fails.
-    (tmp_path / "plain.py").write_text("x = 1\n", encoding="utf-8")  # no rule's tokens: not a candidate
-    (tmp_path / "broken.py").write_text("def broken(:\n" + case.before.read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "plain.py").write_text(
+        "x = 1\n", encoding="utf-8"
+    )  # no rule's tokens: not a candidate
+    (tmp_path / "broken.py").write_text(
+        "def broken(:\n" + case.before.read_text(encoding="utf-8"), encoding="utf-8"
+    )
 
-    code = _load_script().main([str(tmp_path), "--jax-version", case.header["target-jax"], "--jobs", "1"])
+    code = _load_script().main(
+        [str(tmp_path), "--jax-version", case.header["target-jax"], "--jobs", "1"]
+    )
 
     report = capsys.readouterr().out
     assert code == 1
-    assert target.read_bytes() == case.before.read_bytes(), "the no-harm check wrote a file"
+    assert target.read_bytes() == case.before.read_bytes(), (
+        "the no-harm check wrote a file"
+    )
     assert "# Internal errors (0)" in report
     errors = report.split("# Files in error (1)")[1].split("# Proposed changes")[0]
     assert "broken.py:1" in errors and "syntax error" in errors
-    changes = report.split("# Proposed changes (1 files)")[1].split("# Reported without a change")[0]
+    changes = report.split("# Proposed changes (1 files)")[1].split(
+        "# Reported without a change"
+    )[0]
     assert "+++ b/" in changes and "positive.py:" in changes
     assert "processed: 3" in report
     assert "candidates (pass the prefilter, so parsed): 2" in report
@@ -41,11 +55,15 @@ def test_no_harm_reports_changes_and_errors_without_writing(tmp_path: Path, caps
 
 def test_no_harm_checks_notebooks_too(tmp_path: Path, capsys):
     """Notebooks are taken by default, as by jaxfix itself: a tree's `.ipynb` files are checked."""
-    notebook = ROOT / "fixtures" / "JAX001" / "notebook_mesh_built_in_earlier_cell.ipynb"
+    notebook = (
+        ROOT / "fixtures" / "JAX001" / "notebook_mesh_built_in_earlier_cell.ipynb"
+    )
     shutil.copyfile(notebook, tmp_path / "found.ipynb")
     (tmp_path / "broken.ipynb").write_text('{"cells": [', encoding="utf-8")
 
-    code = _load_script().main([str(tmp_path), "--jax-version", "0.10.2", "--jobs", "1"])
+    code = _load_script().main(
+        [str(tmp_path), "--jax-version", "0.10.2", "--jobs", "1"]
+    )
 
     report = capsys.readouterr().out
     assert code == 1

@@ -12,13 +12,15 @@ import time
 from pathlib import Path
 
 import pytest
-from snippets import FIXED, VIOLATION
 
 from jaxfix import engine, runner
 from jaxfix.options import Options
 from jaxfix.runner import run_files
+from snippets import FIXED, VIOLATION
 
-PADDING = "# padding to make the run worth a pool\n" * 200  # above the parallel threshold together
+PADDING = (
+    "# padding to make the run worth a pool\n" * 200
+)  # above the parallel threshold together
 
 
 def _tree(tmp_path: Path, crashing: dict[str, str]) -> list[Path]:
@@ -40,7 +42,11 @@ def crashing_engine(monkeypatch):
     real = engine.process_source
 
     def process_source(path, source, options):
-        for marker, signum in ((b"SEGFAULT", signal.SIGSEGV), (b"ABORT", signal.SIGABRT), (b"OOMKILL", signal.SIGKILL)):
+        for marker, signum in (
+            (b"SEGFAULT", signal.SIGSEGV),
+            (b"ABORT", signal.SIGABRT),
+            (b"OOMKILL", signal.SIGKILL),
+        ):
             if marker in source:
                 faulthandler.disable()  # pytest's handler, inherited by the fork, would dump this deliberate crash on the terminal
                 os.kill(os.getpid(), signum)
@@ -50,7 +56,9 @@ def crashing_engine(monkeypatch):
 
 
 def test_workers_killed_mid_run_cost_only_their_files(tmp_path, crashing_engine):
-    files = _tree(tmp_path, {"segv.py": "SEGFAULT", "abort.py": "ABORT", "oom.py": "OOMKILL"})
+    files = _tree(
+        tmp_path, {"segv.py": "SEGFAULT", "abort.py": "ABORT", "oom.py": "OOMKILL"}
+    )
     results = run_files(files, Options(), write=True, jobs=2)
     errors = {r.path.name: r.error for r in results if r.error}
     assert errors == {
@@ -79,9 +87,14 @@ def test_deep_code_is_refused_only_where_libcst_would_parse_it(tmp_path):
     dropped, kept = tmp_path / "dropped.py", tmp_path / "kept.py"
     dropped.write_text("# use_abstract_mesh is only named here\n" + strings)
     kept.write_text(VIOLATION + strings)
-    results = {r.path: r for r in run_files([dropped, kept], Options(), write=False, jobs=1)}
+    results = {
+        r.path: r for r in run_files([dropped, kept], Options(), write=False, jobs=1)
+    }
     assert results[dropped].error is None and not results[dropped].diagnostics
-    assert results[kept].error is not None and "nested too deeply for the parser" in results[kept].error
+    assert (
+        results[kept].error is not None
+        and "nested too deeply for the parser" in results[kept].error
+    )
 
 
 @pytest.mark.parametrize("kind", sorted(DEEP))
@@ -93,7 +106,10 @@ def test_a_deeply_nested_expression_is_refused_before_libcst(tmp_path, kind):
     results = run_files(files, Options(), write=True, jobs=2)
     error = next(r for r in results if r.path == deep)
     assert error.error is not None and "nested too deeply for the parser" in error.error
-    assert error.error_location is not None and error.error_location.line == VIOLATION.count("\n") + 1
+    assert (
+        error.error_location is not None
+        and error.error_location.line == VIOLATION.count("\n") + 1
+    )
     assert all(r.written for r in results if r.path != deep)
 
 
@@ -115,11 +131,17 @@ run_files(files, Options(), write=False, jobs=2)
 """
 
 
-@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="reads process states from /proc")
+@pytest.mark.skipif(
+    not os.path.exists("/proc/self/stat"), reason="reads process states from /proc"
+)
 def test_workers_die_with_a_killed_parent(tmp_path):
     files = _tree(tmp_path, {})
-    script = _ORPHAN_CHECK.format(paths=[str(Path(__file__).parent.parent)], root=str(files[0].parent))
-    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    script = _ORPHAN_CHECK.format(
+        paths=[str(Path(__file__).parent.parent)], root=str(files[0].parent)
+    )
+    parent = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True
+    )
     workers: list[int] = []
     while len(workers) < 2:  # each worker prints its pid once it holds a file
         line = parent.stdout.readline()
@@ -141,7 +163,9 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def _watch_reading(monkeypatch, *, interrupt_at: str | None = None) -> list[tuple[str, list[int]]]:
+def _watch_reading(
+    monkeypatch, *, interrupt_at: str | None = None
+) -> list[tuple[str, list[int]]]:
     """Record, as each file is read, the live worker processes; optionally interrupt there."""
     seen: list[tuple[str, list[int]]] = []
     real = runner._settle_cheaply
@@ -164,11 +188,15 @@ def _early_tree(tmp_path: Path) -> list[Path]:
     return sorted(tmp_path.glob("*.py"))
 
 
-def test_a_worker_starts_at_the_first_file_to_parse_while_the_rest_is_read(tmp_path, monkeypatch):
+def test_a_worker_starts_at_the_first_file_to_parse_while_the_rest_is_read(
+    tmp_path, monkeypatch
+):
     seen = _watch_reading(monkeypatch)
     results = run_files(_early_tree(tmp_path), Options(), write=False, jobs=2)
     assert seen[0] == ("a_big.py", [])
-    assert [len(workers) for _, workers in seen[1:]] == [1] * 10  # one file to parse: one worker
+    assert [len(workers) for _, workers in seen[1:]] == [
+        1
+    ] * 10  # one file to parse: one worker
     assert results[0].fixed is not None and not multiprocessing.active_children()
 
 
@@ -180,7 +208,9 @@ def test_nothing_to_parse_starts_no_worker(tmp_path, monkeypatch, jobs):
     assert len(seen) == len(files) and not any(workers for _, workers in seen)
 
 
-def test_an_interrupt_while_reading_stops_the_workers_started_early(tmp_path, monkeypatch):
+def test_an_interrupt_while_reading_stops_the_workers_started_early(
+    tmp_path, monkeypatch
+):
     seen = _watch_reading(monkeypatch, interrupt_at="b5.py")
     files = _early_tree(tmp_path)
     with pytest.raises(KeyboardInterrupt):

@@ -26,8 +26,12 @@ MANIFEST = ROOT / ".pre-commit-hooks.yaml"
 
 
 def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.email=test@example.com", "-c", "user.name=test", *args],
-                   cwd=repo, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.email=test@example.com", "-c", "user.name=test", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +39,8 @@ def offline_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     site_dir = tmp_path_factory.mktemp("site")
     paths = sysconfig.get_paths()
     (site_dir / "sitecustomize.py").write_text(
-        f"import site\nfor path in {sorted({paths['purelib'], paths['platlib']})!r}:\n    site.addsitedir(path)\n")
+        f"import site\nfor path in {sorted({paths['purelib'], paths['platlib']})!r}:\n    site.addsitedir(path)\n"
+    )
     scratch = tmp_path_factory.mktemp("pre-commit")
     return {
         **os.environ,
@@ -54,7 +59,9 @@ def hooks_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     repo = tmp_path_factory.mktemp("hooks")
     for name in ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml"):
         shutil.copy(ROOT / name, repo / name)
-    shutil.copytree(ROOT / "jaxfix", repo / "jaxfix", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        ROOT / "jaxfix", repo / "jaxfix", ignore=shutil.ignore_patterns("__pycache__")
+    )
     git(repo, "init", "-q")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "hooks")
@@ -71,28 +78,55 @@ def target(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def try_repo(target: Path, hooks_repo: Path, env: dict[str, str], *hook: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(hooks_repo), *hook, "--all-files"],
-                          cwd=target, env=env, capture_output=True, text=True, timeout=600)
+def try_repo(
+    target: Path, hooks_repo: Path, env: dict[str, str], *hook: str
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pre_commit",
+            "try-repo",
+            str(hooks_repo),
+            *hook,
+            "--all-files",
+        ],
+        cwd=target,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_manifest_is_valid():
-    done = subprocess.run([sys.executable, "-m", "pre_commit", "validate-manifest", str(MANIFEST)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "validate-manifest", str(MANIFEST)],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_check_hook_fails_and_writes_nothing_then_fix_hook_fixes(target, hooks_repo, offline_env):
+def test_check_hook_fails_and_writes_nothing_then_fix_hook_fixes(
+    target, hooks_repo, offline_env
+):
     check = try_repo(target, hooks_repo, offline_env, "jaxfix-check")
     assert check.returncode == 1, check.stdout + check.stderr
     assert "jaxfix (check only)" in check.stdout and "Failed" in check.stdout
     assert "bad.py:" in check.stdout and "JAX001" in check.stdout
     assert (target / "bad.py").read_text() == VIOLATION
 
-    both = try_repo(target, hooks_repo, offline_env)  # jaxfix, then jaxfix-check on the fixed files
+    both = try_repo(
+        target, hooks_repo, offline_env
+    )  # jaxfix, then jaxfix-check on the fixed files
     assert both.returncode == 1, both.stdout + both.stderr
     assert "files were modified by this hook" in both.stdout
     assert (target / "bad.py").read_text() == FIXED
     assert (target / "good.py").read_text() == CLEAN
-    check_line = next(line for line in both.stdout.splitlines() if line.startswith("jaxfix (check only)"))
+    check_line = next(
+        line
+        for line in both.stdout.splitlines()
+        if line.startswith("jaxfix (check only)")
+    )
     assert check_line.endswith("Passed")

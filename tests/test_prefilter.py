@@ -36,7 +36,12 @@ from make_corpus import write_corpus  # noqa: E402 - a script of bench/, not a p
 
 CASES = all_cases()
 # The options that change what rules conclude: defaults, unsafe fixes, each JAX generation.
-OPTION_SETS = (Options(), Options(unsafe_fixes=True), Options(jax_version=(0, 10, 2)), Options(jax_version=(0, 12, 0)))
+OPTION_SETS = (
+    Options(),
+    Options(unsafe_fixes=True),
+    Options(jax_version=(0, 10, 2)),
+    Options(jax_version=(0, 12, 0)),
+)
 
 
 def disable_prefilter(patch: pytest.MonkeyPatch) -> None:
@@ -47,7 +52,9 @@ def disable_prefilter(patch: pytest.MonkeyPatch) -> None:
     patch.setattr(jaxfix.runner, "is_candidate", lambda source, rules: True)
 
 
-def full_engine(source: bytes, options: Options, path: str = "example.py") -> FileResult:
+def full_engine(
+    source: bytes, options: Options, path: str = "example.py"
+) -> FileResult:
     """Every selected rule on `source`, nothing filtered."""
     with pytest.MonkeyPatch.context() as patch:
         disable_prefilter(patch)
@@ -73,7 +80,9 @@ def _kept_by_screen(source: bytes, options: Options, path: str) -> set[str]:
     return kept
 
 
-def assert_filters_keep_what_is_reported(source: bytes, options: Options, path: str = "example.py") -> FileResult:
+def assert_filters_keep_what_is_reported(
+    source: bytes, options: Options, path: str = "example.py"
+) -> FileResult:
     """The differential check, for the byte prefilter and for the screen on their own: every
     rule the full engine reports is one they keep, so a file they drop has nothing to report."""
     full = full_engine(source, options, path)
@@ -81,8 +90,12 @@ def assert_filters_keep_what_is_reported(source: bytes, options: Options, path: 
     kept_by_bytes = {rule.code for rule in rules if rule.may_apply(source)}
     kept_by_screen = _kept_by_screen(source, options, path)
     reported = {d.code for d in full.diagnostics}
-    assert reported <= kept_by_bytes, f"the byte prefilter drops {sorted(reported - kept_by_bytes)}, which report"
-    assert reported <= kept_by_screen, f"the ast screen drops {sorted(reported - kept_by_screen)}, which report"
+    assert reported <= kept_by_bytes, (
+        f"the byte prefilter drops {sorted(reported - kept_by_bytes)}, which report"
+    )
+    assert reported <= kept_by_screen, (
+        f"the ast screen drops {sorted(reported - kept_by_screen)}, which report"
+    )
     if not kept_by_bytes & kept_by_screen:
         assert full.fixed is None and not full.diagnostics
     return full
@@ -100,7 +113,9 @@ def test_fixture_results_do_not_depend_on_the_prefilter(case, monkeypatch):
     options = options_from_args(case.cli_args)
     filtered = run_files(files, options, write=False, jobs=1)
     disable_prefilter(monkeypatch)
-    assert [_outcome(r) for r in run_files(files, options, write=False, jobs=1)] == [_outcome(r) for r in filtered]
+    assert [_outcome(r) for r in run_files(files, options, write=False, jobs=1)] == [
+        _outcome(r) for r in filtered
+    ]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
@@ -109,10 +124,17 @@ def test_mutated_fixture_results_do_not_depend_on_the_prefilter(case, monkeypatc
     mutant = _mutate(case.before.read_text(encoding="utf-8"), _chain(case))
     filtered = run_engine(mutant, case.cli_args, path=str(case.before))
     disable_prefilter(monkeypatch)
-    assert _outcome(run_engine(mutant, case.cli_args, path=str(case.before))) == _outcome(filtered)
+    assert _outcome(
+        run_engine(mutant, case.cli_args, path=str(case.before))
+    ) == _outcome(filtered)
 
 
-@settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=20,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(programs())
 def test_generated_program_results_do_not_depend_on_the_prefilter(program: Program):
     source = program.source.encode()
@@ -131,7 +153,9 @@ def test_filters_keep_every_rule_that_reports_on_mutations(case):
     if case.fixed:
         variants.append(case.fixed.read_text(encoding="utf-8"))
     for variant in dict.fromkeys(variants):
-        assert_filters_keep_what_is_reported(variant.encode(), options, str(case.before))
+        assert_filters_keep_what_is_reported(
+            variant.encode(), options, str(case.before)
+        )
 
 
 def test_filters_keep_every_rule_that_reports_on_a_generated_corpus(tmp_path):
@@ -140,7 +164,11 @@ def test_filters_keep_every_rule_that_reports_on_a_generated_corpus(tmp_path):
     reported = 0
     for path in sorted(tmp_path.rglob("*.py")):
         for options in OPTION_SETS[:2]:
-            reported += len(assert_filters_keep_what_is_reported(path.read_bytes(), options, str(path)).diagnostics)
+            reported += len(
+                assert_filters_keep_what_is_reported(
+                    path.read_bytes(), options, str(path)
+                ).diagnostics
+            )
     assert reported  # the corpus has violations, so the check has something to keep
 
 
@@ -157,14 +185,28 @@ def test_screen_resolves_import_spellings_as_libcst_does():
                 pass
     """
     assert _screen_keeps(aliased, "JAX002")
-    module_alias = aliased.replace("from jax.sharding import AbstractMesh, use_abstract_mesh as uam", "import jax.sharding as shd")
-    module_alias = module_alias.replace("uam(AbstractMesh", "shd.use_abstract_mesh(shd.AbstractMesh")
+    module_alias = aliased.replace(
+        "from jax.sharding import AbstractMesh, use_abstract_mesh as uam",
+        "import jax.sharding as shd",
+    )
+    module_alias = module_alias.replace(
+        "uam(AbstractMesh", "shd.use_abstract_mesh(shd.AbstractMesh"
+    )
     assert _screen_keeps(module_alias, "JAX002")
-    star = aliased.replace("AbstractMesh, use_abstract_mesh as uam", "*").replace("uam(", "use_abstract_mesh(")
+    star = aliased.replace("AbstractMesh, use_abstract_mesh as uam", "*").replace(
+        "uam(", "use_abstract_mesh("
+    )
     assert _screen_keeps(star, "JAX002")
     # The same calls of something that is not use_abstract_mesh: nothing can enclose anything.
-    assert not _screen_keeps(aliased.replace("use_abstract_mesh as uam", "use_mesh as uam"), "JAX002")
-    assert not _screen_keeps(aliased.replace("    with uam(AbstractMesh((4,)", "    with open(AbstractMesh((4,)"), "JAX002")
+    assert not _screen_keeps(
+        aliased.replace("use_abstract_mesh as uam", "use_mesh as uam"), "JAX002"
+    )
+    assert not _screen_keeps(
+        aliased.replace(
+            "    with uam(AbstractMesh((4,)", "    with open(AbstractMesh((4,)"
+        ),
+        "JAX002",
+    )
 
 
 def test_screen_counts_calls_through_calls_like_libcst():
@@ -202,14 +244,21 @@ def test_lower_call_token_allows_whitespace_comments_and_continuations(text):
 def test_token_regexes_do_not_backtrack_on_long_comments():
     """A comment after a dot with many `#` and spaces: a regex that could split it into
     comment, space, comment... would take 2**60 steps here."""
-    source = b"x = 1.  " + b"# " * 60 + b"\n" + b"AbstractMesh NamedSharding jit use_abstract_mesh as\n"
+    source = (
+        b"x = 1.  "
+        + b"# " * 60
+        + b"\n"
+        + b"AbstractMesh NamedSharding jit use_abstract_mesh as\n"
+    )
     for rule in RULES.values():
         rule.may_apply(source)
 
 
 def test_tokens_read_without_importing_the_rules_match_the_registry():
     static = prefilter._read_all_statically()
-    assert static is not None, "a rule's `code` or `tokens` is not a plain literal: every run now imports libcst"
+    assert static is not None, (
+        "a rule's `code` or `tokens` is not a plain literal: every run now imports libcst"
+    )
     assert static == prefilter._from_registry(RULES)
 
 
@@ -225,20 +274,33 @@ _RUN_CLI = textwrap.dedent("""
 
 
 def _cli_in_fresh_process(*args: str) -> str:
-    done = subprocess.run([sys.executable, "-c", _RUN_CLI, *args], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", _RUN_CLI, *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     return done.stdout.strip().splitlines()[-1]
 
 
 def test_a_run_with_nothing_to_parse_never_imports_libcst(tmp_path):
     (tmp_path / "plain.py").write_text("import jax\n\nprint(jax.numpy.ones(3))\n")
-    assert _cli_in_fresh_process("--check", "-q", str(tmp_path)) == "exit 0 libcst imported: False"
+    assert (
+        _cli_in_fresh_process("--check", "-q", str(tmp_path))
+        == "exit 0 libcst imported: False"
+    )
 
 
 def test_a_warm_cache_run_never_imports_libcst(tmp_path):
     # Reported, not fixed (JAX002's fix is unsafe): a result with a fix is never cached, it runs again.
     case = next(c for c in CASES if c.code == "JAX002" and c.fixed is not None)
     (tmp_path / "case.py").write_bytes(case.before.read_bytes())
-    args = ("--check", "-q", *(a for a in case.cli_args if a != "--unsafe-fixes"), str(tmp_path))
+    args = (
+        "--check",
+        "-q",
+        *(a for a in case.cli_args if a != "--unsafe-fixes"),
+        str(tmp_path),
+    )
     assert _cli_in_fresh_process(*args) == "exit 1 libcst imported: True"
     assert _cli_in_fresh_process(*args) == "exit 1 libcst imported: False"
 
@@ -249,40 +311,76 @@ def test_word_tokens_are_tested_as_the_regular_expressions_they_are():
     over every fixture (and each token alone over texts made to hit or miss it)."""
     import re
 
-    from jaxfix.codemods import RULES
     from jaxfix.byte_tokens import Words, _matcher, _required_words
+    from jaxfix.codemods import RULES
 
-    sources = [path.read_bytes() for path in Path(__file__).resolve().parents[1].joinpath("fixtures").rglob("*.py*")]
-    tokens = {token for rule in RULES.values() for group in rule.tokens for token in group}
+    sources = [
+        path.read_bytes()
+        for path in Path(__file__)
+        .resolve()
+        .parents[1]
+        .joinpath("fixtures")
+        .rglob("*.py*")
+    ]
+    tokens = {
+        token for rule in RULES.values() for group in rule.tokens for token in group
+    }
     shortcut = [token for token in tokens if b"\\" not in token and b"(" not in token]
-    assert shortcut, "no rule token takes the substring shortcut: this test checks nothing"
-    assert any(_required_words(token) for token in tokens if token not in shortcut), "no regular expression has a word guard"
+    assert shortcut, (
+        "no rule token takes the substring shortcut: this test checks nothing"
+    )
+    assert any(_required_words(token) for token in tokens if token not in shortcut), (
+        "no regular expression has a word guard"
+    )
     for token in tokens:
-        samples = sources + [word + b" x" for word in token.split(b"|")] + [b"x_" + token.split(b"|")[0][1:]]
+        samples = (
+            sources
+            + [word + b" x" for word in token.split(b"|")]
+            + [b"x_" + token.split(b"|")[0][1:]]
+        )
         for source in samples:
-            assert _matcher(token)(Words(source)) == (re.search(token, source) is not None), (token, source[:80])
+            assert _matcher(token)(Words(source)) == (
+                re.search(token, source) is not None
+            ), (token, source[:80])
 
 
-@pytest.mark.parametrize(("pattern", "words"), [
-    (rb"\bp?jit\b", (b"jit",)),
-    (rb"use_mesh(?s:.*)use_mesh", (b"use_mesh",)),
-    (rb"(?:set|use)_mesh", (b"_mesh",)),
-    (rb"ab?c", (b"a", b"c")),  # a quantified character is not required
-    (rb"a{2}bc|x", ()),  # a top-level alternative: no word is required
-    (rb"a{2,3}bc", (b"bc",)),
-    (rb"x[]a|(]y", (b"x", b"y")),  # inside a class, `]`, `|` and `(` are characters
-    (rb"x[^\]]yz", (b"x", b"yz")),
-    (rb"(?i)abc", ()),  # flags that change how literals match
-    (rb"(?x)a b", ()),
-])
+@pytest.mark.parametrize(
+    ("pattern", "words"),
+    [
+        (rb"\bp?jit\b", (b"jit",)),
+        (rb"use_mesh(?s:.*)use_mesh", (b"use_mesh",)),
+        (rb"(?:set|use)_mesh", (b"_mesh",)),
+        (rb"ab?c", (b"a", b"c")),  # a quantified character is not required
+        (rb"a{2}bc|x", ()),  # a top-level alternative: no word is required
+        (rb"a{2,3}bc", (b"bc",)),
+        (rb"x[]a|(]y", (b"x", b"y")),  # inside a class, `]`, `|` and `(` are characters
+        (rb"x[^\]]yz", (b"x", b"yz")),
+        (rb"(?i)abc", ()),  # flags that change how literals match
+        (rb"(?x)a b", ()),
+    ],
+)
 def test_words_a_regular_expression_cannot_match_without(pattern, words):
     import re
 
     from jaxfix.byte_tokens import Words, _matcher, _required_words
 
     assert _required_words(pattern) == words
-    for text in (b"abc", b"ABC", b"a bc", b"aaabc", b"xay", b"x]yz", b"x|y", b"jit", b"pjit(", b"use_mesh use_mesh", b"set_mesh"):
-        assert _matcher(pattern)(Words(text)) == (re.search(pattern, text) is not None), (pattern, text)
+    for text in (
+        b"abc",
+        b"ABC",
+        b"a bc",
+        b"aaabc",
+        b"xay",
+        b"x]yz",
+        b"x|y",
+        b"jit",
+        b"pjit(",
+        b"use_mesh use_mesh",
+        b"set_mesh",
+    ):
+        assert _matcher(pattern)(Words(text)) == (
+            re.search(pattern, text) is not None
+        ), (pattern, text)
 
 
 def test_a_word_known_absent_rules_out_the_words_containing_it():
@@ -290,6 +388,8 @@ def test_a_word_known_absent_rules_out_the_words_containing_it():
 
     words = Words(b"use_mesh(m)")
     assert b"abstract_mesh" not in words
-    words.source = b"use_abstract_mesh(m)"  # not looked at again: implied by the absent word
+    words.source = (
+        b"use_abstract_mesh(m)"  # not looked at again: implied by the absent word
+    )
     assert b"use_abstract_mesh" not in words
     assert b"use_" in words

@@ -25,12 +25,18 @@ pytestmark = pytest.mark.jax
 
 JAX_VERSIONS = ("0.10.2", "0.12.0.1")
 CASES = [c for c in all_cases() if c.run_under]
-_ENV = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=8", "JAX_PLATFORMS": "cpu"}
+_ENV = {
+    **os.environ,
+    "XLA_FLAGS": "--xla_force_host_platform_device_count=8",
+    "JAX_PLATFORMS": "cpu",
+}
 
 
 def _jax_version(python: str) -> str | None:
     probe = "import importlib.metadata as m; print(m.version('jax'))"
-    done = subprocess.run([python, "-c", probe], capture_output=True, text=True, env=_ENV)
+    done = subprocess.run(
+        [python, "-c", probe], capture_output=True, text=True, env=_ENV
+    )
     return done.stdout.strip() if done.returncode == 0 else None
 
 
@@ -49,13 +55,30 @@ def interpreters() -> dict[str, str]:
 @lru_cache(maxsize=None)
 def results_under(version: str) -> dict[str, dict]:
     """Run every script that names `version` in one worker process."""
-    scripts = [f"{p}\t{c.project}" if c.project else str(p) for c in CASES if version in c.run_under for p in (c.before, c.fixed) if p]
-    listing = Path(os.environ.get("TMPDIR", "/tmp")) / f"jaxfix-fixtures-{version}-{os.getpid()}.txt"
+    scripts = [
+        f"{p}\t{c.project}" if c.project else str(p)
+        for c in CASES
+        if version in c.run_under
+        for p in (c.before, c.fixed)
+        if p
+    ]
+    listing = (
+        Path(os.environ.get("TMPDIR", "/tmp"))
+        / f"jaxfix-fixtures-{version}-{os.getpid()}.txt"
+    )
     listing.write_text("\n".join(scripts), encoding="utf-8")
     runner = Path(__file__).with_name("jax_runner.py")
-    done = subprocess.run([interpreters()[version], str(runner), str(listing)], capture_output=True, text=True, env=_ENV, timeout=1200)
+    done = subprocess.run(
+        [interpreters()[version], str(runner), str(listing)],
+        capture_output=True,
+        text=True,
+        env=_ENV,
+        timeout=1200,
+    )
     listing.unlink()
-    assert done.returncode == 0, f"the JAX runner failed under {version}:\n{done.stderr[-3000:]}"
+    assert done.returncode == 0, (
+        f"the JAX runner failed under {version}:\n{done.stderr[-3000:]}"
+    )
     return json.loads(done.stdout)
 
 
@@ -75,7 +98,9 @@ def test_every_jax_version_is_available():
 def test_fixture_under_real_jax(case, version):
     assert version in JAX_VERSIONS, f"unknown JAX version {version} in run-under"
     if version not in interpreters():
-        pytest.skip(f"LOUD SKIP: no interpreter with jax {version} (set JAXFIX_JAX_PYTHONS)")
+        pytest.skip(
+            f"LOUD SKIP: no interpreter with jax {version} (set JAXFIX_JAX_PYTHONS)"
+        )
     results = results_under(version)
     before = results[str(case.before)]
     raises = case.header["raises"]

@@ -27,7 +27,10 @@ LAYOUTS = {
     "bom": "\ufeff" + VIOLATION,
     "crlf": with_endings(VIOLATION, "\r\n"),
     "mixed_endings": VIOLATION.replace("\n", "\r\n", 3),
-    "tabs_and_trailing_space": VIOLATION.replace("mesh = ", "mesh  =  ").replace("\n", "   \n", 2) + "if True:\n\tpass\n",
+    "tabs_and_trailing_space": VIOLATION.replace("mesh = ", "mesh  =  ").replace(
+        "\n", "   \n", 2
+    )
+    + "if True:\n\tpass\n",
     "no_final_newline": VIOLATION.rstrip("\n"),
     "form_feed": "\x0c\n" + VIOLATION.replace("\nmesh", "\n\x0c\nmesh"),
     "very_long_line": VIOLATION + "y = [" + ", ".join(["1"] * 5000) + "]\n",
@@ -38,7 +41,9 @@ LAYOUTS = {
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
 def test_only_the_fixed_call_changes(layout):
     source = LAYOUTS[layout].encode("utf-8")
-    options = replace(options_from_args([]), line_length=1000)  # one line: the layout is the subject
+    options = replace(
+        options_from_args([]), line_length=1000
+    )  # one line: the layout is the subject
     result = process_source(Path("example.py"), source, options)
     assert result.error is None, result.error
     assert result.fixed == source.replace(CALL.encode(), FIXED_CALL.encode())
@@ -55,13 +60,31 @@ def test_latin1_coding_cookie_round_trips():
 @pytest.mark.parametrize(
     "content, message",
     [
-        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR lower AbstractMesh", "contains NUL bytes"),
-        (b"x = 'caf\xe9'\n" + VIOLATION.encode(), "cannot decode as utf-8 (byte 0xe9 at offset 8)"),
-        (b"# -*- coding: klingon -*-\nx = 1\n", "cannot decode: unknown encoding: klingon"),
-        (b"print 'hello'\n" + VIOLATION.encode(), "1:1: syntax error: Missing parentheses in call to 'print'"),
+        (
+            b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR lower AbstractMesh",
+            "contains NUL bytes",
+        ),
+        (
+            b"x = 'caf\xe9'\n" + VIOLATION.encode(),
+            "cannot decode as utf-8 (byte 0xe9 at offset 8)",
+        ),
+        (
+            b"# -*- coding: klingon -*-\nx = 1\n",
+            "cannot decode: unknown encoding: klingon",
+        ),
+        (
+            b"print 'hello'\n" + VIOLATION.encode(),
+            "1:1: syntax error: Missing parentheses in call to 'print'",
+        ),
         (b"def f(:\n  pass\n" + VIOLATION.encode(), "1:7: syntax error"),
     ],
-    ids=["binary", "non-utf8-without-cookie", "unknown-cookie", "python2", "syntax-error"],
+    ids=[
+        "binary",
+        "non-utf8-without-cookie",
+        "unknown-cookie",
+        "python2",
+        "syntax-error",
+    ],
 )
 def test_bad_input_gets_one_clear_error(content, message):
     result = run_engine(content)
@@ -99,14 +122,22 @@ def test_every_bad_file_is_reported_and_the_rest_still_fixed(tmp_path):
 def test_a_file_too_large_to_parse_gets_one_error_and_the_rest_is_fixed(tmp_path):
     """max-parse-memory bounds a worker's memory: the file is refused before LibCST builds its
     tree, from the size `ast` predicts, not by running out of memory."""
-    huge = VIOLATION + "def generated():\n" + "".join(f"    x{i} = f(a, b[{i}], c.d)\n" for i in range(2000))
+    huge = (
+        VIOLATION
+        + "def generated():\n"
+        + "".join(f"    x{i} = f(a, b[{i}], c.d)\n" for i in range(2000))
+    )
     (tmp_path / "huge.py").write_text(huge)
     (tmp_path / "ok.py").write_text(VIOLATION)
     (tmp_path / "pyproject.toml").write_text("[tool.jaxfix]\nmax-parse-memory = 40\n")
     result = cli_run("--color", "never", "-j", "1", str(tmp_path))
     assert result.exit_code == 2
     (error,) = [line for line in result.stderr.splitlines() if ": error: " in line]
-    assert "huge.py" in error and "more than max-parse-memory (40 MB)" in error and "syntax nodes" in error
+    assert (
+        "huge.py" in error
+        and "more than max-parse-memory (40 MB)" in error
+        and "syntax nodes" in error
+    )
     assert (tmp_path / "huge.py").read_text() == huge
     assert (tmp_path / "ok.py").read_text() == FIXED
     (tmp_path / "pyproject.toml").write_text("[tool.jaxfix]\nmax-parse-memory = 200\n")
@@ -130,7 +161,10 @@ def test_read_only_file_is_an_error_and_untouched(tmp_path):
     (tmp_path / "rw.py").write_text(VIOLATION)
     result = cli_run("--color", "never", str(tmp_path))
     assert result.exit_code == 2
-    assert "ro.py: error: cannot write: permission denied (read-only file)" in result.stderr
+    assert (
+        "ro.py: error: cannot write: permission denied (read-only file)"
+        in result.stderr
+    )
     assert path.read_text() == VIOLATION and (tmp_path / "rw.py").read_text() == FIXED
 
 
@@ -165,7 +199,9 @@ def test_vanished_file_is_an_error(tmp_path):
     assert result.error and result.error.startswith("cannot read:")
 
 
-def test_interrupt_during_write_leaves_no_temp_file_and_the_original(tmp_path, monkeypatch):
+def test_interrupt_during_write_leaves_no_temp_file_and_the_original(
+    tmp_path, monkeypatch
+):
     path = tmp_path / "m.py"
     path.write_text(VIOLATION)
 
@@ -179,14 +215,21 @@ def test_interrupt_during_write_leaves_no_temp_file_and_the_original(tmp_path, m
     assert path.read_text() == VIOLATION
 
 
-@pytest.mark.parametrize("signum, exception", [(signal.SIGINT, KeyboardInterrupt), (signal.SIGTERM, SystemExit)])
-def test_a_signal_during_a_write_waits_for_it_to_finish(tmp_path, monkeypatch, signum, exception):
+@pytest.mark.parametrize(
+    "signum, exception",
+    [(signal.SIGINT, KeyboardInterrupt), (signal.SIGTERM, SystemExit)],
+)
+def test_a_signal_during_a_write_waits_for_it_to_finish(
+    tmp_path, monkeypatch, signum, exception
+):
     path = tmp_path / "m.py"
     path.write_text(VIOLATION)
     real_write_all = safe_write._write_all
 
     def signalled(fd, data):
-        os.kill(os.getpid(), signum)  # arrives between creating the temp file and filling it
+        os.kill(
+            os.getpid(), signum
+        )  # arrives between creating the temp file and filling it
         real_write_all(fd, data)
 
     def stop(received, _frame):
@@ -209,25 +252,37 @@ def test_a_rule_crash_is_isolated_to_its_file(monkeypatch):
 
     monkeypatch.setattr(engine, "_run_rules", boom)
     result = run_engine(VIOLATION)
-    assert result.error == "internal error in a rule, file left untouched: RuntimeError: rule bug"
+    assert (
+        result.error
+        == "internal error in a rule, file left untouched: RuntimeError: rule bug"
+    )
 
 
 def test_unparsable_fix_output_is_refused(monkeypatch):
     import libcst as cst
 
     def broken_apply(module, fixes, analysis, line_length):
-        return cst.parse_module("x = (\n    1\n)\n").with_changes(body=[cst.SimpleStatementLine([cst.Expr(cst.Name("def"))])])
+        return cst.parse_module("x = (\n    1\n)\n").with_changes(
+            body=[cst.SimpleStatementLine([cst.Expr(cst.Name("def"))])]
+        )
 
     monkeypatch.setattr(engine, "_apply", broken_apply)
     result = run_engine(VIOLATION)
-    assert result.error is not None and result.error.startswith("internal error, file left untouched")
+    assert result.error is not None and result.error.startswith(
+        "internal error, file left untouched"
+    )
     assert result.fixed is None
 
 
 def test_a_file_libcst_cannot_reproduce_is_never_rewritten():
-    odd_tail = VIOLATION.encode() + b"\n "  # LibCST drops the blank line before a final indent
+    odd_tail = (
+        VIOLATION.encode() + b"\n "
+    )  # LibCST drops the blank line before a final indent
     result = run_engine(odd_tail)
     assert result.fixed is None
-    assert result.error == "internal error, file left untouched: LibCST does not reproduce this file byte for byte, so jaxfix will not rewrite it"
+    assert (
+        result.error
+        == "internal error, file left untouched: LibCST does not reproduce this file byte for byte, so jaxfix will not rewrite it"
+    )
     clean = b"import jax\nx = jax.jit(f).lower\n\n "
     assert run_engine(clean).fixed is None and run_engine(clean).error is None

@@ -17,12 +17,12 @@ import time
 from pathlib import Path
 
 import pytest
-from test_real_jax import JAX_VERSIONS, interpreters
 
 from jaxfix.evidence import Evidence
 from jaxfix.options import Options
 from jaxfix.recording import RecordingDir
 from jaxfix.records import read_evidence
+from test_real_jax import JAX_VERSIONS, interpreters
 
 pytestmark = pytest.mark.jax
 
@@ -37,12 +37,18 @@ if "JAXFIX_RECORD" in os.environ:
     with open(os.environ["USER_SITE_MARK"], "a") as mark:
         mark.write("ran\\n")
 """
-_SITES = {("JAX001", "trainer/export.py"), ("JAX002", "trainer/stages.py"), ("JAX003", "trainer/gather.py")}
+_SITES = {
+    ("JAX001", "trainer/export.py"),
+    ("JAX002", "trainer/stages.py"),
+    ("JAX003", "trainer/gather.py"),
+}
 
 
 def python(version: str) -> str:
     if version not in interpreters():
-        pytest.skip(f"LOUD SKIP: no interpreter with jax {version} (set JAXFIX_JAX_PYTHONS)")
+        pytest.skip(
+            f"LOUD SKIP: no interpreter with jax {version} (set JAXFIX_JAX_PYTHONS)"
+        )
     return interpreters()[version]
 
 
@@ -50,55 +56,111 @@ def command_env(tmp_path: Path) -> dict[str, str]:
     site = tmp_path / "user-site"
     site.mkdir(exist_ok=True)
     (site / "sitecustomize.py").write_text(USER_SITECUSTOMIZE)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JAXFIX_RECORD", "PYTEST_"))}
-    return {**env, "PYTHONPATH": os.pathsep.join([str(ROOT), str(site)]), "USER_SITE_MARK": str(tmp_path / "mark"),
-            "XLA_FLAGS": "--xla_force_host_platform_device_count=8", "JAX_PLATFORMS": "cpu", "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("JAXFIX_RECORD", "PYTEST_"))
+    }
+    return {
+        **env,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), str(site)]),
+        "USER_SITE_MARK": str(tmp_path / "mark"),
+        "XLA_FLAGS": "--xla_force_host_platform_device_count=8",
+        "JAX_PLATFORMS": "cpu",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
 
 
 def project(tmp_path: Path) -> Path:
-    return Path(shutil.copytree(PROJECT, tmp_path / "trainer", ignore=shutil.ignore_patterns("__pycache__")))
+    return Path(
+        shutil.copytree(
+            PROJECT, tmp_path / "trainer", ignore=shutil.ignore_patterns("__pycache__")
+        )
+    )
 
 
-def jaxfix_repair(tree: Path, tmp_path: Path, *args: str, timeout: float = 600) -> tuple[int, dict, str]:
+def jaxfix_repair(
+    tree: Path, tmp_path: Path, *args: str, timeout: float = 600
+) -> tuple[int, dict, str]:
     """`jaxfix repair --format json ARGS` in `tree`: exit code, the JSON report, stderr."""
-    done = subprocess.run([sys.executable, "-m", "jaxfix", "repair", "--format", "json", *args], cwd=tree,
-                          env=command_env(tmp_path), capture_output=True, text=True, timeout=timeout, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "jaxfix", "repair", "--format", "json", *args],
+        cwd=tree,
+        env=command_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
     assert done.stdout.strip(), done.stderr[-3000:]
     return done.returncode, json.loads(done.stdout), done.stderr
 
 
 def snapshot(tree: Path) -> dict[str, bytes]:
-    return {p.relative_to(tree).as_posix(): p.read_bytes() for p in sorted(tree.rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
+    return {
+        p.relative_to(tree).as_posix(): p.read_bytes()
+        for p in sorted(tree.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
 
 
 def changed(before: dict[str, bytes], tree: Path) -> set[str]:
     after = snapshot(tree)
-    return {name for name in before.keys() | after.keys() if before.get(name) != after.get(name)}
+    return {
+        name
+        for name in before.keys() | after.keys()
+        if before.get(name) != after.get(name)
+    }
 
 
-def check_green(report: dict, code: int, before: dict[str, bytes], tree: Path, tmp_path: Path) -> None:
+def check_green(
+    report: dict, code: int, before: dict[str, bytes], tree: Path, tmp_path: Path
+) -> None:
     assert code == 0, report
     assert report["passed"] and report["stop"] == "passed"
     assert {(f["code"], f["path"]) for f in report["fixed"]} == _SITES
     assert report["left"] == [] and report["other_failures"] == []
     assert changed(before, tree) == {path for _, path in _SITES}
-    assert (tmp_path / "mark").read_text().count("ran") >= len(report["rounds"])  # the user's sitecustomize ran every time
+    assert (tmp_path / "mark").read_text().count("ran") >= len(
+        report["rounds"]
+    )  # the user's sitecustomize ran every time
 
 
 @pytest.mark.parametrize("version", JAX_VERSIONS)
 def test_pytest_suite_made_green_by_one_repair(tmp_path, version):
     tree = project(tmp_path)
     before = snapshot(tree)
-    code, report, _ = jaxfix_repair(tree, tmp_path, "--unsafe-fixes", "--", python(version), "-m", "pytest", "-q", "-p", "no:cacheprovider")
+    code, report, _ = jaxfix_repair(
+        tree,
+        tmp_path,
+        "--unsafe-fixes",
+        "--",
+        python(version),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+    )
     check_green(report, code, before, tree, tmp_path)
     first = report["rounds"][0]
     assert first["exit_code"] == 1
     assert {r["code"] for r in first["raised"]} == {"JAX001", "JAX002", "JAX003"}
     # the JAX002 error test_resizing_is_refused expects inside pytest.raises is never recorded
-    assert all(r["path"].startswith("trainer/") for r in first["raised"]), first["raised"]
+    assert all(r["path"].startswith("trainer/") for r in first["raised"]), first[
+        "raised"
+    ]
     env = {**command_env(tmp_path), "JAXFIX_RECORD": str(tmp_path / "unused.jsonl")}
-    done = subprocess.run([python(version), "-c", "import jaxfix"], env=env, capture_output=True, text=True, check=False)
-    assert done.returncode != 0 and "jaxfix" in done.stderr  # the command's interpreter has no jaxfix
+    done = subprocess.run(
+        [python(version), "-c", "import jaxfix"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (
+        done.returncode != 0 and "jaxfix" in done.stderr
+    )  # the command's interpreter has no jaxfix
 
 
 def python_without_jaxfix(version: str, where: Path) -> str:
@@ -108,18 +170,29 @@ def python_without_jaxfix(version: str, where: Path) -> str:
     config = tier.parent.parent / "pyvenv.cfg"
     if not config.exists():
         pytest.skip(f"{tier} is not a virtualenv's interpreter")
-    home = next(line.split("=", 1)[1].strip() for line in config.read_text().splitlines() if line.startswith("home"))
+    home = next(
+        line.split("=", 1)[1].strip()
+        for line in config.read_text().splitlines()
+        if line.startswith("home")
+    )
     base = next(Path(home).glob("python3.1[0-9]"), None)
     site = next(tier.parent.parent.glob("lib/python3.*/site-packages"))
     if base is None:
         pytest.skip(f"no base interpreter under {home}")
-    subprocess.run([str(base), "-m", "venv", "--without-pip", str(where)], check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [str(base), "-m", "venv", "--without-pip", str(where)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     farm = where / "packages"
     farm.mkdir()
     for entry in site.iterdir():
         if not entry.name.startswith("jaxfix"):
             (farm / entry.name).symlink_to(entry)
-    (next(where.glob("lib/python3.*/site-packages")) / "tier.pth").write_text(f"{farm}\n")
+    (next(where.glob("lib/python3.*/site-packages")) / "tier.pth").write_text(
+        f"{farm}\n"
+    )
     return str(where / "bin" / "python")
 
 
@@ -128,48 +201,123 @@ def test_repair_under_an_interpreter_that_has_no_jaxfix(tmp_path):
     interpreter (jax 0.12.0.1) has no jaxfix, installed or on PYTHONPATH."""
     bare = python_without_jaxfix(NEXT, tmp_path / "bare-venv")
     env = {**command_env(tmp_path), "PYTHONPATH": ""}
-    probe = subprocess.run([bare, "-c", "import jax, jaxfix"], cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
-    assert probe.returncode == 1 and "No module named 'jaxfix'" in probe.stderr, probe.stderr
+    probe = subprocess.run(
+        [bare, "-c", "import jax, jaxfix"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert probe.returncode == 1 and "No module named 'jaxfix'" in probe.stderr, (
+        probe.stderr
+    )
     tree = project(tmp_path)
     before = snapshot(tree)
     start = f"import sys; sys.path.insert(0, {str(ROOT)!r}); sys.argv[0] = 'jaxfix'; from jaxfix.cli.main import main; main()"
-    done = subprocess.run([sys.executable, "-c", start, "repair", "--unsafe-fixes", "--format", "json", "--", bare, "-m", "pytest", "-q",
-                           "-p", "no:cacheprovider"], cwd=tree, env=env, capture_output=True, text=True, timeout=600, check=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            start,
+            "repair",
+            "--unsafe-fixes",
+            "--format",
+            "json",
+            "--",
+            bare,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+        ],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     report = json.loads(done.stdout or "{}")
     assert done.returncode == 0 and report["passed"], done.stderr[-3000:]
     assert {(f["code"], f["path"]) for f in report["fixed"]} == _SITES
     assert changed(before, tree) == {path for _, path in _SITES}
 
 
-@pytest.mark.parametrize("entry", [["run_all.py"], ["-m", "unittest", "checks.units"]], ids=["script", "unittest"])
+@pytest.mark.parametrize(
+    "entry",
+    [["run_all.py"], ["-m", "unittest", "checks.units"]],
+    ids=["script", "unittest"],
+)
 def test_script_and_unittest_made_green(tmp_path, entry):
     tree = project(tmp_path)
     before = snapshot(tree)
-    code, report, _ = jaxfix_repair(tree, tmp_path, "--unsafe-fixes", "--", python(NEXT), *entry)
+    code, report, _ = jaxfix_repair(
+        tree, tmp_path, "--unsafe-fixes", "--", python(NEXT), *entry
+    )
     check_green(report, code, before, tree, tmp_path)
     # a script stops at its first error: one round per error; the unittest run shows all three at once
     assert len(report["rounds"]) == (4 if entry == ["run_all.py"] else 2)
-    assert all(r["path"] != "checks/units.py" for r in report["rounds"][0]["raised"])  # assertRaisesRegex's JAX002
+    assert all(
+        r["path"] != "checks/units.py" for r in report["rounds"][0]["raised"]
+    )  # assertRaisesRegex's JAX002
 
 
 def test_max_rounds_is_honoured(tmp_path):
     tree = project(tmp_path)
-    code, report, _ = jaxfix_repair(tree, tmp_path, "--unsafe-fixes", "--max-rounds", "1", "--", python(NEXT), "run_all.py")
+    code, report, _ = jaxfix_repair(
+        tree,
+        tmp_path,
+        "--unsafe-fixes",
+        "--max-rounds",
+        "1",
+        "--",
+        python(NEXT),
+        "run_all.py",
+    )
     assert code == 1 and report["stop"] == "max-rounds"
     assert [f["code"] for f in report["fixed"]] == ["JAX001"]
-    assert [(x["code"], x["path"]) for x in report["left"]] == [("JAX002", "trainer/stages.py")]
+    assert [(x["code"], x["path"]) for x in report["left"]] == [
+        ("JAX002", "trainer/stages.py")
+    ]
     assert len(report["rounds"]) == 2
 
 
 def test_dry_run_writes_nothing_and_shows_the_diffs(tmp_path):
     tree = project(tmp_path)
     before = snapshot(tree)
-    done = subprocess.run([sys.executable, "-m", "jaxfix", "repair", "--unsafe-fixes", "--dry-run", "--color", "never", "--",
-                           python(NEXT), "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-                          cwd=tree, env=command_env(tmp_path), capture_output=True, text=True, timeout=600, check=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "jaxfix",
+            "repair",
+            "--unsafe-fixes",
+            "--dry-run",
+            "--color",
+            "never",
+            "--",
+            python(NEXT),
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+        ],
+        cwd=tree,
+        env=command_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode == 1, done.stderr
     assert changed(before, tree) == set()
-    assert "+        with use_abstract_mesh(AbstractMesh((8, 4), (\"data\", \"model\"))):" in done.stdout  # the rounds, as ruff: stdout
+    assert (
+        '+        with use_abstract_mesh(AbstractMesh((8, 4), ("data", "model"))):'
+        in done.stdout
+    )  # the rounds, as ruff: stdout
     assert "would fix JAX003 at trainer/gather.py:13" in done.stdout
     assert "errors with a fix shown (dry run)" in done.stderr  # the summary
 
@@ -189,30 +337,63 @@ def test_a_round_that_fixes_nothing_stops_the_loop_with_its_reason(tmp_path):
     (tmp_path / "app").mkdir()
     (tmp_path / "app" / "stage.py").write_text(UNFIXABLE)
     before = snapshot(tmp_path / "app")
-    code, report, _ = jaxfix_repair(tmp_path / "app", tmp_path, "--unsafe-fixes", "--", python(NEXT), "stage.py")
+    code, report, _ = jaxfix_repair(
+        tmp_path / "app", tmp_path, "--unsafe-fixes", "--", python(NEXT), "stage.py"
+    )
     assert code == 1 and report["stop"] == "nothing-fixed", report
     assert report["reason"].startswith("round 1 fixed nothing")
     [left] = report["left"]
-    assert (left["code"], left["path"], left["line"]) == ("JAX002", "stage.py", 6) and left["detail"]
+    assert (left["code"], left["path"], left["line"]) == (
+        "JAX002",
+        "stage.py",
+        6,
+    ) and left["detail"]
     assert changed(before, tmp_path / "app") == set() and len(report["rounds"]) == 1
 
 
 def test_other_failures_are_named_as_not_jaxfixs(tmp_path):
     (tmp_path / "app").mkdir()
-    (tmp_path / "app" / "test_other.py").write_text("import jax\n\n\ndef test_sum():\n    assert jax.numpy.arange(3).sum() == 4, 'wrong sum'\n")
-    code, report, stderr = jaxfix_repair(tmp_path / "app", tmp_path, "--", python(NEXT), "-m", "pytest", "-q", "-p", "no:cacheprovider")
+    (tmp_path / "app" / "test_other.py").write_text(
+        "import jax\n\n\ndef test_sum():\n    assert jax.numpy.arange(3).sum() == 4, 'wrong sum'\n"
+    )
+    code, report, stderr = jaxfix_repair(
+        tmp_path / "app",
+        tmp_path,
+        "--",
+        python(NEXT),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+    )
     assert code == 1 and report["stop"] == "not-ours"
     [failure] = report["other_failures"]
-    assert failure["test"] == "test_other.py::test_sum" and failure["exception"] == "AssertionError"
+    assert (
+        failure["test"] == "test_other.py::test_sum"
+        and failure["exception"] == "AssertionError"
+    )
     assert "not jaxfix's" in stderr
 
 
 def test_a_command_failing_before_jax_or_not_found_is_one_line(tmp_path):
-    code, report, stderr = jaxfix_repair(tmp_path, tmp_path, "--", sys.executable, "-c", "raise SystemExit(3)")
-    assert code == 1 and report["stop"] == "before-jax" and "before any of its processes imported JAX" in report["reason"]
-    code, report, stderr = jaxfix_repair(tmp_path, tmp_path, "--", "no-such-command-jaxfix-test")
+    code, report, stderr = jaxfix_repair(
+        tmp_path, tmp_path, "--", sys.executable, "-c", "raise SystemExit(3)"
+    )
+    assert (
+        code == 1
+        and report["stop"] == "before-jax"
+        and "before any of its processes imported JAX" in report["reason"]
+    )
+    code, report, stderr = jaxfix_repair(
+        tmp_path, tmp_path, "--", "no-such-command-jaxfix-test"
+    )
     assert code == 2 and report["stop"] == "not-started"
-    assert [line for line in stderr.splitlines() if "no-such-command-jaxfix-test" in line and "not found" in line]
+    assert [
+        line
+        for line in stderr.splitlines()
+        if "no-such-command-jaxfix-test" in line and "not found" in line
+    ]
 
 
 def _alive(pid: int) -> bool:
@@ -220,7 +401,9 @@ def _alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"  # a zombie has ended
+    return (
+        Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    )  # a zombie has ended
 
 
 def _assert_ended(pid: int, why: str) -> None:
@@ -235,13 +418,25 @@ def _assert_ended(pid: int, why: str) -> None:
 @pytest.mark.parametrize("ending", ["timeout", "passes"])
 def test_the_commands_process_group_is_ended(tmp_path, ending):
     pid_file = tmp_path / "background.pid"
-    script = f"sleep 300 & echo $! > {pid_file}; " + ("wait" if ending == "timeout" else "exit 0")
+    script = f"sleep 300 & echo $! > {pid_file}; " + (
+        "wait" if ending == "timeout" else "exit 0"
+    )
     started = time.monotonic()
-    code, report, _ = jaxfix_repair(tmp_path, tmp_path, *(["--timeout", "1"] if ending == "timeout" else []), "--", "sh", "-c", script)
+    code, report, _ = jaxfix_repair(
+        tmp_path,
+        tmp_path,
+        *(["--timeout", "1"] if ending == "timeout" else []),
+        "--",
+        "sh",
+        "-c",
+        script,
+    )
     assert time.monotonic() - started < 60
     assert code == (1 if ending == "timeout" else 0)
     assert report["rounds"][0]["timed_out"] is (ending == "timeout")
-    _assert_ended(int(pid_file.read_text()), "the command's background process survived")
+    _assert_ended(
+        int(pid_file.read_text()), "the command's background process survived"
+    )
 
 
 FORGER = """\
@@ -274,13 +469,18 @@ def test_evidence_forged_by_the_program_changes_nothing(tmp_path):
     (app / "forger.py").write_text(FORGER.format(outside=str(outside)))
     command_env(tmp_path)  # writes the user's sitecustomize
     before = snapshot(tmp_path)
-    code, report, _ = jaxfix_repair(app, tmp_path, "--unsafe-fixes", "--", python(NEXT), "forger.py")
+    code, report, _ = jaxfix_repair(
+        app, tmp_path, "--unsafe-fixes", "--", python(NEXT), "forger.py"
+    )
     assert code == 1 and report["stop"] in ("nothing-fixed", "nothing-new"), report
     assert report["fixed"] == []
     assert changed(before, tmp_path) == {"mark"}
     problems = [r["problem"] for r in report["rounds"][0]["raised"]]
     assert any("has changed since the run" in (p or "") for p in problems), problems
-    assert any("none of its frames is in a file under the given paths" in (p or "") for p in problems), problems
+    assert any(
+        "none of its frames is in a file under the given paths" in (p or "")
+        for p in problems
+    ), problems
 
 
 RECORDED = """\
@@ -308,34 +508,62 @@ ok = jax.jit(jnp.sin); lowered = jax.jit(jnp.cos).lower(spec)
 """
 
 
-def test_recorder_records_threads_and_the_program_through_a_shell_with_columns(tmp_path):
+def test_recorder_records_threads_and_the_program_through_a_shell_with_columns(
+    tmp_path,
+):
     program = tmp_path / "prog.py"
     program.write_text(RECORDED)
     recording = RecordingDir()
     try:
         recording.write_patterns()
         env = recording.env(1, command_env(tmp_path))
-        subprocess.run(["sh", "-c", f"'{python(NEXT)}' '{program}'"], cwd=tmp_path, env=env, capture_output=True, timeout=300, check=False)
+        subprocess.run(
+            ["sh", "-c", f"'{python(NEXT)}' '{program}'"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            timeout=300,
+            check=False,
+        )
         data = recording.evidence(1).read_bytes()
     finally:
         recording.close()
     lines = [json.loads(line) for line in data.splitlines()]
     thread, program_end = [r for r in lines if r["kind"] == "error"]
-    assert (thread["ended"], thread["test"], thread["code"]) == ("thread", "worker", "JAX002")
+    assert (thread["ended"], thread["test"], thread["code"]) == (
+        "thread",
+        "worker",
+        "JAX002",
+    )
     assert (program_end["ended"], program_end["code"]) == ("program", "JAX001")
     assert {thread["jax_version"], program_end["jax_version"]} == {NEXT}
-    assert thread["meshes"]["new"]["axis_sizes"] == [16, 4] and thread["meshes"]["prev"]["axis_sizes"] == [2, 4]  # JAX's locals
+    assert thread["meshes"]["new"]["axis_sizes"] == [16, 4] and thread["meshes"][
+        "prev"
+    ]["axis_sizes"] == [2, 4]  # JAX's locals
     with_frame = [f for f in thread["frames"] if f["path"] == str(program)][-1]
-    assert (with_frame["line"], with_frame["column"]) == (9, 8)  # a `with`: Python's span is the whole statement
+    assert (with_frame["line"], with_frame["column"]) == (
+        9,
+        8,
+    )  # a `with`: Python's span is the whole statement
     call = [f for f in program_end["frames"] if f["path"] == str(program)][-1]
-    assert (call["line"], call["column"], call["end_column"]) == (21, 33, 61)  # the call that raised, not the line
+    assert (call["line"], call["column"], call["end_column"]) == (
+        21,
+        33,
+        61,
+    )  # the call that raised, not the line
     assert call["segment"] == "jax.jit(jnp.cos).lower(spec)"
     assert [r["jax_version"] for r in lines if r["kind"] == "process"] == [NEXT]
     reading = read_evidence(data, [program])
     by_code = {e.code: e for e in reading.evidence[program]}
     assert (by_code["JAX002"].line, by_code["JAX002"].columns) == (9, None)
-    assert (by_code["JAX001"].line, by_code["JAX001"].columns, by_code["JAX001"].jax_version) == (21, (33, 61), (0, 12, 0, 1))
-    assert by_code["JAX001"].agreed.context.is_empty  # from the message ("Got context mesh: AbstractMesh((), ...)")
+    assert (
+        by_code["JAX001"].line,
+        by_code["JAX001"].columns,
+        by_code["JAX001"].jax_version,
+    ) == (21, (33, 61), (0, 12, 0, 1))
+    assert (
+        by_code["JAX001"].agreed.context.is_empty
+    )  # from the message ("Got context mesh: AbstractMesh((), ...)")
 
 
 STAGE_TEST = """\
@@ -353,28 +581,96 @@ def test_evidence_flag_applies_a_file_recorded_by_the_pytest_plugin(tmp_path):
     """`pytest -p jaxfix.record` (jaxfix and its dependencies installed where the tests run: this
     interpreter), then `jaxfix --evidence`; the fix targets the JAX version the run recorded."""
     (tmp_path / "test_stage.py").write_text(STAGE_TEST)
-    env = {**command_env(tmp_path), "PYTHONPATH": str(ROOT), "JAXFIX_RECORD": str(tmp_path / "evidence.jsonl")}
-    ran = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "jaxfix.record", "-p", "no:cacheprovider", "test_stage.py"],
-                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
-    assert ran.returncode == 1 and (tmp_path / "evidence.jsonl").exists(), ran.stdout[-3000:]
-    checkout = tmp_path / "elsewhere" / "checkout"  # another machine's tree: paths mapped by their ending
+    env = {
+        **command_env(tmp_path),
+        "PYTHONPATH": str(ROOT),
+        "JAXFIX_RECORD": str(tmp_path / "evidence.jsonl"),
+    }
+    ran = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "jaxfix.record",
+            "-p",
+            "no:cacheprovider",
+            "test_stage.py",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert ran.returncode == 1 and (tmp_path / "evidence.jsonl").exists(), ran.stdout[
+        -3000:
+    ]
+    checkout = (
+        tmp_path / "elsewhere" / "checkout"
+    )  # another machine's tree: paths mapped by their ending
     checkout.mkdir(parents=True)
     shutil.copy(tmp_path / "test_stage.py", checkout)
-    done = subprocess.run([sys.executable, "-m", "jaxfix", "--evidence", str(tmp_path / "evidence.jsonl"), "--unsafe-fixes", "--diff", "."],
-                          cwd=checkout, env=env, capture_output=True, text=True, timeout=300, check=False)
-    assert "+        with use_abstract_mesh(AbstractMesh((2, 4), (\"data\", \"model\"))):" in done.stdout, done.stderr
-    reading = read_evidence((tmp_path / "evidence.jsonl").read_bytes(), [tmp_path / "test_stage.py"])
-    recorded = tuple(int(p) for p in JAX_VERSIONS[0].split("."))  # the JAX of the interpreter that ran the tests
-    options = Options(jax_version=(0, 12), evidence={p.resolve(): e for p, e in reading.evidence.items()})
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "jaxfix",
+            "--evidence",
+            str(tmp_path / "evidence.jsonl"),
+            "--unsafe-fixes",
+            "--diff",
+            ".",
+        ],
+        cwd=checkout,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert (
+        '+        with use_abstract_mesh(AbstractMesh((2, 4), ("data", "model"))):'
+        in done.stdout
+    ), done.stderr
+    reading = read_evidence(
+        (tmp_path / "evidence.jsonl").read_bytes(), [tmp_path / "test_stage.py"]
+    )
+    recorded = tuple(
+        int(p) for p in JAX_VERSIONS[0].split(".")
+    )  # the JAX of the interpreter that ran the tests
+    options = Options(
+        jax_version=(0, 12),
+        evidence={p.resolve(): e for p, e in reading.evidence.items()},
+    )
     assert options.for_file(tmp_path / "test_stage.py").jax_version == recorded
-    assert Options(jax_version=(0, 12)).for_file(tmp_path / "test_stage.py").jax_version == (0, 12)
+    assert Options(jax_version=(0, 12)).for_file(
+        tmp_path / "test_stage.py"
+    ).jax_version == (0, 12)
     assert isinstance(reading.evidence[tmp_path / "test_stage.py"][0], Evidence)
 
 
 def test_ctrl_c_ends_the_commands_group_and_jaxfix(tmp_path):
     pid_file = tmp_path / "background.pid"
-    jaxfix = subprocess.Popen([sys.executable, "-m", "jaxfix", "repair", "--", "sh", "-c", f"sleep 300 & echo $! > {pid_file}; wait"],
-                              cwd=tmp_path, env=command_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    jaxfix = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "jaxfix",
+            "repair",
+            "--",
+            "sh",
+            "-c",
+            f"sleep 300 & echo $! > {pid_file}; wait",
+        ],
+        cwd=tmp_path,
+        env=command_env(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     for _ in range(300):
         if pid_file.exists() and pid_file.read_text().strip():
             break
@@ -383,7 +679,9 @@ def test_ctrl_c_ends_the_commands_group_and_jaxfix(tmp_path):
     _, stderr = jaxfix.communicate(timeout=60)
     assert jaxfix.returncode == 128 + signal.SIGINT, stderr
     assert "interrupted" in stderr
-    _assert_ended(int(pid_file.read_text()), "the command's background process survived Ctrl-C")
+    _assert_ended(
+        int(pid_file.read_text()), "the command's background process survived Ctrl-C"
+    )
 
 
 SUBTESTS = """\
@@ -409,11 +707,25 @@ def test_recorder_records_unittest_subtests_and_failures(tmp_path):
     recording = RecordingDir()
     try:
         recording.write_patterns()
-        subprocess.run([python(NEXT), "-m", "unittest", "stages_check"], cwd=tmp_path, env=recording.env(1, command_env(tmp_path)),
-                       capture_output=True, timeout=300, check=False)
-        lines = [json.loads(line) for line in recording.evidence(1).read_text().splitlines()]
+        subprocess.run(
+            [python(NEXT), "-m", "unittest", "stages_check"],
+            cwd=tmp_path,
+            env=recording.env(1, command_env(tmp_path)),
+            capture_output=True,
+            timeout=300,
+            check=False,
+        )
+        lines = [
+            json.loads(line) for line in recording.evidence(1).read_text().splitlines()
+        ]
     finally:
         recording.close()
-    found = sorted((r["kind"], r.get("code"), r.get("test")) for r in lines if r["kind"] != "process")
-    assert found == [("error", "JAX002", "stages_check.Stages.test_sizes (data=16)"),
-                     ("failure", None, "stages_check.Stages.test_sum")]
+    found = sorted(
+        (r["kind"], r.get("code"), r.get("test"))
+        for r in lines
+        if r["kind"] != "process"
+    )
+    assert found == [
+        ("error", "JAX002", "stages_check.Stages.test_sizes (data=16)"),
+        ("failure", None, "stages_check.Stages.test_sum"),
+    ]

@@ -27,7 +27,14 @@ def test_a_rules_visitors_are_its_own_methods_bound_to_the_instance():
     assert visitors["visit_Call"].__self__ is rule
 
 
-@pytest.mark.parametrize("decorator", [m.visit(m.Call()), m.call_if_inside(m.FunctionDef()), m.call_if_not_inside(m.ClassDef())])
+@pytest.mark.parametrize(
+    "decorator",
+    [
+        m.visit(m.Call()),
+        m.call_if_inside(m.FunctionDef()),
+        m.call_if_not_inside(m.ClassDef()),
+    ],
+)
 def test_matcher_decorators_are_refused(decorator):
     with pytest.raises(TypeError, match="matcher decorators"):
 
@@ -50,7 +57,9 @@ def test_a_visitor_name_that_is_not_a_plain_method_is_refused():
 def test_the_registered_rules_visit_what_libcst_would_collect(code):
     analysis = ModuleAnalysis(ModuleLevelBatchWrapper(cst.parse_module("")), None)
     rule = RULES[code](analysis, Options())
-    assert rule.get_visitors().keys() == cst.BatchableCSTVisitor.get_visitors(rule).keys()
+    assert (
+        rule.get_visitors().keys() == cst.BatchableCSTVisitor.get_visitors(rule).keys()
+    )
 
 
 @pytest.mark.parametrize("code", sorted(RULES))

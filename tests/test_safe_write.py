@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from snippets import FIXED, VIOLATION
 
 from jaxfix import safe_write
 from jaxfix.cli.main import cli
 from jaxfix.safe_write import WriteError, replace_source, write_file
+from snippets import FIXED, VIOLATION
 
 # A second process that keeps editing files: appends (open, write, close) or deletes, and prints
 # what it completed once the stop file appears (or after its own bound).
@@ -47,12 +47,18 @@ def _race(tmp_path: Path, mode: str, writes: int) -> tuple[list[str], dict[str, 
     """Write every file over and over (re-reading it each time) while the editor runs."""
     for index in range(8):
         (tmp_path / f"f{index}.py").write_text(VIOLATION)
-    editor = subprocess.Popen([sys.executable, "-c", _EDITOR, str(tmp_path), mode], stdout=subprocess.PIPE, text=True)
+    editor = subprocess.Popen(
+        [sys.executable, "-c", _EDITOR, str(tmp_path), mode],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     outcomes = {"written": 0, "refused": 0}
     late_checks: list[safe_write.LateCheck] = []
     try:
         for n in range(writes):
-            if n % 8 == 0:  # confirmed after each round, as a run confirms its writes at its end
+            if (
+                n % 8 == 0
+            ):  # confirmed after each round, as a run confirms its writes at its end
                 outcomes["refused"] += len(safe_write.confirm_writes(late_checks))
             path = tmp_path / f"f{n % 8}.py"
             try:
@@ -60,9 +66,16 @@ def _race(tmp_path: Path, mode: str, writes: int) -> tuple[list[str], dict[str, 
             except FileNotFoundError:
                 continue
             try:
-                replace_source(path, content + b"# jaxfix\n", expected=content, late_checks=late_checks)
+                replace_source(
+                    path,
+                    content + b"# jaxfix\n",
+                    expected=content,
+                    late_checks=late_checks,
+                )
                 outcomes["written"] += 1
-                if outcomes["written"] == 16:  # both sides run from here on, however loaded the machine
+                if (
+                    outcomes["written"] == 16
+                ):  # both sides run from here on, however loaded the machine
                     (tmp_path / "go").touch()
             except WriteError:
                 outcomes["refused"] += 1
@@ -102,14 +115,18 @@ def _edit_just_before(monkeypatch, name: str, edit) -> None:
         return real(a, b, *args)
 
     if name == "replace":
-        monkeypatch.setattr(safe_write, "_renameat2", lambda: None)  # the fallback without RENAME_EXCHANGE
+        monkeypatch.setattr(
+            safe_write, "_renameat2", lambda: None
+        )  # the fallback without RENAME_EXCHANGE
         monkeypatch.setattr(safe_write.os, "replace", swap)
     else:
         monkeypatch.setattr(safe_write, name, swap)
 
 
 @pytest.mark.parametrize("swap", ["_exchange", "replace"])
-def test_an_edit_after_the_last_check_is_restored_and_reported(tmp_path, monkeypatch, swap):
+def test_an_edit_after_the_last_check_is_restored_and_reported(
+    tmp_path, monkeypatch, swap
+):
     path = tmp_path / "m.py"
     path.write_text(VIOLATION)
 
@@ -143,7 +160,9 @@ def test_hard_links_keep_sharing_the_fixed_file(tmp_path):
     assert os.stat(path).st_ino == inode and os.stat(path).st_nlink == 2
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another owner needs root")
+@pytest.mark.skipif(
+    os.geteuid() != 0, reason="giving a file to another owner needs root"
+)
 def test_owner_and_group_are_kept(tmp_path):
     path = tmp_path / "m.py"
     path.write_text(VIOLATION)
@@ -160,10 +179,14 @@ def test_extended_attributes_are_kept(tmp_path):
         os.setxattr(path, "user.jaxfix_test", b"kept")
     except OSError as error:
         if error.errno in (errno.ENOTSUP, errno.EPERM):
-            pytest.skip(f"this filesystem has no user extended attributes ({error.strerror})")
+            pytest.skip(
+                f"this filesystem has no user extended attributes ({error.strerror})"
+            )
         raise
     replace_source(path, FIXED.encode(), expected=VIOLATION.encode())
-    assert os.getxattr(path, "user.jaxfix_test") == b"kept" and path.read_text() == FIXED
+    assert (
+        os.getxattr(path, "user.jaxfix_test") == b"kept" and path.read_text() == FIXED
+    )
 
 
 def test_a_240_character_file_name_is_fixed(tmp_path):
@@ -176,12 +199,20 @@ def test_a_240_character_file_name_is_fixed(tmp_path):
     assert path.read_text() == FIXED
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or not os.path.exists("/usr/bin/chattr"), reason="needs root and chattr (an immutable file)")
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not os.path.exists("/usr/bin/chattr"),
+    reason="needs root and chattr (an immutable file)",
+)
 def test_an_immutable_file_is_an_error_not_a_fix(tmp_path):
     """As root, a mode of 0444 does not stop a write; an immutable file does."""
     path = tmp_path / "m.py"
     path.write_text(VIOLATION)
-    if subprocess.run(["chattr", "+i", str(path)], capture_output=True, check=False).returncode != 0:
+    if (
+        subprocess.run(
+            ["chattr", "+i", str(path)], capture_output=True, check=False
+        ).returncode
+        != 0
+    ):
         pytest.skip("this filesystem does not support chattr +i")
     try:
         with pytest.raises(WriteError):
@@ -203,11 +234,18 @@ def test_write_file_is_atomic_and_cleans_up(tmp_path, monkeypatch):
     monkeypatch.setattr(safe_write.os, "replace", fail)
     with pytest.raises(OSError):
         write_file(target, b"two")
-    assert target.read_bytes() == b"one" and [p.name for p in tmp_path.iterdir()] == ["report.json"]
+    assert target.read_bytes() == b"one" and [p.name for p in tmp_path.iterdir()] == [
+        "report.json"
+    ]
 
 
 def test_stale_temp_files_of_a_dead_run_are_swept(tmp_path):
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     stale = tmp_path / f".{int(dead.stdout)}-abcdef{safe_write.TEMP_SUFFIX}"
     live = tmp_path / f".{os.getppid()}-abcdef{safe_write.TEMP_SUFFIX}"
     stale.write_bytes(b"")

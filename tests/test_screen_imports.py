@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from test_prefilter import _outcome, full_engine
 
 import jaxfix.engine
 from jaxfix import dependencies
@@ -21,13 +20,16 @@ from jaxfix.cli.main import cli
 from jaxfix.engine import process_source
 from jaxfix.options import Options
 from jaxfix.screen import module_facts
+from test_prefilter import _outcome, full_engine
 
 OPTIONS = Options(select=("JAX002",), jax_version=(0, 10, 2))
 INNER = 'with use_abstract_mesh(AbstractMesh((4,), ("x",))):\n        pass'
 HEAD = "import contextlib\nimport functools\n\nimport jax\nfrom jax.sharding import AbstractMesh, use_abstract_mesh\n"
 
 # Helper modules: `{n}` is the size of the mesh they enter (2 conflicts with the inner 4).
-WRAPPER = HEAD + """
+WRAPPER = (
+    HEAD
+    + """
 def with_mesh(fn):
     @functools.wraps(fn)
     def run(*args):
@@ -35,7 +37,10 @@ def with_mesh(fn):
             return fn(*args)
     return run
 """
-FACTORY = HEAD + """
+)
+FACTORY = (
+    HEAD
+    + """
 def with_mesh_of(n):
     def decorator(fn):
         def run(*args):
@@ -44,13 +49,19 @@ def with_mesh_of(n):
         return run
     return decorator
 """
-CONTEXT = HEAD + """
+)
+CONTEXT = (
+    HEAD
+    + """
 @contextlib.contextmanager
 def data_parallel(n):
     with jax.set_mesh(jax.make_mesh((n,), ("x",))):
         yield
 """
-THROUGH_SAME_MODULE = HEAD + """
+)
+THROUGH_SAME_MODULE = (
+    HEAD
+    + """
 @contextlib.contextmanager
 def _mesh(n):
     with jax.set_mesh(jax.make_mesh((n,), ("x",))):
@@ -61,7 +72,10 @@ def data_parallel(n):
     with _mesh(n):
         yield
 """
-THROUGH_OTHER_MODULE = HEAD + """
+)
+THROUGH_OTHER_MODULE = (
+    HEAD
+    + """
 from . import meshes
 
 @contextlib.contextmanager
@@ -69,7 +83,10 @@ def data_parallel(n):
     with meshes.data_parallel(n):
         yield
 """
-NO_MESH = HEAD + """
+)
+NO_MESH = (
+    HEAD
+    + """
 def with_mesh(fn):
     @functools.wraps(fn)
     def run(*args):
@@ -82,7 +99,10 @@ def data_parallel(n):
     with contextlib.suppress(ValueError):
         yield
 """
-CLASS = HEAD + """
+)
+CLASS = (
+    HEAD
+    + """
 class data_parallel:
     def __init__(self, n):
         self.ctx = jax.set_mesh(jax.make_mesh((n,), ("x",)))
@@ -91,10 +111,13 @@ class data_parallel:
     def __exit__(self, *exc):
         return self.ctx.__exit__(*exc)
 """
+)
 ALIAS = CONTEXT + "\nparallel = data_parallel\n"
 # The wrapper calls a function of another module that sets the mesh for good: `enters_mesh`
 # follows calls of the decorator's own module only, so the analysis finds no mesh here.
-CALLS_IMPORTED_SETTER = HEAD + """
+CALLS_IMPORTED_SETTER = (
+    HEAD
+    + """
 from . import meshes
 
 def with_mesh(fn):
@@ -104,25 +127,47 @@ def with_mesh(fn):
         return fn(*args)
     return run
 """
-SETTER = HEAD + """
+)
+SETTER = (
+    HEAD
+    + """
 def enter(n):
     jax.set_mesh(jax.make_mesh((n,), ("x",)))
 """
-CYCLE = THROUGH_OTHER_MODULE.replace("meshes.data_parallel", "helpers.data_parallel").replace("import meshes", "import helpers")
+)
+CYCLE = THROUGH_OTHER_MODULE.replace(
+    "meshes.data_parallel", "helpers.data_parallel"
+).replace("import meshes", "import helpers")
 
-USE_DECORATOR = "from .helpers import with_mesh\n\n@with_mesh\ndef stage():\n    " + INNER + "\n"
-USE_FACTORY = "from . import helpers as tu\n\n@tu.with_mesh_of({n})\ndef stage():\n    " + INNER + "\n"
-USE_WITH = "from .helpers import data_parallel\n\ndef stage():\n    with data_parallel({n}):\n        " + INNER.replace("\n", "\n    ") + "\n"
+USE_DECORATOR = (
+    "from .helpers import with_mesh\n\n@with_mesh\ndef stage():\n    " + INNER + "\n"
+)
+USE_FACTORY = (
+    "from . import helpers as tu\n\n@tu.with_mesh_of({n})\ndef stage():\n    "
+    + INNER
+    + "\n"
+)
+USE_WITH = (
+    "from .helpers import data_parallel\n\ndef stage():\n    with data_parallel({n}):\n        "
+    + INNER.replace("\n", "\n    ")
+    + "\n"
+)
 USE_ENTERED = (
     "import contextlib\nimport pkg.helpers\n\ndef stage():\n    with contextlib.ExitStack() as stack:\n"
-    "        stack.enter_context(pkg.helpers.data_parallel({n}))\n        " + INNER.replace("\n", "\n    ") + "\n"
+    "        stack.enter_context(pkg.helpers.data_parallel({n}))\n        "
+    + INNER.replace("\n", "\n    ")
+    + "\n"
 )
 USE_REEXPORTED = USE_WITH.replace("from .helpers import", "from pkg import")
 # `with ctx:` and `with self.ctx:` are resolved to the call assigned to the name or attribute.
-USE_NAMED = USE_WITH.replace("    with data_parallel({n}):", "    ctx = data_parallel({n})\n    with ctx:")
+USE_NAMED = USE_WITH.replace(
+    "    with data_parallel({n}):", "    ctx = data_parallel({n})\n    with ctx:"
+)
 USE_ATTRIBUTE = (
     "from .helpers import data_parallel\n\nclass StageTest:\n    def setUp(self):\n        self.ctx = data_parallel({n})\n\n"
-    "    def test_stage(self):\n        with self.ctx:\n            " + INNER.replace("\n", "\n        ") + "\n"
+    "    def test_stage(self):\n        with self.ctx:\n            "
+    + INNER.replace("\n", "\n        ")
+    + "\n"
 )
 
 # (helper modules, the user's code, whether the screen keeps it): with size 2 the engine reports
@@ -133,20 +178,56 @@ CASES = {
     "contextmanager": ({"helpers.py": CONTEXT}, USE_WITH, True),
     "entered-contextmanager": ({"helpers.py": CONTEXT}, USE_ENTERED, True),
     "through-same-module": ({"helpers.py": THROUGH_SAME_MODULE}, USE_WITH, True),
-    "through-other-module": ({"helpers.py": THROUGH_OTHER_MODULE, "meshes.py": CONTEXT}, USE_WITH, True),
-    "re-exported": ({"helpers.py": CONTEXT, "__init__.py": "from .helpers import data_parallel\n"}, USE_REEXPORTED, True),
+    "through-other-module": (
+        {"helpers.py": THROUGH_OTHER_MODULE, "meshes.py": CONTEXT},
+        USE_WITH,
+        True,
+    ),
+    "re-exported": (
+        {"helpers.py": CONTEXT, "__init__.py": "from .helpers import data_parallel\n"},
+        USE_REEXPORTED,
+        True,
+    ),
     "contextmanager-bound-to-a-name": ({"helpers.py": CONTEXT}, USE_NAMED, True),
-    "contextmanager-bound-to-an-attribute": ({"helpers.py": CONTEXT}, USE_ATTRIBUTE, True),
+    "contextmanager-bound-to-an-attribute": (
+        {"helpers.py": CONTEXT},
+        USE_ATTRIBUTE,
+        True,
+    ),
     "decorator-enters-none": ({"helpers.py": NO_MESH}, USE_DECORATOR, False),
     "contextmanager-enters-none": ({"helpers.py": NO_MESH}, USE_WITH, False),
     "class-with-enter": ({"helpers.py": CLASS}, USE_WITH, False),
-    "alias-of-a-contextmanager": ({"helpers.py": ALIAS}, USE_WITH.replace("import data_parallel", "import parallel as data_parallel"), False),
-    "helper-does-not-parse": ({"helpers.py": CONTEXT + "\ndef broken(:\n"}, USE_WITH, False),
-    "helper-outside-the-tree": ({}, USE_WITH.replace("from .helpers", "from not_in_this_tree"), False),
-    "star-import": ({"helpers.py": CONTEXT}, USE_WITH.replace("import data_parallel", "import *"), False),
+    "alias-of-a-contextmanager": (
+        {"helpers.py": ALIAS},
+        USE_WITH.replace("import data_parallel", "import parallel as data_parallel"),
+        False,
+    ),
+    "helper-does-not-parse": (
+        {"helpers.py": CONTEXT + "\ndef broken(:\n"},
+        USE_WITH,
+        False,
+    ),
+    "helper-outside-the-tree": (
+        {},
+        USE_WITH.replace("from .helpers", "from not_in_this_tree"),
+        False,
+    ),
+    "star-import": (
+        {"helpers.py": CONTEXT},
+        USE_WITH.replace("import data_parallel", "import *"),
+        False,
+    ),
     "other-module-missing": ({"helpers.py": THROUGH_OTHER_MODULE}, USE_WITH, False),
-    "decorator-calls-imported-setter": ({"helpers.py": CALLS_IMPORTED_SETTER, "meshes.py": SETTER}, USE_DECORATOR, False),
-    "context-managers-in-an-import-cycle": ({"helpers.py": THROUGH_OTHER_MODULE, "meshes.py": CYCLE}, USE_WITH, False),
+    "decorator-calls-imported-setter": (
+        {"helpers.py": CALLS_IMPORTED_SETTER, "meshes.py": SETTER},
+        USE_DECORATOR,
+        False,
+    ),
+    "context-managers-in-an-import-cycle": (
+        {"helpers.py": THROUGH_OTHER_MODULE, "meshes.py": CYCLE},
+        USE_WITH,
+        False,
+    ),
 }
 
 
@@ -191,11 +272,15 @@ def test_a_dropped_file_has_no_result_and_a_reported_one_is_kept(tmp_path, case,
         assert not full.diagnostics and full.fixed is None
     # every helper that may enter a known mesh does make the engine report at size 2: the
     # cases test the screen against reports, not against nothing
-    assert [d.code for d in full.diagnostics] == (["JAX002"] if kept and size == 2 else [])
+    assert [d.code for d in full.diagnostics] == (
+        ["JAX002"] if kept and size == 2 else []
+    )
 
 
 @pytest.mark.parametrize("modules,kept", [(2, False), (3, True)])
-def test_a_chain_of_context_managers_is_followed_a_few_modules_then_kept(tmp_path, modules, kept):
+def test_a_chain_of_context_managers_is_followed_a_few_modules_then_kept(
+    tmp_path, modules, kept
+):
     """helpers.data_parallel enters m1's, which enters m2's...; the last enters no mesh. Four
     modules away from the file the screen stops looking and keeps it; the engine, which follows
     the whole chain, reports nothing."""
@@ -211,7 +296,9 @@ def test_a_chain_of_context_managers_is_followed_a_few_modules_then_kept(tmp_pat
 def test_the_modules_read_are_dependencies_of_a_dropped_file(tmp_path, monkeypatch):
     """A file dropped because helpers.py's decorator enters no mesh is checked again once it
     enters one: the cached result names helpers.py (and meshes.py, read through it)."""
-    monkeypatch.setattr(dependencies, "SETTLED_NS", 0)  # files written here count as settled
+    monkeypatch.setattr(
+        dependencies, "SETTLED_NS", 0
+    )  # files written here count as settled
     hits: list[str] = []
     real = Cache.get
 
@@ -223,11 +310,24 @@ def test_the_modules_read_are_dependencies_of_a_dropped_file(tmp_path, monkeypat
 
     monkeypatch.setattr(Cache, "get", get)
     (tmp_path / "pyproject.toml").write_text('[tool.jaxfix]\nselect = ["JAX002"]\n')
-    _tree(tmp_path, {"helpers.py": THROUGH_OTHER_MODULE, "meshes.py": NO_MESH}, USE_WITH, 2)
+    _tree(
+        tmp_path,
+        {"helpers.py": THROUGH_OTHER_MODULE, "meshes.py": NO_MESH},
+        USE_WITH,
+        2,
+    )
     monkeypatch.chdir(tmp_path)
 
     def check() -> int:
-        return CliRunner().invoke(cli, ["--check", "-q", "--jax-version", "0.10.2", "pkg/user.py"], catch_exceptions=False).exit_code
+        return (
+            CliRunner()
+            .invoke(
+                cli,
+                ["--check", "-q", "--jax-version", "0.10.2", "pkg/user.py"],
+                catch_exceptions=False,
+            )
+            .exit_code
+        )
 
     assert check() == 0
     assert check() == 0 and hits == ["user.py"]
@@ -250,7 +350,12 @@ def test_a_helper_of_many_modules_is_read_once_per_index(tmp_path):
 
 def test_the_screen_reads_no_libcst_tree(tmp_path, monkeypatch):
     """The point of the screen: the project index's LibCST analyses are never asked for."""
-    entry = _tree(tmp_path, {"helpers.py": THROUGH_OTHER_MODULE, "meshes.py": CONTEXT}, USE_WITH, 2)
+    entry = _tree(
+        tmp_path,
+        {"helpers.py": THROUGH_OTHER_MODULE, "meshes.py": CONTEXT},
+        USE_WITH,
+        2,
+    )
 
     def refuse(*args: object) -> None:
         raise AssertionError("the screen asked for a LibCST analysis")
@@ -261,7 +366,7 @@ def test_the_screen_reads_no_libcst_tree(tmp_path, monkeypatch):
 
 
 # jax/_src/test_util.py's decorators, as jax writes them.
-JTU = textwrap.dedent('''
+JTU = textwrap.dedent("""
         import contextlib, functools
         import jax
 
@@ -286,13 +391,17 @@ JTU = textwrap.dedent('''
                         return fn(*args, **kwargs, mesh=mesh)
                 return mesh_fn
             return decorator
-''')
+""")
 
 
 @pytest.mark.parametrize(
     "decorator,kept",
-    [("@jtu.with_explicit_mesh((2,), 'x')", True), ("@jtu.with_config(x=1)", False), ("@jtu.skip_on_devices('tpu')", False),
-     ("@parameterized.parameters(1, 2)", False)],
+    [
+        ("@jtu.with_explicit_mesh((2,), 'x')", True),
+        ("@jtu.with_config(x=1)", False),
+        ("@jtu.skip_on_devices('tpu')", False),
+        ("@parameterized.parameters(1, 2)", False),
+    ],
 )
 def test_jax_style_test_helpers(tmp_path, decorator, kept):
     """`@jtu.with_explicit_mesh` keeps (its body enters `jax.set_mesh`); `@jtu.with_config`,
@@ -304,7 +413,8 @@ def test_jax_style_test_helpers(tmp_path, decorator, kept):
     (tmp_path / "tests").mkdir()
     entry = tmp_path / "tests" / "mesh_test.py"
     entry.write_text(
-        "from absl.testing import parameterized\nfrom jax._src import test_util as jtu\n" + HEAD
+        "from absl.testing import parameterized\nfrom jax._src import test_util as jtu\n"
+        + HEAD
         + f"\n{decorator}\ndef test(mesh=None):\n    {INNER}\n"
     )
     where = InProject(entry, new_project_index((tmp_path,)))

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("pygls", reason="jaxfix server needs pygls (pip install 'jaxfix[server]')")
+pytest.importorskip(
+    "pygls", reason="jaxfix server needs pygls (pip install 'jaxfix[server]')"
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "fixtures" / "JAX001" / "bare_jit_decorator_lower.py"
@@ -78,26 +80,46 @@ finish(nil)
 """
 
 
-@pytest.mark.skipif(NVIM is None, reason="Neovim is not installed (apt-get install neovim); the pygls-client tests still run")
+@pytest.mark.skipif(
+    NVIM is None,
+    reason="Neovim is not installed (apt-get install neovim); the pygls-client tests still run",
+)
 def test_neovim_applies_the_quick_fix_and_writes_the_fixed_file(tmp_path):
     path = tmp_path / FIXTURE.name
     shutil.copy(FIXTURE, path)
     script, out = tmp_path / "drive.lua", tmp_path / "report.json"
     script.write_text(SCRIPT)
     launcher = Path(sys.executable).with_name("jaxfix")
-    command = [str(launcher), "server"] if launcher.exists() else [sys.executable, "-m", "jaxfix", "server"]
+    command = (
+        [str(launcher), "server"]
+        if launcher.exists()
+        else [sys.executable, "-m", "jaxfix", "server"]
+    )
     env = {
-        **os.environ, "PYTHONPATH": str(ROOT), "JAXFIX_OUT": str(out), "JAXFIX_FILE": str(path),
-        "JAXFIX_ROOT": str(tmp_path), "JAXFIX_CMD": json.dumps(command), "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "XDG_DATA_HOME": str(tmp_path / "data"), "XDG_STATE_HOME": str(tmp_path / "state"),
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "JAXFIX_OUT": str(out),
+        "JAXFIX_FILE": str(path),
+        "JAXFIX_ROOT": str(tmp_path),
+        "JAXFIX_CMD": json.dumps(command),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
     }
     done = subprocess.run(
-        [NVIM, "--headless", "--clean", "-n", "-c", f"luafile {script}"], env=env, cwd=tmp_path,
-        capture_output=True, text=True, timeout=300, check=False,
+        [NVIM, "--headless", "--clean", "-n", "-c", f"luafile {script}"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert out.exists(), (done.returncode, done.stdout, done.stderr)
     report = json.loads(out.read_text())
     assert report["problem"] == "", report
-    assert [(d["code"], d["source"], d["lnum"], d["col"]) for d in report["diagnostics"]] == [("JAX001", "jaxfix", 20, 10)]
+    assert [
+        (d["code"], d["source"], d["lnum"], d["col"]) for d in report["diagnostics"]
+    ] == [("JAX001", "jaxfix", 20, 10)]
     assert "lowering_platforms" in report["title"] and "unsafe" not in report["title"]
     assert path.read_text() == FIXTURE.with_suffix(".fixed.py").read_text()

@@ -9,13 +9,13 @@ import textwrap
 import click
 import pytest
 from click.testing import CliRunner
-from snippets import VIOLATION
 
 from jaxfix.cli.flags import setting_values
 from jaxfix.cli.main import check, cli
 from jaxfix.cli.migrate import migrate
 from jaxfix.config import build_options, load_config
 from jaxfix.settings import MAIN, MIGRATE, SETTINGS
+from snippets import VIOLATION
 
 # One value per setting, as a config value and as command-line arguments.
 VALUES = {
@@ -40,33 +40,61 @@ COMMANDS = {MAIN: check, MIGRATE: migrate}
 
 
 def _flags(command: click.Command) -> set[str]:
-    return {flag for p in command.params if isinstance(p, click.Option) for flag in p.opts}
+    return {
+        flag for p in command.params if isinstance(p, click.Option) for flag in p.opts
+    }
 
 
 def test_every_setting_is_a_config_key_and_exactly_the_flags_its_row_names():
-    assert set(VALUES) == {s.key for s in SETTINGS}, "a new setting needs a value in VALUES"
+    assert set(VALUES) == {s.key for s in SETTINGS}, (
+        "a new setting needs a value in VALUES"
+    )
     for setting in SETTINGS:
         for name, command in COMMANDS.items():
-            assert (setting.flag_name in _flags(command)) == (name in setting.commands), (setting.key, name)
+            assert (setting.flag_name in _flags(command)) == (
+                name in setting.commands
+            ), (setting.key, name)
 
 
-@pytest.mark.parametrize("setting", [s for s in SETTINGS if s.in_options and s.commands], ids=lambda s: s.key)
+@pytest.mark.parametrize(
+    "setting", [s for s in SETTINGS if s.in_options and s.commands], ids=lambda s: s.key
+)
 def test_a_flag_and_its_config_key_give_the_same_options(tmp_path, setting):
     config_value, arguments = VALUES[setting.key]
     pyproject = tmp_path / "pyproject.toml"
-    rendered = repr(config_value).lower() if isinstance(config_value, bool) else repr(config_value).replace("'", '"')
+    rendered = (
+        repr(config_value).lower()
+        if isinstance(config_value, bool)
+        else repr(config_value).replace("'", '"')
+    )
     pyproject.write_text(f"[tool.jaxfix]\n{setting.key} = {rendered}\n")
     from_config = build_options(load_config(pyproject), {})
     for name in setting.commands:
         params = COMMANDS[name].make_context(name, [*arguments, "x"]).params
-        assert build_options(load_config(None), setting_values(params)) == from_config, name
+        assert (
+            build_options(load_config(None), setting_values(params)) == from_config
+        ), name
     assert from_config != build_options(load_config(None), {})
 
 
 def test_migrate_gives_each_repository_the_flags_of_the_table(tmp_path, monkeypatch):
     seen = {}
-    monkeypatch.setattr("jaxfix.cli.migrate._run", lambda todo, options, *rest: seen.setdefault("options", options) and False)
-    CliRunner().invoke(migrate, ["--out", str(tmp_path / "out"), "--fill-axis", "data", "--platform", "cpu", str(tmp_path)])
+    monkeypatch.setattr(
+        "jaxfix.cli.migrate._run",
+        lambda todo, options, *rest: seen.setdefault("options", options) and False,
+    )
+    CliRunner().invoke(
+        migrate,
+        [
+            "--out",
+            str(tmp_path / "out"),
+            "--fill-axis",
+            "data",
+            "--platform",
+            "cpu",
+            str(tmp_path),
+        ],
+    )
     assert dict(seen["options"].settings)["fill_axis"] == "data"
     assert dict(seen["options"].settings)["platforms"] == ("cpu",)
 
@@ -76,7 +104,10 @@ def test_help_lists_migrate_and_migrate_is_a_subcommand():
     assert main_help.exit_code == 0
     assert "migrate" in main_help.output.split("Commands")[1]
     migrate_help = CliRunner().invoke(cli, ["migrate", "--help"])
-    assert migrate_help.exit_code == 0 and "Usage: jaxfix migrate [OPTIONS] REPO..." in migrate_help.output
+    assert (
+        migrate_help.exit_code == 0
+        and "Usage: jaxfix migrate [OPTIONS] REPO..." in migrate_help.output
+    )
 
 
 def test_a_directory_named_migrate_is_checked(tmp_path, monkeypatch):
@@ -85,7 +116,9 @@ def test_a_directory_named_migrate_is_checked(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(cli, ["--check", "--color", "never", "./migrate"])
     assert result.exit_code == 1 and "JAX001" in result.output
-    later = CliRunner().invoke(cli, ["--check", "--color", "never", "migrate"])  # not first: a path
+    later = CliRunner().invoke(
+        cli, ["--check", "--color", "never", "migrate"]
+    )  # not first: a path
     assert later.exit_code == 1 and "JAX001" in later.output
 
 
@@ -95,5 +128,7 @@ def test_the_core_and_the_formats_import_no_cli_code():
         import jaxfix.migrate, jaxfix.cli.formats
         print(sorted(m for m in sys.modules if m.split(".")[0] in ("click", "rich") or m in ("jaxfix.cli.render", "jaxfix.cli.main", "jaxfix.cli.flags")))
     """)
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
     assert done.stdout.strip() == "[]"

@@ -40,7 +40,11 @@ class OldApi(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         if m.matches(node.func, m.Name("old_api")):
-            fix = Fix("call new_api", ((node.func, cst.Name("new_api")),), imports=(("lib", "new_api"),))
+            fix = Fix(
+                "call new_api",
+                ((node.func, cst.Name("new_api")),),
+                imports=(("lib", "new_api"),),
+            )
             self.report(node, "old_api() was removed: call new_api()", fix=fix)
 
 
@@ -58,8 +62,14 @@ class Spread(Rule):
         if m.matches(node, m.Call(func=m.Name("spread"), args=[m.Arg()])):
             template = cst.parse_expression("spread_out(\n    ARG,\n)")
             assert isinstance(template, cst.Call)
-            replacement = template.with_changes(args=[template.args[0].with_changes(value=node.args[0].value)])
-            self.report(node, "spread() takes its argument on a line of its own", fix=Fix("spread it out", ((node, replacement),)))
+            replacement = template.with_changes(
+                args=[template.args[0].with_changes(value=node.args[0].value)]
+            )
+            self.report(
+                node,
+                "spread() takes its argument on a line of its own",
+                fix=Fix("spread it out", ((node, replacement),)),
+            )
 
 
 class Risky(Rule):
@@ -72,7 +82,11 @@ class Risky(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         if m.matches(node.func, m.Name("risky")):
-            fix = Fix("call careful", ((node.func, cst.Name("careful")),), safety=Safety.UNSAFE)
+            fix = Fix(
+                "call careful",
+                ((node.func, cst.Name("careful")),),
+                safety=Safety.UNSAFE,
+            )
             self.report(node, "risky() is risky", fix=fix)
 
 

@@ -22,9 +22,15 @@ import libcst as cst
 
 from jaxfix.analysis.names import ApiResolver
 
-_SHAPE_CONSTRUCTORS = frozenset({"arange", "ones", "zeros", "full", "empty", "eye", "identity", "linspace"})
+_SHAPE_CONSTRUCTORS = frozenset(
+    {"arange", "ones", "zeros", "full", "empty", "eye", "identity", "linspace"}
+)
 _CONVERTERS = frozenset({"array", "asarray"})
-_JAX_NUMPY = ("jax.numpy.", "jax._src.numpy.lax_numpy.", "jax._src.numpy.array_creation.")
+_JAX_NUMPY = (
+    "jax.numpy.",
+    "jax._src.numpy.lax_numpy.",
+    "jax._src.numpy.array_creation.",
+)
 _DEVICE_PUT = frozenset({"jax.device_put", "jax._src.api.device_put"})
 _PLACING_KEYWORDS = frozenset({"device", "sharding", "out_sharding"})
 
@@ -45,16 +51,25 @@ class DeviceFreeValues:
     def brings_no_devices(self, expr: cst.BaseExpression) -> bool:
         """Whether `expr`, passed to a jitted function, surely leaves the devices undecided."""
         node = self._analysis.resolve(expr)
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        if isinstance(node, cst.UnaryOperation) and isinstance(
+            node.operator, (cst.Minus, cst.Plus)
+        ):
             node = self._analysis.resolve(node.expression)
         if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
             return True
         if isinstance(node, cst.Name) and node.value in ("True", "False"):
             return True
         if isinstance(node, (cst.Tuple, cst.List)):
-            return all(not isinstance(e, cst.StarredElement) and self.brings_no_devices(e.value) for e in node.elements)
+            return all(
+                not isinstance(e, cst.StarredElement)
+                and self.brings_no_devices(e.value)
+                for e in node.elements
+            )
         if isinstance(node, cst.Dict):
-            return all(isinstance(e, cst.DictElement) and self.brings_no_devices(e.value) for e in node.elements)
+            return all(
+                isinstance(e, cst.DictElement) and self.brings_no_devices(e.value)
+                for e in node.elements
+            )
         return isinstance(node, cst.Call) and self._call_brings_no_devices(node)
 
     def _call_brings_no_devices(self, call: cst.Call) -> bool:
@@ -63,14 +78,25 @@ class DeviceFreeValues:
             return True  # NumPy returns host data (JAX arrays do not take over NumPy functions)
         if names & _DEVICE_PUT:
             args = list(call.args)
-            if len(args) == 2 and _keyword(args[1]) in (None, "device") and _is_none(args[1].value):
+            if (
+                len(args) == 2
+                and _keyword(args[1]) in (None, "device")
+                and _is_none(args[1].value)
+            ):
                 args = args[:1]  # device_put(x, None) places nothing
-            return len(args) == 1 and _keyword(args[0]) is None and not args[0].star and self.brings_no_devices(args[0].value)
+            return (
+                len(args) == 1
+                and _keyword(args[0]) is None
+                and not args[0].star
+                and self.brings_no_devices(args[0].value)
+            )
         if any(a.star or _keyword(a) in _PLACING_KEYWORDS for a in call.args):
             return False
         positional = [a.value for a in call.args if a.keyword is None]
         for name in names:
-            function = next((name[len(p):] for p in _JAX_NUMPY if name.startswith(p)), None)
+            function = next(
+                (name[len(p) :] for p in _JAX_NUMPY if name.startswith(p)), None
+            )
             if function in _SHAPE_CONSTRUCTORS:
                 return True
             if function in _CONVERTERS:

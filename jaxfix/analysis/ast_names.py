@@ -12,7 +12,9 @@ from libcst.metadata import QualifiedName, QualifiedNameSource
 
 from jaxfix.analysis.names import Api, api_of_qualified_names
 
-ImportTarget = tuple[str, int, str | None]  # an import's (module, level, member or None), as project.py's
+ImportTarget = tuple[
+    str, int, str | None
+]  # an import's (module, level, member or None), as project.py's
 
 
 def full_name(node: ast.AST) -> str | None:
@@ -30,7 +32,9 @@ def full_name(node: ast.AST) -> str | None:
 
 
 def api_of(qualified: str) -> Api | None:
-    return api_of_qualified_names((QualifiedName(qualified, QualifiedNameSource.IMPORT),))
+    return api_of_qualified_names(
+        (QualifiedName(qualified, QualifiedNameSource.IMPORT),)
+    )
 
 
 class AstImports:
@@ -79,7 +83,12 @@ class AstImports:
                     elif alias.asname == head:
                         found.add(((alias.name, 0, None), tuple(attributes)))
                 elif (alias.asname or alias.name) == head:
-                    found.add(((statement.module or "", statement.level, alias.name), tuple(attributes)))
+                    found.add(
+                        (
+                            (statement.module or "", statement.level, alias.name),
+                            tuple(attributes),
+                        )
+                    )
         return found
 
 

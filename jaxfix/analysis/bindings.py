@@ -9,7 +9,11 @@ from libcst.metadata import Access, Assignment, Scope
 
 
 class Bindings:
-    def __init__(self, scopes: Mapping[cst.CSTNode, Scope | None], parents: Mapping[cst.CSTNode, cst.CSTNode]) -> None:
+    def __init__(
+        self,
+        scopes: Mapping[cst.CSTNode, Scope | None],
+        parents: Mapping[cst.CSTNode, cst.CSTNode],
+    ) -> None:
         self._scopes = scopes
         self._parents = parents
 
@@ -29,7 +33,11 @@ class Bindings:
         code (a builtin)."""
         scope = self._scopes.get(at)
         assignments = list(scope[name]) if scope is not None else []
-        return [a for a in assignments if isinstance(a, Assignment)] if all(isinstance(a, Assignment) for a in assignments) else []
+        return (
+            [a for a in assignments if isinstance(a, Assignment)]
+            if all(isinstance(a, Assignment) for a in assignments)
+            else []
+        )
 
     def definition(self, name: cst.Name) -> cst.CSTNode | None:
         """The node that binds `name` (a FunctionDef, ClassDef, Param, assigned Name, Import...),
@@ -50,11 +58,16 @@ class Bindings:
             statement = self._parents.get(parent)
             if isinstance(statement, cst.Assign) and len(statement.targets) == 1:
                 return statement.value
-        if isinstance(parent, (cst.AnnAssign, cst.NamedExpr)) and parent.target is target:
+        if (
+            isinstance(parent, (cst.AnnAssign, cst.NamedExpr))
+            and parent.target is target
+        ):
             return parent.value
         return None
 
-    def references(self, name: cst.Name, at: cst.CSTNode | None = None) -> Collection[Access]:
+    def references(
+        self, name: cst.Name, at: cst.CSTNode | None = None
+    ) -> Collection[Access]:
         """The reads of the one binding `name` denotes where `at` is (default: `name` itself,
         a read or the binding target); none when it is not bound exactly once."""
         assignment = self.only(name.value, name if at is None else at)
@@ -65,4 +78,8 @@ class Bindings:
         scope = self._scopes.get(at)
         if scope is None:
             return []
-        return [access.node for assignment in scope.assignments[name] for access in assignment.references]
+        return [
+            access.node
+            for assignment in scope.assignments[name]
+            for access in assignment.references
+        ]

@@ -15,7 +15,9 @@ def own_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(c for c in current.children if not isinstance(c, _SCOPE_BOUNDARIES))
+        stack.extend(
+            c for c in current.children if not isinstance(c, _SCOPE_BOUNDARIES)
+        )
 
 
 def is_generator(function: cst.FunctionDef) -> bool:

@@ -64,7 +64,15 @@ from jaxfix.analysis.bindings import Bindings
 from jaxfix.analysis.bodies import is_generator, own_nodes
 from jaxfix.analysis.expected_errors import ExpectedErrors
 from jaxfix.analysis.jitting import jit_application
-from jaxfix.analysis.names import ENTER_METHODS, MESH_CONTEXT_APIS, SIGNATURES, Api, ApiResolver, bind, imported_name_enters_no_mesh
+from jaxfix.analysis.names import (
+    ENTER_METHODS,
+    MESH_CONTEXT_APIS,
+    SIGNATURES,
+    Api,
+    ApiResolver,
+    bind,
+    imported_name_enters_no_mesh,
+)
 from jaxfix.analysis.project import Analysed, External, Recorded
 from jaxfix.analysis.values import MeshKind, MeshValue, Unknown, Value
 
@@ -78,10 +86,15 @@ class ContextValues(Protocol):
 
     def value_of(self, expr: cst.BaseExpression) -> Value: ...
 
-    def value_with(self, node: cst.BaseExpression, params: Mapping[cst.Param, Value]) -> Value: ...
+    def value_with(
+        self, node: cst.BaseExpression, params: Mapping[cst.Param, Value]
+    ) -> Value: ...
 
     def arguments(
-        self, function: cst.FunctionDef, call: cst.Call, evaluate: Callable[[cst.BaseExpression], Value],
+        self,
+        function: cst.FunctionDef,
+        call: cst.Call,
+        evaluate: Callable[[cst.BaseExpression], Value],
     ) -> dict[cst.Param, Value] | Unknown: ...
 
 
@@ -114,17 +127,27 @@ class ContextQuestions(Analysed, Recorded, Protocol):
 
     def line(self, node: cst.CSTNode) -> int: ...
 
-    def external_definition(self, expr: cst.BaseExpression) -> External[ContextQuestions] | None: ...
+    def external_definition(
+        self, expr: cst.BaseExpression
+    ) -> External[ContextQuestions] | None: ...
 
     def depends_on(self, path: Path, other: Recorded | None = None) -> None: ...
 
+
 _EXIT_METHODS = frozenset({"close", "pop_all"})
-_GLOBAL_SETTERS = frozenset({Api.SET_MESH, Api.USE_MESH})  # called without `with`, they may set the mesh for good
+_GLOBAL_SETTERS = frozenset(
+    {Api.SET_MESH, Api.USE_MESH}
+)  # called without `with`, they may set the mesh for good
 _SCOPE_BOUNDARIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
-_SETUP_METHODS = ("setUpClass", "setUp")  # entered in this order, so setUp's mesh is innermost
+_SETUP_METHODS = (
+    "setUpClass",
+    "setUp",
+)  # entered in this order, so setUp's mesh is innermost
 
 
-Params = Mapping[cst.Param, Value]  # the values of the parameters of the functions around a node
+Params = Mapping[
+    cst.Param, Value
+]  # the values of the parameters of the functions around a node
 _UNBOUND: Params = {}
 
 
@@ -144,10 +167,16 @@ _LOCAL_ENTRIES = frozenset({Entry.WITH, Entry.ENTER_CONTEXT, Entry.GLOBAL_SET})
 @dataclass(frozen=True, kw_only=True)
 class ContextSite:
     entry: Entry
-    api: Api | None  # USE_ABSTRACT_MESH / SET_MESH / USE_MESH, MESH (`with mesh:`), None: not visible
+    api: (
+        Api | None
+    )  # USE_ABSTRACT_MESH / SET_MESH / USE_MESH, MESH (`with mesh:`), None: not visible
     mesh: MeshValue | Unknown
-    node: cst.CSTNode  # the context manager, the set_mesh call, or the use of the function
-    call: cst.Call | None = None  # the call of the node's function that this site is entered around
+    node: (
+        cst.CSTNode
+    )  # the context manager, the set_mesh call, or the use of the function
+    call: cst.Call | None = (
+        None  # the call of the node's function that this site is entered around
+    )
     setup: cst.FunctionDef | None = None  # the setUp/setUpClass that entered it
 
     @property
@@ -160,7 +189,10 @@ class ContextSite:
         """False for `with mesh:` (the legacy context sets the concrete mesh only, checked on jax
         0.10.2 and 0.12.0.1), for what jaxfix only knows through uses, and for other modules'
         setters; True where a mesh context is entered, known or not."""
-        return self.api is not Api.MESH and self.entry not in (Entry.USE, Entry.ELSEWHERE)
+        return self.api is not Api.MESH and self.entry not in (
+            Entry.USE,
+            Entry.ELSEWHERE,
+        )
 
 
 @dataclass(frozen=True)
@@ -198,8 +230,12 @@ class ContextModel:
         self._bindings = analysis.bindings
         self._values = analysis.values
         self._outside_of: dict[cst.CSTNode | None, list[ContextSite]] = {}
-        self._entering: set[cst.FunctionDef] = set()  # @contextmanager functions being looked into
-        self._enters: dict[cst.FunctionDef, bool] = {}  # enters_mesh, asked of this module's functions by any module
+        self._entering: set[cst.FunctionDef] = (
+            set()
+        )  # @contextmanager functions being looked into
+        self._enters: dict[
+            cst.FunctionDef, bool
+        ] = {}  # enters_mesh, asked of this module's functions by any module
 
     # -- the question -------------------------------------------------------------------------
 
@@ -208,7 +244,12 @@ class ContextModel:
         outside = self._outside(scope)
         listed = {site.node for site in [*own, *outside]}
         elsewhere = [
-            ContextSite(entry=Entry.ELSEWHERE, api=self._names.called_api(call), mesh=self._at_line("set globally", call), node=call)
+            ContextSite(
+                entry=Entry.ELSEWHERE,
+                api=self._names.called_api(call),
+                mesh=self._at_line("set globally", call),
+                node=call,
+            )
             for call in self.global_setters
             if call not in listed
         ]
@@ -216,7 +257,9 @@ class ContextModel:
 
     # -- within the node's own function -------------------------------------------------------
 
-    def _local(self, node: cst.CSTNode, params: Params = _UNBOUND) -> tuple[list[ContextSite], cst.CSTNode | None]:
+    def _local(
+        self, node: cst.CSTNode, params: Params = _UNBOUND
+    ) -> tuple[list[ContextSite], cst.CSTNode | None]:
         """Sites entered around `node` in its own scope (outermost first), and that scope's node
         (a FunctionDef, ClassDef, Lambda, or None at module level); their meshes evaluated with
         `params` (of the functions enclosing `node`) bound."""
@@ -224,22 +267,44 @@ class ContextModel:
         child, current = node, self._parents.get(node)
         while current is not None and not isinstance(current, _SCOPE_BOUNDARIES):
             if isinstance(current, cst.With):
-                items = [i for i in _items_entered_before(current, child) if not self._analysis.expected_errors.is_expectation(i)]
-                found[:0] = [s for s in (self._site(item.item, Entry.WITH, params) for item in items) if s is not None]
-            elif isinstance(current, (cst.IndentedBlock, cst.Module)) and child in current.body:
+                items = [
+                    i
+                    for i in _items_entered_before(current, child)
+                    if not self._analysis.expected_errors.is_expectation(i)
+                ]
+                found[:0] = [
+                    s
+                    for s in (
+                        self._site(item.item, Entry.WITH, params) for item in items
+                    )
+                    if s is not None
+                ]
+            elif (
+                isinstance(current, (cst.IndentedBlock, cst.Module))
+                and child in current.body
+            ):
                 statements = current.body[: current.body.index(child)]
                 found[:0] = self._entered_by_statements(statements, params)
             child, current = current, self._parents.get(current)
         return found, current
 
-    def _entered_by_statements(self, statements: Sequence[cst.BaseStatement], params: Params = _UNBOUND) -> list[ContextSite]:
+    def _entered_by_statements(
+        self, statements: Sequence[cst.BaseStatement], params: Params = _UNBOUND
+    ) -> list[ContextSite]:
         """Sites entered by `x.enter_context(cm)` statements (they stay entered afterwards,
         unless `x.close()` or `x.pop_all()` follows) or set by bare `jax.set_mesh(m)` ones."""
         found: list[tuple[str, ContextSite]] = []
         for statement in statements:
             if not isinstance(statement, cst.SimpleStatementLine):
                 if statement in self._holding_global_setter:
-                    found.append(("", self._unknown_global(self._holding_global_setter[statement])))
+                    found.append(
+                        (
+                            "",
+                            self._unknown_global(
+                                self._holding_global_setter[statement]
+                            ),
+                        )
+                    )
                 continue
             for small in statement.body:
                 if isinstance(small, cst.Expr) and small.value in self.global_setters:
@@ -247,15 +312,25 @@ class ContextModel:
                     found.append(("", self._global_site(small.value, params)))
                     continue
                 if small in self._holding_global_setter:
-                    found.append(("", self._unknown_global(self._holding_global_setter[small])))
-                call = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
-                if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+                    found.append(
+                        ("", self._unknown_global(self._holding_global_setter[small]))
+                    )
+                call = (
+                    small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
+                )
+                if not isinstance(call, cst.Call) or not isinstance(
+                    call.func, cst.Attribute
+                ):
                     continue
                 receiver = self._code(call.func.value)
                 if call.func.attr.value in _EXIT_METHODS:
                     found = [(r, s) for r, s in found if r != receiver]
                 entered = entered_expression(call)
-                site = self._site(entered, Entry.ENTER_CONTEXT, params) if entered is not None else None
+                site = (
+                    self._site(entered, Entry.ENTER_CONTEXT, params)
+                    if entered is not None
+                    else None
+                )
                 if site is not None:
                     found.append((receiver, site))
         return [site for _, site in found]
@@ -266,8 +341,10 @@ class ContextModel:
         bare `set_mesh(m)` sets the mesh when called (jax 0.10.2 and 0.12.0.1), until another one
         or a `with` exit changes it; `use_mesh` is not in those versions, so what it does is unknown."""
         return frozenset(
-            node for node in self._analysis.nodes(cst.Call)
-            if self._names.called_api(node) in _GLOBAL_SETTERS and not self.is_entered(node)
+            node
+            for node in self._analysis.nodes(cst.Call)
+            if self._names.called_api(node) in _GLOBAL_SETTERS
+            and not self.is_entered(node)
         )
 
     def _global_site(self, call: cst.Call, params: Params = _UNBOUND) -> ContextSite:
@@ -301,24 +378,61 @@ class ContextModel:
 
     # -- what entering a context manager does -------------------------------------------------
 
-    def _site(self, context_manager: cst.BaseExpression, entry: Entry, params: Params = _UNBOUND) -> ContextSite | None:
+    def _site(
+        self,
+        context_manager: cst.BaseExpression,
+        entry: Entry,
+        params: Params = _UNBOUND,
+    ) -> ContextSite | None:
         """What entering `context_manager` does to the mesh; None when it enters none."""
         expr = self._values.resolve(context_manager)
         api = self._names.called_api(expr)
         if api in MESH_CONTEXT_APIS:
             assert isinstance(expr, cst.Call)
-            return ContextSite(entry=entry, api=api, mesh=self._entered_mesh(expr, api, params), node=context_manager)
+            return ContextSite(
+                entry=entry,
+                api=api,
+                mesh=self._entered_mesh(expr, api, params),
+                node=context_manager,
+            )
         value = self._values.value_with(context_manager, params)
         if isinstance(value, MeshValue):  # `with mesh:` sets the concrete mesh only
-            return ContextSite(entry=entry, api=Api.MESH, mesh=value, node=context_manager) if not value.is_abstract else None
+            return (
+                ContextSite(entry=entry, api=Api.MESH, mesh=value, node=context_manager)
+                if not value.is_abstract
+                else None
+            )
         found = self._context_manager_function(expr)
         if found is not None and found.function not in found.owner._entering:
-            bound = found.owner._values.arguments(found.function, expr, lambda a: self._values.value_with(a, params)) if isinstance(expr, cst.Call) else {}
-            inside = found.owner._at_yield(found.function, bound if not isinstance(bound, Unknown) else _UNBOUND)
+            bound = (
+                found.owner._values.arguments(
+                    found.function, expr, lambda a: self._values.value_with(a, params)
+                )
+                if isinstance(expr, cst.Call)
+                else {}
+            )
+            inside = found.owner._at_yield(
+                found.function, bound if not isinstance(bound, Unknown) else _UNBOUND
+            )
             if inside is not None:
-                return None if not inside else ContextSite(entry=entry, api=inside[-1].api, mesh=inside[-1].mesh, node=context_manager)
+                return (
+                    None
+                    if not inside
+                    else ContextSite(
+                        entry=entry,
+                        api=inside[-1].api,
+                        mesh=inside[-1].mesh,
+                        node=context_manager,
+                    )
+                )
         why = self._may_enter_mesh(expr)
-        return None if why is None else ContextSite(entry=entry, api=None, mesh=Unknown(why), node=context_manager)
+        return (
+            None
+            if why is None
+            else ContextSite(
+                entry=entry, api=None, mesh=Unknown(why), node=context_manager
+            )
+        )
 
     def _context_manager_function(self, expr: cst.BaseExpression) -> _Seen | None:
         """For `helper(...)`, the function `helper` names when `@contextmanager` makes it a
@@ -328,15 +442,22 @@ class ContextModel:
             return None
         names = found.owner._names
         for decorator in found.function.decorators:
-            if any(q.name == "contextlib.contextmanager" for q in names.qualified_names(decorator.decorator)):
+            if any(
+                q.name == "contextlib.contextmanager"
+                for q in names.qualified_names(decorator.decorator)
+            ):
                 return found
         return None
 
-    def _at_yield(self, helper: cst.FunctionDef, params: Params = _UNBOUND) -> list[ContextSite] | None:
+    def _at_yield(
+        self, helper: cst.FunctionDef, params: Params = _UNBOUND
+    ) -> list[ContextSite] | None:
         """The sites in force at the one `yield` of a `@contextmanager` function (where the
         `with` block runs), with its parameters bound to `params`; those that set the context
         mesh if any, outermost first; None when it yields more than once or never."""
-        yields = [node for node in own_nodes(helper.body) if isinstance(node, cst.Yield)]
+        yields = [
+            node for node in own_nodes(helper.body) if isinstance(node, cst.Yield)
+        ]
         if len(yields) != 1:
             return None
         self._entering.add(helper)
@@ -347,15 +468,30 @@ class ContextModel:
         setting = [site for site in around if site.sets_context_mesh]
         return setting or around
 
-    def _entered_mesh(self, call: cst.Call, api: Api, params: Params) -> MeshValue | Unknown:
+    def _entered_mesh(
+        self, call: cst.Call, api: Api, params: Params
+    ) -> MeshValue | Unknown:
         args = bind(call, SIGNATURES[api])
         argument = args.get("mesh") if args else None
         if argument is None:
             return Unknown("the mesh argument is not visible")
-        if api is not Api.USE_ABSTRACT_MESH and isinstance(argument, cst.Name) and argument.value == "None":
-            return MeshValue(kind=MeshKind.ABSTRACT, axis_names=(), axis_sizes=(), axis_types=(), has_abstract_device=False, node=argument)
+        if (
+            api is not Api.USE_ABSTRACT_MESH
+            and isinstance(argument, cst.Name)
+            and argument.value == "None"
+        ):
+            return MeshValue(
+                kind=MeshKind.ABSTRACT,
+                axis_names=(),
+                axis_sizes=(),
+                axis_types=(),
+                has_abstract_device=False,
+                node=argument,
+            )
         value = self._values.value_with(argument, params)
-        return value if isinstance(value, (MeshValue, Unknown)) else Unknown("not a mesh")
+        return (
+            value if isinstance(value, (MeshValue, Unknown)) else Unknown("not a mesh")
+        )
 
     def _may_enter_mesh(self, expr: cst.BaseExpression) -> str | None:
         """Why entering `expr` (not a mesh API, not a mesh) may enter a mesh context; None when
@@ -363,7 +499,11 @@ class ContextModel:
         callee = expr.func if isinstance(expr, cst.Call) else expr
         found = self._function(callee)
         if found is not None:
-            return f"`{found.function.name.value}` enters a mesh context in its body" if found.owner.enters_mesh(found.function) else None
+            return (
+                f"`{found.function.name.value}` enters a mesh context in its body"
+                if found.owner.enters_mesh(found.function)
+                else None
+            )
         qualified = self._names.qualified_names(callee)
         if qualified and all(_cannot_enter_mesh(q.name, q.source) for q in qualified):
             return None
@@ -374,7 +514,11 @@ class ContextModel:
     def _inherited_test_case_method(self, callee: cst.BaseExpression) -> bool:
         """`self.assertRaises(...)`, `self.subTest(...)`: a `unittest.TestCase` method the
         enclosing class does not define itself (so the standard library's, inherited)."""
-        if not (isinstance(callee, cst.Attribute) and isinstance(callee.value, cst.Name) and callee.value.value == "self"):
+        if not (
+            isinstance(callee, cst.Attribute)
+            and isinstance(callee.value, cst.Name)
+            and callee.value.value == "self"
+        ):
             return False
         if not hasattr(unittest.TestCase, callee.attr.value):
             return False
@@ -384,7 +528,8 @@ class ContextModel:
         if klass is None or not klass.bases:
             return False
         return not any(
-            isinstance(statement, cst.FunctionDef) and statement.name.value == callee.attr.value
+            isinstance(statement, cst.FunctionDef)
+            and statement.name.value == callee.attr.value
             for statement in klass.body.body
         )
 
@@ -396,16 +541,28 @@ class ContextModel:
             self._enters[function] = self._enters_mesh(function, frozenset())
         return self._enters[function]
 
-    def _enters_mesh(self, function: cst.FunctionDef, seen: frozenset[cst.FunctionDef]) -> bool:
+    def _enters_mesh(
+        self, function: cst.FunctionDef, seen: frozenset[cst.FunctionDef]
+    ) -> bool:
         seen = seen | {function}
         for node in _descendants(function.body):
             if isinstance(node, cst.Call):
                 if self._names.called_api(node) in MESH_CONTEXT_APIS:
                     return True
-                helper = self._bindings.function(node.func) if isinstance(node.func, cst.Name) else None
-                if helper is not None and helper not in seen and self._enters_mesh(helper, seen):
+                helper = (
+                    self._bindings.function(node.func)
+                    if isinstance(node.func, cst.Name)
+                    else None
+                )
+                if (
+                    helper is not None
+                    and helper not in seen
+                    and self._enters_mesh(helper, seen)
+                ):
                     return True
-            elif isinstance(node, cst.WithItem) and isinstance(self._values.value_of(node.item), MeshValue):
+            elif isinstance(node, cst.WithItem) and isinstance(
+                self._values.value_of(node.item), MeshValue
+            ):
                 return True
         return False
 
@@ -419,7 +576,9 @@ class ContextModel:
 
     def _find_outside(self, scope: cst.CSTNode | None) -> list[ContextSite]:
         if not isinstance(scope, cst.FunctionDef):
-            if scope is not None and self._scope_reached(scope, frozenset()):  # a class body or a lambda
+            if scope is not None and self._scope_reached(
+                scope, frozenset()
+            ):  # a class body or a lambda
                 return [self._use_site(scope, "it is used")]
             return []
         sites: list[ContextSite] = []
@@ -429,25 +588,53 @@ class ContextModel:
                 sites += [_with_call(s, call) for s in self._setup_sites(caller)]
             sites += [_with_call(s, call) for s in around]
             if caller is not None and self._scope_reached(caller, frozenset({scope})):
-                sites.append(_with_call(self._use_site(call, "its caller is itself used"), call))
-        sites += [self._use_site(use, "it is used") for use in self._uses(scope) if self._reached(use, frozenset({scope}))]
+                sites.append(
+                    _with_call(self._use_site(call, "its caller is itself used"), call)
+                )
+        sites += [
+            self._use_site(use, "it is used")
+            for use in self._uses(scope)
+            if self._reached(use, frozenset({scope}))
+        ]
         return [*sites, *self._setup_sites(scope), *self._decorator_sites(scope)]
 
     def _use_site(self, use: cst.CSTNode, what: str) -> ContextSite:
-        return ContextSite(entry=Entry.USE, api=None, mesh=self._at_line(what, use, "where a mesh may be current"), node=use)
+        return ContextSite(
+            entry=Entry.USE,
+            api=None,
+            mesh=self._at_line(what, use, "where a mesh may be current"),
+            node=use,
+        )
 
     def _setup_sites(self, method: cst.FunctionDef) -> list[ContextSite]:
         """For a TestCase `test*` method, what its class's setUpClass and setUp enter."""
         klass = self._grandparent(method)
-        if not isinstance(klass, cst.ClassDef) or not method.name.value.startswith("test"):
+        if not isinstance(klass, cst.ClassDef) or not method.name.value.startswith(
+            "test"
+        ):
             return []
         sites: list[ContextSite] = []
         for name in _SETUP_METHODS:
             for statement in klass.body.body:
-                if isinstance(statement, cst.FunctionDef) and statement.name.value == name:
-                    body = statement.body.body if isinstance(statement.body, cst.IndentedBlock) else ()
+                if (
+                    isinstance(statement, cst.FunctionDef)
+                    and statement.name.value == name
+                ):
+                    body = (
+                        statement.body.body
+                        if isinstance(statement.body, cst.IndentedBlock)
+                        else ()
+                    )
                     for site in self._entered_by_statements(body):
-                        sites.append(ContextSite(entry=Entry.SETUP, api=site.api, mesh=site.mesh, node=site.node, setup=statement))
+                        sites.append(
+                            ContextSite(
+                                entry=Entry.SETUP,
+                                api=site.api,
+                                mesh=site.mesh,
+                                node=site.node,
+                                setup=statement,
+                            )
+                        )
         return sites
 
     def _decorator_sites(self, function: cst.FunctionDef) -> list[ContextSite]:
@@ -468,18 +655,38 @@ class ContextModel:
             wrapped = owner._wrapped_call(helper, factory=isinstance(expr, cst.Call))
             if wrapped is None:
                 why = f"the decorator `{helper.name.value}` enters a mesh context in its body"
-                sites.append(ContextSite(entry=Entry.DECORATOR, api=None, mesh=Unknown(why), node=expr))
+                sites.append(
+                    ContextSite(
+                        entry=Entry.DECORATOR, api=None, mesh=Unknown(why), node=expr
+                    )
+                )
                 continue
-            params = owner._values.arguments(helper, expr, self._values.value_of) if isinstance(expr, cst.Call) else _UNBOUND
-            around, _ = owner._local(wrapped, params if not isinstance(params, Unknown) else _UNBOUND)
-            sites += [ContextSite(entry=Entry.DECORATOR, api=s.api, mesh=s.mesh, node=s.node if owner is self else expr) for s in around]
+            params = (
+                owner._values.arguments(helper, expr, self._values.value_of)
+                if isinstance(expr, cst.Call)
+                else _UNBOUND
+            )
+            around, _ = owner._local(
+                wrapped, params if not isinstance(params, Unknown) else _UNBOUND
+            )
+            sites += [
+                ContextSite(
+                    entry=Entry.DECORATOR,
+                    api=s.api,
+                    mesh=s.mesh,
+                    node=s.node if owner is self else expr,
+                )
+                for s in around
+            ]
         return sites
 
     def _function(self, callee: cst.BaseExpression) -> _Seen | None:
         """The function `callee` names: a `def` of this module bound once, or one defined at
         module level in another module of the tree (`from .testing import with_mesh`,
         `tu.with_mesh`, through the project index); that module's model answers about it."""
-        function = self._bindings.function(callee) if isinstance(callee, cst.Name) else None
+        function = (
+            self._bindings.function(callee) if isinstance(callee, cst.Name) else None
+        )
         if function is not None:
             return _Seen(function, self)
         if not isinstance(callee, (cst.Name, cst.Attribute)):
@@ -493,7 +700,9 @@ class ContextModel:
         self._analysis.depends_on(found.path, found.analysis)
         return _Seen(found.node, found.analysis.contexts)
 
-    def _wrapped_call(self, helper: cst.FunctionDef, *, factory: bool) -> cst.Call | None:
+    def _wrapped_call(
+        self, helper: cst.FunctionDef, *, factory: bool
+    ) -> cst.Call | None:
         """The one call of the decorated function in the wrapper the decorator returns; None
         when the decorator (or, for a factory, the decorator it returns) is not that shape."""
         decorator = self._returned_function(helper) if factory else helper
@@ -504,51 +713,83 @@ class ContextModel:
             return None
         wrapped = decorator.params.params[0]
         calls = [
-            node for node in own_nodes(wrapper.body)
-            if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and self._bindings.definition(node.func) is wrapped
+            node
+            for node in own_nodes(wrapper.body)
+            if isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Name)
+            and self._bindings.definition(node.func) is wrapped
         ]
         return calls[0] if len(calls) == 1 else None
 
     def _returned_function(self, function: cst.FunctionDef) -> cst.FunctionDef | None:
         """The function defined inside `function` that its only `return` statement returns."""
-        returns = [node for node in own_nodes(function.body) if isinstance(node, cst.Return)]
+        returns = [
+            node for node in own_nodes(function.body) if isinstance(node, cst.Return)
+        ]
         if len(returns) != 1 or not isinstance(returns[0].value, cst.Name):
             return None
         returned = self._bindings.function(returns[0].value)
-        return returned if returned is not None and self._grandparent(returned) is function else None
+        return (
+            returned
+            if returned is not None and self._grandparent(returned) is function
+            else None
+        )
 
     def calls_running(self, function: cst.FunctionDef) -> list[cst.Call]:
         """The calls that run `function`'s body, in source order: `f(...)`, `jax.jit(f)(...)`,
         and `g(...)` after `g = jax.jit(f)`, for a function bound only by its `def`; none for
         generators, async functions, methods, and functions with a decorator other than
         `jax.jit`, `partial(jax.jit, ...)` or `functools.wraps(...)` (it may run them elsewhere)."""
-        if function.asynchronous or is_generator(function) or isinstance(self._grandparent(function), cst.ClassDef):
+        if (
+            function.asynchronous
+            or is_generator(function)
+            or isinstance(self._grandparent(function), cst.ClassDef)
+        ):
             return []
         if not all(self._runs_when_called(d.decorator) for d in function.decorators):
             return []
         calls = self._calls_through(function.name, function)
-        return sorted(calls, key=self._analysis.source_order.__getitem__)  # no positions: they cost a code generation
+        return sorted(
+            calls, key=self._analysis.source_order.__getitem__
+        )  # no positions: they cost a code generation
 
     def _runs_when_called(self, decorator: cst.BaseExpression) -> bool:
         jitted = jit_application(decorator, self._names)
         if jitted is not None:
             return jitted.function is None
-        return isinstance(decorator, cst.Call) and self._names.called_api(decorator) is Api.WRAPS
+        return (
+            isinstance(decorator, cst.Call)
+            and self._names.called_api(decorator) is Api.WRAPS
+        )
 
-    def _calls_through(self, name: cst.Name, binder: cst.CSTNode, *, follow_jit: bool = True) -> list[cst.Call]:
+    def _calls_through(
+        self, name: cst.Name, binder: cst.CSTNode, *, follow_jit: bool = True
+    ) -> list[cst.Call]:
         calls: list[cst.Call] = []
         for access in self._bindings.references(name, binder):
             parent = self._parents.get(access.node)
             if isinstance(parent, cst.Call) and parent.func is access.node:
                 calls.append(parent)
                 continue
-            jitted = self._parents.get(parent) if isinstance(parent, cst.Arg) and follow_jit else None
-            if not isinstance(jitted, cst.Call) or _jit_argument(jitted) is not access.node or self._names.called_api(jitted) is not Api.JIT:
+            jitted = (
+                self._parents.get(parent)
+                if isinstance(parent, cst.Arg) and follow_jit
+                else None
+            )
+            if (
+                not isinstance(jitted, cst.Call)
+                or _jit_argument(jitted) is not access.node
+                or self._names.called_api(jitted) is not Api.JIT
+            ):
                 continue
             user = self._parents.get(jitted)
             if isinstance(user, cst.Call) and user.func is jitted:
                 calls.append(user)
-            elif isinstance(user, cst.Assign) and len(user.targets) == 1 and isinstance(user.targets[0].target, cst.Name):
+            elif (
+                isinstance(user, cst.Assign)
+                and len(user.targets) == 1
+                and isinstance(user.targets[0].target, cst.Name)
+            ):
                 target = user.targets[0].target
                 calls.extend(self._calls_through(target, target, follow_jit=False))
         return calls
@@ -565,9 +806,13 @@ class ContextModel:
         if scope in seen:
             return False
         seen = seen | {scope}
-        if isinstance(scope, cst.ClassDef):  # the class body runs where the class is defined
+        if isinstance(
+            scope, cst.ClassDef
+        ):  # the class body runs where the class is defined
             return self._reached(scope, seen)
-        if isinstance(scope, cst.FunctionDef) and (self._setup_sites(scope) or self._decorator_sites(scope)):
+        if isinstance(scope, cst.FunctionDef) and (
+            self._setup_sites(scope) or self._decorator_sites(scope)
+        ):
             return True
         if isinstance(scope, (cst.FunctionDef, cst.Lambda)):
             return any(self._reached(use, seen) for use in self._uses(scope))
@@ -580,7 +825,9 @@ class ContextModel:
         if isinstance(scope, cst.Lambda):
             uses: list[cst.CSTNode] = [scope]
         else:
-            uses = [scope] if scope.decorators else []  # a decorator may call it where it is defined
+            uses = (
+                [scope] if scope.decorators else []
+            )  # a decorator may call it where it is defined
             uses += self._bindings.all_references(scope.name.value, scope)
             if isinstance(self._grandparent(scope), cst.ClassDef):
                 uses += self._attributes.get(scope.name.value, [])
@@ -591,7 +838,10 @@ class ContextModel:
                 continue
             found[use] = None
             parent = self._parents.get(use)
-            if isinstance(parent, (cst.Assign, cst.AnnAssign, cst.NamedExpr)) and parent.value is use:
+            if (
+                isinstance(parent, (cst.Assign, cst.AnnAssign, cst.NamedExpr))
+                and parent.value is use
+            ):
                 for target in _bound_targets(parent):
                     if isinstance(target, cst.Name):
                         uses += self._bindings.all_references(target.value, target)
@@ -616,7 +866,11 @@ class ContextModel:
 
     def _at_line(self, what: str, node: cst.CSTNode, then: str = "") -> Unknown:
         """Unknown(f"{what} at line N {then}"), N worked out only if the reason is shown."""
-        return Unknown(lambda: f"{what} at line {self._analysis.line(node)}{' ' if then else ''}{then}")
+        return Unknown(
+            lambda: (
+                f"{what} at line {self._analysis.line(node)}{' ' if then else ''}{then}"
+            )
+        )
 
     def _code(self, node: cst.CSTNode) -> str:
         return self._analysis.wrapper.module.code_for_node(node)
@@ -625,18 +879,34 @@ class ContextModel:
 def entered_expression(call: cst.Call) -> cst.BaseExpression | None:
     """The context manager `x.enter_context(cm)` enters, or None for any other call."""
     func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value in ENTER_METHODS and len(call.args) == 1 and not call.args[0].star:
+    if (
+        isinstance(func, cst.Attribute)
+        and func.attr.value in ENTER_METHODS
+        and len(call.args) == 1
+        and not call.args[0].star
+    ):
         return call.args[0].value
     return None
 
 
 def _with_call(site: ContextSite, call: cst.Call) -> ContextSite:
-    return ContextSite(entry=site.entry, api=site.api, mesh=site.mesh, node=site.node, call=call, setup=site.setup)
+    return ContextSite(
+        entry=site.entry,
+        api=site.api,
+        mesh=site.mesh,
+        node=site.node,
+        call=call,
+        setup=site.setup,
+    )
 
 
 def _jit_argument(call: cst.Call) -> cst.BaseExpression | None:
     first = call.args[0] if call.args else None
-    return first.value if first is not None and first.keyword is None and not first.star else None
+    return (
+        first.value
+        if first is not None and first.keyword is None and not first.star
+        else None
+    )
 
 
 def _cannot_enter_mesh(name: str, source: QualifiedNameSource) -> bool:
@@ -646,14 +916,26 @@ def _cannot_enter_mesh(name: str, source: QualifiedNameSource) -> bool:
     return source is QualifiedNameSource.IMPORT and imported_name_enters_no_mesh(name)
 
 
-def _items_entered_before(statement: cst.With, child: cst.CSTNode) -> Sequence[cst.WithItem]:
+def _items_entered_before(
+    statement: cst.With, child: cst.CSTNode
+) -> Sequence[cst.WithItem]:
     """The items of `statement` already entered where `child` runs: the earlier items when
     `child` is an item itself, else all of them (`child` is the body)."""
-    return statement.items[: statement.items.index(child)] if child in statement.items else statement.items
+    return (
+        statement.items[: statement.items.index(child)]
+        if child in statement.items
+        else statement.items
+    )
 
 
-def _bound_targets(statement: cst.Assign | cst.AnnAssign | cst.NamedExpr) -> list[cst.BaseExpression]:
-    return [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
+def _bound_targets(
+    statement: cst.Assign | cst.AnnAssign | cst.NamedExpr,
+) -> list[cst.BaseExpression]:
+    return (
+        [t.target for t in statement.targets]
+        if isinstance(statement, cst.Assign)
+        else [statement.target]
+    )
 
 
 def _descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:

@@ -43,7 +43,11 @@ def reshaped(devices: Devices, shape: Value) -> Value:
                 return Unknown(f"a reshape of {count} devices that NumPy rejects")
             fill = count // product
         new[new.index(-1)] = fill
-    elif count is not None and None not in new and math.prod(d for d in new if d is not None) != count:
+    elif (
+        count is not None
+        and None not in new
+        and math.prod(d for d in new if d is not None) != count
+    ):
         return Unknown(f"a reshape of {count} devices that NumPy rejects")
     return Devices(tuple(new), is_array=True)
 
@@ -55,7 +59,11 @@ def flattened(devices: Devices) -> Devices:
 
 def item(base: Value, index: Value) -> Value:
     """`base[index]`: an element of a tuple (`sizes[0]`, `sizes[-1]`)."""
-    if isinstance(base, tuple) and isinstance(index, int) and -len(base) <= index < len(base):
+    if (
+        isinstance(base, tuple)
+        and isinstance(index, int)
+        and -len(base) <= index < len(base)
+    ):
         return base[index]
     return Unknown("an item jaxfix cannot pick")
 
@@ -86,14 +94,20 @@ def attribute(base: Value, name: str) -> Value:
         if name == "axis_names" and base.axis_names is not None:
             return base.axis_names
         if name == "axis_sizes" and base.axis_sizes is not None:
-            return tuple(Unknown("an axis size jaxfix cannot compute") if s is None else s for s in base.axis_sizes)
+            return tuple(
+                Unknown("an axis size jaxfix cannot compute") if s is None else s
+                for s in base.axis_sizes
+            )
         if name == "size" and base.size is not None:
             return base.size
         if name == "devices" and not base.is_abstract and base.axis_sizes is not None:
             return Devices(base.axis_sizes, is_array=True)
     if isinstance(base, Devices) and base.is_array:
         if name == "shape":
-            return tuple(Unknown("a dimension jaxfix cannot compute") if s is None else s for s in base.shape)
+            return tuple(
+                Unknown("a dimension jaxfix cannot compute") if s is None else s
+                for s in base.shape
+            )
         if name == "size" and base.count is not None:
             return base.count
     return Unknown(f"`.{name}` of something jaxfix does not know")
@@ -101,7 +115,12 @@ def attribute(base: Value, name: str) -> Value:
 
 def axis_size(mesh: Value, name: Value) -> Value:
     """`mesh.shape[name]`: the size of one named axis."""
-    if isinstance(mesh, MeshValue) and isinstance(name, str) and mesh.axis_names is not None and mesh.axis_sizes is not None:
+    if (
+        isinstance(mesh, MeshValue)
+        and isinstance(name, str)
+        and mesh.axis_names is not None
+        and mesh.axis_sizes is not None
+    ):
         sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
         size = sizes.get(name)
         if size is not None:

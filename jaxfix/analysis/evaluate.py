@@ -45,7 +45,16 @@ from jaxfix.analysis.names import (
     bind,
     signature_of,
 )
-from jaxfix.analysis.project import Analysed, Definition, External, ModuleRef, ProjectIndex, Recorded, Resolved, materialize
+from jaxfix.analysis.project import (
+    Analysed,
+    Definition,
+    External,
+    ModuleRef,
+    ProjectIndex,
+    Recorded,
+    Resolved,
+    materialize,
+)
 from jaxfix.analysis.values import (
     AxisType,
     Devices,
@@ -60,11 +69,26 @@ if TYPE_CHECKING:
     from jaxfix.analysis.contexts import ContextSite
 
 _MAX_DEPTH = 24
-_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.GeneratorExp)  # a read in them runs later
+_SCOPES = (
+    cst.FunctionDef,
+    cst.ClassDef,
+    cst.Lambda,
+    cst.GeneratorExp,
+)  # a read in them runs later
 _MAX_POWER = 64  # `2 ** n` beyond this is no mesh size
 _AXIS_TYPES = {t.value: t for t in AxisType}
-_VALUE_ATTRIBUTES = frozenset({"axis_names", "axis_sizes", "size", "devices", "shape"})  # see devices.attribute
-_DEVICE_APIS = frozenset({Api.DEVICES, Api.LOCAL_DEVICES, Api.NUMPY_ARRAY, Api.NUMPY_RESHAPE, Api.CREATE_DEVICE_MESH})
+_VALUE_ATTRIBUTES = frozenset(
+    {"axis_names", "axis_sizes", "size", "devices", "shape"}
+)  # see devices.attribute
+_DEVICE_APIS = frozenset(
+    {
+        Api.DEVICES,
+        Api.LOCAL_DEVICES,
+        Api.NUMPY_ARRAY,
+        Api.NUMPY_RESHAPE,
+        Api.CREATE_DEVICE_MESH,
+    }
+)
 _ARRAY_METHODS = frozenset({"reshape", "flatten", "ravel"})
 
 
@@ -111,8 +135,14 @@ class ValueModel:
         self._resolver = resolver
         self._bindings = bindings
         self._parents = parents
-        self._default_abstract_axis = AxisType.EXPLICIT if axes_explicit_by_default(jax_version) else AxisType.AUTO
-        self._current_contexts = current_contexts  # innermost(contexts_at(node)), for get_abstract_mesh()
+        self._default_abstract_axis = (
+            AxisType.EXPLICIT
+            if axes_explicit_by_default(jax_version)
+            else AxisType.AUTO
+        )
+        self._current_contexts = (
+            current_contexts  # innermost(contexts_at(node)), for get_abstract_mesh()
+        )
         self._asking: set[cst.Call] = set()
         self._module = module  # follows imports into other modules of the tree, when it has a project index
 
@@ -150,7 +180,9 @@ class ValueModel:
         seen: set[cst.ClassDef] = set()
         while isinstance(klass, cst.ClassDef) and klass not in seen:
             seen.add(klass)
-            values = _class_attribute_assignments(klass, node.attr.value, instance=instance)
+            values = _class_attribute_assignments(
+                klass, node.attr.value, instance=instance
+            )
             if values:
                 return values[0] if len(values) == 1 else None
             klass = self._single_local_base(klass)
@@ -192,21 +224,32 @@ class ValueModel:
             if node.value in ("True", "False"):
                 return node.value == "True"
             return self._name(node, frame)
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        if isinstance(node, cst.UnaryOperation) and isinstance(
+            node.operator, cst.Minus
+        ):
             operand = self._value(node.expression, inner)
             return -operand if isinstance(operand, int) else Unknown("not an integer")
         if isinstance(node, cst.BinaryOperation):
-            return _binary(node.operator, self._value(node.left, inner), self._value(node.right, inner))
+            return _binary(
+                node.operator,
+                self._value(node.left, inner),
+                self._value(node.right, inner),
+            )
         if isinstance(node, (cst.Tuple, cst.List)):
             return self._elements(node.elements, inner)
         if isinstance(node, cst.Attribute):
-            if node.attr.value in _AXIS_TYPES and self._resolver.api(node.value) is Api.AXIS_TYPE:
+            if (
+                node.attr.value in _AXIS_TYPES
+                and self._resolver.api(node.value) is Api.AXIS_TYPE
+            ):
                 return _AXIS_TYPES[node.attr.value]
             if node.attr.value == "abstract_mesh":
                 return self._abstract_view(node, inner)
             imported = self._imported_value(node, frame)
             if node.attr.value in _VALUE_ATTRIBUTES and not _is_known(imported):
-                own = devices.attribute(self._value(node.value, inner), node.attr.value)  # `TRAIN_MESH.size`
+                own = devices.attribute(
+                    self._value(node.value, inner), node.attr.value
+                )  # `TRAIN_MESH.size`
                 if imported is None or _is_known(own):
                     return own
             if imported is not None:
@@ -241,13 +284,19 @@ class ValueModel:
         """A name `resolve` could not follow to one expression."""
         definition = self._bindings.definition(name)
         if isinstance(definition, cst.Param):
-            return frame.params.get(definition, Unknown(f"`{name.value}` is a parameter"))
+            return frame.params.get(
+                definition, Unknown(f"`{name.value}` is a parameter")
+            )
         assignments = self._bindings.all(name.value, name)
         if not assignments:
             return Unknown(f"`{name.value}` is not bound in this module")
         if all(isinstance(a, ImportAssignment) for a in assignments):
             imported = self._imported_value(name, frame)
-            return imported if imported is not None else Unknown(f"`{name.value}` is an import")
+            return (
+                imported
+                if imported is not None
+                else Unknown(f"`{name.value}` is an import")
+            )
         run = self._straight_run(name, assignments, frame)
         if run is not None:
             return run
@@ -260,30 +309,51 @@ class ValueModel:
             return first
         return Unknown(f"`{name.value}` is bound to different values")
 
-    def _straight_run(self, name: cst.Name, assignments: Sequence[Assignment], frame: _Frame) -> Value | None:
+    def _straight_run(
+        self, name: cst.Name, assignments: Sequence[Assignment], frame: _Frame
+    ) -> Value | None:
         """The value after `n = v` then `n += w`, ... when every binding is such a statement of
         the same block and `name` is read in that block after the first of them (the bindings
         before the read; a later one counts too, so the value is not known, when the read runs
         later, in a function, lambda or generator, or again, in a loop); None otherwise."""
         statements = [self._statement_of(a.node) for a in assignments]
         block = self._parents.get(statements[0]) if statements[0] is not None else None
-        if not isinstance(block, (cst.Module, cst.IndentedBlock)) or any(s is None or self._parents.get(s) is not block for s in statements):
+        if not isinstance(block, (cst.Module, cst.IndentedBlock)) or any(
+            s is None or self._parents.get(s) is not block for s in statements
+        ):
             return None
         use = self._statement_in(name, block)
-        position: dict[cst.CSTNode, int] = {statement: index for index, statement in enumerate(block.body)}
+        position: dict[cst.CSTNode, int] = {
+            statement: index for index, statement in enumerate(block.body)
+        }
         ordered = sorted({position[s]: s for s in statements if s is not None}.items())
         if use is None:
             return None
         before = [statement for index, statement in ordered if index < position[use]]
-        if not before or (len(before) < len(ordered) and self._may_read_later(name, block)):
+        if not before or (
+            len(before) < len(ordered) and self._may_read_later(name, block)
+        ):
             return None
         value: Value = Unknown("not bound yet")
         for statement in before:
-            small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 else None
-            if isinstance(small, cst.Assign) and len(small.targets) == 1 and _is_name(small.targets[0].target, name):
+            small = (
+                statement.body[0]
+                if isinstance(statement, cst.SimpleStatementLine)
+                and len(statement.body) == 1
+                else None
+            )
+            if (
+                isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and _is_name(small.targets[0].target, name)
+            ):
                 value = self._value(small.value, frame.deeper())
             elif isinstance(small, cst.AugAssign) and _is_name(small.target, name):
-                value = _binary(_OPERATORS.get(type(small.operator)), value, self._value(small.value, frame.deeper()))
+                value = _binary(
+                    _OPERATORS.get(type(small.operator)),
+                    value,
+                    self._value(small.value, frame.deeper()),
+                )
             else:
                 return None
         return value
@@ -295,13 +365,17 @@ class ValueModel:
             if isinstance(current, (cst.FunctionDef, cst.Lambda, cst.GeneratorExp)):
                 return True
             current = self._parents.get(current)
-        while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        while current is not None and not isinstance(
+            current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+        ):
             if isinstance(current, (cst.For, cst.While)):
                 return True
             current = self._parents.get(current)
         return False
 
-    def _latest_binding(self, name: cst.Name, assignments: Sequence[Assignment]) -> cst.CSTNode | None:
+    def _latest_binding(
+        self, name: cst.Name, assignments: Sequence[Assignment]
+    ) -> cst.CSTNode | None:
         """The binding `name` = ... that every run reaching `name` has just made: the last one
         of the nearest block around `name` (not past its function) that binds it in a simple
         `=` statement before the statement holding `name`, when no statement in between and
@@ -310,16 +384,25 @@ class ValueModel:
         child: cst.CSTNode = name
         block = self._parents.get(name)
         while block is not None and not isinstance(block, _SCOPES):
-            if isinstance(block, (cst.IndentedBlock, cst.Module)) and child in block.body:
+            if (
+                isinstance(block, (cst.IndentedBlock, cst.Module))
+                and child in block.body
+            ):
                 index = block.body.index(child)
                 for earlier in reversed(range(index + 1)):
                     binds = [n for n in own_nodes(block.body[earlier]) if n in bound]
                     if not binds:
                         continue
                     statement = block.body[earlier]
-                    if earlier == index or len(binds) != 1 or not isinstance(statement, cst.SimpleStatementLine):
+                    if (
+                        earlier == index
+                        or len(binds) != 1
+                        or not isinstance(statement, cst.SimpleStatementLine)
+                    ):
                         return None
-                    plain = len(statement.body) == 1 and isinstance(statement.body[0], (cst.Assign, cst.AnnAssign))
+                    plain = len(statement.body) == 1 and isinstance(
+                        statement.body[0], (cst.Assign, cst.AnnAssign)
+                    )
                     return binds[0] if plain else None
             child, block = block, self._parents.get(block)
         return None
@@ -333,7 +416,9 @@ class ValueModel:
             current = self._parents.get(current)
         return current
 
-    def _statement_in(self, node: cst.CSTNode, block: cst.CSTNode) -> cst.CSTNode | None:
+    def _statement_in(
+        self, node: cst.CSTNode, block: cst.CSTNode
+    ) -> cst.CSTNode | None:
         current: cst.CSTNode | None = node
         while current is not None and self._parents.get(current) is not block:
             current = self._parents.get(current)
@@ -343,7 +428,9 @@ class ValueModel:
         """The value a binding gives its name: `x = v`, `a = x = v`, `a, (x, *y) = v`, `x: T = v`."""
         path: list[cst.CSTNode] = []
         child, parent = target, self._parents.get(target)
-        while isinstance(parent, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):
+        while isinstance(
+            parent, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)
+        ):
             path.append(child)
             child, parent = parent, self._parents.get(parent)
         if isinstance(parent, cst.AssignTarget):
@@ -351,13 +438,21 @@ class ValueModel:
             if not isinstance(statement, cst.Assign):
                 return Unknown("an assignment jaxfix does not follow")
             value = self._value(statement.value, frame.deeper())
-        elif isinstance(parent, (cst.AnnAssign, cst.NamedExpr)) and parent.value is not None and not path:
+        elif (
+            isinstance(parent, (cst.AnnAssign, cst.NamedExpr))
+            and parent.value is not None
+            and not path
+        ):
             value = self._value(parent.value, frame.deeper())
         else:
-            return Unknown("bound by a statement jaxfix does not evaluate (a loop, `with ... as`, an import)")
+            return Unknown(
+                "bound by a statement jaxfix does not evaluate (a loop, `with ... as`, an import)"
+            )
         for node in reversed(path):  # outermost container first
             container = self._parents.get(node)
-            if isinstance(node, (cst.Element, cst.StarredElement)) and isinstance(container, (cst.Tuple, cst.List)):
+            if isinstance(node, (cst.Element, cst.StarredElement)) and isinstance(
+                container, (cst.Tuple, cst.List)
+            ):
                 value = _unpacked(value, container.elements, node)
         return value
 
@@ -371,7 +466,10 @@ class ValueModel:
             return self._concrete_mesh(call, api, frame)
         if api in _DEVICE_APIS:
             return self._devices(call, api, frame)
-        if isinstance(call.func, cst.Attribute) and call.func.attr.value in _ARRAY_METHODS:
+        if (
+            isinstance(call.func, cst.Attribute)
+            and call.func.attr.value in _ARRAY_METHODS
+        ):
             array = self._array_method(call, call.func, frame)
             if array is not None:
                 return array
@@ -380,27 +478,51 @@ class ValueModel:
         if isinstance(call.func, cst.Attribute) and call.func.attr.value == "update":
             return self._updated(call, call.func, frame)
         if isinstance(call.func, cst.Name):
-            if any(q.name == "builtins.len" for q in self._resolver.qualified_names(call.func)) and len(call.args) == 1:
+            if (
+                any(
+                    q.name == "builtins.len"
+                    for q in self._resolver.qualified_names(call.func)
+                )
+                and len(call.args) == 1
+            ):
                 sized = self._value(call.args[0].value, frame.deeper())
-                return len(sized) if isinstance(sized, (tuple, str)) and not call.args[0].star else Unknown("len() of an unknown value")
+                return (
+                    len(sized)
+                    if isinstance(sized, (tuple, str)) and not call.args[0].star
+                    else Unknown("len() of an unknown value")
+                )
             function = self._bindings.function(call.func)
             if function is not None:
                 return self._returned(function, call, frame)
-        found = self._imported(call.func) if api is None else None  # a JAX API is no project's function
+        found = (
+            self._imported(call.func) if api is None else None
+        )  # a JAX API is no project's function
         if isinstance(found, Unknown):
             return found
         if found is not None:
             if not found.is_plain_function:
-                return Unknown(f"`{found.name}` of {found.path.name} is not a function, or is decorated or async")
+                return Unknown(
+                    f"`{found.name}` of {found.path.name} is not a function, or is decorated or async"
+                )
             project = self._module.project if self._module is not None else None
-            external = materialize(project, self._module.jax_version, found) if self._module is not None and project is not None else None
+            external = (
+                materialize(project, self._module.jax_version, found)
+                if self._module is not None and project is not None
+                else None
+            )
             if isinstance(external, Unknown):
                 return external
             if external is not None and isinstance(external.node, cst.FunctionDef):
                 return self._returned(external.node, call, frame, external)
         return Unknown("a call jaxfix does not evaluate")
 
-    def _returned(self, function: cst.FunctionDef, call: cst.Call, frame: _Frame, external: External[ValueQuestions] | None = None) -> Value:
+    def _returned(
+        self,
+        function: cst.FunctionDef,
+        call: cst.Call,
+        frame: _Frame,
+        external: External[ValueQuestions] | None = None,
+    ) -> Value:
         """What a call of a function of this module (or the `external` one) returns, its
         arguments bound, one level deep."""
         if frame.in_call:
@@ -414,9 +536,13 @@ class ValueModel:
             value = self._returns(function, given, frame.depth + 1)
             # A name the function reached it through is the function's own (fixes spell `value.name`).
             return replace(value, name=None) if isinstance(value, MeshValue) else value
-        return self._in_module(external, lambda values: values._returns(function, given, frame.depth + 1))
+        return self._in_module(
+            external, lambda values: values._returns(function, given, frame.depth + 1)
+        )
 
-    def _returns(self, function: cst.FunctionDef, given: Mapping[str, Value], depth: int) -> Value:
+    def _returns(
+        self, function: cst.FunctionDef, given: Mapping[str, Value], depth: int
+    ) -> Value:
         """The value `function` (of this module) returns with its parameters bound to `given`
         (the arguments' values by parameter name) or their defaults."""
         params = self._bound(function, given, depth)
@@ -428,23 +554,39 @@ class ValueModel:
         returns, falls_through = self._reachable_returns(block(function.body), inside)
         if falls_through or not returns:
             return Unknown(f"`{function.name.value}` may return without a value")
-        values = [self._value(r.value, inside) if r.value is not None else None for r in returns]
+        values = [
+            self._value(r.value, inside) if r.value is not None else None
+            for r in returns
+        ]
         first = values[0]
-        return first if all(_same_value(first, v) for v in values[1:]) else Unknown("its returns differ")
+        return (
+            first
+            if all(_same_value(first, v) for v in values[1:])
+            else Unknown("its returns differ")
+        )
 
     def arguments(
-        self, function: cst.FunctionDef, call: cst.Call, evaluate: Callable[[cst.BaseExpression], Value],
+        self,
+        function: cst.FunctionDef,
+        call: cst.Call,
+        evaluate: Callable[[cst.BaseExpression], Value],
     ) -> dict[cst.Param, Value] | Unknown:
         """The values `call` passes to the parameters of `function` (a function of this module),
         defaults included; `evaluate` gives an argument's value where the call is (in its module)."""
         given = _given(function, call, evaluate)
         return given if isinstance(given, Unknown) else self._bound(function, given, 0)
 
-    def _bound(self, function: cst.FunctionDef, given: Mapping[str, Value], depth: int) -> dict[cst.Param, Value] | Unknown:
+    def _bound(
+        self, function: cst.FunctionDef, given: Mapping[str, Value], depth: int
+    ) -> dict[cst.Param, Value] | Unknown:
         """Each parameter's value: the one `given` for it, else its default (evaluated here,
         where the function is defined)."""
         params: dict[cst.Param, Value] = {}
-        every = (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)
+        every = (
+            *function.params.posonly_params,
+            *function.params.params,
+            *function.params.kwonly_params,
+        )
         for param in every:
             if param.name.value in given:
                 params[param] = given[param.name.value]
@@ -454,12 +596,16 @@ class ValueModel:
                 return Unknown(f"`{param.name.value}` is not passed")
         return params
 
-    def value_with(self, node: cst.BaseExpression, params: Mapping[cst.Param, Value]) -> Value:
+    def value_with(
+        self, node: cst.BaseExpression, params: Mapping[cst.Param, Value]
+    ) -> Value:
         """What `node` evaluates to in a run where `params` (of an enclosing function) have these
         values: a decorator factory's or `@contextmanager` function's, from the call that made it."""
         return self._value(node, _Frame(params=params))
 
-    def _reachable_returns(self, statements: Sequence[cst.BaseStatement], frame: _Frame) -> tuple[list[cst.Return], bool]:
+    def _reachable_returns(
+        self, statements: Sequence[cst.BaseStatement], frame: _Frame
+    ) -> tuple[list[cst.Return], bool]:
         """The `return` statements a run of `statements` may reach, and whether it may run past
         their end. An `if` on a parameter whose truth the bound arguments show runs one branch;
         a path that raises ends there; loops and `try` may run any return in them, or none."""
@@ -475,18 +621,31 @@ class ValueModel:
             if isinstance(statement, cst.If):
                 found, falls_through = self._branches(statement, frame)
             elif isinstance(statement, cst.With):
-                found, falls_through = self._reachable_returns(block(statement.body), frame)
+                found, falls_through = self._reachable_returns(
+                    block(statement.body), frame
+                )
             else:
-                found, falls_through = [n for n in own_nodes(statement) if isinstance(n, cst.Return)], True
+                found, falls_through = (
+                    [n for n in own_nodes(statement) if isinstance(n, cst.Return)],
+                    True,
+                )
             returns += found
             if not falls_through:
                 return returns, False
         return returns, True
 
-    def _branches(self, statement: cst.If, frame: _Frame) -> tuple[list[cst.Return], bool]:
+    def _branches(
+        self, statement: cst.If, frame: _Frame
+    ) -> tuple[list[cst.Return], bool]:
         truth = self._truth(statement.test, frame)
         orelse = statement.orelse
-        otherwise: Sequence[cst.BaseStatement] = () if orelse is None else (orelse,) if isinstance(orelse, cst.If) else block(orelse.body)
+        otherwise: Sequence[cst.BaseStatement] = (
+            ()
+            if orelse is None
+            else (orelse,)
+            if isinstance(orelse, cst.If)
+            else block(orelse.body)
+        )
         if truth is True:
             return self._reachable_returns(block(statement.body), frame)
         if truth is False:
@@ -501,7 +660,11 @@ class ValueModel:
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             inner = self._truth(test.expression, frame)
             return None if inner is None else not inner
-        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and _is_none(test.comparisons[0].comparator):
+        if (
+            isinstance(test, cst.Comparison)
+            and len(test.comparisons) == 1
+            and _is_none(test.comparisons[0].comparator)
+        ):
             operator = test.comparisons[0].operator
             if isinstance(operator, (cst.Is, cst.IsNot)):
                 value = self._parameter(test.left, frame)
@@ -515,7 +678,9 @@ class ValueModel:
         return None
 
     def _parameter(self, node: cst.BaseExpression, frame: _Frame) -> Value:
-        definition = self._bindings.definition(node) if isinstance(node, cst.Name) else None
+        definition = (
+            self._bindings.definition(node) if isinstance(node, cst.Name) else None
+        )
         if not isinstance(definition, cst.Param) or definition not in frame.params:
             return Unknown("not a bound parameter")
         return frame.params[definition]
@@ -533,29 +698,53 @@ class ValueModel:
         return found
 
     def _imported_value(self, expr: cst.BaseExpression, frame: _Frame) -> Value | None:
-        if self._resolver.api(expr) is not None:  # a JAX API, known by what it is (in the JAX tree too)
-            return Unknown(f"`{_reference_text(expr) or 'this'}` is a JAX API, not a value")
+        if (
+            self._resolver.api(expr) is not None
+        ):  # a JAX API, known by what it is (in the JAX tree too)
+            return Unknown(
+                f"`{_reference_text(expr) or 'this'}` is a JAX API, not a value"
+            )
         found = self._imported(expr)
         if found is None or isinstance(found, Unknown):
             return found
         if not found.is_value:
-            return Unknown(f"`{found.name}` is a function or class of {found.path.name}")
-        assert self._module is not None and self._module.project is not None  # `imported` followed the index
+            return Unknown(
+                f"`{found.name}` is a function or class of {found.path.name}"
+            )
+        assert (
+            self._module is not None and self._module.project is not None
+        )  # `imported` followed the index
         external = materialize(self._module.project, self._module.jax_version, found)
         if isinstance(external, Unknown):
             return external
         node = external.node
-        assert isinstance(node, cst.BaseExpression)  # a value's node is the expression or the bound Name
-        return self._in_module(external, lambda values: values._value(node, _Frame(depth=frame.depth + 1)))
+        assert isinstance(
+            node, cst.BaseExpression
+        )  # a value's node is the expression or the bound Name
+        return self._in_module(
+            external, lambda values: values._value(node, _Frame(depth=frame.depth + 1))
+        )
 
-    def _in_module(self, external: External[ValueQuestions], question: Callable[[ValueModel], Value]) -> Value:
+    def _in_module(
+        self,
+        external: External[ValueQuestions],
+        question: Callable[[ValueModel], Value],
+    ) -> Value:
         """Ask `external`'s module `question`, unless that is part of an import cycle; the
         answer's files become this module's dependencies."""
         other = external.analysis
         project = other.project
-        assert project is not None and self._module is not None  # the index made `other`
+        assert (
+            project is not None and self._module is not None
+        )  # the index made `other`
         with project.entering(external.path, external.name) as allowed:
-            value = question(other.values) if allowed else Unknown(f"`{external.name}` of {external.path.name} is part of an import cycle")
+            value = (
+                question(other.values)
+                if allowed
+                else Unknown(
+                    f"`{external.name}` of {external.path.name} is part of an import cycle"
+                )
+            )
         self._module.depends_on(external.path, other)
         # A name that module reached it through means nothing here (fixes spell `value.name`).
         return replace(value, name=None) if isinstance(value, MeshValue) else value
@@ -574,7 +763,11 @@ class ValueModel:
             return Unknown("the context mesh is not known here")
         views = [_abstract_view_of(m, call) for m in meshes if isinstance(m, MeshValue)]
         first = views[0]
-        return first if all(first.equals(v) for v in views[1:]) else Unknown("the context mesh differs by caller")
+        return (
+            first
+            if all(first.equals(v) for v in views[1:])
+            else Unknown("the context mesh differs by caller")
+        )
 
     # -- meshes -----------------------------------------------------------------------------
 
@@ -584,11 +777,17 @@ class ValueModel:
             return Unknown("AbstractMesh(...) with arguments jaxfix cannot bind")
         sizes = self._sizes(args.get("axis_sizes"), frame)
         names = self._names(args.get("axis_names"), frame)
-        types = self._types_or_default(args.get("axis_types"), names, sizes, self._default_abstract_axis, frame)
+        types = self._types_or_default(
+            args.get("axis_types"), names, sizes, self._default_abstract_axis, frame
+        )
         device = args.get("abstract_device")
         return MeshValue(
-            kind=MeshKind.ABSTRACT, axis_names=names, axis_sizes=sizes, axis_types=types,
-            has_abstract_device=device is not None and not _is_none(device), node=call,
+            kind=MeshKind.ABSTRACT,
+            axis_names=names,
+            axis_sizes=sizes,
+            axis_types=types,
+            has_abstract_device=device is not None and not _is_none(device),
+            node=call,
         )
 
     def _concrete_mesh(self, call: cst.Call, api: Api, frame: _Frame) -> Value:
@@ -603,11 +802,27 @@ class ValueModel:
         else:
             sizes = self._device_shape(args.get("devices"), frame)
         names = self._names(args.get("axis_names"), frame, one_name=True)
-        if api is Api.MESH and sizes is not None and names is not None and len(sizes) != len(names):
-            return Unknown("Mesh(...) with as many axis names as device dimensions (JAX raises)")
+        if (
+            api is Api.MESH
+            and sizes is not None
+            and names is not None
+            and len(sizes) != len(names)
+        ):
+            return Unknown(
+                "Mesh(...) with as many axis names as device dimensions (JAX raises)"
+            )
         default = AxisType.EXPLICIT if api is Api.MAKE_MESH else AxisType.AUTO
-        types = self._types_or_default(args.get("axis_types"), names, sizes, default, frame)
-        return MeshValue(kind=MeshKind.CONCRETE, axis_names=names, axis_sizes=sizes, axis_types=types, has_abstract_device=True, node=call)
+        types = self._types_or_default(
+            args.get("axis_types"), names, sizes, default, frame
+        )
+        return MeshValue(
+            kind=MeshKind.CONCRETE,
+            axis_names=names,
+            axis_sizes=sizes,
+            axis_types=types,
+            has_abstract_device=True,
+            node=call,
+        )
 
     def _updated(self, call: cst.Call, func: cst.Attribute, frame: _Frame) -> Value:
         """`abstract.update(axis_sizes, axis_names, axis_types)`, `concrete.update(devices, ...)`."""
@@ -618,12 +833,35 @@ class ValueModel:
         if args is None:
             return Unknown("`.update(...)` with arguments jaxfix cannot bind")
         if base.is_abstract:
-            sizes = self._sizes(args["axis_sizes"], frame) if "axis_sizes" in args else base.axis_sizes
+            sizes = (
+                self._sizes(args["axis_sizes"], frame)
+                if "axis_sizes" in args
+                else base.axis_sizes
+            )
         else:
-            sizes = self._device_shape(args["devices"], frame) if "devices" in args else base.axis_sizes
-        names = self._names(args["axis_names"], frame) if "axis_names" in args else base.axis_names
-        types = self._types(args["axis_types"], frame) if "axis_types" in args else base.axis_types
-        return replace(base, axis_names=names, axis_sizes=sizes, axis_types=types, node=call, name=None)
+            sizes = (
+                self._device_shape(args["devices"], frame)
+                if "devices" in args
+                else base.axis_sizes
+            )
+        names = (
+            self._names(args["axis_names"], frame)
+            if "axis_names" in args
+            else base.axis_names
+        )
+        types = (
+            self._types(args["axis_types"], frame)
+            if "axis_types" in args
+            else base.axis_types
+        )
+        return replace(
+            base,
+            axis_names=names,
+            axis_sizes=sizes,
+            axis_types=types,
+            node=call,
+            name=None,
+        )
 
     # -- devices ----------------------------------------------------------------------------
 
@@ -633,14 +871,26 @@ class ValueModel:
         if api in (Api.DEVICES, Api.LOCAL_DEVICES):
             return Devices((None,), is_array=False)
         positional = [a.value for a in call.args if a.keyword is None and not a.star]
-        keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+        keywords = {
+            a.keyword.value: a.value for a in call.args if a.keyword is not None
+        }
         if api is Api.CREATE_DEVICE_MESH:
             args = bind(call, SIGNATURES[api])
             shape = self._sizes(args.get("mesh_shape"), frame) if args else None
             if shape is None or args is None:
-                return Unknown("create_device_mesh(...) of a shape jaxfix cannot spell out")
-            given = self._value(args["devices"], frame.deeper()) if "devices" in args else None
-            return devices.reshaped(given, shape) if isinstance(given, Devices) else Devices(shape, is_array=True)
+                return Unknown(
+                    "create_device_mesh(...) of a shape jaxfix cannot spell out"
+                )
+            given = (
+                self._value(args["devices"], frame.deeper())
+                if "devices" in args
+                else None
+            )
+            return (
+                devices.reshaped(given, shape)
+                if isinstance(given, Devices)
+                else Devices(shape, is_array=True)
+            )
         if any(a.star for a in call.args) or not positional:
             return Unknown(f"{api.value}(...) with arguments jaxfix does not follow")
         given = self._value(positional[0], frame.deeper())
@@ -650,24 +900,42 @@ class ValueModel:
             if len(positional) > 1 or set(keywords) - {"dtype", "copy", "order"}:
                 return Unknown("np.array(...) with arguments that may change its shape")
             return replace(given, is_array=True)
-        new_shape = positional[1] if len(positional) == 2 else keywords.get("shape", keywords.get("newshape"))
-        if new_shape is None or len(positional) > 2 or set(keywords) - {"shape", "newshape", "order"}:
+        new_shape = (
+            positional[1]
+            if len(positional) == 2
+            else keywords.get("shape", keywords.get("newshape"))
+        )
+        if (
+            new_shape is None
+            or len(positional) > 2
+            or set(keywords) - {"shape", "newshape", "order"}
+        ):
             return Unknown("np.reshape(...) with arguments jaxfix does not follow")
         return devices.reshaped(given, self._value(new_shape, frame.deeper()))
 
-    def _array_method(self, call: cst.Call, func: cst.Attribute, frame: _Frame) -> Value | None:
+    def _array_method(
+        self, call: cst.Call, func: cst.Attribute, frame: _Frame
+    ) -> Value | None:
         """`.reshape(2, 4)`, `.reshape((2, 4))`, `.reshape(*dims)`, `.flatten()`, `.ravel()` of
         a device array; None when the receiver is not one (a NumPy array's methods only)."""
         receiver = self._value(func.value, frame.deeper())
         if not isinstance(receiver, Devices) or not receiver.is_array:
             return None
         if any(a.keyword is not None and a.keyword.value != "order" for a in call.args):
-            return Unknown(f"`.{func.attr.value}(...)` with arguments jaxfix does not follow")
+            return Unknown(
+                f"`.{func.attr.value}(...)` with arguments jaxfix does not follow"
+            )
         args = [a for a in call.args if a.keyword is None]
         if func.attr.value != "reshape":
-            return devices.flattened(receiver) if not args else Unknown("`.flatten(...)` with an argument")
+            return (
+                devices.flattened(receiver)
+                if not args
+                else Unknown("`.flatten(...)` with an argument")
+            )
         if len(args) == 1 and not args[0].star:
-            return devices.reshaped(receiver, self._value(args[0].value, frame.deeper()))
+            return devices.reshaped(
+                receiver, self._value(args[0].value, frame.deeper())
+            )
         dims: list[Value] = []
         for arg in args:
             value = self._value(arg.value, frame.deeper())
@@ -676,10 +944,14 @@ class ValueModel:
             elif not arg.star:
                 dims.append(value)
             else:
-                return Unknown("`.reshape(*dims)` of dimensions jaxfix cannot spell out")
+                return Unknown(
+                    "`.reshape(*dims)` of dimensions jaxfix cannot spell out"
+                )
         return devices.reshaped(receiver, tuple(dims))
 
-    def _device_shape(self, node: cst.BaseExpression | None, frame: _Frame) -> tuple[int | None, ...] | None:
+    def _device_shape(
+        self, node: cst.BaseExpression | None, frame: _Frame
+    ) -> tuple[int | None, ...] | None:
         """The shape of the devices `Mesh(devices, ...)` is given, or None when they are not known."""
         value = self._value(node, frame.deeper()) if node is not None else None
         return value.shape if isinstance(value, Devices) else None
@@ -692,22 +964,33 @@ class ValueModel:
         if isinstance(index, cst.Slice):
             if index.step is not None:
                 return Unknown("a slice with a step")
-            bounds = [self._value(b, frame) if b is not None else None for b in (index.lower, index.upper)]
+            bounds = [
+                self._value(b, frame) if b is not None else None
+                for b in (index.lower, index.upper)
+            ]
             return devices.sliced(self._value(node.value, frame), bounds[0], bounds[1])
         if not isinstance(index, cst.Index) or index.star is not None:
             return Unknown("a subscript jaxfix does not evaluate")
         key = self._value(index.value, frame)
-        if isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape" and isinstance(key, str):
+        if (
+            isinstance(node.value, cst.Attribute)
+            and node.value.attr.value == "shape"
+            and isinstance(key, str)
+        ):
             return devices.axis_size(self._value(node.value.value, frame), key)
         return devices.item(self._value(node.value, frame), key)
 
-    def _sizes(self, node: cst.BaseExpression | None, frame: _Frame) -> tuple[int | None, ...] | None:
+    def _sizes(
+        self, node: cst.BaseExpression | None, frame: _Frame
+    ) -> tuple[int | None, ...] | None:
         value = self._value(node, frame.deeper()) if node is not None else None
         if not isinstance(value, tuple):
             return None
         return tuple(v if isinstance(v, int) else None for v in value)
 
-    def _names(self, node: cst.BaseExpression | None, frame: _Frame, *, one_name: bool = False) -> tuple[str, ...] | None:
+    def _names(
+        self, node: cst.BaseExpression | None, frame: _Frame, *, one_name: bool = False
+    ) -> tuple[str, ...] | None:
         """Axis names; with `one_name`, a string is one axis (`make_mesh((2,), 'x')` and
         `Mesh(devices, 'x')` have axis_names ('x',) on jax 0.10.2 and 0.12.0.1)."""
         value = self._value(node, frame.deeper()) if node is not None else None
@@ -717,9 +1000,13 @@ class ValueModel:
             return None
         return tuple(str(v) for v in value)
 
-    def _types(self, node: cst.BaseExpression, frame: _Frame) -> tuple[AxisType, ...] | None:
+    def _types(
+        self, node: cst.BaseExpression, frame: _Frame
+    ) -> tuple[AxisType, ...] | None:
         value = self._value(node, frame.deeper())
-        if not isinstance(value, tuple) or not all(isinstance(v, AxisType) for v in value):
+        if not isinstance(value, tuple) or not all(
+            isinstance(v, AxisType) for v in value
+        ):
             return None
         return tuple(v for v in value if isinstance(v, AxisType))
 
@@ -733,7 +1020,11 @@ class ValueModel:
     ) -> tuple[AxisType, ...] | None:
         if node is not None and not _is_none(node):
             return self._types(node, frame)
-        count = len(names) if names is not None else (len(sizes) if sizes is not None else None)
+        count = (
+            len(names)
+            if names is not None
+            else (len(sizes) if sizes is not None else None)
+        )
         return None if count is None else (default,) * count
 
 
@@ -770,14 +1061,20 @@ def _binary(op: cst.BaseBinaryOp | None, left: Value, right: Value) -> Value:
     return Unknown("an operation jaxfix does not evaluate")
 
 
-def _unpacked(value: Value, targets: Sequence[cst.BaseElement], target: cst.CSTNode) -> Value:
+def _unpacked(
+    value: Value, targets: Sequence[cst.BaseElement], target: cst.CSTNode
+) -> Value:
     """The part of `value` that `target` (one of `targets`, maybe starred) receives."""
     if not isinstance(value, tuple):
         return Unknown("unpacks a value jaxfix cannot spell out")
     index = list(targets).index(target)  # type: ignore[arg-type]  # target is one of the elements
     stars = [i for i, t in enumerate(targets) if isinstance(t, cst.StarredElement)]
     if not stars:
-        return value[index] if len(value) == len(targets) else Unknown("unpacks a value of another length")
+        return (
+            value[index]
+            if len(value) == len(targets)
+            else Unknown("unpacks a value of another length")
+        )
     star = stars[0]
     after = len(targets) - star - 1
     if len(value) < len(targets) - 1:
@@ -785,7 +1082,7 @@ def _unpacked(value: Value, targets: Sequence[cst.BaseElement], target: cst.CSTN
     if index < star:
         return value[index]
     if index == star:
-        return value[star: len(value) - after]
+        return value[star : len(value) - after]
     return value[len(value) - (len(targets) - index)]
 
 
@@ -793,7 +1090,11 @@ def _same_value(a: Value, b: Value) -> bool:
     if isinstance(a, Unknown) or isinstance(b, Unknown):
         return False
     if isinstance(a, MeshValue) or isinstance(b, MeshValue):
-        return isinstance(a, MeshValue) and isinstance(b, MeshValue) and a.equals(b) is True
+        return (
+            isinstance(a, MeshValue)
+            and isinstance(b, MeshValue)
+            and a.equals(b) is True
+        )
     if isinstance(a, tuple) and isinstance(b, tuple):
         return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b))
     if isinstance(a, Devices) and a.count is None:
@@ -806,10 +1107,16 @@ def _abstract_view_of(mesh: MeshValue, node: cst.CSTNode) -> MeshValue:
     same shape carrying the concrete mesh's abstract device."""
     if mesh.is_abstract:
         return mesh
-    return replace(mesh, kind=MeshKind.ABSTRACT, has_abstract_device=True, node=node, name=None)
+    return replace(
+        mesh, kind=MeshKind.ABSTRACT, has_abstract_device=True, node=node, name=None
+    )
 
 
-def _given(function: cst.FunctionDef, call: cst.Call, evaluate: Callable[[cst.BaseExpression], Value]) -> dict[str, Value] | Unknown:
+def _given(
+    function: cst.FunctionDef,
+    call: cst.Call,
+    evaluate: Callable[[cst.BaseExpression], Value],
+) -> dict[str, Value] | Unknown:
     """The values of the arguments `call` passes to `function`, by parameter name."""
     signature = signature_of(function)
     args = bind(call, signature) if signature is not None else None
@@ -834,12 +1141,18 @@ def _reference_text(node: cst.BaseExpression) -> str | None:
     """'mesh' for a Name, 'self.mesh' for a simple attribute chain; None otherwise."""
     if isinstance(node, cst.Name):
         return node.value
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.attr.value != "abstract_mesh":
+    if (
+        isinstance(node, cst.Attribute)
+        and isinstance(node.value, cst.Name)
+        and node.attr.value != "abstract_mesh"
+    ):
         return f"{node.value.value}.{node.attr.value}"
     return None
 
 
-def _class_attribute_assignments(klass: cst.ClassDef, attr: str, *, instance: bool) -> list[cst.BaseExpression]:
+def _class_attribute_assignments(
+    klass: cst.ClassDef, attr: str, *, instance: bool
+) -> list[cst.BaseExpression]:
     """Values assigned to `<attr>` in the class body and, for `instance`, to `self.<attr>` /
     `cls.<attr>` in its methods."""
     found: list[cst.BaseExpression] = []
@@ -857,7 +1170,9 @@ def _class_attribute_assignments(klass: cst.ClassDef, attr: str, *, instance: bo
             return node is klass
 
         def visit_Assign(self, node: cst.Assign) -> None:
-            found.extend(node.value for target in node.targets if is_target(target.target))
+            found.extend(
+                node.value for target in node.targets if is_target(target.target)
+            )
 
         def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
             if node.value is not None and is_target(node.target):

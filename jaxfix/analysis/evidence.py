@@ -32,7 +32,9 @@ class EvidenceQuestions(Protocol):
 class EvidenceMap:
     """This module's evidence, matched to the nodes rules ask about."""
 
-    def __init__(self, analysis: EvidenceQuestions, evidence: tuple[Evidence, ...]) -> None:
+    def __init__(
+        self, analysis: EvidenceQuestions, evidence: tuple[Evidence, ...]
+    ) -> None:
         self.analysis = analysis
         self.evidence = evidence
         self.matched: dict[Evidence, cst.CSTNode] = {}
@@ -44,7 +46,11 @@ class EvidenceMap:
             return None
         span = self.analysis.positions[node]
         for evidence in self.evidence:
-            if evidence.code == code and span.start.line <= evidence.line <= span.end.line and _overlaps(span, evidence):
+            if (
+                evidence.code == code
+                and span.start.line <= evidence.line <= span.end.line
+                and _overlaps(span, evidence)
+            ):
                 self.matched[evidence] = node
                 return evidence
         return None
@@ -56,7 +62,9 @@ class EvidenceMap:
         while current is not None:
             around.add(current)
             current = self.analysis.parents.get(current)
-        return next((e for e, n in self.matched.items() if e.code == code and n in around), None)
+        return next(
+            (e for e, n in self.matched.items() if e.code == code and n in around), None
+        )
 
 
 def _overlaps(span: CodeRange, evidence: Evidence) -> bool:
@@ -70,13 +78,17 @@ def _overlaps(span: CodeRange, evidence: Evidence) -> bool:
     return start < (evidence.line, last) and (evidence.line, first) < end
 
 
-def confirmed_mesh(static: MeshValue | None, facts: MeshFacts, node: cst.CSTNode) -> MeshValue:
+def confirmed_mesh(
+    static: MeshValue | None, facts: MeshFacts, node: cst.CSTNode
+) -> MeshValue:
     """The static answer with what it left unknown taken from the message's mesh."""
     value = MeshValue(
         kind=MeshKind(facts.kind),
         axis_names=facts.axis_names,
         axis_sizes=facts.axis_sizes,
-        axis_types=None if facts.axis_types is None else tuple(AxisType(t) for t in facts.axis_types),
+        axis_types=None
+        if facts.axis_types is None
+        else tuple(AxisType(t) for t in facts.axis_types),
         has_abstract_device=facts.has_abstract_device,
         node=node,
     )
@@ -84,13 +96,19 @@ def confirmed_mesh(static: MeshValue | None, facts: MeshFacts, node: cst.CSTNode
         return value
     return replace(
         static,
-        axis_names=static.axis_names if static.axis_names is not None else value.axis_names,
+        axis_names=static.axis_names
+        if static.axis_names is not None
+        else value.axis_names,
         axis_sizes=_per_axis(static.axis_sizes, value.axis_sizes),
-        axis_types=static.axis_types if static.axis_types is not None else value.axis_types,
+        axis_types=static.axis_types
+        if static.axis_types is not None
+        else value.axis_types,
     )
 
 
-def _per_axis(static: tuple[int | None, ...] | None, known: tuple[int | None, ...] | None) -> tuple[int | None, ...] | None:
+def _per_axis(
+    static: tuple[int | None, ...] | None, known: tuple[int | None, ...] | None
+) -> tuple[int | None, ...] | None:
     if static is None or known is None or len(static) != len(known):
         return known if static is None else static
     return tuple(k if s is None else s for s, k in zip(static, known))

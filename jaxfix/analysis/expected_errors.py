@@ -39,8 +39,12 @@ _TEST_CASE_METHODS: dict[str, tuple[str | None, str]] = {
     "assertRaisesWithLiteralMatch": ("expected_exception_message", "literal"),
     "assertRaisesWithPredicateMatch": ("predicate", "unknown"),
 }
-_PYTEST_RAISES = frozenset({"pytest.raises", "_pytest.python_api.raises", "_pytest.raises.raises"})
-_CATCHES_VALUE_ERROR = frozenset({"builtins.ValueError", "builtins.Exception", "builtins.BaseException"})
+_PYTEST_RAISES = frozenset(
+    {"pytest.raises", "_pytest.python_api.raises", "_pytest.raises.raises"}
+)
+_CATCHES_VALUE_ERROR = frozenset(
+    {"builtins.ValueError", "builtins.Exception", "builtins.BaseException"}
+)
 
 
 @dataclass(frozen=True)
@@ -103,7 +107,12 @@ class ExpectedErrors:
         """Whether the `with` item is one of the context managers above (it enters no mesh)."""
         return item in self._items
 
-    def expects(self, node: cst.CSTNode, templates: tuple[str, ...], seen: frozenset[cst.CSTNode] = frozenset()) -> bool:
+    def expects(
+        self,
+        node: cst.CSTNode,
+        templates: tuple[str, ...],
+        seen: frozenset[cst.CSTNode] = frozenset(),
+    ) -> bool:
         """Whether `node` runs inside a block that expects an error one of `templates` (message
         templates with `{mesh}`/`{size}` holes) stands for: around it, or around every call
         that runs the function it is in (one level of calls, as `contexts_at` follows them)."""
@@ -113,12 +122,21 @@ class ExpectedErrors:
         child, current = node, parents.get(node)
         while current is not None:
             if isinstance(current, cst.With):
-                entered = current.items[: current.items.index(child)] if child in current.items else current.items
-                if any(item in self._items and self._verdict(item, templates) for item in entered):
+                entered = (
+                    current.items[: current.items.index(child)]
+                    if child in current.items
+                    else current.items
+                )
+                if any(
+                    item in self._items and self._verdict(item, templates)
+                    for item in entered
+                ):
                     return True
             if isinstance(current, cst.FunctionDef) and current not in seen:
                 calls = self.analysis.calls_running(current)
-                if calls and all(self.expects(call, templates, seen | {current}) for call in calls):
+                if calls and all(
+                    self.expects(call, templates, seen | {current}) for call in calls
+                ):
                     return True
             child, current = current, parents.get(current)
         return False
@@ -151,14 +169,23 @@ class ExpectedErrors:
             return self._make(exception, _argument(expr, None, "match"), "search")
         return None
 
-    def _make(self, exception: cst.BaseExpression, pattern: cst.BaseExpression | None, how: str) -> Expectation:
+    def _make(
+        self,
+        exception: cst.BaseExpression,
+        pattern: cst.BaseExpression | None,
+        how: str,
+    ) -> Expectation:
         catches = self._catches_value_error(exception)
-        if pattern is None or (isinstance(pattern, cst.Name) and pattern.value == "None"):
+        if pattern is None or (
+            isinstance(pattern, cst.Name) and pattern.value == "None"
+        ):
             return Expectation(catches, None)
         text = self._string(pattern)
         if text is None or how == "unknown":
             return Expectation(catches, None, unknown_pattern=True)
-        return Expectation(catches, rf"\A{re.escape(text)}\Z" if how == "literal" else text)
+        return Expectation(
+            catches, rf"\A{re.escape(text)}\Z" if how == "literal" else text
+        )
 
     def _catches_value_error(self, exception: cst.BaseExpression) -> bool | None:
         node = self.analysis.resolve(exception)
@@ -175,8 +202,14 @@ class ExpectedErrors:
     def _string(self, pattern: cst.BaseExpression) -> str | None:
         node = self.analysis.resolve(pattern)
         if (
-            isinstance(node, cst.Call) and len(node.args) == 1 and not node.args[0].keyword and not node.args[0].star
-            and any(q.name == "re.compile" for q in self.analysis.names.qualified_names(node.func))
+            isinstance(node, cst.Call)
+            and len(node.args) == 1
+            and not node.args[0].keyword
+            and not node.args[0].star
+            and any(
+                q.name == "re.compile"
+                for q in self.analysis.names.qualified_names(node.func)
+            )
         ):
             node = self.analysis.resolve(node.args[0].value)
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
@@ -185,9 +218,15 @@ class ExpectedErrors:
         return None
 
 
-def _argument(call: cst.Call, position: int | None, keyword: str | None) -> cst.BaseExpression | None:
+def _argument(
+    call: cst.Call, position: int | None, keyword: str | None
+) -> cst.BaseExpression | None:
     for arg in call.args:
-        if keyword is not None and arg.keyword is not None and arg.keyword.value == keyword:
+        if (
+            keyword is not None
+            and arg.keyword is not None
+            and arg.keyword.value == keyword
+        ):
             return arg.value
     if position is not None and len(call.args) > position:
         arg = call.args[position]

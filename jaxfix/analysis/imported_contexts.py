@@ -40,8 +40,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jaxfix.analysis.ast_names import AstImports, api_of, full_name
-from jaxfix.analysis.names import ENTER_METHODS, MESH_CONTEXT_APIS, imported_name_enters_no_mesh
-from jaxfix.analysis.project import Analysed, Definition, InProject, Layout, ProjectIndex, follow_import
+from jaxfix.analysis.names import (
+    ENTER_METHODS,
+    MESH_CONTEXT_APIS,
+    imported_name_enters_no_mesh,
+)
+from jaxfix.analysis.project import (
+    Analysed,
+    Definition,
+    InProject,
+    Layout,
+    ProjectIndex,
+    follow_import,
+)
 from jaxfix.analysis.values import Unknown
 
 _MAX_MODULES = 4  # modules away from the file; further, a mesh is assumed to be entered
@@ -53,9 +64,15 @@ class _Body:
     """What one function (or a module's code outside them) may lead to."""
 
     mesh_call: bool = False  # a call that may be a mesh context API
-    names: set[str] = field(default_factory=set)  # names it reads (the module's functions among them)
-    called: set[str] = field(default_factory=set)  # what its `with` items, entered and assigned calls call
-    resolved: bool = False  # a `with` item or entered context manager that is a name or attribute
+    names: set[str] = field(
+        default_factory=set
+    )  # names it reads (the module's functions among them)
+    called: set[str] = field(
+        default_factory=set
+    )  # what its `with` items, entered and assigned calls call
+    resolved: bool = (
+        False  # a `with` item or entered context manager that is a name or attribute
+    )
 
 
 @dataclass(frozen=True)
@@ -70,19 +87,25 @@ def _read_module(path: Path, source: bytes) -> _Module | Unknown:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return Unknown(f"{path.name} does not parse")
-    imports = AstImports(n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)))
+    imports = AstImports(
+        n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+    )
     bodies: dict[str, _Body] = {_OUTSIDE: _Body()}
     stack: list[tuple[ast.AST, _Body]] = []
     for statement in tree.body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            stack.append((statement, bodies.setdefault(statement.name, _Body())))  # a name def'd twice: both
+            stack.append(
+                (statement, bodies.setdefault(statement.name, _Body()))
+            )  # a name def'd twice: both
         else:
             stack.append((statement, bodies[_OUTSIDE]))
     mesh_apis: dict[str, bool] = {}  # by callee name
 
     def is_mesh_api(name: str) -> bool:
         if name not in mesh_apis:
-            mesh_apis[name] = any(api_of(q) in MESH_CONTEXT_APIS for q in imports.qualified_names(name))
+            mesh_apis[name] = any(
+                api_of(q) in MESH_CONTEXT_APIS for q in imports.qualified_names(name)
+            )
         return mesh_apis[name]
 
     while stack:
@@ -103,12 +126,20 @@ def _note(node: ast.AST, body: _Body, is_mesh_api: Callable[[str], bool]) -> Non
         name = full_name(node.func)
         if name is not None and is_mesh_api(name):
             body.mesh_call = True
-        if isinstance(node.func, ast.Attribute) and node.func.attr in ENTER_METHODS and node.args:
+        if (
+            isinstance(node.func, ast.Attribute)
+            and node.func.attr in ENTER_METHODS
+            and node.args
+        ):
             _entered(node.args[0], body)
     elif isinstance(node, ast.withitem):
         _entered(node.context_expr, body)
-    elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and isinstance(node.value, ast.Call):
-        _entered(node.value, body)  # a `with` of the name bound to it is resolved to this call
+    elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and isinstance(
+        node.value, ast.Call
+    ):
+        _entered(
+            node.value, body
+        )  # a `with` of the name bound to it is resolved to this call
 
 
 def _entered(expr: ast.expr, body: _Body) -> None:
@@ -132,14 +163,20 @@ class _Screen:
     def depends_on(self, path: Path) -> None:
         self._used.add(path)
 
-    def functions(self, imports: AstImports, name: str, importer: Path) -> Iterable[Definition]:
+    def functions(
+        self, imports: AstImports, name: str, importer: Path
+    ) -> Iterable[Definition]:
         """The functions of other modules of the tree that imports make of `name` (the analysis'
         `external_definition`, which `_function` asks), each once per question."""
         if all(imported_name_enters_no_mesh(q) for q in imports.imported_names(name)):
             return  # `_cannot_enter_mesh`: the analysis does not look (no import binds it, or stdlib...)
         for target, attributes in imports.targets(name):
             found = follow_import(self, target, importer, attributes)
-            if isinstance(found, Definition) and found.is_function and (found.path, found.name) not in self._seen:
+            if (
+                isinstance(found, Definition)
+                and found.is_function
+                and (found.path, found.name) not in self._seen
+            ):
                 self._seen.add((found.path, found.name))
                 yield found
 
@@ -166,12 +203,17 @@ class _Screen:
             if body.resolved:
                 todo.append(_OUTSIDE)
             for called in body.called:
-                if any(self.reaches_mesh_call(f, modules + 1) for f in self.functions(module.imports, called, function.path)):
+                if any(
+                    self.reaches_mesh_call(f, modules + 1)
+                    for f in self.functions(module.imports, called, function.path)
+                ):
                     return True
         return False
 
 
-def may_enter_known_mesh(names: Iterable[str], imports: AstImports, where: InProject | None) -> bool:
+def may_enter_known_mesh(
+    names: Iterable[str], imports: AstImports, where: InProject | None
+) -> bool:
     """Whether one of `names` (decorators, `with` items and entered context managers of a file,
     spelled as written there) may be a function of another module of the tree that enters a
     mesh context with a mesh the analysis could know. False without a project index: the

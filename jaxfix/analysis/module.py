@@ -54,7 +54,15 @@ from jaxfix.analysis.jitting import JitApplication, jit_application
 from jaxfix.analysis.mesh_sizes import MeshSizes, mesh_sizes
 from jaxfix.analysis.names import SIGNATURES, Api, ApiResolver, bind
 from jaxfix.analysis.parents import parent_map
-from jaxfix.analysis.project import Definition, External, ProjectIndex, Recorded, Resolved, external, materialize
+from jaxfix.analysis.project import (
+    Definition,
+    External,
+    ProjectIndex,
+    Recorded,
+    Resolved,
+    external,
+    materialize,
+)
 from jaxfix.analysis.reaching import Reaching
 from jaxfix.analysis.values import Unknown, Value
 from jaxfix.evidence import Evidence
@@ -81,7 +89,9 @@ class ModuleAnalysis:
         self.jax_version = jax_version
         self.evidence = EvidenceMap(self, evidence)
         self.path = path.resolve() if path is not None else None
-        self.project = project  # None: imports are not followed (names bound by them are unknown)
+        self.project = (
+            project  # None: imports are not followed (names bound by them are unknown)
+        )
         self._dependencies: set[Path] = set()
         # Paths imports were looked for at and what they were: a module created (or removed)
         # there later could change an answer, so cached results depend on them too.
@@ -171,13 +181,19 @@ class ModuleAnalysis:
 
     # -- other modules of the tree --------------------------------------------------------------
 
-    def external_definition(self, expr: cst.BaseExpression) -> External[ModuleAnalysis] | None:
+    def external_definition(
+        self, expr: cst.BaseExpression
+    ) -> External[ModuleAnalysis] | None:
         """For a Name or attribute chain bound by an import (`from .meshes import MESH`,
         `meshes.MESH`, `pkg.meshes.make_mesh`): the module of the tree that defines it and the
         defining node; None when it is not such a reference or jaxfix cannot follow it."""
         found = self.imported(expr)
         project = self.project
-        external = materialize(project, self.jax_version, found) if isinstance(found, Definition) and project is not None else None
+        external = (
+            materialize(project, self.jax_version, found)
+            if isinstance(found, Definition) and project is not None
+            else None
+        )
         return external if isinstance(external, External) else None
 
     def imported(self, expr: cst.BaseExpression) -> Resolved | None:
@@ -190,7 +206,11 @@ class ModuleAnalysis:
     @property
     def dependencies(self) -> frozenset[Path]:
         """The files, other than this module's, whose content any answer so far used."""
-        return frozenset(self._dependencies - {self.path} if self.path is not None else self._dependencies)
+        return frozenset(
+            self._dependencies - {self.path}
+            if self.path is not None
+            else self._dependencies
+        )
 
     def depends_on(self, path: Path, other: Recorded | None = None) -> None:
         """Record that an answer used the file `path` (and, when it was `other`'s answer, the
@@ -215,7 +235,9 @@ class ModuleAnalysis:
     def nodes(self, kind: type[NodeT]) -> list[NodeT]:
         """Every node of type `kind`, in the order a visitor meets them (the parent map's order)."""
         types = [t for t in self._by_type if issubclass(t, kind)]
-        if len(types) <= 1:  # none, or one node class (cst.Call): its list is in that order
+        if (
+            len(types) <= 1
+        ):  # none, or one node class (cst.Call): its list is in that order
             return list(cast("list[NodeT]", self._by_type[types[0]])) if types else []
         return [node for node in self.parents if isinstance(node, kind)]
 
@@ -249,7 +271,14 @@ class ModuleAnalysis:
 
     @cached_property
     def values(self) -> ValueModel:
-        return ValueModel(self.names, self.bindings, self.parents, self.jax_version, self._current_contexts, self)
+        return ValueModel(
+            self.names,
+            self.bindings,
+            self.parents,
+            self.jax_version,
+            self._current_contexts,
+            self,
+        )
 
     def _current_contexts(self, node: cst.CSTNode) -> list[ContextSite]:
         return innermost(self.contexts.contexts_at(node))
@@ -267,11 +296,18 @@ class ModuleAnalysis:
         return DeviceFreeValues(self)
 
 
-def new_project_index(roots: tuple[Path, ...] = (), *, max_source_bytes: int | None = None) -> ProjectIndex[ModuleAnalysis]:
+def new_project_index(
+    roots: tuple[Path, ...] = (), *, max_source_bytes: int | None = None
+) -> ProjectIndex[ModuleAnalysis]:
     """A project index (jaxfix/analysis/project.py) that analyses the modules it parses with
     `ModuleAnalysis`: the wiring the index cannot do itself, since this module imports it."""
     return ProjectIndex(roots, _analyse, max_source_bytes=max_source_bytes)
 
 
-def _analyse(wrapper: MetadataWrapper, jax_version: tuple[int, ...] | None, path: Path, project: ProjectIndex[ModuleAnalysis]) -> ModuleAnalysis:
+def _analyse(
+    wrapper: MetadataWrapper,
+    jax_version: tuple[int, ...] | None,
+    path: Path,
+    project: ProjectIndex[ModuleAnalysis],
+) -> ModuleAnalysis:
     return ModuleAnalysis(wrapper, jax_version, path=path, project=project)

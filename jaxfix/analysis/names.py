@@ -58,18 +58,37 @@ MESH_CONTEXT_APIS = frozenset({Api.USE_ABSTRACT_MESH, Api.SET_MESH, Api.USE_MESH
 _QUALIFIED_NAMES: dict[Api, tuple[str, ...]] = {
     Api.ABSTRACT_MESH: ("jax.sharding.AbstractMesh", "jax._src.mesh.AbstractMesh"),
     Api.MESH: ("jax.sharding.Mesh", "jax._src.mesh.Mesh", "jax.experimental.maps.Mesh"),
-    Api.MAKE_MESH: ("jax.make_mesh", "jax.sharding.make_mesh", "jax._src.sharding_impls.make_mesh"),
-    Api.USE_ABSTRACT_MESH: ("jax.sharding.use_abstract_mesh", "jax._src.mesh.use_abstract_mesh", "jax.use_abstract_mesh"),
-    Api.SET_MESH: ("jax.set_mesh", "jax.sharding.set_mesh", "jax._src.sharding_impls.set_mesh"),
+    Api.MAKE_MESH: (
+        "jax.make_mesh",
+        "jax.sharding.make_mesh",
+        "jax._src.sharding_impls.make_mesh",
+    ),
+    Api.USE_ABSTRACT_MESH: (
+        "jax.sharding.use_abstract_mesh",
+        "jax._src.mesh.use_abstract_mesh",
+        "jax.use_abstract_mesh",
+    ),
+    Api.SET_MESH: (
+        "jax.set_mesh",
+        "jax.sharding.set_mesh",
+        "jax._src.sharding_impls.set_mesh",
+    ),
     Api.USE_MESH: ("jax.sharding.use_mesh", "jax.use_mesh"),
-    Api.GET_ABSTRACT_MESH: ("jax.sharding.get_abstract_mesh", "jax._src.mesh.get_abstract_mesh"),
+    Api.GET_ABSTRACT_MESH: (
+        "jax.sharding.get_abstract_mesh",
+        "jax._src.mesh.get_abstract_mesh",
+    ),
     Api.NAMED_SHARDING: (
         "jax.sharding.NamedSharding",
         "jax.NamedSharding",
         "jax._src.named_sharding.NamedSharding",
         "jax._src.sharding_impls.NamedSharding",
     ),
-    Api.PARTITION_SPEC: ("jax.sharding.PartitionSpec", "jax.P", "jax._src.partition_spec.PartitionSpec"),
+    Api.PARTITION_SPEC: (
+        "jax.sharding.PartitionSpec",
+        "jax.P",
+        "jax._src.partition_spec.PartitionSpec",
+    ),
     Api.AXIS_TYPE: ("jax.sharding.AxisType", "jax._src.mesh.AxisType"),
     Api.JIT: ("jax.jit", "jax.experimental.pjit.pjit", "jax.pjit"),
     Api.SHAPE_DTYPE_STRUCT: ("jax.ShapeDtypeStruct", "jax._src.api.ShapeDtypeStruct"),
@@ -82,20 +101,30 @@ _QUALIFIED_NAMES: dict[Api, tuple[str, ...]] = {
     Api.EXIT_STACK: ("contextlib.ExitStack",),
     Api.DEVICES: ("jax.devices", "jax._src.xla_bridge.devices"),
     Api.LOCAL_DEVICES: ("jax.local_devices", "jax._src.xla_bridge.local_devices"),
-    Api.CREATE_DEVICE_MESH: ("jax.experimental.mesh_utils.create_device_mesh", "jax._src.mesh_utils.create_device_mesh"),
+    Api.CREATE_DEVICE_MESH: (
+        "jax.experimental.mesh_utils.create_device_mesh",
+        "jax._src.mesh_utils.create_device_mesh",
+    ),
     Api.NUMPY_ARRAY: ("numpy.array", "numpy.asarray"),
     Api.NUMPY_RESHAPE: ("numpy.reshape",),
     Api.PURE_CALLBACK: ("jax.pure_callback", "jax._src.callback.pure_callback"),
     Api.IO_CALLBACK: ("jax.experimental.io_callback", "jax._src.callback.io_callback"),
-    Api.INSPECT_ARRAY_SHARDING: ("jax.debug.inspect_array_sharding", "jax._src.debugging.inspect_array_sharding"),
+    Api.INSPECT_ARRAY_SHARDING: (
+        "jax.debug.inspect_array_sharding",
+        "jax._src.debugging.inspect_array_sharding",
+    ),
 }
-_BY_QUALIFIED_NAME = {q: api for api, spellings in _QUALIFIED_NAMES.items() for q in spellings}
+_BY_QUALIFIED_NAME = {
+    q: api for api, spellings in _QUALIFIED_NAMES.items() for q in spellings
+}
 # Public aliases a future JAX may add (jax.sharding.top_level_all_gather, ...) match by last name.
 _MATCH_ANY_JAX_MODULE = {"top_level_all_gather": Api.TOP_LEVEL_ALL_GATHER}
 # The last part of every qualified name an API may have. Every qualified name of `x.attr` ends
 # in `.attr` (an import only renames the first part of a chain), so an attribute whose name is
 # not among these is no API: `ApiResolver.api` answers without asking its scope.
-API_LAST_NAMES = frozenset(q.rpartition(".")[2] for q in _BY_QUALIFIED_NAME) | frozenset(_MATCH_ANY_JAX_MODULE)
+API_LAST_NAMES = frozenset(
+    q.rpartition(".")[2] for q in _BY_QUALIFIED_NAME
+) | frozenset(_MATCH_ANY_JAX_MODULE)
 
 
 @dataclass(frozen=True)
@@ -108,25 +137,46 @@ class Signature:
 
 
 SIGNATURES: dict[Api, Signature] = {
-    Api.ABSTRACT_MESH: Signature(("axis_sizes", "axis_names", "axis_types"), ("abstract_device",)),
+    Api.ABSTRACT_MESH: Signature(
+        ("axis_sizes", "axis_names", "axis_types"), ("abstract_device",)
+    ),
     # jax.make_mesh's first parameter is axis_shapes in 0.10.x, axis_sizes since 0.12.
-    Api.MAKE_MESH: Signature(("axis_shapes", "axis_names", "axis_types"), ("axis_sizes", "devices")),
+    Api.MAKE_MESH: Signature(
+        ("axis_shapes", "axis_names", "axis_types"), ("axis_sizes", "devices")
+    ),
     Api.MESH: Signature(("devices", "axis_names", "axis_types")),
-    Api.CREATE_DEVICE_MESH: Signature(("mesh_shape", "devices"), ("contiguous_submeshes", "allow_split_physical_axes")),
+    Api.CREATE_DEVICE_MESH: Signature(
+        ("mesh_shape", "devices"), ("contiguous_submeshes", "allow_split_physical_axes")
+    ),
     Api.NAMED_SHARDING: Signature(("mesh", "spec"), ("memory_kind",)),
     Api.USE_ABSTRACT_MESH: Signature(("mesh",)),
     Api.SET_MESH: Signature(("mesh",)),
     Api.USE_MESH: Signature(("mesh",)),
-    Api.SHAPE_DTYPE_STRUCT: Signature(("shape", "dtype"), ("sharding", "weak_type", "manual_axis_type", "is_ref")),
+    Api.SHAPE_DTYPE_STRUCT: Signature(
+        ("shape", "dtype"), ("sharding", "weak_type", "manual_axis_type", "is_ref")
+    ),
     Api.DEVICE_PUT: Signature(("x", "device"), ("src", "donate", "may_alias")),
     Api.TOP_LEVEL_ALL_GATHER: Signature(("xs", "out_sharding"), ("multi_dim",)),
     Api.JIT: Signature(
         ("fun",),
-        ("in_shardings", "out_shardings", "static_argnums", "static_argnames", "donate_argnums", "donate_argnames",
-         "keep_unused", "device", "backend", "inline", "compiler_options"),
+        (
+            "in_shardings",
+            "out_shardings",
+            "static_argnums",
+            "static_argnames",
+            "donate_argnums",
+            "donate_argnames",
+            "keep_unused",
+            "device",
+            "backend",
+            "inline",
+            "compiler_options",
+        ),
         positional_only=1,
     ),
 }
+
+
 def signature_of(function: cst.FunctionDef) -> Signature | None:
     """The signature of a function defined in the code; None when it takes `*args`/`**kwargs`
     (jaxfix then cannot tell which argument binds which parameter)."""
@@ -134,7 +184,11 @@ def signature_of(function: cst.FunctionDef) -> Signature | None:
     if isinstance(params.star_arg, cst.Param) or params.star_kwarg is not None:
         return None
     positional = tuple(p.name.value for p in (*params.posonly_params, *params.params))
-    return Signature(positional, tuple(p.name.value for p in params.kwonly_params), len(params.posonly_params))
+    return Signature(
+        positional,
+        tuple(p.name.value for p in params.kwonly_params),
+        len(params.posonly_params),
+    )
 
 
 # `AbstractMesh.update` and `Mesh.update` (methods, so not Apis; jax 0.10.2 and 0.12.0.1).
@@ -167,8 +221,13 @@ def bind(call: cst.Call, signature: Signature) -> dict[str, cst.BaseExpression] 
 
 # `x.enter_context(cm)` (contextlib.ExitStack), `self.enterContext(cm)` (unittest): enter `cm`.
 ENTER_METHODS = frozenset({"enter_context", "enterContext", "enterClassContext"})
-_OPAQUE_JAX_MODULES = ("jax._src", "jax.experimental")  # jax internals may enter meshes (test helpers)
-_MESHLESS_PACKAGES = frozenset({"pytest", "_pytest", "numpy"})  # enter no JAX mesh context
+_OPAQUE_JAX_MODULES = (
+    "jax._src",
+    "jax.experimental",
+)  # jax internals may enter meshes (test helpers)
+_MESHLESS_PACKAGES = frozenset(
+    {"pytest", "_pytest", "numpy"}
+)  # enter no JAX mesh context
 
 
 def imported_name_enters_no_mesh(name: str) -> bool:
@@ -211,11 +270,17 @@ class ApiResolver:
         names = self._known.get(node)
         if names is None:
             scope = self._scopes.get(node)
-            names = self._known[node] = frozenset() if scope is None else frozenset(scope.get_qualified_names_for(node))
+            names = self._known[node] = (
+                frozenset()
+                if scope is None
+                else frozenset(scope.get_qualified_names_for(node))
+            )
         return names
 
     def api(self, node: cst.CSTNode | None) -> Api | None:
-        if node is None or (isinstance(node, cst.Attribute) and node.attr.value not in API_LAST_NAMES):
+        if node is None or (
+            isinstance(node, cst.Attribute) and node.attr.value not in API_LAST_NAMES
+        ):
             return None
         return api_of_qualified_names(self.qualified_names(node))
 

@@ -17,7 +17,9 @@ from typing import cast
 import libcst as cst
 
 # Node type -> a getter of its fields' values (a tuple) in the order LibCST visits them.
-_FIELD_GETTERS: dict[type[cst.CSTNode], Callable[[cst.CSTNode], tuple[object, ...]]] = {}
+_FIELD_GETTERS: dict[
+    type[cst.CSTNode], Callable[[cst.CSTNode], tuple[object, ...]]
+] = {}
 _IS_NODE: dict[type, bool] = {}  # whether values of a type are nodes
 
 
@@ -50,9 +52,17 @@ def _field_getter(node: cst.CSTNode) -> Callable[[cst.CSTNode], tuple[object, ..
     recorder = _FieldOrder()
     node._visit_and_replace_children(recorder)  # noqa: SLF001 - the visit order is defined there
     visited = list(dict.fromkeys(recorder.fields))
-    skipped = [f.name for f in dataclasses.fields(kind) if f.name not in visited and getattr(node, f.name) is None]
+    skipped = [
+        f.name
+        for f in dataclasses.fields(kind)
+        if f.name not in visited and getattr(node, f.name) is None
+    ]
     order = (*visited, *skipped)
-    getter = _FIELD_GETTERS[kind] = operator.attrgetter(*order) if len(order) > 1 else lambda n: tuple(getattr(n, f) for f in order)
+    getter = _FIELD_GETTERS[kind] = (
+        operator.attrgetter(*order)
+        if len(order) > 1
+        else lambda n: tuple(getattr(n, f) for f in order)
+    )
     return getter
 
 

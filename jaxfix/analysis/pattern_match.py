@@ -143,12 +143,16 @@ class _Builder:
             same = _same_char(chr(av), ignore_case)
             return self._char(lambda ch: not same(ch))
         if op is c.ANY:
-            return self._char(lambda ch: True)  # `.` without DOTALL misses "\n": let it through
+            return self._char(
+                lambda ch: True
+            )  # `.` without DOTALL misses "\n": let it through
         if op is c.IN:
             return self._char(_char_set(av, ignore_case))
         if op is c.SUBPATTERN:
             _group, add_flags, del_flags, pattern = av
-            local = (ignore_case or bool(add_flags & re.IGNORECASE)) and not del_flags & re.IGNORECASE
+            local = (
+                ignore_case or bool(add_flags & re.IGNORECASE)
+            ) and not del_flags & re.IGNORECASE
             return self.sequence(pattern, local)
         if op is getattr(c, "ATOMIC_GROUP", None):
             return self.sequence(av, ignore_case)
@@ -156,7 +160,10 @@ class _Builder:
             return self._alternatives([self.sequence(b, ignore_case) for b in av[1]])
         if op is c.GROUPREF_EXISTS:
             _group, yes, no = av
-            branches = [self.sequence(yes, ignore_case), self.sequence(no, ignore_case) if no else self._epsilon()]
+            branches = [
+                self.sequence(yes, ignore_case),
+                self.sequence(no, ignore_case) if no else self._epsilon(),
+            ]
             return self._alternatives(branches)
         if op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
             low, high, pattern = av
@@ -185,7 +192,9 @@ class _Builder:
             self.nfa.link(last, end)
         return start, end
 
-    def _repeat(self, low: int, high: int, pattern: Any, ignore_case: bool) -> tuple[int, int]:
+    def _repeat(
+        self, low: int, high: int, pattern: Any, ignore_case: bool
+    ) -> tuple[int, int]:
         unbounded = high == sre_constants.MAXREPEAT or high - low > _MAX_COPIES
         low = min(low, _MAX_COPIES)
         start = end = self.nfa.state()
@@ -255,7 +264,11 @@ def may_search(pattern: str, template: str) -> bool:
             targets = list(nfa.epsilon[state])
             if state in nfa.anchor:
                 kind, target = nfa.anchor[state]
-                if in_hole or loose or (position == 0 if kind == "begin" else position == len(tokens)):
+                if (
+                    in_hole
+                    or loose
+                    or (position == 0 if kind == "begin" else position == len(tokens))
+                ):
                     targets.append(target)
             for target in targets:
                 if target not in found:
@@ -266,7 +279,9 @@ def may_search(pattern: str, template: str) -> bool:
     def through_hole(states: set[int], hole: _Hole) -> set[int]:
         """The pattern states reachable by reading some text of the hole's language: a search
         over pairs (pattern state, hole state), characters drawn from printable ASCII."""
-        pairs = {(p, hole.start) for p in closure(states, 0, True)} | {(_NOT_STARTED, hole.start)}
+        pairs = {(p, hole.start) for p in closure(states, 0, True)} | {
+            (_NOT_STARTED, hole.start)
+        }
         todo = list(pairs)
         while todo:
             p, h = todo.pop()
@@ -278,7 +293,10 @@ def may_search(pattern: str, template: str) -> bool:
             else:
                 steps += [(t, h) for t in closure({p}, 0, True)]
                 if p in nfa.consume and h in hole.nfa.consume:
-                    (p_test, p_next), (h_test, h_next) = nfa.consume[p], hole.nfa.consume[h]
+                    (p_test, p_next), (h_test, h_next) = (
+                        nfa.consume[p],
+                        hole.nfa.consume[h],
+                    )
                     if any(p_test(c) and h_test(c) for c in _ALPHABET):
                         steps.append((p_next, h_next))
             for pair in steps:
@@ -296,6 +314,10 @@ def may_search(pattern: str, template: str) -> bool:
         if isinstance(token, _Hole):
             current = through_hole(current | {start}, token)
         else:
-            current = {nfa.consume[s][1] for s in current if s in nfa.consume and nfa.consume[s][0](token)}
+            current = {
+                nfa.consume[s][1]
+                for s in current
+                if s in nfa.consume and nfa.consume[s][0](token)
+            }
         current = closure(current | {start}, position + 1, False)
     return accept in current

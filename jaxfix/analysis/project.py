@@ -47,7 +47,6 @@ from jaxfix.nesting import too_deep
 from jaxfix.paths import path_state
 
 
-
 class Analysed(Protocol):
     """What the index needs of a module's analysis, made by the factory it is given
     (`jaxfix.analysis.module.project_index` gives `ModuleAnalysis`): its tree and its file."""
@@ -72,10 +71,16 @@ class Recorded(Protocol):
 T = TypeVar("T")
 A = TypeVar("A", bound=Analysed)
 A_co = TypeVar("A_co", bound=Analysed, covariant=True)
-Layout = dict[Path, str]  # a path an import was looked for at -> what it was (`path_state`)
-_MAX_MODULES = 8  # modules one answer may pass through (import chains, re-exports, calls)
+Layout = dict[
+    Path, str
+]  # a path an import was looked for at -> what it was (`path_state`)
+_MAX_MODULES = (
+    8  # modules one answer may pass through (import chains, re-exports, calls)
+)
 _CACHED_MODULES = 256  # `ast` summaries kept (small)
-_PARSED_SOURCE_BYTES = 2 * 1024 * 1024  # LibCST analyses kept, by the size of their source
+_PARSED_SOURCE_BYTES = (
+    2 * 1024 * 1024
+)  # LibCST analyses kept, by the size of their source
 # Values and functions are only followed into modules this small: their scopes take LibCST
 # seconds in a module of thousands of lines (jax/_src/pjit.py), and the meshes and constants a
 # project shares live in small modules, test helpers in larger ones (JAX's jax/_src/test_util.py,
@@ -111,7 +116,9 @@ class External(Generic[A_co]):
 
     @property
     def path(self) -> Path:
-        assert self.analysis.path is not None  # every analysis the index makes has its path
+        assert (
+            self.analysis.path is not None
+        )  # every analysis the index makes has its path
         return self.analysis.path
 
 
@@ -134,13 +141,23 @@ class Asker(Protocol):
 class _Module(Generic[A_co]):
     """One file as last read: its `ast` summary, and its LibCST analysis once one is needed."""
 
-    def __init__(self, stat: tuple[int, int], digest: bytes, source: bytes, summary: _Summary | Unknown) -> None:
+    def __init__(
+        self,
+        stat: tuple[int, int],
+        digest: bytes,
+        source: bytes,
+        summary: _Summary | Unknown,
+    ) -> None:
         self.stat = stat  # modification time (ns) and size when read
         self.digest = digest
         self.source = source
         self.summary = summary
-        self.analyses: dict[tuple[int, ...] | None, A_co | Unknown] = {}  # by JAX version
-        self.derived: dict[Callable[[Path, bytes], object], object] = {}  # see `ProjectIndex.derived`
+        self.analyses: dict[
+            tuple[int, ...] | None, A_co | Unknown
+        ] = {}  # by JAX version
+        self.derived: dict[
+            Callable[[Path, bytes], object], object
+        ] = {}  # see `ProjectIndex.derived`
 
 
 class ProjectIndex(Generic[A_co]):
@@ -155,20 +172,32 @@ class ProjectIndex(Generic[A_co]):
     def __init__(
         self,
         roots: tuple[Path, ...],
-        analyse: Callable[[MetadataWrapper, tuple[int, ...] | None, Path, ProjectIndex[A_co]], A_co],
+        analyse: Callable[
+            [MetadataWrapper, tuple[int, ...] | None, Path, ProjectIndex[A_co]], A_co
+        ],
         *,
         max_source_bytes: int | None = None,
     ) -> None:
         self._analyse = analyse
         self.roots = tuple(dict.fromkeys(r.resolve() for r in roots))
-        self.max_source_bytes = max_source_bytes if max_source_bytes is not None else 2048 * 1024 * 1024 // _BYTES_PER_SOURCE_BYTE
+        self.max_source_bytes = (
+            max_source_bytes
+            if max_source_bytes is not None
+            else 2048 * 1024 * 1024 // _BYTES_PER_SOURCE_BYTE
+        )
         self._files: OrderedDict[Path, _Module[A_co]] = OrderedDict()
-        self._parsed: OrderedDict[Path, int] = OrderedDict()  # files with LibCST analyses: source bytes
-        self._active: list[tuple[Path, str]] = []  # (module, name) answers being worked out
+        self._parsed: OrderedDict[Path, int] = (
+            OrderedDict()
+        )  # files with LibCST analyses: source bytes
+        self._active: list[
+            tuple[Path, str]
+        ] = []  # (module, name) answers being worked out
 
     # -- finding files ----------------------------------------------------------------------
 
-    def find(self, name: str, level: int, importer: Path, layout: Layout | None = None) -> ModuleRef | Unknown:
+    def find(
+        self, name: str, level: int, importer: Path, layout: Layout | None = None
+    ) -> ModuleRef | Unknown:
         """The module `name` (dotted, maybe empty) imported with `level` leading dots from the
         module in file `importer`. `layout` receives what each path looked at was (see
         `path_state`): the answer holds while they stay so, as a new file may shadow the one found."""
@@ -178,8 +207,13 @@ class ProjectIndex(Generic[A_co]):
             base = importer.parent
             for _ in range(level - 1):
                 base = base.parent
-            if not all(self._is_package(d, seen) for d in (importer.parent, *importer.parent.parents)[:level]):
-                return Unknown(f"`{'.' * level}{name}` goes above the top-level package")
+            if not all(
+                self._is_package(d, seen)
+                for d in (importer.parent, *importer.parent.parents)[:level]
+            ):
+                return Unknown(
+                    f"`{'.' * level}{name}` goes above the top-level package"
+                )
             found = _module_in(base, parts, seen)
             return found or Unknown(f"no module `{'.' * level}{name}` in {base}")
         for directory in self._search_dirs(importer, seen):
@@ -190,14 +224,19 @@ class ProjectIndex(Generic[A_co]):
 
     def _is_package(self, directory: Path, layout: Layout) -> bool:
         """A regular package, or a namespace package: a directory below a root."""
-        return _is(directory / "__init__.py", "file", layout) or any(root in directory.parents for root in self.roots)
+        return _is(directory / "__init__.py", "file", layout) or any(
+            root in directory.parents for root in self.roots
+        )
 
     def _search_dirs(self, importer: Path, layout: Layout) -> Iterator[Path]:
         top = importer.parent
         while _is(top / "__init__.py", "file", layout):
             top = top.parent
         seen = set()
-        for directory in (top, *(d for root in self.roots for d in (root, root / "src"))):
+        for directory in (
+            top,
+            *(d for root in self.roots for d in (root, root / "src")),
+        ):
             if directory not in seen:
                 seen.add(directory)
                 yield directory
@@ -219,7 +258,9 @@ class ProjectIndex(Generic[A_co]):
             found.derived[make] = make(path, found.source)
         return cast(T, found.derived[make])
 
-    def analysis(self, path: Path, jax_version: tuple[int, ...] | None) -> A_co | Unknown:
+    def analysis(
+        self, path: Path, jax_version: tuple[int, ...] | None
+    ) -> A_co | Unknown:
         """The LibCST analysis of the module in `path`, or why there is none."""
         found = self._read(path)
         if isinstance(found, Unknown):
@@ -227,11 +268,16 @@ class ProjectIndex(Generic[A_co]):
         if isinstance(found.summary, Unknown):
             return found.summary
         if len(found.source) > _ANALYSED_SOURCE_BYTES:
-            return Unknown(f"{path.name} is too large to follow into (over {_ANALYSED_SOURCE_BYTES // 1024} KB)")
+            return Unknown(
+                f"{path.name} is too large to follow into (over {_ANALYSED_SOURCE_BYTES // 1024} KB)"
+            )
         if jax_version not in found.analyses:
             found.analyses[jax_version] = self._parse(path, found.source, jax_version)
             self._parsed[path] = len(found.source)
-            while len(self._parsed) > 1 and sum(self._parsed.values()) > _PARSED_SOURCE_BYTES:
+            while (
+                len(self._parsed) > 1
+                and sum(self._parsed.values()) > _PARSED_SOURCE_BYTES
+            ):
                 oldest = next(iter(self._parsed))
                 del self._parsed[oldest]
                 if oldest in self._files:
@@ -248,7 +294,9 @@ class ProjectIndex(Generic[A_co]):
             if cached is not None and cached.stat == (stat.st_mtime_ns, stat.st_size):
                 self._files.move_to_end(path)
                 return cached
-            source = read_regular(path, self.max_source_bytes)  # a module a pull request names may be a FIFO
+            source = read_regular(
+                path, self.max_source_bytes
+            )  # a module a pull request names may be a FIFO
         except OSError as error:
             return Unknown(f"{path.name} cannot be read ({error.strerror})")
         except ReadError as error:
@@ -259,14 +307,18 @@ class ProjectIndex(Generic[A_co]):
             self._files.move_to_end(path)
             return cached
         self._parsed.pop(path, None)
-        found: _Module[A_co] = _Module((stat.st_mtime_ns, stat.st_size), digest, source, _summarize(path, source))
+        found: _Module[A_co] = _Module(
+            (stat.st_mtime_ns, stat.st_size), digest, source, _summarize(path, source)
+        )
         self._files[path] = found
         while len(self._files) > _CACHED_MODULES:
             oldest, _ = self._files.popitem(last=False)
             self._parsed.pop(oldest, None)
         return found
 
-    def _parse(self, path: Path, source: bytes, jax_version: tuple[int, ...] | None) -> A_co | Unknown:
+    def _parse(
+        self, path: Path, source: bytes, jax_version: tuple[int, ...] | None
+    ) -> A_co | Unknown:
         from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
 
         if too_deep(source) is not None:
@@ -275,7 +327,12 @@ class ProjectIndex(Generic[A_co]):
             module = cst.parse_module(source)
         except Exception:  # noqa: BLE001 - any module that does not parse is simply unknown
             return Unknown(f"{path.name} does not parse")
-        return self._analyse(ModuleLevelBatchWrapper(module, unsafe_skip_copy=True), jax_version, path, self)
+        return self._analyse(
+            ModuleLevelBatchWrapper(module, unsafe_skip_copy=True),
+            jax_version,
+            path,
+            self,
+        )
 
     # -- cycles ---------------------------------------------------------------------------------
 
@@ -370,7 +427,9 @@ def external(analysis: Importer, expr: cst.BaseExpression) -> Resolved | None:
     return follow_import(analysis, target, importer, tuple(reversed(attributes)))
 
 
-def follow_import(asker: Asker, target: _Target, importer: Path, attributes: tuple[str, ...] = ()) -> Resolved:
+def follow_import(
+    asker: Asker, target: _Target, importer: Path, attributes: tuple[str, ...] = ()
+) -> Resolved:
     """What the import `target` of the module in `importer` binds, then `attributes` of it
     (`tu.with_mesh` after `import pkg.testing as tu`): only `ast` summaries are read; each file
     read and each place looked at is recorded with `asker`."""
@@ -394,19 +453,38 @@ def _import_target(assignment: Assignment, bound: str) -> _Target | None:
             full = get_full_name_for_node(alias.name) or ""
             if alias.asname is None and full.split(".")[0] == bound:
                 return bound, 0, None
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name) and alias.asname.name.value == bound:
+            if (
+                alias.asname is not None
+                and isinstance(alias.asname.name, cst.Name)
+                and alias.asname.name.value == bound
+            ):
                 return full, 0, None
         return None
-    if isinstance(statement, cst.ImportFrom) and not isinstance(statement.names, cst.ImportStar):
-        source = get_full_name_for_node(statement.module) or "" if statement.module is not None else ""
+    if isinstance(statement, cst.ImportFrom) and not isinstance(
+        statement.names, cst.ImportStar
+    ):
+        source = (
+            get_full_name_for_node(statement.module) or ""
+            if statement.module is not None
+            else ""
+        )
         for alias in statement.names:
             local = alias.asname.name if alias.asname is not None else alias.name
-            if isinstance(local, cst.Name) and local.value == bound and isinstance(alias.name, cst.Name):
+            if (
+                isinstance(local, cst.Name)
+                and local.value == bound
+                and isinstance(alias.name, cst.Name)
+            ):
                 return source, len(statement.relative), alias.name.value
     return None
 
 
-def _follow(asker: Asker, target: _Target, importer: Path, seen: set[tuple[Path, str]] | None = None) -> Resolved:
+def _follow(
+    asker: Asker,
+    target: _Target,
+    importer: Path,
+    seen: set[tuple[Path, str]] | None = None,
+) -> Resolved:
     project = asker.project
     assert project is not None
     module_name, level, member = target
@@ -416,7 +494,9 @@ def _follow(asker: Asker, target: _Target, importer: Path, seen: set[tuple[Path,
     return _member(asker, module, member, seen if seen is not None else set())
 
 
-def _member(asker: Asker, module: ModuleRef, name: str, seen: set[tuple[Path, str]]) -> Resolved:
+def _member(
+    asker: Asker, module: ModuleRef, name: str, seen: set[tuple[Path, str]]
+) -> Resolved:
     """`module.name`: what the module binds to `name` at its top level, else its submodule;
     re-exports are followed (`seen`: the re-exports on the way, against cycles)."""
     project = asker.project
@@ -434,7 +514,9 @@ def _member(asker: Asker, module: ModuleRef, name: str, seen: set[tuple[Path, st
                 return Definition(module.path, name, binding)
             key = (module.path, name)
             if key in seen or len(seen) >= _MAX_MODULES:
-                return Unknown(f"`{name}` is part of an import cycle (or a chain too long) through {module.path.name}")
+                return Unknown(
+                    f"`{name}` is part of an import cycle (or a chain too long) through {module.path.name}"
+                )
             assert binding.target is not None
             return _follow(asker, binding.target, module.path, seen | {key})
     if module.directory is not None:
@@ -444,14 +526,22 @@ def _member(asker: Asker, module: ModuleRef, name: str, seen: set[tuple[Path, st
     return Unknown(f"`{name}` is not defined in {module.describe}")
 
 
-def materialize(project: ProjectIndex[A], jax_version: tuple[int, ...] | None, definition: Definition) -> External[A] | Unknown:
+def materialize(
+    project: ProjectIndex[A],
+    jax_version: tuple[int, ...] | None,
+    definition: Definition,
+) -> External[A] | Unknown:
     """The LibCST view of `definition`: its module's analysis (for `jax_version`) and defining node."""
     other = project.analysis(definition.path, jax_version)
     if isinstance(other, Unknown):
         return other
-    node = _defining_node(other.wrapper.module, definition.name, definition.binding.kind)
+    node = _defining_node(
+        other.wrapper.module, definition.name, definition.binding.kind
+    )
     if node is None:  # `ast` and LibCST disagree about the module: nothing is certain
-        return Unknown(f"`{definition.name}` of {definition.path.name} is not where jaxfix expects it")
+        return Unknown(
+            f"`{definition.name}` of {definition.path.name} is not where jaxfix expects it"
+        )
     return External(other, node, definition.name)
 
 
@@ -460,15 +550,30 @@ def _defining_node(module: cst.Module, name: str, kind: _Kind) -> cst.CSTNode | 
     ClassDef, the value of `name = value` / `name: T = value`, or for unpacking and chained
     assignment the bound Name itself."""
     for statement in module.body:
-        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)) and statement.name.value == name and kind in (_Kind.FUNCTION, _Kind.CLASS):
+        if (
+            isinstance(statement, (cst.FunctionDef, cst.ClassDef))
+            and statement.name.value == name
+            and kind in (_Kind.FUNCTION, _Kind.CLASS)
+        ):
             return statement
-        if not isinstance(statement, cst.SimpleStatementLine) or kind is not _Kind.VALUE:
+        if (
+            not isinstance(statement, cst.SimpleStatementLine)
+            or kind is not _Kind.VALUE
+        ):
             continue
         for small in statement.body:
-            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.target.value == name:
+            if (
+                isinstance(small, cst.AnnAssign)
+                and isinstance(small.target, cst.Name)
+                and small.target.value == name
+            ):
                 return small.value
             if isinstance(small, cst.Assign):
-                if len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == name:
+                if (
+                    len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name)
+                    and small.targets[0].target.value == name
+                ):
                     return small.value
                 for target in small.targets:
                     found = _bound_name(target.target, name)
@@ -559,11 +664,17 @@ class _Summary:
         for node in ast.walk(tree):
             if isinstance(node, ast.Global):
                 for name in node.names:
-                    bind(name, Unknown(f"`{name}` is rebound by `global` in a function"))
-            elif isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names):
+                    bind(
+                        name, Unknown(f"`{name}` is rebound by `global` in a function")
+                    )
+            elif isinstance(node, ast.ImportFrom) and any(
+                alias.name == "*" for alias in node.names
+            ):
                 self.star = True
         self._bindings = {
-            name: bindings[0] if len(bindings) == 1 else Unknown(f"`{name}` is bound more than once")
+            name: bindings[0]
+            if len(bindings) == 1
+            else Unknown(f"`{name}` is bound more than once")
             for name, bindings in found.items()
         }
 
@@ -576,9 +687,13 @@ class _Summary:
 def _top_level_bindings(statement: ast.stmt) -> list[tuple[str, _Binding | Unknown]]:
     walrus = [
         (node.target.id, Unknown(f"`{node.target.id}` is bound by `:=`"))
-        for node in _walk_outside_scopes(statement) if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name)
+        for node in _walk_outside_scopes(statement)
+        if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name)
     ]
-    bindings: list[tuple[str, _Binding | Unknown]] = [*_statement_bindings(statement), *walrus]
+    bindings: list[tuple[str, _Binding | Unknown]] = [
+        *_statement_bindings(statement),
+        *walrus,
+    ]
     return bindings
 
 
@@ -589,23 +704,55 @@ def _statement_bindings(statement: ast.stmt) -> list[tuple[str, _Binding | Unkno
     if isinstance(statement, ast.ClassDef):
         return [(statement.name, _Binding(_Kind.CLASS))]
     if isinstance(statement, ast.Assign):
-        return [(name, _Binding(_Kind.VALUE)) for target in statement.targets for name in _stored_names(target)]
+        return [
+            (name, _Binding(_Kind.VALUE))
+            for target in statement.targets
+            for name in _stored_names(target)
+        ]
     if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
-        value: _Binding | Unknown = _Binding(_Kind.VALUE) if statement.value is not None else Unknown("only annotated")
+        value: _Binding | Unknown = (
+            _Binding(_Kind.VALUE)
+            if statement.value is not None
+            else Unknown("only annotated")
+        )
         return [(statement.target.id, value)]
     if isinstance(statement, ast.Import):
         return [
-            (alias.asname or alias.name.split(".")[0], _Binding(_Kind.IMPORT, (alias.name if alias.asname else alias.name.split(".")[0], 0, None)))
+            (
+                alias.asname or alias.name.split(".")[0],
+                _Binding(
+                    _Kind.IMPORT,
+                    (alias.name if alias.asname else alias.name.split(".")[0], 0, None),
+                ),
+            )
             for alias in statement.names
         ]
     if isinstance(statement, ast.ImportFrom):
         return [
-            (alias.asname or alias.name, _Binding(_Kind.IMPORT, (statement.module or "", statement.level, alias.name)))
-            for alias in statement.names if alias.name != "*"
+            (
+                alias.asname or alias.name,
+                _Binding(
+                    _Kind.IMPORT, (statement.module or "", statement.level, alias.name)
+                ),
+            )
+            for alias in statement.names
+            if alias.name != "*"
         ]
     # AugAssign, del, loops, `with`, `if`, `try`, `match`, walrus: bound, but not once and for all
-    names = {name for node in _walk_outside_scopes(statement) for name in _stored_names_of(node)}
-    return [(name, Unknown(f"`{name}` is bound conditionally or by a statement jaxfix does not follow")) for name in sorted(names)]
+    names = {
+        name
+        for node in _walk_outside_scopes(statement)
+        for name in _stored_names_of(node)
+    }
+    return [
+        (
+            name,
+            Unknown(
+                f"`{name}` is bound conditionally or by a statement jaxfix does not follow"
+            ),
+        )
+        for name in sorted(names)
+    ]
 
 
 def _stored_names(target: ast.expr) -> list[str]:
@@ -624,7 +771,11 @@ def _stored_names_of(node: ast.AST) -> list[str]:
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return [node.name]
     if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return [alias.asname or alias.name.split(".")[0] for alias in node.names if alias.name != "*"]
+        return [
+            alias.asname or alias.name.split(".")[0]
+            for alias in node.names
+            if alias.name != "*"
+        ]
     if isinstance(node, ast.ExceptHandler) and node.name:
         return [node.name]
     if isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
@@ -640,7 +791,9 @@ def _walk_outside_scopes(node: ast.AST) -> list[ast.AST]:
     while stack:
         current = stack.pop()
         found.append(current)
-        if current is not node and isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+        if current is not node and isinstance(
+            current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+        ):
             continue
         stack.extend(ast.iter_child_nodes(current))
     return found

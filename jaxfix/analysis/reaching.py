@@ -17,12 +17,19 @@ from libcst.metadata import Scope
 from jaxfix.analysis.bindings import Bindings
 from jaxfix.analysis.bodies import block, own_nodes
 
-_Found = tuple[frozenset[cst.Name], bool]  # the bindings that reach, and whether nothing earlier does
+_Found = tuple[
+    frozenset[cst.Name], bool
+]  # the bindings that reach, and whether nothing earlier does
 _NOTHING: _Found = (frozenset(), False)
 
 
 class Reaching:
-    def __init__(self, scopes: Mapping[cst.CSTNode, Scope | None], bindings: Bindings, parents: Mapping[cst.CSTNode, cst.CSTNode]) -> None:
+    def __init__(
+        self,
+        scopes: Mapping[cst.CSTNode, Scope | None],
+        bindings: Bindings,
+        parents: Mapping[cst.CSTNode, cst.CSTNode],
+    ) -> None:
         self._scopes = scopes
         self._bindings = bindings
         self._parents = parents
@@ -59,7 +66,9 @@ class Reaching:
             compound = self._compound_of(body)
             if compound is None:
                 return None  # the start of the function or module: a binding may be missing
-            if not isinstance(compound, (cst.If, cst.With)) and _binds(compound, targets):
+            if not isinstance(compound, (cst.If, cst.With)) and _binds(
+                compound, targets
+            ):
                 return None  # a loop (or try, match) that binds it may have run its binding first
             if isinstance(compound, cst.With) and _binds_in(compound.items, targets):
                 return None
@@ -90,7 +99,9 @@ class Reaching:
             return parent.value
         return None
 
-    def _before(self, statements: Sequence[cst.CSTNode], targets: frozenset[cst.Name]) -> _Found | None:
+    def _before(
+        self, statements: Sequence[cst.CSTNode], targets: frozenset[cst.Name]
+    ) -> _Found | None:
         """What running `statements` leaves bound, walking back from their end."""
         found: set[cst.Name] = set()
         for statement in reversed(statements):
@@ -102,25 +113,49 @@ class Reaching:
                 return frozenset(found), True
         return frozenset(found), False
 
-    def _leaves(self, statement: cst.CSTNode, targets: frozenset[cst.Name]) -> _Found | None:
+    def _leaves(
+        self, statement: cst.CSTNode, targets: frozenset[cst.Name]
+    ) -> _Found | None:
         if not _binds(statement, targets):
             return _NOTHING
         if isinstance(statement, cst.SimpleStatementLine):
             if len(statement.body) != 1:
                 return None
             small = statement.body[0]
-            target = small.targets[0].target if isinstance(small, cst.Assign) and len(small.targets) == 1 else (
-                small.target if isinstance(small, cst.AnnAssign) and small.value is not None else None)
-            return (frozenset({target}), True) if isinstance(target, cst.Name) and target in targets else None
+            target = (
+                small.targets[0].target
+                if isinstance(small, cst.Assign) and len(small.targets) == 1
+                else (
+                    small.target
+                    if isinstance(small, cst.AnnAssign) and small.value is not None
+                    else None
+                )
+            )
+            return (
+                (frozenset({target}), True)
+                if isinstance(target, cst.Name) and target in targets
+                else None
+            )
         if isinstance(statement, cst.With):
-            return None if _binds_in(statement.items, targets) else self._before(block(statement.body), targets)
+            return (
+                None
+                if _binds_in(statement.items, targets)
+                else self._before(block(statement.body), targets)
+            )
         if isinstance(statement, cst.If):
             if _binds_in(statement.test, targets):
                 return None
             taken = self._before(block(statement.body), targets)
             orelse = statement.orelse
-            other = _NOTHING if orelse is None else (
-                self._leaves(orelse, targets) if isinstance(orelse, cst.If) else self._before(block(orelse.body), targets))
+            other = (
+                _NOTHING
+                if orelse is None
+                else (
+                    self._leaves(orelse, targets)
+                    if isinstance(orelse, cst.If)
+                    else self._before(block(orelse.body), targets)
+                )
+            )
             if taken is None or other is None:
                 return None
             return taken[0] | other[0], taken[1] and other[1]
@@ -129,19 +164,25 @@ class Reaching:
     def _statement_holding(self, node: cst.CSTNode) -> cst.CSTNode | None:
         """The statement of a block (the module or an indented block) that holds `node`."""
         current: cst.CSTNode | None = node
-        while current is not None and not isinstance(self._parents.get(current), (cst.IndentedBlock, cst.Module)):
+        while current is not None and not isinstance(
+            self._parents.get(current), (cst.IndentedBlock, cst.Module)
+        ):
             current = self._parents.get(current)
         return current
 
     def _compound_of(self, body: cst.CSTNode) -> cst.CSTNode | None:
         """The compound statement whose part `body` is; None at a function's or the module's top."""
         current = self._parents.get(body)
-        while current is not None and not isinstance(current, cst.BaseCompoundStatement):
+        while current is not None and not isinstance(
+            current, cst.BaseCompoundStatement
+        ):
             current = self._parents.get(current)
         if current is None or isinstance(current, (cst.FunctionDef, cst.ClassDef)):
             return None
         # An `else`/`elif` part belongs to the `if` chain's first statement, the one in a block.
-        while not isinstance(self._parents.get(current), (cst.IndentedBlock, cst.Module)):
+        while not isinstance(
+            self._parents.get(current), (cst.IndentedBlock, cst.Module)
+        ):
             parent = self._parents.get(current)
             if parent is None or isinstance(parent, (cst.FunctionDef, cst.ClassDef)):
                 return None
@@ -153,5 +194,9 @@ def _binds(node: cst.CSTNode, targets: frozenset[cst.Name]) -> bool:
     return any(n in targets for n in own_nodes(node))
 
 
-def _binds_in(nodes: cst.CSTNode | Sequence[cst.CSTNode], targets: frozenset[cst.Name]) -> bool:
-    return any(_binds(n, targets) for n in (nodes if isinstance(nodes, Sequence) else (nodes,)))
+def _binds_in(
+    nodes: cst.CSTNode | Sequence[cst.CSTNode], targets: frozenset[cst.Name]
+) -> bool:
+    return any(
+        _binds(n, targets) for n in (nodes if isinstance(nodes, Sequence) else (nodes,))
+    )

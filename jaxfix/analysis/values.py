@@ -17,7 +17,9 @@ import libcst as cst
 
 
 class MeshKind(enum.Enum):
-    ABSTRACT = "abstract"  # jax.sharding.AbstractMesh, or a concrete mesh's `.abstract_mesh`
+    ABSTRACT = (
+        "abstract"  # jax.sharding.AbstractMesh, or a concrete mesh's `.abstract_mesh`
+    )
     CONCRETE = "concrete"  # jax.make_mesh(...), jax.sharding.Mesh(...)
 
 
@@ -66,8 +68,12 @@ class MeshValue:
     axis_sizes: tuple[int | None, ...] | None
     axis_types: tuple[AxisType, ...] | None
     has_abstract_device: bool
-    node: cst.CSTNode  # the expression that built it (AbstractMesh(...), make_mesh(...), ...)
-    name: str | None = None  # the variable it was reached through ("mesh", "self.mesh"), if any
+    node: (
+        cst.CSTNode
+    )  # the expression that built it (AbstractMesh(...), make_mesh(...), ...)
+    name: str | None = (
+        None  # the variable it was reached through ("mesh", "self.mesh"), if any
+    )
 
     @property
     def is_abstract(self) -> bool:
@@ -90,7 +96,9 @@ class MeshValue:
 
     @property
     def all_explicit(self) -> bool:
-        return self.axis_types is not None and all(t is AxisType.EXPLICIT for t in self.axis_types)
+        return self.axis_types is not None and all(
+            t is AxisType.EXPLICIT for t in self.axis_types
+        )
 
     def equals(self, other: MeshValue) -> bool | None:
         """Equal as JAX compares meshes (axis names, sizes, types, abstract device); None when
@@ -108,8 +116,16 @@ class MeshValue:
 
     def shape_text(self) -> str:
         """'(8, 4) ('data', 'model')', with '?' for what is unknown."""
-        sizes = "?" if self.axis_sizes is None else tuple_text(["?" if s is None else str(s) for s in self.axis_sizes])
-        names = "?" if self.axis_names is None else tuple_text([repr(n) for n in self.axis_names])
+        sizes = (
+            "?"
+            if self.axis_sizes is None
+            else tuple_text(["?" if s is None else str(s) for s in self.axis_sizes])
+        )
+        names = (
+            "?"
+            if self.axis_names is None
+            else tuple_text([repr(n) for n in self.axis_names])
+        )
         return f"{sizes} {names}"
 
 
@@ -125,17 +141,25 @@ class Devices:
     @property
     def count(self) -> int | None:
         """How many devices, when every dimension is known."""
-        return None if None in self.shape else math.prod(s for s in self.shape if s is not None)
+        return (
+            None
+            if None in self.shape
+            else math.prod(s for s in self.shape if s is not None)
+        )
 
 
-Value: TypeAlias = MeshValue | Devices | int | str | AxisType | None | tuple["Value", ...] | Unknown
+Value: TypeAlias = (
+    MeshValue | Devices | int | str | AxisType | None | tuple["Value", ...] | Unknown
+)
 
 
 def _same(a: tuple[object, ...] | None, b: tuple[object, ...] | None) -> bool | None:
     """Compare two per-axis tuples whose elements may be None (unknown)."""
     if a is None or b is None:
         return None
-    if len(a) != len(b) or any(x is not None and y is not None and x != y for x, y in zip(a, b)):
+    if len(a) != len(b) or any(
+        x is not None and y is not None and x != y for x, y in zip(a, b)
+    ):
         return False
     return None if None in a or None in b else True
 

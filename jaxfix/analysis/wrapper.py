@@ -37,7 +37,11 @@ class ModuleLevelBatchWrapper(MetadataWrapper):
         after_leave: Callable[[cst.CSTNode], None] | None = None,
     ) -> cst.CSTNode:
         visitors = list(visitors)
-        if before_visit or after_leave or not all(_visits_only_module(v) for v in visitors):
+        if (
+            before_visit
+            or after_leave
+            or not all(_visits_only_module(v) for v in visitors)
+        ):
             return super().visit_batched(visitors, before_visit, after_leave)
         with ExitStack() as stack:
             for visitor in visitors:

@@ -28,20 +28,28 @@ class BotError(click.ClickException):
 def _env(name: str) -> str:
     value = os.environ.get(name, "").strip()
     if not value:
-        raise BotError(f"{name} is not set: run this in the CI job of a pull (merge) request")
+        raise BotError(
+            f"{name} is not set: run this in the CI job of a pull (merge) request"
+        )
     return value
 
 
 def _merge_base(base: str, cwd: Path) -> str:
-    done = subprocess.run(["git", "merge-base", base, "HEAD"], cwd=cwd, capture_output=True, text=True)
+    done = subprocess.run(
+        ["git", "merge-base", base, "HEAD"], cwd=cwd, capture_output=True, text=True
+    )
     if done.returncode != 0:
-        raise BotError(f"the base commit {base[:12]} is not in this checkout: check out with full history "
-                       "(actions/checkout with fetch-depth: 0; GitLab: GIT_DEPTH: 0)")
+        raise BotError(
+            f"the base commit {base[:12]} is not in this checkout: check out with full history "
+            "(actions/checkout with fetch-depth: 0; GitLab: GIT_DEPTH: 0)"
+        )
     return done.stdout.strip()
 
 
 def _head(cwd: Path) -> str:
-    done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True)
+    done = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True
+    )
     if done.returncode != 0:
         raise BotError("not a git checkout")
     return done.stdout.strip()
@@ -51,48 +59,107 @@ def _head(cwd: Path) -> str:
 @click.argument("host", type=click.Choice(["github", "gitlab"]))
 @click.argument("paths", nargs=-1)
 @click.option("--unsafe-fixes", is_flag=True, help="Suggest unsafe fixes too.")
-@click.option("--target-version", metavar="VERSION", help="The JAX version the code is checked against.")
-@click.option("--evidence", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="An evidence file or a log from a failing test job (the fixes static analysis cannot see).")
-@click.option("--fail-on", type=click.Choice(["findings", "errors", "never"]), default="findings", show_default=True)
-def main(host: str, paths: tuple[str, ...], unsafe_fixes: bool, target_version: str | None, evidence: Path | None,
-         fail_on: str) -> None:
+@click.option(
+    "--target-version",
+    metavar="VERSION",
+    help="The JAX version the code is checked against.",
+)
+@click.option(
+    "--evidence",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="An evidence file or a log from a failing test job (the fixes static analysis cannot see).",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(["findings", "errors", "never"]),
+    default="findings",
+    show_default=True,
+)
+def main(
+    host: str,
+    paths: tuple[str, ...],
+    unsafe_fixes: bool,
+    target_version: str | None,
+    evidence: Path | None,
+    fail_on: str,
+) -> None:
     """Post jaxfix's suggestions on the pull request (GitHub) or merge request (GitLab)."""
-    cwd = Path(os.environ.get("GITHUB_WORKSPACE") or os.environ.get("CI_PROJECT_DIR") or ".")
+    cwd = Path(
+        os.environ.get("GITHUB_WORKSPACE") or os.environ.get("CI_PROJECT_DIR") or "."
+    )
     try:
         if host == "github":
             from jaxfix.bot import github
 
-            event = json.loads(Path(_env("GITHUB_EVENT_PATH")).read_text(encoding="utf-8"))
+            event = json.loads(
+                Path(_env("GITHUB_EVENT_PATH")).read_text(encoding="utf-8")
+            )
             pull = event.get("pull_request")
             if not pull:
-                raise BotError("the event is not a pull request's (run the action on pull_request or pull_request_target)")
+                raise BotError(
+                    "the event is not a pull request's (run the action on pull_request or pull_request_target)"
+                )
             owner, _, repo = _env("GITHUB_REPOSITORY").partition("/")
-            pr = github.PullRequest(owner, repo, int(pull["number"]), pull["head"]["sha"])
+            pr = github.PullRequest(
+                owner, repo, int(pull["number"]), pull["head"]["sha"]
+            )
             if _head(cwd) != pr.head_sha:
-                raise BotError(f"the checkout is at {_head(cwd)[:12]}, not the pull request's head {pr.head_sha[:12]}: "
-                               "check out `github.event.pull_request.head.sha` so suggestions match its lines")
+                raise BotError(
+                    f"the checkout is at {_head(cwd)[:12]}, not the pull request's head {pr.head_sha[:12]}: "
+                    "check out `github.event.pull_request.head.sha` so suggestions match its lines"
+                )
             base = _merge_base(pull["base"]["sha"], cwd)
-            findings = run_jaxfix(jaxfix_command(list(paths), base=base, unsafe_fixes=unsafe_fixes,
-                                                 target_version=target_version, evidence=evidence), cwd)
-            api = github.client(os.environ.get("GITHUB_API_URL", "https://api.github.com"), _env("GITHUB_TOKEN"))
-            outcome = github.post_review(api, pr, list(findings.comments), findings.errors,
-                                         login=os.environ.get("JAXFIX_BOT_LOGIN", "github-actions[bot]") or None)
+            findings = run_jaxfix(
+                jaxfix_command(
+                    list(paths),
+                    base=base,
+                    unsafe_fixes=unsafe_fixes,
+                    target_version=target_version,
+                    evidence=evidence,
+                ),
+                cwd,
+            )
+            api = github.client(
+                os.environ.get("GITHUB_API_URL", "https://api.github.com"),
+                _env("GITHUB_TOKEN"),
+            )
+            outcome = github.post_review(
+                api,
+                pr,
+                list(findings.comments),
+                findings.errors,
+                login=os.environ.get("JAXFIX_BOT_LOGIN", "github-actions[bot]") or None,
+            )
         else:
             from jaxfix.bot import gitlab
 
-            mr = gitlab.MergeRequest(_env("CI_PROJECT_ID"), int(_env("CI_MERGE_REQUEST_IID")))
+            mr = gitlab.MergeRequest(
+                _env("CI_PROJECT_ID"), int(_env("CI_MERGE_REQUEST_IID"))
+            )
             base = _merge_base(_env("CI_MERGE_REQUEST_DIFF_BASE_SHA"), cwd)
-            findings = run_jaxfix(jaxfix_command(list(paths), base=base, unsafe_fixes=unsafe_fixes,
-                                                 target_version=target_version, evidence=evidence), cwd)
+            findings = run_jaxfix(
+                jaxfix_command(
+                    list(paths),
+                    base=base,
+                    unsafe_fixes=unsafe_fixes,
+                    target_version=target_version,
+                    evidence=evidence,
+                ),
+                cwd,
+            )
             api = gitlab.client(_env("CI_API_V4_URL"), _env("JAXFIX_GITLAB_TOKEN"))
-            outcome = gitlab.post_discussions(api, mr, list(findings.comments), findings.errors)
+            outcome = gitlab.post_discussions(
+                api, mr, list(findings.comments), findings.errors
+            )
     except (ApiError, RuntimeError, OSError, ValueError, KeyError) as error:
         raise BotError(f"jaxfix review: {error}") from None
     for line in findings.errors:
         click.echo(line, err=True)
-    click.echo(f"jaxfix review: {outcome.posted} posted, {outcome.kept} kept, {outcome.deleted} deleted, "
-               f"{len(outcome.outside)} outside the diff (listed in the summary)", err=True)
+    click.echo(
+        f"jaxfix review: {outcome.posted} posted, {outcome.kept} kept, {outcome.deleted} deleted, "
+        f"{len(outcome.outside)} outside the diff (listed in the summary)",
+        err=True,
+    )
     sys.exit(1 if failed(findings, fail_on) else 0)
 
 

@@ -17,7 +17,9 @@ MARKER = "<!-- jaxfix -->"  # ends every inline comment the bot writes
 
 @dataclass(frozen=True)
 class Findings:
-    comments: tuple[dict, ...]  # GitHub review comments: path, line, side, [start_line, start_side], body
+    comments: tuple[
+        dict, ...
+    ]  # GitHub review comments: path, line, side, [start_line, start_side], body
     exit_code: int  # jaxfix's: 0 clean, 1 findings, 2 errors
     errors: tuple[str, ...]  # jaxfix's error lines (stderr), for the review's summary
 
@@ -29,9 +31,23 @@ def _evidence_flag(path: Path) -> str:
     return "--evidence" if head.startswith(b"{") else "--from-log"
 
 
-def jaxfix_command(paths: list[str], *, base: str | None, unsafe_fixes: bool, target_version: str | None,
-                   evidence: Path | None) -> list[str]:
-    command = [sys.executable, "-m", "jaxfix", "--check", "--format", "github-suggestions", "--no-cache"]
+def jaxfix_command(
+    paths: list[str],
+    *,
+    base: str | None,
+    unsafe_fixes: bool,
+    target_version: str | None,
+    evidence: Path | None,
+) -> list[str]:
+    command = [
+        sys.executable,
+        "-m",
+        "jaxfix",
+        "--check",
+        "--format",
+        "github-suggestions",
+        "--no-cache",
+    ]
     if base:
         command += ["--diff-base", base]
     if unsafe_fixes:
@@ -45,15 +61,23 @@ def jaxfix_command(paths: list[str], *, base: str | None, unsafe_fixes: bool, ta
 
 def run_jaxfix(command: list[str], cwd: Path) -> Findings:
     done = subprocess.run(command, cwd=cwd, capture_output=True)
-    errors = tuple(line for line in done.stderr.decode("utf-8", "replace").splitlines() if ": error: " in line or line.startswith(("Error", "Usage")))
+    errors = tuple(
+        line
+        for line in done.stderr.decode("utf-8", "replace").splitlines()
+        if ": error: " in line or line.startswith(("Error", "Usage"))
+    )
     if done.returncode not in (0, 1, 2):
-        raise RuntimeError(f"jaxfix exited with {done.returncode}: {' '.join(errors) or done.stderr.decode('utf-8', 'replace')[-300:]}")
+        raise RuntimeError(
+            f"jaxfix exited with {done.returncode}: {' '.join(errors) or done.stderr.decode('utf-8', 'replace')[-300:]}"
+        )
     try:
         items = json.loads(done.stdout or b"[]")
     except ValueError:
         items = None
     if not isinstance(items, list):
-        raise RuntimeError(f"jaxfix printed no suggestions (exit {done.returncode}): {' '.join(errors)[:300]}")
+        raise RuntimeError(
+            f"jaxfix printed no suggestions (exit {done.returncode}): {' '.join(errors)[:300]}"
+        )
     comments = tuple({**item, "body": f"{item['body']}\n\n{MARKER}"} for item in items)
     return Findings(comments, done.returncode, errors)
 

@@ -42,49 +42,89 @@ class Outcome:
     posted: int = 0
     kept: int = 0
     deleted: int = 0
-    outside: list[dict] = field(default_factory=list)  # comments GitHub would not attach
+    outside: list[dict] = field(
+        default_factory=list
+    )  # comments GitHub would not attach
     review_id: int | None = None
     updated_review: bool = False
 
 
 def client(api_url: str, token: str) -> Client:
-    return Client(api_url, {"Accept": "application/vnd.github+json", "Authorization": f"Bearer {token}",
-                            "X-GitHub-Api-Version": API_VERSION, "User-Agent": "jaxfix-review-bot"})
+    return Client(
+        api_url,
+        {
+            "Accept": "application/vnd.github+json",
+            "Authorization": f"Bearer {token}",
+            "X-GitHub-Api-Version": API_VERSION,
+            "User-Agent": "jaxfix-review-bot",
+        },
+    )
 
 
 def _key(comment: dict) -> tuple:
     start = comment.get("start_line")
     line = comment.get("line")
-    return comment.get("path"), start if start != line else None, line, comment.get("side") or "RIGHT", comment.get("body", "").strip()
+    return (
+        comment.get("path"),
+        start if start != line else None,
+        line,
+        comment.get("side") or "RIGHT",
+        comment.get("body", "").strip(),
+    )
 
 
 def _ours(review: dict, login: str | None) -> bool:
     user = (review.get("user") or {}).get("login")
-    return REVIEW_MARKER in (review.get("body") or "") and (login is None or user == login)
+    return REVIEW_MARKER in (review.get("body") or "") and (
+        login is None or user == login
+    )
 
 
 def _line_text(comment: dict) -> str:
     start, line = comment.get("start_line"), comment["line"]
-    return f"{comment['path']}:{start}-{line}" if start and start != line else f"{comment['path']}:{line}"
+    return (
+        f"{comment['path']}:{start}-{line}"
+        if start and start != line
+        else f"{comment['path']}:{line}"
+    )
 
 
-def summary(comments: list[dict], outside: list[dict], errors: tuple[str, ...], head_sha: str) -> str:
+def summary(
+    comments: list[dict], outside: list[dict], errors: tuple[str, ...], head_sha: str
+) -> str:
     """The review's body: counts, what could not be attached (with its text), jaxfix's errors."""
-    parts = [f"**jaxfix** at {head_sha[:12]}: {len(comments)} suggestion{'s' if len(comments) != 1 else ''} or finding{'s' if len(comments) != 1 else ''} on this pull request's lines."]
+    parts = [
+        f"**jaxfix** at {head_sha[:12]}: {len(comments)} suggestion{'s' if len(comments) != 1 else ''} or finding{'s' if len(comments) != 1 else ''} on this pull request's lines."
+    ]
     if not comments and not errors:
-        parts = [f"**jaxfix** at {head_sha[:12]}: nothing left to fix on this pull request's lines."]
+        parts = [
+            f"**jaxfix** at {head_sha[:12]}: nothing left to fix on this pull request's lines."
+        ]
     if outside:
-        parts.append("Outside the diff (GitHub attaches comments only to lines the pull request shows):")
+        parts.append(
+            "Outside the diff (GitHub attaches comments only to lines the pull request shows):"
+        )
         for comment in outside:
             body = comment["body"].replace(MARKER, "").strip()
-            where = html.escape(printable(_line_text(comment)))  # a file name in raw HTML: no tag may come out of it
+            where = html.escape(
+                printable(_line_text(comment))
+            )  # a file name in raw HTML: no tag may come out of it
             parts.append(f"<details><summary>{where}</summary>\n\n{body}\n\n</details>")
     if errors:
-        parts.append("jaxfix could not check some files:\n\n" + "\n".join(f"- {markdown_code(line)}" for line in errors[:20]))
+        parts.append(
+            "jaxfix could not check some files:\n\n"
+            + "\n".join(f"- {markdown_code(line)}" for line in errors[:20])
+        )
     return "\n\n".join([*parts, REVIEW_MARKER])
 
 
-def post_review(api: Client, pr: PullRequest, comments: list[dict], errors: tuple[str, ...] = (), login: str | None = None) -> Outcome:
+def post_review(
+    api: Client,
+    pr: PullRequest,
+    comments: list[dict],
+    errors: tuple[str, ...] = (),
+    login: str | None = None,
+) -> Outcome:
     outcome = Outcome()
     shown: dict[str, set[int]] = {}
     for item in api.pages(f"{pr.path}/files"):
@@ -93,15 +133,25 @@ def post_review(api: Client, pr: PullRequest, comments: list[dict], errors: tupl
     for comment in comments:
         lines = shown.get(comment["path"], set())
         first = comment.get("start_line") or comment["line"]
-        (attachable if all(n in lines for n in range(first, comment["line"] + 1)) else outside).append(comment)
+        (
+            attachable
+            if all(n in lines for n in range(first, comment["line"] + 1))
+            else outside
+        ).append(comment)
 
     previous = [r for r in api.pages(f"{pr.path}/reviews") if _ours(r, login)]
     existing: dict[tuple, dict] = {}
     for review in previous:
-        for old in list(api.pages(f"{pr.path}/reviews/{review['id']}/comments")):  # whole, before deleting
-            if old.get("line") is None:  # outdated: GitHub no longer shows it on the diff
+        for old in list(
+            api.pages(f"{pr.path}/reviews/{review['id']}/comments")
+        ):  # whole, before deleting
+            if (
+                old.get("line") is None
+            ):  # outdated: GitHub no longer shows it on the diff
                 _delete(api, pr, old, outcome)
-            elif _key(old) in existing or _key(old) not in {_key(c) for c in attachable}:
+            elif _key(old) in existing or _key(old) not in {
+                _key(c) for c in attachable
+            }:
                 _delete(api, pr, old, outcome)
             else:
                 existing[_key(old)] = old
@@ -110,20 +160,36 @@ def post_review(api: Client, pr: PullRequest, comments: list[dict], errors: tupl
     outcome.outside = outside
     body = summary(comments, outside, errors, pr.head_sha)
     if new:
-        payload = {"commit_id": pr.head_sha, "event": "COMMENT", "body": body, "comments": [_clean(c) for c in new]}
+        payload = {
+            "commit_id": pr.head_sha,
+            "event": "COMMENT",
+            "body": body,
+            "comments": [_clean(c) for c in new],
+        }
         try:
             created = api.request("POST", f"{pr.path}/reviews", payload).data
         except ApiError as error:
             if error.status != 422:
                 raise
-            outcome.outside = outside + new  # GitHub would not attach them: keep them in the summary
+            outcome.outside = (
+                outside + new
+            )  # GitHub would not attach them: keep them in the summary
             body = summary(comments, outcome.outside, errors, pr.head_sha)
-            created = api.request("POST", f"{pr.path}/reviews", {"commit_id": pr.head_sha, "event": "COMMENT", "body": body}).data
+            created = api.request(
+                "POST",
+                f"{pr.path}/reviews",
+                {"commit_id": pr.head_sha, "event": "COMMENT", "body": body},
+            ).data
         else:
             outcome.posted = len(new)
         outcome.review_id = created["id"]
         for review in previous:  # the newest review carries the summary
-            _update(api, pr, review["id"], f"Superseded by jaxfix's newer review.\n\n{REVIEW_MARKER}")
+            _update(
+                api,
+                pr,
+                review["id"],
+                f"Superseded by jaxfix's newer review.\n\n{REVIEW_MARKER}",
+            )
     elif previous:
         latest = previous[-1]
         if (latest.get("body") or "").strip() != body.strip():
@@ -131,7 +197,11 @@ def post_review(api: Client, pr: PullRequest, comments: list[dict], errors: tupl
             outcome.updated_review = True
         outcome.review_id = latest["id"]
     elif comments or errors:  # nothing attachable, nothing before: the summary alone
-        outcome.review_id = api.request("POST", f"{pr.path}/reviews", {"commit_id": pr.head_sha, "event": "COMMENT", "body": body}).data["id"]
+        outcome.review_id = api.request(
+            "POST",
+            f"{pr.path}/reviews",
+            {"commit_id": pr.head_sha, "event": "COMMENT", "body": body},
+        ).data["id"]
     return outcome
 
 
@@ -142,7 +212,9 @@ def _clean(comment: dict) -> dict:
 
 def _delete(api: Client, pr: PullRequest, comment: dict, outcome: Outcome) -> None:
     try:
-        api.request("DELETE", f"/repos/{pr.owner}/{pr.repo}/pulls/comments/{comment['id']}")
+        api.request(
+            "DELETE", f"/repos/{pr.owner}/{pr.repo}/pulls/comments/{comment['id']}"
+        )
     except ApiError as error:
         if error.status not in (403, 404):  # not the bot's to delete, or gone already
             raise

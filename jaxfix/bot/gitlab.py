@@ -45,34 +45,51 @@ def client(api_url: str, token: str) -> Client:
 def gitlab_body(comment: dict) -> str:
     """The comment's Markdown with GitLab's suggestion syntax (lines above the commented one)."""
     above = comment["line"] - (comment.get("start_line") or comment["line"])
-    return _FENCE.sub(lambda m: f"{m[1]}suggestion:-{above}+0", comment["body"], count=1)
+    return _FENCE.sub(
+        lambda m: f"{m[1]}suggestion:-{above}+0", comment["body"], count=1
+    )
 
 
-def _summary(comments: list[dict], outside: list[dict], errors: tuple[str, ...], head_sha: str) -> str:
+def _summary(
+    comments: list[dict], outside: list[dict], errors: tuple[str, ...], head_sha: str
+) -> str:
     from jaxfix.bot.github import summary
 
-    return summary(comments, outside, errors, head_sha).replace("GitHub attaches", "GitLab attaches").replace(
-        "pull request", "merge request")
+    return (
+        summary(comments, outside, errors, head_sha)
+        .replace("GitHub attaches", "GitLab attaches")
+        .replace("pull request", "merge request")
+    )
 
 
-def post_discussions(api: Client, mr: MergeRequest, comments: list[dict], errors: tuple[str, ...] = ()) -> Outcome:
+def post_discussions(
+    api: Client, mr: MergeRequest, comments: list[dict], errors: tuple[str, ...] = ()
+) -> Outcome:
     outcome = Outcome()
     refs = api.request("GET", mr.path).data.get("diff_refs") or {}
     if not all(refs.get(k) for k in ("base_sha", "start_sha", "head_sha")):
         raise ApiError("GET", mr.path, 0, "the merge request has no diff_refs yet")
     shown: dict[str, tuple[str, set[int]]] = {}
     for item in api.pages(f"{mr.path}/diffs"):
-        shown[item["new_path"]] = (item.get("old_path") or item["new_path"], commentable_lines(item.get("diff") or ""))
+        shown[item["new_path"]] = (
+            item.get("old_path") or item["new_path"],
+            commentable_lines(item.get("diff") or ""),
+        )
     wanted = {}
     for comment in comments:
         old_path, lines = shown.get(comment["path"], (comment["path"], set()))
         first = comment.get("start_line") or comment["line"]
         if all(n in lines for n in range(first, comment["line"] + 1)):
-            wanted[(comment["path"], comment["line"], gitlab_body(comment).strip())] = (comment, old_path)
+            wanted[(comment["path"], comment["line"], gitlab_body(comment).strip())] = (
+                comment,
+                old_path,
+            )
         else:
             outcome.outside.append(comment)
     summary_note = None
-    for discussion in list(api.pages(f"{mr.path}/discussions")):  # whole, before deleting
+    for discussion in list(
+        api.pages(f"{mr.path}/discussions")
+    ):  # whole, before deleting
         for note in discussion.get("notes") or []:
             body = (note.get("body") or "").strip()
             position = note.get("position") or {}
@@ -85,21 +102,40 @@ def post_discussions(api: Client, mr: MergeRequest, comments: list[dict], errors
             if key in wanted and not note.get("resolved"):
                 del wanted[key]
                 outcome.kept += 1
-            elif _try(api, "DELETE", f"{mr.path}/discussions/{discussion['id']}/notes/{note['id']}"):
-                outcome.deleted += 1  # another author's note that looks like ours is left alone
+            elif _try(
+                api,
+                "DELETE",
+                f"{mr.path}/discussions/{discussion['id']}/notes/{note['id']}",
+            ):
+                outcome.deleted += (
+                    1  # another author's note that looks like ours is left alone
+                )
     for (path, line, body), (_comment, old_path) in wanted.items():
-        position = {"position_type": "text", "base_sha": refs["base_sha"], "start_sha": refs["start_sha"],
-                    "head_sha": refs["head_sha"], "new_path": path, "old_path": old_path, "new_line": line}
+        position = {
+            "position_type": "text",
+            "base_sha": refs["base_sha"],
+            "start_sha": refs["start_sha"],
+            "head_sha": refs["head_sha"],
+            "new_path": path,
+            "old_path": old_path,
+            "new_line": line,
+        }
         try:
-            api.request("POST", f"{mr.path}/discussions", {"body": body, "position": position})
+            api.request(
+                "POST", f"{mr.path}/discussions", {"body": body, "position": position}
+            )
             outcome.posted += 1
         except ApiError as error:
-            if error.status != 400:  # GitLab answers 400 for a position outside the diff
+            if (
+                error.status != 400
+            ):  # GitLab answers 400 for a position outside the diff
                 raise
             outcome.outside.append(_comment)
     text = _summary(comments, outcome.outside, errors, refs["head_sha"])
     if summary_note is not None:
-        if (summary_note.get("body") or "").strip() == text.strip() or _try(api, "PUT", f"{mr.path}/notes/{summary_note['id']}", {"body": text}):
+        if (summary_note.get("body") or "").strip() == text.strip() or _try(
+            api, "PUT", f"{mr.path}/notes/{summary_note['id']}", {"body": text}
+        ):
             return outcome
     if comments or errors or summary_note is not None:
         api.request("POST", f"{mr.path}/notes", {"body": text})

@@ -29,7 +29,9 @@ class ApiError(Exception):
     def __init__(self, method: str, url: str, status: int, message: str) -> None:
         self.status = status
         path = urllib.parse.urlsplit(url).path
-        super().__init__(f"{method} {path}: {f'HTTP {status}: ' if status else ''}{message}")
+        super().__init__(
+            f"{method} {path}: {f'HTTP {status}: ' if status else ''}{message}"
+        )
 
 
 @dataclass
@@ -47,29 +49,56 @@ class Client:
     max_wait: float = MAX_WAIT
     calls: list[str] = field(default_factory=list)  # "METHOD path", for the log
 
-    def request(self, method: str, path: str, body: Any = None, query: dict[str, Any] | None = None) -> Response:
-        url = path if path.startswith(("http://", "https://")) else self.base.rstrip("/") + path
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        query: dict[str, Any] | None = None,
+    ) -> Response:
+        url = (
+            path
+            if path.startswith(("http://", "https://"))
+            else self.base.rstrip("/") + path
+        )
         if query:
             url += ("&" if "?" in url else "?") + urllib.parse.urlencode(query)
         data = None if body is None else json.dumps(body).encode()
-        headers = {**self.headers, **({"Content-Type": "application/json"} if data is not None else {})}
+        headers = {
+            **self.headers,
+            **({"Content-Type": "application/json"} if data is not None else {}),
+        }
         for attempt in range(ATTEMPTS):
             self.calls.append(f"{method} {urllib.parse.urlsplit(url).path}")
             try:
-                with urllib.request.urlopen(urllib.request.Request(url, data, headers, method=method), timeout=60) as answer:
+                with urllib.request.urlopen(
+                    urllib.request.Request(url, data, headers, method=method),
+                    timeout=60,
+                ) as answer:
                     raw = answer.read(MAX_BODY + 1)
-                    return Response(answer.status, {k.lower(): v for k, v in answer.headers.items()}, _json(raw, method, url))
+                    return Response(
+                        answer.status,
+                        {k.lower(): v for k, v in answer.headers.items()},
+                        _json(raw, method, url),
+                    )
             except urllib.error.HTTPError as error:
                 answer_headers = {k.lower(): v for k, v in error.headers.items()}
                 wait = _rate_limit_wait(error.code, answer_headers)
                 if wait is None or attempt == ATTEMPTS - 1:
                     raise ApiError(method, url, error.code, _reason(error)) from None
                 if wait > self.max_wait:
-                    raise ApiError(method, url, error.code, f"rate limited for {wait:.0f} s more (more than {self.max_wait:.0f} s): try again later") from None
+                    raise ApiError(
+                        method,
+                        url,
+                        error.code,
+                        f"rate limited for {wait:.0f} s more (more than {self.max_wait:.0f} s): try again later",
+                    ) from None
                 self.sleep(max(wait, 0.0))
             except (urllib.error.URLError, OSError) as error:
                 reason = getattr(error, "reason", error)
-                raise ApiError(method, url, 0, f"cannot reach the host: {reason}") from None
+                raise ApiError(
+                    method, url, 0, f"cannot reach the host: {reason}"
+                ) from None
         raise AssertionError("unreachable")
 
     def pages(self, path: str, query: dict[str, Any] | None = None) -> Iterator[Any]:
@@ -84,7 +113,11 @@ class Client:
             if link:
                 response = self.request("GET", link[1])
             elif next_page:
-                response = self.request("GET", path, query={"per_page": 100, **(query or {}), "page": next_page})
+                response = self.request(
+                    "GET",
+                    path,
+                    query={"per_page": 100, **(query or {}), "page": next_page},
+                )
             else:
                 return
 
@@ -107,7 +140,10 @@ def _rate_limit_wait(status: int, headers: dict[str, str]) -> float | None:
     retry_after = headers.get("retry-after", "").strip()
     if retry_after.isdigit():
         return float(retry_after)
-    if headers.get("x-ratelimit-remaining", "").strip() == "0" and headers.get("x-ratelimit-reset", "").strip().isdigit():
+    if (
+        headers.get("x-ratelimit-remaining", "").strip() == "0"
+        and headers.get("x-ratelimit-reset", "").strip().isdigit()
+    ):
         return float(headers["x-ratelimit-reset"]) - time.time() + 1
     return None if status == 403 else 1.0
 
@@ -121,6 +157,9 @@ def _reason(error: urllib.error.HTTPError) -> str:
         message = str(data.get("message") or data.get("error") or error.reason)
         details = data.get("errors")
         if isinstance(details, list) and details:
-            message += ": " + "; ".join(str(d.get("message", d) if isinstance(d, dict) else d) for d in details[:3])
+            message += ": " + "; ".join(
+                str(d.get("message", d) if isinstance(d, dict) else d)
+                for d in details[:3]
+            )
         return " ".join(message.split())[:300]
     return str(error.reason)

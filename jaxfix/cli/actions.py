@@ -17,7 +17,13 @@ from jaxfix.settings import SETTINGS
 from jaxfix.target_version import TargetVersion
 
 
-def settings_text(config: Config, options: Options, flags: dict[str, Any], target: TargetVersion, cache: Path | None) -> str:
+def settings_text(
+    config: Config,
+    options: Options,
+    flags: dict[str, Any],
+    target: TargetVersion,
+    cache: Path | None,
+) -> str:
     """Every setting in effect and where the less obvious ones come from, as `--show-settings`."""
     from jaxfix.engine import selected_rules
 
@@ -39,10 +45,16 @@ def settings_text(config: Config, options: Options, flags: dict[str, Any], targe
         "[tool.jaxfix] settings in effect:",
     ]
     for setting in SETTINGS:
-        value = getattr(options, setting.name) if setting.in_options else effective.get(setting.key)
+        value = (
+            getattr(options, setting.name)
+            if setting.in_options
+            else effective.get(setting.key)
+        )
         value = list(value) if isinstance(value, tuple) else value
         lines.append(f"{setting.key} = {json.dumps(value)}")
-    return "".join(printable(line) + "\n" for line in lines)  # a path from a stranger's tree may hold anything
+    return "".join(
+        printable(line) + "\n" for line in lines
+    )  # a path from a stranger's tree may hold anything
 
 
 def files_text(files: list[Path]) -> str:
@@ -58,11 +70,26 @@ def statistics(results: list[FileResult], *, write: bool, output_format: str) ->
     shown = [d for r in results for d in (r.remaining if write else r.diagnostics)]
     counts = Counter(d.code for d in shown)
     fixable = {code: all(d.applied for d in shown if d.code == code) for code in counts}
-    rows = [(code, count, RULES[code].name if code in RULES else "", fixable[code]) for code, count in sorted(counts.items())]
+    rows = [
+        (code, count, RULES[code].name if code in RULES else "", fixable[code])
+        for code, count in sorted(counts.items())
+    ]
     if output_format == "json":
-        return json.dumps([{"code": c, "name": n, "count": k, "fixable": f} for c, k, n, f in rows], indent=2) + "\n"
+        return (
+            json.dumps(
+                [
+                    {"code": c, "name": n, "count": k, "fixable": f}
+                    for c, k, n, f in rows
+                ],
+                indent=2,
+            )
+            + "\n"
+        )
     width = max((len(str(count)) for _, count, _, _ in rows), default=1)
-    return "".join(f"{count:>{width}}\t{code}\t{'[*]' if fix else '[ ]'} {name}\n" for code, count, name, fix in rows)
+    return "".join(
+        f"{count:>{width}}\t{code}\t{'[*]' if fix else '[ ]'} {name}\n"
+        for code, count, name, fix in rows
+    )
 
 
 def add_noqa(results: list[FileResult]) -> tuple[int, int, list[str]]:
@@ -77,10 +104,16 @@ def add_noqa(results: list[FileResult]) -> tuple[int, int, list[str]]:
             continue
         name = printable(display_path(result.path))
         if is_notebook(result.path):
-            problems += [f"{name}:{d.start}: {d.code} not suppressed: --add-noqa does not edit notebooks" for d in result.diagnostics]
+            problems += [
+                f"{name}:{d.start}: {d.code} not suppressed: --add-noqa does not edit notebooks"
+                for d in result.diagnostics
+            ]
             continue
         new, count, left = with_suppressions(result.source, result.diagnostics)
-        problems += [f"{name}:{d.start}: {d.code} not suppressed: no line of it can carry a comment" for d in left]
+        problems += [
+            f"{name}:{d.start}: {d.code} not suppressed: no line of it can carry a comment"
+            for d in left
+        ]
         if count:
             try:
                 replace_source(result.path, new, expected=result.source)

@@ -22,6 +22,8 @@ def make_console(color: str, *, stdout: bool) -> Console:
     return Console(
         stderr=not stdout,
         force_terminal=True if color == "always" else None,
-        color_system=None if color == "never" else "auto",  # never: no escape codes at all
+        color_system=None
+        if color == "never"
+        else "auto",  # never: no escape codes at all
         highlight=False,
     )

@@ -20,7 +20,11 @@ from jaxfix.escaping import printable
 
 CONTEXT = 3
 _TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
-_STYLES = {"-": ("red", "bold white on red"), "+": ("green", "bold white on dark_green"), " ": ("", "")}
+_STYLES = {
+    "-": ("red", "bold white on red"),
+    "+": ("green", "bold white on dark_green"),
+    " ": ("", ""),
+}
 
 
 @dataclass(frozen=True)
@@ -56,13 +60,17 @@ def _marked(lines: list[str], spans: list[tuple[int, int]], prefix: str) -> list
         text = Text(prefix, style=base)
         for strong_run, run in groupby(range(len(content)), key=marked.__getitem__):
             piece = "".join(content[i] for i in run)
-            text.append(printable(piece, tabs=True), style=strong if strong_run else None)
+            text.append(
+                printable(piece, tabs=True), style=strong if strong_run else None
+            )
         texts.append(text)
         offset += len(line)
     return texts
 
 
-def _changed_spans(old: list[str], new: list[str]) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+def _changed_spans(
+    old: list[str], new: list[str]
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """Character spans of the tokens that differ between two blocks of lines."""
     old_tokens, new_tokens = _TOKEN.findall("".join(old)), _TOKEN.findall("".join(new))
     old_at = [0]
@@ -83,17 +91,25 @@ def _changed_spans(old: list[str], new: list[str]) -> tuple[list[tuple[int, int]
 def hunks(old: bytes, new: bytes) -> list[Hunk]:
     a, b = split_lines(decode(old)), split_lines(decode(new))
     result = []
-    for group in difflib.SequenceMatcher(None, a, b, autojunk=False).get_grouped_opcodes(CONTEXT):
+    for group in difflib.SequenceMatcher(
+        None, a, b, autojunk=False
+    ).get_grouped_opcodes(CONTEXT):
         lines: list[Text] = []
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
                 lines += _marked(a[i1:i2], [], " ")
                 continue
-            old_spans, new_spans = _changed_spans(a[i1:i2], b[j1:j2]) if tag == "replace" else ([], [])
-            lines += _marked(a[i1:i2], old_spans, "-") + _marked(b[j1:j2], new_spans, "+")
+            old_spans, new_spans = (
+                _changed_spans(a[i1:i2], b[j1:j2]) if tag == "replace" else ([], [])
+            )
+            lines += _marked(a[i1:i2], old_spans, "-") + _marked(
+                b[j1:j2], new_spans, "+"
+            )
         first, last = group[0], group[-1]
         header = f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@"
-        result.append(Hunk(first[1] + 1, max(last[2], first[1] + 1), header, tuple(lines)))
+        result.append(
+            Hunk(first[1] + 1, max(last[2], first[1] + 1), header, tuple(lines))
+        )
     return result
 
 

@@ -18,7 +18,9 @@ from jaxfix.prefilter import codes_listed
 from jaxfix.records import MAX_EVIDENCE_BYTES, EvidenceReading, read_evidence
 
 
-def read_evidence_file(path: Path, files: list[Path], options: Options) -> EvidenceReading | str:
+def read_evidence_file(
+    path: Path, files: list[Path], options: Options
+) -> EvidenceReading | str:
     """The reading, or why the file cannot be read (regular files only, size-bounded)."""
     try:
         data = read_regular(path, MAX_EVIDENCE_BYTES, bound="the evidence file limit")
@@ -27,19 +29,42 @@ def read_evidence_file(path: Path, files: list[Path], options: Options) -> Evide
     return read_evidence(data, files, options.max_file_size)
 
 
-def evidence_file_run(evidence: str, paths: list[Path], options: Options, console: Console) -> LogRun:
+def evidence_file_run(
+    evidence: str, paths: list[Path], options: Options, console: Console
+) -> LogRun:
     """The files to check (those the recorded errors raised in), the options carrying their
     evidence, and how many records could not be used (each said on one line)."""
     name = printable(display_path(Path(evidence)))
     found = discover(paths, options.exclude, options.all_includes)
     reading = read_evidence_file(Path(evidence), found.files, options)
     if isinstance(reading, str):
-        console.print(Text(f"{name}: error: {printable(reading)}", style="red"), soft_wrap=True)
+        console.print(
+            Text(f"{name}: error: {printable(reading)}", style="red"), soft_wrap=True
+        )
         return LogRun([], replace(options, evidence={}), 1, 0)
-    problems = [*reading.errors, *(f"record {r.record}: {r.code} not used: {r.problem}" for r in reading.raised if r.problem)]
+    problems = [
+        *reading.errors,
+        *(
+            f"record {r.record}: {r.code} not used: {r.problem}"
+            for r in reading.raised
+            if r.problem
+        ),
+    ]
     for problem in problems:
-        console.print(Text(printable(f"{name}: error: {problem}"), style="red"), soft_wrap=True)  # paths from the file
+        console.print(
+            Text(printable(f"{name}: error: {problem}"), style="red"), soft_wrap=True
+        )  # paths from the file
     if not reading.raised:
-        console.print(Text(f"{name}: no {codes_listed()} error recorded: nothing to do", style="dim"))
+        console.print(
+            Text(
+                f"{name}: no {codes_listed()} error recorded: nothing to do",
+                style="dim",
+            )
+        )
     evidence_map = {path.resolve(): items for path, items in reading.evidence.items()}
-    return LogRun(sorted(reading.evidence), replace(options, evidence=evidence_map), len(problems), 0)
+    return LogRun(
+        sorted(reading.evidence),
+        replace(options, evidence=evidence_map),
+        len(problems),
+        0,
+    )

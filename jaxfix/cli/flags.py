@@ -33,11 +33,19 @@ def setting_flags(command: str) -> Callable[[F], F]:
     def decorate(function: F) -> F:
         for setting in reversed([s for s in SETTINGS if command in s.commands]):
             kinds: dict[str, Any] = (
-                {"is_flag": True, "default": False} if setting.kind is bool
-                else {"multiple": True} if setting.kind is list
+                {"is_flag": True, "default": False}
+                if setting.kind is bool
+                else {"multiple": True}
+                if setting.kind is list
                 else {"type": setting.kind}
             )
-            function = click.option(*setting.flag_names, setting.name, help=setting.help, metavar=setting.metavar, **kinds)(function)
+            function = click.option(
+                *setting.flag_names,
+                setting.name,
+                help=setting.help,
+                metavar=setting.metavar,
+                **kinds,
+            )(function)
         return function
 
     return decorate
@@ -51,11 +59,15 @@ def setting_values(params: Mapping[str, Any]) -> dict[str, Any]:
 def load_config(config_file: Path | None, paths: list[Path]) -> Config:
     try:
         return load(config_file, paths)
-    except SettingError as error:  # a key or path from a stranger's pyproject.toml may hold anything
+    except (
+        SettingError
+    ) as error:  # a key or path from a stranger's pyproject.toml may hold anything
         raise SettingsProblem(printable(str(error))) from None
 
 
-def options_from(config: Config, flags: Mapping[str, Any], start: Sequence[Path] | None = None) -> Options:
+def options_from(
+    config: Config, flags: Mapping[str, Any], start: Sequence[Path] | None = None
+) -> Options:
     """`build_options`, with its errors as usage errors."""
     try:
         return build_options(config, flags, start)

@@ -52,10 +52,21 @@ def _exit_code(results: list[FileResult], *, write: bool, had_errors: bool) -> i
         return EXIT_ERROR
     if write:
         return EXIT_FINDINGS if any(r.remaining for r in results) else EXIT_CLEAN
-    return EXIT_FINDINGS if any(r.fixed is not None or r.diagnostics for r in results) else EXIT_CLEAN
+    return (
+        EXIT_FINDINGS
+        if any(r.fixed is not None or r.diagnostics for r in results)
+        else EXIT_CLEAN
+    )
 
 
-def _run_stdin(options: Options, stdin_filename: str | None, mode: str, out: Console, err: Console, output_format: str) -> int:
+def _run_stdin(
+    options: Options,
+    stdin_filename: str | None,
+    mode: str,
+    out: Console,
+    err: Console,
+    output_format: str,
+) -> int:
     """Fix mode prints the code on stdout, so its diagnostics go to stderr; so do --diff's."""
     from jaxfix.cli import render
     from jaxfix.diffs import unified_diff
@@ -67,12 +78,20 @@ def _run_stdin(options: Options, stdin_filename: str | None, mode: str, out: Con
             raise OSError("stdin is closed")
         source = sys.stdin.buffer.read(options.max_file_size + 1)
     except (OSError, ValueError) as error:  # ValueError: reading a closed file
-        render.render_error(err, path, f"cannot read stdin: {getattr(error, 'strerror', None) or error}")
+        render.render_error(
+            err, path, f"cannot read stdin: {getattr(error, 'strerror', None) or error}"
+        )
         return EXIT_ERROR
     if len(source) > options.max_file_size:
-        render.render_error(err, path, f"input is larger than max-file-size ({options.max_file_size} bytes)")
+        render.render_error(
+            err,
+            path,
+            f"input is larger than max-file-size ({options.max_file_size} bytes)",
+        )
         return EXIT_ERROR
-    if stdin_filename and any(is_excluded(p, options.exclude) for p in (path, *path.parents)):
+    if stdin_filename and any(
+        is_excluded(p, options.exclude) for p in (path, *path.parents)
+    ):
         if mode == "fix" and output_format == "text":
             sys.stdout.buffer.write(source)
         return EXIT_CLEAN
@@ -93,7 +112,11 @@ def _run_stdin(options: Options, stdin_filename: str | None, mode: str, out: Con
         from jaxfix.cli.formats import FORMATS, RunInfo
         from jaxfix.engine import selected_rules
 
-        sys.stdout.write(FORMATS[output_format]([result], RunInfo(tuple(selected_rules(options)), False)))
+        sys.stdout.write(
+            FORMATS[output_format](
+                [result], RunInfo(tuple(selected_rules(options)), False)
+            )
+        )
         return _exit_code([result], write=False, had_errors=False)
     if result.error:
         render.render_error(err, path, result.error, result.error_location)
@@ -102,13 +125,19 @@ def _run_stdin(options: Options, stdin_filename: str | None, mode: str, out: Con
         return EXIT_ERROR
     if mode == "diff":
         if result.fixed is not None:
-            sys.stdout.buffer.write(unified_diff(render.display_path(path), source, result.fixed))
+            sys.stdout.buffer.write(
+                unified_diff(render.display_path(path), source, result.fixed)
+            )
     elif mode == "fix":
         sys.stdout.buffer.write(result.fixed if result.fixed is not None else source)
     if mode == "dry-run" and result.fixed is not None:
         render.render_diff(out, result)
-    render.render_diagnostics(out if mode in ("check", "dry-run") else err, result,
-                              only_remaining=mode in ("fix", "dry-run"), dry_run=mode != "fix")
+    render.render_diagnostics(
+        out if mode in ("check", "dry-run") else err,
+        result,
+        only_remaining=mode in ("fix", "dry-run"),
+        dry_run=mode != "fix",
+    )
     if mode == "dry-run":
         from jaxfix.cli.unsafe_preview import render_unsafe_preview
 
@@ -116,7 +145,9 @@ def _run_stdin(options: Options, stdin_filename: str | None, mode: str, out: Con
     return _exit_code([result], write=mode == "fix", had_errors=False)
 
 
-def _print_format_help(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+def _print_format_help(
+    ctx: click.Context, _param: click.Parameter, value: bool
+) -> None:
     if value and not ctx.resilient_parsing:
         from jaxfix.cli.format_help import format_help_text
 
@@ -129,11 +160,16 @@ class _MainCommand(click.Command):
 
     def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         super().format_usage(ctx, formatter)
-        formatter.write_usage(ctx.command_path, "COMMAND [OPTIONS] [ARGS]...", prefix="       ")
+        formatter.write_usage(
+            ctx.command_path, "COMMAND [OPTIONS] [ARGS]...", prefix="       "
+        )
 
     def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         super().format_help(ctx, formatter)
-        rows = [(name, cli.get_command(ctx, name).get_short_help_str(limit=70)) for name in cli.list_commands(ctx)]
+        rows = [
+            (name, cli.get_command(ctx, name).get_short_help_str(limit=70))
+            for name in cli.list_commands(ctx)
+        ]
         with formatter.section("Commands (jaxfix COMMAND --help)"):
             formatter.write_dl(rows)
 
@@ -147,32 +183,116 @@ _HELP = f"""Find and fix JAX sharding code that recent JAX releases reject ({cod
 
 @click.command(cls=_MainCommand, context_settings=_CONTEXT, help=_HELP)
 @click.argument("paths", metavar="[PATH]...", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--dry-run", is_flag=True, help="Show a colored diff and the diagnostics; write nothing.")
-@click.option("--check", "check_mode", is_flag=True, help="Write nothing; exit 1 if any file would change or any diagnostic remains.")
-@click.option("--diff", is_flag=True, help="Print only a unified diff (git apply-able) on stdout; write nothing. With --check: the same.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Show a colored diff and the diagnostics; write nothing.",
+)
+@click.option(
+    "--check",
+    "check_mode",
+    is_flag=True,
+    help="Write nothing; exit 1 if any file would change or any diagnostic remains.",
+)
+@click.option(
+    "--diff",
+    is_flag=True,
+    help="Print only a unified diff (git apply-able) on stdout; write nothing. With --check: the same.",
+)
 @setting_flags(MAIN)
-@click.option("--diff-base", metavar="REV", help="Report and fix only lines changed since REV (git diff REV of the working tree).")
-@click.option("--from-log", metavar="FILE", type=click.Path(exists=True, dir_okay=False, allow_dash=True),
-              help=f"Fix the sites where a log's tracebacks raised {codes_range()} ('-' for stdin); see docs/from-log.md.")
-@click.option("--evidence", "evidence_file", metavar="FILE", type=click.Path(exists=True, dir_okay=False),
-              help=f"Fix the sites where a recorded run raised {codes_range()} (`jaxfix repair`, `pytest -p jaxfix.record`); see docs/repair.md.")
-@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: CPU count).")
-@click.option("--format", "output_format", default="text", metavar="NAME", help=format_option_help())
-@click.option("--help-format", is_flag=True, expose_value=False, is_eager=True, callback=_print_format_help,
-              help="Describe each output format and exit.")
-@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
+@click.option(
+    "--diff-base",
+    metavar="REV",
+    help="Report and fix only lines changed since REV (git diff REV of the working tree).",
+)
+@click.option(
+    "--from-log",
+    metavar="FILE",
+    type=click.Path(exists=True, dir_okay=False, allow_dash=True),
+    help=f"Fix the sites where a log's tracebacks raised {codes_range()} ('-' for stdin); see docs/from-log.md.",
+)
+@click.option(
+    "--evidence",
+    "evidence_file",
+    metavar="FILE",
+    type=click.Path(exists=True, dir_okay=False),
+    help=f"Fix the sites where a recorded run raised {codes_range()} (`jaxfix repair`, `pytest -p jaxfix.record`); see docs/repair.md.",
+)
+@click.option(
+    "--no-cache", is_flag=True, help="Neither read nor write the result cache."
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes (default: CPU count).",
+)
+@click.option(
+    "--format",
+    "output_format",
+    default="text",
+    metavar="NAME",
+    help=format_option_help(),
+)
+@click.option(
+    "--help-format",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_format_help,
+    help="Describe each output format and exit.",
+)
+@click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print only diagnostics and errors.")
-@click.option("-v", "--verbose", is_flag=True, help="Also say the target JAX version first and list the files that need no change.")
-@click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Use this pyproject.toml instead of searching.")
-@click.option("--stdin-filename", help="With '-': the path to use for config, the jax pin, excludes, messages and imports (default: a file in the working directory).")
+@click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="Also say the target JAX version first and list the files that need no change.",
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Use this pyproject.toml instead of searching.",
+)
+@click.option(
+    "--stdin-filename",
+    help="With '-': the path to use for config, the jax pin, excludes, messages and imports (default: a file in the working directory).",
+)
 @click.option("--list-rules", is_flag=True, help="List the rules and exit.")
-@click.option("--explain", metavar="CODE", help="Show a rule's full documentation and exit.")
-@click.option("--show-settings", is_flag=True, help="Show the config file, project roots, target JAX version, rules and every setting in effect; exit.")
-@click.option("--show-files", is_flag=True, help="List the files that would be checked; exit.")
-@click.option("--statistics", is_flag=True, help="Show counts per rule code instead of each finding (text or json).")
-@click.option("--add-noqa", is_flag=True, help="Add a `# jaxfix: ignore[CODE]` comment to the line of every current finding; change nothing else.")
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings or pending changes remain (errors still exit 2).")
+@click.option(
+    "--explain", metavar="CODE", help="Show a rule's full documentation and exit."
+)
+@click.option(
+    "--show-settings",
+    is_flag=True,
+    help="Show the config file, project roots, target JAX version, rules and every setting in effect; exit.",
+)
+@click.option(
+    "--show-files", is_flag=True, help="List the files that would be checked; exit."
+)
+@click.option(
+    "--statistics",
+    is_flag=True,
+    help="Show counts per rule code instead of each finding (text or json).",
+)
+@click.option(
+    "--add-noqa",
+    is_flag=True,
+    help="Add a `# jaxfix: ignore[CODE]` comment to the line of every current finding; change nothing else.",
+)
+@click.option(
+    "--exit-zero",
+    is_flag=True,
+    help="Exit 0 even when findings or pending changes remain (errors still exit 2).",
+)
 @click.version_option(__version__, "--version", prog_name="jaxfix")
 def check(**params: Any) -> None:
     """The main command (its help: `_HELP`, naming the registered rules)."""
@@ -193,11 +313,35 @@ def check(**params: Any) -> None:
     capture.finish(keep=True)
 
 
-def _check(capture: Any, paths: tuple[Path, ...], dry_run: bool, check_mode: bool, diff: bool, config_file: Path | None, jobs: int | None, color: str,
-          output_format: str, quiet: bool, verbose: bool, stdin_filename: str | None, list_rules: bool, explain: str | None,
-          diff_base: str | None, from_log: str | None, evidence_file: str | None, no_cache: bool, show_settings: bool, show_files: bool,
-          statistics: bool, add_noqa: bool, exit_zero: bool, **params: Any) -> None:
-    out = functools.cache(functools.partial(make_console, color, stdout=True))  # made when first needed
+def _check(
+    capture: Any,
+    paths: tuple[Path, ...],
+    dry_run: bool,
+    check_mode: bool,
+    diff: bool,
+    config_file: Path | None,
+    jobs: int | None,
+    color: str,
+    output_format: str,
+    quiet: bool,
+    verbose: bool,
+    stdin_filename: str | None,
+    list_rules: bool,
+    explain: str | None,
+    diff_base: str | None,
+    from_log: str | None,
+    evidence_file: str | None,
+    no_cache: bool,
+    show_settings: bool,
+    show_files: bool,
+    statistics: bool,
+    add_noqa: bool,
+    exit_zero: bool,
+    **params: Any,
+) -> None:
+    out = functools.cache(
+        functools.partial(make_console, color, stdout=True)
+    )  # made when first needed
     console = functools.cache(functools.partial(make_console, color, stdout=False))
     if list_rules or explain:
         _inform(list_rules, explain, output_format, out())
@@ -207,18 +351,34 @@ def _check(capture: Any, paths: tuple[Path, ...], dry_run: bool, check_mode: boo
         from jaxfix.cli.formats import FORMATS, RunInfo
         from jaxfix.engine import selected_rules
     if output_format != "text" and output_format not in FORMATS:
-        raise click.UsageError(f"unknown format '{output_format}' (known: text, {', '.join(sorted(FORMATS))})")
+        raise click.UsageError(
+            f"unknown format '{output_format}' (known: text, {', '.join(sorted(FORMATS))})"
+        )
     path_list = list(paths) or [Path(".")]
     stdin = path_list == [Path("-")]
-    config_start = [Path(stdin_filename)] if stdin and stdin_filename else ([] if stdin else path_list)
+    config_start = (
+        [Path(stdin_filename)]
+        if stdin and stdin_filename
+        else ([] if stdin else path_list)
+    )
     config = load_config(config_file, config_start)
     flags = setting_values(params)
-    options = replace(options_from(config, flags, config_start), project_roots=project_roots(config, config_start))
-    target = target_version(config, flags["target_version"], config_start)  # valid: options_from read it
+    options = replace(
+        options_from(config, flags, config_start),
+        project_roots=project_roots(config, config_start),
+    )
+    target = target_version(
+        config, flags["target_version"], config_start
+    )  # valid: options_from read it
     if verbose:
         from jaxfix.escaping import printable
 
-        console().print(f"jaxfix: target JAX {printable(target.describe())}", style="dim", soft_wrap=True, markup=False)
+        console().print(
+            f"jaxfix: target JAX {printable(target.describe())}",
+            style="dim",
+            soft_wrap=True,
+            markup=False,
+        )
     if diff_base:
         from jaxfix.changed_lines import ChangedLinesError, changed_lines
 
@@ -227,28 +387,48 @@ def _check(capture: Any, paths: tuple[Path, ...], dry_run: bool, check_mode: boo
         except ChangedLinesError as error:
             raise click.UsageError(str(error)) from None
     output_file = flags["output_file"] and Path(flags["output_file"])
-    if output_file is None and config.values.get("output-file") and config.path is not None:
+    if (
+        output_file is None
+        and config.values.get("output-file")
+        and config.path is not None
+    ):
         output_file = config.path.parent / config.values["output-file"]
     if output_file:
         capture.start(output_file)
-    cache_path = cache_dir(flags["cache_dir"] and Path(flags["cache_dir"]), config, path_list)
+    cache_path = cache_dir(
+        flags["cache_dir"] and Path(flags["cache_dir"]), config, path_list
+    )
     if show_settings:
         from jaxfix.cli.actions import settings_text
 
-        sys.stdout.write(settings_text(config, options, flags, target, None if no_cache else cache_path))
+        sys.stdout.write(
+            settings_text(
+                config, options, flags, target, None if no_cache else cache_path
+            )
+        )
         return
     if add_noqa and (mode != "fix" or stdin or statistics):
-        raise click.UsageError("--add-noqa adds comments to the files given: combine it with no preview, --statistics or stdin")
+        raise click.UsageError(
+            "--add-noqa adds comments to the files given: combine it with no preview, --statistics or stdin"
+        )
     if statistics and (mode == "diff" or output_format not in ("text", "json")):
-        raise click.UsageError("--statistics prints text or json counts, not a diff or another format")
+        raise click.UsageError(
+            "--statistics prints text or json counts, not a diff or another format"
+        )
     if stdin and (statistics or show_files):
-        raise click.UsageError(f"{'--statistics' if statistics else '--show-files'} is for files, not code from stdin ('-')")
+        raise click.UsageError(
+            f"{'--statistics' if statistics else '--show-files'} is for files, not code from stdin ('-')"
+        )
     if stdin and (from_log or evidence_file):
-        raise click.UsageError(f"{'--from-log' if from_log else '--evidence'} checks files in the tree, not code from stdin ('-')")
+        raise click.UsageError(
+            f"{'--from-log' if from_log else '--evidence'} checks files in the tree, not code from stdin ('-')"
+        )
     if from_log and evidence_file:
         raise click.UsageError("--from-log and --evidence cannot be combined: give one")
     if stdin:
-        code = _run_stdin(options, stdin_filename, mode, out(), console(), output_format)
+        code = _run_stdin(
+            options, stdin_filename, mode, out(), console(), output_format
+        )
         sys.exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
     if Path("-") in path_list:
         raise click.UsageError("'-' (stdin) cannot be combined with other paths")
@@ -264,32 +444,70 @@ def _check(capture: Any, paths: tuple[Path, ...], dry_run: bool, check_mode: boo
         log_run = evidence_file_run(evidence_file, path_list, options, console())
         found, options = Discovery(log_run.files, []), log_run.options
     else:
-        found, log_run = discover(path_list, options.exclude, options.all_includes), None
+        found, log_run = (
+            discover(path_list, options.exclude, options.all_includes),
+            None,
+        )
     for path, message in found.errors:
         from jaxfix.cli import render
 
         render.render_error(console(), path, message)
     if not found.files and not found.errors and log_run is None:
-        console().print("warning: No Python files found under the given path(s)", style="yellow", markup=False)  # ruff's words
+        console().print(
+            "warning: No Python files found under the given path(s)",
+            style="yellow",
+            markup=False,
+        )  # ruff's words
     if show_files:
         from jaxfix.cli.actions import files_text
 
         sys.stdout.write(files_text(found.files))
         sys.exit(EXIT_ERROR if found.errors else EXIT_CLEAN)
     write = mode == "fix" and not add_noqa
-    cache = None if no_cache or from_log or evidence_file else _cache(flags["cache_dir"] and Path(flags["cache_dir"]), config, path_list, options, console)
+    cache = (
+        None
+        if no_cache or from_log or evidence_file
+        else _cache(
+            flags["cache_dir"] and Path(flags["cache_dir"]),
+            config,
+            path_list,
+            options,
+            console,
+        )
+    )
     # Files named on the command line always get their syntax errors reported; found ones with --strict.
     strict = flags["strict"] or bool(config.values.get("strict"))
     check_syntax = set(found.files) if strict else {p for p in path_list if p.is_file()}
-    remove_stale_temps(sorted({path.parent for path in found.files} | ({cache.directory} if cache else set())))
+    remove_stale_temps(
+        sorted(
+            {path.parent for path in found.files}
+            | ({cache.directory} if cache else set())
+        )
+    )
     if jobs is not None and jobs > default_jobs():
         from rich.text import Text
 
-        console().print(Text(f"warning: -j {jobs} is more than the {default_jobs()} CPUs available; using {default_jobs()}", style="yellow"))
-    results = _run(found.files, options, write=write, jobs=min(jobs or default_jobs(), default_jobs()), console=console, quiet=quiet,
-                   cache=cache, check_syntax=check_syntax)
+        console().print(
+            Text(
+                f"warning: -j {jobs} is more than the {default_jobs()} CPUs available; using {default_jobs()}",
+                style="yellow",
+            )
+        )
+    results = _run(
+        found.files,
+        options,
+        write=write,
+        jobs=min(jobs or default_jobs(), default_jobs()),
+        console=console,
+        quiet=quiet,
+        cache=cache,
+        check_syntax=check_syntax,
+    )
     if add_noqa:
-        sys.exit(_add_noqa(results, console()) or (EXIT_ERROR if found.errors else EXIT_CLEAN))
+        sys.exit(
+            _add_noqa(results, console())
+            or (EXIT_ERROR if found.errors else EXIT_CLEAN)
+        )
     if statistics:
         from jaxfix.cli.actions import statistics as counts
 
@@ -297,23 +515,55 @@ def _check(capture: Any, paths: tuple[Path, ...], dry_run: bool, check_mode: boo
             if result.error:
                 from jaxfix.cli import render
 
-                render.render_error(console(), result.path, result.error, result.error_location)
+                render.render_error(
+                    console(), result.path, result.error, result.error_location
+                )
         sys.stdout.write(counts(results, write=write, output_format=output_format))
     elif output_format == "text":
-        _report(results, mode, out, console, quiet=quiet, verbose=verbose, options=options)
+        _report(
+            results, mode, out, console, quiet=quiet, verbose=verbose, options=options
+        )
     else:
         for result in results:
             if result.error:
                 from jaxfix.cli import render
 
-                render.render_error(console(), result.path, result.error, result.error_location)
-        sys.stdout.write(FORMATS[output_format](results, RunInfo(tuple(selected_rules(options)), write)))
-    if not quiet and mode != "diff" and (found.files or found.errors or log_run is not None):
+                render.render_error(
+                    console(), result.path, result.error, result.error_location
+                )
+        sys.stdout.write(
+            FORMATS[output_format](
+                results, RunInfo(tuple(selected_rules(options)), write)
+            )
+        )
+    if (
+        not quiet
+        and mode != "diff"
+        and (found.files or found.errors or log_run is not None)
+    ):
         from jaxfix.cli import render
 
-        log_rows = () if log_run is None else (("log sites already fixed", log_run.already_fixed), ("log tracebacks not used", log_run.errors))
-        render.render_summary(console(), results, write=write, other_errors=len(found.errors), log_rows=log_rows, target=target.describe())
-    code = _exit_code(results, write=write, had_errors=bool(found.errors) or bool(log_run and log_run.errors))
+        log_rows = (
+            ()
+            if log_run is None
+            else (
+                ("log sites already fixed", log_run.already_fixed),
+                ("log tracebacks not used", log_run.errors),
+            )
+        )
+        render.render_summary(
+            console(),
+            results,
+            write=write,
+            other_errors=len(found.errors),
+            log_rows=log_rows,
+            target=target.describe(),
+        )
+    code = _exit_code(
+        results,
+        write=write,
+        had_errors=bool(found.errors) or bool(log_run and log_run.errors),
+    )
     sys.exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
 
 
@@ -324,16 +574,32 @@ def _add_noqa(results: list[FileResult], console: Console) -> int:
 
     for result in results:
         if result.error:
-            render.render_error(console, result.path, result.error, result.error_location)
+            render.render_error(
+                console, result.path, result.error, result.error_location
+            )
     added, files, problems = add_noqa(results)
     for problem in problems:
         console.print(problem, style="yellow", soft_wrap=True, markup=False)
-    console.print(f"Added {added} suppression comment{'s' if added != 1 else ''} (# jaxfix: ignore[CODE]) to {files} file{'s' if files != 1 else ''}.",
-                  soft_wrap=True, markup=False, highlight=False)
-    return EXIT_ERROR if any(r.error for r in results) or any(": error: " in p for p in problems) else EXIT_CLEAN
+    console.print(
+        f"Added {added} suppression comment{'s' if added != 1 else ''} (# jaxfix: ignore[CODE]) to {files} file{'s' if files != 1 else ''}.",
+        soft_wrap=True,
+        markup=False,
+        highlight=False,
+    )
+    return (
+        EXIT_ERROR
+        if any(r.error for r in results) or any(": error: " in p for p in problems)
+        else EXIT_CLEAN
+    )
 
 
-def _cache(flag: Path | None, config: Config, paths: list[Path], options: Options, console: Callable[[], Console]) -> Cache | None:
+def _cache(
+    flag: Path | None,
+    config: Config,
+    paths: list[Path],
+    options: Options,
+    console: Callable[[], Console],
+) -> Cache | None:
     """The result cache, or None (with one warning line) when its directory is refused: a
     symlinked `.jaxfix_cache` or a config's `cache-dir` leading out of the project."""
     try:
@@ -343,26 +609,66 @@ def _cache(flag: Path | None, config: Config, paths: list[Path], options: Option
 
         from jaxfix.escaping import printable
 
-        console().print(Text(printable(f"warning: {error}; running without the cache"), style="yellow"), soft_wrap=True)
+        console().print(
+            Text(
+                printable(f"warning: {error}; running without the cache"),
+                style="yellow",
+            ),
+            soft_wrap=True,
+        )
         return None
 
 
-def _run(files: list[Path], options: Options, *, write: bool, jobs: int, console: Callable[[], Console], quiet: bool,
-         cache: Cache | None, check_syntax: set[Path]) -> list[FileResult]:
+def _run(
+    files: list[Path],
+    options: Options,
+    *,
+    write: bool,
+    jobs: int,
+    console: Callable[[], Console],
+    quiet: bool,
+    cache: Cache | None,
+    check_syntax: set[Path],
+) -> list[FileResult]:
     if quiet:
-        return run_files(files, options, write=write, jobs=jobs, cache=cache, check_syntax=check_syntax)
+        return run_files(
+            files,
+            options,
+            write=write,
+            jobs=jobs,
+            cache=cache,
+            check_syntax=check_syntax,
+        )
     from jaxfix.cli.progress import ParseProgress
 
     with ParseProgress(console(), workers=jobs) as progress:
-        return run_files(files, options, write=write, jobs=jobs, cache=cache, check_syntax=check_syntax,
-                         on_plan=progress.plan, on_done=progress.done)
+        return run_files(
+            files,
+            options,
+            write=write,
+            jobs=jobs,
+            cache=cache,
+            check_syntax=check_syntax,
+            on_plan=progress.plan,
+            on_done=progress.done,
+        )
 
 
-def _report(results: list[FileResult], mode: str, get_out: Callable[[], Console], get_err: Callable[[], Console], *,
-            quiet: bool, verbose: bool, options: Options) -> None:
+def _report(
+    results: list[FileResult],
+    mode: str,
+    get_out: Callable[[], Console],
+    get_err: Callable[[], Console],
+    *,
+    quiet: bool,
+    verbose: bool,
+    options: Options,
+) -> None:
     """Diffs and diagnostics on stdout (`--diff`: the diff alone); what was written, errors and
     what `--diff` left out on stderr."""
-    if not verbose and not any(r.error or r.diagnostics or r.fixed is not None for r in results):
+    if not verbose and not any(
+        r.error or r.diagnostics or r.fixed is not None for r in results
+    ):
         return  # nothing to say
     from rich.text import Text
 
@@ -373,44 +679,71 @@ def _report(results: list[FileResult], mode: str, get_out: Callable[[], Console]
     out, console = get_out(), get_err()
     for result in results:
         if result.error:
-            render.render_error(console, result.path, result.error, result.error_location)
+            render.render_error(
+                console, result.path, result.error, result.error_location
+            )
             continue
         if mode == "diff":
             if result.fixed is not None:
-                sys.stdout.buffer.write(unified_diff(display_path(result.path), result.source, result.fixed))
+                sys.stdout.buffer.write(
+                    unified_diff(display_path(result.path), result.source, result.fixed)
+                )
             continue
         if mode == "dry-run" and result.fixed is not None:
             render.render_diff(out, result)
         if result.written and not quiet:
             fixed = sum(1 for d in result.diagnostics if d.applied)
-            console.print(Text(f"fixed {render.shown_path(result.path)} ({fixed} fix{'es' if fixed != 1 else ''})", style="green"))
-        render.render_diagnostics(out, result, only_remaining=mode in ("fix", "dry-run"), dry_run=mode != "fix")
+            console.print(
+                Text(
+                    f"fixed {render.shown_path(result.path)} ({fixed} fix{'es' if fixed != 1 else ''})",
+                    style="green",
+                )
+            )
+        render.render_diagnostics(
+            out,
+            result,
+            only_remaining=mode in ("fix", "dry-run"),
+            dry_run=mode != "fix",
+        )
         if mode == "dry-run":
             render_unsafe_preview(out, result, options)
         if verbose and not result.diagnostics:
-            console.print(Text(f"{render.shown_path(result.path)}: nothing to do", style="dim"))
+            console.print(
+                Text(f"{render.shown_path(result.path)}: nothing to do", style="dim")
+            )
     if mode == "diff":
         render.render_left_out(console, results)
 
 
-def _inform(list_rules: bool, explain: str | None, output_format: str, out: Console) -> None:
+def _inform(
+    list_rules: bool, explain: str | None, output_format: str, out: Console
+) -> None:
     """--list-rules and --explain: what the user asked to read, on stdout."""
     from jaxfix.cli import render
     from jaxfix.codemods import RULES
 
     if output_format not in ("text", "json"):
-        raise click.UsageError(f"--list-rules and --explain print text or json, not '{output_format}'")
+        raise click.UsageError(
+            f"--list-rules and --explain print text or json, not '{output_format}'"
+        )
     chosen = dict(RULES)
     if explain:
         rule = RULES.get(explain.strip().upper())
         if rule is None:
-            raise click.UsageError(f"unknown rule code '{explain}' (known: {', '.join(sorted(RULES))})")
+            raise click.UsageError(
+                f"unknown rule code '{explain}' (known: {', '.join(sorted(RULES))})"
+            )
         chosen = {rule.code: rule}
     if output_format == "json":
         from jaxfix.cli.rule_docs import explain_markdown, rule_record
 
-        records = [rule_record(r) | ({"doc": explain_markdown(r)} if explain else {}) for _, r in sorted(chosen.items())]
-        sys.stdout.write(json.dumps(records[0] if explain else records, indent=2) + "\n")
+        records = [
+            rule_record(r) | ({"doc": explain_markdown(r)} if explain else {})
+            for _, r in sorted(chosen.items())
+        ]
+        sys.stdout.write(
+            json.dumps(records[0] if explain else records, indent=2) + "\n"
+        )
     elif explain:
         render.render_explain(out, chosen[explain.strip().upper()])
     else:
@@ -441,7 +774,13 @@ class _Jaxfix(click.Group):
         module, attribute = _SUBCOMMANDS[name]
         return getattr(importlib.import_module(module), attribute)
 
-    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any) -> click.Context:
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
         if args and args[0] in _SUBCOMMANDS:
             return super().make_context(info_name, args, parent=parent, **extra)
         return check.make_context(info_name, args, parent=parent, **extra)
@@ -471,5 +810,7 @@ def main() -> None:
     try:
         cli(prog_name="jaxfix")
     except _Interrupted as stop:
-        sys.stderr.write(f"jaxfix: interrupted by {signal.Signals(stop.code - 128).name}; files not yet written are unchanged\n")
+        sys.stderr.write(
+            f"jaxfix: interrupted by {signal.Signals(stop.code - 128).name}; files not yet written are unchanged\n"
+        )
         raise

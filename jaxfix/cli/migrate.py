@@ -47,32 +47,120 @@ from jaxfix.settings import MIGRATE
 
 EXIT_DONE, EXIT_ATTENTION, EXIT_INTERRUPTED = 0, 1, 130
 REPORT_MD = "report.md"
-_STATUS_STYLES = {Status.CHANGED: "green", Status.CLEAN: "dim", Status.IMPROVED: "yellow", Status.FAILED: "red", Status.SKIPPED: "yellow"}
+_STATUS_STYLES = {
+    Status.CHANGED: "green",
+    Status.CLEAN: "dim",
+    Status.IMPROVED: "yellow",
+    Status.FAILED: "red",
+    Status.SKIPPED: "yellow",
+}
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("repo_paths", metavar="REPO...", nargs=-1)
-@click.option("--repos", "repos_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="File with one repository per line ('#' starts a comment): a work tree's path, or a URL git can clone, optionally URL@branch.")
-@click.option("--branch", default=DEFAULT_BRANCH, show_default=True, help="Branch to create from each repository's HEAD.")
-@click.option("--force-branch", is_flag=True, help="Replace the branch if it already exists (with --push, also on the remote).")
-@click.option("--push", is_flag=True, help="Push the branch to each URL's remote (refused if it exists there, unless --force-branch).")
-@click.option("--scheduler", metavar="ADDRESS", help="Run on a Dask cluster (scheduler address, or 'local' for a LocalCluster); needs jaxfix[dask].")
-@click.option("--verify", "verify_command", metavar="CMD", help="Shell command run in the repository after fixing; on failure the fixes are discarded.")
-@click.option("--verify-timeout", type=click.FloatRange(min=0, min_open=True), default=600.0, show_default=True, help="Seconds before the verify command is killed (counts as failed).")
-@click.option("--repair", is_flag=True, help="With --verify: run the repair loop in each repository (as `jaxfix repair -- CMD`): a first run for the baseline, fix what it raises, run again; green is committed, improved keeps its patch in --out.")
-@click.option("--max-rounds", type=click.IntRange(min=1), default=5, show_default=True, help="With --repair: runs of the verify command after the first.")
-@click.option("--message", help="Commit message (default: the rules applied and their counts).")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("jaxfix-migrate"), show_default=True,
-              help="Directory for report.json, report.md and <repo>.patch; also what a re-run resumes from.")
-@click.option("--dry-run", is_flag=True, help="Check and report only; no branch, no commit, no file touched.")
-@click.option("--rerun", is_flag=True, help="Also redo repositories report.json lists as done.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Repositories in parallel (default: CPU count).")
+@click.option(
+    "--repos",
+    "repos_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="File with one repository per line ('#' starts a comment): a work tree's path, or a URL git can clone, optionally URL@branch.",
+)
+@click.option(
+    "--branch",
+    default=DEFAULT_BRANCH,
+    show_default=True,
+    help="Branch to create from each repository's HEAD.",
+)
+@click.option(
+    "--force-branch",
+    is_flag=True,
+    help="Replace the branch if it already exists (with --push, also on the remote).",
+)
+@click.option(
+    "--push",
+    is_flag=True,
+    help="Push the branch to each URL's remote (refused if it exists there, unless --force-branch).",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="Run on a Dask cluster (scheduler address, or 'local' for a LocalCluster); needs jaxfix[dask].",
+)
+@click.option(
+    "--verify",
+    "verify_command",
+    metavar="CMD",
+    help="Shell command run in the repository after fixing; on failure the fixes are discarded.",
+)
+@click.option(
+    "--verify-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=600.0,
+    show_default=True,
+    help="Seconds before the verify command is killed (counts as failed).",
+)
+@click.option(
+    "--repair",
+    is_flag=True,
+    help="With --verify: run the repair loop in each repository (as `jaxfix repair -- CMD`): a first run for the baseline, fix what it raises, run again; green is committed, improved keeps its patch in --out.",
+)
+@click.option(
+    "--max-rounds",
+    type=click.IntRange(min=1),
+    default=5,
+    show_default=True,
+    help="With --repair: runs of the verify command after the first.",
+)
+@click.option(
+    "--message", help="Commit message (default: the rules applied and their counts)."
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("jaxfix-migrate"),
+    show_default=True,
+    help="Directory for report.json, report.md and <repo>.patch; also what a re-run resumes from.",
+)
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Check and report only; no branch, no commit, no file touched.",
+)
+@click.option(
+    "--rerun", is_flag=True, help="Also redo repositories report.json lists as done."
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Repositories in parallel (default: CPU count).",
+)
 @setting_flags(MIGRATE)
-@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
-def migrate(repo_paths: tuple[str, ...], repos_file: Path | None, branch: str, force_branch: bool, push: bool, scheduler: str | None,
-            verify_command: str | None, verify_timeout: float, repair: bool, max_rounds: int, message: str | None, out: Path, dry_run: bool, rerun: bool,
-            jobs: int | None, color: str, **params: Any) -> None:
+@click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+)
+def migrate(
+    repo_paths: tuple[str, ...],
+    repos_file: Path | None,
+    branch: str,
+    force_branch: bool,
+    push: bool,
+    scheduler: str | None,
+    verify_command: str | None,
+    verify_timeout: float,
+    repair: bool,
+    max_rounds: int,
+    message: str | None,
+    out: Path,
+    dry_run: bool,
+    rerun: bool,
+    jobs: int | None,
+    color: str,
+    **params: Any,
+) -> None:
     """Migrate many git repositories: branch, fix, verify, commit, report.
 
     Each REPO (or each line of --repos FILE) gets the same rules as `jaxfix`, with its own
@@ -85,37 +173,63 @@ def migrate(repo_paths: tuple[str, ...], repos_file: Path | None, branch: str, f
 
     Exit codes: 0 all done; 1 some repository needs attention; 2 usage error; 130 interrupted.
     """
-    console = Console(stderr=True, force_terminal=True if color == "always" else None, no_color=color == "never", highlight=False)
+    console = Console(
+        stderr=True,
+        force_terminal=True if color == "always" else None,
+        no_color=color == "never",
+        highlight=False,
+    )
     sources = _sources(repo_paths, repos_file)
     repos = [source.key for source in sources]
     settings = setting_values(params)
     options_from(Config(None, {}), settings)  # flag errors are usage errors, once
     _check_branch_name(branch)
     if repair and not verify_command:
-        raise click.UsageError("--repair needs --verify CMD: the command whose runs show what to fix")
+        raise click.UsageError(
+            "--repair needs --verify CMD: the command whose runs show what to fix"
+        )
     if repair and dry_run:
-        raise click.UsageError("--repair runs the verify command and writes fixes between its runs: it cannot be a --dry-run")
+        raise click.UsageError(
+            "--repair runs the verify command and writes fixes between its runs: it cannot be a --dry-run"
+        )
     if scheduler is not None:
         try:
             require_dask()
         except MissingExtra as error:
             raise click.UsageError(str(error)) from None
     options = MigrateOptions(
-        branch=branch, force_branch=force_branch, verify=verify_command, verify_timeout=verify_timeout,
-        repair=repair, max_rounds=max_rounds, message=message, dry_run=dry_run, settings=tuple(sorted(settings.items())),
+        branch=branch,
+        force_branch=force_branch,
+        verify=verify_command,
+        verify_timeout=verify_timeout,
+        repair=repair,
+        max_rounds=max_rounds,
+        message=message,
+        dry_run=dry_run,
+        settings=tuple(sorted(settings.items())),
     )
     out.mkdir(parents=True, exist_ok=True)
     report = load_report(out)
-    todo = [source for source in sources if rerun or not _done_before(report.get(source.key), dry_run)]
+    todo = [
+        source
+        for source in sources
+        if rerun or not _done_before(report.get(source.key), dry_run)
+    ]
     if len(todo) < len(sources):
-        console.print(f"{len(sources) - len(todo)} of {len(sources)} repositories already done in {out}; skipped (--rerun redoes them)", style="dim", markup=False)
+        console.print(
+            f"{len(sources) - len(todo)} of {len(sources)} repositories already done in {out}; skipped (--rerun redoes them)",
+            style="dim",
+            markup=False,
+        )
     file_names = _file_names(sources)
     recorded: set[str] = set()
     counts: Counter[str] = Counter()
 
     def record(source: RepoSource, outcome: Outcome) -> None:
-        patch, bundle = (_keep(out / (file_names[source.key] + suffix), data)
-                         for suffix, data in ((".patch", outcome.patch), (".bundle", outcome.bundle)))
+        patch, bundle = (
+            _keep(out / (file_names[source.key] + suffix), data)
+            for suffix, data in ((".patch", outcome.patch), (".bundle", outcome.bundle))
+        )
         entry = replace(outcome.entry, patch=patch, bundle=bundle)
         report[entry.repo] = entry
         recorded.add(entry.repo)
@@ -129,7 +243,9 @@ def migrate(repo_paths: tuple[str, ...], repos_file: Path | None, branch: str, f
     finally:  # also on an error: the report says what finished
         try:
             journal.write_snapshot(out, _ordered(report, repos))
-            write_file(out / REPORT_MD, report_markdown(_ordered(report, repos)).encode())
+            write_file(
+                out / REPORT_MD, report_markdown(_ordered(report, repos)).encode()
+            )
         finally:
             if executor is not None:
                 executor.close()
@@ -139,9 +255,15 @@ def migrate(repo_paths: tuple[str, ...], repos_file: Path | None, branch: str, f
     console.print(f"report: {out / REPORT_MD}", style="dim", markup=False)
     if interrupted:
         missing = len(todo) - len(recorded)
-        console.print(f"interrupted: {missing} repositor{'y' if missing == 1 else 'ies'} not migrated (left untouched); run again with --out {out} to resume", style="bold yellow", markup=False)
+        console.print(
+            f"interrupted: {missing} repositor{'y' if missing == 1 else 'ies'} not migrated (left untouched); run again with --out {out} to resume",
+            style="bold yellow",
+            markup=False,
+        )
         sys.exit(EXIT_INTERRUPTED)
-    attention = any(e.needs_attention or (dry_run and e.status is Status.CHANGED) for e in entries)
+    attention = any(
+        e.needs_attention or (dry_run and e.status is Status.CHANGED) for e in entries
+    )
     sys.exit(EXIT_ATTENTION if attention else EXIT_DONE)
 
 
@@ -160,8 +282,10 @@ def _sources(repo_args: tuple[str, ...], repos_file: Path | None) -> list[RepoSo
     if repos_file is not None:
         for line in repos_file.read_text(encoding="utf-8").splitlines():
             line = line.strip()
-            if " #" in line and not Path(line).expanduser().exists():  # a path may hold " #" itself
-                line = line[:line.index(" #")].strip()
+            if (
+                " #" in line and not Path(line).expanduser().exists()
+            ):  # a path may hold " #" itself
+                line = line[: line.index(" #")].strip()
             if line and not line.startswith("#"):
                 lines.append(line)
     if not lines:
@@ -175,11 +299,20 @@ def _sources(repo_args: tuple[str, ...], repos_file: Path | None) -> list[RepoSo
 
 def _check_branch_name(branch: str) -> None:
     try:
-        valid = subprocess.run(["git", "check-ref-format", "--branch", branch], capture_output=True, check=False).returncode == 0
+        valid = (
+            subprocess.run(
+                ["git", "check-ref-format", "--branch", branch],
+                capture_output=True,
+                check=False,
+            ).returncode
+            == 0
+        )
     except FileNotFoundError:
         raise click.UsageError("git is not installed (or not on PATH)") from None
     if not valid:
-        raise click.BadParameter(f"'{branch}' is not a valid git branch name", param_hint="--branch")
+        raise click.BadParameter(
+            f"'{branch}' is not a valid git branch name", param_hint="--branch"
+        )
 
 
 def _done_before(entry: RepoReport | None, dry_run: bool) -> bool:
@@ -190,16 +323,27 @@ def _file_names(sources: list[RepoSource]) -> dict[str, str]:
     """`<name>` for `<name>.patch` and `.bundle`; repositories sharing a name get a short hash of their key as well."""
     counts = Counter(source.name for source in sources)
     return {
-        source.key: source.name if counts[source.name] == 1 else f"{source.name}-{hashlib.sha1(source.key.encode()).hexdigest()[:8]}"
+        source.key: source.name
+        if counts[source.name] == 1
+        else f"{source.name}-{hashlib.sha1(source.key.encode()).hexdigest()[:8]}"
         for source in sources
     }
 
 
-def _executor(scheduler: str | None, jobs: int | None, count: int, options: MigrateOptions, push: bool) -> Executor:
+def _executor(
+    scheduler: str | None,
+    jobs: int | None,
+    count: int,
+    options: MigrateOptions,
+    push: bool,
+) -> Executor:
     if scheduler is not None:
         try:
             return DaskCluster(scheduler, jobs, options, push)
-        except (OSError, ValueError) as error:  # no scheduler there (OSError subclasses), or no address
+        except (
+            OSError,
+            ValueError,
+        ) as error:  # no scheduler there (OSError subclasses), or no address
             raise click.UsageError(f"--scheduler {scheduler}: {error}") from None
     jobs = min(jobs or default_jobs(), count)
     return InProcess(options, push) if jobs == 1 else LocalPool(jobs, options, push)
@@ -209,7 +353,9 @@ class _Display:
     """repositories done / failed / running as a rich progress bar (on a terminal)."""
 
     def __init__(self, console: Console, total: int, counts: Counter[str]) -> None:
-        self.progress = Progress(console=console, disable=not console.is_terminal, transient=True)
+        self.progress = Progress(
+            console=console, disable=not console.is_terminal, transient=True
+        )
         self.task = self.progress.add_task("repositories", total=total)
         self.counts = counts
 
@@ -221,23 +367,51 @@ class _Display:
 
     def running(self, names: list[str], stopping: bool) -> None:
         done, failed = self.counts["done"], self.counts["failed"]
-        state = f"{'stopping, waiting for' if stopping else 'running'} {len(names)}: {', '.join(names)}" if names else ""
-        description = escape(printable(f"{done} done, {failed} failed, {state}".rstrip(", ")))
-        if description != self.progress.tasks[0].description:  # shown now, however fast the next repository goes
-            self.progress.update(self.task, completed=done + failed, description=description, refresh=True)
+        state = (
+            f"{'stopping, waiting for' if stopping else 'running'} {len(names)}: {', '.join(names)}"
+            if names
+            else ""
+        )
+        description = escape(
+            printable(f"{done} done, {failed} failed, {state}".rstrip(", "))
+        )
+        if (
+            description != self.progress.tasks[0].description
+        ):  # shown now, however fast the next repository goes
+            self.progress.update(
+                self.task,
+                completed=done + failed,
+                description=description,
+                refresh=True,
+            )
 
 
-def _run(sources: list[RepoSource], options: MigrateOptions, executor: Executor | None, record: Callable[[RepoSource, Outcome], None],
-         console: Console, counts: Counter[str]) -> bool:
+def _run(
+    sources: list[RepoSource],
+    options: MigrateOptions,
+    executor: Executor | None,
+    record: Callable[[RepoSource, Outcome], None],
+    console: Console,
+    counts: Counter[str],
+) -> bool:
     """Migrate `sources`, recording each result as it comes; True if interrupted."""
     if executor is None:
         return False
     if executor.dashboard:
-        console.print(f"dask dashboard: {executor.dashboard}", style="dim", markup=False)
+        console.print(
+            f"dask dashboard: {executor.dashboard}", style="dim", markup=False
+        )
     stop = StopRequest()
     previous = signal.signal(signal.SIGINT, stop)
     try:
-        dispatch(sources, executor, record, stop, options.dry_run, _Display(console, len(sources), counts))
+        dispatch(
+            sources,
+            executor,
+            record,
+            stop,
+            options.dry_run,
+            _Display(console, len(sources), counts),
+        )
     finally:
         signal.signal(signal.SIGINT, previous)
     return stop.requested
@@ -253,7 +427,9 @@ def load_report(out: Path) -> dict[str, RepoReport]:
 def _ordered(report: dict[str, RepoReport], repos: list[str]) -> list[RepoReport]:
     """This run's repositories in the order given, then earlier runs' others."""
     listed = set(repos)
-    return [report[r] for r in repos if r in report] + [e for r, e in report.items() if r not in listed]
+    return [report[r] for r in repos if r in report] + [
+        e for r, e in report.items() if r not in listed
+    ]
 
 
 def _fixes_text(entry: RepoReport) -> str:
@@ -265,11 +441,19 @@ def _verify_text(entry: RepoReport) -> str:
         return "-"
     if entry.verify.passed:
         return "passed"
-    return "timed out" if entry.verify.exit_code is None else f"failed ({entry.verify.exit_code})"
+    return (
+        "timed out"
+        if entry.verify.exit_code is None
+        else f"failed ({entry.verify.exit_code})"
+    )
 
 
 def _status_text(entry: RepoReport) -> str:
-    return f"{entry.status.value} (dry run)" if entry.dry_run and entry.status is Status.CHANGED else entry.status.value
+    return (
+        f"{entry.status.value} (dry run)"
+        if entry.dry_run and entry.status is Status.CHANGED
+        else entry.status.value
+    )
 
 
 def report_markdown(entries: list[RepoReport]) -> str:
@@ -277,33 +461,80 @@ def report_markdown(entries: list[RepoReport]) -> str:
     verify command's output): each is escaped for its place (jaxfix/escaping.py), so none can
     close a code fence, start a heading or a table row, or pull in an image."""
     lines = [
-        "# jaxfix migrate report", "",
+        "# jaxfix migrate report",
+        "",
         "| repo | status | files changed | fixes by rule | diagnostics left | verify | duration |",
         "|---|---|---|---|---|---|---|",
     ]
     for e in entries:
-        cells = (e.name, _status_text(e), str(len(e.files_changed)), _fixes_text(e), str(len(e.left)), _verify_text(e), f"{e.duration:.1f}s")
+        cells = (
+            e.name,
+            _status_text(e),
+            str(len(e.files_changed)),
+            _fixes_text(e),
+            str(len(e.left)),
+            _verify_text(e),
+            f"{e.duration:.1f}s",
+        )
         lines.append("| " + " | ".join(map(markdown_text, cells)) + " |")
     for e in entries:
-        notes = ([f"- {markdown_text(e.reason)}"] if e.reason else []) + [f"- error: {markdown_text(x)}" for x in e.file_errors]
-        notes += [f"- before any fix, verify was {markdown_text(e.baseline)}"] if e.baseline else []
-        notes += [f"- {codes_range()} errors its runs raised: {markdown_text(', '.join(e.errors))} ({e.errors_fixed} fixed)"] if e.errors else []
+        notes = ([f"- {markdown_text(e.reason)}"] if e.reason else []) + [
+            f"- error: {markdown_text(x)}" for x in e.file_errors
+        ]
+        notes += (
+            [f"- before any fix, verify was {markdown_text(e.baseline)}"]
+            if e.baseline
+            else []
+        )
+        notes += (
+            [
+                f"- {codes_range()} errors its runs raised: {markdown_text(', '.join(e.errors))} ({e.errors_fixed} fixed)"
+            ]
+            if e.errors
+            else []
+        )
         notes += [f"- left: {markdown_text(x)}" for x in e.left]
         notes += [f"- target JAX {markdown_text(e.target_jax)}"] if e.target_jax else []
         if e.commit:
-            files = ", ".join(f"{kind} {markdown_code(name)}" for kind, name in (("patch", e.patch), ("bundle", e.bundle)) if name)
-            notes.insert(0, f"- commit {markdown_text(e.commit)} on branch {markdown_code(e.branch or '')}" + (" (pushed)" if e.pushed else "")
-                         + (f", {files}" if files else ""))
+            files = ", ".join(
+                f"{kind} {markdown_code(name)}"
+                for kind, name in (("patch", e.patch), ("bundle", e.bundle))
+                if name
+            )
+            notes.insert(
+                0,
+                f"- commit {markdown_text(e.commit)} on branch {markdown_code(e.branch or '')}"
+                + (" (pushed)" if e.pushed else "")
+                + (f", {files}" if files else ""),
+            )
         elif e.patch and e.status is Status.IMPROVED:
             changed = ", ".join(map(markdown_code, e.files_changed))
-            notes.insert(0, f"- fixes to {changed} kept in {markdown_code(e.patch)}, not committed ({markdown_code('git apply')} it)")
+            notes.insert(
+                0,
+                f"- fixes to {changed} kept in {markdown_code(e.patch)}, not committed ({markdown_code('git apply')} it)",
+            )
         elif e.patch:
             changed = ", ".join(map(markdown_code, e.files_changed))
-            notes.insert(0, f"- would change {changed}: diff in {markdown_code(e.patch)} ({markdown_code('git apply')} it to preview)")
+            notes.insert(
+                0,
+                f"- would change {changed}: diff in {markdown_code(e.patch)} ({markdown_code('git apply')} it to preview)",
+            )
         if e.verify and e.verify.output_tail:
-            notes += ["", f"verify {markdown_code(e.verify.command)} output (tail):", "", *markdown_block(e.verify.output_tail)]
+            notes += [
+                "",
+                f"verify {markdown_code(e.verify.command)} output (tail):",
+                "",
+                *markdown_block(e.verify.output_tail),
+            ]
         if notes:
-            lines += ["", f"## {markdown_text(e.name)}", "", markdown_code(e.repo), "", *notes]
+            lines += [
+                "",
+                f"## {markdown_text(e.name)}",
+                "",
+                markdown_code(e.repo),
+                "",
+                *notes,
+            ]
     return "\n".join(lines) + "\n"
 
 
@@ -313,33 +544,61 @@ def _print_entry(console: Console, entry: RepoReport) -> None:
     text.append(_status_text(entry), style=_STATUS_STYLES[entry.status])
     details = []
     if entry.files_changed:
-        details.append(f"{len(entry.files_changed)} file{'s' if len(entry.files_changed) != 1 else ''}, fixes {_fixes_text(entry)}")
+        details.append(
+            f"{len(entry.files_changed)} file{'s' if len(entry.files_changed) != 1 else ''}, fixes {_fixes_text(entry)}"
+        )
     if entry.left:
-        details.append(f"{len(entry.left)} diagnostic{'s' if len(entry.left) != 1 else ''} left")
+        details.append(
+            f"{len(entry.left)} diagnostic{'s' if len(entry.left) != 1 else ''} left"
+        )
     if entry.file_errors:
-        details.append(f"{len(entry.file_errors)} file{'s' if len(entry.file_errors) != 1 else ''} in error")
+        details.append(
+            f"{len(entry.file_errors)} file{'s' if len(entry.file_errors) != 1 else ''} in error"
+        )
     if entry.reason:
         details.append(entry.reason)
-    if entry.errors and entry.status is not Status.IMPROVED:  # improved: its reason counts them
-        details.append(f"{entry.errors_fixed} of {len(entry.errors)} {codes_range()} errors fixed: {', '.join(entry.errors[:3])}"
-                       + (", ..." if len(entry.errors) > 3 else ""))
+    if (
+        entry.errors and entry.status is not Status.IMPROVED
+    ):  # improved: its reason counts them
+        details.append(
+            f"{entry.errors_fixed} of {len(entry.errors)} {codes_range()} errors fixed: {', '.join(entry.errors[:3])}"
+            + (", ..." if len(entry.errors) > 3 else "")
+        )
     if entry.patch and (entry.dry_run or entry.status is Status.IMPROVED):
         details.append(f"diff in {entry.patch}")
     if entry.target_jax:
         details.append(f"target JAX {entry.target_jax}")
     if details:
-        text.append(printable(" (" + "; ".join(details) + ")"))  # a reason may quote git or a file name
+        text.append(
+            printable(" (" + "; ".join(details) + ")")
+        )  # a reason may quote git or a file name
     console.print(text, soft_wrap=True)
 
 
 def summary_table(entries: list[RepoReport]) -> Table:
     table = Table(title="jaxfix migrate summary", title_justify="left")
-    for column, justify in (("repo", "left"), ("status", "left"), ("files", "right"), ("fixes by rule", "left"),
-                            ("left", "right"), ("verify", "left"), ("time", "right")):
+    for column, justify in (
+        ("repo", "left"),
+        ("status", "left"),
+        ("files", "right"),
+        ("fixes by rule", "left"),
+        ("left", "right"),
+        ("verify", "left"),
+        ("time", "right"),
+    ):
         table.add_column(column, justify=justify)
     for e in entries:
-        table.add_row(Text(printable(e.name)), Text(_status_text(e), style=_STATUS_STYLES[e.status]), str(len(e.files_changed)),
-                      _fixes_text(e), str(len(e.left)), _verify_text(e), f"{e.duration:.1f}s")
+        table.add_row(
+            Text(printable(e.name)),
+            Text(_status_text(e), style=_STATUS_STYLES[e.status]),
+            str(len(e.files_changed)),
+            _fixes_text(e),
+            str(len(e.left)),
+            _verify_text(e),
+            f"{e.duration:.1f}s",
+        )
     counts = Counter(e.status.value for e in entries)
-    table.caption = ", ".join(f"{counts[s.value]} {s.value}" for s in Status if counts[s.value])
+    table.caption = ", ".join(
+        f"{counts[s.value]} {s.value}" for s in Status if counts[s.value]
+    )
     return table

@@ -11,5 +11,7 @@ def run_mode(*, dry_run: bool, check: bool, diff: bool) -> str:
     --dry-run` is `--dry-run` likewise; `--dry-run --diff` asks for two previews of one change,
     one for people and one for `git apply`, so it is a usage error."""
     if dry_run and diff:
-        raise click.UsageError("--dry-run and --diff are two previews (for people, for git apply): give one")
+        raise click.UsageError(
+            "--dry-run and --diff are two previews (for people, for git apply): give one"
+        )
     return "diff" if diff else "dry-run" if dry_run else "check" if check else "fix"

@@ -19,7 +19,13 @@ class OutputFile:
 
     def start(self, path: Path) -> None:
         self.path, self._saved = path, sys.stdout
-        self._stream = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="backslashreplace", newline="", write_through=True)
+        self._stream = io.TextIOWrapper(
+            io.BytesIO(),
+            encoding="utf-8",
+            errors="backslashreplace",
+            newline="",
+            write_through=True,
+        )
         sys.stdout = self._stream
 
     def finish(self, *, keep: bool) -> None:
@@ -33,8 +39,12 @@ class OutputFile:
         if keep:
             try:
                 write_file(self.path, data)
-            except OSError as error:  # one line and exit 2, as for any file jaxfix cannot write
+            except (
+                OSError
+            ) as error:  # one line and exit 2, as for any file jaxfix cannot write
                 from jaxfix.escaping import printable
 
-                sys.stderr.write(f"jaxfix: error: cannot write --output-file {printable(str(self.path))}: {error.strerror or error}\n")
+                sys.stderr.write(
+                    f"jaxfix: error: cannot write --output-file {printable(str(self.path))}: {error.strerror or error}\n"
+                )
                 raise SystemExit(2) from None

@@ -25,7 +25,9 @@ from jaxfix.diagnostics import FileResult
 from jaxfix.escaping import printable
 from jaxfix.paths import display_path
 
-MIN_BYTES = 64 * 1024  # about two seconds of parsing: less is not worth a progress display
+MIN_BYTES = (
+    64 * 1024
+)  # about two seconds of parsing: less is not worth a progress display
 INTERVAL = 5.0  # seconds between progress lines when stderr is not a terminal
 
 
@@ -50,13 +52,26 @@ class ParseProgress:
             return
         if self.console.is_terminal:
             self._bar = Progress(
-                TextColumn("parsing"), BarColumn(), DownloadColumn(), TextColumn("{task.fields[files]}"),
-                TimeRemainingColumn(), TextColumn("{task.fields[current]}", markup=False), console=self.console, transient=True,
+                TextColumn("parsing"),
+                BarColumn(),
+                DownloadColumn(),
+                TextColumn("{task.fields[files]}"),
+                TimeRemainingColumn(),
+                TextColumn("{task.fields[current]}", markup=False),
+                console=self.console,
+                transient=True,
             )
-            self._task = self._bar.add_task("parsing", total=self.total, files=self._files_text(), current=self._current())
+            self._task = self._bar.add_task(
+                "parsing",
+                total=self.total,
+                files=self._files_text(),
+                current=self._current(),
+            )
             self._bar.start()
         else:
-            self._ticker = threading.Thread(target=self._tick, name="jaxfix-progress", daemon=True)
+            self._ticker = threading.Thread(
+                target=self._tick, name="jaxfix-progress", daemon=True
+            )
             self._ticker.start()
 
     def done(self, result: FileResult) -> None:
@@ -66,24 +81,35 @@ class ParseProgress:
                 return  # settled cheaply: not part of the work
             self.parsed += size
         if self._bar is not None:
-            self._bar.update(self._task, completed=self.parsed, files=self._files_text(), current=self._current())
+            self._bar.update(
+                self._task,
+                completed=self.parsed,
+                files=self._files_text(),
+                current=self._current(),
+            )
 
     def _files_text(self) -> str:
         return f"{self.files - len(self.pending)}/{self.files} files"
 
     def _current(self) -> str:
         """The files handed to the workers and not done yet (the runner hands them out in order)."""
-        return ", ".join(printable(display_path(p)) for p in list(self.pending)[: self.workers])
+        return ", ".join(
+            printable(display_path(p)) for p in list(self.pending)[: self.workers]
+        )
 
     def line(self) -> str:
         with self._lock:
             share = self.parsed / self.total if self.total else 1.0
-            return (f"jaxfix: parsed {self._files_text()}, {self.parsed / 1e6:.1f} of {self.total / 1e6:.1f} MB "
-                    f"({share:.0%}); now: {self._current() or '-'}")
+            return (
+                f"jaxfix: parsed {self._files_text()}, {self.parsed / 1e6:.1f} of {self.total / 1e6:.1f} MB "
+                f"({share:.0%}); now: {self._current() or '-'}"
+            )
 
     def _tick(self) -> None:
         while not self._stop.wait(INTERVAL):
-            self.console.print(self.line(), soft_wrap=True, highlight=False, markup=False)
+            self.console.print(
+                self.line(), soft_wrap=True, highlight=False, markup=False
+            )
 
     def __enter__(self) -> ParseProgress:
         return self

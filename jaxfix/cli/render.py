@@ -53,10 +53,18 @@ def _diagnostic_line(path: Path, d: Diagnostic, dry_run: bool) -> Text:
     return text
 
 
-def _print_diagnostic(console: Console, path: Path, d: Diagnostic, dry_run: bool) -> None:
+def _print_diagnostic(
+    console: Console, path: Path, d: Diagnostic, dry_run: bool
+) -> None:
     console.print(_diagnostic_line(path, d, dry_run), soft_wrap=True)
     for related in d.related:
-        console.print(Text(f"    {shown_path(path)}:{related.start}: {printable(related.message)}", style="dim"), soft_wrap=True)
+        console.print(
+            Text(
+                f"    {shown_path(path)}:{related.start}: {printable(related.message)}",
+                style="dim",
+            ),
+            soft_wrap=True,
+        )
 
 
 def render_diff(console: Console, result: FileResult) -> None:
@@ -67,8 +75,15 @@ def render_diff(console: Console, result: FileResult) -> None:
     applied = [d for d in result.diagnostics if d.applied]
     parts = [(name, result.source, result.fixed, applied)]
     if is_notebook(result.path):
-        parts = [(f"{name}:cell {number}", old.encode(), new.encode(), [d for d in applied if (d.fix_cell or d.start.cell) == number])
-                 for number, old, new in changed_cells(result.source, result.fixed)]
+        parts = [
+            (
+                f"{name}:cell {number}",
+                old.encode(),
+                new.encode(),
+                [d for d in applied if (d.fix_cell or d.start.cell) == number],
+            )
+            for number, old, new in changed_cells(result.source, result.fixed)
+        ]
         placed = [d for *_, ds in parts for d in ds]
         for d in applied:
             if d not in placed:
@@ -77,8 +92,17 @@ def render_diff(console: Console, result: FileResult) -> None:
         _render_diff_part(console, result.path, label, old, new, diagnostics)
 
 
-def _render_diff_part(console: Console, path: Path, label: str, old: bytes, new: bytes, diagnostics: list[Diagnostic]) -> None:
-    old_name, new_name = (name.decode("ascii").rstrip("\t") for name in header_names(label))  # as --diff quotes them
+def _render_diff_part(
+    console: Console,
+    path: Path,
+    label: str,
+    old: bytes,
+    new: bytes,
+    diagnostics: list[Diagnostic],
+) -> None:
+    old_name, new_name = (
+        name.decode("ascii").rstrip("\t") for name in header_names(label)
+    )  # as --diff quotes them
     console.print(Text(f"--- {old_name}\n+++ {new_name}", style="bold"), soft_wrap=True)
     shown = hunks(old, new)
     above: dict[int | None, list[Diagnostic]] = {}
@@ -94,7 +118,9 @@ def _render_diff_part(console: Console, path: Path, label: str, old: bytes, new:
             console.print(line, soft_wrap=True)
 
 
-def render_diagnostics(console: Console, result: FileResult, *, only_remaining: bool, dry_run: bool) -> None:
+def render_diagnostics(
+    console: Console, result: FileResult, *, only_remaining: bool, dry_run: bool
+) -> None:
     for d in result.remaining if only_remaining else result.diagnostics:
         _print_diagnostic(console, result.path, d, dry_run)
 
@@ -106,25 +132,52 @@ def render_left_out(console: Console, results: list[FileResult]) -> None:
         console.print(_diagnostic_line(path, d, dry_run=True), soft_wrap=True)
     if left:
         unsafe = sum(1 for _, d in left if d.fix_safety is Safety.UNSAFE)
-        reasons = [f"{unsafe} unsafe fix{'es' if unsafe != 1 else ''} not enabled (--unsafe-fixes)"] if unsafe else []
+        reasons = (
+            [
+                f"{unsafe} unsafe fix{'es' if unsafe != 1 else ''} not enabled (--unsafe-fixes)"
+            ]
+            if unsafe
+            else []
+        )
         if len(left) - unsafe:
             reasons.append(f"{len(left) - unsafe} without a fix")
-        console.print(Text(f"not in the diff: {len(left)} finding{'s' if len(left) != 1 else ''} ({', '.join(reasons)})", style="yellow"), soft_wrap=True)
+        console.print(
+            Text(
+                f"not in the diff: {len(left)} finding{'s' if len(left) != 1 else ''} ({', '.join(reasons)})",
+                style="yellow",
+            ),
+            soft_wrap=True,
+        )
 
 
-def render_error(console: Console, path: Path | str, message: str, location: Location | None = None) -> None:
+def render_error(
+    console: Console, path: Path | str, message: str, location: Location | None = None
+) -> None:
     where = shown_path(path) + (f":{location}" if location is not None else "")
-    console.print(Text(f"{where}: error: {printable(message)}", style="red"), soft_wrap=True)
+    console.print(
+        Text(f"{where}: error: {printable(message)}", style="red"), soft_wrap=True
+    )
 
 
 def render_summary(
-    console: Console, results: list[FileResult], *, write: bool, other_errors: int = 0, log_rows: tuple[tuple[str, int], ...] = (),
+    console: Console,
+    results: list[FileResult],
+    *,
+    write: bool,
+    other_errors: int = 0,
+    log_rows: tuple[tuple[str, int], ...] = (),
     target: str | None = None,
 ) -> None:
     """`other_errors`: paths that failed before reaching the engine (e.g. no such file);
     `log_rows`: with --from-log, what became of the log's tracebacks that are not files' results;
     `target`: the JAX version checked against and where it came from, said under the table."""
-    fixes = Counter(d.code for r in results if r.fixed is not None and r.error is None for d in r.diagnostics if d.applied)
+    fixes = Counter(
+        d.code
+        for r in results
+        if r.fixed is not None and r.error is None
+        for d in r.diagnostics
+        if d.applied
+    )
     left = sum(len(r.remaining) for r in results)
     changed = sum(1 for r in results if r.fixed is not None and r.error is None)
     table = Table(title="jaxfix summary", show_header=False, title_justify="left")
@@ -133,27 +186,40 @@ def render_summary(
     table.add_row("files scanned", str(len(results)))
     table.add_row("files changed" if write else "files that would change", str(changed))
     for code, count in sorted(fixes.items()):
-        table.add_row(f"fixes {code}" if write else f"fixes {code} (pending)", str(count))
+        table.add_row(
+            f"fixes {code}" if write else f"fixes {code} (pending)", str(count)
+        )
     table.add_row("diagnostics left", str(left))
-    table.add_row("files in error", str(sum(1 for r in results if r.error) + other_errors))
+    table.add_row(
+        "files in error", str(sum(1 for r in results if r.error) + other_errors)
+    )
     for what, count in log_rows:
         table.add_row(what, str(count))
     console.print(table)
     if target:
-        console.print(Text(f"target JAX {printable(target)}", style="dim"), soft_wrap=True)
+        console.print(
+            Text(f"target JAX {printable(target)}", style="dim"), soft_wrap=True
+        )
 
 
 def render_rules(console: Console, rules: dict[str, type[Rule]]) -> None:
     """A table on a terminal; piped, one tab-separated line per rule (for grep and cut)."""
     if not console.is_terminal:
         for code, rule in sorted(rules.items()):
-            console.file.write(f"{code}\t{rule.name}\t{rule.fix_safety()}\t{rule.summary}\t{rule.fix_safety_text()}\n")
+            console.file.write(
+                f"{code}\t{rule.name}\t{rule.fix_safety()}\t{rule.summary}\t{rule.fix_safety_text()}\n"
+            )
         return
     table = Table(title="jaxfix rules")
     for column in ("code", "name", "fix safety", "summary"):
         table.add_column(column)
     for code, rule in sorted(rules.items()):
-        table.add_row(code, rule.name, f"{rule.fix_safety()}\n{rule.fix_safety_text()}", rule.summary)
+        table.add_row(
+            code,
+            rule.name,
+            f"{rule.fix_safety()}\n{rule.fix_safety_text()}",
+            rule.summary,
+        )
     console.print(table)
 
 
@@ -169,7 +235,7 @@ def render_explain(console: Console, rule: type[Rule]) -> None:
 
     position = 0
     for fence in _FENCE.finditer(text):
-        console.print(Markdown(text[position:fence.start()]))
+        console.print(Markdown(text[position : fence.start()]))
         code = fence[2].rstrip("\n")
         for line in Syntax(code, fence[1] or "text").highlight(code).split("\n"):
             console.print(Text("    ") + line, soft_wrap=True)

@@ -44,9 +44,12 @@ class _RepairCommand(click.Command):
         if "--" not in args:
             if any(a in ("-h", "--help") for a in args):
                 return super().parse_args(ctx, args)
-            raise click.UsageError("give the command to run after '--': jaxfix repair [PATH]... -- COMMAND [ARG]...", ctx)
+            raise click.UsageError(
+                "give the command to run after '--': jaxfix repair [PATH]... -- COMMAND [ARG]...",
+                ctx,
+            )
         split = args.index("--")
-        ctx.meta["jaxfix_repair_command"] = tuple(args[split + 1:])
+        ctx.meta["jaxfix_repair_command"] = tuple(args[split + 1 :])
         return super().parse_args(ctx, args[:split])
 
 
@@ -60,40 +63,124 @@ _HELP = f"""Run COMMAND, fix the {codes_range()} errors its run raised, run it a
     """
 
 
-@click.command(cls=_RepairCommand, context_settings={"help_option_names": ["-h", "--help"]}, help=_HELP)
+@click.command(
+    cls=_RepairCommand,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    help=_HELP,
+)
 @click.argument("paths", metavar="[PATH]...", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--max-rounds", type=click.IntRange(min=1), default=5, show_default=True, help="Stop after this many rounds of fixes.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
-              help="End COMMAND (its whole process group) when one run takes longer.")
-@click.option("--dry-run", is_flag=True, help="Run COMMAND once and show the fixes; write nothing.")
+@click.option(
+    "--max-rounds",
+    type=click.IntRange(min=1),
+    default=5,
+    show_default=True,
+    help="Stop after this many rounds of fixes.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help="End COMMAND (its whole process group) when one run takes longer.",
+)
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Run COMMAND once and show the fixes; write nothing.",
+)
 @setting_flags(MIGRATE)
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="json: the final report alone on stdout.")
-@click.option("-q", "--quiet", is_flag=True, help="No diffs; only the rounds' lines and the summary.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes for the fixes (default: CPU count).")
-@click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Use this pyproject.toml instead of searching.")
-@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="json: the final report alone on stdout.",
+)
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="No diffs; only the rounds' lines and the summary.",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes for the fixes (default: CPU count).",
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Use this pyproject.toml instead of searching.",
+)
+@click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+)
 @click.pass_context
-def repair_command(ctx: click.Context, paths: tuple[Path, ...], max_rounds: int, timeout: float | None, dry_run: bool,
-                   output_format: str, quiet: bool, jobs: int | None, config_file: Path | None, color: str, **params: Any) -> None:
+def repair_command(
+    ctx: click.Context,
+    paths: tuple[Path, ...],
+    max_rounds: int,
+    timeout: float | None,
+    dry_run: bool,
+    output_format: str,
+    quiet: bool,
+    jobs: int | None,
+    config_file: Path | None,
+    color: str,
+    **params: Any,
+) -> None:
     """`jaxfix repair` (its help: `_HELP`, naming the registered rules)."""
     command = ctx.meta.get("jaxfix_repair_command", ())
     if not command:
         raise click.UsageError("the command after '--' is empty")
     path_list = list(paths) or [Path(".")]
     config = load_config(config_file, path_list)
-    options = replace(options_from(config, setting_values(params), path_list), project_roots=project_roots(config, path_list))
+    options = replace(
+        options_from(config, setting_values(params), path_list),
+        project_roots=project_roots(config, path_list),
+    )
     # As for `jaxfix`: the rounds (what raised, the diffs, what was fixed) on stdout, the summary
     # and errors on stderr; with --format json stdout holds the report alone.
     console = make_console(color, stdout=False)
     rounds = console if output_format == "json" else make_console(color, stdout=True)
-    settings = RepairSettings(max_rounds=max_rounds, timeout=timeout, dry_run=dry_run, jobs=min(jobs or default_jobs(), default_jobs()))
+    settings = RepairSettings(
+        max_rounds=max_rounds,
+        timeout=timeout,
+        dry_run=dry_run,
+        jobs=min(jobs or default_jobs(), default_jobs()),
+    )
     if output_format == "text":
-        rounds.print(Text(printable(f"jaxfix repair: running {shlex.join(command)}"), style="bold"), soft_wrap=True)
+        rounds.print(
+            Text(
+                printable(f"jaxfix repair: running {shlex.join(command)}"), style="bold"
+            ),
+            soft_wrap=True,
+        )
     try:
-        report = repair(path_list, command, options, settings, on_round=lambda r: _print_round(rounds, r, quiet=quiet, dry_run=dry_run))
+        report = repair(
+            path_list,
+            command,
+            options,
+            settings,
+            on_round=lambda r: _print_round(rounds, r, quiet=quiet, dry_run=dry_run),
+        )
     except Exception as error:  # noqa: BLE001 - one line, exit 2; files are either as they were or fixed
-        console.print(Text(printable(f"jaxfix repair: internal error: {type(error).__name__}: {error}"), style="red"), soft_wrap=True)
+        console.print(
+            Text(
+                printable(
+                    f"jaxfix repair: internal error: {type(error).__name__}: {error}"
+                ),
+                style="red",
+            ),
+            soft_wrap=True,
+        )
         sys.exit(EXIT_ERROR)
     if output_format == "json":
         sys.stdout.write(json.dumps(report_json(report), indent=2) + "\n")
@@ -121,72 +208,175 @@ def _failure(failure: Failure) -> str:
 
 
 def _where(outcome: SiteOutcome) -> str:
-    return f"{display_path(outcome.path)}:{outcome.line}" if outcome.path else "(not in the tree)"
+    return (
+        f"{display_path(outcome.path)}:{outcome.line}"
+        if outcome.path
+        else "(not in the tree)"
+    )
 
 
-def _print_round(console: Console, current: Round, *, quiet: bool, dry_run: bool) -> None:
+def _print_round(
+    console: Console, current: Round, *, quiet: bool, dry_run: bool
+) -> None:
     from jaxfix.cli import render
 
     run = current.run
     if run.returncode is None:
-        console.print(Text(printable(f"error: {run.problem}; nothing was run, nothing fixed"), style="red"), soft_wrap=True)
+        console.print(
+            Text(
+                printable(f"error: {run.problem}; nothing was run, nothing fixed"),
+                style="red",
+            ),
+            soft_wrap=True,
+        )
         return
-    status = "passed" if run.returncode == 0 and not run.timed_out else ("timed out" if run.timed_out else f"exit {run.returncode}")
+    status = (
+        "passed"
+        if run.returncode == 0 and not run.timed_out
+        else ("timed out" if run.timed_out else f"exit {run.returncode}")
+    )
     codes = Counter(r.code for r in current.raised)
-    said = ", ".join(f"{code} x{n}" for code, n in sorted(codes.items())) or f"none of {codes_range()}"
-    other = f", {len(current.failures)} other failure{'s' if len(current.failures) != 1 else ''}" if current.failures else ""
-    console.print(Text(f"run {current.number} ({status}, {run.seconds:.1f} s): raised {said}{other}", style="bold"), soft_wrap=True)
+    said = (
+        ", ".join(f"{code} x{n}" for code, n in sorted(codes.items()))
+        or f"none of {codes_range()}"
+    )
+    other = (
+        f", {len(current.failures)} other failure{'s' if len(current.failures) != 1 else ''}"
+        if current.failures
+        else ""
+    )
+    console.print(
+        Text(
+            f"run {current.number} ({status}, {run.seconds:.1f} s): raised {said}{other}",
+            style="bold",
+        ),
+        soft_wrap=True,
+    )
     for raised in current.raised:
         where = f"{display_path(raised.path)}:{raised.line}" if raised.path else "?"
-        line = Text(printable(f"  {raised.code} at {where}" + (f" in {raised.test}" if raised.test else "")))
+        line = Text(
+            printable(
+                f"  {raised.code} at {where}"
+                + (f" in {raised.test}" if raised.test else "")
+            )
+        )
         if raised.problem:
             line.append(printable(f": not used: {raised.problem}"), style="yellow")
         console.print(line, soft_wrap=True)
     for problem in current.problems:
-        console.print(Text(printable(f"  evidence: {problem}"), style="yellow"), soft_wrap=True)
+        console.print(
+            Text(printable(f"  evidence: {problem}"), style="yellow"), soft_wrap=True
+        )
     for failure in current.failures[:10]:
-        console.print(Text(printable(f"  not jaxfix's: {_failure(failure)}"), style="dim"), soft_wrap=True)
+        console.print(
+            Text(printable(f"  not jaxfix's: {_failure(failure)}"), style="dim"),
+            soft_wrap=True,
+        )
     if not quiet:
         for result in current.results:
             render.render_diff(console, result)
     for outcome in current.outcomes:
         if outcome.fixed:
-            console.print(Text(printable(f"  {'would fix' if dry_run else 'fixed'} {outcome.code} at {_where(outcome)}: {outcome.detail}"),
-                               style="green"), soft_wrap=True)
+            console.print(
+                Text(
+                    printable(
+                        f"  {'would fix' if dry_run else 'fixed'} {outcome.code} at {_where(outcome)}: {outcome.detail}"
+                    ),
+                    style="green",
+                ),
+                soft_wrap=True,
+            )
         else:
-            console.print(Text(printable(f"  not fixed {outcome.code} at {_where(outcome)}: {outcome.detail}"), style="yellow"), soft_wrap=True)
-    if run.returncode not in (0, None) and not current.raised and not current.failures and run.output_tail:
-        console.print(Text("  its output ends:\n" + "\n".join("    " + printable(ln) for ln in run.output_tail.splitlines()), style="dim"),
-                      soft_wrap=True)
+            console.print(
+                Text(
+                    printable(
+                        f"  not fixed {outcome.code} at {_where(outcome)}: {outcome.detail}"
+                    ),
+                    style="yellow",
+                ),
+                soft_wrap=True,
+            )
+    if (
+        run.returncode not in (0, None)
+        and not current.raised
+        and not current.failures
+        and run.output_tail
+    ):
+        console.print(
+            Text(
+                "  its output ends:\n"
+                + "\n".join(
+                    "    " + printable(ln) for ln in run.output_tail.splitlines()
+                ),
+                style="dim",
+            ),
+            soft_wrap=True,
+        )
 
 
 def _print_summary(console: Console, report: RepairReport) -> None:
     from rich.table import Table
 
     style = "green" if report.passed else "red"
-    console.print(Text(printable(f"jaxfix repair: {report.reason}"), style=style), soft_wrap=True)
-    table = Table(title="jaxfix repair summary", title_justify="left", show_header=False)
+    console.print(
+        Text(printable(f"jaxfix repair: {report.reason}"), style=style), soft_wrap=True
+    )
+    table = Table(
+        title="jaxfix repair summary", title_justify="left", show_header=False
+    )
     table.add_column()
     table.add_column()
     fixed = Counter(o.code for o in report.fixed)
-    table.add_row("errors fixed", str(len(report.fixed)) + (f" ({', '.join(f'{c} x{n}' for c, n in sorted(fixed.items()))})" if fixed else ""))
+    table.add_row(
+        "errors fixed",
+        str(len(report.fixed))
+        + (
+            f" ({', '.join(f'{c} x{n}' for c, n in sorted(fixed.items()))})"
+            if fixed
+            else ""
+        ),
+    )
     if report.dry_run:
         table.add_row("errors with a fix shown (dry run)", str(len(report.would_fix)))
     table.add_row("errors left", str(len(report.left)))
     table.add_row("other failures (not jaxfix's)", str(len(report.failures)))
     fix_rounds = sum(1 for r in report.rounds if r.outcomes)
-    table.add_row("rounds", f"{fix_rounds} ({len(report.rounds)} run{'s' if len(report.rounds) != 1 else ''})")
-    table.add_row("time", f"{report.seconds:.1f} s (command {report.command_seconds:.1f} s, jaxfix {report.overhead_seconds:.1f} s)")
+    table.add_row(
+        "rounds",
+        f"{fix_rounds} ({len(report.rounds)} run{'s' if len(report.rounds) != 1 else ''})",
+    )
+    table.add_row(
+        "time",
+        f"{report.seconds:.1f} s (command {report.command_seconds:.1f} s, jaxfix {report.overhead_seconds:.1f} s)",
+    )
     console.print(table)
     for outcome in report.left:
-        console.print(Text(printable(f"left: {outcome.code} at {_where(outcome)}: {outcome.detail}"), style="yellow"), soft_wrap=True)
+        console.print(
+            Text(
+                printable(
+                    f"left: {outcome.code} at {_where(outcome)}: {outcome.detail}"
+                ),
+                style="yellow",
+            ),
+            soft_wrap=True,
+        )
     for failure in report.failures[:20]:
-        console.print(Text(printable(f"not jaxfix's: {_failure(failure)}"), style="dim"), soft_wrap=True)
+        console.print(
+            Text(printable(f"not jaxfix's: {_failure(failure)}"), style="dim"),
+            soft_wrap=True,
+        )
 
 
 def _outcome_json(outcome: SiteOutcome) -> dict[str, Any]:
-    return {"code": outcome.code, "path": display_path(outcome.path) if outcome.path else None, "line": outcome.line,
-            "round": outcome.round, "detail": outcome.detail, "tests": list(outcome.tests), "message": outcome.message}
+    return {
+        "code": outcome.code,
+        "path": display_path(outcome.path) if outcome.path else None,
+        "line": outcome.line,
+        "round": outcome.round,
+        "detail": outcome.detail,
+        "tests": list(outcome.tests),
+        "message": outcome.message,
+    }
 
 
 def report_json(report: RepairReport) -> dict[str, Any]:
@@ -199,15 +389,26 @@ def report_json(report: RepairReport) -> dict[str, Any]:
         "reason": report.reason,
         "fixed": [_outcome_json(o) for o in report.fixed],
         "left": [_outcome_json(o) for o in report.left],
-        "other_failures": [{"test": f.test, "exception": f.exception, "message": f.message} for f in report.failures],
+        "other_failures": [
+            {"test": f.test, "exception": f.exception, "message": f.message}
+            for f in report.failures
+        ],
         "rounds": [
             {
                 "number": r.number,
                 "exit_code": r.run.returncode,
                 "timed_out": r.run.timed_out,
                 "seconds": round(r.run.seconds, 3),
-                "raised": [{"code": x.code, "path": display_path(x.path) if x.path else None, "line": x.line,
-                            "test": x.test, "problem": x.problem} for x in r.raised],
+                "raised": [
+                    {
+                        "code": x.code,
+                        "path": display_path(x.path) if x.path else None,
+                        "line": x.line,
+                        "test": x.test,
+                        "problem": x.problem,
+                    }
+                    for x in r.raised
+                ],
                 "files_changed": [display_path(f.path) for f in r.results],
             }
             for r in report.rounds

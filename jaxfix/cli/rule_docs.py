@@ -17,21 +17,34 @@ def rule_record(rule: type[Rule]) -> dict[str, Any]:
         "name": rule.name,
         "summary": rule.summary,
         "fix_safety": rule.fix_safety(),
-        "fixes": [{"safety": safety.value, "what": what} for safety, what in rule.fixes.items()],
+        "fixes": [
+            {"safety": safety.value, "what": what}
+            for safety, what in rule.fixes.items()
+        ],
         "tokens": [[token.decode() for token in group] for group in rule.tokens],
     }
 
 
 def explain_markdown(rule: type[Rule]) -> str:
     """The rule's page: its docs, with the generated fix-safety line heading "Fix safety"."""
-    doc = re.sub(r"^## Fix safety\n", f"## Fix safety\n**{rule.fix_safety()}**: {rule.fix_safety_text()}.\n\n",
-                 rule.doc(), count=1, flags=re.MULTILINE)
+    doc = re.sub(
+        r"^## Fix safety\n",
+        f"## Fix safety\n**{rule.fix_safety()}**: {rule.fix_safety_text()}.\n\n",
+        rule.doc(),
+        count=1,
+        flags=re.MULTILINE,
+    )
     return f"# {rule.code}: {rule.name}\n\n{rule.summary}.\n\n{doc}\n"
 
 
 def rules_table(rules: dict[str, type[Rule]]) -> str:
     """The README's table of rules, linking each rule's page."""
-    lines = ["| code | what it finds | fix safety | what the fixes do |", "|---|---|---|---|"]
+    lines = [
+        "| code | what it finds | fix safety | what the fixes do |",
+        "|---|---|---|---|",
+    ]
     for code, rule in sorted(rules.items()):
-        lines.append(f"| [{code}](docs/rules/{code}.md) | {rule.summary} | {rule.fix_safety()} | {rule.fix_safety_text()} |")
+        lines.append(
+            f"| [{code}](docs/rules/{code}.md) | {rule.summary} | {rule.fix_safety()} | {rule.fix_safety_text()} |"
+        )
     return "\n".join(lines) + "\n"

@@ -8,7 +8,11 @@ import click
 
 
 @click.command("server", context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--stdio", is_flag=True, help="Accepted for clients that pass it: stdio is the only transport.")
+@click.option(
+    "--stdio",
+    is_flag=True,
+    help="Accepted for clients that pass it: stdio is the only transport.",
+)
 def server(stdio: bool) -> None:
     """Run the language server for editors (LSP over stdio).
 
@@ -16,10 +20,14 @@ def server(stdio: bool) -> None:
     pygls: pip install 'jaxfix[server]'. Editor setup: docs/editors.md.
     """
     if importlib.util.find_spec("pygls") is None:
-        raise click.UsageError("jaxfix server needs pygls: pip install 'jaxfix[server]'")
+        raise click.UsageError(
+            "jaxfix server needs pygls: pip install 'jaxfix[server]'"
+        )
     from jaxfix.server.process import AnalysisProcess
 
-    analysis = AnalysisProcess()  # first: its import of libcst overlaps this one's of pygls
+    analysis = (
+        AnalysisProcess()
+    )  # first: its import of libcst overlaps this one's of pygls
     try:
         from jaxfix.server.lsp import create
 

@@ -28,17 +28,26 @@ def unsafe_only(result: FileResult, options: Options) -> FileResult | None:
         return None
     from jaxfix.engine import process_source
 
-    every = process_source(result.path, result.source, replace(options, unsafe_fixes=True))
+    every = process_source(
+        result.path, result.source, replace(options, unsafe_fixes=True)
+    )
     base = result.fixed if result.fixed is not None else result.source
     if every.error or every.fixed is None or every.fixed == base:
         return None
     return FileResult(result.path, base, every.fixed)
 
 
-def render_unsafe_preview(console: Console, result: FileResult, options: Options) -> None:
+def render_unsafe_preview(
+    console: Console, result: FileResult, options: Options
+) -> None:
     preview = unsafe_only(result, options)
     if preview is None:
         return
-    console.print(Text(f"{shown_path(result.path)}: the unsafe fixes above are NOT applied without --unsafe-fixes; with it they would change:",
-                       style="bold yellow"), soft_wrap=True)
+    console.print(
+        Text(
+            f"{shown_path(result.path)}: the unsafe fixes above are NOT applied without --unsafe-fixes; with it they would change:",
+            style="bold yellow",
+        ),
+        soft_wrap=True,
+    )
     render_diff(console, preview)

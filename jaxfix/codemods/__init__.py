@@ -18,14 +18,22 @@ def _load_rules() -> dict[str, type[Rule]]:
             continue
         module = importlib.import_module(f"{__name__}.{info.name}")
         defined = [
-            v for v in vars(module).values()
-            if isinstance(v, type) and issubclass(v, Rule) and v is not Rule and v.__module__ == module.__name__
+            v
+            for v in vars(module).values()
+            if isinstance(v, type)
+            and issubclass(v, Rule)
+            and v is not Rule
+            and v.__module__ == module.__name__
         ]
         if len(defined) != 1:
-            raise ImportError(f"{module.__name__} must define exactly one Rule, found {len(defined)}")
+            raise ImportError(
+                f"{module.__name__} must define exactly one Rule, found {len(defined)}"
+            )
         rule = defined[0]
         if rule.code in rules:
-            raise ImportError(f"rule code {rule.code} is defined twice ({rules[rule.code].__module__}, {module.__name__})")
+            raise ImportError(
+                f"rule code {rule.code} is defined twice ({rules[rule.code].__module__}, {module.__name__})"
+            )
         rules[rule.code] = rule
     return rules
 

@@ -21,8 +21,20 @@ from jaxfix.options import Options
 from jaxfix.screen import ModuleFacts
 
 # Set on a function by LibCST's matcher decorators, which batched visitors never honour.
-_MATCHER_DECORATOR_ATTRIBUTES = ("_call_if_inside_matcher", "_call_if_not_inside_matcher", "_visit_matcher", "_leave_matcher")
-DOC_SECTIONS = ("## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix safety", "## References")
+_MATCHER_DECORATOR_ATTRIBUTES = (
+    "_call_if_inside_matcher",
+    "_call_if_not_inside_matcher",
+    "_visit_matcher",
+    "_leave_matcher",
+)
+DOC_SECTIONS = (
+    "## What it does",
+    "## Why is this bad?",
+    "## Example",
+    "## Use instead",
+    "## Fix safety",
+    "## References",
+)
 
 
 class Rule(cst.BatchableCSTVisitor):
@@ -51,8 +63,12 @@ class Rule(cst.BatchableCSTVisitor):
         names = []
         for name in dir(cls):
             attribute = inspect.getattr_static(cls, name)
-            if inspect.isfunction(attribute) and any(hasattr(attribute, a) for a in _MATCHER_DECORATOR_ATTRIBUTES):
-                raise TypeError(f"{cls.__name__}.{name}: matcher decorators do not work on batched rules")
+            if inspect.isfunction(attribute) and any(
+                hasattr(attribute, a) for a in _MATCHER_DECORATOR_ATTRIBUTES
+            ):
+                raise TypeError(
+                    f"{cls.__name__}.{name}: matcher decorators do not work on batched rules"
+                )
             if not name.startswith(("visit_", "leave_")):
                 continue
             if not inspect.isfunction(attribute):
@@ -70,9 +86,18 @@ class Rule(cst.BatchableCSTVisitor):
         self.options = options
         self.reports: list[Report] = []
 
-    def report(self, node: cst.CSTNode, message: str, *, fix: Fix | None = None, related: tuple[Related, ...] = ()) -> None:
+    def report(
+        self,
+        node: cst.CSTNode,
+        message: str,
+        *,
+        fix: Fix | None = None,
+        related: tuple[Related, ...] = (),
+    ) -> None:
         if fix is not None and fix.safety not in self.fixes:
-            raise TypeError(f"{self.code} made a {fix.safety.value} fix but declares only {sorted(s.value for s in self.fixes)}")
+            raise TypeError(
+                f"{self.code} made a {fix.safety.value} fix but declares only {sorted(s.value for s in self.fixes)}"
+            )
         self.reports.append(Report(self.code, message, node, fix, related))
 
     def expected(self, node: cst.CSTNode) -> bool:
@@ -86,13 +111,16 @@ class Rule(cst.BatchableCSTVisitor):
 
     @classmethod
     def fix_safety(cls) -> str:
-        """"safe", "unsafe", "safe or unsafe" (by case) or "none"."""
+        """ "safe", "unsafe", "safe or unsafe" (by case) or "none"."""
         return " or ".join(s.value for s in Safety if s in cls.fixes) or "none"
 
     @classmethod
     def fix_safety_text(cls) -> str:
         """One line: each kind of fix and what it does."""
-        return "; ".join(f"{s.value}: {cls.fixes[s]}" for s in Safety if s in cls.fixes) or "no fix"
+        return (
+            "; ".join(f"{s.value}: {cls.fixes[s]}" for s in Safety if s in cls.fixes)
+            or "no fix"
+        )
 
     @classmethod
     def may_apply(cls, source: bytes) -> bool:
@@ -108,4 +136,8 @@ class Rule(cst.BatchableCSTVisitor):
 def keyword_arg(name: str, value: cst.BaseExpression) -> cst.Arg:
     """`name=value` formatted as black writes it (no spaces around `=`)."""
     no_space = cst.SimpleWhitespace("")
-    return cst.Arg(value=value, keyword=cst.Name(name), equal=cst.AssignEqual(whitespace_before=no_space, whitespace_after=no_space))
+    return cst.Arg(
+        value=value,
+        keyword=cst.Name(name),
+        equal=cst.AssignEqual(whitespace_before=no_space, whitespace_after=no_space),
+    )

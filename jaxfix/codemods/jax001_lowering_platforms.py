@@ -24,11 +24,22 @@ _DEVICE_PRIMITIVES = {
     Api.IO_CALLBACK: "jax.experimental.io_callback",
     Api.INSPECT_ARRAY_SHARDING: "jax.debug.inspect_array_sharding",
 }
-_DEVICE_APIS = frozenset({Api.DEVICE_PUT, Api.MAKE_MESH, Api.MESH, Api.SET_MESH, Api.USE_MESH})
+_DEVICE_APIS = frozenset(
+    {Api.DEVICE_PUT, Api.MAKE_MESH, Api.MESH, Api.SET_MESH, Api.USE_MESH}
+)
 # jax.jit keywords that cannot bring devices in; `device=` and `backend=` can.
 _DEVICE_FREE_JIT_KEYWORDS = frozenset(
-    {"in_shardings", "out_shardings", "static_argnums", "static_argnames", "donate_argnums",
-     "donate_argnames", "keep_unused", "inline", "compiler_options"}
+    {
+        "in_shardings",
+        "out_shardings",
+        "static_argnums",
+        "static_argnames",
+        "donate_argnums",
+        "donate_argnames",
+        "keep_unused",
+        "inline",
+        "compiler_options",
+    }
 )
 _SHAPE_DTYPE_STRUCT_KEYWORDS = frozenset({"shape", "dtype", "sharding", "weak_type"})
 _MAX_TEXT = 40
@@ -52,11 +63,18 @@ class _Evidence:
 
 
 def _is_trace_call(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "trace"
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "trace"
+    )
 
 
 def _keyword(call: cst.Call, name: str) -> cst.Arg | None:
-    return next((a for a in call.args if a.keyword is not None and a.keyword.value == name), None)
+    return next(
+        (a for a in call.args if a.keyword is not None and a.keyword.value == name),
+        None,
+    )
 
 
 def _is_none(node: cst.BaseExpression) -> bool:
@@ -189,7 +207,10 @@ class MissingLoweringPlatforms(Rule):
             module.calls_method("lower")
             and module.mentions(Api.JIT)
             and module.may_build_abstract_mesh()
-            and (module.mentions(Api.NAMED_SHARDING) or module.calls(Api.USE_ABSTRACT_MESH) > 0)
+            and (
+                module.mentions(Api.NAMED_SHARDING)
+                or module.calls(Api.USE_ABSTRACT_MESH) > 0
+            )
         )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -198,8 +219,16 @@ class MissingLoweringPlatforms(Rule):
             return
         stage = self.analysis.resolve(func.value)
         reported = len(self.reports)
-        traced = isinstance(stage, cst.Call) and isinstance(stage.func, cst.Attribute) and stage.func.attr.value == "trace"
-        if isinstance(stage, cst.Call) and isinstance(stage.func, cst.Attribute) and traced:
+        traced = (
+            isinstance(stage, cst.Call)
+            and isinstance(stage.func, cst.Attribute)
+            and stage.func.attr.value == "trace"
+        )
+        if (
+            isinstance(stage, cst.Call)
+            and isinstance(stage.func, cst.Attribute)
+            and traced
+        ):
             jitted = self._jitted(stage.func.value)
             self._check(node, stage, jitted, rewrite_to_trace=False)
         else:
@@ -210,31 +239,61 @@ class MissingLoweringPlatforms(Rule):
         if confirmed is not None and len(self.reports) == reported:
             self._from_log(node, jitted, confirmed, traced=traced)
 
-    def _from_log(self, lower: cst.Call, jitted: _Jitted | None, evidence: Evidence, *, traced: bool) -> None:
+    def _from_log(
+        self,
+        lower: cst.Call,
+        jitted: _Jitted | None,
+        evidence: Evidence,
+        *,
+        traced: bool,
+    ) -> None:
         """Confirmed mode: the log shows this `.lower()` raised, so no device was in play
         whatever the code around it does; the mesh size comes from the message's context mesh."""
         logged = f"the log shows JAX raised it here ({evidence.where})"
         platforms = _keyword(lower, "lowering_platforms")
         positional = any(a.keyword is None for a in lower.args)
         if platforms is not None and not _is_none(platforms.value):
-            self.report(lower, f"`.lower()` raised for lack of lowering_platforms ({logged}), but passes them now: nothing to fix")
+            self.report(
+                lower,
+                f"`.lower()` raised for lack of lowering_platforms ({logged}), but passes them now: nothing to fix",
+            )
             return
         if not traced and jitted is None and not positional:
-            self.report(lower, f"`.lower()` needs lowering_platforms ({logged}); not fixed: jaxfix cannot tell whether "
-                        "this is `jit(f).lower(...)`, whose keywords go to f, or a traced stage's `.lower()`")
+            self.report(
+                lower,
+                f"`.lower()` needs lowering_platforms ({logged}); not fixed: jaxfix cannot tell whether "
+                "this is `jit(f).lower(...)`, whose keywords go to f, or a traced stage's `.lower()`",
+            )
             return
         body = self._body_uses(jitted.function) if jitted is not None else []
         if body:
-            self.report(lower, f"{body[0]} needs devices at lowering ({logged}): adding lowering_platforms would make JAX raise "
-                        "'AbstractMesh cannot be used when jaxpr contains primitives that require devices'; "
-                        "lower with a concrete mesh (jax.make_mesh shardings or jax.set_mesh) instead")
+            self.report(
+                lower,
+                f"{body[0]} needs devices at lowering ({logged}): adding lowering_platforms would make JAX raise "
+                "'AbstractMesh cannot be used when jaxpr contains primitives that require devices'; "
+                "lower with a concrete mesh (jax.make_mesh shardings or jax.set_mesh) instead",
+            )
             return
-        contexts = {f.context for f in evidence.facts if f.context is not None and not f.context.is_empty}
-        context = confirmed_mesh(None, contexts.pop(), lower) if len(contexts) == 1 else None
+        contexts = {
+            f.context
+            for f in evidence.facts
+            if f.context is not None and not f.context.is_empty
+        }
+        context = (
+            confirmed_mesh(None, contexts.pop(), lower) if len(contexts) == 1 else None
+        )
         sizes = {context.size} if context is not None else set()
-        reason = logged + (f", under the context mesh {context.shape_text()}" if context is not None else "")
-        self._report_missing(lower, platforms, _Evidence(reason, context, sizes.pop() if sizes else None),
-                             rewrite_to_trace=not traced)
+        reason = logged + (
+            f", under the context mesh {context.shape_text()}"
+            if context is not None
+            else ""
+        )
+        self._report_missing(
+            lower,
+            platforms,
+            _Evidence(reason, context, sizes.pop() if sizes else None),
+            rewrite_to_trace=not traced,
+        )
 
     # -- the jitted callable ----------------------------------------------------------------
 
@@ -243,15 +302,23 @@ class MissingLoweringPlatforms(Rule):
         that reaches here), or a function whose outermost decorator is `@jax.jit` or
         `@partial(jax.jit, ...)`; None unless its keywords are device-free."""
         target = self.analysis.resolve(expr)
-        if isinstance(target, cst.Name) and self.analysis.definition(target) is None:  # bound more than once
+        if (
+            isinstance(target, cst.Name) and self.analysis.definition(target) is None
+        ):  # bound more than once
             reaching = self.analysis.reaching_bindings(target)
-            value = self.analysis.bound_value(next(iter(reaching))) if reaching is not None and len(reaching) == 1 else None
+            value = (
+                self.analysis.bound_value(next(iter(reaching)))
+                if reaching is not None and len(reaching) == 1
+                else None
+            )
             target = self.analysis.resolve(value) if value is not None else target
         if isinstance(target, cst.Call):
             jitted = self.analysis.jit_application(target)
             if jitted is None or jitted.function is None:
                 return None
-            function: cst.FunctionDef | cst.Lambda | None = self._function(jitted.function)
+            function: cst.FunctionDef | cst.Lambda | None = self._function(
+                jitted.function
+            )
         elif isinstance(target, cst.Name):
             definition = self.analysis.definition(target)
             if not isinstance(definition, cst.FunctionDef) or not definition.decorators:
@@ -266,16 +333,27 @@ class MissingLoweringPlatforms(Rule):
             return None
         return _Jitted(jitted.keywords, function)
 
-    def _function(self, expr: cst.BaseExpression) -> cst.FunctionDef | cst.Lambda | None:
+    def _function(
+        self, expr: cst.BaseExpression
+    ) -> cst.FunctionDef | cst.Lambda | None:
         target = self.analysis.resolve(expr)
         if isinstance(target, cst.Lambda):
             return target
-        definition = self.analysis.definition(target) if isinstance(target, cst.Name) else None
+        definition = (
+            self.analysis.definition(target) if isinstance(target, cst.Name) else None
+        )
         return definition if isinstance(definition, cst.FunctionDef) else None
 
     # -- the evidence -----------------------------------------------------------------------
 
-    def _check(self, lower: cst.Call, trace: cst.Call, jitted: _Jitted | None, *, rewrite_to_trace: bool) -> None:
+    def _check(
+        self,
+        lower: cst.Call,
+        trace: cst.Call,
+        jitted: _Jitted | None,
+        *,
+        rewrite_to_trace: bool,
+    ) -> None:
         if jitted is None:
             return
         platforms = None if rewrite_to_trace else _keyword(lower, "lowering_platforms")
@@ -296,9 +374,13 @@ class MissingLoweringPlatforms(Rule):
             )
             return
         given = platforms is not None and not _is_none(platforms.value)
-        if given or (evidence.context is not None and evidence.context.has_abstract_device):
+        if given or (
+            evidence.context is not None and evidence.context.has_abstract_device
+        ):
             return
-        self._report_missing(lower, platforms, evidence, rewrite_to_trace=rewrite_to_trace)
+        self._report_missing(
+            lower, platforms, evidence, rewrite_to_trace=rewrite_to_trace
+        )
 
     def _evidence(self, trace: cst.Call, jitted: _Jitted) -> _Evidence | None:
         known, context = self._context_mesh(trace)
@@ -313,7 +395,9 @@ class MissingLoweringPlatforms(Rule):
                 return None
             meshes += found
             if found:
-                reasons.append(f"argument `{short(argument, _MAX_TEXT)}` is sharded on AbstractMesh `{_mesh_text(found[0])}`")
+                reasons.append(
+                    f"argument `{short(argument, _MAX_TEXT)}` is sharded on AbstractMesh `{_mesh_text(found[0])}`"
+                )
         for keyword in ("in_shardings", "out_shardings"):
             if keyword in jitted.keywords:
                 found = self._sharding_meshes(jitted.keywords[keyword])
@@ -321,24 +405,46 @@ class MissingLoweringPlatforms(Rule):
                     return None
                 meshes += found
                 if found:
-                    reasons.append(f"`{keyword}` use AbstractMesh `{_mesh_text(found[0])}`")
+                    reasons.append(
+                        f"`{keyword}` use AbstractMesh `{_mesh_text(found[0])}`"
+                    )
         if context is not None:
-            reasons.insert(0, f"traced under use_abstract_mesh(`{_mesh_text(context)}`), which has an Explicit axis")
+            reasons.insert(
+                0,
+                f"traced under use_abstract_mesh(`{_mesh_text(context)}`), which has an Explicit axis",
+            )
         sizes = {m.size for m in meshes}
-        if not reasons or len(sizes - {None}) > 1:  # meshes of different sizes raise another error
+        if (
+            not reasons or len(sizes - {None}) > 1
+        ):  # meshes of different sizes raise another error
             return None
-        if None in sizes and len({id(m.node) for m in meshes}) > 1:  # their sizes may differ: unknown
+        if (
+            None in sizes and len({id(m.node) for m in meshes}) > 1
+        ):  # their sizes may differ: unknown
             return None
-        one_mesh = all(m.node is meshes[0].node or m.equals(meshes[0]) for m in meshes[1:])
-        if not one_mesh and not all(m.axis_types is not None and set(m.axis_types) <= {AxisType.AUTO} for m in meshes):
+        one_mesh = all(
+            m.node is meshes[0].node or m.equals(meshes[0]) for m in meshes[1:]
+        )
+        if not one_mesh and not all(
+            m.axis_types is not None and set(m.axis_types) <= {AxisType.AUTO}
+            for m in meshes
+        ):
             return None  # JAX may raise "Mesh for all inputs should be equal" first
         return _Evidence(reasons[0], context, sizes.pop() if len(sizes) == 1 else None)
 
-    def _traced_arguments(self, trace: cst.Call, jitted: _Jitted) -> list[cst.BaseExpression] | None:
+    def _traced_arguments(
+        self, trace: cst.Call, jitted: _Jitted
+    ) -> list[cst.BaseExpression] | None:
         """The arguments that are traced (not static); None when that is unclear."""
-        static_numbers = self._static_numbers(jitted, sum(1 for a in trace.args if a.keyword is None))
+        static_numbers = self._static_numbers(
+            jitted, sum(1 for a in trace.args if a.keyword is None)
+        )
         static_names = self._static_names(jitted)
-        if static_numbers is None or static_names is None or any(a.star for a in trace.args):
+        if (
+            static_numbers is None
+            or static_names is None
+            or any(a.star for a in trace.args)
+        ):
             return None
         arguments = []
         for index, arg in enumerate(trace.args):
@@ -355,7 +461,9 @@ class MissingLoweringPlatforms(Rule):
             return set()
         value = self.analysis.value_of(node)
         numbers = (value,) if isinstance(value, int) else value
-        if not isinstance(numbers, tuple) or not all(isinstance(n, int) for n in numbers):
+        if not isinstance(numbers, tuple) or not all(
+            isinstance(n, int) for n in numbers
+        ):
             return None
         return {n % count if count else n for n in numbers if isinstance(n, int)}
 
@@ -376,7 +484,10 @@ class MissingLoweringPlatforms(Rule):
         node = self.analysis.resolve(expr)
         if isinstance(node, (cst.Tuple, cst.List, cst.Dict)):
             return self._each(node, self._argument_meshes)
-        if not isinstance(node, cst.Call) or self.analysis.called_api(node) is not Api.SHAPE_DTYPE_STRUCT:
+        if (
+            not isinstance(node, cst.Call)
+            or self.analysis.called_api(node) is not Api.SHAPE_DTYPE_STRUCT
+        ):
             return None
         args = self.analysis.bind(node)
         if args is None or not args.keys() <= _SHAPE_DTYPE_STRUCT_KEYWORDS:
@@ -390,13 +501,20 @@ class MissingLoweringPlatforms(Rule):
             return []
         if isinstance(node, (cst.Tuple, cst.List, cst.Dict)):
             return self._each(node, self._sharding_meshes)
-        if not isinstance(node, cst.Call) or self.analysis.called_api(node) is not Api.NAMED_SHARDING:
+        if (
+            not isinstance(node, cst.Call)
+            or self.analysis.called_api(node) is not Api.NAMED_SHARDING
+        ):
             return None
         args = self.analysis.bind(node)
         mesh = self.analysis.value_of(args["mesh"]) if args and "mesh" in args else None
         return [mesh] if isinstance(mesh, MeshValue) and mesh.is_abstract else None
 
-    def _each(self, node: cst.Tuple | cst.List | cst.Dict, evaluate: Callable[[cst.BaseExpression], list[MeshValue] | None]) -> list[MeshValue] | None:
+    def _each(
+        self,
+        node: cst.Tuple | cst.List | cst.Dict,
+        evaluate: Callable[[cst.BaseExpression], list[MeshValue] | None],
+    ) -> list[MeshValue] | None:
         if isinstance(node, cst.Dict):
             if any(not isinstance(e, cst.DictElement) for e in node.elements):
                 return None
@@ -423,17 +541,29 @@ class MissingLoweringPlatforms(Rule):
         anything around a use of the enclosing function (see jaxfix/analysis/contexts.py).
         """
         sites = self.analysis.contexts_at(trace)
-        around = [s for s in sites if s.is_local or (s.entry is Entry.DECORATOR and s.call is None)]
-        if len(around) < len(sites) or any(s.api is not Api.USE_ABSTRACT_MESH for s in sites):
+        around = [
+            s
+            for s in sites
+            if s.is_local or (s.entry is Entry.DECORATOR and s.call is None)
+        ]
+        if len(around) < len(sites) or any(
+            s.api is not Api.USE_ABSTRACT_MESH for s in sites
+        ):
             return False, None
         if not sites:
             return True, None
         mesh = sites[-1].mesh
-        if not isinstance(mesh, MeshValue) or not mesh.is_abstract or mesh.has_explicit_axis is None:
+        if (
+            not isinstance(mesh, MeshValue)
+            or not mesh.is_abstract
+            or mesh.has_explicit_axis is None
+        ):
             return False, None
         return True, mesh if mesh.has_explicit_axis else None
 
-    def _body_uses(self, function: cst.FunctionDef | cst.Lambda | None) -> list[str] | None:
+    def _body_uses(
+        self, function: cst.FunctionDef | cst.Lambda | None
+    ) -> list[str] | None:
         """Device-needing primitives the jitted body calls; None when it uses concrete devices."""
         if function is None:
             return []
@@ -447,24 +577,40 @@ class MissingLoweringPlatforms(Rule):
                 api = rule.analysis.called_api(node)
                 if api in _DEVICE_PRIMITIVES:
                     found.append(_DEVICE_PRIMITIVES[api])
-                if api in _DEVICE_APIS or (api is Api.NAMED_SHARDING and rule._sharding_meshes(node) is None):
+                if api in _DEVICE_APIS or (
+                    api is Api.NAMED_SHARDING and rule._sharding_meshes(node) is None
+                ):
                     concrete = True
 
             def visit_Name(self, node: cst.Name) -> None:
                 nonlocal concrete
                 mesh = rule.analysis.value_of(node)
-                concrete = concrete or (isinstance(mesh, MeshValue) and not mesh.is_abstract)
+                concrete = concrete or (
+                    isinstance(mesh, MeshValue) and not mesh.is_abstract
+                )
 
         function.body.visit(Scan())
         return None if concrete else found
 
     # -- the fix ----------------------------------------------------------------------------
 
-    def _report_missing(self, lower: cst.Call, platforms: cst.Arg | None, evidence: _Evidence, *, rewrite_to_trace: bool) -> None:
+    def _report_missing(
+        self,
+        lower: cst.Call,
+        platforms: cst.Arg | None,
+        evidence: _Evidence,
+        *,
+        rewrite_to_trace: bool,
+    ) -> None:
         value, imports = self._platforms_value()
         if rewrite_to_trace:
-            trace = lower.with_changes(func=lower.func.with_changes(attr=cst.Name("trace")))
-            fixed = cst.Call(func=cst.Attribute(value=trace, attr=cst.Name("lower")), args=[keyword_arg("lowering_platforms", value)])
+            trace = lower.with_changes(
+                func=lower.func.with_changes(attr=cst.Name("trace"))
+            )
+            fixed = cst.Call(
+                func=cst.Attribute(value=trace, attr=cst.Name("lower")),
+                args=[keyword_arg("lowering_platforms", value)],
+            )
         elif platforms is not None:
             fixed = lower.with_changes(args=[platforms.with_changes(value=value)])
         else:
@@ -475,7 +621,16 @@ class MissingLoweringPlatforms(Rule):
         )
         compiles = self._compiles_without_devices(lower)
         if not compiles:
-            self.report(lower, message, fix=Fix(f"add lowering_platforms={code(value)}", ((lower, fixed),), Safety.SAFE, imports))
+            self.report(
+                lower,
+                message,
+                fix=Fix(
+                    f"add lowering_platforms={code(value)}",
+                    ((lower, fixed),),
+                    Safety.SAFE,
+                    imports,
+                ),
+            )
             return
         message += "; the .compile() that follows then needs device_assignment="
         size = evidence.size
@@ -486,19 +641,37 @@ class MissingLoweringPlatforms(Rule):
         devices = cst.parse_expression(f"tuple({jax_name}.devices()[:{size}])")
         first = compiles[0].func
         chained = isinstance(first, cst.Attribute) and first.value is lower
-        edits: list[tuple[cst.CSTNode, cst.CSTNode]] = [] if chained else [(lower, fixed)]
+        edits: list[tuple[cst.CSTNode, cst.CSTNode]] = (
+            [] if chained else [(lower, fixed)]
+        )
         for call in compiles:
             func = call.func.with_changes(value=fixed) if chained else call.func
-            edits.append((call, call.with_changes(func=func, args=[*call.args, keyword_arg("device_assignment", devices)])))
+            edits.append(
+                (
+                    call,
+                    call.with_changes(
+                        func=func,
+                        args=[*call.args, keyword_arg("device_assignment", devices)],
+                    ),
+                )
+            )
         title = f"add lowering_platforms={code(value)} and device_assignment={code(devices)}"
-        self.report(lower, message, fix=Fix(title, tuple(edits), Safety.UNSAFE, jax_import))
+        self.report(
+            lower, message, fix=Fix(title, tuple(edits), Safety.UNSAFE, jax_import)
+        )
 
-    def _platforms_value(self) -> tuple[cst.BaseExpression, tuple[tuple[str, str | None], ...]]:
+    def _platforms_value(
+        self,
+    ) -> tuple[cst.BaseExpression, tuple[tuple[str, str | None], ...]]:
         if self.options.platforms:
             names = ", ".join(f'"{p}"' for p in self.options.platforms)
-            return cst.parse_expression(f"({names},)" if len(self.options.platforms) == 1 else f"({names})"), ()
+            return cst.parse_expression(
+                f"({names},)" if len(self.options.platforms) == 1 else f"({names})"
+            ), ()
         jax_name, jax_import = module_spelling(self.analysis.wrapper.module, "jax")
-        return cst.parse_expression(f"({jax_name}.export.default_export_platform(),)"), jax_import
+        return cst.parse_expression(
+            f"({jax_name}.export.default_export_platform(),)"
+        ), jax_import
 
     def _compiles_without_devices(self, lower: cst.Call) -> list[cst.Call]:
         """`.compile()` calls without device_assignment= on the lowered stage: chained or via its
@@ -507,14 +680,28 @@ class MissingLoweringPlatforms(Rule):
         uses: list[cst.CSTNode | None]
         if isinstance(parent, cst.Attribute):
             uses = [parent]
-        elif isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
-            reached = self.analysis.reads_reached(frozenset({parent.targets[0].target}))  # the name may be bound again
+        elif (
+            isinstance(parent, cst.Assign)
+            and len(parent.targets) == 1
+            and isinstance(parent.targets[0].target, cst.Name)
+        ):
+            reached = self.analysis.reads_reached(
+                frozenset({parent.targets[0].target})
+            )  # the name may be bound again
             uses = [self.analysis.parents.get(read) for read in reached]
         else:
             return []
         calls = []
         for use in uses:
-            call = self.analysis.parents.get(use) if isinstance(use, cst.Attribute) and use.attr.value == "compile" else None
-            if isinstance(call, cst.Call) and call.func is use and _keyword(call, "device_assignment") is None:
+            call = (
+                self.analysis.parents.get(use)
+                if isinstance(use, cst.Attribute) and use.attr.value == "compile"
+                else None
+            )
+            if (
+                isinstance(call, cst.Call)
+                and call.func is use
+                and _keyword(call, "device_assignment") is None
+            ):
                 calls.append(call)
         return calls

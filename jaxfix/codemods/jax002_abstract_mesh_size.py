@@ -139,71 +139,150 @@ class AbstractMeshSizeChange(Rule):
         return (
             module.may_build_abstract_mesh()
             and module.calls(Api.USE_ABSTRACT_MESH) > 0
-            and (module.calls(*MESH_CONTEXT_APIS) > 1 or module.may_enter_mesh_elsewhere())
+            and (
+                module.calls(*MESH_CONTEXT_APIS) > 1
+                or module.may_enter_mesh_elsewhere()
+            )
         )
 
     def visit_Call(self, node: cst.Call) -> None:
         analysis = self.analysis
-        if analysis.called_api(node) is not Api.USE_ABSTRACT_MESH or not analysis.is_entered(node):
+        if analysis.called_api(
+            node
+        ) is not Api.USE_ABSTRACT_MESH or not analysis.is_entered(node):
             return
         args = analysis.bind(node)
         argument = args.get("mesh") if args else None
         inner = analysis.value_of(argument) if argument is not None else None
         confirmed = analysis.evidence_at(node, self.code)
         sites = innermost(analysis.contexts_at(node))
-        known = [(site, site.mesh) for site in sites if isinstance(site.mesh, MeshValue)]
-        known = [(site, mesh) for site, mesh in known if not mesh.is_empty and mesh.size is not None]
+        known = [
+            (site, site.mesh) for site in sites if isinstance(site.mesh, MeshValue)
+        ]
+        known = [
+            (site, mesh)
+            for site, mesh in known
+            if not mesh.is_empty and mesh.size is not None
+        ]
         # Every way the call runs has a mesh the code shows: a log must agree with it.
-        shown = frozenset(mesh.size for _, mesh in known if mesh.size is not None) if sites and len(known) == len(sites) else None
-        if not isinstance(inner, MeshValue) or not inner.is_abstract or inner.is_empty or inner.size is None:
+        shown = (
+            frozenset(mesh.size for _, mesh in known if mesh.size is not None)
+            if sites and len(known) == len(sites)
+            else None
+        )
+        if (
+            not isinstance(inner, MeshValue)
+            or not inner.is_abstract
+            or inner.is_empty
+            or inner.size is None
+        ):
             if confirmed is not None and argument is not None:
-                self._from_log(node, argument, inner if isinstance(inner, MeshValue) else None, confirmed, shown)
+                self._from_log(
+                    node,
+                    argument,
+                    inner if isinstance(inner, MeshValue) else None,
+                    confirmed,
+                    shown,
+                )
             return
         conflicts = [site for site, mesh in known if mesh.size != inner.size]
         if not conflicts or argument is None:
             if confirmed is not None and argument is not None:
                 self._from_log(node, argument, inner, confirmed, shown)
             return
-        if self.expected(node):  # a test of this error (its lines would cost the module's positions)
+        if self.expected(
+            node
+        ):  # a test of this error (its lines would cost the module's positions)
             return
         fix, why_not = self._fix(node, argument, inner, [mesh for _, mesh in known])
         message = with_note(self._message(node, inner, conflicts[0]), why_not)
         self.report(node, message, fix=fix, related=self._related(conflicts[0]))
 
     def _from_log(
-        self, node: cst.Call, argument: cst.BaseExpression, inner: MeshValue | None, evidence: Evidence,
+        self,
+        node: cst.Call,
+        argument: cst.BaseExpression,
+        inner: MeshValue | None,
+        evidence: Evidence,
         shown: frozenset[int] | None,
     ) -> None:
         """Confirmed mode: the log shows this raised; the meshes the code does not show come
         from its messages (the new mesh, and the previous one whatever set it). Where the code
         shows the enclosing mesh, a log naming another is not a fact: the code has changed since."""
         news = {f.new for f in evidence.facts if f.new is not None}
-        inner = confirmed_mesh(inner, next(iter(news)), argument) if len(news) == 1 else inner
+        inner = (
+            confirmed_mesh(inner, next(iter(news)), argument)
+            if len(news) == 1
+            else inner
+        )
         logged = self._logged(node, evidence)
-        contradicted = sorted({f.prev.size for f in evidence.facts if f.prev is not None} - shown) if shown is not None else []
+        contradicted = (
+            sorted({f.prev.size for f in evidence.facts if f.prev is not None} - shown)
+            if shown is not None
+            else []
+        )
         if contradicted:
-            self.report(node, with_note(logged, not_fixed(
-                f"the code shows an enclosing mesh of size {listed([str(n) for n in sorted(shown or ())], ' or ')} here, "
-                f"not the one of size {contradicted[0]} in the log (changed since the log?)")))
+            self.report(
+                node,
+                with_note(
+                    logged,
+                    not_fixed(
+                        f"the code shows an enclosing mesh of size {listed([str(n) for n in sorted(shown or ())], ' or ')} here, "
+                        f"not the one of size {contradicted[0]} in the log (changed since the log?)"
+                    ),
+                ),
+            )
             return
         if inner is None or inner.size is None:
-            self.report(node, with_note(logged, not_fixed("the log shows meshes of several sizes entered here")))
+            self.report(
+                node,
+                with_note(
+                    logged,
+                    not_fixed("the log shows meshes of several sizes entered here"),
+                ),
+            )
             return
         if any(f.new is not None and f.new.size != inner.size for f in evidence.facts):
-            if all(f.prev is not None and f.prev.size == inner.size for f in evidence.facts):
-                self.report(node, with_note(logged, (
-                    f"the code builds a mesh of the enclosing size {inner.size} here now: already fixed where its sizes are written")))
+            if all(
+                f.prev is not None and f.prev.size == inner.size for f in evidence.facts
+            ):
+                self.report(
+                    node,
+                    with_note(
+                        logged,
+                        (
+                            f"the code builds a mesh of the enclosing size {inner.size} here now: already fixed where its sizes are written"
+                        ),
+                    ),
+                )
                 return
-            self.report(node, with_note(logged, not_fixed(
-                f"the code builds a mesh of size {inner.size} here, not the one in the log (changed since the log?)")))
+            self.report(
+                node,
+                with_note(
+                    logged,
+                    not_fixed(
+                        f"the code builds a mesh of size {inner.size} here, not the one in the log (changed since the log?)"
+                    ),
+                ),
+            )
             return
-        outers = [confirmed_mesh(None, f.prev, node) for f in evidence.facts if f.prev is not None]
+        outers = [
+            confirmed_mesh(None, f.prev, node)
+            for f in evidence.facts
+            if f.prev is not None
+        ]
         fix, why_not = self._fix(node, argument, inner, outers)
         self.report(node, with_note(logged, why_not), fix=fix)
 
     def _logged(self, node: cst.Call, evidence: Evidence) -> str:
         prev = sorted({f.prev for f in evidence.facts if f.prev}, key=lambda m: m.size)
-        inside = listed([f"size {m.size} {confirmed_mesh(None, m, node).shape_text()}" for m in prev], " or ")
+        inside = listed(
+            [
+                f"size {m.size} {confirmed_mesh(None, m, node).shape_text()}"
+                for m in prev
+            ],
+            " or ",
+        )
         return (
             f"`{short(node)}` (line {self.analysis.line(node)}) is entered while a mesh of {inside} is current, "
             f"as the log shows ({evidence.where}); JAX raises {_JAX_ERROR}"
@@ -211,10 +290,18 @@ class AbstractMeshSizeChange(Rule):
 
     # -- the fix ------------------------------------------------------------------------------
 
-    def _fix(self, node: cst.Call, argument: cst.BaseExpression, inner: MeshValue, outers: list[MeshValue]) -> tuple[Fix | None, str | None]:
+    def _fix(
+        self,
+        node: cst.Call,
+        argument: cst.BaseExpression,
+        inner: MeshValue,
+        outers: list[MeshValue],
+    ) -> tuple[Fix | None, str | None]:
         sizes = sorted({mesh.size for mesh in outers if mesh.size is not None})
         if len(sizes) > 1:
-            return None, not_fixed(f"it is entered under meshes of sizes {listed([str(size) for size in sizes])}")
+            return None, not_fixed(
+                f"it is entered under meshes of sizes {listed([str(size) for size in sizes])}"
+            )
         if inner.axis_sizes is None:
             return None, not_fixed("the inner mesh's axis sizes are not known")
         inner_sizes = [s or 0 for s in inner.axis_sizes]  # all known: inner.size is
@@ -227,7 +314,9 @@ class AbstractMeshSizeChange(Rule):
                 "exit the enclosing mesh context before entering this one"
             )
         size = sizes[0] // others
-        literals, why_not = self._size_literals(node, argument, axis, axis_name, inner_sizes, size)
+        literals, why_not = self._size_literals(
+            node, argument, axis, axis_name, inner_sizes, size
+        )
         if literals is None:
             return None, why_not
         new_sizes = [size if i == axis else s for i, s in enumerate(inner_sizes)]
@@ -236,29 +325,57 @@ class AbstractMeshSizeChange(Rule):
         return Fix(title, edits, Safety.UNSAFE), None
 
     def _size_literals(
-        self, node: cst.Call, argument: cst.BaseExpression, axis: int, axis_name: str, inner_sizes: list[int], size: int,
+        self,
+        node: cst.Call,
+        argument: cst.BaseExpression,
+        axis: int,
+        axis_name: str,
+        inner_sizes: list[int],
+        size: int,
     ) -> tuple[list[cst.Integer] | None, str | None]:
         """The integer literal of the fill axis on each way the inner mesh is built, if rewriting
         them changes only what runs under this context; else what the user could change."""
         written = self.analysis.mesh_sizes(argument)
         if isinstance(written, Unknown):
-            return None, not_fixed(f"the inner mesh's size of axis {axis_name!r} is not written where jaxfix can change it: {written.why}")
+            return None, not_fixed(
+                f"the inner mesh's size of axis {axis_name!r} is not written where jaxfix can change it: {written.why}"
+            )
         literals = []
         for way in written:
-            elsewhere = sorted({self.analysis.line(read) for read in way.shared_with if not self._under_context(read, node)})
+            elsewhere = sorted(
+                {
+                    self.analysis.line(read)
+                    for read in way.shared_with
+                    if not self._under_context(read, node)
+                }
+            )
             if elsewhere:
-                return None, not_fixed(f"{short(argument)} is also used at line {elsewhere[0]}")
-            source = way.axes[axis] if len(way.axes) == len(inner_sizes) else Unknown("the mesh has another number of axes here")
+                return None, not_fixed(
+                    f"{short(argument)} is also used at line {elsewhere[0]}"
+                )
+            source = (
+                way.axes[axis]
+                if len(way.axes) == len(inner_sizes)
+                else Unknown("the mesh has another number of axes here")
+            )
             if isinstance(source, EnvironmentVariable):
-                return None, not_fixed(f"axis {axis_name!r} is read from the environment variable {source.name}: set it to {size}")
+                return None, not_fixed(
+                    f"axis {axis_name!r} is read from the environment variable {source.name}: set it to {size}"
+                )
             if isinstance(source, ConfigKey):
                 keys = "".join(f"[{key!r}]" for key in source.keys)
                 where = source.file if source.file is not None else "the config"
-                return None, not_fixed(f"axis {axis_name!r} is read from {where}{keys} (read at line {source.line}): set it to {size}")
+                return None, not_fixed(
+                    f"axis {axis_name!r} is read from {where}{keys} (read at line {source.line}): set it to {size}"
+                )
             if isinstance(source, Unknown):
-                return None, not_fixed(f"the inner mesh's size of axis {axis_name!r} is not written where jaxfix can change it: {source.why}")
+                return None, not_fixed(
+                    f"the inner mesh's size of axis {axis_name!r} is not written where jaxfix can change it: {source.why}"
+                )
             if int(source.evaluated_value) != inner_sizes[axis]:
-                return None, not_fixed(f"line {self.analysis.line(source)} does not build the size {inner_sizes[axis]} of axis {axis_name!r}")
+                return None, not_fixed(
+                    f"line {self.analysis.line(source)} does not build the size {inner_sizes[axis]} of axis {axis_name!r}"
+                )
             literals.append(source)
         return literals, None
 
@@ -266,10 +383,12 @@ class AbstractMeshSizeChange(Rule):
         """Whether `read` runs inside the `with` that enters `use` (its body or a later item), not
         in a function or class defined there."""
         item = self.analysis.parents.get(use)
-        statement = self.analysis.parents.get(item) if isinstance(item, cst.WithItem) else None
+        statement = (
+            self.analysis.parents.get(item) if isinstance(item, cst.WithItem) else None
+        )
         if not isinstance(statement, cst.With) or item is None:
             return False
-        later = statement.items[statement.items.index(item) + 1:]
+        later = statement.items[statement.items.index(item) + 1 :]
         child, current = read, self.analysis.parents.get(read)
         while current is not None and current is not statement:
             if isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
@@ -281,7 +400,11 @@ class AbstractMeshSizeChange(Rule):
         names = inner.axis_names or ()
         if self.options.fill_axis in names:
             return names.index(self.options.fill_axis)
-        if outer.axis_names is not None and outer.axis_sizes is not None and inner.axis_sizes is not None:
+        if (
+            outer.axis_names is not None
+            and outer.axis_sizes is not None
+            and inner.axis_sizes is not None
+        ):
             outer_sizes = dict(zip(outer.axis_names, outer.axis_sizes))
             for index, name in enumerate(names):
                 if name in outer_sizes and outer_sizes[name] != inner.axis_sizes[index]:
@@ -295,7 +418,11 @@ class AbstractMeshSizeChange(Rule):
         where = f"line {line(outer.node)}"
         if outer.setup is not None:
             where += f" in {outer.setup.name.value}"
-        via = f", through the call at line {line(outer.call)}" if outer.call is not None else ""
+        via = (
+            f", through the call at line {line(outer.call)}"
+            if outer.call is not None
+            else ""
+        )
         placement = "after" if outer.entry is Entry.GLOBAL_SET else "inside"
         assert isinstance(outer.mesh, MeshValue)  # only known meshes conflict
         return (
@@ -304,10 +431,16 @@ class AbstractMeshSizeChange(Rule):
         )
 
     def _related(self, outer: ContextSite) -> tuple[Related, ...]:
-        what = "the mesh is set here" if outer.entry is Entry.GLOBAL_SET else "the enclosing mesh is entered here"
+        what = (
+            "the mesh is set here"
+            if outer.entry is Entry.GLOBAL_SET
+            else "the enclosing mesh is entered here"
+        )
         found = [related(self.analysis, what, outer.node)]
         if outer.call is not None:
-            found.append(related(self.analysis, "the function is called here", outer.call))
+            found.append(
+                related(self.analysis, "the function is called here", outer.call)
+            )
         return tuple(found)
 
 

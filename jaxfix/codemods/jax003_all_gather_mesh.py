@@ -23,7 +23,10 @@ from jaxfix.screen import ModuleFacts
 
 _INPUT_ERROR = '"Input sharding mesh ... should be equal to out_sharding mesh ..."'
 _CONTEXT_ERROR = '"Context mesh ... should match the mesh of sharding ..."'
-_EAGER_SETTERS = (Api.SET_MESH, Api.USE_MESH)  # both raise inside jit, so what they enclose is eager
+_EAGER_SETTERS = (
+    Api.SET_MESH,
+    Api.USE_MESH,
+)  # both raise inside jit, so what they enclose is eager
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -34,14 +37,18 @@ class _Site:
     entered_by: Api | None  # the API that made `context` current
     input: MeshValue | None
     input_text: str  # the input as the code at this site spells it
-    call: cst.Call | None = None  # the caller's call, when the input or the context comes from it
+    call: cst.Call | None = (
+        None  # the caller's call, when the input or the context comes from it
+    )
     context_from_caller: bool = False
     input_from_caller: bool = False
 
 
 class _Failure(enum.Enum):
     INPUT = "input"  # JAX003 proper: the input is not on the context mesh
-    CONTEXT = "context"  # a foreign out_sharding: JAX raises its context-mesh error first
+    CONTEXT = (
+        "context"  # a foreign out_sharding: JAX raises its context-mesh error first
+    )
 
 
 @dataclass(frozen=True)
@@ -132,7 +139,13 @@ class AllGatherMeshMismatch(Rule):
         Safety.UNSAFE: "move the input onto the context mesh with device_put",
     }
     # The gather, a device_put for its input's mesh, and a mesh context.
-    tokens = ((b"top_level_all_gather", b"device_put", rb"(?:set|use)_mesh|use_abstract_mesh"),)
+    tokens = (
+        (
+            b"top_level_all_gather",
+            b"device_put",
+            rb"(?:set|use)_mesh|use_abstract_mesh",
+        ),
+    )
     raises = ("Input sharding mesh {mesh} should be equal to out_sharding mesh {mesh}",)
 
     @classmethod
@@ -163,38 +176,78 @@ class AllGatherMeshMismatch(Rule):
         if confirmed is not None and len(self.reports) == reported:
             self._from_log(node, args["xs"], args["out_sharding"], confirmed)
 
-    def _from_log(self, gather: cst.Call, x: cst.BaseExpression, sharding: cst.BaseExpression, evidence: Evidence) -> None:
+    def _from_log(
+        self,
+        gather: cst.Call,
+        x: cst.BaseExpression,
+        sharding: cst.BaseExpression,
+        evidence: Evidence,
+    ) -> None:
         """Confirmed mode: the log shows the input's mesh (and the context's) when the code does not."""
         inputs = {f.input for f in evidence.facts if f.input is not None}
         outs = {f.out for f in evidence.facts if f.out is not None}
         logged = f"the log shows JAX raised {_INPUT_ERROR} here ({evidence.where})"
-        if len(inputs) != 1 or len(outs) != 1 or isinstance(x, (cst.Tuple, cst.List, cst.Dict)):
-            self.report(gather, f"{logged}; not fixed: the log shows several meshes, or the input is a container of arrays")
+        if (
+            len(inputs) != 1
+            or len(outs) != 1
+            or isinstance(x, (cst.Tuple, cst.List, cst.Dict))
+        ):
+            self.report(
+                gather,
+                f"{logged}; not fixed: the log shows several meshes, or the input is a container of arrays",
+            )
             return
         logged_input = confirmed_mesh(None, inputs.pop(), x)
-        sites = [s if s.input is not None else replace(s, input=logged_input) for s in self._sites(gather, x)]
-        verdicts = [v for v in (self._verdict(site, sharding) for site in sites) if v is not None]
+        sites = [
+            s if s.input is not None else replace(s, input=logged_input)
+            for s in self._sites(gather, x)
+        ]
+        verdicts = [
+            v
+            for v in (self._verdict(site, sharding) for site in sites)
+            if v is not None
+        ]
         if not verdicts:
             out = confirmed_mesh(None, outs.pop(), gather)
-            self.report(gather, (
-                f"{logged}: the input `{short(x)}` is on {_describe(logged_input)}, the context mesh is {_describe(out)}; "
-                "not fixed: jaxfix does not see where that context mesh is set (a decorator, a caller, another module): "
-                f"move the input onto it (jax.device_put({short(x)}, NamedSharding(<context mesh>, jax.typeof({short(x)}).sharding.spec))) "
-                "or gather under the input's mesh"
-            ))
+            self.report(
+                gather,
+                (
+                    f"{logged}: the input `{short(x)}` is on {_describe(logged_input)}, the context mesh is {_describe(out)}; "
+                    "not fixed: jaxfix does not see where that context mesh is set (a decorator, a caller, another module): "
+                    f"move the input onto it (jax.device_put({short(x)}, NamedSharding(<context mesh>, jax.typeof({short(x)}).sharding.spec))) "
+                    "or gather under the input's mesh"
+                ),
+            )
             return
-        self._report_leaf(x, sharding, sites, verdicts, f" (the input's mesh from the log, {evidence.where})")
+        self._report_leaf(
+            x,
+            sharding,
+            sites,
+            verdicts,
+            f" (the input's mesh from the log, {evidence.where})",
+        )
 
     # -- one leaf -----------------------------------------------------------------------------
 
-    def _check_leaf(self, gather: cst.Call, x: cst.BaseExpression, sharding: cst.BaseExpression) -> None:
+    def _check_leaf(
+        self, gather: cst.Call, x: cst.BaseExpression, sharding: cst.BaseExpression
+    ) -> None:
         sites = self._sites(gather, x)
-        verdicts = [v for v in (self._verdict(site, sharding) for site in sites) if v is not None]
+        verdicts = [
+            v
+            for v in (self._verdict(site, sharding) for site in sites)
+            if v is not None
+        ]
         if verdicts:
             self._report_leaf(x, sharding, sites, verdicts)
 
     def _report_leaf(
-        self, x: cst.BaseExpression, sharding: cst.BaseExpression, sites: list[_Site], verdicts: list[_Verdict], source: str = ""
+        self,
+        x: cst.BaseExpression,
+        sharding: cst.BaseExpression,
+        sites: list[_Site],
+        verdicts: list[_Verdict],
+        source: str = "",
     ) -> None:
         first = verdicts[0]
         node = x if first.kind is _Failure.INPUT else sharding
@@ -207,13 +260,21 @@ class AllGatherMeshMismatch(Rule):
         else:
             fix, note = self._rehome_sharding(x, sharding, sites, verdicts)
             message = self._context_message(sharding, first)
-        self.report(node, with_note(message + source, note), fix=fix, related=self._related(first.site))
+        self.report(
+            node,
+            with_note(message + source, note),
+            fix=fix,
+            related=self._related(first.site),
+        )
 
     def _verdict(self, site: _Site, sharding: cst.BaseExpression) -> _Verdict | None:
         out = self._out_mesh(sharding, site.context)
         if site.input is None or out is None or not site.input.all_explicit:
             return None
-        out_is_context, input_is_context = out.equals(site.context), site.input.equals(site.context)
+        out_is_context, input_is_context = (
+            out.equals(site.context),
+            site.input.equals(site.context),
+        )
         if out_is_context is None or input_is_context is None:
             return None
         if not out_is_context:
@@ -222,59 +283,107 @@ class AllGatherMeshMismatch(Rule):
 
     # -- fixes --------------------------------------------------------------------------------
 
-    def _move_input(self, x: cst.BaseExpression, sites: list[_Site], verdicts: list[_Verdict]) -> tuple[Fix | None, str | None]:
+    def _move_input(
+        self, x: cst.BaseExpression, sites: list[_Site], verdicts: list[_Verdict]
+    ) -> tuple[Fix | None, str | None]:
         if any(s.context_from_caller for s in sites):
             return None, self._suggest_at_caller(verdicts[0])
         if any(v.kind is not _Failure.INPUT for v in verdicts):
             return None, not_fixed("other calls of this function fail differently")
         context = sites[0].context
         if sites[0].entered_by not in _EAGER_SETTERS or context.is_abstract:
-            return None, not_fixed("the context mesh is abstract, there is no concrete mesh to move the input to")
+            return None, not_fixed(
+                "the context mesh is abstract, there is no concrete mesh to move the input to"
+            )
         if context.name is None:
             return None, not_fixed("the context mesh has no name the fix could use")
         if not isinstance(x, cst.Name):
-            return None, not_fixed("the input is an expression the fix would have to evaluate twice")
+            return None, not_fixed(
+                "the input is an expression the fix would have to evaluate twice"
+            )
         for verdict in verdicts:
-            names = verdict.site.input.axis_names if verdict.site.input is not None else None
+            names = (
+                verdict.site.input.axis_names
+                if verdict.site.input is not None
+                else None
+            )
             if names is None or context.axis_names is None:
-                return None, not_fixed("the axis names of the input's or the context's mesh are not known")
+                return None, not_fixed(
+                    "the axis names of the input's or the context's mesh are not known"
+                )
             missing = [n for n in names if n not in context.axis_names]
             if missing:
-                return None, not_fixed(f"the context mesh has no axis {missing[0]!r} of the input's mesh")
+                return None, not_fixed(
+                    f"the context mesh has no axis {missing[0]!r} of the input's mesh"
+                )
         module = self.analysis.wrapper.module
-        named_sharding, imports = api_spelling(module, Api.NAMED_SHARDING, "jax.sharding")
+        named_sharding, imports = api_spelling(
+            module, Api.NAMED_SHARDING, "jax.sharding"
+        )
         jax_name, jax_import = module_spelling(module, "jax")
         replacement = cst.parse_expression(
             f"{jax_name}.device_put({x.value}, {named_sharding}({context.name}, {jax_name}.typeof({x.value}).sharding.spec))"
         )
         title = f"move `{x.value}` onto `{context.name}` before the gather"
-        return Fix(title, ((x, replacement),), Safety.UNSAFE, (*jax_import, *imports)), None
+        return Fix(
+            title, ((x, replacement),), Safety.UNSAFE, (*jax_import, *imports)
+        ), None
 
     def _rehome_sharding(
-        self, x: cst.BaseExpression, sharding: cst.BaseExpression, sites: list[_Site], verdicts: list[_Verdict]
+        self,
+        x: cst.BaseExpression,
+        sharding: cst.BaseExpression,
+        sites: list[_Site],
+        verdicts: list[_Verdict],
     ) -> tuple[Fix | None, str | None]:
         first = verdicts[0]
         if any(v.kind is not _Failure.CONTEXT for v in verdicts):
             return None, not_fixed("other calls of this function fail differently")
-        if any(v.site.input is None or not v.site.input.equals(v.site.context) for v in verdicts):
+        if any(
+            v.site.input is None or not v.site.input.equals(v.site.context)
+            for v in verdicts
+        ):
             return None, self._input_elsewhere_note(first)
-        is_named = isinstance(sharding, cst.Call) and self.analysis.called_api(sharding) is Api.NAMED_SHARDING
-        args = self.analysis.bind(sharding) if is_named and isinstance(sharding, cst.Call) else None
+        is_named = (
+            isinstance(sharding, cst.Call)
+            and self.analysis.called_api(sharding) is Api.NAMED_SHARDING
+        )
+        args = (
+            self.analysis.bind(sharding)
+            if is_named and isinstance(sharding, cst.Call)
+            else None
+        )
         if args is None or "mesh" not in args:
             return None, not_fixed("the NamedSharding is not written in this call")
         axes = self._spec_axes(args.get("spec"))
         context = first.site.context
-        if axes is None or context.axis_names is None or not axes <= set(context.axis_names):
-            return None, not_fixed("its PartitionSpec's axes are not all known axes of the context mesh")
+        if (
+            axes is None
+            or context.axis_names is None
+            or not axes <= set(context.axis_names)
+        ):
+            return None, not_fixed(
+                "its PartitionSpec's axes are not all known axes of the context mesh"
+            )
         imports: tuple[tuple[str, str | None], ...] = ()
         if not any(s.context_from_caller for s in sites) and context.name is not None:
             mesh_text, title = context.name, f"put the out_sharding on `{context.name}`"
         elif isinstance(x, cst.Name):
             jax_name, imports = module_spelling(self.analysis.wrapper.module, "jax")
-            mesh_text, title = f"{jax_name}.typeof({x.value}).sharding.mesh", f"put the out_sharding on `{x.value}`'s mesh"
+            mesh_text, title = (
+                f"{jax_name}.typeof({x.value}).sharding.mesh",
+                f"put the out_sharding on `{x.value}`'s mesh",
+            )
         else:
-            return None, not_fixed("the input is an expression, and the context mesh has no name here")
-        return Fix(title, ((args["mesh"], cst.parse_expression(mesh_text)),), Safety.SAFE, imports), None
+            return None, not_fixed(
+                "the input is an expression, and the context mesh has no name here"
+            )
+        return Fix(
+            title,
+            ((args["mesh"], cst.parse_expression(mesh_text)),),
+            Safety.SAFE,
+            imports,
+        ), None
 
     # -- where the gather runs ----------------------------------------------------------------
 
@@ -292,36 +401,75 @@ class AllGatherMeshMismatch(Rule):
                     return []
                 continue
             if outer.call is not None:  # the context comes from this caller
-                arg = x if parameter is None or function is None else _argument(outer.call, function, parameter)
+                arg = (
+                    x
+                    if parameter is None or function is None
+                    else _argument(outer.call, function, parameter)
+                )
                 if arg is not None:
-                    sites.append(_Site(
-                        context=context, entered_by=outer.api, input=self._array_mesh(arg), input_text=code(arg),
-                        call=outer.call, context_from_caller=True, input_from_caller=parameter is not None,
-                    ))
+                    sites.append(
+                        _Site(
+                            context=context,
+                            entered_by=outer.api,
+                            input=self._array_mesh(arg),
+                            input_text=code(arg),
+                            call=outer.call,
+                            context_from_caller=True,
+                            input_from_caller=parameter is not None,
+                        )
+                    )
                 continue
             if parameter is None or function is None:
-                return [_Site(context=context, entered_by=outer.api, input=self._array_mesh(x), input_text=code(x))]
+                return [
+                    _Site(
+                        context=context,
+                        entered_by=outer.api,
+                        input=self._array_mesh(x),
+                        input_text=code(x),
+                    )
+                ]
             return [
-                _Site(context=context, entered_by=outer.api, input=self._array_mesh(arg), input_text=code(arg), call=call, input_from_caller=True)
+                _Site(
+                    context=context,
+                    entered_by=outer.api,
+                    input=self._array_mesh(arg),
+                    input_text=code(arg),
+                    call=call,
+                    input_from_caller=True,
+                )
                 for call in analysis.calls_running(function)
                 if (arg := _argument(call, function, parameter)) is not None
             ]
         return sites
 
-    def _parameter(self, x: cst.BaseExpression, function: cst.FunctionDef | None) -> cst.Param | None:
+    def _parameter(
+        self, x: cst.BaseExpression, function: cst.FunctionDef | None
+    ) -> cst.Param | None:
         """The parameter of `function` (the gather's own) that `x` names, if it is one."""
-        definition = self.analysis.definition(x) if function is not None and isinstance(x, cst.Name) else None
+        definition = (
+            self.analysis.definition(x)
+            if function is not None and isinstance(x, cst.Name)
+            else None
+        )
         if not isinstance(definition, cst.Param):
             return None
         parameters = self.analysis.parents.get(definition)
-        return definition if parameters is not None and self.analysis.parents.get(parameters) is function else None
+        return (
+            definition
+            if parameters is not None
+            and self.analysis.parents.get(parameters) is function
+            else None
+        )
 
     # -- meshes of arrays and shardings -------------------------------------------------------
 
     def _array_mesh(self, expr: cst.BaseExpression) -> MeshValue | None:
         """The mesh of an array made by `jax.device_put(value, sharding)`, when that is visible."""
         target = self.analysis.resolve(expr)
-        if not isinstance(target, cst.Call) or self.analysis.called_api(target) is not Api.DEVICE_PUT:
+        if (
+            not isinstance(target, cst.Call)
+            or self.analysis.called_api(target) is not Api.DEVICE_PUT
+        ):
             return None
         args = self.analysis.bind(target)
         sharding = args.get("device") if args else None
@@ -332,12 +480,18 @@ class AllGatherMeshMismatch(Rule):
         if api is Api.NAMED_SHARDING and isinstance(resolved, cst.Call):
             return self._named_sharding_mesh(resolved)
         if api is Api.PARTITION_SPEC:
-            local = [s for s in self.analysis.contexts_at(target) if s.is_local and s.sets_context_mesh]
+            local = [
+                s
+                for s in self.analysis.contexts_at(target)
+                if s.is_local and s.sets_context_mesh
+            ]
             if local and local[-1].api in _EAGER_SETTERS:
                 return _context_mesh(local[-1])
         return None
 
-    def _out_mesh(self, sharding: cst.BaseExpression, context: MeshValue) -> MeshValue | None:
+    def _out_mesh(
+        self, sharding: cst.BaseExpression, context: MeshValue
+    ) -> MeshValue | None:
         resolved = self.analysis.resolve(sharding)
         api = self.analysis.called_api(resolved)
         if api is Api.PARTITION_SPEC:
@@ -354,18 +508,40 @@ class AllGatherMeshMismatch(Rule):
     def _spec_axes(self, spec: cst.BaseExpression | None) -> set[str] | None:
         """Every axis name a literal `P(...)` mentions (partitions, reduced, unreduced)."""
         call = self.analysis.resolve(spec) if spec is not None else None
-        if not isinstance(call, cst.Call) or self.analysis.called_api(call) is not Api.PARTITION_SPEC:
+        if (
+            not isinstance(call, cst.Call)
+            or self.analysis.called_api(call) is not Api.PARTITION_SPEC
+        ):
             return None
         axes: set[str] = set()
         for arg in call.args:
-            if arg.star or (arg.keyword is not None and arg.keyword.value not in ("reduced", "unreduced")):
+            if arg.star or (
+                arg.keyword is not None
+                and arg.keyword.value not in ("reduced", "unreduced")
+            ):
                 return None
             value = arg.value
-            if isinstance(value, cst.Name) and value.value == "None" and arg.keyword is None:
+            if (
+                isinstance(value, cst.Name)
+                and value.value == "None"
+                and arg.keyword is None
+            ):
                 continue
-            names = [value] if isinstance(value, cst.SimpleString) and arg.keyword is None else _collection(value)
-            texts = [n.evaluated_value for n in names or () if isinstance(n, cst.SimpleString)]
-            if names is None or len(texts) != len(names) or not all(isinstance(t, str) for t in texts):
+            names = (
+                [value]
+                if isinstance(value, cst.SimpleString) and arg.keyword is None
+                else _collection(value)
+            )
+            texts = [
+                n.evaluated_value
+                for n in names or ()
+                if isinstance(n, cst.SimpleString)
+            ]
+            if (
+                names is None
+                or len(texts) != len(names)
+                or not all(isinstance(t, str) for t in texts)
+            ):
                 return None
             axes.update(str(t) for t in texts)
         return axes
@@ -395,8 +571,12 @@ class AllGatherMeshMismatch(Rule):
                 f"the input is on that mesh too, so either gather under "
                 f"`jax.set_mesh({verdict.out.name or '...'})` or move the input onto the context mesh"
             )
-        described = _describe(site.input) if site.input is not None else "an unknown mesh"
-        return not_fixed(f"the input `{site.input_text}` is on a third mesh, {described}")
+        described = (
+            _describe(site.input) if site.input is not None else "an unknown mesh"
+        )
+        return not_fixed(
+            f"the input `{site.input_text}` is on a third mesh, {described}"
+        )
 
     def _suggest_at_caller(self, verdict: _Verdict) -> str:
         site = verdict.site
@@ -405,8 +585,12 @@ class AllGatherMeshMismatch(Rule):
             f"jax.typeof({site.input_text}).sharding.spec))"
         )
         if site.input_from_caller and site.call is not None:
-            return not_fixed(f"inside a function whose context comes from its caller: pass `{moved}` at line {self.analysis.line(site.call)}")
-        return not_fixed(f"inside a function whose context comes from its caller (it may run under jit): gather `{moved}`")
+            return not_fixed(
+                f"inside a function whose context comes from its caller: pass `{moved}` at line {self.analysis.line(site.call)}"
+            )
+        return not_fixed(
+            f"inside a function whose context comes from its caller (it may run under jit): gather `{moved}`"
+        )
 
     def _via(self, site: _Site) -> str:
         if site.call is None:
@@ -418,16 +602,24 @@ class AllGatherMeshMismatch(Rule):
         return ""
 
     def _related(self, site: _Site) -> tuple[Related, ...]:
-        return () if site.call is None else (related(self.analysis, "the function is called here", site.call),)
+        return (
+            ()
+            if site.call is None
+            else (related(self.analysis, "the function is called here", site.call),)
+        )
 
 
 # -- helpers ------------------------------------------------------------------------------------
 
 
-def _enclosing_function(parents: Mapping[cst.CSTNode, cst.CSTNode], node: cst.CSTNode) -> cst.FunctionDef | None:
+def _enclosing_function(
+    parents: Mapping[cst.CSTNode, cst.CSTNode], node: cst.CSTNode
+) -> cst.FunctionDef | None:
     """The function whose body `node` is in (None at module level, in a class body or lambda)."""
     current = parents.get(node)
-    while current is not None and not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+    while current is not None and not isinstance(
+        current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+    ):
         current = parents.get(current)
     return current if isinstance(current, cst.FunctionDef) else None
 
@@ -436,14 +628,23 @@ def _context_mesh(site: ContextSite) -> MeshValue | None:
     """The context mesh a site sets, when it is known, non-empty and all-Explicit (with Auto
     axes JAX fails earlier, with another error)."""
     mesh = site.mesh
-    if site.api is None or not isinstance(mesh, MeshValue) or mesh.is_empty or not mesh.all_explicit:
+    if (
+        site.api is None
+        or not isinstance(mesh, MeshValue)
+        or mesh.is_empty
+        or not mesh.all_explicit
+    ):
         return None
-    if site.entry is Entry.DECORATOR:  # its name is the decorator's, not in scope at the gather
+    if (
+        site.entry is Entry.DECORATOR
+    ):  # its name is the decorator's, not in scope at the gather
         return replace(mesh, name=None)
     return mesh
 
 
-def _leaves(xs: cst.BaseExpression, out: cst.BaseExpression) -> list[tuple[cst.BaseExpression, cst.BaseExpression]] | None:
+def _leaves(
+    xs: cst.BaseExpression, out: cst.BaseExpression
+) -> list[tuple[cst.BaseExpression, cst.BaseExpression]] | None:
     """(input leaf, its sharding) for a literal tuple, list or dict of inputs, one level deep,
     with one sharding for all or a container of the same kind; None when they do not match."""
     containers = (cst.Tuple, cst.List, cst.Dict)
@@ -472,7 +673,9 @@ def _items(node: cst.BaseExpression) -> list[tuple[object, cst.BaseExpression]] 
     if isinstance(node, cst.Dict):
         items: list[tuple[object, cst.BaseExpression]] = []
         for element in node.elements:
-            if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.SimpleString):
+            if not isinstance(element, cst.DictElement) or not isinstance(
+                element.key, cst.SimpleString
+            ):
                 return None
             items.append((element.key.evaluated_value, element.value))
         return items
@@ -480,12 +683,16 @@ def _items(node: cst.BaseExpression) -> list[tuple[object, cst.BaseExpression]] 
 
 
 def _collection(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:
-    if isinstance(node, (cst.Set, cst.Tuple, cst.List)) and not any(isinstance(e, cst.StarredElement) for e in node.elements):
+    if isinstance(node, (cst.Set, cst.Tuple, cst.List)) and not any(
+        isinstance(e, cst.StarredElement) for e in node.elements
+    ):
         return [e.value for e in node.elements]
     return None
 
 
-def _argument(call: cst.Call, function: cst.FunctionDef, parameter: cst.Param) -> cst.BaseExpression | None:
+def _argument(
+    call: cst.Call, function: cst.FunctionDef, parameter: cst.Param
+) -> cst.BaseExpression | None:
     """What `call` passes for `parameter` of `function` (None when it passes nothing, or the
     arguments cannot be bound)."""
     signature = signature_of(function)
@@ -498,5 +705,3 @@ def _describe(mesh: MeshValue) -> str:
     if mesh.name:
         text = f"`{mesh.name}` {mesh.shape_text()}"
     return text if mesh.has_abstract_device else text + " without an abstract device"
-
-

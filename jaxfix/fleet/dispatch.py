@@ -40,8 +40,12 @@ class Display(Protocol):
 
 
 def dispatch(
-    sources: list[RepoSource], executor: Executor, record: Callable[[RepoSource, Outcome], None],
-    stop: StopRequest, dry_run: bool, display: Display,
+    sources: list[RepoSource],
+    executor: Executor,
+    record: Callable[[RepoSource, Outcome], None],
+    stop: StopRequest,
+    dry_run: bool,
+    display: Display,
 ) -> None:
     """Run every source unless stopped; `record` gets each outcome, in the order they finish."""
     waiting = deque(sources)
@@ -84,10 +88,18 @@ def dispatch(
                         if not stop.requested:
                             retries.append(source)
                         continue
-                    outcome = _failed(source, dry_run, f"worker lost {lost[source.key]} times while migrating it "
-                                      f"(killed, or out of memory: {error}); not retried again, check the repository")
+                    outcome = _failed(
+                        source,
+                        dry_run,
+                        f"worker lost {lost[source.key]} times while migrating it "
+                        f"(killed, or out of memory: {error}); not retried again, check the repository",
+                    )
                 except Exception as error:  # noqa: BLE001 - one repository's failure must not stop the fleet
-                    outcome = _failed(source, dry_run, f"worker failed ({type(error).__name__}: {error}); check the repository")
+                    outcome = _failed(
+                        source,
+                        dry_run,
+                        f"worker failed ({type(error).__name__}: {error}); check the repository",
+                    )
                 record(source, outcome)
             hand_out()
         display.running([], stop.requested)
@@ -96,4 +108,6 @@ def dispatch(
 
 
 def _failed(source: RepoSource, dry_run: bool, reason: str) -> Outcome:
-    return Outcome(RepoReport(source.key, source.name, Status.FAILED, dry_run, reason=reason))
+    return Outcome(
+        RepoReport(source.key, source.name, Status.FAILED, dry_run, reason=reason)
+    )

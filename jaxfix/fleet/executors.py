@@ -45,7 +45,9 @@ def require_dask() -> None:
     try:
         import distributed  # noqa: F401
     except ImportError as error:
-        raise MissingExtra(f"--scheduler needs Dask's 'distributed' package, not installed ({error}): {DASK_EXTRA}") from None
+        raise MissingExtra(
+            f"--scheduler needs Dask's 'distributed' package, not installed ({error}): {DASK_EXTRA}"
+        ) from None
 
 
 class Executor(Protocol):
@@ -118,7 +120,9 @@ class LocalPool:
                 self._drop(self.pool)
         # The first pool forks before rich starts its refresh thread; a replacement spawns.
         context = multiprocessing.get_context("spawn") if self.broken else None
-        self.pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context, initializer=_ignore_interrupts)
+        self.pool = ProcessPoolExecutor(
+            max_workers=self.jobs, mp_context=context, initializer=_ignore_interrupts
+        )
         return self._submit(self.pool, source)
 
     def _submit(self, pool: ProcessPoolExecutor, source: RepoSource) -> Future[Outcome]:
@@ -131,7 +135,9 @@ class LocalPool:
         if pool is self.pool:
             self.pool, self.broken = None, True
 
-    def finished(self, handles: list[Future[Outcome]], timeout: float) -> list[Future[Outcome]]:
+    def finished(
+        self, handles: list[Future[Outcome]], timeout: float
+    ) -> list[Future[Outcome]]:
         done, _ = wait(handles, timeout=timeout, return_when=FIRST_COMPLETED)
         return list(done)
 
@@ -169,33 +175,56 @@ class DaskCluster:
     the LocalCluster started here) the future raises KilledWorker, which becomes `Lost`.
     """
 
-    def __init__(self, address: str, jobs: int | None, options: MigrateOptions, push: bool) -> None:
+    def __init__(
+        self, address: str, jobs: int | None, options: MigrateOptions, push: bool
+    ) -> None:
         require_dask()
         import dask
         import distributed
-        self.distributed, self.options, self.push, self.jobs = distributed, options, push, jobs
+
+        self.distributed, self.options, self.push, self.jobs = (
+            distributed,
+            options,
+            push,
+            jobs,
+        )
         self.cluster = None
         if address == "local":
-            with dask.config.set({"distributed.scheduler.allowed-failures": 1}), _interrupts_ignored():
+            with (
+                dask.config.set({"distributed.scheduler.allowed-failures": 1}),
+                _interrupts_ignored(),
+            ):
                 self.cluster = distributed.LocalCluster(
-                    n_workers=jobs or default_jobs(), threads_per_worker=1, processes=True, host="127.0.0.1",
-                    dashboard_address=":0", silence_logs=logging.ERROR,
+                    n_workers=jobs or default_jobs(),
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address=":0",
+                    silence_logs=logging.ERROR,
                 )
             self.client = distributed.Client(self.cluster, set_as_default=False)
         else:
             _check_address(address)
-            self.client = distributed.Client(address, set_as_default=False, timeout="30s")
+            self.client = distributed.Client(
+                address, set_as_default=False, timeout="30s"
+            )
         services = self.client.scheduler_info().get("services", {})
-        self.dashboard: str | None = self.client.dashboard_link if "dashboard" in services else None
+        self.dashboard: str | None = (
+            self.client.dashboard_link if "dashboard" in services else None
+        )
 
     def slots(self) -> int:
         if self.jobs:
             return self.jobs
-        return max(1, sum(self.client.nthreads().values()))  # asked each time: workers come and go
+        return max(
+            1, sum(self.client.nthreads().values())
+        )  # asked each time: workers come and go
 
     def submit(self, source: RepoSource) -> Any:
         key = f"jaxfix-migrate-{source.name}-{uuid.uuid4().hex[:12]}"
-        return self.client.submit(migrate_source, source, self.options, self.push, key=key, pure=False)
+        return self.client.submit(
+            migrate_source, source, self.options, self.push, key=key, pure=False
+        )
 
     def finished(self, handles: list[Any], timeout: float) -> list[Any]:
         deadline = time.monotonic() + timeout
@@ -209,7 +238,10 @@ class DaskCluster:
         try:
             return handle.result()
         except self.distributed.KilledWorker as error:
-            raise Lost(error.allowed_failures + 1, f"its worker died {error.allowed_failures + 1} times") from None
+            raise Lost(
+                error.allowed_failures + 1,
+                f"its worker died {error.allowed_failures + 1} times",
+            ) from None
         finally:
             handle.release()
 

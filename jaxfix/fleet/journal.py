@@ -31,9 +31,13 @@ def load(out: Path) -> dict[str, RepoReport]:
     if snapshot.exists():
         try:
             document = json.loads(snapshot.read_text(encoding="utf-8"))
-            entries.update((e["repo"], RepoReport.from_json(e)) for e in document["repos"])
+            entries.update(
+                (e["repo"], RepoReport.from_json(e)) for e in document["repos"]
+            )
         except (OSError, ValueError, KeyError, TypeError) as error:
-            raise ResumeError(f"{snapshot}: cannot resume from it ({type(error).__name__}: {error})") from None
+            raise ResumeError(
+                f"{snapshot}: cannot resume from it ({type(error).__name__}: {error})"
+            ) from None
     journal = out / JOURNAL
     if journal.exists():
         lines = journal.read_bytes().split(b"\n")
@@ -45,7 +49,9 @@ def load(out: Path) -> dict[str, RepoReport]:
             except (ValueError, KeyError, TypeError) as error:
                 if number == len(lines):  # no newline yet: the write was cut short
                     break
-                raise ResumeError(f"{journal}:{number}: cannot resume from it ({type(error).__name__}: {error})") from None
+                raise ResumeError(
+                    f"{journal}:{number}: cannot resume from it ({type(error).__name__}: {error})"
+                ) from None
             entries[entry.repo] = entry
     return entries
 

@@ -20,7 +20,9 @@ class RepoSource:
     key: str  # the work tree's real path, or the text given for a URL
     name: str  # for the report's tables and the patch and bundle file names
     url: str | None = None  # None: migrate the work tree at `key` in place
-    ref: str | None = None  # the branch to clone (`URL@branch`); None: the remote's default
+    ref: str | None = (
+        None  # the branch to clone (`URL@branch`); None: the remote's default
+    )
 
     @property
     def remote(self) -> bool:
@@ -40,7 +42,9 @@ def parse_source(text: str) -> RepoSource:
         head, ref = text.rsplit("@", 1)
         bare = os.path.realpath(os.path.expanduser(head))
         if ref and _is_bare(bare):
-            return RepoSource(key=f"{bare}@{ref}", name=_name(bare), url=Path(bare).as_uri(), ref=ref)
+            return RepoSource(
+                key=f"{bare}@{ref}", name=_name(bare), url=Path(bare).as_uri(), ref=ref
+            )
     return RepoSource(key=path, name=Path(path).name)
 
 
@@ -57,7 +61,7 @@ def _split_ref(url: str, path_start: int) -> tuple[str, str | None]:
     at = url.rfind("@", path_start)
     if at < 0 or at == len(url) - 1:
         return url, None
-    return url[:at], url[at + 1:]
+    return url[:at], url[at + 1 :]
 
 
 def _name(url: str) -> str:
@@ -68,4 +72,8 @@ def _name(url: str) -> str:
 def _is_bare(path: str) -> bool:
     """A git directory without a work tree (what `git init --bare` and `git clone --mirror` make)."""
     root = Path(path)
-    return (root / "HEAD").is_file() and (root / "objects").is_dir() and (root / "refs").is_dir()
+    return (
+        (root / "HEAD").is_file()
+        and (root / "objects").is_dir()
+        and (root / "refs").is_dir()
+    )

@@ -34,7 +34,9 @@ class Outcome:
     bundle: bytes | None = None  # `git bundle` of it, for repositories given by URL
 
 
-def migrate_source(source: RepoSource, options: MigrateOptions, push: bool = False) -> Outcome:
+def migrate_source(
+    source: RepoSource, options: MigrateOptions, push: bool = False
+) -> Outcome:
     """Migrate one repository of the fleet; `push` applies to repositories given by URL."""
     if source.url is None:
         entry, patch = migrate_repo(source.key, options)
@@ -42,24 +44,49 @@ def migrate_source(source: RepoSource, options: MigrateOptions, push: bool = Fal
     started = time.monotonic()
     scratch = Path(tempfile.mkdtemp(prefix="jaxfix-clone-"))
     try:
-        outcome = _migrate_clone(source, source.url, options, push and not options.dry_run, scratch)
+        outcome = _migrate_clone(
+            source, source.url, options, push and not options.dry_run, scratch
+        )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    return replace(outcome, entry=replace(outcome.entry, duration=round(time.monotonic() - started, 3)))
+    return replace(
+        outcome,
+        entry=replace(outcome.entry, duration=round(time.monotonic() - started, 3)),
+    )
 
 
-def _migrate_clone(source: RepoSource, url: str, options: MigrateOptions, push: bool, scratch: Path) -> Outcome:
-    entry = RepoReport(repo=source.key, name=source.name, status=Status.SKIPPED, dry_run=options.dry_run)
+def _migrate_clone(
+    source: RepoSource, url: str, options: MigrateOptions, push: bool, scratch: Path
+) -> Outcome:
+    entry = RepoReport(
+        repo=source.key,
+        name=source.name,
+        status=Status.SKIPPED,
+        dry_run=options.dry_run,
+    )
     exists = f"branch '{options.branch}' already exists on the remote (--force-branch replaces it)"
     clone = scratch / source.name
     ref = ("--branch", source.ref) if source.ref else ()
     try:
-        _git(scratch, "clone", "--quiet", "--depth=1", "--single-branch", "--no-tags", *ref, "--", url, str(clone))
+        _git(
+            scratch,
+            "clone",
+            "--quiet",
+            "--depth=1",
+            "--single-branch",
+            "--no-tags",
+            *ref,
+            "--",
+            url,
+            str(clone),
+        )
         remote_tip = _remote_tip(clone, options.branch) if push else None
         # Without --force-branch, the remote's branch is left alone unless it is this very migration,
         # pushed by an earlier run (e.g. one whose worker died before reporting): one commit on HEAD.
         earlier = remote_tip if remote_tip and not options.force_branch else None
-        if earlier and _parents(clone, earlier) != [_git(clone, "rev-parse", "HEAD").strip()]:
+        if earlier and _parents(clone, earlier) != [
+            _git(clone, "rev-parse", "HEAD").strip()
+        ]:
             return Outcome(replace(entry, reason=exists))
     except GitError as error:
         return Outcome(replace(entry, status=Status.FAILED, reason=str(error)))
@@ -71,21 +98,57 @@ def _migrate_clone(source: RepoSource, url: str, options: MigrateOptions, push: 
     assert base is not None
     try:
         if earlier:
-            theirs, ours = _git(clone, "rev-parse", f"{earlier}^{{tree}}", f"refs/heads/{options.branch}^{{tree}}").split()
+            theirs, ours = _git(
+                clone,
+                "rev-parse",
+                f"{earlier}^{{tree}}",
+                f"refs/heads/{options.branch}^{{tree}}",
+            ).split()
             if theirs != ours:
-                return Outcome(RepoReport(source.key, source.name, Status.SKIPPED, options.dry_run, base=base, reason=exists))
+                return Outcome(
+                    RepoReport(
+                        source.key,
+                        source.name,
+                        Status.SKIPPED,
+                        options.dry_run,
+                        base=base,
+                        reason=exists,
+                    )
+                )
             _git(clone, "branch", "--force", options.branch, earlier)
             patch = _git_bytes(clone, "format-patch", "-1", "--stdout", earlier)
-            entry = replace(entry, commit=earlier, pushed=True, reason="the remote already had this migration on the branch; nothing pushed")
+            entry = replace(
+                entry,
+                commit=earlier,
+                pushed=True,
+                reason="the remote already had this migration on the branch; nothing pushed",
+            )
         bundle = _bundle(clone, base, options.branch, scratch / "migration.bundle")
     except GitError as error:
-        return Outcome(replace(entry, status=Status.FAILED, reason=f"after the commit: {error}"), patch)
+        return Outcome(
+            replace(entry, status=Status.FAILED, reason=f"after the commit: {error}"),
+            patch,
+        )
     if push and not entry.pushed:
         try:
-            _git(clone, "push", "--quiet", f"--force-with-lease=refs/heads/{options.branch}:{remote_tip or ''}",
-                 "origin", f"refs/heads/{options.branch}:refs/heads/{options.branch}")
+            _git(
+                clone,
+                "push",
+                "--quiet",
+                f"--force-with-lease=refs/heads/{options.branch}:{remote_tip or ''}",
+                "origin",
+                f"refs/heads/{options.branch}:refs/heads/{options.branch}",
+            )
         except GitError as error:
-            return Outcome(replace(entry, status=Status.FAILED, reason=f"push refused, nothing pushed ({error})"), patch, bundle)
+            return Outcome(
+                replace(
+                    entry,
+                    status=Status.FAILED,
+                    reason=f"push refused, nothing pushed ({error})",
+                ),
+                patch,
+                bundle,
+            )
         entry = replace(entry, pushed=True)
     return Outcome(entry, patch, bundle)
 
@@ -109,5 +172,7 @@ def _remote_tip(clone: Path, branch: str) -> str | None:
 
 def _bundle(clone: Path, base: str, branch: str, path: Path) -> bytes:
     """The migration commit alone; whoever has the base commit can `git fetch` it from the bundle."""
-    _git_bytes(clone, "bundle", "create", "--quiet", str(path), f"{base}..refs/heads/{branch}")
+    _git_bytes(
+        clone, "bundle", "create", "--quiet", str(path), f"{base}..refs/heads/{branch}"
+    )
     return path.read_bytes()

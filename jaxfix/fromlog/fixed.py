@@ -41,7 +41,9 @@ def _net_depth(text: str) -> int | None:
                 depth += 1
             elif token.type == tokenize.OP and token.string in ")]}":
                 depth -= 1
-    except tokenize.TokenError:  # the statement continues on the next line: what was counted stands
+    except (
+        tokenize.TokenError
+    ):  # the statement continues on the next line: what was counted stands
         pass
     except (SyntaxError, ValueError):
         return None
@@ -64,19 +66,32 @@ def _places(lines: list[str], logged: str, line: int) -> list[int]:
     """0-based lines where the logged line's fix may start, nearest the logged line first."""
     near = range(max(0, line - 1 - _REACH), min(len(lines), line + _REACH))
     similar = [
-        index for index in near
-        if lines[index].strip() and difflib.SequenceMatcher(None, logged, lines[index].strip()).quick_ratio() >= _SIMILAR
+        index
+        for index in near
+        if lines[index].strip()
+        and difflib.SequenceMatcher(None, logged, lines[index].strip()).quick_ratio()
+        >= _SIMILAR
     ]
-    return sorted(similar, key=lambda index: (abs(index - (line - 1)), index))[:_MAX_TRIES]
+    return sorted(similar, key=lambda index: (abs(index - (line - 1)), index))[
+        :_MAX_TRIES
+    ]
 
 
 def already_fixed(
-    path: Path, code: str, line: int, logged: str, facts: Facts, log_line: int, options: Options,
+    path: Path,
+    code: str,
+    line: int,
+    logged: str,
+    facts: Facts,
+    log_line: int,
+    options: Options,
 ) -> tuple[int, int] | None:
     """Where in `path` the rule's fix of the logged site now stands (its first line, how many
     lines it takes), or None when the file does not hold that fix (the site changed otherwise,
     or cannot be told)."""
-    from jaxfix.engine import process_source  # imports libcst: only for a site that changed
+    from jaxfix.engine import (
+        process_source,  # imports libcst: only for a site that changed
+    )
 
     try:  # the file as Python reads it: its own encoding, its own line breaks
         now = read_regular(path, options.max_file_size, bound="max-file-size")
@@ -85,7 +100,7 @@ def already_fixed(
     except (ReadError, SyntaxError, LookupError, UnicodeDecodeError):
         return None
     lines = split_lines(text)
-    near = lines[max(0, line - 1 - _REACH):line + _REACH]
+    near = lines[max(0, line - 1 - _REACH) : line + _REACH]
     if any(other.strip() == logged.strip() for other in near):
         return None  # the code the log shows is still there (moved, not fixed): a fix elsewhere does not count
     depths = _depths(lines)
@@ -93,26 +108,43 @@ def already_fixed(
     if depths is None or wanted is None:
         return None
     for start in _places(lines, logged, line):
-        end = next((end for end in range(start + 1, min(len(lines), start + _MAX_FIX_LINES) + 1)
-                    if depths[end] - depths[start] == wanted), None)
+        end = next(
+            (
+                end
+                for end in range(start + 1, min(len(lines), start + _MAX_FIX_LINES) + 1)
+                if depths[end] - depths[start] == wanted
+            ),
+            None,
+        )
         if end is None:
             continue
         first = lines[start]
         indent = first[: len(first) - len(first.lstrip(" \t"))]
         newline = "\r\n" if lines[end - 1].endswith("\r\n") else "\n"
         try:
-            before = "".join([*lines[:start], indent + logged + newline, *lines[end:]]).encode(encoding)
-        except UnicodeEncodeError:  # the logged line holds what the file's encoding cannot
+            before = "".join(
+                [*lines[:start], indent + logged + newline, *lines[end:]]
+            ).encode(encoding)
+        except (
+            UnicodeEncodeError
+        ):  # the logged line holds what the file's encoding cannot
             return None
         evidence = Evidence(code, start + 1, (log_line,), (facts,))
-        checked = replace(options, unsafe_fixes=True, changed_lines=None, evidence={path.resolve(): (evidence,)})
+        checked = replace(
+            options,
+            unsafe_fixes=True,
+            changed_lines=None,
+            evidence={path.resolve(): (evidence,)},
+        )
         result = process_source(path, before, checked)
         if result.error is None and result.fixed == now:
             return start + 1, end - start
     return None
 
 
-def moved_by_fixes(path: Path, line: int, logged: str, fixed: list[tuple[int, int]], max_file_size: int) -> int | None:
+def moved_by_fixes(
+    path: Path, line: int, logged: str, fixed: list[tuple[int, int]], max_file_size: int
+) -> int | None:
     """The line the logged line stands at now, when what moved it is the fixes of other logged
     sites of the file (`fixed`: where each stands, as `already_fixed` says) and the imports they
     added above it; None when that does not explain where it is (or it is not there at all)."""
@@ -121,13 +153,19 @@ def moved_by_fixes(path: Path, line: int, logged: str, fixed: list[tuple[int, in
     except ReadError:
         return None
     regions = dict(fixed)
-    before_fixes: list[str | None] = []  # the file with each fix put back to the one line it was
+    before_fixes: list[
+        str | None
+    ] = []  # the file with each fix put back to the one line it was
     now: list[int] = []
     index = 0
     while index < len(lines):
         before_fixes.append(None if index + 1 in regions else lines[index])
         now.append(index + 1)
         index += regions.get(index + 1, 1)
-    found = [now[at - 1] for at in range(line, line + _MAX_ADDED_IMPORTS + 1)
-             if 0 < at <= len(before_fixes) and (before_fixes[at - 1] or "").strip() == logged.strip()]
+    found = [
+        now[at - 1]
+        for at in range(line, line + _MAX_ADDED_IMPORTS + 1)
+        if 0 < at <= len(before_fixes)
+        and (before_fixes[at - 1] or "").strip() == logged.strip()
+    ]
     return found[0] if len(found) == 1 else None

@@ -35,7 +35,9 @@ class ChangedSinceLog(LocateError):
 
 
 def _parts(path: str) -> tuple[str, ...]:
-    return tuple(p for p in PurePosixPath(path.replace("\\", "/")).parts if p not in ("/", "."))
+    return tuple(
+        p for p in PurePosixPath(path.replace("\\", "/")).parts if p not in ("/", ".")
+    )
 
 
 def is_library(frame: Frame) -> bool:
@@ -54,24 +56,42 @@ class TreeIndex:
             self.by_name[parts[-1]].append((parts, file))
         self.notebooks = [file for file in files if is_notebook(file)]
         # per notebook: (cell number, execution count, the cell's lines, module line of each)
-        self._cells: list[tuple[Path, int, object, list[str], dict[int, int]]] | None = None
+        self._cells: (
+            list[tuple[Path, int, object, list[str], dict[int, int]]] | None
+        ) = None
 
-    def _notebook_cells(self) -> list[tuple[Path, int, object, list[str], dict[int, int]]]:
+    def _notebook_cells(
+        self,
+    ) -> list[tuple[Path, int, object, list[str], dict[int, int]]]:
         if self._cells is None:
             from jaxfix.notebook import NotebookError, parse, split_lines, to_module
 
             self._cells = []
             for path in self.notebooks:
                 try:
-                    notebook = parse(read_regular(path, self.max_file_size, bound="max-file-size"))
+                    notebook = parse(
+                        read_regular(path, self.max_file_size, bound="max-file-size")
+                    )
                 except (ReadError, NotebookError):
                     continue  # said as that file's error when it is checked
                 module = to_module(notebook)
-                lines = {where: number for number, where in enumerate(module.origin, start=1) if where is not None}
+                lines = {
+                    where: number
+                    for number, where in enumerate(module.origin, start=1)
+                    if where is not None
+                }
                 for cell in notebook.cells:
-                    count = notebook.data["cells"][cell.number - 1].get("execution_count")
-                    in_module = {line: lines[(cell.number, line)] for (number, line) in lines if number == cell.number}
-                    self._cells.append((path, cell.number, count, split_lines(cell.text), in_module))
+                    count = notebook.data["cells"][cell.number - 1].get(
+                        "execution_count"
+                    )
+                    in_module = {
+                        line: lines[(cell.number, line)]
+                        for (number, line) in lines
+                        if number == cell.number
+                    }
+                    self._cells.append(
+                        (path, cell.number, count, split_lines(cell.text), in_module)
+                    )
         return self._cells
 
     def map_cell(self, frame: Frame) -> tuple[Path, int] | None:
@@ -81,14 +101,24 @@ class TreeIndex:
         if not frame.shown:
             return None
         matching = [
-            (path, number, count, module_lines) for path, number, count, lines, module_lines in self._notebook_cells()
-            if all(0 < n <= len(lines) and lines[n - 1].strip() == code.strip() for n, code in frame.shown)
+            (path, number, count, module_lines)
+            for path, number, count, lines, module_lines in self._notebook_cells()
+            if all(
+                0 < n <= len(lines) and lines[n - 1].strip() == code.strip()
+                for n, code in frame.shown
+            )
         ]
         counted = [m for m in matching if m[2] == frame.cell]
         chosen = counted if counted else matching
         if len(chosen) > 1:
-            names = ", ".join(sorted(f"{path.as_posix()}:cell {number}" for path, number, _, _ in chosen)[:3])
-            raise LocateError(f"the cell In[{frame.cell}] it shows matches several notebook cells ({names}): not guessing")
+            names = ", ".join(
+                sorted(
+                    f"{path.as_posix()}:cell {number}" for path, number, _, _ in chosen
+                )[:3]
+            )
+            raise LocateError(
+                f"the cell In[{frame.cell}] it shows matches several notebook cells ({names}): not guessing"
+            )
         if not chosen or frame.line not in chosen[0][3]:
             return None
         return chosen[0][0], chosen[0][3][frame.line]
@@ -103,7 +133,10 @@ class TreeIndex:
         best_length = 0
         for parts, file in self.by_name.get(wanted[-1], ()):
             length = 0
-            while length < min(len(parts), len(wanted)) and parts[-1 - length] == wanted[-1 - length]:
+            while (
+                length < min(len(parts), len(wanted))
+                and parts[-1 - length] == wanted[-1 - length]
+            ):
                 length += 1
             if length > best_length:
                 best, best_length = [file], length
@@ -112,20 +145,31 @@ class TreeIndex:
         if len(best) > 1:
             suffix = "/".join(wanted[-best_length:])
             names = ", ".join(sorted(p.as_posix() for p in best)[:3])
-            raise LocateError(f"{log_path} matches several local files by its ending {suffix!r} ({names}): not guessing")
+            raise LocateError(
+                f"{log_path} matches several local files by its ending {suffix!r} ({names}): not guessing"
+            )
         return best[0] if best else None
 
 
-def locate(frames: tuple[Frame, ...], index: TreeIndex, read: dict[Path, list[str]], max_file_size: int) -> tuple[Path, Frame]:
+def locate(
+    frames: tuple[Frame, ...],
+    index: TreeIndex,
+    read: dict[Path, list[str]],
+    max_file_size: int,
+) -> tuple[Path, Frame]:
     """The local file and the frame of the innermost user frame found in the tree; its lines
     (read into `read`) as Python numbers them, as the traceback does."""
     user = [f for f in frames if f.cell is not None or not is_library(f)]
     if not user:
         where = f" ({frames[-1].path}:{frames[-1].line})" if frames else ""
-        raise LocateError(f"it shows no frame of your code, only where JAX raised{where}; "
-                          "a log with longer tracebacks (pytest --tb=short or long) names the line")
+        raise LocateError(
+            f"it shows no frame of your code, only where JAX raised{where}; "
+            "a log with longer tracebacks (pytest --tb=short or long) names the line"
+        )
     for frame in reversed(user):
-        if frame.cell is not None:  # a notebook's cell: its lines were matched, the line is the module's
+        if (
+            frame.cell is not None
+        ):  # a notebook's cell: its lines were matched, the line is the module's
             cell = index.map_cell(frame)
             if cell is not None:
                 return cell[0], replace(frame, line=cell[1])
@@ -140,19 +184,31 @@ def locate(frames: tuple[Frame, ...], index: TreeIndex, read: dict[Path, list[st
                 raise LocateError(f"{local.as_posix()}: {error}") from None
         _confirm(local, frame, read[local])
         return local, frame
-    raise LocateError(f"none of its frames is in a file under the given paths (innermost: {user[-1].path}:{user[-1].line})")
+    raise LocateError(
+        f"none of its frames is in a file under the given paths (innermost: {user[-1].path}:{user[-1].line})"
+    )
 
 
 def _confirm(local: Path, frame: Frame, lines: list[str]) -> None:
     if frame.line < 1:  # lines[-1] would be the last line: a forged or broken frame
         raise LocateError(f"line {frame.line} is not a line of {local.as_posix()}")
     if frame.line > len(lines):
-        raise ChangedSinceLog(f"{local.as_posix()} has changed since the log: it has no line {frame.line} any more", local, frame)
+        raise ChangedSinceLog(
+            f"{local.as_posix()} has changed since the log: it has no line {frame.line} any more",
+            local,
+            frame,
+        )
     now = lines[frame.line - 1].strip()
-    if frame.source is not None and _code(now) != _code(frame.source) and not _as_pytest_shows(lines, frame):
+    if (
+        frame.source is not None
+        and _code(now) != _code(frame.source)
+        and not _as_pytest_shows(lines, frame)
+    ):
         raise ChangedSinceLog(
             f"{local.as_posix()} has changed since the log: line {frame.line} is now {_short(now)!r}, "
-            f"the log shows {_short(frame.source)!r}", local, frame,
+            f"the log shows {_short(frame.source)!r}",
+            local,
+            frame,
         )
 
 
@@ -166,7 +222,10 @@ def _as_pytest_shows(lines: list[str], frame: Frame) -> bool:
     if shift <= 0 or frame.source is None:
         return False
     wanted = _code(frame.source)
-    return any(_code(piece.strip()) == wanted for piece in pieces[max(0, frame.line - 1 - shift):frame.line + shift])
+    return any(
+        _code(piece.strip()) == wanted
+        for piece in pieces[max(0, frame.line - 1 - shift) : frame.line + shift]
+    )
 
 
 def _code(line: str) -> str:

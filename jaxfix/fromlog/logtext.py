@@ -10,7 +10,9 @@ from dataclasses import dataclass
 
 from jaxfix.file_io import TextLine
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+_ANSI = re.compile(
+    r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]"
+)
 # GitHub Actions ("2024-05-01T12:00:00.1234567Z "), GitLab ("2024-05-01T12:00:00.123456Z 00O "),
 # and the "[12:00:00] " / "12:00:00 " stamps of other runners.
 _TIMESTAMP = re.compile(
@@ -35,7 +37,11 @@ class LogLine:
 
 def clean_lines(lines: Iterable[TextLine]) -> Iterator[LogLine]:
     for raw in lines:
-        line = _NOT_TEXT.sub("", raw.text) if "\x00" in raw.text or raw.undecodable else raw.text
+        line = (
+            _NOT_TEXT.sub("", raw.text)
+            if "\x00" in raw.text or raw.undecodable
+            else raw.text
+        )
         line = _ANSI.sub("", line)
         line = _TIMESTAMP.sub("", _GH_COLUMNS.sub("", line, count=1), count=1)
         line = _WORKFLOW_COMMAND.sub("", line, count=1)

@@ -20,7 +20,9 @@ import re
 from jaxfix.evidence import MeshFacts
 
 _START = re.compile(r"\b(AbstractMesh|Mesh)\(")
-_AXIS_END = re.compile(r"': (\d+)(?=, |\Z)")  # what ends an axis: `': SIZE` before the next axis or the end
+_AXIS_END = re.compile(
+    r"': (\d+)(?=, |\Z)"
+)  # what ends an axis: `': SIZE` before the next axis or the end
 MAX_SIZE_DIGITS = 7
 _QUOTED = 80  # characters of a log's text an error quotes
 _TYPES = re.compile(r"axis_types=\((?P<types>[^()]*)\)")
@@ -52,14 +54,18 @@ def read_mesh(text: str, position: int = 0) -> tuple[MeshFacts, int]:
     if start is None:
         raise MeshReprError("no mesh found")
     end = _closing(text, start.end() - 1)
-    return parse_mesh(text[start.start():end]), end
+    return parse_mesh(text[start.start() : end]), end
 
 
 def parse_mesh(text: str) -> MeshFacts:
     kind = "abstract" if text.startswith("AbstractMesh(") else "concrete"
-    body = text[text.index("(") + 1:-1]
+    body = text[text.index("(") + 1 : -1]
     types_match = _TYPES.search(body)
-    types = tuple(t.strip() for t in types_match["types"].split(",") if t.strip()) if types_match else None
+    types = (
+        tuple(t.strip() for t in types_match["types"].split(",") if t.strip())
+        if types_match
+        else None
+    )
     device = "device_kind=" in body or "platform=" in body
     keywords = {m["key"]: m["value"] for m in _KEYWORD.finditer(body)}
     if keywords:
@@ -76,10 +82,16 @@ def parse_mesh(text: str) -> MeshFacts:
             names, sizes = _axes(axes_text)
     if kind == "concrete":
         device = True  # a concrete mesh has devices
-    if types is not None and len(types) != len(sizes) or any(not isinstance(s, int) for s in sizes):
+    if (
+        types is not None
+        and len(types) != len(sizes)
+        or any(not isinstance(s, int) for s in sizes)
+    ):
         raise MeshReprError(f"inconsistent mesh {quoted(text)}")
     if any(s < 1 for s in sizes):
-        raise MeshReprError(f"axis size {min(sizes)} in {quoted(text)}: JAX's axis sizes are at least 1")
+        raise MeshReprError(
+            f"axis size {min(sizes)} in {quoted(text)}: JAX's axis sizes are at least 1"
+        )
     return MeshFacts(kind, tuple(map(str, names)), sizes, types, device)
 
 
@@ -90,9 +102,11 @@ def _axes(text: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
     sizes: list[int] = []
     position = 0
     for end in _AXIS_END.finditer(text):
-        if end.start() <= position + 1 or text[position] != "'":  # an empty name, or no quote to start one
+        if (
+            end.start() <= position + 1 or text[position] != "'"
+        ):  # an empty name, or no quote to start one
             continue
-        names.append(text[position + 1:end.start()])
+        names.append(text[position + 1 : end.start()])
         sizes.append(_size(end[1], text))
         position = end.end() + 2  # past the `, ` before the next axis
     if position != len(text) + 2:
@@ -102,7 +116,9 @@ def _axes(text: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
 
 def _size(digits: str, text: str) -> int:
     if len(digits) > MAX_SIZE_DIGITS:
-        raise MeshReprError(f"an axis size of {len(digits)} digits in {quoted(text)}: JAX's have at most {MAX_SIZE_DIGITS}")
+        raise MeshReprError(
+            f"an axis size of {len(digits)} digits in {quoted(text)}: JAX's have at most {MAX_SIZE_DIGITS}"
+        )
     return int(digits)
 
 

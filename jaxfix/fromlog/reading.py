@@ -38,14 +38,18 @@ class Changed:
 @dataclass
 class LogReading:
     evidence: dict[Path, tuple[Evidence, ...]] = field(default_factory=dict)
-    errors: list[str] = field(default_factory=list)  # "log line N: JAX002 traceback: why"
+    errors: list[str] = field(
+        default_factory=list
+    )  # "log line N: JAX002 traceback: why"
     occurrences: int = 0  # tracebacks of the three errors, usable or not
     changed: list[Changed] = field(default_factory=list)  # in log order
 
 
 def _possibly_ours(traceback: Traceback) -> bool:
     """A traceback whose end is lost went through JAX: it may have been one of the three."""
-    return looks_like_ours(traceback) or any("/jax/" in f.path.replace("\\", "/") for f in traceback.frames)
+    return looks_like_ours(traceback) or any(
+        "/jax/" in f.path.replace("\\", "/") for f in traceback.frames
+    )
 
 
 def _log_lines(numbers: tuple[int, ...]) -> str:
@@ -56,7 +60,9 @@ def _log_lines(numbers: tuple[int, ...]) -> str:
             ranges[-1][1] = number
         else:
             ranges.append([number, number])
-    shown = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in ranges[:4]) + (", ..." if len(ranges) > 4 else "")
+    shown = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in ranges[:4]) + (
+        ", ..." if len(ranges) > 4 else ""
+    )
     return f"log line{'s' if len(numbers) > 1 else ''} {shown}"
 
 
@@ -65,10 +71,14 @@ def damage(traceback: Traceback, encoding: str) -> str | None:
     parts = []
     if traceback.garbled:
         verb = "holds" if len(traceback.garbled) == 1 else "hold"
-        parts.append(f"{_log_lines(traceback.garbled)} {verb} bytes that are not {encoding.upper()}")
+        parts.append(
+            f"{_log_lines(traceback.garbled)} {verb} bytes that are not {encoding.upper()}"
+        )
     if traceback.cut:
         verb = "is" if len(traceback.cut) == 1 else "are"
-        parts.append(f"{_log_lines(traceback.cut)} {verb} longer than {MAX_LOG_LINE:,} characters")
+        parts.append(
+            f"{_log_lines(traceback.cut)} {verb} longer than {MAX_LOG_LINE:,} characters"
+        )
     return " and ".join(parts) or None
 
 
@@ -85,28 +95,47 @@ def read_log(log: TextStream, files: list[Path], max_file_size: int) -> LogReadi
         if code is None:
             if (traceback.exception is None or damaged) and _possibly_ours(traceback):
                 reading.occurrences += 1
-                why = f"cannot be read whole ({damaged})" if damaged else "is cut off before its exception"
-                reading.errors.append(f"{where}: a traceback through JAX {why}, so which error it is cannot be read: skipped")
+                why = (
+                    f"cannot be read whole ({damaged})"
+                    if damaged
+                    else "is cut off before its exception"
+                )
+                reading.errors.append(
+                    f"{where}: a traceback through JAX {why}, so which error it is cannot be read: skipped"
+                )
             continue
         reading.occurrences += 1
         try:
             if damaged:
-                raise MessageError(f"{damaged}, so its paths or meshes cannot be trusted")
+                raise MessageError(
+                    f"{damaged}, so its paths or meshes cannot be trusted"
+                )
             facts = read_facts(code, traceback.exception)  # type: ignore[arg-type]
             local, frame = locate(traceback.frames, index, sources, max_file_size)
         except ChangedSinceLog as error:
-            reading.changed.append(Changed(
-                error.local, code, error.frame.line, error.frame.source, facts, traceback.end,
-                f"{where}: {code} traceback not used: {error}",
-            ))
+            reading.changed.append(
+                Changed(
+                    error.local,
+                    code,
+                    error.frame.line,
+                    error.frame.source,
+                    facts,
+                    traceback.end,
+                    f"{where}: {code} traceback not used: {error}",
+                )
+            )
             continue
         except (MessageError, LocateError) as error:
             reading.errors.append(f"{where}: {code} traceback not used: {error}")
             continue
         found.setdefault((local, frame.line, code), []).append((traceback.end, facts))
     by_file: dict[Path, list[Evidence]] = {}
-    for (local, line, code), seen in sorted(found.items(), key=lambda item: (item[0][0].as_posix(), item[0][1], item[0][2])):
+    for (local, line, code), seen in sorted(
+        found.items(), key=lambda item: (item[0][0].as_posix(), item[0][1], item[0][2])
+    ):
         distinct = tuple(dict.fromkeys(f for _, f in seen))
-        by_file.setdefault(local, []).append(Evidence(code, line, tuple(sorted(n for n, _ in seen)), distinct))
+        by_file.setdefault(local, []).append(
+            Evidence(code, line, tuple(sorted(n for n, _ in seen)), distinct)
+        )
     reading.evidence = {path: tuple(items) for path, items in by_file.items()}
     return reading

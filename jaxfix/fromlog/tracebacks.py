@@ -20,7 +20,9 @@ from jaxfix.fromlog.logtext import LogLine
 class Frame:
     path: str
     line: int
-    source: str | None  # the source line the traceback shows, stripped; None if it shows none
+    source: (
+        str | None
+    )  # the source line the traceback shows, stripped; None if it shows none
     # A frame in an IPython cell: its execution count (`In[3]`), and the numbered lines of the
     # cell the traceback shows (the raising one and its context), as printed.
     cell: int | None = None
@@ -32,8 +34,12 @@ class Traceback:
     start: int  # log line numbers, 1-based
     end: int
     frames: tuple[Frame, ...]
-    exception: str | None  # "ValueError: message..." (continuation lines joined by newlines)
-    garbled: tuple[int, ...] = ()  # its lines that held bytes the log's encoding cannot decode
+    exception: (
+        str | None
+    )  # "ValueError: message..." (continuation lines joined by newlines)
+    garbled: tuple[
+        int, ...
+    ] = ()  # its lines that held bytes the log's encoding cannot decode
     cut: tuple[int, ...] = ()  # its lines too long to keep whole
 
 
@@ -61,7 +67,7 @@ class _Window:
         return self._lines[index - self._first]
 
     def span(self, start: int, end: int) -> list[LogLine]:
-        return self._lines[start - self._first:end - self._first]
+        return self._lines[start - self._first : end - self._first]
 
     def release(self, index: int) -> None:
         """Forget the lines before `index` (in batches: deleting from a list's front copies it)."""
@@ -71,20 +77,30 @@ class _Window:
 
 
 def _damage(lines: list[LogLine]) -> dict[str, tuple[int, ...]]:
-    return {"garbled": tuple(line.number for line in lines if line.garbled), "cut": tuple(line.number for line in lines if line.cut)}
+    return {
+        "garbled": tuple(line.number for line in lines if line.garbled),
+        "cut": tuple(line.number for line in lines if line.cut),
+    }
 
 
 _CPYTHON_START = re.compile(r"^\s*Traceback \(most recent call last\):\s*$")
-_CPYTHON_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+))?\s*$')
+_CPYTHON_FRAME = re.compile(
+    r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+))?\s*$'
+)
 _CARETS = re.compile(r"^\s*[\^~]+\s*$")
 _EXCEPTION = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::(?: (?P<message>.*))?)?$")
-_CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
+_CHAIN = (
+    "During handling of the above exception",
+    "The above exception was the direct cause",
+)
 _JAX_NOTE = "--------------------"
 
 _PYTEST_HEADER = re.compile(r"^_{3,} .+ _{3,}$")
 _PYTEST_SECTION = re.compile(r"^={3,}( .* ={3,}|=*)$")
 _PYTEST_SEPARATOR = re.compile(r"^(?:_ ){3,}_?\s*$")
-_PYTEST_LOCATION = re.compile(r"^(?P<path>[^\s:][^:]*\.pyw?):(?P<line>\d+):(?: (?P<rest>.*))?$")
+_PYTEST_LOCATION = re.compile(
+    r"^(?P<path>[^\s:][^:]*\.pyw?):(?P<line>\d+):(?: (?P<rest>.*))?$"
+)
 _PYTEST_ERROR = re.compile(r"^E(?: {1,}(?P<text>.*))?$")
 
 
@@ -125,20 +141,31 @@ def _cpython(lines: _Window, index: int) -> tuple[Traceback, int]:
         if frame:
             source = None
             following = lines[index + 1].text if lines.has(index + 1) else ""
-            if following.strip() and not _CPYTHON_FRAME.match(following) and following.startswith(" " * (indent + 3)):
+            if (
+                following.strip()
+                and not _CPYTHON_FRAME.match(following)
+                and following.startswith(" " * (indent + 3))
+            ):
                 source = following.strip()
                 index += 1
             frames.append(Frame(frame["path"], int(frame["line"]), source))
             index += 1
             continue
-        if not text.strip() or _CARETS.match(text) or text.strip().startswith("[Previous line repeated") or text.startswith(" " * (indent + 1)):
+        if (
+            not text.strip()
+            or _CARETS.match(text)
+            or text.strip().startswith("[Previous line repeated")
+            or text.startswith(" " * (indent + 1))
+        ):
             index += 1
             continue
         if _EXCEPTION.match(text[indent:]) and frames:
             exception, index = _exception_text(lines, index, indent)
         break
     damage = _damage(lines.span(start, index))
-    return Traceback(lines[start].number, lines[index - 1].number, tuple(frames), exception, **damage), index
+    return Traceback(
+        lines[start].number, lines[index - 1].number, tuple(frames), exception, **damage
+    ), index
 
 
 def _exception_text(lines: _Window, index: int, indent: int) -> tuple[str, int]:
@@ -147,8 +174,14 @@ def _exception_text(lines: _Window, index: int, indent: int) -> tuple[str, int]:
     index += 1
     while lines.has(index):
         text = lines[index].text
-        if (not text.strip() or _CPYTHON_START.match(text) or text.startswith(_CHAIN) or text.startswith(_JAX_NOTE)
-                or _PYTEST_SECTION.match(text) or _PYTEST_HEADER.match(text)):
+        if (
+            not text.strip()
+            or _CPYTHON_START.match(text)
+            or text.startswith(_CHAIN)
+            or text.startswith(_JAX_NOTE)
+            or _PYTEST_SECTION.match(text)
+            or _PYTEST_HEADER.match(text)
+        ):
             break
         parts.append(text[indent:])
         index += 1
@@ -162,8 +195,12 @@ def _exception_text(lines: _Window, index: int, indent: int) -> tuple[str, int]:
 #   IPython >= 8:  `Cell In[3], line 5` / `Cell In[2], line 3, in f(x)` / `File /p/m.py:12, in g(a)`
 #   IPython 7:     `<ipython-input-3-9a8f2b1c4d5e> in <module>` / `/p/m.py in g(a)`
 
-_IPYTHON_START = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)\s*Traceback \(most recent call last\)\s*$")
-_IPYTHON_CELL = re.compile(r"^Cell In\[(?P<count>\d+)\], line (?P<line>\d+)(?:, in .*)?$")
+_IPYTHON_START = re.compile(
+    r"^(?P<type>[A-Za-z_][\w.]*)\s*Traceback \(most recent call last\)\s*$"
+)
+_IPYTHON_CELL = re.compile(
+    r"^Cell In\[(?P<count>\d+)\], line (?P<line>\d+)(?:, in .*)?$"
+)
 _IPYTHON_FILE = re.compile(r"^File (?P<path>.+?):(?P<line>\d+)(?:, in .*)?$")
 _IPYTHON_INPUT = re.compile(r"^<ipython-input-(?P<count>\d+)-[0-9a-fA-F]+> in .*$")
 _IPYTHON_OLD_FILE = re.compile(r"^(?P<path>[^\s<][^<>]*?\.pyw?) in .*$")
@@ -177,27 +214,42 @@ def _ipython(lines: _Window, index: int) -> tuple[Traceback, int]:
     index += 1
     while lines.has(index):
         text = lines[index].text.rstrip()
-        head = _IPYTHON_CELL.match(text) or _IPYTHON_FILE.match(text) or _IPYTHON_INPUT.match(text) or _IPYTHON_OLD_FILE.match(text)
+        head = (
+            _IPYTHON_CELL.match(text)
+            or _IPYTHON_FILE.match(text)
+            or _IPYTHON_INPUT.match(text)
+            or _IPYTHON_OLD_FILE.match(text)
+        )
         if head:
             index, frame = _ipython_frame(lines, index + 1, head)
             frames.append(frame)
             continue
-        if not text.strip() or text.strip().startswith(("[... skipping", "(...)")) or text.startswith(" "):
+        if (
+            not text.strip()
+            or text.strip().startswith(("[... skipping", "(...)"))
+            or text.startswith(" ")
+        ):
             index += 1
             continue
         if _EXCEPTION.match(text) and frames:
             exception, index = _exception_text(lines, index, 0)
         break
     damage = _damage(lines.span(start, index))
-    return Traceback(lines[start].number, lines[index - 1].number, tuple(frames), exception, **damage), index
+    return Traceback(
+        lines[start].number, lines[index - 1].number, tuple(frames), exception, **damage
+    ), index
 
 
-def _ipython_frame(lines: _Window, index: int, head: re.Match[str]) -> tuple[int, Frame]:
+def _ipython_frame(
+    lines: _Window, index: int, head: re.Match[str]
+) -> tuple[int, Frame]:
     shown: list[tuple[int, str]] = []
     current: tuple[int, str] | None = None
     while lines.has(index):
         source = _IPYTHON_SOURCE.match(lines[index].text.rstrip("\r\n"))
-        if source is None or not source["arrow"]:  # numbers are right-aligned in 7 columns
+        if (
+            source is None or not source["arrow"]
+        ):  # numbers are right-aligned in 7 columns
             break
         shown.append((int(source["number"]), source["code"]))
         if ">" in source["arrow"]:
@@ -208,7 +260,9 @@ def _ipython_frame(lines: _Window, index: int, head: re.Match[str]) -> tuple[int
     code = dict(shown).get(line)
     count = int(groups["count"]) if groups.get("count") else None
     path = f"<ipython cell In[{count}]>" if count is not None else groups["path"]
-    return index, Frame(path, line, None if code is None else code.strip(), count, tuple(shown))
+    return index, Frame(
+        path, line, None if code is None else code.strip(), count, tuple(shown)
+    )
 
 
 # -- pytest --------------------------------------------------------------------------------------
@@ -220,14 +274,24 @@ def _pytest_block(lines: _Window, index: int) -> tuple[list[Traceback], int]:
     a chained exception's parts are separate tracebacks."""
     start = index
     frames: list[Frame] = []
-    pending_source: str | None = None  # the `>` line of a long-style entry, before its location
+    pending_source: str | None = (
+        None  # the `>` line of a long-style entry, before its location
+    )
     errors: list[str] = []
     tracebacks: list[Traceback] = []
 
     def flush(end: int) -> None:
         if frames:
             damage = _damage(lines.span(start, end))
-            tracebacks.append(Traceback(lines[start].number, lines[end - 1].number, tuple(frames), _pytest_exception(errors), **damage))
+            tracebacks.append(
+                Traceback(
+                    lines[start].number,
+                    lines[end - 1].number,
+                    tuple(frames),
+                    _pytest_exception(errors),
+                    **damage,
+                )
+            )
         frames.clear()
         errors.clear()
 
@@ -238,7 +302,9 @@ def _pytest_block(lines: _Window, index: int) -> tuple[list[Traceback], int]:
         if text.startswith(_CHAIN):
             flush(index)
             start, pending_source = index, None
-        if _CPYTHON_START.match(text):  # --tb=native, or a chained traceback printed as text
+        if _CPYTHON_START.match(
+            text
+        ):  # --tb=native, or a chained traceback printed as text
             traceback, index = _cpython(lines, index)
             tracebacks.append(traceback)
             continue
@@ -250,7 +316,11 @@ def _pytest_block(lines: _Window, index: int) -> tuple[list[Traceback], int]:
             rest = location["rest"] or ""
             source = pending_source
             following = lines[index + 1].text if lines.has(index + 1) else ""
-            if source is None and rest.startswith("in ") and following.startswith("    "):
+            if (
+                source is None
+                and rest.startswith("in ")
+                and following.startswith("    ")
+            ):
                 source = following.strip()
                 index += 1
             frames.append(Frame(location["path"], int(location["line"]), source))
@@ -276,7 +346,12 @@ def _pytest_line_style(line: LogLine) -> Traceback | None:
     """`--tb=line`: `path:line: Type: message`, the one place where the exception was raised."""
     location = _PYTEST_LOCATION.match(line.text)
     rest = location["rest"] if location else None
-    if not rest or not _EXCEPTION.match(rest) or ": " not in rest or rest.startswith("in "):
+    if (
+        not rest
+        or not _EXCEPTION.match(rest)
+        or ": " not in rest
+        or rest.startswith("in ")
+    ):
         return None
     frame = Frame(location["path"], int(location["line"]), None)  # type: ignore[index]
     return Traceback(line.number, line.number, (frame,), rest, **_damage([line]))

@@ -36,7 +36,11 @@ FIX_ALL = "source.fixAll.jaxfix"
 _NOTEBOOK_SYNC = t.NotebookDocumentSyncOptions(
     # "*": every notebook type; the cells-only form is valid too, but lsprotocol's own converter
     # (pygls' client, and so tests/test_server.py) cannot read it back.
-    notebook_selector=[t.NotebookDocumentFilterWithNotebook(notebook="*", cells=[t.NotebookCellLanguage(language="python")])],
+    notebook_selector=[
+        t.NotebookDocumentFilterWithNotebook(
+            notebook="*", cells=[t.NotebookCellLanguage(language="python")]
+        )
+    ],
     save=True,
 )
 
@@ -66,7 +70,9 @@ class _Analysed:
     version: int | None
     document: Document
     texts: dict[str, _Text]  # by URI: the file, or each cell of the notebook
-    notebook_lines: dict[tuple[int, int], int] | None  # of a notebook document; None for a text
+    notebook_lines: (
+        dict[tuple[int, int], int] | None
+    )  # of a notebook document; None for a text
     entries: list[_Entry] = field(default_factory=list)
     # The project's other files the result used (modules it imports, paths imports were looked
     # for at): a save of one of them re-checks this document.
@@ -91,7 +97,9 @@ class JaxfixServer(LanguageServer):
         self.explain: dict[str, str] = {}
         self.analysed: dict[str, _Analysed] = {}
         self.timers: dict[str, asyncio.Task[None]] = {}
-        self.published: dict[str, set[str]] = {}  # document key -> URIs it published diagnostics to
+        self.published: dict[
+            str, set[str]
+        ] = {}  # document key -> URIs it published diagnostics to
         self.last_error: dict[str, str] = {}
 
     def remember(self, hello: Hello) -> None:
@@ -100,7 +108,14 @@ class JaxfixServer(LanguageServer):
     # ---- documents --------------------------------------------------------------------------
 
     def encoding(self) -> str:
-        return str(getattr(self.workspace.position_encoding, "value", self.workspace.position_encoding) or UTF16)
+        return str(
+            getattr(
+                self.workspace.position_encoding,
+                "value",
+                self.workspace.position_encoding,
+            )
+            or UTF16
+        )
 
     def folder_of(self, path: Path) -> str | None:
         """The innermost workspace folder holding `path` (the root when the client sent none)."""
@@ -121,10 +136,24 @@ class JaxfixServer(LanguageServer):
             cells, texts = [], {}
             for number, cell in enumerate(notebook.cells, start=1):
                 document = self.workspace.get_text_document(cell.document)
-                cells.append(notebooks.Cell(cell.document, cell.kind == t.NotebookCellKind.Code, document.source))
-                texts[cell.document] = _Text(cell.document, document.version, document.source, number)
+                cells.append(
+                    notebooks.Cell(
+                        cell.document,
+                        cell.kind == t.NotebookCellKind.Code,
+                        document.source,
+                    )
+                )
+                texts[cell.document] = _Text(
+                    cell.document, document.version, document.source, number
+                )
             built = notebooks.build(cells)
-            return _Analysed(key, notebook.version, Document(str(path), built.source, self.folder_of(path)), texts, built.lines)
+            return _Analysed(
+                key,
+                notebook.version,
+                Document(str(path), built.source, self.folder_of(path)),
+                texts,
+                built.lines,
+            )
         opened = self.open_text(key)
         if opened is None:
             return None
@@ -133,8 +162,18 @@ class JaxfixServer(LanguageServer):
             return None
         path = Path(name)
         text = _Text(key, opened.version, opened.source)
-        source = opened.source.encode("utf-8") if name.endswith(".ipynb") else _encoded(opened.source)
-        return _Analysed(key, opened.version, Document(str(path), source, self.folder_of(path)), {key: text}, None)
+        source = (
+            opened.source.encode("utf-8")
+            if name.endswith(".ipynb")
+            else _encoded(opened.source)
+        )
+        return _Analysed(
+            key,
+            opened.version,
+            Document(str(path), source, self.folder_of(path)),
+            {key: text},
+            None,
+        )
 
     def current_version(self, key: str) -> int | None:
         notebook = self.workspace.get_notebook_document(notebook_uri=key)
@@ -154,7 +193,9 @@ class JaxfixServer(LanguageServer):
         timer = self.timers.pop(key, None)
         if timer is not None:
             timer.cancel()
-        self.timers[key] = asyncio.get_running_loop().create_task(self._analyse(key, delay))
+        self.timers[key] = asyncio.get_running_loop().create_task(
+            self._analyse(key, delay)
+        )
 
     def saved(self, key: str) -> None:
         """Check the saved document now, and the open documents whose results used its file."""
@@ -172,7 +213,9 @@ class JaxfixServer(LanguageServer):
         self.analysed.pop(key, None)
         self.last_error.pop(key, None)
         for uri in self.published.pop(key, set()):
-            self.text_document_publish_diagnostics(t.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+            self.text_document_publish_diagnostics(
+                t.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+            )
 
     async def _analyse(self, key: str, delay: float) -> None:
         await asyncio.sleep(delay)
@@ -196,7 +239,9 @@ class JaxfixServer(LanguageServer):
             return
         self.last_error[key] = message
         # One line: a newline or an ESC in a file name or an error must not forge another.
-        self.window_log_message(t.LogMessageParams(type=t.MessageType.Error, message=printable(message)))
+        self.window_log_message(
+            t.LogMessageParams(type=t.MessageType.Error, message=printable(message))
+        )
 
     def publish(self, state: _Analysed, answer: Answer) -> None:
         result = answer.result
@@ -204,13 +249,23 @@ class JaxfixServer(LanguageServer):
         if answer.failure is not None:
             self.log(state.key, f"jaxfix: {shown}: {answer.failure}")
         elif result is not None and result.error is not None:
-            if not result.error.startswith("syntax error"):  # the editor's Python support shows those
+            if not result.error.startswith(
+                "syntax error"
+            ):  # the editor's Python support shows those
                 where = f":{result.error_location}" if result.error_location else ""
                 self.log(state.key, f"jaxfix: {shown}{where}: {result.error}")
         else:
             self.last_error.pop(state.key, None)
-        state.entries = self.entries(state, result) if result is not None and result.error is None else []
-        state.dependencies = frozenset(str(d.path) for d in result.dependencies) if result is not None else frozenset()
+        state.entries = (
+            self.entries(state, result)
+            if result is not None and result.error is None
+            else []
+        )
+        state.dependencies = (
+            frozenset(str(d.path) for d in result.dependencies)
+            if result is not None
+            else frozenset()
+        )
         self.analysed[state.key] = state
         by_uri: dict[str, list[t.Diagnostic]] = {uri: [] for uri in state.texts}
         for entry in state.entries:
@@ -220,7 +275,9 @@ class JaxfixServer(LanguageServer):
             by_uri[uri] = []
         for uri, found in by_uri.items():
             version = state.texts[uri].version if uri in state.texts else None
-            self.text_document_publish_diagnostics(t.PublishDiagnosticsParams(uri=uri, diagnostics=found, version=version))
+            self.text_document_publish_diagnostics(
+                t.PublishDiagnosticsParams(uri=uri, diagnostics=found, version=version)
+            )
         self.published[state.key] = set(state.texts)
 
     def _text_of(self, state: _Analysed, cell: int | None) -> _Text | None:
@@ -229,9 +286,13 @@ class JaxfixServer(LanguageServer):
                 return text
         return None
 
-    def _range(self, text: _Text, start: tuple[int, int], end: tuple[int, int]) -> t.Range:
+    def _range(
+        self, text: _Text, start: tuple[int, int], end: tuple[int, int]
+    ) -> t.Range:
         lines = Lines(text.text, self.encoding())
-        return t.Range(_position(lines.position(*start)), _position(lines.position(*end)))
+        return t.Range(
+            _position(lines.position(*start)), _position(lines.position(*end))
+        )
 
     def entries(self, state: _Analysed, result: FileResult) -> list[_Entry]:
         if state.notebook_lines is None and state.document.path.endswith(".ipynb"):
@@ -244,16 +305,32 @@ class JaxfixServer(LanguageServer):
             text = self._text_of(state, diagnostic.start.cell)
             if text is None:
                 continue
-            where = self._range(text, (diagnostic.start.line, diagnostic.start.column), (diagnostic.end.line, diagnostic.end.column))
+            where = self._range(
+                text,
+                (diagnostic.start.line, diagnostic.start.column),
+                (diagnostic.end.line, diagnostic.end.column),
+            )
             related = []
             for other in diagnostic.related:
                 other_text = self._text_of(state, other.start.cell)
                 if other_text is not None:
-                    place = self._range(other_text, (other.start.line, other.start.column), (other.start.line, other.start.column))
-                    related.append(t.DiagnosticRelatedInformation(t.Location(other_text.uri, place), other.message))
+                    place = self._range(
+                        other_text,
+                        (other.start.line, other.start.column),
+                        (other.start.line, other.start.column),
+                    )
+                    related.append(
+                        t.DiagnosticRelatedInformation(
+                            t.Location(other_text.uri, place), other.message
+                        )
+                    )
             lsp = t.Diagnostic(
-                range=where, message=diagnostic.message, severity=t.DiagnosticSeverity.Error, code=diagnostic.code,
-                source="jaxfix", related_information=related or None,
+                range=where,
+                message=diagnostic.message,
+                severity=t.DiagnosticSeverity.Error,
+                code=diagnostic.code,
+                source="jaxfix",
+                related_information=related or None,
                 data={"key": state.key, "version": state.version, "index": index},
             )
             found.append(_Entry(diagnostic, lsp, text.uri))
@@ -277,14 +354,23 @@ class JaxfixServer(LanguageServer):
         if not found:
             return None
         codes = list(dict.fromkeys(entry.diagnostic.code for _, entry in found))
-        pages = [self.explain.get(code) or f"{code}: {next(e.diagnostic.message for _, e in found if e.diagnostic.code == code)}" for code in codes]
-        return t.Hover(t.MarkupContent(t.MarkupKind.Markdown, "\n\n---\n\n".join(pages)), range=found[0][1].lsp.range)
+        pages = [
+            self.explain.get(code)
+            or f"{code}: {next(e.diagnostic.message for _, e in found if e.diagnostic.code == code)}"
+            for code in codes
+        ]
+        return t.Hover(
+            t.MarkupContent(t.MarkupKind.Markdown, "\n\n---\n\n".join(pages)),
+            range=found[0][1].lsp.range,
+        )
 
     def code_actions(self, params: t.CodeActionParams) -> list[t.CodeAction]:
         only = params.context.only
 
         def wanted(kind: str) -> bool:
-            return only is None or any(kind == o or kind.startswith(f"{o}.") for o in only)
+            return only is None or any(
+                kind == o or kind.startswith(f"{o}.") for o in only
+            )
 
         actions = []
         states = {}
@@ -295,20 +381,32 @@ class JaxfixServer(LanguageServer):
                     continue
                 unsafe = diagnostic.fix_safety is Safety.UNSAFE
                 title = f"jaxfix{' (unsafe fix)' if unsafe else ''}: {diagnostic.fix_title} ({diagnostic.code})"
-                actions.append(t.CodeAction(
-                    title, kind=t.CodeActionKind.QuickFix, diagnostics=[entry.lsp], is_preferred=not unsafe,
-                    data={**(entry.lsp.data or {}), "fix": "one"},
-                ))
+                actions.append(
+                    t.CodeAction(
+                        title,
+                        kind=t.CodeActionKind.QuickFix,
+                        diagnostics=[entry.lsp],
+                        is_preferred=not unsafe,
+                        data={**(entry.lsp.data or {}), "fix": "one"},
+                    )
+                )
         if wanted(FIX_ALL):
             for state in self.analysed.values():
                 if params.text_document.uri in state.texts:
                     states[state.key] = state
             for state in states.values():
                 if any(e.diagnostic.fix_safety is Safety.SAFE for e in state.entries):
-                    actions.append(t.CodeAction(
-                        "jaxfix: apply every safe fix", kind=FIX_ALL,
-                        data={"key": state.key, "version": state.version, "fix": "all"},
-                    ))
+                    actions.append(
+                        t.CodeAction(
+                            "jaxfix: apply every safe fix",
+                            kind=FIX_ALL,
+                            data={
+                                "key": state.key,
+                                "version": state.version,
+                                "fix": "all",
+                            },
+                        )
+                    )
         return actions
 
     def can_resolve_edits(self) -> bool:
@@ -321,14 +419,25 @@ class JaxfixServer(LanguageServer):
     async def resolve(self, action: t.CodeAction) -> t.CodeAction:
         data: dict[str, Any] = action.data if isinstance(action.data, dict) else {}
         state = self.analysed.get(str(data.get("key")))
-        if state is None or state.version != data.get("version") or self.current_version(state.key) != state.version:
+        if (
+            state is None
+            or state.version != data.get("version")
+            or self.current_version(state.key) != state.version
+        ):
             return action  # the document changed since: no edit rather than a wrong one
         job: Job
         if data.get("fix") == "all":
             job = FixAll(state.document)
         else:
             index = data.get("index")
-            entry = next((e for e in state.entries if e.lsp.data and e.lsp.data.get("index") == index), None)
+            entry = next(
+                (
+                    e
+                    for e in state.entries
+                    if e.lsp.data and e.lsp.data.get("index") == index
+                ),
+                None,
+            )
             if entry is None:
                 return action
             diagnostic = entry.diagnostic
@@ -337,15 +446,26 @@ class JaxfixServer(LanguageServer):
             first, last = diagnostic.start.line, diagnostic.end.line
             if state.notebook_lines is not None:
                 lines = state.notebook_lines
-                first, last = lines.get((diagnostic.start.cell or 0, first), 0), lines.get((diagnostic.end.cell or 0, last), 0)
-            job = FixOne(state.document, diagnostic.code, (first, last), diagnostic.fix_safety is Safety.UNSAFE)
+                first, last = (
+                    lines.get((diagnostic.start.cell or 0, first), 0),
+                    lines.get((diagnostic.end.cell or 0, last), 0),
+                )
+            job = FixOne(
+                state.document,
+                diagnostic.code,
+                (first, last),
+                diagnostic.fix_safety is Safety.UNSAFE,
+            )
         try:
             answer = await self.analysis.run(job, state.key)
         except Stopped:
             return action
         result = answer.result
         if answer.failure is not None or result is None or result.error is not None:
-            self.log(state.key, f"jaxfix: {Path(state.document.path).name}: cannot compute the fix: {answer.failure or (result and result.error)}")
+            self.log(
+                state.key,
+                f"jaxfix: {Path(state.document.path).name}: cannot compute the fix: {answer.failure or (result and result.error)}",
+            )
             return action
         if result.fixed is None or self.current_version(state.key) != state.version:
             return action
@@ -365,12 +485,35 @@ class JaxfixServer(LanguageServer):
                 if new != text.text:
                     changed.append((text, edits(text.text, new, self.encoding())))
         workspace = self.client_capabilities.workspace
-        versioned = bool(workspace and workspace.workspace_edit and workspace.workspace_edit.document_changes)
-        as_lsp = [(text, [t.TextEdit(t.Range(_position(e.start), _position(e.end)), e.new_text) for e in found]) for text, found in changed]
+        versioned = bool(
+            workspace
+            and workspace.workspace_edit
+            and workspace.workspace_edit.document_changes
+        )
+        as_lsp = [
+            (
+                text,
+                [
+                    t.TextEdit(
+                        t.Range(_position(e.start), _position(e.end)), e.new_text
+                    )
+                    for e in found
+                ],
+            )
+            for text, found in changed
+        ]
         if versioned:
-            return t.WorkspaceEdit(document_changes=[
-                t.TextDocumentEdit(t.OptionalVersionedTextDocumentIdentifier(text.uri, text.version), found) for text, found in as_lsp
-            ])
+            return t.WorkspaceEdit(
+                document_changes=[
+                    t.TextDocumentEdit(
+                        t.OptionalVersionedTextDocumentIdentifier(
+                            text.uri, text.version
+                        ),
+                        found,
+                    )
+                    for text, found in as_lsp
+                ]
+            )
         return t.WorkspaceEdit(changes={text.uri: found for text, found in as_lsp})
 
 
@@ -415,19 +558,27 @@ def create(analysis: AnalysisProcess) -> JaxfixServer:
         ls.forget(params.text_document.uri)
 
     @server.feature(t.NOTEBOOK_DOCUMENT_DID_OPEN)
-    def notebook_open(ls: JaxfixServer, params: t.DidOpenNotebookDocumentParams) -> None:
+    def notebook_open(
+        ls: JaxfixServer, params: t.DidOpenNotebookDocumentParams
+    ) -> None:
         ls.schedule(params.notebook_document.uri, 0)
 
     @server.feature(t.NOTEBOOK_DOCUMENT_DID_CHANGE)
-    def notebook_change(ls: JaxfixServer, params: t.DidChangeNotebookDocumentParams) -> None:
+    def notebook_change(
+        ls: JaxfixServer, params: t.DidChangeNotebookDocumentParams
+    ) -> None:
         ls.schedule(params.notebook_document.uri, DEBOUNCE_SECONDS)
 
     @server.feature(t.NOTEBOOK_DOCUMENT_DID_SAVE)
-    def notebook_save(ls: JaxfixServer, params: t.DidSaveNotebookDocumentParams) -> None:
+    def notebook_save(
+        ls: JaxfixServer, params: t.DidSaveNotebookDocumentParams
+    ) -> None:
         ls.schedule(params.notebook_document.uri, 0)
 
     @server.feature(t.NOTEBOOK_DOCUMENT_DID_CLOSE)
-    def notebook_close(ls: JaxfixServer, params: t.DidCloseNotebookDocumentParams) -> None:
+    def notebook_close(
+        ls: JaxfixServer, params: t.DidCloseNotebookDocumentParams
+    ) -> None:
         ls.forget(params.notebook_document.uri)
 
     @server.feature(t.TEXT_DOCUMENT_HOVER)
@@ -436,17 +587,23 @@ def create(analysis: AnalysisProcess) -> JaxfixServer:
 
     @server.feature(
         t.TEXT_DOCUMENT_CODE_ACTION,
-        t.CodeActionOptions(code_action_kinds=[t.CodeActionKind.QuickFix, FIX_ALL], resolve_provider=True),
+        t.CodeActionOptions(
+            code_action_kinds=[t.CodeActionKind.QuickFix, FIX_ALL],
+            resolve_provider=True,
+        ),
     )
-    async def code_action(ls: JaxfixServer, params: t.CodeActionParams) -> list[t.CodeAction]:
+    async def code_action(
+        ls: JaxfixServer, params: t.CodeActionParams
+    ) -> list[t.CodeAction]:
         actions = ls.code_actions(params)
         if not ls.can_resolve_edits():
             actions = [await ls.resolve(action) for action in actions]
         return actions
 
     @server.feature(t.CODE_ACTION_RESOLVE)
-    async def code_action_resolve(ls: JaxfixServer, params: t.CodeAction) -> t.CodeAction:
+    async def code_action_resolve(
+        ls: JaxfixServer, params: t.CodeAction
+    ) -> t.CodeAction:
         return await ls.resolve(params)
 
     return server
-

@@ -30,7 +30,12 @@ def build(cells: list[Cell]) -> Built:
     for number, cell in enumerate(cells, start=1):
         out.append("  {")
         if cell.code:
-            out += ['   "cell_type": "code",', '   "execution_count": null,', '   "metadata": {},', '   "outputs": [],']
+            out += [
+                '   "cell_type": "code",',
+                '   "execution_count": null,',
+                '   "metadata": {},',
+                '   "outputs": [],',
+            ]
         else:
             out += ['   "cell_type": "markdown",', '   "metadata": {},']
         parts = split_lines(cell.text)
@@ -40,10 +45,21 @@ def build(cells: list[Cell]) -> Built:
             out.append('   "source": [')
             for line_number, part in enumerate(parts, start=1):
                 lines[(number, line_number)] = len(out) + 1
-                out.append("    " + json.dumps(part) + ("," if line_number < len(parts) else ""))
+                out.append(
+                    "    "
+                    + json.dumps(part)
+                    + ("," if line_number < len(parts) else "")
+                )
             out.append("   ]")
         out.append("  }" + ("," if number < len(cells) else ""))
-    out += [" ],", ' "metadata": {},', ' "nbformat": 4,', ' "nbformat_minor": 4', "}", ""]
+    out += [
+        " ],",
+        ' "metadata": {},',
+        ' "nbformat": 4,',
+        ' "nbformat_minor": 4',
+        "}",
+        "",
+    ]
     return Built("\n".join(out).encode("utf-8"), lines)
 
 

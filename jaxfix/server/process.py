@@ -42,7 +42,9 @@ class Stopped(Exception):
 @dataclass
 class _Pending:
     job: Job
-    owner: Hashable  # what the job is for (a document): `stop(owner)` withdraws its jobs
+    owner: (
+        Hashable  # what the job is for (a document): `stop(owner)` withdraws its jobs
+    )
     future: asyncio.Future[Answer]
     number: int = field(default_factory=itertools.count().__next__)
     sent: float = 0.0  # loop time the process was given it
@@ -53,11 +55,15 @@ class AnalysisProcess:
     """`run(job, owner)` answers jobs in the order they came; `stop(owner)` ends that owner's."""
 
     def __init__(self) -> None:
-        self.on_hello: Callable[[Hello], None] = lambda hello: None  # told each new process's Hello
+        self.on_hello: Callable[[Hello], None] = lambda hello: (
+            None
+        )  # told each new process's Hello
         self._waiting: deque[_Pending] = deque()
         self._running: _Pending | None = None
         self._process: subprocess.Popen[bytes] | None = None
-        self._replies: asyncio.Queue[tuple[subprocess.Popen[bytes], object]] | None = None
+        self._replies: asyncio.Queue[tuple[subprocess.Popen[bytes], object]] | None = (
+            None
+        )
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pump: asyncio.Task[None] | None = None
@@ -67,7 +73,9 @@ class AnalysisProcess:
         """Start the process now (before the event loop exists: its imports overlap the server's)."""
         if self._process is None:
             self._process = subprocess.Popen(
-                [sys.executable, *_SAFE_PATH, "-m", "jaxfix.server.worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                [sys.executable, *_SAFE_PATH, "-m", "jaxfix.server.worker"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
                 cwd=_HOME,
             )
             if self._loop is not None:
@@ -90,7 +98,9 @@ class AnalysisProcess:
                 if isinstance(message, EOFError):
                     return
 
-        threading.Thread(target=read, name="jaxfix-analysis-reader", daemon=True).start()
+        threading.Thread(
+            target=read, name="jaxfix-analysis-reader", daemon=True
+        ).start()
 
     def _received(self, process: subprocess.Popen[bytes], message: object) -> None:
         if isinstance(message, Hello):
@@ -127,7 +137,9 @@ class AnalysisProcess:
         running = self._running
         if running is not None and running.owner == owner and not running.stopped:
             running.stopped = True
-            if not running.future.done():  # (its caller may have stopped waiting already)
+            if (
+                not running.future.done()
+            ):  # (its caller may have stopped waiting already)
                 running.future.set_exception(Stopped())
 
     def _kill(self) -> None:
@@ -165,7 +177,9 @@ class AnalysisProcess:
         loop = asyncio.get_running_loop()
         while True:
             try:
-                source, message = await asyncio.wait_for(self._replies.get(), _POLL_SECONDS)
+                source, message = await asyncio.wait_for(
+                    self._replies.get(), _POLL_SECONDS
+                )
             except asyncio.TimeoutError:
                 if pending.stopped and loop.time() >= pending.sent + _GRACE_SECONDS:
                     self._kill()

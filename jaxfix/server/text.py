@@ -63,14 +63,16 @@ class Lines:
         if line > len(self.lines):
             return self.end()
         text = _content(self.lines[line - 1])
-        return Position(line - 1, units(text[:max(column - 1, 0)], self.encoding))
+        return Position(line - 1, units(text[: max(column - 1, 0)], self.encoding))
 
     def column(self, position: Position) -> tuple[int, int]:
         """An LSP position as jaxfix's 1-based line and character column."""
         if position.line >= len(self.lines):
             return len(self.lines) + 1, 1
         text = _content(self.lines[position.line])
-        return position.line + 1, characters(text, position.character, self.encoding) + 1
+        return position.line + 1, characters(
+            text, position.character, self.encoding
+        ) + 1
 
     def end(self) -> Position:
         """Just past the last character."""
@@ -101,16 +103,27 @@ def edits(old: str, new: str, encoding: str = UTF16) -> list[Edit]:
         while prefix < min(len(before), len(after)) and before[prefix] == after[prefix]:
             prefix += 1
         suffix = 0
-        while suffix < min(len(before), len(after)) - prefix and before[-1 - suffix] == after[-1 - suffix]:
+        while (
+            suffix < min(len(before), len(after)) - prefix
+            and before[-1 - suffix] == after[-1 - suffix]
+        ):
             suffix += 1
         # Never split a \r\n pair: an edit ending between them would leave a lone \r.
-        while prefix and before[prefix - 1] == "\r" and before[prefix:prefix + 1] == "\n":
+        while (
+            prefix
+            and before[prefix - 1] == "\r"
+            and before[prefix : prefix + 1] == "\n"
+        ):
             prefix -= 1
-        while suffix and before[len(before) - suffix - 1:len(before) - suffix] == "\r" and before[len(before) - suffix] == "\n":
+        while (
+            suffix
+            and before[len(before) - suffix - 1 : len(before) - suffix] == "\r"
+            and before[len(before) - suffix] == "\n"
+        ):
             suffix -= 1
         start = _offset_position(i1, before, prefix, encoding)
         end = _offset_position(i1, before, len(before) - suffix, encoding)
-        found.append(Edit(start, end, after[prefix:len(after) - suffix]))
+        found.append(Edit(start, end, after[prefix : len(after) - suffix]))
     return found
 
 
@@ -118,8 +131,10 @@ def _offset_position(first: int, block: str, offset: int, encoding: str) -> Posi
     """The position of character `offset` of `block`, the text from line `first` on."""
     line, start = first, 0
     for text in split_lines(block):
-        if offset < start + len(text) or (offset == start + len(text) and text == _content(text)):
-            return Position(line, units(text[:offset - start], encoding))
+        if offset < start + len(text) or (
+            offset == start + len(text) and text == _content(text)
+        ):
+            return Position(line, units(text[: offset - start], encoding))
         start += len(text)
         line += 1
     return Position(line, 0)  # after the block's last line break

@@ -30,7 +30,9 @@ def _project(document: Document) -> tuple[Options, Cache | None, Path]:
     path = Path(document.path)
     config = load(None, [path])
     start = [Path(document.folder)] if document.folder else [path.parent]
-    options = replace(build_options(config, {}, [path]), project_roots=project_roots(config, start))  # its project's jax pin too
+    options = replace(
+        build_options(config, {}, [path]), project_roots=project_roots(config, start)
+    )  # its project's jax pin too
     try:
         cache = Cache(cache_location(None, config, start), options)
     except CacheDirError:
@@ -41,7 +43,11 @@ def _project(document: Document) -> tuple[Options, Cache | None, Path]:
 def _excluded(path: Path, root: Path, options: Options) -> bool:
     """As a walk from the workspace folder would exclude it (or `--stdin-filename` names it)."""
     shown = path.relative_to(root) if path.is_relative_to(root) else path
-    return any(is_excluded(p, options.exclude) for p in (shown, *shown.parents) if p != Path("."))
+    return any(
+        is_excluded(p, options.exclude)
+        for p in (shown, *shown.parents)
+        if p != Path(".")
+    )
 
 
 def _on_disk(path: Path, source: bytes, options: Options) -> bool:
@@ -64,7 +70,13 @@ def answer(job: Job) -> Answer:
     if _excluded(path, root, options):
         return Answer(FileResult(path, document.source), excluded=True)
     if len(document.source) > options.max_file_size:
-        return Answer(FileResult(path, document.source, error=f"larger than max-file-size ({options.max_file_size} bytes)"))
+        return Answer(
+            FileResult(
+                path,
+                document.source,
+                error=f"larger than max-file-size ({options.max_file_size} bytes)",
+            )
+        )
     if isinstance(job, Check):
         if not is_candidate(document.source, selected_rules(options)):
             return Answer(FileResult(path, document.source))
@@ -72,13 +84,17 @@ def answer(job: Job) -> Answer:
         if cached is not None:
             return Answer(cached)
         result = process_source(path, document.source, options)
-        if cache and _on_disk(path, document.source, options):  # an unsaved buffer's result would only evict the file's entry
+        if cache and _on_disk(
+            path, document.source, options
+        ):  # an unsaved buffer's result would only evict the file's entry
             cache.put(result)
         return Answer(result)
     if isinstance(job, FixOne):
         first, last = job.lines
         options = replace(
-            options, select=(job.code,), unsafe_fixes=job.unsafe,
+            options,
+            select=(job.code,),
+            unsafe_fixes=job.unsafe,
             changed_lines={path.resolve(): frozenset(range(first, last + 1))},
         )
     else:
@@ -96,7 +112,9 @@ def _explain() -> dict[str, str]:
 
 def main() -> None:
     messages = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # whatever a library prints must not reach the pipe
+    os.dup2(
+        sys.stderr.fileno(), sys.stdout.fileno()
+    )  # whatever a library prints must not reach the pipe
     jobs = sys.stdin.buffer
     import jaxfix.engine  # noqa: F401 - before the first job arrives: libcst, the rules
 
@@ -109,7 +127,9 @@ def main() -> None:
         try:
             reply = answer(job)
         except Exception as error:  # noqa: BLE001 - the server logs it; the next job still runs
-            reply = Answer(None, failure=f"internal error: {type(error).__name__}: {error}")
+            reply = Answer(
+                None, failure=f"internal error: {type(error).__name__}: {error}"
+            )
         send(messages, (number, reply))
 
 

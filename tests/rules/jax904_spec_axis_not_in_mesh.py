@@ -46,16 +46,28 @@ class SpecAxisNotInMesh(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         analysis = self.analysis
-        args = analysis.bind(node) if analysis.called_api(node) is Api.DEVICE_PUT else None  # which calls
+        args = (
+            analysis.bind(node) if analysis.called_api(node) is Api.DEVICE_PUT else None
+        )  # which calls
         spec = analysis.resolve(args["device"]) if args and "device" in args else None
-        if not isinstance(spec, cst.Call) or analysis.called_api(spec) is not Api.PARTITION_SPEC:
+        if (
+            not isinstance(spec, cst.Call)
+            or analysis.called_api(spec) is not Api.PARTITION_SPEC
+        ):
             return
-        axes = [analysis.value_of(arg.value) for arg in spec.args if arg.keyword is None]  # question 2
+        axes = [
+            analysis.value_of(arg.value) for arg in spec.args if arg.keyword is None
+        ]  # question 2
         for site in innermost(analysis.contexts_at(node)):  # question 1
             mesh = site.mesh
             if not isinstance(mesh, MeshValue) or mesh.axis_names is None:
                 continue
             names = mesh.axis_names
-            missing = [axis for axis in axes if isinstance(axis, str) and axis not in names]
+            missing = [
+                axis for axis in axes if isinstance(axis, str) and axis not in names
+            ]
             if missing:
-                return self.report(node, f"axis {missing[0]!r} is not in the context mesh {mesh.shape_text()}")
+                return self.report(
+                    node,
+                    f"axis {missing[0]!r} is not in the context mesh {mesh.shape_text()}",
+                )

@@ -40,5 +40,9 @@ def repository_path(path: Path) -> str:
 
 def doc_section(rule: type[Rule], title: str) -> str:
     """One `## title` section of a rule's ruff-style docs, without its heading."""
-    match = re.search(rf"^## {re.escape(title)}$(.*?)(?=^## |\Z)", rule.doc(), re.MULTILINE | re.DOTALL)
+    match = re.search(
+        rf"^## {re.escape(title)}$(.*?)(?=^## |\Z)",
+        rule.doc(),
+        re.MULTILINE | re.DOTALL,
+    )
     return match[1].strip() if match else ""

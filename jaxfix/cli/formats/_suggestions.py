@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from jaxfix.diagnostics import Diagnostic, FileResult
 from jaxfix.diffs import decode, split_lines
 
-_SIMILAR = 0.6  # difflib ratio above which a changed line is taken for an edit of the old one
+_SIMILAR = (
+    0.6  # difflib ratio above which a changed line is taken for an edit of the old one
+)
 
 
 @dataclass(frozen=True)
@@ -36,7 +38,7 @@ class Comment:
     def text(self) -> str:
         """The replacement as one string without its final line break (rdjson, SARIF)."""
         assert self.replacement
-        final_break = self.replacement[-1][len(self.lines[-1]):]
+        final_break = self.replacement[-1][len(self.lines[-1]) :]
         return "".join(self.replacement).removesuffix(final_break)
 
     @property
@@ -49,7 +51,9 @@ class Comment:
 def _span(diagnostic: Diagnostic) -> tuple[int, int]:
     if diagnostic.fix_lines is None:
         return diagnostic.start.line, diagnostic.end.line
-    return min(diagnostic.start.line, diagnostic.fix_lines[0]), max(diagnostic.end.line, diagnostic.fix_lines[1])
+    return min(diagnostic.start.line, diagnostic.fix_lines[0]), max(
+        diagnostic.end.line, diagnostic.fix_lines[1]
+    )
 
 
 def _owners(i1: int, i2: int, diagnostics: list[Diagnostic]) -> tuple[Diagnostic, ...]:
@@ -63,7 +67,9 @@ def _similar(a: str, b: str) -> bool:
     return difflib.SequenceMatcher(None, a, b).ratio() >= _SIMILAR
 
 
-def _split(old: list[str], new: list[str], i1: int, i2: int, j1: int, j2: int) -> Iterator[tuple[int, int, int, int]]:
+def _split(
+    old: list[str], new: list[str], i1: int, i2: int, j1: int, j2: int
+) -> Iterator[tuple[int, int, int, int]]:
     """Cut a replaced block into line pairs where old and new lines still look alike (from both
     ends), so fixes on neighbouring lines stay separate comments; the rest stays one region."""
     head: list[tuple[int, int, int, int]] = []
@@ -76,7 +82,7 @@ def _split(old: list[str], new: list[str], i1: int, i2: int, j1: int, j2: int) -
         i2, j2 = i2 - 1, j2 - 1
     middle = [(i1, i2, j1, j2)] if i1 < i2 or j1 < j2 else []
     for region in (*head, *middle, *tail):
-        if old[region[0]:region[1]] != new[region[2]:region[3]]:
+        if old[region[0] : region[1]] != new[region[2] : region[3]]:
             yield region
 
 
@@ -88,36 +94,57 @@ def _regions(old: list[str], new: list[str]) -> Iterator[tuple[int, int, int, in
             yield from _split(old, new, i1, i2, j1, j2)
 
 
-def _hunks(old: list[str], new: list[str], applied: list[Diagnostic]) -> Iterator[Comment]:
+def _hunks(
+    old: list[str], new: list[str], applied: list[Diagnostic]
+) -> Iterator[Comment]:
     merged: list[tuple[int, int, int, int, tuple[Diagnostic, ...]]] = []
     for i1, i2, j1, j2 in _regions(old, new):
         owners = _owners(i1, i2, applied)
-        if i1 == i2 or j1 == j2:  # suggestions replace lines: a pure insertion or deletion takes a neighbour along
-            i1, i2, j1, j2 = (i1 - 1, i2, j1 - 1, j2) if i1 > 0 else (i1, i2 + 1, j1, j2 + 1)
+        if (
+            i1 == i2 or j1 == j2
+        ):  # suggestions replace lines: a pure insertion or deletion takes a neighbour along
+            i1, i2, j1, j2 = (
+                (i1 - 1, i2, j1 - 1, j2) if i1 > 0 else (i1, i2 + 1, j1, j2 + 1)
+            )
         last = merged[-1] if merged else None
         if last and (last[1] > i1 or (last[1] == i1 and last[4] == owners)):
-            merged[-1] = (last[0], i2, last[2], j2, tuple(dict.fromkeys(last[4] + owners)))
+            merged[-1] = (
+                last[0],
+                i2,
+                last[2],
+                j2,
+                tuple(dict.fromkeys(last[4] + owners)),
+            )
         else:
             merged.append((i1, i2, j1, j2, owners))
     for i1, i2, j1, j2, owners in merged:
         yield Comment(i1 + 1, i2, owners, tuple(new[j1:j2]))
 
 
-def comments(result: FileResult, diagnostics: tuple[Diagnostic, ...], *, suggest: bool) -> list[Comment]:
+def comments(
+    result: FileResult, diagnostics: tuple[Diagnostic, ...], *, suggest: bool
+) -> list[Comment]:
     """One comment per hunk of the fix (when `suggest`), plus one per diagnostic no hunk carries."""
     found: list[Comment] = []
     if suggest and result.source is not None and result.fixed is not None:
         old, new = split_lines(decode(result.source)), split_lines(decode(result.fixed))
         found.extend(_hunks(old, new, [d for d in diagnostics if d.applied]))
     carried = {d for c in found for d in c.diagnostics}
-    found.extend(Comment(d.start.line, d.start.line, (d,)) for d in diagnostics if d not in carried)
+    found.extend(
+        Comment(d.start.line, d.start.line, (d,))
+        for d in diagnostics
+        if d not in carried
+    )
     return sorted(found, key=lambda c: (c.first, c.last, c.replacement is None))
 
 
 def companion_note(comment: Comment, file_comments: list[Comment]) -> str:
     """For a fix's suggestion: where the changes it needs elsewhere (an import) are suggested."""
-    lines = [c.first if c.first == c.last else f"{c.first}-{c.last}" for c in file_comments
-             if not c.diagnostics and c.replacement is not None]
+    lines = [
+        c.first if c.first == c.last else f"{c.first}-{c.last}"
+        for c in file_comments
+        if not c.diagnostics and c.replacement is not None
+    ]
     if comment.replacement is None or not comment.diagnostics or not lines:
         return ""
     return f"Apply together with the suggestion on line {', '.join(map(str, lines))}."
@@ -125,7 +152,17 @@ def companion_note(comment: Comment, file_comments: list[Comment]) -> str:
 
 def companion_message(comment: Comment, diagnostics: tuple[Diagnostic, ...]) -> str:
     """What a hunk no diagnostic claims is for: usually an import the file's fixes need."""
-    fixed = ", ".join(dict.fromkeys(f"{d.code} on line {d.start.line}" for d in diagnostics if d.applied))
-    imports = all(line.lstrip().startswith(("import ", "from ")) for line in comment.lines if line.strip())
+    fixed = ", ".join(
+        dict.fromkeys(
+            f"{d.code} on line {d.start.line}" for d in diagnostics if d.applied
+        )
+    )
+    imports = all(
+        line.lstrip().startswith(("import ", "from "))
+        for line in comment.lines
+        if line.strip()
+    )
     what = "Import needed" if imports else "Needed"
-    return f"{what} by jaxfix's fixes in this file ({fixed}): apply it together with them."
+    return (
+        f"{what} by jaxfix's fixes in this file ({fixed}): apply it together with them."
+    )

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from jaxfix.cli.formats import RunInfo, register
-from jaxfix.cli.formats._common import repository_path, reported
+from jaxfix.cli.formats._common import reported, repository_path
 from jaxfix.diagnostics import Diagnostic, FileResult, Location, Safety
 from jaxfix.escaping import workflow_data, workflow_property
 from jaxfix.notebook import in_document
 
 
 def _command(properties: dict[str, object], message: str) -> str:
-    fields = ",".join(f"{key}={workflow_property(str(value))}" for key, value in properties.items())
+    fields = ",".join(
+        f"{key}={workflow_property(str(value))}" for key, value in properties.items()
+    )
     return f"::error {fields}::{workflow_data(message)}\n"
 
 
@@ -19,7 +21,11 @@ def _span(start: Location | None, end: Location | None = None) -> dict[str, int]
     if start is None or start.line < 1:
         return {}
     span = {"line": start.line, "col": start.column}
-    return span | ({"endLine": end.line, "endColumn": end.column} if end is not None and end.line >= 1 else {})
+    return span | (
+        {"endLine": end.line, "endColumn": end.column}
+        if end is not None and end.line >= 1
+        else {}
+    )
 
 
 def _message(diagnostic: Diagnostic) -> str:
@@ -38,7 +44,12 @@ def render(results: list[FileResult], info: RunInfo) -> str:
     for result in map(in_document, results):  # a notebook's own (JSON) lines
         path = repository_path(result.path)
         if result.error is not None:
-            lines.append(_command({"file": path, **_span(result.error_location), "title": "jaxfix"}, result.error))
+            lines.append(
+                _command(
+                    {"file": path, **_span(result.error_location), "title": "jaxfix"},
+                    result.error,
+                )
+            )
         for d in reported(result, info):
             properties = {"file": path, **_span(d.start, d.end), "title": d.code}
             lines.append(_command(properties, _message(d)))

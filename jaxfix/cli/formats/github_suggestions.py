@@ -13,8 +13,13 @@ import json
 import re
 
 from jaxfix.cli.formats import RunInfo, register
-from jaxfix.cli.formats._common import repository_path, reported
-from jaxfix.cli.formats._suggestions import Comment, comments, companion_message, companion_note
+from jaxfix.cli.formats._common import reported, repository_path
+from jaxfix.cli.formats._suggestions import (
+    Comment,
+    comments,
+    companion_message,
+    companion_note,
+)
 from jaxfix.diagnostics import Diagnostic, FileResult, Safety
 from jaxfix.escaping import markdown_message
 from jaxfix.notebook import in_document
@@ -23,25 +28,47 @@ _BACKTICKS = re.compile(r"`{3,}")
 
 
 def _note(diagnostic: Diagnostic) -> str:
-    if diagnostic.fix_title is not None and not diagnostic.applied and diagnostic.fix_safety is Safety.UNSAFE:
+    if (
+        diagnostic.fix_title is not None
+        and not diagnostic.applied
+        and diagnostic.fix_safety is Safety.UNSAFE
+    ):
         return f" (unsafe fix available with `--unsafe-fixes`: {diagnostic.fix_title})"
     return ""
 
 
-def _body(comment: Comment, file_diagnostics: tuple[Diagnostic, ...], file_comments: list[Comment]) -> str:
+def _body(
+    comment: Comment,
+    file_diagnostics: tuple[Diagnostic, ...],
+    file_comments: list[Comment],
+) -> str:
     if comment.diagnostics:
-        text = "\n\n".join(dict.fromkeys(f"**{d.code}**: {markdown_message(d.message + _note(d))}" for d in comment.diagnostics))
+        text = "\n\n".join(
+            dict.fromkeys(
+                f"**{d.code}**: {markdown_message(d.message + _note(d))}"
+                for d in comment.diagnostics
+            )
+        )
     else:
         text = markdown_message(companion_message(comment, file_diagnostics))
     if comment.replacement is None:
         return text
     note = companion_note(comment, file_comments)
     lines = comment.lines
-    fence = "`" * max([3, *(len(run) + 1 for line in lines for run in _BACKTICKS.findall(line))])
-    return "\n".join([text, *(["", note] if note else []), "", f"{fence}suggestion", *lines, fence])
+    fence = "`" * max(
+        [3, *(len(run) + 1 for line in lines for run in _BACKTICKS.findall(line))]
+    )
+    return "\n".join(
+        [text, *(["", note] if note else []), "", f"{fence}suggestion", *lines, fence]
+    )
 
 
-def _item(comment: Comment, file_diagnostics: tuple[Diagnostic, ...], file_comments: list[Comment], path: str) -> dict:
+def _item(
+    comment: Comment,
+    file_diagnostics: tuple[Diagnostic, ...],
+    file_comments: list[Comment],
+    path: str,
+) -> dict:
     item: dict = {"path": path, "line": comment.last, "side": "RIGHT"}
     if comment.first < comment.last:
         item.update(start_line=comment.first, start_side="RIGHT")

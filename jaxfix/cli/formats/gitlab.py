@@ -7,18 +7,22 @@ import json
 from collections import Counter
 
 from jaxfix.cli.formats import RunInfo, register
-from jaxfix.cli.formats._common import repository_path, reported
+from jaxfix.cli.formats._common import reported, repository_path
 from jaxfix.diagnostics import Diagnostic, FileResult
-from jaxfix.notebook import in_document
 from jaxfix.diffs import decode, split_lines
+from jaxfix.notebook import in_document
 
 
-def _fingerprint(path: str, diagnostic: Diagnostic, line_text: str, seen: Counter) -> str:
+def _fingerprint(
+    path: str, diagnostic: Diagnostic, line_text: str, seen: Counter
+) -> str:
     """Stable while the flagged line's text stays the same, even when lines above move;
     identical findings in one file are told apart by their order."""
     key = (path, diagnostic.code, diagnostic.message, line_text.strip())
     seen[key] += 1
-    return hashlib.sha256("\0".join((*key, str(seen[key]))).encode("utf-8", "surrogateescape")).hexdigest()
+    return hashlib.sha256(
+        "\0".join((*key, str(seen[key]))).encode("utf-8", "surrogateescape")
+    ).hexdigest()
 
 
 @register("gitlab")
@@ -33,13 +37,18 @@ def render(results: list[FileResult], info: RunInfo) -> str:
         seen: Counter = Counter()
         for d in diagnostics:
             line_text = lines[d.start.line - 1] if d.start.line <= len(lines) else ""
-            issues.append({
-                "type": "issue",
-                "check_name": d.code,
-                "description": f"{d.code}: {d.message}",
-                "categories": ["Bug Risk"],
-                "severity": "major",
-                "fingerprint": _fingerprint(path, d, line_text, seen),
-                "location": {"path": path, "lines": {"begin": d.start.line, "end": d.end.line}},
-            })
+            issues.append(
+                {
+                    "type": "issue",
+                    "check_name": d.code,
+                    "description": f"{d.code}: {d.message}",
+                    "categories": ["Bug Risk"],
+                    "severity": "major",
+                    "fingerprint": _fingerprint(path, d, line_text, seen),
+                    "location": {
+                        "path": path,
+                        "lines": {"begin": d.start.line, "end": d.end.line},
+                    },
+                }
+            )
     return json.dumps(issues, indent=2) + "\n"

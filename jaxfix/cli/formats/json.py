@@ -20,21 +20,31 @@ def _location(location: Location) -> dict:
 def _diagnostic(diagnostic: Diagnostic) -> dict:
     fix = None
     if diagnostic.fix_title is not None and diagnostic.fix_safety is not None:
-        fix = {"title": diagnostic.fix_title, "safety": diagnostic.fix_safety.value, "applied": diagnostic.applied}
+        fix = {
+            "title": diagnostic.fix_title,
+            "safety": diagnostic.fix_safety.value,
+            "applied": diagnostic.applied,
+        }
     return {
         "code": diagnostic.code,
         "message": diagnostic.message,
         "start": _location(diagnostic.start),
         "end": _location(diagnostic.end),
         "fix": fix,
-        "related": [{"message": r.message, "start": _location(r.start)} for r in diagnostic.related],
+        "related": [
+            {"message": r.message, "start": _location(r.start)}
+            for r in diagnostic.related
+        ],
     }
 
 
 def _file(result: FileResult) -> dict:
     error = None
     if result.error is not None:
-        error = {"message": result.error, **(_location(result.error_location) if result.error_location else {})}
+        error = {
+            "message": result.error,
+            **(_location(result.error_location) if result.error_location else {}),
+        }
     diff = None
     if result.source is not None and result.fixed is not None:
         diff = unified_diff_text(display_path(result.path), result.source, result.fixed)
@@ -54,12 +64,24 @@ def render(results: list[FileResult], info: RunInfo) -> str:
         "tool": {"name": "jaxfix", "version": __version__},
         "rules": [rule_record(r) for r in info.rules],
         "fixes_written": info.write,
-        "files": [_file(r) for r in results if r.diagnostics or r.fixed is not None or r.error is not None],
+        "files": [
+            _file(r)
+            for r in results
+            if r.diagnostics or r.fixed is not None or r.error is not None
+        ],
         "summary": {
             "files_scanned": len(results),
-            "files_changed": sum(1 for r in results if r.fixed is not None and r.error is None),
+            "files_changed": sum(
+                1 for r in results if r.fixed is not None and r.error is None
+            ),
             "diagnostics": sum(len(r.diagnostics) for r in results),
-            "fixed": sum(1 for r in results if r.error is None for d in r.diagnostics if d.applied),
+            "fixed": sum(
+                1
+                for r in results
+                if r.error is None
+                for d in r.diagnostics
+                if d.applied
+            ),
             "remaining": sum(len(r.remaining) for r in results),
             "files_in_error": sum(1 for r in results if r.error is not None),
         },

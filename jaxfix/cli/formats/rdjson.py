@@ -12,44 +12,87 @@ import json
 
 from jaxfix.cli.formats import RunInfo, register
 from jaxfix.cli.formats._common import reported
-from jaxfix.cli.formats._suggestions import Comment, comments, companion_message, companion_note
+from jaxfix.cli.formats._suggestions import (
+    Comment,
+    comments,
+    companion_message,
+    companion_note,
+)
 from jaxfix.diagnostics import Diagnostic, FileResult, Location
-from jaxfix.notebook import in_document
 from jaxfix.diffs import decode, split_lines
+from jaxfix.notebook import in_document
 from jaxfix.paths import display_path
 
 
 def _position(lines: list[str], location: Location) -> dict:
     text = lines[location.line - 1] if location.line <= len(lines) else ""
-    return {"line": location.line, "column": len(text[: location.column - 1].encode("utf-8")) + 1}
+    return {
+        "line": location.line,
+        "column": len(text[: location.column - 1].encode("utf-8")) + 1,
+    }
 
 
-def _entry(comment: Comment, file_diagnostics: tuple[Diagnostic, ...], file_comments: list[Comment],
-           path: str, lines: list[str]) -> dict:
+def _entry(
+    comment: Comment,
+    file_diagnostics: tuple[Diagnostic, ...],
+    file_comments: list[Comment],
+    path: str,
+    lines: list[str],
+) -> dict:
     if comment.diagnostics:
         first = comment.diagnostics[0]
         messages = list(dict.fromkeys((d.code, d.message) for d in comment.diagnostics))
-        message = first.message if len(messages) == 1 else "\n".join(f"{code}: {text}" for code, text in messages)
+        message = (
+            first.message
+            if len(messages) == 1
+            else "\n".join(f"{code}: {text}" for code, text in messages)
+        )
         note = companion_note(comment, file_comments)
         entry = {
             "message": f"{message}\n{note}" if note else message,
-            "location": {"path": path, "range": {"start": _position(lines, first.start), "end": _position(lines, first.end)}},
+            "location": {
+                "path": path,
+                "range": {
+                    "start": _position(lines, first.start),
+                    "end": _position(lines, first.end),
+                },
+            },
             "severity": "ERROR",
             "code": {"value": first.code},
         }
         if first.related:
             entry["related_locations"] = [
-                {"message": r.message, "location": {"path": path, "range": {"start": _position(lines, r.start)}}}
+                {
+                    "message": r.message,
+                    "location": {
+                        "path": path,
+                        "range": {"start": _position(lines, r.start)},
+                    },
+                }
                 for r in first.related
             ]
     else:
         entry = {
             "message": companion_message(comment, file_diagnostics),
-            "location": {"path": path, "range": {"start": {"line": comment.first}, "end": {"line": comment.last}}},
+            "location": {
+                "path": path,
+                "range": {
+                    "start": {"line": comment.first},
+                    "end": {"line": comment.last},
+                },
+            },
             "severity": "ERROR",
         }
     if comment.replacement is not None:
-        entry["suggestions"] = [{"range": {"start": {"line": comment.first}, "end": {"line": comment.last}}, "text": comment.text}]
+        entry["suggestions"] = [
+            {
+                "range": {
+                    "start": {"line": comment.first},
+                    "end": {"line": comment.last},
+                },
+                "text": comment.text,
+            }
+        ]
     return entry
 
 
@@ -63,6 +106,12 @@ def render(results: list[FileResult], info: RunInfo) -> str:
         path = display_path(result.path)
         lines = split_lines(decode(result.source)) if result.source is not None else []
         file_comments = comments(result, diagnostics, suggest=not info.write)
-        entries.extend(_entry(c, diagnostics, file_comments, path, lines) for c in file_comments)
-    document = {"source": {"name": "jaxfix"}, "severity": "ERROR", "diagnostics": entries}
+        entries.extend(
+            _entry(c, diagnostics, file_comments, path, lines) for c in file_comments
+        )
+    document = {
+        "source": {"name": "jaxfix"},
+        "severity": "ERROR",
+        "diagnostics": entries,
+    }
     return json.dumps(document, indent=2) + "\n"

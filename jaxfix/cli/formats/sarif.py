@@ -13,7 +13,12 @@ from pathlib import Path
 
 from jaxfix import __version__
 from jaxfix.cli.formats import RunInfo, register
-from jaxfix.cli.formats._common import doc_section, repository_path, reported, source_root
+from jaxfix.cli.formats._common import (
+    doc_section,
+    reported,
+    repository_path,
+    source_root,
+)
 from jaxfix.cli.formats._suggestions import Comment, comments
 from jaxfix.codemods.base import Rule
 from jaxfix.diagnostics import Diagnostic, FileResult, Location
@@ -50,25 +55,40 @@ def _region(start: Location, end: Location | None = None) -> dict | None:
 
 
 def _physical(path: Path, region: dict | None) -> dict:
-    return {"artifactLocation": _artifact(path), **({"region": region} if region else {})}
-
-
-def _fix(diagnostic: Diagnostic, path: Path, file_comments: list[Comment]) -> dict:
-    hunks = [c for c in file_comments if c.replacement is not None and (diagnostic in c.diagnostics or not c.diagnostics)]
     return {
-        "description": {"text": diagnostic.fix_title},
-        "artifactChanges": [{
-            "artifactLocation": _artifact(path),
-            # Whole lines: no columns means from the start of startLine to the end of endLine.
-            "replacements": [
-                {"deletedRegion": {"startLine": c.first, "endLine": c.last}, "insertedContent": {"text": c.text}}
-                for c in hunks
-            ],
-        }],
+        "artifactLocation": _artifact(path),
+        **({"region": region} if region else {}),
     }
 
 
-def _results(result: FileResult, info: RunInfo, rule_index: dict[str, int]) -> list[dict]:
+def _fix(diagnostic: Diagnostic, path: Path, file_comments: list[Comment]) -> dict:
+    hunks = [
+        c
+        for c in file_comments
+        if c.replacement is not None
+        and (diagnostic in c.diagnostics or not c.diagnostics)
+    ]
+    return {
+        "description": {"text": diagnostic.fix_title},
+        "artifactChanges": [
+            {
+                "artifactLocation": _artifact(path),
+                # Whole lines: no columns means from the start of startLine to the end of endLine.
+                "replacements": [
+                    {
+                        "deletedRegion": {"startLine": c.first, "endLine": c.last},
+                        "insertedContent": {"text": c.text},
+                    }
+                    for c in hunks
+                ],
+            }
+        ],
+    }
+
+
+def _results(
+    result: FileResult, info: RunInfo, rule_index: dict[str, int]
+) -> list[dict]:
     diagnostics = reported(result, info)
     file_comments = comments(result, diagnostics, suggest=not info.write)
     out = []
@@ -77,14 +97,19 @@ def _results(result: FileResult, info: RunInfo, rule_index: dict[str, int]) -> l
             "ruleId": d.code,
             "level": "error",
             "message": {"text": d.message},
-            "locations": [{"physicalLocation": _physical(result.path, _region(d.start, d.end))}],
+            "locations": [
+                {"physicalLocation": _physical(result.path, _region(d.start, d.end))}
+            ],
         }
         if d.code in rule_index:
             entry["ruleIndex"] = rule_index[d.code]
         if d.related:
             entry["relatedLocations"] = [
-                {"id": n, "message": {"text": r.message},
-                 "physicalLocation": _physical(result.path, _region(r.start))}
+                {
+                    "id": n,
+                    "message": {"text": r.message},
+                    "physicalLocation": _physical(result.path, _region(r.start)),
+                }
                 for n, r in enumerate(d.related)
             ]
         if any(d in c.diagnostics for c in file_comments if c.replacement is not None):
@@ -94,21 +119,49 @@ def _results(result: FileResult, info: RunInfo, rule_index: dict[str, int]) -> l
 
 
 def _notification(result: FileResult) -> dict:
-    location = _physical(result.path, _region(result.error_location) if result.error_location is not None else None)
-    return {"level": "error", "message": {"text": result.error}, "locations": [{"physicalLocation": location}]}
+    location = _physical(
+        result.path,
+        _region(result.error_location) if result.error_location is not None else None,
+    )
+    return {
+        "level": "error",
+        "message": {"text": result.error},
+        "locations": [{"physicalLocation": location}],
+    }
 
 
 @register("sarif")
 def render(results: list[FileResult], info: RunInfo) -> str:
     rule_index = {rule.code: n for n, rule in enumerate(info.rules)}
     run = {
-        "tool": {"driver": {"name": "jaxfix", "version": __version__, "rules": [_rule(r) for r in info.rules]}},
-        "originalUriBaseIds": {"%SRCROOT%": {"uri": source_root().as_uri().rstrip("/") + "/"}},
+        "tool": {
+            "driver": {
+                "name": "jaxfix",
+                "version": __version__,
+                "rules": [_rule(r) for r in info.rules],
+            }
+        },
+        "originalUriBaseIds": {
+            "%SRCROOT%": {"uri": source_root().as_uri().rstrip("/") + "/"}
+        },
         "columnKind": "unicodeCodePoints",
-        "results": [entry for r in map(in_document, results) for entry in _results(r, info, rule_index)],
-        "invocations": [{
-            "executionSuccessful": not any(r.error for r in results),
-            "toolExecutionNotifications": [_notification(r) for r in map(in_document, results) if r.error is not None],
-        }],
+        "results": [
+            entry
+            for r in map(in_document, results)
+            for entry in _results(r, info, rule_index)
+        ],
+        "invocations": [
+            {
+                "executionSuccessful": not any(r.error for r in results),
+                "toolExecutionNotifications": [
+                    _notification(r)
+                    for r in map(in_document, results)
+                    if r.error is not None
+                ],
+            }
+        ],
     }
-    return json.dumps({"$schema": _SCHEMA, "version": "2.1.0", "runs": [run]}, indent=2) + "\n"
+    return (
+        json.dumps({"$schema": _SCHEMA, "version": "2.1.0", "runs": [run]}, indent=2)
+        + "\n"
+    )
