@@ -15,6 +15,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from jaxfix.escaping import printable
 from jaxfix.file_io import ReadError, read_regular
 from jaxfix.options import DEFAULT_MAX_FILE_SIZE
 
@@ -51,9 +52,8 @@ def _git(args: tuple[str, ...], cwd: Path) -> str:
     done = subprocess.run([*_GIT, *args], cwd=cwd, capture_output=True)
     if done.returncode != 0:
         message = os.fsdecode(done.stderr).strip().splitlines()
-        raise ChangedLinesError(
-            f"git {args[0]} failed: {message[0] if message else f'exit code {done.returncode}'}"
-        )
+        reason = printable(message[0]) if message else f"exit code {done.returncode}"
+        raise ChangedLinesError(f"git {args[0]} failed: {reason}")
     return os.fsdecode(done.stdout)
 
 
@@ -104,6 +104,10 @@ def _line_count(path: Path) -> int:
 def changed_lines(rev: str, cwd: Path | None = None) -> dict[Path, frozenset[int]]:
     """Resolved path -> 1-based lines changed since `rev`, for the repository around `cwd`."""
     here = cwd or Path.cwd()
+    if not rev or rev.startswith(
+        "-"
+    ):  # git would read it as an option (`--output=FILE` writes)
+        raise ChangedLinesError(f"--diff-base {printable(rev)}: not a git revision")
     if shutil.which("git") is None:
         raise ChangedLinesError(
             "--diff-base needs git, which is not installed (or not on PATH)"
@@ -117,7 +121,7 @@ def changed_lines(rev: str, cwd: Path | None = None) -> dict[Path, frozenset[int
     try:
         diff = _git((*_DIFF, rev, "--"), root)
     except ChangedLinesError as error:
-        raise ChangedLinesError(f"--diff-base {rev}: {error}") from None
+        raise ChangedLinesError(f"--diff-base {printable(rev)}: {error}") from None
     changed = {
         (root / path).resolve(): numbers
         for path, numbers in parse_diff(diff).items()

@@ -151,6 +151,26 @@ def test_unknown_revision_is_a_clear_usage_error(repo):
     )
 
 
+@pytest.mark.parametrize("rev", ["--output=WRITTEN", "-p"])
+def test_a_revision_git_would_read_as_an_option_is_refused(repo, rev):
+    """`git diff --output=FILE` writes FILE: a revision is never passed on as an option."""
+    result = run(repo, "--check", "--diff-base", rev, ".")
+    assert result.exit_code == 2
+    assert "not a git revision" in result.stderr
+    assert not (repo / "WRITTEN").exists()
+
+
+def test_revision_and_git_message_are_escaped(repo):
+    result = run(repo, "--check", "--diff-base", "x\x1b]0;title\x07\n::error::y", ".")
+    assert result.exit_code == 2
+    error_lines = [line for line in result.stderr.splitlines() if "diff-base" in line]
+    assert (
+        error_lines and "\\x1b" in error_lines[0] and "\\n::error::y" in error_lines[0]
+    )
+    assert "\x1b" not in result.stderr
+    assert not any(line.startswith("::") for line in result.stderr.splitlines())
+
+
 def test_unusual_file_names_and_deleted_files(tmp_path):
     names = ["sp ace.py", "tab\tx.py", "ü.py", "plain.py", "gone.py"]
     git(tmp_path, "init", "-q")

@@ -571,3 +571,12 @@ def test_evidence_input_is_read_as_a_recording_or_as_a_log(tmp_path):
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert done.returncode == 0, done.stderr  # every flag the bot passes exists
+
+
+def test_a_base_git_would_read_as_an_option_is_refused(tmp_path):
+    """The base commit comes from the code host's API; it is never passed to git as an option."""
+    from jaxfix.bot.__main__ import BotError, _merge_base
+
+    with pytest.raises(BotError, match="not a git revision"):
+        _merge_base("--output=WRITTEN", tmp_path)
+    assert not (tmp_path / "WRITTEN").exists()

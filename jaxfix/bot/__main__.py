@@ -19,6 +19,7 @@ import click
 
 from jaxfix.bot.findings import failed, jaxfix_command, run_jaxfix
 from jaxfix.bot.rest import ApiError
+from jaxfix.escaping import printable
 
 
 class BotError(click.ClickException):
@@ -35,12 +36,14 @@ def _env(name: str) -> str:
 
 
 def _merge_base(base: str, cwd: Path) -> str:
+    if base.startswith("-"):  # git would read it as an option
+        raise BotError(f"the base commit {printable(base[:40])} is not a git revision")
     done = subprocess.run(
         ["git", "merge-base", base, "HEAD"], cwd=cwd, capture_output=True, text=True
     )
     if done.returncode != 0:
         raise BotError(
-            f"the base commit {base[:12]} is not in this checkout: check out with full history "
+            f"the base commit {printable(base[:12])} is not in this checkout: check out with full history "
             "(actions/checkout with fetch-depth: 0; GitLab: GIT_DEPTH: 0)"
         )
     return done.stdout.strip()
