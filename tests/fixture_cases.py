@@ -17,6 +17,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
+ENGINE = FIXTURES / "engine"  # the engine's capability cases: tests/engine_cases.py
 _HEADER = re.compile(r"#\s*(?P<key>[a-z-]+):\s*(?P<value>.*?)\s*$")
 KEYS = {"case", "target-jax", "options", "expect", "run-under", "raises", "result"}
 REQUIRED = {"case", "target-jax", "expect", "run-under"}
@@ -93,10 +94,14 @@ def all_cases() -> list[Case]:
             )
         )
     # Hidden directories are not cases: `jaxfix fixtures/JAX002` leaves its .jaxfix_cache/ there.
+    # fixtures/engine/ holds the engine's capability cases (tests/engine_cases.py): their
+    # expected result today is a table of their own.
     for project in sorted(
         p
         for p in FIXTURES.glob("*/*")
-        if p.is_dir() and not p.name.startswith((".", "__pycache__"))
+        if p.is_dir()
+        and p.parent != ENGINE
+        and not p.name.startswith((".", "__pycache__"))
     ):
         entries = [
             p
@@ -124,9 +129,12 @@ def all_cases() -> list[Case]:
 
 def python_sources() -> list[Path]:
     """Every fixture script Python parses: cases, fixed files and project modules, but not a
-    project's module that does not parse on purpose (what jaxfix does when an import leads there)."""
+    project's module that does not parse on purpose (what jaxfix does when an import leads there).
+    Not the engine cases (fixtures/engine/): tests/test_engine_cases.py runs jaxfix on each."""
     found = []
     for path in sorted(FIXTURES.rglob("*.py")):
+        if ENGINE in path.parents:
+            continue
         try:
             ast.parse(path.read_bytes())
         except SyntaxError:

@@ -1,0 +1,207 @@
+"""The engine's capability cases (fixtures/engine/, see its README.md) and what jaxfix gives on
+each today, against what a correct engine must give.
+
+Usage: python tests/engine_cases.py   (prints the recall table that docs/engine-cases.md holds)
+
+A case is a small project tree: jaxfix runs on every module of it (the tree is the project
+root), as `jaxfix <tree>` would. Its outcome is one word, compared exactly with the `today`
+column of fixtures/engine/EXPECT, so that any change, better or worse, is seen and the table is
+updated deliberately.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+if __name__ == "__main__":  # run as a script: find the helpers and jaxfix
+    sys.path[:0] = [
+        str(Path(__file__).resolve().parent.parent),
+        str(Path(__file__).parent),
+    ]
+
+from fixture_cases import ENGINE, read_header
+
+EXPECT = ENGINE / "EXPECT"
+
+# What a case's tree asks of a correct engine, from its files.
+TARGETS = ("fixed", "reported", "unchanged")
+# What jaxfix may give: the targets, or a positive case's miss, or a negative case's harm.
+OUTCOMES = (*TARGETS, "missed", "wrong-fix", "false-report", "false-fix")
+
+
+@dataclass(frozen=True)
+class EngineCase:
+    name: str
+    tree: Path
+    entry: Path  # the one module with the header, run as the program
+    header: dict[str, str]
+    fixed: dict[
+        Path, Path
+    ]  # module -> its hand-written fixed version (`<module>.fixed.py`)
+
+    @property
+    def rule(self) -> str:
+        return self.header["rule"]
+
+    @property
+    def modules(self) -> list[Path]:
+        return sorted(
+            p for p in self.tree.rglob("*.py") if not p.name.endswith(".fixed.py")
+        )
+
+    @property
+    def target(self) -> str:
+        if self.fixed:
+            return "fixed"
+        return "unchanged" if self.header["expect"] == "none" else "reported"
+
+    @property
+    def run_under(self) -> list[str]:
+        return self.header["run-under"].split()
+
+    @property
+    def cli_args(self) -> list[str]:
+        return ["--jax-version", self.header["target-jax"], *self.options]
+
+    @property
+    def options(self) -> list[str]:
+        return self.header.get("options", "").split()
+
+
+@dataclass(frozen=True)
+class Expected:
+    rule: str
+    today: str
+    why: str
+
+
+def all_engine_cases() -> list[EngineCase]:
+    cases = []
+    for tree in sorted(p for p in ENGINE.iterdir() if p.is_dir()):
+        if tree.name.startswith((".", "__pycache__")):
+            continue
+        modules = [
+            p
+            for p in sorted(tree.rglob("*.py"))
+            if not p.name.endswith(".fixed.py") and "case" in read_header(p)
+        ]
+        if len(modules) != 1:
+            raise ValueError(
+                f"{tree}: an engine case needs exactly one module with a `# case:` header, found {len(modules)}"
+            )
+        fixed = {
+            p.with_name(p.name.replace(".fixed.py", ".py")): p
+            for p in sorted(tree.rglob("*.fixed.py"))
+        }
+        cases.append(
+            EngineCase(tree.name, tree, modules[0], read_header(modules[0]), fixed)
+        )
+    return cases
+
+
+def expected_table() -> dict[str, Expected]:
+    """fixtures/engine/EXPECT: `case | rule | today[: why]` a line; `#` starts a comment."""
+    table = {}
+    for line in EXPECT.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        name, rule, result = (part.strip() for part in line.split("|"))
+        today, _, why = result.partition(":")
+        table[name] = Expected(rule, today.strip(), why.strip())
+    return table
+
+
+def materialize(case: EngineCase, where: Path, fixed: bool) -> Path:
+    """A copy of the case's tree without the `.fixed.py` files; with `fixed`, each module
+    replaced by its fixed version. Returns the entry's path in the copy."""
+    shutil.rmtree(where, ignore_errors=True)
+    for module in case.modules:
+        source = case.fixed.get(module, module) if fixed else module
+        target = where / module.relative_to(case.tree)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    return where / case.entry.relative_to(case.tree)
+
+
+def jaxfix_on(case: EngineCase) -> tuple[dict[Path, bytes], list[tuple[Path, str]]]:
+    """jaxfix over every module of the tree, the tree being the project root: the modules it
+    changes (new bytes) and its diagnostics (module, code). A module jaxfix fails on fails."""
+    from helpers import options_from_args
+    from jaxfix.engine import process_source
+
+    options = replace(options_from_args(case.cli_args), project_roots=(case.tree,))
+    changed, diagnostics = {}, []
+    for module in case.modules:
+        result = process_source(module, module.read_bytes(), options)
+        if result.error is not None:
+            raise AssertionError(f"{module}: {result.error}")
+        if result.fixed is not None:
+            changed[module] = result.fixed
+        diagnostics += [(module, d.code) for d in result.diagnostics]
+    return changed, diagnostics
+
+
+def outcome(case: EngineCase) -> str:
+    """One word for what jaxfix does with the case today (see OUTCOMES)."""
+    changed, diagnostics = jaxfix_on(case)
+    reported = any(code == case.rule for _, code in diagnostics)
+    if case.target == "fixed":
+        wanted = {m: f.read_bytes() for m, f in case.fixed.items()}
+        if changed == wanted:
+            return "fixed"
+        if changed:
+            return "wrong-fix"
+        return "reported" if reported else "missed"
+    if changed:
+        return "false-fix"
+    if case.target == "reported":
+        return "reported" if reported else "missed"
+    return "false-report" if reported else "unchanged"
+
+
+def table_rows() -> list[tuple[str, str, str, str]]:
+    """(case, rule, what a correct engine gives, what jaxfix gives today, with why)."""
+    expected = expected_table()
+    rows = []
+    for case in all_engine_cases():
+        line = expected.get(case.name)
+        today = (
+            f"{line.today}: {line.why}" if line and line.why else (line and line.today)
+        )
+        rows.append((case.name, case.rule, case.target, today or "(not in EXPECT)"))
+    return rows
+
+
+def markdown_table() -> str:
+    lines = [
+        "| case | rule | a correct engine | jaxfix today |",
+        "|---|---|---|---|",
+        *(f"| `{n}` | {r} | {t} | {d} |" for n, r, t, d in table_rows()),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    """Print the table with today's outcomes computed afresh, and the recall they make."""
+    cases = all_engine_cases()
+    found = {case.name: outcome(case) for case in cases}
+    width = max(len(c.name) for c in cases)
+    for case in cases:
+        print(
+            f"{case.name:<{width}}  {case.rule}  {case.target:<9}  {found[case.name]}"
+        )
+    positive = [c for c in cases if c.target != "unchanged"]
+    right = [c for c in positive if found[c.name] == c.target]
+    harmless = [c for c in cases if c.target == "unchanged"]
+    kept = [c for c in harmless if found[c.name] == "unchanged"]
+    print(
+        f"recall: {len(right)}/{len(positive)} positive cases as a correct engine gives them;"
+        f" {len(kept)}/{len(harmless)} must-not-change cases left alone"
+    )
+
+
+if __name__ == "__main__":
+    main()
