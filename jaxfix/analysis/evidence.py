@@ -2,8 +2,10 @@
 
 A traceback proves that a rule's error was raised at a line; the message names the meshes. A
 rule asks `evidence_at(call, code)` for the call it checks and, where its static answers are
-unknown, takes the missing facts from the message through `confirmed_mesh`. The engine then
-keeps only reports that some evidence confirmed.
+unknown, takes the missing facts from the message through `confirmed_mesh`. Where the code
+does show a mesh the message names, the two must agree (`contradicts`): a log saying otherwise
+is about other code, and the site is "changed since the log", never fixed from it. The engine
+then keeps only reports that some evidence confirmed.
 """
 
 from __future__ import annotations
@@ -112,3 +114,21 @@ def _per_axis(
     if static is None or known is None or len(static) != len(known):
         return known if static is None else static
     return tuple(k if s is None else s for s, k in zip(static, known))
+
+
+def contradicts(shown: MeshValue, logged: MeshFacts, *, types: bool = True) -> bool:
+    """Whether the log's mesh cannot be the one the code shows: axis names, sizes or (with
+    `types`) axis types that differ where both are known. Pass `types=False` where the code's
+    types are a default that depends on the JAX version (the log's JAX may be another)."""
+    value = confirmed_mesh(None, logged, shown.node)
+    if not types:
+        value = replace(value, axis_types=None)
+    return shown.equals(value) is False
+
+
+def changed_since_the_log(shown: str, logged: str) -> str:
+    """Why a site whose code contradicts its log is not fixed from it: the log is about code
+    that has changed since (or it was never this code's)."""
+    return (
+        f"the code shows {shown} here, not {logged} in the log (changed since the log?)"
+    )

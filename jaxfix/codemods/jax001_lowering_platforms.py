@@ -8,14 +8,14 @@ from dataclasses import dataclass
 import libcst as cst
 
 from jaxfix.analysis.contexts import Entry
-from jaxfix.analysis.evidence import confirmed_mesh
+from jaxfix.analysis.evidence import changed_since_the_log, confirmed_mesh, contradicts
 from jaxfix.analysis.imports import module_spelling
 from jaxfix.analysis.names import Api
 from jaxfix.analysis.values import AxisType, MeshValue
 from jaxfix.codemods.base import Rule, keyword_arg
-from jaxfix.codemods.text import code, short
+from jaxfix.codemods.text import code, not_fixed, short
 from jaxfix.diagnostics import Fix, Safety
-from jaxfix.evidence import Evidence
+from jaxfix.evidence import Evidence, MeshFacts
 from jaxfix.screen import ModuleFacts
 
 # How the message names the primitives that need devices at lowering.
@@ -83,6 +83,14 @@ def _is_none(node: cst.BaseExpression) -> bool:
 
 def _mesh_text(mesh: MeshValue) -> str:
     return mesh.name or short(mesh.node, _MAX_TEXT)
+
+
+def _logged_text(mesh: MeshFacts, node: cst.CSTNode, *, kind: bool = False) -> str:
+    """The log's context mesh in a message: 'the [abstract] one (2, 4) ('x', 'y')'."""
+    if mesh.is_empty:
+        return "an empty one"
+    shape = confirmed_mesh(None, mesh, node).shape_text()
+    return f"the {mesh.kind} one {shape}" if kind else f"the one {shape}"
 
 
 class MissingLoweringPlatforms(Rule):
@@ -237,18 +245,21 @@ class MissingLoweringPlatforms(Rule):
                 self._check(node, node, jitted, rewrite_to_trace=True)
         confirmed = self.analysis.evidence_at(node, self.code)
         if confirmed is not None and len(self.reports) == reported:
-            self._from_log(node, jitted, confirmed, traced=traced)
+            trace = stage if traced and isinstance(stage, cst.Call) else node
+            self._from_log(node, trace, jitted, confirmed, traced=traced)
 
     def _from_log(
         self,
         lower: cst.Call,
+        trace: cst.Call,
         jitted: _Jitted | None,
         evidence: Evidence,
         *,
         traced: bool,
     ) -> None:
         """Confirmed mode: the log shows this `.lower()` raised, so no device was in play
-        whatever the code around it does; the mesh size comes from the message's context mesh."""
+        whatever the code around it does; the mesh size comes from the message's context mesh,
+        which must be the one the code shows at the `.trace()`, where it shows one."""
         logged = f"the log shows JAX raised it here ({evidence.where})"
         platforms = _keyword(lower, "lowering_platforms")
         positional = any(a.keyword is None for a in lower.args)
@@ -256,6 +267,15 @@ class MissingLoweringPlatforms(Rule):
             self.report(
                 lower,
                 f"`.lower()` raised for lack of lowering_platforms ({logged}), but passes them now: nothing to fix",
+            )
+            return
+        changed = self._contradicted(
+            trace, [f.context for f in evidence.facts if f.context is not None]
+        )
+        if changed is not None:
+            self.report(
+                lower,
+                f"`.lower()` needs lowering_platforms ({logged}); {not_fixed(changed)}",
             )
             return
         if not traced and jitted is None and not positional:
@@ -294,6 +314,75 @@ class MissingLoweringPlatforms(Rule):
             _Evidence(reason, context, sizes.pop() if sizes else None),
             rewrite_to_trace=not traced,
         )
+
+    def _contradicted(self, trace: cst.Call, logged: list[MeshFacts]) -> str | None:
+        """Why the log's context meshes are not what the code shows at the `.trace()`: a
+        concrete mesh entered around it (JAX then has devices and does not raise this), or an
+        enclosing `use_abstract_mesh` whose mesh is not the log's; None where they agree or the
+        code does not show."""
+        if not logged:
+            return None
+        concrete = self._concrete_context(trace)
+        if concrete is not None:
+            return changed_since_the_log(
+                f"the concrete mesh `{_mesh_text(concrete)}` {concrete.shape_text()} current",
+                _logged_text(logged[0], trace, kind=True),
+            )
+        known, context = self._context_mesh(trace)
+        sites = self.analysis.contexts_at(trace)
+        innermost = sites[-1].mesh if known and sites else None
+        if not isinstance(innermost, MeshValue):
+            return None  # no mesh entered here: a caller elsewhere may enter any
+        types = not self._default_types(innermost)
+        for fact in logged:
+            if context is None:
+                if (
+                    types and not fact.is_empty
+                ):  # an abstract mesh without Explicit axes
+                    return changed_since_the_log(
+                        f"no context mesh (`{_mesh_text(innermost)}` has no Explicit axis)",
+                        _logged_text(fact, trace),
+                    )
+            elif (fact.is_empty and types) or (
+                not fact.is_empty and contradicts(context, fact, types=types)
+            ):
+                return changed_since_the_log(
+                    f"the context mesh {context.shape_text()}",
+                    _logged_text(fact, trace),
+                )
+        return None
+
+    def _concrete_context(self, trace: cst.Call) -> MeshValue | None:
+        """A concrete, non-empty mesh that `jax.set_mesh`/`use_mesh` visibly enter around the
+        `.trace()` (in its own function, or by a decorator of this module)."""
+        for site in self.analysis.contexts_at(trace):
+            mesh = site.mesh
+            visible = site.is_local or (
+                site.entry is Entry.DECORATOR and site.call is None
+            )
+            if (
+                visible
+                and site.api in (Api.SET_MESH, Api.USE_MESH)
+                and isinstance(mesh, MeshValue)
+                and not mesh.is_abstract
+                and mesh.axis_sizes
+                and mesh.axis_names != ()
+            ):
+                return mesh
+        return None
+
+    def _default_types(self, mesh: MeshValue) -> bool:
+        """Whether the mesh's axis types are `AbstractMesh`'s default, which jax 0.11 changed
+        from Auto to Explicit (the log may come from either)."""
+        node = mesh.node
+        if (
+            not isinstance(node, cst.Call)
+            or self.analysis.called_api(node) is not Api.ABSTRACT_MESH
+        ):
+            return False
+        args = self.analysis.bind(node)
+        types = args.get("axis_types") if args is not None else None
+        return types is None or _is_none(types)
 
     # -- the jitted callable ----------------------------------------------------------------
 

@@ -7,7 +7,7 @@ import math
 import libcst as cst
 
 from jaxfix.analysis.contexts import ContextSite, Entry, innermost
-from jaxfix.analysis.evidence import confirmed_mesh
+from jaxfix.analysis.evidence import changed_since_the_log, confirmed_mesh
 from jaxfix.analysis.mesh_sizes import ConfigKey, EnvironmentVariable
 from jaxfix.analysis.names import MESH_CONTEXT_APIS, Api
 from jaxfix.analysis.values import MeshValue, Unknown, tuple_text
@@ -227,8 +227,10 @@ class AbstractMeshSizeChange(Rule):
                 with_note(
                     logged,
                     not_fixed(
-                        f"the code shows an enclosing mesh of size {listed([str(n) for n in sorted(shown or ())], ' or ')} here, "
-                        f"not the one of size {contradicted[0]} in the log (changed since the log?)"
+                        changed_since_the_log(
+                            f"an enclosing mesh of size {listed([str(n) for n in sorted(shown or ())], ' or ')}",
+                            f"the one of size {contradicted[0]}",
+                        )
                     ),
                 ),
             )

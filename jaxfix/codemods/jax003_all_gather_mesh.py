@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 import libcst as cst
 
 from jaxfix.analysis.contexts import ContextSite, Entry, innermost
-from jaxfix.analysis.evidence import confirmed_mesh
+from jaxfix.analysis.evidence import changed_since_the_log, confirmed_mesh, contradicts
 from jaxfix.analysis.imports import api_spelling, module_spelling
 from jaxfix.analysis.module import ModuleAnalysis
 from jaxfix.analysis.names import MESH_CONTEXT_APIS, Api, bind, signature_of
@@ -17,7 +17,7 @@ from jaxfix.analysis.values import MeshValue
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.text import code, not_fixed, related, short, with_note
 from jaxfix.diagnostics import Fix, Related, Safety
-from jaxfix.evidence import Evidence
+from jaxfix.evidence import Evidence, MeshFacts
 from jaxfix.options import Options
 from jaxfix.screen import ModuleFacts
 
@@ -183,7 +183,8 @@ class AllGatherMeshMismatch(Rule):
         sharding: cst.BaseExpression,
         evidence: Evidence,
     ) -> None:
-        """Confirmed mode: the log shows the input's mesh (and the context's) when the code does not."""
+        """Confirmed mode: the log shows the input's mesh (and the context's) when the code does
+        not; where the code shows one, the log must agree with it."""
         inputs = {f.input for f in evidence.facts if f.input is not None}
         outs = {f.out for f in evidence.facts if f.out is not None}
         logged = f"the log shows JAX raised {_INPUT_ERROR} here ({evidence.where})"
@@ -197,10 +198,15 @@ class AllGatherMeshMismatch(Rule):
                 f"{logged}; not fixed: the log shows several meshes, or the input is a container of arrays",
             )
             return
-        logged_input = confirmed_mesh(None, inputs.pop(), x)
+        input_facts = inputs.pop()
+        static = self._sites(gather, x)
+        changed = self._contradicted(static, sharding, input_facts, next(iter(outs)))
+        if changed is not None:
+            self.report(gather, f"{logged}; {not_fixed(changed)}")
+            return
+        logged_input = confirmed_mesh(None, input_facts, x)
         sites = [
-            s if s.input is not None else replace(s, input=logged_input)
-            for s in self._sites(gather, x)
+            s if s.input is not None else replace(s, input=logged_input) for s in static
         ]
         verdicts = [
             v
@@ -226,6 +232,28 @@ class AllGatherMeshMismatch(Rule):
             verdicts,
             f" (the input's mesh from the log, {evidence.where})",
         )
+
+    def _contradicted(
+        self,
+        sites: list[_Site],
+        sharding: cst.BaseExpression,
+        input_mesh: MeshFacts,
+        out: MeshFacts,
+    ) -> str | None:
+        """Why the log's meshes are not what the code shows at some site (the out_sharding's
+        mesh, or the input's); None where they agree or the code does not show."""
+        for site in sites:
+            shown = [
+                ("the out_sharding mesh", self._out_mesh(sharding, site.context), out),
+                ("the input's mesh", site.input, input_mesh),
+            ]
+            for what, mesh, facts in shown:
+                if mesh is not None and contradicts(mesh, facts):
+                    logged = confirmed_mesh(None, facts, mesh.node)
+                    return changed_since_the_log(
+                        f"{what} {_named(mesh)}", f"the one {logged.shape_text()}"
+                    )
+        return None
 
     # -- one leaf -----------------------------------------------------------------------------
 
@@ -698,6 +726,11 @@ def _argument(
     signature = signature_of(function)
     args = bind(call, signature) if signature is not None else None
     return args.get(parameter.name.value) if args is not None else None
+
+
+def _named(mesh: MeshValue) -> str:
+    """'`mesh` (4, 2) ('x', 'y')', or the shape alone."""
+    return f"`{mesh.name}` {mesh.shape_text()}" if mesh.name else mesh.shape_text()
 
 
 def _describe(mesh: MeshValue) -> str:
