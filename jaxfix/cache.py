@@ -30,7 +30,6 @@ import sys
 from dataclasses import fields
 from functools import cached_property
 from pathlib import Path
-from stat import S_ISDIR, S_ISLNK
 
 import jaxfix
 from jaxfix.config import Config, project_root
@@ -46,7 +45,7 @@ from jaxfix.diagnostics import (
 from jaxfix.distributions import installed_version
 from jaxfix.file_io import ReadError, read_regular
 from jaxfix.options import Options
-from jaxfix.paths import PATH_STATES
+from jaxfix.paths import PATH_STATES, outside_the_project, symlink_on_the_way
 from jaxfix.prefilter import selected_rules
 from jaxfix.safe_write import write_file
 
@@ -109,30 +108,13 @@ def cache_location(flag: Path | None, config: Config, paths: list[Path]) -> Path
     root = Path(os.path.abspath(project_root(config, paths)))
     if flag is None and "cache-dir" in config.values:
         value = config.values["cache-dir"]
-        if os.path.isabs(value) or not directory.is_relative_to(root):
+        if outside_the_project(value, directory, root):
             raise CacheDirError(
                 f"{config.path}: cache-dir {value!r} points outside the project ({root})"
             )
-    top = next((d for d in (root, *root.parents) if (d / ".git").exists()), root)
-    if directory.is_relative_to(top):
-        for depth in range(1, len(directory.relative_to(top).parts) + 1):
-            part = top.joinpath(*directory.relative_to(top).parts[:depth])
-            try:
-                mode = os.lstat(part).st_mode
-            except FileNotFoundError:
-                break  # created as a directory when the first entry is written
-            except OSError as error:
-                raise CacheDirError(
-                    f"cache directory {directory}: {part}: {error.strerror}"
-                ) from None
-            if S_ISLNK(mode):
-                raise CacheDirError(
-                    f"cache directory {directory}: {part} is a symbolic link"
-                )
-            if not S_ISDIR(mode):
-                raise CacheDirError(
-                    f"cache directory {directory}: {part} is not a directory"
-                )
+    reason = symlink_on_the_way(directory, root, include_target=True)
+    if reason is not None:
+        raise CacheDirError(f"cache directory {directory}: {reason}")
     return directory
 
 

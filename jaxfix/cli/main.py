@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import importlib
 import json
+import os
 import signal
 import sys
 from collections.abc import Callable
@@ -28,7 +29,7 @@ from jaxfix.config import Config, project_roots
 from jaxfix.diagnostics import FileResult
 from jaxfix.discovery import Discovery, discover, is_excluded
 from jaxfix.options import Options
-from jaxfix.paths import display_path
+from jaxfix.paths import display_path, outside_the_project, symlink_on_the_way
 from jaxfix.prefilter import codes_range
 from jaxfix.runner import default_jobs, run_files
 from jaxfix.safe_write import remove_stale_temps
@@ -392,7 +393,7 @@ def _check(
         and config.values.get("output-file")
         and config.path is not None
     ):
-        output_file = config.path.parent / config.values["output-file"]
+        output_file = _config_output_file(config)
     if output_file:
         capture.start(output_file)
     cache_path = cache_dir(
@@ -814,3 +815,26 @@ def main() -> None:
             f"jaxfix: interrupted by {signal.Signals(stop.code - 128).name}; files not yet written are unchanged\n"
         )
         raise
+
+
+def _config_output_file(config: Config) -> Path:
+    """`output-file` from a config file: the project may be a stranger's pull request, so it may
+    not lead the write out of the project (absolute, `..`, or through a committed symlink);
+    `--output-file`, the user's own, may point anywhere."""
+    from jaxfix.escaping import printable
+
+    assert config.path is not None
+    value = config.values["output-file"]
+    root = Path(os.path.abspath(config.path.parent))
+    target = Path(os.path.abspath(root / value))
+    reason = (
+        f"points outside the project ({root})"
+        if outside_the_project(value, target, root)
+        else symlink_on_the_way(target, root, include_target=False)
+    )
+    if reason is not None:
+        raise click.UsageError(
+            printable(f"{config.path}: output-file {value!r}: {reason}")
+            + " (--output-file writes anywhere you say)"
+        )
+    return target
