@@ -8,7 +8,7 @@ through Options to the analysis, which hands it to the rule at that line; no lib
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 LISTED = 3  # how many of a log's many values a message names
@@ -45,14 +45,27 @@ class MeshFacts:
 
 
 @dataclass(frozen=True)
-class Facts:
-    """The meshes one error message names; which ones depends on the error."""
+class Facts(Mapping[str, MeshFacts]):
+    """The meshes one error message names, by role: each rule's `raises` templates name them
+    (`{mesh:context}`, see jaxfix/message_templates.py), so which roles depends on the error."""
 
-    context: MeshFacts | None = None  # JAX001: "Got context mesh: ..."
-    new: MeshFacts | None = None  # JAX002: the mesh use_abstract_mesh was given
-    prev: MeshFacts | None = None  # JAX002: the mesh current when it was entered
-    input: MeshFacts | None = None  # JAX003: the input's mesh
-    out: MeshFacts | None = None  # JAX003: the out_sharding's (the context) mesh
+    meshes: tuple[tuple[str, MeshFacts], ...] = ()  # sorted by role
+
+    @classmethod
+    def of(cls, meshes: Mapping[str, MeshFacts]) -> Facts:
+        return cls(tuple(sorted(meshes.items(), key=lambda item: item[0])))
+
+    def __getitem__(self, role: str) -> MeshFacts:
+        for name, mesh in self.meshes:
+            if name == role:
+                return mesh
+        raise KeyError(role)
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name, _ in self.meshes)
+
+    def __len__(self) -> int:
+        return len(self.meshes)
 
 
 @dataclass(frozen=True)
@@ -77,6 +90,10 @@ class Evidence:
     def agreed(self) -> Facts | None:
         """The facts, when every traceback of this site shows the same; None when they differ."""
         return self.facts[0] if len(self.facts) == 1 else None
+
+    def meshes(self, role: str) -> tuple[MeshFacts, ...]:
+        """The mesh of that role in each of the distinct facts that name one, in log order."""
+        return tuple(m for m in (f.get(role) for f in self.facts) if m is not None)
 
     @property
     def where(self) -> str:

@@ -10,28 +10,18 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
 from jaxfix import recorder
+from jaxfix.message_templates import pattern
 
 MODULE = "jaxfix_record"  # the recorder's name inside the directory
 # The pytest plugin: a module of its own, first imported by pytest (a plugin imported before
 # pytest starts draws its assertion-rewriting warning).
 PLUGIN = "jaxfix_record_pytest"
-
-# Where JAX keeps the meshes when it raises each error (jax 0.10.2 and 0.12.0.1): the raising
-# function's local variable, then attributes. The recorder reads them when that frame survives
-# JAX's traceback filtering (use_abstract_mesh.__enter__ does; frames behind jit's API boundary
-# do not, and then the message is parsed instead).
-MESH_LOCALS: dict[str, dict[str, str]] = {
-    "JAX001": {"context": "context_mesh"},
-    "JAX002": {"new": "self.mesh", "prev": "self.prev"},
-    "JAX003": {"input": "aval.sharding.mesh", "out": "out_sh.mesh"},
-}
 
 _SITECUSTOMIZE = '''\
 """Written by jaxfix for one recorded run: starts the recorder, then the sitecustomize this one
@@ -66,24 +56,30 @@ _chain()
 
 
 def message_patterns() -> dict[str, list[str]]:
-    """Each rule's `raises` messages as regular expressions (`{mesh}`, `{size}` left open)."""
+    """Each rule's `raises` messages as regular expressions (their holes left open)."""
     from jaxfix.codemods import RULES
 
-    patterns: dict[str, list[str]] = {}
-    for code, rule in sorted(RULES.items()):
-        for template in rule.raises:
-            pattern = (
-                re.escape(template)
-                .replace(r"\{mesh\}", ".*?")
-                .replace(r"\{size\}", r"\d+")
-            )
-            patterns.setdefault(code, []).append(pattern)
-    return patterns
+    return {
+        code: [pattern(template) for template in rule.raises]
+        for code, rule in sorted(RULES.items())
+        if rule.raises
+    }
+
+
+def mesh_locals() -> dict[str, dict[str, str]]:
+    """Where JAX keeps each rule's meshes when it raises, by role (`Rule.mesh_locals`)."""
+    from jaxfix.codemods import RULES
+
+    return {
+        code: dict(rule.mesh_locals)
+        for code, rule in sorted(RULES.items())
+        if rule.mesh_locals
+    }
 
 
 def recorder_patterns() -> dict[str, object]:
     """What the recorder matches with: the rules' messages and where JAX keeps the meshes."""
-    return {"messages": message_patterns(), "meshes": MESH_LOCALS}
+    return {"messages": message_patterns(), "meshes": mesh_locals()}
 
 
 class RecordingDir:

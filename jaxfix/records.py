@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from jaxfix.evidence import Evidence, Facts, MeshFacts
-from jaxfix.fromlog.errors import MessageError, read_facts
+from jaxfix.fromlog.errors import MessageError, read_facts, rules
 from jaxfix.fromlog.locate import LocateError, TreeIndex, locate
 from jaxfix.fromlog.tracebacks import Frame
+from jaxfix.message_templates import roles as mesh_roles
 from jaxfix.options import DEFAULT_MAX_FILE_SIZE
 from jaxfix.recorder import SCHEMA
 
@@ -26,7 +27,6 @@ MAX_RECORDS = 10_000
 MAX_EVIDENCE_BYTES = 64 * 1024 * 1024
 _MAX_ERRORS_SHOWN = 20
 _VERSION = re.compile(r"\d+(?:\.\d+)*")
-_ROLES = {"JAX001": ("context",), "JAX002": ("new", "prev"), "JAX003": ("input", "out")}
 
 
 @dataclass(frozen=True)
@@ -139,32 +139,30 @@ def _mesh(value: Any) -> MeshFacts:
 def _facts(code: str, message: str, meshes: Any) -> Facts:
     """The message's meshes (as `--from-log` reads them), completed by the meshes JAX held, which
     are used only where they agree with the message (names and sizes) or the message has none."""
+    rule = rules()[code]
+    roles = mesh_roles(rule.raises)
     try:
         said: Facts | None = read_facts(code, message)
     except MessageError:
         said = None
     held: dict[str, MeshFacts] = {}
     if isinstance(meshes, dict):
-        for role in _ROLES[code]:
+        for role in roles:
             if role in meshes:
                 held[role] = _mesh(meshes[role])
-    if said is None and len(held) < len(_ROLES[code]):
+    if said is None and len(held) < len(roles):
         raise _Bad(
             "its meshes can be read neither from the message nor from the record"
         )
     if said is None:
-        facts = Facts(**held)
-        if (
-            code == "JAX002"
-            and facts.new is not None
-            and facts.prev is not None
-            and facts.new.size == facts.prev.size
-        ):
-            raise _Bad("its meshes are of one size, which cannot raise JAX002")
+        facts = Facts.of(held)
+        why = rule.impossible(facts)
+        if why is not None:
+            raise _Bad(why)
         return facts
     merged = {}
-    for role in _ROLES[code]:
-        text, data = getattr(said, role), held.get(role)
+    for role in roles:
+        text, data = said.get(role), held.get(role)
         if (
             text is not None
             and data is not None
@@ -178,8 +176,9 @@ def _facts(code: str, message: str, meshes: Any) -> Facts:
                 text.has_abstract_device or data.has_abstract_device,
                 data.device_count,
             )
-        merged[role] = text
-    return Facts(**merged)
+        if text is not None:
+            merged[role] = text
+    return Facts.of(merged)
 
 
 _Span = tuple[int, int, int]  # end line, column, end column
@@ -280,7 +279,7 @@ def read_evidence(
             if kind != "error":
                 raise _Bad(f"unknown kind {kind!r}")
             code = _str(record, "code", limit=10) or ""
-            if code not in _ROLES:
+            if code not in rules():
                 raise _Bad(f"unknown rule code {code!r}")
         except (
             UnicodeDecodeError,

@@ -562,7 +562,7 @@ def test_recorder_records_threads_and_the_program_through_a_shell_with_columns(
         by_code["JAX001"].jax_version,
     ) == (21, (33, 61), (0, 12, 0, 1))
     assert (
-        by_code["JAX001"].agreed.context.is_empty
+        by_code["JAX001"].agreed["context"].is_empty
     )  # from the message ("Got context mesh: AbstractMesh((), ...)")
 
 

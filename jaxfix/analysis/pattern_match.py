@@ -1,13 +1,13 @@
 """Could a regular expression match an error message some of whose parts are not known?
 
 `may_search(pattern, template)` answers whether `re.search(pattern, message)` can succeed for
-some message the template stands for: literal text with `{mesh}` and `{size}` holes (see
-HOLES). It runs the pattern as a small NFA over the template, and through each hole together
-with the hole's own NFA, so no sample mesh is guessed. What the NFA does not model exactly (lookarounds, backreferences,
-word boundaries, multi-line anchors) it lets through, so the answer errs towards "may match":
+some message the template stands for: literal text with `{mesh}` and `{size}` holes, maybe
+with a role (`{mesh:new}`; see jaxfix/message_templates.py). It runs the pattern as a small
+NFA over the template, and through each hole together with the hole's own NFA, so no sample
+mesh is guessed. What the NFA does not model exactly (lookarounds, backreferences, word
+boundaries, multi-line anchors) it lets through, so the answer errs towards "may match":
 a `False` is certain, a `True` is not. A pattern Python rejects, or one too large to model,
-raises `Unmodelled`.
-"""
+raises `Unmodelled`."""
 
 from __future__ import annotations
 
@@ -20,18 +20,12 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from jaxfix.message_templates import HOLE_KINDS
+
 _MAX_COPIES = 32  # bounded repeats longer than this become unbounded (a superset)
 _MAX_STATES = 20_000
 _NOT_STARTED = -1  # in a hole: the pattern has not begun to match yet
 _ALPHABET = [chr(code) for code in range(32, 127)]
-# What a `{name}` hole in a message template stands for. A mesh is as JAX prints one (jax
-# 0.10.2 and 0.12.0.1): `AbstractMesh('x': 2, axis_types=(Explicit,), device_kind=cpu, ...)`,
-# `Mesh(axis_sizes=(2,), ...)`, `Mesh()`; a space follows only ", " or ": ". (A device kind
-# with a space in it, `TPU v4`, is the one thing this leaves out.)
-HOLES = {
-    "mesh": r"Mesh\(\)|(Abstract)?Mesh\([\w'=().,\[\]-]+((, |: )[\w'=().,\[\]-]+)*\)",
-    "size": r"[0-9]+",
-}
 
 CharTest = Callable[[str], bool]
 
@@ -247,7 +241,7 @@ class _Hole:
 
 @cache
 def _hole(name: str) -> _Hole:
-    nfa, start, accept, _flags = _compile(HOLES[name])
+    nfa, start, accept, _flags = _compile(HOLE_KINDS[name])
     return _Hole(nfa, start, accept)
 
 

@@ -17,6 +17,9 @@ import libcst as cst
 from jaxfix.analysis.module import ModuleAnalysis
 from jaxfix.byte_tokens import tokens_match
 from jaxfix.diagnostics import Fix, Related, Report, Safety
+from jaxfix.evidence import Facts
+from jaxfix.message_templates import check as check_templates
+from jaxfix.message_templates import roles as mesh_roles
 from jaxfix.options import Options
 from jaxfix.screen import ModuleFacts
 
@@ -50,9 +53,15 @@ class Rule(cst.BatchableCSTVisitor):
     # Prefilter: the file can only be flagged if, for some group, every token (a bytes regular
     # expression, searched in the raw file) matches. Plain literals, read without importing libcst.
     tokens: ClassVar[tuple[tuple[bytes, ...], ...]]
-    # The messages of the JAX errors the rule reports, `{mesh}`/`{size}` for what varies: a
-    # report inside `with assertRaisesRegex(ValueError, p):` whose `p` may match one is dropped.
+    # The messages of the JAX errors the rule reports, a hole for what varies: `{mesh:role}`
+    # for a mesh the rule reads from a log (`{mesh}` for one it does not), `{size:role}` for
+    # that mesh's size; see jaxfix/message_templates.py. A report inside
+    # `with assertRaisesRegex(ValueError, p):` whose `p` may match one is dropped.
     raises: ClassVar[tuple[str, ...]] = ()
+    # Where JAX holds each role's mesh when it raises: a local variable of the raising frame,
+    # then attributes ("self.prev"). The repair recorder reads them when that frame survives
+    # JAX's traceback filtering; else the message tells.
+    mesh_locals: ClassVar[Mapping[str, str]] = {}
 
     _visitor_names: ClassVar[tuple[str, ...]] = ()
 
@@ -76,6 +85,15 @@ class Rule(cst.BatchableCSTVisitor):
             if not getattr(attribute, "_is_no_op", False):  # LibCST's empty stubs
                 names.append(name)
         cls._visitor_names = tuple(names)
+        try:
+            check_templates(cls.raises)
+        except ValueError as error:
+            raise TypeError(f"{cls.__name__}.raises: {error}") from None
+        unknown = set(cls.mesh_locals) - set(mesh_roles(cls.raises))
+        if unknown:
+            raise TypeError(
+                f"{cls.__name__}.mesh_locals: no `raises` message names {sorted(unknown)}"
+            )
 
     def get_visitors(self) -> Mapping[str, Callable[[cst.CSTNode], None]]:
         return {name: getattr(self, name) for name in self._visitor_names}
@@ -104,6 +122,12 @@ class Rule(cst.BatchableCSTVisitor):
         """Whether `node` runs where the code tests this rule's error (`assertRaises...`): the
         engine drops such reports; a rule may ask first to skip working out the message."""
         return self.analysis.expected_errors.expects(node, self.raises)
+
+    @classmethod
+    def impossible(cls, facts: Facts) -> str | None:
+        """Why meshes a record holds (not read from a message) cannot have raised the rule's
+        error; None when they may have."""
+        return None
 
     @classmethod
     def doc(cls) -> str:

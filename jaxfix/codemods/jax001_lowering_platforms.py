@@ -203,9 +203,10 @@ class MissingLoweringPlatforms(Rule):
     )
     raises = (
         "Passing lowering_platforms via jax.export or jit(f).trace(*args).lower(lowering_platforms=...) is "
-        "required when only AbstractMesh exists in a jitted computation. Got context mesh: {mesh}",
+        "required when only AbstractMesh exists in a jitted computation. Got context mesh: {mesh:context?}",
         "AbstractMesh cannot be used when jaxpr contains primitives that require devices to be present during lowering.",
     )
+    mesh_locals = {"context": "context_mesh"}
 
     @classmethod
     def screen(cls, module: ModuleFacts) -> bool:
@@ -269,9 +270,7 @@ class MissingLoweringPlatforms(Rule):
                 f"`.lower()` raised for lack of lowering_platforms ({logged}), but passes them now: nothing to fix",
             )
             return
-        changed = self._contradicted(
-            trace, [f.context for f in evidence.facts if f.context is not None]
-        )
+        changed = self._contradicted(trace, list(evidence.meshes("context")))
         if changed is not None:
             self.report(
                 lower,
@@ -294,11 +293,7 @@ class MissingLoweringPlatforms(Rule):
                 "lower with a concrete mesh (jax.make_mesh shardings or jax.set_mesh) instead",
             )
             return
-        contexts = {
-            f.context
-            for f in evidence.facts
-            if f.context is not None and not f.context.is_empty
-        }
+        contexts = {mesh for mesh in evidence.meshes("context") if not mesh.is_empty}
         context = (
             confirmed_mesh(None, contexts.pop(), lower) if len(contexts) == 1 else None
         )

@@ -14,7 +14,7 @@ from jaxfix.analysis.values import MeshValue, Unknown, tuple_text
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.text import not_fixed, related, short, with_note
 from jaxfix.diagnostics import Fix, Related, Safety
-from jaxfix.evidence import Evidence, listed
+from jaxfix.evidence import Evidence, Facts, listed
 from jaxfix.screen import ModuleFacts
 
 _JAX_ERROR = '"use_abstract_mesh cannot change the size of the mesh"'
@@ -126,8 +126,16 @@ class AbstractMeshSizeChange(Rule):
     tokens = ((rb"use_abstract_mesh",),)
     raises = (
         "use_abstract_mesh cannot change the size of the mesh. "
-        "Got new mesh: {mesh} with size={size} and prev mesh: {mesh} with size={size}",
+        "Got new mesh: {mesh:new} with size={size:new} and prev mesh: {mesh:prev} with size={size:prev}",
     )
+    mesh_locals = {"new": "self.mesh", "prev": "self.prev"}
+
+    @classmethod
+    def impossible(cls, facts: Facts) -> str | None:
+        new, prev = facts.get("new"), facts.get("prev")
+        if new is not None and prev is not None and new.size == prev.size:
+            return f"its meshes are of one size, which cannot raise {cls.code}"
+        return None
 
     @classmethod
     def screen(cls, module: ModuleFacts) -> bool:
@@ -209,7 +217,7 @@ class AbstractMeshSizeChange(Rule):
         """Confirmed mode: the log shows this raised; the meshes the code does not show come
         from its messages (the new mesh, and the previous one whatever set it). Where the code
         shows the enclosing mesh, a log naming another is not a fact: the code has changed since."""
-        news = {f.new for f in evidence.facts if f.new is not None}
+        news = set(evidence.meshes("new"))
         inner = (
             confirmed_mesh(inner, next(iter(news)), argument)
             if len(news) == 1
@@ -217,7 +225,7 @@ class AbstractMeshSizeChange(Rule):
         )
         logged = self._logged(node, evidence)
         contradicted = (
-            sorted({f.prev.size for f in evidence.facts if f.prev is not None} - shown)
+            sorted({m.size for m in evidence.meshes("prev")} - shown)
             if shown is not None
             else []
         )
@@ -244,9 +252,10 @@ class AbstractMeshSizeChange(Rule):
                 ),
             )
             return
-        if any(f.new is not None and f.new.size != inner.size for f in evidence.facts):
+        if any(m.size != inner.size for m in evidence.meshes("new")):
             if all(
-                f.prev is not None and f.prev.size == inner.size for f in evidence.facts
+                (prev := f.get("prev")) is not None and prev.size == inner.size
+                for f in evidence.facts
             ):
                 self.report(
                     node,
@@ -268,16 +277,12 @@ class AbstractMeshSizeChange(Rule):
                 ),
             )
             return
-        outers = [
-            confirmed_mesh(None, f.prev, node)
-            for f in evidence.facts
-            if f.prev is not None
-        ]
+        outers = [confirmed_mesh(None, prev, node) for prev in evidence.meshes("prev")]
         fix, why_not = self._fix(node, argument, inner, outers)
         self.report(node, with_note(logged, why_not), fix=fix)
 
     def _logged(self, node: cst.Call, evidence: Evidence) -> str:
-        prev = sorted({f.prev for f in evidence.facts if f.prev}, key=lambda m: m.size)
+        prev = sorted(set(evidence.meshes("prev")), key=lambda m: m.size)
         inside = listed(
             [
                 f"size {m.size} {confirmed_mesh(None, m, node).shape_text()}"

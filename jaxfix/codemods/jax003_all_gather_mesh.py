@@ -146,7 +146,10 @@ class AllGatherMeshMismatch(Rule):
             rb"(?:set|use)_mesh|use_abstract_mesh",
         ),
     )
-    raises = ("Input sharding mesh {mesh} should be equal to out_sharding mesh {mesh}",)
+    raises = (
+        "Input sharding mesh {mesh:input} should be equal to out_sharding mesh {mesh:out}",
+    )
+    mesh_locals = {"input": "aval.sharding.mesh", "out": "out_sh.mesh"}
 
     @classmethod
     def screen(cls, module: ModuleFacts) -> bool:
@@ -185,8 +188,8 @@ class AllGatherMeshMismatch(Rule):
     ) -> None:
         """Confirmed mode: the log shows the input's mesh (and the context's) when the code does
         not; where the code shows one, the log must agree with it."""
-        inputs = {f.input for f in evidence.facts if f.input is not None}
-        outs = {f.out for f in evidence.facts if f.out is not None}
+        inputs = set(evidence.meshes("input"))
+        outs = set(evidence.meshes("out"))
         logged = f"the log shows JAX raised {_INPUT_ERROR} here ({evidence.where})"
         if (
             len(inputs) != 1

@@ -1,33 +1,43 @@
-"""Which rule's error a traceback ends with, and the meshes its message names."""
+"""Which rule's error a traceback ends with, and the meshes its message names.
+
+Both come from the rules' `raises` templates (jaxfix/message_templates.py): a message is the
+error of the rule whose first template's first sentence it shows, and each `{mesh:role}` hole
+of the template it shows is read as that role's mesh.
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from jaxfix.evidence import Facts
+from jaxfix.evidence import Facts, MeshFacts
 from jaxfix.fromlog.meshes import MeshReprError, read_mesh
 from jaxfix.fromlog.tracebacks import Traceback
+from jaxfix.message_templates import holes, start
+
+if TYPE_CHECKING:
+    from jaxfix.codemods.base import Rule
 
 
 def message_start(template: str) -> str:
-    """What every message of a `Rule.raises` template starts with: its first sentence, up to the
-    first hole (a notebook's `evalue` may show the first sentence alone)."""
-    return template.split("{", 1)[0].split(". ", 1)[0]
+    """What every message of a `Rule.raises` template starts with (its first sentence)."""
+    return start(template)
+
+
+def rules() -> dict[str, type[Rule]]:
+    """The rules that name a JAX error, by code."""
+    from jaxfix.codemods import RULES  # libcst: only a run that reads a log pays for it
+
+    return {code: rule for code, rule in sorted(RULES.items()) if rule.raises}
 
 
 def messages() -> dict[str, str]:
     """Each rule's code -> the start of the error it reports (the first of its `raises`)."""
-    from jaxfix.codemods import RULES  # libcst: only a run that reads a log pays for it
-
-    return {
-        code: message_start(rule.raises[0])
-        for code, rule in sorted(RULES.items())
-        if rule.raises
-    }
+    return {code: message_start(rule.raises[0]) for code, rule in rules().items()}
 
 
-_SIZE = re.compile(r" with size=(\d{1,64})\b")  # a longer number is no size JAX printed
+_SIZE = re.compile(r"\d{1,64}\b")  # a longer number is no size JAX printed
 
 
 class MessageError(ValueError):
@@ -62,28 +72,41 @@ def looks_like_ours(traceback: Traceback) -> bool:
 
 
 def read_facts(code: str, message: str) -> Facts:
-    """The meshes the message names; MessageError if it is cut off or garbled."""
+    """The meshes the message names, by the roles of the rule's `raises`; MessageError if it is
+    cut off or garbled."""
+    return facts_from(rules()[code].raises, message)
+
+
+def facts_from(templates: tuple[str, ...], message: str) -> Facts:
+    """The meshes of the first template whose first sentence the message's first line shows
+    (else the first template's), each read after the text the template puts before it."""
     text = message.split("\n", 1)[0]
+    template = next((t for t in templates if start(t) in text), templates[0])
+    meshes: dict[str, MeshFacts] = {}
+    sizes: dict[str, int | None] = {}
+    position = 0
     try:
-        if code == "JAX001":
-            marker = text.find("Got context mesh: ")
-            return Facts(context=read_mesh(text, marker)[0]) if marker >= 0 else Facts()
-        if code == "JAX002":
-            new, end = read_mesh(text, text.index("Got new mesh:"))
-            prev, _ = read_mesh(text, text.index("prev mesh:", end))
-            sizes = [int(m) for m in _SIZE.findall(text)]
-            if sizes != [new.size, prev.size]:
-                raise MessageError(
-                    "its mesh sizes do not add up (the message is cut off or garbled)"
-                )
-            return Facts(new=new, prev=prev)
-        start = text.index(messages()["JAX003"]) + len(messages()["JAX003"])
-        input_mesh, end = read_mesh(text, start)
-        out, _ = read_mesh(
-            text, text.index("should be equal to out_sharding mesh", end)
-        )
-        return Facts(input=input_mesh, out=out)
+        for hole in holes(template):
+            found = text.find(hole.marker, position)
+            if found < 0 and hole.optional:
+                break
+            if found < 0 and hole.kind == "size":
+                sizes[hole.role or ""] = None
+                continue
+            if found < 0:
+                raise MeshReprError(f"no {hole.marker!r} in it")
+            position = found + len(hole.marker)
+            if hole.kind == "size":
+                size = _SIZE.match(text, position)
+                sizes[hole.role or ""] = int(size.group(0)) if size else None
+                position = size.end() if size else position
+            elif hole.role is not None:
+                meshes[hole.role], position = read_mesh(text, position)
     except (MeshReprError, ValueError) as error:
-        if isinstance(error, MessageError):
-            raise
         raise MessageError(f"its meshes cannot be read ({error})") from None
+    for role, size in sizes.items():
+        if role and (role not in meshes or size != meshes[role].size):
+            raise MessageError(
+                "its mesh sizes do not add up (the message is cut off or garbled)"
+            )
+    return Facts.of(meshes)

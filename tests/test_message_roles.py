@@ -1,0 +1,119 @@
+"""A rule declares the meshes its JAX message names in its `raises` templates alone
+(`{mesh:role}`, `{size:role}`): `--from-log`, the repair recorder and the evidence reader read
+every rule's messages by those roles, with no code of their own per rule."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from jaxfix.codemods import RULES
+from jaxfix.codemods.base import Rule
+from jaxfix.diagnostics import Safety
+from jaxfix.evidence import Evidence, Facts
+from jaxfix.fromlog.errors import MessageError, facts_from
+from jaxfix.message_templates import holes, pattern, roles
+from jaxfix.recording import recorder_patterns
+from jaxfix.records import read_evidence
+
+TWO = (
+    "Sharding mesh {mesh:left} with size={size:left} does not fit. "
+    "Wanted {mesh:right?} instead",
+    "Other error without meshes.",
+)
+LEFT = "AbstractMesh('x': 2, 'y': 4, axis_types=(Explicit, Explicit))"
+RIGHT = "Mesh('x': 8, axis_types=(Auto,))"
+
+
+def test_a_message_is_read_by_the_roles_its_template_declares():
+    facts = facts_from(
+        TWO, f"Sharding mesh {LEFT} with size=8 does not fit. Wanted {RIGHT} instead"
+    )
+    assert sorted(facts) == ["left", "right"]
+    assert facts["left"].axis_sizes == (2, 4) and facts["right"].kind == "concrete"
+    # `right?` may be missing: a message cut off before it still names `left`.
+    cut = facts_from(TWO, f"Sharding mesh {LEFT} with size=8 does not fit.")
+    assert list(cut) == ["left"] and cut.get("right") is None
+    # A template without holes names no mesh.
+    assert facts_from(TWO, "Other error without meshes.") == Facts()
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        f"Sharding mesh {LEFT} with size=9 does not fit.",  # the size is not the mesh's
+        f"Sharding mesh {LEFT} does not fit.",  # the size is missing
+        f"Sharding mesh {LEFT[:30]}",  # the mesh is cut off
+        "Sharding mesh is gone",
+        f"Sharding mesh {LEFT} with size=8 does not fit. Wanted {RIGHT[:12]}",
+    ],
+)
+def test_a_message_cut_off_or_garbled_is_an_error(message):
+    with pytest.raises(MessageError):
+        facts_from(TWO, message)
+
+
+def test_a_rule_with_a_malformed_hole_or_a_stray_mesh_local_is_refused():
+    body = {
+        "code": "JAX990",
+        "name": "toy",
+        "summary": "toy",
+        "fixes": {Safety.SAFE: "nothing"},
+        "tokens": ((b"x",),),
+    }
+    for raises, locals_, what in [
+        (("Got {mesh:Context}",), {}, "is no hole"),
+        (("Got {devices}",), {}, "is no hole"),
+        (("Got {size:new}",), {}, "sizes no {mesh:new}"),
+        (("Got {mesh:new}",), {"old": "self.prev"}, "names ['old']"),
+    ]:
+        with pytest.raises(TypeError, match=re.escape(what)):
+            type("Toy", (Rule,), {**body, "raises": raises, "mesh_locals": locals_})
+
+
+def test_the_three_rules_declare_their_roles_and_the_recorder_gets_them():
+    declared = {code: roles(rule.raises) for code, rule in RULES.items()}
+    assert (declared["JAX001"], declared["JAX002"], declared["JAX003"]) == (
+        ("context",),
+        ("new", "prev"),
+        ("input", "out"),
+    )
+    assert [h.optional for h in holes(RULES["JAX001"].raises[0])] == [True]
+    patterns = recorder_patterns()
+    assert patterns["meshes"]["JAX002"] == {"new": "self.mesh", "prev": "self.prev"}
+    assert patterns["messages"]["JAX002"] == [pattern(RULES["JAX002"].raises[0])]
+
+
+def test_facts_are_a_frozen_mapping_and_evidence_lists_a_roles_meshes():
+    one = facts_from(TWO, f"Sharding mesh {LEFT} with size=8 does not fit.")
+    same = facts_from(TWO, f"Sharding mesh {LEFT} with size=8 does not fit. Wanted")
+    assert one == same and hash(one) == hash(same) and len({one, same}) == 1
+    evidence = Evidence("JAX990", 1, (3, 5), (one, Facts()))
+    assert evidence.meshes("left") == (one["left"],) and evidence.meshes("right") == ()
+
+
+def test_a_record_of_one_size_for_jax002_is_refused_by_the_rule(tmp_path):
+    """Meshes a record holds, with no readable message, are checked by the rule's `impossible`."""
+    program = tmp_path / "prog.py"
+    program.write_text("with use_abstract_mesh(m):\n    pass\n")
+    mesh = {"kind": "abstract", "axis_names": ["x"], "axis_sizes": [4]}
+    record = (
+        '{"schema": "%s", "kind": "error", "code": "JAX002", "message": "cut", '
+        '"frames": [{"path": "%s", "line": 1, "source": "with use_abstract_mesh(m):"}], '
+        '"meshes": {"new": %s, "prev": %s}}'
+    )
+    from jaxfix.recorder import SCHEMA
+
+    mesh_json = str(mesh).replace("'", '"')
+    data = (record % (SCHEMA, program, mesh_json, mesh_json)).encode()
+    reading = read_evidence(data, [program])
+    assert [r.problem for r in reading.raised] == [
+        "its meshes are of one size, which cannot raise JAX002"
+    ]
+    other = mesh_json.replace("[4]", "[8]")
+    reading = read_evidence(
+        (record % (SCHEMA, program, mesh_json, other)).encode(), [program]
+    )
+    facts = reading.evidence[program][0].agreed
+    assert facts is not None and (facts["new"].size, facts["prev"].size) == (4, 8)
