@@ -19,10 +19,12 @@ from dataclasses import dataclass
 # What each kind of hole stands for, as a regular expression: a mesh as JAX prints one (jax
 # 0.10.2 and 0.12.0.1): `AbstractMesh('x': 2, axis_types=(Explicit,), device_kind=cpu, ...)`,
 # `Mesh(axis_sizes=(2,), ...)`, `Mesh()`; a space follows only ", " or ": ". (A device kind
-# with a space in it, `TPU v4`, is the one thing this leaves out.) A size is a mesh's size.
+# with a space in it, `TPU v4`, is the one thing this leaves out.) A size is a mesh's size;
+# text is anything else JAX prints on the line (device ids, a platform), never read.
 HOLE_KINDS = {
     "mesh": r"Mesh\(\)|(Abstract)?Mesh\([\w'=().,\[\]-]+((, |: )[\w'=().,\[\]-]+)*\)",
     "size": r"[0-9]+",
+    "text": r"[ -~]*",
 }
 _ROLE = re.compile(r"[a-z_][a-z0-9_]*\??")
 
@@ -45,10 +47,15 @@ def holes(template: str) -> tuple[Hole, ...]:
     for literal, kind, role, conversion in string.Formatter().parse(template):
         if kind is None:
             continue
-        if kind not in HOLE_KINDS or conversion or (role and not _ROLE.fullmatch(role)):
+        if (
+            kind not in HOLE_KINDS
+            or conversion
+            or (role and (kind == "text" or not _ROLE.fullmatch(role)))
+        ):
             raise ValueError(
                 f"{{{kind}:{role}}} in {template!r} is no hole: write {{mesh}}, {{size}}, "
-                "{mesh:role} or {size:role} (a role is a lowercase name, `?` if it may be missing)"
+                "{text}, {mesh:role} or {size:role} (a role is a lowercase name, `?` if "
+                "it may be missing)"
             )
         # What leads up to the hole: its literal's last sentence (a whole literal, after a hole).
         marker = literal.rsplit(". ", 1)[-1]
@@ -100,5 +107,7 @@ def pattern(template: str) -> str:
     for literal, kind, _role, _conversion in string.Formatter().parse(template):
         parts.append(re.escape(literal))
         if kind is not None:
-            parts.append(r"\d+" if kind == "size" else ".*?")
+            parts.append(
+                r"\d+" if kind == "size" else ".*?"
+            )  # as the recorder always had
     return "".join(parts)

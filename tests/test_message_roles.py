@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from jaxfix.analysis.pattern_match import may_search
 from jaxfix.codemods import RULES
 from jaxfix.codemods.base import Rule
 from jaxfix.diagnostics import Safety
@@ -39,6 +40,23 @@ def test_a_message_is_read_by_the_roles_its_template_declares():
     assert facts_from(TWO, "Other error without meshes.") == Facts()
 
 
+def test_text_holes_are_passed_over_and_may_match_a_pattern():
+    """A message naming no mesh (device ids, say) still has holes: `{text}`, never read."""
+    devices = (
+        "Received incompatible devices for jitted computation. Got {text} with device "
+        "ids {text} on platform {text}",
+    )
+    message = (
+        "Received incompatible devices for jitted computation. Got jit's context mesh "
+        "with device ids [0, 1, 2, 3] on platform CPU and explicit output sharding"
+    )
+    assert facts_from(devices, message) == Facts()
+    assert facts_from(devices, "Received incompatible devices for jitted") == Facts()
+    assert may_search(r"device ids \[0, 1\]", devices[0])
+    assert not may_search(r"device ids [a-z]", devices[0].replace("{text}", "[0]"))
+    assert re.search(pattern(devices[0]), message)
+
+
 @pytest.mark.parametrize(
     "message",
     [
@@ -65,6 +83,7 @@ def test_a_rule_with_a_malformed_hole_or_a_stray_mesh_local_is_refused():
     for raises, locals_, what in [
         (("Got {mesh:Context}",), {}, "is no hole"),
         (("Got {devices}",), {}, "is no hole"),
+        (("Got {text:ids}",), {}, "is no hole"),
         (("Got {size:new}",), {}, "sizes no {mesh:new}"),
         (("Got {mesh:new}",), {"old": "self.prev"}, "names ['old']"),
     ]:

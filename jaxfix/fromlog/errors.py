@@ -88,24 +88,27 @@ def facts_from(templates: tuple[str, ...], message: str) -> Facts:
     try:
         for hole in holes(template):
             found = text.find(hole.marker, position)
+            if hole.role is None:  # not read: only passed
+                position = found + len(hole.marker) if found >= 0 else position
+                continue
             if found < 0 and hole.optional:
                 break
             if found < 0 and hole.kind == "size":
-                sizes[hole.role or ""] = None
+                sizes[hole.role] = None
                 continue
             if found < 0:
                 raise MeshReprError(f"no {hole.marker!r} in it")
             position = found + len(hole.marker)
             if hole.kind == "size":
                 size = _SIZE.match(text, position)
-                sizes[hole.role or ""] = int(size.group(0)) if size else None
+                sizes[hole.role] = int(size.group(0)) if size else None
                 position = size.end() if size else position
-            elif hole.role is not None:
+            else:
                 meshes[hole.role], position = read_mesh(text, position)
     except (MeshReprError, ValueError) as error:
         raise MessageError(f"its meshes cannot be read ({error})") from None
     for role, size in sizes.items():
-        if role and (role not in meshes or size != meshes[role].size):
+        if role not in meshes or size != meshes[role].size:
             raise MessageError(
                 "its mesh sizes do not add up (the message is cut off or garbled)"
             )
