@@ -140,6 +140,13 @@ def settings_fingerprint(options: Options, codes: tuple[str, ...]) -> str:
         f"python={sys.version_info[0]}.{sys.version_info[1]}",
         f"rules={','.join(codes)}",
     ]
+    if options.rule_modules:  # their source as jaxfix's own
+        from jaxfix.codemods import rule_sources
+
+        digest = hashlib.sha256()
+        for path in rule_sources(options.rule_modules):
+            digest.update(str(path).encode() + b"\0" + path.read_bytes() + b"\0")
+        parts.append(f"rule-sources={digest.hexdigest()}")
     parts += [
         f"{f.name}={getattr(options, f.name)!r}"
         for f in fields(options)

@@ -11,7 +11,7 @@ from typing import Any
 
 from jaxfix.config_values import Config, ConfigError, read_toml
 from jaxfix.options import DEFAULT_LINE_LENGTH, Options
-from jaxfix.settings import ALIASES, BY_KEY, SETTINGS, SettingError
+from jaxfix.settings import ALIASES, BY_KEY, FLAG_ONLY, SETTINGS, SettingError
 from jaxfix.target_version import target_version
 
 
@@ -55,6 +55,10 @@ def load_config(path: Path | None) -> Config:
                 )
             table = {(key if k == alias else k): v for k, v in table.items()}
     for key, value in table.items():
+        if key in FLAG_ONLY:
+            raise ConfigError(
+                f"{path}: '{key}' in [tool.jaxfix]: {FLAG_ONLY[key].not_in_config}"
+            )
         if key not in BY_KEY:
             close = difflib.get_close_matches(key, [*BY_KEY, *ALIASES], n=1)
             hint = (

@@ -20,10 +20,10 @@ from libcst.metadata import CodeRange
 
 from jaxfix.added_imports import SortedAddImportsVisitor
 from jaxfix.analysis.module import ModuleAnalysis
-from jaxfix.analysis.project import InProject, ProjectIndex
+from jaxfix.analysis.project import InProject
 from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
 from jaxfix.changed_lines import carry_lines
-from jaxfix.codemods import RULES
+from jaxfix.codemods import RULES, load_rule_modules
 from jaxfix.codemods.base import Rule
 from jaxfix.dependencies import project_index, snapshot
 from jaxfix.diagnostics import Diagnostic, FileResult, Fix, Location, Report, Safety
@@ -60,6 +60,7 @@ class TooLarge(Exception):
 
 
 def selected_rules(options: Options) -> list[type[Rule]]:
+    load_rule_modules(options.rule_modules)  # a spawned worker registers them here
     return [rule for code, rule in sorted(RULES.items()) if options.is_selected(code)]
 
 

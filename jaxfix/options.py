@@ -22,6 +22,9 @@ DEFAULT_MAX_PARSE_MEMORY = (
 
 @dataclass(frozen=True)
 class Options:
+    # Rule modules registered besides jaxfix's own (`--rule-module`), paths made absolute: a
+    # worker started by spawn registers them again from here.
+    rule_modules: tuple[str, ...] = ()
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     unsafe_fixes: bool = False

@@ -127,6 +127,10 @@ def rule_codes() -> tuple[str, ...]:
 
 
 def selected_rules(options: Options) -> tuple[RuleTokens, ...]:
+    if options.rule_modules:  # rules from elsewhere: the registry reads them
+        from jaxfix.codemods import load_rule_modules
+
+        load_rule_modules(options.rule_modules)
     return tuple(r for r in all_rules() if options.is_selected(r.code))
 
 

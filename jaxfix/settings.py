@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from jaxfix.options import (
@@ -37,6 +38,20 @@ def _codes(values: list[str]) -> tuple[str, ...]:
                 f"unknown rule code or prefix '{code}' (known: {', '.join(rule_codes())})"
             )
     return codes
+
+
+def _rule_modules(values: list[str]) -> tuple[str, ...]:
+    """Registers the rule modules (jaxfix/codemods/__init__.py), paths made absolute."""
+    from jaxfix.codemods import RuleModuleError, is_path, load_rule_modules
+
+    specs = tuple(
+        str(Path(v).resolve()) if is_path(v) else v for v in dict.fromkeys(values)
+    )
+    try:
+        load_rule_modules(specs)
+    except RuleModuleError as error:
+        raise ValueError(str(error)) from None
+    return specs
 
 
 def _platforms(values: list[str]) -> tuple[str, ...]:
@@ -71,6 +86,8 @@ class Setting:
         True  # an `Options` field named `name`; False: read by the CLI itself
     )
     aliases: tuple[str, ...] = ()  # older keys (and so flags) accepted for this one
+    # Why a config file may not set it (a flag only), or None: the config reader says so.
+    not_in_config: str | None = None
 
     @property
     def name(self) -> str:
@@ -87,6 +104,17 @@ class Setting:
 
 
 SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "rule-modules",
+        list,
+        "Also run the rules of this module, package, .py file or directory of rule modules "
+        "(repeatable); see CONTRIBUTING.md.",
+        "a list of module names or paths",
+        flag="--rule-module",
+        metavar="MODULE",
+        parse=_rule_modules,
+        not_in_config="a config file cannot make jaxfix import code: give --rule-module",
+    ),
     Setting(
         "select",
         list,
@@ -207,5 +235,6 @@ SETTINGS: tuple[Setting, ...] = (
         in_options=False,
     ),
 )
-BY_KEY: dict[str, Setting] = {s.key: s for s in SETTINGS}
+BY_KEY: dict[str, Setting] = {s.key: s for s in SETTINGS if s.not_in_config is None}
+FLAG_ONLY: dict[str, Setting] = {s.key: s for s in SETTINGS if s.not_in_config}
 ALIASES: dict[str, str] = {alias: s.key for s in SETTINGS for alias in s.aliases}

@@ -11,7 +11,7 @@ import click
 from jaxfix.config import Config, build_options, load
 from jaxfix.escaping import printable
 from jaxfix.options import Options
-from jaxfix.settings import SETTINGS, SettingError
+from jaxfix.settings import FLAG_ONLY, SETTINGS, SettingError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -24,6 +24,42 @@ class SettingsProblem(click.ClickException):
 
     def show(self, file: IO[Any] | None = None) -> None:
         click.echo(f"jaxfix: error: {self.format_message()}", file=file, err=True)
+
+
+RULES_MARK = "{rules}"  # in a help text: the registered rules' codes, when it is shown
+
+
+def with_rule_codes(text: str) -> str:
+    from jaxfix.prefilter import codes_range
+
+    return text.replace(RULES_MARK, codes_range())
+
+
+class RulesHelpOption(click.Option):
+    """An option whose help names the registered rules as they are when it is shown (rules
+    registered from elsewhere included), not when the module was imported."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        template = self.help
+        self.help = with_rule_codes(template or "")
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.help = template
+
+
+class RulesHelpCommand(click.Command):
+    """A command whose help text names the registered rules (see `RulesHelpOption`)."""
+
+    def format_help_text(
+        self, ctx: click.Context, formatter: click.HelpFormatter
+    ) -> None:
+        template = self.help
+        self.help = with_rule_codes(template or "")
+        try:
+            super().format_help_text(ctx, formatter)
+        finally:
+            self.help = template
 
 
 def setting_flags(command: str) -> Callable[[F], F]:
@@ -54,6 +90,17 @@ def setting_flags(command: str) -> Callable[[F], F]:
 def setting_values(params: Mapping[str, Any]) -> dict[str, Any]:
     """The settings among a command's parameters."""
     return {s.name: params[s.name] for s in SETTINGS if s.name in params}
+
+
+def register_rule_modules(params: Mapping[str, Any]) -> None:
+    """Registers the `--rule-module` rules before the config is read (`--list-rules`,
+    `--explain`, the help); `build_options` does it for a run."""
+    setting = FLAG_ONLY["rule-modules"]
+    if params.get(setting.name) and setting.parse:
+        try:
+            setting.parse(list(params[setting.name]))
+        except ValueError as error:
+            raise SettingsProblem(printable(f"{setting.flag_name}: {error}")) from None
 
 
 def load_config(config_file: Path | None, paths: list[Path]) -> Config:

@@ -22,7 +22,16 @@ import click
 from jaxfix import __version__
 from jaxfix.cache import Cache, CacheDirError, cache_dir, cache_location
 from jaxfix.cli.consoles import make_console
-from jaxfix.cli.flags import load_config, options_from, setting_flags, setting_values
+from jaxfix.cli.flags import (
+    RULES_MARK,
+    RulesHelpCommand,
+    RulesHelpOption,
+    load_config,
+    options_from,
+    register_rule_modules,
+    setting_flags,
+    setting_values,
+)
 from jaxfix.cli.format_help import format_option_help
 from jaxfix.cli.modes import run_mode
 from jaxfix.config import Config, project_roots
@@ -30,7 +39,6 @@ from jaxfix.diagnostics import FileResult
 from jaxfix.discovery import Discovery, discover, is_excluded
 from jaxfix.options import Options
 from jaxfix.paths import display_path, outside_the_project, symlink_on_the_way
-from jaxfix.prefilter import codes_range
 from jaxfix.runner import default_jobs, run_files
 from jaxfix.safe_write import remove_stale_temps
 from jaxfix.settings import MAIN
@@ -156,7 +164,7 @@ def _print_format_help(
         ctx.exit()
 
 
-class _MainCommand(click.Command):
+class _MainCommand(RulesHelpCommand):
     """The main command's help also lists the subcommands."""
 
     def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -175,7 +183,7 @@ class _MainCommand(click.Command):
             formatter.write_dl(rows)
 
 
-_HELP = f"""Find and fix JAX sharding code that recent JAX releases reject ({codes_range()}).
+_HELP = f"""Find and fix JAX sharding code that recent JAX releases reject ({RULES_MARK}).
 
     Fixes safe violations in place by default. Exit codes: 0 nothing left to do; 1 diagnostics
     remain (or changes pending with --check/--dry-run/--diff); 2 usage error or a file failed.
@@ -210,14 +218,16 @@ _HELP = f"""Find and fix JAX sharding code that recent JAX releases reject ({cod
     "--from-log",
     metavar="FILE",
     type=click.Path(exists=True, dir_okay=False, allow_dash=True),
-    help=f"Fix the sites where a log's tracebacks raised {codes_range()} ('-' for stdin); see docs/from-log.md.",
+    help=f"Fix the sites where a log's tracebacks raised {RULES_MARK} ('-' for stdin); see docs/from-log.md.",
+    cls=RulesHelpOption,
 )
 @click.option(
     "--evidence",
     "evidence_file",
     metavar="FILE",
     type=click.Path(exists=True, dir_okay=False),
-    help=f"Fix the sites where a recorded run raised {codes_range()} (`jaxfix repair`, `pytest -p jaxfix.record`); see docs/repair.md.",
+    help=f"Fix the sites where a recorded run raised {RULES_MARK} (`jaxfix repair`, `pytest -p jaxfix.record`); see docs/repair.md.",
+    cls=RulesHelpOption,
 )
 @click.option(
     "--no-cache", is_flag=True, help="Neither read nor write the result cache."
@@ -345,6 +355,7 @@ def _check(
     )  # made when first needed
     console = functools.cache(functools.partial(make_console, color, stdout=False))
     if list_rules or explain:
+        register_rule_modules(params)
         _inform(list_rules, explain, output_format, out())
         return
     mode = run_mode(dry_run=dry_run, check=check_mode, diff=diff)
@@ -805,7 +816,27 @@ def _interrupt(signum: int, _frame: object) -> None:
     raise _Interrupted(128 + signum)
 
 
+def _rule_modules_named(args: list[str]) -> list[str]:
+    """The `--rule-module` values among `args`, read before click parses them so that `--help`
+    names those rules too."""
+    named = []
+    for i, arg in enumerate(args):
+        if arg == "--rule-module" and i + 1 < len(args):
+            named.append(args[i + 1])
+        elif arg.startswith("--rule-module="):
+            named.append(arg.partition("=")[2])
+    return named
+
+
 def main() -> None:
+    if "--help" in sys.argv or "-h" in sys.argv:
+        named = _rule_modules_named(sys.argv[1:])
+        if named:
+            try:
+                register_rule_modules({"rule_modules": named})
+            except click.ClickException as problem:
+                problem.show()
+                sys.exit(problem.exit_code)
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, _interrupt)
     try:

@@ -21,7 +21,14 @@ from rich.console import Console
 from rich.text import Text
 
 from jaxfix.cli.consoles import make_console
-from jaxfix.cli.flags import load_config, options_from, setting_flags, setting_values
+from jaxfix.cli.flags import (
+    RULES_MARK,
+    RulesHelpCommand,
+    load_config,
+    options_from,
+    setting_flags,
+    setting_values,
+)
 from jaxfix.config import project_roots
 from jaxfix.escaping import printable
 from jaxfix.paths import display_path
@@ -37,7 +44,7 @@ EXIT_PASSED, EXIT_FAILING, EXIT_ERROR = 0, 1, 2
 REPORT_SCHEMA = "jaxfix-repair/1"
 
 
-class _RepairCommand(click.Command):
+class _RepairCommand(RulesHelpCommand):
     """Everything after the first `--` is COMMAND, never jaxfix's own options or paths."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
@@ -53,7 +60,7 @@ class _RepairCommand(click.Command):
         return super().parse_args(ctx, args[:split])
 
 
-_HELP = f"""Run COMMAND, fix the {codes_range()} errors its run raised, run it again.
+_HELP = f"""Run COMMAND, fix the {RULES_MARK} errors its run raised, run it again.
 
     COMMAND runs in the current directory with jaxfix's recorder injected (nothing is installed
     where it runs; its interpreter may have another JAX and no jaxfix). The sites it shows

@@ -1,0 +1,118 @@
+"""Rules from elsewhere (`--rule-module`): a rule outside jaxfix is its module and nothing else,
+registered by path or name, in every place that names the rules (help, --list-rules,
+--explain, --select) and in a run; a config file may not name one (it would run its code)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from jaxfix.cli.main import cli
+from jaxfix.codemods import RULES, RuleModuleError, load_rule_modules
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "tests" / "rules" / "jax904_spec_axis_not_in_mesh.py"
+VIOLATION = (
+    "import jax\nfrom jax.sharding import PartitionSpec as P\n"
+    'with jax.set_mesh(jax.make_mesh((8,), ("x",))):\n    jax.device_put(1, P("y"))\n'
+)
+
+
+@pytest.fixture(autouse=True)
+def registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """What a test registers is gone after it: other tests see jaxfix's own rules."""
+    import jaxfix.codemods
+
+    monkeypatch.setattr(jaxfix.codemods, "_LOADED", {})
+    saved = dict(RULES)
+    yield
+    RULES.clear()
+    RULES.update(saved)
+
+
+def _jaxfix(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """A fresh process: what the registry holds is only what the command line names."""
+    return subprocess.run(
+        [sys.executable, "-m", "jaxfix", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=300,
+        check=False,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+
+
+def test_a_rule_file_copied_anywhere_is_registered_and_runs_everywhere(tmp_path):
+    """Only its module: a copy outside the repository, with no package around it."""
+    rule = tmp_path / "elsewhere" / EXAMPLE.name
+    rule.parent.mkdir()
+    shutil.copy(EXAMPLE, rule)
+    (tmp_path / "code.py").write_text(VIOLATION)
+    given = ("--rule-module", str(rule))
+    listed = _jaxfix(*given, "--list-rules", cwd=tmp_path)
+    assert "JAX904\tspec-axis-not-in-mesh" in listed.stdout, listed.stderr
+    explained = _jaxfix(*given, "--explain", "jax904", cwd=tmp_path)
+    assert "## What it does" in explained.stdout or "What it does" in explained.stdout
+    helped = _jaxfix(*given, "--help", cwd=tmp_path)
+    assert "JAX904" in " ".join(helped.stdout.split()), helped.stdout
+    run = _jaxfix(
+        *given, "--check", "--no-cache", "--select", "JAX904", "code.py", cwd=tmp_path
+    )
+    assert run.returncode == 1, run.stderr
+    assert "code.py:4:5: JAX904 axis 'y' is not in the context mesh" in run.stdout
+    without = _jaxfix("--check", "--no-cache", "code.py", cwd=tmp_path)
+    assert without.returncode == 0 and "JAX904" not in without.stdout + without.stderr
+
+
+def test_a_directory_a_module_and_a_package_name_rule_modules(monkeypatch):
+    monkeypatch.setattr(sys, "path", [str(ROOT / "tests"), *sys.path])
+    by_directory = load_rule_modules([str(EXAMPLE.parent)])
+    by_package = load_rule_modules(["rules"])
+    by_module = load_rule_modules(["rules.jax904_spec_axis_not_in_mesh"])
+    assert [r.code for r in by_package] == [r.code for r in by_module] == ["JAX904"]
+    assert "JAX904" in {r.code for r in by_directory}
+    assert by_module[0] is RULES["JAX904"]  # one class, however it was named
+
+
+def test_a_module_that_cannot_be_registered_is_one_line(tmp_path, monkeypatch):
+    broken = tmp_path / "jax905_broken.py"
+    broken.write_text("import nothing_of_the_kind\n")
+    twice = tmp_path / "jax906_twice.py"
+    twice.write_text(EXAMPLE.read_text().replace("SpecAxisNotInMesh", "Other"))
+    monkeypatch.setattr(sys, "path", [str(ROOT / "tests"), *sys.path])
+    load_rule_modules(["rules"])
+    with pytest.raises(RuleModuleError, match=r"ModuleNotFoundError: No module"):
+        load_rule_modules([str(broken)])
+    with pytest.raises(RuleModuleError, match="rule code JAX904 is defined twice"):
+        load_rule_modules([str(twice)])
+    result = CliRunner().invoke(
+        cli, ["--rule-module", str(tmp_path / "missing.py"), "--list-rules"]
+    )
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        f"jaxfix: error: --rule-module: rule module {tmp_path / 'missing.py'}: no such file or directory"
+    ]
+
+
+def test_a_config_file_cannot_name_a_rule_module(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        f'[tool.jaxfix]\nrule-modules = ["{EXAMPLE}"]\n'
+    )
+    (tmp_path / "code.py").write_text(VIOLATION)
+    result = _jaxfix("--check", "code.py", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        f"jaxfix: error: {tmp_path / 'pyproject.toml'}: 'rule-modules' in [tool.jaxfix]: "
+        "a config file cannot make jaxfix import code: give --rule-module"
+    )
+
+
+def test_the_registry_is_as_it_was_after_each_test():
+    assert "JAX904" not in RULES
