@@ -71,7 +71,7 @@ def _load_rules() -> dict[str, type[Rule]]:
 
 RULES: dict[str, type[Rule]] = _load_rules()
 BUILTIN: frozenset[str] = frozenset(RULES)  # jaxfix's own codes
-_LOADED: dict[str, tuple[Path, ...]] = {}  # spec -> the files its rules came from
+_LOADED: dict[str, tuple[type[Rule], ...]] = {}  # spec -> its rules
 
 
 def _module_from_file(path: Path) -> ModuleType:
@@ -128,8 +128,8 @@ def load_rule_modules(specs: Iterable[str]) -> tuple[type[Rule], ...]:
     `RuleModuleError` with one line for a module that cannot be imported or registered."""
     loaded: list[type[Rule]] = []
     for spec in specs:
-        if spec in _LOADED:
-            loaded += [r for r in RULES.values() if _source(r) in _LOADED[spec]]
+        if spec in _LOADED:  # registered again where a caller took them out
+            loaded += [_register(RULES, rule) for rule in _LOADED[spec]]
             continue
         try:
             modules = _modules_of(spec)
@@ -141,7 +141,7 @@ def load_rule_modules(specs: Iterable[str]) -> tuple[type[Rule], ...]:
                 f"rule module {spec}: {type(error).__name__}: {message}"
             ) from None
         rules = [_register(RULES, _rules_in(module)) for module in modules]
-        _LOADED[spec] = tuple(_source(rule) for rule in rules)
+        _LOADED[spec] = tuple(rules)
         loaded += rules
     return tuple(loaded)
 
@@ -154,4 +154,4 @@ def rule_sources(specs: Iterable[str]) -> tuple[Path, ...]:
     """The files the rules of `specs` came from (registered first): the result cache keys on
     their content, as it does on jaxfix's own source."""
     load_rule_modules(specs)
-    return tuple(sorted({path for spec in specs for path in _LOADED[spec]}))
+    return tuple(sorted({_source(rule) for spec in specs for rule in _LOADED[spec]}))
