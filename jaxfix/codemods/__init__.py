@@ -151,7 +151,8 @@ def _source(rule: type[Rule]) -> Path:
 
 
 def rule_sources(specs: Iterable[str]) -> tuple[Path, ...]:
-    """The files the rules of `specs` came from (registered first): the result cache keys on
-    their content, as it does on jaxfix's own source."""
-    load_rule_modules(specs)
-    return tuple(sorted({_source(rule) for spec in specs for rule in _LOADED[spec]}))
+    """The files the rules of `specs` came from (those registered: a run registers them before it
+    asks): the result cache keys on their content, as it does on jaxfix's own source."""
+    return tuple(
+        sorted({_source(rule) for spec in specs for rule in _LOADED.get(spec, ())})
+    )
