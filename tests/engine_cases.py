@@ -73,6 +73,7 @@ class EngineCase:
 
 @dataclass(frozen=True)
 class Expected:
+    capability: str
     rule: str
     today: str
     why: str
@@ -103,14 +104,17 @@ def all_engine_cases() -> list[EngineCase]:
 
 
 def expected_table() -> dict[str, Expected]:
-    """fixtures/engine/EXPECT: `case | rule | today[: why]` a line; `#` starts a comment."""
-    table = {}
+    """fixtures/engine/EXPECT, in its order: `case | rule | today[: why]` a line, under a
+    `## capability` line; other lines starting with `#` are comments."""
+    table, capability = {}, ""
     for line in EXPECT.read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            capability = line[3:].strip()
         if not line.strip() or line.startswith("#"):
             continue
         name, rule, result = (part.strip() for part in line.split("|"))
         today, _, why = result.partition(":")
-        table[name] = Expected(rule, today.strip(), why.strip())
+        table[name] = Expected(capability, rule, today.strip(), why.strip())
     return table
 
 
@@ -162,45 +166,54 @@ def outcome(case: EngineCase) -> str:
     return "false-report" if reported else "unchanged"
 
 
-def table_rows() -> list[tuple[str, str, str, str]]:
-    """(case, rule, what a correct engine gives, what jaxfix gives today, with why)."""
-    expected = expected_table()
-    rows = []
-    for case in all_engine_cases():
-        line = expected.get(case.name)
-        today = (
-            f"{line.today}: {line.why}" if line and line.why else (line and line.today)
-        )
-        rows.append((case.name, case.rule, case.target, today or "(not in EXPECT)"))
-    return rows
+def recall(found: dict[str, str]) -> str:
+    """How many cases jaxfix gives as a correct engine would, from outcomes by case name."""
+    cases = all_engine_cases()
+    positive = [c for c in cases if c.target != "unchanged"]
+    right = [c for c in positive if found.get(c.name) == c.target]
+    harmless = [c for c in cases if c.target == "unchanged"]
+    kept = [c for c in harmless if found.get(c.name) == "unchanged"]
+    return (
+        f"Recall: {len(right)} of {len(positive)} positive cases as a correct engine gives"
+        f" them; {len(kept)} of {len(harmless)} must-not-change cases left alone.\n"
+    )
 
 
 def markdown_table() -> str:
+    """The docs' table: EXPECT's lines with each case's target, in EXPECT's order, and the
+    recall they make."""
+    cases = {case.name: case for case in all_engine_cases()}
+    table = expected_table()
     lines = [
-        "| case | rule | a correct engine | jaxfix today |",
-        "|---|---|---|---|",
-        *(f"| `{n}` | {r} | {t} | {d} |" for n, r, t, d in table_rows()),
+        "| capability | case | rule | a correct engine | jaxfix today |",
+        "|---|---|---|---|---|",
     ]
-    return "\n".join(lines) + "\n"
+    shown = None  # a capability is named on the first row of its cases
+    for name, line in table.items():
+        today = f"{line.today}: {line.why}" if line.why else line.today
+        target = cases[name].target if name in cases else "(no such case)"
+        capability = "" if line.capability == shown else line.capability
+        shown = line.capability
+        lines.append(f"| {capability} | `{name}` | {line.rule} | {target} | {today} |")
+    return "\n".join(lines) + "\n\n" + recall({n: t.today for n, t in table.items()})
 
 
 def main() -> None:
-    """Print the table with today's outcomes computed afresh, and the recall they make."""
+    """Print each case's target and today's outcome computed afresh (marked where EXPECT
+    says otherwise), and the recall they make."""
     cases = all_engine_cases()
     found = {case.name: outcome(case) for case in cases}
+    table = expected_table()
     width = max(len(c.name) for c in cases)
     for case in cases:
-        print(
-            f"{case.name:<{width}}  {case.rule}  {case.target:<9}  {found[case.name]}"
+        line = table.get(case.name)
+        differs = (
+            "" if line and line.today == found[case.name] else "  (EXPECT differs)"
         )
-    positive = [c for c in cases if c.target != "unchanged"]
-    right = [c for c in positive if found[c.name] == c.target]
-    harmless = [c for c in cases if c.target == "unchanged"]
-    kept = [c for c in harmless if found[c.name] == "unchanged"]
-    print(
-        f"recall: {len(right)}/{len(positive)} positive cases as a correct engine gives them;"
-        f" {len(kept)}/{len(harmless)} must-not-change cases left alone"
-    )
+        print(
+            f"{case.name:<{width}}  {case.rule}  {case.target:<9}  {found[case.name]}{differs}"
+        )
+    print(recall(found), end="")
 
 
 if __name__ == "__main__":
