@@ -130,15 +130,20 @@ def materialize(case: EngineCase, where: Path, fixed: bool) -> Path:
     return where / case.entry.relative_to(case.tree)
 
 
-def jaxfix_on(case: EngineCase) -> tuple[dict[Path, bytes], list[tuple[Path, str]]]:
-    """jaxfix over every module of the tree, the tree being the project root: the modules it
-    changes (new bytes) and its diagnostics (module, code). A module jaxfix fails on fails."""
+def jaxfix_on(
+    case: EngineCase, tree: Path | None = None
+) -> tuple[dict[Path, bytes], list[tuple[Path, str]]]:
+    """jaxfix over every module of the case's tree (or of `tree`, a copy made by
+    `materialize`), the tree being the project root: the modules it changes (new bytes) and
+    its diagnostics (module, code). A module jaxfix fails on fails."""
     from helpers import options_from_args
     from jaxfix.engine import process_source
 
-    options = replace(options_from_args(case.cli_args), project_roots=(case.tree,))
+    root = case.tree if tree is None else tree
+    modules = case.modules if tree is None else sorted(tree.rglob("*.py"))
+    options = replace(options_from_args(case.cli_args), project_roots=(root,))
     changed, diagnostics = {}, []
-    for module in case.modules:
+    for module in modules:
         result = process_source(module, module.read_bytes(), options)
         if result.error is not None:
             raise AssertionError(f"{module}: {result.error}")

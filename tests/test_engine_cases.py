@@ -18,6 +18,7 @@ from engine_cases import (
     TARGETS,
     all_engine_cases,
     expected_table,
+    jaxfix_on,
     markdown_table,
     materialize,
     outcome,
@@ -89,6 +90,15 @@ def test_today_is_what_the_table_says(case):
         "jaxfix's result changed: update fixtures/engine/EXPECT and docs/engine-cases.md"
         " (python tests/engine_cases.py) if the change is right"
     )
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.fixed], ids=lambda c: c.name)
+def test_the_fixed_tree_is_left_alone(case, tmp_path):
+    """The fixed tree is a must-not-change tree too, today and for a correct engine."""
+    materialize(case, tmp_path / "fixed", fixed=True)
+    changed, diagnostics = jaxfix_on(case, tmp_path / "fixed")
+    assert not changed
+    assert case.rule not in {code for _, code in diagnostics}
 
 
 def test_docs_show_the_table():
