@@ -24,10 +24,11 @@ from jaxfix.config import load, project_roots
 from jaxfix.diagnostics import Diagnostic, FileResult
 from jaxfix.diffs import unified_diff_text
 from jaxfix.discovery import discover
+from jaxfix.escaping import printable
 from jaxfix.jax_version import installed_jax_version, parse_version
 from jaxfix.notebook import cell_diff
 from jaxfix.options import Options
-from jaxfix.paths import is_notebook
+from jaxfix.paths import display_path, is_notebook
 from jaxfix.prefilter import is_candidate, selected_rules
 from jaxfix.runner import default_jobs, run_files
 
@@ -37,10 +38,8 @@ CHUNK_PER_JOB = 16
 
 
 def _display(path: Path) -> str:
-    try:
-        return path.absolute().relative_to(Path.cwd()).as_posix()
-    except ValueError:
-        return path.as_posix()
+    """Escaped as jaxfix's own output is: the trees checked are other people's."""
+    return printable(display_path(path))
 
 
 def _diagnostic_line(path: Path, diagnostic: Diagnostic) -> str:
@@ -52,7 +51,7 @@ def _diagnostic_line(path: Path, diagnostic: Diagnostic) -> str:
             else f"not applied, {diagnostic.fix_safety.value if diagnostic.fix_safety else 'no'} fix"
         )
         fix = f" [{diagnostic.fix_title}; {state}]"
-    return f"{_display(path)}:{diagnostic.start}: {diagnostic.code} {diagnostic.message}{fix}"  # `cell N:line:col` in a notebook
+    return f"{_display(path)}:{diagnostic.start}: {diagnostic.code} {printable(diagnostic.message)}{fix}"  # `cell N:line:col` in a notebook
 
 
 def _run(
@@ -103,11 +102,11 @@ def _report(
 
     print(f"# Internal errors ({len(crashes)})")
     for r in crashes:
-        print(f"{_display(r.path)}: {r.error}")
+        print(f"{_display(r.path)}: {printable(r.error)}")
     print(f"\n# Files in error ({len(failed)})")
     for r in failed:
         where = f":{r.error_location}" if r.error_location else ""
-        print(f"{_display(r.path)}{where}: {r.error}")
+        print(f"{_display(r.path)}{where}: {printable(r.error)}")
     print(f"\n# Proposed changes ({len(changed)} files)")
     for r in changed:
         print()

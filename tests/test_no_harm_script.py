@@ -71,3 +71,24 @@ def test_no_harm_checks_notebooks_too(tmp_path: Path, capsys):
     assert "broken.ipynb:1:12: not a notebook: invalid JSON" in errors
     changes = report.split("# Proposed changes (1 files)")[1]
     assert "found.ipynb:cell 8:1:11: JAX001" in changes
+
+
+def test_names_from_the_trees_are_printed_escaped(tmp_path: Path, capsys):
+    """The trees checked are other people's: a name with a newline and an escape sequence is
+    printed as jaxfix prints it, never as a line of its own or a terminal command."""
+    case = next(
+        c for c in all_cases() if c.fixed is not None and not c.header.get("options")
+    )
+    name = "x\n::error::y\x1b[2J.py"
+    shutil.copyfile(case.before, tmp_path / name)
+    (tmp_path / "z\n# Summary.py").write_text("def broken(:\nuse_abstract_mesh\n")
+
+    _load_script().main(
+        [str(tmp_path), "--jax-version", case.header["target-jax"], "--jobs", "1"]
+    )
+
+    report = capsys.readouterr().out
+    assert "x\\n::error::y\\x1b[2J.py" in report and "z\\n# Summary.py" in report
+    assert "\x1b" not in report
+    assert not any(line.startswith("::") for line in report.splitlines())
+    assert report.splitlines().count("# Summary") == 1
