@@ -21,6 +21,7 @@ from typing import Protocol
 import libcst as cst
 
 from jaxfix.analysis.names import ApiResolver
+from jaxfix.analysis.syntax import is_none
 
 _SHAPE_CONSTRUCTORS = frozenset(
     {"arange", "ones", "zeros", "full", "empty", "eye", "identity", "linspace"}
@@ -81,7 +82,7 @@ class DeviceFreeValues:
             if (
                 len(args) == 2
                 and _keyword(args[1]) in (None, "device")
-                and _is_none(args[1].value)
+                and is_none(args[1].value)
             ):
                 args = args[:1]  # device_put(x, None) places nothing
             return (
@@ -106,7 +107,3 @@ class DeviceFreeValues:
 
 def _keyword(arg: cst.Arg) -> str | None:
     return arg.keyword.value if arg.keyword is not None else None
-
-
-def _is_none(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"

@@ -74,6 +74,7 @@ from jaxfix.analysis.names import (
     imported_name_enters_no_mesh,
 )
 from jaxfix.analysis.project import Analysed, External, Recorded
+from jaxfix.analysis.syntax import short
 from jaxfix.analysis.values import MeshKind, MeshValue, Unknown, Value
 
 NodeT = TypeVar("NodeT", bound=cst.CSTNode)
@@ -509,7 +510,7 @@ class ContextModel:
             return None
         if self._inherited_test_case_method(callee):
             return None
-        return f"jaxfix cannot see what `{_short(callee)}` enters"
+        return f"jaxfix cannot see what `{short(callee, 40)}` enters"
 
     def _inherited_test_case_method(self, callee: cst.BaseExpression) -> bool:
         """`self.assertRaises(...)`, `self.subTest(...)`: a `unittest.TestCase` method the
@@ -944,8 +945,3 @@ def _descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         current = stack.pop()
         yield current
         stack.extend(current.children)
-
-
-def _short(node: cst.CSTNode, limit: int = 40) -> str:
-    text = " ".join(cst.Module([]).code_for_node(node).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -55,6 +55,7 @@ from jaxfix.analysis.project import (
     Resolved,
     materialize,
 )
+from jaxfix.analysis.syntax import is_none
 from jaxfix.analysis.values import (
     AxisType,
     Devices,
@@ -663,7 +664,7 @@ class ValueModel:
         if (
             isinstance(test, cst.Comparison)
             and len(test.comparisons) == 1
-            and _is_none(test.comparisons[0].comparator)
+            and is_none(test.comparisons[0].comparator)
         ):
             operator = test.comparisons[0].operator
             if isinstance(operator, (cst.Is, cst.IsNot)):
@@ -786,7 +787,7 @@ class ValueModel:
             axis_names=names,
             axis_sizes=sizes,
             axis_types=types,
-            has_abstract_device=device is not None and not _is_none(device),
+            has_abstract_device=device is not None and not is_none(device),
             node=call,
         )
 
@@ -1018,7 +1019,7 @@ class ValueModel:
         default: AxisType,
         frame: _Frame,
     ) -> tuple[AxisType, ...] | None:
-        if node is not None and not _is_none(node):
+        if node is not None and not is_none(node):
             return self._types(node, frame)
         count = (
             len(names)
@@ -1131,10 +1132,6 @@ def _is_known(value: Value | None) -> bool:
 
 def _is_name(node: cst.BaseExpression, name: cst.Name) -> bool:
     return isinstance(node, cst.Name) and node.value == name.value
-
-
-def _is_none(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"
 
 
 def _reference_text(node: cst.BaseExpression) -> str | None:

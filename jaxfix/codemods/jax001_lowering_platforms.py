@@ -11,9 +11,10 @@ from jaxfix.analysis.contexts import Entry
 from jaxfix.analysis.evidence import changed_since_the_log, confirmed_mesh, contradicts
 from jaxfix.analysis.imports import module_spelling
 from jaxfix.analysis.names import Api
+from jaxfix.analysis.syntax import code, is_none, short
 from jaxfix.analysis.values import AxisType, MeshValue
 from jaxfix.codemods.base import Rule, keyword_arg
-from jaxfix.codemods.text import code, not_fixed, short
+from jaxfix.codemods.text import not_fixed
 from jaxfix.diagnostics import Fix, Safety
 from jaxfix.evidence import Evidence, MeshFacts
 from jaxfix.screen import ModuleFacts
@@ -75,10 +76,6 @@ def _keyword(call: cst.Call, name: str) -> cst.Arg | None:
         (a for a in call.args if a.keyword is not None and a.keyword.value == name),
         None,
     )
-
-
-def _is_none(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"
 
 
 def _mesh_text(mesh: MeshValue) -> str:
@@ -264,7 +261,7 @@ class MissingLoweringPlatforms(Rule):
         logged = f"the log shows JAX raised it here ({evidence.where})"
         platforms = _keyword(lower, "lowering_platforms")
         positional = any(a.keyword is None for a in lower.args)
-        if platforms is not None and not _is_none(platforms.value):
+        if platforms is not None and not is_none(platforms.value):
             self.report(
                 lower,
                 f"`.lower()` raised for lack of lowering_platforms ({logged}), but passes them now: nothing to fix",
@@ -377,7 +374,7 @@ class MissingLoweringPlatforms(Rule):
             return False
         args = self.analysis.bind(node)
         types = args.get("axis_types") if args is not None else None
-        return types is None or _is_none(types)
+        return types is None or is_none(types)
 
     # -- the jitted callable ----------------------------------------------------------------
 
@@ -457,7 +454,7 @@ class MissingLoweringPlatforms(Rule):
                 "lower with a concrete mesh (jax.make_mesh shardings or jax.set_mesh) instead",
             )
             return
-        given = platforms is not None and not _is_none(platforms.value)
+        given = platforms is not None and not is_none(platforms.value)
         if given or (
             evidence.context is not None and evidence.context.has_abstract_device
         ):
@@ -581,7 +578,7 @@ class MissingLoweringPlatforms(Rule):
 
     def _sharding_meshes(self, expr: cst.BaseExpression) -> list[MeshValue] | None:
         node = self.analysis.resolve(expr)
-        if _is_none(node):
+        if is_none(node):
             return []
         if isinstance(node, (cst.Tuple, cst.List, cst.Dict)):
             return self._each(node, self._sharding_meshes)

@@ -10,9 +10,10 @@ from jaxfix.analysis.contexts import ContextSite, Entry, innermost
 from jaxfix.analysis.evidence import changed_since_the_log, confirmed_mesh
 from jaxfix.analysis.mesh_sizes import ConfigKey, EnvironmentVariable
 from jaxfix.analysis.names import MESH_CONTEXT_APIS, Api
+from jaxfix.analysis.syntax import short
 from jaxfix.analysis.values import MeshValue, Unknown, tuple_text
 from jaxfix.codemods.base import Rule
-from jaxfix.codemods.text import not_fixed, related, short, with_note
+from jaxfix.codemods.text import not_fixed, related, with_note
 from jaxfix.diagnostics import Fix, Related, Safety
 from jaxfix.evidence import Evidence, Facts, listed
 from jaxfix.screen import ModuleFacts

@@ -13,9 +13,10 @@ from jaxfix.analysis.evidence import changed_since_the_log, confirmed_mesh, cont
 from jaxfix.analysis.imports import api_spelling, module_spelling
 from jaxfix.analysis.module import ModuleAnalysis
 from jaxfix.analysis.names import MESH_CONTEXT_APIS, Api, bind, signature_of
+from jaxfix.analysis.syntax import code, short
 from jaxfix.analysis.values import MeshValue
 from jaxfix.codemods.base import Rule
-from jaxfix.codemods.text import code, not_fixed, related, short, with_note
+from jaxfix.codemods.text import not_fixed, related, with_note
 from jaxfix.diagnostics import Fix, Related, Safety
 from jaxfix.evidence import Evidence, MeshFacts
 from jaxfix.options import Options

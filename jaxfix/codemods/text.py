@@ -1,4 +1,5 @@
-"""How rules quote code and places in their messages: short code, lines, "not fixed: ..." notes."""
+"""How rules name places in their messages: locations, related lines, "not fixed: ..." notes
+(code itself is quoted with jaxfix/analysis/syntax.py)."""
 
 from __future__ import annotations
 
@@ -6,19 +7,6 @@ import libcst as cst
 
 from jaxfix.analysis.module import ModuleAnalysis
 from jaxfix.diagnostics import Location, Related
-
-_EMPTY = cst.Module([])
-
-
-def code(node: cst.CSTNode) -> str:
-    """The source of `node` as LibCST writes it."""
-    return _EMPTY.code_for_node(node)
-
-
-def short(node: cst.CSTNode | str, limit: int = 60) -> str:
-    """The code (or text) on one line, cut to `limit` characters with '...'."""
-    text = " ".join((node if isinstance(node, str) else code(node)).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def location(analysis: ModuleAnalysis, node: cst.CSTNode) -> Location:
