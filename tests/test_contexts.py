@@ -7,7 +7,7 @@ import textwrap
 import libcst as cst
 import pytest
 
-from jaxfix.analysis.contexts import Entry, innermost
+from jaxfix.analysis.contexts import Entry, context_mesh_sites
 from jaxfix.analysis.module import ModuleAnalysis
 from jaxfix.analysis.names import SIGNATURES, Api, bind
 from jaxfix.analysis.values import MeshKind, MeshValue, Unknown
@@ -86,7 +86,7 @@ def test_legacy_with_mesh_is_a_site_that_sets_no_context_mesh():
         (Api.USE_ABSTRACT_MESH, True),
         (Api.MESH, False),
     ]
-    assert [s.api for s in innermost(sites)] == [Api.USE_ABSTRACT_MESH]
+    assert [s.api for s in context_mesh_sites(sites)] == [Api.USE_ABSTRACT_MESH]
 
 
 def test_enter_context_until_close_and_a_bare_set_mesh_earlier_in_the_block():
@@ -121,7 +121,7 @@ def test_a_global_set_mesh_elsewhere_may_have_run_before():
     assert (
         site.entry is Entry.ELSEWHERE
         and isinstance(site.mesh, Unknown)
-        and innermost([site]) == []
+        and context_mesh_sites([site]) == []
     )
     (site,) = analysis.contexts_at(
         target(analysis, "other")
@@ -129,7 +129,7 @@ def test_a_global_set_mesh_elsewhere_may_have_run_before():
     assert (
         site.entry is Entry.GLOBAL_SET
         and isinstance(site.mesh, Unknown)
-        and innermost([site]) == [site]
+        and context_mesh_sites([site]) == [site]
     )
 
 
@@ -158,7 +158,7 @@ def test_setup_then_callers_one_level_with_the_call_that_leads_there():
         and setup.setup.name.value == "setUp"
         and setup.mesh.size == 8
     )
-    sites = innermost(analysis.contexts_at(target(analysis, "other")))
+    sites = context_mesh_sites(analysis.contexts_at(target(analysis, "other")))
     assert [(s.mesh.size, analysis.line(s.call)) for s in sites] == [(4, 18), (2, 20)]
 
 
@@ -175,7 +175,7 @@ def test_calls_that_may_not_run_the_body_are_not_followed(definition):
     analysis = analyze(
         definition + "with use_abstract_mesh(M8):\n    stage()\n    K().stage()\n"
     )
-    assert innermost(analysis.contexts_at(target(analysis, "other"))) == []
+    assert context_mesh_sites(analysis.contexts_at(target(analysis, "other"))) == []
 
 
 def test_a_helper_sets_a_mesh_by_what_its_body_does_not_by_its_name():
@@ -339,7 +339,7 @@ def test_a_function_passed_on_under_a_mesh_is_a_use_site():
     assert (
         site.entry is Entry.USE
         and not site.sets_context_mesh
-        and innermost([site]) == []
+        and context_mesh_sites([site]) == []
     )
 
 

@@ -44,7 +44,7 @@ with a project index (jaxfix/analysis/project.py), those defined at module level
 module of the tree and imported (`from .testing import with_mesh`, `tu.with_mesh`): that
 module's model answers about them (the sites it finds are given at this module's decorator or
 `with` item), and its file becomes a dependency of this module's result.
-`innermost(sites)` picks the site that sets JAX's context mesh on each way the node runs.
+`context_mesh_sites(sites)` picks the site that sets JAX's context mesh on each way the node runs.
 """
 
 from __future__ import annotations
@@ -204,7 +204,7 @@ class _Seen:
     owner: ContextModel
 
 
-def innermost(sites: Sequence[ContextSite]) -> list[ContextSite]:
+def context_mesh_sites(sites: Sequence[ContextSite]) -> list[ContextSite]:
     """The site that sets JAX's context mesh on each way the node runs, from `contexts_at`: the
     innermost local one; else a decorator's; else setUp's; else, per followed call, the innermost
     one around it. [] when no mesh context is known to be entered."""

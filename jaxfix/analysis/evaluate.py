@@ -141,9 +141,7 @@ class ValueModel:
             if axes_explicit_by_default(jax_version)
             else AxisType.AUTO
         )
-        self._current_contexts = (
-            current_contexts  # innermost(contexts_at(node)), for get_abstract_mesh()
-        )
+        self._current_contexts = current_contexts  # context_mesh_sites(contexts_at(node)), for get_abstract_mesh()
         self._asking: set[cst.Call] = set()
         self._module = module  # follows imports into other modules of the tree, when it has a project index
 

@@ -3,7 +3,7 @@
 Rules ask two questions:
 
 - `contexts_at(node) -> list[ContextSite]`: the mesh contexts in force where `node` runs,
-  outermost first (see `jaxfix.analysis.contexts`); `innermost(sites)` picks the one that sets
+  outermost first (see `jaxfix.analysis.contexts`); `context_mesh_sites(sites)` picks the one that sets
   JAX's context mesh on each way the node runs.
 - `value_of(expr) -> Value`: a `MeshValue`, int, str, `AxisType`, None, a tuple of values, or
   `Unknown(why)` (see `jaxfix.analysis.evaluate`).
@@ -46,7 +46,7 @@ from libcst.metadata import (
 
 from jaxfix.analysis.arrays import DeviceFreeValues
 from jaxfix.analysis.bindings import Bindings
-from jaxfix.analysis.contexts import ContextModel, ContextSite, innermost
+from jaxfix.analysis.contexts import ContextModel, ContextSite, context_mesh_sites
 from jaxfix.analysis.evaluate import ValueModel
 from jaxfix.analysis.evidence import EvidenceMap
 from jaxfix.analysis.expected_errors import ExpectedErrors
@@ -281,7 +281,7 @@ class ModuleAnalysis:
         )
 
     def _current_contexts(self, node: cst.CSTNode) -> list[ContextSite]:
-        return innermost(self.contexts.contexts_at(node))
+        return context_mesh_sites(self.contexts.contexts_at(node))
 
     @cached_property
     def contexts(self) -> ContextModel:

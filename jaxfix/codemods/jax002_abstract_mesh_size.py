@@ -6,7 +6,7 @@ import math
 
 import libcst as cst
 
-from jaxfix.analysis.contexts import ContextSite, Entry, innermost
+from jaxfix.analysis.contexts import ContextSite, Entry, context_mesh_sites
 from jaxfix.analysis.evidence import changed_since_the_log, confirmed_mesh
 from jaxfix.analysis.mesh_sizes import ConfigKey, EnvironmentVariable
 from jaxfix.analysis.names import MESH_CONTEXT_APIS, Api
@@ -141,7 +141,7 @@ class AbstractMeshSizeChange(Rule):
     @classmethod
     def screen(cls, module: ModuleFacts) -> bool:
         """An abstract inner mesh entered by a use_abstract_mesh call (`visit_Call`) and a known
-        enclosing mesh (`contexts_at`, `innermost`): another mesh context call of this module,
+        enclosing mesh (`contexts_at`, `context_mesh_sites`): another mesh context call of this module,
         or an imported decorator or context manager that may enter a known one in another
         module of the project (`ModuleFacts.may_enter_mesh_elsewhere`, read last: it may read
         other modules)."""
@@ -164,7 +164,7 @@ class AbstractMeshSizeChange(Rule):
         argument = args.get("mesh") if args else None
         inner = analysis.value_of(argument) if argument is not None else None
         confirmed = analysis.evidence_at(node, self.code)
-        sites = innermost(analysis.contexts_at(node))
+        sites = context_mesh_sites(analysis.contexts_at(node))
         known = [
             (site, site.mesh) for site in sites if isinstance(site.mesh, MeshValue)
         ]

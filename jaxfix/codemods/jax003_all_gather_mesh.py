@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from jaxfix.analysis.contexts import ContextSite, Entry, innermost
+from jaxfix.analysis.contexts import ContextSite, Entry, context_mesh_sites
 from jaxfix.analysis.evidence import changed_since_the_log, confirmed_mesh, contradicts
 from jaxfix.analysis.imports import api_spelling, module_spelling
 from jaxfix.analysis.module import ModuleAnalysis
@@ -426,7 +426,7 @@ class AllGatherMeshMismatch(Rule):
         function = _enclosing_function(analysis.parents, gather)
         parameter = self._parameter(x, function)
         sites = []
-        for outer in innermost(analysis.contexts_at(gather)):
+        for outer in context_mesh_sites(analysis.contexts_at(gather)):
             context = _context_mesh(outer)
             if context is None:
                 if outer.call is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxfix.analysis.contexts import innermost
+from jaxfix.analysis.contexts import context_mesh_sites
 from jaxfix.analysis.names import Api
 from jaxfix.analysis.values import MeshValue
 from jaxfix.codemods.base import Rule
@@ -58,7 +58,7 @@ class SpecAxisNotInMesh(Rule):
         axes = [
             analysis.value_of(arg.value) for arg in spec.args if arg.keyword is None
         ]  # question 2
-        for site in innermost(analysis.contexts_at(node)):  # question 1
+        for site in context_mesh_sites(analysis.contexts_at(node)):  # question 1
             mesh = site.mesh
             if not isinstance(mesh, MeshValue) or mesh.axis_names is None:
                 continue
