@@ -125,9 +125,28 @@ def source_lines(path: Path, limit: int) -> list[str]:
 @dataclass(frozen=True)
 class TextLine:
     number: int  # 1-based
-    text: str  # without its line break; bytes the encoding cannot decode are U+FFFD
-    undecodable: bool  # it held such bytes (or a U+FFFD of its own)
+    text: str  # without its line break; each byte the encoding cannot decode is U+DC00 + byte
+    undecodable: (
+        bool  # it held such bytes (or a U+FFFD, what another tool made of them)
+    )
     cut: bool  # longer than the stream's `max_line` characters: the rest of it was dropped
+
+
+# What a stream's text holds where its bytes could not be decoded: U+DC00 + the byte (for UTF-8
+# exactly Python's surrogateescape, so a path holding them is had back byte for byte with
+# os.fsencode), or a U+FFFD another tool put there. Never text a program printed.
+UNDECODABLE = re.compile("[\udc00-\udcff\ufffd]")
+_UNDECODABLE_HANDLER = "jaxfix-undecodable"
+
+
+def _undecodable_bytes(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeDecodeError):
+        raise error
+    bad = error.object[error.start : error.end]
+    return "".join(chr(0xDC00 + byte) for byte in bad), error.end
+
+
+codecs.register_error(_UNDECODABLE_HANDLER, _undecodable_bytes)
 
 
 # Longest first: UTF-32 LE's BOM starts with UTF-16 LE's.
@@ -167,7 +186,8 @@ class TextStream:
     """The lines of a text stream, read a chunk at a time so that memory does not grow with
     its size: at most `limit` bytes (ReadError past them, `bound` naming the setting), lines
     broken at \\n, \\r\\n and \\r (universal newlines), each kept to `max_line` characters.
-    `encoding` is known once the first line is read."""
+    Bytes the encoding cannot decode are kept, as `UNDECODABLE` marks, in the line they are in
+    (the rest of it is text as usual). `encoding` is known once the first line is read."""
 
     def __init__(
         self, handle: BinaryIO, *, limit: int, bound: str, max_line: int
@@ -197,7 +217,9 @@ class TextStream:
         data = self._chunk()
         self.encoding, skip = _stream_encoding(data)
         data = data[skip:]
-        decoder = codecs.getincrementaldecoder(self.encoding)(errors="replace")
+        decoder = codecs.getincrementaldecoder(self.encoding)(
+            errors=_UNDECODABLE_HANDLER
+        )
         number, line, cut, held_cr = 0, "", False, False
         while True:
             final = not data
@@ -211,14 +233,14 @@ class TextStream:
             for match in _LINE_BREAK.finditer(text):
                 number += 1
                 line, cut = self._extend(line, cut, text[start : match.start()])
-                yield TextLine(number, line, "\ufffd" in line, cut)
+                yield TextLine(number, line, bool(UNDECODABLE.search(line)), cut)
                 line, cut, start = "", False, match.end()
             line, cut = self._extend(line, cut, text[start:])
             if final:
                 break
             data = self._chunk()
         if line or cut:
-            yield TextLine(number + 1, line, "\ufffd" in line, cut)
+            yield TextLine(number + 1, line, bool(UNDECODABLE.search(line)), cut)
 
     def _extend(self, line: str, cut: bool, more: str) -> tuple[str, bool]:
         if cut or len(line) + len(more) <= self.max_line:

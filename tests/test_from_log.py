@@ -345,6 +345,132 @@ def test_truncated_and_garbled_tracebacks_are_errors_and_the_rest_is_fixed(
     assert len(changed) == len(fixable(PROJECTS)) - 2
 
 
+OUTER = (
+    "outer_mesh_from_config/run_outer_mesh_from_config.py"  # only its log can fix it
+)
+
+
+def _outer_traceback(logs) -> bytes:
+    """The real traceback of the JAX002 that OUTER raises, from the plain log."""
+    return next(
+        part for part in _tracebacks(_version(logs)["plain"]) if OUTER.encode() in part
+    )
+
+
+def _injected(traceback: bytes, *spots: tuple[bytes, bytes]) -> bytes:
+    for old, new in spots:
+        assert old in traceback, old
+        traceback = traceback.replace(old, new, 1)
+    return traceback
+
+
+def _fixed(tree: Path, relative: str = OUTER) -> bool:
+    fixed = (PROJECTS / OUTER).with_suffix(".fixed.py").read_bytes()
+    assert (tree / relative).read_bytes() in (fixed, (PROJECTS / OUTER).read_bytes())
+    return (tree / relative).read_bytes() == fixed
+
+
+def test_undecodable_bytes_outside_what_places_a_traceback_do_not_drop_it(
+    logs, tmp_path
+):
+    """Bad bytes in a library frame's path, function and code, the user frame's function and
+    the message after its meshes: the traceback is used, its bad lines named in a note."""
+    log = _injected(
+        _outer_traceback(logs),
+        (b"in run_path", b"in run_\xffpath"),
+        (b"in <module>", b"in <mod\xe9ule>"),
+        (b"jax/_src/mesh.py", b"jax/_src/me\xffsh.py"),
+        (b"raise ValueError(", b"raise Value\xfe\xffError("),
+        (b"with size=32", b"with size=32 \xc3("),
+    )
+    tree = copy_tree(tmp_path / "tree")
+    result = from_log(log, "--unsafe-fixes", tree=tree)
+    assert result.exit_code == 0, result.output
+    assert _fixed(tree)
+    notes = [line for line in result.output.splitlines() if "traceback used" in line]
+    assert len(notes) == 1 and "error:" not in result.output, result.output
+    named = re.search(r"log lines ([\d, -]+) hold bytes that are not UTF-8", notes[0])
+    assert named and _numbers(named[1]) == _undecodable_lines(log), notes[0]
+
+
+def _undecodable_lines(log: bytes) -> set[int]:
+    found = set()
+    for number, line in enumerate(log.split(b"\n"), start=1):
+        try:
+            line.decode()
+        except UnicodeDecodeError:
+            found.add(number)
+    return found
+
+
+def _numbers(listed: str) -> set[int]:
+    """'4, 7, 9-11' -> {4, 7, 9, 10, 11}."""
+    found = set()
+    for part in listed.split(", "):
+        first, _, last = part.partition("-")
+        found.update(range(int(first), int(last or first) + 1))
+    return found
+
+
+@pytest.mark.parametrize(
+    "spot",
+    [
+        (b"'data': 8,", b"'da\xffta': 8,"),  # an axis name of the previous mesh
+        (
+            b"Got new mesh: AbstractMesh(",
+            b"Got new mesh: Abstract\xffMesh(",
+        ),  # its kind
+        (b"line 14,", b"line 1\xff4,"),  # the raising frame's line number
+        (b'config.py", line 14', b"config.py\xff line 14"),  # its quote: no frame line
+        (
+            b"    with use_abstract_mesh(AbstractMesh((16",
+            b"    with use_\xffabstract_mesh(AbstractMesh((16",
+        ),
+    ],
+    ids=[
+        "mesh axis name",
+        "mesh kind",
+        "frame line number",
+        "frame quote",
+        "frame code",
+    ],
+)
+def test_undecodable_bytes_in_a_mesh_or_the_raising_frame_refuse_it_in_one_line(
+    logs, tmp_path, spot
+):
+    tree = copy_tree(tmp_path / "tree")
+    result = from_log(
+        _injected(_outer_traceback(logs), spot), "--unsafe-fixes", tree=tree
+    )
+    errors = [line for line in result.output.splitlines() if "error:" in line]
+    assert result.exit_code == 2 and len(errors) == 1, result.output
+    assert re.search(r"log line \d+ holds bytes that are not UTF-8", errors[0]), errors
+    assert not _fixed(tree)
+
+
+def test_a_frame_path_with_undecodable_bytes_is_matched_by_its_bytes(logs, tmp_path):
+    """A file whose name is not UTF-8 is found by the bytes the log shows, never by a name
+    without them."""
+    log = _injected(
+        _outer_traceback(logs),
+        (b"run_outer_mesh_from_config.py", b"run_outer_mesh_\xff_config.py"),
+    )
+    tree = copy_tree(tmp_path / "tree")
+    named = "outer_mesh_from_config/" + os.fsdecode(b"run_outer_mesh_\xff_config.py")
+    (tree / OUTER).rename(tree / named)
+    result = from_log(log, "--unsafe-fixes", tree=tree)
+    assert result.exit_code == 0, result.output
+    assert _fixed(tree, named)
+    # the same log against a file named without the bad byte: no frame is in the tree
+    stripped = "outer_mesh_from_config/run_outer_mesh__config.py"
+    (tree / named).unlink()
+    (tree / stripped).write_bytes((PROJECTS / OUTER).read_bytes())
+    result = from_log(log, "--unsafe-fixes", tree=tree)
+    assert result.exit_code == 2, result.output
+    assert "none of its frames is in a file under the given paths" in result.output
+    assert not _fixed(tree, stripped)
+
+
 def test_unmapped_traceback_writes_nothing(logs, tmp_path):
     other = tmp_path / "other"
     other.mkdir()

@@ -47,6 +47,10 @@ def evidence_run(
         )
         return LogRun([], replace(options, evidence={}), 1, 0)
     errors = list(reading.errors)
+    for note in reading.notes:
+        console.print(
+            Text(printable(f"{name}: {note}"), style="dim"), soft_wrap=True
+        )  # paths from the log
     verdicts: dict[
         tuple[Path, str, int, str | None], tuple[int, int] | None
     ] = {}  # site -> where its fix stands

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from jaxfix.evidence import Facts, MeshFacts
+from jaxfix.file_io import UNDECODABLE
 from jaxfix.fromlog.meshes import MeshReprError, read_mesh
 from jaxfix.fromlog.tracebacks import Traceback
 from jaxfix.message_templates import holes, start
@@ -92,6 +93,10 @@ def facts_from(templates: tuple[str, ...], message: str) -> Facts:
                 position = found + len(hole.marker) if found >= 0 else position
                 continue
             if found < 0 and hole.optional:
+                if UNDECODABLE.search(text, position):  # they may hide it
+                    raise MeshReprError(
+                        f"no {hole.marker!r} in it, and it holds bytes the log's encoding cannot decode"
+                    )
                 break
             if found < 0 and hole.kind == "size":
                 sizes[hole.role] = None

@@ -3,12 +3,13 @@ the longest matching path suffix onto the files under the given paths, its line 
 
 from __future__ import annotations
 
+import os
 import re
 from collections import defaultdict
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
-from jaxfix.file_io import ReadError, read_regular, source_lines
+from jaxfix.file_io import UNDECODABLE, ReadError, read_regular, source_lines
 from jaxfix.fromlog.tracebacks import Frame
 from jaxfix.paths import is_notebook
 
@@ -23,6 +24,12 @@ _COMMENT = re.compile(r"\s*#[^'\"]*$")
 
 class LocateError(ValueError):
     """A traceback that cannot be placed in the local tree; the message says why."""
+
+
+class UndecodableFrame(LocateError):
+    """The frame a traceback would be placed by holds bytes the log could not decode where they
+    matter (its location, the code it shows, a path not matchable by bytes); the message names
+    which."""
 
 
 class ChangedSinceLog(LocateError):
@@ -40,6 +47,16 @@ def _parts(path: str) -> tuple[str, ...]:
     )
 
 
+def _bytes(parts: tuple[str, ...]) -> tuple[bytes, ...] | None:
+    """The parts as the file system names them, byte for byte: a log's undecodable bytes (U+DC80
+    + byte, as surrogateescape decodes them) are those bytes again; None if a part cannot be
+    (a mark of bytes below 0x80, only a log in another encoding than UTF-8 has)."""
+    try:
+        return tuple(os.fsencode(p) for p in parts)
+    except UnicodeEncodeError:
+        return None
+
+
 def is_library(frame: Frame) -> bool:
     return bool(_LIBRARY.search(frame.path.replace("\\", "/")))
 
@@ -50,10 +67,13 @@ class TreeIndex:
 
     def __init__(self, files: list[Path], max_file_size: int) -> None:
         self.max_file_size = max_file_size
-        self.by_name: dict[str, list[tuple[tuple[str, ...], Path]]] = defaultdict(list)
+        self.by_name: dict[bytes, list[tuple[tuple[bytes, ...], Path]]] = defaultdict(
+            list
+        )
         for file in files:
-            parts = _parts(file.resolve().as_posix())
-            self.by_name[parts[-1]].append((parts, file))
+            parts = _bytes(_parts(file.resolve().as_posix()))
+            if parts:
+                self.by_name[parts[-1]].append((parts, file))
         self.notebooks = [file for file in files if is_notebook(file)]
         # per notebook: (cell number, execution count, the cell's lines, module line of each)
         self._cells: (
@@ -126,8 +146,12 @@ class TreeIndex:
     def map(self, log_path: str) -> Path | None:
         """The one local file whose path shares the longest suffix with `log_path`; None if no
         file has its name; LocateError if several share the longest suffix."""
-        wanted = _parts(log_path)
+        wanted = _bytes(_parts(log_path))
         if not wanted:
+            if wanted is None:
+                raise UndecodableFrame(
+                    f"the path of its frame {log_path} (it cannot be had back byte for byte)"
+                )
             return None
         best: list[Path] = []
         best_length = 0
@@ -143,7 +167,7 @@ class TreeIndex:
             elif length == best_length:
                 best.append(file)
         if len(best) > 1:
-            suffix = "/".join(wanted[-best_length:])
+            suffix = os.fsdecode(b"/".join(wanted[-best_length:]))
             names = ", ".join(sorted(p.as_posix() for p in best)[:3])
             raise LocateError(
                 f"{log_path} matches several local files by its ending {suffix!r} ({names}): not guessing"
@@ -156,9 +180,16 @@ def locate(
     index: TreeIndex,
     read: dict[Path, list[str]],
     max_file_size: int,
+    *,
+    exact_paths: bool = True,
 ) -> tuple[Path, Frame]:
     """The local file and the frame of the innermost user frame found in the tree; its lines
-    (read into `read`) as Python numbers them, as the traceback does."""
+    (read into `read`) as Python numbers them, as the traceback does.
+
+    Undecodable bytes (file_io.UNDECODABLE marks) in what places it are never guessed around:
+    a damaged frame met before the one placed, or marks in the code line it shows, are
+    UndecodableFrame; a path holding them is matched by its bytes, when `exact_paths` (a UTF-8
+    log: the marks are the bytes), else UndecodableFrame."""
     user = [f for f in frames if f.cell is not None or not is_library(f)]
     if not user:
         where = f" ({frames[-1].path}:{frames[-1].line})" if frames else ""
@@ -167,9 +198,23 @@ def locate(
             "a log with longer tracebacks (pytest --tb=short or long) names the line"
         )
     for frame in reversed(user):
+        if frame.damaged:
+            raise UndecodableFrame(
+                f"the location of its frame {frame.path}:{frame.line}"
+                if frame.line
+                else f"a line among its frames that may locate one ({frame.path!r})"
+            )
+        if not exact_paths and UNDECODABLE.search(frame.path):
+            raise UndecodableFrame(
+                f"the path of its frame {frame.path}:{frame.line} (in this log's encoding it cannot be had back byte for byte)"
+            )
         if (
             frame.cell is not None
         ):  # a notebook's cell: its lines were matched, the line is the module's
+            if any(UNDECODABLE.search(code) for _, code in frame.shown):
+                raise UndecodableFrame(
+                    f"the code its frame {frame.path} shows, so it cannot be matched to a cell"
+                )
             cell = index.map_cell(frame)
             if cell is not None:
                 return cell[0], replace(frame, line=cell[1])
@@ -182,6 +227,10 @@ def locate(
                 read[local] = source_lines(local, max_file_size)
             except ReadError as error:
                 raise LocateError(f"{local.as_posix()}: {error}") from None
+        if frame.source is not None and UNDECODABLE.search(frame.source):
+            raise UndecodableFrame(
+                f"the code its frame {frame.path}:{frame.line} shows, so it cannot be confirmed"
+            )
         _confirm(local, frame, read[local])
         return local, frame
     raise LocateError(

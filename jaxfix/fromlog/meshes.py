@@ -9,7 +9,8 @@
 Axis names are printed between quotes without escaping, so a name may itself hold a quote.
 An axis size is at least 1 and has at most 7 digits (JAX sizes an axis by devices, or by the
 devices an abstract mesh stands for: ten million is beyond any machine); anything else is not a
-mesh JAX printed. Reading is linear in the text, and errors quote at most the start of it.
+mesh JAX printed. Reading is linear in the text, and errors quote at most the start of it. A
+mesh holding bytes the log could not decode is none (they may hide a size, a name, a kind).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import ast
 import re
 
 from jaxfix.evidence import MeshFacts
+from jaxfix.file_io import UNDECODABLE
 
 _START = re.compile(r"\b(AbstractMesh|Mesh)\(")
 _AXIS_END = re.compile(
@@ -54,6 +56,10 @@ def read_mesh(text: str, position: int = 0) -> tuple[MeshFacts, int]:
     if start is None:
         raise MeshReprError("no mesh found")
     end = _closing(text, start.end() - 1)
+    if UNDECODABLE.search(text, position, end):  # in it, or in what leads to it
+        raise MeshReprError(
+            f"{quoted(text[position:end])} holds bytes the log's encoding cannot decode"
+        )
     return parse_mesh(text[start.start() : end]), end
 
 

@@ -12,7 +12,13 @@ from pathlib import Path
 from jaxfix.evidence import Evidence, Facts
 from jaxfix.file_io import TextStream
 from jaxfix.fromlog.errors import MessageError, error_code, looks_like_ours, read_facts
-from jaxfix.fromlog.locate import ChangedSinceLog, LocateError, TreeIndex, locate
+from jaxfix.fromlog.locate import (
+    ChangedSinceLog,
+    LocateError,
+    TreeIndex,
+    UndecodableFrame,
+    locate,
+)
 from jaxfix.fromlog.logtext import clean_lines
 from jaxfix.fromlog.tracebacks import Traceback, find_tracebacks
 
@@ -43,6 +49,9 @@ class LogReading:
     )  # "log line N: JAX002 traceback: why"
     occurrences: int = 0  # tracebacks of the three errors, usable or not
     changed: list[Changed] = field(default_factory=list)  # in log order
+    notes: list[str] = field(
+        default_factory=list
+    )  # tracebacks used although some of their lines held undecodable bytes
 
 
 def _possibly_ours(traceback: Traceback) -> bool:
@@ -106,12 +115,23 @@ def read_log(log: TextStream, files: list[Path], max_file_size: int) -> LogReadi
             continue
         reading.occurrences += 1
         try:
-            if damaged:
+            if traceback.cut:
                 raise MessageError(
                     f"{damaged}, so its paths or meshes cannot be trusted"
                 )
             facts = read_facts(code, traceback.exception)  # type: ignore[arg-type]
-            local, frame = locate(traceback.frames, index, sources, max_file_size)
+            local, frame = locate(
+                traceback.frames,
+                index,
+                sources,
+                max_file_size,
+                exact_paths=log.encoding == "utf-8",
+            )
+        except UndecodableFrame as error:
+            reading.errors.append(
+                f"{where}: {code} traceback not used: {damaged}, in {error}"
+            )
+            continue
         except ChangedSinceLog as error:
             reading.changed.append(
                 Changed(
@@ -126,8 +146,14 @@ def read_log(log: TextStream, files: list[Path], max_file_size: int) -> LogReadi
             )
             continue
         except (MessageError, LocateError) as error:
-            reading.errors.append(f"{where}: {code} traceback not used: {error}")
+            said = f" ({damaged})" if damaged and not traceback.cut else ""
+            reading.errors.append(f"{where}: {code} traceback not used: {error}{said}")
             continue
+        if damaged:  # bytes where nothing the traceback is used by comes from
+            reading.notes.append(
+                f"{where}: {code} traceback used, although {damaged}: none in its meshes "
+                "or in the location and code of the frame it is placed by"
+            )
         found.setdefault((local, frame.line, code), []).append((traceback.end, facts))
     by_file: dict[Path, list[Evidence]] = {}
     for (local, line, code), seen in sorted(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from jaxfix.fromlog.logtext import LogLine
 
@@ -27,6 +27,9 @@ class Frame:
     # cell the traceback shows (the raising one and its context), as printed.
     cell: int | None = None
     shown: tuple[tuple[int, str], ...] = ()
+    # Undecodable bytes in its location line break what it says (its line number, where its
+    # path ends): which line of which file it is cannot be read.
+    damaged: bool = False
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,38 @@ class _Window:
         if index - self._first > 1024:
             del self._lines[: index - self._first]
             self._first = index
+
+
+def _exact(
+    pattern: re.Pattern[str], line: LogLine, match: re.Match[str], text: str
+) -> re.Match[str] | None:
+    """The pattern's match on `text`, the line with its undecodable bytes (`line.exact`, trimmed
+    as the caller trims it), where `match` is the one on the line without them: a path then
+    holds those bytes, as the log did. None when they break the match or sit inside a line
+    number or a count."""
+    if not line.garbled:
+        return match
+    exact = pattern.match(text)
+    if exact is None or any(
+        exact[group] != match[group]
+        for group in ("line", "count", "number")
+        if group in pattern.groupindex
+    ):
+        return None
+    return exact
+
+
+def _unreadable(line: LogLine) -> Frame:
+    """A line among the frames that undecodable bytes may have kept from reading as one (a
+    quote or a colon they replaced): a damaged frame, never skipped as if it were none."""
+    return Frame(line.text.strip(), 0, None, damaged=True)
+
+
+def _dedent(line: LogLine, indent: int) -> str:
+    """The exact line without the traceback's indentation."""
+    if not line.garbled:
+        return line.text[indent:]
+    return re.sub(rf"^[ \t]{{0,{indent}}}", "", line.exact)
 
 
 def _damage(lines: list[LogLine]) -> dict[str, tuple[int, ...]]:
@@ -139,6 +174,7 @@ def _cpython(lines: _Window, index: int) -> tuple[Traceback, int]:
         text = lines[index].text
         frame = _CPYTHON_FRAME.match(text)
         if frame:
+            exact = _exact(_CPYTHON_FRAME, lines[index], frame, lines[index].exact)
             source = None
             following = lines[index + 1].text if lines.has(index + 1) else ""
             if (
@@ -146,9 +182,16 @@ def _cpython(lines: _Window, index: int) -> tuple[Traceback, int]:
                 and not _CPYTHON_FRAME.match(following)
                 and following.startswith(" " * (indent + 3))
             ):
-                source = following.strip()
+                source = lines[index + 1].exact.strip()
                 index += 1
-            frames.append(Frame(frame["path"], int(frame["line"]), source))
+            frames.append(
+                Frame(
+                    (exact or frame)["path"],
+                    int(frame["line"]),
+                    source,
+                    damaged=exact is None,
+                )
+            )
             index += 1
             continue
         if (
@@ -157,6 +200,8 @@ def _cpython(lines: _Window, index: int) -> tuple[Traceback, int]:
             or text.strip().startswith("[Previous line repeated")
             or text.startswith(" " * (indent + 1))
         ):
+            if lines[index].garbled and text.strip() and not _CARETS.match(text):
+                frames.append(_unreadable(lines[index]))
             index += 1
             continue
         if _EXCEPTION.match(text[indent:]) and frames:
@@ -170,7 +215,7 @@ def _cpython(lines: _Window, index: int) -> tuple[Traceback, int]:
 
 def _exception_text(lines: _Window, index: int, indent: int) -> tuple[str, int]:
     """The exception line and its continuation lines, up to a blank line or what comes next."""
-    parts = [lines[index].text[indent:]]
+    parts = [_dedent(lines[index], indent)]
     index += 1
     while lines.has(index):
         text = lines[index].text
@@ -183,7 +228,7 @@ def _exception_text(lines: _Window, index: int, indent: int) -> tuple[str, int]:
             or _PYTEST_HEADER.match(text)
         ):
             break
-        parts.append(text[indent:])
+        parts.append(_dedent(lines[index], indent))
         index += 1
     return "\n".join(parts), index
 
@@ -205,6 +250,7 @@ _IPYTHON_FILE = re.compile(r"^File (?P<path>.+?):(?P<line>\d+)(?:, in .*)?$")
 _IPYTHON_INPUT = re.compile(r"^<ipython-input-(?P<count>\d+)-[0-9a-fA-F]+> in .*$")
 _IPYTHON_OLD_FILE = re.compile(r"^(?P<path>[^\s<][^<>]*?\.pyw?) in .*$")
 _IPYTHON_SOURCE = re.compile(r"^(?P<arrow>-*> ?| *)(?P<number>\d+) (?P<code>.*)$")
+_IPYTHON_HEADS = (_IPYTHON_CELL, _IPYTHON_FILE, _IPYTHON_INPUT, _IPYTHON_OLD_FILE)
 
 
 def _ipython(lines: _Window, index: int) -> tuple[Traceback, int]:
@@ -214,21 +260,27 @@ def _ipython(lines: _Window, index: int) -> tuple[Traceback, int]:
     index += 1
     while lines.has(index):
         text = lines[index].text.rstrip()
-        head = (
-            _IPYTHON_CELL.match(text)
-            or _IPYTHON_FILE.match(text)
-            or _IPYTHON_INPUT.match(text)
-            or _IPYTHON_OLD_FILE.match(text)
+        head = next(
+            (
+                (pattern, match)
+                for pattern in _IPYTHON_HEADS
+                if (match := pattern.match(text))
+            ),
+            None,
         )
         if head:
-            index, frame = _ipython_frame(lines, index + 1, head)
-            frames.append(frame)
+            pattern, match = head
+            exact = _exact(pattern, lines[index], match, lines[index].exact.rstrip())
+            index, frame = _ipython_frame(lines, index + 1, exact or match)
+            frames.append(replace(frame, damaged=True) if exact is None else frame)
             continue
         if (
             not text.strip()
             or text.strip().startswith(("[... skipping", "(...)"))
             or text.startswith(" ")
         ):
+            if lines[index].garbled and text.startswith(" ") and text.strip():
+                frames.append(_unreadable(lines[index]))
             index += 1
             continue
         if _EXCEPTION.match(text) and frames:
@@ -245,13 +297,18 @@ def _ipython_frame(
 ) -> tuple[int, Frame]:
     shown: list[tuple[int, str]] = []
     current: tuple[int, str] | None = None
+    damaged = False
     while lines.has(index):
         source = _IPYTHON_SOURCE.match(lines[index].text.rstrip("\r\n"))
         if (
             source is None or not source["arrow"]
         ):  # numbers are right-aligned in 7 columns
             break
-        shown.append((int(source["number"]), source["code"]))
+        exact = _exact(
+            _IPYTHON_SOURCE, lines[index], source, lines[index].exact.rstrip("\r\n")
+        )
+        damaged = damaged or exact is None
+        shown.append((int(source["number"]), (exact or source)["code"]))
         if ">" in source["arrow"]:
             current = shown[-1]
         index += 1
@@ -261,7 +318,12 @@ def _ipython_frame(
     count = int(groups["count"]) if groups.get("count") else None
     path = f"<ipython cell In[{count}]>" if count is not None else groups["path"]
     return index, Frame(
-        path, line, None if code is None else code.strip(), count, tuple(shown)
+        path,
+        line,
+        None if code is None else code.strip(),
+        count,
+        tuple(shown),
+        damaged=damaged,
     )
 
 
@@ -313,6 +375,7 @@ def _pytest_block(lines: _Window, index: int) -> tuple[list[Traceback], int]:
         if _PYTEST_SEPARATOR.match(text):
             pending_source = None
         elif location:
+            exact = _exact(_PYTEST_LOCATION, lines[index], location, lines[index].exact)
             rest = location["rest"] or ""
             source = pending_source
             following = lines[index + 1].text if lines.has(index + 1) else ""
@@ -321,14 +384,24 @@ def _pytest_block(lines: _Window, index: int) -> tuple[list[Traceback], int]:
                 and rest.startswith("in ")
                 and following.startswith("    ")
             ):
-                source = following.strip()
+                source = lines[index + 1].exact.strip()
                 index += 1
-            frames.append(Frame(location["path"], int(location["line"]), source))
+            frames.append(
+                Frame(
+                    (exact or location)["path"],
+                    int(location["line"]),
+                    source,
+                    damaged=exact is None,
+                )
+            )
             pending_source = None
         elif error:
-            errors.append(error["text"] or "")
+            exact = _exact(_PYTEST_ERROR, lines[index], error, lines[index].exact)
+            errors.append((exact["text"] or "") if exact else lines[index].exact)
         elif text.startswith(">"):
-            pending_source = text[1:].strip()
+            pending_source = lines[index].exact.split(">", 1)[-1].strip()
+        elif lines[index].garbled and ".py" in text:  # a location its bytes may hide
+            frames.append(_unreadable(lines[index]))
         index += 1
     flush(index)
     return tracebacks, index
@@ -347,11 +420,19 @@ def _pytest_line_style(line: LogLine) -> Traceback | None:
     location = _PYTEST_LOCATION.match(line.text)
     rest = location["rest"] if location else None
     if (
-        not rest
+        location is None
+        or not rest
         or not _EXCEPTION.match(rest)
         or ": " not in rest
         or rest.startswith("in ")
     ):
         return None
-    frame = Frame(location["path"], int(location["line"]), None)  # type: ignore[index]
-    return Traceback(line.number, line.number, (frame,), rest, **_damage([line]))
+    exact = _exact(_PYTEST_LOCATION, line, location, line.exact)
+    frame = Frame(
+        (exact or location)["path"],
+        int(location["line"]),
+        None,
+        damaged=exact is None,
+    )
+    message = (exact["rest"] or "") if exact else rest
+    return Traceback(line.number, line.number, (frame,), message, **_damage([line]))
