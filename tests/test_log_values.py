@@ -445,3 +445,16 @@ def test_confirmed_sites_raise_what_the_genuine_logs_say(tmp_path):
             f"gather.py {GENUINE['gather.py']}",
             "[0, 1, 2, 3, 4, 5, 6, 7] {'x': 4, 'y': 2}",
         ], (version, done.stdout, done.stderr[-2000:])
+
+
+def test_undecodable_bytes_in_or_before_a_mesh_are_no_fact():
+    """U+DC00 + byte is what the log reader keeps of a byte it cannot decode."""
+    mesh = f"AbstractMesh('x': 2, 'y': 4, {_EXPLICIT})"
+    assert read_facts("JAX001", f"{JAX001} Got context mesh: {mesh} \udcff")
+    for garbled in (
+        f"{JAX001} Got context mesh: {mesh.replace('y', 'y' + chr(0xDCFF))}",
+        f"{JAX001} Got context mesh: Abstract\udcffMesh('x': 2, 'y': 4)",
+        f"{JAX001} Got cont\udcffext mesh: {mesh}",
+    ):
+        with pytest.raises(MessageError, match="cannot decode"):
+            read_facts("JAX001", garbled)
