@@ -3,14 +3,15 @@
 A rule's own errors come from its `raises` (the one table of them); the others are the JAX
 errors its fixtures document next to it."""
 
+from fixture_cases import rule_fixtures
 from jaxfix.codemods import RULES
 from jaxfix.fromlog.errors import message_start
 
 JAX_ERRORS = {
     **{
-        code: message_start(rule.raises[0])
-        for code, rule in RULES.items()
-        if rule.raises
+        found.rule.code: message_start(found.rule.raises[0])
+        for found in rule_fixtures()  # the suite's rules too
+        if found.rule.raises
     },
     "JAX001-devices": message_start(RULES["JAX001"].raises[1]),
     # A committed array next to an AbstractMesh sharding: its device decides, and is too few.

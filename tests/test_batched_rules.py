@@ -13,7 +13,7 @@ import libcst as cst
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from fixture_cases import FIXTURES, python_sources
+from fixture_cases import FIXTURES, ROOT, python_sources
 from jax_program_strategy import Program, programs
 from jaxfix import engine
 from jaxfix.analysis.module import ModuleAnalysis
@@ -63,7 +63,7 @@ def assert_together_is_alone_merged(source: bytes, options: Options) -> None:
 # diagnostics (the first pass does not depend on them, bar `applied`) and apply a subset of the
 # fixes; generated programs below run with both.
 @pytest.mark.parametrize(
-    "path", FIXTURE_SOURCES, ids=[str(p.relative_to(FIXTURES)) for p in FIXTURE_SOURCES]
+    "path", FIXTURE_SOURCES, ids=[str(p.relative_to(ROOT)) for p in FIXTURE_SOURCES]
 )
 def test_fixture_rules_together_report_what_they_report_alone(path: Path):
     assert_together_is_alone_merged(path.read_bytes(), Options(unsafe_fixes=True))

@@ -7,13 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from fixture_cases import KEYS, REQUIRED, all_cases
+from fixture_cases import KEYS, REQUIRED, all_cases, rule_fixtures
 from helpers import options_from_args, run_engine
 from jax_errors import JAX_ERRORS
-from jaxfix.codemods import RULES
 from jaxfix.engine import candidate_rules
 
 CASES = all_cases()
+RULES = {
+    found.rule.code: found.rule for found in rule_fixtures()
+}  # the suite's rules too
 POSITIVE = [c for c in CASES if c.fixed is not None]
 
 
@@ -36,9 +38,20 @@ def missing_fixtures(code, rule, cases):
 
 
 def test_there_are_fixtures_for_every_rule():
-    assert RULES, "no rule is registered"
+    assert {"JAX001", "JAX904"} <= set(RULES), (
+        "jaxfix's and the suite's rules are found"
+    )
     for code, rule in RULES.items():
         assert not missing_fixtures(code, rule, CASES)
+
+
+def test_a_rule_from_elsewhere_has_its_fixtures_beside_it():
+    (example,) = [f for f in rule_fixtures() if f.rule.code == "JAX904"]
+    assert example.module is not None
+    assert example.directory == example.module.parent / "fixtures" / "JAX904"
+    own = [c for c in CASES if c.code == "JAX904"]
+    assert own and all(example.directory in c.before.parents for c in own)
+    assert all(c.cli_args[:2] == ["--rule-module", str(example.module)] for c in own)
 
 
 def test_a_report_only_rule_needs_no_fixed_file():

@@ -150,12 +150,13 @@ def test_json_matches_the_shipped_schema_and_its_diffs_apply(
                 "changed" if result.fixed is not None else "unchanged"
             )
         patch = "".join(entry["diff"] for entry in document["files"] if entry["diff"])
-        subprocess.run(
-            ["git", "apply", "--unsafe-paths", "-"],
-            input=patch.encode(),
-            cwd=run.root,
-            check=True,
-        )
+        if patch:  # a run of a rule that only reports has none: git apply refuses nothing
+            subprocess.run(
+                ["git", "apply", "--unsafe-paths", "-"],
+                input=patch.encode(),
+                cwd=run.root,
+                check=True,
+            )
         for result in run.results:
             assert result.path.read_bytes() == (result.fixed or result.source), (
                 result.path.name

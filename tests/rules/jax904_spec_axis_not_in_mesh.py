@@ -43,6 +43,7 @@ class SpecAxisNotInMesh(Rule):
     summary = "device_put(x, P(axis)) where the context mesh has no such axis"
     fixes: dict[Safety, str] = {}  # it reports, it does not fix
     tokens = ((b"device_put",),)
+    raises = ("Resource axis: {text} of {text} is not found in mesh: {text}.",)
 
     def visit_Call(self, node: cst.Call) -> None:
         analysis = self.analysis
