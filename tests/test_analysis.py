@@ -7,11 +7,11 @@ import textwrap
 import libcst as cst
 import pytest
 
-from jaxfix.analysis.imports import api_spelling, module_spelling
 from jaxfix.analysis.module import ModuleAnalysis
 from jaxfix.analysis.names import Api
 from jaxfix.analysis.values import AxisType, MeshKind, MeshValue
 from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
+from jaxfix.codemods.import_spelling import api_spelling, module_spelling
 
 
 def analyze(code: str, jax_version=(0, 10, 2)) -> tuple[ModuleAnalysis, cst.Module]:

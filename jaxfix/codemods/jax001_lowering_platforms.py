@@ -9,11 +9,11 @@ import libcst as cst
 
 from jaxfix.analysis.contexts import Entry
 from jaxfix.analysis.evidence import changed_since_the_log, confirmed_mesh, contradicts
-from jaxfix.analysis.imports import module_spelling
 from jaxfix.analysis.names import Api
 from jaxfix.analysis.syntax import code, is_none, short
 from jaxfix.analysis.values import AxisType, MeshValue
 from jaxfix.codemods.base import Rule, keyword_arg
+from jaxfix.codemods.import_spelling import module_spelling
 from jaxfix.codemods.text import not_fixed
 from jaxfix.diagnostics import Fix, Safety
 from jaxfix.evidence import Evidence, MeshFacts

@@ -10,12 +10,12 @@ import libcst as cst
 
 from jaxfix.analysis.contexts import ContextSite, Entry, context_mesh_sites
 from jaxfix.analysis.evidence import changed_since_the_log, confirmed_mesh, contradicts
-from jaxfix.analysis.imports import api_spelling, module_spelling
 from jaxfix.analysis.module import ModuleAnalysis
 from jaxfix.analysis.names import MESH_CONTEXT_APIS, Api, bind, signature_of
 from jaxfix.analysis.syntax import code, short
 from jaxfix.analysis.values import MeshValue
 from jaxfix.codemods.base import Rule
+from jaxfix.codemods.import_spelling import api_spelling, module_spelling
 from jaxfix.codemods.text import not_fixed, related, with_note
 from jaxfix.diagnostics import Fix, Related, Safety
 from jaxfix.evidence import Evidence, MeshFacts
