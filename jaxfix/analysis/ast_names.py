@@ -11,10 +11,7 @@ from collections.abc import Iterable
 from libcst.metadata import QualifiedName, QualifiedNameSource
 
 from jaxfix.analysis.names import Api, api_of_qualified_names
-
-ImportTarget = tuple[
-    str, int, str | None
-]  # an import's (module, level, member or None), as project.py's
+from jaxfix.analysis.project import ImportTarget
 
 
 def full_name(node: ast.AST) -> str | None:

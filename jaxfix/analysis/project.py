@@ -122,7 +122,8 @@ class External(Generic[A_co]):
         return self.analysis.path
 
 
-_Target = tuple[str, int, str | None]  # an import's (module, level, member or None)
+# What an import names: (module, level, member or None); the screen's imports say it too.
+ImportTarget = tuple[str, int, str | None]
 
 
 class Asker(Protocol):
@@ -428,7 +429,7 @@ def external(analysis: Importer, expr: cst.BaseExpression) -> Resolved | None:
 
 
 def follow_import(
-    asker: Asker, target: _Target, importer: Path, attributes: tuple[str, ...] = ()
+    asker: Asker, target: ImportTarget, importer: Path, attributes: tuple[str, ...] = ()
 ) -> Resolved:
     """What the import `target` of the module in `importer` binds, then `attributes` of it
     (`tu.with_mesh` after `import pkg.testing as tu`): only `ast` summaries are read; each file
@@ -443,7 +444,7 @@ def follow_import(
     return current
 
 
-def _import_target(assignment: Assignment, bound: str) -> _Target | None:
+def _import_target(assignment: Assignment, bound: str) -> ImportTarget | None:
     """(module, level, member or None) that the import binding `bound` names: `import a.b`
     binds `a` to module `a`, `import a.b as m` binds `m` to `a.b`, `from .a import b as m`
     binds `m` to member `b` of `.a`."""
@@ -481,7 +482,7 @@ def _import_target(assignment: Assignment, bound: str) -> _Target | None:
 
 def _follow(
     asker: Asker,
-    target: _Target,
+    target: ImportTarget,
     importer: Path,
     seen: set[tuple[Path, str]] | None = None,
 ) -> Resolved:
@@ -618,7 +619,7 @@ class _Kind(enum.Enum):
 @dataclass(frozen=True)
 class _Binding:
     kind: _Kind
-    target: _Target | None = None  # for an import: (module, level, member or None)
+    target: ImportTarget | None = None  # for an import: (module, level, member or None)
     plain: bool = True  # for a function: neither decorated nor async
 
 
