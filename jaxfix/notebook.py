@@ -289,7 +289,7 @@ def _at_statement_start(lines: list[str]) -> bool:
 
 
 @dataclass
-class Module:
+class CellsModule:
     """The Python module made of a notebook's code cells. Its marker and placeholder comments carry
     a tag drawn at random for this module and found nowhere in the notebook, so no text of the
     user's can pass for one (a cell holding `# jaxfix: cell 8` is just a comment)."""
@@ -331,8 +331,8 @@ def _tag(text: str) -> str:
             return tag
 
 
-def to_module(notebook: Notebook) -> Module:
-    module = Module([], [], [], _tag(notebook.text))
+def to_module(notebook: Notebook) -> CellsModule:
+    module = CellsModule([], [], [], _tag(notebook.text))
     for cell in notebook.cells:
         module.lines.append(module.marker(cell.number))
         module.origin.append(None)
@@ -362,7 +362,7 @@ def to_module(notebook: Notebook) -> Module:
     return module
 
 
-def cells_of(module: Module, notebook: Notebook, code: str) -> dict[int, str]:
+def cells_of(module: CellsModule, notebook: Notebook, code: str) -> dict[int, str]:
     """Cut a (fixed) module back into cell texts, IPython lines restored; raise if the markers or
     placeholders did not survive the fix unchanged and in order."""
     texts: dict[int, list[str]] = {}
@@ -486,7 +486,7 @@ def notebook_syntax_error(source: bytes) -> tuple[str, Location] | None:
 
 
 def _module_lines(
-    notebook: Notebook, module: Module, raw_lines: frozenset[int]
+    notebook: Notebook, module: CellsModule, raw_lines: frozenset[int]
 ) -> frozenset[int]:
     """Changed lines of the document (as `git diff` counts them) as lines of the module."""
     by_cell = {cell.number: cell for cell in notebook.cells}
@@ -505,7 +505,7 @@ def _module_lines(
 _LINE_REFERENCE = re.compile(r"\bline (\d+)\b")
 
 
-def _map_message(message: str, module: Module) -> str:
+def _map_message(message: str, module: CellsModule) -> str:
     """Rules name other places by module line ("the call at line 12"): name them by cell."""
 
     def cell_line(match: re.Match[str]) -> str:
@@ -517,7 +517,7 @@ def _map_message(message: str, module: Module) -> str:
     return _LINE_REFERENCE.sub(cell_line, message)
 
 
-def _map_diagnostic(diagnostic: Diagnostic, module: Module) -> Diagnostic:
+def _map_diagnostic(diagnostic: Diagnostic, module: CellsModule) -> Diagnostic:
     start, end = module.locate(diagnostic.start), module.locate(diagnostic.end)
     fix_lines, fix_cell = diagnostic.fix_lines, None
     if fix_lines is not None:

@@ -76,12 +76,15 @@ class _Body:
 
 
 @dataclass(frozen=True)
-class _Module:
+class _ModuleBodies:
+    """A module of the tree as read for its helpers: its imports, and what each top-level
+    function (and the code outside them) calls and enters."""
+
     imports: AstImports
     bodies: dict[str, _Body]  # top-level functions by name, and `_OUTSIDE`
 
 
-def _read_module(path: Path, source: bytes) -> _Module | Unknown:
+def _read_module(path: Path, source: bytes) -> _ModuleBodies | Unknown:
     """The facts of one module of the tree (cached by the index with its content)."""
     try:
         tree = ast.parse(source)
@@ -112,7 +115,7 @@ def _read_module(path: Path, source: bytes) -> _Module | Unknown:
         node, body = stack.pop()
         _note(node, body, is_mesh_api)
         stack.extend((child, body) for child in ast.iter_child_nodes(node))
-    return _Module(imports, bodies)
+    return _ModuleBodies(imports, bodies)
 
 
 def _note(node: ast.AST, body: _Body, is_mesh_api: Callable[[str], bool]) -> None:

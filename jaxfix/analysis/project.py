@@ -139,7 +139,7 @@ class Asker(Protocol):
     def depends_on(self, path: Path) -> None: ...
 
 
-class _Module(Generic[A_co]):
+class _IndexedFile(Generic[A_co]):
     """One file as last read: its `ast` summary, and its LibCST analysis once one is needed."""
 
     def __init__(
@@ -186,7 +186,7 @@ class ProjectIndex(Generic[A_co]):
             if max_source_bytes is not None
             else 2048 * 1024 * 1024 // _BYTES_PER_SOURCE_BYTE
         )
-        self._files: OrderedDict[Path, _Module[A_co]] = OrderedDict()
+        self._files: OrderedDict[Path, _IndexedFile[A_co]] = OrderedDict()
         self._parsed: OrderedDict[Path, int] = (
             OrderedDict()
         )  # files with LibCST analyses: source bytes
@@ -285,7 +285,7 @@ class ProjectIndex(Generic[A_co]):
                     self._files[oldest].analyses.clear()
         return found.analyses[jax_version]
 
-    def _read(self, path: Path) -> _Module[A_co] | Unknown:
+    def _read(self, path: Path) -> _IndexedFile[A_co] | Unknown:
         """The module in `path` as it is now: re-read when its size or modification time changed."""
         try:
             stat = path.stat()
@@ -308,7 +308,7 @@ class ProjectIndex(Generic[A_co]):
             self._files.move_to_end(path)
             return cached
         self._parsed.pop(path, None)
-        found: _Module[A_co] = _Module(
+        found: _IndexedFile[A_co] = _IndexedFile(
             (stat.st_mtime_ns, stat.st_size), digest, source, _summarize(path, source)
         )
         self._files[path] = found
