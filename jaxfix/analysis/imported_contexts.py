@@ -2,34 +2,35 @@
 mesh context whose mesh the analysis could know, decided from `ast` alone (the screen's mirror
 of the cross-module paths of jaxfix/analysis/contexts.py; never LibCST).
 
-The analysis gets a known mesh from another module in two ways only, both through
-`ContextModel._function`, which reaches a `def` at the top level of a module of the tree
-through imports and re-exports (`ModuleAnalysis.external_definition`):
-- `_decorator_sites`: a decorator function whose body `enters_mesh`; the sites around the one
-  call of the decorated function in the wrapper it (or the decorator a factory returns) builds;
-- `_site` -> `_context_manager_function` -> `_at_yield`: a `@contextmanager` function called in
-  a `with` item or `enter_context(...)`; the sites around its one `yield`.
-Those sites are found in the helper's module as in any module (`_local`: `with` items, entered
-context managers, bare `set_mesh(m)` calls; `resolve` follows a name or `self.x` to the one
-value bound to it in that module), so a known mesh ends at a call of a mesh context API
-(`use_abstract_mesh`, `set_mesh`, `use_mesh`) in some module, reached through `@contextmanager`
-functions of the helper's module or of modules it imports. Everything else another module
-offers gives an unknown mesh (`_may_enter_mesh`) or no site, which JAX002 never reports on: a
-class (its `__enter__` is not looked into), a value (`with_mesh = partial(...)`), a star
-import, a name the index does not find (outside the tree, a missing or unparsable module, an
-import cycle: `Unknown`).
+`ContextModel.contexts_at` gets a known mesh from another module in two ways only, both from a
+`def` at the top level of a module of the tree that imports and re-exports lead to
+(`ModuleAnalysis.external_definition`):
+- a decorator function whose body enters a mesh context (`ContextModel.enters_mesh`): the
+  contexts around the one call of the decorated function in the wrapper it (or the decorator a
+  factory returns) builds;
+- a `@contextmanager` function called in a `with` item or `enter_context(...)`: the contexts
+  around its one `yield`.
+Those contexts are found in the helper's module as in any module (`with` items, entered context
+managers, bare `set_mesh(m)` calls; `resolve` follows a name or `self.x` to the one value bound
+to it in that module), so a known mesh ends at a call of a mesh context API
+(`MESH_CONTEXT_APIS`: `use_abstract_mesh`, `set_mesh`, `use_mesh`) in some module, reached
+through `@contextmanager` functions of the helper's module or of modules it imports.
+Everything else another module offers gives an unknown mesh or no context, which JAX002 never
+reports on: a class (its `__enter__` is not looked into), a value (`with_mesh = partial(...)`),
+a star import, a name the index does not find (outside the tree, a missing or unparsable
+module, an import cycle: `Unknown`).
 
 `may_enter_known_mesh` therefore asks whether, from the imported function, a call that may be a
 mesh context API is reachable through: its body (nested functions included: the wrapper, a
-factory's decorator); the functions of its module that it names (`enters_mesh` follows calls
-of them, `_site` `@contextmanager` ones); its module's code outside functions when one of its
-`with` items or entered context managers is a name or attribute (`resolve`); and the functions
-of other modules of the tree that its `with` items, entered context managers and assigned
-values call, up to `_MAX_MODULES` modules away, where it is assumed to (the file is kept).
-Every approximation keeps: names count whatever scope binds them, `@contextmanager` and
-`enters_mesh` are not required, and a module too large for the index to analyse
-(`_ANALYSED_SOURCE_BYTES`) is still followed here. Each file read and place looked at is
-recorded as the analysis records it: the screen's answer depends on them.
+factory's decorator); the functions of its module that it names (the analysis follows calls of
+them and `@contextmanager` ones); its module's code outside functions when one of its `with`
+items or entered context managers is a name or attribute (`resolve`); and the functions of
+other modules of the tree that its `with` items, entered context managers and assigned values
+call, up to `_MAX_MODULES` modules away, where it is assumed to (the file is kept). Every
+approximation keeps: names count whatever scope binds them, `@contextmanager` and entering a
+mesh are not required, and a module too large for the project index to analyse is still
+followed here. Each file read and place looked at is recorded as the analysis records it: the
+screen's answer depends on them.
 """
 
 from __future__ import annotations
@@ -119,10 +120,10 @@ def _read_module(path: Path, source: bytes) -> _ModuleBodies | Unknown:
 
 
 def _note(node: ast.AST, body: _Body, is_mesh_api: Callable[[str], bool]) -> None:
-    """A mesh context API call (`enters_mesh`, `_site`'s `MESH_CONTEXT_APIS`), a name read
-    (`enters_mesh`'s helpers, `_context_manager_function` of this module), a `with` item or
-    `enter_context` argument (`_local`, `_entered_by_statements`) or an assigned call (what
-    `resolve` leads a `with` item to)."""
+    """What the analysis may follow from `node`: a call that may be a mesh context API
+    (`MESH_CONTEXT_APIS`), a name read (a function or `@contextmanager` of this module), a
+    `with` item or `enter_context` argument, or an assigned call (what `resolve` leads a
+    `with` item to)."""
     if isinstance(node, ast.Name):
         body.names.add(node.id)
     elif isinstance(node, ast.Call):
@@ -169,10 +170,10 @@ class _Screen:
     def functions(
         self, imports: AstImports, name: str, importer: Path
     ) -> Iterable[Definition]:
-        """The functions of other modules of the tree that imports make of `name` (the analysis'
-        `external_definition`, which `_function` asks), each once per question."""
+        """The functions of other modules of the tree that imports make of `name` (as the
+        analysis' `external_definition` finds them), each once per question."""
         if all(imported_name_enters_no_mesh(q) for q in imports.imported_names(name)):
-            return  # `_cannot_enter_mesh`: the analysis does not look (no import binds it, or stdlib...)
+            return  # the analysis does not look either (no import binds it, or stdlib...)
         for target, attributes in imports.targets(name):
             found = follow_import(self, target, importer, attributes)
             if (
