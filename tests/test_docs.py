@@ -15,7 +15,7 @@ import yaml
 from click.testing import CliRunner
 
 from jaxfix.cli.main import cli
-from jaxfix.codemods import RULES
+from jaxfix.codemods import BUILTIN, RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -51,6 +51,17 @@ def test_readme_rule_table_is_generated_from_the_rules():
     assert readme_with_table(README) == README, "run `python scripts/generate_docs.py`"
     for code in RULES:
         assert f"[{code}](docs/rules/{code}.md)" in README
+
+
+def test_engine_page_is_generated_from_the_analysis_and_every_rule_links_it():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from generate_docs import engine_page
+
+    assert (DOCS / "engine.md").read_text(encoding="utf-8") == engine_page(), (
+        "docs/engine.md drifted from jaxfix/analysis: run `python scripts/generate_docs.py`"
+    )
+    for code in BUILTIN:
+        assert "[docs/engine.md](../engine.md)" in RULES[code].doc(), code
 
 
 def test_readme_example_is_what_jaxfix_prints():
@@ -99,6 +110,7 @@ def test_json_document_example_matches_the_schema():
         "performance",
         "guarantees",
         "editors",
+        "engine",
     ],
 )
 def test_docs_pages_exist_and_are_linked(page):

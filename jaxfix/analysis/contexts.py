@@ -44,7 +44,21 @@ with a project index (jaxfix/analysis/project.py), those defined at module level
 module of the tree and imported (`from .testing import with_mesh`, `tu.with_mesh`): that
 module's model answers about them (the sites it finds are given at this module's decorator or
 `with` item), and its file becomes a dependency of this module's result.
-`context_mesh_sites(sites)` picks the site that sets JAX's context mesh on each way the node runs.
+
+`context_mesh_sites(sites)` picks the site that sets JAX's context mesh on each way the node
+runs: the innermost mesh context around it in its own function (a bare `jax.set_mesh(m)`
+earlier in the block counts: it sets the mesh globally); else its decorator's; else the last
+one its TestCase's setUp enters; else, for each followed call of its function, the innermost
+one around that call. The legacy `with mesh:` sets no abstract mesh and never counts.
+
+Not followed (the mesh there is unknown, or the context is not seen): methods as callers,
+callbacks (`jax.eval_shape(f, x)`), generator or async functions (`@contextmanager` helpers
+included), functions with a decorator other than `jax.jit`, `partial(jax.jit, ...)` or
+`functools.wraps(...)` (it may run the function elsewhere, on another thread or at
+definition), callers in other modules, calls of calls (one level only), `enter_context`
+inside a nested block, and a global `jax.set_mesh(m)` inside a function called in between.
+A global setter that is assigned (`ctx = jax.set_mesh(m)`) or inside an earlier compound
+statement (`if`, `with`, `def`) makes the mesh after it unknown.
 """
 
 from __future__ import annotations

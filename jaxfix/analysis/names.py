@@ -243,6 +243,11 @@ def imported_name_enters_no_mesh(name: str) -> bool:
     return bool(top) and top in sys.stdlib_module_names
 
 
+def spellings(api: Api) -> tuple[str, ...]:
+    """The qualified names `api` is recognised by, its public one first."""
+    return _QUALIFIED_NAMES[api]
+
+
 def api_of_qualified_names(names: Collection[QualifiedName]) -> Api | None:
     """The API a set of qualified names denotes, or None."""
     for qualified in names:

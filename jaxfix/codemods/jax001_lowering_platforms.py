@@ -103,7 +103,7 @@ class MissingLoweringPlatforms(Rule):
     `jax.ShapeDtypeStruct` unsharded or sharded with `NamedSharding(abstract_mesh, ...)`, or
     brings no devices (a Python number, NumPy data, a `jnp.arange`/`ones`/`zeros`/... array
     without `device=`, `jax.device_put(x)` without a device or sharding; see
-    jaxfix/analysis/arrays.py), `in_shardings`/`out_shardings` are absent or on
+    [docs/engine.md](../engine.md)), `in_shardings`/`out_shardings` are absent or on
     abstract meshes, the function body (when visible) uses no concrete mesh, sharding or
     `device_put`, no mesh other than `use_abstract_mesh` may be current at the `.trace()`, and
     either a sharding names an abstract mesh or the enclosing `use_abstract_mesh(M)` is JAX's
@@ -118,18 +118,13 @@ class MissingLoweringPlatforms(Rule):
 
     Deliberately not reported, since a concrete mesh may then supply the devices: a module that
     calls `jax.set_mesh(m)` or `use_mesh(m)` outside a `with` item or `enter_context` (a global
-    setter) anywhere; a `.trace()` under `with mesh:`, `jax.set_mesh`/`use_mesh` (as a `with`
-    item or entered earlier in the block by `stack.enter_context` / `self.enterContext`), or
-    a context manager that may enter a mesh (a function of this module whose body enters a
-    mesh context, or one jaxfix cannot see into: imported from another module, a parameter, a
-    method; not the standard library, builtins or JAX's other APIs); a `test*` method whose
-    TestCase's setUp/setUpClass enters such a mesh; a function whose decorator's body enters
-    one (a decorator of this module whose wrapper calls it inside `use_abstract_mesh(M)` only
-    counts as that context, as if entered around the `.trace()`); and a `.trace()` inside a function, lambda or method that the module uses (calls,
-    passes on, binds to another name or attribute; methods matched by attribute name; a
-    decorated function where it is defined) under any of those contexts or a
-    `use_abstract_mesh`, followed through enclosing functions. A function or lambda never used under a mesh context is still
-    reported.
+    setter) anywhere; and a `.trace()` where a mesh context other than `use_abstract_mesh` is
+    or may be in force: `with mesh:`, `jax.set_mesh`/`use_mesh`, or a context manager, setUp,
+    decorator or use of its function that may enter one, or that the engine does not follow to
+    one mesh (what it follows and what it does not: [docs/engine.md](../engine.md)). A
+    decorator of this module whose wrapper calls the function inside `use_abstract_mesh(M)`
+    counts as that context, as if entered around the `.trace()`. A function or lambda never
+    used under a mesh context is still reported.
 
     When the lowered function visibly calls `jax.pure_callback`, `io_callback` or
     `jax.debug.inspect_array_sharding`, it reports JAX's other error instead, without a fix.

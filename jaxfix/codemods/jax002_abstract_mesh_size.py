@@ -29,36 +29,15 @@ class AbstractMeshSizeChange(Rule):
     sizes) differs from `inner`'s. With `--unsafe-fixes` it resizes one axis of `inner` so that
     both sizes match.
 
-    The enclosing mesh is found through nested `with` statements, several items of one `with`,
-    `enter_context` calls earlier in the same block (`contextlib.ExitStack`,
-    `TestCase.enterContext`), a bare `jax.set_mesh(mesh)` statement (the global setter)
-    earlier in the same block, a TestCase's `setUp`/`setUpClass` for its `test*` methods, a
-    decorator whose wrapper calls the function inside a mesh context (as JAX's
-    `jtu.with_explicit_mesh((2,), 'x')`: a factory's mesh is built from the decorator's
-    arguments), a `@contextmanager` function (the mesh in force at its `yield`, its arguments
-    bound) -- both of this module or imported from another module of the project -- and one
-    level of calls into a function of the same module:
-    `f(...)`, `jax.jit(f)(...)`, `g(...)` after `g = jax.jit(f)`, or a `@jax.jit` function. Not followed: methods,
-    callbacks (`jax.eval_shape(f, x)`), generator or async functions (`@contextmanager`
-    helpers included), functions with a decorator other than `jax.jit`,
-    `partial(jax.jit, ...)` or `functools.wraps(...)` (it may run the function elsewhere, on
-    another thread or at definition), callers in other modules, calls of calls, `enter_context` inside a nested block,
-    an inner `use_abstract_mesh(...)` stored in a variable before its `with`, and a global
-    `jax.set_mesh(mesh)` inside a function called in between. One that is assigned
-    (`ctx = jax.set_mesh(mesh)`) or inside an earlier compound statement (`if`, `with`, `def`)
-    makes the mesh after it unknown, so nothing is reported. An empty mesh
-    (`AbstractMesh((), ())`, `set_mesh(None)`) in between resets the chain; so does any
-    context manager that may enter a mesh jaxfix cannot pin down: a function of this module
-    whose body enters a mesh context in a way not followed above, or one jaxfix cannot see (imported from outside the
-    project, a parameter, a method); the standard library, builtins and JAX's other APIs enter none. `with mesh:` does not set the abstract mesh and never encloses. Meshes whose size
-    jaxfix cannot compute (parameters, a `get_abstract_mesh()` whose context mesh it cannot
-    see) are never reported. Sizes are followed through the value model of
-    `jaxfix.analysis.evaluate` (unpacking, augmented assignment, both branches of an `if`,
-    helper functions of the module, class attributes, `len()`, `%`, `**`, ...). A
-    `Mesh(devices, names)` has the shape of `devices` where the code shows it
-    (`np.array(jax.devices()[:8]).reshape(2, 4)`, `mesh_utils.create_device_mesh((2, 4))`,
-    `Mesh(jax.devices()[:4], "x")`, `other_mesh.devices`); `jax.devices()` alone has an unknown
-    length, so `reshape(-1, 2)` of it stays unknown, and `jax.devices()[:n]` is taken to have n.
+    The enclosing mesh is JAX's context mesh where `inner` is entered, as the engine follows
+    it: `with` items, entered context managers, a bare `jax.set_mesh(m)`, a TestCase's setUp,
+    decorators and `@contextmanager` helpers (of this module or imported from the project),
+    one level of calls; the sizes through its value model. What it follows there, and what it
+    does not, is [docs/engine.md](../engine.md). A mesh or size the engine cannot pin down is
+    never reported, so a context it does not follow means no report. An empty mesh
+    (`AbstractMesh((), ())`, `set_mesh(None)`) in between resets the chain, as in JAX; so
+    does any context manager that may enter a mesh the engine cannot see. An inner
+    `use_abstract_mesh(...)` stored in a variable before its `with` is not seen.
 
     Where the rule stops: the same error raised by `jax.experimental.pjit.pjit`, not by a
     `use_abstract_mesh` in the code. The legacy `with Mesh(devices, names):` sets no abstract

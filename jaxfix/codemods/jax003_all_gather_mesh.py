@@ -72,18 +72,12 @@ class AllGatherMeshMismatch(Rule):
 
     The input's mesh is known from `jax.device_put(..., NamedSharding(mesh, ...))`, or
     `jax.device_put(..., P(...))` inside `jax.set_mesh(mesh)`; for a parameter, from the
-    arguments of the calls in the same module. The context is the innermost mesh context around
-    the call in its own function (a bare `jax.set_mesh(m)` statement earlier in the same block
-    counts: it sets the mesh globally), else the last one its TestCase's setUp enters, else
-    the one around each call that runs that function (one level; not for generators, async
-    functions, methods, or functions with a decorator other than `jax.jit`).
-    Meshes compare as JAX compares them: axis names, sizes, types, and whether an abstract
-    device is attached (a `Mesh(devices, names)` has the shape of `devices` where the code
-    shows it: `np.array(jax.devices()[:4]).reshape(2, 2)`, `create_device_mesh((4, 2))`). Anything unknown means no diagnostic; so does a context or input mesh
-    with non-Explicit axes (JAX fails earlier, with another error), a global `jax.set_mesh(m)`
-    that is assigned or inside an earlier compound statement (`if`, `with`, `def`), and the
-    legacy `with mesh:` (it does not set the context mesh). A global `jax.set_mesh(m)` inside
-    a function called in between is not seen.
+    arguments of the calls in the same module. The context mesh is JAX's where the call runs,
+    as the engine follows it (what it follows and what it does not:
+    [docs/engine.md](../engine.md)). Meshes compare as JAX compares them: axis names, sizes,
+    types, and whether an abstract device is attached. Anything unknown means no diagnostic;
+    so does a context or input mesh with non-Explicit axes (JAX fails earlier, with another
+    error).
 
     ## Why is this bad?
     `top_level_all_gather` gathers on the input's mesh and cannot move data to another one.
