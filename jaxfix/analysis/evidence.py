@@ -1,17 +1,17 @@
-"""Confirmed mode: what the log showed at a node, for the rule that checks it.
+"""Confirmed mode: run-time facts laid over a rule's answers at the nodes a log confirms.
 
-A traceback proves that a rule's error was raised at a line; the message names the meshes. A
-rule asks `evidence_at(call, code)` for the call it checks and, where its static answers are
-unknown, takes the missing facts from the message through `confirmed_mesh`. Where the code
-does show a mesh the message names, the two must agree (`contradicts`): a log saying otherwise
-is about other code, and the site is "changed since the log", never fixed from it. The engine
-then keeps only reports that some evidence confirmed.
-"""
+A traceback (or a recorded run) proves that a rule's error was raised at a line; the message
+names meshes by the roles of the rule's `raises` (`{mesh:new}`). A rule asks
+`analysis.confirmed(call, code)` for the call it checks; at a confirmed call it asks its
+questions again through that `Confirmed`: where the code leaves a mesh unknown, the log's mesh
+of the role fills it in (`fill`, `logged`); where the code does show one, the two must agree
+(`contradiction`): a log saying otherwise is about other code, and the site is "changed since
+the log", never fixed from it. The engine then keeps only reports that some evidence confirmed."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import libcst as cst
@@ -67,6 +67,52 @@ class EvidenceMap:
         return next(
             (e for e, n in self.matched.items() if e.code == code and n in around), None
         )
+
+
+@dataclass(frozen=True)
+class Confirmed:
+    """The run-time facts laid over a rule's answers at a node the log confirms (the rule's
+    error was raised there): where the code leaves a mesh unknown, the log's mesh of that role
+    (a `{mesh:role}` of the rule's `raises`) fills it in; where the code shows one the log
+    contradicts, the site has changed since the log."""
+
+    evidence: Evidence
+
+    @property
+    def where(self) -> str:
+        return self.evidence.where
+
+    def logged(self, role: str, node: cst.CSTNode) -> list[MeshValue]:
+        """Each distinct mesh of `role` the log shows, as a value built at `node`."""
+        return [
+            confirmed_mesh(None, mesh, node)
+            for mesh in dict.fromkeys(self.evidence.meshes(role))
+        ]
+
+    def agreed(self, role: str) -> MeshFacts | None:
+        """The mesh of `role`, when every traceback that names one names the same."""
+        meshes = set(self.evidence.meshes(role))
+        return meshes.pop() if len(meshes) == 1 else None
+
+    def fill(
+        self, role: str, static: MeshValue | None, node: cst.CSTNode
+    ) -> MeshValue | None:
+        """The static answer with what it left unknown taken from the log's mesh of `role`;
+        the static answer as it is when the log shows none, or several."""
+        agreed = self.agreed(role)
+        return static if agreed is None else confirmed_mesh(static, agreed, node)
+
+    def contradiction(
+        self, role: str, shown: MeshValue | None, *, types: bool = True
+    ) -> MeshValue | None:
+        """A mesh of `role` in the log that cannot be the one the code shows (see
+        `contradicts`), as a value at the shown mesh's node; None where they agree."""
+        if shown is None:
+            return None
+        for mesh in dict.fromkeys(self.evidence.meshes(role)):
+            if contradicts(shown, mesh, types=types):
+                return confirmed_mesh(None, mesh, shown.node)
+        return None
 
 
 def _overlaps(span: CodeRange, evidence: Evidence) -> bool:

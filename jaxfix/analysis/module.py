@@ -48,7 +48,7 @@ from jaxfix.analysis.arrays import DeviceFreeValues
 from jaxfix.analysis.bindings import Bindings
 from jaxfix.analysis.contexts import ContextModel, ContextSite, context_mesh_sites
 from jaxfix.analysis.evaluate import ValueModel
-from jaxfix.analysis.evidence import EvidenceMap
+from jaxfix.analysis.evidence import Confirmed, EvidenceMap
 from jaxfix.analysis.expected_errors import ExpectedErrors
 from jaxfix.analysis.jitting import JitApplication, jit_application
 from jaxfix.analysis.mesh_sizes import MeshSizes, mesh_sizes
@@ -107,10 +107,12 @@ class ModuleAnalysis:
         """What `expr` evaluates to, as far as the module shows."""
         return self.values.value_of(expr)
 
-    def evidence_at(self, node: cst.CSTNode, code: str) -> Evidence | None:
-        """Confirmed mode (`--from-log`): the log's proof that `code`'s error was raised at
-        `node`, with the meshes its message names (see jaxfix/analysis/evidence.py)."""
-        return self.evidence.at(node, code)
+    def confirmed(self, node: cst.CSTNode, code: str) -> Confirmed | None:
+        """Confirmed mode (`--from-log`, `--evidence`): the log's proof that `code`'s error was
+        raised at `node`, laid over the answers the rule gets there: the meshes its message
+        names fill in what the code leaves unknown (see jaxfix/analysis/evidence.py)."""
+        evidence = self.evidence.at(node, code)
+        return None if evidence is None else Confirmed(evidence)
 
     # -- finding the calls a rule looks at ----------------------------------------------------
 

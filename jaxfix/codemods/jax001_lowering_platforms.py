@@ -236,10 +236,10 @@ class MissingLoweringPlatforms(Rule):
             jitted = self._jitted(func.value)
             if jitted is not None:
                 self._check(node, node, jitted, rewrite_to_trace=True)
-        confirmed = self.analysis.evidence_at(node, self.code)
+        confirmed = self.analysis.confirmed(node, self.code)
         if confirmed is not None and len(self.reports) == reported:
             trace = stage if traced and isinstance(stage, cst.Call) else node
-            self._from_log(node, trace, jitted, confirmed, traced=traced)
+            self._from_log(node, trace, jitted, confirmed.evidence, traced=traced)
 
     def _from_log(
         self,

@@ -7,7 +7,7 @@ import math
 import libcst as cst
 
 from jaxfix.analysis.contexts import ContextSite, Entry, context_mesh_sites
-from jaxfix.analysis.evidence import changed_since_the_log, confirmed_mesh
+from jaxfix.analysis.evidence import Confirmed, changed_since_the_log
 from jaxfix.analysis.mesh_sizes import ConfigKey, EnvironmentVariable
 from jaxfix.analysis.names import MESH_CONTEXT_APIS, Api
 from jaxfix.analysis.syntax import short
@@ -15,7 +15,7 @@ from jaxfix.analysis.values import MeshValue, Unknown, tuple_text
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.text import not_fixed, related, with_note
 from jaxfix.diagnostics import Fix, Related, Safety
-from jaxfix.evidence import Evidence, Facts, listed
+from jaxfix.evidence import Facts, listed
 from jaxfix.screen import ModuleFacts
 
 _JAX_ERROR = '"use_abstract_mesh cannot change the size of the mesh"'
@@ -142,7 +142,7 @@ class AbstractMeshSizeChange(Rule):
         args = analysis.bind(node)
         argument = args.get("mesh") if args else None
         inner = analysis.value_of(argument) if argument is not None else None
-        confirmed = analysis.evidence_at(node, self.code)
+        confirmed = analysis.confirmed(node, self.code)
         sites = context_mesh_sites(analysis.contexts_at(node))
         known = [
             (site, site.mesh) for site in sites if isinstance(site.mesh, MeshValue)
@@ -152,127 +152,90 @@ class AbstractMeshSizeChange(Rule):
             for site, mesh in known
             if not mesh.is_empty and mesh.size is not None
         ]
-        # Every way the call runs has a mesh the code shows: a log must agree with it.
-        shown = (
-            frozenset(mesh.size for _, mesh in known if mesh.size is not None)
-            if sites and len(known) == len(sites)
+        shown_inner = (
+            inner
+            if isinstance(inner, MeshValue)
+            and inner.is_abstract
+            and not inner.is_empty
+            and inner.size is not None
             else None
         )
-        if (
-            not isinstance(inner, MeshValue)
-            or not inner.is_abstract
-            or inner.is_empty
-            or inner.size is None
-        ):
-            if confirmed is not None and argument is not None:
-                self._from_log(
-                    node,
-                    argument,
-                    inner if isinstance(inner, MeshValue) else None,
-                    confirmed,
-                    shown,
-                )
+        conflicts = [
+            site
+            for site, mesh in known
+            if shown_inner is not None and mesh.size != shown_inner.size
+        ]
+        if argument is None or (not conflicts and confirmed is None):
             return
-        conflicts = [site for site, mesh in known if mesh.size != inner.size]
-        if not conflicts or argument is None:
-            if confirmed is not None and argument is not None:
-                self._from_log(node, argument, inner, confirmed, shown)
-            return
-        if self.expected(
-            node
-        ):  # a test of this error (its lines would cost the module's positions)
-            return
-        fix, why_not = self._fix(node, argument, inner, [mesh for _, mesh in known])
-        message = with_note(self._message(node, inner, conflicts[0]), why_not)
-        self.report(node, message, fix=fix, related=self._related(conflicts[0]))
-
-    def _from_log(
-        self,
-        node: cst.Call,
-        argument: cst.BaseExpression,
-        inner: MeshValue | None,
-        evidence: Evidence,
-        shown: frozenset[int] | None,
-    ) -> None:
-        """Confirmed mode: the log shows this raised; the meshes the code does not show come
-        from its messages (the new mesh, and the previous one whatever set it). Where the code
-        shows the enclosing mesh, a log naming another is not a fact: the code has changed since."""
-        news = set(evidence.meshes("new"))
-        inner = (
-            confirmed_mesh(inner, next(iter(news)), argument)
-            if len(news) == 1
-            else inner
-        )
-        logged = self._logged(node, evidence)
-        contradicted = (
-            sorted({m.size for m in evidence.meshes("prev")} - shown)
-            if shown is not None
-            else []
-        )
-        if contradicted:
-            self.report(
-                node,
-                with_note(
-                    logged,
-                    not_fixed(
-                        changed_since_the_log(
-                            f"an enclosing mesh of size {listed([str(n) for n in sorted(shown or ())], ' or ')}",
-                            f"the one of size {contradicted[0]}",
-                        )
-                    ),
-                ),
-            )
-            return
-        if inner is None or inner.size is None:
-            self.report(
-                node,
-                with_note(
-                    logged,
-                    not_fixed("the log shows meshes of several sizes entered here"),
-                ),
-            )
-            return
-        if any(m.size != inner.size for m in evidence.meshes("new")):
-            if all(
-                (prev := f.get("prev")) is not None and prev.size == inner.size
-                for f in evidence.facts
-            ):
-                self.report(
-                    node,
-                    with_note(
-                        logged,
-                        (
-                            f"the code builds a mesh of the enclosing size {inner.size} here now: already fixed where its sizes are written"
-                        ),
-                    ),
-                )
+        if conflicts and shown_inner is not None:
+            if self.expected(
+                node
+            ):  # a test of this error (its lines would cost the module's positions)
                 return
-            self.report(
-                node,
-                with_note(
-                    logged,
-                    not_fixed(
-                        f"the code builds a mesh of size {inner.size} here, not the one in the log (changed since the log?)"
-                    ),
-                ),
+            outers = [mesh for _, mesh in known]
+            message = self._message(node, shown_inner, conflicts[0])
+            related: tuple[Related, ...] = self._related(conflicts[0])
+            inner = shown_inner
+        else:
+            # It raised, yet the code shows no conflict: the log's meshes fill in what the
+            # code leaves unknown (the new mesh, and the previous one whatever set it).
+            assert confirmed is not None  # else returned above
+            inner = confirmed.fill(
+                "new", inner if isinstance(inner, MeshValue) else None, argument
             )
-            return
-        outers = [confirmed_mesh(None, prev, node) for prev in evidence.meshes("prev")]
+            # Every way the call runs has a mesh the code shows: a log must agree with it.
+            shown = (
+                frozenset(mesh.size for _, mesh in known if mesh.size is not None)
+                if sites and len(known) == len(sites)
+                else None
+            )
+            message = self._logged(node, confirmed)
+            disagreement = self._disagreement(inner, confirmed, shown)
+            if disagreement is not None or inner is None:
+                self.report(node, with_note(message, disagreement))
+                return
+            outers = confirmed.logged("prev", node)
+            related = ()
         fix, why_not = self._fix(node, argument, inner, outers)
-        self.report(node, with_note(logged, why_not), fix=fix)
+        self.report(node, with_note(message, why_not), fix=fix, related=related)
 
-    def _logged(self, node: cst.Call, evidence: Evidence) -> str:
-        prev = sorted(set(evidence.meshes("prev")), key=lambda m: m.size)
-        inside = listed(
-            [
-                f"size {m.size} {confirmed_mesh(None, m, node).shape_text()}"
-                for m in prev
-            ],
-            " or ",
+    def _disagreement(
+        self,
+        inner: MeshValue | None,
+        confirmed: Confirmed,
+        shown: frozenset[int] | None,
+    ) -> str | None:
+        """Why the log's meshes do not make a fix here: the code shows an enclosing mesh the
+        log does not (a log is not a fact against the code), or an inner mesh of another size
+        (already fixed, or changed since), or the log shows several."""
+        logged_sizes = {m.size for m in confirmed.evidence.meshes("prev")}
+        contradicted = sorted(logged_sizes - shown) if shown is not None else []
+        if contradicted:
+            return not_fixed(
+                changed_since_the_log(
+                    f"an enclosing mesh of size {listed([str(n) for n in sorted(shown or ())], ' or ')}",
+                    f"the one of size {contradicted[0]}",
+                )
+            )
+        if inner is None or inner.size is None:
+            return not_fixed("the log shows meshes of several sizes entered here")
+        if all(m.size == inner.size for m in confirmed.evidence.meshes("new")):
+            return None
+        if all(
+            (prev := f.get("prev")) is not None and prev.size == inner.size
+            for f in confirmed.evidence.facts
+        ):
+            return f"the code builds a mesh of the enclosing size {inner.size} here now: already fixed where its sizes are written"
+        return not_fixed(
+            f"the code builds a mesh of size {inner.size} here, not the one in the log (changed since the log?)"
         )
+
+    def _logged(self, node: cst.Call, confirmed: Confirmed) -> str:
+        prev = sorted(confirmed.logged("prev", node), key=lambda m: m.size or 0)
+        inside = listed([f"size {m.size} {m.shape_text()}" for m in prev], " or ")
         return (
             f"`{short(node)}` (line {self.analysis.line(node)}) is entered while a mesh of {inside} is current, "
-            f"as the log shows ({evidence.where}); JAX raises {_JAX_ERROR}"
+            f"as the log shows ({confirmed.where}); JAX raises {_JAX_ERROR}"
         )
 
     # -- the fix ------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 import libcst as cst
 
 from jaxfix.analysis.contexts import ContextSite, Entry, context_mesh_sites
-from jaxfix.analysis.evidence import changed_since_the_log, confirmed_mesh, contradicts
+from jaxfix.analysis.evidence import Confirmed, changed_since_the_log
 from jaxfix.analysis.module import ModuleAnalysis
 from jaxfix.analysis.names import MESH_CONTEXT_APIS, Api, bind, signature_of
 from jaxfix.analysis.syntax import code, short
@@ -18,7 +18,6 @@ from jaxfix.codemods.base import Rule
 from jaxfix.codemods.import_spelling import api_spelling, module_spelling
 from jaxfix.codemods.text import not_fixed, related, with_note
 from jaxfix.diagnostics import Fix, Related, Safety
-from jaxfix.evidence import Evidence, MeshFacts
 from jaxfix.options import Options
 from jaxfix.screen import ModuleFacts
 
@@ -170,25 +169,31 @@ class AllGatherMeshMismatch(Rule):
         reported = len(self.reports)
         for x, sharding in _leaves(args["xs"], args["out_sharding"]) or ():
             self._check_leaf(node, x, sharding)
-        confirmed = self.analysis.evidence_at(node, self.code)
+        confirmed = self.analysis.confirmed(node, self.code)
         if confirmed is not None and len(self.reports) == reported:
-            self._from_log(node, args["xs"], args["out_sharding"], confirmed)
+            # It raised, yet the code shows no failing leaf: ask again with the log's meshes.
+            self._check_leaf(node, args["xs"], args["out_sharding"], confirmed)
 
-    def _from_log(
+    # -- one leaf -----------------------------------------------------------------------------
+
+    def _check_leaf(
         self,
         gather: cst.Call,
         x: cst.BaseExpression,
         sharding: cst.BaseExpression,
-        evidence: Evidence,
+        confirmed: Confirmed | None = None,
     ) -> None:
-        """Confirmed mode: the log shows the input's mesh (and the context's) when the code does
-        not; where the code shows one, the log must agree with it."""
-        inputs = set(evidence.meshes("input"))
-        outs = set(evidence.meshes("out"))
-        logged = f"the log shows JAX raised {_INPUT_ERROR} here ({evidence.where})"
-        if (
-            len(inputs) != 1
-            or len(outs) != 1
+        """The input's mesh, the context's and the out_sharding's on each way the gather runs
+        (`confirmed`: with the log's input mesh where the code does not show it)."""
+        logged = (
+            f"the log shows JAX raised {_INPUT_ERROR} here ({confirmed.where})"
+            if confirmed is not None
+            else ""
+        )
+        input_mesh = confirmed.agreed("input") if confirmed is not None else None
+        if confirmed is not None and (
+            input_mesh is None
+            or confirmed.agreed("out") is None
             or isinstance(x, (cst.Tuple, cst.List, cst.Dict))
         ):
             self.report(
@@ -196,76 +201,70 @@ class AllGatherMeshMismatch(Rule):
                 f"{logged}; not fixed: the log shows several meshes, or the input is a container of arrays",
             )
             return
-        input_facts = inputs.pop()
-        static = self._sites(gather, x)
-        changed = self._contradicted(static, sharding, input_facts, next(iter(outs)))
+        sites = self._sites(gather, x)
+        changed = self._contradicted(sites, sharding, confirmed)
         if changed is not None:
             self.report(gather, f"{logged}; {not_fixed(changed)}")
             return
-        logged_input = confirmed_mesh(None, input_facts, x)
-        sites = [
-            s if s.input is not None else replace(s, input=logged_input) for s in static
-        ]
-        verdicts = [
-            v
-            for v in (self._verdict(site, sharding) for site in sites)
-            if v is not None
-        ]
-        if not verdicts:
-            out = confirmed_mesh(None, outs.pop(), gather)
-            self.report(
-                gather,
-                (
-                    f"{logged}: the input `{short(x)}` is on {_describe(logged_input)}, the context mesh is {_describe(out)}; "
-                    "not fixed: jaxfix does not see where that context mesh is set (a decorator, a caller, another module): "
-                    f"move the input onto it (jax.device_put({short(x)}, NamedSharding(<context mesh>, jax.typeof({short(x)}).sharding.spec))) "
-                    "or gather under the input's mesh"
-                ),
-            )
-            return
-        self._report_leaf(
-            x,
-            sharding,
-            sites,
-            verdicts,
-            f" (the input's mesh from the log, {evidence.where})",
-        )
-
-    def _contradicted(
-        self,
-        sites: list[_Site],
-        sharding: cst.BaseExpression,
-        input_mesh: MeshFacts,
-        out: MeshFacts,
-    ) -> str | None:
-        """Why the log's meshes are not what the code shows at some site (the out_sharding's
-        mesh, or the input's); None where they agree or the code does not show."""
-        for site in sites:
-            shown = [
-                ("the out_sharding mesh", self._out_mesh(sharding, site.context), out),
-                ("the input's mesh", site.input, input_mesh),
+        if confirmed is not None:
+            sites = [
+                s
+                if s.input is not None
+                else replace(s, input=confirmed.fill("input", None, x))
+                for s in sites
             ]
-            for what, mesh, facts in shown:
-                if mesh is not None and contradicts(mesh, facts):
-                    logged = confirmed_mesh(None, facts, mesh.node)
-                    return changed_since_the_log(
-                        f"{what} {_named(mesh)}", f"the one {logged.shape_text()}"
-                    )
-        return None
-
-    # -- one leaf -----------------------------------------------------------------------------
-
-    def _check_leaf(
-        self, gather: cst.Call, x: cst.BaseExpression, sharding: cst.BaseExpression
-    ) -> None:
-        sites = self._sites(gather, x)
         verdicts = [
             v
             for v in (self._verdict(site, sharding) for site in sites)
             if v is not None
         ]
         if verdicts:
-            self._report_leaf(x, sharding, sites, verdicts)
+            source = (
+                f" (the input's mesh from the log, {confirmed.where})"
+                if confirmed is not None
+                else ""
+            )
+            self._report_leaf(x, sharding, sites, verdicts, source)
+        elif confirmed is not None:
+            filled = confirmed.fill("input", None, x)
+            out = confirmed.fill("out", None, gather)
+            assert filled is not None and out is not None  # both agreed, above
+            self.report(
+                gather,
+                (
+                    f"{logged}: the input `{short(x)}` is on {_describe(filled)}, the context mesh is {_describe(out)}; "
+                    "not fixed: jaxfix does not see where that context mesh is set (a decorator, a caller, another module): "
+                    f"move the input onto it (jax.device_put({short(x)}, NamedSharding(<context mesh>, jax.typeof({short(x)}).sharding.spec))) "
+                    "or gather under the input's mesh"
+                ),
+            )
+
+    def _contradicted(
+        self,
+        sites: list[_Site],
+        sharding: cst.BaseExpression,
+        confirmed: Confirmed | None,
+    ) -> str | None:
+        """Why the log's meshes are not what the code shows at some site (the out_sharding's
+        mesh, or the input's); None where they agree, the code does not show, or no log."""
+        if confirmed is None:
+            return None
+        for site in sites:
+            shown = [
+                (
+                    "the out_sharding mesh",
+                    "out",
+                    self._out_mesh(sharding, site.context),
+                ),
+                ("the input's mesh", "input", site.input),
+            ]
+            for what, role, mesh in shown:
+                logged = confirmed.contradiction(role, mesh)
+                if mesh is not None and logged is not None:
+                    return changed_since_the_log(
+                        f"{what} {_named(mesh)}", f"the one {logged.shape_text()}"
+                    )
+        return None
 
     def _report_leaf(
         self,
