@@ -8,6 +8,7 @@ import libcst as cst
 
 from jaxfix.analysis.evidence import Confirmed
 from jaxfix.analysis.values import MeshKind, MeshValue
+from jaxfix.codemods import RULES
 from jaxfix.evidence import Evidence, Facts, MeshFacts
 
 NODE = cst.Name("mesh")
@@ -58,3 +59,7 @@ def test_tracebacks_that_disagree_fill_in_nothing_but_are_all_listed():
     assert confirmed.fill("new", None, NODE) is None
     assert [m.axis_sizes for m in confirmed.logged("new", NODE)] == [(16, 4), (8, 4)]
 
+
+def test_no_rule_reads_the_log_itself():
+    """Rules ask through the overlay: no `_from_log` of their own."""
+    assert not [code for code, rule in RULES.items() if hasattr(rule, "_from_log")]

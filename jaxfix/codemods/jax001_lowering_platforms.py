@@ -8,7 +8,12 @@ from dataclasses import dataclass
 import libcst as cst
 
 from jaxfix.analysis.contexts import Entry
-from jaxfix.analysis.evidence import changed_since_the_log, confirmed_mesh, contradicts
+from jaxfix.analysis.evidence import (
+    Confirmed,
+    changed_since_the_log,
+    confirmed_mesh,
+    contradicts,
+)
 from jaxfix.analysis.names import Api
 from jaxfix.analysis.syntax import code, is_none, short
 from jaxfix.analysis.values import AxisType, MeshValue
@@ -16,7 +21,7 @@ from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.import_spelling import module_spelling
 from jaxfix.codemods.text import not_fixed
 from jaxfix.diagnostics import Fix, Safety
-from jaxfix.evidence import Evidence, MeshFacts
+from jaxfix.evidence import MeshFacts
 from jaxfix.screen import ModuleFacts
 
 # How the message names the primitives that need devices at lowering.
@@ -61,6 +66,7 @@ class _Evidence:
     reason: str
     context: MeshValue | None
     size: int | None
+    logged: str = ""  # from a log: where it shows JAX raised here
 
 
 def _is_trace_call(node: cst.BaseExpression) -> bool:
@@ -225,82 +231,21 @@ class MissingLoweringPlatforms(Rule):
             and isinstance(stage.func, cst.Attribute)
             and stage.func.attr.value == "trace"
         )
-        if (
-            isinstance(stage, cst.Call)
+        trace = stage if traced and isinstance(stage, cst.Call) else node
+        jitted = self._jitted(
+            stage.func.value
+            if traced
+            and isinstance(stage, cst.Call)
             and isinstance(stage.func, cst.Attribute)
-            and traced
-        ):
-            jitted = self._jitted(stage.func.value)
-            self._check(node, stage, jitted, rewrite_to_trace=False)
-        else:
-            jitted = self._jitted(func.value)
-            if jitted is not None:
-                self._check(node, node, jitted, rewrite_to_trace=True)
+            else func.value
+        )
+        self._check(node, trace, jitted, rewrite_to_trace=not traced)
         confirmed = self.analysis.confirmed(node, self.code)
         if confirmed is not None and len(self.reports) == reported:
-            trace = stage if traced and isinstance(stage, cst.Call) else node
-            self._from_log(node, trace, jitted, confirmed.evidence, traced=traced)
-
-    def _from_log(
-        self,
-        lower: cst.Call,
-        trace: cst.Call,
-        jitted: _Jitted | None,
-        evidence: Evidence,
-        *,
-        traced: bool,
-    ) -> None:
-        """Confirmed mode: the log shows this `.lower()` raised, so no device was in play
-        whatever the code around it does; the mesh size comes from the message's context mesh,
-        which must be the one the code shows at the `.trace()`, where it shows one."""
-        logged = f"the log shows JAX raised it here ({evidence.where})"
-        platforms = _keyword(lower, "lowering_platforms")
-        positional = any(a.keyword is None for a in lower.args)
-        if platforms is not None and not is_none(platforms.value):
-            self.report(
-                lower,
-                f"`.lower()` raised for lack of lowering_platforms ({logged}), but passes them now: nothing to fix",
+            # It raised, yet the code does not show why: ask again with the log's answer.
+            self._check(
+                node, trace, jitted, rewrite_to_trace=not traced, confirmed=confirmed
             )
-            return
-        changed = self._contradicted(trace, list(evidence.meshes("context")))
-        if changed is not None:
-            self.report(
-                lower,
-                f"`.lower()` needs lowering_platforms ({logged}); {not_fixed(changed)}",
-            )
-            return
-        if not traced and jitted is None and not positional:
-            self.report(
-                lower,
-                f"`.lower()` needs lowering_platforms ({logged}); not fixed: jaxfix cannot tell whether "
-                "this is `jit(f).lower(...)`, whose keywords go to f, or a traced stage's `.lower()`",
-            )
-            return
-        body = self._body_uses(jitted.function) if jitted is not None else []
-        if body:
-            self.report(
-                lower,
-                f"{body[0]} needs devices at lowering ({logged}): adding lowering_platforms would make JAX raise "
-                "'AbstractMesh cannot be used when jaxpr contains primitives that require devices'; "
-                "lower with a concrete mesh (jax.make_mesh shardings or jax.set_mesh) instead",
-            )
-            return
-        contexts = {mesh for mesh in evidence.meshes("context") if not mesh.is_empty}
-        context = (
-            confirmed_mesh(None, contexts.pop(), lower) if len(contexts) == 1 else None
-        )
-        sizes = {context.size} if context is not None else set()
-        reason = logged + (
-            f", under the context mesh {context.shape_text()}"
-            if context is not None
-            else ""
-        )
-        self._report_missing(
-            lower,
-            platforms,
-            _Evidence(reason, context, sizes.pop() if sizes else None),
-            rewrite_to_trace=not traced,
-        )
 
     def _contradicted(self, trace: cst.Call, logged: list[MeshFacts]) -> str | None:
         """Why the log's context meshes are not what the code shows at the `.trace()`: a
@@ -429,34 +374,99 @@ class MissingLoweringPlatforms(Rule):
         jitted: _Jitted | None,
         *,
         rewrite_to_trace: bool,
+        confirmed: Confirmed | None = None,
     ) -> None:
-        if jitted is None:
+        """Whether only AbstractMesh is in play at the `.lower()`, as the module shows it or,
+        `confirmed`, as the log does: it raised there, so no device was in play whatever the
+        code around it does, and the message's context mesh gives the mesh size."""
+        if confirmed is None:
+            if jitted is None:
+                return
+            platforms = (
+                None if rewrite_to_trace else _keyword(lower, "lowering_platforms")
+            )
+            if not rewrite_to_trace and any(a is not platforms for a in lower.args):
+                return
+        else:
+            platforms = _keyword(lower, "lowering_platforms")
+            refused = self._why_no_fix_from_log(
+                lower, trace, jitted, platforms, confirmed, rewrite_to_trace
+            )
+            if refused is not None:
+                self.report(lower, refused)
+                return
+        body = self._body_uses(jitted.function if jitted is not None else None)
+        if body is None and confirmed is None:
             return
-        platforms = None if rewrite_to_trace else _keyword(lower, "lowering_platforms")
-        if not rewrite_to_trace and any(a is not platforms for a in lower.args):
-            return
-        body = self._body_uses(jitted.function)
-        if body is None:
-            return
-        evidence = self._evidence(trace, jitted)
+        if confirmed is not None:
+            evidence: _Evidence | None = self._logged_evidence(lower, confirmed)
+        else:
+            evidence = self._evidence(trace, jitted) if jitted is not None else None
         if evidence is None:
             return
         if body:
+            why = (
+                f", but only AbstractMesh is in play ({evidence.reason}): JAX raises"
+                if confirmed is None
+                else f" ({evidence.logged}): adding lowering_platforms would make JAX raise"
+            )
             self.report(
                 lower,
-                f"{body[0]} needs devices at lowering, but only AbstractMesh is in play ({evidence.reason}): "
-                "JAX raises 'AbstractMesh cannot be used when jaxpr contains primitives that require devices'; "
+                f"{body[0]} needs devices at lowering{why} "
+                "'AbstractMesh cannot be used when jaxpr contains primitives that require devices'; "
                 "lower with a concrete mesh (jax.make_mesh shardings or jax.set_mesh) instead",
             )
             return
         given = platforms is not None and not is_none(platforms.value)
-        if given or (
-            evidence.context is not None and evidence.context.has_abstract_device
+        if confirmed is None and (
+            given
+            or (evidence.context is not None and evidence.context.has_abstract_device)
         ):
             return
         self._report_missing(
             lower, platforms, evidence, rewrite_to_trace=rewrite_to_trace
         )
+
+    def _why_no_fix_from_log(
+        self,
+        lower: cst.Call,
+        trace: cst.Call,
+        jitted: _Jitted | None,
+        platforms: cst.Arg | None,
+        confirmed: Confirmed,
+        rewrite_to_trace: bool,
+    ) -> str | None:
+        """Why a `.lower()` the log shows raising gets no fix from it: it passes the platforms
+        now, the code shows another context mesh (changed since the log), or it may be
+        `jit(f).lower(...)`, whose keywords go to f."""
+        logged = f"the log shows JAX raised it here ({confirmed.where})"
+        if platforms is not None and not is_none(platforms.value):
+            return f"`.lower()` raised for lack of lowering_platforms ({logged}), but passes them now: nothing to fix"
+        changed = self._contradicted(trace, list(confirmed.evidence.meshes("context")))
+        if changed is not None:
+            return (
+                f"`.lower()` needs lowering_platforms ({logged}); {not_fixed(changed)}"
+            )
+        positional = any(a.keyword is None for a in lower.args)
+        if rewrite_to_trace and jitted is None and not positional:
+            return (
+                f"`.lower()` needs lowering_platforms ({logged}); not fixed: jaxfix cannot tell whether "
+                "this is `jit(f).lower(...)`, whose keywords go to f, or a traced stage's `.lower()`"
+            )
+        return None
+
+    def _logged_evidence(self, lower: cst.Call, confirmed: Confirmed) -> _Evidence:
+        """The log's answer: JAX raised here; its context mesh, when it names one."""
+        contexts = [m for m in confirmed.logged("context", lower) if not m.is_empty]
+        context = contexts[0] if len(contexts) == 1 else None
+        logged = f"the log shows JAX raised it here ({confirmed.where})"
+        reason = logged + (
+            f", under the context mesh {context.shape_text()}"
+            if context is not None
+            else ""
+        )
+        size = context.size if context is not None else None
+        return _Evidence(reason, context, size, logged)
 
     def _evidence(self, trace: cst.Call, jitted: _Jitted) -> _Evidence | None:
         known, context = self._context_mesh(trace)
