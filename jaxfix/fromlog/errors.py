@@ -57,8 +57,8 @@ def error_code(traceback: Traceback) -> str | None:
     if traceback.exception is None:
         return None
     first = traceback.exception.split("\n", 1)[0]
-    for code, start in messages().items():
-        if start in first and "ValueError" in first[: first.index(start)]:
+    for code, opening in messages().items():
+        if opening in first and "ValueError" in first[: first.index(opening)]:
             return code
     return None
 
