@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import re
 
+import libcst as cst
 import pytest
+from click.testing import CliRunner
 
+from jaxfix.analysis.names import Api
 from jaxfix.analysis.pattern_match import may_search
+from jaxfix.cli.main import cli
 from jaxfix.codemods import RULES
 from jaxfix.codemods.base import Rule
 from jaxfix.diagnostics import Safety
@@ -136,3 +140,92 @@ def test_a_record_of_one_size_for_jax002_is_refused_by_the_rule(tmp_path):
     )
     facts = reading.evidence[program][0].agreed
     assert facts is not None and (facts["new"].size, facts["prev"].size) == (4, 8)
+
+
+class _OutShardings(Rule):
+    """
+    ## What it does
+    A toy report-only rule: every `jax.jit(..., out_shardings=...)` call.
+
+    ## Why is this bad?
+    It stands for JAX004, whose message names device ids, not meshes.
+
+    ## Example
+    ```python
+    jax.jit(f, out_shardings=s)
+    ```
+
+    ## Use instead
+    ```python
+    jax.jit(f)
+    ```
+
+    ## Fix safety
+    It reports, it does not fix.
+
+    ## References
+    - tests/jax_errors.py, `JAX003-devices`.
+    """
+
+    code = "JAX994"
+    name = "toy-out-shardings"
+    summary = "jax.jit with out_shardings"
+    fixes: dict[Safety, str] = {}
+    tokens = ((b"out_shardings",),)
+    raises = (
+        "Received incompatible devices for jitted computation. Got {text} with device "
+        "ids {text} on platform {text}",
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.analysis.called_api(node) is Api.JIT and any(
+            a.keyword is not None and a.keyword.value == "out_shardings"
+            for a in node.args
+        ):
+            self.report(node, "jit with out_shardings")
+
+
+SITE = """\
+import jax
+
+f = jax.numpy.cos
+y = jax.jit(f, out_shardings=s)(x)
+z = jax.jit(f, out_shardings=s)(x)
+"""
+DEVICES_LOG = b"""\
+Traceback (most recent call last):
+  File "/ci/proj/run.py", line 4, in <module>
+    y = jax.jit(f, out_shardings=s)(x)
+  File "/venv/lib/python3.11/site-packages/jax/_src/interpreters/pxla.py", line 2000, in _get_and_check_device_assignment
+    raise ValueError(
+ValueError: Received incompatible devices for jitted computation. Got jit's context mesh with device ids [0, 1, 2, 3, 4, 5, 6, 7] on platform CPU and explicit output sharding with device ids [0, 1, 2, 3] on platform CPU
+"""
+
+
+def test_a_rule_whose_message_names_no_mesh_gets_from_log_by_its_raises_alone(
+    tmp_path, monkeypatch
+):
+    """The confirmed site is reported, the same call on the next line (not in the log) is
+    not: the rule declares its message and nothing else for `--from-log`."""
+    monkeypatch.setitem(RULES, _OutShardings.code, _OutShardings)
+    tree = tmp_path / "proj"
+    tree.mkdir()
+    (tree / "run.py").write_text(SITE)
+    (tmp_path / "ci.log").write_bytes(DEVICES_LOG)
+    result = CliRunner().invoke(
+        cli,
+        [
+            "--no-cache",
+            "--color",
+            "never",
+            "--select",
+            "JAX994",
+            "--from-log",
+            str(tmp_path / "ci.log"),
+            str(tree),
+        ],
+        catch_exceptions=False,
+    )
+    lines = [line for line in result.output.splitlines() if "JAX994" in line]
+    assert result.exit_code == 1 and len(lines) == 1, result.output
+    assert lines[0].endswith("run.py:4:5: JAX994 jit with out_shardings [no fix]")

@@ -10,7 +10,7 @@ the log", never fixed from it. The engine then keeps only reports that some evid
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -44,8 +44,34 @@ class EvidenceMap:
     def at(self, node: cst.CSTNode, code: str) -> Evidence | None:
         """The evidence of `code` raised on one of the lines `node` spans (the innermost such
         node wins: a traceback's line is that of the call that raised)."""
+        evidence = next(self._on(node, code), None)
+        if evidence is not None:
+            self.matched[evidence] = node
+        return evidence
+
+    def confirms(self, code: str, node: cst.CSTNode) -> Evidence | None:
+        """The evidence behind a report on `node`: matched to it or to a node around it, or,
+        for a rule that never asked (its message names no mesh it needs), evidence no node
+        was matched to on the lines of the reported node."""
+        around = set()
+        current: cst.CSTNode | None = node
+        while current is not None:
+            around.add(current)
+            current = self.analysis.parents.get(current)
+        found = next(
+            (e for e, n in self.matched.items() if e.code == code and n in around), None
+        )
+        if found is None:
+            found = next(
+                (e for e in self._on(node, code) if e not in self.matched), None
+            )
+            if found is not None:
+                self.matched[found] = node
+        return found
+
+    def _on(self, node: cst.CSTNode, code: str) -> Iterator[Evidence]:
         if not self.evidence:
-            return None
+            return
         span = self.analysis.positions[node]
         for evidence in self.evidence:
             if (
@@ -53,20 +79,7 @@ class EvidenceMap:
                 and span.start.line <= evidence.line <= span.end.line
                 and _overlaps(span, evidence)
             ):
-                self.matched[evidence] = node
-                return evidence
-        return None
-
-    def confirms(self, code: str, node: cst.CSTNode) -> Evidence | None:
-        """The evidence behind a report on `node`: matched to it or to a node around it."""
-        around = set()
-        current: cst.CSTNode | None = node
-        while current is not None:
-            around.add(current)
-            current = self.analysis.parents.get(current)
-        return next(
-            (e for e, n in self.matched.items() if e.code == code and n in around), None
-        )
+                yield evidence
 
 
 @dataclass(frozen=True)
