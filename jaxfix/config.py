@@ -11,7 +11,15 @@ from typing import Any
 
 from jaxfix.config_values import Config, ConfigError, read_toml
 from jaxfix.options import DEFAULT_LINE_LENGTH, Options
-from jaxfix.settings import ALIASES, BY_KEY, FLAG_ONLY, SETTINGS, SettingError
+from jaxfix.rule_settings import did_you_mean, kind_problem, rule_values
+from jaxfix.settings import (
+    ALIASES,
+    BY_KEY,
+    FLAG_ONLY,
+    OF_RULES,
+    SETTINGS,
+    SettingError,
+)
 from jaxfix.target_version import target_version
 
 
@@ -54,33 +62,60 @@ def load_config(path: Path | None) -> Config:
                     f"{path}: '{alias}' and '{key}' in [tool.jaxfix] are one setting: keep '{key}'"
                 )
             table = {(key if k == alias else k): v for k, v in table.items()}
+    table, notes = _rule_tables(path, table)
     for key, value in table.items():
+        if key == "rules":
+            continue
         if key in FLAG_ONLY:
             raise ConfigError(
                 f"{path}: '{key}' in [tool.jaxfix]: {FLAG_ONLY[key].not_in_config}"
             )
         if key not in BY_KEY:
-            close = difflib.get_close_matches(key, [*BY_KEY, *ALIASES], n=1)
+            close = difflib.get_close_matches(key, [*BY_KEY, *ALIASES, "rules"], n=1)
             hint = (
                 f"did you mean '{ALIASES.get(close[0], close[0])}'?"
                 if close
                 else f"known keys: {', '.join(sorted(BY_KEY))}"
             )
             raise ConfigError(f"{path}: unknown key '{key}' in [tool.jaxfix] ({hint})")
-        expected, description = BY_KEY[key].kind, BY_KEY[key].expects
-        if not isinstance(value, expected) or (
-            expected is int and isinstance(value, bool)
-        ):
-            raise ConfigError(f"{path}: '{key}' must be {description}, got {value!r}")
-        if expected is list and not all(isinstance(v, str) for v in value):
+        problem = kind_problem(BY_KEY[key].kind, BY_KEY[key].expects, value)
+        if problem:
+            raise ConfigError(f"{path}: '{key}' {problem}")
+    return Config(path, dict(table), notes=notes)
+
+
+def _rule_tables(
+    path: Path, table: dict[str, Any]
+) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """`[tool.jaxfix.rules.<CODE>]` tables, checked for shape (their keys are checked against
+    the rules' settings once the rules are registered: `build_options`), with the old
+    top-level keys of rule settings moved into them, each with a deprecation note."""
+    rules = table.get("rules", {})
+    if not isinstance(rules, dict) or not all(
+        isinstance(v, dict) for v in rules.values()
+    ):
+        raise ConfigError(
+            f"{path}: [tool.jaxfix.rules] must hold one table per rule code "
+            f"([tool.jaxfix.rules.JAX001]), got {rules!r}"
+        )
+    rules = {code: dict(values) for code, values in rules.items()}
+    notes = []
+    for key, setting in OF_RULES.items():
+        if key not in table:
+            continue
+        own = rules.setdefault(str(setting.rule), {})
+        if key in own:
             raise ConfigError(
-                f"{path}: '{key}' must be {description} (strings), got {value!r}"
+                f"{path}: '{key}' in [tool.jaxfix] and in [tool.jaxfix.rules.{setting.rule}] "
+                f"are one setting: keep [tool.jaxfix.rules.{setting.rule}]'s"
             )
-        if expected is int and value < 1:
-            raise ConfigError(
-                f"{path}: '{key}' must be {description} (at least 1), got {value!r}"
-            )
-    return Config(path, dict(table))
+        own[key] = table[key]
+        notes.append(
+            f"{path}: '{key}' in [tool.jaxfix] is {setting.rule}'s setting: move it to "
+            f"[tool.jaxfix.rules.{setting.rule}] (the old place still works)"
+        )
+    table = {k: v for k, v in table.items() if k not in OF_RULES}
+    return ({**table, "rules": rules} if rules else table), tuple(notes)
 
 
 def load(config_file: Path | None, paths: list[Path]) -> Config:
@@ -146,6 +181,47 @@ def _given(value: Any) -> bool:
     return value not in (None, (), [], False)
 
 
+def _rule_settings(
+    config: Config, flags: Mapping[str, Any], where: str
+) -> dict[str, dict[str, Any]]:
+    """Each rule's settings from its config table, then from the flags that set them; checked
+    against what the rule declares (importing the rules only when some are given)."""
+    tables = dict(config.values.get("rules", {}))
+    given = {
+        s.rule: {s.key: list(flags[s.name])}
+        if s.kind is list
+        else {s.key: flags[s.name]}
+        for s in OF_RULES.values()
+        if _given(flags.get(s.name)) and s.rule
+    }
+    if not tables and not given:
+        return {}
+    from jaxfix.codemods import RULES
+
+    found: dict[str, dict[str, Any]] = {}
+    for code, table in sorted(tables.items()):
+        if code not in RULES:
+            raise SettingError(
+                f"{where}: unknown rule '{code}' in [tool.jaxfix.rules] "
+                f"({did_you_mean(code, RULES, 'rules')})"
+            )
+        try:
+            found[code] = rule_values(code, RULES[code].settings, table, where)
+        except ValueError as error:
+            raise SettingError(str(error)) from None
+    for code, values in given.items():
+        flag = OF_RULES[next(iter(values))].flag_name
+        try:
+            found.setdefault(code, {}).update(
+                rule_values(code, RULES[code].settings, values, flag)
+            )
+        except ValueError as error:
+            raise SettingError(
+                str(error).replace(f" in [tool.jaxfix.rules.{code}]", "")
+            ) from None
+    return {code: found[code] for code in sorted(found) if found[code]}
+
+
 def build_options(
     config: Config, flags: Mapping[str, Any], start: Sequence[Path] | None = None
 ) -> Options:
@@ -188,6 +264,7 @@ def build_options(
             value = setting.default()
         if value is not None:
             values[setting.name] = tuple(value) if setting.kind is list else value
+    values["rule_settings"] = _rule_settings(config, flags, where)
     try:
         target = target_version(config, flags.get("target_version"), start)
     except ValueError as error:

@@ -24,6 +24,7 @@ class Config:
     line_length: int = (
         DEFAULT_LINE_LENGTH  # found in ruff's or black's config, not in [tool.jaxfix]
     )
+    notes: tuple[str, ...] = ()  # deprecations, said once on stderr
 
 
 def read_toml(path: Path) -> dict[str, Any]:

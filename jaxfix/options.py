@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from jaxfix.evidence import Evidence
 from jaxfix.paths import DEFAULT_INCLUDE
 
-KNOWN_PLATFORMS = ("cpu", "cuda", "rocm", "tpu")
 DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
 DEFAULT_MAX_LOG_SIZE = (
     256 * 1024 * 1024
@@ -28,8 +28,8 @@ class Options:
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     unsafe_fixes: bool = False
-    platforms: tuple[str, ...] = ()
-    fill_axis: str | None = None
+    # Each rule's own settings (`Rule.settings`) given by config or flag: code -> key -> value.
+    rule_settings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     jax_version: tuple[int, ...] | None = None
     exclude: tuple[str, ...] = ()
     include: tuple[str, ...] = DEFAULT_INCLUDE

@@ -18,7 +18,6 @@ from jaxfix.options import (
     DEFAULT_MAX_FILE_SIZE,
     DEFAULT_MAX_LOG_SIZE,
     DEFAULT_MAX_PARSE_MEMORY,
-    KNOWN_PLATFORMS,
 )
 from jaxfix.paths import DEFAULT_INCLUDE
 from jaxfix.prefilter import rule_codes
@@ -54,15 +53,6 @@ def _rule_modules(values: list[str]) -> tuple[str, ...]:
     return specs
 
 
-def _platforms(values: list[str]) -> tuple[str, ...]:
-    for platform in values:
-        if platform not in KNOWN_PLATFORMS:
-            raise ValueError(
-                f"unknown platform '{platform}' (valid: {', '.join(KNOWN_PLATFORMS)})"
-            )
-    return tuple(values)
-
-
 @dataclass(frozen=True)
 class Setting:
     key: str  # config key; the flag is `--<key>` unless `flag` says otherwise
@@ -86,6 +76,9 @@ class Setting:
         True  # an `Options` field named `name`; False: read by the CLI itself
     )
     aliases: tuple[str, ...] = ()  # older keys (and so flags) accepted for this one
+    # The rule whose setting of the same key the flag sets (`Rule.settings`): its value is
+    # that rule's, its config key `[tool.jaxfix.rules.<rule>]`; the top-level key still works.
+    rule: str | None = None
     # Why a config file may not set it (a flag only), or None: the config reader says so.
     not_in_config: str | None = None
 
@@ -139,7 +132,8 @@ SETTINGS: tuple[Setting, ...] = (
         "a list of platform names",
         flag="--platform",
         metavar="NAME",
-        parse=_platforms,
+        in_options=False,
+        rule="JAX001",
     ),
     Setting(
         "fill-axis",
@@ -147,6 +141,8 @@ SETTINGS: tuple[Setting, ...] = (
         "Axis JAX002 resizes to match the enclosing mesh.",
         "an axis name",
         metavar="AXIS",
+        in_options=False,
+        rule="JAX002",
     ),
     Setting(
         "target-version",
@@ -237,4 +233,5 @@ SETTINGS: tuple[Setting, ...] = (
 )
 BY_KEY: dict[str, Setting] = {s.key: s for s in SETTINGS if s.not_in_config is None}
 FLAG_ONLY: dict[str, Setting] = {s.key: s for s in SETTINGS if s.not_in_config}
+OF_RULES: dict[str, Setting] = {s.key: s for s in SETTINGS if s.rule}
 ALIASES: dict[str, str] = {alias: s.key for s in SETTINGS for alias in s.aliases}

@@ -14,12 +14,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.fixture(autouse=True)
 def _registry_as_it_was():
-    """Rules a test registers (`--rule-module`, the suite's own rules) are gone after it:
-    every other test sees jaxfix's own registry."""
+    """Rules registered during a test or a fixture of wider scope (`--rule-module`, the
+    suite's own rules) are gone after it: every test starts with jaxfix's own registry."""
     from jaxfix.codemods import RULES
 
-    saved = dict(RULES)
+    own = dict(_OWN_RULES)
     yield
-    if RULES != saved:
+    if RULES != own:
         RULES.clear()
-        RULES.update(saved)
+        RULES.update(own)
+
+
+def _own_rules():
+    from jaxfix.codemods import BUILTIN, RULES
+
+    return {code: RULES[code] for code in BUILTIN}
+
+
+_OWN_RULES = _own_rules()

@@ -63,7 +63,11 @@ def test_every_setting_is_a_config_key_and_exactly_the_flags_its_row_names():
 
 @pytest.mark.parametrize(
     "setting",
-    [s for s in SETTINGS if s.in_options and s.commands and not s.not_in_config],
+    [
+        s
+        for s in SETTINGS
+        if (s.in_options or s.rule) and s.commands and not s.not_in_config
+    ],
     ids=lambda s: s.key,
 )
 def test_a_flag_and_its_config_key_give_the_same_options(tmp_path, setting):
@@ -139,3 +143,115 @@ def test_the_core_and_the_formats_import_no_cli_code():
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == "[]"
+
+
+def _config(tmp_path: Path, text: str) -> Path:
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(text)
+    return pyproject
+
+
+def test_a_rule_setting_from_its_table_its_old_key_and_its_flag_are_one(tmp_path):
+    from_table = build_options(
+        load_config(
+            _config(tmp_path, '[tool.jaxfix.rules.JAX001]\nplatforms = ["tpu"]\n')
+        ),
+        {},
+    )
+    old = load_config(_config(tmp_path, '[tool.jaxfix]\nplatforms = ["tpu"]\n'))
+    assert old.notes == (
+        f"{tmp_path / 'pyproject.toml'}: 'platforms' in [tool.jaxfix] is JAX001's setting:"
+        " move it to [tool.jaxfix.rules.JAX001] (the old place still works)",
+    )
+    params = check.make_context("jaxfix", ["--platform", "tpu", "x"]).params
+    from_flag = build_options(load_config(None), setting_values(params))
+    assert (
+        from_table
+        == build_options(old, {})
+        == from_flag
+        != build_options(load_config(None), {})
+    )
+    assert from_table.rule_settings == {"JAX001": {"platforms": ("tpu",)}}
+
+
+@pytest.mark.parametrize(
+    "text, error",
+    [
+        (
+            '[tool.jaxfix.rules.JAX001]\nplatform = ["tpu"]\n',
+            "unknown key 'platform' in [tool.jaxfix.rules.JAX001] (did you mean 'platforms'?)",
+        ),
+        (
+            '[tool.jaxfix.rules.JAX01]\nplatforms = ["tpu"]\n',
+            "unknown rule 'JAX01' in [tool.jaxfix.rules] (did you mean 'JAX001'?)",
+        ),
+        (
+            "[tool.jaxfix.rules.JAX002]\nfill-axis = 3\n",
+            "'fill-axis' in [tool.jaxfix.rules.JAX002] must be an axis name, got 3",
+        ),
+        (
+            '[tool.jaxfix.rules.JAX001]\nplatforms = ["gpu"]\n',
+            "unknown platform 'gpu' (valid: cpu, cuda, rocm, tpu)",
+        ),
+        (
+            "[tool.jaxfix]\nrules = 3\n",
+            "[tool.jaxfix.rules] must hold one table per rule code ([tool.jaxfix.rules.JAX001]), got 3",
+        ),
+        (
+            '[tool.jaxfix]\nfill-axis = "a"\n[tool.jaxfix.rules.JAX002]\nfill-axis = "b"\n',
+            "'fill-axis' in [tool.jaxfix] and in [tool.jaxfix.rules.JAX002] are one setting: keep [tool.jaxfix.rules.JAX002]'s",
+        ),
+        (
+            "[tool.jaxfix]\nrulez = 1\n",
+            "unknown key 'rulez' in [tool.jaxfix] (did you mean 'rules'?)",
+        ),
+    ],
+)
+def test_a_bad_rule_setting_is_one_line_naming_it(tmp_path, text, error):
+    pyproject = _config(tmp_path, text)
+    (tmp_path / "code.py").write_text("x = 1\n")
+    result = CliRunner().invoke(cli, ["--check", str(tmp_path / "code.py")])
+    assert result.exit_code == 2
+    assert result.output.strip() == f"jaxfix: error: {pyproject}: {error}"
+
+
+def test_a_rule_from_elsewhere_declares_its_own_settings(tmp_path):
+    """As Fixit's rules do: the rule's class says what its table takes; nothing else changes."""
+    rule = tmp_path / "jax907_named_axis.py"
+    rule.write_text(
+        textwrap.dedent("""
+            import libcst as cst
+
+            from jaxfix.codemods.base import Rule
+            from jaxfix.rule_settings import RuleSetting
+
+
+            class NamedAxis(Rule):
+                code = "JAX907"
+                name = "named-axis"
+                summary = "a toy: reports the name it is configured with"
+                fixes = {}
+                tokens = ((b"axis",),)
+                settings = (RuleSetting("axis", str, "x", "the axis", "an axis name"),)
+
+                def visit_Name(self, node: cst.Name) -> None:
+                    if node.value == "axis":
+                        self.report(node, f"axis is {self.setting('axis')}")
+        """)
+    )
+    (tmp_path / "code.py").write_text("axis = 1\n")
+    args = [
+        "--rule-module",
+        str(rule),
+        "--no-cache",
+        "--check",
+        str(tmp_path / "code.py"),
+    ]
+    default = CliRunner().invoke(cli, args)
+    assert "JAX907 axis is x" in default.output
+    _config(tmp_path, '[tool.jaxfix.rules.JAX907]\naxis = "data"\n')
+    configured = CliRunner().invoke(cli, args)
+    assert "JAX907 axis is data" in configured.output
+    _config(tmp_path, '[tool.jaxfix.rules.JAX907]\naxes = "data"\n')
+    wrong = CliRunner().invoke(cli, args)
+    assert wrong.exit_code == 2 and "(did you mean 'axis'?)" in wrong.output

@@ -48,6 +48,8 @@ def settings_text(
         value = (
             getattr(options, setting.name)
             if setting.in_options
+            else options.rule_settings.get(setting.rule, {}).get(setting.key)
+            if setting.rule
             else effective.get(setting.key)
         )
         value = list(value) if isinstance(value, tuple) else value

@@ -105,11 +105,14 @@ def register_rule_modules(params: Mapping[str, Any]) -> None:
 
 def load_config(config_file: Path | None, paths: list[Path]) -> Config:
     try:
-        return load(config_file, paths)
+        config = load(config_file, paths)
     except (
         SettingError
     ) as error:  # a key or path from a stranger's pyproject.toml may hold anything
         raise SettingsProblem(printable(str(error))) from None
+    for note in config.notes:
+        click.echo(f"jaxfix: warning: {printable(note)}", err=True)
+    return config
 
 
 def options_from(

@@ -25,10 +25,22 @@ def rule_record(rule: type[Rule]) -> dict[str, Any]:
     }
 
 
+def _settings_section(rule: type[Rule]) -> str:
+    """`## Settings`: the rule's own, as `[tool.jaxfix.rules.<code>]` takes them."""
+    if not rule.settings:
+        return ""
+    lines = [f"## Settings\nIn `[tool.jaxfix.rules.{rule.code}]`:\n"]
+    for s in rule.settings:
+        default = "none" if s.default in (None, ()) else f"`{s.default!r}`"
+        lines.append(f"- `{s.key}` ({s.expects}; default: {default}): {s.help}.")
+    return "\n".join(lines) + "\n\n"
+
+
 def explain_markdown(rule: type[Rule]) -> str:
     """The rule's page: its docs, with the generated fix-safety line heading "Fix safety"."""
     doc = re.sub(
         r"^## Fix safety\n",
+        f"{_settings_section(rule)}"
         f"## Fix safety\n**{rule.fix_safety()}**: {rule.fix_safety_text()}.\n\n",
         rule.doc(),
         count=1,

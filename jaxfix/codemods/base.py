@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import libcst as cst
 
@@ -21,6 +21,7 @@ from jaxfix.evidence import Facts
 from jaxfix.message_templates import check as check_templates
 from jaxfix.message_templates import roles as mesh_roles
 from jaxfix.options import Options
+from jaxfix.rule_settings import RuleSetting
 from jaxfix.screen import ModuleFacts
 
 # Set on a function by LibCST's matcher decorators, which batched visitors never honour.
@@ -63,6 +64,9 @@ class Rule(cst.BatchableCSTVisitor):
     # JAX's traceback filtering; else the message tells.
     mesh_locals: ClassVar[Mapping[str, str]] = {}
 
+    # The rule's own settings, `[tool.jaxfix.rules.<code>]` in config (read with `setting`).
+    settings: ClassVar[tuple[RuleSetting, ...]] = ()
+
     _visitor_names: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: object) -> None:
@@ -103,6 +107,11 @@ class Rule(cst.BatchableCSTVisitor):
         self.analysis = analysis
         self.options = options
         self.reports: list[Report] = []
+
+    def setting(self, key: str) -> Any:
+        """This rule's setting `key`: from config or flag, else its declared default."""
+        (declared,) = [s for s in self.settings if s.key == key]
+        return self.options.rule_settings.get(self.code, {}).get(key, declared.default)
 
     def report(
         self,

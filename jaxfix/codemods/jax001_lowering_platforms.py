@@ -22,6 +22,7 @@ from jaxfix.codemods.import_spelling import module_spelling
 from jaxfix.codemods.text import not_fixed
 from jaxfix.diagnostics import Fix, Safety
 from jaxfix.evidence import MeshFacts
+from jaxfix.rule_settings import RuleSetting
 from jaxfix.screen import ModuleFacts
 
 # How the message names the primitives that need devices at lowering.
@@ -49,6 +50,18 @@ _DEVICE_FREE_JIT_KEYWORDS = frozenset(
 )
 _SHAPE_DTYPE_STRUCT_KEYWORDS = frozenset({"shape", "dtype", "sharding", "weak_type"})
 _MAX_TEXT = 40
+
+
+KNOWN_PLATFORMS = ("cpu", "cuda", "rocm", "tpu")
+
+
+def _platforms(values: list[str]) -> tuple[str, ...]:
+    for platform in values:
+        if platform not in KNOWN_PLATFORMS:
+            raise ValueError(
+                f"unknown platform '{platform}' (valid: {', '.join(KNOWN_PLATFORMS)})"
+            )
+    return tuple(values)
 
 
 @dataclass(frozen=True)
@@ -184,6 +197,17 @@ class MissingLoweringPlatforms(Rule):
     code = "JAX001"
     name = "missing-lowering-platforms"
     summary = "lowering with only AbstractMesh shardings needs lowering_platforms"
+    settings = (
+        RuleSetting(
+            "platforms",
+            list,
+            (),
+            "lowering_platforms for the fixes (`--platform`); default: "
+            "`(jax.export.default_export_platform(),)`",
+            "a list of platform names",
+            parse=_platforms,
+        ),
+    )
     fixes = {
         Safety.SAFE: "add lowering_platforms (`jit(f).lower(x)` becomes `jit(f).trace(x).lower(...)`)",
         Safety.UNSAFE: "also add device_assignment when a `.compile()` follows",
@@ -749,10 +773,11 @@ class MissingLoweringPlatforms(Rule):
     def _platforms_value(
         self,
     ) -> tuple[cst.BaseExpression, tuple[tuple[str, str | None], ...]]:
-        if self.options.platforms:
-            names = ", ".join(f'"{p}"' for p in self.options.platforms)
+        platforms = self.setting("platforms")
+        if platforms:
+            names = ", ".join(f'"{p}"' for p in platforms)
             return cst.parse_expression(
-                f"({names},)" if len(self.options.platforms) == 1 else f"({names})"
+                f"({names},)" if len(platforms) == 1 else f"({names})"
             ), ()
         jax_name, jax_import = module_spelling(self.analysis.wrapper.module, "jax")
         return cst.parse_expression(

@@ -16,6 +16,7 @@ from jaxfix.codemods.base import Rule
 from jaxfix.codemods.text import not_fixed, related, with_note
 from jaxfix.diagnostics import Fix, Related, Safety
 from jaxfix.evidence import Facts, listed
+from jaxfix.rule_settings import RuleSetting
 from jaxfix.screen import ModuleFacts
 
 _JAX_ERROR = '"use_abstract_mesh cannot change the size of the mesh"'
@@ -98,6 +99,15 @@ class AbstractMeshSizeChange(Rule):
     code = "JAX002"
     name = "abstract-mesh-size-change"
     summary = "use_abstract_mesh inside a mesh context of a different size"
+    settings = (
+        RuleSetting(
+            "fill-axis",
+            str,
+            None,
+            "the axis resized when the inner mesh has it (`--fill-axis`)",
+            "an axis name",
+        ),
+    )
     fixes = {Safety.UNSAFE: "resize the inner mesh along one axis"}
     # use_abstract_mesh and a second mesh context: use_abstract_mesh twice, set_mesh or use_mesh,
     # or an import alias of use_abstract_mesh (one spelling, many calls).
@@ -348,8 +358,9 @@ class AbstractMeshSizeChange(Rule):
 
     def _fill_axis(self, inner: MeshValue, outer: MeshValue) -> int:
         names = inner.axis_names or ()
-        if self.options.fill_axis in names:
-            return names.index(self.options.fill_axis)
+        fill = self.setting("fill-axis")
+        if fill in names:
+            return names.index(fill)
         if (
             outer.axis_names is not None
             and outer.axis_sizes is not None
