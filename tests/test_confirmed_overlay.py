@@ -1,12 +1,12 @@
 """Run-time facts are an overlay on a rule's answers at a confirmed node
-(jaxfix/analysis/evidence.py `Confirmed`): the log's mesh of a role fills in what the code
+(jaxfix/analysis/confirmed.py `Confirmed`): the log's mesh of a role fills in what the code
 leaves unknown, and a mesh the code shows that the log contradicts is never overwritten."""
 
 from __future__ import annotations
 
 import libcst as cst
 
-from jaxfix.analysis.evidence import Confirmed
+from jaxfix.analysis.confirmed import Confirmed
 from jaxfix.analysis.values import MeshKind, MeshValue
 from jaxfix.codemods import RULES
 from jaxfix.evidence import Evidence, Facts, MeshFacts

@@ -46,9 +46,9 @@ from libcst.metadata import (
 
 from jaxfix.analysis.arrays import DeviceFreeValues
 from jaxfix.analysis.bindings import Bindings
+from jaxfix.analysis.confirmed import Confirmed, EvidenceMap
 from jaxfix.analysis.contexts import ContextModel, ContextSite, context_mesh_sites
 from jaxfix.analysis.evaluate import ValueModel
-from jaxfix.analysis.evidence import Confirmed, EvidenceMap
 from jaxfix.analysis.expected_errors import ExpectedErrors
 from jaxfix.analysis.jitting import JitApplication, jit_application
 from jaxfix.analysis.mesh_sizes import MeshSizes, mesh_sizes
@@ -110,7 +110,7 @@ class ModuleAnalysis:
     def confirmed(self, node: cst.CSTNode, code: str) -> Confirmed | None:
         """Confirmed mode (`--from-log`, `--evidence`): the log's proof that `code`'s error was
         raised at `node`, laid over the answers the rule gets there: the meshes its message
-        names fill in what the code leaves unknown (see jaxfix/analysis/evidence.py)."""
+        names fill in what the code leaves unknown (see jaxfix/analysis/confirmed.py)."""
         evidence = self.evidence.at(node, code)
         return None if evidence is None else Confirmed(evidence)
 

@@ -7,13 +7,13 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from jaxfix.analysis.contexts import Entry
-from jaxfix.analysis.evidence import (
+from jaxfix.analysis.confirmed import (
     Confirmed,
     changed_since_the_log,
     confirmed_mesh,
     contradicts,
 )
+from jaxfix.analysis.contexts import Entry
 from jaxfix.analysis.names import Api
 from jaxfix.analysis.syntax import code, is_none, short
 from jaxfix.analysis.values import AxisType, MeshValue

@@ -6,8 +6,8 @@ import math
 
 import libcst as cst
 
+from jaxfix.analysis.confirmed import Confirmed, changed_since_the_log
 from jaxfix.analysis.contexts import ContextSite, Entry, context_mesh_sites
-from jaxfix.analysis.evidence import Confirmed, changed_since_the_log
 from jaxfix.analysis.mesh_sizes import ConfigKey, EnvironmentVariable
 from jaxfix.analysis.names import MESH_CONTEXT_APIS, Api
 from jaxfix.analysis.syntax import short

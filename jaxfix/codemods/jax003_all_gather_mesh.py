@@ -8,8 +8,8 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
+from jaxfix.analysis.confirmed import Confirmed, changed_since_the_log
 from jaxfix.analysis.contexts import ContextSite, Entry, context_mesh_sites
-from jaxfix.analysis.evidence import Confirmed, changed_since_the_log
 from jaxfix.analysis.module import ModuleAnalysis
 from jaxfix.analysis.names import MESH_CONTEXT_APIS, Api, bind, signature_of
 from jaxfix.analysis.syntax import code, short
