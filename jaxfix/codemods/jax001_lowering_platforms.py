@@ -73,8 +73,9 @@ class _Jitted:
 
 
 @dataclass(frozen=True)
-class _Evidence:
-    """Why only AbstractMesh is in play, JAX's context mesh, and the mesh size if known."""
+class _AbstractOnly:
+    """Why only AbstractMesh is in play (from the code, or from a log), JAX's context mesh,
+    and the mesh size if known."""
 
     reason: str
     context: MeshValue | None
@@ -232,8 +233,9 @@ class MissingLoweringPlatforms(Rule):
 
     @classmethod
     def screen(cls, module: ModuleFacts) -> bool:
-        """A `.lower()` call (`visit_Call`) on a jitted callable (`_jitted`), evidence from an
-        abstract mesh in a NamedSharding or a use_abstract_mesh context (`_evidence`)."""
+        """A `.lower()` call (`visit_Call`) on a jitted callable (`_jitted`), and why only
+        AbstractMesh is in play: an abstract mesh in a NamedSharding or a use_abstract_mesh
+        context (`_abstract_only`)."""
         return (
             module.calls_method("lower")
             and module.mentions(Api.JIT)
@@ -389,7 +391,7 @@ class MissingLoweringPlatforms(Rule):
         )
         return definition if isinstance(definition, cst.FunctionDef) else None
 
-    # -- the evidence -----------------------------------------------------------------------
+    # -- why only AbstractMesh is in play ---------------------------------------------------
 
     def _check(
         self,
@@ -423,16 +425,20 @@ class MissingLoweringPlatforms(Rule):
         if body is None and confirmed is None:
             return
         if confirmed is not None:
-            evidence: _Evidence | None = self._logged_evidence(lower, confirmed)
+            abstract_only: _AbstractOnly | None = self._logged_abstract_only(
+                lower, confirmed
+            )
         else:
-            evidence = self._evidence(trace, jitted) if jitted is not None else None
-        if evidence is None:
+            abstract_only = (
+                self._abstract_only(trace, jitted) if jitted is not None else None
+            )
+        if abstract_only is None:
             return
         if body:
             why = (
-                f", but only AbstractMesh is in play ({evidence.reason}): JAX raises"
+                f", but only AbstractMesh is in play ({abstract_only.reason}): JAX raises"
                 if confirmed is None
-                else f" ({evidence.logged}): adding lowering_platforms would make JAX raise"
+                else f" ({abstract_only.logged}): adding lowering_platforms would make JAX raise"
             )
             self.report(
                 lower,
@@ -444,11 +450,14 @@ class MissingLoweringPlatforms(Rule):
         given = platforms is not None and not is_none(platforms.value)
         if confirmed is None and (
             given
-            or (evidence.context is not None and evidence.context.has_abstract_device)
+            or (
+                abstract_only.context is not None
+                and abstract_only.context.has_abstract_device
+            )
         ):
             return
         self._report_missing(
-            lower, platforms, evidence, rewrite_to_trace=rewrite_to_trace
+            lower, platforms, abstract_only, rewrite_to_trace=rewrite_to_trace
         )
 
     def _why_no_fix_from_log(
@@ -479,7 +488,9 @@ class MissingLoweringPlatforms(Rule):
             )
         return None
 
-    def _logged_evidence(self, lower: cst.Call, confirmed: Confirmed) -> _Evidence:
+    def _logged_abstract_only(
+        self, lower: cst.Call, confirmed: Confirmed
+    ) -> _AbstractOnly:
         """The log's answer: JAX raised here; its context mesh, when it names one."""
         contexts = [m for m in confirmed.logged("context", lower) if not m.is_empty]
         context = contexts[0] if len(contexts) == 1 else None
@@ -490,9 +501,9 @@ class MissingLoweringPlatforms(Rule):
             else ""
         )
         size = context.size if context is not None else None
-        return _Evidence(reason, context, size, logged)
+        return _AbstractOnly(reason, context, size, logged)
 
-    def _evidence(self, trace: cst.Call, jitted: _Jitted) -> _Evidence | None:
+    def _abstract_only(self, trace: cst.Call, jitted: _Jitted) -> _AbstractOnly | None:
         known, context = self._context_mesh(trace)
         arguments = self._traced_arguments(trace, jitted)
         if not known or arguments is None:
@@ -540,7 +551,9 @@ class MissingLoweringPlatforms(Rule):
             for m in meshes
         ):
             return None  # JAX may raise "Mesh for all inputs should be equal" first
-        return _Evidence(reasons[0], context, sizes.pop() if len(sizes) == 1 else None)
+        return _AbstractOnly(
+            reasons[0], context, sizes.pop() if len(sizes) == 1 else None
+        )
 
     def _traced_arguments(
         self, trace: cst.Call, jitted: _Jitted
@@ -708,7 +721,7 @@ class MissingLoweringPlatforms(Rule):
         self,
         lower: cst.Call,
         platforms: cst.Arg | None,
-        evidence: _Evidence,
+        abstract_only: _AbstractOnly,
         *,
         rewrite_to_trace: bool,
     ) -> None:
@@ -726,7 +739,7 @@ class MissingLoweringPlatforms(Rule):
         else:
             fixed = lower.with_changes(args=[keyword_arg("lowering_platforms", value)])
         message = (
-            f"`.lower()` needs lowering_platforms: only AbstractMesh is in play ({evidence.reason}), "
+            f"`.lower()` needs lowering_platforms: only AbstractMesh is in play ({abstract_only.reason}), "
             "so JAX raises 'Passing lowering_platforms ... is required when only AbstractMesh exists'"
         )
         compiles = self._compiles_without_devices(lower)
@@ -743,7 +756,7 @@ class MissingLoweringPlatforms(Rule):
             )
             return
         message += "; the .compile() that follows then needs device_assignment="
-        size = evidence.size
+        size = abstract_only.size
         if size is None:
             self.report(lower, message + " (mesh size unknown: no fix)")
             return
