@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jaxfix.quoting import cut
+
 _EMPTY = cst.Module([])
 
 
@@ -15,8 +17,7 @@ def code(node: cst.CSTNode) -> str:
 
 def short(node: cst.CSTNode | str, limit: int = 60) -> str:
     """The code (or text) on one line, cut to `limit` characters with '...'."""
-    text = " ".join((node if isinstance(node, str) else code(node)).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return cut(" ".join((node if isinstance(node, str) else code(node)).split()), limit)
 
 
 def is_none(node: cst.BaseExpression) -> bool:

@@ -12,6 +12,7 @@ from pathlib import Path, PurePosixPath
 from jaxfix.file_io import UNDECODABLE, ReadError, read_regular, source_lines
 from jaxfix.fromlog.tracebacks import Frame
 from jaxfix.paths import is_notebook
+from jaxfix.quoting import cut
 
 # Frames that are never the user's: installed packages, JAX itself, the standard library
 # (contextlib for a decorator-entered mesh), and code without a file.
@@ -254,8 +255,8 @@ def _confirm(local: Path, frame: Frame, lines: list[str]) -> None:
         and not _as_pytest_shows(lines, frame)
     ):
         raise ChangedSinceLog(
-            f"{local.as_posix()} has changed since the log: line {frame.line} is now {_short(now)!r}, "
-            f"the log shows {_short(frame.source)!r}",
+            f"{local.as_posix()} has changed since the log: line {frame.line} is now {cut(now)!r}, "
+            f"the log shows {cut(frame.source)!r}",
             local,
             frame,
         )
@@ -280,7 +281,3 @@ def _as_pytest_shows(lines: list[str], frame: Frame) -> bool:
 def _code(line: str) -> str:
     """The line without a trailing comment (a suppression comment added since the log is fine)."""
     return _COMMENT.sub("", line)
-
-
-def _short(text: str, limit: int = 60) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
