@@ -16,7 +16,9 @@ import codecs
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
@@ -284,6 +286,22 @@ def _undecodable(error: UnicodeDecodeError) -> str:
     )
 
 
+_ANNOUNCE: ContextVar[Callable[[FileResult], None] | None] = ContextVar(
+    "announce_writes", default=None
+)
+
+
+@contextmanager
+def announced_writes(announce: Callable[[FileResult], None]) -> Iterator[None]:
+    """In the block (in this thread), `announce(result)` runs before each fix is written: what
+    `jaxfix migrate` journals, so that a process killed right after leaves a record of it."""
+    token = _ANNOUNCE.set(announce)
+    try:
+        yield
+    finally:
+        _ANNOUNCE.reset(token)
+
+
 def write_fix(
     result: FileResult, late_checks: list[LateCheck] | None = None
 ) -> FileResult:
@@ -293,6 +311,9 @@ def write_fix(
     """
     if result.fixed is None or result.error is not None:
         return result
+    announce = _ANNOUNCE.get()
+    if announce is not None:
+        announce(result)  # raising: nothing written
     try:
         replace_source(
             result.path, result.fixed, expected=result.source, late_checks=late_checks

@@ -32,6 +32,9 @@ from jaxfix.config import build_options, load, project_roots
 from jaxfix.diagnostics import FileResult
 from jaxfix.diffs import unified_diff
 from jaxfix.discovery import discover
+from jaxfix.file_io import ReadError, announced_writes, read_regular
+from jaxfix.migrate_journal import NAME as JOURNAL
+from jaxfix.migrate_journal import Journal, digest, read_journal
 from jaxfix.options import Options
 from jaxfix.prefilter import codes_range
 from jaxfix.records import Failure
@@ -42,6 +45,8 @@ from jaxfix.settings import SettingError
 from jaxfix.target_version import CONFIG, TargetVersion, target_version
 
 DEFAULT_BRANCH = "jaxfix/migrate"
+_UNCOMMITTED = "has uncommitted changes"
+_JOURNALED_SIZE = 1 << 30  # a file being compared with the journal's hashes
 _VERIFY_POLL_SECONDS = 0.1
 _TAIL_LINES = 40
 _TAIL_BYTES = 64 * 1024
@@ -343,6 +348,10 @@ def _migrate(
 ) -> tuple[RepoReport, bytes | None]:
     try:
         refusal = _refusal(repo, options)
+        if refusal == _UNCOMMITTED:  # a killed run's own edits are put back
+            refusal = _put_back_unfinished(repo, options.dry_run) or _refusal(
+                repo, options
+            )
         if refusal:
             return replace(entry, reason=refusal), None
         base = _git(repo, "rev-parse", "HEAD").strip()
@@ -389,11 +398,17 @@ def _migrate(
         return replace(
             entry, status=Status.CHANGED if changed else Status.CLEAN
         ), diff or None
+    try:
+        journal = Journal(_journal_path(repo), repo, base)
+    except (GitError, OSError) as error:
+        reason = f"cannot write jaxfix's journal in the git directory: {getattr(error, 'strerror', None) or error}"
+        return replace(entry, status=Status.FAILED, reason=reason), None
     written: list[FileResult] = []
     try:
-        entry, patch = _fix_verify_commit(
-            repo, base, files, engine_options, options, entry, guard, written
-        )
+        with announced_writes(journal.record):
+            entry, patch = _fix_verify_commit(
+                repo, base, files, engine_options, options, entry, guard, written
+            )
     except (GitError, OSError) as error:
         entry, patch = replace(entry, status=Status.FAILED, reason=str(error)), None
     except Exception as error:  # noqa: BLE001 - one repository's bug must not stop the fleet
@@ -407,13 +422,76 @@ def _migrate(
         )
     except BaseException:
         problem = _restore(repo, written, unaccounted=files)
+        journal.close(finished=not problem)
         if problem:
             raise KeyboardInterrupt(f"{repo}: {problem}") from None
         raise
     problem = _restore(repo, written)
+    # With a problem, edits are left as they are: the journal stays for a later run to compare.
+    journal.close(finished=not problem)
     if problem:
         entry = replace(entry, status=Status.FAILED, reason=problem)
     return entry, patch
+
+
+def _journal_path(repo: Path) -> Path:
+    return repo / _git(repo, "rev-parse", "--git-path", JOURNAL).strip()
+
+
+def _put_back_unfinished(repo: Path, dry_run: bool) -> str | None:
+    """Uncommitted changes that are exactly the unfinished edits of a killed run (its journal
+    names every changed file, each holding what the run found there or a fix it wrote) are put
+    back to HEAD: None. Otherwise why the repository is refused; nobody's edit is discarded."""
+    path = _journal_path(repo)
+    unfinished = read_journal(path)
+    if unfinished is None:
+        return _UNCOMMITTED
+    if isinstance(unfinished, str):
+        return f"{_UNCOMMITTED} ({unfinished})"
+    if unfinished.base != _git(repo, "rev-parse", "HEAD").strip():
+        return (
+            f"{_UNCOMMITTED} (the journal of a killed jaxfix run is of commit {unfinished.base[:12]}, "
+            "not HEAD: left as they are)"
+        )
+    status = _git_bytes(
+        repo,
+        "status",
+        "--porcelain=v1",
+        "-z",
+        "--untracked-files=no",
+        env={"GIT_OPTIONAL_LOCKS": "0"},
+    )
+    names = []
+    for item in status.split(b"\0"):
+        if not item:
+            continue
+        name = os.fsdecode(item[3:])
+        if item[:2] != b" M":  # staged, deleted, renamed: jaxfix only rewrites files
+            return f"{_UNCOMMITTED} ({name} is not only rewritten: someone's change, left as it is)"
+        if name not in unfinished.contents:
+            return f"{_UNCOMMITTED} ({name} is not a file the killed jaxfix run wrote: someone's edit, left as it is)"
+        try:
+            content = read_regular(repo / name, _JOURNALED_SIZE, follow_symlinks=False)
+        except ReadError as error:
+            return f"{_UNCOMMITTED} ({name}: {error})"
+        if digest(content) not in unfinished.contents[name]:
+            return (
+                f"{_UNCOMMITTED} ({name} holds neither what the killed jaxfix run found there "
+                "nor what it wrote: someone's edit, left as it is)"
+            )
+        names.append(name)
+    if dry_run:
+        return f"{_UNCOMMITTED}: the unfinished edits of a killed jaxfix run (a run without --dry-run puts them back)"
+    _git(
+        repo,
+        "checkout",
+        "HEAD",
+        "--pathspec-from-file=-",
+        "--pathspec-file-nul",
+        input=b"\0".join(os.fsencode(name) for name in names),
+    )
+    os.unlink(path)
+    return None
 
 
 def _refusal(repo: Path, options: MigrateOptions) -> str | None:
@@ -444,7 +522,7 @@ def _refusal(repo: Path, options: MigrateOptions) -> str | None:
         "--untracked-files=no",
         env={"GIT_OPTIONAL_LOCKS": "0"},
     ).strip():
-        return "has uncommitted changes"
+        return _UNCOMMITTED
     if options.dry_run:
         return None
     try:

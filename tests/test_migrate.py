@@ -516,6 +516,130 @@ def test_interrupted_run_reports_what_finished_and_resumes(tmp_path, monkeypatch
     assert all(branch_file(repo, "model.py") == FIXED for repo in repos)
 
 
+# --- a worker killed mid-repository: its own edits are put back by the next run ---
+
+# `migrate_repo` in a process of its own that is killed (SIGKILL: nothing runs after it) at a
+# precise point: the second file's write, just before it starts or just after it is done.
+_KILLED_WORKER = """
+import os, signal, sys
+import jaxfix.file_io
+from jaxfix.migrate import MigrateOptions, migrate_repo
+
+real = jaxfix.file_io.replace_source
+writes = []
+
+def killed_at_the_second_write(path, data, **kwargs):
+    writes.append(path)
+    if len(writes) == 2 and sys.argv[2] == "before":
+        os.kill(os.getpid(), signal.SIGKILL)
+    real(path, data, **kwargs)
+    if len(writes) == 2:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+jaxfix.file_io.replace_source = killed_at_the_second_write
+migrate_repo(sys.argv[1], MigrateOptions())
+"""
+
+
+def killed_mid_repository(repo: Path, when: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _KILLED_WORKER, str(repo), when],
+        capture_output=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == -signal.SIGKILL, done.stderr.decode()[-2000:]
+
+
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_a_run_killed_mid_repository_is_put_back_and_migrated_by_the_next(
+    tmp_path, when
+):
+    repo = make_repo(
+        tmp_path / "app", {"a.py": BEFORE, "b.py": BEFORE, "c.py": CLEAN_CODE}
+    )
+    killed_mid_repository(repo, when)
+    left = git(repo, "status", "--porcelain", "--untracked-files=no")
+    assert left == (" M a.py\n M b.py\n" if when == "after" else " M a.py\n"), left
+    assert not has_branch(repo)
+
+    entry, patch = migrate_repo(repo, MigrateOptions())
+    assert entry.status is Status.CHANGED, entry.reason
+    assert branch_file(repo, "a.py") == FIXED and branch_file(repo, "b.py") == FIXED
+    assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
+    assert (repo / "a.py").read_bytes() == BEFORE
+    committed = git(repo, "show", "--name-only", "--format=", BRANCH).split()
+    assert committed == ["a.py", "b.py"]
+    assert b"journal" not in patch
+    assert not list((repo / ".git").glob("jaxfix*"))  # its journal went with the edits
+
+
+def test_someone_s_edit_after_a_killed_run_is_never_discarded(tmp_path):
+    repo = make_repo(
+        tmp_path / "app", {"a.py": BEFORE, "b.py": BEFORE, "c.py": CLEAN_CODE}
+    )
+    killed_mid_repository(repo, "after")
+    (repo / "b.py").write_bytes(
+        FIXED + b"# and my own line\n"
+    )  # on top of jaxfix's fix
+    entry, _ = migrate_repo(repo, MigrateOptions())
+    assert entry.status is Status.SKIPPED
+    assert entry.reason == (
+        "has uncommitted changes (b.py holds neither what the killed jaxfix run found there "
+        "nor what it wrote: someone's edit, left as it is)"
+    )
+    assert (repo / "b.py").read_bytes() == FIXED + b"# and my own line\n"
+    assert (repo / "a.py").read_bytes() == FIXED
+
+    (repo / "b.py").write_bytes(FIXED)  # back to jaxfix's, but another file edited
+    (repo / "c.py").write_bytes(CLEAN_CODE + b"# mine\n")
+    entry, _ = migrate_repo(repo, MigrateOptions(dry_run=True))
+    assert entry.reason == (
+        "has uncommitted changes (c.py is not a file the killed jaxfix run wrote: "
+        "someone's edit, left as it is)"
+    )
+    (repo / "c.py").write_bytes(CLEAN_CODE)
+    entry, _ = migrate_repo(repo, MigrateOptions(dry_run=True))
+    assert entry.reason == (
+        "has uncommitted changes: the unfinished edits of a killed jaxfix run "
+        "(a run without --dry-run puts them back)"
+    )
+    assert (repo / "a.py").read_bytes() == FIXED  # a dry run writes nothing
+    entry, _ = migrate_repo(repo, MigrateOptions())
+    assert entry.status is Status.CHANGED and (repo / "a.py").read_bytes() == BEFORE
+
+
+def test_a_pool_worker_killed_mid_repository_is_retried_and_migrates_it(tmp_path):
+    """A real worker of the local pool killed (SIGKILL) while --verify runs, jaxfix's edits in
+    the work tree: the retry puts them back and migrates the repository."""
+    attempts = tmp_path / "attempts"
+    kill_once = f"""[ -e {attempts} ] && exit 0
+echo attempt > {attempts}
+pid=$$
+while [ "$pid" -gt 1 ]; do
+  parent=$(cut -d' ' -f4 /proc/$pid/stat)
+  if [ "$parent" = {os.getpid()} ]; then kill -9 "$pid"; sleep 5; fi
+  pid=$parent
+done
+exit 1
+"""
+    repo = make_repo(
+        tmp_path / "app", {"model.py": BEFORE, "verify.sh": kill_once.encode()}
+    )
+    other = make_repo(tmp_path / "other", {"model.py": BEFORE, "verify.sh": b""})
+    code, report, stderr = run(
+        "-j", "2", "--verify", "sh verify.sh", "--out", "out", str(repo), str(other)
+    )
+    assert attempts.exists(), stderr  # the worker was killed
+    assert code == 0, stderr
+    assert {name: e["status"] for name, e in report.items()} == {
+        "app": "changed",
+        "other": "changed",
+    }, report
+    assert branch_file(repo, "model.py") == FIXED
+    assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
+
+
 # --- the command line ---
 
 
