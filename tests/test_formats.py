@@ -150,7 +150,8 @@ def test_json_matches_the_shipped_schema_and_its_diffs_apply(
                 "changed" if result.fixed is not None else "unchanged"
             )
         patch = "".join(entry["diff"] for entry in document["files"] if entry["diff"])
-        if patch:  # a run of a rule that only reports has none: git apply refuses nothing
+        # A run of a rule that only reports has no patch, and git apply refuses nothing.
+        if patch:
             subprocess.run(
                 ["git", "apply", "--unsafe-paths", "-"],
                 input=patch.encode(),
