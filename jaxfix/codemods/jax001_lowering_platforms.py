@@ -257,14 +257,12 @@ class MissingLoweringPlatforms(Rule):
             and isinstance(stage.func, cst.Attribute)
             and stage.func.attr.value == "trace"
         )
-        trace = stage if traced and isinstance(stage, cst.Call) else node
-        jitted = self._jitted(
-            stage.func.value
-            if traced
-            and isinstance(stage, cst.Call)
-            and isinstance(stage.func, cst.Attribute)
-            else func.value
-        )
+        trace = node  # `jit(f).lower(x)` traces and lowers in one call
+        jitted_expr = func.value
+        if traced and isinstance(stage, cst.Call):  # `jit(f).trace(x).lower()`
+            assert isinstance(stage.func, cst.Attribute)
+            trace, jitted_expr = stage, stage.func.value
+        jitted = self._jitted(jitted_expr)
         self._check(node, trace, jitted, rewrite_to_trace=not traced)
         confirmed = self.analysis.confirmed(node, self.code)
         if confirmed is not None and len(self.reports) == reported:
