@@ -4,6 +4,7 @@ registered by path or name, in every place that names the rules (help, --list-ru
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from fixture_cases import read_header
 from jaxfix.cli.main import cli
 from jaxfix.codemods import RULES, RuleModuleError, load_rule_modules
 
@@ -76,8 +78,9 @@ def test_a_directory_a_module_and_a_package_name_rule_modules(monkeypatch):
     by_directory = load_rule_modules([str(EXAMPLE.parent)])
     by_package = load_rule_modules(["rules"])
     by_module = load_rule_modules(["rules.jax904_spec_axis_not_in_mesh"])
-    assert [r.code for r in by_package] == [r.code for r in by_module] == ["JAX904"]
-    assert "JAX904" in {r.code for r in by_directory}
+    assert [r.code for r in by_module] == ["JAX904"]
+    assert [r.code for r in by_package] == [r.code for r in by_directory]
+    assert [r.code for r in by_package] == ["JAX004", "JAX904"]
     assert by_module[0] is RULES["JAX904"]  # one class, however it was named
 
 
@@ -116,3 +119,68 @@ def test_a_config_file_cannot_name_a_rule_module(tmp_path):
 
 def test_the_registry_is_as_it_was_after_each_test():
     assert "JAX904" not in RULES
+
+
+JAX004 = ROOT / "tests" / "rules" / "jax004_out_sharding_mesh_size.py"
+
+
+def test_jax004_is_its_module_and_its_fixtures_and_passes_from_a_copy(tmp_path):
+    """The suite's JAX004 copied alone (its module, its fixtures) out of the repository: the
+    rule is listed, explained, reports what its fixtures expect, and a real log of its error
+    (the positive fixture run under real JAX) confirms its site in --from-log mode."""
+    copy = tmp_path / "plugin"
+    shutil.copytree(JAX004.parent / "fixtures" / "JAX004", copy / "fixtures" / "JAX004")
+    shutil.copy(JAX004, copy / JAX004.name)
+    given = ("--rule-module", str(copy / JAX004.name))
+    listed = _jaxfix(*given, "--list-rules", cwd=tmp_path)
+    assert "JAX004\tout-sharding-mesh-size\tnone\t" in listed.stdout, listed.stderr
+    explained = _jaxfix(*given, "--explain", "JAX004", cwd=tmp_path)
+    assert "# JAX004: out-sharding-mesh-size" in explained.stdout
+    assert "Received incompatible devices" in explained.stdout
+    fixtures = sorted((copy / "fixtures" / "JAX004").glob("*.py"))
+    expected = {f.name: read_header(f)["expect"] for f in fixtures}
+    assert sorted(set(expected.values())) == ["JAX004", "none"]
+    checked = _jaxfix(
+        *given, "--check", "--no-cache", "--format", "json", ".", cwd=copy
+    )
+    found = {
+        Path(entry["path"]).name: [d["code"] for d in entry["diagnostics"]]
+        for entry in json.loads(checked.stdout)["files"]
+    }
+    assert {n: ",".join(found.get(n, [])) or "none" for n in expected} == expected
+    # A real log of its error, then --from-log on the file it names.
+    entry = copy / "fixtures" / "JAX004" / "call_under_set_mesh_of_other_size.py"
+    run = subprocess.run(
+        [sys.executable, str(entry)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={
+            "XLA_FLAGS": "--xla_force_host_platform_device_count=8",
+            "JAX_PLATFORMS": "cpu",
+            "PATH": "/usr/bin:/bin",
+        },
+    )
+    assert "ValueError: Received incompatible devices" in run.stderr
+    log = tmp_path / "run.log"
+    log.write_text(run.stderr)
+    confirmed = _jaxfix(
+        *given,
+        "--from-log",
+        str(log),
+        "--check",
+        "--no-cache",
+        "-q",
+        str(entry),
+        cwd=tmp_path,
+    )
+    assert confirmed.returncode == 1, confirmed.stderr
+    (line,) = confirmed.stdout.splitlines()
+    assert line.startswith(
+        f"{entry.relative_to(tmp_path)}:12:9: JAX004 out_shardings is on a mesh of size 4"
+    )
+    without = _jaxfix(
+        "--from-log", str(log), "--check", "--no-cache", str(entry), cwd=tmp_path
+    )
+    assert "no traceback of JAX001, JAX002 or JAX003 in the log" in without.stderr

@@ -1,0 +1,145 @@
+"""JAX004: a jitted function whose out_shardings' mesh has another size than the context mesh
+(a report-only rule of the suite: one module and its fixtures, registered by --rule-module)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxfix.analysis.contexts import ContextSite, context_mesh_sites
+from jaxfix.analysis.jitting import JitApplication
+from jaxfix.analysis.names import Api
+from jaxfix.analysis.syntax import short
+from jaxfix.analysis.values import MeshKind, MeshValue
+from jaxfix.codemods.base import Rule
+from jaxfix.diagnostics import Safety
+
+
+class OutShardingMeshSize(Rule):
+    """
+    ## What it does
+    Finds a call (or `.lower(...)`) of `jax.jit(f, out_shardings=NamedSharding(m, spec))` under
+    `jax.set_mesh(c)` where the meshes `m` and `c` have different sizes: the jit written
+    inline, through a name bound once, or as a `@jax.jit(...)` / `@partial(jax.jit, ...)`
+    decorator; `out_shardings` one `NamedSharding` or a tuple or list of them.
+
+    Not reported, because JAX does not raise there (jax 0.10.2 and 0.12.0.1): the legacy
+    `with mesh:` context; no mesh context at all; meshes of the same devices in another shape
+    or with other axis names; a jitted function built under the mesh but called outside it.
+    Meshes of the same size on other devices raise too, but their devices are not visible in
+    the code; under `use_abstract_mesh` JAX raises another message (and JAX001's first).
+
+    ## Why is this bad?
+    JAX raises `ValueError: Received incompatible devices for jitted computation. Got jit's
+    context mesh with device ids [0, 1, 2, 3, 4, 5, 6, 7] on platform CPU and explicit output
+    sharding with device ids [0, 1, 2, 3] on platform CPU` when the call runs (or lowers).
+
+    ## Example
+    ```python
+    small = jax.make_mesh((4,), ("x",))
+    with jax.set_mesh(jax.make_mesh((8,), ("x",))):
+        jax.jit(f, out_shardings=NamedSharding(small, P("x")))(x)
+    ```
+
+    ## Use instead
+    ```python
+    mesh = jax.make_mesh((8,), ("x",))
+    with jax.set_mesh(mesh):
+        jax.jit(f, out_shardings=NamedSharding(mesh, P("x")))(x)
+    ```
+
+    ## Fix safety
+    It reports, it does not fix: which of the two meshes is meant is the author's choice.
+
+    ## References
+    - [`jax.jit`](https://docs.jax.dev/en/latest/_autosummary/jax.jit.html)
+    - [`jax.set_mesh`](https://docs.jax.dev/en/latest/_autosummary/jax.set_mesh.html)
+    """
+
+    code = "JAX004"
+    name = "out-sharding-mesh-size"
+    summary = (
+        "a jitted call whose out_shardings mesh differs in size from the context mesh"
+    )
+    fixes: dict[Safety, str] = {}  # it reports, it does not fix
+    tokens = ((b"out_shardings",),)
+    raises = (
+        "Received incompatible devices for jitted computation. Got jit's context mesh with "
+        "device ids {text} on platform {text} and explicit output sharding with device ids "
+        "{text} on platform {text}",
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        jitted = self._jitted(node)  # which calls
+        out = jitted.keywords.get("out_shardings") if jitted else None
+        if out is None:
+            return
+        # Confirmed mode: this is the call JAX004 checks where a log shows its error (its
+        # message names no mesh: nothing to fill in; the engine says when the code shows
+        # no reason).
+        self.analysis.confirmed(node, self.code)
+        sizes = self._out_mesh_sizes(out)
+        if not sizes:
+            return
+        for site in context_mesh_sites(self.analysis.contexts_at(node)):  # question 1
+            context = _concrete_size(site)
+            other = sorted(size for size in sizes if size != context)
+            if context is not None and other:
+                return self.report(
+                    node,
+                    f"out_shardings is on a mesh of size {other[0]}, the context mesh of "
+                    f"{short(site.node)} (line {self.analysis.line(site.node)}) of size "
+                    f"{context}: JAX raises 'Received incompatible devices for jitted "
+                    "computation'",
+                )
+
+    def _jitted(self, call: cst.Call) -> JitApplication | None:
+        """The jit that `call` runs: `jit(f, ...)(x)`, `g(x)` or `g.lower(x)` for a `g` that is
+        `jit(f, ...)` or a function under a jit decorator."""
+        analysis, func = self.analysis, call.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "lower":
+            func = func.value
+        target = analysis.resolve(func)
+        if isinstance(target, cst.Call):
+            applied = analysis.jit_application(target)
+            return applied if applied and applied.function is not None else None
+        definition = analysis.definition(func) if isinstance(func, cst.Name) else None
+        if isinstance(definition, cst.FunctionDef):
+            for decorator in definition.decorators:
+                applied = analysis.jit_application(decorator.decorator)
+                if applied is not None:
+                    return applied
+        return None
+
+    def _out_mesh_sizes(self, out: cst.BaseExpression) -> set[int]:
+        """The sizes of the concrete meshes of `out`'s NamedShardings (question 2); empty when
+        one of them is not known."""
+        analysis = self.analysis
+        out = analysis.resolve(out)
+        shardings = (
+            [analysis.resolve(e.value) for e in out.elements]
+            if isinstance(out, (cst.Tuple, cst.List))
+            else [out]
+        )
+        sizes = set()
+        for sharding in shardings:
+            args = (
+                analysis.bind(sharding)
+                if isinstance(sharding, cst.Call)
+                and analysis.called_api(sharding) is Api.NAMED_SHARDING
+                else None
+            )
+            mesh = analysis.value_of(args["mesh"]) if args and "mesh" in args else None
+            if not isinstance(mesh, MeshValue) or mesh.kind is not MeshKind.CONCRETE:
+                return set()
+            if mesh.size is None:
+                return set()
+            sizes.add(mesh.size)
+        return sizes
+
+
+def _concrete_size(site: ContextSite) -> int | None:
+    """The size of the concrete mesh `jax.set_mesh` makes current there, if known."""
+    mesh = site.mesh
+    if site.api is not Api.SET_MESH or not isinstance(mesh, MeshValue):
+        return None
+    return mesh.size if mesh.kind is MeshKind.CONCRETE else None
