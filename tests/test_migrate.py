@@ -626,7 +626,9 @@ exit 1
     repo = make_repo(
         tmp_path / "app", {"model.py": BEFORE, "verify.sh": kill_once.encode()}
     )
-    other = make_repo(tmp_path / "other", {"model.py": BEFORE, "verify.sh": b""})
+    # Beside it in the pool, a repository with nothing to fix (the pool's other workers go down
+    # too; one killed after committing its branch would be refused for the branch on retry).
+    other = make_repo(tmp_path / "other", {"model.py": CLEAN_CODE})
     code, report, stderr = run(
         "-j", "2", "--verify", "sh verify.sh", "--out", "out", str(repo), str(other)
     )
@@ -634,7 +636,7 @@ exit 1
     assert code == 0, stderr
     assert {name: e["status"] for name, e in report.items()} == {
         "app": "changed",
-        "other": "changed",
+        "other": "clean",
     }, report
     assert branch_file(repo, "model.py") == FIXED
     assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
