@@ -108,6 +108,38 @@ def test_the_three_rules_declare_their_roles_and_the_recorder_gets_them():
     assert patterns["messages"]["JAX002"] == [pattern(RULES["JAX002"].raises[0])]
 
 
+def test_where_jax_raises_is_the_rules_own_declaration(monkeypatch):
+    """A traceback that ends in a file a registered rule says raises its errors may be one of
+    them; the log reader keeps no list of its own."""
+    from jaxfix.fromlog.errors import looks_like_ours
+    from jaxfix.fromlog.tracebacks import Frame, Traceback
+
+    def ending_in(path: str) -> Traceback:
+        return Traceback(1, 3, (Frame(path, 10, None),), None)
+
+    assert [rule.raised_in for rule in RULES.values() if rule.code < "JAX9"] == [
+        ("jax/_src/interpreters/pxla.py",),
+        ("jax/_src/mesh.py",),
+        ("jax/_src/shard_map.py",),
+    ]
+    assert looks_like_ours(
+        ending_in("C:\\venv\\Lib\\site-packages\\jax\\_src\\mesh.py")
+    )
+    assert not looks_like_ours(ending_in("/venv/lib/site-packages/jax/_src/pjit.py"))
+
+    class Toy(Rule):
+        """Toy."""
+
+        code, name, summary = "JAX995", "toy", "a toy rule"
+        fixes: dict[Safety, str] = {}
+        tokens = ((rb"jit",),)
+        raises = ("Received incompatible devices for jitted computation. {text}",)
+        raised_in = ("jax/_src/pjit.py",)
+
+    monkeypatch.setitem(RULES, Toy.code, Toy)
+    assert looks_like_ours(ending_in("/venv/lib/site-packages/jax/_src/pjit.py"))
+
+
 def test_facts_are_a_frozen_mapping_and_evidence_lists_a_roles_meshes():
     one = facts_from(TWO, f"Sharding mesh {LEFT} with size=8 does not fit.")
     same = facts_from(TWO, f"Sharding mesh {LEFT} with size=8 does not fit. Wanted")

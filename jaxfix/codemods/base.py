@@ -63,6 +63,9 @@ class Rule(cst.BatchableCSTVisitor):
     # then attributes ("self.prev"). The repair recorder reads them when that frame survives
     # JAX's traceback filtering; else the message tells.
     mesh_locals: ClassVar[Mapping[str, str]] = {}
+    # The JAX source files that raise those errors (path suffixes, `/`-separated): a logged
+    # traceback ending in one whose message cannot be read is said to be lost, not ignored.
+    raised_in: ClassVar[tuple[str, ...]] = ()
 
     # The rule's own settings, `[tool.jaxfix.rules.<code>]` in config (read with `setting`).
     settings: ClassVar[tuple[RuleSetting, ...]] = ()

@@ -229,6 +229,7 @@ class MissingLoweringPlatforms(Rule):
         "required when only AbstractMesh exists in a jitted computation. Got context mesh: {mesh:context?}",
         "AbstractMesh cannot be used when jaxpr contains primitives that require devices to be present during lowering.",
     )
+    raised_in = ("jax/_src/interpreters/pxla.py",)
     mesh_locals = {"context": "context_mesh"}
 
     @classmethod

@@ -118,6 +118,7 @@ class AbstractMeshSizeChange(Rule):
         "use_abstract_mesh cannot change the size of the mesh. "
         "Got new mesh: {mesh:new} with size={size:new} and prev mesh: {mesh:prev} with size={size:prev}",
     )
+    raised_in = ("jax/_src/mesh.py",)
     mesh_locals = {"new": "self.mesh", "prev": "self.prev"}
 
     @classmethod

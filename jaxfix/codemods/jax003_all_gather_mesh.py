@@ -143,6 +143,7 @@ class AllGatherMeshMismatch(Rule):
     raises = (
         "Input sharding mesh {mesh:input} should be equal to out_sharding mesh {mesh:out}",
     )
+    raised_in = ("jax/_src/shard_map.py",)
     mesh_locals = {"input": "aval.sharding.mesh", "out": "out_sh.mesh"}
 
     @classmethod

@@ -66,8 +66,8 @@ def error_code(traceback: Traceback) -> str | None:
 def looks_like_ours(traceback: Traceback) -> bool:
     """For a traceback without a readable exception: whether its text hints at one of the rules'
     errors (its frames end in the JAX code that raises them), so losing it is worth an error."""
-    raising = ("interpreters/pxla.py", "_src/mesh.py", "_src/shard_map.py")
-    return bool(traceback.frames) and traceback.frames[-1].path.replace(
+    raising = tuple(path for rule in rules().values() for path in rule.raised_in)
+    return bool(traceback.frames and raising) and traceback.frames[-1].path.replace(
         "\\", "/"
     ).endswith(raising)
 
