@@ -150,21 +150,8 @@ def test_jax004_is_its_module_and_its_fixtures_and_passes_from_a_copy(tmp_path):
     assert {n: ",".join(found.get(n, [])) or "none" for n in expected} == expected
     # A real log of its error, then --from-log on the file it names.
     entry = copy / "fixtures" / "JAX004" / "call_under_set_mesh_of_other_size.py"
-    run = subprocess.run(
-        [sys.executable, str(entry)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env={
-            "XLA_FLAGS": "--xla_force_host_platform_device_count=8",
-            "JAX_PLATFORMS": "cpu",
-            "PATH": "/usr/bin:/bin",
-        },
-    )
-    assert "ValueError: Received incompatible devices" in run.stderr
-    log = tmp_path / "run.log"
-    log.write_text(run.stderr)
+    log = _log_of(entry, tmp_path / "run.log")
+    assert "Got jit's context mesh with device ids" in log.read_text()
     confirmed = _jaxfix(
         *given,
         "--from-log",
@@ -184,3 +171,57 @@ def test_jax004_is_its_module_and_its_fixtures_and_passes_from_a_copy(tmp_path):
         "--from-log", str(log), "--check", "--no-cache", str(entry), cwd=tmp_path
     )
     assert "no traceback of JAX001, JAX002 or JAX003 in the log" in without.stderr
+    # The same first sentence opens JAX's error for an argument on other devices (a JAX003
+    # fixture's): that log is not JAX004's.
+    other = ROOT / "fixtures" / "JAX003" / "meshes_differ_only_in_devices.py"
+    other_log = _log_of(other, tmp_path / "other.log")
+    assert "Got argument x of" in other_log.read_text()
+    not_ours = _jaxfix(
+        *given,
+        "--from-log",
+        str(other_log),
+        "--check",
+        "--no-cache",
+        str(other),
+        cwd=tmp_path,
+    )
+    assert not_ours.returncode == 0, not_ours.stdout
+    assert (
+        "no traceback of JAX001, JAX002, JAX003 or JAX004 in the log" in not_ours.stderr
+    )
+
+
+def _log_of(script: Path, log: Path) -> Path:
+    """What `script` prints to stderr run under real JAX (8 CPU devices): its traceback."""
+    run = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={
+            "XLA_FLAGS": "--xla_force_host_platform_device_count=8",
+            "JAX_PLATFORMS": "cpu",
+            "PATH": "/usr/bin:/bin",
+        },
+    )
+    assert "ValueError: Received incompatible devices" in run.stderr, run.stderr[-2000:]
+    log.write_text(run.stderr)
+    return log
+
+
+def test_a_worker_started_by_spawn_registers_them_from_the_options():
+    """A fresh process holds jaxfix's own rules only; the options it is handed name the rest."""
+    probe = (
+        "import sys; from jaxfix.engine import selected_rules; from jaxfix.options import "
+        "Options; print([r.code for r in selected_rules(Options(rule_modules=(sys.argv[1],)))])"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(EXAMPLE)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert done.stdout.strip() == "['JAX001', 'JAX002', 'JAX003', 'JAX904']"

@@ -1,7 +1,8 @@
 """Which rule's error a traceback ends with, and the meshes its message names.
 
 Both come from the rules' `raises` templates (jaxfix/message_templates.py): a message is the
-error of the rule whose first template's first sentence it shows, and each `{mesh:role}` hole
+error of the rule whose first template's first sentence it shows (going on as that template
+does up to its first hole, as far as the line goes), and each `{mesh:role}` hole
 of the template it shows is read as that role's mesh.
 """
 
@@ -57,10 +58,25 @@ def error_code(traceback: Traceback) -> str | None:
     if traceback.exception is None:
         return None
     first = traceback.exception.split("\n", 1)[0]
-    for code, opening in messages().items():
-        if opening in first and "ValueError" in first[: first.index(opening)]:
+    for code, rule in rules().items():
+        opening = message_start(rule.raises[0])
+        if (
+            opening in first
+            and "ValueError" in first[: first.index(opening)]
+            and _goes_on_as(rule.raises[0], first[first.index(opening) :])
+        ):
             return code
     return None
+
+
+def _goes_on_as(template: str, text: str) -> bool:
+    """Whether `text` (from the template's first sentence on) goes on as the template does up
+    to its first hole, as far as it goes: one first sentence may open two errors
+    ("Received incompatible devices for jitted computation. Got argument ..." or "... Got
+    jit's context mesh ..."), and a notebook's `evalue` may stop after it."""
+    literal = template.split("{", 1)[0]
+    shown = min(len(literal), len(text))
+    return text[:shown] == literal[:shown]
 
 
 def looks_like_ours(traceback: Traceback) -> bool:
