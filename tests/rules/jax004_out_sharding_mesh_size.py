@@ -67,6 +67,7 @@ class OutShardingMeshSize(Rule):
         "device ids {text} on platform {text} and explicit output sharding with device ids "
         "{text} on platform {text}",
     )
+    raised_in = ("jax/_src/pjit.py",)  # re-raised there (jax 0.10.2 and 0.12.0.1)
 
     def visit_Call(self, node: cst.Call) -> None:
         jitted = self._jitted(node)  # which calls
