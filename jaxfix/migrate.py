@@ -535,11 +535,27 @@ def _refusal(repo: Path, options: MigrateOptions) -> str | None:
         _git(repo, "rev-parse", "--verify", "--quiet", f"refs/heads/{options.branch}")
     except GitError:
         return None
-    return (
-        None
-        if options.force_branch
-        else f"branch '{options.branch}' already exists (--force-branch replaces it)"
-    )
+    if options.force_branch or _earlier_migration(repo, options.branch):
+        return None  # an earlier migration's branch: _commit_branch compares the trees
+    return _branch_exists(options.branch)
+
+
+def _branch_exists(branch: str) -> str:
+    return f"branch '{branch}' already exists (--force-branch replaces it)"
+
+
+def _earlier_migration(repo: Path, branch: str) -> str | None:
+    """The branch's commit, when it is one commit on HEAD: what a run stopped after committing
+    (or an earlier run) left. The migration is then done again and kept only if it gives the
+    same tree, as for a remote's branch (jaxfix/fleet/unit.py)."""
+    try:
+        tip, *parents = _git(
+            repo, "rev-list", "--parents", "-n", "1", f"refs/heads/{branch}", "--"
+        ).split()
+    except GitError:
+        return None  # no such branch
+    head = _git(repo, "rev-parse", "HEAD").strip()
+    return tip if parents == [head] else None
 
 
 def _hidden_from_status(repo: Path, files: list[Path]) -> list[str]:
@@ -922,9 +938,23 @@ def _with_results(
 
 def _commit_branch(
     repo: Path, base: str, tree: str, entry: RepoReport, options: MigrateOptions
-) -> tuple[RepoReport, bytes]:
+) -> tuple[RepoReport, bytes | None]:
     """Commit `tree` on `base` and point the branch at it: the migration happens here, in one
-    ref update; everything before it is undone by _restore."""
+    ref update; everything before it is undone by _restore. An earlier migration's branch is
+    kept when it holds the same tree, else the repository is skipped."""
+    earlier = None if options.force_branch else _earlier_migration(repo, options.branch)
+    if earlier is not None:
+        if _git(repo, "rev-parse", f"{earlier}^{{tree}}").strip() != tree:
+            return replace(
+                entry, status=Status.SKIPPED, reason=_branch_exists(options.branch)
+            ), None
+        return replace(
+            entry,
+            status=Status.CHANGED,
+            branch=options.branch,
+            commit=earlier,
+            reason="the branch already had this migration (an earlier run's); left as it was",
+        ), _git_bytes(repo, "format-patch", "-1", "--stdout", earlier)
     message = options.message or _commit_message(entry)
     commit = _git(
         repo, "commit-tree", tree, "-p", base, "-F", "-", input=message.encode()

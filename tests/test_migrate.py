@@ -265,12 +265,27 @@ def test_resume_skips_done_repositories_and_retries_the_rest(tmp_path):
     assert "1 of 2 repositories already done" in stderr
 
     code, third, _ = run("--out", "out", "--rerun", str(done))
-    assert third["done"]["status"] == "skipped"
-    assert (
-        third["done"]["reason"]
-        == f"branch '{BRANCH}' already exists (--force-branch replaces it)"
+    assert (third["done"]["status"], third["done"]["commit"]) == (
+        "changed",
+        first["done"]["commit"],
+    )  # the same migration again: the branch is kept as it is
+    assert third["done"]["reason"] == (
+        "the branch already had this migration (an earlier run's); left as it was"
     )
     assert third["later"] == second["later"]  # earlier entries stay in the report
+    assert code == 0
+
+    (done / "other.py").write_bytes(BEFORE)  # now the migration is another one
+    git(done, "add", "other.py")
+    git(done, "commit", "-q", "-m", "more")
+    git(done, "branch", "-f", BRANCH, "HEAD~1")
+    git(done, "commit", "-q", "--allow-empty", "-m", "the branch is not on HEAD")
+    code, fourth, _ = run("--out", "out", "--rerun", str(done))
+    assert fourth["done"]["status"] == "skipped"
+    assert (
+        fourth["done"]["reason"]
+        == f"branch '{BRANCH}' already exists (--force-branch replaces it)"
+    )
     assert code == 1
 
 
@@ -523,6 +538,7 @@ def test_interrupted_run_reports_what_finished_and_resumes(tmp_path, monkeypatch
 _KILLED_WORKER = """
 import os, signal, sys
 import jaxfix.file_io
+import jaxfix.migrate
 from jaxfix.migrate import MigrateOptions, migrate_repo
 
 real = jaxfix.file_io.replace_source
@@ -533,10 +549,17 @@ def killed_at_the_second_write(path, data, **kwargs):
     if len(writes) == 2 and sys.argv[2] == "before":
         os.kill(os.getpid(), signal.SIGKILL)
     real(path, data, **kwargs)
-    if len(writes) == 2:
+    if len(writes) == 2 and sys.argv[2] == "after":
         os.kill(os.getpid(), signal.SIGKILL)
 
+real_commit = jaxfix.migrate._commit_branch
+
+def killed_after_committing(*args, **kwargs):
+    real_commit(*args, **kwargs)
+    os.kill(os.getpid(), signal.SIGKILL)  # the branch is made, the work tree not put back
+
 jaxfix.file_io.replace_source = killed_at_the_second_write
+jaxfix.migrate._commit_branch = killed_after_committing
 migrate_repo(sys.argv[1], MigrateOptions())
 """
 
@@ -551,7 +574,7 @@ def killed_mid_repository(repo: Path, when: str) -> None:
     assert done.returncode == -signal.SIGKILL, done.stderr.decode()[-2000:]
 
 
-@pytest.mark.parametrize("when", ["before", "after"])
+@pytest.mark.parametrize("when", ["before", "after", "committed"])
 def test_a_run_killed_mid_repository_is_put_back_and_migrated_by_the_next(
     tmp_path, when
 ):
@@ -560,11 +583,14 @@ def test_a_run_killed_mid_repository_is_put_back_and_migrated_by_the_next(
     )
     killed_mid_repository(repo, when)
     left = git(repo, "status", "--porcelain", "--untracked-files=no")
-    assert left == (" M a.py\n M b.py\n" if when == "after" else " M a.py\n"), left
-    assert not has_branch(repo)
+    assert left == (" M a.py\n" if when == "before" else " M a.py\n M b.py\n"), left
+    assert has_branch(repo) == (when == "committed")
+    earlier = git(repo, "rev-parse", BRANCH).strip() if when == "committed" else None
 
     entry, patch = migrate_repo(repo, MigrateOptions())
     assert entry.status is Status.CHANGED, entry.reason
+    if earlier:  # the killed run's commit is the migration: kept, reported
+        assert entry.commit == earlier and "already had this migration" in entry.reason
     assert branch_file(repo, "a.py") == FIXED and branch_file(repo, "b.py") == FIXED
     assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
     assert (repo / "a.py").read_bytes() == BEFORE
