@@ -25,19 +25,28 @@ _RULE_MODULE = re.compile(
 )  # what jaxfix/codemods/__init__.py registers
 
 
+# The class attributes read without importing a rule.
+_STATIC = ("code", "tokens", "raises", "mesh_locals")
+
+
 @dataclass(frozen=True)
 class RuleTokens:
-    """A rule's code and its prefilter token groups (see `Rule.tokens`)."""
+    """A rule's code, its prefilter token groups (see `Rule.tokens`), and what `jaxfix
+    repair`'s recorder needs of it: the messages of its errors (`Rule.raises`) and where JAX
+    holds their meshes (`Rule.mesh_locals`, as pairs)."""
 
     code: str
     tokens: tuple[tuple[bytes, ...], ...]
+    raises: tuple[str, ...] = ()
+    mesh_locals: tuple[tuple[str, str], ...] = ()
 
     def may_apply(self, source: bytes | Words) -> bool:
         return tokens_match(self.tokens, source)
 
 
 def _read_statically(path: Path) -> RuleTokens | None:
-    """The one class in `path` that assigns literal `code` and `tokens`, else None."""
+    """The one class in `path` that assigns literal `code` and `tokens` (and `raises` and
+    `mesh_locals`, which may be left out), else None."""
     found = []
     for node in ast.parse(path.read_bytes(), filename=str(path)).body:
         if not isinstance(node, ast.ClassDef):
@@ -50,16 +59,17 @@ def _read_statically(path: Path) -> RuleTokens | None:
                 target, value = statement.target, statement.value
             else:
                 continue
-            if isinstance(target, ast.Name) and target.id in ("code", "tokens"):
+            if isinstance(target, ast.Name) and target.id in _STATIC:
                 try:
                     attributes[target.id] = ast.literal_eval(value)
                 except ValueError:
                     return None
-        if attributes:
+        if attributes.keys() & {"code", "tokens"}:
             found.append(attributes)
     if len(found) != 1:
         return None
     code, tokens = found[0].get("code"), found[0].get("tokens")
+    raises, mesh_locals = found[0].get("raises", ()), found[0].get("mesh_locals", {})
     valid = (
         isinstance(code, str)
         and isinstance(tokens, tuple)
@@ -67,12 +77,21 @@ def _read_statically(path: Path) -> RuleTokens | None:
             isinstance(group, tuple) and all(isinstance(t, bytes) for t in group)
             for group in tokens
         )
+        and isinstance(raises, tuple)
+        and all(isinstance(message, str) for message in raises)
+        and isinstance(mesh_locals, dict)
+        and all(isinstance(x, str) for item in mesh_locals.items() for x in item)
     )
-    return RuleTokens(code, tokens) if valid else None
+    if not valid:
+        return None
+    return RuleTokens(code, tokens, raises, tuple(mesh_locals.items()))
 
 
 def _from_registry(rules: dict) -> tuple[RuleTokens, ...]:
-    return tuple(RuleTokens(code, rule.tokens) for code, rule in sorted(rules.items()))
+    return tuple(
+        RuleTokens(code, rule.tokens, rule.raises, tuple(rule.mesh_locals.items()))
+        for code, rule in sorted(rules.items())
+    )
 
 
 @functools.cache

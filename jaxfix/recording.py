@@ -17,19 +17,24 @@ from pathlib import Path
 
 from jaxfix import recorder
 from jaxfix.message_templates import pattern
+from jaxfix.prefilter import all_rules
 
-MODULE = "jaxfix_record"  # the recorder's name inside the directory
+MODULE = (
+    "jaxfix_record"  # the recorder's hooks inside the directory (jaxfix/recorder.py)
+)
+WRITER = f"{MODULE}_writer"  # and what writes the records (jaxfix/recorder_writer.py)
 # The pytest plugin: a module of its own, first imported by pytest (a plugin imported before
 # pytest starts draws its assertion-rewriting warning).
 PLUGIN = "jaxfix_record_pytest"
 
 _SITECUSTOMIZE = '''\
 """Written by jaxfix for one recorded run: starts the recorder, then the sitecustomize this one
-hides (the next on sys.path), so that the user's own start-up code still runs."""
+hides (the next on sys.path), so that the user's own start-up code still runs. It runs in every
+Python process of the command: it imports nothing Python has not loaded already unless there is
+such a sitecustomize."""
 import os
 import sys
 
-_here = os.path.dirname(os.path.abspath(__file__))
 try:
     import jaxfix_record
 
@@ -39,13 +44,18 @@ except Exception as _error:  # the recorder must never stop the program
 
 
 def _chain():
-    import importlib.machinery
-    import importlib.util
+    try:
+        from _frozen_importlib_external import PathFinder  # CPython's, loaded at start-up
+    except ImportError:
+        from importlib.machinery import PathFinder
 
-    rest = [p for p in sys.path if os.path.abspath(p or os.curdir) != _here]
-    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", rest)
+    here = os.path.dirname(os.path.abspath(__file__))
+    rest = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
+    spec = PathFinder.find_spec("sitecustomize", rest)
     if spec is None or spec.loader is None:
         return
+    import importlib.util
+
     module = importlib.util.module_from_spec(spec)
     sys.modules["sitecustomize"] = module
     spec.loader.exec_module(module)
@@ -56,24 +66,19 @@ _chain()
 
 
 def message_patterns() -> dict[str, list[str]]:
-    """Each rule's `raises` messages as regular expressions (their holes left open)."""
-    from jaxfix.codemods import RULES
-
+    """Each rule's `raises` messages as regular expressions (their holes left open), read as
+    the prefilter reads the rules' tokens: without importing them (libcst)."""
     return {
-        code: [pattern(template) for template in rule.raises]
-        for code, rule in sorted(RULES.items())
+        rule.code: [pattern(template) for template in rule.raises]
+        for rule in all_rules()
         if rule.raises
     }
 
 
 def mesh_locals() -> dict[str, dict[str, str]]:
     """Where JAX keeps each rule's meshes when it raises, by role (`Rule.mesh_locals`)."""
-    from jaxfix.codemods import RULES
-
     return {
-        code: dict(rule.mesh_locals)
-        for code, rule in sorted(RULES.items())
-        if rule.mesh_locals
+        rule.code: dict(rule.mesh_locals) for rule in all_rules() if rule.mesh_locals
     }
 
 
@@ -89,7 +94,11 @@ class RecordingDir:
 
     def __init__(self) -> None:
         self.path = Path(tempfile.mkdtemp(prefix="jaxfix-record-"))
-        shutil.copyfile(recorder.__file__, self.path / f"{MODULE}.py")
+        hooks = Path(recorder.__file__)
+        shutil.copyfile(hooks, self.path / f"{MODULE}.py")
+        shutil.copyfile(
+            hooks.with_name("recorder_writer.py"), self.path / f"{WRITER}.py"
+        )
         (self.path / "sitecustomize.py").write_text(_SITECUSTOMIZE, encoding="utf-8")
         (self.path / f"{PLUGIN}.py").write_text(
             f"from {MODULE} import pytest_exception_interact  # noqa: F401\n",
