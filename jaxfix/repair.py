@@ -197,9 +197,11 @@ def run_command(
     cwd: Path | None,
     timeout: float | None,
     output: Path,
+    started: Callable[[], None] | None = None,
 ) -> CommandRun:
     """One run in a session of its own; its whole process group is ended when it exits, when it
-    times out, and when jaxfix is interrupted (which is then raised on)."""
+    times out, and when jaxfix is interrupted (which is then raised on). `started` is called
+    once the command runs: what jaxfix does then costs the run nothing on a free core."""
     start = time.monotonic()
     process: subprocess.Popen[bytes] | None = None
     timed_out = False
@@ -215,6 +217,8 @@ def run_command(
                     stderr=subprocess.STDOUT,
                     start_new_session=True,
                 )
+            if started is not None:
+                started()
             returncode = process.wait(timeout=timeout)
         except OSError as error:
             if process is not None:
@@ -421,6 +425,9 @@ class _Follower:
         self._thread = threading.Thread(
             target=self._follow, name="jaxfix-repair-follower", daemon=True
         )
+
+    def start(self) -> None:
+        """Once the command runs: started before, the thread would hold up its start."""
         self._thread.start()
 
     def _follow(self) -> None:
@@ -456,7 +463,8 @@ class _Follower:
 
     def stop(self) -> None:
         self._stop.set()
-        self._thread.join()
+        if self._thread.ident is not None:
+            self._thread.join()
 
     def results(
         self, evidence: dict[Path, tuple[Evidence, ...]], jobs: int
@@ -484,8 +492,12 @@ def repair(
     options: Options,
     settings: RepairSettings = RepairSettings(),
     on_round: Callable[[Round], None] | None = None,
+    on_run_started: Callable[[int], None] | None = None,
 ) -> RepairReport:
-    """Run, fix, run again. `options` are the fix options (`--unsafe-fixes`, ...)."""
+    """Run, fix, run again. `options` are the fix options (`--unsafe-fixes`, ...). `on_round`
+    hears of each round once it is done, before the next run; `on_run_started` of each run's
+    number once it has started (or failed to start): the time to print what need not be
+    printed before it."""
     started = time.monotonic()
     rounds: list[Round] = []
     worked_on: Sites = set()
@@ -513,6 +525,12 @@ def repair(
                 worked_on,
                 recording if number == 1 else None,
             )
+
+            def running(number: int = number, follower: _Follower = follower) -> None:
+                follower.start()
+                if on_run_started:
+                    on_run_started(number)
+
             try:
                 run = run_command(
                     command,
@@ -520,9 +538,12 @@ def repair(
                     settings.cwd,
                     settings.timeout,
                     recording.output(number),
+                    running,
                 )
             finally:
                 follower.stop()
+            if run.returncode is None and on_run_started:
+                on_run_started(number)
             if run.returncode is None:
                 done(Round(number, run))
                 return finish(

@@ -4,12 +4,15 @@ imported up front (each case in a fresh process: this one has imported everythin
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+
+import pytest
 
 from snippets import REPORTED, VIOLATION
 
@@ -149,3 +152,91 @@ def test_the_help_imports_no_server_and_the_server_no_engine():
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert done.stdout.strip() == "False"
+
+
+_MODULES = "import sys; print(sorted(sys.modules))"
+
+
+@pytest.mark.parametrize(
+    "python",
+    [
+        sys.executable,
+        *(p for p in os.environ.get("JAXFIX_JAX_PYTHONS", "").split(os.pathsep) if p),
+    ],
+)
+def test_the_recorder_imports_nothing_at_start_up(tmp_path, python):
+    """The recorder starts in every Python process of the command: its sitecustomize and hooks
+    may add themselves to what Python loads anyway, nothing else (the writer, json, re, importlib
+    come at the first error); and it is still there to record (its hook is set)."""
+    from jaxfix.recording import MODULE, RecordingDir
+
+    recording = RecordingDir()
+    try:
+        recording.write_patterns()
+        plain = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        runs = [
+            subprocess.run(
+                [
+                    python,
+                    "-c",
+                    _MODULES + "; print(sys.excepthook is not sys.__excepthook__)",
+                ]
+                if recorded
+                else [python, "-c", _MODULES],
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=tmp_path,
+                env=recording.env(1, plain) if recorded else plain,
+            ).stdout.splitlines()
+            for recorded in (False, True)
+        ]
+    finally:
+        recording.close()
+    alone, (with_recorder, installed) = ast.literal_eval(runs[0][0]), runs[1]
+    allowed = {"sitecustomize", MODULE, "atexit"}  # atexit is built in: no file to read
+    assert set(ast.literal_eval(with_recorder)) - set(alone) <= allowed
+    assert installed == "True"
+
+
+_REPAIR = textwrap.dedent("""
+    import json, os, subprocess, sys
+    lazy = json.loads(sys.argv[1])
+    at_spawn = []
+
+    class Popen(subprocess.Popen):
+        def __init__(self, *args, **kwargs):
+            at_spawn.append([m for m in lazy if m in sys.modules])
+            super().__init__(*args, **kwargs)
+
+    def exit(code, _exit=os._exit):
+        sys.stderr.write("\\n" + json.dumps({"exit": code, "at_spawn": at_spawn}))
+        sys.stderr.flush()
+        _exit(code)
+
+    subprocess.Popen, os._exit = Popen, exit
+    from jaxfix.cli.main import main
+    sys.argv = ["jaxfix", *sys.argv[2:]]
+    main()
+""")
+
+
+def test_repair_starts_the_command_before_importing_libcst_or_rich(tmp_path):
+    """What `jaxfix repair` needs only once there is evidence (the engine, libcst, the evidence
+    reader) or something to print (rich) comes after the command has started, beside it."""
+    (tmp_path / "a.py").write_text(VIOLATION)
+    lazy = ["libcst", "jaxfix.engine", "jaxfix.codemods", "jaxfix.records", "rich"]
+    done = subprocess.run(
+        [sys.executable, "-c", _REPAIR, json.dumps(lazy)]
+        + ["repair", str(tmp_path), "--", sys.executable, "-c", "pass"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    stderr, _, last = done.stderr.rpartition("\n")
+    assert json.loads(last) == {"exit": 0, "at_spawn": [[]]}, stderr
+    assert done.stdout.startswith("jaxfix repair: running ")
+    assert "the command passed" in stderr

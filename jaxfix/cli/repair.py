@@ -12,13 +12,12 @@ import os
 import shlex
 import sys
 from collections import Counter
+from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.text import Text
 
 from jaxfix.cli.consoles import make_console
 from jaxfix.cli.flags import (
@@ -37,7 +36,9 @@ from jaxfix.repair import RepairReport, RepairSettings, Round, SiteOutcome, Stop
 from jaxfix.runner import default_jobs
 from jaxfix.settings import MIGRATE
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # rich: imported once the command runs (jaxfix/cli/consoles.py)
+    from rich.console import Console
+
     from jaxfix.records import Failure
 
 EXIT_PASSED, EXIT_FAILING, EXIT_ERROR = 0, 1, 2
@@ -153,33 +154,30 @@ def repair_command(
         options_from(config, setting_values(params), path_list),
         project_roots=project_roots(config, path_list),
     )
-    # As for `jaxfix`: the rounds (what raised, the diffs, what was fixed) on stdout, the summary
-    # and errors on stderr; with --format json stdout holds the report alone.
-    console = make_console(color, stdout=False)
-    rounds = console if output_format == "json" else make_console(color, stdout=True)
     settings = RepairSettings(
         max_rounds=max_rounds,
         timeout=timeout,
         dry_run=dry_run,
         jobs=min(jobs or default_jobs(), default_jobs()),
     )
-    if output_format == "text":
-        rounds.print(
-            Text(
-                printable(f"jaxfix repair: running {shlex.join(command)}"), style="bold"
-            ),
-            soft_wrap=True,
-        )
+    out = _Output(color, output_format, quiet=quiet, dry_run=dry_run)
     try:
         report = repair(
             path_list,
             command,
             options,
             settings,
-            on_round=lambda r: _print_round(rounds, r, quiet=quiet, dry_run=dry_run),
+            on_round=out.waiting.append,
+            on_run_started=lambda number: out.started(number, command),
         )
     except Exception as error:  # noqa: BLE001 - one line, exit 2; files are either as they were or fixed
-        console.print(
+        from rich.text import Text
+
+        with suppress(
+            Exception
+        ):  # the rounds done before the error, as far as they print
+            out.rounds_done()
+        out.console.print(
             Text(
                 printable(
                     f"jaxfix repair: internal error: {type(error).__name__}: {error}"
@@ -189,11 +187,61 @@ def repair_command(
             soft_wrap=True,
         )
         sys.exit(EXIT_ERROR)
+    out.rounds_done()
     if output_format == "json":
         sys.stdout.write(json.dumps(report_json(report), indent=2) + "\n")
     else:
-        _print_summary(console, report)
+        _print_summary(out.console, report)
     _exit_now(exit_code(report))
+
+
+class _Output:
+    """As for `jaxfix`: the rounds (what raised, the diffs, what was fixed) on stdout, the summary
+    and errors on stderr; with --format json stdout holds the report alone. Printed while the
+    next run goes on (and rich imported then): a round is told when it is done, and printed
+    once the next run has started or the loop has ended."""
+
+    def __init__(self, color: str, output_format: str, *, quiet: bool, dry_run: bool):
+        self.color, self.output_format = color, output_format
+        self.quiet, self.dry_run = quiet, dry_run
+        self.waiting: list[Round] = []
+        self._console: Console | None = None
+        self._rounds: Console | None = None
+
+    @property
+    def console(self) -> Console:
+        if self._console is None:
+            self._console = make_console(self.color, stdout=False)
+        return self._console
+
+    @property
+    def rounds(self) -> Console:
+        if self._rounds is None:
+            self._rounds = (
+                self.console
+                if self.output_format == "json"
+                else make_console(self.color, stdout=True)
+            )
+        return self._rounds
+
+    def started(self, number: int, command: tuple[str, ...]) -> None:
+        if number == 1 and self.output_format == "text":
+            from rich.text import Text
+
+            self.rounds.print(
+                Text(
+                    printable(f"jaxfix repair: running {shlex.join(command)}"),
+                    style="bold",
+                ),
+                soft_wrap=True,
+            )
+        self.rounds_done()
+
+    def rounds_done(self) -> None:
+        while self.waiting:
+            _print_round(
+                self.rounds, self.waiting.pop(0), quiet=self.quiet, dry_run=self.dry_run
+            )
 
 
 def _exit_now(code: int) -> None:
@@ -225,6 +273,8 @@ def _where(outcome: SiteOutcome) -> str:
 def _print_round(
     console: Console, current: Round, *, quiet: bool, dry_run: bool
 ) -> None:
+    from rich.text import Text
+
     from jaxfix.cli import render
 
     run = current.run
@@ -323,6 +373,7 @@ def _print_round(
 
 def _print_summary(console: Console, report: RepairReport) -> None:
     from rich.table import Table
+    from rich.text import Text
 
     style = "green" if report.passed else "red"
     console.print(
