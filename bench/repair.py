@@ -1,7 +1,8 @@
 """`jaxfix repair`'s own overhead: everything but the command's runs, against their time.
 
 On a fresh copy of the test project (tests/repair_projects/trainer: JAX001, JAX002 and JAX003
-at sites only a run can explain; one round of fixes makes its suite green), REPEAT times:
+at sites only a run can explain; one round of fixes makes its suite green), REPEAT times, for
+this checkout and each baseline in turn (the order alternates from round to round):
 
 1. the command alone on the broken tree (`PYTHON -m pytest -q`, no jaxfix, no recorder);
 2. `jaxfix repair --unsafe-fixes --format json -- PYTHON -m pytest -q`, in a new jaxfix process,
@@ -12,7 +13,11 @@ The overhead is (2) minus (1) + (3): all jaxfix adds to running the command twic
 against runs under the same load. The report's own split (its command runs vs the rest) is
 printed too.
 
-    python bench/repair.py --python .venv-next/bin/python --repeat 3
+jaxfix runs with bytecode caches, as an installed package does (pip compiles it): its modules
+are compiled once before the rounds, since PYTHONDONTWRITEBYTECODE (set for the command, whose
+tree is copied fresh each time) would otherwise make every jaxfix run compile itself again.
+
+    python bench/repair.py --python .venv-next/bin/python --repeat 7 --baseline-rev 54d917c
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,17 +45,35 @@ ENV = {
 }
 
 
+@dataclass(frozen=True)
+class Sample:
+    alone: float  # the command alone, broken + fixed tree
+    wall: float  # the whole `jaxfix repair` process
+    inside: float  # the report's command runs
+    loop: float  # the report's own time (the loop, command runs included)
+    runs: int
+    fixed: int
+
+    @property
+    def overhead(self) -> float:
+        return self.wall - self.alone
+
+    @property
+    def share(self) -> float:
+        return 100 * self.overhead / self.alone
+
+
 def timed(
-    command: list[str], cwd: Path
+    command: list[str], cwd: Path, env: dict[str, str] = ENV
 ) -> tuple[float, subprocess.CompletedProcess[str]]:
     started = time.monotonic()
     done = subprocess.run(
-        command, cwd=cwd, env=ENV, capture_output=True, text=True, check=False
+        command, cwd=cwd, env=env, capture_output=True, text=True, check=False
     )
     return time.monotonic() - started, done
 
 
-def one_round(python: str, scratch: Path) -> tuple[float, float, float, dict]:
+def one_round(python: str, scratch: Path, checkout: Path) -> Sample:
     tree = Path(
         shutil.copytree(
             PROJECT, scratch / "trainer", ignore=shutil.ignore_patterns("__pycache__")
@@ -71,6 +95,7 @@ def one_round(python: str, scratch: Path) -> tuple[float, float, float, dict]:
             *suite,
         ],
         tree,
+        {**ENV, "PYTHONPATH": str(checkout)},
     )
     report = json.loads(done.stdout)
     if not report["passed"]:
@@ -78,7 +103,38 @@ def one_round(python: str, scratch: Path) -> tuple[float, float, float, dict]:
     fixed, done = timed(suite, tree)
     assert done.returncode == 0, done.stdout[-2000:]
     shutil.rmtree(tree)
-    return broken + fixed, wall, report["command_seconds"], report
+    return Sample(
+        broken + fixed,
+        wall,
+        report["command_seconds"],
+        report["seconds"],
+        len(report["rounds"]),
+        len(report["fixed"]),
+    )
+
+
+def export_revision(revision: str, work: Path) -> Path:
+    """`git archive` of `revision` of this repository: a baseline checkout run by the same
+    interpreter and dependencies, with no chance of picking up edits."""
+    out = work / f"baseline-{revision.replace('/', '_')}"
+    out.mkdir()
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", revision], capture_output=True, check=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(out)], input=archive, check=True)
+    return out
+
+
+def compile_jaxfix(checkout: Path) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(checkout / "jaxfix")],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+
+
+def load() -> str:
+    return " / ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 def main() -> None:
@@ -89,25 +145,54 @@ def main() -> None:
         help="the command's interpreter (with jax)",
     )
     parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
-    print(f"load average before: {' / '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    shares = []
-    with tempfile.TemporaryDirectory(prefix="jaxfix-bench-repair-") as scratch:
-        for number in range(args.repeat):
-            alone, wall, inside, report = one_round(args.python, Path(scratch))
-            share = 100 * (wall - alone) / alone
-            shares.append(share)
-            print(
-                f"round {number + 1}: the command alone, broken + fixed: {alone:.2f} s; jaxfix repair: {wall:.2f} s "
-                f"({len(report['rounds'])} runs, {len(report['fixed'])} fixed) -> overhead {wall - alone:+.2f} s = {share:+.1f}%; "
-                f"the report's split: command {inside:.2f} s, jaxfix {report['seconds'] - inside:.2f} s in the loop "
-                f"+ {wall - report['seconds']:.2f} s start-up and exit",
-                flush=True,
-            )
-    print(
-        f"median overhead: {statistics.median(shares):+.1f}% of the command's run time (target: under 10%)"
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        action="append",
+        default=[],
+        help="another jaxfix checkout to time in the same rounds (repeatable)",
     )
-    print(f"load average after: {' / '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    parser.add_argument(
+        "--baseline-rev",
+        action="append",
+        default=[],
+        help="a commit of this repository to time in the same rounds, exported by `git archive` (repeatable)",
+    )
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="jaxfix-bench-repair-") as scratch:
+        work = Path(scratch)
+        checkouts = [("this checkout", ROOT)]
+        checkouts += [(str(path), path.resolve()) for path in args.baseline]
+        checkouts += [
+            (f"`{rev}`", export_revision(rev, work)) for rev in args.baseline_rev
+        ]
+        for _, checkout in checkouts:
+            compile_jaxfix(checkout)
+        print(f"load average before: {load()}")
+        samples: dict[str, list[Sample]] = {label: [] for label, _ in checkouts}
+        for number in range(args.repeat):
+            turn = checkouts if number % 2 == 0 else checkouts[::-1]
+            for label, checkout in turn:
+                sample = one_round(args.python, work, checkout)
+                samples[label].append(sample)
+                print(
+                    f"round {number + 1}, {label}: the command alone, broken + fixed: {sample.alone:.2f} s; "
+                    f"jaxfix repair: {sample.wall:.2f} s ({sample.runs} runs, {sample.fixed} fixed) -> "
+                    f"overhead {sample.overhead:+.2f} s = {sample.share:+.1f}%; the report's split: command "
+                    f"{sample.inside:.2f} s, jaxfix {sample.loop - sample.inside:.2f} s in the loop "
+                    f"+ {sample.wall - sample.loop:.2f} s start-up and exit",
+                    flush=True,
+                )
+        print(f"load average after: {load()}")
+    for label, taken in samples.items():
+        shares = sorted(s.share for s in taken)
+        print(
+            f"{label}: median overhead {statistics.median(shares):+.1f}% of the command's run time "
+            f"(target: under 10%), rounds {shares[0]:+.1f}% .. {shares[-1]:+.1f}%; median "
+            f"{statistics.median(s.overhead for s in taken):+.2f} s; in the loop "
+            f"{statistics.median(s.loop - s.inside for s in taken):.2f} s, start-up and exit "
+            f"{statistics.median(s.wall - s.loop for s in taken):.2f} s (medians)"
+        )
 
 
 if __name__ == "__main__":
