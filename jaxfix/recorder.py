@@ -20,6 +20,7 @@ import atexit
 import os
 import sys
 
+SCHEMA = "jaxfix-evidence/1"  # of each record (docs/repair.md)
 FILE_ENV = "JAXFIX_RECORD"  # the evidence file; recording is on when it is set
 PATTERNS_ENV = "JAXFIX_RECORD_PATTERNS"  # JSON: {"messages": {code: [regex, ...]}, "meshes": {code: {role: path}}}
 # jaxfix.recorder_writer, or jaxfix_record_writer in a recorded run's directory

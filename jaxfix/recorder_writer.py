@@ -12,7 +12,10 @@ import _thread
 import os
 import sys
 
-SCHEMA = "jaxfix-evidence/1"
+# jaxfix.recorder, or jaxfix_record in a recorded run's directory: the hooks, which import this
+_HOOKS = __name__[: -len("_writer")]
+__import__(_HOOKS)
+SCHEMA = sys.modules[_HOOKS].SCHEMA
 _MAX_FRAMES = 60  # innermost ones: pytest's own frames come first
 _MAX_TEXT = 4000
 _MAX_SEGMENT = 400

@@ -21,7 +21,7 @@ from jaxfix.fromlog.locate import LocateError, TreeIndex, locate
 from jaxfix.fromlog.tracebacks import Frame
 from jaxfix.message_templates import roles as mesh_roles
 from jaxfix.options import DEFAULT_MAX_FILE_SIZE
-from jaxfix.recorder_writer import SCHEMA
+from jaxfix.recorder import SCHEMA
 
 MAX_RECORDS = 10_000
 MAX_EVIDENCE_BYTES = 64 * 1024 * 1024
