@@ -482,14 +482,7 @@ def _put_back_unfinished(repo: Path, dry_run: bool) -> str | None:
         names.append(name)
     if dry_run:
         return f"{_UNCOMMITTED}: the unfinished edits of a killed jaxfix run (a run without --dry-run puts them back)"
-    _git(
-        repo,
-        "checkout",
-        "HEAD",
-        "--pathspec-from-file=-",
-        "--pathspec-file-nul",
-        input=b"\0".join(os.fsencode(name) for name in names),
-    )
+    _checkout_from_head(repo, names)
     os.unlink(path)
     return None
 
@@ -556,6 +549,18 @@ def _earlier_migration(repo: Path, branch: str) -> str | None:
         return None  # no such branch
     head = _git(repo, "rev-parse", "HEAD").strip()
     return tip if parents == [head] else None
+
+
+def _checkout_from_head(repo: Path, names: list[str]) -> None:
+    """Put these files (repository-relative, any bytes in their names) back as HEAD has them."""
+    _git(
+        repo,
+        "checkout",
+        "HEAD",
+        "--pathspec-from-file=-",
+        "--pathspec-file-nul",
+        input=b"\0".join(os.fsencode(name) for name in names),
+    )
 
 
 def _hidden_from_status(repo: Path, files: list[Path]) -> list[str]:
@@ -836,14 +841,7 @@ def _restore(
             if name in names
         ]
         if differing:
-            _git(
-                repo,
-                "checkout",
-                "HEAD",
-                "--pathspec-from-file=-",
-                "--pathspec-file-nul",
-                input="\0".join(differing).encode(),
-            )
+            _checkout_from_head(repo, differing)
     except GitError as error:
         problems.append(str(error))
     for result in written:
