@@ -11,7 +11,8 @@ this checkout and each baseline in turn (the order alternates from round to roun
 
 The overhead is (2) minus (1) + (3): all jaxfix adds to running the command twice, measured
 against runs under the same load. The report's own split (its command runs vs the rest) is
-printed too.
+printed too, and the same comparison in CPU time (user + system of every process): what
+jaxfix does beside a run costs no wall time on a free core but shows there.
 
 jaxfix runs with bytecode caches, as an installed package does (pip compiles it): its modules
 are compiled once before the rounds, since PYTHONDONTWRITEBYTECODE (set for the command, whose
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -49,6 +51,8 @@ ENV = {
 class Sample:
     alone: float  # the command alone, broken + fixed tree
     wall: float  # the whole `jaxfix repair` process
+    alone_cpu: float  # CPU (user + system) of the command alone, broken + fixed
+    cpu: float  # of `jaxfix repair`, its threads and the command's runs
     inside: float  # the report's command runs
     loop: float  # the report's own time (the loop, command runs included)
     runs: int
@@ -62,15 +66,26 @@ class Sample:
     def share(self) -> float:
         return 100 * self.overhead / self.alone
 
+    @property
+    def cpu_share(self) -> float:
+        """jaxfix's CPU against the command's: work beside a run shows here even when a free
+        core hides it from the wall time (and a loaded machine cannot hide it)."""
+        return 100 * (self.cpu - self.alone_cpu) / self.alone_cpu
+
 
 def timed(
     command: list[str], cwd: Path, env: dict[str, str] = ENV
-) -> tuple[float, subprocess.CompletedProcess[str]]:
+) -> tuple[float, float, subprocess.CompletedProcess[str]]:
+    """Wall and CPU seconds (the process and every process it waited for) of one run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     done = subprocess.run(
         command, cwd=cwd, env=env, capture_output=True, text=True, check=False
     )
-    return time.monotonic() - started, done
+    wall = time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return wall, cpu, done
 
 
 def one_round(python: str, scratch: Path, checkout: Path) -> Sample:
@@ -80,9 +95,9 @@ def one_round(python: str, scratch: Path, checkout: Path) -> Sample:
         )
     )
     suite = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-    broken, done = timed(suite, tree)
+    broken, broken_cpu, done = timed(suite, tree)
     assert done.returncode == 1, done.stdout[-2000:]
-    wall, done = timed(
+    wall, cpu, done = timed(
         [
             sys.executable,
             "-m",
@@ -100,12 +115,14 @@ def one_round(python: str, scratch: Path, checkout: Path) -> Sample:
     report = json.loads(done.stdout)
     if not report["passed"]:
         raise SystemExit(f"the repair did not pass:\n{done.stderr[-3000:]}")
-    fixed, done = timed(suite, tree)
+    fixed, fixed_cpu, done = timed(suite, tree)
     assert done.returncode == 0, done.stdout[-2000:]
     shutil.rmtree(tree)
     return Sample(
         broken + fixed,
         wall,
+        broken_cpu + fixed_cpu,
+        cpu,
         report["command_seconds"],
         report["seconds"],
         len(report["rounds"]),
@@ -178,7 +195,8 @@ def main() -> None:
                 print(
                     f"round {number + 1}, {label}: the command alone, broken + fixed: {sample.alone:.2f} s; "
                     f"jaxfix repair: {sample.wall:.2f} s ({sample.runs} runs, {sample.fixed} fixed) -> "
-                    f"overhead {sample.overhead:+.2f} s = {sample.share:+.1f}%; the report's split: command "
+                    f"overhead {sample.overhead:+.2f} s = {sample.share:+.1f}% (CPU {sample.alone_cpu:.2f} s -> "
+                    f"{sample.cpu:.2f} s: {sample.cpu_share:+.1f}%); the report's split: command "
                     f"{sample.inside:.2f} s, jaxfix {sample.loop - sample.inside:.2f} s in the loop "
                     f"+ {sample.wall - sample.loop:.2f} s start-up and exit",
                     flush=True,
@@ -191,7 +209,9 @@ def main() -> None:
             f"(target: under 10%), rounds {shares[0]:+.1f}% .. {shares[-1]:+.1f}%; median "
             f"{statistics.median(s.overhead for s in taken):+.2f} s; in the loop "
             f"{statistics.median(s.loop - s.inside for s in taken):.2f} s, start-up and exit "
-            f"{statistics.median(s.wall - s.loop for s in taken):.2f} s (medians)"
+            f"{statistics.median(s.wall - s.loop for s in taken):.2f} s (medians); CPU overhead median "
+            f"{statistics.median(s.cpu_share for s in taken):+.1f}%, rounds "
+            f"{min(s.cpu_share for s in taken):+.1f}% .. {max(s.cpu_share for s in taken):+.1f}%"
         )
 
 
