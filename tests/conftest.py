@@ -1,7 +1,8 @@
 import pytest
 
-# Trees that the tests run as user programs (their own tests fail on purpose): data, not tests.
-collect_ignore = ["repair_projects", "from_log_projects"]
+# Trees that the tests run as user programs (their own tests fail on purpose) and the suite's
+# rules' fixtures (run under real JAX by test_real_jax, on purpose with 8 devices): data, not tests.
+collect_ignore = ["repair_projects", "from_log_projects", "rules/fixtures"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

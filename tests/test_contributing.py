@@ -85,11 +85,14 @@ def test_the_example_rule(example_rule, source, lines):
 
 
 def test_the_prefilter_reads_the_example_rule_without_importing_it():
-    """Its `code` and `tokens` are plain literals, one per line, as the prefilter's static
+    """Its `code`, `tokens` and `raises` are plain literals, one per line, as the prefilter's static
     reader needs (`code, name, tokens = ...` defeated it)."""
     from jaxfix import prefilter
 
     path = ROOT / "tests" / "rules" / "jax904_spec_axis_not_in_mesh.py"
     assert prefilter._read_statically(path) == prefilter.RuleTokens(
-        SpecAxisNotInMesh.code, SpecAxisNotInMesh.tokens
+        SpecAxisNotInMesh.code,
+        SpecAxisNotInMesh.tokens,
+        SpecAxisNotInMesh.raises,
+        tuple(SpecAxisNotInMesh.mesh_locals.items()),
     )
