@@ -308,64 +308,48 @@ def _site_outcomes(
     for site in _unique_sites(raised):
         result = by_path.get(site.path.resolve()) if site.path else None
         tests = tuple(r.test for r in raised if r.site == site.site and r.test)
-        if result is not None and result.error:
-            outcomes.append(
-                SiteOutcome(
-                    site.code,
-                    site.path,
-                    site.line,
-                    number,
-                    False,
-                    result.error,
-                    tests,
-                    site.message,
-                )
-            )
-            continue
-        diagnostics = [
-            d
-            for d in (result.diagnostics if result else ())
-            if d.code == site.code and d.start.line <= site.line <= d.end.line
-        ]
-        applied = [d for d in diagnostics if d.applied and d.fix_title]
-        if applied and (result is not None and (result.written or dry_run)):
-            outcomes.append(
-                SiteOutcome(
-                    site.code,
-                    site.path,
-                    site.line,
-                    number,
-                    True,
-                    applied[0].fix_title or "",
-                    tests,
-                    site.message,
-                )
-            )
-            continue
-        if diagnostics:
-            d = diagnostics[0]
-            detail = (
-                f"{d.message} (its unsafe fix needs --unsafe-fixes: {d.fix_title})"
-                if d.fix_title and not d.applied
-                else d.message
-            )
-        else:
-            detail = (
-                "no rule reported this site (jaxfix cannot tell why from this code)"
-            )
+        fixed, detail = _site_outcome(site, result, dry_run)
         outcomes.append(
             SiteOutcome(
                 site.code,
                 site.path,
                 site.line,
                 number,
-                False,
+                fixed,
                 detail,
                 tests,
                 site.message,
             )
         )
     return outcomes
+
+
+def _site_outcome(
+    site: Raised, result: FileResult | None, dry_run: bool
+) -> tuple[bool, str]:
+    """Whether the site was fixed, and the fix made or why none was."""
+    if result is not None and result.error:
+        return False, result.error
+    diagnostics = [
+        d
+        for d in (result.diagnostics if result else ())
+        if d.code == site.code and d.start.line <= site.line <= d.end.line
+    ]
+    applied = [d for d in diagnostics if d.applied and d.fix_title]
+    if applied and result is not None and (result.written or dry_run):
+        return True, applied[0].fix_title or ""
+    if not diagnostics:
+        return (
+            False,
+            "no rule reported this site (jaxfix cannot tell why from this code)",
+        )
+    d = diagnostics[0]
+    if d.fix_title and not d.applied:
+        return (
+            False,
+            f"{d.message} (its unsafe fix needs --unsafe-fixes: {d.fix_title})",
+        )
+    return False, d.message
 
 
 def _unique_sites(raised: list[Raised]) -> list[Raised]:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import click
 
-from jaxfix.bot.findings import failed, jaxfix_command, run_jaxfix
+from jaxfix.bot.findings import Findings, failed, jaxfix_command, run_jaxfix
 from jaxfix.bot.rest import ApiError
 from jaxfix.escaping import printable
 
@@ -91,6 +91,17 @@ def main(
         os.environ.get("GITHUB_WORKSPACE") or os.environ.get("CI_PROJECT_DIR") or "."
     )
     try:
+
+        def findings_since(base: str) -> Findings:
+            command = jaxfix_command(
+                list(paths),
+                base=base,
+                unsafe_fixes=unsafe_fixes,
+                target_version=target_version,
+                evidence=evidence,
+            )
+            return run_jaxfix(command, cwd)
+
         if host == "github":
             from jaxfix.bot import github
 
@@ -112,16 +123,7 @@ def main(
                     "check out `github.event.pull_request.head.sha` so suggestions match its lines"
                 )
             base = _merge_base(pull["base"]["sha"], cwd)
-            findings = run_jaxfix(
-                jaxfix_command(
-                    list(paths),
-                    base=base,
-                    unsafe_fixes=unsafe_fixes,
-                    target_version=target_version,
-                    evidence=evidence,
-                ),
-                cwd,
-            )
+            findings = findings_since(base)
             api = github.client(
                 os.environ.get("GITHUB_API_URL", "https://api.github.com"),
                 _env("GITHUB_TOKEN"),
@@ -140,16 +142,7 @@ def main(
                 _env("CI_PROJECT_ID"), int(_env("CI_MERGE_REQUEST_IID"))
             )
             base = _merge_base(_env("CI_MERGE_REQUEST_DIFF_BASE_SHA"), cwd)
-            findings = run_jaxfix(
-                jaxfix_command(
-                    list(paths),
-                    base=base,
-                    unsafe_fixes=unsafe_fixes,
-                    target_version=target_version,
-                    evidence=evidence,
-                ),
-                cwd,
-            )
+            findings = findings_since(base)
             api = gitlab.client(_env("CI_API_V4_URL"), _env("JAXFIX_GITLAB_TOKEN"))
             outcome = gitlab.post_discussions(
                 api, mr, list(findings.comments), findings.errors
