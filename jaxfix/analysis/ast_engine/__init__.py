@@ -1,0 +1,46 @@
+"""The value engine over Python's own `ast`, for a whole project (being built beside
+jaxfix/analysis/module.py; docs/design.md says what it answers and what is left).
+
+`Engine.value_of(module, expr)`: what an expression evaluates to (values.py) or `Unknown(why)`.
+`Engine.ways_at(module, node)` / `current_mesh(module, node)`: the mesh contexts in force where a
+node runs (contexts.py).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from jaxfix.analysis.ast_engine.contexts import Contexts, Way
+from jaxfix.analysis.ast_engine.evaluate import Evaluator
+from jaxfix.analysis.ast_engine.project import Module, Project
+from jaxfix.analysis.ast_engine.values import Unknown, Value
+
+
+class Engine:
+    """One run's engine: its project (roots: where imports are looked for; files: where the
+    callers of a function are looked for) and the target JAX version."""
+
+    def __init__(
+        self,
+        roots: tuple[Path, ...] = (),
+        files: tuple[Path, ...] = (),
+        jax_version: tuple[int, ...] | None = None,
+    ) -> None:
+        self.project = Project(roots, files)
+        self.evaluator = Evaluator(self.project, jax_version)
+        self.contexts = Contexts(self.evaluator)
+
+    def module(self, path: Path, source: bytes | None = None) -> Module | Unknown:
+        if source is not None:
+            return self.project.add_source(path, source)
+        return self.project.module(path)
+
+    def value_of(self, module: Module, expr: ast.expr) -> Value:
+        return self.evaluator.value_of(module, expr)
+
+    def ways_at(self, module: Module, node: ast.AST) -> list[Way]:
+        return self.contexts.ways_at(module, node)
+
+    def current_mesh(self, module: Module, node: ast.AST) -> Value:
+        return self.contexts.current_mesh(module, node)

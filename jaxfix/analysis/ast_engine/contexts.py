@@ -1,0 +1,580 @@
+"""Which mesh contexts are in force where a node runs, over `ast`, for a whole project.
+
+`Contexts.ways_at(module, node)` gives every way the node may run as a list of `Site`s,
+outermost first: in its own scope, the `with` items around it (and earlier items of the same
+`with`), `x.enter_context(cm)` earlier in an enclosing block (until `x.close()`), and a bare
+`jax.set_mesh(m)` earlier in an enclosing block (a compound statement holding one makes the mesh
+unknown); a bare `set_mesh` elsewhere in the module when the node is in a function
+(`ELSEWHERE`: it may have run before). Around that, for a function, each call in the project
+that runs it (`f(...)`, `jax.jit(f)(...)`, `jax.jit(f).lower(...)`, a method through its
+object) with the ways around that call; a use of the function that is not such a call gives one
+unknown site (`USE`); a decorator of the tree that wraps the call of the function in a mesh
+context gives those sites (`DECORATOR`); `setUp`/`setUpClass` entering contexts give them to a
+TestCase's `test*` methods (`SETUP`).
+
+A `with` item is a mesh context when its value is one (`MeshContext`: set_mesh, use_mesh,
+use_abstract_mesh; a concrete `Mesh` is the legacy `with mesh:`, which sets no abstract mesh); a
+`@contextmanager` function of the tree gives the sites in force at its one `yield`, its
+parameters bound to the call's arguments; the standard library, pytest, NumPy and JAX's public
+non-mesh APIs enter none; anything else is an unknown site. `current_mesh` picks, on each way,
+the innermost site that sets JAX's context mesh: one mesh when every way agrees, `None` when no
+way has one, else Unknown.
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+import unittest
+from dataclasses import dataclass, replace
+
+from jaxfix.analysis.ast_engine.evaluate import Evaluator
+from jaxfix.analysis.ast_engine.project import Module
+from jaxfix.analysis.ast_engine.values import (
+    External,
+    Frame,
+    Function,
+    Instance,
+    Mesh,
+    MeshContext,
+    Unknown,
+    Value,
+    join,
+)
+from jaxfix.analysis.ast_engine.vocabulary import api_of
+from jaxfix.analysis.names import (
+    ENTER_METHODS,
+    MESH_CONTEXT_APIS,
+    Api,
+    imported_name_enters_no_mesh,
+)
+
+_MAX_WAYS = 32
+_MAX_DEPTH = 4
+_EXIT_METHODS = frozenset({"close", "pop_all"})
+_RUNS_FUNCTION = frozenset(
+    {"lower", "trace", "eval_shape"}
+)  # jit(f).lower(...) traces f
+_TEST_CASE_METHODS = frozenset(dir(unittest.TestCase))
+
+
+class Entry(enum.Enum):
+    WITH = "with"
+    ENTER_CONTEXT = "enter_context"
+    GLOBAL_SET = "global set_mesh"
+    ELSEWHERE = "set_mesh elsewhere"
+    USE = "use"
+    DECORATOR = "decorator"
+    SETUP = "setUp"
+
+
+@dataclass(frozen=True)
+class Site:
+    """One context that may be in force: how it is entered, by which API (None: a context
+    manager jaxfix cannot see into), its mesh, and where (`call`: the call of the node's
+    function in a caller, for sites found around it)."""
+
+    entry: Entry
+    api: Api | None
+    mesh: Value
+    node: ast.AST
+    call: ast.AST | None = None
+
+    @property
+    def sets_context_mesh(self) -> bool:
+        return self.api is None or self.api in MESH_CONTEXT_APIS
+
+
+Way = tuple[Site, ...]
+
+
+class Contexts:
+    def __init__(self, evaluator: Evaluator) -> None:
+        self.evaluator = evaluator
+        evaluator.current_mesh = self._current_mesh_in
+        self._ways: dict[tuple[ast.AST, Frame | None], list[Way]] = {}
+        self._active: set[tuple[ast.AST, Frame | None]] = set()
+
+    def current_mesh(self, module: Module, node: ast.AST) -> Value:
+        """The mesh JAX's context holds where `node` runs: a `Mesh`, None (no context on any
+        way), or Unknown."""
+        return _current(self.ways_at(module, node))
+
+    def _current_mesh_in(self, module: Module, node: ast.AST, frame: Frame) -> Value:
+        if frame.args is None:
+            found = _current(self.ways_at(module, node))
+        else:  # inside a followed call: only what its own body enters is known here
+            found = _current([self._local(module, node, frame)])
+        return found if found is not None else Unknown("no mesh context is known here")
+
+    def ways_at(self, module: Module, node: ast.AST, depth: int = 0) -> list[Way]:
+        frame = self.evaluator.frame_at(module, node)
+        key = (node, None)
+        cached = self._ways.get(key)
+        if cached is not None:
+            return cached
+        if key in self._active or depth > _MAX_DEPTH:
+            return [(Site(Entry.USE, None, Unknown("callers nested too deep"), node),)]
+        self._active.add(key)
+        try:
+            local = self._local(module, node, frame)
+            outer = self._around_scope(module, frame.scope, depth)
+            ways = [(*o, *local) for o in outer][: _MAX_WAYS + 1]
+            if len(ways) > _MAX_WAYS:
+                ways = [(Site(Entry.USE, None, Unknown("too many ways to run"), node),)]
+        finally:
+            self._active.discard(key)
+        self._ways[key] = ways
+        return ways
+
+    # -- inside the node's own scope ---------------------------------------------------------
+
+    def _local(self, module: Module, node: ast.AST, frame: Frame) -> Way:
+        levels: list[list[Site]] = []
+        child: ast.AST = node
+        parent = module.parents.get(node)
+        scope = frame.scope
+        while parent is not None and child is not scope:
+            found: list[Site] = []
+            if isinstance(parent, (ast.With, ast.AsyncWith)):
+                items = parent.items
+                if isinstance(child, ast.withitem):
+                    items = items[: items.index(child)]
+                elif child not in parent.body:
+                    items = []
+                for item in items:
+                    found.extend(
+                        self._entered(module, item.context_expr, frame, Entry.WITH)
+                    )
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                block = getattr(parent, field, None)
+                if isinstance(block, list) and child in block:
+                    found = (
+                        self._earlier(module, block[: block.index(child)], frame)
+                        + found
+                    )
+            levels.append(found)
+            if parent is scope:
+                break
+            child, parent = parent, module.parents.get(parent)
+        return tuple(site for level in reversed(levels) for site in level)
+
+    def _earlier(
+        self, module: Module, statements: list[ast.stmt], frame: Frame
+    ) -> list[Site]:
+        """Sites statements earlier in the block leave in force: `x.enter_context(cm)` and a
+        bare `jax.set_mesh(m)`."""
+        sites: list[Site] = []
+        for statement in statements:
+            call = _statement_call(statement)
+            if call is not None and isinstance(call.func, ast.Attribute):
+                if call.func.attr in ENTER_METHODS and len(call.args) == 1:
+                    sites.extend(
+                        self._entered(module, call.args[0], frame, Entry.ENTER_CONTEXT)
+                    )
+                    continue
+                if call.func.attr in _EXIT_METHODS:
+                    sites = [s for s in sites if s.entry is not Entry.ENTER_CONTEXT]
+                    continue
+            if call is not None:
+                value = self.evaluator.value(module, call, frame)
+                if isinstance(value, MeshContext) and value.api is Api.SET_MESH:
+                    sites.append(Site(Entry.GLOBAL_SET, Api.SET_MESH, value.mesh, call))
+                continue
+            if not isinstance(
+                statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+            ):
+                if any(
+                    self._is_global_setter(module, c, frame)
+                    for c in _calls_in(statement)
+                ):
+                    sites.append(
+                        Site(
+                            Entry.GLOBAL_SET,
+                            None,
+                            Unknown(
+                                f"set_mesh under a compound statement (line {statement.lineno})"
+                            ),
+                            statement,
+                        )
+                    )
+        return sites
+
+    def _is_global_setter(self, module: Module, call: ast.Call, frame: Frame) -> bool:
+        parent = module.parents.get(call)
+        if not isinstance(parent, ast.Expr):
+            return False
+        callee = self.evaluator.value(module, call.func, frame)
+        return isinstance(callee, External) and api_of(callee.name) in (
+            Api.SET_MESH,
+            Api.USE_MESH,
+        )
+
+    def _entered(
+        self, module: Module, expr: ast.expr, frame: Frame, entry: Entry
+    ) -> list[Site]:
+        """What entering `expr` puts in force."""
+        value = self.evaluator.value(module, expr, frame)
+        if isinstance(value, MeshContext):
+            return [Site(entry, value.api, value.mesh, expr)]
+        if isinstance(value, Mesh):
+            return [Site(entry, Api.MESH, value, expr)]  # legacy `with mesh:`
+        if isinstance(value, Instance):
+            return self._enter_method(module, value, expr, entry)
+        if isinstance(expr, ast.Call):
+            callee = self.evaluator.value(module, expr.func, frame)
+            if isinstance(callee, External):
+                if imported_name_enters_no_mesh(callee.name) or callee.name.startswith(
+                    "builtins."
+                ):
+                    return []
+            if isinstance(callee, Function) and callee.wrapped_by == "contextmanager":
+                return self._at_yield(module, expr, callee, frame, entry)
+            if (
+                isinstance(callee, Unknown)
+                and isinstance(expr.func, ast.Attribute)
+                and isinstance(expr.func.value, ast.Name)
+                and expr.func.value.id == "self"
+                and expr.func.attr in _TEST_CASE_METHODS
+            ):
+                return []  # an inherited unittest.TestCase method (assertRaises, ...)
+        why = (
+            value.why
+            if isinstance(value, Unknown)
+            else "a context manager jaxfix cannot see into"
+        )
+        return [Site(entry, None, Unknown(why), expr)]
+
+    def _enter_method(
+        self, module: Module, instance: Instance, expr: ast.expr, entry: Entry
+    ) -> list[Site]:
+        enter = next(
+            (
+                s
+                for s in instance.cls.node.body
+                if isinstance(s, ast.FunctionDef) and s.name == "__enter__"
+            ),
+            None,
+        )
+        if enter is None:
+            return [
+                Site(
+                    entry, None, Unknown("an object without a visible __enter__"), expr
+                )
+            ]
+        for node in ast.walk(enter):
+            if isinstance(node, ast.Call):
+                name = (
+                    node.func.attr
+                    if isinstance(node.func, ast.Attribute)
+                    else getattr(node.func, "id", "")
+                )
+                if api_of(f"jax.{name}") in MESH_CONTEXT_APIS or name in (
+                    "__enter__",
+                    "enter_context",
+                ):
+                    return [
+                        Site(
+                            entry,
+                            None,
+                            Unknown("a class whose __enter__ may enter a mesh"),
+                            expr,
+                        )
+                    ]
+        return []
+
+    def _at_yield(
+        self,
+        module: Module,
+        call: ast.Call,
+        function: Function,
+        frame: Frame,
+        entry: Entry,
+    ) -> list[Site]:
+        target = self.evaluator.module(function.path)
+        if isinstance(target, Unknown):
+            return [Site(entry, None, target, call)]
+        yields = [
+            n
+            for n in ast.walk(function.node)
+            if isinstance(n, (ast.Yield, ast.YieldFrom))
+        ]
+        if len(yields) != 1:
+            return [
+                Site(
+                    entry, None, Unknown("a context manager with several yields"), call
+                )
+            ]
+        positional, keywords = self.evaluator._call_arguments(module, call, frame)
+        args = self.evaluator.bind(function, positional, keywords)
+        if isinstance(args, Unknown):
+            return [Site(entry, None, args, call)]
+        inner = Frame(function.node, function.path, args, function.closure)
+        return [
+            replace(s, entry=entry, call=call)
+            for s in self._local(target, yields[0], inner)
+        ]
+
+    # -- around the scope --------------------------------------------------------------------
+
+    def _around_scope(self, module: Module, scope: ast.AST, depth: int) -> list[Way]:
+        if scope is module.tree:
+            return [()]
+        if isinstance(scope, ast.ClassDef):
+            return self.ways_at(module, scope, depth + 1)
+        elsewhere = self._elsewhere(module, scope)
+        if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return [
+                (
+                    *elsewhere,
+                    Site(Entry.USE, None, Unknown("a lambda used as a value"), scope),
+                )
+            ]
+        sites = [
+            *elsewhere,
+            *self._setup(module, scope),
+            *self._decorators(module, scope),
+        ]
+        found = self.evaluator.calls_of(module, scope)
+        calls = (
+            self._runs_of(module, scope)
+            if isinstance(found, Unknown)
+            else [(caller, call) for caller, call, _ in found]
+        )
+        if isinstance(calls, Unknown):
+            return [(*sites, Site(Entry.USE, None, calls, scope))]
+        if not calls:
+            return [tuple(sites)]
+        ways: list[Way] = []
+        for caller, call in calls:
+            for way in self.ways_at(caller, call, depth + 1):
+                ways.append((*(replace(s, call=s.call or call) for s in way), *sites))
+        return ways
+
+    def _runs_of(
+        self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> list[tuple[Module, ast.AST]] | Unknown:
+        """The calls running `function`, when it is used through `jax.jit(f)` and then called or
+        lowered (`jax.jit(f)(x)`, `jax.jit(f).lower(x)`, `g = jax.jit(f); g.lower(x)`)."""
+        found: list[tuple[Module, ast.AST]] = []
+        for use in module.loads_by_name.get(function.name, ()):
+            value = self.evaluator.value(
+                module, use, self.evaluator.frame_at(module, use)
+            )
+            if not isinstance(value, Function) or value.node is not function:
+                continue
+            parent = module.parents.get(use)
+            if isinstance(parent, ast.Call) and parent.func is use:
+                found.append((module, parent))
+                continue
+            if value.wrapped_by == "jit":
+                run = _run_of(module, use)
+                if run is not None:
+                    found.append((module, run))
+                    continue
+            if isinstance(parent, ast.Call) and use in parent.args:
+                jitted = self.evaluator.value(
+                    module, parent, self.evaluator.frame_at(module, parent)
+                )
+                if isinstance(jitted, Function) and jitted.wrapped_by == "jit":
+                    run = _run_of(module, parent)
+                    if run is not None:
+                        found.append((module, run))
+                        continue
+            return Unknown(
+                f"`{function.name}` is used other than called (line {module.line(use)})"
+            )
+        return found
+
+    def _elsewhere(self, module: Module, scope: ast.AST) -> list[Site]:
+        for node in ast.walk(module.tree):
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+                if any(n is node for n in ast.walk(scope)):
+                    continue
+                frame = self.evaluator.frame_at(module, node.value)
+                if self._is_global_setter(module, node.value, frame):
+                    return [
+                        Site(
+                            Entry.ELSEWHERE,
+                            None,
+                            Unknown(
+                                f"a set_mesh at line {node.lineno} may have run before"
+                            ),
+                            node.value,
+                        )
+                    ]
+        return []
+
+    def _setup(
+        self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> list[Site]:
+        klass = module.parents.get(function)
+        if not isinstance(klass, ast.ClassDef) or not function.name.startswith("test"):
+            return []
+        sites: list[Site] = []
+        for name in ("setUpClass", "setUp"):
+            method = next(
+                (
+                    s
+                    for s in klass.body
+                    if isinstance(s, ast.FunctionDef) and s.name == name
+                ),
+                None,
+            )
+            if method is None:
+                continue
+            frame = (
+                self.evaluator.frame_at(module, method.body[0]) if method.body else None
+            )
+            if frame is None:
+                continue
+            for site in self._earlier(module, method.body, frame):
+                sites.append(replace(site, entry=Entry.SETUP))
+        return sites
+
+    def _decorators(
+        self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> list[Site]:
+        sites: list[Site] = []
+        frame = self.evaluator.frame_at(module, function)
+        for decorator in function.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            value = self.evaluator.value(module, target, frame)
+            if isinstance(value, External):
+                continue  # jax.jit, functools.partial, pytest marks: checked by the evaluator
+            if not isinstance(value, Function) or isinstance(value.node, ast.Lambda):
+                sites.append(
+                    Site(
+                        Entry.DECORATOR,
+                        None,
+                        Unknown("a decorator jaxfix cannot see into"),
+                        decorator,
+                    )
+                )
+                continue
+            sites.extend(self._wrapper_sites(module, decorator, value, frame))
+        return sites
+
+    def _wrapper_sites(
+        self, module: Module, decorator: ast.expr, deco: Function, frame: Frame
+    ) -> list[Site]:
+        """`def deco(fn): def wrapper(*a): with set_mesh(m): return fn(*a)` (or a factory
+        `deco(args)` returning such a decorator): the sites around the call of `fn`."""
+        target = self.evaluator.module(deco.path)
+        if isinstance(target, Unknown):
+            return [Site(Entry.DECORATOR, None, target, decorator)]
+        node = deco.node
+        args: tuple[tuple[str, Value], ...] | Unknown = ()
+        if isinstance(decorator, ast.Call):
+            positional, keywords = self.evaluator._call_arguments(
+                module, decorator, frame
+            )
+            args = self.evaluator.bind(deco, positional, keywords)
+            inner = _returned_def(node)
+            if inner is None or isinstance(args, Unknown):
+                return [
+                    Site(
+                        Entry.DECORATOR,
+                        None,
+                        Unknown("a decorator factory jaxfix cannot follow"),
+                        decorator,
+                    )
+                ]
+            outer_frame = Frame(node, deco.path, args, deco.closure)
+            node = inner
+        else:
+            outer_frame = deco.closure or self.evaluator.frame_at(target, node)
+        if not isinstance(node, ast.FunctionDef) or not node.args.args:
+            return [
+                Site(
+                    Entry.DECORATOR,
+                    None,
+                    Unknown("a decorator jaxfix cannot see into"),
+                    decorator,
+                )
+            ]
+        wrapper = _returned_def(node)
+        if wrapper is None:
+            return []  # returns the function itself (registers it): no context
+        fn = node.args.args[0].arg
+        calls = [
+            c
+            for c in ast.walk(wrapper)
+            if isinstance(c, ast.Call)
+            and isinstance(c.func, ast.Name)
+            and c.func.id == fn
+        ]
+        if len(calls) != 1:
+            return [
+                Site(
+                    Entry.DECORATOR,
+                    None,
+                    Unknown("a wrapper calling the function other than once"),
+                    decorator,
+                )
+            ]
+        deco_frame = Frame(
+            node,
+            deco.path,
+            ((fn, Unknown("the decorated function")),)
+            if isinstance(decorator, ast.Call)
+            else None,
+            outer_frame,
+        )
+        wrapper_frame = Frame(wrapper, deco.path, (), deco_frame)
+        return [
+            replace(s, entry=Entry.DECORATOR, call=decorator)
+            for s in self._local(target, calls[0], wrapper_frame)
+        ]
+
+
+def _current(ways: list[Way]) -> Value:
+    meshes: list[Value] = []
+    for way in ways:
+        setting = [s for s in way if s.sets_context_mesh]
+        meshes.append(setting[-1].mesh if setting else None)
+    if all(m is None for m in meshes):
+        return None
+    if any(m is None for m in meshes):
+        return Unknown("a mesh context on some ways the code runs, none on others")
+    abstract = [m.abstract if isinstance(m, Mesh) else m for m in meshes]
+    return join(abstract, "the context mesh differs between the ways the code runs")
+
+
+def _statement_call(statement: ast.stmt) -> ast.Call | None:
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        return statement.value
+    if isinstance(statement, (ast.Assign, ast.AnnAssign)) and isinstance(
+        statement.value, ast.Call
+    ):
+        call = statement.value
+        if isinstance(call.func, ast.Attribute) and call.func.attr in ENTER_METHODS:
+            return call
+    return None
+
+
+def _calls_in(statement: ast.stmt) -> list[ast.Call]:
+    return [n for n in ast.walk(statement) if isinstance(n, ast.Call)]
+
+
+def _returned_def(function: ast.AST) -> ast.FunctionDef | None:
+    """The nested `def` a function returns by name."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    defs = {s.name: s for s in function.body if isinstance(s, ast.FunctionDef)}
+    for statement in function.body:
+        if isinstance(statement, ast.Return) and isinstance(statement.value, ast.Name):
+            return defs.get(statement.value.id)
+    return None
+
+
+def _run_of(module: Module, jit_call: ast.AST) -> ast.AST | None:
+    """`jax.jit(f)(x)` or `jax.jit(f).lower(x)`: the call that runs f's body."""
+    parent = module.parents.get(jit_call)
+    if isinstance(parent, ast.Call) and parent.func is jit_call:
+        return parent
+    if isinstance(parent, ast.Attribute) and parent.attr in _RUNS_FUNCTION:
+        grand = module.parents.get(parent)
+        if isinstance(grand, ast.Call) and grand.func is parent:
+            return grand
+    return None

@@ -1,0 +1,1261 @@
+"""What an expression evaluates to, over `ast`, for a whole project.
+
+`Evaluator.value_of(module, expr)` answers with a value of jaxfix/analysis/ast_engine/values.py
+or `Unknown(why)`. Names take the bindings that reach their statement (flow.py) and give a value
+when all of them agree; a parameter takes its value from the call being followed, else from
+every call of its function in the project (all must agree, defaults included; a function used
+in any other way than called keeps its parameters Unknown). Calls of functions of the tree are
+followed a few levels deep with their arguments bound, each (function, arguments) once: the
+value is what every `return` the frame can reach gives (an `if` the arguments decide runs one
+branch). Objects: calling a class of the tree gives an `Instance` with its constructor's
+arguments; its attributes are the class's constants, methods, properties (the getter
+evaluated with `self` bound), dataclass fields, and what `__init__` assigns to `self.x`
+(Unknown when another method assigns it too). Containers: tuple, list and dict displays,
+`dict(...)`, `.values()/.keys()/.items()/.get()`, items, slices, `+`, `*`, `len`,
+`math.prod`, `range` and comprehensions over known values; a list or dict whose name is used in
+any way that may change it is Unknown (mutation.py). JAX values: vocabulary.py.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import operator
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+
+from jaxfix.analysis.ast_engine import vocabulary
+from jaxfix.analysis.ast_engine.flow import Binding, Env, Flow, local_names
+from jaxfix.analysis.ast_engine.mutation import escaped_names
+from jaxfix.analysis.ast_engine.project import Module, ModuleRef, Project
+from jaxfix.analysis.ast_engine.values import (
+    Array,
+    BoundMethod,
+    Class,
+    DictValue,
+    External,
+    Frame,
+    Function,
+    Instance,
+    ListValue,
+    Mesh,
+    ModuleValue,
+    ShapeStruct,
+    Sharding,
+    Spec,
+    Structs,
+    Unknown,
+    Value,
+    join,
+    known,
+    same,
+)
+
+_MAX_CALL_DEPTH = 4  # functions followed inside one another
+_MAX_ITEMS = 256  # a range or comprehension longer than this is not spelled out
+_MAX_POWER = 64
+# Packages that are never the tree's own, even when the tree holds them (the JAX clone holds
+# `jax/`): their names are matched as qualified names, as JAX's own users spell them.
+_EXTERNAL_TOPS = frozenset(
+    {"jax", "jaxlib", "numpy", "flax", "optax", "chex"}
+) | frozenset(sys.stdlib_module_names)
+_DATACLASS_DECORATORS = frozenset(
+    {"dataclasses.dataclass", "flax.struct.dataclass", "chex.dataclass"}
+)
+_KEEPS_BODY = {
+    "jax.jit": "jit",
+    "jax.experimental.pjit.pjit": "jit",
+    "functools.wraps": "",
+    "contextlib.contextmanager": "contextmanager",
+    "builtins.staticmethod": "",
+    "builtins.classmethod": "classmethod",
+    "builtins.property": "property",
+    "functools.cached_property": "property",
+}
+_BINARY: dict[type[ast.operator], Callable[[int, int], int]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+}
+
+CurrentMesh = Callable[[Module, ast.AST, Frame], Value]
+
+
+class Evaluator:
+    def __init__(self, project: Project, jax_version: tuple[int, ...] | None) -> None:
+        self.project = project
+        self.jax_version = jax_version
+        self.current_mesh: CurrentMesh = lambda module, node, frame: Unknown(
+            "contexts are not known here"
+        )
+        self._flows: dict[tuple[ast.AST, Frame], Flow] = {}
+        self._local: dict[ast.AST, frozenset[str]] = {}
+        self._escaped: dict[Path, frozenset[str]] = {}
+        self._calls: dict[tuple[object, ...], Value] = {}
+        self._params: dict[tuple[ast.AST, str], Value] = {}
+        self._active: set[tuple[object, ...]] = set()
+        self._depth = 0
+        self._comprehension: dict[tuple[ast.AST, str], Value] = {}
+
+    # -- the question -------------------------------------------------------------------------
+
+    def value_of(self, module: Module, expr: ast.expr) -> Value:
+        return self.value(module, expr, self.frame_at(module, expr))
+
+    def frame_at(self, module: Module, node: ast.AST) -> Frame:
+        """The frame of the scope `node` is in, its parameters taken from its callers."""
+        scope = module.scope_of(node)
+        if scope is module.tree:
+            return Frame(scope, module.path, ())
+        parent = self.frame_at(module, scope)
+        if isinstance(scope, ast.ClassDef):
+            return Frame(scope, module.path, (), parent)
+        return Frame(scope, module.path, None, parent)
+
+    def module(self, path: Path) -> Module | Unknown:
+        return self.project.module(path)
+
+    # -- expressions --------------------------------------------------------------------------
+
+    def value(self, module: Module, node: ast.AST, frame: Frame) -> Value:
+        key = ("value", node, frame)
+        if key in self._active:
+            return Unknown(f"line {module.line(node)} depends on itself")
+        self._active.add(key)
+        try:
+            return self._value(module, node, frame)
+        except RecursionError:
+            return Unknown("nested too deeply")
+        finally:
+            self._active.discard(key)
+
+    def _value(self, module: Module, node: ast.AST, frame: Frame) -> Value:
+        if isinstance(node, ast.Constant):
+            value = node.value
+            if value is None or isinstance(value, (bool, int, float, str)):
+                return value
+            return Unknown("a constant jaxfix does not model")
+        if isinstance(node, ast.Name):
+            return self._name(module, node, frame)
+        if isinstance(node, ast.Tuple):
+            return self._elements(module, node.elts, frame)
+        if isinstance(node, ast.List):
+            items = self._elements(module, node.elts, frame)
+            return ListValue(items) if isinstance(items, tuple) else items
+        if isinstance(node, ast.Dict):
+            return self._dict(module, node, frame)
+        if isinstance(node, ast.Attribute):
+            base = self.value(module, node.value, frame)
+            return self.attribute(base, node.attr, node)
+        if isinstance(node, ast.Subscript):
+            return self._subscript(module, node, frame)
+        if isinstance(node, ast.Call):
+            return self._call(module, node, frame)
+        if isinstance(node, ast.BinOp):
+            return _binary(
+                node.op,
+                self.value(module, node.left, frame),
+                self.value(module, node.right, frame),
+            )
+        if isinstance(node, ast.UnaryOp):
+            operand = self.value(module, node.operand, frame)
+            if isinstance(node.op, ast.Not):
+                truth = _truth(operand)
+                return (
+                    Unknown("`not` of an unknown value") if truth is None else not truth
+                )
+            if isinstance(node.op, ast.USub) and _is_int(operand):
+                return -operand  # type: ignore[operator]  # _is_int checked it
+            if isinstance(node.op, ast.UAdd) and _is_int(operand):
+                return operand
+            return Unknown("an operation jaxfix does not evaluate")
+        if isinstance(node, ast.BoolOp):
+            return self._bool_op(module, node, frame)
+        if isinstance(node, ast.Compare):
+            return self._compare(module, node, frame)
+        if isinstance(node, ast.IfExp):
+            truth = _truth(self.value(module, node.test, frame))
+            if truth is not None:
+                return self.value(module, node.body if truth else node.orelse, frame)
+            return join(
+                [
+                    self.value(module, node.body, frame),
+                    self.value(module, node.orelse, frame),
+                ],
+                "the two sides of a conditional expression differ",
+            )
+        if isinstance(node, ast.Lambda):
+            return Function(node, module.path, frame)
+        if isinstance(node, ast.NamedExpr):
+            return self.value(module, node.value, frame)
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.DictComp)):
+            return self._comprehension_value(module, node, frame)
+        return Unknown(f"a {type(node).__name__} jaxfix does not evaluate")
+
+    def _elements(
+        self, module: Module, elements: list[ast.expr], frame: Frame
+    ) -> Value:
+        items: list[Value] = []
+        for element in elements:
+            if isinstance(element, ast.Starred):
+                spliced = _items(self.value(module, element.value, frame))
+                if spliced is None:
+                    return Unknown("a starred element jaxfix cannot spell out")
+                items.extend(spliced)
+            else:
+                items.append(self.value(module, element, frame))
+        return tuple(items)
+
+    def _dict(self, module: Module, node: ast.Dict, frame: Frame) -> Value:
+        pairs: list[tuple[Value, Value]] = []
+        for key, value in zip(node.keys, node.values):
+            if key is None:
+                spliced = self.value(module, value, frame)
+                if not isinstance(spliced, DictValue):
+                    return Unknown("`**` of a dict jaxfix does not know")
+                pairs.extend(spliced.items)
+                continue
+            pairs.append(
+                (self.value(module, key, frame), self.value(module, value, frame))
+            )
+        if not all(known(k) for k, _ in pairs):
+            return Unknown("a dict with keys jaxfix cannot compute")
+        return DictValue(tuple(pairs))
+
+    def _bool_op(self, module: Module, node: ast.BoolOp, frame: Frame) -> Value:
+        is_and = isinstance(node.op, ast.And)
+        value: Value = Unknown("an empty boolean operation")
+        for operand in node.values:
+            value = self.value(module, operand, frame)
+            truth = _truth(value)
+            if truth is None:
+                return Unknown("a boolean operation on an unknown value")
+            if truth is not is_and:
+                return value
+        return value
+
+    def _compare(self, module: Module, node: ast.Compare, frame: Frame) -> Value:
+        if len(node.ops) != 1:
+            return Unknown("a chained comparison")
+        left = self.value(module, node.left, frame)
+        right = self.value(module, node.comparators[0], frame)
+        op = node.ops[0]
+        if isinstance(op, (ast.Is, ast.IsNot)):
+            if isinstance(right, Unknown) or isinstance(left, Unknown):
+                return Unknown("an identity test of an unknown value")
+            if right is None or left is None:
+                equal = left is None and right is None
+                return equal if isinstance(op, ast.Is) else not equal
+            return Unknown("an identity test jaxfix does not decide")
+        primitive = (int, float, str, tuple)
+        if isinstance(op, (ast.Eq, ast.NotEq)):
+            if (isinstance(left, primitive) or left is None) and (
+                isinstance(right, primitive) or right is None
+            ):
+                if known(left) and known(right):
+                    equal = left == right
+                    return equal if isinstance(op, ast.Eq) else not equal
+            return Unknown("a comparison jaxfix does not decide")
+        if isinstance(op, (ast.In, ast.NotIn)):
+            items = _items(right)
+            if items is not None and known(left) and all(known(i) for i in items):
+                found = any(same(left, i) for i in items)
+                return found if isinstance(op, ast.In) else not found
+        if isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)) and (
+            _is_int(left) and _is_int(right)
+        ):
+            compare = {
+                ast.Lt: operator.lt,
+                ast.LtE: operator.le,
+                ast.Gt: operator.gt,
+                ast.GtE: operator.ge,
+            }[type(op)]
+            return bool(compare(left, right))
+        return Unknown("a comparison jaxfix does not decide")
+
+    # -- names --------------------------------------------------------------------------------
+
+    def _name(self, module: Module, node: ast.Name, frame: Frame) -> Value:
+        bound = self._comprehension_variable(module, node)
+        if bound is not None:
+            return bound
+        return self.lookup(module, node.id, node, frame)
+
+    def lookup(self, module: Module, name: str, at: ast.AST, frame: Frame) -> Value:
+        """The value of `name` read at `at` in `frame` (whose scope holds `at`)."""
+        scope = frame.scope
+        if scope is module.tree or name in self._locals(scope):
+            return self._flow_value(module, name, at, frame)
+        # a free name: the enclosing functions (not class bodies), then the module
+        outer = frame.parent
+        while outer is not None and outer.scope is not module.tree:
+            if not isinstance(outer.scope, ast.ClassDef) and name in self._locals(
+                outer.scope
+            ):
+                return self._everywhere(module, name, outer)
+            outer = outer.parent
+        return self._global(module, name)
+
+    def _locals(self, scope: ast.AST) -> frozenset[str]:
+        found = self._local.get(scope)
+        if found is None:
+            found = self._local[scope] = local_names(scope)
+        return found
+
+    def _flow_value(
+        self, module: Module, name: str, at: ast.AST, frame: Frame
+    ) -> Value:
+        flow = self.flow(module, frame)
+        statement = _statement_in(module, at, frame.scope)
+        env: Env | None
+        if statement is None:  # a lambda's body: its parameters
+            env = flow.end
+        elif isinstance(statement, ast.While) and _holds(statement.test, at):
+            env = flow.heads.get(statement)
+        else:
+            env = flow.before.get(statement)
+        if env is None:
+            return Unknown(
+                f"line {module.line(at)} is never reached (or depends on itself)"
+            )
+        bindings = env.get(name)
+        if not bindings:
+            if frame.scope is module.tree or isinstance(frame.scope, ast.ClassDef):
+                if "*" in env:
+                    return Unknown(f"`{name}` may come from a star import")
+                if frame.scope is not module.tree:
+                    return self.lookup(module, name, at, frame.parent or frame)
+                return _builtin(name)
+            return Unknown(f"`{name}` is not bound at line {module.line(at)}")
+        return self._bindings_value(module, name, bindings, frame)
+
+    def _everywhere(self, module: Module, name: str, frame: Frame) -> Value:
+        """A name of `frame`'s scope read from a function defined in it: any binding it has."""
+        flow = self.flow(module, frame)
+        bindings = frozenset(flow.everything.get(name, ()))
+        if not bindings:
+            return Unknown(f"`{name}` is not bound")
+        return self._bindings_value(module, name, bindings, frame)
+
+    def _global(self, module: Module, name: str) -> Value:
+        """A module-level name read from a function: every binding it has in the module, and
+        none made by a function through `global`."""
+        frame = Frame(module.tree, module.path, ())
+        flow = self.flow(module, frame)
+        if name not in flow.everything:
+            if "*" in flow.everything:
+                return Unknown(f"`{name}` may come from a star import")
+            return _builtin(name)
+        if any(
+            isinstance(n, ast.Global) and name in n.names for n in ast.walk(module.tree)
+        ):
+            return Unknown(f"`{name}` is also assigned by a function (`global`)")
+        return self._bindings_value(
+            module, name, frozenset(flow.everything[name]), frame
+        )
+
+    def module_attribute(self, ref: ModuleValue, name: str, node: ast.AST) -> Value:
+        """`module.name` of a module of the tree: what its module body leaves bound."""
+        if ref.path is None:
+            sub = (
+                self.project.submodule(ModuleRef(ref.path, ref.directory), name)
+                if ref.directory is not None
+                else None
+            )
+            if sub is not None:
+                return ModuleValue(sub.path, sub.directory)
+            return Unknown(f"`{name}` is not in namespace package {ref.directory}")
+        module = self.module(ref.path)
+        if isinstance(module, Unknown):
+            return module
+        frame = Frame(module.tree, module.path, ())
+        key = ("module attribute", ref.path, name)
+        if key in self._active:
+            return Unknown(f"an import cycle through `{name}`")
+        self._active.add(key)
+        try:
+            flow = self.flow(module, frame)
+            bindings = flow.end.get(name) if flow.end is not None else None
+            if bindings:
+                return self._bindings_value(module, name, bindings, frame)
+            if flow.end is not None and "*" in flow.end:
+                return Unknown(f"`{name}` may come from a star import")
+        finally:
+            self._active.discard(key)
+        if ref.directory is not None:
+            sub = self.project.submodule(ModuleRef(ref.path, ref.directory), name)
+            if sub is not None:
+                return ModuleValue(sub.path, sub.directory)
+        return Unknown(f"`{name}` is not bound in {ref.path.name}")
+
+    def flow(self, module: Module, frame: Frame) -> Flow:
+        key = (frame.scope, frame)
+        flow = self._flows.get(key)
+        if flow is None:
+            flow = self._flows[key] = Flow(frame.scope)
+            start: Env = {}
+            scope = frame.scope
+            if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                a = scope.args
+                for arg in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg):
+                    if arg is not None:
+                        start[arg.arg] = frozenset({Binding("param", arg)})
+            flow.run(
+                lambda test, statement: _truth(self.value(module, test, frame)), start
+            )
+        return flow
+
+    def _bindings_value(
+        self, module: Module, name: str, bindings: frozenset[Binding], frame: Frame
+    ) -> Value:
+        values = [self._binding_value(module, name, b, frame) for b in bindings]
+        value = join(values, f"`{name}` may have different values here")
+        if isinstance(value, (ListValue, DictValue)) and name in self._escaped_in(
+            module
+        ):
+            return Unknown(f"`{name}` may be changed where it is used")
+        return value
+
+    def _escaped_in(self, module: Module) -> frozenset[str]:
+        found = self._escaped.get(module.path)
+        if found is None:
+            found = self._escaped[module.path] = escaped_names(module.tree)
+        return found
+
+    def _binding_value(
+        self, module: Module, name: str, binding: Binding, frame: Frame
+    ) -> Value:
+        node = binding.node
+        kind = binding.kind
+        if kind == "opaque":
+            return Unknown(f"`{name}` is {binding.why} (line {module.line(node)})")
+        if kind == "param":
+            assert isinstance(node, ast.arg)
+            return self._parameter(module, node, frame)
+        if kind == "import":
+            assert isinstance(node, ast.alias)
+            return self._imported(module, node)
+        if kind == "def":
+            assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            return self._decorated(
+                module, node, Function(node, module.path, frame), frame
+            )
+        if kind == "class":
+            assert isinstance(node, ast.ClassDef)
+            return self._decorated(module, node, Class(node, module.path, frame), frame)
+        if kind == "with":
+            assert isinstance(node, (ast.With, ast.AsyncWith))
+            return Unknown(f"`{name}` is what a context manager's __enter__ returns")
+        if isinstance(node, ast.NamedExpr):
+            return self.value(module, node.value, frame)
+        if kind == "aug":
+            assert isinstance(node, ast.AugAssign)
+            before = self.lookup(module, name, node, frame)
+            return _binary(node.op, before, self.value(module, node.value, frame))
+        assert isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None
+        value = self.value(module, node.value, frame)
+        for index, length, star in binding.path:
+            value = _unpacked(value, index, length, star)
+        return value
+
+    def _parameter(self, module: Module, arg: ast.arg, frame: Frame) -> Value:
+        given = frame.arg(arg.arg)
+        if frame.args is not None:
+            return given if given is not None else Unknown(f"`{arg.arg}` is not passed")
+        function = frame.scope
+        assert isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        key = (function, arg.arg)
+        found = self._params.get(key)
+        if found is None:
+            if ("params", key) in self._active:
+                return Unknown(f"`{arg.arg}` depends on itself through its callers")
+            self._active.add(("params", key))
+            try:
+                found = self._params[key] = self._from_callers(module, function, arg)
+            finally:
+                self._active.discard(("params", key))
+        return found
+
+    def _from_callers(
+        self,
+        module: Module,
+        function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+        arg: ast.arg,
+    ) -> Value:
+        """What every call of `function` in the project passes for `arg` (or its default)."""
+        if isinstance(function, ast.Lambda) or arg.arg in ("self", "cls"):
+            return Unknown(
+                f"`{arg.arg}` is a parameter jaxfix does not follow to callers"
+            )
+        calls = self.calls_of(module, function)
+        if isinstance(calls, Unknown):
+            return Unknown(f"parameter `{arg.arg}`: {calls.why}")
+        if not calls:
+            return Unknown(
+                f"parameter `{arg.arg}`: no call of `{function.name}` in the project"
+            )
+        values: list[Value] = []
+        for caller, call, callee in calls:
+            bound = self._arguments(caller, call, callee, self.frame_at(caller, call))
+            if isinstance(bound, Unknown):
+                return bound
+            value = dict(bound).get(arg.arg)
+            values.append(value if value is not None else Unknown("not passed"))
+        return join(
+            values, f"the callers of `{function.name}` pass different `{arg.arg}`"
+        )
+
+    def calls_of(
+        self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> list[tuple[Module, ast.Call, Function]] | Unknown:
+        """Every call in the project that runs `function` with arguments bound to its parameters,
+        or Unknown when it is also used otherwise (passed on, stored, a decorator jaxfix does not
+        see through)."""
+        key = ("calls", function)
+        if key in self._active:
+            return Unknown(f"`{function.name}` is used in its own callers")
+        self._active.add(key)
+        try:
+            return self._find_calls(module, function)
+        finally:
+            self._active.discard(key)
+
+    def _find_calls(
+        self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> list[tuple[Module, ast.Call, Function]] | Unknown:
+        name = function.name
+        parent = module.parents.get(function)
+        is_init = name == "__init__" and isinstance(parent, ast.ClassDef)
+        if is_init:
+            assert isinstance(parent, ast.ClassDef)
+            name = parent.name
+        found: list[tuple[Module, ast.Call, Function]] = []
+        modules = [
+            module,
+            *(m for m in self.project.candidate_files(name) if m is not module),
+        ]
+        for other in modules:
+            for use in other.loads_by_name.get(name, ()):
+                if use is function:
+                    continue
+                value = self.value(other, use, self.frame_at(other, use))
+                target = _function_of(value, is_init)
+                if target is None:
+                    if isinstance(value, Unknown) and isinstance(use, ast.Attribute):
+                        return Unknown(
+                            f"`.{name}` at {other.path.name}:{other.line(use)} may be it"
+                        )
+                    continue
+                if target.node is not function:
+                    continue
+                call = other.parents.get(use)
+                if isinstance(call, ast.Call) and call.func is use:
+                    found.append((other, call, target))
+                    continue
+                return Unknown(
+                    f"`{name}` is used other than called at {other.path.name}:{other.line(use)}"
+                )
+        return found
+
+    def _imported(self, module: Module, alias: ast.alias) -> Value:
+        statement = module.parents.get(alias)
+        if isinstance(statement, ast.Import):
+            top = alias.name.partition(".")[0]
+            if alias.asname is None:
+                return self._import_module(module, top, 0, top)
+            return self._import_module(module, alias.name, 0, alias.name)
+        assert isinstance(statement, ast.ImportFrom)
+        source = statement.module or ""
+        level = statement.level
+        if level == 0 and source.partition(".")[0] in _EXTERNAL_TOPS:
+            return vocabulary.external(f"{source}.{alias.name}")
+        found = self.project.find(source, level, module.path)
+        if isinstance(found, Unknown):
+            if level:
+                return found
+            return vocabulary.external(f"{source}.{alias.name}")
+        self.project.read.update(p for p in (found.path,) if p is not None)
+        return self.module_attribute(
+            ModuleValue(found.path, found.directory), alias.name, alias
+        )
+
+    def _import_module(
+        self, module: Module, name: str, level: int, spelled: str
+    ) -> Value:
+        if name.partition(".")[0] in _EXTERNAL_TOPS:
+            return vocabulary.external(spelled)
+        found = self.project.find(name, level, module.path)
+        if isinstance(found, Unknown):
+            return vocabulary.external(spelled)
+        return ModuleValue(found.path, found.directory)
+
+    def _comprehension_variable(self, module: Module, node: ast.Name) -> Value | None:
+        current: ast.AST | None = module.parents.get(node)
+        while current is not None and not isinstance(
+            current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+        ):
+            if isinstance(
+                current, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+            ):
+                for generator in current.generators:
+                    if node.id in _stored(generator.target):
+                        return self._comprehension.get(
+                            (current, node.id),
+                            Unknown(f"`{node.id}` is a comprehension's variable"),
+                        )
+            current = module.parents.get(current)
+        return None
+
+    def _comprehension_value(
+        self,
+        module: Module,
+        node: ast.ListComp | ast.GeneratorExp | ast.DictComp,
+        frame: Frame,
+    ) -> Value:
+        results: list[Value] = []
+
+        def run(index: int) -> Unknown | None:
+            if index == len(node.generators):
+                if isinstance(node, ast.DictComp):
+                    results.append(
+                        (
+                            self.value(module, node.key, frame),
+                            self.value(module, node.value, frame),
+                        )
+                    )
+                else:
+                    results.append(self.value(module, node.elt, frame))
+                return None
+            generator = node.generators[index]
+            items = _items(self.value(module, generator.iter, frame))
+            if items is None or generator.is_async:
+                return Unknown("a comprehension over values jaxfix does not know")
+            for item in items:
+                for target, value in _assign_target(generator.target, item):
+                    self._comprehension[(node, target)] = value
+                for condition in generator.ifs:
+                    truth = _truth(self.value(module, condition, frame))
+                    if truth is None:
+                        return Unknown(
+                            "a comprehension's condition jaxfix cannot decide"
+                        )
+                    if not truth:
+                        break
+                else:
+                    failed = run(index + 1)
+                    if failed is not None:
+                        return failed
+                if len(results) > _MAX_ITEMS:
+                    return Unknown("a long comprehension")
+            return None
+
+        saved = dict(self._comprehension)
+        try:
+            failed = run(0)
+        finally:
+            self._comprehension = saved
+        if failed is not None:
+            return failed
+        if isinstance(node, ast.DictComp):
+            pairs = [r for r in results if isinstance(r, tuple) and len(r) == 2]
+            return DictValue(tuple((p[0], p[1]) for p in pairs))
+        if isinstance(node, ast.ListComp):
+            return ListValue(tuple(results))
+        return tuple(results)
+
+    # -- attributes and items ---------------------------------------------------------------
+
+    def attribute(self, base: Value, name: str, node: ast.AST) -> Value:
+        if isinstance(base, Unknown):
+            return base
+        if isinstance(base, ModuleValue):
+            return self.module_attribute(base, name, node)
+        if isinstance(base, External):
+            return vocabulary.external_attribute(base, name)
+        if isinstance(base, Instance):
+            return self._instance_attribute(base, name, node)
+        if isinstance(base, Class):
+            found = self._class_member(base, name)
+            if isinstance(found, Function) and found.wrapped_by == "property":
+                return Unknown(f"the property `{name}` of the class itself")
+            return found
+        return vocabulary.attribute(base, name, node)
+
+    def _class_member(self, cls: Class, name: str) -> Value:
+        """A name bound in the class body (or a base class of the tree): constant or method."""
+        for klass in self._mro(cls):
+            module = self.module(klass.path)
+            if isinstance(module, Unknown):
+                return module
+            frame = Frame(klass.node, klass.path, (), klass.closure)
+            flow = self.flow(module, frame)
+            bindings = flow.end.get(name) if flow.end is not None else None
+            if bindings:
+                return self._bindings_value(module, name, bindings, frame)
+        return Unknown(f"`{name}` is not defined in class `{cls.node.name}`")
+
+    def _mro(self, cls: Class) -> list[Class]:
+        """The class and its single-inheritance chain of bases of the tree; bases outside the
+        tree end it (their members are Unknown)."""
+        chain = [cls]
+        current = cls
+        for _ in range(8):
+            module = self.module(current.path)
+            if isinstance(module, Unknown):
+                break
+            bases = [
+                self.value(module, b, self.frame_at(module, current.node))
+                for b in current.node.bases
+            ]
+            local = [b for b in bases if isinstance(b, Class)]
+            if len(local) != 1:
+                break
+            current = local[0]
+            chain.append(current)
+        return chain
+
+    def _instance_attribute(
+        self, instance: Instance, name: str, node: ast.AST
+    ) -> Value:
+        member = self._class_member(instance.cls, name)
+        if isinstance(member, Function):
+            if member.wrapped_by == "property":
+                return self.call_function(member, [instance], {}, node)
+            return BoundMethod(member, instance)
+        if not isinstance(member, Unknown) or "is not defined" not in member.why:
+            return member
+        fields = self._dataclass_fields(instance.cls)
+        if fields is not None and name in fields:
+            if instance.init is None:
+                return Unknown(
+                    f"the field `{name}` of an object jaxfix did not see built"
+                )
+            return dict(instance.init).get(name, Unknown(f"field `{name}` not given"))
+        return self._assigned_in_init(instance, name)
+
+    def _assigned_in_init(self, instance: Instance, name: str) -> Value:
+        """`self.name = ...` in `__init__`, evaluated with the constructor's arguments; Unknown
+        when another method assigns it too."""
+        init = self._class_member(instance.cls, "__init__")
+        if not isinstance(init, Function) or not isinstance(init.node, ast.FunctionDef):
+            return Unknown(f"`.{name}` of an object whose class jaxfix cannot see")
+        module = self.module(init.path)
+        if isinstance(module, Unknown):
+            return module
+        for klass in self._mro(instance.cls):
+            for statement in ast.walk(klass.node):
+                if (
+                    isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and statement is not init.node
+                    and _assigns_self_attribute(statement, name)
+                ):
+                    return Unknown(f"`.{name}` is also assigned by `{statement.name}`")
+        frame = Frame(init.node, init.path, None, init.closure)
+        if instance.init is not None:
+            params = init.node.args.args
+            self_name = params[0].arg if params else "self"
+            frame = replace(frame, args=((self_name, instance), *instance.init))
+        flow = self.flow(module, frame)
+        attribute = f"{flow.self_name}.{name}"
+        ends = [flow.end, *(flow.before.get(r) for r in flow.returns)]
+        bindings: frozenset[Binding] = frozenset()
+        for env in ends:
+            if env is not None:
+                found = env.get(attribute)
+                if not found:
+                    return Unknown(f"`__init__` may leave `.{name}` unset")
+                bindings |= found
+        if not bindings:
+            return Unknown(f"`.{name}` is not assigned in `__init__`")
+        return self._bindings_value(module, attribute, bindings, frame)
+
+    def _dataclass_fields(self, cls: Class) -> list[str] | None:
+        module = self.module(cls.path)
+        if isinstance(module, Unknown):
+            return None
+        frame = self.frame_at(module, cls.node)
+        decorators = [self.value(module, d, frame) for d in cls.node.decorator_list]
+        if not any(
+            isinstance(d, External) and d.name in _DATACLASS_DECORATORS
+            for d in decorators
+        ) and not any(
+            isinstance(d, ast.Call)
+            and isinstance(self.value(module, d.func, frame), External)
+            and getattr(self.value(module, d.func, frame), "name", "")
+            in _DATACLASS_DECORATORS
+            for d in cls.node.decorator_list
+        ):
+            return None
+        return [
+            s.target.id
+            for s in cls.node.body
+            if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+        ]
+
+    def _subscript(self, module: Module, node: ast.Subscript, frame: Frame) -> Value:
+        base = self.value(module, node.value, frame)
+        if isinstance(node.slice, ast.Slice):
+            if node.slice.step is not None:
+                return Unknown("a slice with a step")
+            bounds = [
+                self.value(module, b, frame) if b is not None else None
+                for b in (node.slice.lower, node.slice.upper)
+            ]
+            return vocabulary.sliced(base, bounds[0], bounds[1])
+        key = self.value(module, node.slice, frame)
+        return vocabulary.item(base, key)
+
+    # -- calls ----------------------------------------------------------------------------------
+
+    def _call(self, module: Module, node: ast.Call, frame: Frame) -> Value:
+        if isinstance(node.func, ast.Attribute):
+            receiver = self.value(module, node.func.value, frame)
+            if not isinstance(
+                receiver, (ModuleValue, External, Instance, Class, Unknown)
+            ):
+                positional, keywords = self._call_arguments(module, node, frame)
+                return vocabulary.method(
+                    receiver, node.func.attr, positional, keywords, node
+                )
+            callee = self.attribute(receiver, node.func.attr, node.func)
+        else:
+            callee = self.value(module, node.func, frame)
+        if isinstance(callee, Unknown):
+            return Unknown(f"a call of something jaxfix does not know ({callee.why})")
+        positional, keywords = self._call_arguments(module, node, frame)
+        if isinstance(callee, External):
+            if callee.name in ("jax.sharding.get_abstract_mesh", "jax.eval_shape"):
+                current = self.current_mesh(module, node, frame)
+                abstract = current.abstract if isinstance(current, Mesh) else current
+                if callee.name == "jax.eval_shape":
+                    return Structs(abstract)
+                return abstract
+            return vocabulary.call(callee, positional, keywords, node, self.jax_version)
+        if isinstance(callee, Function):
+            return self.call_function(callee, positional, keywords, node)
+        if isinstance(callee, BoundMethod):
+            return self.call_function(
+                callee.function, [callee.receiver, *positional], keywords, node
+            )
+        if isinstance(callee, Class):
+            return self._construct(callee, positional, keywords, node)
+        return Unknown("a call of a value that is not a function")
+
+    def _call_arguments(
+        self, module: Module, node: ast.Call, frame: Frame
+    ) -> tuple[list[Value] | Unknown, dict[str, Value] | Unknown]:
+        positional: list[Value] | Unknown = []
+        for arg in node.args:
+            if isinstance(positional, Unknown):
+                break
+            if isinstance(arg, ast.Starred):
+                items = _items(self.value(module, arg.value, frame))
+                if items is None:
+                    positional = Unknown("`*args` jaxfix cannot spell out")
+                else:
+                    positional.extend(items)
+            else:
+                positional.append(self.value(module, arg, frame))
+        keywords: dict[str, Value] | Unknown = {}
+        for keyword in node.keywords:
+            if isinstance(keywords, Unknown):
+                break
+            if keyword.arg is None:
+                spliced = self.value(module, keyword.value, frame)
+                if isinstance(spliced, DictValue) and all(
+                    isinstance(k, str) for k, _ in spliced.items
+                ):
+                    keywords.update((str(k), v) for k, v in spliced.items)
+                else:
+                    keywords = Unknown("`**kwargs` jaxfix cannot spell out")
+            else:
+                keywords[keyword.arg] = self.value(module, keyword.value, frame)
+        return positional, keywords
+
+    def _arguments(
+        self, module: Module, call: ast.Call, callee: Function, frame: Frame
+    ) -> tuple[tuple[str, Value], ...] | Unknown:
+        positional, keywords = self._call_arguments(module, call, frame)
+        if isinstance(callee.node, ast.FunctionDef) and self._is_method(callee):
+            receiver: Value = Unknown("the object a method is called on")
+            if isinstance(call.func, ast.Attribute):
+                receiver = self.value(module, call.func.value, frame)
+            if isinstance(positional, list):
+                positional = [receiver, *positional]
+        return self.bind(callee, positional, keywords)
+
+    def _is_method(self, function: Function) -> bool:
+        module = self.module(function.path)
+        return isinstance(module, Module) and isinstance(
+            module.parents.get(function.node), ast.ClassDef
+        )
+
+    def bind(
+        self,
+        function: Function,
+        positional: list[Value] | Unknown,
+        keywords: dict[str, Value] | Unknown,
+    ) -> tuple[tuple[str, Value], ...] | Unknown:
+        """The function's parameters bound to these arguments (defaults evaluated where the
+        function was defined)."""
+        if isinstance(positional, Unknown):
+            return positional
+        if isinstance(keywords, Unknown):
+            return keywords
+        a = function.node.args
+        params = [p.arg for p in (*a.posonlyargs, *a.args)]
+        bound: dict[str, Value] = dict(function.bound)
+        for index, value in enumerate(positional):
+            if index < len(params):
+                bound[params[index]] = value
+            elif a.vararg is None:
+                return Unknown("a call with more arguments than parameters")
+        if a.vararg is not None:
+            bound[a.vararg.arg] = tuple(positional[len(params) :])
+        extra: list[tuple[Value, Value]] = []
+        kwonly = [p.arg for p in a.kwonlyargs]
+        for name, value in keywords.items():
+            if name in params[len(a.posonlyargs) :] or name in kwonly:
+                bound[name] = value
+            elif a.kwarg is not None:
+                extra.append((name, value))
+            else:
+                return Unknown(f"a call with an unknown keyword `{name}`")
+        if a.kwarg is not None:
+            bound[a.kwarg.arg] = DictValue(tuple(extra))
+        defaults = dict(zip(params[len(params) - len(a.defaults) :], a.defaults)) | {
+            p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None
+        }
+        module = self.module(function.path)
+        for name in (*params, *kwonly):
+            if name not in bound and name in defaults:
+                if isinstance(module, Unknown):
+                    return module
+                default_frame = function.closure or self.frame_at(module, function.node)
+                bound[name] = self.value(module, defaults[name], default_frame)
+            elif name not in bound:
+                return Unknown(f"a call that does not pass `{name}`")
+        return tuple(bound.items())
+
+    def call_function(
+        self,
+        function: Function,
+        positional: list[Value] | Unknown,
+        keywords: dict[str, Value] | Unknown,
+        node: ast.AST,
+    ) -> Value:
+        """What calling `function` returns: every reachable `return` agreeing."""
+        if function.wrapped_by == "jit":
+            return Unknown("what a jitted function returns")
+        if function.wrapped_by == "contextmanager":
+            return Unknown("a context manager of the tree")
+        if isinstance(function.node, ast.AsyncFunctionDef) or _is_generator(
+            function.node
+        ):
+            return Unknown("a generator or coroutine")
+        args = self.bind(function, positional, keywords)
+        if isinstance(args, Unknown):
+            return args
+        key = ("call", function.node, function.closure, args)
+        cached = self._calls.get(key)
+        if cached is not None:
+            return cached
+        if key in self._active:
+            return Unknown("a recursive call")
+        if self._depth >= _MAX_CALL_DEPTH:
+            return Unknown("calls nested deeper than jaxfix follows")
+        module = self.module(function.path)
+        if isinstance(module, Unknown):
+            return module
+        self._active.add(key)
+        self._depth += 1
+        try:
+            frame = Frame(function.node, function.path, args, function.closure)
+            if isinstance(function.node, ast.Lambda):
+                value = self.value(module, function.node.body, frame)
+            else:
+                flow = self.flow(module, frame)
+                values = [
+                    self.value(module, r.value, frame) if r.value is not None else None
+                    for r in flow.returns
+                ]
+                if flow.end is not None:
+                    values.append(None)
+                value = join(
+                    values, f"`{function.node.name}` may return different values"
+                )
+        finally:
+            self._depth -= 1
+            self._active.discard(key)
+        self._calls[key] = value
+        return value
+
+    def _construct(
+        self,
+        cls: Class,
+        positional: list[Value] | Unknown,
+        keywords: dict[str, Value] | Unknown,
+        node: ast.AST,
+    ) -> Value:
+        fields = self._dataclass_fields(cls)
+        if fields is not None:
+            if isinstance(positional, Unknown):
+                return positional
+            if isinstance(keywords, Unknown):
+                return keywords
+            given = dict(zip(fields, positional)) | keywords
+            module = self.module(cls.path)
+            if isinstance(module, Unknown):
+                return module
+            for statement in cls.node.body:
+                if (
+                    isinstance(statement, ast.AnnAssign)
+                    and isinstance(statement.target, ast.Name)
+                    and statement.target.id not in given
+                    and statement.value is not None
+                ):
+                    given[statement.target.id] = self.value(
+                        module,
+                        statement.value,
+                        Frame(cls.node, cls.path, (), cls.closure),
+                    )
+            return Instance(cls, tuple(given.items()), node)
+        init = self._class_member(cls, "__init__")
+        if isinstance(init, Unknown):
+            if (
+                "is not defined" in init.why
+                and len(self._mro(cls)) == 1
+                and not cls.node.bases
+            ):
+                return Instance(cls, (), node)
+            return Unknown(f"`{cls.node.name}(...)` of a class jaxfix cannot see whole")
+        if not isinstance(init, Function):
+            return Unknown("a constructor jaxfix cannot follow")
+        placeholder = Instance(cls, None, node)
+        args = self.bind(
+            init,
+            [placeholder, *positional] if isinstance(positional, list) else positional,
+            keywords,
+        )
+        if isinstance(args, Unknown):
+            return args
+        return Instance(cls, tuple(a for a in args[1:]), node)
+
+    def _decorated(
+        self,
+        module: Module,
+        node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef,
+        value: Function | Class,
+        frame: Frame,
+    ) -> Value:
+        """A definition through its decorators: those that keep its body (jax.jit,
+        functools.partial(jax.jit, ...), contextlib.contextmanager, property, dataclass, ...)."""
+        result: Value = value
+        for decorator in reversed(node.decorator_list):
+            applied = self.value(module, decorator, frame)
+            if isinstance(applied, External) and isinstance(result, Function):
+                kind = _KEEPS_BODY.get(applied.name)
+                if kind is None:
+                    return Unknown(f"decorated by `{applied.name}`")
+                result = replace(result, wrapped_by=kind or result.wrapped_by)
+                continue
+            if isinstance(result, Class) and (
+                (
+                    isinstance(applied, External)
+                    and applied.name in _DATACLASS_DECORATORS
+                )
+                or _is_dataclass_call(self, module, decorator, frame)
+            ):
+                continue
+            if isinstance(result, Function) and vocabulary.is_partial_jit(applied):
+                result = replace(result, wrapped_by="jit")
+                continue
+            return Unknown(
+                f"decorated by something jaxfix does not see through (line {decorator.lineno})"
+            )
+        return result
+
+
+def _is_dataclass_call(
+    evaluator: Evaluator, module: Module, decorator: ast.expr, frame: Frame
+) -> bool:
+    if not isinstance(decorator, ast.Call):
+        return False
+    callee = evaluator.value(module, decorator.func, frame)
+    return isinstance(callee, External) and callee.name in _DATACLASS_DECORATORS
+
+
+def _function_of(value: Value, is_init: bool) -> Function | None:
+    if isinstance(value, Function):
+        return value
+    if isinstance(value, BoundMethod):
+        return value.function
+    if is_init and isinstance(value, Class):
+        init = next(
+            (
+                s
+                for s in value.node.body
+                if isinstance(s, ast.FunctionDef) and s.name == "__init__"
+            ),
+            None,
+        )
+        return Function(init, value.path) if init is not None else None
+    return None
+
+
+def _assigns_self_attribute(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, name: str
+) -> bool:
+    args = [*function.args.posonlyargs, *function.args.args]
+    if not args:
+        return False
+    self_name = args[0].arg
+    return any(
+        isinstance(node, ast.Attribute)
+        and isinstance(node.ctx, ast.Store)
+        and node.attr == name
+        and isinstance(node.value, ast.Name)
+        and node.value.id == self_name
+        for node in ast.walk(function)
+    )
+
+
+def _statement_in(module: Module, node: ast.AST, scope: ast.AST) -> ast.stmt | None:
+    """The innermost statement of `scope` holding `node`."""
+    current: ast.AST | None = node
+    while current is not None and current is not scope:
+        if isinstance(current, ast.stmt) and module.scope_of(current) is scope:
+            return current
+        current = module.parents.get(current)
+    return None
+
+
+def _holds(outer: ast.AST, node: ast.AST) -> bool:
+    return any(n is node for n in ast.walk(outer))
+
+
+def _is_generator(function: ast.AST) -> bool:
+    stack = list(ast.iter_child_nodes(function))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return True
+        if not isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+        ):
+            stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _builtin(name: str) -> Value:
+    if hasattr(builtins, name):
+        return External(f"builtins.{name}")
+    return Unknown(f"`{name}` is not bound")
+
+
+def _stored(target: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+
+def _assign_target(target: ast.AST, value: Value) -> Iterator[tuple[str, Value]]:
+    if isinstance(target, ast.Name):
+        yield target.id, value
+        return
+    if isinstance(target, (ast.Tuple, ast.List)):
+        items = _items(value)
+        for index, element in enumerate(target.elts):
+            if items is not None and len(items) == len(target.elts):
+                yield from _assign_target(element, items[index])
+            else:
+                for name in _stored(element):
+                    yield name, Unknown("unpacks a value jaxfix cannot spell out")
+
+
+def _items(value: Value) -> tuple[Value, ...] | None:
+    """The items iterating over `value` gives, when known."""
+    if isinstance(value, tuple):
+        return value
+    if isinstance(value, ListValue):
+        return value.items
+    if isinstance(value, DictValue):
+        return tuple(k for k, _ in value.items)
+    if isinstance(value, str) and len(value) <= _MAX_ITEMS:
+        return tuple(value)
+    return None
+
+
+def _truth(value: Value) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    if value is None:
+        return False
+    if isinstance(value, (int, float, str, tuple)) and known(value):
+        return bool(value)
+    if isinstance(value, (ListValue, DictValue)):
+        return bool(value.items)
+    if isinstance(value, External) and value.name == "typing.TYPE_CHECKING":
+        return False
+    if isinstance(
+        value, (Function, Class, ModuleValue, Mesh, Sharding, Spec, ShapeStruct, Array)
+    ):
+        return True
+    return None
+
+
+def _is_int(value: Value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _binary(op: ast.operator, left: Value, right: Value) -> Value:
+    if _is_int(left) and _is_int(right):
+        assert isinstance(left, int) and isinstance(right, int)
+        if isinstance(op, ast.Pow):
+            return left**right if 0 <= right <= _MAX_POWER else Unknown("a large power")
+        if isinstance(op, (ast.FloorDiv, ast.Mod)) and right == 0:
+            return Unknown("a division by zero")
+        function = _BINARY.get(type(op))
+        if function is not None:
+            return function(left, right)
+    if isinstance(op, ast.Add):
+        if isinstance(left, tuple) and isinstance(right, tuple):
+            return left + right
+        if isinstance(left, ListValue) and isinstance(right, ListValue):
+            return ListValue(left.items + right.items)
+        if isinstance(left, str) and isinstance(right, str):
+            return left + right
+    if isinstance(op, ast.Mult):
+        for seq, times in ((left, right), (right, left)):
+            if isinstance(seq, tuple) and _is_int(times):
+                assert isinstance(times, int)
+                return (
+                    seq * times if times * len(seq) <= _MAX_ITEMS else Unknown("long")
+                )
+    if (
+        isinstance(op, ast.BitOr)
+        and isinstance(left, DictValue)
+        and isinstance(right, DictValue)
+    ):
+        return DictValue(left.items + right.items)
+    return Unknown("an operation jaxfix does not evaluate")
+
+
+def _unpacked(value: Value, index: int, length: int, star: int) -> Value:
+    items = _items(value)
+    if items is None or isinstance(value, (DictValue, str)):
+        return Unknown("unpacks a value jaxfix cannot spell out")
+    if star < 0:
+        return (
+            items[index] if len(items) == length else Unknown("unpacks another length")
+        )
+    after = length - star - 1
+    if len(items) < length - 1:
+        return Unknown("unpacks another length")
+    if index < star:
+        return items[index]
+    if index == star:
+        return ListValue(items[star : len(items) - after])
+    return items[len(items) - (length - index)]

@@ -1,0 +1,150 @@
+"""Which names may denote a container (list, dict) or object that something changes.
+
+A list or dict is known only while every use of its name is a read that cannot change it:
+an item or slice read, iteration, `len`/`tuple`/`sorted`/... of it, a non-mutating method
+(`.get`, `.keys`, `.values`, `.items`, `.copy`, `.index`, `.count`), a JAX constructor's
+argument, a comparison, `return`. Anything else (`d["a"] = 3`, `xs.append(...)`, passing it to
+a function jaxfix does not know, binding it to another name or attribute) makes the name
+"escaped", and its value Unknown, never the stale literal. Names are matched by spelling over
+the whole module (nested functions and other functions included): cautious, never stale.
+"""
+
+from __future__ import annotations
+
+import ast
+
+_READING_METHODS = frozenset(
+    {"get", "keys", "values", "items", "copy", "index", "count"}
+)
+_READING_FUNCTIONS = frozenset(
+    {
+        "len",
+        "tuple",
+        "list",
+        "dict",
+        "sorted",
+        "sum",
+        "min",
+        "max",
+        "enumerate",
+        "zip",
+        "iter",
+        "reversed",
+        "isinstance",
+        "print",
+        "prod",
+        "set",
+        "frozenset",
+        "str",
+        "repr",
+        "any",
+        "all",
+        "bool",
+        "int",
+        "float",
+        "hash",
+        "id",
+        "type",
+        "range",
+        "map",
+        "filter",
+        # JAX constructors read their arguments
+        "AbstractMesh",
+        "Mesh",
+        "make_mesh",
+        "NamedSharding",
+        "PartitionSpec",
+        "P",
+        "ShapeDtypeStruct",
+        "device_put",
+        "use_abstract_mesh",
+        "set_mesh",
+        "use_mesh",
+        "array",
+        "asarray",
+        "reshape",
+        "create_device_mesh",
+    }
+)
+
+
+def escaped_names(tree: ast.Module) -> frozenset[str]:
+    """Names with a use in `tree` that may change or alias what they denote."""
+    parents: dict[ast.AST, ast.AST] = {}
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+    escaped: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Name) or not isinstance(node.ctx, ast.Load):
+            continue
+        if not _reads_only(node, parents):
+            escaped.add(node.id)
+    return frozenset(escaped)
+
+
+def _reads_only(node: ast.Name, parents: dict[ast.AST, ast.AST]) -> bool:
+    parent = parents.get(node)
+    if isinstance(parent, ast.Starred):
+        node_or_star: ast.AST = parent
+        parent = parents.get(parent)
+    else:
+        node_or_star = node
+    if parent is None:
+        return True
+    if isinstance(parent, ast.Subscript):
+        return parent.value is node and isinstance(parent.ctx, ast.Load)
+    if isinstance(parent, ast.Attribute):
+        if not isinstance(parent.ctx, ast.Load):
+            return False
+        return parent.attr in _READING_METHODS or not isinstance(
+            parents.get(parent), ast.Call
+        )
+    if isinstance(parent, ast.Call):
+        if parent.func is node:
+            return True
+        return _callee_name(parent.func) in _READING_FUNCTIONS
+    if isinstance(parent, ast.keyword):
+        call = parents.get(parent)
+        return (
+            isinstance(call, ast.Call) and _callee_name(call.func) in _READING_FUNCTIONS
+        )
+    if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)):
+        return parent.iter is node
+    if isinstance(
+        parent,
+        (
+            ast.Compare,
+            ast.BoolOp,
+            ast.UnaryOp,
+            ast.If,
+            ast.While,
+            ast.IfExp,
+            ast.Return,
+            ast.Assert,
+            ast.FormattedValue,
+            ast.withitem,
+            ast.Expr,
+            ast.BinOp,
+        ),
+    ):
+        return True
+    if isinstance(parent, (ast.Tuple, ast.List)) and node_or_star in parent.elts:
+        return _reads_only_container(parent, parents)
+    return False
+
+
+def _reads_only_container(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
+    """A tuple display holding the name: read-only when the display itself only is read."""
+    parent = parents.get(node)
+    if isinstance(parent, ast.Call):
+        return _callee_name(parent.func) in _READING_FUNCTIONS
+    return isinstance(parent, (ast.Return, ast.Compare, ast.For, ast.comprehension))
+
+
+def _callee_name(func: ast.AST) -> str | None:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None

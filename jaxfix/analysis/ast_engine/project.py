@@ -1,0 +1,235 @@
+"""The modules of one project, read with `ast` only, and where an import leads.
+
+A `Project` belongs to one run (never a process-wide cache keyed by module name: two projects'
+`helper.py` never meet). It parses a module when a question first reaches it, by path, and keeps
+it while its size and modification time stay the same. Where imports are looked for is Python's
+rule for code run from the tree (as jaxfix/analysis/project.py): relative imports from the
+importer's package, absolute ones from the directory above the importer's top-most package, then
+each root and `<root>/src`. Nothing is imported or run.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from jaxfix.analysis.values import Unknown
+from jaxfix.file_io import ReadError, read_regular
+from jaxfix.paths import path_state
+
+_MAX_SOURCE_BYTES = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class ModuleRef:
+    """A module of the tree: its file, or only its directory for a namespace package."""
+
+    path: Path | None
+    directory: Path | None
+
+
+class Module:
+    """One parsed file: its tree, each node's parent, and lookups built on first use."""
+
+    def __init__(self, path: Path, tree: ast.Module, source: bytes) -> None:
+        self.path = path
+        self.tree = tree
+        self.source = source
+
+    @cached_property
+    def parents(self) -> dict[ast.AST, ast.AST]:
+        found: dict[ast.AST, ast.AST] = {}
+        for node in ast.walk(self.tree):
+            for child in ast.iter_child_nodes(node):
+                found[child] = node
+        return found
+
+    def scope_of(self, node: ast.AST) -> ast.AST:
+        """The function, lambda, class body or module whose code `node` is part of. A
+        decorator, a default or a base class belongs to the scope around the definition."""
+        child = node
+        parent = self.parents.get(node)
+        while parent is not None:
+            if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if child in parent.body:
+                    return parent
+            elif isinstance(parent, ast.Lambda):
+                if child is parent.body:
+                    return parent
+            elif isinstance(parent, ast.ClassDef):
+                if child in parent.body:
+                    return parent
+            child = parent
+            parent = self.parents.get(parent)
+        return self.tree
+
+    def statement_of(self, node: ast.AST) -> ast.stmt | None:
+        """The innermost statement holding `node` (itself when it is one)."""
+        current: ast.AST | None = node
+        while current is not None and not isinstance(current, ast.stmt):
+            current = self.parents.get(current)
+        return current
+
+    @cached_property
+    def calls_by_name(self) -> dict[str, list[ast.Call]]:
+        """Every call by the last name of its callee (`f(...)`, `x.f(...)`)."""
+        found: dict[str, list[ast.Call]] = {}
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Call):
+                name = _last_name(node.func)
+                if name is not None:
+                    found.setdefault(name, []).append(node)
+        return found
+
+    @cached_property
+    def loads_by_name(self) -> dict[str, list[ast.AST]]:
+        """Every read of a name or attribute by its last name (a function's uses)."""
+        found: dict[str, list[ast.AST]] = {}
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                found.setdefault(node.id, []).append(node)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+                found.setdefault(node.attr, []).append(node)
+        return found
+
+    def line(self, node: ast.AST) -> int:
+        return getattr(node, "lineno", 0)
+
+
+def _last_name(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+class Project:
+    """The files of one run (`files`: where callers of a function are looked for) and the
+    directories imports are looked for in (`roots`)."""
+
+    def __init__(
+        self, roots: tuple[Path, ...] = (), files: tuple[Path, ...] = ()
+    ) -> None:
+        self.roots = tuple(dict.fromkeys(r.resolve() for r in roots))
+        self.files = tuple(dict.fromkeys(f.resolve() for f in files))
+        self._modules: dict[Path, tuple[tuple[int, int], Module | Unknown]] = {}
+        self._given: dict[Path, Module | Unknown] = {}
+        self.read: set[Path] = (
+            set()
+        )  # every file an answer used (a cached result's dependencies)
+
+    # -- reading --------------------------------------------------------------------------
+
+    def add_source(self, path: Path, source: bytes) -> Module | Unknown:
+        """A module whose source the caller holds (stdin, a notebook's code, an editor buffer)."""
+        module = _parse(path.resolve(), source)
+        self._given[path.resolve()] = module
+        return module
+
+    def module(self, path: Path) -> Module | Unknown:
+        path = path.resolve()
+        given = self._given.get(path)
+        if given is not None:
+            return given
+        try:
+            stat = path.stat()
+        except OSError as error:
+            return Unknown(f"{path.name}: {error.strerror or error}")
+        key = (stat.st_mtime_ns, stat.st_size)
+        cached = self._modules.get(path)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        try:
+            source = read_regular(path, _MAX_SOURCE_BYTES)
+        except ReadError as error:
+            found: Module | Unknown = Unknown(f"{path.name}: {error}")
+        else:
+            found = _parse(path, source)
+        self._modules[path] = (key, found)
+        self.read.add(path)
+        return found
+
+    def candidate_files(self, needle: str) -> Iterator[Module]:
+        """The run's modules whose source holds `needle` (a function's name: its callers)."""
+        data = needle.encode()
+        for path in (*self._given, *self.files):
+            module = self.module(path)
+            if isinstance(module, Module) and data in module.source:
+                yield module
+
+    # -- imports ----------------------------------------------------------------------------
+
+    def find(self, name: str, level: int, importer: Path) -> ModuleRef | Unknown:
+        """The module `name` imported with `level` leading dots by the module in `importer`."""
+        parts = [p for p in name.split(".") if p]
+        if level:
+            base = importer.parent
+            for _ in range(level - 1):
+                base = base.parent
+            if not all(
+                self._is_package(d)
+                for d in (importer.parent, *importer.parent.parents)[:level]
+            ):
+                return Unknown(
+                    f"`{'.' * level}{name}` goes above the top-level package"
+                )
+            found = _module_in(base, parts)
+            return found or Unknown(f"no module `{'.' * level}{name}` in {base}")
+        for directory in self._search_dirs(importer):
+            found = _module_in(directory, parts)
+            if found is not None:
+                return found
+        return Unknown(f"`{name}` is not a module of this tree")
+
+    def submodule(self, package: ModuleRef, name: str) -> ModuleRef | None:
+        if package.directory is None:
+            return None
+        return _module_in(package.directory, [name])
+
+    def _is_package(self, directory: Path) -> bool:
+        return path_state(directory / "__init__.py") == "file" or any(
+            root in directory.parents for root in self.roots
+        )
+
+    def _search_dirs(self, importer: Path) -> Iterator[Path]:
+        top = importer.parent
+        while path_state(top / "__init__.py") == "file":
+            top = top.parent
+        seen = set()
+        for directory in (top, *(d for r in self.roots for d in (r, r / "src"))):
+            if directory not in seen:
+                seen.add(directory)
+                yield directory
+
+
+def _parse(path: Path, source: bytes) -> Module | Unknown:
+    try:
+        tree = ast.parse(source, filename=str(path))
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+        return Unknown(f"{path.name} does not parse: {type(error).__name__}")
+    return Module(path, tree, source)
+
+
+def _module_in(directory: Path, parts: list[str]) -> ModuleRef | None:
+    """`a.b.c` below `directory`: a file `a/b/c.py`, a package `a/b/c/__init__.py`, or a
+    namespace package `a/b/c/`."""
+    if not parts:
+        return _package(directory)
+    current = directory
+    for index, part in enumerate(parts):
+        last = index == len(parts) - 1
+        if last and path_state(current / f"{part}.py") == "file":
+            return ModuleRef(current / f"{part}.py", None)
+        current = current / part
+        if path_state(current) != "directory":
+            return None
+    return _package(current)
+
+
+def _package(directory: Path) -> ModuleRef:
+    init = directory / "__init__.py"
+    return ModuleRef(init if path_state(init) == "file" else None, directory)

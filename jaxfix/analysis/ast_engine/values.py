@@ -1,0 +1,295 @@
+"""The values the `ast` engine answers with: one vocabulary for rules, evidence and the engine.
+
+Every answer is one of these or `Unknown(why)`; nothing is a guess. Python data (int, float,
+bool, str, None, tuples) are themselves; lists and dicts are `ListValue`/`DictValue` (known only
+while nothing may have mutated them); JAX values are `Mesh`, `Spec`, `Sharding`, `ShapeStruct`,
+`Array`, `Structs` (what `jax.eval_shape` returns), `MeshContext` (what `jax.set_mesh(m)` and
+`use_abstract_mesh(m)` return), and `Devices` (a device list or array, by its shape). Names the
+code binds to things are `Function`, `Class`, `Instance`, `BoundMethod`, `ModuleValue` (a module
+of the tree) and `External` (anything imported from outside the tree, by its qualified name).
+
+An `origin` field (the `ast` node that built a value) never takes part in equality: two meshes
+built alike are equal, as JAX compares them.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeAlias
+
+from jaxfix.analysis.names import Api
+from jaxfix.analysis.values import AxisType, Devices, MeshKind, Unknown
+
+__all__ = [
+    "Array",
+    "AxisType",
+    "BoundMethod",
+    "Class",
+    "Devices",
+    "DictValue",
+    "External",
+    "Frame",
+    "Function",
+    "Instance",
+    "ListValue",
+    "Mesh",
+    "MeshContext",
+    "MeshKind",
+    "ModuleValue",
+    "ShapeStruct",
+    "Sharding",
+    "Spec",
+    "Structs",
+    "Unknown",
+    "Value",
+    "join",
+]
+
+
+@dataclass(frozen=True)
+class Mesh:
+    """A mesh; a None field (or a None axis size) is what the code does not show."""
+
+    kind: MeshKind
+    axis_names: tuple[str, ...] | None
+    axis_sizes: tuple[int | None, ...] | None
+    axis_types: tuple[AxisType, ...] | None
+    has_abstract_device: bool
+    origin: ast.AST | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def is_abstract(self) -> bool:
+        return self.kind is MeshKind.ABSTRACT
+
+    @property
+    def size(self) -> int | None:
+        sizes = self.axis_sizes
+        if sizes is None or None in sizes:
+            return None
+        return math.prod(s for s in sizes if s is not None)
+
+    @property
+    def abstract(self) -> Mesh:
+        """`mesh.abstract_mesh`: itself when abstract, else the same shape with the concrete
+        mesh's abstract device."""
+        if self.is_abstract:
+            return self
+        return Mesh(
+            MeshKind.ABSTRACT,
+            self.axis_names,
+            self.axis_sizes,
+            self.axis_types,
+            True,
+            self.origin,
+        )
+
+
+@dataclass(frozen=True)
+class Spec:
+    """`PartitionSpec(*parts, unreduced=..., reduced=...)`: each part None, an axis name or a
+    tuple of names (or Unknown)."""
+
+    parts: tuple[Value, ...]
+    unreduced: Value = frozenset()
+    reduced: Value = frozenset()
+
+
+@dataclass(frozen=True)
+class Sharding:
+    """`NamedSharding(mesh, spec)`; `mesh` is the value a rule asks for."""
+
+    mesh: Value
+    spec: Value
+
+
+@dataclass(frozen=True)
+class ShapeStruct:
+    """`jax.ShapeDtypeStruct(shape, dtype, sharding=...)`."""
+
+    shape: Value
+    dtype: Value
+    sharding: Value
+
+
+@dataclass(frozen=True)
+class Array:
+    """A JAX array placed by `jax.device_put(x, sharding)`: its sharding (a `Sharding`, a
+    device, None for uncommitted) and the value placed."""
+
+    sharding: Value
+    of: Value
+
+
+@dataclass(frozen=True)
+class Structs:
+    """What `jax.eval_shape(f, ...)` returns: ShapeDtypeStructs (a pytree of them) on the abstract
+    mesh current where it is called (`mesh`), never device arrays."""
+
+    mesh: Value
+
+
+@dataclass(frozen=True)
+class MeshContext:
+    """What `jax.set_mesh(m)`, `use_abstract_mesh(m)`, `use_mesh(m)` return: a context manager
+    that makes `mesh` current when entered (`set_mesh` also when merely called)."""
+
+    api: Api
+    mesh: Value
+    origin: ast.AST | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class ListValue:
+    """A list whose every use jaxfix saw (no mutation), with its items."""
+
+    items: tuple[Value, ...]
+
+
+@dataclass(frozen=True)
+class DictValue:
+    """A dict whose every use jaxfix saw (no mutation): its items in insertion order."""
+
+    items: tuple[tuple[Value, Value], ...]
+
+    def get(self, key: Value) -> Value | None:
+        for k, v in reversed(self.items):
+            if same(k, key):
+                return v
+        return None
+
+
+@dataclass(frozen=True)
+class Frame:
+    """Where a function's body is evaluated: its parameters' values (None: taken from the
+    function's callers in the project) and the frame its `def` ran in (closures)."""
+
+    scope: ast.AST
+    path: Path
+    args: tuple[tuple[str, Value], ...] | None
+    parent: Frame | None = None
+
+    def arg(self, name: str) -> Value | None:
+        if self.args is None:
+            return None
+        for key, value in self.args:
+            if key == name:
+                return value
+        return None
+
+
+@dataclass(frozen=True)
+class Function:
+    """A `def` or lambda of the tree, with the frame its definition ran in; `wrapped_by` names a
+    transformation applied to it that keeps its body (jax.jit, functools.partial(jax.jit))."""
+
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+    path: Path
+    closure: Frame | None = None
+    wrapped_by: str | None = None
+    bound: tuple[tuple[str, Value], ...] = ()  # functools.partial's keyword arguments
+
+
+@dataclass(frozen=True)
+class Class:
+    node: ast.ClassDef
+    path: Path
+    closure: Frame | None = None
+
+
+@dataclass(frozen=True)
+class Instance:
+    """An object built by calling a class of the tree, with the constructor's arguments (None
+    when not known: `self` in a method jaxfix reached without its caller)."""
+
+    cls: Class
+    init: tuple[tuple[str, Value], ...] | None
+    origin: ast.AST | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class BoundMethod:
+    function: Function
+    receiver: Value
+
+
+@dataclass(frozen=True)
+class ModuleValue:
+    """A module of the tree (a file, or a namespace package's directory)."""
+
+    path: Path | None
+    directory: Path | None
+
+
+@dataclass(frozen=True)
+class External:
+    """Something imported from outside the tree, by its qualified name (`jax.sharding.Mesh`)."""
+
+    name: str
+
+
+Value: TypeAlias = (
+    Mesh
+    | Spec
+    | Sharding
+    | ShapeStruct
+    | Array
+    | Structs
+    | MeshContext
+    | ListValue
+    | DictValue
+    | Devices
+    | Function
+    | Class
+    | Instance
+    | BoundMethod
+    | ModuleValue
+    | External
+    | AxisType
+    | int
+    | float
+    | str
+    | None
+    | tuple["Value", ...]
+    | frozenset[str]
+    | Unknown
+)
+
+
+def known(value: Value) -> bool:
+    """No Unknown anywhere inside."""
+    if isinstance(value, Unknown):
+        return False
+    if isinstance(value, tuple):
+        return all(known(v) for v in value)
+    return True
+
+
+def same(a: Value, b: Value) -> bool:
+    """Surely the same value (bools are not ints; unknown parts are never the same)."""
+    if isinstance(a, Unknown) or isinstance(b, Unknown):
+        return False
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, Devices) and a.count is None:
+        return False  # `jax.devices()` and `jax.local_devices()` may differ
+    if isinstance(a, Mesh) and isinstance(b, Mesh):
+        return a == b and a.axis_sizes is not None and None not in a.axis_sizes
+    return a == b
+
+
+def join(values: list[Value], why: str) -> Value:
+    """The one value every way gives, else Unknown(why)."""
+    if not values:
+        return Unknown(why)
+    first = values[0]
+    for value in values:
+        if isinstance(value, Unknown):
+            return value
+    if all(same(first, v) for v in values[1:]):
+        return first
+    return Unknown(why)

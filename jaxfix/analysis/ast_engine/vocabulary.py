@@ -1,0 +1,598 @@
+"""The JAX vocabulary: what calling, reading or indexing a JAX value gives, as one table.
+
+`BUILDERS` maps each JAX API (jaxfix/analysis/names.py: one spelling table, checked against
+jax 0.10.2 and 0.12.0.1) to the value its call builds from its arguments' values, bound by the
+same signature table (`SIGNATURES`); `attribute` and `method` say what a known value's
+attributes and methods give (`mesh.shape["data"]`, `mesh.axis_sizes`, `mesh.abstract_mesh`,
+`mesh.update(...)`, `sharding.mesh`, `dict.values()`, `devices.reshape(...)`). Axis types
+follow the target JAX version: an AbstractMesh's default is Explicit since 0.11, Auto before;
+`make_mesh` defaults to Explicit and `Mesh` to Auto on both tiers. Builtins of Python that
+containers need (`len`, `tuple`, `dict`, `range`, `math.prod`, ...) are here too.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from collections.abc import Callable
+from dataclasses import replace
+
+from libcst.metadata import QualifiedName, QualifiedNameSource
+
+from jaxfix.analysis import devices as device_shapes
+from jaxfix.analysis.ast_engine.values import (
+    Array,
+    AxisType,
+    Devices,
+    DictValue,
+    External,
+    Function,
+    ListValue,
+    Mesh,
+    MeshContext,
+    MeshKind,
+    ShapeStruct,
+    Sharding,
+    Spec,
+    Structs,
+    Unknown,
+    Value,
+    known,
+)
+from jaxfix.analysis.names import (
+    CONCRETE_MESH_UPDATE,
+    MESH_UPDATE,
+    SIGNATURES,
+    Api,
+    Signature,
+    api_of_qualified_names,
+)
+from jaxfix.jax_version import axes_explicit_by_default
+
+Bound = dict[str, Value]
+_AXIS_TYPES = {t.value: t for t in AxisType}
+_MAX_ITEMS = 256
+_PUBLIC: dict[Api, str] = {}
+
+
+def api_of(name: str) -> Api | None:
+    return api_of_qualified_names((QualifiedName(name, QualifiedNameSource.IMPORT),))
+
+
+def external(name: str) -> External:
+    """What an import from outside the tree binds, by one spelling per JAX API (so
+    `jax.set_mesh` and `jax.sharding.set_mesh` are the same value)."""
+    api = api_of(name)
+    if api is not None:
+        return External(_public(api, name))
+    return External(name)
+
+
+def _public(api: Api, name: str) -> str:
+    spelled = _PUBLIC.get(api)
+    if spelled is None:
+        from jaxfix.analysis.names import _QUALIFIED_NAMES
+
+        spelled = _PUBLIC[api] = (
+            _QUALIFIED_NAMES[api][0] if api in _QUALIFIED_NAMES else name
+        )
+    return spelled
+
+
+def external_attribute(base: External, name: str) -> Value:
+    if api_of(base.name) is Api.AXIS_TYPE:
+        found = _AXIS_TYPES.get(name)
+        return found if found is not None else Unknown(f"`AxisType.{name}`")
+    return external(f"{base.name}.{name}")
+
+
+def bind(
+    signature: Signature, positional: list[Value], keywords: dict[str, Value]
+) -> Bound | None:
+    bound: Bound = {}
+    for index, value in enumerate(positional):
+        if index >= len(signature.positional):
+            return None
+        bound[signature.positional[index]] = value
+    for name, value in keywords.items():
+        if name in signature.positional[: signature.positional_only]:
+            return None
+        if name not in signature.positional and name not in signature.keyword_only:
+            return None
+        if name in bound:
+            return None
+        bound[name] = value
+    return bound
+
+
+# -- the table ----------------------------------------------------------------------------
+
+
+def _sizes(value: Value | None) -> tuple[int | None, ...] | None:
+    items = _items(value)
+    if items is None:
+        return None
+    return tuple(
+        v if isinstance(v, int) and not isinstance(v, bool) else None for v in items
+    )
+
+
+def _names(value: Value | None, *, one_name: bool = False) -> tuple[str, ...] | None:
+    if one_name and isinstance(value, str):
+        return (value,)
+    items = _items(value)
+    if items is None or not all(isinstance(v, str) for v in items):
+        return None
+    return tuple(str(v) for v in items)
+
+
+def _types(value: Value | None) -> tuple[AxisType, ...] | None:
+    items = _items(value)
+    if items is None or not all(isinstance(v, AxisType) for v in items):
+        return None
+    return tuple(v for v in items if isinstance(v, AxisType))
+
+
+def _types_or_default(
+    value: Value | None,
+    names: tuple[str, ...] | None,
+    sizes: tuple[int | None, ...] | None,
+    default: AxisType,
+) -> tuple[AxisType, ...] | None:
+    if value is not None:
+        return _types(value)
+    count = (
+        len(names) if names is not None else len(sizes) if sizes is not None else None
+    )
+    return None if count is None else (default,) * count
+
+
+def _abstract_mesh(
+    args: Bound, node: ast.AST, version: tuple[int, ...] | None
+) -> Value:
+    sizes = _sizes(args.get("axis_sizes"))
+    names = _names(args.get("axis_names"))
+    default = AxisType.EXPLICIT if axes_explicit_by_default(version) else AxisType.AUTO
+    types = _types_or_default(args.get("axis_types"), names, sizes, default)
+    device = args.get("abstract_device")
+    if isinstance(device, Unknown):
+        return Unknown("AbstractMesh(...) with an abstract_device jaxfix cannot tell")
+    return Mesh(MeshKind.ABSTRACT, names, sizes, types, device is not None, node)
+
+
+def _make_mesh(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> Value:
+    sizes = _sizes(args.get("axis_shapes", args.get("axis_sizes")))
+    names = _names(args.get("axis_names"), one_name=True)
+    types = _types_or_default(args.get("axis_types"), names, sizes, AxisType.EXPLICIT)
+    return Mesh(MeshKind.CONCRETE, names, sizes, types, True, node)
+
+
+def _mesh(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> Value:
+    given = args.get("devices")
+    sizes = given.shape if isinstance(given, Devices) else None
+    names = _names(args.get("axis_names"), one_name=True)
+    if sizes is not None and names is not None and len(sizes) != len(names):
+        return Unknown(
+            "Mesh(...) with as many axis names as device dimensions (JAX raises)"
+        )
+    types = _types_or_default(args.get("axis_types"), names, sizes, AxisType.AUTO)
+    return Mesh(MeshKind.CONCRETE, names, sizes, types, True, node)
+
+
+def _named_sharding(
+    args: Bound, node: ast.AST, version: tuple[int, ...] | None
+) -> Value:
+    if "mesh" not in args or "spec" not in args:
+        return Unknown("NamedSharding(...) without a mesh and a spec")
+    return Sharding(args["mesh"], args["spec"])
+
+
+def _context(api: Api) -> Callable[[Bound, ast.AST, tuple[int, ...] | None], Value]:
+    def build(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> Value:
+        mesh = args.get("mesh", Unknown(f"{api.value}() without a mesh"))
+        return MeshContext(api, mesh, node)
+
+    return build
+
+
+def _shape_struct(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> Value:
+    return ShapeStruct(
+        args.get("shape", Unknown("no shape")),
+        args.get("dtype", Unknown("no dtype")),
+        args.get("sharding"),
+    )
+
+
+def _device_put(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> Value:
+    return Array(args.get("device"), args.get("x", Unknown("nothing placed")))
+
+
+def _create_device_mesh(
+    args: Bound, node: ast.AST, version: tuple[int, ...] | None
+) -> Value:
+    shape = _sizes(args.get("mesh_shape"))
+    if shape is None:
+        return Unknown("create_device_mesh(...) of a shape jaxfix cannot spell out")
+    given = args.get("devices")
+    if isinstance(given, Devices):
+        return device_shapes.reshaped(given, shape)
+    if given is not None:
+        return Unknown("create_device_mesh(...) of devices jaxfix does not know")
+    return Devices(shape, is_array=True)
+
+
+BUILDERS: dict[Api, Callable[[Bound, ast.AST, tuple[int, ...] | None], Value]] = {
+    Api.ABSTRACT_MESH: _abstract_mesh,
+    Api.MAKE_MESH: _make_mesh,
+    Api.MESH: _mesh,
+    Api.NAMED_SHARDING: _named_sharding,
+    Api.USE_ABSTRACT_MESH: _context(Api.USE_ABSTRACT_MESH),
+    Api.SET_MESH: _context(Api.SET_MESH),
+    Api.USE_MESH: _context(Api.USE_MESH),
+    Api.SHAPE_DTYPE_STRUCT: _shape_struct,
+    Api.DEVICE_PUT: _device_put,
+    Api.CREATE_DEVICE_MESH: _create_device_mesh,
+}
+
+
+def call(
+    callee: External,
+    positional: list[Value] | Unknown,
+    keywords: dict[str, Value] | Unknown,
+    node: ast.AST,
+    version: tuple[int, ...] | None,
+) -> Value:
+    """A call of something from outside the tree."""
+    if isinstance(positional, Unknown):
+        return positional
+    if isinstance(keywords, Unknown):
+        return keywords
+    api = api_of(callee.name)
+    if api is Api.PARTITION_SPEC:
+        return Spec(
+            tuple(positional),
+            _axis_set(keywords.get("unreduced")),
+            _axis_set(keywords.get("reduced")),
+        )
+    if api is Api.JIT:
+        if positional and isinstance(positional[0], Function):
+            return replace(positional[0], wrapped_by="jit")
+        return (
+            callee
+            if not positional
+            else Unknown("jax.jit of something jaxfix does not know")
+        )
+    if api is Api.PARTIAL or callee.name == "functools.partial":
+        return _partial(positional, keywords)
+    if api in (Api.DEVICES, Api.LOCAL_DEVICES):
+        return Devices((None,), is_array=False)
+    if api in (Api.NUMPY_ARRAY, Api.NUMPY_RESHAPE):
+        return _numpy_devices(api, positional, keywords)
+    if api is not None and api in BUILDERS:
+        signature = SIGNATURES.get(api)
+        args = bind(signature, positional, keywords) if signature is not None else None
+        if args is None:
+            return Unknown(f"{api.value}(...) with arguments jaxfix cannot bind")
+        return BUILDERS[api](args, node, version)
+    return _builtin_call(callee.name, positional, keywords)
+
+
+def _axis_set(value: Value | None) -> Value:
+    if value is None:
+        return frozenset()
+    items = _items(value) if not isinstance(value, frozenset) else tuple(value)
+    if items is None or not all(isinstance(i, str) for i in items):
+        return Unknown("axes jaxfix cannot spell out")
+    return frozenset(str(i) for i in items)
+
+
+def _partial(positional: list[Value], keywords: dict[str, Value]) -> Value:
+    if not positional:
+        return Unknown("functools.partial() of nothing")
+    function, rest = positional[0], positional[1:]
+    if isinstance(function, External) and api_of(function.name) is Api.JIT and not rest:
+        return function  # partial(jax.jit, ...) decorates as jax.jit does
+    if isinstance(function, Function) and not rest:
+        return replace(function, bound=(*function.bound, *keywords.items()))
+    return Unknown("functools.partial of something jaxfix does not follow")
+
+
+def _numpy_devices(
+    api: Api, positional: list[Value], keywords: dict[str, Value]
+) -> Value:
+    if not positional or not isinstance(positional[0], Devices):
+        return Unknown(f"{api.value}(...) of something that is not known devices")
+    given = positional[0]
+    if api is Api.NUMPY_ARRAY:
+        if len(positional) > 1 or set(keywords) - {"dtype", "copy", "order"}:
+            return Unknown("np.array(...) with arguments that may change its shape")
+        return replace(given, is_array=True)
+    shape = (
+        positional[1]
+        if len(positional) == 2
+        else keywords.get("shape", keywords.get("newshape"))
+    )
+    if (
+        shape is None
+        or len(positional) > 2
+        or set(keywords) - {"shape", "newshape", "order"}
+    ):
+        return Unknown("np.reshape(...) with arguments jaxfix does not follow")
+    return device_shapes.reshaped(given, _plain(shape))
+
+
+def _builtin_call(
+    name: str, positional: list[Value], keywords: dict[str, Value]
+) -> Value:
+    if keywords:
+        return Unknown(f"a call of `{name}` with keywords")
+    if name in ("builtins.tuple", "builtins.list"):
+        if not positional:
+            items: tuple[Value, ...] | None = ()
+        else:
+            items = _items(positional[0]) if len(positional) == 1 else None
+        if items is None:
+            return Unknown(
+                f"`{name.rpartition('.')[2]}(...)` of something jaxfix does not know"
+            )
+        return items if name == "builtins.tuple" else ListValue(items)
+    if name == "builtins.dict":
+        if not positional:
+            return DictValue(())
+        if len(positional) == 1 and isinstance(positional[0], DictValue):
+            return positional[0]
+        pairs = _items(positional[0]) if len(positional) == 1 else None
+        if pairs is not None and all(
+            isinstance(p, tuple) and len(p) == 2 for p in pairs
+        ):
+            return DictValue(tuple((p[0], p[1]) for p in pairs if isinstance(p, tuple)))
+        return Unknown("`dict(...)` of something jaxfix does not know")
+    if name == "builtins.len" and len(positional) == 1:
+        found = _items(positional[0])
+        if isinstance(positional[0], DictValue):
+            found = tuple(k for k, _ in positional[0].items)
+        return (
+            len(found) if found is not None else Unknown("`len` of something unknown")
+        )
+    if name in ("math.prod", "numpy.prod") and len(positional) == 1:
+        found = _items(positional[0])
+        if found is not None and all(_is_int(v) for v in found):
+            return math.prod(v for v in found if isinstance(v, int))
+        return Unknown("`prod` of values jaxfix does not know")
+    if (
+        name in ("builtins.sum", "builtins.min", "builtins.max")
+        and len(positional) == 1
+    ):
+        found = _items(positional[0])
+        if found and all(_is_int(v) for v in found):
+            ints = [v for v in found if isinstance(v, int)]
+            return {"builtins.sum": sum, "builtins.min": min, "builtins.max": max}[
+                name
+            ](ints)
+        return Unknown(f"`{name.rpartition('.')[2]}` of values jaxfix does not know")
+    if (
+        name == "builtins.range"
+        and 1 <= len(positional) <= 3
+        and all(_is_int(v) for v in positional)
+    ):
+        bounds = [v for v in positional if isinstance(v, int)]
+        numbers = range(*bounds)
+        return tuple(numbers) if len(numbers) <= _MAX_ITEMS else Unknown("a long range")
+    if name == "builtins.zip":
+        columns = [_items(v) for v in positional]
+        if all(c is not None for c in columns):
+            return tuple(zip(*(c for c in columns if c is not None)))
+        return Unknown("`zip` of values jaxfix does not know")
+    if name == "builtins.int" and len(positional) == 1 and _is_int(positional[0]):
+        return positional[0]
+    return Unknown(f"a call of `{name}`")
+
+
+# -- attributes, methods, items ----------------------------------------------------------
+
+
+def attribute(base: Value, name: str, node: ast.AST) -> Value:
+    if isinstance(base, Mesh):
+        return _mesh_attribute(base, name)
+    if isinstance(base, Sharding):
+        if name == "mesh":
+            return base.mesh
+        if name == "spec":
+            return base.spec
+    if isinstance(base, ShapeStruct) and name in ("shape", "dtype", "sharding"):
+        return (
+            getattr(base, name)
+            if name != "sharding" or base.sharding is not None
+            else None
+        )
+    if isinstance(base, Array) and name == "sharding":
+        return (
+            base.sharding
+            if isinstance(base.sharding, Sharding)
+            else Unknown(
+                "the sharding of an array jaxfix did not see placed on a NamedSharding"
+            )
+        )
+    if isinstance(base, Structs):
+        if name == "sharding":
+            return Sharding(base.mesh, Unknown("the spec eval_shape gives"))
+        return Unknown(f"`.{name}` of what eval_shape returns")
+    if isinstance(base, Devices) and base.is_array and name in ("shape", "size"):
+        return _plainify(device_shapes.attribute(base, name))
+    if isinstance(base, MeshContext):
+        return Unknown(f"`.{name}` of a mesh context manager")
+    return Unknown(f"`.{name}` of something jaxfix does not know")
+
+
+def _mesh_attribute(mesh: Mesh, name: str) -> Value:
+    if name == "abstract_mesh":
+        return mesh.abstract
+    if name == "axis_names" and mesh.axis_names is not None:
+        return mesh.axis_names
+    if name == "axis_sizes" and mesh.axis_sizes is not None:
+        return tuple(
+            Unknown("an axis size jaxfix cannot compute") if s is None else s
+            for s in mesh.axis_sizes
+        )
+    if name == "axis_types" and mesh.axis_types is not None:
+        return mesh.axis_types
+    if name == "size" and mesh.size is not None:
+        return mesh.size
+    if name == "shape" and mesh.axis_names is not None and mesh.axis_sizes is not None:
+        return DictValue(
+            tuple(
+                (n, Unknown("an axis size jaxfix cannot compute") if s is None else s)
+                for n, s in zip(mesh.axis_names, mesh.axis_sizes)
+            )
+        )
+    if name == "devices" and not mesh.is_abstract and mesh.axis_sizes is not None:
+        return Devices(mesh.axis_sizes, is_array=True)
+    if name == "empty" and mesh.axis_sizes is not None:
+        return not mesh.axis_sizes
+    return Unknown(f"`.{name}` of a mesh jaxfix does not know")
+
+
+def method(
+    receiver: Value,
+    name: str,
+    positional: list[Value] | Unknown,
+    keywords: dict[str, Value] | Unknown,
+    node: ast.AST,
+) -> Value:
+    """`receiver.name(...)` for a known receiver."""
+    if isinstance(positional, Unknown):
+        return positional
+    if isinstance(keywords, Unknown):
+        return keywords
+    if isinstance(receiver, Mesh) and name == "update":
+        return _updated(receiver, positional, keywords, node)
+    if isinstance(receiver, DictValue):
+        if name in ("values", "keys", "items") and not positional and not keywords:
+            if name == "values":
+                return tuple(v for _, v in receiver.items)
+            if name == "keys":
+                return tuple(k for k, _ in receiver.items)
+            return tuple((k, v) for k, v in receiver.items)
+        if name == "get" and 1 <= len(positional) <= 2 and not keywords:
+            if not known(positional[0]):
+                return Unknown("`.get` of a key jaxfix does not know")
+            found = receiver.get(positional[0])
+            if found is not None:
+                return found
+            return positional[1] if len(positional) == 2 else None
+        if name == "copy" and not positional:
+            return receiver
+    if isinstance(receiver, Devices) and receiver.is_array:
+        return _device_array_method(receiver, name, positional, keywords)
+    if isinstance(receiver, Sharding) and name == "with_spec" and len(positional) == 1:
+        return Sharding(receiver.mesh, positional[0])
+    return Unknown(f"`.{name}(...)` of something jaxfix does not know")
+
+
+def _updated(
+    mesh: Mesh, positional: list[Value], keywords: dict[str, Value], node: ast.AST
+) -> Value:
+    args = bind(
+        MESH_UPDATE if mesh.is_abstract else CONCRETE_MESH_UPDATE, positional, keywords
+    )
+    if args is None:
+        return Unknown("`.update(...)` with arguments jaxfix cannot bind")
+    if mesh.is_abstract:
+        sizes = _sizes(args["axis_sizes"]) if "axis_sizes" in args else mesh.axis_sizes
+    else:
+        given = args.get("devices")
+        sizes = (
+            (given.shape if isinstance(given, Devices) else None)
+            if "devices" in args
+            else mesh.axis_sizes
+        )
+    names = _names(args["axis_names"]) if "axis_names" in args else mesh.axis_names
+    types = _types(args["axis_types"]) if "axis_types" in args else mesh.axis_types
+    return Mesh(mesh.kind, names, sizes, types, mesh.has_abstract_device, node)
+
+
+def _device_array_method(
+    receiver: Devices, name: str, positional: list[Value], keywords: dict[str, Value]
+) -> Value:
+    if set(keywords) - {"order"}:
+        return Unknown(f"`.{name}(...)` with arguments jaxfix does not follow")
+    if name in ("flatten", "ravel"):
+        return (
+            device_shapes.flattened(receiver)
+            if not positional
+            else Unknown("an argument")
+        )
+    if name != "reshape":
+        return Unknown(f"`.{name}(...)` of devices")
+    if len(positional) == 1:
+        return device_shapes.reshaped(receiver, _plain(positional[0]))
+    return device_shapes.reshaped(receiver, _plain(tuple(positional)))
+
+
+def item(base: Value, key: Value) -> Value:
+    if isinstance(base, Structs):
+        return base
+    if isinstance(base, DictValue):
+        if not known(key):
+            return Unknown("an item of a key jaxfix does not know")
+        found = base.get(key)
+        return found if found is not None else Unknown(f"no key {key!r} (KeyError)")
+    items = (
+        base.items
+        if isinstance(base, ListValue)
+        else base
+        if isinstance(base, tuple)
+        else None
+    )
+    if items is not None and _is_int(key):
+        assert isinstance(key, int)
+        if -len(items) <= key < len(items):
+            return items[key]
+    return Unknown("an item jaxfix cannot pick")
+
+
+def sliced(base: Value, lower: Value, upper: Value) -> Value:
+    if isinstance(base, ListValue):
+        found = device_shapes.sliced(base.items, _plain(lower), _plain(upper))
+        return ListValue(found) if isinstance(found, tuple) else _plainify(found)
+    if isinstance(base, (tuple, Devices)):
+        return _plainify(
+            device_shapes.sliced(_plain(base), _plain(lower), _plain(upper))
+        )
+    return Unknown("a slice of something jaxfix does not know")
+
+
+# The old module (jaxfix/analysis/devices.py) speaks its own Value type; these two helpers
+# cross over for the values both share (ints, tuples, Devices, Unknown).
+
+
+def _plain(value: Value) -> device_shapes.Value:
+    if isinstance(value, (int, str, Devices, Unknown)) or value is None:
+        return value  # type: ignore[return-value]  # bools are ints in both vocabularies
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    return Unknown("a value the device rules do not take")
+
+
+def _plainify(value: device_shapes.Value) -> Value:
+    if isinstance(value, (int, str, Devices, Unknown)) or value is None:
+        return value
+    if isinstance(value, tuple):
+        return tuple(_plainify(v) for v in value)
+    return Unknown("a value the device rules gave that this engine does not take")
+
+
+def _items(value: Value | None) -> tuple[Value, ...] | None:
+    if isinstance(value, tuple):
+        return value
+    if isinstance(value, ListValue):
+        return value.items
+    return None
+
+
+def _is_int(value: Value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_partial_jit(value: Value) -> bool:
+    return isinstance(value, External) and api_of(value.name) is Api.JIT

@@ -1,0 +1,322 @@
+"""The old engine (LibCST, jaxfix/analysis/module.py) and the new one (`ast`,
+jaxfix/analysis/ast_engine) asked the same questions on every fixture, answers compared.
+
+The questions are the ones the rules ask: the value of every mesh-building call
+(`AbstractMesh`, `make_mesh`, `Mesh`, `.update(...)`, `get_abstract_mesh()`), of the mesh given
+to every mesh context and `NamedSharding`, and the mesh current (the innermost context that sets
+it, on every way the code runs) at every `use_abstract_mesh`, `.lower(...)` and
+`top_level_all_gather` call. Each answer is normalised to plain data (a mesh to its kind, names,
+sizes, types and abstract device; `UNKNOWN` for Unknown) and classed:
+`same`, `better` (old Unknown, new known), `worse` (old known, new Unknown), `conflict` (both
+known, different: one of them is wrong). Run as a script for the full listing:
+`python -m tests.engine_differential`.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from jaxfix.analysis import values as old_values
+from jaxfix.analysis.ast_engine import Engine
+from jaxfix.analysis.ast_engine import values as new_values
+from jaxfix.analysis.ast_engine.project import Module
+from jaxfix.analysis.contexts import Entry as OldEntry
+from jaxfix.analysis.contexts import innermost
+from jaxfix.analysis.module import ModuleAnalysis, new_project_index
+from jaxfix.jax_version import parse_version
+from tests.fixture_cases import Case, all_cases
+
+UNKNOWN = "UNKNOWN"
+_VALUE_CALLS = frozenset(
+    {"AbstractMesh", "make_mesh", "Mesh", "update", "get_abstract_mesh"}
+)
+_MESH_ARGUMENT_CALLS = frozenset(
+    {"use_abstract_mesh", "set_mesh", "use_mesh", "NamedSharding"}
+)
+_CONTEXT_CALLS = frozenset({"use_abstract_mesh", "lower", "top_level_all_gather"})
+
+
+@dataclass(frozen=True)
+class Answer:
+    case: str
+    line: int
+    question: str  # "value of <code>", "mesh of <code>", "current mesh at <code>"
+    old: object
+    new: object
+    new_why: str
+
+    @property
+    def verdict(self) -> str:
+        if self.old == self.new:
+            return "same"
+        if self.old == UNKNOWN:
+            return "better"
+        if self.new == UNKNOWN:
+            return "worse"
+        return "conflict"
+
+
+def old_plain(value: object) -> object:
+    if isinstance(value, old_values.Unknown):
+        return UNKNOWN
+    if isinstance(value, old_values.MeshValue):
+        return _mesh_plain(
+            value.kind.value,
+            value.axis_names,
+            value.axis_sizes,
+            value.axis_types,
+            value.has_abstract_device,
+        )
+    if isinstance(value, tuple):
+        return tuple(old_plain(v) for v in value)
+    if isinstance(value, old_values.AxisType):
+        return value.value
+    if isinstance(value, old_values.Devices):
+        return ("devices", value.shape, value.is_array)
+    return value
+
+
+def new_plain(value: object) -> object:
+    if isinstance(value, new_values.Unknown):
+        return UNKNOWN
+    if isinstance(value, new_values.Mesh):
+        return _mesh_plain(
+            value.kind.value,
+            value.axis_names,
+            value.axis_sizes,
+            value.axis_types,
+            value.has_abstract_device,
+        )
+    if isinstance(value, (tuple, new_values.ListValue)):
+        items = value.items if isinstance(value, new_values.ListValue) else value
+        return tuple(new_plain(v) for v in items)
+    if isinstance(value, new_values.AxisType):
+        return value.value
+    if isinstance(value, new_values.Devices):
+        return ("devices", value.shape, value.is_array)
+    if isinstance(
+        value, (int, str, float, type(None))
+    ):  # bools too: the old engine has them
+        return value
+    return ("new-only", type(value).__name__)
+
+
+def _mesh_plain(
+    kind: str,
+    names: object,
+    sizes: object,
+    types: tuple[old_values.AxisType, ...] | None,
+    device: bool,
+) -> object:
+    return (
+        "mesh",
+        kind,
+        names,
+        sizes,
+        None if types is None else tuple(t.value for t in types),
+        device,
+    )
+
+
+def _why(value: object) -> str:
+    return value.why if isinstance(value, new_values.Unknown) else ""
+
+
+def _last_name(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def _mesh_argument(call: ast.Call) -> ast.expr | None:
+    for keyword in call.keywords:
+        if keyword.arg == "mesh":
+            return keyword.value
+    if call.args and not isinstance(call.args[0], ast.Starred):
+        return call.args[0]
+    return None
+
+
+class _CstIndex:
+    """LibCST nodes by their start (line, character column)."""
+
+    def __init__(self, wrapper: MetadataWrapper) -> None:
+        positions = wrapper.resolve(PositionProvider)
+        self.by_start: dict[tuple[int, int, type[cst.CSTNode]], cst.CSTNode] = {}
+        for node, where in positions.items():
+            key = (where.start.line, where.start.column, type(node))
+            self.by_start.setdefault(key, node)
+
+    def find(
+        self, node: ast.AST, lines: list[bytes], kind: type[cst.CSTNode]
+    ) -> cst.CSTNode | None:
+        line = getattr(node, "lineno", 0)
+        column = getattr(node, "col_offset", 0)
+        text = lines[line - 1] if 0 < line <= len(lines) else b""
+        characters = len(text[:column].decode("utf-8", "replace"))
+        return self.by_start.get((line, characters, kind))
+
+
+def _old_current(analysis: ModuleAnalysis, node: cst.CSTNode) -> object:
+    sites = analysis.contexts_at(node)
+    chosen = innermost(sites)
+    if not chosen:
+        if any(s.entry in (OldEntry.USE, OldEntry.ELSEWHERE) for s in sites):
+            return UNKNOWN
+        return None
+    meshes = [s.mesh for s in chosen]
+    if not all(isinstance(m, old_values.MeshValue) for m in meshes):
+        return UNKNOWN
+    plain = [
+        old_plain(
+            m
+            if m.is_abstract
+            else old_values.MeshValue(
+                kind=old_values.MeshKind.ABSTRACT,
+                axis_names=m.axis_names,
+                axis_sizes=m.axis_sizes,
+                axis_types=m.axis_types,
+                has_abstract_device=True,
+                node=m.node,
+            )
+        )
+        for m in meshes
+        if isinstance(m, old_values.MeshValue)
+    ]
+    return plain[0] if all(p == plain[0] for p in plain) else UNKNOWN
+
+
+def compare_case(case: Case) -> list[Answer]:
+    """Every question asked of both engines on one fixture case."""
+    source = case.before.read_bytes()
+    version = parse_version(case.header["target-jax"])
+    root = case.project or case.before.parent
+    old_module = cst.parse_module(source)
+    wrapper = MetadataWrapper(old_module, unsafe_skip_copy=True)
+    index = new_project_index((root,))
+    old = ModuleAnalysis(wrapper, version, path=case.before, project=index)
+    cst_index = _CstIndex(wrapper)
+    files = tuple(
+        p for p in sorted(root.rglob("*.py")) if not p.name.endswith(".fixed.py")
+    )
+    new = Engine(
+        roots=(root,),
+        files=files if case.project else (case.before,),
+        jax_version=version,
+    )
+    module = new.module(case.before)
+    assert isinstance(module, Module), module
+    lines = source.splitlines()
+    answers: list[Answer] = []
+
+    def ask(
+        question: str, node: ast.AST, old_answer: object, new_answer: object
+    ) -> None:
+        answers.append(
+            Answer(
+                case.id,
+                getattr(node, "lineno", 0),
+                question,
+                old_answer,
+                new_plain(new_answer),
+                _why(new_answer),
+            )
+        )
+
+    for node in ast.walk(module.tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = _last_name(node.func)
+        if name is None:
+            continue
+        old_call = cst_index.find(node, lines, cst.Call)
+        if old_call is None:
+            continue
+        assert isinstance(old_call, cst.Call)
+        code = ast.unparse(node)[:60]
+        if name in _VALUE_CALLS:
+            ask(
+                f"value of {code}",
+                node,
+                old_plain(old.value_of(old_call)),
+                new.value_of(module, node),
+            )
+        if name in _MESH_ARGUMENT_CALLS:
+            argument = _mesh_argument(node)
+            kind = _CST_OF_AST.get(type(argument)) if argument is not None else None
+            old_argument = (
+                cst_index.find(argument, lines, kind)
+                if argument is not None and kind is not None
+                else None
+            )
+            if argument is not None and isinstance(old_argument, cst.BaseExpression):
+                ask(
+                    f"mesh of {code}",
+                    argument,
+                    old_plain(old.value_of(old_argument)),
+                    new.value_of(module, argument),
+                )
+        if name in _CONTEXT_CALLS:
+            ask(
+                f"current mesh at {code}",
+                node,
+                _old_current(old, old_call),
+                new.current_mesh(module, node),
+            )
+    return answers
+
+
+_CST_OF_AST: dict[type[ast.AST], type[cst.CSTNode]] = {
+    ast.Name: cst.Name,
+    ast.Attribute: cst.Attribute,
+    ast.Call: cst.Call,
+    ast.Subscript: cst.Subscript,
+    ast.Tuple: cst.Tuple,
+    ast.List: cst.List,
+}
+
+
+def compare_all() -> tuple[list[Answer], list[str]]:
+    """Answers on every Python fixture case (notebooks are not compared yet), and the cases that
+    could not be compared, with why."""
+    answers: list[Answer] = []
+    skipped: list[str] = []
+    for case in all_cases():
+        if case.before.suffix != ".py":
+            skipped.append(f"{case.id}: a notebook")
+            continue
+        try:
+            answers.extend(compare_case(case))
+        except (SyntaxError, cst.ParserSyntaxError, AssertionError) as error:
+            skipped.append(f"{case.id}: {type(error).__name__} {error}")
+    return answers, skipped
+
+
+def report(answers: list[Answer], skipped: list[str]) -> str:
+    counts = Counter(a.verdict for a in answers)
+    lines = [
+        f"{len(answers)} answers: "
+        + ", ".join(f"{counts[v]} {v}" for v in ("same", "better", "worse", "conflict"))
+    ]
+    for verdict in ("conflict", "worse", "better"):
+        for a in answers:
+            if a.verdict == verdict:
+                lines.append(
+                    f"{verdict:8} {a.case}:{a.line} {a.question}\n"
+                    f"         old {a.old}\n         new {a.new} {a.new_why}"
+                )
+    lines.extend(f"skipped  {s}" for s in skipped)
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    found, not_compared = compare_all()
+    print(report(found, not_compared))
