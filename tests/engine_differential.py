@@ -17,7 +17,6 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -55,11 +54,31 @@ class Answer:
     def verdict(self) -> str:
         if self.old == self.new:
             return "same"
-        if self.old == UNKNOWN:
+        if _refines(self.new, self.old):
             return "better"
-        if self.new == UNKNOWN:
+        if _refines(self.old, self.new):
             return "worse"
         return "conflict"
+
+
+def _refines(a: object, b: object) -> bool:
+    """`a` says all `b` says and more: `b` is UNKNOWN, or a mesh whose unknown fields (None)
+    `a` knows."""
+    if b == UNKNOWN:
+        return a != UNKNOWN
+    if not (
+        isinstance(a, tuple) and isinstance(b, tuple) and a[:1] == b[:1] == ("mesh",)
+    ):
+        return False
+    return all(_field_refines(x, y) for x, y in zip(a[1:], b[1:]))
+
+
+def _field_refines(a: object, b: object) -> bool:
+    if a == b or b is None:
+        return True
+    if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b):
+        return all(x == y or y is None for x, y in zip(a, b))
+    return False
 
 
 def old_plain(value: object) -> object:
@@ -150,19 +169,27 @@ class _CstIndex:
 
     def __init__(self, wrapper: MetadataWrapper) -> None:
         positions = wrapper.resolve(PositionProvider)
-        self.by_start: dict[tuple[int, int, type[cst.CSTNode]], cst.CSTNode] = {}
+        self.by_span: dict[
+            tuple[int, int, int, int, type[cst.CSTNode]], cst.CSTNode
+        ] = {}
         for node, where in positions.items():
-            key = (where.start.line, where.start.column, type(node))
-            self.by_start.setdefault(key, node)
+            start, end = where.start, where.end
+            key = (start.line, start.column, end.line, end.column, type(node))
+            self.by_span.setdefault(key, node)
 
     def find(
         self, node: ast.AST, lines: list[bytes], kind: type[cst.CSTNode]
     ) -> cst.CSTNode | None:
-        line = getattr(node, "lineno", 0)
-        column = getattr(node, "col_offset", 0)
-        text = lines[line - 1] if 0 < line <= len(lines) else b""
-        characters = len(text[:column].decode("utf-8", "replace"))
-        return self.by_start.get((line, characters, kind))
+        line, end_line = getattr(node, "lineno", 0), getattr(node, "end_lineno", 0)
+        start = _characters(lines, line, getattr(node, "col_offset", 0))
+        end = _characters(lines, end_line, getattr(node, "end_col_offset", 0))
+        return self.by_span.get((line, start, end_line, end, kind))
+
+
+def _characters(lines: list[bytes], line: int, column: int) -> int:
+    """`ast` columns are UTF-8 byte offsets, LibCST's are characters."""
+    text = lines[line - 1] if 0 < line <= len(lines) else b""
+    return len(text[:column].decode("utf-8", "replace"))
 
 
 def _old_current(analysis: ModuleAnalysis, node: cst.CSTNode) -> object:

@@ -32,6 +32,7 @@ from jaxfix.analysis.ast_engine.evaluate import Evaluator
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import (
     External,
+    Foreign,
     Frame,
     Function,
     Instance,
@@ -149,9 +150,9 @@ class Contexts:
             for field in ("body", "orelse", "finalbody", "handlers"):
                 block = getattr(parent, field, None)
                 if isinstance(block, list) and child in block:
-                    found = (
-                        self._earlier(module, block[: block.index(child)], frame)
-                        + found
+                    # inside a `with`'s body: after (inside) its items
+                    found = found + self._earlier(
+                        module, block[: block.index(child)], frame
                     )
             levels.append(found)
             if parent is scope:
@@ -335,7 +336,7 @@ class Contexts:
             *self._setup(module, scope),
             *self._decorators(module, scope),
         ]
-        found = self.evaluator.calls_of(module, scope)
+        found = self.evaluator.calls_of(module, scope, through_decorators=True)
         calls = (
             self._runs_of(module, scope)
             if isinstance(found, Unknown)
@@ -361,6 +362,19 @@ class Contexts:
             value = self.evaluator.value(
                 module, use, self.evaluator.frame_at(module, use)
             )
+            if isinstance(value, Foreign):
+                continue
+            if isinstance(value, Unknown):
+                if isinstance(use, ast.Name) and self.evaluator.is_definition_of(
+                    module, use, function
+                ):
+                    parent = module.parents.get(use)
+                    if isinstance(parent, ast.Call) and parent.func is use:
+                        found.append((module, parent))
+                        continue
+                return Unknown(
+                    f"`{function.name}` at line {module.line(use)} may be it"
+                )
             if not isinstance(value, Function) or value.node is not function:
                 continue
             parent = module.parents.get(use)
@@ -441,7 +455,19 @@ class Contexts:
             target = decorator.func if isinstance(decorator, ast.Call) else decorator
             value = self.evaluator.value(module, target, frame)
             if isinstance(value, External):
-                continue  # jax.jit, functools.partial, pytest marks: checked by the evaluator
+                if imported_name_enters_no_mesh(value.name) or value.name.startswith(
+                    "builtins."
+                ):
+                    continue  # jax.jit, functools.partial, pytest marks, property
+                sites.append(
+                    Site(
+                        Entry.DECORATOR,
+                        None,
+                        Unknown(f"decorated by `{value.name}`"),
+                        decorator,
+                    )
+                )
+                continue
             if not isinstance(value, Function) or isinstance(value.node, ast.Lambda):
                 sites.append(
                     Site(
@@ -495,7 +521,16 @@ class Contexts:
             ]
         wrapper = _returned_def(node)
         if wrapper is None:
-            return []  # returns the function itself (registers it): no context
+            if _returns_name(node, node.args.args[0].arg):
+                return []  # returns the function itself (registers it): no context
+            return [
+                Site(
+                    Entry.DECORATOR,
+                    None,
+                    Unknown("a decorator returning something jaxfix cannot see into"),
+                    decorator,
+                )
+            ]
         fn = node.args.args[0].arg
         calls = [
             c
@@ -566,6 +601,14 @@ def _returned_def(function: ast.AST) -> ast.FunctionDef | None:
         if isinstance(statement, ast.Return) and isinstance(statement.value, ast.Name):
             return defs.get(statement.value.id)
     return None
+
+
+def _returns_name(function: ast.FunctionDef, name: str) -> bool:
+    """Every `return` of `function` returns the name `name`."""
+    returns = [n for n in ast.walk(function) if isinstance(n, ast.Return)]
+    return bool(returns) and all(
+        isinstance(r.value, ast.Name) and r.value.id == name for r in returns
+    )
 
 
 def _run_of(module: Module, jit_call: ast.AST) -> ast.AST | None:

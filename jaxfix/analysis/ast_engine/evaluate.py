@@ -22,6 +22,7 @@ import ast
 import builtins
 import operator
 import sys
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -34,11 +35,14 @@ from jaxfix.analysis.ast_engine.values import (
     Array,
     BoundMethod,
     Class,
+    Devices,
     DictValue,
     External,
+    Foreign,
     Frame,
     Function,
     Instance,
+    JaxStage,
     ListValue,
     Mesh,
     ModuleValue,
@@ -48,6 +52,7 @@ from jaxfix.analysis.ast_engine.values import (
     Structs,
     Unknown,
     Value,
+    holds_tree_objects,
     join,
     known,
     same,
@@ -148,6 +153,11 @@ class Evaluator:
             return ListValue(items) if isinstance(items, tuple) else items
         if isinstance(node, ast.Dict):
             return self._dict(module, node, frame)
+        if isinstance(node, ast.Set):
+            members = self._elements(module, node.elts, frame)
+            if isinstance(members, tuple) and all(isinstance(m, str) for m in members):
+                return frozenset(str(m) for m in members)
+            return Unknown("a set jaxfix does not spell out")
         if isinstance(node, ast.Attribute):
             base = self.value(module, node.value, frame)
             return self.attribute(base, node.attr, node)
@@ -274,6 +284,7 @@ class Evaluator:
                 ast.Gt: operator.gt,
                 ast.GtE: operator.ge,
             }[type(op)]
+            assert isinstance(left, int) and isinstance(right, int)
             return bool(compare(left, right))
         return Unknown("a comparison jaxfix does not decide")
 
@@ -350,9 +361,7 @@ class Evaluator:
             if "*" in flow.everything:
                 return Unknown(f"`{name}` may come from a star import")
             return _builtin(name)
-        if any(
-            isinstance(n, ast.Global) and name in n.names for n in ast.walk(module.tree)
-        ):
+        if _assigned_by_global(module, name):
             return Unknown(f"`{name}` is also assigned by a function (`global`)")
         return self._bindings_value(
             module, name, frozenset(flow.everything[name]), frame
@@ -377,6 +386,8 @@ class Evaluator:
         if key in self._active:
             return Unknown(f"an import cycle through `{name}`")
         self._active.add(key)
+        if _assigned_by_global(module, name):
+            return Unknown(f"`{name}` is also assigned by a function (`global`)")
         try:
             flow = self.flow(module, frame)
             bindings = flow.end.get(name) if flow.end is not None else None
@@ -463,9 +474,8 @@ class Evaluator:
         return value
 
     def _parameter(self, module: Module, arg: ast.arg, frame: Frame) -> Value:
-        given = frame.arg(arg.arg)
         if frame.args is not None:
-            return given if given is not None else Unknown(f"`{arg.arg}` is not passed")
+            return frame.arg(arg.arg)
         function = frame.scope
         assert isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
         key = (function, arg.arg)
@@ -487,10 +497,19 @@ class Evaluator:
         arg: ast.arg,
     ) -> Value:
         """What every call of `function` in the project passes for `arg` (or its default)."""
-        if isinstance(function, ast.Lambda) or arg.arg in ("self", "cls"):
-            return Unknown(
-                f"`{arg.arg}` is a parameter jaxfix does not follow to callers"
-            )
+        if isinstance(function, ast.Lambda):
+            return Unknown(f"`{arg.arg}` is a lambda's parameter")
+        klass = module.parents.get(function)
+        params = [*function.args.posonlyargs, *function.args.args]
+        if isinstance(klass, ast.ClassDef) and params and params[0] is arg:
+            if any(
+                isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
+                for d in function.decorator_list
+            ):
+                return Unknown(f"`{arg.arg}` of a static or class method")
+            # `self`: an object of the class (or a subclass) built by a caller jaxfix does not see
+            cls = Class(klass, module.path, self.frame_at(module, klass))
+            return Instance(cls, None, arg)
         calls = self.calls_of(module, function)
         if isinstance(calls, Unknown):
             return Unknown(f"parameter `{arg.arg}`: {calls.why}")
@@ -500,66 +519,106 @@ class Evaluator:
             )
         values: list[Value] = []
         for caller, call, callee in calls:
+            if callee is None:
+                return Unknown(f"`{function.name}` is called through a decorator")
             bound = self._arguments(caller, call, callee, self.frame_at(caller, call))
             if isinstance(bound, Unknown):
                 return bound
-            value = dict(bound).get(arg.arg)
-            values.append(value if value is not None else Unknown("not passed"))
+            given = dict(bound)
+            values.append(given[arg.arg] if arg.arg in given else Unknown("not passed"))
         return join(
             values, f"the callers of `{function.name}` pass different `{arg.arg}`"
         )
 
     def calls_of(
-        self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
-    ) -> list[tuple[Module, ast.Call, Function]] | Unknown:
-        """Every call in the project that runs `function` with arguments bound to its parameters,
-        or Unknown when it is also used otherwise (passed on, stored, a decorator jaxfix does not
-        see through)."""
-        key = ("calls", function)
+        self,
+        module: Module,
+        function: ast.FunctionDef | ast.AsyncFunctionDef,
+        *,
+        through_decorators: bool = False,
+    ) -> list[tuple[Module, ast.Call, Function | None]] | Unknown:
+        """Every call in the project of `function` (with the function value called, None for a
+        call of its decorated name: `through_decorators`), or Unknown when it is also used
+        otherwise (passed on, stored, a decorator jaxfix does not see through)."""
+        key = ("calls", function, through_decorators)
         if key in self._active:
             return Unknown(f"`{function.name}` is used in its own callers")
         self._active.add(key)
         try:
-            return self._find_calls(module, function)
+            return self._find_calls(module, function, through_decorators)
         finally:
             self._active.discard(key)
 
     def _find_calls(
-        self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
-    ) -> list[tuple[Module, ast.Call, Function]] | Unknown:
+        self,
+        module: Module,
+        function: ast.FunctionDef | ast.AsyncFunctionDef,
+        through_decorators: bool,
+    ) -> list[tuple[Module, ast.Call, Function | None]] | Unknown:
         name = function.name
         parent = module.parents.get(function)
         is_init = name == "__init__" and isinstance(parent, ast.ClassDef)
         if is_init:
             assert isinstance(parent, ast.ClassDef)
             name = parent.name
-        found: list[tuple[Module, ast.Call, Function]] = []
+        found: list[tuple[Module, ast.Call, Function | None]] = []
         modules = [
             module,
             *(m for m in self.project.candidate_files(name) if m is not module),
         ]
         for other in modules:
             for use in other.loads_by_name.get(name, ()):
-                if use is function:
-                    continue
                 value = self.value(other, use, self.frame_at(other, use))
                 target = _function_of(value, is_init)
-                if target is None:
-                    if isinstance(value, Unknown) and isinstance(use, ast.Attribute):
-                        return Unknown(
-                            f"`.{name}` at {other.path.name}:{other.line(use)} may be it"
-                        )
-                    continue
-                if target.node is not function:
+                where = f"{other.path.name}:{other.line(use)}"
+                if isinstance(value, Foreign):
+                    continue  # made outside the tree: not the tree's function
+                if target is None and isinstance(value, Unknown):
+                    if not (
+                        isinstance(use, ast.Name)
+                        and self.is_definition_of(other, use, function)
+                    ):
+                        return Unknown(f"`{name}` at {where} may be it")
+                    if not through_decorators:
+                        return Unknown(f"`{name}` is decorated ({value.why})")
+                elif target is None or target.node is not function:
                     continue
                 call = other.parents.get(use)
                 if isinstance(call, ast.Call) and call.func is use:
                     found.append((other, call, target))
                     continue
-                return Unknown(
-                    f"`{name}` is used other than called at {other.path.name}:{other.line(use)}"
-                )
+                return Unknown(f"`{name}` is used other than called at {where}")
         return found
+
+    def is_definition_of(
+        self, module: Module, use: ast.Name, function: ast.AST
+    ) -> bool:
+        """Whether every binding reaching the read `use` is the `def` of `function`."""
+        bindings = self.reaching(module, use)
+        return bool(bindings) and all(
+            b.kind == "def" and b.node is function for b in bindings or ()
+        )
+
+    def reaching(self, module: Module, use: ast.Name) -> frozenset[Binding] | None:
+        """The bindings a read of a name may see (None where there are none to see)."""
+        frame = self.frame_at(module, use)
+        name = use.id
+        if frame.scope is module.tree or name in self._locals(frame.scope):
+            flow = self.flow(module, frame)
+            statement = _statement_in(module, use, frame.scope)
+            env = flow.before.get(statement) if statement is not None else flow.end
+            found = env.get(name) if env is not None else None
+            if found or frame.scope is not module.tree:
+                return found
+        outer = frame.parent
+        while outer is not None and outer.scope is not module.tree:
+            if not isinstance(outer.scope, ast.ClassDef) and name in self._locals(
+                outer.scope
+            ):
+                return frozenset(self.flow(module, outer).everything.get(name, ()))
+            outer = outer.parent
+        top = self.flow(module, Frame(module.tree, module.path, ()))
+        return frozenset(top.everything.get(name, ())) or None
 
     def _imported(self, module: Module, alias: ast.alias) -> Value:
         statement = module.parents.get(alias)
@@ -670,6 +729,10 @@ class Evaluator:
     # -- attributes and items ---------------------------------------------------------------
 
     def attribute(self, base: Value, name: str, node: ast.AST) -> Value:
+        if isinstance(base, JaxStage):
+            return JaxStage(f"`.{name}` of {base.why}")
+        if isinstance(base, Foreign):
+            return Foreign(f"`.{name}` of {base.why}")
         if isinstance(base, Unknown):
             return base
         if isinstance(base, ModuleValue):
@@ -738,40 +801,87 @@ class Evaluator:
         return self._assigned_in_init(instance, name)
 
     def _assigned_in_init(self, instance: Instance, name: str) -> Value:
-        """`self.name = ...` in `__init__`, evaluated with the constructor's arguments; Unknown
-        when another method assigns it too."""
-        init = self._class_member(instance.cls, "__init__")
-        if not isinstance(init, Function) or not isinstance(init.node, ast.FunctionDef):
-            return Unknown(f"`.{name}` of an object whose class jaxfix cannot see")
-        module = self.module(init.path)
-        if isinstance(module, Unknown):
-            return module
-        for klass in self._mro(instance.cls):
-            for statement in ast.walk(klass.node):
+        """`self.name = ...` in `__init__` (the class's, else a base's reached through
+        `super().__init__()`), evaluated with the constructor's arguments; Unknown when another
+        method assigns it too, or, for `self` of a method, a subclass in the module does."""
+        chain = self._mro(instance.cls)
+        for klass in chain:
+            for statement in klass.node.body:
                 if (
                     isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
-                    and statement is not init.node
+                    and statement.name != "__init__"
                     and _assigns_self_attribute(statement, name)
                 ):
                     return Unknown(f"`.{name}` is also assigned by `{statement.name}`")
-        frame = Frame(init.node, init.path, None, init.closure)
-        if instance.init is not None:
-            params = init.node.args.args
-            self_name = params[0].arg if params else "self"
-            frame = replace(frame, args=((self_name, instance), *instance.init))
-        flow = self.flow(module, frame)
-        attribute = f"{flow.self_name}.{name}"
-        ends = [flow.end, *(flow.before.get(r) for r in flow.returns)]
-        bindings: frozenset[Binding] = frozenset()
-        for env in ends:
-            if env is not None:
-                found = env.get(attribute)
-                if not found:
-                    return Unknown(f"`__init__` may leave `.{name}` unset")
-                bindings |= found
-        if not bindings:
-            return Unknown(f"`.{name}` is not assigned in `__init__`")
-        return self._bindings_value(module, attribute, bindings, frame)
+        if instance.init is None:
+            overriding = self._subclass_assigning(instance.cls, name)
+            if overriding is not None:
+                return Unknown(f"`.{name}` is also assigned by subclass `{overriding}`")
+        for index, klass in enumerate(chain):
+            init = next(
+                (
+                    s
+                    for s in klass.node.body
+                    if isinstance(s, ast.FunctionDef) and s.name == "__init__"
+                ),
+                None,
+            )
+            if init is None:
+                continue
+            module = self.module(klass.path)
+            if isinstance(module, Unknown):
+                return module
+            params = [*init.args.posonlyargs, *init.args.args]
+            if not params:
+                return Unknown("an `__init__` without `self`")
+            self_name = params[0].arg
+            frame = Frame(init, klass.path, None, klass.closure)
+            if instance.init is not None and not any(
+                _defines(k, "__init__") for k in chain[:index]
+            ):
+                frame = replace(frame, args=((self_name, instance), *instance.init))
+            elif len(params) == 1 and not init.args.kwonlyargs:
+                frame = replace(frame, args=((self_name, instance),))
+            elif index:
+                return Unknown(
+                    f"`.{name}` may be set by a base `__init__` with arguments"
+                )
+            flow = self.flow(module, frame)
+            attribute = f"{self_name}.{name}"
+            ends = [
+                e
+                for e in (flow.end, *(flow.before.get(r) for r in flow.returns))
+                if e is not None
+            ]
+            found = [e.get(attribute) for e in ends]
+            if ends and all(found):
+                bindings = frozenset(b for f in found if f for b in f)
+                return self._bindings_value(module, attribute, bindings, frame)
+            if any(found) or not _calls_super_init(init):
+                return Unknown(f"`__init__` may leave `.{name}` unset")
+        return Unknown(f"`.{name}` is not assigned in `__init__`")
+
+    def _subclass_assigning(self, cls: Class, name: str) -> str | None:
+        """A class of the module deriving from `cls` (by name) that assigns `self.name`."""
+        module = self.module(cls.path)
+        if isinstance(module, Unknown):
+            return None
+        for node in ast.walk(module.tree):
+            if (
+                isinstance(node, ast.ClassDef)
+                and node is not cls.node
+                and any(
+                    isinstance(b, ast.Name) and b.id == cls.node.name
+                    for b in node.bases
+                )
+                and any(
+                    isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and _assigns_self_attribute(s, name)
+                    for s in node.body
+                )
+            ):
+                return node.name
+        return None
 
     def _dataclass_fields(self, cls: Class) -> list[str] | None:
         module = self.module(cls.path)
@@ -814,8 +924,8 @@ class Evaluator:
     def _call(self, module: Module, node: ast.Call, frame: Frame) -> Value:
         if isinstance(node.func, ast.Attribute):
             receiver = self.value(module, node.func.value, frame)
-            if not isinstance(
-                receiver, (ModuleValue, External, Instance, Class, Unknown)
+            if isinstance(
+                receiver, (Mesh, DictValue, Devices, Sharding, ListValue, tuple, str)
             ):
                 positional, keywords = self._call_arguments(module, node, frame)
                 return vocabulary.method(
@@ -824,9 +934,19 @@ class Evaluator:
             callee = self.attribute(receiver, node.func.attr, node.func)
         else:
             callee = self.value(module, node.func, frame)
+        positional, keywords = self._call_arguments(module, node, frame)
+        if isinstance(callee, JaxStage):
+            return JaxStage(f"a call of {callee.why}")
+        if isinstance(callee, Foreign) and not any(
+            holds_tree_objects(v)
+            for v in (
+                *(positional if isinstance(positional, list) else [positional]),
+                *(keywords.values() if isinstance(keywords, dict) else [keywords]),
+            )
+        ):
+            return Foreign(f"a call of {callee.why}")
         if isinstance(callee, Unknown):
             return Unknown(f"a call of something jaxfix does not know ({callee.why})")
-        positional, keywords = self._call_arguments(module, node, frame)
         if isinstance(callee, External):
             if callee.name in ("jax.sharding.get_abstract_mesh", "jax.eval_shape"):
                 current = self.current_mesh(module, node, frame)
@@ -838,9 +958,12 @@ class Evaluator:
         if isinstance(callee, Function):
             return self.call_function(callee, positional, keywords, node)
         if isinstance(callee, BoundMethod):
-            return self.call_function(
-                callee.function, [callee.receiver, *positional], keywords, node
+            with_receiver: list[Value] | Unknown = (
+                [callee.receiver, *positional]
+                if isinstance(positional, list)
+                else positional
             )
+            return self.call_function(callee.function, with_receiver, keywords, node)
         if isinstance(callee, Class):
             return self._construct(callee, positional, keywords, node)
         return Unknown("a call of a value that is not a function")
@@ -1026,12 +1149,10 @@ class Evaluator:
             return Instance(cls, tuple(given.items()), node)
         init = self._class_member(cls, "__init__")
         if isinstance(init, Unknown):
-            if (
-                "is not defined" in init.why
-                and len(self._mro(cls)) == 1
-                and not cls.node.bases
-            ):
-                return Instance(cls, (), node)
+            if "is not defined" in init.why:
+                if len(self._mro(cls)) == 1 and not cls.node.bases:
+                    return Instance(cls, (), node)  # object.__init__
+                return Instance(cls, None, node)  # a base outside the tree builds it
             return Unknown(f"`{cls.node.name}(...)` of a class jaxfix cannot see whole")
         if not isinstance(init, Function):
             return Unknown("a constructor jaxfix cannot follow")
@@ -1105,6 +1226,47 @@ def _function_of(value: Value, is_init: bool) -> Function | None:
         )
         return Function(init, value.path) if init is not None else None
     return None
+
+
+def _assigned_by_global(module: Module, name: str) -> bool:
+    return name in _global_names(module)
+
+
+def _global_names(module: Module) -> frozenset[str]:
+    """Names some function of the module declares `global`."""
+    found = _GLOBALS.get(module)
+    if found is None:
+        found = _GLOBALS[module] = frozenset(
+            name
+            for node in ast.walk(module.tree)
+            if isinstance(node, ast.Global)
+            for name in node.names
+        )
+    return found
+
+
+_GLOBALS: weakref.WeakKeyDictionary[Module, frozenset[str]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _defines(cls: Class, name: str) -> bool:
+    return any(
+        isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name
+        for s in cls.node.body
+    )
+
+
+def _calls_super_init(init: ast.FunctionDef) -> bool:
+    return any(
+        isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr == "__init__"
+        and isinstance(n.func.value, ast.Call)
+        and isinstance(n.func.value.func, ast.Name)
+        and n.func.value.func.id == "super"
+        for n in ast.walk(init)
+    )
 
 
 def _assigns_self_attribute(

@@ -68,6 +68,8 @@ class Flow:
 
     def run(self, truth: Truth, start: Env) -> None:
         self._truth = truth
+        for name, bindings in start.items():
+            self.everything.setdefault(name, set()).update(bindings)
         body = _body_of(self.scope)
         for node in _own_nodes(self.scope):
             if isinstance(node, ast.Global):
@@ -339,7 +341,11 @@ def _names_bound_in(body: Iterable[ast.stmt]) -> set[str]:
 def _walk_own(node: ast.AST) -> Iterable[ast.AST]:
     """`node` and what it holds, not looking into nested functions, lambdas or classes (a
     comprehension's walrus binds in the enclosing scope, so comprehensions are looked into)."""
-    stack = [node]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        yield node
+        stack: list[ast.AST] = list(node.decorator_list)
+    else:
+        stack = [node]
     while stack:
         current = stack.pop()
         yield current

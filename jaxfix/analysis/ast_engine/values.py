@@ -39,6 +39,8 @@ __all__ = [
     "MeshContext",
     "MeshKind",
     "ModuleValue",
+    "JaxStage",
+    "Foreign",
     "ShapeStruct",
     "Sharding",
     "Spec",
@@ -171,13 +173,12 @@ class Frame:
     args: tuple[tuple[str, Value], ...] | None
     parent: Frame | None = None
 
-    def arg(self, name: str) -> Value | None:
-        if self.args is None:
-            return None
-        for key, value in self.args:
+    def arg(self, name: str) -> Value:
+        """The value bound to parameter `name` (Unknown when this frame does not bind it)."""
+        for key, value in self.args or ():
             if key == name:
                 return value
-        return None
+        return Unknown(f"`{name}` is not bound by this call")
 
 
 @dataclass(frozen=True)
@@ -230,6 +231,21 @@ class External:
     name: str
 
 
+class Foreign(Unknown):
+    """An object made outside the tree from values that hold nothing of the tree (what
+    `jax.jit(f).lower(x)` or `jnp.zeros(3)` returns): unknown, but surely no object, function
+    or class of the tree, so `foreign.method()` never calls one of the tree's methods."""
+
+    __slots__ = ()
+
+
+class JaxStage(Foreign):
+    """A stage of a jitted function (`jit(f).trace(x)`, `.lower(...)`, `.compile()`) and what its
+    methods return: JAX's own objects, whatever the arguments."""
+
+    __slots__ = ()
+
+
 Value: TypeAlias = (
     Mesh
     | Spec
@@ -256,6 +272,27 @@ Value: TypeAlias = (
     | frozenset[str]
     | Unknown
 )
+
+
+def holds_tree_objects(value: Value) -> bool:
+    """Whether `value` may be or contain a function, class or object of the tree."""
+    if isinstance(value, Foreign):
+        return False
+    if isinstance(
+        value, (Unknown, Function, Class, Instance, BoundMethod, ModuleValue)
+    ):
+        return True
+    if isinstance(value, tuple):
+        return any(holds_tree_objects(v) for v in value)
+    if isinstance(value, ListValue):
+        return any(holds_tree_objects(v) for v in value.items)
+    if isinstance(value, DictValue):
+        return any(holds_tree_objects(v) for _, v in value.items)
+    if isinstance(value, (Array, ShapeStruct, Sharding)):
+        return any(
+            holds_tree_objects(getattr(value, f)) for f in value.__dataclass_fields__
+        )
+    return False
 
 
 def known(value: Value) -> bool:

@@ -26,7 +26,9 @@ from jaxfix.analysis.ast_engine.values import (
     Devices,
     DictValue,
     External,
+    Foreign,
     Function,
+    JaxStage,
     ListValue,
     Mesh,
     MeshContext,
@@ -37,6 +39,7 @@ from jaxfix.analysis.ast_engine.values import (
     Structs,
     Unknown,
     Value,
+    holds_tree_objects,
     known,
 )
 from jaxfix.analysis.names import (
@@ -47,6 +50,7 @@ from jaxfix.analysis.names import (
     Signature,
     api_of_qualified_names,
 )
+from jaxfix.analysis.values import Value as OldValue
 from jaxfix.jax_version import axes_explicit_by_default
 
 Bound = dict[str, Value]
@@ -190,6 +194,8 @@ def _named_sharding(
 def _context(api: Api) -> Callable[[Bound, ast.AST, tuple[int, ...] | None], Value]:
     def build(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> Value:
         mesh = args.get("mesh", Unknown(f"{api.value}() without a mesh"))
+        if mesh is None:  # set_mesh(None): the empty mesh
+            mesh = Mesh(MeshKind.ABSTRACT, (), (), (), False, node)
         return MeshContext(api, mesh, node)
 
     return build
@@ -215,7 +221,7 @@ def _create_device_mesh(
         return Unknown("create_device_mesh(...) of a shape jaxfix cannot spell out")
     given = args.get("devices")
     if isinstance(given, Devices):
-        return device_shapes.reshaped(given, shape)
+        return _plainify(device_shapes.reshaped(given, shape))
     if given is not None:
         return Unknown("create_device_mesh(...) of devices jaxfix does not know")
     return Devices(shape, is_array=True)
@@ -257,11 +263,13 @@ def call(
     if api is Api.JIT:
         if positional and isinstance(positional[0], Function):
             return replace(positional[0], wrapped_by="jit")
-        return (
-            callee
-            if not positional
-            else Unknown("jax.jit of something jaxfix does not know")
-        )
+        if not positional:
+            return callee
+        if not holds_tree_objects(positional[0]):
+            return JaxStage("jax.jit of a function from outside the tree")
+        return Unknown("jax.jit of something jaxfix does not know")
+    if api is Api.WRAPS:
+        return callee  # functools.wraps(fn) decorates keeping the body
     if api is Api.PARTIAL or callee.name == "functools.partial":
         return _partial(positional, keywords)
     if api in (Api.DEVICES, Api.LOCAL_DEVICES):
@@ -274,7 +282,15 @@ def call(
         if args is None:
             return Unknown(f"{api.value}(...) with arguments jaxfix cannot bind")
         return BUILDERS[api](args, node, version)
-    return _builtin_call(callee.name, positional, keywords)
+    if callee.name.rpartition(".")[2] == "AbstractDevice" and callee.name.startswith(
+        "jax."
+    ):
+        return External("jax.sharding.AbstractDevice()")  # an abstract device (any)
+    found = _builtin_call(callee.name, positional, keywords)
+    if isinstance(found, Unknown) and not callee.name.startswith("builtins."):
+        if not any(holds_tree_objects(v) for v in (*positional, *keywords.values())):
+            return Foreign(found.why)
+    return found
 
 
 def _axis_set(value: Value | None) -> Value:
@@ -318,12 +334,17 @@ def _numpy_devices(
         or set(keywords) - {"shape", "newshape", "order"}
     ):
         return Unknown("np.reshape(...) with arguments jaxfix does not follow")
-    return device_shapes.reshaped(given, _plain(shape))
+    return _plainify(device_shapes.reshaped(given, _plain(shape)))
 
 
 def _builtin_call(
     name: str, positional: list[Value], keywords: dict[str, Value]
 ) -> Value:
+    if name == "builtins.dict" and keywords and len(positional) <= 1:
+        base = _builtin_call(name, positional, {}) if positional else DictValue(())
+        if not isinstance(base, DictValue):
+            return base
+        return DictValue((*base.items, *keywords.items()))
     if keywords:
         return Unknown(f"a call of `{name}` with keywords")
     if name in ("builtins.tuple", "builtins.list"):
@@ -366,9 +387,9 @@ def _builtin_call(
         found = _items(positional[0])
         if found and all(_is_int(v) for v in found):
             ints = [v for v in found if isinstance(v, int)]
-            return {"builtins.sum": sum, "builtins.min": min, "builtins.max": max}[
-                name
-            ](ints)
+            if name == "builtins.sum":
+                return sum(ints)
+            return min(ints) if name == "builtins.min" else max(ints)
         return Unknown(f"`{name.rpartition('.')[2]}` of values jaxfix does not know")
     if (
         name == "builtins.range"
@@ -419,6 +440,9 @@ def attribute(base: Value, name: str, node: ast.AST) -> Value:
         return Unknown(f"`.{name}` of what eval_shape returns")
     if isinstance(base, Devices) and base.is_array and name in ("shape", "size"):
         return _plainify(device_shapes.attribute(base, name))
+    if isinstance(base, Function) and base.wrapped_by == "jit":
+        if name in ("lower", "trace", "eval_shape"):
+            return JaxStage(f"`.{name}` of a jitted function")
     if isinstance(base, MeshContext):
         return Unknown(f"`.{name}` of a mesh context manager")
     return Unknown(f"`.{name}` of something jaxfix does not know")
@@ -525,8 +549,8 @@ def _device_array_method(
     if name != "reshape":
         return Unknown(f"`.{name}(...)` of devices")
     if len(positional) == 1:
-        return device_shapes.reshaped(receiver, _plain(positional[0]))
-    return device_shapes.reshaped(receiver, _plain(tuple(positional)))
+        return _plainify(device_shapes.reshaped(receiver, _plain(positional[0])))
+    return _plainify(device_shapes.reshaped(receiver, _plain(tuple(positional))))
 
 
 def item(base: Value, key: Value) -> Value:
@@ -553,8 +577,10 @@ def item(base: Value, key: Value) -> Value:
 
 def sliced(base: Value, lower: Value, upper: Value) -> Value:
     if isinstance(base, ListValue):
-        found = device_shapes.sliced(base.items, _plain(lower), _plain(upper))
-        return ListValue(found) if isinstance(found, tuple) else _plainify(found)
+        found = _plainify(
+            device_shapes.sliced(_plain(base.items), _plain(lower), _plain(upper))
+        )
+        return ListValue(found) if isinstance(found, tuple) else found
     if isinstance(base, (tuple, Devices)):
         return _plainify(
             device_shapes.sliced(_plain(base), _plain(lower), _plain(upper))
@@ -566,15 +592,15 @@ def sliced(base: Value, lower: Value, upper: Value) -> Value:
 # cross over for the values both share (ints, tuples, Devices, Unknown).
 
 
-def _plain(value: Value) -> device_shapes.Value:
+def _plain(value: Value) -> OldValue:
     if isinstance(value, (int, str, Devices, Unknown)) or value is None:
-        return value  # type: ignore[return-value]  # bools are ints in both vocabularies
+        return value
     if isinstance(value, tuple):
         return tuple(_plain(v) for v in value)
     return Unknown("a value the device rules do not take")
 
 
-def _plainify(value: device_shapes.Value) -> Value:
+def _plainify(value: OldValue) -> Value:
     if isinstance(value, (int, str, Devices, Unknown)) or value is None:
         return value
     if isinstance(value, tuple):
