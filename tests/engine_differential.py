@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -28,10 +29,13 @@ from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.contexts import Entry as OldEntry
 from jaxfix.analysis.contexts import innermost
 from jaxfix.analysis.module import ModuleAnalysis, new_project_index
+from jaxfix.analysis.project import ProjectIndex
 from jaxfix.jax_version import parse_version
-from tests.fixture_cases import Case, all_cases
+from tests.fixture_cases import ENGINE, Case, all_cases, read_header
 
 UNKNOWN = "UNKNOWN"
+NOT_ASKED = "(the old engine has no such answer: rule-local code)"
+_LOWERING_CALLS = frozenset({"lower", "trace"})
 _VALUE_CALLS = frozenset(
     {"AbstractMesh", "make_mesh", "Mesh", "update", "get_abstract_mesh"}
 )
@@ -52,6 +56,8 @@ class Answer:
 
     @property
     def verdict(self) -> str:
+        if self.old == NOT_ASKED:
+            return "new-only"
         if self.old == self.new:
             return "same"
         if _refines(self.new, self.old):
@@ -124,6 +130,27 @@ def new_plain(value: object) -> object:
     ):  # bools too: the old engine has them
         return value
     return ("new-only", type(value).__name__)
+
+
+def _leaf_meshes(value: object) -> object:
+    """The mesh of each leaf of a lowering argument: a ShapeDtypeStruct's or array's sharding,
+    eval_shape's structs; UNKNOWN for a leaf whose mesh the engine does not know."""
+    if isinstance(value, (tuple, new_values.ListValue)):
+        items = value.items if isinstance(value, new_values.ListValue) else value
+        return tuple(_leaf_meshes(v) for v in items)
+    if isinstance(value, new_values.DictValue):
+        return tuple(_leaf_meshes(v) for _, v in value.items)
+    if isinstance(value, new_values.ShapeStruct):
+        if value.sharding is None:
+            return None
+        value = value.sharding
+    if isinstance(value, new_values.Array):
+        value = value.sharding
+    if isinstance(value, new_values.Sharding):
+        return new_plain(value.mesh)
+    if isinstance(value, new_values.Structs):
+        return new_plain(value.mesh)
+    return UNKNOWN
 
 
 def _mesh_plain(
@@ -221,16 +248,12 @@ def _old_current(analysis: ModuleAnalysis, node: cst.CSTNode) -> object:
     return plain[0] if all(p == plain[0] for p in plain) else UNKNOWN
 
 
-def compare_case(case: Case) -> list[Answer]:
-    """Every question asked of both engines on one fixture case."""
-    source = case.before.read_bytes()
+def compare_case(case: Case, every_module: bool = False) -> list[Answer]:
+    """Every question asked of both engines on one fixture case (in each module of its tree
+    with `every_module`: an engine case's fix may belong in a helper module)."""
     version = parse_version(case.header["target-jax"])
     root = case.project or case.before.parent
-    old_module = cst.parse_module(source)
-    wrapper = MetadataWrapper(old_module, unsafe_skip_copy=True)
     index = new_project_index((root,))
-    old = ModuleAnalysis(wrapper, version, path=case.before, project=index)
-    cst_index = _CstIndex(wrapper)
     files = tuple(
         p for p in sorted(root.rglob("*.py")) if not p.name.endswith(".fixed.py")
     )
@@ -239,17 +262,35 @@ def compare_case(case: Case) -> list[Answer]:
         files=files if case.project else (case.before,),
         jax_version=version,
     )
-    module = new.module(case.before)
+    answers: list[Answer] = []
+    for path in files if every_module else (case.before,):
+        answers.extend(_compare_module(case, path, version, index, new))
+    return answers
+
+
+def _compare_module(
+    case: Case,
+    path: Path,
+    version: tuple[int, ...],
+    index: ProjectIndex[ModuleAnalysis],
+    new: Engine,
+) -> list[Answer]:
+    source = path.read_bytes()
+    wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+    old = ModuleAnalysis(wrapper, version, path=path, project=index)
+    cst_index = _CstIndex(wrapper)
+    module = new.module(path)
     assert isinstance(module, Module), module
     lines = source.splitlines()
     answers: list[Answer] = []
+    where = case.id if path == case.before else f"{case.id}/{path.name}"
 
     def ask(
         question: str, node: ast.AST, old_answer: object, new_answer: object
     ) -> None:
         answers.append(
             Answer(
-                case.id,
+                where,
                 getattr(node, "lineno", 0),
                 question,
                 old_answer,
@@ -291,6 +332,23 @@ def compare_case(case: Case) -> list[Answer]:
                     old_plain(old.value_of(old_argument)),
                     new.value_of(module, argument),
                 )
+        if name in _LOWERING_CALLS and isinstance(node.func, ast.Attribute):
+            leaves = [
+                _leaf_meshes(
+                    new.value_of(module, a.value if isinstance(a, ast.Starred) else a)
+                )
+                for a in node.args
+            ]
+            answers.append(
+                Answer(
+                    where,
+                    node.lineno,
+                    f"argument meshes of {code}",
+                    NOT_ASKED,
+                    tuple(leaves),
+                    "",
+                )
+            )
         if name in _CONTEXT_CALLS:
             ask(
                 f"current mesh at {code}",
@@ -311,11 +369,31 @@ _CST_OF_AST: dict[type[ast.AST], type[cst.CSTNode]] = {
 }
 
 
+def engine_cases() -> list[Case]:
+    """fixtures/engine/: one tree per capability (tests/engine_cases.py), as project cases."""
+    cases = []
+    for tree in sorted(p for p in ENGINE.iterdir() if p.is_dir()):
+        entries = [
+            p
+            for p in sorted(tree.rglob("*.py"))
+            if not p.name.endswith(".fixed.py") and "case" in read_header(p)
+        ]
+        if len(entries) == 1:
+            cases.append(
+                Case(
+                    "engine", tree.name, entries[0], None, read_header(entries[0]), tree
+                )
+            )
+    return cases
+
+
 def compare_all() -> tuple[list[Answer], list[str]]:
-    """Answers on every Python fixture case (notebooks are not compared yet), and the cases that
-    could not be compared, with why."""
+    """Answers on every Python fixture case and engine case (notebooks are not compared yet),
+    and the cases that could not be compared, with why."""
     answers: list[Answer] = []
     skipped: list[str] = []
+    for case in engine_cases():
+        answers.extend(compare_case(case, every_module=True))
     for case in all_cases():
         if case.before.suffix != ".py":
             skipped.append(f"{case.id}: a notebook")
@@ -331,9 +409,12 @@ def report(answers: list[Answer], skipped: list[str]) -> str:
     counts = Counter(a.verdict for a in answers)
     lines = [
         f"{len(answers)} answers: "
-        + ", ".join(f"{counts[v]} {v}" for v in ("same", "better", "worse", "conflict"))
+        + ", ".join(
+            f"{counts[v]} {v}"
+            for v in ("same", "better", "worse", "conflict", "new-only")
+        )
     ]
-    for verdict in ("conflict", "worse", "better"):
+    for verdict in ("conflict", "worse", "better", "new-only"):
         for a in answers:
             if a.verdict == verdict:
                 lines.append(
