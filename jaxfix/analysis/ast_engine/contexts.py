@@ -27,6 +27,7 @@ import ast
 import enum
 import unittest
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from jaxfix.analysis.ast_engine.evaluate import Evaluator
 from jaxfix.analysis.ast_engine.project import Module
@@ -95,6 +96,7 @@ class Contexts:
         evaluator.current_mesh = self._current_mesh_in
         self._ways: dict[tuple[ast.AST, Frame | None], list[Way]] = {}
         self._active: set[tuple[ast.AST, Frame | None]] = set()
+        self._setters: dict[Path, list[ast.Call]] = {}
 
     def current_mesh(self, module: Module, node: ast.AST) -> Value:
         """The mesh JAX's context holds where `node` runs: a `Mesh`, None (no context on any
@@ -401,23 +403,36 @@ class Contexts:
         return found
 
     def _elsewhere(self, module: Module, scope: ast.AST) -> list[Site]:
-        for node in ast.walk(module.tree):
-            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-                if any(n is node for n in ast.walk(scope)):
-                    continue
-                frame = self.evaluator.frame_at(module, node.value)
-                if self._is_global_setter(module, node.value, frame):
-                    return [
-                        Site(
-                            Entry.ELSEWHERE,
-                            None,
-                            Unknown(
-                                f"a set_mesh at line {node.lineno} may have run before"
-                            ),
-                            node.value,
-                        )
-                    ]
+        """A bare `set_mesh(m)` outside `scope`: it may have run before the scope runs."""
+        for call in self._global_setters(module):
+            if not _inside(module, call, scope):
+                return [
+                    Site(
+                        Entry.ELSEWHERE,
+                        None,
+                        Unknown(
+                            f"a set_mesh at line {call.lineno} may have run before"
+                        ),
+                        call,
+                    )
+                ]
         return []
+
+    def _global_setters(self, module: Module) -> list[ast.Call]:
+        """The module's bare `set_mesh(...)` / `use_mesh(...)` statements (found once)."""
+        found = self._setters.get(module.path)
+        if found is None:
+            found = self._setters[module.path] = [
+                node.value
+                for node in ast.walk(module.tree)
+                if isinstance(node, ast.Expr)
+                and isinstance(node.value, ast.Call)
+                and _last_name(node.value.func) in ("set_mesh", "use_mesh")
+                and self._is_global_setter(
+                    module, node.value, self.evaluator.frame_at(module, node.value)
+                )
+            ]
+        return found
 
     def _setup(
         self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
@@ -600,6 +615,23 @@ def _returned_def(function: ast.AST) -> ast.FunctionDef | None:
     for statement in function.body:
         if isinstance(statement, ast.Return) and isinstance(statement.value, ast.Name):
             return defs.get(statement.value.id)
+    return None
+
+
+def _inside(module: Module, node: ast.AST, outer: ast.AST) -> bool:
+    current: ast.AST | None = node
+    while current is not None:
+        if current is outer:
+            return True
+        current = module.parents.get(current)
+    return False
+
+
+def _last_name(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
     return None
 
 

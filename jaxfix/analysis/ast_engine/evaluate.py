@@ -408,13 +408,14 @@ class Evaluator:
         flow = self._flows.get(key)
         if flow is None:
             flow = self._flows[key] = Flow(frame.scope)
-            start: Env = {}
+            params: dict[str, frozenset[Binding]] = {}
             scope = frame.scope
             if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
                 a = scope.args
                 for arg in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg):
                     if arg is not None:
-                        start[arg.arg] = frozenset({Binding("param", arg)})
+                        params[arg.arg] = frozenset({Binding("param", arg)})
+            start = Env(params)
             flow.run(
                 lambda test, statement: _truth(self.value(module, test, frame)), start
             )
@@ -562,10 +563,10 @@ class Evaluator:
             assert isinstance(parent, ast.ClassDef)
             name = parent.name
         found: list[tuple[Module, ast.Call, Function | None]] = []
-        modules = [
-            module,
-            *(m for m in self.project.candidate_files(name) if m is not module),
-        ]
+        others = self.project.candidate_files(name, module.path)
+        if isinstance(others, Unknown):
+            return others
+        modules = [module, *(m for m in others if m is not module)]
         for other in modules:
             for use in other.loads_by_name.get(name, ()):
                 value = self.value(other, use, self.frame_at(other, use))

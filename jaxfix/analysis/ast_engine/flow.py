@@ -18,7 +18,53 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 _MAX_ROUNDS = 6  # loop fixed point: nested loops converge in a few rounds
-Env = dict[str, frozenset["Binding"]]
+_MAX_CHAIN = 24  # an environment is flattened after this many bindings on top of it
+
+
+class Env:
+    """The bindings of every name at one point: a persistent map (a binding makes a new
+    environment sharing the old one), so that keeping one per statement costs one entry per
+    binding, not one per name per statement."""
+
+    __slots__ = ("_own", "_parent", "_depth", "_flat")
+
+    def __init__(
+        self,
+        own: dict[str, frozenset[Binding]] | None = None,
+        parent: Env | None = None,
+    ) -> None:
+        self._own: dict[str, frozenset[Binding]] = own or {}
+        self._parent: Env | None = parent
+        self._depth: int = 0 if parent is None else parent._depth + 1
+        self._flat: dict[str, frozenset[Binding]] | None = None if parent else self._own
+
+    def get(self, name: str) -> frozenset[Binding] | None:
+        env: Env | None = self
+        while env is not None:
+            found = env._own.get(name)
+            if found is not None:
+                return found
+            env = env._parent
+        return None
+
+    def __contains__(self, name: str) -> bool:
+        return self.get(name) is not None
+
+    def flat(self) -> dict[str, frozenset[Binding]]:
+        if self._flat is None:
+            assert self._parent is not None
+            self._flat = {**self._parent.flat(), **self._own}
+        return self._flat
+
+    def bind(self, name: str, bindings: frozenset[Binding]) -> Env:
+        if self._depth >= _MAX_CHAIN:
+            return Env({**self.flat(), name: bindings})
+        return Env({name: bindings}, self)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Env) and (other is self or self.flat() == other.flat())
+
+    __hash__ = None  # type: ignore[assignment]  # mutable-looking; compared by content
 
 
 @dataclass(frozen=True)
@@ -68,7 +114,7 @@ class Flow:
 
     def run(self, truth: Truth, start: Env) -> None:
         self._truth = truth
-        for name, bindings in start.items():
+        for name, bindings in start.flat().items():
             self.everything.setdefault(name, set()).update(bindings)
         body = _body_of(self.scope)
         for node in _own_nodes(self.scope):
@@ -79,7 +125,7 @@ class Flow:
         if isinstance(body, ast.expr):
             self.end = start
         else:
-            self.end = self._block(body, dict(start))
+            self.end = self._block(body, start)
         self.done = True
 
     # -- blocks -----------------------------------------------------------------------------
@@ -218,9 +264,10 @@ class Flow:
             self._tries.pop()
         for outer in self._tries:
             outer |= made
-        raised = dict(env)
+        grown = dict(env.flat())
         for name, binding in made:
-            raised[name] = raised.get(name, frozenset()) | {binding}
+            grown[name] = grown.get(name, frozenset()) | {binding}
+        raised = Env(grown)
         ends: list[Env | None] = [self._block(getattr(s, "orelse"), end)]
         for handler in getattr(s, "handlers"):
             inner: Env = raised
@@ -277,9 +324,7 @@ class Flow:
         self.everything.setdefault(name, set()).add(binding)
         for made in self._tries:
             made.add((name, binding))
-        new = dict(env)
-        new[name] = frozenset({binding})
-        return new
+        return env.bind(name, frozenset({binding}))
 
 
 def _union(*envs: Env | None) -> Env | None:
@@ -288,12 +333,14 @@ def _union(*envs: Env | None) -> Env | None:
         return None
     if len(present) == 1:
         return present[0]
-    merged: Env = dict(present[0])
+    if all(e is present[0] for e in present[1:]):
+        return present[0]
+    merged = dict(present[0].flat())
     for env in present[1:]:
-        for name, bindings in env.items():
+        for name, bindings in env.flat().items():
             old = merged.get(name)
             merged[name] = bindings if old is None else old | bindings
-    return merged
+    return Env(merged)
 
 
 def _self_name(scope: ast.AST) -> str | None:

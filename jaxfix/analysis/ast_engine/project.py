@@ -21,6 +21,10 @@ from jaxfix.file_io import ReadError, read_regular
 from jaxfix.paths import path_state
 
 _MAX_SOURCE_BYTES = 4 * 1024 * 1024
+# A function's callers are looked for in at most this many other modules (those whose bytes
+# name it and its module); beyond, its parameters are Unknown: a library's own functions are
+# called from everywhere, and parsing the whole tree for one answer costs what LibCST did.
+MAX_CALLER_MODULES = 4
 
 
 @dataclass(frozen=True)
@@ -41,11 +45,28 @@ class Module:
 
     @cached_property
     def parents(self) -> dict[ast.AST, ast.AST]:
-        found: dict[ast.AST, ast.AST] = {}
-        for node in ast.walk(self.tree):
+        return self._index[0]
+
+    @cached_property
+    def _index(self) -> tuple[dict[ast.AST, ast.AST], dict[str, list[ast.AST]]]:
+        """One walk: each node's parent, and every read of a name or attribute by its last
+        name (where a function may be used)."""
+        parents: dict[ast.AST, ast.AST] = {}
+        loads: dict[str, list[ast.AST]] = {}
+        stack: list[ast.AST] = [self.tree]
+        while stack:
+            node = stack.pop()
             for child in ast.iter_child_nodes(node):
-                found[child] = node
-        return found
+                parents[child] = node
+                stack.append(child)
+            if isinstance(node, ast.Name):
+                if isinstance(node.ctx, ast.Load):
+                    loads.setdefault(node.id, []).append(node)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+                loads.setdefault(node.attr, []).append(node)
+        for found in loads.values():
+            found.reverse()  # source order, roughly (a stack walk)
+        return parents, loads
 
     def scope_of(self, node: ast.AST) -> ast.AST:
         """The function, lambda, class body or module whose code `node` is part of. A
@@ -73,38 +94,12 @@ class Module:
             current = self.parents.get(current)
         return current
 
-    @cached_property
-    def calls_by_name(self) -> dict[str, list[ast.Call]]:
-        """Every call by the last name of its callee (`f(...)`, `x.f(...)`)."""
-        found: dict[str, list[ast.Call]] = {}
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Call):
-                name = _last_name(node.func)
-                if name is not None:
-                    found.setdefault(name, []).append(node)
-        return found
-
-    @cached_property
+    @property
     def loads_by_name(self) -> dict[str, list[ast.AST]]:
-        """Every read of a name or attribute by its last name (a function's uses)."""
-        found: dict[str, list[ast.AST]] = {}
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                found.setdefault(node.id, []).append(node)
-            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
-                found.setdefault(node.attr, []).append(node)
-        return found
+        return self._index[1]
 
     def line(self, node: ast.AST) -> int:
         return getattr(node, "lineno", 0)
-
-
-def _last_name(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
 
 
 class Project:
@@ -118,6 +113,8 @@ class Project:
         self.files = tuple(dict.fromkeys(f.resolve() for f in files))
         self._modules: dict[Path, tuple[tuple[int, int], Module | Unknown]] = {}
         self._given: dict[Path, Module | Unknown] = {}
+        self._holding: dict[tuple[str, Path], list[Module] | Unknown] = {}
+        self._sources: dict[Path, bytes] = {}
         self.read: set[Path] = (
             set()
         )  # every file an answer used (a cached result's dependencies)
@@ -153,13 +150,43 @@ class Project:
         self.read.add(path)
         return found
 
-    def candidate_files(self, needle: str) -> Iterator[Module]:
-        """The run's modules whose source holds `needle` (a function's name: its callers)."""
-        data = needle.encode()
-        for path in (*self._given, *self.files):
-            module = self.module(path)
-            if isinstance(module, Module) and data in module.source:
-                yield module
+    def candidate_files(self, needle: str, near: Path) -> list[Module] | Unknown:
+        """The run's modules that may use the name `needle` defined in the module at `near`:
+        those whose bytes hold the name and the module's own name (an import of it), found
+        on the bytes before anything is parsed."""
+        key = (needle, near)
+        found = self._holding.get(key)
+        if found is None:
+            name = needle.encode()
+            stem = (
+                near.parent.name if near.name == "__init__.py" else near.stem
+            ).encode()
+            paths = [
+                path
+                for path in (*self._given, *self.files)
+                if path != near
+                and (source := self._bytes(path)) is not None
+                and name in source
+                and stem in source
+            ]
+            if len(paths) > MAX_CALLER_MODULES:
+                found = Unknown(f"{len(paths)} modules may use `{needle}`")
+            else:
+                found = [m for m in map(self.module, paths) if isinstance(m, Module)]
+            self._holding[key] = found
+        return found
+
+    def _bytes(self, path: Path) -> bytes | None:
+        given = self._given.get(path)
+        if isinstance(given, Module):
+            return given.source
+        cached = self._sources.get(path)
+        if cached is None:
+            try:
+                cached = self._sources[path] = read_regular(path, _MAX_SOURCE_BYTES)
+            except ReadError:
+                return None
+        return cached
 
     # -- imports ----------------------------------------------------------------------------
 
