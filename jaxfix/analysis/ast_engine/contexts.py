@@ -179,18 +179,19 @@ class Contexts:
                 if call.func.attr in _EXIT_METHODS:
                     sites = [s for s in sites if s.entry is not Entry.ENTER_CONTEXT]
                     continue
+            setters = self._global_setters(module)
             if call is not None:
-                value = self.evaluator.value(module, call, frame)
-                if isinstance(value, MeshContext) and value.api is Api.SET_MESH:
-                    sites.append(Site(Entry.GLOBAL_SET, Api.SET_MESH, value.mesh, call))
+                if call in setters:
+                    value = self.evaluator.value(module, call, frame)
+                    if isinstance(value, MeshContext) and value.api is Api.SET_MESH:
+                        sites.append(
+                            Site(Entry.GLOBAL_SET, Api.SET_MESH, value.mesh, call)
+                        )
                 continue
             if not isinstance(
                 statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
             ):
-                if any(
-                    self._is_global_setter(module, c, frame)
-                    for c in _calls_in(statement)
-                ):
+                if any(_inside(module, c, statement) for c in setters):
                     sites.append(
                         Site(
                             Entry.GLOBAL_SET,
@@ -427,7 +428,12 @@ class Contexts:
                 for node in ast.walk(module.tree)
                 if isinstance(node, ast.Expr)
                 and isinstance(node.value, ast.Call)
-                and _last_name(node.value.func) in ("set_mesh", "use_mesh")
+                and (
+                    isinstance(
+                        node.value.func, ast.Name
+                    )  # maybe an alias: cheap to ask
+                    or _last_name(node.value.func) in ("set_mesh", "use_mesh")
+                )
                 and self._is_global_setter(
                     module, node.value, self.evaluator.frame_at(module, node.value)
                 )
@@ -601,10 +607,6 @@ def _statement_call(statement: ast.stmt) -> ast.Call | None:
         if isinstance(call.func, ast.Attribute) and call.func.attr in ENTER_METHODS:
             return call
     return None
-
-
-def _calls_in(statement: ast.stmt) -> list[ast.Call]:
-    return [n for n in ast.walk(statement) if isinstance(n, ast.Call)]
 
 
 def _returned_def(function: ast.AST) -> ast.FunctionDef | None:
