@@ -27,7 +27,7 @@ from jaxfix.analysis.ast_engine import Engine
 from jaxfix.analysis.ast_engine import values as new_values
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.contexts import Entry as OldEntry
-from jaxfix.analysis.contexts import innermost
+from jaxfix.analysis.contexts import context_mesh_sites as innermost
 from jaxfix.analysis.module import ModuleAnalysis, new_project_index
 from jaxfix.analysis.project import ProjectIndex
 from jaxfix.jax_version import parse_version
