@@ -22,7 +22,6 @@ import ast
 import builtins
 import operator
 import sys
-import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -435,7 +434,9 @@ class Evaluator:
     def _escaped_in(self, module: Module) -> frozenset[str]:
         found = self._escaped.get(module.path)
         if found is None:
-            found = self._escaped[module.path] = escaped_names(module.tree)
+            found = self._escaped[module.path] = escaped_names(
+                module.loads_by_name, module.parents
+            )
         return found
 
     def _binding_value(
@@ -1230,25 +1231,7 @@ def _function_of(value: Value, is_init: bool) -> Function | None:
 
 
 def _assigned_by_global(module: Module, name: str) -> bool:
-    return name in _global_names(module)
-
-
-def _global_names(module: Module) -> frozenset[str]:
-    """Names some function of the module declares `global`."""
-    found = _GLOBALS.get(module)
-    if found is None:
-        found = _GLOBALS[module] = frozenset(
-            name
-            for node in ast.walk(module.tree)
-            if isinstance(node, ast.Global)
-            for name in node.names
-        )
-    return found
-
-
-_GLOBALS: weakref.WeakKeyDictionary[Module, frozenset[str]] = (
-    weakref.WeakKeyDictionary()
-)
+    return name in module.declared_global
 
 
 def _defines(cls: Class, name: str) -> bool:

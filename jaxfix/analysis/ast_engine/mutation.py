@@ -68,19 +68,16 @@ _READING_FUNCTIONS = frozenset(
 )
 
 
-def escaped_names(tree: ast.Module) -> frozenset[str]:
-    """Names with a use in `tree` that may change or alias what they denote."""
-    parents: dict[ast.AST, ast.AST] = {}
-    for node in ast.walk(tree):
-        for child in ast.iter_child_nodes(node):
-            parents[child] = node
-    escaped: set[str] = set()
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Name) or not isinstance(node.ctx, ast.Load):
-            continue
-        if not _reads_only(node, parents):
-            escaped.add(node.id)
-    return frozenset(escaped)
+def escaped_names(
+    loads: dict[str, list[ast.AST]], parents: dict[ast.AST, ast.AST]
+) -> frozenset[str]:
+    """Names with a use (among a module's reads, by name) that may change or alias what they
+    denote."""
+    return frozenset(
+        name
+        for name, reads in loads.items()
+        if any(isinstance(n, ast.Name) and not _reads_only(n, parents) for n in reads)
+    )
 
 
 def _reads_only(node: ast.Name, parents: dict[ast.AST, ast.AST]) -> bool:

@@ -48,11 +48,14 @@ class Module:
         return self._index[0]
 
     @cached_property
-    def _index(self) -> tuple[dict[ast.AST, ast.AST], dict[str, list[ast.AST]]]:
-        """One walk: each node's parent, and every read of a name or attribute by its last
-        name (where a function may be used)."""
+    def _index(
+        self,
+    ) -> tuple[dict[ast.AST, ast.AST], dict[str, list[ast.AST]], frozenset[str]]:
+        """One walk: each node's parent, every read of a name or attribute by its last name
+        (where a function may be used), and the names functions declare `global`."""
         parents: dict[ast.AST, ast.AST] = {}
         loads: dict[str, list[ast.AST]] = {}
+        declared: set[str] = set()
         stack: list[ast.AST] = [self.tree]
         while stack:
             node = stack.pop()
@@ -64,9 +67,15 @@ class Module:
                     loads.setdefault(node.id, []).append(node)
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
                 loads.setdefault(node.attr, []).append(node)
+            elif isinstance(node, ast.Global):
+                declared.update(node.names)
         for found in loads.values():
             found.reverse()  # source order, roughly (a stack walk)
-        return parents, loads
+        return parents, loads, frozenset(declared)
+
+    @property
+    def declared_global(self) -> frozenset[str]:
+        return self._index[2]
 
     def scope_of(self, node: ast.AST) -> ast.AST:
         """The function, lambda, class body or module whose code `node` is part of. A
