@@ -424,18 +424,14 @@ class Contexts:
         found = self._setters.get(module.path)
         if found is None:
             found = self._setters[module.path] = [
-                node.value
-                for node in ast.walk(module.tree)
-                if isinstance(node, ast.Expr)
-                and isinstance(node.value, ast.Call)
-                and (
-                    isinstance(
-                        node.value.func, ast.Name
-                    )  # maybe an alias: cheap to ask
-                    or _last_name(node.value.func) in ("set_mesh", "use_mesh")
+                call
+                for call in module.bare_calls
+                if (
+                    isinstance(call.func, ast.Name)  # maybe an alias: cheap to ask
+                    or _last_name(call.func) in ("set_mesh", "use_mesh")
                 )
                 and self._is_global_setter(
-                    module, node.value, self.evaluator.frame_at(module, node.value)
+                    module, call, self.evaluator.frame_at(module, call)
                 )
             ]
         return found

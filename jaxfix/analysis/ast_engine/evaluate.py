@@ -808,11 +808,14 @@ class Evaluator:
         method assigns it too, or, for `self` of a method, a subclass in the module does."""
         chain = self._mro(instance.cls)
         for klass in chain:
+            owner = self.module(klass.path)
+            if isinstance(owner, Unknown):
+                return owner
             for statement in klass.node.body:
                 if (
                     isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
                     and statement.name != "__init__"
-                    and _assigns_self_attribute(statement, name)
+                    and owner.assigns_self_attribute(statement, name)
                 ):
                     return Unknown(f"`.{name}` is also assigned by `{statement.name}`")
         if instance.init is None:
@@ -868,17 +871,16 @@ class Evaluator:
         module = self.module(cls.path)
         if isinstance(module, Unknown):
             return None
-        for node in ast.walk(module.tree):
+        for node in module.classes:
             if (
-                isinstance(node, ast.ClassDef)
-                and node is not cls.node
+                node is not cls.node
                 and any(
                     isinstance(b, ast.Name) and b.id == cls.node.name
                     for b in node.bases
                 )
                 and any(
                     isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
-                    and _assigns_self_attribute(s, name)
+                    and module.assigns_self_attribute(s, name)
                     for s in node.body
                 )
             ):
@@ -1250,23 +1252,6 @@ def _calls_super_init(init: ast.FunctionDef) -> bool:
         and isinstance(n.func.value.func, ast.Name)
         and n.func.value.func.id == "super"
         for n in ast.walk(init)
-    )
-
-
-def _assigns_self_attribute(
-    function: ast.FunctionDef | ast.AsyncFunctionDef, name: str
-) -> bool:
-    args = [*function.args.posonlyargs, *function.args.args]
-    if not args:
-        return False
-    self_name = args[0].arg
-    return any(
-        isinstance(node, ast.Attribute)
-        and isinstance(node.ctx, ast.Store)
-        and node.attr == name
-        and isinstance(node.value, ast.Name)
-        and node.value.id == self_name
-        for node in ast.walk(function)
     )
 
 

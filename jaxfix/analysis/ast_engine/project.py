@@ -35,6 +35,18 @@ class ModuleRef:
     directory: Path | None
 
 
+@dataclass
+class _Index:
+    """What one walk of a module finds (see `Module._index`)."""
+
+    parents: dict[ast.AST, ast.AST]
+    loads: dict[str, list[ast.AST]]
+    declared: set[str]
+    classes: list[ast.ClassDef]
+    stores: dict[str, list[ast.Attribute]]
+    bare_calls: list[ast.Call]
+
+
 class Module:
     """One parsed file: its tree, each node's parent, and lookups built on first use."""
 
@@ -48,14 +60,13 @@ class Module:
         return self._index[0]
 
     @cached_property
-    def _index(
-        self,
-    ) -> tuple[dict[ast.AST, ast.AST], dict[str, list[ast.AST]], frozenset[str]]:
-        """One walk: each node's parent, every read of a name or attribute by its last name
-        (where a function may be used), and the names functions declare `global`."""
-        parents: dict[ast.AST, ast.AST] = {}
-        loads: dict[str, list[ast.AST]] = {}
-        declared: set[str] = set()
+    def _index(self) -> _Index:
+        """One walk for every per-module fact: each node's parent, every read of a name or
+        attribute by its last name (where a function may be used), the names functions
+        declare `global`, the classes, each `x.attr = ...` by attribute, and the bare call
+        statements (where a `set_mesh(...)` may be)."""
+        index = _Index({}, {}, set(), [], {}, [])
+        parents, loads = index.parents, index.loads
         stack: list[ast.AST] = [self.tree]
         while stack:
             node = stack.pop()
@@ -65,17 +76,57 @@ class Module:
             if isinstance(node, ast.Name):
                 if isinstance(node.ctx, ast.Load):
                     loads.setdefault(node.id, []).append(node)
-            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
-                loads.setdefault(node.attr, []).append(node)
+            elif isinstance(node, ast.Attribute):
+                if isinstance(node.ctx, ast.Load):
+                    loads.setdefault(node.attr, []).append(node)
+                elif isinstance(node.ctx, ast.Store):
+                    index.stores.setdefault(node.attr, []).append(node)
+            elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+                index.bare_calls.append(node.value)
+            elif isinstance(node, ast.ClassDef):
+                index.classes.append(node)
             elif isinstance(node, ast.Global):
-                declared.update(node.names)
-        for found in loads.values():
+                index.declared.update(node.names)
+        for found in (*loads.values(), *index.stores.values()):
             found.reverse()  # source order, roughly (a stack walk)
-        return parents, loads, frozenset(declared)
+        index.classes.reverse()
+        index.bare_calls.reverse()
+        return index
 
     @property
-    def declared_global(self) -> frozenset[str]:
-        return self._index[2]
+    def parents(self) -> dict[ast.AST, ast.AST]:
+        return self._index.parents
+
+    @property
+    def declared_global(self) -> set[str]:
+        return self._index.declared
+
+    @property
+    def classes(self) -> list[ast.ClassDef]:
+        return self._index.classes
+
+    @property
+    def bare_calls(self) -> list[ast.Call]:
+        """Every call that is a statement of its own, in source order (roughly)."""
+        return self._index.bare_calls
+
+    def assigns_self_attribute(
+        self, function: ast.FunctionDef | ast.AsyncFunctionDef, name: str
+    ) -> bool:
+        """Whether `function` (or code nested in it) stores `<its first parameter>.name`."""
+        args = [*function.args.posonlyargs, *function.args.args]
+        if not args:
+            return False
+        self_name = args[0].arg
+        for store in self._index.stores.get(name, ()):
+            if not isinstance(store.value, ast.Name) or store.value.id != self_name:
+                continue
+            parent = self.parents.get(store)
+            while parent is not None and parent is not function:
+                parent = self.parents.get(parent)
+            if parent is function:
+                return True
+        return False
 
     def scope_of(self, node: ast.AST) -> ast.AST:
         """The function, lambda, class body or module whose code `node` is part of. A
@@ -105,7 +156,7 @@ class Module:
 
     @property
     def loads_by_name(self) -> dict[str, list[ast.AST]]:
-        return self._index[1]
+        return self._index.loads
 
     def line(self, node: ast.AST) -> int:
         return getattr(node, "lineno", 0)
