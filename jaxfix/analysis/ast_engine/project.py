@@ -11,6 +11,7 @@ each root and `<root>/src`. Nothing is imported or run.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -25,6 +26,7 @@ _MAX_SOURCE_BYTES = 4 * 1024 * 1024
 # name it and its module); beyond, its parameters are Unknown: a library's own functions are
 # called from everywhere, and parsing the whole tree for one answer costs what LibCST did.
 MAX_CALLER_MODULES = 4
+_WORD = re.compile(rb"[A-Za-z0-9_\x80-\xff]+")
 
 
 @dataclass(frozen=True)
@@ -174,7 +176,8 @@ class Project:
         self._modules: dict[Path, tuple[tuple[int, int], Module | Unknown]] = {}
         self._given: dict[Path, Module | Unknown] = {}
         self._holding: dict[tuple[str, Path], list[Module] | Unknown] = {}
-        self._sources: dict[Path, bytes] = {}
+        self._word_index: dict[bytes, list[Path]] | None = None
+        self._order = {path: n for n, path in enumerate(self.files)}
         self.read: set[Path] = (
             set()
         )  # every file an answer used (a cached result's dependencies)
@@ -212,23 +215,25 @@ class Project:
 
     def candidate_files(self, needle: str, near: Path) -> list[Module] | Unknown:
         """The run's modules that may use the name `needle` defined in the module at `near`:
-        those whose bytes hold the name and the module's own name (an import of it), found
-        on the bytes before anything is parsed."""
+        those whose words hold the name and the module's own name (an import of it), found
+        in the run's word index (one pass over the files' bytes) before anything is parsed."""
         key = (needle, near)
         found = self._holding.get(key)
         if found is None:
-            name = needle.encode()
-            stem = (
-                near.parent.name if near.name == "__init__.py" else near.stem
-            ).encode()
+            stem = near.parent.name if near.name == "__init__.py" else near.stem
+            wanted = [needle.encode(), *_WORD.findall(stem.encode())]
             paths = [
                 path
-                for path in (*self._given, *self.files)
-                if path != near
-                and (source := self._bytes(path)) is not None
-                and name in source
-                and stem in source
+                for path in self._holders(wanted)
+                if path != near and path not in self._given
             ]
+            paths.extend(
+                path
+                for path, given in self._given.items()
+                if path != near
+                and isinstance(given, Module)
+                and all(word in _words(given.source) for word in wanted)
+            )
             if len(paths) > MAX_CALLER_MODULES:
                 found = Unknown(f"{len(paths)} modules may use `{needle}`")
             else:
@@ -236,17 +241,23 @@ class Project:
             self._holding[key] = found
         return found
 
-    def _bytes(self, path: Path) -> bytes | None:
-        given = self._given.get(path)
-        if isinstance(given, Module):
-            return given.source
-        cached = self._sources.get(path)
-        if cached is None:
-            try:
-                cached = self._sources[path] = read_regular(path, _MAX_SOURCE_BYTES)
-            except ReadError:
-                return None
-        return cached
+    def _holders(self, words: list[bytes]) -> list[Path]:
+        """The run's files (as read once, for the index) holding every one of `words`."""
+        if self._word_index is None:
+            index: dict[bytes, list[Path]] = {}
+            for path in self.files:
+                try:
+                    source = read_regular(path, _MAX_SOURCE_BYTES)
+                except ReadError:
+                    continue
+                for word in _words(source):
+                    index.setdefault(word, []).append(path)
+            self._word_index = index
+        found: set[Path] | None = None
+        for word in words:
+            holding = self._word_index.get(word, ())
+            found = set(holding) if found is None else found.intersection(holding)
+        return sorted(found or (), key=self._order.__getitem__)
 
     # -- imports ----------------------------------------------------------------------------
 
@@ -291,6 +302,11 @@ class Project:
             if directory not in seen:
                 seen.add(directory)
                 yield directory
+
+
+def _words(source: bytes) -> set[bytes]:
+    """The identifiers (and numbers) in `source`, a UTF-8 identifier kept whole."""
+    return set(_WORD.findall(source))
 
 
 def _parse(path: Path, source: bytes) -> Module | Unknown:
