@@ -253,11 +253,15 @@ class Project:
                 for word in _words(source):
                     index.setdefault(word, []).append(path)
             self._word_index = index
-        found: set[Path] | None = None
-        for word in words:
-            holding = self._word_index.get(word, ())
-            found = set(holding) if found is None else found.intersection(holding)
-        return sorted(found or (), key=self._order.__getitem__)
+        postings = sorted((self._word_index.get(w, []) for w in words), key=len)
+        if not postings:
+            return []
+        found = set(postings[0])  # the rarest word first: the sets stay small
+        for holding in postings[1:]:
+            if not found:
+                break
+            found.intersection_update(holding)
+        return sorted(found, key=self._order.__getitem__)
 
     # -- imports ----------------------------------------------------------------------------
 
