@@ -567,8 +567,14 @@ class Evaluator:
         others = self.project.candidate_files(name, module.path)
         if isinstance(others, Unknown):
             return others
-        modules = [module, *(m for m in others if m is not module)]
-        for other in modules:
+        sources: list[Module | Path] = [
+            module,
+            *(p for p in others if p != module.path),
+        ]
+        for source in sources:
+            other = self.module(source) if isinstance(source, Path) else source
+            if isinstance(other, Unknown):  # its calls cannot be seen
+                return Unknown(f"`{name}` may be used in {other.why}")
             for use in other.loads_by_name.get(name, ()):
                 value = self.value(other, use, self.frame_at(other, use))
                 target = _function_of(value, is_init)

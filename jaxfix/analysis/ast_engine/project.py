@@ -58,10 +58,6 @@ class Module:
         self.source = source
 
     @cached_property
-    def parents(self) -> dict[ast.AST, ast.AST]:
-        return self._index[0]
-
-    @cached_property
     def _index(self) -> _Index:
         """One walk for every per-module fact: each node's parent, every read of a name or
         attribute by its last name (where a function may be used), the names functions
@@ -89,8 +85,10 @@ class Module:
                 index.classes.append(node)
             elif isinstance(node, ast.Global):
                 index.declared.update(node.names)
-        for found in (*loads.values(), *index.stores.values()):
+        for found in loads.values():
             found.reverse()  # source order, roughly (a stack walk)
+        for stores in index.stores.values():
+            stores.reverse()
         index.classes.reverse()
         index.bare_calls.reverse()
         return index
@@ -175,7 +173,7 @@ class Project:
         self.files = tuple(dict.fromkeys(f.resolve() for f in files))
         self._modules: dict[Path, tuple[tuple[int, int], Module | Unknown]] = {}
         self._given: dict[Path, Module | Unknown] = {}
-        self._holding: dict[tuple[str, Path], list[Module] | Unknown] = {}
+        self._holding: dict[tuple[str, Path], list[Path] | Unknown] = {}
         self._word_index: dict[bytes, list[Path]] | None = None
         self._order = {path: n for n, path in enumerate(self.files)}
         self.read: set[Path] = (
@@ -213,10 +211,11 @@ class Project:
         self.read.add(path)
         return found
 
-    def candidate_files(self, needle: str, near: Path) -> list[Module] | Unknown:
+    def candidate_files(self, needle: str, near: Path) -> list[Path] | Unknown:
         """The run's modules that may use the name `needle` defined in the module at `near`:
         those whose words hold the name and the module's own name (an import of it), found
-        in the run's word index (one pass over the files' bytes) before anything is parsed."""
+        in the run's word index (one pass over the files' bytes); the caller parses each only
+        when its search gets that far."""
         key = (needle, near)
         found = self._holding.get(key)
         if found is None:
@@ -237,7 +236,7 @@ class Project:
             if len(paths) > MAX_CALLER_MODULES:
                 found = Unknown(f"{len(paths)} modules may use `{needle}`")
             else:
-                found = [m for m in map(self.module, paths) if isinstance(m, Module)]
+                found = paths
             self._holding[key] = found
         return found
 
