@@ -22,7 +22,7 @@ from jaxfix.file_io import ReadError, read_regular
 from jaxfix.paths import path_state
 
 _MAX_SOURCE_BYTES = 4 * 1024 * 1024
-# A function's callers are looked for in at most this many other modules (those whose bytes
+# A function's callers are looked for in at most this many other modules (those whose words
 # name it and its module); beyond, its parameters are Unknown: a library's own functions are
 # called from everywhere, and parsing the whole tree for one answer costs what LibCST did.
 MAX_CALLER_MODULES = 4
