@@ -189,3 +189,26 @@ def test_a_function_used_otherwise_keeps_its_parameters_unknown(tmp_path: Path) 
     assert returned.value is not None
     found = engine.value_of(module, returned.value)
     assert isinstance(found, Unknown) and "used other than called" in found.why
+
+
+def test_callers_in_other_modules_and_one_that_does_not_parse(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    helpers = pkg / "helpers.py"
+    helpers.write_text("def scale(a):\n    return a\n")
+    (pkg / "main.py").write_text("from pkg.helpers import scale\nscale(4)\n")
+
+    def returned() -> Value:
+        engine = Engine(roots=(tmp_path,), files=tuple(pkg.rglob("*.py")))
+        module = engine.module(helpers)
+        assert isinstance(module, Module)
+        node = next(n for n in ast.walk(module.tree) if isinstance(n, ast.Return))
+        assert node.value is not None
+        return engine.value_of(module, node.value)
+
+    assert returned() == 4
+    broken = pkg / "broken.py"
+    broken.write_text("from pkg.helpers import scale\nscale(8)\ndef (:\n")
+    found = returned()  # its call of scale cannot be seen: never 4
+    assert isinstance(found, Unknown) and "does not parse" in found.why, found
