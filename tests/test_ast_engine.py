@@ -212,3 +212,40 @@ def test_callers_in_other_modules_and_one_that_does_not_parse(tmp_path: Path) ->
     broken.write_text("from pkg.helpers import scale\nscale(8)\ndef (:\n")
     found = returned()  # its call of scale cannot be seen: never 4
     assert isinstance(found, Unknown) and "does not parse" in found.why, found
+
+
+ENTER = (
+    "from jax.sharding import AbstractMesh, use_abstract_mesh\n"
+    "M = AbstractMesh((4, 2), ('data', 'model'))\n"
+    "class Scope:\n"
+    "    def __enter__(self):\n"
+    "        self.context = use_abstract_mesh(M)\n"
+    "        return self.context.__enter__()\n"
+    "    def __exit__(self, *exc):\n"
+    "        return self.context.__exit__(*exc)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("tail", "known"),
+    [
+        ("with Scope():\n    pass\n", True),  # run only by its `with` items
+        ("s = Scope()\nwith s:\n    pass\n", False),  # the object reaches other code
+        ("class Sub(Scope):\n    pass\nwith Scope():\n    pass\n", False),
+    ],
+)
+def test_code_in_enter_runs_where_its_with_items_are(
+    tmp_path: Path, tail: str, known: bool
+) -> None:
+    main = tmp_path / "main.py"
+    main.write_text(ENTER + tail)
+    engine = Engine(roots=(tmp_path,), files=(main,))
+    module = engine.module(main)
+    assert isinstance(module, Module)
+    entering = next(
+        n
+        for n in ast.walk(module.tree)
+        if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "use_abstract_mesh"
+    )
+    found = engine.current_mesh(module, entering)
+    assert (found is None) if known else isinstance(found, Unknown), found

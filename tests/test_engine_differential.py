@@ -11,9 +11,6 @@ from tests.engine_differential import compare_all, report
 # gave None: "no mesh context"), each to be fixed before the switch-over (docs/design.md,
 # STATUS). The set must match exactly: a fixed one is taken off this list.
 KNOWN_WORSE = {
-    # a node inside a class's __enter__: `with Cls():` is not yet taken as a call of it
-    "engine/context_class_enter_enters_abstract_mesh:17",
-    "engine/context_class_enter_enters_abstract_mesh_same_size:18",
     # a node inside a decorator's wrapper: the decorated function's calls are not yet taken
     # as calls of the wrapper
     "engine/decorator_of_sibling_module_enters_explicit_abstract_mesh/contexts.py:12",

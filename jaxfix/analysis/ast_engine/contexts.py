@@ -32,6 +32,7 @@ from pathlib import Path
 from jaxfix.analysis.ast_engine.evaluate import Evaluator
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import (
+    Class,
     External,
     Foreign,
     Frame,
@@ -340,8 +341,11 @@ class Contexts:
             *self._decorators(module, scope),
         ]
         found = self.evaluator.calls_of(module, scope, through_decorators=True)
+        entered = self._with_items_entering(module, scope)
         calls = (
-            self._runs_of(module, scope)
+            entered
+            if entered is not None
+            else self._runs_of(module, scope)
             if isinstance(found, Unknown)
             else [(caller, call) for caller, call, _ in found]
         )
@@ -354,6 +358,49 @@ class Contexts:
             for way in self.ways_at(caller, call, depth + 1):
                 ways.append((*(replace(s, call=s.call or call) for s in way), *sites))
         return ways
+
+    def _with_items_entering(
+        self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> list[tuple[Module, ast.AST]] | None:
+        """For `__enter__` of a class: the `with C(...)` items that run it, when every use of
+        the class is such an item and no object of it can reach other code (its methods use
+        `self` only for attributes, `__enter__` does not return it); else None (not known)."""
+        cls = module.parents.get(function)
+        if function.name != "__enter__" or not isinstance(cls, ast.ClassDef):
+            return None
+        for method in cls.body:
+            if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if not _self_only_for_attributes(module, method):
+                    return None
+        others = self.evaluator.project.candidate_files(cls.name, module.path)
+        if isinstance(others, Unknown):
+            return None
+        runs: list[tuple[Module, ast.AST]] = []
+        for path in (module.path, *(p for p in others if p != module.path)):
+            other = self.evaluator.module(path)
+            if isinstance(other, Unknown):
+                return None
+            for use in other.loads_by_name.get(cls.name, ()):
+                value = self.evaluator.value(
+                    other, use, self.evaluator.frame_at(other, use)
+                )
+                if isinstance(value, Foreign) or (
+                    isinstance(value, Class) and value.node is not cls
+                ):
+                    continue
+                if not isinstance(value, Class):
+                    return None
+                call = other.parents.get(use)
+                item = other.parents.get(call) if call is not None else None
+                if not (
+                    isinstance(call, ast.Call)
+                    and call.func is use
+                    and isinstance(item, ast.withitem)
+                    and item.context_expr is call
+                ):
+                    return None
+                runs.append((other, call))
+        return runs
 
     def _runs_of(
         self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
@@ -651,3 +698,24 @@ def _run_of(module: Module, jit_call: ast.AST) -> ast.AST | None:
         if isinstance(grand, ast.Call) and grand.func is parent:
             return grand
     return None
+
+
+def _self_only_for_attributes(
+    module: Module, method: ast.FunctionDef | ast.AsyncFunctionDef
+) -> bool:
+    """Whether `method` reads its first parameter only as `self.attr` (never `self` itself,
+    nor `self.__enter__`), so the object cannot reach other code through it."""
+    params = [*method.args.posonlyargs, *method.args.args]
+    if not params:
+        return True  # no object to hand out
+    name = params[0].arg
+    for node in ast.walk(method):
+        if isinstance(node, ast.Name) and node.id == name:
+            parent = module.parents.get(node)
+            if not (
+                isinstance(parent, ast.Attribute)
+                and parent.value is node
+                and parent.attr != "__enter__"
+            ):
+                return False
+    return True
