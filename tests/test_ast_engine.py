@@ -249,3 +249,45 @@ def test_code_in_enter_runs_where_its_with_items_are(
     )
     found = engine.current_mesh(module, entering)
     assert (found is None) if known else isinstance(found, Unknown), found
+
+
+WRAPPER = (
+    "import functools\n"
+    "from jax.sharding import AbstractMesh, use_abstract_mesh\n"
+    "def deco(fn):\n"
+    "    @functools.wraps(fn)\n"
+    "    def wrapper(*args):\n"
+    "        with use_abstract_mesh(AbstractMesh((4,), ('x',))):\n"
+    "            return fn(*args)\n"
+    "    return wrapper\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("tail", "known"),
+    [
+        ("@deco\ndef f():\n    pass\nf()\n", True),  # runs where `f` is called
+        ("def f():\n    pass\ndeco(f)()\n", True),
+        ("def f():\n    pass\ng = deco(f)\n", False),  # the wrapper reaches other code
+        # under another decorator: that one's wrapper runs it, unseen here
+        (
+            "def other(fn):\n    return fn\n@other\n@deco\ndef f():\n    pass\nf()\n",
+            False,
+        ),
+    ],
+)
+def test_code_in_a_wrapper_runs_where_the_decorated_function_is_called(
+    tmp_path: Path, tail: str, known: bool
+) -> None:
+    main = tmp_path / "main.py"
+    main.write_text(WRAPPER + tail)
+    engine = Engine(roots=(tmp_path,), files=(main,))
+    module = engine.module(main)
+    assert isinstance(module, Module)
+    entering = next(
+        n
+        for n in ast.walk(module.tree)
+        if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "use_abstract_mesh"
+    )
+    found = engine.current_mesh(module, entering)
+    assert (found is None) if known else isinstance(found, Unknown), found

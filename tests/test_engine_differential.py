@@ -10,11 +10,7 @@ from tests.engine_differential import compare_all, report
 # Answers where the new engine is still more cautious than the old one (Unknown where the old
 # gave None: "no mesh context"), each to be fixed before the switch-over (docs/design.md,
 # STATUS). The set must match exactly: a fixed one is taken off this list.
-KNOWN_WORSE = {
-    # a node inside a decorator's wrapper: the decorated function's calls are not yet taken
-    # as calls of the wrapper
-    "engine/decorator_of_sibling_module_enters_explicit_abstract_mesh/contexts.py:12",
-}
+KNOWN_WORSE: set[str] = set()
 
 
 def test_new_engine_matches_or_beats_the_old_on_every_fixture() -> None:

@@ -342,6 +342,8 @@ class Contexts:
         ]
         found = self.evaluator.calls_of(module, scope, through_decorators=True)
         entered = self._with_items_entering(module, scope)
+        if entered is None:
+            entered = self._wrapper_runs(module, scope)
         calls = (
             entered
             if entered is not None
@@ -400,6 +402,70 @@ class Contexts:
                 ):
                     return None
                 runs.append((other, call))
+        return runs
+
+    def _wrapper_runs(
+        self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> list[tuple[Module, ast.AST]] | None:
+        """For a decorator's wrapper (`def deco(fn): def wrapper(...): ...; return wrapper`):
+        the calls of the functions `deco` decorates outermost, and `deco(f)(...)`, when those
+        are all its uses and the wrapper's only use is that `return`; else None (not known)."""
+        outer = module.scope_of(function)
+        if not isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        frame = self.evaluator.frame_at(module, function)
+        for decorator in function.decorator_list:
+            wraps = decorator.func if isinstance(decorator, ast.Call) else decorator
+            found = self.evaluator.value(module, wraps, frame)
+            if not (isinstance(found, External) and found.name == "functools.wraps"):
+                return None
+        for use in module.loads_by_name.get(function.name, ()):
+            returned = module.parents.get(use)
+            if not (
+                isinstance(use, ast.Name)
+                and isinstance(returned, ast.Return)
+                and module.scope_of(returned) is outer
+            ):
+                return None
+        others = self.evaluator.project.candidate_files(outer.name, module.path)
+        if isinstance(others, Unknown):
+            return None
+        runs: list[tuple[Module, ast.AST]] = []
+        for path in (module.path, *(p for p in others if p != module.path)):
+            other = self.evaluator.module(path)
+            if isinstance(other, Unknown):
+                return None
+            for use in other.loads_by_name.get(outer.name, ()):
+                value = self.evaluator.value(
+                    other, use, self.evaluator.frame_at(other, use)
+                )
+                if isinstance(value, Foreign) or (
+                    isinstance(value, Function) and value.node is not outer
+                ):
+                    continue
+                if not isinstance(value, Function):
+                    return None
+                parent = other.parents.get(use)
+                if isinstance(
+                    parent, (ast.FunctionDef, ast.AsyncFunctionDef)
+                ) and parent.decorator_list[:1] == [use]:
+                    calls = self.evaluator.calls_of(
+                        other, parent, through_decorators=True
+                    )
+                    if isinstance(calls, Unknown):
+                        return None
+                    runs.extend((m, call) for m, call, _ in calls)
+                    continue
+                applied = other.parents.get(parent) if parent is not None else None
+                if (
+                    isinstance(parent, ast.Call)
+                    and parent.func is use
+                    and isinstance(applied, ast.Call)
+                    and applied.func is parent
+                ):
+                    runs.append((other, applied))
+                    continue
+                return None
         return runs
 
     def _runs_of(
