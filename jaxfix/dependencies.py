@@ -26,6 +26,7 @@ from jaxfix.file_io import ReadError, open_regular
 from jaxfix.paths import PATH_STATES, path_state
 
 if TYPE_CHECKING:  # imports libcst
+    from jaxfix.analysis.ast_engine import Engine
     from jaxfix.analysis.module import ModuleAnalysis
     from jaxfix.analysis.project import ProjectIndex
 
@@ -42,10 +43,23 @@ class _Index:
 
 
 class _Run:
-    """The index of the current run, created on first use."""
+    """The index and the engine of the current run, created on first use; `files` are the
+    run's files (where the engine looks for a function's callers)."""
 
-    def __init__(self) -> None:
+    def __init__(self, files: tuple[Path, ...] = ()) -> None:
         self.current: _Index | None = None
+        self.files = files
+        self.engine: tuple[tuple[object, ...], Engine] | None = None
+
+    def ast_engine(
+        self, roots: tuple[Path, ...], jax_version: tuple[int, ...] | None
+    ) -> Engine:
+        key = (roots, jax_version)
+        if self.engine is None or self.engine[0] != key:
+            from jaxfix.analysis.ast_engine import Engine
+
+            self.engine = (key, Engine(roots, self.files, jax_version))
+        return self.engine[1]
 
     def index(self, roots: tuple[Path, ...]) -> _Index:
         if self.current is None or self.current.roots != roots:
@@ -57,23 +71,32 @@ _run: _Run | None = None
 
 
 @contextmanager
-def project_run() -> Iterator[None]:
-    """Share one project index between the files of a run (worker processes forked during it
-    inherit the scope and make their own index). Outside a run every file gets a fresh one:
-    files may change between two calls, and the index would not see it."""
+def project_run(files: tuple[Path, ...] = ()) -> Iterator[None]:
+    """Share one project index and engine between the files of a run (`files`; worker
+    processes forked during it inherit the scope and make their own). Outside a run every
+    file gets fresh ones: files may change between two calls, and they would not see it."""
     global _run
-    saved, _run = _run, _Run()
+    saved, _run = _run, _Run(files)
     try:
         yield
     finally:
         _run = saved
 
 
-def in_run() -> None:
+def in_run(files: tuple[Path, ...] = ()) -> None:
     """Enter a run scope for the rest of this process (a worker started by spawn, not fork)."""
     global _run
     if _run is None:
-        _run = _Run()
+        _run = _Run(files)
+
+
+def ast_engine(roots: tuple[Path, ...], jax_version: tuple[int, ...] | None) -> Engine:
+    """The run's engine over `ast` (a fresh one outside a run)."""
+    if _run is not None:
+        return _run.ast_engine(roots, jax_version)
+    from jaxfix.analysis.ast_engine import Engine
+
+    return Engine(roots, (), jax_version)
 
 
 def project_index(roots: tuple[Path, ...]) -> tuple[ProjectIndex[ModuleAnalysis], int]:

@@ -8,7 +8,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # only annotations: importing libcst costs half a second
+    import ast
+    from collections.abc import Callable
+
     import libcst as cst
+
+    # A fix's edit over `ast`: given the LibCST node found where the `ast` node is, its
+    # replacement (built from it, so that the user's formatting is kept).
+    CstReplacement = cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel
+    Edit = Callable[[cst.CSTNode], CstReplacement]
 
 
 class Safety(enum.Enum):
@@ -37,12 +45,15 @@ class Location:
 
 @dataclass(frozen=True)
 class Fix:
-    """CST edits (original node -> replacement, by identity) plus imports the edits need."""
+    """Edits plus the imports they need. An edit is `(ast node, edit)`: the engine finds the
+    LibCST node where the `ast` node is and replaces it by `edit(that node)`; a rule over
+    LibCST (`CstRule`) gives `(original node, replacement)`, by identity."""
 
     title: str
-    edits: tuple[
-        tuple[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel], ...
-    ]
+    edits: (
+        tuple[tuple[ast.AST, Edit], ...]
+        | tuple[tuple[cst.CSTNode, CstReplacement], ...]
+    )
     safety: Safety = Safety.SAFE
     imports: tuple[tuple[str, str | None], ...] = ()
 
@@ -61,7 +72,7 @@ class Report:
 
     code: str
     message: str
-    node: cst.CSTNode
+    node: ast.AST | cst.CSTNode
     fix: Fix | None = None
     related: tuple[Related, ...] = ()
 

@@ -7,25 +7,31 @@ from __future__ import annotations
 
 import ast
 import gc
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 
 import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
-from libcst.metadata import CodeRange
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from jaxfix.added_imports import SortedAddImportsVisitor
+from jaxfix.analysis.ast_engine import Engine
+from jaxfix.analysis.ast_engine.analysis import Analysis
+from jaxfix.analysis.ast_engine.positions import Span
+from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.module import ModuleAnalysis
+from jaxfix.analysis.parents import parent_map
 from jaxfix.analysis.project import InProject
 from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
 from jaxfix.changed_lines import carry_lines
 from jaxfix.codemods import RULES, load_rule_modules
-from jaxfix.codemods.base import Rule
-from jaxfix.dependencies import project_index, snapshot
+from jaxfix.codemods.base import CstRule, Rule
+from jaxfix.cst_edits import Locator, NotFound
+from jaxfix.dependencies import ast_engine, project_index, snapshot
 from jaxfix.diagnostics import Diagnostic, FileResult, Fix, Location, Report, Safety
 from jaxfix.diffs import split_lines
 from jaxfix.evidence import Evidence
@@ -119,22 +125,20 @@ class _ReplaceByIdentity(cst.CSTTransformer):
 
 
 def _apply(
-    module: cst.Module, fixes: list[Fix], analysis: ModuleAnalysis, line_length: int
+    module: cst.Module, fixes: list[Fix], tree: _CstTree, line_length: int
 ) -> cst.Module:
     """Apply every fix whose nodes do not overlap an earlier one's; the rest wait for the next pass."""
     taken: list[tuple[tuple[int, int], tuple[int, int]]] = []
     edits: dict[cst.CSTNode, cst.CSTNode] = {}
     imports: set[tuple[str, str | None]] = set()
     for fix in fixes:
-        spans = [_span(analysis.positions[node]) for node, _ in fix.edits]
+        spans = [_span(tree.positions[node]) for node, _ in fix.edits]
         if any(a[0] < b[1] and b[0] < a[1] for a in spans for b in taken):
             continue
         taken.extend(spans)
         edits.update(fix.edits)
         imports.update(fix.imports)
-    edits = fit_line_length(
-        edits, module, analysis.parents, analysis.positions, line_length
-    )
+    edits = fit_line_length(edits, module, tree.parents, tree.positions, line_length)
     module = module.visit(_ReplaceByIdentity(edits))
     if imports:
         context = CodemodContext()
@@ -216,27 +220,95 @@ def _run_rules(
     return analysis, kept
 
 
-def _diagnostic(
-    report: Report, analysis: ModuleAnalysis, options: Options
-) -> Diagnostic:
-    where = analysis.positions[report.node]
+def _diagnostic(found: _Found, options: Options) -> Diagnostic:
+    report, where = found.report, found.where
     fix = report.fix
     return Diagnostic(
         code=report.code,
         message=report.message,
-        start=Location(where.start.line, where.start.column + 1),
-        end=Location(where.end.line, where.end.column + 1),
+        start=Location(where.start[0], where.start[1] + 1),
+        end=Location(where.end[0], where.end[1] + 1),
         fix_title=fix.title if fix else None,
         fix_safety=fix.safety if fix else None,
         applied=_fix_allowed(fix, options),
         related=report.related,
-        fix_lines=_lines_replaced(fix, analysis) if fix else None,
+        fix_lines=found.fix_lines,
     )
 
 
-def _lines_replaced(fix: Fix, analysis: ModuleAnalysis) -> tuple[int, int]:
+def _cst_fix_lines(fix: Fix | None, analysis: ModuleAnalysis) -> tuple[int, int] | None:
+    if fix is None:
+        return None
     ranges = [analysis.positions[node] for node, _ in fix.edits]
     return min(r.start.line for r in ranges), max(r.end.line for r in ranges)
+
+
+def _ast_fix_lines(fix: Fix | None, analysis: Analysis) -> tuple[int, int] | None:
+    if fix is None:
+        return None
+    spans = [analysis.span(node) for node, _ in fix.edits]
+    return min(s.start[0] for s in spans), max(s.end[0] for s in spans)
+
+
+def _run_ast_rules(
+    engine: Engine,
+    path: Path,
+    source: bytes,
+    rules: list[type[Rule]],
+    options: Options,
+    changed_lines: frozenset[int] | None,
+    evidence: tuple[Evidence, ...] | None,
+    project: InProject | None,
+) -> list[_Found]:
+    """The rules over `ast`: reports neither expected (code testing the error), nor
+    suppressed, nor off the changed lines, nor, with evidence from a log, unconfirmed."""
+    module = engine.module(path, source)
+    if not isinstance(module, Module):
+        ast.parse(source)  # Python's own message and place for the file's one line
+        raise SyntaxError(module.why)
+    analysis = Analysis(engine, module)
+    running = [rule_class(analysis, options) for rule_class in rules]
+    _walk(module.tree, running)
+    reports = [
+        report
+        for rule in running
+        for report in rule.reports
+        if not analysis.expected(report.node, rule.raises)
+    ]
+    if evidence is not None:
+        reports = [r for r in reports if analysis.confirmed(r.node, r.code) is not None]
+    if project is not None:
+        project.used.update(engine.project.read - {module.path})
+    if not reports:
+        return []
+    lines = split_lines(source.decode("utf-8", errors="surrogateescape"))
+    kept = []
+    for report in reports:
+        where = analysis.span(report.node)
+        if is_suppressed(lines, report.code, (where.start[0], where.end[0])):
+            continue
+        if changed_lines is None or not changed_lines.isdisjoint(
+            range(where.start[0], where.end[0] + 1)
+        ):
+            kept.append(
+                _Found(report, where, analysis, _ast_fix_lines(report.fix, analysis))
+            )
+    return kept
+
+
+def _walk(tree: ast.Module, rules: list[Rule]) -> None:
+    """Call the rules' `visit_<AstClass>` methods on every node, in source order (a node
+    before its children, children in their fields' order): one walk for all rules."""
+    handlers: dict[str, list[Callable[[ast.AST], object]]] = {}
+    for rule in rules:
+        for name, method in rule.get_visitors().items():
+            handlers.setdefault(name, []).append(method)
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        for method in handlers.get(f"visit_{type(node).__name__}", ()):
+            method(node)
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
 def _parses_with_ast(source: bytes) -> bool:
@@ -299,6 +371,7 @@ def check_source(
     changed_lines: frozenset[int] | None = None,
     evidence: tuple[Evidence, ...] | None = None,
     project: InProject | None = None,
+    engine: Engine | None = None,
 ) -> tuple[bytes | None, tuple[Diagnostic, ...]]:
     """Diagnostics for `source` (positions in it) and the fixed bytes, or None if unchanged.
 
@@ -306,7 +379,8 @@ def check_source(
     `changed_lines` (changed-lines mode) keeps only reports touching those lines; None keeps all.
     `evidence` (from a log) runs the rules it names in confirmed mode, without the prefilter
     (the file may not mention a mesh at all), and keeps only the reports it confirms.
-    `project`: where the module is, so that its imports of the project's modules are followed.
+    `project`: where the module is, so that its imports of the project's modules are followed;
+    `engine`: the run's engine over `ast` (a fresh one for this source alone by default).
     """
     if changed_lines is not None and not changed_lines:
         return None, ()
@@ -329,29 +403,52 @@ def check_source(
     if (
         evidence is None
     ):  # evidence from a log stands for what the screen would ask of the code
-        rules = screened_rules(rules, facts)
+        rules = [r for r in rules if not issubclass(r, CstRule)] + screened_rules(
+            [r for r in rules if issubclass(r, CstRule)], facts
+        )
         if not rules:
             return None, ()
     _refuse_if_too_large(source, facts, options)
     del facts
-    refusal = too_deep(
-        source
-    )  # only for what LibCST parses: `ast` refuses such code with an exception
-    if refusal is not None:
-        message, line, column = refusal
-        raise TooDeep(message, Location(line, column))
-    module = cst.parse_module(source)
+    ast_rules = [r for r in rules if not issubclass(r, CstRule)]
+    cst_rules = [r for r in rules if issubclass(r, CstRule)]
+    if engine is None:
+        engine = Engine(options.project_roots, (), options.jax_version)
+    path = project.path if project is not None else Path("-").absolute()
+    text = source
     diagnostics: tuple[Diagnostic, ...] | None = None
     fixed_any = False
     for _ in range(MAX_PASSES):
-        analysis, reports = _run_rules(
-            module, rules, options, changed_lines, evidence, project
-        )
+        found: list[_Found] = []
+        module: cst.Module | None = None
+        cst_analysis: ModuleAnalysis | None = None
+        if ast_rules:
+            found += _run_ast_rules(
+                engine, path, text, ast_rules, options, changed_lines, evidence, project
+            )
+        if cst_rules:
+            module = _parse_cst(text)
+            cst_analysis, reports = _run_rules(
+                module, cst_rules, options, changed_lines, evidence, project
+            )
+            found += [
+                _Found(
+                    r,
+                    _span_of(cst_analysis.positions[r.node]),
+                    None,
+                    _cst_fix_lines(r.fix, cst_analysis),
+                )
+                for r in reports
+            ]
+        found.sort(key=lambda f: (f.where.start, f.where.end, f.report.code))
         if diagnostics is None:
-            diagnostics = tuple(_diagnostic(r, analysis, options) for r in reports)
-            if evidence:
+            diagnostics = tuple(_diagnostic(f, options) for f in found)
+            if evidence and cst_analysis is not None:
                 notes = _unconfirmed(
-                    evidence, analysis, reports, split_lines(module.code)
+                    evidence,
+                    cst_analysis,
+                    [f.report for f in found if not isinstance(f.report.node, ast.AST)],
+                    split_lines(text.decode("utf-8", errors="surrogateescape")),
                 )
                 diagnostics = tuple(
                     sorted(
@@ -359,17 +456,25 @@ def check_source(
                         key=lambda d: (d.start.line, d.start.column, d.code),
                     )
                 )
-        fixes = [r.fix for r in reports if _fix_allowed(r.fix, options)]
-        if not fixes:
+        allowed = [f for f in found if _fix_allowed(f.report.fix, options)]
+        if not allowed:
             break
-        # Only the first pass can get here with nothing fixed yet, so `module` is the original.
+        if module is None:
+            module = _parse_cst(text)
+        # Only the first pass can get here with nothing fixed yet, so `text` is the original.
         # LibCST loses a few odd layouts (e.g. whitespace after a final blank line).
         if not fixed_any and module.bytes != source:
             raise InternalError(
                 "LibCST does not reproduce this file byte for byte, so jaxfix will not rewrite it"
             )
         fixed_any = True
-        changed = _apply(module, fixes, analysis, options.line_length).bytes
+        tree = (
+            _CstTree(cst_analysis.positions, cst_analysis.parents)
+            if cst_analysis is not None
+            else _CstTree.of(module)
+        )
+        fixes = [_written(f, tree) for f in allowed]
+        changed = _apply(module, fixes, tree, options.line_length).bytes
         try:
             fixed_module = cst.parse_module(changed)
         except cst.ParserSyntaxError as error:
@@ -384,17 +489,76 @@ def check_source(
             evidence = _carry_evidence(
                 evidence, split_lines(module.code), split_lines(fixed_module.code)
             )
-        module = fixed_module
+        text = fixed_module.bytes
     else:
         raise InternalError(f"fixes did not settle after {MAX_PASSES} passes")
     if not fixed_any:
-        return None, diagnostics
-    fixed = module.bytes
-    if fixed == source:
-        return None, diagnostics
-    if _parses_with_ast(source) and not _parses_with_ast(fixed):
+        return None, diagnostics or ()
+    if text == source:
+        return None, diagnostics or ()
+    if _parses_with_ast(source) and not _parses_with_ast(text):
         raise InternalError("a fix produced code that Python rejects")
-    return fixed, diagnostics
+    return text, diagnostics or ()
+
+
+def _parse_cst(source: bytes) -> cst.Module:
+    refusal = too_deep(
+        source
+    )  # only for what LibCST parses: `ast` refuses such code with an exception
+    if refusal is not None:
+        message, line, column = refusal
+        raise TooDeep(message, Location(line, column))
+    return cst.parse_module(source)
+
+
+@dataclass(frozen=True)
+class _Found:
+    """A report kept after suppression and changed lines, with where its node is."""
+
+    report: Report
+    where: Span
+    analysis: Analysis | None  # for a report over `ast`: where its fix's nodes are
+    fix_lines: tuple[int, int] | None  # the lines its fix replaces
+
+
+@dataclass(frozen=True)
+class _CstTree:
+    """What writing fixes into a LibCST module needs: positions and parents of its nodes."""
+
+    positions: Mapping[cst.CSTNode, CodeRange]
+    parents: Mapping[cst.CSTNode, cst.CSTNode]
+
+    @classmethod
+    def of(cls, module: cst.Module) -> _CstTree:
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        return cls(wrapper.resolve(PositionProvider), parent_map(module))
+
+
+def _span_of(code_range: CodeRange) -> Span:
+    return Span(
+        (code_range.start.line, code_range.start.column),
+        (code_range.end.line, code_range.end.column),
+    )
+
+
+def _written(found: _Found, tree: _CstTree) -> Fix:
+    """The fix with its edits on LibCST nodes: an `ast` node's is found where it is."""
+    fix = found.report.fix
+    assert fix is not None  # only allowed fixes are written
+    if not isinstance(found.report.node, ast.AST):
+        return fix
+    analysis = found.analysis
+    assert analysis is not None  # a report over `ast` comes with its analysis
+    locator = Locator(tree.positions)
+    edits = []
+    for node, edit in fix.edits:
+        where = analysis.span(node)
+        try:
+            original = locator.find(node, where.start, where.end)
+        except NotFound as error:
+            raise InternalError(str(error)) from None
+        edits.append((original, edit(original)))
+    return replace(fix, edits=tuple(edits))
 
 
 def _syntax_error(source: bytes, error: cst.ParserSyntaxError) -> tuple[str, Location]:
@@ -429,6 +593,7 @@ def _screened_check(
     changed_lines: frozenset[int] | None,
     evidence: tuple[Evidence, ...] | None = None,
     project: InProject | None = None,
+    engine: Engine | None = None,
 ) -> tuple[bytes | None, tuple[Diagnostic, ...]]:
     with _fewer_collections():
         return check_source(
@@ -437,6 +602,7 @@ def _screened_check(
             changed_lines=changed_lines,
             evidence=evidence,
             project=project,
+            engine=engine,
         )
 
 
@@ -461,6 +627,12 @@ def describe_failure(
         return str(error), None, False
     if isinstance(error, cst.ParserSyntaxError):
         return *_syntax_error(source, error), True
+    if isinstance(error, SyntaxError):
+        return (
+            f"syntax error: {error.msg}",
+            Location(error.lineno, error.offset or 1) if error.lineno else None,
+            True,
+        )
     if isinstance(error, InternalError):
         return f"internal error, file left untouched: {error}", None, False
     if isinstance(error, RecursionError):
@@ -486,12 +658,13 @@ def process_source(path: Path, source: bytes, options: Options) -> FileResult:
     options = options.for_file(path)
     index, index_created_ns = project_index(options.project_roots)
     project = InProject(path.absolute(), index)
+    engine = ast_engine(options.project_roots, options.jax_version)
     if is_notebook(path):
         result = process_notebook(
             path,
             source,
             options,
-            partial(_screened_check, project=project),
+            partial(_screened_check, project=project, engine=engine),
             describe_failure,
         )
     else:
@@ -502,6 +675,7 @@ def process_source(path: Path, source: bytes, options: Options) -> FileResult:
                 options.lines_to_check(path),
                 options.evidence_at(path),
                 project=project,
+                engine=engine,
             )
         except Exception as error:  # noqa: BLE001 - a rule's bug must not stop the run
             message, where, lasting = describe_failure(error, source)

@@ -104,9 +104,15 @@ def _parse(
 
 
 def _parse_task(
-    task: tuple[Path, bytes], *, options: Options, cache: Cache | None
+    task: tuple[Path, bytes],
+    *,
+    options: Options,
+    cache: Cache | None,
+    files: tuple[Path, ...],
 ) -> FileResult:
-    in_run()  # a worker serves one run: its files share a project index (forked workers inherit it)
+    in_run(
+        files
+    )  # a worker serves one run: its files share a project index (forked workers inherit it)
     return _parse(*task, options, cache)
 
 
@@ -171,7 +177,7 @@ def run_files(
             on_done(result)
 
     try:
-        with project_run():
+        with project_run(tuple(files)):
             _run(
                 files,
                 options,
@@ -238,7 +244,12 @@ def _run(
                     if workers is None:
                         from jaxfix import pool
 
-                        work = partial(_parse_task, options=options, cache=cache)
+                        work = partial(
+                            _parse_task,
+                            options=options,
+                            cache=cache,
+                            files=tuple(files),
+                        )
                         workers = stack.enter_context(
                             pool.Workers(
                                 work,

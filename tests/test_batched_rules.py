@@ -18,7 +18,7 @@ from jax_program_strategy import Program, programs
 from jaxfix import engine
 from jaxfix.analysis.module import ModuleAnalysis
 from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
-from jaxfix.codemods.base import Rule
+from jaxfix.codemods.base import CstRule, Rule
 from jaxfix.diagnostics import Diagnostic
 from jaxfix.engine import check_source, selected_rules
 from jaxfix.options import Options
@@ -85,7 +85,7 @@ def test_generated_program_rules_together_report_what_they_report_alone(
         assert_together_is_alone_merged(program.source.encode(), options)
 
 
-class _Recorder(Rule):
+class _Recorder(CstRule):
     code, name, summary, fixes, tokens = (
         "JAX990",
         "recorder",

@@ -9,12 +9,12 @@ import pytest
 from jaxfix.analysis.module import ModuleAnalysis
 from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
 from jaxfix.codemods import RULES
-from jaxfix.codemods.base import DOC_SECTIONS, Rule
+from jaxfix.codemods.base import DOC_SECTIONS, CstRule
 from jaxfix.options import Options
 
 
 def test_a_rules_visitors_are_its_own_methods_bound_to_the_instance():
-    class Calls(Rule):
+    class Calls(CstRule):
         def visit_Call(self, node: cst.Call) -> None:
             pass
 
@@ -38,7 +38,7 @@ def test_a_rules_visitors_are_its_own_methods_bound_to_the_instance():
 def test_matcher_decorators_are_refused(decorator):
     with pytest.raises(TypeError, match="matcher decorators"):
 
-        class Decorated(Rule):
+        class Decorated(CstRule):
             @decorator
             def visit_Call(self, node: cst.Call) -> None:
                 pass
@@ -47,7 +47,7 @@ def test_matcher_decorators_are_refused(decorator):
 def test_a_visitor_name_that_is_not_a_plain_method_is_refused():
     with pytest.raises(TypeError, match="must be a plain method"):
 
-        class Lazy(Rule):
+        class Lazy(CstRule):
             @property
             def visit_Call(self):
                 raise AssertionError("LibCST would evaluate this before the traversal")

@@ -222,11 +222,11 @@ def test_a_rule_from_elsewhere_declares_its_own_settings(tmp_path):
         textwrap.dedent("""
             import libcst as cst
 
-            from jaxfix.codemods.base import Rule
+            from jaxfix.codemods.base import CstRule
             from jaxfix.rule_settings import RuleSetting
 
 
-            class NamedAxis(Rule):
+            class NamedAxis(CstRule):
                 code = "JAX907"
                 name = "named-axis"
                 summary = "a toy: reports the name it is configured with"

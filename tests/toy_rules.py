@@ -15,7 +15,7 @@ import libcst.matchers as m
 import pytest
 
 from jaxfix.codemods import RULES
-from jaxfix.codemods.base import Rule
+from jaxfix.codemods.base import CstRule, Rule
 from jaxfix.diagnostics import Fix, Safety
 
 _DOC = """
@@ -30,7 +30,7 @@ It is not.
 """
 
 
-class OldApi(Rule):
+class OldApi(CstRule):
     __doc__ = _DOC
     code = "JAX901"
     name = "old-api"
@@ -48,7 +48,7 @@ class OldApi(Rule):
             self.report(node, "old_api() was removed: call new_api()", fix=fix)
 
 
-class Spread(Rule):
+class Spread(CstRule):
     """Replaces the whole call, so nested calls overlap and take one pass each."""
 
     __doc__ = _DOC
@@ -72,7 +72,7 @@ class Spread(Rule):
             )
 
 
-class Risky(Rule):
+class Risky(CstRule):
     __doc__ = _DOC
     code = "JAX903"
     name = "risky"
@@ -101,7 +101,7 @@ def toy_rules(monkeypatch: pytest.MonkeyPatch) -> tuple[type[Rule], ...]:
     return TOY_RULES
 
 
-class Crashing(Rule):
+class Crashing(CstRule):
     """A rule with a bug: raises on `crash_here()`, to show a crash in a rule is one message."""
 
     __doc__ = _DOC
@@ -116,7 +116,7 @@ class Crashing(Rule):
             raise RuntimeError("the test rule crashed")
 
 
-class Dying(Rule):
+class Dying(CstRule):
     """Kills the process it runs in on `die_here()`: what a crash inside LibCST or the memory
     killer does to a worker."""
 

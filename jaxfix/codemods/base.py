@@ -1,19 +1,26 @@
-"""The rule base class: a LibCST visitor that reports; the engine applies the fixes.
+"""The rule base class: a visitor over `ast` that reports; the engine applies the fixes.
 
-Rules are batchable visitors: one traversal serves every rule that runs on a file. Hence their
-`visit_<Node>` methods cannot skip a node's children, and LibCST's matcher decorators
+Rules are batched: one walk of the module serves every rule that runs on a file, calling each
+rule's `visit_<AstClass>(node)` in source order. A rule asks its `Analysis` (the run's engine,
+jaxfix/analysis/ast_engine/analysis.py) and reports `ast` nodes; a fix's edits are
+`(ast node, edit)` pairs, LibCST being parsed only when a fix is applied (jaxfix/cst_edits.py).
+
+`CstRule` is the LibCST visitor over the old analysis, kept while the rules move over.
+Its `visit_<Node>` methods cannot skip a node's children, and LibCST's matcher decorators
 (`@m.visit`, `@m.call_if_inside`, ...) do not apply; a rule that uses them, or makes a
 `visit_`/`leave_` name anything but a plain method, is refused when its class is defined.
 """
 
 from __future__ import annotations
 
+import ast
 import inspect
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import libcst as cst
 
+from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.analysis.module import ModuleAnalysis
 from jaxfix.byte_tokens import tokens_match
 from jaxfix.diagnostics import Fix, Related, Report, Safety
@@ -41,7 +48,7 @@ DOC_SECTIONS = (
 )
 
 
-class Rule(cst.BatchableCSTVisitor):
+class Rule:
     """Subclasses set the class attributes below and put their ruff-style docs in the docstring."""
 
     code: ClassVar[str]
@@ -81,7 +88,7 @@ class Rule(cst.BatchableCSTVisitor):
             attribute = inspect.getattr_static(cls, name)
             if inspect.isfunction(attribute) and any(
                 hasattr(attribute, a) for a in _MATCHER_DECORATOR_ATTRIBUTES
-            ):
+            ):  # only LibCST rules (CstRule) can have them
                 raise TypeError(
                     f"{cls.__name__}.{name}: matcher decorators do not work on batched rules"
                 )
@@ -102,10 +109,10 @@ class Rule(cst.BatchableCSTVisitor):
                 f"{cls.__name__}.mesh_locals: no `raises` message names {sorted(unknown)}"
             )
 
-    def get_visitors(self) -> Mapping[str, Callable[[cst.CSTNode], None]]:
+    def get_visitors(self) -> Mapping[str, Callable[[Any], None]]:
         return {name: getattr(self, name) for name in self._visitor_names}
 
-    def __init__(self, analysis: ModuleAnalysis, options: Options) -> None:
+    def __init__(self, analysis: Analysis, options: Options) -> None:
         super().__init__()
         self.analysis = analysis
         self.options = options
@@ -118,7 +125,7 @@ class Rule(cst.BatchableCSTVisitor):
 
     def report(
         self,
-        node: cst.CSTNode,
+        node: ast.AST | cst.CSTNode,
         message: str,
         *,
         fix: Fix | None = None,
@@ -130,9 +137,12 @@ class Rule(cst.BatchableCSTVisitor):
             )
         self.reports.append(Report(self.code, message, node, fix, related))
 
-    def expected(self, node: cst.CSTNode) -> bool:
+    def expected(self, node: ast.AST | cst.CSTNode) -> bool:
         """Whether `node` runs where the code tests this rule's error (`assertRaises...`): the
         engine drops such reports; a rule may ask first to skip working out the message."""
+        if isinstance(node, ast.AST):
+            return self.analysis.expected(node, self.raises)
+        assert isinstance(self, CstRule)
         return self.analysis.expected_errors.expects(node, self.raises)
 
     @classmethod
@@ -167,6 +177,16 @@ class Rule(cst.BatchableCSTVisitor):
         """The `ast` screen (jaxfix/screen.py): False only when the rule cannot report on a module
         with these facts, each condition mirroring an early return before `report`. Keeps all."""
         return True
+
+
+class CstRule(Rule, cst.BatchableCSTVisitor):
+    """A rule over LibCST and the old analysis (`ModuleAnalysis`), kept while the rules move
+    to `Rule` over `ast`; the engine runs both kinds."""
+
+    analysis: ModuleAnalysis  # type: ignore[assignment]  # the old analysis, until it goes
+
+    def __init__(self, analysis: ModuleAnalysis, options: Options) -> None:
+        super().__init__(analysis, options)  # type: ignore[arg-type]  # see `analysis`
 
 
 def keyword_arg(name: str, value: cst.BaseExpression) -> cst.Arg:

@@ -17,7 +17,7 @@ from jaxfix.analysis.contexts import Entry
 from jaxfix.analysis.names import Api
 from jaxfix.analysis.syntax import code, is_none, short
 from jaxfix.analysis.values import AxisType, MeshValue
-from jaxfix.codemods.base import Rule, keyword_arg
+from jaxfix.codemods.base import CstRule, keyword_arg
 from jaxfix.codemods.import_spelling import module_spelling
 from jaxfix.codemods.text import not_fixed
 from jaxfix.diagnostics import Fix, Safety
@@ -110,7 +110,7 @@ def _logged_text(mesh: MeshFacts, node: cst.CSTNode, *, kind: bool = False) -> s
     return f"the {mesh.kind} one {shape}" if kind else f"the one {shape}"
 
 
-class MissingLoweringPlatforms(Rule):
+class MissingLoweringPlatforms(CstRule):
     """
     ## What it does
     Finds `.lower()` calls on a jitted function whose shardings involve only `AbstractMesh`es:

@@ -12,7 +12,7 @@ from jaxfix.analysis.mesh_sizes import ConfigKey, EnvironmentVariable
 from jaxfix.analysis.names import MESH_CONTEXT_APIS, Api
 from jaxfix.analysis.syntax import short
 from jaxfix.analysis.values import MeshValue, Unknown, tuple_text
-from jaxfix.codemods.base import Rule
+from jaxfix.codemods.base import CstRule
 from jaxfix.codemods.text import not_fixed, related, with_note
 from jaxfix.diagnostics import Fix, Related, Safety
 from jaxfix.evidence import Facts, listed
@@ -22,7 +22,7 @@ from jaxfix.screen import ModuleFacts
 _JAX_ERROR = '"use_abstract_mesh cannot change the size of the mesh"'
 
 
-class AbstractMeshSizeChange(Rule):
+class AbstractMeshSizeChange(CstRule):
     """
     ## What it does
     Finds `jax.sharding.use_abstract_mesh(inner)` entered while another non-empty mesh is

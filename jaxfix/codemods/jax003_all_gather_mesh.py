@@ -14,7 +14,7 @@ from jaxfix.analysis.module import ModuleAnalysis
 from jaxfix.analysis.names import MESH_CONTEXT_APIS, Api, bind, signature_of
 from jaxfix.analysis.syntax import code, short
 from jaxfix.analysis.values import MeshValue
-from jaxfix.codemods.base import Rule
+from jaxfix.codemods.base import CstRule
 from jaxfix.codemods.import_spelling import api_spelling, module_spelling
 from jaxfix.codemods.text import not_fixed, related, with_note
 from jaxfix.diagnostics import Fix, Related, Safety
@@ -60,7 +60,7 @@ class _Verdict:
     out: MeshValue
 
 
-class AllGatherMeshMismatch(Rule):
+class AllGatherMeshMismatch(CstRule):
     """
     ## What it does
     Finds `top_level_all_gather(x, out_sharding)` calls (`jax._src.shard_map`, through any

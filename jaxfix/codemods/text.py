@@ -3,19 +3,31 @@
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
+from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.analysis.module import ModuleAnalysis
 from jaxfix.diagnostics import Location, Related
 
 
-def location(analysis: ModuleAnalysis, node: cst.CSTNode) -> Location:
+def location(
+    analysis: Analysis | ModuleAnalysis, node: ast.AST | cst.CSTNode
+) -> Location:
     """Where `node` starts, 1-based line and column."""
+    if isinstance(analysis, Analysis):
+        assert isinstance(node, ast.AST)
+        line, column = analysis.span(node).start
+        return Location(line, column + 1)
+    assert isinstance(node, cst.CSTNode)
     start = analysis.positions[node].start
     return Location(start.line, start.column + 1)
 
 
-def related(analysis: ModuleAnalysis, message: str, node: cst.CSTNode) -> Related:
+def related(
+    analysis: Analysis | ModuleAnalysis, message: str, node: ast.AST | cst.CSTNode
+) -> Related:
     return Related(message, location(analysis, node))
 
 

@@ -10,11 +10,11 @@ from jaxfix.analysis.jitting import JitApplication
 from jaxfix.analysis.names import Api
 from jaxfix.analysis.syntax import short
 from jaxfix.analysis.values import MeshKind, MeshValue
-from jaxfix.codemods.base import Rule
+from jaxfix.codemods.base import CstRule
 from jaxfix.diagnostics import Safety
 
 
-class OutShardingMeshSize(Rule):
+class OutShardingMeshSize(CstRule):
     """
     ## What it does
     Finds a call (or `.lower(...)`) of `jax.jit(f, out_shardings=NamedSharding(m, spec))` under

@@ -7,11 +7,11 @@ import libcst as cst
 from jaxfix.analysis.contexts import context_mesh_sites
 from jaxfix.analysis.names import Api
 from jaxfix.analysis.values import MeshValue
-from jaxfix.codemods.base import Rule
+from jaxfix.codemods.base import CstRule
 from jaxfix.diagnostics import Safety
 
 
-class SpecAxisNotInMesh(Rule):
+class SpecAxisNotInMesh(CstRule):
     """
     ## What it does
     Finds `jax.device_put(x, P(axis))` where the context mesh has no axis `axis`.

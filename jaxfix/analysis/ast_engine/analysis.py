@@ -1,0 +1,147 @@
+"""What a rule asks about one module, over the run's `Engine` (one place: rules never
+re-derive a fact the engine knows).
+
+`Analysis(engine, module)`: `value_of(expr)`, `ways_at(node)`, `current_mesh(node)` (the two
+questions), and what finding the calls a rule looks at needs: `called_api` / `api_of` (which
+JAX API, whatever the spelling or alias), `bind(call)` (a JAX call's arguments by parameter
+name, from the one signature table), `is_entered(expr)`, `line(node)` and `text(node)` (the
+source as written). `expected(node, raises)` and `confirmed(node, code)` are the code that
+tests an error and the evidence a log gives.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import cached_property
+from pathlib import Path
+
+from jaxfix.analysis.ast_engine import Engine
+from jaxfix.analysis.ast_engine.contexts import Way
+from jaxfix.analysis.ast_engine.positions import Span, span
+from jaxfix.analysis.ast_engine.project import Module
+from jaxfix.analysis.ast_engine.values import External, Value
+from jaxfix.analysis.ast_engine.vocabulary import api_of
+from jaxfix.analysis.names import ENTER_METHODS, SIGNATURES, Api, Signature
+
+
+class Analysis:
+    """One module of the run, as the rules see it; answers come from `engine`."""
+
+    def __init__(self, engine: Engine, module: Module) -> None:
+        self.engine = engine
+        self.module = module
+        self.jax_version = engine.evaluator.jax_version
+
+    @property
+    def path(self) -> Path:
+        return self.module.path
+
+    @property
+    def source(self) -> bytes:
+        return self.module.source
+
+    @property
+    def parents(self) -> dict[ast.AST, ast.AST]:
+        return self.module.parents
+
+    # -- the two questions --------------------------------------------------------------------
+
+    def value_of(self, expr: ast.expr) -> Value:
+        """What `expr` evaluates to, as far as the project shows."""
+        return self.engine.value_of(self.module, expr)
+
+    def ways_at(self, node: ast.AST) -> list[Way]:
+        """Each way `node` may run: the mesh contexts in force, outermost first."""
+        return self.engine.ways_at(self.module, node)
+
+    def current_mesh(self, node: ast.AST) -> Value:
+        """The mesh JAX's context holds where `node` runs: a `Mesh`, None, or Unknown."""
+        return self.engine.current_mesh(self.module, node)
+
+    # -- finding the calls a rule looks at ----------------------------------------------------
+
+    def api_of(self, expr: ast.AST | None) -> Api | None:
+        """The JAX API `expr` denotes (`jax.set_mesh`, an alias of it, `sharding.Mesh`)."""
+        if not isinstance(expr, ast.expr):
+            return None
+        value = self.value_of(expr)
+        return api_of(value.name) if isinstance(value, External) else None
+
+    def called_api(self, node: ast.AST | None) -> Api | None:
+        """For a Call, the API of its callee; None for anything else."""
+        return self.api_of(node.func) if isinstance(node, ast.Call) else None
+
+    def bind(self, call: ast.Call) -> dict[str, ast.expr] | None:
+        """The arguments of a JAX API call by parameter name; None when the callee is not in
+        the signature table or the arguments cannot be bound (`*args`, unknown keywords)."""
+        api = self.called_api(call)
+        signature = SIGNATURES.get(api) if api is not None else None
+        return None if signature is None else bind_arguments(call, signature)
+
+    def is_entered(self, expr: ast.expr) -> bool:
+        """Whether `expr` is a `with` item or the argument of `x.enter_context(...)`."""
+        parent = self.parents.get(expr)
+        if isinstance(parent, ast.withitem):
+            return parent.context_expr is expr
+        return (
+            isinstance(parent, ast.Call)
+            and isinstance(parent.func, ast.Attribute)
+            and parent.func.attr in ENTER_METHODS
+            and parent.args == [expr]
+            and not parent.keywords
+        )
+
+    # -- where, as written ----------------------------------------------------------------------
+
+    def line(self, node: ast.AST) -> int:
+        return self.span(node).start[0]
+
+    def span(self, node: ast.AST) -> Span:
+        """Where `node` is: 1-based lines, 0-based columns in characters."""
+        return span(self._lines, node)
+
+    def text(self, node: ast.AST) -> str:
+        """The node's source as written (without parentheses around it)."""
+        where = self.span(node)
+        (line, column), (end_line, end_column) = where.start, where.end
+        if line == end_line:
+            return self._lines[line - 1][column:end_column]
+        first = self._lines[line - 1][column:]
+        middle = self._lines[line : end_line - 1]
+        return "".join([first, *middle, self._lines[end_line - 1][:end_column]])
+
+    @cached_property
+    def _lines(self) -> list[str]:
+        return self.source.decode("utf-8", errors="surrogateescape").splitlines(
+            keepends=True
+        ) or [""]
+
+    # -- code that tests an error, evidence from a log ----------------------------------------
+
+    def expected(self, node: ast.AST, raises: tuple[str, ...]) -> bool:
+        """Whether `node` runs where the code tests one of these errors (`assertRaises...`)."""
+        return False  # expected errors over ast: being moved (jaxfix/analysis/expected_errors.py)
+
+    def confirmed(self, node: ast.AST, code: str) -> None:
+        """Confirmed mode (`--from-log`): the log's proof that `code` was raised at `node`."""
+        return None  # the evidence overlay over ast: being moved (jaxfix/analysis/confirmed.py)
+
+
+def bind_arguments(call: ast.Call, signature: Signature) -> dict[str, ast.expr] | None:
+    """A call's arguments by parameter name; None if it uses `*`/`**`, passes too many
+    positional arguments, an unknown keyword, or one parameter twice."""
+    bound: dict[str, ast.expr] = {}
+    for index, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred) or index >= len(signature.positional):
+            return None
+        bound[signature.positional[index]] = arg
+    for keyword in call.keywords:
+        name = keyword.arg
+        if name is None or name in signature.positional[: signature.positional_only]:
+            return None
+        if name not in signature.positional and name not in signature.keyword_only:
+            return None
+        if name in bound:
+            return None
+        bound[name] = keyword.value
+    return bound
