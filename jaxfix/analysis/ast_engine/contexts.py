@@ -340,17 +340,7 @@ class Contexts:
             *self._setup(module, scope),
             *self._decorators(module, scope),
         ]
-        found = self.evaluator.calls_of(module, scope, through_decorators=True)
-        entered = self._with_items_entering(module, scope)
-        if entered is None:
-            entered = self._wrapper_runs(module, scope)
-        calls = (
-            entered
-            if entered is not None
-            else self._runs_of(module, scope)
-            if isinstance(found, Unknown)
-            else [(caller, call) for caller, call, _ in found]
-        )
+        calls = self.calls_running(module, scope)
         if isinstance(calls, Unknown):
             return [(*sites, Site(Entry.USE, None, calls, scope))]
         if not calls:
@@ -360,6 +350,22 @@ class Contexts:
             for way in self.ways_at(caller, call, depth + 1):
                 ways.append((*(replace(s, call=s.call or call) for s in way), *sites))
         return ways
+
+    def calls_running(
+        self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> list[tuple[Module, ast.AST]] | Unknown:
+        """Where `function`'s body runs, each in its module: the `with C(...)` items running an
+        `__enter__`, the calls of what a decorator's wrapper wraps, else its calls in the
+        project (of its decorated name too) or the `jax.jit(f)(...)`-style runs of it."""
+        entered = self._with_items_entering(module, function)
+        if entered is None:
+            entered = self._wrapper_runs(module, function)
+        if entered is not None:
+            return entered
+        found = self.evaluator.calls_of(module, function, through_decorators=True)
+        if isinstance(found, Unknown):
+            return self._runs_of(module, function)
+        return [(caller, call) for caller, call, _ in found]
 
     def _with_items_entering(
         self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
