@@ -1,0 +1,213 @@
+"""Confirmed mode: run-time facts laid over a rule's answers at the nodes a log confirms.
+
+A traceback (or a recorded run) proves that a rule's error was raised at a line; the message
+names meshes by the roles of the rule's `raises` (`{mesh:new}`). A rule asks
+`analysis.confirmed(call, code)` for the call it checks; at a confirmed call it asks its
+questions again through that `Confirmed`: where the code leaves a mesh unknown, the log's mesh
+of the role fills it in (`fill`, `logged`); where the code does show one, the two must agree
+(`contradiction`): a log saying otherwise is about other code, and the site is "changed since
+the log", never fixed from it. The engine then keeps only reports that some evidence confirmed.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from functools import cached_property
+
+from jaxfix.analysis.ast_engine.project import Module
+from jaxfix.analysis.ast_engine.values import AxisType, Mesh, MeshKind
+from jaxfix.diffs import decode, split_lines
+from jaxfix.evidence import Evidence, MeshFacts
+
+_Span = tuple[tuple[int, int], tuple[int, int]]
+
+
+class EvidenceMap:
+    """This module's evidence, matched to the nodes rules ask about."""
+
+    def __init__(self, module: Module, evidence: tuple[Evidence, ...]) -> None:
+        self.module = module
+        self.evidence = evidence
+        self.matched: dict[Evidence, ast.AST] = {}
+
+    def at(self, node: ast.AST, code: str) -> Evidence | None:
+        """The evidence of `code` raised on one of the lines `node` spans (the innermost such
+        node wins: a traceback's line is that of the call that raised)."""
+        evidence = next(self._on(node, code), None)
+        if evidence is not None:
+            self.matched[evidence] = node
+        return evidence
+
+    def confirms(self, code: str, node: ast.AST) -> Evidence | None:
+        """The evidence behind a report on `node`: matched to it or to a node around it, or,
+        for a rule that never asked (its message names no mesh it needs), evidence no node
+        was matched to on the lines of the reported node."""
+        around = set()
+        current: ast.AST | None = node
+        while current is not None:
+            around.add(current)
+            current = self.module.parents.get(current)
+        found = next(
+            (e for e, n in self.matched.items() if e.code == code and n in around), None
+        )
+        if found is None:
+            found = next(
+                (e for e in self._on(node, code) if e not in self.matched), None
+            )
+            if found is not None:
+                self.matched[found] = node
+        return found
+
+    def _on(self, node: ast.AST, code: str) -> Iterator[Evidence]:
+        span = self._span(node) if self.evidence else None
+        if span is None:
+            return
+        (first, _), (last, _) = span
+        for evidence in self.evidence:
+            if (
+                evidence.code == code
+                and first <= evidence.line <= last
+                and _overlaps(span, evidence)
+            ):
+                yield evidence
+
+    def _span(self, node: ast.AST) -> _Span | None:
+        """Where `node` is, columns in characters as the evidence counts them (`ast` counts
+        UTF-8 bytes); None for a node without a position."""
+        line: int | None = getattr(node, "lineno", None)
+        if line is None:
+            return None
+        end_line: int = getattr(node, "end_lineno", None) or line
+        column: int = getattr(node, "col_offset", 0)
+        end_column: int = getattr(node, "end_col_offset", None) or 0
+        return (line, self._characters(line, column)), (
+            end_line,
+            self._characters(end_line, end_column),
+        )
+
+    def _characters(self, line: int, offset: int) -> int:
+        text = self._lines[line - 1] if 0 < line <= len(self._lines) else ""
+        return len(text.encode("utf-8")[:offset].decode("utf-8", "replace"))
+
+    @cached_property
+    def _lines(self) -> list[str]:
+        return split_lines(decode(self.module.source))
+
+
+def _overlaps(span: _Span, evidence: Evidence) -> bool:
+    """Whether the node is on the columns of the call that raised, when the run recorded them
+    (two calls on one line are then told apart)."""
+    if evidence.columns is None:
+        return True
+    start, end = span
+    first, last = evidence.columns
+    return start < (evidence.line, last) and (evidence.line, first) < end
+
+
+@dataclass(frozen=True)
+class Confirmed:
+    """The run-time facts laid over a rule's answers at a node the log confirms (the rule's
+    error was raised there): where the code leaves a mesh unknown, the log's mesh of that role
+    (a `{mesh:role}` of the rule's `raises`) fills it in; where the code shows one the log
+    contradicts, the site has changed since the log."""
+
+    evidence: Evidence
+
+    @property
+    def where(self) -> str:
+        return self.evidence.where
+
+    def logged(self, role: str, node: ast.AST) -> list[Mesh]:
+        """Each distinct mesh of `role` the log shows, as a value built at `node`."""
+        return [
+            confirmed_mesh(None, mesh, node)
+            for mesh in dict.fromkeys(self.evidence.meshes(role))
+        ]
+
+    def agreed(self, role: str) -> MeshFacts | None:
+        """The mesh of `role`, when every traceback that names one names the same."""
+        meshes = set(self.evidence.meshes(role))
+        return meshes.pop() if len(meshes) == 1 else None
+
+    def fill(self, role: str, static: Mesh | None, node: ast.AST) -> Mesh | None:
+        """The static answer with what it left unknown taken from the log's mesh of `role`;
+        the static answer as it is when the log shows none, or several."""
+        agreed = self.agreed(role)
+        return static if agreed is None else confirmed_mesh(static, agreed, node)
+
+    def contradiction(
+        self, role: str, shown: Mesh | None, *, types: bool = True
+    ) -> Mesh | None:
+        """A mesh of `role` in the log that cannot be the one the code shows (see
+        `contradicts`), as a value at the shown mesh's node; None where they agree."""
+        if shown is None:
+            return None
+        for mesh in dict.fromkeys(self.evidence.meshes(role)):
+            if contradicts(shown, mesh, types=types):
+                return confirmed_mesh(None, mesh, shown.origin)
+        return None
+
+
+def confirmed_mesh(static: Mesh | None, facts: MeshFacts, node: ast.AST | None) -> Mesh:
+    """The static answer with what it left unknown taken from the message's mesh."""
+    value = Mesh(
+        kind=MeshKind(facts.kind),
+        axis_names=facts.axis_names,
+        axis_sizes=facts.axis_sizes,
+        axis_types=None
+        if facts.axis_types is None
+        else tuple(AxisType(t) for t in facts.axis_types),
+        has_abstract_device=facts.has_abstract_device,
+        origin=node,
+    )
+    if static is None:
+        return value
+    return replace(
+        static,
+        axis_names=static.axis_names
+        if static.axis_names is not None
+        else value.axis_names,
+        axis_sizes=_per_axis(static.axis_sizes, value.axis_sizes),
+        axis_types=static.axis_types
+        if static.axis_types is not None
+        else value.axis_types,
+    )
+
+
+def _per_axis(
+    static: tuple[int | None, ...] | None, known: tuple[int | None, ...] | None
+) -> tuple[int | None, ...] | None:
+    if static is None or known is None or len(static) != len(known):
+        return known if static is None else static
+    return tuple(k if s is None else s for s, k in zip(static, known))
+
+
+def contradicts(shown: Mesh, logged: MeshFacts, *, types: bool = True) -> bool:
+    """Whether the log's mesh cannot be the one the code shows: axis names, sizes or (with
+    `types`) axis types that differ where both are known. Pass `types=False` where the code's
+    types are a default that depends on the JAX version (the log's JAX may be another)."""
+    value = confirmed_mesh(None, logged, shown.origin)
+    return (
+        _differ(shown.axis_names, value.axis_names)
+        or _differ(shown.axis_sizes, value.axis_sizes)
+        or (types and _differ(shown.axis_types, value.axis_types))
+    )
+
+
+def _differ(a: tuple[object, ...] | None, b: tuple[object, ...] | None) -> bool:
+    """Per-axis tuples whose elements may be None (unknown) that surely differ."""
+    if a is None or b is None:
+        return False
+    return len(a) != len(b) or any(
+        x is not None and y is not None and x != y for x, y in zip(a, b)
+    )
+
+
+def changed_since_the_log(shown: str, logged: str) -> str:
+    """Why a site whose code contradicts its log is not fixed from it: the log is about code
+    that has changed since (or it was never this code's)."""
+    return (
+        f"the code shows {shown} here, not {logged} in the log (changed since the log?)"
+    )
