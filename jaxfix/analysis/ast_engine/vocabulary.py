@@ -161,12 +161,24 @@ def _abstract_mesh(
     device = args.get("abstract_device")
     if isinstance(device, Unknown):
         return Unknown("AbstractMesh(...) with an abstract_device jaxfix cannot tell")
+    if _ranks_differ(names, sizes):
+        return Unknown(
+            "AbstractMesh(...) with as many axis names as sizes (JAX raises)"
+        )
     return Mesh(MeshKind.ABSTRACT, names, sizes, types, device is not None, node)
+
+
+def _ranks_differ(
+    names: tuple[str, ...] | None, sizes: tuple[int | None, ...] | None
+) -> bool:
+    return names is not None and sizes is not None and len(names) != len(sizes)
 
 
 def _make_mesh(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> Value:
     sizes = _sizes(args.get("axis_shapes", args.get("axis_sizes")))
     names = _names(args.get("axis_names"), one_name=True)
+    if _ranks_differ(names, sizes):
+        return Unknown("make_mesh(...) with as many axis names as sizes (JAX raises)")
     types = _types_or_default(args.get("axis_types"), names, sizes, AxisType.EXPLICIT)
     return Mesh(MeshKind.CONCRETE, names, sizes, types, True, node)
 
@@ -597,6 +609,10 @@ def _plain(value: Value) -> OldValue:
         return value
     if isinstance(value, tuple):
         return tuple(_plain(v) for v in value)
+    if isinstance(
+        value, ListValue
+    ):  # `.reshape([2, -1])`: NumPy takes a list shape too
+        return tuple(_plain(v) for v in value.items)
     return Unknown("a value the device rules do not take")
 
 
