@@ -29,9 +29,10 @@ import unittest
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from jaxfix.analysis.ast_engine.evaluate import Evaluator
+from jaxfix.analysis.ast_engine.evaluate import Evaluator, _is_generator
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import (
+    BoundMethod,
     Class,
     External,
     Foreign,
@@ -59,6 +60,10 @@ _RUNS_FUNCTION = frozenset(
     {"lower", "trace", "eval_shape"}
 )  # jit(f).lower(...) traces f
 _TEST_CASE_METHODS = frozenset(dir(unittest.TestCase))
+# Builtins that iterate their argument at once (a generator passed to them runs there).
+_ITERATES = frozenset(
+    {"list", "tuple", "set", "dict", "sum", "min", "max", "any", "all"}
+)
 
 
 class Entry(enum.Enum):
@@ -189,20 +194,21 @@ class Contexts:
                             Site(Entry.GLOBAL_SET, Api.SET_MESH, value.mesh, call)
                         )
                 continue
-            if not isinstance(
+            held = next((c for c in setters if _inside(module, c, statement)), None)
+            if held is None:
+                continue
+            if isinstance(
                 statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
             ):
-                if any(_inside(module, c, statement) for c in setters):
-                    sites.append(
-                        Site(
-                            Entry.GLOBAL_SET,
-                            None,
-                            Unknown(
-                                f"set_mesh under a compound statement (line {statement.lineno})"
-                            ),
-                            statement,
-                        )
-                    )
+                # `def configure(): jax.set_mesh(m)` then `configure()`: calls are not
+                # followed here, so the mesh is unknown from the definition on
+                why = (
+                    f"`{statement.name}` holds a set_mesh (line {held.lineno}) and may "
+                    "have run since"
+                )
+            else:
+                why = f"set_mesh under a compound statement (line {statement.lineno})"
+            sites.append(Site(Entry.GLOBAL_SET, None, Unknown(why), statement))
         return sites
 
     def _is_global_setter(self, module: Module, call: ast.Call, frame: Frame) -> bool:
@@ -345,11 +351,20 @@ class Contexts:
             return [(*sites, Site(Entry.USE, None, calls, scope))]
         if not calls:
             return [tuple(sites)]
+        generator = _is_generator(scope)
         ways: list[Way] = []
         for caller, call in calls:
+            if generator:  # its body runs where the generator is iterated
+                iterated = _iterated_at(caller, call)
+                if iterated is None:
+                    continue  # `gen()` as a statement: nothing of its body runs
+                if not iterated:
+                    why = f"a generator iterated elsewhere (line {caller.line(call)})"
+                    ways.append((*sites, Site(Entry.USE, None, Unknown(why), call)))
+                    continue
             for way in self.ways_at(caller, call, depth + 1):
                 ways.append((*(replace(s, call=s.call or call) for s in way), *sites))
-        return ways
+        return ways or [tuple(sites)]
 
     def calls_running(
         self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
@@ -497,6 +512,8 @@ class Contexts:
                 return Unknown(
                     f"`{function.name}` at line {module.line(use)} may be it"
                 )
+            if isinstance(value, BoundMethod):  # `obj.method`: its function's use
+                value = value.function
             if not isinstance(value, Function) or value.node is not function:
                 continue
             parent = module.parents.get(use)
@@ -724,6 +741,28 @@ def _statement_call(statement: ast.stmt) -> ast.Call | None:
     return None
 
 
+def _iterated_at(module: Module, call: ast.AST) -> bool | None:
+    """Whether the generator `call` makes is run where it is made (a `with` item, an
+    `enter_context` argument, a `for` or comprehension, `yield from`, `list(...)`); None
+    when it is dropped unrun (a call statement)."""
+    parent = module.parents.get(call)
+    if isinstance(parent, ast.Expr):
+        return None
+    if isinstance(parent, ast.withitem):
+        return parent.context_expr is call
+    if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)):
+        return parent.iter is call
+    if isinstance(parent, ast.YieldFrom):
+        return True
+    if isinstance(parent, ast.Call) and call in parent.args:
+        func = parent.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        return name in _ITERATES or (
+            isinstance(func, ast.Attribute) and name in ENTER_METHODS
+        )
+    return False
+
+
 def _returned_def(function: ast.AST) -> ast.FunctionDef | None:
     """The nested `def` a function returns by name."""
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -753,10 +792,18 @@ def _last_name(node: ast.AST) -> str | None:
 
 
 def _returns_name(function: ast.FunctionDef, name: str) -> bool:
-    """Every `return` of `function` returns the name `name`."""
+    """Every `return` of `function` returns the name `name`, and it is used nowhere else
+    (`registry.append(f)` or `run_later(f)` may run it anywhere)."""
     returns = [n for n in ast.walk(function) if isinstance(n, ast.Return)]
-    return bool(returns) and all(
-        isinstance(r.value, ast.Name) and r.value.id == name for r in returns
+    returned = {id(r.value) for r in returns}
+    return (
+        bool(returns)
+        and all(isinstance(r.value, ast.Name) and r.value.id == name for r in returns)
+        and all(
+            id(n) in returned
+            for n in ast.walk(function)
+            if isinstance(n, ast.Name) and n.id == name
+        )
     )
 
 

@@ -86,6 +86,13 @@ _BINARY: dict[type[ast.operator], Callable[[int, int], int]] = {
     ast.Mod: operator.mod,
 }
 
+# Builtins that iterate a generator expression given to them at once.
+_EAGER_CONSUMERS = tuple(
+    External(f"builtins.{name}")
+    for name in ("tuple", "list", "set", "frozenset", "dict", "sorted", "sum", "min")
+    + ("max", "any", "all")
+)
+
 CurrentMesh = Callable[[Module, ast.AST, Frame], Value]
 
 
@@ -332,6 +339,8 @@ class Evaluator:
             return Unknown(
                 f"line {module.line(at)} is never reached (or depends on itself)"
             )
+        if statement is not None and self._read_later(module, at, statement, frame):
+            return self._everywhere(module, name, frame)
         bindings = env.get(name)
         if not bindings:
             if frame.scope is module.tree or isinstance(frame.scope, ast.ClassDef):
@@ -342,6 +351,28 @@ class Evaluator:
                 return _builtin(name)
             return Unknown(f"`{name}` is not bound at line {module.line(at)}")
         return self._bindings_value(module, name, bindings, frame)
+
+    def _read_later(
+        self, module: Module, at: ast.AST, statement: ast.stmt, frame: Frame
+    ) -> bool:
+        """Whether `at` is read when a generator expression of `statement` is iterated, not
+        where the statement runs (`(A for _ in r)`; not `tuple(A for _ in r)`, nor its
+        first iterable): any binding of the scope may be the one it sees."""
+        child, parent = at, module.parents.get(at)
+        while parent is not None and child is not statement:
+            if isinstance(parent, ast.GeneratorExp) and not _holds(
+                parent.generators[0].iter, at
+            ):
+                consumer = module.parents.get(parent)
+                eager = (
+                    isinstance(consumer, ast.Call)
+                    and consumer.args == [parent]
+                    and self.value(module, consumer.func, frame) in _EAGER_CONSUMERS
+                )
+                if not eager:
+                    return True
+            child, parent = parent, module.parents.get(parent)
+        return False
 
     def _everywhere(self, module: Module, name: str, frame: Frame) -> Value:
         """A name of `frame`'s scope read from a function defined in it: any binding it has."""
