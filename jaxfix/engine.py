@@ -259,14 +259,14 @@ def _run_ast_rules(
     changed_lines: frozenset[int] | None,
     evidence: tuple[Evidence, ...] | None,
     project: InProject | None,
-) -> list[_Found]:
+) -> tuple[Analysis, list[_Found]]:
     """The rules over `ast`: reports neither expected (code testing the error), nor
     suppressed, nor off the changed lines, nor, with evidence from a log, unconfirmed."""
     module = engine.module(path, source)
     if not isinstance(module, Module):
         ast.parse(source)  # Python's own message and place for the file's one line
         raise SyntaxError(module.why)
-    analysis = Analysis(engine, module)
+    analysis = Analysis(engine, module, evidence or ())
     running = [rule_class(analysis, options) for rule_class in rules]
     _walk(module.tree, running)
     reports = [
@@ -276,11 +276,11 @@ def _run_ast_rules(
         if not analysis.expected(report.node, rule.raises)
     ]
     if evidence is not None:
-        reports = [r for r in reports if analysis.confirmed(r.node, r.code) is not None]
+        reports = [r for r in reports if analysis.evidence.confirms(r.code, r.node)]
     if project is not None:
         project.used.update(engine.project.read - {module.path})
     if not reports:
-        return []
+        return analysis, []
     lines = split_lines(source.decode("utf-8", errors="surrogateescape"))
     kept = []
     for report in reports:
@@ -293,7 +293,7 @@ def _run_ast_rules(
             kept.append(
                 _Found(report, where, analysis, _ast_fix_lines(report.fix, analysis))
             )
-    return kept
+    return analysis, kept
 
 
 def _walk(tree: ast.Module, rules: list[Rule]) -> None:
@@ -321,17 +321,17 @@ def _parses_with_ast(source: bytes) -> bool:
 
 def _unconfirmed(
     evidence: tuple[Evidence, ...],
-    analysis: ModuleAnalysis,
-    reports: list[Report],
+    confirmed: set[Evidence | None],
+    matched: set[Evidence],
     lines: list[str],
 ) -> list[Diagnostic]:
-    """A diagnostic for each piece of evidence no rule's report stands for."""
-    confirmed = {analysis.evidence.confirms(r.code, r.node) for r in reports}
+    """A diagnostic for each piece of evidence no rule's report stands for (`confirmed`: the
+    evidence behind the reports; `matched`: the evidence some rule found its call for)."""
     found = []
     for item in evidence:
         if item in confirmed or is_suppressed(lines, item.code, (item.line, item.line)):
             continue
-        if item in analysis.evidence.matched:
+        if item in matched:
             why = "but jaxfix cannot tell why from this code"
         else:
             why = (
@@ -422,10 +422,12 @@ def check_source(
         found: list[_Found] = []
         module: cst.Module | None = None
         cst_analysis: ModuleAnalysis | None = None
+        ast_analysis: Analysis | None = None
         if ast_rules:
-            found += _run_ast_rules(
+            ast_analysis, kept = _run_ast_rules(
                 engine, path, text, ast_rules, options, changed_lines, evidence, project
             )
+            found += kept
         if cst_rules:
             module = _parse_cst(text)
             cst_analysis, reports = _run_rules(
@@ -443,11 +445,26 @@ def check_source(
         found.sort(key=lambda f: (f.where.start, f.where.end, f.report.code))
         if diagnostics is None:
             diagnostics = tuple(_diagnostic(f, options) for f in found)
-            if evidence and cst_analysis is not None:
+            if evidence:
+                confirmed: set[Evidence | None] = set()
+                matched: set[Evidence] = set()
+                for f in found:
+                    node = f.report.node
+                    if isinstance(node, ast.AST) and ast_analysis is not None:
+                        confirmed.add(
+                            ast_analysis.evidence.confirms(f.report.code, node)
+                        )
+                    elif not isinstance(node, ast.AST) and cst_analysis is not None:
+                        confirmed.add(
+                            cst_analysis.evidence.confirms(f.report.code, node)
+                        )
+                for analysis in (ast_analysis, cst_analysis):
+                    if analysis is not None:
+                        matched.update(analysis.evidence.matched)
                 notes = _unconfirmed(
                     evidence,
-                    cst_analysis,
-                    [f.report for f in found if not isinstance(f.report.node, ast.AST)],
+                    confirmed,
+                    matched,
                     split_lines(text.decode("utf-8", errors="surrogateescape")),
                 )
                 diagnostics = tuple(

@@ -8,10 +8,12 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 from jaxfix.analysis.ast_engine import Engine
+from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.analysis.ast_engine.evidence import (
     Confirmed,
-    EvidenceMap,
     changed_since_the_log,
     confirmed_mesh,
     contradicts,
@@ -19,7 +21,11 @@ from jaxfix.analysis.ast_engine.evidence import (
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import AxisType, Mesh, MeshKind
 from jaxfix.codemods import RULES
+from jaxfix.codemods.base import Rule
+from jaxfix.diagnostics import Safety
+from jaxfix.engine import check_source
 from jaxfix.evidence import Evidence, Facts, MeshFacts
+from jaxfix.options import Options
 
 NODE = ast.Name("mesh")
 LOGGED = MeshFacts("abstract", ("data", "model"), (16, 4), ("Auto", "Auto"), False)
@@ -107,6 +113,7 @@ SOURCE = (
     "import jax\n"
     "def f(x):\n"
     "    return x\n"
+    "\x0c\n"  # a form feed: no line break for Python, one for str.splitlines
     "# déjà vu: a comment with characters of two bytes\n"
     "α = 'ééééé'; jax.jit(f).lower(1); jax.jit(f).lower(2)\n"
     "jax.jit(f).lower(\n"
@@ -114,19 +121,20 @@ SOURCE = (
 )
 
 
-def _module(tmp_path: Path) -> Module:
+def _analysis(tmp_path: Path, *evidence: Evidence) -> Analysis:
     path = tmp_path / "main.py"
-    path.write_text(SOURCE, encoding="utf-8")
-    module = Engine().module(path)
+    path.write_bytes(SOURCE.encode())
+    engine = Engine()
+    module = engine.module(path)
     assert isinstance(module, Module)
-    return module
+    return Analysis(engine, module, evidence)
 
 
-def _lowers(module: Module) -> list[ast.Call]:
+def _lowers(analysis: Analysis) -> list[ast.Call]:
     """The `.lower(...)` calls, in source order."""
     calls = [
         n
-        for n in ast.walk(module.tree)
+        for n in ast.walk(analysis.module.tree)
         if isinstance(n, ast.Call)
         and isinstance(n.func, ast.Attribute)
         and n.func.attr == "lower"
@@ -139,42 +147,41 @@ def _evidence(line: int, columns: tuple[int, int] | None = None) -> Evidence:
 
 
 def test_columns_in_characters_tell_two_calls_on_a_line_apart(tmp_path: Path) -> None:
-    module = _module(tmp_path)
-    first, second, _ = _lowers(module)
-    text = SOURCE.splitlines()[4]
+    text = SOURCE.split("\n")[5]
     start = text.index(
         "jax.jit(f).lower(2)"
     )  # characters: `α` and `é` are two bytes each
+    evidence = _evidence(6, (start, start + len("jax.jit(f).lower(2)")))
+    analysis = _analysis(tmp_path, evidence)
+    first, second, _ = _lowers(analysis)
     assert (
         second.col_offset == start + 6
     )  # so in bytes the first call ends past its start
-    evidence = _evidence(5, (start, start + len("jax.jit(f).lower(2)")))
-    found = EvidenceMap(module, (evidence,))
-    assert found.at(first, "JAX001") is None
-    assert found.at(second, "JAX001") is evidence
-    assert found.matched == {evidence: second}
-    assert found.at(second, "JAX002") is None  # another rule's error
+    assert analysis.confirmed(first, "JAX001") is None
+    confirmed = analysis.confirmed(second, "JAX001")
+    assert confirmed is not None and confirmed.evidence is evidence
+    assert analysis.evidence.matched == {evidence: second}
+    assert analysis.confirmed(second, "JAX002") is None  # another rule's error
 
 
 def test_without_columns_every_node_on_the_line_matches(tmp_path: Path) -> None:
-    module = _module(tmp_path)
-    first, second, multi = _lowers(module)
-    evidence = _evidence(5)
-    found = EvidenceMap(module, (evidence,))
-    assert found.at(first, "JAX001") is evidence
-    assert found.at(second, "JAX001") is evidence
-    assert found.at(multi, "JAX001") is None
-    last_line = EvidenceMap(module, (_evidence(7),))
-    assert last_line.at(multi, "JAX001") is not None  # a node spans its lines
+    evidence = _evidence(6)
+    analysis = _analysis(tmp_path, evidence)
+    first, second, multi = _lowers(analysis)
+    assert analysis.evidence.at(first, "JAX001") is evidence
+    assert analysis.evidence.at(second, "JAX001") is evidence
+    assert analysis.evidence.at(multi, "JAX001") is None
+    last_line = _analysis(tmp_path, _evidence(8))
+    assert last_line.evidence.at(_lowers(last_line)[2], "JAX001") is not None
 
 
 def test_a_report_is_confirmed_by_evidence_matched_around_it(tmp_path: Path) -> None:
-    module = _module(tmp_path)
-    _, second, multi = _lowers(module)
-    evidence, elsewhere = _evidence(5), _evidence(7)
-    found = EvidenceMap(module, (evidence, elsewhere))
+    evidence, elsewhere = _evidence(6), _evidence(8)
+    analysis = _analysis(tmp_path, evidence, elsewhere)
+    found = analysis.evidence
+    _, second, multi = _lowers(analysis)
     assert found.at(second, "JAX001") is evidence
-    statement = module.statement_of(second)
+    statement = analysis.module.statement_of(second)
     assert statement is not None
     assert (
         found.confirms("JAX001", second.func) is evidence
@@ -186,3 +193,89 @@ def test_a_report_is_confirmed_by_evidence_matched_around_it(tmp_path: Path) -> 
     assert found.confirms("JAX001", multi) is elsewhere
     assert found.matched[elsewhere] is multi
     assert found.confirms("JAX002", multi) is None
+
+
+def test_without_evidence_nothing_is_confirmed(tmp_path: Path) -> None:
+    analysis = _analysis(tmp_path)
+    assert analysis.confirmed(_lowers(analysis)[0], "JAX001") is None
+
+
+# -- confirmed mode in the engine, for a rule over `ast` ----------------------------------
+
+
+class Boom(Rule):
+    """Reports `boom(1)` from the code; any other `boom(...)` only where the log shows its
+    mesh (the overlay's `fill`); a `boom(...)` the log confirms with no mesh is not reported."""
+
+    __doc__ = "## What it does\nA test rule.\n"
+    code = "JAX933"
+    name = "boom"
+    summary = "boom raises"
+    fixes: dict[Safety, str] = {}
+    tokens = ((b"boom",),)
+    raises = ("boom on {mesh:new}",)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if not (isinstance(node.func, ast.Name) and node.func.id == "boom"):
+            return
+        confirmed = self.analysis.confirmed(node, self.code)
+        if self.analysis.text(node) == "boom(1)":
+            self.report(node, "boom(1) raises")
+        elif confirmed is not None:
+            mesh = confirmed.fill("new", None, node)
+            if mesh is not None:
+                self.report(node, f"raises on {mesh.axis_sizes} ({confirmed.where})")
+
+
+def _confirming(line: int, *sizes: int) -> Evidence:
+    facts = Facts.of(
+        {"new": MeshFacts("abstract", ("x",) * len(sizes), sizes, None, False)}
+        if sizes
+        else {}
+    )
+    return Evidence("JAX933", line, (40 + line,), (facts,))
+
+
+def _run(source: str, evidence: tuple[Evidence, ...] | None) -> list[str]:
+    _, diagnostics = check_source(
+        source.encode(), Options(select=("JAX933",)), evidence=evidence
+    )
+    return [f"{d.start.line} {d.message}" for d in diagnostics]
+
+
+BOOMS = "boom(1)\nboom(2)\nprint(3)\nboom(4)\n"
+
+
+def test_only_reports_the_log_confirms_are_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(RULES, Boom.code, Boom)
+    assert _run(BOOMS, None) == ["1 boom(1) raises"]
+    assert _run(BOOMS, (_confirming(1),)) == ["1 boom(1) raises"]
+    assert _run(BOOMS, (_confirming(2, 8),)) == ["2 raises on (8,) (log line 42)"]
+
+
+def test_evidence_no_report_stands_for_is_said(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(RULES, Boom.code, Boom)
+    found = _run(BOOMS, (_confirming(3, 8), _confirming(4)))
+    assert found == [
+        "3 the log shows JAX raised JAX933 at this line (log line 43), but no call on this "
+        "line is one JAX933 checks: JAX raised it inside code this line calls (in another "
+        "module or a library); give jaxfix that file's path, or fix it there",
+        "4 the log shows JAX raised JAX933 at this line (log line 44), but jaxfix cannot "
+        "tell why from this code",
+    ]
+
+
+def test_a_confirmed_test_of_the_error_is_still_a_test(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(RULES, Boom.code, Boom)
+    source = (
+        "import pytest\nwith pytest.raises(ValueError, match='boom on'):\n    boom(1)\n"
+    )
+    assert _run(source, None) == []
+    assert _run(source, (_confirming(3),)) == [
+        "3 the log shows JAX raised JAX933 at this line (log line 43), but jaxfix cannot "
+        "tell why from this code"
+    ]

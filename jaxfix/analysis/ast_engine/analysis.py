@@ -1,12 +1,12 @@
 """What a rule asks about one module, over the run's `Engine` (one place: rules never
 re-derive a fact the engine knows).
 
-`Analysis(engine, module)`: `value_of(expr)`, `ways_at(node)`, `current_mesh(node)` (the two
+`Analysis(engine, module, evidence)`: `value_of(expr)`, `ways_at(node)`, `current_mesh(node)` (the two
 questions), and what finding the calls a rule looks at needs: `called_api` / `api_of` (which
 JAX API, whatever the spelling or alias), `bind(call)` (a JAX call's arguments by parameter
 name, from the one signature table), `is_entered(expr)`, `line(node)` and `text(node)` (the
 source as written). `expected(node, raises)` and `confirmed(node, code)` are the code that
-tests an error and the evidence a log gives.
+tests an error (expected.py) and the evidence a log gives (evidence.py).
 """
 
 from __future__ import annotations
@@ -17,20 +17,29 @@ from pathlib import Path
 
 from jaxfix.analysis.ast_engine import Engine
 from jaxfix.analysis.ast_engine.contexts import Way
+from jaxfix.analysis.ast_engine.evidence import Confirmed, EvidenceMap
+from jaxfix.analysis.ast_engine.expected import ExpectedErrors
 from jaxfix.analysis.ast_engine.positions import Span, span
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import External, Value
 from jaxfix.analysis.ast_engine.vocabulary import api_of
 from jaxfix.analysis.names import ENTER_METHODS, SIGNATURES, Api, Signature
+from jaxfix.diffs import split_lines
+from jaxfix.evidence import Evidence
 
 
 class Analysis:
     """One module of the run, as the rules see it; answers come from `engine`."""
 
-    def __init__(self, engine: Engine, module: Module) -> None:
+    def __init__(
+        self, engine: Engine, module: Module, evidence: tuple[Evidence, ...] = ()
+    ) -> None:
         self.engine = engine
         self.module = module
         self.jax_version = engine.evaluator.jax_version
+        self.evidence = EvidenceMap(
+            self, evidence
+        )  # this module's, from a log or a run
 
     @property
     def path(self) -> Path:
@@ -112,19 +121,28 @@ class Analysis:
 
     @cached_property
     def _lines(self) -> list[str]:
-        return self.source.decode("utf-8", errors="surrogateescape").splitlines(
-            keepends=True
-        ) or [""]
+        # Lines as `ast` counts them: \n, \r\n and \r end one (str.splitlines also splits at
+        # a form feed or \x1c-\x1e, \x85, \u2028, \u2029).
+        return split_lines(self.source.decode("utf-8", errors="surrogateescape")) or [
+            ""
+        ]
 
     # -- code that tests an error, evidence from a log ----------------------------------------
 
     def expected(self, node: ast.AST, raises: tuple[str, ...]) -> bool:
         """Whether `node` runs where the code tests one of these errors (`assertRaises...`)."""
-        return False  # expected errors over ast: being moved (jaxfix/analysis/expected_errors.py)
+        return self._expected_errors.expects(node, raises)
 
-    def confirmed(self, node: ast.AST, code: str) -> None:
-        """Confirmed mode (`--from-log`): the log's proof that `code` was raised at `node`."""
-        return None  # the evidence overlay over ast: being moved (jaxfix/analysis/confirmed.py)
+    @cached_property
+    def _expected_errors(self) -> ExpectedErrors:
+        return ExpectedErrors(self.engine, self.module)
+
+    def confirmed(self, node: ast.AST, code: str) -> Confirmed | None:
+        """Confirmed mode (`--from-log`, `--evidence`): the log's proof that `code`'s error was
+        raised at `node` (the rule asks it of the call it checks), whose meshes fill in what
+        the code leaves unknown (see evidence.py)."""
+        evidence = self.evidence.at(node, code)
+        return None if evidence is None else Confirmed(evidence)
 
 
 def bind_arguments(call: ast.Call, signature: Signature) -> dict[str, ast.expr] | None:

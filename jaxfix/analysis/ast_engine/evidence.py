@@ -12,23 +12,32 @@ the log", never fixed from it. The engine then keeps only reports that some evid
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
-from functools import cached_property
+from typing import Protocol
 
-from jaxfix.analysis.ast_engine.project import Module
+from jaxfix.analysis.ast_engine.positions import Span
 from jaxfix.analysis.ast_engine.values import AxisType, Mesh, MeshKind
-from jaxfix.diffs import decode, split_lines
 from jaxfix.evidence import Evidence, MeshFacts
 
-_Span = tuple[tuple[int, int], tuple[int, int]]
+
+class EvidenceQuestions(Protocol):
+    """What `EvidenceMap` asks of the module's analysis: where nodes are (in characters, as
+    a recorded run counts columns), and their parents."""
+
+    @property
+    def parents(self) -> Mapping[ast.AST, ast.AST]: ...
+
+    def span(self, node: ast.AST) -> Span: ...
 
 
 class EvidenceMap:
     """This module's evidence, matched to the nodes rules ask about."""
 
-    def __init__(self, module: Module, evidence: tuple[Evidence, ...]) -> None:
-        self.module = module
+    def __init__(
+        self, analysis: EvidenceQuestions, evidence: tuple[Evidence, ...]
+    ) -> None:
+        self.analysis = analysis
         self.evidence = evidence
         self.matched: dict[Evidence, ast.AST] = {}
 
@@ -48,7 +57,7 @@ class EvidenceMap:
         current: ast.AST | None = node
         while current is not None:
             around.add(current)
-            current = self.module.parents.get(current)
+            current = self.analysis.parents.get(current)
         found = next(
             (e for e, n in self.matched.items() if e.code == code and n in around), None
         )
@@ -61,49 +70,25 @@ class EvidenceMap:
         return found
 
     def _on(self, node: ast.AST, code: str) -> Iterator[Evidence]:
-        span = self._span(node) if self.evidence else None
-        if span is None:
+        if not self.evidence or getattr(node, "lineno", None) is None:
             return
-        (first, _), (last, _) = span
+        span = self.analysis.span(node)
         for evidence in self.evidence:
             if (
                 evidence.code == code
-                and first <= evidence.line <= last
+                and span.start[0] <= evidence.line <= span.end[0]
                 and _overlaps(span, evidence)
             ):
                 yield evidence
 
-    def _span(self, node: ast.AST) -> _Span | None:
-        """Where `node` is, columns in characters as the evidence counts them (`ast` counts
-        UTF-8 bytes); None for a node without a position."""
-        line: int | None = getattr(node, "lineno", None)
-        if line is None:
-            return None
-        end_line: int = getattr(node, "end_lineno", None) or line
-        column: int = getattr(node, "col_offset", 0)
-        end_column: int = getattr(node, "end_col_offset", None) or 0
-        return (line, self._characters(line, column)), (
-            end_line,
-            self._characters(end_line, end_column),
-        )
 
-    def _characters(self, line: int, offset: int) -> int:
-        text = self._lines[line - 1] if 0 < line <= len(self._lines) else ""
-        return len(text.encode("utf-8")[:offset].decode("utf-8", "replace"))
-
-    @cached_property
-    def _lines(self) -> list[str]:
-        return split_lines(decode(self.module.source))
-
-
-def _overlaps(span: _Span, evidence: Evidence) -> bool:
+def _overlaps(span: Span, evidence: Evidence) -> bool:
     """Whether the node is on the columns of the call that raised, when the run recorded them
     (two calls on one line are then told apart)."""
     if evidence.columns is None:
         return True
-    start, end = span
     first, last = evidence.columns
-    return start < (evidence.line, last) and (evidence.line, first) < end
+    return span.start < (evidence.line, last) and (evidence.line, first) < span.end
 
 
 @dataclass(frozen=True)
