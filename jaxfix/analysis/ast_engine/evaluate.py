@@ -415,9 +415,9 @@ class Evaluator:
         key = ("module attribute", ref.path, name)
         if key in self._active:
             return Unknown(f"an import cycle through `{name}`")
-        self._active.add(key)
         if _assigned_by_global(module, name):
             return Unknown(f"`{name}` is also assigned by a function (`global`)")
+        self._active.add(key)
         try:
             flow = self.flow(module, frame)
             bindings = flow.end.get(name) if flow.end is not None else None

@@ -189,9 +189,11 @@ class Flow:
         if isinstance(s, (ast.Import, ast.ImportFrom)):
             for alias in s.names:
                 if alias.name == "*":
-                    env = self._bind(
-                        "*", Binding("opaque", s, why="a star import"), env
-                    )
+                    star = Binding("opaque", s, why="a star import")
+                    for name, found in env.flat().items():  # it may rebind any of them
+                        self.everything.setdefault(name, set()).add(star)
+                        env = env.bind(name, found | {star})
+                    env = self._bind("*", star, env)
                     continue
                 bound = alias.asname or alias.name.partition(".")[0]
                 env = self._bind(bound, Binding("import", alias), env)
