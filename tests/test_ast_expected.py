@@ -12,6 +12,7 @@ import pytest
 from jaxfix.analysis.ast_engine import Engine
 from jaxfix.analysis.ast_engine.expected import ExpectedErrors
 from jaxfix.analysis.ast_engine.project import Module
+from jaxfix.analysis.ast_engine.values import Mesh
 from jaxfix.codemods import RULES
 
 HEADER = """\
@@ -257,3 +258,27 @@ def test_a_template_with_roles_is_matched_for_any_mesh(tmp_path: Path) -> None:
     assert expected(
         tmp_path, in_test(expecting(manager)), templates=RULES["JAX003"].raises
     ) == [False]
+
+
+@pytest.mark.parametrize(
+    "manager",
+    [
+        "self.assertRaisesWithLiteralMatch(ValueError, 'x')",
+        "self.assertRaisesWithPredicateMatch(ValueError, lambda e: True)",
+        "self.assertRaisesRegexp(ValueError, 'x')",  # gone from Python 3.12's unittest
+        "pytest.raises(ValueError)",
+    ],
+)
+def test_a_block_expecting_an_error_enters_no_mesh(
+    tmp_path: Path, manager: str
+) -> None:
+    """So the rule still sees the mesh around it (and reports when the block expects another
+    error)."""
+    main = tmp_path / "main.py"
+    main.write_text(in_test(expecting(manager)))
+    engine = Engine(roots=(tmp_path,), files=(main,))
+    module = engine.module(main)
+    assert isinstance(module, Module)
+    (site,) = _sites(module)
+    mesh = engine.current_mesh(module, site)
+    assert isinstance(mesh, Mesh) and mesh.axis_sizes == (8, 4)

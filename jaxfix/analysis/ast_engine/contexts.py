@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from jaxfix.analysis.ast_engine.evaluate import Evaluator, _is_generator
+from jaxfix.analysis.ast_engine.expected import EXPECTING_METHODS
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import (
     BoundMethod,
@@ -59,7 +60,9 @@ _EXIT_METHODS = frozenset({"close", "pop_all"})
 _RUNS_FUNCTION = frozenset(
     {"lower", "trace", "eval_shape"}
 )  # jit(f).lower(...) traces f
-_TEST_CASE_METHODS = frozenset(dir(unittest.TestCase))
+# TestCase methods (absltest's expected-error managers too, and those a newer unittest dropped):
+# `with self.assertRaises(...)` enters no mesh.
+_TEST_CASE_METHODS = frozenset(dir(unittest.TestCase)) | EXPECTING_METHODS
 # Builtins that iterate their argument at once (a generator passed to them runs there).
 _ITERATES = frozenset(
     {"list", "tuple", "set", "dict", "sum", "min", "max", "any", "all"}

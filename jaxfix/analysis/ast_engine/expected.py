@@ -43,6 +43,7 @@ _TEST_CASE_METHODS: dict[str, tuple[str | None, str]] = {
     "assertRaisesWithLiteralMatch": ("expected_exception_message", "literal"),
     "assertRaisesWithPredicateMatch": ("predicate", "unknown"),
 }
+EXPECTING_METHODS = frozenset(_TEST_CASE_METHODS)
 _PYTEST_RAISES = frozenset(
     {"pytest.raises", "_pytest.python_api.raises", "_pytest.raises.raises"}
 )
