@@ -282,3 +282,23 @@ def test_a_block_expecting_an_error_enters_no_mesh(
     (site,) = _sites(module)
     mesh = engine.current_mesh(module, site)
     assert isinstance(mesh, Mesh) and mesh.axis_sizes == (8, 4)
+
+
+def test_a_pattern_from_the_callers_or_the_class_is_known(tmp_path: Path) -> None:
+    """A parameter every caller passes the same string to, a class constant: patterns the old
+    engine could not read (so it exempted the block), here matched against the message."""
+    source = HEADER + (
+        "class T(unittest.TestCase):\n"
+        "    OTHER = 'Mismatch details'\n"
+        "    def check(self, pattern):\n"
+        "        with self.assertRaisesRegex(ValueError, pattern):\n"
+        "            with use_abstract_mesh(INNER):\n                pass\n"
+        "    def test_a(self):\n"
+        "        self.check('Mismatch details')\n"
+        "    def test_b(self):\n"
+        "        with self.assertRaisesRegex(ValueError, self.OTHER):\n"
+        "            with use_abstract_mesh(INNER):\n                pass\n"
+    )
+    assert expected(tmp_path, source) == [False, False]
+    tested = source.replace("'Mismatch details'", "'cannot change the size'")
+    assert expected(tmp_path, tested) == [True, True]
