@@ -86,6 +86,7 @@ class ExpectedErrors:
         self.module = module
         self._items: dict[Module, dict[ast.withitem, Expectation]] = {}
         self._verdicts: dict[tuple[ast.withitem, tuple[str, ...]], bool] = {}
+        self._tested_functions: dict[tuple[ast.AST, tuple[str, ...]], bool] = {}
 
     def expects(self, node: ast.AST, templates: tuple[str, ...]) -> bool:
         """Whether `node` runs inside a block that expects an error one of `templates` (message
@@ -118,20 +119,37 @@ class ExpectedErrors:
             if (
                 isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef))
                 and current not in seen
-                and self._runs_when_called(module, current)
+                and self._tested(module, current, templates, seen)
             ):
-                runs = self.engine.contexts.calls_running(module, current)
-                if (
-                    isinstance(runs, list)
-                    and runs
-                    and all(
-                        self._expects(caller, run, templates, seen | {current})
-                        for caller, run in runs
-                    )
-                ):
-                    return True
+                return True
             child, current = current, parents.get(current)
         return False
+
+    def _tested(
+        self,
+        module: Module,
+        function: ast.FunctionDef | ast.AsyncFunctionDef,
+        templates: tuple[str, ...],
+        seen: frozenset[ast.AST],
+    ) -> bool:
+        """Whether every run of `function` is in such a block (asked once per function: a
+        helper called from many places is not followed again from each)."""
+        key = (function, templates)
+        if key not in self._tested_functions:
+            runs = (
+                self.engine.contexts.calls_running(module, function)
+                if self._runs_when_called(module, function)
+                else []
+            )
+            self._tested_functions[key] = (
+                isinstance(runs, list)
+                and bool(runs)
+                and all(
+                    self._expects(caller, run, templates, seen | {function})
+                    for caller, run in runs
+                )
+            )
+        return self._tested_functions[key]
 
     def _verdict(
         self, expectation: Expectation, item: ast.withitem, templates: tuple[str, ...]
