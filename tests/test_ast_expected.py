@@ -302,3 +302,33 @@ def test_a_pattern_from_the_callers_or_the_class_is_known(tmp_path: Path) -> Non
     assert expected(tmp_path, source) == [False, False]
     tested = source.replace("'Mismatch details'", "'cannot change the size'")
     assert expected(tmp_path, tested) == [True, True]
+
+
+def test_each_function_is_followed_once(tmp_path: Path) -> None:
+    """A helper called three times from a helper called three times ...: each function's runs
+    are looked up once, not once per path to it."""
+    source = HEADER + "def f0():\n    with use_abstract_mesh(INNER):\n        pass\n"
+    for i in range(1, 5):
+        source += f"def f{i}():\n" + f"    f{i - 1}()\n" * 3
+    source += (
+        "class T(unittest.TestCase):\n    def check(self):\n"
+        "        with self.assertRaises(ValueError):\n            f4()\n"
+    )
+    main = tmp_path / "main.py"
+    main.write_text(source)
+    engine = Engine(roots=(tmp_path,), files=(main,))
+    module = engine.module(main)
+    assert isinstance(module, Module)
+    asked: list[str] = []
+    calls_running = engine.contexts.calls_running
+
+    def counted(
+        where: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> object:
+        asked.append(function.name)
+        return calls_running(where, function)
+
+    engine.contexts.calls_running = counted  # type: ignore[method-assign,assignment]
+    (site,) = _sites(module)
+    assert ExpectedErrors(engine, module).expects(site, JAX002)
+    assert sorted(asked) == ["f0", "f1", "f2", "f3", "f4"]
