@@ -6,6 +6,12 @@ version and source, libcst's and Python's versions, the selected rules, every op
 changes results, the project roots), and for the content of the other files its analysis used
 (the modules it imports, see jaxfix/dependencies.py): an entry whose dependency changed, was
 deleted or cannot be read is a miss. Entries without dependencies cost no more than before.
+An entry of the new engine also lists the searches of the run's files its answers made (the
+callers of a function are looked for in every file naming it) with the files each found, and
+names the run's files as they were then (a `RunFiles` record written beside the entries, by
+its digest): it is a miss when a file now holds the words of one of its searches that did not,
+or the other way round. Only the files whose signature changed since, or that are new or gone
+from the run, are read for that, once per run.
 An error that follows from the file's bytes alone (a notebook that does not validate, a syntax
 error) is cached too, so a warm run does not read that file again.
 Entries are checked, never trusted: a corrupt, truncated or foreign entry is a miss. Writes
@@ -33,7 +39,14 @@ from pathlib import Path
 
 import jaxfix
 from jaxfix.config import Config, project_root
-from jaxfix.dependencies import unchanged
+from jaxfix.dependencies import (
+    RunFiles,
+    decode_run_files,
+    known_run_files,
+    run_files,
+    signature,
+    unchanged,
+)
 from jaxfix.diagnostics import (
     Dependency,
     Diagnostic,
@@ -41,6 +54,7 @@ from jaxfix.diagnostics import (
     Location,
     Related,
     Safety,
+    WordLookup,
 )
 from jaxfix.distributions import installed_version
 from jaxfix.file_io import ReadError, read_regular
@@ -48,16 +62,32 @@ from jaxfix.options import Options
 from jaxfix.paths import PATH_STATES, outside_the_project, symlink_on_the_way
 from jaxfix.prefilter import selected_rules
 from jaxfix.safe_write import write_file
+from jaxfix.words import file_words
 
 CACHE_DIR_NAME = ".jaxfix_cache"
 _PROJECT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
-_MAGIC = (
-    b"jaxfix-cache 3\n"  # 2: entries list their dependencies; 3: and hold no fixed code
+# 2: entries list their dependencies; 3: and hold no fixed code; 4: and their word searches
+_MAGIC = b"jaxfix-cache 4\n"
+_RUN_FILES_MAGIC = b"jaxfix-run-files 1\n"
+_RUN_FILES_PREFIX = "files-"
+_MAX_RUN_FILES = (
+    8  # records of the run's files kept (the oldest go): one per tree and state
 )
 _KEYS = frozenset(
-    {"settings", "path", "source", "diagnostics", "dependencies", "error"}
+    {
+        "settings",
+        "path",
+        "source",
+        "diagnostics",
+        "dependencies",
+        "error",
+        "lookups",
+        "files",
+    }
 )
 _MAX_ENTRY_BYTES = 4 * 1024 * 1024  # diagnostics only: far more than a file's ever take
+_MAX_RUN_FILES_BYTES = 64 * 1024 * 1024  # about 100 bytes per file of the run
+_MAX_SOURCE_BYTES = 4 * 1024 * 1024  # as the engine's word index reads a file
 # Options that cannot change one file's result: select/ignore enter as the selected codes, and
 # exclude, include and max-file-size decide whether a file is read at all, before the cache is asked;
 # max-parse-memory only turns a result into an error, and such errors are not cached; max-log-size
@@ -278,6 +308,11 @@ class Cache:
         self.options = options
         # A module many files import is decoded and checked once a run, keyed by its raw record.
         self._checked: dict[tuple[object, ...], Dependency | None] = {}
+        # The run's files against each `RunFiles` entries name: which changed (read once a run).
+        self._changed: dict[str, tuple[RunFiles, frozenset[Path]] | None] = {}
+        self._run_now: frozenset[Path] | None = None
+        self._words: dict[Path, set[bytes]] = {}
+        self._written_run_files: set[str] = set()
 
     def _unchanged_dependency(self, value: object) -> Dependency | None:
         """The dependency an entry records, or None when its file no longer holds those bytes."""
@@ -339,11 +374,14 @@ class Cache:
                 for d in _expect(entry["dependencies"], list)
             ]
             error = _decode_error(entry["error"])
-        except (ValueError, TypeError, KeyError, RecursionError):
+            if any(d is None for d in dependencies):  # one of them changed
+                return None
+            lookups = self._holding_lookups(entry["files"], entry["lookups"])
+        except (ValueError, TypeError, KeyError, IndexError, RecursionError):
+            return None
+        if lookups is None:
             return None
         known = tuple(d for d in dependencies if d is not None)
-        if len(known) != len(dependencies):  # one of them changed
-            return None
         if error is not None:
             if diagnostics:
                 return None
@@ -354,8 +392,119 @@ class Cache:
                 error_location=error[1],
                 dependencies=known,
                 lasting_error=True,
+                lookups=lookups,
             )
-        return FileResult(path, source, None, diagnostics, dependencies=known)
+        return FileResult(
+            path, source, None, diagnostics, dependencies=known, lookups=lookups
+        )
+
+    # -- searches of the run's files --------------------------------------------------------
+
+    def _holding_lookups(
+        self, digest: object, value: object
+    ) -> tuple[WordLookup, ...] | None:
+        """An entry's word searches, or None when one of them would now find other files."""
+        items = _expect(value, list)
+        if not items:
+            return ()
+        changed = self._changed_since(_expect(digest, str))
+        if changed is None:
+            return None
+        run, paths = changed
+        names = [path for path, _ in run.entries]
+        lookups = []
+        for item in items:
+            words_value, holders_value = _expect(item, list)
+            words = tuple(_expect(w, str) for w in _expect(words_value, list))
+            indices = _expect(holders_value, list)
+            if not all(type(i) is int and 0 <= i < len(names) for i in indices):
+                raise ValueError("cache entry: bad holder")
+            holders = frozenset(names[i] for i in indices)
+            wanted = {w.encode("utf-8", "surrogateescape") for w in words}
+            for path in paths:
+                if (path in holders) != self._holds(path, wanted):
+                    return None
+            lookups.append(WordLookup(words, holders, run.digest))
+        return tuple(lookups)
+
+    def _holds(self, path: Path, wanted: set[bytes]) -> bool:
+        """Whether the run's file at `path` holds every one of the words now."""
+        assert self._run_now is not None
+        if path not in self._run_now:
+            return False
+        found = self._words.get(path)
+        if found is None:
+            try:
+                raw = read_regular(path, _MAX_SOURCE_BYTES)
+            except ReadError:
+                found = set()
+            else:
+                found = file_words(path, raw)
+            self._words[path] = found
+        return wanted <= found
+
+    def _changed_since(self, digest: str) -> tuple[RunFiles, frozenset[Path]] | None:
+        """The run's files as recorded under `digest`, and those of them and of this run's
+        that changed since, are new or are gone; None without such a record or outside a run."""
+        if digest not in self._changed:
+            self._changed[digest] = None
+            run = self._read_run_files(digest)
+            current = run_files()
+            if run is None or current is None:
+                return None
+            if self._run_now is None:
+                self._run_now = frozenset(Path(os.path.abspath(p)) for p in current)
+            then = dict(run.entries)
+            changed = set(self._run_now.symmetric_difference(then))
+            for path, was in then.items():
+                if path in self._run_now and (was is None or _signature(path) != was):
+                    changed.add(path)
+            self._changed[digest] = (run, frozenset(changed))
+        return self._changed[digest]
+
+    def _run_files_path(self, digest: str) -> Path:
+        return self.directory / f"{_RUN_FILES_PREFIX}{digest}"
+
+    def _read_run_files(self, digest: str) -> RunFiles | None:
+        if not (len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)):
+            return None
+        try:
+            data = read_regular(
+                self._run_files_path(digest),
+                _MAX_RUN_FILES_BYTES,
+                follow_symlinks=False,
+            )
+        except ReadError:
+            return None
+        if not data.startswith(_RUN_FILES_MAGIC):
+            return None
+        try:
+            run = decode_run_files(data[len(_RUN_FILES_MAGIC) :])
+        except (ValueError, TypeError, RecursionError):
+            return None
+        return run if run.digest == digest else None
+
+    def _write_run_files(self, digest: str) -> bool:
+        """The record of the run's files an entry names, written once; False if this process
+        does not know it (the entry is then not written)."""
+        if digest in self._written_run_files:
+            return True
+        run = known_run_files(digest)
+        if run is None:
+            return False
+        target = self._run_files_path(digest)
+        if not target.exists():
+            self._prepare_directory()
+            write_file(target, _RUN_FILES_MAGIC + run.encode())
+            records = sorted(
+                self.directory.glob(f"{_RUN_FILES_PREFIX}*"),
+                key=lambda p: p.stat().st_mtime_ns,
+            )
+            for old in records[: max(0, len(records) - _MAX_RUN_FILES)]:
+                if old != target:
+                    old.unlink(missing_ok=True)
+        self._written_run_files.add(digest)
+        return True
 
     def put(self, result: FileResult) -> None:
         """Remember a result: a successful one, or an error of the file's bytes (other errors may be
@@ -367,6 +516,15 @@ class Cache:
         ):
             return
         if result.source is None or any(d.digest is None for d in result.dependencies):
+            return
+        digests = {lookup.files for lookup in result.lookups}
+        if len(digests) > 1:
+            return
+        run = known_run_files(next(iter(digests))) if digests else None
+        if digests and run is None:
+            return
+        positions = {path: n for n, (path, _) in enumerate(run.entries)} if run else {}
+        if any(p not in positions for lookup in result.lookups for p in lookup.holders):
             return
         body = json.dumps(
             {
@@ -383,12 +541,19 @@ class Cache:
                     if result.error_location is None
                     else _encode_location(result.error_location),
                 ],
+                "lookups": [
+                    [list(lookup.words), sorted(positions[p] for p in lookup.holders)]
+                    for lookup in result.lookups
+                ],
+                "files": run.digest if run else None,
             }
         ).encode()
         data = _MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
         if len(data) > _MAX_ENTRY_BYTES:
             return
         try:
+            if run is not None and not self._write_run_files(run.digest):
+                return
             self._prepare_directory()
             write_file(self._entry(result.path), data)
         except OSError:
@@ -408,3 +573,10 @@ class Cache:
                     handle.write(content)
             except FileExistsError:
                 pass
+
+
+def _signature(path: Path) -> tuple[int, int, int, int] | None:
+    try:
+        return signature(os.stat(path))
+    except (OSError, ValueError):
+        return None

@@ -7,26 +7,36 @@ file the index used with the SHA-256 of its bytes; the cache (jaxfix/cache.py) c
 The index reads a module once and may answer from it minutes later, so a digest is only taken
 of a file that has not changed since the index was created: hashed later, a file edited in
 between would give the new bytes' digest to an answer computed from the old ones.
+
+The new engine (jaxfix/analysis/ast_engine) is one per run too (`ast_engine`), over the run's
+files (where the callers of a function are looked for). What a module's answers used is its
+`project.record` (`recorded`): the files parsed, the paths imports were looked for at, and the
+searches of the run's word index, each with the files it found and the run's files as the index
+read them (`RunFiles`): the cache checks a search again only against the files that changed
+since.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import stat
 import time
+import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from jaxfix.diagnostics import Dependency
+from jaxfix.diagnostics import Dependency, WordLookup
 from jaxfix.file_io import ReadError, open_regular
 from jaxfix.paths import PATH_STATES, path_state
 
 if TYPE_CHECKING:  # imports libcst
     from jaxfix.analysis.ast_engine import Engine
+    from jaxfix.analysis.ast_engine.project import Project
     from jaxfix.analysis.module import ModuleAnalysis
     from jaxfix.analysis.project import ProjectIndex
 
@@ -88,6 +98,12 @@ def in_run(files: tuple[Path, ...] = ()) -> None:
     global _run
     if _run is None:
         _run = _Run(files)
+
+
+def run_files() -> tuple[Path, ...] | None:
+    """The files of the current run (None outside one): what a cached search of the run's
+    files is checked against."""
+    return None if _run is None else _run.files
 
 
 def ast_engine(roots: tuple[Path, ...], jax_version: tuple[int, ...] | None) -> Engine:
@@ -177,3 +193,105 @@ def unchanged(dependency: Dependency) -> bool:
     except (OSError, ReadError):
         return False
     return digest.hexdigest() == dependency.digest
+
+
+@dataclass(frozen=True)
+class RunFiles:
+    """The run's files as the engine's word index read them, as the run named them, sorted:
+    each with its `signature` then, None when jaxfix cannot vouch that the bytes read are those
+    with that signature (unreadable, changed while read, or changed too shortly before the engine
+    was created: see `snapshot`). `digest` names it (a cache entry refers to it by that)."""
+
+    digest: str
+    entries: tuple[tuple[Path, tuple[int, int, int, int] | None], ...]
+
+    def encode(self) -> bytes:
+        return _encode_entries(self.entries)
+
+
+def _encode_entries(
+    entries: tuple[tuple[Path, tuple[int, int, int, int] | None], ...],
+) -> bytes:
+    return json.dumps(
+        [[os.fspath(path), list(sig) if sig else None] for path, sig in entries]
+    ).encode()
+
+
+def decode_run_files(data: bytes) -> RunFiles:
+    """A `RunFiles` from `encode`'s bytes; ValueError/TypeError if they are not that."""
+    entries = []
+    for item in json.loads(data):
+        path, sig = item
+        if not (isinstance(path, str) and os.path.isabs(path)):
+            raise ValueError("run files: bad path")
+        if sig is not None and not (
+            isinstance(sig, list) and len(sig) == 4 and all(type(n) is int for n in sig)
+        ):
+            raise ValueError("run files: bad signature")
+        entries.append((Path(path), None if sig is None else tuple(sig)))
+    found = tuple(entries)
+    return RunFiles(hashlib.sha256(_encode_entries(found)).hexdigest(), found)
+
+
+_run_files: weakref.WeakKeyDictionary[Project, RunFiles] = weakref.WeakKeyDictionary()
+_known_run_files: dict[str, RunFiles] = {}
+
+
+def run_files_of(project: Project) -> RunFiles:
+    """The project's files as its word index read them (computed once per project)."""
+    found = _run_files.get(project)
+    if found is None:
+        entries = []
+        for path in project.files:
+            sig = project.files_seen.get(path)
+            if sig is not None and max(sig[1], sig[2]) + SETTLED_NS > project.created_ns:
+                sig = None  # a change in the same clock tick would keep this signature
+            entries.append((project.named[path], sig))
+        ordered = tuple(sorted(entries, key=lambda e: os.fspath(e[0])))
+        found = RunFiles(hashlib.sha256(_encode_entries(ordered)).hexdigest(), ordered)
+        _run_files[project] = found
+        _known_run_files[found.digest] = found
+    return found
+
+
+def known_run_files(digest: str) -> RunFiles | None:
+    """A `RunFiles` this process made (the cache writes it beside the entries naming it)."""
+    return _known_run_files.get(digest)
+
+
+def recorded(
+    project: Project, own: Path
+) -> tuple[tuple[Dependency, ...], tuple[WordLookup, ...]]:
+    """What the answers about the module at `own` used (`project.record`, since
+    `Engine.begin`): the files read (not `own` itself: the cache keys on its bytes) and the
+    places imports were looked for at, as `snapshot` gives them, and the word searches. A file
+    given as source (`add_source`) whose bytes differ from the disk's, or a search that found a
+    file not among the run's, cannot be checked by a later run: unvouched (not cached)."""
+    record = project.record
+    own = own.resolve()
+    files = {p for p in record.files if p != own}
+    dependencies = list(
+        snapshot(files, project.created_ns, dict(record.places))
+    )
+    for index, dependency in enumerate(dependencies):
+        given = project.given(dependency.path)
+        if (
+            given is not None
+            and dependency.digest is not None
+            and dependency.digest not in PATH_STATES
+            and hashlib.sha256(given).hexdigest() != dependency.digest
+        ):
+            dependencies[index] = Dependency(dependency.path, None)
+    lookups: list[WordLookup] = []
+    if record.lookups:
+        every = run_files_of(project)
+        for lookup in sorted(record.lookups, key=lambda k: k.words):
+            named = set()
+            for holder in lookup.holders:
+                name = project.named.get(holder)
+                if name is None:
+                    dependencies.append(Dependency(holder, None))
+                else:
+                    named.add(name)
+            lookups.append(WordLookup(lookup.words, frozenset(named), every.digest))
+    return tuple(dependencies), tuple(lookups)

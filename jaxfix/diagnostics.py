@@ -112,6 +112,18 @@ class Dependency:
     signature: tuple[int, int, int, int] | None = None
 
 
+@dataclass(frozen=True)
+class WordLookup:
+    """A search of the run's files by words that an answer used (the callers of a function are
+    looked for in the files naming it): `holders` are the files that held every one of `words`
+    when the run's files were as `files` records (jaxfix/dependencies.py's `RunFiles`, by its
+    digest). A file that comes to hold them, or stops holding them, may change the answer."""
+
+    words: tuple[str, ...]
+    holders: frozenset[Path]
+    files: str
+
+
 class Outcome(enum.Enum):
     UNCHANGED = "unchanged"
     CHANGED = "changed"
@@ -132,6 +144,7 @@ class FileResult:
     dependencies: tuple[
         Dependency, ...
     ] = ()  # other files the result depends on, by path
+    lookups: tuple[WordLookup, ...] = ()  # searches of the run's files it depends on
     # The error follows from the bytes alone (a notebook that does not validate, a syntax error,
     # code nested too deeply): the same bytes give it again, so it is cached like a result.
     lasting_error: bool = False

@@ -3,7 +3,8 @@ jaxfix/analysis/module.py; docs/design.md says what it answers and what is left)
 
 `Engine.value_of(module, expr)`: what an expression evaluates to (values.py) or `Unknown(why)`.
 `Engine.ways_at(module, node)` / `current_mesh(module, node)`: the mesh contexts in force where a
-node runs (contexts.py).
+node runs (contexts.py). `Engine.begin(path)` starts the questions about one module of a run:
+what its answers depend on is then `engine.project.record` (project.py).
 """
 
 from __future__ import annotations
@@ -28,8 +29,27 @@ class Engine:
         jax_version: tuple[int, ...] | None = None,
     ) -> None:
         self.project = Project(roots, files)
+        self.jax_version = jax_version
         self.evaluator = Evaluator(self.project, jax_version)
         self.contexts = Contexts(self.evaluator)
+
+    def begin(
+        self,
+        path: Path,
+        source: bytes | None = None,
+        jax_version: tuple[int, ...] | None = None,
+    ) -> Module | Unknown:
+        """The module at `path` (its `source` when given), its questions answered from here
+        on with no answer kept from an earlier module's questions: so what they depend on is
+        exactly what `project.record` records from here, and an answer about a module never
+        depends on which modules the run asked about before it. The parsed modules, the word
+        index and the import lookups are kept for the run (the project records each use)."""
+        if jax_version is not None:
+            self.jax_version = jax_version
+        self.evaluator = Evaluator(self.project, self.jax_version)
+        self.contexts = Contexts(self.evaluator)
+        self.project.begin(path)
+        return self.module(path, source)
 
     def module(self, path: Path, source: bytes | None = None) -> Module | Unknown:
         if source is not None:

@@ -6,27 +6,34 @@ it while its size and modification time stay the same. Where imports are looked 
 rule for code run from the tree (as jaxfix/analysis/project.py): relative imports from the
 importer's package, absolute ones from the directory above the importer's top-most package, then
 each root and `<root>/src`. Nothing is imported or run.
+
+What an answer depended on is recorded (`record`, one per module whose questions are being
+answered, `begin`): every file parsed, every path an import was looked for at and what was there,
+every search of the word index with the files it found; `files_seen` is what the word index read
+of each of the run's files. A cached result keyed on these is never stale (jaxfix/cache.py).
 """
 
 from __future__ import annotations
 
 import ast
-import re
-from collections.abc import Iterator
-from dataclasses import dataclass
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
 from jaxfix.analysis.values import Unknown
-from jaxfix.file_io import ReadError, read_regular
+from jaxfix.file_io import ReadError, open_regular, read_regular
 from jaxfix.paths import path_state
+from jaxfix.words import code_of, file_words, split_words, words_of
 
 _MAX_SOURCE_BYTES = 4 * 1024 * 1024
 # A function's callers are looked for in at most this many other modules (those whose words
 # name it and its module); beyond, its parameters are Unknown: a library's own functions are
 # called from everywhere, and parsing the whole tree for one answer costs what LibCST did.
 MAX_CALLER_MODULES = 4
-_WORD = re.compile(rb"[A-Za-z0-9_\x80-\xff]+")
+Signature = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
 
 
 @dataclass(frozen=True)
@@ -35,6 +42,24 @@ class ModuleRef:
 
     path: Path | None
     directory: Path | None
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """A search of the run's word index: every file of the run holding all of `words`. A file
+    that comes to hold them (a new caller) or stops holding them can change the answer."""
+
+    words: tuple[str, ...]
+    holders: frozenset[Path]
+
+
+@dataclass
+class Record:
+    """What the answers about one module depended on, outside the module's own source."""
+
+    files: set[Path] = field(default_factory=set)  # parsed or read: their bytes
+    places: dict[Path, str] = field(default_factory=dict)  # path -> what was there
+    lookups: set[Lookup] = field(default_factory=set)
 
 
 @dataclass
@@ -169,46 +194,96 @@ class Project:
     def __init__(
         self, roots: tuple[Path, ...] = (), files: tuple[Path, ...] = ()
     ) -> None:
+        self.created_ns = time.time_ns()  # before anything is read: see jaxfix/dependencies.py
         self.roots = tuple(dict.fromkeys(r.resolve() for r in roots))
-        self.files = tuple(dict.fromkeys(f.resolve() for f in files))
-        self._modules: dict[Path, tuple[tuple[int, int], Module | Unknown]] = {}
-        self._given: dict[Path, Module | Unknown] = {}
-        self._holding: dict[tuple[str, Path], list[Path] | Unknown] = {}
+        # Each file by its real path, and as the run named it (absolute, not resolved: a warm
+        # run compares the files it is given with those of the run that filled the cache).
+        self.named: dict[Path, Path] = {}
+        for file in files:
+            self.named.setdefault(file.resolve(), Path(os.path.abspath(file)))
+        self.files = tuple(self.named)
+        self._modules: dict[Path, tuple[object, Module | Unknown]] = {}
+        self._given: dict[Path, bytes] = {}
+        self._holding: dict[tuple[str, Path], tuple[list[Path] | Unknown, Lookup]] = {}
         self._word_index: dict[bytes, list[Path]] | None = None
         self._order = {path: n for n, path in enumerate(self.files)}
-        self.read: set[Path] = (
-            set()
-        )  # every file an answer used (a cached result's dependencies)
+        self._states: dict[Path, str] = {}
+        self._current: Path | None = None
+        self.record = Record()
+        # Each of the run's files as the word index read it: its signature before and after
+        # the read (None: unreadable, or changed while read). Filled when the index is built.
+        self.files_seen: dict[Path, Signature | None] = {}
+
+    @property
+    def read(self) -> set[Path]:
+        """The files the current module's answers used (a cached result's dependencies)."""
+        return self.record.files
+
+    def begin(self, path: Path) -> None:
+        """Start recording for the module at `path`; the previous module's tree is let go
+        (a later question that reaches it parses it again): the trees of the modules a run
+        checks are most of the engine's memory, and each is asked about once."""
+        path = path.resolve()
+        if self._current is not None and self._current != path:
+            self._modules.pop(self._current, None)
+        self._current = path
+        self.record = Record()
 
     # -- reading --------------------------------------------------------------------------
 
     def add_source(self, path: Path, source: bytes) -> Module | Unknown:
         """A module whose source the caller holds (stdin, a notebook's code, an editor buffer)."""
-        module = _parse(path.resolve(), source)
-        self._given[path.resolve()] = module
-        return module
+        path = path.resolve()
+        self._given[path] = source
+        self._modules.pop(path, None)
+        return self.module(path)
 
     def module(self, path: Path) -> Module | Unknown:
         path = path.resolve()
         given = self._given.get(path)
         if given is not None:
-            return given
-        try:
-            stat = path.stat()
-        except OSError as error:
-            return Unknown(f"{path.name}: {error.strerror or error}")
-        key = (stat.st_mtime_ns, stat.st_size)
+            key: object = ("given", id(given))
+            self.record.files.add(path)
+        else:
+            try:
+                stat = path.stat()
+            except OSError as error:
+                self.state(path)
+                return Unknown(f"{path.name}: {error.strerror or error}")
+            key = (stat.st_mtime_ns, stat.st_size)
+            self.record.files.add(path)
         cached = self._modules.get(path)
         if cached is not None and cached[0] == key:
             return cached[1]
-        try:
-            source = read_regular(path, _MAX_SOURCE_BYTES)
-        except ReadError as error:
-            found: Module | Unknown = Unknown(f"{path.name}: {error}")
+        found: Module | Unknown
+        if given is not None:
+            found = _parse(path, given)
         else:
-            found = _parse(path, source)
+            try:
+                raw = read_regular(path, _MAX_SOURCE_BYTES)
+            except ReadError as error:
+                found = Unknown(f"{path.name}: {error}")
+            else:
+                code = code_of(path, raw)
+                found = (
+                    Unknown(f"{path.name}: not a notebook jaxfix can read")
+                    if code is None
+                    else _parse(path, code)
+                )
         self._modules[path] = (key, found)
-        self.read.add(path)
+        return found
+
+    def given(self, path: Path) -> bytes | None:
+        """The source the caller gave for `path` (`add_source`), if any."""
+        return self._given.get(path.resolve())
+
+    def state(self, path: Path) -> str:
+        """What is at `path` (one of jaxfix.paths.PATH_STATES), as first seen in this run;
+        recorded: an import looked for there finds another module once that changes."""
+        found = self._states.get(path)
+        if found is None:
+            found = self._states[path] = path_state(path)
+        self.record.places[path] = found
         return found
 
     def candidate_files(self, needle: str, near: Path) -> list[Path] | Unknown:
@@ -217,39 +292,41 @@ class Project:
         in the run's word index (one pass over the files' bytes); the caller parses each only
         when its search gets that far."""
         key = (needle, near)
-        found = self._holding.get(key)
-        if found is None:
+        cached = self._holding.get(key)
+        if cached is None:
             stem = near.parent.name if near.name == "__init__.py" else near.stem
-            wanted = [needle.encode(), *_WORD.findall(stem.encode())]
-            paths = [
-                path
-                for path in self._holders(wanted)
-                if path != near and path not in self._given
-            ]
-            paths.extend(
+            wanted = [needle.encode(), *split_words(stem)]
+            holders = {
+                path for path in self._holders(wanted) if path not in self._given
+            }
+            holders.update(
                 path
                 for path, given in self._given.items()
-                if path != near
-                and isinstance(given, Module)
-                and all(word in _words(given.source) for word in wanted)
+                if all(word in words_of(given) for word in wanted)
             )
+            lookup = Lookup(
+                tuple(w.decode("utf-8", "surrogateescape") for w in wanted),
+                frozenset(holders),
+            )
+            paths = sorted(
+                (p for p in holders if p != near),
+                key=lambda p: (self._order.get(p, len(self._order)), str(p)),
+            )
+            found: list[Path] | Unknown
             if len(paths) > MAX_CALLER_MODULES:
                 found = Unknown(f"{len(paths)} modules may use `{needle}`")
             else:
                 found = paths
-            self._holding[key] = found
-        return found
+            cached = self._holding[key] = (found, lookup)
+        self.record.lookups.add(cached[1])
+        return cached[0]
 
     def _holders(self, words: list[bytes]) -> list[Path]:
         """The run's files (as read once, for the index) holding every one of `words`."""
         if self._word_index is None:
             index: dict[bytes, list[Path]] = {}
             for path in self.files:
-                try:
-                    source = read_regular(path, _MAX_SOURCE_BYTES)
-                except ReadError:
-                    continue
-                for word in _words(source):
+                for word in self._read_words(path):
                     index.setdefault(word, []).append(path)
             self._word_index = index
         postings = sorted((self._word_index.get(w, []) for w in words), key=len)
@@ -261,6 +338,22 @@ class Project:
                 break
             found.intersection_update(holding)
         return sorted(found, key=self._order.__getitem__)
+
+    def _read_words(self, path: Path) -> set[bytes]:
+        """A file's words for the index, and its signature in `files_seen`."""
+        self.files_seen[path] = None
+        try:
+            with open_regular(path, limit=_MAX_SOURCE_BYTES) as handle:
+                before = os.fstat(handle.fileno())
+                raw = handle.read(_MAX_SOURCE_BYTES + 1)
+                after = os.fstat(handle.fileno())
+        except (OSError, ReadError):
+            return set()
+        signature = _signature(after)
+        if len(raw) > _MAX_SOURCE_BYTES or _signature(before) != signature:
+            return set()
+        self.files_seen[path] = signature
+        return file_words(path, raw)
 
     # -- imports ----------------------------------------------------------------------------
 
@@ -278,10 +371,10 @@ class Project:
                 return Unknown(
                     f"`{'.' * level}{name}` goes above the top-level package"
                 )
-            found = _module_in(base, parts)
+            found = _module_in(base, parts, self.state)
             return found or Unknown(f"no module `{'.' * level}{name}` in {base}")
         for directory in self._search_dirs(importer):
-            found = _module_in(directory, parts)
+            found = _module_in(directory, parts, self.state)
             if found is not None:
                 return found
         return Unknown(f"`{name}` is not a module of this tree")
@@ -289,16 +382,16 @@ class Project:
     def submodule(self, package: ModuleRef, name: str) -> ModuleRef | None:
         if package.directory is None:
             return None
-        return _module_in(package.directory, [name])
+        return _module_in(package.directory, [name], self.state)
 
     def _is_package(self, directory: Path) -> bool:
-        return path_state(directory / "__init__.py") == "file" or any(
+        return self.state(directory / "__init__.py") == "file" or any(
             root in directory.parents for root in self.roots
         )
 
     def _search_dirs(self, importer: Path) -> Iterator[Path]:
         top = importer.parent
-        while path_state(top / "__init__.py") == "file":
+        while self.state(top / "__init__.py") == "file":
             top = top.parent
         seen = set()
         for directory in (top, *(d for r in self.roots for d in (r, r / "src"))):
@@ -307,9 +400,9 @@ class Project:
                 yield directory
 
 
-def _words(source: bytes) -> set[bytes]:
-    """The identifiers (and numbers) in `source`, a UTF-8 identifier kept whole."""
-    return set(_WORD.findall(source))
+def _signature(status: os.stat_result) -> Signature:
+    """What changes whenever a file's bytes do (as jaxfix/dependencies.py's)."""
+    return status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino
 
 
 def _parse(path: Path, source: bytes) -> Module | Unknown:
@@ -320,22 +413,24 @@ def _parse(path: Path, source: bytes) -> Module | Unknown:
     return Module(path, tree, source)
 
 
-def _module_in(directory: Path, parts: list[str]) -> ModuleRef | None:
+def _module_in(
+    directory: Path, parts: list[str], state: Callable[[Path], str]
+) -> ModuleRef | None:
     """`a.b.c` below `directory`: a file `a/b/c.py`, a package `a/b/c/__init__.py`, or a
     namespace package `a/b/c/`."""
     if not parts:
-        return _package(directory)
+        return _package(directory, state)
     current = directory
     for index, part in enumerate(parts):
         last = index == len(parts) - 1
-        if last and path_state(current / f"{part}.py") == "file":
+        if last and state(current / f"{part}.py") == "file":
             return ModuleRef(current / f"{part}.py", None)
         current = current / part
-        if path_state(current) != "directory":
+        if state(current) != "directory":
             return None
-    return _package(current)
+    return _package(current, state)
 
 
-def _package(directory: Path) -> ModuleRef:
+def _package(directory: Path, state: Callable[[Path], str]) -> ModuleRef:
     init = directory / "__init__.py"
-    return ModuleRef(init if path_state(init) == "file" else None, directory)
+    return ModuleRef(init if state(init) == "file" else None, directory)

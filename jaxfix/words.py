@@ -1,0 +1,51 @@
+"""The words of a file as the engine's word index sees them (jaxfix/analysis/ast_engine/
+project.py), shared with the cache (jaxfix/cache.py), which checks a cached answer's word
+lookups against a changed file's words: both must read a file the same way.
+
+A notebook's words are those of its code cells as one module (jaxfix/notebook.py), not of its
+JSON; a notebook that does not parse has none. Kept free of the engine and of libcst: a warm
+run imports it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from jaxfix.paths import is_notebook
+
+_WORD = re.compile(rb"[A-Za-z0-9_\x80-\xff]+")
+
+
+def words_of(source: bytes) -> set[bytes]:
+    """The identifiers (and numbers) in `source`, a UTF-8 identifier kept whole."""
+    return set(_WORD.findall(source))
+
+
+def split_words(text: str) -> list[bytes]:
+    return _WORD.findall(text.encode())
+
+
+def code_of(path: Path, raw: bytes) -> bytes | None:
+    """The Python code of the file at `path` holding `raw`: the bytes themselves, or a
+    notebook's code cells as one module; None for a notebook jaxfix cannot read."""
+    if not is_notebook(path):
+        return raw
+    from jaxfix.notebook import NotebookError, parse, to_module
+
+    try:
+        return to_module(parse(raw)).code
+    except (
+        NotebookError,
+        ValueError,
+        TypeError,
+        KeyError,
+        AssertionError,
+        RecursionError,
+    ):
+        return None  # malformed: hostile input is normal
+
+
+def file_words(path: Path, raw: bytes) -> set[bytes]:
+    code = code_of(path, raw)
+    return set() if code is None else words_of(code)

@@ -1,0 +1,206 @@
+"""What the new engine's answers about a module depend on (jaxfix/analysis/ast_engine/project.py
+records it, jaxfix/dependencies.py turns it into a cached result's dependencies, jaxfix/cache.py
+checks them): a cached result is never stale. A function's parameters take the values its
+callers anywhere in the run pass, found through a search of the run's files by words, so a
+changed caller, a new file with a caller, a caller gone, and a module appearing where an import
+was looked for each make the entry a miss; a file that does not hold the searched words does
+not."""
+
+from __future__ import annotations
+
+import ast
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from jaxfix.analysis.ast_engine import Engine
+from jaxfix.analysis.ast_engine.project import Module
+from jaxfix.cache import Cache
+from jaxfix.dependencies import project_run, recorded
+from jaxfix.diagnostics import Diagnostic, FileResult, Location
+from jaxfix.options import Options
+
+LATER_NS = 10**9 * 3600  # the engine created an hour after the files were written
+LIB = b'import jax\n\n\ndef make(n):\n    return jax.make_mesh((n,), ("data",))\n'
+TRAIN = b"from pkg.lib import make\n\nmake(4)\n"
+MAIN = b'import jax\nfrom pkg.sizes import N\n\nmesh = jax.make_mesh((N,), ("data",))\n'
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_bytes(b"")
+    (package / "lib.py").write_bytes(LIB)
+    (package / "train.py").write_bytes(TRAIN)
+    (package / "main.py").write_bytes(MAIN)
+    return tmp_path
+
+
+def _files(tree: Path) -> tuple[Path, ...]:
+    return tuple(sorted(tree.rglob("*.py")))
+
+
+def _engine(tree: Path) -> Engine:
+    return Engine(roots=(tree,), files=_files(tree), jax_version=(0, 10, 2))
+
+
+def _check(tree: Path, name: str, engine: Engine | None = None) -> FileResult:
+    """The mesh each `make_mesh` call in pkg/<name> builds, as the new engine answers in a run
+    over the tree's files, as one diagnostic, with what the answers depended on."""
+    target = tree / "pkg" / name
+    engine = engine or _engine(tree)
+    module = engine.begin(target)
+    assert isinstance(module, Module)
+    answers = [
+        repr(engine.value_of(module, node))
+        for node in ast.walk(module.tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "make_mesh"
+    ]
+    engine.project.created_ns = time.time_ns() + LATER_NS
+    dependencies, lookups = recorded(engine.project, target)
+    diagnostic = Diagnostic(
+        "JAX002", "; ".join(answers), Location(1, 1), Location(1, 2)
+    )
+    return FileResult(
+        target,
+        target.read_bytes(),
+        None,
+        (diagnostic,),
+        dependencies=dependencies,
+        lookups=lookups,
+    )
+
+
+def _cache(tree: Path) -> Cache:
+    return Cache(tree / "cache", Options(select=("JAX002",), jax_version=(0, 10, 2)))
+
+
+def _cached(tree: Path, name: str) -> FileResult | None:
+    """A warm run's answer for pkg/<name>: a run over the tree's files as they are now."""
+    target = tree / "pkg" / name
+    with project_run(_files(tree)):
+        return _cache(tree).get(target, target.read_bytes())
+
+
+def _fill(tree: Path, name: str) -> FileResult:
+    result = _check(tree, name)
+    with project_run(_files(tree)):
+        _cache(tree).put(result)
+    assert _cached(tree, name) == result
+    return result
+
+
+def test_the_callers_search_is_recorded_with_the_files_it_found(tree):
+    result = _check(tree, "lib.py")
+    assert "axis_sizes=(4,)" in result.diagnostics[0].message  # from train.py's call
+    (lookup,) = result.lookups
+    assert lookup.words == ("make", "lib")
+    assert lookup.holders == {tree / "pkg" / "train.py"}
+    assert tree / "pkg" / "train.py" in {d.path for d in result.dependencies}
+
+
+def test_a_caller_in_another_file_changing_makes_the_entry_a_miss(tree):
+    before = _fill(tree, "lib.py")
+    (tree / "pkg" / "train.py").write_bytes(TRAIN.replace(b"4", b"8"))
+    assert _cached(tree, "lib.py") is None
+    assert _check(tree, "lib.py").diagnostics != before.diagnostics  # it would be stale
+
+
+def test_a_new_file_with_a_caller_makes_the_entry_a_miss(tree):
+    before = _fill(tree, "lib.py")
+    (tree / "pkg" / "evaluate.py").write_bytes(TRAIN.replace(b"4", b"2"))
+    assert _cached(tree, "lib.py") is None
+    after = _check(tree, "lib.py").diagnostics[0].message
+    assert after != before.diagnostics[0].message
+    assert "axis_sizes=(None,)" in after  # the two callers disagree
+
+
+def test_a_caller_gone_makes_the_entry_a_miss(tree):
+    _fill(tree, "lib.py")
+    (tree / "pkg" / "train.py").unlink()
+    assert _cached(tree, "lib.py") is None
+
+
+def test_a_file_leaving_the_run_makes_the_entry_a_miss(tree):
+    _fill(tree, "lib.py")
+    target = tree / "pkg" / "lib.py"
+    with project_run([p for p in _files(tree) if p.name != "train.py"]):
+        assert _cache(tree).get(target, LIB) is None
+
+
+def test_files_that_do_not_hold_the_words_leave_the_entry_a_hit(tree):
+    result = _fill(tree, "lib.py")
+    (tree / "pkg" / "other.py").write_bytes(b"def make(n):\n    return n\n")  # no `lib`
+    (tree / "pkg" / "main.py").write_bytes(MAIN + b"# edited\n")
+    assert _cached(tree, "lib.py") == result
+    # Touched, same words and bytes: its signature changed, so it is read again, and holds.
+    train = tree / "pkg" / "train.py"
+    train.write_bytes(TRAIN)
+    os.utime(train, ns=(time.time_ns(), time.time_ns() + 10**9))
+    assert _cached(tree, "lib.py") == result
+
+
+def test_a_module_appearing_where_an_import_was_looked_for_makes_the_entry_a_miss(tree):
+    before = _fill(tree, "main.py")
+    assert "axis_sizes=(None,)" in before.diagnostics[0].message
+    (tree / "pkg" / "sizes.py").write_bytes(b"N = 4\n")
+    assert _cached(tree, "main.py") is None
+    assert "axis_sizes=(4,)" in _check(tree, "main.py").diagnostics[0].message
+
+
+def test_a_package_appearing_where_an_import_was_looked_for_makes_the_entry_a_miss(
+    tree,
+):
+    _fill(tree, "main.py")
+    (tree / "pkg" / "sizes").mkdir()
+    assert _cached(tree, "main.py") is None
+
+
+def test_an_entry_whose_record_of_the_run_files_is_gone_or_forged_is_a_miss(tree):
+    _fill(tree, "lib.py")
+    (record,) = (tree / "cache").glob("files-*")
+    data = record.read_bytes()
+    record.write_bytes(data.replace(b"train.py", b"trainX.py"))
+    assert _cached(tree, "lib.py") is None
+    record.unlink()
+    assert _cached(tree, "lib.py") is None
+
+
+def test_outside_a_run_an_entry_with_searches_is_a_miss(tree):
+    _fill(tree, "lib.py")
+    assert _cache(tree).get(tree / "pkg" / "lib.py", LIB) is None
+
+
+def test_a_file_changed_just_before_the_run_is_read_again_by_the_next(tree):
+    """A signature taken in the same clock tick as a change proves nothing: such a file is
+    recorded without one, and a warm run reads it (here: it gained a caller)."""
+    target = tree / "pkg" / "lib.py"
+    engine = _engine(tree)
+    engine.begin(target)
+    engine.project.candidate_files("make", target)
+    _, lookups = recorded(engine.project, target)  # created now: not settled
+    result = FileResult(target, LIB, None, (), lookups=lookups)
+    with project_run(_files(tree)):
+        _cache(tree).put(result)
+    assert _cached(tree, "lib.py") == result  # read again, still the same holders
+    main = tree / "pkg" / "main.py"
+    main.write_bytes(MAIN + b"from pkg.lib import make\n")
+    assert _cached(tree, "lib.py") is None
+
+
+def test_answers_about_a_module_do_not_depend_on_the_modules_asked_before(tree):
+    """`begin` keeps no answer of an earlier module's questions: what a module's answers
+    depend on is what was recorded for it, whatever the order of the run."""
+    alone = _check(tree, "main.py")
+    engine = _engine(tree)
+    assert _check(tree, "lib.py", engine).lookups  # the callers searched, train.py read
+    after = _check(tree, "main.py", engine)
+    assert set(after.dependencies) == set(alone.dependencies)
+    assert tree / "pkg" / "train.py" not in {d.path for d in after.dependencies}
+    assert after.lookups == alone.lookups == ()
+    assert after.diagnostics == alone.diagnostics
