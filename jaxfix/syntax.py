@@ -38,3 +38,27 @@ def syntax_error(source: bytes) -> tuple[str, Location] | None:
     except cst.ParserSyntaxError:
         return found
     return None
+
+
+def newer_grammar(source: bytes) -> tuple[str, Location] | None:
+    """For code Python's parser rejects but LibCST reads (valid in a newer Python's grammar,
+    as above): the one line saying the file is not checked and which Python it needs
+    (jaxfix/grammar.py). None for code Python reads, and for a real syntax error."""
+    try:
+        ast.parse(source)
+        return None
+    except SyntaxError as error:
+        rejected = error
+    except (ValueError, RecursionError, MemoryError):
+        return None
+    if too_deep(source) is not None:
+        return None
+    import libcst as cst
+
+    try:
+        cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return None
+    from jaxfix.grammar import not_checked
+
+    return not_checked(rejected, source)

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from jaxfix.analysis.values import Unknown
 from jaxfix.file_io import ReadError, open_regular, read_regular
+from jaxfix.grammar import needed_python
 from jaxfix.paths import path_state
 from jaxfix.words import code_of, file_words, split_words, words_of
 
@@ -406,9 +407,20 @@ def _signature(status: os.stat_result) -> Signature:
 
 
 def _parse(path: Path, source: bytes) -> Module | Unknown:
+    """The module, or Unknown: a syntax error, or code in a newer Python's grammar than the
+    running one's (jaxfix/grammar.py names which)."""
     try:
         tree = ast.parse(source, filename=str(path))
-    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+    except SyntaxError as error:
+        needed = needed_python(error, source)
+        if needed is not None:
+            (major, minor), what = needed
+            return Unknown(
+                f"{path.name} needs Python {major}.{minor}'s grammar ({what}, line "
+                f"{error.lineno}), newer than the running Python's"
+            )
+        return Unknown(f"{path.name} does not parse: SyntaxError")
+    except (ValueError, RecursionError, MemoryError) as error:
         return Unknown(f"{path.name} does not parse: {type(error).__name__}")
     return Module(path, tree, source)
 
