@@ -8,7 +8,9 @@ it, on every way the code runs) at every `use_abstract_mesh`, `.lower(...)` and
 `top_level_all_gather` call. Each answer is normalised to plain data (a mesh to its kind, names,
 sizes, types and abstract device; `UNKNOWN` for Unknown) and classed:
 `same`, `better` (old Unknown, new known), `worse` (old known, new Unknown), `conflict` (both
-known, different: one of them is wrong). Run as a script for the full listing:
+known, different: one of them is wrong). A notebook is compared as the engines see it: its
+code cells as one module (jaxfix/notebook.py). Each module is asked about as a run asks
+(`Engine.begin`: no answer kept from an earlier module). Run as a script for the full listing:
 `python -m tests.engine_differential`.
 """
 
@@ -31,6 +33,9 @@ from jaxfix.analysis.contexts import context_mesh_sites as innermost
 from jaxfix.analysis.module import ModuleAnalysis, new_project_index
 from jaxfix.analysis.project import ProjectIndex
 from jaxfix.jax_version import parse_version
+from jaxfix.notebook import parse as parse_notebook
+from jaxfix.notebook import to_module
+from jaxfix.paths import is_notebook
 from tests.fixture_cases import ENGINE, Case, all_cases, read_header
 
 UNKNOWN = "UNKNOWN"
@@ -276,10 +281,14 @@ def _compare_module(
     new: Engine,
 ) -> list[Answer]:
     source = path.read_bytes()
+    if is_notebook(
+        path
+    ):  # its code cells as one module, the same bytes for both engines
+        source = to_module(parse_notebook(source)).code
     wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
     old = ModuleAnalysis(wrapper, version, path=path, project=index)
     cst_index = _CstIndex(wrapper)
-    module = new.module(path)
+    module = new.begin(path, source if is_notebook(path) else None)
     assert isinstance(module, Module), module
     lines = source.splitlines()
     answers: list[Answer] = []
@@ -388,16 +397,13 @@ def engine_cases() -> list[Case]:
 
 
 def compare_all() -> tuple[list[Answer], list[str]]:
-    """Answers on every Python fixture case and engine case (notebooks are not compared yet),
-    and the cases that could not be compared, with why."""
+    """Answers on every fixture case (scripts and notebooks) and engine case, and the cases
+    that could not be compared, with why."""
     answers: list[Answer] = []
     skipped: list[str] = []
     for case in engine_cases():
         answers.extend(compare_case(case, every_module=True))
     for case in all_cases():
-        if case.before.suffix != ".py":
-            skipped.append(f"{case.id}: a notebook")
-            continue
         try:
             answers.extend(compare_case(case))
         except (SyntaxError, cst.ParserSyntaxError, AssertionError) as error:
