@@ -9,6 +9,7 @@ not."""
 from __future__ import annotations
 
 import ast
+import json
 import os
 import time
 from pathlib import Path
@@ -40,7 +41,7 @@ def tree(tmp_path: Path) -> Path:
 
 
 def _files(tree: Path) -> tuple[Path, ...]:
-    return tuple(sorted(tree.rglob("*.py")))
+    return tuple(sorted([*tree.rglob("*.py"), *tree.rglob("*.ipynb")]))
 
 
 def _engine(tree: Path) -> Engine:
@@ -204,3 +205,38 @@ def test_answers_about_a_module_do_not_depend_on_the_modules_asked_before(tree):
     assert tree / "pkg" / "train.py" not in {d.path for d in after.dependencies}
     assert after.lookups == alone.lookups == ()
     assert after.diagnostics == alone.diagnostics
+
+
+def _notebook(*cells: str) -> bytes:
+    return json.dumps(
+        {
+            "cells": [
+                {
+                    "cell_type": "code",
+                    "execution_count": None,
+                    "metadata": {},
+                    "outputs": [],
+                    "source": cell,
+                }
+                for cell in cells
+            ],
+            "metadata": {},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        },
+        indent=1,
+    ).encode()
+
+
+def test_a_caller_in_a_notebook_of_the_run_is_its_code_cells_and_its_change_is_seen(
+    tree,
+):
+    (tree / "pkg" / "train.py").unlink()
+    notebook = tree / "pkg" / "explore.ipynb"
+    notebook.write_bytes(_notebook("from pkg.lib import make\n", "make(4)\n"))
+    result = _fill(tree, "lib.py")
+    assert "axis_sizes=(4,)" in result.diagnostics[0].message
+    assert result.lookups[0].holders == {notebook}
+    notebook.write_bytes(_notebook("from pkg.lib import make\n", "make(8)\n"))
+    assert _cached(tree, "lib.py") is None
+    assert "axis_sizes=(8,)" in _check(tree, "lib.py").diagnostics[0].message
