@@ -252,12 +252,75 @@ class Contexts:
                 and expr.func.attr in _TEST_CASE_METHODS
             ):
                 return []  # an inherited unittest.TestCase method (assertRaises, ...)
+        assigned = self._assigned_call(module, expr, frame)
+        if assigned is not None:  # `ctx = data_parallel(2)` ... `with ctx:`
+            return self._entered(
+                module, assigned, self.evaluator.frame_at(module, assigned), entry
+            )
         why = (
             value.why
             if isinstance(value, Unknown)
             else "a context manager jaxfix cannot see into"
         )
         return [Site(entry, None, Unknown(why), expr)]
+
+    def _assigned_call(
+        self, module: Module, expr: ast.expr, frame: Frame
+    ) -> ast.Call | None:
+        """The one call a name entered by `with` was bound to (`ctx = cm(...)`; the context
+        manager is entered where the `with` is), or for `self.ctx` in a TestCase's `test*`
+        method, the one `self.ctx = cm(...)` of its `setUp` (which runs just before it) when
+        no other method of the class or of a subclass in the module assigns it."""
+        if isinstance(expr, ast.Name):
+            bindings = self.evaluator.reaching(module, expr)
+            if bindings is None or len(bindings) != 1:
+                return None
+            (binding,) = bindings
+            node = binding.node
+            if binding.kind == "assign" and not binding.path:
+                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                    return node.value
+            return None
+        method = frame.scope
+        klass = module.parents.get(method)
+        if not (
+            isinstance(expr, ast.Attribute)
+            and isinstance(expr.value, ast.Name)
+            and isinstance(method, ast.FunctionDef)
+            and method.name.startswith("test")
+            and method.args.args
+            and expr.value.id == method.args.args[0].arg
+            and isinstance(klass, ast.ClassDef)
+        ):
+            return None
+        name = expr.attr
+        assigning = [
+            s
+            for s in klass.body
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and module.assigns_self_attribute(s, name)
+        ]
+        if [s.name for s in assigning] != ["setUp"]:
+            return None
+        if self.evaluator._subclass_assigning(Class(klass, module.path), name):
+            return None
+        setup = assigning[0]
+        this = setup.args.args[0].arg if setup.args.args else None
+        stores = [
+            s.value
+            for s in setup.body
+            if isinstance(s, ast.Assign)
+            and len(s.targets) == 1
+            and isinstance(s.targets[0], ast.Attribute)
+            and s.targets[0].attr == name
+            and isinstance(s.targets[0].value, ast.Name)
+            and s.targets[0].value.id == this
+        ]
+        if len(stores) != 1 or not isinstance(stores[0], ast.Call):
+            return None
+        if len(_stores_of(setup, this, name)) != 1:
+            return None
+        return stores[0]
 
     def _enter_method(
         self, module: Module, instance: Instance, expr: ast.expr, entry: Entry
@@ -742,6 +805,21 @@ def _statement_call(statement: ast.stmt) -> ast.Call | None:
         if isinstance(call.func, ast.Attribute) and call.func.attr in ENTER_METHODS:
             return call
     return None
+
+
+def _stores_of(
+    function: ast.AST, self_name: str | None, name: str
+) -> list[ast.Attribute]:
+    """Every `<self_name>.name = ...` target inside `function`."""
+    return [
+        n
+        for n in ast.walk(function)
+        if isinstance(n, ast.Attribute)
+        and isinstance(n.ctx, ast.Store)
+        and n.attr == name
+        and isinstance(n.value, ast.Name)
+        and n.value.id == self_name
+    ]
 
 
 def _iterated_at(module: Module, call: ast.AST) -> bool | None:
