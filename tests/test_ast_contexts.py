@@ -16,6 +16,7 @@ import pytest
 from ast_programs import call, of_file, parsed, shape, ways, write
 from helpers import options_from_args
 from jaxfix.analysis.ast_engine import Engine
+from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.analysis.ast_engine.contexts import Entry
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import Mesh, Unknown
@@ -690,3 +691,57 @@ def test_the_engine_follows_an_imported_decorator_and_contextmanager(
     assert (tmp_path / "pkg" / "testing.py").resolve() in {
         Path(d.path).resolve() for d in result.dependencies
     }
+
+
+ALIASED = """
+from jax.sharding import AbstractMesh, use_abstract_mesh as uam
+with uam(AbstractMesh((2,), ("x",))):
+    with uam(AbstractMesh((4,), ("x",))):
+        pass
+"""
+MODULE_ALIAS = ALIASED.replace(
+    "from jax.sharding import AbstractMesh, use_abstract_mesh as uam",
+    "import jax.sharding as shd",
+).replace("uam(AbstractMesh", "shd.use_abstract_mesh(shd.AbstractMesh")
+STAR = ALIASED.replace("AbstractMesh, use_abstract_mesh as uam", "*").replace(
+    "uam(", "use_abstract_mesh("
+)
+
+
+X2 = ((2,), ("x",))
+
+
+@pytest.mark.parametrize(
+    "source, api, enclosing",
+    [
+        (ALIASED, Api.USE_ABSTRACT_MESH, X2),
+        (MODULE_ALIAS, Api.USE_ABSTRACT_MESH, X2),
+        # neither engine reads what a star import binds (the screen kept the file)
+        (STAR, None, "unknown"),
+        # the same calls of something that is not use_abstract_mesh
+        (
+            ALIASED.replace("use_abstract_mesh as uam", "use_mesh as uam"),
+            Api.USE_MESH,
+            X2,
+        ),
+        (
+            ALIASED.replace(
+                "    with uam(AbstractMesh((4,)", "    with open(AbstractMesh((4,)"
+            ),
+            None,
+            X2,
+        ),
+    ],
+    ids=["aliased", "module-alias", "star-import", "use_mesh", "open"],
+)
+def test_mesh_apis_in_every_import_spelling(
+    source: str, api: Api | None, enclosing: object
+) -> None:
+    """The inner call's API whatever its import spelling, and the outer mesh current at it
+    (from the JAX002 screen's import-spelling test in tests/test_prefilter.py: JAX002 looks
+    at use_abstract_mesh inside use_abstract_mesh only)."""
+    engine, module = parsed(source)
+    analysis = Analysis(engine, module)
+    (inner,) = [n for n in ast.walk(module.tree) if isinstance(n, ast.With)][1].items
+    assert analysis.called_api(inner.context_expr) is api
+    assert shape(analysis.current_mesh(inner.context_expr)) == enclosing

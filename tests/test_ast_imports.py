@@ -4,6 +4,7 @@ questions)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -304,3 +305,17 @@ def test_a_mesh_returned_by_a_function(tree: Path) -> None:
     assert shape(local) == ((4, 2), ("x", "y"))
     assert shape(factory) == ((2, 2), ("data", "model"))
     assert shape(constant) == MESH_84
+
+
+def test_a_module_ast_cannot_parse_is_unknown() -> None:
+    """`ast` parses with the running Python's grammar: a PEP 695 class is a SyntaxError before
+    3.12, said as such (the rules then need another parse); a broken file always."""
+    engine = Engine(jax_version=(0, 10, 2))
+    pep695 = b"import jax\nclass Box[T]:\n    pass\njax.jit(f).lower(x)\n"
+    found = engine.module(Path("/nonexistent/pep695.py"), pep695)
+    if sys.version_info < (3, 12):
+        assert isinstance(found, Unknown) and "needs Python 3.12" in found.why
+    else:
+        assert isinstance(found, Module)
+    broken = engine.module(Path("/nonexistent/broken.py"), b"def f(:\n")
+    assert isinstance(broken, Unknown) and "does not parse" in broken.why

@@ -21,14 +21,12 @@ from fixture_cases import all_cases
 from helpers import options_from_args, run_engine
 from jax_program_strategy import Program, programs
 from jaxfix import prefilter
-from jaxfix.analysis.names import Api
 from jaxfix.codemods import RULES
 from jaxfix.codemods.base import Rule
 from jaxfix.diagnostics import FileResult
 from jaxfix.engine import process_source, selected_rules
 from jaxfix.options import Options
 from jaxfix.runner import run_files
-from jaxfix.screen import module_facts
 from test_mutations import CHAINS, _chain, _mutate
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
@@ -48,6 +46,7 @@ def disable_prefilter(patch: pytest.MonkeyPatch) -> None:
     """Every selected rule looks at every file: no byte prefilter (in the engine and in the
     runner's parent process) and no `ast` screen."""
     patch.setattr(Rule, "may_apply", classmethod(lambda cls, source: True))
+    # (the screen: these lines go with jaxfix/screen.py)
     patch.setattr(jaxfix.engine, "screened_rules", lambda rules, facts: rules)
     patch.setattr(jaxfix.runner, "is_candidate", lambda source, rules: True)
 
@@ -62,7 +61,7 @@ def full_engine(
 
 
 def _kept_by_screen(source: bytes, options: Options, path: str) -> set[str]:
-    """The rules the screen keeps, seen by watching the engine with the byte prefilter off: of
+    """(Goes with jaxfix/screen.py, as its use below.) The rules the screen keeps, seen by watching the engine with the byte prefilter off: of
     the code it screens (a notebook's cells), with the file's place in the project (the JAX002
     screen follows imported decorators and context managers through the project index)."""
     kept: set[str] = set()
@@ -170,57 +169,6 @@ def test_filters_keep_every_rule_that_reports_on_a_generated_corpus(tmp_path):
                 ).diagnostics
             )
     assert reported  # the corpus has violations, so the check has something to keep
-
-
-def _screen_keeps(source: str, code: str) -> bool:
-    facts = module_facts(textwrap.dedent(source).encode())
-    return facts is None or RULES[code].screen(facts)
-
-
-def test_screen_resolves_import_spellings_as_libcst_does():
-    aliased = """
-        from jax.sharding import AbstractMesh, use_abstract_mesh as uam
-        with uam(AbstractMesh((2,), ("x",))):
-            with uam(AbstractMesh((4,), ("x",))):
-                pass
-    """
-    assert _screen_keeps(aliased, "JAX002")
-    module_alias = aliased.replace(
-        "from jax.sharding import AbstractMesh, use_abstract_mesh as uam",
-        "import jax.sharding as shd",
-    )
-    module_alias = module_alias.replace(
-        "uam(AbstractMesh", "shd.use_abstract_mesh(shd.AbstractMesh"
-    )
-    assert _screen_keeps(module_alias, "JAX002")
-    star = aliased.replace("AbstractMesh, use_abstract_mesh as uam", "*").replace(
-        "uam(", "use_abstract_mesh("
-    )
-    assert _screen_keeps(star, "JAX002")
-    # The same calls of something that is not use_abstract_mesh: nothing can enclose anything.
-    assert not _screen_keeps(
-        aliased.replace("use_abstract_mesh as uam", "use_mesh as uam"), "JAX002"
-    )
-    assert not _screen_keeps(
-        aliased.replace(
-            "    with uam(AbstractMesh((4,)", "    with open(AbstractMesh((4,)"
-        ),
-        "JAX002",
-    )
-
-
-def test_screen_counts_calls_through_calls_like_libcst():
-    """LibCST names `jax.jit(f)(x)` after `jax.jit`: both calls count, as the rules see them."""
-    facts = module_facts(b"import jax\njax.jit(f)(x)\n")
-    assert facts is not None and facts.calls(Api.JIT) == 2
-    assert facts.calls_method("lower") is False
-
-
-def test_screen_keeps_what_ast_cannot_parse():
-    pep695 = b"import jax\nclass Box[T]:\n    pass\njax.jit(f).lower(x)  # AbstractMesh NamedSharding\n"
-    if sys.version_info < (3, 12):
-        assert module_facts(pep695) is None
-    assert module_facts(b"def f(:\n") is None
 
 
 @pytest.mark.parametrize(
