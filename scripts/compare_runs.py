@@ -2,7 +2,7 @@
 
     python scripts/compare_runs.py [--base REV|DIR] [--current REV|DIR] [--fixtures REV|DIR]
                                    [--only TEXT]... [--all] [--details] [--no-from-log]
-                                   [--jobs N] [--keep DIR]
+                                   [--tree PATH]... [--jobs N] [--keep DIR]
 
 A checkout is a directory holding `jaxfix/` (run as it is) or a git revision of this
 repository (exported with `git archive` into a temporary directory). The base defaults to
@@ -40,7 +40,8 @@ import tokenize
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,6 +85,7 @@ class Outcome:
 
     files: Mapping[str, FileOutcome]
     failed: str | None = None
+    scanned: int | None = None  # files the run checked, when the input is the whole run
 
     def file(self, path: str) -> FileOutcome:
         return self.files.get(path, NOTHING)
@@ -231,6 +233,7 @@ class Batch:
     inputs: tuple[Input, ...]
     rule_module: str | None = None
     log: str | None = None  # --from-log: the log's path in the inputs' copy
+    cwd: str | None = None  # a tree of elsewhere (--tree), run from its own directory
 
 
 def _raises(header: Mapping[str, str], fixed: object) -> bool:
@@ -445,7 +448,7 @@ def run_batches(
     """One process of checkout `tree` runs jaxfix's command line on each batch in turn (as
     the suite's tests do, in process: a process per batch would spend most of its time
     importing): each input's outcome, and the time the runs took."""
-    jobs = json.dumps([_arguments(tree, b) for b in batches])
+    jobs = json.dumps([[b.cwd or str(inputs), _arguments(tree, b)] for b in batches])
     done = subprocess.run(
         [python, str(Path(__file__).resolve()), "--worker"],
         input=jobs.encode(),
@@ -472,24 +475,28 @@ def run_batches(
 def _outcomes(batch: Batch, answer: Mapping[str, str]) -> dict[str, Outcome]:
     """Each input's part of one run's document (or the run's failure)."""
     try:
-        files, failed = read_document(json.loads(answer["stdout"])), None
+        document = json.loads(answer["stdout"])
+        files, failed = read_document(document), None
+        scanned = document["summary"]["files_scanned"]
     except (json.JSONDecodeError, KeyError, TypeError) as error:
         files = {}
         stderr = answer["stderr"][-600:].strip().replace("\n", " | ")
         failed = f"no report ({type(error).__name__}): {stderr}"
+        scanned = None
     outcomes = {}
     for found in batch.inputs:
         if found.entry is not None:
             path = f"{found.where}/{found.entry}"
             mine = {found.entry: files[path]} if path in files else {}
         else:
-            prefix = found.where + "/"
+            prefix = found.where + "/" if found.where else ""
             mine = {
                 p.removeprefix(prefix): f
                 for p, f in files.items()
                 if p.startswith(prefix)
             }
-        outcomes[found.name] = Outcome(mine, failed)
+        whole = len(batch.inputs) == 1 and found.entry is None
+        outcomes[found.name] = Outcome(mine, failed, scanned if whole else None)
     return outcomes
 
 
@@ -501,8 +508,9 @@ def worker() -> None:
     import jaxfix
     from jaxfix.cli.main import cli
 
-    for args in json.load(sys.stdin):
+    for cwd, args in json.load(sys.stdin):
         started = time.monotonic()
+        os.chdir(cwd)
         result = CliRunner().invoke(cli, args)
         stderr = result.stderr
         if result.exception and not isinstance(result.exception, SystemExit):
@@ -571,6 +579,9 @@ def _changes(base: Outcome, current: Outcome) -> tuple[list[str], bool, bool]:
         if old.error != new.error:
             lost = lost or new.error is not None
             details.append(f"! {path}: error {old.error!r} -> {new.error!r}")
+    if base.scanned != current.scanned:
+        lost = lost or (current.scanned or 0) < (base.scanned or 0)
+        details.append(f"! files checked: {base.scanned} -> {current.scanned}")
     if base.failed != current.failed:
         details.append(f"! the run: {base.failed!r} -> {current.failed!r}")
     return details, lost, gained
@@ -657,6 +668,13 @@ def main(argv: list[str] | None = None) -> int:
         "--details", action="store_true", help="what changed in each changed input"
     )
     parser.add_argument("--no-from-log", action="store_true")
+    parser.add_argument(
+        "--tree",
+        action="append",
+        default=[],
+        type=Path,
+        help="also a tree of elsewhere (no fixture: any change is worse)",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--keep", type=Path, help="make the copies here and keep them")
     args = parser.parse_args(argv)
@@ -676,17 +694,14 @@ def main(argv: list[str] | None = None) -> int:
             else trees["current"]
         )
         batches = collect(fixtures, inputs, not args.no_from_log)
+        batches += [  # nothing written there: --diff, --no-cache
+            Batch(
+                (), (".",), (Input(f"tree/{t.name}", "", Spec()),), cwd=str(t.resolve())
+            )
+            for t in args.tree
+        ]
         if args.only:
-            batches = [
-                Batch(b.options, b.paths, kept, b.rule_module, b.log)
-                for b in batches
-                if (
-                    kept := tuple(
-                        i for i in b.inputs if any(o in i.name for o in args.only)
-                    )
-                )
-            ]
-            batches = [_narrowed(b) for b in batches]
+            batches = [b for b in map(partial(_narrowed, args.only), batches) if b]
         if any(b.log for b in batches):
             make_log(fixtures, inputs, args.jax_python)
         started = time.monotonic()
@@ -738,12 +753,16 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if any(r.verdict == "worse" for r in rows) else 0
 
 
-def _narrowed(batch: Batch) -> Batch:
-    """A batch of single cases given only the chosen ones' paths."""
-    if all(i.entry is not None for i in batch.inputs):
-        paths = tuple(f"{i.where}/{i.entry}" for i in batch.inputs)
-        return Batch(batch.options, paths, batch.inputs, batch.rule_module, batch.log)
-    return batch
+def _narrowed(only: list[str], batch: Batch) -> Batch | None:
+    """The batch's inputs whose name holds one of `only` (single cases: only their paths)."""
+    kept = tuple(i for i in batch.inputs if any(o in i.name for o in only))
+    if not kept:
+        return None
+    if all(i.entry is not None for i in kept):
+        return replace(
+            batch, inputs=kept, paths=tuple(f"{i.where}/{i.entry}" for i in kept)
+        )
+    return replace(batch, inputs=kept)
 
 
 if __name__ == "__main__":

@@ -103,7 +103,7 @@ def _fake_checkout(where: Path) -> Path:
         "@click.command(context_settings={'ignore_unknown_options': True})\n"
         "@click.argument('args', nargs=-1, type=click.UNPROCESSED)\n"
         "def cli(args):\n"
-        "    click.echo('{\"files\": []}')\n",
+        "    click.echo('{\"files\": [], \"summary\": {\"files_scanned\": 1}}')\n",
         encoding="utf-8",
     )
     return where
