@@ -19,7 +19,7 @@ from dataclasses import replace
 
 from libcst.metadata import QualifiedName, QualifiedNameSource
 
-from jaxfix.analysis import devices as device_shapes
+from jaxfix.analysis.ast_engine import device_shapes
 from jaxfix.analysis.ast_engine.values import (
     Array,
     AxisType,
@@ -50,7 +50,6 @@ from jaxfix.analysis.names import (
     Signature,
     api_of_qualified_names,
 )
-from jaxfix.analysis.values import Value as OldValue
 from jaxfix.jax_version import axes_explicit_by_default
 
 Bound = dict[str, Value]
@@ -233,7 +232,7 @@ def _create_device_mesh(
         return Unknown("create_device_mesh(...) of a shape jaxfix cannot spell out")
     given = args.get("devices")
     if isinstance(given, Devices):
-        return _plainify(device_shapes.reshaped(given, shape))
+        return device_shapes.reshaped(given, shape)
     if given is not None:
         return Unknown("create_device_mesh(...) of devices jaxfix does not know")
     return Devices(shape, is_array=True)
@@ -346,7 +345,7 @@ def _numpy_devices(
         or set(keywords) - {"shape", "newshape", "order"}
     ):
         return Unknown("np.reshape(...) with arguments jaxfix does not follow")
-    return _plainify(device_shapes.reshaped(given, _plain(shape)))
+    return device_shapes.reshaped(given, shape)
 
 
 def _builtin_call(
@@ -451,7 +450,7 @@ def attribute(base: Value, name: str, node: ast.AST) -> Value:
             return Sharding(base.mesh, Unknown("the spec eval_shape gives"))
         return Unknown(f"`.{name}` of what eval_shape returns")
     if isinstance(base, Devices) and base.is_array and name in ("shape", "size"):
-        return _plainify(device_shapes.attribute(base, name))
+        return device_shapes.array_attribute(base, name)
     if isinstance(base, Function) and base.wrapped_by == "jit":
         if name in ("lower", "trace", "eval_shape"):
             return JaxStage(f"`.{name}` of a jitted function")
@@ -561,8 +560,8 @@ def _device_array_method(
     if name != "reshape":
         return Unknown(f"`.{name}(...)` of devices")
     if len(positional) == 1:
-        return _plainify(device_shapes.reshaped(receiver, _plain(positional[0])))
-    return _plainify(device_shapes.reshaped(receiver, _plain(tuple(positional))))
+        return device_shapes.reshaped(receiver, positional[0])
+    return device_shapes.reshaped(receiver, tuple(positional))
 
 
 def item(base: Value, key: Value) -> Value:
@@ -589,39 +588,11 @@ def item(base: Value, key: Value) -> Value:
 
 def sliced(base: Value, lower: Value, upper: Value) -> Value:
     if isinstance(base, ListValue):
-        found = _plainify(
-            device_shapes.sliced(_plain(base.items), _plain(lower), _plain(upper))
-        )
+        found = device_shapes.sliced(base.items, lower, upper)
         return ListValue(found) if isinstance(found, tuple) else found
     if isinstance(base, (tuple, Devices)):
-        return _plainify(
-            device_shapes.sliced(_plain(base), _plain(lower), _plain(upper))
-        )
+        return device_shapes.sliced(base, lower, upper)
     return Unknown("a slice of something jaxfix does not know")
-
-
-# The old module (jaxfix/analysis/devices.py) speaks its own Value type; these two helpers
-# cross over for the values both share (ints, tuples, Devices, Unknown).
-
-
-def _plain(value: Value) -> OldValue:
-    if isinstance(value, (int, str, Devices, Unknown)) or value is None:
-        return value
-    if isinstance(value, tuple):
-        return tuple(_plain(v) for v in value)
-    if isinstance(
-        value, ListValue
-    ):  # `.reshape([2, -1])`: NumPy takes a list shape too
-        return tuple(_plain(v) for v in value.items)
-    return Unknown("a value the device rules do not take")
-
-
-def _plainify(value: OldValue) -> Value:
-    if isinstance(value, (int, str, Devices, Unknown)) or value is None:
-        return value
-    if isinstance(value, tuple):
-        return tuple(_plainify(v) for v in value)
-    return Unknown("a value the device rules gave that this engine does not take")
 
 
 def _items(value: Value | None) -> tuple[Value, ...] | None:
