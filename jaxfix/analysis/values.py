@@ -7,56 +7,17 @@ tuple of values, or `Unknown(why)` when the code does not show it. Tuples keep u
 
 from __future__ import annotations
 
-import enum
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeAlias
 
 import libcst as cst
 
-
-class MeshKind(enum.Enum):
-    ABSTRACT = (
-        "abstract"  # jax.sharding.AbstractMesh, or a concrete mesh's `.abstract_mesh`
-    )
-    CONCRETE = "concrete"  # jax.make_mesh(...), jax.sharding.Mesh(...)
-
-
-class AxisType(enum.Enum):
-    """`jax.sharding.AxisType` members, by their JAX names."""
-
-    AUTO = "Auto"
-    EXPLICIT = "Explicit"
-    MANUAL = "Manual"
-
-
-class Unknown:
-    """What the code does not show, and why (a short phrase for messages and debugging).
-
-    `why` may be given as a function that makes the phrase when it is first read: a line
-    number costs the positions of the whole module, and most reasons are never shown.
-    """
-
-    __slots__ = ("_why",)
-
-    def __init__(self, why: str | Callable[[], str]) -> None:
-        self._why = why
-
-    @property
-    def why(self) -> str:
-        if not isinstance(self._why, str):
-            self._why = self._why()
-        return self._why
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Unknown) and self.why == other.why
-
-    def __hash__(self) -> int:
-        return hash(self.why)
-
-    def __repr__(self) -> str:
-        return f"Unknown(why={self.why!r})"
+# The values both engines share are the new engine's (jaxfix/analysis/ast_engine/values.py).
+from jaxfix.analysis.ast_engine.values import AxisType as AxisType
+from jaxfix.analysis.ast_engine.values import Devices as Devices
+from jaxfix.analysis.ast_engine.values import MeshKind as MeshKind
+from jaxfix.analysis.ast_engine.values import Unknown as Unknown
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -127,25 +88,6 @@ class MeshValue:
             else tuple_text([repr(n) for n in self.axis_names])
         )
         return f"{sizes} {names}"
-
-
-@dataclass(frozen=True)
-class Devices:
-    """A list or NumPy array of JAX devices, known by its shape only: what `Mesh(devices, ...)`
-    takes its axis sizes from. `jax.devices()` is a list of unknown length, `(None,)`;
-    `np.array(jax.devices()[:8]).reshape(2, 4)` an array of shape `(2, 4)`."""
-
-    shape: tuple[int | None, ...]
-    is_array: bool  # a NumPy array (it has `.reshape`, `.flatten`), not a Python list
-
-    @property
-    def count(self) -> int | None:
-        """How many devices, when every dimension is known."""
-        return (
-            None
-            if None in self.shape
-            else math.prod(s for s in self.shape if s is not None)
-        )
 
 
 Value: TypeAlias = (

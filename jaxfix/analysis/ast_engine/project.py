@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from jaxfix.analysis.values import Unknown
+from jaxfix.analysis.ast_engine.values import Unknown
 from jaxfix.file_io import ReadError, open_regular, read_regular
 from jaxfix.grammar import needed_python
 from jaxfix.paths import path_state
@@ -195,7 +195,9 @@ class Project:
     def __init__(
         self, roots: tuple[Path, ...] = (), files: tuple[Path, ...] = ()
     ) -> None:
-        self.created_ns = time.time_ns()  # before anything is read: see jaxfix/dependencies.py
+        self.created_ns = (
+            time.time_ns()
+        )  # before anything is read: see jaxfix/dependencies.py
         self.roots = tuple(dict.fromkeys(r.resolve() for r in roots))
         # Each file by its real path, and as the run named it (absolute, not resolved: a warm
         # run compares the files it is given with those of the run that filled the cache).
