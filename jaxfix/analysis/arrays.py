@@ -20,7 +20,7 @@ from typing import Protocol
 
 import libcst as cst
 
-from jaxfix.analysis.names import ApiResolver
+from jaxfix.analysis.cst_names import ApiResolver
 from jaxfix.analysis.syntax import is_none
 
 _SHAPE_CONSTRUCTORS = frozenset(

@@ -10,7 +10,8 @@ from collections.abc import Iterable
 
 from libcst.metadata import QualifiedName, QualifiedNameSource
 
-from jaxfix.analysis.names import Api, api_of_qualified_names
+from jaxfix.analysis.cst_names import api_of_qualified_names
+from jaxfix.analysis.names import Api
 from jaxfix.analysis.project import ImportTarget
 
 

@@ -76,6 +76,7 @@ from libcst.metadata import QualifiedNameSource
 
 from jaxfix.analysis.bindings import Bindings
 from jaxfix.analysis.bodies import is_generator, own_nodes
+from jaxfix.analysis.cst_names import ApiResolver, bind
 from jaxfix.analysis.expected_errors import ExpectedErrors
 from jaxfix.analysis.jitting import jit_application
 from jaxfix.analysis.names import (
@@ -83,8 +84,6 @@ from jaxfix.analysis.names import (
     MESH_CONTEXT_APIS,
     SIGNATURES,
     Api,
-    ApiResolver,
-    bind,
     imported_name_enters_no_mesh,
 )
 from jaxfix.analysis.project import Analysed, External, Recorded

@@ -36,15 +36,8 @@ from libcst.metadata import Assignment, ImportAssignment
 from jaxfix.analysis import devices
 from jaxfix.analysis.bindings import Bindings
 from jaxfix.analysis.bodies import block, is_generator, own_nodes
-from jaxfix.analysis.names import (
-    CONCRETE_MESH_UPDATE,
-    MESH_UPDATE,
-    SIGNATURES,
-    Api,
-    ApiResolver,
-    bind,
-    signature_of,
-)
+from jaxfix.analysis.cst_names import ApiResolver, bind, signature_of
+from jaxfix.analysis.names import CONCRETE_MESH_UPDATE, MESH_UPDATE, SIGNATURES, Api
 from jaxfix.analysis.project import (
     Analysed,
     Definition,

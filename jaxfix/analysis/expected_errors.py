@@ -26,7 +26,7 @@ from typing import Protocol, TypeVar
 
 import libcst as cst
 
-from jaxfix.analysis.names import ApiResolver
+from jaxfix.analysis.cst_names import ApiResolver
 from jaxfix.analysis.pattern_match import Unmodelled, may_search
 
 NodeT = TypeVar("NodeT", bound=cst.CSTNode)

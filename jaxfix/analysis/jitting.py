@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from jaxfix.analysis.names import SIGNATURES, Api, ApiResolver, bind
+from jaxfix.analysis.cst_names import ApiResolver, bind
+from jaxfix.analysis.names import SIGNATURES, Api
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -20,14 +20,8 @@ from typing import Protocol, TypeAlias
 import libcst as cst
 
 from jaxfix.analysis.bodies import own_nodes
-from jaxfix.analysis.names import (
-    MESH_UPDATE,
-    SIGNATURES,
-    Api,
-    ApiResolver,
-    bind,
-    signature_of,
-)
+from jaxfix.analysis.cst_names import ApiResolver, bind, signature_of
+from jaxfix.analysis.names import MESH_UPDATE, SIGNATURES, Api
 from jaxfix.analysis.project import Analysed, External, Recorded
 from jaxfix.analysis.values import Unknown
 

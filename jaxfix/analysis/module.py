@@ -48,11 +48,12 @@ from jaxfix.analysis.arrays import DeviceFreeValues
 from jaxfix.analysis.bindings import Bindings
 from jaxfix.analysis.confirmed import Confirmed, EvidenceMap
 from jaxfix.analysis.contexts import ContextModel, ContextSite, context_mesh_sites
+from jaxfix.analysis.cst_names import ApiResolver, bind
 from jaxfix.analysis.evaluate import ValueModel
 from jaxfix.analysis.expected_errors import ExpectedErrors
 from jaxfix.analysis.jitting import JitApplication, jit_application
 from jaxfix.analysis.mesh_sizes import MeshSizes, mesh_sizes
-from jaxfix.analysis.names import SIGNATURES, Api, ApiResolver, bind
+from jaxfix.analysis.names import SIGNATURES, Api
 from jaxfix.analysis.parents import parent_map
 from jaxfix.analysis.project import (
     Definition,

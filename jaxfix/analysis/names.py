@@ -1,20 +1,17 @@
 """Which API a name or call denotes, whatever the import spelling, and how its arguments bind.
 
-`Api` names every API the analysis and the rules recognise; `ApiResolver.api(node)` maps an
-expression to one through LibCST's qualified names. `SIGNATURES` is the one table of their
-parameters (checked with `inspect.signature` on jax 0.10.2 and 0.12.0.1), `signature_of(def)`
-the signature of a function in the code, and `bind(call, signature)` the one argument binder.
+`Api` names every API the analysis and the rules recognise; `api_of_name(name)` maps a
+qualified name (`jax.sharding.Mesh`, `jax._src.mesh.Mesh`) to one. `SIGNATURES` is the one
+table of their parameters (checked with `inspect.signature` on jax 0.10.2 and 0.12.0.1).
+Plain strings only, so that the engine over `ast` imports no LibCST: the LibCST side (names
+of nodes, binding a `cst.Call`) is jaxfix/analysis/cst_names.py.
 """
 
 from __future__ import annotations
 
 import enum
 import sys
-from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-
-import libcst as cst
-from libcst.metadata import QualifiedName, Scope
 
 
 class Api(enum.Enum):
@@ -121,7 +118,7 @@ _BY_QUALIFIED_NAME = {
 _MATCH_ANY_JAX_MODULE = {"top_level_all_gather": Api.TOP_LEVEL_ALL_GATHER}
 # The last part of every qualified name an API may have. Every qualified name of `x.attr` ends
 # in `.attr` (an import only renames the first part of a chain), so an attribute whose name is
-# not among these is no API: `ApiResolver.api` answers without asking its scope.
+# not among these is no API: a resolver answers without asking the node's scope.
 API_LAST_NAMES = frozenset(
     q.rpartition(".")[2] for q in _BY_QUALIFIED_NAME
 ) | frozenset(_MATCH_ANY_JAX_MODULE)
@@ -177,46 +174,9 @@ SIGNATURES: dict[Api, Signature] = {
 }
 
 
-def signature_of(function: cst.FunctionDef) -> Signature | None:
-    """The signature of a function defined in the code; None when it takes `*args`/`**kwargs`
-    (jaxfix then cannot tell which argument binds which parameter)."""
-    params = function.params
-    if isinstance(params.star_arg, cst.Param) or params.star_kwarg is not None:
-        return None
-    positional = tuple(p.name.value for p in (*params.posonly_params, *params.params))
-    return Signature(
-        positional,
-        tuple(p.name.value for p in params.kwonly_params),
-        len(params.posonly_params),
-    )
-
-
 # `AbstractMesh.update` and `Mesh.update` (methods, so not Apis; jax 0.10.2 and 0.12.0.1).
 MESH_UPDATE = Signature(("axis_sizes", "axis_names", "axis_types"))
 CONCRETE_MESH_UPDATE = Signature(("devices", "axis_names", "axis_types"))
-
-
-def bind(call: cst.Call, signature: Signature) -> dict[str, cst.BaseExpression] | None:
-    """Map a call's arguments to parameter names; None if it uses `*`/`**`, passes too many
-    positional arguments, an unknown keyword, or one parameter twice."""
-    bound: dict[str, cst.BaseExpression] = {}
-    for index, arg in enumerate(call.args):
-        if arg.star:
-            return None
-        if arg.keyword is None:
-            if index >= len(signature.positional):
-                return None
-            name = signature.positional[index]
-        else:
-            name = arg.keyword.value
-            if name in signature.positional[: signature.positional_only]:
-                return None
-            if name not in signature.positional and name not in signature.keyword_only:
-                return None
-        if name in bound:
-            return None
-        bound[name] = arg.value
-    return bound
 
 
 # `x.enter_context(cm)` (contextlib.ExitStack), `self.enterContext(cm)` (unittest): enter `cm`.
@@ -248,47 +208,12 @@ def spellings(api: Api) -> tuple[str, ...]:
     return _QUALIFIED_NAMES[api]
 
 
-def api_of_qualified_names(names: Collection[QualifiedName]) -> Api | None:
-    """The API a set of qualified names denotes, or None."""
-    for qualified in names:
-        api = _BY_QUALIFIED_NAME.get(qualified.name)
-        if api is not None:
-            return api
-        head, _, last = qualified.name.rpartition(".")
-        if last in _MATCH_ANY_JAX_MODULE and (head == "jax" or head.startswith("jax.")):
-            return _MATCH_ANY_JAX_MODULE[last]
+def api_of_name(name: str) -> Api | None:
+    """The API a qualified name denotes, or None."""
+    api = _BY_QUALIFIED_NAME.get(name)
+    if api is not None:
+        return api
+    head, _, last = name.rpartition(".")
+    if last in _MATCH_ANY_JAX_MODULE and (head == "jax" or head.startswith("jax.")):
+        return _MATCH_ANY_JAX_MODULE[last]
     return None
-
-
-class ApiResolver:
-    """Answers "which API is this expression?" from the qualified names its scope gives.
-
-    The same names as LibCST's QualifiedNameProvider (which asks the node's scope in the same
-    way), but computed only for the nodes a rule asks about, not a traversal of the module.
-    """
-
-    def __init__(self, scopes: Mapping[cst.CSTNode, Scope | None]) -> None:
-        self._scopes = scopes
-        self._known: dict[cst.CSTNode, frozenset[QualifiedName]] = {}
-
-    def qualified_names(self, node: cst.CSTNode) -> frozenset[QualifiedName]:
-        names = self._known.get(node)
-        if names is None:
-            scope = self._scopes.get(node)
-            names = self._known[node] = (
-                frozenset()
-                if scope is None
-                else frozenset(scope.get_qualified_names_for(node))
-            )
-        return names
-
-    def api(self, node: cst.CSTNode | None) -> Api | None:
-        if node is None or (
-            isinstance(node, cst.Attribute) and node.attr.value not in API_LAST_NAMES
-        ):
-            return None
-        return api_of_qualified_names(self.qualified_names(node))
-
-    def called_api(self, node: cst.CSTNode | None) -> Api | None:
-        """For a Call node, the API of its callee; None for anything else."""
-        return self.api(node.func) if isinstance(node, cst.Call) else None

@@ -8,7 +8,8 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import QualifiedName, QualifiedNameSource
 
-from jaxfix.analysis.names import Api, api_of_qualified_names
+from jaxfix.analysis.cst_names import api_of_qualified_names
+from jaxfix.analysis.names import Api
 
 Imports = tuple[tuple[str, str | None], ...]
 

@@ -10,8 +10,9 @@ import libcst as cst
 
 from jaxfix.analysis.confirmed import Confirmed, changed_since_the_log
 from jaxfix.analysis.contexts import ContextSite, Entry, context_mesh_sites
+from jaxfix.analysis.cst_names import bind, signature_of
 from jaxfix.analysis.module import ModuleAnalysis
-from jaxfix.analysis.names import MESH_CONTEXT_APIS, Api, bind, signature_of
+from jaxfix.analysis.names import MESH_CONTEXT_APIS, Api
 from jaxfix.analysis.syntax import code, short
 from jaxfix.analysis.values import MeshValue
 from jaxfix.codemods.base import CstRule

@@ -17,8 +17,6 @@ import math
 from collections.abc import Callable
 from dataclasses import replace
 
-from libcst.metadata import QualifiedName, QualifiedNameSource
-
 from jaxfix.analysis.ast_engine import device_shapes
 from jaxfix.analysis.ast_engine.values import (
     Array,
@@ -48,7 +46,7 @@ from jaxfix.analysis.names import (
     SIGNATURES,
     Api,
     Signature,
-    api_of_qualified_names,
+    api_of_name,
 )
 from jaxfix.jax_version import axes_explicit_by_default
 
@@ -59,7 +57,7 @@ _PUBLIC: dict[Api, str] = {}
 
 
 def api_of(name: str) -> Api | None:
-    return api_of_qualified_names((QualifiedName(name, QualifiedNameSource.IMPORT),))
+    return api_of_name(name)
 
 
 def external(name: str) -> External:
