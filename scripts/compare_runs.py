@@ -135,40 +135,47 @@ def _text(source: bytes) -> str:
     return source.decode(encoding, "replace")
 
 
-_HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@")
+_HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+
+
+def _lines(text: str) -> list[str]:
+    return re.findall(r"[^\n]*\n|[^\n]+$", text)  # as git splits them: \n only
 
 
 def patched(original: bytes, diff: str) -> str | None:
-    """The text `diff` (a unified diff of jaxfix's, lines ended by \\n only, as git has them)
-    makes of `original`; None when it does not apply."""
-    old = re.findall(r"[^\n]*\n|[^\n]+$", _text(original))
-    out: list[str] = []
-    at = 0
-    previous = ""
-    for line in re.findall(r"[^\n]*\n|[^\n]+$", diff):
-        hunk = _HUNK.match(line)
-        if hunk:
-            start = int(hunk[1]) - (0 if hunk[2] == "0" else 1)
-            if start < at:
-                return None
-            out += old[at:start]
-            at = start
-        elif line.startswith(("--- ", "+++ ")) and not previous.startswith(("@", " ")):
-            pass
-        elif line.startswith(" ") or line.startswith("-"):
-            if at >= len(old) or old[at].rstrip("\n") != line[1:].rstrip("\n"):
-                return None
-            if line.startswith(" "):
-                out.append(old[at])
-            at += 1
-        elif line.startswith("+"):
-            out.append(line[1:])
-        elif line.startswith("\\"):
-            if previous.startswith("+"):
+    """The text `diff` (a unified diff of jaxfix's) makes of `original`; None when it does
+    not apply."""
+    old, out, at = _lines(_text(original)), [], 0
+    old_left = new_left = 0  # of the hunk being read
+    kind = ""  # of the hunk's line read last
+    for line in _lines(diff):
+        if line.startswith("\\"):  # "\ No newline at end of file" for the line before
+            if kind == "+":
                 out[-1] = out[-1].removesuffix("\n")
             continue
-        previous = line
-    return "".join(out + old[at:])
+        if not old_left and not new_left:
+            hunk = _HUNK.match(line)
+            if hunk:  # else a file's header
+                start = int(hunk[1]) - (hunk[2] != "0")
+                if start < at:
+                    return None
+                out, at = out + old[at:start], start
+                old_left, new_left = int(hunk[2] or 1), int(hunk[3] or 1)
+            continue
+        kind, text = line[:1], line[1:]
+        if kind in (" ", "-"):
+            if at >= len(old) or old[at].rstrip("\n") != text.rstrip("\n"):
+                return None
+            if kind == " ":
+                out.append(old[at])
+                new_left -= 1
+            at, old_left = at + 1, old_left - 1
+        elif kind == "+":
+            out.append(text)
+            new_left -= 1
+        else:
+            return None
+    return None if old_left or new_left else "".join(out + old[at:])
 
 
 @dataclass(frozen=True)
@@ -225,7 +232,7 @@ class Input:
 
 @dataclass(frozen=True)
 class Batch:
-    """One jaxfix process per checkout: the options, the paths given (relative to the inputs'
+    """One jaxfix run per checkout: the options, the paths given (relative to the inputs'
     copy), the inputs it answers for, and a rule module (relative to a checkout) if any."""
 
     options: tuple[str, ...]

@@ -44,6 +44,9 @@ def test_line_endings_and_a_last_line_without_one_survive():
     diff = unified_diff_text("case.py", old, new)
     assert "No newline" in diff
     assert compare_runs.patched(old, diff) == new.decode()
+    # a removed line that looks like a file's header is a line of the hunk
+    old, new = b"x = 1\n-- y\n--- z\n", b"x = 1\n"
+    assert compare_runs.patched(old, unified_diff_text("c.py", old, new)) == "x = 1\n"
 
 
 def _outcome(*diagnostics, diff=None):
