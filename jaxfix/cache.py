@@ -310,7 +310,7 @@ class Cache:
         self._checked: dict[tuple[object, ...], Dependency | None] = {}
         # The run's files against each `RunFiles` entries name: which changed (read once a run).
         self._changed: dict[str, tuple[RunFiles, frozenset[Path]] | None] = {}
-        self._run_now: frozenset[Path] | None = None
+        self._run_now: frozenset[str] | None = None
         self._words: dict[Path, set[bytes]] = {}
         self._written_run_files: set[str] = set()
 
@@ -419,18 +419,19 @@ class Cache:
             indices = _expect(holders_value, list)
             if not all(type(i) is int and 0 <= i < len(names) for i in indices):
                 raise ValueError("cache entry: bad holder")
-            holders = frozenset(names[i] for i in indices)
-            wanted = {w.encode("utf-8", "surrogateescape") for w in words}
-            for path in paths:
-                if (path in holders) != self._holds(path, wanted):
-                    return None
+            holders = frozenset(map(names.__getitem__, indices))
+            if paths:
+                wanted = {w.encode("utf-8", "surrogateescape") for w in words}
+                for path in paths:
+                    if (path in holders) != self._holds(path, wanted):
+                        return None
             lookups.append(WordLookup(words, holders, run.digest))
         return tuple(lookups)
 
     def _holds(self, path: Path, wanted: set[bytes]) -> bool:
         """Whether the run's file at `path` holds every one of the words now."""
         assert self._run_now is not None
-        if path not in self._run_now:
+        if os.fspath(path) not in self._run_now:
             return False
         found = self._words.get(path)
         if found is None:
@@ -453,13 +454,13 @@ class Cache:
             if run is None or current is None:
                 return None
             if self._run_now is None:
-                self._run_now = frozenset(Path(os.path.abspath(p)) for p in current)
-            then = dict(run.entries)
+                self._run_now = frozenset(os.path.abspath(p) for p in current)
+            then = {os.fspath(path): was for path, was in run.entries}
             changed = set(self._run_now.symmetric_difference(then))
             for path, was in then.items():
                 if path in self._run_now and (was is None or _signature(path) != was):
                     changed.add(path)
-            self._changed[digest] = (run, frozenset(changed))
+            self._changed[digest] = (run, frozenset(map(Path, changed)))
         return self._changed[digest]
 
     def _run_files_path(self, digest: str) -> Path:
@@ -575,7 +576,7 @@ class Cache:
                 pass
 
 
-def _signature(path: Path) -> tuple[int, int, int, int] | None:
+def _signature(path: str) -> tuple[int, int, int, int] | None:
     try:
         return signature(os.stat(path))
     except (OSError, ValueError):

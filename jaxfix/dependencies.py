@@ -218,7 +218,8 @@ def _encode_entries(
 
 
 def decode_run_files(data: bytes) -> RunFiles:
-    """A `RunFiles` from `encode`'s bytes; ValueError/TypeError if they are not that."""
+    """A `RunFiles` from `encode`'s bytes (its digest is theirs); ValueError/TypeError if they
+    are not that."""
     entries = []
     for item in json.loads(data):
         path, sig = item
@@ -229,8 +230,7 @@ def decode_run_files(data: bytes) -> RunFiles:
         ):
             raise ValueError("run files: bad signature")
         entries.append((Path(path), None if sig is None else tuple(sig)))
-    found = tuple(entries)
-    return RunFiles(hashlib.sha256(_encode_entries(found)).hexdigest(), found)
+    return RunFiles(hashlib.sha256(data).hexdigest(), tuple(entries))
 
 
 _run_files: weakref.WeakKeyDictionary[Project, RunFiles] = weakref.WeakKeyDictionary()
@@ -244,7 +244,10 @@ def run_files_of(project: Project) -> RunFiles:
         entries = []
         for path in project.files:
             sig = project.files_seen.get(path)
-            if sig is not None and max(sig[1], sig[2]) + SETTLED_NS > project.created_ns:
+            if (
+                sig is not None
+                and max(sig[1], sig[2]) + SETTLED_NS > project.created_ns
+            ):
                 sig = None  # a change in the same clock tick would keep this signature
             entries.append((project.named[path], sig))
         ordered = tuple(sorted(entries, key=lambda e: os.fspath(e[0])))
@@ -266,13 +269,14 @@ def recorded(
     `Engine.begin`): the files read (not `own` itself: the cache keys on its bytes) and the
     places imports were looked for at, as `snapshot` gives them, and the word searches. A file
     given as source (`add_source`) whose bytes differ from the disk's, or a search that found a
-    file not among the run's, cannot be checked by a later run: unvouched (not cached)."""
+    file not among the run's, cannot be checked by a later run: unvouched (not cached).
+    Nothing when the engine was not asked about `own` (its last `begin` was another module)."""
     record = project.record
     own = own.resolve()
+    if project.current != own:
+        return (), ()
     files = {p for p in record.files if p != own}
-    dependencies = list(
-        snapshot(files, project.created_ns, dict(record.places))
-    )
+    dependencies = list(snapshot(files, project.created_ns, dict(record.places)))
     for index, dependency in enumerate(dependencies):
         given = project.given(dependency.path)
         if (

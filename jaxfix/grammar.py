@@ -44,6 +44,14 @@ _CONSTRUCTS: tuple[tuple[tuple[int, int], str, re.Pattern[str]], ...] = (
 _F_STRING = (3, 12), "an f-string nesting quotes, backslashes or comments: PEP 701"
 
 
+class NewerGrammar(Exception):
+    """A file in a newer Python's grammar: its one line (`not_checked`), where."""
+
+    def __init__(self, message: str, where: Location) -> None:
+        super().__init__(message)
+        self.where = where
+
+
 def needed_python(
     error: SyntaxError, source: bytes
 ) -> tuple[tuple[int, int], str] | None:

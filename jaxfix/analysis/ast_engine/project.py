@@ -218,6 +218,11 @@ class Project:
         self.files_seen: dict[Path, Signature | None] = {}
 
     @property
+    def current(self) -> Path | None:
+        """The module `record` is for (the last `begin`), by its real path."""
+        return self._current
+
+    @property
     def read(self) -> set[Path]:
         """The files the current module's answers used (a cached result's dependencies)."""
         return self.record.files
