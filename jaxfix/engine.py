@@ -31,11 +31,12 @@ from jaxfix.changed_lines import carry_lines
 from jaxfix.codemods import RULES, load_rule_modules
 from jaxfix.codemods.base import CstRule, Rule
 from jaxfix.cst_edits import Locator, NotFound
-from jaxfix.dependencies import ast_engine, project_index, snapshot
+from jaxfix.dependencies import ast_engine, project_index, recorded, snapshot
 from jaxfix.diagnostics import Diagnostic, FileResult, Fix, Location, Report, Safety
 from jaxfix.diffs import split_lines
 from jaxfix.evidence import Evidence
 from jaxfix.file_io import unreadable_reason
+from jaxfix.grammar import NewerGrammar
 from jaxfix.layout import fit_line_length
 from jaxfix.nesting import too_deep
 from jaxfix.notebook import process_notebook
@@ -43,6 +44,7 @@ from jaxfix.options import Options
 from jaxfix.paths import is_notebook
 from jaxfix.screen import ModuleFacts, module_facts
 from jaxfix.suppression import is_suppressed
+from jaxfix.syntax import newer_grammar
 
 MAX_PASSES = 8
 # LibCST allocates millions of small objects that live until the file is done, and Python's
@@ -262,8 +264,11 @@ def _run_ast_rules(
 ) -> tuple[Analysis, list[_Found]]:
     """The rules over `ast`: reports neither expected (code testing the error), nor
     suppressed, nor off the changed lines, nor, with evidence from a log, unconfirmed."""
-    module = engine.module(path, source)
+    module = engine.begin(path, source)  # what its answers use: engine.project.record
     if not isinstance(module, Module):
+        newer = newer_grammar(source)  # valid code, in a newer Python's grammar
+        if newer is not None:
+            raise NewerGrammar(*newer)
         ast.parse(source)  # Python's own message and place for the file's one line
         raise SyntaxError(module.why)
     analysis = Analysis(engine, module, evidence or ())
@@ -277,8 +282,6 @@ def _run_ast_rules(
     ]
     if evidence is not None:
         reports = [r for r in reports if analysis.evidence.confirms(r.code, r.node)]
-    if project is not None:
-        project.used.update(engine.project.read - {module.path})
     if not reports:
         return analysis, []
     lines = split_lines(source.decode("utf-8", errors="surrogateescape"))
@@ -638,7 +641,7 @@ def describe_failure(
 ) -> tuple[str, Location | None, bool]:
     """A failure of `check_source` as this file's one-line error, where it is, and whether it
     follows from the bytes alone (so it may be cached; an internal error is retried)."""
-    if isinstance(error, TooDeep):
+    if isinstance(error, (TooDeep, NewerGrammar)):
         return str(error), error.where, True
     if isinstance(error, TooLarge):  # depends on max-parse-memory
         return str(error), None, False
@@ -700,9 +703,11 @@ def process_source(path: Path, source: bytes, options: Options) -> FileResult:
                 path, source, error=message, error_location=where, lasting_error=lasting
             )
         result = FileResult(path, source, fixed, diagnostics)
-    if result.error is None and (project.used or project.layout):
-        result = replace(
-            result,
-            dependencies=snapshot(project.used, index_created_ns, project.layout),
-        )
+    if result.error is None:
+        # What the ast rules' answers used; then the LibCST rules' (`project`).
+        used, lookups = recorded(engine.project, path.absolute())
+        if project.used or project.layout:
+            used = snapshot(project.used, index_created_ns, project.layout) + used
+        if used or lookups:
+            result = replace(result, dependencies=used, lookups=lookups)
     return result

@@ -9,8 +9,10 @@ not."""
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -18,10 +20,14 @@ import pytest
 
 from jaxfix.analysis.ast_engine import Engine
 from jaxfix.analysis.ast_engine.project import Module
+from jaxfix.analysis.ast_engine.values import Mesh
 from jaxfix.cache import Cache
+from jaxfix.codemods import RULES
+from jaxfix.codemods.base import Rule
 from jaxfix.dependencies import project_run, recorded
 from jaxfix.diagnostics import Diagnostic, FileResult, Location
 from jaxfix.options import Options
+from jaxfix.runner import run_files
 
 LATER_NS = 10**9 * 3600  # the engine created an hour after the files were written
 LIB = b'import jax\n\n\ndef make(n):\n    return jax.make_mesh((n,), ("data",))\n'
@@ -240,3 +246,103 @@ def test_a_caller_in_a_notebook_of_the_run_is_its_code_cells_and_its_change_is_s
     notebook.write_bytes(_notebook("from pkg.lib import make\n", "make(8)\n"))
     assert _cached(tree, "lib.py") is None
     assert "axis_sizes=(8,)" in _check(tree, "lib.py").diagnostics[0].message
+
+
+# -- through a run: a rule over `ast` asking the run's engine, results cached ----------------
+
+
+class _MeshSizes(Rule):
+    """Reports the sizes of the mesh each `make_mesh` call builds, as the engine answers."""
+
+    __doc__ = "## What it does\nA test rule.\n"
+    code = "JAX941"
+    name = "mesh-sizes"
+    summary = "the mesh's sizes"
+    tokens = ((b"make_mesh",),)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "make_mesh":
+            value = self.analysis.value_of(node)
+            sizes = value.axis_sizes if isinstance(value, Mesh) else None
+            self.report(node, f"sizes {sizes}")
+
+
+@pytest.fixture
+def rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(RULES, _MeshSizes.code, _MeshSizes)
+
+
+def _run(tree: Path) -> FileResult:
+    """One run over the tree's files with the cache; pkg/lib.py's result."""
+    options = Options(select=("JAX941",), jax_version=(0, 10, 2), project_roots=(tree,))
+    results = run_files(
+        list(_files(tree)),
+        options,
+        write=False,
+        jobs=1,
+        cache=Cache(tree / "cache", options),
+    )
+    (found,) = [r for r in results if r.path.name == "lib.py"]
+    return found
+
+
+def _hit(tree: Path) -> bool:
+    options = Options(select=("JAX941",), jax_version=(0, 10, 2), project_roots=(tree,))
+    target = tree / "pkg" / "lib.py"
+    with project_run(_files(tree)):
+        return (
+            Cache(tree / "cache", options).get(target, target.read_bytes()) is not None
+        )
+
+
+def test_a_run_caches_a_rules_result_with_what_the_engine_used(tree, rule, monkeypatch):
+    # The files were written just now: the run takes them as written an hour before.
+    real = time.time_ns
+    monkeypatch.setattr(time, "time_ns", lambda: real() + LATER_NS)
+    first = _run(tree)
+    assert [d.message for d in first.diagnostics] == ["sizes (4,)"]
+    assert first.lookups and first.lookups[0].holders == {tree / "pkg" / "train.py"}
+    assert _hit(tree)
+    (tree / "pkg" / "evaluate.py").write_bytes(TRAIN.replace(b"4", b"8"))
+    assert not _hit(tree)
+    assert [d.message for d in _run(tree).diagnostics] == ["sizes (None,)"]
+    assert _hit(tree)
+
+
+def test_a_file_in_a_newer_grammar_is_one_line_naming_the_python(tree, rule):
+    if sys.version_info >= (3, 12):
+        pytest.skip("the running Python reads PEP 695 itself")
+    core = tree / "pkg" / "core.py"
+    core.write_bytes(
+        b'import jax\nmesh = jax.make_mesh((2,), ("data",))\n\n\nclass T[X]:\n    pass\n'
+    )
+    options = Options(select=("JAX941",), jax_version=(0, 10, 2), project_roots=(tree,))
+    results = {
+        r.path.name: r
+        for r in run_files(list(_files(tree)), options, write=False, jobs=1)
+    }
+    assert results["core.py"].error.startswith(
+        "not checked: this file needs Python 3.12"
+    )
+    assert results["core.py"].error_location.line == 5
+    assert [d.message for d in results["lib.py"].diagnostics] == ["sizes (4,)"]
+    assert [d.message for d in results["main.py"].diagnostics] == ["sizes (None,)"]
+
+
+def test_at_most_eight_records_of_the_run_files_are_kept(tree, monkeypatch):
+    from jaxfix import dependencies
+
+    cache = _cache(tree)
+    digests = []
+    for n in range(10):
+        entries = ((tree / f"file{n}.py", (n, n, n, n)),)
+        record = dependencies.RunFiles(
+            hashlib.sha256(dependencies._encode_entries(entries)).hexdigest(), entries
+        )
+        monkeypatch.setitem(dependencies._known_run_files, record.digest, record)
+        assert cache._write_run_files(record.digest)
+        digests.append(record.digest)
+        time.sleep(0.01)  # distinct modification times
+    kept = {p.name.removeprefix("files-") for p in (tree / "cache").glob("files-*")}
+    assert kept == set(digests[2:])
+    assert cache._read_run_files(digests[-1]) == record
