@@ -346,3 +346,23 @@ def test_at_most_eight_records_of_the_run_files_are_kept(tree, monkeypatch):
     kept = {p.name.removeprefix("files-") for p in (tree / "cache").glob("files-*")}
     assert kept == set(digests[2:])
     assert cache._read_run_files(digests[-1]) == record
+
+
+def test_modules_kept_between_two_modules_are_bounded_and_answers_unchanged(
+    tree, monkeypatch
+):
+    """Past the budget the least recently used trees go when the next module begins; a
+    question reaching one parses it again, with the same answer."""
+    from jaxfix.analysis.ast_engine import project
+
+    alone = _check(tree, "lib.py")
+    engine = _engine(tree)
+    _check(tree, "lib.py", engine)
+    assert tree / "pkg" / "train.py" in engine.project._modules
+    monkeypatch.setattr(project, "KEPT_SOURCE_BYTES", 0)
+    _check(tree, "main.py", engine)  # lets train.py and lib.py go
+    assert tree / "pkg" / "train.py" not in engine.project._modules
+    again = _check(tree, "lib.py", engine)
+    assert again.diagnostics == alone.diagnostics
+    assert set(again.dependencies) == set(alone.dependencies)
+    assert again.lookups == alone.lookups

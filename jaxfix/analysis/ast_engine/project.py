@@ -35,6 +35,9 @@ _MAX_SOURCE_BYTES = 4 * 1024 * 1024
 # called from everywhere, and parsing the whole tree for one answer costs what LibCST did.
 MAX_CALLER_MODULES = 4
 Signature = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
+# Modules reached by imports and callers stay parsed between two modules' questions up to this
+# much source (their trees take about 50 bytes per byte of it), the least recently used let go.
+KEPT_SOURCE_BYTES = 2 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -230,10 +233,21 @@ class Project:
     def begin(self, path: Path) -> None:
         """Start recording for the module at `path`; the previous module's tree is let go
         (a later question that reaches it parses it again): the trees of the modules a run
-        checks are most of the engine's memory, and each is asked about once."""
+        checks are most of the engine's memory, and each is asked about once. Other modules
+        are kept up to `KEPT_SOURCE_BYTES`. Only here: within one module's questions a tree
+        is never parsed twice (its nodes are the answers' identities)."""
         path = path.resolve()
         if self._current is not None and self._current != path:
             self._modules.pop(self._current, None)
+        kept = sum(
+            len(m.source) for _, m in self._modules.values() if isinstance(m, Module)
+        )
+        for old in list(self._modules):  # least recently used first
+            if kept <= KEPT_SOURCE_BYTES:
+                break
+            _, let_go = self._modules.pop(old)
+            if isinstance(let_go, Module):
+                kept -= len(let_go.source)
         self._current = path
         self.record = Record()
 
@@ -260,8 +274,9 @@ class Project:
                 return Unknown(f"{path.name}: {error.strerror or error}")
             key = (stat.st_mtime_ns, stat.st_size)
             self.record.files.add(path)
-        cached = self._modules.get(path)
+        cached = self._modules.pop(path, None)
         if cached is not None and cached[0] == key:
+            self._modules[path] = cached  # the most recently used last
             return cached[1]
         found: Module | Unknown
         if given is not None:
