@@ -20,7 +20,8 @@ is `same` when every file's diagnostics (code, location, message, fix title and 
 places) and diff are. A changed one is `better` when it now gives what its fixture (or
 fixtures/engine/EXPECT's target) says and did not, or only gains reports or fixes on a case
 that raises; `worse` when it no longer gives what its fixture says, loses or changes a report
-or a fix, gains an error, or changes at all on a must-not-change case. Exit code 1 on any worse.
+or a fix, gains an error, or changes at all on a must-not-change case; `reworded` when its
+reports keep their code, place and fix in other words. Exit code 1 on any worse.
 """
 
 from __future__ import annotations
@@ -537,7 +538,7 @@ def worker() -> None:
 @dataclass(frozen=True)
 class Row:
     name: str
-    verdict: str  # same, better, worse
+    verdict: str  # same, better, reworded, worse
     why: str
     details: tuple[str, ...] = ()
 
@@ -555,19 +556,41 @@ def _lost(
     return lost
 
 
-def _changes(base: Outcome, current: Outcome) -> tuple[list[str], bool, bool]:
-    """What differs, file by file (`-` lost, `+` gained, `~` a diff, `!` an error), whether
-    anything of the base's was lost or changed, and whether anything was gained."""
+@dataclass(frozen=True)
+class Changes:
+    """What differs, file by file (`-` lost, `+` gained, `~` reworded or a diff, `!` an
+    error); whether anything of the base's was lost or changed, anything gained, and
+    whether a report kept its code, place and fix but not its words (message, related)."""
+
+    details: tuple[str, ...]
+    lost: bool
+    gained: bool
+    reworded: bool
+
+
+def _place_and_fix(diagnostic: Diagnostic) -> tuple[str, str, str, str]:
+    return diagnostic.code, diagnostic.start, diagnostic.end, diagnostic.fix
+
+
+def _changes(base: Outcome, current: Outcome) -> Changes:
     details: list[str] = []
-    lost = gained = False
+    lost = gained = reworded = False
     for path in sorted(set(base.files) | set(current.files)):
         old, new = base.file(path), current.file(path)
-        for diagnostic in _lost(old.diagnostics, new.diagnostics):
-            details.append(f"- {path}: {diagnostic}")
-            lost = True
-        for diagnostic in _lost(new.diagnostics, old.diagnostics):
-            details.append(f"+ {path}: {diagnostic}")
-            gained = True
+        went = _lost(old.diagnostics, new.diagnostics)
+        came = _lost(new.diagnostics, old.diagnostics)
+        for before in list(went):
+            after = next(
+                (d for d in came if _place_and_fix(d) == _place_and_fix(before)), None
+            )
+            if after is not None:
+                went.remove(before)
+                came.remove(after)
+                details += [f"~ {path}: {before}", f"  {'':>{len(path)}}  {after}"]
+                reworded = True
+        details += [f"- {path}: {diagnostic}" for diagnostic in went]
+        details += [f"+ {path}: {diagnostic}" for diagnostic in came]
+        lost, gained = lost or bool(went), gained or bool(came)
         if old.diff != new.diff:
             lost = lost or old.diff is not None
             gained = gained or new.diff is not None
@@ -591,13 +614,13 @@ def _changes(base: Outcome, current: Outcome) -> tuple[list[str], bool, bool]:
         details.append(f"! files checked: {base.scanned} -> {current.scanned}")
     if base.failed != current.failed:
         details.append(f"! the run: {base.failed!r} -> {current.failed!r}")
-    return details, lost, gained
+    return Changes(tuple(details), lost, gained, reworded)
 
 
 def compare(found: Input, base: Outcome, current: Outcome) -> Row:
     if base == current:
         return Row(found.name, "same", "")
-    details, lost, gained = _changes(base, current)
+    changes = _changes(base, current)
     spec = found.spec
     was, now = spec.matches(base), spec.matches(current)
     wrong = [  # new fixes of a case whose fixture says what its fixes are
@@ -611,14 +634,19 @@ def compare(found: Input, base: Outcome, current: Outcome) -> Row:
         verdict, why = "worse", "the run failed"
     elif now and not was:
         verdict, why = "better", "now as its fixture says"
-    elif lost:
+    elif changes.lost:
         verdict = "worse"
         why = (
             "no longer as its fixture says"
-            if was
-            else "a report or fix lost or changed"
+            if was and not now
+            else "a report or fix lost"
         )
-    elif not gained:
+    elif not changes.gained and changes.reworded:
+        verdict, why = (
+            "reworded",
+            "the same reports and fixes in other words: read them",
+        )
+    elif not changes.gained:
         verdict, why = "better", "an error went"
     elif not spec.raises:
         verdict, why = "worse", "a change on a must-not-change case"
@@ -628,10 +656,12 @@ def compare(found: Input, base: Outcome, current: Outcome) -> Row:
         verdict, why = "better", "new reports or fixes on a case that raises"
         if was:
             why += " (its fixture says otherwise: update it)"
-    return Row(found.name, verdict, why, tuple(details))
+    if changes.reworded and verdict == "better":
+        why += "; some reported in other words"
+    return Row(found.name, verdict, why, changes.details)
 
 
-ORDER = {"worse": 0, "better": 1, "same": 2}
+ORDER = {"worse": 0, "reworded": 1, "better": 2, "same": 3}
 
 
 def table(rows: list[Row], every: bool, details: bool) -> str:
@@ -640,15 +670,15 @@ def table(rows: list[Row], every: bool, details: bool) -> str:
         key=lambda r: (ORDER[r.verdict], r.name),
     )
     width = max((len(r.name) for r in shown), default=5)
-    lines = [f"{'input':<{width}}  verdict  why", f"{'-' * width}  -------  ---"]
+    lines = [f"{'input':<{width}}  verdict   why", f"{'-' * width}  --------  ---"]
     for row in shown:
-        lines.append(f"{row.name:<{width}}  {row.verdict:<7}  {row.why}")
+        lines.append(f"{row.name:<{width}}  {row.verdict:<8}  {row.why}")
         if details:
             lines += [f"{'':<{width}}    {line}" for line in row.details]
     counts = Counter(r.verdict for r in rows)
     lines.append(
         f"{len(rows)} inputs: {counts['same']} same, {counts['better']} better,"
-        f" {counts['worse']} worse"
+        f" {counts['reworded']} reworded, {counts['worse']} worse"
     )
     return "\n".join(lines) + "\n"
 

@@ -84,16 +84,19 @@ def test_a_change_is_better_or_worse_by_what_the_fixture_says():
     assert verdict(_input(True), nothing, reported).verdict == "better"
     # anything new on a must-not-change case is harm
     assert verdict(_input(False), nothing, reported).verdict == "worse"
-    # the same report with another message is a changed report, not a gain
+    # the same report in other words is neither: someone reads it
     reworded = _outcome(
         compare_runs.Diagnostic("JAX001", "1:1", "1:6", "other words", "", "[]")
     )
     row = verdict(_input(True), reported, reworded)
-    assert row.verdict == "worse"
+    assert row.verdict == "reworded"
     assert row.details == (
-        "- case.py: JAX001 1:1 needs platforms",
-        "+ case.py: JAX001 1:1 other words",
+        "~ case.py: JAX001 1:1 needs platforms",
+        "           JAX001 1:1 other words",
     )
+    # ...but a report at another place is one lost and one gained
+    moved = _outcome(compare_runs.Diagnostic("JAX001", "2:1", "2:6", "", "", "[]"))
+    assert verdict(_input(True), reported, moved).verdict == "worse"
 
 
 def _fake_checkout(where: Path) -> Path:
@@ -106,7 +109,7 @@ def _fake_checkout(where: Path) -> Path:
         "@click.command(context_settings={'ignore_unknown_options': True})\n"
         "@click.argument('args', nargs=-1, type=click.UNPROCESSED)\n"
         "def cli(args):\n"
-        "    click.echo('{\"files\": [], \"summary\": {\"files_scanned\": 1}}')\n",
+        '    click.echo(\'{"files": [], "summary": {"files_scanned": 1}}\')\n',
         encoding="utf-8",
     )
     return where
@@ -119,8 +122,8 @@ def test_a_checkout_that_loses_a_fix_is_worse_and_one_that_gains_it_better(
     only = ["--only", POSITIVE.id, "--no-from-log", "--fixtures", str(ROOT)]
     assert compare_runs.main(["--base", str(ROOT), "--current", fake, *only]) == 1
     lost = capsys.readouterr().out
-    assert f"{POSITIVE.id}  worse    no longer as its fixture says" in lost
+    assert f"{POSITIVE.id}  worse     no longer as its fixture says" in lost
     assert compare_runs.main(["--base", fake, "--current", str(ROOT), *only]) == 0
     gained = capsys.readouterr().out
-    assert f"{POSITIVE.id}  better   now as its fixture says" in gained
-    assert "1 inputs: 0 same, 1 better, 0 worse" in gained
+    assert f"{POSITIVE.id}  better    now as its fixture says" in gained
+    assert "1 inputs: 0 same, 1 better, 0 reworded, 0 worse" in gained
