@@ -210,6 +210,7 @@ class Project:
         self.files = tuple(self.named)
         self._modules: dict[Path, tuple[object, Module | Unknown]] = {}
         self._given: dict[Path, bytes] = {}
+        self._given_words: dict[Path, set[bytes]] = {}  # made once per given source
         self._holding: dict[tuple[str, Path], tuple[list[Path] | Unknown, Lookup]] = {}
         self._word_index: dict[bytes, list[Path]] | None = None
         self._order = {path: n for n, path in enumerate(self.files)}
@@ -257,6 +258,7 @@ class Project:
         """A module whose source the caller holds (stdin, a notebook's code, an editor buffer)."""
         path = path.resolve()
         self._given[path] = source
+        self._given_words.pop(path, None)
         self._modules.pop(path, None)
         return self.module(path)
 
@@ -324,8 +326,8 @@ class Project:
             }
             holders.update(
                 path
-                for path, given in self._given.items()
-                if all(word in words_of(given) for word in wanted)
+                for path in self._given
+                if all(word in self._words_given(path) for word in wanted)
             )
             lookup = Lookup(
                 tuple(w.decode("utf-8", "surrogateescape") for w in wanted),
@@ -343,6 +345,12 @@ class Project:
             cached = self._holding[key] = (found, lookup)
         self.record.lookups.add(cached[1])
         return cached[0]
+
+    def _words_given(self, path: Path) -> set[bytes]:
+        found = self._given_words.get(path)
+        if found is None:
+            found = self._given_words[path] = words_of(self._given[path])
+        return found
 
     def _holders(self, words: list[bytes]) -> list[Path]:
         """The run's files (as read once, for the index) holding every one of `words`."""
