@@ -16,6 +16,7 @@ of each of the run's files. A cached result keyed on these is never stale (jaxfi
 from __future__ import annotations
 
 import ast
+import hashlib
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -27,7 +28,7 @@ from jaxfix.analysis.ast_engine.values import Unknown
 from jaxfix.file_io import ReadError, open_regular, read_regular
 from jaxfix.grammar import needed_python
 from jaxfix.paths import path_state
-from jaxfix.words import code_of, file_words, split_words, words_of
+from jaxfix.words import code_of, split_words, words_of
 
 _MAX_SOURCE_BYTES = 4 * 1024 * 1024
 # A function's callers are looked for in at most this many other modules (those whose words
@@ -211,8 +212,12 @@ class Project:
         self._modules: dict[Path, tuple[object, Module | Unknown]] = {}
         self._given: dict[Path, bytes] = {}
         self._given_words: dict[Path, set[bytes]] = {}  # made once per given source
+        self._given_as_read: dict[Path, bool] = {}  # given the bytes the index read
         self._holding: dict[tuple[str, Path], tuple[list[Path] | Unknown, Lookup]] = {}
-        self._word_index: dict[bytes, list[Path]] | None = None
+        # word -> the files holding it: one path, or a tuple of them (most words are in one
+        # file: a list per word took a third of the index's memory)
+        self._word_index: dict[bytes, Path | tuple[Path, ...]] | None = None
+        self._read_digests: dict[Path, bytes] = {}  # of the bytes the index read
         self._order = {path: n for n, path in enumerate(self.files)}
         self._states: dict[Path, str] = {}
         self._current: Path | None = None
@@ -259,6 +264,7 @@ class Project:
         path = path.resolve()
         self._given[path] = source
         self._given_words.pop(path, None)
+        self._given_as_read.pop(path, None)
         self._modules.pop(path, None)
         return self.module(path)
 
@@ -322,12 +328,15 @@ class Project:
             stem = near.parent.name if near.name == "__init__.py" else near.stem
             wanted = [needle.encode(), *split_words(stem)]
             holders = {
-                path for path in self._holders(wanted) if path not in self._given
+                path
+                for path in self._holders(wanted)
+                if path not in self._given or self._as_read(path)
             }
             holders.update(
                 path
                 for path in self._given
-                if all(word in self._words_given(path) for word in wanted)
+                if not self._as_read(path)
+                and all(word in self._words_given(path) for word in wanted)
             )
             lookup = Lookup(
                 tuple(w.decode("utf-8", "surrogateescape") for w in wanted),
@@ -346,6 +355,16 @@ class Project:
         self.record.lookups.add(cached[1])
         return cached[0]
 
+    def _as_read(self, path: Path) -> bool:
+        """Whether the source given for `path` is what the word index read there (the run
+        gives each file it checks as source: its words are then the index's)."""
+        found = self._given_as_read.get(path)
+        if found is None:
+            read = self._read_digests.get(path)
+            found = read is not None and read == _digest(self._given[path])
+            self._given_as_read[path] = found
+        return found
+
     def _words_given(self, path: Path) -> set[bytes]:
         found = self._given_words.get(path)
         if found is None:
@@ -355,12 +374,18 @@ class Project:
     def _holders(self, words: list[bytes]) -> list[Path]:
         """The run's files (as read once, for the index) holding every one of `words`."""
         if self._word_index is None:
-            index: dict[bytes, list[Path]] = {}
+            lists: dict[bytes, list[Path]] = {}
             for path in self.files:
                 for word in self._read_words(path):
-                    index.setdefault(word, []).append(path)
-            self._word_index = index
-        postings = sorted((self._word_index.get(w, []) for w in words), key=len)
+                    lists.setdefault(word, []).append(path)
+            self._word_index = {
+                word: paths[0] if len(paths) == 1 else tuple(paths)
+                for word, paths in lists.items()
+            }
+            del lists
+        postings = sorted(
+            (_postings(self._word_index.get(w, ())) for w in words), key=len
+        )
         if not postings:
             return []
         found = set(postings[0])  # the rarest word first: the sets stay small
@@ -384,7 +409,11 @@ class Project:
         if len(raw) > _MAX_SOURCE_BYTES or _signature(before) != signature:
             return set()
         self.files_seen[path] = signature
-        return file_words(path, raw)
+        code = code_of(path, raw)
+        if code is None:
+            return set()
+        self._read_digests[path] = _digest(code)
+        return words_of(code)
 
     # -- imports ----------------------------------------------------------------------------
 
@@ -429,6 +458,14 @@ class Project:
             if directory not in seen:
                 seen.add(directory)
                 yield directory
+
+
+def _postings(found: Path | tuple[Path, ...]) -> tuple[Path, ...]:
+    return (found,) if isinstance(found, Path) else found
+
+
+def _digest(source: bytes) -> bytes:
+    return hashlib.blake2b(source, digest_size=16).digest()
 
 
 def _signature(status: os.stat_result) -> Signature:
