@@ -31,8 +31,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jaxfix.diagnostics import Dependency, WordLookup
-from jaxfix.file_io import ReadError, open_regular
+from jaxfix.file_io import ReadError, open_regular, read_regular
 from jaxfix.paths import PATH_STATES, path_state
+from jaxfix.words import same_code
 
 if TYPE_CHECKING:  # imports libcst
     from jaxfix.analysis.ast_engine import Engine
@@ -43,6 +44,7 @@ if TYPE_CHECKING:  # imports libcst
 # Timestamps this much older than the index are older than anything it read, even on file
 # systems that keep them coarsely (FAT: 2 s, HFS+: 1 s) or behind the clock (Linux: a tick).
 SETTLED_NS = 2_000_000_000
+_MAX_CODE_BYTES = 4 * 1024 * 1024  # as the engine reads a module
 
 
 @dataclass
@@ -262,6 +264,18 @@ def known_run_files(digest: str) -> RunFiles | None:
     return _known_run_files.get(digest)
 
 
+def _given_is_on_disk(dependency: Dependency, given: bytes) -> bool:
+    """Whether `given` is the code of the file's bytes `dependency` vouches for: a notebook is
+    given as its code cells (jaxfix/words.py `same_code`)."""
+    try:
+        raw = read_regular(dependency.path, _MAX_CODE_BYTES)
+    except ReadError:
+        return False
+    return hashlib.sha256(raw).hexdigest() == dependency.digest and same_code(
+        dependency.path, given, raw
+    )
+
+
 def recorded(
     project: Project, own: Path
 ) -> tuple[tuple[Dependency, ...], tuple[WordLookup, ...]]:
@@ -284,6 +298,7 @@ def recorded(
             and dependency.digest is not None
             and dependency.digest not in PATH_STATES
             and hashlib.sha256(given).hexdigest() != dependency.digest
+            and not _given_is_on_disk(dependency, given)
         ):
             dependencies[index] = Dependency(dependency.path, None)
     lookups: list[WordLookup] = []

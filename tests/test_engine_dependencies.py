@@ -366,3 +366,36 @@ def test_modules_kept_between_two_modules_are_bounded_and_answers_unchanged(
     assert again.diagnostics == alone.diagnostics
     assert set(again.dependencies) == set(alone.dependencies)
     assert again.lookups == alone.lookups
+
+
+def test_a_notebook_given_as_its_code_cells_is_vouched_for_by_its_file(tree):
+    """The run gives a notebook it checks as its code cells (with a random comment tag): an
+    answer reading that module depends on the notebook's file, which holds that code."""
+    from jaxfix.notebook import parse, to_module
+
+    (tree / "pkg" / "train.py").unlink()
+    notebook = tree / "pkg" / "explore.ipynb"
+    notebook.write_bytes(_notebook("from pkg.lib import make\n", "make(4)\n"))
+    engine = _engine(tree)
+    engine.begin(notebook, to_module(parse(notebook.read_bytes())).code)
+    result = _check(tree, "lib.py", engine)
+    assert "axis_sizes=(4,)" in result.diagnostics[0].message
+    (dependency,) = [d for d in result.dependencies if d.path == notebook]
+    assert dependency.digest == hashlib.sha256(notebook.read_bytes()).hexdigest()
+    # A buffer that is not the file's code (an editor's unsaved text) is not vouched for.
+    buffer = _notebook("from pkg.lib import make\n", "make(2)\n")
+    engine.begin(notebook, to_module(parse(buffer)).code)
+    result = _check(tree, "lib.py", engine)
+    assert "axis_sizes=(2,)" in result.diagnostics[0].message  # the buffer's caller
+    (dependency,) = [d for d in result.dependencies if d.path == notebook]
+    assert dependency.digest is None
+
+
+def test_a_source_given_again_is_searched_again(tree):
+    engine = _engine(tree)
+    project, train = engine.project, tree / "pkg" / "train.py"
+    lib = tree / "pkg" / "lib.py"
+    project.add_source(train, TRAIN)
+    assert project.candidate_files("make", lib) == [train]
+    project.add_source(train, b"x = 1\n")  # an editor's buffer: no call any more
+    assert project.candidate_files("make", lib) == []

@@ -262,6 +262,9 @@ class Project:
     def add_source(self, path: Path, source: bytes) -> Module | Unknown:
         """A module whose source the caller holds (stdin, a notebook's code, an editor buffer)."""
         path = path.resolve()
+        before = self._given.get(path)
+        if before is not None and before != source:
+            self._holding.clear()  # its words may have changed: searched again
         self._given[path] = source
         self._given_words.pop(path, None)
         self._given_as_read.pop(path, None)
