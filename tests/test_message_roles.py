@@ -4,9 +4,9 @@ every rule's messages by those roles, with no code of their own per rule."""
 
 from __future__ import annotations
 
+import ast
 import re
 
-import libcst as cst
 import pytest
 from click.testing import CliRunner
 
@@ -14,7 +14,7 @@ from jaxfix.analysis.names import Api
 from jaxfix.analysis.pattern_match import may_search
 from jaxfix.cli.main import cli
 from jaxfix.codemods import RULES
-from jaxfix.codemods.base import CstRule, Rule
+from jaxfix.codemods.base import Rule
 from jaxfix.diagnostics import Safety
 from jaxfix.evidence import Evidence, Facts
 from jaxfix.fromlog.errors import MessageError, facts_from
@@ -127,7 +127,7 @@ def test_where_jax_raises_is_the_rules_own_declaration(monkeypatch):
     )
     assert not looks_like_ours(ending_in("/venv/lib/site-packages/jax/_src/pjit.py"))
 
-    class Toy(CstRule):
+    class Toy(Rule):
         """Toy."""
 
         code, name, summary = "JAX995", "toy", "a toy rule"
@@ -174,7 +174,7 @@ def test_a_record_of_one_size_for_jax002_is_refused_by_the_rule(tmp_path):
     assert facts is not None and (facts["new"].size, facts["prev"].size) == (4, 8)
 
 
-class _OutShardings(CstRule):
+class _OutShardings(Rule):
     """
     ## What it does
     A toy report-only rule: every `jax.jit(..., out_shardings=...)` call.
@@ -209,10 +209,9 @@ class _OutShardings(CstRule):
         "ids {text} on platform {text}",
     )
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: ast.Call) -> None:
         if self.analysis.called_api(node) is Api.JIT and any(
-            a.keyword is not None and a.keyword.value == "out_shardings"
-            for a in node.args
+            k.arg == "out_shardings" for k in node.keywords
         ):
             self.report(node, "jit with out_shardings")
 
