@@ -763,7 +763,7 @@ def main(argv: list[str] | None = None) -> int:
             compare(i, outcomes["base"][i.name], outcomes["current"][i.name])
             for i in every
         ]
-        matching = {
+        unlike = {  # the inputs not as their fixtures say, by checkout
             name: sorted(i.name for i in every if not i.spec.matches(found[i.name]))
             for name, found in outcomes.items()
         }
@@ -775,13 +775,13 @@ def main(argv: list[str] | None = None) -> int:
             f" {sum(f.diff is not None for f in files)} diffs,"
             f" {sum(f.error is not None for f in files)} files in error,"
             f" {sum(o.failed is not None for o in found.values())} inputs without a report,"
-            f" {len(every) - len(matching[name])} as their fixtures say;"
+            f" {len(every) - len(unlike[name])} as their fixtures say;"
             f" {spent[name]:.0f} s in its processes",
             file=sys.stderr,
         )
     if args.details:  # what neither gives as its fixture says: EXPECT's misses, mostly
         for name, other in (("base", "current"), ("current", "base")):
-            only = sorted(set(matching[name]) - set(matching[other]))
+            only = sorted(set(unlike[name]) - set(unlike[other]))
             print(f"not as their fixtures say, {name} only: {only}", file=sys.stderr)
     print(
         f"{len(batches)} batches, wall {time.monotonic() - started:.0f} s",
