@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from jaxfix.analysis.ast_engine import Engine
+from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import AxisType, Mesh, MeshKind
 
@@ -97,3 +98,214 @@ def test_mesh_sizes_jaxfix_cannot_know(tmp_path, code):
     assert (
         not isinstance(mesh, Mesh) or mesh.axis_sizes is None or None in mesh.axis_sizes
     )
+
+
+# -- arguments that bring no devices (device_free.py) --------------------------------------
+
+DEVICES_HEAD = (
+    "import jax\n"
+    "import jax.numpy as jnp\n"
+    "import numpy as np\n"
+    "committed = jax.device_put(np.ones(3), jax.devices()[0])\n"
+    "shape = (2, 4)\n"
+)
+
+
+def analysis_of(tmp_path: Path, source: str) -> Analysis:
+    main = tmp_path / "main.py"
+    main.write_text(source)
+    engine = Engine(roots=(tmp_path,), files=(main,), jax_version=(0, 10, 2))
+    module = engine.module(main)
+    assert isinstance(module, Module)
+    return Analysis(engine, module)
+
+
+def last_expression(tmp_path: Path, source: str) -> tuple[Analysis, ast.expr]:
+    analysis = analysis_of(tmp_path, source)
+    last = analysis.module.tree.body[-1]
+    assert isinstance(last, ast.Expr)
+    return analysis, last.value
+
+
+@pytest.mark.parametrize(
+    "argument",
+    [
+        "np.arange(8)",
+        "np.float32(1.0)",
+        "np.random.randn(3)",
+        "3",
+        "-1",
+        "2.5",
+        "1j",
+        "True",
+        "jnp.arange(8)",
+        "jnp.ones((8,))",
+        "jnp.zeros((2, 2), dtype=jnp.int32)",
+        "jnp.full((8,), 2.0)",
+        "jnp.eye(4)",
+        "jnp.linspace(0, 1, 8)",
+        "jnp.array([1.0, 2.0])",
+        "jnp.asarray(np.ones(3))",
+        "jax.device_put(np.arange(8))",
+        "jax.device_put(np.arange(8), None)",
+        "jax.device_put(3, device=None)",
+        "(np.ones(3), jnp.zeros(2))",
+        "[1, 2.0]",
+        "{'a': np.ones(3), 'b': 2}",
+        "host",  # through the one assignment that reaches it
+    ],
+)
+def test_host_data_and_uncommitted_arrays_bring_no_devices(tmp_path, argument):
+    analysis, expr = last_expression(
+        tmp_path, DEVICES_HEAD + f"host = np.ones(3)\n{argument}\n"
+    )
+    assert analysis.brings_no_devices(expr)
+
+
+@pytest.mark.parametrize(
+    "argument",
+    [
+        "jnp.ones((8,), device=jax.devices()[0])",
+        "jax.device_put(np.arange(8), jax.devices()[0])",
+        "jax.device_put(np.arange(8), device=jax.devices()[0])",
+        "jax.device_put(committed)",
+        "jnp.asarray(committed)",
+        "jnp.ones_like(committed)",
+        "committed",
+        "(np.ones(3), committed)",
+        "jnp.arange(*shape)",
+        "make_array()",
+        "None",
+        "'text'",
+        "host",  # two assignments reach it
+    ],
+)
+def test_arrays_that_may_carry_devices(tmp_path, argument):
+    analysis, expr = last_expression(
+        tmp_path,
+        DEVICES_HEAD
+        + "import sys\nhost = np.ones(3)\nif sys.argv:\n    host = committed\n"
+        + f"{argument}\n",
+    )
+    assert not analysis.brings_no_devices(expr)
+
+
+# -- jit applications (jitting.py) and how code is written (assignments.py) -----------------
+
+JIT_HEAD = (
+    "import functools\n"
+    "import jax\n"
+    "from jax.experimental.pjit import pjit\n"
+    "from functools import partial\n"
+    "def f(x):\n    return x\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("expression", "function", "keywords"),
+    [
+        ("jax.jit(f)", "f", []),
+        (
+            "jax.jit(f, static_argnums=0, donate_argnums=(1,))",
+            "f",
+            ["static_argnums", "donate_argnums"],
+        ),
+        ("pjit(f, in_shardings=None)", "f", ["in_shardings"]),
+        ("jax.jit", None, []),
+        ("jax.jit(static_argnames='n')", None, ["static_argnames"]),
+        ("partial(jax.jit, static_argnums=(0,))", None, ["static_argnums"]),
+        ("functools.partial(jax.jit)", None, []),
+    ],
+)
+def test_jit_applications(tmp_path, expression, function, keywords):
+    analysis, expr = last_expression(tmp_path, JIT_HEAD + expression + "\n")
+    found = analysis.jit_application(expr)
+    assert found is not None
+    assert (ast.unparse(found.function) if found.function else None) == function
+    assert sorted(found.keywords) == sorted(keywords)
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "jax.vmap(f)",
+        "partial(jax.jit, f)",  # a partial that binds the function is no decorator
+        "partial(jax.jit, **options)",
+        "jax.jit(*args)",
+        "f",
+    ],
+)
+def test_not_jit_applications(tmp_path, expression):
+    analysis, expr = last_expression(tmp_path, JIT_HEAD + expression + "\n")
+    assert analysis.jit_application(expr) is None
+
+
+def test_written_as_follows_the_one_reaching_assignment(tmp_path):
+    source = (
+        "import sys\n"
+        "a = jax_call()\n"
+        "b = a\n"
+        "c = 1\n"
+        "if sys.argv:\n    c = 2\n"
+        "def g():\n    return b\n"
+        "x, y = 1, 2\n"
+        "(b, c, x, g)\n"
+    )
+    analysis, expr = last_expression(tmp_path, source)
+    assert isinstance(expr, ast.Tuple)
+    b, c, x, g = expr.elts
+    assert ast.unparse(analysis.written_as(b)) == "jax_call()"
+    assert analysis.written_as(c) is c  # two assignments reach it
+    assert analysis.written_as(x) is x  # unpacking
+    assert isinstance(g, ast.Name)
+    definition = analysis.definition(g)
+    assert definition is not None and definition.name == "g"
+
+
+def test_reads_reached_by_an_assignment(tmp_path):
+    analysis = analysis_of(
+        tmp_path,
+        "lowered = first()\nlowered.compile()\nlowered = second()\nlowered.compile()\n",
+    )
+    first, _, second, _ = analysis.module.tree.body
+    assert isinstance(first, ast.Assign) and isinstance(second, ast.Assign)
+    assert [r.lineno for r in analysis.reads_reached(first, "lowered")] == [2]
+    assert [r.lineno for r in analysis.reads_reached(second, "lowered")] == [4]
+
+
+# -- import spellings (spelling.py) and eager ops (eager.py) --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("imports", "spelled"),
+    [
+        ("import jax\n", ("jax", ())),
+        ("import jax.numpy\n", ("jax", ())),
+        ("import jax as jx\n", ("jx", ())),
+        ("from jax import numpy\n", ("jax", (("jax", None),))),
+        ("def f():\n    import jax\n", ("jax", (("jax", None),))),
+    ],
+)
+def test_module_spelling(tmp_path, imports, spelled):
+    assert analysis_of(tmp_path, imports).module_spelling("jax") == spelled
+
+
+@pytest.mark.parametrize(
+    ("call", "op"),
+    [
+        ("jax.random.key(0)", "jax.random.key"),
+        ("jax.random.PRNGKey(0)", "jax.random.PRNGKey"),
+        ("jnp.ones((8,), dtype=jnp.float32)", "jax.numpy.ones"),
+        ("jnp.asarray([1.0])", "jax.numpy.asarray"),
+        ("jnp.asarray(committed)", None),  # committed: it brings its device
+        ("jnp.ones(8, device=jax.devices()[0])", None),
+        ("np.ones(8)", None),  # NumPy computes on the host
+        ("jax.eval_shape(f, 1)", None),
+        ("jax.device_put(1.0)", None),
+        ("jax.random.key(*seed)", None),
+    ],
+)
+def test_eager_ops(tmp_path, call, op):
+    analysis, expr = last_expression(tmp_path, DEVICES_HEAD + call + "\n")
+    assert isinstance(expr, ast.Call)
+    assert analysis.eager_op(expr) == op

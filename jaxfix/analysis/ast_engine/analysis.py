@@ -15,7 +15,14 @@ import ast
 from functools import cached_property
 from pathlib import Path
 
-from jaxfix.analysis.ast_engine import Engine
+from jaxfix.analysis.ast_engine import (
+    Engine,
+    assignments,
+    device_free,
+    eager,
+    jitting,
+    spelling,
+)
 from jaxfix.analysis.ast_engine.contexts import Way
 from jaxfix.analysis.ast_engine.evidence import Confirmed, EvidenceMap
 from jaxfix.analysis.ast_engine.expected import ExpectedErrors
@@ -99,6 +106,44 @@ class Analysis:
             and parent.args == [expr]
             and not parent.keywords
         )
+
+    # -- how code is written ---------------------------------------------------------------
+
+    def written_as(self, expr: ast.expr) -> ast.expr:
+        """`expr`, or for a name the expression of the one plain assignment reaching it
+        (followed on through names; assignments.py)."""
+        return assignments.written_as(self.engine.evaluator, self.module, expr)
+
+    def definition(
+        self, name: ast.Name
+    ) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The `def` a read of `name` denotes, when that is the one binding reaching it."""
+        return assignments.definition(self.engine.evaluator, self.module, name)
+
+    def reads_reached(self, statement: ast.stmt, name: str) -> list[ast.Name]:
+        """The reads of `name` the binding `statement` makes may reach."""
+        return assignments.reads_reached(
+            self.engine.evaluator, self.module, statement, name
+        )
+
+    def jit_application(self, expr: ast.expr) -> jitting.JitApplication | None:
+        """`jax.jit(f, **keywords)` or a decorator that jits, as written (jitting.py)."""
+        return jitting.jit_application(expr, self)
+
+    def brings_no_devices(self, expr: ast.expr) -> bool:
+        """Whether `expr`, passed to a jitted function, surely leaves the devices undecided:
+        host data or an uncommitted array (device_free.py)."""
+        return device_free.brings_no_devices(expr, self)
+
+    def eager_op(self, call: ast.Call) -> str | None:
+        """The JAX op a call runs when it computes (so lowers) eagerly, with arguments that
+        bring no devices (eager.py)."""
+        return eager.eager_op(call, self)
+
+    def module_spelling(self, name: str) -> tuple[str, spelling.Imports]:
+        """How this module spells module `name` (`jx` for `import jax as jx`), else `name`
+        and the import a fix must add (spelling.py)."""
+        return spelling.module_spelling(self.module.tree, name)
 
     # -- where, as written ----------------------------------------------------------------------
 

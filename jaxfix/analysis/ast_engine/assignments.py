@@ -1,0 +1,77 @@
+"""Where a name's value is written: the expression a read stands for, the `def` it denotes, the
+reads an assignment reaches (flow.py's reaching bindings, one module).
+
+A rule that looks at how code is written (`g = jax.jit(f)`, then `g.lower(x)`; `lowered =
+...lower()`, then `lowered.compile()`) asks these instead of values: the expression is followed
+only through the one plain `name = value` (or `name := value`) that reaches the read; two
+bindings reaching it, unpacking, a parameter, an import or a loop variable end it there.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jaxfix.analysis.ast_engine.evaluate import Evaluator
+from jaxfix.analysis.ast_engine.flow import Binding
+from jaxfix.analysis.ast_engine.project import Module
+
+_MAX_STEPS = 32
+
+
+def written_as(evaluator: Evaluator, module: Module, expr: ast.expr) -> ast.expr:
+    """`expr`, or for a name the expression its one reaching plain assignment gives (followed
+    on while that is a name too)."""
+    seen: set[ast.AST] = set()
+    for _ in range(_MAX_STEPS):
+        if not isinstance(expr, ast.Name) or expr in seen:
+            return expr
+        seen.add(expr)
+        binding = _one_binding(evaluator, module, expr)
+        value = _assigned(binding) if binding is not None else None
+        if value is None:
+            return expr
+        expr = value
+    return expr
+
+
+def definition(
+    evaluator: Evaluator, module: Module, name: ast.Name
+) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The `def` a read of `name` denotes, when that is the one binding reaching it."""
+    binding = _one_binding(evaluator, module, name)
+    if binding is None or binding.kind != "def":
+        return None
+    node = binding.node
+    return node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+
+
+def reads_reached(
+    evaluator: Evaluator, module: Module, statement: ast.stmt, name: str
+) -> list[ast.Name]:
+    """The reads of `name` in this module that the binding `statement` makes may reach."""
+    found = []
+    for use in module.loads_by_name.get(name, ()):
+        if not isinstance(use, ast.Name):
+            continue
+        bindings = evaluator.reaching(module, use)
+        if bindings and any(b.node is statement for b in bindings):
+            found.append(use)
+    return found
+
+
+def _one_binding(
+    evaluator: Evaluator, module: Module, name: ast.Name
+) -> Binding | None:
+    bindings = evaluator.reaching(module, name)
+    if not bindings or len(bindings) != 1:
+        return None
+    return next(iter(bindings))
+
+
+def _assigned(binding: Binding) -> ast.expr | None:
+    if binding.kind != "assign" or binding.path:
+        return None
+    node = binding.node
+    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)):
+        return node.value
+    return None
