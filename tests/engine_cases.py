@@ -137,19 +137,23 @@ def jaxfix_on(
     `materialize`), the tree being the project root: the modules it changes (new bytes) and
     its diagnostics (module, code). A module jaxfix fails on fails."""
     from helpers import options_from_args
+    from jaxfix.dependencies import project_run
     from jaxfix.engine import process_source
 
     root = case.tree if tree is None else tree
     modules = case.modules if tree is None else sorted(tree.rglob("*.py"))
     options = replace(options_from_args(case.cli_args), project_roots=(root,))
     changed, diagnostics = {}, []
-    for module in modules:
-        result = process_source(module, module.read_bytes(), options)
-        if result.error is not None:
-            raise AssertionError(f"{module}: {result.error}")
-        if result.fixed is not None:
-            changed[module] = result.fixed
-        diagnostics += [(module, d.code) for d in result.diagnostics]
+    with project_run(
+        tuple(modules)
+    ):  # as `jaxfix <tree>` runs: callers looked for in it
+        for module in modules:
+            result = process_source(module, module.read_bytes(), options)
+            if result.error is not None:
+                raise AssertionError(f"{module}: {result.error}")
+            if result.fixed is not None:
+                changed[module] = result.fixed
+            diagnostics += [(module, d.code) for d in result.diagnostics]
     return changed, diagnostics
 
 

@@ -22,7 +22,7 @@ from helpers import options_from_args, run_engine
 from jax_program_strategy import Program, programs
 from jaxfix import prefilter
 from jaxfix.codemods import RULES
-from jaxfix.codemods.base import Rule
+from jaxfix.codemods.base import CstRule, Rule
 from jaxfix.diagnostics import FileResult
 from jaxfix.engine import process_source, selected_rules
 from jaxfix.options import Options
@@ -76,7 +76,10 @@ def _kept_by_screen(source: bytes, options: Options, path: str) -> set[str]:
         patch.setattr(Rule, "may_apply", classmethod(lambda cls, source: True))
         patch.setattr(jaxfix.engine, "screened_rules", watched)
         process_source(Path(path), source, options)
-    return kept
+    # Rules over `ast` are not screened (the engine asks only LibCST rules): all are kept.
+    return kept | {
+        r.code for r in selected_rules(options) if not issubclass(r, CstRule)
+    }
 
 
 def assert_filters_keep_what_is_reported(

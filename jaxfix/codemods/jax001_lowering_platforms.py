@@ -2,28 +2,35 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import libcst as cst
 
-from jaxfix.analysis.confirmed import (
+from jaxfix.analysis.ast_engine.contexts import Entry, Site
+from jaxfix.analysis.ast_engine.evidence import (
     Confirmed,
     changed_since_the_log,
-    confirmed_mesh,
     contradicts,
 )
-from jaxfix.analysis.contexts import Entry
+from jaxfix.analysis.ast_engine.values import (
+    AxisType,
+    DictValue,
+    ListValue,
+    Mesh,
+    ShapeStruct,
+    Sharding,
+    Structs,
+    Value,
+)
 from jaxfix.analysis.names import Api
-from jaxfix.analysis.syntax import code, is_none, short
-from jaxfix.analysis.values import AxisType, MeshValue
-from jaxfix.codemods.base import CstRule, keyword_arg
-from jaxfix.codemods.import_spelling import module_spelling
+from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.text import not_fixed
 from jaxfix.diagnostics import Fix, Safety
 from jaxfix.evidence import MeshFacts
+from jaxfix.quoting import cut
 from jaxfix.rule_settings import RuleSetting
-from jaxfix.screen import ModuleFacts
 
 # How the message names the primitives that need devices at lowering.
 _DEVICE_PRIMITIVES = {
@@ -50,6 +57,9 @@ _DEVICE_FREE_JIT_KEYWORDS = frozenset(
 )
 _SHAPE_DTYPE_STRUCT_KEYWORDS = frozenset({"shape", "dtype", "sharding", "weak_type"})
 _MAX_TEXT = 40
+_JAX_ERROR = (
+    "'Passing lowering_platforms ... is required when only AbstractMesh exists'"
+)
 
 
 KNOWN_PLATFORMS = ("cpu", "cuda", "rocm", "tpu")
@@ -68,8 +78,16 @@ def _platforms(values: list[str]) -> tuple[str, ...]:
 class _Jitted:
     """A `jax.jit` application: its keywords and the function, when the module shows it."""
 
-    keywords: Mapping[str, cst.BaseExpression]
-    function: cst.FunctionDef | cst.Lambda | None
+    keywords: Mapping[str, ast.expr]
+    function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | None
+
+
+@dataclass(frozen=True)
+class _Found:
+    """An abstract mesh an argument or sharding is on, and how the message names it."""
+
+    mesh: Mesh
+    text: str
 
 
 @dataclass(frozen=True)
@@ -78,39 +96,92 @@ class _AbstractOnly:
     and the mesh size if known."""
 
     reason: str
-    context: MeshValue | None
+    context: Mesh | None
     size: int | None
     logged: str = ""  # from a log: where it shows JAX raised here
 
 
-def _is_trace_call(node: cst.BaseExpression) -> bool:
-    return (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Attribute)
-        and node.func.attr.value == "trace"
+@dataclass(frozen=True)
+class _Context:
+    """JAX's abstract context mesh at a node (None: none), as far as known, and the innermost
+    site entering a mesh there (on the first way it runs)."""
+
+    known: bool
+    mesh: Mesh | None = None
+    site: Site | None = None
+
+
+def _short(text: str) -> str:
+    return cut(" ".join(text.split()), _MAX_TEXT)
+
+
+def _is_none(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _keyword(call: ast.Call, name: str) -> ast.keyword | None:
+    return next((k for k in call.keywords if k.arg == name), None)
+
+
+def _reference(node: ast.AST) -> str | None:
+    """'mesh' for a name, 'self.mesh' for a simple attribute chain (not `.abstract_mesh`,
+    which names another mesh than its base): how a message names a mesh reached through it."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.attr != "abstract_mesh"
+    ):
+        return f"{node.value.id}.{node.attr}"
+    return None
+
+
+def _tuple_text(items: list[str]) -> str:
+    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+
+
+def _shape_text(
+    sizes: tuple[int | None, ...] | None, names: tuple[str, ...] | None
+) -> str:
+    """'(8, 4) ('data', 'model')', with '?' for what is unknown."""
+    size_text = (
+        "?"
+        if sizes is None
+        else _tuple_text(["?" if s is None else str(s) for s in sizes])
     )
+    name_text = "?" if names is None else _tuple_text([repr(n) for n in names])
+    return f"{size_text} {name_text}"
 
 
-def _keyword(call: cst.Call, name: str) -> cst.Arg | None:
-    return next(
-        (a for a in call.args if a.keyword is not None and a.keyword.value == name),
-        None,
-    )
+def _mesh_shape(mesh: Mesh | MeshFacts) -> str:
+    return _shape_text(mesh.axis_sizes, mesh.axis_names)
 
 
-def _mesh_text(mesh: MeshValue) -> str:
-    return mesh.name or short(mesh.node, _MAX_TEXT)
-
-
-def _logged_text(mesh: MeshFacts, node: cst.CSTNode, *, kind: bool = False) -> str:
+def _logged_text(mesh: MeshFacts, *, kind: bool = False) -> str:
     """The log's context mesh in a message: 'the [abstract] one (2, 4) ('x', 'y')'."""
     if mesh.is_empty:
         return "an empty one"
-    shape = confirmed_mesh(None, mesh, node).shape_text()
+    shape = _mesh_shape(mesh)
     return f"the {mesh.kind} one {shape}" if kind else f"the one {shape}"
 
 
-class MissingLoweringPlatforms(CstRule):
+def _explicit(mesh: Mesh) -> bool | None:
+    return None if mesh.axis_types is None else AxisType.EXPLICIT in mesh.axis_types
+
+
+def _equal(a: Mesh, b: Mesh) -> bool:
+    """Surely the same mesh as JAX compares them (everything known and alike)."""
+    return (
+        a.axis_names is not None
+        and a.axis_sizes is not None
+        and None not in a.axis_sizes
+        and a.axis_types is not None
+        and a == b
+    )
+
+
+class MissingLoweringPlatforms(Rule):
     """
     ## What it does
     Finds `.lower()` calls on a jitted function whose shardings involve only `AbstractMesh`es:
@@ -119,8 +190,10 @@ class MissingLoweringPlatforms(CstRule):
     `@partial(jax.jit, ...)`, `pjit(f)`) or with the traced stage kept in a variable. It adds
     `lowering_platforms=(jax.export.default_export_platform(),)` (or the `--platform` tuple).
 
-    It fires only when the module shows that no device is in play: every argument is a
-    `jax.ShapeDtypeStruct` unsharded or sharded with `NamedSharding(abstract_mesh, ...)`, or
+    It fires only when the project shows that no device is in play: every argument is a
+    `jax.ShapeDtypeStruct` unsharded or sharded with `NamedSharding(abstract_mesh, ...)` (as
+    written, or as the engine evaluates it: a parameter from its callers, a factory's result,
+    `self.mesh`, what `jax.eval_shape` returns under an Explicit abstract mesh), or
     brings no devices (a Python number, NumPy data, a `jnp.arange`/`ones`/`zeros`/... array
     without `device=`, `jax.device_put(x)` without a device or sharding; see
     [docs/engine.md](../engine.md)), `in_shardings`/`out_shardings` are absent or on
@@ -139,12 +212,19 @@ class MissingLoweringPlatforms(CstRule):
     Deliberately not reported, since a concrete mesh may then supply the devices: a module that
     calls `jax.set_mesh(m)` or `use_mesh(m)` outside a `with` item or `enter_context` (a global
     setter) anywhere; and a `.trace()` where a mesh context other than `use_abstract_mesh` is
-    or may be in force: `with mesh:`, `jax.set_mesh`/`use_mesh`, or a context manager, setUp,
-    decorator or use of its function that may enter one, or that the engine does not follow to
-    one mesh (what it follows and what it does not: [docs/engine.md](../engine.md)). A
-    decorator of this module whose wrapper calls the function inside `use_abstract_mesh(M)`
-    counts as that context, as if entered around the `.trace()`. A function or lambda never
-    used under a mesh context is still reported.
+    or may be in force on some way it runs: `with mesh:`, `jax.set_mesh`/`use_mesh`, or a
+    context manager, setUp, decorator, caller or use of its function that may enter one, or
+    that the engine does not follow to one mesh (what it follows and what it does not:
+    [docs/engine.md](../engine.md)). A decorator (of this module or another) whose wrapper
+    calls the function inside `use_abstract_mesh(M)`, or a caller that does, counts as that
+    context, as if entered around the `.trace()`; the ways the `.trace()` runs must agree on
+    it. A function never used under a mesh context is still reported.
+
+    An op that computes eagerly (`jax.random.key(0)`, `jnp.ones(...)`, `jnp.asarray(...)` of
+    host data) at module level under `use_abstract_mesh(M)`, M with an `Explicit` axis and no
+    abstract device, raises the same error with no `.lower()` in sight (JAX lowers it on the
+    context mesh): it is reported, without a fix (which mesh to run it under is the user's
+    choice).
 
     When the lowered function visibly calls `jax.pure_callback`, `io_callback` or
     `jax.debug.inspect_array_sharding`, it reports JAX's other error instead, without a fix.
@@ -182,10 +262,10 @@ class MissingLoweringPlatforms(CstRule):
     would raise `device_assignment cannot be None` after the fix: the fix then also adds
     `device_assignment=tuple(jax.devices()[:N])`, N being the abstract mesh's size, and is
     unsafe (which devices to use is the user's choice); with N unknown there is no fix. Mesh
-    contexts visible in the module (including around callers of the enclosing function) and
-    global `jax.set_mesh` calls silence the rule; a caller in another module that enters a mesh
-    context is not visible, and there the explicit platform overrides the one that context
-    would give.
+    contexts around the `.trace()` or around any caller of the enclosing function in the run's
+    files, and global `jax.set_mesh` calls, silence the rule; a caller outside the files jaxfix
+    is given that enters a mesh context is not seen, and there the explicit platform overrides
+    the one that context would give.
 
     ## References
     - `lower_sharding_computation` in jax/_src/interpreters/pxla.py (jax 0.10.2 and 0.12.0.1),
@@ -213,16 +293,16 @@ class MissingLoweringPlatforms(CstRule):
         Safety.SAFE: "add lowering_platforms (`jit(f).lower(x)` becomes `jit(f).trace(x).lower(...)`)",
         Safety.UNSAFE: "also add device_assignment when a `.compile()` follows",
     }
-    # An abstract mesh, a NamedSharding or use_abstract_mesh, jit or pjit, and a `.lower(` call
-    # (whitespace, comments and line continuations allowed around `lower`, and the `\n", "` of a
-    # notebook's JSON, whose raw bytes the runner prefilters).
+    # jit or pjit and a `.lower(` call (whitespace, comments and line continuations allowed
+    # around `lower`, and the `\n", "` of a notebook's JSON, whose raw bytes the runner
+    # prefilters): the meshes may come from another module. Or an abstract mesh and a `with`
+    # (an eager op under `use_abstract_mesh`).
     tokens = (
         (
-            rb"AbstractMesh|abstract_mesh",
-            rb"NamedSharding|use_abstract_mesh",
             rb"\bp?jit\b",
             rb"\.(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*lower(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*\(",
         ),
+        (rb"AbstractMesh|abstract_mesh", rb"\bwith\b"),
     )
     raises = (
         "Passing lowering_platforms via jax.export or jit(f).trace(*args).lower(lowering_platforms=...) is "
@@ -232,37 +312,26 @@ class MissingLoweringPlatforms(CstRule):
     raised_in = ("jax/_src/interpreters/pxla.py",)
     mesh_locals = {"context": "context_mesh"}
 
-    @classmethod
-    def screen(cls, module: ModuleFacts) -> bool:
-        """A `.lower()` call (`visit_Call`) on a jitted callable (`_jitted`), and why only
-        AbstractMesh is in play: an abstract mesh in a NamedSharding or a use_abstract_mesh
-        context (`_abstract_only`)."""
-        return (
-            module.calls_method("lower")
-            and module.mentions(Api.JIT)
-            and module.may_build_abstract_mesh()
-            and (
-                module.mentions(Api.NAMED_SHARDING)
-                or module.calls(Api.USE_ABSTRACT_MESH) > 0
-            )
-        )
-
-    def visit_Call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: ast.Call) -> None:
         func = node.func
-        if not isinstance(func, cst.Attribute) or func.attr.value != "lower":
+        if not isinstance(func, ast.Attribute) or func.attr != "lower":
+            self._check_eager(node)
             return
-        stage = self.analysis.resolve(func.value)
+        stage = self.analysis.written_as(func.value)
         reported = len(self.reports)
-        traced = (
-            isinstance(stage, cst.Call)
-            and isinstance(stage.func, cst.Attribute)
-            and stage.func.attr.value == "trace"
-        )
         trace = node  # `jit(f).lower(x)` traces and lowers in one call
         jitted_expr = func.value
-        if traced and isinstance(stage, cst.Call):  # `jit(f).trace(x).lower()`
-            assert isinstance(stage.func, cst.Attribute)
-            trace, jitted_expr = stage, stage.func.value
+        traced = (
+            isinstance(stage, ast.Call)
+            and isinstance(stage.func, ast.Attribute)
+            and stage.func.attr == "trace"
+        )
+        if (
+            isinstance(stage, ast.Call)
+            and isinstance(stage.func, ast.Attribute)
+            and traced
+        ):
+            trace, jitted_expr = stage, stage.func.value  # `jit(f).trace(x).lower()`
         jitted = self._jitted(jitted_expr)
         self._check(node, trace, jitted, rewrite_to_trace=not traced)
         confirmed = self.analysis.confirmed(node, self.code)
@@ -272,7 +341,44 @@ class MissingLoweringPlatforms(CstRule):
                 node, trace, jitted, rewrite_to_trace=not traced, confirmed=confirmed
             )
 
-    def _contradicted(self, trace: cst.Call, logged: list[MeshFacts]) -> str | None:
+    # -- an eager op under an abstract-only context -----------------------------------------
+
+    def _check_eager(self, call: ast.Call) -> None:
+        """`jax.random.key(0)` (an op that computes, so lowers) run at module level under
+        `use_abstract_mesh(M)`, M Explicit: JAX lowers it with only an AbstractMesh."""
+        module = self.analysis.module
+        if module.scope_of(call) is not module.tree or not any(
+            isinstance(parent, (ast.With, ast.AsyncWith))
+            for parent in self._parents(call)
+        ):
+            return  # code in a function may be traced (then it lowers nothing eagerly)
+        op = self.analysis.eager_op(call)
+        if op is None:
+            return
+        context = self._context_mesh(call)
+        if not context.known or context.mesh is None or context.site is None:
+            return
+        if context.mesh.has_abstract_device:
+            return  # JAX takes the platform from it
+        self.report(
+            call,
+            f"`{_short(self.analysis.text(call))}` runs eagerly, so JAX lowers it, and only AbstractMesh "
+            f"is in play (run under use_abstract_mesh(`{self._site_text(context.site)}`), which "
+            f"has an Explicit axis): JAX raises {_JAX_ERROR}; run it outside the "
+            "use_abstract_mesh context or under a concrete mesh (jax.set_mesh)",
+        )
+
+    def _parents(self, node: ast.AST) -> list[ast.AST]:
+        found = []
+        parent = self.analysis.module.parents.get(node)
+        while parent is not None:
+            found.append(parent)
+            parent = self.analysis.module.parents.get(parent)
+        return found
+
+    # -- the log ------------------------------------------------------------------------------
+
+    def _contradicted(self, trace: ast.Call, logged: list[MeshFacts]) -> str | None:
         """Why the log's context meshes are not what the code shows at the `.trace()`: a
         concrete mesh entered around it (JAX then has devices and does not raise this), or an
         enclosing `use_abstract_mesh` whose mesh is not the log's; None where they agree or the
@@ -281,95 +387,98 @@ class MissingLoweringPlatforms(CstRule):
             return None
         concrete = self._concrete_context(trace)
         if concrete is not None:
+            mesh, text = concrete
             return changed_since_the_log(
-                f"the concrete mesh `{_mesh_text(concrete)}` {concrete.shape_text()} current",
-                _logged_text(logged[0], trace, kind=True),
+                f"the concrete mesh `{text}` {_mesh_shape(mesh)} current",
+                _logged_text(logged[0], kind=True),
             )
-        known, context = self._context_mesh(trace)
-        sites = self.analysis.contexts_at(trace)
-        innermost = sites[-1].mesh if known and sites else None
-        if not isinstance(innermost, MeshValue):
+        context = self._context_mesh(trace)
+        innermost = (
+            context.site.mesh if context.known and context.site is not None else None
+        )
+        if not isinstance(innermost, Mesh):
             return None  # no mesh entered here: a caller elsewhere may enter any
+        assert context.site is not None
         types = not self._default_types(innermost)
         for fact in logged:
-            if context is None:
+            if context.mesh is None:
                 if (
                     types and not fact.is_empty
                 ):  # an abstract mesh without Explicit axes
                     return changed_since_the_log(
-                        f"no context mesh (`{_mesh_text(innermost)}` has no Explicit axis)",
-                        _logged_text(fact, trace),
+                        f"no context mesh (`{self._site_text(context.site)}` has no Explicit axis)",
+                        _logged_text(fact),
                     )
             elif (fact.is_empty and types) or (
-                not fact.is_empty and contradicts(context, fact, types=types)
+                not fact.is_empty and contradicts(context.mesh, fact, types=types)
             ):
                 return changed_since_the_log(
-                    f"the context mesh {context.shape_text()}",
-                    _logged_text(fact, trace),
+                    f"the context mesh {_mesh_shape(context.mesh)}",
+                    _logged_text(fact),
                 )
         return None
 
-    def _concrete_context(self, trace: cst.Call) -> MeshValue | None:
+    def _visible(self, site: Site, node: ast.AST) -> bool:
+        """Entered in the node's own function (or module body), or by a decorator of it."""
+        if site.call is None:
+            return site.entry in (Entry.WITH, Entry.ENTER_CONTEXT, Entry.GLOBAL_SET)
+        if site.entry is not Entry.DECORATOR:
+            return False
+        scope = self.analysis.module.scope_of(node)
+        return (
+            isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and site.call in scope.decorator_list
+        )
+
+    def _concrete_context(self, trace: ast.Call) -> tuple[Mesh, str] | None:
         """A concrete, non-empty mesh that `jax.set_mesh`/`use_mesh` visibly enter around the
-        `.trace()` (in its own function, or by a decorator of this module)."""
-        for site in self.analysis.contexts_at(trace):
-            mesh = site.mesh
-            visible = site.is_local or (
-                site.entry is Entry.DECORATOR and site.call is None
-            )
-            if (
-                visible
-                and site.api in (Api.SET_MESH, Api.USE_MESH)
-                and isinstance(mesh, MeshValue)
-                and not mesh.is_abstract
-                and mesh.axis_sizes
-                and mesh.axis_names != ()
-            ):
-                return mesh
+        `.trace()` (in its own function, or by a decorator of this module), and its text."""
+        for way in self.analysis.ways_at(trace):
+            for site in way:
+                mesh = site.mesh
+                if (
+                    self._visible(site, trace)
+                    and site.api in (Api.SET_MESH, Api.USE_MESH)
+                    and isinstance(mesh, Mesh)
+                    and not mesh.is_abstract
+                    and mesh.axis_sizes
+                    and mesh.axis_names != ()
+                ):
+                    return mesh, self._site_text(site)
         return None
 
-    def _default_types(self, mesh: MeshValue) -> bool:
+    def _default_types(self, mesh: Mesh) -> bool:
         """Whether the mesh's axis types are `AbstractMesh`'s default, which jax 0.11 changed
         from Auto to Explicit (the log may come from either)."""
-        node = mesh.node
+        node = mesh.origin
         if (
-            not isinstance(node, cst.Call)
+            not isinstance(node, ast.Call)
+            or node not in self.analysis.module.parents
             or self.analysis.called_api(node) is not Api.ABSTRACT_MESH
         ):
             return False
         args = self.analysis.bind(node)
         types = args.get("axis_types") if args is not None else None
-        return types is None or is_none(types)
+        return types is None or _is_none(types)
 
     # -- the jitted callable ----------------------------------------------------------------
 
-    def _jitted(self, expr: cst.BaseExpression) -> _Jitted | None:
-        """`jax.jit(f, ...)` (reached through names: for one bound several times, the assignment
-        that reaches here), or a function whose outermost decorator is `@jax.jit` or
-        `@partial(jax.jit, ...)`; None unless its keywords are device-free."""
-        target = self.analysis.resolve(expr)
-        if (
-            isinstance(target, cst.Name) and self.analysis.definition(target) is None
-        ):  # bound more than once
-            reaching = self.analysis.reaching_bindings(target)
-            value = (
-                self.analysis.bound_value(next(iter(reaching)))
-                if reaching is not None and len(reaching) == 1
-                else None
-            )
-            target = self.analysis.resolve(value) if value is not None else target
-        if isinstance(target, cst.Call):
+    def _jitted(self, expr: ast.expr) -> _Jitted | None:
+        """`jax.jit(f, ...)` (reached through names: the one assignment that reaches here), or
+        a function whose outermost decorator is `@jax.jit` or `@partial(jax.jit, ...)`; None
+        unless its keywords are device-free."""
+        target = self.analysis.written_as(expr)
+        function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | None
+        if isinstance(target, ast.Call):
             jitted = self.analysis.jit_application(target)
             if jitted is None or jitted.function is None:
                 return None
-            function: cst.FunctionDef | cst.Lambda | None = self._function(
-                jitted.function
-            )
-        elif isinstance(target, cst.Name):
+            function = self._function(jitted.function)
+        elif isinstance(target, ast.Name):
             definition = self.analysis.definition(target)
-            if not isinstance(definition, cst.FunctionDef) or not definition.decorators:
+            if definition is None or not definition.decorator_list:
                 return None
-            jitted = self.analysis.jit_application(definition.decorators[0].decorator)
+            jitted = self.analysis.jit_application(definition.decorator_list[0])
             if jitted is None or jitted.function is not None:
                 return None
             function = definition
@@ -380,22 +489,21 @@ class MissingLoweringPlatforms(CstRule):
         return _Jitted(jitted.keywords, function)
 
     def _function(
-        self, expr: cst.BaseExpression
-    ) -> cst.FunctionDef | cst.Lambda | None:
-        target = self.analysis.resolve(expr)
-        if isinstance(target, cst.Lambda):
+        self, expr: ast.expr
+    ) -> ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | None:
+        target = self.analysis.written_as(expr)
+        if isinstance(target, ast.Lambda):
             return target
-        definition = (
-            self.analysis.definition(target) if isinstance(target, cst.Name) else None
+        return (
+            self.analysis.definition(target) if isinstance(target, ast.Name) else None
         )
-        return definition if isinstance(definition, cst.FunctionDef) else None
 
     # -- why only AbstractMesh is in play ---------------------------------------------------
 
     def _check(
         self,
-        lower: cst.Call,
-        trace: cst.Call,
+        lower: ast.Call,
+        trace: ast.Call,
         jitted: _Jitted | None,
         *,
         rewrite_to_trace: bool,
@@ -410,7 +518,9 @@ class MissingLoweringPlatforms(CstRule):
             platforms = (
                 None if rewrite_to_trace else _keyword(lower, "lowering_platforms")
             )
-            if not rewrite_to_trace and any(a is not platforms for a in lower.args):
+            if not rewrite_to_trace and (
+                lower.args or any(k is not platforms for k in lower.keywords)
+            ):
                 return
         else:
             platforms = _keyword(lower, "lowering_platforms")
@@ -446,7 +556,7 @@ class MissingLoweringPlatforms(CstRule):
                 "lower with a concrete mesh (jax.make_mesh shardings or jax.set_mesh) instead",
             )
             return
-        given = platforms is not None and not is_none(platforms.value)
+        given = platforms is not None and not _is_none(platforms.value)
         if confirmed is None and (
             given
             or (
@@ -461,10 +571,10 @@ class MissingLoweringPlatforms(CstRule):
 
     def _why_no_fix_from_log(
         self,
-        lower: cst.Call,
-        trace: cst.Call,
+        lower: ast.Call,
+        trace: ast.Call,
         jitted: _Jitted | None,
-        platforms: cst.Arg | None,
+        platforms: ast.keyword | None,
         confirmed: Confirmed,
         rewrite_to_trace: bool,
     ) -> str | None:
@@ -472,14 +582,14 @@ class MissingLoweringPlatforms(CstRule):
         now, the code shows another context mesh (changed since the log), or it may be
         `jit(f).lower(...)`, whose keywords go to f."""
         logged = f"the log shows JAX raised it here ({confirmed.where})"
-        if platforms is not None and not is_none(platforms.value):
+        if platforms is not None and not _is_none(platforms.value):
             return f"`.lower()` raised for lack of lowering_platforms ({logged}), but passes them now: nothing to fix"
         changed = self._contradicted(trace, list(confirmed.evidence.meshes("context")))
         if changed is not None:
             return (
                 f"`.lower()` needs lowering_platforms ({logged}); {not_fixed(changed)}"
             )
-        positional = any(a.keyword is None for a in lower.args)
+        positional = bool(lower.args)
         if rewrite_to_trace and jitted is None and not positional:
             return (
                 f"`.lower()` needs lowering_platforms ({logged}); not fixed: jaxfix cannot tell whether "
@@ -488,93 +598,93 @@ class MissingLoweringPlatforms(CstRule):
         return None
 
     def _logged_abstract_only(
-        self, lower: cst.Call, confirmed: Confirmed
+        self, lower: ast.Call, confirmed: Confirmed
     ) -> _AbstractOnly:
         """The log's answer: JAX raised here; its context mesh, when it names one."""
-        contexts = [m for m in confirmed.logged("context", lower) if not m.is_empty]
+        contexts = [
+            m
+            for m in dict.fromkeys(confirmed.evidence.meshes("context"))
+            if not m.is_empty
+        ]
         context = contexts[0] if len(contexts) == 1 else None
         logged = f"the log shows JAX raised it here ({confirmed.where})"
         reason = logged + (
-            f", under the context mesh {context.shape_text()}"
+            f", under the context mesh {_mesh_shape(context)}"
             if context is not None
             else ""
         )
         size = context.size if context is not None else None
-        return _AbstractOnly(reason, context, size, logged)
+        return _AbstractOnly(reason, None, size, logged)
 
-    def _abstract_only(self, trace: cst.Call, jitted: _Jitted) -> _AbstractOnly | None:
-        known, context = self._context_mesh(trace)
+    def _abstract_only(self, trace: ast.Call, jitted: _Jitted) -> _AbstractOnly | None:
+        context = self._context_mesh(trace)
         arguments = self._traced_arguments(trace, jitted)
-        if not known or arguments is None:
+        if not context.known or arguments is None:
             return None
-        meshes: list[MeshValue] = [context] if context is not None else []
+        found: list[_Found] = (
+            [_Found(context.mesh, "")] if context.mesh is not None else []
+        )
         reasons: list[str] = []
         for argument in arguments:
-            found = self._argument_meshes(argument)
-            if found is None:
+            meshes = self._argument_meshes(argument)
+            if meshes is None:
                 return None
-            meshes += found
-            if found:
+            found += meshes
+            if meshes:
                 reasons.append(
-                    f"argument `{short(argument, _MAX_TEXT)}` is sharded on AbstractMesh `{_mesh_text(found[0])}`"
+                    f"argument `{_short(self.analysis.text(argument))}` is sharded on AbstractMesh `{meshes[0].text}`"
                 )
         for keyword in ("in_shardings", "out_shardings"):
             if keyword in jitted.keywords:
-                found = self._sharding_meshes(jitted.keywords[keyword])
-                if found is None:
+                meshes = self._sharding_meshes(jitted.keywords[keyword])
+                if meshes is None:
                     return None
-                meshes += found
-                if found:
-                    reasons.append(
-                        f"`{keyword}` use AbstractMesh `{_mesh_text(found[0])}`"
-                    )
-        if context is not None:
+                found += meshes
+                if meshes:
+                    reasons.append(f"`{keyword}` use AbstractMesh `{meshes[0].text}`")
+        if context.mesh is not None and context.site is not None:
             reasons.insert(
                 0,
-                f"traced under use_abstract_mesh(`{_mesh_text(context)}`), which has an Explicit axis",
+                f"traced under use_abstract_mesh(`{self._site_text(context.site)}`), which has an Explicit axis",
             )
-        sizes = {m.size for m in meshes}
+        meshes_in_play = [f.mesh for f in found]
+        sizes = {m.size for m in meshes_in_play}
         if (
             not reasons or len(sizes - {None}) > 1
         ):  # meshes of different sizes raise another error
             return None
-        if (
-            None in sizes and len({id(m.node) for m in meshes}) > 1
-        ):  # their sizes may differ: unknown
-            return None
+        if None in sizes and len({_identity(m) for m in meshes_in_play}) > 1:
+            return None  # their sizes may differ: unknown
+        first = meshes_in_play[0]
         one_mesh = all(
-            m.node is meshes[0].node or m.equals(meshes[0]) for m in meshes[1:]
+            (m.origin is not None and m.origin is first.origin and m == first)
+            or _equal(m, first)
+            for m in meshes_in_play[1:]
         )
         if not one_mesh and not all(
             m.axis_types is not None and set(m.axis_types) <= {AxisType.AUTO}
-            for m in meshes
+            for m in meshes_in_play
         ):
             return None  # JAX may raise "Mesh for all inputs should be equal" first
         return _AbstractOnly(
-            reasons[0], context, sizes.pop() if len(sizes) == 1 else None
+            reasons[0], context.mesh, sizes.pop() if len(sizes) == 1 else None
         )
 
     def _traced_arguments(
-        self, trace: cst.Call, jitted: _Jitted
-    ) -> list[cst.BaseExpression] | None:
+        self, trace: ast.Call, jitted: _Jitted
+    ) -> list[ast.expr] | None:
         """The arguments that are traced (not static); None when that is unclear."""
-        static_numbers = self._static_numbers(
-            jitted, sum(1 for a in trace.args if a.keyword is None)
-        )
+        static_numbers = self._static_numbers(jitted, len(trace.args))
         static_names = self._static_names(jitted)
         if (
             static_numbers is None
             or static_names is None
-            or any(a.star for a in trace.args)
+            or any(isinstance(a, ast.Starred) for a in trace.args)
+            or any(k.arg is None for k in trace.keywords)
         ):
             return None
-        arguments = []
-        for index, arg in enumerate(trace.args):
-            if arg.keyword is None and index in static_numbers:
-                continue
-            if arg.keyword is not None and arg.keyword.value in static_names:
-                continue
-            arguments.append(arg.value)
+        arguments = [a for i, a in enumerate(trace.args) if i not in static_numbers]
+        arguments += [k.value for k in trace.keywords if k.arg not in static_names]
         return arguments
 
     def _static_numbers(self, jitted: _Jitted, count: int) -> set[int] | None:
@@ -599,53 +709,97 @@ class MissingLoweringPlatforms(CstRule):
             return None
         return {n for n in names if isinstance(n, str)}
 
-    def _argument_meshes(self, expr: cst.BaseExpression) -> list[MeshValue] | None:
+    def _argument_meshes(self, expr: ast.expr) -> list[_Found] | None:
         """The abstract meshes an argument is sharded on; None unless it surely has no devices."""
-        if self.analysis.device_free.brings_no_devices(expr):
+        if self.analysis.brings_no_devices(expr):
             return []  # host data or an uncommitted array: the sharded arguments decide
-        node = self.analysis.resolve(expr)
-        if isinstance(node, (cst.Tuple, cst.List, cst.Dict)):
+        node = self.analysis.written_as(expr)
+        if isinstance(node, (ast.Tuple, ast.List, ast.Dict)):
             return self._each(node, self._argument_meshes)
         if (
-            not isinstance(node, cst.Call)
-            or self.analysis.called_api(node) is not Api.SHAPE_DTYPE_STRUCT
+            isinstance(node, ast.Call)
+            and self.analysis.called_api(node) is Api.SHAPE_DTYPE_STRUCT
         ):
-            return None
-        args = self.analysis.bind(node)
-        if args is None or not args.keys() <= _SHAPE_DTYPE_STRUCT_KEYWORDS:
-            return None
-        sharding = args.get("sharding")
-        return [] if sharding is None else self._sharding_meshes(sharding)
+            args = self.analysis.bind(node)
+            if args is None or not args.keys() <= _SHAPE_DTYPE_STRUCT_KEYWORDS:
+                return None
+            sharding = args.get("sharding")
+            return [] if sharding is None else self._sharding_meshes(sharding)
+        return self._value_meshes(self.analysis.value_of(expr), argument=True)
 
-    def _sharding_meshes(self, expr: cst.BaseExpression) -> list[MeshValue] | None:
-        node = self.analysis.resolve(expr)
-        if is_none(node):
+    def _sharding_meshes(self, expr: ast.expr) -> list[_Found] | None:
+        node = self.analysis.written_as(expr)
+        if _is_none(node):
             return []
-        if isinstance(node, (cst.Tuple, cst.List, cst.Dict)):
+        if isinstance(node, (ast.Tuple, ast.List, ast.Dict)):
             return self._each(node, self._sharding_meshes)
         if (
-            not isinstance(node, cst.Call)
-            or self.analysis.called_api(node) is not Api.NAMED_SHARDING
+            isinstance(node, ast.Call)
+            and self.analysis.called_api(node) is Api.NAMED_SHARDING
         ):
+            args = self.analysis.bind(node)
+            given = args.get("mesh") if args is not None else None
+            mesh = self.analysis.value_of(given) if given is not None else None
+            if not isinstance(mesh, Mesh) or not mesh.is_abstract or given is None:
+                return None
+            return [_Found(mesh, self._mesh_text(given, mesh))]
+        return self._value_meshes(self.analysis.value_of(expr), argument=False)
+
+    def _value_meshes(self, value: Value, *, argument: bool) -> list[_Found] | None:
+        """The abstract meshes of a value the engine knows (a sharding, a shape struct, what
+        eval_shape returns, containers of them); None for anything that may carry devices."""
+        if value is None:
+            return None if argument else []
+        if isinstance(value, Sharding):
+            mesh = value.mesh
+            if not isinstance(mesh, Mesh) or not mesh.is_abstract:
+                return None
+            return [_Found(mesh, self._origin_text(mesh))]
+        if argument and isinstance(value, ShapeStruct):
+            return self._value_meshes(value.sharding, argument=False)
+        if argument and isinstance(value, Structs):
+            # eval_shape's structs are sharded on the abstract context mesh when it has an
+            # Explicit axis; under an Auto one they carry no sharding
+            mesh = value.mesh
+            if not isinstance(mesh, Mesh) or not mesh.is_abstract:
+                return None
+            explicit = _explicit(mesh)
+            if explicit is None:
+                return None
+            return [_Found(mesh, self._origin_text(mesh))] if explicit else []
+        items = (
+            value
+            if isinstance(value, tuple)
+            else value.items
+            if isinstance(value, ListValue)
+            else tuple(v for _, v in value.items)
+            if isinstance(value, DictValue)
+            else None
+        )
+        if items is None:
             return None
-        args = self.analysis.bind(node)
-        mesh = self.analysis.value_of(args["mesh"]) if args and "mesh" in args else None
-        return [mesh] if isinstance(mesh, MeshValue) and mesh.is_abstract else None
+        found: list[_Found] = []
+        for item in items:
+            meshes = self._value_meshes(item, argument=argument)
+            if meshes is None:
+                return None
+            found += meshes
+        return found
 
     def _each(
         self,
-        node: cst.Tuple | cst.List | cst.Dict,
-        evaluate: Callable[[cst.BaseExpression], list[MeshValue] | None],
-    ) -> list[MeshValue] | None:
-        if isinstance(node, cst.Dict):
-            if any(not isinstance(e, cst.DictElement) for e in node.elements):
+        node: ast.Tuple | ast.List | ast.Dict,
+        evaluate: Callable[[ast.expr], list[_Found] | None],
+    ) -> list[_Found] | None:
+        if isinstance(node, ast.Dict):
+            if any(key is None for key in node.keys):
                 return None
-            values = [e.value for e in node.elements]
+            values = list(node.values)
         else:
-            if any(isinstance(e, cst.StarredElement) for e in node.elements):
+            if any(isinstance(e, ast.Starred) for e in node.elts):
                 return None
-            values = [e.value for e in node.elements]
-        found: list[MeshValue] = []
+            values = list(node.elts)
+        found: list[_Found] = []
         for value in values:
             meshes = evaluate(value)
             if meshes is None:
@@ -653,93 +807,132 @@ class MissingLoweringPlatforms(CstRule):
             found += meshes
         return found
 
-    def _context_mesh(self, trace: cst.Call) -> tuple[bool, MeshValue | None]:
-        """(known, mesh): JAX's abstract context mesh at the `.trace()`, or None for none.
+    def _context_mesh(self, node: ast.AST) -> _Context:
+        """JAX's abstract context mesh where `node` runs, on every way it runs.
 
         JAX uses the innermost `use_abstract_mesh` only when it has an Explicit axis
         (`get_ctx_mesh` in jax/_src/pjit.py). Unknown when any other mesh context may be in
-        force: a global `jax.set_mesh(m)` anywhere in the module, `with mesh:`, a
-        set_mesh/use_mesh or unknown context manager (entered by `with` or `enter_context`), or
-        anything around a use of the enclosing function (see jaxfix/analysis/contexts.py).
+        force on some way: a global `jax.set_mesh(m)` anywhere in the module, `with mesh:`, a
+        set_mesh/use_mesh or unknown context manager, or one around a caller the engine does
+        not follow (see jaxfix/analysis/ast_engine/contexts.py); or when the ways disagree.
         """
-        sites = self.analysis.contexts_at(trace)
-        around = [
-            s
-            for s in sites
-            if s.is_local or (s.entry is Entry.DECORATOR and s.call is None)
-        ]
-        if len(around) < len(sites) or any(
-            s.api is not Api.USE_ABSTRACT_MESH for s in sites
-        ):
-            return False, None
-        if not sites:
-            return True, None
-        mesh = sites[-1].mesh
-        if (
-            not isinstance(mesh, MeshValue)
-            or not mesh.is_abstract
-            or mesh.has_explicit_axis is None
-        ):
-            return False, None
-        return True, mesh if mesh.has_explicit_axis else None
+        ways = self.analysis.ways_at(node)
+        if any(s.api is not Api.USE_ABSTRACT_MESH for way in ways for s in way):
+            return _Context(False)
+        meshes: list[Mesh | None] = []
+        for way in ways:
+            if not way:
+                meshes.append(None)
+                continue
+            mesh = way[-1].mesh
+            if not isinstance(mesh, Mesh) or not mesh.is_abstract:
+                return _Context(False)
+            explicit = _explicit(mesh)
+            if explicit is None:
+                return _Context(False)
+            meshes.append(mesh if explicit else None)
+        innermost = next((way[-1] for way in ways if way), None)
+        first = meshes[0] if meshes else None
+        if first is None:
+            if any(m is not None for m in meshes):
+                return _Context(False)
+            return _Context(True, None, innermost)
+        if not all(m is not None and (m is first or _equal(m, first)) for m in meshes):
+            return _Context(False)
+        return _Context(True, first, innermost)
 
     def _body_uses(
-        self, function: cst.FunctionDef | cst.Lambda | None
+        self, function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | None
     ) -> list[str] | None:
         """Device-needing primitives the jitted body calls; None when it uses concrete devices."""
         if function is None:
             return []
         found: list[str] = []
-        concrete = False
-        rule = self
+        body: list[ast.AST] = (
+            [function.body] if isinstance(function, ast.Lambda) else [*function.body]
+        )
+        for statement in body:
+            for node in ast.walk(statement):
+                if isinstance(node, ast.Call):
+                    api = self.analysis.called_api(node)
+                    if api in _DEVICE_PRIMITIVES:
+                        found.append(_DEVICE_PRIMITIVES[api])
+                    if api in _DEVICE_APIS or (
+                        api is Api.NAMED_SHARDING
+                        and self._sharding_meshes(node) is None
+                    ):
+                        return None
+                elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                    mesh = self.analysis.value_of(node)
+                    if isinstance(mesh, Mesh) and not mesh.is_abstract:
+                        return None
+        return found
 
-        class Scan(cst.CSTVisitor):
-            def visit_Call(self, node: cst.Call) -> None:
-                nonlocal concrete
-                api = rule.analysis.called_api(node)
-                if api in _DEVICE_PRIMITIVES:
-                    found.append(_DEVICE_PRIMITIVES[api])
-                if api in _DEVICE_APIS or (
-                    api is Api.NAMED_SHARDING and rule._sharding_meshes(node) is None
-                ):
-                    concrete = True
+    # -- how messages name meshes -------------------------------------------------------------
 
-            def visit_Name(self, node: cst.Name) -> None:
-                nonlocal concrete
-                mesh = rule.analysis.value_of(node)
-                concrete = concrete or (
-                    isinstance(mesh, MeshValue) and not mesh.is_abstract
-                )
+    def _mesh_text(self, expr: ast.expr, mesh: Mesh) -> str:
+        """The name the mesh is reached through (`mesh`, `self.mesh`), else its code."""
+        return _reference(expr) or _short(self._source(expr))
 
-        function.body.visit(Scan())
-        return None if concrete else found
+    def _origin_text(self, mesh: Mesh) -> str:
+        return _short(self._source(mesh.origin)) if mesh.origin is not None else "?"
+
+    def _site_text(self, site: Site) -> str:
+        """The mesh a `use_abstract_mesh(M)` (or `set_mesh(M)`) site enters, as written."""
+        node = site.node
+        if isinstance(node, ast.Call):
+            given = node.args[0] if node.args else None
+            given = next((k.value for k in node.keywords if k.arg == "mesh"), given)
+            if given is not None and not isinstance(given, ast.Starred):
+                return _reference(given) or _short(self._source(given))
+        mesh = site.mesh
+        return self._origin_text(mesh) if isinstance(mesh, Mesh) else "?"
+
+    def _source(self, node: ast.AST) -> str:
+        """The code of a node of this module as written; of another module's, as `ast` spells it."""
+        if node in self.analysis.module.parents:
+            return self.analysis.text(node)
+        return ast.unparse(node)
 
     # -- the fix ----------------------------------------------------------------------------
 
     def _report_missing(
         self,
-        lower: cst.Call,
-        platforms: cst.Arg | None,
+        lower: ast.Call,
+        platforms: ast.keyword | None,
         abstract_only: _AbstractOnly,
         *,
         rewrite_to_trace: bool,
     ) -> None:
         value, imports = self._platforms_value()
-        if rewrite_to_trace:
-            trace = lower.with_changes(
-                func=lower.func.with_changes(attr=cst.Name("trace"))
+
+        def fixed(old: cst.CSTNode) -> cst.Call:
+            assert isinstance(old, cst.Call)
+            new = cst.parse_expression(value)
+            if rewrite_to_trace:
+                assert isinstance(old.func, cst.Attribute)
+                trace = old.with_changes(
+                    func=old.func.with_changes(attr=cst.Name("trace"))
+                )
+                return cst.Call(
+                    func=cst.Attribute(value=trace, attr=cst.Name("lower")),
+                    args=[keyword_arg("lowering_platforms", new)],
+                )
+            given = next(
+                (
+                    a
+                    for a in old.args
+                    if a.keyword is not None and a.keyword.value == "lowering_platforms"
+                ),
+                None,
             )
-            fixed = cst.Call(
-                func=cst.Attribute(value=trace, attr=cst.Name("lower")),
-                args=[keyword_arg("lowering_platforms", value)],
-            )
-        elif platforms is not None:
-            fixed = lower.with_changes(args=[platforms.with_changes(value=value)])
-        else:
-            fixed = lower.with_changes(args=[keyword_arg("lowering_platforms", value)])
+            if platforms is not None and given is not None:
+                return old.with_changes(args=[given.with_changes(value=new)])
+            return old.with_changes(args=[keyword_arg("lowering_platforms", new)])
+
         message = (
             f"`.lower()` needs lowering_platforms: only AbstractMesh is in play ({abstract_only.reason}), "
-            "so JAX raises 'Passing lowering_platforms ... is required when only AbstractMesh exists'"
+            f"so JAX raises {_JAX_ERROR}"
         )
         compiles = self._compiles_without_devices(lower)
         if not compiles:
@@ -747,7 +940,7 @@ class MissingLoweringPlatforms(CstRule):
                 lower,
                 message,
                 fix=Fix(
-                    f"add lowering_platforms={code(value)}",
+                    f"add lowering_platforms={value}",
                     ((lower, fixed),),
                     Safety.SAFE,
                     imports,
@@ -759,72 +952,77 @@ class MissingLoweringPlatforms(CstRule):
         if size is None:
             self.report(lower, message + " (mesh size unknown: no fix)")
             return
-        jax_name, jax_import = module_spelling(self.analysis.wrapper.module, "jax")
-        devices = cst.parse_expression(f"tuple({jax_name}.devices()[:{size}])")
+        jax_name, jax_import = self.analysis.module_spelling("jax")
+        devices = f"tuple({jax_name}.devices()[:{size}])"
         first = compiles[0].func
-        chained = isinstance(first, cst.Attribute) and first.value is lower
-        edits: list[tuple[cst.CSTNode, cst.CSTNode]] = (
+        chained = isinstance(first, ast.Attribute) and first.value is lower
+
+        def compiled(old: cst.CSTNode) -> cst.Call:
+            assert isinstance(old, cst.Call)
+            func = old.func
+            if chained:
+                assert isinstance(func, cst.Attribute) and isinstance(
+                    func.value, cst.Call
+                )
+                func = func.with_changes(value=fixed(func.value))
+            return old.with_changes(
+                func=func,
+                args=[
+                    *old.args,
+                    keyword_arg("device_assignment", cst.parse_expression(devices)),
+                ],
+            )
+
+        edits: list[tuple[ast.AST, Callable[[cst.CSTNode], cst.CSTNode]]] = (
             [] if chained else [(lower, fixed)]
         )
-        for call in compiles:
-            func = call.func.with_changes(value=fixed) if chained else call.func
-            edits.append(
-                (
-                    call,
-                    call.with_changes(
-                        func=func,
-                        args=[*call.args, keyword_arg("device_assignment", devices)],
-                    ),
-                )
-            )
-        title = f"add lowering_platforms={code(value)} and device_assignment={code(devices)}"
+        edits += [(call, compiled) for call in compiles]
+        title = f"add lowering_platforms={value} and device_assignment={devices}"
         self.report(
             lower, message, fix=Fix(title, tuple(edits), Safety.UNSAFE, jax_import)
         )
 
-    def _platforms_value(
-        self,
-    ) -> tuple[cst.BaseExpression, tuple[tuple[str, str | None], ...]]:
+    def _platforms_value(self) -> tuple[str, tuple[tuple[str, str | None], ...]]:
+        """The lowering_platforms the fix passes, as code, and the import it needs."""
         platforms = self.setting("platforms")
         if platforms:
             names = ", ".join(f'"{p}"' for p in platforms)
-            return cst.parse_expression(
-                f"({names},)" if len(platforms) == 1 else f"({names})"
-            ), ()
-        jax_name, jax_import = module_spelling(self.analysis.wrapper.module, "jax")
-        return cst.parse_expression(
-            f"({jax_name}.export.default_export_platform(),)"
-        ), jax_import
+            return (f"({names},)" if len(platforms) == 1 else f"({names})"), ()
+        jax_name, jax_import = self.analysis.module_spelling("jax")
+        return f"({jax_name}.export.default_export_platform(),)", jax_import
 
-    def _compiles_without_devices(self, lower: cst.Call) -> list[cst.Call]:
+    def _compiles_without_devices(self, lower: ast.Call) -> list[ast.Call]:
         """`.compile()` calls without device_assignment= on the lowered stage: chained or via its
         variable (the reads this assignment reaches)."""
-        parent = self.analysis.parents.get(lower)
-        uses: list[cst.CSTNode | None]
-        if isinstance(parent, cst.Attribute):
+        parents = self.analysis.module.parents
+        parent = parents.get(lower)
+        uses: list[ast.AST | None]
+        if isinstance(parent, ast.Attribute):
             uses = [parent]
         elif (
-            isinstance(parent, cst.Assign)
+            isinstance(parent, ast.Assign)
             and len(parent.targets) == 1
-            and isinstance(parent.targets[0].target, cst.Name)
+            and isinstance(parent.targets[0], ast.Name)
         ):
-            reached = self.analysis.reads_reached(
-                frozenset({parent.targets[0].target})
-            )  # the name may be bound again
-            uses = [self.analysis.parents.get(read) for read in reached]
+            reached = self.analysis.reads_reached(parent, parent.targets[0].id)
+            uses = [parents.get(read) for read in reached]
         else:
             return []
         calls = []
         for use in uses:
             call = (
-                self.analysis.parents.get(use)
-                if isinstance(use, cst.Attribute) and use.attr.value == "compile"
+                parents.get(use)
+                if isinstance(use, ast.Attribute) and use.attr == "compile"
                 else None
             )
             if (
-                isinstance(call, cst.Call)
+                isinstance(call, ast.Call)
                 and call.func is use
                 and _keyword(call, "device_assignment") is None
             ):
                 calls.append(call)
         return calls
+
+
+def _identity(mesh: Mesh) -> int:
+    return id(mesh.origin) if mesh.origin is not None else id(mesh)
