@@ -295,14 +295,14 @@ class MissingLoweringPlatforms(Rule):
     }
     # jit or pjit and a `.lower(` call (whitespace, comments and line continuations allowed
     # around `lower`, and the `\n", "` of a notebook's JSON, whose raw bytes the runner
-    # prefilters): the meshes may come from another module. Or an abstract mesh and a `with`
-    # (an eager op under `use_abstract_mesh`).
+    # prefilters): the meshes may come from another module. Or `use_abstract_mesh` (an eager
+    # op under it).
     tokens = (
         (
             rb"\bp?jit\b",
             rb"\.(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*lower(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*\(",
         ),
-        (rb"AbstractMesh|abstract_mesh", rb"\bwith\b"),
+        (rb"use_abstract_mesh",),
     )
     raises = (
         "Passing lowering_platforms via jax.export or jit(f).trace(*args).lower(lowering_platforms=...) is "

@@ -1,5 +1,5 @@
 # code: JAX001
-# static: unfixed (the argument's sharding is built in another module)
+# static: fixed
 # result: stablehlo True
 import jax
 
