@@ -309,3 +309,14 @@ def test_eager_ops(tmp_path, call, op):
     analysis, expr = last_expression(tmp_path, DEVICES_HEAD + call + "\n")
     assert isinstance(expr, ast.Call)
     assert analysis.eager_op(expr) == op
+
+
+def test_text_of_a_node_of_another_module_is_as_written_there(tmp_path):
+    (tmp_path / "meshes.py").write_text(
+        'from jax.sharding import AbstractMesh\nMESH = AbstractMesh((2, 4), ("x", "y"))\n'
+    )
+    analysis, expr = last_expression(tmp_path, "from meshes import MESH\nMESH\n")
+    mesh = analysis.value_of(expr)
+    assert isinstance(mesh, Mesh) and mesh.origin is not None
+    assert analysis.text(mesh.origin) == 'AbstractMesh((2, 4), ("x", "y"))'
+    assert analysis.text(expr) == "MESH"

@@ -872,10 +872,12 @@ class MissingLoweringPlatforms(Rule):
 
     def _mesh_text(self, expr: ast.expr, mesh: Mesh) -> str:
         """The name the mesh is reached through (`mesh`, `self.mesh`), else its code."""
-        return _reference(expr) or _short(self._source(expr))
+        return _reference(expr) or _short(self.analysis.text(expr))
 
     def _origin_text(self, mesh: Mesh) -> str:
-        return _short(self._source(mesh.origin)) if mesh.origin is not None else "?"
+        return (
+            _short(self.analysis.text(mesh.origin)) if mesh.origin is not None else "?"
+        )
 
     def _site_text(self, site: Site) -> str:
         """The mesh a `use_abstract_mesh(M)` (or `set_mesh(M)`) site enters, as written."""
@@ -884,15 +886,9 @@ class MissingLoweringPlatforms(Rule):
             given = node.args[0] if node.args else None
             given = next((k.value for k in node.keywords if k.arg == "mesh"), given)
             if given is not None and not isinstance(given, ast.Starred):
-                return _reference(given) or _short(self._source(given))
+                return _reference(given) or _short(self.analysis.text(given))
         mesh = site.mesh
         return self._origin_text(mesh) if isinstance(mesh, Mesh) else "?"
-
-    def _source(self, node: ast.AST) -> str:
-        """The code of a node of this module as written; of another module's, as `ast` spells it."""
-        if node in self.analysis.module.parents:
-            return self.analysis.text(node)
-        return ast.unparse(node)
 
     # -- the fix ----------------------------------------------------------------------------
 

@@ -155,7 +155,16 @@ class Analysis:
         return span(self._lines, node)
 
     def text(self, node: ast.AST) -> str:
-        """The node's source as written (without parentheses around it)."""
+        """The node's source as written (without parentheses around it); for a node of
+        another module of the run (a mesh built there), that module's (as `ast` spells it
+        when the engine no longer holds that module)."""
+        if node is not self.module.tree and node not in self.parents:
+            other = self.engine.project.holding(node)
+            return (
+                ast.unparse(node)
+                if other is None
+                else Analysis(self.engine, other).text(node)
+            )
         where = self.span(node)
         (line, column), (end_line, end_column) = where.start, where.end
         if line == end_line:

@@ -307,6 +307,15 @@ class Project:
         self._modules[path] = (key, found)
         return found
 
+    def holding(self, node: ast.AST) -> Module | None:
+        """The parsed module of the run whose tree holds `node` (while it is kept)."""
+        for _, found in self._modules.values():
+            if isinstance(found, Module) and (
+                node is found.tree or node in found.parents
+            ):
+                return found
+        return None
+
     def given(self, path: Path) -> bytes | None:
         """The source the caller gave for `path` (`add_source`), if any."""
         return self._given.get(path.resolve())
