@@ -333,8 +333,14 @@ class MissingLoweringPlatforms(Rule):
         ):
             trace, jitted_expr = stage, stage.func.value  # `jit(f).trace(x).lower()`
         jitted = self._jitted(jitted_expr)
-        self._check(node, trace, jitted, rewrite_to_trace=not traced)
         confirmed = self.analysis.confirmed(node, self.code)
+        changed = self._changed(trace, confirmed) if confirmed is not None else None
+        if (
+            changed is not None
+        ):  # the log is about other code: no fix, whatever the code shows
+            self.report(node, changed)
+            return
+        self._check(node, trace, jitted, rewrite_to_trace=not traced)
         if confirmed is not None and len(self.reports) == reported:
             # It raised, yet the code does not show why: ask again with the log's answer.
             self._check(
@@ -525,7 +531,7 @@ class MissingLoweringPlatforms(Rule):
         else:
             platforms = _keyword(lower, "lowering_platforms")
             refused = self._why_no_fix_from_log(
-                lower, trace, jitted, platforms, confirmed, rewrite_to_trace
+                lower, jitted, platforms, confirmed, rewrite_to_trace
             )
             if refused is not None:
                 self.report(lower, refused)
@@ -572,23 +578,17 @@ class MissingLoweringPlatforms(Rule):
     def _why_no_fix_from_log(
         self,
         lower: ast.Call,
-        trace: ast.Call,
         jitted: _Jitted | None,
         platforms: ast.keyword | None,
         confirmed: Confirmed,
         rewrite_to_trace: bool,
     ) -> str | None:
-        """Why a `.lower()` the log shows raising gets no fix from it: it passes the platforms
-        now, the code shows another context mesh (changed since the log), or it may be
-        `jit(f).lower(...)`, whose keywords go to f."""
+        """Why a `.lower()` the log shows raising gets no fix from it (besides a log the code
+        contradicts, `_changed`): it passes the platforms now, or it may be `jit(f).lower(...)`,
+        whose keywords go to f."""
         logged = f"the log shows JAX raised it here ({confirmed.where})"
         if platforms is not None and not _is_none(platforms.value):
             return f"`.lower()` raised for lack of lowering_platforms ({logged}), but passes them now: nothing to fix"
-        changed = self._contradicted(trace, list(confirmed.evidence.meshes("context")))
-        if changed is not None:
-            return (
-                f"`.lower()` needs lowering_platforms ({logged}); {not_fixed(changed)}"
-            )
         positional = bool(lower.args)
         if rewrite_to_trace and jitted is None and not positional:
             return (
@@ -596,6 +596,15 @@ class MissingLoweringPlatforms(Rule):
                 "this is `jit(f).lower(...)`, whose keywords go to f, or a traced stage's `.lower()`"
             )
         return None
+
+    def _changed(self, trace: ast.Call, confirmed: Confirmed) -> str | None:
+        """The report for a `.lower()` whose log contradicts the code (changed since the log),
+        checked before the code's own answer: a log about other code unlocks no fix."""
+        changed = self._contradicted(trace, list(confirmed.evidence.meshes("context")))
+        if changed is None:
+            return None
+        logged = f"the log shows JAX raised it here ({confirmed.where})"
+        return f"`.lower()` needs lowering_platforms ({logged}); {not_fixed(changed)}"
 
     def _logged_abstract_only(
         self, lower: ast.Call, confirmed: Confirmed
