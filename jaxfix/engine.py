@@ -86,13 +86,13 @@ def screened_rules(
 
 
 def _refuse_if_too_large(
-    source: bytes, facts: ModuleFacts | None, options: Options
+    source: bytes, node_count: int | None, options: Options
 ) -> None:
     """Bound a worker's memory: one huge function can take gigabytes in LibCST."""
-    if facts is not None:
+    if node_count is not None:
         predicted, basis = (
-            facts.node_count * _BYTES_PER_AST_NODE,
-            f"{facts.node_count:,} syntax nodes",
+            node_count * _BYTES_PER_AST_NODE,
+            f"{node_count:,} syntax nodes",
         )
     else:
         predicted, basis = (
@@ -402,19 +402,20 @@ def check_source(
         )
     if not rules:
         return None, ()
-    facts = module_facts(source, project)
-    if (
-        evidence is None
-    ):  # evidence from a log stands for what the screen would ask of the code
-        rules = [r for r in rules if not issubclass(r, CstRule)] + screened_rules(
-            [r for r in rules if issubclass(r, CstRule)], facts
-        )
-        if not rules:
-            return None, ()
-    _refuse_if_too_large(source, facts, options)
-    del facts
     ast_rules = [r for r in rules if not issubclass(r, CstRule)]
     cst_rules = [r for r in rules if issubclass(r, CstRule)]
+    if cst_rules:  # the screen and LibCST's memory bound are the LibCST rules' alone
+        facts = module_facts(source, project)
+        if (
+            evidence is None
+        ):  # evidence from a log stands for what the screen would ask of the code
+            cst_rules = screened_rules(cst_rules, facts)
+            if not (ast_rules or cst_rules):
+                return None, ()
+        _refuse_if_too_large(
+            source, facts.node_count if facts is not None else None, options
+        )
+        del facts
     if engine is None:
         engine = Engine(options.project_roots, (), options.jax_version)
     path = project.path if project is not None else Path("-").absolute()
@@ -480,6 +481,10 @@ def check_source(
         if not allowed:
             break
         if module is None:
+            assert (
+                ast_analysis is not None
+            )  # no LibCST rule ran: the reports are over ast
+            _refuse_if_too_large(text, len(ast_analysis.module.parents), options)
             module = _parse_cst(text)
         # Only the first pass can get here with nothing fixed yet, so `text` is the original.
         # LibCST loses a few odd layouts (e.g. whitespace after a final blank line).

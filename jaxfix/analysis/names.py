@@ -217,3 +217,14 @@ def api_of_name(name: str) -> Api | None:
     if last in _MATCH_ANY_JAX_MODULE and (head == "jax" or head.startswith("jax.")):
         return _MATCH_ANY_JAX_MODULE[last]
     return None
+
+
+# TestCase methods that test an error (absltest's too), each: the parameter holding the
+# pattern (or None) and how it is applied (jaxfix/analysis/ast_engine/expected.py).
+EXPECTED_ERROR_METHODS: dict[str, tuple[str | None, str]] = {
+    "assertRaises": (None, "search"),
+    "assertRaisesRegex": ("expected_regex", "search"),
+    "assertRaisesRegexp": ("expected_regex", "search"),
+    "assertRaisesWithLiteralMatch": ("expected_exception_message", "literal"),
+    "assertRaisesWithPredicateMatch": ("predicate", "unknown"),
+}

@@ -30,7 +30,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from jaxfix.analysis.ast_engine.evaluate import Evaluator, _is_generator
-from jaxfix.analysis.ast_engine.expected import EXPECTING_METHODS
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import (
     BoundMethod,
@@ -49,6 +48,7 @@ from jaxfix.analysis.ast_engine.values import (
 from jaxfix.analysis.ast_engine.vocabulary import api_of
 from jaxfix.analysis.names import (
     ENTER_METHODS,
+    EXPECTED_ERROR_METHODS,
     MESH_CONTEXT_APIS,
     Api,
     imported_name_enters_no_mesh,
@@ -62,7 +62,9 @@ _RUNS_FUNCTION = frozenset(
 )  # jit(f).lower(...) traces f
 # TestCase methods (absltest's expected-error managers too, and those a newer unittest dropped):
 # `with self.assertRaises(...)` enters no mesh.
-_TEST_CASE_METHODS = frozenset(dir(unittest.TestCase)) | EXPECTING_METHODS
+_TEST_CASE_METHODS = frozenset(dir(unittest.TestCase)) | frozenset(
+    EXPECTED_ERROR_METHODS
+)
 # Builtins that iterate their argument at once (a generator passed to them runs there).
 _ITERATES = frozenset(
     {"list", "tuple", "set", "dict", "sum", "min", "max", "any", "all"}

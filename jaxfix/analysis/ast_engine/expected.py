@@ -29,21 +29,13 @@ from typing import TYPE_CHECKING
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import External, ListValue, Value
 from jaxfix.analysis.ast_engine.vocabulary import api_of
+from jaxfix.analysis.names import EXPECTED_ERROR_METHODS as _TEST_CASE_METHODS
 from jaxfix.analysis.names import Api
 from jaxfix.analysis.pattern_match import Unmodelled, may_search
 
 if TYPE_CHECKING:  # the engine's package imports the modules that answer for it
     from jaxfix.analysis.ast_engine import Engine
 
-# Method name -> (parameter holding the pattern or None, how the pattern is applied).
-_TEST_CASE_METHODS: dict[str, tuple[str | None, str]] = {
-    "assertRaises": (None, "search"),
-    "assertRaisesRegex": ("expected_regex", "search"),
-    "assertRaisesRegexp": ("expected_regex", "search"),
-    "assertRaisesWithLiteralMatch": ("expected_exception_message", "literal"),
-    "assertRaisesWithPredicateMatch": ("predicate", "unknown"),
-}
-EXPECTING_METHODS = frozenset(_TEST_CASE_METHODS)
 _PYTEST_RAISES = frozenset(
     {"pytest.raises", "_pytest.python_api.raises", "_pytest.raises.raises"}
 )
