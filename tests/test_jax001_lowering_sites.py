@@ -128,3 +128,50 @@ def test_callback_in_a_lambda_is_reported_without_fix():
     assert diagnostic.fix_title is None
     assert "jax.pure_callback needs devices" in diagnostic.message
     assert result.fixed is None
+
+
+EXPLICIT = "E = AbstractMesh((2, 4), ('x', 'y'), axis_types=(AxisType.Explicit,) * 2)\n"
+
+
+@pytest.mark.parametrize(
+    "mesh",
+    [
+        "E",
+        # an abstract device gives no platform to an eager op (it does to `.lower()`)
+        "jax.make_mesh((2, 4), ('x', 'y')).abstract_mesh",
+    ],
+)
+def test_eager_op_under_an_explicit_abstract_mesh_is_reported_without_fix(mesh):
+    (diagnostic,), result = jax001(
+        EXPLICIT + f"with use_abstract_mesh({mesh}):\n    key = jax.random.key(0)"
+    )
+    assert diagnostic.fix_title is None
+    assert diagnostic.message.startswith("`jax.random.key(0)` runs eagerly")
+    assert f"use_abstract_mesh(`{mesh[:20]}" in diagnostic.message  # cut at 40
+    assert result.fixed is None
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # in a function: it may be traced (under jit it lowers nothing eagerly)
+        "def init():\n    with use_abstract_mesh(E):\n        return jnp.ones(3)",
+        # NumPy computes on the host; eval_shape lowers nothing
+        "with use_abstract_mesh(E):\n    y = np.ones(3)\n    z = jax.eval_shape(jnp.sin, x)",
+        # Auto axes: no context mesh for JAX (the default before jax 0.11)
+        "with use_abstract_mesh(AbstractMesh((8,), ('d',))):\n    key = jax.random.key(0)",
+        # a committed argument brings its device
+        "c = jax.device_put(np.ones(3), jax.devices()[0])\n"
+        "with use_abstract_mesh(E):\n    y = jnp.asarray(c)",
+    ],
+    ids=[
+        "in-a-function",
+        "numpy-and-eval-shape",
+        "auto-axes",
+        "committed",
+    ],
+)
+def test_no_eager_op_report_without_evidence(source):
+    diagnostics, result = jax001("import numpy as np\n" + EXPLICIT + source)
+    assert diagnostics == []
+    assert result.fixed is None

@@ -221,10 +221,11 @@ class MissingLoweringPlatforms(Rule):
     it. A function never used under a mesh context is still reported.
 
     An op that computes eagerly (`jax.random.key(0)`, `jnp.ones(...)`, `jnp.asarray(...)` of
-    host data) at module level under `use_abstract_mesh(M)`, M with an `Explicit` axis and no
-    abstract device, raises the same error with no `.lower()` in sight (JAX lowers it on the
-    context mesh): it is reported, without a fix (which mesh to run it under is the user's
-    choice).
+    host data) at module level under `use_abstract_mesh(M)`, M with an `Explicit` axis (with an
+    abstract device too: it gives no platform to an eager op), raises the same error with no
+    `.lower()` in sight (JAX lowers it on the context mesh): it is reported, without a fix
+    (which mesh to run it under is the user's choice). Code in a function is not: it may be
+    traced, and then lowers nothing eagerly.
 
     When the lowered function visibly calls `jax.pure_callback`, `io_callback` or
     `jax.debug.inspect_array_sharding`, it reports JAX's other error instead, without a fix.
@@ -321,17 +322,13 @@ class MissingLoweringPlatforms(Rule):
         reported = len(self.reports)
         trace = node  # `jit(f).lower(x)` traces and lowers in one call
         jitted_expr = func.value
-        traced = (
-            isinstance(stage, ast.Call)
-            and isinstance(stage.func, ast.Attribute)
-            and stage.func.attr == "trace"
-        )
+        traced = False
         if (
             isinstance(stage, ast.Call)
             and isinstance(stage.func, ast.Attribute)
-            and traced
-        ):
-            trace, jitted_expr = stage, stage.func.value  # `jit(f).trace(x).lower()`
+            and stage.func.attr == "trace"
+        ):  # `jit(f).trace(x).lower()`
+            traced, trace, jitted_expr = True, stage, stage.func.value
         jitted = self._jitted(jitted_expr)
         confirmed = self.analysis.confirmed(node, self.code)
         changed = self._changed(trace, confirmed) if confirmed is not None else None
@@ -363,9 +360,7 @@ class MissingLoweringPlatforms(Rule):
             return
         context = self._context_mesh(call)
         if not context.known or context.mesh is None or context.site is None:
-            return
-        if context.mesh.has_abstract_device:
-            return  # JAX takes the platform from it
+            return  # (an abstract device does not help an eager op: checked on both tiers)
         self.report(
             call,
             f"`{_short(self.analysis.text(call))}` runs eagerly, so JAX lowers it, and only AbstractMesh "
@@ -751,7 +746,7 @@ class MissingLoweringPlatforms(Rule):
             mesh = self.analysis.value_of(given) if given is not None else None
             if not isinstance(mesh, Mesh) or not mesh.is_abstract or given is None:
                 return None
-            return [_Found(mesh, self._mesh_text(given, mesh))]
+            return [_Found(mesh, self._mesh_text(given))]
         return self._value_meshes(self.analysis.value_of(expr), argument=False)
 
     def _value_meshes(self, value: Value, *, argument: bool) -> list[_Found] | None:
@@ -879,7 +874,7 @@ class MissingLoweringPlatforms(Rule):
 
     # -- how messages name meshes -------------------------------------------------------------
 
-    def _mesh_text(self, expr: ast.expr, mesh: Mesh) -> str:
+    def _mesh_text(self, expr: ast.expr) -> str:
         """The name the mesh is reached through (`mesh`, `self.mesh`), else its code."""
         return _reference(expr) or _short(self.analysis.text(expr))
 
