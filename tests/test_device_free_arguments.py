@@ -1,6 +1,7 @@
 """JAX001 next to arguments that bring no devices (host data, uncommitted arrays) and next to
 ones that do (committed arrays, `device=`): which kinds were checked against real JAX is in
-jaxfix/analysis/arrays.py; fixtures/JAX001/host_and_uncommitted_array_arguments.py runs some."""
+jaxfix/analysis/ast_engine/device_free.py (its cases are asked of that module directly in
+tests/test_ast_engine_questions.py); fixtures/JAX001/host_and_uncommitted_array_arguments.py runs some."""
 
 from __future__ import annotations
 
