@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import subprocess
@@ -62,6 +63,27 @@ def test_engine_page_is_generated_from_the_analysis_and_every_rule_links_it():
     )
     for code in BUILTIN:
         assert "[docs/engine.md](../engine.md)" in RULES[code].doc(), code
+
+
+def test_engine_page_describes_the_engine_over_ast_only():
+    """Every section and import of the page's generator is jaxfix/analysis/ast_engine/ (or the
+    one API table, analysis/names.py): the page never documents the LibCST-era analysis."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from generate_docs import ENGINE_SECTIONS
+
+    script = (ROOT / "scripts" / "generate_docs.py").read_text(encoding="utf-8")
+    named = {name for _, name in ENGINE_SECTIONS}
+    named |= {
+        node.module
+        for node in ast.walk(ast.parse(script))
+        if isinstance(node, ast.ImportFrom) and node.module
+    }
+    named |= set(re.findall(r'import_module\("([\w.]+)"\)', script))
+    analysis = {name for name in named if name.startswith("jaxfix.analysis")}
+    assert analysis and all(
+        name.startswith("jaxfix.analysis.ast_engine") or name == "jaxfix.analysis.names"
+        for name in analysis
+    ), sorted(analysis)
 
 
 def test_readme_example_is_what_jaxfix_prints():

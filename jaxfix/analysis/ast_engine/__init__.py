@@ -1,5 +1,5 @@
-"""The value engine over Python's own `ast`, for a whole project (being built beside
-jaxfix/analysis/module.py; docs/design.md says what it answers and what is left).
+"""The value engine over Python's own `ast`, for a whole project: what the rules ask, through
+`Analysis` (analysis.py; docs/engine.md says what it follows, docs/design.md what is left).
 
 `Engine.value_of(module, expr)`: what an expression evaluates to (values.py) or `Unknown(why)`.
 `Engine.ways_at(module, node)` / `current_mesh(module, node)`: the mesh contexts in force where a

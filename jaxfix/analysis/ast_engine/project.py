@@ -3,9 +3,8 @@
 A `Project` belongs to one run (never a process-wide cache keyed by module name: two projects'
 `helper.py` never meet). It parses a module when a question first reaches it, by path, and keeps
 it while its size and modification time stay the same. Where imports are looked for is Python's
-rule for code run from the tree (as jaxfix/analysis/project.py): relative imports from the
-importer's package, absolute ones from the directory above the importer's top-most package, then
-each root and `<root>/src`. Nothing is imported or run.
+rule for code run from the tree: relative imports from the importer's package, absolute ones
+from the directory above the importer's top-most package, then each root and `<root>/src`. Nothing is imported or run.
 
 What an answer depended on is recorded (`record`, one per module whose questions are being
 answered, `begin`): every file parsed, every path an import was looked for at and what was there,
