@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
-from jaxfix.analysis.contexts import context_mesh_sites
+from jaxfix.analysis.ast_engine.values import Mesh, Spec
 from jaxfix.analysis.names import Api
-from jaxfix.analysis.values import MeshValue
-from jaxfix.codemods.base import CstRule
+from jaxfix.codemods.base import Rule
 from jaxfix.diagnostics import Safety
 
 
-class SpecAxisNotInMesh(CstRule):
+class SpecAxisNotInMesh(Rule):
     """
     ## What it does
     Finds `jax.device_put(x, P(axis))` where the context mesh has no axis `axis`.
@@ -45,30 +44,30 @@ class SpecAxisNotInMesh(CstRule):
     tokens = ((b"device_put",),)
     raises = ("Resource axis: {text} of {text} is not found in mesh: {text}.",)
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: ast.Call) -> None:
         analysis = self.analysis
         args = (
             analysis.bind(node) if analysis.called_api(node) is Api.DEVICE_PUT else None
-        )  # which calls
-        spec = analysis.resolve(args["device"]) if args and "device" in args else None
-        if (
-            not isinstance(spec, cst.Call)
-            or analysis.called_api(spec) is not Api.PARTITION_SPEC
-        ):
+        )
+        if not args or "device" not in args:  # which calls
             return
+        spec = analysis.value_of(args["device"])  # question 2: what P(...) evaluates to
+        mesh = analysis.current_mesh(node)  # question 1: one mesh on every way it runs
+        if (
+            not isinstance(spec, Spec)
+            or not isinstance(mesh, Mesh)
+            or not mesh.axis_names
+        ):
+            return  # not a spec, or no context, or a mesh the code does not show: a miss
+        names = mesh.axis_names
         axes = [
-            analysis.value_of(arg.value) for arg in spec.args if arg.keyword is None
-        ]  # question 2
-        for site in context_mesh_sites(analysis.contexts_at(node)):  # question 1
-            mesh = site.mesh
-            if not isinstance(mesh, MeshValue) or mesh.axis_names is None:
-                continue
-            names = mesh.axis_names
-            missing = [
-                axis for axis in axes if isinstance(axis, str) and axis not in names
-            ]
-            if missing:
-                return self.report(
-                    node,
-                    f"axis {missing[0]!r} is not in the context mesh {mesh.shape_text()}",
-                )
+            a
+            for part in spec.parts
+            for a in (part if isinstance(part, tuple) else (part,))
+        ]
+        missing = [a for a in axes if isinstance(a, str) and a not in names]
+        # (the engine drops a report where the code tests the error: assertRaises)
+        if missing:
+            self.report(
+                node, f"axis {missing[0]!r} is not in the context mesh's axes {names}"
+            )
