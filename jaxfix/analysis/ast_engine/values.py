@@ -151,6 +151,45 @@ class Mesh:
             self.origin,
         )
 
+    @property
+    def is_empty(self) -> bool:
+        return self.axis_sizes == () or self.axis_names == ()
+
+    @property
+    def all_explicit(self) -> bool:
+        return self.axis_types is not None and all(
+            t is AxisType.EXPLICIT for t in self.axis_types
+        )
+
+    def equals(self, other: Mesh) -> bool | None:
+        """Equal as JAX compares meshes (axis names, sizes, types, abstract device; not
+        whether concrete: JAX compares their abstract meshes); None when what is known cannot
+        tell."""
+        verdicts = {
+            _same_axes(self.axis_names, other.axis_names),
+            _same_axes(self.axis_sizes, other.axis_sizes),
+            _same_axes(self.axis_types, other.axis_types),
+        }
+        if False in verdicts:
+            return False
+        if None in verdicts:
+            return None
+        return self.has_abstract_device == other.has_abstract_device
+
+    def shape_text(self) -> str:
+        """'(8, 4) ('data', 'model')', with '?' for what is unknown."""
+        sizes = (
+            "?"
+            if self.axis_sizes is None
+            else tuple_text(["?" if s is None else str(s) for s in self.axis_sizes])
+        )
+        names = (
+            "?"
+            if self.axis_names is None
+            else tuple_text([repr(n) for n in self.axis_names])
+        )
+        return f"{sizes} {names}"
+
 
 @dataclass(frozen=True)
 class Spec:
@@ -168,6 +207,7 @@ class Sharding:
 
     mesh: Value
     spec: Value
+    origin: ast.AST | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -186,6 +226,7 @@ class Array:
 
     sharding: Value
     of: Value
+    origin: ast.AST | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -337,6 +378,24 @@ Value: TypeAlias = (
 )
 
 
+def tuple_text(items: list[str]) -> str:
+    """Python's spelling of a tuple whose elements are already spelled: '(8,)', '(8, 4)'."""
+    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+
+
+def _same_axes(
+    a: tuple[object, ...] | None, b: tuple[object, ...] | None
+) -> bool | None:
+    """Two per-axis tuples whose elements may be None (unknown): equal, not, or cannot tell."""
+    if a is None or b is None:
+        return None
+    if len(a) != len(b) or any(
+        x is not None and y is not None and x != y for x, y in zip(a, b)
+    ):
+        return False
+    return None if None in a or None in b else True
+
+
 def holds_tree_objects(value: Value) -> bool:
     """Whether `value` may be or contain a function, class or object of the tree."""
     if isinstance(value, Foreign):
@@ -353,7 +412,9 @@ def holds_tree_objects(value: Value) -> bool:
         return any(holds_tree_objects(v) for _, v in value.items)
     if isinstance(value, (Array, ShapeStruct, Sharding)):
         return any(
-            holds_tree_objects(getattr(value, f)) for f in value.__dataclass_fields__
+            holds_tree_objects(getattr(value, f))
+            for f in value.__dataclass_fields__
+            if f != "origin"
         )
     return False
 

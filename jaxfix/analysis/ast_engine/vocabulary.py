@@ -197,7 +197,7 @@ def _named_sharding(
 ) -> Value:
     if "mesh" not in args or "spec" not in args:
         return Unknown("NamedSharding(...) without a mesh and a spec")
-    return Sharding(args["mesh"], args["spec"])
+    return Sharding(args["mesh"], args["spec"], node)
 
 
 def _context(api: Api) -> Callable[[Bound, ast.AST, tuple[int, ...] | None], Value]:
@@ -219,7 +219,7 @@ def _shape_struct(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -
 
 
 def _device_put(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> Value:
-    return Array(args.get("device"), args.get("x", Unknown("nothing placed")))
+    return Array(args.get("device"), args.get("x", Unknown("nothing placed")), node)
 
 
 def _create_device_mesh(
@@ -281,6 +281,9 @@ def call(
         return callee  # functools.wraps(fn) decorates keeping the body
     if api is Api.PARTIAL or callee.name == "functools.partial":
         return _partial(positional, keywords)
+    typed = _typeof(positional[0]) if api is Api.TYPEOF and positional else None
+    if typed is not None and len(positional) == 1 and not keywords:
+        return typed
     if api in (Api.DEVICES, Api.LOCAL_DEVICES):
         return Devices((None,), is_array=False)
     if api in (Api.NUMPY_ARRAY, Api.NUMPY_RESHAPE):
@@ -300,6 +303,24 @@ def call(
         if not any(holds_tree_objects(v) for v in (*positional, *keywords.values())):
             return Foreign(found.why)
     return found
+
+
+def _typeof(value: Value) -> Value | None:
+    """`jax.typeof(x)`: for an array placed on a NamedSharding, a struct whose `.sharding` is
+    on the abstract mesh of the array's mesh (eager and inside jit, jax 0.10.2 and 0.12.0.1);
+    None for anything else (what JAX returns then is not known)."""
+    if isinstance(value, Structs):
+        return value
+    if isinstance(value, Array) and isinstance(value.sharding, Sharding):
+        mesh = value.sharding.mesh
+        return ShapeStruct(
+            Unknown("the shape of an array"),
+            Unknown("the dtype of an array"),
+            Sharding(
+                mesh.abstract if isinstance(mesh, Mesh) else mesh, value.sharding.spec
+            ),
+        )
+    return None
 
 
 def _axis_set(value: Value | None) -> Value:
