@@ -2,25 +2,23 @@
 
 from __future__ import annotations
 
+import ast
 import enum
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from jaxfix.analysis.confirmed import Confirmed, changed_since_the_log
-from jaxfix.analysis.contexts import ContextSite, Entry, context_mesh_sites
-from jaxfix.analysis.cst_names import bind, signature_of
-from jaxfix.analysis.module import ModuleAnalysis
-from jaxfix.analysis.names import MESH_CONTEXT_APIS, Api
-from jaxfix.analysis.syntax import code, short
-from jaxfix.analysis.values import MeshValue
-from jaxfix.codemods.base import CstRule
-from jaxfix.codemods.import_spelling import api_spelling, module_spelling
+from jaxfix.analysis.ast_engine.analysis import Analysis
+from jaxfix.analysis.ast_engine.contexts import Entry, Site, setting_site
+from jaxfix.analysis.ast_engine.evidence import Confirmed, changed_since_the_log
+from jaxfix.analysis.ast_engine.placement import Placed, arguments_of
+from jaxfix.analysis.ast_engine.values import Spec, Unknown
+from jaxfix.analysis.names import Api
+from jaxfix.codemods.base import Rule
 from jaxfix.codemods.text import not_fixed, related, with_note
 from jaxfix.diagnostics import Fix, Related, Safety
 from jaxfix.options import Options
-from jaxfix.screen import ModuleFacts
+from jaxfix.quoting import cut
 
 _INPUT_ERROR = '"Input sharding mesh ... should be equal to out_sharding mesh ..."'
 _CONTEXT_ERROR = '"Context mesh ... should match the mesh of sharding ..."'
@@ -28,19 +26,21 @@ _EAGER_SETTERS = (
     Api.SET_MESH,
     Api.USE_MESH,
 )  # both raise inside jit, so what they enclose is eager
+_LOCAL_ENTRIES = (Entry.WITH, Entry.ENTER_CONTEXT, Entry.GLOBAL_SET)
 
 
 @dataclass(frozen=True, kw_only=True)
 class _Site:
     """One way the gather runs: its context mesh and input mesh, as one call site shows them."""
 
-    context: MeshValue
+    context: Placed
     entered_by: Api | None  # the API that made `context` current
-    input: MeshValue | None
+    input: Placed | None
     input_text: str  # the input as the code at this site spells it
-    call: cst.Call | None = (
+    call: ast.AST | None = (
         None  # the caller's call, when the input or the context comes from it
     )
+    caller: Analysis | None = None  # the module of `call`
     context_from_caller: bool = False
     input_from_caller: bool = False
 
@@ -58,10 +58,10 @@ class _Verdict:
 
     kind: _Failure
     site: _Site
-    out: MeshValue
+    out: Placed
 
 
-class AllGatherMeshMismatch(CstRule):
+class AllGatherMeshMismatch(Rule):
     """
     ## What it does
     Finds `top_level_all_gather(x, out_sharding)` calls (`jax._src.shard_map`, through any
@@ -71,8 +71,9 @@ class AllGatherMeshMismatch(CstRule):
     literal tuple, list or dict of inputs is checked with its sharding.
 
     The input's mesh is known from `jax.device_put(..., NamedSharding(mesh, ...))`, or
-    `jax.device_put(..., P(...))` inside `jax.set_mesh(mesh)`; for a parameter, from the
-    arguments of the calls in the same module. The context mesh is JAX's where the call runs,
+    `jax.device_put(..., P(...))` inside `jax.set_mesh(mesh)`, as the engine follows the value
+    (through names, returns, containers); for a parameter, from the arguments of each call of
+    the function in the project. The context mesh is JAX's where the call runs,
     as the engine follows it (what it follows and what it does not:
     [docs/engine.md](../engine.md)). Meshes compare as JAX compares them: axis names, sizes,
     types, and whether an abstract device is attached. Anything unknown means no diagnostic;
@@ -133,36 +134,19 @@ class AllGatherMeshMismatch(CstRule):
         Safety.SAFE: "put a foreign out_sharding on the context mesh",
         Safety.UNSAFE: "move the input onto the context mesh with device_put",
     }
-    # The gather, a device_put for its input's mesh, and a mesh context.
-    tokens = (
-        (
-            b"top_level_all_gather",
-            b"device_put",
-            rb"(?:set|use)_mesh|use_abstract_mesh",
-        ),
-    )
+    # The gather (its input's device_put and its mesh context may be in another module).
+    tokens = ((b"top_level_all_gather",),)
     raises = (
         "Input sharding mesh {mesh:input} should be equal to out_sharding mesh {mesh:out}",
     )
     raised_in = ("jax/_src/shard_map.py",)
     mesh_locals = {"input": "aval.sharding.mesh", "out": "out_sh.mesh"}
 
-    @classmethod
-    def screen(cls, module: ModuleFacts) -> bool:
-        """The gather (`visit_Call`), its input placed by device_put (`_array_mesh`), a mesh
-        context (`_context_mesh`) and a sharding to compare (`_out_mesh`)."""
-        return (
-            module.calls(Api.TOP_LEVEL_ALL_GATHER) > 0
-            and module.calls(Api.DEVICE_PUT) > 0
-            and module.calls(*MESH_CONTEXT_APIS) > 0
-            and module.mentions(Api.NAMED_SHARDING, Api.PARTITION_SPEC)
-        )
-
-    def __init__(self, analysis: ModuleAnalysis, options: Options) -> None:
+    def __init__(self, analysis: Analysis, options: Options) -> None:
         super().__init__(analysis, options)
-        self.reported: set[cst.CSTNode] = set()
+        self.reported: set[ast.AST] = set()
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: ast.Call) -> None:
         if self.analysis.called_api(node) is not Api.TOP_LEVEL_ALL_GATHER:
             return
         args = self.analysis.bind(node)
@@ -180,9 +164,9 @@ class AllGatherMeshMismatch(CstRule):
 
     def _check_leaf(
         self,
-        gather: cst.Call,
-        x: cst.BaseExpression,
-        sharding: cst.BaseExpression,
+        gather: ast.Call,
+        x: ast.expr,
+        sharding: ast.expr,
         confirmed: Confirmed | None = None,
     ) -> None:
         """The input's mesh, the context's and the out_sharding's on each way the gather runs
@@ -196,7 +180,7 @@ class AllGatherMeshMismatch(CstRule):
         if confirmed is not None and (
             input_mesh is None
             or confirmed.agreed("out") is None
-            or isinstance(x, (cst.Tuple, cst.List, cst.Dict))
+            or isinstance(x, (ast.Tuple, ast.List, ast.Dict))
         ):
             self.report(
                 gather,
@@ -210,9 +194,7 @@ class AllGatherMeshMismatch(CstRule):
             return
         if confirmed is not None:
             sites = [
-                s
-                if s.input is not None
-                else replace(s, input=confirmed.fill("input", None, x))
+                s if s.input is not None else replace(s, input=_logged(confirmed, x))
                 for s in sites
             ]
         verdicts = [
@@ -231,12 +213,13 @@ class AllGatherMeshMismatch(CstRule):
             filled = confirmed.fill("input", None, x)
             out = confirmed.fill("out", None, gather)
             assert filled is not None and out is not None  # both agreed, above
+            text = self._short(x)
             self.report(
                 gather,
                 (
-                    f"{logged}: the input `{short(x)}` is on {_describe(filled)}, the context mesh is {_describe(out)}; "
+                    f"{logged}: the input `{text}` is on {_describe(Placed(filled, None))}, the context mesh is {_describe(Placed(out, None))}; "
                     "not fixed: jaxfix does not see where that context mesh is set (a decorator, a caller, another module): "
-                    f"move the input onto it (jax.device_put({short(x)}, NamedSharding(<context mesh>, jax.typeof({short(x)}).sharding.spec))) "
+                    f"move the input onto it (jax.device_put({text}, NamedSharding(<context mesh>, jax.typeof({text}).sharding.spec))) "
                     "or gather under the input's mesh"
                 ),
             )
@@ -244,7 +227,7 @@ class AllGatherMeshMismatch(CstRule):
     def _contradicted(
         self,
         sites: list[_Site],
-        sharding: cst.BaseExpression,
+        sharding: ast.expr,
         confirmed: Confirmed | None,
     ) -> str | None:
         """Why the log's meshes are not what the code shows at some site (the out_sharding's
@@ -256,22 +239,25 @@ class AllGatherMeshMismatch(CstRule):
                 (
                     "the out_sharding mesh",
                     "out",
-                    self._out_mesh(sharding, site.context),
+                    self.analysis.sharding_mesh(sharding, site.context),
                 ),
                 ("the input's mesh", "input", site.input),
             ]
-            for what, role, mesh in shown:
-                logged = confirmed.contradiction(role, mesh)
-                if mesh is not None and logged is not None:
+            for what, role, placed in shown:
+                if placed is None:
+                    continue
+                logged = confirmed.contradiction(role, placed.mesh)
+                if logged is not None:
                     return changed_since_the_log(
-                        f"{what} {_named(mesh)}", f"the one {logged.shape_text()}"
+                        f"{what} {_named(placed)}",
+                        f"the one {logged.shape_text()}",
                     )
         return None
 
     def _report_leaf(
         self,
-        x: cst.BaseExpression,
-        sharding: cst.BaseExpression,
+        x: ast.expr,
+        sharding: ast.expr,
         sites: list[_Site],
         verdicts: list[_Verdict],
         source: str = "",
@@ -294,13 +280,14 @@ class AllGatherMeshMismatch(CstRule):
             related=self._related(first.site),
         )
 
-    def _verdict(self, site: _Site, sharding: cst.BaseExpression) -> _Verdict | None:
-        out = self._out_mesh(sharding, site.context)
-        if site.input is None or out is None or not site.input.all_explicit:
+    def _verdict(self, site: _Site, sharding: ast.expr) -> _Verdict | None:
+        out = self.analysis.sharding_mesh(sharding, site.context)
+        if site.input is None or out is None or not site.input.mesh.all_explicit:
             return None
+        context = site.context.mesh
         out_is_context, input_is_context = (
-            out.equals(site.context),
-            site.input.equals(site.context),
+            out.mesh.equals(context),
+            site.input.mesh.equals(context),
         )
         if out_is_context is None or input_is_context is None:
             return None
@@ -311,55 +298,53 @@ class AllGatherMeshMismatch(CstRule):
     # -- fixes --------------------------------------------------------------------------------
 
     def _move_input(
-        self, x: cst.BaseExpression, sites: list[_Site], verdicts: list[_Verdict]
+        self, x: ast.expr, sites: list[_Site], verdicts: list[_Verdict]
     ) -> tuple[Fix | None, str | None]:
         if any(s.context_from_caller for s in sites):
             return None, self._suggest_at_caller(verdicts[0])
         if any(v.kind is not _Failure.INPUT for v in verdicts):
             return None, not_fixed("other calls of this function fail differently")
         context = sites[0].context
-        if sites[0].entered_by not in _EAGER_SETTERS or context.is_abstract:
+        if sites[0].entered_by not in _EAGER_SETTERS or context.mesh.is_abstract:
             return None, not_fixed(
                 "the context mesh is abstract, there is no concrete mesh to move the input to"
             )
         if context.name is None:
             return None, not_fixed("the context mesh has no name the fix could use")
-        if not isinstance(x, cst.Name):
+        if not isinstance(x, ast.Name):
             return None, not_fixed(
                 "the input is an expression the fix would have to evaluate twice"
             )
+        names = context.mesh.axis_names
         for verdict in verdicts:
-            names = (
-                verdict.site.input.axis_names
-                if verdict.site.input is not None
-                else None
-            )
-            if names is None or context.axis_names is None:
+            given = verdict.site.input
+            axes = given.mesh.axis_names if given is not None else None
+            if axes is None or names is None:
                 return None, not_fixed(
                     "the axis names of the input's or the context's mesh are not known"
                 )
-            missing = [n for n in names if n not in context.axis_names]
+            missing = [n for n in axes if n not in names]
             if missing:
                 return None, not_fixed(
                     f"the context mesh has no axis {missing[0]!r} of the input's mesh"
                 )
-        module = self.analysis.wrapper.module
-        named_sharding, imports = api_spelling(
-            module, Api.NAMED_SHARDING, "jax.sharding"
+        named_sharding, imports = self.analysis.api_spelling(
+            Api.NAMED_SHARDING, "jax.sharding"
         )
-        jax_name, jax_import = module_spelling(module, "jax")
-        replacement = cst.parse_expression(
-            f"{jax_name}.device_put({x.value}, {named_sharding}({context.name}, {jax_name}.typeof({x.value}).sharding.spec))"
-        )
-        title = f"move `{x.value}` onto `{context.name}` before the gather"
+        jax_name, jax_import = self.analysis.module_spelling("jax")
+        moved = f"{jax_name}.device_put({x.id}, {named_sharding}({context.name}, {jax_name}.typeof({x.id}).sharding.spec))"
+        title = f"move `{x.id}` onto `{context.name}` before the gather"
         return Fix(
-            title, ((x, replacement),), Safety.UNSAFE, (*jax_import, *imports)
+            title,
+            ((x, lambda _: cst.parse_expression(moved)),),
+            Safety.UNSAFE,
+            (*jax_import, *imports),
         ), None
 
     def _rehome_sharding(
         self,
-        x: cst.BaseExpression,
-        sharding: cst.BaseExpression,
+        x: ast.expr,
+        sharding: ast.expr,
         sites: list[_Site],
         verdicts: list[_Verdict],
     ) -> tuple[Fix | None, str | None]:
@@ -367,39 +352,33 @@ class AllGatherMeshMismatch(CstRule):
         if any(v.kind is not _Failure.CONTEXT for v in verdicts):
             return None, not_fixed("other calls of this function fail differently")
         if any(
-            v.site.input is None or not v.site.input.equals(v.site.context)
+            v.site.input is None or not v.site.input.mesh.equals(v.site.context.mesh)
             for v in verdicts
         ):
             return None, self._input_elsewhere_note(first)
-        is_named = (
-            isinstance(sharding, cst.Call)
-            and self.analysis.called_api(sharding) is Api.NAMED_SHARDING
-        )
         args = (
             self.analysis.bind(sharding)
-            if is_named and isinstance(sharding, cst.Call)
+            if isinstance(sharding, ast.Call)
+            and self.analysis.called_api(sharding) is Api.NAMED_SHARDING
             else None
         )
         if args is None or "mesh" not in args:
             return None, not_fixed("the NamedSharding is not written in this call")
         axes = self._spec_axes(args.get("spec"))
         context = first.site.context
-        if (
-            axes is None
-            or context.axis_names is None
-            or not axes <= set(context.axis_names)
-        ):
+        names = context.mesh.axis_names
+        if axes is None or names is None or not axes <= set(names):
             return None, not_fixed(
                 "its PartitionSpec's axes are not all known axes of the context mesh"
             )
         imports: tuple[tuple[str, str | None], ...] = ()
         if not any(s.context_from_caller for s in sites) and context.name is not None:
             mesh_text, title = context.name, f"put the out_sharding on `{context.name}`"
-        elif isinstance(x, cst.Name):
-            jax_name, imports = module_spelling(self.analysis.wrapper.module, "jax")
+        elif isinstance(x, ast.Name):
+            jax_name, imports = self.analysis.module_spelling("jax")
             mesh_text, title = (
-                f"{jax_name}.typeof({x.value}).sharding.mesh",
-                f"put the out_sharding on `{x.value}`'s mesh",
+                f"{jax_name}.typeof({x.id}).sharding.mesh",
+                f"put the out_sharding on `{x.id}`'s mesh",
             )
         else:
             return None, not_fixed(
@@ -407,193 +386,152 @@ class AllGatherMeshMismatch(CstRule):
             )
         return Fix(
             title,
-            ((args["mesh"], cst.parse_expression(mesh_text)),),
+            ((args["mesh"], lambda _: cst.parse_expression(mesh_text)),),
             Safety.SAFE,
             imports,
         ), None
 
+    def _spec_axes(self, spec: ast.expr | None) -> set[str] | None:
+        """Every axis name a `P(...)` names (partitions, reduced, unreduced), when all known."""
+        value = self.analysis.value_of(spec) if spec is not None else None
+        if not isinstance(value, Spec):
+            return None
+        axes: set[str] = set()
+        for part in (*value.parts, value.reduced, value.unreduced):
+            if part is None:
+                continue
+            names = (
+                (part,)
+                if isinstance(part, str)
+                else tuple(part)
+                if isinstance(part, (tuple, frozenset))
+                else None
+            )
+            if names is None or not all(isinstance(n, str) for n in names):
+                return None
+            axes.update(str(n) for n in names)
+        return axes
+
     # -- where the gather runs ----------------------------------------------------------------
 
-    def _sites(self, gather: cst.Call, x: cst.BaseExpression) -> list[_Site]:
-        """One site per way the gather runs: under the context the core finds, with the input
+    def _sites(self, gather: ast.Call, x: ast.expr) -> list[_Site]:
+        """One site per way the gather runs: under the context the engine finds, with the input
         as this function spells it or, for a parameter, as each caller passes it."""
         analysis = self.analysis
-        function = _enclosing_function(analysis.parents, gather)
-        parameter = self._parameter(x, function)
-        sites = []
-        for outer in context_mesh_sites(analysis.contexts_at(gather)):
-            context = _context_mesh(outer)
+        function = _enclosing_function(analysis, gather)
+        parameter = _parameter(analysis, x, function)
+        outer = [setting_site(way) for way in analysis.ways_at(gather)]
+        local = [
+            s
+            for s in outer
+            if s is not None and not _from_caller(analysis, s, function)
+        ]
+        if local:  # entered in the gather's own function, by its decorator or setUp
+            site = local[-1]
+            context = _context(analysis.context_mesh(site, gather))
             if context is None:
-                if outer.call is None:
-                    return []
-                continue
-            if outer.call is not None:  # the context comes from this caller
-                arg = (
-                    x
-                    if parameter is None or function is None
-                    else _argument(outer.call, function, parameter)
-                )
-                if arg is not None:
-                    sites.append(
-                        _Site(
-                            context=context,
-                            entered_by=outer.api,
-                            input=self._array_mesh(arg),
-                            input_text=code(arg),
-                            call=outer.call,
-                            context_from_caller=True,
-                            input_from_caller=parameter is not None,
-                        )
-                    )
-                continue
+                return []
             if parameter is None or function is None:
                 return [
                     _Site(
                         context=context,
-                        entered_by=outer.api,
-                        input=self._array_mesh(x),
-                        input_text=code(x),
+                        entered_by=site.api,
+                        input=analysis.array_mesh(x),
+                        input_text=analysis.text(x),
                     )
                 ]
             return [
                 _Site(
                     context=context,
-                    entered_by=outer.api,
-                    input=self._array_mesh(arg),
-                    input_text=code(arg),
+                    entered_by=site.api,
+                    input=caller.array_mesh(arg),
+                    input_text=caller.text(arg),
                     call=call,
+                    caller=caller,
                     input_from_caller=True,
                 )
-                for call in analysis.calls_running(function)
-                if (arg := _argument(call, function, parameter)) is not None
+                for caller, call, arg in self._calls(function, parameter, x)
             ]
+        engine_sites = [s for s in outer if s is not None]
+        if function is None or not engine_sites:
+            return []
+        sites = []
+        for caller, call, arg in self._calls(function, parameter, x):
+            placing = caller if parameter is not None else analysis
+            for way in caller.ways_at(call):
+                site = setting_site(way)
+                if (
+                    site is None
+                    or replace(site, call=site.call or call) not in engine_sites
+                ):
+                    continue  # not a way the gather runs (a generator's call runs none)
+                context = _context(caller.context_mesh(site, call))
+                if context is None:
+                    continue
+                sites.append(
+                    _Site(
+                        context=context,
+                        entered_by=site.api,
+                        input=placing.array_mesh(arg),
+                        input_text=placing.text(arg),
+                        call=call,
+                        caller=caller,
+                        context_from_caller=True,
+                        input_from_caller=parameter is not None,
+                    )
+                )
         return sites
 
-    def _parameter(
-        self, x: cst.BaseExpression, function: cst.FunctionDef | None
-    ) -> cst.Param | None:
-        """The parameter of `function` (the gather's own) that `x` names, if it is one."""
-        definition = (
-            self.analysis.definition(x)
-            if function is not None and isinstance(x, cst.Name)
-            else None
-        )
-        if not isinstance(definition, cst.Param):
-            return None
-        parameters = self.analysis.parents.get(definition)
-        return (
-            definition
-            if parameters is not None
-            and self.analysis.parents.get(parameters) is function
-            else None
-        )
-
-    # -- meshes of arrays and shardings -------------------------------------------------------
-
-    def _array_mesh(self, expr: cst.BaseExpression) -> MeshValue | None:
-        """The mesh of an array made by `jax.device_put(value, sharding)`, when that is visible."""
-        target = self.analysis.resolve(expr)
-        if (
-            not isinstance(target, cst.Call)
-            or self.analysis.called_api(target) is not Api.DEVICE_PUT
-        ):
-            return None
-        args = self.analysis.bind(target)
-        sharding = args.get("device") if args else None
-        if sharding is None:
-            return None
-        resolved = self.analysis.resolve(sharding)
-        api = self.analysis.called_api(resolved)
-        if api is Api.NAMED_SHARDING and isinstance(resolved, cst.Call):
-            return self._named_sharding_mesh(resolved)
-        if api is Api.PARTITION_SPEC:
-            local = [
-                s
-                for s in self.analysis.contexts_at(target)
-                if s.is_local and s.sets_context_mesh
-            ]
-            if local and local[-1].api in _EAGER_SETTERS:
-                return _context_mesh(local[-1])
-        return None
-
-    def _out_mesh(
-        self, sharding: cst.BaseExpression, context: MeshValue
-    ) -> MeshValue | None:
-        resolved = self.analysis.resolve(sharding)
-        api = self.analysis.called_api(resolved)
-        if api is Api.PARTITION_SPEC:
-            return context
-        if api is Api.NAMED_SHARDING and isinstance(resolved, cst.Call):
-            return self._named_sharding_mesh(resolved)
-        return None
-
-    def _named_sharding_mesh(self, call: cst.Call) -> MeshValue | None:
-        args = self.analysis.bind(call)
-        mesh = self.analysis.value_of(args["mesh"]) if args and "mesh" in args else None
-        return mesh if isinstance(mesh, MeshValue) else None
-
-    def _spec_axes(self, spec: cst.BaseExpression | None) -> set[str] | None:
-        """Every axis name a literal `P(...)` mentions (partitions, reduced, unreduced)."""
-        call = self.analysis.resolve(spec) if spec is not None else None
-        if (
-            not isinstance(call, cst.Call)
-            or self.analysis.called_api(call) is not Api.PARTITION_SPEC
-        ):
-            return None
-        axes: set[str] = set()
-        for arg in call.args:
-            if arg.star or (
-                arg.keyword is not None
-                and arg.keyword.value not in ("reduced", "unreduced")
-            ):
-                return None
-            value = arg.value
-            if (
-                isinstance(value, cst.Name)
-                and value.value == "None"
-                and arg.keyword is None
-            ):
-                continue
-            names = (
-                [value]
-                if isinstance(value, cst.SimpleString) and arg.keyword is None
-                else _collection(value)
-            )
-            texts = [
-                n.evaluated_value
-                for n in names or ()
-                if isinstance(n, cst.SimpleString)
-            ]
-            if (
-                names is None
-                or len(texts) != len(names)
-                or not all(isinstance(t, str) for t in texts)
-            ):
-                return None
-            axes.update(str(t) for t in texts)
-        return axes
+    def _calls(
+        self,
+        function: ast.FunctionDef | ast.AsyncFunctionDef,
+        parameter: str | None,
+        x: ast.expr,
+    ) -> list[tuple[Analysis, ast.AST, ast.expr]]:
+        """The calls running `function`'s body, each with its module and the input it gives
+        (what it passes for `parameter`, or the gather's own input); none when unknown."""
+        analysis = self.analysis
+        running = analysis.calls_running(function)
+        if isinstance(running, Unknown):
+            return []
+        if parameter is None:
+            return [(analysis.of(m), call, x) for m, call in running]
+        passing = analysis.calls_passing(function)
+        if isinstance(passing, Unknown):
+            return []
+        binding = {id(call) for _, call in passing}
+        found = []
+        for module, call in running:
+            arg = _argument(call, function, parameter) if id(call) in binding else None
+            if arg is not None:
+                found.append((analysis.of(module), call, arg))
+        return found
 
     # -- messages -----------------------------------------------------------------------------
 
-    def _input_message(self, x: cst.BaseExpression, verdict: _Verdict) -> str:
+    def _short(self, node: ast.AST | str) -> str:
+        text = node if isinstance(node, str) else self.analysis.text(node)
+        return cut(" ".join(text.split()))
+
+    def _input_message(self, x: ast.expr, verdict: _Verdict) -> str:
         site = verdict.site
         assert site.input is not None  # a verdict needs the input's mesh
         return (
-            f"top_level_all_gather input `{short(x)}` is on {_describe(site.input)} but its "
+            f"top_level_all_gather input `{self._short(x)}` is on {_describe(site.input)} but its "
             f"out_sharding is on the context mesh {_describe(site.context)}{self._via(site)}; "
             f"JAX raises {_INPUT_ERROR}"
         )
 
-    def _context_message(self, sharding: cst.BaseExpression, verdict: _Verdict) -> str:
+    def _context_message(self, sharding: ast.expr, verdict: _Verdict) -> str:
         site = verdict.site
         return (
-            f"top_level_all_gather out_sharding `{short(sharding)}` is on {_describe(verdict.out)} but the "
+            f"top_level_all_gather out_sharding `{self._short(sharding)}` is on {_describe(verdict.out)} but the "
             f"context mesh is {_describe(site.context)}{self._via(site)}; JAX raises {_CONTEXT_ERROR}"
         )
 
     def _input_elsewhere_note(self, verdict: _Verdict) -> str:
         site = verdict.site
-        if site.input is not None and site.input.equals(verdict.out):
+        if site.input is not None and site.input.mesh.equals(verdict.out.mesh):
             return not_fixed(
                 f"the input is on that mesh too, so either gather under "
                 f"`jax.set_mesh({verdict.out.name or '...'})` or move the input onto the context mesh"
@@ -613,7 +551,7 @@ class AllGatherMeshMismatch(CstRule):
         )
         if site.input_from_caller and site.call is not None:
             return not_fixed(
-                f"inside a function whose context comes from its caller: pass `{moved}` at line {self.analysis.line(site.call)}"
+                f"inside a function whose context comes from its caller: pass `{moved}` at {self._where(site)}"
             )
         return not_fixed(
             f"inside a function whose context comes from its caller (it may run under jit): gather `{moved}`"
@@ -623,58 +561,101 @@ class AllGatherMeshMismatch(CstRule):
         if site.call is None:
             return ""
         if site.context_from_caller:
-            return f" (entered around the call at line {self.analysis.line(site.call)})"
+            return f" (entered around the call at {self._where(site)})"
         if site.input_from_caller:
-            return f" (the input is `{short(site.input_text)}`, passed at line {self.analysis.line(site.call)})"
+            return f" (the input is `{self._short(site.input_text)}`, passed at {self._where(site)})"
         return ""
 
+    def _where(self, site: _Site) -> str:
+        """'line N' of the site's call, in this module or the caller's."""
+        assert site.call is not None and site.caller is not None
+        line = f"line {site.caller.line(site.call)}"
+        if site.caller is self.analysis:
+            return line
+        return f"{line} of {site.caller.path.name}"
+
     def _related(self, site: _Site) -> tuple[Related, ...]:
-        return (
-            ()
-            if site.call is None
-            else (related(self.analysis, "the function is called here", site.call),)
-        )
+        if site.call is None or site.caller is not self.analysis:
+            return ()
+        return (related(self.analysis, "the function is called here", site.call),)
 
 
 # -- helpers ------------------------------------------------------------------------------------
 
 
 def _enclosing_function(
-    parents: Mapping[cst.CSTNode, cst.CSTNode], node: cst.CSTNode
-) -> cst.FunctionDef | None:
+    analysis: Analysis, node: ast.AST
+) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     """The function whose body `node` is in (None at module level, in a class body or lambda)."""
-    current = parents.get(node)
-    while current is not None and not isinstance(
-        current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)
-    ):
-        current = parents.get(current)
-    return current if isinstance(current, cst.FunctionDef) else None
+    scope = analysis.module.scope_of(node)
+    return scope if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
 
 
-def _context_mesh(site: ContextSite) -> MeshValue | None:
-    """The context mesh a site sets, when it is known, non-empty and all-Explicit (with Auto
-    axes JAX fails earlier, with another error)."""
-    mesh = site.mesh
-    if (
-        site.api is None
-        or not isinstance(mesh, MeshValue)
-        or mesh.is_empty
-        or not mesh.all_explicit
-    ):
+def _parameter(
+    analysis: Analysis,
+    x: ast.expr,
+    function: ast.FunctionDef | ast.AsyncFunctionDef | None,
+) -> str | None:
+    """The parameter of `function` (the gather's own) that `x` names, if it is one."""
+    if function is None or not isinstance(x, ast.Name):
         return None
-    if (
-        site.entry is Entry.DECORATOR
-    ):  # its name is the decorator's, not in scope at the gather
-        return replace(mesh, name=None)
-    return mesh
+    bindings = analysis.engine.evaluator.reaching(analysis.module, x)
+    params = {
+        id(p)
+        for p in (
+            *function.args.posonlyargs,
+            *function.args.args,
+            *function.args.kwonlyargs,
+        )
+    }
+    if bindings and all(b.kind == "param" and id(b.node) in params for b in bindings):
+        return x.id
+    return None
 
 
-def _leaves(
-    xs: cst.BaseExpression, out: cst.BaseExpression
-) -> list[tuple[cst.BaseExpression, cst.BaseExpression]] | None:
+def _from_caller(
+    analysis: Analysis,
+    site: Site,
+    function: ast.FunctionDef | ast.AsyncFunctionDef | None,
+) -> bool:
+    """Whether `site` is entered around a call of the gather's function (not in the function
+    itself, its decorators or its TestCase's setUp)."""
+    if site.call is None or function is None:
+        return False
+    current: ast.AST | None = site.call
+    while current is not None:
+        if current is function:
+            return False
+        current = analysis.parents.get(current)
+    return True
+
+
+def _argument(
+    call: ast.AST, function: ast.FunctionDef | ast.AsyncFunctionDef, parameter: str
+) -> ast.expr | None:
+    """What `call` passes for `parameter` of `function` (None when it passes nothing, or the
+    arguments cannot be bound)."""
+    args = arguments_of(call, function) if isinstance(call, ast.Call) else None
+    return args.get(parameter) if args is not None else None
+
+
+def _context(placed: Placed | None) -> Placed | None:
+    """The context mesh, when it is known, non-empty and all-Explicit (with Auto axes JAX fails
+    earlier, with another error)."""
+    if placed is None or placed.mesh.is_empty or not placed.mesh.all_explicit:
+        return None
+    return placed
+
+
+def _logged(confirmed: Confirmed, x: ast.expr) -> Placed | None:
+    filled = confirmed.fill("input", None, x)
+    return Placed(filled, None) if filled is not None else None
+
+
+def _leaves(xs: ast.expr, out: ast.expr) -> list[tuple[ast.expr, ast.expr]] | None:
     """(input leaf, its sharding) for a literal tuple, list or dict of inputs, one level deep,
     with one sharding for all or a container of the same kind; None when they do not match."""
-    containers = (cst.Tuple, cst.List, cst.Dict)
+    containers = (ast.Tuple, ast.List, ast.Dict)
     if not isinstance(xs, containers):
         return None if isinstance(out, containers) else [(xs, out)]
     inputs = _items(xs)
@@ -691,49 +672,31 @@ def _leaves(
     return [(value, by_key[key]) for key, value in inputs]
 
 
-def _items(node: cst.BaseExpression) -> list[tuple[object, cst.BaseExpression]] | None:
+def _items(node: ast.expr) -> list[tuple[object, ast.expr]] | None:
     """(index or string key, value) for a literal tuple, list or dict; None for anything else."""
-    if isinstance(node, (cst.Tuple, cst.List)):
-        if any(isinstance(e, cst.StarredElement) for e in node.elements):
+    if isinstance(node, (ast.Tuple, ast.List)):
+        if any(isinstance(e, ast.Starred) for e in node.elts):
             return None
-        return [(i, e.value) for i, e in enumerate(node.elements)]
-    if isinstance(node, cst.Dict):
-        items: list[tuple[object, cst.BaseExpression]] = []
-        for element in node.elements:
-            if not isinstance(element, cst.DictElement) or not isinstance(
-                element.key, cst.SimpleString
-            ):
+        return list(enumerate(node.elts))
+    if isinstance(node, ast.Dict):
+        items: list[tuple[object, ast.expr]] = []
+        for key, value in zip(node.keys, node.values):
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
                 return None
-            items.append((element.key.evaluated_value, element.value))
+            items.append((key.value, value))
         return items
     return None
 
 
-def _collection(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:
-    if isinstance(node, (cst.Set, cst.Tuple, cst.List)) and not any(
-        isinstance(e, cst.StarredElement) for e in node.elements
-    ):
-        return [e.value for e in node.elements]
-    return None
-
-
-def _argument(
-    call: cst.Call, function: cst.FunctionDef, parameter: cst.Param
-) -> cst.BaseExpression | None:
-    """What `call` passes for `parameter` of `function` (None when it passes nothing, or the
-    arguments cannot be bound)."""
-    signature = signature_of(function)
-    args = bind(call, signature) if signature is not None else None
-    return args.get(parameter.name.value) if args is not None else None
-
-
-def _named(mesh: MeshValue) -> str:
+def _named(placed: Placed) -> str:
     """'`mesh` (4, 2) ('x', 'y')', or the shape alone."""
-    return f"`{mesh.name}` {mesh.shape_text()}" if mesh.name else mesh.shape_text()
+    shape = placed.mesh.shape_text()
+    return f"`{placed.name}` {shape}" if placed.name else shape
 
 
-def _describe(mesh: MeshValue) -> str:
+def _describe(placed: Placed) -> str:
+    mesh = placed.mesh
     text = f"mesh {mesh.shape_text()}"
-    if mesh.name:
-        text = f"`{mesh.name}` {mesh.shape_text()}"
+    if placed.name:
+        text = f"`{placed.name}` {mesh.shape_text()}"
     return text if mesh.has_abstract_device else text + " without an abstract device"

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from jaxfix.analysis.ast_engine.contexts import Contexts, Way
 from jaxfix.analysis.ast_engine.evaluate import Evaluator
+from jaxfix.analysis.ast_engine.placement import Placement
 from jaxfix.analysis.ast_engine.project import Module, Project
 from jaxfix.analysis.ast_engine.values import Unknown, Value
 
@@ -32,6 +33,7 @@ class Engine:
         self.jax_version = jax_version
         self.evaluator = Evaluator(self.project, jax_version)
         self.contexts = Contexts(self.evaluator)
+        self.placement = Placement(self.contexts)
 
     def begin(
         self,

@@ -6,7 +6,10 @@ questions), and what finding the calls a rule looks at needs: `called_api` / `ap
 JAX API, whatever the spelling or alias), `bind(call)` (a JAX call's arguments by parameter
 name, from the one signature table), `is_entered(expr)`, `line(node)` and `text(node)` (the
 source as written). `expected(node, raises)` and `confirmed(node, code)` are the code that
-tests an error (expected.py) and the evidence a log gives (evidence.py).
+tests an error (expected.py) and the evidence a log gives (evidence.py). Which mesh an array,
+a sharding or a mesh context is on, with the name the code gives it (placement.py):
+`array_mesh`, `sharding_mesh`, `context_mesh`; where a function runs and who passes its
+parameters: `calls_running`, `calls_passing`, each call in its module (`of(module)` asks there).
 """
 
 from __future__ import annotations
@@ -23,12 +26,13 @@ from jaxfix.analysis.ast_engine import (
     jitting,
     spelling,
 )
-from jaxfix.analysis.ast_engine.contexts import Way
+from jaxfix.analysis.ast_engine.contexts import Site, Way
 from jaxfix.analysis.ast_engine.evidence import Confirmed, EvidenceMap
 from jaxfix.analysis.ast_engine.expected import ExpectedErrors
+from jaxfix.analysis.ast_engine.placement import Placed
 from jaxfix.analysis.ast_engine.positions import Span, span
 from jaxfix.analysis.ast_engine.project import Module
-from jaxfix.analysis.ast_engine.values import External, Value
+from jaxfix.analysis.ast_engine.values import External, Unknown, Value
 from jaxfix.analysis.ast_engine.vocabulary import api_of
 from jaxfix.analysis.names import ENTER_METHODS, SIGNATURES, Api, Signature
 from jaxfix.diffs import split_lines
@@ -73,6 +77,43 @@ class Analysis:
     def current_mesh(self, node: ast.AST) -> Value:
         """The mesh JAX's context holds where `node` runs: a `Mesh`, None, or Unknown."""
         return self.engine.current_mesh(self.module, node)
+
+    # -- which mesh an array, a sharding, a context is on (placement.py) -----------------------
+
+    def array_mesh(self, expr: ast.expr) -> Placed | None:
+        """The mesh the array `expr` is on, and its name here, when jaxfix sees it placed."""
+        return self.engine.placement.array(self.module, expr)
+
+    def sharding_mesh(self, expr: ast.expr, context: Placed) -> Placed | None:
+        """The mesh of the sharding `expr` (a bare `P(...)`: `context`), and its name here."""
+        return self.engine.placement.sharding(self.module, expr, context)
+
+    def context_mesh(self, site: Site, at: ast.AST) -> Placed | None:
+        """The mesh the context `site` makes current, named as the code at `at` may spell it."""
+        return self.engine.placement.context(self.module, site, at)
+
+    def calls_running(
+        self, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> list[tuple[Module, ast.AST]] | Unknown:
+        """Where `function`'s body runs in the project, each call in its module."""
+        return self.engine.contexts.calls_running(self.module, function)
+
+    def calls_passing(
+        self, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> list[tuple[Module, ast.Call]] | Unknown:
+        """The calls of `function` in the project whose arguments its parameters take (where
+        a parameter's value comes from); Unknown when it is also used otherwise, or called
+        through a decorator (which may pass other arguments)."""
+        found = self.engine.evaluator.calls_of(self.module, function)
+        if isinstance(found, Unknown):
+            return found
+        if any(callee is None for _, _, callee in found):
+            return Unknown(f"`{function.name}` is called through a decorator")
+        return [(module, call) for module, call, _ in found]
+
+    def of(self, module: Module) -> Analysis:
+        """The same questions about another module of the run (where a caller is)."""
+        return self if module is self.module else Analysis(self.engine, module)
 
     # -- finding the calls a rule looks at ----------------------------------------------------
 
@@ -144,6 +185,11 @@ class Analysis:
         """How this module spells module `name` (`jx` for `import jax as jx`), else `name`
         and the import a fix must add (spelling.py)."""
         return spelling.module_spelling(self.module.tree, name)
+
+    def api_spelling(self, api: Api, from_module: str) -> tuple[str, spelling.Imports]:
+        """How this module spells the JAX `api` (`NS` for `from jax.sharding import
+        NamedSharding as NS`), else its name and `from from_module import` it (spelling.py)."""
+        return spelling.api_spelling(self.module.tree, api, from_module)
 
     # -- where, as written ----------------------------------------------------------------------
 

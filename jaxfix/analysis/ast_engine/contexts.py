@@ -784,11 +784,16 @@ class Contexts:
         ]
 
 
+def setting_site(way: Way) -> Site | None:
+    """The site that sets JAX's context mesh on `way`: the innermost that sets one."""
+    return next((s for s in reversed(way) if s.sets_context_mesh), None)
+
+
 def _current(ways: list[Way]) -> Value:
     meshes: list[Value] = []
     for way in ways:
-        setting = [s for s in way if s.sets_context_mesh]
-        meshes.append(setting[-1].mesh if setting else None)
+        setting = setting_site(way)
+        meshes.append(setting.mesh if setting is not None else None)
     if all(m is None for m in meshes):
         return None
     if any(m is None for m in meshes):
