@@ -92,11 +92,20 @@ def test_a_dict_of_shardings_is_paired_by_key():
     assert '"a": u, "b": jax.device_put(x,' in fixed
 
 
-def test_an_input_bound_twice_is_unknown():
+def test_an_input_rebound_is_the_binding_that_reaches_the_gather():
+    gather = "with jax.set_mesh(mesh_b):\n    y = top_level_all_gather(x, P())\n"
+    x_b = X_A.replace("mesh_a", "mesh_b")
+    assert len(jax003(HEADER + x_b + X_A + gather)[0]) == 1
+    assert jax003(HEADER + X_A + x_b + gather)[0] == []
+
+
+def test_an_input_bound_differently_on_two_branches_is_unknown():
     source = (
         HEADER
+        + "if flag:\n    "
         + X_A
-        + X_A
+        + "else:\n    "
+        + X_A.replace("mesh_a", "mesh_b")
         + "with jax.set_mesh(mesh_b):\n    y = top_level_all_gather(x, P())\n"
     )
     assert jax003(source)[0] == []

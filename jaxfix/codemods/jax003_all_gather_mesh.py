@@ -153,9 +153,9 @@ class AllGatherMeshMismatch(Rule):
         if args is None or "xs" not in args or "out_sharding" not in args:
             return
         reported = len(self.reports)
-        for x, sharding in _leaves(args["xs"], args["out_sharding"]) or ():
-            self._check_leaf(node, x, sharding)
         confirmed = self.analysis.confirmed(node, self.code)
+        for x, sharding in _leaves(args["xs"], args["out_sharding"]) or ():
+            self._check_leaf(node, x, sharding, against=confirmed)
         if confirmed is not None and len(self.reports) == reported:
             # It raised, yet the code shows no failing leaf: ask again with the log's meshes.
             self._check_leaf(node, args["xs"], args["out_sharding"], confirmed)
@@ -168,14 +168,12 @@ class AllGatherMeshMismatch(Rule):
         x: ast.expr,
         sharding: ast.expr,
         confirmed: Confirmed | None = None,
+        against: Confirmed | None = None,
     ) -> None:
         """The input's mesh, the context's and the out_sharding's on each way the gather runs
-        (`confirmed`: with the log's input mesh where the code does not show it)."""
-        logged = (
-            f"the log shows JAX raised {_INPUT_ERROR} here ({confirmed.where})"
-            if confirmed is not None
-            else ""
-        )
+        (`confirmed`: with the log's input mesh where the code does not show it; `against`: a
+        log the meshes the code shows must not contradict, else the code changed since)."""
+        logged = _logged_here(confirmed) if confirmed is not None else ""
         input_mesh = confirmed.agreed("input") if confirmed is not None else None
         if confirmed is not None and (
             input_mesh is None
@@ -188,9 +186,12 @@ class AllGatherMeshMismatch(Rule):
             )
             return
         sites = self._sites(gather, x)
-        changed = self._contradicted(sites, sharding, confirmed)
-        if changed is not None:
-            self.report(gather, f"{logged}; {not_fixed(changed)}")
+        log = confirmed or against
+        changed = self._contradicted(sites, sharding, log)
+        if changed is not None and log is not None:
+            if gather not in self.reported:  # once for all the gather's leaves
+                self.reported.add(gather)
+                self.report(gather, f"{_logged_here(log)}; {not_fixed(changed)}")
             return
         if confirmed is not None:
             sites = [
@@ -459,19 +460,19 @@ class AllGatherMeshMismatch(Rule):
         for caller, call, arg in self._calls(function, parameter, x):
             placing = caller if parameter is not None else analysis
             for way in caller.ways_at(call):
-                site = setting_site(way)
+                around = setting_site(way)
                 if (
-                    site is None
-                    or replace(site, call=site.call or call) not in engine_sites
+                    around is None
+                    or replace(around, call=around.call or call) not in engine_sites
                 ):
                     continue  # not a way the gather runs (a generator's call runs none)
-                context = _context(caller.context_mesh(site, call))
+                context = _context(caller.context_mesh(around, call))
                 if context is None:
                     continue
                 sites.append(
                     _Site(
                         context=context,
-                        entered_by=site.api,
+                        entered_by=around.api,
                         input=placing.array_mesh(arg),
                         input_text=placing.text(arg),
                         call=call,
@@ -645,6 +646,10 @@ def _context(placed: Placed | None) -> Placed | None:
     if placed is None or placed.mesh.is_empty or not placed.mesh.all_explicit:
         return None
     return placed
+
+
+def _logged_here(confirmed: Confirmed) -> str:
+    return f"the log shows JAX raised {_INPUT_ERROR} here ({confirmed.where})"
 
 
 def _logged(confirmed: Confirmed, x: ast.expr) -> Placed | None:

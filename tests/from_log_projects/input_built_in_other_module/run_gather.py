@@ -1,5 +1,5 @@
 # code: JAX003
-# static: unfixed (the input is built in another module)
+# static: fixed
 # result: [0, 1, 2, 3, 4, 5, 6, 7] {'x': 4, 'y': 2}
 import jax
 from jax.sharding import AxisType, PartitionSpec as P
