@@ -91,13 +91,20 @@ ENGINE_SECTIONS = (
     ("Arguments that bring no devices", "jaxfix.analysis.ast_engine.device_free"),
     ("Operations that run eagerly", "jaxfix.analysis.ast_engine.eager"),
     ("Mesh contexts", "jaxfix.analysis.ast_engine.contexts"),
+    (
+        "Which mesh an array, a sharding or a context is on",
+        "jaxfix.analysis.ast_engine.placement",
+    ),
     ("Which binding reaches a read", "jaxfix.analysis.ast_engine.flow"),
     ("Containers something may change", "jaxfix.analysis.ast_engine.mutation"),
     ("Where a name's value is written", "jaxfix.analysis.ast_engine.assignments"),
     ("Imports from other modules of the tree", "jaxfix.analysis.ast_engine.project"),
     ("Code that tests the error", "jaxfix.analysis.ast_engine.expected"),
     ("Facts from a log", "jaxfix.analysis.ast_engine.evidence"),
-    ("How a module spells a module (for fixes)", "jaxfix.analysis.ast_engine.spelling"),
+    (
+        "How a module spells a module or an API (for fixes)",
+        "jaxfix.analysis.ast_engine.spelling",
+    ),
     ("Positions", "jaxfix.analysis.ast_engine.positions"),
 )
 

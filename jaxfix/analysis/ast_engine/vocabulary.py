@@ -4,7 +4,9 @@
 jax 0.10.2 and 0.12.0.1) to the value its call builds from its arguments' values, bound by the
 same signature table (`SIGNATURES`); `attribute` and `method` say what a known value's
 attributes and methods give (`mesh.shape["data"]`, `mesh.axis_sizes`, `mesh.abstract_mesh`,
-`mesh.update(...)`, `sharding.mesh`, `dict.values()`, `devices.reshape(...)`). Axis types
+`mesh.update(...)`, `sharding.mesh`, `dict.values()`, `devices.reshape(...)`);
+`jax.typeof(x).sharding` of an array placed on a NamedSharding is on the abstract mesh of the
+array's mesh (eager and inside jit, on both tiers). Axis types
 follow the target JAX version: an AbstractMesh's default is Explicit since 0.11, Auto before;
 `make_mesh` defaults to Explicit and `Mesh` to Auto on both tiers. Builtins of Python that
 containers need (`len`, `tuple`, `dict`, `range`, `math.prod`, ...) are here too.
