@@ -91,6 +91,7 @@ ENGINE_SECTIONS = (
     ("Arguments that bring no devices", "jaxfix.analysis.ast_engine.device_free"),
     ("Operations that run eagerly", "jaxfix.analysis.ast_engine.eager"),
     ("Mesh contexts", "jaxfix.analysis.ast_engine.contexts"),
+    ("Jitted functions", "jaxfix.analysis.ast_engine.jitting"),
     (
         "Which mesh an array, a sharding or a context is on",
         "jaxfix.analysis.ast_engine.placement",
@@ -107,6 +108,21 @@ ENGINE_SECTIONS = (
     ),
     ("Positions", "jaxfix.analysis.ast_engine.positions"),
 )
+
+
+def engine_sections() -> list[tuple[str, str]]:
+    """ENGINE_SECTIONS, then every other module of the engine (by its name): a new module's
+    docstring is on the page without anyone listing it."""
+    import pkgutil
+
+    ast_engine = importlib.import_module("jaxfix.analysis.ast_engine")
+    listed = {name for _, name in ENGINE_SECTIONS}
+    rest = [
+        (info.name, f"{ast_engine.__name__}.{info.name}")
+        for info in pkgutil.iter_modules(ast_engine.__path__)
+        if f"{ast_engine.__name__}.{info.name}" not in listed
+    ]
+    return [*ENGINE_SECTIONS, *sorted(rest)]
 
 
 def engine_page() -> str:
@@ -159,12 +175,9 @@ def engine_page() -> str:
         f"`{spellings(api)[0]}`" for api in Api if api in MESH_CONTEXT_APIS
     )
     entered = ", ".join(f"`x.{name}(cm)`" for name in sorted(ENTER_METHODS))
-    jitting = importlib.import_module("jaxfix.analysis.ast_engine.jitting")
     out += [
         "",
         f"The mesh contexts: {contexts}, as `with` items or entered by {entered}.",
-        "",
-        f"Jitted functions: {one_line(doc(jitting))}",
         "",
         "## The questions a rule asks (`self.analysis`)",
         "",
@@ -184,7 +197,7 @@ def engine_page() -> str:
         for name, method in vars(Analysis).items()
         if inspect.isfunction(method) and not name.startswith("_") and doc(method)
     ]
-    for title, name in ENGINE_SECTIONS:
+    for title, name in engine_sections():
         module = importlib.import_module(name)
         path = name.replace(".", "/") + ".py"
         out += ["", f"## {title}", "", f"From [{path}](../{path}).", "", doc(module)]
