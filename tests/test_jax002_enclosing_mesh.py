@@ -44,6 +44,64 @@ def main(x):
     assert b'AbstractMesh((8, 4), ("data", "model"))):' in result.fixed
 
 
+@pytest.mark.parametrize(
+    "source",
+    [
+        """
+class Trainer:
+    def stage(self):
+        with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
+            pass
+
+    def run(self):
+        with use_abstract_mesh(M32):
+            self.stage()
+""",
+        """
+def stage():
+    with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
+        pass
+
+def run():
+    stage()
+
+with use_abstract_mesh(M32):
+    run()
+""",
+    ],
+    ids=["method", "two-levels"],
+)
+def test_methods_and_calls_of_calls_are_followed(source):
+    (diagnostic,), result = jax002(source)
+    assert diagnostic.fix_title == "resize the inner mesh to (8, 4)"
+    assert b'AbstractMesh((8, 4), ("data", "model"))):' in result.fixed
+
+
+def test_a_generator_called_but_not_entered_runs_no_body_there():
+    """A `@contextmanager` function's body runs where its call is entered, not where it is
+    called; a plain generator's where it is iterated."""
+    source = """
+@contextlib.contextmanager
+def stage():
+    with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
+        yield
+
+def steps():
+    with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
+        yield 1
+
+with use_abstract_mesh(M32):
+    stage()
+    steps()
+with use_abstract_mesh(M32):
+    with stage():
+        pass
+"""
+    (diagnostic,), _ = jax002(source)
+    assert diagnostic.start.line == 9  # stage's, through the `with stage():` at line 20
+    assert "through the call at line 20" in diagnostic.message
+
+
 def test_a_nested_function_called_in_its_parent_is_followed():
     source = """
 def main():
@@ -120,29 +178,6 @@ def stage():
 with use_abstract_mesh(M32):
     stage()
 """,
-        # methods are not followed
-        """
-class Trainer:
-    def stage(self):
-        with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
-            pass
-
-    def run(self):
-        with use_abstract_mesh(M32):
-            self.stage()
-""",
-        # calls of calls are not followed (one level only)
-        """
-def stage():
-    with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
-        pass
-
-def run():
-    stage()
-
-with use_abstract_mesh(M32):
-    run()
-""",
         # the outer context is entered inside the function, so callers do not matter
         """
 def stage():
@@ -167,8 +202,6 @@ with use_abstract_mesh(M32):
     ids=[
         "unknown-mesh-helper",
         "generator",
-        "method",
-        "two-levels",
         "reset-inside",
         "odd-calls",
     ],

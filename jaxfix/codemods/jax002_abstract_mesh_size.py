@@ -2,27 +2,28 @@
 
 from __future__ import annotations
 
+import ast
 import math
+from collections.abc import Callable
 
 import libcst as cst
 
-from jaxfix.analysis.confirmed import Confirmed, changed_since_the_log
-from jaxfix.analysis.contexts import ContextSite, Entry, context_mesh_sites
-from jaxfix.analysis.mesh_sizes import ConfigKey, EnvironmentVariable
-from jaxfix.analysis.names import MESH_CONTEXT_APIS, Api
-from jaxfix.analysis.syntax import short
-from jaxfix.analysis.values import MeshValue, Unknown, tuple_text
-from jaxfix.codemods.base import CstRule
+from jaxfix.analysis.ast_engine.contexts import Entry
+from jaxfix.analysis.ast_engine.enclosing import Enclosing
+from jaxfix.analysis.ast_engine.mesh_sizes import ConfigKey, EnvironmentVariable
+from jaxfix.analysis.ast_engine.values import Mesh, Unknown, tuple_text
+from jaxfix.analysis.names import Api
+from jaxfix.codemods.base import Rule
 from jaxfix.codemods.text import not_fixed, related, with_note
 from jaxfix.diagnostics import Fix, Related, Safety
 from jaxfix.evidence import Facts, listed
+from jaxfix.quoting import cut
 from jaxfix.rule_settings import RuleSetting
-from jaxfix.screen import ModuleFacts
 
 _JAX_ERROR = '"use_abstract_mesh cannot change the size of the mesh"'
 
 
-class AbstractMeshSizeChange(CstRule):
+class AbstractMeshSizeChange(Rule):
     """
     ## What it does
     Finds `jax.sharding.use_abstract_mesh(inner)` entered while another non-empty mesh is
@@ -33,7 +34,7 @@ class AbstractMeshSizeChange(CstRule):
     The enclosing mesh is JAX's context mesh where `inner` is entered, as the engine follows
     it: `with` items, entered context managers, a bare `jax.set_mesh(m)`, a TestCase's setUp,
     decorators and `@contextmanager` helpers (of this module or imported from the project),
-    one level of calls; the sizes through its value model. What it follows there, and what it
+    the callers of its function in the project; the sizes through its value model. What it follows there, and what it
     does not, is [docs/engine.md](../engine.md). A mesh or size the engine cannot pin down is
     never reported, so a context it does not follow means no report. An empty mesh
     (`AbstractMesh((), ())`, `set_mesh(None)`) in between resets the chain, as in JAX; so
@@ -82,9 +83,10 @@ class AbstractMeshSizeChange(CstRule):
     is offered only when the new size is a whole number, every followed caller needs the same
     size, and that axis's size is an integer literal written for this use alone: in the
     `AbstractMesh(...)` (or `.update(axis_sizes=...)`) given to the context, in the assignment
-    to its name that reaches the `with` (`jaxfix.analysis.reaching`: the latest one in
-    straight-line code, or one in each branch of an `if`, all resized), or as the argument of a
-    mesh factory of the module or the project whose body builds the sizes from its parameters
+    to its name that reaches the `with` (the engine's reaching bindings: the latest one in
+    straight-line code, one in each branch of an `if`, or in a loop's body, all resized), or as
+    the argument of a mesh factory of the module or the project whose body builds the sizes
+    from its parameters
     (`make_mesh(data=4, model=2)`: `data=4` is rewritten, the factory and its other calls are
     not). A name must not be read elsewhere, except under this same context. When the size is
     read from an environment variable or a config file's key, the report says which and the
@@ -128,23 +130,7 @@ class AbstractMeshSizeChange(CstRule):
             return f"its meshes are of one size, which cannot raise {cls.code}"
         return None
 
-    @classmethod
-    def screen(cls, module: ModuleFacts) -> bool:
-        """An abstract inner mesh entered by a use_abstract_mesh call (`visit_Call`) and a known
-        enclosing mesh (`contexts_at`, `context_mesh_sites`): another mesh context call of this module,
-        or an imported decorator or context manager that may enter a known one in another
-        module of the project (`ModuleFacts.may_enter_mesh_elsewhere`, read last: it may read
-        other modules)."""
-        return (
-            module.may_build_abstract_mesh()
-            and module.calls(Api.USE_ABSTRACT_MESH) > 0
-            and (
-                module.calls(*MESH_CONTEXT_APIS) > 1
-                or module.may_enter_mesh_elsewhere()
-            )
-        )
-
-    def visit_Call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: ast.Call) -> None:
         analysis = self.analysis
         if analysis.called_api(
             node
@@ -152,111 +138,46 @@ class AbstractMeshSizeChange(CstRule):
             return
         args = analysis.bind(node)
         argument = args.get("mesh") if args else None
-        inner = analysis.value_of(argument) if argument is not None else None
-        confirmed = analysis.confirmed(node, self.code)
-        sites = context_mesh_sites(analysis.contexts_at(node))
-        known = [
-            (site, site.mesh) for site in sites if isinstance(site.mesh, MeshValue)
-        ]
-        known = [
-            (site, mesh)
-            for site, mesh in known
-            if not mesh.is_empty and mesh.size is not None
-        ]
-        shown_inner = (
-            inner
-            if isinstance(inner, MeshValue)
+        if argument is None:
+            return
+        inner = analysis.value_of(argument)
+        if not (
+            isinstance(inner, Mesh)
             and inner.is_abstract
             and not inner.is_empty
             and inner.size is not None
-            else None
-        )
-        conflicts = [
-            site
-            for site, mesh in known
-            if shown_inner is not None and mesh.size != shown_inner.size
-        ]
-        if argument is None or (not conflicts and confirmed is None):
-            return
-        if conflicts and shown_inner is not None:
-            if self.expected(
-                node
-            ):  # a test of this error (its lines would cost the module's positions)
-                return
-            outers = [mesh for _, mesh in known]
-            message = self._message(node, shown_inner, conflicts[0])
-            related: tuple[Related, ...] = self._related(conflicts[0])
-            inner = shown_inner
-        else:
-            # It raised, yet the code shows no conflict: the log's meshes fill in what the
-            # code leaves unknown (the new mesh, and the previous one whatever set it).
-            assert confirmed is not None  # else returned above
-            inner = confirmed.fill(
-                "new", inner if isinstance(inner, MeshValue) else None, argument
-            )
-            # Every way the call runs has a mesh the code shows: a log must agree with it.
-            shown = (
-                frozenset(mesh.size for _, mesh in known if mesh.size is not None)
-                if sites and len(known) == len(sites)
-                else None
-            )
-            message = self._logged(node, confirmed)
-            disagreement = self._disagreement(inner, confirmed, shown)
-            if disagreement is not None or inner is None:
-                self.report(node, with_note(message, disagreement))
-                return
-            outers = confirmed.logged("prev", node)
-            related = ()
-        fix, why_not = self._fix(node, argument, inner, outers)
-        self.report(node, with_note(message, why_not), fix=fix, related=related)
-
-    def _disagreement(
-        self,
-        inner: MeshValue | None,
-        confirmed: Confirmed,
-        shown: frozenset[int] | None,
-    ) -> str | None:
-        """Why the log's meshes do not make a fix here: the code shows an enclosing mesh the
-        log does not (a log is not a fact against the code), or an inner mesh of another size
-        (already fixed, or changed since), or the log shows several."""
-        logged_sizes = {m.size for m in confirmed.evidence.meshes("prev")}
-        contradicted = sorted(logged_sizes - shown) if shown is not None else []
-        if contradicted:
-            return not_fixed(
-                changed_since_the_log(
-                    f"an enclosing mesh of size {listed([str(n) for n in sorted(shown or ())], ' or ')}",
-                    f"the one of size {contradicted[0]}",
-                )
-            )
-        if inner is None or inner.size is None:
-            return not_fixed("the log shows meshes of several sizes entered here")
-        if all(m.size == inner.size for m in confirmed.evidence.meshes("new")):
-            return None
-        if all(
-            (prev := f.get("prev")) is not None and prev.size == inner.size
-            for f in confirmed.evidence.facts
         ):
-            return f"the code builds a mesh of the enclosing size {inner.size} here now: already fixed where its sizes are written"
-        return not_fixed(
-            f"the code builds a mesh of size {inner.size} here, not the one in the log (changed since the log?)"
-        )
-
-    def _logged(self, node: cst.Call, confirmed: Confirmed) -> str:
-        prev = sorted(confirmed.logged("prev", node), key=lambda m: m.size or 0)
-        inside = listed([f"size {m.size} {m.shape_text()}" for m in prev], " or ")
-        return (
-            f"`{short(node)}` (line {self.analysis.line(node)}) is entered while a mesh of {inside} is current, "
-            f"as the log shows ({confirmed.where}); JAX raises {_JAX_ERROR}"
+            return
+        known = [
+            (site, site.mesh)
+            for site in analysis.enclosing(node)
+            if isinstance(site.mesh, Mesh)
+            and not site.mesh.is_empty
+            and site.mesh.size is not None
+        ]
+        conflicts = [site for site, mesh in known if mesh.size != inner.size]
+        if not conflicts:
+            return
+        if self.expected(node):  # a test of this error
+            return
+        outers = [mesh for _, mesh in known]
+        message = self._message(node, inner, conflicts[0])
+        fix, why_not = self._fix(node, argument, inner, outers)
+        self.report(
+            node,
+            with_note(message, why_not),
+            fix=fix,
+            related=self._related(conflicts[0]),
         )
 
     # -- the fix ------------------------------------------------------------------------------
 
     def _fix(
         self,
-        node: cst.Call,
-        argument: cst.BaseExpression,
-        inner: MeshValue,
-        outers: list[MeshValue],
+        node: ast.Call,
+        argument: ast.expr,
+        inner: Mesh,
+        outers: list[Mesh],
     ) -> tuple[Fix | None, str | None]:
         sizes = sorted({mesh.size for mesh in outers if mesh.size is not None})
         if len(sizes) > 1:
@@ -282,18 +203,18 @@ class AbstractMeshSizeChange(CstRule):
             return None, why_not
         new_sizes = [size if i == axis else s for i, s in enumerate(inner_sizes)]
         title = f"resize the inner mesh to {tuple_text([str(s) for s in new_sizes])}"
-        edits = tuple((literal, cst.Integer(str(size))) for literal in literals)
+        edits = tuple((literal, _integer(size)) for literal in literals)
         return Fix(title, edits, Safety.UNSAFE), None
 
     def _size_literals(
         self,
-        node: cst.Call,
-        argument: cst.BaseExpression,
+        node: ast.Call,
+        argument: ast.expr,
         axis: int,
         axis_name: str,
         inner_sizes: list[int],
         size: int,
-    ) -> tuple[list[cst.Integer] | None, str | None]:
+    ) -> tuple[list[ast.Constant] | None, str | None]:
         """The integer literal of the fill axis on each way the inner mesh is built, if rewriting
         them changes only what runs under this context; else what the user could change."""
         written = self.analysis.mesh_sizes(argument)
@@ -312,7 +233,7 @@ class AbstractMeshSizeChange(CstRule):
             )
             if elsewhere:
                 return None, not_fixed(
-                    f"{short(argument)} is also used at line {elsewhere[0]}"
+                    f"{_short(self.analysis.text(argument))} is also used at line {elsewhere[0]}"
                 )
             source = (
                 way.axes[axis]
@@ -333,31 +254,37 @@ class AbstractMeshSizeChange(CstRule):
                 return None, not_fixed(
                     f"the inner mesh's size of axis {axis_name!r} is not written where jaxfix can change it: {source.why}"
                 )
-            if int(source.evaluated_value) != inner_sizes[axis]:
+            if source.value != inner_sizes[axis]:
                 return None, not_fixed(
                     f"line {self.analysis.line(source)} does not build the size {inner_sizes[axis]} of axis {axis_name!r}"
                 )
             literals.append(source)
         return literals, None
 
-    def _under_context(self, read: cst.CSTNode, use: cst.Call) -> bool:
+    def _under_context(self, read: ast.AST, use: ast.Call) -> bool:
         """Whether `read` runs inside the `with` that enters `use` (its body or a later item), not
         in a function or class defined there."""
-        item = self.analysis.parents.get(use)
-        statement = (
-            self.analysis.parents.get(item) if isinstance(item, cst.WithItem) else None
-        )
-        if not isinstance(statement, cst.With) or item is None:
+        parents = self.analysis.parents
+        item = parents.get(use)
+        statement = parents.get(item) if isinstance(item, ast.withitem) else None
+        if not isinstance(statement, (ast.With, ast.AsyncWith)) or not isinstance(
+            item, ast.withitem
+        ):
             return False
         later = statement.items[statement.items.index(item) + 1 :]
-        child, current = read, self.analysis.parents.get(read)
+        child, current = read, parents.get(read)
         while current is not None and current is not statement:
-            if isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            if isinstance(
+                current,
+                (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef),
+            ):
                 return False
-            child, current = current, self.analysis.parents.get(current)
-        return current is statement and (child is statement.body or child in later)
+            child, current = current, parents.get(current)
+        return current is statement and (
+            child in statement.body or any(child is i for i in later)
+        )
 
-    def _fill_axis(self, inner: MeshValue, outer: MeshValue) -> int:
+    def _fill_axis(self, inner: Mesh, outer: Mesh) -> int:
         names = inner.axis_names or ()
         fill = self.setting("fill-axis")
         if fill in names:
@@ -375,24 +302,37 @@ class AbstractMeshSizeChange(CstRule):
 
     # -- the message --------------------------------------------------------------------------
 
-    def _message(self, node: cst.Call, inner: MeshValue, outer: ContextSite) -> str:
+    def _message(self, node: ast.Call, inner: Mesh, outer: Enclosing) -> str:
         line = self.analysis.line
-        where = f"line {line(outer.node)}"
+        where = f"line {_line_of(outer, outer.node)}"
         if outer.setup is not None:
-            where += f" in {outer.setup.name.value}"
+            where += f" in {outer.setup}"
         via = (
-            f", through the call at line {line(outer.call)}"
+            f", through the call at line {_line_of(outer, outer.call)}"
             if outer.call is not None
             else ""
         )
         placement = "after" if outer.entry is Entry.GLOBAL_SET else "inside"
-        assert isinstance(outer.mesh, MeshValue)  # only known meshes conflict
+        assert isinstance(outer.mesh, Mesh)  # only known meshes conflict
         return (
-            f"`{short(node)}` (line {line(node)}, {_describe(inner)}) is entered {placement} "
-            f"`{short(outer.node)}` ({where}, {_describe(outer.mesh)}){via}; JAX raises {_JAX_ERROR}"
+            f"`{_short(self.analysis.text(node))}` (line {line(node)}, {_describe(inner)}) is entered {placement} "
+            f"`{_short(self._text(outer, outer.node))}` ({where}, {_describe(outer.mesh)}){via}; JAX raises {_JAX_ERROR}"
         )
 
-    def _related(self, outer: ContextSite) -> tuple[Related, ...]:
+    def _text(self, outer: Enclosing, node: ast.AST) -> str:
+        """The code of a node of this module, or of the other module holding the site."""
+        if outer.path is None:
+            return self.analysis.text(node)
+        other = self.analysis.engine.module(outer.path)
+        return (
+            ast.get_source_segment(other.source.decode("utf-8", "replace"), node) or ""
+            if not isinstance(other, Unknown)
+            else ""
+        )
+
+    def _related(self, outer: Enclosing) -> tuple[Related, ...]:
+        if outer.path is not None:
+            return ()  # a place in another file: the message names it
         what = (
             "the mesh is set here"
             if outer.entry is Entry.GLOBAL_SET
@@ -406,5 +346,21 @@ class AbstractMeshSizeChange(CstRule):
         return tuple(found)
 
 
-def _describe(mesh: MeshValue) -> str:
+def _line_of(outer: Enclosing, node: ast.AST) -> str:
+    """`N`, or `N of other.py` for a site in another module of the project."""
+    number = getattr(node, "lineno", 0)
+    if outer.path is None:
+        return str(number)
+    return f"{number} of {outer.path.name}"
+
+
+def _short(text: str) -> str:
+    return cut(" ".join(text.split()), 60)
+
+
+def _integer(size: int) -> Callable[[cst.CSTNode], cst.CSTNode]:
+    return lambda _: cst.Integer(str(size))
+
+
+def _describe(mesh: Mesh) -> str:
     return f"size {mesh.size}: {mesh.shape_text()}"

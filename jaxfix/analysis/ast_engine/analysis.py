@@ -9,7 +9,9 @@ source as written). `expected(node, raises)` and `confirmed(node, code)` are the
 tests an error (expected.py) and the evidence a log gives (evidence.py). Which mesh an array,
 a sharding or a mesh context is on, with the name the code gives it (placement.py):
 `array_mesh`, `sharding_mesh`, `context_mesh`; where a function runs and who passes its
-parameters: `calls_running`, `calls_passing`, each call in its module (`of(module)` asks there).
+parameters: `calls_running`, `calls_passing`, each call in its module (`of(module)` asks there). For a
+fix that resizes a mesh: `enclosing(node)` (the context mesh's site on each way, as a message
+names it) and `mesh_sizes(expr)` (where its axis sizes are written).
 """
 
 from __future__ import annotations
@@ -26,15 +28,18 @@ from jaxfix.analysis.ast_engine import (
     jitting,
     spelling,
 )
+from jaxfix.analysis.ast_engine.arguments import bind_arguments
 from jaxfix.analysis.ast_engine.contexts import Site, Way
+from jaxfix.analysis.ast_engine.enclosing import Enclosing, enclosing
 from jaxfix.analysis.ast_engine.evidence import Confirmed, EvidenceMap
 from jaxfix.analysis.ast_engine.expected import ExpectedErrors
+from jaxfix.analysis.ast_engine.mesh_sizes import MeshSizes, mesh_sizes
 from jaxfix.analysis.ast_engine.placement import Placed
 from jaxfix.analysis.ast_engine.positions import Span, span
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import External, Unknown, Value
 from jaxfix.analysis.ast_engine.vocabulary import api_of
-from jaxfix.analysis.names import ENTER_METHODS, SIGNATURES, Api, Signature
+from jaxfix.analysis.names import ENTER_METHODS, SIGNATURES, Api
 from jaxfix.diffs import split_lines
 from jaxfix.evidence import Evidence
 
@@ -148,6 +153,17 @@ class Analysis:
             and not parent.keywords
         )
 
+    def enclosing(self, node: ast.AST) -> list[Enclosing]:
+        """On each way `node` runs under a mesh context, the site that sets the context mesh,
+        placed as a message names it (its `with` item, setUp, the call it is entered around;
+        enclosing.py)."""
+        return enclosing(self.engine.contexts, self.engine.project, self.module, node)
+
+    def mesh_sizes(self, expr: ast.expr) -> tuple[MeshSizes, ...] | Unknown:
+        """Where each axis size of the abstract mesh `expr` is written (one per assignment
+        that may reach it): what a fix that resizes the mesh rewrites (mesh_sizes.py)."""
+        return mesh_sizes(self.engine.evaluator, self.module, expr)
+
     # -- how code is written ---------------------------------------------------------------
 
     def written_as(self, expr: ast.expr) -> ast.expr:
@@ -243,23 +259,3 @@ class Analysis:
         the code leaves unknown (see evidence.py)."""
         evidence = self.evidence.at(node, code)
         return None if evidence is None else Confirmed(evidence)
-
-
-def bind_arguments(call: ast.Call, signature: Signature) -> dict[str, ast.expr] | None:
-    """A call's arguments by parameter name; None if it uses `*`/`**`, passes too many
-    positional arguments, an unknown keyword, or one parameter twice."""
-    bound: dict[str, ast.expr] = {}
-    for index, arg in enumerate(call.args):
-        if isinstance(arg, ast.Starred) or index >= len(signature.positional):
-            return None
-        bound[signature.positional[index]] = arg
-    for keyword in call.keywords:
-        name = keyword.arg
-        if name is None or name in signature.positional[: signature.positional_only]:
-            return None
-        if name not in signature.positional and name not in signature.keyword_only:
-            return None
-        if name in bound:
-            return None
-        bound[name] = keyword.value
-    return bound

@@ -85,13 +85,16 @@ class Entry(enum.Enum):
 class Site:
     """One context that may be in force: how it is entered, by which API (None: a context
     manager jaxfix cannot see into), its mesh, and where (`call`: the call of the node's
-    function in a caller, for sites found around it)."""
+    function in a caller, for sites found around it; `entered_by`: for a site in the body of a
+    `@contextmanager` function or a decorator's wrapper, the `with` item, `enter_context`
+    argument or decorator that entered it, the outermost when they nest)."""
 
     entry: Entry
     api: Api | None
     mesh: Value
     node: ast.AST
     call: ast.AST | None = None
+    entered_by: ast.AST | None = None
 
     @property
     def sets_context_mesh(self) -> bool:
@@ -390,7 +393,7 @@ class Contexts:
             return [Site(entry, None, args, call)]
         inner = Frame(function.node, function.path, args, function.closure)
         return [
-            replace(s, entry=entry, call=call)
+            replace(s, entry=entry, entered_by=call)
             for s in self._local(target, yields[0], inner)
         ]
 
@@ -602,10 +605,47 @@ class Contexts:
                     if run is not None:
                         found.append((module, run))
                         continue
+                    runs = self._runs_through_name(module, parent)
+                    if runs is not None:
+                        found.extend((module, r) for r in runs)
+                        continue
             return Unknown(
                 f"`{function.name}` is used other than called (line {module.line(use)})"
             )
         return found
+
+    def _runs_through_name(
+        self, module: Module, jitted: ast.Call
+    ) -> list[ast.AST] | None:
+        """For `g = jax.jit(f)` at module level: the calls that run f through `g` (`g(x)`,
+        `g.lower(x)`), when every read of `g` this binding reaches is one and no other module
+        names `g`; else None."""
+        statement = module.parents.get(jitted)
+        if not (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+            and module.scope_of(statement) is module.tree
+        ):
+            return None
+        name = statement.targets[0].id
+        others = self.evaluator.project.candidate_files(name, module.path)
+        if isinstance(others, Unknown) or any(p != module.path for p in others):
+            return None
+        runs: list[ast.AST] = []
+        for use in module.loads_by_name.get(name, ()):
+            if not isinstance(use, ast.Name):
+                continue
+            reaching = self.evaluator.reaching(module, use)
+            if reaching is None:
+                return None
+            if not any(b.node is statement for b in reaching):
+                continue
+            run = _run_of(module, use)
+            if run is None:
+                return None
+            runs.append(run)
+        return runs
 
     def _elsewhere(self, module: Module, scope: ast.AST) -> list[Site]:
         """A bare `set_mesh(m)` outside `scope`: it may have run before the scope runs."""
@@ -779,7 +819,7 @@ class Contexts:
         )
         wrapper_frame = Frame(wrapper, deco.path, (), deco_frame)
         return [
-            replace(s, entry=Entry.DECORATOR, call=decorator)
+            replace(s, entry=Entry.DECORATOR, entered_by=decorator)
             for s in self._local(target, calls[0], wrapper_frame)
         ]
 

@@ -1223,7 +1223,13 @@ class Evaluator:
                 kind = _KEEPS_BODY.get(applied.name)
                 if kind is None:
                     return Unknown(f"decorated by `{applied.name}`")
-                result = replace(result, wrapped_by=kind or result.wrapped_by)
+                result = replace(
+                    result,
+                    wrapped_by=kind or result.wrapped_by,
+                    jit_options=applied.options
+                    if kind == "jit"
+                    else result.jit_options,
+                )
                 continue
             if isinstance(result, Class) and (
                 (
@@ -1234,7 +1240,8 @@ class Evaluator:
             ):
                 continue
             if isinstance(result, Function) and vocabulary.is_partial_jit(applied):
-                result = replace(result, wrapped_by="jit")
+                assert isinstance(applied, External)  # is_partial_jit says so
+                result = replace(result, wrapped_by="jit", jit_options=applied.options)
                 continue
             return Unknown(
                 f"decorated by something jaxfix does not see through (line {decorator.lineno})"

@@ -272,10 +272,11 @@ def call(
             _axis_set(keywords.get("reduced")),
         )
     if api is Api.JIT:
+        options = (*callee.options, *keywords.items())
         if positional and isinstance(positional[0], Function):
-            return replace(positional[0], wrapped_by="jit")
+            return replace(positional[0], wrapped_by="jit", jit_options=options)
         if not positional:
-            return callee
+            return replace(callee, options=options)
         if not holds_tree_objects(positional[0]):
             return JaxStage("jax.jit of a function from outside the tree")
         return Unknown("jax.jit of something jaxfix does not know")
@@ -339,7 +340,8 @@ def _partial(positional: list[Value], keywords: dict[str, Value]) -> Value:
         return Unknown("functools.partial() of nothing")
     function, rest = positional[0], positional[1:]
     if isinstance(function, External) and api_of(function.name) is Api.JIT and not rest:
-        return function  # partial(jax.jit, ...) decorates as jax.jit does
+        # partial(jax.jit, ...) decorates as jax.jit(...) does
+        return replace(function, options=(*function.options, *keywords.items()))
     if isinstance(function, Function) and not rest:
         return replace(function, bound=(*function.bound, *keywords.items()))
     return Unknown("functools.partial of something jaxfix does not follow")
