@@ -7,15 +7,15 @@ second pass, an unsafe fix.
 
 from __future__ import annotations
 
+import ast
 import os
 import signal
 
 import libcst as cst
-import libcst.matchers as m
 import pytest
 
 from jaxfix.codemods import RULES
-from jaxfix.codemods.base import CstRule, Rule
+from jaxfix.codemods.base import Rule
 from jaxfix.diagnostics import Fix, Safety
 
 _DOC = """
@@ -30,7 +30,7 @@ It is not.
 """
 
 
-class OldApi(CstRule):
+class OldApi(Rule):
     __doc__ = _DOC
     code = "JAX901"
     name = "old-api"
@@ -38,17 +38,17 @@ class OldApi(CstRule):
     fixes = {Safety.SAFE: "rewrite the call"}
     tokens = ((b"old_api",),)
 
-    def visit_Call(self, node: cst.Call) -> None:
-        if m.matches(node.func, m.Name("old_api")):
+    def visit_Call(self, node: ast.Call) -> None:
+        if _named(node.func, "old_api"):
             fix = Fix(
                 "call new_api",
-                ((node.func, cst.Name("new_api")),),
+                ((node.func, lambda _: cst.Name("new_api")),),
                 imports=(("lib", "new_api"),),
             )
             self.report(node, "old_api() was removed: call new_api()", fix=fix)
 
 
-class Spread(CstRule):
+class Spread(Rule):
     """Replaces the whole call, so nested calls overlap and take one pass each."""
 
     __doc__ = _DOC
@@ -58,21 +58,16 @@ class Spread(CstRule):
     fixes = {Safety.SAFE: "rewrite the call"}
     tokens = ((rb"spread\(",),)
 
-    def visit_Call(self, node: cst.Call) -> None:
-        if m.matches(node, m.Call(func=m.Name("spread"), args=[m.Arg()])):
-            template = cst.parse_expression("spread_out(\n    ARG,\n)")
-            assert isinstance(template, cst.Call)
-            replacement = template.with_changes(
-                args=[template.args[0].with_changes(value=node.args[0].value)]
-            )
+    def visit_Call(self, node: ast.Call) -> None:
+        if _named(node.func, "spread") and len(node.args) + len(node.keywords) == 1:
             self.report(
                 node,
                 "spread() takes its argument on a line of its own",
-                fix=Fix("spread it out", ((node, replacement),)),
+                fix=Fix("spread it out", ((node, _spread_out),)),
             )
 
 
-class Risky(CstRule):
+class Risky(Rule):
     __doc__ = _DOC
     code = "JAX903"
     name = "risky"
@@ -80,14 +75,28 @@ class Risky(CstRule):
     fixes = {Safety.UNSAFE: "rewrite the call"}
     tokens = ((b"risky",),)
 
-    def visit_Call(self, node: cst.Call) -> None:
-        if m.matches(node.func, m.Name("risky")):
+    def visit_Call(self, node: ast.Call) -> None:
+        if _named(node.func, "risky"):
             fix = Fix(
                 "call careful",
-                ((node.func, cst.Name("careful")),),
+                ((node.func, lambda _: cst.Name("careful")),),
                 safety=Safety.UNSAFE,
             )
             self.report(node, "risky() is risky", fix=fix)
+
+
+def _named(func: ast.expr, name: str) -> bool:
+    return isinstance(func, ast.Name) and func.id == name
+
+
+def _spread_out(call: cst.CSTNode) -> cst.CSTNode:
+    """`spread(x)` as `spread_out(\n    x,\n)`, the argument as the user wrote it."""
+    assert isinstance(call, cst.Call)
+    template = cst.parse_expression("spread_out(\n    ARG,\n)")
+    assert isinstance(template, cst.Call)
+    return template.with_changes(
+        args=[template.args[0].with_changes(value=call.args[0].value)]
+    )
 
 
 TOY_RULES = (OldApi, Spread, Risky)
@@ -101,7 +110,7 @@ def toy_rules(monkeypatch: pytest.MonkeyPatch) -> tuple[type[Rule], ...]:
     return TOY_RULES
 
 
-class Crashing(CstRule):
+class Crashing(Rule):
     """A rule with a bug: raises on `crash_here()`, to show a crash in a rule is one message."""
 
     __doc__ = _DOC
@@ -111,12 +120,12 @@ class Crashing(CstRule):
     fixes = {}
     tokens = ((b"crash_here",),)
 
-    def visit_Call(self, node: cst.Call) -> None:
-        if m.matches(node.func, m.Name("crash_here")):
+    def visit_Call(self, node: ast.Call) -> None:
+        if _named(node.func, "crash_here"):
             raise RuntimeError("the test rule crashed")
 
 
-class Dying(CstRule):
+class Dying(Rule):
     """Kills the process it runs in on `die_here()`: what a crash inside LibCST or the memory
     killer does to a worker."""
 
@@ -127,6 +136,6 @@ class Dying(CstRule):
     fixes = {}
     tokens = ((b"die_here",),)
 
-    def visit_Call(self, node: cst.Call) -> None:
-        if m.matches(node.func, m.Name("die_here")):
+    def visit_Call(self, node: ast.Call) -> None:
+        if _named(node.func, "die_here"):
             os.kill(os.getpid(), signal.SIGKILL)

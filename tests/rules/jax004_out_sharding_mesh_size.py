@@ -3,18 +3,23 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
-from jaxfix.analysis.contexts import ContextSite, context_mesh_sites
-from jaxfix.analysis.jitting import JitApplication
+from jaxfix.analysis.ast_engine.values import (
+    Function,
+    ListValue,
+    Mesh,
+    MeshKind,
+    Sharding,
+    Value,
+)
 from jaxfix.analysis.names import Api
-from jaxfix.analysis.syntax import short
-from jaxfix.analysis.values import MeshKind, MeshValue
-from jaxfix.codemods.base import CstRule
+from jaxfix.codemods.base import Rule
 from jaxfix.diagnostics import Safety
+from jaxfix.quoting import cut
 
 
-class OutShardingMeshSize(CstRule):
+class OutShardingMeshSize(Rule):
     """
     ## What it does
     Finds a call (or `.lower(...)`) of `jax.jit(f, out_shardings=NamedSharding(m, spec))` under
@@ -69,78 +74,60 @@ class OutShardingMeshSize(CstRule):
     )
     raised_in = ("jax/_src/pjit.py",)  # re-raised there (jax 0.10.2 and 0.12.0.1)
 
-    def visit_Call(self, node: cst.Call) -> None:
-        jitted = self._jitted(node)  # which calls
-        out = jitted.keywords.get("out_shardings") if jitted else None
+    def visit_Call(self, node: ast.Call) -> None:
+        func = node.func  # which calls: `f(x)` or `f.lower(x)` of a jitted `f`
+        if isinstance(func, ast.Attribute) and func.attr == "lower":
+            func = func.value
+        jitted = self.analysis.value_of(func)
+        if not isinstance(jitted, Function) or jitted.wrapped_by != "jit":
+            return
+        out = dict(jitted.jit_options).get("out_shardings")
         if out is None:
             return
         # Confirmed mode: this is the call JAX004 checks where a log shows its error (its
         # message names no mesh: nothing to fill in; the engine says when the code shows
         # no reason).
         self.analysis.confirmed(node, self.code)
-        sizes = self._out_mesh_sizes(out)
+        sizes = _mesh_sizes(out)  # question 2: what is this sharding
         if not sizes:
             return
-        for site in context_mesh_sites(self.analysis.contexts_at(node)):  # question 1
-            context = _concrete_size(site)
+        for site in self.analysis.enclosing(node):  # question 1: which mesh is current
+            mesh = site.mesh
+            context = (
+                mesh.size
+                if site.api is Api.SET_MESH
+                and isinstance(mesh, Mesh)
+                and mesh.kind is MeshKind.CONCRETE
+                else None
+            )
             other = sorted(size for size in sizes if size != context)
             if context is not None and other:
+                text = cut(" ".join(self.analysis.text(site.node).split()), 60)
                 return self.report(
                     node,
                     f"out_shardings is on a mesh of size {other[0]}, the context mesh of "
-                    f"{short(site.node)} (line {self.analysis.line(site.node)}) of size "
+                    f"{text} (line {self.analysis.line(site.node)}) of size "
                     f"{context}: JAX raises 'Received incompatible devices for jitted "
                     "computation'",
                 )
 
-    def _jitted(self, call: cst.Call) -> JitApplication | None:
-        """The jit that `call` runs: `jit(f, ...)(x)`, `g(x)` or `g.lower(x)` for a `g` that is
-        `jit(f, ...)` or a function under a jit decorator."""
-        analysis, func = self.analysis, call.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "lower":
-            func = func.value
-        target = analysis.resolve(func)
-        if isinstance(target, cst.Call):
-            applied = analysis.jit_application(target)
-            return applied if applied and applied.function is not None else None
-        definition = analysis.definition(func) if isinstance(func, cst.Name) else None
-        if isinstance(definition, cst.FunctionDef):
-            for decorator in definition.decorators:
-                applied = analysis.jit_application(decorator.decorator)
-                if applied is not None:
-                    return applied
-        return None
 
-    def _out_mesh_sizes(self, out: cst.BaseExpression) -> set[int]:
-        """The sizes of the concrete meshes of `out`'s NamedShardings (question 2); empty when
-        one of them is not known."""
-        analysis = self.analysis
-        out = analysis.resolve(out)
-        shardings = (
-            [analysis.resolve(e.value) for e in out.elements]
-            if isinstance(out, (cst.Tuple, cst.List))
-            else [out]
-        )
-        sizes = set()
-        for sharding in shardings:
-            args = (
-                analysis.bind(sharding)
-                if isinstance(sharding, cst.Call)
-                and analysis.called_api(sharding) is Api.NAMED_SHARDING
-                else None
-            )
-            mesh = analysis.value_of(args["mesh"]) if args and "mesh" in args else None
-            if not isinstance(mesh, MeshValue) or mesh.kind is not MeshKind.CONCRETE:
-                return set()
-            if mesh.size is None:
-                return set()
-            sizes.add(mesh.size)
-        return sizes
-
-
-def _concrete_size(site: ContextSite) -> int | None:
-    """The size of the concrete mesh `jax.set_mesh` makes current there, if known."""
-    mesh = site.mesh
-    if site.api is not Api.SET_MESH or not isinstance(mesh, MeshValue):
-        return None
-    return mesh.size if mesh.kind is MeshKind.CONCRETE else None
+def _mesh_sizes(out: Value) -> set[int]:
+    """The sizes of the concrete meshes of `out`'s NamedShardings (one, or a tuple or list of
+    them); empty when one of them is not known."""
+    shardings = (
+        out
+        if isinstance(out, tuple)
+        else out.items
+        if isinstance(out, ListValue)
+        else (out,)
+    )
+    sizes = set()
+    for sharding in shardings:
+        mesh = sharding.mesh if isinstance(sharding, Sharding) else None
+        if not isinstance(mesh, Mesh) or mesh.kind is not MeshKind.CONCRETE:
+            return set()
+        if mesh.size is None:
+            return set()
+        sizes.add(mesh.size)
+    return sizes
