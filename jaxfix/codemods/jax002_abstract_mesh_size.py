@@ -10,6 +10,7 @@ import libcst as cst
 
 from jaxfix.analysis.ast_engine.contexts import Entry
 from jaxfix.analysis.ast_engine.enclosing import Enclosing
+from jaxfix.analysis.ast_engine.evidence import Confirmed, changed_since_the_log
 from jaxfix.analysis.ast_engine.mesh_sizes import ConfigKey, EnvironmentVariable
 from jaxfix.analysis.ast_engine.values import Mesh, Unknown, tuple_text
 from jaxfix.analysis.names import Api
@@ -138,36 +139,98 @@ class AbstractMeshSizeChange(Rule):
             return
         args = analysis.bind(node)
         argument = args.get("mesh") if args else None
-        if argument is None:
-            return
-        inner = analysis.value_of(argument)
-        if not (
-            isinstance(inner, Mesh)
-            and inner.is_abstract
-            and not inner.is_empty
-            and inner.size is not None
-        ):
-            return
+        inner = analysis.value_of(argument) if argument is not None else None
+        confirmed = analysis.confirmed(node, self.code)
+        sites = analysis.enclosing(node)
         known = [
             (site, site.mesh)
-            for site in analysis.enclosing(node)
+            for site in sites
             if isinstance(site.mesh, Mesh)
             and not site.mesh.is_empty
             and site.mesh.size is not None
         ]
-        conflicts = [site for site, mesh in known if mesh.size != inner.size]
-        if not conflicts:
+        shown_inner = (
+            inner
+            if isinstance(inner, Mesh)
+            and inner.is_abstract
+            and not inner.is_empty
+            and inner.size is not None
+            else None
+        )
+        conflicts = [
+            site
+            for site, mesh in known
+            if shown_inner is not None and mesh.size != shown_inner.size
+        ]
+        if argument is None or (not conflicts and confirmed is None):
             return
-        if self.expected(node):  # a test of this error
-            return
-        outers = [mesh for _, mesh in known]
-        message = self._message(node, inner, conflicts[0])
+        if conflicts and shown_inner is not None:
+            if self.expected(node):  # a test of this error
+                return
+            outers = [mesh for _, mesh in known]
+            message = self._message(node, shown_inner, conflicts[0])
+            related = self._related(conflicts[0])
+            inner = shown_inner
+        else:
+            # It raised, yet the code shows no conflict: the log's meshes fill in what the
+            # code leaves unknown (the new mesh, and the previous one whatever set it).
+            assert confirmed is not None  # else returned above
+            inner = confirmed.fill(
+                "new", inner if isinstance(inner, Mesh) else None, argument
+            )
+            # Every way the call runs has a mesh the code shows: a log must agree with it.
+            shown = (
+                frozenset(mesh.size for _, mesh in known if mesh.size is not None)
+                if sites and len(known) == len(sites)
+                else None
+            )
+            message = self._logged(node, confirmed)
+            disagreement = self._disagreement(inner, confirmed, shown)
+            if disagreement is not None or inner is None:
+                self.report(node, with_note(message, disagreement))
+                return
+            outers = confirmed.logged("prev", node)
+            related = ()
         fix, why_not = self._fix(node, argument, inner, outers)
-        self.report(
-            node,
-            with_note(message, why_not),
-            fix=fix,
-            related=self._related(conflicts[0]),
+        self.report(node, with_note(message, why_not), fix=fix, related=related)
+
+    def _disagreement(
+        self,
+        inner: Mesh | None,
+        confirmed: Confirmed,
+        shown: frozenset[int] | None,
+    ) -> str | None:
+        """Why the log's meshes do not make a fix here: the code shows an enclosing mesh the
+        log does not (a log is not a fact against the code), or an inner mesh of another size
+        (already fixed, or changed since), or the log shows several."""
+        logged_sizes = {m.size for m in confirmed.evidence.meshes("prev")}
+        contradicted = sorted(logged_sizes - shown) if shown is not None else []
+        if contradicted:
+            return not_fixed(
+                changed_since_the_log(
+                    f"an enclosing mesh of size {listed([str(n) for n in sorted(shown or ())], ' or ')}",
+                    f"the one of size {contradicted[0]}",
+                )
+            )
+        if inner is None or inner.size is None:
+            return not_fixed("the log shows meshes of several sizes entered here")
+        if all(m.size == inner.size for m in confirmed.evidence.meshes("new")):
+            return None
+        if all(
+            (prev := f.get("prev")) is not None and prev.size == inner.size
+            for f in confirmed.evidence.facts
+        ):
+            return f"the code builds a mesh of the enclosing size {inner.size} here now: already fixed where its sizes are written"
+        return not_fixed(
+            f"the code builds a mesh of size {inner.size} here, not the one in the log (changed since the log?)"
+        )
+
+    def _logged(self, node: ast.Call, confirmed: Confirmed) -> str:
+        prev = sorted(confirmed.logged("prev", node), key=lambda m: m.size or 0)
+        inside = listed([f"size {m.size} {m.shape_text()}" for m in prev], " or ")
+        return (
+            f"`{_short(self.analysis.text(node))}` (line {self.analysis.line(node)}) is entered while a mesh of {inside} is current, "
+            f"as the log shows ({confirmed.where}); JAX raises {_JAX_ERROR}"
         )
 
     # -- the fix ------------------------------------------------------------------------------
