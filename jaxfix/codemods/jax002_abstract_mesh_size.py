@@ -379,18 +379,7 @@ class AbstractMeshSizeChange(Rule):
         assert isinstance(outer.mesh, Mesh)  # only known meshes conflict
         return (
             f"`{_short(self.analysis.text(node))}` (line {line(node)}, {_describe(inner)}) is entered {placement} "
-            f"`{_short(self._text(outer, outer.node))}` ({where}, {_describe(outer.mesh)}){via}; JAX raises {_JAX_ERROR}"
-        )
-
-    def _text(self, outer: Enclosing, node: ast.AST) -> str:
-        """The code of a node of this module, or of the other module holding the site."""
-        if outer.path is None:
-            return self.analysis.text(node)
-        other = self.analysis.engine.module(outer.path)
-        return (
-            ast.get_source_segment(other.source.decode("utf-8", "replace"), node) or ""
-            if not isinstance(other, Unknown)
-            else ""
+            f"`{_short(self.analysis.text(outer.node))}` ({where}, {_describe(outer.mesh)}){via}; JAX raises {_JAX_ERROR}"
         )
 
     def _related(self, outer: Enclosing) -> tuple[Related, ...]:

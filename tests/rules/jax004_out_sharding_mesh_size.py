@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import ast
 
+from jaxfix.analysis.ast_engine.jitting import JitApplication
 from jaxfix.analysis.ast_engine.values import (
-    Function,
     ListValue,
     Mesh,
     MeshKind,
@@ -75,23 +75,18 @@ class OutShardingMeshSize(Rule):
     raised_in = ("jax/_src/pjit.py",)  # re-raised there (jax 0.10.2 and 0.12.0.1)
 
     def visit_Call(self, node: ast.Call) -> None:
-        func = node.func  # which calls: `f(x)` or `f.lower(x)` of a jitted `f`
-        if isinstance(func, ast.Attribute) and func.attr == "lower":
-            func = func.value
-        jitted = self.analysis.value_of(func)
-        if not isinstance(jitted, Function) or jitted.wrapped_by != "jit":
-            return
-        out = dict(jitted.jit_options).get("out_shardings")
+        jitted = self._jitted(node)  # which calls
+        out = jitted.keywords.get("out_shardings") if jitted else None
         if out is None:
             return
         # Confirmed mode: this is the call JAX004 checks where a log shows its error (its
         # message names no mesh: nothing to fill in; the engine says when the code shows
         # no reason).
         self.analysis.confirmed(node, self.code)
-        sizes = _mesh_sizes(out)  # question 2: what is this sharding
+        sizes = _mesh_sizes(self.analysis.value_of(out))  # question 2
         if not sizes:
             return
-        for site in self.analysis.enclosing(node):  # question 1: which mesh is current
+        for site in self.analysis.enclosing(node):  # question 1
             mesh = site.mesh
             context = (
                 mesh.size
@@ -110,6 +105,23 @@ class OutShardingMeshSize(Rule):
                     f"{context}: JAX raises 'Received incompatible devices for jitted "
                     "computation'",
                 )
+
+    def _jitted(self, call: ast.Call) -> JitApplication | None:
+        """The jit that `call` runs: `jit(f, ...)(x)`, `g(x)` or `g.lower(x)` for a `g` that is
+        `jit(f, ...)` or a function under a jit decorator."""
+        analysis, func = self.analysis, call.func
+        if isinstance(func, ast.Attribute) and func.attr == "lower":
+            func = func.value
+        target = analysis.written_as(func)
+        if isinstance(target, ast.Call):
+            applied = analysis.jit_application(target)
+            return applied if applied and applied.function is not None else None
+        definition = analysis.definition(func) if isinstance(func, ast.Name) else None
+        for decorator in definition.decorator_list if definition else ():
+            applied = analysis.jit_application(decorator)
+            if applied is not None:
+                return applied
+        return None
 
 
 def _mesh_sizes(out: Value) -> set[int]:

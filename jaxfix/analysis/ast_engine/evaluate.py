@@ -1223,13 +1223,7 @@ class Evaluator:
                 kind = _KEEPS_BODY.get(applied.name)
                 if kind is None:
                     return Unknown(f"decorated by `{applied.name}`")
-                result = replace(
-                    result,
-                    wrapped_by=kind or result.wrapped_by,
-                    jit_options=applied.options
-                    if kind == "jit"
-                    else result.jit_options,
-                )
+                result = replace(result, wrapped_by=kind or result.wrapped_by)
                 continue
             if isinstance(result, Class) and (
                 (
@@ -1240,8 +1234,7 @@ class Evaluator:
             ):
                 continue
             if isinstance(result, Function) and vocabulary.is_partial_jit(applied):
-                assert isinstance(applied, External)  # is_partial_jit says so
-                result = replace(result, wrapped_by="jit", jit_options=applied.options)
+                result = replace(result, wrapped_by="jit")
                 continue
             return Unknown(
                 f"decorated by something jaxfix does not see through (line {decorator.lineno})"

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 from jaxfix.analysis.ast_engine.arguments import bind_arguments
+from jaxfix.analysis.ast_engine.assignments import written_as
 from jaxfix.analysis.ast_engine.evaluate import Evaluator
 from jaxfix.analysis.ast_engine.flow import Binding
 from jaxfix.analysis.ast_engine.project import Module
@@ -344,20 +345,7 @@ class _Sizes:
         return self._resolve(module, argument)
 
     def _resolve(self, module: Module, expr: ast.expr) -> ast.expr:
-        """`expr`, or for a name bound by one plain assignment that reaches it, that value
-        (followed)."""
-        for _ in range(_MAX_NAMES):
-            if not isinstance(expr, ast.Name):
-                return expr
-            bindings = self.evaluator.reaching(module, expr)
-            if not bindings or len(bindings) != 1:
-                return expr
-            (binding,) = bindings
-            value = _plain_value(binding) if binding.kind == "assign" else None
-            if value is None:
-                return expr
-            expr = value
-        return expr
+        return written_as(self.evaluator, module, expr)
 
     def _qualified(self, module: Module, expr: ast.expr) -> str | None:
         value = self.evaluator.value_of(module, expr)

@@ -272,11 +272,10 @@ def call(
             _axis_set(keywords.get("reduced")),
         )
     if api is Api.JIT:
-        options = (*callee.options, *keywords.items())
         if positional and isinstance(positional[0], Function):
-            return replace(positional[0], wrapped_by="jit", jit_options=options)
+            return replace(positional[0], wrapped_by="jit")
         if not positional:
-            return replace(callee, options=options)
+            return callee
         if not holds_tree_objects(positional[0]):
             return JaxStage("jax.jit of a function from outside the tree")
         return Unknown("jax.jit of something jaxfix does not know")
@@ -340,8 +339,7 @@ def _partial(positional: list[Value], keywords: dict[str, Value]) -> Value:
         return Unknown("functools.partial() of nothing")
     function, rest = positional[0], positional[1:]
     if isinstance(function, External) and api_of(function.name) is Api.JIT and not rest:
-        # partial(jax.jit, ...) decorates as jax.jit(...) does
-        return replace(function, options=(*function.options, *keywords.items()))
+        return function  # partial(jax.jit, ...) decorates as jax.jit does
     if isinstance(function, Function) and not rest:
         return replace(function, bound=(*function.bound, *keywords.items()))
     return Unknown("functools.partial of something jaxfix does not follow")
