@@ -96,6 +96,11 @@ ENGINE_SECTIONS = (
         "Which mesh an array, a sharding or a context is on",
         "jaxfix.analysis.ast_engine.placement",
     ),
+    (
+        "The context mesh's site, as a message names it",
+        "jaxfix.analysis.ast_engine.enclosing",
+    ),
+    ("Where a mesh's axis sizes are written", "jaxfix.analysis.ast_engine.mesh_sizes"),
     ("Which binding reaches a read", "jaxfix.analysis.ast_engine.flow"),
     ("Containers something may change", "jaxfix.analysis.ast_engine.mutation"),
     ("Where a name's value is written", "jaxfix.analysis.ast_engine.assignments"),
