@@ -553,7 +553,7 @@ def test_decorators_and_contextmanagers_imported_from_another_module_of_the_tree
     assert found("third") == [[(WITH, Api.SET_MESH, ((8,), ("x",)))]]
     assert found("fourth") == [[]]
     ((site,),) = engine.ways_at(module, call(module, "first"))
-    assert module.line(site.entered_by) == 6  # the decorator, a node of this module
+    assert module.line(site.call) == 6  # the decorator, a node of this module
     assert (tmp_path / "pkg" / "testing.py").resolve() in engine.project.read
 
 

@@ -85,9 +85,10 @@ class Entry(enum.Enum):
 class Site:
     """One context that may be in force: how it is entered, by which API (None: a context
     manager jaxfix cannot see into), its mesh, and where (`call`: the call of the node's
-    function in a caller, for sites found around it; `entered_by`: for a site in the body of a
-    `@contextmanager` function or a decorator's wrapper, the `with` item, `enter_context`
-    argument or decorator that entered it, the outermost when they nest)."""
+    function in a caller, for sites found around it, or what `entered_by` names; `entered_by`:
+    for a site in the body of a `@contextmanager` function or a decorator's wrapper, the
+    `with` item, `enter_context` argument or decorator that entered it, the outermost when
+    they nest)."""
 
     entry: Entry
     api: Api | None
@@ -393,7 +394,7 @@ class Contexts:
             return [Site(entry, None, args, call)]
         inner = Frame(function.node, function.path, args, function.closure)
         return [
-            replace(s, entry=entry, entered_by=call)
+            replace(s, entry=entry, call=call, entered_by=call)
             for s in self._local(target, yields[0], inner)
         ]
 
@@ -819,7 +820,7 @@ class Contexts:
         )
         wrapper_frame = Frame(wrapper, deco.path, (), deco_frame)
         return [
-            replace(s, entry=Entry.DECORATOR, entered_by=decorator)
+            replace(s, entry=Entry.DECORATOR, call=decorator, entered_by=decorator)
             for s in self._local(target, calls[0], wrapper_frame)
         ]
 

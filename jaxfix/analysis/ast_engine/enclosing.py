@@ -74,7 +74,7 @@ def _placed(project: Project, module: Module, site: Site) -> Enclosing:
         site.api,
         site.mesh,
         shown,
-        site.call,
+        site.call if site.call is not site.entered_by else None,
         setup,
         holder.path if holder is not None and holder is not module else None,
     )
