@@ -174,20 +174,9 @@ def contradicts(shown: Mesh, logged: MeshFacts, *, types: bool = True) -> bool:
     `types`) axis types that differ where both are known. Pass `types=False` where the code's
     types are a default that depends on the JAX version (the log's JAX may be another)."""
     value = confirmed_mesh(None, logged, shown.origin)
-    return (
-        _differ(shown.axis_names, value.axis_names)
-        or _differ(shown.axis_sizes, value.axis_sizes)
-        or (types and _differ(shown.axis_types, value.axis_types))
-    )
-
-
-def _differ(a: tuple[object, ...] | None, b: tuple[object, ...] | None) -> bool:
-    """Per-axis tuples whose elements may be None (unknown) that surely differ."""
-    if a is None or b is None:
-        return False
-    return len(a) != len(b) or any(
-        x is not None and y is not None and x != y for x, y in zip(a, b)
-    )
+    if not types:
+        value = replace(value, axis_types=None)
+    return shown.equals(value) is False
 
 
 def changed_since_the_log(shown: str, logged: str) -> str:
