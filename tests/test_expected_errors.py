@@ -225,23 +225,25 @@ def test_every_rule_states_the_errors_it_reports():
 
 
 def test_an_expected_error_is_dropped_before_its_message_is_made(monkeypatch):
-    """JAX002 asks first, so a test of the error costs no line numbers (the module's positions)."""
-    import libcst as cst
-
-    from jaxfix.engine import _run_rules
+    """JAX002 asks first, so a test of the error costs no message (nor, unfixed, a LibCST parse)."""
+    from jaxfix.codemods.base import Rule
+    from jaxfix.engine import check_source
     from jaxfix.options import Options
 
+    rule = RULES["JAX002"]
+    reported: list[str] = []
+    report = rule.report
+
+    def spy(self, node, message, **kwargs):
+        reported.append(message)
+        report(self, node, message, **kwargs)
+
+    monkeypatch.setattr(rule, "report", spy)
     body = "with self.assertRaisesRegex(ValueError, PATTERN):\n    with use_abstract_mesh(INNER):\n        pass\n"
     source = HEADER + "".join(f"            {line}\n" for line in body.splitlines())
-    analysis, reports = _run_rules(
-        cst.parse_module(source), [RULES["JAX002"]], Options(), None
-    )
-    assert reports == []
-    assert "positions" not in vars(analysis)
-    monkeypatch.setattr(type(analysis.expected_errors), "expects", lambda *_: False)
-    analysis, reports = _run_rules(
-        cst.parse_module(source), [RULES["JAX002"]], Options(), None
-    )
-    assert [r.code for r in reports] == [
-        "JAX002"
-    ]  # the same site, reported when not a test of it
+    options = Options(select=("JAX002",), unsafe_fixes=True)
+    assert check_source(source.encode(), options) == (None, ())
+    assert reported == []
+    monkeypatch.setattr(Rule, "expected", lambda self, node: False)
+    check_source(source.encode(), options)
+    assert len(reported) == 1  # the same site, reported when not a test of it
