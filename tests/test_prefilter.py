@@ -63,9 +63,8 @@ def full_engine(
 def _kept_by_screen(source: bytes, options: Options, path: str) -> set[str]:
     """(Goes with jaxfix/screen.py, as its use below.) The rules the screen keeps, seen by watching the engine with the byte prefilter off: of
     the code it screens (a notebook's cells), with the file's place in the project (the JAX002
-    screen follows imported decorators and context managers through the project index). Rules
-    over `ast` (not `CstRule`) are never screened: the engine runs them on every candidate."""
-    kept = {r.code for r in selected_rules(options) if not issubclass(r, CstRule)}
+    screen follows imported decorators and context managers through the project index)."""
+    kept: set[str] = set()
     screen = jaxfix.engine.screened_rules
 
     def watched(rules, facts):  # noqa: ANN001, ANN202 - the engine's signature
