@@ -69,8 +69,27 @@ def _load_rules() -> dict[str, type[Rule]]:
     return rules
 
 
-RULES: dict[str, type[Rule]] = _load_rules()
-BUILTIN: frozenset[str] = frozenset(RULES)  # jaxfix's own codes
+# Both are loaded when first asked for (`__getattr__`): jaxfix's own rule modules may import
+# LibCST, which a rule over `ast` (importing jaxfix.codemods.base) does not need.
+RULES: dict[str, type[Rule]]  # every registered rule by its code
+BUILTIN: frozenset[str]  # jaxfix's own codes
+
+
+def _registry() -> dict[str, type[Rule]]:
+    if "RULES" not in globals():
+        rules = _load_rules()
+        globals().update(RULES=rules, BUILTIN=frozenset(rules))
+    registered: dict[str, type[Rule]] = globals()["RULES"]
+    return registered
+
+
+def __getattr__(name: str) -> object:
+    if name in ("RULES", "BUILTIN"):
+        _registry()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 _LOADED: dict[str, tuple[type[Rule], ...]] = {}  # spec -> its rules
 
 
@@ -129,7 +148,7 @@ def load_rule_modules(specs: Iterable[str]) -> tuple[type[Rule], ...]:
     loaded: list[type[Rule]] = []
     for spec in specs:
         if spec in _LOADED:  # registered again where a caller took them out
-            loaded += [_register(RULES, rule) for rule in _LOADED[spec]]
+            loaded += [_register(_registry(), rule) for rule in _LOADED[spec]]
             continue
         try:
             modules = _modules_of(spec)
@@ -140,7 +159,7 @@ def load_rule_modules(specs: Iterable[str]) -> tuple[type[Rule], ...]:
             raise RuleModuleError(
                 f"rule module {spec}: {type(error).__name__}: {message}"
             ) from None
-        rules = [_register(RULES, _rules_in(module)) for module in modules]
+        rules = [_register(_registry(), _rules_in(module)) for module in modules]
         _LOADED[spec] = tuple(rules)
         loaded += rules
     return tuple(loaded)

@@ -5,9 +5,10 @@ rule's `visit_<AstClass>(node)` in source order. A rule asks its `Analysis` (the
 jaxfix/analysis/ast_engine/analysis.py) and reports `ast` nodes; a fix's edits are
 `(ast node, edit)` pairs, LibCST being parsed only when a fix is applied (jaxfix/cst_edits.py).
 
-`CstRule` is the LibCST visitor over the old analysis, kept while the rules move over.
-Its `visit_<Node>` methods cannot skip a node's children, and LibCST's matcher decorators
-(`@m.visit`, `@m.call_if_inside`, ...) do not apply; a rule that uses them, or makes a
+Importing this module imports no LibCST (half a second): a fix's edit imports it when it runs,
+and `CstRule`, the LibCST visitor over the old analysis kept while the rules move over, is
+jaxfix/codemods/cst_rule.py (`from jaxfix.codemods.base import CstRule` still finds it).
+A rule that uses LibCST's matcher decorators (`@m.visit`, `@m.call_if_inside`, ...), or makes a
 `visit_`/`leave_` name anything but a plain method, is refused when its class is defined.
 """
 
@@ -16,12 +17,9 @@ from __future__ import annotations
 import ast
 import inspect
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
-
-import libcst as cst
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from jaxfix.analysis.ast_engine.analysis import Analysis
-from jaxfix.analysis.module import ModuleAnalysis
 from jaxfix.byte_tokens import tokens_match
 from jaxfix.diagnostics import Fix, Related, Report, Safety
 from jaxfix.evidence import Facts
@@ -29,7 +27,12 @@ from jaxfix.message_templates import check as check_templates
 from jaxfix.message_templates import roles as mesh_roles
 from jaxfix.options import Options
 from jaxfix.rule_settings import RuleSetting
-from jaxfix.screen import ModuleFacts
+
+if TYPE_CHECKING:  # each imports LibCST
+    import libcst as cst
+
+    from jaxfix.codemods.cst_rule import CstRule as CstRule
+    from jaxfix.screen import ModuleFacts
 
 # Set on a function by LibCST's matcher decorators, which batched visitors never honour.
 _MATCHER_DECORATOR_ATTRIBUTES = (
@@ -140,10 +143,8 @@ class Rule:
     def expected(self, node: ast.AST | cst.CSTNode) -> bool:
         """Whether `node` runs where the code tests this rule's error (`assertRaises...`): the
         engine drops such reports; a rule may ask first to skip working out the message."""
-        if isinstance(node, ast.AST):
-            return self.analysis.expected(node, self.raises)
-        assert isinstance(self, CstRule)
-        return self.analysis.expected_errors.expects(node, self.raises)
+        assert isinstance(node, ast.AST)  # a CstRule answers for LibCST nodes
+        return self.analysis.expected(node, self.raises)
 
     @classmethod
     def impossible(cls, facts: Facts) -> str | None:
@@ -179,21 +180,22 @@ class Rule:
         return True
 
 
-class CstRule(Rule, cst.BatchableCSTVisitor):
-    """A rule over LibCST and the old analysis (`ModuleAnalysis`), kept while the rules move
-    to `Rule` over `ast`; the engine runs both kinds."""
-
-    analysis: ModuleAnalysis  # type: ignore[assignment]  # the old analysis, until it goes
-
-    def __init__(self, analysis: ModuleAnalysis, options: Options) -> None:
-        super().__init__(analysis, options)  # type: ignore[arg-type]  # see `analysis`
-
-
 def keyword_arg(name: str, value: cst.BaseExpression) -> cst.Arg:
     """`name=value` formatted as black writes it (no spaces around `=`)."""
+    import libcst as cst  # for a fix's edit, which runs only when the fix is written
+
     no_space = cst.SimpleWhitespace("")
     return cst.Arg(
         value=value,
         keyword=cst.Name(name),
         equal=cst.AssignEqual(whitespace_before=no_space, whitespace_after=no_space),
     )
+
+
+def __getattr__(name: str) -> object:
+    """`CstRule`, imported (with LibCST) only by what asks for it: the LibCST rules."""
+    if name == "CstRule":
+        from jaxfix.codemods.cst_rule import CstRule
+
+        return CstRule
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -4,12 +4,15 @@
 from __future__ import annotations
 
 import ast
-
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from jaxfix.analysis.ast_engine.analysis import Analysis
-from jaxfix.analysis.module import ModuleAnalysis
 from jaxfix.diagnostics import Location, Related
+
+if TYPE_CHECKING:  # the LibCST rules' (both import LibCST)
+    import libcst as cst
+
+    from jaxfix.analysis.module import ModuleAnalysis
 
 
 def location(
@@ -20,7 +23,7 @@ def location(
         assert isinstance(node, ast.AST)
         line, column = analysis.span(node).start
         return Location(line, column + 1)
-    assert isinstance(node, cst.CSTNode)
+    assert not isinstance(node, ast.AST)  # a LibCST node of the old analysis
     start = analysis.positions[node].start
     return Location(start.line, start.column + 1)
 
