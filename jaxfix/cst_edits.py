@@ -79,3 +79,14 @@ class Locator:
                 f"no {kinds[0]} at {start[0]}:{start[1] + 1} for the fix's {type(node).__name__}"
             )
         return found[-1]  # the outermost: positions list children before parents
+
+
+class ReplaceByIdentity(cst.CSTTransformer):
+    """Puts each edit's replacement where its original node (by identity) is."""
+
+    def __init__(self, edits: Mapping[cst.CSTNode, cst.CSTNode]) -> None:
+        super().__init__()
+        self.edits = edits
+
+    def on_leave(self, original_node, updated_node):  # noqa: ANN001 - LibCST's signature
+        return self.edits.get(original_node, updated_node)

@@ -1,50 +1,49 @@
 """One file in, one FileResult out: parse once, run every selected rule, apply fixes, verify.
 
-Pure: reading, caching and safe writes live in jaxfix/runner.py and jaxfix/file_io.py.
+Pure: reading, caching and safe writes live in jaxfix/runner.py and jaxfix/file_io.py. LibCST
+(half a second to import) is imported only to write a fix, and for the rules still over it
+(`CstRule`, with the old analysis and the screen): rules over `ast` that fix nothing need none.
 """
 
 from __future__ import annotations
 
 import ast
 import gc
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import libcst as cst
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
-
-from jaxfix.added_imports import SortedAddImportsVisitor
 from jaxfix.analysis.ast_engine import Engine
 from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.analysis.ast_engine.positions import Span
 from jaxfix.analysis.ast_engine.project import Module
-from jaxfix.analysis.module import ModuleAnalysis
-from jaxfix.analysis.parents import parent_map
-from jaxfix.analysis.project import InProject
-from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
 from jaxfix.changed_lines import carry_lines
-from jaxfix.codemods import RULES, load_rule_modules
-from jaxfix.codemods.base import CstRule, Rule
-from jaxfix.cst_edits import Locator, NotFound
+from jaxfix.codemods import load_rule_modules
+from jaxfix.codemods.base import Rule
 from jaxfix.dependencies import ast_engine, project_index, recorded, snapshot
 from jaxfix.diagnostics import Diagnostic, FileResult, Fix, Location, Report, Safety
 from jaxfix.diffs import split_lines
 from jaxfix.evidence import Evidence
 from jaxfix.file_io import unreadable_reason
 from jaxfix.grammar import NewerGrammar
-from jaxfix.layout import fit_line_length
 from jaxfix.nesting import too_deep
 from jaxfix.notebook import process_notebook
 from jaxfix.options import Options
 from jaxfix.paths import is_notebook
-from jaxfix.screen import ModuleFacts, module_facts
 from jaxfix.suppression import is_suppressed
 from jaxfix.syntax import newer_grammar
+
+if TYPE_CHECKING:  # each imports LibCST
+    import libcst as cst
+    from libcst.metadata import CodeRange
+
+    from jaxfix.analysis.module import ModuleAnalysis
+    from jaxfix.analysis.project import InProject
+    from jaxfix.screen import ModuleFacts
 
 MAX_PASSES = 8
 # LibCST allocates millions of small objects that live until the file is done, and Python's
@@ -68,6 +67,8 @@ class TooLarge(Exception):
 
 
 def selected_rules(options: Options) -> list[type[Rule]]:
+    from jaxfix.codemods import RULES
+
     load_rule_modules(options.rule_modules)  # a spawned worker registers them here
     return [rule for code, rule in sorted(RULES.items()) if options.is_selected(code)]
 
@@ -83,6 +84,13 @@ def screened_rules(
     """The `ast` screen: the rules whose preconditions may hold in a module with these facts
     (all of them when `ast` cannot parse it, so LibCST reports the syntax error)."""
     return rules if facts is None else [rule for rule in rules if rule.screen(facts)]
+
+
+def _over_cst(rule: type[Rule]) -> bool:
+    """Whether `rule` is a `CstRule`: none can be before jaxfix/codemods/cst_rule.py (and so
+    LibCST) is imported, so asking imports nothing."""
+    module = sys.modules.get("jaxfix.codemods.cst_rule")
+    return module is not None and issubclass(rule, module.CstRule)
 
 
 def _refuse_if_too_large(
@@ -117,19 +125,17 @@ def _span(code_range: CodeRange) -> tuple[tuple[int, int], tuple[int, int]]:
     )
 
 
-class _ReplaceByIdentity(cst.CSTTransformer):
-    def __init__(self, edits: dict[cst.CSTNode, cst.CSTNode]) -> None:
-        super().__init__()
-        self.edits = edits
-
-    def on_leave(self, original_node, updated_node):  # noqa: ANN001 - LibCST's signature
-        return self.edits.get(original_node, updated_node)
-
-
 def _apply(
     module: cst.Module, fixes: list[Fix], tree: _CstTree, line_length: int
 ) -> cst.Module:
     """Apply every fix whose nodes do not overlap an earlier one's; the rest wait for the next pass."""
+    from libcst.codemod import CodemodContext
+    from libcst.codemod.visitors import AddImportsVisitor
+
+    from jaxfix.added_imports import SortedAddImportsVisitor
+    from jaxfix.cst_edits import ReplaceByIdentity
+    from jaxfix.layout import fit_line_length
+
     taken: list[tuple[tuple[int, int], tuple[int, int]]] = []
     edits: dict[cst.CSTNode, cst.CSTNode] = {}
     imports: set[tuple[str, str | None]] = set()
@@ -141,7 +147,7 @@ def _apply(
         edits.update(fix.edits)
         imports.update(fix.imports)
     edits = fit_line_length(edits, module, tree.parents, tree.positions, line_length)
-    module = module.visit(_ReplaceByIdentity(edits))
+    module = module.visit(ReplaceByIdentity(edits))
     if imports:
         context = CodemodContext()
         for module_name, obj in sorted(imports, key=lambda i: (i[0], i[1] or "")):
@@ -180,6 +186,9 @@ def _run_rules(
 ) -> tuple[ModuleAnalysis, list[Report]]:
     """Reports that are neither suppressed nor, in changed-lines mode, off the changed lines,
     nor, with evidence from a log, unconfirmed by it."""
+    from jaxfix.analysis.module import ModuleAnalysis
+    from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
+
     wrapper = ModuleLevelBatchWrapper(module, unsafe_skip_copy=True)
     analysis = ModuleAnalysis(
         wrapper,
@@ -402,9 +411,11 @@ def check_source(
         )
     if not rules:
         return None, ()
-    ast_rules = [r for r in rules if not issubclass(r, CstRule)]
-    cst_rules = [r for r in rules if issubclass(r, CstRule)]
+    ast_rules = [r for r in rules if not _over_cst(r)]
+    cst_rules = [r for r in rules if _over_cst(r)]
     if cst_rules:  # the screen and LibCST's memory bound are the LibCST rules' alone
+        from jaxfix.screen import module_facts  # imports LibCST
+
         facts = module_facts(source, project)
         if (
             evidence is None
@@ -480,6 +491,8 @@ def check_source(
         allowed = [f for f in found if _fix_allowed(f.report.fix, options)]
         if not allowed:
             break
+        import libcst as cst  # a fix is written: LibCST from here
+
         if module is None:
             assert (
                 ast_analysis is not None
@@ -527,6 +540,8 @@ def check_source(
 
 
 def _parse_cst(source: bytes) -> cst.Module:
+    import libcst as cst
+
     refusal = too_deep(
         source
     )  # only for what LibCST parses: `ast` refuses such code with an exception
@@ -555,6 +570,10 @@ class _CstTree:
 
     @classmethod
     def of(cls, module: cst.Module) -> _CstTree:
+        from libcst.metadata import MetadataWrapper, PositionProvider
+
+        from jaxfix.analysis.parents import parent_map
+
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         return cls(wrapper.resolve(PositionProvider), parent_map(module))
 
@@ -568,6 +587,8 @@ def _span_of(code_range: CodeRange) -> Span:
 
 def _written(found: _Found, tree: _CstTree) -> Fix:
     """The fix with its edits on LibCST nodes: an `ast` node's is found where it is."""
+    from jaxfix.cst_edits import Locator, NotFound
+
     fix = found.report.fix
     assert fix is not None  # only allowed fixes are written
     if not isinstance(found.report.node, ast.AST):
@@ -650,7 +671,8 @@ def describe_failure(
         return str(error), error.where, True
     if isinstance(error, TooLarge):  # depends on max-parse-memory
         return str(error), None, False
-    if isinstance(error, cst.ParserSyntaxError):
+    libcst = sys.modules.get("libcst")  # only once imported can LibCST have raised
+    if libcst is not None and isinstance(error, libcst.ParserSyntaxError):
         return *_syntax_error(source, error), True
     if isinstance(error, SyntaxError):
         return (
@@ -680,6 +702,8 @@ def process_source(path: Path, source: bytes, options: Options) -> FileResult:
     reason = unreadable_reason(source)
     if reason is not None:
         return FileResult(path, source, error=reason)
+    from jaxfix.analysis.project import InProject
+
     options = options.for_file(path)
     index, index_created_ns = project_index(options.project_roots)
     project = InProject(path.absolute(), index)

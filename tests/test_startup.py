@@ -240,3 +240,70 @@ def test_repair_starts_the_command_before_importing_libcst_or_rich(tmp_path):
     assert json.loads(last) == {"exit": 0, "at_spawn": [[]]}, stderr
     assert done.stdout.startswith("jaxfix repair: running ")
     assert "the command passed" in stderr
+
+
+_AST_RULE = textwrap.dedent("""
+    import json, sys
+    from jaxfix.analysis.names import Api
+    from jaxfix.codemods.base import Rule
+    from jaxfix.diagnostics import Fix, Safety
+    from jaxfix.engine import check_source
+    from jaxfix.options import Options
+
+    class Placed(Rule):
+        code = "JAX941"
+        name = "placed"
+        summary = "a device_put under a mesh"
+        fixes = {Safety.UNSAFE: "put 2"}
+        tokens = ((b"device_put",),)
+
+        def visit_Call(self, node):
+            put = self.analysis.value_of(node.args[0]) if node.args else None
+            if self.analysis.called_api(node) is Api.DEVICE_PUT and put == 1:
+                mesh = self.analysis.current_mesh(node)
+                edit = (node.args[0], lambda old: old.with_changes(value="2"))
+                fix = Fix("put 2", (edit,), Safety.UNSAFE)
+                self.report(node, f"{put} on {mesh.size} devices", fix=fix)
+
+    lazy = json.loads(sys.argv[1])
+    runs = []
+    for unsafe in (False, True):  # the unsafe fix is written only with --unsafe-fixes
+        fixed, found = check_source(
+            sys.argv[2].encode(), Options(unsafe_fixes=unsafe), rules=[Placed]
+        )
+        runs.append({
+            "fixed": fixed.decode() if fixed is not None else None,
+            "found": [d.message for d in found],
+            "imported": [m for m in lazy if m in sys.modules],
+        })
+    print(json.dumps(runs))
+""")
+
+
+def test_rules_over_ast_that_write_no_fix_import_no_libcst():
+    """The engine over `ast` answers a rule's questions and places its report without LibCST
+    or the old analysis; LibCST comes only with the first fix written."""
+    source = (
+        "import jax\n"
+        "with jax.set_mesh(jax.make_mesh((8,), ('x',))):\n"
+        "    jax.device_put(1, None)\n"
+    )
+    lazy = [
+        "libcst",
+        "jaxfix.analysis.module",
+        "jaxfix.screen",
+        "jaxfix.codemods.jax001_lowering_platforms",
+    ]
+    done = subprocess.run(
+        [sys.executable, "-c", _AST_RULE, json.dumps(lazy), source],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 0, done.stderr
+    reported, fixed = json.loads(done.stdout)
+    assert reported == {"fixed": None, "found": ["1 on 8 devices"], "imported": []}
+    assert fixed["fixed"] == source.replace("put(1", "put(2")
+    assert fixed["imported"] == ["libcst"]
