@@ -600,18 +600,7 @@ def _parameter(
     """The parameter of `function` (the gather's own) that `x` names, if it is one."""
     if function is None or not isinstance(x, ast.Name):
         return None
-    bindings = analysis.engine.evaluator.reaching(analysis.module, x)
-    params = {
-        id(p)
-        for p in (
-            *function.args.posonlyargs,
-            *function.args.args,
-            *function.args.kwonlyargs,
-        )
-    }
-    if bindings and all(b.kind == "param" and id(b.node) in params for b in bindings):
-        return x.id
-    return None
+    return x.id if analysis.is_parameter(x, function) else None
 
 
 def _from_caller(

@@ -177,6 +177,17 @@ class Analysis:
         """The `def` a read of `name` denotes, when that is the one binding reaching it."""
         return assignments.definition(self.engine.evaluator, self.module, name)
 
+    def is_parameter(
+        self, name: ast.Name, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> bool:
+        """Whether every binding reaching the read `name` is a parameter of `function`."""
+        bindings = self.engine.evaluator.reaching(self.module, name)
+        a = function.args
+        params = {id(p) for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
+        return bool(bindings) and all(
+            b.kind == "param" and id(b.node) in params for b in bindings or ()
+        )
+
     def reads_reached(self, statement: ast.stmt, name: str) -> list[ast.Name]:
         """The reads of `name` the binding `statement` makes may reach."""
         return assignments.reads_reached(
