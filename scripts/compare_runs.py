@@ -763,6 +763,14 @@ def main(argv: list[str] | None = None) -> int:
             compare(i, outcomes["base"][i.name], outcomes["current"][i.name])
             for i in every
         ]
+        rows = [  # a fixture the current tree changed: say so beside its verdict
+            replace(r, why=f"{r.why}; its fixture differs from the base's")
+            if r.verdict != "same"
+            and i.where
+            and _fixture(fixtures, i) != _fixture(trees["base"], i)
+            else r
+            for r, i in zip(rows, every, strict=True)
+        ]
         unlike = {  # the inputs not as their fixtures say, by checkout
             name: sorted(i.name for i in every if not i.spec.matches(found[i.name]))
             for name, found in outcomes.items()
@@ -788,6 +796,19 @@ def main(argv: list[str] | None = None) -> int:
         file=sys.stderr,
     )
     return 1 if any(r.verdict == "worse" for r in rows) else 0
+
+
+def _fixture(tree: Path, found: Input) -> dict[str, bytes]:
+    """The files that make the input's fixture in checkout `tree`, by path."""
+    where = tree / found.where
+    if found.entry is not None:
+        entry = Path(found.entry)
+        paths = [where / entry, where / f"{entry.stem}.fixed{entry.suffix}"]
+    else:
+        paths = [p for p in where.rglob("*") if "__pycache__" not in p.parts]
+    return {
+        str(p.relative_to(tree)): p.read_bytes() for p in sorted(paths) if p.is_file()
+    }
 
 
 def _narrowed(only: list[str], batch: Batch) -> Batch | None:

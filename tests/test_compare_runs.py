@@ -127,3 +127,21 @@ def test_a_checkout_that_loses_a_fix_is_worse_and_one_that_gains_it_better(
     gained = capsys.readouterr().out
     assert f"{POSITIVE.id}  better    now as its fixture says" in gained
     assert "1 inputs: 0 same, 1 better, 0 reworded, 0 worse" in gained
+
+
+def test_a_fixture_changed_since_the_base_is_told_apart(tmp_path):
+    found = compare_runs.Input(
+        "JAX001/c", "fixtures/JAX001", compare_runs.Spec(), "c.py"
+    )
+    for tree, fixed in (
+        ("base", b"x = 2\n"),
+        ("same", b"x = 2\n"),
+        ("new", b"x = 3\n"),
+    ):
+        (tmp_path / tree / "fixtures" / "JAX001").mkdir(parents=True)
+        (tmp_path / tree / "fixtures" / "JAX001" / "c.py").write_bytes(b"x = 1\n")
+        (tmp_path / tree / "fixtures" / "JAX001" / "c.fixed.py").write_bytes(fixed)
+    base = compare_runs._fixture(tmp_path / "base", found)
+    assert list(base) == ["fixtures/JAX001/c.fixed.py", "fixtures/JAX001/c.py"]
+    assert compare_runs._fixture(tmp_path / "same", found) == base
+    assert compare_runs._fixture(tmp_path / "new", found) != base
