@@ -5,8 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from jaxfix.analysis.ast_engine.contexts import Entry, Site
 from jaxfix.analysis.ast_engine.evidence import (
@@ -31,6 +30,11 @@ from jaxfix.diagnostics import Fix, Safety
 from jaxfix.evidence import MeshFacts
 from jaxfix.quoting import cut
 from jaxfix.rule_settings import RuleSetting
+
+if (
+    TYPE_CHECKING
+):  # the fixes' edits import it when they run: a run with no fix needs none
+    import libcst as cst
 
 # How the message names the primitives that need devices at lowering.
 _DEVICE_PRIMITIVES = {
@@ -907,6 +911,8 @@ class MissingLoweringPlatforms(Rule):
         value, imports = self._platforms_value()
 
         def fixed(old: cst.CSTNode) -> cst.Call:
+            import libcst as cst
+
             assert isinstance(old, cst.Call)
             new = cst.parse_expression(value)
             if rewrite_to_trace:
@@ -958,6 +964,8 @@ class MissingLoweringPlatforms(Rule):
         chained = isinstance(first, ast.Attribute) and first.value is lower
 
         def compiled(old: cst.CSTNode) -> cst.Call:
+            import libcst as cst
+
             assert isinstance(old, cst.Call)
             func = old.func
             if chained:

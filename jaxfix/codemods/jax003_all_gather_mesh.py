@@ -5,8 +5,7 @@ from __future__ import annotations
 import ast
 import enum
 from dataclasses import dataclass, replace
-
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.analysis.ast_engine.contexts import Entry, Site, setting_site
@@ -19,6 +18,9 @@ from jaxfix.codemods.text import not_fixed, related, with_note
 from jaxfix.diagnostics import Fix, Related, Safety
 from jaxfix.options import Options
 from jaxfix.quoting import cut
+
+if TYPE_CHECKING:
+    import libcst as cst
 
 _INPUT_ERROR = '"Input sharding mesh ... should be equal to out_sharding mesh ..."'
 _CONTEXT_ERROR = '"Context mesh ... should match the mesh of sharding ..."'
@@ -337,7 +339,7 @@ class AllGatherMeshMismatch(Rule):
         title = f"move `{x.id}` onto `{context.name}` before the gather"
         return Fix(
             title,
-            ((x, lambda _: cst.parse_expression(moved)),),
+            ((x, lambda _: _expression(moved)),),
             Safety.UNSAFE,
             (*jax_import, *imports),
         ), None
@@ -387,7 +389,7 @@ class AllGatherMeshMismatch(Rule):
             )
         return Fix(
             title,
-            ((args["mesh"], lambda _: cst.parse_expression(mesh_text)),),
+            ((args["mesh"], lambda _: _expression(mesh_text)),),
             Safety.SAFE,
             imports,
         ), None
@@ -694,3 +696,11 @@ def _describe(placed: Placed) -> str:
     if placed.name:
         text = f"`{placed.name}` {mesh.shape_text()}"
     return text if mesh.has_abstract_device else text + " without an abstract device"
+
+
+def _expression(text: str) -> cst.BaseExpression:
+    """A fix's replacement, parsed when the fix is written (so a run with no fix imports no
+    LibCST)."""
+    import libcst as cst
+
+    return cst.parse_expression(text)
