@@ -1,19 +1,15 @@
-"""What a file's result depends on outside the file: the modules of the project it imports,
-whose meshes and constants the analysis read (jaxfix/analysis/project.py).
+"""What a file's result depends on outside the file, and the run's one engine.
 
-One project index per process and run, created when the first file is parsed and reused for
-every file after it, so a module imported by many files is read once. A result records each
-file the index used with the SHA-256 of its bytes; the cache (jaxfix/cache.py) compares them.
-The index reads a module once and may answer from it minutes later, so a digest is only taken
-of a file that has not changed since the index was created: hashed later, a file edited in
-between would give the new bytes' digest to an answer computed from the old ones.
-
-The new engine (jaxfix/analysis/ast_engine) is one per run too (`ast_engine`), over the run's
-files (where the callers of a function are looked for). What a module's answers used is its
-`project.record` (`recorded`): the files parsed, the paths imports were looked for at, and the
-searches of the run's word index, each with the files it found and the run's files as the index
-read them (`RunFiles`): the cache checks a search again only against the files that changed
-since.
+The engine (jaxfix/analysis/ast_engine) is one per process and run (`ast_engine`), over the
+run's files (where the callers of a function are looked for), so a module imported by many
+files is read once. What a module's answers used is its `project.record` (`recorded`): the
+files parsed, each with the SHA-256 of its bytes, the paths imports were looked for at, and
+the searches of the run's word index, each with the files it found and the run's files as the
+index read them (`RunFiles`): the cache (jaxfix/cache.py) checks a search again only against
+the files that changed since. The engine reads a module once and may answer from it minutes
+later, so a digest is only taken of a file that has not changed since the engine was created:
+hashed later, a file edited in between would give the new bytes' digest to an answer computed
+from the old ones.
 """
 
 from __future__ import annotations
@@ -22,7 +18,6 @@ import hashlib
 import json
 import os
 import stat
-import time
 import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -35,11 +30,9 @@ from jaxfix.file_io import ReadError, open_regular, read_regular
 from jaxfix.paths import PATH_STATES, path_state
 from jaxfix.words import same_code
 
-if TYPE_CHECKING:  # imports libcst
+if TYPE_CHECKING:
     from jaxfix.analysis.ast_engine import Engine
     from jaxfix.analysis.ast_engine.project import Project
-    from jaxfix.analysis.module import ModuleAnalysis
-    from jaxfix.analysis.project import ProjectIndex
 
 # Timestamps this much older than the index are older than anything it read, even on file
 # systems that keep them coarsely (FAT: 2 s, HFS+: 1 s) or behind the clock (Linux: a tick).
@@ -47,19 +40,11 @@ SETTLED_NS = 2_000_000_000
 _MAX_CODE_BYTES = 4 * 1024 * 1024  # as the engine reads a module
 
 
-@dataclass
-class _Index:
-    roots: tuple[Path, ...]
-    index: ProjectIndex[ModuleAnalysis]
-    created_ns: int
-
-
 class _Run:
-    """The index and the engine of the current run, created on first use; `files` are the
-    run's files (where the engine looks for a function's callers)."""
+    """The engine of the current run, created on first use; `files` are the run's files
+    (where the engine looks for a function's callers)."""
 
     def __init__(self, files: tuple[Path, ...] = ()) -> None:
-        self.current: _Index | None = None
         self.files = files
         self.engine: tuple[tuple[object, ...], Engine] | None = None
 
@@ -73,20 +58,15 @@ class _Run:
             self.engine = (key, Engine(roots, self.files, jax_version))
         return self.engine[1]
 
-    def index(self, roots: tuple[Path, ...]) -> _Index:
-        if self.current is None or self.current.roots != roots:
-            self.current = _new_index(roots)
-        return self.current
-
 
 _run: _Run | None = None
 
 
 @contextmanager
 def project_run(files: tuple[Path, ...] = ()) -> Iterator[None]:
-    """Share one project index and engine between the files of a run (`files`; worker
-    processes forked during it inherit the scope and make their own). Outside a run every
-    file gets fresh ones: files may change between two calls, and they would not see it."""
+    """Share one engine between the files of a run (`files`; worker processes forked during
+    it inherit the scope and make their own). Outside a run every file gets a fresh one: files
+    may change between two calls, and it would not see it."""
     global _run
     saved, _run = _run, _Run(files)
     try:
@@ -115,19 +95,6 @@ def ast_engine(roots: tuple[Path, ...], jax_version: tuple[int, ...] | None) -> 
     from jaxfix.analysis.ast_engine import Engine
 
     return Engine(roots, (), jax_version)
-
-
-def project_index(roots: tuple[Path, ...]) -> tuple[ProjectIndex[ModuleAnalysis], int]:
-    """The index for `roots` and when it was created (time.time_ns())."""
-    found = _run.index(roots) if _run is not None else _new_index(roots)
-    return found.index, found.created_ns
-
-
-def _new_index(roots: tuple[Path, ...]) -> _Index:
-    from jaxfix.analysis.module import new_project_index
-
-    created_ns = time.time_ns()  # before it can read anything
-    return _Index(roots, new_project_index(roots), created_ns)
 
 
 def signature(status: os.stat_result) -> tuple[int, int, int, int]:

@@ -46,14 +46,10 @@ class Location:
 @dataclass(frozen=True)
 class Fix:
     """Edits plus the imports they need. An edit is `(ast node, edit)`: the engine finds the
-    LibCST node where the `ast` node is and replaces it by `edit(that node)`; a rule over
-    LibCST (`CstRule`) gives `(original node, replacement)`, by identity."""
+    LibCST node where the `ast` node is and replaces it by `edit(that node)`."""
 
     title: str
-    edits: (
-        tuple[tuple[ast.AST, Edit], ...]
-        | tuple[tuple[cst.CSTNode, CstReplacement], ...]
-    )
+    edits: tuple[tuple[ast.AST, Edit], ...]
     safety: Safety = Safety.SAFE
     imports: tuple[tuple[str, str | None], ...] = ()
 
@@ -72,7 +68,7 @@ class Report:
 
     code: str
     message: str
-    node: ast.AST | cst.CSTNode
+    node: ast.AST
     fix: Fix | None = None
     related: tuple[Related, ...] = ()
 

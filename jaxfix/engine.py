@@ -1,8 +1,8 @@
 """One file in, one FileResult out: parse once, run every selected rule, apply fixes, verify.
 
-Pure: reading, caching and safe writes live in jaxfix/runner.py and jaxfix/file_io.py. LibCST
-(half a second to import) is imported only to write a fix, and for the rules still over it
-(`CstRule`, with the old analysis and the screen): rules over `ast` that fix nothing need none.
+Pure: reading, caching and safe writes live in jaxfix/runner.py and jaxfix/file_io.py. The
+rules run over `ast` (one walk, the run's engine); LibCST (half a second to import) is imported
+and the file parsed with it only to write a fix.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.changed_lines import carry_lines
 from jaxfix.codemods import load_rule_modules
 from jaxfix.codemods.base import Rule
-from jaxfix.dependencies import ast_engine, project_index, recorded, snapshot
+from jaxfix.dependencies import ast_engine, recorded
 from jaxfix.diagnostics import Diagnostic, FileResult, Fix, Location, Report, Safety
 from jaxfix.diffs import split_lines
 from jaxfix.evidence import Evidence
@@ -41,9 +41,8 @@ if TYPE_CHECKING:  # each imports LibCST
     import libcst as cst
     from libcst.metadata import CodeRange
 
-    from jaxfix.analysis.module import ModuleAnalysis
-    from jaxfix.analysis.project import InProject
-    from jaxfix.screen import ModuleFacts
+    from jaxfix.cst_edits import Locator
+    from jaxfix.diagnostics import CstReplacement
 
 MAX_PASSES = 8
 # LibCST allocates millions of small objects that live until the file is done, and Python's
@@ -52,10 +51,9 @@ MAX_PASSES = 8
 # generations keep their thresholds, so cycles are still collected and memory does not grow
 # with the number of files.
 _GC_GENERATION_0 = 100_000
-# LibCST's tree, its metadata and the rules' analysis take about 2.4-3.2 KB per node of `ast`'s
-# tree (measured on JAX's largest files), or up to ~800 bytes per byte of source.
+# LibCST's tree and its metadata take about 2.4-3.2 KB per node of `ast`'s tree (measured on
+# JAX's largest files).
 _BYTES_PER_AST_NODE = 3200
-_BYTES_PER_SOURCE_BYTE = 800
 
 
 class InternalError(Exception):
@@ -78,35 +76,10 @@ def candidate_rules(source: bytes, options: Options) -> list[type[Rule]]:
     return [rule for rule in selected_rules(options) if rule.may_apply(source)]
 
 
-def screened_rules(
-    rules: list[type[Rule]], facts: ModuleFacts | None
-) -> list[type[Rule]]:
-    """The `ast` screen: the rules whose preconditions may hold in a module with these facts
-    (all of them when `ast` cannot parse it, so LibCST reports the syntax error)."""
-    return rules if facts is None else [rule for rule in rules if rule.screen(facts)]
-
-
-def _over_cst(rule: type[Rule]) -> bool:
-    """Whether `rule` is a `CstRule`: none can be before jaxfix/codemods/cst_rule.py (and so
-    LibCST) is imported, so asking imports nothing."""
-    module = sys.modules.get("jaxfix.codemods.cst_rule")
-    return module is not None and issubclass(rule, module.CstRule)
-
-
-def _refuse_if_too_large(
-    source: bytes, node_count: int | None, options: Options
-) -> None:
-    """Bound a worker's memory: one huge function can take gigabytes in LibCST."""
-    if node_count is not None:
-        predicted, basis = (
-            node_count * _BYTES_PER_AST_NODE,
-            f"{node_count:,} syntax nodes",
-        )
-    else:
-        predicted, basis = (
-            len(source) * _BYTES_PER_SOURCE_BYTE,
-            f"{len(source):,} bytes",
-        )
+def _refuse_if_too_large(node_count: int, options: Options) -> None:
+    """Bound a worker's memory before a fix parses the file with LibCST: one huge function
+    can take gigabytes there."""
+    predicted, basis = node_count * _BYTES_PER_AST_NODE, f"{node_count:,} syntax nodes"
     if predicted > options.max_parse_memory * 1024 * 1024:
         raise TooLarge(
             f"not checked: analysing it would take about {predicted / 1024**3:.1f} GB of memory "
@@ -126,7 +99,7 @@ def _span(code_range: CodeRange) -> tuple[tuple[int, int], tuple[int, int]]:
 
 
 def _apply(
-    module: cst.Module, fixes: list[Fix], tree: _CstTree, line_length: int
+    module: cst.Module, fixes: list[_Written], tree: _CstTree, line_length: int
 ) -> cst.Module:
     """Apply every fix whose nodes do not overlap an earlier one's; the rest wait for the next pass."""
     from libcst.codemod import CodemodContext
@@ -156,81 +129,6 @@ def _apply(
     return module
 
 
-def _visit_in_order(analysis: ModuleAnalysis, rules: list[Rule]) -> None:
-    """Call the rules' `visit_<Node>` methods on every node in the order a visitor meets them,
-    taken from the parent map, whose traversal the analysis makes anyway: one traversal of the
-    module instead of two. Rules with `leave_` methods get LibCST's batched traversal."""
-    handlers: dict[str, list[Callable[[cst.CSTNode], object]]] = {}
-    for rule in rules:
-        for name, method in rule.get_visitors().items():
-            handlers.setdefault(name, []).append(method)
-    if any(
-        not name.startswith("visit_") or "_" in name[len("visit_") :]
-        for name in handlers
-    ):  # leave_, attribute hooks
-        analysis.wrapper.visit_batched(rules)
-        return
-    module = analysis.wrapper.module
-    for node in (module, *analysis.parents):
-        for method in handlers.get(f"visit_{type(node).__name__}", ()):
-            method(node)
-
-
-def _run_rules(
-    module: cst.Module,
-    rules: list[type[Rule]],
-    options: Options,
-    changed_lines: frozenset[int] | None,
-    evidence: tuple[Evidence, ...] | None = None,
-    project: InProject | None = None,
-) -> tuple[ModuleAnalysis, list[Report]]:
-    """Reports that are neither suppressed nor, in changed-lines mode, off the changed lines,
-    nor, with evidence from a log, unconfirmed by it."""
-    from jaxfix.analysis.module import ModuleAnalysis
-    from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
-
-    wrapper = ModuleLevelBatchWrapper(module, unsafe_skip_copy=True)
-    analysis = ModuleAnalysis(
-        wrapper,
-        options.jax_version,
-        evidence or (),
-        path=project.path if project else None,
-        project=project.index if project else None,
-    )
-    running = [rule_class(analysis, options) for rule_class in rules]
-    _visit_in_order(analysis, running)
-    expected = analysis.expected_errors  # code that tests the error it would report
-    reports = [
-        report
-        for rule in running
-        for report in rule.reports
-        if not expected.expects(report.node, rule.raises)
-    ]
-    if evidence is not None:
-        reports = [r for r in reports if analysis.evidence.confirms(r.code, r.node)]
-    if project is not None:  # every question has been asked
-        project.used.update(analysis.dependencies)
-        for looked_at, state in analysis.layout.items():
-            project.layout.setdefault(looked_at, state)
-    if not reports:
-        return (
-            analysis,
-            [],
-        )  # without generating the code for suppression comments and positions
-    lines = split_lines(module.code)
-    kept = []
-    for report in reports:
-        where = analysis.positions[report.node]
-        if is_suppressed(lines, report.code, (where.start.line, where.end.line)):
-            continue
-        if changed_lines is None or not changed_lines.isdisjoint(
-            range(where.start.line, where.end.line + 1)
-        ):
-            kept.append(report)
-    kept.sort(key=lambda r: (_span(analysis.positions[r.node]), r.code))
-    return analysis, kept
-
-
 def _diagnostic(found: _Found, options: Options) -> Diagnostic:
     report, where = found.report, found.where
     fix = report.fix
@@ -247,21 +145,14 @@ def _diagnostic(found: _Found, options: Options) -> Diagnostic:
     )
 
 
-def _cst_fix_lines(fix: Fix | None, analysis: ModuleAnalysis) -> tuple[int, int] | None:
-    if fix is None:
-        return None
-    ranges = [analysis.positions[node] for node, _ in fix.edits]
-    return min(r.start.line for r in ranges), max(r.end.line for r in ranges)
-
-
-def _ast_fix_lines(fix: Fix | None, analysis: Analysis) -> tuple[int, int] | None:
+def _fix_lines(fix: Fix | None, analysis: Analysis) -> tuple[int, int] | None:
     if fix is None:
         return None
     spans = [analysis.span(node) for node, _ in fix.edits]
     return min(s.start[0] for s in spans), max(s.end[0] for s in spans)
 
 
-def _run_ast_rules(
+def _run_rules(
     engine: Engine,
     path: Path,
     source: bytes,
@@ -269,9 +160,8 @@ def _run_ast_rules(
     options: Options,
     changed_lines: frozenset[int] | None,
     evidence: tuple[Evidence, ...] | None,
-    project: InProject | None,
 ) -> tuple[Analysis, list[_Found]]:
-    """The rules over `ast`: reports neither expected (code testing the error), nor
+    """The rules' reports that are neither expected (code testing the error), nor
     suppressed, nor off the changed lines, nor, with evidence from a log, unconfirmed."""
     module = engine.begin(path, source)  # what its answers use: engine.project.record
     if not isinstance(module, Module):
@@ -303,7 +193,7 @@ def _run_ast_rules(
             range(where.start[0], where.end[0] + 1)
         ):
             kept.append(
-                _Found(report, where, analysis, _ast_fix_lines(report.fix, analysis))
+                _Found(report, where, analysis, _fix_lines(report.fix, analysis))
             )
     return analysis, kept
 
@@ -382,7 +272,7 @@ def check_source(
     rules: list[type[Rule]] | None = None,
     changed_lines: frozenset[int] | None = None,
     evidence: tuple[Evidence, ...] | None = None,
-    project: InProject | None = None,
+    path: Path | None = None,
     engine: Engine | None = None,
 ) -> tuple[bytes | None, tuple[Diagnostic, ...]]:
     """Diagnostics for `source` (positions in it) and the fixed bytes, or None if unchanged.
@@ -391,8 +281,9 @@ def check_source(
     `changed_lines` (changed-lines mode) keeps only reports touching those lines; None keeps all.
     `evidence` (from a log) runs the rules it names in confirmed mode, without the prefilter
     (the file may not mention a mesh at all), and keeps only the reports it confirms.
-    `project`: where the module is, so that its imports of the project's modules are followed;
-    `engine`: the run's engine over `ast` (a fresh one for this source alone by default).
+    `path`: where the module is, so that its imports of the project's modules are followed
+    (default: `-` in the working directory); `engine`: the run's engine (a fresh one for this
+    source alone by default).
     """
     if changed_lines is not None and not changed_lines:
         return None, ()
@@ -411,75 +302,29 @@ def check_source(
         )
     if not rules:
         return None, ()
-    ast_rules = [r for r in rules if not _over_cst(r)]
-    cst_rules = [r for r in rules if _over_cst(r)]
-    if cst_rules:  # the screen and LibCST's memory bound are the LibCST rules' alone
-        from jaxfix.screen import module_facts  # imports LibCST
-
-        facts = module_facts(source, project)
-        if (
-            evidence is None
-        ):  # evidence from a log stands for what the screen would ask of the code
-            cst_rules = screened_rules(cst_rules, facts)
-            if not (ast_rules or cst_rules):
-                return None, ()
-        _refuse_if_too_large(
-            source, facts.node_count if facts is not None else None, options
-        )
-        del facts
     if engine is None:
         engine = Engine(options.project_roots, (), options.jax_version)
-    path = project.path if project is not None else Path("-").absolute()
+    if path is None:
+        path = Path("-").absolute()
     text = source
     diagnostics: tuple[Diagnostic, ...] | None = None
     fixed_any = False
     for _ in range(MAX_PASSES):
-        found: list[_Found] = []
-        module: cst.Module | None = None
-        cst_analysis: ModuleAnalysis | None = None
-        ast_analysis: Analysis | None = None
-        if ast_rules:
-            ast_analysis, kept = _run_ast_rules(
-                engine, path, text, ast_rules, options, changed_lines, evidence, project
-            )
-            found += kept
-        if cst_rules:
-            module = _parse_cst(text)
-            cst_analysis, reports = _run_rules(
-                module, cst_rules, options, changed_lines, evidence, project
-            )
-            found += [
-                _Found(
-                    r,
-                    _span_of(cst_analysis.positions[r.node]),
-                    None,
-                    _cst_fix_lines(r.fix, cst_analysis),
-                )
-                for r in reports
-            ]
+        analysis, found = _run_rules(
+            engine, path, text, rules, options, changed_lines, evidence
+        )
         found.sort(key=lambda f: (f.where.start, f.where.end, f.report.code))
         if diagnostics is None:
             diagnostics = tuple(_diagnostic(f, options) for f in found)
             if evidence:
-                confirmed: set[Evidence | None] = set()
-                matched: set[Evidence] = set()
-                for f in found:
-                    node = f.report.node
-                    if isinstance(node, ast.AST) and ast_analysis is not None:
-                        confirmed.add(
-                            ast_analysis.evidence.confirms(f.report.code, node)
-                        )
-                    elif not isinstance(node, ast.AST) and cst_analysis is not None:
-                        confirmed.add(
-                            cst_analysis.evidence.confirms(f.report.code, node)
-                        )
-                for analysis in (ast_analysis, cst_analysis):
-                    if analysis is not None:
-                        matched.update(analysis.evidence.matched)
+                confirmed = {
+                    analysis.evidence.confirms(f.report.code, f.report.node)
+                    for f in found
+                }
                 notes = _unconfirmed(
                     evidence,
                     confirmed,
-                    matched,
+                    set(analysis.evidence.matched),
                     split_lines(text.decode("utf-8", errors="surrogateescape")),
                 )
                 diagnostics = tuple(
@@ -493,12 +338,8 @@ def check_source(
             break
         import libcst as cst  # a fix is written: LibCST from here
 
-        if module is None:
-            assert (
-                ast_analysis is not None
-            )  # no LibCST rule ran: the reports are over ast
-            _refuse_if_too_large(text, len(ast_analysis.module.parents), options)
-            module = _parse_cst(text)
+        _refuse_if_too_large(len(analysis.module.parents), options)
+        module = _parse_cst(text)
         # Only the first pass can get here with nothing fixed yet, so `text` is the original.
         # LibCST loses a few odd layouts (e.g. whitespace after a final blank line).
         if not fixed_any and module.bytes != source:
@@ -506,12 +347,11 @@ def check_source(
                 "LibCST does not reproduce this file byte for byte, so jaxfix will not rewrite it"
             )
         fixed_any = True
-        tree = (
-            _CstTree(cst_analysis.positions, cst_analysis.parents)
-            if cst_analysis is not None
-            else _CstTree.of(module)
-        )
-        fixes = [_written(f, tree) for f in allowed]
+        from jaxfix.cst_edits import Locator
+
+        tree = _CstTree.of(module)
+        locator = Locator(tree.positions)
+        fixes = [_written(f, locator) for f in allowed]
         changed = _apply(module, fixes, tree, options.line_length).bytes
         try:
             fixed_module = cst.parse_module(changed)
@@ -557,7 +397,7 @@ class _Found:
 
     report: Report
     where: Span
-    analysis: Analysis | None  # for a report over `ast`: where its fix's nodes are
+    analysis: Analysis  # where its fix's nodes are
     fix_lines: tuple[int, int] | None  # the lines its fix replaces
 
 
@@ -572,39 +412,35 @@ class _CstTree:
     def of(cls, module: cst.Module) -> _CstTree:
         from libcst.metadata import MetadataWrapper, PositionProvider
 
-        from jaxfix.analysis.parents import parent_map
+        from jaxfix.cst_parents import parent_map
 
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         return cls(wrapper.resolve(PositionProvider), parent_map(module))
 
 
-def _span_of(code_range: CodeRange) -> Span:
-    return Span(
-        (code_range.start.line, code_range.start.column),
-        (code_range.end.line, code_range.end.column),
-    )
+@dataclass(frozen=True)
+class _Written:
+    """A fix's edits on LibCST nodes (original -> replacement, by identity) and its imports."""
+
+    edits: tuple[tuple[cst.CSTNode, CstReplacement], ...]
+    imports: tuple[tuple[str, str | None], ...]
 
 
-def _written(found: _Found, tree: _CstTree) -> Fix:
-    """The fix with its edits on LibCST nodes: an `ast` node's is found where it is."""
-    from jaxfix.cst_edits import Locator, NotFound
+def _written(found: _Found, locator: Locator) -> _Written:
+    """The fix with each edit's `ast` node found where it is among the LibCST nodes."""
+    from jaxfix.cst_edits import NotFound
 
     fix = found.report.fix
     assert fix is not None  # only allowed fixes are written
-    if not isinstance(found.report.node, ast.AST):
-        return fix
-    analysis = found.analysis
-    assert analysis is not None  # a report over `ast` comes with its analysis
-    locator = Locator(tree.positions)
     edits = []
     for node, edit in fix.edits:
-        where = analysis.span(node)
+        where = found.analysis.span(node)
         try:
             original = locator.find(node, where.start, where.end)
         except NotFound as error:
             raise InternalError(str(error)) from None
         edits.append((original, edit(original)))
-    return replace(fix, edits=tuple(edits))
+    return _Written(tuple(edits), fix.imports)
 
 
 def _syntax_error(source: bytes, error: cst.ParserSyntaxError) -> tuple[str, Location]:
@@ -633,12 +469,12 @@ class TooDeep(Exception):
         self.where = where
 
 
-def _screened_check(
+def _check(
     source: bytes,
     options: Options,
     changed_lines: frozenset[int] | None,
     evidence: tuple[Evidence, ...] | None = None,
-    project: InProject | None = None,
+    path: Path | None = None,
     engine: Engine | None = None,
 ) -> tuple[bytes | None, tuple[Diagnostic, ...]]:
     with _fewer_collections():
@@ -647,7 +483,7 @@ def _screened_check(
             options,
             changed_lines=changed_lines,
             evidence=evidence,
-            project=project,
+            path=path,
             engine=engine,
         )
 
@@ -702,28 +538,24 @@ def process_source(path: Path, source: bytes, options: Options) -> FileResult:
     reason = unreadable_reason(source)
     if reason is not None:
         return FileResult(path, source, error=reason)
-    from jaxfix.analysis.project import InProject
-
     options = options.for_file(path)
-    index, index_created_ns = project_index(options.project_roots)
-    project = InProject(path.absolute(), index)
     engine = ast_engine(options.project_roots, options.jax_version)
     if is_notebook(path):
         result = process_notebook(
             path,
             source,
             options,
-            partial(_screened_check, project=project, engine=engine),
+            partial(_check, path=path.absolute(), engine=engine),
             describe_failure,
         )
     else:
         try:
-            fixed, diagnostics = _screened_check(
+            fixed, diagnostics = _check(
                 source,
                 options,
                 options.lines_to_check(path),
                 options.evidence_at(path),
-                project=project,
+                path=path.absolute(),
                 engine=engine,
             )
         except Exception as error:  # noqa: BLE001 - a rule's bug must not stop the run
@@ -733,10 +565,7 @@ def process_source(path: Path, source: bytes, options: Options) -> FileResult:
             )
         result = FileResult(path, source, fixed, diagnostics)
     if result.error is None:
-        # What the ast rules' answers used; then the LibCST rules' (`project`).
-        used, lookups = recorded(engine.project, path.absolute())
-        if project.used or project.layout:
-            used = snapshot(project.used, index_created_ns, project.layout) + used
+        used, lookups = recorded(engine.project, path.absolute())  # what answers used
         if used or lookups:
             result = replace(result, dependencies=used, lookups=lookups)
     return result

@@ -1,15 +1,11 @@
 """The rule base class: a visitor over `ast` that reports; the engine applies the fixes.
 
 Rules are batched: one walk of the module serves every rule that runs on a file, calling each
-rule's `visit_<AstClass>(node)` in source order. A rule asks its `Analysis` (the run's engine,
+rule's `visit_<AstClass>(node)` in source order (a rule cannot skip a node's children, so only
+`visit_` methods exist: a `leave_` method, or a `visit_` name that is not a plain method, is
+refused when its class is defined). A rule asks its `Analysis` (the run's engine,
 jaxfix/analysis/ast_engine/analysis.py) and reports `ast` nodes; a fix's edits are
 `(ast node, edit)` pairs, LibCST being parsed only when a fix is applied (jaxfix/cst_edits.py).
-
-Importing this module imports no LibCST (half a second): a fix's edit imports it when it runs,
-and `CstRule`, the LibCST visitor over the old analysis kept while the rules move over, is
-jaxfix/codemods/cst_rule.py (`from jaxfix.codemods.base import CstRule` still finds it).
-A rule that uses LibCST's matcher decorators (`@m.visit`, `@m.call_if_inside`, ...), or makes a
-`visit_`/`leave_` name anything but a plain method, is refused when its class is defined.
 """
 
 from __future__ import annotations
@@ -28,19 +24,9 @@ from jaxfix.message_templates import roles as mesh_roles
 from jaxfix.options import Options
 from jaxfix.rule_settings import RuleSetting
 
-if TYPE_CHECKING:  # each imports LibCST
+if TYPE_CHECKING:  # a fix's edit imports LibCST when it runs
     import libcst as cst
 
-    from jaxfix.codemods.cst_rule import CstRule as CstRule
-    from jaxfix.screen import ModuleFacts
-
-# Set on a function by LibCST's matcher decorators, which batched visitors never honour.
-_MATCHER_DECORATOR_ATTRIBUTES = (
-    "_call_if_inside_matcher",
-    "_call_if_not_inside_matcher",
-    "_visit_matcher",
-    "_leave_matcher",
-)
 DOC_SECTIONS = (
     "## What it does",
     "## Why is this bad?",
@@ -83,24 +69,20 @@ class Rule:
     _visitor_names: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: object) -> None:
-        """Collects the rule's visitor methods once per class (LibCST would inspect some 1,600
-        attributes of every instance, evaluating properties) and refuses what batching ignores."""
+        """Collects the rule's visitor methods once per class and refuses what the batched
+        walk cannot honour."""
         super().__init_subclass__(**kwargs)
         names = []
         for name in dir(cls):
-            attribute = inspect.getattr_static(cls, name)
-            if inspect.isfunction(attribute) and any(
-                hasattr(attribute, a) for a in _MATCHER_DECORATOR_ATTRIBUTES
-            ):  # only LibCST rules (CstRule) can have them
+            if name.startswith("leave_"):
                 raise TypeError(
-                    f"{cls.__name__}.{name}: matcher decorators do not work on batched rules"
+                    f"{cls.__name__}.{name}: the batched walk calls visit_ methods only"
                 )
-            if not name.startswith(("visit_", "leave_")):
+            if not name.startswith("visit_"):
                 continue
-            if not inspect.isfunction(attribute):
+            if not inspect.isfunction(inspect.getattr_static(cls, name)):
                 raise TypeError(f"{cls.__name__}.{name} must be a plain method")
-            if not getattr(attribute, "_is_no_op", False):  # LibCST's empty stubs
-                names.append(name)
+            names.append(name)
         cls._visitor_names = tuple(names)
         try:
             check_templates(cls.raises)
@@ -128,7 +110,7 @@ class Rule:
 
     def report(
         self,
-        node: ast.AST | cst.CSTNode,
+        node: ast.AST,
         message: str,
         *,
         fix: Fix | None = None,
@@ -140,10 +122,9 @@ class Rule:
             )
         self.reports.append(Report(self.code, message, node, fix, related))
 
-    def expected(self, node: ast.AST | cst.CSTNode) -> bool:
+    def expected(self, node: ast.AST) -> bool:
         """Whether `node` runs where the code tests this rule's error (`assertRaises...`): the
         engine drops such reports; a rule may ask first to skip working out the message."""
-        assert isinstance(node, ast.AST)  # a CstRule answers for LibCST nodes
         return self.analysis.expected(node, self.raises)
 
     @classmethod
@@ -173,12 +154,6 @@ class Rule:
     def may_apply(cls, source: bytes) -> bool:
         return tokens_match(cls.tokens, source)
 
-    @classmethod
-    def screen(cls, module: ModuleFacts) -> bool:
-        """The `ast` screen (jaxfix/screen.py): False only when the rule cannot report on a module
-        with these facts, each condition mirroring an early return before `report`. Keeps all."""
-        return True
-
 
 def keyword_arg(name: str, value: cst.BaseExpression) -> cst.Arg:
     """`name=value` formatted as black writes it (no spaces around `=`)."""
@@ -190,12 +165,3 @@ def keyword_arg(name: str, value: cst.BaseExpression) -> cst.Arg:
         keyword=cst.Name(name),
         equal=cst.AssignEqual(whitespace_before=no_space, whitespace_after=no_space),
     )
-
-
-def __getattr__(name: str) -> object:
-    """`CstRule`, imported (with LibCST) only by what asks for it: the LibCST rules."""
-    if name == "CstRule":
-        from jaxfix.codemods.cst_rule import CstRule
-
-        return CstRule
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
