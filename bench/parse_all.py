@@ -1,12 +1,8 @@
 """Parse every file named in FILE_LIST (one path per line) with libcst.parse_module, in one
 process: the cost jaxfix would pay without its prefilter and cache (no metadata, no rules).
 
-With --screen, the floor of jaxfix's cold run on the prefilter's candidates: jaxfix's `ast`
-screen of each, then LibCST parse and scopes (through jaxfix's own wrapper) of the files it
-keeps, and nothing else (no rules, no fixes).
-
 Run on the files that pass jaxfix's prefilter, the parse alone is the floor of any
-LibCST-based check of those files. With --scope, also resolve LibCST's ScopeProvider (the
+LibCST-based check of those files (jaxfix parses with LibCST only the files that get a fix). With --scope, also resolve LibCST's ScopeProvider (the
 analysis a rule needs to tell which `lower` or `use_abstract_mesh` a name refers to) through a
 stock MetadataWrapper: scope analysis as LibCST ships it, including two traversals of the
 module that jaxfix's own wrapper skips.
@@ -23,27 +19,12 @@ from libcst.metadata import MetadataWrapper, ScopeProvider
 def main() -> None:
     failed = 0
     with_scope = "--scope" in sys.argv[2:]
-    screen = "--screen" in sys.argv[2:]
-    if screen:
-        from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
-        from jaxfix.engine import candidate_rules, screened_rules
-        from jaxfix.options import Options
-        from jaxfix.screen import module_facts
     with open(sys.argv[1], encoding="utf-8") as listing:
         paths = listing.read().splitlines()
     for path in paths:
         with open(path, "rb") as handle:
             source = handle.read()
         try:
-            if screen:
-                if not screened_rules(
-                    candidate_rules(source, Options()), module_facts(source)
-                ):
-                    continue
-                ModuleLevelBatchWrapper(
-                    libcst.parse_module(source), unsafe_skip_copy=True
-                ).resolve(ScopeProvider)
-                continue
             module = libcst.parse_module(source)
             if with_scope:
                 MetadataWrapper(module, unsafe_skip_copy=True).resolve(ScopeProvider)

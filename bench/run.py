@@ -1,7 +1,6 @@
 """Time `jaxfix --check` (cold and warm cache, and cold for earlier versions) against `ruff check
---select F401 --no-cache` and the floor of a LibCST-based check (jaxfix's `ast` screen of the
-prefilter's candidates, then LibCST parse + scopes of the files it keeps) on the same tree, side
-by side, and print a Markdown report; then the same on a JAX clone, when there is one.
+--select F401` (cold: `--no-cache`; warm: its own cache) on the same tree, side by side, and
+print a Markdown report; then the same on a JAX clone, when there is one.
 
     python bench/run.py                        # a generated corpus (see make_corpus.py) in a temp dir
     python bench/run.py /path/to/jax           # any directory
@@ -38,17 +37,15 @@ WARM = "`jaxfix --check`, warm cache"
 PARSE_CANDIDATES = (
     "plain `libcst.parse_module`, prefilter's candidates only, one process"
 )
-FLOOR = "floor: `ast` screen of the candidates, LibCST parse + scopes of the files it keeps, one process"
+RUFF_WARM = "`ruff check --select F401`, warm cache"
 sys.path.insert(0, str(BENCH))
 
 from make_corpus import write_corpus  # noqa: E402 - a sibling script, not a package
 
 from jaxfix import __version__  # noqa: E402
 from jaxfix.discovery import discover  # noqa: E402
-from jaxfix.engine import candidate_rules, screened_rules  # noqa: E402
 from jaxfix.options import Options  # noqa: E402
 from jaxfix.prefilter import is_candidate, selected_rules  # noqa: E402
-from jaxfix.screen import module_facts  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -134,16 +131,7 @@ def tree_stats(root: Path) -> dict[str, float]:
     candidates = [
         path for path, source in zip(files, sources) if is_candidate(source, rules)
     ]
-    passed = set(candidates)
-    kept = [
-        s
-        for p, s in zip(files, sources)
-        if p in passed
-        and screened_rules(candidate_rules(s, Options()), module_facts(s))
-    ]
     return {
-        "kept": len(kept),
-        "kept_lines": sum(s.count(b"\n") for s in kept),
         "files": len(files),
         "lines": sum(s.count(b"\n") for s in sources),
         "megabytes": sum(len(s) for s in sources) / 1e6,
@@ -197,8 +185,7 @@ def report(
     lines = [
         f"Tree: `{tree}`: {stats['files']} files, {stats['lines']:,} lines, {stats['megabytes']:.1f} MB; "
         f"{stats['candidates']} files ({100 * stats['candidates'] / max(stats['files'], 1):.1f}%, "
-        f"{stats['candidate_lines']:,} lines) pass jaxfix's byte prefilter, {stats['kept']} of them "
-        f"({stats['kept_lines']:,} lines) its `ast` screen.",
+        f"{stats['candidate_lines']:,} lines) pass jaxfix's byte prefilter.",
         "",
         "| command | median wall (s) | fastest (s) | median CPU (s) | peak RSS (MB) | wall / ruff | exit |",
         "|---|---:|---:|---:|---:|---:|---:|",
@@ -271,6 +258,34 @@ def bench_tree(
                 args.repeat,
             )
         )
+        ruff_cache = work / "ruff-cache"
+        run_once(
+            [
+                ruff,
+                "check",
+                "--select",
+                "F401",
+                "--cache-dir",
+                str(ruff_cache),
+                str(tree),
+            ],
+            timing_env(),
+        )  # fills ruff's cache
+        commands.append(
+            Command(
+                RUFF_WARM,
+                [
+                    ruff,
+                    "check",
+                    "--select",
+                    "F401",
+                    "--cache-dir",
+                    str(ruff_cache),
+                    str(tree),
+                ],
+                args.repeat,
+            )
+        )
     else:
         print(
             "ruff not found: `pip install ruff` (or the project's `bench` extra) to compare",
@@ -324,9 +339,6 @@ def bench_tree(
             "".join(f"{p}\n" for p in stats["candidate_list"]), encoding="utf-8"
         )
         parse = [sys.executable, str(BENCH / "parse_all.py"), str(candidate_list)]
-        commands.append(
-            Command(FLOOR, [*parse, "--screen"], args.repeat, env=timing_env())
-        )
         if args.parse_repeat:
             commands += [
                 Command(PARSE_CANDIDATES, parse, args.parse_repeat),
@@ -378,13 +390,15 @@ def summary(results: dict[str, Measurement], baselines: list[str]) -> str:
             f"cold now / before ({label}): {cold.median_cpu / before.median_cpu:.2f}x CPU, "
             f"{cold.median_wall / before.median_wall:.2f}x wall"
         )
-    if FLOOR in results:
-        parts.append(
-            f"cold / floor: {cold.median_cpu / results[FLOOR].median_cpu:.2f}x CPU"
-        )
     if RUFF in results:
+        ruff = results[RUFF]
         parts.append(
-            f"warm / ruff: {results[WARM].median_wall / results[RUFF].median_wall:.2f}x wall"
+            f"cold / ruff cold: {cold.median_wall / ruff.median_wall:.2f}x wall, "
+            f"{cold.median_cpu / ruff.median_cpu:.2f}x CPU"
+        )
+    if RUFF_WARM in results:
+        parts.append(
+            f"warm / ruff warm: {results[WARM].median_wall / results[RUFF_WARM].median_wall:.2f}x wall"
         )
     return "Ratios (medians): " + "; ".join(parts) + "."
 
