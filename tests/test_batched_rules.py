@@ -7,18 +7,16 @@ would pass its own fixtures and still break here.
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
-import libcst as cst
 import pytest
 from hypothesis import HealthCheck, given, settings
 
 from fixture_cases import FIXTURES, ROOT, python_sources
 from jax_program_strategy import Program, programs
 from jaxfix import engine
-from jaxfix.analysis.module import ModuleAnalysis
-from jaxfix.analysis.wrapper import ModuleLevelBatchWrapper
-from jaxfix.codemods.base import CstRule, Rule
+from jaxfix.codemods.base import Rule
 from jaxfix.diagnostics import Diagnostic
 from jaxfix.engine import check_source, selected_rules
 from jaxfix.options import Options
@@ -32,7 +30,6 @@ def every_rule_visits_every_file(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without the prefilter most fixtures have one candidate rule, and "together" would be the
     very same run as "alone"; with it off, all rules share the traversal of every file."""
     monkeypatch.setattr(Rule, "may_apply", classmethod(lambda cls, source: True))
-    monkeypatch.setattr(engine, "screened_rules", lambda rules, facts: rules)
 
 
 def _engine_order(diagnostic: Diagnostic) -> tuple[int, int, int, int, str]:
@@ -85,7 +82,7 @@ def test_generated_program_rules_together_report_what_they_report_alone(
         assert_together_is_alone_merged(program.source.encode(), options)
 
 
-class _Recorder(CstRule):
+class _Recorder(Rule):
     code, name, summary, fixes, tokens = (
         "JAX990",
         "recorder",
@@ -94,51 +91,26 @@ class _Recorder(CstRule):
         (),
     )
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: ast.Call) -> None:
         self.seen.append(node)
 
-    def visit_Name(self, node: cst.Name) -> None:
+    def visit_Name(self, node: ast.Name) -> None:
         self.seen.append(node)
 
 
-class _RecorderWithLeave(_Recorder):
-    def leave_Call(self, original_node: cst.Call) -> None:
-        self.seen.append(("left", original_node))
+def _source_order(node: ast.AST) -> list[ast.AST]:
+    """A node, then each child's nodes in turn: what a recursive `ast.NodeVisitor` meets."""
+    found = [node]
+    for child in ast.iter_child_nodes(node):
+        found += _source_order(child)
+    return found
 
 
-class _Plain(cst.CSTVisitor):
-    def __init__(self) -> None:
-        super().__init__()
-        self.seen: list[object] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.seen.append(node)
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.seen.append(node)
-
-    def leave_Call(self, original_node: cst.Call) -> None:
-        self.seen.append(("left", original_node))
-
-
-@pytest.mark.parametrize("rule_class", [_Recorder, _RecorderWithLeave])
-def test_rules_meet_the_nodes_a_visitor_meets_in_its_order(rule_class):
-    """Rules run over the parent map's nodes (one traversal for both); a rule with `leave_`
-    methods gets LibCST's batched traversal. Either way: what a plain visitor sees, in order."""
-    module = cst.parse_module(
-        (FIXTURES / "JAX002").glob("*.py").__next__().read_bytes()
-    )
-    analysis = ModuleAnalysis(
-        ModuleLevelBatchWrapper(module, unsafe_skip_copy=True), None
-    )
-    rule = rule_class(analysis, Options())
+def test_rules_meet_the_nodes_a_visitor_meets_in_its_order():
+    """Every rule's visitors are called in one walk, in a recursive visitor's order."""
+    tree = ast.parse((FIXTURES / "JAX002").glob("*.py").__next__().read_bytes())
+    rule = _Recorder(None, Options())  # type: ignore[arg-type] - it asks nothing
     rule.seen = []
-    engine._visit_in_order(analysis, [rule])
-    plain = _Plain()
-    module.visit(plain)
-    expected = (
-        plain.seen
-        if rule_class is _RecorderWithLeave
-        else [n for n in plain.seen if not isinstance(n, tuple)]
-    )
+    engine._walk(tree, [rule])
+    expected = [n for n in _source_order(tree) if isinstance(n, (ast.Call, ast.Name))]
     assert rule.seen == expected and len(expected) > 10

@@ -1,7 +1,7 @@
-"""The prefilter and the `ast` screen never change a result: running every selected rule on every
-file (fixtures, mutated fixtures, generated programs, a generated corpus) gives what skipping the
-files and rules they drop gives, and every rule the full engine reports is one both kept. And a
-run that has nothing to parse (no candidates, or all of them cached) never imports libcst."""
+"""The prefilter never changes a result: running every selected rule on every file (fixtures,
+mutated fixtures, generated programs, a generated corpus) gives what skipping the files and
+rules it drops gives, and every rule the full engine reports is one it kept. And a run that has
+nothing to parse (no candidates, or all of them cached) never imports libcst."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from helpers import options_from_args, run_engine
 from jax_program_strategy import Program, programs
 from jaxfix import prefilter
 from jaxfix.codemods import RULES
-from jaxfix.codemods.base import CstRule, Rule
+from jaxfix.codemods.base import Rule
 from jaxfix.diagnostics import FileResult
 from jaxfix.engine import process_source, selected_rules
 from jaxfix.options import Options
@@ -44,10 +44,8 @@ OPTION_SETS = (
 
 def disable_prefilter(patch: pytest.MonkeyPatch) -> None:
     """Every selected rule looks at every file: no byte prefilter (in the engine and in the
-    runner's parent process) and no `ast` screen."""
+    runner's parent process)."""
     patch.setattr(Rule, "may_apply", classmethod(lambda cls, source: True))
-    # (the screen: these lines go with jaxfix/screen.py)
-    patch.setattr(jaxfix.engine, "screened_rules", lambda rules, facts: rules)
     patch.setattr(jaxfix.runner, "is_candidate", lambda source, rules: True)
 
 
@@ -60,45 +58,19 @@ def full_engine(
         return process_source(Path(path), source, options)
 
 
-def _kept_by_screen(source: bytes, options: Options, path: str) -> set[str]:
-    """(Goes with jaxfix/screen.py, as its use below.) The rules the screen keeps, seen by watching the engine with the byte prefilter off: of
-    the code it screens (a notebook's cells), with the file's place in the project (the JAX002
-    screen follows imported decorators and context managers through the project index)."""
-    kept: set[str] = set()
-    screen = jaxfix.engine.screened_rules
-
-    def watched(rules, facts):  # noqa: ANN001, ANN202 - the engine's signature
-        survivors = screen(rules, facts)
-        kept.update(rule.code for rule in survivors)
-        return survivors
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(Rule, "may_apply", classmethod(lambda cls, source: True))
-        patch.setattr(jaxfix.engine, "screened_rules", watched)
-        process_source(Path(path), source, options)
-    # Rules over `ast` are not screened (the engine asks only LibCST rules): all are kept.
-    return kept | {
-        r.code for r in selected_rules(options) if not issubclass(r, CstRule)
-    }
-
-
 def assert_filters_keep_what_is_reported(
     source: bytes, options: Options, path: str = "example.py"
 ) -> FileResult:
-    """The differential check, for the byte prefilter and for the screen on their own: every
-    rule the full engine reports is one they keep, so a file they drop has nothing to report."""
+    """The differential check for the byte prefilter: every rule the full engine reports is
+    one it keeps, so a file it drops has nothing to report."""
     full = full_engine(source, options, path)
     rules = selected_rules(options)
     kept_by_bytes = {rule.code for rule in rules if rule.may_apply(source)}
-    kept_by_screen = _kept_by_screen(source, options, path)
     reported = {d.code for d in full.diagnostics}
     assert reported <= kept_by_bytes, (
         f"the byte prefilter drops {sorted(reported - kept_by_bytes)}, which report"
     )
-    assert reported <= kept_by_screen, (
-        f"the ast screen drops {sorted(reported - kept_by_screen)}, which report"
-    )
-    if not kept_by_bytes & kept_by_screen:
+    if not kept_by_bytes:
         assert full.fixed is None and not full.diagnostics
     return full
 

@@ -220,13 +220,13 @@ def test_a_rule_from_elsewhere_declares_its_own_settings(tmp_path):
     rule = tmp_path / "jax907_named_axis.py"
     rule.write_text(
         textwrap.dedent("""
-            import libcst as cst
+            import ast
 
-            from jaxfix.codemods.base import CstRule
+            from jaxfix.codemods.base import Rule
             from jaxfix.rule_settings import RuleSetting
 
 
-            class NamedAxis(CstRule):
+            class NamedAxis(Rule):
                 code = "JAX907"
                 name = "named-axis"
                 summary = "a toy: reports the name it is configured with"
@@ -234,8 +234,8 @@ def test_a_rule_from_elsewhere_declares_its_own_settings(tmp_path):
                 tokens = ((b"axis",),)
                 settings = (RuleSetting("axis", str, "x", "the axis", "an axis name"),)
 
-                def visit_Name(self, node: cst.Name) -> None:
-                    if node.value == "axis":
+                def visit_Name(self, node: ast.Name) -> None:
+                    if node.id == "axis":
                         self.report(node, f"axis is {self.setting('axis')}")
         """)
     )
