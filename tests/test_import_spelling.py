@@ -10,7 +10,9 @@ from jaxfix.analysis.names import Api
 
 
 def test_import_spellings() -> None:
-    module = ast.parse("import jax as jx\nfrom jax.sharding import NamedSharding as NS\n")
+    module = ast.parse(
+        "import jax as jx\nfrom jax.sharding import NamedSharding as NS\n"
+    )
     assert module_spelling(module, "jax") == ("jx", ())
     assert api_spelling(module, Api.NAMED_SHARDING, "jax.sharding") == ("NS", ())
     bare = ast.parse("import jax.numpy as jnp\n")
