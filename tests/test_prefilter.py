@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 import jaxfix.engine
 import jaxfix.runner
 from fixture_cases import all_cases
-from helpers import options_from_args, run_engine
+from helpers import once_per_session, options_from_args, shared_engine_run
 from jax_program_strategy import Program, programs
 from jaxfix import prefilter
 from jaxfix.analysis.names import Api
@@ -52,43 +52,45 @@ def disable_prefilter(patch: pytest.MonkeyPatch) -> None:
     patch.setattr(jaxfix.runner, "is_candidate", lambda source, rules: True)
 
 
-def full_engine(
+def full_and_screened(
     source: bytes, options: Options, path: str = "example.py"
-) -> FileResult:
-    """Every selected rule on `source`, nothing filtered."""
-    with pytest.MonkeyPatch.context() as patch:
-        disable_prefilter(patch)
-        return process_source(Path(path), source, options)
-
-
-def _kept_by_screen(source: bytes, options: Options, path: str) -> set[str]:
-    """The rules the screen keeps, seen by watching the engine with the byte prefilter off: of
-    the code it screens (a notebook's cells), with the file's place in the project (the JAX002
-    screen follows imported decorators and context managers through the project index)."""
+) -> tuple[FileResult, frozenset[str]]:
+    """One engine run of every selected rule on `source`, nothing filtered, and the rules the
+    `ast` screen keeps: it is asked as the engine asks it (of the code it screens, a notebook's
+    cells; with the file's place in the project, since the JAX002 screen follows imported
+    decorators and context managers through the project index), its answer recorded, not applied."""
     kept: set[str] = set()
     screen = jaxfix.engine.screened_rules
 
     def watched(rules, facts):  # noqa: ANN001, ANN202 - the engine's signature
-        survivors = screen(rules, facts)
-        kept.update(rule.code for rule in survivors)
-        return survivors
+        kept.update(rule.code for rule in screen(rules, facts))
+        return rules
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(Rule, "may_apply", classmethod(lambda cls, source: True))
+        disable_prefilter(patch)
         patch.setattr(jaxfix.engine, "screened_rules", watched)
-        process_source(Path(path), source, options)
-    return kept
+        return process_source(Path(path), source, options), frozenset(kept)
+
+
+@once_per_session
+def case_full_and_screened(
+    source: bytes, args: tuple[str, ...], path: str
+) -> tuple[FileResult, frozenset[str]]:
+    """`full_and_screened` under a fixture's own options, once per session for each input (a
+    mutant's full run serves two tests below)."""
+    return full_and_screened(source, options_from_args(list(args)), path)
 
 
 def assert_filters_keep_what_is_reported(
-    source: bytes, options: Options, path: str = "example.py"
+    source: bytes,
+    options: Options,
+    full_run: tuple[FileResult, frozenset[str]],
 ) -> FileResult:
     """The differential check, for the byte prefilter and for the screen on their own: every
     rule the full engine reports is one they keep, so a file they drop has nothing to report."""
-    full = full_engine(source, options, path)
+    full, kept_by_screen = full_run
     rules = selected_rules(options)
     kept_by_bytes = {rule.code for rule in rules if rule.may_apply(source)}
-    kept_by_screen = _kept_by_screen(source, options, path)
     reported = {d.code for d in full.diagnostics}
     assert reported <= kept_by_bytes, (
         f"the byte prefilter drops {sorted(reported - kept_by_bytes)}, which report"
@@ -119,14 +121,13 @@ def test_fixture_results_do_not_depend_on_the_prefilter(case, monkeypatch):
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_mutated_fixture_results_do_not_depend_on_the_prefilter(case, monkeypatch):
+def test_mutated_fixture_results_do_not_depend_on_the_prefilter(case):
     """The fixture mutation corpus (renamed, re-imported, commented, reordered spellings)."""
-    mutant = _mutate(case.before.read_text(encoding="utf-8"), _chain(case))
-    filtered = run_engine(mutant, case.cli_args, path=str(case.before))
-    disable_prefilter(monkeypatch)
-    assert _outcome(
-        run_engine(mutant, case.cli_args, path=str(case.before))
-    ) == _outcome(filtered)
+    mutant = _mutate(case.before.read_text(encoding="utf-8"), _chain(case)).encode()
+    args, path = tuple(case.cli_args), str(case.before)
+    filtered = shared_engine_run(mutant, args, path)  # tests/test_mutations.py's run
+    full, _ = case_full_and_screened(mutant, args, path)
+    assert _outcome(full) == _outcome(filtered)
 
 
 @settings(
@@ -139,7 +140,9 @@ def test_mutated_fixture_results_do_not_depend_on_the_prefilter(case, monkeypatc
 def test_generated_program_results_do_not_depend_on_the_prefilter(program: Program):
     source = program.source.encode()
     for options in OPTION_SETS:
-        full = assert_filters_keep_what_is_reported(source, options, "fuzzed.py")
+        full = assert_filters_keep_what_is_reported(
+            source, options, full_and_screened(source, options, "fuzzed.py")
+        )
         assert process_source(Path("fuzzed.py"), source, options) == full
 
 
@@ -152,9 +155,11 @@ def test_filters_keep_every_rule_that_reports_on_mutations(case):
     variants = [source, *(_mutate(source, chain) for chain in CHAINS)]
     if case.fixed:
         variants.append(case.fixed.read_text(encoding="utf-8"))
-    for variant in dict.fromkeys(variants):
+    for variant in dict.fromkeys(variant.encode() for variant in variants):
         assert_filters_keep_what_is_reported(
-            variant.encode(), options, str(case.before)
+            variant,
+            options,
+            case_full_and_screened(variant, tuple(case.cli_args), str(case.before)),
         )
 
 
@@ -164,9 +169,11 @@ def test_filters_keep_every_rule_that_reports_on_a_generated_corpus(tmp_path):
     reported = 0
     for path in sorted(tmp_path.rglob("*.py")):
         for options in OPTION_SETS[:2]:
+            source = path.read_bytes()
+            full_run = full_and_screened(source, options, str(path))
             reported += len(
                 assert_filters_keep_what_is_reported(
-                    path.read_bytes(), options, str(path)
+                    source, options, full_run
                 ).diagnostics
             )
     assert reported  # the corpus has violations, so the check has something to keep
