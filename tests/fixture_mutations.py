@@ -31,7 +31,8 @@ MUTATION_COMMENT = "# mutated: a comment the fixture did not have"
 
 
 def _wrap(source: str) -> MetadataWrapper:
-    return MetadataWrapper(cst.parse_module(source))
+    """A freshly parsed module is no other code's: the wrapper need not deep-copy it."""
+    return MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
 
 
 def _scopes(wrapper: MetadataWrapper) -> set:

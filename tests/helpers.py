@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from jaxfix.cli.main import cli
+from jaxfix.codemods import RULES
 from jaxfix.config import Config, build_options
 from jaxfix.diagnostics import FileResult
 from jaxfix.engine import process_source
 from jaxfix.options import Options
+
+Value = TypeVar("Value")
 
 
 def options_from_args(args: list[str]) -> Options:
@@ -21,3 +27,24 @@ def run_engine(
 ) -> FileResult:
     data = source.encode() if isinstance(source, str) else source
     return process_source(Path(path), data, options_from_args(list(args)))
+
+
+def once_per_session(function: Callable[..., Value]) -> Callable[..., Value]:
+    """`function` computed once per session for each input (hashable arguments) and set of
+    registered rules: for the tests that ask different questions of the same engine run (a
+    fixture's output and its preview, a mutant's diagnostics and its fix under real JAX).
+    The value must be immutable, and `function` depend on nothing else a test may patch; the
+    arguments (positional only) are the key."""
+    cached = functools.cache(lambda registry, *args: function(*args))
+
+    @functools.wraps(function)
+    def once(*args: object) -> Value:
+        return cached(frozenset(RULES.items()), *args)
+
+    return once
+
+
+@once_per_session
+def shared_engine_run(source: bytes, args: tuple[str, ...], path: str) -> FileResult:
+    """`run_engine`'s result (a frozen FileResult), computed once per input for the session."""
+    return run_engine(source, list(args), path)

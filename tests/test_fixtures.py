@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from fixture_cases import KEYS, REQUIRED, all_cases, rule_fixtures
-from helpers import options_from_args, run_engine
+from helpers import options_from_args, run_engine, shared_engine_run
 from jax_errors import JAX_ERRORS
 from jaxfix.engine import candidate_rules
 
@@ -96,7 +96,9 @@ def test_header_is_complete(case):
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_output_and_diagnostics(case, request):
-    result = run_engine(case.before.read_bytes(), case.cli_args, path=str(case.before))
+    result = shared_engine_run(
+        case.before.read_bytes(), tuple(case.cli_args), str(case.before)
+    )
     assert result.error is None, result.error
     assert [d.code for d in result.diagnostics] == case.expected_codes
     if case.fixed is None:

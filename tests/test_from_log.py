@@ -30,6 +30,7 @@ pytestmark = pytest.mark.jax
 ROOT = Path(__file__).resolve().parent.parent
 PROJECTS = Path(__file__).with_name("from_log_projects")
 RUNNER = Path(__file__).with_name("from_log_runner.py")
+PYTEST_LOGS = Path(__file__).with_name("pytest_logs.py")
 STYLES = ("long", "short", "auto", "line")
 _ENV = {
     **os.environ,
@@ -154,27 +155,21 @@ def logs(tmp_path_factory):
                 _PYTEST_PROGRAMS.format(entries=[str(e) for e in entries(checkout)]),
                 encoding="utf-8",
             )
+            # One pytest session per style, each forked from one process that imported JAX.
+            out = tmp_path_factory.mktemp(f"pytest-logs-{version}")
+            done = subprocess.run(
+                [interpreters()[version], str(PYTEST_LOGS), str(out), tests.name]
+                + list(STYLES),
+                cwd=checkout,
+                capture_output=True,
+                env=_ENV,
+                timeout=900,
+            )
+            assert done.returncode == 0, done.stderr[-3000:].decode(errors="replace")
+            codes = json.loads(done.stdout)
             for style in STYLES:
-                done = subprocess.run(
-                    [
-                        interpreters()[version],
-                        "-m",
-                        "pytest",
-                        "-p",
-                        "no:cacheprovider",
-                        "-q",
-                        f"--tb={style}",
-                        tests.name,
-                    ],
-                    cwd=checkout,
-                    capture_output=True,
-                    env=_ENV,
-                    timeout=900,
-                )
-                assert done.returncode == 1, done.stdout[-3000:].decode(
-                    errors="replace"
-                )
-                found[style] = done.stdout
+                found[style] = (out / f"{style}.out").read_bytes()
+                assert codes[style] == 1, found[style][-3000:].decode(errors="replace")
             tests.unlink()
             found["ci"] = ci_log(found["auto"])
             found["gh-run-view"] = b"".join(

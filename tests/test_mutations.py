@@ -6,6 +6,7 @@ stable; for a sample, the mutated fix must still run under real JAX and print th
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.metadata
 import json
 import os
@@ -19,7 +20,7 @@ import pytest
 
 from fixture_cases import Case, all_cases
 from fixture_mutations import MUTATIONS
-from helpers import run_engine
+from helpers import run_engine, shared_engine_run
 from jax_errors import JAX_ERRORS
 
 CASES = [
@@ -50,15 +51,18 @@ def _chain(case: Case) -> tuple[str, ...]:
     return CHAINS[zlib.crc32(case.id.encode()) % len(CHAINS)]
 
 
+@functools.cache
 def _mutate(source: str, names: tuple[str, ...]) -> str:
-    for name in names:
-        source = MUTATIONS[name](source)
-    return source
+    """`names` applied in order; each mutant, and each first steps a chain shares with the
+    other, made once per session (this module and tests/test_prefilter.py ask for them)."""
+    if not names:
+        return source
+    return MUTATIONS[names[-1]](_mutate(source, names[:-1]))
 
 
 def _problems(case: Case, mutant: str) -> list[str]:
     """What is wrong with jaxfix's result on a mutated fixture (nothing, if the rule held up)."""
-    result = run_engine(mutant, case.cli_args, path=str(case.before))
+    result = shared_engine_run(mutant.encode(), tuple(case.cli_args), str(case.before))
     if result.error:
         return [f"error: {result.error}"]
     problems = []
@@ -132,7 +136,9 @@ def _real_jax_results(directory: str) -> dict[str, dict]:
     scripts = []
     for case in SAMPLE:
         mutant = _mutate(case.before.read_text(encoding="utf-8"), _chain(case))
-        fixed = run_engine(mutant, case.cli_args, path=str(case.before)).fixed
+        fixed = shared_engine_run(
+            mutant.encode(), tuple(case.cli_args), str(case.before)
+        ).fixed
         for kind, text in (
             ("before", mutant),
             (

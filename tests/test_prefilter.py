@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 import jaxfix.engine
 import jaxfix.runner
 from fixture_cases import all_cases
-from helpers import options_from_args, run_engine
+from helpers import once_per_session, options_from_args, shared_engine_run
 from jax_program_strategy import Program, programs
 from jaxfix import prefilter
 from jaxfix.codemods import RULES
@@ -52,18 +52,26 @@ def disable_prefilter(patch: pytest.MonkeyPatch) -> None:
 def full_engine(
     source: bytes, options: Options, path: str = "example.py"
 ) -> FileResult:
-    """Every selected rule on `source`, nothing filtered."""
+    """One engine run of every selected rule on `source`, nothing filtered."""
     with pytest.MonkeyPatch.context() as patch:
         disable_prefilter(patch)
         return process_source(Path(path), source, options)
 
 
+@once_per_session
+def case_full_engine(source: bytes, args: tuple[str, ...], path: str) -> FileResult:
+    """`full_engine` under a fixture's own options, once per session for each input (a
+    mutant's full run serves two tests below)."""
+    return full_engine(source, options_from_args(list(args)), path)
+
+
 def assert_filters_keep_what_is_reported(
-    source: bytes, options: Options, path: str = "example.py"
+    source: bytes,
+    options: Options,
+    full: FileResult,
 ) -> FileResult:
     """The differential check for the byte prefilter: every rule the full engine reports is
-    one it keeps, so a file it drops has nothing to report."""
-    full = full_engine(source, options, path)
+    one it keeps, so a file it drops has nothing to report (`full`: that engine's result)."""
     rules = selected_rules(options)
     kept_by_bytes = {rule.code for rule in rules if rule.may_apply(source)}
     reported = {d.code for d in full.diagnostics}
@@ -93,14 +101,13 @@ def test_fixture_results_do_not_depend_on_the_prefilter(case, monkeypatch):
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_mutated_fixture_results_do_not_depend_on_the_prefilter(case, monkeypatch):
+def test_mutated_fixture_results_do_not_depend_on_the_prefilter(case):
     """The fixture mutation corpus (renamed, re-imported, commented, reordered spellings)."""
-    mutant = _mutate(case.before.read_text(encoding="utf-8"), _chain(case))
-    filtered = run_engine(mutant, case.cli_args, path=str(case.before))
-    disable_prefilter(monkeypatch)
-    assert _outcome(
-        run_engine(mutant, case.cli_args, path=str(case.before))
-    ) == _outcome(filtered)
+    mutant = _mutate(case.before.read_text(encoding="utf-8"), _chain(case)).encode()
+    args, path = tuple(case.cli_args), str(case.before)
+    filtered = shared_engine_run(mutant, args, path)  # tests/test_mutations.py's run
+    full = case_full_engine(mutant, args, path)
+    assert _outcome(full) == _outcome(filtered)
 
 
 @settings(
@@ -113,7 +120,9 @@ def test_mutated_fixture_results_do_not_depend_on_the_prefilter(case, monkeypatc
 def test_generated_program_results_do_not_depend_on_the_prefilter(program: Program):
     source = program.source.encode()
     for options in OPTION_SETS:
-        full = assert_filters_keep_what_is_reported(source, options, "fuzzed.py")
+        full = assert_filters_keep_what_is_reported(
+            source, options, full_engine(source, options, "fuzzed.py")
+        )
         assert process_source(Path("fuzzed.py"), source, options) == full
 
 
@@ -126,9 +135,11 @@ def test_filters_keep_every_rule_that_reports_on_mutations(case):
     variants = [source, *(_mutate(source, chain) for chain in CHAINS)]
     if case.fixed:
         variants.append(case.fixed.read_text(encoding="utf-8"))
-    for variant in dict.fromkeys(variants):
+    for variant in dict.fromkeys(variant.encode() for variant in variants):
         assert_filters_keep_what_is_reported(
-            variant.encode(), options, str(case.before)
+            variant,
+            options,
+            case_full_engine(variant, tuple(case.cli_args), str(case.before)),
         )
 
 
@@ -138,10 +149,10 @@ def test_filters_keep_every_rule_that_reports_on_a_generated_corpus(tmp_path):
     reported = 0
     for path in sorted(tmp_path.rglob("*.py")):
         for options in OPTION_SETS[:2]:
+            source = path.read_bytes()
+            full = full_engine(source, options, str(path))
             reported += len(
-                assert_filters_keep_what_is_reported(
-                    path.read_bytes(), options, str(path)
-                ).diagnostics
+                assert_filters_keep_what_is_reported(source, options, full).diagnostics
             )
     assert reported  # the corpus has violations, so the check has something to keep
 

@@ -14,7 +14,7 @@ from rich.console import Console
 
 import jaxfix.cli.progress as progress_module
 from fixture_cases import FIXTURES, all_cases
-from helpers import run_engine
+from helpers import shared_engine_run
 from jaxfix.cli.diff_view import hunks
 from jaxfix.cli.main import cli
 from jaxfix.cli.progress import ParseProgress
@@ -77,11 +77,14 @@ def test_changed_words_are_highlighted_within_the_line():
 
 @pytest.fixture(scope="module")
 def fixture_results():
-    """Every shipped case through the engine once, with its own options."""
+    """Every shipped case through the engine once, with its own options (the run
+    tests/test_fixtures.py compares with the case's `.fixed.py`)."""
     return [
         (
             case,
-            run_engine(case.before.read_bytes(), case.cli_args, path=str(case.before)),
+            shared_engine_run(
+                case.before.read_bytes(), tuple(case.cli_args), str(case.before)
+            ),
         )
         for case in all_cases()
     ]
