@@ -51,6 +51,9 @@ MAX_PASSES = 8
 # generations keep their thresholds, so cycles are still collected and memory does not grow
 # with the number of files.
 _GC_GENERATION_0 = 100_000
+_RECURSION_LIMIT = (
+    3000  # Python's default is 1000; Python-to-Python calls use no C stack
+)
 # LibCST's tree and its metadata take about 2.4-3.2 KB per node of `ast`'s tree (measured on
 # JAX's largest files).
 _BYTES_PER_AST_NODE = 3200
@@ -306,6 +309,10 @@ def check_source(
         engine = Engine(options.project_roots, (), options.jax_version)
     if path is None:
         path = Path("-").absolute()
+    refusal = too_deep(source)  # before the parser and the engine recurse through it
+    if refusal is not None:
+        message, line, column = refusal
+        raise TooDeep(message, Location(line, column))
     text = source
     diagnostics: tuple[Diagnostic, ...] | None = None
     fixed_any = False
@@ -382,13 +389,7 @@ def check_source(
 def _parse_cst(source: bytes) -> cst.Module:
     import libcst as cst
 
-    refusal = too_deep(
-        source
-    )  # only for what LibCST parses: `ast` refuses such code with an exception
-    if refusal is not None:
-        message, line, column = refusal
-        raise TooDeep(message, Location(line, column))
-    return cst.parse_module(source)
+    return cst.parse_module(source)  # nested no deeper than it survives (`check_source`)
 
 
 @dataclass(frozen=True)
@@ -490,12 +491,17 @@ def _check(
 
 @contextmanager
 def _fewer_collections() -> Iterator[None]:
-    saved = gc.get_threshold()
+    """The collector's threshold above, and room for the engine's recursion: code nested as
+    deep as jaxfix/nesting.py lets through takes a few frames per level in the engine, more
+    than Python's default limit leaves under a deep caller (a test runner, an editor)."""
+    saved, limit = gc.get_threshold(), sys.getrecursionlimit()
     gc.set_threshold(_GC_GENERATION_0, *saved[1:])
+    sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
     try:
         yield
     finally:
         gc.set_threshold(*saved)
+        sys.setrecursionlimit(limit)
 
 
 def describe_failure(

@@ -1,6 +1,7 @@
-"""Code nested deeper than LibCST survives is refused with one line before LibCST sees it, for every
-construct LibCST recurses on, and everything the screen lets through is processed: the limits are
-LibCST's own, found by nesting each construct until it fails (jaxfix/nesting.py)."""
+"""Code nested deeper than LibCST survives is refused with one line before the parser and the
+engine see it, for every construct LibCST recurses on, and everything the check lets through is
+processed, fixes written with LibCST: the limits are LibCST's own, found by nesting each
+construct until it fails (jaxfix/nesting.py)."""
 
 from __future__ import annotations
 
@@ -85,8 +86,8 @@ def test_each_construct_is_refused_before_libcst_and_what_passes_is_processed(
     tmp_path, shape
 ):
     """In-process at -j 1 (where a crash would end the run): 5,000 levels is one refusal naming the
-    depth and the line, the next file is processed; the deepest code the screen accepts runs through
-    LibCST and the rules without a RecursionError, here under pytest's own stack."""
+    depth and the line, the next file is processed; the deepest code the check accepts runs
+    through the engine, the rules and LibCST without a RecursionError, under pytest's own stack."""
     deep, deepest, other = (
         tmp_path / "deep.py",
         tmp_path / "deepest.py",
@@ -112,6 +113,13 @@ def test_each_construct_is_refused_before_libcst_and_what_passes_is_processed(
         assert results["deepest.py"].error.startswith(
             "syntax error: too many levels of indentation"
         )
+    elif shape == "f-strings" and sys.version_info < (
+        3,
+        12,
+    ):  # nested quotes: 3.12's grammar
+        assert (results["deepest.py"].error or "").startswith(
+            "not checked: this file needs Python 3.12"
+        ), results["deepest.py"].error
     else:
         assert results["deepest.py"].error is None, results["deepest.py"].error
         assert (
