@@ -231,12 +231,17 @@ def test_the_src_roots_reach_every_worker(tmp_path, monkeypatch, jobs):
     )  # the new roots: a miss
 
 
-def test_one_index_per_run_and_none_when_no_file_is_parsed(project, monkeypatch):
+def test_one_engine_per_run_and_none_when_no_file_is_parsed(project, monkeypatch):
+    import jaxfix.analysis.ast_engine as ast_engine
+
     created = []
-    real = dependencies._new_index
-    monkeypatch.setattr(
-        dependencies, "_new_index", lambda roots: created.append(roots) or real(roots)
-    )
+    real = ast_engine.Engine
+
+    def counted(roots=(), files=(), jax_version=None):  # noqa: ANN001, ANN202 - Engine's
+        created.append(roots)
+        return real(roots, files, jax_version)
+
+    monkeypatch.setattr(ast_engine, "Engine", counted)
     (project / "pkg" / "plain.py").write_text("import os\n")
     assert check("-j", "1", "pkg") == (1, BOTH)
     assert created == [(project,)]  # shared by main.py and relative.py
