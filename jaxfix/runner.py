@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from jaxfix.cache import Cache
 from jaxfix.dependencies import in_run, project_run
+from jaxfix.dependencies import run_files as files_of_the_run
 from jaxfix.diagnostics import FileResult
 from jaxfix.file_io import read_source, undo_written, unreadable_reason, write_fix
 from jaxfix.options import Options
@@ -161,10 +162,13 @@ def run_files(
     cache: Cache | None = None,
     check_syntax: Container[Path] = (),
     on_plan: Callable[[list[tuple[Path, int]]], None] | None = None,
+    run: tuple[Path, ...] | None = None,
 ) -> list[FileResult]:
     """`check_syntax`: the files whose syntax errors are reported even when no rule applies.
     `on_plan`: told, once the cheap files are settled, which files will be parsed (and their
-    sizes), in the order they are handed out: the real work, for progress reports."""
+    sizes), in the order they are handed out: the real work, for progress reports.
+    `run`: the run's files, where the engine looks for a function's callers (default: `files`;
+    a caller checking a tree part by part gives the whole tree)."""
     results: list[FileResult] = []
     late_checks: list[LateCheck] = []
     undone: dict[Path, str] = {}
@@ -177,7 +181,7 @@ def run_files(
             on_done(result)
 
     try:
-        with project_run(tuple(files)):
+        with project_run(tuple(files) if run is None else run):
             _run(
                 files,
                 options,
@@ -248,7 +252,7 @@ def _run(
                             _parse_task,
                             options=options,
                             cache=cache,
-                            files=tuple(files),
+                            files=files_of_the_run() or tuple(files),
                         )
                         workers = stack.enter_context(
                             pool.Workers(

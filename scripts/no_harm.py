@@ -65,7 +65,13 @@ def _run(
         if time_limit is not None and time.monotonic() - started > time_limit:
             return results, len(files) - start
         results += run_files(
-            files[start : start + chunk], options, write=False, jobs=jobs
+            files[start : start + chunk],
+            options,
+            write=False,
+            jobs=jobs,
+            run=tuple(
+                files
+            ),  # callers are looked for in the whole tree, as one run does
         )
         print(
             f"no-harm: {len(results)}/{len(files)} files, {time.monotonic() - started:.0f}s",
