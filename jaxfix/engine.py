@@ -168,6 +168,7 @@ def _run_rules(
     suppressed, nor off the changed lines, nor, with evidence from a log, unconfirmed."""
     module = engine.begin(path, source)  # what its answers use: engine.project.record
     if not isinstance(module, Module):
+        _refuse_if_too_deep(source)  # `ast` gave up on it: say so as for LibCST
         newer = newer_grammar(source)  # valid code, in a newer Python's grammar
         if newer is not None:
             raise NewerGrammar(*newer)
@@ -176,6 +177,8 @@ def _run_rules(
     analysis = Analysis(engine, module, evidence or ())
     running = [rule_class(analysis, options) for rule_class in rules]
     _walk(module.tree, running)
+    if engine.evaluator.too_deep:  # some answer gave up on the nesting
+        _refuse_if_too_deep(source)
     reports = [
         report
         for rule in running
@@ -309,17 +312,17 @@ def check_source(
         engine = Engine(options.project_roots, (), options.jax_version)
     if path is None:
         path = Path("-").absolute()
-    refusal = too_deep(source)  # before the parser and the engine recurse through it
-    if refusal is not None:
-        message, line, column = refusal
-        raise TooDeep(message, Location(line, column))
     text = source
     diagnostics: tuple[Diagnostic, ...] | None = None
     fixed_any = False
     for _ in range(MAX_PASSES):
-        analysis, found = _run_rules(
-            engine, path, text, rules, options, changed_lines, evidence
-        )
+        try:
+            analysis, found = _run_rules(
+                engine, path, text, rules, options, changed_lines, evidence
+            )
+        except RecursionError:
+            _refuse_if_too_deep(source)  # as LibCST would fail on it
+            raise
         found.sort(key=lambda f: (f.where.start, f.where.end, f.report.code))
         if diagnostics is None:
             diagnostics = tuple(_diagnostic(f, options) for f in found)
@@ -345,6 +348,8 @@ def check_source(
             break
         import libcst as cst  # a fix is written: LibCST from here
 
+        if not fixed_any:  # a fix may add a level LibCST then survives
+            _refuse_if_too_deep(source)
         _refuse_if_too_large(len(analysis.module.parents), options)
         module = _parse_cst(text)
         # Only the first pass can get here with nothing fixed yet, so `text` is the original.
@@ -386,10 +391,21 @@ def check_source(
     return text, diagnostics or ()
 
 
+def _refuse_if_too_deep(source: bytes) -> None:
+    """Code nested deeper than LibCST survives (jaxfix/nesting.py) is refused before a fix
+    parses it, and when `ast` or the engine gives up on it: one line naming the depth."""
+    refusal = too_deep(source)
+    if refusal is not None:
+        message, line, column = refusal
+        raise TooDeep(message, Location(line, column))
+
+
 def _parse_cst(source: bytes) -> cst.Module:
     import libcst as cst
 
-    return cst.parse_module(source)  # nested no deeper than it survives (`check_source`)
+    return cst.parse_module(
+        source
+    )  # nested no deeper than it survives (`check_source`)
 
 
 @dataclass(frozen=True)

@@ -81,8 +81,9 @@ DEEP = {
 
 
 def test_deep_code_is_refused_only_where_libcst_would_parse_it(tmp_path):
-    """The refusal guards LibCST: a candidate the `ast` screen drops is never parsed by it, so
-    its 100,000 adjacent strings (one node for `ast`, 100,000 nested ones for LibCST) are fine."""
+    """The refusal guards LibCST: a candidate with nothing to fix is never parsed by it, so
+    its 100,000 adjacent strings (one node for `ast` and the engine, 100,000 nested ones for
+    LibCST) are fine; with a fix to write, the file is refused."""
     strings = "x = " + "'a' " * 100_000 + "\n"
     dropped, kept = tmp_path / "dropped.py", tmp_path / "kept.py"
     dropped.write_text("# use_abstract_mesh is only named here\n" + strings)

@@ -110,6 +110,9 @@ class Evaluator:
         self._params: dict[tuple[ast.AST, str], Value] = {}
         self._active: set[tuple[object, ...]] = set()
         self._depth = 0
+        # Whether an answer gave up on code nested too deeply (its answers Unknown): the engine
+        # then says the file is nested too deeply rather than report nothing about it.
+        self.too_deep = False
         self._comprehension: dict[tuple[ast.AST, str], Value] = {}
 
     # -- the question -------------------------------------------------------------------------
@@ -140,6 +143,7 @@ class Evaluator:
         try:
             return self._value(module, node, frame)
         except RecursionError:
+            self.too_deep = True
             return Unknown("nested too deeply")
         finally:
             self._active.discard(key)
