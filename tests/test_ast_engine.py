@@ -15,11 +15,14 @@ from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import (
     External,
     Mesh,
+    MeshContext,
+    OneOf,
     Sharding,
     Structs,
     Unknown,
     Value,
 )
+from jaxfix.analysis.names import Api
 
 HEAD = (
     "import math, dataclasses, functools\n"
@@ -291,3 +294,40 @@ def test_code_in_a_wrapper_runs_where_the_decorated_function_is_called(
     )
     found = engine.current_mesh(module, entering)
     assert (found is None) if known else isinstance(found, Unknown), found
+
+
+@pytest.mark.parametrize(
+    ("alias", "known"),
+    [
+        # both sides set the mesh: the same context when entered
+        ("jax.set_mesh if hasattr(jax, 'set_mesh') else jax.sharding.use_mesh", True),
+        ("jax.set_mesh if hasattr(jax, 'v2') else contextlib.nullcontext", False),
+        ("jax.set_mesh if hasattr(jax, 'v2') else other", False),
+    ],
+)
+def test_a_call_of_a_conditional_alias_is_each_sides_call(
+    tmp_path: Path, alias: str, known: bool
+) -> None:
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/compat.py": (
+            "import contextlib\nimport jax\n"
+            "def other(mesh):\n    return mesh\n"
+            f"set_mesh = {alias}\n"
+        ),
+    }
+    source = (
+        "from pkg.compat import set_mesh\n"
+        "out = set_mesh(AbstractMesh((4, 2), ('data', 'model')))"
+    )
+    found = value(tmp_path, source, files)
+    if known:
+        assert isinstance(found, MeshContext) and sizes(found.mesh) == (4, 2)
+        assert found.api is Api.USE_MESH
+    else:
+        assert isinstance(found, Unknown) and not isinstance(found, OneOf), found
+    # the alias itself is one of two values: Unknown, and so is anything but its call
+    alias_value = value(tmp_path, "from pkg.compat import set_mesh\nout = set_mesh")
+    assert isinstance(alias_value, OneOf)
+    attribute = value(tmp_path, "from pkg.compat import set_mesh\nout = set_mesh.x")
+    assert isinstance(attribute, Unknown) and not isinstance(attribute, OneOf)

@@ -7,6 +7,8 @@ while nothing may have mutated them); JAX values are `Mesh`, `Spec`, `Sharding`,
 `use_abstract_mesh(m)` return), and `Devices` (a device list or array, by its shape). Names the
 code binds to things are `Function`, `Class`, `Instance`, `BoundMethod`, `ModuleValue` (a module
 of the tree) and `External` (anything imported from outside the tree, by its qualified name).
+An Unknown of one kind knows a little: `OneOf` (one of several callables, the code not
+deciding which).
 
 An `origin` field (the `ast` node that built a value) never takes part in equality: two meshes
 built alike are equal, as JAX compares them.
@@ -40,6 +42,7 @@ __all__ = [
     "MeshContext",
     "MeshKind",
     "ModuleValue",
+    "OneOf",
     "JaxStage",
     "Foreign",
     "ShapeStruct",
@@ -86,13 +89,42 @@ class Unknown:
         return self._why
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Unknown) and self.why == other.why
+        return (
+            isinstance(other, Unknown)
+            and self.why == other.why
+            and _facts(self) == _facts(other)
+        )
 
     def __hash__(self) -> int:
         return hash(self.why)
 
     def __repr__(self) -> str:
         return f"Unknown(why={self.why!r})"
+
+
+class OneOf(Unknown):
+    """One of several callables (`options`: functions, classes, methods or APIs of the tree or
+    outside it, no two the same), the code not deciding which: `a if test else b` whose test
+    jaxfix cannot decide. Unknown to every question; only a call of it is evaluated, once per
+    option, and is known when every option gives the same value (evaluate.py)."""
+
+    __slots__ = ("options",)
+
+    def __init__(
+        self, why: str | Callable[[], str], options: tuple[Value, ...]
+    ) -> None:
+        super().__init__(why)
+        self.options = options
+
+    def __repr__(self) -> str:
+        return f"OneOf(why={self.why!r}, options={self.options!r})"
+
+
+def _facts(value: Unknown) -> object:
+    """What an Unknown of a kind that knows something knows (compared by `==`)."""
+    if isinstance(value, OneOf):
+        return value.options
+    return None
 
 
 @dataclass(frozen=True)
@@ -444,11 +476,14 @@ def same(a: Value, b: Value) -> bool:
 
 
 def join(values: list[Value], why: str) -> Value:
-    """The one value every way gives, else Unknown(why)."""
+    """The one value every way gives, else Unknown(why) (a `OneOf` only when it is the one
+    value: one of its options is not every way's)."""
     if not values:
         return Unknown(why)
     first = values[0]
     for value in values:
+        if isinstance(value, OneOf) and len(values) > 1:
+            return Unknown(value.why)
         if isinstance(value, Unknown):
             return value
     if all(same(first, v) for v in values[1:]):
