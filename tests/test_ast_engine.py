@@ -68,6 +68,9 @@ def sizes(found: Value) -> object:
         ("out = [s * 2 for s in (1, 2)]", None),
         ("xs = (1, 2, 3)\nout = xs[:2] + (9,)", (1, 2, 9)),
         ('d = {"a": 1}\nout = d.get("b", 7)', 7),
+        # `f(*xs)`, `f(**d)`: f gets a copy, never the list or dict itself
+        ("def f(*a, **k):\n    return 0\nd = {'a': 4}\nf(**d)\nout = d['a']", 4),
+        ("def f(*a, **k):\n    return 0\nxs = [4]\nf(*xs)\nout = xs[0]", 4),
         # interprocedural: a parameter passed on to a second call
         ("def g(b):\n    return b\ndef f(a):\n    return g(a)\nout = f(3)", 3),
         # objects
