@@ -14,6 +14,7 @@ from jaxfix.analysis.ast_engine import Engine
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import (
     External,
+    Jitted,
     Mesh,
     MeshContext,
     OneOf,
@@ -334,3 +335,23 @@ def test_a_call_of_a_conditional_alias_is_each_sides_call(
     assert isinstance(alias_value, OneOf)
     attribute = value(tmp_path, "from pkg.compat import set_mesh\nout = set_mesh.x")
     assert isinstance(attribute, Unknown) and not isinstance(attribute, OneOf)
+
+
+def test_jit_of_a_function_from_outside_the_tree_keeps_its_keywords(
+    tmp_path: Path,
+) -> None:
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/steps.py": (
+            "import jax\nimport jax.numpy as jnp\n"
+            "def step(backend=None):\n"
+            "    if backend is None:\n        return jax.jit(jnp.tanh), 1\n"
+            "    return jax.jit(jnp.tanh, backend=backend), 1\n"
+        ),
+    }
+    source = "from pkg.steps import step\nfn, _ = step(backend='cpu')\nout = fn"
+    found = value(tmp_path, source, files)
+    assert isinstance(found, Jitted) and found.keywords == (("backend", "cpu"),)
+    plain = value(tmp_path, "from pkg.steps import step\nout = step()[0]")
+    assert isinstance(plain, Jitted) and plain.keywords == ()
+    assert found != plain  # what they know tells them apart
