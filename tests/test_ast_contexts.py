@@ -745,3 +745,84 @@ def test_mesh_apis_in_every_import_spelling(
     (inner,) = [n for n in ast.walk(module.tree) if isinstance(n, ast.With)][1].items
     assert analysis.called_api(inner.context_expr) is api
     assert shape(analysis.current_mesh(inner.context_expr)) == enclosing
+
+
+UNKNOWN_SITE = [[(WITH, None, "unknown")]]
+ENTERS_M8 = [[(WITH, Api.USE_ABSTRACT_MESH, X8)]]
+
+
+@pytest.mark.parametrize(
+    "init, enter, expected",
+    [
+        ("", "self.cm = use_abstract_mesh(M8)\nreturn self.cm.__enter__()", ENTERS_M8),
+        ("", "cm = use_abstract_mesh(M8)\ncm.__enter__()", ENTERS_M8),
+        # made by __init__, entered by __enter__
+        ("self.cm = use_abstract_mesh(M8)", "return self.cm.__enter__()", ENTERS_M8),
+        # (a class holding a bare set_mesh may have set it before: unknown, outermost)
+        (
+            "",
+            "jax.set_mesh(jax.make_mesh((8,), ('x',)))",
+            [[(Entry.GLOBAL_SET, None, "unknown"), (WITH, Api.SET_MESH, X8)]],
+        ),
+        ("", "return use_abstract_mesh(M8)", [[]]),  # made and returned, not entered
+        # a helper may enter the context it is given
+        ("", "self.cm = use_abstract_mesh(M8)\nhelper(self.cm)", UNKNOWN_SITE),
+        # an early return may skip the entering
+        (
+            "",
+            "if FLAG:\n    return None\nself.cm = use_abstract_mesh(M8)\n"
+            "self.cm.__enter__()",
+            UNKNOWN_SITE,
+        ),
+        (
+            "",
+            "self.cm = use_abstract_mesh(M8)\nif FLAG:\n    self.cm.__enter__()",
+            UNKNOWN_SITE,
+        ),
+        # the object reaches other code (`as s`), whose calls may exit the context
+        (
+            "",
+            "self.cm = use_abstract_mesh(M8)\nself.cm.__enter__()\nreturn self",
+            UNKNOWN_SITE,
+        ),
+        # which of two contexts `self.cm` is
+        (
+            "self.cm = use_abstract_mesh(M8)",
+            "if FLAG:\n    self.cm = use_abstract_mesh(AbstractMesh((4,), ('x',)))\n"
+            "return self.cm.__enter__()",
+            UNKNOWN_SITE,
+        ),
+        # `__init__` sets the mesh for good when it builds the object
+        ("self.cm = jax.set_mesh(M8)", "return self.cm.__enter__()", UNKNOWN_SITE),
+    ],
+    ids=[
+        "self-attribute",
+        "local-name",
+        "made-by-init",
+        "set-mesh",
+        "returned",
+        "helper",
+        "early-return",
+        "conditional-enter",
+        "returns-self",
+        "rebound-conditionally",
+        "init-sets-mesh",
+    ],
+)
+def test_the_contexts_an_enter_method_leaves_entered(
+    init: str, enter: str, expected: list[list[tuple[object, ...]]]
+) -> None:
+    def body(code: str) -> str:
+        return textwrap.indent(code or "pass", " " * 8)
+
+    code = (
+        "import sys\nFLAG = len(sys.argv) > 1\n"
+        "def helper(cm):\n    pass\n"
+        "class Scope:\n"
+        f"    def __init__(self):\n{body(init)}\n"
+        f"    def __enter__(self):\n{body(enter)}\n"
+        "    def __exit__(self, *exc):\n        return None\n"
+        "with Scope():\n    target()\n"
+    )
+    engine, module = parsed(HEADER + code)
+    assert ways(engine, module, call(module)) == expected

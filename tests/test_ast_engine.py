@@ -14,12 +14,16 @@ from jaxfix.analysis.ast_engine import Engine
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import (
     External,
+    Jitted,
     Mesh,
+    MeshContext,
+    OneOf,
     Sharding,
     Structs,
     Unknown,
     Value,
 )
+from jaxfix.analysis.names import Api
 
 HEAD = (
     "import math, dataclasses, functools\n"
@@ -65,6 +69,9 @@ def sizes(found: Value) -> object:
         ("out = [s * 2 for s in (1, 2)]", None),
         ("xs = (1, 2, 3)\nout = xs[:2] + (9,)", (1, 2, 9)),
         ('d = {"a": 1}\nout = d.get("b", 7)', 7),
+        # `f(*xs)`, `f(**d)`: f gets a copy, never the list or dict itself
+        ("def f(*a, **k):\n    return 0\nd = {'a': 4}\nf(**d)\nout = d['a']", 4),
+        ("def f(*a, **k):\n    return 0\nxs = [4]\nf(*xs)\nout = xs[0]", 4),
         # interprocedural: a parameter passed on to a second call
         ("def g(b):\n    return b\ndef f(a):\n    return g(a)\nout = f(3)", 3),
         # objects
@@ -291,3 +298,60 @@ def test_code_in_a_wrapper_runs_where_the_decorated_function_is_called(
     )
     found = engine.current_mesh(module, entering)
     assert (found is None) if known else isinstance(found, Unknown), found
+
+
+@pytest.mark.parametrize(
+    ("alias", "known"),
+    [
+        # both sides set the mesh: the same context when entered
+        ("jax.set_mesh if hasattr(jax, 'set_mesh') else jax.sharding.use_mesh", True),
+        ("jax.set_mesh if hasattr(jax, 'v2') else contextlib.nullcontext", False),
+        ("jax.set_mesh if hasattr(jax, 'v2') else other", False),
+    ],
+)
+def test_a_call_of_a_conditional_alias_is_each_sides_call(
+    tmp_path: Path, alias: str, known: bool
+) -> None:
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/compat.py": (
+            "import contextlib\nimport jax\n"
+            "def other(mesh):\n    return mesh\n"
+            f"set_mesh = {alias}\n"
+        ),
+    }
+    source = (
+        "from pkg.compat import set_mesh\n"
+        "out = set_mesh(AbstractMesh((4, 2), ('data', 'model')))"
+    )
+    found = value(tmp_path, source, files)
+    if known:
+        assert isinstance(found, MeshContext) and sizes(found.mesh) == (4, 2)
+        assert found.api is Api.USE_MESH
+    else:
+        assert isinstance(found, Unknown) and not isinstance(found, OneOf), found
+    # the alias itself is one of two values: Unknown, and so is anything but its call
+    alias_value = value(tmp_path, "from pkg.compat import set_mesh\nout = set_mesh")
+    assert isinstance(alias_value, OneOf)
+    attribute = value(tmp_path, "from pkg.compat import set_mesh\nout = set_mesh.x")
+    assert isinstance(attribute, Unknown) and not isinstance(attribute, OneOf)
+
+
+def test_jit_of_a_function_from_outside_the_tree_keeps_its_keywords(
+    tmp_path: Path,
+) -> None:
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/steps.py": (
+            "import jax\nimport jax.numpy as jnp\n"
+            "def step(backend=None):\n"
+            "    if backend is None:\n        return jax.jit(jnp.tanh), 1\n"
+            "    return jax.jit(jnp.tanh, backend=backend), 1\n"
+        ),
+    }
+    source = "from pkg.steps import step\nfn, _ = step(backend='cpu')\nout = fn"
+    found = value(tmp_path, source, files)
+    assert isinstance(found, Jitted) and found.keywords == (("backend", "cpu"),)
+    plain = value(tmp_path, "from pkg.steps import step\nout = step()[0]")
+    assert isinstance(plain, Jitted) and plain.keywords == ()
+    assert found != plain  # what they know tells them apart

@@ -26,9 +26,12 @@ def jax001(source: str, args=("--jax-version", "0.10.2", "--unsafe-fixes")):
     "source",
     [
         "jax.jit(jnp.sin).lower(x, lowering_platforms=('cpu',))",  # forwarded to f: not a platform
-        "args = (x,)\njax.jit(jnp.sin).lower(*args)",
+        "args = [x]\nargs.append(extra)\njax.jit(jnp.sin).lower(*args)",  # may change
         "def lower_it(y):\n    return jax.jit(jnp.sin).trace(y).lower()",
         "g = jax.jit(jnp.sin)\nif flag:\n    g = jax.jit(jnp.cos)\ng.lower(x)",  # two bindings reach it
+        # unpacked: jax.jit(jnp.sin) or one jitted for a device
+        "g, _ = (jax.jit(jnp.sin), 1) if flag else (jax.jit(jnp.cos, backend='cpu'), 1)\n"
+        "g.lower(x)",
         "def outer(f):\n    return f\n\n@outer\n@jax.jit\ndef h(a):\n    return a\n\nh.lower(x)",
         "jax.jit(jnp.sin)(x).lower()",
         "jax.jit(jnp.sin, device=jax.devices()[0]).lower(x)",
@@ -51,9 +54,10 @@ def jax001(source: str, args=("--jax-version", "0.10.2", "--unsafe-fixes")):
     ],
     ids=[
         "lowering-platforms-forwarded-to-f",
-        "star-arguments",
+        "star-arguments-of-a-changed-list",
         "argument-is-a-parameter",
         "jitted-name-bound-in-one-branch",
+        "unpacked-jit-with-or-without-a-device",
         "jit-is-not-the-outermost-decorator",
         "lower-on-a-call-result",
         "jit-device-keyword",
@@ -80,6 +84,14 @@ def test_pytree_of_abstract_structs_is_evidence():
     assert (
         b".trace({'a': x, 'b': 1.0}).lower(\n    lowering_platforms=" in result.fixed
     )  # too long for one line
+
+
+def test_star_arguments_the_engine_knows_are_evidence():
+    (diagnostic,), result = jax001(
+        "args, kwargs = (x,), {}\njax.jit(jnp.sin).lower(*args, **kwargs)"
+    )
+    assert diagnostic.applied and "argument `args[0]`" in diagnostic.message
+    assert b".trace(*args, **kwargs).lower(\n    lowering_platforms=" in result.fixed
 
 
 def test_jitted_name_bound_after_the_function_that_lowers_it():

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.analysis.ast_engine.contexts import Entry, Site
 from jaxfix.analysis.ast_engine.evidence import (
     Confirmed,
@@ -16,6 +17,7 @@ from jaxfix.analysis.ast_engine.evidence import (
 from jaxfix.analysis.ast_engine.values import (
     AxisType,
     DictValue,
+    Jitted,
     ListValue,
     Mesh,
     ShapeStruct,
@@ -80,10 +82,30 @@ def _platforms(values: list[str]) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class _Jitted:
-    """A `jax.jit` application: its keywords and the function, when the module shows it."""
+    """A `jax.jit` application: its keywords and the function, when the module shows it; or,
+    for a jitted function the engine reached elsewhere (returned by another module's call),
+    its keywords' values (`values`)."""
 
     keywords: Mapping[str, ast.expr]
     function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | None
+    values: Mapping[str, Value] | None = None
+
+    def keyword(self, analysis: Analysis, name: str) -> tuple[bool, Value]:
+        """Whether jit was given keyword `name`, and its value."""
+        if name in self.keywords:
+            return True, analysis.value_of(self.keywords[name])
+        if self.values is not None and name in self.values:
+            return True, self.values[name]
+        return False, None
+
+
+@dataclass(frozen=True)
+class _Valued:
+    """A traced argument known by its value only (an item of `*args` or `**kwargs`), and how
+    the message names it."""
+
+    value: Value
+    text: str
 
 
 @dataclass(frozen=True)
@@ -481,6 +503,8 @@ class MissingLoweringPlatforms(Rule):
             function = self._function(jitted.function)
         elif isinstance(target, ast.Name):
             definition = self.analysis.definition(target)
+            if definition is None and self.analysis.bound_once(target):
+                return self._jitted_value(target)  # unpacked, imported: by its value
             if definition is None or not definition.decorator_list:
                 return None
             jitted = self.analysis.jit_application(definition.decorator_list[0])
@@ -492,6 +516,18 @@ class MissingLoweringPlatforms(Rule):
         if any(k not in _DEVICE_FREE_JIT_KEYWORDS for k in jitted.keywords):
             return None
         return _Jitted(jitted.keywords, function)
+
+    def _jitted_value(self, name: ast.Name) -> _Jitted | None:
+        """`jax.jit(f, ...)` of a function from outside the tree, as the engine knows the
+        value of the name bound once (`fn, args = make()`: returned by a call of another
+        module, unpacked); None unless its keywords are device-free."""
+        value = self.analysis.value_of(name)
+        if not isinstance(value, Jitted):
+            return None
+        keywords = dict(value.keywords)
+        if any(k not in _DEVICE_FREE_JIT_KEYWORDS for k in keywords):
+            return None
+        return _Jitted({}, None, keywords)
 
     def _function(
         self, expr: ast.expr
@@ -634,22 +670,31 @@ class MissingLoweringPlatforms(Rule):
         )
         reasons: list[str] = []
         for argument in arguments:
-            meshes = self._argument_meshes(argument)
+            if isinstance(argument, _Valued):
+                meshes = self._value_meshes(argument.value, argument=True)
+                text = argument.text
+            else:
+                meshes = self._argument_meshes(argument)
+                text = _short(self.analysis.text(argument))
             if meshes is None:
                 return None
             found += meshes
             if meshes:
                 reasons.append(
-                    f"argument `{_short(self.analysis.text(argument))}` is sharded on AbstractMesh `{meshes[0].text}`"
+                    f"argument `{text}` is sharded on AbstractMesh `{meshes[0].text}`"
                 )
         for keyword in ("in_shardings", "out_shardings"):
             if keyword in jitted.keywords:
                 meshes = self._sharding_meshes(jitted.keywords[keyword])
-                if meshes is None:
-                    return None
-                found += meshes
-                if meshes:
-                    reasons.append(f"`{keyword}` use AbstractMesh `{meshes[0].text}`")
+            elif jitted.values is not None and keyword in jitted.values:
+                meshes = self._value_meshes(jitted.values[keyword], argument=False)
+            else:
+                continue
+            if meshes is None:
+                return None
+            found += meshes
+            if meshes:
+                reasons.append(f"`{keyword}` use AbstractMesh `{meshes[0].text}`")
         if context.mesh is not None and context.site is not None:
             reasons.insert(
                 0,
@@ -680,26 +725,53 @@ class MissingLoweringPlatforms(Rule):
 
     def _traced_arguments(
         self, trace: ast.Call, jitted: _Jitted
-    ) -> list[ast.expr] | None:
-        """The arguments that are traced (not static); None when that is unclear."""
-        static_numbers = self._static_numbers(jitted, len(trace.args))
+    ) -> list[ast.expr | _Valued] | None:
+        """The arguments that are traced (not static), an item of `*args` or `**kwargs` by
+        its value; None when that is unclear."""
+        positional: list[ast.expr | _Valued] = []
+        for arg in trace.args:
+            if not isinstance(arg, ast.Starred):
+                positional.append(arg)
+                continue
+            spliced = self.analysis.value_of(arg.value)
+            items = (
+                spliced
+                if isinstance(spliced, tuple)
+                else spliced.items
+                if isinstance(spliced, ListValue)
+                else None
+            )
+            if items is None:
+                return None
+            text = _short(self.analysis.text(arg.value))
+            positional += [_Valued(v, f"{text}[{i}]") for i, v in enumerate(items)]
+        static_numbers = self._static_numbers(jitted, len(positional))
         static_names = self._static_names(jitted)
-        if (
-            static_numbers is None
-            or static_names is None
-            or any(isinstance(a, ast.Starred) for a in trace.args)
-            or any(k.arg is None for k in trace.keywords)
-        ):
+        if static_numbers is None or static_names is None:
             return None
-        arguments = [a for i, a in enumerate(trace.args) if i not in static_numbers]
-        arguments += [k.value for k in trace.keywords if k.arg not in static_names]
+        arguments = [a for i, a in enumerate(positional) if i not in static_numbers]
+        for keyword in trace.keywords:
+            if keyword.arg is not None:
+                if keyword.arg not in static_names:
+                    arguments.append(keyword.value)
+                continue
+            spliced = self.analysis.value_of(keyword.value)
+            if not isinstance(spliced, DictValue) or not all(
+                isinstance(k, str) for k, _ in spliced.items
+            ):
+                return None
+            text = _short(self.analysis.text(keyword.value))
+            arguments += [
+                _Valued(v, f"{text}[{k!r}]")
+                for k, v in spliced.items
+                if k not in static_names
+            ]
         return arguments
 
     def _static_numbers(self, jitted: _Jitted, count: int) -> set[int] | None:
-        node = jitted.keywords.get("static_argnums")
-        if node is None:
+        given, value = jitted.keyword(self.analysis, "static_argnums")
+        if not given:
             return set()
-        value = self.analysis.value_of(node)
         numbers = (value,) if isinstance(value, int) else value
         if not isinstance(numbers, tuple) or not all(
             isinstance(n, int) for n in numbers
@@ -708,10 +780,9 @@ class MissingLoweringPlatforms(Rule):
         return {n % count if count else n for n in numbers if isinstance(n, int)}
 
     def _static_names(self, jitted: _Jitted) -> set[str] | None:
-        node = jitted.keywords.get("static_argnames")
-        if node is None:
+        given, value = jitted.keyword(self.analysis, "static_argnames")
+        if not given:
             return set()
-        value = self.analysis.value_of(node)
         names = (value,) if isinstance(value, str) else value
         if not isinstance(names, tuple) or not all(isinstance(n, str) for n in names):
             return None

@@ -177,6 +177,11 @@ class Analysis:
         """The `def` a read of `name` denotes, when that is the one binding reaching it."""
         return assignments.definition(self.engine.evaluator, self.module, name)
 
+    def bound_once(self, name: ast.Name) -> bool:
+        """Whether one binding reaches the read `name` (an assignment, unpacking, import,
+        parameter, `def`: not two branches', nor a loop's rebinding)."""
+        return assignments.bound_once(self.engine.evaluator, self.module, name)
+
     def is_parameter(
         self, name: ast.Name, function: ast.FunctionDef | ast.AsyncFunctionDef
     ) -> bool:

@@ -45,6 +45,11 @@ def definition(
     return node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
 
 
+def bound_once(evaluator: Evaluator, module: Module, name: ast.Name) -> bool:
+    """Whether one binding reaches the read `name`."""
+    return _one_binding(evaluator, module, name) is not None
+
+
 def reads_reached(
     evaluator: Evaluator, module: Module, statement: ast.stmt, name: str
 ) -> list[ast.Name]:

@@ -15,7 +15,10 @@ TestCase's `test*` methods (`SETUP`).
 A `with` item is a mesh context when its value is one (`MeshContext`: set_mesh, use_mesh,
 use_abstract_mesh; a concrete `Mesh` is the legacy `with mesh:`, which sets no abstract mesh); a
 `@contextmanager` function of the tree gives the sites in force at its one `yield`, its
-parameters bound to the call's arguments; the standard library, pytest, NumPy and JAX's public
+parameters bound to the call's arguments; an object of a class of the tree, those its
+`__enter__` leaves entered (none when it calls no mesh API; when its body pins them down,
+`self.cm = use_abstract_mesh(m)` then `self.cm.__enter__()`, or `jax.set_mesh(m)`, in its
+statements' order; else one unknown site); the standard library, pytest, NumPy and JAX's public
 non-mesh APIs enter none; anything else is an unknown site. `current_mesh` picks, on each way,
 the innermost site that sets JAX's context mesh: one mesh when every way agrees, `None` when no
 way has one, else Unknown.
@@ -345,26 +348,167 @@ class Contexts:
                     entry, None, Unknown("an object without a visible __enter__"), expr
                 )
             ]
-        for node in ast.walk(enter):
-            if isinstance(node, ast.Call):
-                name = (
-                    node.func.attr
-                    if isinstance(node.func, ast.Attribute)
-                    else getattr(node.func, "id", "")
-                )
-                if api_of(f"jax.{name}") in MESH_CONTEXT_APIS or name in (
-                    "__enter__",
-                    "enter_context",
+        if not any(_may_enter(n) for n in ast.walk(enter)):
+            return []
+        unknown = [
+            Site(entry, None, Unknown("a class whose __enter__ may enter a mesh"), expr)
+        ]
+        item = module.parents.get(expr)
+        if isinstance(module.parents.get(item) if item else None, ast.AsyncWith):
+            return unknown  # `async with` runs `__aenter__`
+        sites = self._entered_by_enter(instance, enter, expr, entry)
+        return unknown if sites is None else sites
+
+    def _entered_by_enter(
+        self, instance: Instance, enter: ast.FunctionDef, expr: ast.expr, entry: Entry
+    ) -> list[Site] | None:
+        """The mesh contexts `__enter__` leaves entered, when its body pins them down: the
+        object is made by the `with` item itself and reaches no other code (its methods use
+        `self` only for attributes), each call of the body that may enter a context is
+        `x.__enter__()` of a mesh context (`self.cm = use_abstract_mesh(m)` before it), a
+        `jax.set_mesh(m)` call, or a mesh context made and not entered (stored or returned),
+        each other call is of an API that enters none, and no other method of the class but
+        `__exit__` enters or exits one; else None."""
+        target = self.evaluator.module(instance.cls.path)
+        if isinstance(target, Unknown) or not isinstance(expr, ast.Call):
+            return None
+        for method in instance.cls.node.body:
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            if not _self_only_for_attributes(target, method):
+                return None
+            if method.name in ("__enter__", "__exit__"):
+                continue
+            for node in ast.walk(method):
+                if _exits(node) or (
+                    _may_enter(node) and not self._stores_context(target, node)
                 ):
-                    return [
-                        Site(
-                            entry,
-                            None,
-                            Unknown("a class whose __enter__ may enter a mesh"),
-                            expr,
-                        )
-                    ]
-        return []
+                    return None
+        a = enter.args
+        if (
+            a.posonlyargs
+            or len(a.args) != 1
+            or a.vararg
+            or a.kwonlyargs
+            or a.kwarg
+            or enter.decorator_list
+            or _is_generator(enter)
+        ):
+            return None
+        frame = Frame(
+            enter, instance.cls.path, ((a.args[0].arg, instance),), instance.cls.closure
+        )
+        for node in ast.walk(enter):
+            if (
+                isinstance(node, ast.Call)
+                and not _may_enter(node)
+                and not self._enters_nothing(target, node, frame)
+            ):
+                return None  # a helper that may enter (or exit) a mesh context
+        sites: list[Site] = []
+        returned = False  # a `return` earlier in the body: what follows may not run
+        for index, statement in enumerate(enter.body):
+            calls = [n for n in ast.walk(statement) if _may_enter(n)]
+            if not calls:
+                returned = returned or any(
+                    isinstance(n, ast.Return) for n in ast.walk(statement)
+                )
+                continue
+            if returned:
+                return None
+            if len(calls) != 1 or not isinstance(
+                statement, (ast.Expr, ast.Assign, ast.Return)
+            ):
+                return None  # under a compound statement, or more than one call
+            call = calls[0]
+            assert isinstance(call, ast.Call)
+            if statement.value is not call:
+                return None  # passed on to other code
+            found = self._entered_in_enter(
+                target, statement, enter.body[:index], call, frame
+            )
+            if found is None:
+                return None
+            sites.extend(
+                replace(site, entry=entry, call=expr, entered_by=expr) for site in found
+            )
+            returned = isinstance(statement, ast.Return)
+        return sites
+
+    def _enters_nothing(self, module: Module, call: ast.Call, frame: Frame) -> bool:
+        """A call of an API from outside the tree that enters no mesh context."""
+        callee = self.evaluator.value(module, call.func, frame)
+        if not isinstance(callee, External):
+            return False
+        if api_of(callee.name) in MESH_CONTEXT_APIS:
+            return False
+        return imported_name_enters_no_mesh(callee.name) or callee.name.startswith(
+            "builtins."
+        )
+
+    def _entered_in_enter(
+        self,
+        module: Module,
+        statement: ast.stmt,
+        before: list[ast.stmt],
+        call: ast.Call,
+        frame: Frame,
+    ) -> list[Site] | None:
+        """The sites `call`, of the statement of `__enter__`'s body after those `before`,
+        enters (none, or one); None when unknown."""
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "__enter__":
+            if call.args or call.keywords:
+                return None
+            receiver = func.value
+            entered = self.evaluator.value(module, receiver, frame)
+            this = frame.args[0][0] if frame.args else None
+            if (
+                isinstance(receiver, ast.Attribute)
+                and isinstance(receiver.value, ast.Name)
+                and receiver.value.id == this
+            ):
+                # `self.cm`: assigned by one earlier statement of the body (else only by
+                # __init__, which the value above asks)
+                name = f"{this}.{receiver.attr}"
+                env = self.evaluator.flow(module, frame).before.get(statement)
+                bindings = env.get(name) if env is not None else None
+                if bindings:
+                    if len(bindings) != 1 or next(iter(bindings)).node not in before:
+                        return None
+                    entered = self.evaluator._bindings_value(
+                        module, name, bindings, frame
+                    )
+            if isinstance(entered, MeshContext):
+                origin = entered.origin or call
+                return [Site(Entry.WITH, entered.api, entered.mesh, origin)]
+            if isinstance(entered, Mesh):  # the legacy `with mesh:`
+                return [Site(Entry.WITH, Api.MESH, entered, entered.origin or call)]
+            return None
+        made = self.evaluator.value(module, call, frame)
+        if not isinstance(made, MeshContext):
+            return None
+        if made.api is Api.SET_MESH:  # sets the mesh when merely called
+            return [Site(Entry.WITH, Api.SET_MESH, made.mesh, made.origin or call)]
+        return []  # made, stored or returned, not entered
+
+    def _stores_context(self, module: Module, call: ast.AST) -> bool:
+        """`self.cm = use_abstract_mesh(m)` (or `use_mesh`) in a method: a mesh context made
+        and stored, not entered (`set_mesh` sets the mesh when merely called)."""
+        statement = module.parents.get(call)
+        if not (
+            isinstance(call, ast.Call)
+            and isinstance(statement, ast.Assign)
+            and statement.value is call
+        ):
+            return False
+        callee = self.evaluator.value(
+            module, call.func, self.evaluator.frame_at(module, call)
+        )
+        return isinstance(callee, External) and api_of(callee.name) in (
+            Api.USE_ABSTRACT_MESH,
+            Api.USE_MESH,
+        )
 
     def _at_yield(
         self,
@@ -841,6 +985,31 @@ def _current(ways: list[Way]) -> Value:
         return Unknown("a mesh context on some ways the code runs, none on others")
     abstract = [m.abstract if isinstance(m, Mesh) else m for m in meshes]
     return join(abstract, "the context mesh differs between the ways the code runs")
+
+
+def _may_enter(node: ast.AST) -> bool:
+    """A call that may enter a mesh context: a mesh context API (by its last name),
+    `__enter__` or `enter_context`."""
+    if not isinstance(node, ast.Call):
+        return False
+    name = _called_name(node)
+    return api_of(f"jax.{name}") in MESH_CONTEXT_APIS or name in (
+        "__enter__",
+        "enter_context",
+    )
+
+
+def _exits(node: ast.AST) -> bool:
+    """A call that may exit a mesh context entered earlier."""
+    return isinstance(node, ast.Call) and _called_name(node) in (
+        "__exit__",
+        *_EXIT_METHODS,
+    )
+
+
+def _called_name(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
 
 
 def _statement_call(statement: ast.stmt) -> ast.Call | None:

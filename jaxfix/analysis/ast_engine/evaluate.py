@@ -13,7 +13,11 @@ evaluated with `self` bound), dataclass fields, and what `__init__` assigns to `
 (Unknown when another method assigns it too). Containers: tuple, list and dict displays,
 `dict(...)`, `.values()/.keys()/.items()/.get()`, items, slices, `+`, `*`, `len`,
 `math.prod`, `range` and comprehensions over known values; a list or dict whose name is used in
-any way that may change it is Unknown (mutation.py). JAX values: vocabulary.py.
+any way that may change it is Unknown (mutation.py). A conditional expression whose test jaxfix
+cannot decide is the value both sides give; when they are different functions or APIs
+(`set_mesh = jax.set_mesh if hasattr(jax, "set_mesh") else jax.sharding.use_mesh`, `OneOf`), a
+call of it is evaluated once per side and is known when every side gives the same value
+(`set_mesh(m)` and `use_mesh(m)` the same context when entered). JAX values: vocabulary.py.
 """
 
 from __future__ import annotations
@@ -44,7 +48,9 @@ from jaxfix.analysis.ast_engine.values import (
     JaxStage,
     ListValue,
     Mesh,
+    MeshContext,
     ModuleValue,
+    OneOf,
     ShapeStruct,
     Sharding,
     Spec,
@@ -56,6 +62,7 @@ from jaxfix.analysis.ast_engine.values import (
     known,
     same,
 )
+from jaxfix.analysis.names import Api
 
 _MAX_CALL_DEPTH = 4  # functions followed inside one another
 _MAX_ITEMS = 256  # a range or comprehension longer than this is not spelled out
@@ -201,13 +208,15 @@ class Evaluator:
             truth = _truth(self.value(module, node.test, frame))
             if truth is not None:
                 return self.value(module, node.body if truth else node.orelse, frame)
-            return join(
-                [
-                    self.value(module, node.body, frame),
-                    self.value(module, node.orelse, frame),
-                ],
-                "the two sides of a conditional expression differ",
-            )
+            sides = [
+                self.value(module, node.body, frame),
+                self.value(module, node.orelse, frame),
+            ]
+            why = "the two sides of a conditional expression differ"
+            options = _callables(sides)
+            if options is not None and len(options) > 1:
+                return OneOf(why, options)
+            return join(sides, why)
         if isinstance(node, ast.Lambda):
             return Function(node, module.path, frame)
         if isinstance(node, ast.NamedExpr):
@@ -776,6 +785,8 @@ class Evaluator:
             return JaxStage(f"`.{name}` of {base.why}")
         if isinstance(base, Foreign):
             return Foreign(f"`.{name}` of {base.why}")
+        if isinstance(base, OneOf):
+            return Unknown(f"`.{name}` of {base.why}")
         if isinstance(base, Unknown):
             return base
         if isinstance(base, ModuleValue):
@@ -980,6 +991,28 @@ class Evaluator:
         else:
             callee = self.value(module, node.func, frame)
         positional, keywords = self._call_arguments(module, node, frame)
+        if isinstance(
+            callee, OneOf
+        ):  # `f = a if test else b`: a call of each, agreeing
+            return _agreed(
+                [
+                    self._call_of(module, node, frame, option, positional, keywords)
+                    for option in callee.options
+                ],
+                "the calls of a conditional expression's sides give different values",
+            )
+        return self._call_of(module, node, frame, callee, positional, keywords)
+
+    def _call_of(
+        self,
+        module: Module,
+        node: ast.Call,
+        frame: Frame,
+        callee: Value,
+        positional: list[Value] | Unknown,
+        keywords: dict[str, Value] | Unknown,
+    ) -> Value:
+        """What `node` gives calling `callee` with these arguments."""
         if isinstance(callee, JaxStage):
             return JaxStage(f"a call of {callee.why}")
         if isinstance(callee, Foreign) and not any(
@@ -1244,6 +1277,42 @@ class Evaluator:
                 f"decorated by something jaxfix does not see through (line {decorator.lineno})"
             )
         return result
+
+
+def _callables(sides: list[Value]) -> tuple[Value, ...] | None:
+    """The different callables a conditional expression's sides may be (a side that is itself
+    a `OneOf` gives its options), or None when a side is anything else."""
+    options: list[Value] = []
+    for side in sides:
+        for option in side.options if isinstance(side, OneOf) else (side,):
+            if not isinstance(option, (External, Function, Class, BoundMethod)):
+                return None
+            if not any(same(option, o) for o in options):
+                options.append(option)
+    return tuple(options)
+
+
+# The mesh context APIs that make a mesh current when entered (a `with` item, `enter_context`):
+# a call that is one of them on every way enters the same context (`set_mesh` also sets the
+# mesh when merely called, which a call through a `OneOf` is never taken to do).
+_ENTERED_ALIKE = frozenset({Api.SET_MESH, Api.USE_MESH})
+
+
+def _agreed(results: list[Value], why: str) -> Value:
+    """The value every option's call gives (`OneOf`), else Unknown(why): mesh contexts of the
+    same mesh by `set_mesh` and `use_mesh` agree, as the context `use_mesh` enters."""
+    contexts = [r for r in results if isinstance(r, MeshContext)]
+    if contexts and len(contexts) == len(results):
+        first = contexts[0]
+        apis = {c.api for c in contexts}
+        if (len(apis) == 1 or apis <= _ENTERED_ALIKE) and all(
+            c.mesh is first.mesh or same(c.mesh, first.mesh) for c in contexts[1:]
+        ):
+            return first if len(apis) == 1 else replace(first, api=Api.USE_MESH)
+    first_result = results[0]
+    if all(not isinstance(r, Unknown) and same(first_result, r) for r in results):
+        return first_result
+    return Unknown(why)
 
 
 def _is_dataclass_call(

@@ -1,7 +1,8 @@
 """Which names may denote a container (list, dict) or object that something changes.
 
 A list or dict is known only while every use of its name is a read that cannot change it:
-an item or slice read, iteration, `len`/`tuple`/`sorted`/... of it, a non-mutating method
+an item or slice read, iteration, `*xs` or `**d` in a call (the callee gets a copy),
+`len`/`tuple`/`sorted`/... of it, a non-mutating method
 (`.get`, `.keys`, `.values`, `.items`, `.copy`, `.index`, `.count`), a JAX constructor's
 argument, a comparison, `return`. Anything else (`d["a"] = 3`, `xs.append(...)`, passing it to
 a function jaxfix does not know, binding it to another name or attribute) makes the name
@@ -98,10 +99,12 @@ def _reads_only(node: ast.Name, parents: dict[ast.AST, ast.AST]) -> bool:
             parents.get(parent), ast.Call
         )
     if isinstance(parent, ast.Call):
-        if parent.func is node:
-            return True
+        if parent.func is node or node_or_star is not node:
+            return True  # `f(*xs)`: f is given a tuple of the items, never the list
         return _callee_name(parent.func) in _READING_FUNCTIONS
     if isinstance(parent, ast.keyword):
+        if parent.arg is None:
+            return True  # `f(**d)`: f is given a new dict, never `d`
         call = parents.get(parent)
         return (
             isinstance(call, ast.Call) and _callee_name(call.func) in _READING_FUNCTIONS

@@ -7,6 +7,8 @@ while nothing may have mutated them); JAX values are `Mesh`, `Spec`, `Sharding`,
 `use_abstract_mesh(m)` return), and `Devices` (a device list or array, by its shape). Names the
 code binds to things are `Function`, `Class`, `Instance`, `BoundMethod`, `ModuleValue` (a module
 of the tree) and `External` (anything imported from outside the tree, by its qualified name).
+Two kinds of Unknown know a little: `OneOf` (one of several callables, the code not deciding
+which) and `Jitted` (`jax.jit(f, ...)` of a function from outside the tree, with its keywords).
 
 An `origin` field (the `ast` node that built a value) never takes part in equality: two meshes
 built alike are equal, as JAX compares them.
@@ -40,7 +42,9 @@ __all__ = [
     "MeshContext",
     "MeshKind",
     "ModuleValue",
+    "OneOf",
     "JaxStage",
+    "Jitted",
     "Foreign",
     "ShapeStruct",
     "Sharding",
@@ -86,13 +90,44 @@ class Unknown:
         return self._why
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Unknown) and self.why == other.why
+        return (
+            isinstance(other, Unknown)
+            and self.why == other.why
+            and _facts(self) == _facts(other)
+        )
 
     def __hash__(self) -> int:
         return hash(self.why)
 
     def __repr__(self) -> str:
         return f"Unknown(why={self.why!r})"
+
+
+class OneOf(Unknown):
+    """One of several callables (`options`: functions, classes, methods or APIs of the tree or
+    outside it, no two the same), the code not deciding which: `a if test else b` whose test
+    jaxfix cannot decide. Unknown to every question; only a call of it is evaluated, once per
+    option, and is known when every option gives the same value (evaluate.py)."""
+
+    __slots__ = ("options",)
+
+    def __init__(
+        self, why: str | Callable[[], str], options: tuple[Value, ...]
+    ) -> None:
+        super().__init__(why)
+        self.options = options
+
+    def __repr__(self) -> str:
+        return f"OneOf(why={self.why!r}, options={self.options!r})"
+
+
+def _facts(value: Unknown) -> object:
+    """What an Unknown of a kind that knows something knows (compared by `==`)."""
+    if isinstance(value, OneOf):
+        return value.options
+    if isinstance(value, Jitted):
+        return value.keywords
+    return None
 
 
 @dataclass(frozen=True)
@@ -350,6 +385,22 @@ class JaxStage(Foreign):
     __slots__ = ()
 
 
+class Jitted(JaxStage):
+    """`jax.jit(f, **keywords)` of a function from outside the tree (`jnp.tanh`): JAX's own
+    object, with the keywords jit was given (`device=`, `in_shardings=`, ...), by name."""
+
+    __slots__ = ("keywords",)
+
+    def __init__(
+        self, why: str | Callable[[], str], keywords: tuple[tuple[str, Value], ...]
+    ) -> None:
+        super().__init__(why)
+        self.keywords = keywords
+
+    def __repr__(self) -> str:
+        return f"Jitted(why={self.why!r}, keywords={self.keywords!r})"
+
+
 Value: TypeAlias = (
     Mesh
     | Spec
@@ -444,11 +495,19 @@ def same(a: Value, b: Value) -> bool:
 
 
 def join(values: list[Value], why: str) -> Value:
-    """The one value every way gives, else Unknown(why)."""
+    """The one value every way gives, else Unknown(why) (an Unknown that knows something,
+    `OneOf` or `Jitted`, only when every way's is the same)."""
     if not values:
         return Unknown(why)
     first = values[0]
     for value in values:
+        if isinstance(value, Unknown) and len(values) > 1 and _facts(value) is not None:
+            # what it knows holds only when every way knows the same
+            if all(v == value for v in values[1:]):
+                return value
+            if all(isinstance(v, JaxStage) for v in values):
+                return JaxStage(value.why)
+            return Unknown(value.why)
         if isinstance(value, Unknown):
             return value
     if all(same(first, v) for v in values[1:]):

@@ -29,6 +29,7 @@ from jaxfix.analysis.ast_engine.values import (
     Foreign,
     Function,
     JaxStage,
+    Jitted,
     ListValue,
     Mesh,
     MeshContext,
@@ -277,7 +278,10 @@ def call(
         if not positional:
             return callee
         if not holds_tree_objects(positional[0]):
-            return JaxStage("jax.jit of a function from outside the tree")
+            why = "jax.jit of a function from outside the tree"
+            if len(positional) == 1:
+                return Jitted(why, tuple(keywords.items()))
+            return JaxStage(why)
         return Unknown("jax.jit of something jaxfix does not know")
     if api is Api.WRAPS:
         return callee  # functools.wraps(fn) decorates keeping the body
