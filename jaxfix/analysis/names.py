@@ -118,7 +118,7 @@ _BY_QUALIFIED_NAME = {
 _MATCH_ANY_JAX_MODULE = {"top_level_all_gather": Api.TOP_LEVEL_ALL_GATHER}
 # The last part of every qualified name an API may have. Every qualified name of `x.attr` ends
 # in `.attr` (an import only renames the first part of a chain), so an attribute whose name is
-# not among these is no API: a resolver answers without asking the node's scope.
+# not among these is no API: `Analysis.api_of` answers without evaluating it.
 API_LAST_NAMES = frozenset(
     q.rpartition(".")[2] for q in _BY_QUALIFIED_NAME
 ) | frozenset(_MATCH_ANY_JAX_MODULE)

@@ -376,9 +376,13 @@ class MissingLoweringPlatforms(Rule):
         """`jax.random.key(0)` (an op that computes, so lowers) run at module level under
         `use_abstract_mesh(M)`, M Explicit: JAX lowers it with only an AbstractMesh."""
         module = self.analysis.module
-        if module.scope_of(call) is not module.tree or not any(
-            isinstance(parent, (ast.With, ast.AsyncWith))
-            for parent in self._parents(call)
+        if (
+            not module.has_module_level_with
+            or module.scope_of(call) is not module.tree
+            or not any(
+                isinstance(parent, (ast.With, ast.AsyncWith))
+                for parent in self._parents(call)
+            )
         ):
             return  # code in a function may be traced (then it lowers nothing eagerly)
         op = self.analysis.eager_op(call)

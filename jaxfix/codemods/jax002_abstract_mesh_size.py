@@ -133,9 +133,9 @@ class AbstractMeshSizeChange(Rule):
 
     def visit_Call(self, node: ast.Call) -> None:
         analysis = self.analysis
-        if analysis.called_api(
-            node
-        ) is not Api.USE_ABSTRACT_MESH or not analysis.is_entered(node):
+        if not analysis.is_entered(node) or (
+            analysis.called_api(node) is not Api.USE_ABSTRACT_MESH
+        ):
             return
         args = analysis.bind(node)
         argument = args.get("mesh") if args else None

@@ -31,7 +31,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from jaxfix.analysis.ast_engine import vocabulary
-from jaxfix.analysis.ast_engine.flow import Binding, Env, Flow, local_names
+from jaxfix.analysis.ast_engine.flow import (
+    Binding,
+    Env,
+    Flow,
+    definition_names,
+    local_names,
+)
 from jaxfix.analysis.ast_engine.mutation import escaped_names
 from jaxfix.analysis.ast_engine.project import Module, ModuleRef, Project
 from jaxfix.analysis.ast_engine.values import (
@@ -112,6 +118,7 @@ class Evaluator:
         )
         self._flows: dict[tuple[ast.AST, Frame], Flow] = {}
         self._local: dict[ast.AST, frozenset[str]] = {}
+        self._defined: dict[ast.AST, frozenset[str]] = {}
         self._escaped: dict[Path, frozenset[str]] = {}
         self._calls: dict[tuple[object, ...], Value] = {}
         self._params: dict[tuple[ast.AST, str], Value] = {}
@@ -329,6 +336,42 @@ class Evaluator:
                 return self._everywhere(module, name, outer)
             outer = outer.parent
         return self._global(module, name)
+
+    def names_a_definition(self, module: Module, node: ast.Name) -> bool:
+        """Whether `node` surely reads a `def` or `class` statement without decorators (the
+        name is bound by nothing else in the scope it is read from, as `lookup` resolves it)
+        or a builtin (bound nowhere, no star import): a function or class, never a JAX API."""
+        current = module.parents.get(node)
+        while current is not None and not isinstance(
+            current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+        ):
+            if isinstance(
+                current, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+            ) and any(node.id in _stored(g.target) for g in current.generators):
+                return False
+            current = module.parents.get(current)
+        scope = module.scope_of(node)
+        innermost = True
+        while scope is not module.tree:
+            if (innermost or not isinstance(scope, ast.ClassDef)) and (
+                node.id in self._locals(scope)
+            ):
+                return node.id in self._definitions(scope)
+            innermost = False
+            scope = module.scope_of(scope)
+        if node.id in module.declared_global:
+            return False
+        if node.id not in self._locals(
+            scope
+        ):  # a builtin, unless a star import binds it
+            return not module.has_star_import
+        return node.id in self._definitions(scope)
+
+    def _definitions(self, scope: ast.AST) -> frozenset[str]:
+        found = self._defined.get(scope)
+        if found is None:
+            found = self._defined[scope] = definition_names(scope)
+        return found
 
     def _locals(self, scope: ast.AST) -> frozenset[str]:
         found = self._local.get(scope)
@@ -863,6 +906,8 @@ class Evaluator:
             owner = self.module(klass.path)
             if isinstance(owner, Unknown):
                 return owner
+            if not owner.stores_attribute(name):
+                continue
             for statement in klass.node.body:
                 if (
                     isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -921,7 +966,7 @@ class Evaluator:
     def _subclass_assigning(self, cls: Class, name: str) -> str | None:
         """A class of the module deriving from `cls` (by name) that assigns `self.name`."""
         module = self.module(cls.path)
-        if isinstance(module, Unknown):
+        if isinstance(module, Unknown) or not module.stores_attribute(name):
             return None
         for node in module.classes:
             if (

@@ -447,3 +447,45 @@ def local_names(scope: ast.AST) -> frozenset[str]:
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             declared.update(node.names)
     return frozenset(names - declared)
+
+
+def definition_names(scope: ast.AST) -> frozenset[str]:
+    """The local names of `scope` bound only by `def` or `class` statements without
+    decorators (so their value is that function or class, whatever code runs)."""
+    defined: set[str] = set()
+    nodes = list(_own_nodes(scope))
+    for node in nodes:
+        if (
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and not node.decorator_list
+        ):
+            defined.add(node.name)
+    if not defined:
+        return frozenset()
+    other: set[str] = set()
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        a = scope.args
+        other.update(
+            arg.arg
+            for arg in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg)
+            if arg is not None
+        )
+    for node in nodes:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            other.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if node.decorator_list:
+                other.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            other.update(
+                alias.asname or alias.name.partition(".")[0] for alias in node.names
+            )
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            other.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            other.update(node.names)
+        elif isinstance(node, ast.MatchAs | ast.MatchStar) and node.name:
+            other.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            other.add(node.rest)
+    return frozenset(defined - other)

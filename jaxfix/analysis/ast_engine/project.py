@@ -139,10 +139,42 @@ class Module:
         """Every call that is a statement of its own, in source order (roughly)."""
         return self._index.bare_calls
 
+    @cached_property
+    def has_star_import(self) -> bool:
+        """Whether the module has a `from ... import *` (only module code can)."""
+        return any(
+            isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
+            for node in self._index.parents
+        )
+
+    @cached_property
+    def has_module_level_with(self) -> bool:
+        """Whether a `with` statement runs in the module's own code (not in a function or
+        class body)."""
+        statements: list[ast.AST] = list(self.tree.body)
+        while statements:
+            statement = statements.pop()
+            if isinstance(statement, (ast.With, ast.AsyncWith)):
+                return True
+            if isinstance(
+                statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+            ):
+                continue
+            for child in ast.iter_child_nodes(statement):
+                if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
+                    statements.append(child)
+        return False
+
+    def stores_attribute(self, name: str) -> bool:
+        """Whether any code of the module stores `<something>.name`."""
+        return name in self._index.stores
+
     def assigns_self_attribute(
         self, function: ast.FunctionDef | ast.AsyncFunctionDef, name: str
     ) -> bool:
         """Whether `function` (or code nested in it) stores `<its first parameter>.name`."""
+        if name not in self._index.stores:
+            return False
         args = [*function.args.posonlyargs, *function.args.args]
         if not args:
             return False
