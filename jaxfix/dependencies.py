@@ -14,6 +14,7 @@ from the old ones.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -60,19 +61,26 @@ class _Run:
 
 
 _run: _Run | None = None
+# The cyclic collector's generation-0 threshold while the engine works (jaxfix/engine.py).
+GC_GENERATION_0 = 100_000
 
 
 @contextmanager
 def project_run(files: tuple[Path, ...] = ()) -> Iterator[None]:
     """Share one engine between the files of a run (`files`; worker processes forked during
-    it inherit the scope and make their own). Outside a run every file gets a fresh one: files
-    may change between two calls, and it would not see it."""
+    it inherit the scope and make their own), the collector's threshold raised for it.
+    Outside a run every file gets a fresh one: files may change between two calls, and it
+    would not see it."""
     global _run
     saved, _run = _run, _Run(files)
+    thresholds = gc.get_threshold()
+    if thresholds[0] < GC_GENERATION_0:  # for the run: workers forked in it inherit it
+        gc.set_threshold(GC_GENERATION_0, *thresholds[1:])
     try:
         yield
     finally:
         _run = saved
+        gc.set_threshold(*thresholds)
 
 
 def in_run(files: tuple[Path, ...] = ()) -> None:

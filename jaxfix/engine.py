@@ -24,7 +24,7 @@ from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.changed_lines import carry_lines
 from jaxfix.codemods import load_rule_modules
 from jaxfix.codemods.base import Rule
-from jaxfix.dependencies import ast_engine, recorded
+from jaxfix.dependencies import GC_GENERATION_0, ast_engine, recorded
 from jaxfix.diagnostics import Diagnostic, FileResult, Fix, Location, Report, Safety
 from jaxfix.diffs import split_lines
 from jaxfix.evidence import Evidence
@@ -45,12 +45,13 @@ if TYPE_CHECKING:  # each imports LibCST
     from jaxfix.diagnostics import CstReplacement
 
 MAX_PASSES = 8
-# LibCST allocates millions of small objects that live until the file is done, and Python's
-# default generation-0 threshold (700) runs the cyclic collector over them thousands of times.
-# 100,000 saves ~10% of a cold run's CPU for ~2% more peak memory (bench/RESULTS.md); the older
-# generations keep their thresholds, so cycles are still collected and memory does not grow
-# with the number of files.
-_GC_GENERATION_0 = 100_000
+# The engine's trees and answers are millions of small objects that live until the file is
+# done, and Python's default generation-0 threshold (700) runs the cyclic collector over them
+# thousands of times: raised for a file, and for a whole run (jaxfix/dependencies.py
+# `project_run`: lowering it between two files sets off full collections, about a tenth of a
+# cold run's CPU). The older generations keep their thresholds, so cycles are still collected
+# and memory does not grow with the number of files.
+_GC_GENERATION_0 = GC_GENERATION_0
 _RECURSION_LIMIT = (
     3000  # Python's default is 1000; Python-to-Python calls use no C stack
 )
@@ -168,10 +169,10 @@ def _run_rules(
     suppressed, nor off the changed lines, nor, with evidence from a log, unconfirmed."""
     module = engine.begin(path, source)  # what its answers use: engine.project.record
     if not isinstance(module, Module):
-        _refuse_if_too_deep(source)  # `ast` gave up on it: say so as for LibCST
         newer = newer_grammar(source)  # valid code, in a newer Python's grammar
         if newer is not None:
             raise NewerGrammar(*newer)
+        _refuse_if_too_deep(source)  # `ast` gave up on it: say so as for LibCST
         ast.parse(source)  # Python's own message and place for the file's one line
         raise SyntaxError(module.why)
     analysis = Analysis(engine, module, evidence or ())
@@ -211,10 +212,15 @@ def _walk(tree: ast.Module, rules: list[Rule]) -> None:
     for rule in rules:
         for name, method in rule.get_visitors().items():
             handlers.setdefault(name, []).append(method)
+    by_type: dict[type, list[Callable[[ast.AST], object]]] = {}
     stack: list[ast.AST] = [tree]
     while stack:
         node = stack.pop()
-        for method in handlers.get(f"visit_{type(node).__name__}", ()):
+        kind = type(node)
+        methods = by_type.get(kind)
+        if methods is None:
+            methods = by_type[kind] = handlers.get(f"visit_{kind.__name__}", [])
+        for method in methods:
             method(node)
         stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
@@ -511,12 +517,15 @@ def _fewer_collections() -> Iterator[None]:
     deep as jaxfix/nesting.py lets through takes a few frames per level in the engine, more
     than Python's default limit leaves under a deep caller (a test runner, an editor)."""
     saved, limit = gc.get_threshold(), sys.getrecursionlimit()
-    gc.set_threshold(_GC_GENERATION_0, *saved[1:])
+    raised = saved[0] < _GC_GENERATION_0  # not already, for the run
+    if raised:
+        gc.set_threshold(_GC_GENERATION_0, *saved[1:])
     sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
     try:
         yield
     finally:
-        gc.set_threshold(*saved)
+        if raised:
+            gc.set_threshold(*saved)
         sys.setrecursionlimit(limit)
 
 

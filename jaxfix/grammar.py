@@ -10,6 +10,7 @@ place Python's parser stopped, when it is one of those below; otherwise "a newer
 
 from __future__ import annotations
 
+import ast
 import re
 import sys
 
@@ -94,3 +95,74 @@ def not_checked(error: SyntaxError, source: bytes) -> tuple[str, Location]:
         f"{major}.{minor} or newer to check it",
         where,
     )
+
+
+_GENERIC = re.compile(rb"[ \t]*(?:async[ \t]+def|def|class)[ \t]+\w+[ \t]*(?=\[)")
+_MAX_GENERICS = 64
+
+
+def valid_without_generics(source: bytes, error: SyntaxError) -> bool:
+    """Whether the code is valid once the type parameters of its generic classes and
+    functions (PEP 695, where Python's parser stops) are blanked out, each list of them
+    valid as a function's parameters: so it is valid in Python 3.12's grammar, found with
+    Python's own parser (the caller then needs no LibCST parse to know it)."""
+    code = bytearray(source)
+    for _ in range(_MAX_GENERICS):
+        start = _line_start(code, error.lineno or 0)
+        found = _GENERIC.match(code, start) if start is not None else None
+        if found is None:
+            return False
+        opening = found.end()
+        closing = _closing_bracket(code, opening)
+        if closing is None:
+            return False
+        params = bytes(code[opening + 1 : closing])
+        try:
+            ast.parse(b"def _(" + params.replace(b"\n", b" ") + b"): pass")
+        except (SyntaxError, ValueError):
+            return False
+        for i in range(opening, closing + 1):
+            if code[i] not in b"\r\n":
+                code[i] = 0x20
+        try:
+            ast.parse(bytes(code))
+        except SyntaxError as next_error:
+            error = next_error
+            continue
+        except (ValueError, RecursionError, MemoryError):
+            return False
+        return True
+    return False
+
+
+def _line_start(code: bytearray, line: int) -> int | None:
+    if line < 1:
+        return None
+    start = 0
+    for _ in range(line - 1):
+        start = code.find(b"\n", start) + 1
+        if start == 0:
+            return None
+    return start
+
+
+def _closing_bracket(code: bytearray, opening: int) -> int | None:
+    """The `]` closing the `[` at `opening` (brackets and quoted strings nested in it)."""
+    depth, i, quote = 0, opening, 0
+    while i < len(code):
+        byte = code[i]
+        if quote:
+            if byte == quote:
+                quote = 0
+            elif byte == 0x5C:  # a backslash escapes the next byte
+                i += 1
+        elif byte in b"\"'":
+            quote = byte
+        elif byte in b"([{":
+            depth += 1
+        elif byte in b")]}":
+            depth -= 1
+            if depth == 0:
+                return i if byte == 0x5D else None
+        i += 1
+    return None

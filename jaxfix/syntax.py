@@ -51,6 +51,10 @@ def newer_grammar(source: bytes) -> tuple[str, Location] | None:
         rejected = error
     except (ValueError, RecursionError, MemoryError):
         return None
+    from jaxfix.grammar import not_checked, valid_without_generics
+
+    if valid_without_generics(source, rejected):
+        return not_checked(rejected, source)
     if too_deep(source) is not None:
         return None
     import libcst as cst
@@ -59,6 +63,4 @@ def newer_grammar(source: bytes) -> tuple[str, Location] | None:
         cst.parse_module(source)
     except cst.ParserSyntaxError:
         return None
-    from jaxfix.grammar import not_checked
-
     return not_checked(rejected, source)

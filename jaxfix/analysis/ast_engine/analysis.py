@@ -39,7 +39,7 @@ from jaxfix.analysis.ast_engine.positions import Span, span
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import External, Unknown, Value
 from jaxfix.analysis.ast_engine.vocabulary import api_of
-from jaxfix.analysis.names import API_LAST_NAMES, ENTER_METHODS, SIGNATURES, Api
+from jaxfix.analysis.names import ENTER_METHODS, SIGNATURES, Api
 from jaxfix.diffs import split_lines
 from jaxfix.evidence import Evidence
 
@@ -123,22 +123,11 @@ class Analysis:
     # -- finding the calls a rule looks at ----------------------------------------------------
 
     def api_of(self, expr: ast.AST | None) -> Api | None:
-        """The JAX API `expr` denotes (`jax.set_mesh`, an alias of it, `sharding.Mesh`). An
-        attribute `x.attr` whose name is no API's last name is none (every qualified name of an
-        API reached through `x.attr` ends in `.attr`): a JAX API stored on an object under
-        another name (`self.sm = jax.set_mesh`) is not followed, and most calls of a module
-        (`self.assertEqual`, `np.asarray`) are answered without evaluating them."""
+        """The JAX API `expr` denotes (`jax.set_mesh`, an alias of it, `sharding.Mesh`);
+        None for what surely is none without evaluating it (`Evaluator.api_value`)."""
         if not isinstance(expr, ast.expr):
             return None
-        if isinstance(expr, ast.Attribute) and expr.attr not in API_LAST_NAMES:
-            return None
-        if (
-            isinstance(expr, ast.Name)
-            and expr.id not in API_LAST_NAMES
-            and self.engine.evaluator.names_a_definition(self.module, expr)
-        ):
-            return None  # a function or class of the tree
-        value = self.value_of(expr)
+        value = self.engine.evaluator.api_value(self.module, expr)
         return api_of(value.name) if isinstance(value, External) else None
 
     def called_api(self, node: ast.AST | None) -> Api | None:

@@ -227,7 +227,7 @@ class Contexts:
         parent = module.parents.get(call)
         if not isinstance(parent, ast.Expr):
             return False
-        callee = self.evaluator.value(module, call.func, frame)
+        callee = self.evaluator.api_value(module, call.func, frame)
         return isinstance(callee, External) and api_of(callee.name) in (
             Api.SET_MESH,
             Api.USE_MESH,

@@ -68,7 +68,7 @@ from jaxfix.analysis.ast_engine.values import (
     known,
     same,
 )
-from jaxfix.analysis.names import Api
+from jaxfix.analysis.names import API_LAST_NAMES, Api
 
 _MAX_CALL_DEPTH = 4  # functions followed inside one another
 _MAX_ITEMS = 256  # a range or comprehension longer than this is not spelled out
@@ -336,6 +336,27 @@ class Evaluator:
                 return self._everywhere(module, name, outer)
             outer = outer.parent
         return self._global(module, name)
+
+    def api_value(
+        self, module: Module, expr: ast.expr, frame: Frame | None = None
+    ) -> Value | None:
+        """The value of `expr` when it may be a JAX API, None when it surely is none: an
+        attribute `x.attr` whose name is no API's last name (every qualified name of an API
+        reached through `x.attr` ends in `.attr`: one stored on an object under another name,
+        `self.sm = jax.set_mesh`, is not followed), or a name that reads a function or class
+        of the tree or a builtin (`names_a_definition`). Most callees of a module are
+        answered so without evaluating them."""
+        if isinstance(expr, ast.Attribute) and expr.attr not in API_LAST_NAMES:
+            return None
+        if (
+            isinstance(expr, ast.Name)
+            and expr.id not in API_LAST_NAMES
+            and self.names_a_definition(module, expr)
+        ):
+            return None
+        if frame is None:
+            frame = self.frame_at(module, expr)
+        return self.value(module, expr, frame)
 
     def names_a_definition(self, module: Module, node: ast.Name) -> bool:
         """Whether `node` surely reads a `def` or `class` statement without decorators (the
