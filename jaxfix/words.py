@@ -19,9 +19,16 @@ _WORD = re.compile(rb"[A-Za-z0-9_\x80-\xff]+")
 _TAG = re.compile(rb"# jaxfix-[0-9a-f]{16}: ")
 
 
+# Every byte that is no part of a word (`_WORD`) as a space: `words_of` splits on them, the
+# same words as `_WORD.findall` finds, in about half its time (the index reads every file).
+_NOT_WORD_AS_SPACE = bytes(
+    c if _WORD.fullmatch(bytes([c])) else 0x20 for c in range(256)
+)
+
+
 def words_of(source: bytes) -> set[bytes]:
     """The identifiers (and numbers) in `source`, a UTF-8 identifier kept whole."""
-    return set(_WORD.findall(source))
+    return set(source.translate(_NOT_WORD_AS_SPACE).split())
 
 
 def split_words(text: str) -> list[bytes]:
