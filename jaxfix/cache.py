@@ -62,6 +62,7 @@ from jaxfix.options import Options
 from jaxfix.paths import PATH_STATES, outside_the_project, symlink_on_the_way
 from jaxfix.prefilter import selected_rules
 from jaxfix.safe_write import write_file
+from jaxfix.settled_files import SettledFiles
 from jaxfix.words import file_words
 
 CACHE_DIR_NAME = ".jaxfix_cache"
@@ -322,6 +323,21 @@ class Cache:
             dependency = _decode_dependency(value)
             self._checked[key] = dependency if unchanged(dependency) else None
         return self._checked[key]
+
+    @cached_property
+    def settled(self) -> SettledFiles:
+        """The files the prefilter settled in earlier runs of these settings
+        (jaxfix/settled_files.py)."""
+        return SettledFiles(self.directory, self.settings)
+
+    def save_settled(self) -> None:
+        """Write what this run learned about settled files (at the end of a run)."""
+        if "settled" in self.__dict__ and self.settled.changed:
+            try:
+                self._prepare_directory()
+            except OSError:
+                return
+            self.settled.save()
 
     @cached_property
     def codes(self) -> tuple[str, ...]:

@@ -29,6 +29,7 @@ from jaxfix.options import Options
 from jaxfix.paths import is_notebook
 from jaxfix.prefilter import RuleTokens, is_candidate, selected_rules
 from jaxfix.safe_write import LateCheck, confirm_writes
+from jaxfix.settled_files import current_signature
 from jaxfix.syntax import syntax_error
 
 if TYPE_CHECKING:  # multiprocessing: imported only when workers start
@@ -58,14 +59,25 @@ def _settle_cheaply(
     check_syntax: bool = False,
 ) -> bytes | FileResult:
     """The result if reading, the prefilter or the cache decides it, else the bytes to parse.
-    `check_syntax`: a file the prefilter settles still gets its syntax errors reported."""
+    `check_syntax`: a file the prefilter settles still gets its syntax errors reported. A
+    file the prefilter settled in an earlier run and unchanged since is not read
+    (jaxfix/settled_files.py): its result has no source."""
+    notebook = is_notebook(path)
+    remember = (
+        cache is not None
+        and not check_syntax
+        and not notebook
+        and options.evidence is None
+    )
+    if remember and cache is not None and cache.settled.holds(path):
+        return FileResult(path, None)
+    before = current_signature(path) if remember else None
     source = read_source(path, options)
     if isinstance(source, FileResult):
         return source
     reason = unreadable_reason(source)
     if reason is not None:
         return FileResult(path, source, error=reason)
-    notebook = is_notebook(path)
     if notebook:
         from jaxfix.notebook import (  # a tree without notebooks never imports it
             notebook_syntax_error,
@@ -74,6 +86,13 @@ def _settle_cheaply(
 
         if (problem := shape_error(path, source)) is not None:
             return problem  # malformed, not a notebook, or nbformat 3: said even when nothing to check
+    # Only a file the prefilter passed has an entry (for these bytes and settings): asked
+    # first, a warm run needs no prefilter for it.
+    cached = cache.get(path, source) if cache else None
+    if cached is not None:
+        if remember and cache is not None:
+            cache.settled.forget(path)
+        return cached
     if (
         not is_candidate(source, rules) and options.evidence is None
     ):  # a log's site may not mention a mesh
@@ -82,13 +101,14 @@ def _settle_cheaply(
             if check_syntax
             else None
         )
-        return (
-            FileResult(path, source)
-            if error is None
-            else FileResult(path, source, error=error[0], error_location=error[1])
-        )
-    cached = cache.get(path, source) if cache else None
-    return source if cached is None else cached
+        if error is not None:
+            return FileResult(path, source, error=error[0], error_location=error[1])
+        if remember and cache is not None:
+            cache.settled.add(path, before)
+        return FileResult(path, source)
+    if remember and cache is not None:
+        cache.settled.forget(path)
+    return source
 
 
 def _parse(
@@ -195,6 +215,8 @@ def run_files(
             )
     finally:
         undone.update(confirm_writes(late_checks))
+        if cache is not None:
+            cache.save_settled()
     results = undo_written(results, undone)
     results.sort(key=lambda r: str(r.path))
     return results
