@@ -12,19 +12,14 @@ import pytest
 
 import jaxfix.runner
 import jaxfix.settled_files
-from helpers import options_from_args
 from jaxfix.cache import Cache
 from jaxfix.runner import run_files
 from jaxfix.settled_files import SettledFiles
+from test_cache import run, toy_options  # the same toy tree runs
 from toy_rules import toy_rules  # noqa: F401 - a pytest fixture
 
 CLEAN = b"import os\n"
 VIOLATION = b"from lib import old_api\n\nold_api()\nrisky()\n"
-
-
-def toy_options():
-    """Options selecting only the toy rules (once the toy_rules fixture registered them)."""
-    return options_from_args(["--select", "JAX9"])
 
 
 @pytest.fixture
@@ -52,19 +47,6 @@ def reads(monkeypatch):
 
     monkeypatch.setattr(jaxfix.runner, "read_source", counting)
     return read
-
-
-def run(tree: Path, *, jobs: int = 1, cache: bool = True):
-    options = toy_options()
-    files = sorted((tree / "src").glob("*.py"))
-    results = run_files(
-        files,
-        options,
-        write=False,
-        jobs=jobs,
-        cache=Cache(tree / "cache", options) if cache else None,
-    )
-    return {r.path.name: r for r in results}
 
 
 def _record(tree: Path) -> Path:
