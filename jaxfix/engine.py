@@ -26,7 +26,7 @@ from jaxfix.codemods import load_rule_modules
 from jaxfix.codemods.base import Rule
 from jaxfix.dependencies import GC_GENERATION_0, ast_engine, recorded
 from jaxfix.diagnostics import Diagnostic, FileResult, Fix, Location, Report, Safety
-from jaxfix.diffs import split_lines
+from jaxfix.diffs import source_text, split_lines
 from jaxfix.evidence import Evidence
 from jaxfix.file_io import unreadable_reason
 from jaxfix.grammar import NewerGrammar
@@ -190,7 +190,7 @@ def _run_rules(
         reports = [r for r in reports if analysis.evidence.confirms(r.code, r.node)]
     if not reports:
         return analysis, []
-    lines = split_lines(source.decode("utf-8", errors="surrogateescape"))
+    lines = split_lines(source_text(source))
     kept = []
     for report in reports:
         where = analysis.span(report.node)
@@ -341,7 +341,7 @@ def check_source(
                     evidence,
                     confirmed,
                     set(analysis.evidence.matched),
-                    split_lines(text.decode("utf-8", errors="surrogateescape")),
+                    split_lines(source_text(text)),
                 )
                 diagnostics = tuple(
                     sorted(

@@ -40,7 +40,7 @@ from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import External, Unknown, Value
 from jaxfix.analysis.ast_engine.vocabulary import api_of
 from jaxfix.analysis.names import ENTER_METHODS, SIGNATURES, Api
-from jaxfix.diffs import split_lines
+from jaxfix.diffs import source_text, split_lines
 from jaxfix.evidence import Evidence
 
 
@@ -256,9 +256,7 @@ class Analysis:
     def _lines(self) -> list[str]:
         # Lines as `ast` counts them: \n, \r\n and \r end one (str.splitlines also splits at
         # a form feed or \x1c-\x1e, \x85, \u2028, \u2029).
-        return split_lines(self.source.decode("utf-8", errors="surrogateescape")) or [
-            ""
-        ]
+        return split_lines(source_text(self.source)) or [""]
 
     # -- code that tests an error, evidence from a log ----------------------------------------
 

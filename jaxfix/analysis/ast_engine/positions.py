@@ -19,7 +19,8 @@ class Span:
 
 
 def span(lines: list[str], node: ast.AST) -> Span:
-    """`node`'s span; `lines` are the module's lines as text (UTF-8, keepends)."""
+    """`node`'s span; `lines` are the module's lines as text (decoded as its coding cookie
+    says, keepends): `ast` counts a column in the UTF-8 bytes of the decoded line."""
     line = getattr(node, "lineno", 1)
     end_line = getattr(node, "end_lineno", None) or line
     column = _characters(lines, line, getattr(node, "col_offset", 0))
