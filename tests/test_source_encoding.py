@@ -48,6 +48,8 @@ def test_a_fix_after_non_ascii_text_in_a_declared_encoding(tmp_path, encoding):
     result = CliRunner().invoke(
         cli, ["--unsafe-fixes", "--no-cache", "train.py"], catch_exceptions=False
     )
-    assert result.exit_code == 0 and "internal error" not in result.output, result.output
+    assert result.exit_code == 0 and "internal error" not in result.output, (
+        result.output
+    )
     assert path.read_bytes() == expected  # the same bytes, in the file's own encoding
     ast.parse(path.read_bytes())
