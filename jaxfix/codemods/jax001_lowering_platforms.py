@@ -149,20 +149,6 @@ def _keyword(call: ast.Call, name: str) -> ast.keyword | None:
     return next((k for k in call.keywords if k.arg == name), None)
 
 
-def _reference(node: ast.AST) -> str | None:
-    """'mesh' for a name, 'self.mesh' for a simple attribute chain (not `.abstract_mesh`,
-    which names another mesh than its base): how a message names a mesh reached through it."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if (
-        isinstance(node, ast.Attribute)
-        and isinstance(node.value, ast.Name)
-        and node.attr != "abstract_mesh"
-    ):
-        return f"{node.value.id}.{node.attr}"
-    return None
-
-
 def _tuple_text(items: list[str]) -> str:
     return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
 
@@ -955,7 +941,7 @@ class MissingLoweringPlatforms(Rule):
 
     def _mesh_text(self, expr: ast.expr) -> str:
         """The name the mesh is reached through (`mesh`, `self.mesh`), else its code."""
-        return _reference(expr) or _short(self.analysis.text(expr))
+        return self.analysis.reference(expr) or _short(self.analysis.text(expr))
 
     def _origin_text(self, mesh: Mesh) -> str:
         return (
@@ -969,7 +955,9 @@ class MissingLoweringPlatforms(Rule):
             given = node.args[0] if node.args else None
             given = next((k.value for k in node.keywords if k.arg == "mesh"), given)
             if given is not None and not isinstance(given, ast.Starred):
-                return _reference(given) or _short(self.analysis.text(given))
+                return self.analysis.reference(given) or _short(
+                    self.analysis.text(given)
+                )
         mesh = site.mesh
         return self._origin_text(mesh) if isinstance(mesh, Mesh) else "?"
 

@@ -34,7 +34,7 @@ from jaxfix.analysis.ast_engine.enclosing import Enclosing, enclosing
 from jaxfix.analysis.ast_engine.evidence import Confirmed, EvidenceMap
 from jaxfix.analysis.ast_engine.expected import ExpectedErrors
 from jaxfix.analysis.ast_engine.mesh_sizes import MeshSizes, mesh_sizes
-from jaxfix.analysis.ast_engine.placement import Placed
+from jaxfix.analysis.ast_engine.placement import Placed, reference
 from jaxfix.analysis.ast_engine.positions import Span, span
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import External, Unknown, Value
@@ -166,6 +166,11 @@ class Analysis:
         return mesh_sizes(self.engine.evaluator, self.module, expr)
 
     # -- how code is written ---------------------------------------------------------------
+
+    def reference(self, expr: ast.AST | None) -> str | None:
+        """How a message names a mesh reached through `expr`: `mesh` for a name, `self.mesh`
+        for an attribute of a name (not `.abstract_mesh`); None for anything else."""
+        return reference(expr)
 
     def written_as(self, expr: ast.expr) -> ast.expr:
         """`expr`, or for a name the expression of the one plain assignment reaching it

@@ -94,10 +94,10 @@ class Placement:
         return Placed(mesh, name)
 
     def _name(
-        self, module: Module, reference: ast.expr | None, mesh: Mesh, at: ast.AST
+        self, module: Module, expr: ast.expr | None, mesh: Mesh, at: ast.AST
     ) -> str | None:
-        """The text of `reference` (`m`, `cfg.mesh`) when, read at `at`, it is this very mesh."""
-        text = _reference(reference)
+        """The text of `expr` (`m`, `cfg.mesh`) when, read at `at`, it is this very mesh."""
+        text = reference(expr)
         if text is None:
             return None
         frame = self.evaluator.frame_at(module, at)
@@ -170,9 +170,9 @@ def _mesh_argument(call: ast.AST | None) -> ast.expr | None:
     return next((k.value for k in call.keywords if k.arg == "mesh"), None)
 
 
-def _reference(expr: ast.expr | None) -> str | None:
+def reference(expr: ast.AST | None) -> str | None:
     """'mesh' for a name, 'self.mesh' for an attribute of a name (not `.abstract_mesh`, which
-    is another mesh); None for anything else."""
+    is another mesh): how a message names a mesh reached through it; None for anything else."""
     if isinstance(expr, ast.Name):
         return expr.id
     if (
