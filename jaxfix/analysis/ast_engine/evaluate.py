@@ -31,13 +31,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from jaxfix.analysis.ast_engine import vocabulary
-from jaxfix.analysis.ast_engine.flow import (
-    Binding,
-    Env,
-    Flow,
-    definition_names,
-    local_names,
-)
+from jaxfix.analysis.ast_engine.flow import Binding, Env, Flow, scope_names
 from jaxfix.analysis.ast_engine.mutation import escaped_names
 from jaxfix.analysis.ast_engine.project import Module, ModuleRef, Project
 from jaxfix.analysis.ast_engine.values import (
@@ -117,8 +111,7 @@ class Evaluator:
             "contexts are not known here"
         )
         self._flows: dict[tuple[ast.AST, Frame], Flow] = {}
-        self._local: dict[ast.AST, frozenset[str]] = {}
-        self._defined: dict[ast.AST, frozenset[str]] = {}
+        self._names: dict[ast.AST, tuple[frozenset[str], frozenset[str]]] = {}
         self._escaped: dict[Path, frozenset[str]] = {}
         self._calls: dict[tuple[object, ...], Value] = {}
         self._params: dict[tuple[ast.AST, str], Value] = {}
@@ -362,15 +355,8 @@ class Evaluator:
         """Whether `node` surely reads a `def` or `class` statement without decorators (the
         name is bound by nothing else in the scope it is read from, as `lookup` resolves it)
         or a builtin (bound nowhere, no star import): a function or class, never a JAX API."""
-        current = module.parents.get(node)
-        while current is not None and not isinstance(
-            current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-        ):
-            if isinstance(
-                current, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-            ) and any(node.id in _stored(g.target) for g in current.generators):
-                return False
-            current = module.parents.get(current)
+        if self._comprehension_variable(module, node) is not None:
+            return False
         scope = module.scope_of(node)
         innermost = True
         while scope is not module.tree:
@@ -389,15 +375,15 @@ class Evaluator:
         return node.id in self._definitions(scope)
 
     def _definitions(self, scope: ast.AST) -> frozenset[str]:
-        found = self._defined.get(scope)
-        if found is None:
-            found = self._defined[scope] = definition_names(scope)
-        return found
+        return self._scope_names(scope)[1]
 
     def _locals(self, scope: ast.AST) -> frozenset[str]:
-        found = self._local.get(scope)
+        return self._scope_names(scope)[0]
+
+    def _scope_names(self, scope: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
+        found = self._names.get(scope)
         if found is None:
-            found = self._local[scope] = local_names(scope)
+            found = self._names[scope] = scope_names(scope)
         return found
 
     def _flow_value(

@@ -415,16 +415,21 @@ def _own_nodes(scope: ast.AST) -> Iterable[ast.AST]:
     return (n for s in body for n in _walk_own(s))
 
 
-def local_names(scope: ast.AST) -> frozenset[str]:
-    """The names Python makes local to `scope` (bound anywhere in it, parameters included),
-    less those declared `global` or `nonlocal` (a comprehension's variables are its own)."""
+def scope_names(scope: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
+    """The names Python makes local to `scope` (bound anywhere in it, parameters included,
+    less those declared `global` or `nonlocal`; a comprehension's variables are its own), and
+    those of them bound only by `def` or `class` statements without decorators (so their
+    value is that function or class, whatever code runs): one walk of its own code."""
     names: set[str] = set()
     declared: set[str] = set()
+    plain: set[str] = set()  # bound by a def or class without decorators
+    other: set[str] = set()  # bound otherwise (a match capture is only here)
     if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         a = scope.args
         for arg in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg):
             if arg is not None:
                 names.add(arg.arg)
+                other.add(arg.arg)
     nodes = list(_own_nodes(scope))
     comprehension_targets = {
         id(target)
@@ -436,56 +441,23 @@ def local_names(scope: ast.AST) -> frozenset[str]:
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             if id(node) not in comprehension_targets:
                 names.add(node.id)
+                other.add(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
+            (other if node.decorator_list else plain).add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
                 if alias.name != "*":
-                    names.add(alias.asname or alias.name.partition(".")[0])
+                    bound = alias.asname or alias.name.partition(".")[0]
+                    names.add(bound)
+                    other.add(bound)
         elif isinstance(node, ast.ExceptHandler) and node.name:
             names.add(node.name)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            declared.update(node.names)
-    return frozenset(names - declared)
-
-
-def definition_names(scope: ast.AST) -> frozenset[str]:
-    """The local names of `scope` bound only by `def` or `class` statements without
-    decorators (so their value is that function or class, whatever code runs)."""
-    defined: set[str] = set()
-    nodes = list(_own_nodes(scope))
-    for node in nodes:
-        if (
-            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-            and not node.decorator_list
-        ):
-            defined.add(node.name)
-    if not defined:
-        return frozenset()
-    other: set[str] = set()
-    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        a = scope.args
-        other.update(
-            arg.arg
-            for arg in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg)
-            if arg is not None
-        )
-    for node in nodes:
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            other.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if node.decorator_list:
-                other.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            other.update(
-                alias.asname or alias.name.partition(".")[0] for alias in node.names
-            )
-        elif isinstance(node, ast.ExceptHandler) and node.name:
             other.add(node.name)
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            other.update(node.names)
+            declared.update(node.names)
         elif isinstance(node, ast.MatchAs | ast.MatchStar) and node.name:
             other.add(node.name)
         elif isinstance(node, ast.MatchMapping) and node.rest:
             other.add(node.rest)
-    return frozenset(defined - other)
+    return frozenset(names - declared), frozenset(plain - other - declared)
