@@ -61,7 +61,12 @@ class _Run:
 
 
 _run: _Run | None = None
-# The cyclic collector's generation-0 threshold while the engine works (jaxfix/engine.py).
+# The cyclic collector's generation-0 threshold while the engine works, for a file
+# (jaxfix/engine.py) and for a whole run (`project_run`). The engine's trees and answers are
+# millions of small objects that live until the file is done, and Python's default (700) runs
+# the collector over them thousands of times; lowering it between two files of a run set off
+# full collections, about a tenth of a cold run's CPU. The older generations keep their
+# thresholds, so cycles are still collected and memory does not grow with the files.
 GC_GENERATION_0 = 100_000
 
 

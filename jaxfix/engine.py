@@ -45,13 +45,6 @@ if TYPE_CHECKING:  # each imports LibCST
     from jaxfix.diagnostics import CstReplacement
 
 MAX_PASSES = 8
-# The engine's trees and answers are millions of small objects that live until the file is
-# done, and Python's default generation-0 threshold (700) runs the cyclic collector over them
-# thousands of times: raised for a file, and for a whole run (jaxfix/dependencies.py
-# `project_run`: lowering it between two files sets off full collections, about a tenth of a
-# cold run's CPU). The older generations keep their thresholds, so cycles are still collected
-# and memory does not grow with the number of files.
-_GC_GENERATION_0 = GC_GENERATION_0
 _RECURSION_LIMIT = (
     3000  # Python's default is 1000; Python-to-Python calls use no C stack
 )
@@ -517,9 +510,9 @@ def _fewer_collections() -> Iterator[None]:
     deep as jaxfix/nesting.py lets through takes a few frames per level in the engine, more
     than Python's default limit leaves under a deep caller (a test runner, an editor)."""
     saved, limit = gc.get_threshold(), sys.getrecursionlimit()
-    raised = saved[0] < _GC_GENERATION_0  # not already, for the run
+    raised = saved[0] < GC_GENERATION_0  # not already, for the run
     if raised:
-        gc.set_threshold(_GC_GENERATION_0, *saved[1:])
+        gc.set_threshold(GC_GENERATION_0, *saved[1:])
     sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
     try:
         yield

@@ -63,15 +63,17 @@ def _settle_cheaply(
     file the prefilter settled in an earlier run and unchanged since is not read
     (jaxfix/settled_files.py): its result has no source."""
     notebook = is_notebook(path)
-    remember = (
-        cache is not None
+    settled = (
+        cache.settled
+        if cache is not None
         and not check_syntax
         and not notebook
         and options.evidence is None
+        else None
     )
-    if remember and cache is not None and cache.settled.holds(path):
+    if settled is not None and settled.holds(path):
         return FileResult(path, None)
-    before = current_signature(path) if remember else None
+    before = current_signature(path) if settled is not None else None
     source = read_source(path, options)
     if isinstance(source, FileResult):
         return source
@@ -90,8 +92,8 @@ def _settle_cheaply(
     # first, a warm run needs no prefilter for it.
     cached = cache.get(path, source) if cache else None
     if cached is not None:
-        if remember and cache is not None:
-            cache.settled.forget(path)
+        if settled is not None:
+            settled.forget(path)
         return cached
     if (
         not is_candidate(source, rules) and options.evidence is None
@@ -103,11 +105,11 @@ def _settle_cheaply(
         )
         if error is not None:
             return FileResult(path, source, error=error[0], error_location=error[1])
-        if remember and cache is not None:
-            cache.settled.add(path, before)
+        if settled is not None:
+            settled.add(path, before)
         return FileResult(path, source)
-    if remember and cache is not None:
-        cache.settled.forget(path)
+    if settled is not None:
+        settled.forget(path)
     return source
 
 
