@@ -188,3 +188,18 @@ def test_notebooks_and_strict_runs_read_every_file(tree, reads):
         check_syntax=set(files),
     )
     assert len(reads) == len(files)
+
+
+def test_hostile_file_names_are_recorded_and_skipped(tree, reads):
+    src = tree / "src"
+    names = ["new\nline.py", "\x1b[31mred.py", os.fsdecode(b"caf\xe9.py")]
+    for name in names:
+        (src / name).write_bytes(CLEAN)
+    run(tree)
+    reads.clear()
+    second = run(tree)
+    assert reads == ["bad.py"]
+    assert all(second[name].source is None for name in names)
+    record = _record(tree).read_bytes()
+    assert b"\n" not in record.split(b"\n", 2)[2]  # the names escaped in one JSON line
+    assert b"\x1b" not in record
