@@ -170,7 +170,7 @@ def _run_rules(
         raise SyntaxError(module.why)
     analysis = Analysis(engine, module, evidence or ())
     running = [rule_class(analysis, options) for rule_class in rules]
-    _walk(module.tree, running)
+    _walk(module, running)
     if engine.evaluator.too_deep:  # some answer gave up on the nesting
         _refuse_if_too_deep(source)
     reports = [
@@ -198,22 +198,29 @@ def _run_rules(
     return analysis, kept
 
 
-def _walk(tree: ast.Module, rules: list[Rule]) -> None:
+def _walk(module: Module, rules: list[Rule]) -> None:
     """Call the rules' `visit_<AstClass>` methods on every node, in source order (a node
-    before its children, children in their fields' order): one walk for all rules."""
+    before its children, children in their fields' order): one walk for all rules. Rules that
+    only look at calls are given the module's calls (found by its index's walk)."""
     handlers: dict[str, list[Callable[[ast.AST], object]]] = {}
     for rule in rules:
         for name, method in rule.get_visitors().items():
             handlers.setdefault(name, []).append(method)
+    if handlers.keys() <= {"visit_Call"}:
+        methods = handlers.get("visit_Call", [])
+        for call in module.calls if methods else ():
+            for method in methods:
+                method(call)
+        return
     by_type: dict[type, list[Callable[[ast.AST], object]]] = {}
-    stack: list[ast.AST] = [tree]
+    stack: list[ast.AST] = [module.tree]
     while stack:
         node = stack.pop()
         kind = type(node)
-        methods = by_type.get(kind)
-        if methods is None:
-            methods = by_type[kind] = handlers.get(f"visit_{kind.__name__}", [])
-        for method in methods:
+        found = by_type.get(kind)
+        if found is None:
+            found = by_type[kind] = handlers.get(f"visit_{kind.__name__}", [])
+        for method in found:
             method(node)
         stack.extend(reversed(list(ast.iter_child_nodes(node))))
 

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from fixture_cases import FIXTURES, ROOT, python_sources
 from jax_program_strategy import Program, programs
 from jaxfix import engine
+from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.codemods.base import Rule
 from jaxfix.diagnostics import Diagnostic
 from jaxfix.engine import check_source, selected_rules
@@ -82,7 +83,7 @@ def test_generated_program_rules_together_report_what_they_report_alone(
         assert_together_is_alone_merged(program.source.encode(), options)
 
 
-class _Recorder(Rule):
+class _CallRecorder(Rule):
     code, name, summary, fixes, tokens = (
         "JAX990",
         "recorder",
@@ -94,6 +95,8 @@ class _Recorder(Rule):
     def visit_Call(self, node: ast.Call) -> None:
         self.seen.append(node)
 
+
+class _Recorder(_CallRecorder):
     def visit_Name(self, node: ast.Name) -> None:
         self.seen.append(node)
 
@@ -106,11 +109,25 @@ def _source_order(node: ast.AST) -> list[ast.AST]:
     return found
 
 
-def test_rules_meet_the_nodes_a_visitor_meets_in_its_order():
-    """Every rule's visitors are called in one walk, in a recursive visitor's order."""
-    tree = ast.parse((FIXTURES / "JAX002").glob("*.py").__next__().read_bytes())
-    rule = _Recorder(None, Options())  # type: ignore[arg-type] - it asks nothing
+@pytest.mark.parametrize(
+    ("recorder", "kinds"),
+    [(_Recorder, (ast.Call, ast.Name)), (_CallRecorder, (ast.Call,))],
+    ids=["calls-and-names", "calls-only"],
+)
+def test_rules_meet_the_nodes_a_visitor_meets_in_its_order(
+    recorder: type[_CallRecorder], kinds: tuple[type[ast.AST], ...]
+):
+    """Every rule's visitors are called in one walk, in a recursive visitor's order; a rule
+    that looks at calls only is given the module index's calls, in the same order."""
+    path = next(
+        p
+        for p in sorted((FIXTURES / "JAX001").rglob("*.py"))
+        if "jit(" in p.read_text()
+    )
+    source = path.read_bytes()
+    module = Module(path, ast.parse(source), source)
+    rule = recorder(None, Options())  # type: ignore[arg-type] - it asks nothing
     rule.seen = []
-    engine._walk(tree, [rule])
-    expected = [n for n in _source_order(tree) if isinstance(n, (ast.Call, ast.Name))]
+    engine._walk(module, [rule])
+    expected = [n for n in _source_order(module.tree) if isinstance(n, kinds)]
     assert rule.seen == expected and len(expected) > 10

@@ -237,9 +237,9 @@ def test_one_engine_per_run_and_none_when_no_file_is_parsed(project, monkeypatch
     created = []
     real = ast_engine.Engine
 
-    def counted(roots=(), files=(), jax_version=None):  # noqa: ANN001, ANN202 - Engine's
+    def counted(roots=(), files=(), jax_version=None, **kwargs):  # noqa: ANN001, ANN003, ANN202 - Engine's
         created.append(roots)
-        return real(roots, files, jax_version)
+        return real(roots, files, jax_version, **kwargs)
 
     monkeypatch.setattr(ast_engine, "Engine", counted)
     (project / "pkg" / "plain.py").write_text("import os\n")

@@ -10,6 +10,8 @@ what its answers depend on is then `engine.project.record` (project.py).
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 from jaxfix.analysis.ast_engine.contexts import Contexts, Way
@@ -21,17 +23,25 @@ from jaxfix.analysis.ast_engine.values import Unknown, Value
 
 class Engine:
     """One run's engine: its project (roots: where imports are looked for; files: where the
-    callers of a function are looked for) and the target JAX version."""
+    callers of a function are looked for) and the target JAX version. `between_modules`
+    wraps reading the next module `begin` starts, the previous module's answers let go
+    (jaxfix/dependencies.py: where a run collects their cycles and keeps the trees out of
+    the collector's way)."""
 
     def __init__(
         self,
         roots: tuple[Path, ...] = (),
         files: tuple[Path, ...] = (),
         jax_version: tuple[int, ...] | None = None,
+        between_modules: Callable[[], AbstractContextManager[None]] = nullcontext,
     ) -> None:
         self.project = Project(roots, files)
         self.jax_version = jax_version
-        self.evaluator = Evaluator(self.project, jax_version)
+        self._between_modules = between_modules
+        self._new_answers()
+
+    def _new_answers(self) -> None:
+        self.evaluator = Evaluator(self.project, self.jax_version)
         self.contexts = Contexts(self.evaluator)
         self.placement = Placement(self.contexts)
 
@@ -48,10 +58,17 @@ class Engine:
         index and the import lookups are kept for the run (the project records each use)."""
         if jax_version is not None:
             self.jax_version = jax_version
-        self.evaluator = Evaluator(self.project, self.jax_version)
-        self.contexts = Contexts(self.evaluator)
         self.project.begin(path)
-        return self.module(path, source)
+        # the previous module's answers let go before the next module is read
+        del self.evaluator, self.contexts, self.placement
+        try:
+            with self._between_modules():
+                module = self.module(path, source)
+                if isinstance(module, Module):
+                    module.index()  # every question asks it: kept with the tree
+                return module
+        finally:
+            self._new_answers()
 
     def module(self, path: Path, source: bytes | None = None) -> Module | Unknown:
         if source is not None:

@@ -15,10 +15,12 @@ of each of the run's files. A cached result keyed on these is never stale (jaxfi
 from __future__ import annotations
 
 import ast
+import gc
 import hashlib
 import os
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -79,6 +81,7 @@ class _Index:
     declared: set[str]
     classes: list[ast.ClassDef]
     stores: dict[str, list[ast.Attribute]]
+    calls: list[ast.Call]
     bare_calls: list[ast.Call]
 
 
@@ -92,19 +95,21 @@ class Module:
 
     @cached_property
     def _index(self) -> _Index:
-        """One walk for every per-module fact: each node's parent, every read of a name or
-        attribute by its last name (where a function may be used), the names functions
-        declare `global`, the classes, each `x.attr = ...` by attribute, and the bare call
-        statements (where a `set_mesh(...)` may be)."""
-        index = _Index({}, {}, set(), [], {}, [])
-        parents, loads = index.parents, index.loads
+        """One walk for every per-module fact, each list in source order (a node before its
+        children): each node's parent, every read of a name or attribute by its last name
+        (where a function may be used), the names functions declare `global`, the classes,
+        each `x.attr = ...` by attribute, the calls (what the rules look at) and the bare
+        call statements (where a `set_mesh(...)` may be)."""
+        index = _Index({}, {}, set(), [], {}, [], [])
+        parents, loads, calls = index.parents, index.loads, index.calls
         stack: list[ast.AST] = [self.tree]
         while stack:
             node = stack.pop()
-            for name in node._fields:  # ast.iter_child_nodes, inlined: the hot loop
+            # ast.iter_child_nodes, inlined (the hot loop), pushed last child first
+            for name in reversed(node._fields):
                 value = getattr(node, name, None)
                 if type(value) is list:
-                    for item in value:
+                    for item in reversed(value):
                         if isinstance(item, ast.AST) and not isinstance(item, _SHARED):
                             parents[item] = node
                             stack.append(item)
@@ -114,6 +119,8 @@ class Module:
             if isinstance(node, ast.Name):
                 if isinstance(node.ctx, ast.Load):
                     loads.setdefault(node.id, []).append(node)
+            elif isinstance(node, ast.Call):
+                calls.append(node)
             elif isinstance(node, ast.Attribute):
                 if isinstance(node.ctx, ast.Load):
                     loads.setdefault(node.attr, []).append(node)
@@ -125,13 +132,13 @@ class Module:
                 index.classes.append(node)
             elif isinstance(node, ast.Global):
                 index.declared.update(node.names)
-        for found in loads.values():
-            found.reverse()  # source order, roughly (a stack walk)
-        for stores in index.stores.values():
-            stores.reverse()
-        index.classes.reverse()
-        index.bare_calls.reverse()
         return index
+
+    def index(self) -> None:
+        """Build the module's index now, not on first use (with no collection: it makes no
+        cycles; a run keeps it with the tree)."""
+        with _no_collection():
+            _ = self._index
 
     @property
     def parents(self) -> dict[ast.AST, ast.AST]:
@@ -146,8 +153,13 @@ class Module:
         return self._index.classes
 
     @property
+    def calls(self) -> list[ast.Call]:
+        """Every call, in source order (an outer call before the calls in it)."""
+        return self._index.calls
+
+    @property
     def bare_calls(self) -> list[ast.Call]:
-        """Every call that is a statement of its own, in source order (roughly)."""
+        """Every call that is a statement of its own, in source order."""
         return self._index.bare_calls
 
     @cached_property
@@ -531,7 +543,8 @@ def _parse(path: Path, source: bytes) -> Module | Unknown:
     """The module, or Unknown: a syntax error, or code in a newer Python's grammar than the
     running one's (jaxfix/grammar.py names which)."""
     try:
-        tree = ast.parse(source, filename=str(path))
+        with _no_collection():
+            tree = ast.parse(source, filename=str(path))
     except SyntaxError as error:
         needed = needed_python(error, source)
         if needed is not None:
@@ -544,6 +557,19 @@ def _parse(path: Path, source: bytes) -> Module | Unknown:
     except (ValueError, RecursionError, MemoryError) as error:
         return Unknown(f"{path.name} does not parse: {type(error).__name__}")
     return Module(path, tree, source)
+
+
+@contextmanager
+def _no_collection() -> Iterator[None]:
+    """No cyclic collection while `ast` builds a tree: it makes no garbage, and collections
+    started by its allocations would traverse the new nodes for nothing."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _module_in(
