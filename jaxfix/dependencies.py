@@ -74,11 +74,15 @@ class _Run:
         made after the freeze, are collected as before; `project_run` unfreezes at its end."""
         if self.began:
             gc.collect()
+        enabled = gc.isenabled()
+        gc.disable()  # the new tree is not traversed before it is frozen
         try:
             yield
         finally:
-            gc.freeze()
+            gc.freeze()  # (which also restarts the count towards the next collection)
             self.began = True
+            if enabled:
+                gc.enable()
 
 
 _run: _Run | None = None
