@@ -31,7 +31,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from jaxfix.analysis.ast_engine import vocabulary
-from jaxfix.analysis.ast_engine.flow import Binding, Env, Flow, scope_names
+from jaxfix.analysis.ast_engine.flow import Binding, Env, Flow
 from jaxfix.analysis.ast_engine.mutation import escaped_names
 from jaxfix.analysis.ast_engine.project import Module, ModuleRef, Project
 from jaxfix.analysis.ast_engine.values import (
@@ -111,7 +111,6 @@ class Evaluator:
             "contexts are not known here"
         )
         self._flows: dict[tuple[ast.AST, Frame], Flow] = {}
-        self._names: dict[ast.AST, tuple[frozenset[str], frozenset[str]]] = {}
         self._escaped: dict[Path, frozenset[str]] = {}
         self._calls: dict[tuple[object, ...], Value] = {}
         self._params: dict[tuple[ast.AST, str], Value] = {}
@@ -318,13 +317,13 @@ class Evaluator:
     def lookup(self, module: Module, name: str, at: ast.AST, frame: Frame) -> Value:
         """The value of `name` read at `at` in `frame` (whose scope holds `at`)."""
         scope = frame.scope
-        if scope is module.tree or name in self._locals(scope):
+        if scope is module.tree or name in _locals(module, scope):
             return self._flow_value(module, name, at, frame)
         # a free name: the enclosing functions (not class bodies), then the module
         outer = frame.parent
         while outer is not None and outer.scope is not module.tree:
-            if not isinstance(outer.scope, ast.ClassDef) and name in self._locals(
-                outer.scope
+            if not isinstance(outer.scope, ast.ClassDef) and name in _locals(
+                module, outer.scope
             ):
                 return self._everywhere(module, name, outer)
             outer = outer.parent
@@ -361,30 +360,18 @@ class Evaluator:
         innermost = True
         while scope is not module.tree:
             if (innermost or not isinstance(scope, ast.ClassDef)) and (
-                node.id in self._locals(scope)
+                node.id in _locals(module, scope)
             ):
-                return node.id in self._definitions(scope)
+                return node.id in _definitions(module, scope)
             innermost = False
             scope = module.scope_of(scope)
         if node.id in module.declared_global:
             return False
-        if node.id not in self._locals(
-            scope
+        if node.id not in _locals(
+            module, scope
         ):  # a builtin, unless a star import binds it
             return not module.has_star_import
-        return node.id in self._definitions(scope)
-
-    def _definitions(self, scope: ast.AST) -> frozenset[str]:
-        return self._scope_names(scope)[1]
-
-    def _locals(self, scope: ast.AST) -> frozenset[str]:
-        return self._scope_names(scope)[0]
-
-    def _scope_names(self, scope: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
-        found = self._names.get(scope)
-        if found is None:
-            found = self._names[scope] = scope_names(scope)
-        return found
+        return node.id in _definitions(module, scope)
 
     def _flow_value(
         self, module: Module, name: str, at: ast.AST, frame: Frame
@@ -500,7 +487,7 @@ class Evaluator:
         key = (frame.scope, frame)
         flow = self._flows.get(key)
         if flow is None:
-            flow = self._flows[key] = Flow(frame.scope)
+            flow = self._flows[key] = Flow(frame.scope, module.has_walrus)
             params: dict[str, frozenset[Binding]] = {}
             scope = frame.scope
             if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
@@ -705,7 +692,7 @@ class Evaluator:
         """The bindings a read of a name may see (None where there are none to see)."""
         frame = self.frame_at(module, use)
         name = use.id
-        if frame.scope is module.tree or name in self._locals(frame.scope):
+        if frame.scope is module.tree or name in _locals(module, frame.scope):
             flow = self.flow(module, frame)
             statement = _statement_in(module, use, frame.scope)
             env = flow.before.get(statement) if statement is not None else flow.end
@@ -714,8 +701,8 @@ class Evaluator:
                 return found
         outer = frame.parent
         while outer is not None and outer.scope is not module.tree:
-            if not isinstance(outer.scope, ast.ClassDef) and name in self._locals(
-                outer.scope
+            if not isinstance(outer.scope, ast.ClassDef) and name in _locals(
+                module, outer.scope
             ):
                 return frozenset(self.flow(module, outer).everything.get(name, ()))
             outer = outer.parent
@@ -1552,3 +1539,11 @@ def _unpacked(value: Value, index: int, length: int, star: int) -> Value:
     if index == star:
         return ListValue(items[star : len(items) - after])
     return items[len(items) - (length - index)]
+
+
+def _locals(module: Module, scope: ast.AST) -> frozenset[str]:
+    return module.scope_names(scope)[0]
+
+
+def _definitions(module: Module, scope: ast.AST) -> frozenset[str]:
+    return module.scope_names(scope)[1]

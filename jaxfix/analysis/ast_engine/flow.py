@@ -97,8 +97,9 @@ class Flow:
     """The bindings reaching each statement of one scope, computed with `truth` deciding tests
     (None: both ways)."""
 
-    def __init__(self, scope: ast.AST) -> None:
+    def __init__(self, scope: ast.AST, walrus: bool = True) -> None:
         self.scope = scope
+        self.walrus = walrus  # False: the module has no `:=`, none is looked for
         self.before: dict[ast.stmt, Env] = {}
         self.heads: dict[ast.stmt, Env] = {}  # a `while` loop's test sees its head
         self.returns: list[ast.Return] = []
@@ -106,8 +107,6 @@ class Flow:
         self.everything: dict[str, set[Binding]] = {}  # every binding made, on any path
         self.done = False
         self.self_name = _self_name(scope)
-        self.declared_global: set[str] = set()
-        self.declared_nonlocal: set[str] = set()
         self._loops: list[_Loop] = []
         self._tries: list[set[tuple[str, Binding]]] = []
         self._truth: Truth = lambda test, stmt: None
@@ -117,11 +116,6 @@ class Flow:
         for name, bindings in start.flat().items():
             self.everything.setdefault(name, set()).update(bindings)
         body = _body_of(self.scope)
-        for node in _own_nodes(self.scope):
-            if isinstance(node, ast.Global):
-                self.declared_global.update(node.names)
-            elif isinstance(node, ast.Nonlocal):
-                self.declared_nonlocal.update(node.names)
         if isinstance(body, ast.expr):
             self.end = start
         else:
@@ -317,6 +311,8 @@ class Flow:
         return env  # a subscript or another object's attribute: a mutation (see mutation.py)
 
     def _walrus(self, expr: ast.AST, env: Env) -> Env:
+        if not self.walrus:
+            return env
         for node in _walk_own(expr):
             if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
                 env = self._bind(node.target.id, Binding("assign", node), env)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from jaxfix.analysis.ast_engine.flow import scope_names
 from jaxfix.analysis.ast_engine.values import Unknown
 from jaxfix.file_io import ReadError, open_regular, read_regular
 from jaxfix.grammar import needed_python
@@ -83,6 +84,7 @@ class _Index:
     stores: dict[str, list[ast.Attribute]]
     calls: list[ast.Call]
     bare_calls: list[ast.Call]
+    walrus: bool  # any `:=`
 
 
 class Module:
@@ -92,6 +94,7 @@ class Module:
         self.path = path
         self.tree = tree
         self.source = source
+        self._scope_names: dict[ast.AST, tuple[frozenset[str], frozenset[str]]] = {}
 
     @cached_property
     def _index(self) -> _Index:
@@ -100,7 +103,7 @@ class Module:
         (where a function may be used), the names functions declare `global`, the classes,
         each `x.attr = ...` by attribute, the calls (what the rules look at) and the bare
         call statements (where a `set_mesh(...)` may be)."""
-        index = _Index({}, {}, set(), [], {}, [], [])
+        index = _Index({}, {}, set(), [], {}, [], [], False)
         parents, loads, calls = index.parents, index.loads, index.calls
         stack: list[ast.AST] = [self.tree]
         while stack:
@@ -132,6 +135,8 @@ class Module:
                 index.classes.append(node)
             elif isinstance(node, ast.Global):
                 index.declared.update(node.names)
+            elif isinstance(node, ast.NamedExpr):
+                index.walrus = True
         return index
 
     def index(self) -> None:
@@ -239,6 +244,20 @@ class Module:
         return current
 
     @property
+    def has_walrus(self) -> bool:
+        """Whether the module has an assignment expression (`:=`) anywhere."""
+        return self._index.walrus
+
+    def scope_names(self, scope: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
+        """`flow.scope_names` of one of the module's scopes: its local names, and those bound
+        only by undecorated `def` and `class` statements (found once per tree: they are the
+        tree's alone)."""
+        found = self._scope_names.get(scope)
+        if found is None:
+            found = self._scope_names[scope] = scope_names(scope)
+        return found
+
+    @property
     def loads_by_name(self) -> dict[str, list[ast.AST]]:
         return self._index.loads
 
@@ -274,11 +293,20 @@ class Project:
         self._read_digests: dict[Path, bytes] = {}  # of the bytes the index read
         self._order = {path: n for n, path in enumerate(self.files)}
         self._states: dict[Path, str] = {}
+        self._real: dict[Path, Path] = {}
         self._current: Path | None = None
         self.record = Record()
         # Each of the run's files as the word index read it: its signature before and after
         # the read (None: unreadable, or changed while read). Filled when the index is built.
         self.files_seen: dict[Path, Signature | None] = {}
+
+    def real(self, path: Path) -> Path:
+        """`path.resolve()`, as first resolved in this run (each resolution reads every
+        directory on the way, and modules are asked for by path thousands of times)."""
+        found = self._real.get(path)
+        if found is None:
+            found = self._real[path] = path.resolve()
+        return found
 
     @property
     def current(self) -> Path | None:
@@ -296,7 +324,7 @@ class Project:
         checks are most of the engine's memory, and each is asked about once. Other modules
         are kept up to `KEPT_SOURCE_BYTES`. Only here: within one module's questions a tree
         is never parsed twice (its nodes are the answers' identities)."""
-        path = path.resolve()
+        path = self.real(path)
         if self._current is not None and self._current != path:
             self._modules.pop(self._current, None)
         kept = sum(
@@ -315,7 +343,7 @@ class Project:
 
     def add_source(self, path: Path, source: bytes) -> Module | Unknown:
         """A module whose source the caller holds (stdin, a notebook's code, an editor buffer)."""
-        path = path.resolve()
+        path = self.real(path)
         before = self._given.get(path)
         if before is not None and before != source:
             self._holding.clear()  # its words may have changed: searched again
@@ -326,7 +354,7 @@ class Project:
         return self.module(path)
 
     def module(self, path: Path) -> Module | Unknown:
-        path = path.resolve()
+        path = self.real(path)
         given = self._given.get(path)
         if given is not None:
             key: object = ("given", id(given))
@@ -372,7 +400,7 @@ class Project:
 
     def given(self, path: Path) -> bytes | None:
         """The source the caller gave for `path` (`add_source`), if any."""
-        return self._given.get(path.resolve())
+        return self._given.get(self.real(path))
 
     def state(self, path: Path) -> str:
         """What is at `path` (one of jaxfix.paths.PATH_STATES), as first seen in this run;
