@@ -11,6 +11,7 @@ import weakref
 from pathlib import Path
 
 from jaxfix.analysis.ast_engine import Engine
+from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.dependencies import ast_engine, project_run
 
@@ -67,3 +68,25 @@ def test_the_run_leaves_nothing_frozen(tmp_path):
             gc.get_freeze_count() > before
         )  # the trees are out of the collector's way
     assert gc.get_freeze_count() == 0
+
+
+def test_a_modules_answers_hold_no_cycles(tmp_path):
+    """Freed by reference counting alone, with the collector off: so the run's collection
+    between two modules has nothing of theirs to find (and is cheap)."""
+    files = _tree(tmp_path)
+    engine = Engine((tmp_path,), files, (0, 10, 2))
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        module = engine.begin(files[0])
+        _ask_everything(engine, module)
+        analysis = Analysis(engine, module)
+        assert analysis.evidence.at(module.tree.body[-1], "JAX001") is None
+        answers = [weakref.ref(engine.evaluator), weakref.ref(engine.contexts)]
+        answers.append(weakref.ref(analysis))
+        del analysis
+        engine.begin(files[1])
+        assert [ref() for ref in answers] == [None, None, None]
+    finally:
+        if enabled:
+            gc.enable()

@@ -17,6 +17,7 @@ names it) and `mesh_sizes(expr)` (where its axis sizes are written).
 from __future__ import annotations
 
 import ast
+import weakref
 from functools import cached_property
 from pathlib import Path
 
@@ -53,9 +54,9 @@ class Analysis:
         self.engine = engine
         self.module = module
         self.jax_version = engine.evaluator.jax_version
-        self.evidence = EvidenceMap(
-            self, evidence
-        )  # this module's, from a log or a run
+        # this module's, from a log or a run (asking through a proxy: no cycle keeps this
+        # Analysis, and so its module's tree, alive once the run lets go of it)
+        self.evidence = EvidenceMap(weakref.proxy(self), evidence)
 
     @property
     def path(self) -> Path:

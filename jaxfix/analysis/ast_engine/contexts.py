@@ -29,6 +29,7 @@ from __future__ import annotations
 import ast
 import enum
 import unittest
+import weakref
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -111,7 +112,16 @@ Way = tuple[Site, ...]
 class Contexts:
     def __init__(self, evaluator: Evaluator) -> None:
         self.evaluator = evaluator
-        evaluator.current_mesh = self._current_mesh_in
+        # through a weak reference: the evaluator and its answers are freed with the module's
+        # questions, not left in a cycle for the collector
+        current_mesh = weakref.WeakMethod(self._current_mesh_in)
+
+        def asked(module: Module, node: ast.AST, frame: Frame) -> Value:
+            method = current_mesh()
+            assert method is not None, "an evaluator is asked only while its contexts live"
+            return method(module, node, frame)
+
+        evaluator.current_mesh = asked
         self._ways: dict[tuple[ast.AST, Frame | None], list[Way]] = {}
         self._active: set[tuple[ast.AST, Frame | None]] = set()
         self._setters: dict[Path, list[ast.Call]] = {}

@@ -758,6 +758,49 @@ class Evaluator:
             current = module.parents.get(current)
         return None
 
+    def _comprehension_results(
+        self,
+        module: Module,
+        node: ast.ListComp | ast.GeneratorExp | ast.DictComp,
+        frame: Frame,
+        results: list[Value],
+        index: int,
+    ) -> Unknown | None:
+        """Each item of the comprehension from generator `index` on, appended to `results`."""
+        if index == len(node.generators):
+            if isinstance(node, ast.DictComp):
+                results.append(
+                    (
+                        self.value(module, node.key, frame),
+                        self.value(module, node.value, frame),
+                    )
+                )
+            else:
+                results.append(self.value(module, node.elt, frame))
+            return None
+        generator = node.generators[index]
+        items = _items(self.value(module, generator.iter, frame))
+        if items is None or generator.is_async:
+            return Unknown("a comprehension over values jaxfix does not know")
+        for item in items:
+            for target, value in _assign_target(generator.target, item):
+                self._comprehension[(node, target)] = value
+            for condition in generator.ifs:
+                truth = _truth(self.value(module, condition, frame))
+                if truth is None:
+                    return Unknown("a comprehension's condition jaxfix cannot decide")
+                if not truth:
+                    break
+            else:
+                failed = self._comprehension_results(
+                    module, node, frame, results, index + 1
+                )
+                if failed is not None:
+                    return failed
+            if len(results) > _MAX_ITEMS:
+                return Unknown("a long comprehension")
+        return None
+
     def _comprehension_value(
         self,
         module: Module,
@@ -765,45 +808,9 @@ class Evaluator:
         frame: Frame,
     ) -> Value:
         results: list[Value] = []
-
-        def run(index: int) -> Unknown | None:
-            if index == len(node.generators):
-                if isinstance(node, ast.DictComp):
-                    results.append(
-                        (
-                            self.value(module, node.key, frame),
-                            self.value(module, node.value, frame),
-                        )
-                    )
-                else:
-                    results.append(self.value(module, node.elt, frame))
-                return None
-            generator = node.generators[index]
-            items = _items(self.value(module, generator.iter, frame))
-            if items is None or generator.is_async:
-                return Unknown("a comprehension over values jaxfix does not know")
-            for item in items:
-                for target, value in _assign_target(generator.target, item):
-                    self._comprehension[(node, target)] = value
-                for condition in generator.ifs:
-                    truth = _truth(self.value(module, condition, frame))
-                    if truth is None:
-                        return Unknown(
-                            "a comprehension's condition jaxfix cannot decide"
-                        )
-                    if not truth:
-                        break
-                else:
-                    failed = run(index + 1)
-                    if failed is not None:
-                        return failed
-                if len(results) > _MAX_ITEMS:
-                    return Unknown("a long comprehension")
-            return None
-
         saved = dict(self._comprehension)
         try:
-            failed = run(0)
+            failed = self._comprehension_results(module, node, frame, results, 0)
         finally:
             self._comprehension = saved
         if failed is not None:

@@ -109,18 +109,23 @@ class Flow:
         self.self_name = _self_name(scope)
         self._loops: list[_Loop] = []
         self._tries: list[set[tuple[str, Binding]]] = []
-        self._truth: Truth = lambda test, stmt: None
+        self._truth: Truth = _undecided
 
     def run(self, truth: Truth, start: Env) -> None:
         self._truth = truth
-        for name, bindings in start.flat().items():
-            self.everything.setdefault(name, set()).update(bindings)
-        body = _body_of(self.scope)
-        if isinstance(body, ast.expr):
-            self.end = start
-        else:
-            self.end = self._block(body, start)
-        self.done = True
+        try:
+            for name, bindings in start.flat().items():
+                self.everything.setdefault(name, set()).update(bindings)
+            body = _body_of(self.scope)
+            if isinstance(body, ast.expr):
+                self.end = start
+            else:
+                self.end = self._block(body, start)
+            self.done = True
+        finally:
+            self._truth = (
+                _undecided  # `truth` holds its evaluator: not kept past the run
+            )
 
     # -- blocks -----------------------------------------------------------------------------
 
@@ -323,6 +328,10 @@ class Flow:
         for made in self._tries:
             made.add((name, binding))
         return env.bind(name, frozenset({binding}))
+
+
+def _undecided(test: ast.expr, statement: ast.stmt) -> bool | None:
+    return None
 
 
 def _union(*envs: Env | None) -> Env | None:
