@@ -48,7 +48,6 @@ class _Run:
     def __init__(self, files: tuple[Path, ...] = ()) -> None:
         self.files = files
         self.engine: tuple[tuple[object, ...], Engine] | None = None
-        self.began = False  # a module of the run was read (`_trees_kept`)
 
     def ast_engine(
         self, roots: tuple[Path, ...], jax_version: tuple[int, ...] | None
@@ -57,32 +56,9 @@ class _Run:
         if self.engine is None or self.engine[0] != key:
             from jaxfix.analysis.ast_engine import Engine
 
-            engine = Engine(
-                roots, self.files, jax_version, between_modules=self._trees_kept
-            )
+            engine = Engine(roots, self.files, jax_version, for_run=True)
             self.engine = (key, engine)
         return self.engine[1]
-
-    @contextmanager
-    def _trees_kept(self) -> Iterator[None]:
-        """Around reading the next module of the run (`Engine.begin`), the previous module's
-        answers let go: their cycles are collected (from the second module on: before it,
-        there are none), then what is left, the run's trees and indexes with the module just
-        parsed, is frozen (`gc.freeze`), never traversed by the collector again. Parsed
-        trees were most of what it traversed, twice each (a fifth of a cold run's CPU); they
-        hold no cycles, so a tree let go is still freed at once. The module's own answers,
-        made after the freeze, are collected as before; `project_run` unfreezes at its end."""
-        if self.began:
-            gc.collect()
-        enabled = gc.isenabled()
-        gc.disable()  # the new tree is not traversed before it is frozen
-        try:
-            yield
-        finally:
-            gc.freeze()  # (which also restarts the count towards the next collection)
-            self.began = True
-            if enabled:
-                gc.enable()
 
 
 _run: _Run | None = None
@@ -111,7 +87,7 @@ def project_run(files: tuple[Path, ...] = ()) -> Iterator[None]:
     finally:
         _run = saved
         gc.set_threshold(*thresholds)
-        gc.unfreeze()  # what the run froze (`_Run._trees_kept`) is collected as usual
+        gc.unfreeze()  # what the run's engine froze (its trees) is collected as usual
 
 
 def in_run(files: tuple[Path, ...] = ()) -> None:

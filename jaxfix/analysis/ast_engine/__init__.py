@@ -10,8 +10,7 @@ what its answers depend on is then `engine.project.record` (project.py).
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+import gc
 from pathlib import Path
 
 from jaxfix.analysis.ast_engine.contexts import Contexts, Way
@@ -23,21 +22,23 @@ from jaxfix.analysis.ast_engine.values import Unknown, Value
 
 class Engine:
     """One run's engine: its project (roots: where imports are looked for; files: where the
-    callers of a function are looked for) and the target JAX version. `between_modules`
-    wraps reading the next module `begin` starts, the previous module's answers let go
-    (jaxfix/dependencies.py: where a run collects their cycles and keeps the trees out of
-    the collector's way)."""
+    callers of a function are looked for) and the target JAX version. A run's engine
+    (`for_run`, jaxfix/dependencies.py) keeps the collector off the trees it parses: each is
+    frozen once parsed (`Project.freeze_trees`), and what the previous module's work left is
+    collected when the next module begins (before it is frozen with the next tree); the run
+    unfreezes at its end."""
 
     def __init__(
         self,
         roots: tuple[Path, ...] = (),
         files: tuple[Path, ...] = (),
         jax_version: tuple[int, ...] | None = None,
-        between_modules: Callable[[], AbstractContextManager[None]] = nullcontext,
+        for_run: bool = False,
     ) -> None:
-        self.project = Project(roots, files)
+        self.project = Project(roots, files, freeze_trees=for_run)
         self.jax_version = jax_version
-        self._between_modules = between_modules
+        self._collect_between = for_run
+        self._began = False
         self._new_answers()
 
     def _new_answers(self) -> None:
@@ -62,12 +63,11 @@ class Engine:
         # the previous module's answers let go before the next module is read
         del self.evaluator, self.contexts, self.placement
         try:
-            with self._between_modules():
-                module = self.module(path, source)
-                if isinstance(module, Module):
-                    module.index()  # every question asks it: kept with the tree
-                return module
+            if self._collect_between and self._began:
+                gc.collect()  # not to freeze what is garbage now with the next tree
+            return self.module(path, source)
         finally:
+            self._began = True
             self._new_answers()
 
     def module(self, path: Path, source: bytes | None = None) -> Module | Unknown:

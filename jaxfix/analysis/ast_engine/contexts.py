@@ -118,7 +118,9 @@ class Contexts:
 
         def asked(module: Module, node: ast.AST, frame: Frame) -> Value:
             method = current_mesh()
-            assert method is not None, "an evaluator is asked only while its contexts live"
+            assert method is not None, (
+                "an evaluator is asked only while its contexts live"
+            )
             return method(module, node, frame)
 
         evaluator.current_mesh = asked

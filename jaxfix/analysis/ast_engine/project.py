@@ -20,7 +20,6 @@ import hashlib
 import os
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -140,10 +139,8 @@ class Module:
         return index
 
     def index(self) -> None:
-        """Build the module's index now, not on first use (with no collection: it makes no
-        cycles; a run keeps it with the tree)."""
-        with _no_collection():
-            _ = self._index
+        """Build the module's index now, not on first use."""
+        _ = self._index
 
     @property
     def parents(self) -> dict[ast.AST, ast.AST]:
@@ -270,8 +267,12 @@ class Project:
     directories imports are looked for in (`roots`)."""
 
     def __init__(
-        self, roots: tuple[Path, ...] = (), files: tuple[Path, ...] = ()
+        self,
+        roots: tuple[Path, ...] = (),
+        files: tuple[Path, ...] = (),
+        freeze_trees: bool = False,
     ) -> None:
+        self.freeze_trees = freeze_trees  # see `_parse`
         self.created_ns = (
             time.time_ns()
         )  # before anything is read: see jaxfix/dependencies.py
@@ -350,7 +351,14 @@ class Project:
         self._given[path] = source
         self._given_words.pop(path, None)
         self._given_as_read.pop(path, None)
-        self._modules.pop(path, None)
+        read = self._modules.pop(path, None)
+        if (
+            read is not None
+            and isinstance(read[1], Module)
+            and read[1].source == source
+        ):
+            # parsed already (an earlier module's answers read it): these very bytes
+            self._modules[path] = (("given", id(source)), read[1])
         return self.module(path)
 
     def module(self, path: Path) -> Module | Unknown:
@@ -373,7 +381,7 @@ class Project:
             return cached[1]
         found: Module | Unknown
         if given is not None:
-            found = _parse(path, given)
+            found = self._parse(path, given)
         else:
             try:
                 raw = read_regular(path, _MAX_SOURCE_BYTES)
@@ -384,9 +392,26 @@ class Project:
                 found = (
                     Unknown(f"{path.name}: not a notebook jaxfix can read")
                     if code is None
-                    else _parse(path, code)
+                    else self._parse(path, code)
                 )
         self._modules[path] = (key, found)
+        return found
+
+    def _parse(self, path: Path, source: bytes) -> Module | Unknown:
+        """`_parse`, with no collection while the tree is built (it makes no garbage, and
+        collections its allocations start would traverse the new nodes for nothing); with
+        `freeze_trees`, indexed and frozen (`gc.freeze`) at once: never traversed by the
+        collector, still freed when let go (a tree holds no cycles)."""
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            found = _parse(path, source)
+            if self.freeze_trees and isinstance(found, Module):
+                found.index()
+                gc.freeze()  # what is alive now: the run's questions hold no cycles either
+        finally:
+            if enabled:
+                gc.enable()
         return found
 
     def holding(self, node: ast.AST) -> Module | None:
@@ -571,8 +596,7 @@ def _parse(path: Path, source: bytes) -> Module | Unknown:
     """The module, or Unknown: a syntax error, or code in a newer Python's grammar than the
     running one's (jaxfix/grammar.py names which)."""
     try:
-        with _no_collection():
-            tree = ast.parse(source, filename=str(path))
+        tree = ast.parse(source, filename=str(path))
     except SyntaxError as error:
         needed = needed_python(error, source)
         if needed is not None:
@@ -585,19 +609,6 @@ def _parse(path: Path, source: bytes) -> Module | Unknown:
     except (ValueError, RecursionError, MemoryError) as error:
         return Unknown(f"{path.name} does not parse: {type(error).__name__}")
     return Module(path, tree, source)
-
-
-@contextmanager
-def _no_collection() -> Iterator[None]:
-    """No cyclic collection while `ast` builds a tree: it makes no garbage, and collections
-    started by its allocations would traverse the new nodes for nothing."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _module_in(
