@@ -11,19 +11,15 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    Progress,
-    TextColumn,
-    TimeRemainingColumn,
-)
+from typing import TYPE_CHECKING
 
 from jaxfix.diagnostics import FileResult
 from jaxfix.escaping import printable
 from jaxfix.paths import display_path
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
 
 MIN_BYTES = (
     64 * 1024
@@ -51,6 +47,14 @@ class ParseProgress:
         if self.total < MIN_BYTES:
             return
         if self.console.is_terminal:
+            from rich.progress import (  # only for a bar (about 14 ms of imports)
+                BarColumn,
+                DownloadColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+            )
+
             self._bar = Progress(
                 TextColumn("parsing"),
                 BarColumn(),
