@@ -208,7 +208,7 @@ def _walk(module: Module, rules: list[Rule]) -> None:
             handlers.setdefault(name, []).append(method)
     if handlers.keys() <= {"visit_Call"}:
         methods = handlers.get("visit_Call", [])
-        for call in module.calls if methods else ():
+        for call in module.calls:
             for method in methods:
                 method(call)
         return

@@ -123,9 +123,8 @@ class Flow:
                 self.end = self._block(body, start)
             self.done = True
         finally:
-            self._truth = (
-                _undecided  # `truth` holds its evaluator: not kept past the run
-            )
+            # `truth` holds its evaluator: not kept past the run (no cycle through it)
+            self._truth = _undecided
 
     # -- blocks -----------------------------------------------------------------------------
 
