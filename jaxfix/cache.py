@@ -38,6 +38,7 @@ from functools import cached_property
 from pathlib import Path
 
 import jaxfix
+from jaxfix.bounded_data import load_json
 from jaxfix.config import Config, project_root
 from jaxfix.dependencies import (
     RunFiles,
@@ -370,7 +371,7 @@ class Cache:
             checksum, _, body = data[len(_MAGIC) :].partition(b"\n")
             if hashlib.sha256(body).hexdigest().encode() != checksum:
                 return None
-            entry = _expect(json.loads(body), dict)
+            entry = _expect(load_json(body), dict)
             if (
                 entry.keys() != _KEYS
                 or entry["settings"] != self.settings

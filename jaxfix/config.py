@@ -78,7 +78,8 @@ def load_config(path: Path | None) -> Config:
                 else f"known keys: {', '.join(sorted(BY_KEY))}"
             )
             raise ConfigError(f"{path}: unknown key '{key}' in [tool.jaxfix] ({hint})")
-        problem = kind_problem(BY_KEY[key].kind, BY_KEY[key].expects, value)
+        setting = BY_KEY[key]
+        problem = kind_problem(setting.kind, setting.expects, value, setting.most)
         if problem:
             raise ConfigError(f"{path}: '{key}' {problem}")
     return Config(path, dict(table), notes=notes)

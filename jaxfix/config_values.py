@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,18 +27,15 @@ class Config:
 
 
 def read_toml(path: Path) -> dict[str, Any]:
-    if sys.version_info >= (
-        3,
-        11,
-    ):  # imported here: a tree without a pyproject.toml never needs it
-        import tomllib
-    else:  # pragma: no cover - Python 3.10
-        import tomli as tomllib
+    """A TOML file's table, its numbers bounded (jaxfix/bounded_data.py); ConfigError, one
+    line, otherwise."""
+    from jaxfix.bounded_data import DataError, load_toml
+
     try:  # a config may come with a pull request: a symlink to /dev/zero is no config
-        return tomllib.loads(
+        return load_toml(
             read_regular(path, DEFAULT_MAX_FILE_SIZE, bound="max-file-size").decode(
                 "utf-8"
             )
         )
-    except (ReadError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+    except (ReadError, DataError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path}: cannot read config: {error}") from None

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from jaxfix.bounded_data import load_json
 from jaxfix.diagnostics import Dependency, WordLookup
 from jaxfix.file_io import ReadError, open_regular, read_regular
 from jaxfix.paths import PATH_STATES, path_state
@@ -205,7 +206,7 @@ def decode_run_files(data: bytes) -> RunFiles:
     """A `RunFiles` from `encode`'s bytes (its digest is theirs); ValueError/TypeError if they
     are not that."""
     entries = []
-    for item in json.loads(data):
+    for item in load_json(data):
         path, sig = item
         if not (isinstance(path, str) and os.path.isabs(path)):
             raise ValueError("run files: bad path")

@@ -19,6 +19,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from jaxfix.bounded_data import load_json
 from jaxfix.diagnostics import FileResult
 from jaxfix.file_io import ReadError, read_regular
 
@@ -92,7 +93,7 @@ def read_journal(path: Path) -> Unfinished | str | None:
         return f"jaxfix's journal {path.name} cannot be read: {error}"
     complete = data.split(b"\n")[:-1]  # what follows the last line break is cut off
     try:
-        entries = [json.loads(line) for line in complete]
+        entries = [load_json(line) for line in complete]
         base = entries[0]["base"]
         contents: dict[str, set[str]] = {}
         for entry in entries[1:]:

@@ -32,6 +32,7 @@ from json.decoder import scanstring  # type: ignore[attr-defined]  # public, unt
 from pathlib import Path
 from typing import Any
 
+from jaxfix.bounded_data import DataError, load_json
 from jaxfix.diagnostics import Diagnostic, FileResult, Location, Related
 from jaxfix.evidence import Evidence
 from jaxfix.options import Options
@@ -150,14 +151,12 @@ def load(source: bytes) -> tuple[bytes, str, dict[str, Any]]:
     """The document as data, or NotebookError: malformed JSON, not a notebook, not nbformat 4."""
     bom, text = _decode(source)
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
+        data = load_json(text)
+    except DataError as error:
         raise NotebookError(
-            f"not a notebook: invalid JSON: {error.msg}",
-            Location(error.lineno, error.colno),
+            f"not a notebook: {error}",
+            None if error.line is None else Location(error.line, error.column or 1),
         ) from None
-    except RecursionError:
-        raise NotebookError("not a notebook: JSON nested too deeply") from None
     if not isinstance(data, dict) or "nbformat" not in data:
         raise NotebookError(
             "not a Jupyter notebook: the JSON document has no 'nbformat' key"

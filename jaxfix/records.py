@@ -9,12 +9,12 @@ file "has changed since the run"), and its meshes must be what JAX's message say
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jaxfix.bounded_data import DataError, load_json
 from jaxfix.evidence import Evidence, Facts, MeshFacts
 from jaxfix.fromlog.errors import MessageError, read_facts, rules
 from jaxfix.fromlog.locate import LocateError, TreeIndex, locate
@@ -98,9 +98,11 @@ def _int(value: Any, what: str, low: int = 0, high: int = 2**31) -> int:
 
 
 def parse_jax_version(text: str | None) -> tuple[int, ...] | None:
-    """'0.12.0.1' -> (0, 12, 0, 1); a dev or rc suffix is dropped."""
+    """'0.12.0.1' -> (0, 12, 0, 1); a dev or rc suffix is dropped. None for what is no
+    version, such as a part of thousands of digits (from a record: Python will not read it)."""
     found = _VERSION.match(text) if isinstance(text, str) else None
-    return tuple(int(p) for p in found.group(0).split(".")[:4]) if found else None
+    parts = found.group(0).split(".")[:4] if found else []
+    return tuple(int(p) for p in parts) if parts and max(map(len, parts)) < 10 else None
 
 
 def _mesh(value: Any) -> MeshFacts:
@@ -255,7 +257,7 @@ def read_evidence(
         if not raw.strip():
             continue
         try:
-            record = json.loads(raw.decode("utf-8"))
+            record = load_json(raw.decode("utf-8"))
             if not isinstance(record, dict) or record.get("schema") != SCHEMA:
                 raise _Bad(f"not a {SCHEMA} record")
             kind = record.get("kind")
@@ -281,15 +283,11 @@ def read_evidence(
             code = _str(record, "code", limit=10) or ""
             if code not in rules():
                 raise _Bad(f"unknown rule code {code!r}")
-        except (
-            UnicodeDecodeError,
-            json.JSONDecodeError,
-            RecursionError,
-            _Bad,
-        ) as error:
+        except (UnicodeDecodeError, DataError, _Bad) as error:
             reason = (
                 "not JSON"
-                if isinstance(error, (UnicodeDecodeError, json.JSONDecodeError))
+                if isinstance(error, UnicodeDecodeError)
+                or (isinstance(error, DataError) and error.line is not None)
                 else str(error)
             )
             reading.errors.append(f"record {number}: {reason}: skipped")

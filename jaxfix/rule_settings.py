@@ -22,15 +22,19 @@ class RuleSetting:
     parse: Callable[[Any], Any] | None = None  # checks and converts; raises ValueError
 
 
-def kind_problem(kind: type, expects: str, value: Any) -> str | None:
+def kind_problem(
+    kind: type, expects: str, value: Any, most: int | None = None
+) -> str | None:
     """What is wrong with a config value of a setting of this kind (`must be ...`), or None:
-    one text for global and rule settings alike."""
+    one text for global and rule settings alike. `most`: the largest int it takes."""
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         return f"must be {expects}, got {value!r}"
     if kind is list and not all(isinstance(v, str) for v in value):
         return f"must be {expects} (strings), got {value!r}"
     if kind is int and value < 1:
         return f"must be {expects} (at least 1), got {value!r}"
+    if kind is int and most is not None and value > most:
+        return f"must be {expects} (at most {most}), got {value!r}"
     return None
 
 

@@ -81,6 +81,9 @@ class Setting:
     rule: str | None = None
     # Why a config file may not set it (a flag only), or None: the config reader says so.
     not_in_config: str | None = None
+    most: int | None = (
+        None  # the largest int it takes (a size jaxfix allocates or reads)
+    )
 
     @property
     def name(self) -> str:
@@ -187,6 +190,7 @@ SETTINGS: tuple[Setting, ...] = (
         "a number of bytes",
         commands=(),
         default=lambda: DEFAULT_MAX_FILE_SIZE,
+        most=2**30,  # a file is read whole: a larger bound is a read that cannot be had
     ),
     Setting(
         "max-log-size",
@@ -216,10 +220,12 @@ SETTINGS: tuple[Setting, ...] = (
         "output-file",
         str,
         "Write what goes to stdout (diagnostics, diffs, a --format document) to FILE instead, atomically.",
-        "a file path (relative to this file)",
+        "a file path",
         commands=(MAIN,),
         metavar="FILE",
         in_options=False,
+        not_in_config="a config file may come with a pull request and cannot choose where "
+        "jaxfix writes: give --output-file",
     ),
     Setting(
         "cache-dir",

@@ -19,6 +19,7 @@ import os
 import time
 from pathlib import Path
 
+from jaxfix.bounded_data import load_json
 from jaxfix.dependencies import SETTLED_NS, signature
 from jaxfix.file_io import ReadError, read_regular
 from jaxfix.safe_write import write_file
@@ -107,7 +108,7 @@ class SettledFiles:
         if hashlib.sha256(body).hexdigest().encode() != checksum:
             return {}
         try:
-            record = json.loads(body)
+            record = load_json(body)
         except (ValueError, RecursionError):
             return {}
         if not isinstance(record, dict) or record.get("settings") != self.settings:

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 from jaxfix import pool, runner
 from jaxfix.cli.main import cli
+from jaxfix.escaping import printable
 from jaxfix.safe_write import TEMP_SUFFIX
 from snippets import FIXED, VIOLATION
 
@@ -313,3 +314,215 @@ def test_named_files_too_deep_for_any_parser_are_one_error_each(tmp_path):
     assert len(lines) == 3 and all(
         "nested too deeply for the parser" in line for line in lines
     ), lines
+
+
+JAX002_SITE = (
+    ROOT / "fixtures/JAX002/abstract_mesh_update_of_device_array_mesh.py"
+).read_text()
+HUGE = "9" * 5000  # Python will not turn more than 4,300 digits into an int
+
+
+def _git_repo(path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+
+
+@pytest.mark.parametrize("fix", [False, True], ids=["check", "fix"])
+@pytest.mark.parametrize(
+    "value", [".git/config", ".git/hooks/pre-commit", "a.py", "report.txt"]
+)
+def test_a_pyproject_cannot_choose_where_the_report_goes(
+    tmp_path, monkeypatch, fix, value
+):
+    """A pull request's `output-file = ".git/config"` and a file named like a git config
+    setting once wrote `core.fsmonitor` (a command git runs) into .git/config; `a.py` left a.py
+    holding the report, or empty after fixing it. The key is the flag's alone now: one error."""
+    _git_repo(tmp_path)
+    hook = tmp_path / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\nexit 0\n")
+    hook.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    Path("a.py").write_text(JAX002_SITE)
+    Path("[core]fsmonitor=touch${IFS}PWNED_CFG;#.py").write_text(JAX002_SITE)
+    Path("pyproject.toml").write_text(f"[tool.jaxfix]\noutput-file = {value!r}\n")
+    before = {p: p.read_bytes() for p in (Path(".git/config"), hook, Path("a.py"))}
+    result = cli_run(*([] if fix else ["--check"]), ".")
+    assert result.exit_code == 2
+    assert error_lines(result.stderr) == [
+        f"jaxfix: error: {tmp_path / 'pyproject.toml'}: 'output-file' in [tool.jaxfix]: "
+        "a config file may come with a pull request and cannot choose where jaxfix "
+        "writes: give --output-file"
+    ]
+    assert {p: p.read_bytes() for p in before} == before
+    assert not Path("report.txt").exists()
+    subprocess.run(["git", "status"], capture_output=True, check=True)
+    assert not Path("PWNED_CFG").exists()
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "a.py",
+        "notes/b.ipynb",
+        "c.PY",
+        ".git/config",
+        ".GIT/hooks/pre-commit",
+        "sub/.Git/x",
+        ".git./config",
+        ".g\u200cit/config",
+        "GIT~1/config",
+    ],
+)
+def test_the_output_file_flag_is_never_source_or_inside_a_git_directory(
+    tmp_path, monkeypatch, value
+):
+    """`--output-file a.py` in fix mode printed `fixed a.py` and left it empty; a report is
+    never Python source, nor in `.git` however a case-folding file system may spell it."""
+    _git_repo(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    Path("a.py").write_text(VIOLATION)
+    config = Path(".git/config").read_bytes()
+    result = cli_run("--output-file", value, "a.py")
+    assert result.exit_code == 2
+    assert f"--output-file {printable(value)}: a report is not written" in result.stderr
+    assert Path("a.py").read_text() == VIOLATION
+    assert Path(".git/config").read_bytes() == config
+    assert cli_run("--check", "--output-file", "report.txt", "a.py").exit_code == 1
+    assert "JAX001" in Path("report.txt").read_text()
+
+
+def _notebook(metadata: str) -> str:
+    cell = {
+        "cell_type": "code",
+        "metadata": {},
+        "source": ["x = 1\n"],
+        "outputs": [],
+        "execution_count": None,
+    }
+    document = {
+        "cells": [cell],
+        "metadata": {"n": 0},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    return json.dumps(document).replace('"n": 0', f'"n": {metadata}')
+
+
+@pytest.mark.parametrize("output_format", ["text", "sarif"])
+def test_a_notebook_with_a_5000_digit_number_costs_only_itself(tmp_path, output_format):
+    """It was a ValueError traceback, exit 1 and an empty SARIF file: every finding lost."""
+    (tmp_path / "n.ipynb").write_text(_notebook(HUGE))
+    (tmp_path / "a.py").write_text(VIOLATION)
+    result = cli_run("--check", "--format", output_format, str(tmp_path))
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    assert error_lines(result.stderr) == [
+        f"{tmp_path / 'n.ipynb'}: error: not a notebook: a number of 5000 characters (at most 1000)"
+    ]
+    if output_format == "sarif":
+        (run,) = json.loads(result.stdout)["runs"]
+        assert [r["ruleId"] for r in run["results"]] == ["JAX001"]
+    else:
+        assert "JAX001" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (
+            f"[tool.jaxfix]\nmax-file-size = {HUGE}\n",
+            "cannot read config: an integer beyond TOML's 64 bits",
+        ),
+        (
+            "[tool.jaxfix]\nmax-file-size = 99999999999999999999999\n",
+            "cannot read config: integer 99999999999999999999999 is beyond TOML's 64 bits",
+        ),
+        (
+            "[tool.jaxfix]\nmax-file-size = 4611686018427387904\n",
+            "'max-file-size' must be a number of bytes (at most 1073741824), got 4611686018427387904",
+        ),
+        (
+            f"[tool.other]\nx = 1.{'0' * 2000}\n[tool.jaxfix]\n",
+            "cannot read config: a number of 2002 characters",
+        ),
+    ],
+    ids=["5000-digits", "beyond-64-bits", "beyond-a-read", "long-float"],
+)
+def test_numbers_in_a_config_are_bounded(tmp_path, content, message):
+    """A ValueError (5,000 digits), an OverflowError (a size no read can have) escaped as
+    tracebacks; now one line, exit 2, nothing written."""
+    (tmp_path / "pyproject.toml").write_text(content)
+    (tmp_path / "a.py").write_text(VIOLATION)
+    result = cli_run(str(tmp_path / "a.py"))
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    (line,) = error_lines(result.stderr)
+    assert message in line
+    assert (tmp_path / "a.py").read_text() == VIOLATION
+
+
+def test_an_evidence_record_with_a_5000_digit_number_is_one_skipped_record(tmp_path):
+    """A number in a record (F5) and a jax_version of thousands of digits (F6) were a
+    ValueError traceback; a record is skipped, the other records still count."""
+    site = tmp_path / "a.py"
+    site.write_text(JAX002_SITE)
+    line = (
+        JAX002_SITE.splitlines().index(
+            "    with use_abstract_mesh(mesh.abstract_mesh.update(axis_sizes=(4, 4))):"
+        )
+        + 1
+    )
+    message = (
+        "use_abstract_mesh cannot change the size of the mesh. Got new mesh: "
+        "AbstractMesh('data': 4, 'model': 4) with size=16 and prev mesh: "
+        "AbstractMesh('data': 2, 'model': 4) with size=8"
+    )
+    error = {
+        "schema": "jaxfix-evidence/1",
+        "kind": "error",
+        "code": "JAX002",
+        "message": message,
+        "frames": [{"path": str(site), "line": line}],
+    }
+    records = [
+        json.dumps({**error, "pid": 0}).replace('"pid": 0', f'"pid": {HUGE}'),
+        json.dumps({**error, "jax_version": f"0.{HUGE}"}),
+        json.dumps({**error, "jax_version": "0.12.0.1"}),
+    ]
+    (tmp_path / "e.jsonl").write_text("\n".join(records) + "\n")
+    result = cli_run("--check", "--evidence", str(tmp_path / "e.jsonl"), str(site))
+    assert "Traceback" not in result.stderr
+    assert (
+        "record 1: a number of 5000 characters (at most 1000): skipped" in result.stderr
+    )
+    assert "JAX002" in result.stdout
+    from jaxfix.records import parse_jax_version, read_evidence
+
+    assert parse_jax_version(f"0.{HUGE}") is None
+    assert parse_jax_version("0.12.0.1rc2") == (0, 12, 0, 1)
+    reading = read_evidence("\n".join(records).encode(), [site])
+    assert [e.jax_version for e in reading.evidence[site]] == [(0, 12, 0, 1)]
+
+
+def test_an_exception_that_escapes_the_cli_is_one_line_and_exit_2(
+    tmp_path, monkeypatch
+):
+    """Exit 1 means findings: `--format sarif > f.sarif || [ $? -eq 1 ]` passed with an empty
+    file when a run crashed. Whatever escapes is one line and exit 2; FILE is left as it was."""
+    from jaxfix.cli import main as cli_main
+
+    def crash(*args, **kwargs):
+        raise ValueError("boom\x1b[31m")
+
+    monkeypatch.setattr(cli_main, "run_files", crash)
+    monkeypatch.chdir(tmp_path)
+    Path("a.py").write_text(VIOLATION)
+    monkeypatch.setattr(
+        sys,
+        "argv",
+        ["jaxfix", "--check", "--format", "sarif", "--output-file", "f.sarif", "a.py"],
+    )
+    with pytest.raises(SystemExit) as stop:
+        cli_main.main()
+    assert stop.value.code == 2
+    assert capsys.readouterr().err == (
+        "jaxfix: error: internal error, run stopped: ValueError: boom\\x1b[31m\n"
+    )
+    assert not Path("f.sarif").exists()

@@ -36,11 +36,12 @@ VALUES = {
     "max-log-size": (1000, None),
     "max-parse-memory": (4096, None),
     "src": (["src"], None),
-    "output-file": ("out.txt", ["--output-file", "out.txt"]),
     "cache-dir": ("cache", ["--cache-dir", "cache"]),
 }
-# A flag only (a config file may not name code to import): its flag, not a config value.
+# Flags only (a config file may not name code to import, nor where jaxfix writes): their
+# flags, not config values.
 VALUES["rule-modules"] = (None, ["--rule-module", str(RULES_DIR)])
+VALUES["output-file"] = (None, ["--output-file", "out.txt"])
 COMMANDS = {MAIN: check, MIGRATE: migrate}
 
 

@@ -9,7 +9,6 @@ not be posted or the environment is not a pull/merge request's.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -19,6 +18,7 @@ import click
 
 from jaxfix.bot.findings import Findings, failed, jaxfix_command, run_jaxfix
 from jaxfix.bot.rest import ApiError
+from jaxfix.bounded_data import load_json
 from jaxfix.escaping import printable
 
 
@@ -105,7 +105,7 @@ def main(
         if host == "github":
             from jaxfix.bot import github
 
-            event = json.loads(
+            event = load_json(
                 Path(_env("GITHUB_EVENT_PATH")).read_text(encoding="utf-8")
             )
             pull = event.get("pull_request")

@@ -6,11 +6,12 @@ what `jaxfix --check --format github-suggestions` prints for the pull request's 
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from jaxfix.bounded_data import load_json
 
 MARKER = "<!-- jaxfix -->"  # ends every inline comment the bot writes
 
@@ -70,8 +71,8 @@ def run_jaxfix(command: list[str], cwd: Path) -> Findings:
         raise RuntimeError(
             f"jaxfix exited with {done.returncode}: {' '.join(errors) or done.stderr.decode('utf-8', 'replace')[-300:]}"
         )
-    try:
-        items = json.loads(done.stdout or b"[]")
+    try:  # nothing on stdout but for an error: the suggestions went somewhere else
+        items = load_json(done.stdout or (b"[]" if done.returncode == 2 else b""))
     except ValueError:
         items = None
     if not isinstance(items, list):

@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from jaxfix.bounded_data import load_json
+
 _NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="next"')
 MAX_WAIT = 60.0  # seconds a single rate-limit pause may last before the bot gives up
 ATTEMPTS = 4
@@ -128,7 +130,7 @@ def _json(raw: bytes, method: str, url: str) -> Any:
     if not raw.strip():
         return None
     try:
-        return json.loads(raw)
+        return load_json(raw)
     except ValueError:
         raise ApiError(method, url, 0, "the answer is not JSON") from None
 
@@ -150,7 +152,7 @@ def _rate_limit_wait(status: int, headers: dict[str, str]) -> float | None:
 
 def _reason(error: urllib.error.HTTPError) -> str:
     try:
-        data = json.loads(error.read(64 * 1024) or b"null")
+        data = load_json(error.read(64 * 1024) or b"null")
     except (ValueError, OSError):
         data = None
     if isinstance(data, dict):

@@ -33,7 +33,7 @@ def settings_text(
         "strict": bool(flags.get("strict") or config.values.get("strict")),
         "src": config.values.get("src", ["."]),
         "cache-dir": str(cache) if cache is not None else None,
-        "output-file": flags.get("output_file") or config.values.get("output-file"),
+        "output-file": flags.get("output_file"),
     }
     lines = [
         f"config file: {config.path if config.path else 'none (defaults)'}",

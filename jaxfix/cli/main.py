@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import importlib
 import json
-import os
 import signal
 import sys
 from collections.abc import Callable
@@ -38,7 +37,7 @@ from jaxfix.config import Config, project_roots
 from jaxfix.diagnostics import FileResult
 from jaxfix.discovery import Discovery, discover, is_excluded
 from jaxfix.options import Options
-from jaxfix.paths import display_path, outside_the_project, symlink_on_the_way
+from jaxfix.paths import display_path
 from jaxfix.runner import default_jobs, run_files
 from jaxfix.safe_write import remove_stale_temps
 from jaxfix.settings import MAIN
@@ -398,15 +397,16 @@ def _check(
             options = replace(options, changed_lines=changed_lines(diff_base))
         except ChangedLinesError as error:
             raise click.UsageError(str(error)) from None
-    output_file = flags["output_file"] and Path(flags["output_file"])
-    if (
-        output_file is None
-        and config.values.get("output-file")
-        and config.path is not None
-    ):
-        output_file = _config_output_file(config)
-    if output_file:
-        capture.start(output_file)
+    if flags["output_file"]:  # a flag only: a config cannot choose where jaxfix writes
+        from jaxfix.cli.output_file import destination_problem
+        from jaxfix.escaping import printable
+
+        problem = destination_problem(Path(flags["output_file"]))
+        if problem is not None:
+            raise click.UsageError(
+                printable(f"--output-file {flags['output_file']}: {problem}")
+            )
+        capture.start(Path(flags["output_file"]))
     cache_path = cache_dir(
         flags["cache_dir"] and Path(flags["cache_dir"]), config, path_list
     )
@@ -846,26 +846,13 @@ def main() -> None:
             f"jaxfix: interrupted by {signal.Signals(stop.code - 128).name}; files not yet written are unchanged\n"
         )
         raise
+    except Exception as error:  # exit 1 means findings: what escapes is an error
+        from jaxfix.escaping import printable
 
-
-def _config_output_file(config: Config) -> Path:
-    """`output-file` from a config file: the project may be a stranger's pull request, so it may
-    not lead the write out of the project (absolute, `..`, or through a committed symlink);
-    `--output-file`, the user's own, may point anywhere."""
-    from jaxfix.escaping import printable
-
-    assert config.path is not None
-    value = config.values["output-file"]
-    root = Path(os.path.abspath(config.path.parent))
-    target = Path(os.path.abspath(root / value))
-    reason = (
-        f"points outside the project ({root})"
-        if outside_the_project(value, target, root)
-        else symlink_on_the_way(target, root, include_target=False)
-    )
-    if reason is not None:
-        raise click.UsageError(
-            printable(f"{config.path}: output-file {value!r}: {reason}")
-            + " (--output-file writes anywhere you say)"
+        sys.stderr.write(
+            printable(
+                f"jaxfix: error: internal error, run stopped: {type(error).__name__}: {error}"
+            )[:2000]
+            + "\n"
         )
-    return target
+        sys.exit(2)

@@ -3,9 +3,35 @@
 from __future__ import annotations
 
 import io
+import os
 import sys
 from pathlib import Path
 from typing import Any
+
+# Code points HFS+ ignores in a name (git's own `.git` check drops them too).
+_IGNORED = dict.fromkeys(
+    map(
+        ord,
+        "\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u206a\u206b\u206c\u206d\u206e\u206f\ufeff",
+    )
+)
+_SOURCE = (".py", ".pyi", ".pyw", ".ipynb")
+
+
+def destination_problem(path: Path) -> str | None:
+    """Why a report may not go to `path`, or None: a report is never written over Python
+    source or a notebook (`--output-file a.py` would leave a.py holding the report, or empty
+    after fixing it), nor into a `.git` directory (git runs what its config and hooks say),
+    spelled in any case or with what a case-folding or Windows file system ignores."""
+    names = [
+        part.translate(_IGNORED).rstrip(". ").casefold()
+        for part in Path(os.path.normpath(path)).parts
+    ]
+    if names and names[-1].endswith(_SOURCE):
+        return "a report is not written over Python source or a notebook"
+    if any(name in (".git", "git~1") for name in names):
+        return "a report is not written into a .git directory"
+    return None
 
 
 class OutputFile:

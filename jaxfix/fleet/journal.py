@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 
 from jaxfix import __version__
+from jaxfix.bounded_data import load_json
 from jaxfix.migrate import RepoReport
 from jaxfix.safe_write import write_file
 
@@ -30,7 +31,7 @@ def load(out: Path) -> dict[str, RepoReport]:
     snapshot = out / REPORT_JSON
     if snapshot.exists():
         try:
-            document = json.loads(snapshot.read_text(encoding="utf-8"))
+            document = load_json(snapshot.read_text(encoding="utf-8"))
             entries.update(
                 (e["repo"], RepoReport.from_json(e)) for e in document["repos"]
             )
@@ -45,7 +46,7 @@ def load(out: Path) -> dict[str, RepoReport]:
             if not line.strip():
                 continue
             try:
-                entry = RepoReport.from_json(json.loads(line))
+                entry = RepoReport.from_json(load_json(line))
             except (ValueError, KeyError, TypeError) as error:
                 if number == len(lines):  # no newline yet: the write was cut short
                     break
