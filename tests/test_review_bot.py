@@ -580,3 +580,38 @@ def test_a_base_git_would_read_as_an_option_is_refused(tmp_path):
     with pytest.raises(BotError, match="not a git revision"):
         _merge_base("--output=WRITTEN", tmp_path)
     assert not (tmp_path / "WRITTEN").exists()
+
+
+def test_the_checked_trees_config_cannot_redirect_the_suggestions(pull, tmp_path):
+    """A pull request's `output-file` sent the bot's suggestions JSON into the tree: `0
+    posted`, exit 0 with `--fail-on errors`. Now the config is refused: an error, the job fails."""
+    repo, base, _ = pull
+    head = _commit(
+        repo,
+        {"pyproject.toml": '[tool.jaxfix]\noutput-file = "suggestions.json"\n'},
+        "send the suggestions elsewhere",
+    )
+    host = Host(patches=_patches(repo, base), head_sha=head)
+    with Server(host) as url:
+        done = _bot(
+            _github_env(url, repo, _event(tmp_path, base, head), host),
+            "github",
+            "--fail-on",
+            "errors",
+            cwd=repo,
+        )
+    assert done.returncode == 1, done.stderr
+    assert "'output-file' in [tool.jaxfix]" in done.stderr
+    assert not (repo / "suggestions.json").exists()
+    (review,) = _posted_reviews(host)
+    assert "output-file" in review["body"]
+
+
+def test_findings_with_nothing_on_stdout_are_an_error(tmp_path):
+    """Exit 0 or 1 and nothing printed: the suggestions went somewhere else, never `0 posted`."""
+    from jaxfix.bot.findings import run_jaxfix
+
+    with pytest.raises(RuntimeError, match="printed no suggestions"):
+        run_jaxfix([sys.executable, "-c", "raise SystemExit(1)"], tmp_path)
+    errored = run_jaxfix([sys.executable, "-c", "raise SystemExit(2)"], tmp_path)
+    assert (errored.comments, errored.exit_code) == ((), 2)
