@@ -502,7 +502,7 @@ def test_an_evidence_record_with_a_5000_digit_number_is_one_skipped_record(tmp_p
 
 
 def test_an_exception_that_escapes_the_cli_is_one_line_and_exit_2(
-    tmp_path, monkeypatch
+    tmp_path, monkeypatch, capsys
 ):
     """Exit 1 means findings: `--format sarif > f.sarif || [ $? -eq 1 ]` passed with an empty
     file when a run crashed. Whatever escapes is one line and exit 2; FILE is left as it was."""
@@ -519,8 +519,13 @@ def test_an_exception_that_escapes_the_cli_is_one_line_and_exit_2(
         "argv",
         ["jaxfix", "--check", "--format", "sarif", "--output-file", "f.sarif", "a.py"],
     )
-    with pytest.raises(SystemExit) as stop:
-        cli_main.main()
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:  # main() installs its own; later tests need pytest's back
+        with pytest.raises(SystemExit) as stop:
+            cli_main.main()
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
     assert stop.value.code == 2
     assert capsys.readouterr().err == (
         "jaxfix: error: internal error, run stopped: ValueError: boom\\x1b[31m\n"
