@@ -104,17 +104,26 @@ def workflow_property(text: str) -> str:
     return workflow_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-# -- Markdown (migrate's report.md) -----------------------------------------------------------------
+# -- Markdown (migrate's report.md, review comments) ------------------------------------------------
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>#|!~&])")
 _BACKTICKS = re.compile(r"`+")
 
 
+def no_mentions(text: str) -> str:
+    """Markdown or HTML text (outside code, where GitHub and GitLab look for none) with a
+    zero-width space (`&#8203;`) after each `@`: it reads the same, but `@user`, `@org/team`,
+    `@here` or `@all` taken from a stranger's code or file name notifies nobody. The space is
+    written as an entity so the text stays printable (`&#64;` alone would not do: the hosts
+    decode entities before they look for mentions)."""
+    return text.replace("@", "@&#8203;")
+
+
 def markdown_text(text: str) -> str:
     """Plain text on one Markdown line (a list item, a heading, a table cell): printable, and
     every character Markdown gives a meaning backslash-escaped, so no link, image, emphasis,
-    HTML or cell border comes out of it."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", printable(text))
+    HTML or cell border comes out of it, and no @-mention (no_mentions)."""
+    return no_mentions(_MARKDOWN_SPECIAL.sub(r"\\\1", printable(text)))
 
 
 def markdown_code(text: str) -> str:
