@@ -104,7 +104,7 @@ def workflow_property(text: str) -> str:
     return workflow_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-# -- Markdown (migrate's report.md, review comments) ------------------------------------------------
+# -- Markdown (migrate's report.md) -----------------------------------------------------------------
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>#|!~&])")
 _BACKTICKS = re.compile(r"`+")
@@ -122,8 +122,8 @@ def no_mentions(text: str) -> str:
 def markdown_text(text: str) -> str:
     """Plain text on one Markdown line (a list item, a heading, a table cell): printable, and
     every character Markdown gives a meaning backslash-escaped, so no link, image, emphasis,
-    HTML or cell border comes out of it, and no @-mention (no_mentions)."""
-    return no_mentions(_MARKDOWN_SPECIAL.sub(r"\\\1", printable(text)))
+    HTML or cell border comes out of it."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", printable(text))
 
 
 def markdown_code(text: str) -> str:
@@ -141,16 +141,16 @@ def markdown_message(text: str) -> str:
     """A jaxfix message in Markdown (a review comment's body): its `code` spans stay code spans
     (each rewritten by markdown_code), the text between them is markdown_text. A backtick from
     the user's code only moves where a span ends: every piece is escaped for what it becomes,
-    and a backtick opening nothing is shown as one."""
+    a backtick opening nothing is shown as one, and the text mentions nobody (no_mentions)."""
     parts = text.split("`")
     out = []
     for index, part in enumerate(parts):
         if index % 2 == 0:
-            out.extend([markdown_text(part)] if part else [])
+            out.extend([no_mentions(markdown_text(part))] if part else [])
         elif (
             index == len(parts) - 1
         ):  # an odd number of backticks: the last opens no span
-            out.append(markdown_text("`" + part))
+            out.append(no_mentions(markdown_text("`" + part)))
         elif part:
             if out and out[-1].endswith(
                 "`"

@@ -692,6 +692,20 @@ def test_next_pages_are_bounded_and_a_loop_is_one_line():
     assert host.violations == []
 
 
+def test_a_link_header_of_many_angle_brackets_is_read_in_linear_time():
+    """A 60,000-character `Link` of `<`s took the next-link pattern half a minute a page."""
+    import time
+
+    from jaxfix.bot import github
+
+    host = Host()
+    with Server(host) as url:
+        host.answers[FILES] = Answer(200, [], {"Link": "<" * 60_000 + 'a; rel="next"'})
+        started = time.monotonic()
+        assert list(github.client(url, host.token).pages(FILES)) == []
+        assert time.monotonic() - started < 5
+
+
 HOSTILE_TEXT = (
     "\x1b]8;;https://attacker.example/\x07click\x1b]8;;\x07 \x9b2J\r\nforged line"
 )

@@ -23,7 +23,9 @@ from typing import Any
 
 from jaxfix.escaping import printable
 
-_NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="next"')
+_NEXT = re.compile(
+    r'<([^<>]+)>\s*;\s*rel="next"'
+)  # no `<` inside: linear on any header
 MAX_WAIT = 60.0  # seconds a single rate-limit pause may last before the bot gives up
 ATTEMPTS = 4
 MAX_BODY = 32 * 1024 * 1024  # bytes of one answer
