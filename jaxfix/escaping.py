@@ -110,6 +110,15 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>#|!~&])")
 _BACKTICKS = re.compile(r"`+")
 
 
+def no_mentions(text: str) -> str:
+    """Markdown or HTML text (outside code, where GitHub and GitLab look for none) with a
+    zero-width space (`&#8203;`) after each `@`: it reads the same, but `@user`, `@org/team`,
+    `@here` or `@all` taken from a stranger's code or file name notifies nobody. The space is
+    written as an entity so the text stays printable (`&#64;` alone would not do: the hosts
+    decode entities before they look for mentions)."""
+    return text.replace("@", "@&#8203;")
+
+
 def markdown_text(text: str) -> str:
     """Plain text on one Markdown line (a list item, a heading, a table cell): printable, and
     every character Markdown gives a meaning backslash-escaped, so no link, image, emphasis,
@@ -132,16 +141,16 @@ def markdown_message(text: str) -> str:
     """A jaxfix message in Markdown (a review comment's body): its `code` spans stay code spans
     (each rewritten by markdown_code), the text between them is markdown_text. A backtick from
     the user's code only moves where a span ends: every piece is escaped for what it becomes,
-    and a backtick opening nothing is shown as one."""
+    a backtick opening nothing is shown as one, and the text mentions nobody (no_mentions)."""
     parts = text.split("`")
     out = []
     for index, part in enumerate(parts):
         if index % 2 == 0:
-            out.extend([markdown_text(part)] if part else [])
+            out.extend([no_mentions(markdown_text(part))] if part else [])
         elif (
             index == len(parts) - 1
         ):  # an odd number of backticks: the last opens no span
-            out.append(markdown_text("`" + part))
+            out.append(no_mentions(markdown_text("`" + part)))
         elif part:
             if out and out[-1].endswith(
                 "`"

@@ -45,6 +45,17 @@ def suggestion_blocks(body: str) -> list[tuple[str, list[str]]]:
 
 
 @dataclass
+class Answer:
+    """A hostile or odd answer to one path: `{next}` in a header value is the next page's number
+    (the request's `page` + 1), `reason` the status line's phrase, `data` JSON (None: no body)."""
+
+    status: int = 200
+    data: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    reason: str | None = None
+
+
+@dataclass
 class Host:
     """What the fake host holds and what it was asked."""
 
@@ -65,6 +76,13 @@ class Host:
     refuse_lines: set[tuple[str, int]] = field(
         default_factory=set
     )  # lines GitHub 422s though the patch shows them
+    answers: dict[str, Answer] = field(
+        default_factory=dict
+    )  # path -> what the host answers there instead
+    tokens_seen: list[str | None] = field(
+        default_factory=list
+    )  # each request's Authorization or PRIVATE-TOKEN header
+    request_limit: int = 10_000  # more requests than this: 500 and a violation
     login: str = "github-actions[bot]"
     token: str = "secret-token"
     head_sha: str = "0" * 40
@@ -90,10 +108,14 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def _send(
-        self, status: int, data: Any = None, headers: dict[str, str] | None = None
+        self,
+        status: int,
+        data: Any = None,
+        headers: dict[str, str] | None = None,
+        reason: str | None = None,
     ) -> None:
         raw = b"" if data is None else json.dumps(data).encode()
-        self.send_response(status)
+        self.send_response(status, reason)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(raw)))
         for key, value in (headers or {}).items():
@@ -138,6 +160,24 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(length)) if length else None
         path = urlsplit(self.path).path
         self.host.requests.append((method, path, body))
+        self.host.tokens_seen.append(
+            self.headers.get("Authorization") or self.headers.get("PRIVATE-TOKEN")
+        )
+        if len(self.host.requests) > self.host.request_limit:
+            self.host.violations.append(f"more than {self.host.request_limit} requests")
+            return self._send(500, {"message": "fake host: too many requests"})
+        if path in self.host.answers:
+            answer = self.host.answers[path]
+            page = int(parse_qs(urlsplit(self.path).query).get("page", ["1"])[0])
+            return self._send(
+                answer.status,
+                answer.data,
+                {
+                    k: v.replace("{next}", str(page + 1))
+                    for k, v in answer.headers.items()
+                },
+                answer.reason,
+            )
         if self.host.rate_limit:
             headers = self.host.rate_limit.pop(0)
             return self._send(

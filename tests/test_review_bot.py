@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import site
 import subprocess
 import sys
@@ -16,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fake_code_host import Host, Server, reset_in, suggestion_blocks
+from fake_code_host import Answer, Host, Server, reset_in, suggestion_blocks
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "fixtures" / "JAX001" / "bare_jit_decorator_lower.py"
@@ -615,3 +614,362 @@ def test_findings_with_nothing_on_stdout_are_an_error(tmp_path):
         run_jaxfix([sys.executable, "-c", "raise SystemExit(1)"], tmp_path)
     errored = run_jaxfix([sys.executable, "-c", "raise SystemExit(2)"], tmp_path)
     assert (errored.comments, errored.exit_code) == ((), 2)
+
+
+# -- The host is a stranger too: the token, what it says, what it answers ----------------------
+
+FILES = "/repos/owner/repo/pulls/7/files"
+
+
+def _one_error_line(done: subprocess.CompletedProcess) -> str:
+    """The bot's failure: exit 2 and one line on stderr, no traceback."""
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    return done.stderr
+
+
+def test_a_redirect_to_another_origin_does_not_get_the_token(pull, tmp_path):
+    """F14: urllib re-sends `Authorization` to wherever a 302 points."""
+    repo, base, head = pull
+    host, elsewhere = Host(patches=_patches(repo, base), head_sha=head), Host()
+    with Server(elsewhere) as other, Server(host) as url:
+        host.answers[FILES] = Answer(302, headers={"Location": f"{other}{FILES}"})
+        done = _bot(
+            _github_env(url, repo, _event(tmp_path, base, head), host),
+            "github",
+            cwd=repo,
+        )
+    line = _one_error_line(done)
+    assert f"redirects to {other}: not followed" in line
+    assert elsewhere.requests == [] and host.writes() == []
+
+
+def test_a_redirect_within_the_api_is_followed_for_a_get_only():
+    """GitHub answers 301 for a renamed repository: the same origin, followed for a GET; a
+    write is never redirected (urllib would re-send a POST as a GET without its body)."""
+    from jaxfix.bot import github
+    from jaxfix.bot.rest import ApiError
+
+    host = Host(patches={"a.py": "@@ -0,0 +1 @@\n+x\n"})
+    moved = "/repos/old/repo/pulls/7/files"
+    with Server(host) as url:
+        host.answers[moved] = Answer(
+            301, headers={"Location": f"{url}{FILES}?per_page=100"}
+        )
+        host.answers["/repos/old/repo/pulls/7/reviews"] = Answer(
+            307, headers={"Location": f"{url}/repos/owner/repo/pulls/7/reviews"}
+        )
+        api = github.client(url, host.token)
+        assert [f["filename"] for f in api.pages(moved)] == ["a.py"]
+        with pytest.raises(ApiError, match="not followed"):
+            api.request("POST", "/repos/old/repo/pulls/7/reviews", {"body": "x"})
+    assert [p for m, p, _ in host.requests] == [moved, FILES, moved[:-5] + "reviews"]
+    assert host.violations == []
+
+
+def test_a_next_page_at_another_origin_or_over_plain_http_is_refused():
+    """F15: a `Link: <...>; rel="next"` is followed only within the API's origin, so the token
+    goes neither to another host nor, from an https API, over plain http."""
+    from jaxfix.bot import github, gitlab
+    from jaxfix.bot.rest import ApiError, origin
+
+    host, elsewhere = Host(), Host()
+    with Server(elsewhere) as other, Server(host) as url:
+        host.answers[FILES] = Answer(
+            200, [], {"Link": f'<{other}{FILES}?page=2>; rel="next"'}
+        )
+        with pytest.raises(
+            ApiError, match=f"points to {other}, not the API's {url}: not followed"
+        ):
+            list(github.client(url, host.token).pages(FILES))
+        assert elsewhere.requests == [] and len(host.requests) == 1
+        # An https API whose next link says http: (the same host and port) is refused unsent.
+        https = url.replace("http://", "https://")
+        for api in (
+            github.client(https, host.token),
+            gitlab.client(https + "/api/v4", host.token),
+        ):
+            with pytest.raises(ApiError, match="not followed"):
+                api.request("GET", f"{url}{FILES}?page=2")
+        assert len(host.requests) == 1
+    assert origin("https://h.example/a") == origin("https://H.example:443/b")
+    assert origin("https://h.example/a") != origin("http://h.example:443/a")
+
+
+def test_next_pages_are_bounded_and_a_loop_is_one_line():
+    """F16: a next link that points to itself (16,114 requests in 20 s before) or never ends."""
+    from jaxfix.bot import github, gitlab
+    from jaxfix.bot.rest import ApiError
+
+    host = Host(request_limit=50)
+    with Server(host) as url:
+        host.answers[FILES] = Answer(200, [], {"Link": f'<{url}{FILES}>; rel="next"'})
+        with pytest.raises(ApiError, match="next page is one already read"):
+            list(github.client(url, host.token).pages(FILES))
+        assert len(host.requests) == 2
+        host.answers[FILES] = Answer(
+            200, [], {"Link": f'<{url}{FILES}?page={{next}}>; rel="next"'}
+        )
+        api = github.client(url, host.token)
+        api.max_pages = 5
+        with pytest.raises(ApiError) as error:
+            list(api.pages(FILES))
+        assert str(error.value) == (
+            f"GET {FILES}: more than 5 pages: the host's next pages do not end"
+        )
+        assert len(host.requests) == 2 + 5
+        diffs = "/api/v4/projects/42/merge_requests/3/diffs"
+        host.answers[diffs] = Answer(200, [], {"X-Next-Page": "2"})
+        with pytest.raises(ApiError, match="already read"):
+            list(gitlab.client(url + "/api/v4", host.token).pages(diffs[7:]))
+        assert len(host.requests) == 2 + 5 + 2
+    assert host.violations == []
+
+
+def test_a_link_header_of_many_angle_brackets_is_read_in_linear_time():
+    """A 60,000-character `Link` of `<`s took the next-link pattern half a minute a page."""
+    import time
+
+    from jaxfix.bot import github
+
+    host = Host()
+    with Server(host) as url:
+        host.answers[FILES] = Answer(200, [], {"Link": "<" * 60_000 + 'a; rel="next"'})
+        started = time.monotonic()
+        assert list(github.client(url, host.token).pages(FILES)) == []
+        assert time.monotonic() - started < 5
+
+
+HOSTILE_TEXT = (
+    "\x1b]8;;https://attacker.example/\x07click\x1b]8;;\x07 \x9b2J\r\nforged line"
+)
+
+
+def test_the_host_s_text_is_printed_escaped():
+    """F17: an OSC sequence in the host's message or status line reached the CI log raw."""
+    from jaxfix.bot import github, gitlab
+    from jaxfix.bot.rest import ApiError
+
+    host = Host()
+    with Server(host) as url:
+        host.answers[FILES] = Answer(500, {"message": HOSTILE_TEXT})
+        with pytest.raises(ApiError) as from_json:
+            list(github.client(url, host.token).pages(FILES))
+        mr = "/api/v4/projects/42/merge_requests/3"
+        host.answers[mr] = Answer(502, reason="Bad \x1b]0;title\x07 Gateway")
+        with pytest.raises(ApiError) as from_status:
+            gitlab.client(url + "/api/v4", host.token).request("GET", mr[7:])
+    for error in (from_json.value, from_status.value):
+        text = str(error)
+        assert text.isprintable() and "\x1b" not in text, repr(text)
+    assert "\\x1b]8;;https://attacker.example/\\x07click" in str(from_json.value)
+    assert "Bad \\x1b]0;title\\x07 Gateway" in str(from_status.value)
+
+
+@pytest.mark.parametrize("which", ["github", "gitlab"])
+def test_a_host_that_echoes_the_token_does_not_get_it_printed(which):
+    """F18: the token in the host's error message (or its status line) is redacted."""
+    from jaxfix.bot import github, gitlab
+    from jaxfix.bot.rest import ApiError
+
+    host = Host()
+    path = FILES if which == "github" else "/api/v4/projects/42/merge_requests/3"
+    with Server(host) as url:
+        host.answers[path] = Answer(
+            401, {"message": f"Bad credentials: {host.token}"}, reason=host.token
+        )
+        api = (
+            github.client(url, host.token)
+            if which == "github"
+            else gitlab.client(url + "/api/v4", host.token)
+        )
+        with pytest.raises(ApiError) as error:
+            api.request("GET", path if which == "github" else path[7:])
+        assert str(error.value).endswith("HTTP 401: Bad credentials: ***")
+        host.answers[path] = Answer(401, reason=f"no {host.token} here")
+        with pytest.raises(ApiError) as error:
+            api.request("GET", path if which == "github" else path[7:])
+        assert str(error.value).endswith("HTTP 401: no *** here")
+
+
+def test_the_bot_prints_the_host_s_error_as_one_escaped_line_without_the_token(
+    pull, tmp_path
+):
+    """F17, F18 through the bot's own output."""
+    repo, base, head = pull
+    host = Host(patches=_patches(repo, base), head_sha=head)
+    with Server(host) as url:
+        host.answers[FILES] = Answer(
+            403, {"message": f"{HOSTILE_TEXT} token={host.token}"}
+        )
+        done = _bot(
+            _github_env(url, repo, _event(tmp_path, base, head), host),
+            "github",
+            cwd=repo,
+        )
+    line = _one_error_line(done)
+    assert host.token not in line and "token=***" in line
+    assert "\x1b" not in line and "\x9b" not in line and "\\x1b]8;;" in line
+
+
+def test_wrongly_typed_answers_are_one_line_exit_2(pull, tmp_path):
+    """F19: a list of files that are not files was a traceback in patches.py, exit 1."""
+    repo, base, head = pull
+    host = Host(patches=_patches(repo, base), head_sha=head)
+    with Server(host) as url:
+        host.answers[FILES] = Answer(
+            200, [{"filename": 5, "patch": ["x"]}, "str", None]
+        )
+        done = _bot(
+            _github_env(url, repo, _event(tmp_path, base, head), host),
+            "github",
+            cwd=repo,
+        )
+    line = _one_error_line(done)
+    assert (
+        f"GET {FILES}: unexpected shape: answer[0].filename is an integer, expected a string"
+        in line
+    )
+    assert host.writes() == []
+
+
+@pytest.mark.parametrize(
+    ("path", "data", "problem"),
+    [
+        (
+            "/reviews",
+            [{"id": "1; DROP", "body": "x"}],
+            "answer[0].id is a string, expected an integer",
+        ),
+        (
+            "/reviews",
+            [{"id": 1, "user": "mallory"}],
+            "answer[0].user is a string, expected an object or null",
+        ),
+        ("/reviews", {"id": 1}, "answer is an object, expected a list"),
+        (
+            "/files",
+            [{"filename": "a.py", "patch": True}],
+            "answer[0].patch is true or false, expected a string or null",
+        ),
+    ],
+)
+def test_github_answers_of_the_wrong_shape(path, data, problem):
+    from jaxfix.bot import github
+    from jaxfix.bot.rest import ApiError
+
+    host = Host()
+    pr = github.PullRequest("owner", "repo", 7, "0" * 40)
+    with Server(host) as url:
+        host.answers[pr.path + path] = Answer(200, data)
+        with pytest.raises(ApiError, match=re.escape(problem)):
+            github.post_review(github.client(url, host.token), pr, [])
+
+
+@pytest.mark.parametrize(
+    ("path", "data", "problem"),
+    [
+        ("", {"diff_refs": ["x"]}, "answer.diff_refs is a list, expected an object"),
+        (
+            "/diffs",
+            [{"new_path": None}],
+            "answer[0].new_path is null, expected a string",
+        ),
+        (
+            "/discussions",
+            [{"id": "d1", "notes": [{"id": 1, "position": {"new_line": "3"}}]}],
+            "answer[0].notes[0].position.new_line is a string, expected an integer or null",
+        ),
+    ],
+)
+def test_gitlab_answers_of_the_wrong_shape(path, data, problem):
+    from jaxfix.bot import gitlab
+    from jaxfix.bot.rest import ApiError
+
+    host = Host()
+    mr = gitlab.MergeRequest("42", 3)
+    with Server(host) as url:
+        host.answers["/api/v4" + mr.path + path] = Answer(200, data)
+        with pytest.raises(ApiError, match=re.escape(problem)):
+            gitlab.post_discussions(gitlab.client(url + "/api/v4", host.token), mr, [])
+
+
+def test_an_event_or_suggestions_of_the_wrong_shape_are_one_line(tmp_path):
+    """F19 for the bot's own inputs: the pull request's event and jaxfix's suggestions."""
+    from jaxfix.bot.findings import run_jaxfix
+
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"number": 7, "head": "abc"}}))
+    env = {
+        **os.environ,
+        "GITHUB_EVENT_PATH": str(event),
+        "GITHUB_REPOSITORY": "owner/repo",
+        "GITHUB_TOKEN": Host.token,
+        "PYTHONPATH": str(ROOT),
+    }
+    line = _one_error_line(_bot(env, "github", cwd=tmp_path))
+    assert "event.pull_request.head is a string, expected an object" in line
+    printed = json.dumps([{"path": "a.py", "line": 3, "body": ["x"]}])
+    with pytest.raises(RuntimeError, match=r"suggestions\[0\]\.body is a list"):
+        run_jaxfix([sys.executable, "-c", f"print({printed!r})"], tmp_path)
+
+
+def test_a_host_that_does_not_answer_is_one_line():
+    """A timeout (the host accepts the connection and says nothing) is one line."""
+    import socket
+
+    from jaxfix.bot.rest import ApiError, Client
+
+    with socket.create_server(("127.0.0.1", 0)) as silent:
+        api = Client(f"http://127.0.0.1:{silent.getsockname()[1]}", {}, timeout=0.5)
+        with pytest.raises(ApiError, match="GET /x: cannot reach the host: timed out"):
+            api.request("GET", "/x")
+
+
+def test_mentions_from_the_pull_request_notify_nobody(tmp_path):
+    """F20: an axis named `@octocat` (in a message's text, outside its code spans) and a file
+    named `@here.py` (in the summary's `<summary>`) reached the comment unchanged."""
+    from markdown_it import MarkdownIt
+
+    from jaxfix.bot.github import summary
+
+    source = (
+        "from jax.sharding import AbstractMesh, use_abstract_mesh\n\n"
+        'with use_abstract_mesh(AbstractMesh((8, 4), ("a", "b"))):\n'
+        '    with use_abstract_mesh(AbstractMesh((16, 4), ("@octocat", "@org/team"))):\n'
+        "        pass\n"
+    )
+    (tmp_path / "@here.py").write_text(source)
+    done = subprocess.run(
+        [sys.executable, "-m", "jaxfix", "--check", "--no-cache"]
+        + ["--unsafe-fixes", "--format", "github-suggestions", "@here.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    (item,) = json.loads(done.stdout)
+    body = summary([item], [item], (), "0" * 40)
+    mention = re.compile(r"@[\w./-]")
+    for text in (item["body"], body):
+        tokens = MarkdownIt("commonmark").parse(text)
+        outside_code = [
+            piece
+            for t in tokens
+            for piece in (
+                [c.content for c in t.children or () if c.type != "code_inline"]
+                if t.type == "inline"
+                else [t.content]
+                if t.type == "html_block"
+                else []
+            )
+        ]
+        assert outside_code and not [p for p in outside_code if mention.search(p)]
+        (fence,) = [t for t in tokens if t.type == "fence"]
+        assert (
+            '("@octocat", "@org/team")' in fence.content
+        )  # the suggestion is verbatim
+    assert "'@\u200boctocat', '@\u200borg/team'" in "".join(
+        c.content for t in MarkdownIt().parse(item["body"]) for c in t.children or ()
+    )
+    assert "<summary>@&#8203;here.py:4</summary>" in body

@@ -17,9 +17,17 @@ from pathlib import Path
 import click
 
 from jaxfix.bot.findings import Findings, failed, jaxfix_command, run_jaxfix
-from jaxfix.bot.rest import ApiError
+from jaxfix.bot.rest import ApiError, mismatch, shown
 from jaxfix.bounded_data import load_json
 from jaxfix.escaping import printable
+
+# What the bot reads of the pull request's event (GITHUB_EVENT_PATH).
+_EVENT = {
+    "pull_request": (
+        {"number": int, "head": {"sha": str}, "base": {"sha": str}},
+        None,
+    )
+}
 
 
 class BotError(click.ClickException):
@@ -56,6 +64,15 @@ def _head(cwd: Path) -> str:
     if done.returncode != 0:
         raise BotError("not a git checkout")
     return done.stdout.strip()
+
+
+def _shown(text: str) -> str:
+    """An error line as the bot prints it: escaped, the tokens it was given redacted (the host's
+    answers can hold anything, the token it was sent included)."""
+    tokens = (
+        os.environ.get(name, "") for name in ("GITHUB_TOKEN", "JAXFIX_GITLAB_TOKEN")
+    )
+    return shown(text, [t.strip() for t in tokens])
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -108,6 +125,9 @@ def main(
             event = load_json(
                 Path(_env("GITHUB_EVENT_PATH")).read_text(encoding="utf-8")
             )
+            problem = mismatch(event, _EVENT, "event")
+            if problem:
+                raise BotError(f"jaxfix review: unexpected shape: {problem}")
             pull = event.get("pull_request")
             if not pull:
                 raise BotError(
@@ -147,8 +167,14 @@ def main(
             outcome = gitlab.post_discussions(
                 api, mr, list(findings.comments), findings.errors
             )
+    except BotError as error:
+        raise BotError(_shown(error.message)) from None
     except (ApiError, RuntimeError, OSError, ValueError, KeyError) as error:
-        raise BotError(f"jaxfix review: {error}") from None
+        raise BotError(_shown(f"jaxfix review: {error}")) from None
+    except Exception as error:  # a bug, still one line and exit 2 (1 says "findings")
+        raise BotError(
+            _shown(f"jaxfix review: internal error: {type(error).__name__}: {error}")
+        ) from None
     for line in findings.errors:
         click.echo(line, err=True)
     click.echo(

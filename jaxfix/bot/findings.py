@@ -11,9 +11,19 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from jaxfix.bot.rest import mismatch
 from jaxfix.bounded_data import load_json
 
 MARKER = "<!-- jaxfix -->"  # ends every inline comment the bot writes
+# A suggestion as `--format github-suggestions` prints it (what the bot reads of it).
+_SUGGESTION = {
+    "path": str,
+    "line": int,
+    "side": (str, None),
+    "start_line": (int, None),
+    "start_side": (str, None),
+    "body": str,
+}
 
 
 @dataclass(frozen=True)
@@ -79,6 +89,9 @@ def run_jaxfix(command: list[str], cwd: Path) -> Findings:
         raise RuntimeError(
             f"jaxfix printed no suggestions (exit {done.returncode}): {' '.join(errors)[:300]}"
         )
+    problem = mismatch(items, [_SUGGESTION], "suggestions")
+    if problem:
+        raise RuntimeError(f"jaxfix's suggestions have an unexpected shape: {problem}")
     comments = tuple({**item, "body": f"{item['body']}\n\n{MARKER}"} for item in items)
     return Findings(comments, done.returncode, errors)
 

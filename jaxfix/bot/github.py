@@ -19,10 +19,22 @@ from dataclasses import dataclass, field
 from jaxfix.bot.findings import MARKER
 from jaxfix.bot.patches import commentable_lines
 from jaxfix.bot.rest import ApiError, Client
-from jaxfix.escaping import markdown_code, printable
+from jaxfix.escaping import markdown_code, no_mentions, printable
 
 REVIEW_MARKER = "<!-- jaxfix-review -->"
 API_VERSION = "2022-11-28"
+# What the bot reads of GitHub's answers (jaxfix/bot/rest.py checks them before it does).
+_FILE = {"filename": str, "patch": (str, None)}
+_REVIEW = {"id": int, "body": (str, None), "user": ({"login": (str, None)}, None)}
+_COMMENT = {
+    "id": int,
+    "path": (str, None),
+    "line": (int, None),
+    "start_line": (int, None),
+    "side": (str, None),
+    "body": (str, None),
+}
+_CREATED = {"id": int}
 
 
 @dataclass(frozen=True)
@@ -58,6 +70,7 @@ def client(api_url: str, token: str) -> Client:
             "X-GitHub-Api-Version": API_VERSION,
             "User-Agent": "jaxfix-review-bot",
         },
+        token,
     )
 
 
@@ -69,7 +82,7 @@ def _key(comment: dict) -> tuple:
         start if start != line else None,
         line,
         comment.get("side") or "RIGHT",
-        comment.get("body", "").strip(),
+        (comment.get("body") or "").strip(),
     )
 
 
@@ -106,9 +119,9 @@ def summary(
         )
         for comment in outside:
             body = comment["body"].replace(MARKER, "").strip()
-            where = html.escape(
-                printable(_line_text(comment))
-            )  # a file name in raw HTML: no tag may come out of it
+            where = no_mentions(
+                html.escape(printable(_line_text(comment)))
+            )  # a file name in raw HTML: no tag and no @-mention may come out of it
             parts.append(f"<details><summary>{where}</summary>\n\n{body}\n\n</details>")
     if errors:
         parts.append(
@@ -127,7 +140,7 @@ def post_review(
 ) -> Outcome:
     outcome = Outcome()
     shown: dict[str, set[int]] = {}
-    for item in api.pages(f"{pr.path}/files"):
+    for item in api.pages(f"{pr.path}/files", item=_FILE):
         shown[item["filename"]] = commentable_lines(item.get("patch") or "")
     attachable, outside = [], []
     for comment in comments:
@@ -139,11 +152,13 @@ def post_review(
             else outside
         ).append(comment)
 
-    previous = [r for r in api.pages(f"{pr.path}/reviews") if _ours(r, login)]
+    previous = [
+        r for r in api.pages(f"{pr.path}/reviews", item=_REVIEW) if _ours(r, login)
+    ]
     existing: dict[tuple, dict] = {}
     for review in previous:
         for old in list(
-            api.pages(f"{pr.path}/reviews/{review['id']}/comments")
+            api.pages(f"{pr.path}/reviews/{review['id']}/comments", item=_COMMENT)
         ):  # whole, before deleting
             if (
                 old.get("line") is None
@@ -167,7 +182,9 @@ def post_review(
             "comments": [_clean(c) for c in new],
         }
         try:
-            created = api.request("POST", f"{pr.path}/reviews", payload).data
+            created = api.request(
+                "POST", f"{pr.path}/reviews", payload, shape=_CREATED
+            ).data
         except ApiError as error:
             if error.status != 422:
                 raise
@@ -179,6 +196,7 @@ def post_review(
                 "POST",
                 f"{pr.path}/reviews",
                 {"commit_id": pr.head_sha, "event": "COMMENT", "body": body},
+                shape=_CREATED,
             ).data
         else:
             outcome.posted = len(new)
@@ -201,6 +219,7 @@ def post_review(
             "POST",
             f"{pr.path}/reviews",
             {"commit_id": pr.head_sha, "event": "COMMENT", "body": body},
+            shape=_CREATED,
         ).data["id"]
     return outcome
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from urllib.parse import quote
 
 from jaxfix.bot.findings import MARKER
 from jaxfix.bot.patches import commentable_lines
@@ -18,6 +19,22 @@ from jaxfix.bot.rest import ApiError, Client
 
 SUMMARY_MARKER = "<!-- jaxfix-review -->"
 _FENCE = re.compile(r"^(`{3,})suggestion$", re.MULTILINE)
+# What the bot reads of GitLab's answers (jaxfix/bot/rest.py checks them before it does).
+_MERGE_REQUEST = {
+    "diff_refs": (
+        {"base_sha": (str, None), "start_sha": (str, None), "head_sha": (str, None)},
+        None,
+    )
+}
+_DIFF = {"new_path": str, "old_path": (str, None), "diff": (str, None)}
+_NOTE = {
+    "id": int,
+    "body": (str, None),
+    "position": ({"new_path": (str, None), "new_line": (int, None)}, None),
+    "system": (bool, None),
+    "resolved": (bool, None),
+}
+_DISCUSSION = {"id": (str, int), "notes": ([_NOTE], None)}
 
 
 @dataclass(frozen=True)
@@ -39,7 +56,9 @@ class Outcome:
 
 
 def client(api_url: str, token: str) -> Client:
-    return Client(api_url, {"PRIVATE-TOKEN": token, "User-Agent": "jaxfix-review-bot"})
+    return Client(
+        api_url, {"PRIVATE-TOKEN": token, "User-Agent": "jaxfix-review-bot"}, token
+    )
 
 
 def gitlab_body(comment: dict) -> str:
@@ -66,11 +85,11 @@ def post_discussions(
     api: Client, mr: MergeRequest, comments: list[dict], errors: tuple[str, ...] = ()
 ) -> Outcome:
     outcome = Outcome()
-    refs = api.request("GET", mr.path).data.get("diff_refs") or {}
+    refs = api.request("GET", mr.path, shape=_MERGE_REQUEST).data.get("diff_refs") or {}
     if not all(refs.get(k) for k in ("base_sha", "start_sha", "head_sha")):
         raise ApiError("GET", mr.path, 0, "the merge request has no diff_refs yet")
     shown: dict[str, tuple[str, set[int]]] = {}
-    for item in api.pages(f"{mr.path}/diffs"):
+    for item in api.pages(f"{mr.path}/diffs", item=_DIFF):
         shown[item["new_path"]] = (
             item.get("old_path") or item["new_path"],
             commentable_lines(item.get("diff") or ""),
@@ -88,7 +107,7 @@ def post_discussions(
             outcome.outside.append(comment)
     summary_note = None
     for discussion in list(
-        api.pages(f"{mr.path}/discussions")
+        api.pages(f"{mr.path}/discussions", item=_DISCUSSION)
     ):  # whole, before deleting
         for note in discussion.get("notes") or []:
             body = (note.get("body") or "").strip()
@@ -105,7 +124,7 @@ def post_discussions(
             elif _try(
                 api,
                 "DELETE",
-                f"{mr.path}/discussions/{discussion['id']}/notes/{note['id']}",
+                f"{mr.path}/discussions/{quote(str(discussion['id']), safe='')}/notes/{note['id']}",
             ):
                 outcome.deleted += (
                     1  # another author's note that looks like ours is left alone
