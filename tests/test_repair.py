@@ -483,6 +483,41 @@ def test_evidence_forged_by_the_program_changes_nothing(tmp_path):
     ), problems
 
 
+NESTED_STAGE = """\
+from jax.sharding import AbstractMesh, use_abstract_mesh
+
+with use_abstract_mesh(AbstractMesh((2, 4), ("data", "model"))):
+    with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
+        pass
+"""
+# Makes stage.py a symlink to a file outside the tree (same text), then runs it: it raises there.
+SWAPPER = """\
+import os, runpy
+if not os.path.islink("stage.py"):
+    os.replace("stage.py", {outside!r})
+    os.symlink({outside!r}, "stage.py")
+runpy.run_path("stage.py")
+"""
+
+
+def test_a_file_the_command_makes_a_symlink_out_of_the_tree_is_not_written(tmp_path):
+    app = tmp_path / "app"
+    app.mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    outside = (
+        tmp_path / "elsewhere" / "stage.py"
+    )  # the tree's name: the frames still match
+    (app / "stage.py").write_text(NESTED_STAGE)
+    (app / "swap.py").write_text(SWAPPER.format(outside=str(outside)))
+    code, report, stderr = jaxfix_repair(
+        app, tmp_path, "--unsafe-fixes", "--", python(NEXT), "swap.py"
+    )
+    assert (app / "stage.py").is_symlink(), report
+    assert outside.read_text() == NESTED_STAGE, report  # never rewritten
+    assert report["fixed"] == [] and code == 1, report
+    assert "a symbolic link leads out of the tree; not written" in stderr, stderr
+
+
 RECORDED = """\
 import threading
 import jax
