@@ -518,6 +518,52 @@ def test_a_file_the_command_makes_a_symlink_out_of_the_tree_is_not_written(tmp_p
     assert "a symbolic link leads out of the tree; not written" in stderr, stderr
 
 
+# A user's sitecustomize that chains as the recorder's does: drops its own directory, runs the next.
+CHAINING_SITECUSTOMIZE = """\
+import importlib.util, os, sys
+from importlib.machinery import PathFinder
+with open(os.environ["USER_SITE_MARK"], "a") as mark:
+    mark.write("ran\\n")
+here = os.path.dirname(os.path.abspath(__file__))
+rest = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
+spec = PathFinder.find_spec("sitecustomize", rest)
+if spec is not None:
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+"""
+
+
+def test_the_sitecustomize_chain_runs_once_in_a_process(tmp_path):
+    """A user's chaining sitecustomize, alone and under a nested recorded run (`jaxfix repair --
+    jaxfix repair -- ...`): it runs exactly once, the recorder starts, nothing recurses."""
+    site = tmp_path / "user-site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(CHAINING_SITECUSTOMIZE)
+    mark = tmp_path / "mark"
+    base = {**os.environ, "PYTHONPATH": str(site), "USER_SITE_MARK": str(mark)}
+    outer, inner = RecordingDir(), RecordingDir()
+    try:
+        for env in (outer.env(1, base), inner.env(1, outer.env(1, base))):
+            mark.write_text("")
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    "-c",
+                    "import jaxfix_record; print(jaxfix_record._settings[0])",
+                ],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+            assert done.returncode == 0 and done.stderr == "", done.stderr[-2000:]
+            assert done.stdout.strip() == env["JAXFIX_RECORD"]
+            assert mark.read_text() == "ran\n"
+    finally:
+        outer.close()
+        inner.close()
+
+
 RECORDED = """\
 import threading
 import jax
