@@ -658,6 +658,66 @@ def test_stage():
 """
 
 
+# Another process of the same recording run (as xdist's workers are): a pytest a test starts.
+SECOND_PROCESS_TEST = """\
+import subprocess, sys
+
+
+def test_second_process():
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "jaxfix.record", "-p", "no:cacheprovider", "test_a_stage.py"],
+        capture_output=True, timeout=300,
+    )
+"""
+# A test that makes the evidence file a symlink to elsewhere during the run, then fails.
+SWAP_TEST = """\
+import os
+from jax.sharding import AbstractMesh, use_abstract_mesh
+
+
+def test_swap():
+    os.replace("jaxfix-evidence.jsonl", "kept.jsonl")
+    os.symlink("later-target.jsonl", "jaxfix-evidence.jsonl")
+    with use_abstract_mesh(AbstractMesh((2, 4), ("data", "model"))):
+        with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
+            pass
+"""
+
+
+def test_the_pytest_plugin_starts_its_file_fresh_and_follows_no_symlink(tmp_path):
+    """A checkout's own `jaxfix-evidence.jsonl` (here a symlink to elsewhere holding a forged
+    record) is neither followed nor kept; the run's processes all append to the one new file;
+    a symlink put there during the run is not followed either."""
+    forged = '{"schema": "jaxfix-evidence/1", "kind": "failure", "pid": 1}\n'
+    (tmp_path / "outside.jsonl").write_text(forged)
+    (tmp_path / "jaxfix-evidence.jsonl").symlink_to(tmp_path / "outside.jsonl")
+    (tmp_path / "test_a_stage.py").write_text(STAGE_TEST)
+    (tmp_path / "test_b_second.py").write_text(SECOND_PROCESS_TEST)
+    (tmp_path / "test_c_swap.py").write_text(SWAP_TEST)
+    env = {**command_env(tmp_path), "PYTHONPATH": str(ROOT)}
+    ran = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "jaxfix.record"]
+        + ["-p", "no:cacheprovider", "test_a_stage.py", "test_b_second.py"]
+        + ["test_c_swap.py"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert ran.returncode == 1, ran.stdout[-3000:]
+    assert (tmp_path / "outside.jsonl").read_text() == forged
+    assert not (tmp_path / "later-target.jsonl").exists()
+    kept = tmp_path / "kept.jsonl"
+    assert not kept.is_symlink(), ran.stdout[-3000:]
+    records = [json.loads(line) for line in kept.read_text().splitlines()]
+    errors = [(r["code"], r["test"]) for r in records if r["kind"] == "error"]
+    assert errors == [("JAX002", "test_a_stage.py::test_stage")] * 2, records
+    assert {r["kind"] for r in records} == {"error", "process"}  # nothing forged
+    assert len({r["pid"] for r in records}) == 2  # the second process appended
+
+
 def test_evidence_flag_applies_a_file_recorded_by_the_pytest_plugin(tmp_path):
     """`pytest -p jaxfix.record` (jaxfix and its dependencies installed where the tests run: this
     interpreter), then `jaxfix --evidence`; the fix targets the JAX version the run recorded."""
