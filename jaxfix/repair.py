@@ -134,8 +134,9 @@ class RepairReport:
 
     @property
     def left(self) -> tuple[SiteOutcome, ...]:
-        """The errors the last run still raised, each with why it was not fixed."""
-        if self.passed or not self.rounds:
+        """The errors the last run still raised, each with why it was not fixed: a run that
+        passed may have raised one too (in a thread: it fails no command)."""
+        if not self.rounds:
             return ()
         last = self.rounds[-1]
         fixed_sites = {(o.code, o.path, o.line) for o in self.would_fix}
@@ -156,6 +157,10 @@ class RepairReport:
                 detail = "dry run: its fix was shown, not written"
             elif key in fixed_sites:
                 detail = "raised again after its fix"
+            elif self.passed:
+                detail = (
+                    "not worked on: raised in a run that passed (it failed nothing)"
+                )
             else:
                 detail = f"not worked on: {self.reason}"
             where = (
@@ -187,8 +192,9 @@ class RepairReport:
 
     @property
     def failures(self) -> tuple[Failure, ...]:
-        """The last run's failures that are not the three errors."""
-        return self.rounds[-1].failures if self.rounds and not self.passed else ()
+        """The last run's failures that are not the three errors (a run that passed may have
+        had some: a thread's, a test run whose exit status a script ignored)."""
+        return self.rounds[-1].failures if self.rounds else ()
 
 
 def run_command(

@@ -351,6 +351,58 @@ def test_a_round_that_fixes_nothing_stops_the_loop_with_its_reason(tmp_path):
     assert changed(before, tmp_path / "app") == set() and len(report["rounds"]) == 1
 
 
+THREAD_RAISES = """\
+import threading
+from jax.sharding import AbstractMesh, use_abstract_mesh
+
+
+def enter():
+    with use_abstract_mesh(AbstractMesh((2, 4), ("data", "model"))):
+        with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
+            pass
+
+
+thread = threading.Thread(target=enter, name="worker")
+thread.start()
+thread.join()
+"""
+
+
+def test_an_error_raised_in_a_run_that_passed_is_counted_as_left(tmp_path):
+    """The command exits 0 while a thread raised JAX002: the round's line and the summary agree."""
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "prog.py").write_text(THREAD_RAISES)
+    code, report, _ = jaxfix_repair(
+        tmp_path / "app", tmp_path, "--", python(NEXT), "prog.py"
+    )
+    assert code == 0 and report["passed"], report
+    [raised] = report["rounds"][0]["raised"]
+    [left] = report["left"]
+    assert (
+        (left["code"], left["path"], left["line"])
+        == (
+            raised["code"],
+            raised["path"],
+            raised["line"],
+        )
+        == ("JAX002", "prog.py", 7)
+    ), report
+    assert "raised in a run that passed" in left["detail"]
+    done = subprocess.run(
+        [sys.executable, "-m", "jaxfix", "repair", "--", python(NEXT), "prog.py"],
+        cwd=tmp_path / "app",
+        env=command_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    output = done.stdout + done.stderr
+    assert "raised JAX002 x1" in output, output
+    [row] = [line for line in output.splitlines() if "errors left" in line]
+    assert row.split("errors left")[1].strip(" │|").strip() == "1", output
+
+
 def test_other_failures_are_named_as_not_jaxfixs(tmp_path):
     (tmp_path / "app").mkdir()
     (tmp_path / "app" / "test_other.py").write_text(
