@@ -58,9 +58,14 @@ def _git(args: tuple[str, ...], cwd: Path) -> str:
 
 
 def _path_of(header: str) -> str:
-    """The path in a `+++ ` line: git C-quotes unusual names and ends names with spaces in a tab."""
+    """The path in a `+++ ` line: git C-quotes unusual names and ends names with spaces in a tab.
+
+    The tab goes first: a quoted name with a space ends `"...\t`, and a name git leaves
+    unquoted never holds a tab of its own.
+    """
+    header = header.removesuffix("\t")
     if not (len(header) >= 2 and header[0] == header[-1] == '"'):
-        return header.removesuffix("\t")
+        return header
     raw = os.fsencode(header[1:-1])
     return os.fsdecode(
         _ESCAPE.sub(

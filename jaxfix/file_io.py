@@ -303,11 +303,14 @@ def announced_writes(announce: Callable[[FileResult], None]) -> Iterator[None]:
 
 
 def write_fix(
-    result: FileResult, late_checks: list[LateCheck] | None = None
+    result: FileResult,
+    late_checks: list[LateCheck] | None = None,
+    within: tuple[str, ...] = (),
 ) -> FileResult:
     """Write `result.fixed` over the file if it still holds `result.source`; say how it went.
 
-    With `late_checks`, the caller confirms the write later (see safe_write.confirm_writes).
+    With `late_checks`, the caller confirms the write later (see safe_write.confirm_writes);
+    with `within` (safe_write.real_roots), the file must still resolve inside those roots.
     """
     if result.fixed is None or result.error is not None:
         return result
@@ -316,7 +319,11 @@ def write_fix(
         announce(result)  # raising: nothing written
     try:
         replace_source(
-            result.path, result.fixed, expected=result.source, late_checks=late_checks
+            result.path,
+            result.fixed,
+            expected=result.source,
+            late_checks=late_checks,
+            within=within,
         )
     except WriteError as error:
         return replace(result, error=f"cannot write: {error}")

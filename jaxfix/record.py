@@ -15,6 +15,26 @@ from jaxfix import recorder
 from jaxfix.recorder import pytest_exception_interact  # noqa: F401 - the hook pytest calls
 
 DEFAULT_FILE = "jaxfix-evidence.jsonl"
+# The evidence file a process above this one started fresh: its run's other processes (xdist's
+# workers, a pytest a test starts) inherit it and append, never start it again.
+STARTED_ENV = "JAXFIX_RECORD_STARTED"
+
+
+def _start_fresh(path: str, config: Any) -> None:
+    """A recording run starts with no file: records a checkout came with (or a committed
+    symlink's target) never mix with the run's. The file is unlinked, never followed; the
+    writer then creates it without following a link."""
+    if (
+        os.environ.get(STARTED_ENV) == path
+        or hasattr(config, "workerinput")  # an xdist worker: its controller started it
+        or recorder.PATTERNS_ENV in os.environ  # inside `jaxfix repair`: its own file
+    ):
+        return
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    os.environ[STARTED_ENV] = path
 
 
 def pytest_configure(config: Any) -> None:
@@ -25,7 +45,9 @@ def pytest_configure(config: Any) -> None:
     try:
         from jaxfix.recording import recorder_patterns
 
-        recorder.install(os.path.abspath(path), recorder_patterns())
+        path = os.path.abspath(path)
+        _start_fresh(path, config)
+        recorder.install(path, recorder_patterns())
     except Exception as error:  # noqa: BLE001 - e.g. jaxfix's own dependencies missing here
         sys.stderr.write(
             f"jaxfix.record: not recording: {type(error).__name__}: {error}\n"

@@ -64,7 +64,11 @@ class Recorder:
         with self.lock:
             fd = os.open(
                 self.path,
-                os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0),
+                os.O_WRONLY
+                | os.O_APPEND
+                | os.O_CREAT
+                | getattr(os, "O_CLOEXEC", 0)
+                | getattr(os, "O_NOFOLLOW", 0),  # a symlink put there: nothing written
                 0o600,
             )
             try:

@@ -44,13 +44,20 @@ except Exception as _error:  # the recorder must never stop the program
 
 
 def _chain():
+    """The next sitecustomize, once per process: the directories whose sitecustomize already ran
+    here (this one's, a nested recorded run's) are skipped, and one of them reached again (a
+    user's sitecustomize that chains the same way finds this one) does nothing."""
     try:
         from _frozen_importlib_external import PathFinder  # CPython's, loaded at start-up
     except ImportError:
         from importlib.machinery import PathFinder
 
     here = os.path.dirname(os.path.abspath(__file__))
-    rest = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
+    ran = sys.__dict__.setdefault("_jaxfix_sitecustomize_ran", set())
+    if here in ran:
+        return
+    ran.add(here)
+    rest = [p for p in sys.path if os.path.abspath(p or os.curdir) not in ran]
     spec = PathFinder.find_spec("sitecustomize", rest)
     if spec is None or spec.loader is None:
         return

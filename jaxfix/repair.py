@@ -29,7 +29,7 @@ from jaxfix.options import Options
 from jaxfix.prefilter import codes_range
 from jaxfix.recording import RecordingDir
 from jaxfix.runner import run_files
-from jaxfix.safe_write import LateCheck, confirm_writes, signals_held
+from jaxfix.safe_write import LateCheck, confirm_writes, real_roots, signals_held
 
 if (
     TYPE_CHECKING
@@ -134,8 +134,9 @@ class RepairReport:
 
     @property
     def left(self) -> tuple[SiteOutcome, ...]:
-        """The errors the last run still raised, each with why it was not fixed."""
-        if self.passed or not self.rounds:
+        """The errors the last run still raised, each with why it was not fixed: a run that
+        passed may have raised one too (in a thread: it fails no command)."""
+        if not self.rounds:
             return ()
         last = self.rounds[-1]
         fixed_sites = {(o.code, o.path, o.line) for o in self.would_fix}
@@ -156,6 +157,10 @@ class RepairReport:
                 detail = "dry run: its fix was shown, not written"
             elif key in fixed_sites:
                 detail = "raised again after its fix"
+            elif self.passed:
+                detail = (
+                    "not worked on: raised in a run that passed (it failed nothing)"
+                )
             else:
                 detail = f"not worked on: {self.reason}"
             where = (
@@ -187,8 +192,9 @@ class RepairReport:
 
     @property
     def failures(self) -> tuple[Failure, ...]:
-        """The last run's failures that are not the three errors."""
-        return self.rounds[-1].failures if self.rounds and not self.passed else ()
+        """The last run's failures that are not the three errors (a run that passed may have
+        had some: a thread's, a test run whose exit status a script ignored)."""
+        return self.rounds[-1].failures if self.rounds else ()
 
 
 def run_command(
@@ -458,13 +464,15 @@ class _Follower:
         return [self.cache[path][1] for path in sorted(evidence)]
 
 
-def _write(results: list[FileResult]) -> list[FileResult]:
-    """The fixes written with the safe writes, each confirmed (jaxfix/safe_write.py)."""
+def _write(results: list[FileResult], within: tuple[str, ...]) -> list[FileResult]:
+    """The fixes written with the safe writes, each confirmed (jaxfix/safe_write.py), each
+    still inside the PATHs as they were before the command ran (the command may have made a
+    file a symlink to elsewhere)."""
     late_checks: list[LateCheck] = []
     written = []
     try:
         for result in results:
-            written.append(write_fix(result, late_checks))
+            written.append(write_fix(result, late_checks, within))
     finally:
         undone = confirm_writes(late_checks)
     return undo_written(written, undone)
@@ -485,6 +493,7 @@ def repair(
     started = time.monotonic()
     rounds: list[Round] = []
     worked_on: Sites = set()
+    within = real_roots(paths)
     recording = RecordingDir()
 
     def finish(stop: Stop, reason: str) -> RepairReport:
@@ -589,7 +598,7 @@ def repair(
             results = follower.results(_new_evidence(reading, worked_on), settings.jobs)
             worked_on.update(r.site for r in new if r.site is not None)
             if not settings.dry_run:
-                results = _write(results)
+                results = _write(results, within)
             outcomes = _site_outcomes(number, new, results, settings.dry_run)
             changed = tuple(
                 r

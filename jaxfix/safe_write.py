@@ -22,7 +22,7 @@ import signal
 import stat
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -232,20 +232,40 @@ _CHANGED = "the file changed while jaxfix was running; not overwritten"
 _RESTORED = "the file changed while jaxfix was writing it; the other edit was restored and the fix not applied"
 
 
+def real_roots(paths: Iterable[Path]) -> tuple[str, ...]:
+    """The real paths a run's writes must stay in: taken before anything else can run, so that
+    a symlink made meanwhile cannot move them."""
+    return tuple(os.path.realpath(path) for path in paths)
+
+
+def _inside(path: str, roots: tuple[str, ...]) -> bool:
+    return any(
+        path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in roots
+    )
+
+
+_OUT_OF_TREE = "a symbolic link leads out of the tree; not written"
+
+
 def replace_source(
     path: Path,
     data: bytes,
     *,
     expected: bytes,
     late_checks: list[LateCheck] | None = None,
+    within: tuple[str, ...] = (),
 ) -> None:
     """Write `data` over `path` (at a symlink's target) if it still holds `expected`.
 
     Raises WriteError when nothing was written (or the write was undone). With `late_checks`,
     the replaced file is kept open there for `confirm_writes`, so that an edit reaching it a
-    moment after the swap (a writer that opened it before) is still found and put back.
+    moment after the swap (a writer that opened it before) is still found and put back. With
+    `within` (`real_roots`), the file is resolved now, at the write, and again once open: a
+    symlink made since the files were listed cannot lead the write out of those roots.
     """
     target = Path(os.path.realpath(path))
+    if within and not _inside(str(target), within):
+        raise WriteError(_OUT_OF_TREE)
     with signals_held():
         try:
             fd = os.open(
@@ -254,9 +274,13 @@ def replace_source(
         except OSError as error:
             if error.errno == errno.ENOENT:
                 raise WriteError(_DELETED) from None
+            if error.errno == errno.ELOOP:  # made a symlink since it was resolved
+                raise WriteError(_CHANGED) from None
             raise _os_error(error) from None
         kept = False
         try:
+            if within and not _opened_inside(fd, target, within):
+                raise WriteError(_OUT_OF_TREE)
             original = _Original(fd, expected)
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
@@ -277,6 +301,16 @@ def replace_source(
         finally:
             if not kept:
                 os.close(fd)
+
+
+def _opened_inside(fd: int, target: Path, within: tuple[str, ...]) -> bool:
+    """The open file is the one `target` names inside the roots: a directory on the way
+    swapped for a symlink after `realpath` is caught by where the file really was opened."""
+    try:
+        opened = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:  # no /proc: the path resolved again instead
+        opened = os.path.realpath(target)
+    return opened == str(target) and _inside(opened, within)
 
 
 @dataclass

@@ -172,7 +172,9 @@ def test_revision_and_git_message_are_escaped(repo):
 
 
 def test_unusual_file_names_and_deleted_files(tmp_path):
-    names = ["sp ace.py", "tab\tx.py", "ü.py", "plain.py", "gone.py"]
+    # git quotes the last two and ends them with a tab (they hold a space): both must count
+    quoted = ["sp ace\\back.py", "sp ace\nline.py"]
+    names = ["sp ace.py", "tab\tx.py", "ü.py", *quoted, "plain.py", "gone.py"]
     git(tmp_path, "init", "-q")
     for name in names:
         (tmp_path / name).write_text("one\ntwo\nthree\n")
@@ -188,7 +190,7 @@ def test_unusual_file_names_and_deleted_files(tmp_path):
         "-m",
         "base",
     )
-    for name in names[:3]:
+    for name in names[:5]:
         (tmp_path / name).write_text("one\nTWO\nthree\n++ looks like a header\n")
     (tmp_path / "plain.py").write_text(
         "two\nthree\n"
@@ -196,7 +198,7 @@ def test_unusual_file_names_and_deleted_files(tmp_path):
     (tmp_path / "gone.py").unlink()
     found = changed_lines("HEAD", cwd=tmp_path)
     assert found == {
-        (tmp_path / name).resolve(): frozenset({2, 4}) for name in names[:3]
+        (tmp_path / name).resolve(): frozenset({2, 4}) for name in names[:5]
     }
 
 

@@ -351,6 +351,58 @@ def test_a_round_that_fixes_nothing_stops_the_loop_with_its_reason(tmp_path):
     assert changed(before, tmp_path / "app") == set() and len(report["rounds"]) == 1
 
 
+THREAD_RAISES = """\
+import threading
+from jax.sharding import AbstractMesh, use_abstract_mesh
+
+
+def enter():
+    with use_abstract_mesh(AbstractMesh((2, 4), ("data", "model"))):
+        with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
+            pass
+
+
+thread = threading.Thread(target=enter, name="worker")
+thread.start()
+thread.join()
+"""
+
+
+def test_an_error_raised_in_a_run_that_passed_is_counted_as_left(tmp_path):
+    """The command exits 0 while a thread raised JAX002: the round's line and the summary agree."""
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "prog.py").write_text(THREAD_RAISES)
+    code, report, _ = jaxfix_repair(
+        tmp_path / "app", tmp_path, "--", python(NEXT), "prog.py"
+    )
+    assert code == 0 and report["passed"], report
+    [raised] = report["rounds"][0]["raised"]
+    [left] = report["left"]
+    assert (
+        (left["code"], left["path"], left["line"])
+        == (
+            raised["code"],
+            raised["path"],
+            raised["line"],
+        )
+        == ("JAX002", "prog.py", 7)
+    ), report
+    assert "raised in a run that passed" in left["detail"]
+    done = subprocess.run(
+        [sys.executable, "-m", "jaxfix", "repair", "--", python(NEXT), "prog.py"],
+        cwd=tmp_path / "app",
+        env=command_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    output = done.stdout + done.stderr
+    assert "raised JAX002 x1" in output, output
+    [row] = [line for line in output.splitlines() if "errors left" in line]
+    assert row.split("errors left")[1].strip(" │|").strip() == "1", output
+
+
 def test_other_failures_are_named_as_not_jaxfixs(tmp_path):
     (tmp_path / "app").mkdir()
     (tmp_path / "app" / "test_other.py").write_text(
@@ -483,6 +535,87 @@ def test_evidence_forged_by_the_program_changes_nothing(tmp_path):
     ), problems
 
 
+NESTED_STAGE = """\
+from jax.sharding import AbstractMesh, use_abstract_mesh
+
+with use_abstract_mesh(AbstractMesh((2, 4), ("data", "model"))):
+    with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
+        pass
+"""
+# Makes stage.py a symlink to a file outside the tree (same text), then runs it: it raises there.
+SWAPPER = """\
+import os, runpy
+if not os.path.islink("stage.py"):
+    os.replace("stage.py", {outside!r})
+    os.symlink({outside!r}, "stage.py")
+runpy.run_path("stage.py")
+"""
+
+
+def test_a_file_the_command_makes_a_symlink_out_of_the_tree_is_not_written(tmp_path):
+    app = tmp_path / "app"
+    app.mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    outside = (
+        tmp_path / "elsewhere" / "stage.py"
+    )  # the tree's name: the frames still match
+    (app / "stage.py").write_text(NESTED_STAGE)
+    (app / "swap.py").write_text(SWAPPER.format(outside=str(outside)))
+    code, report, stderr = jaxfix_repair(
+        app, tmp_path, "--unsafe-fixes", "--", python(NEXT), "swap.py"
+    )
+    assert (app / "stage.py").is_symlink(), report
+    assert outside.read_text() == NESTED_STAGE, report  # never rewritten
+    assert report["fixed"] == [] and code == 1, report
+    assert "a symbolic link leads out of the tree; not written" in stderr, stderr
+
+
+# A user's sitecustomize that chains as the recorder's does: drops its own directory, runs the next.
+CHAINING_SITECUSTOMIZE = """\
+import importlib.util, os, sys
+from importlib.machinery import PathFinder
+with open(os.environ["USER_SITE_MARK"], "a") as mark:
+    mark.write("ran\\n")
+here = os.path.dirname(os.path.abspath(__file__))
+rest = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
+spec = PathFinder.find_spec("sitecustomize", rest)
+if spec is not None:
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+"""
+
+
+def test_the_sitecustomize_chain_runs_once_in_a_process(tmp_path):
+    """A user's chaining sitecustomize, alone and under a nested recorded run (`jaxfix repair --
+    jaxfix repair -- ...`): it runs exactly once, the recorder starts, nothing recurses."""
+    site = tmp_path / "user-site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(CHAINING_SITECUSTOMIZE)
+    mark = tmp_path / "mark"
+    base = {**os.environ, "PYTHONPATH": str(site), "USER_SITE_MARK": str(mark)}
+    outer, inner = RecordingDir(), RecordingDir()
+    try:
+        for env in (outer.env(1, base), inner.env(1, outer.env(1, base))):
+            mark.write_text("")
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    "-c",
+                    "import jaxfix_record; print(jaxfix_record._settings[0])",
+                ],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+            assert done.returncode == 0 and done.stderr == "", done.stderr[-2000:]
+            assert done.stdout.strip() == env["JAXFIX_RECORD"]
+            assert mark.read_text() == "ran\n"
+    finally:
+        outer.close()
+        inner.close()
+
+
 RECORDED = """\
 import threading
 import jax
@@ -575,6 +708,66 @@ def test_stage():
         with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
             pass
 """
+
+
+# Another process of the same recording run (as xdist's workers are): a pytest a test starts.
+SECOND_PROCESS_TEST = """\
+import subprocess, sys
+
+
+def test_second_process():
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "jaxfix.record", "-p", "no:cacheprovider", "test_a_stage.py"],
+        capture_output=True, timeout=300,
+    )
+"""
+# A test that makes the evidence file a symlink to elsewhere during the run, then fails.
+SWAP_TEST = """\
+import os
+from jax.sharding import AbstractMesh, use_abstract_mesh
+
+
+def test_swap():
+    os.replace("jaxfix-evidence.jsonl", "kept.jsonl")
+    os.symlink("later-target.jsonl", "jaxfix-evidence.jsonl")
+    with use_abstract_mesh(AbstractMesh((2, 4), ("data", "model"))):
+        with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
+            pass
+"""
+
+
+def test_the_pytest_plugin_starts_its_file_fresh_and_follows_no_symlink(tmp_path):
+    """A checkout's own `jaxfix-evidence.jsonl` (here a symlink to elsewhere holding a forged
+    record) is neither followed nor kept; the run's processes all append to the one new file;
+    a symlink put there during the run is not followed either."""
+    forged = '{"schema": "jaxfix-evidence/1", "kind": "failure", "pid": 1}\n'
+    (tmp_path / "outside.jsonl").write_text(forged)
+    (tmp_path / "jaxfix-evidence.jsonl").symlink_to(tmp_path / "outside.jsonl")
+    (tmp_path / "test_a_stage.py").write_text(STAGE_TEST)
+    (tmp_path / "test_b_second.py").write_text(SECOND_PROCESS_TEST)
+    (tmp_path / "test_c_swap.py").write_text(SWAP_TEST)
+    env = {**command_env(tmp_path), "PYTHONPATH": str(ROOT)}
+    ran = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "jaxfix.record"]
+        + ["-p", "no:cacheprovider", "test_a_stage.py", "test_b_second.py"]
+        + ["test_c_swap.py"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert ran.returncode == 1, ran.stdout[-3000:]
+    assert (tmp_path / "outside.jsonl").read_text() == forged
+    assert not (tmp_path / "later-target.jsonl").exists()
+    kept = tmp_path / "kept.jsonl"
+    assert not kept.is_symlink(), ran.stdout[-3000:]
+    records = [json.loads(line) for line in kept.read_text().splitlines()]
+    errors = [(r["code"], r["test"]) for r in records if r["kind"] == "error"]
+    assert errors == [("JAX002", "test_a_stage.py::test_stage")] * 2, records
+    assert {r["kind"] for r in records} == {"error", "process"}  # nothing forged
+    assert len({r["pid"] for r in records}) == 2  # the second process appended
 
 
 def test_evidence_flag_applies_a_file_recorded_by_the_pytest_plugin(tmp_path):

@@ -12,7 +12,7 @@ import pytest
 
 from jaxfix import safe_write
 from jaxfix.cli.main import cli
-from jaxfix.safe_write import WriteError, replace_source, write_file
+from jaxfix.safe_write import WriteError, real_roots, replace_source, write_file
 from snippets import FIXED, VIOLATION
 
 # A second process that keeps editing files: appends (open, write, close) or deletes, and prints
@@ -158,6 +158,33 @@ def test_hard_links_keep_sharing_the_fixed_file(tmp_path):
     replace_source(path, FIXED.encode(), expected=VIOLATION.encode())
     assert (tmp_path / "other_name.txt").read_text() == FIXED == path.read_text()
     assert os.stat(path).st_ino == inode and os.stat(path).st_nlink == 2
+
+
+def test_a_symlink_made_since_the_roots_were_taken_cannot_lead_a_write_out(tmp_path):
+    tree, elsewhere = tmp_path / "tree", tmp_path / "elsewhere"
+    (tree / "pkg").mkdir(parents=True)
+    elsewhere.mkdir()
+    within = real_roots([tree])
+    (tree / "real.py").write_text(VIOLATION)
+    (tree / "alias.py").symlink_to(tree / "real.py")  # inside the tree: followed
+    replace_source(
+        tree / "alias.py", FIXED.encode(), expected=VIOLATION.encode(), within=within
+    )
+    assert (tree / "real.py").read_text() == FIXED
+    (elsewhere / "m.py").write_text(VIOLATION)
+    (tree / "m.py").symlink_to(elsewhere / "m.py")  # a file made a link out
+    (elsewhere / "pkg").mkdir()
+    (elsewhere / "pkg" / "n.py").write_text(VIOLATION)
+    os.rename(tree / "pkg", tmp_path / "old-pkg")
+    (tree / "pkg").symlink_to(
+        elsewhere / "pkg"
+    )  # a directory on the way made a link out
+    for path in (tree / "m.py", tree / "pkg" / "n.py"):
+        with pytest.raises(WriteError, match="symbolic link leads out of the tree"):
+            replace_source(
+                path, FIXED.encode(), expected=VIOLATION.encode(), within=within
+            )
+    assert {p.read_text() for p in elsewhere.rglob("*.py")} == {VIOLATION}
 
 
 @pytest.mark.skipif(

@@ -401,6 +401,25 @@ def test_the_result_cache_is_the_clis(tmp_path):
     assert done.stdout.splitlines()[-1] == "False"
 
 
+def test_no_cache_is_written_outside_the_workspace_folder(tmp_path):
+    """A document opened from outside the workspace folder (a library's, by go-to-definition),
+    alone or in a project of its own: checked, and nothing written beside it."""
+    (tmp_path / "workspace").mkdir()
+    library = tmp_path / "library"
+    (library / "pkg").mkdir(parents=True)
+    (library / "pyproject.toml").write_text("[project]\nname = 'pkg'\n")
+    (library / "pkg" / "a.py").write_text(REPORTED)
+    (tmp_path / "b.py").write_text(REPORTED)
+
+    async def body(editor: Editor) -> None:
+        for path in (library / "pkg" / "a.py", tmp_path / "b.py"):
+            (diagnostic,) = (await editor.diagnostics(editor.open(path))).diagnostics
+            assert diagnostic.code == "JAX002"
+
+    asyncio.run(run(body)(tmp_path / "workspace"))
+    assert not list(tmp_path.rglob(".jaxfix_cache"))
+
+
 def test_the_server_reads_what_the_cli_cached(tmp_path):
     path = tmp_path / "a.py"
     path.write_text(REPORTED)

@@ -26,7 +26,8 @@ from jaxfix.settings import SettingError
 
 def _project(document: Document) -> tuple[Options, Cache | None, Path]:
     """The options and cache a `jaxfix --check` of the workspace folder would use for this file
-    (no cache where the CLI would refuse its directory)."""
+    (no cache where the CLI would refuse its directory, nor outside the workspace folder: a
+    library's file opened by go-to-definition gets none written beside it)."""
     path = Path(document.path)
     config = load(None, [path])
     start = [Path(document.folder)] if document.folder else [path.parent]
@@ -34,7 +35,15 @@ def _project(document: Document) -> tuple[Options, Cache | None, Path]:
         build_options(config, {}, [path]), project_roots=project_roots(config, start)
     )  # its project's jax pin too
     try:
-        cache = Cache(cache_location(None, config, start), options)
+        location = cache_location(None, config, start)
+        cache = (
+            Cache(location, options)
+            if document.folder
+            and Path(os.path.realpath(location)).is_relative_to(
+                os.path.realpath(document.folder)
+            )
+            else None
+        )
     except CacheDirError:
         cache = None
     return options, cache, start[0]
