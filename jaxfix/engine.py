@@ -24,6 +24,7 @@ from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.changed_lines import carry_lines
 from jaxfix.codemods import load_rule_modules
 from jaxfix.codemods.base import Rule
+from jaxfix.cst_source import CstSource, for_libcst
 from jaxfix.dependencies import GC_GENERATION_0, ast_engine, recorded
 from jaxfix.diagnostics import Diagnostic, FileResult, Fix, Location, Report, Safety
 from jaxfix.diffs import source_text, split_lines
@@ -357,10 +358,11 @@ def check_source(
         if not fixed_any:  # a fix may add a level LibCST then survives
             _refuse_if_too_deep(source)
         _refuse_if_too_large(len(analysis.module.parents), options)
-        module = _parse_cst(text)
+        layout = for_libcst(text)  # CR-only line ends, form feeds: jaxfix/cst_source.py
+        module = _parse_cst(layout.normal)
         # Only the first pass can get here with nothing fixed yet, so `text` is the original.
         # LibCST loses a few odd layouts (e.g. whitespace after a final blank line).
-        if not fixed_any and module.bytes != source:
+        if not fixed_any and module.bytes != layout.normal:
             raise InternalError(
                 "LibCST does not reproduce this file byte for byte, so jaxfix will not rewrite it"
             )
@@ -369,7 +371,7 @@ def check_source(
 
         tree = _CstTree.of(module)
         locator = Locator(tree.positions)
-        fixes = [_written(f, locator) for f in allowed]
+        fixes = [_written(f, locator, layout) for f in allowed]
         changed = _apply(module, fixes, tree, options.line_length).bytes
         try:
             fixed_module = cst.parse_module(changed)
@@ -385,7 +387,7 @@ def check_source(
             evidence = _carry_evidence(
                 evidence, split_lines(module.code), split_lines(fixed_module.code)
             )
-        text = fixed_module.bytes
+        text = layout.restore(fixed_module.bytes)
     else:
         raise InternalError(f"fixes did not settle after {MAX_PASSES} passes")
     if not fixed_any:
@@ -449,8 +451,9 @@ class _Written:
     imports: tuple[tuple[str, str | None], ...]
 
 
-def _written(found: _Found, locator: Locator) -> _Written:
-    """The fix with each edit's `ast` node found where it is among the LibCST nodes."""
+def _written(found: _Found, locator: Locator, layout: CstSource) -> _Written:
+    """The fix with each edit's `ast` node found where it is among the LibCST nodes (of the
+    source as `layout` gave it to LibCST)."""
     from jaxfix.cst_edits import NotFound
 
     fix = found.report.fix
@@ -458,8 +461,10 @@ def _written(found: _Found, locator: Locator) -> _Written:
     edits = []
     for node, edit in fix.edits:
         where = found.analysis.span(node)
+        start = where.start[0], layout.column(*where.start)
+        end = where.end[0], layout.column(*where.end)
         try:
-            original = locator.find(node, where.start, where.end)
+            original = locator.find(node, start, end)
         except NotFound as error:
             raise InternalError(str(error)) from None
         edits.append((original, edit(original)))
