@@ -46,6 +46,12 @@ class CstSource:
             return column
         return column - len(self.lines[line - 1].cut)
 
+    def original_column(self, line: int, column: int) -> int:
+        """A column of the normalised `line` (1-based), in the original source."""
+        if self.normal is self.original or line > len(self.lines):
+            return column
+        return column + len(self.lines[line - 1].cut)
+
     def restore(self, fixed: bytes) -> bytes:
         """The fixed normalised source in the original's layout."""
         if self.normal is self.original:

@@ -30,7 +30,7 @@ from jaxfix.diagnostics import Diagnostic, FileResult, Fix, Location, Report, Sa
 from jaxfix.diffs import source_text, split_lines
 from jaxfix.evidence import Evidence
 from jaxfix.file_io import unreadable_reason
-from jaxfix.grammar import NewerGrammar
+from jaxfix.grammar import NewerGrammar, not_fixed, touched
 from jaxfix.nesting import too_deep
 from jaxfix.notebook import process_notebook
 from jaxfix.options import Options
@@ -353,6 +353,7 @@ def check_source(
         allowed = [f for f in found if _fix_allowed(f.report.fix, options)]
         if not allowed:
             break
+        _refuse_if_newer_grammar(allowed)
         import libcst as cst  # a fix is written: LibCST from here
 
         if not fixed_any:  # a fix may add a level LibCST then survives
@@ -397,6 +398,22 @@ def check_source(
     if _parses_with_ast(source) and not _parses_with_ast(text):
         raise InternalError("a fix produced code that Python rejects")
     return text, diagnostics or ()
+
+
+def _refuse_if_newer_grammar(allowed: list[_Found]) -> None:
+    """A fix that would rewrite code in a newer Python's grammar, blanked for `ast`
+    (jaxfix/grammar.py), is refused: one line for the file."""
+    for found in allowed:
+        blanked = found.analysis.module.blanked
+        if not blanked:
+            return
+        assert found.report.fix is not None  # only allowed fixes are here
+        for node, _ in found.report.fix.edits:
+            region = touched(blanked, node)
+            if region is not None:
+                start = found.analysis.span(node).start
+                where = Location(start[0], start[1] + 1)
+                raise NewerGrammar(not_fixed(region, where), where)
 
 
 def _refuse_if_too_deep(source: bytes) -> None:
