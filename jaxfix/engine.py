@@ -24,12 +24,13 @@ from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.changed_lines import carry_lines
 from jaxfix.codemods import load_rule_modules
 from jaxfix.codemods.base import Rule
+from jaxfix.cst_source import CstSource, for_libcst
 from jaxfix.dependencies import GC_GENERATION_0, ast_engine, recorded
 from jaxfix.diagnostics import Diagnostic, FileResult, Fix, Location, Report, Safety
 from jaxfix.diffs import source_text, split_lines
 from jaxfix.evidence import Evidence
 from jaxfix.file_io import unreadable_reason
-from jaxfix.grammar import NewerGrammar
+from jaxfix.grammar import NewerGrammar, not_fixed, touched
 from jaxfix.nesting import too_deep
 from jaxfix.notebook import process_notebook
 from jaxfix.options import Options
@@ -352,15 +353,17 @@ def check_source(
         allowed = [f for f in found if _fix_allowed(f.report.fix, options)]
         if not allowed:
             break
+        _refuse_if_newer_grammar(allowed)
         import libcst as cst  # a fix is written: LibCST from here
 
         if not fixed_any:  # a fix may add a level LibCST then survives
             _refuse_if_too_deep(source)
         _refuse_if_too_large(len(analysis.module.parents), options)
-        module = _parse_cst(text)
+        layout = for_libcst(text)  # CR-only line ends, form feeds: jaxfix/cst_source.py
+        module = _parse_cst(layout.normal)
         # Only the first pass can get here with nothing fixed yet, so `text` is the original.
         # LibCST loses a few odd layouts (e.g. whitespace after a final blank line).
-        if not fixed_any and module.bytes != source:
+        if not fixed_any and module.bytes != layout.normal:
             raise InternalError(
                 "LibCST does not reproduce this file byte for byte, so jaxfix will not rewrite it"
             )
@@ -369,7 +372,7 @@ def check_source(
 
         tree = _CstTree.of(module)
         locator = Locator(tree.positions)
-        fixes = [_written(f, locator) for f in allowed]
+        fixes = [_written(f, locator, layout) for f in allowed]
         changed = _apply(module, fixes, tree, options.line_length).bytes
         try:
             fixed_module = cst.parse_module(changed)
@@ -385,7 +388,7 @@ def check_source(
             evidence = _carry_evidence(
                 evidence, split_lines(module.code), split_lines(fixed_module.code)
             )
-        text = fixed_module.bytes
+        text = layout.restore(fixed_module.bytes)
     else:
         raise InternalError(f"fixes did not settle after {MAX_PASSES} passes")
     if not fixed_any:
@@ -395,6 +398,22 @@ def check_source(
     if _parses_with_ast(source) and not _parses_with_ast(text):
         raise InternalError("a fix produced code that Python rejects")
     return text, diagnostics or ()
+
+
+def _refuse_if_newer_grammar(allowed: list[_Found]) -> None:
+    """A fix that would rewrite code in a newer Python's grammar, blanked for `ast`
+    (jaxfix/grammar.py), is refused: one line for the file."""
+    for found in allowed:
+        blanked = found.analysis.module.blanked
+        if not blanked:
+            return
+        assert found.report.fix is not None  # only allowed fixes are here
+        for node, _ in found.report.fix.edits:
+            region = touched(blanked, node)
+            if region is not None:
+                start = found.analysis.span(node).start
+                where = Location(start[0], start[1] + 1)
+                raise NewerGrammar(not_fixed(region, where), where)
 
 
 def _refuse_if_too_deep(source: bytes) -> None:
@@ -449,8 +468,9 @@ class _Written:
     imports: tuple[tuple[str, str | None], ...]
 
 
-def _written(found: _Found, locator: Locator) -> _Written:
-    """The fix with each edit's `ast` node found where it is among the LibCST nodes."""
+def _written(found: _Found, locator: Locator, layout: CstSource) -> _Written:
+    """The fix with each edit's `ast` node found where it is among the LibCST nodes (of the
+    source as `layout` gave it to LibCST)."""
     from jaxfix.cst_edits import NotFound
 
     fix = found.report.fix
@@ -458,8 +478,10 @@ def _written(found: _Found, locator: Locator) -> _Written:
     edits = []
     for node, edit in fix.edits:
         where = found.analysis.span(node)
+        start = where.start[0], layout.column(*where.start)
+        end = where.end[0], layout.column(*where.end)
         try:
-            original = locator.find(node, where.start, where.end)
+            original = locator.find(node, start, end)
         except NotFound as error:
             raise InternalError(str(error)) from None
         edits.append((original, edit(original)))

@@ -42,8 +42,9 @@ def syntax_error(source: bytes) -> tuple[str, Location] | None:
 
 def newer_grammar(source: bytes) -> tuple[str, Location] | None:
     """For code Python's parser rejects but LibCST reads (valid in a newer Python's grammar,
-    as above): the one line saying the file is not checked and which Python it needs
-    (jaxfix/grammar.py). None for code Python reads, and for a real syntax error."""
+    as above): the one line saying the file is not checked and which Python it needs. None
+    for code Python reads, for code it reads once its newer constructs are blanked (the
+    engine checks it: jaxfix/grammar.py), and for a real syntax error."""
     try:
         ast.parse(source)
         return None
@@ -51,10 +52,12 @@ def newer_grammar(source: bytes) -> tuple[str, Location] | None:
         rejected = error
     except (ValueError, RecursionError, MemoryError):
         return None
-    from jaxfix.grammar import not_checked, valid_without_generics
+    from jaxfix.grammar import Blanked, not_checked, readable
 
-    if valid_without_generics(source, rejected):
-        return not_checked(rejected, source)
+    found = readable(source, rejected)
+    if isinstance(found, Blanked):
+        return None
+    rejected = found  # the construct the engine cannot read
     if too_deep(source) is not None:
         return None
     import libcst as cst

@@ -308,13 +308,16 @@ def test_a_mesh_returned_by_a_function(tree: Path) -> None:
 
 
 def test_a_module_ast_cannot_parse_is_unknown() -> None:
-    """`ast` parses with the running Python's grammar: a PEP 695 class is a SyntaxError before
-    3.12, said as such (the rules then need another parse); a broken file always."""
+    """`ast` parses with the running Python's grammar: a PEP 695 class is read with its type
+    parameters blanked before 3.12 (jaxfix/grammar.py); a PEP 758 `except` is a SyntaxError
+    before 3.14, said as such; a broken file always."""
     engine = Engine(jax_version=(0, 10, 2))
     pep695 = b"import jax\nclass Box[T]:\n    pass\njax.jit(f).lower(x)\n"
-    found = engine.module(Path("/nonexistent/pep695.py"), pep695)
-    if sys.version_info < (3, 12):
-        assert isinstance(found, Unknown) and "needs Python 3.12" in found.why
+    assert isinstance(engine.module(Path("/nonexistent/pep695.py"), pep695), Module)
+    pep758 = b"try:\n    pass\nexcept ValueError, TypeError:\n    pass\n"
+    found = engine.module(Path("/nonexistent/pep758.py"), pep758)
+    if sys.version_info < (3, 14):
+        assert isinstance(found, Unknown) and "needs Python 3.14" in found.why
     else:
         assert isinstance(found, Module)
     broken = engine.module(Path("/nonexistent/broken.py"), b"def f(:\n")

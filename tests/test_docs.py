@@ -170,3 +170,12 @@ def test_editor_configs_parse_and_start_the_server_subcommand():
     assert '("jaxfix" "server")' in _blocks(text, "elisp")[0]
     result = CliRunner().invoke(cli, ["server", "--help"])
     assert result.exit_code == 0 and "language server" in result.output
+
+
+def test_the_actions_python_reads_python_3_12_code_and_ci_md_says_which():
+    """JAX's own repository has PEP 695 generics: the action's default Python reads them."""
+    action = yaml.safe_load((ROOT / "action.yml").read_text())
+    default = action["inputs"]["python-version"]["default"]
+    assert tuple(int(part) for part in default.split(".")) >= (3, 12)
+    ci = (DOCS / "ci.md").read_text(encoding="utf-8")
+    assert f"| `python-version` | `{default}` |" in ci

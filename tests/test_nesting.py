@@ -113,13 +113,6 @@ def test_each_construct_is_refused_before_libcst_and_what_passes_is_processed(
         assert results["deepest.py"].error.startswith(
             "syntax error: too many levels of indentation"
         )
-    elif shape == "f-strings" and sys.version_info < (
-        3,
-        12,
-    ):  # nested quotes: 3.12's grammar
-        assert (results["deepest.py"].error or "").startswith(
-            "not checked: this file needs Python 3.12"
-        ), results["deepest.py"].error
     else:
         assert results["deepest.py"].error is None, results["deepest.py"].error
         assert (

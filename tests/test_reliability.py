@@ -33,6 +33,17 @@ LAYOUTS = {
     + "if True:\n\tpass\n",
     "no_final_newline": VIOLATION.rstrip("\n"),
     "form_feed": "\x0c\n" + VIOLATION.replace("\nmesh", "\n\x0c\nmesh"),
+    "cr_only": with_endings(VIOLATION, "\r"),
+    "lone_cr_among_lf": VIOLATION.replace("\n", "\r", 3),
+    # Python counts the indentation again after a form feed; LibCST did not.
+    "form_feed_before_code": VIOLATION.replace("\nmesh", "\n\x0cmesh"),
+    "form_feed_before_indented_line": VIOLATION.replace(
+        "lowered = ", "if True:\n\x0c    if True:\n        lowered = "
+    )
+    + "print(lowered)\n",
+    "form_feed_inside_indentation": with_endings(
+        VIOLATION.replace("lowered = ", "if True:\n  \x0c    lowered = "), "\r"
+    ),
     "very_long_line": VIOLATION + "y = [" + ", ".join(["1"] * 5000) + "]\n",
     "unicode_identifiers": VIOLATION + "données = 'naïve ünïcode ✓'\n",
 }
@@ -47,6 +58,14 @@ def test_only_the_fixed_call_changes(layout):
     result = process_source(Path("example.py"), source, options)
     assert result.error is None, result.error
     assert result.fixed == source.replace(CALL.encode(), FIXED_CALL.encode())
+
+
+def test_lines_a_fix_adds_to_a_cr_only_file_end_in_cr():
+    # FIXED puts the call's arguments on lines of their own.
+    source = with_endings(VIOLATION, "\r").encode()
+    result = process_source(Path("example.py"), source, options_from_args([]))
+    assert result.error is None, result.error
+    assert result.fixed == with_endings(FIXED, "\r").encode()
 
 
 def test_latin1_coding_cookie_round_trips():

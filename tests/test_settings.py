@@ -122,6 +122,20 @@ def test_help_lists_migrate_and_migrate_is_a_subcommand():
     )
 
 
+def test_help_lines_name_the_rules_and_repair_shows_its_command():
+    main_help = " ".join(CliRunner().invoke(cli, ["--help"]).output.split())
+    assert "{rules}" not in main_help
+    assert (
+        "repair Run COMMAND, fix the JAX001-JAX003 errors its run raised" in main_help
+    )
+    repair_help = CliRunner().invoke(cli, ["repair", "--help"])
+    assert repair_help.exit_code == 0
+    assert (
+        "Usage: jaxfix repair [OPTIONS] [PATH]... -- COMMAND [ARG]..."
+        in repair_help.output
+    )
+
+
 def test_a_directory_named_migrate_is_checked(tmp_path, monkeypatch):
     (tmp_path / "migrate").mkdir()
     (tmp_path / "migrate" / "bad.py").write_text(VIOLATION)

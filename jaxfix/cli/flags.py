@@ -61,6 +61,15 @@ class RulesHelpCommand(click.Command):
         finally:
             self.help = template
 
+    def get_short_help_str(self, limit: int = 45) -> str:
+        """The line `jaxfix --help` lists it with, the rules named there too."""
+        template = self.help
+        self.help = with_rule_codes(template or "")
+        try:
+            return super().get_short_help_str(limit)
+        finally:
+            self.help = template
+
 
 def setting_flags(command: str) -> Callable[[F], F]:
     """Every setting whose flag belongs to `command` (`settings.MAIN` or `settings.MIGRATE`),

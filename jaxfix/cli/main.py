@@ -175,7 +175,7 @@ class _MainCommand(RulesHelpCommand):
     def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         super().format_help(ctx, formatter)
         rows = [
-            (name, cli.get_command(ctx, name).get_short_help_str(limit=70))
+            (name, cli.get_command(ctx, name).get_short_help_str(limit=90))
             for name in cli.list_commands(ctx)
         ]
         with formatter.section("Commands (jaxfix COMMAND --help)"):

@@ -60,6 +60,9 @@ class _RepairCommand(RulesHelpCommand):
         ctx.meta["jaxfix_repair_command"] = tuple(args[split + 1 :])
         return super().parse_args(ctx, args[:split])
 
+    def collect_usage_pieces(self, ctx: click.Context) -> list[str]:
+        return [*super().collect_usage_pieces(ctx), "-- COMMAND [ARG]..."]
+
 
 _HELP = f"""Run COMMAND, fix the {RULES_MARK} errors its run raised, run it again.
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from jaxfix.analysis.ast_engine.flow import scope_names
 from jaxfix.analysis.ast_engine.values import Unknown
 from jaxfix.file_io import ReadError, open_regular, read_regular
-from jaxfix.grammar import needed_python
+from jaxfix.grammar import Blanked, Region, needed_python, readable
 from jaxfix.paths import path_state
 from jaxfix.words import code_of, split_words, words_of
 
@@ -89,10 +89,19 @@ class _Index:
 class Module:
     """One parsed file: its tree, each node's parent, and lookups built on first use."""
 
-    def __init__(self, path: Path, tree: ast.Module, source: bytes) -> None:
+    def __init__(
+        self,
+        path: Path,
+        tree: ast.Module,
+        source: bytes,
+        blanked: tuple[Region, ...] = (),
+    ) -> None:
         self.path = path
         self.tree = tree
         self.source = source
+        self.blanked = (
+            blanked  # code in a newer grammar, not in `tree` (jaxfix/grammar.py)
+        )
         self._scope_names: dict[ast.AST, tuple[frozenset[str], frozenset[str]]] = {}
 
     @cached_property
@@ -593,11 +602,16 @@ def _signature(status: os.stat_result) -> Signature:
 
 
 def _parse(path: Path, source: bytes) -> Module | Unknown:
-    """The module, or Unknown: a syntax error, or code in a newer Python's grammar than the
-    running one's (jaxfix/grammar.py names which)."""
+    """The module (code in a newer Python's grammar read with its new constructs blanked,
+    where that is possible), or Unknown: a syntax error, or code in a newer Python's grammar
+    than the running one's that could not be blanked (jaxfix/grammar.py names which)."""
     try:
         tree = ast.parse(source, filename=str(path))
     except SyntaxError as error:
+        found = readable(source, error)
+        if isinstance(found, Blanked):
+            return Module(path, found.tree, source, found.regions)
+        error = found  # where the code stops being readable
         needed = needed_python(error, source)
         if needed is not None:
             (major, minor), what = needed
