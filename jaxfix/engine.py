@@ -65,7 +65,11 @@ def selected_rules(options: Options) -> list[type[Rule]]:
     from jaxfix.codemods import RULES
 
     load_rule_modules(options.rule_modules)  # a spawned worker registers them here
-    return [rule for code, rule in sorted(RULES.items()) if options.is_selected(code)]
+    return [
+        rule
+        for code, rule in sorted(RULES.items())
+        if options.is_selected(code, rule.raises_since)
+    ]
 
 
 def candidate_rules(source: bytes, options: Options) -> list[type[Rule]]:

@@ -26,7 +26,7 @@ _RULE_MODULE = re.compile(
 
 
 # The class attributes read without importing a rule.
-_STATIC = ("code", "tokens", "raises", "mesh_locals")
+_STATIC = ("code", "tokens", "raises", "mesh_locals", "raises_since")
 
 
 @dataclass(frozen=True)
@@ -39,14 +39,17 @@ class RuleTokens:
     tokens: tuple[tuple[bytes, ...], ...]
     raises: tuple[str, ...] = ()
     mesh_locals: tuple[tuple[str, str], ...] = ()
+    raises_since: str | None = (
+        "0"  # `Rule.raises_since`: whether the default selects it
+    )
 
     def may_apply(self, source: bytes | Words) -> bool:
         return tokens_match(self.tokens, source)
 
 
 def _read_statically(path: Path) -> RuleTokens | None:
-    """The one class in `path` that assigns literal `code` and `tokens` (and `raises` and
-    `mesh_locals`, which may be left out), else None."""
+    """The one class in `path` that assigns literal `code` and `tokens` (and `raises`,
+    `mesh_locals` and `raises_since`, which may be left out), else None."""
     found = []
     for node in ast.parse(path.read_bytes(), filename=str(path)).body:
         if not isinstance(node, ast.ClassDef):
@@ -70,6 +73,7 @@ def _read_statically(path: Path) -> RuleTokens | None:
         return None
     code, tokens = found[0].get("code"), found[0].get("tokens")
     raises, mesh_locals = found[0].get("raises", ()), found[0].get("mesh_locals", {})
+    raises_since = found[0].get("raises_since", "0")
     valid = (
         isinstance(code, str)
         and isinstance(tokens, tuple)
@@ -81,15 +85,22 @@ def _read_statically(path: Path) -> RuleTokens | None:
         and all(isinstance(message, str) for message in raises)
         and isinstance(mesh_locals, dict)
         and all(isinstance(x, str) for item in mesh_locals.items() for x in item)
+        and (raises_since is None or isinstance(raises_since, str))
     )
     if not valid:
         return None
-    return RuleTokens(code, tokens, raises, tuple(mesh_locals.items()))
+    return RuleTokens(code, tokens, raises, tuple(mesh_locals.items()), raises_since)
 
 
 def _from_registry(rules: dict) -> tuple[RuleTokens, ...]:
     return tuple(
-        RuleTokens(code, rule.tokens, rule.raises, tuple(rule.mesh_locals.items()))
+        RuleTokens(
+            code,
+            rule.tokens,
+            rule.raises,
+            tuple(rule.mesh_locals.items()),
+            rule.raises_since,
+        )
         for code, rule in sorted(rules.items())
     )
 
@@ -150,7 +161,7 @@ def selected_rules(options: Options) -> tuple[RuleTokens, ...]:
         from jaxfix.codemods import load_rule_modules
 
         load_rule_modules(options.rule_modules)
-    return tuple(r for r in all_rules() if options.is_selected(r.code))
+    return tuple(r for r in all_rules() if options.is_selected(r.code, r.raises_since))
 
 
 def is_candidate(source: bytes, rules: tuple[RuleTokens, ...]) -> bool:

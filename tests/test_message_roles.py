@@ -180,7 +180,7 @@ class _OutShardings(Rule):
     A toy report-only rule: every `jax.jit(..., out_shardings=...)` call.
 
     ## Why is this bad?
-    It stands for JAX004, whose message names device ids, not meshes.
+    It stands for TST004, whose message names device ids, not meshes.
 
     ## Example
     ```python
