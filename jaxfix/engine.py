@@ -181,7 +181,7 @@ def _run_rules(
         report
         for rule in running
         for report in rule.reports
-        if not analysis.expected(report.node, rule.raises)
+        if not analysis.expected(report.node, rule.raises, rule.error)
     ]
     if evidence is not None:
         reports = [r for r in reports if analysis.evidence.confirms(r.code, r.node)]

@@ -56,6 +56,9 @@ class Rule:
     # that mesh's size; see jaxfix/message_templates.py. A report inside
     # `with assertRaisesRegex(ValueError, p):` whose `p` may match one is dropped.
     raises: ClassVar[tuple[str, ...]] = ()
+    # The builtin exception JAX raises with those messages (`TypeError` for a call Python
+    # refuses): what a test of the error expects, a log's traceback and the recorder name.
+    error: ClassVar[str] = "ValueError"
     # Where JAX holds each role's mesh when it raises: a local variable of the raising frame,
     # then attributes ("self.prev"). The repair recorder reads them when that frame survives
     # JAX's traceback filtering; else the message tells.
@@ -135,7 +138,7 @@ class Rule:
     def expected(self, node: ast.AST) -> bool:
         """Whether `node` runs where the code tests this rule's error (`assertRaises...`): the
         engine drops such reports; a rule may ask first to skip working out the message."""
-        return self.analysis.expected(node, self.raises)
+        return self.analysis.expected(node, self.raises, self.error)
 
     @classmethod
     def impossible(cls, facts: Facts) -> str | None:
