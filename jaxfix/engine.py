@@ -66,7 +66,11 @@ def selected_rules(options: Options) -> list[type[Rule]]:
     from jaxfix.codemods import RULES
 
     load_rule_modules(options.rule_modules)  # a spawned worker registers them here
-    return [rule for code, rule in sorted(RULES.items()) if options.is_selected(code)]
+    return [
+        rule
+        for code, rule in sorted(RULES.items())
+        if options.is_selected(code, rule.raises_since)
+    ]
 
 
 def candidate_rules(source: bytes, options: Options) -> list[type[Rule]]:
@@ -178,7 +182,7 @@ def _run_rules(
         report
         for rule in running
         for report in rule.reports
-        if not analysis.expected(report.node, rule.raises)
+        if not analysis.expected(report.node, rule.raises, rule.error)
     ]
     if evidence is not None:
         reports = [r for r in reports if analysis.evidence.confirms(r.code, r.node)]

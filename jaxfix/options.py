@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from jaxfix.evidence import Evidence
+from jaxfix.jax_version import parse_version
 from jaxfix.paths import DEFAULT_INCLUDE
 
 DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
@@ -18,6 +19,17 @@ DEFAULT_LINE_LENGTH = 88
 DEFAULT_MAX_PARSE_MEMORY = (
     2048  # MB per file, as predicted before parsing (jaxfix/engine.py)
 )
+
+
+ALL = "ALL"  # `--select ALL`: every rule, deprecations too
+
+
+def raises_on(raises_since: str | None, target: tuple[int, ...] | None) -> bool:
+    """Whether old code raising since `raises_since` (None: it only warns) raises on the
+    `target` JAX version (None: the newest). Raises ValueError for no version."""
+    if raises_since is None:
+        return False
+    return target is None or target >= parse_version(raises_since)
 
 
 @dataclass(frozen=True)
@@ -50,9 +62,14 @@ class Options:
         """The globs a directory walk takes files by: `include` plus `extend-include`."""
         return self.include + self.extend_include
 
-    def is_selected(self, code: str) -> bool:
-        """Prefix matching like ruff: `JAX` selects all, `JAX00` a group; ignore wins."""
-        selected = not self.select or any(code.startswith(p) for p in self.select)
+    def is_selected(self, code: str, raises_since: str | None) -> bool:
+        """As ruff selects: `select` takes codes and prefixes (`JAX00` a group, `ALL` every
+        rule); without it, the rules whose old code raises on the target JAX version
+        (`Rule.raises_since`); ignore wins."""
+        if self.select:
+            selected = any(p == ALL or code.startswith(p) for p in self.select)
+        else:
+            selected = raises_on(raises_since, self.jax_version)
         return selected and not any(code.startswith(p) for p in self.ignore)
 
     def lines_to_check(self, path: Path) -> frozenset[int] | None:

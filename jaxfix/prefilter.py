@@ -26,27 +26,30 @@ _RULE_MODULE = re.compile(
 
 
 # The class attributes read without importing a rule.
-_STATIC = ("code", "tokens", "raises", "mesh_locals")
+_STATIC = ("code", "tokens", "raises", "error", "mesh_locals", "raises_since")
 
 
 @dataclass(frozen=True)
 class RuleTokens:
     """A rule's code, its prefilter token groups (see `Rule.tokens`), and what `jaxfix
     repair`'s recorder needs of it: the messages of its errors (`Rule.raises`) and where JAX
-    holds their meshes (`Rule.mesh_locals`, as pairs)."""
+    holds their meshes (`Rule.mesh_locals`, as pairs), the exception they are raised with
+    (`Rule.error`); and whether the default selection takes it (`Rule.raises_since`)."""
 
     code: str
     tokens: tuple[tuple[bytes, ...], ...]
     raises: tuple[str, ...] = ()
     mesh_locals: tuple[tuple[str, str], ...] = ()
+    raises_since: str | None = "0"
+    error: str = "ValueError"
 
     def may_apply(self, source: bytes | Words) -> bool:
         return tokens_match(self.tokens, source)
 
 
 def _read_statically(path: Path) -> RuleTokens | None:
-    """The one class in `path` that assigns literal `code` and `tokens` (and `raises` and
-    `mesh_locals`, which may be left out), else None."""
+    """The one class in `path` that assigns literal `code` and `tokens` (and `raises`,
+    `error`, `mesh_locals` and `raises_since`, which may be left out), else None."""
     found = []
     for node in ast.parse(path.read_bytes(), filename=str(path)).body:
         if not isinstance(node, ast.ClassDef):
@@ -70,6 +73,8 @@ def _read_statically(path: Path) -> RuleTokens | None:
         return None
     code, tokens = found[0].get("code"), found[0].get("tokens")
     raises, mesh_locals = found[0].get("raises", ()), found[0].get("mesh_locals", {})
+    raises_since = found[0].get("raises_since", "0")
+    error = found[0].get("error", "ValueError")
     valid = (
         isinstance(code, str)
         and isinstance(tokens, tuple)
@@ -81,15 +86,26 @@ def _read_statically(path: Path) -> RuleTokens | None:
         and all(isinstance(message, str) for message in raises)
         and isinstance(mesh_locals, dict)
         and all(isinstance(x, str) for item in mesh_locals.items() for x in item)
+        and (raises_since is None or isinstance(raises_since, str))
+        and isinstance(error, str)
     )
     if not valid:
         return None
-    return RuleTokens(code, tokens, raises, tuple(mesh_locals.items()))
+    return RuleTokens(
+        code, tokens, raises, tuple(mesh_locals.items()), raises_since, error
+    )
 
 
 def _from_registry(rules: dict) -> tuple[RuleTokens, ...]:
     return tuple(
-        RuleTokens(code, rule.tokens, rule.raises, tuple(rule.mesh_locals.items()))
+        RuleTokens(
+            code,
+            rule.tokens,
+            rule.raises,
+            tuple(rule.mesh_locals.items()),
+            rule.raises_since,
+            rule.error,
+        )
         for code, rule in sorted(rules.items())
     )
 
@@ -150,7 +166,7 @@ def selected_rules(options: Options) -> tuple[RuleTokens, ...]:
         from jaxfix.codemods import load_rule_modules
 
         load_rule_modules(options.rule_modules)
-    return tuple(r for r in all_rules() if options.is_selected(r.code))
+    return tuple(r for r in all_rules() if options.is_selected(r.code, r.raises_since))
 
 
 def is_candidate(source: bytes, rules: tuple[RuleTokens, ...]) -> bool:

@@ -42,6 +42,7 @@ class Recorder:
             for code, ps in patterns.get("messages", {}).items()
             for p in ps
         ]
+        self.errors = patterns.get("errors", {})
         self.mesh_paths = patterns.get("meshes", {})
         self._patterns = patterns
 
@@ -79,13 +80,20 @@ class Recorder:
                 os.close(fd)
 
     def code_of(self, error):
-        if not isinstance(error, ValueError):
+        """The rule whose error this is: its message, raised as the rule's exception."""
+        if not isinstance(error, Exception):
             return None
         if self._patterns is None:
             self._load()
+        names = {kind.__name__ for kind in type(error).__mro__}
         text = str(error)
         return next(
-            (code for code, pattern in self.messages if pattern.match(text)), None
+            (
+                code
+                for code, pattern in self.messages
+                if self.errors.get(code, "ValueError") in names and pattern.match(text)
+            ),
+            None,
         )
 
     def ended(self, error, ended, test=None):

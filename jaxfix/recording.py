@@ -90,8 +90,10 @@ def mesh_locals() -> dict[str, dict[str, str]]:
 
 
 def recorder_patterns() -> dict[str, object]:
-    """What the recorder matches with: the rules' messages and where JAX keeps the meshes."""
-    return {"messages": message_patterns(), "meshes": mesh_locals()}
+    """What the recorder matches with: the rules' messages, the exception each is raised
+    with (`Rule.error`), and where JAX keeps the meshes."""
+    errors = {rule.code: rule.error for rule in all_rules() if rule.raises}
+    return {"messages": message_patterns(), "errors": errors, "meshes": mesh_locals()}
 
 
 class RecordingDir:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from jaxfix.options import (
+    ALL,
     DEFAULT_MAX_FILE_SIZE,
     DEFAULT_MAX_LOG_SIZE,
     DEFAULT_MAX_PARSE_MEMORY,
@@ -29,10 +30,12 @@ class SettingError(ValueError):
     """A value no setting accepts; the message names where it came from."""
 
 
-def _codes(values: list[str]) -> tuple[str, ...]:
+def _codes(values: list[str], *, everything: str | None = None) -> tuple[str, ...]:
     codes = tuple(c.strip().upper() for v in values for c in v.split(",") if c.strip())
     for code in codes:
-        if not any(known.startswith(code) for known in rule_codes()):
+        if code != everything and not any(
+            known.startswith(code) for known in rule_codes()
+        ):
             raise ValueError(
                 f"unknown rule code or prefix '{code}' (known: {', '.join(rule_codes())})"
             )
@@ -114,10 +117,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "select",
         list,
-        "Rule codes or prefixes to run (comma-separated). Default: all.",
-        "a list of rule codes or prefixes",
+        "Rule codes or prefixes to run (comma-separated), ALL for every rule. Default: the "
+        "rules whose old code raises on the target JAX version (not the deprecations).",
+        "a list of rule codes or prefixes, or ALL",
         metavar="CODES",
-        parse=_codes,
+        parse=lambda values: _codes(values, everything=ALL),
     ),
     Setting(
         "ignore",

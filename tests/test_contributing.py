@@ -11,7 +11,7 @@ import pytest
 from helpers import run_engine
 from jaxfix.codemods import RULES
 from jaxfix.codemods.base import Rule
-from rules.jax904_spec_axis_not_in_mesh import SpecAxisNotInMesh
+from rules.tst904_spec_axis_not_in_mesh import SpecAxisNotInMesh
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADER = """\
@@ -40,7 +40,7 @@ def example_rule(monkeypatch: pytest.MonkeyPatch) -> type[Rule]:
 
 
 def reported(source: str) -> list[int]:
-    result = run_engine(HEADER + source, ["--select", "JAX904"])
+    result = run_engine(HEADER + source, ["--select", "TST904"])
     assert result.error is None, result.error
     return [d.start.line for d in result.diagnostics]
 
@@ -89,7 +89,7 @@ def test_the_prefilter_reads_the_example_rule_without_importing_it():
     reader needs (`code, name, tokens = ...` defeated it)."""
     from jaxfix import prefilter
 
-    path = ROOT / "tests" / "rules" / "jax904_spec_axis_not_in_mesh.py"
+    path = ROOT / "tests" / "rules" / "tst904_spec_axis_not_in_mesh.py"
     assert prefilter._read_statically(path) == prefilter.RuleTokens(
         SpecAxisNotInMesh.code,
         SpecAxisNotInMesh.tokens,

@@ -38,7 +38,7 @@ def missing_fixtures(code, rule, cases):
 
 
 def test_there_are_fixtures_for_every_rule():
-    assert {"JAX001", "JAX904"} <= set(RULES), (
+    assert {"JAX001", "TST904"} <= set(RULES), (
         "jaxfix's and the suite's rules are found"
     )
     for code, rule in RULES.items():
@@ -46,32 +46,32 @@ def test_there_are_fixtures_for_every_rule():
 
 
 def test_a_rule_from_elsewhere_has_its_fixtures_beside_it():
-    (example,) = [f for f in rule_fixtures() if f.rule.code == "JAX904"]
+    (example,) = [f for f in rule_fixtures() if f.rule.code == "TST904"]
     assert example.module is not None
-    assert example.directory == example.module.parent / "fixtures" / "JAX904"
-    own = [c for c in CASES if c.code == "JAX904"]
+    assert example.directory == example.module.parent / "fixtures" / "TST904"
+    own = [c for c in CASES if c.code == "TST904"]
     assert own and all(example.directory in c.before.parents for c in own)
     assert all(c.cli_args[:2] == ["--rule-module", str(example.module)] for c in own)
 
 
 def test_a_report_only_rule_needs_no_fixed_file():
     from fixture_cases import Case
-    from rules.jax904_spec_axis_not_in_mesh import SpecAxisNotInMesh as ReportOnly
+    from rules.tst904_spec_axis_not_in_mesh import SpecAxisNotInMesh as ReportOnly
 
     def case(name, expect, fixed=None):
-        return Case("JAX904", name, Path(f"{name}.py"), fixed, {"expect": expect})
+        return Case("TST904", name, Path(f"{name}.py"), fixed, {"expect": expect})
 
-    reported, quiet = case("reported", "JAX904"), case("quiet", "none")
-    assert missing_fixtures("JAX904", ReportOnly, [reported, quiet]) == []
-    assert missing_fixtures("JAX904", ReportOnly, [quiet]) == [
-        "JAX904 has no fixture it reports on"
+    reported, quiet = case("reported", "TST904"), case("quiet", "none")
+    assert missing_fixtures("TST904", ReportOnly, [reported, quiet]) == []
+    assert missing_fixtures("TST904", ReportOnly, [quiet]) == [
+        "TST904 has no fixture it reports on"
     ]
-    assert missing_fixtures("JAX904", ReportOnly, [reported]) == [
-        "JAX904 has no must-not-change fixture"
+    assert missing_fixtures("TST904", ReportOnly, [reported]) == [
+        "TST904 has no must-not-change fixture"
     ]
     assert missing_fixtures(
-        "JAX904", ReportOnly, [case("fixed", "JAX904", Path("fixed.fixed.py")), quiet]
-    ) == ["JAX904 only reports: a .fixed.py cannot be its output"]
+        "TST904", ReportOnly, [case("fixed", "TST904", Path("fixed.fixed.py")), quiet]
+    ) == ["TST904 only reports: a .fixed.py cannot be its output"]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)

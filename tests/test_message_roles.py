@@ -117,7 +117,7 @@ def test_where_jax_raises_is_the_rules_own_declaration(monkeypatch):
     def ending_in(path: str) -> Traceback:
         return Traceback(1, 3, (Frame(path, 10, None),), None)
 
-    assert {code: rule.raised_in for code, rule in RULES.items() if code < "JAX9"} == {
+    assert {code: RULES[code].raised_in for code in ("JAX001", "JAX002", "JAX003")} == {
         "JAX001": ("jax/_src/interpreters/pxla.py",),
         "JAX002": ("jax/_src/mesh.py",),
         "JAX003": ("jax/_src/shard_map.py",),
@@ -180,7 +180,7 @@ class _OutShardings(Rule):
     A toy report-only rule: every `jax.jit(..., out_shardings=...)` call.
 
     ## Why is this bad?
-    It stands for JAX004, whose message names device ids, not meshes.
+    It stands for TST004, whose message names device ids, not meshes.
 
     ## Example
     ```python

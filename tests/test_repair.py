@@ -922,3 +922,55 @@ def test_recorder_records_unittest_subtests_and_failures(tmp_path):
         ("error", "JAX002", "stages_check.Stages.test_sizes (data=16)"),
         ("failure", None, "stages_check.Stages.test_sum"),
     ]
+
+
+CHECK_REP = """import jax
+from jax.sharding import PartitionSpec as P
+
+mesh = jax.make_mesh((8,), ("x",))
+try:
+    {"a": 1}.update(1)  # another TypeError, caught: ends nothing
+except TypeError:
+    pass
+sum_all = jax.shard_map(lambda b: b, mesh=mesh, in_specs=P("x"), out_specs=P("x"), check_rep=False)
+"""
+
+
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_an_error_raised_as_a_type_error_is_recorded_and_read_from_its_log(
+    tmp_path, version
+):
+    """Rules whose error is no ValueError (`Rule.error`): the recorder knows JAX005's TypeError
+    by its message and type, and `--from-log` reads the traceback the run printed."""
+    from click.testing import CliRunner
+
+    from jaxfix.cli.main import cli
+
+    program = tmp_path / "prog.py"
+    program.write_text(CHECK_REP)
+    recording = RecordingDir()
+    try:
+        recording.write_patterns()
+        done = subprocess.run(
+            [python(version), str(program)],
+            cwd=tmp_path,
+            env=recording.env(1, command_env(tmp_path)),
+            capture_output=True,
+            timeout=300,
+            check=False,
+        )
+        data = recording.evidence(1).read_bytes()
+    finally:
+        recording.close()
+    (error,) = [r for r in map(json.loads, data.splitlines()) if r["kind"] == "error"]
+    assert (error["code"], error["exception"]) == ("JAX005", "TypeError")
+    reading = read_evidence(data, [program])
+    assert [(e.code, e.line) for e in reading.evidence[program]] == [("JAX005", 9)]
+    result = CliRunner().invoke(
+        cli,
+        ["--from-log", "-", "--check", "--no-cache", str(tmp_path)],
+        input=done.stderr,
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 1, result.output
+    assert f"{program}:9:" in result.output and "JAX005" in result.output

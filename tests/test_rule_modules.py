@@ -19,7 +19,7 @@ from jaxfix.cli.main import cli
 from jaxfix.codemods import RULES, RuleModuleError, load_rule_modules
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE = ROOT / "tests" / "rules" / "jax904_spec_axis_not_in_mesh.py"
+EXAMPLE = ROOT / "tests" / "rules" / "tst904_spec_axis_not_in_mesh.py"
 VIOLATION = (
     "import jax\nfrom jax.sharding import PartitionSpec as P\n"
     'with jax.set_mesh(jax.make_mesh((8,), ("x",))):\n    jax.device_put(1, P("y"))\n'
@@ -59,29 +59,29 @@ def test_a_rule_file_copied_anywhere_is_registered_and_runs_everywhere(tmp_path)
     (tmp_path / "code.py").write_text(VIOLATION)
     given = ("--rule-module", str(rule))
     listed = _jaxfix(*given, "--list-rules", cwd=tmp_path)
-    assert "JAX904\tspec-axis-not-in-mesh" in listed.stdout, listed.stderr
-    explained = _jaxfix(*given, "--explain", "jax904", cwd=tmp_path)
+    assert "TST904\tspec-axis-not-in-mesh" in listed.stdout, listed.stderr
+    explained = _jaxfix(*given, "--explain", "tst904", cwd=tmp_path)
     assert "## What it does" in explained.stdout or "What it does" in explained.stdout
     helped = _jaxfix(*given, "--help", cwd=tmp_path)
-    assert "JAX904" in " ".join(helped.stdout.split()), helped.stdout
+    assert "TST904" in " ".join(helped.stdout.split()), helped.stdout
     run = _jaxfix(
-        *given, "--check", "--no-cache", "--select", "JAX904", "code.py", cwd=tmp_path
+        *given, "--check", "--no-cache", "--select", "TST904", "code.py", cwd=tmp_path
     )
     assert run.returncode == 1, run.stderr
-    assert "code.py:4:5: JAX904 axis 'y' is not in the context mesh" in run.stdout
+    assert "code.py:4:5: TST904 axis 'y' is not in the context mesh" in run.stdout
     without = _jaxfix("--check", "--no-cache", "code.py", cwd=tmp_path)
-    assert without.returncode == 0 and "JAX904" not in without.stdout + without.stderr
+    assert without.returncode == 0 and "TST904" not in without.stdout + without.stderr
 
 
 def test_a_directory_a_module_and_a_package_name_rule_modules(monkeypatch):
     monkeypatch.setattr(sys, "path", [str(ROOT / "tests"), *sys.path])
     by_directory = load_rule_modules([str(EXAMPLE.parent)])
     by_package = load_rule_modules(["rules"])
-    by_module = load_rule_modules(["rules.jax904_spec_axis_not_in_mesh"])
-    assert [r.code for r in by_module] == ["JAX904"]
+    by_module = load_rule_modules(["rules.tst904_spec_axis_not_in_mesh"])
+    assert [r.code for r in by_module] == ["TST904"]
     assert [r.code for r in by_package] == [r.code for r in by_directory]
-    assert [r.code for r in by_package] == ["JAX004", "JAX904"]
-    assert by_module[0] is RULES["JAX904"]  # one class, however it was named
+    assert [r.code for r in by_package] == ["TST004", "TST904"]
+    assert by_module[0] is RULES["TST904"]  # one class, however it was named
 
 
 def test_a_module_that_cannot_be_registered_is_one_line(tmp_path, monkeypatch):
@@ -93,7 +93,7 @@ def test_a_module_that_cannot_be_registered_is_one_line(tmp_path, monkeypatch):
     load_rule_modules(["rules"])
     with pytest.raises(RuleModuleError, match=r"ModuleNotFoundError: No module"):
         load_rule_modules([str(broken)])
-    with pytest.raises(RuleModuleError, match="rule code JAX904 is defined twice"):
+    with pytest.raises(RuleModuleError, match="rule code TST904 is defined twice"):
         load_rule_modules([str(twice)])
     result = CliRunner().invoke(
         cli, ["--rule-module", str(tmp_path / "missing.py"), "--list-rules"]
@@ -118,28 +118,28 @@ def test_a_config_file_cannot_name_a_rule_module(tmp_path):
 
 
 def test_the_registry_is_as_it_was_after_each_test():
-    assert "JAX904" not in RULES
+    assert "TST904" not in RULES
 
 
-JAX004 = ROOT / "tests" / "rules" / "jax004_out_sharding_mesh_size.py"
+TST004 = ROOT / "tests" / "rules" / "tst004_out_sharding_mesh_size.py"
 
 
 def test_jax004_is_its_module_and_its_fixtures_and_passes_from_a_copy(tmp_path):
-    """The suite's JAX004 copied alone (its module, its fixtures) out of the repository: the
+    """The suite's TST004 copied alone (its module, its fixtures) out of the repository: the
     rule is listed, explained, reports what its fixtures expect, and a real log of its error
     (the positive fixture run under real JAX) confirms its site in --from-log mode."""
     copy = tmp_path / "plugin"
-    shutil.copytree(JAX004.parent / "fixtures" / "JAX004", copy / "fixtures" / "JAX004")
-    shutil.copy(JAX004, copy / JAX004.name)
-    given = ("--rule-module", str(copy / JAX004.name))
+    shutil.copytree(TST004.parent / "fixtures" / "TST004", copy / "fixtures" / "TST004")
+    shutil.copy(TST004, copy / TST004.name)
+    given = ("--rule-module", str(copy / TST004.name))
     listed = _jaxfix(*given, "--list-rules", cwd=tmp_path)
-    assert "JAX004\tout-sharding-mesh-size\tnone\t" in listed.stdout, listed.stderr
-    explained = _jaxfix(*given, "--explain", "JAX004", cwd=tmp_path)
-    assert "# JAX004: out-sharding-mesh-size" in explained.stdout
+    assert "TST004\tout-sharding-mesh-size\tnone\t" in listed.stdout, listed.stderr
+    explained = _jaxfix(*given, "--explain", "TST004", cwd=tmp_path)
+    assert "# TST004: out-sharding-mesh-size" in explained.stdout
     assert "Received incompatible devices" in explained.stdout
-    fixtures = sorted((copy / "fixtures" / "JAX004").glob("*.py"))
+    fixtures = sorted((copy / "fixtures" / "TST004").glob("*.py"))
     expected = {f.name: read_header(f)["expect"] for f in fixtures}
-    assert sorted(set(expected.values())) == ["JAX004", "none"]
+    assert sorted(set(expected.values())) == ["TST004", "none"]
     checked = _jaxfix(
         *given, "--check", "--no-cache", "--format", "json", ".", cwd=copy
     )
@@ -149,7 +149,7 @@ def test_jax004_is_its_module_and_its_fixtures_and_passes_from_a_copy(tmp_path):
     }
     assert {n: ",".join(found.get(n, [])) or "none" for n in expected} == expected
     # A real log of its error, then --from-log on the file it names.
-    entry = copy / "fixtures" / "JAX004" / "call_under_set_mesh_of_other_size.py"
+    entry = copy / "fixtures" / "TST004" / "call_under_set_mesh_of_other_size.py"
     log = _log_of(entry, tmp_path / "run.log")
     assert "Got jit's context mesh with device ids" in log.read_text()
     confirmed = _jaxfix(
@@ -165,14 +165,14 @@ def test_jax004_is_its_module_and_its_fixtures_and_passes_from_a_copy(tmp_path):
     assert confirmed.returncode == 1, confirmed.stderr
     (line,) = confirmed.stdout.splitlines()
     assert line.startswith(
-        f"{entry.relative_to(tmp_path)}:12:9: JAX004 out_shardings is on a mesh of size 4"
+        f"{entry.relative_to(tmp_path)}:12:9: TST004 out_shardings is on a mesh of size 4"
     )
     without = _jaxfix(
         "--from-log", str(log), "--check", "--no-cache", str(entry), cwd=tmp_path
     )
     assert "no traceback of JAX001, JAX002 or JAX003 in the log" in without.stderr
     # The same first sentence opens JAX's error for an argument on other devices (a JAX003
-    # fixture's): that log is not JAX004's.
+    # fixture's): that log is not TST004's.
     other = ROOT / "fixtures" / "JAX003" / "meshes_differ_only_in_devices.py"
     other_log = _log_of(other, tmp_path / "other.log")
     assert "Got argument x of" in other_log.read_text()
@@ -187,7 +187,7 @@ def test_jax004_is_its_module_and_its_fixtures_and_passes_from_a_copy(tmp_path):
     )
     assert not_ours.returncode == 0, not_ours.stdout
     assert (
-        "no traceback of JAX001, JAX002, JAX003 or JAX004 in the log" in not_ours.stderr
+        "no traceback of JAX001, JAX002, JAX003 or TST004 in the log" in not_ours.stderr
     )
 
 
@@ -224,4 +224,4 @@ def test_a_worker_started_by_spawn_registers_them_from_the_options():
         check=True,
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
     )
-    assert done.stdout.strip() == "['JAX001', 'JAX002', 'JAX003', 'JAX904']"
+    assert done.stdout.strip() == "['JAX001', 'JAX002', 'JAX003', 'TST904']"

@@ -31,6 +31,10 @@ class Api(enum.Enum):
     TYPEOF = "typeof"
     EXPORT = "export"
     TOP_LEVEL_ALL_GATHER = "top_level_all_gather"
+    SHARD_MAP = "shard_map"
+    # jax.experimental.shard_map.shard_map: another function (positional, `check_rep`),
+    # deprecated since jax 0.8.0 in favour of jax.shard_map.
+    EXPERIMENTAL_SHARD_MAP = "experimental_shard_map"
     PARTIAL = "partial"
     WRAPS = "wraps"
     EXIT_STACK = "ExitStack"
@@ -93,6 +97,8 @@ _QUALIFIED_NAMES: dict[Api, tuple[str, ...]] = {
     Api.TYPEOF: ("jax.typeof",),
     Api.EXPORT: ("jax.export.export",),
     Api.TOP_LEVEL_ALL_GATHER: ("jax._src.shard_map.top_level_all_gather",),
+    Api.SHARD_MAP: ("jax.shard_map", "jax._src.shard_map.shard_map"),
+    Api.EXPERIMENTAL_SHARD_MAP: ("jax.experimental.shard_map.shard_map",),
     Api.PARTIAL: ("functools.partial",),
     Api.WRAPS: ("functools.wraps",),
     Api.EXIT_STACK: ("contextlib.ExitStack",),
@@ -154,6 +160,14 @@ SIGNATURES: dict[Api, Signature] = {
     ),
     Api.DEVICE_PUT: Signature(("x", "device"), ("src", "donate", "may_alias")),
     Api.TOP_LEVEL_ALL_GATHER: Signature(("xs", "out_sharding"), ("multi_dim",)),
+    Api.SHARD_MAP: Signature(
+        ("f",),
+        ("out_specs", "in_specs", "mesh", "axis_names", "check_vma"),
+        positional_only=1,
+    ),
+    Api.EXPERIMENTAL_SHARD_MAP: Signature(
+        ("f", "mesh", "in_specs", "out_specs", "check_rep")
+    ),
     Api.JIT: Signature(
         ("fun",),
         (

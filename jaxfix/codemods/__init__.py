@@ -21,7 +21,7 @@ from types import ModuleType
 
 from jaxfix.codemods.base import Rule
 
-# A rule module's name: its code in lower case, then its name (`jax004_out_sharding_size`).
+# A rule module's name: its code in lower case, then its name (`tst004_out_sharding_size`).
 RULE_MODULE = re.compile(r"[a-z]+\d{3}_\w+$")
 
 

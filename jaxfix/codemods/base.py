@@ -19,6 +19,7 @@ from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.byte_tokens import tokens_match
 from jaxfix.diagnostics import Fix, Related, Report, Safety
 from jaxfix.evidence import Facts
+from jaxfix.jax_version import parse_version
 from jaxfix.message_templates import check as check_templates
 from jaxfix.message_templates import roles as mesh_roles
 from jaxfix.options import Options
@@ -55,6 +56,9 @@ class Rule:
     # that mesh's size; see jaxfix/message_templates.py. A report inside
     # `with assertRaisesRegex(ValueError, p):` whose `p` may match one is dropped.
     raises: ClassVar[tuple[str, ...]] = ()
+    # The builtin exception JAX raises with those messages (`TypeError` for a call Python
+    # refuses): what a test of the error expects, a log's traceback and the recorder name.
+    error: ClassVar[str] = "ValueError"
     # Where JAX holds each role's mesh when it raises: a local variable of the raising frame,
     # then attributes ("self.prev"). The repair recorder reads them when that frame survives
     # JAX's traceback filtering; else the message tells.
@@ -62,6 +66,10 @@ class Rule:
     # The JAX source files that raise those errors (path suffixes, `/`-separated): a logged
     # traceback ending in one whose message cannot be read is said to be lost, not ignored.
     raised_in: ClassVar[tuple[str, ...]] = ()
+    # The first JAX version on which the old code raises; None for a deprecation that only
+    # warns on every JAX version jaxfix knows. The default selection is the rules whose old
+    # code raises on the target JAX version; `--select ALL` adds the rest.
+    raises_since: ClassVar[str | None] = "0"
 
     # The rule's own settings, `[tool.jaxfix.rules.<code>]` in config (read with `setting`).
     settings: ClassVar[tuple[RuleSetting, ...]] = ()
@@ -88,6 +96,11 @@ class Rule:
             check_templates(cls.raises)
         except ValueError as error:
             raise TypeError(f"{cls.__name__}.raises: {error}") from None
+        try:
+            if cls.raises_since is not None:
+                parse_version(cls.raises_since)
+        except ValueError as error:
+            raise TypeError(f"{cls.__name__}.raises_since: {error}") from None
         unknown = set(cls.mesh_locals) - set(mesh_roles(cls.raises))
         if unknown:
             raise TypeError(
@@ -125,7 +138,7 @@ class Rule:
     def expected(self, node: ast.AST) -> bool:
         """Whether `node` runs where the code tests this rule's error (`assertRaises...`): the
         engine drops such reports; a rule may ask first to skip working out the message."""
-        return self.analysis.expected(node, self.raises)
+        return self.analysis.expected(node, self.raises, self.error)
 
     @classmethod
     def impossible(cls, facts: Facts) -> str | None:

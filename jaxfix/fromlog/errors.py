@@ -62,7 +62,7 @@ def error_code(traceback: Traceback) -> str | None:
         opening = message_start(rule.raises[0])
         if (
             opening in first
-            and "ValueError" in first[: first.index(opening)]
+            and rule.error in first[: first.index(opening)]
             and _goes_on_as(rule.raises[0], first[first.index(opening) :])
         ):
             return code

@@ -266,9 +266,12 @@ class Analysis:
 
     # -- code that tests an error, evidence from a log ----------------------------------------
 
-    def expected(self, node: ast.AST, raises: tuple[str, ...]) -> bool:
-        """Whether `node` runs where the code tests one of these errors (`assertRaises...`)."""
-        return self._expected_errors.expects(node, raises)
+    def expected(
+        self, node: ast.AST, raises: tuple[str, ...], error: str = "ValueError"
+    ) -> bool:
+        """Whether `node` runs where the code tests one of these errors, the builtin exception
+        `error` (`assertRaises...`)."""
+        return self._expected_errors.expects(node, raises, error)
 
     @cached_property
     def _expected_errors(self) -> ExpectedErrors:

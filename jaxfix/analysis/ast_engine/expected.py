@@ -1,8 +1,8 @@
 """Code that tests an error: `with self.assertRaisesRegex(ValueError, pattern):` and the like.
 
 A rule's report inside such a block is a test passing, not a bug, when the block expects the
-rule's error: the exception type is `ValueError` (or a base of it, or a type jaxfix cannot
-resolve to a builtin) and the pattern, if any, may match one of the rule's messages
+rule's error: the exception type is the rule's (`Rule.error`, a builtin: `ValueError`,
+`TypeError`, ...) or a base of it, or a type jaxfix cannot resolve to a builtin, and the pattern, if any, may match one of the rule's messages
 (jaxfix/analysis/pattern_match.py decides that against the message as JAX formats it, meshes
 and sizes left open, whatever their roles). A pattern whose value the engine does not know (an
 f-string, a parameter, `re.escape(...)`) or a predicate exempts too: not reporting a real bug
@@ -39,24 +39,29 @@ if TYPE_CHECKING:  # the engine's package imports the modules that answer for it
 _PYTEST_RAISES = frozenset(
     {"pytest.raises", "_pytest.python_api.raises", "_pytest.raises.raises"}
 )
-_CATCHES_VALUE_ERROR = frozenset(
-    {"builtins.ValueError", "builtins.Exception", "builtins.BaseException"}
-)
+_CATCH_EVERY_ERROR = frozenset({"Exception", "BaseException"})
+# A rule's error as a block may expect it: the exception's name, its message templates.
+Error = tuple[str, tuple[str, ...]]
 # unittest, pytest and absltest run functions so named themselves, outside any block.
 _RUN_BY_TEST_RUNNERS = ("test", "setUp", "tearDown", "setup", "teardown")
 
 
 @dataclass(frozen=True)
 class Expectation:
-    """One expected-error context manager: whether it catches ValueError (None: unknown) and
-    its pattern as a regex for `re.search` (None: no pattern; `unknown`: not evaluable)."""
+    """One expected-error context manager: the builtin exceptions it catches (None for a type
+    that is not known: a class of the tree or a library, its bases not looked at) and its
+    pattern as a regex for `re.search` (None: no pattern; `unknown`: not evaluable)."""
 
-    catches_value_error: bool | None
+    caught: tuple[str | None, ...]
     pattern: str | None
     unknown_pattern: bool = False
 
-    def covers(self, templates: tuple[str, ...]) -> bool:
-        if self.catches_value_error is False:
+    def covers(self, error: Error) -> bool:
+        name, templates = error
+        if (
+            not {name, *_CATCH_EVERY_ERROR} & set(self.caught)
+            and None not in self.caught
+        ):
             return False
         if self.pattern is None or self.unknown_pattern:
             return True
@@ -77,20 +82,22 @@ class ExpectedErrors:
         self.engine = engine
         self.module = module
         self._items: dict[Module, dict[ast.withitem, Expectation]] = {}
-        self._verdicts: dict[tuple[ast.withitem, tuple[str, ...]], bool] = {}
-        self._tested_functions: dict[tuple[ast.AST, tuple[str, ...]], bool] = {}
+        self._verdicts: dict[tuple[ast.withitem, Error], bool] = {}
+        self._tested_functions: dict[tuple[ast.AST, Error], bool] = {}
 
-    def expects(self, node: ast.AST, templates: tuple[str, ...]) -> bool:
-        """Whether `node` runs inside a block that expects an error one of `templates` (message
-        templates with `{mesh}`/`{size}` holes) stands for: around it, or around every run of a
-        function it is in."""
-        return self._expects(self.module, node, templates, frozenset())
+    def expects(
+        self, node: ast.AST, templates: tuple[str, ...], name: str = "ValueError"
+    ) -> bool:
+        """Whether `node` runs inside a block that expects the exception `name` with a message
+        one of `templates` (message templates with `{mesh}`/`{size}` holes) stands for: around
+        it, or around every run of a function it is in."""
+        return self._expects(self.module, node, (name, templates), frozenset())
 
     def _expects(
         self,
         module: Module,
         node: ast.AST,
-        templates: tuple[str, ...],
+        error: Error,
         seen: frozenset[ast.AST],
     ) -> bool:
         items = self._items_of(module)
@@ -104,14 +111,14 @@ class ExpectedErrors:
                     else current.items
                 )
                 if any(
-                    item in items and self._verdict(items[item], item, templates)
+                    item in items and self._verdict(items[item], item, error)
                     for item in entered
                 ):
                     return True
             if (
                 isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef))
                 and current not in seen
-                and self._tested(module, current, templates, seen)
+                and self._tested(module, current, error, seen)
             ):
                 return True
             child, current = current, parents.get(current)
@@ -121,12 +128,12 @@ class ExpectedErrors:
         self,
         module: Module,
         function: ast.FunctionDef | ast.AsyncFunctionDef,
-        templates: tuple[str, ...],
+        error: Error,
         seen: frozenset[ast.AST],
     ) -> bool:
         """Whether every run of `function` is in such a block (asked once per function: a
         helper called from many places is not followed again from each)."""
-        key = (function, templates)
+        key = (function, error)
         if key not in self._tested_functions:
             runs = (
                 self.engine.contexts.calls_running(module, function)
@@ -137,18 +144,18 @@ class ExpectedErrors:
                 isinstance(runs, list)
                 and bool(runs)
                 and all(
-                    self._expects(caller, run, templates, seen | {function})
+                    self._expects(caller, run, error, seen | {function})
                     for caller, run in runs
                 )
             )
         return self._tested_functions[key]
 
     def _verdict(
-        self, expectation: Expectation, item: ast.withitem, templates: tuple[str, ...]
+        self, expectation: Expectation, item: ast.withitem, error: Error
     ) -> bool:
-        key = (item, templates)
+        key = (item, error)
         if key not in self._verdicts:
-            self._verdicts[key] = expectation.covers(templates)
+            self._verdicts[key] = expectation.covers(error)
         return self._verdicts[key]
 
     def _items_of(self, module: Module) -> dict[ast.withitem, Expectation]:
@@ -217,7 +224,7 @@ class ExpectedErrors:
         pattern: ast.expr | None,
         how: str,
     ) -> Expectation:
-        catches = _catches_value_error(self.engine.value_of(module, exception))
+        catches = _caught(self.engine.value_of(module, exception))
         if pattern is None:
             return Expectation(catches, None)
         value = self._pattern_value(module, pattern)
@@ -243,18 +250,17 @@ class ExpectedErrors:
         return self.engine.value_of(module, pattern)
 
 
-def _catches_value_error(exception: Value) -> bool | None:
-    """Whether `except exception` catches a ValueError; None when the type is not known (a
-    class of the tree or a library: its bases are not looked at)."""
+def _caught(exception: Value) -> tuple[str | None, ...]:
+    """The builtin exceptions `except exception` names, None for each it names that is not
+    known (a class of the tree or a library: its bases are not looked at)."""
     if isinstance(exception, (tuple, ListValue)):
         items = exception.items if isinstance(exception, ListValue) else exception
-        verdicts = [_catches_value_error(e) for e in items]
-        return True if True in verdicts else (None if None in verdicts else False)
-    if not isinstance(exception, External):
-        return None
-    if exception.name in _CATCHES_VALUE_ERROR:
-        return True
-    return False if exception.name.startswith("builtins.") else None
+        return tuple(name for e in items for name in _caught(e))
+    if not isinstance(exception, External) or not exception.name.startswith(
+        "builtins."
+    ):
+        return (None,)
+    return (exception.name.removeprefix("builtins."),)
 
 
 def _argument(

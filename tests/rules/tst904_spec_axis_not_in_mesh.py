@@ -1,4 +1,4 @@
-"""JAX904: `jax.device_put(x, P(axis))` where the context mesh has no such axis (a report-only rule)."""
+"""TST904: `jax.device_put(x, P(axis))` where the context mesh has no such axis (a report-only rule)."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ class SpecAxisNotInMesh(Rule):
     - [`jax.device_put`](https://docs.jax.dev/en/latest/_autosummary/jax.device_put.html)
     """
 
-    code = "JAX904"
+    code = "TST904"
     name = "spec-axis-not-in-mesh"
     summary = "device_put(x, P(axis)) where the context mesh has no such axis"
     fixes: dict[Safety, str] = {}  # it reports, it does not fix

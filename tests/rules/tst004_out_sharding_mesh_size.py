@@ -1,4 +1,4 @@
-"""JAX004: a jitted function whose out_shardings' mesh has another size than the context mesh
+"""TST004: a jitted function whose out_shardings' mesh has another size than the context mesh
 (a report-only rule of the suite: one module and its fixtures, registered by --rule-module)."""
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ class OutShardingMeshSize(Rule):
     - [`jax.set_mesh`](https://docs.jax.dev/en/latest/_autosummary/jax.set_mesh.html)
     """
 
-    code = "JAX004"
+    code = "TST004"
     name = "out-sharding-mesh-size"
     summary = (
         "a jitted call whose out_shardings mesh differs in size from the context mesh"
@@ -79,7 +79,7 @@ class OutShardingMeshSize(Rule):
         out = jitted.keywords.get("out_shardings") if jitted else None
         if out is None:
             return
-        # Confirmed mode: this is the call JAX004 checks where a log shows its error (its
+        # Confirmed mode: this is the call TST004 checks where a log shows its error (its
         # message names no mesh: nothing to fill in; the engine says when the code shows
         # no reason).
         self.analysis.confirmed(node, self.code)
