@@ -62,6 +62,10 @@ class Rule:
     # The JAX source files that raise those errors (path suffixes, `/`-separated): a logged
     # traceback ending in one whose message cannot be read is said to be lost, not ignored.
     raised_in: ClassVar[tuple[str, ...]] = ()
+    # The first JAX version on which the old code raises; None for a deprecation that only
+    # warns on every JAX version jaxfix knows. The default selection is the rules whose old
+    # code raises on the target JAX version; `--select ALL` adds the rest.
+    raises_since: ClassVar[str | None] = "0"
 
     # The rule's own settings, `[tool.jaxfix.rules.<code>]` in config (read with `setting`).
     settings: ClassVar[tuple[RuleSetting, ...]] = ()
