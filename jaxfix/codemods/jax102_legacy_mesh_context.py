@@ -254,16 +254,16 @@ class LegacyMeshContext(Rule):
         jax.set_mesh that array is committed to the mesh, and a jit of other shardings raises."""
         analysis = self.analysis
         created = {
-            target.id: statement
+            name.id: statement
             for statement in withs
             for part in statement.body
             for node in ast.walk(part)
             if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
-            for target in (
+            for written in (
                 node.targets if isinstance(node, ast.Assign) else [node.target]
             )
-            for target in ast.walk(target)
-            if isinstance(target, ast.Name)
+            for name in ast.walk(written)
+            if isinstance(name, ast.Name)
         }
         inside = {
             node
