@@ -14,6 +14,9 @@ JAX_ERRORS = {
         if found.rule.raises
     },
     "JAX001-devices": message_start(RULES["JAX001"].raises[1]),
+    # What runs inside `with mesh:` raises, by the API that needs the context mesh.
+    "JAX102-device-put": message_start(RULES["JAX102"].raises[1]),
+    "JAX102-shard-map": message_start(RULES["JAX102"].raises[2]),
     # A committed array next to an AbstractMesh sharding: its device decides, and is too few.
     "JAX001-committed": "does not match the device assignment size",
     # Arguments sharded on AbstractMeshes of different sizes: JAX fails before JAX001.

@@ -117,6 +117,8 @@ _QUALIFIED_NAMES: dict[Api, tuple[str, ...]] = {
         "jax._src.debugging.inspect_array_sharding",
     ),
 }
+# Deprecated spellings a rule rewrites: the engine's value keeps this name (still its API).
+DEPRECATED_SPELLINGS = frozenset({"jax.experimental.pjit.pjit"})
 _BY_QUALIFIED_NAME = {
     q: api for api, spellings in _QUALIFIED_NAMES.items() for q in spellings
 }

@@ -131,6 +131,14 @@ class Analysis:
         value = self.engine.evaluator.api_value(self.module, expr)
         return api_of(value.name) if isinstance(value, External) else None
 
+    def qualified_name(self, expr: ast.AST | None) -> str | None:
+        """The qualified name of the JAX API `expr` denotes, for a rule that tells a
+        deprecated spelling from its replacement (`jax.experimental.pjit.pjit`, `jax.jit`)."""
+        if not isinstance(expr, ast.expr) or self.api_of(expr) is None:
+            return None
+        value = self.engine.evaluator.api_value(self.module, expr)
+        return value.name if isinstance(value, External) else None
+
     def called_api(self, node: ast.AST | None) -> Api | None:
         """For a Call, the API of its callee; None for anything else."""
         return self.api_of(node.func) if isinstance(node, ast.Call) else None

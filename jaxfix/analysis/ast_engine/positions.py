@@ -21,6 +21,9 @@ class Span:
 def span(lines: list[str], node: ast.AST) -> Span:
     """`node`'s span; `lines` are the module's lines as text (decoded as its coding cookie
     says, keepends): `ast` counts a column in the UTF-8 bytes of the decoded line."""
+    if isinstance(node, ast.withitem):  # `ast` gives it no position: its parts' span
+        last = node.optional_vars or node.context_expr
+        return Span(span(lines, node.context_expr).start, span(lines, last).end)
     line = getattr(node, "lineno", 1)
     end_line = getattr(node, "end_lineno", None) or line
     column = _characters(lines, line, getattr(node, "col_offset", 0))

@@ -45,6 +45,7 @@ from jaxfix.analysis.ast_engine.values import (
 )
 from jaxfix.analysis.names import (
     CONCRETE_MESH_UPDATE,
+    DEPRECATED_SPELLINGS,
     MESH_UPDATE,
     SIGNATURES,
     Api,
@@ -67,7 +68,7 @@ def external(name: str) -> External:
     """What an import from outside the tree binds, by one spelling per JAX API (so
     `jax.set_mesh` and `jax.sharding.set_mesh` are the same value)."""
     api = api_of(name)
-    if api is not None:
+    if api is not None and name not in DEPRECATED_SPELLINGS:
         return External(_public(api, name))
     return External(name)
 

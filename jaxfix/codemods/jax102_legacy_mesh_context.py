@@ -1,0 +1,372 @@
+"""JAX102: the deprecated `with mesh:` context, and the `pjit` calls it served."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+import libcst as cst
+
+from jaxfix.analysis.ast_engine.analysis import Analysis
+from jaxfix.analysis.ast_engine.values import Mesh
+from jaxfix.analysis.names import EXPECTED_ERROR_METHODS
+from jaxfix.codemods.base import Rule, keyword_arg
+from jaxfix.codemods.text import not_fixed, with_note
+from jaxfix.diagnostics import Fix, Safety
+from jaxfix.options import Options
+
+PJIT = "jax.experimental.pjit.pjit"
+# pjit's parameters that may be passed by position after `fun` (jax 0.10.2 and 0.12.0.1);
+# `jax.jit` takes them by keyword only.
+_PJIT_POSITIONAL = (
+    "in_shardings",
+    "out_shardings",
+    "static_argnums",
+    "static_argnames",
+    "donate_argnums",
+    "donate_argnames",
+    "keep_unused",
+    "device",
+    "backend",
+    "inline",
+    "compiler_options",
+)
+# The context managers of unittest, absltest and pytest that test an error or a warning.
+_TESTS_ERRORS = frozenset(
+    {*EXPECTED_ERROR_METHODS, "assertWarns", "assertWarnsRegex", "raises", "warns"}
+    | {"deprecated_call"}
+)
+_Edit = Callable[[cst.CSTNode], cst.CSTNode]
+
+
+class LegacyMeshContext(Rule):
+    """
+    ## What it does
+    Finds the legacy `with mesh:` (a concrete `jax.sharding.Mesh`, however it is spelled or
+    built: `with Mesh(devices, names):`, `with mesh, other_context:`). With
+    `--unsafe-fixes` it enters the mesh with `jax.set_mesh(mesh)` instead, and turns every
+    `pjit` of the same scope, and each `pjit` function the block calls, into `jax.jit`: one
+    fix for the whole scope.
+
+    Which value is a concrete mesh is the engine's answer ([docs/engine.md](../engine.md)); a
+    mesh it cannot pin down (a parameter nobody passes in view) is not reported.
+
+    ## Why is this bad?
+    `with mesh:` is deprecated (a `DeprecationWarning` since JAX 0.10.1) and sets no context
+    mesh for the APIs that read one: inside it, `jax.jit(f, in_shardings=P("x"))` raises
+    `RuntimeError: jit requires a non-empty mesh in context if you are passing
+    PartitionSpecs to in_shardings`, `jax.device_put(x, P("x"))` raises `ValueError: Please
+    set a mesh via jax.set_mesh if a PartitionSpec is passed to device_put`, and
+    `jax.shard_map` without `mesh=` raises `ValueError: The context mesh cannot be empty`.
+
+    ## Example
+    ```python
+    from jax.experimental.pjit import pjit
+
+    mesh = Mesh(np.array(jax.devices()), ("x",))
+    with mesh:
+        y = pjit(f, in_shardings=P("x"))(x)
+        z = jax.device_put(x, P("x"))
+    ```
+
+    ## Use instead
+    ```python
+    mesh = Mesh(np.array(jax.devices()), ("x",))
+    with jax.set_mesh(mesh):
+        y = jax.jit(f, in_shardings=P("x"))(x)
+        z = jax.device_put(x, P("x"))
+    ```
+
+    ## Fix safety
+    Unsafe: `jax.set_mesh` is not the old context. `pjit` with `PartitionSpec`s ignores it
+    (it raises `pjit requires a non-empty mesh in context`), hence `pjit` becomes `jax.jit`
+    in the same fix (positional shardings become keywords); a `pjit` reached otherwise (from
+    another module, through a helper) is not seen. And arrays created under `jax.set_mesh`
+    are committed to the mesh: passed to a jit with other `in_shardings` they raise
+    `Sharding passed to jit does not match the sharding on the respective arg`. Where the
+    engine sees a name assigned inside the block passed to a jit with `in_shardings`, the
+    rule reports without a fix. A `with mesh as m:` becomes `with jax.set_mesh(m := mesh):`
+    (`jax.set_mesh` gives no value to `as`).
+
+    ## References
+    - `Mesh.__enter__` in jax/_src/mesh.py (jax 0.10.2 and 0.12.0.1), which warns.
+    - `_resolve_in_shardings` in jax/_src/pjit.py ("jit requires a non-empty mesh"),
+      `device_put` in jax/_src/api.py, `_shard_map` in jax/_src/shard_map.py, which raise.
+    """
+
+    code = "JAX102"
+    name = "legacy-mesh-context"
+    summary = "`with mesh:` is deprecated: enter the mesh with jax.set_mesh"
+    fixes = {
+        Safety.UNSAFE: "`with jax.set_mesh(mesh):`, and `jax.jit` for `pjit` in that scope"
+    }
+    # A `with` and a spelling of a mesh or of pjit: not every file with a `with`.
+    tokens = ((rb"\bwith\b", rb"Mesh|make_mesh|pjit"),)
+    raises = (
+        "jit requires a non-empty mesh in context if you are passing `PartitionSpec`s to "
+        "in_shardings.{text}",
+        "Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed to device_put",
+        "The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a mesh "
+        "context",
+    )
+    raised_in = ("jax/_src/pjit.py", "jax/_src/api.py", "jax/_src/shard_map.py")
+    raises_since = None
+
+    def __init__(self, analysis: Analysis, options: Options) -> None:
+        super().__init__(analysis, options)
+        self._fixed: dict[ast.AST, int] = {}  # scope -> line of the report with its fix
+
+    def visit_With(self, node: ast.With) -> None:
+        items = [i for i in node.items if self._legacy(i.context_expr)]
+        if not items or self.expected(node) or self._tested(node):
+            return
+        analysis = self.analysis
+        mesh = analysis.text(items[0].context_expr)
+        message = (
+            f"`with {_short(mesh)}:` is deprecated and sets no context mesh for jit, "
+            "device_put or shard_map: enter it with `jax.set_mesh`"
+        )
+        scope = analysis.module.scope_of(node)
+        if scope in self._fixed:
+            note = f"fixed with the one at line {self._fixed[scope]}"
+            self.report(items[0].context_expr, with_note(message, note))
+            return
+        self._fixed[scope] = analysis.line(node)
+        fix, why_not = self._fix(scope)
+        self.report(items[0].context_expr, with_note(message, why_not), fix=fix)
+
+    def _tested(self, node: ast.AST) -> bool:
+        """Whether `node` is inside a block that tests an error or a warning (a test of the
+        RuntimeError jit raises, or of the deprecation itself): left alone."""
+        parents = self.analysis.parents
+        current = parents.get(node)
+        while current is not None:
+            if isinstance(current, ast.With) and any(
+                isinstance(item.context_expr, ast.Call)
+                and _last_name(item.context_expr.func) in _TESTS_ERRORS
+                for item in current.items
+            ):
+                return True
+            current = parents.get(current)
+        return False
+
+    # -- what is a legacy mesh context ------------------------------------------------------
+
+    def _legacy(self, expr: ast.expr) -> bool:
+        value = self.analysis.value_of(expr)
+        return isinstance(value, Mesh) and not value.is_abstract
+
+    def _withs(self, scope: ast.AST) -> list[ast.With]:
+        module = self.analysis.module
+        return [
+            node
+            for node in ast.walk(scope)
+            if isinstance(node, ast.With)
+            and module.scope_of(node) is scope
+            and any(self._legacy(i.context_expr) for i in node.items)
+        ]
+
+    # -- the fix ----------------------------------------------------------------------------
+
+    def _fix(self, scope: ast.AST) -> tuple[Fix | None, str | None]:
+        analysis = self.analysis
+        withs = self._withs(scope)
+        hazard = self._committed_hazard(scope, withs)
+        if hazard is not None:
+            return None, not_fixed(hazard)
+        jax_name, imports = analysis.module_spelling("jax")
+        edits: list[tuple[ast.AST, _Edit]] = []
+        for statement in withs:
+            for item in statement.items:
+                if not self._legacy(item.context_expr):
+                    continue
+                target = item.optional_vars
+                if target is not None and not isinstance(target, ast.Name):
+                    return None, not_fixed(
+                        f"`as {analysis.text(target)}` cannot take the mesh from jax.set_mesh"
+                    )
+                edits.append((item, _set_mesh(jax_name)))
+        pjits = self._pjits(scope, withs)
+        for reference in pjits:
+            call = analysis.parents.get(reference)
+            if (
+                isinstance(call, ast.Call)
+                and call.func is reference
+                and len(call.args) > 1
+            ):
+                if any(isinstance(a, ast.Starred) for a in call.args) or len(
+                    call.args
+                ) > 1 + len(_PJIT_POSITIONAL):
+                    return None, not_fixed(
+                        f"line {analysis.line(call)} passes pjit's arguments as `*args`"
+                    )
+                edits.append((call, _jit_call(jax_name)))
+            else:
+                edits.append((reference, _jit(jax_name)))
+        title = "enter the mesh with jax.set_mesh"
+        if pjits:
+            title += " and use jax.jit for pjit"
+        return Fix(title, tuple(edits), Safety.UNSAFE, imports), None
+
+    def _pjits(self, scope: ast.AST, withs: list[ast.With]) -> list[ast.expr]:
+        """`pjit` as written in the scope (not in a function defined there), and the `pjit`
+        application of each function the blocks call by name in this module."""
+        analysis = self.analysis
+        module = analysis.module
+        found: dict[ast.expr, None] = {}
+        for node in ast.walk(scope):
+            if (
+                isinstance(node, (ast.Name, ast.Attribute))
+                and module.scope_of(node) is scope
+                and analysis.qualified_name(node) == PJIT
+            ):
+                found[node] = None
+        for statement in withs:
+            for node in (n for part in statement.body for n in ast.walk(part)):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                    for reference in self._applied_pjit(node.func):
+                        found[reference] = None
+        return sorted(found, key=lambda n: (n.lineno, n.col_offset))
+
+    def _applied_pjit(self, callee: ast.Name) -> list[ast.expr]:
+        """The `pjit` that made the function `callee` names: `f = pjit(g, ...)`, or a
+        decorator `@pjit` / `@partial(pjit, ...)` of its `def`."""
+        analysis = self.analysis
+        definition = analysis.definition(callee)
+        candidates: list[ast.expr] = (
+            list(definition.decorator_list)
+            if definition is not None
+            else [analysis.written_as(callee)]
+        )
+        found = []
+        for expr in candidates:
+            if isinstance(expr, ast.Call):
+                if analysis.qualified_name(expr.func) == PJIT:
+                    found.append(expr.func)
+                    continue
+                expr = expr.args[0] if expr.args else expr
+            if analysis.qualified_name(expr) == PJIT and expr in analysis.parents:
+                found.append(expr)
+        return found
+
+    def _committed_hazard(self, scope: ast.AST, withs: list[ast.With]) -> str | None:
+        """Where a name assigned inside a block is passed to a jit with `in_shardings`: under
+        jax.set_mesh that array is committed to the mesh, and a jit of other shardings raises."""
+        analysis = self.analysis
+        created = {
+            name.id: statement
+            for statement in withs
+            for part in statement.body
+            for node in ast.walk(part)
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+            for written in (
+                node.targets if isinstance(node, ast.Assign) else [node.target]
+            )
+            for name in ast.walk(written)
+            if isinstance(name, ast.Name)
+        }
+        inside = {
+            node
+            for statement in withs
+            for part in statement.body
+            for node in ast.walk(part)
+        }
+        for call in ast.walk(scope):
+            if (
+                not isinstance(call, ast.Call)
+                or analysis.module.scope_of(call) is not scope
+            ):
+                continue
+            passed = [
+                a
+                for a in call.args
+                if (isinstance(a, ast.Name) and a.id in created)
+                or (isinstance(a, ast.Call) and call in inside)
+            ]
+            if not passed or not self._jit_with_shardings(call.func):
+                continue
+            made = (
+                f", made at line {analysis.line(created[passed[0].id])},"
+                if isinstance(passed[0], ast.Name)
+                else ""
+            )
+            return (
+                f"`{_short(analysis.text(passed[0]))}`{made} is passed to a jit with "
+                f"in_shardings at line {analysis.line(call)}: an array made under "
+                "jax.set_mesh is committed to the mesh, and a jit of other shardings raises"
+            )
+        return None
+
+    def _jit_with_shardings(self, func: ast.expr) -> bool:
+        analysis = self.analysis
+        expr = analysis.written_as(func) if isinstance(func, ast.Name) else func
+        definition = analysis.definition(func) if isinstance(func, ast.Name) else None
+        applications = (
+            [analysis.jit_application(d) for d in definition.decorator_list]
+            if definition is not None
+            else [analysis.jit_application(expr)]
+        )
+        for application in applications:
+            if application is None:
+                continue
+            shardings = application.keywords.get("in_shardings")
+            if shardings is None and isinstance(expr, ast.Call) and len(expr.args) > 1:
+                shardings = expr.args[1]  # pjit's positional in_shardings
+            if shardings is not None and not (
+                isinstance(shardings, ast.Constant) and shardings.value is None
+            ):
+                return True
+        return False
+
+
+def _last_name(expr: ast.expr) -> str | None:
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    return expr.id if isinstance(expr, ast.Name) else None
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _jax_jit(jax_name: str) -> cst.BaseExpression:
+    return cst.parse_expression(f"{jax_name}.jit")
+
+
+def _jit(jax_name: str) -> _Edit:
+    return lambda _: _jax_jit(jax_name)
+
+
+def _jit_call(jax_name: str) -> _Edit:
+    """`pjit(f, a, b)` -> `jax.jit(f, in_shardings=a, out_shardings=b)`."""
+
+    def edit(old: cst.CSTNode) -> cst.CSTNode:
+        assert isinstance(old, cst.Call)
+        args = list(old.args)
+        positional = [a for a in args[1:] if a.keyword is None]
+        rest = [a for a in args[1:] if a.keyword is not None]
+        named = [
+            keyword_arg(name, a.value).with_changes(comma=a.comma)
+            for name, a in zip(_PJIT_POSITIONAL, positional)
+        ]
+        return old.with_changes(func=_jax_jit(jax_name), args=[args[0], *named, *rest])
+
+    return edit
+
+
+def _set_mesh(jax_name: str) -> _Edit:
+    """`mesh` -> `jax.set_mesh(mesh)`; `mesh as m` -> `jax.set_mesh(m := mesh)`."""
+
+    def edit(old: cst.CSTNode) -> cst.CSTNode:
+        assert isinstance(old, cst.WithItem)
+        value = old.item
+        if old.asname is not None:
+            assert isinstance(old.asname.name, cst.Name)
+            value = cst.NamedExpr(target=old.asname.name, value=value)
+        call = cst.Call(
+            func=cst.parse_expression(f"{jax_name}.set_mesh"), args=[cst.Arg(value)]
+        )
+        return old.with_changes(item=call, asname=None)
+
+    return edit
