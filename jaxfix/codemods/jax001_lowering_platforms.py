@@ -14,9 +14,11 @@ from jaxfix.analysis.ast_engine.evidence import (
     changed_since_the_log,
     contradicts,
 )
+from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import (
     AxisType,
     DictValue,
+    Function,
     Jitted,
     ListValue,
     Mesh,
@@ -89,6 +91,9 @@ class _Jitted:
     keywords: Mapping[str, ast.expr]
     function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | None
     values: Mapping[str, Value] | None = None
+    # The module's questions where `function` is defined, when another module (a model
+    # module's `@jax.jit def forward`, imported by an export script): its body is read there.
+    where: Analysis | None = None
 
     def keyword(self, analysis: Analysis, name: str) -> tuple[bool, Value]:
         """Whether jit was given keyword `name`, and its value."""
@@ -191,6 +196,10 @@ def _equal(a: Mesh, b: Mesh) -> bool:
         and a.axis_types is not None
         and a == b
     )
+
+
+# `.lower(`, whitespace, comments and line continuations allowed around `lower`.
+_LOWER_CALL = rb"\.(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*lower(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*\("
 
 
 class MissingLoweringPlatforms(Rule):
@@ -308,12 +317,14 @@ class MissingLoweringPlatforms(Rule):
     }
     # jit or pjit and a `.lower(` call (whitespace, comments and line continuations allowed
     # around `lower`, and the `\n", "` of a notebook's JSON, whose raw bytes the runner
-    # prefilters): the meshes may come from another module. Or `use_abstract_mesh` (an eager
-    # op under it).
+    # prefilters): the meshes may come from another module. Or a `.lower(` beside an abstract
+    # mesh or a shape struct (the jitted function imported from a model module). Or
+    # `use_abstract_mesh` (an eager op under it).
     tokens = (
+        (rb"\bp?jit\b", _LOWER_CALL),
         (
-            rb"\bp?jit\b",
-            rb"\.(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*lower(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*\(",
+            rb"\b(?:AbstractMesh|abstract_mesh|ShapeDtypeStruct|eval_shape)\b",
+            _LOWER_CALL,
         ),
         (rb"use_abstract_mesh",),
     )
@@ -494,6 +505,9 @@ class MissingLoweringPlatforms(Rule):
         elif isinstance(target, ast.Name):
             definition = self.analysis.definition(target)
             if definition is None and self.analysis.bound_once(target):
+                imported = self._jitted_elsewhere(target)
+                if imported is not None:
+                    return imported
                 return self._jitted_value(target)  # unpacked, imported: by its value
             if definition is None or not definition.decorator_list:
                 return None
@@ -506,6 +520,31 @@ class MissingLoweringPlatforms(Rule):
         if any(k not in _DEVICE_FREE_JIT_KEYWORDS for k in jitted.keywords):
             return None
         return _Jitted(jitted.keywords, function)
+
+    def _jitted_elsewhere(self, name: ast.Name) -> _Jitted | None:
+        """A function of another module of the project whose outermost decorator jits it
+        (`from model import forward`, `@jax.jit def forward`), its keywords' values as that
+        module gives them; None for anything else (a `def` rebound there: the engine's value
+        is then not a `def` of it)."""
+        value = self.analysis.value_of(name)
+        if (
+            not isinstance(value, Function)
+            or value.wrapped_by != "jit"
+            or not isinstance(value.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            or not value.node.decorator_list
+        ):
+            return None
+        module = self.analysis.engine.project.module(value.path)
+        if not isinstance(module, Module) or module is self.analysis.module:
+            return None
+        where = self.analysis.of(module)
+        jitted = where.jit_application(value.node.decorator_list[0])
+        if jitted is None or jitted.function is not None:
+            return None
+        if any(k not in _DEVICE_FREE_JIT_KEYWORDS for k in jitted.keywords):
+            return None
+        values = {k: where.value_of(v) for k, v in jitted.keywords.items()}
+        return _Jitted({}, value.node, values, where)
 
     def _jitted_value(self, name: ast.Name) -> _Jitted | None:
         """`jax.jit(f, ...)` of a function from outside the tree, as the engine knows the
@@ -561,7 +600,11 @@ class MissingLoweringPlatforms(Rule):
             if refused is not None:
                 self.report(lower, refused)
                 return
-        body = self._body_uses(jitted.function if jitted is not None else None)
+        body = (
+            self._body_uses(jitted.function, jitted.where or self.analysis)
+            if jitted is not None
+            else []
+        )
         if body is None and confirmed is None:
             return
         if confirmed is not None:
@@ -911,9 +954,12 @@ class MissingLoweringPlatforms(Rule):
         return _Context(True, first, innermost)
 
     def _body_uses(
-        self, function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | None
+        self,
+        function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | None,
+        analysis: Analysis,
     ) -> list[str] | None:
-        """Device-needing primitives the jitted body calls; None when it uses concrete devices."""
+        """Device-needing primitives the jitted body calls; None when it uses concrete devices.
+        `analysis`: the questions of the module the body is in."""
         if function is None:
             return []
         found: list[str] = []
@@ -923,16 +969,23 @@ class MissingLoweringPlatforms(Rule):
         for statement in body:
             for node in ast.walk(statement):
                 if isinstance(node, ast.Call):
-                    api = self.analysis.called_api(node)
+                    api = analysis.called_api(node)
                     if api in _DEVICE_PRIMITIVES:
                         found.append(_DEVICE_PRIMITIVES[api])
                     if api in _DEVICE_APIS or (
                         api is Api.NAMED_SHARDING
-                        and self._sharding_meshes(node) is None
+                        and (
+                            self._sharding_meshes(node)
+                            if analysis is self.analysis
+                            else self._value_meshes(
+                                analysis.value_of(node), argument=False
+                            )
+                        )
+                        is None
                     ):
                         return None
                 elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                    mesh = self.analysis.value_of(node)
+                    mesh = analysis.value_of(node)
                     if isinstance(mesh, Mesh) and not mesh.is_abstract:
                         return None
         return found
