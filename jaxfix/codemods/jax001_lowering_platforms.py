@@ -14,6 +14,7 @@ from jaxfix.analysis.ast_engine.evidence import (
     changed_since_the_log,
     contradicts,
 )
+from jaxfix.analysis.ast_engine.jitting import JitApplication
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import (
     AxisType,
@@ -140,6 +141,54 @@ class _Context:
     known: bool
     mesh: Mesh | None = None
     site: Site | None = None
+
+
+def _imported_name(analysis: Analysis, name: ast.Name) -> str | None:
+    """The name `from m import x as name` imports (`x`), when that is what binds `name`."""
+    for node in analysis.module.tree.body:
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if (alias.asname or alias.name) == name.id:
+                    return alias.name
+    return None
+
+
+def _rebound_jit(
+    where: Analysis, module: Module, name: str | None
+) -> JitApplication | None:
+    """`name = jax.jit(f, ...)` at the top of `module`, when that is the one statement of the
+    module binding `name` anywhere (so it is what an import of it gets)."""
+    if name is None:
+        return None
+    bindings = [
+        node
+        for node in ast.walk(module.tree)
+        if (
+            isinstance(node, ast.Name)
+            and node.id == name
+            and not isinstance(node.ctx, ast.Load)
+        )
+        or (
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and node.name == name
+        )
+        or (
+            isinstance(node, (ast.Import, ast.ImportFrom))
+            and any((a.asname or a.name).split(".")[0] == name for a in node.names)
+        )
+        or (isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names)
+    ]
+    if len(bindings) != 1:
+        return None
+    for statement in module.tree.body:
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and statement.targets[0] is bindings[0]
+            and isinstance(statement.value, ast.Call)
+        ):
+            return where.jit_application(statement.value)
+    return None
 
 
 def _short(text: str) -> str:
@@ -531,16 +580,23 @@ class MissingLoweringPlatforms(Rule):
             not isinstance(value, Function)
             or value.wrapped_by != "jit"
             or not isinstance(value.node, (ast.FunctionDef, ast.AsyncFunctionDef))
-            or not value.node.decorator_list
         ):
             return None
         module = self.analysis.engine.project.module(value.path)
         if not isinstance(module, Module) or module is self.analysis.module:
             return None
         where = self.analysis.of(module)
-        jitted = where.jit_application(value.node.decorator_list[0])
-        if jitted is None or jitted.function is not None:
-            return None
+        if value.node.decorator_list:
+            jitted = where.jit_application(value.node.decorator_list[0])
+            if jitted is None or jitted.function is not None:
+                return None
+        else:
+            jitted = _rebound_jit(where, module, _imported_name(self.analysis, name))
+            if jitted is None or not (
+                isinstance(jitted.function, ast.Name)
+                and where.definition(jitted.function) is value.node
+            ):
+                return None
         if any(k not in _DEVICE_FREE_JIT_KEYWORDS for k in jitted.keywords):
             return None
         values = {k: where.value_of(v) for k, v in jitted.keywords.items()}
