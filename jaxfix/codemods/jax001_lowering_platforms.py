@@ -257,7 +257,10 @@ class MissingLoweringPlatforms(Rule):
     Finds `.lower()` calls on a jitted function whose shardings involve only `AbstractMesh`es:
     `jax.jit(f).trace(*args).lower()` and `jax.jit(f).lower(*args)`, with the jitted function
     reached directly, through a name (`g = jax.jit(f)`, `@jax.jit`, `@jit`,
-    `@partial(jax.jit, ...)`, `pjit(f)`) or with the traced stage kept in a variable. It adds
+    `@partial(jax.jit, ...)`, `pjit(f)`), imported from another module of the project that
+    jits it so (`@jax.jit def forward`, or `forward = jax.jit(_forward)` as the name's one
+    binding there: a model module lowered by an export script), or with the traced stage
+    kept in a variable. It adds
     `lowering_platforms=(jax.export.default_export_platform(),)` (or the `--platform` tuple).
 
     It fires only when the project shows that no device is in play: every argument is a
@@ -333,10 +336,10 @@ class MissingLoweringPlatforms(Rule):
     would raise `device_assignment cannot be None` after the fix: the fix then also adds
     `device_assignment=tuple(jax.devices()[:N])`, N being the abstract mesh's size, and is
     unsafe (which devices to use is the user's choice); with N unknown there is no fix. Mesh
-    contexts around the `.trace()` or around any caller of the enclosing function in the run's
-    files, and global `jax.set_mesh` calls, silence the rule; a caller outside the files jaxfix
-    is given that enters a mesh context is not seen, and there the explicit platform overrides
-    the one that context would give.
+    contexts around the `.trace()` or around any caller of the enclosing function in the
+    project's files (whatever paths jaxfix is given), and global `jax.set_mesh` calls, silence
+    the rule; a caller outside the project that enters a mesh context is not seen, and there
+    the explicit platform overrides the one that context would give.
 
     ## References
     - `lower_sharding_computation` in jax/_src/interpreters/pxla.py (jax 0.10.2 and 0.12.0.1),
