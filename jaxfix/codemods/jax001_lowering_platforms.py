@@ -247,10 +247,6 @@ def _equal(a: Mesh, b: Mesh) -> bool:
     )
 
 
-# `.lower(`, whitespace, comments and line continuations allowed around `lower`.
-_LOWER_CALL = rb"\.(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*lower(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*\("
-
-
 class MissingLoweringPlatforms(Rule):
     """
     ## What it does
@@ -373,10 +369,13 @@ class MissingLoweringPlatforms(Rule):
     # mesh or a shape struct (the jitted function imported from a model module). Or
     # `use_abstract_mesh` (an eager op under it).
     tokens = (
-        (rb"\bp?jit\b", _LOWER_CALL),
+        (
+            rb"\bp?jit\b",
+            rb"\.(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*lower(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*\(",
+        ),
         (
             rb"\b(?:AbstractMesh|abstract_mesh|ShapeDtypeStruct|eval_shape)\b",
-            _LOWER_CALL,
+            rb"\.(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*lower(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*\(",
         ),
         (rb"use_abstract_mesh",),
     )
