@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from engine_cases import all_engine_cases
 from fixture_cases import ROOT, all_cases
 from jaxfix.cli.main import cli
-from jaxfix.config import project_root
+from jaxfix.config import scope_root
 from jaxfix.config_values import Config
 
 
@@ -97,13 +97,13 @@ def test_the_project_root_is_found_above_the_paths_given(tmp_path):
     sub = tmp_path / "repo" / "src" / "pkg" / "sub"
     none = Config(None, {})
     # no marker: the directory above the top-most package
-    assert project_root(none, [sub / "a.py"]) == tmp_path / "repo" / "src"
+    assert scope_root(none, [sub / "a.py"]) == tmp_path / "repo" / "src"
     (tmp_path / "repo" / ".git").mkdir()
-    assert project_root(none, [sub / "a.py"]) == tmp_path / "repo"
+    assert scope_root(none, [sub / "a.py"]) == tmp_path / "repo"
     (tmp_path / "repo" / "src" / "setup.cfg").write_text("")
-    assert project_root(none, [sub, sub / "a.py"]) == tmp_path / "repo" / "src"
+    assert scope_root(none, [sub, sub / "a.py"]) == tmp_path / "repo" / "src"
     config = tmp_path / "repo" / "pyproject.toml"
-    assert project_root(Config(config, {}), [sub]) == tmp_path / "repo"
+    assert scope_root(Config(config, {}), [sub]) == tmp_path / "repo"
 
 
 def test_a_cached_result_holds_while_a_caller_outside_the_paths_given_stays(

@@ -34,7 +34,7 @@ from jaxfix.cli.flags import (
 )
 from jaxfix.cli.format_help import format_option_help
 from jaxfix.cli.modes import run_mode
-from jaxfix.config import Config, project_root, project_roots
+from jaxfix.config import Config, project_roots, scope_root
 from jaxfix.diagnostics import FileResult
 from jaxfix.discovery import Discovery, discover, is_excluded, project_files
 from jaxfix.options import Options
@@ -449,7 +449,7 @@ def _check(
             options,
             stdin_filename,
             project_files(
-                project_root(config, config_start),
+                scope_root(config, config_start),
                 config_start,
                 options.exclude,
                 options.all_includes,
@@ -529,7 +529,7 @@ def _check(
         found.files,
         options,
         scope=project_files(
-            project_root(config, path_list),
+            scope_root(config, path_list),
             found.files,
             options.exclude,
             options.all_includes,

@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from jaxfix.cache import Cache, CacheDirError, cache_location
-from jaxfix.config import build_options, load, project_root, project_roots
+from jaxfix.config import build_options, load, project_roots, scope_root
 from jaxfix.dependencies import project_run
 from jaxfix.diagnostics import FileResult
 from jaxfix.discovery import is_excluded, project_files
@@ -39,7 +39,7 @@ def _project(document: Document) -> tuple[Options, Cache | None, Path, Path]:
         cache = Cache(cache_location(None, config, start), options)
     except CacheDirError:
         cache = None
-    return options, cache, start[0], project_root(config, start)
+    return options, cache, start[0], scope_root(config, start)
 
 
 def _excluded(path: Path, root: Path, options: Options) -> bool:
