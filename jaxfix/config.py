@@ -154,6 +154,11 @@ def line_length(start: Path) -> int:
     return DEFAULT_LINE_LENGTH
 
 
+# What marks a project's root directory when no config file does (issue 40: the project, not
+# the paths given, is where the callers of a function are looked for).
+PROJECT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
+
+
 def project_root(config: Config, paths: list[Path]) -> Path:
     """The config file's directory; else the paths' common directory (the working directory
     when there are none, as for stdin without --stdin-filename)."""
@@ -163,6 +168,24 @@ def project_root(config: Config, paths: list[Path]) -> Path:
         str(p.absolute() if p.is_dir() else p.absolute().parent) for p in paths
     ]
     return Path(os.path.commonpath(directories)) if directories else Path.cwd()
+
+
+def scope_root(config: Config, paths: list[Path]) -> Path:
+    """The root of the project the paths are in, where the callers of a function are looked
+    for: the config file's directory; else the nearest directory at or above the paths'
+    common directory that holds one of `PROJECT_MARKERS`; else the directory above the
+    top-most package holding that common directory (Python's rule for code run from the
+    tree), or the common directory itself. So `jaxfix pkg/`, `jaxfix pkg/a.py` and
+    `jaxfix .` share one project. (Imports are still looked for from `project_roots`.)"""
+    common = project_root(config, paths)
+    if config.path is not None:
+        return common
+    for directory in (common, *common.parents):
+        if any(os.path.lexists(directory / marker) for marker in PROJECT_MARKERS):
+            return directory
+    while (common / "__init__.py").is_file() and common.parent != common:
+        common = common.parent
+    return common
 
 
 def project_roots(config: Config, paths: list[Path]) -> tuple[Path, ...]:

@@ -223,3 +223,17 @@ def _walk(
 
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def project_files(
+    root: Path,
+    given: list[Path],
+    exclude: tuple[str, ...] = (),
+    include: tuple[str, ...] = DEFAULT_INCLUDE,
+) -> tuple[Path, ...]:
+    """The files of the project at `root` (as `jaxfix root` finds them) and the `given` ones:
+    where the engine looks for a function's callers and a name's uses, whatever paths a run
+    is given (issue 40: `jaxfix pkg/a.py` answers as `jaxfix .` does; only the findings are
+    the given files'). The run's word index reads them only when a search needs it."""
+    found = discover([root], exclude, include).files if root.is_dir() else []
+    return tuple(dict.fromkeys(Path(os.path.abspath(p)) for p in (*given, *found)))

@@ -33,9 +33,9 @@ from jaxfix.cli.flags import (
 )
 from jaxfix.cli.format_help import format_option_help
 from jaxfix.cli.modes import run_mode
-from jaxfix.config import Config, project_roots
+from jaxfix.config import Config, project_roots, scope_root
 from jaxfix.diagnostics import FileResult
-from jaxfix.discovery import Discovery, discover, is_excluded
+from jaxfix.discovery import Discovery, discover, is_excluded, project_files
 from jaxfix.options import Options
 from jaxfix.paths import display_path
 from jaxfix.runner import default_jobs, run_files
@@ -70,6 +70,7 @@ def _exit_code(results: list[FileResult], *, write: bool, had_errors: bool) -> i
 def _run_stdin(
     options: Options,
     stdin_filename: str | None,
+    scope: tuple[Path, ...],
     mode: str,
     out: Console,
     err: Console,
@@ -105,7 +106,13 @@ def _run_stdin(
         return EXIT_CLEAN
     # Without --stdin-filename, the code is taken as a file in the working directory (`-`), as
     # `python - < file.py` runs it: its imports are looked up from there.
-    result = process_source(path, source, options)
+    if stdin_filename:  # as the file would be checked in its project (issue 40)
+        from jaxfix.dependencies import project_run
+
+        with project_run(scope):
+            result = process_source(path, source, options)
+    else:
+        result = process_source(path, source, options)
     if result.error is None and result.fixed is None and not result.diagnostics:
         from jaxfix.notebook import notebook_syntax_error
         from jaxfix.paths import is_notebook
@@ -439,7 +446,20 @@ def _check(
         raise click.UsageError("--from-log and --evidence cannot be combined: give one")
     if stdin:
         code = _run_stdin(
-            options, stdin_filename, mode, out(), console(), output_format
+            options,
+            stdin_filename,
+            project_files(
+                scope_root(config, config_start),
+                config_start,
+                options.exclude,
+                options.all_includes,
+            )
+            if stdin_filename
+            else (),
+            mode,
+            out(),
+            console(),
+            output_format,
         )
         sys.exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
     if Path("-") in path_list:
@@ -508,6 +528,12 @@ def _check(
     results = _run(
         found.files,
         options,
+        scope=project_files(
+            scope_root(config, path_list),
+            found.files,
+            options.exclude,
+            options.all_includes,
+        ),
         write=write,
         jobs=min(jobs or default_jobs(), default_jobs()),
         console=console,
@@ -635,6 +661,7 @@ def _run(
     files: list[Path],
     options: Options,
     *,
+    scope: tuple[Path, ...],
     write: bool,
     jobs: int,
     console: Callable[[], Console],
@@ -650,6 +677,7 @@ def _run(
             jobs=jobs,
             cache=cache,
             check_syntax=check_syntax,
+            run=scope,
         )
     from jaxfix.cli.progress import ParseProgress
 
@@ -663,6 +691,7 @@ def _run(
             check_syntax=check_syntax,
             on_plan=progress.plan,
             on_done=progress.done,
+            run=scope,
         )
 
 

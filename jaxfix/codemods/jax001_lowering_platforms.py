@@ -14,9 +14,12 @@ from jaxfix.analysis.ast_engine.evidence import (
     changed_since_the_log,
     contradicts,
 )
+from jaxfix.analysis.ast_engine.jitting import JitApplication
+from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import (
     AxisType,
     DictValue,
+    Function,
     Jitted,
     ListValue,
     Mesh,
@@ -89,6 +92,9 @@ class _Jitted:
     keywords: Mapping[str, ast.expr]
     function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | None
     values: Mapping[str, Value] | None = None
+    # The module's questions where `function` is defined, when another module (a model
+    # module's `@jax.jit def forward`, imported by an export script): its body is read there.
+    where: Analysis | None = None
 
     def keyword(self, analysis: Analysis, name: str) -> tuple[bool, Value]:
         """Whether jit was given keyword `name`, and its value."""
@@ -135,6 +141,54 @@ class _Context:
     known: bool
     mesh: Mesh | None = None
     site: Site | None = None
+
+
+def _imported_name(analysis: Analysis, name: ast.Name) -> str | None:
+    """The name `from m import x as name` imports (`x`), when that is what binds `name`."""
+    for node in analysis.module.tree.body:
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if (alias.asname or alias.name) == name.id:
+                    return alias.name
+    return None
+
+
+def _rebound_jit(
+    where: Analysis, module: Module, name: str | None
+) -> JitApplication | None:
+    """`name = jax.jit(f, ...)` at the top of `module`, when that is the one statement of the
+    module binding `name` anywhere (so it is what an import of it gets)."""
+    if name is None:
+        return None
+    bindings = [
+        node
+        for node in ast.walk(module.tree)
+        if (
+            isinstance(node, ast.Name)
+            and node.id == name
+            and not isinstance(node.ctx, ast.Load)
+        )
+        or (
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and node.name == name
+        )
+        or (
+            isinstance(node, (ast.Import, ast.ImportFrom))
+            and any((a.asname or a.name).split(".")[0] == name for a in node.names)
+        )
+        or (isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names)
+    ]
+    if len(bindings) != 1:
+        return None
+    for statement in module.tree.body:
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and statement.targets[0] is bindings[0]
+            and isinstance(statement.value, ast.Call)
+        ):
+            return where.jit_application(statement.value)
+    return None
 
 
 def _short(text: str) -> str:
@@ -199,7 +253,10 @@ class MissingLoweringPlatforms(Rule):
     Finds `.lower()` calls on a jitted function whose shardings involve only `AbstractMesh`es:
     `jax.jit(f).trace(*args).lower()` and `jax.jit(f).lower(*args)`, with the jitted function
     reached directly, through a name (`g = jax.jit(f)`, `@jax.jit`, `@jit`,
-    `@partial(jax.jit, ...)`, `pjit(f)`) or with the traced stage kept in a variable. It adds
+    `@partial(jax.jit, ...)`, `pjit(f)`), imported from another module of the project that
+    jits it so (`@jax.jit def forward`, or `forward = jax.jit(_forward)` as the name's one
+    binding there: a model module lowered by an export script), or with the traced stage
+    kept in a variable. It adds
     `lowering_platforms=(jax.export.default_export_platform(),)` (or the `--platform` tuple).
 
     It fires only when the project shows that no device is in play: every argument is a
@@ -275,10 +332,10 @@ class MissingLoweringPlatforms(Rule):
     would raise `device_assignment cannot be None` after the fix: the fix then also adds
     `device_assignment=tuple(jax.devices()[:N])`, N being the abstract mesh's size, and is
     unsafe (which devices to use is the user's choice); with N unknown there is no fix. Mesh
-    contexts around the `.trace()` or around any caller of the enclosing function in the run's
-    files, and global `jax.set_mesh` calls, silence the rule; a caller outside the files jaxfix
-    is given that enters a mesh context is not seen, and there the explicit platform overrides
-    the one that context would give.
+    contexts around the `.trace()` or around any caller of the enclosing function in the
+    project's files (whatever paths jaxfix is given), and global `jax.set_mesh` calls, silence
+    the rule; a caller outside the project that enters a mesh context is not seen, and there
+    the explicit platform overrides the one that context would give.
 
     ## References
     - `lower_sharding_computation` in jax/_src/interpreters/pxla.py (jax 0.10.2 and 0.12.0.1),
@@ -308,11 +365,16 @@ class MissingLoweringPlatforms(Rule):
     }
     # jit or pjit and a `.lower(` call (whitespace, comments and line continuations allowed
     # around `lower`, and the `\n", "` of a notebook's JSON, whose raw bytes the runner
-    # prefilters): the meshes may come from another module. Or `use_abstract_mesh` (an eager
-    # op under it).
+    # prefilters): the meshes may come from another module. Or a `.lower(` beside an abstract
+    # mesh or a shape struct (the jitted function imported from a model module). Or
+    # `use_abstract_mesh` (an eager op under it).
     tokens = (
         (
             rb"\bp?jit\b",
+            rb"\.(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*lower(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*\(",
+        ),
+        (
+            rb"\b(?:AbstractMesh|abstract_mesh|ShapeDtypeStruct|eval_shape)\b",
             rb"\.(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*lower(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*\(",
         ),
         (rb"use_abstract_mesh",),
@@ -494,6 +556,9 @@ class MissingLoweringPlatforms(Rule):
         elif isinstance(target, ast.Name):
             definition = self.analysis.definition(target)
             if definition is None and self.analysis.bound_once(target):
+                imported = self._jitted_elsewhere(target)
+                if imported is not None:
+                    return imported
                 return self._jitted_value(target)  # unpacked, imported: by its value
             if definition is None or not definition.decorator_list:
                 return None
@@ -506,6 +571,38 @@ class MissingLoweringPlatforms(Rule):
         if any(k not in _DEVICE_FREE_JIT_KEYWORDS for k in jitted.keywords):
             return None
         return _Jitted(jitted.keywords, function)
+
+    def _jitted_elsewhere(self, name: ast.Name) -> _Jitted | None:
+        """A function of another module of the project whose outermost decorator jits it
+        (`from model import forward`, `@jax.jit def forward`), its keywords' values as that
+        module gives them; None for anything else (a `def` rebound there: the engine's value
+        is then not a `def` of it)."""
+        value = self.analysis.value_of(name)
+        if (
+            not isinstance(value, Function)
+            or value.wrapped_by != "jit"
+            or not isinstance(value.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        ):
+            return None
+        module = self.analysis.engine.project.module(value.path)
+        if not isinstance(module, Module) or module is self.analysis.module:
+            return None
+        where = self.analysis.of(module)
+        if value.node.decorator_list:
+            jitted = where.jit_application(value.node.decorator_list[0])
+            if jitted is None or jitted.function is not None:
+                return None
+        else:
+            jitted = _rebound_jit(where, module, _imported_name(self.analysis, name))
+            if jitted is None or not (
+                isinstance(jitted.function, ast.Name)
+                and where.definition(jitted.function) is value.node
+            ):
+                return None
+        if any(k not in _DEVICE_FREE_JIT_KEYWORDS for k in jitted.keywords):
+            return None
+        values = {k: where.value_of(v) for k, v in jitted.keywords.items()}
+        return _Jitted({}, value.node, values, where)
 
     def _jitted_value(self, name: ast.Name) -> _Jitted | None:
         """`jax.jit(f, ...)` of a function from outside the tree, as the engine knows the
@@ -561,7 +658,11 @@ class MissingLoweringPlatforms(Rule):
             if refused is not None:
                 self.report(lower, refused)
                 return
-        body = self._body_uses(jitted.function if jitted is not None else None)
+        body = (
+            self._body_uses(jitted.function, jitted.where or self.analysis)
+            if jitted is not None
+            else []
+        )
         if body is None and confirmed is None:
             return
         if confirmed is not None:
@@ -911,9 +1012,12 @@ class MissingLoweringPlatforms(Rule):
         return _Context(True, first, innermost)
 
     def _body_uses(
-        self, function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | None
+        self,
+        function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | None,
+        analysis: Analysis,
     ) -> list[str] | None:
-        """Device-needing primitives the jitted body calls; None when it uses concrete devices."""
+        """Device-needing primitives the jitted body calls; None when it uses concrete devices.
+        `analysis`: the questions of the module the body is in."""
         if function is None:
             return []
         found: list[str] = []
@@ -923,16 +1027,23 @@ class MissingLoweringPlatforms(Rule):
         for statement in body:
             for node in ast.walk(statement):
                 if isinstance(node, ast.Call):
-                    api = self.analysis.called_api(node)
+                    api = analysis.called_api(node)
                     if api in _DEVICE_PRIMITIVES:
                         found.append(_DEVICE_PRIMITIVES[api])
                     if api in _DEVICE_APIS or (
                         api is Api.NAMED_SHARDING
-                        and self._sharding_meshes(node) is None
+                        and (
+                            self._sharding_meshes(node)
+                            if analysis is self.analysis
+                            else self._value_meshes(
+                                analysis.value_of(node), argument=False
+                            )
+                        )
+                        is None
                     ):
                         return None
                 elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                    mesh = self.analysis.value_of(node)
+                    mesh = analysis.value_of(node)
                     if isinstance(mesh, Mesh) and not mesh.is_abstract:
                         return None
         return found

@@ -14,9 +14,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from jaxfix.cache import Cache, CacheDirError, cache_location
-from jaxfix.config import build_options, load, project_roots
+from jaxfix.config import build_options, load, project_roots, scope_root
+from jaxfix.dependencies import project_run
 from jaxfix.diagnostics import FileResult
-from jaxfix.discovery import is_excluded
+from jaxfix.discovery import is_excluded, project_files
 from jaxfix.file_io import ReadError, read_regular
 from jaxfix.options import Options
 from jaxfix.server.jobs import Answer, Check, Document, FixAll, FixOne, Hello, Job
@@ -24,10 +25,11 @@ from jaxfix.server.wire import receive, send
 from jaxfix.settings import SettingError
 
 
-def _project(document: Document) -> tuple[Options, Cache | None, Path]:
-    """The options and cache a `jaxfix --check` of the workspace folder would use for this file
-    (no cache where the CLI would refuse its directory, nor outside the workspace folder: a
-    library's file opened by go-to-definition gets none written beside it)."""
+def _project(document: Document) -> tuple[Options, Cache | None, Path, Path]:
+    """The options, cache, workspace folder and project root a `jaxfix --check` of the
+    workspace folder would use for this file (no cache where the CLI would refuse its
+    directory, nor outside the workspace folder: a library's file opened by go-to-definition
+    gets none written beside it)."""
     path = Path(document.path)
     config = load(None, [path])
     start = [Path(document.folder)] if document.folder else [path.parent]
@@ -46,7 +48,7 @@ def _project(document: Document) -> tuple[Options, Cache | None, Path]:
         )
     except CacheDirError:
         cache = None
-    return options, cache, start[0]
+    return options, cache, start[0], scope_root(config, start)
 
 
 def _excluded(path: Path, root: Path, options: Options) -> bool:
@@ -67,13 +69,12 @@ def _on_disk(path: Path, source: bytes, options: Options) -> bool:
 
 
 def answer(job: Job) -> Answer:
-    from jaxfix.engine import process_source
     from jaxfix.prefilter import is_candidate, selected_rules
 
     document = job.document
     path = Path(document.path)
     try:
-        options, cache, root = _project(document)
+        options, cache, root, project = _project(document)
     except SettingError as error:
         return Answer(None, failure=f"configuration error: {error}")
     if _excluded(path, root, options):
@@ -86,9 +87,23 @@ def answer(job: Job) -> Answer:
                 error=f"larger than max-file-size ({options.max_file_size} bytes)",
             )
         )
+    if isinstance(job, Check) and not is_candidate(
+        document.source, selected_rules(options)
+    ):
+        return Answer(FileResult(path, document.source))
+    # The callers of the document's functions are looked for in its project's files, as the
+    # CLI does (issue 40: the project, not the paths given, is the scope).
+    with project_run(
+        project_files(project, [path], options.exclude, options.all_includes)
+    ):
+        return _answer(job, path, options, cache)
+
+
+def _answer(job: Job, path: Path, options: Options, cache: Cache | None) -> Answer:
+    from jaxfix.engine import process_source
+
+    document = job.document
     if isinstance(job, Check):
-        if not is_candidate(document.source, selected_rules(options)):
-            return Answer(FileResult(path, document.source))
         cached = cache.get(path, document.source) if cache else None
         if cached is not None:
             return Answer(cached)
