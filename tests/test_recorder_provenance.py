@@ -1,0 +1,129 @@
+"""The recorder's provenance: where each mesh an error names was built and entered, recorded by
+running real programs under both JAX tiers (jaxfix/recorder_provenance.py)."""
+
+from __future__ import annotations
+
+import gc
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jaxfix import recorder_provenance
+from jaxfix.recording import RecordingDir
+from test_real_jax import JAX_VERSIONS
+from test_repair import command_env, python
+
+CONFIG = """\
+EVAL = {"mesh": {"shape": (4, 4), "names": ("data", "model")}}
+"""
+MESHES = """\
+from jax.sharding import AbstractMesh
+
+
+def make_abstract_mesh(cfg):
+    return AbstractMesh(cfg["mesh"]["shape"], cfg["mesh"]["names"])
+"""
+MAIN = """\
+import jax
+from jax.sharding import use_abstract_mesh
+
+from pkg import config
+from pkg.meshes import make_abstract_mesh
+
+
+def evaluate(mesh):
+    with jax.set_mesh(mesh):
+        inner = make_abstract_mesh(config.EVAL)
+        with use_abstract_mesh(inner):
+            pass
+
+
+def legacy(mesh):
+    with mesh:
+        with use_abstract_mesh(mesh.abstract_mesh.update(axis_sizes=(1, 8))):
+            pass
+
+
+try:
+    legacy(jax.make_mesh((2, 4), ("data", "model")))
+except ValueError:
+    pass  # caught: never recorded
+evaluate(jax.make_mesh((2, 4), ("data", "model")))
+"""
+
+
+def _record(tmp_path: Path, version: str) -> dict:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "config.py").write_text(CONFIG)
+    (tmp_path / "pkg" / "meshes.py").write_text(MESHES)
+    (tmp_path / "main.py").write_text(MAIN)
+    recording = RecordingDir()
+    try:
+        recording.write_patterns()
+        subprocess.run(
+            [python(version), "main.py"],
+            cwd=tmp_path,
+            env=recording.env(1, command_env(tmp_path)),
+            capture_output=True,
+            timeout=300,
+            check=False,
+        )
+        records = [
+            json.loads(line) for line in recording.evidence(1).read_bytes().splitlines()
+        ]
+    finally:
+        recording.close()
+    (error,) = [r for r in records if r["kind"] == "error"]
+    return error
+
+
+def _places(frames: list[dict]) -> list[tuple[str, int, str]]:
+    return [(Path(f["path"]).name, f["line"], f.get("segment") or "") for f in frames]
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_an_error_names_where_each_of_its_meshes_was_built_and_entered(
+    tmp_path, version
+):
+    error = _record(tmp_path, version)
+    assert error["code"] == "JAX002"
+    new, prev = error["meshes"]["new"], error["meshes"]["prev"]
+    # Outermost first: the call that ran the function, the factory's call, the constructor.
+    assert _places(new["built"]) == [
+        ("main.py", 25, 'evaluate(jax.make_mesh((2, 4), ("data", "model")))'),
+        ("main.py", 10, "make_abstract_mesh(config.EVAL)"),
+        ("meshes.py", 5, 'AbstractMesh(cfg["mesh"]["shape"], cfg["mesh"]["names"])'),
+    ]
+    assert "entered" not in new  # it raised on entry
+    # The enclosing mesh is the abstract mesh of the one `jax.set_mesh` put in force.
+    assert _places(prev["entered"])[-1] == ("main.py", 9, "jax.set_mesh(mesh)")
+
+
+def test_notes_are_bounded_and_go_with_their_object(monkeypatch):
+    class Mesh:
+        pass
+
+    notes: dict = {}
+    monkeypatch.setattr(recorder_provenance, "_MAX_OBJECTS", 3)
+
+    def build(mesh: Mesh) -> None:
+        recorder_provenance._note(notes, mesh, sys._getframe())
+
+    meshes = [Mesh() for _ in range(5)]
+    for mesh in meshes:
+        build(mesh)
+    assert len(notes) == 3  # the oldest two dropped
+    assert recorder_provenance._looked_up(notes, meshes[0]) == ()
+    (code, _, _), (caller, _, _) = recorder_provenance._looked_up(notes, meshes[4])[:2]
+    assert (code.co_name, caller.co_name) == (
+        "build",
+        "test_notes_are_bounded_and_go_with_their_object",
+    )
+    del meshes[4], mesh
+    gc.collect()
+    assert len(notes) == 2  # a dead object's note goes with it
