@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 LISTED = 3  # how many of a log's many values a message names
 
@@ -69,6 +70,30 @@ class Facts(Mapping[str, MeshFacts]):
 
 
 @dataclass(frozen=True)
+class Origin:
+    """Where a recorded run saw a mesh an error names `built` or `entered` (its `role`, as in
+    Facts): the user frames in the tree, outermost first, each `(file, line)`; the chain stops
+    at the innermost frame that could not be placed in the tree as it is now."""
+
+    role: str
+    kind: str  # "built" or "entered"
+    frames: tuple[tuple[Path, int], ...]
+
+    def describe(self, root: Path | None = None) -> str:
+        """`pkg/meshes.py:5, called from main.py:10`: innermost first."""
+        places = [
+            f"{_shown(path, root)}:{line}" for path, line in reversed(self.frames)
+        ]
+        return ", called from ".join(places[:LISTED])
+
+
+def _shown(path: Path, root: Path | None) -> str:
+    if root is not None and path.is_relative_to(root):
+        return path.relative_to(root).as_posix()
+    return path.as_posix()
+
+
+@dataclass(frozen=True)
 class Evidence:
     """Every traceback of one error at one line of one local file, as one value."""
 
@@ -85,6 +110,8 @@ class Evidence:
         None  # the JAX that raised, when the run recorded it
     )
     origin: str = "log line"  # what `log_lines` count: "log line" or "evidence record"
+    # From a recorded run: where the meshes of its records were built and entered.
+    origins: tuple[Origin, ...] = ()
 
     @property
     def agreed(self) -> Facts | None:

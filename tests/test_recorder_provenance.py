@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from jaxfix import recorder_provenance
+from jaxfix.evidence import Origin
 from jaxfix.recording import RecordingDir
+from jaxfix.records import read_evidence
 from test_real_jax import JAX_VERSIONS
 from test_repair import command_env, python
 
@@ -127,3 +129,96 @@ def test_notes_are_bounded_and_go_with_their_object(monkeypatch):
     del meshes[4], mesh
     gc.collect()
     assert len(notes) == 2  # a dead object's note goes with it
+
+
+def _error_record(built: list[dict]) -> bytes:
+    message = (
+        "use_abstract_mesh cannot change the size of the mesh. Got new mesh: "
+        "AbstractMesh('data': 4, 'model': 4, axis_types=(Auto, Auto)) with size=16 and "
+        "prev mesh: AbstractMesh('data': 2, 'model': 4, axis_types=(Explicit, Explicit)) "
+        "with size=8"
+    )
+    record = {
+        "schema": "jaxfix-evidence/1",
+        "kind": "error",
+        "code": "JAX002",
+        "exception": "ValueError",
+        "message": message,
+        "frames": [
+            {
+                "path": "/run/main.py",
+                "line": 11,
+                "source": "with use_abstract_mesh(inner):",
+            }
+        ],
+        "meshes": {
+            "new": {
+                "kind": "abstract",
+                "axis_names": ["data", "model"],
+                "axis_sizes": [4, 4],
+                "built": built,
+            }
+        },
+    }
+    return json.dumps(record).encode()
+
+
+def _tree(tmp_path: Path) -> list[Path]:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "meshes.py").write_text(MESHES)
+    (tmp_path / "main.py").write_text(MAIN)
+    return [tmp_path / "main.py", tmp_path / "pkg" / "meshes.py"]
+
+
+def _frame(path: str, line: int, segment: str | None = None) -> dict:
+    return {
+        "path": path,
+        "line": line,
+        "source": None,
+        **(
+            {
+                "end_line": line,
+                "column": 11,
+                "end_column": 11 + len(segment),
+                "segment": segment,
+            }
+            if segment
+            else {}
+        ),
+    }
+
+
+FACTORY = (
+    "/run/pkg/meshes.py",
+    5,
+    'AbstractMesh(cfg["mesh"]["shape"], cfg["mesh"]["names"])',
+)
+
+
+def test_an_evidence_record_places_where_its_meshes_were_built_in_the_tree(tmp_path):
+    main, meshes = _tree(tmp_path)
+    built = [_frame("/run/main.py", 10), _frame(*FACTORY)]
+    reading = read_evidence(_error_record(built), [main, meshes])
+    (evidence,) = reading.evidence[main]
+    assert evidence.origins == (Origin("new", "built", ((main, 10), (meshes, 5))),)
+    assert (
+        evidence.origins[0].describe(tmp_path)
+        == "pkg/meshes.py:5, called from main.py:10"
+    )
+
+
+@pytest.mark.parametrize(
+    "forged",
+    [
+        _frame("/etc/passwd", 1),  # a file outside the tree
+        _frame("/run/pkg/meshes.py", 5, "AbstractMesh((4, 4), names)"),  # changed since
+        _frame("/run/pkg/meshes.py", 99),  # no such line
+        {"path": 3, "line": "five"},  # not a frame
+    ],
+)
+def test_a_forged_creation_frame_is_never_walked(tmp_path, forged):
+    main, meshes = _tree(tmp_path)
+    built = [_frame("/run/main.py", 10), forged]
+    reading = read_evidence(_error_record(built), [main, meshes])
+    (evidence,) = reading.evidence[main]  # the error itself is still placed
+    assert evidence.origins == ()  # the chain ends at its innermost frame
