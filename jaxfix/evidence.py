@@ -8,6 +8,7 @@ through Options to the analysis, which hands it to the rule at that line; no lib
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,8 +89,9 @@ class Origin:
 
 
 def _shown(path: Path, root: Path | None) -> str:
-    if root is not None and path.is_relative_to(root):
-        return path.relative_to(root).as_posix()
+    absolute = Path(os.path.abspath(path))
+    if root is not None and absolute.is_relative_to(root):
+        return absolute.relative_to(root).as_posix()
     return path.as_posix()
 
 

@@ -222,3 +222,42 @@ def test_a_forged_creation_frame_is_never_walked(tmp_path, forged):
     reading = read_evidence(_error_record(built), [main, meshes])
     (evidence,) = reading.evidence[main]  # the error itself is still placed
     assert evidence.origins == ()  # the chain ends at its innermost frame
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_repair_names_where_the_run_built_a_mesh_it_cannot_resize(tmp_path, version):
+    """The sizes come from a config dict through a factory's parameter, which static reading
+    does not follow: the report names the factory line and the caller it came through."""
+    _tree(tmp_path)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "config.py").write_text(CONFIG)
+    env = command_env(tmp_path)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "jaxfix",
+            "repair",
+            "-q",
+            "--unsafe-fixes",
+            "--format",
+            "json",
+            ".",
+            "--",
+            python(version),
+            "main.py",
+        ],
+        cwd=tmp_path,
+        env={**env, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
+        capture_output=True,
+        timeout=300,
+        check=False,
+    )
+    report = json.loads(done.stdout)
+    (left,) = report["left"]
+    assert (left["code"], left["line"]) == ("JAX002", 11)
+    assert left["detail"].endswith(
+        "the run built the inner mesh at pkg/meshes.py:5, called from main.py:10, called from main.py:25"
+    ), left["detail"]
+    assert (tmp_path / "pkg" / "config.py").read_text() == CONFIG  # nothing written

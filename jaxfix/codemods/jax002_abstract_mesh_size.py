@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import ast
 import math
+import os
 from collections.abc import Callable
+from pathlib import Path
 
 import libcst as cst
 
@@ -192,7 +194,30 @@ class AbstractMeshSizeChange(Rule):
             outers = confirmed.logged("prev", node)
             related = ()
         fix, why_not = self._fix(node, argument, inner, outers)
+        if why_not is not None and confirmed is not None:
+            why_not = with_note(why_not, self._built_at(confirmed))
         self.report(node, with_note(message, why_not), fix=fix, related=related)
+
+    def _built_at(self, confirmed: Confirmed) -> str | None:
+        """Where the run built the inner mesh (its creation frame, then the callers it came
+        through), each path from the directory the files share: what to change when jaxfix
+        cannot."""
+        origins = [
+            o
+            for o in confirmed.evidence.origins
+            if (o.role, o.kind) == ("new", "built")
+        ]
+        if len(origins) != 1:
+            return None
+        (origin,) = origins
+        paths = [
+            os.path.abspath(p)
+            for p in (*(p for p, _ in origin.frames), self.analysis.path)
+        ]
+        root = Path(os.path.commonpath(paths))
+        if root.as_posix() in paths:  # one file
+            root = root.parent
+        return f"the run built the inner mesh at {origin.describe(root)}"
 
     def _disagreement(
         self,
