@@ -96,6 +96,26 @@ def _shown(path: Path, root: Path | None) -> str:
 
 
 @dataclass(frozen=True)
+class ValueSite:
+    """Where the sizes of a mesh the run saw raising are written, found by walking back along
+    the frames that built it (jaxfix/analysis/ast_engine/written_at.py): the expression to
+    replace in `path` (`span`: line, column, end line, end column; columns 0-based, in
+    characters), or with `keyword` the construction to give that keyword; `raised`: the line
+    that raised, `name` what a reader calls the value (`EVAL['mesh']['shape']`), `why` why the
+    fix goes there rather than where the value is first written."""
+
+    raised: tuple[Path, int]
+    path: Path
+    span: tuple[int, int, int, int]
+    name: str
+    keyword: str | None = None
+    why: str | None = None
+
+    def where(self, root: Path | None = None) -> str:
+        return f"{_shown(self.path, root)}:{self.span[0]}"
+
+
+@dataclass(frozen=True)
 class Evidence:
     """Every traceback of one error at one line of one local file, as one value."""
 
@@ -114,6 +134,12 @@ class Evidence:
     origin: str = "log line"  # what `log_lines` count: "log line" or "evidence record"
     # From a recorded run: where the meshes of its records were built and entered.
     origins: tuple[Origin, ...] = ()
+    # Where the value the error is about is written (see ValueSite), or why jaxfix cannot say;
+    # `at_value`: this is that place's own evidence (its `line` is the value's), not a line
+    # that raised.
+    value_site: ValueSite | None = None
+    value_unknown: str | None = None
+    at_value: bool = False
 
     @property
     def agreed(self) -> Facts | None:

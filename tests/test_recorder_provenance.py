@@ -224,14 +224,7 @@ def test_a_forged_creation_frame_is_never_walked(tmp_path, forged):
     assert evidence.origins == ()  # the chain ends at its innermost frame
 
 
-@pytest.mark.jax
-@pytest.mark.parametrize("version", JAX_VERSIONS)
-def test_repair_names_where_the_run_built_a_mesh_it_cannot_resize(tmp_path, version):
-    """The sizes come from a config dict through a factory's parameter, which static reading
-    does not follow: the report names the factory line and the caller it came through."""
-    _tree(tmp_path)
-    (tmp_path / "pkg" / "__init__.py").write_text("")
-    (tmp_path / "pkg" / "config.py").write_text(CONFIG)
+def _repair(tmp_path: Path, version: str) -> dict:
     env = command_env(tmp_path)
     done = subprocess.run(
         [
@@ -254,10 +247,42 @@ def test_repair_names_where_the_run_built_a_mesh_it_cannot_resize(tmp_path, vers
         timeout=300,
         check=False,
     )
-    report = json.loads(done.stdout)
+    return json.loads(done.stdout)
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_repair_resizes_the_config_entry_the_run_built_the_mesh_from(tmp_path, version):
+    """The sizes come from a config dict through a factory's parameter, which static reading
+    does not follow: the walk along the run's frames reaches the dict entry, which is resized;
+    the program then runs."""
+    _tree(tmp_path)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "config.py").write_text(CONFIG)
+    report = _repair(tmp_path, version)
+    assert report["passed"], report
+    (fixed,) = report["fixed"]
+    assert (fixed["code"], fixed["path"], fixed["line"]) == ("JAX002", "main.py", 11)
+    assert "EVAL['mesh']['shape'], pkg/config.py:1" in fixed["detail"], fixed
+    assert (tmp_path / "pkg" / "config.py").read_text() == CONFIG.replace(
+        "(4, 4)", "(2, 4)"
+    )
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_repair_names_where_the_run_built_a_mesh_it_cannot_follow(tmp_path, version):
+    """A computed config entry ends the walk: nothing is written, and the report names the
+    factory line, the callers it came through, and the step the walk stopped at."""
+    _tree(tmp_path)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    computed = CONFIG.replace("(4, 4)", "tuple([4, 4])")
+    (tmp_path / "pkg" / "config.py").write_text(computed)
+    report = _repair(tmp_path, version)
     (left,) = report["left"]
     assert (left["code"], left["line"]) == ("JAX002", 11)
     assert left["detail"].endswith(
-        "the run built the inner mesh at pkg/meshes.py:5, called from main.py:10, called from main.py:25"
+        "the run built the inner mesh at pkg/meshes.py:5, called from main.py:10, called from main.py:25; "
+        "`tuple([4, 4])` at config.py:1 is computed, not a value jaxfix follows"
     ), left["detail"]
-    assert (tmp_path / "pkg" / "config.py").read_text() == CONFIG  # nothing written
+    assert (tmp_path / "pkg" / "config.py").read_text() == computed  # nothing written

@@ -12,14 +12,18 @@ import libcst as cst
 
 from jaxfix.analysis.ast_engine.contexts import Entry
 from jaxfix.analysis.ast_engine.enclosing import Enclosing
-from jaxfix.analysis.ast_engine.evidence import Confirmed, changed_since_the_log
+from jaxfix.analysis.ast_engine.evidence import (
+    Confirmed,
+    changed_since_the_log,
+    confirmed_mesh,
+)
 from jaxfix.analysis.ast_engine.mesh_sizes import ConfigKey, EnvironmentVariable
-from jaxfix.analysis.ast_engine.values import Mesh, Unknown, tuple_text
+from jaxfix.analysis.ast_engine.values import ListValue, Mesh, Unknown, tuple_text
 from jaxfix.analysis.names import Api
-from jaxfix.codemods.base import Rule
+from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.text import not_fixed, related, with_note
 from jaxfix.diagnostics import Fix, Related, Safety
-from jaxfix.evidence import Facts, listed
+from jaxfix.evidence import Evidence, Facts, ValueSite, listed
 from jaxfix.quoting import cut
 from jaxfix.rule_settings import RuleSetting
 
@@ -195,8 +199,21 @@ class AbstractMeshSizeChange(Rule):
             related = ()
         fix, why_not = self._fix(node, argument, inner, outers)
         if why_not is not None and confirmed is not None:
-            why_not = with_note(why_not, self._built_at(confirmed))
+            why_not = self._value_note(confirmed) or with_note(
+                why_not, self._built_at(confirmed)
+            )
         self.report(node, with_note(message, why_not), fix=fix, related=related)
+
+    def _value_note(self, confirmed: Confirmed) -> str | None:
+        """Where the run's inner mesh got its sizes, when that place makes the fix."""
+        site = confirmed.evidence.value_site
+        if site is None:
+            return None
+        note = (
+            f"the run built the inner mesh from `{site.name}`, written at "
+            f"{site.where(self._root(site.path))}: the fix is made there"
+        )
+        return with_note(note, site.why)
 
     def _built_at(self, confirmed: Confirmed) -> str | None:
         """Where the run built the inner mesh (its creation frame, then the callers it came
@@ -210,14 +227,10 @@ class AbstractMeshSizeChange(Rule):
         if len(origins) != 1:
             return None
         (origin,) = origins
-        paths = [
-            os.path.abspath(p)
-            for p in (*(p for p, _ in origin.frames), self.analysis.path)
-        ]
-        root = Path(os.path.commonpath(paths))
-        if root.as_posix() in paths:  # one file
-            root = root.parent
-        return f"the run built the inner mesh at {origin.describe(root)}"
+        root = self._root(*(p for p, _ in origin.frames))
+        built = f"the run built the inner mesh at {origin.describe(root)}"
+        unknown = confirmed.evidence.value_unknown
+        return f"{built}; {unknown}" if unknown else built
 
     def _disagreement(
         self,
@@ -267,23 +280,10 @@ class AbstractMeshSizeChange(Rule):
         inner: Mesh,
         outers: list[Mesh],
     ) -> tuple[Fix | None, str | None]:
-        sizes = sorted({mesh.size for mesh in outers if mesh.size is not None})
-        if len(sizes) > 1:
-            return None, not_fixed(
-                f"it is entered under meshes of sizes {listed([str(size) for size in sizes])}"
-            )
-        if inner.axis_sizes is None:
-            return None, not_fixed("the inner mesh's axis sizes are not known")
-        inner_sizes = [s or 0 for s in inner.axis_sizes]  # all known: inner.size is
-        axis = self._fill_axis(inner, outers[0])
-        axis_name = inner.axis_names[axis] if inner.axis_names else f"#{axis + 1}"
-        others = math.prod(s for i, s in enumerate(inner_sizes) if i != axis)
-        if others <= 0 or sizes[0] % others:
-            return None, (
-                f"no whole-number size of axis {axis_name!r} makes it {sizes[0]}: "
-                "exit the enclosing mesh context before entering this one"
-            )
-        size = sizes[0] // others
+        resized = self._resized(inner, outers)
+        if isinstance(resized, str):
+            return None, resized
+        axis, axis_name, inner_sizes, size = resized
         literals, why_not = self._size_literals(
             node, argument, axis, axis_name, inner_sizes, size
         )
@@ -293,6 +293,121 @@ class AbstractMeshSizeChange(Rule):
         title = f"resize the inner mesh to {tuple_text([str(s) for s in new_sizes])}"
         edits = tuple((literal, _integer(size)) for literal in literals)
         return Fix(title, edits, Safety.UNSAFE), None
+
+    def _resized(
+        self, inner: Mesh, outers: list[Mesh]
+    ) -> tuple[int, str, list[int], int] | str:
+        """The fill axis, its name, the inner mesh's sizes and the axis's new size that makes
+        it the enclosing size; or why there is none."""
+        sizes = sorted({mesh.size for mesh in outers if mesh.size is not None})
+        if len(sizes) > 1:
+            return not_fixed(
+                f"it is entered under meshes of sizes {listed([str(size) for size in sizes])}"
+            )
+        if inner.axis_sizes is None or not sizes:
+            return not_fixed("the inner mesh's axis sizes are not known")
+        inner_sizes = [s or 0 for s in inner.axis_sizes]  # all known: inner.size is
+        axis = self._fill_axis(inner, outers[0])
+        axis_name = inner.axis_names[axis] if inner.axis_names else f"#{axis + 1}"
+        others = math.prod(s for i, s in enumerate(inner_sizes) if i != axis)
+        if others <= 0 or sizes[0] % others:
+            return (
+                f"no whole-number size of axis {axis_name!r} makes it {sizes[0]}: "
+                "exit the enclosing mesh context before entering this one"
+            )
+        return axis, axis_name, inner_sizes, sizes[0] // others
+
+    # -- the fix where the value is written (a recorded run's frames lead there) ---------------
+
+    def at_value(self, evidence: Evidence) -> None:
+        """The inner mesh's sizes are written here (a dict entry of a config module, a
+        dataclass field, a constant): resize them here, unless the line that raised fixes it
+        itself (what the static road knows comes first)."""
+        site = evidence.value_site
+        node = self._expression_at(site.span) if site is not None else None
+        confirmed = Confirmed(evidence)
+        new = confirmed.agreed("new")
+        if site is None or node is None or new is None:
+            return  # changed since the run: the raising line's report says where it was
+        value = self.analysis.value_of(node)
+        if site.keyword is None and (
+            value.items if isinstance(value, ListValue) else value
+        ) != tuple(new.axis_sizes):
+            return
+        inner = confirmed_mesh(None, new, node)
+        outers = confirmed.logged("prev", node)
+        resized = self._resized(inner, outers)
+        if isinstance(resized, str) or self._fixed_where_raised(site, resized):
+            return
+        axis, _, inner_sizes, size = resized
+        new_sizes = tuple_text(
+            [str(size if i == axis else s) for i, s in enumerate(inner_sizes)]
+        )
+        root = self._root(site.raised[0])
+        raised = f"{Path(os.path.abspath(site.raised[0])).relative_to(root).as_posix()}:{site.raised[1]}"
+        message = (
+            f"`{site.name}` is {tuple_text([str(s) for s in inner_sizes])}: the run built the inner mesh of the "
+            f"{self.code} error at {raised} from it, entered inside a mesh of size {outers[0].size}; set it to {new_sizes}"
+        )
+        title = f"resize the inner mesh to {new_sizes} where its sizes are written"
+        if site.keyword is not None:
+            title = f"give `{self.analysis.text(node)[:40]}` {site.keyword}={new_sizes}"
+            edit = _keyword(site.keyword, new_sizes)
+            edits = ((node, edit),)
+        elif isinstance(node, (ast.Tuple, ast.List)):  # the literal: its one axis
+            edits = ((node.elts[axis], _integer(size)),)
+        else:  # the narrowest read of a shared name
+            edits = ((node, _expression(new_sizes)),)
+        self.report(
+            node,
+            with_note(message, site.why),
+            fix=Fix(title, edits, Safety.UNSAFE),
+        )
+
+    def _expression_at(self, span: tuple[int, int, int, int]) -> ast.expr | None:
+        line = span[0]
+        for node in ast.walk(self.analysis.module.tree):
+            if (
+                isinstance(node, ast.expr)
+                and getattr(node, "lineno", 0) == line
+                and (*self.analysis.span(node).start, *self.analysis.span(node).end)
+                == span
+            ):
+                return node
+        return None
+
+    def _fixed_where_raised(
+        self, site: ValueSite, resized: tuple[int, str, list[int], int]
+    ) -> bool:
+        """Whether the line that raised resizes literals of its own (the static answer)."""
+        module = self.analysis.engine.evaluator.module(site.raised[0])
+        if isinstance(module, Unknown):
+            return False
+        there = type(self)(self.analysis.of(module), self.options)
+        axis, axis_name, inner_sizes, size = resized
+        for call in module.calls:
+            if call.lineno != site.raised[1] or (
+                there.analysis.called_api(call) is not Api.USE_ABSTRACT_MESH
+            ):
+                continue
+            args = there.analysis.bind(call)
+            argument = args.get("mesh") if args else None
+            if argument is not None and (
+                there._size_literals(
+                    call, argument, axis, axis_name, inner_sizes, size
+                )[0]
+                is not None
+            ):
+                return True
+        return False
+
+    def _root(self, *paths: Path) -> Path:
+        """The directory the files share, from which a message names them."""
+        absolute = [os.path.abspath(p) for p in (*paths, self.analysis.path)]
+        root = Path(os.path.commonpath(absolute))
+        if root.as_posix() in absolute:  # one file
+            root = root.parent
+        return root
 
     def _size_literals(
         self,
@@ -437,6 +552,20 @@ def _short(text: str) -> str:
 
 def _integer(size: int) -> Callable[[cst.CSTNode], cst.CSTNode]:
     return lambda _: cst.Integer(str(size))
+
+
+def _expression(text: str) -> Callable[[cst.CSTNode], cst.CSTNode]:
+    return lambda _: cst.parse_expression(text)
+
+
+def _keyword(name: str, text: str) -> Callable[[cst.CSTNode], cst.CSTNode]:
+    def edit(node: cst.CSTNode) -> cst.CSTNode:
+        assert isinstance(node, cst.Call)
+        return node.with_changes(
+            args=(*node.args, keyword_arg(name, cst.parse_expression(text)))
+        )
+
+    return edit
 
 
 def _describe(mesh: Mesh) -> str:
