@@ -99,6 +99,15 @@ class AbstractMeshSizeChange(Rule):
     read from an environment variable or a config file's key, the report says which and the
     value to set; otherwise it says why there is no fix.
 
+    From a recorded run (`jaxfix repair`, `--evidence`), where the line that raised has no such
+    literal, the fix goes where the run's frames lead: from the `AbstractMesh(...)` that built
+    the inner mesh, through each caller's argument, to the tuple that holds its sizes (a dict
+    entry of a config module, a dataclass's keyword, a constant). A field default (shared by
+    every instance) is overridden by a keyword at the construction the run used; a constant
+    other code also reads is replaced at the read on the run's path only. A step the engine
+    cannot follow (a computed value, two assignments) means no fix: the report names the lines
+    the run built the mesh at and where the walk stopped.
+
     ## References
     - `use_abstract_mesh.__enter__` in jax/_src/mesh.py (jax 0.10.2 and 0.12.0.1), which raises
       the error.

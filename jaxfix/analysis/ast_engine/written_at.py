@@ -26,7 +26,7 @@ from jaxfix.analysis.ast_engine.evaluate import Evaluator
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import Class, Function, ModuleValue, Unknown
 from jaxfix.analysis.ast_engine.vocabulary import api_of
-from jaxfix.analysis.names import SIGNATURES, Api
+from jaxfix.analysis.names import SIGNATURES, Api, Signature
 from jaxfix.quoting import cut
 
 _MAX_STEPS = 32
@@ -151,7 +151,8 @@ class _Walk:
                     )
                     module, expr = target, found
                     continue
-                expr, keys = expr.value, [_Field(expr.attr), *keys]
+                attribute = expr
+                expr, keys = attribute.value, [_Field(attribute.attr), *keys]
                 continue
             if isinstance(expr, ast.Call) and keys and isinstance(keys[0], _Field):
                 return self._field(module, expr, keys, narrowest)
@@ -264,8 +265,6 @@ class _Walk:
         args = function.args
         if args.vararg or args.kwarg:
             return Unknown(f"`{function.name}` takes *args or **kwargs")
-        from jaxfix.analysis.names import Signature
-
         signature = Signature(
             tuple(p.arg for p in (*args.posonlyargs, *args.args)),
             tuple(p.arg for p in args.kwonlyargs),
@@ -416,8 +415,8 @@ def _shown(key: Key) -> str:
 
 
 def _key(node: ast.expr) -> str | int | None:
-    if isinstance(node, ast.Constant) and type(node.value) in (str, int):
-        return node.value
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int)):
+        return None if isinstance(node.value, bool) else node.value
     return None
 
 
