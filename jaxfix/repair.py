@@ -318,9 +318,9 @@ def _site_outcomes(
         if not fixed and value is not None and value.path in by_path:
             at_value = replace(site, line=value.span[0])
             fixed_there, there = _site_outcome(at_value, by_path[value.path], dry_run)
-            if fixed_there:
+            if fixed_there or "--unsafe-fixes" in there:  # made there, or the hint
                 fixed, detail = (
-                    True,
+                    fixed_there,
                     f"{there} ({value.name}, {value.where(Path.cwd())})",
                 )
         outcomes.append(

@@ -107,7 +107,7 @@ def test_the_entry_is_resized_and_the_raising_line_says_where(tmp_path):
     main = (tmp_path / "main.py").resolve()
     (raised,) = process_source(main, main.read_bytes(), options).diagnostics
     assert raised.message.endswith(
-        "the run built the inner mesh from `EVAL['shape']`, written at config.py:1: the fix is made there"
+        "the run built the inner mesh from `EVAL['shape']`, written at config.py:1: its fix goes there"
     )
 
 
@@ -124,3 +124,21 @@ def test_a_value_changed_since_the_run_is_left_alone(tmp_path):
         config, config.read_bytes(), replace(options, evidence=evidence)
     )
     assert result.fixed is None and result.diagnostics == ()
+
+
+def test_without_unsafe_fixes_the_value_site_says_what_its_fix_would_be(tmp_path):
+    files = [p.resolve() for p in _tree(tmp_path, 'EVAL = {"shape": (4, 4)}\n')]
+    options = Options()
+    evidence = with_value_sites(
+        {(tmp_path / "main.py").resolve(): (_evidence(tmp_path),)}, options, files
+    )
+    config = (tmp_path / "config.py").resolve()
+    result = process_source(
+        config, config.read_bytes(), replace(options, evidence=evidence)
+    )
+    (diagnostic,) = result.diagnostics
+    assert result.fixed is None and not diagnostic.applied
+    assert (
+        diagnostic.fix_title
+        == "resize the inner mesh to (2, 4) where its sizes are written"
+    )

@@ -220,7 +220,7 @@ class AbstractMeshSizeChange(Rule):
             return None
         note = (
             f"the run built the inner mesh from `{site.name}`, written at "
-            f"{site.where(self._root(site.path))}: the fix is made there"
+            f"{site.where(self._root(site.path))}: its fix goes there"
         )
         return with_note(note, site.why)
 
