@@ -176,6 +176,11 @@ def _run_rules(
     analysis = Analysis(engine, module, evidence or ())
     running = [rule_class(analysis, options) for rule_class in rules]
     _walk(module, running)
+    for item in evidence or ():
+        if item.at_value:  # a value a recorded error was about is written here
+            for rule in running:
+                if rule.code == item.code:
+                    rule.at_value(item)
     if engine.evaluator.too_deep:  # some answer gave up on the nesting
         _refuse_if_too_deep(source)
     reports = [
@@ -248,7 +253,11 @@ def _unconfirmed(
     evidence behind the reports; `matched`: the evidence some rule found its call for)."""
     found = []
     for item in evidence:
-        if item in confirmed or is_suppressed(lines, item.code, (item.line, item.line)):
+        if (
+            item in confirmed
+            or item.at_value  # the raising line's report says why nothing is done here
+            or is_suppressed(lines, item.code, (item.line, item.line))
+        ):
             continue
         if item in matched:
             why = "but jaxfix cannot tell why from this code"

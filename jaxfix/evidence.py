@@ -8,8 +8,10 @@ through Options to the analysis, which hands it to the rule at that line; no lib
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 LISTED = 3  # how many of a log's many values a message names
 
@@ -69,6 +71,51 @@ class Facts(Mapping[str, MeshFacts]):
 
 
 @dataclass(frozen=True)
+class Origin:
+    """Where a recorded run saw a mesh an error names `built` or `entered` (its `role`, as in
+    Facts): the user frames in the tree, outermost first, each `(file, line)`; the chain stops
+    at the innermost frame that could not be placed in the tree as it is now."""
+
+    role: str
+    kind: str  # "built" or "entered"
+    frames: tuple[tuple[Path, int], ...]
+
+    def describe(self, root: Path | None = None) -> str:
+        """`pkg/meshes.py:5, called from main.py:10`: innermost first."""
+        places = [
+            f"{_shown(path, root)}:{line}" for path, line in reversed(self.frames)
+        ]
+        return ", called from ".join(places[:LISTED])
+
+
+def _shown(path: Path, root: Path | None) -> str:
+    absolute = Path(os.path.abspath(path))
+    if root is not None and absolute.is_relative_to(root):
+        return absolute.relative_to(root).as_posix()
+    return path.as_posix()
+
+
+@dataclass(frozen=True)
+class ValueSite:
+    """Where the sizes of a mesh the run saw raising are written, found by walking back along
+    the frames that built it (jaxfix/analysis/ast_engine/written_at.py): the expression to
+    replace in `path` (`span`: line, column, end line, end column; columns 0-based, in
+    characters), or with `keyword` the construction to give that keyword; `raised`: the line
+    that raised, `name` what a reader calls the value (`EVAL['mesh']['shape']`), `why` why the
+    fix goes there rather than where the value is first written."""
+
+    raised: tuple[Path, int]
+    path: Path
+    span: tuple[int, int, int, int]
+    name: str
+    keyword: str | None = None
+    why: str | None = None
+
+    def where(self, root: Path | None = None) -> str:
+        return f"{_shown(self.path, root)}:{self.span[0]}"
+
+
+@dataclass(frozen=True)
 class Evidence:
     """Every traceback of one error at one line of one local file, as one value."""
 
@@ -85,6 +132,14 @@ class Evidence:
         None  # the JAX that raised, when the run recorded it
     )
     origin: str = "log line"  # what `log_lines` count: "log line" or "evidence record"
+    # From a recorded run: where the meshes of its records were built and entered.
+    origins: tuple[Origin, ...] = ()
+    # Where the value the error is about is written (see ValueSite), or why jaxfix cannot say;
+    # `at_value`: this is that place's own evidence (its `line` is the value's), not a line
+    # that raised.
+    value_site: ValueSite | None = None
+    value_unknown: str | None = None
+    at_value: bool = False
 
     @property
     def agreed(self) -> Facts | None:

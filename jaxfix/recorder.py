@@ -25,6 +25,8 @@ FILE_ENV = "JAXFIX_RECORD"  # the evidence file; recording is on when it is set
 PATTERNS_ENV = "JAXFIX_RECORD_PATTERNS"  # JSON: {"messages": {code: [regex, ...]}, "meshes": {code: {role: path}}}
 # jaxfix.recorder_writer, or jaxfix_record_writer in a recorded run's directory
 _WRITER = __name__ + "_writer"
+# where meshes are built and entered (jaxfix/recorder_provenance.py), imported with JAX's mesh
+_PROVENANCE = __name__ + "_provenance"
 
 _settings = None  # (evidence file, patterns or None, patterns file) once installed
 _writer = None  # the writer's Recorder, made when first needed
@@ -67,7 +69,12 @@ def install(path=None, patterns=None):
         previous_excepthook(kind, error, tb)
 
     sys.excepthook = excepthook
-    patches = {"threading": _patch_threading, "unittest.result": _patch_unittest}
+    patches = {
+        "threading": _patch_threading,
+        "unittest.result": _patch_unittest,
+        "jax._src.mesh": _provenance("patch_mesh"),
+        "jax._src.sharding_impls": _provenance("patch_sharding"),
+    }
     for name, patch in patches.items():
         if name in sys.modules:
             patch(sys.modules[name])
@@ -119,6 +126,20 @@ class _PatchOnImport:
 
         loader.exec_module = exec_module
         return spec
+
+
+def _provenance(name):
+    """The patch that has the provenance module wrap what builds and enters meshes in a module
+    of JAX's (loaded with that module: a process without JAX never compiles it)."""
+
+    def patch(module):
+        try:
+            __import__(_PROVENANCE)
+            getattr(sys.modules[_PROVENANCE], name)(module)
+        except Exception:  # noqa: BLE001, S110 - the program must run as if unrecorded
+            pass
+
+    return patch
 
 
 def _patch_threading(threading):

@@ -153,7 +153,7 @@ class Recorder:
                 value = getattr(value, attribute, None)
             mesh = _mesh(value)
             if mesh is not None:
-                found[role] = mesh
+                found[role] = {**mesh, **_provenance(value)}
         return found
 
     def process_ended(self):
@@ -215,46 +215,64 @@ def _mesh(value):
     }
 
 
-def _frames(tb):
-    """Outermost first: path, line and the exact span of the call that raised (Python >= 3.11
-    keeps columns; they are turned from UTF-8 byte offsets into characters here)."""
-    import linecache
+def _provenance(mesh):
+    """`built` and `entered`: the user frames (outermost first) that last built `mesh` and put
+    it in force, as jaxfix/recorder_provenance.py noted them; none when JAX's mesh module was
+    loaded before the recorder started."""
+    notes = sys.modules.get(_HOOKS + "_provenance")
+    if notes is None:
+        return {}
+    found = {}
+    for key, frames in (("built", notes.built(mesh)), ("entered", notes.entered(mesh))):
+        if frames:
+            found[key] = [_frame(*frame) for frame in reversed(frames)]
+    return found
 
+
+def _frames(tb):
+    """Outermost first: path, line and the exact span of the call that raised."""
     entries = []
     while tb is not None:
         entries.append(tb)
         tb = tb.tb_next
-    frames = []
-    for entry in entries[-_MAX_FRAMES:]:
-        code = entry.tb_frame.f_code
-        line, end_line, column, end_column = entry.tb_lineno, None, None, None
-        positions = getattr(code, "co_positions", None)
-        if positions is not None and entry.tb_lasti >= 0:
-            try:
-                found = list(positions())[entry.tb_lasti // 2]
-            except IndexError:
-                found = (None,) * 4
-            if found[0] is not None:
-                line, end_line, column, end_column = found
-        path = code.co_filename
-        text = linecache.getline(path, line)
-        end_text = linecache.getline(path, end_line) if end_line else ""
-        frame = {
-            "path": path,
-            "line": line,
-            "function": code.co_name,
-            "source": text.strip()[:_MAX_SEGMENT] or None,
-        }
-        if column is not None and end_column is not None and text and end_text:
-            column, end_column = _chars(text, column), _chars(end_text, end_column)
-            frame.update(
-                end_line=end_line,
-                column=column,
-                end_column=end_column,
-                segment=_segment(path, line, column, end_line, end_column),
-            )
-        frames.append(frame)
-    return frames
+    return [
+        _frame(entry.tb_frame.f_code, entry.tb_lasti, entry.tb_lineno)
+        for entry in entries[-_MAX_FRAMES:]
+    ]
+
+
+def _frame(code, lasti, line):
+    """A frame's path, line and (Python >= 3.11 keeps columns; they are turned from UTF-8 byte
+    offsets into characters here) the span of the call it was in."""
+    import linecache
+
+    end_line, column, end_column = None, None, None
+    positions = getattr(code, "co_positions", None)
+    if positions is not None and lasti >= 0:
+        try:
+            found = list(positions())[lasti // 2]
+        except IndexError:
+            found = (None,) * 4
+        if found[0] is not None:
+            line, end_line, column, end_column = found
+    path = code.co_filename
+    text = linecache.getline(path, line)
+    end_text = linecache.getline(path, end_line) if end_line else ""
+    frame = {
+        "path": path,
+        "line": line,
+        "function": code.co_name,
+        "source": text.strip()[:_MAX_SEGMENT] or None,
+    }
+    if column is not None and end_column is not None and text and end_text:
+        column, end_column = _chars(text, column), _chars(end_text, end_column)
+        frame.update(
+            end_line=end_line,
+            column=column,
+            end_column=end_column,
+            segment=_segment(path, line, column, end_line, end_column),
+        )
+    return frame
 
 
 def _chars(text, byte_offset):

@@ -23,6 +23,9 @@ MODULE = (
     "jaxfix_record"  # the recorder's hooks inside the directory (jaxfix/recorder.py)
 )
 WRITER = f"{MODULE}_writer"  # and what writes the records (jaxfix/recorder_writer.py)
+PROVENANCE = (
+    f"{MODULE}_provenance"  # where meshes are built (jaxfix/recorder_provenance.py)
+)
 # The pytest plugin: a module of its own, first imported by pytest (a plugin imported before
 # pytest starts draws its assertion-rewriting warning).
 PLUGIN = "jaxfix_record_pytest"
@@ -107,6 +110,9 @@ class RecordingDir:
         shutil.copyfile(hooks, self.path / f"{MODULE}.py")
         shutil.copyfile(
             hooks.with_name("recorder_writer.py"), self.path / f"{WRITER}.py"
+        )
+        shutil.copyfile(
+            hooks.with_name("recorder_provenance.py"), self.path / f"{PROVENANCE}.py"
         )
         (self.path / "sitecustomize.py").write_text(_SITECUSTOMIZE, encoding="utf-8")
         (self.path / f"{PLUGIN}.py").write_text(

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from jaxfix.bounded_data import DataError, load_json
-from jaxfix.evidence import Evidence, Facts, MeshFacts
+from jaxfix.evidence import Evidence, Facts, MeshFacts, Origin
 from jaxfix.fromlog.errors import MessageError, read_facts, rules
 from jaxfix.fromlog.locate import LocateError, TreeIndex, locate
 from jaxfix.fromlog.tracebacks import Frame
@@ -214,6 +214,46 @@ def _frames(value: Any) -> list[tuple[Frame, _Span | None, str | None]]:
     return frames
 
 
+_MAX_ORIGIN_FRAMES = 8  # as the recorder keeps them
+
+
+def _origins(
+    meshes: Any,
+    index: TreeIndex,
+    sources: dict[Path, list[str]],
+    max_file_size: int,
+) -> tuple[Origin, ...]:
+    """Where the record's meshes were built and entered, each frame placed in the tree and its
+    line (and segment) checked against the file as it is now; a frame that is not (a file
+    outside the tree, a library's, a line changed since the run, a malformed frame) ends the
+    chain there, so that only frames the code still shows are ever walked."""
+    if not isinstance(meshes, dict):
+        return ()
+    found = []
+    for role, mesh in sorted(meshes.items(), key=lambda item: str(item[0])):
+        if not isinstance(role, str) or not isinstance(mesh, dict):
+            continue
+        for kind in ("built", "entered"):
+            recorded = mesh.get(kind)
+            if not isinstance(recorded, list) or len(recorded) > _MAX_ORIGIN_FRAMES:
+                continue
+            placed: list[tuple[Path, int]] = []
+            try:
+                frames = _frames(recorded)
+            except _Bad:
+                continue
+            for frame, span, segment in reversed(frames):  # innermost first
+                try:
+                    local, found_frame = locate((frame,), index, sources, max_file_size)
+                    _columns(sources[local], found_frame, span, segment, local)
+                except LocateError:
+                    break
+                placed.append((local, found_frame.line))
+            if placed:
+                found.append(Origin(role[:40], kind, tuple(reversed(placed))))
+    return tuple(found)
+
+
 def _columns(
     local_lines: list[str],
     frame: Frame,
@@ -245,7 +285,7 @@ def read_evidence(
     sources: dict[Path, list[str]] = {}
     found: dict[
         tuple[Path, int, str, tuple[int, int] | None],
-        list[tuple[int, Facts, tuple[int, ...] | None]],
+        list[tuple[int, Facts, tuple[int, ...] | None, tuple[Origin, ...]]],
     ] = {}
     lines = data.split(b"\n")
     if len(lines) > MAX_RECORDS + 1:
@@ -307,6 +347,7 @@ def read_evidence(
                 item for item in reversed(frames) if item[0] == frame
             )
             columns = _columns(sources[local], frame, span, segment, local)
+            origins = _origins(record.get("meshes"), index, sources, max_file_size)
         except (_Bad, LocateError) as error:
             problem = (
                 str(error)
@@ -323,7 +364,7 @@ def read_evidence(
             Raised(code, number, message[:300], test, local, frame.line, columns)
         )
         found.setdefault((local, frame.line, code, columns), []).append(
-            (number, facts, parse_jax_version(version))
+            (number, facts, parse_jax_version(version), origins)
         )
     by_file: dict[Path, list[Evidence]] = {}
     for (local, line, code, columns), seen in sorted(
@@ -335,8 +376,8 @@ def read_evidence(
             item[0][3] or (-1, -1),
         ),
     ):
-        distinct = tuple(dict.fromkeys(f for _, f, _ in seen))
-        versions = {v for _, _, v in seen if v is not None}
+        distinct = tuple(dict.fromkeys(f for _, f, _, _ in seen))
+        versions = {v for _, _, v, _ in seen if v is not None}
         version = (
             max(versions) if versions else None
         )  # one run has one JAX; several: the newest
@@ -344,11 +385,12 @@ def read_evidence(
             Evidence(
                 code,
                 line,
-                tuple(sorted(n for n, _, _ in seen)),
+                tuple(sorted(n for n, _, _, _ in seen)),
                 distinct,
                 columns,
                 version,
                 "evidence record",
+                tuple(dict.fromkeys(o for *_, origins in seen for o in origins)),
             )
         )
     reading.evidence = {path: tuple(items) for path, items in by_file.items()}

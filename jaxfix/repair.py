@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from jaxfix.diagnostics import FileResult
 from jaxfix.discovery import discover
-from jaxfix.evidence import Evidence
+from jaxfix.evidence import Evidence, ValueSite
 from jaxfix.file_io import ReadError, read_regular, undo_written, write_fix
 from jaxfix.options import Options
 from jaxfix.prefilter import codes_range
@@ -306,15 +306,29 @@ def _read(path: Path, files: list[Path], options: Options) -> EvidenceReading:
 
 
 def _site_outcomes(
-    number: int, raised: list[Raised], results: list[FileResult], dry_run: bool
+    number: int,
+    raised: list[Raised],
+    results: list[FileResult],
+    dry_run: bool,
+    evidence: Mapping[Path, tuple[Evidence, ...]] | None = None,
 ) -> list[SiteOutcome]:
-    """Each new site, fixed (its diagnostic's fix applied) or not (the diagnostic says why)."""
+    """Each new site, fixed (its diagnostic's fix applied, there or where its value is
+    written) or not (the diagnostic says why)."""
     outcomes = []
     by_path = {r.path.resolve(): r for r in results}
     for site in _unique_sites(raised):
         result = by_path.get(site.path.resolve()) if site.path else None
         tests = tuple(r.test for r in raised if r.site == site.site and r.test)
         fixed, detail = _site_outcome(site, result, dry_run)
+        value = _value_site(site, evidence or {})
+        if not fixed and value is not None and value.path in by_path:
+            at_value = replace(site, line=value.span[0])
+            fixed_there, there = _site_outcome(at_value, by_path[value.path], dry_run)
+            if fixed_there or "--unsafe-fixes" in there:  # made there, or the hint
+                fixed, detail = (
+                    fixed_there,
+                    f"{there} ({value.name}, {value.where(Path.cwd())})",
+                )
         outcomes.append(
             SiteOutcome(
                 site.code,
@@ -358,6 +372,18 @@ def _site_outcome(
     return False, d.message
 
 
+def _value_site(
+    site: Raised, evidence: Mapping[Path, tuple[Evidence, ...]]
+) -> ValueSite | None:
+    """Where the value the error at `site` was about is written, when another place."""
+    if site.path is None:
+        return None
+    for item in evidence.get(site.path.resolve(), ()):
+        if item.line == site.line and item.code == site.code and not item.at_value:
+            return item.value_site
+    return None
+
+
 def _unique_sites(raised: list[Raised]) -> list[Raised]:
     return list({r.site: r for r in raised if r.site is not None}.values())
 
@@ -373,9 +399,12 @@ Sites = set[tuple[str, str, int]]
 
 
 def _new_evidence(
-    reading: EvidenceReading, worked_on: Sites
+    reading: EvidenceReading, worked_on: Sites, options: Options, files: list[Path]
 ) -> dict[Path, tuple[Evidence, ...]]:
-    """The evidence of the sites not worked on in an earlier round, by resolved path."""
+    """The evidence of the sites not worked on in an earlier round, by resolved path, with the
+    places their values are written (jaxfix/value_sites.py)."""
+    from jaxfix.value_sites import with_value_sites
+
     new_sites = {
         (r.path.resolve(), r.line, r.code)
         for r in reading.raised
@@ -386,7 +415,7 @@ def _new_evidence(
         kept = tuple(e for e in items if (path.resolve(), e.line, e.code) in new_sites)
         if kept:
             found[path.resolve()] = kept
-    return found
+    return with_value_sites(found, options, files)
 
 
 class _Follower:
@@ -433,6 +462,8 @@ class _Follower:
                         _new_evidence(
                             _read(self.evidence, self.files, self.options),
                             self.worked_on,
+                            self.options,
+                            self.files,
                         ),
                         jobs=1,
                     )
@@ -595,11 +626,12 @@ def repair(
                     Stop.NOTHING_NEW,
                     f"round {number} brought no new fixable evidence: {why}",
                 )
-            results = follower.results(_new_evidence(reading, worked_on), settings.jobs)
+            evidence = _new_evidence(reading, worked_on, options, found.files)
+            results = follower.results(evidence, settings.jobs)
             worked_on.update(r.site for r in new if r.site is not None)
             if not settings.dry_run:
                 results = _write(results, within)
-            outcomes = _site_outcomes(number, new, results, settings.dry_run)
+            outcomes = _site_outcomes(number, new, results, settings.dry_run, evidence)
             changed = tuple(
                 r
                 for r in results

@@ -224,9 +224,9 @@ def test_a_fix_that_would_rewrite_python_3_12_code_is_one_line(tmp_path):
     assert result.exit_code == 2
     (line,) = [text for text in result.stderr.splitlines() if "nested.py" in text]
     assert line.endswith(
-        f"nested.py:7:11: error: not fixed: the fix at line 7 would rewrite code in Python "
-        f"3.12's grammar (an f-string nesting quotes, backslashes or comments, PEP 701), which "
-        f"jaxfix, on Python 3.11, does not read; run jaxfix with Python 3.12 or newer to fix it"
+        "nested.py:7:11: error: not fixed: the fix at line 7 would rewrite code in Python "
+        "3.12's grammar (an f-string nesting quotes, backslashes or comments, PEP 701), which "
+        "jaxfix, on Python 3.11, does not read; run jaxfix with Python 3.12 or newer to fix it"
     )
     assert (tmp_path / "nested.py").read_bytes() == source
     assert (tmp_path / "plain.py").read_text() == FIXED

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.byte_tokens import tokens_match
 from jaxfix.diagnostics import Fix, Related, Report, Safety
-from jaxfix.evidence import Facts
+from jaxfix.evidence import Evidence, Facts
 from jaxfix.jax_version import parse_version
 from jaxfix.message_templates import check as check_templates
 from jaxfix.message_templates import roles as mesh_roles
@@ -115,6 +115,11 @@ class Rule:
         self.analysis = analysis
         self.options = options
         self.reports: list[Report] = []
+
+    def at_value(self, evidence: Evidence) -> None:
+        """Evidence that a value an error of this rule was about is written in this module
+        (`evidence.value_site`, found along the frames the run took): a rule that fixes such
+        values reports there; by default it does not."""
 
     def setting(self, key: str) -> Any:
         """This rule's setting `key`: from config or flag, else its declared default."""

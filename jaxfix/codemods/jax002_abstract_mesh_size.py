@@ -4,20 +4,26 @@ from __future__ import annotations
 
 import ast
 import math
+import os
 from collections.abc import Callable
+from pathlib import Path
 
 import libcst as cst
 
 from jaxfix.analysis.ast_engine.contexts import Entry
 from jaxfix.analysis.ast_engine.enclosing import Enclosing
-from jaxfix.analysis.ast_engine.evidence import Confirmed, changed_since_the_log
+from jaxfix.analysis.ast_engine.evidence import (
+    Confirmed,
+    changed_since_the_log,
+    confirmed_mesh,
+)
 from jaxfix.analysis.ast_engine.mesh_sizes import ConfigKey, EnvironmentVariable
-from jaxfix.analysis.ast_engine.values import Mesh, Unknown, tuple_text
+from jaxfix.analysis.ast_engine.values import ListValue, Mesh, Unknown, tuple_text
 from jaxfix.analysis.names import Api
-from jaxfix.codemods.base import Rule
+from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.text import not_fixed, related, with_note
 from jaxfix.diagnostics import Fix, Related, Safety
-from jaxfix.evidence import Facts, listed
+from jaxfix.evidence import Evidence, Facts, ValueSite, listed
 from jaxfix.quoting import cut
 from jaxfix.rule_settings import RuleSetting
 
@@ -92,6 +98,15 @@ class AbstractMeshSizeChange(Rule):
     not). A name must not be read elsewhere, except under this same context. When the size is
     read from an environment variable or a config file's key, the report says which and the
     value to set; otherwise it says why there is no fix.
+
+    From a recorded run (`jaxfix repair`, `--evidence`), where the line that raised has no such
+    literal, the fix goes where the run's frames lead: from the `AbstractMesh(...)` that built
+    the inner mesh, through each caller's argument, to the tuple that holds its sizes (a dict
+    entry of a config module, a dataclass's keyword, a constant). A field default (shared by
+    every instance) is overridden by a keyword at the construction the run used; a constant
+    other code also reads is replaced at the read on the run's path only. A step the engine
+    cannot follow (a computed value, two assignments) means no fix: the report names the lines
+    the run built the mesh at and where the walk stopped.
 
     ## References
     - `use_abstract_mesh.__enter__` in jax/_src/mesh.py (jax 0.10.2 and 0.12.0.1), which raises
@@ -192,7 +207,39 @@ class AbstractMeshSizeChange(Rule):
             outers = confirmed.logged("prev", node)
             related = ()
         fix, why_not = self._fix(node, argument, inner, outers)
+        if why_not is not None and confirmed is not None:
+            why_not = self._value_note(confirmed) or with_note(
+                why_not, self._built_at(confirmed)
+            )
         self.report(node, with_note(message, why_not), fix=fix, related=related)
+
+    def _value_note(self, confirmed: Confirmed) -> str | None:
+        """Where the run's inner mesh got its sizes, when that place makes the fix."""
+        site = confirmed.evidence.value_site
+        if site is None:
+            return None
+        note = (
+            f"the run built the inner mesh from `{site.name}`, written at "
+            f"{site.where(self._root(site.path))}: its fix goes there"
+        )
+        return with_note(note, site.why)
+
+    def _built_at(self, confirmed: Confirmed) -> str | None:
+        """Where the run built the inner mesh (its creation frame, then the callers it came
+        through), each path from the directory the files share: what to change when jaxfix
+        cannot."""
+        origins = [
+            o
+            for o in confirmed.evidence.origins
+            if (o.role, o.kind) == ("new", "built")
+        ]
+        if len(origins) != 1:
+            return None
+        (origin,) = origins
+        root = self._root(*(p for p, _ in origin.frames))
+        built = f"the run built the inner mesh at {origin.describe(root)}"
+        unknown = confirmed.evidence.value_unknown
+        return f"{built}; {unknown}" if unknown else built
 
     def _disagreement(
         self,
@@ -242,23 +289,10 @@ class AbstractMeshSizeChange(Rule):
         inner: Mesh,
         outers: list[Mesh],
     ) -> tuple[Fix | None, str | None]:
-        sizes = sorted({mesh.size for mesh in outers if mesh.size is not None})
-        if len(sizes) > 1:
-            return None, not_fixed(
-                f"it is entered under meshes of sizes {listed([str(size) for size in sizes])}"
-            )
-        if inner.axis_sizes is None:
-            return None, not_fixed("the inner mesh's axis sizes are not known")
-        inner_sizes = [s or 0 for s in inner.axis_sizes]  # all known: inner.size is
-        axis = self._fill_axis(inner, outers[0])
-        axis_name = inner.axis_names[axis] if inner.axis_names else f"#{axis + 1}"
-        others = math.prod(s for i, s in enumerate(inner_sizes) if i != axis)
-        if others <= 0 or sizes[0] % others:
-            return None, (
-                f"no whole-number size of axis {axis_name!r} makes it {sizes[0]}: "
-                "exit the enclosing mesh context before entering this one"
-            )
-        size = sizes[0] // others
+        resized = self._resized(inner, outers)
+        if isinstance(resized, str):
+            return None, resized
+        axis, axis_name, inner_sizes, size = resized
         literals, why_not = self._size_literals(
             node, argument, axis, axis_name, inner_sizes, size
         )
@@ -268,6 +302,121 @@ class AbstractMeshSizeChange(Rule):
         title = f"resize the inner mesh to {tuple_text([str(s) for s in new_sizes])}"
         edits = tuple((literal, _integer(size)) for literal in literals)
         return Fix(title, edits, Safety.UNSAFE), None
+
+    def _resized(
+        self, inner: Mesh, outers: list[Mesh]
+    ) -> tuple[int, str, list[int], int] | str:
+        """The fill axis, its name, the inner mesh's sizes and the axis's new size that makes
+        it the enclosing size; or why there is none."""
+        sizes = sorted({mesh.size for mesh in outers if mesh.size is not None})
+        if len(sizes) > 1:
+            return not_fixed(
+                f"it is entered under meshes of sizes {listed([str(size) for size in sizes])}"
+            )
+        if inner.axis_sizes is None or not sizes:
+            return not_fixed("the inner mesh's axis sizes are not known")
+        inner_sizes = [s or 0 for s in inner.axis_sizes]  # all known: inner.size is
+        axis = self._fill_axis(inner, outers[0])
+        axis_name = inner.axis_names[axis] if inner.axis_names else f"#{axis + 1}"
+        others = math.prod(s for i, s in enumerate(inner_sizes) if i != axis)
+        if others <= 0 or sizes[0] % others:
+            return (
+                f"no whole-number size of axis {axis_name!r} makes it {sizes[0]}: "
+                "exit the enclosing mesh context before entering this one"
+            )
+        return axis, axis_name, inner_sizes, sizes[0] // others
+
+    # -- the fix where the value is written (a recorded run's frames lead there) ---------------
+
+    def at_value(self, evidence: Evidence) -> None:
+        """The inner mesh's sizes are written here (a dict entry of a config module, a
+        dataclass field, a constant): resize them here, unless the line that raised fixes it
+        itself (what the static road knows comes first)."""
+        site = evidence.value_site
+        node = self._expression_at(site.span) if site is not None else None
+        confirmed = Confirmed(evidence)
+        new = confirmed.agreed("new")
+        if site is None or node is None or new is None:
+            return  # changed since the run: the raising line's report says where it was
+        value = self.analysis.value_of(node)
+        if site.keyword is None and (
+            value.items if isinstance(value, ListValue) else value
+        ) != tuple(new.axis_sizes):
+            return
+        inner = confirmed_mesh(None, new, node)
+        outers = confirmed.logged("prev", node)
+        resized = self._resized(inner, outers)
+        if isinstance(resized, str) or self._fixed_where_raised(site, resized):
+            return
+        axis, _, inner_sizes, size = resized
+        new_sizes = tuple_text(
+            [str(size if i == axis else s) for i, s in enumerate(inner_sizes)]
+        )
+        root = self._root(site.raised[0])
+        raised = f"{Path(os.path.abspath(site.raised[0])).relative_to(root).as_posix()}:{site.raised[1]}"
+        message = (
+            f"`{site.name}` is {tuple_text([str(s) for s in inner_sizes])}: the run built the inner mesh of the "
+            f"{self.code} error at {raised} from it, entered inside a mesh of size {outers[0].size}; set it to {new_sizes}"
+        )
+        title = f"resize the inner mesh to {new_sizes} where its sizes are written"
+        if site.keyword is not None:
+            title = f"give `{self.analysis.text(node)[:40]}` {site.keyword}={new_sizes}"
+            edit = _keyword(site.keyword, new_sizes)
+            edits = ((node, edit),)
+        elif isinstance(node, (ast.Tuple, ast.List)):  # the literal: its one axis
+            edits = ((node.elts[axis], _integer(size)),)
+        else:  # the narrowest read of a shared name
+            edits = ((node, _expression(new_sizes)),)
+        self.report(
+            node,
+            with_note(message, site.why),
+            fix=Fix(title, edits, Safety.UNSAFE),
+        )
+
+    def _expression_at(self, span: tuple[int, int, int, int]) -> ast.expr | None:
+        line = span[0]
+        for node in ast.walk(self.analysis.module.tree):
+            if (
+                isinstance(node, ast.expr)
+                and getattr(node, "lineno", 0) == line
+                and (*self.analysis.span(node).start, *self.analysis.span(node).end)
+                == span
+            ):
+                return node
+        return None
+
+    def _fixed_where_raised(
+        self, site: ValueSite, resized: tuple[int, str, list[int], int]
+    ) -> bool:
+        """Whether the line that raised resizes literals of its own (the static answer)."""
+        module = self.analysis.engine.evaluator.module(site.raised[0])
+        if isinstance(module, Unknown):
+            return False
+        there = type(self)(self.analysis.of(module), self.options)
+        axis, axis_name, inner_sizes, size = resized
+        for call in module.calls:
+            if call.lineno != site.raised[1] or (
+                there.analysis.called_api(call) is not Api.USE_ABSTRACT_MESH
+            ):
+                continue
+            args = there.analysis.bind(call)
+            argument = args.get("mesh") if args else None
+            if argument is not None and (
+                there._size_literals(
+                    call, argument, axis, axis_name, inner_sizes, size
+                )[0]
+                is not None
+            ):
+                return True
+        return False
+
+    def _root(self, *paths: Path) -> Path:
+        """The directory the files share, from which a message names them."""
+        absolute = [os.path.abspath(p) for p in (*paths, self.analysis.path)]
+        root = Path(os.path.commonpath(absolute))
+        if root.as_posix() in absolute:  # one file
+            root = root.parent
+        return root
 
     def _size_literals(
         self,
@@ -412,6 +561,20 @@ def _short(text: str) -> str:
 
 def _integer(size: int) -> Callable[[cst.CSTNode], cst.CSTNode]:
     return lambda _: cst.Integer(str(size))
+
+
+def _expression(text: str) -> Callable[[cst.CSTNode], cst.CSTNode]:
+    return lambda _: cst.parse_expression(text)
+
+
+def _keyword(name: str, text: str) -> Callable[[cst.CSTNode], cst.CSTNode]:
+    def edit(node: cst.CSTNode) -> cst.CSTNode:
+        assert isinstance(node, cst.Call)
+        return node.with_changes(
+            args=(*node.args, keyword_arg(name, cst.parse_expression(text)))
+        )
+
+    return edit
 
 
 def _describe(mesh: Mesh) -> str:

@@ -1,0 +1,425 @@
+"""Where a mesh's axis sizes are written, walked back along the frames a recorded run took.
+
+The recorder notes the user frames that built a mesh (innermost: the `AbstractMesh(...)` line;
+then each caller's line). From the sizes argument of that call, the walk follows only what the
+run went through: a parameter of the running function to the argument the caller's frame passes,
+a name to its one plain assignment (or the module an import names), `d["key"]` into a dict
+literal, `c.field` into the keyword of the dataclass construction (or the field's default), a
+module's attribute to its assignment, until it reaches the tuple (or list) literal that holds
+the sizes. Every step is a plain expression the engine can follow, or the walk stops (`Unknown`,
+saying at which line): a computed value, a loop, two assignments reaching a name.
+
+Where the literal is read by more than this path (a constant `SHAPE` other code also reads: a
+mesh that works may share it), the value is replaced at the narrowest point instead: the read
+of that name on the run's path (`Written.why` says so). A field default feeds every instance,
+so there the keyword is added to the construction the run used.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+from jaxfix.analysis.ast_engine.arguments import bind_arguments
+from jaxfix.analysis.ast_engine.evaluate import Evaluator
+from jaxfix.analysis.ast_engine.project import Module
+from jaxfix.analysis.ast_engine.values import Class, Function, ModuleValue, Unknown
+from jaxfix.analysis.ast_engine.vocabulary import api_of
+from jaxfix.analysis.names import SIGNATURES, Api, Signature
+from jaxfix.quoting import cut
+
+_MAX_STEPS = 32
+
+
+@dataclass(frozen=True)
+class _Field:
+    """`.name` still to be read (a dict key is a `str`, an index an `int`)."""
+
+    name: str
+
+
+Key = str | int | _Field
+_SIZES = {Api.ABSTRACT_MESH: "axis_sizes", Api.MAKE_MESH: "axis_shapes"}
+
+
+@dataclass(frozen=True)
+class Written:
+    """The expression to replace (or, with `keyword`, the call to give that keyword), in
+    `module`; `name` is the path a reader knows the value by (`EVAL["mesh"]["shape"]`)."""
+
+    module: Module
+    node: ast.expr
+    name: str
+    keyword: str | None = None
+    why: str | None = None  # why here rather than where the value itself is written
+
+
+def written_at(
+    evaluator: Evaluator, frames: tuple[tuple[Path, int], ...]
+) -> Written | Unknown:
+    """Where the sizes of the mesh built at the innermost of `frames` (outermost first, each
+    placed in the tree and checked) are written."""
+    if not frames:
+        return Unknown("the run noted no frame that built the mesh")
+    return _Walk(evaluator, list(reversed(frames))).start()
+
+
+class _Walk:
+    def __init__(self, evaluator: Evaluator, frames: list[tuple[Path, int]]) -> None:
+        self.evaluator = evaluator
+        self.frames = frames  # innermost first
+        self.depth = 0  # the frame the walk is in
+        self.label: str | None = None  # the last named value passed (`EVAL["mesh"]`)
+
+    def _module(self, path: Path) -> Module | Unknown:
+        return self.evaluator.module(path)
+
+    def start(self) -> Written | Unknown:
+        module = self._module(self.frames[0][0])
+        if isinstance(module, Unknown):
+            return module
+        line = self.frames[0][1]
+        built = [
+            (call, api)
+            for call in module.calls
+            if call.lineno == line and (api := self._api(module, call.func)) in _SIZES
+        ]
+        if len(built) != 1:
+            return Unknown(
+                f"line {line} of {module.path.name} does not build one mesh jaxfix can read"
+            )
+        call, api = built[0]
+        signature = SIGNATURES[api]
+        args = bind_arguments(call, signature)
+        sizes = args.get(_SIZES[api]) if args else None
+        if api is Api.MAKE_MESH and args and sizes is None:
+            sizes = args.get("axis_sizes")
+        if sizes is None:
+            return Unknown(f"the mesh built at line {line} is given no sizes")
+        return self._follow(module, sizes, [], None)
+
+    def _follow(
+        self,
+        module: Module,
+        expr: ast.expr,
+        keys: list[Key],
+        narrowest: Written | None,
+    ) -> Written | Unknown:
+        """`keys`: what is still to be read from `expr`'s value (`["mesh", "shape"]` for
+        `EVAL` reached from `EVAL["mesh"]["shape"]`); `narrowest`: where to write instead, once
+        a name read by more than this path was passed."""
+        for _ in range(_MAX_STEPS):
+            where = f"{module.path.name}:{module.line(expr)}"
+            if isinstance(expr, (ast.Tuple, ast.List)) and not keys:
+                if not _integers(expr):
+                    return Unknown(f"the sizes at {where} are not integer literals")
+                return narrowest or Written(
+                    module, expr, self.label or _text(module, expr)
+                )
+            if isinstance(expr, ast.Dict) and keys and isinstance(keys[0], str):
+                values = [
+                    v
+                    for k, v in zip(expr.keys, expr.values)
+                    if k is None or _key(k) == keys[0]
+                ]
+                if len(values) != 1 or any(k is None for k in expr.keys):
+                    return Unknown(f"the dict at {where} has no one entry {keys[0]!r}")
+                expr, keys = values[0], keys[1:]
+                continue
+            if isinstance(expr, ast.Subscript):
+                key = _key(expr.slice)
+                if key is None:
+                    return Unknown(
+                        f"`{_text(module, expr)}` at {where} is not read by a literal key"
+                    )
+                expr, keys = expr.value, [key, *keys]
+                continue
+            if isinstance(expr, ast.Attribute):
+                base = self.evaluator.value_of(module, expr.value)
+                if isinstance(base, ModuleValue) and base.path is not None:
+                    target = self._module(base.path)
+                    if isinstance(target, Unknown):
+                        return target
+                    found = _assigned_once(target, expr.attr)
+                    if found is None:
+                        return Unknown(
+                            f"`{expr.attr}` is not assigned once in {target.path.name}"
+                        )
+                    narrowest = narrowest or self._shared(
+                        module, expr, target, expr.attr, keys
+                    )
+                    module, expr = target, found
+                    continue
+                attribute = expr
+                expr, keys = attribute.value, [_Field(attribute.attr), *keys]
+                continue
+            if isinstance(expr, ast.Call) and keys and isinstance(keys[0], _Field):
+                return self._field(module, expr, keys, narrowest)
+            if isinstance(expr, ast.Name):
+                step = self._name(module, expr, keys, narrowest)
+                if isinstance(step, (Written, Unknown)):
+                    return step
+                module, expr, narrowest = step
+                continue
+            return Unknown(
+                f"`{_text(module, expr)}` at {where} is computed, not a value jaxfix follows"
+            )
+        return Unknown("too many steps between the mesh and its sizes")
+
+    def _name(
+        self,
+        module: Module,
+        name: ast.Name,
+        keys: list[Key],
+        narrowest: Written | None,
+    ) -> tuple[Module, ast.expr, Written | None] | Written | Unknown:
+        where = f"{module.path.name}:{module.line(name)}"
+        bindings = self.evaluator.reaching(module, name)
+        if not bindings or len(bindings) != 1:
+            return Unknown(
+                f"jaxfix cannot tell which assignment to `{name.id}` reaches {where}"
+            )
+        (binding,) = bindings
+        if binding.kind == "param":
+            return self._argument(module, name, binding.node, keys, narrowest)
+        if binding.kind == "import" and isinstance(binding.node, ast.alias):
+            statement = module.parents.get(binding.node)
+            if not isinstance(statement, ast.ImportFrom):
+                return Unknown(f"`{name.id}` at {where} is not imported from a module")
+            found = self.evaluator.project.find(
+                statement.module or "", statement.level, module.path
+            )
+            target = (
+                self._module(found.path)
+                if not isinstance(found, Unknown) and found.path is not None
+                else Unknown(f"`{name.id}` at {where} is not imported from the tree")
+            )
+            if isinstance(target, Unknown):
+                return target
+            value = _assigned_once(target, binding.node.name)
+            if value is None:
+                return Unknown(
+                    f"`{binding.node.name}` is not assigned once in {target.path.name}"
+                )
+            shared = narrowest or self._shared(
+                module, name, target, binding.node.name, keys
+            )
+            return target, value, shared
+        if binding.kind != "assign" or binding.path:
+            return Unknown(f"`{name.id}` at {where} is not a plain assignment")
+        statement = binding.node
+        value = (
+            statement.value
+            if isinstance(statement, (ast.Assign, ast.AnnAssign))
+            and statement.value is not None
+            and len(getattr(statement, "targets", [None])) == 1
+            else None
+        )
+        if value is None:
+            return Unknown(f"`{name.id}` at {where} is not a plain assignment")
+        return (
+            module,
+            value,
+            narrowest or self._shared(module, name, module, name.id, keys),
+        )
+
+    def _argument(
+        self,
+        module: Module,
+        name: ast.Name,
+        parameter: ast.AST,
+        keys: list[Key],
+        narrowest: Written | None,
+    ) -> tuple[Module, ast.expr, Written | None] | Unknown:
+        """A parameter of the function the frame runs: the argument its caller's frame passed."""
+        function = module.parents.get(module.parents.get(parameter, parameter))
+        line = self.frames[self.depth][1]
+        if not isinstance(function, ast.FunctionDef) or not (
+            function.lineno <= line <= (function.end_lineno or line)
+        ):
+            return Unknown(
+                f"`{name.id}` at {module.path.name}:{module.line(name)} is not a parameter of the function the run was in"
+            )
+        if self.depth + 1 >= len(self.frames):
+            return Unknown(
+                f"the run noted no caller of `{function.name}` in the tree (it passes `{name.id}`)"
+            )
+        self.depth += 1
+        path, caller_line = self.frames[self.depth]
+        caller = self._module(path)
+        if isinstance(caller, Unknown):
+            return caller
+        calls = [
+            call
+            for call in caller.calls
+            if call.lineno <= caller_line <= (call.end_lineno or call.lineno)
+            and isinstance(
+                callee := self.evaluator.value_of(caller, call.func), Function
+            )
+            and callee.node is function
+        ]
+        where = f"{caller.path.name}:{caller_line}"
+        if len(calls) != 1:
+            return Unknown(f"line {where} does not call `{function.name}` once")
+        args = function.args
+        if args.vararg or args.kwarg:
+            return Unknown(f"`{function.name}` takes *args or **kwargs")
+        signature = Signature(
+            tuple(p.arg for p in (*args.posonlyargs, *args.args)),
+            tuple(p.arg for p in args.kwonlyargs),
+            len(args.posonlyargs),
+        )
+        bound = bind_arguments(calls[0], signature)
+        if bound is None or name.id not in bound:
+            return Unknown(
+                f"the call at {where} does not pass `{name.id}` (its default is shared by every call)"
+            )
+        return caller, bound[name.id], narrowest
+
+    def _field(
+        self,
+        module: Module,
+        call: ast.Call,
+        keys: list[Key],
+        narrowest: Written | None,
+    ) -> Written | Unknown:
+        """`Config(shape=...)` read as `.shape`: the keyword, else the class's field default
+        (which every instance shares: the keyword is added to this construction)."""
+        assert isinstance(keys[0], _Field)
+        field = keys[0].name
+        where = f"{module.path.name}:{module.line(call)}"
+        cls = self.evaluator.value_of(module, call.func)
+        if not isinstance(cls, Class) or not _is_dataclass(cls.node):
+            return Unknown(
+                f"`{_text(module, call)}` at {where} is not a dataclass built there"
+            )
+        given = [k.value for k in call.keywords if k.arg == field]
+        if any(k.arg is None for k in call.keywords) or any(
+            isinstance(a, ast.Starred) for a in call.args
+        ):
+            return Unknown(f"`{_text(module, call)}` at {where} unpacks its arguments")
+        if given:
+            return self._follow(module, given[0], keys[1:], narrowest)
+        fields = [
+            s
+            for s in cls.node.body
+            if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+        ]
+        index = next(
+            (i for i, s in enumerate(fields) if getattr(s.target, "id", "") == field),
+            None,
+        )
+        if index is None or index < len(call.args):
+            return Unknown(
+                f"`{field}` is not given to `{_text(module, call)}` by keyword at {where}"
+            )
+        default = fields[index].value
+        owner = self._module(cls.path)
+        if default is None or isinstance(owner, Unknown) or keys[1:]:
+            return Unknown(f"`{field}` has no default jaxfix can read")
+        found = self._follow(owner, default, [], None)
+        if isinstance(found, Unknown):
+            return found
+        return narrowest or Written(
+            module,
+            call,
+            f"{_text(module, call)}.{field}",
+            keyword=field,
+            why=f"the default of `{field}` ({owner.path.name}:{owner.line(default)}) is shared by every `{cls.node.name}`: "
+            "this construction is given its own",
+        )
+
+    def _shared(
+        self,
+        module: Module,
+        read: ast.expr,
+        owner: Module,
+        name: str,
+        keys: list[Key],
+    ) -> Written | None:
+        """The read itself, when `name` holds the sizes (no key left to read) and other code of
+        these modules reads it too: the value is then replaced at this read only."""
+        self.label = f"{name}{''.join(_shown(k) for k in keys)}"
+        if keys:
+            return None
+        others = [
+            (m, r)
+            for m in dict.fromkeys((module, owner))
+            for r in m.loads_by_name.get(name, ())
+            if r is not read
+        ]
+        if not others:
+            return None
+        holder, first = others[0]
+        return Written(
+            module,
+            read,
+            _text(module, read),
+            why=f"`{name}` is also read at {holder.path.name}:{holder.line(first)}: the sizes are replaced at this read only",
+        )
+
+    def _api(self, module: Module, expr: ast.expr) -> Api | None:
+        value = self.evaluator.value_of(module, expr)
+        name = getattr(value, "name", None)
+        return api_of(name) if isinstance(name, str) else None
+
+
+def _assigned_once(module: Module, name: str) -> ast.expr | None:
+    """The value of the one top-level `name = value` of `module`, when nothing else binds it."""
+    values = [
+        s.value
+        for s in module.tree.body
+        if (
+            isinstance(s, ast.Assign)
+            and len(s.targets) == 1
+            and isinstance(s.targets[0], ast.Name)
+            and s.targets[0].id == name
+        )
+        or (
+            isinstance(s, ast.AnnAssign)
+            and isinstance(s.target, ast.Name)
+            and s.target.id == name
+            and s.value is not None
+        )
+    ]
+    stores = [
+        n
+        for n in ast.walk(module.tree)
+        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+    ]
+    return values[0] if len(values) == 1 and len(stores) == 1 else None
+
+
+def _is_dataclass(node: ast.ClassDef) -> bool:
+    for decorator in node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = (
+            target.attr
+            if isinstance(target, ast.Attribute)
+            else getattr(target, "id", "")
+        )
+        if name == "dataclass":
+            return True
+    return False
+
+
+def _integers(node: ast.Tuple | ast.List) -> bool:
+    return bool(node.elts) and all(
+        isinstance(e, ast.Constant) and type(e.value) is int for e in node.elts
+    )
+
+
+def _shown(key: Key) -> str:
+    return f".{key.name}" if isinstance(key, _Field) else f"[{key!r}]"
+
+
+def _key(node: ast.expr) -> str | int | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int)):
+        return None if isinstance(node.value, bool) else node.value
+    return None
+
+
+def _text(module: Module, node: ast.AST) -> str:
+    text = ast.get_source_segment(module.source.decode("utf-8", "replace"), node) or ""
+    return cut(" ".join(text.split()), 60)

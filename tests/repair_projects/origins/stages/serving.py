@@ -1,0 +1,3 @@
+from stages.settings import StageConfig
+
+SERVING = StageConfig()
