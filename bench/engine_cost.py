@@ -28,9 +28,9 @@ from pathlib import Path
 from jaxfix.analysis.ast_engine import Engine
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import Unknown
-from jaxfix.discovery import discover
-from jaxfix.options import Options
-from jaxfix.prefilter import is_candidate, selected_rules
+from jaxfix.check.prefilter import is_candidate, selected_rules
+from jaxfix.settings.options import Options
+from jaxfix.sources.discovery import discover
 
 _VALUE_CALLS = {"AbstractMesh", "make_mesh", "Mesh", "update", "get_abstract_mesh"}
 _MESH_ARGUMENT_CALLS = {"use_abstract_mesh", "set_mesh", "use_mesh", "NamedSharding"}

@@ -43,9 +43,9 @@ sys.path.insert(0, str(BENCH))
 from make_corpus import write_corpus  # noqa: E402 - a sibling script, not a package
 
 from jaxfix import __version__  # noqa: E402
-from jaxfix.discovery import discover  # noqa: E402
-from jaxfix.options import Options  # noqa: E402
-from jaxfix.prefilter import is_candidate, selected_rules  # noqa: E402
+from jaxfix.check.prefilter import is_candidate, selected_rules  # noqa: E402
+from jaxfix.settings.options import Options  # noqa: E402
+from jaxfix.sources.discovery import discover  # noqa: E402
 
 
 @dataclass(frozen=True)

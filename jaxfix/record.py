@@ -11,8 +11,8 @@ import os
 import sys
 from typing import Any
 
-from jaxfix import recorder
-from jaxfix.recorder import pytest_exception_interact  # noqa: F401 - the hook pytest calls
+from jaxfix.evidence import recorder
+from jaxfix.evidence.recorder import pytest_exception_interact  # noqa: F401 - the hook pytest calls
 
 DEFAULT_FILE = "jaxfix-evidence.jsonl"
 # The evidence file a process above this one started fresh: its run's other processes (xdist's
@@ -43,7 +43,7 @@ def pytest_configure(config: Any) -> None:
         str(config.invocation_params.dir), DEFAULT_FILE
     )
     try:
-        from jaxfix.recording import recorder_patterns
+        from jaxfix.evidence.recording import recorder_patterns
 
         path = os.path.abspath(path)
         _start_fresh(path, config)

@@ -2,8 +2,8 @@
 docs/engine.md (what the engine, jaxfix/analysis/ast_engine/, follows: its modules' docstrings
 and the table of JAX APIs), the rule table in README.md (between its `rules` markers) and the
 README's example output (the `console` block, by running its command), and CONTRIBUTING.md's
-example rule (the file its `example-rule` marker names). tests/test_previews.py,
-tests/test_docs.py and tests/test_contributing.py fail when they drift; run
+example rule (the file its `example-rule` marker names). tests/cli/test_previews.py,
+tests/project/test_docs.py and tests/project/test_contributing.py fail when they drift; run
 `python scripts/generate_docs.py` after changing a rule, the engine or the output."""
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ The report goes to stdout (redirect it to a file): internal errors (jaxfix bugs)
 in error, every proposed change as a unified diff with its diagnostics (per cell for a
 notebook), diagnostics reported without a change, and a summary. Notebooks (`*.ipynb`) are
 checked with the `.py` files, as jaxfix's own default `include` has it. Progress goes to stderr. It calls the engine directly
-(jaxfix.runner.run_files with write=False), so it does not depend on any output format.
+(jaxfix.check.runner.run_files with write=False), so it does not depend on any output format.
 Exit code: 2 if jaxfix crashed on some file, 1 if it proposed changes or reported anything, else 0.
 """
 
@@ -20,17 +20,17 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from jaxfix.config import load, project_roots
-from jaxfix.diagnostics import Diagnostic, FileResult
-from jaxfix.diffs import unified_diff_text
-from jaxfix.discovery import discover
-from jaxfix.escaping import printable
-from jaxfix.jax_version import installed_jax_version, parse_version
-from jaxfix.notebook import cell_diff
-from jaxfix.options import Options
-from jaxfix.paths import display_path, is_notebook
-from jaxfix.prefilter import is_candidate, selected_rules
-from jaxfix.runner import default_jobs, run_files
+from jaxfix.check.prefilter import is_candidate, selected_rules
+from jaxfix.check.runner import default_jobs, run_files
+from jaxfix.ground.diagnostics import Diagnostic, FileResult
+from jaxfix.ground.escaping import printable
+from jaxfix.settings.config import load, project_roots
+from jaxfix.settings.jax_version import installed_jax_version, parse_version
+from jaxfix.settings.options import Options
+from jaxfix.sources.discovery import discover
+from jaxfix.sources.notebook import cell_diff
+from jaxfix.sources.paths import display_path, is_notebook
+from jaxfix.write.diffs import unified_diff_text
 
 INTERNAL_ERROR = "internal error"
 # Files per engine call: small enough to stop soon after the time limit, big enough to keep workers busy.

@@ -137,8 +137,8 @@ def jaxfix_on(
     `materialize`), the tree being the project root: the modules it changes (new bytes) and
     its diagnostics (module, code). A module jaxfix fails on fails."""
     from helpers import options_from_args
-    from jaxfix.dependencies import project_run
-    from jaxfix.engine import process_source
+    from jaxfix.check.dependencies import project_run
+    from jaxfix.check.engine import process_source
 
     root = case.tree if tree is None else tree
     modules = case.modules if tree is None else sorted(tree.rglob("*.py"))

@@ -183,7 +183,7 @@ def _cases_in(code: str, directory: Path, module: Path | None) -> list[Case]:
 def python_sources() -> list[Path]:
     """Every fixture script Python parses: cases, fixed files and project modules, but not a
     project's module that does not parse on purpose (what jaxfix does when an import leads there).
-    Not the engine cases (fixtures/engine/): tests/test_engine_cases.py runs jaxfix on each."""
+    Not the engine cases (fixtures/engine/): tests/analysis/test_engine_cases.py runs jaxfix on each."""
     found = []
     directories = [found.directory for found in rule_fixtures()]
     for path in sorted(p for d in directories for p in d.rglob("*.py")):

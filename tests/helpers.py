@@ -7,12 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from jaxfix.check.engine import process_source
 from jaxfix.cli.main import cli
 from jaxfix.codemods import RULES
-from jaxfix.config import Config, build_options
-from jaxfix.diagnostics import FileResult
-from jaxfix.engine import process_source
-from jaxfix.options import Options
+from jaxfix.ground.diagnostics import FileResult
+from jaxfix.settings.config import Config, build_options
+from jaxfix.settings.options import Options
 
 Value = TypeVar("Value")
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
-from jaxfix.diffs import split_lines
+from jaxfix.sources.text import split_lines
 
 MAX_DEPTH = 2  # deeper programs find nothing new and make the engine slow
 

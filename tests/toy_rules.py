@@ -16,7 +16,7 @@ import pytest
 
 from jaxfix.codemods import RULES
 from jaxfix.codemods.base import Rule
-from jaxfix.diagnostics import Fix, Safety
+from jaxfix.ground.diagnostics import Fix, Safety
 
 _DOC = """
 ## What it does

@@ -55,7 +55,7 @@ class Api(enum.Enum):
 MESH_CONTEXT_APIS = frozenset({Api.USE_ABSTRACT_MESH, Api.SET_MESH, Api.USE_MESH})
 
 # The first spelling of each API is its public one; every `jax._src.` spelling is the very same
-# object on jax 0.10.2 and 0.12.0.1 (tests/test_jax_spellings.py checks `is` on each tier).
+# object on jax 0.10.2 and 0.12.0.1 (tests/analysis/test_jax_spellings.py checks `is` on each tier).
 _QUALIFIED_NAMES: dict[Api, tuple[str, ...]] = {
     Api.ABSTRACT_MESH: ("jax.sharding.AbstractMesh", "jax._src.mesh.AbstractMesh"),
     Api.MESH: ("jax.sharding.Mesh", "jax._src.mesh.Mesh", "jax.experimental.maps.Mesh"),

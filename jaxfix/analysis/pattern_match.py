@@ -2,7 +2,7 @@
 
 `may_search(pattern, template)` answers whether `re.search(pattern, message)` can succeed for
 some message the template stands for: literal text with `{mesh}` and `{size}` holes, maybe
-with a role (`{mesh:new}`; see jaxfix/message_templates.py). It runs the pattern as a small
+with a role (`{mesh:new}`; see jaxfix/evidence/message_templates.py). It runs the pattern as a small
 NFA over the template, and through each hole together with the hole's own NFA, so no sample
 mesh is guessed. What the NFA does not model exactly (lookarounds, backreferences, word
 boundaries, multi-line anchors) it lets through, so the answer errs towards "may match":
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from jaxfix.message_templates import HOLE_KINDS
+from jaxfix.evidence.message_templates import HOLE_KINDS
 
 _MAX_COPIES = 32  # bounded repeats longer than this become unbounded (a superset)
 _MAX_STATES = 20_000

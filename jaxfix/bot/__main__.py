@@ -18,8 +18,8 @@ import click
 
 from jaxfix.bot.findings import Findings, failed, jaxfix_command, run_jaxfix
 from jaxfix.bot.rest import ApiError, mismatch, shown
-from jaxfix.bounded_data import load_json
-from jaxfix.escaping import printable
+from jaxfix.ground.bounded_data import load_json
+from jaxfix.ground.escaping import printable
 
 # What the bot reads of the pull request's event (GITHUB_EVENT_PATH).
 _EVENT = {

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jaxfix.bot.rest import mismatch
-from jaxfix.bounded_data import load_json
+from jaxfix.ground.bounded_data import load_json
 
 MARKER = "<!-- jaxfix -->"  # ends every inline comment the bot writes
 # A suggestion as `--format github-suggestions` prints it (what the bot reads of it).

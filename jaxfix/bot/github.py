@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from jaxfix.bot.findings import MARKER
 from jaxfix.bot.patches import commentable_lines
 from jaxfix.bot.rest import ApiError, Client
-from jaxfix.escaping import markdown_code, no_mentions, printable
+from jaxfix.ground.escaping import markdown_code, no_mentions, printable
 
 REVIEW_MARKER = "<!-- jaxfix-review -->"
 API_VERSION = "2022-11-28"

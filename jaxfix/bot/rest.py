@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from jaxfix.bounded_data import load_json
-from jaxfix.escaping import printable
+from jaxfix.ground.bounded_data import load_json
+from jaxfix.ground.escaping import printable
 
 _NEXT = re.compile(
     r'<([^<>]+)>\s*;\s*rel="next"'

@@ -8,13 +8,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from jaxfix.config import Config
-from jaxfix.diagnostics import FileResult
-from jaxfix.escaping import printable
-from jaxfix.options import Options
-from jaxfix.paths import display_path, is_notebook
-from jaxfix.settings import SETTINGS
-from jaxfix.target_version import TargetVersion
+from jaxfix.ground.diagnostics import FileResult
+from jaxfix.ground.escaping import printable
+from jaxfix.settings.config import Config
+from jaxfix.settings.options import Options
+from jaxfix.settings.table import SETTINGS
+from jaxfix.settings.target_version import TargetVersion
+from jaxfix.sources.paths import display_path, is_notebook
 
 
 def settings_text(
@@ -25,7 +25,7 @@ def settings_text(
     cache: Path | None,
 ) -> str:
     """Every setting in effect and where the less obvious ones come from, as `--show-settings`."""
-    from jaxfix.engine import selected_rules
+    from jaxfix.check.engine import selected_rules
 
     rules = selected_rules(options)
     effective: dict[str, Any] = {
@@ -96,8 +96,8 @@ def statistics(results: list[FileResult], *, write: bool, output_format: str) ->
 
 def add_noqa(results: list[FileResult]) -> tuple[int, int, list[str]]:
     """Write the comments: (comments added, files changed, one line per finding left unsuppressed)."""
-    from jaxfix.add_noqa import with_suppressions
-    from jaxfix.safe_write import WriteError, replace_source
+    from jaxfix.write.add_noqa import with_suppressions
+    from jaxfix.write.safe_write import WriteError, replace_source
 
     added = files = 0
     problems = []

@@ -14,9 +14,9 @@ from itertools import groupby
 
 from rich.text import Text
 
-from jaxfix.diagnostics import Diagnostic
-from jaxfix.diffs import decode, split_lines
-from jaxfix.escaping import printable
+from jaxfix.ground.diagnostics import Diagnostic
+from jaxfix.ground.escaping import printable
+from jaxfix.sources.text import decode, split_lines
 
 CONTEXT = 3
 _TOKEN = re.compile(r"\w+|\s+|[^\w\s]")

@@ -1,4 +1,4 @@
-"""`--evidence FILE`: the files and evidence a run takes from a recorded run (jaxfix/records.py)."""
+"""`--evidence FILE`: the files and evidence a run takes from a recorded run (jaxfix/evidence/records.py)."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
+from jaxfix.check.prefilter import codes_listed
 from jaxfix.cli.from_log import LogRun
-from jaxfix.discovery import discover
-from jaxfix.escaping import printable
-from jaxfix.file_io import ReadError, read_regular
-from jaxfix.options import Options
-from jaxfix.paths import display_path
-from jaxfix.prefilter import codes_listed
-from jaxfix.records import MAX_EVIDENCE_BYTES, EvidenceReading, read_evidence
+from jaxfix.evidence.records import MAX_EVIDENCE_BYTES, EvidenceReading, read_evidence
+from jaxfix.ground.escaping import printable
+from jaxfix.settings.options import Options
+from jaxfix.sources.discovery import discover
+from jaxfix.sources.file_io import ReadError, read_regular
+from jaxfix.sources.paths import display_path
 
 
 def read_evidence_file(

@@ -1,4 +1,4 @@
-"""The click side of `jaxfix/settings.py`: one decorator makes a command's flags from the table."""
+"""The click side of `jaxfix/settings/table.py`: one decorator makes a command's flags from the table."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from typing import IO, Any, TypeVar
 
 import click
 
-from jaxfix.config import Config, build_options, load
-from jaxfix.escaping import printable
-from jaxfix.options import Options
-from jaxfix.settings import FLAG_ONLY, SETTINGS, SettingError
+from jaxfix.ground.escaping import printable
+from jaxfix.settings.config import Config, build_options, load
+from jaxfix.settings.options import Options
+from jaxfix.settings.table import FLAG_ONLY, SETTINGS, SettingError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -30,7 +30,7 @@ RULES_MARK = "{rules}"  # in a help text: the registered rules' codes, when it i
 
 
 def with_rule_codes(text: str) -> str:
-    from jaxfix.prefilter import codes_range
+    from jaxfix.check.prefilter import codes_range
 
     return text.replace(RULES_MARK, codes_range())
 

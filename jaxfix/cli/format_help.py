@@ -14,7 +14,7 @@ SCHEMA = Path(__file__).resolve().parents[1] / "schemas" / "jaxfix-report.schema
 
 
 def format_names() -> list[str]:
-    """The machine formats, by name (tests/test_new_user.py checks them against the registry)."""
+    """The machine formats, by name (tests/cli/test_new_user.py checks them against the registry)."""
     return sorted(
         p.stem.replace("_", "-")
         for p in _FORMATS_DIR.glob("*.py")

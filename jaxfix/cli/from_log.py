@@ -10,15 +10,15 @@ from typing import BinaryIO
 from rich.console import Console
 from rich.text import Text
 
-from jaxfix.discovery import discover
-from jaxfix.escaping import printable
-from jaxfix.evidence import Evidence, Facts
-from jaxfix.file_io import ReadError, TextStream, open_regular
+from jaxfix.check.prefilter import codes_listed
+from jaxfix.evidence.facts import Evidence, Facts
 from jaxfix.fromlog.fixed import already_fixed, moved_by_fixes
 from jaxfix.fromlog.reading import MAX_LOG_LINE, LogReading, read_log
-from jaxfix.options import Options
-from jaxfix.paths import display_path
-from jaxfix.prefilter import codes_listed
+from jaxfix.ground.escaping import printable
+from jaxfix.settings.options import Options
+from jaxfix.sources.discovery import discover
+from jaxfix.sources.file_io import ReadError, TextStream, open_regular
+from jaxfix.sources.paths import display_path
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from jaxfix import __version__
-from jaxfix.cache import Cache, CacheDirError, cache_dir, cache_location
+from jaxfix.cache.store import Cache, CacheDirError, cache_dir, cache_location
+from jaxfix.check.runner import default_jobs, run_files
 from jaxfix.cli.consoles import make_console
 from jaxfix.cli.flags import (
     RULES_MARK,
@@ -33,15 +34,14 @@ from jaxfix.cli.flags import (
 )
 from jaxfix.cli.format_help import format_option_help
 from jaxfix.cli.modes import run_mode
-from jaxfix.config import Config, project_roots, scope_root
-from jaxfix.diagnostics import FileResult
-from jaxfix.discovery import Discovery, discover, is_excluded, project_files
-from jaxfix.options import Options
-from jaxfix.paths import display_path
-from jaxfix.runner import default_jobs, run_files
-from jaxfix.safe_write import remove_stale_temps
-from jaxfix.settings import MAIN
-from jaxfix.target_version import target_version
+from jaxfix.ground.diagnostics import FileResult
+from jaxfix.settings.config import Config, project_roots, scope_root
+from jaxfix.settings.options import Options
+from jaxfix.settings.table import MAIN
+from jaxfix.settings.target_version import target_version
+from jaxfix.sources.discovery import Discovery, discover, is_excluded, project_files
+from jaxfix.sources.paths import display_path
+from jaxfix.write.safe_write import remove_stale_temps
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -77,9 +77,9 @@ def _run_stdin(
     output_format: str,
 ) -> int:
     """Fix mode prints the code on stdout, so its diagnostics go to stderr; so do --diff's."""
+    from jaxfix.check.engine import process_source
     from jaxfix.cli import render
-    from jaxfix.diffs import unified_diff
-    from jaxfix.engine import process_source
+    from jaxfix.write.diffs import unified_diff
 
     path = Path(stdin_filename or "-")
     try:
@@ -107,16 +107,16 @@ def _run_stdin(
     # Without --stdin-filename, the code is taken as a file in the working directory (`-`), as
     # `python - < file.py` runs it: its imports are looked up from there.
     if stdin_filename:  # as the file would be checked in its project (issue 40)
-        from jaxfix.dependencies import project_run
+        from jaxfix.check.dependencies import project_run
 
         with project_run(scope):
             result = process_source(path, source, options)
     else:
         result = process_source(path, source, options)
     if result.error is None and result.fixed is None and not result.diagnostics:
-        from jaxfix.notebook import notebook_syntax_error
-        from jaxfix.paths import is_notebook
-        from jaxfix.syntax import (
+        from jaxfix.sources.notebook import notebook_syntax_error
+        from jaxfix.sources.paths import is_notebook
+        from jaxfix.sources.syntax import (
             syntax_error,  # stdin is always a file named by the user
         )
 
@@ -124,8 +124,8 @@ def _run_stdin(
         if found:
             result = FileResult(path, source, error=found[0], error_location=found[1])
     if output_format != "text":
+        from jaxfix.check.engine import selected_rules
         from jaxfix.cli.formats import FORMATS, RunInfo
-        from jaxfix.engine import selected_rules
 
         sys.stdout.write(
             FORMATS[output_format](
@@ -366,8 +366,8 @@ def _check(
         return
     mode = run_mode(dry_run=dry_run, check=check_mode, diff=diff)
     if output_format != "text":
+        from jaxfix.check.engine import selected_rules
         from jaxfix.cli.formats import FORMATS, RunInfo
-        from jaxfix.engine import selected_rules
     if output_format != "text" and output_format not in FORMATS:
         raise click.UsageError(
             f"unknown format '{output_format}' (known: text, {', '.join(sorted(FORMATS))})"
@@ -389,7 +389,7 @@ def _check(
         config, flags["target_version"], config_start
     )  # valid: options_from read it
     if verbose:
-        from jaxfix.escaping import printable
+        from jaxfix.ground.escaping import printable
 
         console().print(
             f"jaxfix: target JAX {printable(target.describe())}",
@@ -398,7 +398,7 @@ def _check(
             markup=False,
         )
     if diff_base:
-        from jaxfix.changed_lines import ChangedLinesError, changed_lines
+        from jaxfix.check.changed_lines import ChangedLinesError, changed_lines
 
         try:
             options = replace(options, changed_lines=changed_lines(diff_base))
@@ -406,7 +406,7 @@ def _check(
             raise click.UsageError(str(error)) from None
     if flags["output_file"]:  # a flag only: a config cannot choose where jaxfix writes
         from jaxfix.cli.output_file import destination_problem
-        from jaxfix.escaping import printable
+        from jaxfix.ground.escaping import printable
 
         problem = destination_problem(Path(flags["output_file"]))
         if problem is not None:
@@ -645,7 +645,7 @@ def _cache(
     except CacheDirError as error:
         from rich.text import Text
 
-        from jaxfix.escaping import printable
+        from jaxfix.ground.escaping import printable
 
         console().print(
             Text(
@@ -715,7 +715,7 @@ def _report(
 
     from jaxfix.cli import render
     from jaxfix.cli.unsafe_preview import render_unsafe_preview
-    from jaxfix.diffs import unified_diff
+    from jaxfix.write.diffs import unified_diff
 
     out, console = get_out(), get_err()
     for result in results:
@@ -837,7 +837,7 @@ class _Interrupted(SystemExit):
     """Ctrl-C or SIGTERM: exit 128 + the signal number, as a shell reports a process it killed.
 
     A SystemExit, not KeyboardInterrupt, so that click does not turn it into "Aborted!" (exit 1);
-    writes in progress finish first (jaxfix/safe_write.py), workers are stopped on the way out.
+    writes in progress finish first (jaxfix/write/safe_write.py), workers are stopped on the way out.
     """
 
 
@@ -876,7 +876,7 @@ def main() -> None:
         )
         raise
     except Exception as error:  # exit 1 means findings: what escapes is an error
-        from jaxfix.escaping import printable
+        from jaxfix.ground.escaping import printable
 
         sys.stderr.write(
             printable(

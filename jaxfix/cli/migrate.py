@@ -24,9 +24,9 @@ from rich.progress import Progress
 from rich.table import Table
 from rich.text import Text
 
+from jaxfix.check.prefilter import codes_range
+from jaxfix.check.runner import default_jobs
 from jaxfix.cli.flags import options_from, setting_flags, setting_values
-from jaxfix.config import Config
-from jaxfix.escaping import markdown_block, markdown_code, markdown_text, printable
 from jaxfix.fleet import journal
 from jaxfix.fleet.dispatch import StopRequest, dispatch
 from jaxfix.fleet.executors import (
@@ -39,11 +39,16 @@ from jaxfix.fleet.executors import (
 )
 from jaxfix.fleet.sources import RepoSource, parse_source
 from jaxfix.fleet.unit import Outcome
-from jaxfix.migrate import DEFAULT_BRANCH, MigrateOptions, RepoReport, Status
-from jaxfix.prefilter import codes_range
-from jaxfix.runner import default_jobs
-from jaxfix.safe_write import write_file
-from jaxfix.settings import MIGRATE
+from jaxfix.ground.escaping import (
+    markdown_block,
+    markdown_code,
+    markdown_text,
+    printable,
+)
+from jaxfix.settings.config import Config
+from jaxfix.settings.table import MIGRATE
+from jaxfix.workflows.migrate import DEFAULT_BRANCH, MigrateOptions, RepoReport, Status
+from jaxfix.write.safe_write import write_file
 
 EXIT_DONE, EXIT_ATTENTION, EXIT_INTERRUPTED = 0, 1, 130
 REPORT_MD = "report.md"
@@ -458,7 +463,7 @@ def _status_text(entry: RepoReport) -> str:
 
 def report_markdown(entries: list[RepoReport]) -> str:
     """Every name, message and output in it comes from the repositories (file names, git's and the
-    verify command's output): each is escaped for its place (jaxfix/escaping.py), so none can
+    verify command's output): each is escaped for its place (jaxfix/ground/escaping.py), so none can
     close a code fence, start a heading or a table row, or pull in an image."""
     lines = [
         "# jaxfix migrate report",

@@ -57,7 +57,7 @@ class OutputFile:
     def finish(self, *, keep: bool) -> None:
         if self._stream is None or self.path is None:
             return
-        from jaxfix.safe_write import write_file
+        from jaxfix.write.safe_write import write_file
 
         self._stream.flush()
         data = self._stream.buffer.getvalue()  # type: ignore[attr-defined]  # a BytesIO: see start
@@ -68,7 +68,7 @@ class OutputFile:
             except (
                 OSError
             ) as error:  # one line and exit 2, as for any file jaxfix cannot write
-                from jaxfix.escaping import printable
+                from jaxfix.ground.escaping import printable
 
                 sys.stderr.write(
                     f"jaxfix: error: cannot write --output-file {printable(str(self.path))}: {error.strerror or error}\n"

@@ -13,9 +13,9 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from jaxfix.diagnostics import FileResult
-from jaxfix.escaping import printable
-from jaxfix.paths import display_path
+from jaxfix.ground.diagnostics import FileResult
+from jaxfix.ground.escaping import printable
+from jaxfix.sources.paths import display_path
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -1,6 +1,6 @@
 """Human output through rich: diffs with their diagnostics, diagnostics, the summary, rule docs.
 
-Every path and message goes through `printable` (jaxfix/escaping.py) on its way out: a file name
+Every path and message goes through `printable` (jaxfix/ground/escaping.py) on its way out: a file name
 or a log may hold newlines and terminal escapes, and rich passes ESC through."""
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from rich.text import Text
 
 from jaxfix.cli.diff_view import hunks, owner
 from jaxfix.cli.rule_docs import explain_markdown
-from jaxfix.diagnostics import Diagnostic, FileResult, Location, Safety
-from jaxfix.diffs import header_names
-from jaxfix.escaping import printable
-from jaxfix.notebook import changed_cells
-from jaxfix.paths import display_path, is_notebook
+from jaxfix.ground.diagnostics import Diagnostic, FileResult, Location, Safety
+from jaxfix.ground.escaping import printable
+from jaxfix.sources.notebook import changed_cells
+from jaxfix.sources.paths import display_path, is_notebook
+from jaxfix.write.diffs import header_names
 
 if TYPE_CHECKING:  # importing the rules means importing libcst: only when they are used
     from jaxfix.codemods.base import Rule

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from jaxfix.check.prefilter import codes_range
+from jaxfix.check.runner import default_jobs
 from jaxfix.cli.consoles import make_console
 from jaxfix.cli.flags import (
     RULES_MARK,
@@ -28,18 +30,23 @@ from jaxfix.cli.flags import (
     setting_flags,
     setting_values,
 )
-from jaxfix.config import project_roots
-from jaxfix.escaping import printable
-from jaxfix.paths import display_path
-from jaxfix.prefilter import codes_range
-from jaxfix.repair import RepairReport, RepairSettings, Round, SiteOutcome, Stop, repair
-from jaxfix.runner import default_jobs
-from jaxfix.settings import MIGRATE
+from jaxfix.ground.escaping import printable
+from jaxfix.settings.config import project_roots
+from jaxfix.settings.table import MIGRATE
+from jaxfix.sources.paths import display_path
+from jaxfix.workflows.repair import (
+    RepairReport,
+    RepairSettings,
+    Round,
+    SiteOutcome,
+    Stop,
+    repair,
+)
 
 if TYPE_CHECKING:  # rich: imported once the command runs (jaxfix/cli/consoles.py)
     from rich.console import Console
 
-    from jaxfix.records import Failure
+    from jaxfix.evidence.records import Failure
 
 EXIT_PASSED, EXIT_FAILING, EXIT_ERROR = 0, 1, 2
 REPORT_SCHEMA = "jaxfix-repair/1"

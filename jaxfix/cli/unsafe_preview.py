@@ -15,8 +15,8 @@ from rich.console import Console
 from rich.text import Text
 
 from jaxfix.cli.render import render_diff, shown_path
-from jaxfix.diagnostics import FileResult, Safety
-from jaxfix.options import Options
+from jaxfix.ground.diagnostics import FileResult, Safety
+from jaxfix.settings.options import Options
 
 
 def unsafe_only(result: FileResult, options: Options) -> FileResult | None:
@@ -26,7 +26,7 @@ def unsafe_only(result: FileResult, options: Options) -> FileResult | None:
         return None
     if not any(d.fix_safety is Safety.UNSAFE for d in result.remaining):
         return None
-    from jaxfix.engine import process_source
+    from jaxfix.check.engine import process_source
 
     every = process_source(
         result.path, result.source, replace(options, unsafe_fixes=True)

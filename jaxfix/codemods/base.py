@@ -5,7 +5,7 @@ rule's `visit_<AstClass>(node)` in source order (a rule cannot skip a node's chi
 `visit_` methods exist: a `leave_` method, or a `visit_` name that is not a plain method, is
 refused when its class is defined). A rule asks its `Analysis` (the run's engine,
 jaxfix/analysis/ast_engine/analysis.py) and reports `ast` nodes; a fix's edits are
-`(ast node, edit)` pairs, LibCST being parsed only when a fix is applied (jaxfix/cst_edits.py).
+`(ast node, edit)` pairs, LibCST being parsed only when a fix is applied (jaxfix/write/cst_edits.py).
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from jaxfix.analysis.ast_engine.analysis import Analysis
-from jaxfix.byte_tokens import tokens_match
-from jaxfix.diagnostics import Fix, Related, Report, Safety
-from jaxfix.evidence import Evidence, Facts
-from jaxfix.jax_version import parse_version
-from jaxfix.message_templates import check as check_templates
-from jaxfix.message_templates import roles as mesh_roles
-from jaxfix.options import Options
-from jaxfix.rule_settings import RuleSetting
+from jaxfix.check.byte_tokens import tokens_match
+from jaxfix.evidence.facts import Evidence, Facts
+from jaxfix.evidence.message_templates import check as check_templates
+from jaxfix.evidence.message_templates import roles as mesh_roles
+from jaxfix.ground.diagnostics import Fix, Related, Report, Safety
+from jaxfix.settings.jax_version import parse_version
+from jaxfix.settings.options import Options
+from jaxfix.settings.rule_settings import RuleSetting
 
 if TYPE_CHECKING:  # a fix's edit imports LibCST when it runs
     import libcst as cst
@@ -53,7 +53,7 @@ class Rule:
     tokens: ClassVar[tuple[tuple[bytes, ...], ...]]
     # The messages of the JAX errors the rule reports, a hole for what varies: `{mesh:role}`
     # for a mesh the rule reads from a log (`{mesh}` for one it does not), `{size:role}` for
-    # that mesh's size; see jaxfix/message_templates.py. A report inside
+    # that mesh's size; see jaxfix/evidence/message_templates.py. A report inside
     # `with assertRaisesRegex(ValueError, p):` whose `p` may match one is dropped.
     raises: ClassVar[tuple[str, ...]] = ()
     # The builtin exception JAX raises with those messages (`TypeError` for a call Python

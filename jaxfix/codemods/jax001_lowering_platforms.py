@@ -31,10 +31,10 @@ from jaxfix.analysis.ast_engine.values import (
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.text import not_fixed
-from jaxfix.diagnostics import Fix, Safety
-from jaxfix.evidence import MeshFacts
-from jaxfix.quoting import cut
-from jaxfix.rule_settings import RuleSetting
+from jaxfix.evidence.facts import MeshFacts
+from jaxfix.ground.diagnostics import Fix, Safety
+from jaxfix.ground.quoting import cut
+from jaxfix.settings.rule_settings import RuleSetting
 
 if (
     TYPE_CHECKING

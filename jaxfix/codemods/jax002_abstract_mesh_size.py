@@ -22,10 +22,10 @@ from jaxfix.analysis.ast_engine.values import ListValue, Mesh, Unknown, tuple_te
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.text import not_fixed, related, with_note
-from jaxfix.diagnostics import Fix, Related, Safety
-from jaxfix.evidence import Evidence, Facts, ValueSite, listed
-from jaxfix.quoting import cut
-from jaxfix.rule_settings import RuleSetting
+from jaxfix.evidence.facts import Evidence, Facts, ValueSite, listed
+from jaxfix.ground.diagnostics import Fix, Related, Safety
+from jaxfix.ground.quoting import cut
+from jaxfix.settings.rule_settings import RuleSetting
 
 _JAX_ERROR = '"use_abstract_mesh cannot change the size of the mesh"'
 

@@ -15,9 +15,9 @@ from jaxfix.analysis.ast_engine.values import Spec, Unknown
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.text import not_fixed, related, with_note
-from jaxfix.diagnostics import Fix, Related, Safety
-from jaxfix.options import Options
-from jaxfix.quoting import cut
+from jaxfix.ground.diagnostics import Fix, Related, Safety
+from jaxfix.ground.quoting import cut
+from jaxfix.settings.options import Options
 
 if TYPE_CHECKING:
     import libcst as cst

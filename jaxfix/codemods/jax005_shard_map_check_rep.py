@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.text import not_fixed, with_note
-from jaxfix.diagnostics import Fix, Safety
+from jaxfix.ground.diagnostics import Fix, Safety
 
 if TYPE_CHECKING:
     import libcst as cst

@@ -12,8 +12,8 @@ from jaxfix.analysis.ast_engine.values import Mesh
 from jaxfix.analysis.names import EXPECTED_ERROR_METHODS
 from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.text import not_fixed, with_note
-from jaxfix.diagnostics import Fix, Safety
-from jaxfix.options import Options
+from jaxfix.ground.diagnostics import Fix, Safety
+from jaxfix.settings.options import Options
 
 PJIT = "jax.experimental.pjit.pjit"
 # pjit's parameters that may be passed by position after `fun` (jax 0.10.2 and 0.12.0.1);

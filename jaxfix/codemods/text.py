@@ -1,12 +1,12 @@
 """How rules name places in their messages: locations, related lines, "not fixed: ..." notes
-(code itself is quoted as written: `Analysis.text`, cut with jaxfix/quoting.py)."""
+(code itself is quoted as written: `Analysis.text`, cut with jaxfix/ground/quoting.py)."""
 
 from __future__ import annotations
 
 import ast
 
 from jaxfix.analysis.ast_engine.analysis import Analysis
-from jaxfix.diagnostics import Location, Related
+from jaxfix.ground.diagnostics import Location, Related
 
 
 def location(analysis: Analysis, node: ast.AST) -> Location:

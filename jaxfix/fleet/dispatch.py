@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from jaxfix.fleet.executors import Executor, Lost
 from jaxfix.fleet.sources import RepoSource
 from jaxfix.fleet.unit import Outcome
-from jaxfix.migrate import RepoReport, Status
+from jaxfix.workflows.migrate import RepoReport, Status
 
 POLL_SECONDS = 0.2
 MAX_ATTEMPTS = 2

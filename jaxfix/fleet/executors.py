@@ -19,10 +19,10 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Any, Protocol
 
+from jaxfix.check.runner import default_jobs
 from jaxfix.fleet.sources import RepoSource
 from jaxfix.fleet.unit import Outcome, migrate_source
-from jaxfix.migrate import MigrateOptions
-from jaxfix.runner import default_jobs
+from jaxfix.workflows.migrate import MigrateOptions
 
 DASK_EXTRA = "pip install 'jaxfix[dask]'"
 _POLL_SECONDS = 0.1

@@ -14,9 +14,9 @@ import os
 from pathlib import Path
 
 from jaxfix import __version__
-from jaxfix.bounded_data import load_json
-from jaxfix.migrate import RepoReport
-from jaxfix.safe_write import write_file
+from jaxfix.ground.bounded_data import load_json
+from jaxfix.workflows.migrate import RepoReport
+from jaxfix.write.safe_write import write_file
 
 REPORT_JSON, JOURNAL = "report.json", "journal.jsonl"
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from jaxfix.fleet.sources import RepoSource
-from jaxfix.migrate import (
+from jaxfix.workflows.migrate import (
     GitError,
     MigrateOptions,
     RepoReport,

@@ -1,6 +1,6 @@
 """Which rule's error a traceback ends with, and the meshes its message names.
 
-Both come from the rules' `raises` templates (jaxfix/message_templates.py): a message is the
+Both come from the rules' `raises` templates (jaxfix/evidence/message_templates.py): a message is the
 error of the rule whose first template's first sentence it shows (going on as that template
 does up to its first hole, as far as the line goes), and each `{mesh:role}` hole
 of the template it shows is read as that role's mesh.
@@ -12,11 +12,11 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from jaxfix.evidence import Facts, MeshFacts
-from jaxfix.file_io import UNDECODABLE
+from jaxfix.evidence.facts import Facts, MeshFacts
+from jaxfix.evidence.message_templates import holes, start
 from jaxfix.fromlog.meshes import MeshReprError, read_mesh
 from jaxfix.fromlog.tracebacks import Traceback
-from jaxfix.message_templates import holes, start
+from jaxfix.sources.file_io import UNDECODABLE
 
 if TYPE_CHECKING:
     from jaxfix.codemods.base import Rule

@@ -17,10 +17,10 @@ import tokenize
 from dataclasses import replace
 from pathlib import Path
 
-from jaxfix.diffs import split_lines
-from jaxfix.evidence import Evidence, Facts
-from jaxfix.file_io import ReadError, read_regular, source_lines
-from jaxfix.options import Options
+from jaxfix.evidence.facts import Evidence, Facts
+from jaxfix.settings.options import Options
+from jaxfix.sources.file_io import ReadError, read_regular, source_lines
+from jaxfix.sources.text import split_lines
 
 # How far a fix's text may lie from the logged line (lines other fixes added above it), how many
 # lines one fix may take, and how many candidate places are tried (each is one engine run).
@@ -89,7 +89,7 @@ def already_fixed(
     """Where in `path` the rule's fix of the logged site now stands (its first line, how many
     lines it takes), or None when the file does not hold that fix (the site changed otherwise,
     or cannot be told)."""
-    from jaxfix.engine import (
+    from jaxfix.check.engine import (
         process_source,  # imports libcst: only for a site that changed
     )
 

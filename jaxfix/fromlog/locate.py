@@ -9,10 +9,10 @@ from collections import defaultdict
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
-from jaxfix.file_io import UNDECODABLE, ReadError, read_regular, source_lines
 from jaxfix.fromlog.tracebacks import Frame
-from jaxfix.paths import is_notebook
-from jaxfix.quoting import cut
+from jaxfix.ground.quoting import cut
+from jaxfix.sources.file_io import UNDECODABLE, ReadError, read_regular, source_lines
+from jaxfix.sources.paths import is_notebook
 
 # Frames that are never the user's: installed packages, JAX itself, the standard library
 # (contextlib for a decorator-entered mesh), and code without a file.
@@ -85,7 +85,12 @@ class TreeIndex:
         self,
     ) -> list[tuple[Path, int, object, list[str], dict[int, int]]]:
         if self._cells is None:
-            from jaxfix.notebook import NotebookError, parse, split_lines, to_module
+            from jaxfix.sources.notebook import (
+                NotebookError,
+                parse,
+                split_lines,
+                to_module,
+            )
 
             self._cells = []
             for path in self.notebooks:

@@ -18,8 +18,8 @@ from __future__ import annotations
 import ast
 import re
 
-from jaxfix.evidence import MeshFacts
-from jaxfix.file_io import UNDECODABLE
+from jaxfix.evidence.facts import MeshFacts
+from jaxfix.sources.file_io import UNDECODABLE
 
 _START = re.compile(r"\b(AbstractMesh|Mesh)\(")
 _AXIS_END = re.compile(

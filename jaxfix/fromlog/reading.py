@@ -1,6 +1,6 @@
 """A whole log in, Evidence per local file and one error line per unusable traceback out.
 
-The log is read as a stream (jaxfix/file_io.py's `TextStream`): a log of any size takes the
+The log is read as a stream (jaxfix/sources/file_io.py's `TextStream`): a log of any size takes the
 memory of its longest traceback, not of the log.
 """
 
@@ -9,8 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jaxfix.evidence import Evidence, Facts
-from jaxfix.file_io import TextStream
+from jaxfix.evidence.facts import Evidence, Facts
 from jaxfix.fromlog.errors import MessageError, error_code, looks_like_ours, read_facts
 from jaxfix.fromlog.locate import (
     ChangedSinceLog,
@@ -21,6 +20,7 @@ from jaxfix.fromlog.locate import (
 )
 from jaxfix.fromlog.logtext import clean_lines
 from jaxfix.fromlog.tracebacks import Traceback, find_tracebacks
+from jaxfix.sources.file_io import TextStream
 
 # A log line longer than this is kept only this far (and a traceback holding it is not used):
 # JAX's messages are far shorter, and a line without end (/dev/zero) must not fill the memory.

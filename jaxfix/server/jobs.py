@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from jaxfix.diagnostics import FileResult
+from jaxfix.ground.diagnostics import FileResult
 
 
 @dataclass(frozen=True)

@@ -23,19 +23,19 @@ from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
 from jaxfix import __version__
-from jaxfix.diagnostics import Diagnostic, FileResult, Safety
-from jaxfix.diffs import decode
-from jaxfix.escaping import printable
+from jaxfix.ground.diagnostics import Diagnostic, FileResult, Safety
+from jaxfix.ground.escaping import printable
 from jaxfix.server import notebooks
 from jaxfix.server.jobs import Answer, Check, Document, FixAll, FixOne, Hello, Job
 from jaxfix.server.process import AnalysisProcess, Stopped
 from jaxfix.server.text import UTF16, Edit, Lines, Position, edits
+from jaxfix.sources.text import decode
 
 DEBOUNCE_SECONDS = 0.25  # after a change; an open or a save is analysed at once
 FIX_ALL = "source.fixAll.jaxfix"
 _NOTEBOOK_SYNC = t.NotebookDocumentSyncOptions(
     # "*": every notebook type; the cells-only form is valid too, but lsprotocol's own converter
-    # (pygls' client, and so tests/test_server.py) cannot read it back.
+    # (pygls' client, and so tests/server/test_server.py) cannot read it back.
     notebook_selector=[
         t.NotebookDocumentFilterWithNotebook(
             notebook="*", cells=[t.NotebookCellLanguage(language="python")]
@@ -297,7 +297,7 @@ class JaxfixServer(LanguageServer):
     def entries(self, state: _Analysed, result: FileResult) -> list[_Entry]:
         if state.notebook_lines is None and state.document.path.endswith(".ipynb"):
             # A notebook open as text: places in its JSON.
-            from jaxfix.notebook import in_document
+            from jaxfix.sources.notebook import in_document
 
             result = in_document(result)
         found = []

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from jaxfix.diffs import split_lines
+from jaxfix.sources.text import split_lines
 
 
 @dataclass(frozen=True)

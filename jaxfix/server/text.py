@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from jaxfix.diffs import split_lines
+from jaxfix.sources.text import split_lines
 
 UTF8, UTF16, UTF32 = "utf-8", "utf-16", "utf-32"
 

@@ -13,16 +13,16 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from jaxfix.cache import Cache, CacheDirError, cache_location
-from jaxfix.config import build_options, load, project_roots, scope_root
-from jaxfix.dependencies import project_run
-from jaxfix.diagnostics import FileResult
-from jaxfix.discovery import is_excluded, project_files
-from jaxfix.file_io import ReadError, read_regular
-from jaxfix.options import Options
+from jaxfix.cache.store import Cache, CacheDirError, cache_location
+from jaxfix.check.dependencies import project_run
+from jaxfix.ground.diagnostics import FileResult
 from jaxfix.server.jobs import Answer, Check, Document, FixAll, FixOne, Hello, Job
 from jaxfix.server.wire import receive, send
-from jaxfix.settings import SettingError
+from jaxfix.settings.config import build_options, load, project_roots, scope_root
+from jaxfix.settings.options import Options
+from jaxfix.settings.table import SettingError
+from jaxfix.sources.discovery import is_excluded, project_files
+from jaxfix.sources.file_io import ReadError, read_regular
 
 
 def _project(document: Document) -> tuple[Options, Cache | None, Path, Path]:
@@ -69,7 +69,7 @@ def _on_disk(path: Path, source: bytes, options: Options) -> bool:
 
 
 def answer(job: Job) -> Answer:
-    from jaxfix.prefilter import is_candidate, selected_rules
+    from jaxfix.check.prefilter import is_candidate, selected_rules
 
     document = job.document
     path = Path(document.path)
@@ -100,7 +100,7 @@ def answer(job: Job) -> Answer:
 
 
 def _answer(job: Job, path: Path, options: Options, cache: Cache | None) -> Answer:
-    from jaxfix.engine import process_source
+    from jaxfix.check.engine import process_source
 
     document = job.document
     if isinstance(job, Check):
@@ -140,7 +140,7 @@ def main() -> None:
         sys.stderr.fileno(), sys.stdout.fileno()
     )  # whatever a library prints must not reach the pipe
     jobs = sys.stdin.buffer
-    import jaxfix.engine  # noqa: F401 - before the first job arrives: libcst, the rules
+    import jaxfix.check.engine  # noqa: F401 - before the first job arrives: libcst, the rules
 
     send(messages, Hello(_explain()))
     while True:

@@ -15,8 +15,8 @@ from jaxfix.analysis.ast_engine.values import (
 )
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
-from jaxfix.diagnostics import Safety
-from jaxfix.quoting import cut
+from jaxfix.ground.diagnostics import Safety
+from jaxfix.ground.quoting import cut
 
 
 class OutShardingMeshSize(Rule):

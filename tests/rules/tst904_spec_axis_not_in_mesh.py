@@ -7,7 +7,7 @@ import ast
 from jaxfix.analysis.ast_engine.values import Mesh, Spec
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
-from jaxfix.diagnostics import Safety
+from jaxfix.ground.diagnostics import Safety
 
 
 class SpecAxisNotInMesh(Rule):

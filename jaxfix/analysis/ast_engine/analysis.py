@@ -41,8 +41,8 @@ from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import External, Unknown, Value
 from jaxfix.analysis.ast_engine.vocabulary import api_of
 from jaxfix.analysis.names import ENTER_METHODS, SIGNATURES, Api
-from jaxfix.diffs import source_text, split_lines
-from jaxfix.evidence import Evidence
+from jaxfix.evidence.facts import Evidence
+from jaxfix.sources.text import source_text, split_lines
 
 
 class Analysis:

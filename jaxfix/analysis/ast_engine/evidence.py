@@ -18,7 +18,7 @@ from typing import Protocol
 
 from jaxfix.analysis.ast_engine.positions import Span
 from jaxfix.analysis.ast_engine.values import AxisType, Mesh, MeshKind
-from jaxfix.evidence import Evidence, MeshFacts
+from jaxfix.evidence.facts import Evidence, MeshFacts
 
 
 class EvidenceQuestions(Protocol):

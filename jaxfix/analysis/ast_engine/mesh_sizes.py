@@ -27,7 +27,7 @@ from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import External, Function, Unknown
 from jaxfix.analysis.ast_engine.vocabulary import api_of
 from jaxfix.analysis.names import MESH_UPDATE, SIGNATURES, Api, Signature
-from jaxfix.quoting import cut
+from jaxfix.ground.quoting import cut
 
 _MAX_NAMES = 8  # names followed from the use to the mesh
 

@@ -9,7 +9,7 @@ from the directory above the importer's top-most package, then each root and `<r
 What an answer depended on is recorded (`record`, one per module whose questions are being
 answered, `begin`): every file parsed, every path an import was looked for at and what was there,
 every search of the word index with the files it found; `files_seen` is what the word index read
-of each of the run's files. A cached result keyed on these is never stale (jaxfix/cache.py).
+of each of the run's files. A cached result keyed on these is never stale (jaxfix/cache/store.py).
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ from pathlib import Path
 
 from jaxfix.analysis.ast_engine.flow import scope_names
 from jaxfix.analysis.ast_engine.values import Unknown
-from jaxfix.file_io import ReadError, open_regular, read_regular
-from jaxfix.grammar import Blanked, Region, needed_python, readable
-from jaxfix.paths import path_state
-from jaxfix.words import code_of, split_words, words_of
+from jaxfix.sources.file_io import ReadError, open_regular, read_regular
+from jaxfix.sources.grammar import Blanked, Region, needed_python, readable
+from jaxfix.sources.paths import path_state
+from jaxfix.sources.words import code_of, split_words, words_of
 
 _MAX_SOURCE_BYTES = 4 * 1024 * 1024
 # A function's callers are looked for in at most this many other modules (those whose words
@@ -99,9 +99,7 @@ class Module:
         self.path = path
         self.tree = tree
         self.source = source
-        self.blanked = (
-            blanked  # code in a newer grammar, not in `tree` (jaxfix/grammar.py)
-        )
+        self.blanked = blanked  # code in a newer grammar, not in `tree` (jaxfix/sources/grammar.py)
         self._scope_names: dict[ast.AST, tuple[frozenset[str], frozenset[str]]] = {}
 
     @cached_property
@@ -284,7 +282,7 @@ class Project:
         self.freeze_trees = freeze_trees  # see `_parse`
         self.created_ns = (
             time.time_ns()
-        )  # before anything is read: see jaxfix/dependencies.py
+        )  # before anything is read: see jaxfix/check/dependencies.py
         self.roots = tuple(dict.fromkeys(r.resolve() for r in roots))
         # Each file by its real path, and as the run named it (absolute, not resolved: a warm
         # run compares the files it is given with those of the run that filled the cache).
@@ -437,7 +435,7 @@ class Project:
         return self._given.get(self.real(path))
 
     def state(self, path: Path) -> str:
-        """What is at `path` (one of jaxfix.paths.PATH_STATES), as first seen in this run;
+        """What is at `path` (one of jaxfix.sources.paths.PATH_STATES), as first seen in this run;
         recorded: an import looked for there finds another module once that changes."""
         found = self._states.get(path)
         if found is None:
@@ -597,14 +595,14 @@ def _digest(source: bytes) -> bytes:
 
 
 def _signature(status: os.stat_result) -> Signature:
-    """What changes whenever a file's bytes do (as jaxfix/dependencies.py's)."""
+    """What changes whenever a file's bytes do (as jaxfix/check/dependencies.py's)."""
     return status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino
 
 
 def _parse(path: Path, source: bytes) -> Module | Unknown:
     """The module (code in a newer Python's grammar read with its new constructs blanked,
     where that is possible), or Unknown: a syntax error, or code in a newer Python's grammar
-    than the running one's that could not be blanked (jaxfix/grammar.py names which)."""
+    than the running one's that could not be blanked (jaxfix/sources/grammar.py names which)."""
     try:
         tree = ast.parse(source, filename=str(path))
     except SyntaxError as error:

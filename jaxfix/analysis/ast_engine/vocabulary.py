@@ -52,7 +52,7 @@ from jaxfix.analysis.names import (
     Signature,
     api_of_name,
 )
-from jaxfix.jax_version import axes_explicit_by_default
+from jaxfix.settings.jax_version import axes_explicit_by_default
 
 Bound = dict[str, Value]
 _AXIS_TYPES = {t.value: t for t in AxisType}

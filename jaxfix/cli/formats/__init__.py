@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from jaxfix.codemods.base import Rule
-from jaxfix.diagnostics import FileResult
+from jaxfix.ground.diagnostics import FileResult
 
 
 @dataclass(frozen=True)

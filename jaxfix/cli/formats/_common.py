@@ -8,8 +8,8 @@ from pathlib import Path
 
 from jaxfix.cli.formats import RunInfo
 from jaxfix.codemods.base import Rule
-from jaxfix.diagnostics import Diagnostic, FileResult
-from jaxfix.paths import display_path
+from jaxfix.ground.diagnostics import Diagnostic, FileResult
+from jaxfix.sources.paths import display_path
 
 
 def reported(result: FileResult, info: RunInfo) -> tuple[Diagnostic, ...]:

@@ -12,8 +12,8 @@ import difflib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from jaxfix.diagnostics import Diagnostic, FileResult
-from jaxfix.diffs import decode, split_lines
+from jaxfix.ground.diagnostics import Diagnostic, FileResult
+from jaxfix.sources.text import decode, split_lines
 
 _SIMILAR = (
     0.6  # difflib ratio above which a changed line is taken for an edit of the old one

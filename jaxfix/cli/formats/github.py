@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from jaxfix.cli.formats import RunInfo, register
 from jaxfix.cli.formats._common import reported, repository_path
-from jaxfix.diagnostics import Diagnostic, FileResult, Location, Safety
-from jaxfix.escaping import workflow_data, workflow_property
-from jaxfix.notebook import in_document
+from jaxfix.ground.diagnostics import Diagnostic, FileResult, Location, Safety
+from jaxfix.ground.escaping import workflow_data, workflow_property
+from jaxfix.sources.notebook import in_document
 
 
 def _command(properties: dict[str, object], message: str) -> str:

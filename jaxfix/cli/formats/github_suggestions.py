@@ -20,9 +20,9 @@ from jaxfix.cli.formats._suggestions import (
     companion_message,
     companion_note,
 )
-from jaxfix.diagnostics import Diagnostic, FileResult, Safety
-from jaxfix.escaping import markdown_message
-from jaxfix.notebook import in_document
+from jaxfix.ground.diagnostics import Diagnostic, FileResult, Safety
+from jaxfix.ground.escaping import markdown_message
+from jaxfix.sources.notebook import in_document
 
 _BACKTICKS = re.compile(r"`{3,}")
 

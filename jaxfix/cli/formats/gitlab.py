@@ -8,9 +8,9 @@ from collections import Counter
 
 from jaxfix.cli.formats import RunInfo, register
 from jaxfix.cli.formats._common import reported, repository_path
-from jaxfix.diagnostics import Diagnostic, FileResult
-from jaxfix.diffs import decode, split_lines
-from jaxfix.notebook import in_document
+from jaxfix.ground.diagnostics import Diagnostic, FileResult
+from jaxfix.sources.notebook import in_document
+from jaxfix.sources.text import decode, split_lines
 
 
 def _fingerprint(

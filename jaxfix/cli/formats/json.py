@@ -7,9 +7,9 @@ import json
 from jaxfix import __version__
 from jaxfix.cli.formats import RunInfo, register
 from jaxfix.cli.rule_docs import rule_record
-from jaxfix.diagnostics import Diagnostic, FileResult, Location
-from jaxfix.diffs import unified_diff_text
-from jaxfix.paths import display_path
+from jaxfix.ground.diagnostics import Diagnostic, FileResult, Location
+from jaxfix.sources.paths import display_path
+from jaxfix.write.diffs import unified_diff_text
 
 
 def _location(location: Location) -> dict:

@@ -18,10 +18,10 @@ from jaxfix.cli.formats._suggestions import (
     companion_message,
     companion_note,
 )
-from jaxfix.diagnostics import Diagnostic, FileResult, Location
-from jaxfix.diffs import decode, split_lines
-from jaxfix.notebook import in_document
-from jaxfix.paths import display_path
+from jaxfix.ground.diagnostics import Diagnostic, FileResult, Location
+from jaxfix.sources.notebook import in_document
+from jaxfix.sources.paths import display_path
+from jaxfix.sources.text import decode, split_lines
 
 
 def _position(lines: list[str], location: Location) -> dict:

@@ -21,9 +21,9 @@ from jaxfix.cli.formats._common import (
 )
 from jaxfix.cli.formats._suggestions import Comment, comments
 from jaxfix.codemods.base import Rule
-from jaxfix.diagnostics import Diagnostic, FileResult, Location
-from jaxfix.escaping import uri_path
-from jaxfix.notebook import in_document
+from jaxfix.ground.diagnostics import Diagnostic, FileResult, Location
+from jaxfix.ground.escaping import uri_path
+from jaxfix.sources.notebook import in_document
 
 _SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 

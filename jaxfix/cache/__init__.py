@@ -1,0 +1,1 @@
+"""Results kept between runs: the per-file cache and the files the prefilter settled."""

@@ -1,0 +1,646 @@
+"""One file in, one FileResult out: parse once, run every selected rule, apply fixes, verify.
+
+Pure: reading, caching and safe writes live in jaxfix/check/runner.py and jaxfix/sources/file_io.py. The
+rules run over `ast` (one walk, the run's engine); LibCST (half a second to import) is imported
+and the file parsed with it only to write a fix.
+"""
+
+from __future__ import annotations
+
+import ast
+import gc
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from jaxfix.analysis.ast_engine import Engine
+from jaxfix.analysis.ast_engine.analysis import Analysis
+from jaxfix.analysis.ast_engine.positions import Span
+from jaxfix.analysis.ast_engine.project import Module
+from jaxfix.check.changed_lines import carry_lines
+from jaxfix.check.dependencies import GC_GENERATION_0, ast_engine, recorded
+from jaxfix.check.suppression import is_suppressed
+from jaxfix.codemods import load_rule_modules
+from jaxfix.codemods.base import Rule
+from jaxfix.evidence.facts import Evidence
+from jaxfix.ground.diagnostics import (
+    Diagnostic,
+    FileResult,
+    Fix,
+    Location,
+    Report,
+    Safety,
+)
+from jaxfix.settings.options import Options
+from jaxfix.sources.cst_source import CstSource, for_libcst
+from jaxfix.sources.file_io import unreadable_reason
+from jaxfix.sources.grammar import NewerGrammar, not_fixed, touched
+from jaxfix.sources.nesting import too_deep
+from jaxfix.sources.notebook import process_notebook
+from jaxfix.sources.paths import is_notebook
+from jaxfix.sources.syntax import newer_grammar
+from jaxfix.sources.text import source_text, split_lines
+
+if TYPE_CHECKING:  # each imports LibCST
+    import libcst as cst
+    from libcst.metadata import CodeRange
+
+    from jaxfix.ground.diagnostics import CstReplacement
+    from jaxfix.write.cst_edits import Locator
+
+MAX_PASSES = 8
+_RECURSION_LIMIT = (
+    3000  # Python's default is 1000; Python-to-Python calls use no C stack
+)
+# LibCST's tree and its metadata take about 2.4-3.2 KB per node of `ast`'s tree (measured on
+# JAX's largest files).
+_BYTES_PER_AST_NODE = 3200
+
+
+class InternalError(Exception):
+    """A rule produced something the engine refuses to write (non-convergence, bad syntax)."""
+
+
+class TooLarge(Exception):
+    """The file's tree would take more memory than `max-parse-memory` allows."""
+
+
+def selected_rules(options: Options) -> list[type[Rule]]:
+    from jaxfix.codemods import RULES
+
+    load_rule_modules(options.rule_modules)  # a spawned worker registers them here
+    return [
+        rule
+        for code, rule in sorted(RULES.items())
+        if options.is_selected(code, rule.raises_since)
+    ]
+
+
+def candidate_rules(source: bytes, options: Options) -> list[type[Rule]]:
+    """The prefilter: rules whose tokens all occur in the raw bytes."""
+    return [rule for rule in selected_rules(options) if rule.may_apply(source)]
+
+
+def _refuse_if_too_large(node_count: int, options: Options) -> None:
+    """Bound a worker's memory before a fix parses the file with LibCST: one huge function
+    can take gigabytes there."""
+    predicted, basis = node_count * _BYTES_PER_AST_NODE, f"{node_count:,} syntax nodes"
+    if predicted > options.max_parse_memory * 1024 * 1024:
+        raise TooLarge(
+            f"not checked: analysing it would take about {predicted / 1024**3:.1f} GB of memory "
+            f"(from its {basis}), more than max-parse-memory ({options.max_parse_memory} MB)"
+        )
+
+
+def _fix_allowed(fix: Fix | None, options: Options) -> bool:
+    return fix is not None and (fix.safety is Safety.SAFE or options.unsafe_fixes)
+
+
+def _span(code_range: CodeRange) -> tuple[tuple[int, int], tuple[int, int]]:
+    return (code_range.start.line, code_range.start.column), (
+        code_range.end.line,
+        code_range.end.column,
+    )
+
+
+def _apply(
+    module: cst.Module, fixes: list[_Written], tree: _CstTree, line_length: int
+) -> cst.Module:
+    """Apply every fix whose nodes do not overlap an earlier one's; the rest wait for the next pass."""
+    from libcst.codemod import CodemodContext
+    from libcst.codemod.visitors import AddImportsVisitor
+
+    from jaxfix.write.added_imports import SortedAddImportsVisitor
+    from jaxfix.write.cst_edits import ReplaceByIdentity
+    from jaxfix.write.layout import fit_line_length
+
+    taken: list[tuple[tuple[int, int], tuple[int, int]]] = []
+    edits: dict[cst.CSTNode, cst.CSTNode] = {}
+    imports: set[tuple[str, str | None]] = set()
+    for fix in fixes:
+        spans = [_span(tree.positions[node]) for node, _ in fix.edits]
+        if any(a[0] < b[1] and b[0] < a[1] for a in spans for b in taken):
+            continue
+        taken.extend(spans)
+        edits.update(fix.edits)
+        imports.update(fix.imports)
+    edits = fit_line_length(edits, module, tree.parents, tree.positions, line_length)
+    module = module.visit(ReplaceByIdentity(edits))
+    if imports:
+        context = CodemodContext()
+        for module_name, obj in sorted(imports, key=lambda i: (i[0], i[1] or "")):
+            AddImportsVisitor.add_needed_import(context, module_name, obj)
+        module = SortedAddImportsVisitor(context).transform_module(module)
+    return module
+
+
+def _diagnostic(found: _Found, options: Options) -> Diagnostic:
+    report, where = found.report, found.where
+    fix = report.fix
+    return Diagnostic(
+        code=report.code,
+        message=report.message,
+        start=Location(where.start[0], where.start[1] + 1),
+        end=Location(where.end[0], where.end[1] + 1),
+        fix_title=fix.title if fix else None,
+        fix_safety=fix.safety if fix else None,
+        applied=_fix_allowed(fix, options),
+        related=report.related,
+        fix_lines=found.fix_lines,
+    )
+
+
+def _fix_lines(fix: Fix | None, analysis: Analysis) -> tuple[int, int] | None:
+    if fix is None:
+        return None
+    spans = [analysis.span(node) for node, _ in fix.edits]
+    return min(s.start[0] for s in spans), max(s.end[0] for s in spans)
+
+
+def _run_rules(
+    engine: Engine,
+    path: Path,
+    source: bytes,
+    rules: list[type[Rule]],
+    options: Options,
+    changed_lines: frozenset[int] | None,
+    evidence: tuple[Evidence, ...] | None,
+) -> tuple[Analysis, list[_Found]]:
+    """The rules' reports that are neither expected (code testing the error), nor
+    suppressed, nor off the changed lines, nor, with evidence from a log, unconfirmed."""
+    module = engine.begin(path, source)  # what its answers use: engine.project.record
+    if not isinstance(module, Module):
+        newer = newer_grammar(source)  # valid code, in a newer Python's grammar
+        if newer is not None:
+            raise NewerGrammar(*newer)
+        _refuse_if_too_deep(source)  # `ast` gave up on it: say so as for LibCST
+        ast.parse(source)  # Python's own message and place for the file's one line
+        raise SyntaxError(module.why)
+    analysis = Analysis(engine, module, evidence or ())
+    running = [rule_class(analysis, options) for rule_class in rules]
+    _walk(module, running)
+    for item in evidence or ():
+        if item.at_value:  # a value a recorded error was about is written here
+            for rule in running:
+                if rule.code == item.code:
+                    rule.at_value(item)
+    if engine.evaluator.too_deep:  # some answer gave up on the nesting
+        _refuse_if_too_deep(source)
+    reports = [
+        report
+        for rule in running
+        for report in rule.reports
+        if not analysis.expected(report.node, rule.raises, rule.error)
+    ]
+    if evidence is not None:
+        reports = [r for r in reports if analysis.evidence.confirms(r.code, r.node)]
+    if not reports:
+        return analysis, []
+    lines = split_lines(source_text(source))
+    kept = []
+    for report in reports:
+        where = analysis.span(report.node)
+        if is_suppressed(lines, report.code, (where.start[0], where.end[0])):
+            continue
+        if changed_lines is None or not changed_lines.isdisjoint(
+            range(where.start[0], where.end[0] + 1)
+        ):
+            kept.append(
+                _Found(report, where, analysis, _fix_lines(report.fix, analysis))
+            )
+    return analysis, kept
+
+
+def _walk(module: Module, rules: list[Rule]) -> None:
+    """Call the rules' `visit_<AstClass>` methods on every node, in source order (a node
+    before its children, children in their fields' order): one walk for all rules. Rules that
+    only look at calls are given the module's calls (found by its index's walk)."""
+    handlers: dict[str, list[Callable[[ast.AST], object]]] = {}
+    for rule in rules:
+        for name, method in rule.get_visitors().items():
+            handlers.setdefault(name, []).append(method)
+    if handlers.keys() <= {"visit_Call"}:
+        methods = handlers.get("visit_Call", [])
+        for call in module.calls:
+            for method in methods:
+                method(call)
+        return
+    by_type: dict[type, list[Callable[[ast.AST], object]]] = {}
+    stack: list[ast.AST] = [module.tree]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        found = by_type.get(kind)
+        if found is None:
+            found = by_type[kind] = handlers.get(f"visit_{kind.__name__}", [])
+        for method in found:
+            method(node)
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+def _parses_with_ast(source: bytes) -> bool:
+    try:
+        ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def _unconfirmed(
+    evidence: tuple[Evidence, ...],
+    confirmed: set[Evidence | None],
+    matched: set[Evidence],
+    lines: list[str],
+) -> list[Diagnostic]:
+    """A diagnostic for each piece of evidence no rule's report stands for (`confirmed`: the
+    evidence behind the reports; `matched`: the evidence some rule found its call for)."""
+    found = []
+    for item in evidence:
+        if (
+            item in confirmed
+            or item.at_value  # the raising line's report says why nothing is done here
+            or is_suppressed(lines, item.code, (item.line, item.line))
+        ):
+            continue
+        if item in matched:
+            why = "but jaxfix cannot tell why from this code"
+        else:
+            why = (
+                f"but no call on this line is one {item.code} checks: JAX raised it inside code this line calls "
+                "(in another module or a library); give jaxfix that file's path, or fix it there"
+            )
+        text = lines[item.line - 1] if item.line <= len(lines) else ""
+        indent = len(text) - len(text.lstrip())
+        found.append(
+            Diagnostic(
+                code=item.code,
+                message=f"the log shows JAX raised {item.code} at this line ({item.where}), {why}",
+                start=Location(item.line, indent + 1),
+                end=Location(item.line, len(text.rstrip("\r\n")) + 1),
+            )
+        )
+    return found
+
+
+def _carry_evidence(
+    evidence: tuple[Evidence, ...], old: list[str], new: list[str]
+) -> tuple[Evidence, ...]:
+    carried = []
+    for item in evidence:
+        lines = carry_lines(frozenset({item.line}), old, new)
+        if lines:
+            carried.append(
+                replace(item, line=min(lines), columns=None)
+            )  # a fix moves the columns
+    return tuple(carried)
+
+
+def check_source(
+    source: bytes,
+    options: Options,
+    rules: list[type[Rule]] | None = None,
+    changed_lines: frozenset[int] | None = None,
+    evidence: tuple[Evidence, ...] | None = None,
+    path: Path | None = None,
+    engine: Engine | None = None,
+) -> tuple[bytes | None, tuple[Diagnostic, ...]]:
+    """Diagnostics for `source` (positions in it) and the fixed bytes, or None if unchanged.
+
+    `rules` defaults to the registered rules that are selected and pass the prefilter;
+    `changed_lines` (changed-lines mode) keeps only reports touching those lines; None keeps all.
+    `evidence` (from a log) runs the rules it names in confirmed mode, without the prefilter
+    (the file may not mention a mesh at all), and keeps only the reports it confirms.
+    `path`: where the module is, so that its imports of the project's modules are followed
+    (default: `-` in the working directory); `engine`: the run's engine (a fresh one for this
+    source alone by default).
+    """
+    if changed_lines is not None and not changed_lines:
+        return None, ()
+    if evidence is not None:
+        codes = {e.code for e in evidence}
+        rules = [
+            r
+            for r in (selected_rules(options) if rules is None else rules)
+            if r.code in codes
+        ]
+    else:
+        rules = (
+            candidate_rules(source, options)
+            if rules is None
+            else [r for r in rules if r.may_apply(source)]
+        )
+    if not rules:
+        return None, ()
+    if engine is None:
+        engine = Engine(options.project_roots, (), options.jax_version)
+    if path is None:
+        path = Path("-").absolute()
+    text = source
+    diagnostics: tuple[Diagnostic, ...] | None = None
+    fixed_any = False
+    for _ in range(MAX_PASSES):
+        try:
+            analysis, found = _run_rules(
+                engine, path, text, rules, options, changed_lines, evidence
+            )
+        except RecursionError:
+            _refuse_if_too_deep(source)  # as LibCST would fail on it
+            raise
+        found.sort(key=lambda f: (f.where.start, f.where.end, f.report.code))
+        if diagnostics is None:
+            diagnostics = tuple(_diagnostic(f, options) for f in found)
+            if evidence:
+                confirmed = {
+                    analysis.evidence.confirms(f.report.code, f.report.node)
+                    for f in found
+                }
+                notes = _unconfirmed(
+                    evidence,
+                    confirmed,
+                    set(analysis.evidence.matched),
+                    split_lines(source_text(text)),
+                )
+                diagnostics = tuple(
+                    sorted(
+                        (*diagnostics, *notes),
+                        key=lambda d: (d.start.line, d.start.column, d.code),
+                    )
+                )
+        allowed = [f for f in found if _fix_allowed(f.report.fix, options)]
+        if not allowed:
+            break
+        _refuse_if_newer_grammar(allowed)
+        import libcst as cst  # a fix is written: LibCST from here
+
+        if not fixed_any:  # a fix may add a level LibCST then survives
+            _refuse_if_too_deep(source)
+        _refuse_if_too_large(len(analysis.module.parents), options)
+        layout = for_libcst(
+            text
+        )  # CR-only line ends, form feeds: jaxfix/sources/cst_source.py
+        module = _parse_cst(layout.normal)
+        # Only the first pass can get here with nothing fixed yet, so `text` is the original.
+        # LibCST loses a few odd layouts (e.g. whitespace after a final blank line).
+        if not fixed_any and module.bytes != layout.normal:
+            raise InternalError(
+                "LibCST does not reproduce this file byte for byte, so jaxfix will not rewrite it"
+            )
+        fixed_any = True
+        from jaxfix.write.cst_edits import Locator
+
+        tree = _CstTree.of(module)
+        locator = Locator(tree.positions)
+        fixes = [_written(f, locator, layout) for f in allowed]
+        changed = _apply(module, fixes, tree, options.line_length).bytes
+        try:
+            fixed_module = cst.parse_module(changed)
+        except cst.ParserSyntaxError as error:
+            raise InternalError(
+                f"a fix produced code that does not parse ({error.message})"
+            ) from None
+        if changed_lines is not None:
+            changed_lines = carry_lines(
+                changed_lines, split_lines(module.code), split_lines(fixed_module.code)
+            )
+        if evidence:
+            evidence = _carry_evidence(
+                evidence, split_lines(module.code), split_lines(fixed_module.code)
+            )
+        text = layout.restore(fixed_module.bytes)
+    else:
+        raise InternalError(f"fixes did not settle after {MAX_PASSES} passes")
+    if not fixed_any:
+        return None, diagnostics or ()
+    if text == source:
+        return None, diagnostics or ()
+    if _parses_with_ast(source) and not _parses_with_ast(text):
+        raise InternalError("a fix produced code that Python rejects")
+    return text, diagnostics or ()
+
+
+def _refuse_if_newer_grammar(allowed: list[_Found]) -> None:
+    """A fix that would rewrite code in a newer Python's grammar, blanked for `ast`
+    (jaxfix/sources/grammar.py), is refused: one line for the file."""
+    for found in allowed:
+        blanked = found.analysis.module.blanked
+        if not blanked:
+            return
+        assert found.report.fix is not None  # only allowed fixes are here
+        for node, _ in found.report.fix.edits:
+            region = touched(blanked, node)
+            if region is not None:
+                start = found.analysis.span(node).start
+                where = Location(start[0], start[1] + 1)
+                raise NewerGrammar(not_fixed(region, where), where)
+
+
+def _refuse_if_too_deep(source: bytes) -> None:
+    """Code nested deeper than LibCST survives (jaxfix/sources/nesting.py) is refused before a fix
+    parses it, and when `ast` or the engine gives up on it: one line naming the depth."""
+    refusal = too_deep(source)
+    if refusal is not None:
+        message, line, column = refusal
+        raise TooDeep(message, Location(line, column))
+
+
+def _parse_cst(source: bytes) -> cst.Module:
+    import libcst as cst
+
+    return cst.parse_module(
+        source
+    )  # nested no deeper than it survives (`check_source`)
+
+
+@dataclass(frozen=True)
+class _Found:
+    """A report kept after suppression and changed lines, with where its node is."""
+
+    report: Report
+    where: Span
+    analysis: Analysis  # where its fix's nodes are
+    fix_lines: tuple[int, int] | None  # the lines its fix replaces
+
+
+@dataclass(frozen=True)
+class _CstTree:
+    """What writing fixes into a LibCST module needs: positions and parents of its nodes."""
+
+    positions: Mapping[cst.CSTNode, CodeRange]
+    parents: Mapping[cst.CSTNode, cst.CSTNode]
+
+    @classmethod
+    def of(cls, module: cst.Module) -> _CstTree:
+        from libcst.metadata import MetadataWrapper, PositionProvider
+
+        from jaxfix.write.cst_parents import parent_map
+
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        return cls(wrapper.resolve(PositionProvider), parent_map(module))
+
+
+@dataclass(frozen=True)
+class _Written:
+    """A fix's edits on LibCST nodes (original -> replacement, by identity) and its imports."""
+
+    edits: tuple[tuple[cst.CSTNode, CstReplacement], ...]
+    imports: tuple[tuple[str, str | None], ...]
+
+
+def _written(found: _Found, locator: Locator, layout: CstSource) -> _Written:
+    """The fix with each edit's `ast` node found where it is among the LibCST nodes (of the
+    source as `layout` gave it to LibCST)."""
+    from jaxfix.write.cst_edits import NotFound
+
+    fix = found.report.fix
+    assert fix is not None  # only allowed fixes are written
+    edits = []
+    for node, edit in fix.edits:
+        where = found.analysis.span(node)
+        start = where.start[0], layout.column(*where.start)
+        end = where.end[0], layout.column(*where.end)
+        try:
+            original = locator.find(node, start, end)
+        except NotFound as error:
+            raise InternalError(str(error)) from None
+        edits.append((original, edit(original)))
+    return _Written(tuple(edits), fix.imports)
+
+
+def _syntax_error(source: bytes, error: cst.ParserSyntaxError) -> tuple[str, Location]:
+    """Python's own parser names and places syntax errors best; LibCST's view is the fallback
+    (for code Python accepts but LibCST cannot parse)."""
+    try:
+        ast.parse(source)
+    except SyntaxError as python_error:
+        if python_error.lineno:
+            return f"syntax error: {python_error.msg}", Location(
+                python_error.lineno, python_error.offset or 1
+            )
+    except ValueError:
+        pass
+    message = " ".join(error.message.split())
+    return f"syntax error (LibCST): {message}", Location(
+        error.raw_line, error.raw_column + 1
+    )
+
+
+class TooDeep(Exception):
+    """Code nested deeper than LibCST survives (jaxfix/sources/nesting.py): refused before parsing."""
+
+    def __init__(self, message: str, where: Location) -> None:
+        super().__init__(message)
+        self.where = where
+
+
+def _check(
+    source: bytes,
+    options: Options,
+    changed_lines: frozenset[int] | None,
+    evidence: tuple[Evidence, ...] | None = None,
+    path: Path | None = None,
+    engine: Engine | None = None,
+) -> tuple[bytes | None, tuple[Diagnostic, ...]]:
+    with _fewer_collections():
+        return check_source(
+            source,
+            options,
+            changed_lines=changed_lines,
+            evidence=evidence,
+            path=path,
+            engine=engine,
+        )
+
+
+@contextmanager
+def _fewer_collections() -> Iterator[None]:
+    """The collector's threshold above, and room for the engine's recursion: code nested as
+    deep as jaxfix/sources/nesting.py lets through takes a few frames per level in the engine, more
+    than Python's default limit leaves under a deep caller (a test runner, an editor)."""
+    saved, limit = gc.get_threshold(), sys.getrecursionlimit()
+    raised = saved[0] < GC_GENERATION_0  # not already, for the run
+    if raised:
+        gc.set_threshold(GC_GENERATION_0, *saved[1:])
+    sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
+    try:
+        yield
+    finally:
+        if raised:
+            gc.set_threshold(*saved)
+        sys.setrecursionlimit(limit)
+
+
+def describe_failure(
+    error: Exception, source: bytes
+) -> tuple[str, Location | None, bool]:
+    """A failure of `check_source` as this file's one-line error, where it is, and whether it
+    follows from the bytes alone (so it may be cached; an internal error is retried)."""
+    if isinstance(error, (TooDeep, NewerGrammar)):
+        return str(error), error.where, True
+    if isinstance(error, TooLarge):  # depends on max-parse-memory
+        return str(error), None, False
+    libcst = sys.modules.get("libcst")  # only once imported can LibCST have raised
+    if libcst is not None and isinstance(error, libcst.ParserSyntaxError):
+        return *_syntax_error(source, error), True
+    if isinstance(error, SyntaxError):
+        return (
+            f"syntax error: {error.msg}",
+            Location(error.lineno, error.offset or 1) if error.lineno else None,
+            True,
+        )
+    if isinstance(error, InternalError):
+        return f"internal error, file left untouched: {error}", None, False
+    if isinstance(error, RecursionError):
+        return (
+            "internal error, file left untouched: code is nested too deeply",
+            None,
+            False,
+        )
+    return (
+        f"internal error in a rule, file left untouched: {type(error).__name__}: {error}",
+        None,
+        False,
+    )
+
+
+def process_source(path: Path, source: bytes, options: Options) -> FileResult:
+    """Per-file isolation: every failure becomes this file's one-line error. The result lists the
+    other files of the project its analysis used; its imports are looked up from `path`'s
+    directory (for stdin without --stdin-filename, `-`: the working directory)."""
+    reason = unreadable_reason(source)
+    if reason is not None:
+        return FileResult(path, source, error=reason)
+    options = options.for_file(path)
+    engine = ast_engine(options.project_roots, options.jax_version)
+    if is_notebook(path):
+        result = process_notebook(
+            path,
+            source,
+            options,
+            partial(_check, path=path.absolute(), engine=engine),
+            describe_failure,
+        )
+    else:
+        try:
+            fixed, diagnostics = _check(
+                source,
+                options,
+                options.lines_to_check(path),
+                options.evidence_at(path),
+                path=path.absolute(),
+                engine=engine,
+            )
+        except Exception as error:  # noqa: BLE001 - a rule's bug must not stop the run
+            message, where, lasting = describe_failure(error, source)
+            return FileResult(
+                path, source, error=message, error_location=where, lasting_error=lasting
+            )
+        result = FileResult(path, source, fixed, diagnostics)
+    if result.error is None:
+        used, lookups = recorded(engine.project, path.absolute())  # what answers used
+        if used or lookups:
+            result = replace(result, dependencies=used, lookups=lookups)
+    return result

@@ -1,0 +1,306 @@
+"""Run the engine over many files, results in path order.
+
+Most files need no parsing: reading them, the byte prefilter and the cache settle them in this
+process, and libcst is imported only once some file must be parsed. The files that must are
+parsed in worker processes when there is enough of them to pay for the pool (a file that kills
+its worker becomes that file's error; see jaxfix/check/pool.py); the workers start as soon as that is
+known, so their import of libcst overlaps the reading of the other files (a run that parses
+nothing starts none). Fixes are written here. Nothing shown or written comes from the cache:
+it holds no fixed code (jaxfix/cache/store.py), so a file that needs a fix is parsed on every run, in
+every mode, and a forged cache entry can hide or invent a diagnostic but never put code into a
+file, a diff or a suggestion.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Container
+from contextlib import ExitStack
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from jaxfix.cache.settled_files import current_signature
+from jaxfix.cache.store import Cache
+from jaxfix.check.dependencies import in_run, project_run
+from jaxfix.check.dependencies import run_files as files_of_the_run
+from jaxfix.check.prefilter import RuleTokens, is_candidate, selected_rules
+from jaxfix.ground.diagnostics import FileResult
+from jaxfix.settings.options import Options
+from jaxfix.sources.file_io import (
+    read_source,
+    undo_written,
+    unreadable_reason,
+    write_fix,
+)
+from jaxfix.sources.paths import is_notebook
+from jaxfix.sources.syntax import syntax_error
+from jaxfix.write.safe_write import LateCheck, confirm_writes
+
+if TYPE_CHECKING:  # multiprocessing: imported only when workers start
+    from jaxfix.check.pool import Workers
+
+# Below this much source to parse (LibCST with metadata costs roughly 40 ms of CPU per KB), the
+# workers' start-up (fork, pickling, each importing libcst) costs about what they would save.
+_PARALLEL_MIN_BYTES = 16 * 1024
+# Replaced files are held open until the run's writes are confirmed; at most this many at once.
+_MAX_OPEN_LATE_CHECKS = 256
+
+
+def default_jobs() -> int:
+    return (
+        len(os.sched_getaffinity(0))
+        if hasattr(os, "sched_getaffinity")
+        else (os.cpu_count() or 1)
+    )
+
+
+def _settle_cheaply(
+    path: Path,
+    options: Options,
+    rules: tuple[RuleTokens, ...],
+    cache: Cache | None,
+    *,
+    check_syntax: bool = False,
+) -> bytes | FileResult:
+    """The result if reading, the prefilter or the cache decides it, else the bytes to parse.
+    `check_syntax`: a file the prefilter settles still gets its syntax errors reported. A
+    file the prefilter settled in an earlier run and unchanged since is not read
+    (jaxfix/cache/settled_files.py): its result has no source."""
+    notebook = is_notebook(path)
+    settled = (
+        cache.settled
+        if cache is not None
+        and not check_syntax
+        and not notebook
+        and options.evidence is None
+        else None
+    )
+    if settled is not None and settled.holds(path):
+        return FileResult(path, None)
+    before = current_signature(path) if settled is not None else None
+    source = read_source(path, options)
+    if isinstance(source, FileResult):
+        return source
+    reason = unreadable_reason(source)
+    if reason is not None:
+        return FileResult(path, source, error=reason)
+    if notebook:
+        from jaxfix.sources.notebook import (  # a tree without notebooks never imports it
+            notebook_syntax_error,
+            shape_error,
+        )
+
+        if (problem := shape_error(path, source)) is not None:
+            return problem  # malformed, not a notebook, or nbformat 3: said even when nothing to check
+    # Only a file the prefilter passed has an entry (for these bytes and settings): asked
+    # first, a warm run needs no prefilter for it.
+    cached = cache.get(path, source) if cache else None
+    if cached is not None:
+        if settled is not None:
+            settled.forget(path)
+        return cached
+    if (
+        not is_candidate(source, rules) and options.evidence is None
+    ):  # a log's site may not mention a mesh
+        error = (
+            (notebook_syntax_error if notebook else syntax_error)(source)
+            if check_syntax
+            else None
+        )
+        if error is not None:
+            return FileResult(path, source, error=error[0], error_location=error[1])
+        if settled is not None:
+            settled.add(path, before)
+        return FileResult(path, source)
+    if settled is not None:
+        settled.forget(path)
+    return source
+
+
+def _parse(
+    path: Path, source: bytes, options: Options, cache: Cache | None
+) -> FileResult:
+    from jaxfix.check.engine import (
+        process_source,  # imports libcst: only once a file needs it
+    )
+
+    result = process_source(path, source, options)
+    if cache:
+        cache.put(result)
+    return result
+
+
+def _parse_task(
+    task: tuple[Path, bytes],
+    *,
+    options: Options,
+    cache: Cache | None,
+    files: tuple[Path, ...],
+) -> FileResult:
+    in_run(
+        files
+    )  # a worker serves one run: its files share a project index (forked workers inherit it)
+    return _parse(*task, options, cache)
+
+
+def _import_engine() -> None:
+    """A worker's first step, before its first file arrives."""
+    import jaxfix.check.engine  # noqa: F401 - imports libcst
+
+
+def _crashed(task: tuple[Path, bytes], how: str) -> FileResult:
+    path, source = task
+    return FileResult(
+        path,
+        source,
+        error=f"the process parsing this file was {how}; file left untouched",
+    )
+
+
+def process_file(
+    path: Path,
+    options: Options,
+    *,
+    write: bool,
+    cache: Cache | None = None,
+    check_syntax: bool = False,
+    late_checks: list[LateCheck] | None = None,
+) -> FileResult:
+    """One file from start to end, in this process."""
+    settled = _settle_cheaply(
+        path, options, selected_rules(options), cache, check_syntax=check_syntax
+    )
+    result = (
+        settled
+        if isinstance(settled, FileResult)
+        else _parse(path, settled, options, cache)
+    )
+    return write_fix(result, late_checks) if write else result
+
+
+def run_files(
+    files: list[Path],
+    options: Options,
+    *,
+    write: bool,
+    jobs: int,
+    on_done: Callable[[FileResult], None] | None = None,
+    cache: Cache | None = None,
+    check_syntax: Container[Path] = (),
+    on_plan: Callable[[list[tuple[Path, int]]], None] | None = None,
+    run: tuple[Path, ...] | None = None,
+) -> list[FileResult]:
+    """`check_syntax`: the files whose syntax errors are reported even when no rule applies.
+    `on_plan`: told, once the cheap files are settled, which files will be parsed (and their
+    sizes), in the order they are handed out: the real work, for progress reports.
+    `run`: the run's files, where the engine looks for a function's callers (default: `files`;
+    a caller checking a tree part by part gives the whole tree)."""
+    results: list[FileResult] = []
+    late_checks: list[LateCheck] = []
+    undone: dict[Path, str] = {}
+
+    def record(result: FileResult) -> None:
+        results.append(result)
+        if len(late_checks) >= _MAX_OPEN_LATE_CHECKS:
+            undone.update(confirm_writes(late_checks))
+        if on_done:
+            on_done(result)
+
+    try:
+        with project_run(tuple(files) if run is None else run):
+            _run(
+                files,
+                options,
+                write=write,
+                jobs=jobs,
+                cache=cache,
+                record=record,
+                late_checks=late_checks,
+                check_syntax=check_syntax,
+                on_plan=on_plan,
+            )
+    finally:
+        undone.update(confirm_writes(late_checks))
+        if cache is not None:
+            cache.save_settled()
+    results = undo_written(results, undone)
+    results.sort(key=lambda r: str(r.path))
+    return results
+
+
+def _run(
+    files: list[Path],
+    options: Options,
+    *,
+    write: bool,
+    jobs: int,
+    cache: Cache | None,
+    record: Callable[[FileResult], None],
+    late_checks: list[LateCheck],
+    check_syntax: Container[Path],
+    on_plan: Callable[[list[tuple[Path, int]]], None] | None,
+) -> None:
+    if jobs <= 1 and on_plan is None:
+        for path in files:
+            record(
+                process_file(
+                    path,
+                    options,
+                    write=write,
+                    cache=cache,
+                    check_syntax=path in check_syntax,
+                    late_checks=late_checks,
+                )
+            )
+    else:
+        finish = (
+            partial(write_fix, late_checks=late_checks)
+            if write
+            else (lambda result: result)
+        )
+        rules = selected_rules(options)
+        to_parse: list[tuple[Path, bytes]] = []
+        waiting_bytes = 0
+        with ExitStack() as stack:
+            workers: Workers[tuple[Path, bytes], FileResult] | None = None
+            for path in files:
+                settled = _settle_cheaply(
+                    path, options, rules, cache, check_syntax=path in check_syntax
+                )
+                if isinstance(settled, FileResult):
+                    record(finish(settled))
+                    continue
+                to_parse.append((path, settled))
+                waiting_bytes += len(settled)
+                if jobs > 1 and waiting_bytes >= _PARALLEL_MIN_BYTES:
+                    if workers is None:
+                        from jaxfix.check import pool
+
+                        work = partial(
+                            _parse_task,
+                            options=options,
+                            cache=cache,
+                            files=files_of_the_run() or tuple(files),
+                        )
+                        workers = stack.enter_context(
+                            pool.Workers(
+                                work,
+                                min(jobs, default_jobs()),
+                                _crashed,
+                                prepare=_import_engine,
+                            )
+                        )
+                    workers.grow(len(to_parse))
+            if workers is not None:
+                to_parse.sort(
+                    key=lambda item: -len(item[1])
+                )  # largest first: workers finish together
+            if on_plan:
+                on_plan([(path, len(source)) for path, source in to_parse])
+            if workers is not None:
+                for result in workers.run(to_parse):
+                    record(finish(result))
+            else:
+                for path, source in to_parse:
+                    record(finish(_parse(path, source, options, cache)))

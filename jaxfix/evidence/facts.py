@@ -1,0 +1,155 @@
+"""Run-time evidence (`--from-log`, `--evidence`, `repair`): a traceback or a recorded run
+showed that a rule's error was raised at a line.
+
+Plain data that crosses from the log and evidence readers (jaxfix/fromlog/, jaxfix/evidence/records.py)
+through Options to the analysis, which hands it to the rule at that line; no libcst here.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+LISTED = 3  # how many of a log's many values a message names
+
+
+def listed(items: Sequence[str], joiner: str = ", ") -> str:
+    """The first few items, then how many there are: a log of 20,000 tracebacks that disagree
+    makes a line a reader can take in ("12, 40, 77, ... (20,000 in all)"), not a megabyte."""
+    if len(items) <= LISTED:
+        return joiner.join(items)
+    return f"{joiner.join(items[:LISTED])}{joiner}... ({len(items):,} in all)"
+
+
+@dataclass(frozen=True)
+class MeshFacts:
+    """A mesh as JAX's error message prints it."""
+
+    kind: str  # "abstract" or "concrete"
+    axis_names: tuple[str, ...]
+    axis_sizes: tuple[int, ...]
+    axis_types: tuple[str, ...] | None  # None when the message does not show them
+    has_abstract_device: bool
+    device_count: int | None = (
+        None  # a concrete mesh's devices, when a recorded run read it
+    )
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.axis_sizes)
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.axis_sizes
+
+
+@dataclass(frozen=True)
+class Facts(Mapping[str, MeshFacts]):
+    """The meshes one error message names, by role: each rule's `raises` templates name them
+    (`{mesh:context}`, see jaxfix/evidence/message_templates.py), so which roles depends on the error."""
+
+    meshes: tuple[tuple[str, MeshFacts], ...] = ()  # sorted by role
+
+    @classmethod
+    def of(cls, meshes: Mapping[str, MeshFacts]) -> Facts:
+        return cls(tuple(sorted(meshes.items(), key=lambda item: item[0])))
+
+    def __getitem__(self, role: str) -> MeshFacts:
+        for name, mesh in self.meshes:
+            if name == role:
+                return mesh
+        raise KeyError(role)
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name, _ in self.meshes)
+
+    def __len__(self) -> int:
+        return len(self.meshes)
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a recorded run saw a mesh an error names `built` or `entered` (its `role`, as in
+    Facts): the user frames in the tree, outermost first, each `(file, line)`; the chain stops
+    at the innermost frame that could not be placed in the tree as it is now."""
+
+    role: str
+    kind: str  # "built" or "entered"
+    frames: tuple[tuple[Path, int], ...]
+
+    def describe(self, root: Path | None = None) -> str:
+        """`pkg/meshes.py:5, called from main.py:10`: innermost first."""
+        places = [
+            f"{_shown(path, root)}:{line}" for path, line in reversed(self.frames)
+        ]
+        return ", called from ".join(places[:LISTED])
+
+
+def _shown(path: Path, root: Path | None) -> str:
+    absolute = Path(os.path.abspath(path))
+    if root is not None and absolute.is_relative_to(root):
+        return absolute.relative_to(root).as_posix()
+    return path.as_posix()
+
+
+@dataclass(frozen=True)
+class ValueSite:
+    """Where the sizes of a mesh the run saw raising are written, found by walking back along
+    the frames that built it (jaxfix/analysis/ast_engine/written_at.py): the expression to
+    replace in `path` (`span`: line, column, end line, end column; columns 0-based, in
+    characters), or with `keyword` the construction to give that keyword; `raised`: the line
+    that raised, `name` what a reader calls the value (`EVAL['mesh']['shape']`), `why` why the
+    fix goes there rather than where the value is first written."""
+
+    raised: tuple[Path, int]
+    path: Path
+    span: tuple[int, int, int, int]
+    name: str
+    keyword: str | None = None
+    why: str | None = None
+
+    def where(self, root: Path | None = None) -> str:
+        return f"{_shown(self.path, root)}:{self.span[0]}"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Every traceback of one error at one line of one local file, as one value."""
+
+    code: str
+    line: int  # 1-based, in the local file as it is now
+    log_lines: tuple[
+        int, ...
+    ]  # where in the log the tracebacks end (1-based), sorted; or the records
+    facts: tuple[Facts, ...]  # the distinct facts of those tracebacks, in log order
+    # From a recorded run (Python >= 3.11): the span of the call that raised, 0-based columns in
+    # characters, when it fits on `line`; None from a log.
+    columns: tuple[int, int] | None = None
+    jax_version: tuple[int, ...] | None = (
+        None  # the JAX that raised, when the run recorded it
+    )
+    origin: str = "log line"  # what `log_lines` count: "log line" or "evidence record"
+    # From a recorded run: where the meshes of its records were built and entered.
+    origins: tuple[Origin, ...] = ()
+    # Where the value the error is about is written (see ValueSite), or why jaxfix cannot say;
+    # `at_value`: this is that place's own evidence (its `line` is the value's), not a line
+    # that raised.
+    value_site: ValueSite | None = None
+    value_unknown: str | None = None
+    at_value: bool = False
+
+    @property
+    def agreed(self) -> Facts | None:
+        """The facts, when every traceback of this site shows the same; None when they differ."""
+        return self.facts[0] if len(self.facts) == 1 else None
+
+    def meshes(self, role: str) -> tuple[MeshFacts, ...]:
+        """The mesh of that role in each of the distinct facts that name one, in log order."""
+        return tuple(m for m in (f.get(role) for f in self.facts) if m is not None)
+
+    @property
+    def where(self) -> str:
+        return f"{self.origin}{'s' if len(self.log_lines) > 1 else ''} {listed([str(n) for n in self.log_lines])}"

@@ -1,0 +1,163 @@
+"""Where each mesh of a recorded run was built and entered: the recorder's memory of provenance.
+
+When the program imports JAX's mesh module (and its sharding module), jaxfix/evidence/recorder.py has
+this module wrap the few constructors and context entries that make or install a mesh:
+`AbstractMesh(...)` and `Mesh(...)` (so `jax.make_mesh`, `.abstract_mesh` and `.update(...)`,
+which build theirs through them), `use_abstract_mesh(...)` and `with mesh:` when entered, and
+`jax.set_mesh(...)` when it sets its mesh. Each wrapper calls the original and then notes, for
+the object, the user-code frames of that moment (code, instruction, line: no frame is kept
+alive), innermost first. The notes are keyed by the object's identity through a weak reference
+(an object that dies takes its note with it) and bounded (the oldest go first); a failure here
+is dropped. The writer reads them when an error names the object (docs/repair.md).
+
+Standard library only, like the hooks; copied beside them as `jaxfix_record_provenance.py`.
+"""
+
+import os
+import sys
+import weakref
+
+_MAX_OBJECTS = 4096  # notes per kind; the oldest are dropped first
+_MAX_FRAMES = 8  # user frames per note, innermost first
+_MAX_WALK = 200  # frames looked at per note
+
+_built = {}  # id(object) -> (weak reference, frames)
+_entered = {}
+_internal_paths = {}  # a code object's file -> whether it is JAX's, the stdlib's or ours
+
+
+def _internal(path):
+    known = _internal_paths.get(path)
+    if known is not None:
+        return known
+    prefixes = [
+        os.path.dirname(os.__file__) + os.sep,
+        os.path.dirname(__file__) + os.sep,
+    ]
+    for name in ("jax", "jaxlib"):
+        package = getattr(sys.modules.get(name), "__file__", None)
+        if package:
+            prefixes.append(os.path.dirname(package) + os.sep)
+    absolute = os.path.abspath(path) if not path.startswith("<") else path
+    internal = (
+        path.startswith("<")
+        or any(absolute.startswith(prefix) for prefix in prefixes[1:])
+        or (absolute.startswith(prefixes[0]) and "-packages" + os.sep not in absolute)
+    )
+    if len(_internal_paths) < 10_000:
+        _internal_paths[path] = internal
+    return internal
+
+
+def _user_frames(frame):
+    """(code, last instruction, line) of the innermost user-code frames from `frame` out."""
+    found, walked = [], 0
+    while frame is not None and walked < _MAX_WALK and len(found) < _MAX_FRAMES:
+        code = frame.f_code
+        if not _internal(code.co_filename):
+            found.append((code, frame.f_lasti, frame.f_lineno))
+        frame, walked = frame.f_back, walked + 1
+    return tuple(found)
+
+
+def _note(notes, obj, frame):
+    try:
+        frames = _user_frames(frame)
+        if not frames:
+            return
+        key = id(obj)
+        notes.pop(key, None)
+        while len(notes) >= _MAX_OBJECTS:
+            notes.pop(next(iter(notes)), None)
+        reference = weakref.ref(obj, lambda _, key=key: notes.pop(key, None))
+        notes[key] = (reference, frames)
+    except Exception:  # noqa: BLE001, S110 - the program must run as if unrecorded
+        pass
+
+
+def _looked_up(notes, obj):
+    found = notes.get(id(obj))
+    if found is None or found[0]() is not obj:
+        return ()
+    return found[1]
+
+
+def built(obj):
+    """The user frames (code, instruction, line), innermost first, of the call that last built
+    `obj`; () when none was noted."""
+    return _looked_up(_built, obj)
+
+
+def entered(obj):
+    """The user frames of the last context entry (or `set_mesh`) that put `obj` in force."""
+    return _looked_up(_entered, obj)
+
+
+def _enter_note(mesh, frame):
+    """A concrete mesh entered also puts its abstract mesh in force (the one JAX's messages
+    name): that one is noted too, when it has been made (never made here)."""
+    _note(_entered, mesh, frame)
+    cached = getattr(mesh, "__dict__", {}).get("abstract_mesh")
+    if cached is not None:
+        _note(_entered, cached, frame)
+
+
+def _wrap_new(cls):
+    original = cls.__new__
+
+    def __new__(klass, *args, **kwargs):
+        obj = original(klass, *args, **kwargs)
+        _note(_built, obj, sys._getframe(1))
+        return obj
+
+    __new__.__wrapped__ = original
+    __new__.__doc__ = original.__doc__
+    __new__._jaxfix_recorder = True
+    cls.__new__ = staticmethod(__new__)
+
+
+def _wrap_enter(cls, mesh_of):
+    original = cls.__enter__
+
+    def __enter__(self):
+        result = original(self)
+        try:
+            _enter_note(mesh_of(self), sys._getframe(1))
+        except Exception:  # noqa: BLE001, S110 - the program must run as if unrecorded
+            pass
+        return result
+
+    __enter__.__wrapped__ = original
+    __enter__._jaxfix_recorder = True
+    cls.__enter__ = __enter__
+
+
+def patch_mesh(module):
+    """jax._src.mesh: the two mesh classes, `use_abstract_mesh` and `with mesh:`."""
+    if getattr(module.AbstractMesh.__new__, "_jaxfix_recorder", False):
+        return
+    _wrap_new(module.AbstractMesh)
+    _wrap_new(module.Mesh)
+    _wrap_enter(module.use_abstract_mesh, lambda self: self.mesh)
+    _wrap_enter(module.Mesh, lambda self: self)
+
+
+def patch_sharding(module):
+    """jax._src.sharding_impls: `jax.set_mesh(mesh)` sets its mesh when it is made (it is a
+    global setter as well as a context manager)."""
+    cls = module.set_mesh
+    original = cls.__init__
+    if getattr(original, "_jaxfix_recorder", False):
+        return
+
+    def __init__(self, mesh, *args, **kwargs):
+        original(self, mesh, *args, **kwargs)
+        try:
+            if mesh is not None:
+                _enter_note(mesh, sys._getframe(1))
+        except Exception:  # noqa: BLE001, S110 - the program must run as if unrecorded
+            pass
+
+    __init__.__wrapped__ = original
+    __init__._jaxfix_recorder = True
+    cls.__init__ = __init__

@@ -1,0 +1,403 @@
+"""An evidence file (the recorder's JSON lines, jaxfix/evidence/recorder.py) read as Evidence per local
+file, with one error line for each record that cannot be used.
+
+The file is untrusted (a program can write its own records, a pull request can bring one): a
+record only selects a site and supplies facts. Its paths are mapped onto the tree as `--from-log`
+maps a log's (jaxfix/fromlog/locate.py), its line must still read as the run saw it (else the
+file "has changed since the run"), and its meshes must be what JAX's message says.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jaxfix.evidence.facts import Evidence, Facts, MeshFacts, Origin
+from jaxfix.evidence.message_templates import roles as mesh_roles
+from jaxfix.evidence.recorder import SCHEMA
+from jaxfix.fromlog.errors import MessageError, read_facts, rules
+from jaxfix.fromlog.locate import LocateError, TreeIndex, locate
+from jaxfix.fromlog.tracebacks import Frame
+from jaxfix.ground.bounded_data import DataError, load_json
+from jaxfix.settings.options import DEFAULT_MAX_FILE_SIZE
+
+MAX_RECORDS = 10_000
+MAX_EVIDENCE_BYTES = 64 * 1024 * 1024
+_MAX_ERRORS_SHOWN = 20
+_VERSION = re.compile(r"\d+(?:\.\d+)*")
+
+
+@dataclass(frozen=True)
+class Raised:
+    """One recorded error of the three, where it was raised in the tree (or why it cannot be used)."""
+
+    code: str
+    record: int  # 1-based line of the evidence file
+    message: str
+    test: str | None
+    path: Path | None = None  # the local file, None when unusable
+    line: int = 0
+    columns: tuple[int, int] | None = None
+    problem: str | None = None  # why it cannot be used
+
+    @property
+    def site(self) -> tuple[str, str, int] | None:
+        return (
+            None if self.path is None else (self.code, self.path.as_posix(), self.line)
+        )
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A recorded failure that is not one of the three errors: not jaxfix's to fix."""
+
+    exception: str
+    message: str
+    test: str | None
+    record: int
+
+
+@dataclass
+class EvidenceReading:
+    evidence: dict[Path, tuple[Evidence, ...]] = field(default_factory=dict)
+    raised: list[Raised] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
+    errors: list[str] = field(
+        default_factory=list
+    )  # "record N: why", for records that are not even records
+    jax_versions: set[str] = field(
+        default_factory=set
+    )  # of the processes that imported JAX
+
+
+class _Bad(ValueError):
+    pass
+
+
+def _str(
+    record: dict[str, Any], key: str, *, optional: bool = False, limit: int = 10_000
+) -> str | None:
+    value = record.get(key)
+    if value is None and optional:
+        return None
+    if not isinstance(value, str) or len(value) > limit:
+        raise _Bad(f"'{key}' is not a string")
+    return value
+
+
+def _int(value: Any, what: str, low: int = 0, high: int = 2**31) -> int:
+    if (
+        not isinstance(value, int)
+        or isinstance(value, bool)
+        or not low <= value <= high
+    ):
+        raise _Bad(f"{what} is not a number from {low} to {high}")
+    return value
+
+
+def parse_jax_version(text: str | None) -> tuple[int, ...] | None:
+    """'0.12.0.1' -> (0, 12, 0, 1); a dev or rc suffix is dropped. None for what is no
+    version, such as a part of thousands of digits (from a record: Python will not read it)."""
+    found = _VERSION.match(text) if isinstance(text, str) else None
+    parts = found.group(0).split(".")[:4] if found else []
+    return tuple(int(p) for p in parts) if parts and max(map(len, parts)) < 10 else None
+
+
+def _mesh(value: Any) -> MeshFacts:
+    if not isinstance(value, dict) or value.get("kind") not in ("abstract", "concrete"):
+        raise _Bad("a mesh is not an object with a kind")
+    names, sizes, types = (
+        value.get("axis_names"),
+        value.get("axis_sizes"),
+        value.get("axis_types"),
+    )
+    if not isinstance(names, list) or not all(
+        isinstance(n, str) and len(n) < 200 for n in names
+    ):
+        raise _Bad("a mesh's axis_names are not strings")
+    if not isinstance(sizes, list) or len(sizes) != len(names):
+        raise _Bad("a mesh's axis_sizes do not match its names")
+    sizes = [_int(s, "an axis size", 1) for s in sizes]
+    if types is not None and (
+        not isinstance(types, list)
+        or len(types) != len(names)
+        or not all(t in ("Auto", "Explicit", "Manual") for t in types)
+    ):
+        raise _Bad("a mesh's axis_types are not Auto, Explicit or Manual, one per axis")
+    count = value.get("device_count")
+    devices = None if count is None else _int(count, "a device count", 0)
+    return MeshFacts(
+        value["kind"],
+        tuple(names),
+        tuple(sizes),
+        None if types is None else tuple(types),
+        bool(value.get("has_abstract_device")),
+        devices,
+    )
+
+
+def _facts(code: str, message: str, meshes: Any) -> Facts:
+    """The message's meshes (as `--from-log` reads them), completed by the meshes JAX held, which
+    are used only where they agree with the message (names and sizes) or the message has none."""
+    rule = rules()[code]
+    roles = mesh_roles(rule.raises)
+    try:
+        said: Facts | None = read_facts(code, message)
+    except MessageError:
+        said = None
+    held: dict[str, MeshFacts] = {}
+    if isinstance(meshes, dict):
+        for role in roles:
+            if role in meshes:
+                held[role] = _mesh(meshes[role])
+    if said is None and len(held) < len(roles):
+        raise _Bad(
+            "its meshes can be read neither from the message nor from the record"
+        )
+    if said is None:
+        facts = Facts.of(held)
+        why = rule.impossible(facts)
+        if why is not None:
+            raise _Bad(why)
+        return facts
+    merged = {}
+    for role in roles:
+        text, data = said.get(role), held.get(role)
+        if (
+            text is not None
+            and data is not None
+            and (text.axis_names, text.axis_sizes) == (data.axis_names, data.axis_sizes)
+        ):
+            text = MeshFacts(
+                text.kind,
+                text.axis_names,
+                text.axis_sizes,
+                text.axis_types or data.axis_types,
+                text.has_abstract_device or data.has_abstract_device,
+                data.device_count,
+            )
+        if text is not None:
+            merged[role] = text
+    return Facts.of(merged)
+
+
+_Span = tuple[int, int, int]  # end line, column, end column
+
+
+def _frames(value: Any) -> list[tuple[Frame, _Span | None, str | None]]:
+    """(frame, its span or None, the source text of that span or None) for each recorded frame."""
+    if not isinstance(value, list) or not value or len(value) > 1000:
+        raise _Bad("it has no frames")
+    frames: list[tuple[Frame, _Span | None, str | None]] = []
+    for item in value:
+        if not isinstance(item, dict):
+            raise _Bad("a frame is not an object")
+        path = _str(item, "path", limit=4096)
+        line = _int(item.get("line"), "a frame's line", 1)
+        source = _str(item, "source", optional=True)
+        span = None
+        if item.get("column") is not None:
+            span = (
+                _int(item.get("end_line"), "a frame's end line", line),
+                _int(item.get("column"), "a frame's column"),
+                _int(item.get("end_column"), "a frame's end column"),
+            )
+        frames.append(
+            (
+                Frame(path or "", line, source),
+                span,
+                _str(item, "segment", optional=True),
+            )
+        )
+    return frames
+
+
+_MAX_ORIGIN_FRAMES = 8  # as the recorder keeps them
+
+
+def _origins(
+    meshes: Any,
+    index: TreeIndex,
+    sources: dict[Path, list[str]],
+    max_file_size: int,
+) -> tuple[Origin, ...]:
+    """Where the record's meshes were built and entered, each frame placed in the tree and its
+    line (and segment) checked against the file as it is now; a frame that is not (a file
+    outside the tree, a library's, a line changed since the run, a malformed frame) ends the
+    chain there, so that only frames the code still shows are ever walked."""
+    if not isinstance(meshes, dict):
+        return ()
+    found = []
+    for role, mesh in sorted(meshes.items(), key=lambda item: str(item[0])):
+        if not isinstance(role, str) or not isinstance(mesh, dict):
+            continue
+        for kind in ("built", "entered"):
+            recorded = mesh.get(kind)
+            if not isinstance(recorded, list) or len(recorded) > _MAX_ORIGIN_FRAMES:
+                continue
+            placed: list[tuple[Path, int]] = []
+            try:
+                frames = _frames(recorded)
+            except _Bad:
+                continue
+            for frame, span, segment in reversed(frames):  # innermost first
+                try:
+                    local, found_frame = locate((frame,), index, sources, max_file_size)
+                    _columns(sources[local], found_frame, span, segment, local)
+                except LocateError:
+                    break
+                placed.append((local, found_frame.line))
+            if placed:
+                found.append(Origin(role[:40], kind, tuple(reversed(placed))))
+    return tuple(found)
+
+
+def _columns(
+    local_lines: list[str],
+    frame: Frame,
+    span: _Span | None,
+    segment: str | None,
+    local: Path,
+) -> tuple[int, int] | None:
+    """The recorded columns, when the call fits on its line and the line still shows it there."""
+    if span is None:
+        return None
+    end_line, column, end_column = span
+    text = local_lines[frame.line - 1]
+    if end_line != frame.line:
+        return None
+    if segment is not None and text[column:end_column] != segment:
+        raise LocateError(
+            f"{local.as_posix()} has changed since the run: line {frame.line} no longer has "
+            f"{segment[:60]!r} at column {column + 1}"
+        )
+    return (column, end_column) if column < end_column else None
+
+
+def read_evidence(
+    data: bytes, files: list[Path], max_file_size: int = DEFAULT_MAX_FILE_SIZE
+) -> EvidenceReading:
+    """`max_file_size`: the largest source file read to check a record's line."""
+    reading = EvidenceReading()
+    index = TreeIndex(files, max_file_size)
+    sources: dict[Path, list[str]] = {}
+    found: dict[
+        tuple[Path, int, str, tuple[int, int] | None],
+        list[tuple[int, Facts, tuple[int, ...] | None, tuple[Origin, ...]]],
+    ] = {}
+    lines = data.split(b"\n")
+    if len(lines) > MAX_RECORDS + 1:
+        reading.errors.append(
+            f"more than {MAX_RECORDS} records: only the first {MAX_RECORDS} are read"
+        )
+        lines = lines[:MAX_RECORDS]
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            record = load_json(raw.decode("utf-8"))
+            if not isinstance(record, dict) or record.get("schema") != SCHEMA:
+                raise _Bad(f"not a {SCHEMA} record")
+            kind = record.get("kind")
+            test = _str(record, "test", optional=True, limit=2000)
+            if kind == "process":
+                version = _str(record, "jax_version", optional=True, limit=100)
+                if version:
+                    reading.jax_versions.add(version)
+                continue
+            message = _str(record, "message") or ""
+            if kind == "failure":
+                reading.failures.append(
+                    Failure(
+                        _str(record, "exception", limit=300) or "",
+                        message[:300],
+                        test,
+                        number,
+                    )
+                )
+                continue
+            if kind != "error":
+                raise _Bad(f"unknown kind {kind!r}")
+            code = _str(record, "code", limit=10) or ""
+            if code not in rules():
+                raise _Bad(f"unknown rule code {code!r}")
+        except (UnicodeDecodeError, DataError, _Bad) as error:
+            reason = (
+                "not JSON"
+                if isinstance(error, UnicodeDecodeError)
+                or (isinstance(error, DataError) and error.line is not None)
+                else str(error)
+            )
+            reading.errors.append(f"record {number}: {reason}: skipped")
+            continue
+        version = (
+            record.get("jax_version")
+            if isinstance(record.get("jax_version"), str)
+            else None
+        )
+        try:
+            facts = _facts(code, message, record.get("meshes"))
+            frames = _frames(record.get("frames"))
+            local, frame = locate(
+                tuple(f for f, _, _ in frames), index, sources, max_file_size
+            )
+            _, span, segment = next(
+                item for item in reversed(frames) if item[0] == frame
+            )
+            columns = _columns(sources[local], frame, span, segment, local)
+            origins = _origins(record.get("meshes"), index, sources, max_file_size)
+        except (_Bad, LocateError) as error:
+            problem = (
+                str(error)
+                .replace("since the log", "since the run")
+                .replace("the log shows", "the run shows")
+            )
+            reading.raised.append(
+                Raised(code, number, message[:300], test, problem=problem)
+            )
+            continue
+        if version:
+            reading.jax_versions.add(version[:100])
+        reading.raised.append(
+            Raised(code, number, message[:300], test, local, frame.line, columns)
+        )
+        found.setdefault((local, frame.line, code, columns), []).append(
+            (number, facts, parse_jax_version(version), origins)
+        )
+    by_file: dict[Path, list[Evidence]] = {}
+    for (local, line, code, columns), seen in sorted(
+        found.items(),
+        key=lambda item: (
+            item[0][0].as_posix(),
+            item[0][1],
+            item[0][2],
+            item[0][3] or (-1, -1),
+        ),
+    ):
+        distinct = tuple(dict.fromkeys(f for _, f, _, _ in seen))
+        versions = {v for _, _, v, _ in seen if v is not None}
+        version = (
+            max(versions) if versions else None
+        )  # one run has one JAX; several: the newest
+        by_file.setdefault(local, []).append(
+            Evidence(
+                code,
+                line,
+                tuple(sorted(n for n, _, _, _ in seen)),
+                distinct,
+                columns,
+                version,
+                "evidence record",
+                tuple(dict.fromkeys(o for *_, origins in seen for o in origins)),
+            )
+        )
+    reading.evidence = {path: tuple(items) for path, items in by_file.items()}
+    if len(reading.errors) > _MAX_ERRORS_SHOWN:
+        hidden = len(reading.errors) - _MAX_ERRORS_SHOWN
+        reading.errors = [
+            *reading.errors[:_MAX_ERRORS_SHOWN],
+            f"... and {hidden} more unusable records",
+        ]
+    return reading

@@ -1,0 +1,95 @@
+"""The options every part of a run reads, gathered once from config and flags."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from jaxfix.evidence.facts import Evidence
+from jaxfix.settings.jax_version import parse_version
+from jaxfix.sources.paths import DEFAULT_INCLUDE
+
+DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
+DEFAULT_MAX_LOG_SIZE = (
+    256 * 1024 * 1024
+)  # --from-log streams the log: this bounds time, not memory
+DEFAULT_LINE_LENGTH = 88
+DEFAULT_MAX_PARSE_MEMORY = (
+    2048  # MB per file, as predicted before parsing (jaxfix/check/engine.py)
+)
+
+
+ALL = "ALL"  # `--select ALL`: every rule, deprecations too
+
+
+def raises_on(raises_since: str | None, target: tuple[int, ...] | None) -> bool:
+    """Whether old code raising since `raises_since` (None: it only warns) raises on the
+    `target` JAX version (None: the newest). Raises ValueError for no version."""
+    if raises_since is None:
+        return False
+    return target is None or target >= parse_version(raises_since)
+
+
+@dataclass(frozen=True)
+class Options:
+    # Rule modules registered besides jaxfix's own (`--rule-module`), paths made absolute: a
+    # worker started by spawn registers them again from here.
+    rule_modules: tuple[str, ...] = ()
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    unsafe_fixes: bool = False
+    # Each rule's own settings (`Rule.settings`) given by config or flag: code -> key -> value.
+    rule_settings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    jax_version: tuple[int, ...] | None = None
+    exclude: tuple[str, ...] = ()
+    include: tuple[str, ...] = DEFAULT_INCLUDE
+    extend_include: tuple[str, ...] = ()
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    max_log_size: int = DEFAULT_MAX_LOG_SIZE
+    line_length: int = DEFAULT_LINE_LENGTH  # the project's formatter's (ruff, black): fixes stay within it
+    max_parse_memory: int = DEFAULT_MAX_PARSE_MEMORY
+    # Where `import a.b` is looked up among the project's files (jaxfix.settings.config.project_roots).
+    project_roots: tuple[Path, ...] = ()
+    # Changed-lines mode (--diff-base): resolved path -> the lines that may be reported and fixed.
+    changed_lines: Mapping[Path, frozenset[int]] | None = None
+    # --from-log: resolved path -> what the log showed raised there; only those sites are checked.
+    evidence: Mapping[Path, tuple[Evidence, ...]] | None = None
+
+    @property
+    def all_includes(self) -> tuple[str, ...]:
+        """The globs a directory walk takes files by: `include` plus `extend-include`."""
+        return self.include + self.extend_include
+
+    def is_selected(self, code: str, raises_since: str | None) -> bool:
+        """As ruff selects: `select` takes codes and prefixes (`JAX00` a group, `ALL` every
+        rule); without it, the rules whose old code raises on the target JAX version
+        (`Rule.raises_since`); ignore wins."""
+        if self.select:
+            selected = any(p == ALL or code.startswith(p) for p in self.select)
+        else:
+            selected = raises_on(raises_since, self.jax_version)
+        return selected and not any(code.startswith(p) for p in self.ignore)
+
+    def lines_to_check(self, path: Path) -> frozenset[int] | None:
+        """The lines of `path` that may be reported and fixed; None means every line."""
+        return (
+            None
+            if self.changed_lines is None
+            else self.changed_lines.get(path.resolve(), frozenset())
+        )
+
+    def evidence_at(self, path: Path) -> tuple[Evidence, ...] | None:
+        """What the log showed raised in `path`; None when not running from a log."""
+        return None if self.evidence is None else self.evidence.get(path.resolve(), ())
+
+    def for_file(self, path: Path) -> Options:
+        """The options for checking `path`: with evidence from a recorded run, its fixes target
+        the JAX version that raised there, whatever jax is installed next to jaxfix."""
+        versions = {
+            e.jax_version
+            for e in self.evidence_at(path) or ()
+            if e.jax_version is not None
+        }
+        return replace(self, jax_version=max(versions)) if versions else self

@@ -1,0 +1,992 @@
+"""One repository's migration: refuse, fix, verify, commit. The unit of work `jaxfix migrate` fans out.
+
+`migrate_repo(location, options) -> (RepoReport, patch)` shares no state with other calls and
+takes and returns plain picklable values, so any executor can run it: a process pool or a
+Dask cluster (`jaxfix.fleet` runs it there, and on scratch clones of URLs).
+
+The user's checkout never leaves its branch. Fixes are written in place, staged into a
+temporary index, verified, and committed with `git commit-tree`; creating the branch is the
+single step that makes the migration happen. The work tree is then reset to the starting commit,
+so afterwards a repository is either untouched or has exactly one new commit on the branch.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from jaxfix import __version__
+from jaxfix.check.prefilter import codes_range
+from jaxfix.check.runner import run_files
+from jaxfix.codemods import RULES
+from jaxfix.evidence.records import Failure
+from jaxfix.ground.diagnostics import FileResult
+from jaxfix.settings.config import build_options, load, project_roots
+from jaxfix.settings.options import Options
+from jaxfix.settings.table import SettingError
+from jaxfix.settings.target_version import CONFIG, TargetVersion, target_version
+from jaxfix.sources.discovery import discover
+from jaxfix.sources.file_io import ReadError, announced_writes, read_regular
+from jaxfix.workflows.migrate_journal import NAME as JOURNAL
+from jaxfix.workflows.migrate_journal import Journal, digest, read_journal
+from jaxfix.workflows.repair import RepairReport, RepairSettings, repair
+from jaxfix.write.diffs import unified_diff
+from jaxfix.write.safe_write import WriteError, replace_source
+
+DEFAULT_BRANCH = "jaxfix/migrate"
+_UNCOMMITTED = "has uncommitted changes"
+_JOURNALED_SIZE = 1 << 30  # a file being compared with the journal's hashes
+_VERIFY_POLL_SECONDS = 0.1
+_TAIL_LINES = 40
+_TAIL_BYTES = 64 * 1024
+# Files git keeps in its directory while an operation waits for the user.
+_IN_PROGRESS = (
+    ("MERGE_HEAD", "a merge"),
+    ("rebase-merge", "a rebase"),
+    ("rebase-apply", "a rebase or git am"),
+    ("CHERRY_PICK_HEAD", "a cherry-pick"),
+    ("REVERT_HEAD", "a revert"),
+    ("BISECT_LOG", "a bisect"),
+)
+
+
+class Status(enum.Enum):
+    CHANGED = "changed"  # committed on the branch (with --dry-run: would change)
+    CLEAN = "clean"  # nothing to fix
+    IMPROVED = "improved"  # --repair: some errors fixed, verify still fails; the patch is kept, nothing committed
+    FAILED = "failed"  # verify failed, git or config error; the repository is as it was
+    SKIPPED = "skipped"  # refused before anything ran (not a repo, dirty, mid-merge, branch exists)
+
+
+@dataclass(frozen=True)
+class MigrateOptions:
+    """Everything one repository's migration needs.
+
+    `settings` are the command-line values of `jaxfix.settings.table.SETTINGS` (by name); each
+    repository's own config fills in the rest.
+    """
+
+    branch: str = DEFAULT_BRANCH
+    force_branch: bool = False
+    verify: str | None = None
+    verify_timeout: float = 600.0
+    repair: bool = (
+        False  # run the repair loop with the verify command (jaxfix.workflows.repair)
+    )
+    max_rounds: int = 5
+    message: str | None = None
+    dry_run: bool = False
+    settings: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    command: str
+    passed: bool
+    exit_code: int | None  # None when it timed out
+    output_tail: str = ""  # kept only on failure
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "command": self.command,
+            "passed": self.passed,
+            "exit_code": self.exit_code,
+            "output_tail": self.output_tail,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> VerifyResult:
+        return cls(
+            data["command"], data["passed"], data["exit_code"], data["output_tail"]
+        )
+
+
+@dataclass(frozen=True)
+class RepoReport:
+    """One repository's line in report.json; paths inside the repository are relative, POSIX."""
+
+    repo: str  # absolute path, or the URL as listed: the key for resuming
+    name: str
+    status: Status
+    dry_run: bool
+    reason: str | None = None
+    branch: str | None = None
+    base: str | None = None
+    commit: str | None = None
+    files_changed: tuple[str, ...] = ()
+    fixes: tuple[tuple[str, int], ...] = ()  # (rule code, count), sorted by code
+    left: tuple[
+        str, ...
+    ] = ()  # "path:line:col: CODE message" for diagnostics without an applied fix
+    file_errors: tuple[str, ...] = ()
+    verify: VerifyResult | None = None
+    duration: float = 0.0
+    patch: str | None = None  # file name in the --out directory, set by the caller
+    bundle: str | None = None  # likewise, for repositories given by URL
+    pushed: bool = False  # the branch was pushed to the repository's URL (--push)
+    target_jax: str | None = (
+        None  # the JAX version checked against and where it came from
+    )
+    errors: tuple[
+        str, ...
+    ] = ()  # --repair: "CODE path:line" of every JAX001-JAX003 error the verify runs raised
+    errors_fixed: int = 0  # of those, the ones the last run no longer raised
+    baseline: str | None = None  # --repair: how the verify command did before any fix
+
+    @property
+    def done(self) -> bool:
+        """Nothing more a re-run could do without --rerun."""
+        return self.status in (Status.CHANGED, Status.CLEAN)
+
+    @property
+    def needs_attention(self) -> bool:
+        return not self.done or bool(self.left or self.file_errors)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "repo": self.repo,
+            "name": self.name,
+            "status": self.status.value,
+            "dry_run": self.dry_run,
+            "reason": self.reason,
+            "branch": self.branch,
+            "base": self.base,
+            "commit": self.commit,
+            "files_changed": list(self.files_changed),
+            "fixes": dict(self.fixes),
+            "diagnostics_left": len(self.left),
+            "left": list(self.left),
+            "file_errors": list(self.file_errors),
+            "verify": self.verify.to_json() if self.verify else None,
+            "duration": self.duration,
+            "patch": self.patch,
+            "bundle": self.bundle,
+            "pushed": self.pushed,
+            "target_jax": self.target_jax,
+            "errors": list(self.errors),
+            "errors_fixed": self.errors_fixed,
+            "baseline": self.baseline,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RepoReport:
+        return cls(
+            repo=data["repo"],
+            name=data["name"],
+            status=Status(data["status"]),
+            dry_run=data["dry_run"],
+            reason=data["reason"],
+            branch=data["branch"],
+            base=data["base"],
+            commit=data["commit"],
+            files_changed=tuple(data["files_changed"]),
+            fixes=tuple(sorted(data["fixes"].items())),
+            left=tuple(data["left"]),
+            file_errors=tuple(data["file_errors"]),
+            verify=VerifyResult.from_json(data["verify"]) if data["verify"] else None,
+            duration=data["duration"],
+            patch=data["patch"],
+            bundle=data.get("bundle"),
+            pushed=data.get("pushed", False),  # absent from reports written before URLs
+            target_jax=data.get(
+                "target_jax"
+            ),  # absent from reports written before the target version
+            errors=tuple(data.get("errors", ())),
+            errors_fixed=data.get("errors_fixed", 0),
+            baseline=data.get("baseline"),
+        )
+
+
+class GitError(Exception):
+    pass
+
+
+def _git_bytes(
+    repo: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    input: bytes | None = None,
+) -> bytes:
+    """Run git to completion. Its own session keeps a terminal Ctrl-C from killing it half-way."""
+    completed = subprocess.run(
+        ["git", *args],
+        cwd=repo,
+        input=input,
+        capture_output=True,
+        start_new_session=True,
+        check=False,
+        env={
+            **os.environ,
+            "GIT_TERMINAL_PROMPT": "0",
+            "GIT_LITERAL_PATHSPECS": "1",
+            **(env or {}),
+        },
+    )
+    if completed.returncode != 0:
+        raise GitError(
+            f"git {args[0]}: {_git_reason(completed.stderr) or f'exit status {completed.returncode}'}"
+        )
+    return completed.stdout
+
+
+# Lines of git's stderr that say nothing about this failure (ssh's advice, hints, the push's URL).
+_GIT_BOILERPLATE = (
+    "hint:",
+    "To ",
+    "Please make sure you have the correct access rights",
+    "and the repository exists.",
+)
+_GIT_REASON = 500  # characters
+
+
+def _git_reason(stderr: bytes) -> str:
+    """git's reason on one line: every line that says something (ssh's "Could not resolve hostname",
+    a pre-receive hook's `remote:` lines, the `fatal:`), not only the last one."""
+    lines = (line.strip() for line in os.fsdecode(stderr).splitlines())
+    kept = [
+        line.removeprefix("fatal: ").removeprefix("error: ")
+        for line in lines
+        if line and not line.startswith(_GIT_BOILERPLATE)
+    ]
+    reason = "; ".join(dict.fromkeys(kept))
+    return reason if len(reason) <= _GIT_REASON else reason[:_GIT_REASON] + "..."
+
+
+def _git(
+    repo: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    input: bytes | None = None,
+) -> str:
+    return os.fsdecode(_git_bytes(repo, *args, env=env, input=input))
+
+
+class _HeldInterrupt:
+    """A Ctrl-C waiting for `check()`, called only where the repository can still be put back."""
+
+    def __init__(self) -> None:
+        self.pending = False
+
+    def check(self) -> None:
+        if self.pending:
+            self.pending = False
+            raise KeyboardInterrupt
+
+
+@contextmanager
+def _hold_interrupts() -> Iterator[_HeldInterrupt]:
+    """Hold SIGINT for the block; one arriving after the last check goes to the previous handler
+    once the block is done. Only the main thread gets signals; elsewhere this does nothing."""
+    held = _HeldInterrupt()
+    # getsignal() is None when the handler was not set from Python: it could not be restored.
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is None
+    ):
+        yield held
+        return
+
+    def hold(signum: int, frame: object) -> None:
+        held.pending = True
+
+    previous = signal.signal(signal.SIGINT, hold)
+    try:
+        yield held
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if held.pending:
+        if callable(previous):
+            previous(signal.SIGINT, None)
+        elif previous == signal.SIG_DFL:
+            signal.raise_signal(signal.SIGINT)
+
+
+def migrate_repo(
+    location: str | os.PathLike[str], options: MigrateOptions
+) -> tuple[RepoReport, bytes | None]:
+    """Migrate one repository; the patch is `git format-patch` output once committed, the
+    would-be unified diff with `dry_run`, else None.
+
+    Ctrl-C lands only between files, during verify, or just before the commit: the work tree is
+    then reset to the starting commit and KeyboardInterrupt raised. Any other failure becomes a
+    `failed` report, never an exception.
+    """
+    started = time.monotonic()
+    repo = Path(os.path.realpath(location))
+    entry = RepoReport(
+        repo=str(repo), name=repo.name, status=Status.SKIPPED, dry_run=options.dry_run
+    )
+    with _hold_interrupts() as guard:
+        entry, patch = _migrate(repo, options, entry, guard)
+    return replace(entry, duration=round(time.monotonic() - started, 3)), patch
+
+
+def _in_repository(target: TargetVersion, repo: Path) -> str:
+    """The target version as the report says it: a config file named inside its repository, so
+    the report and the commit do not depend on where the scratch clone was."""
+    if target.kind == CONFIG and Path(target.origin).is_absolute():
+        try:
+            target = replace(
+                target, origin=Path(target.origin).relative_to(repo).as_posix()
+            )
+        except ValueError:
+            pass
+    return target.describe()
+
+
+def _migrate(
+    repo: Path, options: MigrateOptions, entry: RepoReport, guard: _HeldInterrupt
+) -> tuple[RepoReport, bytes | None]:
+    try:
+        refusal = _refusal(repo, options)
+        if refusal == _UNCOMMITTED:  # a killed run's own edits are put back
+            refusal = _put_back_unfinished(repo, options.dry_run) or _refusal(
+                repo, options
+            )
+        if refusal:
+            return replace(entry, reason=refusal), None
+        base = _git(repo, "rev-parse", "HEAD").strip()
+        entry = replace(entry, base=base)
+        config = load(None, [repo])
+        engine_options = replace(
+            build_options(config, dict(options.settings), [repo]),
+            project_roots=project_roots(config, [repo]),
+        )
+        entry = replace(
+            entry,
+            target_jax=_in_repository(
+                target_version(
+                    config, dict(options.settings).get("target_version"), [repo]
+                ),
+                repo,
+            ),
+        )
+        files = _tracked_python_files(repo, engine_options)
+        hidden = _hidden_from_status(repo, files)
+    except (GitError, SettingError, OSError) as error:
+        return replace(entry, status=Status.FAILED, reason=str(error)), None
+    if hidden:
+        return replace(
+            entry,
+            reason=(
+                f"{len(hidden)} file{'s' if len(hidden) != 1 else ''} to check {'are' if len(hidden) != 1 else 'is'} marked "
+                f"assume-unchanged or skip-worktree, so git status cannot show their local edits ({', '.join(hidden[:5])}"
+                f"{', ...' if len(hidden) > 5 else ''}); clear the marks (git update-index --no-assume-unchanged / "
+                "--no-skip-worktree) to migrate it"
+            ),
+        ), None
+    guard.check()
+    if options.dry_run:
+        results = run_files(
+            files, engine_options, write=False, jobs=1, on_done=lambda _: guard.check()
+        )
+        changed = [r for r in results if r.fixed is not None and r.error is None]
+        entry = _with_results(entry, repo, results, changed)
+        diff = b"".join(
+            unified_diff(path, r.source, r.fixed)
+            for path, r in zip(entry.files_changed, changed)
+        )
+        return replace(
+            entry, status=Status.CHANGED if changed else Status.CLEAN
+        ), diff or None
+    try:
+        journal = Journal(_journal_path(repo), repo, base)
+    except (GitError, OSError) as error:
+        reason = f"cannot write jaxfix's journal in the git directory: {getattr(error, 'strerror', None) or error}"
+        return replace(entry, status=Status.FAILED, reason=reason), None
+    written: list[FileResult] = []
+    try:
+        with announced_writes(journal.record):
+            entry, patch = _fix_verify_commit(
+                repo, base, files, engine_options, options, entry, guard, written
+            )
+    except (GitError, OSError) as error:
+        entry, patch = replace(entry, status=Status.FAILED, reason=str(error)), None
+    except Exception as error:  # noqa: BLE001 - one repository's bug must not stop the fleet
+        entry, patch = (
+            replace(
+                entry,
+                status=Status.FAILED,
+                reason=f"internal error: {type(error).__name__}: {error}",
+            ),
+            None,
+        )
+    except BaseException:
+        problem = _restore(repo, written, unaccounted=files)
+        journal.close(finished=not problem)
+        if problem:
+            raise KeyboardInterrupt(f"{repo}: {problem}") from None
+        raise
+    problem = _restore(repo, written)
+    # With a problem, edits are left as they are: the journal stays for a later run to compare.
+    journal.close(finished=not problem)
+    if problem:
+        entry = replace(entry, status=Status.FAILED, reason=problem)
+    return entry, patch
+
+
+def _journal_path(repo: Path) -> Path:
+    return repo / _git(repo, "rev-parse", "--git-path", JOURNAL).strip()
+
+
+def _put_back_unfinished(repo: Path, dry_run: bool) -> str | None:
+    """Uncommitted changes that are exactly the unfinished edits of a killed run (its journal
+    names every changed file, each holding what the run found there or a fix it wrote) are put
+    back to HEAD: None. Otherwise why the repository is refused; nobody's edit is discarded."""
+    path = _journal_path(repo)
+    unfinished = read_journal(path)
+    if unfinished is None:
+        return _UNCOMMITTED
+    if isinstance(unfinished, str):
+        return f"{_UNCOMMITTED} ({unfinished})"
+    if unfinished.base != _git(repo, "rev-parse", "HEAD").strip():
+        return (
+            f"{_UNCOMMITTED} (the journal of a killed jaxfix run is of commit {unfinished.base[:12]}, "
+            "not HEAD: left as they are)"
+        )
+    status = _git_bytes(
+        repo,
+        "status",
+        "--porcelain=v1",
+        "-z",
+        "--untracked-files=no",
+        env={"GIT_OPTIONAL_LOCKS": "0"},
+    )
+    names = []
+    for item in status.split(b"\0"):
+        if not item:
+            continue
+        name = os.fsdecode(item[3:])
+        if item[:2] != b" M":  # staged, deleted, renamed: jaxfix only rewrites files
+            return f"{_UNCOMMITTED} ({name} is not only rewritten: someone's change, left as it is)"
+        if name not in unfinished.contents:
+            return f"{_UNCOMMITTED} ({name} is not a file the killed jaxfix run wrote: someone's edit, left as it is)"
+        try:
+            content = read_regular(repo / name, _JOURNALED_SIZE, follow_symlinks=False)
+        except ReadError as error:
+            return f"{_UNCOMMITTED} ({name}: {error})"
+        if digest(content) not in unfinished.contents[name]:
+            return (
+                f"{_UNCOMMITTED} ({name} holds neither what the killed jaxfix run found there "
+                "nor what it wrote: someone's edit, left as it is)"
+            )
+        names.append(name)
+    if dry_run:
+        return f"{_UNCOMMITTED}: the unfinished edits of a killed jaxfix run (a run without --dry-run puts them back)"
+    _checkout_from_head(repo, names)
+    os.unlink(path)
+    return None
+
+
+def _refusal(repo: Path, options: MigrateOptions) -> str | None:
+    """Why this path must be left alone, or None. Reads only."""
+    if not repo.is_dir():
+        return "no such directory"
+    try:
+        top = _git(repo, "rev-parse", "--show-toplevel").strip()
+    except GitError as error:
+        return (
+            "not a git work tree"
+            if "not a git repository" in str(error)
+            else f"not a git work tree ({error})"
+        )
+    if os.path.realpath(top) != str(repo):
+        return f"not the top of a git work tree (it is inside {top})"
+    try:
+        _git(repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+    except GitError:
+        return "the repository has no commits yet"
+    for name, operation in _IN_PROGRESS:
+        if (repo / _git(repo, "rev-parse", "--git-path", name).strip()).exists():
+            return f"{operation} is in progress"
+    if _git(
+        repo,
+        "status",
+        "--porcelain",
+        "--untracked-files=no",
+        env={"GIT_OPTIONAL_LOCKS": "0"},
+    ).strip():
+        return _UNCOMMITTED
+    if options.dry_run:
+        return None
+    try:
+        current = _git(repo, "symbolic-ref", "--quiet", "--short", "HEAD").strip()
+    except GitError:
+        current = None  # detached HEAD
+    if current == options.branch:
+        return f"branch '{options.branch}' is checked out"
+    try:
+        _git(repo, "rev-parse", "--verify", "--quiet", f"refs/heads/{options.branch}")
+    except GitError:
+        return None
+    if options.force_branch or _earlier_migration(repo, options.branch):
+        return None  # an earlier migration's branch: _commit_branch compares the trees
+    return _branch_exists(options.branch)
+
+
+def _branch_exists(branch: str) -> str:
+    return f"branch '{branch}' already exists (--force-branch replaces it)"
+
+
+def _earlier_migration(repo: Path, branch: str) -> str | None:
+    """The branch's commit, when it is one commit on HEAD: what a run stopped after committing
+    (or an earlier run) left. The migration is then done again and kept only if it gives the
+    same tree, as for a remote's branch (jaxfix/fleet/unit.py)."""
+    try:
+        tip, *parents = _git(
+            repo, "rev-list", "--parents", "-n", "1", f"refs/heads/{branch}", "--"
+        ).split()
+    except GitError:
+        return None  # no such branch
+    head = _git(repo, "rev-parse", "HEAD").strip()
+    return tip if parents == [head] else None
+
+
+def _checkout_from_head(repo: Path, names: list[str]) -> None:
+    """Put these files (repository-relative, any bytes in their names) back as HEAD has them."""
+    _git(
+        repo,
+        "checkout",
+        "HEAD",
+        "--pathspec-from-file=-",
+        "--pathspec-file-nul",
+        input=b"\0".join(os.fsencode(name) for name in names),
+    )
+
+
+def _hidden_from_status(repo: Path, files: list[Path]) -> list[str]:
+    """Files the run would read whose local edits `git status` does not show (the refusal for
+    uncommitted changes cannot see them): marked assume-unchanged (a lowercase tag in
+    `git ls-files -v`) or skip-worktree (S)."""
+    wanted = {path.relative_to(repo).as_posix() for path in files}
+    hidden = []
+    for line in _git(repo, "ls-files", "-v", "-z").split("\0"):
+        tag, _, name = line.partition(" ")
+        if name in wanted and (tag.islower() or tag == "S"):
+            hidden.append(name)
+    return sorted(hidden)
+
+
+def _tracked_python_files(repo: Path, options: Options) -> list[Path]:
+    """What the main command would discover, minus untracked files (never committed, never touched)."""
+    tracked = {repo / name for name in _git(repo, "ls-files", "-z").split("\0") if name}
+    return [
+        path
+        for path in discover([repo], options.exclude, options.all_includes).files
+        if path in tracked
+    ]
+
+
+def _fix_verify_commit(
+    repo: Path,
+    base: str,
+    files: list[Path],
+    engine_options: Options,
+    options: MigrateOptions,
+    entry: RepoReport,
+    guard: _HeldInterrupt,
+    written: list[FileResult],
+) -> tuple[RepoReport, bytes | None]:
+    """`written` receives each file jaxfix writes, as it is written: what `_restore` puts back."""
+
+    def on_done(result: FileResult) -> None:
+        if result.written:
+            written.append(result)
+        guard.check()
+
+    if options.repair and options.verify:
+        return _repair_commit(
+            repo, base, files, engine_options, options, entry, guard, written
+        )
+    # No result cache: it would leave a .jaxfix_cache/ directory in the user's repository.
+    # One job: the caller runs repositories in parallel, and on_done is then a point between files.
+    results = run_files(files, engine_options, write=True, jobs=1, on_done=on_done)
+    written[:] = [
+        r for r in results if r.written
+    ]  # a late check may have undone a write
+    entry = _with_results(entry, repo, results, written)
+    if not written:
+        return replace(entry, status=Status.CLEAN), None
+    tree = _stage(repo, base, entry.files_changed)
+    if options.verify:
+        verify = _run_verify(repo, options, guard)
+        entry = replace(entry, verify=verify)
+        edited = _edited_since_written(repo, written)
+        if edited:
+            return replace(
+                entry,
+                status=Status.FAILED,
+                reason=(
+                    f"changed while --verify ran: {', '.join(edited)}; left as they are, nothing committed"
+                ),
+            ), None
+        if not verify.passed:
+            outcome = (
+                "timed out"
+                if verify.exit_code is None
+                else f"exited with {verify.exit_code}"
+            )
+            return replace(
+                entry, status=Status.FAILED, reason=f"verify {outcome}; fixes discarded"
+            ), None
+    guard.check()
+    return _commit_branch(repo, base, tree, entry, options)
+
+
+def _repair_commit(
+    repo: Path,
+    base: str,
+    files: list[Path],
+    engine_options: Options,
+    options: MigrateOptions,
+    entry: RepoReport,
+    guard: _HeldInterrupt,
+    written: list[FileResult],
+) -> tuple[RepoReport, bytes | None]:
+    """--repair: the loop of `jaxfix repair` with the verify command (its first run is the
+    baseline, before any fix). Green after fixes: committed. Some errors fixed but still failing:
+    `improved`, the patch returned and nothing committed. Nothing fixed: untouched."""
+    assert options.verify is not None
+    settings = RepairSettings(
+        max_rounds=options.max_rounds, timeout=options.verify_timeout, cwd=repo
+    )
+    # Only tracked files, as without --repair: the run's frames are mapped onto these.
+    try:
+        report = repair(
+            files,
+            ("/bin/sh", "-c", options.verify),
+            engine_options,
+            settings,
+            on_round=lambda _: guard.check(),
+        )
+    except Exception:
+        # What the loop wrote before failing is not known here: every tracked file that differs
+        # from HEAD (the repository was clean when it started) is checked out again.
+        _restore(repo, [], unaccounted=files)
+        raise
+    written[:] = _net_writes(report)
+
+    def relative(path: Path | None) -> str:
+        return (
+            Path(os.path.realpath(path)).relative_to(repo).as_posix()
+            if path is not None
+            else "?"
+        )
+
+    def site(code: str, path: Path | None, line: int) -> str:
+        return f"{code} {relative(path)}:{line}"
+
+    seen = sorted(
+        {site(r.code, r.path, r.line) for one in report.rounds for r in one.raised}
+    )
+    left = sorted({site(o.code, o.path, o.line) for o in report.left})
+    first = report.rounds[0]
+    if first.run.returncode is None:
+        baseline = f"could not run: {first.run.problem}"
+    elif first.run.returncode == 0 and not first.run.timed_out:
+        baseline = "passed"
+    elif first.failures and not first.raised:
+        baseline = f"already failing before any fix, not with {codes_range()}: {_failure_text(first.failures)}"
+    elif first.failures:
+        baseline = f"failing with {len(first.raised)} {codes_range()} error(s), and already with others: {_failure_text(first.failures)}"
+    else:
+        baseline = (
+            "failing"
+            if not first.raised
+            else f"failing with {codes_range()} error(s): {', '.join(seen[:3])}"
+        )
+    fixes = Counter(
+        d.code
+        for one in report.rounds
+        for r in one.results
+        for d in r.diagnostics
+        if d.applied
+    )
+    entry = replace(
+        _with_results(entry, repo, written, written),
+        fixes=tuple(sorted(fixes.items())),
+        errors=tuple(seen),
+        errors_fixed=len(set(seen) - set(left)),
+        baseline=baseline,
+        left=tuple(
+            f"{relative(o.path)}:{o.line}: {o.code} {o.detail}" for o in report.left
+        ),
+    )
+    last = report.rounds[-1].run
+    verify = VerifyResult(
+        options.verify,
+        report.passed,
+        None if last.timed_out else last.returncode,
+        "" if report.passed else last.output_tail,
+    )
+    entry = replace(entry, verify=verify)
+    edited = _edited_since_written(repo, written)
+    if edited:
+        return replace(
+            entry,
+            status=Status.FAILED,
+            reason=(
+                f"changed while --verify ran: {', '.join(edited)}; left as they are, nothing committed"
+            ),
+        ), None
+    still = [
+        *left,
+        *(
+            f"{f.exception}" + (f" in {f.test}" if f.test else "")
+            for f in report.failures
+        ),
+    ]
+    if not written:
+        if report.passed:
+            return replace(entry, status=Status.CLEAN), None
+        return replace(
+            entry,
+            status=Status.FAILED,
+            reason=f"verify {baseline}; nothing fixed: {report.reason}",
+        ), None
+    if not report.passed:
+        patch = b"".join(
+            unified_diff(relative(r.path), r.source, r.fixed)
+            for r in written
+            if r.source is not None and r.fixed is not None
+        )
+        return replace(
+            entry,
+            status=Status.IMPROVED,
+            reason=(
+                f"{entry.errors_fixed} of {len(seen)} errors fixed, still failing: {', '.join(still[:5]) or report.reason}"
+                f"{', ...' if len(still) > 5 else ''}; the fixes are in the patch, nothing committed"
+            ),
+        ), patch
+    tree = _stage(repo, base, entry.files_changed)
+    guard.check()
+    return _commit_branch(repo, base, tree, entry, options)
+
+
+def _net_writes(report: RepairReport) -> list[FileResult]:
+    """Each file the loop wrote, from what it was before the first round to what it is after the last."""
+    net: dict[Path, FileResult] = {}
+    for one in report.rounds:
+        for result in one.results:
+            if result.written:
+                first = net.get(result.path)
+                net[result.path] = (
+                    result if first is None else replace(first, fixed=result.fixed)
+                )
+    return list(net.values())
+
+
+def _failure_text(failures: tuple[Failure, ...]) -> str:
+    shown = [
+        f"{f.exception}" + (f" in {f.test}" if f.test else "") for f in failures[:3]
+    ]
+    return ", ".join(shown) + (
+        f" and {len(failures) - 3} more" if len(failures) > 3 else ""
+    )
+
+
+def _stage(repo: Path, base: str, paths: tuple[str, ...]) -> str:
+    """The tree of `base` plus jaxfix's edits, built in a throw-away index (the user's stays as is)."""
+    with tempfile.TemporaryDirectory(prefix="jaxfix-index-") as temp:
+        env = {"GIT_INDEX_FILE": os.path.join(temp, "index")}
+        _git(repo, "read-tree", base, env=env)
+        _git(repo, "add", "--", *paths, env=env)
+        return _git(repo, "write-tree", env=env).strip()
+
+
+def _edited_since_written(repo: Path, written: list[FileResult]) -> list[str]:
+    """The files jaxfix wrote that no longer hold what it wrote."""
+    edited = []
+    for result in written:
+        try:
+            current = result.path.read_bytes()
+        except OSError:
+            current = None
+        if current != result.fixed:
+            edited.append(
+                Path(os.path.realpath(result.path)).relative_to(repo).as_posix()
+            )
+    return edited
+
+
+def _restore(
+    repo: Path, written: list[FileResult], unaccounted: list[Path] | None = None
+) -> str | None:
+    """Put back the original of every file jaxfix wrote, and nothing else: a file someone edited
+    since (the verify command, another process) keeps that edit. Never raises.
+
+    After an exception, a file may have been written without being recorded: `unaccounted` files
+    that differ from HEAD are then checked out from it.
+    """
+    problems = []
+    recorded = {result.path for result in written}
+    try:
+        names = {
+            path.relative_to(repo).as_posix()
+            for path in unaccounted or ()
+            if path not in recorded
+        }
+        differing = [
+            name
+            for name in _git(repo, "diff", "--name-only", "-z", "HEAD").split("\0")
+            if name in names
+        ]
+        if differing:
+            _checkout_from_head(repo, differing)
+    except GitError as error:
+        problems.append(str(error))
+    for result in written:
+        assert result.fixed is not None and result.source is not None
+        name = Path(os.path.realpath(result.path)).relative_to(repo).as_posix()
+        try:
+            if result.path.read_bytes() != result.fixed:
+                continue  # someone's edit since: theirs to keep
+            replace_source(result.path, result.source, expected=result.fixed)
+        except (OSError, WriteError) as error:
+            problems.append(f"{name}: {getattr(error, 'strerror', None) or error}")
+    if not problems:
+        return None
+    return (
+        f"could not put back jaxfix's edits in {'; '.join(problems)} (left as they are)"
+    )
+
+
+def _run_verify(
+    repo: Path, options: MigrateOptions, guard: _HeldInterrupt
+) -> VerifyResult:
+    """Run the command in its own process group, so a timeout or Ctrl-C stops all it started."""
+    assert options.verify is not None
+    with tempfile.TemporaryFile() as output:
+        process = subprocess.Popen(
+            options.verify,
+            shell=True,
+            cwd=repo,
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + options.verify_timeout
+        exit_code: int | None = None
+        try:
+            while True:
+                try:
+                    exit_code = process.wait(timeout=_VERIFY_POLL_SECONDS)
+                    break
+                except subprocess.TimeoutExpired:
+                    guard.check()
+                    if time.monotonic() >= deadline:
+                        _kill_group(process)
+                        break
+        except BaseException:
+            _kill_group(process)
+            raise
+        if exit_code == 0:
+            return VerifyResult(options.verify, True, 0)
+        tail = _tail(output)
+    if exit_code is None:
+        tail += f"\n[jaxfix: killed after --verify-timeout {options.verify_timeout:g}s]"
+    return VerifyResult(options.verify, False, exit_code, tail)
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
+
+
+def _tail(output: BinaryIO) -> str:
+    size = output.seek(0, os.SEEK_END)
+    output.seek(max(0, size - _TAIL_BYTES))
+    lines = output.read().decode("utf-8", errors="replace").splitlines()
+    return "\n".join(lines[-_TAIL_LINES:])
+
+
+def _with_results(
+    entry: RepoReport, repo: Path, results: list[FileResult], changed: list[FileResult]
+) -> RepoReport:
+    def relative(path: Path) -> str:
+        """Of the file itself: a symlink's target is what jaxfix wrote and git must stage."""
+        return Path(os.path.realpath(path)).relative_to(repo).as_posix()
+
+    fixes = Counter(d.code for r in changed for d in r.diagnostics if d.applied)
+    return replace(
+        entry,
+        files_changed=tuple(relative(r.path) for r in changed),
+        fixes=tuple(sorted(fixes.items())),
+        left=tuple(
+            f"{relative(r.path)}:{d.start}: {d.code} {d.message}"
+            for r in results
+            for d in r.remaining
+        ),
+        file_errors=tuple(f"{relative(r.path)}: {r.error}" for r in results if r.error),
+    )
+
+
+def _commit_branch(
+    repo: Path, base: str, tree: str, entry: RepoReport, options: MigrateOptions
+) -> tuple[RepoReport, bytes | None]:
+    """Commit `tree` on `base` and point the branch at it: the migration happens here, in one
+    ref update; everything before it is undone by _restore. An earlier migration's branch is
+    kept when it holds the same tree, else the repository is skipped."""
+    earlier = None if options.force_branch else _earlier_migration(repo, options.branch)
+    if earlier is not None:
+        if _git(repo, "rev-parse", f"{earlier}^{{tree}}").strip() != tree:
+            return replace(
+                entry, status=Status.SKIPPED, reason=_branch_exists(options.branch)
+            ), None
+        return replace(
+            entry,
+            status=Status.CHANGED,
+            branch=options.branch,
+            commit=earlier,
+            reason="the branch already had this migration (an earlier run's); left as it was",
+        ), _git_bytes(repo, "format-patch", "-1", "--stdout", earlier)
+    message = options.message or _commit_message(entry)
+    commit = _git(
+        repo, "commit-tree", tree, "-p", base, "-F", "-", input=message.encode()
+    ).strip()
+    patch = _git_bytes(repo, "format-patch", "-1", "--stdout", commit)
+    _git(
+        repo,
+        "branch",
+        *(("--force",) if options.force_branch else ()),
+        options.branch,
+        commit,
+    )
+    return replace(
+        entry, status=Status.CHANGED, branch=options.branch, commit=commit
+    ), patch
+
+
+def _commit_message(entry: RepoReport) -> str:
+    """Subject, then one line per rule with its count: reviewers see what changed and why."""
+    lines = ["Fix JAX sharding code that recent JAX releases reject", ""]
+    for code, count in entry.fixes:
+        name = f" ({RULES[code].name})" if code in RULES else ""
+        lines.append(f"- {code}{name}: {count} fix{'es' if count != 1 else ''}")
+    files = len(entry.files_changed)
+    lines += [
+        "",
+        f"{files} file{'s' if files != 1 else ''} changed by `jaxfix migrate` (jaxfix {__version__}).",
+    ]
+    if entry.target_jax:
+        lines.append(f"Checked against JAX {entry.target_jax}.")
+    if entry.left:
+        lines.append(
+            f"{len(entry.left)} diagnostic{'s' if len(entry.left) != 1 else ''} left for a human: run `jaxfix --dry-run`."
+        )
+    return "\n".join(lines) + "\n"

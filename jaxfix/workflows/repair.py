@@ -1,0 +1,655 @@
+"""`jaxfix repair`: run the user's command with the recorder, fix the sites its run shows raising
+JAX001-JAX003 (confirmed mode, the rules' own fixes, the safe writes), run it again; until it
+passes, a round brings nothing new to fix, or the rounds run out.
+
+`repair(paths, command, options, settings)` is the loop, for the CLI and for `migrate`: it
+prints nothing (`on_round` hears of each round) and returns a `RepairReport`. jaxfix never
+runs anything but the command it was given; the command's output goes to a file in the
+recording directory (its tail is kept for failures jaxfix cannot explain).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from jaxfix.check.prefilter import codes_range
+from jaxfix.check.runner import run_files
+from jaxfix.evidence.facts import Evidence, ValueSite
+from jaxfix.evidence.recording import RecordingDir
+from jaxfix.ground.diagnostics import FileResult
+from jaxfix.settings.options import Options
+from jaxfix.sources.discovery import discover
+from jaxfix.sources.file_io import ReadError, read_regular, undo_written, write_fix
+from jaxfix.write.safe_write import LateCheck, confirm_writes, real_roots, signals_held
+
+if (
+    TYPE_CHECKING
+):  # jaxfix.evidence.records is imported by the follower, while the first run goes on
+    from jaxfix.evidence.records import EvidenceReading, Failure, Raised
+
+_TAIL_LINES = 20
+_GRACE_SECONDS = 2.0  # between SIGTERM and SIGKILL to the command's process group
+
+
+class Stop(Enum):
+    """Why the loop ended."""
+
+    PASSED = "passed"
+    NOT_STARTED = "not-started"  # the command could not be run at all
+    BEFORE_JAX = "before-jax"  # it failed, and no process of it had imported JAX
+    NOT_OURS = "not-ours"  # it failed, with none of the three errors
+    NOTHING_NEW = (
+        "nothing-new"  # only errors already worked on, or none that can be used
+    )
+    NOTHING_FIXED = "nothing-fixed"  # new errors, but no fix could be made
+    MAX_ROUNDS = "max-rounds"
+    DRY_RUN = "dry-run"
+
+
+@dataclass(frozen=True)
+class RepairSettings:
+    max_rounds: int = 5
+    timeout: float | None = None  # seconds per run of the command
+    dry_run: bool = False
+    jobs: int = 1
+    cwd: Path | None = None  # where the command runs (default: the current directory)
+    env: Mapping[str, str] | None = (
+        None  # the command's environment (default: jaxfix's)
+    )
+
+
+@dataclass(frozen=True)
+class CommandRun:
+    returncode: int | None  # None: it did not start (`problem` says why)
+    seconds: float
+    timed_out: bool = False
+    output_tail: str = ""
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
+class SiteOutcome:
+    """One error site of the run: fixed in `round`, or left with the reason."""
+
+    code: str
+    path: Path | None
+    line: int
+    round: int
+    fixed: bool
+    detail: str  # the fix made, or why none was
+    tests: tuple[str, ...] = ()
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class Round:
+    number: int
+    run: CommandRun
+    raised: tuple[Raised, ...] = ()
+    failures: tuple[Failure, ...] = ()  # not the three errors
+    outcomes: tuple[SiteOutcome, ...] = ()  # the sites worked on this round
+    results: tuple[
+        FileResult, ...
+    ] = ()  # the files fixed (or, with dry_run, that would be)
+    problems: tuple[str, ...] = ()  # records that are not records
+
+
+@dataclass(frozen=True)
+class RepairReport:
+    command: tuple[str, ...]
+    rounds: tuple[Round, ...]
+    stop: Stop
+    reason: str  # one line: why the loop stopped
+    seconds: float
+
+    @property
+    def passed(self) -> bool:
+        return self.stop is Stop.PASSED
+
+    @property
+    def command_seconds(self) -> float:
+        return sum(r.run.seconds for r in self.rounds)
+
+    @property
+    def overhead_seconds(self) -> float:
+        return max(0.0, self.seconds - self.command_seconds)
+
+    @property
+    def fixed(self) -> tuple[SiteOutcome, ...]:
+        """The sites whose fix was written (none in a dry run: see `would_fix`)."""
+        return () if self.dry_run else self.would_fix
+
+    @property
+    def would_fix(self) -> tuple[SiteOutcome, ...]:
+        return tuple(o for r in self.rounds for o in r.outcomes if o.fixed)
+
+    @property
+    def left(self) -> tuple[SiteOutcome, ...]:
+        """The errors the last run still raised, each with why it was not fixed: a run that
+        passed may have raised one too (in a thread: it fails no command)."""
+        if not self.rounds:
+            return ()
+        last = self.rounds[-1]
+        fixed_sites = {(o.code, o.path, o.line) for o in self.would_fix}
+        reasons = {
+            (o.code, o.path, o.line): o.detail
+            for r in self.rounds
+            for o in r.outcomes
+            if not o.fixed
+        }
+        left: dict[tuple[str, Path | None, int, str], SiteOutcome] = {}
+        for raised in last.raised:
+            key = (raised.code, raised.path, raised.line)
+            if raised.problem is not None:
+                detail = raised.problem
+            elif key in reasons:
+                detail = reasons[key]
+            elif self.dry_run and key in fixed_sites:
+                detail = "dry run: its fix was shown, not written"
+            elif key in fixed_sites:
+                detail = "raised again after its fix"
+            elif self.passed:
+                detail = (
+                    "not worked on: raised in a run that passed (it failed nothing)"
+                )
+            else:
+                detail = f"not worked on: {self.reason}"
+            where = (
+                raised.code,
+                raised.path,
+                raised.line,
+                detail if raised.path is None else "",
+            )
+            seen = left.get(where)
+            tests = (
+                *(seen.tests if seen else ()),
+                *((raised.test,) if raised.test else ()),
+            )
+            left[where] = SiteOutcome(
+                raised.code,
+                raised.path,
+                raised.line,
+                last.number,
+                False,
+                detail,
+                tests,
+                raised.message,
+            )
+        return tuple(left.values())
+
+    @property
+    def dry_run(self) -> bool:
+        return self.stop is Stop.DRY_RUN
+
+    @property
+    def failures(self) -> tuple[Failure, ...]:
+        """The last run's failures that are not the three errors (a run that passed may have
+        had some: a thread's, a test run whose exit status a script ignored)."""
+        return self.rounds[-1].failures if self.rounds else ()
+
+
+def run_command(
+    command: Sequence[str],
+    env: Mapping[str, str],
+    cwd: Path | None,
+    timeout: float | None,
+    output: Path,
+    started: Callable[[], None] | None = None,
+) -> CommandRun:
+    """One run in a session of its own; its whole process group is ended when it exits, when it
+    times out, and when jaxfix is interrupted (which is then raised on). `started` is called
+    once the command runs: what jaxfix does then costs the run nothing on a free core."""
+    start = time.monotonic()
+    process: subprocess.Popen[bytes] | None = None
+    timed_out = False
+    with open(output, "wb") as out:
+        try:
+            with signals_held():  # Ctrl-C while Popen returns would lose the process
+                process = subprocess.Popen(
+                    list(command),
+                    cwd=cwd,
+                    env=dict(env),
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+            if started is not None:
+                started()
+            returncode = process.wait(timeout=timeout)
+        except OSError as error:
+            if process is not None:
+                _end_group(process, kill_after=_GRACE_SECONDS)
+                raise
+            why = (
+                "command not found"
+                if isinstance(error, FileNotFoundError)
+                else (error.strerror or str(error))
+            )
+            return CommandRun(
+                None, time.monotonic() - start, problem=f"{command[0]}: {why}"
+            )
+        except subprocess.TimeoutExpired:
+            assert process is not None
+            timed_out = True
+            _end_group(process, kill_after=_GRACE_SECONDS)
+            returncode = process.wait()
+        except BaseException:
+            if process is not None:
+                _end_group(process, kill_after=_GRACE_SECONDS)
+                process.wait()
+            raise
+        seconds = time.monotonic() - start
+        _end_group(process, kill_after=0.0)  # what it left running in the background
+    return CommandRun(returncode, seconds, timed_out, _tail(output))
+
+
+def _end_group(process: subprocess.Popen[bytes], *, kill_after: float) -> None:
+    """SIGTERM to the group, then SIGKILL to what is left after `kill_after` seconds."""
+    try:
+        os.killpg(process.pid, signal.SIGTERM if kill_after else signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        return
+    deadline = time.monotonic() + kill_after
+    while time.monotonic() < deadline:
+        if process.poll() is not None and not _group_alive(process.pid):
+            return
+        time.sleep(0.05)
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def _tail(output: Path) -> str:
+    with open(output, "rb") as handle:
+        handle.seek(max(0, os.fstat(handle.fileno()).st_size - 16 * 1024))
+        lines = handle.read().decode("utf-8", "replace").splitlines()
+    return "\n".join(lines[-_TAIL_LINES:])
+
+
+def _read(path: Path, files: list[Path], options: Options) -> EvidenceReading:
+    """Imports the reader when first needed: that happens in the follower, during the first run."""
+    from jaxfix.evidence.records import (
+        MAX_EVIDENCE_BYTES,
+        EvidenceReading,
+        read_evidence,
+    )
+
+    if not path.exists():
+        return (
+            EvidenceReading()
+        )  # no Python process of the command started the recorder
+    try:
+        data = read_regular(
+            path,
+            MAX_EVIDENCE_BYTES,
+            bound="the evidence file limit",
+            follow_symlinks=False,
+        )
+    except ReadError as error:
+        return EvidenceReading(errors=[f"the evidence file: {error}"])
+    return read_evidence(data, files, options.max_file_size)
+
+
+def _site_outcomes(
+    number: int,
+    raised: list[Raised],
+    results: list[FileResult],
+    dry_run: bool,
+    evidence: Mapping[Path, tuple[Evidence, ...]] | None = None,
+) -> list[SiteOutcome]:
+    """Each new site, fixed (its diagnostic's fix applied, there or where its value is
+    written) or not (the diagnostic says why)."""
+    outcomes = []
+    by_path = {r.path.resolve(): r for r in results}
+    for site in _unique_sites(raised):
+        result = by_path.get(site.path.resolve()) if site.path else None
+        tests = tuple(r.test for r in raised if r.site == site.site and r.test)
+        fixed, detail = _site_outcome(site, result, dry_run)
+        value = _value_site(site, evidence or {})
+        if not fixed and value is not None and value.path in by_path:
+            at_value = replace(site, line=value.span[0])
+            fixed_there, there = _site_outcome(at_value, by_path[value.path], dry_run)
+            if fixed_there or "--unsafe-fixes" in there:  # made there, or the hint
+                fixed, detail = (
+                    fixed_there,
+                    f"{there} ({value.name}, {value.where(Path.cwd())})",
+                )
+        outcomes.append(
+            SiteOutcome(
+                site.code,
+                site.path,
+                site.line,
+                number,
+                fixed,
+                detail,
+                tests,
+                site.message,
+            )
+        )
+    return outcomes
+
+
+def _site_outcome(
+    site: Raised, result: FileResult | None, dry_run: bool
+) -> tuple[bool, str]:
+    """Whether the site was fixed, and the fix made or why none was."""
+    if result is not None and result.error:
+        return False, result.error
+    diagnostics = [
+        d
+        for d in (result.diagnostics if result else ())
+        if d.code == site.code and d.start.line <= site.line <= d.end.line
+    ]
+    applied = [d for d in diagnostics if d.applied and d.fix_title]
+    if applied and result is not None and (result.written or dry_run):
+        return True, applied[0].fix_title or ""
+    if not diagnostics:
+        return (
+            False,
+            "no rule reported this site (jaxfix cannot tell why from this code)",
+        )
+    d = diagnostics[0]
+    if d.fix_title and not d.applied:
+        return (
+            False,
+            f"{d.message} (its unsafe fix needs --unsafe-fixes: {d.fix_title})",
+        )
+    return False, d.message
+
+
+def _value_site(
+    site: Raised, evidence: Mapping[Path, tuple[Evidence, ...]]
+) -> ValueSite | None:
+    """Where the value the error at `site` was about is written, when another place."""
+    if site.path is None:
+        return None
+    for item in evidence.get(site.path.resolve(), ()):
+        if item.line == site.line and item.code == site.code and not item.at_value:
+            return item.value_site
+    return None
+
+
+def _unique_sites(raised: list[Raised]) -> list[Raised]:
+    return list({r.site: r for r in raised if r.site is not None}.values())
+
+
+def _prepare(recording: RecordingDir) -> None:
+    """jaxfix's start-up work, done while the first run starts: the rules' messages for the
+    recorder, and the engine the fixes need (importing libcst is most of both)."""
+    recording.write_patterns()
+    import jaxfix.check.engine  # noqa: F401
+
+
+Sites = set[tuple[str, str, int]]
+
+
+def _new_evidence(
+    reading: EvidenceReading, worked_on: Sites, options: Options, files: list[Path]
+) -> dict[Path, tuple[Evidence, ...]]:
+    """The evidence of the sites not worked on in an earlier round, by resolved path, with the
+    places their values are written (jaxfix/check/value_sites.py)."""
+    from jaxfix.check.value_sites import with_value_sites
+
+    new_sites = {
+        (r.path.resolve(), r.line, r.code)
+        for r in reading.raised
+        if r.site is not None and r.site not in worked_on and r.path
+    }
+    found = {}
+    for path, items in reading.evidence.items():
+        kept = tuple(e for e in items if (path.resolve(), e.line, e.code) in new_sites)
+        if kept:
+            found[path.resolve()] = kept
+    return with_value_sites(found, options, files)
+
+
+class _Follower:
+    """While a run goes on, in a thread: reads the evidence as the recorder writes it and works
+    out the fixes of the sites so far (writing nothing), so that little is left to do when the
+    run ends; on the first run it also does jaxfix's start-up work. Only one thread uses the
+    engine at a time: the loop asks for results after `stop()`."""
+
+    def __init__(
+        self,
+        evidence: Path,
+        files: list[Path],
+        options: Options,
+        worked_on: Sites,
+        recording: RecordingDir | None,
+    ) -> None:
+        self.evidence, self.files, self.options, self.worked_on = (
+            evidence,
+            files,
+            options,
+            worked_on,
+        )
+        self.recording = recording
+        self.cache: dict[Path, tuple[tuple[Evidence, ...], FileResult]] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(
+            target=self._follow, name="jaxfix-repair-follower", daemon=True
+        )
+
+    def start(self) -> None:
+        """Once the command runs: started before, the thread would hold up its start."""
+        self._thread.start()
+
+    def _follow(self) -> None:
+        try:
+            if self.recording is not None:
+                _prepare(self.recording)
+            seen = -1
+            while not self._stop.wait(0.1):
+                size = self.evidence.stat().st_size if self.evidence.exists() else -1
+                if size != seen:
+                    seen = size
+                    self._compute(
+                        _new_evidence(
+                            _read(self.evidence, self.files, self.options),
+                            self.worked_on,
+                            self.options,
+                            self.files,
+                        ),
+                        jobs=1,
+                    )
+        except Exception:  # noqa: BLE001 - a head start only: the loop works out what is missing itself
+            return
+
+    def _compute(self, evidence: dict[Path, tuple[Evidence, ...]], jobs: int) -> None:
+        stale = [
+            path
+            for path, items in sorted(evidence.items())
+            if self.cache.get(path, ((),))[0] != items
+        ]
+        if stale:
+            for result in run_files(
+                stale, replace(self.options, evidence=evidence), write=False, jobs=jobs
+            ):
+                self.cache[result.path] = (evidence[result.path], result)
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.ident is not None:
+            self._thread.join()
+
+    def results(
+        self, evidence: dict[Path, tuple[Evidence, ...]], jobs: int
+    ) -> list[FileResult]:
+        """The results for exactly this evidence (after `stop()`), fixes not written."""
+        self._compute(evidence, jobs)
+        return [self.cache[path][1] for path in sorted(evidence)]
+
+
+def _write(results: list[FileResult], within: tuple[str, ...]) -> list[FileResult]:
+    """The fixes written with the safe writes, each confirmed (jaxfix/write/safe_write.py), each
+    still inside the PATHs as they were before the command ran (the command may have made a
+    file a symlink to elsewhere)."""
+    late_checks: list[LateCheck] = []
+    written = []
+    try:
+        for result in results:
+            written.append(write_fix(result, late_checks, within))
+    finally:
+        undone = confirm_writes(late_checks)
+    return undo_written(written, undone)
+
+
+def repair(
+    paths: Sequence[Path],
+    command: Sequence[str],
+    options: Options,
+    settings: RepairSettings = RepairSettings(),
+    on_round: Callable[[Round], None] | None = None,
+    on_run_started: Callable[[int], None] | None = None,
+) -> RepairReport:
+    """Run, fix, run again. `options` are the fix options (`--unsafe-fixes`, ...). `on_round`
+    hears of each round once it is done, before the next run; `on_run_started` of each run's
+    number once it has started (or failed to start): the time to print what need not be
+    printed before it."""
+    started = time.monotonic()
+    rounds: list[Round] = []
+    worked_on: Sites = set()
+    within = real_roots(paths)
+    recording = RecordingDir()
+
+    def finish(stop: Stop, reason: str) -> RepairReport:
+        return RepairReport(
+            tuple(command), tuple(rounds), stop, reason, time.monotonic() - started
+        )
+
+    def done(current: Round) -> None:
+        rounds.append(current)
+        if on_round:
+            on_round(current)
+
+    try:
+        number = 0
+        while True:
+            number += 1
+            found = discover(list(paths), options.exclude, options.all_includes)
+            follower = _Follower(
+                recording.evidence(number),
+                found.files,
+                options,
+                worked_on,
+                recording if number == 1 else None,
+            )
+
+            def running(number: int = number, follower: _Follower = follower) -> None:
+                follower.start()
+                if on_run_started:
+                    on_run_started(number)
+
+            try:
+                run = run_command(
+                    command,
+                    recording.env(number, settings.env),
+                    settings.cwd,
+                    settings.timeout,
+                    recording.output(number),
+                    running,
+                )
+            finally:
+                follower.stop()
+            if run.returncode is None and on_run_started:
+                on_run_started(number)
+            if run.returncode is None:
+                done(Round(number, run))
+                return finish(
+                    Stop.NOT_STARTED, run.problem or "the command did not start"
+                )
+            reading = _read(recording.evidence(number), found.files, options)
+            base = Round(
+                number,
+                run,
+                tuple(reading.raised),
+                tuple(reading.failures),
+                problems=tuple(reading.errors),
+            )
+            if run.returncode == 0 and not run.timed_out:
+                done(base)
+                return finish(
+                    Stop.PASSED,
+                    f"the command passed{' after the fixes' if number > 1 else ''}",
+                )
+            how = (
+                f"timed out after {settings.timeout:g} s"
+                if run.timed_out
+                else f"exited with {run.returncode}"
+            )
+            if not reading.raised:
+                done(base)
+                if not reading.jax_versions and not reading.failures:
+                    return finish(
+                        Stop.BEFORE_JAX,
+                        f"the command {how} before any of its processes imported JAX: nothing for jaxfix to fix",
+                    )
+                return finish(
+                    Stop.NOT_OURS,
+                    f"the command {how} with failures that are not {codes_range()}: not jaxfix's to fix",
+                )
+            if number > settings.max_rounds:
+                done(base)
+                return finish(
+                    Stop.MAX_ROUNDS,
+                    f"stopped after --max-rounds {settings.max_rounds}; the command still {how}",
+                )
+            new = [
+                r
+                for r in reading.raised
+                if r.site is not None and r.site not in worked_on
+            ]
+            if not new:
+                done(base)
+                again = sum(1 for r in reading.raised if r.site is not None)
+                why = (
+                    f"{again} site(s) raised again after jaxfix worked on them"
+                    if again
+                    else "none of its errors can be placed in the tree"
+                )
+                return finish(
+                    Stop.NOTHING_NEW,
+                    f"round {number} brought no new fixable evidence: {why}",
+                )
+            evidence = _new_evidence(reading, worked_on, options, found.files)
+            results = follower.results(evidence, settings.jobs)
+            worked_on.update(r.site for r in new if r.site is not None)
+            if not settings.dry_run:
+                results = _write(results, within)
+            outcomes = _site_outcomes(number, new, results, settings.dry_run, evidence)
+            changed = tuple(
+                r
+                for r in results
+                if r.fixed is not None and (r.written or settings.dry_run)
+            )
+            done(replace(base, outcomes=tuple(outcomes), results=changed))
+            if settings.dry_run:
+                return finish(
+                    Stop.DRY_RUN, "dry run: the fixes were shown, nothing was written"
+                )
+            if not any(o.fixed for o in outcomes):
+                return finish(
+                    Stop.NOTHING_FIXED,
+                    f"round {number} fixed nothing: no fix can be made for its new errors",
+                )
+    finally:
+        recording.close()

@@ -1,0 +1,1 @@
+"""Fixes made into files: LibCST edits, added imports, line length, atomic writes, `--add-noqa`."""

@@ -1,0 +1,144 @@
+"""The walk from a recorded mesh's creation frame to where its sizes are written
+(jaxfix/analysis/ast_engine/written_at.py), and the rule's report there (no JAX run: the
+frames and facts are what a record would hold)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from jaxfix.analysis.ast_engine import Engine
+from jaxfix.analysis.ast_engine.values import Unknown
+from jaxfix.analysis.ast_engine.written_at import written_at
+from jaxfix.check.engine import process_source
+from jaxfix.check.value_sites import with_value_sites
+from jaxfix.evidence.facts import Evidence, Facts, MeshFacts, Origin
+from jaxfix.settings.options import Options
+
+MESHES = """\
+from jax.sharding import AbstractMesh
+
+
+def make(cfg):
+    return AbstractMesh(cfg["shape"], ("data", "model"))
+"""
+MAIN = """\
+from jax.sharding import use_abstract_mesh
+
+from config import EVAL
+from meshes import make
+
+
+def run(outer):
+    with use_abstract_mesh(outer):
+        with use_abstract_mesh(make(EVAL)):
+            pass
+"""
+
+
+def _tree(tmp_path: Path, config: str) -> list[Path]:
+    files = {"config.py": config, "meshes.py": MESHES, "main.py": MAIN}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    return [tmp_path / name for name in files]
+
+
+def _frames(tmp_path: Path) -> tuple[tuple[Path, int], ...]:
+    return ((tmp_path / "main.py", 9), (tmp_path / "meshes.py", 5))
+
+
+def _walk(tmp_path: Path, config: str):
+    _tree(tmp_path, config)
+    engine = Engine((tmp_path,), (), None)
+    return written_at(engine.evaluator, _frames(tmp_path))
+
+
+def test_a_dict_entry_through_a_parameter_is_reached(tmp_path):
+    found = _walk(tmp_path, 'EVAL = {"shape": (4, 4)}\n')
+    assert not isinstance(found, Unknown)
+    assert (found.module.path.name, found.module.line(found.node)) == ("config.py", 1)
+    assert found.name == "EVAL['shape']" and found.why is None
+
+
+def test_a_computed_value_ends_the_walk(tmp_path):
+    found = _walk(tmp_path, 'EVAL = {"shape": tuple([4, 4])}\n')
+    assert isinstance(found, Unknown) and "is computed" in found.why
+
+
+def test_a_name_bound_twice_ends_the_walk(tmp_path):
+    found = _walk(tmp_path, 'EVAL = {"shape": (4, 4)}\nEVAL = {"shape": (2, 4)}\n')
+    assert isinstance(found, Unknown)
+
+
+def test_a_frame_on_a_line_that_builds_no_mesh_ends_the_walk(tmp_path):
+    _tree(tmp_path, 'EVAL = {"shape": (4, 4)}\n')
+    engine = Engine((tmp_path,), (), None)
+    forged = ((tmp_path / "main.py", 9), (tmp_path / "meshes.py", 4))
+    assert isinstance(written_at(engine.evaluator, forged), Unknown)
+
+
+def _evidence(tmp_path: Path) -> Evidence:
+    new = MeshFacts("abstract", ("data", "model"), (4, 4), None, False)
+    prev = MeshFacts("abstract", ("data", "model"), (2, 4), None, False)
+    return Evidence(
+        "JAX002",
+        9,
+        (1,),
+        (Facts.of({"new": new, "prev": prev}),),
+        origin="evidence record",
+        origins=(Origin("new", "built", _frames(tmp_path)),),
+    )
+
+
+def test_the_entry_is_resized_and_the_raising_line_says_where(tmp_path):
+    files = [p.resolve() for p in _tree(tmp_path, 'EVAL = {"shape": (4, 4)}\n')]
+    options = Options(unsafe_fixes=True)
+    evidence = with_value_sites(
+        {(tmp_path / "main.py").resolve(): (_evidence(tmp_path),)}, options, files
+    )
+    options = replace(options, evidence=evidence)
+    config = (tmp_path / "config.py").resolve()
+    result = process_source(config, config.read_bytes(), options)
+    assert result.fixed == b'EVAL = {"shape": (2, 4)}\n'
+    (diagnostic,) = result.diagnostics
+    assert diagnostic.message.startswith(
+        "`EVAL['shape']` is (4, 4): the run built the inner mesh of the JAX002 error at main.py:9"
+    )
+    main = (tmp_path / "main.py").resolve()
+    (raised,) = process_source(main, main.read_bytes(), options).diagnostics
+    assert raised.message.endswith(
+        "the run built the inner mesh from `EVAL['shape']`, written at config.py:1: its fix goes there"
+    )
+
+
+def test_a_value_changed_since_the_run_is_left_alone(tmp_path):
+    """The config now holds other sizes than the run's mesh: no report, no fix there."""
+    files = [p.resolve() for p in _tree(tmp_path, 'EVAL = {"shape": (4, 4)}\n')]
+    options = Options(unsafe_fixes=True)
+    evidence = with_value_sites(
+        {(tmp_path / "main.py").resolve(): (_evidence(tmp_path),)}, options, files
+    )
+    (tmp_path / "config.py").write_text('EVAL = {"shape": (8, 4)}\n')
+    config = (tmp_path / "config.py").resolve()
+    result = process_source(
+        config, config.read_bytes(), replace(options, evidence=evidence)
+    )
+    assert result.fixed is None and result.diagnostics == ()
+
+
+def test_without_unsafe_fixes_the_value_site_says_what_its_fix_would_be(tmp_path):
+    files = [p.resolve() for p in _tree(tmp_path, 'EVAL = {"shape": (4, 4)}\n')]
+    options = Options()
+    evidence = with_value_sites(
+        {(tmp_path / "main.py").resolve(): (_evidence(tmp_path),)}, options, files
+    )
+    config = (tmp_path / "config.py").resolve()
+    result = process_source(
+        config, config.read_bytes(), replace(options, evidence=evidence)
+    )
+    (diagnostic,) = result.diagnostics
+    assert result.fixed is None and not diagnostic.applied
+    assert (
+        diagnostic.fix_title
+        == "resize the inner mesh to (2, 4) where its sizes are written"
+    )

@@ -1,0 +1,222 @@
+"""Crash isolation: a file that kills its worker is that file's error; the run goes on."""
+
+from __future__ import annotations
+
+import faulthandler
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from jaxfix.check import engine, runner
+from jaxfix.check.runner import run_files
+from jaxfix.settings.options import Options
+from snippets import FIXED, VIOLATION
+
+PADDING = (
+    "# padding to make the run worth a pool\n" * 200
+)  # above the parallel threshold together
+
+
+def _tree(tmp_path: Path, crashing: dict[str, str]) -> list[Path]:
+    files = []
+    for index in range(6):
+        path = tmp_path / f"ok{index}.py"
+        path.write_text(VIOLATION + PADDING)
+        files.append(path)
+    for name, marker in crashing.items():
+        path = tmp_path / name
+        path.write_text(VIOLATION + PADDING + f"# {marker}\n")
+        files.append(path)
+    return sorted(files)
+
+
+@pytest.fixture
+def crashing_engine(monkeypatch):
+    """Workers are forked from this process, so they run this patched engine."""
+    real = engine.process_source
+
+    def process_source(path, source, options):
+        for marker, signum in (
+            (b"SEGFAULT", signal.SIGSEGV),
+            (b"ABORT", signal.SIGABRT),
+            (b"OOMKILL", signal.SIGKILL),
+        ):
+            if marker in source:
+                faulthandler.disable()  # pytest's handler, inherited by the fork, would dump this deliberate crash on the terminal
+                os.kill(os.getpid(), signum)
+        return real(path, source, options)
+
+    monkeypatch.setattr(engine, "process_source", process_source)
+
+
+def test_workers_killed_mid_run_cost_only_their_files(tmp_path, crashing_engine):
+    files = _tree(
+        tmp_path, {"segv.py": "SEGFAULT", "abort.py": "ABORT", "oom.py": "OOMKILL"}
+    )
+    results = run_files(files, Options(), write=True, jobs=2)
+    errors = {r.path.name: r.error for r in results if r.error}
+    assert errors == {
+        "segv.py": "the process parsing this file was killed by SIGSEGV; file left untouched",
+        "abort.py": "the process parsing this file was killed by SIGABRT; file left untouched",
+        "oom.py": "the process parsing this file was killed by SIGKILL (out of memory?); file left untouched",
+    }
+    ok = [r for r in results if r.path.name.startswith("ok")]
+    assert len(ok) == 6 and all(r.written for r in ok)
+    assert all(r.path.read_text() == FIXED + PADDING for r in ok)
+    assert (tmp_path / "segv.py").read_text().startswith(VIOLATION)
+
+
+DEEP = {
+    "unary-minus": "x = " + "-" * 100_000 + "1\n",
+    "attributes": "x = a" + ".b" * 100_000 + "\n",
+    "parentheses": "x = " + "(" * 100_000 + "1" + ")" * 100_000 + "\n",
+    "sum": "x = " + "+".join(["a"] * 8000) + "\n",
+}
+
+
+def test_deep_code_is_refused_only_where_libcst_would_parse_it(tmp_path):
+    """The refusal guards LibCST: a candidate with nothing to fix is never parsed by it, so
+    its 100,000 adjacent strings (one node for `ast` and the engine, 100,000 nested ones for
+    LibCST) are fine; with a fix to write, the file is refused."""
+    strings = "x = " + "'a' " * 100_000 + "\n"
+    dropped, kept = tmp_path / "dropped.py", tmp_path / "kept.py"
+    dropped.write_text("# use_abstract_mesh is only named here\n" + strings)
+    kept.write_text(VIOLATION + strings)
+    results = {
+        r.path: r for r in run_files([dropped, kept], Options(), write=False, jobs=1)
+    }
+    assert results[dropped].error is None and not results[dropped].diagnostics
+    assert (
+        results[kept].error is not None
+        and "nested too deeply for the parser" in results[kept].error
+    )
+
+
+@pytest.mark.parametrize("kind", sorted(DEEP))
+def test_a_deeply_nested_expression_is_refused_before_libcst(tmp_path, kind):
+    """Each of these crashes LibCST (a C stack overflow) or takes minutes; here it is one error."""
+    deep = tmp_path / "deep.py"
+    deep.write_text(VIOLATION + DEEP[kind])
+    files = [deep, *_tree(tmp_path, {})]
+    results = run_files(files, Options(), write=True, jobs=2)
+    error = next(r for r in results if r.path == deep)
+    assert error.error is not None and "nested too deeply for the parser" in error.error
+    assert (
+        error.error_location is not None
+        and error.error_location.line == VIOLATION.count("\n") + 1
+    )
+    assert all(r.written for r in results if r.path != deep)
+
+
+_ORPHAN_CHECK = """
+import os, sys, time
+from pathlib import Path
+sys.path[:0] = {paths!r}
+from jaxfix.check import engine
+from jaxfix.settings.options import Options
+from jaxfix.check.runner import run_files
+
+def hang(path, source, options):
+    print(os.getpid(), flush=True)
+    time.sleep(120)
+
+engine.process_source = hang
+files = sorted(Path({root!r}).glob("*.py"))
+run_files(files, Options(), write=False, jobs=2)
+"""
+
+
+@pytest.mark.skipif(
+    not os.path.exists("/proc/self/stat"), reason="reads process states from /proc"
+)
+def test_workers_die_with_a_killed_parent(tmp_path):
+    files = _tree(tmp_path, {})
+    script = _ORPHAN_CHECK.format(
+        paths=[str(Path(__file__).parents[2])], root=str(files[0].parent)
+    )
+    parent = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True
+    )
+    workers: list[int] = []
+    while len(workers) < 2:  # each worker prints its pid once it holds a file
+        line = parent.stdout.readline()
+        assert line, "the run ended before two workers started"
+        workers += [int(word) for word in line.split() if word.isdigit()]
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(pid) for pid in workers):
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in workers)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(") ")[1][0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _watch_reading(
+    monkeypatch, *, interrupt_at: str | None = None
+) -> list[tuple[str, list[int]]]:
+    """Record, as each file is read, the live worker processes; optionally interrupt there."""
+    seen: list[tuple[str, list[int]]] = []
+    real = runner._settle_cheaply
+
+    def settle(path, *args, **kwargs):
+        seen.append((path.name, [p.pid for p in multiprocessing.active_children()]))
+        if path.name == interrupt_at:
+            raise KeyboardInterrupt
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "_settle_cheaply", settle)
+    return seen
+
+
+def _early_tree(tmp_path: Path) -> list[Path]:
+    """A file worth a worker first, then files the prefilter settles."""
+    (tmp_path / "a_big.py").write_text(VIOLATION + PADDING * 3)
+    for index in range(10):
+        (tmp_path / f"b{index}.py").write_text("x = 1\n")
+    return sorted(tmp_path.glob("*.py"))
+
+
+def test_a_worker_starts_at_the_first_file_to_parse_while_the_rest_is_read(
+    tmp_path, monkeypatch
+):
+    seen = _watch_reading(monkeypatch)
+    results = run_files(_early_tree(tmp_path), Options(), write=False, jobs=2)
+    assert seen[0] == ("a_big.py", [])
+    assert [len(workers) for _, workers in seen[1:]] == [
+        1
+    ] * 10  # one file to parse: one worker
+    assert results[0].fixed is not None and not multiprocessing.active_children()
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_nothing_to_parse_starts_no_worker(tmp_path, monkeypatch, jobs):
+    seen = _watch_reading(monkeypatch)
+    files = _early_tree(tmp_path)[1:]
+    run_files(files, Options(), write=False, jobs=jobs, on_plan=lambda planned: None)
+    assert len(seen) == len(files) and not any(workers for _, workers in seen)
+
+
+def test_an_interrupt_while_reading_stops_the_workers_started_early(
+    tmp_path, monkeypatch
+):
+    seen = _watch_reading(monkeypatch, interrupt_at="b5.py")
+    files = _early_tree(tmp_path)
+    with pytest.raises(KeyboardInterrupt):
+        run_files(files, Options(), write=True, jobs=2)
+    started = {pid for _, workers in seen for pid in workers}
+    assert started and not multiprocessing.active_children()
+    assert not any(_alive(pid) for pid in started)
+    assert all(path.read_text() == VIOLATION + PADDING * 3 for path in files[:1])

@@ -1,0 +1,331 @@
+"""The prefilter never changes a result: running every selected rule on every file (fixtures,
+mutated fixtures, generated programs, a generated corpus) gives what skipping the files and
+rules it drops gives, and every rule the full engine reports is one it kept. And a run that has
+nothing to parse (no candidates, or all of them cached) never imports libcst."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import textwrap
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import jaxfix.check.engine
+import jaxfix.check.runner
+from codemods.test_mutations import CHAINS, _chain, _mutate
+from fixture_cases import all_cases
+from helpers import once_per_session, options_from_args, shared_engine_run
+from jax_program_strategy import Program, programs
+from jaxfix.check import prefilter
+from jaxfix.check.engine import process_source, selected_rules
+from jaxfix.check.runner import run_files
+from jaxfix.codemods import RULES
+from jaxfix.codemods.base import Rule
+from jaxfix.ground.diagnostics import FileResult
+from jaxfix.settings.options import Options
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from make_corpus import write_corpus  # noqa: E402 - a script of bench/, not a package
+
+CASES = all_cases()
+# The options that change what rules conclude: defaults, unsafe fixes, each JAX generation.
+OPTION_SETS = (
+    Options(),
+    Options(unsafe_fixes=True),
+    Options(jax_version=(0, 10, 2)),
+    Options(jax_version=(0, 12, 0)),
+)
+
+
+def disable_prefilter(patch: pytest.MonkeyPatch) -> None:
+    """Every selected rule looks at every file: no byte prefilter (in the engine and in the
+    runner's parent process)."""
+    patch.setattr(Rule, "may_apply", classmethod(lambda cls, source: True))
+    patch.setattr(jaxfix.check.runner, "is_candidate", lambda source, rules: True)
+
+
+def full_engine(
+    source: bytes, options: Options, path: str = "example.py"
+) -> FileResult:
+    """One engine run of every selected rule on `source`, nothing filtered."""
+    with pytest.MonkeyPatch.context() as patch:
+        disable_prefilter(patch)
+        return process_source(Path(path), source, options)
+
+
+@once_per_session
+def case_full_engine(source: bytes, args: tuple[str, ...], path: str) -> FileResult:
+    """`full_engine` under a fixture's own options, once per session for each input (a
+    mutant's full run serves two tests below)."""
+    return full_engine(source, options_from_args(list(args)), path)
+
+
+def assert_filters_keep_what_is_reported(
+    source: bytes,
+    options: Options,
+    full: FileResult,
+) -> FileResult:
+    """The differential check for the byte prefilter: every rule the full engine reports is
+    one it keeps, so a file it drops has nothing to report (`full`: that engine's result)."""
+    rules = selected_rules(options)
+    kept_by_bytes = {rule.code for rule in rules if rule.may_apply(source)}
+    reported = {d.code for d in full.diagnostics}
+    assert reported <= kept_by_bytes, (
+        f"the byte prefilter drops {sorted(reported - kept_by_bytes)}, which report"
+    )
+    if not kept_by_bytes:
+        assert full.fixed is None and not full.diagnostics
+    return full
+
+
+def _outcome(result: FileResult) -> FileResult:
+    """A result without what its answers used (files, import places, word searches): the
+    full engine runs rules the prefilter drops, and their questions read more, for the cache."""
+    return replace(result, dependencies=(), lookups=())
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_fixture_results_do_not_depend_on_the_prefilter(case, monkeypatch):
+    files = [case.before] + ([case.fixed] if case.fixed else [])
+    options = options_from_args(case.cli_args)
+    filtered = run_files(files, options, write=False, jobs=1)
+    disable_prefilter(monkeypatch)
+    assert [_outcome(r) for r in run_files(files, options, write=False, jobs=1)] == [
+        _outcome(r) for r in filtered
+    ]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_mutated_fixture_results_do_not_depend_on_the_prefilter(case):
+    """The fixture mutation corpus (renamed, re-imported, commented, reordered spellings)."""
+    mutant = _mutate(case.before.read_text(encoding="utf-8"), _chain(case)).encode()
+    args, path = tuple(case.cli_args), str(case.before)
+    filtered = shared_engine_run(
+        mutant, args, path
+    )  # tests/codemods/test_mutations.py's run
+    full = case_full_engine(mutant, args, path)
+    assert _outcome(full) == _outcome(filtered)
+
+
+@settings(
+    max_examples=20,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(programs())
+def test_generated_program_results_do_not_depend_on_the_prefilter(program: Program):
+    source = program.source.encode()
+    for options in OPTION_SETS:
+        full = assert_filters_keep_what_is_reported(
+            source, options, full_engine(source, options, "fuzzed.py")
+        )
+        assert process_source(Path("fuzzed.py"), source, options) == full
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_filters_keep_every_rule_that_reports_on_mutations(case):
+    """The fixture, its fixed file and both mutation chains (between them every mutation:
+    respelled imports, aliases, comments inside calls...), under the fixture's own options."""
+    source = case.before.read_text(encoding="utf-8")
+    options = options_from_args(case.cli_args)
+    variants = [source, *(_mutate(source, chain) for chain in CHAINS)]
+    if case.fixed:
+        variants.append(case.fixed.read_text(encoding="utf-8"))
+    for variant in dict.fromkeys(variant.encode() for variant in variants):
+        assert_filters_keep_what_is_reported(
+            variant,
+            options,
+            case_full_engine(variant, tuple(case.cli_args), str(case.before)),
+        )
+
+
+def test_filters_keep_every_rule_that_reports_on_a_generated_corpus(tmp_path):
+    """bench/make_corpus.py's tree with 30% violations: fixtures embedded in ordinary JAX code."""
+    write_corpus(tmp_path, files=24, lines=40, candidates=0.6, violations=0.3, seed=20)
+    reported = 0
+    for path in sorted(tmp_path.rglob("*.py")):
+        for options in OPTION_SETS[:2]:
+            source = path.read_bytes()
+            full = full_engine(source, options, str(path))
+            reported += len(
+                assert_filters_keep_what_is_reported(source, options, full).diagnostics
+            )
+    assert reported  # the corpus has violations, so the check has something to keep
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "jitted.lower(x)",
+        "jitted . lower (x)",
+        "(jitted.  # a comment\n   lower(x))",
+        "jitted.\\\n    lower(x)",
+        "(jitted\n .lower\n (x))",
+        '{"cells": [{"source": ["y = (jitted.\\n", "     lower(x))"]}]}',
+    ],
+)
+def test_lower_call_token_allows_whitespace_comments_and_continuations(text):
+    source = f"import jax\nfrom jax.sharding import AbstractMesh, NamedSharding\njitted = jax.jit(f)\n{text}\n".encode()
+    assert ast.parse(source)  # notebook JSON too: a dict display
+    assert RULES["JAX001"].may_apply(source)
+    assert not RULES["JAX001"].may_apply(source.replace(b"lower", b"lowered"))
+
+
+def test_token_regexes_do_not_backtrack_on_long_comments():
+    """A comment after a dot with many `#` and spaces: a regex that could split it into
+    comment, space, comment... would take 2**60 steps here."""
+    source = (
+        b"x = 1.  "
+        + b"# " * 60
+        + b"\n"
+        + b"AbstractMesh NamedSharding jit use_abstract_mesh as\n"
+    )
+    for rule in RULES.values():
+        rule.may_apply(source)
+
+
+def test_tokens_read_without_importing_the_rules_match_the_registry():
+    static = prefilter._read_all_statically()
+    assert static is not None, (
+        "a rule's `code` or `tokens` is not a plain literal: every run now imports libcst"
+    )
+    assert static == prefilter._from_registry(RULES)
+
+
+_RUN_CLI = textwrap.dedent("""
+    import sys
+    from jaxfix.cli.main import main
+    sys.argv = ["jaxfix", *sys.argv[1:]]
+    try:
+        main()
+    except SystemExit as exit:
+        print("exit", exit.code, "libcst imported:", "libcst" in sys.modules)
+""")
+
+
+def _cli_in_fresh_process(*args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", _RUN_CLI, *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    return done.stdout.strip().splitlines()[-1]
+
+
+def test_a_run_with_nothing_to_parse_never_imports_libcst(tmp_path):
+    (tmp_path / "plain.py").write_text("import jax\n\nprint(jax.numpy.ones(3))\n")
+    assert (
+        _cli_in_fresh_process("--check", "-q", str(tmp_path))
+        == "exit 0 libcst imported: False"
+    )
+
+
+def test_a_warm_cache_run_never_imports_libcst(tmp_path):
+    # Reported, not fixed (JAX002's fix is unsafe): a result with a fix is never cached, it runs again.
+    case = next(c for c in CASES if c.code == "JAX002" and c.fixed is not None)
+    (tmp_path / "case.py").write_bytes(case.before.read_bytes())
+    args = (
+        "--check",
+        "-q",
+        *(a for a in case.cli_args if a != "--unsafe-fixes"),
+        str(tmp_path),
+    )
+    assert _cli_in_fresh_process(*args) == "exit 1 libcst imported: True"
+    assert _cli_in_fresh_process(*args) == "exit 1 libcst imported: False"
+
+
+def test_word_tokens_are_tested_as_the_regular_expressions_they_are():
+    """The substring shortcuts (`A|B` tokens tested with `in`, a regular expression tried only
+    when the words it needs are there) answer what `re.search` answers, on every rule's tokens
+    over every fixture (and each token alone over texts made to hit or miss it)."""
+    import re
+
+    from jaxfix.check.byte_tokens import Words, _matcher, _required_words
+    from jaxfix.codemods import RULES
+
+    sources = [
+        path.read_bytes()
+        for path in Path(__file__)
+        .resolve()
+        .parents[1]
+        .joinpath("fixtures")
+        .rglob("*.py*")
+    ]
+    tokens = {
+        token for rule in RULES.values() for group in rule.tokens for token in group
+    }
+    shortcut = [token for token in tokens if b"\\" not in token and b"(" not in token]
+    assert shortcut, (
+        "no rule token takes the substring shortcut: this test checks nothing"
+    )
+    assert any(_required_words(token) for token in tokens if token not in shortcut), (
+        "no regular expression has a word guard"
+    )
+    for token in tokens:
+        samples = (
+            sources
+            + [word + b" x" for word in token.split(b"|")]
+            + [b"x_" + token.split(b"|")[0][1:]]
+        )
+        for source in samples:
+            assert _matcher(token)(Words(source)) == (
+                re.search(token, source) is not None
+            ), (token, source[:80])
+
+
+@pytest.mark.parametrize(
+    ("pattern", "words"),
+    [
+        (rb"\bp?jit\b", (b"jit",)),
+        (rb"use_mesh(?s:.*)use_mesh", (b"use_mesh",)),
+        (rb"(?:set|use)_mesh", (b"_mesh",)),
+        (rb"ab?c", (b"a", b"c")),  # a quantified character is not required
+        (rb"a{2}bc|x", ()),  # a top-level alternative: no word is required
+        (rb"a{2,3}bc", (b"bc",)),
+        (rb"x[]a|(]y", (b"x", b"y")),  # inside a class, `]`, `|` and `(` are characters
+        (rb"x[^\]]yz", (b"x", b"yz")),
+        (rb"(?i)abc", ()),  # flags that change how literals match
+        (rb"(?x)a b", ()),
+    ],
+)
+def test_words_a_regular_expression_cannot_match_without(pattern, words):
+    import re
+
+    from jaxfix.check.byte_tokens import Words, _matcher, _required_words
+
+    assert _required_words(pattern) == words
+    for text in (
+        b"abc",
+        b"ABC",
+        b"a bc",
+        b"aaabc",
+        b"xay",
+        b"x]yz",
+        b"x|y",
+        b"jit",
+        b"pjit(",
+        b"use_mesh use_mesh",
+        b"set_mesh",
+    ):
+        assert _matcher(pattern)(Words(text)) == (
+            re.search(pattern, text) is not None
+        ), (pattern, text)
+
+
+def test_a_word_known_absent_rules_out_the_words_containing_it():
+    from jaxfix.check.byte_tokens import Words
+
+    words = Words(b"use_mesh(m)")
+    assert b"abstract_mesh" not in words
+    words.source = (
+        b"use_abstract_mesh(m)"  # not looked at again: implied by the absent word
+    )
+    assert b"use_abstract_mesh" not in words
+    assert b"use_" in words

@@ -1,0 +1,288 @@
+"""The recorder's provenance: where each mesh an error names was built and entered, recorded by
+running real programs under both JAX tiers (jaxfix/evidence/recorder_provenance.py)."""
+
+from __future__ import annotations
+
+import gc
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codemods.test_real_jax import JAX_VERSIONS
+from jaxfix.evidence import recorder_provenance
+from jaxfix.evidence.facts import Origin
+from jaxfix.evidence.recording import RecordingDir
+from jaxfix.evidence.records import read_evidence
+from workflows.test_repair import command_env, python
+
+CONFIG = """\
+EVAL = {"mesh": {"shape": (4, 4), "names": ("data", "model")}}
+"""
+MESHES = """\
+from jax.sharding import AbstractMesh
+
+
+def make_abstract_mesh(cfg):
+    return AbstractMesh(cfg["mesh"]["shape"], cfg["mesh"]["names"])
+"""
+MAIN = """\
+import jax
+from jax.sharding import use_abstract_mesh
+
+from pkg import config
+from pkg.meshes import make_abstract_mesh
+
+
+def evaluate(mesh):
+    with jax.set_mesh(mesh):
+        inner = make_abstract_mesh(config.EVAL)
+        with use_abstract_mesh(inner):
+            pass
+
+
+def legacy(mesh):
+    with mesh:
+        with use_abstract_mesh(mesh.abstract_mesh.update(axis_sizes=(1, 8))):
+            pass
+
+
+try:
+    legacy(jax.make_mesh((2, 4), ("data", "model")))
+except ValueError:
+    pass  # caught: never recorded
+evaluate(jax.make_mesh((2, 4), ("data", "model")))
+"""
+
+
+def _record(tmp_path: Path, version: str) -> dict:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "config.py").write_text(CONFIG)
+    (tmp_path / "pkg" / "meshes.py").write_text(MESHES)
+    (tmp_path / "main.py").write_text(MAIN)
+    recording = RecordingDir()
+    try:
+        recording.write_patterns()
+        subprocess.run(
+            [python(version), "main.py"],
+            cwd=tmp_path,
+            env=recording.env(1, command_env(tmp_path)),
+            capture_output=True,
+            timeout=300,
+            check=False,
+        )
+        records = [
+            json.loads(line) for line in recording.evidence(1).read_bytes().splitlines()
+        ]
+    finally:
+        recording.close()
+    (error,) = [r for r in records if r["kind"] == "error"]
+    return error
+
+
+def _places(frames: list[dict]) -> list[tuple[str, int, str]]:
+    return [(Path(f["path"]).name, f["line"], f.get("segment") or "") for f in frames]
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_an_error_names_where_each_of_its_meshes_was_built_and_entered(
+    tmp_path, version
+):
+    error = _record(tmp_path, version)
+    assert error["code"] == "JAX002"
+    new, prev = error["meshes"]["new"], error["meshes"]["prev"]
+    # Outermost first: the call that ran the function, the factory's call, the constructor.
+    assert _places(new["built"]) == [
+        ("main.py", 25, 'evaluate(jax.make_mesh((2, 4), ("data", "model")))'),
+        ("main.py", 10, "make_abstract_mesh(config.EVAL)"),
+        ("meshes.py", 5, 'AbstractMesh(cfg["mesh"]["shape"], cfg["mesh"]["names"])'),
+    ]
+    assert "entered" not in new  # it raised on entry
+    # The enclosing mesh is the abstract mesh of the one `jax.set_mesh` put in force.
+    assert _places(prev["entered"])[-1] == ("main.py", 9, "jax.set_mesh(mesh)")
+
+
+def test_notes_are_bounded_and_go_with_their_object(monkeypatch):
+    class Mesh:
+        pass
+
+    notes: dict = {}
+    monkeypatch.setattr(recorder_provenance, "_MAX_OBJECTS", 3)
+
+    def build(mesh: Mesh) -> None:
+        recorder_provenance._note(notes, mesh, sys._getframe())
+
+    meshes = [Mesh() for _ in range(5)]
+    for mesh in meshes:
+        build(mesh)
+    assert len(notes) == 3  # the oldest two dropped
+    assert recorder_provenance._looked_up(notes, meshes[0]) == ()
+    (code, _, _), (caller, _, _) = recorder_provenance._looked_up(notes, meshes[4])[:2]
+    assert (code.co_name, caller.co_name) == (
+        "build",
+        "test_notes_are_bounded_and_go_with_their_object",
+    )
+    del meshes[4], mesh
+    gc.collect()
+    assert len(notes) == 2  # a dead object's note goes with it
+
+
+def _error_record(built: list[dict]) -> bytes:
+    message = (
+        "use_abstract_mesh cannot change the size of the mesh. Got new mesh: "
+        "AbstractMesh('data': 4, 'model': 4, axis_types=(Auto, Auto)) with size=16 and "
+        "prev mesh: AbstractMesh('data': 2, 'model': 4, axis_types=(Explicit, Explicit)) "
+        "with size=8"
+    )
+    record = {
+        "schema": "jaxfix-evidence/1",
+        "kind": "error",
+        "code": "JAX002",
+        "exception": "ValueError",
+        "message": message,
+        "frames": [
+            {
+                "path": "/run/main.py",
+                "line": 11,
+                "source": "with use_abstract_mesh(inner):",
+            }
+        ],
+        "meshes": {
+            "new": {
+                "kind": "abstract",
+                "axis_names": ["data", "model"],
+                "axis_sizes": [4, 4],
+                "built": built,
+            }
+        },
+    }
+    return json.dumps(record).encode()
+
+
+def _tree(tmp_path: Path) -> list[Path]:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "meshes.py").write_text(MESHES)
+    (tmp_path / "main.py").write_text(MAIN)
+    return [tmp_path / "main.py", tmp_path / "pkg" / "meshes.py"]
+
+
+def _frame(path: str, line: int, segment: str | None = None) -> dict:
+    return {
+        "path": path,
+        "line": line,
+        "source": None,
+        **(
+            {
+                "end_line": line,
+                "column": 11,
+                "end_column": 11 + len(segment),
+                "segment": segment,
+            }
+            if segment
+            else {}
+        ),
+    }
+
+
+FACTORY = (
+    "/run/pkg/meshes.py",
+    5,
+    'AbstractMesh(cfg["mesh"]["shape"], cfg["mesh"]["names"])',
+)
+
+
+def test_an_evidence_record_places_where_its_meshes_were_built_in_the_tree(tmp_path):
+    main, meshes = _tree(tmp_path)
+    built = [_frame("/run/main.py", 10), _frame(*FACTORY)]
+    reading = read_evidence(_error_record(built), [main, meshes])
+    (evidence,) = reading.evidence[main]
+    assert evidence.origins == (Origin("new", "built", ((main, 10), (meshes, 5))),)
+    assert (
+        evidence.origins[0].describe(tmp_path)
+        == "pkg/meshes.py:5, called from main.py:10"
+    )
+
+
+@pytest.mark.parametrize(
+    "forged",
+    [
+        _frame("/etc/passwd", 1),  # a file outside the tree
+        _frame("/run/pkg/meshes.py", 5, "AbstractMesh((4, 4), names)"),  # changed since
+        _frame("/run/pkg/meshes.py", 99),  # no such line
+        {"path": 3, "line": "five"},  # not a frame
+    ],
+)
+def test_a_forged_creation_frame_is_never_walked(tmp_path, forged):
+    main, meshes = _tree(tmp_path)
+    built = [_frame("/run/main.py", 10), forged]
+    reading = read_evidence(_error_record(built), [main, meshes])
+    (evidence,) = reading.evidence[main]  # the error itself is still placed
+    assert evidence.origins == ()  # the chain ends at its innermost frame
+
+
+def _repair(tmp_path: Path, version: str) -> dict:
+    env = command_env(tmp_path)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "jaxfix",
+            "repair",
+            "-q",
+            "--unsafe-fixes",
+            "--format",
+            "json",
+            ".",
+            "--",
+            python(version),
+            "main.py",
+        ],
+        cwd=tmp_path,
+        env={**env, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+        capture_output=True,
+        timeout=300,
+        check=False,
+    )
+    return json.loads(done.stdout)
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_repair_resizes_the_config_entry_the_run_built_the_mesh_from(tmp_path, version):
+    """The sizes come from a config dict through a factory's parameter, which static reading
+    does not follow: the walk along the run's frames reaches the dict entry, which is resized;
+    the program then runs."""
+    _tree(tmp_path)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "config.py").write_text(CONFIG)
+    report = _repair(tmp_path, version)
+    assert report["passed"], report
+    (fixed,) = report["fixed"]
+    assert (fixed["code"], fixed["path"], fixed["line"]) == ("JAX002", "main.py", 11)
+    assert "EVAL['mesh']['shape'], pkg/config.py:1" in fixed["detail"], fixed
+    assert (tmp_path / "pkg" / "config.py").read_text() == CONFIG.replace(
+        "(4, 4)", "(2, 4)"
+    )
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_repair_names_where_the_run_built_a_mesh_it_cannot_follow(tmp_path, version):
+    """A computed config entry ends the walk: nothing is written, and the report names the
+    factory line, the callers it came through, and the step the walk stopped at."""
+    _tree(tmp_path)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    computed = CONFIG.replace("(4, 4)", "tuple([4, 4])")
+    (tmp_path / "pkg" / "config.py").write_text(computed)
+    report = _repair(tmp_path, version)
+    (left,) = report["left"]
+    assert (left["code"], left["line"]) == ("JAX002", 11)
+    assert left["detail"].endswith(
+        "the run built the inner mesh at pkg/meshes.py:5, called from main.py:10, called from main.py:25; "
+        "`tuple([4, 4])` at config.py:1 is computed, not a value jaxfix follows"
+    ), left["detail"]
+    assert (tmp_path / "pkg" / "config.py").read_text() == computed  # nothing written

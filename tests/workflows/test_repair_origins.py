@@ -1,0 +1,63 @@
+"""`jaxfix repair` on tests/repair_projects/origins, under real JAX on both tiers: each JAX002
+inner mesh gets its sizes from another place (a config dict through a factory's parameter, a
+dataclass field default whose instance is built in another module, a constant a working mesh
+shares), and each is resized where the run's frames lead, not at the line that raised."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from codemods.test_real_jax import JAX_VERSIONS
+from workflows.test_repair import changed, jaxfix_repair, python, snapshot
+
+PROJECT = Path(__file__).parents[1] / "repair_projects" / "origins"
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_each_value_is_resized_where_it_is_written(tmp_path, version):
+    tree = Path(
+        shutil.copytree(
+            PROJECT, tmp_path / "origins", ignore=shutil.ignore_patterns("__pycache__")
+        )
+    )
+    before = snapshot(tree)
+    code, report, _ = jaxfix_repair(
+        tree,
+        tmp_path,
+        "--unsafe-fixes",
+        "-q",
+        "--",
+        python(version),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+    )
+    assert code == 0 and report["passed"], report
+    details = {f["line"]: f["detail"] for f in report["fixed"]}
+    assert details == {
+        15: "resize the inner mesh to (2, 4) where its sizes are written "
+        "(EVAL['mesh']['shape'], stages/config.py:4)",
+        21: "give `StageConfig()` shape=(2, 4) (StageConfig().shape, stages/serving.py:3)",
+        34: "resize the inner mesh to (2, 4) where its sizes are written",
+    }
+    assert changed(before, tree) == {
+        "stages/config.py",
+        "stages/serving.py",
+        "stages/run.py",
+    }
+    after = snapshot(tree)
+    assert (
+        b'"shape": (2, 4), "names": ("data", "model")}, "batch": 4}'
+        in after["stages/config.py"]
+    )
+    assert after["stages/serving.py"].endswith(b"SERVING = StageConfig(shape=(2, 4))\n")
+    # SHAPE stays (4, 4) for the wide stage, which runs with it: only the narrow read changes
+    assert after["stages/shapes.py"] == before["stages/shapes.py"]
+    run = after["stages/run.py"].decode()
+    assert "of_shape(SHAPE)" in run and "of_shape((2, 4))" in run
