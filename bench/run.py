@@ -31,13 +31,19 @@ from importlib import metadata
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
-RUFF = "`ruff check --select F401 --no-cache`"
+RUFF = "`ruff check --isolated --select F401 --no-cache`"
 COLD = "`jaxfix --check`, cold (empty cache dir)"
 WARM = "`jaxfix --check`, warm cache"
+COLD_ALL = "`jaxfix --check --select ALL`, cold (empty cache dir)"
+WARM_ALL = "`jaxfix --check --select ALL`, warm cache"
 PARSE_CANDIDATES = (
     "plain `libcst.parse_module`, prefilter's candidates only, one process"
 )
-RUFF_WARM = "`ruff check --select F401`, warm cache"
+RUFF_WARM = "`ruff check --isolated --select F401`, warm cache"
+# ruff is timed without the tree's configuration (`--isolated`): a tree's own ruff settings
+# (JAX's select dozens of rules) make a slower ruff, and a ratio only means something against
+# one fixed comparison.
+RUFF_CHECK = ["check", "--isolated", "--select", "F401"]
 sys.path.insert(0, str(BENCH))
 
 from make_corpus import write_corpus  # noqa: E402 - a sibling script, not a package
@@ -254,35 +260,19 @@ def bench_tree(
         commands.append(
             Command(
                 RUFF,
-                [ruff, "check", "--select", "F401", "--no-cache", str(tree)],
+                [ruff, *RUFF_CHECK, "--no-cache", str(tree)],
                 args.repeat,
             )
         )
         ruff_cache = work / "ruff-cache"
         run_once(
-            [
-                ruff,
-                "check",
-                "--select",
-                "F401",
-                "--cache-dir",
-                str(ruff_cache),
-                str(tree),
-            ],
+            [ruff, *RUFF_CHECK, "--cache-dir", str(ruff_cache), str(tree)],
             timing_env(),
         )  # fills ruff's cache
         commands.append(
             Command(
                 RUFF_WARM,
-                [
-                    ruff,
-                    "check",
-                    "--select",
-                    "F401",
-                    "--cache-dir",
-                    str(ruff_cache),
-                    str(tree),
-                ],
+                [ruff, *RUFF_CHECK, "--cache-dir", str(ruff_cache), str(tree)],
                 args.repeat,
             )
         )
@@ -291,22 +281,29 @@ def bench_tree(
             "ruff not found: `pip install ruff` (or the project's `bench` extra) to compare",
             file=sys.stderr,
         )
-    cold_dir, warm_dir = work / "cold-cache", work / "warm-cache"
-    commands += [
-        Command(
-            WARM,
-            [*jaxfix_cmd, "--cache-dir", str(warm_dir), str(tree)],
-            args.repeat,
-            env=timing_env(),
-        ),
-        Command(
-            COLD,
-            [*jaxfix_cmd, "--cache-dir", str(cold_dir), str(tree)],
-            args.repeat,
-            before_each=lambda: shutil.rmtree(cold_dir, ignore_errors=True),
-            env=timing_env(),
-        ),
-    ]
+    warm_dirs = []
+    for warm, cold, selection in (
+        (WARM, COLD, []),
+        (WARM_ALL, COLD_ALL, ["--select", "ALL"]),
+    ):
+        cold_dir = work / ("cold-cache-all" if selection else "cold-cache")
+        warm_dir = work / ("warm-cache-all" if selection else "warm-cache")
+        warm_dirs.append((warm_dir, selection))
+        commands += [
+            Command(
+                warm,
+                [*jaxfix_cmd, *selection, "--cache-dir", str(warm_dir), str(tree)],
+                args.repeat,
+                env=timing_env(),
+            ),
+            Command(
+                cold,
+                [*jaxfix_cmd, *selection, "--cache-dir", str(cold_dir), str(tree)],
+                args.repeat,
+                before_each=lambda d=cold_dir: shutil.rmtree(d, ignore_errors=True),
+                env=timing_env(),
+            ),
+        ]
     # -P: `python -m` would otherwise put the current directory (this checkout, when run from
     # the repository) ahead of PYTHONPATH, and time today's jaxfix as the "before".
     baseline_cmd = [
@@ -360,10 +357,12 @@ def bench_tree(
                 args.parse_repeat,
             )
         )
-    shutil.rmtree(warm_dir, ignore_errors=True)
-    run_once(
-        [*jaxfix_cmd, "--cache-dir", str(warm_dir), str(tree)], timing_env()
-    )  # fills the warm cache (and bytecode)
+    for warm_dir, selection in warm_dirs:
+        shutil.rmtree(warm_dir, ignore_errors=True)
+        run_once(
+            [*jaxfix_cmd, *selection, "--cache-dir", str(warm_dir), str(tree)],
+            timing_env(),
+        )  # fills the warm cache (and bytecode)
     results = {m.name: m for m in measure(commands)}
     text = report(tree_name, stats, list(results.values()), results.get(RUFF))
     text += "\n\n" + summary(results, [label for label, _ in baselines])
@@ -390,16 +389,21 @@ def summary(results: dict[str, Measurement], baselines: list[str]) -> str:
             f"cold now / before ({label}): {cold.median_cpu / before.median_cpu:.2f}x CPU, "
             f"{cold.median_wall / before.median_wall:.2f}x wall"
         )
-    if RUFF in results:
-        ruff = results[RUFF]
-        parts.append(
-            f"cold / ruff cold: {cold.median_wall / ruff.median_wall:.2f}x wall, "
-            f"{cold.median_cpu / ruff.median_cpu:.2f}x CPU"
-        )
-    if RUFF_WARM in results:
-        parts.append(
-            f"warm / ruff warm: {results[WARM].median_wall / results[RUFF_WARM].median_wall:.2f}x wall"
-        )
+    for label, cold_name, warm_name in (
+        ("", COLD, WARM),
+        (" (--select ALL)", COLD_ALL, WARM_ALL),
+    ):
+        if RUFF in results:
+            ruff, mine = results[RUFF], results[cold_name]
+            parts.append(
+                f"cold{label} / ruff cold: {mine.median_wall / ruff.median_wall:.2f}x wall, "
+                f"{mine.median_cpu / ruff.median_cpu:.2f}x CPU"
+            )
+        if RUFF_WARM in results:
+            parts.append(
+                f"warm{label} / ruff warm: "
+                f"{results[warm_name].median_wall / results[RUFF_WARM].median_wall:.2f}x wall"
+            )
     return "Ratios (medians): " + "; ".join(parts) + "."
 
 
