@@ -45,25 +45,6 @@ def _rule_modules(values: list[str]) -> tuple[str, ...]:
     return specs
 
 
-def _of_rules() -> tuple[Setting, ...]:
-    """A row for each flag jaxfix's own rules declare (`RuleSetting.flag`), from the registry."""
-    return tuple(
-        Setting(
-            s.key,
-            s.kind,
-            s.help,
-            s.expects,
-            flag=s.flag,
-            metavar=s.metavar,
-            in_options=False,
-            rule=rule.code,
-        )
-        for rule in builtin_rules()
-        for s in rule.settings
-        if s.flag
-    )
-
-
 @dataclass(frozen=True)
 class Setting:
     key: str  # config key; the flag is `--<key>` unless `flag` says otherwise
@@ -108,6 +89,25 @@ class Setting:
     @property
     def flag_names(self) -> tuple[str, ...]:
         return (self.flag_name, *(f"--{alias}" for alias in self.aliases))
+
+
+def _of_rules() -> tuple[Setting, ...]:
+    """A row for each flag jaxfix's own rules declare (`RuleSetting.flag`), from the registry."""
+    return tuple(
+        Setting(
+            s.key,
+            s.kind,
+            s.help,
+            s.expects,
+            flag=s.flag,
+            metavar=s.metavar,
+            in_options=False,
+            rule=rule.code,
+        )
+        for rule in builtin_rules()
+        for s in rule.settings
+        if s.flag
+    )
 
 
 SETTINGS: tuple[Setting, ...] = (
