@@ -49,7 +49,8 @@ sys.path.insert(0, str(BENCH))
 from make_corpus import write_corpus  # noqa: E402 - a sibling script, not a package
 
 from jaxfix import __version__  # noqa: E402
-from jaxfix.check.prefilter import is_candidate, selected_rules  # noqa: E402
+from jaxfix.check.prefilter import is_candidate  # noqa: E402
+from jaxfix.check.registry import selected_rules  # noqa: E402
 from jaxfix.settings.options import Options  # noqa: E402
 from jaxfix.sources.discovery import discover  # noqa: E402
 

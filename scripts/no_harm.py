@@ -20,7 +20,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from jaxfix.check.prefilter import is_candidate, selected_rules
+from jaxfix.check.prefilter import is_candidate
+from jaxfix.check.registry import selected_rules
 from jaxfix.check.runner import default_jobs, run_files
 from jaxfix.ground.diagnostics import Diagnostic, FileResult
 from jaxfix.ground.escaping import printable

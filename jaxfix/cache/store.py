@@ -47,7 +47,7 @@ from jaxfix.check.dependencies import (
     signature,
     unchanged,
 )
-from jaxfix.check.prefilter import selected_rules
+from jaxfix.check.registry import selected_rules
 from jaxfix.ground.bounded_data import load_json
 from jaxfix.ground.diagnostics import (
     Dependency,

@@ -21,10 +21,10 @@ from jaxfix.analysis.ast_engine import Engine
 from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.analysis.ast_engine.positions import Span
 from jaxfix.analysis.ast_engine.project import Module
+from jaxfix.check import registry
 from jaxfix.check.changed_lines import carry_lines
 from jaxfix.check.dependencies import GC_GENERATION_0, ast_engine, recorded
 from jaxfix.check.suppression import is_suppressed
-from jaxfix.codemods import load_rule_modules
 from jaxfix.codemods.base import Rule
 from jaxfix.evidence.facts import Evidence
 from jaxfix.ground.diagnostics import (
@@ -70,14 +70,11 @@ class TooLarge(Exception):
 
 
 def selected_rules(options: Options) -> list[type[Rule]]:
+    """The registry's selection (jaxfix/check/registry.py), as the imported rules; a spawned
+    worker registers the `--rule-module` rules here."""
     from jaxfix.codemods import RULES
 
-    load_rule_modules(options.rule_modules)  # a spawned worker registers them here
-    return [
-        rule
-        for code, rule in sorted(RULES.items())
-        if options.is_selected(code, rule.raises_since)
-    ]
+    return [RULES[entry.code] for entry in registry.selected_rules(options)]
 
 
 def candidate_rules(source: bytes, options: Options) -> list[type[Rule]]:

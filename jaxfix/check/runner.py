@@ -24,7 +24,8 @@ from jaxfix.cache.settled_files import current_signature
 from jaxfix.cache.store import Cache
 from jaxfix.check.dependencies import in_run, project_run
 from jaxfix.check.dependencies import run_files as files_of_the_run
-from jaxfix.check.prefilter import RuleTokens, is_candidate, selected_rules
+from jaxfix.check.prefilter import is_candidate
+from jaxfix.check.registry import RuleEntry, selected_rules
 from jaxfix.ground.diagnostics import FileResult
 from jaxfix.settings.options import Options
 from jaxfix.sources.file_io import (
@@ -58,7 +59,7 @@ def default_jobs() -> int:
 def _settle_cheaply(
     path: Path,
     options: Options,
-    rules: tuple[RuleTokens, ...],
+    rules: tuple[RuleEntry, ...],
     cache: Cache | None,
     *,
     check_syntax: bool = False,

@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from jaxfix.check.prefilter import codes_listed
+from jaxfix.check.registry import codes_listed
 from jaxfix.cli.from_log import LogRun
 from jaxfix.evidence.records import MAX_EVIDENCE_BYTES, EvidenceReading, read_evidence
 from jaxfix.ground.escaping import printable

@@ -30,7 +30,7 @@ RULES_MARK = "{rules}"  # in a help text: the registered rules' codes, when it i
 
 
 def with_rule_codes(text: str) -> str:
-    from jaxfix.check.prefilter import codes_range
+    from jaxfix.check.registry import codes_range
 
     return text.replace(RULES_MARK, codes_range())
 

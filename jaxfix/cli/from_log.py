@@ -10,7 +10,7 @@ from typing import BinaryIO
 from rich.console import Console
 from rich.text import Text
 
-from jaxfix.check.prefilter import codes_listed
+from jaxfix.check.registry import codes_listed
 from jaxfix.evidence.facts import Evidence, Facts
 from jaxfix.fromlog.fixed import already_fixed, moved_by_fixes
 from jaxfix.fromlog.reading import MAX_LOG_LINE, LogReading, read_log

@@ -24,7 +24,7 @@ from rich.progress import Progress
 from rich.table import Table
 from rich.text import Text
 
-from jaxfix.check.prefilter import codes_range
+from jaxfix.check.registry import codes_range
 from jaxfix.check.runner import default_jobs
 from jaxfix.cli.flags import options_from, setting_flags, setting_values
 from jaxfix.fleet import journal

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from jaxfix.check.prefilter import codes_range
+from jaxfix.check.registry import codes_range
 from jaxfix.check.runner import default_jobs
 from jaxfix.cli.consoles import make_console
 from jaxfix.cli.flags import (

@@ -32,7 +32,8 @@ def _settings_section(rule: type[Rule]) -> str:
     lines = [f"## Settings\nIn `[tool.jaxfix.rules.{rule.code}]`:\n"]
     for s in rule.settings:
         default = "none" if s.default in (None, ()) else f"`{s.default!r}`"
-        lines.append(f"- `{s.key}` ({s.expects}; default: {default}): {s.help}.")
+        flag = f"; flag `{s.flag}`" if s.flag else ""
+        lines.append(f"- `{s.key}` ({s.expects}; default: {default}{flag}): {s.help}.")
     return "\n".join(lines) + "\n\n"
 
 
@@ -59,4 +60,20 @@ def rules_table(rules: dict[str, type[Rule]]) -> str:
         lines.append(
             f"| [{code}](docs/rules/{code}.md) | {rule.summary} | {rule.fix_safety()} | {rule.fix_safety_text()} |"
         )
+    return "\n".join(lines) + "\n"
+
+
+def errors_table(rules: dict[str, type[Rule]]) -> str:
+    """The README's table of the JAX errors the rules prevent: each rule that raises on its
+    default selection (`raises_since`) and says where (`raised_in`), with the first sentence of
+    each of its messages (`raises`, holes as `...`)."""
+    lines = ["| JAX error it prevents | raised in |", "|---|---|"]
+    for code, rule in sorted(rules.items()):
+        if rule.raises_since is None or not rule.raised_in:
+            continue
+        where = ", ".join(f"`{path}`" for path in rule.raised_in)
+        for template in rule.raises:
+            first = template.split(". ", 1)[0].removesuffix(".")
+            sentence = re.sub(r"\{[^{}]*\}", "...", first)
+            lines.append(f"| {code} `{sentence}` | {where} |")
     return "\n".join(lines) + "\n"

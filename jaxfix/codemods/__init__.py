@@ -1,5 +1,6 @@
-"""The rule registry: jaxfix's own rules (every `jaxNNN_*.py` module here defines exactly one
-Rule), and rule modules from elsewhere, registered by name or path (`--rule-module`) as
+"""The imported rules: jaxfix's own (every `jaxNNN_*.py` module here defines exactly one Rule;
+which modules those are, and what each declares without importing it, is the registry's,
+jaxfix/check/registry.py), and rule modules from elsewhere, registered by name or path (`--rule-module`) as
 pytest takes plugins with `-p`: a rule outside jaxfix is one module and its fixtures.
 
 Only the command line (or a program calling `load_rule_modules`) names such modules, never a
@@ -13,16 +14,13 @@ import hashlib
 import importlib
 import importlib.util
 import pkgutil
-import re
 import sys
 from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
 
+from jaxfix.check.registry import RULE_MODULE, builtin_modules
 from jaxfix.codemods.base import Rule
-
-# A rule module's name: its code in lower case, then its name (`tst004_out_sharding_size`).
-RULE_MODULE = re.compile(r"[a-z]+\d{3}_\w+$")
 
 
 class RuleModuleError(ImportError):
@@ -61,11 +59,8 @@ def _register(rules: dict[str, type[Rule]], rule: type[Rule]) -> type[Rule]:
 
 def _load_rules() -> dict[str, type[Rule]]:
     rules: dict[str, type[Rule]] = {}
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
-        if RULE_MODULE.match(info.name) and info.name.startswith("jax"):
-            _register(
-                rules, _rules_in(importlib.import_module(f"{__name__}.{info.name}"))
-            )
+    for name in builtin_modules():
+        _register(rules, _rules_in(importlib.import_module(f"{__name__}.{name}")))
     return rules
 
 

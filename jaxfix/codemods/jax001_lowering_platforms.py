@@ -353,10 +353,12 @@ class MissingLoweringPlatforms(Rule):
             "platforms",
             list,
             (),
-            "lowering_platforms for the fixes (`--platform`); default: "
-            "`(jax.export.default_export_platform(),)`",
+            "lowering_platforms for JAX001's fixes: cpu, cuda, rocm, tpu (default: "
+            "`(jax.export.default_export_platform(),)`)",
             "a list of platform names",
             parse=_platforms,
+            flag="--platform",
+            metavar="NAME",
         ),
     )
     fixes = {

@@ -122,8 +122,10 @@ class AbstractMeshSizeChange(Rule):
             "fill-axis",
             str,
             None,
-            "the axis resized when the inner mesh has it (`--fill-axis`)",
+            "the axis JAX002 resizes to match the enclosing mesh, when the inner mesh has it",
             "an axis name",
+            flag="--fill-axis",
+            metavar="AXIS",
         ),
     )
     fixes = {Safety.UNSAFE: "resize the inner mesh along one axis"}

@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from jaxfix.check.prefilter import all_rules
+from jaxfix.check.registry import all_rules
 from jaxfix.evidence import recorder
 from jaxfix.evidence.message_templates import pattern
 

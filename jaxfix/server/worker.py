@@ -69,7 +69,8 @@ def _on_disk(path: Path, source: bytes, options: Options) -> bool:
 
 
 def answer(job: Job) -> Answer:
-    from jaxfix.check.prefilter import is_candidate, selected_rules
+    from jaxfix.check.prefilter import is_candidate
+    from jaxfix.check.registry import selected_rules
 
     document = job.document
     path = Path(document.path)

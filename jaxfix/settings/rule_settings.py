@@ -1,6 +1,7 @@
 """A rule's own settings, as Fixit's rules declare theirs: each rule lists them in its class
-(`Rule.settings`), a config gives them in `[tool.jaxfix.rules.<CODE>]`, and they are checked
-with the words the global settings use (jaxfix/settings/config.py). A leaf module: the rules, the
+(`Rule.settings`), a config gives them in `[tool.jaxfix.rules.<CODE>]`, a setting with a `flag`
+is also a command-line flag, and they are checked with the words the global settings use
+(jaxfix/settings/config.py). A leaf module: the rules, the
 config reader and the settings table all read it.
 """
 
@@ -20,6 +21,10 @@ class RuleSetting:
     help: str
     expects: str  # for errors: "'<key>' must be <expects>"
     parse: Callable[[Any], Any] | None = None  # checks and converts; raises ValueError
+    # The command-line flag that sets it (`--platform`), or None for config only: the settings
+    # table makes one row of it (jaxfix/settings/table.py), its help this `help`.
+    flag: str | None = None
+    metavar: str | None = None  # the flag's value in help (`NAME`)
 
 
 def kind_problem(

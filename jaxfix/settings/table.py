@@ -1,7 +1,8 @@
 """Every setting read from `[tool.jaxfix]` and the command line, declared once.
 
 One row per setting: its config key (and so its flag, `--<key>`), its type, its help, which
-commands take it as a flag, and how its value is checked. The config reader validates keys
+commands take it as a flag, and how its value is checked; a rule's own flags are rows made from
+what the rule declares (`RuleSetting.flag`, read through jaxfix/check/registry.py). The config reader validates keys
 with this table, the click decorator in `jaxfix/cli/flags.py` makes the flags from it, and
 `jaxfix.settings.config.build_options` turns config + flags into `Options`. Adding a setting is adding a row (and,
 if the engine reads it, an `Options` field of the same name).
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jaxfix.check.prefilter import rule_codes
+from jaxfix.check.registry import builtin_rules, check_codes
 from jaxfix.settings.options import (
     ALL,
     DEFAULT_MAX_FILE_SIZE,
@@ -28,18 +29,6 @@ MAIN, MIGRATE = "jaxfix", "migrate"  # the commands a setting's flag belongs to
 
 class SettingError(ValueError):
     """A value no setting accepts; the message names where it came from."""
-
-
-def _codes(values: list[str], *, everything: str | None = None) -> tuple[str, ...]:
-    codes = tuple(c.strip().upper() for v in values for c in v.split(",") if c.strip())
-    for code in codes:
-        if code != everything and not any(
-            known.startswith(code) for known in rule_codes()
-        ):
-            raise ValueError(
-                f"unknown rule code or prefix '{code}' (known: {', '.join(rule_codes())})"
-            )
-    return codes
 
 
 def _rule_modules(values: list[str]) -> tuple[str, ...]:
@@ -102,6 +91,25 @@ class Setting:
         return (self.flag_name, *(f"--{alias}" for alias in self.aliases))
 
 
+def _of_rules() -> tuple[Setting, ...]:
+    """A row for each flag jaxfix's own rules declare (`RuleSetting.flag`), from the registry."""
+    return tuple(
+        Setting(
+            s.key,
+            s.kind,
+            s.help,
+            s.expects,
+            flag=s.flag,
+            metavar=s.metavar,
+            in_options=False,
+            rule=rule.code,
+        )
+        for rule in builtin_rules()
+        for s in rule.settings
+        if s.flag
+    )
+
+
 SETTINGS: tuple[Setting, ...] = (
     Setting(
         "rule-modules",
@@ -121,7 +129,7 @@ SETTINGS: tuple[Setting, ...] = (
         "rules whose old code raises on the target JAX version (not the deprecations).",
         "a list of rule codes or prefixes, or ALL",
         metavar="CODES",
-        parse=lambda values: _codes(values, everything=ALL),
+        parse=lambda values: check_codes(values, everything=ALL),
     ),
     Setting(
         "ignore",
@@ -129,28 +137,10 @@ SETTINGS: tuple[Setting, ...] = (
         "Rule codes or prefixes to skip (comma-separated).",
         "a list of rule codes or prefixes",
         metavar="CODES",
-        parse=_codes,
+        parse=check_codes,
     ),
     Setting("unsafe-fixes", bool, "Also apply fixes marked unsafe.", "true or false"),
-    Setting(
-        "platforms",
-        list,
-        "lowering_platforms for JAX001 fixes (repeatable): cpu, cuda, rocm, tpu.",
-        "a list of platform names",
-        flag="--platform",
-        metavar="NAME",
-        in_options=False,
-        rule="JAX001",
-    ),
-    Setting(
-        "fill-axis",
-        str,
-        "Axis JAX002 resizes to match the enclosing mesh.",
-        "an axis name",
-        metavar="AXIS",
-        in_options=False,
-        rule="JAX002",
-    ),
+    *_of_rules(),
     Setting(
         "target-version",
         str,

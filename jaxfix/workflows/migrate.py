@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from jaxfix import __version__
-from jaxfix.check.prefilter import codes_range
+from jaxfix.check.registry import codes_range
 from jaxfix.check.runner import run_files
 from jaxfix.codemods import RULES
 from jaxfix.evidence.records import Failure

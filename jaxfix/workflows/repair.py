@@ -21,7 +21,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from jaxfix.check.prefilter import codes_range
+from jaxfix.check.registry import codes_range
 from jaxfix.check.runner import run_files
 from jaxfix.evidence.facts import Evidence, ValueSite
 from jaxfix.evidence.recording import RecordingDir

@@ -11,7 +11,7 @@ import pytest
 
 from helpers import options_from_args, run_engine
 from jaxfix.check.engine import selected_rules
-from jaxfix.check.prefilter import selected_rules as selected_tokens
+from jaxfix.check.registry import selected_rules as selected_tokens
 from jaxfix.codemods import RULES
 from jaxfix.codemods.base import Rule
 

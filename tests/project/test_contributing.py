@@ -84,15 +84,13 @@ def test_the_example_rule(example_rule, source, lines):
     assert reported(source) == lines
 
 
-def test_the_prefilter_reads_the_example_rule_without_importing_it():
-    """Its `code`, `tokens` and `raises` are plain literals, one per line, as the prefilter's static
-    reader needs (`code, name, tokens = ...` defeated it)."""
-    from jaxfix.check import prefilter
+def test_the_registry_reads_the_example_rule_without_importing_it():
+    """Its `code`, `tokens` and `raises` are plain literals, one per line, as the registry's
+    static reader needs (`code, name, tokens = ...` defeated it)."""
+    from jaxfix.check import registry
 
     path = ROOT / "tests" / "rules" / "tst904_spec_axis_not_in_mesh.py"
-    assert prefilter._read_statically(path) == prefilter.RuleTokens(
-        SpecAxisNotInMesh.code,
-        SpecAxisNotInMesh.tokens,
-        SpecAxisNotInMesh.raises,
-        tuple(SpecAxisNotInMesh.mesh_locals.items()),
+    assert (
+        registry._read_statically(path)
+        == registry._from_rules({SpecAxisNotInMesh.code: SpecAxisNotInMesh})[0]
     )
