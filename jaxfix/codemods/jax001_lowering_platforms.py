@@ -18,6 +18,7 @@ from jaxfix.analysis.ast_engine.jitting import JitApplication
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import (
     AxisType,
+    BoundMethod,
     DictValue,
     Function,
     Jitted,
@@ -577,9 +578,21 @@ class MissingLoweringPlatforms(Rule):
     def _jitted_method(self, expr: ast.Attribute) -> _Jitted | None:
         """A method read from its class (`Model.forward`, self passed explicitly) whose
         outermost decorator jits it (`@partial(jax.jit, static_argnames=("self",))`), its
-        keywords' values as its module gives them; None for anything else (a method bound to
+        keywords' values as its module gives them, or `jax.jit(self.method)` of an instance
+        (bound: the arguments given are the traced ones); None for anything else (a method bound to
         an instance: the jitted function then lacks an argument and JAX raises TypeError)."""
         value = self.analysis.value_of(expr)
+        if (
+            isinstance(value, BoundMethod)
+            and value.function.wrapped_by == "jit"
+            and not value.function.bound
+            and isinstance(value.function.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and not value.function.node.decorator_list
+        ):  # `jax.jit(self._step)` without keywords (a property's, a cached_property's)
+            module = self.analysis.engine.project.module(value.function.path)
+            if not isinstance(module, Module):
+                return None
+            return _Jitted({}, value.function.node, {}, self.analysis.of(module))
         if (
             not isinstance(value, Function)
             or value.wrapped_by != "jit"
