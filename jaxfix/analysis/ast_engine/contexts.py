@@ -538,21 +538,48 @@ class Contexts:
             for n in ast.walk(function.node)
             if isinstance(n, (ast.Yield, ast.YieldFrom))
         ]
+        positional, keywords = self.evaluator._call_arguments(module, call, frame)
+        args = self.evaluator.bind(function, positional, keywords)
+        if isinstance(args, Unknown):
+            return [Site(entry, None, args, call)]
+        inner = Frame(function.node, function.path, args, function.closure)
+        if len(yields) != 1:
+            yields = self._yields_taken(target, function.node, yields, inner)
         if len(yields) != 1:
             return [
                 Site(
                     entry, None, Unknown("a context manager with several yields"), call
                 )
             ]
-        positional, keywords = self.evaluator._call_arguments(module, call, frame)
-        args = self.evaluator.bind(function, positional, keywords)
-        if isinstance(args, Unknown):
-            return [Site(entry, None, args, call)]
-        inner = Frame(function.node, function.path, args, function.closure)
         return [
             replace(s, entry=entry, call=call, entered_by=call)
             for s in self._local(target, yields[0], inner)
         ]
+
+    def _yields_taken(
+        self,
+        module: Module,
+        function: ast.AST,
+        yields: list[ast.Yield | ast.YieldFrom],
+        frame: Frame,
+    ) -> list[ast.Yield | ast.YieldFrom]:
+        """The yields of a context manager this call reaches, each `if` around one decided by
+        a `bool` the call gives (`if abstract:` with `abstract=True`); all of them when one
+        test is not such a value, the branch then unknown."""
+        taken = []
+        for node in yields:
+            child, parent = node, module.parents.get(node)
+            reached = True
+            while parent is not None and child is not function:
+                if isinstance(parent, ast.If) and child is not parent.test:
+                    test = self.evaluator.value(module, parent.test, frame)
+                    if not isinstance(test, bool):
+                        return yields
+                    reached = reached and test is (child in parent.body)
+                child, parent = parent, module.parents.get(parent)
+            if reached:
+                taken.append(node)
+        return taken
 
     # -- around the scope --------------------------------------------------------------------
 
