@@ -256,8 +256,10 @@ class MissingLoweringPlatforms(Rule):
     reached directly, through a name (`g = jax.jit(f)`, `@jax.jit`, `@jit`,
     `@partial(jax.jit, ...)`, `pjit(f)`), imported from another module of the project that
     jits it so (`@jax.jit def forward`, or `forward = jax.jit(_forward)` as the name's one
-    binding there: a model module lowered by an export script), or with the traced stage
-    kept in a variable. It adds
+    binding there: a model module lowered by an export script), a method jitted with
+    `@partial(jax.jit, static_argnames=("self",))` lowered through its class
+    (`Model.forward.lower(model, x)`), `jax.jit(self.method)` reached through an instance
+    (a `cached_property`), or with the traced stage kept in a variable. It adds
     `lowering_platforms=(jax.export.default_export_platform(),)` (or the `--platform` tuple).
 
     It fires only when the project shows that no device is in play: every argument is a

@@ -14,8 +14,9 @@ TestCase's `test*` methods (`SETUP`).
 
 A `with` item is a mesh context when its value is one (`MeshContext`: set_mesh, use_mesh,
 use_abstract_mesh; a concrete `Mesh` is the legacy `with mesh:`, which sets no abstract mesh); a
-`@contextmanager` function of the tree gives the sites in force at its one `yield`, its
-parameters bound to the call's arguments; an object of a class of the tree, those its
+`@contextmanager` function of the tree gives the sites in force at its one `yield` (or the one
+`yield` the call reaches, each `if` around it decided by a `bool` the call gives: `if abstract:`
+with `abstract=True`), its parameters bound to the call's arguments; an object of a class of the tree, those its
 `__enter__` leaves entered (none when it calls no mesh API; when its body pins them down,
 `self.cm = use_abstract_mesh(m)` then `self.cm.__enter__()`, or `jax.set_mesh(m)`, in its
 statements' order; else one unknown site); the standard library, pytest, NumPy and JAX's public
