@@ -18,6 +18,7 @@ from jaxfix.analysis.ast_engine.jitting import JitApplication
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import (
     AxisType,
+    BoundMethod,
     DictValue,
     Function,
     Jitted,
@@ -255,8 +256,10 @@ class MissingLoweringPlatforms(Rule):
     reached directly, through a name (`g = jax.jit(f)`, `@jax.jit`, `@jit`,
     `@partial(jax.jit, ...)`, `pjit(f)`), imported from another module of the project that
     jits it so (`@jax.jit def forward`, or `forward = jax.jit(_forward)` as the name's one
-    binding there: a model module lowered by an export script), or with the traced stage
-    kept in a variable. It adds
+    binding there: a model module lowered by an export script), a method jitted with
+    `@partial(jax.jit, static_argnames=("self",))` lowered through its class
+    (`Model.forward.lower(model, x)`), `jax.jit(self.method)` reached through an instance
+    (a `cached_property`), or with the traced stage kept in a variable. It adds
     `lowering_platforms=(jax.export.default_export_platform(),)` (or the `--platform` tuple).
 
     It fires only when the project shows that no device is in play: every argument is a
@@ -568,11 +571,51 @@ class MissingLoweringPlatforms(Rule):
             if jitted is None or jitted.function is not None:
                 return None
             function = definition
+        elif isinstance(target, ast.Attribute):
+            return self._jitted_method(target)
         else:
             return None
         if any(k not in _DEVICE_FREE_JIT_KEYWORDS for k in jitted.keywords):
             return None
         return _Jitted(jitted.keywords, function)
+
+    def _jitted_method(self, expr: ast.Attribute) -> _Jitted | None:
+        """A method read from its class (`Model.forward`, self passed explicitly) whose
+        outermost decorator jits it (`@partial(jax.jit, static_argnames=("self",))`), its
+        keywords' values as its module gives them, or `jax.jit(self.method)` of an instance
+        (bound: the arguments given are the traced ones); None for anything else (a method bound to
+        an instance: the jitted function then lacks an argument and JAX raises TypeError)."""
+        value = self.analysis.value_of(expr)
+        if (
+            isinstance(value, BoundMethod)
+            and value.function.wrapped_by == "jit"
+            and not value.function.bound
+            and isinstance(value.function.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and not value.function.node.decorator_list
+        ):  # `jax.jit(self._step)` without keywords (a property's, a cached_property's)
+            module = self.analysis.engine.project.module(value.function.path)
+            if not isinstance(module, Module):
+                return None
+            return _Jitted({}, value.function.node, {}, self.analysis.of(module))
+        if (
+            not isinstance(value, Function)
+            or value.wrapped_by != "jit"
+            or value.bound
+            or not isinstance(value.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            or not value.node.decorator_list
+        ):
+            return None
+        module = self.analysis.engine.project.module(value.path)
+        if not isinstance(module, Module):
+            return None
+        where = self.analysis.of(module)
+        jitted = where.jit_application(value.node.decorator_list[0])
+        if jitted is None or jitted.function is not None:
+            return None
+        if any(k not in _DEVICE_FREE_JIT_KEYWORDS for k in jitted.keywords):
+            return None
+        values = {k: where.value_of(v) for k, v in jitted.keywords.items()}
+        return _Jitted({}, value.node, values, where)
 
     def _jitted_elsewhere(self, name: ast.Name) -> _Jitted | None:
         """A function of another module of the project whose outermost decorator jits it
@@ -842,6 +885,15 @@ class MissingLoweringPlatforms(Rule):
         static_names = self._static_names(jitted)
         if static_numbers is None or static_names is None:
             return None
+        if isinstance(jitted.function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            # JAX makes a parameter named static static where it is passed positionally too
+            parameters = [
+                *jitted.function.args.posonlyargs,
+                *jitted.function.args.args,
+            ]
+            static_numbers = static_numbers | {
+                i for i, p in enumerate(parameters) if p.arg in static_names
+            }
         arguments = [a for i, a in enumerate(positional) if i not in static_numbers]
         for keyword in trace.keywords:
             if keyword.arg is not None:

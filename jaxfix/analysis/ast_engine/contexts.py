@@ -14,8 +14,9 @@ TestCase's `test*` methods (`SETUP`).
 
 A `with` item is a mesh context when its value is one (`MeshContext`: set_mesh, use_mesh,
 use_abstract_mesh; a concrete `Mesh` is the legacy `with mesh:`, which sets no abstract mesh); a
-`@contextmanager` function of the tree gives the sites in force at its one `yield`, its
-parameters bound to the call's arguments; an object of a class of the tree, those its
+`@contextmanager` function of the tree gives the sites in force at its one `yield` (or the one
+`yield` the call reaches, each `if` around it decided by a `bool` the call gives: `if abstract:`
+with `abstract=True`), its parameters bound to the call's arguments; an object of a class of the tree, those its
 `__enter__` leaves entered (none when it calls no mesh API; when its body pins them down,
 `self.cm = use_abstract_mesh(m)` then `self.cm.__enter__()`, or `jax.set_mesh(m)`, in its
 statements' order; else one unknown site); the standard library, pytest, NumPy and JAX's public
@@ -538,21 +539,48 @@ class Contexts:
             for n in ast.walk(function.node)
             if isinstance(n, (ast.Yield, ast.YieldFrom))
         ]
+        positional, keywords = self.evaluator._call_arguments(module, call, frame)
+        args = self.evaluator.bind(function, positional, keywords)
+        if isinstance(args, Unknown):
+            return [Site(entry, None, args, call)]
+        inner = Frame(function.node, function.path, args, function.closure)
+        if len(yields) != 1:
+            yields = self._yields_taken(target, function.node, yields, inner)
         if len(yields) != 1:
             return [
                 Site(
                     entry, None, Unknown("a context manager with several yields"), call
                 )
             ]
-        positional, keywords = self.evaluator._call_arguments(module, call, frame)
-        args = self.evaluator.bind(function, positional, keywords)
-        if isinstance(args, Unknown):
-            return [Site(entry, None, args, call)]
-        inner = Frame(function.node, function.path, args, function.closure)
         return [
             replace(s, entry=entry, call=call, entered_by=call)
             for s in self._local(target, yields[0], inner)
         ]
+
+    def _yields_taken(
+        self,
+        module: Module,
+        function: ast.AST,
+        yields: list[ast.Yield | ast.YieldFrom],
+        frame: Frame,
+    ) -> list[ast.Yield | ast.YieldFrom]:
+        """The yields of a context manager this call reaches, each `if` around one decided by
+        a `bool` the call gives (`if abstract:` with `abstract=True`); all of them when one
+        test is not such a value, the branch then unknown."""
+        taken = []
+        for node in yields:
+            child, parent = node, module.parents.get(node)
+            reached = True
+            while parent is not None and child is not function:
+                if isinstance(parent, ast.If) and child is not parent.test:
+                    test = self.evaluator.value(module, parent.test, frame)
+                    if not isinstance(test, bool):
+                        return yields
+                    reached = reached and test is (child in parent.body)
+                child, parent = parent, module.parents.get(parent)
+            if reached:
+                taken.append(node)
+        return taken
 
     # -- around the scope --------------------------------------------------------------------
 

@@ -23,6 +23,7 @@ from jaxfix.analysis.ast_engine import device_shapes
 from jaxfix.analysis.ast_engine.values import (
     Array,
     AxisType,
+    BoundMethod,
     Devices,
     DictValue,
     External,
@@ -276,6 +277,14 @@ def call(
     if api is Api.JIT:
         if positional and isinstance(positional[0], Function):
             return replace(positional[0], wrapped_by="jit")
+        if (
+            len(positional) == 1
+            and not keywords
+            and isinstance(positional[0], BoundMethod)
+            and positional[0].function.wrapped_by is None
+        ):  # `jax.jit(self._step)`: a jitted method, its receiver still bound
+            method = positional[0]
+            return replace(method, function=replace(method.function, wrapped_by="jit"))
         if not positional:
             return callee
         if not holds_tree_objects(positional[0]):
