@@ -974,3 +974,62 @@ def test_an_error_raised_as_a_type_error_is_recorded_and_read_from_its_log(
     )
     assert result.exit_code == 1, result.output
     assert f"{program}:9:" in result.output and "JAX005" in result.output
+
+
+# Each mesh-kind rule's raising fixture and the line that raises there.
+MESH_KIND_CASES = {
+    "JAX007": ("eval_shape_under_concrete_mesh.py", 11),
+    "JAX008": ("set_mesh_of_abstract_mesh.py", 11),
+    "JAX009": ("shaped_array_on_make_mesh.py", 13),
+}
+
+
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+@pytest.mark.parametrize("code", sorted(MESH_KIND_CASES))
+def test_a_mesh_of_the_wrong_kind_is_recorded_and_read_from_its_log(
+    tmp_path, version, code
+):
+    """JAX007-JAX009: the recorder names the rule by its message under real JAX, `--from-log`
+    reads the traceback the run printed, and the fix it writes is the static one."""
+    from click.testing import CliRunner
+
+    from jaxfix.cli.main import cli
+
+    name, line = MESH_KIND_CASES[code]
+    fixtures = Path(__file__).resolve().parents[2] / "fixtures" / code
+    program = tmp_path / name
+    shutil.copyfile(fixtures / name, program)
+    recording = RecordingDir()
+    try:
+        recording.write_patterns()
+        done = subprocess.run(
+            [python(version), str(program)],
+            cwd=tmp_path,
+            env=recording.env(1, command_env(tmp_path)),
+            capture_output=True,
+            timeout=300,
+            check=False,
+        )
+        data = recording.evidence(1).read_bytes()
+    finally:
+        recording.close()
+    (error,) = [r for r in map(json.loads, data.splitlines()) if r["kind"] == "error"]
+    assert (error["code"], error["exception"]) == (code, "ValueError")
+    reading = read_evidence(data, [program])
+    assert [(e.code, e.line) for e in reading.evidence[program]] == [(code, line)]
+    checked = CliRunner().invoke(
+        cli,
+        ["--from-log", "-", "--check", "--no-cache", str(tmp_path)],
+        input=done.stderr,
+        catch_exceptions=False,
+    )
+    assert checked.exit_code == 1, checked.output
+    assert f"{program}:{line}:" in checked.output and code in checked.output
+    CliRunner().invoke(
+        cli,
+        ["--from-log", "-", "--no-cache", str(tmp_path)],
+        input=done.stderr,
+        catch_exceptions=False,
+    )
+    fixed = fixtures / name.replace(".py", ".fixed.py")
+    assert program.read_text() == fixed.read_text()
