@@ -29,8 +29,8 @@ class AbstractMeshContextConcrete(Rule):
 
     ## Why is this bad?
     `use_abstract_mesh` takes only an `AbstractMesh`: entering it with a concrete mesh
-    raises `ValueError: Expected mesh of type `jax.sharding.AbstractMesh`. Got type: <class
-    'jax._src.mesh.Mesh'>`.
+    raises ``ValueError: Expected mesh of type `jax.sharding.AbstractMesh`. Got type: <class
+    'jax._src.mesh.Mesh'>``.
 
     ## Example
     ```python

@@ -27,8 +27,8 @@ class SetMeshAbstract(Rule):
 
     ## Why is this bad?
     `jax.set_mesh` takes only a concrete `jax.sharding.Mesh`: given an abstract one it
-    raises `ValueError: Expected mesh of type `jax.sharding.Mesh`. Got <class
-    'jax._src.mesh.AbstractMesh'>`.
+    raises ``ValueError: Expected mesh of type `jax.sharding.Mesh`. Got <class
+    'jax._src.mesh.AbstractMesh'>``.
 
     ## Example
     ```python
