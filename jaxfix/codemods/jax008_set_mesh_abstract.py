@@ -23,7 +23,8 @@ class SetMeshAbstract(Rule):
     hand-built `AbstractMesh(...)`, a concrete mesh's `.abstract_mesh`, through any name or
     import spelling: [docs/engine.md](../engine.md)), and enters it with
     `jax.sharding.use_abstract_mesh(mesh)`, the context that takes an abstract mesh. A mesh
-    the engine cannot pin down is not reported.
+    the engine cannot pin down is not reported, unless a run's log (`--from-log`, `repair`)
+    shows this call raised the error.
 
     ## Why is this bad?
     `jax.set_mesh` takes only a concrete `jax.sharding.Mesh`: given an abstract one it
@@ -71,7 +72,11 @@ class SetMeshAbstract(Rule):
             return
         (argument,) = node.args
         value = analysis.value_of(argument)
-        if not isinstance(value, Mesh) or not value.is_abstract or self.expected(node):
+        if isinstance(value, Mesh) and not value.is_abstract:
+            return
+        if not isinstance(value, Mesh) and analysis.confirmed(node, self.code) is None:
+            return  # neither the engine nor a run's log shows an abstract mesh
+        if self.expected(node):
             return
         message = (
             f"`{analysis.text(argument)}` is an AbstractMesh: jax.set_mesh takes a concrete "
