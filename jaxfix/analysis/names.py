@@ -27,6 +27,7 @@ class Api(enum.Enum):
     AXIS_TYPE = "AxisType"
     JIT = "jit"
     SHAPE_DTYPE_STRUCT = "ShapeDtypeStruct"
+    SHAPED_ARRAY = "ShapedArray"
     DEVICE_PUT = "device_put"
     TYPEOF = "typeof"
     EXPORT = "export"
@@ -93,6 +94,7 @@ _QUALIFIED_NAMES: dict[Api, tuple[str, ...]] = {
     Api.AXIS_TYPE: ("jax.sharding.AxisType", "jax._src.mesh.AxisType"),
     Api.JIT: ("jax.jit", "jax.experimental.pjit.pjit", "jax.pjit"),
     Api.SHAPE_DTYPE_STRUCT: ("jax.ShapeDtypeStruct", "jax._src.api.ShapeDtypeStruct"),
+    Api.SHAPED_ARRAY: ("jax.core.ShapedArray", "jax._src.core.ShapedArray"),
     Api.DEVICE_PUT: ("jax.device_put", "jax._src.api.device_put"),
     Api.TYPEOF: ("jax.typeof",),
     Api.EXPORT: ("jax.export.export",),

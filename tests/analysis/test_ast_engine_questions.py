@@ -311,6 +311,35 @@ def test_eager_ops(tmp_path, call, op):
     assert analysis.eager_op(expr) == op
 
 
+@pytest.mark.parametrize(
+    ("body", "needed"),
+    [
+        ("    out = jax.eval_shape(lambda a: a, 1)\n", None),
+        ("    n = np.ones(8).sum()\n", None),
+        ("    key = jax.random.key(0)\n", ("jax.random.key(0)", True)),
+        ("    x = helper()\n    key = jax.random.key(0)\n", ("helper()", False)),
+        ("    b = Box()\n", ("Box()", False)),  # a class of the tree: its __init__ runs
+        (
+            "    def later():\n        return jax.random.key(0)\n",
+            None,
+        ),  # not called here
+    ],
+)
+def test_devices_needed_by_a_with_body(tmp_path, body, needed):
+    source = (
+        DEVICES_HEAD
+        + "def helper():\n    return 1\n"
+        + "class Box:\n    pass\n"
+        + "with nothing:\n"
+        + body
+    )
+    analysis = analysis_of(tmp_path, source)
+    statement = analysis.module.tree.body[-1]
+    assert isinstance(statement, ast.With)
+    found = analysis.devices_needed(statement)
+    assert (found if found is None else (analysis.text(found[0]), found[1])) == needed
+
+
 def test_text_of_a_node_of_another_module_is_as_written_there(tmp_path):
     (tmp_path / "meshes.py").write_text(
         'from jax.sharding import AbstractMesh\nMESH = AbstractMesh((2, 4), ("x", "y"))\n'

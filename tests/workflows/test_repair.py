@@ -974,3 +974,77 @@ def test_an_error_raised_as_a_type_error_is_recorded_and_read_from_its_log(
     )
     assert result.exit_code == 1, result.output
     assert f"{program}:9:" in result.output and "JAX005" in result.output
+
+
+# Each mesh-kind rule's raising fixture and the line that raises there.
+MESH_KIND_CASES = {
+    "JAX007": ("eval_shape_under_concrete_mesh.py", 11),
+    "JAX008": ("set_mesh_of_abstract_mesh.py", 11),
+    "JAX009": ("shaped_array_on_make_mesh.py", 13),
+}
+
+
+@pytest.mark.parametrize("opaque", [False, True], ids=["seen", "opaque"])
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+@pytest.mark.parametrize("code", sorted(MESH_KIND_CASES))
+def test_a_mesh_of_the_wrong_kind_is_recorded_and_read_from_its_log(
+    tmp_path, version, code, opaque
+):
+    """JAX007-JAX009: the recorder names the rule by its message under real JAX, `--from-log`
+    reads the traceback the run printed, and the fix it writes is the static one; where the
+    mesh is made out of the engine's sight (`getattr(jax, "make_mesh")`), only the log tells
+    its kind, and the same fix is written once."""
+    from click.testing import CliRunner
+
+    from jaxfix.cli.main import cli
+
+    name, line = MESH_KIND_CASES[code]
+    fixtures = Path(__file__).resolve().parents[2] / "fixtures" / code
+    program = tmp_path / name
+
+    def made(text: str) -> str:
+        return (
+            text.replace("jax.make_mesh(", 'getattr(jax, "make_mesh")(')
+            if opaque
+            else text
+        )
+
+    program.write_text(made((fixtures / name).read_text()))
+    recording = RecordingDir()
+    try:
+        recording.write_patterns()
+        done = subprocess.run(
+            [python(version), str(program)],
+            cwd=tmp_path,
+            env=recording.env(1, command_env(tmp_path)),
+            capture_output=True,
+            timeout=300,
+            check=False,
+        )
+        data = recording.evidence(1).read_bytes()
+    finally:
+        recording.close()
+    (error,) = [r for r in map(json.loads, data.splitlines()) if r["kind"] == "error"]
+    assert (error["code"], error["exception"]) == (code, "ValueError")
+    reading = read_evidence(data, [program])
+    assert [(e.code, e.line) for e in reading.evidence[program]] == [(code, line)]
+    checked = CliRunner().invoke(
+        cli,
+        ["--from-log", "-", "--check", "--no-cache", str(tmp_path)],
+        input=done.stderr,
+        catch_exceptions=False,
+    )
+    assert checked.exit_code == 1, checked.output
+    assert f"{program}:{line}:" in checked.output and code in checked.output
+    static = CliRunner().invoke(
+        cli, ["--check", "--no-cache", str(tmp_path)], catch_exceptions=False
+    )
+    assert (code in static.output) is not opaque, static.output
+    CliRunner().invoke(
+        cli,
+        ["--from-log", "-", "--no-cache", str(tmp_path)],
+        input=done.stderr,
+        catch_exceptions=False,
+    )
+    fixed = fixtures / name.replace(".py", ".fixed.py")
+    assert program.read_text() == made(fixed.read_text())

@@ -38,7 +38,14 @@ from jaxfix.analysis.ast_engine.mesh_sizes import MeshSizes, mesh_sizes
 from jaxfix.analysis.ast_engine.placement import Placed, reference
 from jaxfix.analysis.ast_engine.positions import Span, span
 from jaxfix.analysis.ast_engine.project import Module
-from jaxfix.analysis.ast_engine.values import External, Unknown, Value
+from jaxfix.analysis.ast_engine.values import (
+    BoundMethod,
+    Class,
+    External,
+    Function,
+    Unknown,
+    Value,
+)
 from jaxfix.analysis.ast_engine.vocabulary import api_of
 from jaxfix.analysis.names import ENTER_METHODS, SIGNATURES, Api
 from jaxfix.evidence.facts import Evidence
@@ -227,6 +234,28 @@ class Analysis:
         """The JAX op a call runs when it computes (so lowers) eagerly, with arguments that
         bring no devices (eager.py)."""
         return eager.eager_op(call, self)
+
+    def devices_needed(self, statement: ast.With) -> tuple[ast.Call, bool] | None:
+        """The first call in the `with` body (as written, not in a function defined there) that
+        may need devices: `(call, True)` for an eager op (eager.py), which needs them,
+        `(call, False)` for a call of a function of the tree, which jaxfix does not follow;
+        None when neither is written there."""
+        scope = self.module.scope_of(statement)
+        calls = sorted(
+            (
+                node
+                for part in statement.body
+                for node in ast.walk(part)
+                if isinstance(node, ast.Call) and self.module.scope_of(node) is scope
+            ),
+            key=lambda n: (n.lineno, n.col_offset),
+        )
+        for call in calls:
+            if self.eager_op(call) is not None:
+                return call, True
+            if isinstance(self.value_of(call.func), (Function, BoundMethod, Class)):
+                return call, False
+        return None
 
     def module_spelling(self, name: str) -> tuple[str, spelling.Imports]:
         """How this module spells module `name` (`jx` for `import jax as jx`), else `name`

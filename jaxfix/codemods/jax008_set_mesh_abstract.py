@@ -1,0 +1,121 @@
+"""JAX008: an AbstractMesh given to `jax.set_mesh`, which takes a concrete Mesh."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from jaxfix.analysis.ast_engine.values import Mesh
+from jaxfix.analysis.names import Api
+from jaxfix.codemods.base import Rule
+from jaxfix.codemods.text import not_fixed, with_note
+from jaxfix.ground.diagnostics import Fix, Safety
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+
+class SetMeshAbstract(Rule):
+    """
+    ## What it does
+    Finds `with jax.set_mesh(mesh):` where the engine knows `mesh` is an `AbstractMesh` (a
+    hand-built `AbstractMesh(...)`, a concrete mesh's `.abstract_mesh`, through any name or
+    import spelling: [docs/engine.md](../engine.md)), and enters it with
+    `jax.sharding.use_abstract_mesh(mesh)`, the context that takes an abstract mesh. A mesh
+    the engine cannot pin down is not reported, unless a run's log (`--from-log`, `repair`)
+    shows this call raised the error.
+
+    ## Why is this bad?
+    `jax.set_mesh` takes only a concrete `jax.sharding.Mesh`: given an abstract one it
+    raises ``ValueError: Expected mesh of type `jax.sharding.Mesh`. Got <class
+    'jax._src.mesh.AbstractMesh'>``.
+
+    ## Example
+    ```python
+    abstract = jax.sharding.AbstractMesh((8,), ("x",))
+    with jax.set_mesh(abstract):
+        out = jax.eval_shape(f, x)
+    ```
+
+    ## Use instead
+    ```python
+    abstract = jax.sharding.AbstractMesh((8,), ("x",))
+    with jax.sharding.use_abstract_mesh(abstract):
+        out = jax.eval_shape(f, x)
+    ```
+
+    ## Fix safety
+    Safe where the body, as written, neither computes eagerly nor calls a function of the
+    project: an abstract mesh context serves tracing, `jax.eval_shape` and lowering. A body
+    that computes eagerly (`jax.random.key(0)`) needs devices an abstract mesh lacks (JAX
+    would raise JAX001's error), one that calls a project function may, and a `set_mesh`
+    not entered by a `with` sets the mesh for the rest of the program, which
+    `use_abstract_mesh` cannot: these are reported without a fix.
+
+    ## References
+    - `set_mesh` in jax/_src/sharding_impls.py (jax 0.10.2 and 0.12.0.1), which raises.
+    - `use_abstract_mesh` in jax/_src/mesh.py.
+    """
+
+    code = "JAX008"
+    name = "set-mesh-abstract"
+    summary = "an AbstractMesh given to jax.set_mesh, which takes a concrete Mesh"
+    fixes = {Safety.SAFE: "enter it with `jax.sharding.use_abstract_mesh`"}
+    tokens = ((b"set_mesh",),)
+    raises = ("Expected mesh of type `jax.sharding.Mesh`. Got {text}",)
+    raised_in = ("jax/_src/sharding_impls.py",)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        analysis = self.analysis
+        if analysis.called_api(node) is not Api.SET_MESH or len(node.args) != 1:
+            return
+        (argument,) = node.args
+        value = analysis.value_of(argument)
+        if isinstance(value, Mesh) and not value.is_abstract:
+            return
+        if not isinstance(value, Mesh) and analysis.confirmed(node, self.code) is None:
+            return  # neither the engine nor a run's log shows an abstract mesh
+        if self.expected(node):
+            return
+        message = (
+            f"`{analysis.text(argument)}` is an AbstractMesh: jax.set_mesh takes a concrete "
+            "Mesh; JAX raises ValueError: Expected mesh of type `jax.sharding.Mesh`"
+        )
+        statement = analysis.parents.get(analysis.parents.get(node, node))
+        if not isinstance(statement, ast.With):
+            note = not_fixed(
+                "it is not entered by a `with`: jax.set_mesh sets the mesh for what follows, "
+                "use_abstract_mesh only inside a `with`"
+            )
+            self.report(node, with_note(message, note))
+            return
+        needed = analysis.devices_needed(statement)
+        if needed is not None:
+            call, eager = needed
+            what = (
+                "computes eagerly" if eager else f"calls `{analysis.text(call.func)}`"
+            )
+            note = not_fixed(
+                f"line {analysis.line(call)} {what}, which may need devices an abstract "
+                "mesh lacks"
+            )
+            self.report(node, with_note(message, note))
+            return
+        name, imports = analysis.api_spelling(Api.USE_ABSTRACT_MESH, "jax.sharding")
+        fix = Fix(
+            "enter it with use_abstract_mesh",
+            ((node.func, _callee(name)),),
+            Safety.SAFE,
+            imports,
+        )
+        self.report(node, message, fix=fix)
+
+
+def _callee(name: str) -> Callable[[cst.CSTNode], cst.CSTNode]:
+    def edit(old: cst.CSTNode) -> cst.CSTNode:
+        import libcst as cst  # for the fix, written only when it is applied
+
+        return cst.parse_expression(name)
+
+    return edit

@@ -1,0 +1,130 @@
+"""JAX009: a `ShapedArray` sharded on a concrete mesh, where an aval's mesh must be abstract."""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from jaxfix.analysis.ast_engine.values import Mesh
+from jaxfix.analysis.names import Api
+from jaxfix.codemods.base import Rule
+from jaxfix.codemods.text import not_fixed, with_note
+from jaxfix.ground.diagnostics import Fix, Safety
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+
+class AvalConcreteMesh(Rule):
+    """
+    ## What it does
+    Finds `jax.core.ShapedArray(shape, dtype, sharding=NamedSharding(mesh, spec))` where the
+    engine knows `mesh` is a concrete mesh (made by `jax.make_mesh(...)` or
+    `jax.sharding.Mesh(...)`, through any name or import spelling:
+    [docs/engine.md](../engine.md)), and builds the sharding on `mesh.abstract_mesh`.
+    `jax.ShapeDtypeStruct` takes a concrete mesh's sharding without error and is left alone.
+    A mesh the engine cannot pin down is not reported, unless a run's log (`--from-log`,
+    `repair`) shows this call raised the error.
+
+    ## Why is this bad?
+    An aval's sharding must be on an abstract mesh: the call raises `ValueError: Mesh of an
+    aval must be an AbstractMesh. Got Mesh('x': 8, axis_types=(Explicit,)) of type <class
+    'jax._src.mesh.Mesh'>`.
+
+    ## Example
+    ```python
+    mesh = jax.make_mesh((8,), ("x",))
+    aval = jax.core.ShapedArray((16,), jnp.float32, sharding=NamedSharding(mesh, P("x")))
+    ```
+
+    ## Use instead
+    ```python
+    mesh = jax.make_mesh((8,), ("x",))
+    aval = jax.core.ShapedArray(
+        (16,), jnp.float32, sharding=NamedSharding(mesh.abstract_mesh, P("x"))
+    )
+    ```
+
+    ## Fix safety
+    Safe: the call never ran, and an aval keeps only the abstract mesh of any sharding.
+    A sharding written elsewhere (a name) is reported without a fix: other code may need it
+    concrete.
+
+    ## References
+    - `get_sharding` in jax/_src/core.py (jax 0.10.2 and 0.12.0.1), which raises.
+    """
+
+    code = "JAX009"
+    name = "aval-concrete-mesh"
+    summary = (
+        "a ShapedArray sharded on a concrete mesh: an aval's mesh must be abstract"
+    )
+    fixes = {Safety.SAFE: "build the sharding on `mesh.abstract_mesh`"}
+    tokens = ((b"ShapedArray", b"sharding"),)
+    raises = ("Mesh of an aval must be an AbstractMesh. Got {text}",)
+    raised_in = ("jax/_src/core.py",)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        analysis = self.analysis
+        if analysis.called_api(node) is not Api.SHAPED_ARRAY:
+            return
+        sharding = next((k.value for k in node.keywords if k.arg == "sharding"), None)
+        if sharding is None:
+            return
+        written = (
+            analysis.written_as(sharding)
+            if isinstance(sharding, ast.Name)
+            else sharding
+        )
+        if not isinstance(written, ast.Call):
+            return
+        if analysis.called_api(written) is not Api.NAMED_SHARDING:
+            return
+        mesh = (
+            written.args[0]
+            if written.args
+            else next((k.value for k in written.keywords if k.arg == "mesh"), None)
+        )
+        if mesh is None:
+            return
+        value = analysis.value_of(mesh)
+        if isinstance(value, Mesh) and value.is_abstract:
+            return
+        if not isinstance(value, Mesh) and (
+            analysis.confirmed(node, self.code) is None or _abstract_attribute(mesh)
+        ):
+            return  # neither the engine nor a run's log shows a concrete mesh
+        if self.expected(node):
+            return
+        message = (
+            f"`{analysis.text(mesh)}` is a concrete Mesh: a ShapedArray's sharding must be "
+            "on an AbstractMesh; JAX raises ValueError: Mesh of an aval must be an "
+            "AbstractMesh"
+        )
+        if written is not sharding:
+            note = not_fixed(
+                f"the sharding is made at line {analysis.line(written)}, where other code "
+                "may need it concrete"
+            )
+            self.report(sharding, with_note(message, note))
+            return
+        self.report(
+            sharding,
+            message,
+            fix=Fix("use `.abstract_mesh`", ((mesh, _abstract_mesh),), Safety.SAFE),
+        )
+
+
+def _abstract_mesh(old: cst.CSTNode) -> cst.CSTNode:
+    import libcst as cst  # for the fix, written only when it is applied
+
+    assert isinstance(old, cst.BaseExpression)
+    if not isinstance(old, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+        old = old.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.Attribute(value=old, attr=cst.Name("abstract_mesh"))
+
+
+def _abstract_attribute(expr: ast.expr) -> bool:
+    """`x.abstract_mesh`, abstract whatever `x` is: a log's error at this line was before its
+    fix (the fix made it so)."""
+    return isinstance(expr, ast.Attribute) and expr.attr == "abstract_mesh"
