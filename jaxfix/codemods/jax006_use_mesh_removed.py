@@ -86,9 +86,12 @@ class UseMeshRemoved(Rule):
         parents = self.analysis.parents
         child, current = node, parents.get(node)
         while current is not None:
-            if isinstance(current, ast.Try) and child in current.body:
-                if any(_catches_attribute_error(h) for h in current.handlers):
-                    return True
+            if (
+                isinstance(current, ast.Try)
+                and child in current.body
+                and any(_catches_attribute_error(h) for h in current.handlers)
+            ):
+                return True
             if isinstance(current, (ast.If, ast.IfExp)) and any(
                 isinstance(n, ast.Call)
                 and isinstance(n.func, ast.Name)
