@@ -48,6 +48,8 @@ class UseMeshRemoved(Rule):
     use_mesh`, whose import raises ImportError too) is reported without a fix.
 
     ## References
+    - The JAX 0.7.1 changelog: "Removed `jax.sharding.use_mesh` in favor of `jax.set_mesh`"
+      (hence `raises_since`).
     - `jax/sharding.py` of jax 0.10.2 and 0.12.0.1 has no `use_mesh`; `set_mesh` is in
       jax/_src/sharding_impls.py.
     """
