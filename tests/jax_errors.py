@@ -17,6 +17,8 @@ JAX_ERRORS = {
     # What runs inside `with mesh:` raises, by the API that needs the context mesh.
     "JAX102-device-put": message_start(RULES["JAX102"].raises[1]),
     "JAX102-shard-map": message_start(RULES["JAX102"].raises[2]),
+    # pjit with PartitionSpecs and no `with mesh:`, which JAX103 reports without a fix.
+    "JAX103-partition-spec": "pjit requires a non-empty mesh in context",
     # A committed array next to an AbstractMesh sharding: its device decides, and is too few.
     "JAX001-committed": "does not match the device assignment size",
     # Arguments sharded on AbstractMeshes of different sizes: JAX fails before JAX001.

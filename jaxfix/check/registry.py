@@ -246,20 +246,22 @@ def _own_codes() -> tuple[str, ...]:
 
 
 def codes_range() -> str:
-    """The registered rules' codes as help names them: each run of more than two consecutive
-    codes by its ends (`JAX001-JAX005, JAX102`)."""
+    """The codes of the registered rules that name a JAX error (`Rule.raises`; a deprecation
+    leaves no traceback), as help names them: each run of more than two consecutive codes by
+    its ends (`JAX001-JAX005, JAX102`)."""
     return ", ".join(_code_runs())
 
 
 def codes_listed(last: str = " or ") -> str:
-    """Every registered rule's code, as a sentence lists them (`JAX001-JAX005 or JAX102`)."""
+    """The codes of the registered rules that name a JAX error, as a sentence lists them
+    (`JAX001-JAX005 or JAX102`): what a log or a recording can show."""
     runs = _code_runs()
     return f"{', '.join(runs[:-1])}{last}{runs[-1]}" if len(runs) > 1 else "".join(runs)
 
 
 def _code_runs() -> list[str]:
     groups: list[list[str]] = []
-    for code in rule_codes():
+    for code in (r.code for r in all_rules() if r.raises):
         previous = groups[-1][-1] if groups else ""
         if previous[:3] == code[:3] and int(previous[3:]) + 1 == int(code[3:]):
             groups[-1].append(code)

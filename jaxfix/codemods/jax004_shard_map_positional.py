@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 # What the deprecated jax.experimental.shard_map.shard_map takes by position after the
 # function, as jax.shard_map names it: code moved to jax.shard_map by renaming keeps that order.
-_KEYWORDS = ("mesh", "in_specs", "out_specs", "check_vma")
+SHARD_MAP_KEYWORDS = ("mesh", "in_specs", "out_specs", "check_vma")
 
 
 class ShardMapPositional(Rule):
@@ -77,11 +77,11 @@ class ShardMapPositional(Rule):
         note = None
         if any(isinstance(a, ast.Starred) for a in node.args):
             note = not_fixed("a *argument's parts are not known")
-        elif len(extra) > len(_KEYWORDS):
+        elif len(extra) > len(SHARD_MAP_KEYWORDS):
             note = not_fixed("more positional arguments than shard_map ever took")
-        elif given & set(_KEYWORDS[: len(extra)]):
+        elif given & set(SHARD_MAP_KEYWORDS[: len(extra)]):
             note = not_fixed("a keyword gives one of them too")
-        elif "check_rep" in given and len(extra) == len(_KEYWORDS):
+        elif "check_rep" in given and len(extra) == len(SHARD_MAP_KEYWORDS):
             note = not_fixed("it passes check_rep= too")
         if note is not None:
             self.report(node, with_note(message, note))
@@ -89,13 +89,14 @@ class ShardMapPositional(Rule):
         count = len(node.args)
         fix = Fix(
             "pass them by keyword",
-            ((node, lambda old: _by_keyword(old, count)),),
+            ((node, lambda old: by_keyword(old, count)),),
         )
         self.report(node, message, fix=fix)
 
 
-def _by_keyword(old: cst.CSTNode, count: int) -> cst.CSTNode:
-    """The call with its positional arguments after the first named as `_KEYWORDS`."""
+def by_keyword(old: cst.CSTNode, count: int) -> cst.CSTNode:
+    """The call with its first `count` positional arguments after the function named as
+    `SHARD_MAP_KEYWORDS` (JAX101 reuses it)."""
     import libcst as cst  # for the fix, written only when it is applied
 
     assert isinstance(old, cst.Call)
@@ -104,7 +105,7 @@ def _by_keyword(old: cst.CSTNode, count: int) -> cst.CSTNode:
     args = list(old.args)
     for index in range(1, count):
         args[index] = args[index].with_changes(
-            keyword=cst.Name(_KEYWORDS[index - 1]),
+            keyword=cst.Name(SHARD_MAP_KEYWORDS[index - 1]),
             equal=cst.AssignEqual(
                 whitespace_before=no_space, whitespace_after=no_space
             ),

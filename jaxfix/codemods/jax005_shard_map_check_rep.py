@@ -82,10 +82,14 @@ class ShardMapCheckRep(Rule):
         if "check_vma" in given:
             self.report(old, with_note(message, not_fixed("it passes check_vma= too")))
             return
-        self.report(old, message, fix=Fix("rename to `check_vma=`", ((old, _rename),)))
+        self.report(
+            old, message, fix=Fix("rename to `check_vma=`", ((old, rename_check_rep),))
+        )
 
 
-def _rename(old: cst.CSTNode) -> cst.CSTNode:
+def rename_check_rep(old: cst.CSTNode) -> cst.CSTNode:
+    """The `check_rep=` argument renamed `check_vma=` (JAX101 reuses it)."""
+
     import libcst as cst  # for the fix, written only when it is applied
 
     assert isinstance(old, cst.Arg)  # an `ast.keyword` is written as an Arg

@@ -136,25 +136,12 @@ class LegacyMeshContext(Rule):
         self.report(items[0].context_expr, with_note(message, why_not), fix=fix)
 
     def _tested(self, node: ast.AST) -> bool:
-        """Whether `node` is inside a block that tests an error or a warning (a test of the
-        RuntimeError jit raises, or of the deprecation itself): left alone."""
-        parents = self.analysis.parents
-        current = parents.get(node)
-        while current is not None:
-            if isinstance(current, ast.With) and any(
-                isinstance(item.context_expr, ast.Call)
-                and _last_name(item.context_expr.func) in _TESTS_ERRORS
-                for item in current.items
-            ):
-                return True
-            current = parents.get(current)
-        return False
+        return tests_error_or_warning(self.analysis, node)
 
     # -- what is a legacy mesh context ------------------------------------------------------
 
     def _legacy(self, expr: ast.expr) -> bool:
-        value = self.analysis.value_of(expr)
-        return isinstance(value, Mesh) and not value.is_abstract
+        return is_legacy_mesh(self.analysis, expr)
 
     def _withs(self, scope: ast.AST) -> list[ast.With]:
         module = self.analysis.module
@@ -200,7 +187,7 @@ class LegacyMeshContext(Rule):
                     return None, not_fixed(
                         f"line {analysis.line(call)} passes pjit's arguments as `*args`"
                     )
-                edits.append((call, _jit_call(jax_name)))
+                edits.append((call, jit_call(jax_name)))
             else:
                 edits.append((reference, _jit(jax_name)))
         title = "enter the mesh with jax.set_mesh"
@@ -319,6 +306,28 @@ class LegacyMeshContext(Rule):
         return False
 
 
+def is_legacy_mesh(analysis: Analysis, expr: ast.expr) -> bool:
+    """Whether `expr` (a `with` item) is a concrete mesh entered the legacy way."""
+    value = analysis.value_of(expr)
+    return isinstance(value, Mesh) and not value.is_abstract
+
+
+def tests_error_or_warning(analysis: Analysis, node: ast.AST) -> bool:
+    """Whether `node` is inside a block that tests an error or a warning (a test of the error,
+    or of a deprecation itself): left alone (JAX101 and JAX103 ask it too)."""
+    parents = analysis.parents
+    current = parents.get(node)
+    while current is not None:
+        if isinstance(current, ast.With) and any(
+            isinstance(item.context_expr, ast.Call)
+            and _last_name(item.context_expr.func) in _TESTS_ERRORS
+            for item in current.items
+        ):
+            return True
+        current = parents.get(current)
+    return False
+
+
 def _last_name(expr: ast.expr) -> str | None:
     if isinstance(expr, ast.Attribute):
         return expr.attr
@@ -338,8 +347,8 @@ def _jit(jax_name: str) -> _Edit:
     return lambda _: _jax_jit(jax_name)
 
 
-def _jit_call(jax_name: str) -> _Edit:
-    """`pjit(f, a, b)` -> `jax.jit(f, in_shardings=a, out_shardings=b)`."""
+def jit_call(jax_name: str) -> _Edit:
+    """`pjit(f, a, b)` -> `jax.jit(f, in_shardings=a, out_shardings=b)` (JAX103 reuses it)."""
 
     def edit(old: cst.CSTNode) -> cst.CSTNode:
         assert isinstance(old, cst.Call)

@@ -1,0 +1,216 @@
+"""JAX103: the deprecated `jax.experimental.pjit.pjit`, which `jax.jit` replaces."""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from jaxfix.analysis.ast_engine.values import Sharding
+from jaxfix.analysis.names import Api
+from jaxfix.codemods.base import Rule
+from jaxfix.codemods.jax101_experimental_shard_map import unused_imports
+from jaxfix.codemods.jax102_legacy_mesh_context import (
+    PJIT,
+    is_legacy_mesh,
+    jit_call,
+    tests_error_or_warning,
+)
+from jaxfix.codemods.text import not_fixed, with_note
+from jaxfix.ground.diagnostics import Fix, Safety
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from jaxfix.analysis.ast_engine.analysis import Analysis
+    from jaxfix.analysis.ast_engine.values import Value
+    from jaxfix.ground.diagnostics import Edit
+    from jaxfix.settings.options import Options
+
+# pjit's sharding parameters, by keyword or by position after `fun`.
+_SHARDINGS = ("in_shardings", "out_shardings")
+
+
+class ExperimentalPjit(Rule):
+    """
+    ## What it does
+    Finds uses of the deprecated `jax.experimental.pjit.pjit` (through any import spelling):
+    calls, `@pjit` and `@partial(pjit, ...)` decorators, and calls `jax.jit` instead
+    (positional shardings become keywords), removing a `from jax.experimental.pjit import
+    pjit` that nothing else uses. All uses of a module are one fix. A module with a `with
+    mesh:` block is JAX102's, which turns its `pjit` into `jax.jit` with the context: JAX103
+    says nothing there. The callee and the shardings are what the engine resolves them to
+    ([docs/engine.md](../engine.md)).
+
+    ## Why is this bad?
+    `jax.experimental.pjit.pjit` is deprecated: importing it warns `DeprecationWarning:
+    jax.experimental.pjit.pjit has been deprecated. Please use jax.jit instead.` (jax 0.10.2
+    and 0.12.0.1), and a later JAX removes it.
+
+    ## Example
+    ```python
+    from jax.experimental.pjit import pjit
+
+    y = pjit(f, NamedSharding(mesh, P("x")), NamedSharding(mesh, P()))(x)
+    ```
+
+    ## Use instead
+    ```python
+    import jax
+
+    y = jax.jit(f, in_shardings=NamedSharding(mesh, P("x")), out_shardings=NamedSharding(mesh, P()))(x)
+    ```
+
+    ## Fix safety
+    Safe where `in_shardings` and `out_shardings` are absent, None or shardings the engine
+    knows (`NamedSharding(...)`, tuples of them): `pjit` is `jax.jit` then. `pjit` with
+    `PartitionSpec`s reads the mesh of a `with mesh:` block, which `jax.jit` does not: such
+    a use (or one whose shardings the engine cannot tell) is reported without a fix, as is a
+    `pjit` passed around as a value.
+
+    ## References
+    - `pjit` in jax/_src/pjit.py (jax 0.10.2 and 0.12.0.1) warns and calls `jit`'s
+      implementation; `_resolve_in_shardings` raises `pjit requires a non-empty mesh in
+      context` for PartitionSpecs outside `with mesh:`.
+    """
+
+    code = "JAX103"
+    name = "experimental-pjit"
+    summary = "jax.experimental.pjit.pjit is deprecated: use jax.jit"
+    fixes = {Safety.SAFE: "call jax.jit, its shardings by keyword"}
+    tokens = ((b"pjit",),)
+    raises_since = None
+
+    def __init__(self, analysis: Analysis, options: Options) -> None:
+        super().__init__(analysis, options)
+        self._fixed_at: int | None = (
+            None  # the line of the report with the module's fix
+        )
+        self._jax102: bool | None = None  # whether the module has a `with mesh:` block
+
+    def visit_Name(self, node: ast.Name) -> None:
+        self._reference(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        self._reference(node)
+
+    def _reference(self, node: ast.Name | ast.Attribute) -> None:
+        analysis = self.analysis
+        if (
+            not isinstance(node.ctx, ast.Load)
+            or analysis.parents.get(node).__class__ in (ast.alias, ast.ImportFrom)
+            or analysis.qualified_name(node) != PJIT
+            or self._with_mesh()
+            or tests_error_or_warning(analysis, node)
+        ):
+            return
+        message = (
+            f"`{analysis.text(node)}` is deprecated (jax.experimental.pjit.pjit warns): "
+            "use `jax.jit`"
+        )
+        why_not = self._why_not(node)
+        if why_not is not None:
+            self.report(node, with_note(message, not_fixed(why_not)))
+        elif self._fixed_at is not None:
+            self.report(
+                node, with_note(message, f"fixed with the one at line {self._fixed_at}")
+            )
+        else:
+            self._fixed_at = analysis.line(node)
+            self.report(node, message, fix=self._fix())
+
+    def _with_mesh(self) -> bool:
+        """Whether the module enters a concrete mesh with `with mesh:` (JAX102's case)."""
+        if self._jax102 is None:
+            self._jax102 = any(
+                isinstance(node, ast.With)
+                and any(
+                    is_legacy_mesh(self.analysis, i.context_expr) for i in node.items
+                )
+                for node in ast.walk(self.analysis.module.tree)
+            )
+        return self._jax102
+
+    def _call_of(self, node: ast.expr) -> tuple[ast.Call | None, bool]:
+        """The call that applies `node` (`pjit(...)` or `partial(pjit, ...)`), and whether it
+        is a partial; (None, False) for a bare `@pjit` decorator or another use."""
+        parent = self.analysis.parents.get(node)
+        if isinstance(parent, ast.Call):
+            if parent.func is node:
+                return parent, False
+            if (
+                parent.args
+                and parent.args[0] is node
+                and self.analysis.called_api(parent) is Api.PARTIAL
+            ):
+                return parent, True
+        return None, False
+
+    def _why_not(self, node: ast.expr) -> str | None:
+        """Why this use is not rewritten; None when it is."""
+        call, partial = self._call_of(node)
+        if call is None:
+            parent = self.analysis.parents.get(node)
+            decorates = (
+                isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and node in parent.decorator_list
+            )
+            return None if decorates else "pjit is used as a value here"
+        args = call.args[2:] if partial else call.args[1:]
+        if (
+            partial
+            and len(call.args) > 1
+            or any(isinstance(a, ast.Starred) for a in call.args)
+            or any(k.arg is None for k in call.keywords)
+        ):
+            return "its arguments are not all written out"
+        given = dict(zip(_SHARDINGS, args))
+        given.update((k.arg, k.value) for k in call.keywords if k.arg in _SHARDINGS)
+        for name, expr in given.items():
+            if not _shardings_only(self.analysis.value_of(expr)):
+                return (
+                    f"its {name} may hold PartitionSpecs, which pjit takes from a "
+                    "`with mesh:` block and jax.jit does not"
+                )
+        return None
+
+    def _fix(self) -> Fix:
+        analysis = self.analysis
+        jax_name, imports = analysis.module_spelling("jax")
+        edits: list[tuple[ast.AST, Edit]] = []
+        uses: set[ast.AST] = set()
+        for node in ast.walk(analysis.module.tree):
+            if (
+                not isinstance(node, (ast.Name, ast.Attribute))
+                or not isinstance(node.ctx, ast.Load)
+                or analysis.qualified_name(node) != PJIT
+                or tests_error_or_warning(analysis, node)
+                or self._why_not(node) is not None
+            ):
+                continue
+            uses.update(ast.walk(node))
+            call, partial = self._call_of(node)
+            if call is not None and not partial and len(call.args) > 1:
+                edits.append((call, jit_call(jax_name)))
+            else:
+                edits.append((node, _jax_jit(jax_name)))
+        edits.extend(unused_imports(analysis, (PJIT,), uses))
+        return Fix("call jax.jit", tuple(edits), imports=imports)
+
+
+def _shardings_only(value: Value) -> bool:
+    """Whether `value` is None, a sharding, or a tuple or list of such: never a
+    PartitionSpec, nor what the engine cannot tell."""
+    if value is None or isinstance(value, Sharding):
+        return True
+    if isinstance(value, (tuple, list)):
+        return all(_shardings_only(v) for v in value)
+    return False
+
+
+def _jax_jit(jax_name: str) -> Edit:
+    def edit(_: cst.CSTNode) -> cst.CSTNode:
+        import libcst as cst  # for the fix, written only when it is applied
+
+        return cst.parse_expression(f"{jax_name}.jit")
+
+    return edit
