@@ -75,5 +75,6 @@ def errors_table(rules: dict[str, type[Rule]]) -> str:
         for template in rule.raises:
             first = template.split(". ", 1)[0].removesuffix(".")
             sentence = re.sub(r"\{[^{}]*\}", "...", first)
-            lines.append(f"| {code} `{sentence}` | {where} |")
+            quoted = f"`` {sentence} ``" if "`" in sentence else f"`{sentence}`"
+            lines.append(f"| {code} {quoted} | {where} |")
     return "\n".join(lines) + "\n"
