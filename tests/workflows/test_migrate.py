@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 import jaxfix.check.runner
+import jaxfix.workflows.git
 import jaxfix.workflows.migrate
 from jaxfix.cli.migrate import migrate
 from jaxfix.workflows.migrate import MigrateOptions, Status, migrate_repo
@@ -476,7 +477,7 @@ def test_sigint_while_committing_finishes_the_commit_then_passes_it_on(
     tmp_path, monkeypatch
 ):
     repo = two_file_repo(tmp_path)
-    real = jaxfix.workflows.migrate._git_bytes
+    real = jaxfix.workflows.git.git_bytes
 
     def signal_on_branch_creation(repo_path, *args, **kwargs):
         if args[0] == "branch":
@@ -484,9 +485,7 @@ def test_sigint_while_committing_finishes_the_commit_then_passes_it_on(
         return real(repo_path, *args, **kwargs)
 
     received = []
-    monkeypatch.setattr(
-        jaxfix.workflows.migrate, "_git_bytes", signal_on_branch_creation
-    )
+    monkeypatch.setattr(jaxfix.workflows.git, "git_bytes", signal_on_branch_creation)
     previous = signal.signal(
         signal.SIGINT, lambda signum, frame: received.append(signum)
     )
