@@ -13,7 +13,6 @@ so afterwards a repository is either untouched or has exactly one new commit on 
 from __future__ import annotations
 
 import os
-import subprocess
 import tempfile
 import time
 from collections import Counter
@@ -41,7 +40,7 @@ from jaxfix.workflows.git import git_bytes as _git_bytes
 from jaxfix.workflows.migrate_journal import NAME as JOURNAL
 from jaxfix.workflows.migrate_journal import Journal, digest, read_journal
 from jaxfix.workflows.migrate_report import RepoReport, Status, VerifyResult
-from jaxfix.workflows.process import kill_group, tail_of
+from jaxfix.workflows.process import run_command
 from jaxfix.workflows.repair import RepairReport, RepairSettings, repair
 from jaxfix.write.diffs import unified_diff
 from jaxfix.write.safe_write import WriteError, replace_source
@@ -49,7 +48,8 @@ from jaxfix.write.safe_write import WriteError, replace_source
 DEFAULT_BRANCH = "jaxfix/migrate"
 _UNCOMMITTED = "has uncommitted changes"
 _JOURNALED_SIZE = 1 << 30  # a file being compared with the journal's hashes
-_VERIFY_POLL_SECONDS = 0.1
+_TAIL_LINES = 40  # of a failed --verify's output
+_TAIL_BYTES = 64 * 1024
 # Files git keeps in its directory while an operation waits for the user.
 _IN_PROGRESS = (
     ("MERGE_HEAD", "a merge"),
@@ -637,37 +637,25 @@ def _run_verify(
 ) -> VerifyResult:
     """Run the command in its own process group, so a timeout or Ctrl-C stops all it started."""
     assert options.verify is not None
-    with tempfile.TemporaryFile() as output:
-        process = subprocess.Popen(
-            options.verify,
-            shell=True,
-            cwd=repo,
-            stdin=subprocess.DEVNULL,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+    with tempfile.TemporaryDirectory(prefix="jaxfix-verify-") as temp:
+        run = run_command(
+            ("/bin/sh", "-c", options.verify),
+            None,
+            repo,
+            options.verify_timeout,
+            Path(temp) / "output",
+            poll=guard.check,
+            tail_lines=_TAIL_LINES,
+            tail_bytes=_TAIL_BYTES,
         )
-        deadline = time.monotonic() + options.verify_timeout
-        exit_code: int | None = None
-        try:
-            while True:
-                try:
-                    exit_code = process.wait(timeout=_VERIFY_POLL_SECONDS)
-                    break
-                except subprocess.TimeoutExpired:
-                    guard.check()
-                    if time.monotonic() >= deadline:
-                        kill_group(process)
-                        break
-        except BaseException:
-            kill_group(process)
-            raise
-        if exit_code == 0:
-            return VerifyResult(options.verify, True, 0)
-        tail = tail_of(output)
-    if exit_code is None:
-        tail += f"\n[jaxfix: killed after --verify-timeout {options.verify_timeout:g}s]"
-    return VerifyResult(options.verify, False, exit_code, tail)
+    if run.returncode == 0 and not run.timed_out:
+        return VerifyResult(options.verify, True, 0)
+    if run.problem is not None:
+        return VerifyResult(options.verify, False, None, run.problem)
+    if run.timed_out:
+        tail = f"{run.output_tail}\n[jaxfix: killed after --verify-timeout {options.verify_timeout:g}s]"
+        return VerifyResult(options.verify, False, None, tail)
+    return VerifyResult(options.verify, False, run.returncode, run.output_tail)
 
 
 def _with_results(

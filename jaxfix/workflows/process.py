@@ -11,14 +11,13 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
 
 from jaxfix.ground.interrupts import signals_held
 
 _TAIL_LINES = 20
+_TAIL_BYTES = 16 * 1024
 _GRACE_SECONDS = 2.0  # between SIGTERM and SIGKILL to the command's process group
-_VERIFY_TAIL_LINES = 40
-_VERIFY_TAIL_BYTES = 64 * 1024
+_POLL_SECONDS = 0.1  # how often `poll` is called while the command runs
 
 
 @dataclass(frozen=True)
@@ -32,15 +31,20 @@ class CommandRun:
 
 def run_command(
     command: Sequence[str],
-    env: Mapping[str, str],
+    env: Mapping[str, str] | None,
     cwd: Path | None,
     timeout: float | None,
     output: Path,
     started: Callable[[], None] | None = None,
+    poll: Callable[[], None] | None = None,
+    tail_lines: int = _TAIL_LINES,
+    tail_bytes: int = _TAIL_BYTES,
 ) -> CommandRun:
     """One run in a session of its own; its whole process group is ended when it exits, when it
-    times out, and when jaxfix is interrupted (which is then raised on). `started` is called
-    once the command runs: what jaxfix does then costs the run nothing on a free core."""
+    times out, and when jaxfix is interrupted (which is then raised on): SIGTERM, then SIGKILL
+    after a bounded grace. `started` is called once the command runs: what jaxfix does then
+    costs the run nothing on a free core. `poll` is called every tenth of a second while it
+    runs; what it raises ends the run as an interrupt does. `env=None` passes jaxfix's own."""
     start = time.monotonic()
     process: subprocess.Popen[bytes] | None = None
     timed_out = False
@@ -50,7 +54,7 @@ def run_command(
                 process = subprocess.Popen(
                     list(command),
                     cwd=cwd,
-                    env=dict(env),
+                    env=None if env is None else dict(env),
                     stdin=subprocess.DEVNULL,
                     stdout=out,
                     stderr=subprocess.STDOUT,
@@ -58,7 +62,7 @@ def run_command(
                 )
             if started is not None:
                 started()
-            returncode = process.wait(timeout=timeout)
+            returncode = _wait(process, timeout, poll)
         except OSError as error:
             if process is not None:
                 _end_group(process, kill_after=_GRACE_SECONDS)
@@ -83,7 +87,27 @@ def run_command(
             raise
         seconds = time.monotonic() - start
         _end_group(process, kill_after=0.0)  # what it left running in the background
-    return CommandRun(returncode, seconds, timed_out, _tail(output))
+    return CommandRun(
+        returncode, seconds, timed_out, _tail(output, tail_lines, tail_bytes)
+    )
+
+
+def _wait(
+    process: subprocess.Popen[bytes],
+    timeout: float | None,
+    poll: Callable[[], None] | None,
+) -> int:
+    """The exit status; TimeoutExpired after `timeout` seconds."""
+    if poll is None:
+        return process.wait(timeout=timeout)
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        try:
+            return process.wait(timeout=_POLL_SECONDS)
+        except subprocess.TimeoutExpired:
+            poll()
+            if deadline is not None and time.monotonic() >= deadline:
+                raise
 
 
 def _end_group(process: subprocess.Popen[bytes], *, kill_after: float) -> None:
@@ -111,23 +135,9 @@ def _group_alive(pgid: int) -> bool:
     return True
 
 
-def _tail(output: Path) -> str:
+def _tail(output: Path, lines: int, size: int) -> str:
+    """The last `lines` lines of the last `size` bytes: a bounded read of an unbounded output."""
     with open(output, "rb") as handle:
-        handle.seek(max(0, os.fstat(handle.fileno()).st_size - 16 * 1024))
-        lines = handle.read().decode("utf-8", "replace").splitlines()
-    return "\n".join(lines[-_TAIL_LINES:])
-
-
-def kill_group(process: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    process.wait()
-
-
-def tail_of(output: BinaryIO) -> str:
-    size = output.seek(0, os.SEEK_END)
-    output.seek(max(0, size - _VERIFY_TAIL_BYTES))
-    lines = output.read().decode("utf-8", errors="replace").splitlines()
-    return "\n".join(lines[-_VERIFY_TAIL_LINES:])
+        handle.seek(max(0, os.fstat(handle.fileno()).st_size - size))
+        kept = handle.read().decode("utf-8", "replace").splitlines()
+    return "\n".join(kept[-lines:])

@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -244,6 +245,45 @@ def test_verify_timeout_counts_as_failure(tmp_path):
     assert "timed out" in entry.reason
     assert patch is None
     assert snapshot(repo) == before
+
+
+def test_verify_timeout_lets_the_command_clean_up_before_the_kill(tmp_path):
+    # The runner repair uses: SIGTERM to the whole group, SIGKILL after a bounded grace.
+    repo = make_repo(tmp_path / "slow", {"model.py": BEFORE})
+    entry, _ = migrate_repo(
+        repo,
+        MigrateOptions(
+            verify="trap 'echo cleaned up; exit 1' TERM; echo started; "
+            "while :; do sleep 0.1; done",
+            verify_timeout=0.5,
+        ),
+    )
+    assert entry.status is Status.FAILED and entry.verify is not None
+    assert "cleaned up" in entry.verify.output_tail
+
+
+def _gone(pid: int) -> bool:
+    """The process ended (a zombie waiting for its reaper counts as ended)."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+        if state == "Z":
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_verify_leaves_nothing_running_once_it_passed(tmp_path):
+    repo = make_repo(tmp_path / "daemon", {"model.py": BEFORE})
+    pid_file = tmp_path / "background.pid"
+    entry, _ = migrate_repo(
+        repo, MigrateOptions(verify=f"sleep 60 & echo $! > '{pid_file}'; exit 0")
+    )
+    assert entry.status is Status.CHANGED
+    assert _gone(int(pid_file.read_text()))
 
 
 def test_resume_skips_done_repositories_and_retries_the_rest(tmp_path):
