@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import signal
-import subprocess
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -47,6 +46,7 @@ from jaxfix.ground.escaping import (
 )
 from jaxfix.settings.config import Config
 from jaxfix.settings.table import MIGRATE
+from jaxfix.workflows.git import GitError, git
 from jaxfix.workflows.migrate import DEFAULT_BRANCH, MigrateOptions, RepoReport, Status
 from jaxfix.write.safe_write import write_file
 
@@ -304,14 +304,10 @@ def _sources(repo_args: tuple[str, ...], repos_file: Path | None) -> list[RepoSo
 
 def _check_branch_name(branch: str) -> None:
     try:
-        valid = (
-            subprocess.run(
-                ["git", "check-ref-format", "--branch", branch],
-                capture_output=True,
-                check=False,
-            ).returncode
-            == 0
-        )
+        git(Path.cwd(), "check-ref-format", "--branch", branch)
+        valid = True
+    except GitError:
+        valid = False
     except FileNotFoundError:
         raise click.UsageError("git is not installed (or not on PATH)") from None
     if not valid:
