@@ -392,15 +392,9 @@ def _fix_verify_commit(
     if options.verify:
         verify = _run_verify(repo, options, guard)
         entry = replace(entry, verify=verify)
-        edited = _edited_since_written(repo, written)
-        if edited:
-            return replace(
-                entry,
-                status=Status.FAILED,
-                reason=(
-                    f"changed while --verify ran: {', '.join(edited)}; left as they are, nothing committed"
-                ),
-            ), None
+        edited = _edited_while_verifying(entry, repo, written)
+        if edited is not None:
+            return edited, None
         if not verify.passed:
             outcome = (
                 "timed out"
@@ -501,15 +495,9 @@ def _repair_commit(
         "" if report.passed else last.output_tail,
     )
     entry = replace(entry, verify=verify)
-    edited = _edited_since_written(repo, written)
-    if edited:
-        return replace(
-            entry,
-            status=Status.FAILED,
-            reason=(
-                f"changed while --verify ran: {', '.join(edited)}; left as they are, nothing committed"
-            ),
-        ), None
+    edited = _edited_while_verifying(entry, repo, written)
+    if edited is not None:
+        return edited, None
     still = [
         *left,
         *(
@@ -575,6 +563,23 @@ def _stage(repo: Path, base: str, paths: tuple[str, ...]) -> str:
         return _git(repo, "write-tree", env=env).strip()
 
 
+def _edited_while_verifying(
+    entry: RepoReport, repo: Path, written: list[FileResult]
+) -> RepoReport | None:
+    """The failed entry when a file jaxfix wrote was edited while --verify ran: that edit is
+    kept (`_restore` leaves it), and nothing is committed."""
+    edited = _edited_since_written(repo, written)
+    if not edited:
+        return None
+    return replace(
+        entry,
+        status=Status.FAILED,
+        reason=(
+            f"changed while --verify ran: {', '.join(edited)}; left as they are, nothing committed"
+        ),
+    )
+
+
 def _edited_since_written(repo: Path, written: list[FileResult]) -> list[str]:
     """The files jaxfix wrote that no longer hold what it wrote."""
     edited = []
@@ -637,13 +642,13 @@ def _run_verify(
 ) -> VerifyResult:
     """Run the command in its own process group, so a timeout or Ctrl-C stops all it started."""
     assert options.verify is not None
-    with tempfile.TemporaryDirectory(prefix="jaxfix-verify-") as temp:
+    with tempfile.TemporaryFile() as output:
         run = run_command(
             ("/bin/sh", "-c", options.verify),
             None,
             repo,
             options.verify_timeout,
-            Path(temp) / "output",
+            output,
             poll=guard.check,
             tail_lines=_TAIL_LINES,
             tail_bytes=_TAIL_BYTES,

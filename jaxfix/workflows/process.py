@@ -9,8 +9,10 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from jaxfix.ground.interrupts import signals_held
 
@@ -34,7 +36,7 @@ def run_command(
     env: Mapping[str, str] | None,
     cwd: Path | None,
     timeout: float | None,
-    output: Path,
+    output: Path | BinaryIO,
     started: Callable[[], None] | None = None,
     poll: Callable[[], None] | None = None,
     tail_lines: int = _TAIL_LINES,
@@ -43,12 +45,19 @@ def run_command(
     """One run in a session of its own; its whole process group is ended when it exits, when it
     times out, and when jaxfix is interrupted (which is then raised on): SIGTERM, then SIGKILL
     after a bounded grace. `started` is called once the command runs: what jaxfix does then
-    costs the run nothing on a free core. `poll` is called every tenth of a second while it
-    runs; what it raises ends the run as an interrupt does. `env=None` passes jaxfix's own."""
+    costs the run nothing on a free core. `output` is a path, or a file open for reading
+    and writing (a `tempfile.TemporaryFile` leaves nothing behind if jaxfix is killed). `poll`
+    is called every tenth of a second while it runs; what it raises ends the run as an
+    interrupt does. `env=None` passes jaxfix's own environment."""
     start = time.monotonic()
     process: subprocess.Popen[bytes] | None = None
     timed_out = False
-    with open(output, "wb") as out:
+    with ExitStack() as stack:
+        out = (
+            stack.enter_context(open(output, "w+b"))
+            if isinstance(output, Path)
+            else output
+        )
         try:
             with signals_held():  # Ctrl-C while Popen returns would lose the process
                 process = subprocess.Popen(
@@ -87,9 +96,8 @@ def run_command(
             raise
         seconds = time.monotonic() - start
         _end_group(process, kill_after=0.0)  # what it left running in the background
-    return CommandRun(
-        returncode, seconds, timed_out, _tail(output, tail_lines, tail_bytes)
-    )
+        tail = _tail(out, tail_lines, tail_bytes)
+    return CommandRun(returncode, seconds, timed_out, tail)
 
 
 def _wait(
@@ -135,9 +143,8 @@ def _group_alive(pgid: int) -> bool:
     return True
 
 
-def _tail(output: Path, lines: int, size: int) -> str:
+def _tail(output: BinaryIO, lines: int, size: int) -> str:
     """The last `lines` lines of the last `size` bytes: a bounded read of an unbounded output."""
-    with open(output, "rb") as handle:
-        handle.seek(max(0, os.fstat(handle.fileno()).st_size - size))
-        kept = handle.read().decode("utf-8", "replace").splitlines()
+    output.seek(max(0, os.fstat(output.fileno()).st_size - size))
+    kept = output.read().decode("utf-8", "replace").splitlines()
     return "\n".join(kept[-lines:])
