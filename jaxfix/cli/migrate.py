@@ -44,6 +44,7 @@ from jaxfix.ground.escaping import (
     markdown_text,
     printable,
 )
+from jaxfix.ground.interrupts import signals_handled
 from jaxfix.settings.config import Config
 from jaxfix.settings.table import MIGRATE
 from jaxfix.workflows.git import GitError, git
@@ -403,8 +404,7 @@ def _run(
             f"dask dashboard: {executor.dashboard}", style="dim", markup=False
         )
     stop = StopRequest()
-    previous = signal.signal(signal.SIGINT, stop)
-    try:
+    with signals_handled(stop, signal.SIGINT):
         dispatch(
             sources,
             executor,
@@ -413,8 +413,6 @@ def _run(
             options.dry_run,
             _Display(console, len(sources), counts),
         )
-    finally:
-        signal.signal(signal.SIGINT, previous)
     return stop.requested
 
 

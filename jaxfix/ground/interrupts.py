@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 _HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -83,3 +84,20 @@ def hold_interrupts() -> Iterator[HeldInterrupt]:
             previous(signal.SIGINT, None)
         elif previous == signal.SIG_DFL:
             signal.raise_signal(signal.SIGINT)
+
+
+@contextmanager
+def signals_handled(
+    handler: signal.Handlers | Callable[[int, Any], Any], *signums: int
+) -> Iterator[None]:
+    """`handler` for these signals during the block (SIG_IGN: a process started in here inherits
+    them ignored), the previous handlers after it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, handler) for signum in signums}
+    try:
+        yield
+    finally:
+        for signum, old in previous.items():
+            signal.signal(signum, old)
