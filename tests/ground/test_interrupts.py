@@ -24,9 +24,12 @@ def test_every_guard_does_nothing_outside_the_main_thread():
 
     def guarded() -> None:
         try:
-            with signals_handled(signal.SIG_IGN, signal.SIGINT), signals_held():
-                with hold_interrupts() as held:
-                    held.check()
+            with (
+                signals_handled(signal.SIG_IGN, signal.SIGINT),
+                signals_held(),
+                hold_interrupts() as held,
+            ):
+                held.check()
         except BaseException as error:  # noqa: BLE001 - reported below
             problems.append(error)
 
