@@ -10,7 +10,6 @@ not be posted or the environment is not a pull/merge request's.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from jaxfix.bot.findings import Findings, failed, jaxfix_command, run_jaxfix
 from jaxfix.bot.rest import ApiError, mismatch, shown
 from jaxfix.ground.bounded_data import load_json
 from jaxfix.ground.escaping import printable
+from jaxfix.workflows.git import GitError, git
 
 # What the bot reads of the pull request's event (GITHUB_EVENT_PATH).
 _EVENT = {
@@ -46,24 +46,20 @@ def _env(name: str) -> str:
 def _merge_base(base: str, cwd: Path) -> str:
     if base.startswith("-"):  # git would read it as an option
         raise BotError(f"the base commit {printable(base[:40])} is not a git revision")
-    done = subprocess.run(
-        ["git", "merge-base", base, "HEAD"], cwd=cwd, capture_output=True, text=True
-    )
-    if done.returncode != 0:
+    try:
+        return git(cwd, "merge-base", base, "HEAD").strip()
+    except GitError:
         raise BotError(
             f"the base commit {printable(base[:12])} is not in this checkout: check out with full history "
             "(actions/checkout with fetch-depth: 0; GitLab: GIT_DEPTH: 0)"
-        )
-    return done.stdout.strip()
+        ) from None
 
 
 def _head(cwd: Path) -> str:
-    done = subprocess.run(
-        ["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True
-    )
-    if done.returncode != 0:
-        raise BotError("not a git checkout")
-    return done.stdout.strip()
+    try:
+        return git(cwd, "rev-parse", "HEAD").strip()
+    except GitError:
+        raise BotError("not a git checkout") from None
 
 
 def _shown(text: str) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import signal
-import subprocess
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -45,8 +44,10 @@ from jaxfix.ground.escaping import (
     markdown_text,
     printable,
 )
+from jaxfix.ground.interrupts import signals_handled
 from jaxfix.settings.config import Config
 from jaxfix.settings.table import MIGRATE
+from jaxfix.workflows.git import GitError, git
 from jaxfix.workflows.migrate import DEFAULT_BRANCH, MigrateOptions, RepoReport, Status
 from jaxfix.write.safe_write import write_file
 
@@ -304,14 +305,10 @@ def _sources(repo_args: tuple[str, ...], repos_file: Path | None) -> list[RepoSo
 
 def _check_branch_name(branch: str) -> None:
     try:
-        valid = (
-            subprocess.run(
-                ["git", "check-ref-format", "--branch", branch],
-                capture_output=True,
-                check=False,
-            ).returncode
-            == 0
-        )
+        git(Path.cwd(), "check-ref-format", "--branch", branch)
+        valid = True
+    except GitError:
+        valid = False
     except FileNotFoundError:
         raise click.UsageError("git is not installed (or not on PATH)") from None
     if not valid:
@@ -407,8 +404,7 @@ def _run(
             f"dask dashboard: {executor.dashboard}", style="dim", markup=False
         )
     stop = StopRequest()
-    previous = signal.signal(signal.SIGINT, stop)
-    try:
+    with signals_handled(stop, signal.SIGINT):
         dispatch(
             sources,
             executor,
@@ -417,8 +413,6 @@ def _run(
             options.dry_run,
             _Display(console, len(sources), counts),
         )
-    finally:
-        signal.signal(signal.SIGINT, previous)
     return stop.requested
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import signal
-import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -22,6 +21,7 @@ from typing import Any, Protocol
 from jaxfix.check.runner import default_jobs
 from jaxfix.fleet.sources import RepoSource
 from jaxfix.fleet.unit import Outcome, migrate_source
+from jaxfix.ground.interrupts import signals_handled
 from jaxfix.workflows.migrate import MigrateOptions
 
 DASK_EXTRA = "pip install 'jaxfix[dask]'"
@@ -254,11 +254,5 @@ class DaskCluster:
 @contextmanager
 def _interrupts_ignored() -> Iterator[None]:
     """Worker processes started in here inherit SIGINT ignored: a terminal Ctrl-C is the client's to handle."""
-    if threading.current_thread() is not threading.main_thread():
+    with signals_handled(signal.SIG_IGN, signal.SIGINT):
         yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)

@@ -16,15 +16,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from jaxfix.fleet.sources import RepoSource
-from jaxfix.workflows.migrate import (
-    GitError,
-    MigrateOptions,
-    RepoReport,
-    Status,
-    _git,
-    _git_bytes,
-    migrate_repo,
-)
+from jaxfix.workflows.git import GitError
+from jaxfix.workflows.git import git as _git
+from jaxfix.workflows.git import git_bytes as _git_bytes
+from jaxfix.workflows.migrate import MigrateOptions, migrate_repo
+from jaxfix.workflows.migrate_report import RepoReport, Status
 
 
 @dataclass(frozen=True)

@@ -12,19 +12,13 @@ so afterwards a repository is either untouched or has exactly one new commit on 
 
 from __future__ import annotations
 
-import enum
 import os
-import signal
-import subprocess
 import tempfile
-import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from jaxfix import __version__
 from jaxfix.check.registry import codes_range
@@ -32,14 +26,21 @@ from jaxfix.check.runner import run_files
 from jaxfix.codemods import RULES
 from jaxfix.evidence.records import Failure
 from jaxfix.ground.diagnostics import FileResult
+from jaxfix.ground.interrupts import HeldInterrupt as _HeldInterrupt
+from jaxfix.ground.interrupts import hold_interrupts as _hold_interrupts
 from jaxfix.settings.config import build_options, load, project_roots
 from jaxfix.settings.options import Options
 from jaxfix.settings.table import SettingError
 from jaxfix.settings.target_version import CONFIG, TargetVersion, target_version
 from jaxfix.sources.discovery import discover
 from jaxfix.sources.file_io import ReadError, announced_writes, read_regular
+from jaxfix.workflows.git import GitError
+from jaxfix.workflows.git import git as _git
+from jaxfix.workflows.git import git_bytes as _git_bytes
 from jaxfix.workflows.migrate_journal import NAME as JOURNAL
 from jaxfix.workflows.migrate_journal import Journal, digest, read_journal
+from jaxfix.workflows.migrate_report import RepoReport, Status, VerifyResult
+from jaxfix.workflows.process import run_command
 from jaxfix.workflows.repair import RepairReport, RepairSettings, repair
 from jaxfix.write.diffs import unified_diff
 from jaxfix.write.safe_write import WriteError, replace_source
@@ -47,8 +48,7 @@ from jaxfix.write.safe_write import WriteError, replace_source
 DEFAULT_BRANCH = "jaxfix/migrate"
 _UNCOMMITTED = "has uncommitted changes"
 _JOURNALED_SIZE = 1 << 30  # a file being compared with the journal's hashes
-_VERIFY_POLL_SECONDS = 0.1
-_TAIL_LINES = 40
+_TAIL_LINES = 40  # of a failed --verify's output
 _TAIL_BYTES = 64 * 1024
 # Files git keeps in its directory while an operation waits for the user.
 _IN_PROGRESS = (
@@ -59,14 +59,6 @@ _IN_PROGRESS = (
     ("REVERT_HEAD", "a revert"),
     ("BISECT_LOG", "a bisect"),
 )
-
-
-class Status(enum.Enum):
-    CHANGED = "changed"  # committed on the branch (with --dry-run: would change)
-    CLEAN = "clean"  # nothing to fix
-    IMPROVED = "improved"  # --repair: some errors fixed, verify still fails; the patch is kept, nothing committed
-    FAILED = "failed"  # verify failed, git or config error; the repository is as it was
-    SKIPPED = "skipped"  # refused before anything ran (not a repo, dirty, mid-merge, branch exists)
 
 
 @dataclass(frozen=True)
@@ -88,228 +80,6 @@ class MigrateOptions:
     message: str | None = None
     dry_run: bool = False
     settings: tuple[tuple[str, Any], ...] = ()
-
-
-@dataclass(frozen=True)
-class VerifyResult:
-    command: str
-    passed: bool
-    exit_code: int | None  # None when it timed out
-    output_tail: str = ""  # kept only on failure
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "command": self.command,
-            "passed": self.passed,
-            "exit_code": self.exit_code,
-            "output_tail": self.output_tail,
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> VerifyResult:
-        return cls(
-            data["command"], data["passed"], data["exit_code"], data["output_tail"]
-        )
-
-
-@dataclass(frozen=True)
-class RepoReport:
-    """One repository's line in report.json; paths inside the repository are relative, POSIX."""
-
-    repo: str  # absolute path, or the URL as listed: the key for resuming
-    name: str
-    status: Status
-    dry_run: bool
-    reason: str | None = None
-    branch: str | None = None
-    base: str | None = None
-    commit: str | None = None
-    files_changed: tuple[str, ...] = ()
-    fixes: tuple[tuple[str, int], ...] = ()  # (rule code, count), sorted by code
-    left: tuple[
-        str, ...
-    ] = ()  # "path:line:col: CODE message" for diagnostics without an applied fix
-    file_errors: tuple[str, ...] = ()
-    verify: VerifyResult | None = None
-    duration: float = 0.0
-    patch: str | None = None  # file name in the --out directory, set by the caller
-    bundle: str | None = None  # likewise, for repositories given by URL
-    pushed: bool = False  # the branch was pushed to the repository's URL (--push)
-    target_jax: str | None = (
-        None  # the JAX version checked against and where it came from
-    )
-    errors: tuple[
-        str, ...
-    ] = ()  # --repair: "CODE path:line" of every JAX001-JAX003 error the verify runs raised
-    errors_fixed: int = 0  # of those, the ones the last run no longer raised
-    baseline: str | None = None  # --repair: how the verify command did before any fix
-
-    @property
-    def done(self) -> bool:
-        """Nothing more a re-run could do without --rerun."""
-        return self.status in (Status.CHANGED, Status.CLEAN)
-
-    @property
-    def needs_attention(self) -> bool:
-        return not self.done or bool(self.left or self.file_errors)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "repo": self.repo,
-            "name": self.name,
-            "status": self.status.value,
-            "dry_run": self.dry_run,
-            "reason": self.reason,
-            "branch": self.branch,
-            "base": self.base,
-            "commit": self.commit,
-            "files_changed": list(self.files_changed),
-            "fixes": dict(self.fixes),
-            "diagnostics_left": len(self.left),
-            "left": list(self.left),
-            "file_errors": list(self.file_errors),
-            "verify": self.verify.to_json() if self.verify else None,
-            "duration": self.duration,
-            "patch": self.patch,
-            "bundle": self.bundle,
-            "pushed": self.pushed,
-            "target_jax": self.target_jax,
-            "errors": list(self.errors),
-            "errors_fixed": self.errors_fixed,
-            "baseline": self.baseline,
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> RepoReport:
-        return cls(
-            repo=data["repo"],
-            name=data["name"],
-            status=Status(data["status"]),
-            dry_run=data["dry_run"],
-            reason=data["reason"],
-            branch=data["branch"],
-            base=data["base"],
-            commit=data["commit"],
-            files_changed=tuple(data["files_changed"]),
-            fixes=tuple(sorted(data["fixes"].items())),
-            left=tuple(data["left"]),
-            file_errors=tuple(data["file_errors"]),
-            verify=VerifyResult.from_json(data["verify"]) if data["verify"] else None,
-            duration=data["duration"],
-            patch=data["patch"],
-            bundle=data.get("bundle"),
-            pushed=data.get("pushed", False),  # absent from reports written before URLs
-            target_jax=data.get(
-                "target_jax"
-            ),  # absent from reports written before the target version
-            errors=tuple(data.get("errors", ())),
-            errors_fixed=data.get("errors_fixed", 0),
-            baseline=data.get("baseline"),
-        )
-
-
-class GitError(Exception):
-    pass
-
-
-def _git_bytes(
-    repo: Path,
-    *args: str,
-    env: dict[str, str] | None = None,
-    input: bytes | None = None,
-) -> bytes:
-    """Run git to completion. Its own session keeps a terminal Ctrl-C from killing it half-way."""
-    completed = subprocess.run(
-        ["git", *args],
-        cwd=repo,
-        input=input,
-        capture_output=True,
-        start_new_session=True,
-        check=False,
-        env={
-            **os.environ,
-            "GIT_TERMINAL_PROMPT": "0",
-            "GIT_LITERAL_PATHSPECS": "1",
-            **(env or {}),
-        },
-    )
-    if completed.returncode != 0:
-        raise GitError(
-            f"git {args[0]}: {_git_reason(completed.stderr) or f'exit status {completed.returncode}'}"
-        )
-    return completed.stdout
-
-
-# Lines of git's stderr that say nothing about this failure (ssh's advice, hints, the push's URL).
-_GIT_BOILERPLATE = (
-    "hint:",
-    "To ",
-    "Please make sure you have the correct access rights",
-    "and the repository exists.",
-)
-_GIT_REASON = 500  # characters
-
-
-def _git_reason(stderr: bytes) -> str:
-    """git's reason on one line: every line that says something (ssh's "Could not resolve hostname",
-    a pre-receive hook's `remote:` lines, the `fatal:`), not only the last one."""
-    lines = (line.strip() for line in os.fsdecode(stderr).splitlines())
-    kept = [
-        line.removeprefix("fatal: ").removeprefix("error: ")
-        for line in lines
-        if line and not line.startswith(_GIT_BOILERPLATE)
-    ]
-    reason = "; ".join(dict.fromkeys(kept))
-    return reason if len(reason) <= _GIT_REASON else reason[:_GIT_REASON] + "..."
-
-
-def _git(
-    repo: Path,
-    *args: str,
-    env: dict[str, str] | None = None,
-    input: bytes | None = None,
-) -> str:
-    return os.fsdecode(_git_bytes(repo, *args, env=env, input=input))
-
-
-class _HeldInterrupt:
-    """A Ctrl-C waiting for `check()`, called only where the repository can still be put back."""
-
-    def __init__(self) -> None:
-        self.pending = False
-
-    def check(self) -> None:
-        if self.pending:
-            self.pending = False
-            raise KeyboardInterrupt
-
-
-@contextmanager
-def _hold_interrupts() -> Iterator[_HeldInterrupt]:
-    """Hold SIGINT for the block; one arriving after the last check goes to the previous handler
-    once the block is done. Only the main thread gets signals; elsewhere this does nothing."""
-    held = _HeldInterrupt()
-    # getsignal() is None when the handler was not set from Python: it could not be restored.
-    if (
-        threading.current_thread() is not threading.main_thread()
-        or signal.getsignal(signal.SIGINT) is None
-    ):
-        yield held
-        return
-
-    def hold(signum: int, frame: object) -> None:
-        held.pending = True
-
-    previous = signal.signal(signal.SIGINT, hold)
-    try:
-        yield held
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if held.pending:
-        if callable(previous):
-            previous(signal.SIGINT, None)
-        elif previous == signal.SIG_DFL:
-            signal.raise_signal(signal.SIGINT)
 
 
 def migrate_repo(
@@ -622,15 +392,9 @@ def _fix_verify_commit(
     if options.verify:
         verify = _run_verify(repo, options, guard)
         entry = replace(entry, verify=verify)
-        edited = _edited_since_written(repo, written)
-        if edited:
-            return replace(
-                entry,
-                status=Status.FAILED,
-                reason=(
-                    f"changed while --verify ran: {', '.join(edited)}; left as they are, nothing committed"
-                ),
-            ), None
+        edited = _edited_while_verifying(entry, repo, written)
+        if edited is not None:
+            return edited, None
         if not verify.passed:
             outcome = (
                 "timed out"
@@ -731,15 +495,9 @@ def _repair_commit(
         "" if report.passed else last.output_tail,
     )
     entry = replace(entry, verify=verify)
-    edited = _edited_since_written(repo, written)
-    if edited:
-        return replace(
-            entry,
-            status=Status.FAILED,
-            reason=(
-                f"changed while --verify ran: {', '.join(edited)}; left as they are, nothing committed"
-            ),
-        ), None
+    edited = _edited_while_verifying(entry, repo, written)
+    if edited is not None:
+        return edited, None
     still = [
         *left,
         *(
@@ -805,6 +563,23 @@ def _stage(repo: Path, base: str, paths: tuple[str, ...]) -> str:
         return _git(repo, "write-tree", env=env).strip()
 
 
+def _edited_while_verifying(
+    entry: RepoReport, repo: Path, written: list[FileResult]
+) -> RepoReport | None:
+    """The failed entry when a file jaxfix wrote was edited while --verify ran: that edit is
+    kept (`_restore` leaves it), and nothing is committed."""
+    edited = _edited_since_written(repo, written)
+    if not edited:
+        return None
+    return replace(
+        entry,
+        status=Status.FAILED,
+        reason=(
+            f"changed while --verify ran: {', '.join(edited)}; left as they are, nothing committed"
+        ),
+    )
+
+
 def _edited_since_written(repo: Path, written: list[FileResult]) -> list[str]:
     """The files jaxfix wrote that no longer hold what it wrote."""
     edited = []
@@ -868,51 +643,24 @@ def _run_verify(
     """Run the command in its own process group, so a timeout or Ctrl-C stops all it started."""
     assert options.verify is not None
     with tempfile.TemporaryFile() as output:
-        process = subprocess.Popen(
-            options.verify,
-            shell=True,
-            cwd=repo,
-            stdin=subprocess.DEVNULL,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+        run = run_command(
+            ("/bin/sh", "-c", options.verify),
+            None,
+            repo,
+            options.verify_timeout,
+            output,
+            poll=guard.check,
+            tail_lines=_TAIL_LINES,
+            tail_bytes=_TAIL_BYTES,
         )
-        deadline = time.monotonic() + options.verify_timeout
-        exit_code: int | None = None
-        try:
-            while True:
-                try:
-                    exit_code = process.wait(timeout=_VERIFY_POLL_SECONDS)
-                    break
-                except subprocess.TimeoutExpired:
-                    guard.check()
-                    if time.monotonic() >= deadline:
-                        _kill_group(process)
-                        break
-        except BaseException:
-            _kill_group(process)
-            raise
-        if exit_code == 0:
-            return VerifyResult(options.verify, True, 0)
-        tail = _tail(output)
-    if exit_code is None:
-        tail += f"\n[jaxfix: killed after --verify-timeout {options.verify_timeout:g}s]"
-    return VerifyResult(options.verify, False, exit_code, tail)
-
-
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    process.wait()
-
-
-def _tail(output: BinaryIO) -> str:
-    size = output.seek(0, os.SEEK_END)
-    output.seek(max(0, size - _TAIL_BYTES))
-    lines = output.read().decode("utf-8", errors="replace").splitlines()
-    return "\n".join(lines[-_TAIL_LINES:])
+    if run.returncode == 0 and not run.timed_out:
+        return VerifyResult(options.verify, True, 0)
+    if run.problem is not None:
+        return VerifyResult(options.verify, False, None, run.problem)
+    if run.timed_out:
+        tail = f"{run.output_tail}\n[jaxfix: killed after --verify-timeout {options.verify_timeout:g}s]"
+        return VerifyResult(options.verify, False, None, tail)
+    return VerifyResult(options.verify, False, run.returncode, run.output_tail)
 
 
 def _with_results(

@@ -10,9 +10,6 @@ recording directory (its tail is kept for failures jaxfix cannot explain).
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -29,15 +26,13 @@ from jaxfix.ground.diagnostics import FileResult
 from jaxfix.settings.options import Options
 from jaxfix.sources.discovery import discover
 from jaxfix.sources.file_io import ReadError, read_regular, undo_written, write_fix
-from jaxfix.write.safe_write import LateCheck, confirm_writes, real_roots, signals_held
+from jaxfix.workflows.process import CommandRun, run_command
+from jaxfix.write.safe_write import LateCheck, confirm_writes, real_roots
 
 if (
     TYPE_CHECKING
 ):  # jaxfix.evidence.records is imported by the follower, while the first run goes on
     from jaxfix.evidence.records import EvidenceReading, Failure, Raised
-
-_TAIL_LINES = 20
-_GRACE_SECONDS = 2.0  # between SIGTERM and SIGKILL to the command's process group
 
 
 class Stop(Enum):
@@ -65,15 +60,6 @@ class RepairSettings:
     env: Mapping[str, str] | None = (
         None  # the command's environment (default: jaxfix's)
     )
-
-
-@dataclass(frozen=True)
-class CommandRun:
-    returncode: int | None  # None: it did not start (`problem` says why)
-    seconds: float
-    timed_out: bool = False
-    output_tail: str = ""
-    problem: str | None = None
 
 
 @dataclass(frozen=True)
@@ -195,94 +181,6 @@ class RepairReport:
         """The last run's failures that are not the three errors (a run that passed may have
         had some: a thread's, a test run whose exit status a script ignored)."""
         return self.rounds[-1].failures if self.rounds else ()
-
-
-def run_command(
-    command: Sequence[str],
-    env: Mapping[str, str],
-    cwd: Path | None,
-    timeout: float | None,
-    output: Path,
-    started: Callable[[], None] | None = None,
-) -> CommandRun:
-    """One run in a session of its own; its whole process group is ended when it exits, when it
-    times out, and when jaxfix is interrupted (which is then raised on). `started` is called
-    once the command runs: what jaxfix does then costs the run nothing on a free core."""
-    start = time.monotonic()
-    process: subprocess.Popen[bytes] | None = None
-    timed_out = False
-    with open(output, "wb") as out:
-        try:
-            with signals_held():  # Ctrl-C while Popen returns would lose the process
-                process = subprocess.Popen(
-                    list(command),
-                    cwd=cwd,
-                    env=dict(env),
-                    stdin=subprocess.DEVNULL,
-                    stdout=out,
-                    stderr=subprocess.STDOUT,
-                    start_new_session=True,
-                )
-            if started is not None:
-                started()
-            returncode = process.wait(timeout=timeout)
-        except OSError as error:
-            if process is not None:
-                _end_group(process, kill_after=_GRACE_SECONDS)
-                raise
-            why = (
-                "command not found"
-                if isinstance(error, FileNotFoundError)
-                else (error.strerror or str(error))
-            )
-            return CommandRun(
-                None, time.monotonic() - start, problem=f"{command[0]}: {why}"
-            )
-        except subprocess.TimeoutExpired:
-            assert process is not None
-            timed_out = True
-            _end_group(process, kill_after=_GRACE_SECONDS)
-            returncode = process.wait()
-        except BaseException:
-            if process is not None:
-                _end_group(process, kill_after=_GRACE_SECONDS)
-                process.wait()
-            raise
-        seconds = time.monotonic() - start
-        _end_group(process, kill_after=0.0)  # what it left running in the background
-    return CommandRun(returncode, seconds, timed_out, _tail(output))
-
-
-def _end_group(process: subprocess.Popen[bytes], *, kill_after: float) -> None:
-    """SIGTERM to the group, then SIGKILL to what is left after `kill_after` seconds."""
-    try:
-        os.killpg(process.pid, signal.SIGTERM if kill_after else signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        return
-    deadline = time.monotonic() + kill_after
-    while time.monotonic() < deadline:
-        if process.poll() is not None and not _group_alive(process.pid):
-            return
-        time.sleep(0.05)
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except (ProcessLookupError, PermissionError):
-        return False
-    return True
-
-
-def _tail(output: Path) -> str:
-    with open(output, "rb") as handle:
-        handle.seek(max(0, os.fstat(handle.fileno()).st_size - 16 * 1024))
-        lines = handle.read().decode("utf-8", "replace").splitlines()
-    return "\n".join(lines[-_TAIL_LINES:])
 
 
 def _read(path: Path, files: list[Path], options: Options) -> EvidenceReading:

@@ -18,19 +18,17 @@ import functools
 import hashlib
 import os
 import re
-import signal
 import stat
-import threading
 import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jaxfix.ground.interrupts import signals_held
+
 TEMP_SUFFIX = ".jaxfix-tmp"
 _TEMP_NAME = re.compile(r"\.(\d+)-[0-9a-f]{6}\.jaxfix-tmp\Z")
-_HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 # How long after its last write a run looks at the replaced files again: a writer that opened a
 # file before the swap and was descheduled before writing is caught unless it waits longer.
 _SETTLE_SECONDS = 0.05
@@ -38,37 +36,6 @@ _SETTLE_SECONDS = 0.05
 
 class WriteError(Exception):
     """The file was left as it was (or put back); the message says why."""
-
-
-@contextmanager
-def signals_held() -> Iterator[None]:
-    """Delay SIGINT/SIGTERM to the end of the block, so no temp file outlives an interrupt (and
-    no process `repair` starts is left unowned).
-
-    Signals reach Python handlers in the main thread only; elsewhere this does nothing.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    pending: list[int] = []
-    previous = {}
-    for signum in _HELD_SIGNALS:
-        handler = signal.getsignal(signum)
-        if handler is None:  # set outside Python: could not be restored
-            continue
-        previous[signum] = handler
-        signal.signal(signum, lambda received, _frame: pending.append(received))
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-    for signum in pending[:1]:
-        handler = previous[signum]
-        if callable(handler):
-            handler(signum, None)
-        elif handler == signal.SIG_DFL:
-            signal.raise_signal(signum)
 
 
 def _open_temp(directory: Path) -> tuple[int, Path]:

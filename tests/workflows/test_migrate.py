@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 import jaxfix.check.runner
+import jaxfix.workflows.git
 import jaxfix.workflows.migrate
 from jaxfix.cli.migrate import migrate
 from jaxfix.workflows.migrate import MigrateOptions, Status, migrate_repo
@@ -243,6 +245,45 @@ def test_verify_timeout_counts_as_failure(tmp_path):
     assert "timed out" in entry.reason
     assert patch is None
     assert snapshot(repo) == before
+
+
+def test_verify_timeout_lets_the_command_clean_up_before_the_kill(tmp_path):
+    # The runner repair uses: SIGTERM to the whole group, SIGKILL after a bounded grace.
+    repo = make_repo(tmp_path / "slow", {"model.py": BEFORE})
+    entry, _ = migrate_repo(
+        repo,
+        MigrateOptions(
+            verify="trap 'echo cleaned up; exit 1' TERM; echo started; "
+            "while :; do sleep 0.1; done",
+            verify_timeout=0.5,
+        ),
+    )
+    assert entry.status is Status.FAILED and entry.verify is not None
+    assert "cleaned up" in entry.verify.output_tail
+
+
+def _gone(pid: int) -> bool:
+    """The process ended (a zombie waiting for its reaper counts as ended)."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+        if state == "Z":
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_verify_leaves_nothing_running_once_it_passed(tmp_path):
+    repo = make_repo(tmp_path / "daemon", {"model.py": BEFORE})
+    pid_file = tmp_path / "background.pid"
+    entry, _ = migrate_repo(
+        repo, MigrateOptions(verify=f"sleep 60 & echo $! > '{pid_file}'; exit 0")
+    )
+    assert entry.status is Status.CHANGED
+    assert _gone(int(pid_file.read_text()))
 
 
 def test_resume_skips_done_repositories_and_retries_the_rest(tmp_path):
@@ -476,7 +517,7 @@ def test_sigint_while_committing_finishes_the_commit_then_passes_it_on(
     tmp_path, monkeypatch
 ):
     repo = two_file_repo(tmp_path)
-    real = jaxfix.workflows.migrate._git_bytes
+    real = jaxfix.workflows.git.git_bytes
 
     def signal_on_branch_creation(repo_path, *args, **kwargs):
         if args[0] == "branch":
@@ -484,9 +525,7 @@ def test_sigint_while_committing_finishes_the_commit_then_passes_it_on(
         return real(repo_path, *args, **kwargs)
 
     received = []
-    monkeypatch.setattr(
-        jaxfix.workflows.migrate, "_git_bytes", signal_on_branch_creation
-    )
+    monkeypatch.setattr(jaxfix.workflows.git, "git_bytes", signal_on_branch_creation)
     previous = signal.signal(
         signal.SIGINT, lambda signum, frame: received.append(signum)
     )
