@@ -2,7 +2,7 @@
 
 Exit codes: 0 every repository done with nothing left; 1 some repository was refused, failed
 (verify included), has diagnostics left or files in error (or, with --dry-run, would change);
-2 usage error; 130 interrupted (re-run with the same --out to resume).
+2 usage error; 128 + the signal when interrupted: 130, 143 or 129 (re-run with the same --out to resume).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from jaxfix.check.prefilter import codes_range
 from jaxfix.check.runner import default_jobs
 from jaxfix.cli.flags import options_from, setting_flags, setting_values
 from jaxfix.fleet import journal
-from jaxfix.fleet.dispatch import StopRequest, dispatch
+from jaxfix.fleet.dispatch import NOT_STARTED, STOP_SIGNALS, StopRequest, dispatch
 from jaxfix.fleet.executors import (
     DaskCluster,
     Executor,
@@ -50,7 +50,7 @@ from jaxfix.settings.table import MIGRATE
 from jaxfix.workflows.migrate import DEFAULT_BRANCH, MigrateOptions, RepoReport, Status
 from jaxfix.write.safe_write import write_file
 
-EXIT_DONE, EXIT_ATTENTION, EXIT_INTERRUPTED = 0, 1, 130
+EXIT_DONE, EXIT_ATTENTION = 0, 1  # interrupted: 128 + the signal (130 for Ctrl-C)
 REPORT_MD = "report.md"
 _STATUS_STYLES = {
     Status.CHANGED: "green",
@@ -58,6 +58,7 @@ _STATUS_STYLES = {
     Status.IMPROVED: "yellow",
     Status.FAILED: "red",
     Status.SKIPPED: "yellow",
+    Status.INTERRUPTED: "yellow",
 }
 
 
@@ -176,7 +177,7 @@ def migrate(
     A REPO given as a URL is cloned shallowly into a scratch directory where it runs; the
     patch and a git bundle of the commit come back (and, with --push, the branch is pushed).
 
-    Exit codes: 0 all done; 1 some repository needs attention; 2 usage error; 130 interrupted.
+    Exit codes: 0 all done; 1 some repository needs attention; 2 usage error; 130 interrupted (143 by SIGTERM, 129 by SIGHUP).
     """
     console = Console(
         stderr=True,
@@ -244,7 +245,17 @@ def migrate(
 
     executor = _executor(scheduler, jobs, len(todo), options, push) if todo else None
     try:
-        interrupted = _run(todo, options, executor, record, console, counts)
+        stopped_by = _run(todo, options, executor, record, console, counts)
+        if stopped_by is not None:
+            for source in todo:
+                if source.key not in recorded:
+                    report[source.key] = RepoReport(
+                        source.key,
+                        source.name,
+                        Status.INTERRUPTED,
+                        dry_run,
+                        reason=NOT_STARTED,
+                    )
     finally:  # also on an error: the report says what finished
         try:
             journal.write_snapshot(out, _ordered(report, repos))
@@ -258,14 +269,16 @@ def migrate(
     if entries:
         console.print(summary_table(entries))
     console.print(f"report: {out / REPORT_MD}", style="dim", markup=False)
-    if interrupted:
-        missing = len(todo) - len(recorded)
+    if stopped_by is not None:
+        missing = sum(
+            report[source.key].status is Status.INTERRUPTED for source in todo
+        )
         console.print(
-            f"interrupted: {missing} repositor{'y' if missing == 1 else 'ies'} not migrated (left untouched); run again with --out {out} to resume",
+            f"interrupted by {signal.Signals(stopped_by).name}: {missing} repositor{'y' if missing == 1 else 'ies'} not migrated (left untouched); run again with --out {out} to resume",
             style="bold yellow",
             markup=False,
         )
-        sys.exit(EXIT_INTERRUPTED)
+        sys.exit(128 + stopped_by)  # 130 for SIGINT, 143 SIGTERM, 129 SIGHUP
     attention = any(
         e.needs_attention or (dry_run and e.status is Status.CHANGED) for e in entries
     )
@@ -398,16 +411,16 @@ def _run(
     record: Callable[[RepoSource, Outcome], None],
     console: Console,
     counts: Counter[str],
-) -> bool:
-    """Migrate `sources`, recording each result as it comes; True if interrupted."""
+) -> int | None:
+    """Migrate `sources`, recording each result as it comes; the stop signal if interrupted."""
     if executor is None:
-        return False
+        return None
     if executor.dashboard:
         console.print(
             f"dask dashboard: {executor.dashboard}", style="dim", markup=False
         )
-    stop = StopRequest()
-    previous = signal.signal(signal.SIGINT, stop)
+    stop = StopRequest(executor.interrupt)
+    previous = {signum: signal.signal(signum, stop) for signum in STOP_SIGNALS}
     try:
         dispatch(
             sources,
@@ -418,8 +431,9 @@ def _run(
             _Display(console, len(sources), counts),
         )
     finally:
-        signal.signal(signal.SIGINT, previous)
-    return stop.requested
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    return (stop.signum or signal.SIGINT) if stop.requested else None
 
 
 def load_report(out: Path) -> dict[str, RepoReport]:

@@ -67,6 +67,9 @@ class Status(enum.Enum):
     IMPROVED = "improved"  # --repair: some errors fixed, verify still fails; the patch is kept, nothing committed
     FAILED = "failed"  # verify failed, git or config error; the repository is as it was
     SKIPPED = "skipped"  # refused before anything ran (not a repo, dirty, mid-merge, branch exists)
+    INTERRUPTED = (
+        "interrupted"  # the run was stopped: put back untouched, or never started
+    )
 
 
 @dataclass(frozen=True)

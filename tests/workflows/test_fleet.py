@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -447,9 +448,12 @@ def test_interrupted_dask_run_resumes_with_the_local_pool(tmp_path):
     assert process.returncode == 130, stderr
     assert "1 repository not migrated" in stderr
     assert "dask dashboard: http://127.0.0.1:" in stderr
-    first = json.loads(Path("out/report.json").read_text())["repos"]
+    report = json.loads(Path("out/report.json").read_text())["repos"]
+    first = [e for e in report if e["status"] == "changed"]
     assert sorted(e["name"] for e in first) == sorted(p.name for p in started.iterdir())
-    assert all(e["status"] == "changed" for e in first)
+    assert [(e["status"], e["reason"]) for e in report if e not in first] == [
+        ("interrupted", "not started: the run was stopped first; a re-run migrates it")
+    ]
     assert not Path("out", journal.JOURNAL).exists()  # absorbed into report.json
 
     code, resumed, stderr = run(
@@ -890,3 +894,71 @@ def test_an_unreachable_clone_url_says_why(tmp_path):
         and "nonexistent.invalid" in entry["reason"]
         and "and the repository exists" not in entry["reason"]
     ), entry
+
+
+class _StuckExecutor:
+    """Two repositories whose workers never answer a stop: what the grace period is for."""
+
+    dashboard = None
+
+    def __init__(self, stop) -> None:
+        self.abandoned, self.stop = False, stop
+
+    def slots(self) -> int:
+        return 2
+
+    def submit(self, source: RepoSource) -> RepoSource:
+        return source
+
+    def finished(self, handles: list, timeout: float) -> list:
+        self.stop(15, None)  # SIGTERM, once both are running
+        time.sleep(timeout)
+        return []
+
+    def interrupt(self) -> None:
+        pass
+
+    def abandon(self) -> None:
+        self.abandoned = True
+
+    def close(self) -> None:
+        pass
+
+
+class _NoDisplay:
+    def start(self) -> None: ...
+
+    def running(self, names: list[str], stopping: bool) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+def test_a_stop_gives_running_repositories_a_bounded_time(monkeypatch):
+    import jaxfix.fleet.dispatch as dispatch_module
+
+    monkeypatch.setattr(dispatch_module, "GRACE_SECONDS", 0.3)
+    sources = [parse_source(f"/fleet/{name}") for name in ("alpha", "beta", "gamma")]
+    forwarded: list[bool] = []
+    stop = dispatch_module.StopRequest(lambda: forwarded.append(True))
+    executor = _StuckExecutor(stop)
+    recorded: list[RepoReport] = []
+    started = time.monotonic()
+    previous = signal.signal(signal.SIGINT, stop)  # as the command installs it
+    try:
+        dispatch_module.dispatch(
+            sources,
+            executor,
+            lambda source, outcome: recorded.append(outcome.entry),
+            stop,
+            False,
+            _NoDisplay(),
+        )
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert time.monotonic() - started < 5
+    assert forwarded and executor.abandoned and stop.signum == 15
+    assert [(e.name, e.status) for e in recorded] == [
+        ("alpha", Status.INTERRUPTED),
+        ("beta", Status.INTERRUPTED),
+    ]
+    assert all("worker was ended" in e.reason for e in recorded)
