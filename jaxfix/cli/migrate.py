@@ -14,6 +14,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ from jaxfix.fleet.executors import (
     MissingExtra,
     require_dask,
 )
+from jaxfix.fleet.resume import own_branch, result_options, why_redo
 from jaxfix.fleet.sources import RepoSource, parse_source
 from jaxfix.fleet.unit import Outcome
 from jaxfix.ground.escaping import (
@@ -216,11 +218,22 @@ def migrate(
     )
     out.mkdir(parents=True, exist_ok=True)
     report = load_report(out)
-    todo = [
-        source
-        for source in sources
-        if rerun or not _done_before(report.get(source.key), dry_run)
-    ]
+    run_options = result_options(options)
+    started = _now()
+    todo: list[RepoSource] = []
+    for source in sources:
+        earlier = report.get(source.key)
+        if not rerun and earlier is not None and _done_before(earlier, dry_run):
+            why = why_redo(earlier, source, run_options)
+            if why is None:
+                continue
+            console.print(
+                f"{source.name}: done before, runs again: {why}",
+                style="dim",
+                markup=False,
+            )
+            source = replace(source, rebuild=own_branch(earlier))
+        todo.append(source)
     if len(todo) < len(sources):
         console.print(
             f"{len(sources) - len(todo)} of {len(sources)} repositories already done in {out}; skipped (--rerun redoes them)",
@@ -236,7 +249,13 @@ def migrate(
             _keep(out / (file_names[source.key] + suffix), data)
             for suffix, data in ((".patch", outcome.patch), (".bundle", outcome.bundle))
         )
-        entry = replace(outcome.entry, patch=patch, bundle=bundle)
+        entry = replace(
+            outcome.entry,
+            patch=patch,
+            bundle=bundle,
+            options=run_options,
+            finished=_now(),
+        )
         report[entry.repo] = entry
         recorded.add(entry.repo)
         journal.append(out, entry)  # what a resume reads, whatever happens next
@@ -258,7 +277,16 @@ def migrate(
                     )
     finally:  # also on an error: the report says what finished
         try:
-            journal.write_snapshot(out, _ordered(report, repos))
+            journal.write_snapshot(
+                out,
+                _ordered(report, repos),
+                run={
+                    "options": run_options,
+                    "dry_run": dry_run,
+                    "started": started,
+                    "finished": _now(),
+                },
+            )
             write_file(
                 out / REPORT_MD, report_markdown(_ordered(report, repos)).encode()
             )
@@ -283,6 +311,10 @@ def migrate(
         e.needs_attention or (dry_run and e.status is Status.CHANGED) for e in entries
     )
     sys.exit(EXIT_ATTENTION if attention else EXIT_DONE)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def _keep(path: Path, data: bytes | None) -> str | None:

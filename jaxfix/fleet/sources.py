@@ -23,6 +23,9 @@ class RepoSource:
     ref: str | None = (
         None  # the branch to clone (`URL@branch`); None: the remote's default
     )
+    rebuild: str | None = (
+        None  # the branch may be replaced while it is still this commit
+    )
 
     @property
     def remote(self) -> bool:

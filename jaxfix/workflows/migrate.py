@@ -146,6 +146,10 @@ class RepoReport:
     ] = ()  # --repair: "CODE path:line" of every JAX001-JAX003 error the verify runs raised
     errors_fixed: int = 0  # of those, the ones the last run no longer raised
     baseline: str | None = None  # --repair: how the verify command did before any fix
+    options: dict[str, Any] | None = (
+        None  # the run's options that shape results (fleet/resume.py)
+    )
+    finished: str | None = None  # when it was recorded, UTC, ISO 8601
 
     @property
     def done(self) -> bool:
@@ -180,6 +184,8 @@ class RepoReport:
             "errors": list(self.errors),
             "errors_fixed": self.errors_fixed,
             "baseline": self.baseline,
+            "options": self.options,
+            "finished": self.finished,
         }
 
     @classmethod
@@ -208,6 +214,8 @@ class RepoReport:
             errors=tuple(data.get("errors", ())),
             errors_fixed=data.get("errors_fixed", 0),
             baseline=data.get("baseline"),
+            options=data.get("options"),  # absent from reports written before options
+            finished=data.get("finished"),
         )
 
 

@@ -486,9 +486,9 @@ def test_each_repository_is_appended_once_and_report_json_written_once(
     monkeypatch.setattr(
         journal,
         "write_snapshot",
-        lambda out, entries: (
+        lambda out, entries, **run: (
             snapshots.append(len(entries)),
-            real_snapshot(out, entries),
+            real_snapshot(out, entries, **run),
         ),
     )
     code, report, _ = run("-j", "1", "--out", "out", *urls)

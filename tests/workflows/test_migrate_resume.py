@@ -1,0 +1,93 @@
+"""A re-run with the same --out redoes what its options or a moved base make stale, and
+report.json says which options and when."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from workflows.test_migrate import (  # noqa: F401 - isolated_git is autouse
+    BEFORE,
+    BRANCH,
+    FIXED,
+    UNFIXABLE,
+    branch_file,
+    git,
+    isolated_git,
+    make_repo,
+    run,
+)
+
+
+def commits_on_branch(repo: Path) -> int:
+    return int(git(repo, "rev-list", "--count", f"main..{BRANCH}"))
+
+
+def test_report_json_carries_the_run_s_options_and_times(tmp_path):
+    repo = make_repo(tmp_path / "alpha", {"model.py": BEFORE})
+    code, report, stderr = run("--out", "out", "--select", "JAX001", str(repo))
+    assert code == 0, stderr
+    document = json.loads(Path("out/report.json").read_text())
+    assert document["run"]["options"] == {
+        "--branch": BRANCH,
+        "--select": ["JAX001"],
+    }
+    assert document["run"]["started"] <= document["run"]["finished"]
+    assert report["alpha"]["options"] == document["run"]["options"]
+    assert report["alpha"]["finished"].endswith("+00:00")
+
+
+def test_different_options_redo_a_done_repository_and_rebuild_its_own_branch(tmp_path):
+    unsafe = make_repo(tmp_path / "unsafe", {"model.py": UNFIXABLE})
+    plain = make_repo(tmp_path / "plain", {"model.py": BEFORE})
+    code, report, stderr = run("--out", "out", str(unsafe), str(plain))
+    assert report["unsafe"]["status"] == "clean" and report["unsafe"]["left"], stderr
+    assert report["plain"]["status"] == "changed"
+
+    code, report, stderr = run(
+        "--out", "out", "--unsafe-fixes", str(unsafe), str(plain)
+    )
+    assert "unsafe: done before, runs again: options differ (--unsafe-fixes)" in stderr
+    assert report["unsafe"]["status"] == "changed", stderr
+    assert branch_file(unsafe, "model.py") != UNFIXABLE
+    # plain's branch was jaxfix's own and untouched: rebuilt, still one commit
+    assert report["plain"]["status"] == "changed", stderr
+    assert commits_on_branch(plain) == 1
+    assert branch_file(plain, "model.py") == FIXED
+
+    code, report, stderr = run(
+        "--out", "out", "--unsafe-fixes", str(unsafe), str(plain)
+    )
+    assert code == 0 and "2 of 2 repositories already done" in stderr, stderr
+
+
+def test_a_moved_base_redoes_the_repository_unless_someone_built_on_its_branch(
+    tmp_path,
+):
+    moved = make_repo(tmp_path / "moved", {"model.py": BEFORE})
+    built_on = make_repo(tmp_path / "built_on", {"model.py": BEFORE})
+    code, report, stderr = run("--out", "out", str(moved), str(built_on))
+    assert code == 0, stderr
+    for repo in (moved, built_on):
+        (repo / "README").write_text("upstream moved\n")
+        git(repo, "add", "README")
+        git(repo, "commit", "-q", "-m", "upstream")
+    git(built_on, "checkout", "-q", BRANCH)
+    (built_on / "NOTES").write_text("mine\n")
+    git(built_on, "add", "NOTES")
+    git(built_on, "commit", "-q", "-m", "a reviewer's commit")
+    git(built_on, "checkout", "-q", "main")
+    reviewed = git(built_on, "rev-parse", BRANCH)
+
+    code, report, stderr = run("--out", "out", str(moved), str(built_on))
+    assert "moved: done before, runs again: its base moved" in stderr
+    assert report["moved"]["status"] == "changed", stderr
+    head = git(moved, "rev-parse", "main").strip()
+    assert report["moved"]["base"] == head
+    assert git(moved, "rev-parse", f"{BRANCH}^").strip() == head
+    assert branch_file(moved, "model.py") == FIXED
+    # someone's commit on the branch: never replaced, the repository is refused instead
+    assert report["built_on"]["status"] == "skipped", stderr
+    assert "already exists" in report["built_on"]["reason"]
+    assert git(built_on, "rev-parse", BRANCH) == reviewed
+    assert code == 1
