@@ -60,6 +60,8 @@ _STATUS_STYLES = {
     Status.IMPROVED: "yellow",
     Status.FAILED: "red",
     Status.SKIPPED: "yellow",
+    Status.LEFT: "yellow",
+    Status.ERRORS: "red",
     Status.INTERRUPTED: "yellow",
 }
 
@@ -514,8 +516,8 @@ def report_markdown(entries: list[RepoReport]) -> str:
     lines = [
         "# jaxfix migrate report",
         "",
-        "| repo | status | files changed | fixes by rule | diagnostics left | verify | duration |",
-        "|---|---|---|---|---|---|---|",
+        "| repo | status | files changed | fixes by rule | diagnostics left | files not checked | verify | duration |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for e in entries:
         cells = (
@@ -524,6 +526,7 @@ def report_markdown(entries: list[RepoReport]) -> str:
             str(len(e.files_changed)),
             _fixes_text(e),
             str(len(e.left)),
+            str(len(e.file_errors)),
             _verify_text(e),
             f"{e.duration:.1f}s",
         )
@@ -634,6 +637,7 @@ def summary_table(entries: list[RepoReport]) -> Table:
         ("files", "right"),
         ("fixes by rule", "left"),
         ("left", "right"),
+        ("errors", "right"),
         ("verify", "left"),
         ("time", "right"),
     ):
@@ -645,6 +649,7 @@ def summary_table(entries: list[RepoReport]) -> Table:
             str(len(e.files_changed)),
             _fixes_text(e),
             str(len(e.left)),
+            str(len(e.file_errors)),
             _verify_text(e),
             f"{e.duration:.1f}s",
         )

@@ -171,8 +171,8 @@ def test_fleet_each_outcome(tmp_path):
     assert entry["patch"] == "violations.patch"
     assert not (Path("out") / "clean.patch").exists()
     markdown = (Path("out") / "report.md").read_text()
-    assert "| violations | changed | 1 | JAX001: 1 | 0 | - |" in markdown
-    assert "| dirty | skipped | 0 | - | 0 | - |" in markdown
+    assert "| violations | changed | 1 | JAX001: 1 | 0 | 0 | - |" in markdown
+    assert "| dirty | skipped | 0 | - | 0 | 0 | - |" in markdown
 
 
 def test_patch_applies_with_git_am_onto_a_fresh_clone(tmp_path):

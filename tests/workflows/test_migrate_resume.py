@@ -9,6 +9,7 @@ from pathlib import Path
 from workflows.test_migrate import (  # noqa: F401 - isolated_git is autouse
     BEFORE,
     BRANCH,
+    CLEAN_CODE,
     FIXED,
     UNFIXABLE,
     branch_file,
@@ -41,7 +42,7 @@ def test_different_options_redo_a_done_repository_and_rebuild_its_own_branch(tmp
     unsafe = make_repo(tmp_path / "unsafe", {"model.py": UNFIXABLE})
     plain = make_repo(tmp_path / "plain", {"model.py": BEFORE})
     code, report, stderr = run("--out", "out", str(unsafe), str(plain))
-    assert report["unsafe"]["status"] == "clean" and report["unsafe"]["left"], stderr
+    assert report["unsafe"]["status"] == "left" and report["unsafe"]["left"], stderr
     assert report["plain"]["status"] == "changed"
 
     code, report, stderr = run(
@@ -91,3 +92,32 @@ def test_a_moved_base_redoes_the_repository_unless_someone_built_on_its_branch(
     assert "already exists" in report["built_on"]["reason"]
     assert git(built_on, "rev-parse", BRANCH) == reviewed
     assert code == 1
+
+
+def test_statuses_say_what_is_left_and_what_went_unchecked(tmp_path):
+    clean = make_repo(tmp_path / "clean", {"model.py": CLEAN_CODE})
+    unsafe = make_repo(tmp_path / "unsafe", {"model.py": UNFIXABLE})
+    # Not even a file jaxfix can read as Python source text.
+    broken = make_repo(tmp_path / "broken", {"model.py": b"\xff\xfe\x00bad = (\n"})
+    code, report, stderr = run("--out", "out", str(clean), str(unsafe), str(broken))
+    assert code == 1, stderr
+    assert report["clean"]["status"] == "clean"
+    assert report["unsafe"]["status"] == "left"
+    assert report["unsafe"]["reason"] == "--unsafe-fixes would fix 1 of them"
+    assert report["broken"]["status"] == "errors", report["broken"]
+    assert report["broken"]["reason"].startswith("1 file not checked: model.py")
+    markdown = Path("out/report.md").read_text()
+    assert "| broken | errors | 0 | - | 0 | 1 | - |" in markdown
+    # `left` counts as done for a re-run with the same options; `errors` is retried.
+    code, report, stderr = run("--out", "out", str(clean), str(unsafe), str(broken))
+    assert "2 of 3 repositories already done" in stderr
+
+
+def test_dry_run_predicts_the_refusal_of_an_existing_branch(tmp_path):
+    repo = make_repo(tmp_path / "taken", {"model.py": BEFORE})
+    git(repo, "branch", BRANCH)  # someone else's branch of that name
+    code, report, stderr = run("--out", "out", "--dry-run", str(repo))
+    assert report["taken"]["status"] == "skipped", stderr
+    assert "already exists" in report["taken"]["reason"]
+    code, real, stderr = run("--out", "real", str(repo))
+    assert real["taken"]["reason"] == report["taken"]["reason"]
