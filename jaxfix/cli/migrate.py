@@ -39,7 +39,7 @@ from jaxfix.fleet.executors import (
     require_dask,
 )
 from jaxfix.fleet.resume import own_branch, result_options, why_redo
-from jaxfix.fleet.sources import RepoSource, parse_source
+from jaxfix.fleet.sources import RepoSource, parse_source, unique_names
 from jaxfix.fleet.unit import Outcome
 from jaxfix.ground.escaping import (
     markdown_block,
@@ -346,7 +346,7 @@ def _sources(repo_args: tuple[str, ...], repos_file: Path | None) -> list[RepoSo
     for line in lines:
         source = parse_source(line)
         sources.setdefault(source.key, source)
-    return list(sources.values())
+    return unique_names(list(sources.values()))
 
 
 def _check_branch_name(branch: str) -> None:
@@ -373,11 +373,12 @@ def _done_before(entry: RepoReport | None, dry_run: bool) -> bool:
 
 def _file_names(sources: list[RepoSource]) -> dict[str, str]:
     """`<name>` for `<name>.patch` and `.bundle`; repositories sharing a name get a short hash of their key as well."""
-    counts = Counter(source.name for source in sources)
+    flat = {source.key: source.name.replace("/", "-") for source in sources}
+    counts = Counter(flat.values())
     return {
-        source.key: source.name
-        if counts[source.name] == 1
-        else f"{source.name}-{hashlib.sha1(source.key.encode()).hexdigest()[:8]}"
+        source.key: flat[source.key]
+        if counts[flat[source.key]] == 1
+        else f"{flat[source.key]}-{hashlib.sha1(source.key.encode()).hexdigest()[:8]}"
         for source in sources
     }
 

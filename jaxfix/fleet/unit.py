@@ -47,7 +47,7 @@ def migrate_source(
                 options, force_branch=True
             )  # jaxfix's own, unchanged since
         entry, patch = migrate_repo(source.key, options)
-        return Outcome(entry, patch)
+        return Outcome(replace(entry, name=source.name), patch)  # unique in the run
     started = time.monotonic()
     scratch = Path(tempfile.mkdtemp(prefix="jaxfix-clone-"))
     try:
@@ -58,7 +58,11 @@ def migrate_source(
         shutil.rmtree(scratch, ignore_errors=True)
     return replace(
         outcome,
-        entry=replace(outcome.entry, duration=round(time.monotonic() - started, 3)),
+        entry=replace(
+            outcome.entry,
+            name=source.name,
+            duration=round(time.monotonic() - started, 3),
+        ),
     )
 
 

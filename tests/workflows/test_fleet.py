@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from jaxfix.cli.migrate import migrate
 from jaxfix.fleet import journal
-from jaxfix.fleet.sources import RepoSource, parse_source
+from jaxfix.fleet.sources import RepoSource, parse_source, unique_names
 from jaxfix.workflows.migrate import RepoReport, Status
 from workflows.test_migrate import (  # noqa: F401 - isolated_git is autouse
     BEFORE,
@@ -963,3 +963,24 @@ def test_a_stop_gives_running_repositories_a_bounded_time(monkeypatch):
         ("beta", Status.INTERRUPTED),
     ]
     assert all("worker was ended" in e.reason for e in recorded)
+
+
+@pytest.mark.parametrize(
+    "given, names",
+    [
+        (["/w/a/repo", "/w/b/repo", "/w/c/other"], ["a/repo", "b/repo", "other"]),
+        (["/x/a/repo", "/y/a/repo", "/y/b/repo"], ["x/a/repo", "y/a/repo", "b/repo"]),
+        (
+            ["https://h.example/t/lib.git", "git@g.example:u/lib.git"],
+            ["t/lib", "u/lib"],
+        ),
+        (
+            ["https://h.example/t/lib@main", "https://h.example/t/lib@dev"],
+            ["lib@main", "lib@dev"],
+        ),
+    ],
+)
+def test_names_are_the_shortest_path_suffix_that_tells_repositories_apart(given, names):
+    named = unique_names([parse_source(text) for text in given])
+    assert [s.name for s in named] == names[: len(named)]
+    assert len({s.name for s in named}) == len(named)

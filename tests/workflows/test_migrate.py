@@ -692,10 +692,9 @@ def test_repos_file_with_comments_and_shared_names(tmp_path):
         (str(first), "changed"),
         (str(second), "clean"),
     ]
-    assert (
-        report[0]["patch"].startswith("service-")
-        and (Path("out") / report[0]["patch"]).exists()
-    )
+    assert [e["name"] for e in report] == ["team-a/service", "team-b/service"]
+    assert report[0]["patch"] == "team-a-service.patch"
+    assert (Path("out") / report[0]["patch"]).exists()
     assert code == 0
 
 
