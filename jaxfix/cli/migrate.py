@@ -39,7 +39,12 @@ from jaxfix.fleet.executors import (
     require_dask,
 )
 from jaxfix.fleet.resume import own_branch, result_options, why_redo
-from jaxfix.fleet.sources import RepoSource, parse_source, unique_names
+from jaxfix.fleet.sources import (
+    RepoSource,
+    from_list_file,
+    parse_source,
+    unique_names,
+)
 from jaxfix.fleet.unit import Outcome
 from jaxfix.ground.escaping import (
     markdown_block,
@@ -329,17 +334,19 @@ def _keep(path: Path, data: bytes | None) -> str | None:
 
 
 def _sources(repo_args: tuple[str, ...], repos_file: Path | None) -> list[RepoSource]:
-    """In order, without duplicates; relative paths are from the current directory."""
+    """In order, without duplicates; relative paths are from the current directory, or in
+    --repos from the list file's directory."""
     lines = list(repo_args)
     if repos_file is not None:
+        directory = repos_file.resolve().parent
         for line in repos_file.read_text(encoding="utf-8").splitlines():
             line = line.strip()
             if (
-                " #" in line and not Path(line).expanduser().exists()
+                " #" in line and not Path(from_list_file(line, directory)).exists()
             ):  # a path may hold " #" itself
                 line = line[: line.index(" #")].strip()
             if line and not line.startswith("#"):
-                lines.append(line)
+                lines.append(from_list_file(line, directory))
     if not lines:
         raise click.UsageError("give at least one REPO or --repos FILE")
     sources: dict[str, RepoSource] = {}

@@ -32,6 +32,15 @@ class RepoSource:
         return self.url is not None
 
 
+def from_list_file(text: str, directory: Path) -> str:
+    """A `--repos` line as given on the command line: a relative path is the list file's."""
+    text = text.strip()
+    if _SCHEME.match(text) or _SCP.match(text) or not text:
+        return text
+    path = Path(os.path.expanduser(text))
+    return text if path.is_absolute() else str(directory / path)
+
+
 def parse_source(text: str) -> RepoSource:
     """A URL git accepts (`file://` included) or a path; a path to a bare repository is cloned like a URL."""
     text = text.strip()

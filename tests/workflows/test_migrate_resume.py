@@ -4,6 +4,7 @@ report.json says which options and when."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from workflows.test_migrate import (  # noqa: F401 - isolated_git is autouse
@@ -121,3 +122,16 @@ def test_dry_run_predicts_the_refusal_of_an_existing_branch(tmp_path):
     assert "already exists" in report["taken"]["reason"]
     code, real, stderr = run("--out", "real", str(repo))
     assert real["taken"]["reason"] == report["taken"]["reason"]
+
+
+def test_relative_paths_in_a_repos_file_are_the_list_file_s(tmp_path):
+    fleet = tmp_path / "fleet"
+    repo = make_repo(fleet / "services" / "alpha", {"model.py": BEFORE})
+    (fleet / "repos.txt").write_text("services/alpha  # ours\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    os.chdir(elsewhere)  # the working directory has no services/alpha
+    code, report, stderr = run("--out", "out", "--repos", str(fleet / "repos.txt"))
+    assert code == 0, stderr
+    assert report["alpha"]["repo"] == str(repo)
+    assert branch_file(repo, "model.py") == FIXED
