@@ -42,6 +42,7 @@ from jaxfix.fleet.resume import own_branch, result_options, why_redo
 from jaxfix.fleet.sources import (
     RepoSource,
     from_list_file,
+    matches,
     parse_source,
     unique_names,
 )
@@ -144,6 +145,13 @@ _STATUS_STYLES = {
     "--rerun", is_flag=True, help="Also redo repositories report.json lists as done."
 )
 @click.option(
+    "--filter",
+    "filters",
+    metavar="GLOB",
+    multiple=True,
+    help="Run only the repositories whose name or path matches GLOB (repeatable; fnmatch syntax).",
+)
+@click.option(
     "-j",
     "--jobs",
     type=click.IntRange(min=1),
@@ -172,6 +180,7 @@ def migrate(
     out: Path,
     dry_run: bool,
     rerun: bool,
+    filters: tuple[str, ...],
     jobs: int | None,
     color: str,
     **params: Any,
@@ -195,6 +204,12 @@ def migrate(
         highlight=False,
     )
     sources = _sources(repo_paths, repos_file)
+    if filters:
+        sources = [s for s in sources if matches(s, filters)]
+        if not sources:
+            raise click.UsageError(
+                f"no repository matches --filter {' '.join(map(repr, filters))}"
+            )
     repos = [source.key for source in sources]
     settings = setting_values(params)
     options_from(Config(None, {}), settings)  # flag errors are usage errors, once

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 from dataclasses import dataclass, replace
@@ -30,6 +31,14 @@ class RepoSource:
     @property
     def remote(self) -> bool:
         return self.url is not None
+
+
+def matches(source: RepoSource, patterns: tuple[str, ...]) -> bool:
+    """`--filter`: the repository's name or its path (URL) matches one of the globs."""
+    return any(
+        fnmatch.fnmatchcase(source.name, p) or fnmatch.fnmatchcase(source.key, p)
+        for p in patterns
+    )
 
 
 def from_list_file(text: str, directory: Path) -> str:

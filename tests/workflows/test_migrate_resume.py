@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 
 from workflows.test_migrate import (  # noqa: F401 - isolated_git is autouse
@@ -135,3 +136,21 @@ def test_relative_paths_in_a_repos_file_are_the_list_file_s(tmp_path):
     assert code == 0, stderr
     assert report["alpha"]["repo"] == str(repo)
     assert branch_file(repo, "model.py") == FIXED
+
+
+def test_filter_runs_only_the_matching_repositories(tmp_path):
+    repos = [
+        make_repo(tmp_path / team / "svc", {"model.py": BEFORE})
+        for team in ("ml-a", "ml-b", "web")
+    ]
+    code, report, stderr = run("--out", "out", "--filter", "ml-*/svc", *map(str, repos))
+    assert code == 0, stderr
+    assert sorted(report) == ["ml-a/svc", "ml-b/svc"]
+    assert (
+        not subprocess.run(
+            ["git", "rev-parse", "--verify", "--quiet", BRANCH], cwd=repos[2]
+        ).returncode
+        == 0
+    )  # web was not touched
+    code, _, stderr = run("--out", "out", "--filter", "nothing*", *map(str, repos))
+    assert code == 2 and "no repository matches --filter 'nothing*'" in stderr
