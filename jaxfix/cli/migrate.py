@@ -2,7 +2,7 @@
 
 Exit codes: 0 every repository done with nothing left; 1 some repository was refused, failed
 (verify included), has diagnostics left or files in error (or, with --dry-run, would change);
-2 usage error; 130 interrupted (re-run with the same --out to resume).
+2 usage error; 128 + the signal when interrupted: 130, 143 or 129 (re-run with the same --out to resume).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ from jaxfix.check.registry import codes_range
 from jaxfix.check.runner import default_jobs
 from jaxfix.cli.flags import options_from, setting_flags, setting_values
 from jaxfix.fleet import journal
-from jaxfix.fleet.dispatch import StopRequest, dispatch
+from jaxfix.fleet.dispatch import NOT_STARTED, STOP_SIGNALS, StopRequest, dispatch
 from jaxfix.fleet.executors import (
     DaskCluster,
     Executor,
@@ -36,7 +37,14 @@ from jaxfix.fleet.executors import (
     MissingExtra,
     require_dask,
 )
-from jaxfix.fleet.sources import RepoSource, parse_source
+from jaxfix.fleet.resume import own_branch, result_options, why_redo
+from jaxfix.fleet.sources import (
+    RepoSource,
+    from_list_file,
+    matches,
+    parse_source,
+    unique_names,
+)
 from jaxfix.fleet.unit import Outcome
 from jaxfix.ground.escaping import (
     markdown_block,
@@ -51,7 +59,7 @@ from jaxfix.workflows.git import GitError, git
 from jaxfix.workflows.migrate import DEFAULT_BRANCH, MigrateOptions, RepoReport, Status
 from jaxfix.write.safe_write import write_file
 
-EXIT_DONE, EXIT_ATTENTION, EXIT_INTERRUPTED = 0, 1, 130
+EXIT_DONE, EXIT_ATTENTION = 0, 1  # interrupted: 128 + the signal (130 for Ctrl-C)
 REPORT_MD = "report.md"
 _STATUS_STYLES = {
     Status.CHANGED: "green",
@@ -59,6 +67,9 @@ _STATUS_STYLES = {
     Status.IMPROVED: "yellow",
     Status.FAILED: "red",
     Status.SKIPPED: "yellow",
+    Status.LEFT: "yellow",
+    Status.ERRORS: "red",
+    Status.INTERRUPTED: "yellow",
 }
 
 
@@ -135,6 +146,13 @@ _STATUS_STYLES = {
     "--rerun", is_flag=True, help="Also redo repositories report.json lists as done."
 )
 @click.option(
+    "--filter",
+    "filters",
+    metavar="GLOB",
+    multiple=True,
+    help="Run only the repositories whose name or path matches GLOB (repeatable; fnmatch syntax).",
+)
+@click.option(
     "-j",
     "--jobs",
     type=click.IntRange(min=1),
@@ -163,6 +181,7 @@ def migrate(
     out: Path,
     dry_run: bool,
     rerun: bool,
+    filters: tuple[str, ...],
     jobs: int | None,
     color: str,
     **params: Any,
@@ -177,7 +196,7 @@ def migrate(
     A REPO given as a URL is cloned shallowly into a scratch directory where it runs; the
     patch and a git bundle of the commit come back (and, with --push, the branch is pushed).
 
-    Exit codes: 0 all done; 1 some repository needs attention; 2 usage error; 130 interrupted.
+    Exit codes: 0 all done; 1 some repository needs attention; 2 usage error; 130 interrupted (143 by SIGTERM, 129 by SIGHUP).
     """
     console = Console(
         stderr=True,
@@ -186,6 +205,12 @@ def migrate(
         highlight=False,
     )
     sources = _sources(repo_paths, repos_file)
+    if filters:
+        sources = [s for s in sources if matches(s, filters)]
+        if not sources:
+            raise click.UsageError(
+                f"no repository matches --filter {' '.join(map(repr, filters))}"
+            )
     repos = [source.key for source in sources]
     settings = setting_values(params)
     options_from(Config(None, {}), settings)  # flag errors are usage errors, once
@@ -216,11 +241,22 @@ def migrate(
     )
     out.mkdir(parents=True, exist_ok=True)
     report = load_report(out)
-    todo = [
-        source
-        for source in sources
-        if rerun or not _done_before(report.get(source.key), dry_run)
-    ]
+    run_options = result_options(options)
+    started = _now()
+    todo: list[RepoSource] = []
+    for source in sources:
+        earlier = report.get(source.key)
+        if not rerun and earlier is not None and _done_before(earlier, dry_run):
+            why = why_redo(earlier, source, run_options)
+            if why is None:
+                continue
+            console.print(
+                f"{source.name}: done before, runs again: {why}",
+                style="dim",
+                markup=False,
+            )
+            source = replace(source, rebuild=own_branch(earlier))
+        todo.append(source)
     if len(todo) < len(sources):
         console.print(
             f"{len(sources) - len(todo)} of {len(sources)} repositories already done in {out}; skipped (--rerun redoes them)",
@@ -236,7 +272,13 @@ def migrate(
             _keep(out / (file_names[source.key] + suffix), data)
             for suffix, data in ((".patch", outcome.patch), (".bundle", outcome.bundle))
         )
-        entry = replace(outcome.entry, patch=patch, bundle=bundle)
+        entry = replace(
+            outcome.entry,
+            patch=patch,
+            bundle=bundle,
+            options=run_options,
+            finished=_now(),
+        )
         report[entry.repo] = entry
         recorded.add(entry.repo)
         journal.append(out, entry)  # what a resume reads, whatever happens next
@@ -245,10 +287,29 @@ def migrate(
 
     executor = _executor(scheduler, jobs, len(todo), options, push) if todo else None
     try:
-        interrupted = _run(todo, options, executor, record, console, counts)
+        stopped_by = _run(todo, options, executor, record, console, counts)
+        if stopped_by is not None:
+            for source in todo:
+                if source.key not in recorded:
+                    report[source.key] = RepoReport(
+                        source.key,
+                        source.name,
+                        Status.INTERRUPTED,
+                        dry_run,
+                        reason=NOT_STARTED,
+                    )
     finally:  # also on an error: the report says what finished
         try:
-            journal.write_snapshot(out, _ordered(report, repos))
+            journal.write_snapshot(
+                out,
+                _ordered(report, repos),
+                run={
+                    "options": run_options,
+                    "dry_run": dry_run,
+                    "started": started,
+                    "finished": _now(),
+                },
+            )
             write_file(
                 out / REPORT_MD, report_markdown(_ordered(report, repos)).encode()
             )
@@ -259,18 +320,24 @@ def migrate(
     if entries:
         console.print(summary_table(entries))
     console.print(f"report: {out / REPORT_MD}", style="dim", markup=False)
-    if interrupted:
-        missing = len(todo) - len(recorded)
+    if stopped_by is not None:
+        missing = sum(
+            report[source.key].status is Status.INTERRUPTED for source in todo
+        )
         console.print(
-            f"interrupted: {missing} repositor{'y' if missing == 1 else 'ies'} not migrated (left untouched); run again with --out {out} to resume",
+            f"interrupted by {signal.Signals(stopped_by).name}: {missing} repositor{'y' if missing == 1 else 'ies'} not migrated (left untouched); run again with --out {out} to resume",
             style="bold yellow",
             markup=False,
         )
-        sys.exit(EXIT_INTERRUPTED)
+        sys.exit(128 + stopped_by)  # 130 for SIGINT, 143 SIGTERM, 129 SIGHUP
     attention = any(
         e.needs_attention or (dry_run and e.status is Status.CHANGED) for e in entries
     )
     sys.exit(EXIT_ATTENTION if attention else EXIT_DONE)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def _keep(path: Path, data: bytes | None) -> str | None:
@@ -283,24 +350,26 @@ def _keep(path: Path, data: bytes | None) -> str | None:
 
 
 def _sources(repo_args: tuple[str, ...], repos_file: Path | None) -> list[RepoSource]:
-    """In order, without duplicates; relative paths are from the current directory."""
+    """In order, without duplicates; relative paths are from the current directory, or in
+    --repos from the list file's directory."""
     lines = list(repo_args)
     if repos_file is not None:
+        directory = repos_file.resolve().parent
         for line in repos_file.read_text(encoding="utf-8").splitlines():
             line = line.strip()
             if (
-                " #" in line and not Path(line).expanduser().exists()
+                " #" in line and not Path(from_list_file(line, directory)).exists()
             ):  # a path may hold " #" itself
                 line = line[: line.index(" #")].strip()
             if line and not line.startswith("#"):
-                lines.append(line)
+                lines.append(from_list_file(line, directory))
     if not lines:
         raise click.UsageError("give at least one REPO or --repos FILE")
     sources: dict[str, RepoSource] = {}
     for line in lines:
         source = parse_source(line)
         sources.setdefault(source.key, source)
-    return list(sources.values())
+    return unique_names(list(sources.values()))
 
 
 def _check_branch_name(branch: str) -> None:
@@ -323,11 +392,12 @@ def _done_before(entry: RepoReport | None, dry_run: bool) -> bool:
 
 def _file_names(sources: list[RepoSource]) -> dict[str, str]:
     """`<name>` for `<name>.patch` and `.bundle`; repositories sharing a name get a short hash of their key as well."""
-    counts = Counter(source.name for source in sources)
+    flat = {source.key: source.name.replace("/", "-") for source in sources}
+    counts = Counter(flat.values())
     return {
-        source.key: source.name
-        if counts[source.name] == 1
-        else f"{source.name}-{hashlib.sha1(source.key.encode()).hexdigest()[:8]}"
+        source.key: flat[source.key]
+        if counts[flat[source.key]] == 1
+        else f"{flat[source.key]}-{hashlib.sha1(source.key.encode()).hexdigest()[:8]}"
         for source in sources
     }
 
@@ -395,16 +465,16 @@ def _run(
     record: Callable[[RepoSource, Outcome], None],
     console: Console,
     counts: Counter[str],
-) -> bool:
-    """Migrate `sources`, recording each result as it comes; True if interrupted."""
+) -> int | None:
+    """Migrate `sources`, recording each result as it comes; the stop signal if interrupted."""
     if executor is None:
-        return False
+        return None
     if executor.dashboard:
         console.print(
             f"dask dashboard: {executor.dashboard}", style="dim", markup=False
         )
-    stop = StopRequest()
-    with signals_handled(stop, signal.SIGINT):
+    stop = StopRequest(executor.interrupt)
+    with signals_handled(stop, *STOP_SIGNALS):
         dispatch(
             sources,
             executor,
@@ -413,7 +483,7 @@ def _run(
             options.dry_run,
             _Display(console, len(sources), counts),
         )
-    return stop.requested
+    return (stop.signum or signal.SIGINT) if stop.requested else None
 
 
 def load_report(out: Path) -> dict[str, RepoReport]:
@@ -462,8 +532,8 @@ def report_markdown(entries: list[RepoReport]) -> str:
     lines = [
         "# jaxfix migrate report",
         "",
-        "| repo | status | files changed | fixes by rule | diagnostics left | verify | duration |",
-        "|---|---|---|---|---|---|---|",
+        "| repo | status | files changed | fixes by rule | diagnostics left | files not checked | verify | duration |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for e in entries:
         cells = (
@@ -472,6 +542,7 @@ def report_markdown(entries: list[RepoReport]) -> str:
             str(len(e.files_changed)),
             _fixes_text(e),
             str(len(e.left)),
+            str(len(e.file_errors)),
             _verify_text(e),
             f"{e.duration:.1f}s",
         )
@@ -582,6 +653,7 @@ def summary_table(entries: list[RepoReport]) -> Table:
         ("files", "right"),
         ("fixes by rule", "left"),
         ("left", "right"),
+        ("errors", "right"),
         ("verify", "left"),
         ("time", "right"),
     ):
@@ -593,6 +665,7 @@ def summary_table(entries: list[RepoReport]) -> Table:
             str(len(e.files_changed)),
             _fixes_text(e),
             str(len(e.left)),
+            str(len(e.file_errors)),
             _verify_text(e),
             f"{e.duration:.1f}s",
         )

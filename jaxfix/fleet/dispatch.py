@@ -8,6 +8,8 @@ local pool, are put back by their worker) and are recorded.
 
 from __future__ import annotations
 
+import signal
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -21,14 +23,31 @@ POLL_SECONDS = 0.2
 MAX_ATTEMPTS = 2
 
 
-class StopRequest:
-    """The SIGINT handler while repositories run: finish or put back what is running, start nothing new."""
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+GRACE_SECONDS = 60.0  # after a stop, how long running repositories get to be put back
 
-    def __init__(self) -> None:
+
+class StopRequest:
+    """The handler of SIGINT, SIGTERM and SIGHUP while repositories run: put back what is
+    running, start nothing new. SIGTERM and SIGHUP (CI cancellation, `timeout`, a closed
+    terminal) reach only this process, so they are passed on as the Ctrl-C a terminal would
+    have sent to every process: to the pool's workers (`forward`) and to the SIGINT handler
+    of a repository running here."""
+
+    def __init__(self, forward: Callable[[], None] = lambda: None) -> None:
         self.requested = False
+        self.signum: int | None = None  # the first stop signal, for the exit code
+        self.forward = forward
 
     def __call__(self, signum: int, frame: object) -> None:
         self.requested = True
+        if self.signum is None:
+            self.signum = signum
+        if signum != signal.SIGINT:
+            self.forward()
+            handler = signal.getsignal(signal.SIGINT)
+            if callable(handler) and handler is not self:
+                handler(signal.SIGINT, frame)
 
 
 class Display(Protocol):
@@ -71,8 +90,17 @@ def dispatch(
 
     hand_out()  # before the display starts its refresh thread: a local pool forks its workers here
     display.start()
+    deadline: float | None = None
     try:
         while running:
+            if stop.requested and deadline is None:
+                deadline = time.monotonic() + GRACE_SECONDS
+            if deadline is not None and time.monotonic() > deadline:
+                executor.abandon()  # the next run puts them back from their journals
+                for source in running.values():
+                    record(source, _interrupted(source, dry_run, ABANDONED))
+                running.clear()
+                break
             display.running([s.name for s in running.values()], stop.requested)
             for handle in executor.finished(list(running), POLL_SECONDS):
                 source = running.pop(handle)
@@ -81,6 +109,7 @@ def dispatch(
                     outcome = executor.outcome(handle)
                 except KeyboardInterrupt:
                     stop.requested = True  # the worker put the repository back
+                    record(source, _interrupted(source, dry_run, PUT_BACK))
                     continue
                 except Lost as error:
                     lost[source.key] = lost.get(source.key, 0) + error.attempts
@@ -105,6 +134,20 @@ def dispatch(
         display.running([], stop.requested)
     finally:
         display.stop()
+
+
+PUT_BACK = "interrupted while running: put back untouched; a re-run migrates it"
+NOT_STARTED = "not started: the run was stopped first; a re-run migrates it"
+ABANDONED = (
+    f"still running {GRACE_SECONDS:.0f} s after the stop: its worker was ended; "
+    "a re-run puts it back and migrates it"
+)
+
+
+def _interrupted(source: RepoSource, dry_run: bool, reason: str) -> Outcome:
+    return Outcome(
+        RepoReport(source.key, source.name, Status.INTERRUPTED, dry_run, reason=reason)
+    )
 
 
 def _failed(source: RepoSource, dry_run: bool, reason: str) -> Outcome:

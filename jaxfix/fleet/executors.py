@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import signal
 import time
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any, Protocol
 
 from jaxfix.check.runner import default_jobs
@@ -64,6 +65,12 @@ class Executor(Protocol):
     def outcome(self, handle: Any) -> Outcome:
         """The unit's result; raises `Lost`, KeyboardInterrupt (the worker put the repository back) or its error."""
 
+    def interrupt(self) -> None:
+        """Pass a stop on to running repositories as the Ctrl-C a terminal would send them."""
+
+    def abandon(self) -> None:
+        """End the workers still running after the grace period, without waiting for them."""
+
     def close(self) -> None: ...
 
 
@@ -87,6 +94,12 @@ class InProcess:
 
     def outcome(self, handle: RepoSource) -> Outcome:
         return migrate_source(handle, self.options, self.push)
+
+    def interrupt(self) -> None:
+        pass  # the repository runs in this process: StopRequest passes the stop on itself
+
+    def abandon(self) -> None:
+        pass
 
     def close(self) -> None:
         pass
@@ -148,6 +161,25 @@ class LocalPool:
         except BrokenProcessPool as error:
             self._drop(pool)  # a replacement pool started meanwhile stays
             raise Lost(1, f"a worker process died ({error})") from None
+
+    def _workers(self) -> list[int]:
+        pools = {id(p): p for p in [self.pool, *self.owners.values()] if p is not None}
+        # ProcessPoolExecutor has no public list of its processes.
+        return [pid for p in pools.values() for pid in (p._processes or {})]
+
+    def interrupt(self) -> None:
+        for pid in self._workers():
+            with suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGINT)  # an idle worker ignores it
+
+    def abandon(self) -> None:
+        for pid in self._workers():
+            with suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        for pool in {id(p): p for p in self.owners.values()}.values():
+            pool.shutdown(wait=False, cancel_futures=True)
+        self.owners.clear()
+        self.pool = None
 
     def close(self) -> None:
         if self.pool is not None:
@@ -244,6 +276,12 @@ class DaskCluster:
             ) from None
         finally:
             handle.release()
+
+    def interrupt(self) -> None:
+        pass  # running repositories finish on their workers and are recorded
+
+    def abandon(self) -> None:
+        pass  # closing the client leaves them to their workers
 
     def close(self) -> None:
         self.client.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 from jaxfix import __version__
 from jaxfix.ground.bounded_data import load_json
@@ -66,8 +67,15 @@ def append(out: Path, entry: RepoReport) -> None:
         os.fsync(handle.fileno())
 
 
-def write_snapshot(out: Path, entries: list[RepoReport]) -> None:
-    """report.json with `entries` (all the journal holds, in report order), then drop the journal."""
-    document = {"jaxfix": __version__, "repos": [e.to_json() for e in entries]}
+def write_snapshot(
+    out: Path, entries: list[RepoReport], run: dict[str, Any] | None = None
+) -> None:
+    """report.json with `entries` (all the journal holds, in report order) and the last run's
+    options and times, then drop the journal."""
+    document = {
+        "jaxfix": __version__,
+        "run": run,
+        "repos": [e.to_json() for e in entries],
+    }
     write_file(out / REPORT_JSON, (json.dumps(document, indent=2) + "\n").encode())
     (out / JOURNAL).unlink(missing_ok=True)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
@@ -23,10 +24,30 @@ class RepoSource:
     ref: str | None = (
         None  # the branch to clone (`URL@branch`); None: the remote's default
     )
+    rebuild: str | None = (
+        None  # the branch may be replaced while it is still this commit
+    )
 
     @property
     def remote(self) -> bool:
         return self.url is not None
+
+
+def matches(source: RepoSource, patterns: tuple[str, ...]) -> bool:
+    """`--filter`: the repository's name or its path (URL) matches one of the globs."""
+    return any(
+        fnmatch.fnmatchcase(source.name, p) or fnmatch.fnmatchcase(source.key, p)
+        for p in patterns
+    )
+
+
+def from_list_file(text: str, directory: Path) -> str:
+    """A `--repos` line as given on the command line: a relative path is the list file's."""
+    text = text.strip()
+    if _SCHEME.match(text) or _SCP.match(text) or not text:
+        return text
+    path = Path(os.path.expanduser(text))
+    return text if path.is_absolute() else str(directory / path)
 
 
 def parse_source(text: str) -> RepoSource:
@@ -46,6 +67,51 @@ def parse_source(text: str) -> RepoSource:
                 key=f"{bare}@{ref}", name=_name(bare), url=Path(bare).as_uri(), ref=ref
             )
     return RepoSource(key=path, name=Path(path).name)
+
+
+def unique_names(sources: list[RepoSource]) -> list[RepoSource]:
+    """Repositories sharing a name are each named by the shortest path suffix that tells it
+    apart from the others (`team-a/repo`, `team-b/repo`), plus `@branch` where only that differs."""
+    groups: dict[str, list[RepoSource]] = {}
+    for source in sources:
+        groups.setdefault(source.name, []).append(source)
+    renamed: dict[str, str] = {}
+    for group in groups.values():
+        if len(group) == 1:
+            continue
+        parts = {source.key: _name_parts(source) for source in group}
+        for source in group:
+            mine = parts[source.key]
+            others = [p for key, p in parts.items() if key != source.key]
+            count = next(
+                (
+                    n
+                    for n in range(1, len(mine) + 1)
+                    if all(p[-n:] != mine[-n:] for p in others if p != mine)
+                ),
+                len(mine),
+            )
+            name = "/".join(mine[-count:])
+            if source.ref and any(p == mine for p in others):
+                name += f"@{source.ref}"
+            renamed[source.key] = name
+    return [
+        replace(source, name=renamed[source.key]) if source.key in renamed else source
+        for source in sources
+    ]
+
+
+def _name_parts(source: RepoSource) -> list[str]:
+    """The path's components, each made safe as `_name` does, the last without `.git`."""
+    where = source.url or source.key
+    if source.url is not None:
+        where = where[_path_start(where) :]
+    components = [c for c in where.replace(":", "/").split("/") if c]
+    if components:
+        components[-1] = components[-1].removesuffix(".git")
+    return [_UNSAFE_NAME.sub("-", c).strip("-.") or "-" for c in components] or [
+        source.name
+    ]
 
 
 def _path_start(url: str) -> int:

@@ -35,8 +35,15 @@ def migrate_source(
 ) -> Outcome:
     """Migrate one repository of the fleet; `push` applies to repositories given by URL."""
     if source.url is None:
+        if (
+            source.rebuild is not None
+            and _branch_tip(source.key, options) == source.rebuild
+        ):
+            options = replace(
+                options, force_branch=True
+            )  # jaxfix's own, unchanged since
         entry, patch = migrate_repo(source.key, options)
-        return Outcome(entry, patch)
+        return Outcome(replace(entry, name=source.name), patch)  # unique in the run
     started = time.monotonic()
     scratch = Path(tempfile.mkdtemp(prefix="jaxfix-clone-"))
     try:
@@ -47,8 +54,25 @@ def migrate_source(
         shutil.rmtree(scratch, ignore_errors=True)
     return replace(
         outcome,
-        entry=replace(outcome.entry, duration=round(time.monotonic() - started, 3)),
+        entry=replace(
+            outcome.entry,
+            name=source.name,
+            duration=round(time.monotonic() - started, 3),
+        ),
     )
+
+
+def _branch_tip(repo: str, options: MigrateOptions) -> str | None:
+    try:
+        return _git(
+            Path(repo),
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            f"refs/heads/{options.branch}",
+        ).strip()
+    except GitError:
+        return None
 
 
 def _migrate_clone(

@@ -25,7 +25,7 @@ from jaxfix.check.registry import codes_range
 from jaxfix.check.runner import run_files
 from jaxfix.codemods import RULES
 from jaxfix.evidence.records import Failure
-from jaxfix.ground.diagnostics import FileResult
+from jaxfix.ground.diagnostics import FileResult, Safety
 from jaxfix.ground.interrupts import HeldInterrupt as _HeldInterrupt
 from jaxfix.ground.interrupts import hold_interrupts as _hold_interrupts
 from jaxfix.settings.config import build_options, load, project_roots
@@ -167,8 +167,10 @@ def _migrate(
             unified_diff(path, r.source, r.fixed)
             for path, r in zip(entry.files_changed, changed)
         )
-        return replace(
-            entry, status=Status.CHANGED if changed else Status.CLEAN
+        return (
+            replace(entry, status=Status.CHANGED)
+            if changed
+            else _nothing_written(entry, results)
         ), diff or None
     try:
         journal = Journal(_journal_path(repo), repo, base)
@@ -288,9 +290,7 @@ def _refusal(repo: Path, options: MigrateOptions) -> str | None:
         env={"GIT_OPTIONAL_LOCKS": "0"},
     ).strip():
         return _UNCOMMITTED
-    if options.dry_run:
-        return None
-    try:
+    try:  # also for --dry-run: it predicts the refusals the real run would make
         current = _git(repo, "symbolic-ref", "--quiet", "--short", "HEAD").strip()
     except GitError:
         current = None  # detached HEAD
@@ -387,7 +387,7 @@ def _fix_verify_commit(
     ]  # a late check may have undone a write
     entry = _with_results(entry, repo, results, written)
     if not written:
-        return replace(entry, status=Status.CLEAN), None
+        return _nothing_written(entry, results), None
     tree = _stage(repo, base, entry.files_changed)
     if options.verify:
         verify = _run_verify(repo, options, guard)
@@ -682,6 +682,31 @@ def _with_results(
         ),
         file_errors=tuple(f"{relative(r.path)}: {r.error}" for r in results if r.error),
     )
+
+
+def _nothing_written(entry: RepoReport, results: list[FileResult]) -> RepoReport:
+    """`clean` only when nothing is left: `errors` when files went unchecked, `left` when
+    findings remain, with the flag that would fix them."""
+    if entry.file_errors:
+        count = len(entry.file_errors)
+        return replace(
+            entry,
+            status=Status.ERRORS,
+            reason=f"{count} file{'s' if count != 1 else ''} not checked: {entry.file_errors[0]}",
+        )
+    if not entry.left:
+        return replace(entry, status=Status.CLEAN)
+    unsafe = sum(
+        d.fix_safety is not None and d.fix_safety is not Safety.SAFE
+        for r in results
+        for d in r.remaining
+    )
+    hint = (
+        f"--unsafe-fixes would fix {unsafe} of them"
+        if unsafe
+        else "no fix jaxfix can make: each needs a person"
+    )
+    return replace(entry, status=Status.LEFT, reason=hint)
 
 
 def _commit_branch(

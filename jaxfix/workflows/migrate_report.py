@@ -14,6 +14,10 @@ class Status(enum.Enum):
     IMPROVED = "improved"  # --repair: some errors fixed, verify still fails; the patch is kept, nothing committed
     FAILED = "failed"  # verify failed, git or config error; the repository is as it was
     SKIPPED = "skipped"  # refused before anything ran (not a repo, dirty, mid-merge, branch exists)
+    LEFT = "left"  # nothing written, findings remain (the reason names the flag that fixes them)
+    ERRORS = "errors"  # nothing written, some files could not be checked
+    # the run was stopped: put back untouched, or never started
+    INTERRUPTED = "interrupted"
 
 
 @dataclass(frozen=True)
@@ -69,11 +73,15 @@ class RepoReport:
     ] = ()  # --repair: "CODE path:line" of every JAX001-JAX003 error the verify runs raised
     errors_fixed: int = 0  # of those, the ones the last run no longer raised
     baseline: str | None = None  # --repair: how the verify command did before any fix
+    options: dict[str, Any] | None = (
+        None  # the run's options that shape results (fleet/resume.py)
+    )
+    finished: str | None = None  # when it was recorded, UTC, ISO 8601
 
     @property
     def done(self) -> bool:
         """Nothing more a re-run could do without --rerun."""
-        return self.status in (Status.CHANGED, Status.CLEAN)
+        return self.status in (Status.CHANGED, Status.CLEAN, Status.LEFT)
 
     @property
     def needs_attention(self) -> bool:
@@ -103,6 +111,8 @@ class RepoReport:
             "errors": list(self.errors),
             "errors_fixed": self.errors_fixed,
             "baseline": self.baseline,
+            "options": self.options,
+            "finished": self.finished,
         }
 
     @classmethod
@@ -131,4 +141,6 @@ class RepoReport:
             errors=tuple(data.get("errors", ())),
             errors_fixed=data.get("errors_fixed", 0),
             baseline=data.get("baseline"),
+            options=data.get("options"),  # absent from reports written before options
+            finished=data.get("finished"),
         )

@@ -93,7 +93,7 @@ def test_migrate_gives_each_repository_the_flags_of_the_table(tmp_path, monkeypa
     seen = {}
     monkeypatch.setattr(
         "jaxfix.cli.migrate._run",
-        lambda todo, options, *rest: seen.setdefault("options", options) and False,
+        lambda todo, options, *rest: seen.setdefault("options", options) and None,
     )
     CliRunner().invoke(
         migrate,

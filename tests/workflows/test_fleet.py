@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -18,7 +19,7 @@ from click.testing import CliRunner
 
 from jaxfix.cli.migrate import migrate
 from jaxfix.fleet import journal
-from jaxfix.fleet.sources import RepoSource, parse_source
+from jaxfix.fleet.sources import RepoSource, parse_source, unique_names
 from jaxfix.workflows.migrate import RepoReport, Status
 from workflows.test_migrate import (  # noqa: F401 - isolated_git is autouse
     BEFORE,
@@ -139,7 +140,7 @@ def run(*args: str) -> tuple[int, dict[str, dict], str]:
 
 def without_durations(report: dict[str, dict]) -> dict[str, dict]:
     return {
-        name: {k: v for k, v in entry.items() if k != "duration"}
+        name: {k: v for k, v in entry.items() if k not in ("duration", "finished")}
         for name, entry in report.items()
     }
 
@@ -308,6 +309,7 @@ def test_push_lands_the_branch_in_the_remote_exactly_once(tmp_path, scheduler):
     assert again["alpha"] == {
         **first["alpha"],
         "duration": again["alpha"]["duration"],
+        "finished": again["alpha"]["finished"],
         "reason": "the remote already had this migration on the branch; nothing pushed",
     }
     assert again["beta"]["status"] == "skipped"
@@ -447,9 +449,12 @@ def test_interrupted_dask_run_resumes_with_the_local_pool(tmp_path):
     assert process.returncode == 130, stderr
     assert "1 repository not migrated" in stderr
     assert "dask dashboard: http://127.0.0.1:" in stderr
-    first = json.loads(Path("out/report.json").read_text())["repos"]
+    report = json.loads(Path("out/report.json").read_text())["repos"]
+    first = [e for e in report if e["status"] == "changed"]
     assert sorted(e["name"] for e in first) == sorted(p.name for p in started.iterdir())
-    assert all(e["status"] == "changed" for e in first)
+    assert [(e["status"], e["reason"]) for e in report if e not in first] == [
+        ("interrupted", "not started: the run was stopped first; a re-run migrates it")
+    ]
     assert not Path("out", journal.JOURNAL).exists()  # absorbed into report.json
 
     code, resumed, stderr = run(
@@ -482,9 +487,9 @@ def test_each_repository_is_appended_once_and_report_json_written_once(
     monkeypatch.setattr(
         journal,
         "write_snapshot",
-        lambda out, entries: (
+        lambda out, entries, **run: (
             snapshots.append(len(entries)),
-            real_snapshot(out, entries),
+            real_snapshot(out, entries, **run),
         ),
     )
     code, report, _ = run("-j", "1", "--out", "out", *urls)
@@ -890,3 +895,92 @@ def test_an_unreachable_clone_url_says_why(tmp_path):
         and "nonexistent.invalid" in entry["reason"]
         and "and the repository exists" not in entry["reason"]
     ), entry
+
+
+class _StuckExecutor:
+    """Two repositories whose workers never answer a stop: what the grace period is for."""
+
+    dashboard = None
+
+    def __init__(self, stop) -> None:
+        self.abandoned, self.stop = False, stop
+
+    def slots(self) -> int:
+        return 2
+
+    def submit(self, source: RepoSource) -> RepoSource:
+        return source
+
+    def finished(self, handles: list, timeout: float) -> list:
+        self.stop(15, None)  # SIGTERM, once both are running
+        time.sleep(timeout)
+        return []
+
+    def interrupt(self) -> None:
+        pass
+
+    def abandon(self) -> None:
+        self.abandoned = True
+
+    def close(self) -> None:
+        pass
+
+
+class _NoDisplay:
+    def start(self) -> None: ...
+
+    def running(self, names: list[str], stopping: bool) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+def test_a_stop_gives_running_repositories_a_bounded_time(monkeypatch):
+    import jaxfix.fleet.dispatch as dispatch_module
+
+    monkeypatch.setattr(dispatch_module, "GRACE_SECONDS", 0.3)
+    sources = [parse_source(f"/fleet/{name}") for name in ("alpha", "beta", "gamma")]
+    forwarded: list[bool] = []
+    stop = dispatch_module.StopRequest(lambda: forwarded.append(True))
+    executor = _StuckExecutor(stop)
+    recorded: list[RepoReport] = []
+    started = time.monotonic()
+    previous = signal.signal(signal.SIGINT, stop)  # as the command installs it
+    try:
+        dispatch_module.dispatch(
+            sources,
+            executor,
+            lambda source, outcome: recorded.append(outcome.entry),
+            stop,
+            False,
+            _NoDisplay(),
+        )
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert time.monotonic() - started < 5
+    assert forwarded and executor.abandoned and stop.signum == 15
+    assert [(e.name, e.status) for e in recorded] == [
+        ("alpha", Status.INTERRUPTED),
+        ("beta", Status.INTERRUPTED),
+    ]
+    assert all("worker was ended" in e.reason for e in recorded)
+
+
+@pytest.mark.parametrize(
+    "given, names",
+    [
+        (["/w/a/repo", "/w/b/repo", "/w/c/other"], ["a/repo", "b/repo", "other"]),
+        (["/x/a/repo", "/y/a/repo", "/y/b/repo"], ["x/a/repo", "y/a/repo", "b/repo"]),
+        (
+            ["https://h.example/t/lib.git", "git@g.example:u/lib.git"],
+            ["t/lib", "u/lib"],
+        ),
+        (
+            ["https://h.example/t/lib@main", "https://h.example/t/lib@dev"],
+            ["lib@main", "lib@dev"],
+        ),
+    ],
+)
+def test_names_are_the_shortest_path_suffix_that_tells_repositories_apart(given, names):
+    named = unique_names([parse_source(text) for text in given])
+    assert [s.name for s in named] == names[: len(named)]
+    assert len({s.name for s in named}) == len(named)

@@ -173,8 +173,8 @@ def test_fleet_each_outcome(tmp_path):
     assert entry["patch"] == "violations.patch"
     assert not (Path("out") / "clean.patch").exists()
     markdown = (Path("out") / "report.md").read_text()
-    assert "| violations | changed | 1 | JAX001: 1 | 0 | - |" in markdown
-    assert "| dirty | skipped | 0 | - | 0 | - |" in markdown
+    assert "| violations | changed | 1 | JAX001: 1 | 0 | 0 | - |" in markdown
+    assert "| dirty | skipped | 0 | - | 0 | 0 | - |" in markdown
 
 
 def test_patch_applies_with_git_am_onto_a_fresh_clone(tmp_path):
@@ -557,7 +557,13 @@ def test_interrupted_run_reports_what_finished_and_resumes(tmp_path, monkeypatch
     monkeypatch.setattr(jaxfix.check.runner, "process_file", interrupt_in_two)
     code, report, stderr = run("-j", "1", "--out", "out", *map(str, repos))
     assert code == 130
-    assert list(report) == ["one"]
+    assert [(name, e["status"]) for name, e in report.items()] == [
+        ("one", "changed"),
+        ("two", "interrupted"),
+        ("three", "interrupted"),
+    ]
+    assert "put back" in report["two"]["reason"]
+    assert "not started" in report["three"]["reason"]
     assert "2 repositories not migrated" in stderr
     for repo, before in untouched.items():
         assert snapshot(repo) == before
@@ -725,10 +731,9 @@ def test_repos_file_with_comments_and_shared_names(tmp_path):
         (str(first), "changed"),
         (str(second), "clean"),
     ]
-    assert (
-        report[0]["patch"].startswith("service-")
-        and (Path("out") / report[0]["patch"]).exists()
-    )
+    assert [e["name"] for e in report] == ["team-a/service", "team-b/service"]
+    assert report[0]["patch"] == "team-a-service.patch"
+    assert (Path("out") / report[0]["patch"]).exists()
     assert code == 0
 
 
@@ -842,14 +847,82 @@ def test_ctrl_c_on_a_parallel_run_puts_running_repositories_back(tmp_path):
     )
     stderr = ctrl_c_once_started(process, started, 2)
     assert process.returncode == 130, stderr
-    assert "3 repositories not migrated" in stderr
+    assert "interrupted by SIGINT: 3 repositories not migrated" in stderr
     assert sorted(p.name for p in started.iterdir()) == [
         "alpha",
         "beta",
     ]  # gamma was never started
     for repo, before in untouched.items():
         assert snapshot(repo) == before
-    assert json.loads(Path("out/report.json").read_text())["repos"] == []
+    assert interrupted_states() == {
+        "alpha": "put back",
+        "beta": "put back",
+        "gamma": "not started",
+    }
+
+
+def interrupted_states() -> dict[str, str]:
+    """Each repository of out/report.json that is `interrupted`: put back or not started."""
+    states = {}
+    for entry in json.loads(Path("out/report.json").read_text())["repos"]:
+        assert entry["status"] == "interrupted", entry
+        states[entry["name"]] = (
+            "put back" if "put back" in entry["reason"] else "not started"
+        )
+        assert "not started" in entry["reason"] or "put back" in entry["reason"]
+    return states
+
+
+@pytest.mark.parametrize(
+    "signum, code", [(signal.SIGTERM, 143), (signal.SIGHUP, 129)], ids=["TERM", "HUP"]
+)
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_sigterm_or_sighup_to_the_command_alone_stops_the_fleet_like_ctrl_c(
+    tmp_path, signum, code, jobs
+):
+    """CI cancellation, `timeout` and a closed terminal signal only the command: it passes the
+    stop on to its workers, puts running repositories back, records every repository's state and
+    says how to resume; the re-run then migrates each exactly once."""
+    repos = [
+        make_repo(tmp_path / name, {"model.py": BEFORE})
+        for name in ("alpha", "beta", "gamma")
+    ]
+    untouched = {repo: snapshot(repo) for repo in repos}
+    started = tmp_path / "started"
+    started.mkdir()
+    verify = f"touch {started}/$(basename $PWD); sleep 60"
+    args = ["migrate", "-j", jobs, "--out", "out", *map(str, repos)]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "jaxfix", *args[:-3], "--verify", verify, *args[-3:]],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        while len(list(started.iterdir())) < int(jobs):
+            assert process.poll() is None, process.communicate()
+            subprocess.run(["sleep", "0.05"], check=True)
+        process.send_signal(signum)  # the command only, not its process group
+        stderr = process.communicate(timeout=60)[1]
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == code, stderr
+    assert f"interrupted by {signal.Signals(signum).name}: 3 repositories" in stderr
+    assert "--out out to resume" in stderr
+    for repo, before in untouched.items():
+        assert snapshot(repo) == before
+    states = interrupted_states()
+    assert sorted(states.values()).count("put back") == int(jobs)
+    assert sorted(states) == ["alpha", "beta", "gamma"]
+    code, report, stderr = run("--out", "out", *map(str, repos))
+    assert code == 0, stderr
+    assert {name: e["status"] for name, e in report.items()} == dict.fromkeys(
+        ("alpha", "beta", "gamma"), "changed"
+    )
+    for repo in repos:
+        assert git(repo, "rev-list", "--count", f"main..{BRANCH}").strip() == "1"
 
 
 def test_fix_through_a_tracked_symlink_commits_the_target(tmp_path):
