@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from jaxfix.fleet.sources import RepoSource
-from jaxfix.workflows.migrate import GitError, MigrateOptions, RepoReport, Status, _git
+from jaxfix.workflows.git import GitError
+from jaxfix.workflows.git import git as _git
+from jaxfix.workflows.migrate import MigrateOptions, RepoReport, Status
 
 # Settings that change where things go, not what a repository's migration is.
 _NO_EFFECT = frozenset({"output_file", "cache_dir"})
