@@ -27,7 +27,7 @@ from jaxfix.evidence.facts import Evidence, ValueSite
 from jaxfix.evidence.recording import RecordingDir
 from jaxfix.ground.diagnostics import FileResult
 from jaxfix.settings.options import Options
-from jaxfix.sources.discovery import discover
+from jaxfix.sources.discovery import discover, project_files
 from jaxfix.sources.file_io import ReadError, read_regular, undo_written, write_fix
 from jaxfix.write.safe_write import LateCheck, confirm_writes, real_roots, signals_held
 
@@ -65,6 +65,9 @@ class RepairSettings:
     env: Mapping[str, str] | None = (
         None  # the command's environment (default: jaxfix's)
     )
+    # the project's root (config.scope_root), where the fixes look for callers as `jaxfix .`
+    # does; default: the PATHs' files alone
+    scope_root: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -435,12 +438,16 @@ class _Follower:
         options: Options,
         worked_on: Sites,
         recording: RecordingDir | None,
+        scope: tuple[Path, ...],
     ) -> None:
         self.evidence, self.files, self.options, self.worked_on = (
             evidence,
             files,
             options,
             worked_on,
+        )
+        self.scope = (
+            scope  # where the engine looks for callers: the project, as static does
         )
         self.recording = recording
         self.cache: dict[Path, tuple[tuple[Evidence, ...], FileResult]] = {}
@@ -482,7 +489,11 @@ class _Follower:
         ]
         if stale:
             for result in run_files(
-                stale, replace(self.options, evidence=evidence), write=False, jobs=jobs
+                stale,
+                replace(self.options, evidence=evidence),
+                write=False,
+                jobs=jobs,
+                run=self.scope,
             ):
                 self.cache[result.path] = (evidence[result.path], result)
 
@@ -552,6 +563,14 @@ def repair(
                 options,
                 worked_on,
                 recording if number == 1 else None,
+                project_files(
+                    settings.scope_root,
+                    found.files,
+                    options.exclude,
+                    options.all_includes,
+                )
+                if settings.scope_root is not None
+                else tuple(found.files),
             )
 
             def running(number: int = number, follower: _Follower = follower) -> None:

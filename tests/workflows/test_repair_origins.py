@@ -61,3 +61,44 @@ def test_each_value_is_resized_where_it_is_written(tmp_path, version):
     assert after["stages/shapes.py"] == before["stages/shapes.py"]
     run = after["stages/run.py"].decode()
     assert "of_shape(SHAPE)" in run and "of_shape((2, 4))" in run
+
+
+CALLERS = Path(__file__).parents[1] / "repair_projects" / "callers"
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_a_context_mesh_set_by_a_parameter_is_fixed_as_static_fixes_it(
+    tmp_path, version
+):
+    """The gather's context mesh is its `mesh` parameter, given by a test in another folder:
+    repair looks for callers over the whole project, as `jaxfix .` does, and moves the input
+    (before, it read the gather's file alone and said it does not see where that mesh is set)."""
+    tree = Path(
+        shutil.copytree(
+            CALLERS, tmp_path / "callers", ignore=shutil.ignore_patterns("__pycache__")
+        )
+    )
+    before = snapshot(tree)
+    code, report, _ = jaxfix_repair(
+        tree,
+        tmp_path,
+        "--unsafe-fixes",
+        "-q",
+        "--",
+        python(version),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+    )
+    assert code == 0 and report["passed"], report
+    assert [(f["code"], f["path"], f["line"]) for f in report["fixed"]] == [
+        ("JAX003", "serve/model.py", 8)
+    ]
+    assert changed(before, tree) == {"serve/model.py"}
+    assert (
+        "jax.device_put(w, NamedSharding(mesh, jax.typeof(w).sharding.spec))"
+        in snapshot(tree)["serve/model.py"].decode()
+    )
