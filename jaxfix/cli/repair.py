@@ -342,7 +342,7 @@ def _print_round(
         )
     if not quiet:
         for result in current.results:
-            render.render_diff(console, result)
+            render.render_diff(console, result, dry_run=dry_run or not result.written)
     for outcome in current.outcomes:
         if outcome.fixed:
             console.print(

@@ -14,7 +14,7 @@ from jaxfix.analysis.ast_engine.placement import Placed, arguments_of
 from jaxfix.analysis.ast_engine.values import Spec, Unknown
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
-from jaxfix.codemods.text import not_fixed, related, with_note
+from jaxfix.codemods.text import not_fixed, other_file, related, with_note
 from jaxfix.ground.diagnostics import Fix, Related, Safety
 from jaxfix.ground.quoting import cut
 from jaxfix.settings.options import Options
@@ -575,7 +575,7 @@ class AllGatherMeshMismatch(Rule):
         line = f"line {site.caller.line(site.call)}"
         if site.caller is self.analysis:
             return line
-        return f"{line} of {site.caller.path.name}"
+        return f"{line} of {other_file(site.caller.path, self.analysis.path)}"
 
     def _related(self, site: _Site) -> tuple[Related, ...]:
         if site.call is None or site.caller is not self.analysis:

@@ -73,18 +73,18 @@ def test_a_context_mesh_set_by_a_parameter_is_fixed_as_static_fixes_it(
 ):
     """The gather's context mesh is its `mesh` parameter, given by a test in another folder:
     repair looks for callers over the whole project, as `jaxfix .` does, and moves the input
-    (before, it read the gather's file alone and said it does not see where that mesh is set)."""
+    (before, it read the gather's file alone and said it does not see where that mesh is set).
+    The round names the caller by its path and says the fix was made, not that it would be."""
     tree = Path(
         shutil.copytree(
             CALLERS, tmp_path / "callers", ignore=shutil.ignore_patterns("__pycache__")
         )
     )
     before = snapshot(tree)
-    code, report, _ = jaxfix_repair(
+    code, report, rounds = jaxfix_repair(
         tree,
         tmp_path,
         "--unsafe-fixes",
-        "-q",
         "--",
         python(version),
         "-m",
@@ -102,3 +102,6 @@ def test_a_context_mesh_set_by_a_parameter_is_fixed_as_static_fixes_it(
         "jax.device_put(w, NamedSharding(mesh, jax.typeof(w).sharding.spec))"
         in snapshot(tree)["serve/model.py"].decode()
     )
+    assert "[fixed (unsafe): move `w` onto `mesh` before the gather]" in rounds
+    assert "would fix" not in rounds
+    assert "passed at line 11 of tests/test_gather.py" in rounds
