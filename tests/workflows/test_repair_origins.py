@@ -105,3 +105,85 @@ def test_a_context_mesh_set_by_a_parameter_is_fixed_as_static_fixes_it(
     assert "[fixed (unsafe): move `w` onto `mesh` before the gather]" in rounds
     assert "would fix" not in rounds
     assert "passed at line 11 of tests/test_gather.py" in rounds
+
+
+TOTAL_TEST = """\
+import jax
+import numpy as np
+from jax.sharding import NamedSharding, PartitionSpec as P
+
+
+def local_sum(block):
+    return jax.lax.psum(block.sum(), "x")
+
+
+def test_total():
+    mesh = jax.make_mesh((8,), ("x",))
+    x = jax.device_put(np.arange(8.0), NamedSharding(mesh, P("x")))
+    total = jax.shard_map(local_sum, mesh=mesh, in_specs=P("x"), out_specs=P(), check_rep=False)(x)
+    assert float(total) == 28.0
+"""
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_a_site_left_for_want_of_unsafe_fixes_is_not_said_to_be_worked_on(
+    tmp_path, version
+):
+    """Without --unsafe-fixes, round 1 fixes JAX005 (safe) and leaves the JAX003 move (unsafe);
+    run 2 raises JAX003 again: the loop says its fix needs --unsafe-fixes, not that it raised
+    again after jaxfix worked on it (nothing was changed there)."""
+    tree = Path(
+        shutil.copytree(
+            CALLERS, tmp_path / "callers", ignore=shutil.ignore_patterns("__pycache__")
+        )
+    )
+    (tree / "tests" / "test_total.py").write_text(TOTAL_TEST)
+    code, report, rounds = jaxfix_repair(
+        tree,
+        tmp_path,
+        "-q",
+        "--",
+        python(version),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+    )
+    assert code == 1 and report["stop"] == "nothing-new", report
+    assert [(f["code"], f["path"]) for f in report["fixed"]] == [
+        ("JAX005", "tests/test_total.py")
+    ]
+    assert report["reason"] == (
+        "round 2 brought no new fixable evidence: "
+        "1 site(s) whose unsafe fix needs --unsafe-fixes raised again"
+    ), report["reason"]
+    assert "after jaxfix" not in rounds
+
+
+@pytest.mark.jax
+def test_a_round_whose_only_fix_is_unsafe_says_to_give_unsafe_fixes(tmp_path):
+    tree = Path(
+        shutil.copytree(
+            CALLERS, tmp_path / "callers", ignore=shutil.ignore_patterns("__pycache__")
+        )
+    )
+    before = snapshot(tree)
+    code, report, _ = jaxfix_repair(
+        tree,
+        tmp_path,
+        "-q",
+        "--",
+        python(JAX_VERSIONS[0]),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+    )
+    assert code == 1 and report["reason"] == (
+        "round 1 fixed nothing: 1 of its new errors have an unsafe fix: "
+        "run again with --unsafe-fixes"
+    ), report
+    assert changed(before, tree) == set()
