@@ -217,6 +217,22 @@ class AllGatherMeshMismatch(Rule):
             out = confirmed.fill("out", None, gather)
             assert filled is not None and out is not None  # both agreed, above
             text = self._short(x)
+            entered = self._entered_around(gather, sharding)
+            if (
+                entered is not None
+                and isinstance(x, ast.Name)
+                and filled.axis_names is not None
+                and out.axis_names is not None
+                and set(filled.axis_names) <= set(out.axis_names)
+            ):
+                # set_mesh takes a concrete mesh: the fix moves the input onto what it entered
+                self.report(
+                    gather,
+                    f"{logged}: the input `{text}` is on {_describe(Placed(filled, None))}, the context mesh "
+                    f"`{entered}` entered around the call is {_describe(Placed(out, None))}",
+                    fix=self._move_onto(x, entered),
+                )
+                return
             self.report(
                 gather,
                 (
@@ -226,6 +242,49 @@ class AllGatherMeshMismatch(Rule):
                     "or gather under the input's mesh"
                 ),
             )
+
+    def _entered_around(self, gather: ast.Call, sharding: ast.expr) -> str | None:
+        """The expression the innermost `with jax.set_mesh(E):` around the gather, in its own
+        function, enters, when the run's context mesh is surely E's: E is a name or an
+        attribute of one (read again by the fix), the out_sharding a bare `P(...)` (so the
+        log's out mesh is the context mesh), and nothing else sets a mesh in between."""
+        if not (
+            isinstance(sharding, ast.Call)
+            and self.analysis.called_api(sharding) is Api.PARTITION_SPEC
+        ):
+            return None
+        node: ast.AST = gather
+        while (parent := self.analysis.parents.get(node)) is not None:
+            if isinstance(
+                parent,
+                (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef),
+            ):
+                return None
+            if isinstance(parent, ast.With) and node in parent.body:
+                for item in parent.items:
+                    call = item.context_expr
+                    if isinstance(call, ast.Call) and self.analysis.called_api(
+                        call
+                    ) in (
+                        *_EAGER_SETTERS,
+                        Api.USE_ABSTRACT_MESH,
+                    ):
+                        if (
+                            self.analysis.called_api(call) not in _EAGER_SETTERS
+                            or len(call.args) != 1
+                        ):
+                            return None
+                        target = call.args[0]
+                        return (
+                            self.analysis.text(target)
+                            if _plain_reference(target)
+                            and not _assigned_in(
+                                parent, self.analysis.text(target), self.analysis
+                            )
+                            else None
+                        )
+            node = parent
+        return None
 
     def _contradicted(
         self,
@@ -331,18 +390,21 @@ class AllGatherMeshMismatch(Rule):
                 return None, not_fixed(
                     f"the context mesh has no axis {missing[0]!r} of the input's mesh"
                 )
+        return self._move_onto(x, context.name), None
+
+    def _move_onto(self, x: ast.Name, mesh: str) -> Fix:
+        """`x` put onto the mesh the code names `mesh`, with its own spec (unsafe: a copy)."""
         named_sharding, imports = self.analysis.api_spelling(
             Api.NAMED_SHARDING, "jax.sharding"
         )
         jax_name, jax_import = self.analysis.module_spelling("jax")
-        moved = f"{jax_name}.device_put({x.id}, {named_sharding}({context.name}, {jax_name}.typeof({x.id}).sharding.spec))"
-        title = f"move `{x.id}` onto `{context.name}` before the gather"
+        moved = f"{jax_name}.device_put({x.id}, {named_sharding}({mesh}, {jax_name}.typeof({x.id}).sharding.spec))"
         return Fix(
-            title,
+            f"move `{x.id}` onto `{mesh}` before the gather",
             ((x, lambda _: _expression(moved)),),
             Safety.UNSAFE,
             (*jax_import, *imports),
-        ), None
+        )
 
     def _rehome_sharding(
         self,
@@ -704,3 +766,25 @@ def _expression(text: str) -> cst.BaseExpression:
     import libcst as cst
 
     return cst.parse_expression(text)
+
+
+def _plain_reference(node: ast.expr) -> bool:
+    """A name, or an attribute chain on one (`self.serving_mesh`): read again, the same object
+    unless something assigns it in between."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def _assigned_in(block: ast.With, text: str, analysis: Analysis) -> bool:
+    """Whether the block assigns `text` (a name or attribute chain) anywhere in its body."""
+    for statement in block.body:
+        for node in ast.walk(statement):
+            targets: list[ast.expr] = []
+            if isinstance(node, ast.Assign):
+                targets = list(node.targets)
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
+                targets = [node.target]
+            if any(analysis.text(t) == text for t in targets):
+                return True
+    return False

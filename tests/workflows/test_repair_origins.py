@@ -187,3 +187,83 @@ def test_a_round_whose_only_fix_is_unsafe_says_to_give_unsafe_fixes(tmp_path):
         "run again with --unsafe-fixes"
     ), report
     assert changed(before, tree) == set()
+
+
+SERVER = """\
+import jax
+from jax.sharding import PartitionSpec as P
+from jax._src.shard_map import top_level_all_gather
+
+
+class Server:
+    def __init__(self, training_mesh, serving_mesh):
+        self.training_mesh = training_mesh
+        self.serving_mesh = serving_mesh
+
+    def gather(self, w):
+        with jax.set_mesh(self.serving_mesh):
+            return top_level_all_gather(w, P(reduced={"x"}))
+
+    def gather_swapped(self, w):
+        with jax.set_mesh(self.serving_mesh):
+            self.serving_mesh = self.training_mesh
+            return top_level_all_gather(w, P(reduced={"x"}))
+"""
+SERVER_TEST = """\
+import jax
+import jax.numpy as jnp
+from jax.sharding import NamedSharding, PartitionSpec as P
+
+from server import Server
+
+
+def server():
+    return Server(jax.make_mesh((2, 4), ("x", "y")), jax.make_mesh((4, 2), ("x", "y")))
+
+
+def test_gather():
+    s = server()
+    x = jax.device_put(jnp.arange(8), NamedSharding(s.training_mesh, P("x")))
+    assert s.gather(x).tolist() == list(range(8))
+
+
+def test_gather_swapped():
+    s = server()
+    x = jax.device_put(jnp.arange(8), NamedSharding(s.training_mesh, P("x")))
+    assert s.gather_swapped(x).tolist() == list(range(8))
+"""
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_a_context_mesh_named_by_an_attribute_is_the_one_the_input_moves_to(
+    tmp_path, version
+):
+    """`with jax.set_mesh(self.serving_mesh):` around the gather: the run shows the meshes, the
+    code the expression that entered the context; the input is moved onto it. Where the block
+    assigns that attribute before the gather, it would name another mesh: reported, unchanged."""
+    tree = tmp_path / "server"
+    tree.mkdir()
+    (tree / "server.py").write_text(SERVER)
+    (tree / "test_server.py").write_text(SERVER_TEST)
+    (tree / "conftest.py").write_text((CALLERS / "conftest.py").read_text())
+    code, report, _ = jaxfix_repair(
+        tree,
+        tmp_path,
+        "--unsafe-fixes",
+        "-q",
+        "--",
+        python(version),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+    )
+    assert [(f["code"], f["line"]) for f in report["fixed"]] == [("JAX003", 13)], report
+    assert [(f["code"], f["path"], f["line"]) for f in report["left"]] == [
+        ("JAX003", "server.py", 24)  # line 18 before the fix above grew by six lines
+    ], report["left"]
+    fixed = (tree / "server.py").read_text()
+    assert "NamedSharding(self.serving_mesh, jax.typeof(w).sharding.spec)" in fixed
+    assert fixed.count("jax.device_put") == 1
