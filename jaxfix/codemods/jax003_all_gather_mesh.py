@@ -114,7 +114,10 @@ class AllGatherMeshMismatch(Rule):
     name, and the context mesh has every axis of the input's mesh. A caller whose input is
     already on the context mesh is not affected (the move is a no-op there).
     Inside a function whose context comes from its callers (possibly jitted), the rule reports
-    and suggests the move at the call site, without a fix.
+    and suggests the move at the call site, without a fix. From a recorded run (`jaxfix repair`,
+    `--from-log`, `--evidence`), a context mesh the engine cannot follow but that the gather's
+    own function enters as `with jax.set_mesh(E):`, E a name or an attribute (`self.mesh`) the
+    block does not assign, with a bare `P(...)` out_sharding, gets the same move onto `E`.
 
     When the input and context agree and only a `NamedSharding(other_mesh, spec)` differs, the
     fix is safe: the out_sharding is put on the context mesh by name, or, when the context
