@@ -67,9 +67,11 @@ def _print_diagnostic(
         )
 
 
-def render_diff(console: Console, result: FileResult) -> None:
+def render_diff(console: Console, result: FileResult, *, dry_run: bool = True) -> None:
     """The file's diff, each applied diagnostic printed above the hunk that holds its fix; for a
-    notebook, one diff per changed cell (`path:cell N`), as `--diff` prints it."""
+    notebook, one diff per changed cell (`path:cell N`), as `--diff` prints it. `dry_run`:
+    the fixes are shown, not written ("would fix"); repair's rounds print written ones as
+    "fixed"."""
     assert result.source is not None and result.fixed is not None
     name = display_path(result.path)
     applied = [d for d in result.diagnostics if d.applied]
@@ -87,9 +89,11 @@ def render_diff(console: Console, result: FileResult) -> None:
         placed = [d for *_, ds in parts for d in ds]
         for d in applied:
             if d not in placed:
-                _print_diagnostic(console, result.path, d, dry_run=True)
+                _print_diagnostic(console, result.path, d, dry_run=dry_run)
     for label, old, new, diagnostics in parts:
-        _render_diff_part(console, result.path, label, old, new, diagnostics)
+        _render_diff_part(
+            console, result.path, label, old, new, diagnostics, dry_run=dry_run
+        )
 
 
 def _render_diff_part(
@@ -99,6 +103,8 @@ def _render_diff_part(
     old: bytes,
     new: bytes,
     diagnostics: list[Diagnostic],
+    *,
+    dry_run: bool,
 ) -> None:
     old_name, new_name = (
         name.decode("ascii").rstrip("\t") for name in header_names(label)
@@ -109,10 +115,10 @@ def _render_diff_part(
     for d in diagnostics:
         above.setdefault(owner(shown, d), []).append(d)
     for d in above.get(None, []):  # no hunk of its own (its edit merged into another's)
-        _print_diagnostic(console, path, d, dry_run=True)
+        _print_diagnostic(console, path, d, dry_run=dry_run)
     for index, hunk in enumerate(shown):
         for d in above.get(index, []):
-            _print_diagnostic(console, path, d, dry_run=True)
+            _print_diagnostic(console, path, d, dry_run=dry_run)
         console.print(Text(hunk.header, style="cyan"), soft_wrap=True)
         for line in hunk.lines:
             console.print(line, soft_wrap=True)

@@ -31,7 +31,7 @@ from jaxfix.cli.flags import (
     setting_values,
 )
 from jaxfix.ground.escaping import printable
-from jaxfix.settings.config import project_roots
+from jaxfix.settings.config import project_roots, scope_root
 from jaxfix.settings.table import MIGRATE
 from jaxfix.sources.paths import display_path
 from jaxfix.workflows.repair import (
@@ -169,6 +169,7 @@ def repair_command(
         timeout=timeout,
         dry_run=dry_run,
         jobs=min(jobs or default_jobs(), default_jobs()),
+        scope_root=scope_root(config, path_list),
     )
     out = _Output(color, output_format, quiet=quiet, dry_run=dry_run)
     try:
@@ -341,7 +342,7 @@ def _print_round(
         )
     if not quiet:
         for result in current.results:
-            render.render_diff(console, result)
+            render.render_diff(console, result, dry_run=dry_run or not result.written)
     for outcome in current.outcomes:
         if outcome.fixed:
             console.print(

@@ -21,7 +21,7 @@ from jaxfix.analysis.ast_engine.mesh_sizes import ConfigKey, EnvironmentVariable
 from jaxfix.analysis.ast_engine.values import ListValue, Mesh, Unknown, tuple_text
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule, keyword_arg
-from jaxfix.codemods.text import not_fixed, related, with_note
+from jaxfix.codemods.text import not_fixed, other_file, related, with_note
 from jaxfix.evidence.facts import Evidence, Facts, ValueSite, listed
 from jaxfix.ground.diagnostics import Fix, Related, Safety
 from jaxfix.ground.quoting import cut
@@ -518,11 +518,11 @@ class AbstractMeshSizeChange(Rule):
 
     def _message(self, node: ast.Call, inner: Mesh, outer: Enclosing) -> str:
         line = self.analysis.line
-        where = f"line {_line_of(outer, outer.node)}"
+        where = f"line {_line_of(outer, outer.node, self.analysis.path)}"
         if outer.setup is not None:
             where += f" in {outer.setup}"
         via = (
-            f", through the call at line {_line_of(outer, outer.call)}"
+            f", through the call at line {_line_of(outer, outer.call, self.analysis.path)}"
             if outer.call is not None
             else ""
         )
@@ -549,12 +549,13 @@ class AbstractMeshSizeChange(Rule):
         return tuple(found)
 
 
-def _line_of(outer: Enclosing, node: ast.AST) -> str:
-    """`N`, or `N of other.py` for a site in another module of the project."""
+def _line_of(outer: Enclosing, node: ast.AST, here: Path) -> str:
+    """`N`, or `N of pkg/other.py` for a site in another module of the project (`here`: the
+    reporting module)."""
     number = getattr(node, "lineno", 0)
     if outer.path is None:
         return str(number)
-    return f"{number} of {outer.path.name}"
+    return f"{number} of {other_file(outer.path, here)}"
 
 
 def _short(text: str) -> str:

@@ -14,7 +14,7 @@ from jaxfix.analysis.ast_engine.placement import Placed, arguments_of
 from jaxfix.analysis.ast_engine.values import Spec, Unknown
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
-from jaxfix.codemods.text import not_fixed, related, with_note
+from jaxfix.codemods.text import not_fixed, other_file, related, with_note
 from jaxfix.ground.diagnostics import Fix, Related, Safety
 from jaxfix.ground.quoting import cut
 from jaxfix.settings.options import Options
@@ -114,7 +114,10 @@ class AllGatherMeshMismatch(Rule):
     name, and the context mesh has every axis of the input's mesh. A caller whose input is
     already on the context mesh is not affected (the move is a no-op there).
     Inside a function whose context comes from its callers (possibly jitted), the rule reports
-    and suggests the move at the call site, without a fix.
+    and suggests the move at the call site, without a fix. From a recorded run (`jaxfix repair`,
+    `--from-log`, `--evidence`), a context mesh the engine cannot follow but that the gather's
+    own function enters as `with jax.set_mesh(E):`, E a name or an attribute (`self.mesh`) the
+    block does not assign, with a bare `P(...)` out_sharding, gets the same move onto `E`.
 
     When the input and context agree and only a `NamedSharding(other_mesh, spec)` differs, the
     fix is safe: the out_sharding is put on the context mesh by name, or, when the context
@@ -217,6 +220,22 @@ class AllGatherMeshMismatch(Rule):
             out = confirmed.fill("out", None, gather)
             assert filled is not None and out is not None  # both agreed, above
             text = self._short(x)
+            entered = self._entered_around(gather, sharding)
+            if (
+                entered is not None
+                and isinstance(x, ast.Name)
+                and filled.axis_names is not None
+                and out.axis_names is not None
+                and set(filled.axis_names) <= set(out.axis_names)
+            ):
+                # set_mesh takes a concrete mesh: the fix moves the input onto what it entered
+                self.report(
+                    gather,
+                    f"{logged}: the input `{text}` is on {_describe(Placed(filled, None))}, the context mesh "
+                    f"`{entered}` entered around the call is {_describe(Placed(out, None))}",
+                    fix=self._move_onto(x, entered),
+                )
+                return
             self.report(
                 gather,
                 (
@@ -226,6 +245,49 @@ class AllGatherMeshMismatch(Rule):
                     "or gather under the input's mesh"
                 ),
             )
+
+    def _entered_around(self, gather: ast.Call, sharding: ast.expr) -> str | None:
+        """The expression the innermost `with jax.set_mesh(E):` around the gather, in its own
+        function, enters, when the run's context mesh is surely E's: E is a name or an
+        attribute of one (read again by the fix), the out_sharding a bare `P(...)` (so the
+        log's out mesh is the context mesh), and nothing else sets a mesh in between."""
+        if not (
+            isinstance(sharding, ast.Call)
+            and self.analysis.called_api(sharding) is Api.PARTITION_SPEC
+        ):
+            return None
+        node: ast.AST = gather
+        while (parent := self.analysis.parents.get(node)) is not None:
+            if isinstance(
+                parent,
+                (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef),
+            ):
+                return None
+            if isinstance(parent, ast.With) and node in parent.body:
+                for item in parent.items:
+                    call = item.context_expr
+                    if isinstance(call, ast.Call) and self.analysis.called_api(
+                        call
+                    ) in (
+                        *_EAGER_SETTERS,
+                        Api.USE_ABSTRACT_MESH,
+                    ):
+                        if (
+                            self.analysis.called_api(call) not in _EAGER_SETTERS
+                            or len(call.args) != 1
+                        ):
+                            return None
+                        target = call.args[0]
+                        return (
+                            self.analysis.text(target)
+                            if _plain_reference(target)
+                            and not _assigned_in(
+                                parent, self.analysis.text(target), self.analysis
+                            )
+                            else None
+                        )
+            node = parent
+        return None
 
     def _contradicted(
         self,
@@ -331,18 +393,21 @@ class AllGatherMeshMismatch(Rule):
                 return None, not_fixed(
                     f"the context mesh has no axis {missing[0]!r} of the input's mesh"
                 )
+        return self._move_onto(x, context.name), None
+
+    def _move_onto(self, x: ast.Name, mesh: str) -> Fix:
+        """`x` put onto the mesh the code names `mesh`, with its own spec (unsafe: a copy)."""
         named_sharding, imports = self.analysis.api_spelling(
             Api.NAMED_SHARDING, "jax.sharding"
         )
         jax_name, jax_import = self.analysis.module_spelling("jax")
-        moved = f"{jax_name}.device_put({x.id}, {named_sharding}({context.name}, {jax_name}.typeof({x.id}).sharding.spec))"
-        title = f"move `{x.id}` onto `{context.name}` before the gather"
+        moved = f"{jax_name}.device_put({x.id}, {named_sharding}({mesh}, {jax_name}.typeof({x.id}).sharding.spec))"
         return Fix(
-            title,
+            f"move `{x.id}` onto `{mesh}` before the gather",
             ((x, lambda _: _expression(moved)),),
             Safety.UNSAFE,
             (*jax_import, *imports),
-        ), None
+        )
 
     def _rehome_sharding(
         self,
@@ -575,7 +640,7 @@ class AllGatherMeshMismatch(Rule):
         line = f"line {site.caller.line(site.call)}"
         if site.caller is self.analysis:
             return line
-        return f"{line} of {site.caller.path.name}"
+        return f"{line} of {other_file(site.caller.path, self.analysis.path)}"
 
     def _related(self, site: _Site) -> tuple[Related, ...]:
         if site.call is None or site.caller is not self.analysis:
@@ -704,3 +769,25 @@ def _expression(text: str) -> cst.BaseExpression:
     import libcst as cst
 
     return cst.parse_expression(text)
+
+
+def _plain_reference(node: ast.expr) -> bool:
+    """A name, or an attribute chain on one (`self.serving_mesh`): read again, the same object
+    unless something assigns it in between."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def _assigned_in(block: ast.With, text: str, analysis: Analysis) -> bool:
+    """Whether the block assigns `text` (a name or attribute chain) anywhere in its body."""
+    for statement in block.body:
+        for node in ast.walk(statement):
+            targets: list[ast.expr] = []
+            if isinstance(node, ast.Assign):
+                targets = list(node.targets)
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
+                targets = [node.target]
+            if any(analysis.text(t) == text for t in targets):
+                return True
+    return False

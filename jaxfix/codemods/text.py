@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import ast
+import os
+from pathlib import Path
 
 from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.ground.diagnostics import Location, Related
@@ -27,3 +29,14 @@ def not_fixed(reason: str) -> str:
 def with_note(message: str, note: str | None) -> str:
     """`message; note`, or `message` alone."""
     return f"{message}; {note}" if note else message
+
+
+def other_file(path: Path, here: Path) -> str:
+    """Another module of the project named from the directory it shares with `here` (the
+    reporting file), e.g. `tests/test_run.py`: a bare file name is ambiguous in a project, and
+    the name must not depend on where jaxfix runs (results are cached)."""
+    there = os.path.abspath(path)
+    root = os.path.commonpath(
+        [os.path.dirname(there), os.path.dirname(os.path.abspath(here))]
+    )
+    return Path(os.path.relpath(there, root)).as_posix()

@@ -33,7 +33,7 @@ from jaxfix.settings.options import Options
 from jaxfix.settings.table import SettingError
 from jaxfix.settings.target_version import CONFIG, TargetVersion, target_version
 from jaxfix.sources.discovery import discover
-from jaxfix.sources.file_io import ReadError, announced_writes, read_regular
+from jaxfix.sources.file_io import ReadError, announced_writes, read_regular, write_fix
 from jaxfix.workflows.git import GitError
 from jaxfix.workflows.git import git as _git
 from jaxfix.workflows.git import git_bytes as _git_bytes
@@ -440,6 +440,10 @@ def _repair_commit(
         _restore(repo, [], unaccounted=files)
         raise
     written[:] = _net_writes(report)
+    static, reverified = _static_pass(
+        repo, files, engine_options, options, guard, passed=report.passed
+    )
+    written[:] = _merged_writes(written, static)
 
     def relative(path: Path | None) -> str:
         return (
@@ -472,8 +476,7 @@ def _repair_commit(
         )
     fixes = Counter(
         d.code
-        for one in report.rounds
-        for r in one.results
+        for r in (*(r for one in report.rounds for r in one.results), *static)
         for d in r.diagnostics
         if d.applied
     )
@@ -488,7 +491,7 @@ def _repair_commit(
         ),
     )
     last = report.rounds[-1].run
-    verify = VerifyResult(
+    verify = reverified or VerifyResult(
         options.verify,
         report.passed,
         None if last.timed_out else last.returncode,
@@ -530,6 +533,44 @@ def _repair_commit(
     tree = _stage(repo, base, entry.files_changed)
     guard.check()
     return _commit_branch(repo, base, tree, entry, options)
+
+
+def _static_pass(
+    repo: Path,
+    files: list[Path],
+    engine_options: Options,
+    options: MigrateOptions,
+    guard: _HeldInterrupt,
+    *,
+    passed: bool,
+) -> tuple[list[FileResult], VerifyResult | None]:
+    """--repair also fixes what static reading sees (sites the verify runs never reached), as
+    migrate without --repair does. When the loop left the command passing, it is run once more
+    with these fixes: failing, they are undone (the loop's green tree is what is committed)."""
+    results = run_files(files, engine_options, write=True, jobs=1)
+    static = [r for r in results if r.written]
+    if not static or not passed:
+        return static, None
+    guard.check()
+    verify = _run_verify(repo, options, guard)
+    if verify.passed:
+        return static, verify
+    for result in static:  # back to what the loop left
+        write_fix(replace(result, source=result.fixed, fixed=result.source))
+    return [], None
+
+
+def _merged_writes(
+    loop: list[FileResult], static: list[FileResult]
+) -> list[FileResult]:
+    """Each file written, from what it was before the loop to what it is after both passes."""
+    net = {r.path: r for r in loop}
+    for result in static:
+        first = net.get(result.path)
+        net[result.path] = (
+            result if first is None else replace(first, fixed=result.fixed)
+        )
+    return list(net.values())
 
 
 def _net_writes(report: RepairReport) -> list[FileResult]:

@@ -24,7 +24,7 @@ from jaxfix.evidence.facts import Evidence, ValueSite
 from jaxfix.evidence.recording import RecordingDir
 from jaxfix.ground.diagnostics import FileResult
 from jaxfix.settings.options import Options
-from jaxfix.sources.discovery import discover
+from jaxfix.sources.discovery import discover, project_files
 from jaxfix.sources.file_io import ReadError, read_regular, undo_written, write_fix
 from jaxfix.workflows.process import CommandRun, run_command
 from jaxfix.write.safe_write import LateCheck, confirm_writes, real_roots
@@ -60,6 +60,9 @@ class RepairSettings:
     env: Mapping[str, str] | None = (
         None  # the command's environment (default: jaxfix's)
     )
+    # the project's root (config.scope_root), where the fixes look for callers as `jaxfix .`
+    # does; default: the PATHs' files alone
+    scope_root: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,9 @@ class SiteOutcome:
     detail: str  # the fix made, or why none was
     tests: tuple[str, ...] = ()
     message: str = ""
+    needs_unsafe: bool = (
+        False  # not fixed: an unsafe fix exists, --unsafe-fixes was not given
+    )
 
 
 @dataclass(frozen=True)
@@ -221,12 +227,15 @@ def _site_outcomes(
     for site in _unique_sites(raised):
         result = by_path.get(site.path.resolve()) if site.path else None
         tests = tuple(r.test for r in raised if r.site == site.site and r.test)
-        fixed, detail = _site_outcome(site, result, dry_run)
+        fixed, detail, needs_unsafe = _site_outcome(site, result, dry_run)
         value = _value_site(site, evidence or {})
         if not fixed and value is not None and value.path in by_path:
             at_value = replace(site, line=value.span[0])
-            fixed_there, there = _site_outcome(at_value, by_path[value.path], dry_run)
-            if fixed_there or "--unsafe-fixes" in there:  # made there, or the hint
+            fixed_there, there, unsafe_there = _site_outcome(
+                at_value, by_path[value.path], dry_run
+            )
+            if fixed_there or unsafe_there:  # made there, or the hint
+                needs_unsafe = unsafe_there
                 fixed, detail = (
                     fixed_there,
                     f"{there} ({value.name}, {value.where(Path.cwd())})",
@@ -241,6 +250,7 @@ def _site_outcomes(
                 detail,
                 tests,
                 site.message,
+                needs_unsafe,
             )
         )
     return outcomes
@@ -248,10 +258,11 @@ def _site_outcomes(
 
 def _site_outcome(
     site: Raised, result: FileResult | None, dry_run: bool
-) -> tuple[bool, str]:
-    """Whether the site was fixed, and the fix made or why none was."""
+) -> tuple[bool, str, bool]:
+    """Whether the site was fixed, the fix made or why none was, and whether an unsafe fix
+    was left for want of --unsafe-fixes."""
     if result is not None and result.error:
-        return False, result.error
+        return False, result.error, False
     diagnostics = [
         d
         for d in (result.diagnostics if result else ())
@@ -259,19 +270,34 @@ def _site_outcome(
     ]
     applied = [d for d in diagnostics if d.applied and d.fix_title]
     if applied and result is not None and (result.written or dry_run):
-        return True, applied[0].fix_title or ""
+        return True, applied[0].fix_title or "", False
     if not diagnostics:
         return (
             False,
             "no rule reported this site (jaxfix cannot tell why from this code)",
+            False,
         )
     d = diagnostics[0]
     if d.fix_title and not d.applied:
         return (
             False,
             f"{d.message} (its unsafe fix needs --unsafe-fixes: {d.fix_title})",
+            True,
         )
-    return False, d.message
+    return False, d.message, False
+
+
+def _raised_again(again: Sites, changed: Sites, unsafe: Sites) -> str:
+    """Why the sites worked on before raised again: a fix written there did not help, or none
+    was written (the reasons were said in their round)."""
+    parts = []
+    if n := len(again & changed):
+        parts.append(f"{n} site(s) raised again after jaxfix fixed them")
+    if n := len(again & unsafe):
+        parts.append(f"{n} site(s) whose unsafe fix needs --unsafe-fixes raised again")
+    if n := len(again - changed - unsafe):
+        parts.append(f"{n} site(s) jaxfix could not fix raised again")
+    return "; ".join(parts)
 
 
 def _value_site(
@@ -333,12 +359,16 @@ class _Follower:
         options: Options,
         worked_on: Sites,
         recording: RecordingDir | None,
+        scope: tuple[Path, ...],
     ) -> None:
         self.evidence, self.files, self.options, self.worked_on = (
             evidence,
             files,
             options,
             worked_on,
+        )
+        self.scope = (
+            scope  # where the engine looks for callers: the project, as static does
         )
         self.recording = recording
         self.cache: dict[Path, tuple[tuple[Evidence, ...], FileResult]] = {}
@@ -380,7 +410,11 @@ class _Follower:
         ]
         if stale:
             for result in run_files(
-                stale, replace(self.options, evidence=evidence), write=False, jobs=jobs
+                stale,
+                replace(self.options, evidence=evidence),
+                write=False,
+                jobs=jobs,
+                run=self.scope,
             ):
                 self.cache[result.path] = (evidence[result.path], result)
 
@@ -426,6 +460,8 @@ def repair(
     started = time.monotonic()
     rounds: list[Round] = []
     worked_on: Sites = set()
+    changed_sites: Sites = set()  # worked on, and a fix was written for them
+    unsafe_sites: Sites = set()  # worked on, their fix needs --unsafe-fixes
     within = real_roots(paths)
     recording = RecordingDir()
 
@@ -450,6 +486,14 @@ def repair(
                 options,
                 worked_on,
                 recording if number == 1 else None,
+                project_files(
+                    settings.scope_root,
+                    found.files,
+                    options.exclude,
+                    options.all_includes,
+                )
+                if settings.scope_root is not None
+                else tuple(found.files),
             )
 
             def running(number: int = number, follower: _Follower = follower) -> None:
@@ -518,9 +562,9 @@ def repair(
             ]
             if not new:
                 done(base)
-                again = sum(1 for r in reading.raised if r.site is not None)
+                again = {r.site for r in reading.raised if r.site is not None}
                 why = (
-                    f"{again} site(s) raised again after jaxfix worked on them"
+                    _raised_again(again, changed_sites, unsafe_sites)
                     if again
                     else "none of its errors can be placed in the tree"
                 )
@@ -544,10 +588,22 @@ def repair(
                 return finish(
                     Stop.DRY_RUN, "dry run: the fixes were shown, nothing was written"
                 )
+            for outcome in outcomes:
+                key = (outcome.code, (outcome.path or Path()).as_posix(), outcome.line)
+                if outcome.fixed:
+                    changed_sites.add(key)
+                elif outcome.needs_unsafe:
+                    unsafe_sites.add(key)
             if not any(o.fixed for o in outcomes):
+                unsafe = sum(1 for o in outcomes if o.needs_unsafe)
                 return finish(
                     Stop.NOTHING_FIXED,
-                    f"round {number} fixed nothing: no fix can be made for its new errors",
+                    f"round {number} fixed nothing: "
+                    + (
+                        f"{unsafe} of its new errors have an unsafe fix: run again with --unsafe-fixes"
+                        if unsafe
+                        else "no fix can be made for its new errors"
+                    ),
                 )
     finally:
         recording.close()

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
 from helpers import run_engine
 
 MESHES = """\
@@ -227,3 +232,20 @@ def test_suppression_comment():
         )
     )
     assert jax003(source)[0] == []
+
+
+def test_a_caller_in_another_folder_is_named_with_its_path(tmp_path):
+    """`passed at line 11 of tests/test_gather.py`, not `of test_gather.py`: a project may
+    have several files of that name."""
+    project = Path(__file__).parents[1] / "repair_projects" / "callers"
+    done = subprocess.run(
+        [sys.executable, "-m", "jaxfix", "--no-cache", "."],
+        cwd=shutil.copytree(project, tmp_path / "callers"),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (
+        "the input is `x`, passed at line 11 of tests/test_gather.py"
+        in done.stderr + done.stdout
+    ), done.stderr

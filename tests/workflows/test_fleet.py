@@ -984,3 +984,38 @@ def test_names_are_the_shortest_path_suffix_that_tells_repositories_apart(given,
     named = unique_names([parse_source(text) for text in given])
     assert [s.name for s in named] == names[: len(named)]
     assert len({s.name for s in named}) == len(named)
+
+
+_UNREACHED = b"""import jax
+from jax.sharding import PartitionSpec as P
+
+
+def total(f, mesh, x):
+    return jax.shard_map(f, mesh=mesh, in_specs=P("x"), out_specs=P(), check_rep=False)(x)
+"""
+
+
+def test_repair_also_commits_what_static_reading_fixes(tmp_path):
+    """The verify runs never reach `unreached.py`'s check_rep= (JAX005): migrate --repair fixes
+    it too, as migrate without --repair would, checks the command still passes with it, and
+    commits both fixes on one branch."""
+    repo = make_repo(
+        tmp_path / "green",
+        {
+            "meshes.py": _MESHES,
+            "stages.py": _FACTORY_STAGE,
+            "test_stages.py": _FACTORY_TEST,
+            "unreached.py": _UNREACHED,
+        },
+    )
+    verify = f"JAX_PLATFORMS=cpu {sys.executable} -m pytest -q -p no:cacheprovider"
+    out = tmp_path / "out"
+    code, report, stderr = run(
+        "--verify", verify, "--repair", "--unsafe-fixes", "--out", str(out), str(repo)
+    )
+    green = report["green"]
+    assert green["status"] == "changed" and green["verify"]["passed"], (green, stderr)
+    assert green["errors"] == ["JAX002 stages.py:9"] and green["errors_fixed"] == 1
+    assert green["fixes"] == {"JAX002": 1, "JAX005": 1}
+    assert "check_vma=False" in git(repo, "show", f"{BRANCH}:unreached.py")
+    assert "make_mesh(data=2, model=4)" in git(repo, "show", f"{BRANCH}:stages.py")

@@ -61,3 +61,209 @@ def test_each_value_is_resized_where_it_is_written(tmp_path, version):
     assert after["stages/shapes.py"] == before["stages/shapes.py"]
     run = after["stages/run.py"].decode()
     assert "of_shape(SHAPE)" in run and "of_shape((2, 4))" in run
+
+
+CALLERS = Path(__file__).parents[1] / "repair_projects" / "callers"
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_a_context_mesh_set_by_a_parameter_is_fixed_as_static_fixes_it(
+    tmp_path, version
+):
+    """The gather's context mesh is its `mesh` parameter, given by a test in another folder:
+    repair looks for callers over the whole project, as `jaxfix .` does, and moves the input
+    (before, it read the gather's file alone and said it does not see where that mesh is set).
+    The round names the caller by its path and says the fix was made, not that it would be."""
+    tree = Path(
+        shutil.copytree(
+            CALLERS, tmp_path / "callers", ignore=shutil.ignore_patterns("__pycache__")
+        )
+    )
+    before = snapshot(tree)
+    code, report, rounds = jaxfix_repair(
+        tree,
+        tmp_path,
+        "--unsafe-fixes",
+        "--",
+        python(version),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+    )
+    assert code == 0 and report["passed"], report
+    assert [(f["code"], f["path"], f["line"]) for f in report["fixed"]] == [
+        ("JAX003", "serve/model.py", 8)
+    ]
+    assert changed(before, tree) == {"serve/model.py"}
+    assert (
+        "jax.device_put(w, NamedSharding(mesh, jax.typeof(w).sharding.spec))"
+        in snapshot(tree)["serve/model.py"].decode()
+    )
+    assert "[fixed (unsafe): move `w` onto `mesh` before the gather]" in rounds
+    assert "would fix" not in rounds
+    assert "passed at line 11 of tests/test_gather.py" in rounds
+
+
+TOTAL_TEST = """\
+import jax
+import numpy as np
+from jax.sharding import NamedSharding, PartitionSpec as P
+
+
+def local_sum(block):
+    return jax.lax.psum(block.sum(), "x")
+
+
+def test_total():
+    mesh = jax.make_mesh((8,), ("x",))
+    x = jax.device_put(np.arange(8.0), NamedSharding(mesh, P("x")))
+    total = jax.shard_map(local_sum, mesh=mesh, in_specs=P("x"), out_specs=P(), check_rep=False)(x)
+    assert float(total) == 28.0
+"""
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_a_site_left_for_want_of_unsafe_fixes_is_not_said_to_be_worked_on(
+    tmp_path, version
+):
+    """Without --unsafe-fixes, round 1 fixes JAX005 (safe) and leaves the JAX003 move (unsafe);
+    run 2 raises JAX003 again: the loop says its fix needs --unsafe-fixes, not that it raised
+    again after jaxfix worked on it (nothing was changed there)."""
+    tree = Path(
+        shutil.copytree(
+            CALLERS, tmp_path / "callers", ignore=shutil.ignore_patterns("__pycache__")
+        )
+    )
+    (tree / "tests" / "test_total.py").write_text(TOTAL_TEST)
+    code, report, rounds = jaxfix_repair(
+        tree,
+        tmp_path,
+        "-q",
+        "--",
+        python(version),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+    )
+    assert code == 1 and report["stop"] == "nothing-new", report
+    assert [(f["code"], f["path"]) for f in report["fixed"]] == [
+        ("JAX005", "tests/test_total.py")
+    ]
+    assert report["reason"] == (
+        "round 2 brought no new fixable evidence: "
+        "1 site(s) whose unsafe fix needs --unsafe-fixes raised again"
+    ), report["reason"]
+    assert "after jaxfix" not in rounds
+
+
+@pytest.mark.jax
+def test_a_round_whose_only_fix_is_unsafe_says_to_give_unsafe_fixes(tmp_path):
+    tree = Path(
+        shutil.copytree(
+            CALLERS, tmp_path / "callers", ignore=shutil.ignore_patterns("__pycache__")
+        )
+    )
+    before = snapshot(tree)
+    code, report, _ = jaxfix_repair(
+        tree,
+        tmp_path,
+        "-q",
+        "--",
+        python(JAX_VERSIONS[0]),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+    )
+    assert code == 1 and report["reason"] == (
+        "round 1 fixed nothing: 1 of its new errors have an unsafe fix: "
+        "run again with --unsafe-fixes"
+    ), report
+    assert changed(before, tree) == set()
+
+
+SERVER = """\
+import jax
+from jax.sharding import PartitionSpec as P
+from jax._src.shard_map import top_level_all_gather
+
+
+class Server:
+    def __init__(self, training_mesh, serving_mesh):
+        self.training_mesh = training_mesh
+        self.serving_mesh = serving_mesh
+
+    def gather(self, w):
+        with jax.set_mesh(self.serving_mesh):
+            return top_level_all_gather(w, P(reduced={"x"}))
+
+    def gather_swapped(self, w):
+        with jax.set_mesh(self.serving_mesh):
+            self.serving_mesh = self.training_mesh
+            return top_level_all_gather(w, P(reduced={"x"}))
+"""
+SERVER_TEST = """\
+import jax
+import jax.numpy as jnp
+from jax.sharding import NamedSharding, PartitionSpec as P
+
+from server import Server
+
+
+def server():
+    return Server(jax.make_mesh((2, 4), ("x", "y")), jax.make_mesh((4, 2), ("x", "y")))
+
+
+def test_gather():
+    s = server()
+    x = jax.device_put(jnp.arange(8), NamedSharding(s.training_mesh, P("x")))
+    assert s.gather(x).tolist() == list(range(8))
+
+
+def test_gather_swapped():
+    s = server()
+    x = jax.device_put(jnp.arange(8), NamedSharding(s.training_mesh, P("x")))
+    assert s.gather_swapped(x).tolist() == list(range(8))
+"""
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_a_context_mesh_named_by_an_attribute_is_the_one_the_input_moves_to(
+    tmp_path, version
+):
+    """`with jax.set_mesh(self.serving_mesh):` around the gather: the run shows the meshes, the
+    code the expression that entered the context; the input is moved onto it. Where the block
+    assigns that attribute before the gather, it would name another mesh: reported, unchanged."""
+    tree = tmp_path / "server"
+    tree.mkdir()
+    (tree / "server.py").write_text(SERVER)
+    (tree / "test_server.py").write_text(SERVER_TEST)
+    (tree / "conftest.py").write_text((CALLERS / "conftest.py").read_text())
+    code, report, _ = jaxfix_repair(
+        tree,
+        tmp_path,
+        "--unsafe-fixes",
+        "-q",
+        "--",
+        python(version),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+    )
+    assert [(f["code"], f["line"]) for f in report["fixed"]] == [("JAX003", 13)], report
+    assert [(f["code"], f["path"], f["line"]) for f in report["left"]] == [
+        ("JAX003", "server.py", 24)  # line 18 before the fix above grew by six lines
+    ], report["left"]
+    fixed = (tree / "server.py").read_text()
+    assert "NamedSharding(self.serving_mesh, jax.typeof(w).sharding.spec)" in fixed
+    assert fixed.count("jax.device_put") == 1
