@@ -14,19 +14,17 @@ from __future__ import annotations
 import ast
 import dataclasses
 import functools
-import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from jaxfix.check.byte_tokens import Words, tokens_match
+from jaxfix.check.rule_modules import (
+    CODEMODS,
+    builtin_modules,
+)
 from jaxfix.settings.options import Options
 from jaxfix.settings.rule_settings import RuleSetting
-
-CODEMODS = Path(__file__).resolve().parents[1] / "codemods"
-# A rule module's name: its code in lower case, then its name (`tst004_out_sharding_size`).
-RULE_MODULE = re.compile(r"[a-z]+\d{3}_\w+$")
-BUILTIN_PREFIX = "jax"  # jaxfix's own rule modules: `jaxNNN_*.py` in jaxfix/codemods/
 
 # The class attributes read without importing a rule.
 _STATIC = (
@@ -63,18 +61,6 @@ class RuleEntry:
 
     def may_apply(self, source: bytes | Words) -> bool:
         return tokens_match(self.tokens, source)
-
-
-def builtin_modules() -> list[str]:
-    """The names of jaxfix's own rule modules (or packages), sorted: what `jaxfix.codemods`
-    imports."""
-    return sorted(
-        path.stem
-        for path in CODEMODS.iterdir()
-        if (path.suffix == ".py" or (path / "__init__.py").is_file())
-        and RULE_MODULE.match(path.stem)
-        and path.stem.startswith(BUILTIN_PREFIX)
-    )
 
 
 def _literal_setting(node: ast.expr) -> RuleSetting | None:

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
 
-from jaxfix.check.registry import RULE_MODULE, builtin_modules
+from jaxfix.check.rule_modules import RULE_MODULE, builtin_modules
 from jaxfix.codemods.base import Rule
 
 

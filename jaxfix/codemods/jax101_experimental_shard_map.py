@@ -176,18 +176,21 @@ def _to_jax_shard_map(jax_name: str, partial: bool, count: int) -> Edit:
 
         assert isinstance(old, cst.Call)
         new_callee = cst.parse_expression(f"{jax_name}.shard_map")
+        new: cst.CSTNode
         if partial:
-            args = [old.args[0].with_changes(value=new_callee), *old.args[1:]]
-            new = old.with_changes(args=args)
+            new = old.with_changes(
+                args=[old.args[0].with_changes(value=new_callee), *old.args[1:]]
+            )
         else:
             new = by_keyword(old.with_changes(func=new_callee), count)
         assert isinstance(new, cst.Call)
-        args = [
-            rename_check_rep(a)
-            if a.keyword is not None and a.keyword.value == "check_rep"
-            else a
-            for a in new.args
-        ]
+        args: list[cst.Arg] = []
+        for arg in new.args:
+            if arg.keyword is not None and arg.keyword.value == "check_rep":
+                renamed = rename_check_rep(arg)
+                assert isinstance(renamed, cst.Arg)
+                arg = renamed
+            args.append(arg)
         return new.with_changes(args=args)
 
     return edit

@@ -569,7 +569,8 @@ class Contexts:
         test is not such a value, the branch then unknown."""
         taken = []
         for node in yields:
-            child, parent = node, module.parents.get(node)
+            child: ast.AST = node
+            parent = module.parents.get(node)
             reached = True
             while parent is not None and child is not function:
                 if isinstance(parent, ast.If) and child is not parent.test:
