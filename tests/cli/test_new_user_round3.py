@@ -1,0 +1,75 @@
+"""A new user's walk-through, round 3 (issue 42): nothing is written unless the command line
+says so, ruff's habits, output details. One test per item, each as a person would run it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+LOWERING = ROOT / "fixtures" / "JAX001" / "jit_lower_rewritten_to_trace_lower.py"
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE")
+    }
+    return {**env, "PYTHONPATH": str(ROOT), "COLUMNS": "200", **extra}
+
+
+def jaxfix(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`jaxfix ARGS` in a real process, as typed in a shell."""
+    return subprocess.run(
+        [sys.executable, "-m", "jaxfix", "--no-cache", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env or _env(),
+        timeout=300,
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A project with one file that a fix would change."""
+    (tmp_path / "a.py").write_text(LOWERING.read_text())
+    return tmp_path
+
+
+@pytest.mark.parametrize("args", [["check", "."], ["--quiet", "check", "a.py"]])
+def test_check_word_reports_without_writing(project: Path, args: list[str]) -> None:
+    """`jaxfix check .` is `jaxfix --check .` (ruff's `ruff check`): exit 1, the file unchanged."""
+    before = (project / "a.py").read_text()
+    run = jaxfix(*args, cwd=project)
+    assert run.returncode == 1, run.stderr
+    assert (project / "a.py").read_text() == before
+
+
+def test_unknown_word_is_refused_before_anything(project: Path) -> None:
+    """A mistyped command is refused (exit 2, a suggestion) and no other path is fixed."""
+    before = (project / "a.py").read_text()
+    run = jaxfix("chek", ".", cwd=project)
+    assert run.returncode == 2
+    assert "Did you mean 'check'?" in run.stderr
+    assert (project / "a.py").read_text() == before
+    (project / "chek").mkdir()  # an existing directory of that name is a path
+    assert jaxfix("--check", "chek", cwd=project).returncode == 0
+
+
+def test_bare_jaxfix_fixes_nothing(project: Path) -> None:
+    """No path in fix mode: black's "No Path provided. Nothing to do", exit 2, nothing written;
+    the read-only modes still check the current directory, as ruff does."""
+    before = (project / "a.py").read_text()
+    run = jaxfix(cwd=project)
+    assert run.returncode == 2
+    assert "No Path provided. Nothing to do" in run.stderr
+    assert (project / "a.py").read_text() == before
+    assert jaxfix("--check", cwd=project).returncode == 1
