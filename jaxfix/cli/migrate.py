@@ -26,6 +26,7 @@ from rich.text import Text
 
 from jaxfix.check.prefilter import codes_range
 from jaxfix.check.runner import default_jobs
+from jaxfix.cli.consoles import make_console
 from jaxfix.cli.flags import options_from, setting_flags, setting_values
 from jaxfix.fleet import journal
 from jaxfix.fleet.dispatch import StopRequest, dispatch
@@ -178,12 +179,7 @@ def migrate(
 
     Exit codes: 0 all done; 1 some repository needs attention; 2 usage error; 130 interrupted.
     """
-    console = Console(
-        stderr=True,
-        force_terminal=True if color == "always" else None,
-        no_color=color == "never",
-        highlight=False,
-    )
+    console = make_console(color, stdout=False)
     sources = _sources(repo_paths, repos_file)
     repos = [source.key for source in sources]
     settings = setting_values(params)

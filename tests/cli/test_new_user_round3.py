@@ -4,11 +4,14 @@ says so, ruff's habits, output details. One test per item, each as a person woul
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.cli.test_new_user import on_a_terminal
 
 ROOT = Path(__file__).resolve().parents[2]
 LOWERING = ROOT / "fixtures" / "JAX001" / "jit_lower_rewritten_to_trace_lower.py"
@@ -73,3 +76,22 @@ def test_bare_jaxfix_fixes_nothing(project: Path) -> None:
     assert "No Path provided. Nothing to do" in run.stderr
     assert (project / "a.py").read_text() == before
     assert jaxfix("--check", cwd=project).returncode == 1
+
+
+SGR = re.compile(r"\x1b\[[0-9;]*m")  # any style: colour, bold, dim, italic
+
+
+def test_no_color_on_a_terminal_means_no_style_at_all(project: Path) -> None:
+    """NO_COLOR=1 on a terminal: no escape codes, bold, dim and italic included (ruff's way);
+    the same terminal without it is styled, so the test sees a terminal."""
+    env = _env(TERM="xterm-256color")
+    styled = on_a_terminal("--dry-run", "a.py", cwd=project, env=env)
+    assert SGR.search(styled), styled[:300]
+    plain = on_a_terminal(
+        "--dry-run", "a.py", cwd=project, env={**env, "NO_COLOR": "1"}
+    )
+    assert "JAX001" in plain and not SGR.search(plain), plain[:300]
+    explained = on_a_terminal(
+        "--explain", "JAX001", cwd=project, env={**env, "NO_COLOR": "1"}
+    )
+    assert "JAX001" in explained and not SGR.search(explained), explained[:300]
