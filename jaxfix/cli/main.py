@@ -213,6 +213,12 @@ _HELP = f"""Find and fix JAX sharding code that recent JAX releases reject ({RUL
     help="Write nothing; exit 1 if any file would change or any diagnostic remains.",
 )
 @click.option(
+    "--fix/--no-fix",
+    "fix",
+    default=None,
+    help="As ruff's: --fix writes the fixes (the default; also after `check`), --no-fix is --check.",
+)
+@click.option(
     "--diff",
     is_flag=True,
     help="Print only a unified diff (git apply-able) on stdout; write nothing. With --check: the same.",
@@ -250,6 +256,7 @@ _HELP = f"""Find and fix JAX sharding code that recent JAX releases reject ({RUL
 )
 @click.option(
     "--format",
+    "--output-format",
     "output_format",
     default="text",
     metavar="NAME",
@@ -357,6 +364,7 @@ def _check(
     statistics: bool,
     add_noqa: bool,
     exit_zero: bool,
+    fix: bool | None,
     **params: Any,
 ) -> None:
     out = functools.cache(
@@ -367,7 +375,15 @@ def _check(
         register_rule_modules(params)
         _inform(list_rules, explain, output_format, out())
         return
+    if fix is not None and (dry_run or diff):
+        raise click.UsageError(
+            "--fix/--no-fix choose between writing and --check: not with --dry-run or --diff"
+        )
+    if fix is not None:  # `jaxfix check --fix .` fixes, as `ruff check --fix .`
+        check_mode = not fix
     mode = run_mode(dry_run=dry_run, check=check_mode, diff=diff)
+    if fix and not paths:  # asked for in so many words, as `ruff check --fix`
+        paths = (Path("."),)
     if (
         not paths
         and mode == "fix"
@@ -520,7 +536,11 @@ def _check(
         )
     )
     # Files named on the command line always get their syntax errors reported; found ones with --strict.
-    strict = flags["strict"] or bool(config.values.get("strict"))
+    strict = (
+        flags["strict"]
+        if flags["strict"] is not None
+        else bool(config.values.get("strict"))
+    )
     check_syntax = set(found.files) if strict else {p for p in path_list if p.is_file()}
     remove_stale_temps(
         sorted(

@@ -288,14 +288,7 @@ def _print_round(
     from jaxfix.cli import render
 
     run = current.run
-    if run.returncode is None:
-        console.print(
-            Text(
-                printable(f"error: {run.problem}; nothing was run, nothing fixed"),
-                style="red",
-            ),
-            soft_wrap=True,
-        )
+    if run.returncode is None:  # the summary says why, once, on stderr
         return
     status = (
         "passed"
@@ -386,9 +379,19 @@ def _print_summary(console: Console, report: RepairReport) -> None:
     from rich.text import Text
 
     style = "green" if report.passed else "red"
+    never_ran = all(r.run.returncode is None for r in report.rounds)
     console.print(
-        Text(printable(f"jaxfix repair: {report.reason}"), style=style), soft_wrap=True
+        Text(
+            printable(
+                f"jaxfix repair: {report.reason}"
+                + ("; nothing was run, nothing fixed" if never_ran else "")
+            ),
+            style=style,
+        ),
+        soft_wrap=True,
     )
+    if never_ran:  # a table of zeros would add nothing
+        return
     table = Table(
         title="jaxfix repair summary", title_justify="left", show_header=False
     )

@@ -55,6 +55,13 @@ def load_config(path: Path | None) -> Config:
     )
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.jaxfix] must be a table")
+    if (
+        "extend-exclude" in table
+    ):  # ruff's key: here `exclude` never replaces the built-in skips
+        extra, given = table.pop("extend-exclude"), table.get("exclude", [])
+        if not isinstance(extra, list) or not isinstance(given, list):
+            raise ConfigError(f"{path}: 'extend-exclude' and 'exclude' must be lists")
+        table = {**table, "exclude": [*given, *extra]}
     for alias, key in ALIASES.items():
         if alias in table:
             if key in table:
@@ -246,7 +253,8 @@ def project_roots(config: Config, paths: list[Path]) -> tuple[Path, ...]:
 
 
 def _given(value: Any) -> bool:
-    return value not in (None, (), [], False)
+    """A flag's value was given: a switch's False is its `--no-` form."""
+    return value is not None and (isinstance(value, bool) or value not in ((), []))
 
 
 def _rule_settings(
