@@ -288,7 +288,14 @@ def _print_round(
     from jaxfix.cli import render
 
     run = current.run
-    if run.returncode is None:  # the summary says why, once, on stderr
+    if run.returncode is None:
+        console.print(
+            Text(
+                printable(f"error: {run.problem}; nothing was run, nothing fixed"),
+                style="red",
+            ),
+            soft_wrap=True,
+        )
         return
     status = (
         "passed"
@@ -379,19 +386,11 @@ def _print_summary(console: Console, report: RepairReport) -> None:
     from rich.text import Text
 
     style = "green" if report.passed else "red"
-    never_ran = all(r.run.returncode is None for r in report.rounds)
+    if all(r.run.returncode is None for r in report.rounds):
+        return  # the round's line said why, and a table of zeros would add nothing
     console.print(
-        Text(
-            printable(
-                f"jaxfix repair: {report.reason}"
-                + ("; nothing was run, nothing fixed" if never_ran else "")
-            ),
-            style=style,
-        ),
-        soft_wrap=True,
+        Text(printable(f"jaxfix repair: {report.reason}"), style=style), soft_wrap=True
     )
-    if never_ran:  # a table of zeros would add nothing
-        return
     table = Table(
         title="jaxfix repair summary", title_justify="left", show_header=False
     )
