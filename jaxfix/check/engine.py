@@ -35,7 +35,7 @@ from jaxfix.ground.diagnostics import (
     Report,
     Safety,
 )
-from jaxfix.settings.options import Options
+from jaxfix.settings.options import ImportOrder, Options
 from jaxfix.sources.cst_source import CstSource, for_libcst
 from jaxfix.sources.file_io import unreadable_reason
 from jaxfix.sources.grammar import NewerGrammar, not_fixed, touched
@@ -105,7 +105,11 @@ def _span(code_range: CodeRange) -> tuple[tuple[int, int], tuple[int, int]]:
 
 
 def _apply(
-    module: cst.Module, fixes: list[_Written], tree: _CstTree, line_length: int
+    module: cst.Module,
+    fixes: list[_Written],
+    tree: _CstTree,
+    line_length: int,
+    order: ImportOrder,
 ) -> cst.Module:
     """Apply every fix whose nodes do not overlap an earlier one's; the rest wait for the next pass."""
     from libcst.codemod import CodemodContext
@@ -131,7 +135,7 @@ def _apply(
         context = CodemodContext()
         for module_name, obj in sorted(imports, key=lambda i: (i[0], i[1] or "")):
             AddImportsVisitor.add_needed_import(context, module_name, obj)
-        module = SortedAddImportsVisitor(context).transform_module(module)
+        module = SortedAddImportsVisitor(context, order).transform_module(module)
     return module
 
 
@@ -392,7 +396,9 @@ def check_source(
         tree = _CstTree.of(module)
         locator = Locator(tree.positions)
         fixes = [_written(f, locator, layout) for f in allowed]
-        changed = _apply(module, fixes, tree, options.line_length).bytes
+        changed = _apply(
+            module, fixes, tree, options.line_length, options.import_order
+        ).bytes
         try:
             fixed_module = cst.parse_module(changed)
         except cst.ParserSyntaxError as error:

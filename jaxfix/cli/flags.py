@@ -78,14 +78,23 @@ def setting_flags(command: str) -> Callable[[F], F]:
     def decorate(function: F) -> F:
         for setting in reversed([s for s in SETTINGS if command in s.commands]):
             kinds: dict[str, Any] = (
-                {"is_flag": True, "default": False}
+                {
+                    "is_flag": True,
+                    "default": None,
+                }  # None: not given, the config decides
                 if setting.kind is bool
                 else {"multiple": True}
                 if setting.kind is list
                 else {"type": setting.kind}
             )
+            names = (
+                # `--no-unsafe-fixes` as ruff's: turns off what the config turned on
+                (f"{setting.flag_name}/--no-{setting.flag_name.removeprefix('--')}",)
+                if setting.kind is bool
+                else setting.flag_names
+            )
             function = click.option(
-                *setting.flag_names,
+                *names,
                 setting.name,
                 help=setting.help,
                 metavar=setting.metavar,

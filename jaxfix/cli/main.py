@@ -6,9 +6,12 @@ changes are pending); 2 usage error or a file could not be processed.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import importlib
 import json
+import os
+import re
 import signal
 import sys
 from collections.abc import Callable
@@ -210,6 +213,12 @@ _HELP = f"""Find and fix JAX sharding code that recent JAX releases reject ({RUL
     help="Write nothing; exit 1 if any file would change or any diagnostic remains.",
 )
 @click.option(
+    "--fix/--no-fix",
+    "fix",
+    default=None,
+    help="As ruff's: --fix writes the fixes (the default; also after `check`), --no-fix is --check.",
+)
+@click.option(
     "--diff",
     is_flag=True,
     help="Print only a unified diff (git apply-able) on stdout; write nothing. With --check: the same.",
@@ -247,6 +256,7 @@ _HELP = f"""Find and fix JAX sharding code that recent JAX releases reject ({RUL
 )
 @click.option(
     "--format",
+    "--output-format",
     "output_format",
     default="text",
     metavar="NAME",
@@ -354,6 +364,7 @@ def _check(
     statistics: bool,
     add_noqa: bool,
     exit_zero: bool,
+    fix: bool | None,
     **params: Any,
 ) -> None:
     out = functools.cache(
@@ -364,7 +375,24 @@ def _check(
         register_rule_modules(params)
         _inform(list_rules, explain, output_format, out())
         return
+    if fix is not None and (dry_run or diff):
+        raise click.UsageError(
+            "--fix/--no-fix choose between writing and --check: not with --dry-run or --diff"
+        )
+    if fix is not None:  # `jaxfix check --fix .` fixes, as `ruff check --fix .`
+        check_mode = not fix
     mode = run_mode(dry_run=dry_run, check=check_mode, diff=diff)
+    if fix and not paths:  # asked for in so many words, as `ruff check --fix`
+        paths = (Path("."),)
+    if (
+        not paths
+        and mode == "fix"
+        and not (from_log or evidence_file or show_settings or show_files)
+    ):
+        raise click.UsageError(
+            "No Path provided. Nothing to do: give the paths to fix ('.' for the current "
+            "directory), or --check, --diff or --dry-run to only report"
+        )  # black's words: a bare command writes nothing
     if output_format != "text":
         from jaxfix.check.engine import selected_rules
         from jaxfix.cli.formats import FORMATS, RunInfo
@@ -508,7 +536,11 @@ def _check(
         )
     )
     # Files named on the command line always get their syntax errors reported; found ones with --strict.
-    strict = flags["strict"] or bool(config.values.get("strict"))
+    strict = (
+        flags["strict"]
+        if flags["strict"] is not None
+        else bool(config.values.get("strict"))
+    )
     check_syntax = set(found.files) if strict else {p for p in path_list if p.is_file()}
     remove_stale_temps(
         sorted(
@@ -799,6 +831,53 @@ _SUBCOMMANDS = {
 }
 
 
+def _value_options() -> set[str]:
+    """The main command's option names that take a value (the word after them is no path)."""
+    return {
+        name
+        for param in check.params
+        if isinstance(param, click.Option) and not param.is_flag and not param.count
+        for name in param.opts + param.secondary_opts
+    }
+
+
+def _first_word(args: list[str]) -> int | None:
+    """The index of the first positional argument of the main command in `args`, if any."""
+    takes_value, i = _value_options(), 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":  # what follows is paths, literally
+            return None
+        if arg == "-" or not arg.startswith("-"):
+            return i
+        i += 2 if arg in takes_value else 1
+    return None
+
+
+def _command_words(args: list[str]) -> list[str]:
+    """`args` with `check` in the path position read as `--check` (ruff's `ruff check` reports
+    without writing), refusing a word there that is neither a command nor an existing path:
+    a mistyped command must not leave the other paths to be fixed in place."""
+    i = _first_word(args)
+    if i is None:
+        return args
+    word = args[i]
+    if word == "check":
+        return [*args[:i], "--check", *args[i + 1 :]]
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", word) or os.path.lexists(word):
+        return args
+    if word in _SUBCOMMANDS:
+        raise click.UsageError(
+            f"'{word}' is a subcommand: give it first, as in `jaxfix {word} ...`"
+        )
+    close = difflib.get_close_matches(word, ["check", *_SUBCOMMANDS], n=1)
+    hint = f" Did you mean '{close[0]}'?" if close else ""
+    raise click.UsageError(
+        f"no such command or path: '{word}' (commands: check, {', '.join(sorted(_SUBCOMMANDS))}; "
+        f"write ./{word} for a path).{hint}"
+    )
+
+
 class _Jaxfix(click.Group):
     """`jaxfix [OPTIONS] [PATH]...` runs the main command; `jaxfix migrate ...` a subcommand.
 
@@ -824,7 +903,9 @@ class _Jaxfix(click.Group):
     ) -> click.Context:
         if args and args[0] in _SUBCOMMANDS:
             return super().make_context(info_name, args, parent=parent, **extra)
-        return check.make_context(info_name, args, parent=parent, **extra)
+        return check.make_context(
+            info_name, _command_words(args), parent=parent, **extra
+        )
 
     def invoke(self, ctx: click.Context) -> Any:
         return ctx.command.invoke(ctx) if ctx.command is check else super().invoke(ctx)

@@ -26,6 +26,7 @@ from rich.text import Text
 
 from jaxfix.check.registry import codes_range
 from jaxfix.check.runner import default_jobs
+from jaxfix.cli.consoles import make_console
 from jaxfix.cli.flags import options_from, setting_flags, setting_values
 from jaxfix.fleet import journal
 from jaxfix.fleet.dispatch import NOT_STARTED, STOP_SIGNALS, StopRequest, dispatch
@@ -198,12 +199,7 @@ def migrate(
 
     Exit codes: 0 all done; 1 some repository needs attention; 2 usage error; 130 interrupted (143 by SIGTERM, 129 by SIGHUP).
     """
-    console = Console(
-        stderr=True,
-        force_terminal=True if color == "always" else None,
-        no_color=color == "never",
-        highlight=False,
-    )
+    console = make_console(color, stdout=False)
     sources = _sources(repo_paths, repos_file)
     if filters:
         sources = [s for s in sources if matches(s, filters)]

@@ -5,6 +5,7 @@ or a log may hold newlines and terminal escapes, and rich passes ESC through."""
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections import Counter
 from pathlib import Path
@@ -217,34 +218,47 @@ def render_rules(console: Console, rules: dict[str, type[Rule]]) -> None:
             )
         return
     table = Table(title="jaxfix rules")
-    for column in ("code", "name", "fix safety", "summary"):
-        table.add_column(column)
+    for column in (
+        "code",
+        "name",
+    ):  # whole on any width: what --select and --explain take
+        table.add_column(column, no_wrap=True)
+    table.add_column("fix safety")  # what the fixes do is on --explain's page
+    table.add_column("summary", overflow="fold")
     for code, rule in sorted(rules.items()):
-        table.add_row(
-            code,
-            rule.name,
-            f"{rule.fix_safety()}\n{rule.fix_safety_text()}",
-            rule.summary,
-        )
+        table.add_row(code, rule.name, rule.fix_safety(), rule.summary)
     console.print(table)
+
+
+def _repository_links(text: str) -> str:
+    """The page's links to other docs (`../engine.md`, relative to docs/rules/) as paths in the
+    repository (`docs/engine.md`): a terminal cannot open a link relative to a page it never saw."""
+
+    def resolve(link: re.Match[str]) -> str:
+        target = posixpath.normpath(posixpath.join("docs/rules", link[2]))
+        return link[1] if link[1] == target else f"[{link[1]}]({target})"
+
+    return re.sub(r"\[([^\]]*)\]\((?![a-z]+:|#)([^)\s]+)\)", resolve, text)
 
 
 def render_explain(console: Console, rule: type[Rule]) -> None:
     """Markdown as it is when piped (it is the docs/rules page); rendered on a terminal, with
-    code blocks printed whole, never wrapped."""
+    code blocks printed whole, never wrapped, and links written out, not hidden in terminal
+    hyperlinks (a relative one would point nowhere)."""
     text = explain_markdown(rule)
     if not console.is_terminal:
         console.file.write(text)
         return
+    text = _repository_links(text)
     from rich.markdown import Markdown
     from rich.syntax import Syntax
 
     position = 0
     for fence in _FENCE.finditer(text):
-        console.print(Markdown(text[position : fence.start()]))
+        console.print(Markdown(text[position : fence.start()], hyperlinks=False))
         code = fence[2].rstrip("\n")
         for line in Syntax(code, fence[1] or "text").highlight(code).split("\n"):
             console.print(Text("    ") + line, soft_wrap=True)
         console.print()
         position = fence.end()
-    console.print(Markdown(text[position:]))
+    console.print(Markdown(text[position:], hyperlinks=False))

@@ -387,6 +387,8 @@ def _print_summary(console: Console, report: RepairReport) -> None:
     from rich.text import Text
 
     style = "green" if report.passed else "red"
+    if all(r.run.returncode is None for r in report.rounds):
+        return  # the round's line said why, and a table of zeros would add nothing
     console.print(
         Text(printable(f"jaxfix repair: {report.reason}"), style=style), soft_wrap=True
     )

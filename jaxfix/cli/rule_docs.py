@@ -21,7 +21,6 @@ def rule_record(rule: type[Rule]) -> dict[str, Any]:
             {"safety": safety.value, "what": what}
             for safety, what in rule.fixes.items()
         ],
-        "tokens": [[token.decode() for token in group] for group in rule.tokens],
     }
 
 

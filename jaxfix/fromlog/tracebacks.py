@@ -154,6 +154,16 @@ def find_tracebacks(log: Iterable[LogLine]) -> Iterator[Traceback]:
         elif _PYTEST_HEADER.match(text):
             tracebacks, index = _pytest_block(lines, index + 1)
             yield from tracebacks
+        elif _CPYTHON_FRAME.match(
+            text
+        ):  # an excerpt without its `Traceback (...)` line
+            traceback, index = _cpython(lines, index, headed=False)
+            yield traceback
+        elif _pytest_entry(
+            lines, index
+        ):  # an excerpt without its `___ test ___` header
+            tracebacks, index = _pytest_block(lines, index, headed=False)
+            yield from tracebacks
         else:
             line_style = _pytest_line_style(lines[index])
             if line_style is not None:
@@ -164,11 +174,18 @@ def find_tracebacks(log: Iterable[LogLine]) -> Iterator[Traceback]:
 # -- CPython -------------------------------------------------------------------------------------
 
 
-def _cpython(lines: _Window, index: int) -> tuple[Traceback, int]:
+def _cpython(
+    lines: _Window, index: int, *, headed: bool = True
+) -> tuple[Traceback, int]:
+    """From the `Traceback (most recent call last):` line, or (not `headed`) from the first
+    `File` line of an excerpt that left it out, whose frames are indented two more."""
     start = index
     indent = len(lines[index].text) - len(lines[index].text.lstrip())
     frames: list[Frame] = []
-    index += 1
+    if headed:
+        index += 1
+    else:
+        indent = max(indent - 2, 0)
     exception = None
     while lines.has(index):
         text = lines[index].text
@@ -330,10 +347,26 @@ def _ipython_frame(
 # -- pytest --------------------------------------------------------------------------------------
 
 
-def _pytest_block(lines: _Window, index: int) -> tuple[list[Traceback], int]:
+def _pytest_entry(lines: _Window, index: int) -> bool:
+    """Whether `index` starts a short-style entry (`path:line: in func` over its indented
+    source line): an excerpt of a failure copied without the test's header."""
+    location = _PYTEST_LOCATION.match(lines[index].text)
+    return bool(
+        location
+        and (location["rest"] or "").startswith("in ")
+        and lines.has(index + 1)
+        and lines[index + 1].text.startswith("    ")
+        and lines[index + 1].text.strip()
+    )
+
+
+def _pytest_block(
+    lines: _Window, index: int, *, headed: bool = True
+) -> tuple[list[Traceback], int]:
     """One test's failure: entries split by `_ _ _` lines, each with a `path:line:` location
     after its code (long, auto) or before it (short), and the `E   ` lines of the exception;
-    a chained exception's parts are separate tracebacks."""
+    a chained exception's parts are separate tracebacks. Without the test's header (an
+    excerpt), the failure ends with its `E` lines."""
     start = index
     frames: list[Frame] = []
     pending_source: str | None = (
@@ -360,6 +393,8 @@ def _pytest_block(lines: _Window, index: int) -> tuple[list[Traceback], int]:
     while lines.has(index):
         text = lines[index].text
         if _PYTEST_HEADER.match(text) or _PYTEST_SECTION.match(text):
+            break
+        if not headed and errors and not _PYTEST_ERROR.match(text):
             break
         if text.startswith(_CHAIN):
             flush(index)

@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from jaxfix.settings.options import DEFAULT_LINE_LENGTH, Options
+from jaxfix.settings.options import DEFAULT_LINE_LENGTH, ImportOrder, Options
 from jaxfix.settings.rule_settings import did_you_mean, kind_problem, rule_values
 from jaxfix.settings.table import (
     ALIASES,
@@ -55,6 +55,13 @@ def load_config(path: Path | None) -> Config:
     )
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.jaxfix] must be a table")
+    if (
+        "extend-exclude" in table
+    ):  # ruff's key: here `exclude` never replaces the built-in skips
+        extra, given = table.pop("extend-exclude"), table.get("exclude", [])
+        if not isinstance(extra, list) or not isinstance(given, list):
+            raise ConfigError(f"{path}: 'extend-exclude' and 'exclude' must be lists")
+        table = {**table, "exclude": [*given, *extra]}
     for alias, key in ALIASES.items():
         if alias in table:
             if key in table:
@@ -124,7 +131,11 @@ def load(config_file: Path | None, paths: list[Path]) -> Config:
     the line length from the formatter's config found from there."""
     start = paths[0] if paths else Path.cwd()
     config = load_config(config_file or find_pyproject(start))
-    return replace(config, line_length=line_length(config_file or start))
+    return replace(
+        config,
+        line_length=line_length(config_file or start),
+        import_order=import_order(config_file or start),
+    )
 
 
 def line_length(start: Path) -> int:
@@ -152,6 +163,46 @@ def line_length(start: Path) -> int:
             if isinstance(value, int) and not isinstance(value, bool) and value > 0:
                 return value
     return DEFAULT_LINE_LENGTH
+
+
+def import_order(start: Path) -> ImportOrder:
+    """ruff's isort settings that order imports, from the ruff config found as ruff finds it:
+    from `start` upward, the first .ruff.toml, ruff.toml or pyproject.toml with [tool.ruff];
+    its `[lint.isort]` (or the older `[isort]`) table. Values of the wrong type are ignored."""
+    start = start.absolute()
+    for directory in (start, *start.parents) if start.is_dir() else start.parents:
+        for name, table in (
+            (".ruff.toml", ()),
+            ("ruff.toml", ()),
+            ("pyproject.toml", ("tool", "ruff")),
+        ):
+            candidate = directory / name
+            if not candidate.is_file():
+                continue
+            try:
+                data: Any = read_toml(candidate)
+            except ConfigError:
+                continue
+            for key in table:
+                data = data.get(key) if isinstance(data, dict) else None
+            if not isinstance(data, dict):
+                continue
+            lint = data.get("lint")
+            isort = (lint.get("isort") if isinstance(lint, dict) else None) or data.get(
+                "isort"
+            )
+            values = isort if isinstance(isort, dict) else {}
+            given = {
+                field: values[key]
+                for field, key in (
+                    ("force_sort_within_sections", "force-sort-within-sections"),
+                    ("order_by_type", "order-by-type"),
+                    ("case_sensitive", "case-sensitive"),
+                )
+                if isinstance(values.get(key), bool)
+            }
+            return ImportOrder(**given)
+    return ImportOrder()
 
 
 # What marks a project's root directory when no config file does (issue 40: the project, not
@@ -202,7 +253,8 @@ def project_roots(config: Config, paths: list[Path]) -> tuple[Path, ...]:
 
 
 def _given(value: Any) -> bool:
-    return value not in (None, (), [], False)
+    """A flag's value was given: a switch's False is its `--no-` form."""
+    return value is not None and (isinstance(value, bool) or value not in ((), []))
 
 
 def _rule_settings(
@@ -293,4 +345,9 @@ def build_options(
         target = target_version(config, flags.get("target_version"), start)
     except ValueError as error:
         raise SettingError(str(error)) from None
-    return Options(**values, jax_version=target.version, line_length=config.line_length)
+    return Options(
+        **values,
+        jax_version=target.version,
+        line_length=config.line_length,
+        import_order=config.import_order,
+    )

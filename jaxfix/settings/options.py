@@ -33,6 +33,16 @@ def raises_on(raises_since: str | None, target: tuple[int, ...] | None) -> bool:
 
 
 @dataclass(frozen=True)
+class ImportOrder:
+    """The project's ruff isort settings that order an added import (`[tool.ruff.lint.isort]`):
+    ruff's defaults unless its config says otherwise."""
+
+    force_sort_within_sections: bool = False
+    order_by_type: bool = True
+    case_sensitive: bool = False
+
+
+@dataclass(frozen=True)
 class Options:
     # Rule modules registered besides jaxfix's own (`--rule-module`), paths made absolute: a
     # worker started by spawn registers them again from here.
@@ -50,6 +60,9 @@ class Options:
     max_log_size: int = DEFAULT_MAX_LOG_SIZE
     line_length: int = DEFAULT_LINE_LENGTH  # the project's formatter's (ruff, black): fixes stay within it
     max_parse_memory: int = DEFAULT_MAX_PARSE_MEMORY
+    import_order: ImportOrder = (
+        ImportOrder()
+    )  # ruff's isort settings: added imports stay sorted
     # Where `import a.b` is looked up among the project's files (jaxfix.settings.config.project_roots).
     project_roots: tuple[Path, ...] = ()
     # Changed-lines mode (--diff-base): resolved path -> the lines that may be reported and fixed.

@@ -7,7 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jaxfix.settings.options import DEFAULT_LINE_LENGTH, DEFAULT_MAX_FILE_SIZE
+from jaxfix.settings.options import (
+    DEFAULT_LINE_LENGTH,
+    DEFAULT_MAX_FILE_SIZE,
+    ImportOrder,
+)
 from jaxfix.settings.table import SettingError
 from jaxfix.sources.file_io import ReadError, read_regular
 
@@ -24,6 +28,7 @@ class Config:
         DEFAULT_LINE_LENGTH  # found in ruff's or black's config, not in [tool.jaxfix]
     )
     notes: tuple[str, ...] = ()  # deprecations, said once on stderr
+    import_order: ImportOrder = ImportOrder()  # found in ruff's config
 
 
 def read_toml(path: Path) -> dict[str, Any]:

@@ -1,6 +1,8 @@
-"""Imports a fix needs, added where isort puts them (ruff's `I001` with its default settings),
-not after the last import: `import jax` goes among the third-party imports of the module's first
-import block, plain imports before `from` imports, each kind by module name.
+"""Imports a fix needs, added where isort puts them (ruff's `I001` with the project's
+`[tool.ruff.lint.isort]` settings that order: force-sort-within-sections, order-by-type,
+case-sensitive), not after the last import: `import jax` goes among the third-party imports of
+the module's first import block, plain imports before `from` imports, each kind by module name;
+a name merged into a sorted `from` import takes its sorted place among the names.
 
 LibCST's AddImportsVisitor decides what is missing and merges names into an existing `from`
 import; only where a new statement lands changes. A statement is never put between a comment
@@ -10,11 +12,16 @@ place is there, the new import stays where AddImportsVisitor put it.
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import libcst as cst
+from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
+
+from jaxfix.settings.options import ImportOrder
 
 _Statement = cst.SimpleStatementLine | cst.BaseCompoundStatement
 
@@ -44,19 +51,68 @@ def _third_party(node: cst.Import | cst.ImportFrom) -> bool:
     )
 
 
-def _key(node: cst.Import | cst.ImportFrom) -> tuple[int, str]:
-    """isort's order within a section (force-sort-within-sections off): `import` lines first."""
-    return (
-        0 if isinstance(node, cst.Import) else 1,
-        (_module_name(node) or "").lower(),
+def _name_key(name: str, order: ImportOrder) -> tuple[str, ...]:
+    """ruff's comparison of two names: case-insensitive first unless case-sensitive is set."""
+    return (name,) if order.case_sensitive else (name.lower(), name)
+
+
+def _key(node: cst.Import | cst.ImportFrom, order: ImportOrder) -> tuple[Any, ...]:
+    """isort's order within a section: `import` lines first, unless force-sort-within-sections
+    sorts both kinds by module name."""
+    kind = 0 if isinstance(node, cst.Import) else 1
+    name = _name_key(_module_name(node) or "", order)
+    return (name, kind) if order.force_sort_within_sections else (kind, name)
+
+
+def _member_key(alias: cst.ImportAlias, order: ImportOrder) -> tuple[Any, ...]:
+    """ruff's order of the names of a `from` import: with order-by-type, CONSTANTS, then
+    Classes, then the rest (ruff_linter's isort `MemberKey`)."""
+    name = alias.evaluated_name
+    kind = 0
+    if order.order_by_type:
+        if len(name) > 1 and name.isupper():
+            kind = 0
+        elif name[:1].isupper():
+            kind = 1
+        else:
+            kind = 2
+    return (kind, _name_key(name, order), alias.evaluated_alias or "")
+
+
+def _sorted_names(
+    original: Sequence[cst.ImportAlias],
+    names: Sequence[cst.ImportAlias],
+    order: ImportOrder,
+) -> list[cst.ImportAlias] | None:
+    """`names` (the original's and the added ones) in ruff's order, where the original's were
+    in it (a file not kept sorted keeps its order); the separators stay where they were."""
+    key = functools.partial(_member_key, order=order)
+    if list(original) != sorted(original, key=key) or len(names) == len(original):
+        return None
+    separators = [
+        alias.comma for alias in original[:-1] if isinstance(alias.comma, cst.Comma)
+    ]
+    separator = (
+        separators[0]
+        if separators
+        else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     )
+    ordered = sorted(names, key=key)
+    return [
+        alias.with_changes(
+            comma=original[-1].comma if index == len(ordered) - 1 else separator
+        )
+        for index, alias in enumerate(ordered)
+    ]
 
 
 def _blank_only(statement: _Statement) -> bool:
     return all(line.comment is None for line in statement.leading_lines)
 
 
-def _place(block: list[_Statement], new: _Statement) -> list[_Statement] | None:
+def _place(
+    block: list[_Statement], new: _Statement, order: ImportOrder
+) -> list[_Statement] | None:
     """`block` (the module's first imports) with `new` in its sorted place; None when that place
     is not one to write at."""
     node = _import(new)
@@ -80,7 +136,7 @@ def _place(block: list[_Statement], new: _Statement) -> list[_Statement] | None:
     group = next(iter(same or [run for run in runs if run]), None)
     if group is None:
         return None
-    after = next((i for i, n in group if _key(n) > _key(node)), None)
+    after = next((i for i, n in group if _key(n, order) > _key(node, order)), None)
     if after is None:  # last of its group
         position = group[-1][0] + 1
         placed = new.with_changes(leading_lines=())
@@ -98,6 +154,23 @@ def _place(block: list[_Statement], new: _Statement) -> list[_Statement] | None:
 
 
 class SortedAddImportsVisitor(AddImportsVisitor):
+    def __init__(
+        self, context: CodemodContext, order: ImportOrder = ImportOrder()
+    ) -> None:
+        super().__init__(context)
+        self.order = order
+
+    def leave_ImportFrom(
+        self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom
+    ) -> cst.ImportFrom:
+        merged = super().leave_ImportFrom(original_node, updated_node)
+        if isinstance(updated_node.names, cst.ImportStar) or isinstance(
+            merged.names, cst.ImportStar
+        ):
+            return merged
+        names = _sorted_names(updated_node.names, merged.names, self.order)
+        return merged if names is None else merged.with_changes(names=names)
+
     def leave_Module(
         self, original_node: cst.Module, updated_node: cst.Module
     ) -> cst.Module:
@@ -109,6 +182,6 @@ class SortedAddImportsVisitor(AddImportsVisitor):
             return added
         new_block = list(body[len(before) : start])
         for statement in body[start:end]:
-            placed = _place(new_block, statement)
+            placed = _place(new_block, statement, self.order)
             new_block = placed if placed is not None else [*new_block, statement]
         return added.with_changes(body=(*body[: len(before)], *new_block, *body[end:]))

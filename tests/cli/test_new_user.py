@@ -425,7 +425,7 @@ def test_10_help_names_the_formats_and_help_format_describes_them(project):
     shown = "".join(
         invoke("--help", cwd=project).stdout.split()
     )  # without click's line breaks
-    option = shown.split("--formatNAME")[1].split("--help-format")[0]
+    option = shown.split("--output-formatNAME")[1].split("--help-format")[0]
     assert (
         f"amachineformataloneonstdout:{','.join(sorted(FORMATS))}." in option
         and "docs/" not in option

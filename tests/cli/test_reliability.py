@@ -281,7 +281,7 @@ def test_a_rule_crash_is_isolated_to_its_file(monkeypatch):
 def test_unparsable_fix_output_is_refused(monkeypatch):
     import libcst as cst
 
-    def broken_apply(module, fixes, analysis, line_length):
+    def broken_apply(module, fixes, analysis, line_length, order):
         return cst.parse_module("x = (\n    1\n)\n").with_changes(
             body=[cst.SimpleStatementLine([cst.Expr(cst.Name("def"))])]
         )

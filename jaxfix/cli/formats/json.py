@@ -6,6 +6,7 @@ import json
 
 from jaxfix import __version__
 from jaxfix.cli.formats import RunInfo, register
+from jaxfix.cli.formats._suggestions import Comment, comments
 from jaxfix.cli.rule_docs import rule_record
 from jaxfix.ground.diagnostics import Diagnostic, FileResult, Location
 from jaxfix.sources.paths import display_path
@@ -17,13 +18,39 @@ def _location(location: Location) -> dict:
     return {"line": location.line, "column": location.column, **cell}
 
 
-def _diagnostic(diagnostic: Diagnostic) -> dict:
+def _edit(comment: Comment) -> dict:
+    """A hunk of the file's fix as ruff's JSON writes an edit: whole original lines replaced."""
+    return {
+        "content": "".join(comment.replacement or ()),
+        "location": {"row": comment.first, "column": 1},
+        "end_location": {"row": comment.last + 1, "column": 1},
+    }
+
+
+def _edits(result: FileResult) -> dict[Diagnostic, list[dict]]:
+    """Each applied fix's hunks of the file's diff, with the hunks no fix claims (the imports
+    they need) given to every fix, as a ruff fix carries its import edit."""
+    hunks = [
+        c
+        for c in comments(result, result.diagnostics, suggest=True)
+        if c.replacement is not None
+    ]
+    shared = [_edit(c) for c in hunks if not c.diagnostics]
+    return {
+        d: [_edit(c) for c in hunks if d in c.diagnostics] + shared
+        for d in result.diagnostics
+        if d.applied
+    }
+
+
+def _diagnostic(diagnostic: Diagnostic, edits: dict[Diagnostic, list[dict]]) -> dict:
     fix = None
     if diagnostic.fix_title is not None and diagnostic.fix_safety is not None:
         fix = {
             "title": diagnostic.fix_title,
             "safety": diagnostic.fix_safety.value,
             "applied": diagnostic.applied,
+            "edits": edits.get(diagnostic, []),
         }
     return {
         "code": diagnostic.code,
@@ -45,13 +72,14 @@ def _file(result: FileResult) -> dict:
             "message": result.error,
             **(_location(result.error_location) if result.error_location else {}),
         }
-    diff = None
-    if result.source is not None and result.fixed is not None:
+    diff, edits = None, {}
+    if result.source is not None and result.fixed is not None and result.error is None:
         diff = unified_diff_text(display_path(result.path), result.source, result.fixed)
+        edits = _edits(result)
     return {
         "path": display_path(result.path),
         "status": result.outcome.value,
-        "diagnostics": [_diagnostic(d) for d in result.diagnostics],
+        "diagnostics": [_diagnostic(d, edits) for d in result.diagnostics],
         "diff": diff,
         "error": error,
     }

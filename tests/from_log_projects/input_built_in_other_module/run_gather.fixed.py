@@ -2,7 +2,7 @@
 # static: fixed
 # result: [0, 1, 2, 3, 4, 5, 6, 7] {'x': 4, 'y': 2}
 import jax
-from jax.sharding import NamedSharding, AxisType, PartitionSpec as P
+from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
 from jax._src.shard_map import top_level_all_gather
 
 from gather_data import batch
