@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import fields, replace
+from dataclasses import fields, is_dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -191,6 +191,10 @@ def _changed(value):
         return "changed"
     if value == {}:  # a rule's settings
         return {"JAX002": {"fill-axis": "data"}}
+    if is_dataclass(value):  # e.g. the import order: each field changed
+        return replace(
+            value, **{f.name: _changed(getattr(value, f.name)) for f in fields(value)}
+        )
     raise AssertionError(f"teach this test how to change {value!r}")
 
 

@@ -60,7 +60,7 @@ def test_the_fix_imports_named_sharding_when_the_module_spells_it_through_jax():
     found, fixed = jax003(source)
     assert len(found) == 1
     assert (
-        "from jax.sharding import NamedSharding, AxisType, PartitionSpec as P" in fixed
+        "from jax.sharding import AxisType, NamedSharding, PartitionSpec as P" in fixed
     )
 
 
