@@ -9,28 +9,16 @@ import libcst as cst
 
 from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.analysis.ast_engine.values import Mesh
-from jaxfix.analysis.names import EXPECTED_ERROR_METHODS
+from jaxfix.analysis.names import EXPECTED_ERROR_METHODS, SIGNATURES, Api
 from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.text import not_fixed, with_note
 from jaxfix.ground.diagnostics import Fix, Safety
 from jaxfix.settings.options import Options
 
 PJIT = "jax.experimental.pjit.pjit"
-# pjit's parameters that may be passed by position after `fun` (jax 0.10.2 and 0.12.0.1);
-# `jax.jit` takes them by keyword only.
-_PJIT_POSITIONAL = (
-    "in_shardings",
-    "out_shardings",
-    "static_argnums",
-    "static_argnames",
-    "donate_argnums",
-    "donate_argnames",
-    "keep_unused",
-    "device",
-    "backend",
-    "inline",
-    "compiler_options",
-)
+# pjit's parameters that may be passed by position after `fun` (jax 0.10.2 and 0.12.0.1):
+# `jax.jit`'s keyword-only ones, in the same order.
+_PJIT_POSITIONAL = SIGNATURES[Api.JIT].keyword_only
 # The context managers of unittest, absltest and pytest that test an error or a warning.
 _TESTS_ERRORS = frozenset(
     {*EXPECTED_ERROR_METHODS, "assertWarns", "assertWarnsRegex", "raises", "warns"}
