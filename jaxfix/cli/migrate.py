@@ -8,8 +8,10 @@ Exit codes: 0 every repository done with nothing left; 1 some repository was ref
 from __future__ import annotations
 
 import hashlib
+import os
 import signal
 import sys
+import urllib.parse
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
@@ -24,6 +26,7 @@ from rich.progress import Progress
 from rich.table import Table
 from rich.text import Text
 
+from jaxfix.bot.rest import ApiError
 from jaxfix.check.registry import codes_range
 from jaxfix.check.runner import default_jobs
 from jaxfix.cli.consoles import make_console
@@ -37,6 +40,13 @@ from jaxfix.fleet.executors import (
     LocalPool,
     MissingExtra,
     require_dask,
+)
+from jaxfix.fleet.pulls import (
+    DEFAULT_API,
+    HOSTS,
+    TOKEN_VARIABLES,
+    CodeHost,
+    open_request,
 )
 from jaxfix.fleet.resume import own_branch, result_options, why_redo
 from jaxfix.fleet.sources import (
@@ -97,6 +107,17 @@ _STATUS_STYLES = {
     "--push",
     is_flag=True,
     help="Push the branch to each URL's remote (refused if it exists there, unless --force-branch).",
+)
+@click.option(
+    "--open-pr",
+    "open_pr",
+    type=click.Choice(HOSTS),
+    help="With --push: open a pull request (github) or merge request (gitlab) for each pushed branch, unless one is open; the token comes from $GITHUB_TOKEN or $GITLAB_TOKEN.",
+)
+@click.option(
+    "--api-url",
+    metavar="URL",
+    help="The code host's REST API for --open-pr (default: https://api.github.com, https://gitlab.com/api/v4).",
 )
 @click.option(
     "--scheduler",
@@ -173,6 +194,8 @@ def migrate(
     branch: str,
     force_branch: bool,
     push: bool,
+    open_pr: str | None,
+    api_url: str | None,
     scheduler: str | None,
     verify_command: str | None,
     verify_timeout: float,
@@ -219,6 +242,7 @@ def migrate(
         raise click.UsageError(
             "--repair runs the verify command and writes fixes between its runs: it cannot be a --dry-run"
         )
+    code_host = _code_host(open_pr, api_url, push)
     if scheduler is not None:
         try:
             require_dask()
@@ -284,6 +308,10 @@ def migrate(
     executor = _executor(scheduler, jobs, len(todo), options, push) if todo else None
     try:
         stopped_by = _run(todo, options, executor, record, console, counts)
+        if code_host is not None and stopped_by is None and not dry_run:
+            stopped_by = _open_requests(
+                sources, report, code_host, message, out, console
+            )
         if stopped_by is not None:
             for source in todo:
                 if source.key not in recorded:
@@ -330,6 +358,77 @@ def migrate(
         e.needs_attention or (dry_run and e.status is Status.CHANGED) for e in entries
     )
     sys.exit(EXIT_ATTENTION if attention else EXIT_DONE)
+
+
+def _code_host(open_pr: str | None, api_url: str | None, push: bool) -> CodeHost | None:
+    """Where --open-pr opens requests, with the token from the environment (never a flag or a
+    file, so it is in no shell history, report or repository)."""
+    if open_pr is None:
+        if api_url is not None:
+            raise click.UsageError("--api-url is for --open-pr")
+        return None
+    if not push:
+        raise click.UsageError(
+            "--open-pr needs --push: a pull request needs the branch on the remote"
+        )
+    url = api_url or DEFAULT_API[open_pr]
+    if urllib.parse.urlsplit(url).scheme not in ("http", "https"):
+        raise click.BadParameter(f"{url!r} is no http(s) URL", param_hint="--api-url")
+    variable = TOKEN_VARIABLES[open_pr]
+    token = os.environ.get(variable, "").strip()
+    if not token:
+        raise click.UsageError(f"--open-pr {open_pr} needs a token in ${variable}")
+    return CodeHost(open_pr, url, token)
+
+
+def _open_requests(
+    sources: list[RepoSource],
+    report: dict[str, RepoReport],
+    host: CodeHost,
+    message: str | None,
+    out: Path,
+    console: Console,
+) -> int | None:
+    """A pull (merge) request for each repository of the run whose branch is pushed and has
+    none recorded; each result recorded as it comes. The stop signal if interrupted."""
+    stop = StopRequest()
+    api = host.client()
+    with signals_handled(stop, *STOP_SIGNALS):
+        for source in sources:
+            entry = report.get(source.key)
+            if (
+                stop.requested
+                or source.url is None
+                or entry is None
+                or entry.status is not Status.CHANGED
+                or not entry.pushed
+                or entry.dry_run
+                or entry.pull_request is not None
+            ):
+                continue
+            try:
+                entry = replace(
+                    entry,
+                    pull_request=open_request(host, api, entry, source.url, message),
+                    pull_request_error=None,
+                )
+                console.print(
+                    f"{printable(entry.name)}: {printable(entry.pull_request or '')}",
+                    markup=False,
+                )
+            except ApiError as error:
+                entry = replace(entry, pull_request_error=str(error))
+                console.print(
+                    f"{printable(entry.name)}: no {_REQUEST[host.kind]}: {error}",
+                    style="red",
+                    markup=False,
+                )
+            report[entry.repo] = entry
+            journal.append(out, entry)
+    return (stop.signum or signal.SIGINT) if stop.requested else None
+
+
+_REQUEST = {"github": "pull request", "gitlab": "merge request"}
 
 
 def _now() -> str:
@@ -560,6 +659,10 @@ def report_markdown(entries: list[RepoReport]) -> str:
             else []
         )
         notes += [f"- left: {markdown_text(x)}" for x in e.left]
+        if e.pull_request_error:
+            notes.append(f"- no pull request: {markdown_text(e.pull_request_error)}")
+        if e.log:
+            notes.append(f"- log: {markdown_code(e.log)}")
         notes += [f"- target JAX {markdown_text(e.target_jax)}"] if e.target_jax else []
         if e.commit:
             files = ", ".join(
@@ -573,6 +676,8 @@ def report_markdown(entries: list[RepoReport]) -> str:
                 + (" (pushed)" if e.pushed else "")
                 + (f", {files}" if files else ""),
             )
+            if e.pull_request:
+                notes.insert(1, f"- opened for review: {markdown_code(e.pull_request)}")
         elif e.patch and e.status is Status.IMPROVED:
             changed = ", ".join(map(markdown_code, e.files_changed))
             notes.insert(

@@ -100,6 +100,7 @@ def _migrate_clone(
             url,
             str(clone),
         )
+        cloned = _git(clone, "symbolic-ref", "--quiet", "--short", "HEAD").strip()
         remote_tip = _remote_tip(clone, options.branch) if push else None
         # Without --force-branch, the remote's branch is left alone unless it is this very migration,
         # pushed by an earlier run (e.g. one whose worker died before reporting): one commit on HEAD.
@@ -111,7 +112,7 @@ def _migrate_clone(
     except GitError as error:
         return Outcome(replace(entry, status=Status.FAILED, reason=str(error)))
     migrated, patch = migrate_repo(clone, options)
-    entry = replace(migrated, repo=source.key, name=source.name)
+    entry = replace(migrated, repo=source.key, name=source.name, base_branch=cloned)
     if entry.status is not Status.CHANGED or options.dry_run:
         return Outcome(entry, patch)  # with --dry-run, the would-be diff
     base = entry.base

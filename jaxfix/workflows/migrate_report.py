@@ -77,6 +77,12 @@ class RepoReport:
         None  # the run's options that shape results (fleet/resume.py)
     )
     finished: str | None = None  # when it was recorded, UTC, ISO 8601
+    base_branch: str | None = (
+        None  # a clone's branch, the one a pull request merges into
+    )
+    pull_request: str | None = None  # --open-pr: its web address
+    pull_request_error: str | None = None  # --open-pr: why none could be opened
+    log: str | None = None  # the repository's log, a file name under --out
 
     @property
     def done(self) -> bool:
@@ -85,7 +91,9 @@ class RepoReport:
 
     @property
     def needs_attention(self) -> bool:
-        return not self.done or bool(self.left or self.file_errors)
+        return not self.done or bool(
+            self.left or self.file_errors or self.pull_request_error
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -113,6 +121,10 @@ class RepoReport:
             "baseline": self.baseline,
             "options": self.options,
             "finished": self.finished,
+            "base_branch": self.base_branch,
+            "pull_request": self.pull_request,
+            "pull_request_error": self.pull_request_error,
+            "log": self.log,
         }
 
     @classmethod
@@ -143,4 +155,8 @@ class RepoReport:
             baseline=data.get("baseline"),
             options=data.get("options"),  # absent from reports written before options
             finished=data.get("finished"),
+            base_branch=data.get("base_branch"),  # absent before --open-pr
+            pull_request=data.get("pull_request"),
+            pull_request_error=data.get("pull_request_error"),
+            log=data.get("log"),
         )

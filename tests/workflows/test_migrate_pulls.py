@@ -1,0 +1,136 @@
+"""`jaxfix migrate --push --open-pr`: one pull (merge) request per pushed branch, against the
+local fake code host (tests/fake_code_host.py), never a real one."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from fake_code_host import Host, Server
+from workflows.test_fleet import (  # noqa: F401 - the fixtures are autouse
+    BRANCH,
+    bare,
+    fleet_env,
+    refs,
+    run,
+    scratch_dir,
+)
+from workflows.test_migrate import BEFORE, CLEAN_CODE, isolated_git  # noqa: F401
+
+TOKEN = "secret-token"
+
+
+@pytest.fixture
+def host(monkeypatch):
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    monkeypatch.setenv("GITLAB_TOKEN", TOKEN)
+    fake = Host(token=TOKEN)
+    with Server(fake) as url:
+        yield fake, url
+
+
+def fleet(tmp_path: Path) -> list[Path]:
+    return [
+        bare(tmp_path, "alpha", {"model.py": BEFORE}),
+        bare(tmp_path, "beta", {"model.py": BEFORE}),
+        bare(tmp_path, "clean", {"model.py": CLEAN_CODE}),
+    ]
+
+
+def test_github_one_pull_request_per_pushed_branch_and_none_twice(tmp_path, host):
+    fake, url = host
+    remotes = fleet(tmp_path)
+    urls = [r.as_uri() for r in remotes]
+    args = ["--push", "--open-pr", "github", "--api-url", url, "--out", "out", *urls]
+    code, report, stderr = run(*args)
+    assert code == 0, stderr
+    assert not fake.violations
+    assert sorted((p["repo"], p["head"], p["base"]) for p in fake.pulls) == [
+        ("remotes/alpha", BRANCH, "main"),
+        ("remotes/beta", BRANCH, "main"),
+    ]
+    pull = fake.pulls[0]
+    assert pull["title"] == "Fix JAX sharding code that recent JAX releases reject"
+    assert "JAX001" in pull["body"] and "`model.py`" in pull["body"]
+    assert report["alpha"]["pull_request"].startswith("https://github.example/")
+    assert report["clean"]["pull_request"] is None
+    assert BRANCH in refs(remotes[0])  # pushed before it was opened
+    assert TOKEN not in stderr and TOKEN not in Path("out/report.json").read_text()
+
+    # A re-run with the same --out: done, nothing asked of the host.
+    asked = len(fake.requests)
+    code, report, stderr = run(*args)
+    assert code == 0, stderr
+    assert len(fake.requests) == asked and len(fake.pulls) == 2
+
+    # The report lost: the pushed branches are found as they are, the open requests kept.
+    shutil.rmtree("out")
+    code, report, stderr = run(*args)
+    assert code == 0, stderr
+    assert len(fake.pulls) == 2 and not fake.writes("POST")[2:]
+    assert (
+        report["alpha"]["pull_request"] == pull["html_url"]
+        or report["beta"]["pull_request"] == pull["html_url"]
+    )
+    assert not fake.violations
+
+
+def test_gitlab_merge_requests_name_the_project_by_its_path(tmp_path, host):
+    fake, url = host
+    remote = bare(tmp_path, "alpha", {"model.py": BEFORE})
+    args = ["--push", "--open-pr", "gitlab", "--api-url", f"{url}/api/v4"]
+    code, report, stderr = run(*args, "--out", "out", f"{remote.as_uri()}")
+    assert code == 0, stderr
+    assert not fake.violations
+    project = quote(str(remote).strip("/").removesuffix(".git"), safe="")
+    assert [
+        (p["project"], p["source_branch"], p["target_branch"]) for p in fake.pulls
+    ] == [(project, BRANCH, "main")]
+    assert report["alpha"]["pull_request"] == fake.pulls[0]["web_url"]
+    assert fake.tokens_seen and set(fake.tokens_seen) == {TOKEN}
+
+
+def test_a_refused_request_is_one_line_the_token_hidden_and_retried_next_run(
+    tmp_path, host
+):
+    from fake_code_host import Answer
+
+    fake, url = host
+    remote = bare(tmp_path, "alpha", {"model.py": BEFORE})
+    fake.answers["/repos/remotes/alpha/pulls"] = Answer(
+        403, {"message": f"token {TOKEN} lacks the pull_requests scope"}
+    )
+    args = ["--push", "--open-pr", "github", "--api-url", url, "--out", "out"]
+    code, report, stderr = run(*args, remote.as_uri())
+    assert code == 1, stderr
+    assert "alpha: no pull request: GET /repos/remotes/alpha/pulls: HTTP 403" in stderr
+    assert TOKEN not in stderr and TOKEN not in Path("out/report.json").read_text()
+    assert report["alpha"]["status"] == "changed" and report["alpha"]["pushed"]
+    assert "***" in report["alpha"]["pull_request_error"]
+
+    del fake.answers["/repos/remotes/alpha/pulls"]
+    code, report, stderr = run(*args, remote.as_uri())
+    assert code == 0, stderr
+    assert len(fake.pulls) == 1 and report["alpha"]["pull_request_error"] is None
+
+
+@pytest.mark.parametrize(
+    "args, env, says",
+    [
+        (["--open-pr", "github"], {}, "--open-pr needs --push"),
+        (["--push", "--open-pr", "github"], {"GITHUB_TOKEN": ""}, "$GITHUB_TOKEN"),
+        (["--push", "--open-pr", "gitlab"], {"GITLAB_TOKEN": ""}, "$GITLAB_TOKEN"),
+        (["--api-url", "https://h"], {}, "--api-url is for --open-pr"),
+    ],
+)
+def test_open_pr_usage_errors_come_before_any_work(
+    tmp_path, monkeypatch, args, env, says
+):
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    remote = bare(tmp_path, "alpha", {"model.py": BEFORE})
+    code, report, stderr = run(*args, "--out", "out", remote.as_uri())
+    assert code == 2 and says in stderr and not report
