@@ -31,7 +31,7 @@ from jaxfix.check.registry import codes_range
 from jaxfix.check.runner import default_jobs
 from jaxfix.cli.consoles import make_console
 from jaxfix.cli.flags import options_from, setting_flags, setting_values
-from jaxfix.fleet import journal
+from jaxfix.fleet import journal, logs
 from jaxfix.fleet.dispatch import NOT_STARTED, STOP_SIGNALS, StopRequest, dispatch
 from jaxfix.fleet.executors import (
     DaskCluster,
@@ -51,12 +51,14 @@ from jaxfix.fleet.pulls import (
 from jaxfix.fleet.resume import own_branch, result_options, why_redo
 from jaxfix.fleet.sources import (
     RepoSource,
+    branch_for,
     from_list_file,
+    list_line,
     matches,
     parse_source,
     unique_names,
 )
-from jaxfix.fleet.unit import Outcome
+from jaxfix.fleet.unit import Outcome, for_source
 from jaxfix.ground.escaping import (
     markdown_block,
     markdown_code,
@@ -96,7 +98,7 @@ _STATUS_STYLES = {
     "--branch",
     default=DEFAULT_BRANCH,
     show_default=True,
-    help="Branch to create from each repository's HEAD.",
+    help="Branch to create from each repository's HEAD; {name} in it is the repository's name.",
 )
 @click.option(
     "--force-branch",
@@ -128,7 +130,7 @@ _STATUS_STYLES = {
     "--verify",
     "verify_command",
     metavar="CMD",
-    help="Shell command run in the repository after fixing; on failure the fixes are discarded.",
+    help="Shell command run in the repository after fixing; on failure the fixes are discarded. A --repos line's own `verify: CMD` replaces it there.",
 )
 @click.option(
     "--verify-timeout",
@@ -163,6 +165,13 @@ _STATUS_STYLES = {
     "--dry-run",
     is_flag=True,
     help="Check and report only; no branch, no commit, no file touched.",
+)
+@click.option(
+    "--output-format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="json: also print report.json's document on stdout when the run ends (the table stays on stderr).",
 )
 @click.option(
     "--rerun", is_flag=True, help="Also redo repositories report.json lists as done."
@@ -204,6 +213,7 @@ def migrate(
     message: str | None,
     out: Path,
     dry_run: bool,
+    output_format: str,
     rerun: bool,
     filters: tuple[str, ...],
     jobs: int | None,
@@ -233,8 +243,9 @@ def migrate(
     repos = [source.key for source in sources]
     settings = setting_values(params)
     options_from(Config(None, {}), settings)  # flag errors are usage errors, once
-    _check_branch_name(branch)
-    if repair and not verify_command:
+    for name in sorted({branch_for(branch, s.name) for s in sources}):
+        _check_branch_name(name)
+    if repair and not (verify_command or all(s.verify for s in sources)):
         raise click.UsageError(
             "--repair needs --verify CMD: the command whose runs show what to fix"
         )
@@ -260,6 +271,7 @@ def migrate(
         settings=tuple(sorted(settings.items())),
     )
     out.mkdir(parents=True, exist_ok=True)
+    (out / logs.FOLDER).mkdir(exist_ok=True)
     report = load_report(out)
     run_options = result_options(options)
     started = _now()
@@ -267,7 +279,7 @@ def migrate(
     for source in sources:
         earlier = report.get(source.key)
         if not rerun and earlier is not None and _done_before(earlier, dry_run):
-            why = why_redo(earlier, source, run_options)
+            why = why_redo(earlier, source, result_options(for_source(source, options)))
             if why is None:
                 continue
             console.print(
@@ -296,9 +308,11 @@ def migrate(
             outcome.entry,
             patch=patch,
             bundle=bundle,
-            options=run_options,
+            options=result_options(for_source(source, options)),
             finished=_now(),
+            log=f"{logs.FOLDER}/{file_names[source.key]}.log",
         )
+        write_file(out / entry.log, logs.render(entry))
         report[entry.repo] = entry
         recorded.add(entry.repo)
         journal.append(out, entry)  # what a resume reads, whatever happens next
@@ -340,6 +354,8 @@ def migrate(
         finally:
             if executor is not None:
                 executor.close()
+    if output_format == "json":
+        click.echo((out / journal.REPORT_JSON).read_text(encoding="utf-8"), nl=False)
     entries = [report[repo] for repo in repos if repo in report]
     if entries:
         console.print(summary_table(entries))
@@ -425,6 +441,13 @@ def _open_requests(
                 )
             report[entry.repo] = entry
             journal.append(out, entry)
+            if entry.log and (out / entry.log).is_file():
+                with open(out / entry.log, "ab") as log:
+                    log.write(
+                        logs.added(
+                            f"{_REQUEST[host.kind]}: {entry.pull_request or entry.pull_request_error}"
+                        )
+                    )
     return (stop.signum or signal.SIGINT) if stop.requested else None
 
 
@@ -447,22 +470,22 @@ def _keep(path: Path, data: bytes | None) -> str | None:
 def _sources(repo_args: tuple[str, ...], repos_file: Path | None) -> list[RepoSource]:
     """In order, without duplicates; relative paths are from the current directory, or in
     --repos from the list file's directory."""
-    lines = list(repo_args)
+    lines: list[tuple[str, str | None]] = [(arg, None) for arg in repo_args]
     if repos_file is not None:
         directory = repos_file.resolve().parent
         for line in repos_file.read_text(encoding="utf-8").splitlines():
-            line = line.strip()
+            line, verify = list_line(line.strip())
             if (
                 " #" in line and not Path(from_list_file(line, directory)).exists()
             ):  # a path may hold " #" itself
                 line = line[: line.index(" #")].strip()
             if line and not line.startswith("#"):
-                lines.append(from_list_file(line, directory))
+                lines.append((from_list_file(line, directory), verify))
     if not lines:
         raise click.UsageError("give at least one REPO or --repos FILE")
     sources: dict[str, RepoSource] = {}
-    for line in lines:
-        source = parse_source(line)
+    for line, verify in lines:
+        source = replace(parse_source(line), verify=verify)
         sources.setdefault(source.key, source)
     return unique_names(list(sources.values()))
 

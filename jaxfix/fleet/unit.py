@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from jaxfix.fleet.sources import RepoSource
+from jaxfix.fleet.sources import RepoSource, branch_for
 from jaxfix.workflows.git import GitError
 from jaxfix.workflows.git import git as _git
 from jaxfix.workflows.git import git_bytes as _git_bytes
@@ -30,10 +30,21 @@ class Outcome:
     bundle: bytes | None = None  # `git bundle` of it, for repositories given by URL
 
 
+def for_source(source: RepoSource, options: MigrateOptions) -> MigrateOptions:
+    """The run's options as they apply to one repository: its own verify command, its branch
+    (`--branch` with `{name}` in it)."""
+    return replace(
+        options,
+        branch=branch_for(options.branch, source.name),
+        verify=source.verify or options.verify,
+    )
+
+
 def migrate_source(
     source: RepoSource, options: MigrateOptions, push: bool = False
 ) -> Outcome:
     """Migrate one repository of the fleet; `push` applies to repositories given by URL."""
+    options = for_source(source, options)
     if source.url is None:
         if (
             source.rebuild is not None

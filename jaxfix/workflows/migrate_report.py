@@ -4,7 +4,7 @@ entry `jaxfix migrate` writes to report.json (read back to resume a run)."""
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -26,6 +26,9 @@ class VerifyResult:
     passed: bool
     exit_code: int | None  # None when it timed out
     output_tail: str = ""  # kept only on failure
+    # Its whole output (its last megabyte), passed or failed: for the repository's log in
+    # --out, never in report.json.
+    output: str = field(default="", compare=False)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -145,7 +145,7 @@ def test_fleet_each_outcome(tmp_path):
     }
     for repo, before in untouched.items():
         assert snapshot(repo) == before, f"{repo.name} was touched"
-    assert report["dirty"]["reason"] == "has uncommitted changes"
+    assert report["dirty"]["reason"] == "has uncommitted changes (model.py, staged.py)"
     assert report["not-a-repo"]["reason"] == "not a git work tree"
     assert not has_branch(clean)
 
