@@ -234,6 +234,7 @@ def migrate(
     """
     console = make_console(color, stdout=False)
     sources = _sources(repo_paths, repos_file)
+    every = {source.key for source in sources}  # listed, --filter or not
     if filters:
         sources = [s for s in sources if matches(s, filters)]
         if not sources:
@@ -337,6 +338,8 @@ def migrate(
                         reason=NOT_STARTED,
                     )
     finally:  # also on an error: the report says what finished
+        for key, entry in report.items():  # earlier runs' repositories no longer listed
+            report[key] = replace(entry, listed=key in every)
         try:
             journal.write_snapshot(
                 out,
@@ -682,6 +685,9 @@ def report_markdown(entries: list[RepoReport]) -> str:
             else []
         )
         notes += [f"- left: {markdown_text(x)}" for x in e.left]
+        notes += [f"- {markdown_text(x)}" for x in e.notes]
+        if not e.listed:
+            notes.append("- not in the last run's list: recorded by an earlier run")
         if e.pull_request_error:
             notes.append(f"- no pull request: {markdown_text(e.pull_request_error)}")
         if e.log:
@@ -751,6 +757,7 @@ def _print_entry(console: Console, entry: RepoReport) -> None:
         )
     if entry.reason:
         details.append(entry.reason)
+    details += entry.notes
     if (
         entry.errors and entry.status is not Status.IMPROVED
     ):  # improved: its reason counts them

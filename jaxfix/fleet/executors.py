@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from jaxfix.check.runner import default_jobs
 from jaxfix.fleet.sources import RepoSource
-from jaxfix.fleet.unit import Outcome, migrate_source
+from jaxfix.fleet.unit import Outcome, migrate_source, retried, with_note
 from jaxfix.ground.interrupts import signals_handled
 from jaxfix.workflows.migrate import MigrateOptions
 
@@ -267,8 +267,12 @@ class DaskCluster:
             time.sleep(_POLL_SECONDS)
 
     def outcome(self, handle: Any) -> Outcome:
+        """The scheduler re-runs a task whose worker died: how often is read from it (its
+        task's `suspicious` count) and said in the report."""
         try:
-            return handle.result()
+            outcome: Outcome = handle.result()
+            lost = self._lost(handle.key)
+            return with_note(outcome, retried(lost)) if lost else outcome
         except self.distributed.KilledWorker as error:
             raise Lost(
                 error.allowed_failures + 1,
@@ -276,6 +280,12 @@ class DaskCluster:
             ) from None
         finally:
             handle.release()
+
+    def _lost(self, key: str) -> int:
+        try:
+            return int(self.client.run_on_scheduler(_suspicious, key))
+        except Exception:  # noqa: BLE001 - a scheduler without jaxfix: nothing to say
+            return 0
 
     def interrupt(self) -> None:
         pass  # running repositories finish on their workers and are recorded
@@ -287,6 +297,12 @@ class DaskCluster:
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()
+
+
+def _suspicious(key: str, dask_scheduler: Any = None) -> int:
+    """Runs on the scheduler: how many workers died running the task `key`."""
+    task = dask_scheduler.tasks.get(key) if dask_scheduler is not None else None
+    return int(getattr(task, "suspicious", 0) or 0)
 
 
 @contextmanager

@@ -15,6 +15,7 @@ def render(entry: RepoReport) -> bytes:
         f"status: {entry.status.value}" + (" (dry run)" if entry.dry_run else ""),
     ]
     lines += [f"reason: {entry.reason}"] if entry.reason else []
+    lines += [f"note: {note}" for note in entry.notes]
     for label, value in (
         ("finished", entry.finished),
         ("base", entry.base),

@@ -30,6 +30,19 @@ class Outcome:
     bundle: bytes | None = None  # `git bundle` of it, for repositories given by URL
 
 
+def retried(times: int) -> str:
+    """The note of a repository whose earlier runs were lost with their worker."""
+    return (
+        f"its worker was lost {times} time{'s' if times != 1 else ''} (killed, or out of "
+        "memory) before this run of it"
+    )
+
+
+def with_note(outcome: Outcome, note: str) -> Outcome:
+    entry = outcome.entry
+    return replace(outcome, entry=replace(entry, notes=(*entry.notes, note)))
+
+
 def for_source(source: RepoSource, options: MigrateOptions) -> MigrateOptions:
     """The run's options as they apply to one repository: its own verify command, its branch
     (`--branch` with `{name}` in it)."""

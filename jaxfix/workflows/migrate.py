@@ -46,6 +46,10 @@ from jaxfix.write.diffs import unified_diff
 from jaxfix.write.safe_write import WriteError, replace_source
 
 DEFAULT_BRANCH = "jaxfix/migrate"
+RECOVERED = (
+    "a killed jaxfix run's unfinished edits were found (its journal in the git directory) "
+    "and put back before this run"
+)
 _UNCOMMITTED = "has uncommitted changes"
 _JOURNALED_SIZE = 1 << 30  # a file being compared with the journal's hashes
 _TAIL_LINES = 40  # of a failed --verify's output
@@ -122,9 +126,10 @@ def _migrate(
     try:
         refusal = _refusal(repo, options)
         if refusal == _UNCOMMITTED:  # a killed run's own edits are put back
-            refusal = _put_back_unfinished(repo, options.dry_run) or _refusal(
-                repo, options
-            )
+            refusal = _put_back_unfinished(repo, options.dry_run)
+            if refusal is None:
+                entry = replace(entry, notes=(*entry.notes, RECOVERED))
+            refusal = refusal or _refusal(repo, options)
         if refusal == _UNCOMMITTED:
             refusal = f"{_UNCOMMITTED} ({_dirty_files(repo)})"
         refusal = refusal or _no_identity(repo)

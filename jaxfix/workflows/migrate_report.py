@@ -86,6 +86,9 @@ class RepoReport:
     pull_request: str | None = None  # --open-pr: its web address
     pull_request_error: str | None = None  # --open-pr: why none could be opened
     log: str | None = None  # the repository's log, a file name under --out
+    # What happened on the way: a killed run's edits put back, runs lost to a dead worker.
+    notes: tuple[str, ...] = ()
+    listed: bool = True  # False: recorded by an earlier run, not in the last run's list
 
     @property
     def done(self) -> bool:
@@ -128,6 +131,8 @@ class RepoReport:
             "pull_request": self.pull_request,
             "pull_request_error": self.pull_request_error,
             "log": self.log,
+            "notes": list(self.notes),
+            "listed": self.listed,
         }
 
     @classmethod
@@ -162,4 +167,6 @@ class RepoReport:
             pull_request=data.get("pull_request"),
             pull_request_error=data.get("pull_request_error"),
             log=data.get("log"),
+            notes=tuple(data.get("notes", ())),
+            listed=data.get("listed", True),
         )

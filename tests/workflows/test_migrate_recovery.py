@@ -67,3 +67,48 @@ def test_a_verify_command_does_not_outlive_a_hard_kill_of_jaxfix(tmp_path):
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+def test_a_retry_after_a_lost_worker_and_the_journal_it_recovered_are_in_the_report(
+    tmp_path,
+):
+    """The first verify of each repository kills its pool worker mid-repository; the retry finds
+    the killed run's edits and journal, puts them back, and passes: both are said."""
+    from workflows.test_fleet import killer_script
+
+    repos = [make_repo(tmp_path / n, {"model.py": BEFORE}) for n in ("alpha", "beta")]
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    script = tmp_path / "kill-once.sh"
+    script.write_bytes(
+        f'm={marks}/$(basename "$PWD"); [ -e "$m" ] && exit 0; touch "$m"\n'.encode()
+        + killer_script(tmp_path / "attempts")
+    )
+    code, report, stderr = run(
+        "-j", "2", "--verify", f"sh {script}", "--out", "out", *map(str, repos)
+    )
+    assert code == 0, stderr
+    for name in ("alpha", "beta"):
+        entry = report[name]
+        assert entry["status"] == "changed", entry
+        assert any("worker was lost 1 time" in note for note in entry["notes"]), entry
+        assert any("put back before this run" in note for note in entry["notes"]), entry
+    assert "its worker was lost 1 time" in stderr
+    assert "put back before this run" in Path("out/logs/alpha.log").read_text()
+    for repo in repos:
+        assert git(repo, "rev-list", "--count", f"main..{BRANCH}").strip() == "1"
+        assert git(repo, "status", "--porcelain") == ""
+
+
+def test_repositories_no_longer_listed_are_marked(tmp_path):
+    alpha = make_repo(tmp_path / "alpha", {"model.py": BEFORE})
+    beta = make_repo(tmp_path / "beta", {"model.py": CLEAN_CODE})
+    run("--out", "out", str(alpha), str(beta))
+    code, report, stderr = run("--out", "out", str(alpha))
+    assert code == 0, stderr
+    assert report["alpha"]["listed"] and not report["beta"]["listed"]
+    assert "not in the last run's list" in Path("out/report.md").read_text()
+    code, report, stderr = run(
+        "--out", "out", "--filter", "alpha", str(alpha), str(beta)
+    )
+    assert report["beta"]["listed"]  # listed, filtered out: not stale
