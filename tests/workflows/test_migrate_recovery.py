@@ -112,3 +112,63 @@ def test_repositories_no_longer_listed_are_marked(tmp_path):
         "--out", "out", "--filter", "alpha", str(alpha), str(beta)
     )
     assert report["beta"]["listed"]  # listed, filtered out: not stale
+
+
+def test_a_fleet_stopped_by_sigterm_mid_run_and_resumed_commits_each_once(tmp_path):
+    """alpha finishes before the stop; beta and gamma are inside their verify when SIGTERM
+    comes (to the command alone, as CI cancellation sends it); delta and the clean epsilon never
+    start. The resume migrates exactly the others: each changed repository ends with one commit
+    on the branch, every repository listed once."""
+    names = ("alpha", "beta", "gamma", "delta")
+    repos = [make_repo(tmp_path / n, {"model.py": BEFORE}) for n in names]
+    repos.append(make_repo(tmp_path / "epsilon", {"model.py": CLEAN_CODE}))
+    started, gate = tmp_path / "started", tmp_path / "gate"
+    started.mkdir()
+    verify = (
+        f'n=$(basename "$PWD"); touch {started}/$n; [ "$n" = alpha ] && exit 0; '
+        f"while [ ! -e {gate} ]; do sleep 0.05; done"
+    )
+    args = ["-j", "2", "--verify", verify, "--out", "out", *map(str, repos)]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "jaxfix", "migrate", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while sorted(p.name for p in started.iterdir()) != ["alpha", "beta", "gamma"]:
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        process.send_signal(signal.SIGTERM)
+        stderr = process.communicate(timeout=90)[1]
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 143, stderr
+    assert "run again with --out out to resume" in " ".join(stderr.split())
+    first = json.loads(Path("out/report.json").read_text())["repos"]
+    assert [(e["name"], e["status"]) for e in first] == [
+        ("alpha", "changed"),
+        *((name, "interrupted") for name in ("beta", "gamma", "delta", "epsilon")),
+    ]
+    alpha_commit = first[0]["commit"]
+
+    gate.touch()
+    code, report, stderr = run(*args)
+    assert code == 0, stderr
+    assert "1 of 5 repositories already done" in stderr
+    resumed = json.loads(Path("out/report.json").read_text())["repos"]
+    assert [e["name"] for e in resumed] == [*names, "epsilon"]  # each listed once
+    assert {e["name"]: e["status"] for e in resumed} == {
+        **dict.fromkeys(names, "changed"),
+        "epsilon": "clean",
+    }
+    assert report["alpha"]["commit"] == alpha_commit  # not redone
+    for repo in repos[:4]:
+        assert git(repo, "rev-list", "--count", f"main..{BRANCH}").strip() == "1"
+        assert branch_file(repo, "model.py") == FIXED
+        assert git(repo, "status", "--porcelain") == ""
+    assert git(repos[4], "branch", "--list", BRANCH) == ""
