@@ -184,6 +184,12 @@ _STATUS_STYLES = {
     help="Run only the repositories whose name or path matches GLOB (repeatable; fnmatch syntax).",
 )
 @click.option(
+    "--max-clones",
+    type=click.IntRange(min=1),
+    default=None,
+    help="At most N clones and pushes at a time over the whole fleet (a git server's limit; default: one per job).",
+)
+@click.option(
     "-j",
     "--jobs",
     type=click.IntRange(min=1),
@@ -216,6 +222,7 @@ def migrate(
     output_format: str,
     rerun: bool,
     filters: tuple[str, ...],
+    max_clones: int | None,
     jobs: int | None,
     color: str,
     **params: Any,
@@ -320,7 +327,11 @@ def migrate(
         counts["failed" if entry.status is Status.FAILED else "done"] += 1
         _print_entry(console, entry)
 
-    executor = _executor(scheduler, jobs, len(todo), options, push) if todo else None
+    executor = (
+        _executor(scheduler, jobs, len(todo), options, push, max_clones)
+        if todo
+        else None
+    )
     try:
         stopped_by = _run(todo, options, executor, record, console, counts)
         if code_host is not None and stopped_by is None and not dry_run:
@@ -529,17 +540,20 @@ def _executor(
     count: int,
     options: MigrateOptions,
     push: bool,
+    max_clones: int | None,
 ) -> Executor:
     if scheduler is not None:
         try:
-            return DaskCluster(scheduler, jobs, options, push)
+            return DaskCluster(scheduler, jobs, options, push, max_clones)
         except (
             OSError,
             ValueError,
         ) as error:  # no scheduler there (OSError subclasses), or no address
             raise click.UsageError(f"--scheduler {scheduler}: {error}") from None
     jobs = min(jobs or default_jobs(), count)
-    return InProcess(options, push) if jobs == 1 else LocalPool(jobs, options, push)
+    if jobs == 1:
+        return InProcess(options, push)
+    return LocalPool(jobs, options, push, max_clones)
 
 
 class _Display:

@@ -10,10 +10,13 @@ The scratch directory is removed whatever happens.
 from __future__ import annotations
 
 import shutil
+import signal
 import tempfile
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from jaxfix.fleet.sources import RepoSource, branch_for
 from jaxfix.workflows.git import GitError
@@ -53,11 +56,29 @@ def for_source(source: RepoSource, options: MigrateOptions) -> MigrateOptions:
     )
 
 
+# This process's bound on clones and pushes (`--max-clones`), set by a local pool's initializer.
+_network: Any = None
+
+
+def bound_network(slots: Any) -> None:
+    """A pool worker's initializer: `slots` (a semaphore shared by the pool) bounds its clones
+    and pushes."""
+    global _network
+    _network = slots
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # idle workers ignore Ctrl-C
+
+
 def migrate_source(
-    source: RepoSource, options: MigrateOptions, push: bool = False
+    source: RepoSource,
+    options: MigrateOptions,
+    push: bool = False,
+    network: Any = None,
 ) -> Outcome:
-    """Migrate one repository of the fleet; `push` applies to repositories given by URL."""
+    """Migrate one repository of the fleet; `push` applies to repositories given by URL.
+    `network` (a semaphore: a Dask one, or this process's) bounds the clones and pushes running
+    at a time across the fleet."""
     options = for_source(source, options)
+    slot = network or _network or nullcontext()
     if source.url is None:
         if (
             source.rebuild is not None
@@ -72,7 +93,7 @@ def migrate_source(
     scratch = Path(tempfile.mkdtemp(prefix="jaxfix-clone-"))
     try:
         outcome = _migrate_clone(
-            source, source.url, options, push and not options.dry_run, scratch
+            source, source.url, options, push and not options.dry_run, scratch, slot
         )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -100,7 +121,12 @@ def _branch_tip(repo: str, options: MigrateOptions) -> str | None:
 
 
 def _migrate_clone(
-    source: RepoSource, url: str, options: MigrateOptions, push: bool, scratch: Path
+    source: RepoSource,
+    url: str,
+    options: MigrateOptions,
+    push: bool,
+    scratch: Path,
+    slot: Any,
 ) -> Outcome:
     entry = RepoReport(
         repo=source.key,
@@ -112,27 +138,28 @@ def _migrate_clone(
     clone = scratch / source.name
     ref = ("--branch", source.ref) if source.ref else ()
     try:
-        _git(
-            scratch,
-            "clone",
-            "--quiet",
-            "--depth=1",
-            "--single-branch",
-            "--no-tags",
-            *ref,
-            "--",
-            url,
-            str(clone),
-        )
-        cloned = _git(clone, "symbolic-ref", "--quiet", "--short", "HEAD").strip()
-        remote_tip = _remote_tip(clone, options.branch) if push else None
-        # Without --force-branch, the remote's branch is left alone unless it is this very migration,
-        # pushed by an earlier run (e.g. one whose worker died before reporting): one commit on HEAD.
-        earlier = remote_tip if remote_tip and not options.force_branch else None
-        if earlier and _parents(clone, earlier) != [
-            _git(clone, "rev-parse", "HEAD").strip()
-        ]:
-            return Outcome(replace(entry, reason=exists))
+        with slot:
+            _git(
+                scratch,
+                "clone",
+                "--quiet",
+                "--depth=1",
+                "--single-branch",
+                "--no-tags",
+                *ref,
+                "--",
+                url,
+                str(clone),
+            )
+            cloned = _git(clone, "symbolic-ref", "--quiet", "--short", "HEAD").strip()
+            remote_tip = _remote_tip(clone, options.branch) if push else None
+            # Without --force-branch, the remote's branch is left alone unless it is this very migration,
+            # pushed by an earlier run (e.g. one whose worker died before reporting): one commit on HEAD.
+            earlier = remote_tip if remote_tip and not options.force_branch else None
+            if earlier and _parents(clone, earlier) != [
+                _git(clone, "rev-parse", "HEAD").strip()
+            ]:
+                return Outcome(replace(entry, reason=exists))
     except GitError as error:
         return Outcome(replace(entry, status=Status.FAILED, reason=str(error)))
     migrated, patch = migrate_repo(clone, options)
@@ -176,14 +203,15 @@ def _migrate_clone(
         )
     if push and not entry.pushed:
         try:
-            _git(
-                clone,
-                "push",
-                "--quiet",
-                f"--force-with-lease=refs/heads/{options.branch}:{remote_tip or ''}",
-                "origin",
-                f"refs/heads/{options.branch}:refs/heads/{options.branch}",
-            )
+            with slot:
+                _git(
+                    clone,
+                    "push",
+                    "--quiet",
+                    f"--force-with-lease=refs/heads/{options.branch}:{remote_tip or ''}",
+                    "origin",
+                    f"refs/heads/{options.branch}:refs/heads/{options.branch}",
+                )
         except GitError as error:
             return Outcome(
                 replace(

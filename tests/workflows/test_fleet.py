@@ -220,6 +220,12 @@ def test_dask_cluster_matches_the_local_pool_and_retries_a_killed_worker_once(
             "worker lost 2 times while migrating it"
         )
         report["killer"]["reason"] = "(executor's words)"
+        for (
+            entry
+        ) in report.values():  # a pool's bystanders are lost with the killer's worker
+            assert set(entry.pop("notes")) <= {
+                "its worker was lost 1 time (killed, or out of memory) before this run of it"
+            }
     assert without_durations(dask) == without_durations(pool)
     assert "killer: failed (worker lost 2 times" in stderr
     assert dask["broken"]["verify"]["output_tail"] == "tests broke"

@@ -3,6 +3,7 @@ local fake code host (tests/fake_code_host.py), never a real one."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 from urllib.parse import quote
@@ -134,3 +135,43 @@ def test_open_pr_usage_errors_come_before_any_work(
     remote = bare(tmp_path, "alpha", {"model.py": BEFORE})
     code, report, stderr = run(*args, "--out", "out", remote.as_uri())
     assert code == 2 and says in stderr and not report
+
+
+@pytest.mark.parametrize(
+    "executor", [(), ("--scheduler", "local")], ids=["pool", "dask"]
+)
+def test_max_clones_bounds_the_clones_and_pushes_running_at_once(
+    tmp_path, monkeypatch, executor
+):
+    """A `git` first on PATH logs when each clone and push starts and ends (and takes a while):
+    with --max-clones 1 and three jobs, no two overlap."""
+    log, real = tmp_path / "network.log", shutil.which("git")
+    wrapper = tmp_path / "bin" / "git"
+    wrapper.parent.mkdir()
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        'case "$1" in clone|push)\n'
+        f'  echo "start $(date +%s.%N)" >> {log}; sleep 0.3\n'
+        f'  {real} "$@"; rc=$?\n'
+        f'  echo "end $(date +%s.%N)" >> {log}; exit $rc;;\n'
+        "esac\n"
+        f'exec {real} "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    remotes = [bare(tmp_path, n, {"model.py": BEFORE}) for n in ("a", "b", "c")]
+    monkeypatch.setenv("PATH", f"{wrapper.parent}{os.pathsep}{os.environ['PATH']}")
+    if executor:
+        pytest.importorskip("distributed")
+    args = [*executor, "--push", "-j", "3", "--max-clones", "1", "--out", "out"]
+    code, report, stderr = run(*args, *(r.as_uri() for r in remotes))
+    assert code == 0, stderr
+    assert all(e["pushed"] for e in report.values())
+    events = sorted(
+        (float(at), kind)
+        for kind, at in (l.split() for l in log.read_text().split("\n") if l)
+    )
+    assert len(events) == 12  # three clones, three pushes
+    running = 0
+    for _, kind in events:
+        running += 1 if kind == "start" else -1
+        assert running <= 1, events
