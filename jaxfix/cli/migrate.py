@@ -58,7 +58,7 @@ from jaxfix.fleet.sources import (
     parse_source,
     unique_names,
 )
-from jaxfix.fleet.unit import Outcome, for_source
+from jaxfix.fleet.unit import Outcome, for_source, origin_url
 from jaxfix.ground.escaping import (
     markdown_block,
     markdown_code,
@@ -108,7 +108,7 @@ _STATUS_STYLES = {
 @click.option(
     "--push",
     is_flag=True,
-    help="Push the branch to each URL's remote (refused if it exists there, unless --force-branch).",
+    help="Push the branch to each URL's remote, or a work tree's origin (refused if it exists there, unless --force-branch).",
 )
 @click.option(
     "--open-pr",
@@ -426,9 +426,10 @@ def _open_requests(
     with signals_handled(stop, *STOP_SIGNALS):
         for source in sources:
             entry = report.get(source.key)
+            url = source.url or origin_url(source.key)
             if (
                 stop.requested
-                or source.url is None
+                or url is None
                 or entry is None
                 or entry.status is not Status.CHANGED
                 or not entry.pushed
@@ -439,7 +440,7 @@ def _open_requests(
             try:
                 entry = replace(
                     entry,
-                    pull_request=open_request(host, api, entry, source.url, message),
+                    pull_request=open_request(host, api, entry, url, message),
                     pull_request_error=None,
                 )
                 console.print(

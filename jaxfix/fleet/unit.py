@@ -80,6 +80,7 @@ def migrate_source(
     options = for_source(source, options)
     slot = network or _network or nullcontext()
     if source.url is None:
+        forced = options.force_branch
         if (
             source.rebuild is not None
             and _branch_tip(source.key, options) == source.rebuild
@@ -88,7 +89,12 @@ def migrate_source(
                 options, force_branch=True
             )  # jaxfix's own, unchanged since
         entry, patch = migrate_repo(source.key, options)
-        return Outcome(replace(entry, name=source.name), patch)  # unique in the run
+        entry = replace(entry, name=source.name)  # unique in the run
+        if push and entry.status is Status.CHANGED and not options.dry_run:
+            replaceable = (None, entry.commit, source.rebuild)
+            with slot:
+                entry = _push_checkout(Path(source.key), entry, forced, replaceable)
+        return Outcome(entry, patch)
     started = time.monotonic()
     scratch = Path(tempfile.mkdtemp(prefix="jaxfix-clone-"))
     try:
@@ -105,6 +111,54 @@ def migrate_source(
             duration=round(time.monotonic() - started, 3),
         ),
     )
+
+
+def _push_checkout(
+    repo: Path, entry: RepoReport, force: bool, replaceable: tuple[str | None, ...]
+) -> RepoReport:
+    """--push for a work tree: its branch to its `origin`, in one ref update that fails if
+    anyone moved the remote's branch meanwhile. The remote's branch is replaced only when it is
+    absent, already this commit, the one jaxfix recorded making, or with --force-branch."""
+    assert entry.branch is not None and entry.commit is not None
+    ref = f"refs/heads/{entry.branch}"
+    try:
+        current = _git(repo, "symbolic-ref", "--quiet", "--short", "HEAD").strip()
+        entry = replace(entry, base_branch=current)  # what a pull request merges into
+    except GitError:
+        pass  # detached: the host's default branch
+    try:
+        tip = _remote_tip(repo, entry.branch)
+        if tip == entry.commit:
+            return replace(entry, pushed=True)
+        if tip not in replaceable and not force:
+            return replace(
+                entry,
+                status=Status.FAILED,
+                reason=f"branch '{entry.branch}' already exists on origin (--force-branch replaces it); nothing pushed, the local branch is kept",
+            )
+        _git(
+            repo,
+            "push",
+            "--quiet",
+            f"--force-with-lease={ref}:{tip or ''}",
+            "origin",
+            f"{entry.commit}:{ref}",
+        )
+    except GitError as error:
+        return replace(
+            entry,
+            status=Status.FAILED,
+            reason=f"push refused, nothing pushed; the local branch is kept ({error})",
+        )
+    return replace(entry, pushed=True)
+
+
+def origin_url(repo: str) -> str | None:
+    """A work tree's `origin`, where --push sends its branch."""
+    try:
+        return _git(Path(repo), "remote", "get-url", "origin").strip() or None
+    except GitError:
+        return None
 
 
 def _branch_tip(repo: str, options: MigrateOptions) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 from urllib.parse import quote
 
@@ -175,3 +176,35 @@ def test_max_clones_bounds_the_clones_and_pushes_running_at_once(
     for _, kind in events:
         running += 1 if kind == "start" else -1
         assert running <= 1, events
+
+
+def test_push_and_open_pr_for_a_work_tree_use_its_origin(tmp_path, host):
+    fake, url = host
+    remote = bare(tmp_path, "alpha", {"model.py": BEFORE})
+    work = tmp_path / "checkout" / "alpha"
+    subprocess.run(["git", "clone", "-q", str(remote), str(work)], check=True)
+    args = ["--push", "--open-pr", "github", "--api-url", url, "--out", "out"]
+    code, report, stderr = run(*args, str(work))
+    assert code == 0, stderr
+    entry = report["alpha"]
+    assert entry["pushed"] and f"refs/heads/{BRANCH} {entry['commit']}" in refs(remote)
+    assert [(p["repo"], p["head"], p["base"]) for p in fake.pulls] == [
+        ("remotes/alpha", BRANCH, "main")
+    ]
+    # again, the report lost: the same commit is on origin, nothing pushed, no second request
+    shutil.rmtree("out")
+    code, report, stderr = run(*args, str(work))
+    assert code == 0, stderr
+    assert report["alpha"]["pushed"] and len(fake.pulls) == 1
+
+    # someone else's branch of that name on origin is left alone
+    other = bare(
+        tmp_path, "beta", {"model.py": BEFORE}, {BRANCH: {"model.py": b"# theirs\n"}}
+    )
+    work = tmp_path / "checkout" / "beta"
+    subprocess.run(["git", "clone", "-q", str(other), str(work)], check=True)
+    before = refs(other)
+    code, report, stderr = run("--push", "--out", "out2", str(work))
+    assert code == 1 and report["beta"]["status"] == "failed", stderr
+    assert "already exists on origin" in report["beta"]["reason"]
+    assert refs(other) == before
