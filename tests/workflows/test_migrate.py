@@ -313,7 +313,8 @@ def test_resume_skips_done_repositories_and_retries_the_rest(tmp_path):
     assert third["done"]["reason"] == (
         "the branch already had this migration (an earlier run's); left as it was"
     )
-    assert third["later"] == second["later"]  # earlier entries stay in the report
+    # earlier entries stay in the report, marked as no longer listed
+    assert third["later"] == {**second["later"], "listed": False}
     assert code == 0
 
     (done / "other.py").write_bytes(BEFORE)  # now the migration is another one
