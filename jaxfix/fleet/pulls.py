@@ -57,21 +57,28 @@ def title(message: str | None) -> str:
     return first[0][:250] if first else TITLE
 
 
+def _text(text: str) -> str:
+    """Text from the report outside code: escaped, and no `@` in it mentions anyone (inside a
+    code span the hosts look for no mention)."""
+    return no_mentions(markdown_text(text))
+
+
 def body(entry: RepoReport) -> str:
     """What the report says of the repository, in Markdown."""
     files = len(entry.files_changed)
+    shown = ", ".join(markdown_code(name) for name in entry.files_changed[:_LISTED])
     lines = [
-        f"`jaxfix migrate` (jaxfix {markdown_text(__version__)}) changed {files} "
+        f"`jaxfix migrate` (jaxfix {_text(__version__)}) changed {files} "
         f"file{'s' if files != 1 else ''} in commit {markdown_code(entry.commit or '')}.",
         "",
         "| rule | fixes |",
         "|---|---:|",
-        *(f"| {markdown_text(code)} | {count} |" for code, count in entry.fixes),
+        *(f"| {_text(code)} | {count} |" for code, count in entry.fixes),
         "",
-        "Files: " + ", ".join(markdown_code(name) for name in entry.files_changed),
+        f"Files: {shown}" + (f" and {files - _LISTED} more" if files > _LISTED else ""),
     ]
     if entry.target_jax:
-        lines.append(f"Checked against JAX {markdown_text(entry.target_jax)}.")
+        lines.append(f"Checked against JAX {_text(entry.target_jax)}.")
     if entry.verify is not None:
         lines.append(
             f"Verified with {markdown_code(entry.verify.command)}: "
@@ -82,7 +89,7 @@ def body(entry: RepoReport) -> str:
         lines += [f"- {markdown_code(item)}" for item in entry.left[:_LISTED]]
         if len(entry.left) > _LISTED:
             lines.append(f"- and {len(entry.left) - _LISTED} more")
-    return no_mentions("\n".join(lines) + "\n")
+    return "\n".join(lines) + "\n"
 
 
 def open_request(

@@ -208,3 +208,25 @@ def test_push_and_open_pr_for_a_work_tree_use_its_origin(tmp_path, host):
     assert code == 1 and report["beta"]["status"] == "failed", stderr
     assert "already exists on origin" in report["beta"]["reason"]
     assert refs(other) == before
+
+
+def test_the_body_escapes_what_repositories_wrote_and_mentions_nobody():
+    from jaxfix.fleet.pulls import body
+    from jaxfix.workflows.migrate_report import RepoReport, Status
+
+    entry = RepoReport(
+        "r",
+        "r",
+        Status.CHANGED,
+        False,
+        commit="c" * 40,
+        files_changed=("@org/team.py", "a`b.py", *(f"f{i}.py" for i in range(30))),
+        fixes=(("JAX001", 2),),
+        target_jax="0.10.2 (pyproject.toml @all ![x](http://evil/))",
+        left=("m.py:1:1: JAX002 [link](http://evil)",),
+    )
+    text = body(entry)
+    assert "`@org/team.py`" in text and "``a`b.py``" in text  # code: as written
+    assert "and 12 more" in text
+    assert "@&#8203;all" in text and "\\!\\[x\\]" in text  # text: no mention, no image
+    assert "`m.py:1:1: JAX002 [link](http://evil)`" in text
