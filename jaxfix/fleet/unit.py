@@ -88,6 +88,11 @@ def migrate_source(
             options = replace(
                 options, force_branch=True
             )  # jaxfix's own, unchanged since
+        if push:  # refused before any work, --dry-run included, as for a URL
+            with slot:
+                refusal = _origin_refusal(source, options, forced)
+            if refusal is not None:
+                return Outcome(refusal)
         entry, patch = migrate_repo(source.key, options)
         entry = replace(entry, name=source.name)  # unique in the run
         if push and entry.status is Status.CHANGED and not options.dry_run:
@@ -99,7 +104,12 @@ def migrate_source(
     scratch = Path(tempfile.mkdtemp(prefix="jaxfix-clone-"))
     try:
         outcome = _migrate_clone(
-            source, source.url, options, push and not options.dry_run, scratch, slot
+            source,
+            source.url,
+            options,
+            push,
+            scratch,
+            slot,  # --dry-run: never pushed
         )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -110,6 +120,30 @@ def migrate_source(
             name=source.name,
             duration=round(time.monotonic() - started, 3),
         ),
+    )
+
+
+def _origin_refusal(
+    source: RepoSource, options: MigrateOptions, forced: bool
+) -> RepoReport | None:
+    """Why a work tree's branch cannot go to its origin, found before any work: the branch is
+    there and is neither the local branch (an earlier run's push) nor the commit jaxfix
+    recorded making; or origin cannot be read."""
+    entry = RepoReport(source.key, source.name, Status.SKIPPED, options.dry_run)
+    repo = Path(source.key)
+    try:
+        tip = _remote_tip(repo, options.branch)
+    except GitError as error:
+        return replace(entry, status=Status.FAILED, reason=f"cannot push: {error}")
+    if (
+        tip is None
+        or forced
+        or tip in (source.rebuild, _branch_tip(source.key, options))
+    ):
+        return None
+    return replace(
+        entry,
+        reason=f"branch '{options.branch}' already exists on origin (--force-branch replaces it)",
     )
 
 

@@ -20,7 +20,7 @@ from workflows.test_fleet import (  # noqa: F401 - the fixtures are autouse
     run,
     scratch_dir,
 )
-from workflows.test_migrate import BEFORE, CLEAN_CODE, isolated_git  # noqa: F401
+from workflows.test_migrate import BEFORE, CLEAN_CODE, git, isolated_git  # noqa: F401
 
 TOKEN = "secret-token"
 
@@ -204,10 +204,14 @@ def test_push_and_open_pr_for_a_work_tree_use_its_origin(tmp_path, host):
     work = tmp_path / "checkout" / "beta"
     subprocess.run(["git", "clone", "-q", str(other), str(work)], check=True)
     before = refs(other)
-    code, report, stderr = run("--push", "--out", "out2", str(work))
-    assert code == 1 and report["beta"]["status"] == "failed", stderr
-    assert "already exists on origin" in report["beta"]["reason"]
+    for dry in (("--dry-run",), ()):  # predicted, then refused before any work
+        code, report, stderr = run("--push", *dry, "--out", "out2", str(work))
+        assert code == 1 and report["beta"]["status"] == "skipped", stderr
+        assert report["beta"]["reason"] == (
+            f"branch '{BRANCH}' already exists on origin (--force-branch replaces it)"
+        )
     assert refs(other) == before
+    assert git(work, "branch", "--list", BRANCH) == ""
 
 
 def test_the_body_escapes_what_repositories_wrote_and_mentions_nobody():
@@ -230,3 +234,19 @@ def test_the_body_escapes_what_repositories_wrote_and_mentions_nobody():
     assert "and 12 more" in text
     assert "@&#8203;all" in text and "\\!\\[x\\]" in text  # text: no mention, no image
     assert "`m.py:1:1: JAX002 [link](http://evil)`" in text
+
+
+def test_dry_run_with_push_predicts_the_refusal_of_a_remote_branch(tmp_path):
+    remote = bare(
+        tmp_path, "beta", {"model.py": BEFORE}, {BRANCH: {"model.py": b"# theirs\n"}}
+    )
+    work = tmp_path / "work" / "beta"  # two commits on the branch: no earlier migration
+    git(work, "checkout", "-q", BRANCH)
+    (work / "model.py").write_bytes(b"# theirs, again\n")
+    git(work, "commit", "-qam", "again")
+    git(work, "push", "-q", str(remote), BRANCH)
+    before = refs(remote)
+    code, report, stderr = run("--push", "--dry-run", "--out", "out", remote.as_uri())
+    assert code == 1 and report["beta"]["status"] == "skipped", stderr
+    assert "already exists on the remote" in report["beta"]["reason"]
+    assert refs(remote) == before
