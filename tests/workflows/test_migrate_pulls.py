@@ -250,3 +250,21 @@ def test_dry_run_with_push_predicts_the_refusal_of_a_remote_branch(tmp_path):
     assert code == 1 and report["beta"]["status"] == "skipped", stderr
     assert "already exists on the remote" in report["beta"]["reason"]
     assert refs(remote) == before
+
+
+@pytest.mark.parametrize("kind, api", [("github", ""), ("gitlab", "/api/v4")])
+def test_without_a_recorded_base_branch_the_host_s_default_is_asked(host, kind, api):
+    """An entry recorded before base_branch was: the request goes into the host's default."""
+    from jaxfix.fleet.pulls import CodeHost, open_request
+    from jaxfix.workflows.migrate_report import RepoReport, Status
+
+    fake, url = host
+    fake.default_branch = "trunk"
+    code_host = CodeHost(kind, url + api, TOKEN)
+    entry = RepoReport("r", "r", Status.CHANGED, False, branch=BRANCH, commit="c" * 40)
+    address = open_request(
+        code_host, code_host.client(), entry, "https://h/org/r.git", None
+    )
+    assert [p.get("base") or p.get("target_branch") for p in fake.pulls] == ["trunk"]
+    assert address in (fake.pulls[0].get("html_url"), fake.pulls[0].get("web_url"))
+    assert not fake.violations
