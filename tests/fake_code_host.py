@@ -83,6 +83,10 @@ class Host:
         default_factory=list
     )  # each request's Authorization or PRIVATE-TOKEN header
     request_limit: int = 10_000  # more requests than this: 500 and a violation
+    pulls: list[dict] = field(
+        default_factory=list
+    )  # pull and merge requests opened (jaxfix migrate --open-pr)
+    default_branch: str = "main"
     login: str = "github-actions[bot]"
     token: str = "secret-token"
     head_sha: str = "0" * 40
@@ -207,6 +211,12 @@ class _Handler(BaseHTTPRequestHandler):
         assert self.headers.get("User-Agent"), (
             "GitHub refuses requests without a User-Agent"
         )
+        opened = re.fullmatch(r"/repos/([^/]+)/([^/]+)/pulls", path)
+        if opened:
+            return self._github_pulls(method, opened[1], opened[2], body)
+        project = re.fullmatch(r"/repos/([^/]+)/([^/]+)", path)
+        if project and method == "GET":
+            return self._send(200, {"default_branch": host.default_branch})
         pull = re.fullmatch(r"/repos/owner/repo/pulls/7(/.*)?", path)
         comment = re.fullmatch(r"/repos/owner/repo/pulls/comments/(\d+)", path)
         if comment and method == "DELETE":
@@ -249,6 +259,58 @@ class _Handler(BaseHTTPRequestHandler):
         if method == "POST" and rest == "/reviews":
             return self._create_review(body)
         self._send(404, {"message": "Not Found"})
+
+    def _github_pulls(self, method: str, owner: str, repo: str, body: Any) -> None:
+        """List (`head=owner:branch`, `state`) and create pull requests; a second open one for
+        the same head is refused with 422, as GitHub does."""
+        host = self.host
+        mine = [p for p in host.pulls if p["repo"] == f"{owner}/{repo}"]
+        if method == "GET":
+            query = parse_qs(urlsplit(self.path).query)
+            assert query["state"] == ["open"] and query["head"][0].count(":") == 1
+            head = query["head"][0].split(":", 1)[1]
+            return self._page(
+                [p for p in mine if p["head"] == head and p["state"] == "open"],
+                "github",
+            )
+        assert method == "POST", method
+        assert (
+            {"title", "head", "base"}
+            <= set(body)
+            <= {
+                "title",
+                "head",
+                "base",
+                "body",
+                "draft",
+                "maintainer_can_modify",
+            }
+        ), body
+        assert all(
+            isinstance(body[k], str) and body[k] for k in ("title", "head", "base")
+        )
+        if any(p["head"] == body["head"] and p["state"] == "open" for p in mine):
+            return self._send(
+                422,
+                {
+                    "message": "Validation Failed",
+                    "errors": [
+                        {
+                            "message": f"A pull request already exists for {owner}:{body['head']}."
+                        }
+                    ],
+                },
+            )
+        number = host.new_id()
+        pull = {
+            **body,
+            "repo": f"{owner}/{repo}",
+            "state": "open",
+            "number": number,
+            "html_url": f"https://github.example/{owner}/{repo}/pull/{number}",
+        }
+        host.pulls.append(pull)
+        self._send(201, pull)
 
     def _create_review(self, body: dict) -> None:
         host = self.host
@@ -320,6 +382,13 @@ class _Handler(BaseHTTPRequestHandler):
         assert self.headers.get("PRIVATE-TOKEN") == host.token, (
             "missing or wrong PRIVATE-TOKEN"
         )
+        merges = re.fullmatch(r"/projects/([^/]+)/merge_requests", path)
+        if merges:
+            return self._gitlab_merges(method, merges[1], body)
+        project = re.fullmatch(r"/projects/([^/]+)", path)
+        if project and method == "GET":
+            assert "/" not in project[1]
+            return self._send(200, {"default_branch": host.default_branch})
         match = re.fullmatch(r"/projects/42/merge_requests/3(/.*)?", path)
         assert match, f"unexpected path {path}"
         rest = match[1] or ""
@@ -403,6 +472,58 @@ class _Handler(BaseHTTPRequestHandler):
                         return self._send(200, item)
             return self._send(404, {"message": "404 Not found"})
         self._send(404, {"message": "404 Not found"})
+
+    def _gitlab_merges(self, method: str, project: str, body: Any) -> None:
+        """List (`source_branch`, `state=opened`) and create merge requests; a second open one
+        for the same branches is refused with 409, as GitLab does."""
+        host = self.host
+        mine = [p for p in host.pulls if p["project"] == project]
+        if method == "GET":
+            query = parse_qs(urlsplit(self.path).query)
+            assert query["state"] == ["opened"]
+            branch = query["source_branch"][0]
+            return self._page(
+                [
+                    p
+                    for p in mine
+                    if p["source_branch"] == branch and p["state"] == "opened"
+                ],
+                "gitlab",
+            )
+        assert method == "POST", method
+        assert (
+            {"source_branch", "target_branch", "title"}
+            <= set(body)
+            <= {
+                "source_branch",
+                "target_branch",
+                "title",
+                "description",
+                "remove_source_branch",
+            }
+        ), body
+        if any(
+            p["source_branch"] == body["source_branch"] and p["state"] == "opened"
+            for p in mine
+        ):
+            return self._send(
+                409,
+                {
+                    "message": [
+                        "Another open merge request already exists for this source branch"
+                    ]
+                },
+            )
+        iid = host.new_id()
+        merge = {
+            **body,
+            "project": project,
+            "state": "opened",
+            "iid": iid,
+            "web_url": f"https://gitlab.example/{project}/-/merge_requests/{iid}",
+        }
+        host.pulls.append(merge)
+        self._send(201, merge)
 
 
 class Server:

@@ -8,8 +8,10 @@ Exit codes: 0 every repository done with nothing left; 1 some repository was ref
 from __future__ import annotations
 
 import hashlib
+import os
 import signal
 import sys
+import urllib.parse
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
@@ -24,11 +26,12 @@ from rich.progress import Progress
 from rich.table import Table
 from rich.text import Text
 
+from jaxfix.bot.rest import ApiError
 from jaxfix.check.registry import codes_range
 from jaxfix.check.runner import default_jobs
 from jaxfix.cli.consoles import make_console
 from jaxfix.cli.flags import options_from, setting_flags, setting_values
-from jaxfix.fleet import journal
+from jaxfix.fleet import journal, logs
 from jaxfix.fleet.dispatch import NOT_STARTED, STOP_SIGNALS, StopRequest, dispatch
 from jaxfix.fleet.executors import (
     DaskCluster,
@@ -38,15 +41,24 @@ from jaxfix.fleet.executors import (
     MissingExtra,
     require_dask,
 )
+from jaxfix.fleet.pulls import (
+    DEFAULT_API,
+    HOSTS,
+    TOKEN_VARIABLES,
+    CodeHost,
+    open_request,
+)
 from jaxfix.fleet.resume import own_branch, result_options, why_redo
 from jaxfix.fleet.sources import (
     RepoSource,
+    branch_for,
     from_list_file,
+    list_line,
     matches,
     parse_source,
     unique_names,
 )
-from jaxfix.fleet.unit import Outcome
+from jaxfix.fleet.unit import Outcome, for_source, origin_url
 from jaxfix.ground.escaping import (
     markdown_block,
     markdown_code,
@@ -86,7 +98,7 @@ _STATUS_STYLES = {
     "--branch",
     default=DEFAULT_BRANCH,
     show_default=True,
-    help="Branch to create from each repository's HEAD.",
+    help="Branch to create from each repository's HEAD; {name} in it is the repository's name.",
 )
 @click.option(
     "--force-branch",
@@ -96,7 +108,18 @@ _STATUS_STYLES = {
 @click.option(
     "--push",
     is_flag=True,
-    help="Push the branch to each URL's remote (refused if it exists there, unless --force-branch).",
+    help="Push the branch to each URL's remote, or a work tree's origin (refused if it exists there, unless --force-branch).",
+)
+@click.option(
+    "--open-pr",
+    "open_pr",
+    type=click.Choice(HOSTS),
+    help="With --push: open a pull request (github) or merge request (gitlab) for each pushed branch, unless one is open; the token comes from $GITHUB_TOKEN or $GITLAB_TOKEN.",
+)
+@click.option(
+    "--api-url",
+    metavar="URL",
+    help="The code host's REST API for --open-pr (default: https://api.github.com, https://gitlab.com/api/v4).",
 )
 @click.option(
     "--scheduler",
@@ -107,7 +130,7 @@ _STATUS_STYLES = {
     "--verify",
     "verify_command",
     metavar="CMD",
-    help="Shell command run in the repository after fixing; on failure the fixes are discarded.",
+    help="Shell command run in the repository after fixing; on failure the fixes are discarded. A --repos line's own `verify: CMD` replaces it there.",
 )
 @click.option(
     "--verify-timeout",
@@ -144,6 +167,13 @@ _STATUS_STYLES = {
     help="Check and report only; no branch, no commit, no file touched.",
 )
 @click.option(
+    "--output-format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="json: also print report.json's document on stdout when the run ends (the table stays on stderr).",
+)
+@click.option(
     "--rerun", is_flag=True, help="Also redo repositories report.json lists as done."
 )
 @click.option(
@@ -152,6 +182,12 @@ _STATUS_STYLES = {
     metavar="GLOB",
     multiple=True,
     help="Run only the repositories whose name or path matches GLOB (repeatable; fnmatch syntax).",
+)
+@click.option(
+    "--max-clones",
+    type=click.IntRange(min=1),
+    default=None,
+    help="At most N clones and pushes at a time over the whole fleet (a git server's limit; default: one per job).",
 )
 @click.option(
     "-j",
@@ -173,6 +209,8 @@ def migrate(
     branch: str,
     force_branch: bool,
     push: bool,
+    open_pr: str | None,
+    api_url: str | None,
     scheduler: str | None,
     verify_command: str | None,
     verify_timeout: float,
@@ -181,8 +219,10 @@ def migrate(
     message: str | None,
     out: Path,
     dry_run: bool,
+    output_format: str,
     rerun: bool,
     filters: tuple[str, ...],
+    max_clones: int | None,
     jobs: int | None,
     color: str,
     **params: Any,
@@ -201,6 +241,7 @@ def migrate(
     """
     console = make_console(color, stdout=False)
     sources = _sources(repo_paths, repos_file)
+    every = {source.key for source in sources}  # listed, --filter or not
     if filters:
         sources = [s for s in sources if matches(s, filters)]
         if not sources:
@@ -210,8 +251,9 @@ def migrate(
     repos = [source.key for source in sources]
     settings = setting_values(params)
     options_from(Config(None, {}), settings)  # flag errors are usage errors, once
-    _check_branch_name(branch)
-    if repair and not verify_command:
+    for name in sorted({branch_for(branch, s.name) for s in sources}):
+        _check_branch_name(name)
+    if repair and not (verify_command or all(s.verify for s in sources)):
         raise click.UsageError(
             "--repair needs --verify CMD: the command whose runs show what to fix"
         )
@@ -219,6 +261,7 @@ def migrate(
         raise click.UsageError(
             "--repair runs the verify command and writes fixes between its runs: it cannot be a --dry-run"
         )
+    code_host = _code_host(open_pr, api_url, push)
     if scheduler is not None:
         try:
             require_dask()
@@ -236,6 +279,7 @@ def migrate(
         settings=tuple(sorted(settings.items())),
     )
     out.mkdir(parents=True, exist_ok=True)
+    (out / logs.FOLDER).mkdir(exist_ok=True)
     report = load_report(out)
     run_options = result_options(options)
     started = _now()
@@ -243,7 +287,7 @@ def migrate(
     for source in sources:
         earlier = report.get(source.key)
         if not rerun and earlier is not None and _done_before(earlier, dry_run):
-            why = why_redo(earlier, source, run_options)
+            why = why_redo(earlier, source, result_options(for_source(source, options)))
             if why is None:
                 continue
             console.print(
@@ -272,18 +316,28 @@ def migrate(
             outcome.entry,
             patch=patch,
             bundle=bundle,
-            options=run_options,
+            options=result_options(for_source(source, options)),
             finished=_now(),
+            log=f"{logs.FOLDER}/{file_names[source.key]}.log",
         )
+        write_file(out / entry.log, logs.render(entry))
         report[entry.repo] = entry
         recorded.add(entry.repo)
         journal.append(out, entry)  # what a resume reads, whatever happens next
         counts["failed" if entry.status is Status.FAILED else "done"] += 1
         _print_entry(console, entry)
 
-    executor = _executor(scheduler, jobs, len(todo), options, push) if todo else None
+    executor = (
+        _executor(scheduler, jobs, len(todo), options, push, max_clones)
+        if todo
+        else None
+    )
     try:
         stopped_by = _run(todo, options, executor, record, console, counts)
+        if code_host is not None and stopped_by is None and not dry_run:
+            stopped_by = _open_requests(
+                sources, report, code_host, message, out, console
+            )
         if stopped_by is not None:
             for source in todo:
                 if source.key not in recorded:
@@ -295,6 +349,8 @@ def migrate(
                         reason=NOT_STARTED,
                     )
     finally:  # also on an error: the report says what finished
+        for key, entry in report.items():  # earlier runs' repositories no longer listed
+            report[key] = replace(entry, listed=key in every)
         try:
             journal.write_snapshot(
                 out,
@@ -312,6 +368,8 @@ def migrate(
         finally:
             if executor is not None:
                 executor.close()
+    if output_format == "json":
+        click.echo((out / journal.REPORT_JSON).read_text(encoding="utf-8"), nl=False)
     entries = [report[repo] for repo in repos if repo in report]
     if entries:
         console.print(summary_table(entries))
@@ -332,6 +390,85 @@ def migrate(
     sys.exit(EXIT_ATTENTION if attention else EXIT_DONE)
 
 
+def _code_host(open_pr: str | None, api_url: str | None, push: bool) -> CodeHost | None:
+    """Where --open-pr opens requests, with the token from the environment (never a flag or a
+    file, so it is in no shell history, report or repository)."""
+    if open_pr is None:
+        if api_url is not None:
+            raise click.UsageError("--api-url is for --open-pr")
+        return None
+    if not push:
+        raise click.UsageError(
+            "--open-pr needs --push: a pull request needs the branch on the remote"
+        )
+    url = api_url or DEFAULT_API[open_pr]
+    if urllib.parse.urlsplit(url).scheme not in ("http", "https"):
+        raise click.BadParameter(f"{url!r} is no http(s) URL", param_hint="--api-url")
+    variable = TOKEN_VARIABLES[open_pr]
+    token = os.environ.get(variable, "").strip()
+    if not token:
+        raise click.UsageError(f"--open-pr {open_pr} needs a token in ${variable}")
+    return CodeHost(open_pr, url, token)
+
+
+def _open_requests(
+    sources: list[RepoSource],
+    report: dict[str, RepoReport],
+    host: CodeHost,
+    message: str | None,
+    out: Path,
+    console: Console,
+) -> int | None:
+    """A pull (merge) request for each repository of the run whose branch is pushed and has
+    none recorded; each result recorded as it comes. The stop signal if interrupted."""
+    stop = StopRequest()
+    api = host.client()
+    with signals_handled(stop, *STOP_SIGNALS):
+        for source in sources:
+            entry = report.get(source.key)
+            url = source.url or origin_url(source.key)
+            if (
+                stop.requested
+                or url is None
+                or entry is None
+                or entry.status is not Status.CHANGED
+                or not entry.pushed
+                or entry.dry_run
+                or entry.pull_request is not None
+            ):
+                continue
+            try:
+                entry = replace(
+                    entry,
+                    pull_request=open_request(host, api, entry, url, message),
+                    pull_request_error=None,
+                )
+                console.print(
+                    f"{printable(entry.name)}: {printable(entry.pull_request or '')}",
+                    markup=False,
+                )
+            except ApiError as error:
+                entry = replace(entry, pull_request_error=str(error))
+                console.print(
+                    f"{printable(entry.name)}: no {_REQUEST[host.kind]}: {error}",
+                    style="red",
+                    markup=False,
+                )
+            report[entry.repo] = entry
+            journal.append(out, entry)
+            if entry.log and (out / entry.log).is_file():
+                with open(out / entry.log, "ab") as log:
+                    log.write(
+                        logs.added(
+                            f"{_REQUEST[host.kind]}: {entry.pull_request or entry.pull_request_error}"
+                        )
+                    )
+    return (stop.signum or signal.SIGINT) if stop.requested else None
+
+
+_REQUEST = {"github": "pull request", "gitlab": "merge request"}
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -348,22 +485,22 @@ def _keep(path: Path, data: bytes | None) -> str | None:
 def _sources(repo_args: tuple[str, ...], repos_file: Path | None) -> list[RepoSource]:
     """In order, without duplicates; relative paths are from the current directory, or in
     --repos from the list file's directory."""
-    lines = list(repo_args)
+    lines: list[tuple[str, str | None]] = [(arg, None) for arg in repo_args]
     if repos_file is not None:
         directory = repos_file.resolve().parent
         for line in repos_file.read_text(encoding="utf-8").splitlines():
-            line = line.strip()
+            line, verify = list_line(line.strip())
             if (
                 " #" in line and not Path(from_list_file(line, directory)).exists()
             ):  # a path may hold " #" itself
                 line = line[: line.index(" #")].strip()
             if line and not line.startswith("#"):
-                lines.append(from_list_file(line, directory))
+                lines.append((from_list_file(line, directory), verify))
     if not lines:
         raise click.UsageError("give at least one REPO or --repos FILE")
     sources: dict[str, RepoSource] = {}
-    for line in lines:
-        source = parse_source(line)
+    for line, verify in lines:
+        source = replace(parse_source(line), verify=verify)
         sources.setdefault(source.key, source)
     return unique_names(list(sources.values()))
 
@@ -404,17 +541,20 @@ def _executor(
     count: int,
     options: MigrateOptions,
     push: bool,
+    max_clones: int | None,
 ) -> Executor:
     if scheduler is not None:
         try:
-            return DaskCluster(scheduler, jobs, options, push)
+            return DaskCluster(scheduler, jobs, options, push, max_clones)
         except (
             OSError,
             ValueError,
         ) as error:  # no scheduler there (OSError subclasses), or no address
             raise click.UsageError(f"--scheduler {scheduler}: {error}") from None
     jobs = min(jobs or default_jobs(), count)
-    return InProcess(options, push) if jobs == 1 else LocalPool(jobs, options, push)
+    if jobs == 1:
+        return InProcess(options, push)
+    return LocalPool(jobs, options, push, max_clones)
 
 
 class _Display:
@@ -560,6 +700,13 @@ def report_markdown(entries: list[RepoReport]) -> str:
             else []
         )
         notes += [f"- left: {markdown_text(x)}" for x in e.left]
+        notes += [f"- {markdown_text(x)}" for x in e.notes]
+        if not e.listed:
+            notes.append("- not in the last run's list: recorded by an earlier run")
+        if e.pull_request_error:
+            notes.append(f"- no pull request: {markdown_text(e.pull_request_error)}")
+        if e.log:
+            notes.append(f"- log: {markdown_code(e.log)}")
         notes += [f"- target JAX {markdown_text(e.target_jax)}"] if e.target_jax else []
         if e.commit:
             files = ", ".join(
@@ -573,6 +720,8 @@ def report_markdown(entries: list[RepoReport]) -> str:
                 + (" (pushed)" if e.pushed else "")
                 + (f", {files}" if files else ""),
             )
+            if e.pull_request:
+                notes.insert(1, f"- opened for review: {markdown_code(e.pull_request)}")
         elif e.patch and e.status is Status.IMPROVED:
             changed = ", ".join(map(markdown_code, e.files_changed))
             notes.insert(
@@ -623,6 +772,7 @@ def _print_entry(console: Console, entry: RepoReport) -> None:
         )
     if entry.reason:
         details.append(entry.reason)
+    details += entry.notes
     if (
         entry.errors and entry.status is not Status.IMPROVED
     ):  # improved: its reason counts them

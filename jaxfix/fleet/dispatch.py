@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from jaxfix.fleet.executors import Executor, Lost
 from jaxfix.fleet.sources import RepoSource
-from jaxfix.fleet.unit import Outcome
+from jaxfix.fleet.unit import Outcome, retried, with_note
 from jaxfix.workflows.migrate import RepoReport, Status
 
 POLL_SECONDS = 0.2
@@ -129,6 +129,9 @@ def dispatch(
                         dry_run,
                         f"worker failed ({type(error).__name__}: {error}); check the repository",
                     )
+                else:
+                    if lost.get(source.key):
+                        outcome = with_note(outcome, retried(lost[source.key]))
                 record(source, outcome)
             hand_out()
         display.running([], stop.requested)

@@ -21,7 +21,13 @@ from typing import Any, Protocol
 
 from jaxfix.check.runner import default_jobs
 from jaxfix.fleet.sources import RepoSource
-from jaxfix.fleet.unit import Outcome, migrate_source
+from jaxfix.fleet.unit import (
+    Outcome,
+    bound_network,
+    migrate_source,
+    retried,
+    with_note,
+)
 from jaxfix.ground.interrupts import signals_handled
 from jaxfix.workflows.migrate import MigrateOptions
 
@@ -105,19 +111,23 @@ class InProcess:
         pass
 
 
-def _ignore_interrupts() -> None:
-    """Idle pool workers ignore Ctrl-C; `migrate_repo` handles it while it runs."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 class LocalPool:
     """Processes on this machine. A worker that dies breaks the whole pool: every repository it
     was running is `Lost` once, and the next submit starts a fresh pool."""
 
     dashboard: str | None = None
 
-    def __init__(self, jobs: int, options: MigrateOptions, push: bool) -> None:
+    def __init__(
+        self, jobs: int, options: MigrateOptions, push: bool, network: int | None = None
+    ) -> None:
         self.jobs, self.options, self.push = jobs, options, push
+        # Shared by every pool this run starts; a spawn context's semaphore is one a spawned
+        # replacement pool can open too (a fork context's is unlinked at once).
+        self.network = (
+            multiprocessing.get_context("spawn").Semaphore(network)
+            if network and network < jobs
+            else None
+        )
         self.pool: ProcessPoolExecutor | None = None
         self.owners: dict[Future[Outcome], ProcessPoolExecutor] = {}
         self.broken = False
@@ -134,7 +144,10 @@ class LocalPool:
         # The first pool forks before rich starts its refresh thread; a replacement spawns.
         context = multiprocessing.get_context("spawn") if self.broken else None
         self.pool = ProcessPoolExecutor(
-            max_workers=self.jobs, mp_context=context, initializer=_ignore_interrupts
+            max_workers=self.jobs,
+            mp_context=context,
+            initializer=bound_network,  # idle workers also ignore Ctrl-C
+            initargs=(self.network,),
         )
         return self._submit(self.pool, source)
 
@@ -208,7 +221,12 @@ class DaskCluster:
     """
 
     def __init__(
-        self, address: str, jobs: int | None, options: MigrateOptions, push: bool
+        self,
+        address: str,
+        jobs: int | None,
+        options: MigrateOptions,
+        push: bool,
+        network: int | None = None,
     ) -> None:
         require_dask()
         import dask
@@ -240,6 +258,17 @@ class DaskCluster:
             self.client = distributed.Client(
                 address, set_as_default=False, timeout="30s"
             )
+        # One semaphore on the scheduler bounds the clones and pushes of every worker.
+        self.network = (
+            distributed.Semaphore(
+                max_leases=network,
+                name=f"jaxfix-migrate-network-{uuid.uuid4().hex[:12]}",
+                scheduler_rpc=self.client.scheduler,
+                loop=self.client.loop,
+            )
+            if network
+            else None
+        )
         services = self.client.scheduler_info().get("services", {})
         self.dashboard: str | None = (
             self.client.dashboard_link if "dashboard" in services else None
@@ -255,7 +284,13 @@ class DaskCluster:
     def submit(self, source: RepoSource) -> Any:
         key = f"jaxfix-migrate-{source.name}-{uuid.uuid4().hex[:12]}"
         return self.client.submit(
-            migrate_source, source, self.options, self.push, key=key, pure=False
+            migrate_source,
+            source,
+            self.options,
+            self.push,
+            self.network,
+            key=key,
+            pure=False,
         )
 
     def finished(self, handles: list[Any], timeout: float) -> list[Any]:
@@ -267,8 +302,12 @@ class DaskCluster:
             time.sleep(_POLL_SECONDS)
 
     def outcome(self, handle: Any) -> Outcome:
+        """The scheduler re-runs a task whose worker died: how often is read from it (its
+        task's `suspicious` count) and said in the report."""
         try:
-            return handle.result()
+            outcome: Outcome = handle.result()
+            lost = self._lost(handle.key)
+            return with_note(outcome, retried(lost)) if lost else outcome
         except self.distributed.KilledWorker as error:
             raise Lost(
                 error.allowed_failures + 1,
@@ -276,6 +315,12 @@ class DaskCluster:
             ) from None
         finally:
             handle.release()
+
+    def _lost(self, key: str) -> int:
+        try:
+            return int(self.client.run_on_scheduler(_suspicious, key))
+        except Exception:  # noqa: BLE001 - a scheduler without jaxfix: nothing to say
+            return 0
 
     def interrupt(self) -> None:
         pass  # running repositories finish on their workers and are recorded
@@ -287,6 +332,12 @@ class DaskCluster:
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()
+
+
+def _suspicious(key: str, dask_scheduler: Any = None) -> int:
+    """Runs on the scheduler: how many workers died running the task `key`."""
+    task = dask_scheduler.tasks.get(key) if dask_scheduler is not None else None
+    return int(getattr(task, "suspicious", 0) or 0)
 
 
 @contextmanager

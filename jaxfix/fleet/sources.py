@@ -27,6 +27,7 @@ class RepoSource:
     rebuild: str | None = (
         None  # the branch may be replaced while it is still this commit
     )
+    verify: str | None = None  # its own verify command (`--repos` line's `verify:`)
 
     @property
     def remote(self) -> bool:
@@ -39,6 +40,25 @@ def matches(source: RepoSource, patterns: tuple[str, ...]) -> bool:
         fnmatch.fnmatchcase(source.name, p) or fnmatch.fnmatchcase(source.key, p)
         for p in patterns
     )
+
+
+_VERIFY = re.compile(r"\s+verify:\s")
+BRANCH_FIELD = "{name}"
+
+
+def list_line(line: str) -> tuple[str, str | None]:
+    """A `--repos` line's repository and its own verify command (`REPO  verify: CMD`): the
+    fleet owner's list chooses commands, never a repository's own files."""
+    split = _VERIFY.search(line)
+    if split is None or " #" in line[: split.start()]:
+        return line, None
+    command = line[split.end() :].strip()
+    return line[: split.start()], command or None
+
+
+def branch_for(template: str, name: str) -> str:
+    """`--branch` with `{name}` replaced by the repository's name in the run."""
+    return template.replace(BRANCH_FIELD, name)
 
 
 def from_list_file(text: str, directory: Path) -> str:

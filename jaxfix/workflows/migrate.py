@@ -46,10 +46,15 @@ from jaxfix.write.diffs import unified_diff
 from jaxfix.write.safe_write import WriteError, replace_source
 
 DEFAULT_BRANCH = "jaxfix/migrate"
+RECOVERED = (
+    "a killed jaxfix run's unfinished edits were found (its journal in the git directory) "
+    "and put back before this run"
+)
 _UNCOMMITTED = "has uncommitted changes"
 _JOURNALED_SIZE = 1 << 30  # a file being compared with the journal's hashes
 _TAIL_LINES = 40  # of a failed --verify's output
 _TAIL_BYTES = 64 * 1024
+_LOG_BYTES = 1 << 20  # of --verify's output, for the repository's log
 # Files git keeps in its directory while an operation waits for the user.
 _IN_PROGRESS = (
     ("MERGE_HEAD", "a merge"),
@@ -121,9 +126,13 @@ def _migrate(
     try:
         refusal = _refusal(repo, options)
         if refusal == _UNCOMMITTED:  # a killed run's own edits are put back
-            refusal = _put_back_unfinished(repo, options.dry_run) or _refusal(
-                repo, options
-            )
+            refusal = _put_back_unfinished(repo, options.dry_run)
+            if refusal is None:
+                entry = replace(entry, notes=(*entry.notes, RECOVERED))
+            refusal = refusal or _refusal(repo, options)
+        if refusal == _UNCOMMITTED:
+            refusal = f"{_UNCOMMITTED} ({_dirty_files(repo)})"
+        refusal = refusal or _no_identity(repo)
         if refusal:
             return replace(entry, reason=refusal), None
         base = _git(repo, "rev-parse", "HEAD").strip()
@@ -258,6 +267,38 @@ def _put_back_unfinished(repo: Path, dry_run: bool) -> str | None:
         return f"{_UNCOMMITTED}: the unfinished edits of a killed jaxfix run (a run without --dry-run puts them back)"
     _checkout_from_head(repo, names)
     os.unlink(path)
+    return None
+
+
+def _dirty_files(repo: Path) -> str:
+    """The tracked files with uncommitted changes, the first five by name."""
+    status = _git_bytes(
+        repo,
+        "status",
+        "--porcelain=v1",
+        "-z",
+        "--untracked-files=no",
+        "--no-renames",
+        env={"GIT_OPTIONAL_LOCKS": "0"},
+    )
+    names = [os.fsdecode(item[3:]) for item in status.split(b"\0") if item]
+    shown = ", ".join(names[:5]) + (
+        f" and {len(names) - 5} more" if len(names) > 5 else ""
+    )
+    return shown or "?"
+
+
+def _no_identity(repo: Path) -> str | None:
+    """Why no commit could be made (no author or committer git accepts), found before any
+    fix is made; None when git has both."""
+    for who in ("GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"):
+        try:
+            _git(repo, "var", who)
+        except GitError:
+            return (
+                "no git identity to commit with: set user.name and user.email (git config, or "
+                "GIT_AUTHOR_NAME/EMAIL and GIT_COMMITTER_NAME/EMAIL where the workers run)"
+            )
     return None
 
 
@@ -694,14 +735,19 @@ def _run_verify(
             tail_lines=_TAIL_LINES,
             tail_bytes=_TAIL_BYTES,
         )
+        size = output.seek(0, os.SEEK_END)
+        output.seek(max(0, size - _LOG_BYTES))
+        whole = output.read().decode("utf-8", "replace")
     if run.returncode == 0 and not run.timed_out:
-        return VerifyResult(options.verify, True, 0)
+        return VerifyResult(options.verify, True, 0, output=whole)
     if run.problem is not None:
-        return VerifyResult(options.verify, False, None, run.problem)
+        return VerifyResult(options.verify, False, None, run.problem, output=whole)
     if run.timed_out:
         tail = f"{run.output_tail}\n[jaxfix: killed after --verify-timeout {options.verify_timeout:g}s]"
-        return VerifyResult(options.verify, False, None, tail)
-    return VerifyResult(options.verify, False, run.returncode, run.output_tail)
+        return VerifyResult(options.verify, False, None, tail, output=whole)
+    return VerifyResult(
+        options.verify, False, run.returncode, run.output_tail, output=whole
+    )
 
 
 def _with_results(

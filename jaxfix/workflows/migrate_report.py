@@ -4,7 +4,7 @@ entry `jaxfix migrate` writes to report.json (read back to resume a run)."""
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -26,6 +26,9 @@ class VerifyResult:
     passed: bool
     exit_code: int | None  # None when it timed out
     output_tail: str = ""  # kept only on failure
+    # Its whole output (its last megabyte), passed or failed: for the repository's log in
+    # --out, never in report.json.
+    output: str = field(default="", compare=False)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -77,6 +80,15 @@ class RepoReport:
         None  # the run's options that shape results (fleet/resume.py)
     )
     finished: str | None = None  # when it was recorded, UTC, ISO 8601
+    base_branch: str | None = (
+        None  # a clone's branch, the one a pull request merges into
+    )
+    pull_request: str | None = None  # --open-pr: its web address
+    pull_request_error: str | None = None  # --open-pr: why none could be opened
+    log: str | None = None  # the repository's log, a file name under --out
+    # What happened on the way: a killed run's edits put back, runs lost to a dead worker.
+    notes: tuple[str, ...] = ()
+    listed: bool = True  # False: recorded by an earlier run, not in the last run's list
 
     @property
     def done(self) -> bool:
@@ -85,7 +97,9 @@ class RepoReport:
 
     @property
     def needs_attention(self) -> bool:
-        return not self.done or bool(self.left or self.file_errors)
+        return not self.done or bool(
+            self.left or self.file_errors or self.pull_request_error
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -113,6 +127,12 @@ class RepoReport:
             "baseline": self.baseline,
             "options": self.options,
             "finished": self.finished,
+            "base_branch": self.base_branch,
+            "pull_request": self.pull_request,
+            "pull_request_error": self.pull_request_error,
+            "log": self.log,
+            "notes": list(self.notes),
+            "listed": self.listed,
         }
 
     @classmethod
@@ -143,4 +163,10 @@ class RepoReport:
             baseline=data.get("baseline"),
             options=data.get("options"),  # absent from reports written before options
             finished=data.get("finished"),
+            base_branch=data.get("base_branch"),  # absent before --open-pr
+            pull_request=data.get("pull_request"),
+            pull_request_error=data.get("pull_request_error"),
+            log=data.get("log"),
+            notes=tuple(data.get("notes", ())),
+            listed=data.get("listed", True),
         )

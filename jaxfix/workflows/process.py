@@ -1,6 +1,7 @@
 """Running a command jaxfix was given (`repair`'s command, `migrate --verify`): in a session of
 its own, so a timeout or an interrupt ends its whole process group, with its output going to a
-file of which only the tail is kept."""
+file of which only the tail is kept. A watchdog ends that group too if jaxfix itself is killed,
+so no command outlives it."""
 
 from __future__ import annotations
 
@@ -69,6 +70,7 @@ def run_command(
                     stderr=subprocess.STDOUT,
                     start_new_session=True,
                 )
+                stack.callback(_watchdog(process.pid))
             if started is not None:
                 started()
             returncode = _wait(process, timeout, poll)
@@ -98,6 +100,40 @@ def run_command(
         _end_group(process, kill_after=0.0)  # what it left running in the background
         tail = _tail(out, tail_lines, tail_bytes)
     return CommandRun(returncode, seconds, timed_out, tail)
+
+
+# Waits on a pipe only jaxfix holds: `done` lets it go; end of file without it means jaxfix was
+# killed (SIGKILL, out of memory), and it ends the command's whole group.
+_WATCHDOG = 'read -r line; [ "$line" = done ] || kill -s KILL -- "-$1" 2>/dev/null'
+
+
+def _watchdog(pgid: int) -> Callable[[], None]:
+    """A process that ends the command's group if jaxfix dies before it does (the group is in
+    a session of its own, so nothing else would); the callable releases it once the group is
+    ended."""
+    read, write = (
+        os.pipe()
+    )  # not inherited by the command: Python's pipes are O_CLOEXEC
+    try:
+        watcher = subprocess.Popen(
+            ["/bin/sh", "-c", _WATCHDOG, "jaxfix-watchdog", str(pgid)],
+            stdin=read,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # a Ctrl-C to jaxfix's group is not its to act on
+        )
+    finally:
+        os.close(read)
+
+    def release() -> None:
+        try:
+            os.write(write, b"done\n")
+        except OSError:
+            pass
+        os.close(write)
+        watcher.wait()
+
+    return release
 
 
 def _wait(

@@ -220,6 +220,12 @@ def test_dask_cluster_matches_the_local_pool_and_retries_a_killed_worker_once(
             "worker lost 2 times while migrating it"
         )
         report["killer"]["reason"] = "(executor's words)"
+        for (
+            entry
+        ) in report.values():  # a pool's bystanders are lost with the killer's worker
+            assert set(entry.pop("notes")) <= {
+                "its worker was lost 1 time (killed, or out of memory) before this run of it"
+            }
     assert without_durations(dask) == without_durations(pool)
     assert "killer: failed (worker lost 2 times" in stderr
     assert dask["broken"]["verify"]["output_tail"] == "tests broke"
@@ -1019,3 +1025,27 @@ def test_repair_also_commits_what_static_reading_fixes(tmp_path):
     assert green["fixes"] == {"JAX002": 1, "JAX005": 1}
     assert "check_vma=False" in git(repo, "show", f"{BRANCH}:unreached.py")
     assert "make_mesh(data=2, model=4)" in git(repo, "show", f"{BRANCH}:stages.py")
+
+
+def test_a_task_dask_re_ran_after_its_worker_died_says_so(tmp_path, scheduler):
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    kill_once = (
+        f'm={marks}/$(basename "$PWD"); [ -e "$m" ] && exit 0; touch "$m"\n'.encode()
+        + killer_script(tmp_path / "attempts")
+    )
+    remote = bare(tmp_path, "once", {"model.py": BEFORE, "verify.sh": kill_once})
+    code, report, stderr = run(
+        "--scheduler",
+        scheduler,
+        "--verify",
+        "sh verify.sh",
+        "--out",
+        "out",
+        remote.as_uri(),
+    )
+    assert code == 0, stderr
+    assert report["once"]["status"] == "changed"
+    assert report["once"]["notes"] == [
+        "its worker was lost 1 time (killed, or out of memory) before this run of it"
+    ]

@@ -145,7 +145,7 @@ def test_fleet_each_outcome(tmp_path):
     }
     for repo, before in untouched.items():
         assert snapshot(repo) == before, f"{repo.name} was touched"
-    assert report["dirty"]["reason"] == "has uncommitted changes"
+    assert report["dirty"]["reason"] == "has uncommitted changes (model.py, staged.py)"
     assert report["not-a-repo"]["reason"] == "not a git work tree"
     assert not has_branch(clean)
 
@@ -313,7 +313,8 @@ def test_resume_skips_done_repositories_and_retries_the_rest(tmp_path):
     assert third["done"]["reason"] == (
         "the branch already had this migration (an earlier run's); left as it was"
     )
-    assert third["later"] == second["later"]  # earlier entries stay in the report
+    # earlier entries stay in the report, marked as no longer listed
+    assert third["later"] == {**second["later"], "listed": False}
     assert code == 0
 
     (done / "other.py").write_bytes(BEFORE)  # now the migration is another one
