@@ -583,7 +583,7 @@ class NotebookSource(_Cells):
         return parse(self.original)
 
     @cached_property
-    def module(self) -> CellsModule:  # drawn once: its random tag
+    def module(self) -> CellsModule:  # type: ignore[override]  # drawn once (its random tag): never set
         return to_module(self.notebook)
 
     def problem(self) -> FileResult | None:
@@ -697,9 +697,8 @@ class EditorCells(_Cells):
     back into cell texts (`texts`)."""
 
     path: Path
-    cells: tuple[
-        tuple[int, str], ...
-    ]  # each code cell: its number among all cells, its text
+    # each code cell: its number among all cells, its text
+    cells: tuple[tuple[int, str], ...]
     module: CellsModule = field(compare=False)  # drawn once: its random tag
 
     @classmethod
@@ -710,7 +709,7 @@ class EditorCells(_Cells):
         return cls(path, held, cells_module(held, "".join(t for _, t in held)))
 
     @property
-    def original(self) -> bytes:  # type: ignore[override]
+    def original(self) -> bytes:  # type: ignore[override]  # its code: never set
         return self.module.code
 
     def spliced(self, fixed: bytes) -> bytes:
@@ -739,7 +738,8 @@ class EditorCells(_Cells):
         ]
 
     def texts(self, fixed: bytes) -> dict[int | None, str]:
-        return dict(cut(self.module, self.cells, fixed.decode("utf-8")))
+        cells = cut(self.module, self.cells, fixed.decode("utf-8"))
+        return {number: text for number, text in cells.items()}
 
 
 # ---- output -----------------------------------------------------------------------------------

@@ -109,3 +109,16 @@ def test_a_python_file_is_stored_as_it_is_checked():
     assert source.code() == source.original
     assert source.result(b"x = 2\n", ()).fixed == b"x = 2\n"
     assert source.result(None, ()) == replace(result, fixed=None)
+
+
+def test_only_the_sources_tell_a_notebook_by_its_name():
+    """Outside jaxfix/sources/, code asks a Source (or its kind) what it needs, never whether
+    a file is a notebook."""
+    root = Path(__file__).resolve().parents[2] / "jaxfix"
+    asking = [
+        str(path.relative_to(root))
+        for path in root.rglob("*.py")
+        if path.parent.name != "sources"
+        and any(word in path.read_text() for word in ("is_notebook", "in_document"))
+    ]
+    assert asking == []
