@@ -29,8 +29,7 @@ from jaxfix.settings.config import load, project_roots
 from jaxfix.settings.jax_version import installed_jax_version, parse_version
 from jaxfix.settings.options import Options
 from jaxfix.sources.discovery import discover
-from jaxfix.sources.notebook import cell_diff
-from jaxfix.sources.paths import display_path, is_notebook
+from jaxfix.sources.paths import display_path
 from jaxfix.write.diffs import unified_diff_text
 
 INTERNAL_ERROR = "internal error"
@@ -120,10 +119,8 @@ def _report(
         for d in r.diagnostics:
             print(_diagnostic_line(r.path, d))
         assert r.source is not None and r.fixed is not None
-        if is_notebook(r.path):  # the cells that change, not the JSON document
-            sys.stdout.write(cell_diff(_display(r.path), r.source, r.fixed))
-        else:
-            sys.stdout.write(unified_diff_text(_display(r.path), r.source, r.fixed))
+        # a notebook's: the cells that change, not the JSON document
+        sys.stdout.write(unified_diff_text(_display(r.path), r.source, r.fixed))
     print(f"\n# Reported without a change ({len(report_only)})")
     for path, d in report_only:
         print(_diagnostic_line(path, d))

@@ -13,7 +13,6 @@ import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,9 +38,9 @@ from jaxfix.settings.options import ImportOrder, Options
 from jaxfix.sources.cst_source import CstSource, for_libcst
 from jaxfix.sources.file_io import unreadable_reason
 from jaxfix.sources.grammar import NewerGrammar, not_fixed, touched
+from jaxfix.sources.kinds import source_of
 from jaxfix.sources.nesting import too_deep
-from jaxfix.sources.notebook import process_notebook
-from jaxfix.sources.paths import is_notebook
+from jaxfix.sources.source import Source, SourceError
 from jaxfix.sources.syntax import newer_grammar
 from jaxfix.sources.text import source_text, split_lines
 
@@ -610,38 +609,45 @@ def describe_failure(
 
 
 def process_source(path: Path, source: bytes, options: Options) -> FileResult:
-    """Per-file isolation: every failure becomes this file's one-line error. The result lists the
-    other files of the project its analysis used; its imports are looked up from `path`'s
-    directory (for stdin without --stdin-filename, `-`: the working directory)."""
-    reason = unreadable_reason(source)
+    """`process_file` of the file at `path` holding `source` (a `.py` file or a notebook)."""
+    return process_file(source_of(path, source), options)
+
+
+def process_file(source: Source, options: Options) -> FileResult:
+    """Per-file isolation: every failure becomes this file's one-line error. The engine checks
+    the source's code (jaxfix/sources/source.py); the source maps what it found back to the
+    original. The result lists the other files of the project its analysis used; its imports
+    are looked up from its path's directory (for stdin without --stdin-filename, `-`: the
+    working directory)."""
+    path, original = source.path, source.original
+    reason = unreadable_reason(original)
     if reason is not None:
-        return FileResult(path, source, error=reason)
+        return FileResult(path, original, error=reason)
     options = options.for_file(path)
     engine = ast_engine(options.project_roots, options.jax_version)
-    if is_notebook(path):
-        result = process_notebook(
+    try:
+        code = source.code()
+    except SourceError as error:  # the original cannot be read: said as it is
+        return FileResult(
             path,
-            source,
-            options,
-            partial(_check, path=path.absolute(), engine=engine),
-            describe_failure,
+            original,
+            error=str(error),
+            error_location=error.location,
+            lasting_error=True,
         )
-    else:
-        try:
-            fixed, diagnostics = _check(
-                source,
-                options,
-                options.lines_to_check(path),
-                options.evidence_at(path),
-                path=path.absolute(),
-                engine=engine,
-            )
-        except Exception as error:  # noqa: BLE001 - a rule's bug must not stop the run
-            message, where, lasting = describe_failure(error, source)
-            return FileResult(
-                path, source, error=message, error_location=where, lasting_error=lasting
-            )
-        result = FileResult(path, source, fixed, diagnostics)
+    try:
+        fixed, diagnostics = _check(
+            code,
+            options,
+            source.code_lines(options.lines_to_check(path)),
+            # --from-log: a notebook's evidence is placed on its code's lines (jaxfix/fromlog/locate.py)
+            options.evidence_at(path),
+            path=path.absolute(),
+            engine=engine,
+        )
+    except Exception as error:  # noqa: BLE001 - a rule's bug must not stop the run
+        return source.failed(*describe_failure(error, code))
+    result = source.result(fixed, diagnostics)
     if result.error is None:
         used, lookups = recorded(engine.project, path.absolute())  # what answers used
         if used or lookups:

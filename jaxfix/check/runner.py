@@ -34,8 +34,7 @@ from jaxfix.sources.file_io import (
     unreadable_reason,
     write_fix,
 )
-from jaxfix.sources.paths import is_notebook
-from jaxfix.sources.syntax import syntax_error
+from jaxfix.sources.kinds import kind_of, source_of
 from jaxfix.write.safe_write import LateCheck, confirm_writes
 
 if TYPE_CHECKING:  # multiprocessing: imported only when workers start
@@ -68,12 +67,12 @@ def _settle_cheaply(
     `check_syntax`: a file the prefilter settles still gets its syntax errors reported. A
     file the prefilter settled in an earlier run and unchanged since is not read
     (jaxfix/cache/settled_files.py): its result has no source."""
-    notebook = is_notebook(path)
+    kind = kind_of(path)
     settled = (
         cache.settled
         if cache is not None
         and not check_syntax
-        and not notebook
+        and kind.settles_unread
         and options.evidence is None
         else None
     )
@@ -86,14 +85,12 @@ def _settle_cheaply(
     reason = unreadable_reason(source)
     if reason is not None:
         return FileResult(path, source, error=reason)
-    if notebook:
-        from jaxfix.sources.notebook import (  # a tree without notebooks never imports it
-            notebook_syntax_error,
-            shape_error,
-        )
-
-        if (problem := shape_error(path, source)) is not None:
-            return problem  # malformed, not a notebook, or nbformat 3: said even when nothing to check
+    kept = source_of(
+        path, source
+    )  # a tree without notebooks never imports their module
+    problem = kept.problem()
+    if problem is not None:
+        return problem  # e.g. a malformed notebook: said even when nothing to check
     # Only a file the prefilter passed has an entry (for these bytes and settings): asked
     # first, a warm run needs no prefilter for it.
     cached = cache.get(path, source) if cache else None
@@ -104,11 +101,7 @@ def _settle_cheaply(
     if (
         not is_candidate(source, rules) and options.evidence is None
     ):  # a log's site may not mention a mesh
-        error = (
-            (notebook_syntax_error if notebook else syntax_error)(source)
-            if check_syntax
-            else None
-        )
+        error = kept.syntax_error() if check_syntax else None
         if error is not None:
             return FileResult(path, source, error=error[0], error_location=error[1])
         if settled is not None:

@@ -14,7 +14,8 @@ from jaxfix.settings.config import Config
 from jaxfix.settings.options import Options
 from jaxfix.settings.table import SETTINGS
 from jaxfix.settings.target_version import TargetVersion
-from jaxfix.sources.paths import display_path, is_notebook
+from jaxfix.sources.kinds import source_of
+from jaxfix.sources.paths import display_path
 
 
 def settings_text(
@@ -105,7 +106,7 @@ def add_noqa(results: list[FileResult]) -> tuple[int, int, list[str]]:
         if result.error or not result.diagnostics or result.source is None:
             continue
         name = printable(display_path(result.path))
-        if is_notebook(result.path):
+        if not source_of(result.path, result.source).takes_comments:
             problems += [
                 f"{name}:{d.start}: {d.code} not suppressed: --add-noqa does not edit notebooks"
                 for d in result.diagnostics

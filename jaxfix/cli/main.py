@@ -117,13 +117,9 @@ def _run_stdin(
     else:
         result = process_source(path, source, options)
     if result.error is None and result.fixed is None and not result.diagnostics:
-        from jaxfix.sources.notebook import notebook_syntax_error
-        from jaxfix.sources.paths import is_notebook
-        from jaxfix.sources.syntax import (
-            syntax_error,  # stdin is always a file named by the user
-        )
+        from jaxfix.sources.kinds import source_of
 
-        found = (notebook_syntax_error if is_notebook(path) else syntax_error)(source)
+        found = source_of(path, source).syntax_error()  # stdin is a file the user named
         if found:
             result = FileResult(path, source, error=found[0], error_location=found[1])
     if output_format != "text":

@@ -19,8 +19,8 @@ from jaxfix.cli.diff_view import hunks, owner
 from jaxfix.cli.rule_docs import explain_markdown
 from jaxfix.ground.diagnostics import Diagnostic, FileResult, Location, Safety
 from jaxfix.ground.escaping import printable
-from jaxfix.sources.notebook import changed_cells
-from jaxfix.sources.paths import display_path, is_notebook
+from jaxfix.sources.kinds import source_of
+from jaxfix.sources.paths import display_path
 from jaxfix.write.diffs import header_names
 
 if TYPE_CHECKING:  # importing the rules means importing libcst: only when they are used
@@ -76,21 +76,19 @@ def render_diff(console: Console, result: FileResult, *, dry_run: bool = True) -
     assert result.source is not None and result.fixed is not None
     name = display_path(result.path)
     applied = [d for d in result.diagnostics if d.applied]
-    parts = [(name, result.source, result.fixed, applied)]
-    if is_notebook(result.path):
-        parts = [
-            (
-                f"{name}:cell {number}",
-                old.encode(),
-                new.encode(),
-                [d for d in applied if (d.fix_cell or d.start.cell) == number],
-            )
-            for number, old, new in changed_cells(result.source, result.fixed)
-        ]
-        placed = [d for *_, ds in parts for d in ds]
-        for d in applied:
-            if d not in placed:
-                _print_diagnostic(console, result.path, d, dry_run=dry_run)
+    parts = [
+        (
+            name + part.label,
+            part.old,
+            part.new,
+            [d for d in applied if part.cell in (None, d.fix_cell or d.start.cell)],
+        )
+        for part in source_of(result.path, result.source).parts(result.fixed)
+    ]
+    placed = [d for *_, ds in parts for d in ds]
+    for d in applied:  # a notebook's fix whose place is in no changed cell
+        if d not in placed:
+            _print_diagnostic(console, result.path, d, dry_run=dry_run)
     for label, old, new, diagnostics in parts:
         _render_diff_part(
             console, result.path, label, old, new, diagnostics, dry_run=dry_run

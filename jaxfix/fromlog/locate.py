@@ -12,7 +12,7 @@ from pathlib import Path, PurePosixPath
 from jaxfix.fromlog.tracebacks import Frame
 from jaxfix.ground.quoting import cut
 from jaxfix.sources.file_io import UNDECODABLE, ReadError, read_regular, source_lines
-from jaxfix.sources.paths import is_notebook
+from jaxfix.sources.kinds import kind_of
 
 # Frames that are never the user's: installed packages, JAX itself, the standard library
 # (contextlib for a decorator-entered mesh), and code without a file.
@@ -75,7 +75,7 @@ class TreeIndex:
             parts = _bytes(_parts(file.resolve().as_posix()))
             if parts:
                 self.by_name[parts[-1]].append((parts, file))
-        self.notebooks = [file for file in files if is_notebook(file)]
+        self.notebooks = [file for file in files if kind_of(file).has_cells]
         # per notebook: (cell number, execution count, the cell's lines, module line of each)
         self._cells: (
             list[tuple[Path, int, object, list[str], dict[int, int]]] | None

@@ -5,17 +5,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from jaxfix.ground.diagnostics import FileResult
+from jaxfix.sources.source import Source
 
 
 @dataclass(frozen=True)
 class Document:
-    """One document's text as the editor holds it: a `.py` file's text, or a notebook's JSON
-    built from its cells (jaxfix/server/notebooks.py). `folder` is the workspace folder it is in
-    (the project root when no config names one), None outside every folder."""
+    """One document as the editor holds it, as the Source the engine checks
+    (jaxfix/sources/source.py): a file's text, or a notebook document built from its cells.
+    `folder` is the workspace folder it is in (the project root when no config names one),
+    None outside every folder."""
 
-    path: str
-    source: bytes
+    source: Source
     folder: str | None
+
+    @property
+    def path(self) -> str:
+        return str(self.source.path)
 
 
 @dataclass(frozen=True)
@@ -28,7 +33,8 @@ class Check:
 @dataclass(frozen=True)
 class FixOne:
     """The source with the fix of one diagnostic applied (the rule's reports touching `lines`,
-    1-based lines of the document's source), re-derived, never taken from the cache."""
+    1-based lines of the source's original, as its `original_lines` gives them), re-derived,
+    never taken from the cache."""
 
     document: Document
     code: str

@@ -10,8 +10,6 @@ when a code action is resolved (never taken from the cache) and sent as minimal 
 from __future__ import annotations
 
 import asyncio
-import io
-import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,11 +23,11 @@ from pygls.workspace import TextDocument
 from jaxfix import __version__
 from jaxfix.ground.diagnostics import Diagnostic, FileResult, Safety
 from jaxfix.ground.escaping import printable
-from jaxfix.server import notebooks
 from jaxfix.server.jobs import Answer, Check, Document, FixAll, FixOne, Hello, Job
 from jaxfix.server.process import AnalysisProcess, Stopped
 from jaxfix.server.text import UTF16, Edit, Lines, Position, edits
-from jaxfix.sources.text import decode
+from jaxfix.sources.kinds import from_text
+from jaxfix.sources.notebook import EditorCells
 
 DEBOUNCE_SECONDS = 0.25  # after a change; an open or a save is analysed at once
 FIX_ALL = "source.fixAll.jaxfix"
@@ -70,23 +68,10 @@ class _Analysed:
     version: int | None
     document: Document
     texts: dict[str, _Text]  # by URI: the file, or each cell of the notebook
-    notebook_lines: (
-        dict[tuple[int, int], int] | None
-    )  # of a notebook document; None for a text
     entries: list[_Entry] = field(default_factory=list)
     # The project's other files the result used (modules it imports, paths imports were looked
     # for at): a save of one of them re-checks this document.
     dependencies: frozenset[str] = frozenset()
-
-
-def _encoded(text: str) -> bytes:
-    """The bytes the file would hold: in the encoding its coding cookie declares, as the CLI reads it."""
-    raw = text.encode("utf-8", "surrogatepass")
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
-        return text.encode(encoding)
-    except (SyntaxError, LookupError, UnicodeError):
-        return raw
 
 
 class JaxfixServer(LanguageServer):
@@ -126,33 +111,27 @@ class JaxfixServer(LanguageServer):
         return max(inside, key=len) if inside else None
 
     def snapshot(self, key: str) -> _Analysed | None:
-        """The document's current text as the engine should read it (None: nothing to check)."""
+        """The document's current text as the engine should read it (None: nothing to check):
+        a notebook document's Source is built from its cells, a text document's from its text."""
         notebook = self.workspace.get_notebook_document(notebook_uri=key)
         if notebook is not None:
             name = to_fs_path(key)
             if not name:
                 return None
-            path = Path(name) if name.endswith(".ipynb") else Path(name + ".ipynb")
             cells, texts = [], {}
             for number, cell in enumerate(notebook.cells, start=1):
                 document = self.workspace.get_text_document(cell.document)
-                cells.append(
-                    notebooks.Cell(
-                        cell.document,
-                        cell.kind == t.NotebookCellKind.Code,
-                        document.source,
-                    )
-                )
+                if cell.kind == t.NotebookCellKind.Code:
+                    cells.append((number, document.source))
                 texts[cell.document] = _Text(
                     cell.document, document.version, document.source, number
                 )
-            built = notebooks.build(cells)
+            source = EditorCells.of(name, cells)
             return _Analysed(
                 key,
                 notebook.version,
-                Document(str(path), built.source, self.folder_of(path)),
+                Document(source, self.folder_of(source.path)),
                 texts,
-                built.lines,
             )
         opened = self.open_text(key)
         if opened is None:
@@ -161,18 +140,11 @@ class JaxfixServer(LanguageServer):
         if not name or not name.endswith((".py", ".ipynb")):
             return None
         path = Path(name)
-        text = _Text(key, opened.version, opened.source)
-        source = (
-            opened.source.encode("utf-8")
-            if name.endswith(".ipynb")
-            else _encoded(opened.source)
-        )
         return _Analysed(
             key,
             opened.version,
-            Document(str(path), source, self.folder_of(path)),
-            {key: text},
-            None,
+            Document(from_text(path, opened.source), self.folder_of(path)),
+            {key: _Text(key, opened.version, opened.source)},
         )
 
     def current_version(self, key: str) -> int | None:
@@ -295,11 +267,7 @@ class JaxfixServer(LanguageServer):
         )
 
     def entries(self, state: _Analysed, result: FileResult) -> list[_Entry]:
-        if state.notebook_lines is None and state.document.path.endswith(".ipynb"):
-            # A notebook open as text: places in its JSON.
-            from jaxfix.sources.notebook import in_document
-
-            result = in_document(result)
+        result = state.document.source.stored(result)  # places in the text shown
         found = []
         for index, diagnostic in enumerate(result.diagnostics):
             text = self._text_of(state, diagnostic.start.cell)
@@ -442,18 +410,11 @@ class JaxfixServer(LanguageServer):
                 return action
             diagnostic = entry.diagnostic
             # The lines of the report (changed-lines mode keeps the reports touching them), as
-            # lines of the document the engine reads: a notebook's JSON lines.
-            first, last = diagnostic.start.line, diagnostic.end.line
-            if state.notebook_lines is not None:
-                lines = state.notebook_lines
-                first, last = (
-                    lines.get((diagnostic.start.cell or 0, first), 0),
-                    lines.get((diagnostic.end.cell or 0, last), 0),
-                )
+            # lines of the source's original.
             job = FixOne(
                 state.document,
                 diagnostic.code,
-                (first, last),
+                state.document.source.original_lines(diagnostic.start, diagnostic.end),
                 diagnostic.fix_safety is Safety.UNSAFE,
             )
         try:
@@ -474,16 +435,11 @@ class JaxfixServer(LanguageServer):
 
     def workspace_edit(self, state: _Analysed, fixed: bytes) -> t.WorkspaceEdit:
         changed: list[tuple[_Text, list[Edit]]] = []
-        if state.notebook_lines is None:
-            (text,) = state.texts.values()
-            changed.append((text, edits(text.text, decode(fixed), self.encoding())))
-        else:
-            new_texts = notebooks.cell_texts(fixed)
-            for text in state.texts.values():
-                assert text.cell is not None
-                new = new_texts[text.cell - 1]
-                if new != text.text:
-                    changed.append((text, edits(text.text, new, self.encoding())))
+        new_texts = state.document.source.texts(fixed)  # the whole text, or by cell
+        for text in state.texts.values():
+            new = new_texts.get(text.cell, text.text)
+            if new != text.text:
+                changed.append((text, edits(text.text, new, self.encoding())))
         workspace = self.client_capabilities.workspace
         versioned = bool(
             workspace

@@ -2,7 +2,7 @@
 
 It imports the engine once, then answers one job at a time with the CLI's own functions (config
 found from the file upward, the project roots from the workspace folder, the result cache in
-the same place as the CLI's) and the engine's `process_source`. The server kills it to stop an
+the same place as the CLI's) and the engine's `process_file` of the document's Source. The server kills it to stop an
 analysis a newer version of the document has made useless, and starts another.
 """
 
@@ -73,25 +73,23 @@ def answer(job: Job) -> Answer:
     from jaxfix.check.registry import selected_rules
 
     document = job.document
-    path = Path(document.path)
+    path, original = document.source.path, document.source.original
     try:
         options, cache, root, project = _project(document)
     except SettingError as error:
         return Answer(None, failure=f"configuration error: {error}")
     if _excluded(path, root, options):
-        return Answer(FileResult(path, document.source), excluded=True)
-    if len(document.source) > options.max_file_size:
+        return Answer(FileResult(path, original), excluded=True)
+    if len(original) > options.max_file_size:
         return Answer(
             FileResult(
                 path,
-                document.source,
+                original,
                 error=f"larger than max-file-size ({options.max_file_size} bytes)",
             )
         )
-    if isinstance(job, Check) and not is_candidate(
-        document.source, selected_rules(options)
-    ):
-        return Answer(FileResult(path, document.source))
+    if isinstance(job, Check) and not is_candidate(original, selected_rules(options)):
+        return Answer(FileResult(path, original))
     # The callers of the document's functions are looked for in its project's files, as the
     # CLI does (issue 40: the project, not the paths given, is the scope).
     with project_run(
@@ -101,16 +99,16 @@ def answer(job: Job) -> Answer:
 
 
 def _answer(job: Job, path: Path, options: Options, cache: Cache | None) -> Answer:
-    from jaxfix.check.engine import process_source
+    from jaxfix.check.engine import process_file
 
-    document = job.document
+    source = job.document.source
     if isinstance(job, Check):
-        cached = cache.get(path, document.source) if cache else None
+        cached = cache.get(path, source.original) if cache else None
         if cached is not None:
             return Answer(cached)
-        result = process_source(path, document.source, options)
+        result = process_file(source, options)
         if cache and _on_disk(
-            path, document.source, options
+            path, source.original, options
         ):  # an unsaved buffer's result would only evict the file's entry
             cache.put(result)
         return Answer(result)
@@ -125,7 +123,7 @@ def _answer(job: Job, path: Path, options: Options, cache: Cache | None) -> Answ
     else:
         assert isinstance(job, FixAll)
         options = replace(options, unsafe_fixes=False)
-    return Answer(process_source(path, document.source, options))
+    return Answer(process_file(source, options))
 
 
 def _explain() -> dict[str, str]:

@@ -26,17 +26,17 @@ import re
 import secrets
 import tokenize
 import warnings
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from json.decoder import scanstring  # type: ignore[attr-defined]  # public, untyped in typeshed
 from pathlib import Path
 from typing import Any
 
-from jaxfix.evidence.facts import Evidence
 from jaxfix.ground.bounded_data import DataError, load_json
 from jaxfix.ground.diagnostics import Diagnostic, FileResult, Location, Related
-from jaxfix.settings.options import Options
-from jaxfix.sources.paths import is_notebook
+from jaxfix.sources.paths import NOTEBOOK_SUFFIX
+from jaxfix.sources.source import Part, Source, SourceError
 from jaxfix.sources.syntax import syntax_error
 
 _LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
@@ -45,12 +45,8 @@ _DECODER = json.JSONDecoder()
 _NON_ASCII_ESCAPE = re.compile(r"\\u(?!00[0-7])[0-9a-fA-F]{4}")
 
 
-class NotebookError(Exception):
+class NotebookError(SourceError):
     """The file is not a notebook jaxfix can read or write; one line for the user."""
-
-    def __init__(self, message: str, location: Location | None = None) -> None:
-        super().__init__(message)
-        self.location = location
 
 
 def split_lines(text: str) -> list[str]:
@@ -331,13 +327,19 @@ def _tag(text: str) -> str:
 
 
 def to_module(notebook: Notebook) -> CellsModule:
-    module = CellsModule([], [], [], _tag(notebook.text))
-    for cell in notebook.cells:
-        module.lines.append(module.marker(cell.number))
+    return cells_module([(c.number, c.text) for c in notebook.cells], notebook.text)
+
+
+def cells_module(cells: Sequence[tuple[int, str]], holder: str) -> CellsModule:
+    """The module of the code cells (number among all cells, text), its tag found nowhere in
+    `holder` (the text that holds them)."""
+    module = CellsModule([], [], [], _tag(holder))
+    for cell_number, text in cells:
+        module.lines.append(module.marker(cell_number))
         module.origin.append(None)
-        if cell.cell_magic:
+        if _is_cell_magic(text):
             continue
-        lines = split_lines(cell.text)
+        lines = split_lines(text)
         if lines and not lines[-1].endswith("\n"):
             lines[-1] += "\n"
         continuing_indent: str | None = None
@@ -357,16 +359,22 @@ def to_module(notebook: Notebook) -> CellsModule:
                 )
             else:
                 module.lines.append(line)
-            module.origin.append((cell.number, number))
+            module.origin.append((cell_number, number))
     return module
 
 
 def cells_of(module: CellsModule, notebook: Notebook, code: str) -> dict[int, str]:
-    """Cut a (fixed) module back into cell texts, IPython lines restored; raise if the markers or
-    placeholders did not survive the fix unchanged and in order."""
+    return cut(module, [(c.number, c.text) for c in notebook.cells], code)
+
+
+def cut(
+    module: CellsModule, cells: Sequence[tuple[int, str]], code: str
+) -> dict[int, str]:
+    """Cut a (fixed) module of `cells` back into cell texts, IPython lines restored; raise if
+    the markers or placeholders did not survive the fix unchanged and in order."""
     texts: dict[int, list[str]] = {}
     current: list[str] = []
-    expected = [c.number for c in notebook.cells]
+    expected = [number for number, _ in cells]
     seen: list[int] = []
     restored = 0
     tag = re.escape(module.tag)
@@ -394,17 +402,17 @@ def cells_of(module: CellsModule, notebook: Notebook, code: str) -> dict[int, st
             "a fix disturbed the cell boundaries; notebook left untouched"
         )
     result = {}
-    for cell in notebook.cells:
-        text = "".join(texts[cell.number])
-        if cell.cell_magic:
+    for number, old in cells:
+        text = "".join(texts[number])
+        if _is_cell_magic(old):
             if text:
                 raise NotebookError(
                     "a fix wrote into a cell magic cell; notebook left untouched"
                 )
             continue
-        if cell.text and not cell.text.endswith("\n") and text.endswith("\n"):
+        if old and not old.endswith("\n") and text.endswith("\n"):
             text = text[:-1]
-        result[cell.number] = text
+        result[number] = text
     return result
 
 
@@ -462,7 +470,7 @@ def splice(notebook: Notebook, new_texts: dict[int, str]) -> bytes:
     return notebook.bom + fixed.encode("utf-8")
 
 
-# ---- the engine's view ------------------------------------------------------------------------
+# ---- the engine's view: a notebook as a Source ------------------------------------------------
 
 
 def shape_error(path: Path, source: bytes) -> FileResult | None:
@@ -480,6 +488,10 @@ def notebook_syntax_error(source: bytes) -> tuple[str, Location] | None:
         module = to_module(parse(source))
     except NotebookError as error:
         return str(error), error.location or Location(1, 1)
+    return _module_syntax_error(module)
+
+
+def _module_syntax_error(module: CellsModule) -> tuple[str, Location] | None:
     found = syntax_error(module.code)
     return None if found is None else (found[0], module.locate(found[1]))
 
@@ -540,54 +552,194 @@ def _map_diagnostic(diagnostic: Diagnostic, module: CellsModule) -> Diagnostic:
     )
 
 
-def process_notebook(
-    path: Path,
-    source: bytes,
-    options: Options,
-    check: Callable[
-        [bytes, Options, frozenset[int] | None, tuple[Evidence, ...] | None],
-        tuple[bytes | None, tuple[Diagnostic, ...]],
-    ],
-    describe: Callable[[Exception, bytes], tuple[str, Location | None, bool]],
-) -> FileResult:
-    """One notebook through `check` (the engine's check of one module); errors are this file's."""
-    try:
-        notebook = parse(source)
-        validate(notebook.data)
-    except NotebookError as error:
-        return FileResult(
-            path,
-            source,
-            error=str(error),
-            error_location=error.location,
-            lasting_error=True,
+class _Cells(Source):
+    """What both notebook kinds share: their code cells checked as one module (`module`),
+    diagnostics mapped to `cell N:line:col`; no `# noqa` is written into them, and the cache
+    reads them every run."""
+
+    settles_unread = False
+    takes_comments = False
+    has_cells = True
+    module: CellsModule
+
+    def place(self, location: Location) -> Location:
+        return self.module.locate(location)
+
+    def located(self, diagnostic: Diagnostic) -> Diagnostic:
+        return _map_diagnostic(diagnostic, self.module)
+
+
+@dataclass(frozen=True)
+class NotebookSource(_Cells):
+    """A `.ipynb` file's bytes (on disk, stdin, or open as text in an editor). Its code is
+    validated with nbformat before it is checked; a fix is spliced into the document's text,
+    which keeps every other byte."""
+
+    path: Path
+    original: bytes
+
+    @cached_property
+    def notebook(self) -> Notebook:
+        return parse(self.original)
+
+    @cached_property
+    def module(self) -> CellsModule:  # type: ignore[override]  # drawn once (its random tag): never set
+        return to_module(self.notebook)
+
+    def problem(self) -> FileResult | None:
+        return shape_error(self.path, self.original)
+
+    def code(self) -> bytes:
+        validate(self.notebook.data)
+        return self.module.code
+
+    def code_lines(self, lines: frozenset[int] | None) -> frozenset[int] | None:
+        return (
+            None if lines is None else _module_lines(self.notebook, self.module, lines)
         )
-    module = to_module(notebook)
-    code = module.code
-    changed = options.lines_to_check(path)
-    try:
-        # --from-log: evidence from an IPython traceback is placed on the module's lines (jaxfix/fromlog/locate.py)
-        lines = None if changed is None else _module_lines(notebook, module, changed)
-        fixed, diagnostics = check(code, options, lines, options.evidence_at(path))
-    except Exception as error:  # noqa: BLE001 - the engine's own failures, described its way
-        message, where, lasting = describe(error, code)
-        return FileResult(
-            path,
-            source,
-            error=message,
-            error_location=module.locate(where) if where else None,
-            lasting_error=lasting,
+
+    def spliced(self, fixed: bytes) -> bytes:
+        notebook = self.notebook
+        return splice(notebook, cells_of(self.module, notebook, fixed.decode("utf-8")))
+
+    def syntax_error(self) -> tuple[str, Location] | None:
+        return notebook_syntax_error(self.original)
+
+    def stored(self, result: FileResult) -> FileResult:
+        """The result with positions in the notebook's own text (its JSON lines); each
+        message starts with its cell position."""
+        try:
+            raw = self._raw
+        except NotebookError:  # not a notebook: its error is already placed in its text
+            return result
+
+        def raw_line(cell: int | None, line: int) -> int:
+            return raw(Location(line, 1, cell)).line
+
+        diagnostics = []
+        for d in result.diagnostics:
+            fix_lines = (
+                None
+                if d.fix_lines is None
+                else (
+                    raw_line(d.fix_cell, d.fix_lines[0]),
+                    raw_line(d.fix_cell, d.fix_lines[1]),
+                )
+            )
+            diagnostics.append(
+                replace(
+                    d,
+                    message=f"{d.start}: {d.message}",
+                    start=raw(d.start),
+                    end=raw(d.end),
+                    fix_lines=fix_lines,
+                    fix_cell=None,
+                    related=tuple(
+                        Related(f"{r.start}: {r.message}", raw(r.start))
+                        for r in d.related
+                    ),
+                )
+            )
+        error, where = result.error, result.error_location
+        if error is not None and where is not None and where.cell is not None:
+            error, where = f"{where}: {error}", raw(where)
+        return replace(
+            result, diagnostics=tuple(diagnostics), error=error, error_location=where
         )
-    mapped = tuple(_map_diagnostic(d, module) for d in diagnostics)
-    if fixed is None:
-        return FileResult(path, source, None, mapped)
-    try:
-        new_source = splice(notebook, cells_of(module, notebook, fixed.decode("utf-8")))
-    except NotebookError as error:
-        return FileResult(path, source, error=str(error))
-    return FileResult(
-        path, source, None if new_source == source else new_source, mapped
-    )
+
+    def original_lines(self, start: Location, end: Location) -> tuple[int, int]:
+        raw = self._raw
+        return raw(start).line, raw(end).line
+
+    @property
+    def _raw(self) -> Callable[[Location], Location]:
+        """A place in a cell as a place in the document's text (other places as they are)."""
+        notebook = self.notebook
+        starts = {cell.number: cell.line_starts() for cell in notebook.cells}
+
+        def raw(location: Location) -> Location:
+            if location.cell is None:
+                return location
+            cell = notebook.cell(location.cell)
+            lines = starts[cell.number]
+            if not lines:  # an empty cell: its `source` value
+                return Location(notebook.raw_line(cell.span[0]), 1)
+            token_index, offset = lines[min(location.line, len(lines)) - 1]
+            token = cell.tokens[token_index]
+            line = notebook.raw_line(token.start)
+            line_start = notebook.text.rfind("\n", 0, token.start) + 1
+            column = (
+                token.start
+                - line_start
+                + _raw_offset(
+                    notebook.text[token.start : token.end],
+                    offset + location.column - 1,
+                )
+            )
+            return Location(line, column + 1)
+
+        return raw
+
+    def diff(self, display_path: str, fixed: bytes) -> str | None:
+        return cell_diff(display_path, self.original, fixed)
+
+    def parts(self, fixed: bytes) -> list[Part]:
+        return [
+            Part(f":cell {number}", old.encode(), new.encode(), number)
+            for number, old, new in changed_cells(self.original, fixed)
+        ]
+
+
+@dataclass(frozen=True)
+class EditorCells(_Cells):
+    """A notebook document an editor holds as cells (LSP 3.17), built from them: no JSON.
+    Its `original` is its code, the module of its code cells; a fixed version of it is cut
+    back into cell texts (`texts`)."""
+
+    path: Path
+    # each code cell: its number among all cells, its text
+    cells: tuple[tuple[int, str], ...]
+    module: CellsModule = field(compare=False)  # drawn once: its random tag
+
+    @classmethod
+    def of(cls, name: str, cells: Sequence[tuple[int, str]]) -> EditorCells:
+        """The document named `name` (`.ipynb` added when its name lacks it)."""
+        path = Path(name if name.endswith(NOTEBOOK_SUFFIX) else name + NOTEBOOK_SUFFIX)
+        held = tuple(cells)
+        return cls(path, held, cells_module(held, "".join(t for _, t in held)))
+
+    @property
+    def original(self) -> bytes:  # type: ignore[override]  # its code: never set
+        return self.module.code
+
+    def spliced(self, fixed: bytes) -> bytes:
+        texts = self.texts(fixed)
+        unchanged = all(texts.get(n, text) == text for n, text in self.cells)
+        return self.original if unchanged else fixed
+
+    def syntax_error(self) -> tuple[str, Location] | None:
+        return _module_syntax_error(self.module)
+
+    def original_lines(self, start: Location, end: Location) -> tuple[int, int]:
+        lines = {
+            where: n for n, where in enumerate(self.module.origin, start=1) if where
+        }
+        return (
+            lines.get((start.cell or 0, start.line), 0),
+            lines.get((end.cell or 0, end.line), 0),
+        )
+
+    def parts(self, fixed: bytes) -> list[Part]:
+        texts = self.texts(fixed)
+        return [
+            Part(f":cell {n}", old.encode(), str(texts[n]).encode(), n)
+            for n, old in self.cells
+            if texts.get(n, old) != old
+        ]
+
+    def texts(self, fixed: bytes) -> dict[int | None, str]:
+        cells = cut(self.module, self.cells, fixed.decode("utf-8"))
+        return {number: text for number, text in cells.items()}
 
 
 # ---- output -----------------------------------------------------------------------------------
@@ -638,68 +790,3 @@ def _raw_offset(raw: str, characters: int) -> int:
             index += 1
         count += 1
     return index
-
-
-def in_document(result: FileResult) -> FileResult:
-    """The result with positions in the notebook's own text (its JSON lines), for formats that
-    annotate or patch the file as it is stored; the message starts with the cell position."""
-    if result.source is None or not is_notebook(result.path):
-        return result
-    try:
-        notebook = parse(result.source)
-    except NotebookError:  # not a notebook: its error is already placed in its text
-        return result
-    starts = {cell.number: cell.line_starts() for cell in notebook.cells}
-
-    def raw(location: Location) -> Location:
-        if location.cell is None:
-            return location
-        cell = notebook.cell(location.cell)
-        lines = starts[cell.number]
-        if not lines:  # an empty cell: its `source` value
-            return Location(notebook.raw_line(cell.span[0]), 1)
-        token_index, offset = lines[min(location.line, len(lines)) - 1]
-        token = cell.tokens[token_index]
-        line = notebook.raw_line(token.start)
-        line_start = notebook.text.rfind("\n", 0, token.start) + 1
-        column = (
-            token.start
-            - line_start
-            + _raw_offset(
-                notebook.text[token.start : token.end], offset + location.column - 1
-            )
-        )
-        return Location(line, column + 1)
-
-    def raw_line(cell: int | None, line: int) -> int:
-        return raw(Location(line, 1, cell)).line
-
-    diagnostics = []
-    for d in result.diagnostics:
-        fix_lines = (
-            None
-            if d.fix_lines is None
-            else (
-                raw_line(d.fix_cell, d.fix_lines[0]),
-                raw_line(d.fix_cell, d.fix_lines[1]),
-            )
-        )
-        diagnostics.append(
-            replace(
-                d,
-                message=f"{d.start}: {d.message}",
-                start=raw(d.start),
-                end=raw(d.end),
-                fix_lines=fix_lines,
-                fix_cell=None,
-                related=tuple(
-                    Related(f"{r.start}: {r.message}", raw(r.start)) for r in d.related
-                ),
-            )
-        )
-    error, where = result.error, result.error_location
-    if error is not None and where is not None and where.cell is not None:
-        error, where = f"{where}: {error}", raw(where)
-    return replace(
-        result, diagnostics=tuple(diagnostics), error=error, error_location=where
-    )

@@ -6,8 +6,10 @@ import io
 import os
 import re
 import tokenize
+from pathlib import Path
 
 from jaxfix.ground.escaping import git_header
+from jaxfix.sources.kinds import source_of
 
 
 def unified_diff(display_path: str, old: bytes, new: bytes) -> bytes:
@@ -16,11 +18,11 @@ def unified_diff(display_path: str, old: bytes, new: bytes) -> bytes:
     encoding and line endings as they are). Lines are split as git splits them: only \\n ends a
     line, so a \\r\\n keeps its \\r and a lone \\r stays inside its line. (Source encodings are
     ASCII-compatible.)
-    For a notebook, a readable diff of its changed cells instead (as ruff shows them)."""
-    if display_path.endswith(".ipynb"):
-        from jaxfix.sources.notebook import cell_diff
-
-        return cell_diff(display_path, old, new).encode("utf-8", "surrogateescape")
+    A source with a diff of its own gives it instead: a notebook's changed cells, as ruff
+    shows them (jaxfix/sources/source.py)."""
+    own = source_of(Path(display_path), old).diff(display_path, new)
+    if own is not None:
+        return own.encode("utf-8", "surrogateescape")
     import difflib  # here: every run reads files through decode(), few print a diff
 
     lines = difflib.diff_bytes(

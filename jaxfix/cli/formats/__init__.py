@@ -2,6 +2,9 @@
 
 A format gets every FileResult of the run and returns the document printed on stdout (and
 nothing else goes to stdout). `text` is the human renderer in cli/render.py, not listed here.
+A format that annotates or patches files as they are stored registers with `stored=True`: its
+results come placed in each file's own text (a notebook's JSON lines, each message starting
+with its cell place), as the file's Source places them (jaxfix/sources/source.py).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from dataclasses import dataclass
 
 from jaxfix.codemods.base import Rule
 from jaxfix.ground.diagnostics import FileResult
+from jaxfix.sources.kinds import as_stored
 
 
 @dataclass(frozen=True)
@@ -25,11 +29,15 @@ Formatter = Callable[[list[FileResult], RunInfo], str]
 FORMATS: dict[str, Formatter] = {}
 
 
-def register(name: str) -> Callable[[Formatter], Formatter]:
+def register(name: str, *, stored: bool = False) -> Callable[[Formatter], Formatter]:
     def decorate(formatter: Formatter) -> Formatter:
         if name in FORMATS:
             raise ImportError(f"output format {name!r} is registered twice")
-        FORMATS[name] = formatter
+        FORMATS[name] = (
+            (lambda results, info: formatter(list(map(as_stored, results)), info))
+            if stored
+            else formatter
+        )
         return formatter
 
     return decorate

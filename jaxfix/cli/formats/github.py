@@ -6,7 +6,6 @@ from jaxfix.cli.formats import RunInfo, register
 from jaxfix.cli.formats._common import reported, repository_path
 from jaxfix.ground.diagnostics import Diagnostic, FileResult, Location, Safety
 from jaxfix.ground.escaping import workflow_data, workflow_property
-from jaxfix.sources.notebook import in_document
 
 
 def _command(properties: dict[str, object], message: str) -> str:
@@ -38,10 +37,10 @@ def _message(diagnostic: Diagnostic) -> str:
     return diagnostic.message
 
 
-@register("github")
+@register("github", stored=True)
 def render(results: list[FileResult], info: RunInfo) -> str:
     lines = []
-    for result in map(in_document, results):  # a notebook's own (JSON) lines
+    for result in results:
         path = repository_path(result.path)
         if result.error is not None:
             lines.append(

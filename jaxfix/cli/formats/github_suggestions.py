@@ -22,7 +22,6 @@ from jaxfix.cli.formats._suggestions import (
 )
 from jaxfix.ground.diagnostics import Diagnostic, FileResult, Safety
 from jaxfix.ground.escaping import markdown_message
-from jaxfix.sources.notebook import in_document
 
 _BACKTICKS = re.compile(r"`{3,}")
 
@@ -76,10 +75,10 @@ def _item(
     return item
 
 
-@register("github-suggestions")
+@register("github-suggestions", stored=True)
 def render(results: list[FileResult], info: RunInfo) -> str:
     items = []
-    for result in map(in_document, results):  # a notebook's own (JSON) lines
+    for result in results:
         diagnostics = reported(result, info)
         path = repository_path(result.path)
         file_comments = comments(result, diagnostics, suggest=not info.write)

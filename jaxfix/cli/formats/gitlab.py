@@ -9,7 +9,6 @@ from collections import Counter
 from jaxfix.cli.formats import RunInfo, register
 from jaxfix.cli.formats._common import reported, repository_path
 from jaxfix.ground.diagnostics import Diagnostic, FileResult
-from jaxfix.sources.notebook import in_document
 from jaxfix.sources.text import decode, split_lines
 
 
@@ -25,10 +24,10 @@ def _fingerprint(
     ).hexdigest()
 
 
-@register("gitlab")
+@register("gitlab", stored=True)
 def render(results: list[FileResult], info: RunInfo) -> str:
     issues = []
-    for result in map(in_document, results):  # a notebook's own (JSON) lines
+    for result in results:
         diagnostics = reported(result, info)
         if not diagnostics:
             continue

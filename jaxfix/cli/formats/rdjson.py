@@ -19,7 +19,6 @@ from jaxfix.cli.formats._suggestions import (
     companion_note,
 )
 from jaxfix.ground.diagnostics import Diagnostic, FileResult, Location
-from jaxfix.sources.notebook import in_document
 from jaxfix.sources.paths import display_path
 from jaxfix.sources.text import decode, split_lines
 
@@ -96,10 +95,10 @@ def _entry(
     return entry
 
 
-@register("rdjson")
+@register("rdjson", stored=True)
 def render(results: list[FileResult], info: RunInfo) -> str:
     entries = []
-    for result in map(in_document, results):  # a notebook's own (JSON) lines
+    for result in results:
         diagnostics = reported(result, info)
         if not diagnostics:
             continue

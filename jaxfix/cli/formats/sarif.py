@@ -23,7 +23,6 @@ from jaxfix.cli.formats._suggestions import Comment, comments
 from jaxfix.codemods.base import Rule
 from jaxfix.ground.diagnostics import Diagnostic, FileResult, Location
 from jaxfix.ground.escaping import uri_path
-from jaxfix.sources.notebook import in_document
 
 _SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 
@@ -130,7 +129,7 @@ def _notification(result: FileResult) -> dict:
     }
 
 
-@register("sarif")
+@register("sarif", stored=True)
 def render(results: list[FileResult], info: RunInfo) -> str:
     rule_index = {rule.code: n for n, rule in enumerate(info.rules)}
     run = {
@@ -145,18 +144,12 @@ def render(results: list[FileResult], info: RunInfo) -> str:
             "%SRCROOT%": {"uri": source_root().as_uri().rstrip("/") + "/"}
         },
         "columnKind": "unicodeCodePoints",
-        "results": [
-            entry
-            for r in map(in_document, results)
-            for entry in _results(r, info, rule_index)
-        ],
+        "results": [entry for r in results for entry in _results(r, info, rule_index)],
         "invocations": [
             {
                 "executionSuccessful": not any(r.error for r in results),
                 "toolExecutionNotifications": [
-                    _notification(r)
-                    for r in map(in_document, results)
-                    if r.error is not None
+                    _notification(r) for r in results if r.error is not None
                 ],
             }
         ],
