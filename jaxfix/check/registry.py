@@ -14,6 +14,8 @@ from __future__ import annotations
 import ast
 import dataclasses
 import functools
+import os
+import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -188,12 +190,51 @@ def _from_rules(rules: dict) -> tuple[RuleEntry, ...]:
 @functools.cache
 def _read_all_statically() -> tuple[RuleEntry, ...] | None:
     modules = [CODEMODS / f"{name}.py" for name in builtin_modules()]
-    if not all(path.is_file() for path in modules):
+    try:
+        stats = [path.stat() for path in modules]
+    except OSError:
+        return None
+    if not all(stat.S_ISREG(s.st_mode) for s in stats):
         return None  # a rule package: not read statically
+    key = tuple((p.name, s.st_mtime_ns, s.st_size) for p, s in zip(modules, stats))
+    kept = _kept_manifest(key)
+    if kept is not None:
+        return kept
     read = [_read_statically(path) for path in modules]
     if any(r is None for r in read) or len({r.code for r in read}) != len(read):
         return None
-    return tuple(sorted(read, key=lambda r: r.code))
+    manifest = tuple(sorted(read, key=lambda r: r.code))
+    _keep_manifest(key, manifest)
+    return manifest
+
+
+# The manifest read from the rule modules, kept beside their bytecode (as Python keeps a .pyc:
+# by the sources' modification times and sizes), so that a run does not parse every rule module.
+_MANIFEST = CODEMODS / "__pycache__" / f"manifest.{sys.implementation.cache_tag}.pickle"
+
+
+def _kept_manifest(key: object) -> tuple[RuleEntry, ...] | None:
+    import pickle
+
+    try:
+        kept_key, manifest = pickle.loads(_MANIFEST.read_bytes())
+    except Exception:  # noqa: BLE001  # absent, unreadable, from another version: read again
+        return None
+    return manifest if kept_key == key else None
+
+
+def _keep_manifest(key: object, manifest: tuple[RuleEntry, ...]) -> None:
+    import pickle
+
+    if sys.dont_write_bytecode:
+        return
+    temporary = _MANIFEST.with_name(f"{_MANIFEST.name}.{os.getpid()}.tmp")
+    try:
+        _MANIFEST.parent.mkdir(exist_ok=True)
+        temporary.write_bytes(pickle.dumps((key, manifest)))
+        os.replace(temporary, _MANIFEST)
+    except OSError:  # a read-only installation: read every time, as before
+        temporary.unlink(missing_ok=True)
 
 
 def all_rules() -> tuple[RuleEntry, ...]:

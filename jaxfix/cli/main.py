@@ -556,12 +556,7 @@ def _check(
     results = _run(
         found.files,
         options,
-        scope=project_files(
-            scope_root(config, path_list),
-            found.files,
-            options.exclude,
-            options.all_includes,
-        ),
+        scope=_scope(config, path_list, found, options),
         write=write,
         jobs=min(jobs or default_jobs(), default_jobs()),
         console=console,
@@ -657,6 +652,21 @@ def _add_noqa(results: list[FileResult], console: Console) -> int:
         if any(r.error for r in results) or any(": error: " in p for p in problems)
         else EXIT_CLEAN
     )
+
+
+def _scope(
+    config: Config, paths: list[Path], found: Discovery, options: Options
+) -> tuple[Path, ...]:
+    """The project's files (where callers are looked for): the files found when the one path
+    given is the project's root (walked once), else the root walked too."""
+    root = scope_root(config, paths)
+    if (
+        len(paths) == 1
+        and not found.errors
+        and os.path.abspath(paths[0]) == os.path.abspath(root)
+    ):
+        return tuple(dict.fromkeys(Path(os.path.abspath(p)) for p in found.files))
+    return project_files(root, found.files, options.exclude, options.all_includes)
 
 
 def _cache(

@@ -259,7 +259,9 @@ def test_edits_are_seen_by_a_reused_engine(tree: Path) -> None:
     engine = Engine(roots=(tree,), jax_version=(0, 10, 2))
 
     def dp() -> Value:
-        module = engine.module(tree / "main.py")
+        module = engine.begin(
+            tree / "main.py"
+        )  # a module's questions, as a run asks them
         assert isinstance(module, Module)
         return engine.value_of(module, last_expr(module))
 

@@ -125,14 +125,16 @@ def test_mesh_sizes_are_between_1_and_seven_digits():
 
 
 def test_a_mesh_repr_is_read_in_linear_time_and_quoted_briefly():
-    """80,000 quotes took 30 s (a lazy regex retried from every quote); a 1 MB line, hours."""
+    """80,000 quotes took 30 s (a lazy regex retried from every quote, quadratic); a 1 MB line,
+    hours. The bound is a hang guard, not a speed check: 400,000 quotes would take the
+    quadratic reading over ten minutes, the linear one milliseconds."""
     started = time.perf_counter()
     with pytest.raises(MeshReprError) as quotes:
-        parse_mesh("AbstractMesh(" + "'" * 80_000 + ")")
+        parse_mesh("AbstractMesh(" + "'" * 400_000 + ")")
     line = f"{JAX002} AbstractMesh(" + "'a': 1, '" * 110_000 + ")"  # 1 MB
     with pytest.raises(MessageError) as long_line:
         read_facts("JAX002", line)
-    assert time.perf_counter() - started < 1.0
+    assert time.perf_counter() - started < 60
     assert len(str(quotes.value)) < 200 and len(str(long_line.value)) < 300
 
 

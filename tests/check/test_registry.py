@@ -4,6 +4,8 @@ keys, `--select` and the README's error table all come from it."""
 
 from __future__ import annotations
 
+import pickle
+import sys
 import textwrap
 
 import pytest
@@ -99,3 +101,22 @@ def test_the_errors_table_lists_each_raised_error_where_jax_raises_it():
         "| JAX003 `Input sharding mesh ... should be equal to out_sharding mesh ...` "
         "| `jax/_src/shard_map.py` |"
     ) in table
+
+
+def test_the_manifest_is_kept_beside_the_bytecode_and_read_again_when_a_rule_changes(
+    tmp_path, monkeypatch
+):
+    """A run reads the rules' manifest from the kept copy, not by parsing every rule module;
+    a copy whose modules' times or sizes differ is not used."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    monkeypatch.setattr(registry, "_MANIFEST", tmp_path / "manifest.pickle")
+    read = registry._read_all_statically.__wrapped__
+    manifest = read()
+    assert manifest is not None and (tmp_path / "manifest.pickle").is_file()
+    key, kept = pickle.loads((tmp_path / "manifest.pickle").read_bytes())
+    assert kept == manifest
+    (tmp_path / "manifest.pickle").write_bytes(pickle.dumps((key, manifest[:1])))
+    assert read() == manifest[:1]  # the kept copy is what is used
+    stale = tuple((name, mtime - 1, size) for name, mtime, size in key)
+    (tmp_path / "manifest.pickle").write_bytes(pickle.dumps((stale, manifest[:1])))
+    assert read() == manifest  # a rule module changed since: read from the sources

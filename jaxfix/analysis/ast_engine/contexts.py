@@ -34,7 +34,7 @@ import weakref
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from jaxfix.analysis.ast_engine.evaluate import Evaluator, _is_generator
+from jaxfix.analysis.ast_engine.evaluate import Evaluator
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import (
     BoundMethod,
@@ -127,6 +127,7 @@ class Contexts:
         evaluator.current_mesh = asked
         self._ways: dict[tuple[ast.AST, Frame | None], list[Way]] = {}
         self._active: set[tuple[ast.AST, Frame | None]] = set()
+        self._entering: set[tuple[ast.AST, Frame]] = set()  # context managers' yields
         self._setters: dict[Path, list[ast.Call]] = {}
 
     def current_mesh(self, module: Module, node: ast.AST) -> Value:
@@ -148,6 +149,7 @@ class Contexts:
         if cached is not None:
             return cached
         if key in self._active or depth > _MAX_DEPTH:
+            self.evaluator.cut()
             return [(Site(Entry.USE, None, Unknown("callers nested too deep"), node),)]
         self._active.add(key)
         try:
@@ -405,7 +407,7 @@ class Contexts:
             or a.kwonlyargs
             or a.kwarg
             or enter.decorator_list
-            or _is_generator(enter)
+            or self.evaluator.is_generator(enter)
         ):
             return None
         frame = Frame(
@@ -552,10 +554,20 @@ class Contexts:
                     entry, None, Unknown("a context manager with several yields"), call
                 )
             ]
-        return [
-            replace(s, entry=entry, call=call, entered_by=call)
-            for s in self._local(target, yields[0], inner)
-        ]
+        key = (yields[0], inner)
+        if key in self._entering:
+            self.evaluator.cut()
+            return [
+                Site(entry, None, Unknown("a context manager entering itself"), call)
+            ]
+        self._entering.add(key)
+        try:
+            return [
+                replace(s, entry=entry, call=call, entered_by=call)
+                for s in self._local(target, yields[0], inner)
+            ]
+        finally:
+            self._entering.discard(key)
 
     def _yields_taken(
         self,
@@ -608,7 +620,7 @@ class Contexts:
             return [(*sites, Site(Entry.USE, None, calls, scope))]
         if not calls:
             return [tuple(sites)]
-        generator = _is_generator(scope)
+        generator = self.evaluator.is_generator(scope)
         ways: list[Way] = []
         for caller, call in calls:
             if generator:  # its body runs where the generator is iterated

@@ -100,6 +100,9 @@ _EAGER_CONSUMERS = tuple(
     + ("max", "any", "all")
 )
 
+_MISSING = object()
+_NO_CUT = sys.maxsize
+
 CurrentMesh = Callable[[Module, ast.AST, Frame], Value]
 
 
@@ -114,12 +117,31 @@ class Evaluator:
         self._escaped: dict[Path, frozenset[str]] = {}
         self._calls: dict[tuple[object, ...], Value] = {}
         self._params: dict[tuple[ast.AST, str], Value] = {}
-        self._active: set[tuple[object, ...]] = set()
+        # What is being evaluated, each with its place on the stack of questions.
+        self._active: dict[tuple[object, ...], int] = {}
         self._depth = 0
         # Whether an answer gave up on code nested too deeply (its answers Unknown): the engine
         # then says the file is nested too deeply rather than report nothing about it.
         self.too_deep = False
         self._comprehension: dict[tuple[ast.AST, str], Value] = {}
+        # Each expression's value per frame (and comprehension variables), kept only when every
+        # cut met while computing it (a question already on the stack: a cycle) was a question
+        # asked inside it; a cut at a question asked before it, or at the depth bound, makes the
+        # value depend on the path that asked, not only on the expression and its frame.
+        self._values: dict[tuple[object, ...], Value] = {}
+        self._floor = _NO_CUT
+        self._keys: list[tuple[object, ...]] = []
+        self._tentative: dict[
+            tuple[object, ...], tuple[Value, int, tuple[object, ...]]
+        ] = {}
+        self._generators: dict[ast.AST, bool] = {}
+
+    def is_generator(self, function: ast.AST) -> bool:
+        """Whether `function`'s own body yields (walked once per function)."""
+        found = self._generators.get(function)
+        if found is None:
+            found = self._generators[function] = _is_generator(function)
+        return found
 
     # -- the question -------------------------------------------------------------------------
 
@@ -142,17 +164,73 @@ class Evaluator:
     # -- expressions --------------------------------------------------------------------------
 
     def value(self, module: Module, node: ast.AST, frame: Frame) -> Value:
-        key = ("value", node, frame)
+        return self._remembered(
+            ("value", node, frame),
+            lambda: self._value(module, node, frame),
+            lambda: Unknown(f"line {module.line(node)} depends on itself"),
+        )
+
+    def _remembered(
+        self,
+        key: tuple[object, ...],
+        compute: Callable[[], Value],
+        in_cycle: Callable[[], Value],
+    ) -> Value:
+        """`compute()`, the answer to question `key`, remembered for the module's questions
+        (with the comprehension variables in force); `in_cycle()` when `key` is asked while
+        being answered."""
+        memo_key = (
+            (*key, frozenset(self._comprehension.items()))
+            if self._comprehension
+            else key
+        )
+        found = self._values.get(memo_key, _MISSING)
+        if found is not _MISSING:
+            return found
         if key in self._active:
-            return Unknown(f"line {module.line(node)} depends on itself")
-        self._active.add(key)
+            self.cut(key)
+            return in_cycle()
+        tentative = self._tentative.get(memo_key)
+        if tentative is not None and self._still_asked(tentative[1], tentative[2]):
+            self._floor = min(self._floor, tentative[1])
+            return tentative[0]
+        place = self._push(key)
+        outer_floor, self._floor = self._floor, _NO_CUT
         try:
-            return self._value(module, node, frame)
+            value = compute()
         except RecursionError:
             self.too_deep = True
+            self._floor = -1
             return Unknown("nested too deeply")
         finally:
-            self._active.discard(key)
+            self._pop(key)
+            inner_floor = self._floor
+            self._floor = min(outer_floor, inner_floor)
+        if inner_floor >= place:
+            self._values[memo_key] = value
+        elif inner_floor >= 0:
+            # within the question at `inner_floor` (a loop's bindings reading each other), every
+            # way to this expression meets the same cycle: keep it while that question is asked
+            self._tentative[memo_key] = (value, inner_floor, self._keys[inner_floor])
+        return value
+
+    def _push(self, key: tuple[object, ...]) -> int:
+        place = self._active[key] = len(self._keys)
+        self._keys.append(key)
+        return place
+
+    def _pop(self, key: tuple[object, ...]) -> None:
+        del self._active[key]
+        self._keys.pop()
+
+    def _still_asked(self, place: int, key: tuple[object, ...]) -> bool:
+        return place < len(self._keys) and self._keys[place] is key
+
+    def cut(self, key: tuple[object, ...] | None = None) -> None:
+        """An answer met question `key` already on the stack (None: a bound that depends on
+        the whole stack): what is asked above it is not kept."""
+        place = self._active.get(key, -1) if key is not None else -1
+        self._floor = min(self._floor, place)
 
     def _value(self, module: Module, node: ast.AST, frame: Frame) -> Value:
         if isinstance(node, ast.Constant):
@@ -464,10 +542,11 @@ class Evaluator:
         frame = Frame(module.tree, module.path, ())
         key = ("module attribute", ref.path, name)
         if key in self._active:
+            self.cut(key)
             return Unknown(f"an import cycle through `{name}`")
         if _assigned_by_global(module, name):
             return Unknown(f"`{name}` is also assigned by a function (`global`)")
-        self._active.add(key)
+        self._push(key)
         try:
             flow = self.flow(module, frame)
             bindings = flow.end.get(name) if flow.end is not None else None
@@ -476,7 +555,7 @@ class Evaluator:
             if flow.end is not None and "*" in flow.end:
                 return Unknown(f"`{name}` may come from a star import")
         finally:
-            self._active.discard(key)
+            self._pop(key)
         if ref.directory is not None:
             sub = self.project.submodule(ModuleRef(ref.path, ref.directory), name)
             if sub is not None:
@@ -548,7 +627,13 @@ class Evaluator:
             return self.value(module, node.value, frame)
         if kind == "aug":
             assert isinstance(node, ast.AugAssign)
-            before = self.lookup(module, name, node, frame)
+            before = self._remembered(
+                ("before", node, frame),
+                lambda: self.lookup(module, name, node, frame),
+                lambda: Unknown(
+                    f"`{name}` depends on itself (line {module.line(node)})"
+                ),
+            )
             return _binary(node.op, before, self.value(module, node.value, frame))
         assert isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None
         value = self.value(module, node.value, frame)
@@ -565,12 +650,13 @@ class Evaluator:
         found = self._params.get(key)
         if found is None:
             if ("params", key) in self._active:
+                self.cut(("params", key))
                 return Unknown(f"`{arg.arg}` depends on itself through its callers")
-            self._active.add(("params", key))
+            self._push(("params", key))
             try:
                 found = self._params[key] = self._from_callers(module, function, arg)
             finally:
-                self._active.discard(("params", key))
+                self._pop(("params", key))
         return found
 
     def _from_callers(
@@ -625,12 +711,13 @@ class Evaluator:
         otherwise (passed on, stored, a decorator jaxfix does not see through)."""
         key = ("calls", function, through_decorators)
         if key in self._active:
+            self.cut(key)
             return Unknown(f"`{function.name}` is used in its own callers")
-        self._active.add(key)
+        self._push(key)
         try:
             return self._find_calls(module, function, through_decorators)
         finally:
-            self._active.discard(key)
+            self._pop(key)
 
     def _find_calls(
         self,
@@ -1200,7 +1287,7 @@ class Evaluator:
             return Unknown("what a jitted function returns")
         if function.wrapped_by == "contextmanager":
             return Unknown("a context manager of the tree")
-        if isinstance(function.node, ast.AsyncFunctionDef) or _is_generator(
+        if isinstance(function.node, ast.AsyncFunctionDef) or self.is_generator(
             function.node
         ):
             return Unknown("a generator or coroutine")
@@ -1212,13 +1299,15 @@ class Evaluator:
         if cached is not None:
             return cached
         if key in self._active:
+            self.cut(key)
             return Unknown("a recursive call")
         if self._depth >= _MAX_CALL_DEPTH:
+            self.cut()
             return Unknown("calls nested deeper than jaxfix follows")
         module = self.module(function.path)
         if isinstance(module, Unknown):
             return module
-        self._active.add(key)
+        self._push(key)
         self._depth += 1
         try:
             frame = Frame(function.node, function.path, args, function.closure)
@@ -1237,7 +1326,7 @@ class Evaluator:
                 )
         finally:
             self._depth -= 1
-            self._active.discard(key)
+            self._pop(key)
         self._calls[key] = value
         return value
 
