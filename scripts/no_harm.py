@@ -22,6 +22,7 @@ from pathlib import Path
 
 from jaxfix.check.prefilter import is_candidate
 from jaxfix.check.registry import selected_rules
+from jaxfix.check.run import Run
 from jaxfix.check.runner import default_jobs, run_files
 from jaxfix.ground.diagnostics import Diagnostic, FileResult
 from jaxfix.ground.escaping import printable
@@ -62,18 +63,13 @@ def _run(
     started = time.monotonic()
     results: list[FileResult] = []
     chunk = CHUNK_PER_JOB * jobs
+    run = Run(options).scoped(
+        files
+    )  # callers are looked for in the whole tree, as one run does
     for start in range(0, len(files), chunk):
         if time_limit is not None and time.monotonic() - started > time_limit:
             return results, len(files) - start
-        results += run_files(
-            files[start : start + chunk],
-            options,
-            write=False,
-            jobs=jobs,
-            run=tuple(
-                files
-            ),  # callers are looked for in the whole tree, as one run does
-        )
+        results += run_files(run, files[start : start + chunk], write=False, jobs=jobs)
         print(
             f"no-harm: {len(results)}/{len(files)} files, {time.monotonic() - started:.0f}s",
             file=sys.stderr,

@@ -23,7 +23,8 @@ from jaxfix.analysis.ast_engine.positions import Span
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.check import registry
 from jaxfix.check.changed_lines import carry_lines
-from jaxfix.check.dependencies import GC_GENERATION_0, ast_engine, recorded
+from jaxfix.check.dependencies import recorded
+from jaxfix.check.run import GC_GENERATION_0, Run
 from jaxfix.check.suppression import is_suppressed
 from jaxfix.codemods.base import Rule
 from jaxfix.evidence.facts import Evidence
@@ -316,8 +317,8 @@ def check_source(
     `evidence` (from a log) runs the rules it names in confirmed mode, without the prefilter
     (the file may not mention a mesh at all), and keeps only the reports it confirms.
     `path`: where the module is, so that its imports of the project's modules are followed
-    (default: `-` in the working directory); `engine`: the run's engine (a fresh one for this
-    source alone by default).
+    (default: `-` in the working directory); `engine`: the run's engine (by default a fresh
+    one, for this source alone, from jaxfix/check/run.py).
     """
     if changed_lines is not None and not changed_lines:
         return None, ()
@@ -337,7 +338,7 @@ def check_source(
     if not rules:
         return None, ()
     if engine is None:
-        engine = Engine(options.project_roots, (), options.jax_version)
+        engine = Run(options).engine(options.jax_version)
     if path is None:
         path = Path("-").absolute()
     text = source
@@ -609,15 +610,28 @@ def describe_failure(
     )
 
 
-def process_source(path: Path, source: bytes, options: Options) -> FileResult:
-    """Per-file isolation: every failure becomes this file's one-line error. The result lists the
-    other files of the project its analysis used; its imports are looked up from `path`'s
-    directory (for stdin without --stdin-filename, `-`: the working directory)."""
+def check_file(
+    run: Run,
+    path: Path,
+    source: bytes,
+    lines: frozenset[int] | None = None,
+    evidence: tuple[Evidence, ...] | None = None,
+) -> FileResult:
+    """`source`, the file at `path`, checked with the run's options and engine (its imports are
+    looked up from `path`'s directory; for stdin without --stdin-filename, `-`: the working
+    directory). `lines` (changed-lines mode) keeps only the reports touching them; `evidence`
+    (what a log or a recorded run showed raised in this file) checks in confirmed mode, its
+    fixes for the JAX version that raised there, whatever jax is installed beside jaxfix.
+    Per-file isolation: every failure becomes this file's one-line error. The result lists the
+    other files of the project its analysis used."""
     reason = unreadable_reason(source)
     if reason is not None:
         return FileResult(path, source, error=reason)
-    options = options.for_file(path)
-    engine = ast_engine(options.project_roots, options.jax_version)
+    options = run.options
+    versions = {e.jax_version for e in evidence or () if e.jax_version is not None}
+    if versions:
+        options = replace(options, jax_version=max(versions))
+    engine = run.engine(options.jax_version)
     if is_notebook(path):
         result = process_notebook(
             path,
@@ -625,14 +639,16 @@ def process_source(path: Path, source: bytes, options: Options) -> FileResult:
             options,
             partial(_check, path=path.absolute(), engine=engine),
             describe_failure,
+            lines,
+            evidence,
         )
     else:
         try:
             fixed, diagnostics = _check(
                 source,
                 options,
-                options.lines_to_check(path),
-                options.evidence_at(path),
+                lines,
+                evidence,
                 path=path.absolute(),
                 engine=engine,
             )

@@ -549,8 +549,12 @@ def process_notebook(
         tuple[bytes | None, tuple[Diagnostic, ...]],
     ],
     describe: Callable[[Exception, bytes], tuple[str, Location | None, bool]],
+    changed: frozenset[int] | None = None,
+    evidence: tuple[Evidence, ...] | None = None,
 ) -> FileResult:
-    """One notebook through `check` (the engine's check of one module); errors are this file's."""
+    """One notebook through `check` (the engine's check of one module); errors are this file's.
+    `changed`: the notebook's lines to check (None: all); `evidence`: what a log showed raised
+    in it."""
     try:
         notebook = parse(source)
         validate(notebook.data)
@@ -564,11 +568,10 @@ def process_notebook(
         )
     module = to_module(notebook)
     code = module.code
-    changed = options.lines_to_check(path)
     try:
         # --from-log: evidence from an IPython traceback is placed on the module's lines (jaxfix/fromlog/locate.py)
         lines = None if changed is None else _module_lines(notebook, module, changed)
-        fixed, diagnostics = check(code, options, lines, options.evidence_at(path))
+        fixed, diagnostics = check(code, options, lines, evidence)
     except Exception as error:  # noqa: BLE001 - the engine's own failures, described its way
         message, where, lasting = describe(error, code)
         return FileResult(

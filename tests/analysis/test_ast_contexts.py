@@ -21,7 +21,8 @@ from jaxfix.analysis.ast_engine.contexts import Entry
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import Mesh, Unknown
 from jaxfix.analysis.names import Api
-from jaxfix.check.engine import process_source
+from jaxfix.check.engine import check_file
+from jaxfix.check.run import Run
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -679,7 +680,7 @@ def test_the_engine_follows_an_imported_decorator_and_contextmanager(
     )
     path = tmp_path / "pkg" / "stages.py"
     options = replace(options_from_args(["--unsafe-fixes"]), project_roots=(tmp_path,))
-    result = process_source(path, path.read_bytes(), options)
+    result = check_file(Run(options), path, path.read_bytes())
     assert [(d.code, d.start.line) for d in result.diagnostics] == [
         ("JAX002", 8),
         ("JAX002", 14),

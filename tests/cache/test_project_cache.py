@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from jaxfix.cache.store import Cache
 from jaxfix.check import dependencies, runner
+from jaxfix.check.run import Run
 from jaxfix.check.runner import run_files
 from jaxfix.cli.main import cli
 from jaxfix.settings.options import Options
@@ -45,8 +46,8 @@ def cache_hits(monkeypatch):
     hits: list[str] = []
     real = Cache.get
 
-    def get(self, path, source):
-        found = real(self, path, source)
+    def get(self, path, source, lines=None):
+        found = real(self, path, source, lines)
         if found is not None:
             hits.append(path.name)
         return found
@@ -142,8 +143,8 @@ def test_in_process_and_workers_give_identical_results(project, monkeypatch):
         select=("JAX002",), jax_version=(0, 10, 2), project_roots=(project,)
     )
     files = sorted((project / "pkg").glob("*.py"))
-    in_process = run_files(files, options, write=False, jobs=1)
-    workers = run_files(files, options, write=False, jobs=2)
+    in_process = run_files(Run(options).scoped(files), files, write=False, jobs=1)
+    workers = run_files(Run(options).scoped(files), files, write=False, jobs=2)
     assert in_process == workers
     by_name = {r.path.name: r for r in in_process}
     assert [d.code for d in by_name["main.py"].diagnostics] == ["JAX002"]
