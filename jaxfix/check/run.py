@@ -21,20 +21,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jaxfix.settings.config import (
-    build_options,
-    load,
-    project_roots,
-    scope_root,
-)
 from jaxfix.settings.options import Options
-from jaxfix.settings.target_version import TargetVersion, target_version
-from jaxfix.settings.values import Config
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the config's modules read the rule registry: only a built run needs them
     from jaxfix.analysis.ast_engine import Engine
     from jaxfix.cache.store import Cache
     from jaxfix.check.registry import RuleEntry
+    from jaxfix.settings.target_version import TargetVersion
+    from jaxfix.settings.values import Config
 
 # The cyclic collector's generation-0 threshold while the engine works, for a file
 # (jaxfix/check/engine.py) and for a whole run (`Run.checking`). The engine's trees and answers
@@ -68,7 +62,7 @@ class Run:
     used) and the engine (`engine`)."""
 
     options: Options
-    config: Config = field(default_factory=lambda: Config(None, {}))
+    config: Config | None = None
     target: TargetVersion | None = None
     scope_root: Path | None = None
     scope: tuple[Path, ...] = ()
@@ -129,7 +123,7 @@ class Run:
     def _cache(
         self, scope: tuple[Path, ...], warn: Callable[[str], None] | None
     ) -> Cache | None:
-        if not self.use_cache or self.cache_dir is None:
+        if not self.use_cache or self.config is None:
             return None
         from jaxfix.cache.store import Cache, CacheDirError, cache_location
 
@@ -201,6 +195,10 @@ def build_run(
     keeps results in the cache directory (`flags["cache_dir"]`, else the config's or the
     project's), `cache_within` only when that is inside this folder. The config's notes go
     to `warn`. SettingError for a bad config or flag."""
+    from jaxfix.cache.store import cache_dir
+    from jaxfix.settings.config import build_options, load, project_roots, scope_root
+    from jaxfix.settings.target_version import target_version
+
     paths = list(paths)
     found_from = list(project) if project is not None else paths
     config = load(config_file, paths)
@@ -213,8 +211,6 @@ def build_run(
     )
     target = target_version(config, flags.get("target_version"), paths)
     given = flags.get("cache_dir")
-    from jaxfix.cache.store import cache_dir
-
     return Run(
         options,
         config,
@@ -231,4 +227,7 @@ def build_run(
 def check_flags(flags: Mapping[str, Any]) -> None:
     """SettingError when the command-line `flags` are wrong whatever a config says (`jaxfix
     migrate` checks them once, before it reads each repository's config)."""
+    from jaxfix.settings.config import build_options
+    from jaxfix.settings.values import Config
+
     build_options(Config(None, {}), flags)
