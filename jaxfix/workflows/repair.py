@@ -485,7 +485,7 @@ def repair(
                     on_run_started(number)
 
             try:
-                run = run_command(
+                ran = run_command(
                     command,
                     recording.env(number, settings.env),
                     settings.cwd,
@@ -495,22 +495,22 @@ def repair(
                 )
             finally:
                 follower.stop()
-            if run.returncode is None and on_run_started:
+            if ran.returncode is None and on_run_started:
                 on_run_started(number)
-            if run.returncode is None:
-                done(Round(number, run))
+            if ran.returncode is None:
+                done(Round(number, ran))
                 return finish(
-                    Stop.NOT_STARTED, run.problem or "the command did not start"
+                    Stop.NOT_STARTED, ran.problem or "the command did not start"
                 )
             reading = _read(recording.evidence(number), found.files, options)
             base = Round(
                 number,
-                run,
+                ran,
                 tuple(reading.raised),
                 tuple(reading.failures),
                 problems=tuple(reading.errors),
             )
-            if run.returncode == 0 and not run.timed_out:
+            if ran.returncode == 0 and not ran.timed_out:
                 done(base)
                 return finish(
                     Stop.PASSED,
@@ -518,8 +518,8 @@ def repair(
                 )
             how = (
                 f"timed out after {settings.timeout:g} s"
-                if run.timed_out
-                else f"exited with {run.returncode}"
+                if ran.timed_out
+                else f"exited with {ran.returncode}"
             )
             if not reading.raised:
                 done(base)
