@@ -23,7 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 from jaxfix.settings.options import Options
 
-if TYPE_CHECKING:  # the config's modules read the rule registry: only a built run needs them
+if (
+    TYPE_CHECKING
+):  # the config's modules read the rule registry: only a built run needs them
     from jaxfix.analysis.ast_engine import Engine
     from jaxfix.cache.store import Cache
     from jaxfix.check.registry import RuleEntry
@@ -116,7 +118,7 @@ class Run:
         cache = self._cache(scope, warn) if self.use_cache else self.cache
         if (
             cache is not None
-        ):  # a cache given as it is (a program's own) learns the files
+        ):  # one given as it is (a program's own) learns the files too
             cache.scope = scope
         return replace(self, scope=scope, cache=cache, _engines=_Engines())
 
