@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import shutil
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 if __name__ == "__main__":  # run as a script: find the helpers and jaxfix
@@ -142,11 +142,9 @@ def jaxfix_on(
 
     root = case.tree if tree is None else tree
     modules = case.modules if tree is None else sorted(tree.rglob("*.py"))
-    options = replace(options_from_args(case.cli_args), project_roots=(root,))
     changed, diagnostics = {}, []
-    run = Run(options).scoped(
-        modules
-    )  # as `jaxfix <tree>` runs: callers looked for in it
+    # as `jaxfix <tree>` runs: imports found from its root, callers looked for in it
+    run = Run(options_from_args(case.cli_args), roots=(root,)).scoped(modules)
     with run.checking():
         for module in modules:
             result = check_file(run, module, module.read_bytes())

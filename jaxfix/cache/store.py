@@ -164,7 +164,9 @@ def _source_digest() -> str:
     return digest.hexdigest()
 
 
-def settings_fingerprint(options: Options, codes: tuple[str, ...]) -> str:
+def settings_fingerprint(
+    options: Options, codes: tuple[str, ...], roots: tuple[Path, ...] = ()
+) -> str:
     parts = [
         f"jaxfix={jaxfix.__version__}",
         f"source={_source_digest()}",
@@ -184,6 +186,9 @@ def settings_fingerprint(options: Options, codes: tuple[str, ...]) -> str:
         for f in fields(options)
         if f.name not in _OPTIONS_NOT_IN_KEY
     ]
+    parts.append(
+        f"roots={roots!r}"
+    )  # where imports are looked for: what an answer reads
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
@@ -308,16 +313,21 @@ def _decode_dependency(value: object) -> Dependency:
 
 
 class Cache:
-    """Results of earlier runs in `directory`, for the settings of this run; `scope`: the
-    run's files, against which an entry's searches of them are checked (jaxfix/check/run.py
+    """Results of earlier runs in `directory`, for the settings of this run (its options and
+    import `roots`); `scope`: the run's files, against which an entry's searches of them are checked (jaxfix/check/run.py
     builds it)."""
 
     def __init__(
-        self, directory: Path, options: Options, scope: tuple[Path, ...] | None = None
+        self,
+        directory: Path,
+        options: Options,
+        scope: tuple[Path, ...] | None = None,
+        roots: tuple[Path, ...] = (),
     ) -> None:
         self.directory = directory
         self.options = options
         self.scope = scope
+        self.roots = roots
         # A module many files import is decoded and checked once a run, keyed by its raw record.
         self._checked: dict[tuple[object, ...], Dependency | None] = {}
         # The run's files against each `RunFiles` entries name: which changed (read once a run).
@@ -357,7 +367,7 @@ class Cache:
     @cached_property
     def settings(self) -> str:
         """Computed on first use: a run whose files all fail the prefilter never reads jaxfix's source."""
-        return settings_fingerprint(self.options, self.codes)
+        return settings_fingerprint(self.options, self.codes, self.roots)
 
     def _entry(self, path: Path) -> Path:
         """Named by path only: a run with other settings replaces the entry, so the cache holds at

@@ -59,13 +59,16 @@ class _Engines:
 @dataclass(frozen=True)
 class Run:
     """What a run checks with: settings-only options, the config and target they came from,
-    the project root the callers of a function are looked for under (`scope_root`; None: only
+    the project's import roots, the project root the callers of a function are looked for under (`scope_root`; None: only
     the run's files), the run's files (`scope`, set by `scoped`), the result cache (None: not
     used) and the engine (`engine`)."""
 
     options: Options
     config: Config | None = None
     target: TargetVersion | None = None
+    roots: tuple[
+        Path, ...
+    ] = ()  # where `import a.b` is looked for among the project's files
     scope_root: Path | None = None
     scope: tuple[Path, ...] = ()
     cache: Cache | None = None
@@ -79,11 +82,6 @@ class Run:
     _engines: _Engines = field(
         default_factory=_Engines, compare=False, repr=False, hash=False
     )
-
-    @property
-    def roots(self) -> tuple[Path, ...]:
-        """Where `import a.b` is looked for among the project's files."""
-        return self.options.project_roots
 
     @property
     def rules(self) -> tuple[RuleEntry, ...]:
@@ -140,7 +138,7 @@ class Run:
             os.path.realpath(location)
         ).is_relative_to(os.path.realpath(self.cache_within)):
             return None
-        return Cache(location, self.options, scope)
+        return Cache(location, self.options, scope, self.roots)
 
     def engine(self, jax_version: tuple[int, ...] | None) -> Engine:
         """The run's engine for that JAX version while it checks; outside `checking`, a fresh
@@ -207,16 +205,14 @@ def build_run(
     for note in config.notes:
         if warn is not None:
             warn(note)
-    options = replace(
-        build_options(config, flags, paths),
-        project_roots=project_roots(config, found_from),
-    )
+    options = build_options(config, flags, paths)
     target = target_version(config, flags.get("target_version"), paths)
     given = flags.get("cache_dir")
     return Run(
         options,
         config,
         target,
+        roots=project_roots(config, found_from),
         scope_root=scope_root(config, found_from) if whole_project else None,
         cache_dir=cache_dir(given and Path(given), config, found_from),
         use_cache=cache,

@@ -446,7 +446,12 @@ def _check(
 
         sys.stdout.write(
             settings_text(
-                config, options, flags, target, None if no_cache else run.cache_dir
+                config,
+                options,
+                run.roots,
+                flags,
+                target,
+                None if no_cache else run.cache_dir,
             )
         )
         return

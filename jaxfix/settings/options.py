@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from jaxfix.settings.jax_version import parse_version
@@ -64,8 +63,6 @@ class Options:
     import_order: ImportOrder = (
         ImportOrder()
     )  # ruff's isort settings: added imports stay sorted
-    # Where `import a.b` is looked up among the project's files (jaxfix.settings.config.project_roots).
-    project_roots: tuple[Path, ...] = ()
 
     @property
     def all_includes(self) -> tuple[str, ...]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import textwrap
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -679,8 +678,8 @@ def test_the_engine_follows_an_imported_decorator_and_contextmanager(
         {"pkg/__init__.py": "", "pkg/testing.py": TESTING, "pkg/stages.py": STAGES},
     )
     path = tmp_path / "pkg" / "stages.py"
-    options = replace(options_from_args(["--unsafe-fixes"]), project_roots=(tmp_path,))
-    result = check_file(Run(options), path, path.read_bytes())
+    run = Run(options_from_args(["--unsafe-fixes"]), roots=(tmp_path,))
+    result = check_file(run, path, path.read_bytes())
     assert [(d.code, d.start.line) for d in result.diagnostics] == [
         ("JAX002", 8),
         ("JAX002", 14),

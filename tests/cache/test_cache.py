@@ -210,6 +210,9 @@ def test_every_option_that_can_change_a_result_is_in_the_key():
         assert changes_key == (field.name not in cache_module._OPTIONS_NOT_IN_KEY), (
             field.name
         )
+    # the run's import roots are no option, and an answer reads what they lead to
+    rooted = cache_module.settings_fingerprint(base, ("JAX001",), (Path("/src"),))
+    assert rooted != fingerprint
 
 
 def test_a_result_checked_on_changed_lines_is_kept_for_those_lines_only(

@@ -139,12 +139,11 @@ def test_the_cache_entry_lists_the_imported_module(project):
 
 def test_in_process_and_workers_give_identical_results(project, monkeypatch):
     monkeypatch.setattr(runner, "_PARALLEL_MIN_BYTES", 0)
-    options = Options(
-        select=("JAX002",), jax_version=(0, 10, 2), project_roots=(project,)
-    )
+    options = Options(select=("JAX002",), jax_version=(0, 10, 2))
     files = sorted((project / "pkg").glob("*.py"))
-    in_process = run_files(Run(options).scoped(files), files, write=False, jobs=1)
-    workers = run_files(Run(options).scoped(files), files, write=False, jobs=2)
+    run = Run(options, roots=(project,)).scoped(files)
+    in_process = run_files(run, files, write=False, jobs=1)
+    workers = run_files(run, files, write=False, jobs=2)
     assert in_process == workers
     by_name = {r.path.name: r for r in in_process}
     assert [d.code for d in by_name["main.py"].diagnostics] == ["JAX002"]

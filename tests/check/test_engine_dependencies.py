@@ -278,9 +278,11 @@ def rule(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _run(tree: Path) -> FileResult:
     """One run over the tree's files with the cache; pkg/lib.py's result."""
-    options = Options(select=("JAX941",), jax_version=(0, 10, 2), project_roots=(tree,))
+    options = Options(select=("JAX941",), jax_version=(0, 10, 2))
     results = run_files(
-        Run(options, cache=Cache(tree / "cache", options)).scoped(list(_files(tree))),
+        Run(options, roots=(tree,), cache=Cache(tree / "cache", options)).scoped(
+            list(_files(tree))
+        ),
         list(_files(tree)),
         write=False,
         jobs=1,
@@ -290,7 +292,7 @@ def _run(tree: Path) -> FileResult:
 
 
 def _hit(tree: Path) -> bool:
-    options = Options(select=("JAX941",), jax_version=(0, 10, 2), project_roots=(tree,))
+    options = Options(select=("JAX941",), jax_version=(0, 10, 2))
     target = tree / "pkg" / "lib.py"
     cache = Cache(tree / "cache", options, tuple(_files(tree)))
     return cache.get(target, target.read_bytes()) is not None
@@ -318,11 +320,11 @@ def test_a_file_in_a_newer_grammar_is_one_line_naming_the_python(tree, rule):
         b'import jax\nmesh = jax.make_mesh((2,), ("data",))\n\n\n'
         b"try:\n    pass\nexcept ValueError, TypeError:\n    pass\n"
     )
-    options = Options(select=("JAX941",), jax_version=(0, 10, 2), project_roots=(tree,))
+    options = Options(select=("JAX941",), jax_version=(0, 10, 2))
     results = {
         r.path.name: r
         for r in run_files(
-            Run(options).scoped(list(_files(tree))),
+            Run(options, roots=(tree,)).scoped(list(_files(tree))),
             list(_files(tree)),
             write=False,
             jobs=1,

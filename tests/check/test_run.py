@@ -58,7 +58,7 @@ def test_build_run_reads_the_config_and_the_project(tmp_path):
 
 
 def test_the_engine_is_shared_while_checking_and_fresh_outside(tmp_path):
-    run = Run(Options(project_roots=(tmp_path,))).scoped(_project(tmp_path))
+    run = Run(Options(), roots=(tmp_path,)).scoped(_project(tmp_path))
     assert run.engine((0, 10, 2)) is not run.engine((0, 10, 2))
     with run.checking():
         shared = run.engine((0, 10, 2))
@@ -70,7 +70,7 @@ def test_the_engine_is_shared_while_checking_and_fresh_outside(tmp_path):
 
 def test_a_run_travels_to_a_worker_without_its_engine(tmp_path):
     files = _project(tmp_path)
-    run = Run(Options(project_roots=(tmp_path,))).scoped(files)
+    run = Run(Options(), roots=(tmp_path,)).scoped(files)
     with run.checking():
         engine = run.engine((0, 10, 2))
         copy = pickle.loads(pickle.dumps(run))

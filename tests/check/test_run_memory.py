@@ -36,7 +36,7 @@ def _ask_everything(engine: Engine, module: Module) -> None:
 
 def test_a_modules_answers_are_let_go_when_the_next_module_begins(tmp_path):
     files = _tree(tmp_path)
-    with Run(Options(project_roots=(tmp_path,))).scoped(files).checking() as run:
+    with Run(Options(), roots=(tmp_path,)).scoped(files).checking() as run:
         engine = run.engine((0, 10, 2))
         gone = []
         for path in files[:3]:
@@ -50,7 +50,7 @@ def test_a_modules_answers_are_let_go_when_the_next_module_begins(tmp_path):
 
 def test_placement_answers_with_the_current_modules_evaluator(tmp_path):
     files = _tree(tmp_path)
-    with Run(Options(project_roots=(tmp_path,))).scoped(files).checking() as run:
+    with Run(Options(), roots=(tmp_path,)).scoped(files).checking() as run:
         engine = run.engine((0, 10, 2))
         for path in files[:2]:
             engine.begin(path)
@@ -61,7 +61,7 @@ def test_placement_answers_with_the_current_modules_evaluator(tmp_path):
 def test_the_run_leaves_nothing_frozen(tmp_path):
     files = _tree(tmp_path)
     before = gc.get_freeze_count()
-    with Run(Options(project_roots=(tmp_path,))).scoped(files).checking() as run:
+    with Run(Options(), roots=(tmp_path,)).scoped(files).checking() as run:
         engine = run.engine((0, 10, 2))
         for path in files:
             engine.begin(path)
