@@ -22,6 +22,7 @@ from pathlib import Path
 
 from jaxfix.check.prefilter import is_candidate
 from jaxfix.check.registry import selected_rules
+from jaxfix.check.run import Run
 from jaxfix.check.runner import default_jobs, run_files
 from jaxfix.ground.diagnostics import Diagnostic, FileResult
 from jaxfix.ground.escaping import printable
@@ -55,24 +56,17 @@ def _diagnostic_line(path: Path, diagnostic: Diagnostic) -> str:
 
 
 def _run(
-    files: list[Path], options: Options, jobs: int, time_limit: float | None
+    files: list[Path], run: Run, jobs: int, time_limit: float | None
 ) -> tuple[list[FileResult], int]:
     """Results for the files reached before the time limit, and how many were not reached."""
     started = time.monotonic()
     results: list[FileResult] = []
     chunk = CHUNK_PER_JOB * jobs
+    run = run.scoped(files)  # callers are looked for in the whole tree, as one run does
     for start in range(0, len(files), chunk):
         if time_limit is not None and time.monotonic() - started > time_limit:
             return results, len(files) - start
-        results += run_files(
-            files[start : start + chunk],
-            options,
-            write=False,
-            jobs=jobs,
-            run=tuple(
-                files
-            ),  # callers are looked for in the whole tree, as one run does
-        )
+        results += run_files(run, files[start : start + chunk], write=False, jobs=jobs)
         print(
             f"no-harm: {len(results)}/{len(files)} files, {time.monotonic() - started:.0f}s",
             file=sys.stderr,
@@ -174,15 +168,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.jax_version
         else installed_jax_version(),
         exclude=tuple(args.exclude),
-        # imports of the tree's own modules are followed from where the CLI would follow them
-        project_roots=project_roots(load(None, args.paths), args.paths),
     )
+    # imports of the tree's own modules are followed from where the CLI would follow them
+    roots = project_roots(load(None, args.paths), args.paths)
     started = time.monotonic()
     found = discover(args.paths, options.exclude)
     for path, message in found.errors:
         print(f"no-harm: {_display(path)}: {message}", file=sys.stderr)
     results, not_reached = _run(
-        found.files, options, max(1, args.jobs), args.time_limit
+        found.files, Run(options, roots=roots), max(1, args.jobs), args.time_limit
     )
     return _report(
         results,

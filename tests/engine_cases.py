@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import shutil
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 if __name__ == "__main__":  # run as a script: find the helpers and jaxfix
@@ -137,18 +137,17 @@ def jaxfix_on(
     `materialize`), the tree being the project root: the modules it changes (new bytes) and
     its diagnostics (module, code). A module jaxfix fails on fails."""
     from helpers import options_from_args
-    from jaxfix.check.dependencies import project_run
-    from jaxfix.check.engine import process_source
+    from jaxfix.check.engine import check_file
+    from jaxfix.check.run import Run
 
     root = case.tree if tree is None else tree
     modules = case.modules if tree is None else sorted(tree.rglob("*.py"))
-    options = replace(options_from_args(case.cli_args), project_roots=(root,))
     changed, diagnostics = {}, []
-    with project_run(
-        tuple(modules)
-    ):  # as `jaxfix <tree>` runs: callers looked for in it
+    # as `jaxfix <tree>` runs: imports found from its root, callers looked for in it
+    run = Run(options_from_args(case.cli_args), roots=(root,)).scoped(modules)
+    with run.checking():
         for module in modules:
-            result = process_source(module, module.read_bytes(), options)
+            result = check_file(run, module, module.read_bytes())
             if result.error is not None:
                 raise AssertionError(f"{module}: {result.error}")
             if result.fixed is not None:

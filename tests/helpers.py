@@ -7,7 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from jaxfix.check.engine import process_source
+from jaxfix.check.engine import check_file
+from jaxfix.check.run import Run
 from jaxfix.cli.main import cli
 from jaxfix.codemods import RULES
 from jaxfix.ground.diagnostics import FileResult
@@ -26,7 +27,7 @@ def run_engine(
     source: bytes | str, args: list[str] = (), path: str = "example.py"
 ) -> FileResult:
     data = source.encode() if isinstance(source, str) else source
-    return process_source(Path(path), data, options_from_args(list(args)))
+    return check_file(Run(options_from_args(list(args))), Path(path), data)
 
 
 def once_per_session(function: Callable[..., Value]) -> Callable[..., Value]:

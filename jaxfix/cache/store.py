@@ -43,7 +43,6 @@ from jaxfix.check.dependencies import (
     RunFiles,
     decode_run_files,
     known_run_files,
-    run_files,
     signature,
     unchanged,
 )
@@ -80,6 +79,7 @@ _KEYS = frozenset(
         "settings",
         "path",
         "source",
+        "lines",
         "diagnostics",
         "dependencies",
         "error",
@@ -164,7 +164,9 @@ def _source_digest() -> str:
     return digest.hexdigest()
 
 
-def settings_fingerprint(options: Options, codes: tuple[str, ...]) -> str:
+def settings_fingerprint(
+    options: Options, codes: tuple[str, ...], roots: tuple[Path, ...] = ()
+) -> str:
     parts = [
         f"jaxfix={jaxfix.__version__}",
         f"source={_source_digest()}",
@@ -184,7 +186,15 @@ def settings_fingerprint(options: Options, codes: tuple[str, ...]) -> str:
         for f in fields(options)
         if f.name not in _OPTIONS_NOT_IN_KEY
     ]
+    parts.append(
+        f"roots={roots!r}"
+    )  # where imports are looked for: what an answer reads
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _encode_lines(lines: frozenset[int] | None) -> list[int] | None:
+    """The lines a result was checked on (--diff-base), as an entry keeps them."""
+    return None if lines is None else sorted(lines)
 
 
 def _encode_location(location: Location) -> list[int]:
@@ -303,11 +313,21 @@ def _decode_dependency(value: object) -> Dependency:
 
 
 class Cache:
-    """Results of earlier runs in `directory`, for the settings of this run."""
+    """Results of earlier runs in `directory`, for the settings of this run (its options and
+    import `roots`); `scope`: the run's files, against which an entry's searches of them are checked (jaxfix/check/run.py
+    builds it)."""
 
-    def __init__(self, directory: Path, options: Options) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        options: Options,
+        scope: tuple[Path, ...] | None = None,
+        roots: tuple[Path, ...] = (),
+    ) -> None:
         self.directory = directory
         self.options = options
+        self.scope = scope
+        self.roots = roots
         # A module many files import is decoded and checked once a run, keyed by its raw record.
         self._checked: dict[tuple[object, ...], Dependency | None] = {}
         # The run's files against each `RunFiles` entries name: which changed (read once a run).
@@ -347,7 +367,7 @@ class Cache:
     @cached_property
     def settings(self) -> str:
         """Computed on first use: a run whose files all fail the prefilter never reads jaxfix's source."""
-        return settings_fingerprint(self.options, self.codes)
+        return settings_fingerprint(self.options, self.codes, self.roots)
 
     def _entry(self, path: Path) -> Path:
         """Named by path only: a run with other settings replaces the entry, so the cache holds at
@@ -357,8 +377,11 @@ class Cache:
             / hashlib.sha256(os.fsencode(os.path.abspath(path))).hexdigest()[:40]
         )
 
-    def get(self, path: Path, source: bytes) -> FileResult | None:
-        """The cached result for `path` holding `source`, or None (miss, or an entry not to trust)."""
+    def get(
+        self, path: Path, source: bytes, lines: frozenset[int] | None = None
+    ) -> FileResult | None:
+        """The cached result for `path` holding `source`, checked on `lines` (None: every
+        line), or None (miss, or an entry not to trust)."""
         try:  # a FIFO would block, a symlink lead anywhere, /dev/zero never end
             data = read_regular(
                 self._entry(path), _MAX_ENTRY_BYTES, follow_symlinks=False
@@ -377,6 +400,7 @@ class Cache:
                 or entry["settings"] != self.settings
                 or entry["path"] != os.path.abspath(path)
                 or entry["source"] != hashlib.sha256(source).hexdigest()
+                or entry["lines"] != _encode_lines(lines)
             ):
                 return None
             diagnostics = tuple(
@@ -467,7 +491,7 @@ class Cache:
         if digest not in self._changed:
             self._changed[digest] = None
             run = self._read_run_files(digest)
-            current = run_files()
+            current = self.scope
             if run is None or current is None:
                 return None
             if self._run_now is None:
@@ -524,7 +548,7 @@ class Cache:
         self._written_run_files.add(digest)
         return True
 
-    def put(self, result: FileResult) -> None:
+    def put(self, result: FileResult, lines: frozenset[int] | None = None) -> None:
         """Remember a result: a successful one, or an error of the file's bytes (other errors may be
         transient or a jaxfix bug, and are retried); not a result that used a file jaxfix cannot
         vouch for, see jaxfix/check/dependencies.py; nor one that changes its file: its fix is derived
@@ -549,6 +573,7 @@ class Cache:
                 "settings": self.settings,
                 "path": os.path.abspath(result.path),
                 "source": hashlib.sha256(result.source).hexdigest(),
+                "lines": _encode_lines(lines),
                 "diagnostics": [_encode(d) for d in result.diagnostics],
                 "dependencies": [_encode_dependency(d) for d in result.dependencies],
                 "error": None

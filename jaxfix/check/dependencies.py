@@ -1,7 +1,7 @@
-"""What a file's result depends on outside the file, and the run's one engine.
+"""What a file's result depends on outside the file.
 
-The engine (jaxfix/analysis/ast_engine) is one per process and run (`ast_engine`), over the
-run's files (where the callers of a function are looked for), so a module imported by many
+The engine (jaxfix/analysis/ast_engine) is one per process and run (jaxfix/check/run.py), over
+the run's files (where the callers of a function are looked for), so a module imported by many
 files is read once. What a module's answers used is its `project.record` (`recorded`): the
 files parsed, each with the SHA-256 of its bytes, the paths imports were looked for at, and
 the searches of the run's word index, each with the files it found and the run's files as the
@@ -14,14 +14,12 @@ from the old ones.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
 import os
 import stat
 import weakref
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -33,84 +31,12 @@ from jaxfix.sources.paths import PATH_STATES, path_state
 from jaxfix.sources.words import same_code
 
 if TYPE_CHECKING:
-    from jaxfix.analysis.ast_engine import Engine
     from jaxfix.analysis.ast_engine.project import Project
 
 # Timestamps this much older than the index are older than anything it read, even on file
 # systems that keep them coarsely (FAT: 2 s, HFS+: 1 s) or behind the clock (Linux: a tick).
 SETTLED_NS = 2_000_000_000
 _MAX_CODE_BYTES = 4 * 1024 * 1024  # as the engine reads a module
-
-
-class _Run:
-    """The engine of the current run, created on first use; `files` are the run's files
-    (where the engine looks for a function's callers)."""
-
-    def __init__(self, files: tuple[Path, ...] = ()) -> None:
-        self.files = files
-        self.engine: tuple[tuple[object, ...], Engine] | None = None
-
-    def ast_engine(
-        self, roots: tuple[Path, ...], jax_version: tuple[int, ...] | None
-    ) -> Engine:
-        key = (roots, jax_version)
-        if self.engine is None or self.engine[0] != key:
-            from jaxfix.analysis.ast_engine import Engine
-
-            engine = Engine(roots, self.files, jax_version, for_run=True)
-            self.engine = (key, engine)
-        return self.engine[1]
-
-
-_run: _Run | None = None
-# The cyclic collector's generation-0 threshold while the engine works, for a file
-# (jaxfix/check/engine.py) and for a whole run (`project_run`). The engine's trees and answers are
-# millions of small objects that live until the file is done, and Python's default (700) runs
-# the collector over them thousands of times; lowering it between two files of a run set off
-# full collections, about a tenth of a cold run's CPU. The older generations keep their
-# thresholds, so cycles are still collected and memory does not grow with the files.
-GC_GENERATION_0 = 100_000
-
-
-@contextmanager
-def project_run(files: tuple[Path, ...] = ()) -> Iterator[None]:
-    """Share one engine between the files of a run (`files`; worker processes forked during
-    it inherit the scope and make their own), the collector's threshold raised for it.
-    Outside a run every file gets a fresh one: files may change between two calls, and it
-    would not see it."""
-    global _run
-    saved, _run = _run, _Run(files)
-    thresholds = gc.get_threshold()
-    if thresholds[0] < GC_GENERATION_0:  # for the run: workers forked in it inherit it
-        gc.set_threshold(GC_GENERATION_0, *thresholds[1:])
-    try:
-        yield
-    finally:
-        _run = saved
-        gc.set_threshold(*thresholds)
-        gc.unfreeze()  # what the run's engine froze (its trees) is collected as usual
-
-
-def in_run(files: tuple[Path, ...] = ()) -> None:
-    """Enter a run scope for the rest of this process (a worker started by spawn, not fork)."""
-    global _run
-    if _run is None:
-        _run = _Run(files)
-
-
-def run_files() -> tuple[Path, ...] | None:
-    """The files of the current run (None outside one): what a cached search of the run's
-    files is checked against."""
-    return None if _run is None else _run.files
-
-
-def ast_engine(roots: tuple[Path, ...], jax_version: tuple[int, ...] | None) -> Engine:
-    """The run's engine over `ast` (a fresh one outside a run)."""
-    if _run is not None:
-        return _run.ast_engine(roots, jax_version)
-    from jaxfix.analysis.ast_engine import Engine
-
-    return Engine(roots, (), jax_version)
 
 
 def signature(status: os.stat_result) -> tuple[int, int, int, int]:

@@ -22,7 +22,8 @@ from jaxfix.analysis.ast_engine.positions import Span
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.check import registry
 from jaxfix.check.changed_lines import carry_lines
-from jaxfix.check.dependencies import GC_GENERATION_0, ast_engine, recorded
+from jaxfix.check.dependencies import recorded
+from jaxfix.check.run import GC_GENERATION_0, Run
 from jaxfix.check.suppression import is_suppressed
 from jaxfix.codemods.base import Rule
 from jaxfix.evidence.facts import Evidence
@@ -315,8 +316,8 @@ def check_source(
     `evidence` (from a log) runs the rules it names in confirmed mode, without the prefilter
     (the file may not mention a mesh at all), and keeps only the reports it confirms.
     `path`: where the module is, so that its imports of the project's modules are followed
-    (default: `-` in the working directory); `engine`: the run's engine (a fresh one for this
-    source alone by default).
+    (default: `-` in the working directory); `engine`: the run's engine (by default a fresh
+    one, for this source alone, from jaxfix/check/run.py).
     """
     if changed_lines is not None and not changed_lines:
         return None, ()
@@ -336,7 +337,7 @@ def check_source(
     if not rules:
         return None, ()
     if engine is None:
-        engine = Engine(options.project_roots, (), options.jax_version)
+        engine = Run(options).engine(options.jax_version)
     if path is None:
         path = Path("-").absolute()
     text = source
@@ -608,23 +609,41 @@ def describe_failure(
     )
 
 
-def process_source(path: Path, source: bytes, options: Options) -> FileResult:
-    """`process_file` of the file at `path` holding `source` (a `.py` file or a notebook)."""
-    return process_file(source_of(path, source), options)
+def check_file(
+    run: Run,
+    path: Path,
+    source: bytes,
+    lines: frozenset[int] | None = None,
+    evidence: tuple[Evidence, ...] | None = None,
+) -> FileResult:
+    """`check_source_of` the file at `path` holding `source` (a `.py` file or a notebook)."""
+    return check_source_of(run, source_of(path, source), lines, evidence)
 
 
-def process_file(source: Source, options: Options) -> FileResult:
-    """Per-file isolation: every failure becomes this file's one-line error. The engine checks
-    the source's code (jaxfix/sources/source.py); the source maps what it found back to the
-    original. The result lists the other files of the project its analysis used; its imports
-    are looked up from its path's directory (for stdin without --stdin-filename, `-`: the
-    working directory)."""
+def check_source_of(
+    run: Run,
+    source: Source,
+    lines: frozenset[int] | None = None,
+    evidence: tuple[Evidence, ...] | None = None,
+) -> FileResult:
+    """`source` checked with the run's options and engine (its imports are looked up from its
+    path's directory; for stdin without --stdin-filename, `-`: the working directory). The
+    engine checks the source's code (jaxfix/sources/source.py); the source maps what it found
+    back to the original. `lines` (changed-lines mode, the original's lines) keeps only the
+    reports touching them; `evidence` (what a log or a recorded run showed raised in this file,
+    placed on its code's lines) checks in confirmed mode, its fixes for the JAX version that
+    raised there, whatever jax is installed beside jaxfix. Per-file isolation: every failure
+    becomes this file's one-line error. The result lists the other files of the project its
+    analysis used."""
     path, original = source.path, source.original
     reason = unreadable_reason(original)
     if reason is not None:
         return FileResult(path, original, error=reason)
-    options = options.for_file(path)
-    engine = ast_engine(options.project_roots, options.jax_version)
+    options = run.options
+    versions = {e.jax_version for e in evidence or () if e.jax_version is not None}
+    if versions:
+        options = replace(options, jax_version=max(versions))
+    engine = run.engine(options.jax_version)
     try:
         code = source.code()
     except SourceError as error:  # the original cannot be read: said as it is
@@ -639,9 +658,8 @@ def process_file(source: Source, options: Options) -> FileResult:
         fixed, diagnostics = _check(
             code,
             options,
-            source.code_lines(options.lines_to_check(path)),
-            # --from-log: a notebook's evidence is placed on its code's lines (jaxfix/fromlog/locate.py)
-            options.evidence_at(path),
+            source.code_lines(lines),
+            evidence,
             path=path.absolute(),
             engine=engine,
         )

@@ -21,13 +21,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jaxfix.cache.settled_files import current_signature
-from jaxfix.cache.store import Cache
-from jaxfix.check.dependencies import in_run, project_run
-from jaxfix.check.dependencies import run_files as files_of_the_run
 from jaxfix.check.prefilter import is_candidate
-from jaxfix.check.registry import RuleEntry, selected_rules
+from jaxfix.check.registry import RuleEntry
+from jaxfix.check.run import Run
+from jaxfix.evidence.facts import Evidence
 from jaxfix.ground.diagnostics import FileResult
-from jaxfix.settings.options import Options
 from jaxfix.sources.file_io import (
     read_source,
     undo_written,
@@ -39,6 +37,11 @@ from jaxfix.write.safe_write import LateCheck, confirm_writes
 
 if TYPE_CHECKING:  # multiprocessing: imported only when workers start
     from jaxfix.check.pool import Workers
+
+Lines = frozenset[int] | None
+Found = tuple[Evidence, ...] | None
+# A file to parse, with what the run was told about it: its changed lines and its evidence.
+Task = tuple[Path, bytes, Lines, Found]
 
 # Below this much source to parse (LibCST with metadata costs roughly 40 ms of CPU per KB), the
 # workers' start-up (fork, pickling, each importing libcst) costs about what they would save.
@@ -57,9 +60,9 @@ def default_jobs() -> int:
 
 def _settle_cheaply(
     path: Path,
-    options: Options,
+    run: Run,
     rules: tuple[RuleEntry, ...],
-    cache: Cache | None,
+    facts: tuple[Lines, Found],
     *,
     check_syntax: bool = False,
 ) -> bytes | FileResult:
@@ -68,18 +71,19 @@ def _settle_cheaply(
     file the prefilter settled in an earlier run and unchanged since is not read
     (jaxfix/cache/settled_files.py): its result has no source."""
     kind = kind_of(path)
+    cache, (lines, evidence) = run.cache, facts
     settled = (
         cache.settled
         if cache is not None
         and not check_syntax
         and kind.settles_unread
-        and options.evidence is None
+        and evidence is None
         else None
     )
     if settled is not None and settled.holds(path):
         return FileResult(path, None)
     before = current_signature(path) if settled is not None else None
-    source = read_source(path, options)
+    source = read_source(path, run.options)
     if isinstance(source, FileResult):
         return source
     reason = unreadable_reason(source)
@@ -93,13 +97,13 @@ def _settle_cheaply(
         return problem  # e.g. a malformed notebook: said even when nothing to check
     # Only a file the prefilter passed has an entry (for these bytes and settings): asked
     # first, a warm run needs no prefilter for it.
-    cached = cache.get(path, source) if cache else None
+    cached = cache.get(path, source, lines) if cache else None
     if cached is not None:
         if settled is not None:
             settled.forget(path)
         return cached
     if (
-        not is_candidate(source, rules) and options.evidence is None
+        not is_candidate(source, rules) and evidence is None
     ):  # a log's site may not mention a mesh
         error = kept.syntax_error() if check_syntax else None
         if error is not None:
@@ -112,30 +116,23 @@ def _settle_cheaply(
     return source
 
 
-def _parse(
-    path: Path, source: bytes, options: Options, cache: Cache | None
-) -> FileResult:
+def _parse(task: Task, run: Run) -> FileResult:
     from jaxfix.check.engine import (
-        process_source,  # imports libcst: only once a file needs it
+        check_file,  # imports libcst: only once a file needs it
     )
 
-    result = process_source(path, source, options)
-    if cache:
-        cache.put(result)
+    path, source, lines, evidence = task
+    result = check_file(run, path, source, lines, evidence)
+    if run.cache:
+        run.cache.put(result, lines)
     return result
 
 
-def _parse_task(
-    task: tuple[Path, bytes],
-    *,
-    options: Options,
-    cache: Cache | None,
-    files: tuple[Path, ...],
-) -> FileResult:
-    in_run(
-        files
-    )  # a worker serves one run: its files share a project index (forked workers inherit it)
-    return _parse(*task, options, cache)
+def _parse_task(task: Task, *, run: Run) -> FileResult:
+    """A worker's file. A worker serves one run, checking (`Run.checking`) from its start: a
+    forked one inherits the run, a spawned one gets it pickled without its engine; either
+    makes the engine its files share from the run's roots and files."""
+    return _parse(task, run)
 
 
 def _import_engine() -> None:
@@ -143,8 +140,8 @@ def _import_engine() -> None:
     import jaxfix.check.engine  # noqa: F401 - imports libcst
 
 
-def _crashed(task: tuple[Path, bytes], how: str) -> FileResult:
-    path, source = task
+def _crashed(task: Task, how: str) -> FileResult:
+    path, source, _, _ = task
     return FileResult(
         path,
         source,
@@ -153,43 +150,59 @@ def _crashed(task: tuple[Path, bytes], how: str) -> FileResult:
 
 
 def process_file(
+    run: Run,
     path: Path,
-    options: Options,
     *,
     write: bool,
-    cache: Cache | None = None,
+    facts: tuple[Lines, Found] = (None, None),
     check_syntax: bool = False,
     late_checks: list[LateCheck] | None = None,
 ) -> FileResult:
     """One file from start to end, in this process."""
-    settled = _settle_cheaply(
-        path, options, selected_rules(options), cache, check_syntax=check_syntax
-    )
+    settled = _settle_cheaply(path, run, run.rules, facts, check_syntax=check_syntax)
     result = (
         settled
         if isinstance(settled, FileResult)
-        else _parse(path, settled, options, cache)
+        else _parse((path, settled, *facts), run)
     )
     return write_fix(result, late_checks) if write else result
 
 
+def _facts(
+    path: Path,
+    lines: dict[Path, frozenset[int]] | None,
+    evidence: dict[Path, tuple[Evidence, ...]] | None,
+) -> tuple[Lines, Found]:
+    """What the run was told about `path`: its changed lines (None: not in changed-lines
+    mode) and its evidence (None: not from a log), by its resolved path."""
+    if lines is None and evidence is None:
+        return None, None
+    resolved = path.resolve()
+    return (
+        None if lines is None else lines.get(resolved, frozenset()),
+        None if evidence is None else evidence.get(resolved, ()),
+    )
+
+
 def run_files(
+    run: Run,
     files: list[Path],
-    options: Options,
     *,
     write: bool,
     jobs: int,
+    lines: dict[Path, frozenset[int]] | None = None,
+    evidence: dict[Path, tuple[Evidence, ...]] | None = None,
     on_done: Callable[[FileResult], None] | None = None,
-    cache: Cache | None = None,
     check_syntax: Container[Path] = (),
     on_plan: Callable[[list[tuple[Path, int]]], None] | None = None,
-    run: tuple[Path, ...] | None = None,
 ) -> list[FileResult]:
-    """`check_syntax`: the files whose syntax errors are reported even when no rule applies.
-    `on_plan`: told, once the cheap files are settled, which files will be parsed (and their
-    sizes), in the order they are handed out: the real work, for progress reports.
-    `run`: the run's files, where the engine looks for a function's callers (default: `files`;
-    a caller checking a tree part by part gives the whole tree)."""
+    """`run` (scoped: its files are where the engine looks for a function's callers) over
+    `files`. `lines`: changed-lines mode, resolved path -> the lines that may be reported and
+    fixed; `evidence`: from a log, resolved path -> what it showed raised there (only those
+    sites are checked). `check_syntax`: the files whose syntax errors are reported even when
+    no rule applies. `on_plan`: told, once the cheap files are settled, which files will be
+    parsed (and their sizes), in the order they are handed out: the real work, for progress
+    reports."""
     results: list[FileResult] = []
     late_checks: list[LateCheck] = []
     undone: dict[Path, str] = {}
@@ -202,13 +215,13 @@ def run_files(
             on_done(result)
 
     try:
-        with project_run(tuple(files) if run is None else run):
+        with run.checking():
             _run(
+                run,
                 files,
-                options,
+                partial(_facts, lines=lines, evidence=evidence),
                 write=write,
                 jobs=jobs,
-                cache=cache,
                 record=record,
                 late_checks=late_checks,
                 check_syntax=check_syntax,
@@ -216,20 +229,20 @@ def run_files(
             )
     finally:
         undone.update(confirm_writes(late_checks))
-        if cache is not None:
-            cache.save_settled()
+        if run.cache is not None:
+            run.cache.save_settled()
     results = undo_written(results, undone)
     results.sort(key=lambda r: str(r.path))
     return results
 
 
 def _run(
+    run: Run,
     files: list[Path],
-    options: Options,
+    facts: Callable[[Path], tuple[Lines, Found]],
     *,
     write: bool,
     jobs: int,
-    cache: Cache | None,
     record: Callable[[FileResult], None],
     late_checks: list[LateCheck],
     check_syntax: Container[Path],
@@ -239,62 +252,57 @@ def _run(
         for path in files:
             record(
                 process_file(
+                    run,
                     path,
-                    options,
                     write=write,
-                    cache=cache,
+                    facts=facts(path),
                     check_syntax=path in check_syntax,
                     late_checks=late_checks,
                 )
             )
-    else:
-        finish = (
-            partial(write_fix, late_checks=late_checks)
-            if write
-            else (lambda result: result)
-        )
-        rules = selected_rules(options)
-        to_parse: list[tuple[Path, bytes]] = []
-        waiting_bytes = 0
-        with ExitStack() as stack:
-            workers: Workers[tuple[Path, bytes], FileResult] | None = None
-            for path in files:
-                settled = _settle_cheaply(
-                    path, options, rules, cache, check_syntax=path in check_syntax
-                )
-                if isinstance(settled, FileResult):
-                    record(finish(settled))
-                    continue
-                to_parse.append((path, settled))
-                waiting_bytes += len(settled)
-                if jobs > 1 and waiting_bytes >= _PARALLEL_MIN_BYTES:
-                    if workers is None:
-                        from jaxfix.check import pool
+        return
+    finish = (
+        partial(write_fix, late_checks=late_checks)
+        if write
+        else (lambda result: result)
+    )
+    rules = run.rules
+    to_parse: list[Task] = []
+    waiting_bytes = 0
+    with ExitStack() as stack:
+        workers: Workers[Task, FileResult] | None = None
+        for path in files:
+            known = facts(path)
+            settled = _settle_cheaply(
+                path, run, rules, known, check_syntax=path in check_syntax
+            )
+            if isinstance(settled, FileResult):
+                record(finish(settled))
+                continue
+            to_parse.append((path, settled, *known))
+            waiting_bytes += len(settled)
+            if jobs > 1 and waiting_bytes >= _PARALLEL_MIN_BYTES:
+                if workers is None:
+                    from jaxfix.check import pool
 
-                        work = partial(
-                            _parse_task,
-                            options=options,
-                            cache=cache,
-                            files=files_of_the_run() or tuple(files),
+                    workers = stack.enter_context(
+                        pool.Workers(
+                            partial(_parse_task, run=run),
+                            min(jobs, default_jobs()),
+                            _crashed,
+                            prepare=_import_engine,
                         )
-                        workers = stack.enter_context(
-                            pool.Workers(
-                                work,
-                                min(jobs, default_jobs()),
-                                _crashed,
-                                prepare=_import_engine,
-                            )
-                        )
-                    workers.grow(len(to_parse))
-            if workers is not None:
-                to_parse.sort(
-                    key=lambda item: -len(item[1])
-                )  # largest first: workers finish together
-            if on_plan:
-                on_plan([(path, len(source)) for path, source in to_parse])
-            if workers is not None:
-                for result in workers.run(to_parse):
-                    record(finish(result))
-            else:
-                for path, source in to_parse:
-                    record(finish(_parse(path, source, options, cache)))
+                    )
+                workers.grow(len(to_parse))
+        if workers is not None:
+            to_parse.sort(
+                key=lambda item: -len(item[1])
+            )  # largest first: workers finish together
+        if on_plan:
+            on_plan([(path, len(source)) for path, source, _, _ in to_parse])
+        if workers is not None:
+            for result in workers.run(to_parse):
+                record(finish(result))
+        else:
+            for task in to_parse:
+                record(finish(_parse(task, run)))

@@ -16,15 +16,15 @@ from collections.abc import Collection, Mapping
 from dataclasses import replace
 from pathlib import Path
 
+from jaxfix.check.run import Run
 from jaxfix.evidence.facts import Evidence, ValueSite
-from jaxfix.settings.options import Options
 
 _WALKED = ("JAX002", "new", "built")  # the rule, the role and the kind of origin walked
 
 
 def with_value_sites(
     evidence: Mapping[Path, tuple[Evidence, ...]],
-    options: Options,
+    run: Run,
     files: Collection[Path],
 ) -> dict[Path, tuple[Evidence, ...]]:
     """`evidence` (by resolved path), each walked error marked with where its value is written,
@@ -43,10 +43,9 @@ def with_value_sites(
     from jaxfix.analysis.ast_engine.positions import span
     from jaxfix.analysis.ast_engine.values import Unknown
     from jaxfix.analysis.ast_engine.written_at import written_at
-    from jaxfix.check.dependencies import ast_engine
     from jaxfix.sources.text import source_text, split_lines
 
-    engine = ast_engine(options.project_roots, options.jax_version)
+    engine = run.engine(run.options.jax_version)
     ours = {p.resolve() for p in files}
     for path, index, item in walked:
         frames = _origin(item)

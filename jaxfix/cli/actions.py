@@ -21,6 +21,7 @@ from jaxfix.sources.paths import display_path
 def settings_text(
     config: Config,
     options: Options,
+    roots: tuple[Path, ...],
     flags: dict[str, Any],
     target: TargetVersion,
     cache: Path | None,
@@ -38,7 +39,7 @@ def settings_text(
     }
     lines = [
         f"config file: {config.path if config.path else 'none (defaults)'}",
-        f"project roots: {', '.join(map(str, options.project_roots)) or 'none'}",
+        f"project roots: {', '.join(map(str, roots)) or 'none'}",
         f"target JAX version: {target.describe()}",
         f"line length: {options.line_length}",
         f"rules: {', '.join(f'{rule.code} ({rule.name})' for rule in rules) or 'none'}",

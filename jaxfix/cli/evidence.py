@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
@@ -32,8 +31,8 @@ def read_evidence_file(
 def evidence_file_run(
     evidence: str, paths: list[Path], options: Options, console: Console
 ) -> LogRun:
-    """The files to check (those the recorded errors raised in), the options carrying their
-    evidence, and how many records could not be used (each said on one line)."""
+    """The files to check (those the recorded errors raised in), their evidence, and how many
+    records could not be used (each said on one line)."""
     name = printable(display_path(Path(evidence)))
     found = discover(paths, options.exclude, options.all_includes)
     reading = read_evidence_file(Path(evidence), found.files, options)
@@ -41,7 +40,7 @@ def evidence_file_run(
         console.print(
             Text(f"{name}: error: {printable(reading)}", style="red"), soft_wrap=True
         )
-        return LogRun([], replace(options, evidence={}), 1, 0)
+        return LogRun([], {}, 1, 0)
     problems = [
         *reading.errors,
         *(
@@ -62,9 +61,4 @@ def evidence_file_run(
             )
         )
     evidence_map = {path.resolve(): items for path, items in reading.evidence.items()}
-    return LogRun(
-        sorted(reading.evidence),
-        replace(options, evidence=evidence_map),
-        len(problems),
-        0,
-    )
+    return LogRun(sorted(reading.evidence), evidence_map, len(problems), 0)

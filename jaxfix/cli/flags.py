@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
 import click
 
+from jaxfix.check.run import Run, build_run, check_flags
 from jaxfix.ground.escaping import printable
-from jaxfix.settings.config import Config, build_options, load
-from jaxfix.settings.options import Options
 from jaxfix.settings.table import FLAG_ONLY, SETTINGS, SettingError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -112,7 +111,7 @@ def setting_values(params: Mapping[str, Any]) -> dict[str, Any]:
 
 def register_rule_modules(params: Mapping[str, Any]) -> None:
     """Registers the `--rule-module` rules before the config is read (`--list-rules`,
-    `--explain`, the help); `build_options` does it for a run."""
+    `--explain`, the help); `build_run` does it for a run."""
     setting = FLAG_ONLY["rule-modules"]
     if params.get(setting.name) and setting.parse:
         try:
@@ -121,23 +120,40 @@ def register_rule_modules(params: Mapping[str, Any]) -> None:
             raise SettingsProblem(printable(f"{setting.flag_name}: {error}")) from None
 
 
-def load_config(config_file: Path | None, paths: list[Path]) -> Config:
+def _note(note: str) -> None:
+    click.echo(f"jaxfix: warning: {printable(note)}", err=True)
+
+
+def build_run_from(
+    paths: list[Path],
+    flags: Mapping[str, Any],
+    *,
+    config_file: Path | None = None,
+    project: list[Path] | None = None,
+    whole_project: bool = True,
+    cache: bool = False,
+) -> Run:
+    """`jaxfix.check.run.build_run`, the config's notes said on stderr and its errors as
+    usage errors."""
     try:
-        config = load(config_file, paths)
+        return build_run(
+            paths,
+            flags,
+            config_file=config_file,
+            project=project,
+            whole_project=whole_project,
+            cache=cache,
+            warn=_note,
+        )
     except (
         SettingError
     ) as error:  # a key or path from a stranger's pyproject.toml may hold anything
         raise SettingsProblem(printable(str(error))) from None
-    for note in config.notes:
-        click.echo(f"jaxfix: warning: {printable(note)}", err=True)
-    return config
 
 
-def options_from(
-    config: Config, flags: Mapping[str, Any], start: Sequence[Path] | None = None
-) -> Options:
-    """`build_options`, with its errors as usage errors."""
+def check_flags_alone(flags: Mapping[str, Any]) -> None:
+    """`jaxfix.check.run.check_flags`, its errors as usage errors."""
     try:
-        return build_options(config, flags, start)
+        check_flags(flags)
     except SettingError as error:
         raise SettingsProblem(printable(str(error))) from None

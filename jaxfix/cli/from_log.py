@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.text import Text
 
 from jaxfix.check.registry import codes_listed
+from jaxfix.check.run import Run
 from jaxfix.evidence.facts import Evidence, Facts
 from jaxfix.fromlog.fixed import already_fixed, moved_by_fixes
 from jaxfix.fromlog.reading import MAX_LOG_LINE, LogReading, read_log
@@ -24,20 +25,18 @@ from jaxfix.sources.paths import display_path
 @dataclass(frozen=True)
 class LogRun:
     """What a run takes from the log: the files to check (those its tracebacks raised in), the
-    options carrying their evidence, and what the summary counts."""
+    evidence for them (by resolved path), and what the summary counts."""
 
     files: list[Path]
-    options: Options
+    evidence: dict[Path, tuple[Evidence, ...]]
     errors: int  # tracebacks not used, each said on one line
     already_fixed: int  # sites whose line now holds the rule's fix
 
 
-def evidence_run(
-    log: str, paths: list[Path], options: Options, console: Console
-) -> LogRun:
+def evidence_run(log: str, paths: list[Path], run: Run, console: Console) -> LogRun:
     """A log that cannot be read (not a regular file, larger than max-log-size) is one error
     line, and the run checks nothing."""
-    name = "<stdin>" if log == "-" else log
+    name, options = "<stdin>" if log == "-" else log, run.options
     found = discover(paths, options.exclude, options.all_includes)
     try:
         reading = _read(log, found.files, options)
@@ -45,7 +44,7 @@ def evidence_run(
         console.print(
             Text(printable(f"{name}: error: {error}"), style="red"), soft_wrap=True
         )
-        return LogRun([], replace(options, evidence={}), 1, 0)
+        return LogRun([], {}, 1, 0)
     errors = list(reading.errors)
     for note in reading.notes:
         console.print(
@@ -67,7 +66,7 @@ def evidence_run(
                     changed.logged,
                     changed.facts,
                     changed.log_line,
-                    options,
+                    run,
                 )
             )
             if where is not None:
@@ -146,9 +145,7 @@ def evidence_run(
         for path, items in found.items()
     }
     fixed = sum(1 for line in verdicts.values() if line is not None)
-    return LogRun(
-        sorted(found), replace(options, evidence=evidence), len(errors), fixed
-    )
+    return LogRun(sorted(found), evidence, len(errors), fixed)
 
 
 def _read(log: str, files: list[Path], options: Options) -> LogReading:

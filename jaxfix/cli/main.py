@@ -15,22 +15,22 @@ import re
 import signal
 import sys
 from collections.abc import Callable
-from dataclasses import replace
+from contextlib import nullcontext
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from jaxfix import __version__
-from jaxfix.cache.store import Cache, CacheDirError, cache_dir, cache_location
+from jaxfix.check.run import Run
 from jaxfix.check.runner import default_jobs, run_files
 from jaxfix.cli.consoles import make_console
 from jaxfix.cli.flags import (
     RULES_MARK,
     RulesHelpCommand,
     RulesHelpOption,
-    load_config,
-    options_from,
+    build_run_from,
     register_rule_modules,
     setting_flags,
     setting_values,
@@ -38,16 +38,15 @@ from jaxfix.cli.flags import (
 from jaxfix.cli.format_help import format_option_help
 from jaxfix.cli.modes import run_mode
 from jaxfix.ground.diagnostics import FileResult
-from jaxfix.settings.config import Config, project_roots, scope_root
-from jaxfix.settings.options import Options
 from jaxfix.settings.table import MAIN
-from jaxfix.settings.target_version import target_version
-from jaxfix.sources.discovery import Discovery, discover, is_excluded, project_files
+from jaxfix.sources.discovery import Discovery, discover, is_excluded
 from jaxfix.sources.paths import display_path
 from jaxfix.write.safe_write import remove_stale_temps
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from jaxfix.evidence.facts import Evidence
 
 # libcst (the rules, the engine, the machine formats that describe rules) is imported where it
 # is needed, not here: a run that parses no file should not pay half a second for it. Nor is
@@ -71,20 +70,20 @@ def _exit_code(results: list[FileResult], *, write: bool, had_errors: bool) -> i
 
 
 def _run_stdin(
-    options: Options,
+    run: Run,
+    lines: dict[Path, frozenset[int]] | None,
     stdin_filename: str | None,
-    scope: tuple[Path, ...],
     mode: str,
     out: Console,
     err: Console,
     output_format: str,
 ) -> int:
     """Fix mode prints the code on stdout, so its diagnostics go to stderr; so do --diff's."""
-    from jaxfix.check.engine import process_source
+    from jaxfix.check.engine import check_file
     from jaxfix.cli import render
     from jaxfix.write.diffs import unified_diff
 
-    path = Path(stdin_filename or "-")
+    path, options = Path(stdin_filename or "-"), run.options
     try:
         if sys.stdin is None:
             raise OSError("stdin is closed")
@@ -107,15 +106,13 @@ def _run_stdin(
         if mode == "fix" and output_format == "text":
             sys.stdout.buffer.write(source)
         return EXIT_CLEAN
-    # Without --stdin-filename, the code is taken as a file in the working directory (`-`), as
-    # `python - < file.py` runs it: its imports are looked up from there.
-    if stdin_filename:  # as the file would be checked in its project (issue 40)
-        from jaxfix.check.dependencies import project_run
-
-        with project_run(scope):
-            result = process_source(path, source, options)
-    else:
-        result = process_source(path, source, options)
+    with run.checking() if stdin_filename else nullcontext(run):
+        result = check_file(
+            run,
+            path,
+            source,
+            None if lines is None else lines.get(path.resolve(), frozenset()),
+        )
     if result.error is None and result.fixed is None and not result.diagnostics:
         from jaxfix.sources.kinds import source_of
 
@@ -155,7 +152,7 @@ def _run_stdin(
     if mode == "dry-run":
         from jaxfix.cli.unsafe_preview import render_unsafe_preview
 
-        render_unsafe_preview(out, result, options)
+        render_unsafe_preview(out, result, run)
     return _exit_code([result], write=mode == "fix", had_errors=False)
 
 
@@ -403,15 +400,16 @@ def _check(
         if stdin and stdin_filename
         else ([] if stdin else path_list)
     )
-    config = load_config(config_file, config_start)
     flags = setting_values(params)
-    options = replace(
-        options_from(config, flags, config_start),
-        project_roots=project_roots(config, config_start),
+    run = build_run_from(
+        config_start,
+        flags,
+        config_file=config_file,
+        project=None if stdin else path_list,
+        cache=not (no_cache or from_log or evidence_file),
     )
-    target = target_version(
-        config, flags["target_version"], config_start
-    )  # valid: options_from read it
+    options, config, target = run.options, run.config, run.target
+    assert target is not None  # build_run reads it
     if verbose:
         from jaxfix.ground.escaping import printable
 
@@ -421,11 +419,12 @@ def _check(
             soft_wrap=True,
             markup=False,
         )
+    lines = None
     if diff_base:
         from jaxfix.check.changed_lines import ChangedLinesError, changed_lines
 
         try:
-            options = replace(options, changed_lines=changed_lines(diff_base))
+            lines = changed_lines(diff_base)
         except ChangedLinesError as error:
             raise click.UsageError(str(error)) from None
     if flags["output_file"]:  # a flag only: a config cannot choose where jaxfix writes
@@ -438,15 +437,17 @@ def _check(
                 printable(f"--output-file {flags['output_file']}: {problem}")
             )
         capture.start(Path(flags["output_file"]))
-    cache_path = cache_dir(
-        flags["cache_dir"] and Path(flags["cache_dir"]), config, path_list
-    )
     if show_settings:
         from jaxfix.cli.actions import settings_text
 
         sys.stdout.write(
             settings_text(
-                config, options, flags, target, None if no_cache else cache_path
+                config,
+                options,
+                run.roots,
+                flags,
+                target,
+                None if no_cache else run.cache_dir,
             )
         )
         return
@@ -470,16 +471,12 @@ def _check(
         raise click.UsageError("--from-log and --evidence cannot be combined: give one")
     if stdin:
         code = _run_stdin(
-            options,
+            # Without --stdin-filename, the code is taken as a file in the working directory
+            # (`-`), as `python - < file.py` runs it: no project, its imports looked up from
+            # there; with it, as the file would be checked in its project (issue 40).
+            run.scoped(config_start) if stdin_filename else run,
+            lines,
             stdin_filename,
-            project_files(
-                scope_root(config, config_start),
-                config_start,
-                options.exclude,
-                options.all_includes,
-            )
-            if stdin_filename
-            else (),
             mode,
             out(),
             console(),
@@ -492,16 +489,17 @@ def _check(
     if from_log:
         from jaxfix.cli.from_log import evidence_run
 
-        log_run = evidence_run(from_log, path_list, options, console())
-        found, options = Discovery(log_run.files, []), log_run.options
+        log_run = evidence_run(from_log, path_list, run, console())
+        found, evidence = Discovery(log_run.files, []), log_run.evidence
     elif evidence_file:
         from jaxfix.cli.evidence import evidence_file_run
 
         log_run = evidence_file_run(evidence_file, path_list, options, console())
-        found, options = Discovery(log_run.files, []), log_run.options
+        found, evidence = Discovery(log_run.files, []), log_run.evidence
     else:
-        found, log_run = (
+        found, log_run, evidence = (
             discover(path_list, options.exclude, options.all_includes),
+            None,
             None,
         )
     for path, message in found.errors:
@@ -520,16 +518,13 @@ def _check(
         sys.stdout.write(files_text(found.files))
         sys.exit(EXIT_ERROR if found.errors else EXIT_CLEAN)
     write = mode == "fix" and not add_noqa
-    cache = (
-        None
-        if no_cache or from_log or evidence_file
-        else _cache(
-            flags["cache_dir"] and Path(flags["cache_dir"]),
-            config,
-            path_list,
-            options,
-            console,
-        )
+    run = run.scoped(
+        found.files,
+        partial(_warn, console),
+        # the one directory given, walked: the project's files when it is the project's root
+        walked=path_list[0]
+        if log_run is None and len(path_list) == 1 and not found.errors
+        else None,
     )
     # Files named on the command line always get their syntax errors reported; found ones with --strict.
     strict = (
@@ -541,7 +536,7 @@ def _check(
     remove_stale_temps(
         sorted(
             {path.parent for path in found.files}
-            | ({cache.directory} if cache else set())
+            | ({run.cache.directory} if run.cache else set())
         )
     )
     if jobs is not None and jobs > default_jobs():
@@ -554,14 +549,14 @@ def _check(
             )
         )
     results = _run(
+        run,
         found.files,
-        options,
-        scope=_scope(config, path_list, found, options),
+        lines=lines,
+        evidence=evidence,
         write=write,
         jobs=min(jobs or default_jobs(), default_jobs()),
         console=console,
         quiet=quiet,
-        cache=cache,
         check_syntax=check_syntax,
     )
     if add_noqa:
@@ -581,9 +576,7 @@ def _check(
                 )
         sys.stdout.write(counts(results, write=write, output_format=output_format))
     elif output_format == "text":
-        _report(
-            results, mode, out, console, quiet=quiet, verbose=verbose, options=options
-        )
+        _report(results, mode, out, console, quiet=quiet, verbose=verbose, run=run)
     else:
         for result in results:
             if result.error:
@@ -654,82 +647,52 @@ def _add_noqa(results: list[FileResult], console: Console) -> int:
     )
 
 
-def _scope(
-    config: Config, paths: list[Path], found: Discovery, options: Options
-) -> tuple[Path, ...]:
-    """The project's files (where callers are looked for): the files found when the one path
-    given is the project's root (walked once), else the root walked too."""
-    root = scope_root(config, paths)
-    if (
-        len(paths) == 1
-        and not found.errors
-        and os.path.abspath(paths[0]) == os.path.abspath(root)
-    ):
-        return tuple(dict.fromkeys(Path(os.path.abspath(p)) for p in found.files))
-    return project_files(root, found.files, options.exclude, options.all_includes)
+def _warn(console: Callable[[], Console], message: str) -> None:
+    """One yellow warning line on stderr (a refused cache directory)."""
+    from rich.text import Text
 
+    from jaxfix.ground.escaping import printable
 
-def _cache(
-    flag: Path | None,
-    config: Config,
-    paths: list[Path],
-    options: Options,
-    console: Callable[[], Console],
-) -> Cache | None:
-    """The result cache, or None (with one warning line) when its directory is refused: a
-    symlinked `.jaxfix_cache` or a config's `cache-dir` leading out of the project."""
-    try:
-        return Cache(cache_location(flag, config, paths), options)
-    except CacheDirError as error:
-        from rich.text import Text
-
-        from jaxfix.ground.escaping import printable
-
-        console().print(
-            Text(
-                printable(f"warning: {error}; running without the cache"),
-                style="yellow",
-            ),
-            soft_wrap=True,
-        )
-        return None
+    console().print(
+        Text(printable(f"warning: {message}"), style="yellow"), soft_wrap=True
+    )
 
 
 def _run(
+    run: Run,
     files: list[Path],
-    options: Options,
     *,
-    scope: tuple[Path, ...],
+    lines: dict[Path, frozenset[int]] | None,
+    evidence: dict[Path, tuple[Evidence, ...]] | None,
     write: bool,
     jobs: int,
     console: Callable[[], Console],
     quiet: bool,
-    cache: Cache | None,
     check_syntax: set[Path],
 ) -> list[FileResult]:
     if quiet:
         return run_files(
+            run,
             files,
-            options,
+            lines=lines,
+            evidence=evidence,
             write=write,
             jobs=jobs,
-            cache=cache,
             check_syntax=check_syntax,
-            run=scope,
         )
     from jaxfix.cli.progress import ParseProgress
 
     with ParseProgress(console(), workers=jobs) as progress:
         return run_files(
+            run,
             files,
-            options,
+            lines=lines,
+            evidence=evidence,
             write=write,
             jobs=jobs,
-            cache=cache,
             check_syntax=check_syntax,
             on_plan=progress.plan,
             on_done=progress.done,
-            run=scope,
         )
 
 
@@ -741,7 +704,7 @@ def _report(
     *,
     quiet: bool,
     verbose: bool,
-    options: Options,
+    run: Run,
 ) -> None:
     """Diffs and diagnostics on stdout (`--diff`: the diff alone); what was written, errors and
     what `--diff` left out on stderr."""
@@ -785,7 +748,7 @@ def _report(
             dry_run=mode != "fix",
         )
         if mode == "dry-run":
-            render_unsafe_preview(out, result, options)
+            render_unsafe_preview(out, result, run)
         if verbose and not result.diagnostics:
             console.print(
                 Text(f"{render.shown_path(result.path)}: nothing to do", style="dim")

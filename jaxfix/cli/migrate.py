@@ -30,7 +30,7 @@ from jaxfix.bot.rest import ApiError
 from jaxfix.check.registry import codes_range
 from jaxfix.check.runner import default_jobs
 from jaxfix.cli.consoles import make_console
-from jaxfix.cli.flags import options_from, setting_flags, setting_values
+from jaxfix.cli.flags import check_flags_alone, setting_flags, setting_values
 from jaxfix.fleet import journal, logs
 from jaxfix.fleet.dispatch import NOT_STARTED, STOP_SIGNALS, StopRequest, dispatch
 from jaxfix.fleet.executors import (
@@ -66,7 +66,6 @@ from jaxfix.ground.escaping import (
     printable,
 )
 from jaxfix.ground.interrupts import signals_handled
-from jaxfix.settings.config import Config
 from jaxfix.settings.table import MIGRATE
 from jaxfix.workflows.git import GitError, git
 from jaxfix.workflows.migrate import DEFAULT_BRANCH, MigrateOptions, RepoReport, Status
@@ -250,7 +249,7 @@ def migrate(
             )
     repos = [source.key for source in sources]
     settings = setting_values(params)
-    options_from(Config(None, {}), settings)  # flag errors are usage errors, once
+    check_flags_alone(settings)  # flag errors are usage errors, once
     for name in sorted({branch_for(branch, s.name) for s in sources}):
         _check_branch_name(name)
     if repair and not (verify_command or all(s.verify for s in sources)):

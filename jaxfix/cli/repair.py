@@ -13,7 +13,6 @@ import shlex
 import sys
 from collections import Counter
 from contextlib import suppress
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,13 +24,11 @@ from jaxfix.cli.consoles import make_console
 from jaxfix.cli.flags import (
     RULES_MARK,
     RulesHelpCommand,
-    load_config,
-    options_from,
+    build_run_from,
     setting_flags,
     setting_values,
 )
 from jaxfix.ground.escaping import printable
-from jaxfix.settings.config import project_roots, scope_root
 from jaxfix.settings.table import MIGRATE
 from jaxfix.sources.paths import display_path
 from jaxfix.workflows.repair import (
@@ -159,24 +156,19 @@ def repair_command(
     if not command:
         raise click.UsageError("the command after '--' is empty")
     path_list = list(paths) or [Path(".")]
-    config = load_config(config_file, path_list)
-    options = replace(
-        options_from(config, setting_values(params), path_list),
-        project_roots=project_roots(config, path_list),
-    )
+    run = build_run_from(path_list, setting_values(params), config_file=config_file)
     settings = RepairSettings(
         max_rounds=max_rounds,
         timeout=timeout,
         dry_run=dry_run,
         jobs=min(jobs or default_jobs(), default_jobs()),
-        scope_root=scope_root(config, path_list),
     )
     out = _Output(color, output_format, quiet=quiet, dry_run=dry_run)
     try:
         report = repair(
             path_list,
             command,
-            options,
+            run,
             settings,
             on_round=out.waiting.append,
             on_run_started=lambda number: out.started(number, command),

@@ -9,38 +9,32 @@ to the file with every fix.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from rich.console import Console
 from rich.text import Text
 
+from jaxfix.check.run import Run
 from jaxfix.cli.render import render_diff, shown_path
 from jaxfix.ground.diagnostics import FileResult, Safety
-from jaxfix.settings.options import Options
 
 
-def unsafe_only(result: FileResult, options: Options) -> FileResult | None:
+def unsafe_only(result: FileResult, run: Run) -> FileResult | None:
     """A result whose source is `result`'s safe fixed text and whose fixed text adds the unsafe
     fixes (None when there are none to show)."""
-    if options.unsafe_fixes or result.error or result.source is None:
+    if run.options.unsafe_fixes or result.error or result.source is None:
         return None
     if not any(d.fix_safety is Safety.UNSAFE for d in result.remaining):
         return None
-    from jaxfix.check.engine import process_source
+    from jaxfix.check.engine import check_file
 
-    every = process_source(
-        result.path, result.source, replace(options, unsafe_fixes=True)
-    )
+    every = check_file(run.with_options(unsafe_fixes=True), result.path, result.source)
     base = result.fixed if result.fixed is not None else result.source
     if every.error or every.fixed is None or every.fixed == base:
         return None
     return FileResult(result.path, base, every.fixed)
 
 
-def render_unsafe_preview(
-    console: Console, result: FileResult, options: Options
-) -> None:
-    preview = unsafe_only(result, options)
+def render_unsafe_preview(console: Console, result: FileResult, run: Run) -> None:
+    preview = unsafe_only(result, run)
     if preview is None:
         return
     console.print(

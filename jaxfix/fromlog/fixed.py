@@ -14,13 +14,15 @@ from __future__ import annotations
 import difflib
 import io
 import tokenize
-from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jaxfix.evidence.facts import Evidence, Facts
-from jaxfix.settings.options import Options
 from jaxfix.sources.file_io import ReadError, read_regular, source_lines
 from jaxfix.sources.text import split_lines
+
+if TYPE_CHECKING:
+    from jaxfix.check.run import Run
 
 # How far a fix's text may lie from the logged line (lines other fixes added above it), how many
 # lines one fix may take, and how many candidate places are tried (each is one engine run).
@@ -84,14 +86,16 @@ def already_fixed(
     logged: str,
     facts: Facts,
     log_line: int,
-    options: Options,
+    run: Run,
 ) -> tuple[int, int] | None:
     """Where in `path` the rule's fix of the logged site now stands (its first line, how many
     lines it takes), or None when the file does not hold that fix (the site changed otherwise,
     or cannot be told)."""
     from jaxfix.check.engine import (
-        process_source,  # imports libcst: only for a site that changed
+        check_file,  # imports libcst: only for a site that changed
     )
+
+    options = run.options
 
     try:  # the file as Python reads it: its own encoding, its own line breaks
         now = read_regular(path, options.max_file_size, bound="max-file-size")
@@ -130,13 +134,9 @@ def already_fixed(
         ):  # the logged line holds what the file's encoding cannot
             return None
         evidence = Evidence(code, start + 1, (log_line,), (facts,))
-        checked = replace(
-            options,
-            unsafe_fixes=True,
-            changed_lines=None,
-            evidence={path.resolve(): (evidence,)},
+        result = check_file(
+            run.with_options(unsafe_fixes=True), path, before, evidence=(evidence,)
         )
-        result = process_source(path, before, checked)
         if result.error is None and result.fixed == now:
             return start + 1, end - start
     return None

@@ -1,8 +1,9 @@
 """The analysis process: `python -m jaxfix.server.worker`, started and stopped by the server.
 
-It imports the engine once, then answers one job at a time with the CLI's own functions (config
-found from the file upward, the project roots from the workspace folder, the result cache in
-the same place as the CLI's) and the engine's `process_file` of the document's Source. The server kills it to stop an
+It imports the engine once, then answers one job at a time with a run built as the CLI builds
+its own (jaxfix/check/run.py: config found from the file upward, the project from the workspace
+folder, the result cache in the same place as the CLI's) and the engine's `check_source_of` of
+the document's Source. The server kills it to stop an
 analysis a newer version of the document has made useless, and starts another.
 """
 
@@ -10,45 +11,33 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import replace
 from pathlib import Path
 
-from jaxfix.cache.store import Cache, CacheDirError, cache_location
-from jaxfix.check.dependencies import project_run
+from jaxfix.check.run import Run, build_run
 from jaxfix.ground.diagnostics import FileResult
 from jaxfix.server.jobs import Answer, Check, Document, FixAll, FixOne, Hello, Job
 from jaxfix.server.wire import receive, send
-from jaxfix.settings.config import build_options, load, project_roots, scope_root
 from jaxfix.settings.options import Options
 from jaxfix.settings.table import SettingError
-from jaxfix.sources.discovery import is_excluded, project_files
+from jaxfix.sources.discovery import is_excluded
 from jaxfix.sources.file_io import ReadError, read_regular
 
 
-def _project(document: Document) -> tuple[Options, Cache | None, Path, Path]:
-    """The options, cache, workspace folder and project root a `jaxfix --check` of the
-    workspace folder would use for this file (no cache where the CLI would refuse its
-    directory, nor outside the workspace folder: a library's file opened by go-to-definition
-    gets none written beside it)."""
+def _project(document: Document) -> tuple[Run, Path]:
+    """The run a `jaxfix --check` of the workspace folder would use for this file (its config
+    and jax pin found from the file, its project from the folder; no cache where the CLI
+    would refuse its directory, nor outside the workspace folder: a library's file opened by
+    go-to-definition gets none written beside it), and the folder."""
     path = Path(document.path)
-    config = load(None, [path])
     start = [Path(document.folder)] if document.folder else [path.parent]
-    options = replace(
-        build_options(config, {}, [path]), project_roots=project_roots(config, start)
-    )  # its project's jax pin too
-    try:
-        location = cache_location(None, config, start)
-        cache = (
-            Cache(location, options)
-            if document.folder
-            and Path(os.path.realpath(location)).is_relative_to(
-                os.path.realpath(document.folder)
-            )
-            else None
-        )
-    except CacheDirError:
-        cache = None
-    return options, cache, start[0], scope_root(config, start)
+    run = build_run(
+        [path],
+        {},
+        project=start,
+        cache=bool(document.folder),
+        cache_within=Path(document.folder) if document.folder else None,
+    )
+    return run, start[0]
 
 
 def _excluded(path: Path, root: Path, options: Options) -> bool:
@@ -75,9 +64,10 @@ def answer(job: Job) -> Answer:
     document = job.document
     path, original = document.source.path, document.source.original
     try:
-        options, cache, root, project = _project(document)
+        run, root = _project(document)
     except SettingError as error:
         return Answer(None, failure=f"configuration error: {error}")
+    options = run.options
     if _excluded(path, root, options):
         return Answer(FileResult(path, original), excluded=True)
     if len(original) > options.max_file_size:
@@ -92,38 +82,35 @@ def answer(job: Job) -> Answer:
         return Answer(FileResult(path, original))
     # The callers of the document's functions are looked for in its project's files, as the
     # CLI does (issue 40: the project, not the paths given, is the scope).
-    with project_run(
-        project_files(project, [path], options.exclude, options.all_includes)
-    ):
-        return _answer(job, path, options, cache)
+    with run.scoped([path]).checking() as scoped:
+        return _answer(job, path, scoped)
 
 
-def _answer(job: Job, path: Path, options: Options, cache: Cache | None) -> Answer:
-    from jaxfix.check.engine import process_file
+def _answer(job: Job, path: Path, run: Run) -> Answer:
+    from jaxfix.check.engine import check_source_of
 
-    source = job.document.source
+    source, cache = job.document.source, run.cache
     if isinstance(job, Check):
         cached = cache.get(path, source.original) if cache else None
         if cached is not None:
             return Answer(cached)
-        result = process_file(source, options)
+        result = check_source_of(run, source)
         if cache and _on_disk(
-            path, source.original, options
+            path, source.original, run.options
         ):  # an unsaved buffer's result would only evict the file's entry
             cache.put(result)
         return Answer(result)
     if isinstance(job, FixOne):
         first, last = job.lines
-        options = replace(
-            options,
-            select=(job.code,),
-            unsafe_fixes=job.unsafe,
-            changed_lines={path.resolve(): frozenset(range(first, last + 1))},
+        return Answer(
+            check_source_of(
+                run.with_options(select=(job.code,), unsafe_fixes=job.unsafe),
+                source,
+                lines=frozenset(range(first, last + 1)),
+            )
         )
-    else:
-        assert isinstance(job, FixAll)
-        options = replace(options, unsafe_fixes=False)
-    return Answer(process_file(source, options))
+    assert isinstance(job, FixAll)
+    return Answer(check_source_of(run.with_options(unsafe_fixes=False), source))
 
 
 def _explain() -> dict[str, str]:

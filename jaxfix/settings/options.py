@@ -1,13 +1,13 @@
-"""The options every part of a run reads, gathered once from config and flags."""
+"""The settings every part of a run reads, gathered once from config and flags; what one
+run is told about its files (changed lines, evidence) is given to jaxfix/check/engine.py's
+`check_file` beside them."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any
 
-from jaxfix.evidence.facts import Evidence
 from jaxfix.settings.jax_version import parse_version
 from jaxfix.sources.paths import DEFAULT_INCLUDE
 
@@ -63,12 +63,6 @@ class Options:
     import_order: ImportOrder = (
         ImportOrder()
     )  # ruff's isort settings: added imports stay sorted
-    # Where `import a.b` is looked up among the project's files (jaxfix.settings.config.project_roots).
-    project_roots: tuple[Path, ...] = ()
-    # Changed-lines mode (--diff-base): resolved path -> the lines that may be reported and fixed.
-    changed_lines: Mapping[Path, frozenset[int]] | None = None
-    # --from-log: resolved path -> what the log showed raised there; only those sites are checked.
-    evidence: Mapping[Path, tuple[Evidence, ...]] | None = None
 
     @property
     def all_includes(self) -> tuple[str, ...]:
@@ -84,25 +78,3 @@ class Options:
         else:
             selected = raises_on(raises_since, self.jax_version)
         return selected and not any(code.startswith(p) for p in self.ignore)
-
-    def lines_to_check(self, path: Path) -> frozenset[int] | None:
-        """The lines of `path` that may be reported and fixed; None means every line."""
-        return (
-            None
-            if self.changed_lines is None
-            else self.changed_lines.get(path.resolve(), frozenset())
-        )
-
-    def evidence_at(self, path: Path) -> tuple[Evidence, ...] | None:
-        """What the log showed raised in `path`; None when not running from a log."""
-        return None if self.evidence is None else self.evidence.get(path.resolve(), ())
-
-    def for_file(self, path: Path) -> Options:
-        """The options for checking `path`: with evidence from a recorded run, its fixes target
-        the JAX version that raised there, whatever jax is installed next to jaxfix."""
-        versions = {
-            e.jax_version
-            for e in self.evidence_at(path) or ()
-            if e.jax_version is not None
-        }
-        return replace(self, jax_version=max(versions)) if versions else self

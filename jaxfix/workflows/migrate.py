@@ -22,16 +22,16 @@ from typing import Any
 
 from jaxfix import __version__
 from jaxfix.check.registry import codes_range
+from jaxfix.check.run import Run, build_run
 from jaxfix.check.runner import run_files
 from jaxfix.codemods import RULES
 from jaxfix.evidence.records import Failure
 from jaxfix.ground.diagnostics import FileResult, Safety
 from jaxfix.ground.interrupts import HeldInterrupt as _HeldInterrupt
 from jaxfix.ground.interrupts import hold_interrupts as _hold_interrupts
-from jaxfix.settings.config import build_options, load, project_roots
 from jaxfix.settings.options import Options
 from jaxfix.settings.table import SettingError
-from jaxfix.settings.target_version import CONFIG, TargetVersion, target_version
+from jaxfix.settings.target_version import CONFIG, TargetVersion
 from jaxfix.sources.discovery import discover
 from jaxfix.sources.file_io import ReadError, announced_writes, read_regular, write_fix
 from jaxfix.workflows.git import GitError
@@ -137,21 +137,11 @@ def _migrate(
             return replace(entry, reason=refusal), None
         base = _git(repo, "rev-parse", "HEAD").strip()
         entry = replace(entry, base=base)
-        config = load(None, [repo])
-        engine_options = replace(
-            build_options(config, dict(options.settings), [repo]),
-            project_roots=project_roots(config, [repo]),
-        )
-        entry = replace(
-            entry,
-            target_jax=_in_repository(
-                target_version(
-                    config, dict(options.settings).get("target_version"), [repo]
-                ),
-                repo,
-            ),
-        )
-        files = _tracked_python_files(repo, engine_options)
+        # Callers are looked for among the files migrated (tracked ones), not the whole tree.
+        run = build_run([repo], dict(options.settings), whole_project=False)
+        assert run.target is not None  # build_run reads it
+        entry = replace(entry, target_jax=_in_repository(run.target, repo))
+        files = _tracked_python_files(repo, run.options)
         hidden = _hidden_from_status(repo, files)
     except (GitError, SettingError, OSError) as error:
         return replace(entry, status=Status.FAILED, reason=str(error)), None
@@ -168,7 +158,11 @@ def _migrate(
     guard.check()
     if options.dry_run:
         results = run_files(
-            files, engine_options, write=False, jobs=1, on_done=lambda _: guard.check()
+            run.scoped(files),
+            files,
+            write=False,
+            jobs=1,
+            on_done=lambda _: guard.check(),
         )
         changed = [r for r in results if r.fixed is not None and r.error is None]
         entry = _with_results(entry, repo, results, changed)
@@ -190,7 +184,7 @@ def _migrate(
     try:
         with announced_writes(journal.record):
             entry, patch = _fix_verify_commit(
-                repo, base, files, engine_options, options, entry, guard, written
+                repo, base, files, run, options, entry, guard, written
             )
     except (GitError, OSError) as error:
         entry, patch = replace(entry, status=Status.FAILED, reason=str(error)), None
@@ -403,7 +397,7 @@ def _fix_verify_commit(
     repo: Path,
     base: str,
     files: list[Path],
-    engine_options: Options,
+    run: Run,
     options: MigrateOptions,
     entry: RepoReport,
     guard: _HeldInterrupt,
@@ -417,12 +411,10 @@ def _fix_verify_commit(
         guard.check()
 
     if options.repair and options.verify:
-        return _repair_commit(
-            repo, base, files, engine_options, options, entry, guard, written
-        )
+        return _repair_commit(repo, base, files, run, options, entry, guard, written)
     # No result cache: it would leave a .jaxfix_cache/ directory in the user's repository.
     # One job: the caller runs repositories in parallel, and on_done is then a point between files.
-    results = run_files(files, engine_options, write=True, jobs=1, on_done=on_done)
+    results = run_files(run.scoped(files), files, write=True, jobs=1, on_done=on_done)
     written[:] = [
         r for r in results if r.written
     ]  # a late check may have undone a write
@@ -453,7 +445,7 @@ def _repair_commit(
     repo: Path,
     base: str,
     files: list[Path],
-    engine_options: Options,
+    run: Run,
     options: MigrateOptions,
     entry: RepoReport,
     guard: _HeldInterrupt,
@@ -471,7 +463,7 @@ def _repair_commit(
         report = repair(
             files,
             ("/bin/sh", "-c", options.verify),
-            engine_options,
+            run,
             settings,
             on_round=lambda _: guard.check(),
         )
@@ -482,7 +474,7 @@ def _repair_commit(
         raise
     written[:] = _net_writes(report)
     static, reverified = _static_pass(
-        repo, files, engine_options, options, guard, passed=report.passed
+        repo, files, run, options, guard, passed=report.passed
     )
     written[:] = _merged_writes(written, static)
 
@@ -579,7 +571,7 @@ def _repair_commit(
 def _static_pass(
     repo: Path,
     files: list[Path],
-    engine_options: Options,
+    run: Run,
     options: MigrateOptions,
     guard: _HeldInterrupt,
     *,
@@ -588,7 +580,7 @@ def _static_pass(
     """--repair also fixes what static reading sees (sites the verify runs never reached), as
     migrate without --repair does. When the loop left the command passing, it is run once more
     with these fixes: failing, they are undone (the loop's green tree is what is committed)."""
-    results = run_files(files, engine_options, write=True, jobs=1)
+    results = run_files(run.scoped(files), files, write=True, jobs=1)
     static = [r for r in results if r.written]
     if not static or not passed:
         return static, None

@@ -2,7 +2,7 @@
 JAX001-JAX003 (confirmed mode, the rules' own fixes, the safe writes), run it again; until it
 passes, a round brings nothing new to fix, or the rounds run out.
 
-`repair(paths, command, options, settings)` is the loop, for the CLI and for `migrate`: it
+`repair(paths, command, run, settings)` is the loop, for the CLI and for `migrate`: it
 prints nothing (`on_round` hears of each round) and returns a `RepairReport`. jaxfix never
 runs anything but the command it was given; the command's output goes to a file in the
 recording directory (its tail is kept for failures jaxfix cannot explain).
@@ -19,12 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jaxfix.check.registry import codes_range
+from jaxfix.check.run import Run
 from jaxfix.check.runner import run_files
 from jaxfix.evidence.facts import Evidence, ValueSite
 from jaxfix.evidence.recording import RecordingDir
 from jaxfix.ground.diagnostics import FileResult
 from jaxfix.settings.options import Options
-from jaxfix.sources.discovery import discover, project_files
+from jaxfix.sources.discovery import discover
 from jaxfix.sources.file_io import ReadError, read_regular, undo_written, write_fix
 from jaxfix.workflows.process import CommandRun, run_command
 from jaxfix.write.safe_write import LateCheck, confirm_writes, real_roots
@@ -60,9 +61,6 @@ class RepairSettings:
     env: Mapping[str, str] | None = (
         None  # the command's environment (default: jaxfix's)
     )
-    # the project's root (config.scope_root), where the fixes look for callers as `jaxfix .`
-    # does; default: the PATHs' files alone
-    scope_root: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -327,7 +325,7 @@ Sites = set[tuple[str, str, int]]
 
 
 def _new_evidence(
-    reading: EvidenceReading, worked_on: Sites, options: Options, files: list[Path]
+    reading: EvidenceReading, worked_on: Sites, run: Run, files: list[Path]
 ) -> dict[Path, tuple[Evidence, ...]]:
     """The evidence of the sites not worked on in an earlier round, by resolved path, with the
     places their values are written (jaxfix/check/value_sites.py)."""
@@ -343,7 +341,7 @@ def _new_evidence(
         kept = tuple(e for e in items if (path.resolve(), e.line, e.code) in new_sites)
         if kept:
             found[path.resolve()] = kept
-    return with_value_sites(found, options, files)
+    return with_value_sites(found, run, files)
 
 
 class _Follower:
@@ -356,20 +354,13 @@ class _Follower:
         self,
         evidence: Path,
         files: list[Path],
-        options: Options,
+        run: Run,
         worked_on: Sites,
         recording: RecordingDir | None,
-        scope: tuple[Path, ...],
     ) -> None:
-        self.evidence, self.files, self.options, self.worked_on = (
-            evidence,
-            files,
-            options,
-            worked_on,
-        )
-        self.scope = (
-            scope  # where the engine looks for callers: the project, as static does
-        )
+        self.evidence, self.files, self.worked_on = evidence, files, worked_on
+        # Scoped: the engine looks for callers over the project, as static does.
+        self.run = run
         self.recording = recording
         self.cache: dict[Path, tuple[tuple[Evidence, ...], FileResult]] = {}
         self._stop = threading.Event()
@@ -392,9 +383,9 @@ class _Follower:
                     seen = size
                     self._compute(
                         _new_evidence(
-                            _read(self.evidence, self.files, self.options),
+                            _read(self.evidence, self.files, self.run.options),
                             self.worked_on,
-                            self.options,
+                            self.run,
                             self.files,
                         ),
                         jobs=1,
@@ -410,11 +401,7 @@ class _Follower:
         ]
         if stale:
             for result in run_files(
-                stale,
-                replace(self.options, evidence=evidence),
-                write=False,
-                jobs=jobs,
-                run=self.scope,
+                self.run, stale, write=False, jobs=jobs, evidence=evidence
             ):
                 self.cache[result.path] = (evidence[result.path], result)
 
@@ -448,12 +435,14 @@ def _write(results: list[FileResult], within: tuple[str, ...]) -> list[FileResul
 def repair(
     paths: Sequence[Path],
     command: Sequence[str],
-    options: Options,
+    run: Run,
     settings: RepairSettings = RepairSettings(),
     on_round: Callable[[Round], None] | None = None,
     on_run_started: Callable[[int], None] | None = None,
 ) -> RepairReport:
-    """Run, fix, run again. `options` are the fix options (`--unsafe-fixes`, ...). `on_round`
+    """Run, fix, run again with `run` (jaxfix/check/run.py: the fix options, `--unsafe-fixes`,
+    ..., and the project whose callers the fixes look at; each round scopes it to the files
+    found under `paths` then). `on_round`
     hears of each round once it is done, before the next run; `on_run_started` of each run's
     number once it has started (or failed to start): the time to print what need not be
     printed before it."""
@@ -464,6 +453,7 @@ def repair(
     unsafe_sites: Sites = set()  # worked on, their fix needs --unsafe-fixes
     within = real_roots(paths)
     recording = RecordingDir()
+    options = run.options
 
     def finish(stop: Stop, reason: str) -> RepairReport:
         return RepairReport(
@@ -480,20 +470,13 @@ def repair(
         while True:
             number += 1
             found = discover(list(paths), options.exclude, options.all_includes)
+            scoped = run.scoped(found.files)
             follower = _Follower(
                 recording.evidence(number),
                 found.files,
-                options,
+                scoped,
                 worked_on,
                 recording if number == 1 else None,
-                project_files(
-                    settings.scope_root,
-                    found.files,
-                    options.exclude,
-                    options.all_includes,
-                )
-                if settings.scope_root is not None
-                else tuple(found.files),
             )
 
             def running(number: int = number, follower: _Follower = follower) -> None:
@@ -502,7 +485,7 @@ def repair(
                     on_run_started(number)
 
             try:
-                run = run_command(
+                ran = run_command(
                     command,
                     recording.env(number, settings.env),
                     settings.cwd,
@@ -512,22 +495,22 @@ def repair(
                 )
             finally:
                 follower.stop()
-            if run.returncode is None and on_run_started:
+            if ran.returncode is None and on_run_started:
                 on_run_started(number)
-            if run.returncode is None:
-                done(Round(number, run))
+            if ran.returncode is None:
+                done(Round(number, ran))
                 return finish(
-                    Stop.NOT_STARTED, run.problem or "the command did not start"
+                    Stop.NOT_STARTED, ran.problem or "the command did not start"
                 )
             reading = _read(recording.evidence(number), found.files, options)
             base = Round(
                 number,
-                run,
+                ran,
                 tuple(reading.raised),
                 tuple(reading.failures),
                 problems=tuple(reading.errors),
             )
-            if run.returncode == 0 and not run.timed_out:
+            if ran.returncode == 0 and not ran.timed_out:
                 done(base)
                 return finish(
                     Stop.PASSED,
@@ -535,8 +518,8 @@ def repair(
                 )
             how = (
                 f"timed out after {settings.timeout:g} s"
-                if run.timed_out
-                else f"exited with {run.returncode}"
+                if ran.timed_out
+                else f"exited with {ran.returncode}"
             )
             if not reading.raised:
                 done(base)
@@ -572,7 +555,7 @@ def repair(
                     Stop.NOTHING_NEW,
                     f"round {number} brought no new fixable evidence: {why}",
                 )
-            evidence = _new_evidence(reading, worked_on, options, found.files)
+            evidence = _new_evidence(reading, worked_on, scoped, found.files)
             results = follower.results(evidence, settings.jobs)
             worked_on.update(r.site for r in new if r.site is not None)
             if not settings.dry_run:

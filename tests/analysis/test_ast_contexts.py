@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import textwrap
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,8 @@ from jaxfix.analysis.ast_engine.contexts import Entry
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import Mesh, Unknown
 from jaxfix.analysis.names import Api
-from jaxfix.check.engine import process_source
+from jaxfix.check.engine import check_file
+from jaxfix.check.run import Run
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -678,8 +678,8 @@ def test_the_engine_follows_an_imported_decorator_and_contextmanager(
         {"pkg/__init__.py": "", "pkg/testing.py": TESTING, "pkg/stages.py": STAGES},
     )
     path = tmp_path / "pkg" / "stages.py"
-    options = replace(options_from_args(["--unsafe-fixes"]), project_roots=(tmp_path,))
-    result = process_source(path, path.read_bytes(), options)
+    run = Run(options_from_args(["--unsafe-fixes"]), roots=(tmp_path,))
+    result = check_file(run, path, path.read_bytes())
     assert [(d.code, d.start.line) for d in result.diagnostics] == [
         ("JAX002", 8),
         ("JAX002", 14),

@@ -4,13 +4,13 @@ frames and facts are what a record would hold)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from jaxfix.analysis.ast_engine import Engine
 from jaxfix.analysis.ast_engine.values import Unknown
 from jaxfix.analysis.ast_engine.written_at import written_at
-from jaxfix.check.engine import process_source
+from jaxfix.check.engine import check_file
+from jaxfix.check.run import Run
 from jaxfix.check.value_sites import with_value_sites
 from jaxfix.evidence.facts import Evidence, Facts, MeshFacts, Origin
 from jaxfix.settings.options import Options
@@ -94,18 +94,21 @@ def test_the_entry_is_resized_and_the_raising_line_says_where(tmp_path):
     files = [p.resolve() for p in _tree(tmp_path, 'EVAL = {"shape": (4, 4)}\n')]
     options = Options(unsafe_fixes=True)
     evidence = with_value_sites(
-        {(tmp_path / "main.py").resolve(): (_evidence(tmp_path),)}, options, files
+        {(tmp_path / "main.py").resolve(): (_evidence(tmp_path),)}, Run(options), files
     )
-    options = replace(options, evidence=evidence)
     config = (tmp_path / "config.py").resolve()
-    result = process_source(config, config.read_bytes(), options)
+    result = check_file(
+        Run(options), config, config.read_bytes(), evidence=evidence.get(config, ())
+    )
     assert result.fixed == b'EVAL = {"shape": (2, 4)}\n'
     (diagnostic,) = result.diagnostics
     assert diagnostic.message.startswith(
         "`EVAL['shape']` is (4, 4): the run built the inner mesh of the JAX002 error at main.py:9"
     )
     main = (tmp_path / "main.py").resolve()
-    (raised,) = process_source(main, main.read_bytes(), options).diagnostics
+    (raised,) = check_file(
+        Run(options), main, main.read_bytes(), evidence=evidence[main]
+    ).diagnostics
     assert raised.message.endswith(
         "the run built the inner mesh from `EVAL['shape']`, written at config.py:1: its fix goes there"
     )
@@ -116,12 +119,12 @@ def test_a_value_changed_since_the_run_is_left_alone(tmp_path):
     files = [p.resolve() for p in _tree(tmp_path, 'EVAL = {"shape": (4, 4)}\n')]
     options = Options(unsafe_fixes=True)
     evidence = with_value_sites(
-        {(tmp_path / "main.py").resolve(): (_evidence(tmp_path),)}, options, files
+        {(tmp_path / "main.py").resolve(): (_evidence(tmp_path),)}, Run(options), files
     )
     (tmp_path / "config.py").write_text('EVAL = {"shape": (8, 4)}\n')
     config = (tmp_path / "config.py").resolve()
-    result = process_source(
-        config, config.read_bytes(), replace(options, evidence=evidence)
+    result = check_file(
+        Run(options), config, config.read_bytes(), evidence=evidence.get(config, ())
     )
     assert result.fixed is None and result.diagnostics == ()
 
@@ -130,11 +133,11 @@ def test_without_unsafe_fixes_the_value_site_says_what_its_fix_would_be(tmp_path
     files = [p.resolve() for p in _tree(tmp_path, 'EVAL = {"shape": (4, 4)}\n')]
     options = Options()
     evidence = with_value_sites(
-        {(tmp_path / "main.py").resolve(): (_evidence(tmp_path),)}, options, files
+        {(tmp_path / "main.py").resolve(): (_evidence(tmp_path),)}, Run(options), files
     )
     config = (tmp_path / "config.py").resolve()
-    result = process_source(
-        config, config.read_bytes(), replace(options, evidence=evidence)
+    result = check_file(
+        Run(options), config, config.read_bytes(), evidence=evidence.get(config, ())
     )
     (diagnostic,) = result.diagnostics
     assert result.fixed is None and not diagnostic.applied

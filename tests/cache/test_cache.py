@@ -25,6 +25,7 @@ from helpers import options_from_args
 from jaxfix.cache import store as cache_module
 from jaxfix.cache.store import CACHE_DIR_NAME, Cache, cache_dir
 from jaxfix.check.dependencies import SETTLED_NS
+from jaxfix.check.run import Run
 from jaxfix.check.runner import run_files
 from jaxfix.cli.main import cli
 from jaxfix.ground.diagnostics import Diagnostic, FileResult
@@ -47,13 +48,13 @@ def toy_options(*args: str) -> Options:
 def engine_calls(monkeypatch):
     """Counts the files the engine parses (the cache's whole point is to make this zero)."""
     calls: list[Path] = []
-    real = jaxfix.check.engine.process_source
+    real = jaxfix.check.engine.check_file
 
-    def counting(path, source, options):
+    def counting(run, path, source, *facts):
         calls.append(path)
-        return real(path, source, options)
+        return real(run, path, source, *facts)
 
-    monkeypatch.setattr(jaxfix.check.engine, "process_source", counting)
+    monkeypatch.setattr(jaxfix.check.engine, "check_file", counting)
     return calls
 
 
@@ -73,15 +74,17 @@ def run(
     write: bool = False,
     cache: bool = True,
     jobs: int = 1,
+    lines: dict[Path, frozenset[int]] | None = None,
 ):
     options = options or toy_options()
     files = sorted((tree / "src").glob("*.py"))
+    kept = Cache(tree / "cache", options) if cache else None
     results = run_files(
+        Run(options, cache=kept).scoped(files),
         files,
-        options,
         write=write,
         jobs=jobs,
-        cache=Cache(tree / "cache", options) if cache else None,
+        lines=lines,
     )
     return {r.path.name: r for r in results}
 
@@ -147,21 +150,19 @@ def test_every_fixture_round_trips_through_the_cache(tmp_path, engine_calls):
     for args, files in by_args.items():
         options = options_from_args(list(args))
         fresh = run_files(
+            Run(options, cache=Cache(tmp_path / "cache", options)).scoped(files),
             files,
-            options,
             write=False,
             jobs=2,
-            cache=Cache(tmp_path / "cache", options),
         )  # misses
         calls = len(
             engine_calls
         )  # counted only in this process: the warm run below runs here (jobs=1)
         warm = run_files(
+            Run(options, cache=Cache(tmp_path / "cache", options)).scoped(files),
             files,
-            options,
             write=False,
             jobs=1,
-            cache=Cache(tmp_path / "cache", options),
         )
         assert [_searched(r) for r in warm] == [
             _searched(_unread(r) if w.source is None else r)
@@ -199,19 +200,35 @@ def _changed(value):
 
 
 def test_every_option_that_can_change_a_result_is_in_the_key():
-    base = Options(jax_version=(0, 10, 2), changed_lines=None)
+    base = Options(jax_version=(0, 10, 2))
     fingerprint = cache_module.settings_fingerprint(base, ("JAX001",))
     for field in fields(Options):
-        if field.name == "changed_lines":
-            other = replace(base, changed_lines={Path("/a.py"): frozenset({1})})
-        else:
-            other = replace(base, **{field.name: _changed(getattr(base, field.name))})
+        other = replace(base, **{field.name: _changed(getattr(base, field.name))})
         changes_key = (
             cache_module.settings_fingerprint(other, ("JAX001",)) != fingerprint
         )
         assert changes_key == (field.name not in cache_module._OPTIONS_NOT_IN_KEY), (
             field.name
         )
+    # the run's import roots are no option, and an answer reads what they lead to
+    rooted = cache_module.settings_fingerprint(base, ("JAX001",), (Path("/src"),))
+    assert rooted != fingerprint
+
+
+def test_a_result_checked_on_changed_lines_is_kept_for_those_lines_only(
+    tree, engine_calls
+):
+    """--diff-base's lines are the run's facts, not options: each entry keeps the lines its
+    file was checked on, and a run checking other lines (or all) misses it."""
+    reported = tree / "src" / "reported.py"
+    everything = run(tree)["reported.py"]
+    off = {reported.resolve(): frozenset({5})}
+    assert run(tree, lines=off)["reported.py"].diagnostics == ()
+    assert engine_calls.count(reported) == 2  # the full run's entry did not answer
+    assert run(tree, lines=off)["reported.py"].diagnostics == ()
+    assert engine_calls.count(reported) == 2  # its own entry did
+    assert run(tree)["reported.py"] == everything
+    assert engine_calls.count(reported) == 3
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from jaxfix.cache.store import Cache
 from jaxfix.check import dependencies, runner
+from jaxfix.check.run import Run
 from jaxfix.check.runner import run_files
 from jaxfix.cli.main import cli
 from jaxfix.settings.options import Options
@@ -45,8 +46,8 @@ def cache_hits(monkeypatch):
     hits: list[str] = []
     real = Cache.get
 
-    def get(self, path, source):
-        found = real(self, path, source)
+    def get(self, path, source, lines=None):
+        found = real(self, path, source, lines)
         if found is not None:
             hits.append(path.name)
         return found
@@ -138,12 +139,11 @@ def test_the_cache_entry_lists_the_imported_module(project):
 
 def test_in_process_and_workers_give_identical_results(project, monkeypatch):
     monkeypatch.setattr(runner, "_PARALLEL_MIN_BYTES", 0)
-    options = Options(
-        select=("JAX002",), jax_version=(0, 10, 2), project_roots=(project,)
-    )
+    options = Options(select=("JAX002",), jax_version=(0, 10, 2))
     files = sorted((project / "pkg").glob("*.py"))
-    in_process = run_files(files, options, write=False, jobs=1)
-    workers = run_files(files, options, write=False, jobs=2)
+    run = Run(options, roots=(project,)).scoped(files)
+    in_process = run_files(run, files, write=False, jobs=1)
+    workers = run_files(run, files, write=False, jobs=2)
     assert in_process == workers
     by_name = {r.path.name: r for r in in_process}
     assert [d.code for d in by_name["main.py"].diagnostics] == ["JAX002"]

@@ -15,6 +15,7 @@ import jaxfix.check.runner
 from cache.test_cache import run, toy_options  # the same toy tree runs
 from jaxfix.cache.settled_files import SettledFiles
 from jaxfix.cache.store import Cache
+from jaxfix.check.run import Run
 from jaxfix.check.runner import run_files
 from toy_rules import toy_rules  # noqa: F401 - a pytest fixture
 
@@ -175,16 +176,18 @@ def test_notebooks_and_strict_runs_read_every_file(tree, reads):
     files = sorted((tree / "src").iterdir())
     for _ in range(2):
         run_files(
-            files, options, write=False, jobs=1, cache=Cache(tree / "cache", options)
+            Run(options, cache=Cache(tree / "cache", options)).scoped(files),
+            files,
+            write=False,
+            jobs=1,
         )
     assert reads.count("nb.ipynb") == 2
     reads.clear()
     run_files(
+        Run(options, cache=Cache(tree / "cache", options)).scoped(files),
         files,
-        options,
         write=False,
         jobs=1,
-        cache=Cache(tree / "cache", options),
         check_syntax=set(files),
     )
     assert len(reads) == len(files)

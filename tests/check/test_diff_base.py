@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,8 @@ from jaxfix.check.changed_lines import (
     changed_lines,
     parse_diff,
 )
-from jaxfix.check.engine import process_source
+from jaxfix.check.engine import check_file
+from jaxfix.check.run import Run
 from jaxfix.cli.main import cli
 from toy_rules import toy_rules  # noqa: F401 - a pytest fixture
 
@@ -121,14 +121,10 @@ def test_engine_drops_reports_off_the_changed_lines(tmp_path, toy_rules):  # noq
         ({1, 3}, ["JAX901", "JAX901"]),
         (set(), []),
     ]:
-        result = process_source(
-            path,
-            source,
-            replace(options, changed_lines={path.resolve(): frozenset(changed)}),
-        )
+        result = check_file(Run(options), path, source, lines=frozenset(changed))
         assert [d.code for d in result.diagnostics] == codes, changed
         assert (result.fixed is not None) == ("JAX901" in codes)
-    elsewhere = process_source(path, source, replace(options, changed_lines={}))
+    elsewhere = check_file(Run(options), path, source, lines=frozenset())
     assert elsewhere.diagnostics == () and elsewhere.fixed is None
 
 

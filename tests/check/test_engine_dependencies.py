@@ -14,6 +14,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,8 @@ from jaxfix.analysis.ast_engine import Engine
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import Mesh
 from jaxfix.cache.store import Cache
-from jaxfix.check.dependencies import project_run, recorded
+from jaxfix.check.dependencies import recorded
+from jaxfix.check.run import Run
 from jaxfix.check.runner import run_files
 from jaxfix.codemods import RULES
 from jaxfix.codemods.base import Rule
@@ -83,21 +85,24 @@ def _check(tree: Path, name: str, engine: Engine | None = None) -> FileResult:
     )
 
 
-def _cache(tree: Path) -> Cache:
-    return Cache(tree / "cache", Options(select=("JAX002",), jax_version=(0, 10, 2)))
+def _cache(tree: Path, files: Iterable[Path] | None = None) -> Cache:
+    """The cache of a run over `files` (None: outside a run)."""
+    return Cache(
+        tree / "cache",
+        Options(select=("JAX002",), jax_version=(0, 10, 2)),
+        None if files is None else tuple(files),
+    )
 
 
 def _cached(tree: Path, name: str) -> FileResult | None:
     """A warm run's answer for pkg/<name>: a run over the tree's files as they are now."""
     target = tree / "pkg" / name
-    with project_run(_files(tree)):
-        return _cache(tree).get(target, target.read_bytes())
+    return _cache(tree, _files(tree)).get(target, target.read_bytes())
 
 
 def _fill(tree: Path, name: str) -> FileResult:
     result = _check(tree, name)
-    with project_run(_files(tree)):
-        _cache(tree).put(result)
+    _cache(tree, _files(tree)).put(result)
     assert _cached(tree, name) == result
     return result
 
@@ -136,8 +141,8 @@ def test_a_caller_gone_makes_the_entry_a_miss(tree):
 def test_a_file_leaving_the_run_makes_the_entry_a_miss(tree):
     _fill(tree, "lib.py")
     target = tree / "pkg" / "lib.py"
-    with project_run([p for p in _files(tree) if p.name != "train.py"]):
-        assert _cache(tree).get(target, LIB) is None
+    run = [p for p in _files(tree) if p.name != "train.py"]
+    assert _cache(tree, run).get(target, LIB) is None
 
 
 def test_files_that_do_not_hold_the_words_leave_the_entry_a_hit(tree):
@@ -192,8 +197,7 @@ def test_a_file_changed_just_before_the_run_is_read_again_by_the_next(tree):
     engine.project.candidate_files("make", target)
     _, lookups = recorded(engine.project, target)  # created now: not settled
     result = FileResult(target, LIB, None, (), lookups=lookups)
-    with project_run(_files(tree)):
-        _cache(tree).put(result)
+    _cache(tree, _files(tree)).put(result)
     assert _cached(tree, "lib.py") == result  # read again, still the same holders
     main = tree / "pkg" / "main.py"
     main.write_bytes(MAIN + b"from pkg.lib import make\n")
@@ -274,25 +278,24 @@ def rule(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _run(tree: Path) -> FileResult:
     """One run over the tree's files with the cache; pkg/lib.py's result."""
-    options = Options(select=("JAX941",), jax_version=(0, 10, 2), project_roots=(tree,))
+    options = Options(select=("JAX941",), jax_version=(0, 10, 2))
     results = run_files(
+        Run(options, roots=(tree,), cache=Cache(tree / "cache", options)).scoped(
+            list(_files(tree))
+        ),
         list(_files(tree)),
-        options,
         write=False,
         jobs=1,
-        cache=Cache(tree / "cache", options),
     )
     (found,) = [r for r in results if r.path.name == "lib.py"]
     return found
 
 
 def _hit(tree: Path) -> bool:
-    options = Options(select=("JAX941",), jax_version=(0, 10, 2), project_roots=(tree,))
+    options = Options(select=("JAX941",), jax_version=(0, 10, 2))
     target = tree / "pkg" / "lib.py"
-    with project_run(_files(tree)):
-        return (
-            Cache(tree / "cache", options).get(target, target.read_bytes()) is not None
-        )
+    cache = Cache(tree / "cache", options, tuple(_files(tree)))
+    return cache.get(target, target.read_bytes()) is not None
 
 
 def test_a_run_caches_a_rules_result_with_what_the_engine_used(tree, rule, monkeypatch):
@@ -317,10 +320,15 @@ def test_a_file_in_a_newer_grammar_is_one_line_naming_the_python(tree, rule):
         b'import jax\nmesh = jax.make_mesh((2,), ("data",))\n\n\n'
         b"try:\n    pass\nexcept ValueError, TypeError:\n    pass\n"
     )
-    options = Options(select=("JAX941",), jax_version=(0, 10, 2), project_roots=(tree,))
+    options = Options(select=("JAX941",), jax_version=(0, 10, 2))
     results = {
         r.path.name: r
-        for r in run_files(list(_files(tree)), options, write=False, jobs=1)
+        for r in run_files(
+            Run(options, roots=(tree,)).scoped(list(_files(tree))),
+            list(_files(tree)),
+            write=False,
+            jobs=1,
+        )
     }
     assert results["core.py"].error.startswith(
         "not checked: this file needs Python 3.14"

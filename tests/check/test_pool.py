@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from jaxfix.check import engine, runner
+from jaxfix.check.run import Run
 from jaxfix.check.runner import run_files
 from jaxfix.settings.options import Options
 from snippets import FIXED, VIOLATION
@@ -39,9 +40,9 @@ def _tree(tmp_path: Path, crashing: dict[str, str]) -> list[Path]:
 @pytest.fixture
 def crashing_engine(monkeypatch):
     """Workers are forked from this process, so they run this patched engine."""
-    real = engine.process_source
+    real = engine.check_file
 
-    def process_source(path, source, options):
+    def check_file(run, path, source, *facts):
         for marker, signum in (
             (b"SEGFAULT", signal.SIGSEGV),
             (b"ABORT", signal.SIGABRT),
@@ -50,16 +51,16 @@ def crashing_engine(monkeypatch):
             if marker in source:
                 faulthandler.disable()  # pytest's handler, inherited by the fork, would dump this deliberate crash on the terminal
                 os.kill(os.getpid(), signum)
-        return real(path, source, options)
+        return real(run, path, source, *facts)
 
-    monkeypatch.setattr(engine, "process_source", process_source)
+    monkeypatch.setattr(engine, "check_file", check_file)
 
 
 def test_workers_killed_mid_run_cost_only_their_files(tmp_path, crashing_engine):
     files = _tree(
         tmp_path, {"segv.py": "SEGFAULT", "abort.py": "ABORT", "oom.py": "OOMKILL"}
     )
-    results = run_files(files, Options(), write=True, jobs=2)
+    results = run_files(Run(Options()).scoped(files), files, write=True, jobs=2)
     errors = {r.path.name: r.error for r in results if r.error}
     assert errors == {
         "segv.py": "the process parsing this file was killed by SIGSEGV; file left untouched",
@@ -89,7 +90,10 @@ def test_deep_code_is_refused_only_where_libcst_would_parse_it(tmp_path):
     dropped.write_text("# use_abstract_mesh is only named here\n" + strings)
     kept.write_text(VIOLATION + strings)
     results = {
-        r.path: r for r in run_files([dropped, kept], Options(), write=False, jobs=1)
+        r.path: r
+        for r in run_files(
+            Run(Options()).scoped([dropped, kept]), [dropped, kept], write=False, jobs=1
+        )
     }
     assert results[dropped].error is None and not results[dropped].diagnostics
     assert (
@@ -104,7 +108,7 @@ def test_a_deeply_nested_expression_is_refused_before_libcst(tmp_path, kind):
     deep = tmp_path / "deep.py"
     deep.write_text(VIOLATION + DEEP[kind])
     files = [deep, *_tree(tmp_path, {})]
-    results = run_files(files, Options(), write=True, jobs=2)
+    results = run_files(Run(Options()).scoped(files), files, write=True, jobs=2)
     error = next(r for r in results if r.path == deep)
     assert error.error is not None and "nested too deeply for the parser" in error.error
     assert (
@@ -120,15 +124,16 @@ from pathlib import Path
 sys.path[:0] = {paths!r}
 from jaxfix.check import engine
 from jaxfix.settings.options import Options
+from jaxfix.check.run import Run
 from jaxfix.check.runner import run_files
 
-def hang(path, source, options):
+def hang(run, path, source, *facts):
     print(os.getpid(), flush=True)
     time.sleep(120)
 
-engine.process_source = hang
+engine.check_file = hang
 files = sorted(Path({root!r}).glob("*.py"))
-run_files(files, Options(), write=False, jobs=2)
+run_files(Run(Options()).scoped(files), files, write=False, jobs=2)
 """
 
 
@@ -193,7 +198,12 @@ def test_a_worker_starts_at_the_first_file_to_parse_while_the_rest_is_read(
     tmp_path, monkeypatch
 ):
     seen = _watch_reading(monkeypatch)
-    results = run_files(_early_tree(tmp_path), Options(), write=False, jobs=2)
+    results = run_files(
+        Run(Options()).scoped(_early_tree(tmp_path)),
+        _early_tree(tmp_path),
+        write=False,
+        jobs=2,
+    )
     assert seen[0] == ("a_big.py", [])
     assert [len(workers) for _, workers in seen[1:]] == [
         1
@@ -205,7 +215,13 @@ def test_a_worker_starts_at_the_first_file_to_parse_while_the_rest_is_read(
 def test_nothing_to_parse_starts_no_worker(tmp_path, monkeypatch, jobs):
     seen = _watch_reading(monkeypatch)
     files = _early_tree(tmp_path)[1:]
-    run_files(files, Options(), write=False, jobs=jobs, on_plan=lambda planned: None)
+    run_files(
+        Run(Options()).scoped(files),
+        files,
+        write=False,
+        jobs=jobs,
+        on_plan=lambda planned: None,
+    )
     assert len(seen) == len(files) and not any(workers for _, workers in seen)
 
 
@@ -215,7 +231,7 @@ def test_an_interrupt_while_reading_stops_the_workers_started_early(
     seen = _watch_reading(monkeypatch, interrupt_at="b5.py")
     files = _early_tree(tmp_path)
     with pytest.raises(KeyboardInterrupt):
-        run_files(files, Options(), write=True, jobs=2)
+        run_files(Run(Options()).scoped(files), files, write=True, jobs=2)
     started = {pid for _, workers in seen for pid in workers}
     assert started and not multiprocessing.active_children()
     assert not any(_alive(pid) for pid in started)

@@ -21,7 +21,8 @@ from codemods.test_mutations import CHAINS, _chain, _mutate
 from fixture_cases import all_cases
 from helpers import once_per_session, options_from_args, shared_engine_run
 from jax_program_strategy import Program, programs
-from jaxfix.check.engine import process_source, selected_rules
+from jaxfix.check.engine import check_file, selected_rules
+from jaxfix.check.run import Run
 from jaxfix.check.runner import run_files
 from jaxfix.codemods import RULES
 from jaxfix.codemods.base import Rule
@@ -54,7 +55,7 @@ def full_engine(
     """One engine run of every selected rule on `source`, nothing filtered."""
     with pytest.MonkeyPatch.context() as patch:
         disable_prefilter(patch)
-        return process_source(Path(path), source, options)
+        return check_file(Run(options), Path(path), source)
 
 
 @once_per_session
@@ -92,11 +93,12 @@ def _outcome(result: FileResult) -> FileResult:
 def test_fixture_results_do_not_depend_on_the_prefilter(case, monkeypatch):
     files = [case.before] + ([case.fixed] if case.fixed else [])
     options = options_from_args(case.cli_args)
-    filtered = run_files(files, options, write=False, jobs=1)
+    filtered = run_files(Run(options).scoped(files), files, write=False, jobs=1)
     disable_prefilter(monkeypatch)
-    assert [_outcome(r) for r in run_files(files, options, write=False, jobs=1)] == [
-        _outcome(r) for r in filtered
-    ]
+    assert [
+        _outcome(r)
+        for r in run_files(Run(options).scoped(files), files, write=False, jobs=1)
+    ] == [_outcome(r) for r in filtered]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
@@ -124,7 +126,7 @@ def test_generated_program_results_do_not_depend_on_the_prefilter(program: Progr
         full = assert_filters_keep_what_is_reported(
             source, options, full_engine(source, options, "fuzzed.py")
         )
-        assert process_source(Path("fuzzed.py"), source, options) == full
+        assert check_file(Run(options), Path("fuzzed.py"), source) == full
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)

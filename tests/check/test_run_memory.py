@@ -13,7 +13,8 @@ from pathlib import Path
 from jaxfix.analysis.ast_engine import Engine
 from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.analysis.ast_engine.project import Module
-from jaxfix.check.dependencies import ast_engine, project_run
+from jaxfix.check.run import Run
+from jaxfix.settings.options import Options
 
 MESHES = b'import jax\n\nmesh = jax.make_mesh((4,), ("data",))\n'
 USER = b"import jax\nfrom meshes import mesh\n\nwith jax.set_mesh(mesh):\n    pass\n"
@@ -35,8 +36,8 @@ def _ask_everything(engine: Engine, module: Module) -> None:
 
 def test_a_modules_answers_are_let_go_when_the_next_module_begins(tmp_path):
     files = _tree(tmp_path)
-    with project_run(files):
-        engine = ast_engine((tmp_path,), (0, 10, 2))
+    with Run(Options(), roots=(tmp_path,)).scoped(files).checking() as run:
+        engine = run.engine((0, 10, 2))
         gone = []
         for path in files[:3]:
             module = engine.begin(path)
@@ -49,8 +50,8 @@ def test_a_modules_answers_are_let_go_when_the_next_module_begins(tmp_path):
 
 def test_placement_answers_with_the_current_modules_evaluator(tmp_path):
     files = _tree(tmp_path)
-    with project_run(files):
-        engine = ast_engine((tmp_path,), (0, 10, 2))
+    with Run(Options(), roots=(tmp_path,)).scoped(files).checking() as run:
+        engine = run.engine((0, 10, 2))
         for path in files[:2]:
             engine.begin(path)
             assert engine.placement.evaluator is engine.evaluator
@@ -60,8 +61,8 @@ def test_placement_answers_with_the_current_modules_evaluator(tmp_path):
 def test_the_run_leaves_nothing_frozen(tmp_path):
     files = _tree(tmp_path)
     before = gc.get_freeze_count()
-    with project_run(files):
-        engine = ast_engine((tmp_path,), (0, 10, 2))
+    with Run(Options(), roots=(tmp_path,)).scoped(files).checking() as run:
+        engine = run.engine((0, 10, 2))
         for path in files:
             engine.begin(path)
         assert (

@@ -23,6 +23,7 @@ from click.testing import CliRunner
 from fixture_cases import all_cases
 from helpers import options_from_args
 from jaxfix.check.engine import selected_rules
+from jaxfix.check.run import Run as JaxfixRun
 from jaxfix.check.runner import default_jobs, run_files
 from jaxfix.cli.formats import FORMATS, RunInfo
 from jaxfix.cli.main import cli
@@ -79,8 +80,8 @@ def fixture_runs(tmp_path_factory: pytest.TempPathFactory) -> list[Run]:
                 root,
                 args,
                 run_files(
+                    JaxfixRun(options_from_args(list(args))).scoped(paths),
                     paths,
-                    options_from_args(list(args)),
                     write=False,
                     jobs=default_jobs(),
                 ),

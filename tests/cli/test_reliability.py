@@ -13,7 +13,8 @@ from click.testing import CliRunner
 
 from helpers import options_from_args, run_engine
 from jaxfix.check import engine, runner
-from jaxfix.check.engine import process_source
+from jaxfix.check.engine import check_file
+from jaxfix.check.run import Run
 from jaxfix.cli.main import cli
 from jaxfix.settings.options import Options
 from jaxfix.write import safe_write
@@ -56,7 +57,7 @@ def test_only_the_fixed_call_changes(layout):
     options = replace(
         options_from_args([]), line_length=1000
     )  # one line: the layout is the subject
-    result = process_source(Path("example.py"), source, options)
+    result = check_file(Run(options), Path("example.py"), source)
     assert result.error is None, result.error
     assert result.fixed == source.replace(CALL.encode(), FIXED_CALL.encode())
 
@@ -64,7 +65,7 @@ def test_only_the_fixed_call_changes(layout):
 def test_lines_a_fix_adds_to_a_cr_only_file_end_in_cr():
     # FIXED puts the call's arguments on lines of their own.
     source = with_endings(VIOLATION, "\r").encode()
-    result = process_source(Path("example.py"), source, options_from_args([]))
+    result = check_file(Run(options_from_args([])), Path("example.py"), source)
     assert result.error is None, result.error
     assert result.fixed == with_endings(FIXED, "\r").encode()
 
@@ -201,21 +202,21 @@ def test_symlinked_file_is_rewritten_once_at_its_target(tmp_path):
 def test_file_changed_between_read_and_write_is_not_overwritten(tmp_path, monkeypatch):
     path = tmp_path / "race.py"
     path.write_text(VIOLATION)
-    real_process_source = engine.process_source
+    real_check_file = engine.check_file
 
     def edit_meanwhile(*args, **kwargs):
-        result = real_process_source(*args, **kwargs)
+        result = real_check_file(*args, **kwargs)
         path.write_text(VIOLATION + "# edited by someone else\n")
         return result
 
-    monkeypatch.setattr(engine, "process_source", edit_meanwhile)
-    result = runner.process_file(path, Options(), write=True)
+    monkeypatch.setattr(engine, "check_file", edit_meanwhile)
+    result = runner.process_file(Run(Options()), path, write=True)
     assert result.error and "changed while jaxfix was running" in result.error
     assert path.read_text() == VIOLATION + "# edited by someone else\n"
 
 
 def test_vanished_file_is_an_error(tmp_path):
-    result = runner.process_file(tmp_path / "gone.py", Options(), write=True)
+    result = runner.process_file(Run(Options()), tmp_path / "gone.py", write=True)
     assert result.error and result.error.startswith("cannot read:")
 
 
@@ -230,7 +231,7 @@ def test_interrupt_during_write_leaves_no_temp_file_and_the_original(
 
     monkeypatch.setattr(safe_write, "_exchange", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        runner.process_file(path, Options(), write=True)
+        runner.process_file(Run(Options()), path, write=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.py"]
     assert path.read_text() == VIOLATION
 
@@ -259,7 +260,7 @@ def test_a_signal_during_a_write_waits_for_it_to_finish(
     previous = signal.signal(signal.SIGTERM, stop)
     try:
         with pytest.raises(exception):
-            runner.process_file(path, Options(), write=True)
+            runner.process_file(Run(Options()), path, write=True)
     finally:
         signal.signal(signal.SIGTERM, previous)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.py"]

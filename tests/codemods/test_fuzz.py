@@ -21,7 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jax_program_strategy import Program, programs
-from jaxfix.check.engine import process_source
+from jaxfix.check.engine import check_file
+from jaxfix.check.run import Run
 from jaxfix.ground.diagnostics import FileResult
 from jaxfix.settings.options import Options
 from jaxfix.sources.text import decode, split_lines
@@ -72,7 +73,7 @@ def check_harmless(
     source: bytes, options: Options, surrounding: frozenset[int] = frozenset()
 ) -> FileResult:
     """The fuzzing properties for one input; `surrounding` are line indexes no fix may touch."""
-    result = process_source(PATH, source, options)
+    result = check_file(Run(options), PATH, source)
     if not _parses(source, cst.parse_module):
         # Unparsable input gets a clear error, or none when the prefilter lets no rule look at it.
         assert result.fixed is None
@@ -95,7 +96,7 @@ def check_harmless(
     )
     if _parses(source, ast.parse):
         assert _parses(result.fixed, ast.parse), "the output does not parse with ast"
-    again = process_source(PATH, result.fixed, options)
+    again = check_file(Run(options), PATH, result.fixed)
     assert again.error is None, again.error
     assert again.fixed is None, "a second run changes the output again"
     old, new = split_lines(decode(source)), split_lines(decode(result.fixed))

@@ -432,10 +432,9 @@ def test_the_server_reads_what_the_cli_cached(tmp_path):
     # The CLI's entry, found with the settings a run in the workspace folder has; its message is
     # changed through the cache's own API, so only a read of this entry can show it.
     config = load(None, [path])
-    options = replace(
-        build_options(config, {}), project_roots=project_roots(config, [tmp_path])
-    )
-    cache = Cache(cache_dir(None, config, [tmp_path]), options)
+    options = build_options(config, {})
+    roots = project_roots(config, [tmp_path])
+    cache = Cache(cache_dir(None, config, [tmp_path]), options, roots=roots)
     cached = cache.get(path, path.read_bytes())
     body = json.loads(cache._entry(path).read_bytes().split(b"\n", 2)[2])
     assert cached is not None and cached.diagnostics[0].code == "JAX002"

@@ -17,7 +17,8 @@ from helpers import options_from_args
 from jaxfix.analysis.ast_engine import Engine
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import Mesh, Unknown
-from jaxfix.check.engine import process_source
+from jaxfix.check.engine import check_file
+from jaxfix.check.run import Run
 from jaxfix.cli.main import cli
 from jaxfix.ground.diagnostics import FileResult, Location
 from jaxfix.sources.grammar import Blanked, readable
@@ -193,7 +194,7 @@ PEP_695 = VIOLATION.replace(
 
 def _process(source: str) -> FileResult:
     options = replace(options_from_args([]), line_length=1000)
-    return process_source(Path("example.py"), source.encode(), options)
+    return check_file(Run(options), Path("example.py"), source.encode())
 
 
 def test_a_site_in_python_3_12_code_is_reported_and_fixed_and_the_rest_kept():

@@ -14,6 +14,7 @@ import sys
 import pytest
 
 from fixture_cases import ROOT
+from jaxfix.check.run import Run
 from jaxfix.check.runner import run_files
 from jaxfix.settings.options import Options
 from jaxfix.sources.nesting import too_deep
@@ -98,7 +99,12 @@ def test_each_construct_is_refused_before_libcst_and_what_passes_is_processed(
     other.write_text(VIOLATION)
     results = {
         r.path.name: r
-        for r in run_files([deep, deepest, other], Options(), write=False, jobs=1)
+        for r in run_files(
+            Run(Options()).scoped([deep, deepest, other]),
+            [deep, deepest, other],
+            write=False,
+            jobs=1,
+        )
     }
     assert results["deep.py"].error is not None and REFUSAL.fullmatch(
         results["deep.py"].error

@@ -11,7 +11,8 @@ import pytest
 
 from fixture_cases import all_cases
 from helpers import options_from_args
-from jaxfix.check.engine import process_file, process_source
+from jaxfix.check.engine import check_file, check_source_of
+from jaxfix.check.run import Run
 from jaxfix.ground.diagnostics import FileResult, Location
 from jaxfix.sources.kinds import as_stored, from_text, source_of
 from jaxfix.sources.notebook import EditorCells, NotebookSource
@@ -34,10 +35,10 @@ def _cells(raw: bytes) -> list[tuple[int, str]]:
 def test_an_editors_cells_give_what_the_notebook_file_gives(case):
     raw = case.before.read_bytes()
     options = options_from_args([*case.cli_args, "--unsafe-fixes"])
-    from_file = process_source(case.before, raw, options)
+    from_file = check_file(Run(options), case.before, raw)
     editor = EditorCells.of(str(case.before.with_suffix("")), _cells(raw))
     assert editor.path == case.before
-    from_cells = process_file(editor, options)
+    from_cells = check_source_of(Run(options), editor)
     assert from_file.error is None and from_cells.error is None
     assert from_cells.diagnostics == from_file.diagnostics
     assert (from_cells.fixed is None) == (from_file.fixed is None)
@@ -57,7 +58,7 @@ def test_ipython_lines_come_back_in_the_cells_an_editor_is_given():
     ]
     options = options_from_args([*case.cli_args, "--unsafe-fixes"])
     editor = EditorCells.of("stages.ipynb", cells)
-    result = process_file(editor, options)
+    result = check_source_of(Run(options), editor)
     assert result.error is None and result.fixed is not None
     texts = editor.texts(result.fixed)
     assert texts.keys() == {n for n, text in cells if not text.startswith("%%")}

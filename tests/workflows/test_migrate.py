@@ -465,8 +465,8 @@ def test_exception_raised_mid_repository_leaves_it_untouched(tmp_path, monkeypat
     real = jaxfix.check.runner.process_file
     written = []
 
-    def interrupted_after_first_write(path, options, **kwargs):
-        real(path, options, **kwargs)
+    def interrupted_after_first_write(run, path, **kwargs):
+        real(run, path, **kwargs)
         written.append(path.read_bytes())
         raise KeyboardInterrupt
 
@@ -486,8 +486,8 @@ def test_sigint_during_the_engine_lands_between_files(tmp_path, monkeypatch):
     real = jaxfix.check.runner.process_file
     processed = []
 
-    def signal_after_first(path, options, **kwargs):
-        result = real(path, options, **kwargs)
+    def signal_after_first(run, path, **kwargs):
+        result = real(run, path, **kwargs)
         processed.append(path.name)
         os.kill(os.getpid(), signal.SIGINT)
         return result
@@ -549,8 +549,8 @@ def test_interrupted_run_reports_what_finished_and_resumes(tmp_path, monkeypatch
     untouched = {repo: snapshot(repo) for repo in repos[1:]}
     real = jaxfix.check.runner.process_file
 
-    def interrupt_in_two(path, options, **kwargs):
-        result = real(path, options, **kwargs)
+    def interrupt_in_two(run, path, **kwargs):
+        result = real(run, path, **kwargs)
         if path.parent.name == "two":
             raise KeyboardInterrupt
         return result

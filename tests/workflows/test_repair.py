@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 
 from codemods.test_real_jax import JAX_VERSIONS, interpreters
+from jaxfix.check.engine import check_file
+from jaxfix.check.run import Run
 from jaxfix.evidence.facts import Evidence
 from jaxfix.evidence.recording import RecordingDir
 from jaxfix.evidence.records import read_evidence
@@ -770,7 +772,9 @@ def test_the_pytest_plugin_starts_its_file_fresh_and_follows_no_symlink(tmp_path
     assert len({r["pid"] for r in records}) == 2  # the second process appended
 
 
-def test_evidence_flag_applies_a_file_recorded_by_the_pytest_plugin(tmp_path):
+def test_evidence_flag_applies_a_file_recorded_by_the_pytest_plugin(
+    tmp_path, monkeypatch
+):
     """`pytest -p jaxfix.record` (jaxfix and its dependencies installed where the tests run: this
     interpreter), then `jaxfix --evidence`; the fix targets the JAX version the run recorded."""
     (tmp_path / "test_stage.py").write_text(STAGE_TEST)
@@ -834,14 +838,20 @@ def test_evidence_flag_applies_a_file_recorded_by_the_pytest_plugin(tmp_path):
     recorded = tuple(
         int(p) for p in JAX_VERSIONS[0].split(".")
     )  # the JAX of the interpreter that ran the tests
-    options = Options(
-        jax_version=(0, 12),
-        evidence={p.resolve(): e for p, e in reading.evidence.items()},
-    )
-    assert options.for_file(tmp_path / "test_stage.py").jax_version == recorded
-    assert Options(jax_version=(0, 12)).for_file(
-        tmp_path / "test_stage.py"
-    ).jax_version == (0, 12)
+    # check_file targets the JAX version that raised there, whatever the options say
+    stage = tmp_path / "test_stage.py"
+    asked = []
+    real_engine = Run.engine
+
+    def engine(run, version):
+        asked.append(version)
+        return real_engine(run, version)
+
+    monkeypatch.setattr(Run, "engine", engine)
+    run = Run(Options(jax_version=(0, 12), select=("JAX002",)))
+    check_file(run, stage, stage.read_bytes(), evidence=reading.evidence[stage])
+    check_file(run, stage, stage.read_bytes())
+    assert asked == [recorded, (0, 12)]
     assert isinstance(reading.evidence[tmp_path / "test_stage.py"][0], Evidence)
 
 

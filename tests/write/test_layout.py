@@ -15,7 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from helpers import options_from_args
-from jaxfix.check.engine import process_source
+from jaxfix.check.engine import check_file
+from jaxfix.check.run import Run
 from jaxfix.cli.main import cli
 from jaxfix.settings.config import line_length
 from snippets import CALL, FIXED, VIOLATION
@@ -24,10 +25,10 @@ LONG_UNTOUCHED = "unrelated = [" + ", ".join(["1"] * 40) + "]\n"
 
 
 def fix(source: str, limit: int = 88) -> str:
-    result = process_source(
+    result = check_file(
+        Run(replace(options_from_args([]), line_length=limit)),
         Path("example.py"),
         source.encode(),
-        replace(options_from_args([]), line_length=limit),
     )
     assert result.error is None and result.fixed is not None, result.error
     return result.fixed.decode()
@@ -132,8 +133,8 @@ def test_a_method_chain_splits_at_the_last_call_that_leaves_lines_that_fit():
     chained = VIOLATION.replace(
         f"lowered = {CALL}", "compiled = jax.jit(lambda a: a * 2).lower(x).compile()"
     )
-    result = process_source(
-        Path("example.py"), chained.encode(), options_from_args(["--unsafe-fixes"])
+    result = check_file(
+        Run(options_from_args(["--unsafe-fixes"])), Path("example.py"), chained.encode()
     )
     assert result.fixed.decode().endswith(
         "compiled = jax.jit(lambda a: a * 2).trace(x).lower(\n"
@@ -262,8 +263,10 @@ def test_laying_out_nested_calls_is_linear_in_their_depth(monkeypatch, depth):
     source = fixture.replace(
         "lowered = shift.lower(x)", f"def g(k):\n    return k\n\n\nlowered = {inner}"
     )
-    result = process_source(
-        Path("deep.py"), source.encode(), options_from_args(["--jax-version", "0.10.2"])
+    result = check_file(
+        Run(options_from_args(["--jax-version", "0.10.2"])),
+        Path("deep.py"),
+        source.encode(),
     )
     assert result.error is None and result.fixed is not None
     compile(result.fixed, "deep.py", "exec")

@@ -23,7 +23,7 @@ from jaxfix.analysis.ast_engine.values import Unknown, Value
 class Engine:
     """One run's engine: its project (roots: where imports are looked for; files: where the
     callers of a function are looked for) and the target JAX version. A run's engine
-    (`for_run`, jaxfix/check/dependencies.py) keeps the collector off the trees it parses: each is
+    (`for_run`, jaxfix/check/run.py) keeps the collector off the trees it parses: each is
     frozen once parsed (`Project.freeze_trees`), and what the previous module's work left is
     collected when the next module begins (before it is frozen with the next tree); the run
     unfreezes at its end."""
