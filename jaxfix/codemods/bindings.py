@@ -1,0 +1,106 @@
+"""A value a fix must read more than once, bound to a local first: `w = self.w` one statement
+before the statement that read it, so the fix reads the local and the expression is evaluated
+once, where and when it was (an attribute read twice may change between the reads, a call
+would run twice)."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from jaxfix.analysis.ast_engine.analysis import Analysis
+
+if TYPE_CHECKING:
+    from jaxfix.ground.diagnostics import Edit
+
+
+@dataclass(frozen=True)
+class Binding:
+    """`name = <expr>` written before `statement`, and `expr` read as `name` from then on."""
+
+    name: str
+    statement: ast.stmt
+    expr: ast.expr
+
+    def edit(self, text: str) -> Edit:
+        """The edit of `statement` that puts the binding before it."""
+        name = self.name
+
+        def put(old):  # noqa: ANN001, ANN202 - a LibCST node, imported when a fix is written
+            from jaxfix.write.cst_edits import bound_before
+
+            return bound_before(old, name, text)
+
+        return put
+
+
+def first_evaluated(analysis: Analysis, expr: ast.expr) -> ast.stmt | None:
+    """The statement whose evaluation starts with `expr`, so that evaluating `expr` one
+    statement earlier changes no order: `return f(expr, ...)`, `y = f(expr, ...)`,
+    `f(expr, ...)` (f a name or attribute chain), or `with g(expr):` as its first item; None
+    for anything else (a call in between, a branch, a comprehension)."""
+    node: ast.AST = expr
+    while (parent := analysis.parents.get(node)) is not None:
+        if isinstance(parent, ast.Call):
+            if not (parent.args and parent.args[0] is node):
+                return None
+            if not _reference(parent.func):
+                return None
+        elif isinstance(parent, ast.withitem):
+            if parent.context_expr is not node:
+                return None
+        elif isinstance(parent, (ast.With, ast.AsyncWith)):
+            return parent if parent.items[0] is node else None
+        elif isinstance(parent, (ast.Return, ast.Expr, ast.Assign)):
+            return parent if parent.value is node else None
+        else:
+            return None
+        node = parent
+    return None
+
+
+def fresh_name(analysis: Analysis, wanted: str, at: ast.stmt) -> str:
+    """`wanted`, or `wanted_2`, ...: a name that nothing in the function holding `at` (the
+    whole module, outside a function) binds or reads, nor a builtin, so binding it there
+    shadows nothing and is shadowed by nothing."""
+    scope: ast.AST = analysis.module.tree
+    node: ast.AST | None = at
+    while (node := analysis.parents.get(node)) is not None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            scope = node
+            break
+    taken = set(dir(builtins))
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Name):
+            taken.add(node.id)
+        elif isinstance(node, ast.arg):
+            taken.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            taken.add(node.name)
+        elif isinstance(node, ast.alias):
+            taken.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            taken.update(node.names)
+    name, number = wanted, 1
+    while name in taken:
+        number += 1
+        name = f"{wanted}_{number}"
+    return name
+
+
+def local_for(analysis: Analysis, expr: ast.expr, wanted: str) -> Binding | None:
+    """The binding of `expr` before the statement that starts by evaluating it, named after its
+    attribute (`self.w`: `w`) or `wanted`; None where no such statement is."""
+    statement = first_evaluated(analysis, expr)
+    if statement is None:
+        return None
+    name = expr.attr if isinstance(expr, ast.Attribute) else wanted
+    return Binding(fresh_name(analysis, name.lower(), statement), statement, expr)
+
+
+def _reference(node: ast.expr) -> bool:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
