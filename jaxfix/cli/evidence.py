@@ -61,9 +61,16 @@ def evidence_file_run(
                 style="dim",
             )
         )
-    evidence_map = {path.resolve(): items for path, items in reading.evidence.items()}
+    from jaxfix.check.value_sites import with_value_sites
+
+    # with the places the values are written, which get their fix as repair gives it
+    evidence_map = with_value_sites(
+        {path.resolve(): items for path, items in reading.evidence.items()},
+        options,
+        found.files,
+    )
     return LogRun(
-        sorted(reading.evidence),
+        sorted(evidence_map),
         replace(options, evidence=evidence_map),
         len(problems),
         0,

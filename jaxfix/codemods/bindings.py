@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 from jaxfix.analysis.ast_engine.analysis import Analysis
 
 if TYPE_CHECKING:
+    import libcst as cst
+
     from jaxfix.ground.diagnostics import Edit
 
 
@@ -28,7 +30,7 @@ class Binding:
         """The edit of `statement` that puts the binding before it."""
         name = self.name
 
-        def put(old):  # noqa: ANN001, ANN202 - a LibCST node, imported when a fix is written
+        def put(old: cst.CSTNode) -> cst.FlattenSentinel[cst.CSTNode]:
             from jaxfix.write.cst_edits import bound_before
 
             return bound_before(old, name, text)
@@ -66,11 +68,12 @@ def fresh_name(analysis: Analysis, wanted: str, at: ast.stmt) -> str:
     whole module, outside a function) binds or reads, nor a builtin, so binding it there
     shadows nothing and is shadowed by nothing."""
     scope: ast.AST = analysis.module.tree
-    node: ast.AST | None = at
-    while (node := analysis.parents.get(node)) is not None:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            scope = node
+    parent = analysis.parents.get(at)
+    while parent is not None:
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            scope = parent
             break
+        parent = analysis.parents.get(parent)
     taken = set(dir(builtins))
     for node in ast.walk(scope):
         if isinstance(node, ast.Name):

@@ -534,7 +534,9 @@ def _map_diagnostic(diagnostic: Diagnostic, module: CellsModule) -> Diagnostic:
         fix_lines=fix_lines,
         fix_cell=fix_cell,
         related=tuple(
-            Related(_map_message(r.message, module), module.locate(r.start))
+            r
+            if r.path is not None  # another file's place
+            else Related(_map_message(r.message, module), module.locate(r.start))
             for r in diagnostic.related
         ),
     )
@@ -693,7 +695,10 @@ def in_document(result: FileResult) -> FileResult:
                 fix_lines=fix_lines,
                 fix_cell=None,
                 related=tuple(
-                    Related(f"{r.start}: {r.message}", raw(r.start)) for r in d.related
+                    r
+                    if r.path is not None
+                    else Related(f"{r.start}: {r.message}", raw(r.start))
+                    for r in d.related
                 ),
             )
         )

@@ -110,7 +110,9 @@ class ReplaceByIdentity(cst.CSTTransformer):
         return replacement
 
 
-def bound_before(original: cst.CSTNode, name: str, value: str) -> cst.FlattenSentinel:
+def bound_before(
+    original: cst.CSTNode, name: str, value: str
+) -> cst.FlattenSentinel[cst.CSTNode]:
     """`name = value` as a statement of its own just before the statement `original`, which
     keeps its comments above, and the edits made inside it (ReplaceByIdentity)."""
     leading = getattr(original, "leading_lines", ())
