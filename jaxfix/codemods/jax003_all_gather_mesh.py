@@ -11,7 +11,7 @@ from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.analysis.ast_engine.contexts import Entry, Site, setting_site
 from jaxfix.analysis.ast_engine.evidence import Confirmed, changed_since_the_log
 from jaxfix.analysis.ast_engine.placement import Placed, arguments_of
-from jaxfix.analysis.ast_engine.values import Spec, Unknown
+from jaxfix.analysis.ast_engine.values import Mesh, Spec, Unknown
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.bindings import first_evaluated, local_for
@@ -127,7 +127,11 @@ class AllGatherMeshMismatch(Rule):
     `--from-log`, `--evidence`), a context mesh the engine cannot follow but that the gather's
     own function enters as `with jax.set_mesh(E):`, E a name or an attribute (`self.mesh`) the
     block does not assign, with a bare `P(...)` out_sharding, gets the same move onto `E`
-    (bound to a local when it is an attribute).
+    (bound to a local when it is an attribute). A recorded "Context mesh ... should match the
+    mesh of sharding ..." whose meshes the engine cannot follow, under a `with
+    jax.set_mesh(E):` in the gather's own function with E a name, puts a
+    `NamedSharding(m, spec)` out_sharding on `E` (unsafe there: the run does not show the
+    input's mesh); otherwise it is reported with the run's meshes.
 
     When the input and context agree and only a `NamedSharding(other_mesh, spec)` differs, the
     fix is safe: the out_sharding is put on the context mesh by name, or, when the context
@@ -153,8 +157,9 @@ class AllGatherMeshMismatch(Rule):
     tokens = ((b"top_level_all_gather",),)
     raises = (
         "Input sharding mesh {mesh:input} should be equal to out_sharding mesh {mesh:out}",
+        "Context mesh {mesh:context} should match the mesh of sharding {mesh:out} passed to top_level_all_gather",
     )
-    raised_in = ("jax/_src/shard_map.py",)
+    raised_in = ("jax/_src/shard_map.py", "jax/_src/sharding_impls.py")
     mesh_locals = {"input": "aval.sharding.mesh", "out": "out_sh.mesh"}
 
     def __init__(self, analysis: Analysis, options: Options) -> None:
@@ -189,6 +194,32 @@ class AllGatherMeshMismatch(Rule):
         (`confirmed`: with the log's input mesh where the code does not show it; `against`: a
         log the meshes the code shows must not contradict, else the code changed since)."""
         logged = _logged_here(confirmed) if confirmed is not None else ""
+        if confirmed is not None and _context_error(confirmed):
+            out = confirmed.fill("out", None, gather)
+            context = confirmed.fill("context", None, gather)
+            shown = (
+                f": the out_sharding `{self._short(sharding)}` is on mesh {out.shape_text()}, "
+                f"the context mesh is {context.shape_text()}"
+                if out is not None and context is not None
+                else ""
+            )
+            fix = self._onto_entered(gather, sharding, context)
+            if fix == "already":
+                return  # the out_sharding is on the mesh entered around it now (fixed)
+            assert not isinstance(fix, str)
+            self.report(
+                gather if fix is None else sharding,
+                f"{logged}{shown}; "
+                + (
+                    "the out_sharding is put on the context mesh entered around the call"
+                    if fix is not None
+                    else "not fixed: jaxfix does not see where the out_sharding's mesh or "
+                    "the context mesh is set: put the out_sharding on the context mesh "
+                    "(a bare PartitionSpec means it)"
+                ),
+                fix=fix,
+            )
+            return
         input_mesh = confirmed.agreed("input") if confirmed is not None else None
         if confirmed is not None and (
             input_mesh is None
@@ -268,6 +299,12 @@ class AllGatherMeshMismatch(Rule):
             and self.analysis.called_api(sharding) is Api.PARTITION_SPEC
         ):
             return None
+        return self._set_mesh_around(gather)
+
+    def _set_mesh_around(self, gather: ast.Call) -> ast.Call | None:
+        """The innermost `jax.set_mesh(E)` a `with` enters around the gather in its own function,
+        E a name or an attribute of one that the block does not assign; None when another
+        mesh context is entered in between, or none."""
         node: ast.AST = gather
         while (parent := self.analysis.parents.get(node)) is not None:
             if isinstance(
@@ -300,6 +337,40 @@ class AllGatherMeshMismatch(Rule):
                         )
             node = parent
         return None
+
+    def _onto_entered(
+        self, gather: ast.Call, sharding: ast.expr, context: Mesh | None
+    ) -> Fix | str | None:
+        """From a recorded context-mesh error: the `NamedSharding(m, spec)` out_sharding put on
+        the mesh a `with jax.set_mesh(E):` around the gather enters (E a name: read again),
+        when the spec's axes are all the run's context mesh's; "already" when it is on E now.
+        Unsafe where static's is safe: the run does not show the input's mesh."""
+        entered = self._set_mesh_around(gather)
+        target = entered.args[0] if entered is not None else None
+        args = (
+            self.analysis.bind(sharding)
+            if isinstance(sharding, ast.Call)
+            and self.analysis.called_api(sharding) is Api.NAMED_SHARDING
+            else None
+        )
+        axes = self._spec_axes(args.get("spec")) if args is not None else None
+        names = context.axis_names if context is not None else None
+        if (
+            not isinstance(target, ast.Name)
+            or args is None
+            or "mesh" not in args
+            or axes is None
+            or names is None
+            or not axes <= set(names)
+        ):
+            return None
+        if isinstance(args["mesh"], ast.Name) and args["mesh"].id == target.id:
+            return "already"
+        return Fix(
+            f"put the out_sharding on `{target.id}`",
+            ((args["mesh"], lambda _: _expression(target.id)),),
+            Safety.UNSAFE,  # the run does not show the input's mesh: it may be a third
+        )
 
     def _contradicted(
         self,
@@ -758,7 +829,14 @@ def _context(placed: Placed | None) -> Placed | None:
 
 
 def _logged_here(confirmed: Confirmed) -> str:
-    return f"the log shows JAX raised {_INPUT_ERROR} here ({confirmed.where})"
+    error = _CONTEXT_ERROR if _context_error(confirmed) else _INPUT_ERROR
+    return f"the log shows JAX raised {error} here ({confirmed.where})"
+
+
+def _context_error(confirmed: Confirmed) -> bool:
+    """Whether the log's error is the context-mesh one (a foreign out_sharding), not the
+    input's: its messages name a context mesh."""
+    return bool(confirmed.evidence.meshes("context"))
 
 
 def _logged(confirmed: Confirmed, x: ast.expr) -> Placed | None:

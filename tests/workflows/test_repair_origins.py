@@ -362,3 +362,87 @@ def test_an_input_read_from_an_attribute_is_bound_once(tmp_path, version):
         fixed[fixed.index("def gather_labelled") :]
         == WEIGHTS[WEIGHTS.index("def gather_labelled") :]
     )
+
+
+GATHERS = """\
+import jax
+from jax.sharding import NamedSharding, PartitionSpec as P
+from jax._src.shard_map import top_level_all_gather
+
+
+def gather(x, context, out_mesh):
+    with jax.set_mesh(context):
+        return top_level_all_gather(x, NamedSharding(out_mesh, P(reduced={"x"})))
+
+
+class Gatherer:
+    def __init__(self, context, out_mesh):
+        self.context, self.out_mesh = context, out_mesh
+
+    def gather(self, x):
+        with jax.set_mesh(self.context):
+            return top_level_all_gather(x, NamedSharding(self.out_mesh, P(reduced={"x"})))
+"""
+GATHERS_TEST = """\
+import jax
+import jax.numpy as jnp
+from jax.sharding import NamedSharding, PartitionSpec as P
+
+from gathers import Gatherer, gather
+
+
+def meshes():
+    return [jax.make_mesh(tuple(int(c) for c in s), ("x", "y")) for s in ("24", "42")]
+
+
+def test_gather():
+    out_mesh, context = meshes()
+    x = jax.device_put(jnp.arange(8), NamedSharding(context, P("x")))
+    assert gather(x, context, out_mesh).tolist() == list(range(8))
+
+
+def test_gatherer():
+    out_mesh, context = meshes()
+    x = jax.device_put(jnp.arange(8), NamedSharding(context, P("x")))
+    assert Gatherer(context, out_mesh).gather(x).tolist() == list(range(8))
+"""
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_a_recorded_context_mesh_error_puts_the_out_sharding_on_the_entered_mesh(
+    tmp_path, version
+):
+    """JAX003's other error, "Context mesh ... should match the mesh of sharding ...", which
+    static reading fixes where it sees the meshes, is recorded too (before, the recorder did
+    not know the message: repair stopped at an error it could not read). Here the meshes are
+    built from strings the engine does not follow: the run's meshes and the `with
+    jax.set_mesh(context):` around the gather put the out_sharding on `context`. Entered as
+    `self.context`, the fix would read the attribute again: reported with the run's meshes,
+    unchanged."""
+    tree = tmp_path / "gathers"
+    tree.mkdir()
+    (tree / "gathers.py").write_text(GATHERS)
+    (tree / "test_gathers.py").write_text(GATHERS_TEST)
+    (tree / "conftest.py").write_text((CALLERS / "conftest.py").read_text())
+    code, report, _ = jaxfix_repair(
+        tree,
+        tmp_path,
+        "--unsafe-fixes",
+        "-q",
+        "--",
+        python(version),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+    )
+    assert [(f["code"], f["line"]) for f in report["fixed"]] == [("JAX003", 8)], report
+    assert [(f["code"], f["line"]) for f in report["left"]] == [("JAX003", 17)], report
+    assert "the context mesh is (4, 2) ('x', 'y')" in report["left"][0]["detail"]
+    fixed = (tree / "gathers.py").read_text()
+    assert fixed == GATHERS.replace(
+        'NamedSharding(out_mesh, P(reduced={"x"})))\n',
+        'NamedSharding(context, P(reduced={"x"})))\n',
+    )
