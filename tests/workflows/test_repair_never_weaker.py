@@ -13,10 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from codemods.test_real_jax import CASES, JAX_VERSIONS, evidence_under, interpreters
+from codemods.test_real_jax import (
+    CASES,
+    JAX_VERSIONS,
+    evidence_under,
+    interpreters,
+    results_under,
+)
 from helpers import options_from_args, shared_engine_run
 from jaxfix.check.engine import process_source
 from jaxfix.check.value_sites import with_value_sites
+from jaxfix.codemods import RULES
 from jaxfix.evidence.records import read_evidence
 from jaxfix.ground.diagnostics import Diagnostic
 
@@ -51,6 +58,16 @@ def _at(
         for d in diagnostics
         if d.code == code and d.applied and d.start.line in lines
     ]
+
+
+def _ends_with_its_rules_error(case, result: dict) -> bool:
+    """Whether the script ended with the error its header names (`raises: JAX003-context`:
+    one of JAX003's), raised as that rule declares its errors (`Rule.error`)."""
+    rule = RULES.get(case.header.get("raises", "").split("-")[0])
+    error = result["error"] or ""
+    return (
+        rule is not None and bool(rule.raises) and error.startswith(f"{rule.error}: ")
+    )
 
 
 def _on_the_way(repaired: bytes | None, static: bytes | None, case) -> bool:
@@ -105,6 +122,17 @@ def test_repair_fixes_every_recorded_site_static_fixes(record_property):
                 weaker.append(
                     f"{case.id}:{item.line} {item.code}: another fix than static's"
                 )
+    # Every positive .py fixture that ends with its rule's error, raised as the rule declares,
+    # is recorded: the sites above are all of them (a message missing from a rule's `raises`
+    # shows here).
+    unrecorded = [
+        c.id
+        for path, c in cases.items()
+        if c.before.suffix == ".py"
+        and _ends_with_its_rules_error(c, results_under(version)[str(c.before)])
+        and path not in reading.evidence
+    ]
+    assert unrecorded == [], unrecorded
     seconds = round(time.monotonic() - started, 1)
     record_property("seconds", seconds)
     record_property("checked", len(checked))
