@@ -10,6 +10,7 @@ from pathlib import Path
 
 import libcst as cst
 
+from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.analysis.ast_engine.contexts import Entry
 from jaxfix.analysis.ast_engine.enclosing import Enclosing
 from jaxfix.analysis.ast_engine.evidence import (
@@ -25,6 +26,7 @@ from jaxfix.codemods.text import not_fixed, other_file, related, with_note
 from jaxfix.evidence.facts import LISTED, Evidence, Facts, ValueSite, listed
 from jaxfix.ground.diagnostics import Fix, Location, Related, Safety
 from jaxfix.ground.quoting import cut
+from jaxfix.settings.options import Options
 from jaxfix.settings.rule_settings import RuleSetting
 
 _JAX_ERROR = '"use_abstract_mesh cannot change the size of the mesh"'
@@ -148,6 +150,10 @@ class AbstractMeshSizeChange(Rule):
             return f"its meshes are of one size, which cannot raise {cls.code}"
         return None
 
+    def __init__(self, analysis: Analysis, options: Options) -> None:
+        super().__init__(analysis, options)
+        self.origins: list[Related] = []  # places a report names (another file's too)
+
     def visit_Call(self, node: ast.Call) -> None:
         analysis = self.analysis
         if not analysis.is_entered(node) or (
@@ -208,7 +214,10 @@ class AbstractMeshSizeChange(Rule):
                 return
             outers = confirmed.logged("prev", node)
             related = ()
+        self.origins = []
         fix, why_not = self._fix(node, argument, inner, outers)
+        if why_not is not None:
+            related = (*related, *self.origins)
         if why_not is not None and confirmed is not None:
             why_not = self._value_note(confirmed) or with_note(
                 why_not, self._built_at(confirmed)
@@ -469,8 +478,21 @@ class AbstractMeshSizeChange(Rule):
             if isinstance(source, ConfigKey):
                 keys = "".join(f"[{key!r}]" for key in source.keys)
                 where = source.file if source.file is not None else "the config"
+                read = f"line {source.line}"
+                if source.path is not None:
+                    self.origins.append(
+                        Related(
+                            f"axis {axis_name!r} is read here from {where}{keys}: set it to {size}",
+                            Location(source.line, 1),
+                            source.path,
+                        )
+                    )
+                    if os.path.abspath(source.path) != os.path.abspath(
+                        self.analysis.path
+                    ):
+                        read = f"{other_file(source.path, self.analysis.path)}:{source.line}"
                 return None, not_fixed(
-                    f"axis {axis_name!r} is read from {where}{keys} (read at line {source.line}): set it to {size}"
+                    f"axis {axis_name!r} is read from {where}{keys} (read at {read}): set it to {size}"
                 )
             if isinstance(source, Unknown):
                 return None, not_fixed(

@@ -392,3 +392,53 @@ def test_the_value_a_fix_resizes_points_back_to_the_line_that_raised(tmp_path):
             "the JAX002 error this value makes: use_abstract_mesh entered inside a mesh of size 8",
         )
     ]
+
+
+JSON_MESHES = """\
+import json
+import pathlib
+
+from jax.sharding import AbstractMesh
+
+STAGES = json.loads(pathlib.Path(__file__).with_name("stages.json").read_text())
+
+
+def eval_mesh():
+    return AbstractMesh((STAGES["eval"]["data"], 4), ("data", "model"))
+"""
+JSON_MAIN = """\
+import jax
+from jax.sharding import use_abstract_mesh
+
+from pkg.meshes import eval_mesh
+
+with jax.set_mesh(jax.make_mesh((2, 4), ("data", "model"))):
+    with use_abstract_mesh(eval_mesh()):
+        pass
+"""
+
+
+@pytest.mark.jax
+def test_a_size_read_from_a_json_config_names_the_read_by_its_path(tmp_path):
+    """The inner mesh's size of 'data' is a JSON entry read in another module: reported with
+    the value to set, the read named by its path (before: "read at line 6", which file
+    unsaid), and a related location there saying what to set."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "stages.json").write_text('{"eval": {"data": 16}}\n')
+    (tmp_path / "pkg" / "meshes.py").write_text(JSON_MESHES)
+    (tmp_path / "main.py").write_text(JSON_MAIN)
+    shown = _formats(tmp_path, _recorded(tmp_path, JAX_VERSIONS[0]), "--unsafe-fixes")
+    (result,) = [f for f in json.loads(shown["json"])["files"] if f["diagnostics"]]
+    (diagnostic,) = result["diagnostics"]
+    assert diagnostic["fix"] is None
+    assert (
+        "axis 'data' is read from stages.json['eval']['data'] (read at pkg/meshes.py:6): "
+        "set it to 2" in diagnostic["message"]
+    )
+    assert {
+        "message": "axis 'data' is read here from stages.json['eval']['data']: set it to 2",
+        "start": {"line": 6, "column": 1},
+        "path": "pkg/meshes.py",
+    } in diagnostic["related"]
+    assert (tmp_path / "pkg" / "stages.json").read_text() == '{"eval": {"data": 16}}\n'
