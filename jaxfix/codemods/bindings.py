@@ -93,11 +93,17 @@ def fresh_name(analysis: Analysis, wanted: str, at: ast.stmt) -> str:
     return name
 
 
-def local_for(analysis: Analysis, expr: ast.expr, wanted: str) -> Binding | None:
+def local_for(
+    analysis: Analysis, expr: ast.expr, wanted: str, read_at: ast.AST | None = None
+) -> Binding | None:
     """The binding of `expr` before the statement that starts by evaluating it, named after its
-    attribute (`self.w`: `w`) or `wanted`; None where no such statement is."""
+    attribute (`self.w`: `w`) or `wanted`; None where no such statement is, or where it is in
+    another scope than `read_at`, the place the local is read (a mesh entered in `setUp`)."""
     statement = first_evaluated(analysis, expr)
-    if statement is None:
+    if statement is None or (
+        read_at is not None
+        and _scope(analysis, statement) is not _scope(analysis, read_at)
+    ):
         return None
     name = expr.attr if isinstance(expr, ast.Attribute) else wanted
     return Binding(fresh_name(analysis, name.lower(), statement), statement, expr)
@@ -107,3 +113,13 @@ def _reference(node: ast.expr) -> bool:
     while isinstance(node, ast.Attribute):
         node = node.value
     return isinstance(node, ast.Name)
+
+
+def _scope(analysis: Analysis, node: ast.AST) -> ast.AST | None:
+    """The function, lambda or class whose body holds `node` (None: the module's)."""
+    parent = analysis.parents.get(node)
+    while parent is not None and not isinstance(
+        parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    ):
+        parent = analysis.parents.get(parent)
+    return parent
