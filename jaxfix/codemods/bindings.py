@@ -63,7 +63,9 @@ def first_evaluated(analysis: Analysis, expr: ast.expr) -> ast.stmt | None:
     return None
 
 
-def fresh_name(analysis: Analysis, wanted: str, at: ast.stmt) -> str:
+def fresh_name(
+    analysis: Analysis, wanted: str, at: ast.stmt, avoid: frozenset[str] = frozenset()
+) -> str:
     """`wanted`, or `wanted_2`, ...: a name that nothing in the function holding `at` (the
     whole module, outside a function) binds or reads, nor a builtin, so binding it there
     shadows nothing and is shadowed by nothing."""
@@ -74,7 +76,7 @@ def fresh_name(analysis: Analysis, wanted: str, at: ast.stmt) -> str:
             scope = parent
             break
         parent = analysis.parents.get(parent)
-    taken = set(dir(builtins))
+    taken = set(dir(builtins)) | avoid
     for node in ast.walk(scope):
         if isinstance(node, ast.Name):
             taken.add(node.id)
@@ -94,11 +96,16 @@ def fresh_name(analysis: Analysis, wanted: str, at: ast.stmt) -> str:
 
 
 def local_for(
-    analysis: Analysis, expr: ast.expr, wanted: str, read_at: ast.AST | None = None
+    analysis: Analysis,
+    expr: ast.expr,
+    wanted: str,
+    read_at: ast.AST | None = None,
+    avoid: frozenset[str] = frozenset(),
 ) -> Binding | None:
     """The binding of `expr` before the statement that starts by evaluating it, named after its
-    attribute (`self.w`: `w`) or `wanted`; None where no such statement is, or where it is in
-    another scope than `read_at`, the place the local is read (a mesh entered in `setUp`)."""
+    attribute (`self.w`: `w`) or `wanted`, none of `avoid` (another binding of the same fix);
+    None where no such statement is, or where it is in another scope than `read_at`, the
+    place the local is read (a mesh entered in `setUp`)."""
     statement = first_evaluated(analysis, expr)
     if statement is None or (
         read_at is not None
@@ -106,7 +113,9 @@ def local_for(
     ):
         return None
     name = expr.attr if isinstance(expr, ast.Attribute) else wanted
-    return Binding(fresh_name(analysis, name.lower(), statement), statement, expr)
+    return Binding(
+        fresh_name(analysis, name.lower(), statement, avoid), statement, expr
+    )
 
 
 def _reference(node: ast.expr) -> bool:

@@ -510,7 +510,9 @@ class AllGatherMeshMismatch(Rule):
         if isinstance(mesh, ast.Name):
             mesh = mesh.id
         if not isinstance(mesh, str):
-            binding = local_for(self.analysis, mesh, "mesh", read_at=x)
+            binding = local_for(
+                self.analysis, mesh, "mesh", read_at=x, avoid=frozenset({value})
+            )
             if binding is None:
                 return None
             local = binding.name
