@@ -280,3 +280,5 @@ def test_a_mesh_entered_in_another_function_is_not_bound_there():
     assert local_for(analysis, entered, "mesh") is not None  # in setUp itself
     assert local_for(analysis, entered, "mesh", read_at=read) is None
     assert local_for(analysis, read, "w", read_at=read).name == "w"
+    # the fix's other local (an input `a.w` bound as `w`) is never taken again
+    assert local_for(analysis, read, "w", avoid=frozenset({"w"})).name == "w_2"
