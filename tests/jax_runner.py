@@ -4,6 +4,8 @@ Usage: python jax_runner.py LIST_FILE   (LIST_FILE holds one script or notebook 
 project fixture's entry is followed by a tab and the project's directory)
 Prints one JSON object: {path: {"ok": bool, "error": "Type: message" | None, "last_line": str}}.
 Each script runs as __main__ with its stdout captured; it must not change global JAX state.
+Started with jaxfix's recorder on (the environment of a recorded run, `RecordingDir.env`), an
+error a script ends with is recorded as the recorder records one that ends a program.
 """
 
 from __future__ import annotations
@@ -79,6 +81,9 @@ def run_one(path: str, project: str | None = None) -> dict:
         if exit_.code not in (None, 0):
             error = f"SystemExit: {exit_.code}"
     except BaseException as exc:  # noqa: BLE001 - report whatever the script raised
+        recorder = sys.modules.get("jaxfix_record")
+        if recorder is not None:
+            recorder._ended(exc, "program")
         error = f"{type(exc).__name__}: {exc}"
         if not isinstance(exc, (ValueError, RuntimeError, TypeError)):
             error += "\n" + traceback.format_exc(limit=5)

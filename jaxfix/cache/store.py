@@ -213,7 +213,11 @@ def _encode(diagnostic: Diagnostic) -> dict:
         "fix_safety": diagnostic.fix_safety.value if diagnostic.fix_safety else None,
         "applied": diagnostic.applied,
         "related": [
-            {"message": r.message, "start": _encode_location(r.start)}
+            {
+                "message": r.message,
+                "start": _encode_location(r.start),
+                "path": None if r.path is None else str(r.path),
+            }
             for r in diagnostic.related
         ],
         "fix_lines": None
@@ -265,7 +269,11 @@ def _decode(value: object, codes: tuple[str, ...]) -> Diagnostic:
         applied=_expect(item["applied"], bool),
         related=tuple(
             Related(
-                _expect(_expect(r, dict)["message"], str), _decode_location(r["start"])
+                _expect(_expect(r, dict)["message"], str),
+                _decode_location(r["start"]),
+                None
+                if _expect(r.get("path"), (str, type(None))) is None
+                else Path(r["path"]),
             )
             for r in _expect(item["related"], list)
         ),

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.text import Text
 
 from jaxfix.check.registry import codes_listed
+from jaxfix.check.run import Run
 from jaxfix.cli.from_log import LogRun
 from jaxfix.evidence.records import MAX_EVIDENCE_BYTES, EvidenceReading, read_evidence
 from jaxfix.ground.escaping import printable
@@ -29,11 +30,12 @@ def read_evidence_file(
 
 
 def evidence_file_run(
-    evidence: str, paths: list[Path], options: Options, console: Console
+    evidence: str, paths: list[Path], run: Run, console: Console
 ) -> LogRun:
     """The files to check (those the recorded errors raised in), their evidence, and how many
     records could not be used (each said on one line)."""
     name = printable(display_path(Path(evidence)))
+    options = run.options
     found = discover(paths, options.exclude, options.all_includes)
     reading = read_evidence_file(Path(evidence), found.files, options)
     if isinstance(reading, str):
@@ -60,5 +62,12 @@ def evidence_file_run(
                 style="dim",
             )
         )
-    evidence_map = {path.resolve(): items for path, items in reading.evidence.items()}
-    return LogRun(sorted(reading.evidence), evidence_map, len(problems), 0)
+    from jaxfix.check.value_sites import with_value_sites
+
+    # with the places the values are written, which get their fix as repair gives it
+    evidence_map = with_value_sites(
+        {path.resolve(): items for path, items in reading.evidence.items()},
+        run,
+        found.files,
+    )
+    return LogRun(sorted(evidence_map), evidence_map, len(problems), 0)

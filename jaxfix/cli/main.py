@@ -494,7 +494,7 @@ def _check(
     elif evidence_file:
         from jaxfix.cli.evidence import evidence_file_run
 
-        log_run = evidence_file_run(evidence_file, path_list, options, console())
+        log_run = evidence_file_run(evidence_file, path_list, run, console())
         found, evidence = Discovery(log_run.files, []), log_run.evidence
     else:
         found, log_run, evidence = (

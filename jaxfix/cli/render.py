@@ -61,7 +61,7 @@ def _print_diagnostic(
     for related in d.related:
         console.print(
             Text(
-                f"    {shown_path(path)}:{related.start}: {printable(related.message)}",
+                f"    {shown_path(related.path or path)}:{related.start}: {printable(related.message)}",
                 style="dim",
             ),
             soft_wrap=True,

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import libcst as cst
 
+from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.analysis.ast_engine.contexts import Entry
 from jaxfix.analysis.ast_engine.enclosing import Enclosing
 from jaxfix.analysis.ast_engine.evidence import (
@@ -22,9 +23,10 @@ from jaxfix.analysis.ast_engine.values import ListValue, Mesh, Unknown, tuple_te
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.text import not_fixed, other_file, related, with_note
-from jaxfix.evidence.facts import Evidence, Facts, ValueSite, listed
-from jaxfix.ground.diagnostics import Fix, Related, Safety
+from jaxfix.evidence.facts import LISTED, Evidence, Facts, ValueSite, listed
+from jaxfix.ground.diagnostics import Fix, Location, Related, Safety
 from jaxfix.ground.quoting import cut
+from jaxfix.settings.options import Options
 from jaxfix.settings.rule_settings import RuleSetting
 
 _JAX_ERROR = '"use_abstract_mesh cannot change the size of the mesh"'
@@ -148,6 +150,10 @@ class AbstractMeshSizeChange(Rule):
             return f"its meshes are of one size, which cannot raise {cls.code}"
         return None
 
+    def __init__(self, analysis: Analysis, options: Options) -> None:
+        super().__init__(analysis, options)
+        self.origins: list[Related] = []  # places a report names (another file's too)
+
     def visit_Call(self, node: ast.Call) -> None:
         analysis = self.analysis
         if not analysis.is_entered(node) or (
@@ -208,11 +214,15 @@ class AbstractMeshSizeChange(Rule):
                 return
             outers = confirmed.logged("prev", node)
             related = ()
+        self.origins = []
         fix, why_not = self._fix(node, argument, inner, outers)
+        if why_not is not None:
+            related = (*related, *self.origins)
         if why_not is not None and confirmed is not None:
             why_not = self._value_note(confirmed) or with_note(
                 why_not, self._built_at(confirmed)
             )
+            related = (*related, *_origin_places(confirmed.evidence))
         self.report(node, with_note(message, why_not), fix=fix, related=related)
 
     def _value_note(self, confirmed: Confirmed) -> str | None:
@@ -369,10 +379,17 @@ class AbstractMeshSizeChange(Rule):
             edits = ((node.elts[axis], _integer(size)),)
         else:  # the narrowest read of a shared name
             edits = ((node, _expression(new_sizes)),)
+        back = Related(
+            f"the {self.code} error this value makes: use_abstract_mesh entered inside a "
+            f"mesh of size {outers[0].size}",
+            Location(site.raised[1], 1),
+            site.raised[0],
+        )
         self.report(
             node,
             with_note(message, site.why),
             fix=Fix(title, edits, Safety.UNSAFE),
+            related=(back,),
         )
 
     def _expression_at(self, span: tuple[int, int, int, int]) -> ast.expr | None:
@@ -461,8 +478,21 @@ class AbstractMeshSizeChange(Rule):
             if isinstance(source, ConfigKey):
                 keys = "".join(f"[{key!r}]" for key in source.keys)
                 where = source.file if source.file is not None else "the config"
+                read = f"line {source.line}"
+                if source.path is not None:
+                    self.origins.append(
+                        Related(
+                            f"axis {axis_name!r} is read here from {where}{keys}: set it to {size}",
+                            Location(source.line, 1),
+                            source.path,
+                        )
+                    )
+                    if os.path.abspath(source.path) != os.path.abspath(
+                        self.analysis.path
+                    ):
+                        read = f"{other_file(source.path, self.analysis.path)}:{source.line}"
                 return None, not_fixed(
-                    f"axis {axis_name!r} is read from {where}{keys} (read at line {source.line}): set it to {size}"
+                    f"axis {axis_name!r} is read from {where}{keys} (read at {read}): set it to {size}"
                 )
             if isinstance(source, Unknown):
                 return None, not_fixed(
@@ -582,3 +612,30 @@ def _keyword(name: str, text: str) -> Callable[[cst.CSTNode], cst.CSTNode]:
 
 def _describe(mesh: Mesh) -> str:
     return f"size {mesh.size}: {mesh.shape_text()}"
+
+
+def _origin_places(evidence: Evidence) -> tuple[Related, ...]:
+    """Where the run's inner mesh got its sizes, as places in their files: where they are
+    written (the fix's place), else where the run built the mesh and the callers it came
+    through, innermost first."""
+    site = evidence.value_site
+    if site is not None:
+        return (
+            Related(
+                f"`{site.name}`: the inner mesh's sizes are written here",
+                Location(site.span[0], site.span[1] + 1),
+                site.path,
+            ),
+        )
+    built = [o for o in evidence.origins if (o.role, o.kind) == ("new", "built")]
+    if len(built) != 1:
+        return ()
+    frames = list(reversed(built[0].frames))
+    return tuple(
+        Related(
+            "the run built the inner mesh here" if n == 0 else "called from here",
+            Location(line, 1),
+            path,
+        )
+        for n, (path, line) in enumerate(frames[:LISTED])
+    )

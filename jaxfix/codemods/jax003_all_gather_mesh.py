@@ -11,9 +11,10 @@ from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.analysis.ast_engine.contexts import Entry, Site, setting_site
 from jaxfix.analysis.ast_engine.evidence import Confirmed, changed_since_the_log
 from jaxfix.analysis.ast_engine.placement import Placed, arguments_of
-from jaxfix.analysis.ast_engine.values import Spec, Unknown
+from jaxfix.analysis.ast_engine.values import Mesh, Spec, Unknown
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
+from jaxfix.codemods.bindings import first_evaluated, local_for
 from jaxfix.codemods.text import not_fixed, other_file, related, with_note
 from jaxfix.ground.diagnostics import Fix, Related, Safety
 from jaxfix.ground.quoting import cut
@@ -21,6 +22,8 @@ from jaxfix.settings.options import Options
 
 if TYPE_CHECKING:
     import libcst as cst
+
+    from jaxfix.ground.diagnostics import Edit
 
 _INPUT_ERROR = '"Input sharding mesh ... should be equal to out_sharding mesh ..."'
 _CONTEXT_ERROR = '"Context mesh ... should match the mesh of sharding ..."'
@@ -37,6 +40,7 @@ class _Site:
 
     context: Placed
     entered_by: Api | None  # the API that made `context` current
+    entered_at: ast.AST | None = None  # the call that did, in the gather's own function
     input: Placed | None
     input_text: str  # the input as the code at this site spells it
     call: ast.AST | None = (
@@ -110,14 +114,24 @@ class AllGatherMeshMismatch(Rule):
     Moving the input onto the context mesh (above) is unsafe: it copies data across devices,
     and the input's array dimensions must divide by the new mesh's axis sizes. It is offered
     only when the context is set by `jax.set_mesh`/`use_mesh` around the call in the same
-    function (so the call is eager), that mesh is a concrete mesh with a name, the input is a
-    name, and the context mesh has every axis of the input's mesh. A caller whose input is
-    already on the context mesh is not affected (the move is a no-op there).
+    function (so the call is eager), that mesh is a concrete mesh with a name, and the context
+    mesh has every axis of the input's mesh. The fix reads the input and the mesh twice, so
+    each that is not a plain name (`self.w`, a call, `self.compute_mesh`) is first bound to a
+    local, one statement before the statement that read it (`w = self.w` before the gather,
+    `compute_mesh = self.compute_mesh` before the `with`); where that statement evaluates
+    something else first (`return self.log(), top_level_all_gather(self.w, ...)`), binding
+    would change the order: reported without a fix. A caller whose input is already on the
+    context mesh is not affected (the move is a no-op there).
     Inside a function whose context comes from its callers (possibly jitted), the rule reports
     and suggests the move at the call site, without a fix. From a recorded run (`jaxfix repair`,
     `--from-log`, `--evidence`), a context mesh the engine cannot follow but that the gather's
     own function enters as `with jax.set_mesh(E):`, E a name or an attribute (`self.mesh`) the
-    block does not assign, with a bare `P(...)` out_sharding, gets the same move onto `E`.
+    block does not assign, with a bare `P(...)` out_sharding, gets the same move onto `E`
+    (bound to a local when it is an attribute). A recorded "Context mesh ... should match the
+    mesh of sharding ..." whose meshes the engine cannot follow, under a `with
+    jax.set_mesh(E):` in the gather's own function with E a name, puts a
+    `NamedSharding(m, spec)` out_sharding on `E` (unsafe there: the run does not show the
+    input's mesh); otherwise it is reported with the run's meshes.
 
     When the input and context agree and only a `NamedSharding(other_mesh, spec)` differs, the
     fix is safe: the out_sharding is put on the context mesh by name, or, when the context
@@ -143,8 +157,9 @@ class AllGatherMeshMismatch(Rule):
     tokens = ((b"top_level_all_gather",),)
     raises = (
         "Input sharding mesh {mesh:input} should be equal to out_sharding mesh {mesh:out}",
+        "Context mesh {mesh:context} should match the mesh of sharding {mesh:out} passed to top_level_all_gather",
     )
-    raised_in = ("jax/_src/shard_map.py",)
+    raised_in = ("jax/_src/shard_map.py", "jax/_src/sharding_impls.py")
     mesh_locals = {"input": "aval.sharding.mesh", "out": "out_sh.mesh"}
 
     def __init__(self, analysis: Analysis, options: Options) -> None:
@@ -179,6 +194,32 @@ class AllGatherMeshMismatch(Rule):
         (`confirmed`: with the log's input mesh where the code does not show it; `against`: a
         log the meshes the code shows must not contradict, else the code changed since)."""
         logged = _logged_here(confirmed) if confirmed is not None else ""
+        if confirmed is not None and _context_error(confirmed):
+            out = confirmed.fill("out", None, gather)
+            context = confirmed.fill("context", None, gather)
+            shown = (
+                f": the out_sharding `{self._short(sharding)}` is on mesh {out.shape_text()}, "
+                f"the context mesh is {context.shape_text()}"
+                if out is not None and context is not None
+                else ""
+            )
+            fix = self._onto_entered(gather, sharding, context)
+            if fix == "already":
+                return  # the out_sharding is on the mesh entered around it now (fixed)
+            assert not isinstance(fix, str)
+            self.report(
+                gather if fix is None else sharding,
+                f"{logged}{shown}; "
+                + (
+                    "the out_sharding is put on the context mesh entered around the call"
+                    if fix is not None
+                    else "not fixed: jaxfix does not see where the out_sharding's mesh or "
+                    "the context mesh is set: put the out_sharding on the context mesh "
+                    "(a bare PartitionSpec means it)"
+                ),
+                fix=fix,
+            )
+            return
         input_mesh = confirmed.agreed("input") if confirmed is not None else None
         if confirmed is not None and (
             input_mesh is None
@@ -221,19 +262,21 @@ class AllGatherMeshMismatch(Rule):
             assert filled is not None and out is not None  # both agreed, above
             text = self._short(x)
             entered = self._entered_around(gather, sharding)
-            if (
-                entered is not None
-                and isinstance(x, ast.Name)
+            moved = (
+                self._move_onto(x, entered.args[0])
+                if entered is not None
                 and filled.axis_names is not None
                 and out.axis_names is not None
                 and set(filled.axis_names) <= set(out.axis_names)
-            ):
+                else None
+            )
+            if entered is not None and moved is not None:
                 # set_mesh takes a concrete mesh: the fix moves the input onto what it entered
                 self.report(
                     gather,
                     f"{logged}: the input `{text}` is on {_describe(Placed(filled, None))}, the context mesh "
-                    f"`{entered}` entered around the call is {_describe(Placed(out, None))}",
-                    fix=self._move_onto(x, entered),
+                    f"`{self._short(entered.args[0])}` entered around the call is {_describe(Placed(out, None))}",
+                    fix=moved,
                 )
                 return
             self.report(
@@ -246,16 +289,22 @@ class AllGatherMeshMismatch(Rule):
                 ),
             )
 
-    def _entered_around(self, gather: ast.Call, sharding: ast.expr) -> str | None:
-        """The expression the innermost `with jax.set_mesh(E):` around the gather, in its own
-        function, enters, when the run's context mesh is surely E's: E is a name or an
-        attribute of one (read again by the fix), the out_sharding a bare `P(...)` (so the
-        log's out mesh is the context mesh), and nothing else sets a mesh in between."""
+    def _entered_around(self, gather: ast.Call, sharding: ast.expr) -> ast.Call | None:
+        """The innermost `with jax.set_mesh(E):` call around the gather, in its own function,
+        when the run's context mesh is surely E's: E is a name or an attribute of one that the
+        block does not assign, the out_sharding a bare `P(...)` (so the log's out mesh is the
+        context mesh), and nothing else sets a mesh in between."""
         if not (
             isinstance(sharding, ast.Call)
             and self.analysis.called_api(sharding) is Api.PARTITION_SPEC
         ):
             return None
+        return self._set_mesh_around(gather)
+
+    def _set_mesh_around(self, gather: ast.Call) -> ast.Call | None:
+        """The innermost `jax.set_mesh(E)` a `with` enters around the gather in its own function,
+        E a name or an attribute of one that the block does not assign; None when another
+        mesh context is entered in between, or none."""
         node: ast.AST = gather
         while (parent := self.analysis.parents.get(node)) is not None:
             if isinstance(
@@ -279,7 +328,7 @@ class AllGatherMeshMismatch(Rule):
                             return None
                         target = call.args[0]
                         return (
-                            self.analysis.text(target)
+                            call
                             if _plain_reference(target)
                             and not _assigned_in(
                                 parent, self.analysis.text(target), self.analysis
@@ -288,6 +337,40 @@ class AllGatherMeshMismatch(Rule):
                         )
             node = parent
         return None
+
+    def _onto_entered(
+        self, gather: ast.Call, sharding: ast.expr, context: Mesh | None
+    ) -> Fix | str | None:
+        """From a recorded context-mesh error: the `NamedSharding(m, spec)` out_sharding put on
+        the mesh a `with jax.set_mesh(E):` around the gather enters (E a name: read again),
+        when the spec's axes are all the run's context mesh's; "already" when it is on E now.
+        Unsafe where static's is safe: the run does not show the input's mesh."""
+        entered = self._set_mesh_around(gather)
+        target = entered.args[0] if entered is not None else None
+        args = (
+            self.analysis.bind(sharding)
+            if isinstance(sharding, ast.Call)
+            and self.analysis.called_api(sharding) is Api.NAMED_SHARDING
+            else None
+        )
+        axes = self._spec_axes(args.get("spec")) if args is not None else None
+        names = context.axis_names if context is not None else None
+        if (
+            not isinstance(target, ast.Name)
+            or args is None
+            or "mesh" not in args
+            or axes is None
+            or names is None
+            or not axes <= set(names)
+        ):
+            return None
+        if isinstance(args["mesh"], ast.Name) and args["mesh"].id == target.id:
+            return "already"
+        return Fix(
+            f"put the out_sharding on `{target.id}`",
+            ((args["mesh"], lambda _: _expression(target.id)),),
+            Safety.UNSAFE,  # the run does not show the input's mesh: it may be a third
+        )
 
     def _contradicted(
         self,
@@ -376,10 +459,6 @@ class AllGatherMeshMismatch(Rule):
             )
         if context.name is None:
             return None, not_fixed("the context mesh has no name the fix could use")
-        if not isinstance(x, ast.Name):
-            return None, not_fixed(
-                "the input is an expression the fix would have to evaluate twice"
-            )
         names = context.mesh.axis_names
         for verdict in verdicts:
             given = verdict.site.input
@@ -393,18 +472,64 @@ class AllGatherMeshMismatch(Rule):
                 return None, not_fixed(
                     f"the context mesh has no axis {missing[0]!r} of the input's mesh"
                 )
-        return self._move_onto(x, context.name), None
+        entered = _mesh_given(sites[0].entered_at)
+        mesh: ast.expr | str = (
+            entered
+            if entered is not None and self.analysis.text(entered) == context.name
+            else context.name
+        )
+        fix = self._move_onto(x, mesh)
+        if fix is None:
+            what = (
+                f"the input `{self._short(x)}`"
+                if not isinstance(x, ast.Name)
+                and first_evaluated(self.analysis, x) is None
+                else f"the context mesh `{self._short(mesh)}`"
+            )
+            return None, not_fixed(
+                f"{what} is an expression the fix would read again, and binding it to a "
+                "local first would change what runs before it"
+            )
+        return fix, None
 
-    def _move_onto(self, x: ast.Name, mesh: str) -> Fix:
-        """`x` put onto the mesh the code names `mesh`, with its own spec (unsafe: a copy)."""
+    def _move_onto(self, x: ast.expr, mesh: ast.expr | str) -> Fix | None:
+        """`x` put onto the context mesh with its own spec (unsafe: a copy): the mesh the code
+        names `mesh`, or the expression `mesh` that entered the context. What the fix reads
+        twice is a name: an input or a mesh written another way is bound to a local just
+        before the statement that read it (jaxfix/codemods/bindings.py); None where that
+        would change what runs first."""
+        edits: list[tuple[ast.AST, Edit]] = []
+        if isinstance(x, ast.Name):
+            value = x.id
+        else:
+            binding = local_for(self.analysis, x, "to_gather")
+            if binding is None:
+                return None
+            edits.append((binding.statement, binding.edit(self.analysis.text(x))))
+            value = binding.name
+        if isinstance(mesh, ast.Name):
+            mesh = mesh.id
+        if not isinstance(mesh, str):
+            binding = local_for(
+                self.analysis, mesh, "mesh", read_at=x, avoid=frozenset({value})
+            )
+            if binding is None:
+                return None
+            local = binding.name
+            edits.append((binding.statement, binding.edit(self.analysis.text(mesh))))
+            edits.append((mesh, lambda _: _expression(local)))
+            mesh = local
+        elif not mesh.isidentifier():
+            return None  # an attribute read again, with nowhere it was read to bind it
         named_sharding, imports = self.analysis.api_spelling(
             Api.NAMED_SHARDING, "jax.sharding"
         )
         jax_name, jax_import = self.analysis.module_spelling("jax")
-        moved = f"{jax_name}.device_put({x.id}, {named_sharding}({mesh}, {jax_name}.typeof({x.id}).sharding.spec))"
+        moved = f"{jax_name}.device_put({value}, {named_sharding}({mesh}, {jax_name}.typeof({value}).sharding.spec))"
+        edits.append((x, lambda _: _expression(moved)))
         return Fix(
-            f"move `{x.id}` onto `{mesh}` before the gather",
-            ((x, lambda _: _expression(moved)),),
+            f"move `{self._short(x)}` onto `{mesh}` before the gather",
+            tuple(edits),
             Safety.UNSAFE,
             (*jax_import, *imports),
         )
@@ -504,6 +629,7 @@ class AllGatherMeshMismatch(Rule):
                     _Site(
                         context=context,
                         entered_by=site.api,
+                        entered_at=site.node,
                         input=analysis.array_mesh(x),
                         input_text=analysis.text(x),
                     )
@@ -705,7 +831,14 @@ def _context(placed: Placed | None) -> Placed | None:
 
 
 def _logged_here(confirmed: Confirmed) -> str:
-    return f"the log shows JAX raised {_INPUT_ERROR} here ({confirmed.where})"
+    error = _CONTEXT_ERROR if _context_error(confirmed) else _INPUT_ERROR
+    return f"the log shows JAX raised {error} here ({confirmed.where})"
+
+
+def _context_error(confirmed: Confirmed) -> bool:
+    """Whether the log's error is the context-mesh one (a foreign out_sharding), not the
+    input's: its messages name a context mesh."""
+    return bool(confirmed.evidence.meshes("context"))
 
 
 def _logged(confirmed: Confirmed, x: ast.expr) -> Placed | None:
@@ -769,6 +902,13 @@ def _expression(text: str) -> cst.BaseExpression:
     import libcst as cst
 
     return cst.parse_expression(text)
+
+
+def _mesh_given(call: ast.AST | None) -> ast.expr | None:
+    """The mesh expression a `jax.set_mesh(E)` call is given, when it is its one argument."""
+    if isinstance(call, ast.Call) and len(call.args) == 1 and not call.keywords:
+        return call.args[0]
+    return None
 
 
 def _plain_reference(node: ast.expr) -> bool:

@@ -56,10 +56,12 @@ class Fix:
 
 @dataclass(frozen=True)
 class Related:
-    """Another place a diagnostic refers to (e.g. the enclosing mesh for JAX002)."""
+    """Another place a diagnostic refers to (e.g. the enclosing mesh for JAX002), in the
+    diagnostic's own file or, with `path`, in another (where a value it is about is written)."""
 
     message: str
     start: Location
+    path: Path | None = None
 
 
 @dataclass(frozen=True)

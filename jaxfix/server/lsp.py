@@ -280,6 +280,17 @@ class JaxfixServer(LanguageServer):
             )
             related = []
             for other in diagnostic.related:
+                if other.path is not None:  # a place in another file: its line
+                    line = t.Position(max(other.start.line - 1, 0), 0)
+                    related.append(
+                        t.DiagnosticRelatedInformation(
+                            t.Location(
+                                other.path.resolve().as_uri(), t.Range(line, line)
+                            ),
+                            other.message,
+                        )
+                    )
+                    continue
                 other_text = self._text_of(state, other.start.cell)
                 if other_text is not None:
                     place = self._range(

@@ -546,7 +546,9 @@ def _map_diagnostic(diagnostic: Diagnostic, module: CellsModule) -> Diagnostic:
         fix_lines=fix_lines,
         fix_cell=fix_cell,
         related=tuple(
-            Related(_map_message(r.message, module), module.locate(r.start))
+            r
+            if r.path is not None  # another file's place
+            else Related(_map_message(r.message, module), module.locate(r.start))
             for r in diagnostic.related
         ),
     )
@@ -635,7 +637,9 @@ class NotebookSource(_Cells):
                     fix_lines=fix_lines,
                     fix_cell=None,
                     related=tuple(
-                        Related(f"{r.start}: {r.message}", raw(r.start))
+                        r
+                        if r.path is not None  # another file's place
+                        else Related(f"{r.start}: {r.message}", raw(r.start))
                         for r in d.related
                     ),
                 )

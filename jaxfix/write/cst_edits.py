@@ -82,11 +82,62 @@ class Locator:
 
 
 class ReplaceByIdentity(cst.CSTTransformer):
-    """Puts each edit's replacement where its original node (by identity) is."""
+    """Puts each edit's replacement where its original node (by identity) is. A replacement
+    that holds the original node itself among new statements (`bound_before`) keeps the edits
+    made inside it; a small statement that became several is written one a line."""
 
     def __init__(self, edits: Mapping[cst.CSTNode, cst.CSTNode]) -> None:
         super().__init__()
         self.edits = edits
 
     def on_leave(self, original_node, updated_node):  # noqa: ANN001 - LibCST's signature
-        return self.edits.get(original_node, updated_node)
+        replacement = self.edits.get(original_node, updated_node)
+        if isinstance(replacement, cst.FlattenSentinel):
+            nodes = list(replacement.nodes)
+            if original_node in nodes:  # by identity: CST nodes compare so
+                kept = updated_node
+                moved = getattr(original_node, "leading_lines", None)
+                if moved and getattr(nodes[0], "leading_lines", None) is moved:
+                    kept = updated_node.with_changes(leading_lines=())
+                nodes = [kept if n is original_node else n for n in nodes]
+            replacement = cst.FlattenSentinel(nodes)
+        if (
+            isinstance(updated_node, cst.SimpleStatementLine)
+            and len(original_node.body) == 1
+            and len(updated_node.body) > 1
+        ):
+            return _one_a_line(updated_node)
+        return replacement
+
+
+def bound_before(
+    original: cst.CSTNode, name: str, value: str
+) -> cst.FlattenSentinel[cst.CSTNode]:
+    """`name = value` as a statement of its own just before the statement `original`, which
+    keeps its comments above, and the edits made inside it (ReplaceByIdentity)."""
+    leading = getattr(original, "leading_lines", ())
+    binding = cst.parse_statement(f"{name} = {value}\n").with_changes(
+        leading_lines=leading
+    )
+    if isinstance(original, cst.BaseSmallStatement):
+        return cst.FlattenSentinel([binding.body[0], original])
+    return cst.FlattenSentinel([binding, original])  # its comments move to the binding
+
+
+def _one_a_line(line: cst.SimpleStatementLine) -> cst.FlattenSentinel:
+    """`a; b` that a fix made of one statement, as two lines: comments above stay above the
+    first, the line's own comment goes with the last."""
+    body = list(line.body)
+    lines = []
+    for index, statement in enumerate(body):
+        last = index == len(body) - 1
+        lines.append(
+            cst.SimpleStatementLine(
+                body=[statement.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)],
+                leading_lines=line.leading_lines if index == 0 else (),
+                trailing_whitespace=line.trailing_whitespace
+                if last
+                else cst.TrailingWhitespace(),
+            )
+        )
+    return cst.FlattenSentinel(lines)

@@ -100,7 +100,7 @@ def test_the_three_rules_declare_their_roles_and_the_recorder_gets_them():
     assert (declared["JAX001"], declared["JAX002"], declared["JAX003"]) == (
         ("context",),
         ("new", "prev"),
-        ("input", "out"),
+        ("input", "out", "context"),  # the input error's, then the context-mesh error's
     )
     assert [h.optional for h in holes(RULES["JAX001"].raises[0])] == [True]
     patterns = recorder_patterns()
@@ -120,7 +120,7 @@ def test_where_jax_raises_is_the_rules_own_declaration(monkeypatch):
     assert {code: RULES[code].raised_in for code in ("JAX001", "JAX002", "JAX003")} == {
         "JAX001": ("jax/_src/interpreters/pxla.py",),
         "JAX002": ("jax/_src/mesh.py",),
-        "JAX003": ("jax/_src/shard_map.py",),
+        "JAX003": ("jax/_src/shard_map.py", "jax/_src/sharding_impls.py"),
     }
     assert looks_like_ours(
         ending_in("C:\\venv\\Lib\\site-packages\\jax\\_src\\mesh.py")

@@ -99,7 +99,7 @@ def test_the_errors_table_lists_each_raised_error_where_jax_raises_it():
         ), code
     assert (
         "| JAX003 `Input sharding mesh ... should be equal to out_sharding mesh ...` "
-        "| `jax/_src/shard_map.py` |"
+        "| `jax/_src/shard_map.py`, `jax/_src/sharding_impls.py` |"
     ) in table
 
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import ast
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from helpers import run_engine
+from jaxfix.analysis.ast_engine import Engine
+from jaxfix.analysis.ast_engine.analysis import Analysis
+from jaxfix.codemods.bindings import local_for
 
 MESHES = """\
 E = (AxisType.Explicit, AxisType.Explicit)
@@ -249,3 +253,32 @@ def test_a_caller_in_another_folder_is_named_with_its_path(tmp_path):
         "the input is `x`, passed at line 11 of tests/test_gather.py"
         in done.stderr + done.stdout
     ), done.stderr
+
+
+def test_a_mesh_entered_in_another_function_is_not_bound_there():
+    """The binding of an attribute mesh goes before the statement that entered it only when
+    that statement is in the gather's own function: a local bound in setUp would not exist
+    where the move reads it (the bindings' scope check, asked directly)."""
+    source = (
+        "import jax\n"
+        "class T:\n"
+        "    def setUp(self):\n"
+        "        jax.set_mesh(self.mesh)\n"
+        "    def test(self):\n"
+        "        return f(self.w)\n"
+    )
+    engine = Engine(jax_version=(0, 10, 2))
+    module = engine.module(Path("example.py").absolute(), source.encode())
+    analysis = Analysis(engine, module)
+    tree = module.tree
+    entered = next(
+        n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "mesh"
+    )
+    read = next(
+        n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "w"
+    )
+    assert local_for(analysis, entered, "mesh") is not None  # in setUp itself
+    assert local_for(analysis, entered, "mesh", read_at=read) is None
+    assert local_for(analysis, read, "w", read_at=read).name == "w"
+    # the fix's other local (an input `a.w` bound as `w`) is never taken again
+    assert local_for(analysis, read, "w", avoid=frozenset({"w"})).name == "w_2"

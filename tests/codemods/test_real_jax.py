@@ -20,6 +20,7 @@ import pytest
 from fixture_cases import all_cases
 from jax_errors import JAX_ERRORS
 from jax_tiers import jax_pythons
+from jaxfix.evidence.recording import RecordingDir
 
 pytestmark = pytest.mark.jax
 
@@ -52,9 +53,19 @@ def interpreters() -> dict[str, str]:
     return found
 
 
-@lru_cache(maxsize=None)
 def results_under(version: str) -> dict[str, dict]:
     """Run every script that names `version` in one worker process."""
+    return _run_under(version)[0]
+
+
+def evidence_under(version: str) -> bytes:
+    """What jaxfix's recorder wrote in that run: the error each before file ended with
+    (tests/workflows/test_repair_never_weaker.py reads it as `jaxfix repair` would)."""
+    return _run_under(version)[1]
+
+
+@lru_cache(maxsize=None)
+def _run_under(version: str) -> tuple[dict[str, dict], bytes]:
     scripts = [
         f"{p}\t{c.project}" if c.project else str(p)
         for c in CASES
@@ -68,18 +79,25 @@ def results_under(version: str) -> dict[str, dict]:
     )
     listing.write_text("\n".join(scripts), encoding="utf-8")
     runner = Path(__file__).parents[1] / "jax_runner.py"
-    done = subprocess.run(
-        [interpreters()[version], str(runner), str(listing)],
-        capture_output=True,
-        text=True,
-        env=_ENV,
-        timeout=1200,
-    )
-    listing.unlink()
+    recording = RecordingDir()
+    try:
+        recording.write_patterns()
+        done = subprocess.run(
+            [interpreters()[version], str(runner), str(listing)],
+            capture_output=True,
+            text=True,
+            env=recording.env(1, _ENV),
+            timeout=1200,
+        )
+        evidence = recording.evidence(1)
+        recorded = evidence.read_bytes() if evidence.exists() else b""
+    finally:
+        recording.close()
+        listing.unlink()
     assert done.returncode == 0, (
         f"the JAX runner failed under {version}:\n{done.stderr[-3000:]}"
     )
-    return json.loads(done.stdout)
+    return json.loads(done.stdout), recorded
 
 
 def test_every_jax_version_is_available():

@@ -286,3 +286,164 @@ def test_repair_names_where_the_run_built_a_mesh_it_cannot_follow(tmp_path, vers
         "`tuple([4, 4])` at config.py:1 is computed, not a value jaxfix follows"
     ), left["detail"]
     assert (tmp_path / "pkg" / "config.py").read_text() == computed  # nothing written
+
+
+def _recorded(tmp_path: Path, version: str) -> Path:
+    """The evidence file of one recorded run of main.py (kept, for `--evidence`)."""
+    recording = RecordingDir()
+    try:
+        recording.write_patterns()
+        subprocess.run(
+            [python(version), "main.py"],
+            cwd=tmp_path,
+            env=recording.env(1, command_env(tmp_path)),
+            capture_output=True,
+            timeout=300,
+            check=False,
+        )
+        kept = tmp_path / "evidence.jsonl"
+        kept.write_bytes(recording.evidence(1).read_bytes())
+    finally:
+        recording.close()
+    return kept
+
+
+ALL_FORMATS = ("text", "json", "sarif", "rdjson", "github", "gitlab")
+
+
+def _formats(
+    tmp_path: Path, evidence: Path, *args: str, names: tuple[str, ...] = ("json",)
+) -> dict[str, str]:
+    """What `jaxfix --evidence FILE --check` prints in each of these output formats."""
+    out = {}
+    for name in names:
+        done = subprocess.run(
+            [sys.executable, "-m", "jaxfix", "--evidence", str(evidence), "--check"]
+            + ["--no-cache", "--output-format", name, *args, "."],
+            cwd=tmp_path,
+            env={
+                **command_env(tmp_path),
+                "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+            },
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        out[name] = done.stdout
+    return out
+
+
+@pytest.mark.jax
+def test_report_only_names_the_origin_in_every_format(tmp_path):
+    """The walk stops at a computed entry: no fix, and the places the run built the inner mesh
+    (pkg/meshes.py:5, then its callers) are related locations in every format, with their
+    paths (before, a related location had no path: only the message named them)."""
+    _tree(tmp_path)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "config.py").write_text(
+        CONFIG.replace("(4, 4)", "tuple([4, 4])")
+    )
+    shown = _formats(tmp_path, _recorded(tmp_path, JAX_VERSIONS[0]), names=ALL_FORMATS)
+    (result,) = [f for f in json.loads(shown["json"])["files"] if f["diagnostics"]]
+    (diagnostic,) = result["diagnostics"]
+    assert diagnostic["fix"] is None
+    assert [(r.get("path"), r["start"]["line"]) for r in diagnostic["related"]] == [
+        (None, 9),  # the enclosing mesh, in the diagnostic's own file
+        ("pkg/meshes.py", 5),
+        ("main.py", 10),
+        ("main.py", 25),
+    ]
+    (sarif,) = json.loads(shown["sarif"])["runs"][0]["results"]
+    assert [
+        (
+            r["physicalLocation"]["artifactLocation"]["uri"],
+            r["physicalLocation"]["region"]["startLine"],
+        )
+        for r in sarif["relatedLocations"]
+    ][1] == ("pkg/meshes.py", 5)
+    (rdjson,) = json.loads(shown["rdjson"])["diagnostics"]
+    assert rdjson["related_locations"][1]["location"] == {
+        "path": "pkg/meshes.py",
+        "range": {"start": {"line": 5}},
+    }
+    assert "%0Apkg/meshes.py:5: the run built the inner mesh here" in shown["github"]
+    assert (
+        "\npkg/meshes.py:5: the run built the inner mesh here"
+        in json.loads(shown["gitlab"])[0]["description"]
+    )
+    assert "    pkg/meshes.py:5:1: the run built the inner mesh here" in shown["text"]
+
+
+@pytest.mark.jax
+def test_the_value_a_fix_resizes_points_back_to_the_line_that_raised(tmp_path):
+    """The config entry gets the fix; its report's related location is the raising line in
+    main.py, and the raising line's report points at the entry."""
+    _tree(tmp_path)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "config.py").write_text(CONFIG)
+    shown = _formats(tmp_path, _recorded(tmp_path, JAX_VERSIONS[0]), "--unsafe-fixes")
+    found = {
+        (f["path"], d["start"]["line"]): [
+            (r.get("path"), r["start"]["line"], r["message"]) for r in d["related"]
+        ]
+        for f in json.loads(shown["json"])["files"]
+        for d in f["diagnostics"]
+    }
+    assert found[("pkg/config.py", 1)] == [
+        (
+            "main.py",
+            11,
+            "the JAX002 error this value makes: use_abstract_mesh entered inside a mesh of size 8",
+        )
+    ]
+
+
+JSON_MESHES = """\
+import json
+import pathlib
+
+from jax.sharding import AbstractMesh
+
+STAGES = json.loads(pathlib.Path(__file__).with_name("stages.json").read_text())
+
+
+def eval_mesh():
+    return AbstractMesh((STAGES["eval"]["data"], 4), ("data", "model"))
+"""
+JSON_MAIN = """\
+import jax
+from jax.sharding import use_abstract_mesh
+
+from pkg.meshes import eval_mesh
+
+with jax.set_mesh(jax.make_mesh((2, 4), ("data", "model"))):
+    with use_abstract_mesh(eval_mesh()):
+        pass
+"""
+
+
+@pytest.mark.jax
+def test_a_size_read_from_a_json_config_names_the_read_by_its_path(tmp_path):
+    """The inner mesh's size of 'data' is a JSON entry read in another module: reported with
+    the value to set, the read named by its path (before: "read at line 6", which file
+    unsaid), and a related location there saying what to set."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "stages.json").write_text('{"eval": {"data": 16}}\n')
+    (tmp_path / "pkg" / "meshes.py").write_text(JSON_MESHES)
+    (tmp_path / "main.py").write_text(JSON_MAIN)
+    shown = _formats(tmp_path, _recorded(tmp_path, JAX_VERSIONS[0]), "--unsafe-fixes")
+    (result,) = [f for f in json.loads(shown["json"])["files"] if f["diagnostics"]]
+    (diagnostic,) = result["diagnostics"]
+    assert diagnostic["fix"] is None
+    assert (
+        "axis 'data' is read from stages.json['eval']['data'] (read at pkg/meshes.py:6): "
+        "set it to 2" in diagnostic["message"]
+    )
+    assert {
+        "message": "axis 'data' is read here from stages.json['eval']['data']: set it to 2",
+        "start": {"line": 6, "column": 1},
+        "path": "pkg/meshes.py",
+    } in diagnostic["related"]
+    assert (tmp_path / "pkg" / "stages.json").read_text() == '{"eval": {"data": 16}}\n'

@@ -262,8 +262,187 @@ def test_a_context_mesh_named_by_an_attribute_is_the_one_the_input_moves_to(
     )
     assert [(f["code"], f["line"]) for f in report["fixed"]] == [("JAX003", 13)], report
     assert [(f["code"], f["path"], f["line"]) for f in report["left"]] == [
-        ("JAX003", "server.py", 24)  # line 18 before the fix above grew by six lines
+        ("JAX003", "server.py", 25)  # line 18 before the fix above grew by seven lines
     ], report["left"]
     fixed = (tree / "server.py").read_text()
-    assert "NamedSharding(self.serving_mesh, jax.typeof(w).sharding.spec)" in fixed
+    # the attribute that entered the context is read once, into a local the move reads too
+    assert (
+        "        serving_mesh = self.serving_mesh\n"
+        "        with jax.set_mesh(serving_mesh):\n"
+    ) in fixed
+    assert "NamedSharding(serving_mesh, jax.typeof(w).sharding.spec)" in fixed
     assert fixed.count("jax.device_put") == 1
+
+
+WEIGHTS = """\
+import jax
+from jax.sharding import PartitionSpec as P
+from jax._src.shard_map import top_level_all_gather
+
+
+class Weights:
+    def __init__(self, w, compute_mesh):
+        self.w = w
+        self.compute_mesh = compute_mesh
+
+    def label(self):
+        return "all"
+
+    def gather(self):
+        with jax.set_mesh(self.compute_mesh):
+            return top_level_all_gather(self.w, P(reduced={"x"}))
+
+    def gather_labelled(self):
+        with jax.set_mesh(self.compute_mesh):
+            return self.label(), top_level_all_gather(self.w, P(reduced={"x"}))
+"""
+WEIGHTS_TEST = """\
+import jax
+import jax.numpy as jnp
+from jax.sharding import NamedSharding, PartitionSpec as P
+
+from weights import Weights
+
+
+def weights():
+    x = jax.device_put(jnp.arange(8), NamedSharding(jax.make_mesh((2, 4), ("x", "y")), P("x")))
+    return Weights(x, jax.make_mesh((4, 2), ("x", "y")))
+
+
+def test_gather():
+    assert weights().gather().tolist() == list(range(8))
+
+
+def test_gather_labelled():
+    assert weights().gather_labelled()[1].tolist() == list(range(8))
+"""
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_an_input_read_from_an_attribute_is_bound_once(tmp_path, version):
+    """`top_level_all_gather(self.w, ...)` under `jax.set_mesh(self.compute_mesh)`, both meshes
+    known only from the run: the input and the mesh are each bound to a local one statement
+    before the statement that read them, and the fix reads the locals (before, it refused
+    the input as "an expression the fix would have to evaluate twice"). Where the statement
+    calls `self.label()` before reading `self.w`, binding it first would change the order:
+    reported, unchanged."""
+    tree = tmp_path / "weights"
+    tree.mkdir()
+    (tree / "weights.py").write_text(WEIGHTS)
+    (tree / "test_weights.py").write_text(WEIGHTS_TEST)
+    (tree / "conftest.py").write_text((CALLERS / "conftest.py").read_text())
+    code, report, _ = jaxfix_repair(
+        tree,
+        tmp_path,
+        "--unsafe-fixes",
+        "-q",
+        "--",
+        python(version),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+    )
+    assert [(f["code"], f["line"]) for f in report["fixed"]] == [("JAX003", 16)], report
+    assert [(f["code"], f["line"]) for f in report["left"]] == [("JAX003", 28)], (
+        report
+    )  # 20 before the fix above grew
+    fixed = (tree / "weights.py").read_text()
+    gather = fixed[fixed.index("def gather(") : fixed.index("def gather_labelled")]
+    assert gather.count("self.w") == 1 and gather.count("self.compute_mesh") == 1
+    assert "            w = self.w\n" in gather
+    moved = " ".join(gather.split())  # laid out over several lines
+    assert (
+        "jax.device_put( w, NamedSharding(compute_mesh, jax.typeof(w).sharding.spec), )"
+        in moved
+    )
+    assert (
+        fixed[fixed.index("def gather_labelled") :]
+        == WEIGHTS[WEIGHTS.index("def gather_labelled") :]
+    )
+
+
+GATHERS = """\
+import jax
+from jax.sharding import NamedSharding, PartitionSpec as P
+from jax._src.shard_map import top_level_all_gather
+
+
+def gather(x, context, out_mesh):
+    with jax.set_mesh(context):
+        return top_level_all_gather(x, NamedSharding(out_mesh, P(reduced={"x"})))
+
+
+class Gatherer:
+    def __init__(self, context, out_mesh):
+        self.context, self.out_mesh = context, out_mesh
+
+    def gather(self, x):
+        with jax.set_mesh(self.context):
+            return top_level_all_gather(x, NamedSharding(self.out_mesh, P(reduced={"x"})))
+"""
+GATHERS_TEST = """\
+import jax
+import jax.numpy as jnp
+from jax.sharding import NamedSharding, PartitionSpec as P
+
+from gathers import Gatherer, gather
+
+
+def meshes():
+    return [jax.make_mesh(tuple(int(c) for c in s), ("x", "y")) for s in ("24", "42")]
+
+
+def test_gather():
+    out_mesh, context = meshes()
+    x = jax.device_put(jnp.arange(8), NamedSharding(context, P("x")))
+    assert gather(x, context, out_mesh).tolist() == list(range(8))
+
+
+def test_gatherer():
+    out_mesh, context = meshes()
+    x = jax.device_put(jnp.arange(8), NamedSharding(context, P("x")))
+    assert Gatherer(context, out_mesh).gather(x).tolist() == list(range(8))
+"""
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_a_recorded_context_mesh_error_puts_the_out_sharding_on_the_entered_mesh(
+    tmp_path, version
+):
+    """JAX003's other error, "Context mesh ... should match the mesh of sharding ...", which
+    static reading fixes where it sees the meshes, is recorded too (before, the recorder did
+    not know the message: repair stopped at an error it could not read). Here the meshes are
+    built from strings the engine does not follow: the run's meshes and the `with
+    jax.set_mesh(context):` around the gather put the out_sharding on `context`. Entered as
+    `self.context`, the fix would read the attribute again: reported with the run's meshes,
+    unchanged."""
+    tree = tmp_path / "gathers"
+    tree.mkdir()
+    (tree / "gathers.py").write_text(GATHERS)
+    (tree / "test_gathers.py").write_text(GATHERS_TEST)
+    (tree / "conftest.py").write_text((CALLERS / "conftest.py").read_text())
+    code, report, _ = jaxfix_repair(
+        tree,
+        tmp_path,
+        "--unsafe-fixes",
+        "-q",
+        "--",
+        python(version),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+    )
+    assert [(f["code"], f["line"]) for f in report["fixed"]] == [("JAX003", 8)], report
+    assert [(f["code"], f["line"]) for f in report["left"]] == [("JAX003", 17)], report
+    assert "the context mesh is (4, 2) ('x', 'y')" in report["left"][0]["detail"]
+    fixed = (tree / "gathers.py").read_text()
+    assert fixed == GATHERS.replace(
+        'NamedSharding(out_mesh, P(reduced={"x"})))\n',
+        'NamedSharding(context, P(reduced={"x"})))\n',
+    )

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TypeAlias
 
 from jaxfix.analysis.ast_engine.arguments import bind_arguments
@@ -46,6 +47,7 @@ class ConfigKey:
     keys: tuple[str | int, ...]
     file: str | None  # the file name as the code writes it, when it does
     line: int  # where the config is read
+    path: Path | None = None  # the module that reads it
 
 
 SizeSource: TypeAlias = "ast.Constant | EnvironmentVariable | ConfigKey | Unknown"
@@ -321,7 +323,10 @@ class _Sizes:
             if s.endswith(_CONFIG_SUFFIXES)
         ]
         return ConfigKey(
-            tuple(keys), names[0] if len(names) == 1 else None, module.line(current)
+            tuple(keys),
+            names[0] if len(names) == 1 else None,
+            module.line(current),
+            module.path,
         )
 
     def _opened(self, module: Module, loader: ast.Call) -> ast.AST:

@@ -28,13 +28,20 @@ def _span(start: Location | None, end: Location | None = None) -> dict[str, int]
 
 
 def _message(diagnostic: Diagnostic) -> str:
+    """The message, what jaxfix can do about it, and each related place in another file on a
+    line of its own (an annotation has one place: the others are named in its text)."""
+    message = diagnostic.message
     if diagnostic.fix_title is None:
-        return diagnostic.message
-    if diagnostic.applied:
-        return f"{diagnostic.message} (jaxfix can fix this: {diagnostic.fix_title})"
-    if diagnostic.fix_safety is Safety.UNSAFE:
-        return f"{diagnostic.message} (unsafe fix available with --unsafe-fixes: {diagnostic.fix_title})"
-    return diagnostic.message
+        pass
+    elif diagnostic.applied:
+        message = f"{message} (jaxfix can fix this: {diagnostic.fix_title})"
+    elif diagnostic.fix_safety is Safety.UNSAFE:
+        message = f"{message} (unsafe fix available with --unsafe-fixes: {diagnostic.fix_title})"
+    return message + "".join(
+        f"\n{repository_path(r.path)}:{r.start.line}: {r.message}"
+        for r in diagnostic.related
+        if r.path is not None
+    )
 
 
 @register("github", stored=True)

@@ -40,7 +40,12 @@ def render(results: list[FileResult], info: RunInfo) -> str:
                 {
                     "type": "issue",
                     "check_name": d.code,
-                    "description": f"{d.code}: {d.message}",
+                    "description": f"{d.code}: {d.message}"
+                    + "".join(  # a related place in another file: its path and line
+                        f"\n{repository_path(r.path)}:{r.start.line}: {r.message}"
+                        for r in d.related
+                        if r.path is not None
+                    ),
                     "categories": ["Bug Risk"],
                     "severity": "major",
                     "fingerprint": _fingerprint(path, d, line_text, seen),

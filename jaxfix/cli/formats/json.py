@@ -59,7 +59,11 @@ def _diagnostic(diagnostic: Diagnostic, edits: dict[Diagnostic, list[dict]]) -> 
         "end": _location(diagnostic.end),
         "fix": fix,
         "related": [
-            {"message": r.message, "start": _location(r.start)}
+            {
+                "message": r.message,
+                "start": _location(r.start),
+                **({"path": display_path(r.path)} if r.path is not None else {}),
+            }
             for r in diagnostic.related
         ],
     }

@@ -66,6 +66,11 @@ def _entry(
                     "location": {
                         "path": path,
                         "range": {"start": _position(lines, r.start)},
+                    }
+                    if r.path is None
+                    else {  # another file, whose text this run does not hold: the line
+                        "path": display_path(r.path),
+                        "range": {"start": {"line": r.start.line}},
                     },
                 }
                 for r in first.related

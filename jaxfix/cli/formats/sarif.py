@@ -107,7 +107,9 @@ def _results(
                 {
                     "id": n,
                     "message": {"text": r.message},
-                    "physicalLocation": _physical(result.path, _region(r.start)),
+                    "physicalLocation": _physical(
+                        r.path or result.path, _region(r.start)
+                    ),
                 }
                 for n, r in enumerate(d.related)
             ]
