@@ -719,6 +719,8 @@ class MissingLoweringPlatforms(Rule):
                 self._abstract_only(trace, jitted) if jitted is not None else None
             )
         if abstract_only is None:
+            if confirmed is None and jitted is not None:
+                self.leave(lower, self._trail(trace, jitted))
             return
         if body:
             why = (
@@ -858,6 +860,21 @@ class MissingLoweringPlatforms(Rule):
         return _AbstractOnly(
             reasons[0], context.mesh, sizes.pop() if len(sizes) == 1 else None
         )
+
+    def _trail(self, trace: ast.Call, jitted: _Jitted) -> str | None:
+        """Where a mesh `_abstract_only` needed was lost (`-v`): the context's, else an
+        argument's."""
+        if not self._context_mesh(trace).known:
+            return self.analysis.context_trail(trace, "the context mesh")
+        for argument in self._traced_arguments(trace, jitted) or ():
+            if (
+                isinstance(argument, ast.expr)
+                and self._argument_meshes(argument) is None
+            ):
+                said = self.analysis.trail(argument, "the argument's mesh")
+                if said is not None:
+                    return said
+        return None
 
     def _traced_arguments(
         self, trace: ast.Call, jitted: _Jitted

@@ -60,6 +60,7 @@ from jaxfix.analysis.ast_engine.values import (
     holds_tree_objects,
     join,
     known,
+    lost_at,
     same,
 )
 from jaxfix.analysis.names import API_LAST_NAMES, Api
@@ -147,7 +148,10 @@ class Evaluator:
             return Unknown(f"line {module.line(node)} depends on itself")
         self._active.add(key)
         try:
-            return self._value(module, node, frame)
+            value = self._value(module, node, frame)
+            if isinstance(value, Unknown) and value.where is None:
+                value.where = (module.path, module.line(node))  # where the trail ended
+            return value
         except RecursionError:
             self.too_deep = True
             return Unknown("nested too deeply")
@@ -595,7 +599,7 @@ class Evaluator:
             return Instance(cls, None, arg)
         calls = self.calls_of(module, function)
         if isinstance(calls, Unknown):
-            return Unknown(f"parameter `{arg.arg}`: {calls.why}")
+            return lost_at(Unknown(f"parameter `{arg.arg}`: {calls.why}"), calls)
         if not calls:
             return Unknown(
                 f"parameter `{arg.arg}`: no call of `{function.name}` in the project"
@@ -826,11 +830,11 @@ class Evaluator:
 
     def attribute(self, base: Value, name: str, node: ast.AST) -> Value:
         if isinstance(base, JaxStage):
-            return JaxStage(f"`.{name}` of {base.why}")
+            return lost_at(JaxStage(f"`.{name}` of {base.why}"), base)
         if isinstance(base, Foreign):
-            return Foreign(f"`.{name}` of {base.why}")
+            return lost_at(Foreign(f"`.{name}` of {base.why}"), base)
         if isinstance(base, OneOf):
-            return Unknown(f"`.{name}` of {base.why}")
+            return lost_at(Unknown(f"`.{name}` of {base.why}"), base)
         if isinstance(base, Unknown):
             return base
         if isinstance(base, ModuleValue):
@@ -1060,7 +1064,7 @@ class Evaluator:
     ) -> Value:
         """What `node` gives calling `callee` with these arguments."""
         if isinstance(callee, JaxStage):
-            return JaxStage(f"a call of {callee.why}")
+            return lost_at(JaxStage(f"a call of {callee.why}"), callee)
         if isinstance(callee, Foreign) and not any(
             holds_tree_objects(v)
             for v in (
@@ -1068,9 +1072,12 @@ class Evaluator:
                 *(keywords.values() if isinstance(keywords, dict) else [keywords]),
             )
         ):
-            return Foreign(f"a call of {callee.why}")
+            return lost_at(Foreign(f"a call of {callee.why}"), callee)
         if isinstance(callee, Unknown):
-            return Unknown(f"a call of something jaxfix does not know ({callee.why})")
+            return lost_at(
+                Unknown(f"a call of something jaxfix does not know ({callee.why})"),
+                callee,
+            )
         if isinstance(callee, External):
             if callee.name in ("jax.sharding.get_abstract_mesh", "jax.eval_shape"):
                 current = self.current_mesh(module, node, frame)

@@ -22,7 +22,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeAlias
+from typing import TypeAlias, TypeVar
 
 from jaxfix.analysis.names import Api
 
@@ -53,6 +53,7 @@ __all__ = [
     "Unknown",
     "Value",
     "join",
+    "lost_at",
 ]
 
 
@@ -76,12 +77,15 @@ class Unknown:
 
     `why` may be given as a function that makes the phrase when it is first read: a line
     number costs the positions of the whole module, and most reasons are never shown.
+    `where` is the file and line of the innermost expression whose value it became (the
+    evaluator sets it once): where the trail of a value ended, for `-v` (trail.py).
     """
 
-    __slots__ = ("_why",)
+    __slots__ = ("_why", "where")
 
     def __init__(self, why: str | Callable[[], str]) -> None:
         self._why = why
+        self.where: tuple[Path, int] | None = None
 
     @property
     def why(self) -> str:
@@ -119,6 +123,15 @@ class OneOf(Unknown):
 
     def __repr__(self) -> str:
         return f"OneOf(why={self.why!r}, options={self.options!r})"
+
+
+_U = TypeVar("_U", bound=Unknown)
+
+
+def lost_at(unknown: _U, cause: Unknown) -> _U:
+    """`unknown`, made from `cause`, placed where `cause` was lost (the trail's end)."""
+    unknown.where = cause.where
+    return unknown
 
 
 def _facts(value: Unknown) -> object:
@@ -159,6 +172,8 @@ class Mesh:
     axis_types: tuple[AxisType, ...] | None
     has_abstract_device: bool
     origin: ast.AST | None = field(default=None, compare=False, repr=False)
+    # why a size is not known (the first Unknown among the sizes given), for `-v`
+    sizes_lost: Unknown | None = field(default=None, compare=False, repr=False)
 
     @property
     def is_abstract(self) -> bool:
@@ -184,6 +199,7 @@ class Mesh:
             self.axis_types,
             True,
             self.origin,
+            self.sizes_lost,
         )
 
     @property

@@ -123,6 +123,14 @@ def _sizes(value: Value | None) -> tuple[int | None, ...] | None:
     )
 
 
+def _lost(value: Value | None) -> Unknown | None:
+    """Why sizes are not known: `value` itself, or its first unknown item."""
+    if isinstance(value, Unknown):
+        return value
+    items = _items(value)
+    return next((v for v in items or () if isinstance(v, Unknown)), None)
+
+
 def _names(value: Value | None, *, one_name: bool = False) -> tuple[str, ...] | None:
     if one_name and isinstance(value, str):
         return (value,)
@@ -167,7 +175,8 @@ def _abstract_mesh(
         return Unknown(
             "AbstractMesh(...) with as many axis names as sizes (JAX raises)"
         )
-    return Mesh(MeshKind.ABSTRACT, names, sizes, types, device is not None, node)
+    lost = _lost(args.get("axis_sizes"))
+    return Mesh(MeshKind.ABSTRACT, names, sizes, types, device is not None, node, lost)
 
 
 def _ranks_differ(
@@ -182,7 +191,8 @@ def _make_mesh(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> V
     if _ranks_differ(names, sizes):
         return Unknown("make_mesh(...) with as many axis names as sizes (JAX raises)")
     types = _types_or_default(args.get("axis_types"), names, sizes, AxisType.EXPLICIT)
-    return Mesh(MeshKind.CONCRETE, names, sizes, types, True, node)
+    lost = _lost(args.get("axis_shapes", args.get("axis_sizes")))
+    return Mesh(MeshKind.CONCRETE, names, sizes, types, True, node, lost)
 
 
 def _mesh(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> Value:
@@ -194,7 +204,8 @@ def _mesh(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> Value:
             "Mesh(...) with as many axis names as device dimensions (JAX raises)"
         )
     types = _types_or_default(args.get("axis_types"), names, sizes, AxisType.AUTO)
-    return Mesh(MeshKind.CONCRETE, names, sizes, types, True, node)
+    lost = given if isinstance(given, Unknown) else None
+    return Mesh(MeshKind.CONCRETE, names, sizes, types, True, node, lost)
 
 
 def _named_sharding(
