@@ -272,8 +272,10 @@ class ShapeStruct:
 
 @dataclass(frozen=True)
 class Array:
-    """A JAX array placed by `jax.device_put(x, sharding)`: its sharding (a `Sharding`, a
-    device, None for uncommitted) and the value placed."""
+    """A JAX array placed by `jax.device_put(x, sharding)`, or made on a sharding by
+    `jax.make_array_from_callback`, `make_array_from_single_device_arrays` or
+    `make_array_from_process_local_data`: its sharding (a `Sharding`, a device, None for
+    uncommitted) and the value placed (Unknown for the made ones)."""
 
     sharding: Value
     of: Value

@@ -6,7 +6,10 @@ same signature table (`SIGNATURES`); `attribute` and `method` say what a known v
 attributes and methods give (`mesh.shape["data"]`, `mesh.axis_sizes`, `mesh.abstract_mesh`,
 `mesh.update(...)`, `sharding.mesh`, `dict.values()`, `devices.reshape(...)`);
 `jax.typeof(x).sharding` of an array placed on a NamedSharding is on the abstract mesh of the
-array's mesh (eager and inside jit, on both tiers). Axis types
+array's mesh (eager and inside jit, on both tiers). An array made on a sharding it is given
+(`jax.make_array_from_callback`, `make_array_from_single_device_arrays`,
+`make_array_from_process_local_data`: what data loaders call) is placed as `device_put`
+places one. Axis types
 follow the target JAX version: an AbstractMesh's default is Explicit since 0.11, Auto before;
 `make_mesh` defaults to Explicit and `Mesh` to Auto on both tiers. Builtins of Python that
 containers need (`len`, `tuple`, `dict`, `range`, `math.prod`, ...) are here too.
@@ -238,6 +241,12 @@ def _device_put(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> 
     return Array(args.get("device"), args.get("x", Unknown("nothing placed")), node)
 
 
+def _made_array(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> Value:
+    """`jax.make_array_from_callback(shape, sharding, cb)` and its kin: an array on `sharding`
+    (its data unknown), as `device_put` places one."""
+    return Array(args.get("sharding", Unknown("no sharding")), Unknown("data"), node)
+
+
 def _create_device_mesh(
     args: Bound, node: ast.AST, version: tuple[int, ...] | None
 ) -> Value:
@@ -262,6 +271,9 @@ BUILDERS: dict[Api, Callable[[Bound, ast.AST, tuple[int, ...] | None], Value]] =
     Api.USE_MESH: _context(Api.USE_MESH),
     Api.SHAPE_DTYPE_STRUCT: _shape_struct,
     Api.DEVICE_PUT: _device_put,
+    Api.MAKE_ARRAY_FROM_CALLBACK: _made_array,
+    Api.MAKE_ARRAY_FROM_SINGLE_DEVICE_ARRAYS: _made_array,
+    Api.MAKE_ARRAY_FROM_PROCESS_LOCAL_DATA: _made_array,
     Api.CREATE_DEVICE_MESH: _create_device_mesh,
 }
 
