@@ -22,6 +22,7 @@ from jaxfix.analysis.ast_engine.values import (
     DictValue,
     Function,
     Jitted,
+    Leaves,
     ListValue,
     Mesh,
     ShapeStruct,
@@ -998,6 +999,8 @@ class MissingLoweringPlatforms(Rule):
             return [_Found(mesh, self._origin_text(mesh))]
         if argument and isinstance(value, ShapeStruct):
             return self._value_meshes(value.sharding, argument=False)
+        if isinstance(value, Leaves):  # a pytree mapped from eval_shape's structs
+            return self._value_meshes(value.leaf, argument=argument)
         if argument and isinstance(value, Structs):
             # eval_shape's structs are sharded on the abstract context mesh when it has an
             # Explicit axis; under an Auto one they carry no sharding

@@ -46,6 +46,7 @@ from jaxfix.analysis.ast_engine.values import (
     Function,
     Instance,
     JaxStage,
+    Leaves,
     ListValue,
     Mesh,
     MeshContext,
@@ -73,6 +74,7 @@ _MAX_POWER = 64
 _EXTERNAL_TOPS = frozenset(
     {"jax", "jaxlib", "numpy", "flax", "optax", "chex"}
 ) | frozenset(sys.stdlib_module_names)
+_TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map"})
 _DATACLASS_DECORATORS = frozenset(
     {"dataclasses.dataclass", "flax.struct.dataclass", "chex.dataclass"}
 )
@@ -1085,6 +1087,13 @@ class Evaluator:
                 if callee.name == "jax.eval_shape":
                     return Structs(abstract)
                 return abstract
+            if (
+                callee.name in _TREE_MAPS
+                and isinstance(positional, list)
+                and len(positional) >= 2
+                and keywords == {}
+            ):
+                return self._tree_map(positional[0], positional[1:], node)
             return vocabulary.call(callee, positional, keywords, node, self.jax_version)
         if isinstance(callee, Function):
             return self.call_function(callee, positional, keywords, node)
@@ -1098,6 +1107,23 @@ class Evaluator:
         if isinstance(callee, Class):
             return self._construct(callee, positional, keywords, node)
         return Unknown("a call of a value that is not a function")
+
+    def _tree_map(self, function: Value, trees: list[Value], node: ast.Call) -> Value:
+        """`jax.tree.map(function, *trees)` over trees whose every leaf is one value (`Leaves`)
+        or a struct of `jax.eval_shape`'s result: `Leaves` of what `function` gives, when it
+        gives one value whatever leaf it is given."""
+        if not isinstance(function, Function):
+            return Unknown("jax.tree.map of a function jaxfix does not see")
+        leaves: list[Value] = []
+        for tree in trees:
+            if isinstance(tree, Leaves):
+                leaves.append(tree.leaf)
+            elif isinstance(tree, Structs):
+                leaves.append(Foreign("a leaf of what jax.eval_shape returns"))
+            else:
+                return Unknown("jax.tree.map over a tree jaxfix does not spell out")
+        leaf = self.call_function(function, leaves, {}, node)
+        return leaf if isinstance(leaf, Unknown) else Leaves(leaf)
 
     def _call_arguments(
         self, module: Module, node: ast.Call, frame: Frame

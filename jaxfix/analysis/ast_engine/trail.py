@@ -17,6 +17,7 @@ from typing import Protocol
 from jaxfix.analysis.ast_engine.contexts import Site, Way
 from jaxfix.analysis.ast_engine.values import (
     Array,
+    Leaves,
     Mesh,
     MeshContext,
     ShapeStruct,
@@ -93,13 +94,15 @@ def _site_trail(analysis: TrailQuestions, site: Site, role: str) -> str | None:
 
 def _mesh_in(value: Value) -> Value:
     """The mesh a context, sharding, shape struct or placed array is on (else `value`)."""
-    for _ in range(4):
+    for _ in range(5):
         if isinstance(value, (MeshContext, Sharding)):
             value = value.mesh
         elif isinstance(value, ShapeStruct):
             value = value.sharding
         elif isinstance(value, Array):
             value = value.sharding
+        elif isinstance(value, Leaves):
+            value = value.leaf
         else:
             break
     return value

@@ -3,7 +3,8 @@
 Every answer is one of these or `Unknown(why)`; nothing is a guess. Python data (int, float,
 bool, str, None, tuples) are themselves; lists and dicts are `ListValue`/`DictValue` (known only
 while nothing may have mutated them); JAX values are `Mesh`, `Spec`, `Sharding`, `ShapeStruct`,
-`Array`, `Structs` (what `jax.eval_shape` returns), `MeshContext` (what `jax.set_mesh(m)` and
+`Array`, `Structs` (what `jax.eval_shape` returns), `Leaves` (a pytree mapped from them),
+`MeshContext` (what `jax.set_mesh(m)` and
 `use_abstract_mesh(m)` return), and `Devices` (a device list or array, by its shape). Names the
 code binds to things are `Function`, `Class`, `Instance`, `BoundMethod`, `ModuleValue` (a module
 of the tree) and `External` (anything imported from outside the tree, by its qualified name).
@@ -46,6 +47,7 @@ __all__ = [
     "JaxStage",
     "Jitted",
     "Foreign",
+    "Leaves",
     "ShapeStruct",
     "Sharding",
     "Spec",
@@ -291,6 +293,16 @@ class Structs:
 
 
 @dataclass(frozen=True)
+class Leaves:
+    """A pytree whose structure jaxfix does not spell out, each leaf of which is `leaf`: what
+    `jax.tree.map(f, tree)` gives over what `jax.eval_shape` returns (or another such tree)
+    when `f` gives the same value whatever leaf it is given (`jax.ShapeDtypeStruct(x.shape,
+    x.dtype, sharding=NamedSharding(mesh, P()))`)."""
+
+    leaf: Value
+
+
+@dataclass(frozen=True)
 class MeshContext:
     """What `jax.set_mesh(m)`, `use_abstract_mesh(m)`, `use_mesh(m)` return: a context manager
     that makes `mesh` current when entered (`set_mesh` also when merely called)."""
@@ -426,6 +438,7 @@ Value: TypeAlias = (
     | ShapeStruct
     | Array
     | Structs
+    | Leaves
     | MeshContext
     | ListValue
     | DictValue
@@ -479,6 +492,8 @@ def holds_tree_objects(value: Value) -> bool:
         return any(holds_tree_objects(v) for v in value.items)
     if isinstance(value, DictValue):
         return any(holds_tree_objects(v) for _, v in value.items)
+    if isinstance(value, Leaves):
+        return holds_tree_objects(value.leaf)
     if isinstance(value, (Array, ShapeStruct, Sharding)):
         return any(
             holds_tree_objects(getattr(value, f))

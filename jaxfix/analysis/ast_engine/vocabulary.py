@@ -244,7 +244,9 @@ def _device_put(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> 
 def _made_array(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> Value:
     """`jax.make_array_from_callback(shape, sharding, cb)` and its kin: an array on `sharding`
     (its data unknown), as `device_put` places one."""
-    return Array(args.get("sharding", Unknown("no sharding")), Foreign("its data"), node)
+    return Array(
+        args.get("sharding", Unknown("no sharding")), Foreign("its data"), node
+    )
 
 
 def _create_device_mesh(
