@@ -133,6 +133,8 @@ class _AbstractOnly:
     context: Mesh | None
     size: int | None
     logged: str = ""  # from a log: where it shows JAX raised here
+    # the mesh in play whose size is not known, and how the message names it
+    unsized: _Found | None = None
 
 
 @dataclass(frozen=True)
@@ -858,8 +860,12 @@ class MissingLoweringPlatforms(Rule):
             for m in meshes_in_play
         ):
             return None  # JAX may raise "Mesh for all inputs should be equal" first
+        unsized = next((f for f in found if f.mesh.size is None), None)
         return _AbstractOnly(
-            reasons[0], context.mesh, sizes.pop() if len(sizes) == 1 else None
+            reasons[0],
+            context.mesh,
+            sizes.pop() if len(sizes) == 1 else None,
+            unsized=unsized,
         )
 
     def _trail(self, trace: ast.Call, jitted: _Jitted) -> str | None:
@@ -1204,7 +1210,16 @@ class MissingLoweringPlatforms(Rule):
         message += "; the .compile() that follows then needs device_assignment="
         size = abstract_only.size
         if size is None:
-            self.report(lower, message + " (mesh size unknown: no fix)")
+            unsized = abstract_only.unsized
+            why = (
+                self.analysis.lost(unsized.mesh, "its mesh", f"`{unsized.text}`")
+                if unsized is not None
+                else None
+            )
+            self.report(
+                lower,
+                message + " (mesh size unknown: no fix)" + (f"; {why}" if why else ""),
+            )
             return
         jax_name, jax_import = self.analysis.module_spelling("jax")
         devices = f"tuple({jax_name}.devices()[:{size}])"

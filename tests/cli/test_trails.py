@@ -13,6 +13,8 @@ from click.testing import CliRunner
 
 from jaxfix.cli.main import cli
 
+ROOT = Path(__file__).resolve().parents[2]
+
 _LEFT = re.compile(
     r"^(?P<where>\S+:\d+:\d+): (?P<code>JAX\d+) not reported: (?P<why>.*)$"
 )
@@ -211,4 +213,25 @@ def test_an_input_placed_on_an_unknown_sharding(tmp_path, monkeypatch):
     assert (where, code) == ("gather.py:10:16", "JAX003")
     assert why.startswith(
         "the input's mesh reaches here as `x`; jaxfix lost it at helpers.py:4: "
+    )
+
+
+def test_a_report_without_a_fix_says_where_the_unknown_size_comes_from(
+    tmp_path, monkeypatch
+):
+    """Surely raises, no fix (the size the fix needs is unknown): the report says where
+    jaxfix lost the mesh's size."""
+    fixture = (
+        ROOT / "fixtures" / "JAX001" / "compile_on_abstract_mesh_of_unknown_size.py"
+    )
+    project = _project(tmp_path, {"export.py": fixture.read_text()})
+    monkeypatch.chdir(project)
+    result = CliRunner().invoke(
+        cli, ["--check", "--no-cache", "--unsafe-fixes", "export.py"]
+    )
+    assert result.exit_code == 1
+    assert (
+        "(mesh size unknown: no fix); its mesh reaches here as `mesh`, a mesh built at "
+        "line 14 whose axis sizes jaxfix does not know; jaxfix lost it at line 13: "
+        in " ".join(result.stdout.split())
     )

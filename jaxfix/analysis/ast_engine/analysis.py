@@ -189,6 +189,10 @@ class Analysis:
         where jaxfix lost it; None when it is known."""
         return trail.value_trail(self, expr, role)
 
+    def lost(self, value: Value, role: str, written: str) -> str | None:
+        """Why the mesh in `value`, reached here as `written`, or its sizes, are not known."""
+        return trail.lost(self, value, role, written)
+
     def context_trail(self, node: ast.AST, role: str) -> str | None:
         """Why the mesh context in force at `node` is not known on some way it runs."""
         return trail.context_trail(self, self.ways_at(node), role)
