@@ -1024,7 +1024,7 @@ class MissingLoweringPlatforms(Rule):
             if isinstance(value, ListValue)
             else tuple(v for _, v in value.items)
             if isinstance(value, DictValue)
-            else None
+            else self.analysis.pytree_children(value)
         )
         if items is None:
             return None

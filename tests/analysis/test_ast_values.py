@@ -11,6 +11,7 @@ import ast
 import pytest
 
 from ast_programs import last_expr, parsed
+from jaxfix.analysis.ast_engine import pytrees
 from jaxfix.analysis.ast_engine.analysis import bind_arguments
 from jaxfix.analysis.ast_engine.values import (
     Array,
@@ -268,3 +269,42 @@ def test_arrays_made_on_a_sharding_are_placed_on_it(code: str) -> None:
     assert isinstance(found.sharding.mesh, Mesh) and found.sharding.mesh.axis_sizes == (
         8,
     )
+
+
+DATACLASSES = """\
+import dataclasses
+import jax
+import flax.struct
+"""
+
+
+@pytest.mark.parametrize(
+    "code, children",
+    [
+        (
+            "@jax.tree_util.register_dataclass\n@dataclasses.dataclass\nclass S:\n    a: int\n    b: int\nv = S(1, b=2)",
+            (1, 2),
+        ),
+        (
+            "@flax.struct.dataclass\nclass S:\n    a: int\n    b: int = 3\nv = S(1)",
+            (1, 3),
+        ),
+        # not registered: not a pytree JAX traces
+        ("@dataclasses.dataclass\nclass S:\n    a: int\nv = S(1)", None),
+        # a field(...) may be static (metadata, pytree_node=False): jaxfix does not read it
+        (
+            "@jax.tree_util.register_dataclass\n@dataclasses.dataclass\nclass S:\n    a: int\n    b: int = dataclasses.field(default=2, metadata=dict(static=True))\nv = S(1)",
+            None,
+        ),
+        (
+            "@flax.struct.dataclass\nclass S:\n    a: int\n    b: int = flax.struct.field(pytree_node=False, default=2)\nv = S(1)",
+            None,
+        ),
+    ],
+)
+def test_children_of_registered_dataclasses(code: str, children: object) -> None:
+    engine, module = parsed(DATACLASSES + code)
+    found = pytrees.children(
+        engine.evaluator, engine.value_of(module, last_expr(module))
+    )
+    assert found == children

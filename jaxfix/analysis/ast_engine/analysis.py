@@ -27,6 +27,7 @@ from jaxfix.analysis.ast_engine import (
     device_free,
     eager,
     jitting,
+    pytrees,
     spelling,
     trail,
 )
@@ -188,6 +189,11 @@ class Analysis:
         """Why the mesh `expr` stands for is not known: how it reaches `expr` and the step
         where jaxfix lost it; None when it is known."""
         return trail.value_trail(self, expr, role)
+
+    def pytree_children(self, value: Value) -> tuple[Value, ...] | None:
+        """The field values of an object of a dataclass registered with JAX as a pytree
+        (pytrees.py); None for anything else."""
+        return pytrees.children(self.engine.evaluator, value)
 
     def lost(self, value: Value, role: str, written: str) -> str | None:
         """Why the mesh in `value`, reached here as `written`, or its sizes, are not known."""

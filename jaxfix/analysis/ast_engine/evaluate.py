@@ -78,6 +78,8 @@ _TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map"})
 _DATACLASS_DECORATORS = frozenset(
     {"dataclasses.dataclass", "flax.struct.dataclass", "chex.dataclass"}
 )
+# Decorators that return the class they are given (registered with JAX as a pytree).
+_KEEPS_CLASS = frozenset({"jax.tree_util.register_dataclass"})
 _KEEPS_BODY = {
     "jax.jit": "jit",
     "jax.experimental.pjit.pjit": "jit",
@@ -1344,7 +1346,7 @@ class Evaluator:
             if isinstance(result, Class) and (
                 (
                     isinstance(applied, External)
-                    and applied.name in _DATACLASS_DECORATORS
+                    and applied.name in _DATACLASS_DECORATORS | _KEEPS_CLASS
                 )
                 or _is_dataclass_call(self, module, decorator, frame)
             ):
