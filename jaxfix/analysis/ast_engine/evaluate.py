@@ -105,7 +105,6 @@ _EAGER_CONSUMERS = tuple(
     + ("max", "any", "all")
 )
 
-_MISSING = object()
 _NO_CUT = sys.maxsize
 
 CurrentMesh = Callable[[Module, ast.AST, Frame], Value]
@@ -195,9 +194,8 @@ class Evaluator:
             if self._comprehension
             else key
         )
-        found = self._values.get(memo_key, _MISSING)
-        if found is not _MISSING:
-            return found
+        if memo_key in self._values:
+            return self._values[memo_key]
         if key in self._active:
             self.cut(key)
             return in_cycle()
