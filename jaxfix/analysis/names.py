@@ -29,6 +29,10 @@ class Api(enum.Enum):
     SHAPE_DTYPE_STRUCT = "ShapeDtypeStruct"
     SHAPED_ARRAY = "ShapedArray"
     DEVICE_PUT = "device_put"
+    # Arrays placed on a sharding they are given, as device_put places them.
+    MAKE_ARRAY_FROM_CALLBACK = "make_array_from_callback"
+    MAKE_ARRAY_FROM_SINGLE_DEVICE_ARRAYS = "make_array_from_single_device_arrays"
+    MAKE_ARRAY_FROM_PROCESS_LOCAL_DATA = "make_array_from_process_local_data"
     TYPEOF = "typeof"
     EXPORT = "export"
     TOP_LEVEL_ALL_GATHER = "top_level_all_gather"
@@ -96,6 +100,18 @@ _QUALIFIED_NAMES: dict[Api, tuple[str, ...]] = {
     Api.SHAPE_DTYPE_STRUCT: ("jax.ShapeDtypeStruct", "jax._src.api.ShapeDtypeStruct"),
     Api.SHAPED_ARRAY: ("jax.core.ShapedArray", "jax._src.core.ShapedArray"),
     Api.DEVICE_PUT: ("jax.device_put", "jax._src.api.device_put"),
+    Api.MAKE_ARRAY_FROM_CALLBACK: (
+        "jax.make_array_from_callback",
+        "jax._src.array.make_array_from_callback",
+    ),
+    Api.MAKE_ARRAY_FROM_SINGLE_DEVICE_ARRAYS: (
+        "jax.make_array_from_single_device_arrays",
+        "jax._src.array.make_array_from_single_device_arrays",
+    ),
+    Api.MAKE_ARRAY_FROM_PROCESS_LOCAL_DATA: (
+        "jax.make_array_from_process_local_data",
+        "jax._src.array.make_array_from_process_local_data",
+    ),
     Api.TYPEOF: ("jax.typeof",),
     Api.EXPORT: ("jax.export.export",),
     Api.TOP_LEVEL_ALL_GATHER: ("jax._src.shard_map.top_level_all_gather",),
@@ -163,6 +179,15 @@ SIGNATURES: dict[Api, Signature] = {
         ("shape", "dtype"), ("sharding", "weak_type", "manual_axis_type", "is_ref")
     ),
     Api.DEVICE_PUT: Signature(("x", "device"), ("src", "donate", "may_alias")),
+    Api.MAKE_ARRAY_FROM_CALLBACK: Signature(
+        ("shape", "sharding", "data_callback", "dtype")
+    ),
+    Api.MAKE_ARRAY_FROM_SINGLE_DEVICE_ARRAYS: Signature(
+        ("shape", "sharding", "arrays"), ("dtype",)
+    ),
+    Api.MAKE_ARRAY_FROM_PROCESS_LOCAL_DATA: Signature(
+        ("sharding", "local_data", "global_shape")
+    ),
     Api.TOP_LEVEL_ALL_GATHER: Signature(("xs", "out_sharding"), ("multi_dim",)),
     Api.SHARD_MAP: Signature(
         ("f",),

@@ -67,8 +67,9 @@ from jaxfix.write.safe_write import write_file
 
 CACHE_DIR_NAME = ".jaxfix_cache"
 _PROJECT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
-# 2: entries list their dependencies; 3: and hold no fixed code; 4: and their word searches
-_MAGIC = b"jaxfix-cache 4\n"
+# 2: entries list their dependencies; 3: and hold no fixed code; 4: and their word searches;
+# 5: and the calls the rules left, with where a value's trail ended (`-v`)
+_MAGIC = b"jaxfix-cache 5\n"
 _RUN_FILES_MAGIC = b"jaxfix-run-files 1\n"
 _RUN_FILES_PREFIX = "files-"
 _MAX_RUN_FILES = (
@@ -81,6 +82,7 @@ _KEYS = frozenset(
         "source",
         "lines",
         "diagnostics",
+        "trails",
         "dependencies",
         "error",
         "lookups",
@@ -414,9 +416,12 @@ class Cache:
             diagnostics = tuple(
                 _decode(d, self.codes) for d in _expect(entry["diagnostics"], list)
             )
-            if any(
-                d.applied for d in diagnostics
-            ):  # a fix applied, yet no fixed code: not ours
+            trails = tuple(
+                _decode(d, self.codes) for d in _expect(entry["trails"], list)
+            )
+            if any(d.applied for d in diagnostics) or any(
+                t.applied or t.fix_title is not None for t in trails
+            ):  # a fix applied (yet no fixed code), or a left call with a fix: not ours
                 return None
             dependencies = [
                 self._unchanged_dependency(d)
@@ -444,7 +449,13 @@ class Cache:
                 lookups=lookups,
             )
         return FileResult(
-            path, source, None, diagnostics, dependencies=known, lookups=lookups
+            path,
+            source,
+            None,
+            diagnostics,
+            dependencies=known,
+            lookups=lookups,
+            trails=trails,
         )
 
     # -- searches of the run's files --------------------------------------------------------
@@ -583,6 +594,7 @@ class Cache:
                 "source": hashlib.sha256(result.source).hexdigest(),
                 "lines": _encode_lines(lines),
                 "diagnostics": [_encode(d) for d in result.diagnostics],
+                "trails": [_encode(d) for d in result.trails],
                 "dependencies": [_encode_dependency(d) for d in result.dependencies],
                 "error": None
                 if result.error is None

@@ -170,9 +170,10 @@ def _run_rules(
     options: Options,
     changed_lines: frozenset[int] | None,
     evidence: tuple[Evidence, ...] | None,
-) -> tuple[Analysis, list[_Found]]:
+) -> tuple[Analysis, list[_Found], list[_Found]]:
     """The rules' reports that are neither expected (code testing the error), nor
-    suppressed, nor off the changed lines, nor, with evidence from a log, unconfirmed."""
+    suppressed, nor off the changed lines, nor, with evidence from a log, unconfirmed; and
+    the same of the calls they left (`Rule.leave`), where no report of theirs is."""
     module = engine.begin(path, source)  # what its answers use: engine.project.record
     if not isinstance(module, Module):
         newer = newer_grammar(source)  # valid code, in a newer Python's grammar
@@ -199,21 +200,33 @@ def _run_rules(
     ]
     if evidence is not None:
         reports = [r for r in reports if analysis.evidence.confirms(r.code, r.node)]
-    if not reports:
-        return analysis, []
+    reported = {(r.code, id(r.node)) for r in reports}
+    trails = [
+        trail
+        for rule in running
+        for trail in rule.trails
+        if (trail.code, id(trail.node)) not in reported
+        and not analysis.expected(trail.node, rule.raises, rule.error)
+    ]
+    if not reports and not trails:
+        return analysis, [], []
     lines = split_lines(source_text(source))
-    kept = []
-    for report in reports:
-        where = analysis.span(report.node)
-        if is_suppressed(lines, report.code, (where.start[0], where.end[0])):
-            continue
-        if changed_lines is None or not changed_lines.isdisjoint(
-            range(where.start[0], where.end[0] + 1)
-        ):
-            kept.append(
-                _Found(report, where, analysis, _fix_lines(report.fix, analysis))
-            )
-    return analysis, kept
+
+    def kept(found: list[Report]) -> list[_Found]:
+        kept = []
+        for report in found:
+            where = analysis.span(report.node)
+            if is_suppressed(lines, report.code, (where.start[0], where.end[0])):
+                continue
+            if changed_lines is None or not changed_lines.isdisjoint(
+                range(where.start[0], where.end[0] + 1)
+            ):
+                kept.append(
+                    _Found(report, where, analysis, _fix_lines(report.fix, analysis))
+                )
+        return kept
+
+    return analysis, kept(reports), kept(trails)
 
 
 def _walk(module: Module, rules: list[Rule]) -> None:
@@ -308,6 +321,7 @@ def check_source(
     evidence: tuple[Evidence, ...] | None = None,
     path: Path | None = None,
     engine: Engine | None = None,
+    trails: list[Diagnostic] | None = None,
 ) -> tuple[bytes | None, tuple[Diagnostic, ...]]:
     """Diagnostics for `source` (positions in it) and the fixed bytes, or None if unchanged.
 
@@ -317,7 +331,8 @@ def check_source(
     (the file may not mention a mesh at all), and keeps only the reports it confirms.
     `path`: where the module is, so that its imports of the project's modules are followed
     (default: `-` in the working directory); `engine`: the run's engine (by default a fresh
-    one, for this source alone, from jaxfix/check/run.py).
+    one, for this source alone, from jaxfix/check/run.py); `trails`, when given, gets the calls
+    the rules looked at and left, each saying where a value's trail ended (`-v`).
     """
     if changed_lines is not None and not changed_lines:
         return None, ()
@@ -345,7 +360,7 @@ def check_source(
     fixed_any = False
     for _ in range(MAX_PASSES):
         try:
-            analysis, found = _run_rules(
+            analysis, found, left = _run_rules(
                 engine, path, text, rules, options, changed_lines, evidence
             )
         except RecursionError:
@@ -354,6 +369,9 @@ def check_source(
         found.sort(key=lambda f: (f.where.start, f.where.end, f.report.code))
         if diagnostics is None:
             diagnostics = tuple(_diagnostic(f, options) for f in found)
+            if trails is not None:
+                left.sort(key=lambda f: (f.where.start, f.where.end, f.report.code))
+                trails += [_diagnostic(f, options) for f in left]
             if evidence:
                 confirmed = {
                     analysis.evidence.confirms(f.report.code, f.report.node)
@@ -546,6 +564,7 @@ def _check(
     evidence: tuple[Evidence, ...] | None = None,
     path: Path | None = None,
     engine: Engine | None = None,
+    trails: list[Diagnostic] | None = None,
 ) -> tuple[bytes | None, tuple[Diagnostic, ...]]:
     with _fewer_collections():
         return check_source(
@@ -555,6 +574,7 @@ def _check(
             evidence=evidence,
             path=path,
             engine=engine,
+            trails=trails,
         )
 
 
@@ -654,6 +674,7 @@ def check_source_of(
             error_location=error.location,
             lasting_error=True,
         )
+    trails: list[Diagnostic] = []
     try:
         fixed, diagnostics = _check(
             code,
@@ -662,10 +683,15 @@ def check_source_of(
             evidence,
             path=path.absolute(),
             engine=engine,
+            trails=trails,
         )
     except Exception as error:  # noqa: BLE001 - a rule's bug must not stop the run
         return source.failed(*describe_failure(error, code))
     result = source.result(fixed, diagnostics)
+    if (
+        trails and not source.has_cells
+    ):  # a notebook's trails: not placed in its cells yet
+        result = replace(result, trails=tuple(trails))
     if result.error is None:
         used, lookups = recorded(engine.project, path.absolute())  # what answers used
         if used or lookups:

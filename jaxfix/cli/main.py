@@ -274,7 +274,7 @@ _HELP = f"""Find and fix JAX sharding code that recent JAX releases reject ({RUL
     "-v",
     "--verbose",
     is_flag=True,
-    help="Also say the target JAX version first and list the files that need no change.",
+    help="Also say the target JAX version first, list the files that need no change, and for each call a rule looked at and left, where the value it needed was lost.",
 )
 @click.option(
     "--config",
@@ -749,6 +749,8 @@ def _report(
         )
         if mode == "dry-run":
             render_unsafe_preview(out, result, run)
+        if verbose:
+            render.render_trails(console, result)
         if verbose and not result.diagnostics:
             console.print(
                 Text(f"{render.shown_path(result.path)}: nothing to do", style="dim")

@@ -130,6 +130,19 @@ def render_diagnostics(
         _print_diagnostic(console, result.path, d, dry_run)
 
 
+def render_trails(console: Console, result: FileResult) -> None:
+    """`-v`: each call a rule looked at and left, with the step where a value's trail ended
+    (stderr, as the other verbose lines)."""
+    for d in result.trails:
+        console.print(
+            Text(
+                f"{shown_path(result.path)}:{d.start}: {d.code} not reported: {printable(d.message)}",
+                style="dim",
+            ),
+            soft_wrap=True,
+        )
+
+
 def render_left_out(console: Console, results: list[FileResult]) -> None:
     """`--diff` prints only fixes: say on stderr which findings are not in it, and why."""
     left = [(r.path, d) for r in results for d in r.remaining]

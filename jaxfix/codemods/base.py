@@ -115,6 +115,7 @@ class Rule:
         self.analysis = analysis
         self.options = options
         self.reports: list[Report] = []
+        self.trails: list[Report] = []  # calls looked at and left, and why (`-v`)
 
     def at_value(self, evidence: Evidence) -> None:
         """Evidence that a value an error of this rule was about is written in this module
@@ -139,6 +140,12 @@ class Rule:
                 f"{self.code} made a {fix.safety.value} fix but declares only {sorted(s.value for s in self.fixes)}"
             )
         self.reports.append(Report(self.code, message, node, fix, related))
+
+    def leave(self, node: ast.AST, why: str | None) -> None:
+        """The rule looked at `node` and leaves it: `why` (the step where a value's trail
+        ended, `Analysis.trail`) is what `-v` prints there; None says nothing."""
+        if why is not None:
+            self.trails.append(Report(self.code, why, node))
 
     def expected(self, node: ast.AST) -> bool:
         """Whether `node` runs where the code tests this rule's error (`assertRaises...`): the

@@ -22,6 +22,7 @@ from jaxfix.analysis.ast_engine.values import (
     DictValue,
     Function,
     Jitted,
+    Leaves,
     ListValue,
     Mesh,
     ShapeStruct,
@@ -132,6 +133,8 @@ class _AbstractOnly:
     context: Mesh | None
     size: int | None
     logged: str = ""  # from a log: where it shows JAX raised here
+    # the mesh in play whose size is not known, and how the message names it
+    unsized: _Found | None = None
 
 
 @dataclass(frozen=True)
@@ -719,6 +722,8 @@ class MissingLoweringPlatforms(Rule):
                 self._abstract_only(trace, jitted) if jitted is not None else None
             )
         if abstract_only is None:
+            if confirmed is None and jitted is not None:
+                self.leave(lower, self._trail(trace, jitted))
             return
         if body:
             why = (
@@ -855,9 +860,28 @@ class MissingLoweringPlatforms(Rule):
             for m in meshes_in_play
         ):
             return None  # JAX may raise "Mesh for all inputs should be equal" first
+        unsized = next((f for f in found if f.mesh.size is None), None)
         return _AbstractOnly(
-            reasons[0], context.mesh, sizes.pop() if len(sizes) == 1 else None
+            reasons[0],
+            context.mesh,
+            sizes.pop() if len(sizes) == 1 else None,
+            unsized=unsized,
         )
+
+    def _trail(self, trace: ast.Call, jitted: _Jitted) -> str | None:
+        """Where a mesh `_abstract_only` needed was lost (`-v`): the context's, else an
+        argument's."""
+        if not self._context_mesh(trace).known:
+            return self.analysis.context_trail(trace, "the context mesh")
+        for argument in self._traced_arguments(trace, jitted) or ():
+            if (
+                isinstance(argument, ast.expr)
+                and self._argument_meshes(argument) is None
+            ):
+                said = self.analysis.trail(argument, "the argument's mesh")
+                if said is not None:
+                    return said
+        return None
 
     def _traced_arguments(
         self, trace: ast.Call, jitted: _Jitted
@@ -981,6 +1005,8 @@ class MissingLoweringPlatforms(Rule):
             return [_Found(mesh, self._origin_text(mesh))]
         if argument and isinstance(value, ShapeStruct):
             return self._value_meshes(value.sharding, argument=False)
+        if isinstance(value, Leaves):  # a pytree mapped from eval_shape's structs
+            return self._value_meshes(value.leaf, argument=argument)
         if argument and isinstance(value, Structs):
             # eval_shape's structs are sharded on the abstract context mesh when it has an
             # Explicit axis; under an Auto one they carry no sharding
@@ -998,7 +1024,7 @@ class MissingLoweringPlatforms(Rule):
             if isinstance(value, ListValue)
             else tuple(v for _, v in value.items)
             if isinstance(value, DictValue)
-            else None
+            else self.analysis.pytree_children(value)
         )
         if items is None:
             return None
@@ -1184,7 +1210,16 @@ class MissingLoweringPlatforms(Rule):
         message += "; the .compile() that follows then needs device_assignment="
         size = abstract_only.size
         if size is None:
-            self.report(lower, message + " (mesh size unknown: no fix)")
+            unsized = abstract_only.unsized
+            why = (
+                self.analysis.lost(unsized.mesh, "its mesh", f"`{unsized.text}`")
+                if unsized is not None
+                else None
+            )
+            self.report(
+                lower,
+                message + " (mesh size unknown: no fix)" + (f"; {why}" if why else ""),
+            )
             return
         jax_name, jax_import = self.analysis.module_spelling("jax")
         devices = f"tuple({jax_name}.devices()[:{size}])"

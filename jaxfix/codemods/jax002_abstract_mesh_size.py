@@ -186,6 +186,12 @@ class AbstractMeshSizeChange(Rule):
             if shown_inner is not None and mesh.size != shown_inner.size
         ]
         if argument is None or (not conflicts and confirmed is None):
+            if argument is not None and confirmed is None:
+                self.leave(
+                    node,
+                    analysis.trail(argument, "the inner mesh")
+                    or analysis.context_trail(node, "the enclosing mesh"),
+                )
             return
         if conflicts and shown_inner is not None:
             if self.expected(node):  # a test of this error

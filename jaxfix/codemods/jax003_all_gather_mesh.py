@@ -256,7 +256,9 @@ class AllGatherMeshMismatch(Rule):
                 else ""
             )
             self._report_leaf(x, sharding, sites, verdicts, source)
-        elif confirmed is not None:
+        elif confirmed is None:
+            self.leave(gather, self._trail(gather, x, sharding, sites))
+        else:
             filled = confirmed.fill("input", None, x)
             out = confirmed.fill("out", None, gather)
             assert filled is not None and out is not None  # both agreed, above
@@ -288,6 +290,20 @@ class AllGatherMeshMismatch(Rule):
                     "or gather under the input's mesh"
                 ),
             )
+
+    def _trail(
+        self, gather: ast.Call, x: ast.expr, sharding: ast.expr, sites: list[_Site]
+    ) -> str | None:
+        """Where the mesh a leaf's verdict needed was lost (`-v`)."""
+        analysis = self.analysis
+        if not sites:
+            return analysis.context_trail(gather, "the context mesh")
+        site = sites[0]
+        if site.input is None:
+            return analysis.trail(x, "the input's mesh")
+        if analysis.sharding_mesh(sharding, site.context) is None:
+            return analysis.trail(sharding, "the out_sharding's mesh")
+        return None
 
     def _entered_around(self, gather: ast.Call, sharding: ast.expr) -> ast.Call | None:
         """The innermost `with jax.set_mesh(E):` call around the gather, in its own function,

@@ -146,6 +146,8 @@ class FileResult:
     # The error follows from the bytes alone (a notebook that does not validate, a syntax error,
     # code nested too deeply): the same bytes give it again, so it is cached like a result.
     lasting_error: bool = False
+    # Calls a rule looked at and left, each with the step where a value's trail ended (`-v`)
+    trails: tuple[Diagnostic, ...] = ()
 
     @property
     def outcome(self) -> Outcome:

@@ -303,8 +303,10 @@ def test_the_modules_read_are_dependencies_of_the_result(
     hits: list[str] = []
     real = Cache.get
 
-    def get(self: Cache, path: Path, source: bytes) -> object:
-        found = real(self, path, source)
+    def get(
+        self: Cache, path: Path, source: bytes, lines: frozenset[int] | None = None
+    ) -> object:
+        found = real(self, path, source, lines)
         if found is not None:
             hits.append(path.name)
         return found

@@ -11,8 +11,18 @@ import ast
 import pytest
 
 from ast_programs import last_expr, parsed
+from jaxfix.analysis.ast_engine import pytrees
 from jaxfix.analysis.ast_engine.analysis import bind_arguments
-from jaxfix.analysis.ast_engine.values import External, Function, Mesh, Unknown
+from jaxfix.analysis.ast_engine.values import (
+    Array,
+    External,
+    Function,
+    Leaves,
+    Mesh,
+    ShapeStruct,
+    Sharding,
+    Unknown,
+)
 from jaxfix.analysis.names import SIGNATURES, Api
 
 HEADER = """\
@@ -188,3 +198,113 @@ e = functools.partial(jax.jit, 1)
     assert isinstance(a, Function) and a.wrapped_by == "jit" and a.node.name == "f"
     assert b == c == d == External("jax.jit")  # jit still to be applied to a function
     assert isinstance(e, Unknown)
+
+
+TREES = """\
+import jax
+from jax.sharding import AbstractMesh, NamedSharding, PartitionSpec as P
+M = AbstractMesh((8,), ("x",))
+S = jax.eval_shape(init)
+"""
+
+
+@pytest.mark.parametrize(
+    "code, leaf",
+    [
+        # every leaf of eval_shape's structs mapped to a struct on one sharding
+        (
+            "v = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=NamedSharding(M, P())), S)",
+            "sharded",
+        ),
+        # a tree of shardings, then structs given them leaf by leaf (two trees)
+        (
+            "SH = jax.tree_util.tree_map(lambda _: NamedSharding(M, P()), S)\n"
+            "v = jax.tree.map(lambda x, s: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=s), S, SH)",
+            "sharded",
+        ),
+        # the sharding depends on the leaf: unknown
+        (
+            "v = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=x.sharding), S)",
+            "unknown sharding",
+        ),
+        # a tree jaxfix does not spell out (not eval_shape's, not mapped from it)
+        (
+            "v = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=NamedSharding(M, P())), params)",
+            Unknown,
+        ),
+        # the leaf itself: unknown
+        ("v = jax.tree.map(lambda x: x, S)", Unknown),
+    ],
+)
+def test_tree_map_of_eval_shape_structs(code: str, leaf: object) -> None:
+    engine, module = parsed(TREES + code)
+    found = engine.value_of(module, last_expr(module))
+    if leaf is Unknown:
+        assert isinstance(found, Unknown), found
+        return
+    assert isinstance(found, Leaves) and isinstance(found.leaf, ShapeStruct), found
+    sharding = found.leaf.sharding
+    if leaf == "sharded":
+        mesh = sharding.mesh if isinstance(sharding, Sharding) else None
+        assert isinstance(mesh, Mesh) and mesh.is_abstract and mesh.axis_sizes == (8,)
+    else:
+        assert isinstance(sharding, Unknown)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "v = jax.make_array_from_callback((8,), NamedSharding(M, P('x')), cb)",
+        "v = jax.make_array_from_single_device_arrays((8,), NamedSharding(M, P('x')), arrays)",
+        "v = jax.make_array_from_process_local_data(NamedSharding(M, P('x')), data)",
+        "v = jax.make_array_from_process_local_data(sharding=NamedSharding(M, P('x')), local_data=data)",
+    ],
+)
+def test_arrays_made_on_a_sharding_are_placed_on_it(code: str) -> None:
+    engine, module = parsed(
+        TREES.replace("AbstractMesh((8,)", "jax.make_mesh((8,)") + code
+    )
+    found = engine.value_of(module, last_expr(module))
+    assert isinstance(found, Array) and isinstance(found.sharding, Sharding), found
+    assert isinstance(found.sharding.mesh, Mesh) and found.sharding.mesh.axis_sizes == (
+        8,
+    )
+
+
+DATACLASSES = """\
+import dataclasses
+import jax
+import flax.struct
+"""
+
+
+@pytest.mark.parametrize(
+    "code, children",
+    [
+        (
+            "@jax.tree_util.register_dataclass\n@dataclasses.dataclass\nclass S:\n    a: int\n    b: int\nv = S(1, b=2)",
+            (1, 2),
+        ),
+        (
+            "@flax.struct.dataclass\nclass S:\n    a: int\n    b: int = 3\nv = S(1)",
+            (1, 3),
+        ),
+        # not registered: not a pytree JAX traces
+        ("@dataclasses.dataclass\nclass S:\n    a: int\nv = S(1)", None),
+        # a field(...) may be static (metadata, pytree_node=False): jaxfix does not read it
+        (
+            "@jax.tree_util.register_dataclass\n@dataclasses.dataclass\nclass S:\n    a: int\n    b: int = dataclasses.field(default=2, metadata=dict(static=True))\nv = S(1)",
+            None,
+        ),
+        (
+            "@flax.struct.dataclass\nclass S:\n    a: int\n    b: int = flax.struct.field(pytree_node=False, default=2)\nv = S(1)",
+            None,
+        ),
+    ],
+)
+def test_children_of_registered_dataclasses(code: str, children: object) -> None:
+    engine, module = parsed(DATACLASSES + code)
+    found = pytrees.children(
+        engine.evaluator, engine.value_of(module, last_expr(module))
+    )
+    assert found == children

@@ -1,6 +1,6 @@
 """The project, not the paths given, is the scope (issue 40): a file's findings are the same
 whether jaxfix is given the project's root, the file alone, or the file's code on stdin with
-`--stdin-filename`; the callers, imports and definitions that decide a site are looked for in
+`--stdin-filename`, or only the file's changed lines (`--diff-base`, as pre-commit runs it); the callers, imports and definitions that decide a site are looked for in
 the whole project (its root: a config file's directory, else the nearest one holding
 pyproject.toml, setup.cfg, setup.py or .git, else the directory above the top-most package).
 """
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -72,9 +73,12 @@ def test_a_files_findings_do_not_depend_on_the_paths_given(
         for p in project.rglob("*.py")
         if ".git" not in p.parts
     )
+    _commit_emptied(project, files)  # every line of every file changed since HEAD
     for file in files:
         alone = _findings(_check([*args, file], project))
         assert alone.get(file, []) == whole.get(file, []), (name, file)
+        changed = _findings(_check([*args, "--diff-base", "HEAD", file], project))
+        assert changed.get(file, []) == whole.get(file, []), (name, file, "diff-base")
         given = _findings(
             _check(
                 [*args, "--stdin-filename", file, "-"],
@@ -84,6 +88,21 @@ def test_a_files_findings_do_not_depend_on_the_paths_given(
         )
         assert given.get(file, []) == whole.get(file, []), (name, file, "stdin")
     assert any(whole.values()) or not _expects_a_finding(tree)
+
+
+def _commit_emptied(project: Path, files: list[str]) -> None:
+    """A commit in which each file is empty, the working tree left as it was: with
+    `--diff-base HEAD` each file is all changed lines, as pre-commit gives new files."""
+    texts = {file: (project / file).read_bytes() for file in files}
+    for file in files:
+        (project / file).write_bytes(b"")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    shutil.rmtree(project / ".git")
+    subprocess.run([*git, "init", "-q"], cwd=project, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=project, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "empty"], cwd=project, check=True)
+    for file, text in texts.items():
+        (project / file).write_bytes(text)
 
 
 def _expects_a_finding(tree: Path) -> bool:

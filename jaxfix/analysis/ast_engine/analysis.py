@@ -27,7 +27,9 @@ from jaxfix.analysis.ast_engine import (
     device_free,
     eager,
     jitting,
+    pytrees,
     spelling,
+    trail,
 )
 from jaxfix.analysis.ast_engine.arguments import bind_arguments
 from jaxfix.analysis.ast_engine.contexts import Site, Way
@@ -180,6 +182,33 @@ class Analysis:
         """Where each axis size of the abstract mesh `expr` is written (one per assignment
         that may reach it): what a fix that resizes the mesh rewrites (mesh_sizes.py)."""
         return mesh_sizes(self.engine.evaluator, self.module, expr)
+
+    # -- where a value's trail ended (trail.py: what `-v` says of a call a rule left) --------
+
+    def trail(self, expr: ast.expr, role: str) -> str | None:
+        """Why the mesh `expr` stands for is not known: how it reaches `expr` and the step
+        where jaxfix lost it; None when it is known."""
+        return trail.value_trail(self, expr, role)
+
+    def pytree_children(self, value: Value) -> tuple[Value, ...] | None:
+        """The field values of an object of a dataclass registered with JAX as a pytree
+        (pytrees.py); None for anything else."""
+        return pytrees.children(self.engine.evaluator, value)
+
+    def lost(self, value: Value, role: str, written: str) -> str | None:
+        """Why the mesh in `value`, reached here as `written`, or its sizes, are not known."""
+        return trail.lost(self, value, role, written)
+
+    def context_trail(self, node: ast.AST, role: str) -> str | None:
+        """Why the mesh context in force at `node` is not known on some way it runs."""
+        return trail.context_trail(self, self.ways_at(node), role)
+
+    def place(self, node: ast.AST) -> tuple[Path, int] | None:
+        """The file and line of `node`, in this module or another the run holds."""
+        if node is self.module.tree or node in self.parents:
+            return self.path, self.line(node)
+        other = self.engine.project.holding(node)
+        return None if other is None else (other.path, other.line(node))
 
     # -- how code is written ---------------------------------------------------------------
 

@@ -46,6 +46,7 @@ from jaxfix.analysis.ast_engine.values import (
     Function,
     Instance,
     JaxStage,
+    Leaves,
     ListValue,
     Mesh,
     MeshContext,
@@ -60,6 +61,7 @@ from jaxfix.analysis.ast_engine.values import (
     holds_tree_objects,
     join,
     known,
+    lost_at,
     same,
 )
 from jaxfix.analysis.names import API_LAST_NAMES, Api
@@ -72,9 +74,12 @@ _MAX_POWER = 64
 _EXTERNAL_TOPS = frozenset(
     {"jax", "jaxlib", "numpy", "flax", "optax", "chex"}
 ) | frozenset(sys.stdlib_module_names)
+_TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map"})
 _DATACLASS_DECORATORS = frozenset(
     {"dataclasses.dataclass", "flax.struct.dataclass", "chex.dataclass"}
 )
+# Decorators that return the class they are given (registered with JAX as a pytree).
+_KEEPS_CLASS = frozenset({"jax.tree_util.register_dataclass"})
 _KEEPS_BODY = {
     "jax.jit": "jit",
     "jax.experimental.pjit.pjit": "jit",
@@ -100,7 +105,6 @@ _EAGER_CONSUMERS = tuple(
     + ("max", "any", "all")
 )
 
-_MISSING = object()
 _NO_CUT = sys.maxsize
 
 CurrentMesh = Callable[[Module, ast.AST, Frame], Value]
@@ -166,9 +170,15 @@ class Evaluator:
     def value(self, module: Module, node: ast.AST, frame: Frame) -> Value:
         return self._remembered(
             ("value", node, frame),
-            lambda: self._value(module, node, frame),
+            lambda: self._located(module, node, frame),
             lambda: Unknown(f"line {module.line(node)} depends on itself"),
         )
+
+    def _located(self, module: Module, node: ast.AST, frame: Frame) -> Value:
+        value = self._value(module, node, frame)
+        if isinstance(value, Unknown) and value.where is None:
+            value.where = (module.path, module.line(node))  # where the trail ended
+        return value
 
     def _remembered(
         self,
@@ -184,9 +194,8 @@ class Evaluator:
             if self._comprehension
             else key
         )
-        found = self._values.get(memo_key, _MISSING)
-        if found is not _MISSING:
-            return found
+        if memo_key in self._values:
+            return self._values[memo_key]
         if key in self._active:
             self.cut(key)
             return in_cycle()
@@ -681,7 +690,7 @@ class Evaluator:
             return Instance(cls, None, arg)
         calls = self.calls_of(module, function)
         if isinstance(calls, Unknown):
-            return Unknown(f"parameter `{arg.arg}`: {calls.why}")
+            return lost_at(Unknown(f"parameter `{arg.arg}`: {calls.why}"), calls)
         if not calls:
             return Unknown(
                 f"parameter `{arg.arg}`: no call of `{function.name}` in the project"
@@ -913,11 +922,11 @@ class Evaluator:
 
     def attribute(self, base: Value, name: str, node: ast.AST) -> Value:
         if isinstance(base, JaxStage):
-            return JaxStage(f"`.{name}` of {base.why}")
+            return lost_at(JaxStage(f"`.{name}` of {base.why}"), base)
         if isinstance(base, Foreign):
-            return Foreign(f"`.{name}` of {base.why}")
+            return lost_at(Foreign(f"`.{name}` of {base.why}"), base)
         if isinstance(base, OneOf):
-            return Unknown(f"`.{name}` of {base.why}")
+            return lost_at(Unknown(f"`.{name}` of {base.why}"), base)
         if isinstance(base, Unknown):
             return base
         if isinstance(base, ModuleValue):
@@ -1147,7 +1156,7 @@ class Evaluator:
     ) -> Value:
         """What `node` gives calling `callee` with these arguments."""
         if isinstance(callee, JaxStage):
-            return JaxStage(f"a call of {callee.why}")
+            return lost_at(JaxStage(f"a call of {callee.why}"), callee)
         if isinstance(callee, Foreign) and not any(
             holds_tree_objects(v)
             for v in (
@@ -1155,9 +1164,12 @@ class Evaluator:
                 *(keywords.values() if isinstance(keywords, dict) else [keywords]),
             )
         ):
-            return Foreign(f"a call of {callee.why}")
+            return lost_at(Foreign(f"a call of {callee.why}"), callee)
         if isinstance(callee, Unknown):
-            return Unknown(f"a call of something jaxfix does not know ({callee.why})")
+            return lost_at(
+                Unknown(f"a call of something jaxfix does not know ({callee.why})"),
+                callee,
+            )
         if isinstance(callee, External):
             if callee.name in ("jax.sharding.get_abstract_mesh", "jax.eval_shape"):
                 current = self.current_mesh(module, node, frame)
@@ -1165,6 +1177,13 @@ class Evaluator:
                 if callee.name == "jax.eval_shape":
                     return Structs(abstract)
                 return abstract
+            if (
+                callee.name in _TREE_MAPS
+                and isinstance(positional, list)
+                and len(positional) >= 2
+                and keywords == {}
+            ):
+                return self._tree_map(positional[0], positional[1:], node)
             return vocabulary.call(callee, positional, keywords, node, self.jax_version)
         if isinstance(callee, Function):
             return self.call_function(callee, positional, keywords, node)
@@ -1178,6 +1197,23 @@ class Evaluator:
         if isinstance(callee, Class):
             return self._construct(callee, positional, keywords, node)
         return Unknown("a call of a value that is not a function")
+
+    def _tree_map(self, function: Value, trees: list[Value], node: ast.Call) -> Value:
+        """`jax.tree.map(function, *trees)` over trees whose every leaf is one value (`Leaves`)
+        or a struct of `jax.eval_shape`'s result: `Leaves` of what `function` gives, when it
+        gives one value whatever leaf it is given."""
+        if not isinstance(function, Function):
+            return Unknown("jax.tree.map of a function jaxfix does not see")
+        leaves: list[Value] = []
+        for tree in trees:
+            if isinstance(tree, Leaves):
+                leaves.append(tree.leaf)
+            elif isinstance(tree, Structs):
+                leaves.append(Foreign("a leaf of what jax.eval_shape returns"))
+            else:
+                return Unknown("jax.tree.map over a tree jaxfix does not spell out")
+        leaf = self.call_function(function, leaves, {}, node)
+        return leaf if isinstance(leaf, Unknown) else Leaves(leaf)
 
     def _call_arguments(
         self, module: Module, node: ast.Call, frame: Frame
@@ -1400,7 +1436,7 @@ class Evaluator:
             if isinstance(result, Class) and (
                 (
                     isinstance(applied, External)
-                    and applied.name in _DATACLASS_DECORATORS
+                    and applied.name in _DATACLASS_DECORATORS | _KEEPS_CLASS
                 )
                 or _is_dataclass_call(self, module, decorator, frame)
             ):

@@ -3,7 +3,8 @@
 Every answer is one of these or `Unknown(why)`; nothing is a guess. Python data (int, float,
 bool, str, None, tuples) are themselves; lists and dicts are `ListValue`/`DictValue` (known only
 while nothing may have mutated them); JAX values are `Mesh`, `Spec`, `Sharding`, `ShapeStruct`,
-`Array`, `Structs` (what `jax.eval_shape` returns), `MeshContext` (what `jax.set_mesh(m)` and
+`Array`, `Structs` (what `jax.eval_shape` returns), `Leaves` (a pytree mapped from them),
+`MeshContext` (what `jax.set_mesh(m)` and
 `use_abstract_mesh(m)` return), and `Devices` (a device list or array, by its shape). Names the
 code binds to things are `Function`, `Class`, `Instance`, `BoundMethod`, `ModuleValue` (a module
 of the tree) and `External` (anything imported from outside the tree, by its qualified name).
@@ -22,7 +23,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeAlias
+from typing import TypeAlias, TypeVar
 
 from jaxfix.analysis.names import Api
 
@@ -46,6 +47,7 @@ __all__ = [
     "JaxStage",
     "Jitted",
     "Foreign",
+    "Leaves",
     "ShapeStruct",
     "Sharding",
     "Spec",
@@ -53,6 +55,7 @@ __all__ = [
     "Unknown",
     "Value",
     "join",
+    "lost_at",
 ]
 
 
@@ -76,12 +79,15 @@ class Unknown:
 
     `why` may be given as a function that makes the phrase when it is first read: a line
     number costs the positions of the whole module, and most reasons are never shown.
+    `where` is the file and line of the innermost expression whose value it became (the
+    evaluator sets it once): where the trail of a value ended, for `-v` (trail.py).
     """
 
-    __slots__ = ("_why",)
+    __slots__ = ("_why", "where")
 
     def __init__(self, why: str | Callable[[], str]) -> None:
         self._why = why
+        self.where: tuple[Path, int] | None = None
 
     @property
     def why(self) -> str:
@@ -119,6 +125,15 @@ class OneOf(Unknown):
 
     def __repr__(self) -> str:
         return f"OneOf(why={self.why!r}, options={self.options!r})"
+
+
+_U = TypeVar("_U", bound=Unknown)
+
+
+def lost_at(unknown: _U, cause: Unknown) -> _U:
+    """`unknown`, made from `cause`, placed where `cause` was lost (the trail's end)."""
+    unknown.where = cause.where
+    return unknown
 
 
 def _facts(value: Unknown) -> object:
@@ -159,6 +174,8 @@ class Mesh:
     axis_types: tuple[AxisType, ...] | None
     has_abstract_device: bool
     origin: ast.AST | None = field(default=None, compare=False, repr=False)
+    # why a size is not known (the first Unknown among the sizes given), for `-v`
+    sizes_lost: Unknown | None = field(default=None, compare=False, repr=False)
 
     @property
     def is_abstract(self) -> bool:
@@ -184,6 +201,7 @@ class Mesh:
             self.axis_types,
             True,
             self.origin,
+            self.sizes_lost,
         )
 
     @property
@@ -256,8 +274,10 @@ class ShapeStruct:
 
 @dataclass(frozen=True)
 class Array:
-    """A JAX array placed by `jax.device_put(x, sharding)`: its sharding (a `Sharding`, a
-    device, None for uncommitted) and the value placed."""
+    """A JAX array placed by `jax.device_put(x, sharding)`, or made on a sharding by
+    `jax.make_array_from_callback`, `make_array_from_single_device_arrays` or
+    `make_array_from_process_local_data`: its sharding (a `Sharding`, a device, None for
+    uncommitted) and the value placed (Unknown for the made ones)."""
 
     sharding: Value
     of: Value
@@ -270,6 +290,16 @@ class Structs:
     mesh current where it is called (`mesh`), never device arrays."""
 
     mesh: Value
+
+
+@dataclass(frozen=True)
+class Leaves:
+    """A pytree whose structure jaxfix does not spell out, each leaf of which is `leaf`: what
+    `jax.tree.map(f, tree)` gives over what `jax.eval_shape` returns (or another such tree)
+    when `f` gives the same value whatever leaf it is given (`jax.ShapeDtypeStruct(x.shape,
+    x.dtype, sharding=NamedSharding(mesh, P()))`)."""
+
+    leaf: Value
 
 
 @dataclass(frozen=True)
@@ -408,6 +438,7 @@ Value: TypeAlias = (
     | ShapeStruct
     | Array
     | Structs
+    | Leaves
     | MeshContext
     | ListValue
     | DictValue
@@ -461,6 +492,8 @@ def holds_tree_objects(value: Value) -> bool:
         return any(holds_tree_objects(v) for v in value.items)
     if isinstance(value, DictValue):
         return any(holds_tree_objects(v) for _, v in value.items)
+    if isinstance(value, Leaves):
+        return holds_tree_objects(value.leaf)
     if isinstance(value, (Array, ShapeStruct, Sharding)):
         return any(
             holds_tree_objects(getattr(value, f))

@@ -6,7 +6,10 @@ same signature table (`SIGNATURES`); `attribute` and `method` say what a known v
 attributes and methods give (`mesh.shape["data"]`, `mesh.axis_sizes`, `mesh.abstract_mesh`,
 `mesh.update(...)`, `sharding.mesh`, `dict.values()`, `devices.reshape(...)`);
 `jax.typeof(x).sharding` of an array placed on a NamedSharding is on the abstract mesh of the
-array's mesh (eager and inside jit, on both tiers). Axis types
+array's mesh (eager and inside jit, on both tiers). An array made on a sharding it is given
+(`jax.make_array_from_callback`, `make_array_from_single_device_arrays`,
+`make_array_from_process_local_data`: what data loaders call) is placed as `device_put`
+places one. Axis types
 follow the target JAX version: an AbstractMesh's default is Explicit since 0.11, Auto before;
 `make_mesh` defaults to Explicit and `Mesh` to Auto on both tiers. Builtins of Python that
 containers need (`len`, `tuple`, `dict`, `range`, `math.prod`, ...) are here too.
@@ -123,6 +126,14 @@ def _sizes(value: Value | None) -> tuple[int | None, ...] | None:
     )
 
 
+def _lost(value: Value | None) -> Unknown | None:
+    """Why sizes are not known: `value` itself, or its first unknown item."""
+    if isinstance(value, Unknown):
+        return value
+    items = _items(value)
+    return next((v for v in items or () if isinstance(v, Unknown)), None)
+
+
 def _names(value: Value | None, *, one_name: bool = False) -> tuple[str, ...] | None:
     if one_name and isinstance(value, str):
         return (value,)
@@ -167,7 +178,8 @@ def _abstract_mesh(
         return Unknown(
             "AbstractMesh(...) with as many axis names as sizes (JAX raises)"
         )
-    return Mesh(MeshKind.ABSTRACT, names, sizes, types, device is not None, node)
+    lost = _lost(args.get("axis_sizes"))
+    return Mesh(MeshKind.ABSTRACT, names, sizes, types, device is not None, node, lost)
 
 
 def _ranks_differ(
@@ -182,7 +194,8 @@ def _make_mesh(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> V
     if _ranks_differ(names, sizes):
         return Unknown("make_mesh(...) with as many axis names as sizes (JAX raises)")
     types = _types_or_default(args.get("axis_types"), names, sizes, AxisType.EXPLICIT)
-    return Mesh(MeshKind.CONCRETE, names, sizes, types, True, node)
+    lost = _lost(args.get("axis_shapes", args.get("axis_sizes")))
+    return Mesh(MeshKind.CONCRETE, names, sizes, types, True, node, lost)
 
 
 def _mesh(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> Value:
@@ -194,7 +207,8 @@ def _mesh(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> Value:
             "Mesh(...) with as many axis names as device dimensions (JAX raises)"
         )
     types = _types_or_default(args.get("axis_types"), names, sizes, AxisType.AUTO)
-    return Mesh(MeshKind.CONCRETE, names, sizes, types, True, node)
+    lost = given if isinstance(given, Unknown) else None
+    return Mesh(MeshKind.CONCRETE, names, sizes, types, True, node, lost)
 
 
 def _named_sharding(
@@ -227,6 +241,14 @@ def _device_put(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> 
     return Array(args.get("device"), args.get("x", Unknown("nothing placed")), node)
 
 
+def _made_array(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> Value:
+    """`jax.make_array_from_callback(shape, sharding, cb)` and its kin: an array on `sharding`
+    (its data unknown), as `device_put` places one."""
+    return Array(
+        args.get("sharding", Unknown("no sharding")), Foreign("its data"), node
+    )
+
+
 def _create_device_mesh(
     args: Bound, node: ast.AST, version: tuple[int, ...] | None
 ) -> Value:
@@ -251,6 +273,9 @@ BUILDERS: dict[Api, Callable[[Bound, ast.AST, tuple[int, ...] | None], Value]] =
     Api.USE_MESH: _context(Api.USE_MESH),
     Api.SHAPE_DTYPE_STRUCT: _shape_struct,
     Api.DEVICE_PUT: _device_put,
+    Api.MAKE_ARRAY_FROM_CALLBACK: _made_array,
+    Api.MAKE_ARRAY_FROM_SINGLE_DEVICE_ARRAYS: _made_array,
+    Api.MAKE_ARRAY_FROM_PROCESS_LOCAL_DATA: _made_array,
     Api.CREATE_DEVICE_MESH: _create_device_mesh,
 }
 

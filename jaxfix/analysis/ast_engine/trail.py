@@ -1,0 +1,128 @@
+"""Where the trail of a value ended: what `-v` prints for a call a rule looked at and left.
+
+An `Unknown` carries why (its `why`) and where (`where`: the file and line of the innermost
+expression whose value it became; the evaluator sets it, and a value made from an unknown one,
+`.attr` of it or a call of it, keeps its place). A `Mesh` whose sizes are not known keeps the
+unknown size it was given (`sizes_lost`). These functions only put that into words: the value
+as the code reaches the asked node, the step where jaxfix lost it, and why.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+from typing import Protocol
+
+from jaxfix.analysis.ast_engine.contexts import Site, Way
+from jaxfix.analysis.ast_engine.values import (
+    Array,
+    Leaves,
+    Mesh,
+    MeshContext,
+    ShapeStruct,
+    Sharding,
+    Unknown,
+    Value,
+)
+from jaxfix.ground.quoting import cut
+
+_TEXT = 60  # characters of code quoted
+
+
+class TrailQuestions(Protocol):
+    """What the trail asks of the module's analysis."""
+
+    @property
+    def path(self) -> Path: ...
+
+    def value_of(self, expr: ast.expr) -> Value: ...
+
+    def text(self, node: ast.AST) -> str: ...
+
+    def place(self, node: ast.AST) -> tuple[Path, int] | None: ...
+
+
+def value_trail(analysis: TrailQuestions, expr: ast.expr, role: str) -> str | None:
+    """Why the mesh `expr` stands for (`role`: "the inner mesh") is not known, from the value
+    the engine gives it; None when its mesh and sizes are known."""
+    return lost(analysis, analysis.value_of(expr), role, f"`{_code(analysis, expr)}`")
+
+
+def lost(analysis: TrailQuestions, value: Value, role: str, written: str) -> str | None:
+    """Why the mesh in `value` (reached as `written`) is not known; None when it is."""
+    mesh = _mesh_in(value)
+    if isinstance(mesh, Unknown):
+        return f"{role} reaches here as {written}; {_ended(analysis, mesh)}"
+    if not isinstance(mesh, Mesh) or mesh.size is not None or mesh.is_empty:
+        return None
+    built = analysis.place(mesh.origin) if mesh.origin is not None else None
+    at = f" built at {_where(analysis, built)}" if built is not None else ""
+    said = f"{role} reaches here as {written}, a mesh{at} whose axis sizes jaxfix does not know"
+    if mesh.sizes_lost is None:
+        return said
+    return f"{said}; {_ended(analysis, mesh.sizes_lost)}"
+
+
+def context_trail(analysis: TrailQuestions, ways: list[Way], role: str) -> str | None:
+    """Why the mesh context in force (`role`) is not known on some way the node runs: a
+    context manager jaxfix cannot see into, or a context whose mesh it does not know; None
+    when every way's is known."""
+    for way in ways:
+        for site in reversed(way):
+            if not site.sets_context_mesh:
+                continue
+            said = _site_trail(analysis, site, role)
+            if said is not None:
+                return said
+            break  # the innermost mesh context decides this way
+    return None
+
+
+def _site_trail(analysis: TrailQuestions, site: Site, role: str) -> str | None:
+    node = site.entered_by or site.call or site.node
+    place = analysis.place(node)
+    entered = f"`{_code(analysis, node)}`" + (
+        f" ({_where(analysis, place)})" if place is not None else ""
+    )
+    if site.api is None:
+        mesh = site.mesh
+        why = f": {mesh.why}" if isinstance(mesh, Unknown) else ""
+        return f"{role} may be set by {entered}, a context manager jaxfix does not see into{why}"
+    return lost(analysis, site.mesh, role, f"the mesh entered by {entered}")
+
+
+def _mesh_in(value: Value) -> Value:
+    """The mesh a context, sharding, shape struct or placed array is on (else `value`)."""
+    for _ in range(5):
+        if isinstance(value, (MeshContext, Sharding)):
+            value = value.mesh
+        elif isinstance(value, ShapeStruct):
+            value = value.sharding
+        elif isinstance(value, Array):
+            value = value.sharding
+        elif isinstance(value, Leaves):
+            value = value.leaf
+        else:
+            break
+    return value
+
+
+def _ended(analysis: TrailQuestions, unknown: Unknown) -> str:
+    at = f" at {_where(analysis, unknown.where)}" if unknown.where is not None else ""
+    return f"jaxfix lost it{at}: {unknown.why}"
+
+
+def _code(analysis: TrailQuestions, node: ast.AST) -> str:
+    return cut(" ".join(analysis.text(node).split()), _TEXT)
+
+
+def _where(analysis: TrailQuestions, place: tuple[Path, int]) -> str:
+    """`line 12` in the asked module, else `pkg/config.py:12` from the directory both share."""
+    path, line = place
+    here = os.path.abspath(analysis.path)
+    there = os.path.abspath(path)
+    if there == here:
+        return f"line {line}"
+    root = os.path.commonpath([os.path.dirname(there), os.path.dirname(here)])
+    return f"{Path(os.path.relpath(there, root)).as_posix()}:{line}"

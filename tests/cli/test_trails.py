@@ -1,0 +1,237 @@
+"""`-v` says where the trail ended (issue 40): for each call a rule looked at and left, the
+step where the value it needed was lost (the engine's `Unknown` carries why and where), on
+stderr; a clean call and a run without `-v` say nothing of it, and a warm run says the same."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+import time
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from jaxfix.cli.main import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+
+_LEFT = re.compile(
+    r"^(?P<where>\S+:\d+:\d+): (?P<code>JAX\d+) not reported: (?P<why>.*)$"
+)
+
+
+def _project(tmp_path: Path, files: dict[str, str]) -> Path:
+    (tmp_path / ".git").mkdir()
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    return tmp_path
+
+
+def _trails(project: Path, monkeypatch, *args: str) -> dict[str, tuple[str, str]]:
+    """Each left call's place -> (code, why), from stderr."""
+    monkeypatch.chdir(project)
+    result = CliRunner().invoke(
+        cli, ["--check", "-j", "1", *args, "."], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.output
+    found = {}
+    for line in result.stderr.splitlines():
+        match = _LEFT.match(line)
+        if match:
+            found[match["where"]] = (match["code"], match["why"])
+    return found
+
+
+STAGE = {
+    "pkg/__init__.py": "",
+    "pkg/model.py": """\
+        from jax.sharding import AbstractMesh, use_abstract_mesh
+
+
+        class Stage:
+            def __init__(self, cfg):
+                self.cfg = cfg
+
+            def run(self):
+                with use_abstract_mesh(AbstractMesh((8, 4), ("data", "model"))):
+                    with use_abstract_mesh(self.cfg.mesh):
+                        pass
+
+
+        def stage(sizes):
+            with use_abstract_mesh(AbstractMesh((2, 2), ("data", "model"))):
+                with use_abstract_mesh(AbstractMesh(sizes, ("data", "model"))):
+                    pass
+
+
+        def clean():
+            with use_abstract_mesh(AbstractMesh((2, 2), ("data", "model"))):
+                with use_abstract_mesh(AbstractMesh((4, 1), ("data", "model"))):
+                    pass
+        """,
+    "main.py": """\
+        import os
+
+        from pkg.model import Stage, clean, stage
+
+        Stage(load_config()).run()
+        stage((int(os.environ["N"]), 2))
+        stage((4, 2))
+        clean()
+        """,
+}
+
+
+def test_an_attribute_of_an_object_built_by_a_caller(tmp_path, monkeypatch):
+    trails = _trails(_project(tmp_path, STAGE), monkeypatch, "--no-cache", "-v")
+    code, why = trails["pkg/model.py:10:18"]
+    assert code == "JAX002"
+    assert why == (
+        "the inner mesh reaches here as `self.cfg.mesh`; jaxfix lost it at main.py:5: "
+        "a call of something jaxfix does not know (`load_config` is not bound)"
+    )
+
+
+def test_a_parameter_its_callers_pass_differently(tmp_path, monkeypatch):
+    trails = _trails(_project(tmp_path, STAGE), monkeypatch, "--no-cache", "-v")
+    code, why = trails["pkg/model.py:16:14"]
+    assert code == "JAX002"
+    assert why.startswith(
+        'the inner mesh reaches here as `AbstractMesh(sizes, ("data", "model"))`, a mesh '
+        "built at line 16 whose axis sizes jaxfix does not know; jaxfix lost it at line 16: "
+    )
+    assert "`sizes`" in why
+
+
+def test_a_call_whose_values_are_known_is_not_a_trail(tmp_path, monkeypatch):
+    trails = _trails(_project(tmp_path, STAGE), monkeypatch, "--no-cache", "-v")
+    assert not [w for w in trails if w.startswith("pkg/model.py:21:")]
+    assert len(trails) == 2
+
+
+def test_without_verbose_nothing_is_said_and_a_warm_run_says_the_same(
+    tmp_path, monkeypatch
+):
+    project = _project(tmp_path, STAGE)
+    time.sleep(
+        2.1
+    )  # a file changed within 2 s before a run is not vouched for (not cached)
+    assert _trails(project, monkeypatch) == {}
+    warm = _trails(project, monkeypatch, "-v")  # the run above stored its trails
+    assert len(warm) == 2
+    assert (project / ".jaxfix_cache").is_dir()
+    assert _trails(project, monkeypatch, "--no-cache", "-v") == warm
+
+
+LOWERING = {
+    "export.py": """\
+        import jax
+        import jax.numpy as jnp
+        from jax.sharding import NamedSharding, PartitionSpec as P
+
+        from meshes import load_mesh
+
+
+        @jax.jit
+        def f(x):
+            return x * 2
+
+
+        def export(mesh):
+            x = jax.ShapeDtypeStruct((8,), jnp.float32, sharding=NamedSharding(mesh, P("data")))
+            return f.lower(x)
+
+
+        def run(cm):
+            with cm:
+                return f.lower(jax.ShapeDtypeStruct((8,), jnp.float32))
+
+
+        export(load_mesh())
+        run(open("mesh.txt"))
+        """,
+    "meshes.py": """\
+        import json
+
+        def load_mesh():
+            return json.load(open("mesh.json"))
+        """,
+}
+
+
+def test_an_argument_made_by_another_modules_function(tmp_path, monkeypatch):
+    trails = _trails(_project(tmp_path, LOWERING), monkeypatch, "--no-cache", "-v")
+    code, why = trails["export.py:15:12"]
+    assert code == "JAX001"
+    assert why.startswith(
+        "the argument's mesh reaches here as `x`; jaxfix lost it at meshes.py:4: "
+    )
+
+
+def test_a_context_manager_jaxfix_does_not_see_into(tmp_path, monkeypatch):
+    trails = _trails(_project(tmp_path, LOWERING), monkeypatch, "--no-cache", "-v")
+    code, why = trails["export.py:20:16"]
+    assert code == "JAX001"
+    assert why.startswith(
+        "the context mesh may be set by `cm` (line 19), a context manager jaxfix does not "
+        "see into"
+    )
+
+
+GATHER = {
+    "gather.py": """\
+        import jax
+        from jax.sharding import NamedSharding, PartitionSpec as P, reshard
+
+        from helpers import place
+
+
+        def step(mesh):
+            x = place(mesh)
+            with jax.set_mesh(mesh):
+                return jax.experimental.shard.top_level_all_gather(
+                    x, out_sharding=P(reduced={"data"})
+                )
+
+
+        step(jax.make_mesh((8,), ("data",)))
+        """,
+    "helpers.py": """\
+        import jax
+
+        def place(mesh):
+            return jax.device_put(jax.numpy.ones(8), pick(mesh))
+        """,
+}
+
+
+def test_an_input_placed_on_an_unknown_sharding(tmp_path, monkeypatch):
+    trails = _trails(_project(tmp_path, GATHER), monkeypatch, "--no-cache", "-v")
+    ((where, (code, why)),) = trails.items()
+    assert (where, code) == ("gather.py:10:16", "JAX003")
+    assert why.startswith(
+        "the input's mesh reaches here as `x`; jaxfix lost it at helpers.py:4: "
+    )
+
+
+def test_a_report_without_a_fix_says_where_the_unknown_size_comes_from(
+    tmp_path, monkeypatch
+):
+    """Surely raises, no fix (the size the fix needs is unknown): the report says where
+    jaxfix lost the mesh's size."""
+    fixture = (
+        ROOT / "fixtures" / "JAX001" / "compile_on_abstract_mesh_of_unknown_size.py"
+    )
+    project = _project(tmp_path, {"export.py": fixture.read_text()})
+    monkeypatch.chdir(project)
+    result = CliRunner().invoke(
+        cli, ["--check", "--no-cache", "--unsafe-fixes", "export.py"]
+    )
+    assert result.exit_code == 1
+    assert (
+        "(mesh size unknown: no fix); its mesh reaches here as `mesh`, a mesh built at "
+        "line 14 whose axis sizes jaxfix does not know; jaxfix lost it at line 13: "
+        in " ".join(result.stdout.split())
+    )
