@@ -1050,18 +1050,19 @@ def test_a_mesh_of_the_wrong_kind_is_recorded_and_read_from_its_log(
     assert program.read_text() == made(fixed.read_text())
 
 
-# Each sharding-size rule's raising fixture, the line that raises there, and its options.
+# Each other-mesh rule's raising fixture, the line that raises there, and its options.
 SIZE_CASES = {
     "JAX010": ("committed_array_beside_hand_built_mesh.py", 16, ["--unsafe-fixes"]),
+    "JAX011": ("zeros_out_sharding_on_other_mesh.py", 14, []),
 }
 
 
 @pytest.mark.parametrize("version", JAX_VERSIONS)
 @pytest.mark.parametrize("code", sorted(SIZE_CASES))
-def test_a_mesh_of_another_size_is_recorded_and_read_from_its_log(
+def test_a_mesh_of_another_size_or_kind_is_recorded_and_read_from_its_log(
     tmp_path, version, code
 ):
-    """JAX010 onwards: the recorder names the rule by its message under real JAX,
+    """JAX010 and JAX011: the recorder names the rule by its message under real JAX,
     `--from-log` reads the traceback the run printed, reports the raising line and writes the
     static fix there."""
     from click.testing import CliRunner
