@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -10,8 +11,6 @@ from typing import TYPE_CHECKING
 from jaxfix.analysis.ast_engine.contexts import setting_site
 from jaxfix.analysis.ast_engine.values import (
     Array,
-    Function,
-    Jitted,
     ListValue,
     Mesh,
     ShapeStruct,
@@ -113,6 +112,8 @@ class AbstractMeshBesideOtherSize(Rule):
 
     def visit_Call(self, node: ast.Call) -> None:
         analysis = self.analysis
+        if not self._builds_abstract_meshes:
+            return
         lowering = self._lowering(node)
         if lowering is None:
             return
@@ -213,28 +214,49 @@ class AbstractMeshBesideOtherSize(Rule):
             return None
         return arguments, keywords
 
-    def _jit_keywords(self, expr: ast.expr) -> Mapping[str, ast.expr] | None:
+    @functools.cached_property
+    def _builds_abstract_meshes(self) -> bool:
+        """Whether the module calls `AbstractMesh(...)`: where a mesh is built by hand (the
+        rule looks no further, so that a module without one costs no lowering's values)."""
         analysis = self.analysis
-        value = analysis.value_of(expr)
-        if not (
-            (isinstance(value, Function) and value.wrapped_by == "jit")
-            or isinstance(value, Jitted)
-        ):
+        tree = analysis.module.tree
+        names = {  # what an import binds AbstractMesh to (checked by the engine after)
+            alias.asname or alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom)
+            for alias in node.names
+            if alias.name == "AbstractMesh"
+        }
+        return any(
+            isinstance(n, ast.Call)
+            and (
+                (isinstance(n.func, ast.Attribute) and n.func.attr == "AbstractMesh")
+                or (isinstance(n.func, ast.Name) and n.func.id in names)
+            )
+            and analysis.called_api(n) is Api.ABSTRACT_MESH
+            for n in ast.walk(tree)
+        )
+
+    def _jit_keywords(self, expr: ast.expr) -> Mapping[str, ast.expr] | None:
+        """jit's keywords where `expr` is written as a jitted function: `jax.jit(f, ...)`,
+        a name bound once to it, or a name of a `def` under one jit decorator."""
+        analysis = self.analysis
+        if not isinstance(expr, (ast.Name, ast.Attribute, ast.Call)):
             return None
         application = analysis.jit_application(analysis.written_as(expr))
         if application is not None:
-            return application.keywords
-        if isinstance(value, Function) and isinstance(
-            value.node, (ast.FunctionDef, ast.AsyncFunctionDef)
-        ):
-            found = [
-                analysis.jit_application(d)
-                for d in value.node.decorator_list
-                if analysis.jit_application(d) is not None
-            ]
-            if len(found) == 1 and found[0] is not None:
-                return found[0].keywords
-        return None
+            return application.keywords if application.function is not None else None
+        function = analysis.definition(expr) if isinstance(expr, ast.Name) else None
+        if function is None:
+            return None
+        found = [
+            a
+            for a in map(analysis.jit_application, function.decorator_list)
+            if a is not None
+        ]
+        if len(found) != 1 or len(function.decorator_list) != 1:
+            return None
+        return found[0].keywords
 
     def _context(self, node: ast.Call) -> list[_Part] | None:
         """The concrete mesh a `jax.set_mesh` context gives the lowering (none when no way

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from typing import TYPE_CHECKING
 
 from jaxfix.analysis.ast_engine.contexts import setting_site
@@ -81,7 +82,7 @@ class OutShardingOtherMesh(Rule):
     def visit_Call(self, node: ast.Call) -> None:
         analysis = self.analysis
         out = next((k.value for k in node.keywords if k.arg == "out_sharding"), None)
-        if out is None:
+        if out is None or not self._named_sharding(out):
             return
         api = analysis.called_api(node)
         raising: ast.Call = node
@@ -131,6 +132,34 @@ class OutShardingOtherMesh(Rule):
             return
         fix = Fix("pass the bare PartitionSpec", ((out, _spec_of),), Safety.SAFE)
         self.report(raising, message, fix=fix)
+
+    def _named_sharding(self, out: ast.expr) -> bool:
+        """Whether `out` is written as `NamedSharding(...)`, here or in the one assignment
+        of a name (only then are its values asked for: most `out_sharding=` are specs)."""
+        written = self.analysis.written_as(out) if isinstance(out, ast.Name) else out
+        if not isinstance(written, ast.Call):
+            return False
+        func = written.func
+        name = func.attr if isinstance(func, ast.Attribute) else None
+        if isinstance(func, ast.Name):
+            name = func.id
+        return name in self._sharding_names and (
+            self.analysis.called_api(written) is Api.NAMED_SHARDING
+        )
+
+    @functools.cached_property
+    def _sharding_names(self) -> frozenset[str]:
+        """The names `NamedSharding` goes by in this module (an import may rename it)."""
+        return frozenset(
+            {"NamedSharding"}
+            | {
+                alias.asname
+                for node in ast.walk(self.analysis.module.tree)
+                if isinstance(node, ast.ImportFrom)
+                for alias in node.names
+                if alias.name == "NamedSharding" and alias.asname
+            }
+        )
 
     def _context(self, node: ast.AST) -> Mesh | None:
         """The context mesh (abstract) where `node` runs, when every way it runs enters one
