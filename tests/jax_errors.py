@@ -19,6 +19,10 @@ JAX_ERRORS = {
     "JAX102-shard-map": message_start(RULES["JAX102"].raises[2]),
     # pjit with PartitionSpecs and no `with mesh:`, which JAX103 reports without a fix.
     "JAX103-partition-spec": "pjit requires a non-empty mesh in context",
+    # auto_axes given an out_sharding on another mesh than the context's (JAX011's second).
+    "JAX011-auto-axes": message_start(RULES["JAX011"].raises[1]),
+    # jax.export of a function calling buffer_callback (JAX012's second).
+    "JAX012-export": message_start(RULES["JAX012"].raises[1]),
     # A committed array next to an AbstractMesh sharding: its device decides, and is too few.
     "JAX001-committed": "does not match the device assignment size",
     # Arguments sharded on AbstractMeshes of different sizes: JAX fails before JAX001.

@@ -36,6 +36,8 @@ class Api(enum.Enum):
     TYPEOF = "typeof"
     EXPORT = "export"
     TOP_LEVEL_ALL_GATHER = "top_level_all_gather"
+    AUTO_AXES = "auto_axes"
+    BUFFER_CALLBACK = "buffer_callback"
     SHARD_MAP = "shard_map"
     # jax.experimental.shard_map.shard_map: another function (positional, `check_rep`),
     # deprecated since jax 0.8.0 in favour of jax.shard_map.
@@ -115,6 +117,11 @@ _QUALIFIED_NAMES: dict[Api, tuple[str, ...]] = {
     Api.TYPEOF: ("jax.typeof",),
     Api.EXPORT: ("jax.export.export",),
     Api.TOP_LEVEL_ALL_GATHER: ("jax._src.shard_map.top_level_all_gather",),
+    Api.AUTO_AXES: ("jax.sharding.auto_axes", "jax._src.pjit.auto_axes"),
+    Api.BUFFER_CALLBACK: (
+        "jax.experimental.buffer_callback.buffer_callback",
+        "jax._src.buffer_callback.buffer_callback",
+    ),
     Api.SHARD_MAP: ("jax.shard_map", "jax._src.shard_map.shard_map"),
     Api.EXPERIMENTAL_SHARD_MAP: ("jax.experimental.shard_map.shard_map",),
     Api.PARTIAL: ("functools.partial",),
@@ -189,6 +196,7 @@ SIGNATURES: dict[Api, Signature] = {
         ("sharding", "local_data", "global_shape")
     ),
     Api.TOP_LEVEL_ALL_GATHER: Signature(("xs", "out_sharding"), ("multi_dim",)),
+    Api.AUTO_AXES: Signature(("f",), ("axes", "out_sharding"), positional_only=1),
     Api.SHARD_MAP: Signature(
         ("f",),
         ("out_specs", "in_specs", "mesh", "axis_names", "check_vma"),

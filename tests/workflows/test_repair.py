@@ -1058,3 +1058,65 @@ def test_a_mesh_of_the_wrong_kind_is_recorded_and_read_from_its_log(
     )
     fixed = fixtures / name.replace(".py", ".fixed.py")
     assert program.read_text() == made(fixed.read_text())
+
+
+# Each other-mesh rule's raising fixture, the line that raises there, and its options.
+SIZE_CASES = {
+    "JAX010": ("committed_array_beside_hand_built_mesh.py", 16, ["--unsafe-fixes"]),
+    "JAX011": ("zeros_out_sharding_on_other_mesh.py", 14, []),
+    "JAX012": ("lowered_for_two_platforms.py", 20, []),
+}
+
+
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+@pytest.mark.parametrize("code", sorted(SIZE_CASES))
+def test_a_mesh_of_another_size_or_kind_is_recorded_and_read_from_its_log(
+    tmp_path, version, code
+):
+    """JAX010-JAX012: the recorder names the rule by its message under real JAX,
+    `--from-log` reads the traceback the run printed, reports the raising line and writes the
+    static fix there."""
+    from click.testing import CliRunner
+
+    from jaxfix.cli.main import cli
+    from jaxfix.codemods import RULES
+
+    name, line, options = SIZE_CASES[code]
+    fixtures = Path(__file__).resolve().parents[2] / "fixtures" / code
+    program = tmp_path / name
+    program.write_text((fixtures / name).read_text())
+    recording = RecordingDir()
+    try:
+        recording.write_patterns()
+        done = subprocess.run(
+            [python(version), str(program)],
+            cwd=tmp_path,
+            env=recording.env(1, command_env(tmp_path)),
+            capture_output=True,
+            timeout=300,
+            check=False,
+        )
+        data = recording.evidence(1).read_bytes()
+    finally:
+        recording.close()
+    (error,) = [r for r in map(json.loads, data.splitlines()) if r["kind"] == "error"]
+    assert (error["code"], error["exception"]) == (code, RULES[code].error)
+    reading = read_evidence(data, [program])
+    assert [(e.code, e.line) for e in reading.evidence[program]] == [(code, line)]
+    checked = CliRunner().invoke(
+        cli,
+        ["--from-log", "-", "--check", "--no-cache", *options, str(tmp_path)],
+        input=done.stderr,
+        catch_exceptions=False,
+    )
+    assert checked.exit_code == 1, checked.output
+    assert f"{program}:{line}:" in checked.output and code in checked.output
+    CliRunner().invoke(
+        cli,
+        ["--from-log", "-", "--no-cache", *options, str(tmp_path)],
+        input=done.stderr,
+        catch_exceptions=False,
+    )
+    fixed = fixtures / name.replace(".py", ".fixed.py")
+    expected = fixed if fixed.exists() else fixtures / name  # a report-only rule's
+    assert program.read_text() == expected.read_text()

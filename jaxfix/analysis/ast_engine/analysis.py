@@ -8,8 +8,8 @@ name, from the one signature table), `is_entered(expr)`, `line(node)` and `text(
 source as written). `expected(node, raises)` and `confirmed(node, code)` are the code that
 tests an error (expected.py) and the evidence a log gives (evidence.py). Which mesh an array,
 a sharding or a mesh context is on, with the name the code gives it (placement.py):
-`array_mesh`, `sharding_mesh`, `context_mesh`; where a function runs and who passes its
-parameters: `calls_running`, `calls_passing`, each call in its module (`of(module)` asks there). For a
+`array_mesh`, `sharding_mesh`, `context_mesh`, `mesh_named`; where a function runs and who
+passes its parameters: `calls_running`, `calls_passing`, each call in its module (`of(module)` asks there). For a
 fix that resizes a mesh: `enclosing(node)` (the context mesh's site on each way, as a message
 names it) and `mesh_sizes(expr)` (where its axis sizes are written).
 """
@@ -45,6 +45,7 @@ from jaxfix.analysis.ast_engine.values import (
     Class,
     External,
     Function,
+    Mesh,
     Unknown,
     Value,
 )
@@ -106,6 +107,12 @@ class Analysis:
     def context_mesh(self, site: Site, at: ast.AST) -> Placed | None:
         """The mesh the context `site` makes current, named as the code at `at` may spell it."""
         return self.engine.placement.context(self.module, site, at)
+
+    def mesh_named(self, expr: ast.expr, mesh: Mesh, at: ast.AST) -> str | None:
+        """How the code at `at` names `mesh` by the reference `expr` (`m`, `cfg.mesh`: what
+        a `NamedSharding(m, ...)` is given), when `expr`, read at `at`, is this very mesh:
+        what a fix writes there to reach it."""
+        return self.engine.placement.name_at(self.module, expr, mesh, at)
 
     def calls_running(
         self, function: ast.FunctionDef | ast.AsyncFunctionDef

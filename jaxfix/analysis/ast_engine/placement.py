@@ -93,10 +93,15 @@ class Placement:
             name = self._name(module, passed, mesh, at)
         return Placed(mesh, name)
 
-    def _name(
+    def name_at(
         self, module: Module, expr: ast.expr | None, mesh: Mesh, at: ast.AST
     ) -> str | None:
         """The text of `expr` (`m`, `cfg.mesh`) when, read at `at`, it is this very mesh."""
+        return self._name(module, expr, mesh, at)
+
+    def _name(
+        self, module: Module, expr: ast.expr | None, mesh: Mesh, at: ast.AST
+    ) -> str | None:
         text = reference(expr)
         if text is None:
             return None

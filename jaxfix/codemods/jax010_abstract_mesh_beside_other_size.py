@@ -1,0 +1,362 @@
+"""JAX010: a hand-built AbstractMesh lowered beside a mesh of another size."""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from jaxfix.analysis.ast_engine.contexts import setting_site
+from jaxfix.analysis.ast_engine.values import (
+    Array,
+    ListValue,
+    Mesh,
+    ShapeStruct,
+    Sharding,
+    Value,
+)
+from jaxfix.analysis.names import Api
+from jaxfix.codemods.base import Rule
+from jaxfix.codemods.text import not_fixed, with_note
+from jaxfix.ground.diagnostics import Fix, Safety
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+_STATIC = ("static_argnums", "static_argnames")
+
+
+@dataclass(frozen=True)
+class _Part:
+    """A mesh JAX checks the devices of at a lowering: an argument's sharding, jit's
+    `in_shardings`/`out_shardings`, or the `jax.set_mesh` context; `given` is the reference
+    the code gives it by (`m` in `NamedSharding(m, ...)`, `set_mesh(m)`, `m.abstract_mesh`)."""
+
+    mesh: Mesh
+    given: ast.expr | None
+
+    @property
+    def hand_built(self) -> bool:
+        """An `AbstractMesh(...)` built by hand: no devices of its own, so its size is a
+        claim the devices must meet."""
+        return (
+            self.mesh.is_abstract
+            and not self.mesh.has_abstract_device
+            and isinstance(self.mesh.origin, ast.Call)
+        )
+
+
+class AbstractMeshBesideOtherSize(Rule):
+    """
+    ## What it does
+    Finds a jitted function lowered or called (`jax.jit(f).lower(x, spec)`, `f(x)`) where a
+    sharding on a hand-built `AbstractMesh(...)` meets a mesh of another size: an argument
+    placed on a concrete mesh, a `ShapeDtypeStruct` or an `in_shardings`/`out_shardings` on
+    another mesh, or the `jax.set_mesh` context. The engine follows the meshes through any
+    name or import spelling ([docs/engine.md](../engine.md)); a mesh it cannot pin down is
+    not reported. Where the other meshes are one concrete mesh that the code names where the
+    `AbstractMesh(...)` is built, and its axis names are the same, the fix builds the abstract
+    mesh from it: `mesh.abstract_mesh`.
+
+    ## Why is this bad?
+    An abstract mesh stands for devices; lowered beside real ones, its size must be theirs.
+    JAX raises ``ValueError: AbstractMesh size: 4 does not match the device assignment size:
+    8`` when it meets concrete devices, and ``ValueError: AbstractMesh should be of the same
+    size across all shardings`` when it meets another abstract mesh (jax 0.10.2 and
+    0.12.0.1). A function that computes on such an argument under `jax.set_mesh` fails
+    first, on the same mismatch, while tracing (``For primitive mul, context mesh ...
+    should match the aval mesh``); one that combines it with an argument on the other mesh,
+    with ``Mesh for all inputs should be equal``.
+
+    ## Example
+    ```python
+    mesh = jax.make_mesh((8,), ("x",))
+    abstract = AbstractMesh((4,), ("x",))
+    x = jax.device_put(np.arange(8.0), NamedSharding(mesh, P("x")))
+    spec = jax.ShapeDtypeStruct((8,), jnp.float32, sharding=NamedSharding(abstract, P("x")))
+    lowered = jax.jit(lambda a, b: (a, b)).lower(x, spec)
+    ```
+
+    ## Use instead
+    ```python
+    mesh = jax.make_mesh((8,), ("x",))
+    abstract = mesh.abstract_mesh
+    x = jax.device_put(np.arange(8.0), NamedSharding(mesh, P("x")))
+    spec = jax.ShapeDtypeStruct((8,), jnp.float32, sharding=NamedSharding(abstract, P("x")))
+    lowered = jax.jit(lambda a, b: (a, b)).lower(x, spec)
+    ```
+
+    ## Fix safety
+    Unsafe: the hand-built mesh takes the other mesh's sizes and axis types, for every use
+    of it, not only this lowering. Two hand-built meshes of different sizes, or a concrete
+    mesh the code does not name where the abstract one is built, are reported without a fix:
+    which size is meant the code does not say.
+
+    ## References
+    - `_get_and_check_device_assignment` in jax/_src/interpreters/pxla.py (jax 0.10.2 and
+      0.12.0.1), which raises both.
+    """
+
+    code = "JAX010"
+    name = "abstract-mesh-beside-other-size"
+    summary = "a hand-built AbstractMesh lowered beside a mesh of another size"
+    fixes = {Safety.UNSAFE: "build the abstract mesh from the concrete one"}
+    tokens = ((b"AbstractMesh",),)
+    raises = (
+        "AbstractMesh size: {size} does not match the device assignment size: {size}",
+        "AbstractMesh should be of the same size across all shardings. Got {mesh} and {mesh}",
+    )
+    raised_in = ("jax/_src/interpreters/pxla.py",)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        analysis = self.analysis
+        if not self._builds_abstract_meshes:
+            return
+        lowering = self._lowering(node)
+        if lowering is None:
+            return
+        arguments, keywords = lowering
+        context = self._context(node)
+        if context is None:
+            return
+        parts = [
+            *(p for a in arguments for p in self._argument(a)),
+            *(
+                p
+                for k in ("in_shardings", "out_shardings")
+                if k in keywords
+                for p in self._shardings(analysis.value_of(keywords[k]), keywords[k])
+            ),
+            *context,
+        ]
+        built = [p for p in parts if p.hand_built and p.mesh.size is not None]
+        others = [p for p in parts if not p.hand_built and p.mesh.size is not None]
+        clash = next(
+            (
+                (h, o)
+                for h in built
+                for o in (*others, *built)
+                if o.mesh.size != h.mesh.size
+            ),
+            None,
+        )
+        if clash is None or self.expected(node):
+            return
+        hand, other = clash
+        message = self._message(hand, other)
+        target = self._target(others)
+        if target is None or not others:
+            note = not_fixed(
+                "which size is meant the code does not say"
+                if not others
+                else "the other meshes are not one concrete mesh"
+            )
+            self.report(node, with_note(message, note))
+            return
+        edits = []
+        for part in built:
+            if part.mesh.size == target.mesh.size:
+                continue
+            origin = part.mesh.origin
+            assert isinstance(origin, ast.Call)
+            name = self._name_at(others, target.mesh, origin)
+            why = None
+            if part.mesh.axis_names != target.mesh.axis_names:
+                why = "its axis names are not the concrete mesh's"
+            elif (
+                name is None
+                or origin not in analysis.parents
+                or analysis.module.scope_of(origin)
+                not in (analysis.module.scope_of(node), analysis.module.tree)
+            ):
+                why = "the concrete mesh has no name in view where it is built"
+            if why is not None or name is None:
+                note = not_fixed(f"`{analysis.text(origin)}`: {why}")
+                self.report(node, with_note(message, note))
+                return
+            edits.append((origin, _abstract_of(name)))
+        fix = Fix(
+            "build the abstract mesh from the concrete one",
+            tuple(dict(edits).items()),
+            Safety.UNSAFE,
+        )
+        self.report(node, message, fix=fix)
+
+    # -- the lowering and its meshes --------------------------------------------------------
+
+    def _lowering(
+        self, node: ast.Call
+    ) -> tuple[list[ast.expr], Mapping[str, ast.expr]] | None:
+        """The arguments of a jitted function's lowering (`f.lower(...)`,
+        `f.trace(...).lower()`) or call (`f(...)`), and jit's keywords; None for anything
+        else, or a jit whose keywords the code does not show or that takes static ones."""
+        func = node.func
+        called: ast.expr = func
+        arguments = [*node.args, *(k.value for k in node.keywords if k.arg)]
+        if isinstance(func, ast.Attribute) and func.attr == "lower":
+            called = func.value
+            inner = called
+            if (
+                isinstance(inner, ast.Call)
+                and isinstance(inner.func, ast.Attribute)
+                and inner.func.attr == "trace"
+            ):
+                called = inner.func.value
+                arguments = [*inner.args, *(k.value for k in inner.keywords if k.arg)]
+        if any(isinstance(a, ast.Starred) for a in arguments) or any(
+            k.arg is None for k in node.keywords
+        ):
+            return None
+        keywords = self._jit_keywords(called)
+        if keywords is None or any(k in keywords for k in _STATIC):
+            return None
+        return arguments, keywords
+
+    @functools.cached_property
+    def _builds_abstract_meshes(self) -> bool:
+        """Whether the module calls `AbstractMesh(...)`: where a mesh is built by hand (the
+        rule looks no further, so that a module without one costs no lowering's values)."""
+        analysis = self.analysis
+        tree = analysis.module.tree
+        names = {  # what an import binds AbstractMesh to (checked by the engine after)
+            alias.asname or alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom)
+            for alias in node.names
+            if alias.name == "AbstractMesh"
+        }
+        return any(
+            isinstance(n, ast.Call)
+            and (
+                (isinstance(n.func, ast.Attribute) and n.func.attr == "AbstractMesh")
+                or (isinstance(n.func, ast.Name) and n.func.id in names)
+            )
+            and analysis.called_api(n) is Api.ABSTRACT_MESH
+            for n in ast.walk(tree)
+        )
+
+    def _jit_keywords(self, expr: ast.expr) -> Mapping[str, ast.expr] | None:
+        """jit's keywords where `expr` is written as a jitted function: `jax.jit(f, ...)`,
+        a name bound once to it, or a name of a `def` under one jit decorator."""
+        analysis = self.analysis
+        if not isinstance(expr, (ast.Name, ast.Attribute, ast.Call)):
+            return None
+        application = analysis.jit_application(analysis.written_as(expr))
+        if application is not None:
+            return application.keywords if application.function is not None else None
+        function = analysis.definition(expr) if isinstance(expr, ast.Name) else None
+        if function is None:
+            return None
+        found = [
+            a
+            for a in map(analysis.jit_application, function.decorator_list)
+            if a is not None
+        ]
+        if len(found) != 1 or len(function.decorator_list) != 1:
+            return None
+        return found[0].keywords
+
+    def _context(self, node: ast.Call) -> list[_Part] | None:
+        """The concrete mesh a `jax.set_mesh` context gives the lowering (none when no way
+        it runs has a context); None for any other context, or one the ways disagree on."""
+        sites = [setting_site(way) for way in self.analysis.ways_at(node)]
+        if all(s is None for s in sites):
+            return []
+        first = sites[0]
+        if (
+            first is None
+            or any(s is not first for s in sites)
+            or first.api is not Api.SET_MESH
+            or not isinstance(first.mesh, Mesh)
+            or first.mesh.is_abstract
+        ):
+            return None
+        call = first.node
+        given = (
+            call.args[0]
+            if isinstance(call, ast.Call)
+            and call.args
+            and first.call is None
+            and call in self.analysis.parents
+            else None
+        )
+        return [_Part(first.mesh, given)]
+
+    def _argument(self, expr: ast.expr) -> Iterator[_Part]:
+        value = self.analysis.value_of(expr)
+        if isinstance(value, (ShapeStruct, Array)):
+            yield from self._shardings(value.sharding, expr)
+
+    def _shardings(self, value: Value, expr: ast.expr) -> Iterator[_Part]:
+        if isinstance(value, (tuple, ListValue)):
+            for item in value if isinstance(value, tuple) else value.items:
+                yield from self._shardings(item, expr)
+        elif isinstance(value, Sharding) and isinstance(value.mesh, Mesh):
+            origin = value.origin
+            given = (
+                origin.args[0]
+                if isinstance(origin, ast.Call)
+                and origin.args
+                and origin in self.analysis.parents
+                else None
+            )
+            yield _Part(value.mesh, given)
+
+    def _target(self, others: list[_Part]) -> _Part | None:
+        """The one concrete mesh every other mesh is (itself or its `.abstract_mesh`)."""
+        concrete = [p for p in others if not p.mesh.is_abstract]
+        if not concrete:
+            return None
+        mesh = concrete[0].mesh
+        same = all(
+            p.mesh.origin is mesh.origin and p.mesh.abstract == mesh.abstract
+            for p in others
+        )
+        return concrete[0] if same else None
+
+    def _name_at(self, others: list[_Part], mesh: Mesh, at: ast.AST) -> str | None:
+        """How the code at `at` names the concrete `mesh`, by a reference the code gives it
+        at the lowering."""
+        for part in others:
+            given = _unabstract(part.given)
+            name = (
+                self.analysis.mesh_named(given, mesh, at) if given is not None else None
+            )
+            if name is not None:
+                return name
+        return None
+
+    def _message(self, hand: _Part, other: _Part) -> str:
+        analysis = self.analysis
+        origin = hand.mesh.origin
+        assert origin is not None
+        built = f"`{analysis.text(origin)}` (size {hand.mesh.size})"
+        if other.mesh.is_abstract:
+            return (
+                f"{built} is lowered beside an abstract mesh of size {other.mesh.size}: "
+                "JAX raises ValueError: AbstractMesh should be of the same size across all "
+                "shardings"
+            )
+        return (
+            f"{built} is lowered beside a concrete mesh of {other.mesh.size} devices: JAX "
+            f"raises ValueError: AbstractMesh size: {hand.mesh.size} does not match the "
+            f"device assignment size: {other.mesh.size}"
+        )
+
+
+def _unabstract(expr: ast.expr | None) -> ast.expr | None:
+    """`m` for `m.abstract_mesh`: the reference to the concrete mesh."""
+    if isinstance(expr, ast.Attribute) and expr.attr == "abstract_mesh":
+        return expr.value
+    return expr
+
+
+def _abstract_of(name: str) -> Callable[[cst.CSTNode], cst.CSTNode]:
+    def edit(old: cst.CSTNode) -> cst.CSTNode:
+        import libcst as cst  # for the fix, written only when it is applied
+
+        return cst.parse_expression(f"{name}.abstract_mesh")
+
+    return edit

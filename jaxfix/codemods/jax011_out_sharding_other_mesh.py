@@ -1,0 +1,225 @@
+"""JAX011: an `out_sharding=NamedSharding(other, P(...))` under a context of another mesh."""
+
+from __future__ import annotations
+
+import ast
+import functools
+from typing import TYPE_CHECKING
+
+from jaxfix.analysis.ast_engine.contexts import setting_site
+from jaxfix.analysis.ast_engine.values import AxisType, External, Mesh, Sharding, Spec
+from jaxfix.analysis.names import Api
+from jaxfix.codemods.base import Rule
+from jaxfix.codemods.text import not_fixed, with_note
+from jaxfix.ground.diagnostics import Fix, Safety
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+# The modules whose functions check an `out_sharding=` against the context mesh
+# (`canonicalize_sharding` in jax/_src/sharding_impls.py); `jax.sharding.reshard` does not.
+_CHECKING_MODULES = ("jax.numpy.", "jax.random.", "jax.lax.")
+_CONTEXTS = frozenset({Api.SET_MESH, Api.USE_ABSTRACT_MESH})
+
+
+class OutShardingOtherMesh(Rule):
+    """
+    ## What it does
+    Finds an `out_sharding=NamedSharding(other, P(...))` given to a `jax.numpy`,
+    `jax.random` or `jax.lax` function (`jnp.zeros`, `jnp.einsum`, `jax.random.normal`, ...),
+    or to `jax.sharding.auto_axes(f, out_sharding=...)(x)`, where the context mesh
+    (`jax.set_mesh`, `use_abstract_mesh`, on every way the call runs: [docs/engine.md](../engine.md))
+    is another mesh. Where the spec's axes are Explicit axes of the context mesh, the fix
+    passes the bare `P(...)`, which JAX puts on the context mesh.
+
+    ## Why is this bad?
+    These functions take their output sharding on the context mesh: given one on another
+    mesh, JAX raises ``ValueError: Context mesh AbstractMesh('x': 8, ...) should match the
+    mesh of sharding AbstractMesh('x': 4, 'y': 2, ...) passed to jnp.zeros``, and
+    `auto_axes` ``ValueError: Context mesh ... must match the mesh passed to shardings ...``
+    (jax 0.10.2 and 0.12.0.1). Two meshes whose axes are all Auto are let through (not by
+    `auto_axes`), and are not reported.
+
+    ## Example
+    ```python
+    mesh = jax.make_mesh((8,), ("x",))
+    other = jax.make_mesh((4, 2), ("x", "y"))
+    with jax.set_mesh(mesh):
+        z = jnp.zeros((8,), out_sharding=NamedSharding(other, P("x")))
+    ```
+
+    ## Use instead
+    ```python
+    mesh = jax.make_mesh((8,), ("x",))
+    other = jax.make_mesh((4, 2), ("x", "y"))
+    with jax.set_mesh(mesh):
+        z = jnp.zeros((8,), out_sharding=P("x"))
+    ```
+
+    ## Fix safety
+    Safe: the code as written never ran, and the bare spec is the one sharding JAX accepts
+    there, on the context mesh. A spec naming an axis the context mesh lacks, or one of
+    its Auto axes, is reported without a fix (the computation belongs under the other
+    mesh's context, which jaxfix cannot decide).
+
+    ## References
+    - `canonicalize_sharding` in jax/_src/sharding_impls.py and `_get_new_mesh` in
+      jax/_src/pjit.py (jax 0.10.2 and 0.12.0.1), which raise.
+    """
+
+    code = "JAX011"
+    name = "out-sharding-other-mesh"
+    summary = "an out_sharding on another mesh than the context mesh"
+    fixes = {Safety.SAFE: "pass the bare PartitionSpec, on the context mesh"}
+    tokens = ((b"out_sharding",),)
+    raises = (
+        "Context mesh {mesh} should match the mesh of sharding {mesh} passed to {text}",
+        "Context mesh {mesh} must match the mesh passed to shardings {mesh}. "
+        "Recommended approach is to use `jax.set_mesh` context manager.",
+    )
+    raised_in = ("jax/_src/sharding_impls.py", "jax/_src/pjit.py")
+
+    def visit_Call(self, node: ast.Call) -> None:
+        analysis = self.analysis
+        out = next((k.value for k in node.keywords if k.arg == "out_sharding"), None)
+        if out is None or not self._named_sharding(out):
+            return
+        api = analysis.called_api(node)
+        raising: ast.Call = node
+        if api is Api.AUTO_AXES:
+            parent = analysis.parents.get(node)
+            if not isinstance(parent, ast.Call) or parent.func is not node:
+                return  # the function auto_axes makes is called elsewhere
+            raising = parent
+        else:
+            callee = analysis.value_of(node.func)
+            if (
+                api is not None
+                or not isinstance(callee, External)
+                or not callee.name.startswith(_CHECKING_MODULES)
+            ):
+                return
+        sharding = analysis.value_of(out)
+        context = self._context(raising)
+        if (
+            not isinstance(sharding, Sharding)
+            or not isinstance(sharding.mesh, Mesh)
+            or context is None
+        ):
+            return
+        mesh = sharding.mesh.abstract
+        if mesh.equals(context) is not False:
+            return
+        if api is not Api.AUTO_AXES:
+            if mesh.axis_types is None or context.axis_types is None:
+                return
+            if _all_auto(mesh) and _all_auto(context):
+                return  # JAX lets two all-Auto meshes through
+        if self.expected(raising):
+            return
+        message = (
+            f"`{analysis.text(out)}` is on a mesh {mesh.shape_text()} but the context mesh "
+            f"is {context.shape_text()}: JAX raises ValueError: Context mesh ... "
+            + (
+                "must match the mesh passed to shardings"
+                if api is Api.AUTO_AXES
+                else "should match the mesh of sharding ..."
+            )
+        )
+        why = self._why_not_fixed(out, context)
+        if why is not None:
+            self.report(raising, with_note(message, not_fixed(why)))
+            return
+        fix = Fix("pass the bare PartitionSpec", ((out, _spec_of),), Safety.SAFE)
+        self.report(raising, message, fix=fix)
+
+    def _named_sharding(self, out: ast.expr) -> bool:
+        """Whether `out` is written as `NamedSharding(...)`, here or in the one assignment
+        of a name (only then are its values asked for: most `out_sharding=` are specs)."""
+        written = self.analysis.written_as(out) if isinstance(out, ast.Name) else out
+        if not isinstance(written, ast.Call):
+            return False
+        func = written.func
+        name = func.attr if isinstance(func, ast.Attribute) else None
+        if isinstance(func, ast.Name):
+            name = func.id
+        return name in self._sharding_names and (
+            self.analysis.called_api(written) is Api.NAMED_SHARDING
+        )
+
+    @functools.cached_property
+    def _sharding_names(self) -> frozenset[str]:
+        """The names `NamedSharding` goes by in this module (an import may rename it)."""
+        return frozenset(
+            {"NamedSharding"}
+            | {
+                alias.asname
+                for node in ast.walk(self.analysis.module.tree)
+                if isinstance(node, ast.ImportFrom)
+                for alias in node.names
+                if alias.name == "NamedSharding" and alias.asname
+            }
+        )
+
+    def _context(self, node: ast.AST) -> Mesh | None:
+        """The context mesh (abstract) where `node` runs, when every way it runs enters one
+        by `jax.set_mesh` or `use_abstract_mesh` and they agree."""
+        sites = [setting_site(way) for way in self.analysis.ways_at(node)]
+        if not sites or any(s is None or s.api not in _CONTEXTS for s in sites):
+            return None
+        mesh = self.analysis.current_mesh(node)
+        return mesh if isinstance(mesh, Mesh) else None
+
+    def _why_not_fixed(self, out: ast.expr, context: Mesh) -> str | None:
+        analysis = self.analysis
+        if not isinstance(out, ast.Call) or analysis.called_api(out) is not (
+            Api.NAMED_SHARDING
+        ):
+            return "the sharding is not written here as NamedSharding(mesh, spec)"
+        args = analysis.bind(out)
+        spec = analysis.value_of(args["spec"]) if args and "spec" in args else None
+        if (
+            args is None
+            or set(args) != {"mesh", "spec"}
+            or not isinstance(spec, Spec)
+            or spec.unreduced
+            or spec.reduced
+        ):
+            return "its spec is not one jaxfix can read"
+        axes = [
+            a
+            for part in spec.parts
+            for a in (part if isinstance(part, tuple) else (part,))
+        ]
+        names = context.axis_names or ()
+        types = context.axis_types or ()
+        for axis in axes:
+            if axis is None:
+                continue
+            if (
+                not isinstance(axis, str)
+                or axis not in names
+                or len(types) != len(names)
+            ):
+                return f"the context mesh has no axis {axis!r}"
+            if types[names.index(axis)] is not AxisType.EXPLICIT:
+                return f"the context mesh's axis {axis!r} is not Explicit"
+        return None
+
+
+def _all_auto(mesh: Mesh) -> bool:
+    return mesh.axis_types is not None and all(
+        t is AxisType.AUTO for t in mesh.axis_types
+    )
+
+
+def _spec_of(old: cst.CSTNode) -> cst.CSTNode:
+    """`NamedSharding(mesh, spec)` -> `spec`, as written."""
+    import libcst as cst  # for the fix, written only when it is applied
+
+    assert isinstance(old, cst.Call)
+    keyword = next(
+        (a for a in old.args if a.keyword and a.keyword.value == "spec"), None
+    )
+    spec = keyword if keyword is not None else old.args[1]
+    return spec.value
