@@ -33,6 +33,7 @@ from jaxfix.sources.file_io import (
     write_fix,
 )
 from jaxfix.sources.kinds import kind_of, source_of
+from jaxfix.sources.source import Source, SourceError
 from jaxfix.write.safe_write import LateCheck, confirm_writes
 
 if TYPE_CHECKING:  # multiprocessing: imported only when workers start
@@ -102,8 +103,15 @@ def _settle_cheaply(
         if settled is not None:
             settled.forget(path)
         return cached
+    code = _code(kept)
+    if isinstance(
+        code, FileResult
+    ):  # the notebook's code cannot be read: said as it is
+        if cache:
+            cache.put(code, lines)
+        return code
     if (
-        not is_candidate(source, rules) and evidence is None
+        not is_candidate(code, rules) and evidence is None
     ):  # a log's site may not mention a mesh
         error = kept.syntax_error() if check_syntax else None
         if error is not None:
@@ -114,6 +122,25 @@ def _settle_cheaply(
     if settled is not None:
         settled.forget(path)
     return source
+
+
+def _code(source: Source) -> bytes | FileResult:
+    """What the prefilter reads: the code the engine would check (a notebook's cells, not its
+    JSON: a word in an output or a markdown cell makes no candidate of it, one the engine
+    would then not parse, its syntax unchecked); the file's error, as the engine gives it,
+    when that code cannot be read."""
+    if not source.has_cells:
+        return source.original
+    try:
+        return source.code()
+    except SourceError as error:
+        return FileResult(
+            source.path,
+            source.original,
+            error=str(error),
+            error_location=error.location,
+            lasting_error=True,
+        )
 
 
 def _parse(task: Task, run: Run) -> FileResult:
