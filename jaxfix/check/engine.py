@@ -667,13 +667,7 @@ def check_source_of(
     try:
         code = source.code()
     except SourceError as error:  # the original cannot be read: said as it is
-        return FileResult(
-            path,
-            original,
-            error=str(error),
-            error_location=error.location,
-            lasting_error=True,
-        )
+        return source.unreadable(error)
     trails: list[Diagnostic] = []
     try:
         fixed, diagnostics = _check(

@@ -134,13 +134,7 @@ def _code(source: Source) -> bytes | FileResult:
     try:
         return source.code()
     except SourceError as error:
-        return FileResult(
-            source.path,
-            source.original,
-            error=str(error),
-            error_location=error.location,
-            lasting_error=True,
-        )
+        return source.unreadable(error)
 
 
 def _parse(task: Task, run: Run) -> FileResult:

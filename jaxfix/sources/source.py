@@ -49,7 +49,7 @@ class Source:
     # Whether the cache may settle an unchanged file of this kind without reading it (a
     # notebook's shape is checked every run).
     settles_unread: ClassVar[bool] = True
-    # Whether a `# noqa` comment can be written on its lines.
+    # Whether a suppression (noqa) comment can be written on its lines.
     takes_comments: ClassVar[bool] = True
     # Whether its code is cells (which an IPython traceback's frames name).
     has_cells: ClassVar[bool] = False
@@ -101,6 +101,17 @@ class Source:
             error=message,
             error_location=None if where is None else self.place(where),
             lasting_error=lasting,
+        )
+
+    def unreadable(self, error: SourceError) -> FileResult:
+        """The result when the original cannot be read (its code cannot be made): said as it
+        is, a lasting error of these bytes."""
+        return FileResult(
+            self.path,
+            self.original,
+            error=str(error),
+            error_location=error.location,
+            lasting_error=True,
         )
 
     def syntax_error(self) -> tuple[str, Location] | None:
