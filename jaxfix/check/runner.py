@@ -103,16 +103,17 @@ def _settle_cheaply(
         if settled is not None:
             settled.forget(path)
         return cached
-    code = _code(kept)
-    if isinstance(
-        code, FileResult
-    ):  # the notebook's code cannot be read: said as it is
-        if cache:
-            cache.put(code, lines)
-        return code
-    if (
-        not is_candidate(code, rules) and evidence is None
-    ):  # a log's site may not mention a mesh
+    candidate = is_candidate(source, rules)
+    if candidate and kept.has_cells:  # its cells, as the engine would read them
+        code = _code(kept)
+        if isinstance(
+            code, FileResult
+        ):  # they cannot be read: said as the engine says it
+            if cache:
+                cache.put(code, lines)
+            return code
+        candidate = is_candidate(code, rules)
+    if not candidate and evidence is None:  # a log's site may not mention a mesh
         error = kept.syntax_error() if check_syntax else None
         if error is not None:
             return FileResult(path, source, error=error[0], error_location=error[1])
@@ -125,12 +126,9 @@ def _settle_cheaply(
 
 
 def _code(source: Source) -> bytes | FileResult:
-    """What the prefilter reads: the code the engine would check (a notebook's cells, not its
-    JSON: a word in an output or a markdown cell makes no candidate of it, one the engine
-    would then not parse, its syntax unchecked); the file's error, as the engine gives it,
-    when that code cannot be read."""
-    if not source.has_cells:
-        return source.original
+    """A notebook's code cells, which the prefilter reads once its JSON passed (a word in an
+    output or a markdown cell makes no candidate the engine would then not parse, its syntax
+    unchecked); the file's error, as the engine gives it, when they cannot be read."""
     try:
         return source.code()
     except SourceError as error:

@@ -686,3 +686,32 @@ def test_a_cell_with_two_source_keys_is_one_line_naming_it():
         and result.error
         == "not a valid nbformat 4 notebook: cell 8 has 2 'source' keys"
     )
+
+
+def test_a_notebook_no_rule_can_apply_to_is_not_validated(tmp_path):
+    """A notebook whose JSON has no rule's words is settled by the prefilter, unread: a schema
+    quirk (a markdown cell with an execution count, seen in flax's examples) is no error."""
+    document = {
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "metadata": {},
+        "cells": [
+            {"cell_type": "markdown", "metadata": {}, "source": ["# Notes\n"]},
+            {
+                "cell_type": "markdown",
+                "execution_count": 3,
+                "metadata": {},
+                "source": ["text\n"],
+            },
+            {
+                "cell_type": "code",
+                "execution_count": 1,
+                "metadata": {},
+                "outputs": [],
+                "source": ["x = 1\n"],
+            },
+        ],
+    }
+    (tmp_path / "quirk.ipynb").write_text(json.dumps(document))
+    result = invoke(tmp_path, "--check", "quirk.ipynb")
+    assert result.exit_code == 0, result.output
