@@ -128,7 +128,7 @@ from jaxfix.check.run import Run
 from jaxfix.check.runner import run_files
 
 def hang(run, path, source, *facts):
-    print(os.getpid(), flush=True)
+    os.write(1, b"%d\\n" % os.getpid())  # one write: two workers' lines never interleave
     time.sleep(120)
 
 engine.check_file = hang
@@ -148,11 +148,12 @@ def test_workers_die_with_a_killed_parent(tmp_path):
     parent = subprocess.Popen(
         [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True
     )
-    workers: list[int] = []
+    workers: set[int] = set()
     while len(workers) < 2:  # each worker prints its pid once it holds a file
         line = parent.stdout.readline()
         assert line, "the run ended before two workers started"
-        workers += [int(word) for word in line.split() if word.isdigit()]
+        workers.add(int(line))
+    assert all(_alive(pid) for pid in workers)
     parent.kill()
     parent.wait()
     deadline = time.monotonic() + 10
