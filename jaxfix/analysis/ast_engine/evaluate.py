@@ -208,9 +208,13 @@ class Evaluator:
         try:
             value = compute()
         except RecursionError:
+            # Kept for this expression (the deepest one asked), so that the next question about
+            # the code around it stops here rather than at the stack's bound again: nested code
+            # costs one descent, not one per level. What asked it is not kept (`cut`).
             self.too_deep = True
             self._floor = -1
-            return Unknown("nested too deeply")
+            value = self._values[memo_key] = Unknown("nested too deeply")
+            return value
         finally:
             self._pop(key)
             inner_floor = self._floor

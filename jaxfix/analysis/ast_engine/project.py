@@ -101,6 +101,7 @@ class Module:
         self.source = source
         self.blanked = blanked  # code in a newer grammar, not in `tree` (jaxfix/sources/grammar.py)
         self._scope_names: dict[ast.AST, tuple[frozenset[str], frozenset[str]]] = {}
+        self._scopes: dict[ast.AST, ast.AST] = {}
 
     @cached_property
     def _index(self) -> _Index:
@@ -223,22 +224,38 @@ class Module:
 
     def scope_of(self, node: ast.AST) -> ast.AST:
         """The function, lambda, class body or module whose code `node` is part of. A
-        decorator, a default or a base class belongs to the scope around the definition."""
+        decorator, a default or a base class belongs to the scope around the definition.
+        Remembered for every node on the way up: deeply nested code costs one walk."""
+        scopes = self._scopes
+        found = scopes.get(node)
+        if found is not None:
+            return found
+        walked = []
         child = node
         parent = self.parents.get(node)
+        found = self.tree
         while parent is not None:
-            if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if isinstance(
+                parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+            ):
                 if child in parent.body:
-                    return parent
+                    found = parent
+                    break
             elif isinstance(parent, ast.Lambda):
                 if child is parent.body:
-                    return parent
-            elif isinstance(parent, ast.ClassDef):
-                if child in parent.body:
-                    return parent
+                    found = parent
+                    break
+            walked.append(child)  # its scope is its parent's
+            known = scopes.get(parent)
+            if known is not None:
+                found = known
+                break
             child = parent
             parent = self.parents.get(parent)
-        return self.tree
+        scopes[node] = found
+        for step in walked:
+            scopes[step] = found
+        return found
 
     def statement_of(self, node: ast.AST) -> ast.stmt | None:
         """The innermost statement holding `node` (itself when it is one)."""
