@@ -14,6 +14,23 @@ from jaxfix.settings import distributions
 from jaxfix.settings.distributions import installed_version
 
 
+@pytest.fixture(autouse=True)
+def _only_the_interpreters_own_finders(monkeypatch):
+    """A finder with `find_distributions` that another test in this process left on
+    sys.meta_path would send every lookup to importlib.metadata: these tests are about the
+    plain case, which is the interpreter's own finders."""
+    monkeypatch.setattr(
+        sys,
+        "meta_path",
+        [
+            finder
+            for finder in sys.meta_path
+            if getattr(finder, "__module__", "").startswith("_frozen_importlib")
+            or not hasattr(finder, "find_distributions")
+        ],
+    )
+
+
 def _metadata_version(name: str) -> str | None:
     try:
         return metadata.version(name)
@@ -102,3 +119,21 @@ def test_anything_but_the_plain_case_is_asked_of_importlib_metadata(
     )
     assert installed_version("some_dist") == _metadata_version("some_dist")
     assert asked == ["some_dist"]
+
+
+def test_a_finder_of_its_own_on_the_meta_path_is_asked_of_importlib_metadata(
+    tmp_path, monkeypatch
+):
+    _dist_info(tmp_path, "some_dist", "1.0")
+    monkeypatch.setattr(sys, "path", [str(tmp_path)])
+
+    class OwnFinder:
+        def find_spec(self, *args):
+            return None
+
+        def find_distributions(self, *args):
+            return iter(())
+
+    monkeypatch.setattr(sys, "meta_path", [OwnFinder(), *sys.meta_path])
+    monkeypatch.setattr(distributions, "_from_metadata", lambda name: "from metadata")
+    assert installed_version("some_dist") == "from metadata"
