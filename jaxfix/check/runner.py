@@ -251,6 +251,10 @@ def run_files(
         if run.cache is not None:
             run.cache.save_settled()
     results = undo_written(results, undone)
+    if write and any(d.data_edits for r in results for d in r.diagnostics):
+        from jaxfix.write.data_edits import write_data_edits
+
+        results = write_data_edits(results)
     results.sort(key=lambda r: str(r.path))
     return results
 

@@ -446,3 +446,86 @@ def test_a_recorded_context_mesh_error_puts_the_out_sharding_on_the_entered_mesh
         'NamedSharding(out_mesh, P(reduced={"x"})))\n',
         'NamedSharding(context, P(reduced={"x"})))\n',
     )
+
+
+JSON_CONFIG = Path(__file__).parents[1] / "repair_projects" / "jsonconfig"
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_a_json_entry_is_changed_in_place_unless_a_working_mesh_reads_it(
+    tmp_path, version
+):
+    """The eval stage's sizes come from stages.json, loaded by config.py and passed through a
+    factory: repair changes that entry's one integer in the JSON file, every other byte kept.
+    The serve entry is read by a stage that works (size 16) and one that fails (size 8): it is
+    never changed, and the failing stage is left saying where else it is read."""
+    tree = Path(
+        shutil.copytree(
+            JSON_CONFIG,
+            tmp_path / "jsonconfig",
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )
+    )
+    before = snapshot(tree)
+    code, report, _ = jaxfix_repair(
+        tree,
+        tmp_path,
+        "--unsafe-fixes",
+        "-q",
+        "--",
+        python(version),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+    )
+    assert code == 1 and not report["passed"], report
+    assert [(f["path"], f["line"], f["detail"]) for f in report["fixed"]] == [
+        ("stages/run.py", 13, 'set "mesh_shape" (stages.json:5) to [2, 4]')
+    ]
+    assert changed(before, tree) == {"stages.json"}
+    assert snapshot(tree)["stages.json"] == before["stages.json"].replace(
+        b'"mesh_shape": [4, 4]\n', b'"mesh_shape": [2, 4]\n'
+    )
+    (left,) = report["left"]
+    assert (left["path"], left["line"]) == ("stages/run.py", 27)
+    assert (
+        "the entry stages.json['serve']['mesh_shape'] is also read at run.py:20"
+        in left["detail"]
+    )
+
+
+@pytest.mark.jax
+def test_a_json_entry_is_named_with_what_to_set_without_unsafe_fixes(tmp_path):
+    """Without --unsafe-fixes nothing is written; the site says the entry's line, what it
+    holds and what to set it to."""
+    tree = Path(
+        shutil.copytree(
+            JSON_CONFIG,
+            tmp_path / "jsonconfig",
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )
+    )
+    before = snapshot(tree)
+    code, report, _ = jaxfix_repair(
+        tree,
+        tmp_path,
+        "-q",
+        "--",
+        python(JAX_VERSIONS[0]),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+    )
+    assert code == 1 and report["fixed"] == [], report
+    assert changed(before, tree) == set()
+    detail = {(s["line"]): s["detail"] for s in report["left"]}[13]
+    assert (
+        'stages.json:5: "mesh_shape" is [4, 4]; the enclosing mesh has size 8: '
+        "set it to [2, 4] or [4, 2]" in detail
+    )
+    assert "its unsafe fix needs --unsafe-fixes" in detail
