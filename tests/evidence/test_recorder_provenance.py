@@ -341,9 +341,7 @@ def test_report_only_names_the_origin_in_every_format(tmp_path):
     paths (before, a related location had no path: only the message named them)."""
     _tree(tmp_path)
     (tmp_path / "pkg" / "__init__.py").write_text("")
-    (tmp_path / "pkg" / "config.py").write_text(
-        CONFIG.replace("(4, 4)", "(4,) * 2")
-    )
+    (tmp_path / "pkg" / "config.py").write_text(CONFIG.replace("(4, 4)", "(4,) * 2"))
     shown = _formats(tmp_path, _recorded(tmp_path, JAX_VERSIONS[0]), names=ALL_FORMATS)
     (result,) = [f for f in json.loads(shown["json"])["files"] if f["diagnostics"]]
     (diagnostic,) = result["diagnostics"]
