@@ -1101,3 +1101,40 @@ def test_an_origin_line_outside_the_diff_gets_no_comment(tmp_path):
     assert "<summary>stages/run.py:27</summary>" in review["body"]
     assert "<summary>stages.json" not in review["body"]
     assert "2 suggestions or findings" in review["body"]
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("change", ["entry", "code"])
+def test_gitlab_posts_an_origin_only_where_the_diff_shows_it(tmp_path, change):
+    """GitLab as GitHub: the entry's suggestion is a discussion at stages.json:5 when the
+    merge request changed it; when it did not, nothing goes there, nor to the summary note."""
+    repo, base, head, evidence = _json_pull(tmp_path, change)
+    host = Host(patches=_patches(repo, base), head_sha=head)
+    with Server(host) as url:
+        env = {
+            **os.environ,
+            "CI_API_V4_URL": f"{url}/api/v4",
+            "CI_PROJECT_ID": "42",
+            "CI_MERGE_REQUEST_IID": "3",
+            "CI_MERGE_REQUEST_DIFF_BASE_SHA": base,
+            "JAXFIX_GITLAB_TOKEN": host.token,
+            "CI_PROJECT_DIR": str(repo),
+            "PYTHONPATH": str(ROOT),
+        }
+        done = _bot(
+            env, "gitlab", "--unsafe-fixes", "--evidence", str(evidence), cwd=repo
+        )
+    assert done.returncode == 1, done.stderr
+    assert host.violations == []
+    posted = [b for m, p, b in host.writes("POST") if p.endswith("/discussions")]
+    at_entry = [b for b in posted if b["position"]["new_path"] == "stages.json"]
+    (note,) = host.notes
+    if change == "entry":
+        (discussion,) = at_entry
+        assert discussion["position"]["new_line"] == 5
+        assert _apply((repo / "stages.json").read_text(), at_entry, gitlab=True) == (
+            _git(repo, "show", f"{base}:stages.json") + "\n"
+        )
+    else:
+        assert at_entry == [] and "stages.json" not in note["body"]
+        assert [b["position"]["new_line"] for b in posted] == [13]
