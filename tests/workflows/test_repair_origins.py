@@ -5,7 +5,11 @@ shares), and each is resized where the run's frames lead, not at the line that r
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -529,3 +533,89 @@ def test_a_json_entry_is_named_with_what_to_set_without_unsafe_fixes(tmp_path):
         "set it to [2, 4] or [4, 2]" in detail
     )
     assert "its unsafe fix needs --unsafe-fixes" in detail
+
+
+def _recorded_json_config(tmp_path: Path) -> tuple[Path, Path]:
+    """A copy of jsonconfig and the evidence of one recorded pytest run of it (jaxfix's
+    pytest plugin, real JAX)."""
+    tree = Path(
+        shutil.copytree(
+            JSON_CONFIG,
+            tmp_path / "jsonconfig",
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )
+    )
+    evidence = tmp_path / "evidence.jsonl"
+    subprocess.run(
+        [
+            python(JAX_VERSIONS[0]),
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "jaxfix.record",
+        ],
+        cwd=tree,
+        env={
+            **{k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")},
+            "PYTHONPATH": str(Path(__file__).parents[2]),
+            "JAX_PLATFORMS": "cpu",
+            "JAXFIX_RECORD": str(evidence),
+        },
+        capture_output=True,
+        timeout=300,
+    )
+    assert evidence.exists()
+    return tree, evidence
+
+
+def _jaxfix_with_evidence(tree: Path, evidence: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "jaxfix",
+            "--no-cache",
+            "--unsafe-fixes",
+            "--evidence",
+            str(evidence),
+            ".",
+        ],
+        cwd=tree,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.mark.jax
+def test_evidence_changes_a_json_entry_and_counts_the_file(tmp_path):
+    """`jaxfix --evidence FILE --unsafe-fixes` writes the entry as repair does, and the
+    summary counts stages.json among the files changed."""
+    tree, evidence = _recorded_json_config(tmp_path)
+    before = snapshot(tree)
+    done = _jaxfix_with_evidence(tree, evidence)
+    assert done.returncode == 1, done.stderr  # the serve stage is left
+    assert changed(before, tree) == {"stages.json"}
+    assert re.search(r"files changed\s*│\s*1\s*│", done.stderr), done.stderr
+
+
+@pytest.mark.jax
+def test_an_entry_changed_since_the_run_is_not_written(tmp_path):
+    """The eval entry was edited after the run (now [8, 4]): the evidence is not applied
+    there; one line says what the entry holds now and that nothing was written."""
+    tree, evidence = _recorded_json_config(tmp_path)
+    stages = tree / "stages.json"
+    stages.write_text(
+        stages.read_text().replace('"mesh_shape": [4, 4]\n', '"mesh_shape": [8, 4]\n')
+    )
+    before = snapshot(tree)
+    done = _jaxfix_with_evidence(tree, evidence)
+    assert changed(before, tree) == set()
+    assert (
+        "stages.json:5: stages.json['eval']['mesh_shape'] now holds [8, 4], not the run's [4, 4] "
+        "(changed since the run): not written"
+    ) in " ".join(done.stdout.split()), done.stdout
