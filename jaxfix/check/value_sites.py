@@ -113,22 +113,26 @@ _MAX_DATA_BYTES = 1 << 20  # a config file larger than this is not read
 def _data_site(
     item: Evidence, raised: Path, written: Written, run: Run
 ) -> ValueSite | str:
-    """The JSON entry the run read the inner mesh's sizes from, checked against the file as
+    """The JSON (or YAML) entry the run read the inner mesh's sizes from, checked against the file as
     it is now; or, in one line, why jaxfix does not change it: a file outside the project's
     tree or in .git, that is not one file from where the run read it, or whose entry no
     longer holds the run's sizes."""
     from jaxfix.sources.file_io import ReadError, read_regular
-    from jaxfix.write.json_entry import NotAnEntry, find_entry
+    from jaxfix.write.json_entry import NotAnEntry, find_entry, find_yaml_entry
 
     data = written.data
     assert data is not None
     shown = f"{data.name}{''.join(f'[{k!r}]' for k in data.keys)}"
     read_at = f"{written.module.path.name}:{written.module.line(written.node)}"
-    bases = (
-        [written.module.path.parent]
-        if data.beside_module
-        else list(item.cwds) or [Path.cwd()]
-    )
+    if data.up_from_module is not None:
+        parents = Path(os.path.abspath(written.module.path)).parents
+        if data.up_from_module > len(parents):
+            return (
+                f"the run read {shown} (at {read_at}) from above the file system's root"
+            )
+        bases = [parents[data.up_from_module - 1]]
+    else:
+        bases = list(item.cwds) or [Path.cwd()]
     candidates = {Path(os.path.realpath(base / data.name)) for base in bases}
     if len(candidates) != 1:
         return (
@@ -145,7 +149,9 @@ def _data_site(
     except ReadError as error:
         return f"the run read its sizes from {shown} (at {read_at}), which cannot be read now: {error}"
     try:
-        entry = find_entry(content, data.keys)
+        entry = (find_yaml_entry if data.kind == "yaml" else find_entry)(
+            content, data.keys
+        )
     except NotAnEntry as error:
         return f"the run read its sizes from {shown} (at {read_at}): {error}"
     new = [m for f in item.facts if (m := f.get("new")) is not None]

@@ -243,3 +243,57 @@ def test_a_json_entry_read_off_the_run_s_path_is_not_changed(tmp_path):
     found = written_at(engine.evaluator, _frames(project))
     assert isinstance(found, Unknown)
     assert "stages.json['eval']['shape'] is also read at config.py:5" in found.why
+
+
+YAML_CONFIG = """\
+from pathlib import Path
+
+import yaml
+
+EVAL = yaml.safe_load((Path(__file__).parent / "stages.yaml").read_text())["eval"]
+"""
+YAML_STAGES = """\
+train:
+  shape: [2, 4]
+eval:
+  batch: 4  # per device
+  shape:
+    - 4
+    - 4
+"""
+
+
+def _yaml_project(tmp_path: Path, stages: str):
+    project = tmp_path / "proj"
+    project.mkdir()
+    files = [p.resolve() for p in _tree(project, YAML_CONFIG)]
+    (project / "stages.yaml").write_text(stages)
+    run = Run(Options(unsafe_fixes=True), project=(project,))
+    main = (project / "main.py").resolve()
+    evidence = with_value_sites({main: (_evidence(project),)}, run, files)
+    result = check_file(run, main, main.read_bytes(), evidence=evidence[main])
+    return evidence[main][0], result, project / "stages.yaml"
+
+
+def test_a_yaml_entry_beside_the_module_is_changed_at_its_integer_alone(tmp_path):
+    item, result, stages = _yaml_project(tmp_path, YAML_STAGES)
+    (diagnostic,) = result.diagnostics
+    assert diagnostic.applied and diagnostic.fix_title == (
+        'set "shape" (stages.yaml:6) to [2, 4]'
+    )
+    assert 'stages.yaml:6: "shape" is [4, 4]' in diagnostic.message
+    write_data_edits([result])
+    assert stages.read_text() == YAML_STAGES.replace(
+        "    - 4\n    - 4", "    - 2\n    - 4"
+    )
+
+
+def test_a_yaml_entry_an_alias_reuses_is_not_changed(tmp_path):
+    shared = YAML_STAGES.replace(
+        "  shape:\n    - 4\n    - 4\n", "  shape: *wide\n"
+    ).replace("train:", "wide: &wide [4, 4]\ntrain:")
+    item, result, stages = _yaml_project(tmp_path, shared)
+    assert item.value_site is None
+    assert "is an anchor other entries reuse" in (item.value_unknown or "")
+    (diagnostic,) = result.diagnostics
+    assert not diagnostic.data_edits and stages.read_text() == shared

@@ -619,3 +619,47 @@ def test_an_entry_changed_since_the_run_is_not_written(tmp_path):
         "stages.json:5: stages.json['eval']['mesh_shape'] now holds [8, 4], not the run's [4, 4] "
         "(changed since the run): not written"
     ) in " ".join(done.stdout.split()), done.stdout
+
+
+YAML_CONFIG = Path(__file__).parents[1] / "repair_projects" / "yamlconfig"
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_a_yaml_entry_is_changed_in_place_unless_an_alias_reuses_it(tmp_path, version):
+    """The same stages in stages.yaml (read with yaml.safe_load from beside the package): the
+    eval entry's integer is changed, its comment and the rest kept; the serve entry is the
+    wide stage's too, through an alias, and is never changed."""
+    tree = Path(
+        shutil.copytree(
+            YAML_CONFIG,
+            tmp_path / "yamlconfig",
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )
+    )
+    before = snapshot(tree)
+    code, report, _ = jaxfix_repair(
+        tree,
+        tmp_path,
+        "--unsafe-fixes",
+        "-q",
+        "--",
+        python(version),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+    )
+    assert code == 1 and not report["passed"], report
+    assert [(f["path"], f["line"], f["detail"]) for f in report["fixed"]] == [
+        ("stages/run.py", 13, 'set "mesh_shape" (stages.yaml:6) to [2, 4]')
+    ]
+    assert changed(before, tree) == {"stages.yaml"}
+    assert snapshot(tree)["stages.yaml"] == before["stages.yaml"].replace(
+        b"  batch: 4  # per device\n  mesh_shape: [4, 4]\n",
+        b"  batch: 4  # per device\n  mesh_shape: [2, 4]\n",
+    )
+    (left,) = report["left"]
+    assert (left["path"], left["line"]) == ("stages/run.py", 27)
+    assert "['serve']['mesh_shape'] is an anchor other entries reuse" in left["detail"]

@@ -33,8 +33,9 @@ from jaxfix.ground.quoting import cut
 _MAX_STEPS = 32
 _JSON_LOADERS = frozenset({"json.load", "json.loads"})
 _COPIES = frozenset({"builtins.tuple", "builtins.list"})
+_YAML_LOADERS = frozenset({"yaml.safe_load", "yaml.load", "yaml.full_load"})
 _OTHER_LOADERS = frozenset(
-    {"yaml.safe_load", "yaml.load", "tomllib.load", "tomllib.loads", "tomli.load"}
+    {"tomllib.load", "tomllib.loads", "tomli.load", "tomli.loads"}
 )
 
 
@@ -51,21 +52,25 @@ _SIZES = {Api.ABSTRACT_MESH: "axis_sizes", Api.MAKE_MESH: "axis_shapes"}
 
 @dataclass(frozen=True)
 class DataFile:
-    """An entry of a JSON file the code loads (`json.load(open("stages.json"))["eval"]`):
-    the file's name as the code writes it, whether it is named from the reading module's folder
-    (`Path(__file__).parent / "stages.json"`) rather than the directory the process ran in, and
-    the keys read from what the loader returns."""
+    """An entry of a JSON (or YAML) file the code loads (`json.load(open("stages.json"))["eval"]`):
+    the file's name as the code writes it, where it is named from (the reading module's folder
+    or one above it, `Path(__file__).parent / "stages.json"`, or the directory the process ran
+    in), and the keys read from what the loader returns."""
 
     name: str
-    beside_module: bool
+    # Named from the reading module's file: how many folders up from it (1: its folder, for
+    # `Path(__file__).parent / name`); None: from the directory the process ran in.
+    up_from_module: int | None
     keys: tuple[str | int, ...]
+    kind: str = "json"  # or "yaml"
 
 
 @dataclass(frozen=True)
 class Written:
     """The expression to replace (or, with `keyword`, the call to give that keyword), in
     `module`; `name` is the path a reader knows the value by (`EVAL["mesh"]["shape"]`). With
-    `data`, the sizes are an entry of a JSON file, and `node` is the loader's call that reads it."""
+    `data`, the sizes are an entry of a JSON or YAML file, and `node` is the loader's call that
+    reads it."""
 
     module: Module
     node: ast.expr
@@ -192,11 +197,11 @@ class _Walk:
                 continue
             if isinstance(expr, ast.Call) and keys:
                 loader = self._qualified(module, expr.func)
-                if loader in _JSON_LOADERS:
+                if loader in _JSON_LOADERS or loader in _YAML_LOADERS:
                     return narrowest or self._data_file(module, expr, keys)
                 if loader in _OTHER_LOADERS:
                     return Unknown(
-                        f"the sizes are read from what `{loader}` returns at {where}: jaxfix changes JSON entries only"
+                        f"the sizes are read from what `{loader}` returns at {where}: jaxfix changes JSON and YAML entries only"
                     )
             if isinstance(expr, ast.Name):
                 step = self._name(module, expr, keys, narrowest)
@@ -376,13 +381,28 @@ class _Walk:
         self, module: Module, loader: ast.Call, keys: list[Key]
     ) -> Written | Unknown:
         """`json.load(f)` (`with open("x.json") as f`), `json.load(open("x.json"))`,
-        `json.loads(Path("x.json").read_text())`, the file named by one string literal (through
+        `json.loads(Path("x.json").read_text())`, `yaml.safe_load(f)` likewise, the file named
+        by one string literal (through
         names assigned once): the entry `keys` of that file."""
         where = f"{module.path.name}:{module.line(loader)}"
         read = [k for k in keys if not isinstance(k, _Field)]
-        if len(read) != len(keys) or len(loader.args) != 1 or loader.keywords:
-            return Unknown(f"the JSON read at {where} is not one file's entry by keys")
-        opened = self._opened(module, loader.args[0])
+        kind = (
+            "yaml" if self._qualified(module, loader.func) in _YAML_LOADERS else "json"
+        )
+        suffixes = (".yaml", ".yml") if kind == "yaml" else (".json",)
+        given = [a for a in loader.args if not isinstance(a, ast.Starred)]
+        if kind == "yaml" and len(loader.args) == 2:  # yaml.load(f, Loader)
+            given = given[:1]
+        if (
+            len(read) != len(keys)
+            or len(given) != 1
+            or len(loader.args) > (2 if kind == "yaml" else 1)
+            or any(k.arg != "Loader" for k in loader.keywords)
+        ):
+            return Unknown(
+                f"the {kind.upper()} read at {where} is not one file's entry by keys"
+            )
+        opened = self._opened(module, given[0])
         parts = [opened]
         for node in ast.walk(opened):
             if isinstance(node, ast.Name):
@@ -396,14 +416,30 @@ class _Walk:
                 for n in nodes
                 if isinstance(n, ast.Constant)
                 and isinstance(n.value, str)
-                and n.value.endswith(".json")
+                and n.value.endswith(suffixes)
             }
         )
         if len(names) != 1:
             return Unknown(
-                f"the JSON read at {where} does not name its file by one literal"
+                f"the {kind.upper()} read at {where} does not name its file by one literal"
             )
-        beside = any(isinstance(n, ast.Name) and n.id == "__file__" for n in nodes)
+        beside = None
+        if any(isinstance(n, ast.Name) and n.id == "__file__" for n in nodes):
+            beside = sum(  # Path(__file__).parent.parent, os.path.dirname(__file__)
+                1
+                for n in nodes
+                if (isinstance(n, ast.Attribute) and n.attr == "parent")
+                or (
+                    isinstance(n, ast.Call)
+                    and self._qualified(module, n.func)
+                    in ("os.path.dirname", "posixpath.dirname")
+                )
+                or (isinstance(n, ast.Attribute) and n.attr == "with_name")
+            )
+            if not beside:
+                return Unknown(
+                    f"the {kind.upper()} read at {where} names its file from `__file__` in a way jaxfix does not follow"
+                )
         label = "".join(_shown(k) for k in read)
         self.modules.setdefault(module.path, module)
         other = self._other_read(tuple(k for k in read if not isinstance(k, _Field)))
@@ -416,7 +452,10 @@ class _Walk:
             loader,
             f"{names[0]}{label}",
             data=DataFile(
-                names[0], beside, tuple(k for k in read if not isinstance(k, _Field))
+                names[0],
+                beside,
+                tuple(k for k in read if not isinstance(k, _Field)),
+                kind,
             ),
         )
 
