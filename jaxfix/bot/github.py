@@ -8,7 +8,10 @@ request's files (their patches say which lines take comments).
 On each run: comments jaxfix still makes stay as they are; comments it no longer makes are
 deleted; new ones are posted in one new review. With nothing new, the previous review's
 summary is updated instead of posting another. A comment on a line outside the diff cannot be
-attached (GitHub answers 422): it is listed in the review's summary instead, never dropped.
+attached (GitHub answers 422): it is listed in the review's summary instead, never dropped;
+but a comment at a finding's origin (`"origin": true`, a config file's line holding the value
+the error is about) is posted only where the pull request shows that line: the comment at the
+line that raises names it.
 """
 
 from __future__ import annotations
@@ -146,11 +149,13 @@ def post_review(
     for comment in comments:
         lines = shown.get(comment["path"], set())
         first = comment.get("start_line") or comment["line"]
-        (
-            attachable
-            if all(n in lines for n in range(first, comment["line"] + 1))
-            else outside
-        ).append(comment)
+        if all(n in lines for n in range(first, comment["line"] + 1)):
+            attachable.append(comment)
+        elif not comment.get(
+            "origin"
+        ):  # an origin off the diff: its error's comment names it
+            outside.append(comment)
+    comments = [c for c in comments if c in attachable or c in outside]
 
     previous = [
         r for r in api.pages(f"{pr.path}/reviews", item=_REVIEW) if _ours(r, login)

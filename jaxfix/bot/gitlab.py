@@ -4,7 +4,8 @@ Endpoints (GitLab REST v4, "Discussions" and "Notes" of merge requests): the mer
 `diff_refs` and `diffs` (which lines take a comment), its discussions (paginated by
 `X-Next-Page`), a new diff discussion at `position[new_line]`, deleting a note, and one summary
 note created or edited in place. A GitHub-style suggestion over lines `start..line` becomes
-GitLab's ```` ```suggestion:-N+0 ```` block on `line`.
+GitLab's ```` ```suggestion:-N+0 ```` block on `line`. A comment at a finding's origin
+(`"origin": true`) is posted only where the merge request shows its line.
 """
 
 from __future__ import annotations
@@ -103,8 +104,17 @@ def post_discussions(
                 comment,
                 old_path,
             )
-        else:
+        elif not comment.get(
+            "origin"
+        ):  # an origin off the diff: its error's comment names it
             outcome.outside.append(comment)
+    comments = [
+        c
+        for c in comments
+        if not c.get("origin")
+        or c in outcome.outside
+        or any(c is w for w, _ in wanted.values())
+    ]
     summary_note = None
     for discussion in list(
         api.pages(f"{mr.path}/discussions", item=_DISCUSSION)

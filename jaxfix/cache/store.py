@@ -49,6 +49,7 @@ from jaxfix.check.dependencies import (
 from jaxfix.check.registry import selected_rules
 from jaxfix.ground.bounded_data import load_json
 from jaxfix.ground.diagnostics import (
+    DataEdit,
     Dependency,
     Diagnostic,
     FileResult,
@@ -226,6 +227,16 @@ def _encode(diagnostic: Diagnostic) -> dict:
         if diagnostic.fix_lines is None
         else list(diagnostic.fix_lines),
         "fix_cell": diagnostic.fix_cell,
+        # Only a recorded run's evidence makes these, and such a result is never cached.
+        "data_edits": [
+            {
+                "path": str(e.path),
+                "span": list(e.span),
+                "text": e.text.decode("utf-8"),
+                "digest": e.digest,
+            }
+            for e in diagnostic.data_edits
+        ],
     }
 
 
@@ -281,6 +292,22 @@ def _decode(value: object, codes: tuple[str, ...]) -> Diagnostic:
         ),
         fix_lines=_decode_lines(item["fix_lines"]),
         fix_cell=_expect(item["fix_cell"], (int, type(None))),
+        data_edits=tuple(
+            _decode_data_edit(e) for e in _expect(item.get("data_edits", []), list)
+        ),
+    )
+
+
+def _decode_data_edit(value: object) -> DataEdit:
+    item = _expect(value, dict)
+    start, end = _expect(item["span"], list)
+    if not (type(start) is int and type(end) is int and 0 <= start <= end):
+        raise ValueError("cache entry: bad span")
+    return DataEdit(
+        Path(_expect(item["path"], str)),
+        (start, end),
+        str(_expect(item["text"], str)).encode("utf-8"),
+        str(_expect(item["digest"], str)),
     )
 
 

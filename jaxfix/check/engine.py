@@ -152,11 +152,12 @@ def _diagnostic(found: _Found, options: Options) -> Diagnostic:
         applied=_fix_allowed(fix, options),
         related=report.related,
         fix_lines=found.fix_lines,
+        data_edits=fix.data if fix else (),
     )
 
 
 def _fix_lines(fix: Fix | None, analysis: Analysis) -> tuple[int, int] | None:
-    if fix is None:
+    if fix is None or not fix.edits:
         return None
     spans = [analysis.span(node) for node, _ in fix.edits]
     return min(s.start[0] for s in spans), max(s.end[0] for s in spans)
@@ -389,7 +390,11 @@ def check_source(
                         key=lambda d: (d.start.line, d.start.column, d.code),
                     )
                 )
-        allowed = [f for f in found if _fix_allowed(f.report.fix, options)]
+        allowed = [  # a data file's change is written by the caller (data_edits.py)
+            f
+            for f in found
+            if _fix_allowed(f.report.fix, options) and f.report.fix.edits  # type: ignore[union-attr]
+        ]
         if not allowed:
             break
         _refuse_if_newer_grammar(allowed)

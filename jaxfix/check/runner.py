@@ -203,6 +203,25 @@ def _facts(
     )
 
 
+def _with_changed_origins(
+    lines: dict[Path, frozenset[int]], evidence: dict[Path, tuple[Evidence, ...]]
+) -> dict[Path, frozenset[int]]:
+    """In changed-lines mode, a line that raised counts as changed when the place its value is
+    written (a recorded run's value site: a config entry, a constant) is on a changed line:
+    the change there is what makes it raise."""
+    found = dict(lines)
+    for path, items in evidence.items():
+        for item in items:
+            site = item.value_site
+            if (
+                site is not None
+                and not item.at_value
+                and site.span[0] in lines.get(site.path.resolve(), frozenset())
+            ):
+                found[path] = found.get(path, frozenset()) | {item.line}
+    return found
+
+
 def run_files(
     run: Run,
     files: list[Path],
@@ -222,6 +241,8 @@ def run_files(
     no rule applies. `on_plan`: told, once the cheap files are settled, which files will be
     parsed (and their sizes), in the order they are handed out: the real work, for progress
     reports."""
+    if lines is not None and evidence:
+        lines = _with_changed_origins(lines, evidence)
     results: list[FileResult] = []
     late_checks: list[LateCheck] = []
     undone: dict[Path, str] = {}
@@ -251,6 +272,10 @@ def run_files(
         if run.cache is not None:
             run.cache.save_settled()
     results = undo_written(results, undone)
+    if write and any(d.data_edits for r in results for d in r.diagnostics):
+        from jaxfix.write.data_edits import write_data_edits
+
+        results = write_data_edits(results)
     results.sort(key=lambda r: str(r.path))
     return results
 

@@ -12,12 +12,19 @@ raising line first); this only points it at the value.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from collections.abc import Collection, Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jaxfix.check.run import Run
-from jaxfix.evidence.facts import Evidence, ValueSite
+from jaxfix.evidence.facts import DataEntry, Evidence, ValueSite
+
+if TYPE_CHECKING:
+    from jaxfix.analysis.ast_engine.written_at import Written
 
 _WALKED = ("JAX002", "new", "built")  # the rule, the role and the kind of origin walked
 
@@ -53,6 +60,14 @@ def with_value_sites(
         written = written_at(engine.evaluator, frames)
         if isinstance(written, Unknown):
             found[path][index] = replace(item, value_unknown=written.why)
+            continue
+        if written.data is not None:
+            entry = _data_site(item, path, written, run)
+            found[path][index] = (
+                replace(item, value_site=entry)
+                if isinstance(entry, ValueSite)
+                else replace(item, value_unknown=entry)
+            )
             continue
         where = written.module.path.resolve()
         if where not in ours:
@@ -90,3 +105,82 @@ def with_value_sites(
 def _origin(item: Evidence) -> tuple[tuple[Path, int], ...] | None:
     frames = [o.frames for o in item.origins if (o.role, o.kind) == _WALKED[1:]]
     return frames[0] if len(frames) == 1 else None
+
+
+_MAX_DATA_BYTES = 1 << 20  # a config file larger than this is not read
+
+
+def _data_site(
+    item: Evidence, raised: Path, written: Written, run: Run
+) -> ValueSite | str:
+    """The JSON (or YAML) entry the run read the inner mesh's sizes from, checked against the file as
+    it is now; or, in one line, why jaxfix does not change it: a file outside the project's
+    tree or in .git, that is not one file from where the run read it, or whose entry no
+    longer holds the run's sizes."""
+    from jaxfix.sources.file_io import ReadError, read_regular
+    from jaxfix.write.json_entry import NotAnEntry, find_entry, find_yaml_entry
+
+    data = written.data
+    assert data is not None
+    shown = f"{data.name}{''.join(f'[{k!r}]' for k in data.keys)}"
+    read_at = f"{written.module.path.name}:{written.module.line(written.node)}"
+    if data.up_from_module is not None:
+        parents = Path(os.path.abspath(written.module.path)).parents
+        if data.up_from_module > len(parents):
+            return (
+                f"the run read {shown} (at {read_at}) from above the file system's root"
+            )
+        bases = [parents[data.up_from_module - 1]]
+    else:
+        bases = list(item.cwds) or [Path.cwd()]
+    candidates = {Path(os.path.realpath(base / data.name)) for base in bases}
+    if len(candidates) != 1:
+        return (
+            f"the run read {shown} (at {read_at}) from several directories: not written"
+        )
+    (file,) = candidates
+    roots = _tree(run)
+    if not any(file.is_relative_to(root) for root in roots):
+        return f"the run read its sizes from {shown} (at {read_at}), a file outside the project's tree: not written"
+    if ".git" in file.parts:
+        return f"the run read its sizes from {shown} (at {read_at}), a file in .git: not written"
+    try:
+        content = read_regular(file, _MAX_DATA_BYTES, bound="1 MiB")
+    except ReadError as error:
+        return f"the run read its sizes from {shown} (at {read_at}), which cannot be read now: {error}"
+    try:
+        entry = (find_yaml_entry if data.kind == "yaml" else find_entry)(
+            content, data.keys
+        )
+    except NotAnEntry as error:
+        return f"the run read its sizes from {shown} (at {read_at}): {error}"
+    new = [m for f in item.facts if (m := f.get("new")) is not None]
+    if not new or any(tuple(m.axis_sizes) != entry.values for m in new):
+        seen = new[0].axis_sizes if new else ()
+        return (
+            f"{_relative(file, roots)}:{entry.line}: {shown} now holds {entry.text}, "
+            f"not the run's {list(seen)} (changed since the run): not written"
+        )
+    return ValueSite(
+        (raised, item.line),
+        file,
+        (entry.line, entry.column, entry.end_line, entry.end_column),
+        json.dumps(data.keys[-1]) if isinstance(data.keys[-1], str) else shown,
+        entry=DataEntry(entry.spans, hashlib.sha256(content).hexdigest(), entry.text),
+    )
+
+
+def _tree(run: Run) -> list[Path]:
+    """The folders of the project (the paths the run was given, else its root)."""
+    given = [Path(os.path.realpath(p)) for p in run.project]
+    folders = [p if p.is_dir() else p.parent for p in given]
+    if not folders and run.scope_root is not None:
+        folders = [Path(os.path.realpath(run.scope_root))]
+    return folders
+
+
+def _relative(file: Path, roots: list[Path]) -> str:
+    for root in roots:
+        if file.is_relative_to(root):
+            return file.relative_to(root).as_posix()
+    return file.name

@@ -192,12 +192,22 @@ def render_summary(
     fixes = Counter(
         d.code
         for r in results
-        if r.fixed is not None and r.error is None
+        if r.error is None
         for d in r.diagnostics
-        if d.applied
+        if d.applied and (r.fixed is not None or d.data_edits)
     )
     left = sum(len(r.remaining) for r in results)
-    changed = sum(1 for r in results if r.fixed is not None and r.error is None)
+    data_files = {  # a JSON config's entry a fix changes (write/data_edits.py)
+        e.path
+        for r in results
+        if r.error is None
+        for d in r.diagnostics
+        if d.applied
+        for e in d.data_edits
+    }
+    changed = len(data_files) + sum(
+        1 for r in results if r.fixed is not None and r.error is None
+    )
     table = Table(title="jaxfix summary", show_header=False, title_justify="left")
     table.add_column("what")
     table.add_column("count", justify="right")

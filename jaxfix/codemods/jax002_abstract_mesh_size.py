@@ -24,7 +24,7 @@ from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.text import not_fixed, other_file, related, with_note
 from jaxfix.evidence.facts import LISTED, Evidence, Facts, ValueSite, listed
-from jaxfix.ground.diagnostics import Fix, Location, Related, Safety
+from jaxfix.ground.diagnostics import DataEdit, Fix, Location, Related, Safety
 from jaxfix.ground.quoting import cut
 from jaxfix.settings.options import Options
 from jaxfix.settings.rule_settings import RuleSetting
@@ -222,6 +222,14 @@ class AbstractMeshSizeChange(Rule):
             related = ()
         self.origins = []
         fix, why_not = self._fix(node, argument, inner, outers)
+        if why_not is not None and confirmed is not None:
+            in_data = self._data_fix(confirmed, outers)
+            if in_data is not None:  # the sizes are a JSON file's entry: changed there
+                fix, note, place = in_data
+                self.report(
+                    node, with_note(message, note), fix=fix, related=(*related, place)
+                )
+                return
         if why_not is not None:
             related = (*related, *self.origins)
         if why_not is not None and confirmed is not None:
@@ -397,6 +405,47 @@ class AbstractMeshSizeChange(Rule):
             fix=Fix(title, edits, Safety.UNSAFE),
             related=(back,),
         )
+
+    def _data_fix(
+        self, confirmed: Confirmed, outers: list[Mesh]
+    ) -> tuple[Fix | None, str, Related] | None:
+        """The run read the inner mesh's sizes from a JSON file's entry (checked against the
+        file by jaxfix/check/value_sites.py): the fix changes the fill axis's integer there,
+        and the note and the related place say what it is and what to set it to."""
+        site = confirmed.evidence.value_site
+        new = confirmed.agreed("new")
+        if site is None or site.entry is None or new is None:
+            return None
+        inner = confirmed_mesh(None, new, self.analysis.module.tree)
+        resized = self._resized(inner, outers)
+        if isinstance(resized, str):
+            return None
+        axis, _, inner_sizes, size = resized
+        choices = [axis, *(i for i in range(len(inner_sizes)) if i != axis)]
+        target = outers[0].size or 0
+        settings = []
+        for i in choices:
+            others = math.prod(s for j, s in enumerate(inner_sizes) if j != i)
+            if others > 0 and target % others == 0:
+                shown = [
+                    target // others if j == i else s for j, s in enumerate(inner_sizes)
+                ]
+                text = f"[{', '.join(str(v) for v in shown)}]"
+                if text not in settings:
+                    settings.append(text)
+        place = f"{site.where(self._root(site.path))}: {site.name} is {site.entry.text}"
+        what = f"{place}; the enclosing mesh has size {target}: set it to {' or '.join(settings)}"
+        related = Related(what, Location(site.span[0], site.span[1] + 1), site.path)
+        edit = DataEdit(
+            site.path, site.entry.items[axis], str(size).encode(), site.entry.digest
+        )
+        fix = Fix(
+            f"set {site.name} ({site.where(self._root(site.path))}) to {settings[0]}",
+            (),
+            Safety.UNSAFE,
+            data=(edit,),
+        )
+        return fix, f"the run read the inner mesh's sizes from {what}", related
 
     def _expression_at(self, span: tuple[int, int, int, int]) -> ast.expr | None:
         line = span[0]

@@ -96,6 +96,18 @@ def _shown(path: Path, root: Path | None) -> str:
 
 
 @dataclass(frozen=True)
+class DataEntry:
+    """A JSON file's entry that holds a mesh's sizes (the site's `path` is that file): `items`,
+    the byte span (start, end) of each integer in the file; `digest`, the SHA-256 of the file's
+    bytes as read (a fix writes only over those bytes); `text`, the entry as written there
+    (`[4, 4]`)."""
+
+    items: tuple[tuple[int, int], ...]
+    digest: str
+    text: str
+
+
+@dataclass(frozen=True)
 class ValueSite:
     """Where the sizes of a mesh the run saw raising are written, found by walking back along
     the frames that built it (jaxfix/analysis/ast_engine/written_at.py): the expression to
@@ -110,6 +122,7 @@ class ValueSite:
     name: str
     keyword: str | None = None
     why: str | None = None
+    entry: DataEntry | None = None  # in a JSON file: the entry, not Python code
 
     def where(self, root: Path | None = None) -> str:
         return f"{_shown(self.path, root)}:{self.span[0]}"
@@ -140,6 +153,9 @@ class Evidence:
     value_site: ValueSite | None = None
     value_unknown: str | None = None
     at_value: bool = False
+    # From a recorded run: the directories its processes ran in (a config file named by a
+    # relative path is read from there).
+    cwds: tuple[Path, ...] = ()
 
     @property
     def agreed(self) -> Facts | None:

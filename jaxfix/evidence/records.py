@@ -9,6 +9,7 @@ file "has changed since the run"), and its meshes must be what JAX's message say
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -285,7 +286,9 @@ def read_evidence(
     sources: dict[Path, list[str]] = {}
     found: dict[
         tuple[Path, int, str, tuple[int, int] | None],
-        list[tuple[int, Facts, tuple[int, ...] | None, tuple[Origin, ...]]],
+        list[
+            tuple[int, Facts, tuple[int, ...] | None, tuple[Origin, ...], Path | None]
+        ],
     ] = {}
     lines = data.split(b"\n")
     if len(lines) > MAX_RECORDS + 1:
@@ -363,8 +366,17 @@ def read_evidence(
         reading.raised.append(
             Raised(code, number, message[:300], test, local, frame.line, columns)
         )
+        cwd = record.get("cwd")
+        if not isinstance(cwd, str) or len(cwd) > 4096:
+            cwd = None
         found.setdefault((local, frame.line, code, columns), []).append(
-            (number, facts, parse_jax_version(version), origins)
+            (
+                number,
+                facts,
+                parse_jax_version(version),
+                origins,
+                Path(cwd) if cwd and os.path.isabs(cwd) else None,
+            )
         )
     by_file: dict[Path, list[Evidence]] = {}
     for (local, line, code, columns), seen in sorted(
@@ -376,8 +388,8 @@ def read_evidence(
             item[0][3] or (-1, -1),
         ),
     ):
-        distinct = tuple(dict.fromkeys(f for _, f, _, _ in seen))
-        versions = {v for _, _, v, _ in seen if v is not None}
+        distinct = tuple(dict.fromkeys(f for _, f, _, _, _ in seen))
+        versions = {v for _, _, v, _, _ in seen if v is not None}
         version = (
             max(versions) if versions else None
         )  # one run has one JAX; several: the newest
@@ -385,12 +397,13 @@ def read_evidence(
             Evidence(
                 code,
                 line,
-                tuple(sorted(n for n, _, _, _ in seen)),
+                tuple(sorted(n for n, *_ in seen)),
                 distinct,
                 columns,
                 version,
                 "evidence record",
-                tuple(dict.fromkeys(o for *_, origins in seen for o in origins)),
+                tuple(dict.fromkeys(o for *_, origins, _ in seen for o in origins)),
+                cwds=tuple(dict.fromkeys(c for *_, c in seen if c is not None)),
             )
         )
     reading.evidence = {path: tuple(items) for path, items in by_file.items()}

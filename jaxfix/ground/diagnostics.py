@@ -44,14 +44,28 @@ class Location:
 
 
 @dataclass(frozen=True)
+class DataEdit:
+    """A change to a data file the code reads (a JSON config's entry): the bytes at `span`
+    become `text`, written only while the file still has the SHA-256 `digest` it had when the
+    fix was made (jaxfix/write/data_edits.py)."""
+
+    path: Path
+    span: tuple[int, int]
+    text: bytes
+    digest: str
+
+
+@dataclass(frozen=True)
 class Fix:
     """Edits plus the imports they need. An edit is `(ast node, edit)`: the engine finds the
-    LibCST node where the `ast` node is and replaces it by `edit(that node)`."""
+    LibCST node where the `ast` node is and replaces it by `edit(that node)`. A fix with `data`
+    and no edits changes a data file, not the Python file it is reported in."""
 
     title: str
     edits: tuple[tuple[ast.AST, Edit], ...]
     safety: Safety = Safety.SAFE
     imports: tuple[tuple[str, str | None], ...] = ()
+    data: tuple[DataEdit, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -91,6 +105,7 @@ class Diagnostic:
         None  # first and last line the fix's edits replace (not its imports)
     )
     fix_cell: int | None = None  # in a notebook: the cell of `fix_lines`
+    data_edits: tuple[DataEdit, ...] = ()  # the fix's changes to a data file
 
 
 @dataclass(frozen=True)

@@ -267,7 +267,11 @@ def _site_outcome(
         if d.code == site.code and d.start.line <= site.line <= d.end.line
     ]
     applied = [d for d in diagnostics if d.applied and d.fix_title]
-    if applied and result is not None and (result.written or dry_run):
+    if (
+        applied
+        and result is not None
+        and (result.written or dry_run or applied[0].data_edits)
+    ):  # a data file's edit not written is no longer applied (write/data_edits.py)
         return True, applied[0].fix_title or "", False
     if not diagnostics:
         return (
@@ -422,6 +426,8 @@ def _write(results: list[FileResult], within: tuple[str, ...]) -> list[FileResul
     """The fixes written with the safe writes, each confirmed (jaxfix/write/safe_write.py), each
     still inside the PATHs as they were before the command ran (the command may have made a
     file a symlink to elsewhere)."""
+    from jaxfix.write.data_edits import write_data_edits
+
     late_checks: list[LateCheck] = []
     written = []
     try:
@@ -429,7 +435,7 @@ def _write(results: list[FileResult], within: tuple[str, ...]) -> list[FileResul
             written.append(write_fix(result, late_checks, within))
     finally:
         undone = confirm_writes(late_checks)
-    return undo_written(written, undone)
+    return write_data_edits(undo_written(written, undone), within)
 
 
 def repair(

@@ -4,6 +4,8 @@ frames and facts are what a record would hold)."""
 
 from __future__ import annotations
 
+import shutil
+from dataclasses import replace
 from pathlib import Path
 
 from jaxfix.analysis.ast_engine import Engine
@@ -14,6 +16,7 @@ from jaxfix.check.run import Run
 from jaxfix.check.value_sites import with_value_sites
 from jaxfix.evidence.facts import Evidence, Facts, MeshFacts, Origin
 from jaxfix.settings.options import Options
+from jaxfix.write.data_edits import write_data_edits
 
 MESHES = """\
 from jax.sharding import AbstractMesh
@@ -61,7 +64,7 @@ def test_a_dict_entry_through_a_parameter_is_reached(tmp_path):
 
 
 def test_a_computed_value_ends_the_walk(tmp_path):
-    found = _walk(tmp_path, 'EVAL = {"shape": tuple([4, 4])}\n')
+    found = _walk(tmp_path, 'EVAL = {"shape": (4,) * 2}\n')
     assert isinstance(found, Unknown) and "is computed" in found.why
 
 
@@ -145,3 +148,152 @@ def test_without_unsafe_fixes_the_value_site_says_what_its_fix_would_be(tmp_path
         diagnostic.fix_title
         == "resize the inner mesh to (2, 4) where its sizes are written"
     )
+
+
+JSON_CONFIG = """\
+import json
+
+with open("stages.json") as f:
+    EVAL = json.load(f)["eval"]
+"""
+STAGES = (
+    '{\n  "train": {"shape": [2, 4]},\n  "eval": {"shape": [4,  4], "batch": 4}\n}\n'
+)
+
+
+def _json_project(tmp_path: Path, stages: str = STAGES, cwd: Path | None = None):
+    """The project in tmp_path/proj, its config loading stages.json from the directory the run
+    ran in (`cwd`, the project's by default); the raising line's evidence and result."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    files = [p.resolve() for p in _tree(project, JSON_CONFIG)]
+    where = cwd or project
+    where.mkdir(parents=True, exist_ok=True)
+    (where / "stages.json").write_text(stages)
+    options = Options(unsafe_fixes=True)
+    run = Run(options, project=(project,))
+    main = (project / "main.py").resolve()
+    item = replace(_evidence(project), cwds=(where,))
+    evidence = with_value_sites({main: (item,)}, run, files)
+    result = check_file(run, main, main.read_bytes(), evidence=evidence[main])
+    return evidence[main][0], result, where / "stages.json"
+
+
+def test_a_json_entry_is_changed_at_its_integer_alone(tmp_path):
+    item, result, stages = _json_project(tmp_path)
+    assert item.value_site is not None and item.value_site.entry is not None
+    (diagnostic,) = result.diagnostics
+    assert result.fixed is None and diagnostic.applied
+    assert (
+        'the run read the inner mesh\'s sizes from stages.json:3: "shape" is [4,  4]; '
+        "the enclosing mesh has size 8: set it to [2, 4] or [4, 2]"
+    ) in diagnostic.message
+    (related,) = [r for r in diagnostic.related if r.path == stages.resolve()]
+    assert (related.start.line, related.start.column) == (3, 21)
+    assert diagnostic.fix_title == 'set "shape" (stages.json:3) to [2, 4]'
+    (written,) = write_data_edits([result])
+    assert written.diagnostics[0].applied
+    assert stages.read_text() == STAGES.replace("[4,  4]", "[2,  4]")
+
+
+def test_a_json_file_changed_before_the_write_is_left_alone(tmp_path):
+    _, result, stages = _json_project(tmp_path)
+    stages.write_text(STAGES.replace('"batch": 4', '"batch": 2'))
+    (written,) = write_data_edits([result])
+    (diagnostic,) = written.diagnostics
+    assert not diagnostic.applied
+    assert diagnostic.message.endswith(
+        "(stages.json changed since the run: not written)"
+    )
+    assert '"batch": 2' in stages.read_text() and "[4,  4]" in stages.read_text()
+
+
+def test_a_json_entry_that_holds_other_sizes_now_gets_no_fix(tmp_path):
+    item, result, _ = _json_project(tmp_path, STAGES.replace("[4,  4]", "[8, 4]"))
+    assert item.value_site is None
+    assert item.value_unknown == (
+        "stages.json:3: stages.json['eval']['shape'] now holds [8, 4], not the run's [4, 4] "
+        "(changed since the run): not written"
+    )
+    (diagnostic,) = result.diagnostics
+    assert diagnostic.fix_title is None and not diagnostic.data_edits
+
+
+def test_a_json_file_outside_the_project_or_in_git_gets_no_fix(tmp_path):
+    for cwd, why in (
+        (tmp_path / "elsewhere", "a file outside the project's tree"),
+        (tmp_path / "proj" / ".git", "a file in .git"),
+    ):
+        item, result, stages = _json_project(tmp_path, cwd=cwd)
+        assert item.value_site is None and why in (item.value_unknown or ""), cwd
+        (diagnostic,) = result.diagnostics
+        assert diagnostic.fix_title is None and not diagnostic.data_edits
+        shutil.rmtree(tmp_path / "proj")
+        if cwd.exists():
+            shutil.rmtree(cwd)
+
+
+def test_a_json_entry_read_off_the_run_s_path_is_not_changed(tmp_path):
+    """Another read of the same entry (`STAGES["eval"]` passed elsewhere) may feed a mesh that
+    works: the walk stops there, naming the read."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    _tree(project, JSON_CONFIG + 'OTHER = EVAL["shape"]\n')
+    engine = Engine((project,), (), None)
+    found = written_at(engine.evaluator, _frames(project))
+    assert isinstance(found, Unknown)
+    assert "stages.json['eval']['shape'] is also read at config.py:5" in found.why
+
+
+YAML_CONFIG = """\
+from pathlib import Path
+
+import yaml
+
+EVAL = yaml.safe_load((Path(__file__).parent / "stages.yaml").read_text())["eval"]
+"""
+YAML_STAGES = """\
+train:
+  shape: [2, 4]
+eval:
+  batch: 4  # per device
+  shape:
+    - 4
+    - 4
+"""
+
+
+def _yaml_project(tmp_path: Path, stages: str):
+    project = tmp_path / "proj"
+    project.mkdir()
+    files = [p.resolve() for p in _tree(project, YAML_CONFIG)]
+    (project / "stages.yaml").write_text(stages)
+    run = Run(Options(unsafe_fixes=True), project=(project,))
+    main = (project / "main.py").resolve()
+    evidence = with_value_sites({main: (_evidence(project),)}, run, files)
+    result = check_file(run, main, main.read_bytes(), evidence=evidence[main])
+    return evidence[main][0], result, project / "stages.yaml"
+
+
+def test_a_yaml_entry_beside_the_module_is_changed_at_its_integer_alone(tmp_path):
+    item, result, stages = _yaml_project(tmp_path, YAML_STAGES)
+    (diagnostic,) = result.diagnostics
+    assert diagnostic.applied and diagnostic.fix_title == (
+        'set "shape" (stages.yaml:6) to [2, 4]'
+    )
+    assert 'stages.yaml:6: "shape" is [4, 4]' in diagnostic.message
+    write_data_edits([result])
+    assert stages.read_text() == YAML_STAGES.replace(
+        "    - 4\n    - 4", "    - 2\n    - 4"
+    )
+
+
+def test_a_yaml_entry_an_alias_reuses_is_not_changed(tmp_path):
+    shared = YAML_STAGES.replace(
+        "  shape:\n    - 4\n    - 4\n", "  shape: *wide\n"
+    ).replace("train:", "wide: &wide [4, 4]\ntrain:")
+    item, result, stages = _yaml_project(tmp_path, shared)
+    assert item.value_site is None
+    assert "is an anchor other entries reuse" in (item.value_unknown or "")
+    (diagnostic,) = result.diagnostics
+    assert not diagnostic.data_edits and stages.read_text() == shared

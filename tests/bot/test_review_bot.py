@@ -973,3 +973,168 @@ def test_mentions_from_the_pull_request_notify_nobody(tmp_path):
         c.content for t in MarkdownIt().parse(item["body"]) for c in t.children or ()
     )
     assert "<summary>@&#8203;here.py:4</summary>" in body
+
+
+JSON_CONFIG = ROOT / "tests" / "repair_projects" / "jsonconfig"
+
+
+def _json_pull(tmp_path: Path, change: str) -> tuple[Path, str, str, Path]:
+    """The jsonconfig project; its pull request either breaks the eval stage's entry of
+    stages.json ("entry") or edits run.py's eval stage while the entry was already wrong
+    ("code"); the evidence of one recorded pytest run of the head, under real JAX."""
+    from codemods.test_real_jax import JAX_VERSIONS
+    from workflows.test_repair import python
+
+    repo = tmp_path / "repo"
+    files = {
+        p.relative_to(JSON_CONFIG).as_posix(): p.read_text()
+        for p in sorted(JSON_CONFIG.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    working = files["stages.json"].replace(
+        '"mesh_shape": [4, 4]\n', '"mesh_shape": [2, 4]\n'
+    )
+    base = _commit(
+        repo,
+        {
+            **files,
+            "stages.json": working if change == "entry" else files["stages.json"],
+        },
+        "base",
+    )
+    _git(repo, "checkout", "-q", "-b", "feature")
+    if change == "entry":
+        head = _commit(
+            repo, {"stages.json": files["stages.json"]}, "a bigger eval mesh"
+        )
+    else:
+        run = files["stages/run.py"].replace(
+            'from_stage(config.STAGES["eval"])):',
+            'from_stage(config.STAGES["eval"])):  # eval',
+        )
+        assert run != files["stages/run.py"]
+        head = _commit(repo, {"stages/run.py": run}, "reword")
+    evidence = tmp_path / "evidence.jsonl"
+    subprocess.run(
+        [
+            python(JAX_VERSIONS[0]),
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "jaxfix.record",
+        ],
+        cwd=repo,
+        env={
+            **{k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")},
+            "PYTHONPATH": str(ROOT),
+            "JAX_PLATFORMS": "cpu",
+            "JAXFIX_RECORD": str(evidence),
+        },
+        capture_output=True,
+        timeout=300,
+    )
+    assert evidence.exists()
+    return repo, base, head, evidence
+
+
+@pytest.mark.jax
+def test_a_json_entry_the_pull_request_changed_gets_the_suggestion(tmp_path):
+    """The pull request made the eval stage's entry [4, 4]: the recorded run's JAX002 is
+    raised at stages/run.py:13, a line the pull request does not touch, and the review
+    suggests the entry's line as it was (committing it gives the base's stages.json back)."""
+    repo, base, head, evidence = _json_pull(tmp_path, "entry")
+    host = Host(patches=_patches(repo, base), head_sha=head)
+    with Server(host) as url:
+        done = _bot(
+            _github_env(url, repo, _event(tmp_path, base, head), host),
+            "github",
+            "--unsafe-fixes",
+            "--evidence",
+            str(evidence),
+            cwd=repo,
+        )
+    assert done.returncode == 1, done.stderr
+    assert host.violations == []
+    (review,) = _posted_reviews(host)
+    (comment,) = review["comments"]
+    assert (comment["path"], comment["line"]) == ("stages.json", 5)
+    assert "the error is raised at stages/run.py:13" in comment["body"]
+    assert "origin" not in comment  # jaxfix's own mark, not sent to GitHub
+    assert (
+        _apply((repo / "stages.json").read_text(), [comment])
+        == _git(repo, "show", f"{base}:stages.json") + "\n"
+    )
+
+
+@pytest.mark.jax
+def test_an_origin_line_outside_the_diff_gets_no_comment(tmp_path):
+    """The entry was wrong before the pull request, which edits the eval stage's line: the
+    raising line's comment names the entry and what to set it to; no comment goes to
+    stages.json, which the pull request does not show, nor to the summary's list."""
+    repo, base, head, evidence = _json_pull(tmp_path, "code")
+    host = Host(patches=_patches(repo, base), head_sha=head)
+    with Server(host) as url:
+        done = _bot(
+            _github_env(url, repo, _event(tmp_path, base, head), host),
+            "github",
+            "--unsafe-fixes",
+            "--evidence",
+            str(evidence),
+            cwd=repo,
+        )
+    assert done.returncode == 1, done.stderr
+    assert host.violations == []
+    (review,) = _posted_reviews(host)
+    assert [(c["path"], c["line"]) for c in review["comments"]] == [
+        ("stages/run.py", 13)
+    ]
+    assert (
+        'stages.json:5: "mesh\\_shape" is \\[4, 4\\]; the enclosing mesh has size 8'
+        in review["comments"][0]["body"]
+    )
+    # the narrow stage's line (27) is outside the diff: listed; the origin is not
+    assert "<summary>stages/run.py:27</summary>" in review["body"]
+    assert "<summary>stages.json" not in review["body"]
+    assert "2 suggestions or findings" in review["body"]
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("change", ["entry", "code"])
+def test_gitlab_posts_an_origin_only_where_the_diff_shows_it(tmp_path, change):
+    """GitLab as GitHub: the entry's suggestion is a discussion at stages.json:5 when the
+    merge request changed it; when it did not, nothing goes there, nor to the summary note."""
+    repo, base, head, evidence = _json_pull(tmp_path, change)
+    host = Host(patches=_patches(repo, base), head_sha=head)
+    with Server(host) as url:
+        env = {
+            **os.environ,
+            "CI_API_V4_URL": f"{url}/api/v4",
+            "CI_PROJECT_ID": "42",
+            "CI_MERGE_REQUEST_IID": "3",
+            "CI_MERGE_REQUEST_DIFF_BASE_SHA": base,
+            "JAXFIX_GITLAB_TOKEN": host.token,
+            "CI_PROJECT_DIR": str(repo),
+            "PYTHONPATH": str(ROOT),
+        }
+        done = _bot(
+            env, "gitlab", "--unsafe-fixes", "--evidence", str(evidence), cwd=repo
+        )
+    assert done.returncode == 1, done.stderr
+    assert host.violations == []
+    posted = [b for m, p, b in host.writes("POST") if p.endswith("/discussions")]
+    at_entry = [b for b in posted if b["position"]["new_path"] == "stages.json"]
+    (note,) = host.notes
+    if change == "entry":
+        (discussion,) = at_entry
+        assert discussion["position"]["new_line"] == 5
+        assert _apply((repo / "stages.json").read_text(), at_entry, gitlab=True) == (
+            _git(repo, "show", f"{base}:stages.json") + "\n"
+        )
+    else:
+        assert at_entry == [] and "stages.json" not in note["body"]
+        assert [b["position"]["new_line"] for b in posted] == [13]

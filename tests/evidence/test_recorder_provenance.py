@@ -276,14 +276,14 @@ def test_repair_names_where_the_run_built_a_mesh_it_cannot_follow(tmp_path, vers
     factory line, the callers it came through, and the step the walk stopped at."""
     _tree(tmp_path)
     (tmp_path / "pkg" / "__init__.py").write_text("")
-    computed = CONFIG.replace("(4, 4)", "tuple([4, 4])")
+    computed = CONFIG.replace("(4, 4)", "(4,) * 2")
     (tmp_path / "pkg" / "config.py").write_text(computed)
     report = _repair(tmp_path, version)
     (left,) = report["left"]
     assert (left["code"], left["line"]) == ("JAX002", 11)
     assert left["detail"].endswith(
         "the run built the inner mesh at pkg/meshes.py:5, called from main.py:10, called from main.py:25; "
-        "`tuple([4, 4])` at config.py:1 is computed, not a value jaxfix follows"
+        "`(4,) * 2` at config.py:1 is computed, not a value jaxfix follows"
     ), left["detail"]
     assert (tmp_path / "pkg" / "config.py").read_text() == computed  # nothing written
 
@@ -341,9 +341,7 @@ def test_report_only_names_the_origin_in_every_format(tmp_path):
     paths (before, a related location had no path: only the message named them)."""
     _tree(tmp_path)
     (tmp_path / "pkg" / "__init__.py").write_text("")
-    (tmp_path / "pkg" / "config.py").write_text(
-        CONFIG.replace("(4, 4)", "tuple([4, 4])")
-    )
+    (tmp_path / "pkg" / "config.py").write_text(CONFIG.replace("(4, 4)", "(4,) * 2"))
     shown = _formats(tmp_path, _recorded(tmp_path, JAX_VERSIONS[0]), names=ALL_FORMATS)
     (result,) = [f for f in json.loads(shown["json"])["files"] if f["diagnostics"]]
     (diagnostic,) = result["diagnostics"]

@@ -5,7 +5,11 @@ shares), and each is resized where the run's frames lead, not at the line that r
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -446,3 +450,216 @@ def test_a_recorded_context_mesh_error_puts_the_out_sharding_on_the_entered_mesh
         'NamedSharding(out_mesh, P(reduced={"x"})))\n',
         'NamedSharding(context, P(reduced={"x"})))\n',
     )
+
+
+JSON_CONFIG = Path(__file__).parents[1] / "repair_projects" / "jsonconfig"
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_a_json_entry_is_changed_in_place_unless_a_working_mesh_reads_it(
+    tmp_path, version
+):
+    """The eval stage's sizes come from stages.json, loaded by config.py and passed through a
+    factory: repair changes that entry's one integer in the JSON file, every other byte kept.
+    The serve entry is read by a stage that works (size 16) and one that fails (size 8): it is
+    never changed, and the failing stage is left saying where else it is read."""
+    tree = Path(
+        shutil.copytree(
+            JSON_CONFIG,
+            tmp_path / "jsonconfig",
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )
+    )
+    before = snapshot(tree)
+    code, report, _ = jaxfix_repair(
+        tree,
+        tmp_path,
+        "--unsafe-fixes",
+        "-q",
+        "--",
+        python(version),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+    )
+    assert code == 1 and not report["passed"], report
+    assert [(f["path"], f["line"], f["detail"]) for f in report["fixed"]] == [
+        ("stages/run.py", 13, 'set "mesh_shape" (stages.json:5) to [2, 4]')
+    ]
+    assert changed(before, tree) == {"stages.json"}
+    assert snapshot(tree)["stages.json"] == before["stages.json"].replace(
+        b'"mesh_shape": [4, 4]\n', b'"mesh_shape": [2, 4]\n'
+    )
+    (left,) = report["left"]
+    assert (left["path"], left["line"]) == ("stages/run.py", 27)
+    assert (
+        "the entry stages.json['serve']['mesh_shape'] is also read at run.py:20"
+        in left["detail"]
+    )
+
+
+@pytest.mark.jax
+def test_a_json_entry_is_named_with_what_to_set_without_unsafe_fixes(tmp_path):
+    """Without --unsafe-fixes nothing is written; the site says the entry's line, what it
+    holds and what to set it to."""
+    tree = Path(
+        shutil.copytree(
+            JSON_CONFIG,
+            tmp_path / "jsonconfig",
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )
+    )
+    before = snapshot(tree)
+    code, report, _ = jaxfix_repair(
+        tree,
+        tmp_path,
+        "-q",
+        "--",
+        python(JAX_VERSIONS[0]),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+    )
+    assert code == 1 and report["fixed"] == [], report
+    assert changed(before, tree) == set()
+    detail = {(s["line"]): s["detail"] for s in report["left"]}[13]
+    assert (
+        'stages.json:5: "mesh_shape" is [4, 4]; the enclosing mesh has size 8: '
+        "set it to [2, 4] or [4, 2]" in detail
+    )
+    assert "its unsafe fix needs --unsafe-fixes" in detail
+
+
+def _recorded_json_config(tmp_path: Path) -> tuple[Path, Path]:
+    """A copy of jsonconfig and the evidence of one recorded pytest run of it (jaxfix's
+    pytest plugin, real JAX)."""
+    tree = Path(
+        shutil.copytree(
+            JSON_CONFIG,
+            tmp_path / "jsonconfig",
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )
+    )
+    evidence = tmp_path / "evidence.jsonl"
+    subprocess.run(
+        [
+            python(JAX_VERSIONS[0]),
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "jaxfix.record",
+        ],
+        cwd=tree,
+        env={
+            **{k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")},
+            "PYTHONPATH": str(Path(__file__).parents[2]),
+            "JAX_PLATFORMS": "cpu",
+            "JAXFIX_RECORD": str(evidence),
+        },
+        capture_output=True,
+        timeout=300,
+    )
+    assert evidence.exists()
+    return tree, evidence
+
+
+def _jaxfix_with_evidence(tree: Path, evidence: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "jaxfix",
+            "--no-cache",
+            "--unsafe-fixes",
+            "--evidence",
+            str(evidence),
+            ".",
+        ],
+        cwd=tree,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.mark.jax
+def test_evidence_changes_a_json_entry_and_counts_the_file(tmp_path):
+    """`jaxfix --evidence FILE --unsafe-fixes` writes the entry as repair does, and the
+    summary counts stages.json among the files changed."""
+    tree, evidence = _recorded_json_config(tmp_path)
+    before = snapshot(tree)
+    done = _jaxfix_with_evidence(tree, evidence)
+    assert done.returncode == 1, done.stderr  # the serve stage is left
+    assert changed(before, tree) == {"stages.json"}
+    assert re.search(r"files changed\s*│\s*1\s*│", done.stderr), done.stderr
+
+
+@pytest.mark.jax
+def test_an_entry_changed_since_the_run_is_not_written(tmp_path):
+    """The eval entry was edited after the run (now [8, 4]): the evidence is not applied
+    there; one line says what the entry holds now and that nothing was written."""
+    tree, evidence = _recorded_json_config(tmp_path)
+    stages = tree / "stages.json"
+    stages.write_text(
+        stages.read_text().replace('"mesh_shape": [4, 4]\n', '"mesh_shape": [8, 4]\n')
+    )
+    before = snapshot(tree)
+    done = _jaxfix_with_evidence(tree, evidence)
+    assert changed(before, tree) == set()
+    assert (
+        "stages.json:5: stages.json['eval']['mesh_shape'] now holds [8, 4], not the run's [4, 4] "
+        "(changed since the run): not written"
+    ) in " ".join(done.stdout.split()), done.stdout
+
+
+YAML_CONFIG = Path(__file__).parents[1] / "repair_projects" / "yamlconfig"
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_a_yaml_entry_is_changed_in_place_unless_an_alias_reuses_it(tmp_path, version):
+    """The same stages in stages.yaml (read with yaml.safe_load from beside the package): the
+    eval entry's integer is changed, its comment and the rest kept; the serve entry is the
+    wide stage's too, through an alias, and is never changed."""
+    tree = Path(
+        shutil.copytree(
+            YAML_CONFIG,
+            tmp_path / "yamlconfig",
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )
+    )
+    before = snapshot(tree)
+    code, report, _ = jaxfix_repair(
+        tree,
+        tmp_path,
+        "--unsafe-fixes",
+        "-q",
+        "--",
+        python(version),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+    )
+    assert code == 1 and not report["passed"], report
+    assert [(f["path"], f["line"], f["detail"]) for f in report["fixed"]] == [
+        ("stages/run.py", 13, 'set "mesh_shape" (stages.yaml:6) to [2, 4]')
+    ]
+    assert changed(before, tree) == {"stages.yaml"}
+    assert snapshot(tree)["stages.yaml"] == before["stages.yaml"].replace(
+        b"  batch: 4  # per device\n  mesh_shape: [4, 4]\n",
+        b"  batch: 4  # per device\n  mesh_shape: [2, 4]\n",
+    )
+    (left,) = report["left"]
+    assert (left["path"], left["line"]) == ("stages/run.py", 27)
+    assert "['serve']['mesh_shape'] is an anchor other entries reuse" in left["detail"]

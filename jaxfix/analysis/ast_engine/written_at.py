@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jaxfix.analysis.ast_engine.arguments import bind_arguments
+from jaxfix.analysis.ast_engine.assignments import written_as
 from jaxfix.analysis.ast_engine.evaluate import Evaluator
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import Class, Function, ModuleValue, Unknown
@@ -30,6 +31,12 @@ from jaxfix.analysis.names import SIGNATURES, Api, Signature
 from jaxfix.ground.quoting import cut
 
 _MAX_STEPS = 32
+_JSON_LOADERS = frozenset({"json.load", "json.loads"})
+_COPIES = frozenset({"builtins.tuple", "builtins.list"})
+_YAML_LOADERS = frozenset({"yaml.safe_load", "yaml.load", "yaml.full_load"})
+_OTHER_LOADERS = frozenset(
+    {"tomllib.load", "tomllib.loads", "tomli.load", "tomli.loads"}
+)
 
 
 @dataclass(frozen=True)
@@ -44,15 +51,33 @@ _SIZES = {Api.ABSTRACT_MESH: "axis_sizes", Api.MAKE_MESH: "axis_shapes"}
 
 
 @dataclass(frozen=True)
+class DataFile:
+    """An entry of a JSON (or YAML) file the code loads (`json.load(open("stages.json"))["eval"]`):
+    the file's name as the code writes it, where it is named from (the reading module's folder
+    or one above it, `Path(__file__).parent / "stages.json"`, or the directory the process ran
+    in), and the keys read from what the loader returns."""
+
+    name: str
+    # Named from the reading module's file: how many folders up from it (1: its folder, for
+    # `Path(__file__).parent / name`); None: from the directory the process ran in.
+    up_from_module: int | None
+    keys: tuple[str | int, ...]
+    kind: str = "json"  # or "yaml"
+
+
+@dataclass(frozen=True)
 class Written:
     """The expression to replace (or, with `keyword`, the call to give that keyword), in
-    `module`; `name` is the path a reader knows the value by (`EVAL["mesh"]["shape"]`)."""
+    `module`; `name` is the path a reader knows the value by (`EVAL["mesh"]["shape"]`). With
+    `data`, the sizes are an entry of a JSON or YAML file, and `node` is the loader's call that
+    reads it."""
 
     module: Module
     node: ast.expr
     name: str
     keyword: str | None = None
     why: str | None = None  # why here rather than where the value itself is written
+    data: DataFile | None = None
 
 
 def written_at(
@@ -71,6 +96,8 @@ class _Walk:
         self.frames = frames  # innermost first
         self.depth = 0  # the frame the walk is in
         self.label: str | None = None  # the last named value passed (`EVAL["mesh"]`)
+        self.read: set[ast.AST] = set()  # the subscripts the walk went through
+        self.modules: dict[Path, Module] = {}  # the modules it read them in
 
     def _module(self, path: Path) -> Module | Unknown:
         return self.evaluator.module(path)
@@ -128,6 +155,8 @@ class _Walk:
                 expr, keys = values[0], keys[1:]
                 continue
             if isinstance(expr, ast.Subscript):
+                self.read.add(expr)
+                self.modules.setdefault(module.path, module)
                 key = _key(expr.slice)
                 if key is None:
                     return Unknown(
@@ -156,6 +185,24 @@ class _Walk:
                 continue
             if isinstance(expr, ast.Call) and keys and isinstance(keys[0], _Field):
                 return self._field(module, expr, keys, narrowest)
+            if (
+                isinstance(expr, ast.Call)
+                and not keys
+                and len(expr.args) == 1
+                and not expr.keywords
+                and not isinstance(expr.args[0], ast.Starred)
+                and self._qualified(module, expr.func) in _COPIES
+            ):  # tuple(sizes): the same integers
+                expr = expr.args[0]
+                continue
+            if isinstance(expr, ast.Call) and keys:
+                loader = self._qualified(module, expr.func)
+                if loader in _JSON_LOADERS or loader in _YAML_LOADERS:
+                    return narrowest or self._data_file(module, expr, keys)
+                if loader in _OTHER_LOADERS:
+                    return Unknown(
+                        f"the sizes are read from what `{loader}` returns at {where}: jaxfix changes JSON and YAML entries only"
+                    )
             if isinstance(expr, ast.Name):
                 step = self._name(module, expr, keys, narrowest)
                 if isinstance(step, (Written, Unknown)):
@@ -330,6 +377,138 @@ class _Walk:
             "this construction is given its own",
         )
 
+    def _data_file(
+        self, module: Module, loader: ast.Call, keys: list[Key]
+    ) -> Written | Unknown:
+        """`json.load(f)` (`with open("x.json") as f`), `json.load(open("x.json"))`,
+        `json.loads(Path("x.json").read_text())`, `yaml.safe_load(f)` likewise, the file named
+        by one string literal (through
+        names assigned once): the entry `keys` of that file."""
+        where = f"{module.path.name}:{module.line(loader)}"
+        read = [k for k in keys if not isinstance(k, _Field)]
+        kind = (
+            "yaml" if self._qualified(module, loader.func) in _YAML_LOADERS else "json"
+        )
+        suffixes = (".yaml", ".yml") if kind == "yaml" else (".json",)
+        given = [a for a in loader.args if not isinstance(a, ast.Starred)]
+        if kind == "yaml" and len(loader.args) == 2:  # yaml.load(f, Loader)
+            given = given[:1]
+        if (
+            len(read) != len(keys)
+            or len(given) != 1
+            or len(loader.args) > (2 if kind == "yaml" else 1)
+            or any(k.arg != "Loader" for k in loader.keywords)
+        ):
+            return Unknown(
+                f"the {kind.upper()} read at {where} is not one file's entry by keys"
+            )
+        opened = self._opened(module, given[0])
+        parts = [opened]
+        for node in ast.walk(opened):
+            if isinstance(node, ast.Name):
+                resolved = written_as(self.evaluator, module, node)
+                if resolved is not node:
+                    parts.append(resolved)
+        nodes = [n for part in parts for n in ast.walk(part)]
+        names = sorted(
+            {
+                n.value
+                for n in nodes
+                if isinstance(n, ast.Constant)
+                and isinstance(n.value, str)
+                and n.value.endswith(suffixes)
+            }
+        )
+        if len(names) != 1:
+            return Unknown(
+                f"the {kind.upper()} read at {where} does not name its file by one literal"
+            )
+        beside = None
+        if any(isinstance(n, ast.Name) and n.id == "__file__" for n in nodes):
+            beside = sum(  # Path(__file__).parent.parent, os.path.dirname(__file__)
+                1
+                for n in nodes
+                if (isinstance(n, ast.Attribute) and n.attr == "parent")
+                or (
+                    isinstance(n, ast.Call)
+                    and self._qualified(module, n.func)
+                    in ("os.path.dirname", "posixpath.dirname")
+                )
+                or (isinstance(n, ast.Attribute) and n.attr == "with_name")
+            )
+            if not beside:
+                return Unknown(
+                    f"the {kind.upper()} read at {where} names its file from `__file__` in a way jaxfix does not follow"
+                )
+        label = "".join(_shown(k) for k in read)
+        self.modules.setdefault(module.path, module)
+        other = self._other_read(tuple(k for k in read if not isinstance(k, _Field)))
+        if other is not None:
+            return Unknown(
+                f"the entry {names[0]}{label} is also read at {other}: a mesh that works may read it, so it is not changed"
+            )
+        return Written(
+            module,
+            loader,
+            f"{names[0]}{label}",
+            data=DataFile(
+                names[0],
+                beside,
+                tuple(k for k in read if not isinstance(k, _Field)),
+                kind,
+            ),
+        )
+
+    def _other_read(self, keys: tuple[str | int, ...]) -> str | None:
+        """Where a module the walk went through reads the entry off the run's path: a read by
+        literal keys that are the entry's first keys (`STAGES["serve"]` passed to another
+        factory) or its last (`stage["mesh_shape"]` in another function)."""
+        for module in self.modules.values():
+            inner = {
+                n.value for n in ast.walk(module.tree) if isinstance(n, ast.Subscript)
+            }
+            for node in ast.walk(module.tree):
+                if (
+                    not isinstance(node, ast.Subscript)
+                    or node in inner
+                    or node in self.read
+                ):
+                    continue
+                chain: list[str | int] = []
+                current: ast.expr = node
+                while isinstance(current, ast.Subscript):
+                    key = _key(current.slice)
+                    if key is None or current in self.read:
+                        break
+                    chain.insert(0, key)
+                    current = current.value
+                else:
+                    n = len(chain)
+                    if chain and (
+                        tuple(chain) == keys[:n] or tuple(chain) == keys[-n:]
+                    ):
+                        return f"{module.path.name}:{module.line(node)}"
+        return None
+
+    def _opened(self, module: Module, argument: ast.expr) -> ast.expr:
+        """For `with open(path) as f`, `open(path)`; else the argument as written."""
+        if isinstance(argument, ast.Name):
+            bindings = self.evaluator.reaching(module, argument)
+            if bindings and len(bindings) == 1:
+                (binding,) = bindings
+                if binding.kind == "with" and isinstance(
+                    binding.node, (ast.With, ast.AsyncWith)
+                ):
+                    for item in binding.node.items:
+                        target = item.optional_vars
+                        if isinstance(target, ast.Name) and target.id == argument.id:
+                            return item.context_expr
+        return written_as(self.evaluator, module, argument)
+
+    def _qualified(self, module: Module, expr: ast.expr) -> str | None:
+        name = getattr(self.evaluator.value_of(module, expr), "name", None)
+        return name if isinstance(name, str) else None
+
     def _shared(
         self,
         module: Module,
@@ -366,10 +545,16 @@ class _Walk:
 
 
 def _assigned_once(module: Module, name: str) -> ast.expr | None:
-    """The value of the one top-level `name = value` of `module`, when nothing else binds it."""
+    """The value of the one top-level `name = value` of `module` (in a `with` block there too:
+    `with open(...) as f: CONFIG = json.load(f)`), when nothing else binds it."""
+    statements: list[ast.stmt] = []
+    for statement in module.tree.body:
+        statements.append(statement)
+        if isinstance(statement, ast.With):
+            statements.extend(statement.body)
     values = [
         s.value
-        for s in module.tree.body
+        for s in statements
         if (
             isinstance(s, ast.Assign)
             and len(s.targets) == 1

@@ -9,11 +9,16 @@ of a file to the original gives exactly jaxfix's fixed output.
 from __future__ import annotations
 
 import difflib
+import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
-from jaxfix.ground.diagnostics import Diagnostic, FileResult
+from jaxfix.ground.diagnostics import DataEdit, Diagnostic, FileResult
+from jaxfix.sources.file_io import ReadError, read_regular
 from jaxfix.sources.text import decode, split_lines
+
+_MAX_DATA_BYTES = 1 << 20  # a data file larger than this gets no suggestion
 
 _SIMILAR = (
     0.6  # difflib ratio above which a changed line is taken for an edit of the old one
@@ -166,3 +171,57 @@ def companion_message(comment: Comment, diagnostics: tuple[Diagnostic, ...]) -> 
     return (
         f"{what} by jaxfix's fixes in this file ({fixed}): apply it together with them."
     )
+
+
+@dataclass(frozen=True)
+class OriginSuggestion:
+    """A diagnostic's origin in a data file (a JSON config's entry its fix changes): the
+    line there, what the diagnostic says of it, and (when `suggest` and its fix is applied)
+    that line as the fix leaves it, without its line break."""
+
+    path: Path
+    line: int
+    diagnostic: Diagnostic
+    message: str
+    replacement: str | None
+
+
+def origin_suggestions(
+    diagnostics: tuple[Diagnostic, ...], *, suggest: bool
+) -> list[OriginSuggestion]:
+    """One per line a diagnostic's data edits change, when the file still holds the bytes the
+    fix was made from (else there is nothing exact to suggest)."""
+    found: list[OriginSuggestion] = []
+    for diagnostic in diagnostics:
+        by_path: dict[Path, list[DataEdit]] = {}
+        for edit in diagnostic.data_edits:
+            by_path.setdefault(edit.path, []).append(edit)
+        for path, edits in by_path.items():
+            try:
+                data = read_regular(path, _MAX_DATA_BYTES)
+            except ReadError:
+                continue
+            if any(e.digest != hashlib.sha256(data).hexdigest() for e in edits):
+                continue
+            new = data
+            for edit in sorted(edits, key=lambda e: e.span, reverse=True):
+                new = new[: edit.span[0]] + edit.text + new[edit.span[1] :]
+            new_lines = new.split(b"\n")
+            for number in sorted({data.count(b"\n", 0, e.span[0]) + 1 for e in edits}):
+                said = [
+                    r.message
+                    for r in diagnostic.related
+                    if r.path == path and r.start.line == number
+                ]
+                found.append(
+                    OriginSuggestion(
+                        path,
+                        number,
+                        diagnostic,
+                        said[0] if said else diagnostic.message,
+                        new_lines[number - 1].decode("utf-8", "replace").rstrip("\r")
+                        if suggest and diagnostic.applied
+                        else None,
+                    )
+                )
+    return found

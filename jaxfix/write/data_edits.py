@@ -1,0 +1,101 @@
+"""The fixes that change a data file (a JSON config's entry, jaxfix/write/json_entry.py), written
+after the Python files with the same safe write (jaxfix/write/safe_write.py).
+
+Every fix's edits of one file are applied together over the bytes the fixes were made from (a
+file whose SHA-256 changed since is left as it is); an edit overlapping another is left. A fix
+whose edit is not written says so: its diagnostic is no longer applied and its message ends with
+why, one line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import replace
+from pathlib import Path
+
+from jaxfix.ground.diagnostics import DataEdit, Diagnostic, FileResult
+from jaxfix.write.safe_write import WriteError, replace_source
+
+_MAX_BYTES = 1 << 20
+
+
+def write_data_edits(
+    results: list[FileResult], within: tuple[str, ...] = ()
+) -> list[FileResult]:
+    """`results` with each applied data edit written, or its diagnostic marked not written."""
+    by_file: dict[Path, list[DataEdit]] = {}
+    for result in results:
+        for diagnostic in result.diagnostics:
+            if diagnostic.applied and result.error is None:
+                for edit in diagnostic.data_edits:
+                    by_file.setdefault(edit.path, []).append(edit)
+    if not by_file:
+        return results
+    failed: dict[DataEdit, str] = {}
+    for path, edits in by_file.items():
+        failed.update(_write_file(path, edits, within))
+    return [_marked(result, failed) for result in results]
+
+
+def _write_file(
+    path: Path,
+    edits: list[DataEdit],
+    within: tuple[str, ...],
+) -> dict[DataEdit, str]:
+    """The edits of `path` that were not written, each with why."""
+    from jaxfix.sources.file_io import ReadError, read_regular
+
+    try:
+        data = read_regular(path, _MAX_BYTES, bound="1 MiB")
+    except ReadError as error:
+        return {e: f"cannot read {path.name}: {error}" for e in edits}
+    digest = hashlib.sha256(data).hexdigest()
+    left = {
+        e: f"{path.name} changed since the run: not written"
+        for e in edits
+        if e.digest != digest
+    }
+    taken: list[DataEdit] = []
+    for edit in sorted(
+        dict.fromkeys(e for e in edits if e not in left), key=lambda e: (e.span, e.text)
+    ):
+        if any(_overlap(edit, t) for t in taken):
+            left[edit] = (
+                f"another fix changes the same entry of {path.name}: not written"
+            )
+            continue
+        taken.append(edit)
+    if not taken:
+        return left
+    new = data
+    for edit in sorted(taken, key=lambda e: e.span, reverse=True):
+        new = new[: edit.span[0]] + edit.text + new[edit.span[1] :]
+    try:
+        replace_source(path, new, expected=data, within=within)
+    except WriteError as error:
+        left.update({e: f"cannot write {path.name}: {error}" for e in taken})
+    return left
+
+
+def _overlap(a: DataEdit, b: DataEdit) -> bool:
+    return a.span[0] < b.span[1] and b.span[0] < a.span[1]
+
+
+def _marked(result: FileResult, failed: dict[DataEdit, str]) -> FileResult:
+    if not failed or not any(
+        e in failed for d in result.diagnostics for e in d.data_edits
+    ):
+        return result
+    return replace(
+        result,
+        diagnostics=tuple(_not_written(d, failed) for d in result.diagnostics),
+    )
+
+
+def _not_written(diagnostic: Diagnostic, failed: dict[DataEdit, str]) -> Diagnostic:
+    why = [failed[e] for e in diagnostic.data_edits if e in failed]
+    if not why or not diagnostic.applied:
+        return diagnostic
+    return replace(
+        diagnostic, applied=False, message=f"{diagnostic.message} ({why[0]})"
+    )

@@ -1,0 +1,205 @@
+"""An entry of a JSON file, found by its keys with the byte span of each of its integers: what a
+fix that resizes a mesh changes when the sizes are written in a config file the code loads.
+
+Only the integer's bytes are replaced, so the rest of the file (its indentation, key order,
+other entries, line ends) stays byte for byte. A file that is not JSON as `json.loads` reads it,
+that names a key twice on the way (which one the code reads depends on the loader), or whose
+entry is not a list of integers gives the reason instead. YAML files are read with PyYAML's
+composer when it is installed (`find_yaml_entry`), a node an alias reuses refused.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+_INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)(?![.eE0-9])")
+_DECODER = json.JSONDecoder()
+
+
+@dataclass(frozen=True)
+class Entry:
+    """The entry's integers, each with its byte span in the file; `line` (1-based) and
+    `column` (0-based, in characters) of where the entry starts, and its text as written."""
+
+    values: tuple[int, ...]
+    spans: tuple[tuple[int, int], ...]
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    text: str
+
+
+class NotAnEntry(ValueError):
+    """Why the keys do not lead to a list of integers jaxfix can change."""
+
+
+def find_entry(data: bytes, keys: tuple[str | int, ...]) -> Entry:
+    try:
+        text = data.decode("utf-8")
+        json.loads(text)
+    except (UnicodeDecodeError, ValueError) as error:
+        raise NotAnEntry(f"it is not JSON ({str(error).splitlines()[0]})") from None
+    at = _skip(text, 1 if text.startswith("\ufeff") else 0)
+    for key in keys:
+        at = _member(text, at, key)
+    if not text.startswith("[", at):
+        raise NotAnEntry(f"{_shown(keys)} is not a list")
+    start, values, spans = at, [], []
+    at = _skip(text, at + 1)
+    while not text.startswith("]", at):
+        match = _INTEGER.match(text, at)
+        if match is None:
+            raise NotAnEntry(f"{_shown(keys)} is not a list of integers")
+        values.append(int(match.group()))
+        spans.append((_byte(text, match.start()), _byte(text, match.end())))
+        at = _skip(text, match.end())
+        if text.startswith(",", at):
+            at = _skip(text, at + 1)
+    end = at + 1
+    line, column = _place(text, start)
+    end_line, end_column = _place(text, end)
+    return Entry(
+        tuple(values),
+        tuple(spans),
+        line,
+        column,
+        end_line,
+        end_column,
+        text[start:end],
+    )
+
+
+def replaced(data: bytes, span: tuple[int, int], value: int) -> bytes:
+    """`data` with the integer at `span` replaced by `value`, every other byte kept."""
+    return data[: span[0]] + str(value).encode() + data[span[1] :]
+
+
+def _member(text: str, at: int, key: str | int) -> int:
+    """Where the value of `key` starts in the object (a string key) or array (an index) at
+    `at`; a key met twice is refused."""
+    opening, closing = ("{", "}") if isinstance(key, str) else ("[", "]")
+    if not text.startswith(opening, at):
+        kind = "an object" if isinstance(key, str) else "a list"
+        raise NotAnEntry(f"the value read with [{key!r}] is not {kind}")
+    at = _skip(text, at + 1)
+    found: int | None = None
+    index = 0
+    while not text.startswith(closing, at):
+        if isinstance(key, str):
+            name, at = json.decoder.scanstring(text, at + 1)  # type: ignore[attr-defined]
+            at = _skip(text, _skip(text, at) + 1)  # past the colon
+            hit = name == key
+        else:
+            hit = index == key
+        if hit:
+            if found is not None:
+                raise NotAnEntry(f"the key {key!r} is written twice")
+            found = at
+        _, at = _DECODER.raw_decode(text, at)
+        at = _skip(text, at)
+        if text.startswith(",", at):
+            at = _skip(text, at + 1)
+        index += 1
+    if found is None:
+        raise NotAnEntry(f"there is no entry [{key!r}]")
+    return found
+
+
+def _skip(text: str, at: int) -> int:
+    match = _SPACE.match(text, at)
+    return match.end() if match else at
+
+
+def _byte(text: str, at: int) -> int:
+    return len(text[:at].encode("utf-8"))
+
+
+def _place(text: str, at: int) -> tuple[int, int]:
+    line = text.count("\n", 0, at) + 1
+    return line, at - (text.rfind("\n", 0, at) + 1)
+
+
+def _shown(keys: tuple[str | int, ...]) -> str:
+    return "".join(f"[{k!r}]" for k in keys) or "the file"
+
+
+def find_yaml_entry(data: bytes, keys: tuple[str | int, ...]) -> Entry:
+    """The same for a YAML file, with PyYAML's composer (its nodes know where they start and
+    end): the file must load with `yaml.safe_load`, the entry must be a sequence of plain
+    integers, and no node on the way may be reached twice (an anchor a `*alias` reuses holds
+    values other entries read too)."""
+    try:
+        import yaml
+    except ImportError:
+        raise NotAnEntry("PyYAML is not installed where jaxfix runs") from None
+    try:
+        text = data.decode("utf-8")
+        yaml.safe_load(text)
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except (UnicodeDecodeError, yaml.YAMLError) as error:
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise NotAnEntry(f"it is not YAML ({reason})") from None
+    seen: dict[int, int] = {}
+    _count(root, seen)
+    node = root
+    for key in keys:
+        if isinstance(key, str) and isinstance(node, yaml.MappingNode):
+            values = [
+                v
+                for k, v in node.value
+                if isinstance(k, yaml.ScalarNode) and k.value == key
+            ]
+            if len(values) > 1:
+                raise NotAnEntry(f"the key {key!r} is written twice")
+        elif isinstance(key, int) and isinstance(node, yaml.SequenceNode):
+            values = node.value[key : key + 1] if key >= 0 else []
+        else:
+            kind = "a mapping" if isinstance(key, str) else "a list"
+            raise NotAnEntry(f"the value read with [{key!r}] is not {kind}")
+        if not values:
+            raise NotAnEntry(f"there is no entry [{key!r}]")
+        node = values[0]
+        if seen.get(id(node), 0) > 1:
+            raise NotAnEntry(f"{_shown(keys)} is an anchor other entries reuse")
+    items = node.value if isinstance(node, yaml.SequenceNode) else None
+    if not items or not all(
+        isinstance(i, yaml.ScalarNode)
+        and i.tag == "tag:yaml.org,2002:int"
+        and not i.style
+        and _INTEGER.fullmatch(i.value)
+        for i in items
+    ):
+        raise NotAnEntry(f"{_shown(keys)} is not a list of integers")
+    start, end = node.start_mark.index, node.end_mark.index
+    line, column = _place(text, start)
+    end_line, end_column = _place(text, end)
+    values = tuple(int(i.value) for i in items)
+    written = text[start:end].strip()
+    return Entry(
+        values,
+        tuple(
+            (_byte(text, i.start_mark.index), _byte(text, i.end_mark.index))
+            for i in items
+        ),
+        line,
+        column,
+        end_line,
+        end_column,
+        written if "\n" not in written else f"[{', '.join(map(str, values))}]",
+    )
+
+
+def _count(node: object, seen: dict[int, int]) -> None:
+    """How many times each node is reached from the root (an alias reaches its anchor again)."""
+    seen[id(node)] = seen.get(id(node), 0) + 1
+    if seen[id(node)] > 1:
+        return
+    value = getattr(node, "value", None)
+    if isinstance(value, list):
+        for item in value:
+            for child in item if isinstance(item, tuple) else (item,):
+                _count(child, seen)
