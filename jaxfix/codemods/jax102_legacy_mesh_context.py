@@ -97,6 +97,8 @@ class LegacyMeshContext(Rule):
         "The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a mesh "
         "context",
     )
+    # jit's is a RuntimeError, device_put's and shard_map's are ValueErrors.
+    error = ("RuntimeError", "ValueError", "ValueError")
     raised_in = ("jax/_src/pjit.py", "jax/_src/api.py", "jax/_src/shard_map.py")
     raises_since = None
 
@@ -109,6 +111,9 @@ class LegacyMeshContext(Rule):
         if not items or self.expected(node) or self._tested(node):
             return
         analysis = self.analysis
+        # A log's error is raised by a call in the block, not by the `with`: the evidence on
+        # the lines the block spans is this report's (--from-log, repair).
+        analysis.confirmed(node, self.code)
         mesh = analysis.text(items[0].context_expr)
         message = (
             f"`with {_short(mesh)}:` is deprecated and sets no context mesh for jit, "
