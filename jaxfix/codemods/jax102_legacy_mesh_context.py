@@ -34,7 +34,8 @@ class LegacyMeshContext(Rule):
     built: `with Mesh(devices, names):`, `with mesh, other_context:`). With
     `--unsafe-fixes` it enters the mesh with `jax.set_mesh(mesh)` instead, and turns every
     `pjit` of the same scope, and each `pjit` function the block calls, into `jax.jit`: one
-    fix for the whole scope.
+    fix for the whole scope. A `from jax.experimental.pjit import pjit` (or `from
+    jax.experimental import pjit`) that only those `pjit`s used goes too.
 
     Which value is a concrete mesh is the engine's answer ([docs/engine.md](../engine.md)); a
     mesh it cannot pin down (a parameter nobody passes in view) is not reported.
@@ -167,6 +168,7 @@ class LegacyMeshContext(Rule):
                     )
                 edits.append((item, _set_mesh(jax_name)))
         pjits = self._pjits(scope, withs)
+        uses = {node for reference in pjits for node in ast.walk(reference)}
         for reference in pjits:
             call = analysis.parents.get(reference)
             if (
@@ -183,6 +185,9 @@ class LegacyMeshContext(Rule):
                 edits.append((call, jit_call(jax_name)))
             else:
                 edits.append((reference, _jit(jax_name)))
+        from jaxfix.codemods.jax101_experimental_shard_map import unused_imports
+
+        edits.extend(unused_imports(analysis, (PJIT, "jax.experimental.pjit"), uses))
         title = "enter the mesh with jax.set_mesh"
         if pjits:
             title += " and use jax.jit for pjit"
