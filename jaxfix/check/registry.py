@@ -57,7 +57,7 @@ class RuleEntry:
     raises: tuple[str, ...] = ()
     mesh_locals: tuple[tuple[str, str], ...] = ()
     raises_since: str | None = "0"
-    error: str = "ValueError"
+    error: str | tuple[str, ...] = "ValueError"
     raised_in: tuple[str, ...] = ()
     settings: tuple[RuleSetting, ...] = ()
 
@@ -155,7 +155,14 @@ def _read_statically(path: Path) -> RuleEntry | None:
         and isinstance(mesh_locals, dict)
         and all(isinstance(x, str) for item in mesh_locals.items() for x in item)
         and (raises_since is None or isinstance(raises_since, str))
-        and isinstance(error, str)
+        and (
+            isinstance(error, str)
+            or (
+                isinstance(error, tuple)
+                and len(error) == len(raises)
+                and all(isinstance(name, str) for name in error)
+            )
+        )
     )
     if not valid:
         return None

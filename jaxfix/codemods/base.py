@@ -19,6 +19,7 @@ from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.check.byte_tokens import tokens_match
 from jaxfix.evidence.facts import Evidence, Facts
 from jaxfix.evidence.message_templates import check as check_templates
+from jaxfix.evidence.message_templates import exceptions
 from jaxfix.evidence.message_templates import roles as mesh_roles
 from jaxfix.ground.diagnostics import Fix, Related, Report, Safety
 from jaxfix.settings.jax_version import parse_version
@@ -57,8 +58,9 @@ class Rule:
     # `with assertRaisesRegex(ValueError, p):` whose `p` may match one is dropped.
     raises: ClassVar[tuple[str, ...]] = ()
     # The builtin exception JAX raises with those messages (`TypeError` for a call Python
-    # refuses): what a test of the error expects, a log's traceback and the recorder name.
-    error: ClassVar[str] = "ValueError"
+    # refuses): what a test of the error expects, a log's traceback and the recorder name;
+    # a tuple gives one per message, where JAX raises them as different exceptions.
+    error: ClassVar[str | tuple[str, ...]] = "ValueError"
     # Where JAX holds each role's mesh when it raises: a local variable of the raising frame,
     # then attributes ("self.prev"). The repair recorder reads them when that frame survives
     # JAX's traceback filtering; else the message tells.
@@ -96,6 +98,10 @@ class Rule:
             check_templates(cls.raises)
         except ValueError as error:
             raise TypeError(f"{cls.__name__}.raises: {error}") from None
+        try:
+            exceptions(cls.error, cls.raises)
+        except ValueError as error:
+            raise TypeError(f"{cls.__name__}.error: {error}") from None
         try:
             if cls.raises_since is not None:
                 parse_version(cls.raises_since)

@@ -34,7 +34,8 @@ class LegacyMeshContext(Rule):
     built: `with Mesh(devices, names):`, `with mesh, other_context:`). With
     `--unsafe-fixes` it enters the mesh with `jax.set_mesh(mesh)` instead, and turns every
     `pjit` of the same scope, and each `pjit` function the block calls, into `jax.jit`: one
-    fix for the whole scope.
+    fix for the whole scope. A `from jax.experimental.pjit import pjit` (or `from
+    jax.experimental import pjit`) that only those `pjit`s used goes too.
 
     Which value is a concrete mesh is the engine's answer ([docs/engine.md](../engine.md)); a
     mesh it cannot pin down (a parameter nobody passes in view) is not reported.
@@ -97,6 +98,8 @@ class LegacyMeshContext(Rule):
         "The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a mesh "
         "context",
     )
+    # jit's is a RuntimeError, device_put's and shard_map's are ValueErrors.
+    error = ("RuntimeError", "ValueError", "ValueError")
     raised_in = ("jax/_src/pjit.py", "jax/_src/api.py", "jax/_src/shard_map.py")
     raises_since = None
 
@@ -109,6 +112,9 @@ class LegacyMeshContext(Rule):
         if not items or self.expected(node) or self._tested(node):
             return
         analysis = self.analysis
+        # A log's error is raised by a call in the block, not by the `with`: the evidence on
+        # the lines the block spans is this report's (--from-log, repair).
+        analysis.confirmed(node, self.code)
         mesh = analysis.text(items[0].context_expr)
         message = (
             f"`with {_short(mesh)}:` is deprecated and sets no context mesh for jit, "
@@ -162,6 +168,7 @@ class LegacyMeshContext(Rule):
                     )
                 edits.append((item, _set_mesh(jax_name)))
         pjits = self._pjits(scope, withs)
+        uses = {node for reference in pjits for node in ast.walk(reference)}
         for reference in pjits:
             call = analysis.parents.get(reference)
             if (
@@ -178,6 +185,9 @@ class LegacyMeshContext(Rule):
                 edits.append((call, jit_call(jax_name)))
             else:
                 edits.append((reference, _jit(jax_name)))
+        from jaxfix.codemods.jax101_experimental_shard_map import unused_imports
+
+        edits.extend(unused_imports(analysis, (PJIT, "jax.experimental.pjit"), uses))
         title = "enter the mesh with jax.set_mesh"
         if pjits:
             title += " and use jax.jit for pjit"

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 # pjit's sharding parameters, by keyword or by position after `fun`.
 _SHARDINGS = ("in_shardings", "out_shardings")
+_MODULE = "jax.experimental.pjit"
 
 
 class ExperimentalPjit(Rule):
@@ -36,7 +37,7 @@ class ExperimentalPjit(Rule):
     Finds uses of the deprecated `jax.experimental.pjit.pjit` (through any import spelling):
     calls, `@pjit` and `@partial(pjit, ...)` decorators, and calls `jax.jit` instead
     (positional shardings become keywords), removing a `from jax.experimental.pjit import
-    pjit` that nothing else uses. All uses of a module are one fix. A module with a `with
+    pjit` or `from jax.experimental import pjit` that nothing else uses. All uses of a module are one fix. A module with a `with
     mesh:` block is JAX102's, which turns its `pjit` into `jax.jit` with the context: JAX103
     says nothing there. The callee and the shardings are what the engine resolves them to
     ([docs/engine.md](../engine.md)).
@@ -193,7 +194,7 @@ class ExperimentalPjit(Rule):
                 edits.append((call, jit_call(jax_name)))
             else:
                 edits.append((node, _jax_jit(jax_name)))
-        edits.extend(unused_imports(analysis, (PJIT,), uses))
+        edits.extend(unused_imports(analysis, (PJIT, _MODULE), uses))
         return Fix("call jax.jit", tuple(edits), imports=imports)
 
 

@@ -86,6 +86,21 @@ def check(templates: Iterable[str]) -> None:
                 )
 
 
+def exceptions(
+    error: str | tuple[str, ...], templates: tuple[str, ...]
+) -> tuple[str, ...]:
+    """The builtin exception each template's message is raised with: `Rule.error` names one
+    for them all, or one per template (JAX raises `jit requires a non-empty mesh` as a
+    RuntimeError, the context mesh's errors as ValueError)."""
+    if isinstance(error, str):
+        return (error,) * len(templates)
+    if len(error) != len(templates) or not all(isinstance(e, str) for e in error):
+        raise ValueError(
+            f"error {error!r}: one exception name, or one per `raises` message"
+        )
+    return tuple(error)
+
+
 def roles(templates: Iterable[str]) -> tuple[str, ...]:
     """The roles of the meshes the templates name, in order of first appearance."""
     return tuple(

@@ -37,12 +37,12 @@ class Recorder:
     def _use(self, patterns):
         import re
 
+        errors = patterns.get("errors", {})
         self.messages = [
-            (code, re.compile(p))
+            (code, re.compile(p), _exception(errors.get(code, "ValueError"), i))
             for code, ps in patterns.get("messages", {}).items()
-            for p in ps
+            for i, p in enumerate(ps)
         ]
-        self.errors = patterns.get("errors", {})
         self.mesh_paths = patterns.get("meshes", {})
         self._patterns = patterns
 
@@ -90,8 +90,8 @@ class Recorder:
         return next(
             (
                 code
-                for code, pattern in self.messages
-                if self.errors.get(code, "ValueError") in names and pattern.match(text)
+                for code, pattern, exception in self.messages
+                if exception in names and pattern.match(text)
             ),
             None,
         )
@@ -166,6 +166,12 @@ class Recorder:
                 "jax_version": _jax_version(),
             }
         )
+
+
+def _exception(error, index):
+    """The exception a rule's message `index` is raised with: one name for every message,
+    or a list of one per message."""
+    return error if isinstance(error, str) else error[index]
 
 
 def _type_name(error):

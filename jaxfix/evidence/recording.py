@@ -17,7 +17,7 @@ from pathlib import Path
 
 from jaxfix.check.registry import all_rules
 from jaxfix.evidence import recorder
-from jaxfix.evidence.message_templates import pattern
+from jaxfix.evidence.message_templates import exceptions, pattern
 
 MODULE = "jaxfix_record"  # the recorder's hooks inside the directory (jaxfix/evidence/recorder.py)
 WRITER = f"{MODULE}_writer"  # and what writes the records (jaxfix/evidence/recorder_writer.py)
@@ -89,9 +89,13 @@ def mesh_locals() -> dict[str, dict[str, str]]:
 
 
 def recorder_patterns() -> dict[str, object]:
-    """What the recorder matches with: the rules' messages, the exception each is raised
-    with (`Rule.error`), and where JAX keeps the meshes."""
-    errors = {rule.code: rule.error for rule in all_rules() if rule.raises}
+    """What the recorder matches with: the rules' messages, the exception each message is
+    raised with (`Rule.error`, one name per message), and where JAX keeps the meshes."""
+    errors = {
+        rule.code: list(exceptions(rule.error, rule.raises))
+        for rule in all_rules()
+        if rule.raises
+    }
     return {"messages": message_patterns(), "errors": errors, "meshes": mesh_locals()}
 
 

@@ -1,19 +1,20 @@
 """Which rule's error a traceback ends with, and the meshes its message names.
 
 Both come from the rules' `raises` templates (jaxfix/evidence/message_templates.py): a message is the
-error of the rule whose first template's first sentence it shows (going on as that template
-does up to its first hole, as far as the line goes), and each `{mesh:role}` hole
-of the template it shows is read as that role's mesh.
+error of the rule one of whose templates it shows, raised as that template's exception (its
+first sentence, going on as the template does, hole by hole, as far as the line goes), and
+each `{mesh:role}` hole of the template it shows is read as that role's mesh.
 """
 
 from __future__ import annotations
 
 import re
+import string
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from jaxfix.evidence.facts import Facts, MeshFacts
-from jaxfix.evidence.message_templates import holes, start
+from jaxfix.evidence.message_templates import HOLE_KINDS, exceptions, holes, start
 from jaxfix.fromlog.meshes import MeshReprError, read_mesh
 from jaxfix.fromlog.tracebacks import Traceback
 from jaxfix.sources.file_io import UNDECODABLE
@@ -32,11 +33,6 @@ def rules() -> dict[str, type[Rule]]:
     from jaxfix.codemods import RULES  # libcst: only a run that reads a log pays for it
 
     return {code: rule for code, rule in sorted(RULES.items()) if rule.raises}
-
-
-def messages() -> dict[str, str]:
-    """Each rule's code -> the start of the error it reports (the first of its `raises`)."""
-    return {code: message_start(rule.raises[0]) for code, rule in rules().items()}
 
 
 _SIZE = re.compile(r"\d{1,64}\b")  # a longer number is no size JAX printed
@@ -59,24 +55,90 @@ def error_code(traceback: Traceback) -> str | None:
         return None
     first = traceback.exception.split("\n", 1)[0]
     for code, rule in rules().items():
-        opening = message_start(rule.raises[0])
-        if (
-            opening in first
-            and rule.error in first[: first.index(opening)]
-            and _goes_on_as(rule.raises[0], first[first.index(opening) :])
-        ):
-            return code
+        for template, name in zip(rule.raises, exceptions(rule.error, rule.raises)):
+            shown = _shown_from(template, first)
+            if shown is not None and name in first[:shown]:
+                return code
     return None
 
 
+def _shown_from(template: str, line: str) -> int | None:
+    """Where in `line` the template's message starts (after `Type: `), if the line shows it;
+    else None."""
+    at = line.find(start(template))
+    while at >= 0:
+        if line[:at].endswith(": ") and _goes_on_as(template, line[at:]):
+            return at
+        at = line.find(start(template), at + 1)
+    return None
+
+
+_MESH = re.compile(HOLE_KINDS["mesh"])
+_DIGITS = re.compile(HOLE_KINDS["size"])
+_MESH_OPENINGS = ("Mesh(", "AbstractMesh(")
+
+
 def _goes_on_as(template: str, text: str) -> bool:
-    """Whether `text` (from the template's first sentence on) goes on as the template does up
-    to its first hole, as far as it goes: one first sentence may open two errors
-    ("Received incompatible devices for jitted computation. Got argument ..." or "... Got
-    jit's context mesh ..."), and a notebook's `evalue` may stop after it."""
-    literal = template.split("{", 1)[0]
-    shown = min(len(literal), len(text))
-    return text[:shown] == literal[:shown]
+    """Whether `text` (from the template's first sentence on) goes on as the template does,
+    as far as it goes: each literal part in turn, and between them what its hole stands for (a
+    mesh as JAX prints one, a size's digits, any text up to the next literal). One opening may
+    start several errors ("Received incompatible devices for jitted computation. Got argument
+    ..." or "... Got jit's context mesh ..."; "Context mesh " starts JAX011's "Context mesh
+    AbstractMesh(...) should match the mesh of sharding ..." and `explicit_axes`' "Context mesh
+    cannot be empty"), and a notebook's `evalue` may stop after the first sentence. Where that
+    sentence goes on past a hole ("Context mesh {mesh} should match ..."), the text must show
+    that hole and what follows it: "Context mesh " alone says too little."""
+    parts = list(string.Formatter().parse(template))
+    sentence_before_hole = ". " in parts[0][0]
+    position = 0
+    for index, (literal, kind, _role, _conversion) in enumerate(parts):
+        shown = text[position : position + len(literal)]
+        if not literal.startswith(shown):
+            return False
+        position += len(literal)
+        if kind is None:
+            return True  # the template ends (JAX may add its own text after)
+        if position >= len(text):  # cut off in the literal
+            return index > 0 or sentence_before_hole
+        following = parts[index + 1][0] if index + 1 < len(parts) else ""
+        end = _hole_end(kind, text, position, following)
+        if end is None:
+            return False
+        if end >= len(text):  # cut off in the hole, or the hole ends the template
+            return index > 0 or sentence_before_hole or not following
+        position = end
+    return True
+
+
+def _hole_end(kind: str, text: str, position: int, following: str) -> int | None:
+    """Where the text of a hole of `kind` at `position` ends (the length of `text` if it stops
+    inside it), or None if what is there is no such hole's text."""
+    if kind == "size":
+        digits = _DIGITS.match(text, position)
+        return digits.end() if digits else None
+    if kind == "mesh":
+        mesh = _MESH.match(text, position)
+        if mesh is not None:
+            return mesh.end()
+        rest = text[position:]
+        if not any(
+            rest.startswith(opening) or opening.startswith(rest)
+            for opening in _MESH_OPENINGS
+        ):
+            return None
+        # a mesh cut off, or in a form the pattern leaves out (a device kind with a space)
+    found = text.find(following, position) if following else -1
+    return found if found >= 0 else len(text)
+
+
+def _shown_anywhere(template: str, text: str) -> bool:
+    """Whether the template's message goes on as it does from some place its opening is at."""
+    at = text.find(start(template))
+    while at >= 0:
+        if _goes_on_as(template, text[at:]):
+            return True
+        at = text.find(start(template), at + 1)
+    return False
 
 
 def looks_like_ours(traceback: Traceback) -> bool:
@@ -98,7 +160,10 @@ def facts_from(templates: tuple[str, ...], message: str) -> Facts:
     """The meshes of the first template whose first sentence the message's first line shows
     (else the first template's), each read after the text the template puts before it."""
     text = message.split("\n", 1)[0]
-    template = next((t for t in templates if start(t) in text), templates[0])
+    template = next(
+        (t for t in templates if start(t) in text and _shown_anywhere(t, text)),
+        next((t for t in templates if start(t) in text), templates[0]),
+    )
     meshes: dict[str, MeshFacts] = {}
     sizes: dict[str, int | None] = {}
     position = 0

@@ -41,6 +41,19 @@ def test_a_visitor_name_that_is_not_a_plain_method_is_refused():
                 raise AssertionError("the walk would evaluate this")
 
 
+def test_an_exception_per_message_must_name_one_for_each():
+    class TwoExceptions(Rule):
+        raises = ("first message", "second message")
+        error = ("RuntimeError", "ValueError")
+
+    assert TwoExceptions.error == ("RuntimeError", "ValueError")
+    with pytest.raises(TypeError, match="one per `raises` message"):
+
+        class Short(Rule):
+            raises = ("first message", "second message")
+            error = ("RuntimeError",)
+
+
 @pytest.mark.parametrize("code", sorted(RULES))
 def test_the_registered_rules_visit_ast_node_classes(code):
     for name in RULES[code](None, None).get_visitors():  # type: ignore[arg-type]

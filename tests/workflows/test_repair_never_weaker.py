@@ -24,6 +24,7 @@ from jaxfix.check.engine import check_file
 from jaxfix.check.run import Run
 from jaxfix.check.value_sites import with_value_sites
 from jaxfix.codemods import RULES
+from jaxfix.evidence.message_templates import exceptions
 from jaxfix.evidence.records import read_evidence
 from jaxfix.ground.diagnostics import Diagnostic
 
@@ -66,7 +67,12 @@ def _ends_with_its_rules_error(case, result: dict) -> bool:
     rule = RULES.get(case.header.get("raises", "").split("-")[0])
     error = result["error"] or ""
     return (
-        rule is not None and bool(rule.raises) and error.startswith(f"{rule.error}: ")
+        rule is not None
+        and bool(rule.raises)
+        and any(
+            error.startswith(f"{name}: ")
+            for name in exceptions(rule.error, rule.raises)
+        )
     )
 
 

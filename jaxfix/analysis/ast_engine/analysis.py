@@ -52,6 +52,7 @@ from jaxfix.analysis.ast_engine.values import (
 from jaxfix.analysis.ast_engine.vocabulary import api_of
 from jaxfix.analysis.names import ENTER_METHODS, SIGNATURES, Api
 from jaxfix.evidence.facts import Evidence
+from jaxfix.evidence.message_templates import exceptions
 from jaxfix.sources.text import source_text, split_lines
 
 
@@ -340,11 +341,23 @@ class Analysis:
     # -- code that tests an error, evidence from a log ----------------------------------------
 
     def expected(
-        self, node: ast.AST, raises: tuple[str, ...], error: str = "ValueError"
+        self,
+        node: ast.AST,
+        raises: tuple[str, ...],
+        error: str | tuple[str, ...] = "ValueError",
     ) -> bool:
         """Whether `node` runs where the code tests one of these errors, the builtin exception
-        `error` (`assertRaises...`)."""
-        return self._expected_errors.expects(node, raises, error)
+        `error` (`assertRaises...`; one per message where `error` is a tuple, as
+        `Rule.error`)."""
+        if isinstance(error, str):
+            return self._expected_errors.expects(node, raises, error)
+        by_exception: dict[str, tuple[str, ...]] = {}
+        for template, name in zip(raises, exceptions(error, raises)):
+            by_exception[name] = (*by_exception.get(name, ()), template)
+        return any(
+            self._expected_errors.expects(node, templates, name)
+            for name, templates in by_exception.items()
+        )
 
     @cached_property
     def _expected_errors(self) -> ExpectedErrors:
