@@ -2,7 +2,8 @@
 
 Usage: python jax_runner.py LIST_FILE   (LIST_FILE holds one script or notebook path a line; a
 project fixture's entry is followed by a tab and the project's directory)
-Prints one JSON object: {path: {"ok": bool, "error": "Type: message" | None, "last_line": str}}.
+Prints one JSON object: {path: {"ok": bool, "error": "Type: message" | None, "last_line": str,
+"traceback": the traceback Python would print | None}}.
 Each script runs as __main__ with its stdout captured; it must not change global JAX state.
 Started with jaxfix's recorder on (the environment of a recorded run, `RecordingDir.env`), an
 error a script ends with is recorded as the recorder records one that ends a program.
@@ -73,7 +74,7 @@ def _run_in_project(path: str, project: str) -> None:
 
 def run_one(path: str, project: str | None = None) -> dict:
     out = io.StringIO()
-    error = None
+    error = printed = None
     try:
         with contextlib.redirect_stdout(out):
             _run(path, project)
@@ -85,6 +86,9 @@ def run_one(path: str, project: str | None = None) -> dict:
         if recorder is not None:
             recorder._ended(exc, "program")
         error = f"{type(exc).__name__}: {exc}"
+        printed = (
+            traceback.format_exc()
+        )  # as Python prints it when the program ends with it
         if not isinstance(exc, (ValueError, RuntimeError, TypeError)):
             error += "\n" + traceback.format_exc(limit=5)
     lines = [line for line in out.getvalue().splitlines() if line.strip()]
@@ -92,6 +96,7 @@ def run_one(path: str, project: str | None = None) -> dict:
         "ok": error is None,
         "error": error,
         "last_line": lines[-1] if lines else "",
+        "traceback": printed,
     }
 
 

@@ -3,14 +3,20 @@ repair recorder names the rule (by the message and the exception it is raised wi
 `--from-log` reads the traceback the run printed; a JAX error that only opens as a rule's
 message does is neither.
 
-Each program runs under real JAX on both tiers (8 CPU devices), as the fixture tests run them.
+Each program runs under real JAX on both tiers (8 CPU devices), as the fixture tests run them:
+all of a tier's programs in one process (tests/jax_runner.py), each ending with its error.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
+import os
 import re
+import shutil
 import subprocess
+import tempfile
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -20,12 +26,17 @@ from jaxfix.codemods import RULES
 from jaxfix.evidence.message_templates import exceptions, start
 from jaxfix.evidence.recording import RecordingDir
 from jaxfix.evidence.records import read_evidence
-from workflows.test_repair import command_env, python
+from workflows.test_repair import python
 
 pytestmark = pytest.mark.jax
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 JAX102 = ["--select", "JAX102", "--unsafe-fixes"]
+RUNNER = Path(__file__).resolve().parents[1] / "jax_runner.py"
+JAX_ENV = {
+    "XLA_FLAGS": "--xla_force_host_platform_device_count=8",
+    "JAX_PLATFORMS": "cpu",
+}
 
 # Each rule's messages, in the order of its `raises`: a fixture that raises that message, the
 # line the log's site is reported at, and the options of the fixture.
@@ -88,25 +99,71 @@ def test_every_message_of_every_rule_has_a_raising_program():
     }
 
 
-def _recorded_run(program: Path, version: str) -> tuple[list[dict], bytes, bytes]:
-    """The recorder's error records of running `program`, its evidence file and its stderr."""
+# The programs of both tests, each in a folder of its own: name -> (file name, source).
+PROGRAMS = {
+    **{
+        f"{code}-{index}": (Path(fixture).name, (FIXTURES / fixture).read_text())
+        for code, index, fixture, _line, _options in CASES
+    },
+    "explicit_axes_without_mesh": (
+        "explicit_axes_without_mesh.py",
+        EXPLICIT_AXES_WITHOUT_MESH,
+    ),
+    "pjit_partition_spec_without_mesh": (  # JAX103's, beside JAX102's jit message
+        "pjit_partition_spec_without_mesh.py",
+        (
+            FIXTURES / "JAX103/partition_spec_without_mesh_reported_not_fixed.py"
+        ).read_text(),
+    ),
+}
+
+
+@lru_cache(maxsize=None)
+def _recorded_runs(version: str) -> tuple[Path, dict[str, dict], bytes]:
+    """Every program run once under `version`, recorded: JAX imported once for all of them
+    (tests/jax_runner.py), each ending with its error as it would end a program alone. The
+    folder, each program's result (with the traceback Python would print) and the evidence."""
+    folder = Path(tempfile.mkdtemp(prefix=f"jaxfix-messages-{version}-"))
+    atexit.register(shutil.rmtree, folder, True)
+    for name, (file_name, source) in PROGRAMS.items():
+        (folder / name).mkdir()
+        (folder / name / file_name).write_text(source)
+    listing = folder / "programs.txt"
+    listing.write_text(
+        "\n".join(str(folder / name / file) for name, (file, _) in PROGRAMS.items())
+    )
     recording = RecordingDir()
     try:
         recording.write_patterns()
         done = subprocess.run(
-            [python(version), str(program)],
-            cwd=program.parent,
-            env=recording.env(1, command_env(program.parent)),
+            [python(version), str(RUNNER), str(listing)],
+            cwd=folder,
+            env=recording.env(1, {**os.environ, **JAX_ENV}),
             capture_output=True,
-            timeout=300,
+            text=True,
+            timeout=900,
             check=False,
         )
         evidence = recording.evidence(1)
         data = evidence.read_bytes() if evidence.exists() else b""
     finally:
         recording.close()
-    errors = [r for r in map(json.loads, data.splitlines()) if r["kind"] == "error"]
-    return errors, data, done.stderr
+    assert done.returncode == 0, done.stderr[-3000:]
+    return folder, json.loads(done.stdout), data
+
+
+def _recorded_run(name: str, version: str) -> tuple[Path, list[dict], bytes, bytes]:
+    """One program's file, the recorder's error records of its run, the evidence and the log."""
+    folder, results, data = _recorded_runs(version)
+    program = folder / name / PROGRAMS[name][0]
+    errors = [
+        record
+        for record in map(json.loads, data.splitlines())
+        if record["kind"] == "error"
+        and any(str(program) in json.dumps(frame) for frame in record["frames"])
+    ]
+    log = (results[str(program)]["traceback"] or "").encode()
+    return program, errors, data, log
 
 
 def _exception_line(log: bytes) -> str:
@@ -138,19 +195,18 @@ def _from_log(log: bytes, *args: str):
     ids=[f"{code}-{index}" for code, index, *_ in CASES],
 )
 def test_each_message_is_recorded_and_read_from_its_log(
-    tmp_path, version, code, index, fixture, line, options
+    version, code, index, fixture, line, options
 ):
     rule = RULES[code]
     exception = exceptions(rule.error, rule.raises)[index]
-    program = tmp_path / Path(fixture).name
-    program.write_text((FIXTURES / fixture).read_text())
-    errors, data, log = _recorded_run(program, version)
+    program, errors, data, log = _recorded_run(f"{code}-{index}", version)
+    assert program.read_text() == (FIXTURES / fixture).read_text()
     # The run raised this message, not another of the rule's.
     assert _exception_line(log).startswith(f"{exception}: {start(rule.raises[index])}")
     assert [(e["code"], e["exception"]) for e in errors] == [(code, exception)]
     reading = read_evidence(data, [program])
     assert [e.code for e in reading.evidence[program]] == [code]
-    checked = _from_log(log, *options, str(tmp_path))
+    checked = _from_log(log, *options, str(program.parent))
     assert checked.exit_code == 1, checked.output
     assert f"{program}:{line}:" in checked.output, checked.output
     assert f" {code} " in checked.output
@@ -158,30 +214,24 @@ def test_each_message_is_recorded_and_read_from_its_log(
 
 @pytest.mark.parametrize("version", JAX_VERSIONS)
 @pytest.mark.parametrize(
-    ("name", "source", "message"),
+    ("name", "message"),
     [
         (
-            "explicit_axes_without_mesh.py",
-            EXPLICIT_AXES_WITHOUT_MESH,
+            "explicit_axes_without_mesh",
             "ValueError: Context mesh cannot be empty. Please use `jax.set_mesh`",
         ),
         (
-            "pjit_partition_spec_without_mesh.py",  # JAX103's, beside JAX102's jit message
-            (
-                FIXTURES / "JAX103/partition_spec_without_mesh_reported_not_fixed.py"
-            ).read_text(),
+            "pjit_partition_spec_without_mesh",
             "RuntimeError: pjit requires a non-empty mesh in context",
         ),
     ],
 )
 def test_an_error_that_only_opens_as_a_rules_message_is_none_of_them(
-    tmp_path, version, name, source, message
+    version, name, message
 ):
-    program = tmp_path / name
-    program.write_text(source)
-    errors, _data, log = _recorded_run(program, version)
+    program, errors, _data, log = _recorded_run(name, version)
     assert _exception_line(log).startswith(message)
     assert errors == []
-    checked = _from_log(log, "--select", "ALL", str(tmp_path))
+    checked = _from_log(log, "--select", "ALL", str(program.parent))
     assert checked.exit_code == 0, checked.output
     assert "no traceback of" in checked.output
