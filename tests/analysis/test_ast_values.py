@@ -300,6 +300,59 @@ import flax.struct
             "@flax.struct.dataclass\nclass S:\n    a: int\n    b: int = flax.struct.field(pytree_node=False, default=2)\nv = S(1)",
             None,
         ),
+        # registered by a call at the top of the class's module
+        (
+            "@dataclasses.dataclass\nclass S:\n    a: int\n    b: int\njax.tree_util.register_dataclass(S)\nv = S(1, 2)",
+            (1, 2),
+        ),
+        (
+            "@dataclasses.dataclass\nclass S:\n    a: int\n    b: int\n    c: int\njax.tree_util.register_dataclass(S, data_fields=['c', 'a'], meta_fields=['b'])\nv = S(1, 2, 3)",
+            (3, 1),
+        ),
+        (
+            "class S:\n    def __init__(self, a, b):\n        self.a = a\n        self.b = b\njax.tree_util.register_pytree_node(S, lambda s: ((s.a,), s.b), lambda aux, c: S(c[0], aux))\nv = S(1, 2)",
+            (1,),
+        ),
+        (
+            "class S:\n    def __init__(self, a, b):\n        self.a = a\n        self.b = b\ndef flatten(s):\n    return [(K('a'), s.a), (K('b'), s.b)], None\njax.tree_util.register_pytree_with_keys(S, flatten, lambda aux, c: S(*c))\nv = S(1, 2)",
+            (1, 2),
+        ),
+        # a decorated class flattened by its own method (keyed: tree_flatten when it has one)
+        (
+            "@jax.tree_util.register_pytree_node_class\nclass S:\n    def __init__(self, a, b=5):\n        self.a = a\n        self.b = b\n    def tree_flatten(self):\n        children = (self.b, self.a)\n        return children, None\nv = S(1)",
+            (5, 1),
+        ),
+        (
+            "@jax.tree_util.register_pytree_with_keys_class\n@dataclasses.dataclass\nclass S:\n    a: int\n    b: int\n    def tree_flatten_with_keys(self):\n        return ((K('a'), self.a),), self.b\nv = S(1, 2)",
+            (1,),
+        ),
+        (
+            "@jax.tree_util.register_pytree_with_keys_class\n@dataclasses.dataclass\nclass S:\n    a: int\n    b: int\n    def tree_flatten_with_keys(self):\n        return ((K('a'), self.a),), self.b\n    def tree_flatten(self):\n        return (self.b,), self.a\nv = S(1, 2)",
+            (2,),
+        ),
+        # what jaxfix does not follow: a flatten it cannot see, a registration elsewhere, a
+        # method of a base outside the tree, children of another kind than a sequence
+        (
+            "class S:\n    def __init__(self, a):\n        self.a = a\njax.tree_util.register_pytree_node(S, flatten, unflatten)\nv = S(1)",
+            None,
+        ),
+        (
+            "class S:\n    def __init__(self, a):\n        self.a = a\nif True:\n    jax.tree_util.register_pytree_node(S, lambda s: ((s.a,), None), None)\nv = S(1)",
+            None,
+        ),
+        (
+            "@jax.tree_util.register_pytree_node_class\nclass S(Base):\n    def __init__(self, a):\n        self.a = a\nv = S(1)",
+            None,
+        ),
+        (
+            "@jax.tree_util.register_pytree_node_class\nclass S:\n    def __init__(self, a):\n        self.a = a\n    def tree_flatten(self):\n        return {'a': self.a}, None\nv = S(1)",
+            None,
+        ),
+        # registered twice: JAX refuses the second
+        (
+            "@jax.tree_util.register_pytree_node_class\nclass S:\n    def __init__(self, a):\n        self.a = a\n    def tree_flatten(self):\n        return (self.a,), None\njax.tree_util.register_pytree_node(S, lambda s: ((s.a,), None), None)\nv = S(1)",
+            None,
+        ),
     ],
 )
 def test_children_of_registered_dataclasses(code: str, children: object) -> None:

@@ -79,7 +79,13 @@ _DATACLASS_DECORATORS = frozenset(
     {"dataclasses.dataclass", "flax.struct.dataclass", "chex.dataclass"}
 )
 # Decorators that return the class they are given (registered with JAX as a pytree).
-_KEEPS_CLASS = frozenset({"jax.tree_util.register_dataclass"})
+_KEEPS_CLASS = frozenset(
+    {
+        "jax.tree_util.register_dataclass",
+        "jax.tree_util.register_pytree_node_class",
+        "jax.tree_util.register_pytree_with_keys_class",
+    }
+)
 _KEEPS_BODY = {
     "jax.jit": "jit",
     "jax.experimental.pjit.pjit": "jit",
@@ -1199,21 +1205,69 @@ class Evaluator:
         return Unknown("a call of a value that is not a function")
 
     def _tree_map(self, function: Value, trees: list[Value], node: ast.Call) -> Value:
-        """`jax.tree.map(function, *trees)` over trees whose every leaf is one value (`Leaves`)
-        or a struct of `jax.eval_shape`'s result: `Leaves` of what `function` gives, when it
-        gives one value whatever leaf it is given."""
+        """`jax.tree.map(function, *trees)`: over tuples, lists and dicts the code spells out,
+        the same containers of what `function` gives each leaf (None, an empty subtree, stays
+        None); over trees whose every leaf is one value (`Leaves`) or a struct of
+        `jax.eval_shape`'s result, `Leaves` of what `function` gives, when it gives one value
+        whatever leaf it is given. The other trees must have the first's structure, or be
+        such `Leaves`; anything else (an object of the tree, which may be a registered node)
+        is not spelled out."""
         if not isinstance(function, Function):
             return Unknown("jax.tree.map of a function jaxfix does not see")
+        first = trees[0]
+        if first is None:
+            return None
+        items = _items(first) if isinstance(first, (tuple, ListValue)) else None
+        if isinstance(first, DictValue):
+            items = tuple(v for _, v in first.items)
+        if items is not None:
+            columns: list[list[Value]] = [[] for _ in items]
+            for tree in trees:
+                if isinstance(tree, Leaves):
+                    for column in columns:
+                        column.append(tree)
+                    continue
+                if type(tree) is not type(first):
+                    return Unknown("jax.tree.map over trees of other structures")
+                if isinstance(tree, DictValue) and isinstance(first, DictValue):
+                    keys = [k for k, _ in first.items]
+                    if len(tree.items) != len(keys) or not all(
+                        same(k, key) for (k, _), key in zip(tree.items, keys)
+                    ):
+                        return Unknown("jax.tree.map over dicts of other keys")
+                    values = tuple(v for _, v in tree.items)
+                else:
+                    values = _items(tree) or ()
+                if len(values) != len(items):
+                    return Unknown("jax.tree.map over trees of other lengths")
+                for column, item in zip(columns, values):
+                    column.append(item)
+            mapped = tuple(self._tree_map(function, column, node) for column in columns)
+            if isinstance(first, DictValue):
+                return DictValue(
+                    tuple((k, v) for (k, _), v in zip(first.items, mapped))
+                )
+            return ListValue(mapped) if isinstance(first, ListValue) else mapped
         leaves: list[Value] = []
+        spread = False  # a tree of leaves jaxfix does not spell out
         for tree in trees:
             if isinstance(tree, Leaves):
                 leaves.append(tree.leaf)
+                spread = True
             elif isinstance(tree, Structs):
                 leaves.append(Foreign("a leaf of what jax.eval_shape returns"))
+                spread = True
+            elif isinstance(tree, Foreign) and not isinstance(tree, JaxStage):
+                leaves.append(Foreign("a leaf of an object made outside the tree"))
+                spread = True
+            elif isinstance(tree, (ShapeStruct, Array, Sharding, int, float, str)):
+                leaves.append(tree)  # a leaf
             else:
                 return Unknown("jax.tree.map over a tree jaxfix does not spell out")
         leaf = self.call_function(function, leaves, {}, node)
-        return leaf if isinstance(leaf, Unknown) else Leaves(leaf)
+        if isinstance(leaf, Unknown) or not spread:
+            return leaf
+        return Leaves(leaf)
 
     def _call_arguments(
         self, module: Module, node: ast.Call, frame: Frame
@@ -1641,10 +1695,15 @@ def _binary(op: ast.operator, left: Value, right: Value) -> Value:
             return left + right
     if isinstance(op, ast.Mult):
         for seq, times in ((left, right), (right, left)):
-            if isinstance(seq, tuple) and _is_int(times):
+            items = seq.items if isinstance(seq, ListValue) else seq
+            if isinstance(items, tuple) and _is_int(times):
                 assert isinstance(times, int)
+                if times * len(items) > _MAX_ITEMS:
+                    return Unknown("long")
                 return (
-                    seq * times if times * len(seq) <= _MAX_ITEMS else Unknown("long")
+                    ListValue(items * times)
+                    if isinstance(seq, ListValue)
+                    else items * times
                 )
     if (
         isinstance(op, ast.BitOr)

@@ -4,7 +4,8 @@ A list or dict is known only while every use of its name is a read that cannot c
 an item or slice read, iteration, `*xs` or `**d` in a call (the callee gets a copy),
 `len`/`tuple`/`sorted`/... of it, a non-mutating method
 (`.get`, `.keys`, `.values`, `.items`, `.copy`, `.index`, `.count`), a JAX constructor's
-argument, a comparison, `return`. Anything else (`d["a"] = 3`, `xs.append(...)`, passing it to
+argument, an argument of a jitted function's `.lower`/`.trace`, of `jax.eval_shape` or of
+`jax.tree.map`, a comparison, `return`. Anything else (`d["a"] = 3`, `xs.append(...)`, passing it to
 a function jaxfix does not know, binding it to another name or attribute) makes the name
 "escaped", and its value Unknown, never the stale literal. Names are matched by spelling over
 the whole module (nested functions and other functions included): cautious, never stale.
@@ -65,6 +66,13 @@ _READING_FUNCTIONS = frozenset(
         "asarray",
         "reshape",
         "create_device_mesh",
+        # a jitted function's stages and JAX's tree functions trace or read a pytree, never
+        # change it (the traced function is given a tree rebuilt from its leaves)
+        "lower",
+        "trace",
+        "eval_shape",
+        "tree_map",
+        "tree_leaves",
     }
 )
 
