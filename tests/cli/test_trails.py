@@ -305,3 +305,75 @@ def test_a_notebook_says_where_the_trail_ended_by_cell(tmp_path, monkeypatch):
             "as `x`; jaxfix lost it at cell 1, line 9: a call of `json.load`"
         ]
     )
+
+
+PYTREES = {
+    "export.py": """\
+        import jax
+        import jax.numpy as jnp
+        from jax.sharding import AbstractMesh, NamedSharding, PartitionSpec as P
+
+        from batches import Batch, Registered, pick
+
+
+        @jax.jit
+        def f(batch):
+            return batch.tokens * 2
+
+
+        def struct(mesh):
+            return jax.ShapeDtypeStruct((8,), jnp.float32, sharding=NamedSharding(mesh, P("x")))
+
+
+        f.lower(Batch(struct(AbstractMesh((8,), ("x",)))))
+        f.lower(Registered(struct(AbstractMesh((8,), ("x",))), struct(pick())))
+        """,
+    "batches.py": """\
+        import jax
+
+
+        class Batch:
+            def __init__(self, tokens):
+                self.tokens = tokens
+
+
+        @jax.tree_util.register_pytree_node_class
+        class Registered:
+            def __init__(self, tokens, positions):
+                self.tokens = tokens
+                self.positions = positions
+
+            def tree_flatten(self):
+                return (self.tokens, self.positions), None
+
+            @classmethod
+            def tree_unflatten(cls, aux, children):
+                return cls(*children)
+
+
+        def pick():
+            return jax.sharding.get_abstract_mesh() if input() else None
+        """,
+}
+
+
+def test_an_object_whose_pytree_children_are_not_known(tmp_path, monkeypatch):
+    trails = _trails(_project(tmp_path, PYTREES), monkeypatch, "--no-cache", "-v")
+    code, why = trails["export.py:17:1"]
+    assert code == "JAX001"
+    assert why == (
+        "the argument's mesh reaches here as `Batch(struct(AbstractMesh((8,), "
+        '("x",))))`, an object of `Batch` built at line 17 whose children as a pytree '
+        "jaxfix does not know (it reads those of a class registered by jax.tree_util's "
+        "register_* at the top of its module)"
+    )
+
+
+def test_a_registered_pytree_says_where_its_child_was_lost(tmp_path, monkeypatch):
+    trails = _trails(_project(tmp_path, PYTREES), monkeypatch, "--no-cache", "-v")
+    code, why = trails["export.py:18:1"]
+    assert code == "JAX001"
+    assert why.startswith(
+        "the argument's mesh reaches here as `Registered(struct(AbstractMesh((8,), "
+    )
+    assert "jaxfix lost it at batches.py:24: " in why
