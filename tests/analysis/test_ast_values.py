@@ -15,9 +15,11 @@ from jaxfix.analysis.ast_engine import pytrees
 from jaxfix.analysis.ast_engine.analysis import bind_arguments
 from jaxfix.analysis.ast_engine.values import (
     Array,
+    DictValue,
     External,
     Function,
     Leaves,
+    ListValue,
     Mesh,
     ShapeStruct,
     Sharding,
@@ -249,6 +251,87 @@ def test_tree_map_of_eval_shape_structs(code: str, leaf: object) -> None:
         assert isinstance(mesh, Mesh) and mesh.is_abstract and mesh.axis_sizes == (8,)
     else:
         assert isinstance(sharding, Unknown)
+
+
+SPELLED = """\
+import jax
+from jax.sharding import AbstractMesh, NamedSharding, PartitionSpec as P
+M = AbstractMesh((8,), ("x",))
+A = jax.ShapeDtypeStruct((8,), None)
+"""
+ON_M = "jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=NamedSharding(M, P()))"
+
+
+def _on_m(value: object) -> bool:
+    return (
+        isinstance(value, ShapeStruct)
+        and isinstance(value.sharding, Sharding)
+        and isinstance(value.sharding.mesh, Mesh)
+        and value.sharding.mesh.axis_sizes == (8,)
+    )
+
+
+@pytest.mark.parametrize(
+    "code, shape",
+    [
+        # the containers the code spells out, rebuilt with what the function gives each leaf
+        (f"v = jax.tree.map(lambda x: {ON_M}, {{'w': A, 'b': A}})", "dict"),
+        (f"v = jax.tree.map(lambda x: {ON_M}, (A, [A, A]))", "tuple"),
+        # None is an empty subtree: it stays None, the function never sees it
+        (f"v = jax.tree.map(lambda x: {ON_M}, (A, None))", "tuple with None"),
+        # specs are leaves: shardings from a dict of specs, then structs given them
+        (
+            "SH = jax.tree.map(lambda p: NamedSharding(M, p), {'w': P('x'), 'b': P()})\n"
+            "v = jax.tree.map(lambda x, s: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=s), {'w': A, 'b': A}, SH)",
+            "dict",
+        ),
+        # a leaf of a kind jaxfix does not know, trees of other keys or lengths, is_leaf=
+        (
+            f"v = jax.tree.map(lambda x: {ON_M}, {{'w': A, 'b': params}})",
+            "unknown item",
+        ),
+        (
+            "v = jax.tree.map(lambda x, s: x, {'w': A}, {'b': A})",
+            Unknown,
+        ),
+        ("v = jax.tree.map(lambda x, s: x, (A, A), (A,))", Unknown),
+        (f"v = jax.tree.map(lambda x: {ON_M}, {{'w': A}}, is_leaf=f)", Unknown),
+    ],
+)
+def test_tree_map_over_containers_the_code_spells_out(code: str, shape: object) -> None:
+    engine, module = parsed(SPELLED + code)
+    found = engine.value_of(module, last_expr(module))
+    if shape is Unknown:
+        assert isinstance(found, Unknown), found
+    elif shape == "dict":
+        assert isinstance(found, DictValue), found
+        assert [k for k, _ in found.items] == ["w", "b"]
+        assert all(_on_m(v) for _, v in found.items), found
+    elif shape == "tuple":
+        assert isinstance(found, tuple) and _on_m(found[0]), found
+        assert isinstance(found[1], ListValue) and all(map(_on_m, found[1].items))
+    elif shape == "tuple with None":
+        assert isinstance(found, tuple) and _on_m(found[0]) and found[1] is None
+    else:
+        assert isinstance(found, DictValue) and _on_m(found.items[0][1]), found
+        assert isinstance(found.items[1][1], Unknown)
+
+
+@pytest.mark.parametrize(
+    "code, length",
+    [
+        ("v = [A] * 3", 3),
+        ("v = 2 * [A, A]", 4),
+        ("v = [A] * n", None),
+    ],
+)
+def test_a_list_repeated(code: str, length: int | None) -> None:
+    engine, module = parsed(SPELLED + code)
+    found = engine.value_of(module, last_expr(module))
+    if length is None:
+        assert isinstance(found, Unknown), found
+    else:
+        assert isinstance(found, ListValue) and len(found.items) == length
 
 
 @pytest.mark.parametrize(

@@ -1260,7 +1260,9 @@ class Evaluator:
             elif isinstance(tree, Foreign) and not isinstance(tree, JaxStage):
                 leaves.append(Foreign("a leaf of an object made outside the tree"))
                 spread = True
-            elif isinstance(tree, (ShapeStruct, Array, Sharding, int, float, str)):
+            elif isinstance(
+                tree, (ShapeStruct, Array, Sharding, Spec, int, float, str)
+            ):
                 leaves.append(tree)  # a leaf
             else:
                 return Unknown("jax.tree.map over a tree jaxfix does not spell out")
