@@ -42,6 +42,10 @@ M8 = AbstractMesh((8,), ("x",))
         ("v = 8 * 4 - 2 // 1", 30),
         ("A = 2\nv = (A, -A, 'x')", (2, -2, "x")),
         ("v = ('x',) * 3", ("x", "x", "x")),
+        # a key given again keeps its first place and takes the last value, as in Python
+        ("d = {'x': 2, 'y': 4, 'x': 8}\nv = tuple(d.values())", (8, 4)),
+        ("d = dict({'x': 2, 'y': 4}, y=8)\nv = (tuple(d), len(d))", (("x", "y"), 2)),
+        ("d = {'x': 2} | {'y': 4, 'x': 1}\nv = tuple(d.items())", (("x", 1), ("y", 4))),
         ("v = None", None),
         ("def f(n):\n    return n\nv = n", Unknown),
         ("v = (*rest, 2)", Unknown),
