@@ -289,6 +289,17 @@ def _on_m(value: object) -> bool:
             "v = jax.tree.map(lambda x, s: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=s), {'w': A, 'b': A}, SH)",
             "dict",
         ),
+        # with each leaf's key path first
+        (
+            "v = jax.tree.map_with_path(lambda path, x: "
+            + ON_M.replace("x.shape", "x.shape")
+            + ", {'w': A, 'b': A})",
+            "dict",
+        ),
+        (
+            "v = jax.tree_util.tree_map_with_path(lambda path, x, s: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=s), {'w': A, 'b': A}, {'w': NamedSharding(M, P()), 'b': NamedSharding(M, P('x'))})",
+            "dict",
+        ),
         # a leaf of a kind jaxfix does not know, trees of other keys or lengths, is_leaf=
         (
             f"v = jax.tree.map(lambda x: {ON_M}, {{'w': A, 'b': params}})",

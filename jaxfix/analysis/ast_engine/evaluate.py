@@ -75,6 +75,10 @@ _EXTERNAL_TOPS = frozenset(
     {"jax", "jaxlib", "numpy", "flax", "optax", "chex"}
 ) | frozenset(sys.stdlib_module_names)
 _TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map"})
+# ... whose function is given each leaf's key path first
+_TREE_MAPS_WITH_PATH = frozenset(
+    {"jax.tree.map_with_path", "jax.tree_util.tree_map_with_path"}
+)
 _DATACLASS_DECORATORS = frozenset(
     {"dataclasses.dataclass", "flax.struct.dataclass", "chex.dataclass"}
 )
@@ -1184,12 +1188,17 @@ class Evaluator:
                     return Structs(abstract)
                 return abstract
             if (
-                callee.name in _TREE_MAPS
+                callee.name in _TREE_MAPS | _TREE_MAPS_WITH_PATH
                 and isinstance(positional, list)
                 and len(positional) >= 2
                 and keywords == {}
             ):
-                return self._tree_map(positional[0], positional[1:], node)
+                return self._tree_map(
+                    positional[0],
+                    positional[1:],
+                    node,
+                    with_path=callee.name in _TREE_MAPS_WITH_PATH,
+                )
             return vocabulary.call(callee, positional, keywords, node, self.jax_version)
         if isinstance(callee, Function):
             return self.call_function(callee, positional, keywords, node)
@@ -1204,14 +1213,22 @@ class Evaluator:
             return self._construct(callee, positional, keywords, node)
         return Unknown("a call of a value that is not a function")
 
-    def _tree_map(self, function: Value, trees: list[Value], node: ast.Call) -> Value:
+    def _tree_map(
+        self,
+        function: Value,
+        trees: list[Value],
+        node: ast.Call,
+        *,
+        with_path: bool = False,
+    ) -> Value:
         """`jax.tree.map(function, *trees)`: over tuples, lists and dicts the code spells out,
         the same containers of what `function` gives each leaf (None, an empty subtree, stays
         None); over trees whose every leaf is one value (`Leaves`) or a struct of
         `jax.eval_shape`'s result, `Leaves` of what `function` gives, when it gives one value
         whatever leaf it is given. The other trees must have the first's structure, or be
         such `Leaves`; anything else (an object of the tree, which may be a registered node)
-        is not spelled out."""
+        is not spelled out. `with_path` (`jax.tree.map_with_path`): the function is given each
+        leaf's key path first, which jaxfix does not spell out."""
         if not isinstance(function, Function):
             return Unknown("jax.tree.map of a function jaxfix does not see")
         first = trees[0]
@@ -1242,7 +1259,10 @@ class Evaluator:
                     return Unknown("jax.tree.map over trees of other lengths")
                 for column, item in zip(columns, values):
                     column.append(item)
-            mapped = tuple(self._tree_map(function, column, node) for column in columns)
+            mapped = tuple(
+                self._tree_map(function, column, node, with_path=with_path)
+                for column in columns
+            )
             if isinstance(first, DictValue):
                 return DictValue(
                     tuple((k, v) for (k, _), v in zip(first.items, mapped))
@@ -1266,6 +1286,8 @@ class Evaluator:
                 leaves.append(tree)  # a leaf
             else:
                 return Unknown("jax.tree.map over a tree jaxfix does not spell out")
+        if with_path:
+            leaves.insert(0, Foreign("a leaf's key path"))
         leaf = self.call_function(function, leaves, {}, node)
         if isinstance(leaf, Unknown) or not spread:
             return leaf

@@ -72,6 +72,8 @@ _READING_FUNCTIONS = frozenset(
         "trace",
         "eval_shape",
         "tree_map",
+        "map_with_path",
+        "tree_map_with_path",
         "tree_leaves",
     }
 )
