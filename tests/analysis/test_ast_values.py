@@ -98,12 +98,66 @@ M8 = AbstractMesh((8,), ("x",))
         ("class C:\n    X = 3\nclass D(C):\n    pass\nv = D.X", 3),
         ("v = (len(('a', 'b')), 2 ** 5, 7 % 4, (1,) + (2,))", (2, 32, 3, (1, 2))),
         ("B = (1,)\nv = (*B, *B)", (1, 1)),
+        # a static method is given no receiver, a class method its class, through the class
+        # or an object of it
+        (
+            "class M:\n    @staticmethod\n    def f(n, k=2):\n        return n * k\nv = M().f(4)",
+            8,
+        ),
+        (
+            "class M:\n    @staticmethod\n    def f(n, k=2):\n        return n * k\nv = M.f(4, 3)",
+            12,
+        ),
+        (
+            "class M:\n    N = 8\n    @classmethod\n    def f(cls, k):\n        return cls.N * k\nv = (M.f(2), M().f(3))",
+            (16, 24),
+        ),
+        (
+            "class M:\n    @staticmethod\n    @jax.jit\n    def f(x):\n        return x\nv = M.f(2)",
+            Unknown,  # a jitted static method stays jitted
+        ),
     ],
 )
 def test_value_of(code: str, value: object) -> None:
     engine, module = parsed(HEADER + code)
     found = engine.value_of(module, last_expr(module))
     assert isinstance(found, Unknown) if value is Unknown else found == value, found
+
+
+@pytest.mark.parametrize(
+    "call, value",
+    [
+        ("M.f(('x',), 8)", 8),
+        ("M().f(('x',), 8)", 8),
+        ("M.g(8)", 8),  # a class method: `cls` is the class
+    ],
+)
+def test_a_static_or_class_methods_parameter_from_its_callers(
+    call: str, value: object
+) -> None:
+    """The callers' arguments bind a static method's parameters from the first (no receiver),
+    a class method's after `cls`."""
+    engine, module = parsed(
+        "class M:\n"
+        "    @staticmethod\n"
+        "    def f(names, n):\n"
+        "        return n\n"
+        "    @classmethod\n"
+        "    def g(cls, n):\n"
+        "        return n\n"
+        f"{call}\n"
+    )
+    function = "g" if ".g(" in call else "f"
+    (read,) = [
+        n.value
+        for n in ast.walk(module.tree)
+        if isinstance(n, ast.Return)
+        and any(
+            isinstance(f, ast.FunctionDef) and f.name == function and n in ast.walk(f)
+            for f in ast.walk(module.tree)
+        )
+    ]
+    assert engine.value_of(module, read) == value
 
 
 def test_a_starred_target_is_a_list_that_may_change() -> None:

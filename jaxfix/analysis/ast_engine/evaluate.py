@@ -95,7 +95,7 @@ _KEEPS_BODY = {
     "jax.experimental.pjit.pjit": "jit",
     "functools.wraps": "",
     "contextlib.contextmanager": "contextmanager",
-    "builtins.staticmethod": "",
+    "builtins.staticmethod": "staticmethod",
     "builtins.classmethod": "classmethod",
     "builtins.property": "property",
     "functools.cached_property": "property",
@@ -949,6 +949,10 @@ class Evaluator:
             found = self._class_member(base, name)
             if isinstance(found, Function) and found.wrapped_by == "property":
                 return Unknown(f"the property `{name}` of the class itself")
+            if isinstance(found, Function) and found.wrapped_by == "classmethod":
+                return BoundMethod(
+                    found, base
+                )  # `cls` is the class it is reached through
             return found
         return vocabulary.attribute(base, name, node)
 
@@ -992,6 +996,10 @@ class Evaluator:
         if isinstance(member, Function):
             if member.wrapped_by == "property":
                 return self.call_function(member, [instance], {}, node)
+            if member.wrapped_by == "staticmethod":
+                return member
+            if member.wrapped_by == "classmethod":
+                return BoundMethod(member, instance.cls)
             return BoundMethod(member, instance)
         if not isinstance(member, Unknown) or "is not defined" not in member.why:
             return member
@@ -1328,10 +1336,16 @@ class Evaluator:
         self, module: Module, call: ast.Call, callee: Function, frame: Frame
     ) -> tuple[tuple[str, Value], ...] | Unknown:
         positional, keywords = self._call_arguments(module, call, frame)
-        if isinstance(callee.node, ast.FunctionDef) and self._is_method(callee):
+        if (
+            isinstance(callee.node, ast.FunctionDef)
+            and self._is_method(callee)
+            and callee.wrapped_by != "staticmethod"  # given no receiver
+        ):
             receiver: Value = Unknown("the object a method is called on")
             if isinstance(call.func, ast.Attribute):
                 receiver = self.value(module, call.func.value, frame)
+            if callee.wrapped_by == "classmethod" and isinstance(receiver, Instance):
+                receiver = receiver.cls
             if isinstance(positional, list):
                 positional = [receiver, *positional]
         return self.bind(callee, positional, keywords)
@@ -1509,6 +1523,8 @@ class Evaluator:
                 kind = _KEEPS_BODY.get(applied.name)
                 if kind is None:
                     return Unknown(f"decorated by `{applied.name}`")
+                if kind == "staticmethod" and result.wrapped_by is not None:
+                    kind = ""  # a jitted static method stays jitted
                 result = replace(result, wrapped_by=kind or result.wrapped_by)
                 continue
             if isinstance(result, Class) and (
