@@ -98,6 +98,15 @@ M8 = AbstractMesh((8,), ("x",))
         ("class C:\n    X = 3\nclass D(C):\n    pass\nv = D.X", 3),
         ("v = (len(('a', 'b')), 2 ** 5, 7 % 4, (1,) + (2,))", (2, 32, 3, (1, 2))),
         ("B = (1,)\nv = (*B, *B)", (1, 1)),
+        # a dataclass object's field is its own value, never the class's default
+        (
+            "import dataclasses\n@dataclasses.dataclass\nclass C:\n    a: int = 1\n    b: int = 2\nv = (C(5).a, C(b=7).b, C().a)",
+            (5, 7, 1),
+        ),
+        (
+            "import typing\nclass T(typing.NamedTuple):\n    a: int\n    b: int = 2\nv = (T(5).a, T(1, b=7).b, T(4).b)",
+            (5, 7, 2),
+        ),
         # a static method is given no receiver, a class method its class, through the class
         # or an object of it
         (
@@ -451,6 +460,11 @@ import flax.struct
         (
             "@flax.struct.dataclass\nclass S:\n    a: int\n    b: int = flax.struct.field(pytree_node=False, default=2)\nv = S(1)",
             None,
+        ),
+        # a named tuple is a tuple: its fields, defaults filled in
+        (
+            "import typing\nclass S(typing.NamedTuple):\n    a: int\n    b: int = 3\nv = S(1)",
+            (1, 3),
         ),
         # registered by a call at the top of the class's module
         (

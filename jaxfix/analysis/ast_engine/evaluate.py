@@ -992,6 +992,14 @@ class Evaluator:
     def _instance_attribute(
         self, instance: Instance, name: str, node: ast.AST
     ) -> Value:
+        fields = self._dataclass_fields(instance.cls)
+        if fields is not None and name in fields:
+            # the object's own value, never the class's default (`C(5).a` of `a: int = 1`)
+            if instance.init is None:
+                return Unknown(
+                    f"the field `{name}` of an object jaxfix did not see built"
+                )
+            return dict(instance.init).get(name, Unknown(f"field `{name}` not given"))
         member = self._class_member(instance.cls, name)
         if isinstance(member, Function):
             if member.wrapped_by == "property":
@@ -1003,13 +1011,6 @@ class Evaluator:
             return BoundMethod(member, instance)
         if not isinstance(member, Unknown) or "is not defined" not in member.why:
             return member
-        fields = self._dataclass_fields(instance.cls)
-        if fields is not None and name in fields:
-            if instance.init is None:
-                return Unknown(
-                    f"the field `{name}` of an object jaxfix did not see built"
-                )
-            return dict(instance.init).get(name, Unknown(f"field `{name}` not given"))
         return self._assigned_in_init(instance, name)
 
     def _assigned_in_init(self, instance: Instance, name: str) -> Value:
@@ -1105,7 +1106,9 @@ class Evaluator:
             return None
         frame = self.frame_at(module, cls.node)
         decorators = [self.value(module, d, frame) for d in cls.node.decorator_list]
-        if not any(
+        if self.is_named_tuple(cls):
+            pass  # `class C(NamedTuple)`: its annotated names are its fields
+        elif not any(
             isinstance(d, External) and d.name in _DATACLASS_DECORATORS
             for d in decorators
         ) and not any(
@@ -1121,6 +1124,15 @@ class Evaluator:
             for s in cls.node.body
             if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
         ]
+
+    def is_named_tuple(self, cls: Class) -> bool:
+        """`class C(typing.NamedTuple)` (a tuple, and so a pytree whose children are its
+        fields)."""
+        module = self.module(cls.path)
+        if isinstance(module, Unknown) or len(cls.node.bases) != 1:
+            return False
+        base = self.value(module, cls.node.bases[0], self.frame_at(module, cls.node))
+        return isinstance(base, External) and base.name == "typing.NamedTuple"
 
     def _subscript(self, module: Module, node: ast.Subscript, frame: Frame) -> Value:
         base = self.value(module, node.value, frame)

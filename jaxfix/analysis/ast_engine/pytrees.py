@@ -11,7 +11,8 @@ registered with JAX, in the ways real projects register them:
   with `tree_flatten_with_keys` by `@register_pytree_with_keys_class` (its `tree_flatten`
   when it has one);
 - any class, by the call `jax.tree_util.register_pytree_node(C, flatten, unflatten)` or
-  `register_pytree_with_keys(C, flatten_with_keys, unflatten[, flatten_func])`.
+  `register_pytree_with_keys(C, flatten_with_keys, unflatten[, flatten_func])`;
+- and `class C(typing.NamedTuple)`, a tuple: its fields, in order.
 
 A registering call counts when it is a statement at the top of the class's own module (it runs
 whenever the class exists). The children are what the flatten function returns first (a tuple
@@ -68,6 +69,16 @@ def children(evaluator: Evaluator, value: Value) -> tuple[Value, ...] | None:
     module = evaluator.module(cls.path)
     if isinstance(module, Unknown):
         return None
+    if evaluator.is_named_tuple(cls):  # a tuple: its fields, in order
+        given = dict(value.init)
+        fields = [
+            s.target.id
+            for s in cls.node.body
+            if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+        ]
+        if not all(f in given for f in fields):
+            return None
+        return tuple(given[f] for f in fields)
     frame = evaluator.frame_at(module, cls.node)
     ways: list[tuple[str, ast.Call | None]] = []
     for decorator in cls.node.decorator_list:
