@@ -107,6 +107,11 @@ M8 = AbstractMesh((8,), ("x",))
             "import typing\nclass T(typing.NamedTuple):\n    a: int\n    b: int = 2\nv = (T(5).a, T(1, b=7).b, T(4).b)",
             (5, 7, 2),
         ),
+        # a dict given to a jitted function's `.lower`/`.trace`, `jax.eval_shape` or
+        # `jax.tree.map` is only read; given to a function of the tree, it may be changed
+        ("d = {'a': 1}\njax.jit(f).lower(d)\njax.eval_shape(f, d)\nv = d['a']", 1),
+        ("d = {'a': 1}\njax.jit(f).trace(d).lower()\nv = d['a']", 1),
+        ("def trace(x):\n    x['a'] = 2\nd = {'a': 1}\ntrace(d)\nv = d['a']", Unknown),
         # a static method is given no receiver, a class method its class, through the class
         # or an object of it
         (
