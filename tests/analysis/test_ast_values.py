@@ -107,6 +107,20 @@ M8 = AbstractMesh((8,), ("x",))
             "import typing\nclass T(typing.NamedTuple):\n    a: int\n    b: int = 2\nv = (T(5).a, T(1, b=7).b, T(4).b)",
             (5, 7, 2),
         ),
+        # a base dataclass's fields come first, a subclass's default wins; a base outside
+        # the tree may add fields, so positional arguments are not placed
+        (
+            "import dataclasses\n@dataclasses.dataclass\nclass B:\n    data: int = 4\n    model: int = 9\n@dataclasses.dataclass\nclass C(B):\n    model: int = 2\nv = (C(8).data, C(8).model, C(model=3).data)",
+            (8, 2, 4),
+        ),
+        (
+            "import dataclasses\n@dataclasses.dataclass\nclass C(Base):\n    model: int = 2\nv = C(8).model",
+            Unknown,
+        ),
+        (
+            "import dataclasses\n@dataclasses.dataclass\nclass C(Base):\n    model: int = 2\nv = C(model=8).model",
+            8,
+        ),
         # a dict given to a jitted function's `.lower`/`.trace`, `jax.eval_shape` or
         # `jax.tree.map` is only read; given to a function of the tree, it may be changed
         ("d = {'a': 1}\njax.jit(f).lower(d)\njax.eval_shape(f, d)\nv = d['a']", 1),

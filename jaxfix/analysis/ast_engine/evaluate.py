@@ -82,6 +82,8 @@ _TREE_MAPS_WITH_PATH = frozenset(
 _DATACLASS_DECORATORS = frozenset(
     {"dataclasses.dataclass", "flax.struct.dataclass", "chex.dataclass"}
 )
+# Bases that bring a dataclass no fields.
+_FIELDLESS_BASES = frozenset({"builtins.object", "typing.Generic", "abc.ABC"})
 # Decorators that return the class they are given (registered with JAX as a pytree).
 _KEEPS_CLASS = frozenset(
     {
@@ -1101,29 +1103,52 @@ class Evaluator:
         return None
 
     def _dataclass_fields(self, cls: Class) -> list[str] | None:
+        """A dataclass's (or named tuple's) fields in order, its bases' first, as far as the
+        tree shows them (`_all_fields_known` says whether a base outside it may add some)."""
+        if not self._is_dataclass(cls):
+            return None
+        if self.is_named_tuple(cls):
+            return _annotated(cls)
+        fields: list[str] = []
+        for klass in reversed(self._mro(cls)):
+            if self._is_dataclass(klass):
+                fields += [f for f in _annotated(klass) if f not in fields]
+        return fields
+
+    def _all_fields_known(self, cls: Class) -> bool:
+        """No base outside the tree (other than ones that bring no fields) may add fields
+        before the class's own."""
+        if self.is_named_tuple(cls):
+            return True
+        last = self._mro(cls)[-1]
+        module = self.module(last.path)
+        if isinstance(module, Unknown):
+            return False
+        frame = self.frame_at(module, last.node)
+        for base in last.node.bases:
+            value = self.value(
+                module, base.value if isinstance(base, ast.Subscript) else base, frame
+            )
+            if not (isinstance(value, External) and value.name in _FIELDLESS_BASES):
+                return False
+        return not last.node.keywords
+
+    def _is_dataclass(self, cls: Class) -> bool:
         module = self.module(cls.path)
         if isinstance(module, Unknown):
-            return None
-        frame = self.frame_at(module, cls.node)
-        decorators = [self.value(module, d, frame) for d in cls.node.decorator_list]
+            return False
         if self.is_named_tuple(cls):
-            pass  # `class C(NamedTuple)`: its annotated names are its fields
-        elif not any(
-            isinstance(d, External) and d.name in _DATACLASS_DECORATORS
-            for d in decorators
-        ) and not any(
-            isinstance(d, ast.Call)
-            and isinstance(self.value(module, d.func, frame), External)
-            and getattr(self.value(module, d.func, frame), "name", "")
-            in _DATACLASS_DECORATORS
-            for d in cls.node.decorator_list
-        ):
-            return None
-        return [
-            s.target.id
-            for s in cls.node.body
-            if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
-        ]
+            return True
+        frame = self.frame_at(module, cls.node)
+        for decorator in cls.node.decorator_list:
+            applied = self.value(
+                module,
+                decorator.func if isinstance(decorator, ast.Call) else decorator,
+                frame,
+            )
+            if isinstance(applied, External) and applied.name in _DATACLASS_DECORATORS:
+                return True
+        return False
 
     def is_named_tuple(self, cls: Class) -> bool:
         """`class C(typing.NamedTuple)` (a tuple, and so a pytree whose children are its
@@ -1483,22 +1508,27 @@ class Evaluator:
                 return positional
             if isinstance(keywords, Unknown):
                 return keywords
+            if positional and not self._all_fields_known(cls):
+                return Instance(cls, None, node)  # which field takes which argument
             given = dict(zip(fields, positional)) | keywords
-            module = self.module(cls.path)
-            if isinstance(module, Unknown):
-                return module
-            for statement in cls.node.body:
-                if (
-                    isinstance(statement, ast.AnnAssign)
-                    and isinstance(statement.target, ast.Name)
-                    and statement.target.id not in given
-                    and statement.value is not None
-                ):
-                    given[statement.target.id] = self.value(
-                        module,
-                        statement.value,
-                        Frame(cls.node, cls.path, (), cls.closure),
-                    )
+            for klass in self._mro(cls):  # a default of the class, else of a base
+                if not self._is_dataclass(klass):
+                    continue
+                module = self.module(klass.path)
+                if isinstance(module, Unknown):
+                    return module
+                for statement in klass.node.body:
+                    if (
+                        isinstance(statement, ast.AnnAssign)
+                        and isinstance(statement.target, ast.Name)
+                        and statement.target.id not in given
+                        and statement.value is not None
+                    ):
+                        given[statement.target.id] = self.value(
+                            module,
+                            statement.value,
+                            Frame(klass.node, klass.path, (), klass.closure),
+                        )
             return Instance(cls, tuple(given.items()), node)
         init = self._class_member(cls, "__init__")
         if isinstance(init, Unknown):
@@ -1554,6 +1584,15 @@ class Evaluator:
                 f"decorated by something jaxfix does not see through (line {decorator.lineno})"
             )
         return result
+
+
+def _annotated(cls: Class) -> list[str]:
+    """The names a class body annotates (a dataclass's own fields)."""
+    return [
+        s.target.id
+        for s in cls.node.body
+        if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+    ]
 
 
 def _callables(sides: list[Value]) -> tuple[Value, ...] | None:
