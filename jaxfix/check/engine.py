@@ -687,10 +687,8 @@ def check_source_of(
     except Exception as error:  # noqa: BLE001 - a rule's bug must not stop the run
         return source.failed(*describe_failure(error, code))
     result = source.result(fixed, diagnostics)
-    if (
-        trails and not source.has_cells
-    ):  # a notebook's trails: not placed in its cells yet
-        result = replace(result, trails=tuple(trails))
+    if trails:  # placed as its findings are (a notebook's in its cells)
+        result = replace(result, trails=tuple(map(source.located, trails)))
     if result.error is None:
         used, lookups = recorded(engine.project, path.absolute())  # what answers used
         if used or lookups:

@@ -878,7 +878,7 @@ class MissingLoweringPlatforms(Rule):
                 isinstance(argument, ast.expr)
                 and self._argument_meshes(argument) is None
             ):
-                said = self.analysis.trail(argument, "the argument's mesh")
+                said = self.analysis.trail(argument, "the argument's mesh", traced=True)
                 if said is not None:
                     return said
         return None

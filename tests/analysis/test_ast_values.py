@@ -15,9 +15,11 @@ from jaxfix.analysis.ast_engine import pytrees
 from jaxfix.analysis.ast_engine.analysis import bind_arguments
 from jaxfix.analysis.ast_engine.values import (
     Array,
+    DictValue,
     External,
     Function,
     Leaves,
+    ListValue,
     Mesh,
     ShapeStruct,
     Sharding,
@@ -40,6 +42,10 @@ M8 = AbstractMesh((8,), ("x",))
         ("v = 8 * 4 - 2 // 1", 30),
         ("A = 2\nv = (A, -A, 'x')", (2, -2, "x")),
         ("v = ('x',) * 3", ("x", "x", "x")),
+        # a key given again keeps its first place and takes the last value, as in Python
+        ("d = {'x': 2, 'y': 4, 'x': 8}\nv = tuple(d.values())", (8, 4)),
+        ("d = dict({'x': 2, 'y': 4}, y=8)\nv = (tuple(d), len(d))", (("x", "y"), 2)),
+        ("d = {'x': 2} | {'y': 4, 'x': 1}\nv = tuple(d.items())", (("x", 1), ("y", 4))),
         ("v = None", None),
         ("def f(n):\n    return n\nv = n", Unknown),
         ("v = (*rest, 2)", Unknown),
@@ -92,12 +98,94 @@ M8 = AbstractMesh((8,), ("x",))
         ("class C:\n    X = 3\nclass D(C):\n    pass\nv = D.X", 3),
         ("v = (len(('a', 'b')), 2 ** 5, 7 % 4, (1,) + (2,))", (2, 32, 3, (1, 2))),
         ("B = (1,)\nv = (*B, *B)", (1, 1)),
+        # a dataclass object's field is its own value, never the class's default
+        (
+            "import dataclasses\n@dataclasses.dataclass\nclass C:\n    a: int = 1\n    b: int = 2\nv = (C(5).a, C(b=7).b, C().a)",
+            (5, 7, 1),
+        ),
+        (
+            "import typing\nclass T(typing.NamedTuple):\n    a: int\n    b: int = 2\nv = (T(5).a, T(1, b=7).b, T(4).b)",
+            (5, 7, 2),
+        ),
+        # a base dataclass's fields come first, a subclass's default wins; a base outside
+        # the tree may add fields, so positional arguments are not placed
+        (
+            "import dataclasses\n@dataclasses.dataclass\nclass B:\n    data: int = 4\n    model: int = 9\n@dataclasses.dataclass\nclass C(B):\n    model: int = 2\nv = (C(8).data, C(8).model, C(model=3).data)",
+            (8, 2, 4),
+        ),
+        (
+            "import dataclasses\n@dataclasses.dataclass\nclass C(Base):\n    model: int = 2\nv = C(8).model",
+            Unknown,
+        ),
+        (
+            "import dataclasses\n@dataclasses.dataclass\nclass C(Base):\n    model: int = 2\nv = C(model=8).model",
+            8,
+        ),
+        # a dict given to a jitted function's `.lower`/`.trace`, `jax.eval_shape` or
+        # `jax.tree.map` is only read; given to a function of the tree, it may be changed
+        ("d = {'a': 1}\njax.jit(f).lower(d)\njax.eval_shape(f, d)\nv = d['a']", 1),
+        ("d = {'a': 1}\njax.jit(f).trace(d).lower()\nv = d['a']", 1),
+        ("def trace(x):\n    x['a'] = 2\nd = {'a': 1}\ntrace(d)\nv = d['a']", Unknown),
+        # a static method is given no receiver, a class method its class, through the class
+        # or an object of it
+        (
+            "class M:\n    @staticmethod\n    def f(n, k=2):\n        return n * k\nv = M().f(4)",
+            8,
+        ),
+        (
+            "class M:\n    @staticmethod\n    def f(n, k=2):\n        return n * k\nv = M.f(4, 3)",
+            12,
+        ),
+        (
+            "class M:\n    N = 8\n    @classmethod\n    def f(cls, k):\n        return cls.N * k\nv = (M.f(2), M().f(3))",
+            (16, 24),
+        ),
+        (
+            "class M:\n    @staticmethod\n    @jax.jit\n    def f(x):\n        return x\nv = M.f(2)",
+            Unknown,  # a jitted static method stays jitted
+        ),
     ],
 )
 def test_value_of(code: str, value: object) -> None:
     engine, module = parsed(HEADER + code)
     found = engine.value_of(module, last_expr(module))
     assert isinstance(found, Unknown) if value is Unknown else found == value, found
+
+
+@pytest.mark.parametrize(
+    "call, value",
+    [
+        ("M.f(('x',), 8)", 8),
+        ("M().f(('x',), 8)", 8),
+        ("M.g(8)", 8),  # a class method: `cls` is the class
+    ],
+)
+def test_a_static_or_class_methods_parameter_from_its_callers(
+    call: str, value: object
+) -> None:
+    """The callers' arguments bind a static method's parameters from the first (no receiver),
+    a class method's after `cls`."""
+    engine, module = parsed(
+        "class M:\n"
+        "    @staticmethod\n"
+        "    def f(names, n):\n"
+        "        return n\n"
+        "    @classmethod\n"
+        "    def g(cls, n):\n"
+        "        return n\n"
+        f"{call}\n"
+    )
+    function = "g" if ".g(" in call else "f"
+    (read,) = [
+        n.value
+        for n in ast.walk(module.tree)
+        if isinstance(n, ast.Return)
+        and any(
+            isinstance(f, ast.FunctionDef) and f.name == function and n in ast.walk(f)
+            for f in ast.walk(module.tree)
+        )
+    ]
+    assert engine.value_of(module, read) == value
 
 
 def test_a_starred_target_is_a_list_that_may_change() -> None:
@@ -251,6 +339,98 @@ def test_tree_map_of_eval_shape_structs(code: str, leaf: object) -> None:
         assert isinstance(sharding, Unknown)
 
 
+SPELLED = """\
+import jax
+from jax.sharding import AbstractMesh, NamedSharding, PartitionSpec as P
+M = AbstractMesh((8,), ("x",))
+A = jax.ShapeDtypeStruct((8,), None)
+"""
+ON_M = "jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=NamedSharding(M, P()))"
+
+
+def _on_m(value: object) -> bool:
+    return (
+        isinstance(value, ShapeStruct)
+        and isinstance(value.sharding, Sharding)
+        and isinstance(value.sharding.mesh, Mesh)
+        and value.sharding.mesh.axis_sizes == (8,)
+    )
+
+
+@pytest.mark.parametrize(
+    "code, shape",
+    [
+        # the containers the code spells out, rebuilt with what the function gives each leaf
+        (f"v = jax.tree.map(lambda x: {ON_M}, {{'w': A, 'b': A}})", "dict"),
+        (f"v = jax.tree.map(lambda x: {ON_M}, (A, [A, A]))", "tuple"),
+        # None is an empty subtree: it stays None, the function never sees it
+        (f"v = jax.tree.map(lambda x: {ON_M}, (A, None))", "tuple with None"),
+        # specs are leaves: shardings from a dict of specs, then structs given them
+        (
+            "SH = jax.tree.map(lambda p: NamedSharding(M, p), {'w': P('x'), 'b': P()})\n"
+            "v = jax.tree.map(lambda x, s: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=s), {'w': A, 'b': A}, SH)",
+            "dict",
+        ),
+        # with each leaf's key path first
+        (
+            "v = jax.tree.map_with_path(lambda path, x: "
+            + ON_M.replace("x.shape", "x.shape")
+            + ", {'w': A, 'b': A})",
+            "dict",
+        ),
+        (
+            "v = jax.tree_util.tree_map_with_path(lambda path, x, s: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=s), {'w': A, 'b': A}, {'w': NamedSharding(M, P()), 'b': NamedSharding(M, P('x'))})",
+            "dict",
+        ),
+        # a leaf of a kind jaxfix does not know, trees of other keys or lengths, is_leaf=
+        (
+            f"v = jax.tree.map(lambda x: {ON_M}, {{'w': A, 'b': params}})",
+            "unknown item",
+        ),
+        (
+            "v = jax.tree.map(lambda x, s: x, {'w': A}, {'b': A})",
+            Unknown,
+        ),
+        ("v = jax.tree.map(lambda x, s: x, (A, A), (A,))", Unknown),
+        (f"v = jax.tree.map(lambda x: {ON_M}, {{'w': A}}, is_leaf=f)", Unknown),
+    ],
+)
+def test_tree_map_over_containers_the_code_spells_out(code: str, shape: object) -> None:
+    engine, module = parsed(SPELLED + code)
+    found = engine.value_of(module, last_expr(module))
+    if shape is Unknown:
+        assert isinstance(found, Unknown), found
+    elif shape == "dict":
+        assert isinstance(found, DictValue), found
+        assert [k for k, _ in found.items] == ["w", "b"]
+        assert all(_on_m(v) for _, v in found.items), found
+    elif shape == "tuple":
+        assert isinstance(found, tuple) and _on_m(found[0]), found
+        assert isinstance(found[1], ListValue) and all(map(_on_m, found[1].items))
+    elif shape == "tuple with None":
+        assert isinstance(found, tuple) and _on_m(found[0]) and found[1] is None
+    else:
+        assert isinstance(found, DictValue) and _on_m(found.items[0][1]), found
+        assert isinstance(found.items[1][1], Unknown)
+
+
+@pytest.mark.parametrize(
+    "code, length",
+    [
+        ("v = [A] * 3", 3),
+        ("v = 2 * [A, A]", 4),
+        ("v = [A] * n", None),
+    ],
+)
+def test_a_list_repeated(code: str, length: int | None) -> None:
+    engine, module = parsed(SPELLED + code)
+    found = engine.value_of(module, last_expr(module))
+    if length is None:
+        assert isinstance(found, Unknown), found
+    else:
+        assert isinstance(found, ListValue) and len(found.items) == length
+
+
 @pytest.mark.parametrize(
     "code",
     [
@@ -298,6 +478,64 @@ import flax.struct
         ),
         (
             "@flax.struct.dataclass\nclass S:\n    a: int\n    b: int = flax.struct.field(pytree_node=False, default=2)\nv = S(1)",
+            None,
+        ),
+        # a named tuple is a tuple: its fields, defaults filled in
+        (
+            "import typing\nclass S(typing.NamedTuple):\n    a: int\n    b: int = 3\nv = S(1)",
+            (1, 3),
+        ),
+        # registered by a call at the top of the class's module
+        (
+            "@dataclasses.dataclass\nclass S:\n    a: int\n    b: int\njax.tree_util.register_dataclass(S)\nv = S(1, 2)",
+            (1, 2),
+        ),
+        (
+            "@dataclasses.dataclass\nclass S:\n    a: int\n    b: int\n    c: int\njax.tree_util.register_dataclass(S, data_fields=['c', 'a'], meta_fields=['b'])\nv = S(1, 2, 3)",
+            (3, 1),
+        ),
+        (
+            "class S:\n    def __init__(self, a, b):\n        self.a = a\n        self.b = b\njax.tree_util.register_pytree_node(S, lambda s: ((s.a,), s.b), lambda aux, c: S(c[0], aux))\nv = S(1, 2)",
+            (1,),
+        ),
+        (
+            "class S:\n    def __init__(self, a, b):\n        self.a = a\n        self.b = b\ndef flatten(s):\n    return [(K('a'), s.a), (K('b'), s.b)], None\njax.tree_util.register_pytree_with_keys(S, flatten, lambda aux, c: S(*c))\nv = S(1, 2)",
+            (1, 2),
+        ),
+        # a decorated class flattened by its own method (keyed: tree_flatten when it has one)
+        (
+            "@jax.tree_util.register_pytree_node_class\nclass S:\n    def __init__(self, a, b=5):\n        self.a = a\n        self.b = b\n    def tree_flatten(self):\n        children = (self.b, self.a)\n        return children, None\nv = S(1)",
+            (5, 1),
+        ),
+        (
+            "@jax.tree_util.register_pytree_with_keys_class\n@dataclasses.dataclass\nclass S:\n    a: int\n    b: int\n    def tree_flatten_with_keys(self):\n        return ((K('a'), self.a),), self.b\nv = S(1, 2)",
+            (1,),
+        ),
+        (
+            "@jax.tree_util.register_pytree_with_keys_class\n@dataclasses.dataclass\nclass S:\n    a: int\n    b: int\n    def tree_flatten_with_keys(self):\n        return ((K('a'), self.a),), self.b\n    def tree_flatten(self):\n        return (self.b,), self.a\nv = S(1, 2)",
+            (2,),
+        ),
+        # what jaxfix does not follow: a flatten it cannot see, a registration elsewhere, a
+        # method of a base outside the tree, children of another kind than a sequence
+        (
+            "class S:\n    def __init__(self, a):\n        self.a = a\njax.tree_util.register_pytree_node(S, flatten, unflatten)\nv = S(1)",
+            None,
+        ),
+        (
+            "class S:\n    def __init__(self, a):\n        self.a = a\nif True:\n    jax.tree_util.register_pytree_node(S, lambda s: ((s.a,), None), None)\nv = S(1)",
+            None,
+        ),
+        (
+            "@jax.tree_util.register_pytree_node_class\nclass S(Base):\n    def __init__(self, a):\n        self.a = a\nv = S(1)",
+            None,
+        ),
+        (
+            "@jax.tree_util.register_pytree_node_class\nclass S:\n    def __init__(self, a):\n        self.a = a\n    def tree_flatten(self):\n        return {'a': self.a}, None\nv = S(1)",
+            None,
+        ),
+        # registered twice: JAX refuses the second
+        (
+            "@jax.tree_util.register_pytree_node_class\nclass S:\n    def __init__(self, a):\n        self.a = a\n    def tree_flatten(self):\n        return (self.a,), None\njax.tree_util.register_pytree_node(S, lambda s: ((s.a,), None), None)\nv = S(1)",
             None,
         ),
     ],

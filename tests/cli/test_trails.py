@@ -4,6 +4,7 @@ stderr; a clean call and a run without `-v` say nothing of it, and a warm run sa
 
 from __future__ import annotations
 
+import json
 import re
 import textwrap
 import time
@@ -235,3 +236,144 @@ def test_a_report_without_a_fix_says_where_the_unknown_size_comes_from(
         "line 14 whose axis sizes jaxfix does not know; jaxfix lost it at line 13: "
         in " ".join(result.stdout.split())
     )
+
+
+def _notebook(cells: list[str]) -> str:
+    return json.dumps(
+        {
+            "cells": [
+                {
+                    "cell_type": "code",
+                    "execution_count": None,
+                    "metadata": {},
+                    "outputs": [],
+                    "source": textwrap.dedent(cell),
+                }
+                for cell in cells
+            ],
+            "metadata": {},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        }
+    )
+
+
+def test_a_notebook_says_where_the_trail_ended_by_cell(tmp_path, monkeypatch):
+    """A notebook's left calls are placed in its cells, as its findings are; a place in the
+    notebook that the message names is named by cell too; a warm run says the same."""
+    notebook = _notebook(
+        [
+            """\
+            import json
+
+            import jax
+            import jax.numpy as jnp
+            from jax.sharding import NamedSharding, PartitionSpec as P
+
+
+            def load_mesh():
+                return json.load(open("mesh.json"))
+
+
+            @jax.jit
+            def f(x):
+                return x * 2
+            """,
+            """\
+            %matplotlib inline
+            mesh = load_mesh()
+            x = jax.ShapeDtypeStruct((8,), jnp.float32, sharding=NamedSharding(mesh, P("data")))
+            f.lower(x)
+            """,
+        ]
+    )
+    project = _project(tmp_path, {"export.ipynb": notebook})
+    time.sleep(2.1)  # a file changed within 2 s before a run is not vouched for
+    monkeypatch.chdir(project)
+    said = []
+    for _ in range(2):  # cold, then warm from the cache
+        result = CliRunner().invoke(cli, ["--check", "-j", "1", "-v", "."])
+        assert result.exit_code == 0, result.output
+        said.append(
+            [line for line in result.stderr.splitlines() if "not reported" in line]
+        )
+    assert (
+        said[0]
+        == said[1]
+        == [
+            "export.ipynb:cell 2:4:1: JAX001 not reported: the argument's mesh reaches here "
+            "as `x`; jaxfix lost it at cell 1, line 9: a call of `json.load`"
+        ]
+    )
+
+
+PYTREES = {
+    "export.py": """\
+        import jax
+        import jax.numpy as jnp
+        from jax.sharding import AbstractMesh, NamedSharding, PartitionSpec as P
+
+        from batches import Batch, Registered, pick
+
+
+        @jax.jit
+        def f(batch):
+            return batch.tokens * 2
+
+
+        def struct(mesh):
+            return jax.ShapeDtypeStruct((8,), jnp.float32, sharding=NamedSharding(mesh, P("x")))
+
+
+        f.lower(Batch(struct(AbstractMesh((8,), ("x",)))))
+        f.lower(Registered(struct(AbstractMesh((8,), ("x",))), struct(pick())))
+        """,
+    "batches.py": """\
+        import jax
+
+
+        class Batch:
+            def __init__(self, tokens):
+                self.tokens = tokens
+
+
+        @jax.tree_util.register_pytree_node_class
+        class Registered:
+            def __init__(self, tokens, positions):
+                self.tokens = tokens
+                self.positions = positions
+
+            def tree_flatten(self):
+                return (self.tokens, self.positions), None
+
+            @classmethod
+            def tree_unflatten(cls, aux, children):
+                return cls(*children)
+
+
+        def pick():
+            return jax.sharding.get_abstract_mesh() if input() else None
+        """,
+}
+
+
+def test_an_object_whose_pytree_children_are_not_known(tmp_path, monkeypatch):
+    trails = _trails(_project(tmp_path, PYTREES), monkeypatch, "--no-cache", "-v")
+    code, why = trails["export.py:17:1"]
+    assert code == "JAX001"
+    assert why == (
+        "the argument's mesh reaches here as `Batch(struct(AbstractMesh((8,), "
+        '("x",))))`, an object of `Batch` built at line 17 whose children as a pytree '
+        "jaxfix does not know (it reads those of a class registered by jax.tree_util's "
+        "register_* at the top of its module)"
+    )
+
+
+def test_a_registered_pytree_says_where_its_child_was_lost(tmp_path, monkeypatch):
+    trails = _trails(_project(tmp_path, PYTREES), monkeypatch, "--no-cache", "-v")
+    code, why = trails["export.py:18:1"]
+    assert code == "JAX001"
+    assert why.startswith(
+        "the argument's mesh reaches here as `Registered(struct(AbstractMesh((8,), "
+    )
+    assert "jaxfix lost it at batches.py:24: " in why

@@ -193,13 +193,14 @@ class Analysis:
 
     # -- where a value's trail ended (trail.py: what `-v` says of a call a rule left) --------
 
-    def trail(self, expr: ast.expr, role: str) -> str | None:
+    def trail(self, expr: ast.expr, role: str, *, traced: bool = False) -> str | None:
         """Why the mesh `expr` stands for is not known: how it reaches `expr` and the step
-        where jaxfix lost it; None when it is known."""
-        return trail.value_trail(self, expr, role)
+        where jaxfix lost it; None when it is known. `traced`: `expr` is a traced argument
+        (a pytree: an object whose children are not known ends its trail)."""
+        return trail.value_trail(self, expr, role, traced=traced)
 
     def pytree_children(self, value: Value) -> tuple[Value, ...] | None:
-        """The field values of an object of a dataclass registered with JAX as a pytree
+        """The children of an object of a class registered with JAX as a pytree node
         (pytrees.py); None for anything else."""
         return pytrees.children(self.engine.evaluator, value)
 

@@ -75,17 +75,29 @@ _EXTERNAL_TOPS = frozenset(
     {"jax", "jaxlib", "numpy", "flax", "optax", "chex"}
 ) | frozenset(sys.stdlib_module_names)
 _TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map"})
+# ... whose function is given each leaf's key path first
+_TREE_MAPS_WITH_PATH = frozenset(
+    {"jax.tree.map_with_path", "jax.tree_util.tree_map_with_path"}
+)
 _DATACLASS_DECORATORS = frozenset(
     {"dataclasses.dataclass", "flax.struct.dataclass", "chex.dataclass"}
 )
+# Bases that bring a dataclass no fields.
+_FIELDLESS_BASES = frozenset({"builtins.object", "typing.Generic", "abc.ABC"})
 # Decorators that return the class they are given (registered with JAX as a pytree).
-_KEEPS_CLASS = frozenset({"jax.tree_util.register_dataclass"})
+_KEEPS_CLASS = frozenset(
+    {
+        "jax.tree_util.register_dataclass",
+        "jax.tree_util.register_pytree_node_class",
+        "jax.tree_util.register_pytree_with_keys_class",
+    }
+)
 _KEEPS_BODY = {
     "jax.jit": "jit",
     "jax.experimental.pjit.pjit": "jit",
     "functools.wraps": "",
     "contextlib.contextmanager": "contextmanager",
-    "builtins.staticmethod": "",
+    "builtins.staticmethod": "staticmethod",
     "builtins.classmethod": "classmethod",
     "builtins.property": "property",
     "functools.cached_property": "property",
@@ -943,6 +955,10 @@ class Evaluator:
             found = self._class_member(base, name)
             if isinstance(found, Function) and found.wrapped_by == "property":
                 return Unknown(f"the property `{name}` of the class itself")
+            if isinstance(found, Function) and found.wrapped_by == "classmethod":
+                return BoundMethod(
+                    found, base
+                )  # `cls` is the class it is reached through
             return found
         return vocabulary.attribute(base, name, node)
 
@@ -982,20 +998,25 @@ class Evaluator:
     def _instance_attribute(
         self, instance: Instance, name: str, node: ast.AST
     ) -> Value:
-        member = self._class_member(instance.cls, name)
-        if isinstance(member, Function):
-            if member.wrapped_by == "property":
-                return self.call_function(member, [instance], {}, node)
-            return BoundMethod(member, instance)
-        if not isinstance(member, Unknown) or "is not defined" not in member.why:
-            return member
         fields = self._dataclass_fields(instance.cls)
         if fields is not None and name in fields:
+            # the object's own value, never the class's default (`C(5).a` of `a: int = 1`)
             if instance.init is None:
                 return Unknown(
                     f"the field `{name}` of an object jaxfix did not see built"
                 )
             return dict(instance.init).get(name, Unknown(f"field `{name}` not given"))
+        member = self._class_member(instance.cls, name)
+        if isinstance(member, Function):
+            if member.wrapped_by == "property":
+                return self.call_function(member, [instance], {}, node)
+            if member.wrapped_by == "staticmethod":
+                return member
+            if member.wrapped_by == "classmethod":
+                return BoundMethod(member, instance.cls)
+            return BoundMethod(member, instance)
+        if not isinstance(member, Unknown) or "is not defined" not in member.why:
+            return member
         return self._assigned_in_init(instance, name)
 
     def _assigned_in_init(self, instance: Instance, name: str) -> Value:
@@ -1086,27 +1107,61 @@ class Evaluator:
         return None
 
     def _dataclass_fields(self, cls: Class) -> list[str] | None:
+        """A dataclass's (or named tuple's) fields in order, its bases' first, as far as the
+        tree shows them (`_all_fields_known` says whether a base outside it may add some)."""
+        if not self._is_dataclass(cls):
+            return None
+        if self.is_named_tuple(cls):
+            return _annotated(cls)
+        fields: list[str] = []
+        for klass in reversed(self._mro(cls)):
+            if self._is_dataclass(klass):
+                fields += [f for f in _annotated(klass) if f not in fields]
+        return fields
+
+    def _all_fields_known(self, cls: Class) -> bool:
+        """No base outside the tree (other than ones that bring no fields) may add fields
+        before the class's own."""
+        if self.is_named_tuple(cls):
+            return True
+        last = self._mro(cls)[-1]
+        module = self.module(last.path)
+        if isinstance(module, Unknown):
+            return False
+        frame = self.frame_at(module, last.node)
+        for base in last.node.bases:
+            value = self.value(
+                module, base.value if isinstance(base, ast.Subscript) else base, frame
+            )
+            if not (isinstance(value, External) and value.name in _FIELDLESS_BASES):
+                return False
+        return not last.node.keywords
+
+    def _is_dataclass(self, cls: Class) -> bool:
         module = self.module(cls.path)
         if isinstance(module, Unknown):
-            return None
+            return False
+        if self.is_named_tuple(cls):
+            return True
         frame = self.frame_at(module, cls.node)
-        decorators = [self.value(module, d, frame) for d in cls.node.decorator_list]
-        if not any(
-            isinstance(d, External) and d.name in _DATACLASS_DECORATORS
-            for d in decorators
-        ) and not any(
-            isinstance(d, ast.Call)
-            and isinstance(self.value(module, d.func, frame), External)
-            and getattr(self.value(module, d.func, frame), "name", "")
-            in _DATACLASS_DECORATORS
-            for d in cls.node.decorator_list
-        ):
-            return None
-        return [
-            s.target.id
-            for s in cls.node.body
-            if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
-        ]
+        for decorator in cls.node.decorator_list:
+            applied = self.value(
+                module,
+                decorator.func if isinstance(decorator, ast.Call) else decorator,
+                frame,
+            )
+            if isinstance(applied, External) and applied.name in _DATACLASS_DECORATORS:
+                return True
+        return False
+
+    def is_named_tuple(self, cls: Class) -> bool:
+        """`class C(typing.NamedTuple)` (a tuple, and so a pytree whose children are its
+        fields)."""
+        module = self.module(cls.path)
+        if isinstance(module, Unknown) or len(cls.node.bases) != 1:
+            return False
+        base = self.value(module, cls.node.bases[0], self.frame_at(module, cls.node))
+        return isinstance(base, External) and base.name == "typing.NamedTuple"
 
     def _subscript(self, module: Module, node: ast.Subscript, frame: Frame) -> Value:
         base = self.value(module, node.value, frame)
@@ -1182,12 +1237,17 @@ class Evaluator:
                     return Structs(abstract)
                 return abstract
             if (
-                callee.name in _TREE_MAPS
+                callee.name in _TREE_MAPS | _TREE_MAPS_WITH_PATH
                 and isinstance(positional, list)
                 and len(positional) >= 2
                 and keywords == {}
             ):
-                return self._tree_map(positional[0], positional[1:], node)
+                return self._tree_map(
+                    positional[0],
+                    positional[1:],
+                    node,
+                    with_path=callee.name in _TREE_MAPS_WITH_PATH,
+                )
             return vocabulary.call(callee, positional, keywords, node, self.jax_version)
         if isinstance(callee, Function):
             return self.call_function(callee, positional, keywords, node)
@@ -1202,22 +1262,85 @@ class Evaluator:
             return self._construct(callee, positional, keywords, node)
         return Unknown("a call of a value that is not a function")
 
-    def _tree_map(self, function: Value, trees: list[Value], node: ast.Call) -> Value:
-        """`jax.tree.map(function, *trees)` over trees whose every leaf is one value (`Leaves`)
-        or a struct of `jax.eval_shape`'s result: `Leaves` of what `function` gives, when it
-        gives one value whatever leaf it is given."""
+    def _tree_map(
+        self,
+        function: Value,
+        trees: list[Value],
+        node: ast.Call,
+        *,
+        with_path: bool = False,
+    ) -> Value:
+        """`jax.tree.map(function, *trees)`: over tuples, lists and dicts the code spells out,
+        the same containers of what `function` gives each leaf (None, an empty subtree, stays
+        None); over trees whose every leaf is one value (`Leaves`) or a struct of
+        `jax.eval_shape`'s result, `Leaves` of what `function` gives, when it gives one value
+        whatever leaf it is given. The other trees must have the first's structure, or be
+        such `Leaves`; anything else (an object of the tree, which may be a registered node)
+        is not spelled out. `with_path` (`jax.tree.map_with_path`): the function is given each
+        leaf's key path first, which jaxfix does not spell out."""
         if not isinstance(function, Function):
             return Unknown("jax.tree.map of a function jaxfix does not see")
+        first = trees[0]
+        if first is None:
+            return None
+        items = _items(first) if isinstance(first, (tuple, ListValue)) else None
+        if isinstance(first, DictValue):
+            items = tuple(v for _, v in first.items)
+        if items is not None:
+            columns: list[list[Value]] = [[] for _ in items]
+            for tree in trees:
+                if isinstance(tree, Leaves):
+                    for column in columns:
+                        column.append(tree)
+                    continue
+                if type(tree) is not type(first):
+                    return Unknown("jax.tree.map over trees of other structures")
+                if isinstance(tree, DictValue) and isinstance(first, DictValue):
+                    keys = [k for k, _ in first.items]
+                    if len(tree.items) != len(keys) or not all(
+                        same(k, key) for (k, _), key in zip(tree.items, keys)
+                    ):
+                        return Unknown("jax.tree.map over dicts of other keys")
+                    values = tuple(v for _, v in tree.items)
+                else:
+                    values = _items(tree) or ()
+                if len(values) != len(items):
+                    return Unknown("jax.tree.map over trees of other lengths")
+                for column, item in zip(columns, values):
+                    column.append(item)
+            mapped = tuple(
+                self._tree_map(function, column, node, with_path=with_path)
+                for column in columns
+            )
+            if isinstance(first, DictValue):
+                return DictValue(
+                    tuple((k, v) for (k, _), v in zip(first.items, mapped))
+                )
+            return ListValue(mapped) if isinstance(first, ListValue) else mapped
         leaves: list[Value] = []
+        spread = False  # a tree of leaves jaxfix does not spell out
         for tree in trees:
             if isinstance(tree, Leaves):
                 leaves.append(tree.leaf)
+                spread = True
             elif isinstance(tree, Structs):
                 leaves.append(Foreign("a leaf of what jax.eval_shape returns"))
+                spread = True
+            elif isinstance(tree, Foreign) and not isinstance(tree, JaxStage):
+                leaves.append(Foreign("a leaf of an object made outside the tree"))
+                spread = True
+            elif isinstance(
+                tree, (ShapeStruct, Array, Sharding, Spec, int, float, str)
+            ):
+                leaves.append(tree)  # a leaf
             else:
                 return Unknown("jax.tree.map over a tree jaxfix does not spell out")
+        if with_path:
+            leaves.insert(0, Foreign("a leaf's key path"))
         leaf = self.call_function(function, leaves, {}, node)
-        return leaf if isinstance(leaf, Unknown) else Leaves(leaf)
+        if isinstance(leaf, Unknown) or not spread:
+            return leaf
+        return Leaves(leaf)
 
     def _call_arguments(
         self, module: Module, node: ast.Call, frame: Frame
@@ -1254,10 +1377,16 @@ class Evaluator:
         self, module: Module, call: ast.Call, callee: Function, frame: Frame
     ) -> tuple[tuple[str, Value], ...] | Unknown:
         positional, keywords = self._call_arguments(module, call, frame)
-        if isinstance(callee.node, ast.FunctionDef) and self._is_method(callee):
+        if (
+            isinstance(callee.node, ast.FunctionDef)
+            and self._is_method(callee)
+            and callee.wrapped_by != "staticmethod"  # given no receiver
+        ):
             receiver: Value = Unknown("the object a method is called on")
             if isinstance(call.func, ast.Attribute):
                 receiver = self.value(module, call.func.value, frame)
+            if callee.wrapped_by == "classmethod" and isinstance(receiver, Instance):
+                receiver = receiver.cls
             if isinstance(positional, list):
                 positional = [receiver, *positional]
         return self.bind(callee, positional, keywords)
@@ -1383,22 +1512,27 @@ class Evaluator:
                 return positional
             if isinstance(keywords, Unknown):
                 return keywords
+            if positional and not self._all_fields_known(cls):
+                return Instance(cls, None, node)  # which field takes which argument
             given = dict(zip(fields, positional)) | keywords
-            module = self.module(cls.path)
-            if isinstance(module, Unknown):
-                return module
-            for statement in cls.node.body:
-                if (
-                    isinstance(statement, ast.AnnAssign)
-                    and isinstance(statement.target, ast.Name)
-                    and statement.target.id not in given
-                    and statement.value is not None
-                ):
-                    given[statement.target.id] = self.value(
-                        module,
-                        statement.value,
-                        Frame(cls.node, cls.path, (), cls.closure),
-                    )
+            for klass in self._mro(cls):  # a default of the class, else of a base
+                if not self._is_dataclass(klass):
+                    continue
+                module = self.module(klass.path)
+                if isinstance(module, Unknown):
+                    return module
+                for statement in klass.node.body:
+                    if (
+                        isinstance(statement, ast.AnnAssign)
+                        and isinstance(statement.target, ast.Name)
+                        and statement.target.id not in given
+                        and statement.value is not None
+                    ):
+                        given[statement.target.id] = self.value(
+                            module,
+                            statement.value,
+                            Frame(klass.node, klass.path, (), klass.closure),
+                        )
             return Instance(cls, tuple(given.items()), node)
         init = self._class_member(cls, "__init__")
         if isinstance(init, Unknown):
@@ -1435,6 +1569,8 @@ class Evaluator:
                 kind = _KEEPS_BODY.get(applied.name)
                 if kind is None:
                     return Unknown(f"decorated by `{applied.name}`")
+                if kind == "staticmethod" and result.wrapped_by is not None:
+                    kind = ""  # a jitted static method stays jitted
                 result = replace(result, wrapped_by=kind or result.wrapped_by)
                 continue
             if isinstance(result, Class) and (
@@ -1452,6 +1588,15 @@ class Evaluator:
                 f"decorated by something jaxfix does not see through (line {decorator.lineno})"
             )
         return result
+
+
+def _annotated(cls: Class) -> list[str]:
+    """The names a class body annotates (a dataclass's own fields)."""
+    return [
+        s.target.id
+        for s in cls.node.body
+        if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+    ]
 
 
 def _callables(sides: list[Value]) -> tuple[Value, ...] | None:
@@ -1645,10 +1790,15 @@ def _binary(op: ast.operator, left: Value, right: Value) -> Value:
             return left + right
     if isinstance(op, ast.Mult):
         for seq, times in ((left, right), (right, left)):
-            if isinstance(seq, tuple) and _is_int(times):
+            items = seq.items if isinstance(seq, ListValue) else seq
+            if isinstance(items, tuple) and _is_int(times):
                 assert isinstance(times, int)
+                if times * len(items) > _MAX_ITEMS:
+                    return Unknown("long")
                 return (
-                    seq * times if times * len(seq) <= _MAX_ITEMS else Unknown("long")
+                    ListValue(items * times)
+                    if isinstance(seq, ListValue)
+                    else items * times
                 )
     if (
         isinstance(op, ast.BitOr)

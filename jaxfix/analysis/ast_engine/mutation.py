@@ -4,7 +4,8 @@ A list or dict is known only while every use of its name is a read that cannot c
 an item or slice read, iteration, `*xs` or `**d` in a call (the callee gets a copy),
 `len`/`tuple`/`sorted`/... of it, a non-mutating method
 (`.get`, `.keys`, `.values`, `.items`, `.copy`, `.index`, `.count`), a JAX constructor's
-argument, a comparison, `return`. Anything else (`d["a"] = 3`, `xs.append(...)`, passing it to
+argument, an argument of a jitted function's `.lower`/`.trace`, of `jax.eval_shape` or of
+`jax.tree.map`, a comparison, `return`. Anything else (`d["a"] = 3`, `xs.append(...)`, passing it to
 a function jaxfix does not know, binding it to another name or attribute) makes the name
 "escaped", and its value Unknown, never the stale literal. Names are matched by spelling over
 the whole module (nested functions and other functions included): cautious, never stale.
@@ -65,8 +66,20 @@ _READING_FUNCTIONS = frozenset(
         "asarray",
         "reshape",
         "create_device_mesh",
+        # JAX's tree functions and a jitted function's stages (`_STAGES`) trace or read a
+        # pytree, never change it (the traced function is given a tree rebuilt from its leaves)
+        "eval_shape",
+        "tree_map",
+        "map_with_path",
+        "tree_map_with_path",
+        "tree_leaves",
     }
 )
+
+
+# A jitted function's stages, read-only as methods only (`f.lower(d)`; a function of the
+# tree called `trace(d)` may change `d`).
+_STAGES = frozenset({"lower", "trace"})
 
 
 def escaped_names(
@@ -101,14 +114,12 @@ def _reads_only(node: ast.Name, parents: dict[ast.AST, ast.AST]) -> bool:
     if isinstance(parent, ast.Call):
         if parent.func is node or node_or_star is not node:
             return True  # `f(*xs)`: f is given a tuple of the items, never the list
-        return _callee_name(parent.func) in _READING_FUNCTIONS
+        return _reading_call(parent)
     if isinstance(parent, ast.keyword):
         if parent.arg is None:
             return True  # `f(**d)`: f is given a new dict, never `d`
         call = parents.get(parent)
-        return (
-            isinstance(call, ast.Call) and _callee_name(call.func) in _READING_FUNCTIONS
-        )
+        return isinstance(call, ast.Call) and _reading_call(call)
     if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)):
         return parent.iter is node
     if isinstance(
@@ -138,8 +149,16 @@ def _reads_only_container(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> boo
     """A tuple display holding the name: read-only when the display itself only is read."""
     parent = parents.get(node)
     if isinstance(parent, ast.Call):
-        return _callee_name(parent.func) in _READING_FUNCTIONS
+        return _reading_call(parent)
     return isinstance(parent, (ast.Return, ast.Compare, ast.For, ast.comprehension))
+
+
+def _reading_call(call: ast.Call) -> bool:
+    """A call that only reads its arguments."""
+    name = _callee_name(call.func)
+    return name in _READING_FUNCTIONS or (
+        name in _STAGES and isinstance(call.func, ast.Attribute)
+    )
 
 
 def _callee_name(func: ast.AST) -> str | None:

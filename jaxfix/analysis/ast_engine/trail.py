@@ -17,7 +17,10 @@ from typing import Protocol
 from jaxfix.analysis.ast_engine.contexts import Site, Way
 from jaxfix.analysis.ast_engine.values import (
     Array,
+    DictValue,
+    Instance,
     Leaves,
+    ListValue,
     Mesh,
     MeshContext,
     ShapeStruct,
@@ -42,16 +45,47 @@ class TrailQuestions(Protocol):
 
     def place(self, node: ast.AST) -> tuple[Path, int] | None: ...
 
+    def pytree_children(self, value: Value) -> tuple[Value, ...] | None: ...
 
-def value_trail(analysis: TrailQuestions, expr: ast.expr, role: str) -> str | None:
+
+def value_trail(
+    analysis: TrailQuestions, expr: ast.expr, role: str, *, traced: bool = False
+) -> str | None:
     """Why the mesh `expr` stands for (`role`: "the inner mesh") is not known, from the value
-    the engine gives it; None when its mesh and sizes are known."""
-    return lost(analysis, analysis.value_of(expr), role, f"`{_code(analysis, expr)}`")
+    the engine gives it; None when its mesh and sizes are known. `traced`: `expr` is a traced
+    argument, a pytree whose leaves' meshes are asked (an object whose children jaxfix does
+    not know is then where the trail ended)."""
+    written = f"`{_code(analysis, expr)}`"
+    return lost(analysis, analysis.value_of(expr), role, written, traced=traced)
 
 
-def lost(analysis: TrailQuestions, value: Value, role: str, written: str) -> str | None:
-    """Why the mesh in `value` (reached as `written`) is not known; None when it is."""
+def lost(
+    analysis: TrailQuestions,
+    value: Value,
+    role: str,
+    written: str,
+    *,
+    traced: bool = False,
+) -> str | None:
+    """Why the mesh in `value` (reached as `written`) is not known; None when it is. A
+    container, or an object of a registered pytree, says why of the first of its items
+    whose mesh is not known."""
     mesh = _mesh_in(value)
+    items = _items(analysis, mesh)
+    if items is not None:
+        for item in items:
+            said = lost(analysis, item, role, written, traced=traced)
+            if said is not None:
+                return said
+        return None
+    if traced and isinstance(mesh, Instance):
+        built = analysis.place(mesh.origin) if mesh.origin is not None else None
+        at = f" built at {_where(analysis, built)}" if built is not None else ""
+        return (
+            f"{role} reaches here as {written}, an object of `{mesh.cls.node.name}`{at} "
+            "whose children as a pytree jaxfix does not know (it reads those of a class "
+            "registered by jax.tree_util's register_* at the top of its module)"
+        )
     if isinstance(mesh, Unknown):
         return f"{role} reaches here as {written}; {_ended(analysis, mesh)}"
     if not isinstance(mesh, Mesh) or mesh.size is not None or mesh.is_empty:
@@ -62,6 +96,19 @@ def lost(analysis: TrailQuestions, value: Value, role: str, written: str) -> str
     if mesh.sizes_lost is None:
         return said
     return f"{said}; {_ended(analysis, mesh.sizes_lost)}"
+
+
+def _items(analysis: TrailQuestions, value: Value) -> tuple[Value, ...] | None:
+    """The items of a container, or the children of an object of a registered pytree."""
+    if isinstance(value, tuple):
+        return value
+    if isinstance(value, ListValue):
+        return value.items
+    if isinstance(value, DictValue):
+        return tuple(v for _, v in value.items)
+    if isinstance(value, Instance):
+        return analysis.pytree_children(value)
+    return None
 
 
 def context_trail(analysis: TrailQuestions, ways: list[Way], role: str) -> str | None:

@@ -321,9 +321,17 @@ class ListValue:
 
 @dataclass(frozen=True)
 class DictValue:
-    """A dict whose every use jaxfix saw (no mutation): its items in insertion order."""
+    """A dict whose every use jaxfix saw (no mutation): its items in insertion order, as
+    Python keeps them: a key given again (`{**base, "y": 8}`, `dict(base, y=8)`) keeps its
+    first place and takes the last value, when every key is plain data."""
 
     items: tuple[tuple[Value, Value], ...]
+
+    def __post_init__(self) -> None:
+        if all(_plain_key(k) for k, _ in self.items):
+            merged = dict(self.items)  # type: ignore[arg-type]  # plain data: hashable
+            if len(merged) != len(self.items):
+                object.__setattr__(self, "items", tuple(merged.items()))
 
     def get(self, key: Value) -> Value | None:
         for k, v in reversed(self.items):
@@ -458,6 +466,13 @@ Value: TypeAlias = (
     | frozenset[str]
     | Unknown
 )
+
+
+def _plain_key(key: Value) -> bool:
+    """A key Python compares as jaxfix does: a str, number, bool, None, or a tuple of them."""
+    if isinstance(key, tuple):
+        return all(_plain_key(k) for k in key)
+    return key is None or isinstance(key, (str, int, float))
 
 
 def tuple_text(items: list[str]) -> str:

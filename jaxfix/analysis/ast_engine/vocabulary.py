@@ -421,6 +421,8 @@ def _builtin_call(
     if name in ("builtins.tuple", "builtins.list"):
         if not positional:
             items: tuple[Value, ...] | None = ()
+        elif len(positional) == 1 and isinstance(positional[0], DictValue):
+            items = tuple(k for k, _ in positional[0].items)  # a dict iterates its keys
         else:
             items = _items(positional[0]) if len(positional) == 1 else None
         if items is None:
