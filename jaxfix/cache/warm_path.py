@@ -103,7 +103,7 @@ def _hash(data: bytes) -> str:
     return blake2b(data, digest_size=32).hexdigest()
 
 
-def _checked_cache_dir(argv: list[str]) -> str | None:
+def _checked_cache_dir(argv: list[str]) -> tuple[str, list[str]] | None:
     """`_cache_dir` for a `--check` run that may be recorded, else None."""
     if "-" in argv or not ("--check" in argv or "--no-fix" in argv or "check" in argv):
         return None
@@ -115,17 +115,18 @@ def _checked_cache_dir(argv: list[str]) -> str | None:
     return _cache_dir(argv)
 
 
-def _cache_dir(argv: list[str]) -> str | None:
-    """Where the normal path puts the cache for `argv`, when the arguments alone say it:
-    `--cache-dir`, else `.jaxfix_cache` in the nearest directory upward from the first path that
-    holds a project marker (jaxfix/cache/store.py, `cache_dir`). None: not found that way, or a
-    subcommand. The run's record goes there only when the normal path's cache is there too."""
-    first, given, i, positional = None, None, 0, 0
+def _cache_dir(argv: list[str]) -> tuple[str, list[str]] | None:
+    """Where the normal path puts the cache for `argv`, when the arguments alone say it, and the
+    paths given (absolute): `--cache-dir`, else `.jaxfix_cache` in the nearest directory upward
+    from the first path that holds a project marker (jaxfix/cache/store.py, `cache_dir`). None:
+    not found that way, or a subcommand. The run's record goes there only when the normal
+    path's cache is there too."""
+    paths: list[str] = []
+    given, i = None, 0
     while i < len(argv):
         arg = argv[i]
         if arg == "--":
-            if first is None and i + 1 < len(argv):
-                first = argv[i + 1]
+            paths += argv[i + 1 :]
             break
         if arg.startswith("--cache-dir="):
             given = arg.partition("=")[2]
@@ -135,19 +136,20 @@ def _cache_dir(argv: list[str]) -> str | None:
             i += 2
             continue
         elif arg == "-" or not arg.startswith("-"):
-            if positional == 0 and arg in _SUBCOMMANDS:
+            if i == 0 and arg in _SUBCOMMANDS:  # as the command line reads it
                 return None
-            if not (positional == 0 and arg == "check") and first is None:
-                first = arg
-            positional += 1
+            paths.append(arg)
         i += 1
+    if paths and paths[0] == "check":  # `jaxfix check PATH` is `jaxfix --check PATH`
+        paths = paths[1:]
+    paths = [os.path.abspath(p) for p in paths or ["."]]
     if given is not None:
-        return os.path.abspath(given)
-    start = os.path.abspath(first if first is not None else ".")
+        return os.path.abspath(given), paths
+    start = paths[0]
     directory = start if os.path.isdir(start) else os.path.dirname(start)
     while True:
         if any(os.path.exists(os.path.join(directory, m)) for m in _MARKERS):
-            return os.path.join(directory, _CACHE_DIR_NAME)
+            return os.path.join(directory, _CACHE_DIR_NAME), paths
         parent = os.path.dirname(directory)
         if parent == directory:
             return None
@@ -217,9 +219,10 @@ def replay(argv: list[str]) -> None:
 
 
 def _recorded(argv: list[str]) -> tuple[int, list[tuple[bytes, bytes]]] | None:
-    directory = _checked_cache_dir(argv)
-    if directory is None:
+    found = _checked_cache_dir(argv)
+    if found is None:
         return None
+    directory, paths = found
     key = _key(argv)
     path = os.path.join(directory, _PREFIX + _hash(key)[:32])
     try:
@@ -247,11 +250,15 @@ def _recorded(argv: list[str]) -> tuple[int, list[tuple[bytes, bytes]]] | None:
     checksum, _, body = data[len(_MAGIC) :].partition(b"\n")
     if _hash(body).encode() != checksum:
         return None
-    return _parse(body, key)
+    return _parse(body, key, {os.fsencode(p) for p in paths})
 
 
-def _parse(body: bytes, key: bytes) -> tuple[int, list[tuple[bytes, bytes]]] | None:
-    """The record `body` (key, exit code, inputs, output chunks), checked against now."""
+def _parse(
+    body: bytes, key: bytes, required: set[bytes]
+) -> tuple[int, list[tuple[bytes, bytes]]] | None:
+    """The record `body` (key, exit code, inputs, output chunks), checked against now. The
+    paths given (`required`) must be among its inputs: a record that leaves them out (a forged
+    one that would name only what it can predict) is refused."""
     head, _, rest = body.partition(b"\n")
     key_length, code, inputs_length = (int(n) for n in head.split(b" "))
     if rest[:key_length] != key:
@@ -262,9 +269,12 @@ def _parse(body: bytes, key: bytes) -> tuple[int, list[tuple[bytes, bytes]]] | N
     if len(fields) % 2 != 1 or fields[-1] != b"":
         return None
     stat_, lstat = os.stat, os.lstat
+    missing = set(required)
     for i in range(0, len(fields) - 1, 2):
         recorded, path = fields[i], fields[i + 1]
         kind, state = recorded[:1], recorded[1:]
+        if kind == b"s" and state != b"-":
+            missing.discard(path)
         if state == b"-":
             try:
                 (stat_ if kind == b"s" else lstat)(path)
@@ -280,6 +290,8 @@ def _parse(body: bytes, key: bytes) -> tuple[int, list[tuple[bytes, bytes]]] | N
             != state
         ):
             return None
+    if missing:
+        return None
     chunks = []
     while rest:
         head, _, rest = rest.partition(b"\n")
@@ -342,7 +354,7 @@ class _Recorder:
         self.started_ns = time.time_ns()
         self.pid = os.getpid()
         self.key = _key(argv)
-        self.directory = _checked_cache_dir(argv)
+        self.directory, self.paths = _checked_cache_dir(argv) or (None, [])
         self.chunks: list[tuple[bytes, bytes]] = []
         self.spoiled = False
         self.seen: dict[tuple[bytes, bytes], bytes | None] = {}
@@ -469,7 +481,7 @@ def _write(
     from jaxfix.write.safe_write import write_file
 
     seen = dict(recorder.seen)
-    for path in paths:
+    for path in [*recorder.paths, *paths]:
         seen.setdefault((b"s", os.fsencode(os.path.abspath(path))), None)
     for path, digest, signature in dependencies:
         if digest is None:

@@ -201,6 +201,26 @@ def test_a_damaged_record_runs_the_normal_path(jaxfix):
     assert jaxfix("--check", "project")[3] == "normal"
 
 
+def test_a_record_that_leaves_out_the_paths_given_is_refused(jaxfix):
+    """A forged record naming only what it can predict (here: nothing) must not hide the
+    findings of the tree it was not made from."""
+    a = jaxfix.project / "pkg" / "a.py"
+    a.write_text(CLEAN)
+    jaxfix.recorded("--check", "project")
+    (record,) = (jaxfix.project / ".jaxfix_cache").glob("warm-*")
+    body = record.read_bytes()[len(warm_path._MAGIC) :].partition(b"\n")[2]
+    head, _, rest = body.partition(b"\n")
+    key_length, code, inputs_length = map(int, head.split())
+    forged = b"%d %d 0\n" % (key_length, code) + rest[:key_length]
+    forged += rest[key_length + inputs_length :]
+    record.write_bytes(
+        warm_path._MAGIC + warm_path._hash(forged).encode() + b"\n" + forged
+    )
+    a.write_text(REPORTED)
+    out, _, code, ran = jaxfix("--check", "project")
+    assert ran == "normal" and code == 1 and " JAX002 " in out
+
+
 def test_the_value_options_are_the_commands():
     assert warm_path.VALUE_OPTIONS == _value_options()
 
@@ -224,4 +244,8 @@ def test_the_value_options_are_the_commands():
 def test_where_a_record_is_looked_for(jaxfix, monkeypatch, argv, expected):
     monkeypatch.chdir(jaxfix.home)
     found = warm_path._checked_cache_dir(argv)
-    assert found == (None if expected is None else str(jaxfix.home / expected))
+    assert (found and found[0]) == (
+        None if expected is None else str(jaxfix.home / expected)
+    )
+    if found:
+        assert found[1] == [str(jaxfix.home / argv[-1])]
