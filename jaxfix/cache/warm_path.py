@@ -32,6 +32,9 @@ import sys
 
 TYPE_CHECKING = False  # `typing` costs this module's run a third of its time
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any, TextIO
+
     from jaxfix.cache.store import Cache
 
 _MAGIC = b"jaxfix-warm 1\n"
@@ -167,6 +170,7 @@ def _key(argv: list[str]) -> bytes:
         except OSError:
             tty, size = False, None
         terminals.append((tty, size))
+    cpus: int | None
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -310,7 +314,7 @@ def _parse(
 class _Tee:
     """A standard stream that also hands what is written to the recorder."""
 
-    def __init__(self, stream: object, name: bytes, recorder: _Recorder) -> None:
+    def __init__(self, stream: TextIO, name: bytes, recorder: _Recorder) -> None:
         self._stream, self._name, self._recorder = stream, name, recorder
 
     def write(self, text: str) -> int:
@@ -318,7 +322,7 @@ class _Tee:
         self._recorder.text(self._name, self._stream, text)
         return written
 
-    def writelines(self, lines: object) -> None:
+    def writelines(self, lines: Iterable[str]) -> None:
         for line in lines:
             self.write(line)
 
@@ -331,7 +335,7 @@ class _Tee:
 
 
 class _BufferTee:
-    def __init__(self, stream: object, name: bytes, recorder: _Recorder) -> None:
+    def __init__(self, stream: TextIO, name: bytes, recorder: _Recorder) -> None:
         self._stream, self._name, self._recorder = stream, name, recorder
 
     def write(self, data: bytes) -> int:
@@ -354,7 +358,9 @@ class _Recorder:
         self.started_ns = time.time_ns()
         self.pid = os.getpid()
         self.key = _key(argv)
-        self.directory, self.paths = _checked_cache_dir(argv) or (None, [])
+        found = _checked_cache_dir(argv)
+        self.directory: str | None = found[0] if found else None
+        self.paths: list[str] = found[1] if found else []
         self.chunks: list[tuple[bytes, bytes]] = []
         self.spoiled = False
         self.seen: dict[tuple[bytes, bytes], bytes | None] = {}
@@ -364,16 +370,19 @@ class _Recorder:
         stat = pathlib.Path.stat
         recorder = self
 
-        def watched_stat(path: pathlib.Path, *, follow_symlinks: bool = True) -> object:
+        def watched_stat(
+            path: pathlib.Path, *, follow_symlinks: bool = True
+        ) -> os.stat_result:
             recorder.saw(b"s" if follow_symlinks else b"l", path)
             return stat(path, follow_symlinks=follow_symlinks)
 
-        pathlib.Path.stat = watched_stat  # type: ignore[method-assign]
-        self._restore = lambda: setattr(pathlib.Path, "stat", stat)
-        sys.stdout = _Tee(sys.stdout, b"1", self)  # type: ignore[assignment]
-        sys.stderr = _Tee(sys.stderr, b"2", self)  # type: ignore[assignment]
+        # every exists(), is_file(), is_dir() goes through it: the probes of a config or marker
+        pathlib.Path.stat = watched_stat  # type: ignore[assignment]  # a stat, noted
+        self._stat = stat
+        sys.stdout = _Tee(sys.stdout, b"1", self)  # type: ignore[assignment,unused-ignore]  # a TextIO's
+        sys.stderr = _Tee(sys.stderr, b"2", self)  # type: ignore[assignment,unused-ignore]  # a TextIO's
 
-    def saw(self, kind: bytes, path: object) -> None:
+    def saw(self, kind: bytes, path: Any) -> None:
         """Note `path`'s state when the run first looks at it."""
         if not self.active or os.getpid() != self.pid:
             return
@@ -388,7 +397,7 @@ class _Recorder:
                 source = folder + b"/" + file.partition(b".")[0] + b".py"
                 self.seen.setdefault((b"s", source), _state(b"s", source))
 
-    def _audit(self, event: str, args: tuple) -> None:
+    def _audit(self, event: str, args: tuple[Any, ...]) -> None:
         if event == "open":
             path, mode, flags = args
             if isinstance(path, int) or path is None:
@@ -406,7 +415,7 @@ class _Recorder:
         if self.active and not getattr(self.local, "off", False) and data:
             self.chunks.append((name, data))
 
-    def text(self, name: bytes, stream: object, text: str) -> None:
+    def text(self, name: bytes, stream: TextIO, text: str) -> None:
         try:
             data = text.encode(stream.encoding, stream.errors or "strict")
         except (AttributeError, LookupError, TypeError, UnicodeError):
@@ -415,8 +424,10 @@ class _Recorder:
         self.output(name, data)
 
     def stop(self) -> None:
+        import pathlib
+
         self.active = False
-        self._restore()
+        pathlib.Path.stat = self._stat  # type: ignore[method-assign]  # as it was
 
 
 def record(argv: list[str]) -> None:
@@ -480,8 +491,12 @@ def _write(
 
     from jaxfix.write.safe_write import write_file
 
+    if recorder.directory is None:
+        return
     seen = dict(recorder.seen)
-    for path in [*recorder.paths, *paths]:
+    for given in recorder.paths:
+        seen.setdefault((b"s", os.fsencode(given)), None)
+    for path in paths:
         seen.setdefault((b"s", os.fsencode(os.path.abspath(path))), None)
     for path, digest, signature in dependencies:
         if digest is None:
@@ -498,11 +513,11 @@ def _write(
     package = os.path.dirname(os.path.abspath(jaxfix.__file__))
     for folder, subfolders, files in os.walk(package):  # jaxfix's source: every rule's
         subfolders[:] = [d for d in subfolders if d != "__pycache__"]
-        for name in [
+        for source in [
             folder,
             *(os.path.join(folder, f) for f in files if f.endswith(".py")),
         ]:
-            seen.setdefault((b"s", os.fsencode(name)), None)
+            seen.setdefault((b"s", os.fsencode(source)), None)
     cache = os.fsencode(recorder.directory) + b"/"
     limit = recorder.started_ns - SETTLED_NS
     inputs = []
@@ -516,11 +531,12 @@ def _write(
         if now is None or (then is not None and then != now):
             return  # unreadable, or changed while the run looked
         if now != b"-":
-            _, mtime, ctime, _ = now.split(b",")
+            _size, mtime, ctime, _inode = now.split(b",")
             if max(int(mtime), int(ctime)) >= limit:
                 return  # changed too recently: the same tick could hide another change
         inputs.append(kind + now + b"\0" + name + b"\0")
-    chunks, merged = recorder.chunks, []
+    merged: list[tuple[bytes, bytes]] = []
+    chunks = recorder.chunks
     for name, data in chunks:
         if merged and merged[-1][0] == name:
             merged[-1] = (name, merged[-1][1] + data)
