@@ -206,10 +206,19 @@ def _state(kind: bytes, path: bytes) -> bytes | None:
 def replay(argv: list[str]) -> None:
     """Print the recorded output of the run `argv` and exit with its code when every input is as
     recorded; return otherwise (the normal path then runs)."""
+    if (
+        sys.stdout is None or sys.stderr is None
+    ):  # a closed stream: the normal path says so
+        return
     try:
         found = _recorded(argv)
     except Exception:  # noqa: BLE001 - any doubt: the normal path
         return
+    except KeyboardInterrupt:  # as the normal path reports Ctrl-C (jaxfix/cli/main.py)
+        sys.stderr.write(
+            "jaxfix: interrupted by SIGINT; files not yet written are unchanged\n"
+        )
+        sys.exit(130)
     if found is None:
         return
     code, chunks = found

@@ -104,6 +104,9 @@ def test_findings_that_only_report_replay_and_exit_1(jaxfix):
     assert code == 1 and " JAX002 " in out
     out, _, code = jaxfix.recorded("--check", "--output-format", "json", "project")
     assert code == 1 and '"JAX002"' in out
+    # another selection is another run: the normal path, which does not report JAX002
+    out, _, code, ran = jaxfix("--check", "--select", "JAX001", "project")
+    assert ran == "normal" and code == 0 and "JAX002" not in out
 
 
 def test_a_fix_is_shown_again_as_text_but_never_given_as_data(jaxfix):
