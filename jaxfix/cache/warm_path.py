@@ -531,11 +531,11 @@ def _write(
     limit = recorder.started_ns - SETTLED_NS
     inputs = []
     for (kind, name), then in sorted(seen.items()):
-        if (
-            name.startswith((cache, b"/proc/", b"/dev/", b"/sys/"))
-            or name + b"/" == cache
-        ):
-            continue  # what the cache holds decides no output; these change by themselves
+        if name.startswith((b"/proc/", b"/dev/", b"/sys/")) or name + b"/" == cache:
+            # these change by themselves; the cache directory changes with every entry
+            # written, while the entries this run read are inputs like any file (a forged one
+            # could hide a diagnostic: a replay is made of the same entries)
+            continue
         now = _state(kind, name)
         if now is None or (then is not None and then != now):
             return  # unreadable, or changed while the run looked

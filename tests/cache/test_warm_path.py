@@ -224,6 +224,22 @@ def test_a_record_that_leaves_out_the_paths_given_is_refused(jaxfix):
     assert ran == "normal" and code == 1 and " JAX002 " in out
 
 
+def test_a_cache_entry_the_run_read_is_an_input(jaxfix):
+    """A replay is made of the same cache entries as the recorded run: one rewritten since (a
+    forged entry, a CI cache restored over it) runs the normal path."""
+    (jaxfix.project / "pkg" / "a.py").write_text(REPORTED)
+    jaxfix.recorded("--check", "project")
+    cache = jaxfix.project / ".jaxfix_cache"
+    (entry,) = [
+        p
+        for p in cache.iterdir()
+        if len(p.name) == 40 and p.name.isalnum()  # a file's entry: its path's hash
+    ]
+    entry.write_bytes(entry.read_bytes())
+    out, _, code, ran = jaxfix("--check", "project")
+    assert ran == "normal" and code == 1 and " JAX002 " in out
+
+
 def test_the_value_options_are_the_commands():
     assert warm_path.VALUE_OPTIONS == _value_options()
 
