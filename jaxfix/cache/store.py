@@ -649,6 +649,11 @@ class Cache:
         except OSError:
             pass
 
+    def prepare_directory(self) -> None:
+        """Create the directory, for a record kept beside the entries (a run with nothing to
+        cache still records its output, jaxfix/cache/warm_path.py). OSError if it cannot."""
+        self._prepare_directory()
+
     def _prepare_directory(self) -> None:
         """Create the directory; when jaxfix creates it, mark it as a cache for git and backup tools."""
         if self.directory.is_dir():

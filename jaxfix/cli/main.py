@@ -618,7 +618,24 @@ def _check(
         write=write,
         had_errors=bool(found.errors) or bool(log_run and log_run.errors),
     )
-    sys.exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
+    code = EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code
+    if (
+        mode == "check"
+        and not (add_noqa or flags["output_file"] or lines is not None or log_run)
+        and run.cache is not None
+        and not found.errors
+        and not any(r.error for r in results)
+        and (output_format == "text" or all(r.fixed is None for r in results))
+    ):  # shown text alone, nothing to write: a later run of the same inputs may print it again
+        from jaxfix.cache import warm_path
+
+        warm_path.finish(
+            code,
+            run.cache,
+            [*found.files, *run.scope],
+            [(d.path, d.digest, d.signature) for r in results for d in r.dependencies],
+        )
+    sys.exit(code)
 
 
 def _add_noqa(results: list[FileResult], console: Console) -> int:

@@ -65,6 +65,9 @@ class ParseProgress:
                 console=self.console,
                 transient=True,
             )
+            from jaxfix.cache import warm_path
+
+            warm_path.spoil()  # a bar drawn on the terminal: this output is not replayed
             self._task = self._bar.add_task(
                 "parsing",
                 total=self.total,
@@ -110,10 +113,13 @@ class ParseProgress:
             )
 
     def _tick(self) -> None:
+        from jaxfix.cache import warm_path
+
         while not self._stop.wait(INTERVAL):
-            self.console.print(
-                self.line(), soft_wrap=True, highlight=False, markup=False
-            )
+            with warm_path.unrecorded():  # how long it took: not what a replay prints
+                self.console.print(
+                    self.line(), soft_wrap=True, highlight=False, markup=False
+                )
 
     def __enter__(self) -> ParseProgress:
         return self
