@@ -274,7 +274,7 @@ def _parse(
     one that would name only what it can predict) is refused."""
     head, _, rest = body.partition(b"\n")
     key_length, code, inputs_length = (int(n) for n in head.split(b" "))
-    if rest[:key_length] != key:
+    if rest[:key_length] != _hash(key).encode():
         return None
     rest = rest[key_length:]
     inputs, rest = rest[:inputs_length], rest[inputs_length:]
@@ -552,8 +552,11 @@ def _write(
         else:
             merged.append((name, data))
     listed = b"".join(inputs)
-    body = b"%d %d %d\n" % (len(recorder.key), code, len(listed))
-    body += recorder.key + listed
+    # The key's hash, never the key: it holds the environment (tokens, passwords), and the
+    # cache directory may be kept, shared or uploaded as a CI cache is.
+    key_hash = _hash(recorder.key).encode()
+    body = b"%d %d %d\n" % (len(key_hash), code, len(listed))
+    body += key_hash + listed
     body += b"".join(b"%s %d\n%s" % (name, len(data), data) for name, data in merged)
     data = _MAGIC + _hash(body).encode() + b"\n" + body
     if len(data) > _MAX_BYTES:

@@ -204,6 +204,19 @@ def test_a_damaged_record_runs_the_normal_path(jaxfix):
     assert jaxfix("--check", "project")[3] == "normal"
 
 
+def test_the_environment_decides_the_record_but_is_never_written_in_it(jaxfix):
+    """A token in the environment is part of what decides a run, and the cache directory may
+    be uploaded as a CI cache is: the record keeps a hash of it, never the value."""
+    secret = "ghp_" + "s3cr3t" * 6
+    jaxfix.env["GITHUB_TOKEN"] = secret
+    (jaxfix.project / "pkg" / "a.py").write_text(CLEAN)
+    jaxfix.recorded("--check", "project")
+    (record,) = (jaxfix.project / ".jaxfix_cache").glob("warm-*")
+    assert secret.encode() not in record.read_bytes()
+    jaxfix.env["GITHUB_TOKEN"] = secret + "x"  # another environment: another run
+    assert jaxfix("--check", "project")[3] == "normal"
+
+
 def test_a_record_that_leaves_out_the_paths_given_is_refused(jaxfix):
     """A forged record naming only what it can predict (here: nothing) must not hide the
     findings of the tree it was not made from."""
