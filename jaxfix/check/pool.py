@@ -4,7 +4,10 @@ Each worker holds one task at a time, so when a worker dies (a segfault or abort
 native parser, the OOM killer, a memory cap) the parent knows exactly which task did it: that
 task gets one error, a fresh worker takes the dead one's place, and every other task runs.
 Workers ask the kernel to kill them when their parent dies (Linux PR_SET_PDEATHSIG), or
-elsewhere watch the parent's pid from a thread.
+elsewhere watch the parent's pid from a thread. A worker whose resident memory has grown past
+`max_resident` when it hands in a result is stopped and a fresh one takes its place (where
+the kernel says how much a process holds: Linux): what a worker keeps between tasks, and the
+memory its allocator cannot give back, does not add up over a run.
 """
 
 from __future__ import annotations
@@ -96,8 +99,21 @@ class _Worker(Generic[Task]):
 
 def _context() -> multiprocessing.context.BaseContext:
     """fork where there is one: workers start in milliseconds and inherit what the parent loaded."""
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    return multiprocessing.get_context("fork" if forks() else "spawn")
+
+
+def forks() -> bool:
+    """Whether workers are forked, so that they inherit what the parent built before."""
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def _resident(pid: int) -> int | None:
+    """The resident memory of the process `pid` in bytes, where the system says (Linux)."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 class Workers(Generic[Task, Result]):
@@ -112,8 +128,10 @@ class Workers(Generic[Task, Result]):
         jobs: int,
         crashed: Callable[[Task, str], Result],
         prepare: Callable[[], None] | None = None,
+        max_resident: int | None = None,
     ) -> None:
         self.work, self.jobs, self.crashed, self.prepare = work, jobs, crashed, prepare
+        self.max_resident = max_resident  # bytes; None: a worker serves the whole run
         self.context = _context()
         self.workers: list[_Worker[Task]] = []
 
@@ -175,8 +193,19 @@ class Workers(Generic[Task, Result]):
                     _reap(worker)
                     result = self.crashed(task, _describe(worker.process.exitcode))
                     worker = workers[index] = self._start()
+                else:
+                    if waiting and self._grown(worker):
+                        _stop(worker, gently=True)
+                        worker = workers[index] = self._start()
                 workers[index] = hand_out(worker)
                 yield result
+
+    def _grown(self, worker: _Worker[Task]) -> bool:
+        """Whether `worker`, idle now, holds more memory than a worker may keep."""
+        if self.max_resident is None or worker.process.pid is None:
+            return False
+        resident = _resident(worker.process.pid)
+        return resident is not None and resident > self.max_resident
 
     def __enter__(self) -> Workers[Task, Result]:
         return self

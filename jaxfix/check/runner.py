@@ -5,7 +5,8 @@ process, and libcst is imported only once some file must be parsed. The files th
 parsed in worker processes when there is enough of them to pay for the pool (a file that kills
 its worker becomes that file's error; see jaxfix/check/pool.py); the workers start as soon as that is
 known, so their import of libcst overlaps the reading of the other files (a run that parses
-nothing starts none). Fixes are written here. Nothing shown or written comes from the cache:
+nothing starts none; forked ones share the run's word index, built once before the first of
+them, and one grown past `_WORKER_MAX_RESIDENT` is replaced by a fresh one). Fixes are written here. Nothing shown or written comes from the cache:
 it holds no fixed code (jaxfix/cache/store.py), so a file that needs a fix is parsed on every run, in
 every mode, and a forged cache entry can hide or invent a diagnostic but never put code into a
 file, a diff or a suggestion.
@@ -13,6 +14,7 @@ file, a diff or a suggestion.
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Callable, Container
 from contextlib import ExitStack
@@ -47,6 +49,10 @@ Task = tuple[Path, bytes, Lines, Found]
 # Below this much source to parse (LibCST with metadata costs roughly 40 ms of CPU per KB), the
 # workers' start-up (fork, pickling, each importing libcst) costs about what they would save.
 _PARALLEL_MIN_BYTES = 16 * 1024
+# A worker holding more than this after a file is replaced by a fresh one: the modules it
+# keeps parsed between files, and what its allocator does not give back after a module whose
+# questions parsed much of the tree, would otherwise add up to several times one file's need.
+_WORKER_MAX_RESIDENT = 256 * 1024 * 1024
 # Replaced files are held open until the run's writes are confirmed; at most this many at once.
 _MAX_OPEN_LATE_CHECKS = 256
 
@@ -152,6 +158,19 @@ def _parse_task(task: Task, *, run: Run) -> FileResult:
     forked one inherits the run, a spawned one gets it pickled without its engine; either
     makes the engine its files share from the run's roots and files."""
     return _parse(task, run)
+
+
+def _share_with_workers(run: Run) -> None:
+    """What each forked worker (and each fresh one replacing it) would otherwise make for
+    itself, made once before the first fork: the engine's modules imported, and the run's
+    engine with its word index (one more read of every file of the project)."""
+    from jaxfix.check import pool
+
+    if not pool.forks():  # a spawned worker gets the run without its engine
+        return
+    _import_engine()
+    run.engine(run.options.jax_version).project.index_words()
+    gc.freeze()  # inherited unchanged: the workers' collections never touch it (Run.checking unfreezes)
 
 
 def _import_engine() -> None:
@@ -329,12 +348,14 @@ def _run(
                 if workers is None:
                     from jaxfix.check import pool
 
+                    _share_with_workers(run)
                     workers = stack.enter_context(
                         pool.Workers(
                             partial(_parse_task, run=run),
                             min(jobs, default_jobs()),
                             _crashed,
                             prepare=_import_engine,
+                            max_resident=_WORKER_MAX_RESIDENT,
                         )
                     )
                 workers.grow(len(to_parse))

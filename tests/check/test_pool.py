@@ -237,3 +237,74 @@ def test_an_interrupt_while_reading_stops_the_workers_started_early(
     assert started and not multiprocessing.active_children()
     assert not any(_alive(pid) for pid in started)
     assert all(path.read_text() == VIOLATION + PADDING * 3 for path in files[:1])
+
+
+needs_proc = pytest.mark.skipif(
+    not Path(f"/proc/{os.getpid()}/statm").exists(),
+    reason="a worker's memory is read from /proc",
+)
+
+
+@needs_proc
+def test_a_worker_grown_past_the_limit_is_replaced_and_every_file_checked(
+    tmp_path, monkeypatch
+):
+    from jaxfix.check import pool
+
+    started = []
+    start = pool.Workers._start
+
+    def counted(self):
+        worker = start(self)
+        started.append(worker.process.pid)
+        return worker
+
+    monkeypatch.setattr(pool.Workers, "_start", counted)
+    monkeypatch.setattr(runner, "_WORKER_MAX_RESIDENT", 1)  # every worker has grown
+    files = _tree(tmp_path, {})
+    results = run_files(Run(Options()).scoped(files), files, write=False, jobs=2)
+    assert len(results) == 6
+    assert all(r.fixed == (FIXED + PADDING).encode() for r in results)
+    # two to begin with, then a fresh one after each file but the last ones
+    assert len(set(started)) == len(started) >= 5
+    assert not multiprocessing.active_children()
+
+
+@needs_proc
+def test_a_worker_within_the_limit_serves_the_whole_run(tmp_path, monkeypatch):
+    from jaxfix.check import pool
+
+    started = []
+    start = pool.Workers._start
+    monkeypatch.setattr(
+        pool.Workers, "_start", lambda self: started.append(1) or start(self)
+    )
+    files = _tree(tmp_path, {})
+    results = run_files(Run(Options()).scoped(files), files, write=False, jobs=2)
+    assert len(results) == 6 and all(r.fixed is not None for r in results)
+    assert len(started) == 2
+
+
+@pytest.mark.skipif(
+    "fork" not in multiprocessing.get_all_start_methods(), reason="workers forked"
+)
+def test_forked_workers_share_the_word_index_the_parent_built(tmp_path, monkeypatch):
+    """The project's files are read for the word index once, before the first worker is
+    forked, not once per worker."""
+    from jaxfix.analysis.ast_engine.project import Project
+
+    readers = tmp_path / "readers"
+    read_words = Project._read_words
+
+    def recorded(self, path):
+        with readers.open("a") as out:
+            out.write(f"{os.getpid()}\n")
+        return read_words(self, path)
+
+    monkeypatch.setattr(Project, "_read_words", recorded)
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    files = _tree(tree, {})
+    results = run_files(Run(Options()).scoped(files), files, write=False, jobs=2)
+    assert all(r.fixed is not None for r in results)
+    assert readers.read_text().split() == [str(os.getpid())] * len(files)

@@ -101,6 +101,16 @@ class _Recorder(_CallRecorder):
         self.seen.append(node)
 
 
+class _ContextRecorder(_Recorder):
+    """Also looks at contexts, which the walk passes by when no rule does."""
+
+    def visit_Load(self, node: ast.Load) -> None:
+        self.seen.append(node)
+
+    def visit_Store(self, node: ast.Store) -> None:
+        self.seen.append(node)
+
+
 def _source_order(node: ast.AST) -> list[ast.AST]:
     """A node, then each child's nodes in turn: what a recursive `ast.NodeVisitor` meets."""
     found = [node]
@@ -111,8 +121,12 @@ def _source_order(node: ast.AST) -> list[ast.AST]:
 
 @pytest.mark.parametrize(
     ("recorder", "kinds"),
-    [(_Recorder, (ast.Call, ast.Name)), (_CallRecorder, (ast.Call,))],
-    ids=["calls-and-names", "calls-only"],
+    [
+        (_Recorder, (ast.Call, ast.Name)),
+        (_CallRecorder, (ast.Call,)),
+        (_ContextRecorder, (ast.Call, ast.Name, ast.Load, ast.Store)),
+    ],
+    ids=["calls-and-names", "calls-only", "with-contexts"],
 )
 def test_rules_meet_the_nodes_a_visitor_meets_in_its_order(
     recorder: type[_CallRecorder], kinds: tuple[type[ast.AST], ...]

@@ -514,8 +514,9 @@ class Project:
             found = self._given_words[path] = words_of(self._given[path])
         return found
 
-    def _holders(self, words: list[bytes]) -> list[Path]:
-        """The run's files (as read once, for the index) holding every one of `words`."""
+    def index_words(self) -> None:
+        """Build the run's word index now, not on the first search: a process that forks
+        workers builds it once for all of them (jaxfix/check/runner.py)."""
         if self._word_index is None:
             lists: dict[bytes, list[Path]] = {}
             for path in self.files:
@@ -526,6 +527,11 @@ class Project:
                 for word, paths in lists.items()
             }
             del lists
+
+    def _holders(self, words: list[bytes]) -> list[Path]:
+        """The run's files (as read once, for the index) holding every one of `words`."""
+        self.index_words()
+        assert self._word_index is not None
         postings = sorted(
             (_postings(self._word_index.get(w, ())) for w in words), key=len
         )
