@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
+from jaxfix.codemods.imports import unused_imports
 from jaxfix.codemods.jax004_shard_map_positional import by_keyword
 from jaxfix.codemods.jax005_shard_map_check_rep import rename_check_rep
 from jaxfix.codemods.jax102_legacy_mesh_context import tests_error_or_warning
@@ -127,32 +128,6 @@ class ExperimentalShardMap(Rule):
         return Fix("call jax.shard_map", tuple(edits), imports=imports)
 
 
-def unused_imports(
-    analysis: Analysis, imported: tuple[str, ...], uses: set[ast.AST]
-) -> list[tuple[ast.AST, Edit]]:
-    """The edits removing each top-level `from` import of one of the `imported` qualified names
-    whose local name is used only in `uses` (what the fix rewrites); JAX103 asks it too."""
-    tree = analysis.module.tree
-    loads: dict[str, list[ast.Name]] = {}
-    for name in ast.walk(tree):
-        if isinstance(name, ast.Name):
-            loads.setdefault(name.id, []).append(name)
-    edits: list[tuple[ast.AST, Edit]] = []
-    for statement in tree.body:
-        if not isinstance(statement, ast.ImportFrom) or statement.level:
-            continue
-        unused = [
-            alias.asname or alias.name
-            for alias in statement.names
-            if f"{statement.module}.{alias.name}" in imported
-            and loads.get(alias.asname or alias.name)
-            and all(n in uses for n in loads[alias.asname or alias.name])
-        ]
-        if unused:
-            edits.append((statement, _without(frozenset(unused))))
-    return edits
-
-
 def _why_not(
     call: ast.Call, partial: bool, bound: dict[str, ast.expr] | None
 ) -> str | None:
@@ -192,25 +167,5 @@ def _to_jax_shard_map(jax_name: str, partial: bool, count: int) -> Edit:
                 arg = renamed
             args.append(arg)
         return new.with_changes(args=args)
-
-    return edit
-
-
-def _without(names: frozenset[str]) -> Edit:
-    """The `from` import without the aliases that bind `names`; removed when none is left."""
-
-    def edit(old: cst.CSTNode) -> cst.CSTNode | cst.RemovalSentinel:
-        import libcst as cst  # for the fix, written only when it is applied
-
-        assert isinstance(old, cst.ImportFrom) and not isinstance(
-            old.names, cst.ImportStar
-        )
-        kept = [
-            a for a in old.names if (a.evaluated_alias or a.evaluated_name) not in names
-        ]
-        if not kept:
-            return cst.RemovalSentinel.REMOVE
-        kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        return old.with_changes(names=kept)
 
     return edit

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -11,9 +12,13 @@ from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.analysis.ast_engine.values import Mesh
 from jaxfix.analysis.names import EXPECTED_ERROR_METHODS, SIGNATURES, Api
 from jaxfix.codemods.base import Rule, keyword_arg
+from jaxfix.codemods.imports import unused_imports
 from jaxfix.codemods.text import not_fixed, with_note
 from jaxfix.ground.diagnostics import Fix, Safety
 from jaxfix.settings.options import Options
+
+if TYPE_CHECKING:
+    from jaxfix.ground.diagnostics import Edit
 
 PJIT = "jax.experimental.pjit.pjit"
 # pjit's parameters that may be passed by position after `fun` (jax 0.10.2 and 0.12.0.1):
@@ -156,7 +161,7 @@ class LegacyMeshContext(Rule):
         if hazard is not None:
             return None, not_fixed(hazard)
         jax_name, imports = analysis.module_spelling("jax")
-        edits: list[tuple[ast.AST, _Edit]] = []
+        edits: list[tuple[ast.AST, Edit]] = []
         for statement in withs:
             for item in statement.items:
                 if not self._legacy(item.context_expr):
@@ -185,8 +190,6 @@ class LegacyMeshContext(Rule):
                 edits.append((call, jit_call(jax_name)))
             else:
                 edits.append((reference, _jit(jax_name)))
-        from jaxfix.codemods.jax101_experimental_shard_map import unused_imports
-
         edits.extend(unused_imports(analysis, (PJIT, "jax.experimental.pjit"), uses))
         title = "enter the mesh with jax.set_mesh"
         if pjits:
@@ -203,6 +206,7 @@ class LegacyMeshContext(Rule):
             if (
                 isinstance(node, (ast.Name, ast.Attribute))
                 and module.scope_of(node) is scope
+                and analysis.may_denote(node, "pjit")
                 and analysis.qualified_name(node) == PJIT
             ):
                 found[node] = None

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from jaxfix.analysis.ast_engine.values import Sharding
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
-from jaxfix.codemods.jax101_experimental_shard_map import unused_imports
+from jaxfix.codemods.imports import unused_imports
 from jaxfix.codemods.jax102_legacy_mesh_context import (
     PJIT,
     is_legacy_mesh,
@@ -99,6 +99,7 @@ class ExperimentalPjit(Rule):
         if (
             not isinstance(node.ctx, ast.Load)
             or analysis.parents.get(node).__class__ in (ast.alias, ast.ImportFrom)
+            or not analysis.may_denote(node, "pjit")
             or analysis.qualified_name(node) != PJIT
             or self._with_mesh()
             or tests_error_or_warning(analysis, node)
@@ -183,6 +184,7 @@ class ExperimentalPjit(Rule):
             if (
                 not isinstance(node, (ast.Name, ast.Attribute))
                 or not isinstance(node.ctx, ast.Load)
+                or not analysis.may_denote(node, "pjit")
                 or analysis.qualified_name(node) != PJIT
                 or tests_error_or_warning(analysis, node)
                 or self._why_not(node) is not None

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import weakref
+from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
 
@@ -68,6 +69,7 @@ class Analysis:
         # this module's, from a log or a run (asking through a proxy: no cycle keeps this
         # Analysis, and so its module's tree, alive once the run lets go of it)
         self.evidence = EvidenceMap(weakref.proxy(self), evidence)
+        self._bound_from: dict[str, frozenset[str]] = {}
 
     @property
     def path(self) -> Path:
@@ -155,6 +157,22 @@ class Analysis:
             return None
         value = self.engine.evaluator.api_value(self.module, expr)
         return value.name if isinstance(value, External) else None
+
+    def may_denote(self, expr: ast.AST, name: str) -> bool:
+        """A cheap test before `qualified_name` for a rule after one API (`pjit`): whether
+        `expr` may denote something whose last dotted name is `name`: `name` itself, an
+        attribute `.name`, or a name or attribute this module binds from code that mentions
+        one of those (an import, an assignment, a parameter's default, a `for` or `with`
+        target). Anything else is never that API's spelling, whatever its value."""
+        if isinstance(expr, ast.Attribute):
+            return expr.attr in self._binding_names(name)
+        return isinstance(expr, ast.Name) and expr.id in self._binding_names(name)
+
+    def _binding_names(self, name: str) -> frozenset[str]:
+        found = self._bound_from.get(name)
+        if found is None:
+            found = self._bound_from[name] = _names_bound_from(self.module.tree, name)
+        return found
 
     def called_api(self, node: ast.AST | None) -> Api | None:
         """For a Call, the API of its callee; None for anything else."""
@@ -370,3 +388,68 @@ class Analysis:
         the code leaves unknown (see evidence.py)."""
         evidence = self.evidence.at(node, code)
         return None if evidence is None else Confirmed(evidence)
+
+
+def _names_bound_from(tree: ast.Module, name: str) -> frozenset[str]:
+    """`name` and the names and attributes `tree` binds from code mentioning one of them, in
+    source order until nothing new is bound (a binding may mention one bound after it)."""
+    names = {name}
+
+    def mentions(node: ast.AST | None) -> bool:
+        return node is not None and any(
+            isinstance(n, ast.Name)
+            and n.id in names
+            or isinstance(n, ast.Attribute)
+            and n.attr in names
+            or isinstance(n, ast.alias)
+            and (name in n.name.split(".") or n.asname in names)
+            for n in ast.walk(node)
+        )
+
+    def bound(target: ast.AST) -> set[str]:
+        """The name a target binds (`x`, `self.x`: x), or its items' (`a, *b`)."""
+        if isinstance(target, ast.Name):
+            return {target.id}
+        if isinstance(target, ast.Attribute):
+            return {target.attr}
+        if isinstance(target, ast.Starred):
+            return bound(target.value)
+        if isinstance(target, (ast.Tuple, ast.List)):
+            return {n for item in target.elts for n in bound(item)}
+        return set()
+
+    bindings: list[tuple[ast.AST | None, Sequence[ast.AST] | set[str]]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                spelled = alias.asname or alias.name.split(".")[0]
+                imported = ast.alias(
+                    name=f"{node.module}.{alias.name}"
+                    if isinstance(node, ast.ImportFrom) and node.module
+                    else alias.name
+                )
+                bindings.append((imported, {spelled}))
+        elif isinstance(node, ast.Assign):
+            bindings.append((node.value, node.targets))
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+            bindings.append((node.value, [node.target]))
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            bindings.append((node.iter, [node.target]))
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            bindings.append((node.context_expr, [node.optional_vars]))
+        elif isinstance(node, ast.arguments):
+            positional = [*node.posonlyargs, *node.args]
+            defaults = [
+                *zip(positional[len(positional) - len(node.defaults) :], node.defaults),
+                *zip(node.kwonlyargs, node.kw_defaults),
+            ]
+            for argument, default in defaults:
+                bindings.append((default, {argument.arg}))
+    while True:
+        before = len(names)
+        for source, targets in bindings:
+            if mentions(source):
+                for target in targets:
+                    names.update({target} if isinstance(target, str) else bound(target))
+        if len(names) == before:
+            return frozenset(names)

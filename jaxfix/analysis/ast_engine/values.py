@@ -329,7 +329,7 @@ class DictValue:
 
     def __post_init__(self) -> None:
         if all(_plain_key(k) for k, _ in self.items):
-            merged = dict(self.items)  # type: ignore[arg-type]  # plain data: hashable
+            merged = dict(self.items)  # plain data: hashable
             if len(merged) != len(self.items):
                 object.__setattr__(self, "items", tuple(merged.items()))
 
