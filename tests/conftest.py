@@ -5,6 +5,19 @@ import pytest
 collect_ignore = ["repair_projects", "from_log_projects", "rules/fixtures"]
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: one worker a core this process may use, at most four (each file's real-JAX
+    runs start processes of their own, and eight JAX processes fill a machine's memory)."""
+    import os
+
+    cores = (
+        len(os.sched_getaffinity(0))
+        if hasattr(os, "sched_getaffinity")
+        else (os.cpu_count() or 1)
+    )
+    return max(1, min(cores, 4))
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--update-fixtures",
