@@ -3,6 +3,7 @@ directly and otherwise by asking importlib.metadata."""
 
 from __future__ import annotations
 
+import importlib
 import sys
 import zipfile
 from importlib import metadata
@@ -16,19 +17,18 @@ from jaxfix.settings.distributions import installed_version
 
 @pytest.fixture(autouse=True)
 def _only_the_interpreters_own_finders(monkeypatch):
-    """A finder with `find_distributions` that another test in this process left on
-    sys.meta_path would send every lookup to importlib.metadata: these tests are about the
-    plain case, which is the interpreter's own finders."""
-    monkeypatch.setattr(
-        sys,
-        "meta_path",
-        [
-            finder
-            for finder in sys.meta_path
-            if getattr(finder, "__module__", "").startswith("_frozen_importlib")
-            or not hasattr(finder, "find_distributions")
-        ],
-    )
+    """What another test in this process left on sys.meta_path (a finder with
+    `find_distributions` of its own, PathFinder taken off) would decide these lookups: they run
+    with the interpreter's own finders, PathFinder among them, and fresh caches."""
+    from importlib.machinery import PathFinder
+
+    own = [
+        finder
+        for finder in sys.meta_path
+        if not hasattr(finder, "find_distributions") and finder is not PathFinder
+    ]
+    monkeypatch.setattr(sys, "meta_path", [*own, PathFinder])
+    importlib.invalidate_caches()
 
 
 def _metadata_version(name: str) -> str | None:
