@@ -4,7 +4,7 @@ Each worker holds one task at a time, so when a worker dies (a segfault or abort
 native parser, the OOM killer, a memory cap) the parent knows exactly which task did it: that
 task gets one error, a fresh worker takes the dead one's place, and every other task runs.
 Workers ask the kernel to kill them when their parent dies (Linux PR_SET_PDEATHSIG), or
-elsewhere watch the parent's pid from a thread. A worker whose resident memory has grown past
+elsewhere watch the parent's pid from a thread. A worker whose own memory has grown past
 `max_resident` when it hands in a result is stopped and a fresh one takes its place (where
 the kernel says how much a process holds: Linux): what a worker keeps between tasks, and the
 memory its allocator cannot give back, does not add up over a run.
@@ -108,8 +108,19 @@ def forks() -> bool:
 
 
 def _resident(pid: int) -> int | None:
-    """The resident memory of the process `pid` in bytes, where the system says (Linux)."""
+    """The memory the process `pid` holds alone, in bytes, where the system says (Linux): its
+    private pages. What a forked worker still shares with its parent (a language server, a
+    test process that has loaded JAX) is not counted; what it wrote or allocated is."""
     try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as rollup:
+            return 1024 * sum(
+                int(line.split()[1])
+                for line in rollup
+                if line.startswith((b"Private_Clean:", b"Private_Dirty:"))
+            )
+    except (OSError, ValueError, IndexError):
+        pass
+    try:  # before Linux 4.14: everything resident
         with open(f"/proc/{pid}/statm", "rb") as statm:
             return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, IndexError):

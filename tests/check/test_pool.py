@@ -286,6 +286,32 @@ def test_a_worker_within_the_limit_serves_the_whole_run(tmp_path, monkeypatch):
 
 
 @pytest.mark.skipif(
+    "fork" not in multiprocessing.get_all_start_methods()
+    or not os.path.exists("/proc/self/statm"),
+    reason="forked workers, resident memory from /proc",
+)
+def test_what_a_forked_worker_shares_with_a_large_parent_is_not_its_growth(
+    tmp_path, monkeypatch
+):
+    """A parent holding more than a worker may keep (a language server, a test process that
+    loaded JAX): its forked workers share that memory, and still serve the whole run."""
+    from jaxfix.check import pool
+
+    held = bytearray(300 * 1024 * 1024)  # written, so resident: more than the limit
+    held[::4096] = b"x" * len(held[::4096])
+    started = []
+    start = pool.Workers._start
+    monkeypatch.setattr(
+        pool.Workers, "_start", lambda self: started.append(1) or start(self)
+    )
+    files = _tree(tmp_path, {})
+    results = run_files(Run(Options()).scoped(files), files, write=False, jobs=2)
+    assert len(results) == 6 and all(r.fixed is not None for r in results)
+    assert len(started) == 2
+    del held
+
+
+@pytest.mark.skipif(
     "fork" not in multiprocessing.get_all_start_methods(), reason="workers forked"
 )
 def test_forked_workers_share_the_word_index_the_parent_built(tmp_path, monkeypatch):
