@@ -293,8 +293,9 @@ def run_files(
     results = undo_written(results, undone)
     if write and any(d.data_edits for r in results for d in r.diagnostics):
         from jaxfix.write.data_edits import write_data_edits
+        from jaxfix.write.safe_write import real_roots
 
-        results = write_data_edits(results)
+        results = write_data_edits(results, real_roots(run.project))
     results.sort(key=lambda r: str(r.path))
     return results
 

@@ -42,8 +42,14 @@ def _write_file(
     edits: list[DataEdit],
     within: tuple[str, ...],
 ) -> dict[DataEdit, str]:
-    """The edits of `path` that were not written, each with why."""
+    """The edits of `path` that were not written, each with why. A file that resolves into a
+    `.git` folder now is never written, whatever the edit was checked against before."""
+    import os
+
     from jaxfix.sources.file_io import ReadError, read_regular
+
+    if ".git" in Path(os.path.realpath(path)).parts:
+        return {e: f"{path.name} is in a .git folder: not written" for e in edits}
 
     try:
         data = read_regular(path, _MAX_BYTES, bound="1 MiB")

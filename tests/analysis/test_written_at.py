@@ -8,6 +8,8 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from jaxfix.analysis.ast_engine import Engine
 from jaxfix.analysis.ast_engine.values import Unknown
 from jaxfix.analysis.ast_engine.written_at import written_at
@@ -297,3 +299,22 @@ def test_a_yaml_entry_an_alias_reuses_is_not_changed(tmp_path):
     assert "is an anchor other entries reuse" in (item.value_unknown or "")
     (diagnostic,) = result.diagnostics
     assert not diagnostic.data_edits and stages.read_text() == shared
+
+
+@pytest.mark.parametrize("into", ["git", "outside"])
+def test_a_json_file_made_a_symlink_after_the_check_is_not_written(tmp_path, into):
+    """Checked inside the tree, then made a link into .git or out of the tree before the
+    write: the write resolves the file again and leaves both files as they were."""
+    _, result, stages = _json_project(tmp_path)
+    target = (
+        tmp_path / "proj" / ".git" / "stages.json"
+        if into == "git"
+        else tmp_path / "elsewhere" / "stages.json"
+    )
+    target.parent.mkdir()
+    target.write_bytes(stages.read_bytes())
+    stages.unlink()
+    stages.symlink_to(target)
+    (written,) = write_data_edits([result], (str((tmp_path / "proj").resolve()),))
+    assert not written.diagnostics[0].applied
+    assert target.read_text() == STAGES
