@@ -25,7 +25,13 @@ from jaxfix.analysis.ast_engine.arguments import bind_arguments
 from jaxfix.analysis.ast_engine.assignments import written_as
 from jaxfix.analysis.ast_engine.evaluate import Evaluator
 from jaxfix.analysis.ast_engine.project import Module
-from jaxfix.analysis.ast_engine.values import Class, Function, ModuleValue, Unknown
+from jaxfix.analysis.ast_engine.values import (
+    BoundMethod,
+    Class,
+    Function,
+    ModuleValue,
+    Unknown,
+)
 from jaxfix.analysis.ast_engine.vocabulary import api_of
 from jaxfix.analysis.names import SIGNATURES, Api, Signature
 from jaxfix.ground.quoting import cut
@@ -608,3 +614,100 @@ def _key(node: ast.expr) -> str | int | None:
 def _text(module: Module, node: ast.AST) -> str:
     text = ast.get_source_segment(module.source.decode("utf-8", "replace"), node) or ""
     return cut(" ".join(text.split()), 60)
+
+
+@dataclass(frozen=True)
+class PassedBy:
+    """The argument a caller's call passes for a parameter of the function the run raised in:
+    `node` in `module`, for `parameter` of `function`."""
+
+    module: Module
+    node: ast.expr
+    function: str
+    parameter: str
+
+
+def gather_input_passed_by(
+    evaluator: Evaluator, frames: tuple[tuple[Path, int], ...]
+) -> PassedBy | Unknown:
+    """For a `top_level_all_gather(x, P(...))` the run raised at (the innermost of `frames`,
+    outermost first: the caller's line, then the gather's), whose input `x` is a parameter of
+    the function it is in, which that function never assigns, and whose context mesh comes from
+    outside that function (no `with` around the gather in it): the argument the caller's call
+    passes for `x`. The call on the caller's line must be the one call of that function there
+    (a jitted function, a method through `self`)."""
+    if len(frames) != 2:
+        return Unknown("the run noted no caller of the gather's function")
+    (caller_path, caller_line), (path, line) = frames
+    module = evaluator.module(path)
+    caller = evaluator.module(caller_path)
+    if isinstance(module, Unknown):
+        return module
+    if isinstance(caller, Unknown):
+        return caller
+    walk = _Walk(evaluator, [])
+    gathers = [
+        call
+        for call in module.calls
+        if call.lineno <= line <= (call.end_lineno or call.lineno)
+        and walk._api(module, call.func) is Api.TOP_LEVEL_ALL_GATHER
+    ]
+    if len(gathers) != 1:
+        return Unknown(f"line {module.path.name}:{line} does not gather once")
+    gather = gathers[0]
+    args = bind_arguments(gather, SIGNATURES[Api.TOP_LEVEL_ALL_GATHER])
+    x, out = (args or {}).get("xs"), (args or {}).get("out_sharding")
+    if not isinstance(x, ast.Name) or not (
+        isinstance(out, ast.Call) and walk._api(module, out.func) is Api.PARTITION_SPEC
+    ):
+        return Unknown(
+            "the gather's input is not a name, or its out_sharding not a bare PartitionSpec"
+        )
+    function: ast.AST | None = module.parents.get(gather)
+    while function is not None and not isinstance(
+        function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    ):
+        if isinstance(function, (ast.With, ast.AsyncWith)):
+            return Unknown("the gather's own function enters a context around it")
+        function = module.parents.get(function)
+    if not isinstance(function, ast.FunctionDef):
+        return Unknown("the gather is not in a function")
+    arguments = function.args
+    names = [p.arg for p in (*arguments.posonlyargs, *arguments.args)]
+    if (
+        x.id not in names + [p.arg for p in arguments.kwonlyargs]
+        or arguments.vararg
+        or arguments.kwarg
+    ):
+        return Unknown(f"`{x.id}` is not a parameter of `{function.name}`")
+    if any(
+        isinstance(node, ast.Name)
+        and node.id == x.id
+        and not isinstance(node.ctx, ast.Load)
+        or isinstance(node, (ast.Global, ast.Nonlocal))
+        for node in ast.walk(function)
+        if node is not function
+    ):
+        return Unknown(f"`{function.name}` assigns `{x.id}`")
+    calls = []
+    for call in caller.calls:
+        if not call.lineno <= caller_line <= (call.end_lineno or call.lineno):
+            continue
+        callee = evaluator.value_of(caller, call.func)
+        if isinstance(callee, Function) and callee.node is function:
+            calls.append((call, 0))
+        elif isinstance(callee, BoundMethod) and callee.function.node is function:
+            calls.append((call, 1))  # the receiver is the first parameter
+    where = f"{caller.path.name}:{caller_line}"
+    if len(calls) != 1:
+        return Unknown(f"line {where} does not call `{function.name}` once")
+    call, skipped = calls[0]
+    signature = Signature(
+        tuple(names[skipped:]),
+        tuple(p.arg for p in arguments.kwonlyargs),
+        max(len(arguments.posonlyargs) - skipped, 0),
+    )
+    bound = bind_arguments(call, signature)
+    if bound is None or x.id not in bound or isinstance(bound[x.id], ast.Starred):
+        return Unknown(f"the call at {where} does not pass `{x.id}`")
+    return PassedBy(caller, bound[x.id], function.name, x.id)
