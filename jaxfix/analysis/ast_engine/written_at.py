@@ -150,6 +150,17 @@ class _Walk:
                 return narrowest or Written(
                     module, expr, self.label or _text(module, expr)
                 )
+            if (
+                isinstance(expr, (ast.Tuple, ast.List))
+                and keys
+                and isinstance(keys[0], int)
+            ):  # `shape, names = LAYOUT` read `shape`: the literal's element
+                if any(isinstance(e, ast.Starred) for e in expr.elts) or not (
+                    0 <= keys[0] < len(expr.elts)
+                ):
+                    return Unknown(f"the literal at {where} has no element {keys[0]}")
+                expr, keys = expr.elts[keys[0]], keys[1:]
+                continue
             if isinstance(expr, ast.Dict) and keys and isinstance(keys[0], str):
                 values = [
                     v
@@ -164,6 +175,8 @@ class _Walk:
                 self.read.add(expr)
                 self.modules.setdefault(module.path, module)
                 key = _key(expr.slice)
+                if key is None and isinstance(expr.slice, ast.Name):
+                    key = self._passed_literal(module, expr.slice)
                 if key is None:
                     return Unknown(
                         f"`{_text(module, expr)}` at {where} is not read by a literal key"
@@ -213,7 +226,7 @@ class _Walk:
                 step = self._name(module, expr, keys, narrowest)
                 if isinstance(step, (Written, Unknown)):
                     return step
-                module, expr, narrowest = step
+                module, expr, narrowest, keys = step
                 continue
             return Unknown(
                 f"`{_text(module, expr)}` at {where} is computed, not a value jaxfix follows"
@@ -226,7 +239,7 @@ class _Walk:
         name: ast.Name,
         keys: list[Key],
         narrowest: Written | None,
-    ) -> tuple[Module, ast.expr, Written | None] | Written | Unknown:
+    ) -> tuple[Module, ast.expr, Written | None, list[Key]] | Written | Unknown:
         where = f"{module.path.name}:{module.line(name)}"
         bindings = self.evaluator.reaching(module, name)
         if not bindings or len(bindings) != 1:
@@ -235,7 +248,8 @@ class _Walk:
             )
         (binding,) = bindings
         if binding.kind == "param":
-            return self._argument(module, name, binding.node, keys, narrowest)
+            step = self._argument(module, name, binding.node, keys, narrowest)
+            return step if isinstance(step, Unknown) else (*step, keys)
         if binding.kind == "import" and isinstance(binding.node, ast.alias):
             statement = module.parents.get(binding.node)
             if not isinstance(statement, ast.ImportFrom):
@@ -258,8 +272,13 @@ class _Walk:
             shared = narrowest or self._shared(
                 module, name, target, binding.node.name, keys
             )
-            return target, value, shared
-        if binding.kind != "assign" or binding.path:
+            return target, value, shared, keys
+        unpacked = [index for index, _, starred in binding.path if starred == -1]
+        if (
+            binding.kind != "assign"
+            or len(unpacked) != len(binding.path)
+            or (binding.path and narrowest is None and not _local(module, name))
+        ):
             return Unknown(f"`{name.id}` at {where} is not a plain assignment")
         statement = binding.node
         value = (
@@ -271,11 +290,38 @@ class _Walk:
         )
         if value is None:
             return Unknown(f"`{name.id}` at {where} is not a plain assignment")
+        if binding.path:  # `shape, names = layout`: the element of what is unpacked
+            return module, value, narrowest, [*unpacked, *keys]
         return (
             module,
             value,
             narrowest or self._shared(module, name, module, name.id, keys),
+            keys,
         )
+
+    def _passed_literal(self, module: Module, name: ast.Name) -> str | int | None:
+        """`d[key]` where `key` is a parameter of the function the run was in, passed on by
+        its callers' frames as a parameter of theirs until one passes a literal: that literal
+        (the walk itself stays in this frame)."""
+        depth = self.depth
+        try:
+            for _ in range(_MAX_STEPS):
+                bindings = self.evaluator.reaching(module, name)
+                if not bindings or len(bindings) != 1:
+                    return None
+                (binding,) = bindings
+                if binding.kind != "param":
+                    return None
+                step = self._argument(module, name, binding.node, [], None)
+                if isinstance(step, Unknown):
+                    return None
+                module, passed, _ = step
+                if not isinstance(passed, ast.Name):
+                    return _key(passed)
+                name = passed
+            return None
+        finally:
+            self.depth = depth
 
     def _argument(
         self,
@@ -548,6 +594,11 @@ class _Walk:
         value = self.evaluator.value_of(module, expr)
         name = getattr(value, "name", None)
         return api_of(name) if isinstance(name, str) else None
+
+
+def _local(module: Module, name: ast.Name) -> bool:
+    """Whether `name` is read in a function (a local unpacked there feeds this path only)."""
+    return isinstance(module.scope_of(name), (ast.FunctionDef, ast.AsyncFunctionDef))
 
 
 def _assigned_once(module: Module, name: str) -> ast.expr | None:
