@@ -323,7 +323,7 @@ def test_a_json_file_made_a_symlink_after_the_check_is_not_written(tmp_path, int
 def _walk_files(tmp_path: Path, files: dict[str, str], frames):
     for name, text in files.items():
         (tmp_path / name).write_text(text)
-    engine = Engine((tmp_path,), (), None)
+    engine = Engine((tmp_path,), tuple(tmp_path / name for name in files), None)
     return written_at(
         engine.evaluator, tuple((tmp_path / name, line) for name, line in frames)
     )
@@ -428,3 +428,76 @@ def test_a_key_with_a_forged_caller_frame_ends_the_walk(tmp_path):
         [("main.py", 3), ("main.py", 11), ("main.py", 7)],
     )
     assert isinstance(found, Unknown)
+
+
+HELD = """\
+from jax.sharding import AbstractMesh
+
+
+class Holder:
+    def __init__(self, shape):
+        self.shape = shape
+{extra}
+
+def make():
+    return Holder({sizes})
+
+
+def run():
+    return AbstractMesh(make().shape, ("data", "model"))
+"""
+
+
+def test_an_attribute_set_in_init_from_a_call_the_run_left_is_followed(tmp_path):
+    source = HELD.format(extra="", sizes="(4, 4)")
+    found = _walk_files(tmp_path, {"main.py": source}, [("main.py", 14)])
+    assert not isinstance(found, Unknown), found
+    assert found.module.line(found.node) == 10
+
+
+@pytest.mark.parametrize(
+    ("extra", "sizes", "why"),
+    [
+        (
+            "\n    def grow(self):\n        self.shape = (8, 8)\n",
+            "(4, 4)",
+            "does not set `shape` once",
+        ),
+        ("", "(n, 4)", "reaches"),  # a name the call's function does not bind
+    ],
+)
+def test_an_attribute_set_elsewhere_too_or_computed_ends_the_walk(
+    tmp_path, extra, sizes, why
+):
+    source = HELD.format(extra=extra, sizes=sizes)
+    line = (
+        source.splitlines().index(
+            '    return AbstractMesh(make().shape, ("data", "model"))'
+        )
+        + 1
+    )
+    found = _walk_files(tmp_path, {"main.py": source}, [("main.py", line)])
+    assert isinstance(found, Unknown), found
+
+
+def test_a_function_that_returns_twice_ends_the_walk(tmp_path):
+    source = HELD.format(extra="", sizes="(4, 4)").replace(
+        "def make():\n",
+        "def make(flag=False):\n    if flag:\n        return Holder((2, 4))\n",
+    )
+    line = (
+        source.splitlines().index(
+            '    return AbstractMesh(make().shape, ("data", "model"))'
+        )
+        + 1
+    )
+    found = _walk_files(tmp_path, {"main.py": source}, [("main.py", line)])
+    assert isinstance(found, Unknown) and "does not return once" in found.why
+
+
+def test_sizes_a_function_returns_to_every_caller_are_not_changed(tmp_path):
+    source = (
+        HELD.format(extra="", sizes="(4, 4)") + "\n\ndef other():\n    return make()\n"
+    )
+    found = _walk_files(tmp_path, {"main.py": source}, [("main.py", 14)])
+    assert isinstance(found, Unknown) and "called elsewhere too" in found.why

@@ -18,7 +18,8 @@ so there the keyword is added to the construction the run used.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from jaxfix.analysis.ast_engine.arguments import bind_arguments
@@ -37,6 +38,7 @@ from jaxfix.analysis.names import SIGNATURES, Api, Signature
 from jaxfix.ground.quoting import cut
 
 _MAX_STEPS = 32
+_MAX_FILES_COUNTED = 5000  # a project larger than this: a shared default is not changed
 _JSON_LOADERS = frozenset({"json.load", "json.loads"})
 _COPIES = frozenset({"builtins.tuple", "builtins.list"})
 _YAML_LOADERS = frozenset({"yaml.safe_load", "yaml.load", "yaml.full_load"})
@@ -103,6 +105,10 @@ class _Walk:
         self.depth = 0  # the frame the walk is in
         self.label: str | None = None  # the last named value passed (`EVAL["mesh"]`)
         self.read: set[ast.AST] = set()  # the subscripts the walk went through
+        # Calls the walk went into that the run's frames do not show (a function's one
+        # `return`, a class's `__init__`): (the function, the call, its module, how many
+        # leading parameters the call does not pass: `self`), innermost last.
+        self.entered: list[tuple[ast.FunctionDef, ast.Call, Module, int]] = []
         self.modules: dict[Path, Module] = {}  # the modules it read them in
 
     def _module(self, path: Path) -> Module | Unknown:
@@ -203,6 +209,9 @@ class _Walk:
                 expr, keys = attribute.value, [_Field(attribute.attr), *keys]
                 continue
             if isinstance(expr, ast.Call) and keys and isinstance(keys[0], _Field):
+                into = self._into(module, expr, keys, narrowest)
+                if into is not None:
+                    return into
                 return self._field(module, expr, keys, narrowest)
             if (
                 isinstance(expr, ast.Call)
@@ -331,8 +340,11 @@ class _Walk:
         keys: list[Key],
         narrowest: Written | None,
     ) -> tuple[Module, ast.expr, Written | None] | Unknown:
-        """A parameter of the function the frame runs: the argument its caller's frame passed."""
+        """A parameter of the function the frame runs: the argument its caller's frame passed
+        (or, in a call the walk went into, that call's argument)."""
         function = module.parents.get(module.parents.get(parameter, parameter))
+        if self.entered:
+            return self._entered_argument(name, function, narrowest)
         line = self.frames[self.depth][1]
         if not isinstance(function, ast.FunctionDef) or not (
             function.lineno <= line <= (function.end_lineno or line)
@@ -349,32 +361,120 @@ class _Walk:
         caller = self._module(path)
         if isinstance(caller, Unknown):
             return caller
-        calls = [
-            call
-            for call in caller.calls
-            if call.lineno <= caller_line <= (call.end_lineno or call.lineno)
-            and isinstance(
-                callee := self.evaluator.value_of(caller, call.func), Function
-            )
-            and callee.node is function
-        ]
+        calls = []
+        for call in caller.calls:
+            if not call.lineno <= caller_line <= (call.end_lineno or call.lineno):
+                continue
+            callee = self.evaluator.value_of(caller, call.func)
+            if isinstance(callee, Function) and callee.node is function:
+                calls.append((call, 0))
+            elif (
+                isinstance(callee, BoundMethod)
+                and callee.function.node is function
+                and isinstance(call.func, ast.Attribute)
+            ):
+                calls.append((call, 1))  # `obj.method(...)`: `self` is `obj`
         where = f"{caller.path.name}:{caller_line}"
         if len(calls) != 1:
             return Unknown(f"line {where} does not call `{function.name}` once")
-        args = function.args
-        if args.vararg or args.kwarg:
-            return Unknown(f"`{function.name}` takes *args or **kwargs")
-        signature = Signature(
-            tuple(p.arg for p in (*args.posonlyargs, *args.args)),
-            tuple(p.arg for p in args.kwonlyargs),
-            len(args.posonlyargs),
-        )
-        bound = bind_arguments(calls[0], signature)
+        call, skipped = calls[0]
+        bound = _bound(call, function, skipped)
+        if isinstance(bound, str):
+            return Unknown(bound)
         if bound is None or name.id not in bound:
             return Unknown(
                 f"the call at {where} does not pass `{name.id}` (its default is shared by every call)"
             )
         return caller, bound[name.id], narrowest
+
+    def _entered_argument(
+        self, name: ast.Name, function: ast.AST | None, narrowest: Written | None
+    ) -> tuple[Module, ast.expr, Written | None] | Unknown:
+        """A parameter of a function the walk went into (the run noted no frame of it): the
+        argument the call it went in by passes."""
+        entered, call, caller, skipped = self.entered[-1]
+        if function is not entered:
+            return Unknown(
+                f"`{name.id}` is not a parameter of `{entered.name}`, whose call the run did not note"
+            )
+        bound = _bound(call, entered, skipped)
+        where = f"{caller.path.name}:{caller.line(call)}"
+        if isinstance(bound, str):
+            return Unknown(bound)
+        if bound is None or name.id not in bound:
+            return Unknown(
+                f"the call at {where} does not pass `{name.id}` (its default is shared by every call)"
+            )
+        self.entered.pop()
+        return caller, bound[name.id], narrowest
+
+    def _into(
+        self, module: Module, call: ast.Call, keys: list[Key], narrowest: Written | None
+    ) -> Written | Unknown | None:
+        """`make()` read as `.field`, `make` a function of the tree whose body returns once:
+        that return, read so; `Cls(...)` of a class (not a dataclass) whose `__init__` sets
+        `self.field` once, and nothing else of the class sets it: that value. The run noted no
+        frame of these calls (they had returned): their parameters are the call's arguments.
+        None when `call` is neither."""
+        callee = self.evaluator.value_of(module, call.func)
+        where = f"{module.path.name}:{module.line(call)}"
+        if isinstance(callee, Function) and isinstance(callee.node, ast.FunctionDef):
+            if callee.wrapped_by is not None:
+                return None
+            returns = _returns(callee.node)
+            target = self._module(callee.path)
+            if len(returns) != 1 or isinstance(target, Unknown):
+                return Unknown(
+                    f"`{callee.node.name}` (called at {where}) does not return once"
+                )
+            if len(self.entered) >= _MAX_STEPS:
+                return Unknown("too many calls between the mesh and its sizes")
+            self.entered.append((callee.node, call, module, 0))
+            found = self._follow(target, returns[0], keys, narrowest)
+            return self._only_call(found, callee.node, target, where)
+        if isinstance(callee, Class) and not _is_dataclass(callee.node):
+            field = keys[0]
+            assert isinstance(field, _Field)
+            init = next(
+                (
+                    s
+                    for s in callee.node.body
+                    if isinstance(s, ast.FunctionDef) and s.name == "__init__"
+                ),
+                None,
+            )
+            target = self._module(callee.path)
+            if init is None or isinstance(target, Unknown) or not init.args.args:
+                return None
+            me = init.args.args[0].arg
+            sets = [
+                node
+                for node in ast.walk(callee.node)
+                if isinstance(node, ast.Attribute)
+                and node.attr == field.name
+                and not isinstance(node.ctx, ast.Load)
+            ]
+            values = [
+                s.value
+                for s in init.body
+                if isinstance(s, (ast.Assign, ast.AnnAssign))
+                and s.value is not None
+                and len(targets := _targets(s)) == 1
+                and isinstance(t := targets[0], ast.Attribute)
+                and t.attr == field.name
+                and isinstance(t.value, ast.Name)
+                and t.value.id == me
+            ]
+            if len(values) != 1 or len(sets) != 1:
+                return Unknown(
+                    f"`{callee.node.name}` (built at {where}) does not set `{field.name}` once in its `__init__`"
+                )
+            if len(self.entered) >= _MAX_STEPS:
+                return Unknown("too many calls between the mesh and its sizes")
+            self.entered.append((init, call, module, 1))
+            found = self._follow(target, values[0], keys[1:], narrowest)
+            return self._only_call(found, init, target, where, callee.node.name)
+        return None
 
     def _field(
         self,
@@ -415,8 +515,12 @@ class _Walk:
             )
         default = fields[index].value
         owner = self._module(cls.path)
-        if default is None or isinstance(owner, Unknown) or keys[1:]:
+        if default is None or isinstance(owner, Unknown):
             return Unknown(f"`{field}` has no default jaxfix can read")
+        if keys[1:]:  # `eval_mesh: MeshConfig = MeshConfig(shape=(4, 4))` read `.shape`
+            return self._nested_default(
+                owner, default, f"{cls.node.name}.{field}", keys, narrowest
+            )
         found = self._follow(owner, default, [], None)
         if isinstance(found, Unknown):
             return found
@@ -428,6 +532,110 @@ class _Walk:
             why=f"the default of `{field}` ({owner.path.name}:{owner.line(default)}) is shared by every `{cls.node.name}`: "
             "this construction is given its own",
         )
+
+    def _only_call(
+        self,
+        found: Written | Unknown,
+        function: ast.FunctionDef,
+        module: Module,
+        where: str,
+        called: str | None = None,
+    ) -> Written | Unknown:
+        """A value written in the body of a function the walk went into (not passed in by
+        the call) is what every call of it gets: changed only when the project calls it at
+        this one place, else the walk stops there, naming it."""
+        if isinstance(found, Unknown) or found.module is not module:
+            return found
+        line = found.module.line(found.node)
+        if not function.lineno <= line <= (function.end_lineno or function.lineno):
+            return found
+        name = called or function.name
+        if self._call_count(name) != 1:
+            return Unknown(
+                f"the sizes at {module.path.name}:{line} are what every call of `{name}` "
+                f"gets, and it is called elsewhere too (here at {where}): not changed"
+            )
+        return found
+
+    def _call_count(self, name: str) -> int:
+        """How many calls of a function or class of that name the project's files hold (0:
+        too many files to count)."""
+        return self._count(
+            name,
+            lambda node: (
+                isinstance(node, ast.Call)
+                and (
+                    (isinstance(node.func, ast.Name) and node.func.id == name)
+                    or (isinstance(node.func, ast.Attribute) and node.func.attr == name)
+                )
+            ),
+            name.encode(),
+        )
+
+    def _nested_default(
+        self,
+        owner: Module,
+        default: ast.expr,
+        field: str,
+        keys: list[Key],
+        narrowest: Written | None,
+    ) -> Written | Unknown:
+        """A field whose default is itself a construction, read further (`.eval_mesh.shape`):
+        the value is written in that default, which every instance built without the field
+        shares. It is changed there only when no other code of the project reads `.field`
+        (so no mesh that works is built from it), else the walk stops there, naming it."""
+        where = f"{owner.path.name}:{owner.line(default)}"
+        qualified, field = field, field.rsplit(".", 1)[-1]
+        readers = self._attribute_reads(field)
+        if readers != 1:
+            return Unknown(
+                f"the default of `{field}` at {where} is shared by every instance, and "
+                f"`.{field}` is read {'in more than one place' if readers else 'where jaxfix cannot count'}: "
+                "give the construction its own"
+            )
+        found = self._follow(owner, default, keys[1:], None)
+        if isinstance(found, Unknown):
+            return found
+        rest = "".join(f".{k.name}" for k in keys[1:] if isinstance(k, _Field))
+        return narrowest or replace(
+            found,
+            name=f"{qualified}{rest}",
+            why=f"the default of `{field}` ({where}) is changed: the run's path is the one "
+            f"read of `.{field}` in the project",
+        )
+
+    def _attribute_reads(self, name: str) -> int:
+        """How many reads of `.name` the project's files hold (0: too many files to count)."""
+        return self._count(
+            name,
+            lambda node: (
+                isinstance(node, ast.Attribute)
+                and node.attr == name
+                and isinstance(node.ctx, ast.Load)
+            ),
+            f".{name}".encode(),
+        )
+
+    def _count(
+        self, name: str, matches: Callable[[ast.AST], bool], needle: bytes
+    ) -> int:
+        """How many nodes `matches` accepts in the project's files that hold `needle` (0:
+        too many files, or one that cannot be read: nothing counted)."""
+        files = self.evaluator.project.files
+        if len(files) > _MAX_FILES_COUNTED:
+            return 0
+        count = 0
+        for path in files:
+            try:
+                if needle not in path.read_bytes():
+                    continue
+            except OSError:
+                return 0
+            module = self._module(path)
+            if isinstance(module, Unknown):
+                return 0
+            count += sum(1 for node in ast.walk(module.tree) if matches(node))
+        return count
 
     def _data_file(
         self, module: Module, loader: ast.Call, keys: list[Key]
@@ -594,6 +802,53 @@ class _Walk:
         value = self.evaluator.value_of(module, expr)
         name = getattr(value, "name", None)
         return api_of(name) if isinstance(name, str) else None
+
+
+def _bound(
+    call: ast.Call, function: ast.FunctionDef | ast.AsyncFunctionDef, skipped: int
+) -> dict[str, ast.expr] | str | None:
+    """`call`'s arguments by `function`'s parameter names, the first `skipped` of them not
+    passed (`self`: bound to the receiver, `call.func`'s object); a string: why not."""
+    args = function.args
+    if args.vararg or args.kwarg:
+        return f"`{function.name}` takes *args or **kwargs"
+    names = [p.arg for p in (*args.posonlyargs, *args.args)]
+    signature = Signature(
+        tuple(names[skipped:]),
+        tuple(p.arg for p in args.kwonlyargs),
+        max(len(args.posonlyargs) - skipped, 0),
+    )
+    bound = bind_arguments(call, signature)
+    if bound is not None and skipped and names and isinstance(call.func, ast.Attribute):
+        bound = {names[0]: call.func.value, **bound}
+    return bound
+
+
+def _targets(statement: ast.Assign | ast.AnnAssign) -> list[ast.expr]:
+    return (
+        statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    )
+
+
+def _returns(function: ast.FunctionDef) -> list[ast.expr]:
+    """The values `function`'s own `return` statements return (not a nested function's); a
+    bare `return` or a generator counts as none readable."""
+    found: list[ast.expr] = []
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+        ):
+            continue
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return []
+        if isinstance(node, ast.Return):
+            if node.value is None:
+                return []
+            found.append(node.value)
+        stack.extend(ast.iter_child_nodes(node))
+    return found
 
 
 def _local(module: Module, name: ast.Name) -> bool:
