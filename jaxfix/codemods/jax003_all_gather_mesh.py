@@ -126,7 +126,12 @@ class AllGatherMeshMismatch(Rule):
     would change the order: reported without a fix. A caller whose input is already on the
     context mesh is not affected (the move is a no-op there).
     Inside a function whose context comes from its callers (possibly jitted), the rule reports
-    and suggests the move at the call site, without a fix. From a recorded run (`jaxfix repair`,
+    and suggests the move at the call site, without a fix. From a recorded run (`jaxfix
+    repair`, `--evidence`) that went through one caller, when the gather's input is a
+    parameter of its function (which does not assign it), its out_sharding a bare `P(...)`,
+    and the caller's call sits in a `with jax.set_mesh(E):` (E a name or attribute the block
+    does not assign), the argument that call passes is moved onto `E` there (unsafe), unless
+    the run saw the context mesh entered somewhere else. From a recorded run (`jaxfix repair`,
     `--from-log`, `--evidence`), a context mesh the engine cannot follow but that the gather's
     own function enters as `with jax.set_mesh(E):`, E a name or an attribute (`self.mesh`) the
     block does not assign, with a bare `P(...)` out_sharding, gets the same move onto `E`

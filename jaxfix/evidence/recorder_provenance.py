@@ -176,6 +176,7 @@ def _keep_raised_locals(function):
     before any filtering) on the error; the error itself goes on unchanged."""
 
     def wrapper(*args, **kwargs):
+        __tracebackhide__ = True  # noqa: F841 - pytest leaves this frame out of its tracebacks
         try:
             return function(*args, **kwargs)
         except Exception as error:
