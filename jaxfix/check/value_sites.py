@@ -114,19 +114,20 @@ def with_value_sites(
     return {p: tuple(items) for p, items in found.items()}
 
 
-def _caller(item: Evidence) -> tuple[tuple[Path, int], ...] | None:
-    """The caller's and the gather's frames of a recorded JAX003 input error (its input and
-    out_sharding meshes agreed by every record), else None."""
+def _caller(item: Evidence) -> list[tuple[tuple[Path, int], ...]] | None:
+    """The caller's and the gather's frames of a recorded JAX003 input error, one pair per
+    caller the run went through, when every record agrees on the input and out_sharding
+    meshes; else None."""
     frames = [o.frames for o in item.origins if (o.role, o.kind) == _CALLED[1:]]
     if (
-        len(frames) != 1
+        not frames
         or item.agreed is None
         or item.agreed.get("input") is None
         or item.agreed.get("out") is None
         or item.meshes("context")
     ):
         return None
-    return frames[0]
+    return frames
 
 
 def _at_caller(
@@ -144,37 +145,44 @@ def _at_caller(
     from jaxfix.analysis.ast_engine.written_at import gather_input_passed_by
     from jaxfix.sources.text import source_text, split_lines
 
-    frames = _caller(item)
-    assert frames is not None
-    passed = gather_input_passed_by(engine.evaluator, frames)  # type: ignore[attr-defined]
-    if isinstance(passed, Unknown):
-        found[path][index] = replace(item, value_unknown=passed.why)
-        return
-    where = passed.module.path.resolve()
-    if where not in ours:
-        return
-    lines = split_lines(source_text(passed.module.source))
-    where_span = span(lines, passed.node)
-    start, end = where_span.start, where_span.end
-    site = ValueSite(
-        (path, item.line),
-        where,
-        (*start, *end),
-        ast.unparse(passed.node),
-        why=f"`{passed.function}` gathers its parameter `{passed.parameter}` under the "
-        "context mesh this call runs in",
-    )
-    found[path][index] = replace(item, value_site=site)
-    columns = (start[1], end[1]) if start[0] == end[0] else None
-    found.setdefault(where, []).append(
-        replace(
-            item,
-            line=start[0],
-            columns=columns,
-            value_site=site,
-            at_value=True,
+    callers = _caller(item)
+    assert callers is not None
+    placed: list[ValueSite] = []
+    why = None
+    for frames in callers:
+        passed = gather_input_passed_by(engine.evaluator, frames)  # type: ignore[attr-defined]
+        if isinstance(passed, Unknown):
+            why = why or passed.why
+            continue
+        where = passed.module.path.resolve()
+        if where not in ours:
+            continue
+        lines = split_lines(source_text(passed.module.source))
+        where_span = span(lines, passed.node)
+        start, end = where_span.start, where_span.end
+        site = ValueSite(
+            (path, item.line),
+            where,
+            (*start, *end),
+            ast.unparse(passed.node),
+            why=f"`{passed.function}` gathers its parameter `{passed.parameter}` under the "
+            "context mesh this call runs in",
         )
-    )
+        placed.append(site)
+        columns = (start[1], end[1]) if start[0] == end[0] else None
+        found.setdefault(where, []).append(
+            replace(
+                item,
+                line=start[0],
+                columns=columns,
+                value_site=site,
+                at_value=True,
+            )
+        )
+    if placed:
+        found[path][index] = replace(item, value_site=placed[0])
+    elif why is not None:
+        found[path][index] = replace(item, value_unknown=why)
 
 
 def _origin(item: Evidence) -> tuple[tuple[Path, int], ...] | None:

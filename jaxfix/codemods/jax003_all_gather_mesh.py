@@ -768,7 +768,8 @@ class AllGatherMeshMismatch(Rule):
         or not), and this argument of the caller's call is its input
         (jaxfix/check/value_sites.py): moved onto the mesh a `with jax.set_mesh(E):` around the
         call enters, when the run's input mesh has only axes of the context's and, where the
-        run noted where that context was entered, it was entered at that `with`."""
+        run noted where that context was entered, that `with` is among those places (one per
+        caller the run went through)."""
         site = evidence.value_site
         node = self._expression_at(site.span) if site is not None else None
         if site is None or node is None or site.entry is not None:
@@ -791,7 +792,9 @@ class AllGatherMeshMismatch(Rule):
         ]
         line = self.analysis.line(entered)
         here = Path(os.path.abspath(self.analysis.path))
-        if any(Path(os.path.abspath(p)) != here or n != line for p, n in noted):
+        if noted and (here, line) not in {
+            (Path(os.path.abspath(p)), n) for p, n in noted
+        }:
             return  # the run's context mesh was put in force elsewhere
         fix = self._move_onto(node, entered.args[0])
         if fix is None:

@@ -4,7 +4,8 @@ with `with jax.set_mesh(self._partitioner.global_mesh):` around its call, is fix
 call (JAX's traceback filtering drops the frame whose locals name the meshes: the recorder's
 wrapper on the gather keeps them). A call whose input is on the context mesh already, and one
 whose context mesh the run saw entered elsewhere (a global `jax.set_mesh` inside the block),
-are never changed."""
+are never changed. The jitted step is called from two modules: each call the run went
+through is moved."""
 
 from __future__ import annotations
 
@@ -52,7 +53,16 @@ def test_a_gather_under_jit_is_fixed_at_the_call_its_caller_makes(tmp_path, vers
     assert [(f["code"], f["path"], f["line"]) for f in report["left"]] == [
         ("JAX003", "serve/step.py", 13)
     ], report
-    assert changed(before, tree) == {"serve/runner.py"}
+    # both callers the run went through (runner.py and evaluate.py) are moved
+    assert changed(before, tree) == {"serve/runner.py", "serve/evaluate.py"}
+    assert (
+        "    global_mesh = partitioner.global_mesh\n"
+        "    with jax.set_mesh(global_mesh):\n"
+        "        return gather_batch(\n"
+        "            params,\n"
+        "            jax.device_put(\n"
+        "                batch,\n" in snapshot(tree)["serve/evaluate.py"].decode()
+    )
     runner = snapshot(tree)["serve/runner.py"].decode()
     assert (
         "        global_mesh = self._partitioner.global_mesh\n"

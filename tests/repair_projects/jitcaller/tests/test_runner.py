@@ -13,3 +13,10 @@ def test_placed_step():
 
 def test_reset_total():
     assert float(Runner().reset_total()) == 28.0
+
+
+def test_evaluate():
+    from serve.evaluate import evaluate
+
+    runner = Runner()
+    assert float(evaluate(runner._partitioner, np.float32(2.0))) == 30.0
