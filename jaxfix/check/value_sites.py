@@ -12,6 +12,7 @@ raising line first); this only points it at the value.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
     from jaxfix.analysis.ast_engine.written_at import Written
 
 _WALKED = ("JAX002", "new", "built")  # the rule, the role and the kind of origin walked
+# JAX003's input error raised in a function (jitted or not) whose context mesh its caller sets:
+# the walk goes to the argument the caller's call passes for the gather's input.
+_CALLED = ("JAX003", "raised", "called")
 
 
 def with_value_sites(
@@ -45,7 +49,13 @@ def with_value_sites(
         for index, item in enumerate(items)
         if item.code == _WALKED[0] and not item.at_value and _origin(item) is not None
     ]
-    if not walked:
+    called = [
+        (path, index, item)
+        for path, items in evidence.items()
+        for index, item in enumerate(items)
+        if item.code == _CALLED[0] and not item.at_value and _caller(item) is not None
+    ]
+    if not walked and not called:
         return dict(evidence)
     from jaxfix.analysis.ast_engine.positions import span
     from jaxfix.analysis.ast_engine.values import Unknown
@@ -99,7 +109,80 @@ def with_value_sites(
                 origins=(),
             )
         )
+    for path, index, item in called:
+        _at_caller(engine, path, index, item, found, ours)
     return {p: tuple(items) for p, items in found.items()}
+
+
+def _caller(item: Evidence) -> list[tuple[tuple[Path, int], ...]] | None:
+    """The caller's and the gather's frames of a recorded JAX003 input error, one pair per
+    caller the run went through, when every record agrees on the input and out_sharding
+    meshes; else None."""
+    frames = [o.frames for o in item.origins if (o.role, o.kind) == _CALLED[1:]]
+    if (
+        not frames
+        or item.agreed is None
+        or item.agreed.get("input") is None
+        or item.agreed.get("out") is None
+        or item.meshes("context")
+    ):
+        return None
+    return frames
+
+
+def _at_caller(
+    engine: object,
+    path: Path,
+    index: int,
+    item: Evidence,
+    found: dict[Path, list[Evidence]],
+    ours: set[Path],
+) -> None:
+    """A gather whose context mesh its caller sets: the caller's argument for its input gets
+    evidence of its own (the rule moves it there), the raising line says where it went."""
+    from jaxfix.analysis.ast_engine.positions import span
+    from jaxfix.analysis.ast_engine.values import Unknown
+    from jaxfix.analysis.ast_engine.written_at import gather_input_passed_by
+    from jaxfix.sources.text import source_text, split_lines
+
+    callers = _caller(item)
+    assert callers is not None
+    placed: list[ValueSite] = []
+    why = None
+    for frames in callers:
+        passed = gather_input_passed_by(engine.evaluator, frames)  # type: ignore[attr-defined]
+        if isinstance(passed, Unknown):
+            why = why or passed.why
+            continue
+        where = passed.module.path.resolve()
+        if where not in ours:
+            continue
+        lines = split_lines(source_text(passed.module.source))
+        where_span = span(lines, passed.node)
+        start, end = where_span.start, where_span.end
+        site = ValueSite(
+            (path, item.line),
+            where,
+            (*start, *end),
+            ast.unparse(passed.node),
+            why=f"`{passed.function}` gathers its parameter `{passed.parameter}` under the "
+            "context mesh this call runs in",
+        )
+        placed.append(site)
+        columns = (start[1], end[1]) if start[0] == end[0] else None
+        found.setdefault(where, []).append(
+            replace(
+                item,
+                line=start[0],
+                columns=columns,
+                value_site=site,
+                at_value=True,
+            )
+        )
+    if placed:
+        found[path][index] = replace(item, value_site=placed[0])
+    elif why is not None:
+        found[path][index] = replace(item, value_unknown=why)
 
 
 def _origin(item: Evidence) -> tuple[tuple[Path, int], ...] | None:

@@ -772,6 +772,16 @@ def _report(
             console.print(
                 Text(f"{render.shown_path(result.path)}: nothing to do", style="dim")
             )
+    if mode in ("diff", "dry-run"):
+        from jaxfix.write.data_edits import data_diffs
+
+        for diff in data_diffs(results):  # a JSON or YAML entry a fix changes
+            if mode == "diff":
+                sys.stdout.buffer.write(
+                    unified_diff(display_path(diff.path), diff.old, diff.new)
+                )
+            else:
+                render.render_data_diff(out, diff, results)
     if mode == "diff":
         render.render_left_out(console, results)
 

@@ -24,7 +24,10 @@ from jaxfix.sources.paths import display_path
 from jaxfix.write.diffs import header_names
 
 if TYPE_CHECKING:  # importing the rules means importing libcst: only when they are used
+    from collections.abc import Sequence
+
     from jaxfix.codemods.base import Rule
+    from jaxfix.write.data_edits import DataDiff
 
 _FENCE = re.compile(r"^```(\w*)\n(.*?)^```\n?", re.MULTILINE | re.DOTALL)
 
@@ -93,6 +96,36 @@ def render_diff(console: Console, result: FileResult, *, dry_run: bool = True) -
         _render_diff_part(
             console, result.path, label, old, new, diagnostics, dry_run=dry_run
         )
+
+
+def render_data_diff(
+    console: Console,
+    diff: DataDiff,
+    results: Sequence[FileResult],
+    *,
+    dry_run: bool = True,
+) -> None:
+    """A data file's diff (a JSON or YAML entry a fix changes), with the fixes that change it
+    above it when their own file's diff does not show them (a fix with no Python edit)."""
+    shown = [
+        d
+        for r in results
+        if r.fixed is None
+        for d in r.diagnostics
+        if d.applied and any(e.path == diff.path for e in d.data_edits)
+    ]
+    for d in shown:
+        path = next(r.path for r in results if d in r.diagnostics)
+        _print_diagnostic(console, path, d, dry_run=dry_run)
+    _render_diff_part(
+        console,
+        diff.path,
+        display_path(diff.path),
+        diff.old,
+        diff.new,
+        [],
+        dry_run=dry_run,
+    )
 
 
 def _render_diff_part(

@@ -335,6 +335,8 @@ def _print_round(
     if not quiet:
         for result in current.results:
             render.render_diff(console, result, dry_run=dry_run or not result.written)
+        for diff in current.data_diffs:
+            render.render_data_diff(console, diff, current.results, dry_run=dry_run)
     for outcome in current.outcomes:
         if outcome.fixed:
             console.print(

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import ast
 import enum
+import os
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jaxfix.analysis.ast_engine.analysis import Analysis
@@ -16,7 +18,8 @@ from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.bindings import first_evaluated, local_for
 from jaxfix.codemods.text import not_fixed, other_file, related, with_note
-from jaxfix.ground.diagnostics import Fix, Related, Safety
+from jaxfix.evidence.facts import Evidence
+from jaxfix.ground.diagnostics import Fix, Location, Related, Safety
 from jaxfix.ground.quoting import cut
 from jaxfix.settings.options import Options
 
@@ -123,7 +126,12 @@ class AllGatherMeshMismatch(Rule):
     would change the order: reported without a fix. A caller whose input is already on the
     context mesh is not affected (the move is a no-op there).
     Inside a function whose context comes from its callers (possibly jitted), the rule reports
-    and suggests the move at the call site, without a fix. From a recorded run (`jaxfix repair`,
+    and suggests the move at the call site, without a fix. From a recorded run (`jaxfix
+    repair`, `--evidence`) that went through one caller, when the gather's input is a
+    parameter of its function (which does not assign it), its out_sharding a bare `P(...)`,
+    and the caller's call sits in a `with jax.set_mesh(E):` (E a name or attribute the block
+    does not assign), the argument that call passes is moved onto `E` there (unsafe), unless
+    the run saw the context mesh entered somewhere else. From a recorded run (`jaxfix repair`,
     `--from-log`, `--evidence`), a context mesh the engine cannot follow but that the gather's
     own function enters as `with jax.set_mesh(E):`, E a name or an attribute (`self.mesh`) the
     block does not assign, with a bare `P(...)` out_sharding, gets the same move onto `E`
@@ -752,6 +760,75 @@ class AllGatherMeshMismatch(Rule):
         return not_fixed(
             f"the input `{site.input_text}` is on a third mesh, {described}"
         )
+
+    # -- the fix at the caller a recorded run went through -------------------------------------
+
+    def at_value(self, evidence: Evidence) -> None:
+        """The gather raised in a function whose context mesh its caller sets (under `jax.jit`,
+        or not), and this argument of the caller's call is its input
+        (jaxfix/check/value_sites.py): moved onto the mesh a `with jax.set_mesh(E):` around the
+        call enters, when the run's input mesh has only axes of the context's and, where the
+        run noted where that context was entered, that `with` is among those places (one per
+        caller the run went through)."""
+        site = evidence.value_site
+        node = self._expression_at(site.span) if site is not None else None
+        if site is None or node is None or site.entry is not None:
+            return
+        confirmed = Confirmed(evidence)
+        given, out = confirmed.agreed("input"), confirmed.agreed("out")
+        entered = self._set_mesh_around(node)
+        if given is None or out is None or entered is None:
+            return
+        if (
+            given.axis_names is None
+            or out.axis_names is None
+            or not set(given.axis_names) <= set(out.axis_names)
+        ):
+            return
+        noted = [
+            o.frames[-1]
+            for o in evidence.origins
+            if (o.role, o.kind) in (("out", "entered"), ("context", "entered"))
+        ]
+        line = self.analysis.line(entered)
+        here = Path(os.path.abspath(self.analysis.path))
+        if noted and (here, line) not in {
+            (Path(os.path.abspath(p)), n) for p, n in noted
+        }:
+            return  # the run's context mesh was put in force elsewhere
+        fix = self._move_onto(node, entered.args[0])
+        if fix is None:
+            return
+        raised = f"{other_file(site.raised[0], self.analysis.path)}:{site.raised[1]}"
+        on = confirmed.fill("input", None, node)
+        context = confirmed.fill("out", None, node)
+        assert on is not None and context is not None  # both agreed, above
+        self.report(
+            node,
+            f"the run's top_level_all_gather at {raised} gathers `{self._short(node)}` "
+            f"({_describe(Placed(on, None))}) under the context mesh "
+            f"`{self._short(entered.args[0])}` entered around this call "
+            f"({_describe(Placed(context, None))}); JAX raises {_INPUT_ERROR}",
+            fix=fix,
+            related=(
+                Related(
+                    "the gather that raised",
+                    Location(site.raised[1], 1),
+                    site.raised[0],
+                ),
+            ),
+        )
+
+    def _expression_at(self, span: tuple[int, int, int, int]) -> ast.expr | None:
+        for node in ast.walk(self.analysis.module.tree):
+            if (
+                isinstance(node, ast.expr)
+                and getattr(node, "lineno", 0) == span[0]
+                and (*self.analysis.span(node).start, *self.analysis.span(node).end)
+                == span
+            ):
+                return node
+        return None
 
     def _suggest_at_caller(self, verdict: _Verdict) -> str:
         site = verdict.site

@@ -74,6 +74,7 @@ def install(path=None, patterns=None):
         "unittest.result": _patch_unittest,
         "jax._src.mesh": _provenance("patch_mesh"),
         "jax._src.sharding_impls": _provenance("patch_sharding"),
+        "jax._src.shard_map": _provenance("patch_shard_map"),
     }
     for name, patch in patches.items():
         if name in sys.modules:

@@ -10,6 +10,11 @@ alive), innermost first. The notes are keyed by the object's identity through a 
 (an object that dies takes its note with it) and bounded (the oldest go first); a failure here
 is dropped. The writer reads them when an error names the object (docs/repair.md).
 
+JAX's traceback filtering drops its own frames from an error raised under `jax.jit`, and with
+them the frame whose locals name the meshes (`_top_level_ag`'s `aval` and `out_sh`): the
+gather's wrapper (`patch_shard_map`) keeps that frame's locals on the error it lets through
+(`RAISED_LOCALS`), where the writer reads them as it reads an unfiltered traceback's.
+
 Standard library only, like the hooks; copied beside them as `jaxfix_record_provenance.py`.
 """
 
@@ -21,6 +26,9 @@ _MAX_OBJECTS = 4096  # notes per kind; the oldest are dropped first
 _MAX_FRAMES = 8  # user frames per note, innermost first
 _MAX_WALK = 200  # frames looked at per note
 
+RAISED_LOCALS = (
+    "_jaxfix_raised_locals"  # on an error a wrapped JAX function let through
+)
 _built = {}  # id(object) -> (weak reference, frames)
 _entered = {}
 _internal_paths = {}  # a code object's file -> whether it is JAX's, the stdlib's or ours
@@ -161,3 +169,40 @@ def patch_sharding(module):
     __init__.__wrapped__ = original
     __init__._jaxfix_recorder = True
     cls.__init__ = __init__
+
+
+def _keep_raised_locals(function):
+    """`function` that, when it raises, keeps the innermost frame's locals (where JAX raised,
+    before any filtering) on the error; the error itself goes on unchanged."""
+
+    def wrapper(*args, **kwargs):
+        __tracebackhide__ = True  # noqa: F841 - pytest leaves this frame out of its tracebacks
+        try:
+            return function(*args, **kwargs)
+        except Exception as error:
+            try:
+                tb = error.__traceback__
+                while tb is not None and tb.tb_next is not None:
+                    tb = tb.tb_next
+                if tb is not None and not hasattr(error, RAISED_LOCALS):
+                    setattr(error, RAISED_LOCALS, dict(tb.tb_frame.f_locals))
+            except Exception:  # noqa: BLE001, S110 - the program must run as if unrecorded
+                pass
+            raise
+
+    wrapper.__wrapped__ = function
+    wrapper.__name__ = getattr(function, "__name__", "wrapper")
+    wrapper.__qualname__ = getattr(function, "__qualname__", wrapper.__name__)
+    wrapper.__doc__ = getattr(function, "__doc__", None)
+    wrapper.__module__ = getattr(function, "__module__", None)
+    wrapper._jaxfix_recorder = True
+    return wrapper
+
+
+def patch_shard_map(module):
+    """jax._src.shard_map: `top_level_all_gather`, whose error under `jax.jit` reaches the
+    program with JAX's frames (and the meshes in them) filtered out."""
+    function = getattr(module, "top_level_all_gather", None)
+    if function is None or getattr(function, "_jaxfix_recorder", False):
+        return
+    module.top_level_all_gather = _keep_raised_locals(function)

@@ -16,6 +16,8 @@ import sys
 _HOOKS = __name__[: -len("_writer")]
 __import__(_HOOKS)
 SCHEMA = sys.modules[_HOOKS].SCHEMA
+# the raising frame's locals a wrapper kept (jaxfix/evidence/recorder_provenance.py RAISED_LOCALS)
+_RAISED_LOCALS = "_jaxfix_raised_locals"
 _MAX_FRAMES = 60  # innermost ones: pytest's own frames come first
 _MAX_TEXT = 4000
 _MAX_SEGMENT = 400
@@ -131,20 +133,27 @@ class Recorder:
                 "jax_version": _jax_version(),
                 "python": ".".join(map(str, sys.version_info[:3])),
                 "frames": frames,
-                "meshes": self.meshes(code, raised.__traceback__),
+                "meshes": self.meshes(code, raised),
                 **where,
             }
         )
 
-    def meshes(self, code, tb):
-        """The meshes JAX held where it raised, by role, when that frame is in the traceback
-        (JAX's traceback filtering drops it behind its API boundaries: then the message tells)."""
+    def meshes(self, code, error):
+        """The meshes JAX held where it raised, by role, when that frame is in the traceback,
+        or its locals were kept on the error by a wrapper (JAX's traceback filtering drops it
+        behind its API boundaries; without either, the message tells)."""
         paths = self.mesh_paths.get(code)
+        tb = error.__traceback__
         if not paths or tb is None:
             return {}
         while tb.tb_next is not None:
             tb = tb.tb_next
         frame_locals = tb.tb_frame.f_locals
+        kept = getattr(error, _RAISED_LOCALS, None)
+        if isinstance(kept, dict) and not any(
+            path.split(".")[0] in frame_locals for path in paths.values()
+        ):
+            frame_locals = kept
         found = {}
         for role, path in paths.items():
             name, *attributes = path.split(".")

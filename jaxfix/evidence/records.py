@@ -19,7 +19,7 @@ from jaxfix.evidence.facts import Evidence, Facts, MeshFacts, Origin
 from jaxfix.evidence.message_templates import roles as mesh_roles
 from jaxfix.evidence.recorder import SCHEMA
 from jaxfix.fromlog.errors import MessageError, read_facts, rules
-from jaxfix.fromlog.locate import LocateError, TreeIndex, locate
+from jaxfix.fromlog.locate import LocateError, TreeIndex, is_library, locate
 from jaxfix.fromlog.tracebacks import Frame
 from jaxfix.ground.bounded_data import DataError, load_json
 from jaxfix.settings.options import DEFAULT_MAX_FILE_SIZE
@@ -255,6 +255,33 @@ def _origins(
     return tuple(found)
 
 
+def _called_from(
+    frames: list[tuple[Frame, _Span | None, str | None]],
+    raised: Frame,
+    local: Path,
+    index: TreeIndex,
+    sources: dict[Path, list[str]],
+    max_file_size: int,
+) -> tuple[Origin, ...]:
+    """The raising frame and the user frame that called into it (through JAX's frames, which
+    its traceback filtering may have dropped: a jitted function's caller), as `raised`
+    `called`; the caller placed in the tree and its line and segment checked as the raising
+    frame's are, or none."""
+    at = max((i for i, (f, _, _) in enumerate(frames) if f == raised), default=0)
+    for frame, span, segment in reversed(frames[:at]):
+        if is_library(frame):
+            continue
+        try:
+            placed, found = locate((frame,), index, sources, max_file_size)
+            _columns(sources[placed], found, span, segment, placed)
+        except LocateError:
+            return ()
+        return (
+            Origin("raised", "called", ((placed, found.line), (local, raised.line))),
+        )
+    return ()
+
+
 def _columns(
     local_lines: list[str],
     frame: Frame,
@@ -351,6 +378,7 @@ def read_evidence(
             )
             columns = _columns(sources[local], frame, span, segment, local)
             origins = _origins(record.get("meshes"), index, sources, max_file_size)
+            origins += _called_from(frames, frame, local, index, sources, max_file_size)
         except (_Bad, LocateError) as error:
             problem = (
                 str(error)

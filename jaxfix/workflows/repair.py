@@ -28,6 +28,7 @@ from jaxfix.settings.options import Options
 from jaxfix.sources.discovery import discover
 from jaxfix.sources.file_io import ReadError, read_regular, undo_written, write_fix
 from jaxfix.workflows.process import CommandRun, run_command
+from jaxfix.write.data_edits import DataDiff, data_diffs
 from jaxfix.write.safe_write import LateCheck, confirm_writes, real_roots
 
 if (
@@ -91,6 +92,8 @@ class Round:
         FileResult, ...
     ] = ()  # the files fixed (or, with dry_run, that would be)
     problems: tuple[str, ...] = ()  # records that are not records
+    # the data files (JSON/YAML entries) the fixes changed, or with dry_run would change
+    data_diffs: tuple[DataDiff, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -422,6 +425,14 @@ class _Follower:
         return [self.cache[path][1] for path in sorted(evidence)]
 
 
+def _holds(path: Path, data: bytes) -> bool:
+    """Whether the data file now holds `data` (its fixes were written)."""
+    try:
+        return path.read_bytes() == data
+    except OSError:
+        return False
+
+
 def _write(results: list[FileResult], within: tuple[str, ...]) -> list[FileResult]:
     """The fixes written with the safe writes, each confirmed (jaxfix/write/safe_write.py), each
     still inside the PATHs as they were before the command ran (the command may have made a
@@ -564,15 +575,24 @@ def repair(
             evidence = _new_evidence(reading, worked_on, scoped, found.files)
             results = follower.results(evidence, settings.jobs)
             worked_on.update(r.site for r in new if r.site is not None)
+            diffs = data_diffs(results)  # as the files are before anything is written
             if not settings.dry_run:
                 results = _write(results, within)
+                diffs = [d for d in diffs if _holds(d.path, d.new)]
             outcomes = _site_outcomes(number, new, results, settings.dry_run, evidence)
             changed = tuple(
                 r
                 for r in results
                 if r.fixed is not None and (r.written or settings.dry_run)
             )
-            done(replace(base, outcomes=tuple(outcomes), results=changed))
+            done(
+                replace(
+                    base,
+                    outcomes=tuple(outcomes),
+                    results=changed,
+                    data_diffs=tuple(diffs),
+                )
+            )
             if settings.dry_run:
                 return finish(
                     Stop.DRY_RUN, "dry run: the fixes were shown, nothing was written"

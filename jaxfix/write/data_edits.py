@@ -10,7 +10,7 @@ why, one line.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from jaxfix.ground.diagnostics import DataEdit, Diagnostic, FileResult
@@ -23,12 +23,7 @@ def write_data_edits(
     results: list[FileResult], within: tuple[str, ...] = ()
 ) -> list[FileResult]:
     """`results` with each applied data edit written, or its diagnostic marked not written."""
-    by_file: dict[Path, list[DataEdit]] = {}
-    for result in results:
-        for diagnostic in result.diagnostics:
-            if diagnostic.applied and result.error is None:
-                for edit in diagnostic.data_edits:
-                    by_file.setdefault(edit.path, []).append(edit)
+    by_file = _by_file(results)
     if not by_file:
         return results
     failed: dict[DataEdit, str] = {}
@@ -37,20 +32,51 @@ def write_data_edits(
     return [_marked(result, failed) for result in results]
 
 
-def _write_file(
-    path: Path,
-    edits: list[DataEdit],
-    within: tuple[str, ...],
-) -> dict[DataEdit, str]:
-    """The edits of `path` that were not written, each with why. A file that resolves into a
-    `.git` folder now is never written, whatever the edit was checked against before."""
+@dataclass(frozen=True)
+class DataDiff:
+    """A data file as the applied fixes' edits leave it: `old`, the bytes they were made
+    from, `new`, with the edits (what `--diff` and `--dry-run` show, and repair's rounds)."""
+
+    path: Path
+    old: bytes
+    new: bytes
+
+
+def data_diffs(results: list[FileResult]) -> list[DataDiff]:
+    """Each data file the applied fixes of `results` change, with the change they make now
+    (nothing written); a file that cannot be read, changed since, or whose edits all overlap
+    others, is left out (its diagnostic says why when it is written)."""
+    found = []
+    for path, edits in sorted(_by_file(results).items()):
+        applied = _applied(path, edits)
+        if isinstance(applied, tuple):
+            data, new, _ = applied
+            if new != data:
+                found.append(DataDiff(path, data, new))
+    return found
+
+
+def _by_file(results: list[FileResult]) -> dict[Path, list[DataEdit]]:
+    by_file: dict[Path, list[DataEdit]] = {}
+    for result in results:
+        for diagnostic in result.diagnostics:
+            if diagnostic.applied and result.error is None:
+                for edit in diagnostic.data_edits:
+                    by_file.setdefault(edit.path, []).append(edit)
+    return by_file
+
+
+def _applied(
+    path: Path, edits: list[DataEdit]
+) -> tuple[bytes, bytes, dict[DataEdit, str]] | dict[DataEdit, str]:
+    """The file's bytes, the bytes with the edits that can be made, and the edits left with
+    why; or, when none can be made, those."""
     import os
 
     from jaxfix.sources.file_io import ReadError, read_regular
 
     if ".git" in Path(os.path.realpath(path)).parts:
         return {e: f"{path.name} is in a .git folder: not written" for e in edits}
-
     try:
         data = read_regular(path, _MAX_BYTES, bound="1 MiB")
     except ReadError as error:
@@ -76,6 +102,21 @@ def _write_file(
     new = data
     for edit in sorted(taken, key=lambda e: e.span, reverse=True):
         new = new[: edit.span[0]] + edit.text + new[edit.span[1] :]
+    return data, new, left
+
+
+def _write_file(
+    path: Path,
+    edits: list[DataEdit],
+    within: tuple[str, ...],
+) -> dict[DataEdit, str]:
+    """The edits of `path` that were not written, each with why. A file that resolves into a
+    `.git` folder now is never written, whatever the edit was checked against before."""
+    applied = _applied(path, edits)
+    if not isinstance(applied, tuple):
+        return applied
+    data, new, left = applied
+    taken = [e for e in edits if e not in left]
     try:
         replace_source(path, new, expected=data, within=within)
     except WriteError as error:

@@ -318,3 +318,186 @@ def test_a_json_file_made_a_symlink_after_the_check_is_not_written(tmp_path, int
     (written,) = write_data_edits([result], (str((tmp_path / "proj").resolve()),))
     assert not written.diagnostics[0].applied
     assert target.read_text() == STAGES
+
+
+def _walk_files(tmp_path: Path, files: dict[str, str], frames):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    engine = Engine((tmp_path,), tuple(tmp_path / name for name in files), None)
+    return written_at(
+        engine.evaluator, tuple((tmp_path / name, line) for name, line in frames)
+    )
+
+
+UNPACKING = """\
+from jax.sharding import AbstractMesh
+
+LAYOUTS = {"eval": ((4, 4), ("data", "model")), "train": ((2, 4), ("data", "model"))}
+
+
+def make(layout):
+    shape, names = layout
+    return AbstractMesh(shape, names)
+
+
+def run():
+    return make(LAYOUTS["eval"])
+"""
+
+
+def test_sizes_unpacked_from_a_layout_are_its_first_element(tmp_path):
+    found = _walk_files(
+        tmp_path, {"main.py": UNPACKING}, [("main.py", 12), ("main.py", 8)]
+    )
+    assert not isinstance(found, Unknown), found
+    assert found.module.line(found.node) == 3
+    assert found.name == "LAYOUTS['eval'][0]"
+    assert found.node.col_offset == UNPACKING.splitlines()[2].index("(4, 4)")
+
+
+def test_a_nested_unpacking_reads_the_element_at_each_level(tmp_path):
+    source = UNPACKING.replace(
+        "shape, names = layout", "(shape, names), extra = layout, 1"
+    )
+    found = _walk_files(
+        tmp_path, {"main.py": source}, [("main.py", 12), ("main.py", 8)]
+    )
+    assert not isinstance(found, Unknown) and found.name == "LAYOUTS['eval'][0]"
+
+
+@pytest.mark.parametrize(
+    ("unpack", "why"),
+    [
+        ("shape, *names = layout", "not a plain assignment"),  # a starred target
+        ("names, shape = reversed(layout)", "is computed"),  # not read off the literal
+    ],
+)
+def test_an_unpacking_the_walk_cannot_read_ends_it(tmp_path, unpack, why):
+    source = UNPACKING.replace("shape, names = layout", unpack)
+    found = _walk_files(
+        tmp_path, {"main.py": source}, [("main.py", 12), ("main.py", 8)]
+    )
+    assert isinstance(found, Unknown) and why in found.why, found
+
+
+KEYED = """\
+from jax.sharding import AbstractMesh
+
+STAGES = {"wide": {"shape": (4, 4)}, "narrow": {"shape": (4, 4)}}
+
+
+def make(name):
+    return AbstractMesh(STAGES[name]["shape"], ("data", "model"))
+
+
+def stage(name):
+    return make(name)
+
+
+def run():
+    return stage({key})
+"""
+
+
+def test_a_key_the_callers_pass_down_is_the_literal_one_of_them_passes(tmp_path):
+    found = _walk_files(
+        tmp_path,
+        {"main.py": KEYED.replace("{key}", '"narrow"')},
+        [("main.py", 15), ("main.py", 11), ("main.py", 7)],
+    )
+    assert not isinstance(found, Unknown), found
+    assert found.name == "STAGES['narrow']['shape']"
+    assert found.module.line(found.node) == 3
+    assert found.node.col_offset == KEYED.splitlines()[2].rindex("(4, 4)")
+
+
+@pytest.mark.parametrize("key", ["NAME", "'nar' + 'row'"])
+def test_a_key_no_caller_passes_as_a_literal_ends_the_walk(tmp_path, key):
+    found = _walk_files(
+        tmp_path,
+        {"main.py": KEYED.replace("{key}", key) + 'NAME = "narrow"\n'},
+        [("main.py", 15), ("main.py", 11), ("main.py", 7)],
+    )
+    assert isinstance(found, Unknown) and "literal key" in found.why
+
+
+def test_a_key_with_a_forged_caller_frame_ends_the_walk(tmp_path):
+    found = _walk_files(
+        tmp_path,
+        {"main.py": KEYED.replace("{key}", '"narrow"')},
+        [("main.py", 3), ("main.py", 11), ("main.py", 7)],
+    )
+    assert isinstance(found, Unknown)
+
+
+HELD = """\
+from jax.sharding import AbstractMesh
+
+
+class Holder:
+    def __init__(self, shape):
+        self.shape = shape
+{extra}
+
+def make():
+    return Holder({sizes})
+
+
+def run():
+    return AbstractMesh(make().shape, ("data", "model"))
+"""
+
+
+def test_an_attribute_set_in_init_from_a_call_the_run_left_is_followed(tmp_path):
+    source = HELD.format(extra="", sizes="(4, 4)")
+    found = _walk_files(tmp_path, {"main.py": source}, [("main.py", 14)])
+    assert not isinstance(found, Unknown), found
+    assert found.module.line(found.node) == 10
+
+
+@pytest.mark.parametrize(
+    ("extra", "sizes", "why"),
+    [
+        (
+            "\n    def grow(self):\n        self.shape = (8, 8)\n",
+            "(4, 4)",
+            "does not set `shape` once",
+        ),
+        ("", "(n, 4)", "reaches"),  # a name the call's function does not bind
+    ],
+)
+def test_an_attribute_set_elsewhere_too_or_computed_ends_the_walk(
+    tmp_path, extra, sizes, why
+):
+    source = HELD.format(extra=extra, sizes=sizes)
+    line = (
+        source.splitlines().index(
+            '    return AbstractMesh(make().shape, ("data", "model"))'
+        )
+        + 1
+    )
+    found = _walk_files(tmp_path, {"main.py": source}, [("main.py", line)])
+    assert isinstance(found, Unknown), found
+
+
+def test_a_function_that_returns_twice_ends_the_walk(tmp_path):
+    source = HELD.format(extra="", sizes="(4, 4)").replace(
+        "def make():\n",
+        "def make(flag=False):\n    if flag:\n        return Holder((2, 4))\n",
+    )
+    line = (
+        source.splitlines().index(
+            '    return AbstractMesh(make().shape, ("data", "model"))'
+        )
+        + 1
+    )
+    found = _walk_files(tmp_path, {"main.py": source}, [("main.py", line)])
+    assert isinstance(found, Unknown) and "does not return once" in found.why
+
+
+def test_sizes_a_function_returns_to_every_caller_are_not_changed(tmp_path):
+    source = (
+        HELD.format(extra="", sizes="(4, 4)") + "\n\ndef other():\n    return make()\n"
+    )
+    found = _walk_files(tmp_path, {"main.py": source}, [("main.py", 14)])
+    assert isinstance(found, Unknown) and "called elsewhere too" in found.why

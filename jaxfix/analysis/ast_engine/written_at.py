@@ -18,19 +18,27 @@ so there the keyword is added to the construction the run used.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from jaxfix.analysis.ast_engine.arguments import bind_arguments
 from jaxfix.analysis.ast_engine.assignments import written_as
 from jaxfix.analysis.ast_engine.evaluate import Evaluator
 from jaxfix.analysis.ast_engine.project import Module
-from jaxfix.analysis.ast_engine.values import Class, Function, ModuleValue, Unknown
+from jaxfix.analysis.ast_engine.values import (
+    BoundMethod,
+    Class,
+    Function,
+    ModuleValue,
+    Unknown,
+)
 from jaxfix.analysis.ast_engine.vocabulary import api_of
 from jaxfix.analysis.names import SIGNATURES, Api, Signature
 from jaxfix.ground.quoting import cut
 
 _MAX_STEPS = 32
+_MAX_FILES_COUNTED = 5000  # a project larger than this: a shared default is not changed
 _JSON_LOADERS = frozenset({"json.load", "json.loads"})
 _COPIES = frozenset({"builtins.tuple", "builtins.list"})
 _YAML_LOADERS = frozenset({"yaml.safe_load", "yaml.load", "yaml.full_load"})
@@ -97,6 +105,10 @@ class _Walk:
         self.depth = 0  # the frame the walk is in
         self.label: str | None = None  # the last named value passed (`EVAL["mesh"]`)
         self.read: set[ast.AST] = set()  # the subscripts the walk went through
+        # Calls the walk went into that the run's frames do not show (a function's one
+        # `return`, a class's `__init__`): (the function, the call, its module, how many
+        # leading parameters the call does not pass: `self`), innermost last.
+        self.entered: list[tuple[ast.FunctionDef, ast.Call, Module, int]] = []
         self.modules: dict[Path, Module] = {}  # the modules it read them in
 
     def _module(self, path: Path) -> Module | Unknown:
@@ -144,6 +156,17 @@ class _Walk:
                 return narrowest or Written(
                     module, expr, self.label or _text(module, expr)
                 )
+            if (
+                isinstance(expr, (ast.Tuple, ast.List))
+                and keys
+                and isinstance(keys[0], int)
+            ):  # `shape, names = LAYOUT` read `shape`: the literal's element
+                if any(isinstance(e, ast.Starred) for e in expr.elts) or not (
+                    0 <= keys[0] < len(expr.elts)
+                ):
+                    return Unknown(f"the literal at {where} has no element {keys[0]}")
+                expr, keys = expr.elts[keys[0]], keys[1:]
+                continue
             if isinstance(expr, ast.Dict) and keys and isinstance(keys[0], str):
                 values = [
                     v
@@ -158,6 +181,8 @@ class _Walk:
                 self.read.add(expr)
                 self.modules.setdefault(module.path, module)
                 key = _key(expr.slice)
+                if key is None and isinstance(expr.slice, ast.Name):
+                    key = self._passed_literal(module, expr.slice)
                 if key is None:
                     return Unknown(
                         f"`{_text(module, expr)}` at {where} is not read by a literal key"
@@ -184,6 +209,9 @@ class _Walk:
                 expr, keys = attribute.value, [_Field(attribute.attr), *keys]
                 continue
             if isinstance(expr, ast.Call) and keys and isinstance(keys[0], _Field):
+                into = self._into(module, expr, keys, narrowest)
+                if into is not None:
+                    return into
                 return self._field(module, expr, keys, narrowest)
             if (
                 isinstance(expr, ast.Call)
@@ -207,7 +235,7 @@ class _Walk:
                 step = self._name(module, expr, keys, narrowest)
                 if isinstance(step, (Written, Unknown)):
                     return step
-                module, expr, narrowest = step
+                module, expr, narrowest, keys = step
                 continue
             return Unknown(
                 f"`{_text(module, expr)}` at {where} is computed, not a value jaxfix follows"
@@ -220,7 +248,7 @@ class _Walk:
         name: ast.Name,
         keys: list[Key],
         narrowest: Written | None,
-    ) -> tuple[Module, ast.expr, Written | None] | Written | Unknown:
+    ) -> tuple[Module, ast.expr, Written | None, list[Key]] | Written | Unknown:
         where = f"{module.path.name}:{module.line(name)}"
         bindings = self.evaluator.reaching(module, name)
         if not bindings or len(bindings) != 1:
@@ -229,7 +257,8 @@ class _Walk:
             )
         (binding,) = bindings
         if binding.kind == "param":
-            return self._argument(module, name, binding.node, keys, narrowest)
+            step = self._argument(module, name, binding.node, keys, narrowest)
+            return step if isinstance(step, Unknown) else (*step, keys)
         if binding.kind == "import" and isinstance(binding.node, ast.alias):
             statement = module.parents.get(binding.node)
             if not isinstance(statement, ast.ImportFrom):
@@ -252,8 +281,13 @@ class _Walk:
             shared = narrowest or self._shared(
                 module, name, target, binding.node.name, keys
             )
-            return target, value, shared
-        if binding.kind != "assign" or binding.path:
+            return target, value, shared, keys
+        unpacked = [index for index, _, starred in binding.path if starred == -1]
+        if (
+            binding.kind != "assign"
+            or len(unpacked) != len(binding.path)
+            or (binding.path and narrowest is None and not _local(module, name))
+        ):
             return Unknown(f"`{name.id}` at {where} is not a plain assignment")
         statement = binding.node
         value = (
@@ -265,11 +299,38 @@ class _Walk:
         )
         if value is None:
             return Unknown(f"`{name.id}` at {where} is not a plain assignment")
+        if binding.path:  # `shape, names = layout`: the element of what is unpacked
+            return module, value, narrowest, [*unpacked, *keys]
         return (
             module,
             value,
             narrowest or self._shared(module, name, module, name.id, keys),
+            keys,
         )
+
+    def _passed_literal(self, module: Module, name: ast.Name) -> str | int | None:
+        """`d[key]` where `key` is a parameter of the function the run was in, passed on by
+        its callers' frames as a parameter of theirs until one passes a literal: that literal
+        (the walk itself stays in this frame)."""
+        depth = self.depth
+        try:
+            for _ in range(_MAX_STEPS):
+                bindings = self.evaluator.reaching(module, name)
+                if not bindings or len(bindings) != 1:
+                    return None
+                (binding,) = bindings
+                if binding.kind != "param":
+                    return None
+                step = self._argument(module, name, binding.node, [], None)
+                if isinstance(step, Unknown):
+                    return None
+                module, passed, _ = step
+                if not isinstance(passed, ast.Name):
+                    return _key(passed)
+                name = passed
+            return None
+        finally:
+            self.depth = depth
 
     def _argument(
         self,
@@ -279,8 +340,11 @@ class _Walk:
         keys: list[Key],
         narrowest: Written | None,
     ) -> tuple[Module, ast.expr, Written | None] | Unknown:
-        """A parameter of the function the frame runs: the argument its caller's frame passed."""
+        """A parameter of the function the frame runs: the argument its caller's frame passed
+        (or, in a call the walk went into, that call's argument)."""
         function = module.parents.get(module.parents.get(parameter, parameter))
+        if self.entered:
+            return self._entered_argument(name, function, narrowest)
         line = self.frames[self.depth][1]
         if not isinstance(function, ast.FunctionDef) or not (
             function.lineno <= line <= (function.end_lineno or line)
@@ -297,32 +361,120 @@ class _Walk:
         caller = self._module(path)
         if isinstance(caller, Unknown):
             return caller
-        calls = [
-            call
-            for call in caller.calls
-            if call.lineno <= caller_line <= (call.end_lineno or call.lineno)
-            and isinstance(
-                callee := self.evaluator.value_of(caller, call.func), Function
-            )
-            and callee.node is function
-        ]
+        calls = []
+        for call in caller.calls:
+            if not call.lineno <= caller_line <= (call.end_lineno or call.lineno):
+                continue
+            callee = self.evaluator.value_of(caller, call.func)
+            if isinstance(callee, Function) and callee.node is function:
+                calls.append((call, 0))
+            elif (
+                isinstance(callee, BoundMethod)
+                and callee.function.node is function
+                and isinstance(call.func, ast.Attribute)
+            ):
+                calls.append((call, 1))  # `obj.method(...)`: `self` is `obj`
         where = f"{caller.path.name}:{caller_line}"
         if len(calls) != 1:
             return Unknown(f"line {where} does not call `{function.name}` once")
-        args = function.args
-        if args.vararg or args.kwarg:
-            return Unknown(f"`{function.name}` takes *args or **kwargs")
-        signature = Signature(
-            tuple(p.arg for p in (*args.posonlyargs, *args.args)),
-            tuple(p.arg for p in args.kwonlyargs),
-            len(args.posonlyargs),
-        )
-        bound = bind_arguments(calls[0], signature)
+        call, skipped = calls[0]
+        bound = _bound(call, function, skipped)
+        if isinstance(bound, str):
+            return Unknown(bound)
         if bound is None or name.id not in bound:
             return Unknown(
                 f"the call at {where} does not pass `{name.id}` (its default is shared by every call)"
             )
         return caller, bound[name.id], narrowest
+
+    def _entered_argument(
+        self, name: ast.Name, function: ast.AST | None, narrowest: Written | None
+    ) -> tuple[Module, ast.expr, Written | None] | Unknown:
+        """A parameter of a function the walk went into (the run noted no frame of it): the
+        argument the call it went in by passes."""
+        entered, call, caller, skipped = self.entered[-1]
+        if function is not entered:
+            return Unknown(
+                f"`{name.id}` is not a parameter of `{entered.name}`, whose call the run did not note"
+            )
+        bound = _bound(call, entered, skipped)
+        where = f"{caller.path.name}:{caller.line(call)}"
+        if isinstance(bound, str):
+            return Unknown(bound)
+        if bound is None or name.id not in bound:
+            return Unknown(
+                f"the call at {where} does not pass `{name.id}` (its default is shared by every call)"
+            )
+        self.entered.pop()
+        return caller, bound[name.id], narrowest
+
+    def _into(
+        self, module: Module, call: ast.Call, keys: list[Key], narrowest: Written | None
+    ) -> Written | Unknown | None:
+        """`make()` read as `.field`, `make` a function of the tree whose body returns once:
+        that return, read so; `Cls(...)` of a class (not a dataclass) whose `__init__` sets
+        `self.field` once, and nothing else of the class sets it: that value. The run noted no
+        frame of these calls (they had returned): their parameters are the call's arguments.
+        None when `call` is neither."""
+        callee = self.evaluator.value_of(module, call.func)
+        where = f"{module.path.name}:{module.line(call)}"
+        if isinstance(callee, Function) and isinstance(callee.node, ast.FunctionDef):
+            if callee.wrapped_by is not None:
+                return None
+            returns = _returns(callee.node)
+            target = self._module(callee.path)
+            if len(returns) != 1 or isinstance(target, Unknown):
+                return Unknown(
+                    f"`{callee.node.name}` (called at {where}) does not return once"
+                )
+            if len(self.entered) >= _MAX_STEPS:
+                return Unknown("too many calls between the mesh and its sizes")
+            self.entered.append((callee.node, call, module, 0))
+            found = self._follow(target, returns[0], keys, narrowest)
+            return self._only_call(found, callee.node, target, where)
+        if isinstance(callee, Class) and not _is_dataclass(callee.node):
+            field = keys[0]
+            assert isinstance(field, _Field)
+            init = next(
+                (
+                    s
+                    for s in callee.node.body
+                    if isinstance(s, ast.FunctionDef) and s.name == "__init__"
+                ),
+                None,
+            )
+            target = self._module(callee.path)
+            if init is None or isinstance(target, Unknown) or not init.args.args:
+                return None
+            me = init.args.args[0].arg
+            sets = [
+                node
+                for node in ast.walk(callee.node)
+                if isinstance(node, ast.Attribute)
+                and node.attr == field.name
+                and not isinstance(node.ctx, ast.Load)
+            ]
+            values = [
+                s.value
+                for s in init.body
+                if isinstance(s, (ast.Assign, ast.AnnAssign))
+                and s.value is not None
+                and len(targets := _targets(s)) == 1
+                and isinstance(t := targets[0], ast.Attribute)
+                and t.attr == field.name
+                and isinstance(t.value, ast.Name)
+                and t.value.id == me
+            ]
+            if len(values) != 1 or len(sets) != 1:
+                return Unknown(
+                    f"`{callee.node.name}` (built at {where}) does not set `{field.name}` once in its `__init__`"
+                )
+            if len(self.entered) >= _MAX_STEPS:
+                return Unknown("too many calls between the mesh and its sizes")
+            self.entered.append((init, call, module, 1))
+            found = self._follow(target, values[0], keys[1:], narrowest)
+            return self._only_call(found, init, target, where, callee.node.name)
+        return None
 
     def _field(
         self,
@@ -363,8 +515,12 @@ class _Walk:
             )
         default = fields[index].value
         owner = self._module(cls.path)
-        if default is None or isinstance(owner, Unknown) or keys[1:]:
+        if default is None or isinstance(owner, Unknown):
             return Unknown(f"`{field}` has no default jaxfix can read")
+        if keys[1:]:  # `eval_mesh: MeshConfig = MeshConfig(shape=(4, 4))` read `.shape`
+            return self._nested_default(
+                owner, default, f"{cls.node.name}.{field}", keys, narrowest
+            )
         found = self._follow(owner, default, [], None)
         if isinstance(found, Unknown):
             return found
@@ -376,6 +532,110 @@ class _Walk:
             why=f"the default of `{field}` ({owner.path.name}:{owner.line(default)}) is shared by every `{cls.node.name}`: "
             "this construction is given its own",
         )
+
+    def _only_call(
+        self,
+        found: Written | Unknown,
+        function: ast.FunctionDef,
+        module: Module,
+        where: str,
+        called: str | None = None,
+    ) -> Written | Unknown:
+        """A value written in the body of a function the walk went into (not passed in by
+        the call) is what every call of it gets: changed only when the project calls it at
+        this one place, else the walk stops there, naming it."""
+        if isinstance(found, Unknown) or found.module is not module:
+            return found
+        line = found.module.line(found.node)
+        if not function.lineno <= line <= (function.end_lineno or function.lineno):
+            return found
+        name = called or function.name
+        if self._call_count(name) != 1:
+            return Unknown(
+                f"the sizes at {module.path.name}:{line} are what every call of `{name}` "
+                f"gets, and it is called elsewhere too (here at {where}): not changed"
+            )
+        return found
+
+    def _call_count(self, name: str) -> int:
+        """How many calls of a function or class of that name the project's files hold (0:
+        too many files to count)."""
+        return self._count(
+            name,
+            lambda node: (
+                isinstance(node, ast.Call)
+                and (
+                    (isinstance(node.func, ast.Name) and node.func.id == name)
+                    or (isinstance(node.func, ast.Attribute) and node.func.attr == name)
+                )
+            ),
+            name.encode(),
+        )
+
+    def _nested_default(
+        self,
+        owner: Module,
+        default: ast.expr,
+        field: str,
+        keys: list[Key],
+        narrowest: Written | None,
+    ) -> Written | Unknown:
+        """A field whose default is itself a construction, read further (`.eval_mesh.shape`):
+        the value is written in that default, which every instance built without the field
+        shares. It is changed there only when no other code of the project reads `.field`
+        (so no mesh that works is built from it), else the walk stops there, naming it."""
+        where = f"{owner.path.name}:{owner.line(default)}"
+        qualified, field = field, field.rsplit(".", 1)[-1]
+        readers = self._attribute_reads(field)
+        if readers != 1:
+            return Unknown(
+                f"the default of `{field}` at {where} is shared by every instance, and "
+                f"`.{field}` is read {'in more than one place' if readers else 'where jaxfix cannot count'}: "
+                "give the construction its own"
+            )
+        found = self._follow(owner, default, keys[1:], None)
+        if isinstance(found, Unknown):
+            return found
+        rest = "".join(f".{k.name}" for k in keys[1:] if isinstance(k, _Field))
+        return narrowest or replace(
+            found,
+            name=f"{qualified}{rest}",
+            why=f"the default of `{field}` ({where}) is changed: the run's path is the one "
+            f"read of `.{field}` in the project",
+        )
+
+    def _attribute_reads(self, name: str) -> int:
+        """How many reads of `.name` the project's files hold (0: too many files to count)."""
+        return self._count(
+            name,
+            lambda node: (
+                isinstance(node, ast.Attribute)
+                and node.attr == name
+                and isinstance(node.ctx, ast.Load)
+            ),
+            f".{name}".encode(),
+        )
+
+    def _count(
+        self, name: str, matches: Callable[[ast.AST], bool], needle: bytes
+    ) -> int:
+        """How many nodes `matches` accepts in the project's files that hold `needle` (0:
+        too many files, or one that cannot be read: nothing counted)."""
+        files = self.evaluator.project.files
+        if len(files) > _MAX_FILES_COUNTED:
+            return 0
+        count = 0
+        for path in files:
+            try:
+                if needle not in path.read_bytes():
+                    continue
+            except OSError:
+                return 0
+            module = self._module(path)
+            if isinstance(module, Unknown):
+                return 0
+            count += sum(1 for node in ast.walk(module.tree) if matches(node))
+        return count
 
     def _data_file(
         self, module: Module, loader: ast.Call, keys: list[Key]
@@ -544,6 +804,58 @@ class _Walk:
         return api_of(name) if isinstance(name, str) else None
 
 
+def _bound(
+    call: ast.Call, function: ast.FunctionDef | ast.AsyncFunctionDef, skipped: int
+) -> dict[str, ast.expr] | str | None:
+    """`call`'s arguments by `function`'s parameter names, the first `skipped` of them not
+    passed (`self`: bound to the receiver, `call.func`'s object); a string: why not."""
+    args = function.args
+    if args.vararg or args.kwarg:
+        return f"`{function.name}` takes *args or **kwargs"
+    names = [p.arg for p in (*args.posonlyargs, *args.args)]
+    signature = Signature(
+        tuple(names[skipped:]),
+        tuple(p.arg for p in args.kwonlyargs),
+        max(len(args.posonlyargs) - skipped, 0),
+    )
+    bound = bind_arguments(call, signature)
+    if bound is not None and skipped and names and isinstance(call.func, ast.Attribute):
+        bound = {names[0]: call.func.value, **bound}
+    return bound
+
+
+def _targets(statement: ast.Assign | ast.AnnAssign) -> list[ast.expr]:
+    return (
+        statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    )
+
+
+def _returns(function: ast.FunctionDef) -> list[ast.expr]:
+    """The values `function`'s own `return` statements return (not a nested function's); a
+    bare `return` or a generator counts as none readable."""
+    found: list[ast.expr] = []
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+        ):
+            continue
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return []
+        if isinstance(node, ast.Return):
+            if node.value is None:
+                return []
+            found.append(node.value)
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _local(module: Module, name: ast.Name) -> bool:
+    """Whether `name` is read in a function (a local unpacked there feeds this path only)."""
+    return isinstance(module.scope_of(name), (ast.FunctionDef, ast.AsyncFunctionDef))
+
+
 def _assigned_once(module: Module, name: str) -> ast.expr | None:
     """The value of the one top-level `name = value` of `module` (in a `with` block there too:
     `with open(...) as f: CONFIG = json.load(f)`), when nothing else binds it."""
@@ -608,3 +920,100 @@ def _key(node: ast.expr) -> str | int | None:
 def _text(module: Module, node: ast.AST) -> str:
     text = ast.get_source_segment(module.source.decode("utf-8", "replace"), node) or ""
     return cut(" ".join(text.split()), 60)
+
+
+@dataclass(frozen=True)
+class PassedBy:
+    """The argument a caller's call passes for a parameter of the function the run raised in:
+    `node` in `module`, for `parameter` of `function`."""
+
+    module: Module
+    node: ast.expr
+    function: str
+    parameter: str
+
+
+def gather_input_passed_by(
+    evaluator: Evaluator, frames: tuple[tuple[Path, int], ...]
+) -> PassedBy | Unknown:
+    """For a `top_level_all_gather(x, P(...))` the run raised at (the innermost of `frames`,
+    outermost first: the caller's line, then the gather's), whose input `x` is a parameter of
+    the function it is in, which that function never assigns, and whose context mesh comes from
+    outside that function (no `with` around the gather in it): the argument the caller's call
+    passes for `x`. The call on the caller's line must be the one call of that function there
+    (a jitted function, a method through `self`)."""
+    if len(frames) != 2:
+        return Unknown("the run noted no caller of the gather's function")
+    (caller_path, caller_line), (path, line) = frames
+    module = evaluator.module(path)
+    caller = evaluator.module(caller_path)
+    if isinstance(module, Unknown):
+        return module
+    if isinstance(caller, Unknown):
+        return caller
+    walk = _Walk(evaluator, [])
+    gathers = [
+        call
+        for call in module.calls
+        if call.lineno <= line <= (call.end_lineno or call.lineno)
+        and walk._api(module, call.func) is Api.TOP_LEVEL_ALL_GATHER
+    ]
+    if len(gathers) != 1:
+        return Unknown(f"line {module.path.name}:{line} does not gather once")
+    gather = gathers[0]
+    args = bind_arguments(gather, SIGNATURES[Api.TOP_LEVEL_ALL_GATHER])
+    x, out = (args or {}).get("xs"), (args or {}).get("out_sharding")
+    if not isinstance(x, ast.Name) or not (
+        isinstance(out, ast.Call) and walk._api(module, out.func) is Api.PARTITION_SPEC
+    ):
+        return Unknown(
+            "the gather's input is not a name, or its out_sharding not a bare PartitionSpec"
+        )
+    function: ast.AST | None = module.parents.get(gather)
+    while function is not None and not isinstance(
+        function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    ):
+        if isinstance(function, (ast.With, ast.AsyncWith)):
+            return Unknown("the gather's own function enters a context around it")
+        function = module.parents.get(function)
+    if not isinstance(function, ast.FunctionDef):
+        return Unknown("the gather is not in a function")
+    arguments = function.args
+    names = [p.arg for p in (*arguments.posonlyargs, *arguments.args)]
+    if (
+        x.id not in names + [p.arg for p in arguments.kwonlyargs]
+        or arguments.vararg
+        or arguments.kwarg
+    ):
+        return Unknown(f"`{x.id}` is not a parameter of `{function.name}`")
+    if any(
+        isinstance(node, ast.Name)
+        and node.id == x.id
+        and not isinstance(node.ctx, ast.Load)
+        or isinstance(node, (ast.Global, ast.Nonlocal))
+        for node in ast.walk(function)
+        if node is not function
+    ):
+        return Unknown(f"`{function.name}` assigns `{x.id}`")
+    calls = []
+    for call in caller.calls:
+        if not call.lineno <= caller_line <= (call.end_lineno or call.lineno):
+            continue
+        callee = evaluator.value_of(caller, call.func)
+        if isinstance(callee, Function) and callee.node is function:
+            calls.append((call, 0))
+        elif isinstance(callee, BoundMethod) and callee.function.node is function:
+            calls.append((call, 1))  # the receiver is the first parameter
+    where = f"{caller.path.name}:{caller_line}"
+    if len(calls) != 1:
+        return Unknown(f"line {where} does not call `{function.name}` once")
+    call, skipped = calls[0]
+    signature = Signature(
+        tuple(names[skipped:]),
+        tuple(p.arg for p in arguments.kwonlyargs),
+        max(len(arguments.posonlyargs) - skipped, 0),
+    )
+    bound = bind_arguments(call, signature)
+    if bound is None or x.id not in bound or isinstance(bound[x.id], ast.Starred):
+        return Unknown(f"the call at {where} does not pass `{x.id}`")
+    return PassedBy(caller, bound[x.id], function.name, x.id)
