@@ -21,7 +21,7 @@ from jaxfix.analysis.ast_engine.values import (
 )
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule, keyword_arg
-from jaxfix.codemods.text import not_fixed, with_note
+from jaxfix.codemods.text import not_fixed, other_file, with_note
 from jaxfix.ground.diagnostics import Fix, Safety
 from jaxfix.settings.options import raises_on
 
@@ -334,9 +334,12 @@ class MakeMeshExplicitDefault(Rule):
         origin = mesh.origin
         assert isinstance(origin, ast.Call)
         here = origin in analysis.parents
+        place = None if here else analysis.place(origin)
         built = (
             f"`{analysis.text(origin)}` (line {analysis.line(origin)})"
             if here
+            else f"a `jax.make_mesh(...)` at {other_file(place[0], analysis.path)}:{place[1]}"
+            if place is not None
             else "a `jax.make_mesh(...)` of another module"
         )
         message = (
