@@ -56,6 +56,8 @@ _DOTS = frozenset(
         "jax.lax.dot_general",
     }
 )
+# NumPy arrays made from data: never sharded; their rank is at least the data's nesting.
+_FROM_DATA = frozenset({"numpy.array", "numpy.asarray"})
 _PLACING = frozenset({"device", "out_sharding", "sharding", "like"})
 _SAME_RANK = frozenset({"astype", "copy"})
 # Code written for Explicit axes: the fix would change what it relies on.
@@ -290,6 +292,9 @@ class MakeMeshExplicitDefault(Rule):
         ):
             return None
         callee = analysis.value_of(expr.func)
+        if isinstance(callee, External) and callee.name in _FROM_DATA:
+            made = _display_rank(expr.args[0]) if expr.args else None
+            return None if made is None else made if rank is None else rank
         if not isinstance(callee, External) or callee.name not in _CONSTRUCTORS:
             return None
         short = callee.name.rsplit(".", 1)[1]
@@ -509,6 +514,29 @@ def _named_axis(spec: Value, mesh: Mesh) -> str | None:
             if isinstance(axis, str) and axis in names:
                 return axis
     return None
+
+
+def _display_rank(data: ast.expr) -> int | None:
+    """At least how many dimensions NumPy makes of `data` written as nested displays
+    (`[x] * n`, `[[1, 2], [3, 4]]`, `[f(i) for i in r]`); None for anything else."""
+    depth = 0
+    while True:
+        if isinstance(data, ast.BinOp) and isinstance(data.op, ast.Mult):
+            data = (
+                data.left
+                if isinstance(data.left, (ast.List, ast.Tuple))
+                else data.right
+            )
+        if isinstance(data, (ast.List, ast.Tuple)) and data.elts:
+            if any(isinstance(e, ast.Starred) for e in data.elts):
+                return depth + 1
+            depth += 1
+            data = data.elts[0]
+        elif isinstance(data, ast.ListComp):
+            depth += 1
+            data = data.elt
+        else:
+            return depth or None
 
 
 def _shape_rank(args: list[ast.expr]) -> int | None:
