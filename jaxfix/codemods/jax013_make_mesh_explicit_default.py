@@ -155,7 +155,11 @@ class MakeMeshExplicitDefault(Rule):
         if raises_on(self.raises_since, self.options.jax_version):
             found = self._constraint(node) or self._shard_map(node)
         if found is None:
-            if self._may_raise(node) and self.analysis.confirmed(node, self.code):
+            if (
+                self._from_a_run
+                and self._may_raise(node)
+                and self.analysis.confirmed(node, self.code)
+            ):
                 self._confirmed(node)
             return
         mesh, what = found
@@ -165,8 +169,10 @@ class MakeMeshExplicitDefault(Rule):
 
     def visit_BinOp(self, node: ast.BinOp) -> None:
         """`a @ b`: where a run's log shows the dot_general's error."""
-        if isinstance(node.op, ast.MatMult) and self.analysis.confirmed(
-            node, self.code
+        if (
+            self._from_a_run
+            and isinstance(node.op, ast.MatMult)
+            and self.analysis.confirmed(node, self.code)
         ):
             self._confirmed(node)
 
@@ -409,6 +415,11 @@ class MakeMeshExplicitDefault(Rule):
         return "AxisType", (("jax.sharding", "AxisType"),)
 
     # -- a run's log ------------------------------------------------------------------------
+
+    @functools.cached_property
+    def _from_a_run(self) -> bool:
+        """Whether a run's log or record shows this rule's error in this module."""
+        return any(e.code == self.code for e in self.analysis.evidence.evidence or ())
 
     def _may_raise(self, node: ast.Call) -> bool:
         """A call that may raise one of the rule's errors: with_sharding_constraint, a
