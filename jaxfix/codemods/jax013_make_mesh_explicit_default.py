@@ -116,7 +116,8 @@ class MakeMeshExplicitDefault(Rule):
     `with_sharding_constraint` under `jax.set_mesh` is an assertion on the array's sharding
     (``AssertionError: `with_sharding_constraint` acts as an assert when all axes of mesh
     are of type `Explicit` ``), which the code does not show: not reported. Not reported
-    either on a target JAX before 0.9.
+    either on a target JAX before 0.9, nor a `shard_map` given `axis_names=` (jax 0.10.2 runs
+    it, 0.12.0.1 raises).
 
     ## References
     - `make_mesh` in jax/_src/sharding_impls.py, whose axes default to Explicit;
