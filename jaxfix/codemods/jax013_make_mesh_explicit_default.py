@@ -341,7 +341,7 @@ class MakeMeshExplicitDefault(Rule):
             and all(k.arg not in ("axis_types", None) for k in origin.keywords)
         )
 
-    def _report(self, node: ast.Call, mesh: Mesh, what: str) -> None:
+    def _report(self, node: ast.Call | ast.BinOp, mesh: Mesh, what: str) -> None:
         analysis = self.analysis
         origin = mesh.origin
         assert isinstance(origin, ast.Call)
