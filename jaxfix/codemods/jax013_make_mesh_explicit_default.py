@@ -73,8 +73,10 @@ class MakeMeshExplicitDefault(Rule):
     Finds a mesh made by `jax.make_mesh(shape, names)` without `axis_types`, used where JAX
     then surely raises: given to `jax.lax.with_sharding_constraint` in a
     `NamedSharding(mesh, spec)` whose spec names one of its axes (outside any mesh context),
-    or to `jax.shard_map(f, mesh=mesh, in_specs=...)` (or the experimental `shard_map`)
-    applied to a NumPy array or a fresh `jax.numpy` array (`np.arange(16.0).reshape(8, 2)`,
+    or to `jax.shard_map(f, mesh=mesh, in_specs=...)` (or the experimental `shard_map`;
+    called, jitted, or as the decorator `@jax.shard_map(mesh=..., ...)` or
+    `@partial(jax.shard_map, mesh=..., ...)`) applied to a NumPy array or a fresh
+    `jax.numpy` array (`np.arange(16.0).reshape(8, 2)`, `np.array([x] * n)`,
     `jnp.ones((8, 2))`) whose in_spec names one of its axes. The engine follows the mesh
     through any name or import spelling ([docs/engine.md](../engine.md)); a mesh it cannot
     pin down is not reported. The fix gives the `make_mesh` call
@@ -223,10 +225,7 @@ class MakeMeshExplicitDefault(Rule):
             return None
         if any(isinstance(a, ast.Starred) for a in node.args):
             return None
-        mapped = self._mapped(node.func)
-        if mapped is None:
-            return None
-        args = analysis.bind(mapped)
+        args = self._mapped(node.func)
         if (
             args is None
             or "axis_names" in args
@@ -258,21 +257,55 @@ class MakeMeshExplicitDefault(Rule):
             )
         return None
 
-    def _mapped(self, func: ast.expr) -> ast.Call | None:
-        """The `shard_map(...)` call `func` is, names, or jits (`jax.jit(shard_map(...))`)."""
+    def _mapped(self, func: ast.expr) -> dict[str, ast.expr] | None:
+        """The arguments of the `shard_map(...)` that `func` is, names, jits
+        (`jax.jit(shard_map(...))`) or decorates (`@jax.shard_map(mesh=..., ...)`,
+        `@partial(jax.shard_map, mesh=..., ...)` over the `def` it names)."""
         analysis = self.analysis
         written = analysis.written_as(func) if isinstance(func, ast.Name) else func
-        if not isinstance(written, ast.Call):
+        if isinstance(written, ast.Call):
+            if analysis.called_api(written) in _SHARD_MAPS:
+                return analysis.bind(written)
+            application = analysis.jit_application(written)
+            if (
+                application is None
+                or application.function is None
+                or application.keywords
+            ):
+                return None
+            inner = application.function
+            if isinstance(inner, ast.Name):
+                inner = analysis.written_as(inner)
+            if isinstance(inner, ast.Call) and analysis.called_api(inner) in (
+                _SHARD_MAPS
+            ):
+                return analysis.bind(inner)
             return None
-        if analysis.called_api(written) in _SHARD_MAPS:
-            return written
-        application = analysis.jit_application(written)
-        if application is None or application.function is None or application.keywords:
+        if not isinstance(func, ast.Name):
             return None
-        inner = application.function
-        inner = analysis.written_as(inner) if isinstance(inner, ast.Name) else inner
-        if isinstance(inner, ast.Call) and analysis.called_api(inner) in _SHARD_MAPS:
-            return inner
+        function = analysis.definition(func)
+        if function is None or len(function.decorator_list) != 1:
+            return None
+        return self._decorating(function.decorator_list[0])
+
+    def _decorating(self, decorator: ast.expr) -> dict[str, ast.expr] | None:
+        """The shard_map keywords of `@jax.shard_map(**keywords)` or
+        `@partial(jax.shard_map, **keywords)`."""
+        analysis = self.analysis
+        if not isinstance(decorator, ast.Call) or decorator.args[1:]:
+            return None
+        if any(k.arg is None for k in decorator.keywords):
+            return None
+        keywords = {k.arg: k.value for k in decorator.keywords if k.arg}
+        api = analysis.called_api(decorator)
+        if api is Api.SHARD_MAP and not decorator.args:
+            return keywords
+        if (
+            api is Api.PARTIAL
+            and decorator.args
+            and analysis.api_of(decorator.args[0]) in _SHARD_MAPS
+        ):
+            return keywords
         return None
 
     def _unsharded_rank(self, argument: ast.expr) -> int | None:
@@ -469,11 +502,9 @@ class MakeMeshExplicitDefault(Rule):
                     for s in _leaves(analysis.value_of(shardings))
                     if isinstance(s, Sharding)
                 ]
-        mapped = self._mapped(node.func)
-        if mapped is not None:
-            args = analysis.bind(mapped)
-            if args is not None and "mesh" in args:
-                values = [analysis.value_of(args["mesh"])]
+        args = self._mapped(node.func)
+        if args is not None and "mesh" in args:
+            values = [analysis.value_of(args["mesh"])]
         found: list[Mesh] = []
         for value in values:
             if (
