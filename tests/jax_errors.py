@@ -23,6 +23,12 @@ JAX_ERRORS = {
     "JAX011-auto-axes": message_start(RULES["JAX011"].raises[1]),
     # jax.export of a function calling buffer_callback (JAX012's second).
     "JAX012-export": message_start(RULES["JAX012"].raises[1]),
+    # shard_map's in_specs naming an Explicit axis of an input not so sharded (JAX013's second).
+    "JAX013-shard-map": message_start(RULES["JAX013"].raises[1]),
+    # A dot_general of operands sharded on Explicit axes (JAX013's third and fourth), raised
+    # as jax's ShardingTypeError: the key names the message, not the exception's module.
+    "JAX013-contracting": message_start(RULES["JAX013"].raises[2]),
+    "JAX013-conflicting": message_start(RULES["JAX013"].raises[3]),
     # A committed array next to an AbstractMesh sharding: its device decides, and is too few.
     "JAX001-committed": "does not match the device assignment size",
     # Arguments sharded on AbstractMeshes of different sizes: JAX fails before JAX001.
