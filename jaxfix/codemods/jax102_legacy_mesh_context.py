@@ -79,7 +79,9 @@ class LegacyMeshContext(Rule):
     are committed to the mesh: passed to a jit with other `in_shardings` they raise
     `Sharding passed to jit does not match the sharding on the respective arg`. Where the
     engine sees a name assigned inside the block passed to a jit with `in_shardings`, the
-    rule reports without a fix. A `with mesh as m:` becomes `with jax.set_mesh(m := mesh):`
+    rule reports without a fix; an assignment that runs only after the jit reads the name
+    (its own statement's right side, outside a loop around both) or whose value a jitted
+    function returns (committed under either context) is no such hazard. A `with mesh as m:` becomes `with jax.set_mesh(m := mesh):`
     (`jax.set_mesh` gives no value to `as`).
 
     ## References
