@@ -120,8 +120,9 @@ class LegacyMeshContext(Rule):
             return
         analysis = self.analysis
         # A log's error is raised by a call in the block, not by the `with`: the evidence on
-        # the lines the block spans is this report's (--from-log, repair).
-        analysis.confirmed(node, self.code)
+        # the lines the block spans is this report's (--from-log, repair), also where the
+        # call in the block ran a function defined elsewhere that raised.
+        analysis.confirmed_through(node, self.code)
         mesh = analysis.text(items[0].context_expr)
         message = (
             f"`with {_short(mesh)}:` is deprecated and sets no context mesh for jit, "
