@@ -78,8 +78,9 @@ class LegacyMeshContext(Rule):
     another module, through a helper) is not seen. And arrays created under `jax.set_mesh`
     are committed to the mesh: passed to a jit with other `in_shardings` they raise
     `Sharding passed to jit does not match the sharding on the respective arg`. Where the
-    engine sees a name assigned inside the block passed to a jit with `in_shardings`, the
-    rule reports without a fix; an assignment that runs only after the jit reads the name
+    engine sees a name assigned inside the block (or an array made inline) passed to a jit
+    with `in_shardings`, or to a function of the module that calls one, the rule reports
+    without a fix; an assignment that runs only after the jit reads the name
     (its own statement's right side, outside a loop around both) or whose value a jitted
     function returns (committed under either context) is no such hazard. A `with mesh as m:` becomes `with jax.set_mesh(m := mesh):`
     (`jax.set_mesh` gives no value to `as`).
@@ -279,16 +280,23 @@ class LegacyMeshContext(Rule):
                 )
                 or (isinstance(a, ast.Call) and call in inside)
             ]
-            if not passed or not self._jit_with_shardings(call.func):
+            if not passed or not (
+                self._jit_with_shardings(call.func) or self._runs_jit_within(call.func)
+            ):
                 continue
             made = (
                 f", made at line {analysis.line(created[passed[0].id][0])},"
                 if isinstance(passed[0], ast.Name)
                 else ""
             )
+            to = (
+                "a jit with in_shardings"
+                if self._jit_with_shardings(call.func)
+                else f"`{analysis.text(call.func)}`, which calls a jit with in_shardings,"
+            )
             return (
-                f"`{_short(analysis.text(passed[0]))}`{made} is passed to a jit with "
-                f"in_shardings at line {analysis.line(call)}: an array made under "
+                f"`{_short(analysis.text(passed[0]))}`{made} is passed to {to} "
+                f"at line {analysis.line(call)}: an array made under "
                 "jax.set_mesh is committed to the mesh, and a jit of other shardings raises"
             )
         return None
@@ -316,6 +324,17 @@ class LegacyMeshContext(Rule):
                 return True
             current = self.analysis.parents.get(current)
         return False
+
+    def _runs_jit_within(self, func: ast.expr) -> bool:
+        """Whether `func` names a function of this module whose body calls a jit with
+        `in_shardings` (an array passed to it may reach that jit)."""
+        if not isinstance(func, ast.Name):
+            return False
+        definition = self.analysis.definition(func)
+        return definition is not None and any(
+            isinstance(c, ast.Call) and self._jit_with_shardings(c.func)
+            for c in ast.walk(definition)
+        )
 
     def _jitted(self, func: ast.expr) -> bool:
         """Whether calling `func` runs a jitted function (its result is a committed array)."""
