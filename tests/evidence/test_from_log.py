@@ -1160,6 +1160,9 @@ def test_a_legacy_mesh_block_is_read_from_a_traceback_raised_in_a_function_it_ca
         [python, str(program)], capture_output=True, env=_ENV, cwd=tmp_path, timeout=300
     )
     assert b"jit requires a non-empty mesh in context" in before.stderr
+    unselected = from_log(before.stderr, "--unsafe-fixes", "--no-cache", tree=tmp_path)
+    assert "JAX102 is not selected (--select JAX102, or ALL)" in unselected.output
+    assert program.read_text() == _JIT_IN_A_FUNCTION
     result = from_log(
         before.stderr,
         "--select",
