@@ -14,6 +14,8 @@ from jaxfix.ground.diagnostics import Fix, Safety
 if TYPE_CHECKING:
     import libcst as cst
 
+    from jaxfix.ground.diagnostics import Edit
+
 # The exceptions whose handler makes a `try:` around `use_mesh` a compatibility shim.
 _SHIM_CATCHES = frozenset({"AttributeError", "Exception", "BaseException"})
 
@@ -107,7 +109,9 @@ class UseMeshRemoved(Rule):
             return
         jax_name, imports = analysis.module_spelling("jax")
         uses: set[ast.AST] = {c.func for c in calls}
-        edits = [(c.func, lambda _: _set_mesh(jax_name)) for c in calls]
+        edits: list[tuple[ast.AST, Edit]] = [
+            (c.func, lambda _: _set_mesh(jax_name)) for c in calls
+        ]
         edits.extend(unused_imports(analysis, ("jax.sharding.use_mesh",), uses))
         fix = Fix("call jax.set_mesh", tuple(edits), imports=imports)
         self.report(node.func, message, fix=fix)

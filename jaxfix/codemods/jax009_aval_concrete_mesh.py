@@ -108,7 +108,7 @@ class AvalConcreteMesh(Rule):
                 note = f"fixed with the one at line {analysis.line(first)}"
                 self.report(sharding, with_note(message, note))
                 return
-            if first is sharding:
+            if first is not None and first is sharding:
                 fix = Fix(
                     "use `.abstract_mesh`", ((mesh, _abstract_mesh),), Safety.SAFE
                 )
