@@ -14,6 +14,8 @@ JAX_ERRORS = {
         if found.rule.raises
     },
     "JAX001-devices": message_start(RULES["JAX001"].raises[1]),
+    # `from jax.sharding import use_mesh`: the import fails before the call (JAX006's fix).
+    "JAX006-import": "cannot import name 'use_mesh' from 'jax.sharding'",
     # What runs inside `with mesh:` raises, by the API that needs the context mesh.
     "JAX102-device-put": message_start(RULES["JAX102"].raises[1]),
     "JAX102-shard-map": message_start(RULES["JAX102"].raises[2]),

@@ -329,8 +329,15 @@ def _carry_evidence(
     for item in evidence:
         lines = carry_lines(frozenset({item.line}), old, new)
         if lines:
+            callers = sorted(
+                min(moved)
+                for moved in (
+                    carry_lines(frozenset({line}), old, new) for line in item.callers
+                )
+                if moved
+            )
             carried.append(
-                replace(item, line=min(lines), columns=None)
+                replace(item, line=min(lines), columns=None, callers=tuple(callers))
             )  # a fix moves the columns
     return tuple(carried)
 

@@ -10,7 +10,7 @@ from typing import BinaryIO
 from rich.console import Console
 from rich.text import Text
 
-from jaxfix.check.registry import codes_listed
+from jaxfix.check.registry import codes_listed, selected_rules
 from jaxfix.check.run import Run
 from jaxfix.evidence.facts import Evidence, Facts
 from jaxfix.fromlog.fixed import already_fixed, moved_by_fixes
@@ -132,6 +132,20 @@ def evidence_run(log: str, paths: list[Path], run: Run, console: Console) -> Log
         console.print(
             Text(printable(f"{name}: error: {error}"), style="red"), soft_wrap=True
         )  # paths from the log
+    selected = {entry.code for entry in selected_rules(options)}
+    for path, items in sorted(found.items()):
+        for item in items:
+            if item.code not in selected:  # else dropped unsaid: a deprecation (JAX102)
+                console.print(
+                    Text(
+                        printable(
+                            f"{name}: {item.where}: {item.code} at {display_path(path)}:{item.line} "
+                            f"not used: {item.code} is not selected (--select {item.code}, or ALL)"
+                        ),
+                        style="dim",
+                    ),
+                    soft_wrap=True,
+                )
     if not reading.occurrences:
         console.print(
             Text(

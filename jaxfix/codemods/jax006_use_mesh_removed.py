@@ -7,11 +7,14 @@ from typing import TYPE_CHECKING
 
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
+from jaxfix.codemods.imports import unused_imports
 from jaxfix.codemods.text import not_fixed, with_note
 from jaxfix.ground.diagnostics import Fix, Safety
 
 if TYPE_CHECKING:
     import libcst as cst
+
+    from jaxfix.ground.diagnostics import Edit
 
 # The exceptions whose handler makes a `try:` around `use_mesh` a compatibility shim.
 _SHIM_CATCHES = frozenset({"AttributeError", "Exception", "BaseException"})
@@ -45,7 +48,10 @@ class UseMeshRemoved(Rule):
     ## Fix safety
     Safe: `jax.set_mesh` is what `use_mesh` became; as a context manager it sets the same
     context mesh for the block. A `use_mesh` imported by name (`from jax.sharding import
-    use_mesh`, whose import raises ImportError too) is reported without a fix.
+    use_mesh`, whose import raises ImportError too) is fixed with its import: every call of
+    the name becomes `jax.set_mesh(...)` and the name leaves the import, one fix per module.
+    Where the import is not a plain top-level statement (inside a `try:` or a function), or
+    the name is used other than called, it is reported without a fix.
 
     ## References
     - The JAX 0.7.1 changelog: "Removed `jax.sharding.use_mesh` in favor of `jax.set_mesh`"
@@ -72,8 +78,7 @@ class UseMeshRemoved(Rule):
             "raises AttributeError: module 'jax.sharding' has no attribute 'use_mesh'"
         )
         if not isinstance(node.func, ast.Attribute):
-            note = not_fixed("its import raises too, and is not rewritten")
-            self.report(node.func, with_note(message, note))
+            self._imported_by_name(node, message)
             return
         jax_name, imports = analysis.module_spelling("jax")
         fix = Fix(
@@ -82,6 +87,69 @@ class UseMeshRemoved(Rule):
             imports=imports,
         )
         self.report(node.func, message, fix=fix)
+
+    def _imported_by_name(self, node: ast.Call, message: str) -> None:
+        """`use_mesh(...)` of a `from jax.sharding import use_mesh`: the module's one fix
+        rewrites every call of the name and takes it out of the import."""
+        analysis = self.analysis
+        assert isinstance(node.func, ast.Name)
+        calls = self._calls_of_imported(node.func.id)
+        if calls is None:
+            note = not_fixed(
+                "its import raises too, and is not a top-level import whose every use "
+                "is a call"
+            )
+            self.report(node.func, with_note(message, note))
+            return
+        first = min(analysis.line(c) for c in calls)
+        if analysis.line(node) != first:
+            self.report(
+                node.func, with_note(message, f"fixed with the one at line {first}")
+            )
+            return
+        jax_name, imports = analysis.module_spelling("jax")
+        uses: set[ast.AST] = {c.func for c in calls}
+        edits: list[tuple[ast.AST, Edit]] = [
+            (c.func, lambda _: _set_mesh(jax_name)) for c in calls
+        ]
+        edits.extend(unused_imports(analysis, ("jax.sharding.use_mesh",), uses))
+        fix = Fix("call jax.set_mesh", tuple(edits), imports=imports)
+        self.report(node.func, message, fix=fix)
+
+    def _calls_of_imported(self, local: str) -> list[ast.Call] | None:
+        """The calls of `local`, bound by a top-level `from jax.sharding import use_mesh`,
+        when every read of the name is such a call outside a shim; else None."""
+        analysis = self.analysis
+        tree = analysis.module.tree
+        imported = [
+            s
+            for s in tree.body
+            if isinstance(s, ast.ImportFrom)
+            and not s.level
+            and s.module == "jax.sharding"
+            and any(
+                a.name == "use_mesh" and (a.asname or a.name) == local for a in s.names
+            )
+        ]
+        if len(imported) != 1:
+            return None
+        calls: list[ast.Call] = []
+        for name in ast.walk(tree):
+            if not isinstance(name, ast.Name) or name.id != local:
+                continue
+            if not isinstance(name.ctx, ast.Load):
+                return None  # rebound somewhere: not only the import's name
+            call = analysis.parents.get(name)
+            if (
+                not isinstance(call, ast.Call)
+                or call.func is not name
+                or analysis.called_api(call) is not Api.USE_MESH
+                or self._shim(call)
+                or self.expected(call)
+            ):
+                return None
+            calls.append(call)
+        return calls or None
 
     def _shim(self, node: ast.AST) -> bool:
         """Whether `node` is in a `try:` catching AttributeError, or under a `hasattr` test."""

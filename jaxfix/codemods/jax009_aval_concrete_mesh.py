@@ -47,8 +47,9 @@ class AvalConcreteMesh(Rule):
 
     ## Fix safety
     Safe: the call never ran, and an aval keeps only the abstract mesh of any sharding.
-    A sharding written elsewhere (a name) is reported without a fix: other code may need it
-    concrete.
+    A sharding written elsewhere (a name) is fixed where it is made when that name is read
+    only as the `sharding=` of ShapedArrays (one assignment reaching them all); else it is
+    reported without a fix: other code may need it concrete.
 
     ## References
     - `get_sharding` in jax/_src/core.py (jax 0.10.2 and 0.12.0.1), which raises.
@@ -102,6 +103,17 @@ class AvalConcreteMesh(Rule):
             "AbstractMesh"
         )
         if written is not sharding:
+            first = self._only_for_avals(sharding, written)
+            if first is not None and first is not sharding:
+                note = f"fixed with the one at line {analysis.line(first)}"
+                self.report(sharding, with_note(message, note))
+                return
+            if first is not None and first is sharding:
+                fix = Fix(
+                    "use `.abstract_mesh`", ((mesh, _abstract_mesh),), Safety.SAFE
+                )
+                self.report(sharding, message, fix=fix)
+                return
             note = not_fixed(
                 f"the sharding is made at line {analysis.line(written)}, where other code "
                 "may need it concrete"
@@ -113,6 +125,38 @@ class AvalConcreteMesh(Rule):
             message,
             fix=Fix("use `.abstract_mesh`", ((mesh, _abstract_mesh),), Safety.SAFE),
         )
+
+    def _only_for_avals(self, sharding: ast.expr, written: ast.Call) -> ast.Name | None:
+        """When `sharding` names `written` through its one assignment (`sharding =
+        NamedSharding(...)`), and every read that assignment reaches is the `sharding=` of a
+        ShapedArray: the first of those reads (whose report carries the fix). Else None."""
+        analysis = self.analysis
+        assign = analysis.parents.get(written)
+        if (
+            not isinstance(sharding, ast.Name)
+            or not analysis.bound_once(sharding)
+            or not isinstance(assign, ast.Assign)
+            or assign.value is not written
+            or len(assign.targets) != 1
+            or not isinstance(assign.targets[0], ast.Name)
+            or assign.targets[0].id != sharding.id
+        ):
+            return None
+        reads = analysis.reads_reached(assign, sharding.id)
+        if not reads or sharding not in reads:
+            return None
+        for read in reads:
+            keyword = analysis.parents.get(read)
+            call = analysis.parents.get(keyword) if keyword is not None else None
+            if (
+                not isinstance(keyword, ast.keyword)
+                or keyword.arg != "sharding"
+                or not isinstance(call, ast.Call)
+                or analysis.called_api(call) is not Api.SHAPED_ARRAY
+                or not analysis.bound_once(read)
+            ):
+                return None
+        return min(reads, key=lambda r: (r.lineno, r.col_offset))
 
 
 def _abstract_mesh(old: cst.CSTNode) -> cst.CSTNode:

@@ -90,9 +90,11 @@ class AbstractMeshBesideOtherSize(Rule):
 
     ## Fix safety
     Unsafe: the hand-built mesh takes the other mesh's sizes and axis types, for every use
-    of it, not only this lowering. Two hand-built meshes of different sizes, or a concrete
-    mesh the code does not name where the abstract one is built, are reported without a fix:
-    which size is meant the code does not say.
+    of it, not only this lowering. The other mesh may be a concrete one's `m.abstract_mesh`
+    (a `ShapeDtypeStruct` on it): the hand-built one becomes `m.abstract_mesh` too. Two
+    hand-built meshes of different sizes, or a concrete mesh the code does not name where
+    the abstract one is built, are reported without a fix: which size is meant the code
+    does not say.
 
     ## References
     - `_get_and_check_device_assignment` in jax/_src/interpreters/pxla.py (jax 0.10.2 and
@@ -308,13 +310,32 @@ class AbstractMeshBesideOtherSize(Rule):
         """The one concrete mesh every other mesh is (itself or its `.abstract_mesh`)."""
         concrete = [p for p in others if not p.mesh.is_abstract]
         if not concrete:
-            return None
+            concrete = self._behind_abstract(others)
+            if not concrete:
+                return None
         mesh = concrete[0].mesh
         same = all(
             p.mesh.origin is mesh.origin and p.mesh.abstract == mesh.abstract
             for p in others
         )
         return concrete[0] if same else None
+
+    def _behind_abstract(self, others: list[_Part]) -> list[_Part]:
+        """The concrete meshes the code reaches abstract ones from (`m` of a sharding on
+        `m.abstract_mesh`), as parts of their own."""
+        found = []
+        for part in others:
+            reference = _unabstract(part.given)
+            if reference is None or reference is part.given:
+                continue
+            value = self.analysis.value_of(reference)
+            if (
+                isinstance(value, Mesh)
+                and not value.is_abstract
+                and value.abstract == part.mesh
+            ):
+                found.append(_Part(value, reference))
+        return found
 
     def _name_at(self, others: list[_Part], mesh: Mesh, at: ast.AST) -> str | None:
         """How the code at `at` names the concrete `mesh`, by a reference the code gives it

@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from jaxfix.analysis.ast_engine.values import Function, ListValue, Value
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
-from jaxfix.ground.diagnostics import Safety
+from jaxfix.codemods.text import not_fixed, with_note
+from jaxfix.ground.diagnostics import Fix, Safety
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from jaxfix.ground.diagnostics import Edit
+
+# The platforms a buffer callback lowers for (jax/_src/buffer_callback.py registers these).
+_CALLBACK_PLATFORMS = ("cpu", "cuda", "rocm")
 
 # What may keep a call of the body from running: a branch, a loop, a handler, a nested scope.
 _MAY_SKIP = (
@@ -36,8 +46,10 @@ class BufferCallbackLowering(Rule):
     (`f.trace(x).lower(lowering_platforms=("cpu", "cuda"))`, `jax.export.export(f,
     platforms=[...])(x)`), or exported with `jax.export.export(f)(x)` at all; the engine
     follows the jitted function through any name or import spelling
-    ([docs/engine.md](../engine.md)). It reports, it does not fix: which platform the
-    program is for, the code does not say.
+    ([docs/engine.md](../engine.md)). Where the platforms are written at the lowering
+    (`lowering_platforms=("cpu", "cuda")`), the unsafe fix keeps the first of them a buffer
+    callback lowers for (cpu, cuda, rocm); an export, or platforms named elsewhere, is
+    reported without a fix.
 
     ## Why is this bad?
     A buffer callback lowers for one platform only: JAX raises ``NotImplementedError:
@@ -64,7 +76,10 @@ class BufferCallbackLowering(Rule):
     callback cannot be serialized.
 
     ## Fix safety
-    It reports, it does not fix.
+    Unsafe: the lowering is for one platform, the first listed, where the code asked for
+    several; which one the program needs, the code does not say. A list with no platform a
+    buffer callback lowers for, or given by a name, is reported without a fix; so is
+    `jax.export` (no platform makes its serialization work).
 
     ## References
     - `_buffer_callback_lowering` in jax/_src/buffer_callback.py and `_check_lowering` in
@@ -76,7 +91,9 @@ class BufferCallbackLowering(Rule):
     summary = (
         "a function calling buffer_callback lowered for several platforms, or exported"
     )
-    fixes: dict[Safety, str] = {}  # it reports, it does not fix
+    fixes = {
+        Safety.UNSAFE: "lower for the first listed platform a buffer callback supports"
+    }
     tokens = ((b"buffer_callback",),)
     raises = (
         "multi-platform lowering for buffer_callback",
@@ -99,7 +116,7 @@ class BufferCallbackLowering(Rule):
             callback = self._callback(func.value.func.value)
             if callback is None or platforms is None or not self._several(platforms):
                 return
-            self._report(node, callback, multi=True)
+            self._report(node, callback, multi=True, platforms=platforms)
             return
         if (
             not isinstance(func, ast.Call)
@@ -117,7 +134,14 @@ class BufferCallbackLowering(Rule):
             node, callback, multi=platforms is not None and self._several(platforms)
         )
 
-    def _report(self, node: ast.Call, callback: ast.Call, *, multi: bool) -> None:
+    def _report(
+        self,
+        node: ast.Call,
+        callback: ast.Call,
+        *,
+        multi: bool,
+        platforms: ast.expr | None = None,
+    ) -> None:
         if self.expected(node):
             return
         line = self.analysis.line(callback)
@@ -127,6 +151,22 @@ class BufferCallbackLowering(Rule):
                 "for one platform only: JAX raises NotImplementedError: multi-platform "
                 "lowering for buffer_callback; lower for one platform"
             )
+            kept = _first_supported(platforms)
+            if platforms is None or kept is None:
+                why = (
+                    "no listed platform is one a buffer callback lowers for"
+                    if isinstance(platforms, (ast.Tuple, ast.List))
+                    else "the platforms are not written at the lowering"
+                )
+                self.report(node, with_note(message, not_fixed(why)))
+                return
+            fix = Fix(
+                f'lower for "{kept}" only',
+                ((node, _only(kept)),),
+                Safety.UNSAFE,
+            )
+            self.report(node, message, fix=fix)
+            return
         else:
             message = (
                 f"the exported function calls buffer_callback (line {line}): JAX raises "
@@ -186,3 +226,34 @@ class BufferCallbackLowering(Rule):
 
 def _keyword(call: ast.Call, name: str) -> ast.expr | None:
     return next((k.value for k in call.keywords if k.arg == name), None)
+
+
+def _first_supported(expr: ast.expr | None) -> str | None:
+    """The first platform a buffer callback lowers for in a literal tuple or list of
+    platform names; None when it is not one, or lists none."""
+    if not isinstance(expr, (ast.Tuple, ast.List)):
+        return None
+    names = [e.value for e in expr.elts if isinstance(e, ast.Constant)]
+    if len(names) != len(expr.elts) or not all(isinstance(n, str) for n in names):
+        return None
+    return next((n for n in names if n in _CALLBACK_PLATFORMS), None)
+
+
+def _only(platform: str) -> Edit:
+    """The `.lower(...)` call with `lowering_platforms=` the one `platform`."""
+
+    def edit(old: cst.CSTNode) -> cst.CSTNode:
+        import libcst as cst  # for the fix, written only when it is applied
+
+        assert isinstance(old, cst.Call)
+        one = cst.parse_expression(f'("{platform}",)')
+        return old.with_changes(
+            args=[
+                a.with_changes(value=one)
+                if a.keyword is not None and a.keyword.value == "lowering_platforms"
+                else a
+                for a in old.args
+            ]
+        )
+
+    return edit

@@ -78,8 +78,11 @@ class LegacyMeshContext(Rule):
     another module, through a helper) is not seen. And arrays created under `jax.set_mesh`
     are committed to the mesh: passed to a jit with other `in_shardings` they raise
     `Sharding passed to jit does not match the sharding on the respective arg`. Where the
-    engine sees a name assigned inside the block passed to a jit with `in_shardings`, the
-    rule reports without a fix. A `with mesh as m:` becomes `with jax.set_mesh(m := mesh):`
+    engine sees a name assigned inside the block (or an array made inline) passed to a jit
+    with `in_shardings`, or to a function of the module that calls one, the rule reports
+    without a fix; an assignment that runs only after the jit reads the name
+    (its own statement's right side, outside a loop around both) or whose value a jitted
+    function returns (committed under either context) is no such hazard. A `with mesh as m:` becomes `with jax.set_mesh(m := mesh):`
     (`jax.set_mesh` gives no value to `as`).
 
     ## References
@@ -118,8 +121,9 @@ class LegacyMeshContext(Rule):
             return
         analysis = self.analysis
         # A log's error is raised by a call in the block, not by the `with`: the evidence on
-        # the lines the block spans is this report's (--from-log, repair).
-        analysis.confirmed(node, self.code)
+        # the lines the block spans is this report's (--from-log, repair), also where the
+        # call in the block ran a function defined elsewhere that raised.
+        analysis.confirmed_through(node, self.code)
         mesh = analysis.text(items[0].context_expr)
         message = (
             f"`with {_short(mesh)}:` is deprecated and sets no context mesh for jit, "
@@ -242,18 +246,19 @@ class LegacyMeshContext(Rule):
         """Where a name assigned inside a block is passed to a jit with `in_shardings`: under
         jax.set_mesh that array is committed to the mesh, and a jit of other shardings raises."""
         analysis = self.analysis
-        created = {
-            name.id: statement
-            for statement in withs
-            for part in statement.body
-            for node in ast.walk(part)
-            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
-            for written in (
-                node.targets if isinstance(node, ast.Assign) else [node.target]
-            )
-            for name in ast.walk(written)
-            if isinstance(name, ast.Name)
-        }
+        created: dict[str, list[ast.stmt]] = {}
+        for statement in withs:
+            for part in statement.body:
+                for node in ast.walk(part):
+                    if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                        continue
+                    targets = (
+                        node.targets if isinstance(node, ast.Assign) else [node.target]
+                    )
+                    for written in targets:
+                        for name in ast.walk(written):
+                            if isinstance(name, ast.Name):
+                                created.setdefault(name.id, []).append(node)
         inside = {
             node
             for statement in withs
@@ -269,22 +274,80 @@ class LegacyMeshContext(Rule):
             passed = [
                 a
                 for a in call.args
-                if (isinstance(a, ast.Name) and a.id in created)
+                if (
+                    isinstance(a, ast.Name)
+                    and any(self._made_before(m, call) for m in created.get(a.id, ()))
+                )
                 or (isinstance(a, ast.Call) and call in inside)
             ]
-            if not passed or not self._jit_with_shardings(call.func):
+            if not passed or not (
+                self._jit_with_shardings(call.func) or self._runs_jit_within(call.func)
+            ):
                 continue
             made = (
-                f", made at line {analysis.line(created[passed[0].id])},"
+                f", made at line {analysis.line(created[passed[0].id][0])},"
                 if isinstance(passed[0], ast.Name)
                 else ""
             )
+            to = (
+                "a jit with in_shardings"
+                if self._jit_with_shardings(call.func)
+                else f"`{analysis.text(call.func)}`, which calls a jit with in_shardings,"
+            )
             return (
-                f"`{_short(analysis.text(passed[0]))}`{made} is passed to a jit with "
-                f"in_shardings at line {analysis.line(call)}: an array made under "
+                f"`{_short(analysis.text(passed[0]))}`{made} is passed to {to} "
+                f"at line {analysis.line(call)}: an array made under "
                 "jax.set_mesh is committed to the mesh, and a jit of other shardings raises"
             )
         return None
+
+    def _made_before(self, assignment: ast.stmt, call: ast.Call) -> bool:
+        """Whether the array `assignment` binds may reach `call`: it is written before the
+        call starts (not by the call's own statement, whose right side runs first), or both
+        are in one loop, where a later pass reads what an earlier one wrote. An array a
+        jitted function returns is committed under either context: never a hazard."""
+        value = getattr(assignment, "value", None)
+        if (
+            isinstance(value, ast.Call)
+            and not isinstance(assignment, ast.AugAssign)
+            and self._jitted(value.func)
+        ):
+            return False
+        end = (assignment.end_lineno or 0, assignment.end_col_offset or 0)
+        if end <= (call.lineno, call.col_offset):
+            return True
+        current = self.analysis.parents.get(call)
+        while current is not None:
+            if isinstance(current, (ast.For, ast.AsyncFor, ast.While)) and any(
+                n is assignment for n in ast.walk(current)
+            ):
+                return True
+            current = self.analysis.parents.get(current)
+        return False
+
+    def _runs_jit_within(self, func: ast.expr) -> bool:
+        """Whether `func` names a function of this module whose body calls a jit with
+        `in_shardings` (an array passed to it may reach that jit)."""
+        if not isinstance(func, ast.Name):
+            return False
+        definition = self.analysis.definition(func)
+        return definition is not None and any(
+            isinstance(c, ast.Call) and self._jit_with_shardings(c.func)
+            for c in ast.walk(definition)
+        )
+
+    def _jitted(self, func: ast.expr) -> bool:
+        """Whether calling `func` runs a jitted function (its result is a committed array)."""
+        analysis = self.analysis
+        if isinstance(func, ast.Name):
+            definition = analysis.definition(func)
+            if definition is not None:
+                return any(
+                    analysis.jit_application(d) is not None
+                    for d in definition.decorator_list
+                )
+            func = analysis.written_as(func)
+        return analysis.jit_application(func) is not None
 
     def _jit_with_shardings(self, func: ast.expr) -> bool:
         analysis = self.analysis

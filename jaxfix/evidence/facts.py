@@ -156,6 +156,9 @@ class Evidence:
     # From a recorded run: the directories its processes ran in (a config file named by a
     # relative path is read from there).
     cwds: tuple[Path, ...] = ()
+    # From a log: the lines of this file its tracebacks passed through on the way to `line`
+    # (outer frames: the call in a `with mesh:` block of a function raising elsewhere).
+    callers: tuple[int, ...] = ()
 
     @property
     def agreed(self) -> Facts | None:

@@ -19,7 +19,7 @@ from jaxfix.fromlog.locate import (
     locate,
 )
 from jaxfix.fromlog.logtext import clean_lines
-from jaxfix.fromlog.tracebacks import Traceback, find_tracebacks
+from jaxfix.fromlog.tracebacks import Frame, Traceback, find_tracebacks
 from jaxfix.sources.file_io import TextStream
 
 # A log line longer than this is kept only this far (and a traceback holding it is not used):
@@ -97,6 +97,7 @@ def read_log(log: TextStream, files: list[Path], max_file_size: int) -> LogReadi
     index = TreeIndex(files, max_file_size)
     sources: dict[Path, list[str]] = {}
     found: dict[tuple[Path, int, str], list[tuple[int, Facts]]] = {}
+    callers: dict[tuple[Path, int, str], set[int]] = {}
     for traceback in find_tracebacks(clean_lines(log)):
         code = error_code(traceback)
         where = f"log line {traceback.end}"
@@ -155,13 +156,40 @@ def read_log(log: TextStream, files: list[Path], max_file_size: int) -> LogReadi
                 "or in the location and code of the frame it is placed by"
             )
         found.setdefault((local, frame.line, code), []).append((traceback.end, facts))
+        callers.setdefault((local, frame.line, code), set()).update(
+            _callers(traceback.frames, frame, local, index)
+        )
     by_file: dict[Path, list[Evidence]] = {}
     for (local, line, code), seen in sorted(
         found.items(), key=lambda item: (item[0][0].as_posix(), item[0][1], item[0][2])
     ):
         distinct = tuple(dict.fromkeys(f for _, f in seen))
         by_file.setdefault(local, []).append(
-            Evidence(code, line, tuple(sorted(n for n, _ in seen)), distinct)
+            Evidence(
+                code,
+                line,
+                tuple(sorted(n for n, _ in seen)),
+                distinct,
+                callers=tuple(sorted(callers[(local, line, code)])),
+            )
         )
     reading.evidence = {path: tuple(items) for path, items in by_file.items()}
     return reading
+
+
+def _callers(
+    frames: tuple[Frame, ...], placed: Frame, local: Path, index: TreeIndex
+) -> set[int]:
+    """The lines of `local` the frames outside the one placed show: the calls the traceback
+    went through on its way there."""
+    outer = next(
+        (frames[:i] for i in range(len(frames) - 1, -1, -1) if frames[i] is placed), ()
+    )
+    return {
+        f.line
+        for f in outer
+        if f.cell is None
+        and not f.damaged
+        and f.line != placed.line
+        and index.map(f.path) == local
+    }

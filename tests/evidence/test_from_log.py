@@ -1126,3 +1126,56 @@ def test_a_frame_naming_a_fifo_or_a_file_over_max_file_size_is_one_line_each(
         "static_site_same_fix/run_nested_stages.py",
         "outer_mesh_from_config/run_outer_mesh_from_config.py",
     }
+
+
+_JIT_IN_A_FUNCTION = """import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh
+from jax.sharding import PartitionSpec as P
+
+
+def doubled(x):
+    return jax.jit(lambda a: a * 2, in_shardings=P("x"))(x)
+
+
+mesh = Mesh(np.array(jax.devices()), ("x",))
+x = jnp.arange(8.0)
+with mesh:
+    y = doubled(x)
+print("total", float(y.sum()))
+"""
+
+
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_a_legacy_mesh_block_is_read_from_a_traceback_raised_in_a_function_it_calls(
+    tmp_path, version
+):
+    """JAX102: the jit raises in a function defined outside `with mesh:`; the traceback's
+    outer frame is the call in the block, which ties the log's error to that block."""
+    program = tmp_path / "run_doubled.py"
+    program.write_text(_JIT_IN_A_FUNCTION)
+    python = interpreters()[version]
+    before = subprocess.run(
+        [python, str(program)], capture_output=True, env=_ENV, cwd=tmp_path, timeout=300
+    )
+    assert b"jit requires a non-empty mesh in context" in before.stderr
+    unselected = from_log(before.stderr, "--unsafe-fixes", "--no-cache", tree=tmp_path)
+    assert "JAX102 is not selected (--select JAX102, or ALL)" in unselected.output
+    assert program.read_text() == _JIT_IN_A_FUNCTION
+    result = from_log(
+        before.stderr,
+        "--select",
+        "JAX102",
+        "--unsafe-fixes",
+        "--no-cache",
+        tree=tmp_path,
+    )
+    assert result.exit_code == 0, result.output
+    assert program.read_text() == _JIT_IN_A_FUNCTION.replace(
+        "with mesh:", "with jax.set_mesh(mesh):"
+    )
+    after = subprocess.run(
+        [python, str(program)], capture_output=True, env=_ENV, cwd=tmp_path, timeout=300
+    )
+    assert after.stdout.decode().splitlines()[-1] == "total 56.0", after.stderr[-2000:]

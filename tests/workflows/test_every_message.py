@@ -65,7 +65,7 @@ MESSAGES: dict[str, list[tuple[str, int, list[str]]]] = {
         ("JAX011/auto_axes_out_sharding_on_other_mesh.py", 15, []),
     ],
     "JAX012": [
-        ("JAX012/lowered_for_two_platforms.py", 20, []),
+        ("JAX012/lowered_for_two_platforms.py", 22, []),
         ("JAX012/exported_function.py", 20, []),
     ],
     "JAX013": [

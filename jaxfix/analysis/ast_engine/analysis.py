@@ -389,6 +389,12 @@ class Analysis:
         evidence = self.evidence.at(node, code)
         return None if evidence is None else Confirmed(evidence)
 
+    def confirmed_through(self, node: ast.AST, code: str) -> Confirmed | None:
+        """As `confirmed`, also where the error was raised in code a call on `node`'s lines
+        ran (the log's traceback went through those lines): for a context around calls."""
+        evidence = self.evidence.through(node, code)
+        return None if evidence is None else Confirmed(evidence)
+
 
 def _names_bound_from(tree: ast.Module, name: str) -> frozenset[str]:
     """`name` and the names and attributes `tree` binds from code mentioning one of them, in

@@ -49,6 +49,28 @@ class EvidenceMap:
             self.matched[evidence] = node
         return evidence
 
+    def through(self, node: ast.AST, code: str) -> Evidence | None:
+        """As `at`, also matching evidence raised elsewhere by a call on `node`'s lines (a
+        traceback's outer frame there): for a rule whose report is the context the raising
+        call ran in (JAX102's `with mesh:` around a call of a function that raised)."""
+        evidence = self.at(node, code)
+        if evidence is not None or getattr(node, "lineno", None) is None:
+            return evidence
+        span = self.analysis.span(node)
+        evidence = next(
+            (
+                e
+                for e in self.evidence
+                if e.code == code
+                and e not in self.matched
+                and any(span.start[0] <= line <= span.end[0] for line in e.callers)
+            ),
+            None,
+        )
+        if evidence is not None:
+            self.matched[evidence] = node
+        return evidence
+
     def confirms(self, code: str, node: ast.AST) -> Evidence | None:
         """The evidence behind a report on `node`: matched to it or to a node around it, or,
         for a rule that never asked (its message names no mesh it needs), evidence no node
