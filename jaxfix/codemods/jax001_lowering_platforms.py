@@ -558,6 +558,12 @@ class MissingLoweringPlatforms(Rule):
         function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | None
         if isinstance(target, ast.Call):
             jitted = self.analysis.jit_application(target)
+            if (
+                jitted is None
+                and isinstance(expr, ast.Name)
+                and self.analysis.bound_once(expr)
+            ):  # `step = partitioner.partition(fn, ...)`: what the call returns
+                return self._jitted_value(expr)
             if jitted is None or jitted.function is None:
                 return None
             function = self._function(jitted.function)
@@ -653,10 +659,25 @@ class MissingLoweringPlatforms(Rule):
         return _Jitted({}, value.node, values, where)
 
     def _jitted_value(self, name: ast.Name) -> _Jitted | None:
-        """`jax.jit(f, ...)` of a function from outside the tree, as the engine knows the
-        value of the name bound once (`fn, args = make()`: returned by a call of another
+        """`jax.jit(f, ...)` of a function from outside the tree, or of an undecorated one of the
+        tree with the keywords it was given, as the engine knows the value of the name bound once (`fn, args = make()`: returned by a call of another
         module, unpacked); None unless its keywords are device-free."""
         value = self.analysis.value_of(name)
+        if (
+            isinstance(value, Function)
+            and value.wrapped_by == "jit"
+            and not value.bound
+            and isinstance(value.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and not value.node.decorator_list
+        ):  # `jax.jit(fn, in_shardings=...)` returned by a function of the tree (a
+            # partitioner's `partition(fn, ...)`): jit's keywords as the engine knows them
+            module = self.analysis.engine.project.module(value.path)
+            if not isinstance(module, Module):
+                return None
+            values = dict(value.jit_keywords)
+            if any(k not in _DEVICE_FREE_JIT_KEYWORDS for k in values):
+                return None
+            return _Jitted({}, value.node, values, self.analysis.of(module))
         if not isinstance(value, Jitted):
             return None
         keywords = dict(value.keywords)

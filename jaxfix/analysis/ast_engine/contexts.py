@@ -269,6 +269,13 @@ class Contexts:
             if isinstance(callee, Function) and callee.wrapped_by == "contextmanager":
                 return self._at_yield(module, expr, callee, frame, entry)
             if (
+                isinstance(callee, BoundMethod)
+                and callee.function.wrapped_by == "contextmanager"
+            ):  # `with strategy.scope():`, a @contextmanager method of an object
+                return self._at_yield(
+                    module, expr, callee.function, frame, entry, callee.receiver
+                )
+            if (
                 isinstance(callee, Unknown)
                 and isinstance(expr.func, ast.Attribute)
                 and isinstance(expr.func.value, ast.Name)
@@ -532,6 +539,7 @@ class Contexts:
         function: Function,
         frame: Frame,
         entry: Entry,
+        receiver: Value | None = None,
     ) -> list[Site]:
         target = self.evaluator.module(function.path)
         if isinstance(target, Unknown):
@@ -542,6 +550,8 @@ class Contexts:
             if isinstance(n, (ast.Yield, ast.YieldFrom))
         ]
         positional, keywords = self.evaluator._call_arguments(module, call, frame)
+        if receiver is not None and isinstance(positional, list):
+            positional = [receiver, *positional]
         args = self.evaluator.bind(function, positional, keywords)
         if isinstance(args, Unknown):
             return [Site(entry, None, args, call)]

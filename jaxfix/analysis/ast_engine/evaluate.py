@@ -32,7 +32,7 @@ from pathlib import Path
 
 from jaxfix.analysis.ast_engine import vocabulary
 from jaxfix.analysis.ast_engine.flow import Binding, Env, Flow
-from jaxfix.analysis.ast_engine.mutation import escaped_names
+from jaxfix.analysis.ast_engine.mutation import escaped_names, reads_only
 from jaxfix.analysis.ast_engine.project import Module, ModuleRef, Project
 from jaxfix.analysis.ast_engine.values import (
     Array,
@@ -51,10 +51,12 @@ from jaxfix.analysis.ast_engine.values import (
     Mesh,
     MeshContext,
     ModuleValue,
+    Namespace,
     OneOf,
     ShapeStruct,
     Sharding,
     Spec,
+    StructLeaf,
     Structs,
     Unknown,
     Value,
@@ -90,6 +92,7 @@ _KEEPS_CLASS = frozenset(
         "jax.tree_util.register_dataclass",
         "jax.tree_util.register_pytree_node_class",
         "jax.tree_util.register_pytree_with_keys_class",
+        "jax.tree_util.register_static",
     }
 )
 _KEEPS_BODY = {
@@ -131,6 +134,7 @@ class Evaluator:
         )
         self._flows: dict[tuple[ast.AST, Frame], Flow] = {}
         self._escaped: dict[Path, frozenset[str]] = {}
+        self._read_by_callees: dict[tuple[Path, str], bool] = {}
         self._calls: dict[tuple[object, ...], Value] = {}
         self._params: dict[tuple[ast.AST, str], Value] = {}
         # What is being evaluated, each with its place on the stack of questions.
@@ -610,11 +614,103 @@ class Evaluator:
     ) -> Value:
         values = [self._binding_value(module, name, b, frame) for b in bindings]
         value = join(values, f"`{name}` may have different values here")
-        if isinstance(value, (ListValue, DictValue)) and name in self._escaped_in(
-            module
+        if (
+            isinstance(value, (ListValue, DictValue, Namespace))
+            and name in self._escaped_in(module)
+            and not self._only_read_by_callees(module, name)
         ):
             return Unknown(f"`{name}` may be changed where it is used")
+        if isinstance(value, Namespace) and self._changed_elsewhere(module, name):
+            return Unknown(f"`{name}` may be changed in another module")
         return value
+
+    def _changed_elsewhere(self, module: Module, name: str) -> bool:
+        """A config object's attributes are set from anywhere it is reached
+        (`config.probe.data = 4` in main.py): any module that may use `name` of this module
+        and does more than read it (by its name or as a module's attribute)."""
+        found = self.project.candidate_files(name, module.path)
+        if isinstance(found, Unknown):
+            return True
+        for path in found:
+            other = self.module(path)
+            if isinstance(other, Unknown):
+                return True
+            if not self._only_read_by_callees(other, name):
+                return True
+            for node in other.parents:
+                if (
+                    isinstance(node, ast.Attribute)
+                    and node.attr == name
+                    and not reads_only(node, other.parents)
+                    and not self._passed_to_reader(other, node, 0)
+                ):
+                    return True
+        return False
+
+    def _only_read_by_callees(self, module: Module, name: str) -> bool:
+        """Every use of `name` in the module that may change what it denotes is an argument
+        of a function of the tree whose parameter only reads it (`input_signature(SPECS,
+        mesh)`), as far as a few calls deep."""
+        key = (module.path, name)
+        found = self._read_by_callees.get(key)
+        if found is None:
+            found = self._read_by_callees[key] = all(
+                not isinstance(n, ast.Name)
+                or reads_only(n, module.parents)
+                or self._passed_to_reader(module, n, 0)
+                for n in module.loads_by_name.get(name, ())
+            )
+        return found
+
+    def _passed_to_reader(self, module: Module, use: ast.expr, depth: int) -> bool:
+        """`use` is an argument of a call of a function (or method) of the tree whose
+        parameter it binds is only read in its body, or passed on to one such."""
+        if depth >= 3:
+            return False
+        parent = module.parents.get(use)
+        if parent is None:
+            return False
+        call = parent if isinstance(parent, ast.Call) else module.parents.get(parent)
+        if not isinstance(call, ast.Call) or call.func is use:
+            return False
+        callee = self.value(module, call.func, self.frame_at(module, call))
+        shift = 0
+        if isinstance(callee, BoundMethod):
+            callee, shift = callee.function, 1
+        if not isinstance(callee, Function) or callee.wrapped_by not in (None, "jit"):
+            return False
+        if isinstance(callee.node, ast.Lambda):
+            return False
+        a = callee.node.args
+        params = [p.arg for p in (*a.posonlyargs, *a.args)]
+        if isinstance(parent, ast.keyword):
+            if parent.arg is None:
+                return False
+            param = parent.arg
+            if param not in params[len(a.posonlyargs) :] and param not in (
+                p.arg for p in a.kwonlyargs
+            ):
+                return False
+        elif use in call.args:
+            index = call.args.index(use) + shift
+            if any(
+                isinstance(x, ast.Starred) for x in call.args[: call.args.index(use)]
+            ):
+                return False
+            if index >= len(params):
+                return False
+            param = params[index]
+        else:
+            return False
+        target = self.module(callee.path)
+        if isinstance(target, Unknown):
+            return False
+        return all(
+            reads_only(n, target.parents)
+            or self._passed_to_reader(target, n, depth + 1)
+            for n in ast.walk(callee.node)
+            if isinstance(n, ast.Name) and n.id == param
+        )
 
     def _escaped_in(self, module: Module) -> frozenset[str]:
         found = self._escaped.get(module.path)
@@ -951,6 +1047,11 @@ class Evaluator:
             return vocabulary.external_attribute(base, name)
         if isinstance(base, Instance):
             return self._instance_attribute(base, name, node)
+        if isinstance(base, Namespace):
+            found = base.get(name)
+            if found is None:
+                return Unknown(f"`.{name}` that the namespace was not given")
+            return found
         if isinstance(base, Class):
             found = self._class_member(base, name)
             if isinstance(found, Function) and found.wrapped_by == "property":
@@ -1188,6 +1289,24 @@ class Evaluator:
                 return vocabulary.method(
                     receiver, node.func.attr, positional, keywords, node
                 )
+            if node.func.attr == "update" and (
+                isinstance(receiver, StructLeaf)
+                or (
+                    isinstance(receiver, ShapeStruct)
+                    and (
+                        receiver.sharding is None
+                        or isinstance(receiver.sharding, Sharding)
+                    )
+                )
+            ):
+                positional, keywords = self._call_arguments(module, node, frame)
+                return _struct_updated(receiver, positional, keywords)
+            if (
+                node.func.attr == "eval_shape"
+                and isinstance(receiver, Function)
+                and receiver.wrapped_by == "jit"
+            ):
+                return _jit_eval_shape(receiver)
             callee = self.attribute(receiver, node.func.attr, node.func)
         else:
             callee = self.value(module, node.func, frame)
@@ -1240,14 +1359,29 @@ class Evaluator:
                 callee.name in _TREE_MAPS | _TREE_MAPS_WITH_PATH
                 and isinstance(positional, list)
                 and len(positional) >= 2
-                and keywords == {}
+                and isinstance(keywords, dict)
+                and set(keywords) <= {"is_leaf"}
             ):
+                is_leaf = keywords.get("is_leaf")
+                if is_leaf is not None and not isinstance(is_leaf, Function):
+                    return Unknown("jax.tree.map with an is_leaf= jaxfix does not see")
                 return self._tree_map(
                     positional[0],
                     positional[1:],
                     node,
                     with_path=callee.name in _TREE_MAPS_WITH_PATH,
+                    is_leaf=is_leaf,
                 )
+            if callee.name == "builtins.isinstance":
+                return self._isinstance(positional, keywords)
+            if callee.name == "types.SimpleNamespace":
+                if isinstance(keywords, Unknown):
+                    return keywords
+                if positional:
+                    return Unknown("a SimpleNamespace given a mapping")
+                return Namespace(tuple(keywords.items()))
+            if callee.name == "dataclasses.replace":
+                return self._replaced(positional, keywords, node)
             return vocabulary.call(callee, positional, keywords, node, self.jax_version)
         if isinstance(callee, Function):
             return self.call_function(callee, positional, keywords, node)
@@ -1262,6 +1396,90 @@ class Evaluator:
             return self._construct(callee, positional, keywords, node)
         return Unknown("a call of a value that is not a function")
 
+    def _isinstance(
+        self,
+        positional: list[Value] | Unknown,
+        keywords: dict[str, Value] | Unknown,
+    ) -> Value:
+        """`isinstance(value, C)` for classes of the tree (or a tuple of them): True for an
+        object of C or of a subclass of it; False for an object whose every base jaxfix sees
+        (none is C) and for data no class of the tree makes (literals, lists, dicts, JAX
+        values); Unknown otherwise."""
+        if isinstance(positional, Unknown) or keywords != {} or len(positional) != 2:
+            return Unknown("isinstance with arguments jaxfix cannot spell out")
+        value, classes = positional
+        options = _items(classes) if isinstance(classes, tuple) else (classes,)
+        if not options or not all(isinstance(c, Class) for c in options):
+            return Unknown("isinstance of a class from outside the tree")
+        verdicts = {
+            self._is_instance(value, c) for c in options if isinstance(c, Class)
+        }
+        if True in verdicts:
+            return True
+        if verdicts == {False}:
+            return False
+        return Unknown("isinstance of a value whose class jaxfix cannot tell")
+
+    def _is_instance(self, value: Value, cls: Class) -> bool | None:
+        if isinstance(value, Instance):
+            chain = self._mro(value.cls)
+            if any(k.node is cls.node for k in chain):
+                return True
+            for klass in chain:  # every base seen: outside the tree, or in the chain
+                module = self.module(klass.path)
+                if isinstance(module, Unknown):
+                    return None
+                frame = self.frame_at(module, klass.node)
+                for base in klass.node.bases:
+                    seen = self.value(
+                        module,
+                        base.value if isinstance(base, ast.Subscript) else base,
+                        frame,
+                    )
+                    if isinstance(seen, Class) and any(
+                        k.node is seen.node for k in chain
+                    ):
+                        continue
+                    if not isinstance(seen, External):
+                        return None
+            return False
+        if value is None or isinstance(
+            value,
+            (bool, int, float, str, tuple, ListValue, DictValue, Mesh, Spec, Sharding)
+            + (ShapeStruct, Array, MeshContext),
+        ):
+            return False
+        return None
+
+    def _replaced(
+        self,
+        positional: list[Value] | Unknown,
+        keywords: dict[str, Value] | Unknown,
+        node: ast.Call,
+    ) -> Value:
+        """`dataclasses.replace(obj, **changes)`: a new object of obj's dataclass whose fields
+        are obj's, but those given. Known when obj's fields are (jaxfix saw it built) and every
+        change names a field of the class."""
+        if isinstance(positional, Unknown):
+            return positional
+        if isinstance(keywords, Unknown):
+            return keywords
+        if len(positional) != 1:
+            return Unknown("dataclasses.replace given other than one object")
+        obj = positional[0]
+        if isinstance(obj, Unknown):
+            return lost_at(Unknown(f"dataclasses.replace of {obj.why}"), obj)
+        if not isinstance(obj, Instance) or self.is_named_tuple(obj.cls):
+            return Unknown("dataclasses.replace of something not a dataclass object")
+        fields = self._dataclass_fields(obj.cls)
+        if fields is None or obj.init is None:
+            return Unknown(
+                "dataclasses.replace of an object whose fields jaxfix did not see given"
+            )
+        if not set(keywords) <= set(fields):
+            return Unknown("dataclasses.replace of a field the class does not show")
+        return Instance(obj.cls, tuple((dict(obj.init) | keywords).items()), node)
+
     def _tree_map(
         self,
         function: Value,
@@ -1269,6 +1487,7 @@ class Evaluator:
         node: ast.Call,
         *,
         with_path: bool = False,
+        is_leaf: Function | None = None,
     ) -> Value:
         """`jax.tree.map(function, *trees)`: over tuples, lists and dicts the code spells out,
         the same containers of what `function` gives each leaf (None, an empty subtree, stays
@@ -1281,6 +1500,21 @@ class Evaluator:
         if not isinstance(function, Function):
             return Unknown("jax.tree.map of a function jaxfix does not see")
         first = trees[0]
+        if is_leaf is not None:  # asked of each node of the first tree, None too
+            verdict = self.call_function(is_leaf, [first], {}, node)
+            if verdict is True:
+                if any(isinstance(t, (Leaves, Structs, Foreign)) for t in trees[1:]):
+                    return Unknown(
+                        "jax.tree.map with is_leaf= over a tree jaxfix does not spell out"
+                    )
+                given = (
+                    [Foreign("a leaf's key path"), *trees] if with_path else list(trees)
+                )
+                return self.call_function(function, given, {}, node)
+            if verdict is not False:
+                return Unknown(
+                    "jax.tree.map with an is_leaf= whose answer jaxfix cannot tell"
+                )
         if first is None:
             return None
         items = _items(first) if isinstance(first, (tuple, ListValue)) else None
@@ -1309,7 +1543,9 @@ class Evaluator:
                 for column, item in zip(columns, values):
                     column.append(item)
             mapped = tuple(
-                self._tree_map(function, column, node, with_path=with_path)
+                self._tree_map(
+                    function, column, node, with_path=with_path, is_leaf=is_leaf
+                )
                 for column in columns
             )
             if isinstance(first, DictValue):
@@ -1324,7 +1560,7 @@ class Evaluator:
                 leaves.append(tree.leaf)
                 spread = True
             elif isinstance(tree, Structs):
-                leaves.append(Foreign("a leaf of what jax.eval_shape returns"))
+                leaves.append(StructLeaf("a leaf of what jax.eval_shape returns"))
                 spread = True
             elif isinstance(tree, Foreign) and not isinstance(tree, JaxStage):
                 leaves.append(Foreign("a leaf of an object made outside the tree"))
@@ -1338,8 +1574,10 @@ class Evaluator:
         if with_path:
             leaves.insert(0, Foreign("a leaf's key path"))
         leaf = self.call_function(function, leaves, {}, node)
-        if isinstance(leaf, Unknown) or not spread:
+        if not spread:
             return leaf
+        # A leaf jaxfix does not know stays a tree of such leaves: what `function` may give
+        # (a subtree too), mapped again, is what the next function gives for any value.
         return Leaves(leaf)
 
     def _call_arguments(
@@ -1588,6 +1826,65 @@ class Evaluator:
                 f"decorated by something jaxfix does not see through (line {decorator.lineno})"
             )
         return result
+
+
+def _jit_eval_shape(jitted: Function) -> Value:
+    """`jax.jit(f, out_shardings=s).eval_shape(...)`: ShapeDtypeStructs on the shardings
+    given (each `NamedSharding` of `s`, a subtree of the result whose every leaf is on it);
+    Unknown where an output's sharding is not given."""
+    out = dict(jitted.jit_keywords).get("out_shardings")
+    if out is None:
+        return Unknown("`.eval_shape` of a jitted function given no out_shardings")
+    return _structs_on(out)
+
+
+def _structs_on(shardings: Value) -> Value:
+    if isinstance(shardings, Sharding):
+        why = "the {} of what a jitted function's `.eval_shape` returns"
+        return Leaves(
+            ShapeStruct(
+                Foreign(why.format("shape")), Foreign(why.format("dtype")), shardings
+            )
+        )
+    if isinstance(shardings, DictValue):
+        return DictValue(tuple((k, _structs_on(v)) for k, v in shardings.items))
+    if isinstance(shardings, ListValue):
+        return ListValue(tuple(_structs_on(v) for v in shardings.items))
+    if isinstance(shardings, tuple):
+        return tuple(_structs_on(v) for v in shardings)
+    if isinstance(shardings, Unknown):
+        return lost_at(Unknown(f"out_shardings of {shardings.why}"), shardings)
+    return Unknown(
+        "`.eval_shape` of a jitted function whose out_shardings jaxfix cannot map"
+    )
+
+
+_STRUCT_UPDATES = frozenset({"shape", "dtype", "sharding", "weak_type"})
+
+
+def _struct_updated(
+    struct: ShapeStruct | StructLeaf,
+    positional: list[Value] | Unknown,
+    keywords: dict[str, Value] | Unknown,
+) -> Value:
+    """`struct.update(**changes)`: a ShapeDtypeStruct with those fields given, the others the
+    struct's (Unknown for a leaf of what `jax.eval_shape` returns)."""
+    if isinstance(positional, Unknown):
+        return positional
+    if isinstance(keywords, Unknown):
+        return keywords
+    if positional or not set(keywords) <= _STRUCT_UPDATES:
+        return Unknown("`.update(...)` of a ShapeDtypeStruct with other arguments")
+    old: dict[str, Value] = (
+        {"shape": struct.shape, "dtype": struct.dtype, "sharding": struct.sharding}
+        if isinstance(struct, ShapeStruct)
+        else {
+            key: lost_at(Foreign(f"the {key} of {struct.why}"), struct)
+            for key in ("shape", "dtype", "sharding")
+        }
+    )
+    given = old | {k: v for k, v in keywords.items() if k != "weak_type"}
+    return ShapeStruct(given["shape"], given["dtype"], given["sharding"])
 
 
 def _annotated(cls: Class) -> list[str]:

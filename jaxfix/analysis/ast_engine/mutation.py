@@ -1,14 +1,18 @@
-"""Which names may denote a container (list, dict) or object that something changes.
+"""Which names may denote a container (list, dict, SimpleNamespace) that something changes.
 
 A list or dict is known only while every use of its name is a read that cannot change it:
-an item or slice read, iteration, `*xs` or `**d` in a call (the callee gets a copy),
-`len`/`tuple`/`sorted`/... of it, a non-mutating method
-(`.get`, `.keys`, `.values`, `.items`, `.copy`, `.index`, `.count`), a JAX constructor's
-argument, an argument of a jitted function's `.lower`/`.trace`, of `jax.eval_shape` or of
-`jax.tree.map`, a comparison, `return`. Anything else (`d["a"] = 3`, `xs.append(...)`, passing it to
-a function jaxfix does not know, binding it to another name or attribute) makes the name
-"escaped", and its value Unknown, never the stale literal. Names are matched by spelling over
-the whole module (nested functions and other functions included): cautious, never stale.
+an item or slice read, an attribute a list or dict does not have (`f(s.shape)`), iteration,
+`*xs` or `**d` in a call or `{**d}` in a dict display (a copy), `len`/`tuple`/`sorted`/...
+of it, a non-mutating method (`.get`, `.keys`, `.values`, `.items`, `.copy`, `.index`,
+`.count`), a JAX constructor's argument, an argument of `jax.jit`, of a jitted function's
+`.lower`/`.trace`, of `jax.eval_shape` or of `jax.tree.map`, a comparison, `return`.
+Anything else (`d["a"] = 3`, `xs.append(...)`, passing it to a function jaxfix does not
+know, binding it to another name or attribute) makes the name "escaped", and its value
+Unknown, never the stale literal. Names are matched by spelling over the whole module (nested
+functions and other functions included): cautious, never stale. The evaluator then lets an
+escaped name through when each such use is an argument of a function of the tree whose
+parameter is only read there, a few calls deep (`log_meshes(MESHES)`), and asks of a
+SimpleNamespace's name every module that may reach it (`config.probe.data = 4` elsewhere).
 """
 
 from __future__ import annotations
@@ -17,6 +21,12 @@ import ast
 
 _READING_METHODS = frozenset(
     {"get", "keys", "values", "items", "copy", "index", "count"}
+)
+# What a list's or dict's attributes are: its methods (a bound one may change it later).
+_CONTAINER_METHODS = (
+    frozenset(dir(list))
+    | frozenset(dir(dict))
+    | {"__dict__"}  # `ns.__dict__.update(...)`
 )
 _READING_FUNCTIONS = frozenset(
     {
@@ -73,6 +83,8 @@ _READING_FUNCTIONS = frozenset(
         "map_with_path",
         "tree_map_with_path",
         "tree_leaves",
+        # jax.jit keeps its shardings' trees as given, never changes them
+        "jit",
     }
 )
 
@@ -90,11 +102,12 @@ def escaped_names(
     return frozenset(
         name
         for name, reads in loads.items()
-        if any(isinstance(n, ast.Name) and not _reads_only(n, parents) for n in reads)
+        if any(isinstance(n, ast.Name) and not reads_only(n, parents) for n in reads)
     )
 
 
-def _reads_only(node: ast.Name, parents: dict[ast.AST, ast.AST]) -> bool:
+def reads_only(node: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:
+    """Whether this use of a name only reads what it denotes."""
     parent = parents.get(node)
     if isinstance(parent, ast.Starred):
         node_or_star: ast.AST = parent
@@ -108,9 +121,11 @@ def _reads_only(node: ast.Name, parents: dict[ast.AST, ast.AST]) -> bool:
     if isinstance(parent, ast.Attribute):
         if not isinstance(parent.ctx, ast.Load):
             return False
-        return parent.attr in _READING_METHODS or not isinstance(
-            parents.get(parent), ast.Call
-        )
+        call = parents.get(parent)
+        if isinstance(call, ast.Call) and call.func is parent:
+            return parent.attr in _READING_METHODS
+        # `f(s.shape)` reads; `f(xs.append)`, `add = xs.append` may change `xs` later
+        return parent.attr in _READING_METHODS or parent.attr not in _CONTAINER_METHODS
     if isinstance(parent, ast.Call):
         if parent.func is node or node_or_star is not node:
             return True  # `f(*xs)`: f is given a tuple of the items, never the list
@@ -120,6 +135,11 @@ def _reads_only(node: ast.Name, parents: dict[ast.AST, ast.AST]) -> bool:
             return True  # `f(**d)`: f is given a new dict, never `d`
         call = parents.get(parent)
         return isinstance(call, ast.Call) and _reading_call(call)
+    if isinstance(parent, ast.Dict):  # `{**d, "k": v}` copies `d`'s items
+        return any(
+            key is None and value is node
+            for key, value in zip(parent.keys, parent.values)
+        )
     if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)):
         return parent.iter is node
     if isinstance(

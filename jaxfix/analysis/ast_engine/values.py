@@ -43,9 +43,11 @@ __all__ = [
     "MeshContext",
     "MeshKind",
     "ModuleValue",
+    "Namespace",
     "OneOf",
     "JaxStage",
     "Jitted",
+    "StructLeaf",
     "Foreign",
     "Leaves",
     "ShapeStruct",
@@ -341,6 +343,20 @@ class DictValue:
 
 
 @dataclass(frozen=True)
+class Namespace:
+    """`types.SimpleNamespace(a=1, ...)`, an attribute-style config whose every use jaxfix saw
+    (no attribute set, no mutation): its attributes in order."""
+
+    items: tuple[tuple[str, Value], ...]
+
+    def get(self, name: str) -> Value | None:
+        for key, value in reversed(self.items):
+            if key == name:
+                return value
+        return None
+
+
+@dataclass(frozen=True)
 class Frame:
     """Where a function's body is evaluated: its parameters' values (None: taken from the
     function's callers in the project) and the frame its `def` ran in (closures)."""
@@ -368,6 +384,7 @@ class Function:
     closure: Frame | None = None
     wrapped_by: str | None = None
     bound: tuple[tuple[str, Value], ...] = ()  # functools.partial's keyword arguments
+    jit_keywords: tuple[tuple[str, Value], ...] = ()  # `jax.jit(f, **these)`
 
 
 @dataclass(frozen=True)
@@ -416,6 +433,14 @@ class Foreign(Unknown):
     __slots__ = ()
 
 
+class StructLeaf(Foreign):
+    """A leaf of what `jax.eval_shape` returns: a `jax.ShapeDtypeStruct` (without a layout)
+    whose shape, dtype and sharding jaxfix does not know; `.update(sharding=s)` of it is a
+    `ShapeStruct` on `s`."""
+
+    __slots__ = ()
+
+
 class JaxStage(Foreign):
     """A stage of a jitted function (`jit(f).trace(x)`, `.lower(...)`, `.compile()`) and what its
     methods return: JAX's own objects, whatever the arguments."""
@@ -450,6 +475,7 @@ Value: TypeAlias = (
     | MeshContext
     | ListValue
     | DictValue
+    | Namespace
     | Devices
     | Function
     | Class
@@ -505,7 +531,7 @@ def holds_tree_objects(value: Value) -> bool:
         return any(holds_tree_objects(v) for v in value)
     if isinstance(value, ListValue):
         return any(holds_tree_objects(v) for v in value.items)
-    if isinstance(value, DictValue):
+    if isinstance(value, (DictValue, Namespace)):
         return any(holds_tree_objects(v) for _, v in value.items)
     if isinstance(value, Leaves):
         return holds_tree_objects(value.leaf)

@@ -301,7 +301,9 @@ def call(
         )
     if api is Api.JIT:
         if positional and isinstance(positional[0], Function):
-            return replace(positional[0], wrapped_by="jit")
+            return replace(
+                positional[0], wrapped_by="jit", jit_keywords=tuple(keywords.items())
+            )
         if (
             len(positional) == 1
             and not keywords
