@@ -395,16 +395,23 @@ def _names_bound_from(tree: ast.Module, name: str) -> frozenset[str]:
     source order until nothing new is bound (a binding may mention one bound after it)."""
     names = {name}
 
-    def mentions(node: ast.AST | None) -> bool:
-        return node is not None and any(
-            isinstance(n, ast.Name)
-            and n.id in names
-            or isinstance(n, ast.Attribute)
-            and n.attr in names
-            or isinstance(n, ast.alias)
-            and (name in n.name.split(".") or n.asname in names)
-            for n in ast.walk(node)
-        )
+    def mentioned(node: ast.AST | None) -> set[str] | None:
+        """The names and attributes `node` reads (and the `as` names of its aliases), each
+        binding's found once: None when it mentions `name` whatever else is bound."""
+        found: set[str] = set()
+        if node is None:
+            return found
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name):
+                found.add(n.id)
+            elif isinstance(n, ast.Attribute):
+                found.add(n.attr)
+            elif isinstance(n, ast.alias):
+                if name in n.name.split("."):
+                    return None
+                if n.asname is not None:
+                    found.add(n.asname)
+        return found
 
     def bound(target: ast.AST) -> set[str]:
         """The name a target binds (`x`, `self.x`: x), or its items' (`a, *b`)."""
@@ -445,10 +452,11 @@ def _names_bound_from(tree: ast.Module, name: str) -> frozenset[str]:
             ]
             for argument, default in defaults:
                 bindings.append((default, {argument.arg}))
+    words = [(mentioned(source), targets) for source, targets in bindings]
     while True:
         before = len(names)
-        for source, targets in bindings:
-            if mentions(source):
+        for read, targets in words:
+            if read is None or not read.isdisjoint(names):
                 for target in targets:
                     names.update({target} if isinstance(target, str) else bound(target))
         if len(names) == before:
