@@ -37,6 +37,7 @@ from jaxfix.analysis.ast_engine.contexts import Site, Way
 from jaxfix.analysis.ast_engine.enclosing import Enclosing, enclosing
 from jaxfix.analysis.ast_engine.evidence import Confirmed, EvidenceMap
 from jaxfix.analysis.ast_engine.expected import ExpectedErrors
+from jaxfix.analysis.ast_engine.fields import walk
 from jaxfix.analysis.ast_engine.mesh_sizes import MeshSizes, mesh_sizes
 from jaxfix.analysis.ast_engine.placement import Placed, reference
 from jaxfix.analysis.ast_engine.positions import Span, span
@@ -171,7 +172,7 @@ class Analysis:
     def _binding_names(self, name: str) -> frozenset[str]:
         found = self._bound_from.get(name)
         if found is None:
-            found = self._bound_from[name] = _names_bound_from(self.module.tree, name)
+            found = self._bound_from[name] = _names_bound_from(self.module, name)
         return found
 
     def called_api(self, node: ast.AST | None) -> Api | None:
@@ -390,9 +391,10 @@ class Analysis:
         return None if evidence is None else Confirmed(evidence)
 
 
-def _names_bound_from(tree: ast.Module, name: str) -> frozenset[str]:
-    """`name` and the names and attributes `tree` binds from code mentioning one of them, in
-    source order until nothing new is bound (a binding may mention one bound after it)."""
+def _names_bound_from(module: Module, name: str) -> frozenset[str]:
+    """`name` and the names and attributes `module` binds from code mentioning one of them,
+    until nothing new is bound (a binding may mention one bound after it): the least such set,
+    whatever order the bindings are looked at in."""
     names = {name}
 
     def mentioned(node: ast.AST | None) -> set[str] | None:
@@ -401,7 +403,7 @@ def _names_bound_from(tree: ast.Module, name: str) -> frozenset[str]:
         found: set[str] = set()
         if node is None:
             return found
-        for n in ast.walk(node):
+        for n in walk(node):
             if isinstance(n, ast.Name):
                 found.add(n.id)
             elif isinstance(n, ast.Attribute):
@@ -426,7 +428,7 @@ def _names_bound_from(tree: ast.Module, name: str) -> frozenset[str]:
         return set()
 
     bindings: list[tuple[ast.AST | None, Sequence[ast.AST] | set[str]]] = []
-    for node in ast.walk(tree):
+    for node in module.parents:  # every node but the module's own (and contexts)
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
                 spelled = alias.asname or alias.name.split(".")[0]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
+from collections.abc import Iterator
 
 # Field types of the grammar that never hold a node.
 _SCALARS = frozenset({"identifier", "string", "constant", "int"})
@@ -49,3 +50,18 @@ def own_fields(kind: type) -> tuple[str, ...]:
     if types is None:
         return child_fields(kind)
     return tuple(f for f in child_fields(kind) if types.get(f) not in _SHARED_TYPES)
+
+
+def walk(node: ast.AST) -> Iterator[ast.AST]:
+    """`node` and every node under it but contexts and operators: `ast.walk` in another order
+    (depth first), for what does not depend on the order, several times faster."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        for name in own_fields(type(current)):
+            value = getattr(current, name, None)
+            if type(value) is list:
+                stack.extend(item for item in value if isinstance(item, ast.AST))
+            elif isinstance(value, ast.AST):
+                stack.append(value)
