@@ -113,9 +113,8 @@ class LegacyMeshContext(Rule):
         self._fixed: dict[ast.AST, int] = {}  # scope -> line of the report with its fix
 
     def visit_With(self, node: ast.With) -> None:
-        if self._tested(
-            node
-        ):  # read from the code around it: before any value is asked
+        # read from the code around it: before any value is asked
+        if self._tested(node):
             return
         items = [i for i in node.items if self._legacy(i.context_expr)]
         if not items or self.expected(node):
