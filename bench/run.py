@@ -316,21 +316,31 @@ def bench_tree(
     ]
     same_results = []
     for label, checkout in baselines:
-        baseline_cache = work / f"cold-cache-{len(commands)}"
         env = timing_env(PYTHONPATH=str(checkout.resolve()))
-        commands.append(
-            Command(
-                f"{COLD}, before: {label}",
-                [*baseline_cmd, "--cache-dir", str(baseline_cache), str(tree)],
-                args.repeat,
-                before_each=lambda cache=baseline_cache: shutil.rmtree(
-                    cache, ignore_errors=True
-                ),
-                env=env,
+        for cold, selection in ((COLD, []), (COLD_ALL, ["--select", "ALL"])):
+            baseline_cache = work / f"cold-cache-{len(commands)}"
+            commands.append(
+                Command(
+                    f"{cold}, before: {label}",
+                    [
+                        *baseline_cmd,
+                        *selection,
+                        "--cache-dir",
+                        str(baseline_cache),
+                        str(tree),
+                    ],
+                    args.repeat,
+                    before_each=lambda cache=baseline_cache: shutil.rmtree(
+                        cache, ignore_errors=True
+                    ),
+                    env=env,
+                )
             )
-        )
-        same = json_results(jaxfix_cmd, tree) == json_results(baseline_cmd, tree, env)
-        same_results.append(f"{label}: {'identical' if same else '**different**'}")
+            same = json_results([*jaxfix_cmd, *selection], tree) == json_results(
+                [*baseline_cmd, *selection], tree, env
+            )
+            named = f"{label}{' (--select ALL)' if selection else ''}"
+            same_results.append(f"{named}: {'identical' if same else '**different**'}")
     if stats["candidates"]:
         candidate_list = work / "candidates.txt"
         candidate_list.write_text(
@@ -383,13 +393,15 @@ def bench_tree(
 
 def summary(results: dict[str, Measurement], baselines: list[str]) -> str:
     """The ratios the targets are stated in: CPU time where the machine's load makes wall time noisy."""
-    cold, parts = results[COLD], []
+    parts = []
     for label in baselines:
-        before = results[f"{COLD}, before: {label}"]
-        parts.append(
-            f"cold now / before ({label}): {cold.median_cpu / before.median_cpu:.2f}x CPU, "
-            f"{cold.median_wall / before.median_wall:.2f}x wall"
-        )
+        for name, selection in ((COLD, ""), (COLD_ALL, ", --select ALL")):
+            cold, before = results[name], results[f"{name}, before: {label}"]
+            parts.append(
+                f"cold now / before ({label}{selection}): "
+                f"{cold.median_cpu / before.median_cpu:.2f}x CPU, "
+                f"{cold.median_wall / before.median_wall:.2f}x wall"
+            )
     for label, cold_name, warm_name in (
         ("", COLD, WARM),
         (" (--select ALL)", COLD_ALL, WARM_ALL),

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from jaxfix.analysis.ast_engine import Engine
 from jaxfix.analysis.ast_engine.analysis import Analysis
+from jaxfix.analysis.ast_engine.fields import SHARED, child_fields, own_fields
 from jaxfix.analysis.ast_engine.positions import Span
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.check import registry
@@ -247,7 +248,7 @@ def _walk(module: Module, rules: list[Rule]) -> None:
     by_type: dict[type, list[Callable[[ast.AST], object]]] = {}
     # Contexts and operators (`ast.Load()`, `ast.Add()`) have no children: not visited when
     # no rule looks at them (a third of the nodes: every name has its context).
-    skipped = () if any(map(_is_shared, handlers)) else _SHARED
+    fields = child_fields if any(map(_is_shared, handlers)) else own_fields
     stack: list[ast.AST] = [module.tree]
     while stack:
         node = stack.pop()
@@ -257,25 +258,22 @@ def _walk(module: Module, rules: list[Rule]) -> None:
             found = by_type[kind] = handlers.get(f"visit_{kind.__name__}", [])
         for method in found:
             method(node)
-        # ast.iter_child_nodes, inlined (the hot loop), pushed last child first
-        for name in reversed(node._fields):
+        # ast.iter_child_nodes, inlined (the hot loop), pushed last child first; the fields
+        # holding names and constants (and contexts, operators) not read (fields.py)
+        for name in fields(kind):
             value = getattr(node, name, None)
             if type(value) is list:
                 for item in reversed(value):
-                    if isinstance(item, ast.AST) and not isinstance(item, skipped):
+                    if isinstance(item, ast.AST):
                         stack.append(item)
-            elif isinstance(value, ast.AST) and not isinstance(value, skipped):
+            elif isinstance(value, ast.AST):
                 stack.append(value)
 
 
-# One shared object each in a tree (`ast.Load()`), without children.
-_SHARED = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
-
-
 def _is_shared(visitor: str) -> bool:
-    """Whether `visit_<Name>` is for a context or an operator (`_SHARED`)."""
+    """Whether `visit_<Name>` is for a context or an operator (`SHARED`)."""
     kind = getattr(ast, visitor.removeprefix("visit_"), None)
-    return isinstance(kind, type) and issubclass(kind, _SHARED)
+    return isinstance(kind, type) and issubclass(kind, SHARED)
 
 
 def _parses_with_ast(source: bytes) -> bool:

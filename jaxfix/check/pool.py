@@ -95,6 +95,9 @@ class _Worker(Generic[Task]):
     process: multiprocessing.process.BaseProcess
     connection: Connection
     task: Task | None = None
+    # The anonymous memory it may share with its parent: the parent's when it was forked
+    # (0 when spawned; None when the system does not say).
+    inherited: int | None = 0
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -105,6 +108,28 @@ def _context() -> multiprocessing.context.BaseContext:
 def forks() -> bool:
     """Whether workers are forked, so that they inherit what the parent built before."""
     return "fork" in multiprocessing.get_all_start_methods()
+
+
+def _status_field(pid: int | str, field: bytes) -> int | None:
+    """A `kB` field of /proc/PID/status (`RssAnon:`) in bytes, None where there is none."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as status:
+            for line in status:
+                if line.startswith(field):
+                    return 1024 * int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _all_resident(pid: int) -> int | None:
+    """Everything the process `pid` has resident, in bytes, shared or not (/proc/PID/statm:
+    read at no cost, unlike the private pages)."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _resident(pid: int) -> int | None:
@@ -120,11 +145,7 @@ def _resident(pid: int) -> int | None:
             )
     except (OSError, ValueError, IndexError):
         pass
-    try:  # before Linux 4.14: everything resident
-        with open(f"/proc/{pid}/statm", "rb") as statm:
-            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return None
+    return _all_resident(pid)  # before Linux 4.14: everything resident
 
 
 class Workers(Generic[Task, Result]):
@@ -158,9 +179,15 @@ class Workers(Generic[Task, Result]):
             args=(child_end, self.work, os.getpid(), self.prepare),
             daemon=True,
         )
+        inherited = (
+            _status_field("self", b"RssAnon:")
+            if self.max_resident is not None
+            and self.context.get_start_method() == "fork"
+            else 0
+        )
         process.start()
         child_end.close()
-        return _Worker(process, parent_end)
+        return _Worker(process, parent_end, inherited=inherited)
 
     def run(self, tasks: list[Task]) -> Iterator[Result]:
         """`work(task)` for every task, results as they finish. `work` must not raise (it returns
@@ -212,10 +239,25 @@ class Workers(Generic[Task, Result]):
                 yield result
 
     def _grown(self, worker: _Worker[Task]) -> bool:
-        """Whether `worker`, idle now, holds more memory than a worker may keep."""
-        if self.max_resident is None or worker.process.pid is None:
+        """Whether `worker`, idle now, holds more memory than a worker may keep. Its private
+        pages (`_resident`) cost the system a walk of its whole memory to count (several ms
+        for a few hundred MB, once per file): they are counted only when two cheap bounds
+        leave the answer open, all it has resident (at least its private pages) and its
+        anonymous memory less what it may share with its parent (at most them)."""
+        pid = worker.process.pid
+        if self.max_resident is None or pid is None:
             return False
-        resident = _resident(worker.process.pid)
+        everything = _all_resident(pid)
+        if everything is not None and everything <= self.max_resident:
+            return False
+        anonymous = _status_field(pid, b"RssAnon:")
+        if (
+            anonymous is not None
+            and worker.inherited is not None
+            and anonymous - worker.inherited > self.max_resident
+        ):
+            return True
+        resident = _resident(pid)
         return resident is not None and resident > self.max_resident
 
     def __enter__(self) -> Workers[Task, Result]:

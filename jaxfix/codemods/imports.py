@@ -19,7 +19,7 @@ def unused_imports(
     whose local name is used only in `uses` (what the fix rewrites)."""
     tree = analysis.module.tree
     loads: dict[str, list[ast.Name]] = {}
-    for name in ast.walk(tree):
+    for name in analysis.module.parents:  # every node but the module's own
         if isinstance(name, ast.Name):
             loads.setdefault(name.id, []).append(name)
     edits: list[tuple[ast.AST, Edit]] = []

@@ -77,8 +77,8 @@ class AbstractMeshContextConcrete(Rule):
     def visit_Call(self, node: ast.Call) -> None:
         analysis = self.analysis
         if (
-            analysis.called_api(node) is not Api.USE_ABSTRACT_MESH
-            or len(node.args) != 1
+            len(node.args) != 1
+            or analysis.called_api(node) is not Api.USE_ABSTRACT_MESH
         ):
             return
         (argument,) = node.args

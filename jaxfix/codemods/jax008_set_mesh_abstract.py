@@ -68,7 +68,7 @@ class SetMeshAbstract(Rule):
 
     def visit_Call(self, node: ast.Call) -> None:
         analysis = self.analysis
-        if analysis.called_api(node) is not Api.SET_MESH or len(node.args) != 1:
+        if len(node.args) != 1 or analysis.called_api(node) is not Api.SET_MESH:
             return
         (argument,) = node.args
         value = analysis.value_of(argument)

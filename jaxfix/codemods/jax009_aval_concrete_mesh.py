@@ -67,10 +67,9 @@ class AvalConcreteMesh(Rule):
 
     def visit_Call(self, node: ast.Call) -> None:
         analysis = self.analysis
-        if analysis.called_api(node) is not Api.SHAPED_ARRAY:
-            return
+        # the keyword first: most calls have none, and their callee is then not evaluated
         sharding = next((k.value for k in node.keywords if k.arg == "sharding"), None)
-        if sharding is None:
+        if sharding is None or analysis.called_api(node) is not Api.SHAPED_ARRAY:
             return
         written = (
             analysis.written_as(sharding)

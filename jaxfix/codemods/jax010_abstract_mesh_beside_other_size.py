@@ -224,7 +224,7 @@ class AbstractMeshBesideOtherSize(Rule):
         tree = analysis.module.tree
         names = {  # what an import binds AbstractMesh to (checked by the engine after)
             alias.asname or alias.name
-            for node in ast.walk(tree)
+            for node in analysis.module.parents  # every node but the module's own
             if isinstance(node, ast.ImportFrom)
             for alias in node.names
             if alias.name == "AbstractMesh"

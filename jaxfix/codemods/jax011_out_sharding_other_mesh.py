@@ -154,7 +154,7 @@ class OutShardingOtherMesh(Rule):
             {"NamedSharding"}
             | {
                 alias.asname
-                for node in ast.walk(self.analysis.module.tree)
+                for node in self.analysis.module.parents  # every node but the module's
                 if isinstance(node, ast.ImportFrom)
                 for alias in node.names
                 if alias.name == "NamedSharding" and alias.asname

@@ -116,8 +116,11 @@ class LegacyMeshContext(Rule):
         self._fixed: dict[ast.AST, int] = {}  # scope -> line of the report with its fix
 
     def visit_With(self, node: ast.With) -> None:
+        # read from the code around it: before any value is asked
+        if self._tested(node):
+            return
         items = [i for i in node.items if self._legacy(i.context_expr)]
-        if not items or self.expected(node) or self._tested(node):
+        if not items or self.expected(node):
             return
         analysis = self.analysis
         # A log's error is raised by a call in the block, not by the `with`: the evidence on

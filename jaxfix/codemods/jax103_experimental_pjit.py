@@ -100,8 +100,10 @@ class ExperimentalPjit(Rule):
             not isinstance(node.ctx, ast.Load)
             or analysis.parents.get(node).__class__ in (ast.alias, ast.ImportFrom)
             or not analysis.may_denote(node, "pjit")
-            or analysis.qualified_name(node) != PJIT
+            # once per module, before the names' values: a module with a `with mesh:` block
+            # (JAX102's case) gets no report here, so its names are not evaluated
             or self._with_mesh()
+            or analysis.qualified_name(node) != PJIT
             or tests_error_or_warning(analysis, node)
         ):
             return

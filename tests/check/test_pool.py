@@ -271,6 +271,33 @@ def test_a_worker_grown_past_the_limit_is_replaced_and_every_file_checked(
 
 
 @needs_proc
+def test_a_workers_private_pages_are_counted_only_when_the_cheap_bounds_leave_it_open(
+    monkeypatch,
+):
+    """Counting a worker's private pages walks its whole memory (several ms a file): not
+    done when all it has resident is within the limit, nor when its anonymous memory less
+    what it may share with its parent is past it."""
+    from jaxfix.check import pool
+
+    counted = []
+    monkeypatch.setattr(
+        pool, "_resident", lambda pid: counted.append(pid) or 2**62
+    )  # "grown", whatever its size
+    with pool.Workers(str, 1, lambda task, how: how, max_resident=2**50) as workers:
+        workers.grow(1)
+        (worker,) = workers.workers
+        assert not workers._grown(worker)  # within the limit, all of it
+        assert counted == []
+        workers.max_resident = 1
+        worker.inherited = 0  # as a spawned worker: it shares nothing
+        assert workers._grown(worker)  # past the limit without counting
+        assert counted == []
+        worker.inherited = 2**50  # it may share all it has: the bounds say nothing
+        assert workers._grown(worker)
+        assert counted == [worker.process.pid]
+
+
+@needs_proc
 def test_a_worker_within_the_limit_serves_the_whole_run(tmp_path, monkeypatch):
     from jaxfix.check import pool
 

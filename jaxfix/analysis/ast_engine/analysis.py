@@ -37,6 +37,7 @@ from jaxfix.analysis.ast_engine.contexts import Site, Way
 from jaxfix.analysis.ast_engine.enclosing import Enclosing, enclosing
 from jaxfix.analysis.ast_engine.evidence import Confirmed, EvidenceMap
 from jaxfix.analysis.ast_engine.expected import ExpectedErrors
+from jaxfix.analysis.ast_engine.fields import walk
 from jaxfix.analysis.ast_engine.mesh_sizes import MeshSizes, mesh_sizes
 from jaxfix.analysis.ast_engine.placement import Placed, reference
 from jaxfix.analysis.ast_engine.positions import Span, span
@@ -171,7 +172,7 @@ class Analysis:
     def _binding_names(self, name: str) -> frozenset[str]:
         found = self._bound_from.get(name)
         if found is None:
-            found = self._bound_from[name] = _names_bound_from(self.module.tree, name)
+            found = self._bound_from[name] = _names_bound_from(self.module, name)
         return found
 
     def called_api(self, node: ast.AST | None) -> Api | None:
@@ -396,21 +397,29 @@ class Analysis:
         return None if evidence is None else Confirmed(evidence)
 
 
-def _names_bound_from(tree: ast.Module, name: str) -> frozenset[str]:
-    """`name` and the names and attributes `tree` binds from code mentioning one of them, in
-    source order until nothing new is bound (a binding may mention one bound after it)."""
+def _names_bound_from(module: Module, name: str) -> frozenset[str]:
+    """`name` and the names and attributes `module` binds from code mentioning one of them,
+    until nothing new is bound (a binding may mention one bound after it): the least such set,
+    whatever order the bindings are looked at in."""
     names = {name}
 
-    def mentions(node: ast.AST | None) -> bool:
-        return node is not None and any(
-            isinstance(n, ast.Name)
-            and n.id in names
-            or isinstance(n, ast.Attribute)
-            and n.attr in names
-            or isinstance(n, ast.alias)
-            and (name in n.name.split(".") or n.asname in names)
-            for n in ast.walk(node)
-        )
+    def mentioned(node: ast.AST | None) -> set[str] | None:
+        """The names and attributes `node` reads (and the `as` names of its aliases), each
+        binding's found once: None when it mentions `name` whatever else is bound."""
+        found: set[str] = set()
+        if node is None:
+            return found
+        for n in walk(node):
+            if isinstance(n, ast.Name):
+                found.add(n.id)
+            elif isinstance(n, ast.Attribute):
+                found.add(n.attr)
+            elif isinstance(n, ast.alias):
+                if name in n.name.split("."):
+                    return None
+                if n.asname is not None:
+                    found.add(n.asname)
+        return found
 
     def bound(target: ast.AST) -> set[str]:
         """The name a target binds (`x`, `self.x`: x), or its items' (`a, *b`)."""
@@ -425,7 +434,7 @@ def _names_bound_from(tree: ast.Module, name: str) -> frozenset[str]:
         return set()
 
     bindings: list[tuple[ast.AST | None, Sequence[ast.AST] | set[str]]] = []
-    for node in ast.walk(tree):
+    for node in module.parents:  # every node but the module's own (and contexts)
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
                 spelled = alias.asname or alias.name.split(".")[0]
@@ -451,10 +460,11 @@ def _names_bound_from(tree: ast.Module, name: str) -> frozenset[str]:
             ]
             for argument, default in defaults:
                 bindings.append((default, {argument.arg}))
+    words = [(mentioned(source), targets) for source, targets in bindings]
     while True:
         before = len(names)
-        for source, targets in bindings:
-            if mentions(source):
+        for read, targets in words:
+            if read is None or not read.isdisjoint(names):
                 for target in targets:
                     names.update({target} if isinstance(target, str) else bound(target))
         if len(names) == before:

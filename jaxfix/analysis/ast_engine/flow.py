@@ -17,6 +17,8 @@ import ast
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from jaxfix.analysis.ast_engine.fields import own_fields
+
 _MAX_ROUNDS = 6  # loop fixed point: nested loops converge in a few rounds
 _MAX_CHAIN = 24  # an environment is flattened after this many bindings on top of it
 
@@ -402,7 +404,8 @@ def _walk_own(node: ast.AST) -> Iterable[ast.AST]:
     while stack:
         current = stack.pop()
         yield current
-        for child in ast.iter_child_nodes(current):
+        # ast.iter_child_nodes less contexts and operators (no caller looks at them), inlined
+        for child in _children(current):
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 yield child
                 stack.extend(child.decorator_list)
@@ -410,6 +413,18 @@ def _walk_own(node: ast.AST) -> Iterable[ast.AST]:
             if isinstance(child, ast.Lambda):
                 continue
             stack.append(child)
+
+
+def _children(node: ast.AST) -> list[ast.AST]:
+    """`node`'s children but contexts and operators, in `ast.iter_child_nodes`'s order."""
+    found: list[ast.AST] = []
+    for name in reversed(own_fields(type(node))):
+        value = getattr(node, name, None)
+        if type(value) is list:
+            found.extend(item for item in value if isinstance(item, ast.AST))
+        elif isinstance(value, ast.AST):
+            found.append(value)
+    return found
 
 
 def _own_nodes(scope: ast.AST) -> Iterable[ast.AST]:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from jaxfix.analysis.ast_engine.fields import own_fields
 from jaxfix.analysis.ast_engine.flow import scope_names
 from jaxfix.analysis.ast_engine.values import Unknown
 from jaxfix.sources.file_io import ReadError, open_regular, read_regular
@@ -40,10 +41,6 @@ Signature = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
 # Modules reached by imports and callers stay parsed between two modules' questions up to this
 # much source (their trees take about 50 bytes per byte of it), the least recently used let go.
 KEPT_SOURCE_BYTES = 2 * 1024 * 1024
-
-
-# Contexts and operators: one shared object each (`ast.Load()`), so no node's child.
-_SHARED = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
 
 
 @dataclass(frozen=True)
@@ -115,15 +112,16 @@ class Module:
         stack: list[ast.AST] = [self.tree]
         while stack:
             node = stack.pop()
-            # ast.iter_child_nodes, inlined (the hot loop), pushed last child first
-            for name in reversed(node._fields):
+            # ast.iter_child_nodes, inlined (the hot loop), pushed last child first, the
+            # fields that hold names, constants, contexts or operators not read (fields.py)
+            for name in own_fields(type(node)):
                 value = getattr(node, name, None)
                 if type(value) is list:
                     for item in reversed(value):
-                        if isinstance(item, ast.AST) and not isinstance(item, _SHARED):
+                        if isinstance(item, ast.AST):
                             parents[item] = node
                             stack.append(item)
-                elif isinstance(value, ast.AST) and not isinstance(value, _SHARED):
+                elif isinstance(value, ast.AST):
                     parents[value] = node
                     stack.append(value)
             if isinstance(node, ast.Name):

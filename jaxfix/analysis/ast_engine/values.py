@@ -366,6 +366,15 @@ class Frame:
     args: tuple[tuple[str, Value], ...] | None
     parent: Frame | None = None
 
+    def __hash__(self) -> int:
+        """The fields' hash, found once: a frame is part of the key of every question asked
+        in it, and hashing it hashes its parents and arguments."""
+        found = self.__dict__.get("_hash")
+        if found is None:
+            found = hash((self.scope, self.path, self.args, self.parent))
+            object.__setattr__(self, "_hash", found)
+        return found
+
     def arg(self, name: str) -> Value:
         """The value bound to parameter `name` (Unknown when this frame does not bind it)."""
         for key, value in self.args or ():
