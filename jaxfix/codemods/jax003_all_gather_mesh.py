@@ -325,7 +325,7 @@ class AllGatherMeshMismatch(Rule):
             return None
         return self._set_mesh_around(gather)
 
-    def _set_mesh_around(self, gather: ast.Call) -> ast.Call | None:
+    def _set_mesh_around(self, gather: ast.expr) -> ast.Call | None:
         """The innermost `jax.set_mesh(E)` a `with` enters around the gather in its own function,
         E a name or an attribute of one that the block does not assign; None when another
         mesh context is entered in between, or none."""

@@ -43,13 +43,23 @@ def child_fields(kind: type) -> tuple[str, ...]:
     return fields[::-1]
 
 
-@functools.cache
-def own_fields(kind: type) -> tuple[str, ...]:
-    """`child_fields` less those that hold contexts or operators (`SHARED`), last first."""
+def _own_fields(kind: type) -> tuple[str, ...]:
+    """What `own_fields` remembers, found once per node type."""
     types = _field_types(kind)
     if types is None:
         return child_fields(kind)
     return tuple(f for f in child_fields(kind) if types.get(f) not in _SHARED_TYPES)
+
+
+_OWN_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def own_fields(kind: type) -> tuple[str, ...]:
+    """`child_fields` less those that hold contexts or operators (`SHARED`), last first."""
+    found = _OWN_FIELDS.get(kind)
+    if found is None:
+        found = _OWN_FIELDS[kind] = _own_fields(kind)
+    return found
 
 
 def walk(node: ast.AST) -> Iterator[ast.AST]:
