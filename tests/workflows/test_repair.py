@@ -74,10 +74,31 @@ def command_env(tmp_path: Path) -> dict[str, str]:
 
 
 def project(tmp_path: Path) -> Path:
+    return copied(PROJECT, tmp_path / "trainer")
+
+
+def copied(project: Path, to: Path) -> Path:
+    """A copy of the repair project at `project`, made at `to`, without bytecode."""
     return Path(
-        shutil.copytree(
-            PROJECT, tmp_path / "trainer", ignore=shutil.ignore_patterns("__pycache__")
-        )
+        shutil.copytree(project, to, ignore=shutil.ignore_patterns("__pycache__"))
+    )
+
+
+def repair_with_pytest(
+    tree: Path, tmp_path: Path, python: str, *flags: str
+) -> tuple[int, dict, str]:
+    """`jaxfix repair FLAGS -- PYTHON -m pytest -q` in `tree` (jaxfix_repair's answer)."""
+    return jaxfix_repair(
+        tree,
+        tmp_path,
+        *flags,
+        "--",
+        python,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
     )
 
 
@@ -132,17 +153,8 @@ def check_green(
 def test_pytest_suite_made_green_by_one_repair(tmp_path, version):
     tree = project(tmp_path)
     before = snapshot(tree)
-    code, report, _ = jaxfix_repair(
-        tree,
-        tmp_path,
-        "--unsafe-fixes",
-        "--",
-        python(version),
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
+    code, report, _ = repair_with_pytest(
+        tree, tmp_path, python(version), "--unsafe-fixes"
     )
     check_green(report, code, before, tree, tmp_path)
     first = report["rounds"][0]

@@ -9,13 +9,18 @@ are reported with the line that computes them."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from codemods.test_real_jax import JAX_VERSIONS
-from workflows.test_repair import changed, jaxfix_repair, python, snapshot
+from workflows.test_repair import (
+    changed,
+    copied,
+    python,
+    repair_with_pytest,
+    snapshot,
+)
 
 PROJECT = Path(__file__).parents[1] / "repair_projects" / "attrconfig"
 
@@ -23,26 +28,10 @@ PROJECT = Path(__file__).parents[1] / "repair_projects" / "attrconfig"
 @pytest.mark.jax
 @pytest.mark.parametrize("version", JAX_VERSIONS)
 def test_a_nested_config_default_is_changed_where_it_is_written(tmp_path, version):
-    tree = Path(
-        shutil.copytree(
-            PROJECT,
-            tmp_path / "attrconfig",
-            ignore=shutil.ignore_patterns("__pycache__"),
-        )
-    )
+    tree = copied(PROJECT, tmp_path / "attrconfig")
     before = snapshot(tree)
-    code, report, _ = jaxfix_repair(
-        tree,
-        tmp_path,
-        "--unsafe-fixes",
-        "-q",
-        "--",
-        python(version),
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
+    code, report, _ = repair_with_pytest(
+        tree, tmp_path, python(version), "--unsafe-fixes", "-q"
     )
     assert code == 1, report
     assert [(f["path"], f["line"], f["detail"]) for f in report["fixed"]] == [

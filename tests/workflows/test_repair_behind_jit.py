@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,20 +20,20 @@ import pytest
 from codemods.test_real_jax import JAX_VERSIONS
 from jaxfix.evidence.facts import Origin
 from jaxfix.evidence.records import read_evidence
-from workflows.test_repair import changed, jaxfix_repair, python, snapshot
+from workflows.test_repair import (
+    changed,
+    copied,
+    jaxfix_repair,
+    python,
+    snapshot,
+)
 
 PROJECT = Path(__file__).parents[1] / "repair_projects" / "jitcaller"
 PYTEST = ("-m", "pytest", "-q", "-p", "no:cacheprovider")
 
 
 def _copy(tmp_path: Path) -> Path:
-    return Path(
-        shutil.copytree(
-            PROJECT,
-            tmp_path / "jitcaller",
-            ignore=shutil.ignore_patterns("__pycache__"),
-        )
-    )
+    return copied(PROJECT, tmp_path / "jitcaller")
 
 
 @pytest.mark.jax

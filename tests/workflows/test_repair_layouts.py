@@ -7,13 +7,18 @@ and in the JSON file) are never changed."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from codemods.test_real_jax import JAX_VERSIONS
-from workflows.test_repair import changed, jaxfix_repair, python, snapshot
+from workflows.test_repair import (
+    changed,
+    copied,
+    python,
+    repair_with_pytest,
+    snapshot,
+)
 
 PROJECT = Path(__file__).parents[1] / "repair_projects" / "layouts"
 
@@ -23,24 +28,10 @@ PROJECT = Path(__file__).parents[1] / "repair_projects" / "layouts"
 def test_unpacked_sizes_and_a_key_passed_down_are_followed_to_where_they_are_written(
     tmp_path, version
 ):
-    tree = Path(
-        shutil.copytree(
-            PROJECT, tmp_path / "layouts", ignore=shutil.ignore_patterns("__pycache__")
-        )
-    )
+    tree = copied(PROJECT, tmp_path / "layouts")
     before = snapshot(tree)
-    code, report, _ = jaxfix_repair(
-        tree,
-        tmp_path,
-        "--unsafe-fixes",
-        "-q",
-        "--",
-        python(version),
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
+    code, report, _ = repair_with_pytest(
+        tree, tmp_path, python(version), "--unsafe-fixes", "-q"
     )
     assert code == 0 and report["passed"], report
     assert [(f["path"], f["line"], f["detail"]) for f in report["fixed"]] == [

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +14,13 @@ from pathlib import Path
 import pytest
 
 from codemods.test_real_jax import JAX_VERSIONS
-from workflows.test_repair import changed, jaxfix_repair, python, snapshot
+from workflows.test_repair import (
+    changed,
+    copied,
+    python,
+    repair_with_pytest,
+    snapshot,
+)
 
 PROJECT = Path(__file__).parents[1] / "repair_projects" / "origins"
 
@@ -23,24 +28,10 @@ PROJECT = Path(__file__).parents[1] / "repair_projects" / "origins"
 @pytest.mark.jax
 @pytest.mark.parametrize("version", JAX_VERSIONS)
 def test_each_value_is_resized_where_it_is_written(tmp_path, version):
-    tree = Path(
-        shutil.copytree(
-            PROJECT, tmp_path / "origins", ignore=shutil.ignore_patterns("__pycache__")
-        )
-    )
+    tree = copied(PROJECT, tmp_path / "origins")
     before = snapshot(tree)
-    code, report, _ = jaxfix_repair(
-        tree,
-        tmp_path,
-        "--unsafe-fixes",
-        "-q",
-        "--",
-        python(version),
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
+    code, report, _ = repair_with_pytest(
+        tree, tmp_path, python(version), "--unsafe-fixes", "-q"
     )
     assert code == 0 and report["passed"], report
     details = {f["line"]: f["detail"] for f in report["fixed"]}
@@ -79,23 +70,10 @@ def test_a_context_mesh_set_by_a_parameter_is_fixed_as_static_fixes_it(
     repair looks for callers over the whole project, as `jaxfix .` does, and moves the input
     (before, it read the gather's file alone and said it does not see where that mesh is set).
     The round names the caller by its path and says the fix was made, not that it would be."""
-    tree = Path(
-        shutil.copytree(
-            CALLERS, tmp_path / "callers", ignore=shutil.ignore_patterns("__pycache__")
-        )
-    )
+    tree = copied(CALLERS, tmp_path / "callers")
     before = snapshot(tree)
-    code, report, rounds = jaxfix_repair(
-        tree,
-        tmp_path,
-        "--unsafe-fixes",
-        "--",
-        python(version),
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
+    code, report, rounds = repair_with_pytest(
+        tree, tmp_path, python(version), "--unsafe-fixes"
     )
     assert code == 0 and report["passed"], report
     assert [(f["code"], f["path"], f["line"]) for f in report["fixed"]] == [
@@ -137,24 +115,9 @@ def test_a_site_left_for_want_of_unsafe_fixes_is_not_said_to_be_worked_on(
     """Without --unsafe-fixes, round 1 fixes JAX005 (safe) and leaves the JAX003 move (unsafe);
     run 2 raises JAX003 again: the loop says its fix needs --unsafe-fixes, not that it raised
     again after jaxfix worked on it (nothing was changed there)."""
-    tree = Path(
-        shutil.copytree(
-            CALLERS, tmp_path / "callers", ignore=shutil.ignore_patterns("__pycache__")
-        )
-    )
+    tree = copied(CALLERS, tmp_path / "callers")
     (tree / "tests" / "test_total.py").write_text(TOTAL_TEST)
-    code, report, rounds = jaxfix_repair(
-        tree,
-        tmp_path,
-        "-q",
-        "--",
-        python(version),
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-    )
+    code, report, rounds = repair_with_pytest(tree, tmp_path, python(version), "-q")
     assert code == 1 and report["stop"] == "nothing-new", report
     assert [(f["code"], f["path"]) for f in report["fixed"]] == [
         ("JAX005", "tests/test_total.py")
@@ -168,24 +131,9 @@ def test_a_site_left_for_want_of_unsafe_fixes_is_not_said_to_be_worked_on(
 
 @pytest.mark.jax
 def test_a_round_whose_only_fix_is_unsafe_says_to_give_unsafe_fixes(tmp_path):
-    tree = Path(
-        shutil.copytree(
-            CALLERS, tmp_path / "callers", ignore=shutil.ignore_patterns("__pycache__")
-        )
-    )
+    tree = copied(CALLERS, tmp_path / "callers")
     before = snapshot(tree)
-    code, report, _ = jaxfix_repair(
-        tree,
-        tmp_path,
-        "-q",
-        "--",
-        python(JAX_VERSIONS[0]),
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-    )
+    code, report, _ = repair_with_pytest(tree, tmp_path, python(JAX_VERSIONS[0]), "-q")
     assert code == 1 and report["reason"] == (
         "round 1 fixed nothing: 1 of its new errors have an unsafe fix: "
         "run again with --unsafe-fixes"
@@ -251,18 +199,8 @@ def test_a_context_mesh_named_by_an_attribute_is_the_one_the_input_moves_to(
     (tree / "server.py").write_text(SERVER)
     (tree / "test_server.py").write_text(SERVER_TEST)
     (tree / "conftest.py").write_text((CALLERS / "conftest.py").read_text())
-    code, report, _ = jaxfix_repair(
-        tree,
-        tmp_path,
-        "--unsafe-fixes",
-        "-q",
-        "--",
-        python(version),
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
+    code, report, _ = repair_with_pytest(
+        tree, tmp_path, python(version), "--unsafe-fixes", "-q"
     )
     assert [(f["code"], f["line"]) for f in report["fixed"]] == [("JAX003", 13)], report
     assert [(f["code"], f["path"], f["line"]) for f in report["left"]] == [
@@ -336,18 +274,8 @@ def test_an_input_read_from_an_attribute_is_bound_once(tmp_path, version):
     (tree / "weights.py").write_text(WEIGHTS)
     (tree / "test_weights.py").write_text(WEIGHTS_TEST)
     (tree / "conftest.py").write_text((CALLERS / "conftest.py").read_text())
-    code, report, _ = jaxfix_repair(
-        tree,
-        tmp_path,
-        "--unsafe-fixes",
-        "-q",
-        "--",
-        python(version),
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
+    code, report, _ = repair_with_pytest(
+        tree, tmp_path, python(version), "--unsafe-fixes", "-q"
     )
     assert [(f["code"], f["line"]) for f in report["fixed"]] == [("JAX003", 16)], report
     assert [(f["code"], f["line"]) for f in report["left"]] == [("JAX003", 28)], (
@@ -429,18 +357,8 @@ def test_a_recorded_context_mesh_error_puts_the_out_sharding_on_the_entered_mesh
     (tree / "gathers.py").write_text(GATHERS)
     (tree / "test_gathers.py").write_text(GATHERS_TEST)
     (tree / "conftest.py").write_text((CALLERS / "conftest.py").read_text())
-    code, report, _ = jaxfix_repair(
-        tree,
-        tmp_path,
-        "--unsafe-fixes",
-        "-q",
-        "--",
-        python(version),
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
+    code, report, _ = repair_with_pytest(
+        tree, tmp_path, python(version), "--unsafe-fixes", "-q"
     )
     assert [(f["code"], f["line"]) for f in report["fixed"]] == [("JAX003", 8)], report
     assert [(f["code"], f["line"]) for f in report["left"]] == [("JAX003", 17)], report
@@ -464,26 +382,10 @@ def test_a_json_entry_is_changed_in_place_unless_a_working_mesh_reads_it(
     factory: repair changes that entry's one integer in the JSON file, every other byte kept.
     The serve entry is read by a stage that works (size 16) and one that fails (size 8): it is
     never changed, and the failing stage is left saying where else it is read."""
-    tree = Path(
-        shutil.copytree(
-            JSON_CONFIG,
-            tmp_path / "jsonconfig",
-            ignore=shutil.ignore_patterns("__pycache__"),
-        )
-    )
+    tree = copied(JSON_CONFIG, tmp_path / "jsonconfig")
     before = snapshot(tree)
-    code, report, _ = jaxfix_repair(
-        tree,
-        tmp_path,
-        "--unsafe-fixes",
-        "-q",
-        "--",
-        python(version),
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
+    code, report, _ = repair_with_pytest(
+        tree, tmp_path, python(version), "--unsafe-fixes", "-q"
     )
     assert code == 1 and not report["passed"], report
     assert [(f["path"], f["line"], f["detail"]) for f in report["fixed"]] == [
@@ -505,26 +407,9 @@ def test_a_json_entry_is_changed_in_place_unless_a_working_mesh_reads_it(
 def test_a_json_entry_is_named_with_what_to_set_without_unsafe_fixes(tmp_path):
     """Without --unsafe-fixes nothing is written; the site says the entry's line, what it
     holds and what to set it to."""
-    tree = Path(
-        shutil.copytree(
-            JSON_CONFIG,
-            tmp_path / "jsonconfig",
-            ignore=shutil.ignore_patterns("__pycache__"),
-        )
-    )
+    tree = copied(JSON_CONFIG, tmp_path / "jsonconfig")
     before = snapshot(tree)
-    code, report, _ = jaxfix_repair(
-        tree,
-        tmp_path,
-        "-q",
-        "--",
-        python(JAX_VERSIONS[0]),
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-    )
+    code, report, _ = repair_with_pytest(tree, tmp_path, python(JAX_VERSIONS[0]), "-q")
     assert code == 1 and report["fixed"] == [], report
     assert changed(before, tree) == set()
     detail = {(s["line"]): s["detail"] for s in report["left"]}[13]
@@ -538,13 +423,7 @@ def test_a_json_entry_is_named_with_what_to_set_without_unsafe_fixes(tmp_path):
 def _recorded_json_config(tmp_path: Path) -> tuple[Path, Path]:
     """A copy of jsonconfig and the evidence of one recorded pytest run of it (jaxfix's
     pytest plugin, real JAX)."""
-    tree = Path(
-        shutil.copytree(
-            JSON_CONFIG,
-            tmp_path / "jsonconfig",
-            ignore=shutil.ignore_patterns("__pycache__"),
-        )
-    )
+    tree = copied(JSON_CONFIG, tmp_path / "jsonconfig")
     evidence = tmp_path / "evidence.jsonl"
     subprocess.run(
         [
@@ -630,26 +509,10 @@ def test_a_yaml_entry_is_changed_in_place_unless_an_alias_reuses_it(tmp_path, ve
     """The same stages in stages.yaml (read with yaml.safe_load from beside the package): the
     eval entry's integer is changed, its comment and the rest kept; the serve entry is the
     wide stage's too, through an alias, and is never changed."""
-    tree = Path(
-        shutil.copytree(
-            YAML_CONFIG,
-            tmp_path / "yamlconfig",
-            ignore=shutil.ignore_patterns("__pycache__"),
-        )
-    )
+    tree = copied(YAML_CONFIG, tmp_path / "yamlconfig")
     before = snapshot(tree)
-    code, report, _ = jaxfix_repair(
-        tree,
-        tmp_path,
-        "--unsafe-fixes",
-        "-q",
-        "--",
-        python(version),
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
+    code, report, _ = repair_with_pytest(
+        tree, tmp_path, python(version), "--unsafe-fixes", "-q"
     )
     assert code == 1 and not report["passed"], report
     assert [(f["path"], f["line"], f["detail"]) for f in report["fixed"]] == [
