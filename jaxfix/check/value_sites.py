@@ -25,6 +25,7 @@ from jaxfix.check.run import Run
 from jaxfix.evidence.facts import DataEntry, Evidence, ValueSite
 
 if TYPE_CHECKING:
+    from jaxfix.analysis.ast_engine.project import Module
     from jaxfix.analysis.ast_engine.written_at import Written
 
 _WALKED = ("JAX002", "new", "built")  # the rule, the role and the kind of origin walked
@@ -57,10 +58,8 @@ def with_value_sites(
     ]
     if not walked and not called:
         return dict(evidence)
-    from jaxfix.analysis.ast_engine.positions import span
     from jaxfix.analysis.ast_engine.values import Unknown
     from jaxfix.analysis.ast_engine.written_at import written_at
-    from jaxfix.sources.text import source_text, split_lines
 
     engine = run.engine(run.options.jax_version)
     ours = {p.resolve() for p in files}
@@ -86,23 +85,21 @@ def with_value_sites(
                 value_unknown=f"its sizes are written in {written.module.path.name}, outside the files given",
             )
             continue
-        lines = split_lines(source_text(written.module.source))
-        where_span = span(lines, written.node)
-        start, end = where_span.start, where_span.end
+        extent = _extent(written.module, written.node)
         site = ValueSite(
             (path, item.line),
             where,
-            (*start, *end),
+            extent,
             written.name,
             written.keyword,
             written.why,
         )
         found[path][index] = replace(item, value_site=site)
-        columns = (start[1], end[1]) if start[0] == end[0] else None
+        columns = (extent[1], extent[3]) if extent[0] == extent[2] else None
         found.setdefault(where, []).append(
             replace(
                 item,
-                line=start[0],
+                line=extent[0],
                 columns=columns,
                 value_site=site,
                 at_value=True,
@@ -140,10 +137,8 @@ def _at_caller(
 ) -> None:
     """A gather whose context mesh its caller sets: the caller's argument for its input gets
     evidence of its own (the rule moves it there), the raising line says where it went."""
-    from jaxfix.analysis.ast_engine.positions import span
     from jaxfix.analysis.ast_engine.values import Unknown
     from jaxfix.analysis.ast_engine.written_at import gather_input_passed_by
-    from jaxfix.sources.text import source_text, split_lines
 
     callers = _caller(item)
     assert callers is not None
@@ -157,23 +152,21 @@ def _at_caller(
         where = passed.module.path.resolve()
         if where not in ours:
             continue
-        lines = split_lines(source_text(passed.module.source))
-        where_span = span(lines, passed.node)
-        start, end = where_span.start, where_span.end
+        extent = _extent(passed.module, passed.node)
         site = ValueSite(
             (path, item.line),
             where,
-            (*start, *end),
+            extent,
             ast.unparse(passed.node),
             why=f"`{passed.function}` gathers its parameter `{passed.parameter}` under the "
             "context mesh this call runs in",
         )
         placed.append(site)
-        columns = (start[1], end[1]) if start[0] == end[0] else None
+        columns = (extent[1], extent[3]) if extent[0] == extent[2] else None
         found.setdefault(where, []).append(
             replace(
                 item,
-                line=start[0],
+                line=extent[0],
                 columns=columns,
                 value_site=site,
                 at_value=True,
@@ -267,3 +260,12 @@ def _relative(file: Path, roots: list[Path]) -> str:
         if file.is_relative_to(root):
             return file.relative_to(root).as_posix()
     return file.name
+
+
+def _extent(module: Module, node: ast.AST) -> tuple[int, int, int, int]:
+    """Where `node` lies in `module`'s source: start line and column, end line and column."""
+    from jaxfix.analysis.ast_engine.positions import span
+    from jaxfix.sources.text import source_text, split_lines
+
+    where = span(split_lines(source_text(module.source)), node)
+    return (*where.start, *where.end)
