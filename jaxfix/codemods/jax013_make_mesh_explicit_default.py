@@ -14,6 +14,7 @@ from jaxfix.analysis.ast_engine.values import (
     AxisType,
     BoundMethod,
     External,
+    Instance,
     ListValue,
     Mesh,
     Sharding,
@@ -83,8 +84,9 @@ class MakeMeshExplicitDefault(Rule):
     `@partial(jax.shard_map, mesh=..., ...)`, or that partial applied to a function)
     applied to a NumPy array or a fresh `jax.numpy` array (`np.arange(16.0).reshape(8, 2)`,
     `np.array([x] * n)`, `jnp.ones((8, 2))`) whose in_spec names one of its axes: written
-    there, or a parameter of the enclosing function (or method, or function under
-    `jax.jit`) that every call of it in the project passes so. The engine follows the mesh
+    there, or a parameter of the enclosing function (a method, an object's `__call__`
+    whose objects are only ever called, a function under `jax.jit`) that every call of it in
+    the project passes so. The engine follows the mesh
     through any name or import spelling ([docs/engine.md](../engine.md)); a mesh it cannot
     pin down is not reported. The fix gives the `make_mesh` call
     `axis_types=(AxisType.Auto,) * n`, its axes as they were before JAX 0.9.
@@ -382,13 +384,13 @@ class MakeMeshExplicitDefault(Rule):
         passes for its parameter `name`; None when a call is unknown or passes anything
         else."""
         calls = _calls_of(analysis, function)
-        method = isinstance(analysis.parents.get(function), ast.ClassDef)
+        klass = analysis.parents.get(function)
         if not calls:
             return None
         ranks = []
         for module, call in calls:
             there = analysis.of(module)
-            passed = _passed(there, call, function, name, method)
+            passed = _passed(there, call, function, name, klass)
             if passed is None:
                 return None
             if isinstance(passed, ast.Name) and _parameter_of(there, passed):
@@ -598,6 +600,9 @@ def _calls_of(
 ) -> list[tuple[Module, ast.Call]] | None:
     """Every call of `function` in the project: through a decorator only where it is the one
     `jax.jit`, which passes the arguments on as they are; None where another use is seen."""
+    klass = analysis.parents.get(function)
+    if function.name == "__call__" and isinstance(klass, ast.ClassDef):
+        return None if function.decorator_list else _instance_calls(analysis, klass)
     if not function.decorator_list:
         found = analysis.calls_passing(function)
         return None if isinstance(found, Unknown) else found
@@ -614,20 +619,76 @@ def _calls_of(
     return [(module, call) for module, call, _ in calls]
 
 
+def _instance_calls(
+    analysis: Analysis, klass: ast.ClassDef
+) -> list[tuple[Module, ast.Call]] | None:
+    """The calls of the objects of `klass` (its `__call__`): each object built by a call of
+    its own `__init__` (every such call in the project) and bound to a name by a plain
+    assignment whose every read calls it; a module's name another module may import, or any
+    other use of an object, and None."""
+    init = next(
+        (
+            s
+            for s in klass.body
+            if isinstance(s, ast.FunctionDef) and s.name == "__init__"
+        ),
+        None,
+    )
+    if init is None:
+        return None
+    made = analysis.calls_passing(init)
+    if isinstance(made, Unknown) or not made:
+        return None
+    calls = []
+    for module, construct in made:
+        there = analysis.of(module)
+        statement = there.parents.get(construct)
+        if (
+            not isinstance(statement, ast.Assign)
+            or statement.value is not construct
+            or len(statement.targets) != 1
+            or not isinstance(statement.targets[0], ast.Name)
+        ):
+            return None
+        name = statement.targets[0].id
+        if module.scope_of(statement) is module.tree:
+            others = analysis.engine.project.candidate_files(name, module.path)
+            if isinstance(others, Unknown) or any(p != module.path for p in others):
+                return None
+        reads = there.reads_reached(statement, name)
+        if not reads or len(reads) != len(module.loads_by_name.get(name, ())):
+            return None  # read where another binding may reach too, or not by name
+        for read in reads:
+            call = there.parents.get(read)
+            if (
+                not there.bound_once(read)
+                or not isinstance(call, ast.Call)
+                or call.func is not read
+            ):
+                return None
+            calls.append((module, call))
+    return calls
+
+
 def _passed(
     analysis: Analysis,
     call: ast.Call,
     function: ast.FunctionDef | ast.AsyncFunctionDef,
     name: str,
-    method: bool,
+    klass: ast.AST | None,
 ) -> ast.expr | None:
     """The expression `call` passes for `function`'s parameter `name` (a method's: called
     on an object, `obj.method(...)`); None where it does not show."""
     a = function.args
     params = [p.arg for p in (*a.posonlyargs, *a.args)]
-    if method:
-        if not isinstance(call.func, ast.Attribute) or not isinstance(
-            analysis.value_of(call.func), BoundMethod
+    if isinstance(klass, ast.ClassDef):
+        called = analysis.value_of(call.func)
+        if not (
+            isinstance(call.func, ast.Attribute)
+            and isinstance(called, BoundMethod)
+            or function.name == "__call__"
+            and isinstance(called, Instance)
+            and called.cls.node is klass
         ):
             return None
         params = params[1:]  # the object the method is called on
