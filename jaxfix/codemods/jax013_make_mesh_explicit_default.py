@@ -12,11 +12,14 @@ from typing import TYPE_CHECKING
 from jaxfix.analysis.ast_engine.contexts import setting_site
 from jaxfix.analysis.ast_engine.values import (
     AxisType,
+    BoundMethod,
     External,
+    Instance,
     ListValue,
     Mesh,
     Sharding,
     Spec,
+    Unknown,
     Value,
 )
 from jaxfix.analysis.names import Api
@@ -27,6 +30,9 @@ from jaxfix.settings.options import raises_on
 
 if TYPE_CHECKING:
     import libcst as cst
+
+    from jaxfix.analysis.ast_engine.analysis import Analysis
+    from jaxfix.analysis.ast_engine.project import Module
 
 _WSC = frozenset(
     {
@@ -74,10 +80,13 @@ class MakeMeshExplicitDefault(Rule):
     then surely raises: given to `jax.lax.with_sharding_constraint` in a
     `NamedSharding(mesh, spec)` whose spec names one of its axes (outside any mesh context),
     or to `jax.shard_map(f, mesh=mesh, in_specs=...)` (or the experimental `shard_map`;
-    called, jitted, or as the decorator `@jax.shard_map(mesh=..., ...)` or
-    `@partial(jax.shard_map, mesh=..., ...)`) applied to a NumPy array or a fresh
-    `jax.numpy` array (`np.arange(16.0).reshape(8, 2)`, `np.array([x] * n)`,
-    `jnp.ones((8, 2))`) whose in_spec names one of its axes. The engine follows the mesh
+    called, jitted, as the decorator `@jax.shard_map(mesh=..., ...)` or
+    `@partial(jax.shard_map, mesh=..., ...)`, or that partial applied to a function)
+    applied to a NumPy array or a fresh `jax.numpy` array (`np.arange(16.0).reshape(8, 2)`,
+    `np.array([x] * n)`, `jnp.ones((8, 2))`) whose in_spec names one of its axes: written
+    there, or a parameter of the enclosing function (a method, an object's `__call__`
+    whose objects are only ever called, a function under `jax.jit`) that every call of it in
+    the project passes so. The engine follows the mesh
     through any name or import spelling ([docs/engine.md](../engine.md)); a mesh it cannot
     pin down is not reported. The fix gives the `make_mesh` call
     `axis_types=(AxisType.Auto,) * n`, its axes as they were before JAX 0.9.
@@ -266,6 +275,14 @@ class MakeMeshExplicitDefault(Rule):
         if isinstance(written, ast.Call):
             if analysis.called_api(written) in _SHARD_MAPS:
                 return analysis.bind(written)
+            if (
+                isinstance(written.func, ast.Call)
+                and len(written.args) == 1
+                and not isinstance(written.args[0], ast.Starred)
+                and not written.keywords
+            ):
+                # `partial(jax.shard_map, mesh=..., ...)(f)`: the decorator, applied
+                return self._decorating(written.func)
             application = analysis.jit_application(written)
             if (
                 application is None
@@ -308,10 +325,18 @@ class MakeMeshExplicitDefault(Rule):
             return keywords
         return None
 
-    def _unsharded_rank(self, argument: ast.expr) -> int | None:
+    def _unsharded_rank(
+        self, argument: ast.expr, analysis: Analysis | None = None
+    ) -> int | None:
         """The rank of an array the code makes unsharded (a NumPy array, or a `jax.numpy`
-        constructor's without a sharding), where the code shows it; else None."""
-        analysis = self.analysis
+        constructor's without a sharding), where the code shows it; for a parameter of the
+        enclosing function, the least rank every call of it in the project passes so; else
+        None."""
+        analysis = analysis or self.analysis
+        if isinstance(argument, ast.Name):
+            function = _parameter_of(analysis, argument)
+            if function is not None:
+                return self._passed_rank(analysis, function, argument.id)
         expr = (
             analysis.written_as(argument)
             if isinstance(argument, ast.Name)
@@ -348,6 +373,33 @@ class MakeMeshExplicitDefault(Rule):
         if made is None:
             return None
         return made if rank is None else rank
+
+    def _passed_rank(
+        self,
+        analysis: Analysis,
+        function: ast.FunctionDef | ast.AsyncFunctionDef,
+        name: str,
+    ) -> int | None:
+        """The least rank of the unsharded arrays every call of `function` in the project
+        passes for its parameter `name`; None when a call is unknown or passes anything
+        else."""
+        calls = _calls_of(analysis, function)
+        klass = analysis.parents.get(function)
+        if not calls:
+            return None
+        ranks = []
+        for module, call in calls:
+            there = analysis.of(module)
+            passed = _passed(there, call, function, name, klass)
+            if passed is None:
+                return None
+            if isinstance(passed, ast.Name) and _parameter_of(there, passed):
+                return None  # passed on from the caller's own caller: not followed
+            rank = self._unsharded_rank(passed, there)
+            if rank is None:
+                return None
+            ranks.append(rank)
+        return min(ranks)
 
     # -- the mesh and the fix ---------------------------------------------------------------
 
@@ -525,6 +577,133 @@ class MakeMeshExplicitDefault(Rule):
                 value = analysis.value_of(call)
                 if isinstance(value, Mesh) and self._explicit_by_default(value):
                     yield value
+
+
+def _parameter_of(
+    analysis: Analysis, name: ast.Name
+) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The function whose parameter every binding reaching the read `name` is."""
+    bindings = analysis.engine.evaluator.reaching(analysis.module, name)
+    if not bindings or len(bindings) != 1:
+        return None
+    binding = next(iter(bindings))
+    if binding.kind != "param":
+        return None
+    function = analysis.parents.get(analysis.parents.get(binding.node))  # type: ignore[arg-type]
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    return function if analysis.is_parameter(name, function) else None
+
+
+def _calls_of(
+    analysis: Analysis, function: ast.FunctionDef | ast.AsyncFunctionDef
+) -> list[tuple[Module, ast.Call]] | None:
+    """Every call of `function` in the project: through a decorator only where it is the one
+    `jax.jit`, which passes the arguments on as they are; None where another use is seen."""
+    klass = analysis.parents.get(function)
+    if function.name == "__call__" and isinstance(klass, ast.ClassDef):
+        return None if function.decorator_list else _instance_calls(analysis, klass)
+    if not function.decorator_list:
+        found = analysis.calls_passing(function)
+        return None if isinstance(found, Unknown) else found
+    if len(function.decorator_list) != 1:
+        return None
+    application = analysis.jit_application(function.decorator_list[0])
+    if application is None or application.function is not None:
+        return None
+    calls = analysis.engine.evaluator.calls_of(
+        analysis.module, function, through_decorators=True
+    )
+    if isinstance(calls, Unknown):
+        return None
+    return [(module, call) for module, call, _ in calls]
+
+
+def _instance_calls(
+    analysis: Analysis, klass: ast.ClassDef
+) -> list[tuple[Module, ast.Call]] | None:
+    """The calls of the objects of `klass` (its `__call__`): each object built by a call of
+    its own `__init__` (every such call in the project) and bound to a name by a plain
+    assignment whose every read calls it; a module's name another module may import, or any
+    other use of an object, and None."""
+    init = next(
+        (
+            s
+            for s in klass.body
+            if isinstance(s, ast.FunctionDef) and s.name == "__init__"
+        ),
+        None,
+    )
+    if init is None:
+        return None
+    made = analysis.calls_passing(init)
+    if isinstance(made, Unknown) or not made:
+        return None
+    calls = []
+    for module, construct in made:
+        there = analysis.of(module)
+        statement = there.parents.get(construct)
+        if (
+            not isinstance(statement, ast.Assign)
+            or statement.value is not construct
+            or len(statement.targets) != 1
+            or not isinstance(statement.targets[0], ast.Name)
+        ):
+            return None
+        name = statement.targets[0].id
+        if module.scope_of(statement) is module.tree:
+            others = analysis.engine.project.candidate_files(name, module.path)
+            if isinstance(others, Unknown) or any(p != module.path for p in others):
+                return None
+        reads = there.reads_reached(statement, name)
+        if not reads or len(reads) != len(module.loads_by_name.get(name, ())):
+            return None  # read where another binding may reach too, or not by name
+        for read in reads:
+            call = there.parents.get(read)
+            if (
+                not there.bound_once(read)
+                or not isinstance(call, ast.Call)
+                or call.func is not read
+            ):
+                return None
+            calls.append((module, call))
+    return calls
+
+
+def _passed(
+    analysis: Analysis,
+    call: ast.Call,
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    name: str,
+    klass: ast.AST | None,
+) -> ast.expr | None:
+    """The expression `call` passes for `function`'s parameter `name` (a method's: called
+    on an object, `obj.method(...)`); None where it does not show."""
+    a = function.args
+    params = [p.arg for p in (*a.posonlyargs, *a.args)]
+    if isinstance(klass, ast.ClassDef):
+        called = analysis.value_of(call.func)
+        if not (
+            isinstance(call.func, ast.Attribute)
+            and isinstance(called, BoundMethod)
+            or function.name == "__call__"
+            and isinstance(called, Instance)
+            and called.cls.node is klass
+        ):
+            return None
+        params = params[1:]  # the object the method is called on
+    if a.posonlyargs and any(k.arg == name for k in call.keywords):
+        return None
+    if any(isinstance(x, ast.Starred) for x in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return None
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    if name in params and params.index(name) < len(call.args):
+        return call.args[params.index(name)]
+    return None
 
 
 def _argument(call: ast.Call, position: int, keyword: str) -> ast.expr | None:
