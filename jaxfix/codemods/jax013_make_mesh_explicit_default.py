@@ -589,7 +589,7 @@ def _parameter_of(
     binding = next(iter(bindings))
     if binding.kind != "param":
         return None
-    function = analysis.parents.get(analysis.parents.get(binding.node))  # type: ignore[arg-type]
+    function = analysis.parents.get(analysis.parents.get(binding.node))  # type: ignore[arg-type]  # a parameter's node has parents
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     return function if analysis.is_parameter(name, function) else None
