@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import math
 import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
@@ -62,6 +63,8 @@ _DOTS = frozenset(
         "jax.lax.dot_general",
     }
 )
+_MATMULS = frozenset({"jax.numpy.dot", "jax.numpy.matmul"})
+_DEVICE_PUT = frozenset({"jax.device_put", "jax._src.api.device_put"})
 # NumPy arrays made from data: never sharded; their rank is at least the data's nesting.
 _FROM_DATA = frozenset({"numpy.array", "numpy.asarray"})
 _PLACING = frozenset({"device", "out_sharding", "sharding", "like"})
@@ -86,7 +89,12 @@ class MakeMeshExplicitDefault(Rule):
     `np.array([x] * n)`, `jnp.ones((8, 2))`) whose in_spec names one of its axes: written
     there, or a parameter of the enclosing function (a method, an object's `__call__`
     whose objects are only ever called, a function under `jax.jit`) that every call of it in
-    the project passes so. The engine follows the mesh
+    the project passes so; or multiplied, `a @ b` (`jnp.matmul`, `jnp.dot`), as 2-D arrays
+    of a literal shape (`jnp.ones((8, 8))`) placed by
+    `jax.device_put(x, NamedSharding(mesh, P(...)))` with literal specs, directly or as
+    parameters every call passes so, whose specs surely clash: one axis on both contracting
+    dimensions, or on both of the result's (outside any mesh context). The engine follows
+    the mesh
     through any name or import spelling ([docs/engine.md](../engine.md)); a mesh it cannot
     pin down is not reported. The fix gives the `make_mesh` call
     `axis_types=(AxisType.Auto,) * n`, its axes as they were before JAX 0.9.
@@ -98,12 +106,12 @@ class MakeMeshExplicitDefault(Rule):
     The spec of NamedSharding passed to with_sharding_constraint can only refer to Auto axes
     of the mesh``, eager or jitted, even when the array is already so sharded; `shard_map`
     raises ``ValueError: in_specs passed to shard_map: P('data', None) does not match the
-    specs of the input: P(None, None)`` for an input not placed on its in_spec; a jitted
+    specs of the input: P(None, None)`` for an input not placed on its in_spec; an
     `a @ b` whose operands' contracting dimensions are sharded on one axis raises
     ``ShardingTypeError: Contracting dimensions are sharded and it is ambiguous how the
     output should be sharded``, and operands sharded in conflicting ways ``... produces an
-    illegally sharded result``. Those two depend on the shardings the run gives, which the
-    code does not show: a run's log (`--from-log`, `jaxfix repair`) names them.
+    illegally sharded result`` (eager too). Where the code does not show the operands'
+    shardings and shapes, a run's log (`--from-log`, `jaxfix repair`) names them.
 
     ## Example
     ```python
@@ -144,7 +152,7 @@ class MakeMeshExplicitDefault(Rule):
         "a jax.make_mesh mesh without axis_types (Explicit since JAX 0.9) used as Auto"
     )
     fixes = {Safety.UNSAFE: "give make_mesh `axis_types=(AxisType.Auto,) * n`"}
-    tokens = ((b"with_sharding_constraint",), (b"shard_map",))
+    tokens = ((b"with_sharding_constraint",), (b"shard_map",), (b"device_put",))
     raises = (
         "The spec of NamedSharding passed to with_sharding_constraint can only refer to "
         "Auto axes of the mesh. Got spec={text}",
@@ -166,6 +174,10 @@ class MakeMeshExplicitDefault(Rule):
         found = None
         if raises_on(self.raises_since, self.options.jax_version):
             found = self._constraint(node) or self._shard_map(node)
+            if found is None and not node.keywords and len(node.args) == 2:
+                callee = self.analysis.value_of(node.func)
+                if isinstance(callee, External) and callee.name in _MATMULS:
+                    found = self._matmul(node, *node.args)
         if found is None:
             if (
                 self._from_a_run
@@ -180,7 +192,16 @@ class MakeMeshExplicitDefault(Rule):
         self._report(node, mesh, what)
 
     def visit_BinOp(self, node: ast.BinOp) -> None:
-        """`a @ b`: where a run's log shows the dot_general's error."""
+        """`a @ b` of operands placed so that it surely raises, or where a run's log shows
+        the dot_general's error."""
+        if not isinstance(node.op, ast.MatMult):
+            return
+        if raises_on(self.raises_since, self.options.jax_version):
+            found = self._matmul(node, node.left, node.right)
+            if found is not None:
+                if not self.expected(node):
+                    self._report(node, *found)
+                return
         if (
             self._from_a_run
             and isinstance(node.op, ast.MatMult)
@@ -326,14 +347,18 @@ class MakeMeshExplicitDefault(Rule):
         return None
 
     def _unsharded_rank(
-        self, argument: ast.expr, analysis: Analysis | None = None
+        self,
+        argument: ast.expr,
+        analysis: Analysis | None = None,
+        *,
+        exact: bool = False,
     ) -> int | None:
         """The rank of an array the code makes unsharded (a NumPy array, or a `jax.numpy`
         constructor's without a sharding), where the code shows it; for a parameter of the
         enclosing function, the least rank every call of it in the project passes so; else
-        None."""
+        None. `exact`: only a rank the code surely gives (a shape written out)."""
         analysis = analysis or self.analysis
-        if isinstance(argument, ast.Name):
+        if isinstance(argument, ast.Name) and not exact:
             function = _parameter_of(analysis, argument)
             if function is not None:
                 return self._passed_rank(analysis, function, argument.id)
@@ -358,6 +383,8 @@ class MakeMeshExplicitDefault(Rule):
             return None
         callee = analysis.value_of(expr.func)
         if isinstance(callee, External) and callee.name in _FROM_DATA:
+            if exact:
+                return None
             made = _display_rank(expr.args[0]) if expr.args else None
             return None if made is None else made if rank is None else rank
         if not isinstance(callee, External) or callee.name not in _CONSTRUCTORS:
@@ -400,6 +427,131 @@ class MakeMeshExplicitDefault(Rule):
                 return None
             ranks.append(rank)
         return min(ranks)
+
+    # -- a matmul of placed operands ----------------------------------------------------
+
+    def _matmul(
+        self, node: ast.Call | ast.BinOp, left: ast.expr, right: ast.expr
+    ) -> tuple[Mesh, str] | None:
+        """`a @ b` (`jnp.matmul`, `jnp.dot`) of 2-D arrays placed on one make_mesh mesh
+        without axis types by specs that surely clash, for every array the code passes."""
+        lefts = self._placements(left)
+        rights = self._placements(right) if lefts else None
+        if not lefts or not rights:
+            return None
+        mesh = lefts[0][0]
+        if not self._explicit_by_default(mesh):
+            return None
+        clashes = set()
+        for a_mesh, (a0, a1) in lefts:
+            for b_mesh, (b0, b1) in rights:
+                if a_mesh.origin is not mesh.origin or b_mesh.origin is not mesh.origin:
+                    return None
+                if a1 is not None and a1 == b0:
+                    clashes.add("contracting")
+                elif a1 is None and b0 is None and _axes(a0) & _axes(b1):
+                    clashes.add("conflicting")
+                else:
+                    return None
+        if len(clashes) != 1 or not self._outside_contexts(node):
+            return None
+        text = self.analysis.text(node)
+        if clashes == {"contracting"}:
+            return mesh, (
+                f"`{text}` contracts dimensions both sharded on one of its Explicit axes: "
+                "JAX raises ShardingTypeError: Contracting dimensions are sharded and it is "
+                "ambiguous how the output should be sharded"
+            )
+        return mesh, (
+            f"`{text}` would shard both dimensions of its result on one of its Explicit "
+            "axes: JAX raises ShardingTypeError: dot_general operation with inputs: ... "
+            "produces an illegally sharded result"
+        )
+
+    def _placements(
+        self, operand: ast.expr
+    ) -> list[tuple[Mesh, tuple[object, object]]] | None:
+        """The mesh and the two dimensions' spec parts of the 2-D array `operand` is, placed
+        by `jax.device_put(x, NamedSharding(mesh, P(...)))`; for a parameter of the
+        enclosing function, those of every call of it in the project; else None."""
+        analysis = self.analysis
+        if isinstance(operand, ast.Name):
+            function = _parameter_of(analysis, operand)
+            if function is not None:
+                calls = _calls_of(analysis, function)
+                if not calls:
+                    return None
+                klass = analysis.parents.get(function)
+                found = []
+                for module, call in calls:
+                    there = analysis.of(module)
+                    passed = _passed(there, call, function, operand.id, klass)
+                    if passed is None or (
+                        isinstance(passed, ast.Name) and _parameter_of(there, passed)
+                    ):
+                        return None
+                    placed = self._placed(passed, there)
+                    if placed is None:
+                        return None
+                    found.append(placed)
+                return found
+        placed = self._placed(operand, analysis)
+        return None if placed is None else [placed]
+
+    def _placed(
+        self, operand: ast.expr, analysis: Analysis
+    ) -> tuple[Mesh, tuple[object, object]] | None:
+        expr = (
+            analysis.written_as(operand) if isinstance(operand, ast.Name) else operand
+        )
+        if (
+            not isinstance(expr, ast.Call)
+            or len(expr.args) != 2
+            or expr.keywords
+            or any(isinstance(a, ast.Starred) for a in expr.args)
+        ):
+            return None
+        callee = analysis.value_of(expr.func)
+        if not isinstance(callee, External) or callee.name not in _DEVICE_PUT:
+            return None
+        data = expr.args[0]
+        if isinstance(data, ast.Name) and _parameter_of(analysis, data):
+            return None
+        shape = _literal_shape(analysis, data)
+        if (
+            shape is None
+            or len(shape) != 2
+            or self._unsharded_rank(data, analysis, exact=True) != 2
+        ):
+            return None
+        sharding = analysis.value_of(expr.args[1])
+        if not isinstance(sharding, Sharding) or not isinstance(sharding.mesh, Mesh):
+            return None
+        spec = sharding.spec
+        names = sharding.mesh.axis_names
+        if (
+            not isinstance(spec, Spec)
+            or spec.unreduced
+            or spec.reduced
+            or names is None
+            or len(spec.parts) > 2
+        ):
+            return None
+        sizes = sharding.mesh.axis_sizes or ()
+        for part, length in zip(spec.parts, shape):
+            axes = part if isinstance(part, tuple) else (part,)
+            if part is None:
+                continue
+            if not all(isinstance(a, str) and a in names for a in axes):
+                return None
+            shards = [
+                sizes[names.index(a)] if len(sizes) == len(names) else None
+                for a in axes
+            ]
+            if None in shards or length % math.prod(shards):  # type: ignore[arg-type]  # None ruled out
+                return None  # device_put raises first
+        parts = (*spec.parts, None, None)
+        return sharding.mesh, (parts[0], parts[1])
 
     # -- the mesh and the fix ---------------------------------------------------------------
 
@@ -589,7 +741,7 @@ def _parameter_of(
     binding = next(iter(bindings))
     if binding.kind != "param":
         return None
-    function = analysis.parents.get(analysis.parents.get(binding.node))  # type: ignore[arg-type]
+    function = analysis.parents.get(analysis.parents.get(binding.node))  # type: ignore[arg-type]  # a parameter's node has parents
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     return function if analysis.is_parameter(name, function) else None
@@ -726,6 +878,13 @@ def _leaves(value: Value) -> Iterator[Value]:
         yield value
 
 
+def _axes(part: object) -> set[object]:
+    """The axis names a spec part shards a dimension on."""
+    if part is None:
+        return set()
+    return set(part) if isinstance(part, tuple) else {part}
+
+
 def _named_axis(spec: Value, mesh: Mesh) -> str | None:
     """The first axis of `mesh` the spec names (a plain spec: no unreduced or reduced axes)."""
     if not isinstance(spec, Spec) or spec.unreduced or spec.reduced:
@@ -759,6 +918,40 @@ def _display_rank(data: ast.expr) -> int | None:
             data = data.elt
         else:
             return depth or None
+
+
+def _literal_shape(analysis: Analysis, data: ast.expr) -> tuple[int, ...] | None:
+    """The shape of an array written as a `jax.numpy`/NumPy constructor of a literal shape
+    (`jnp.ones((8, 8))`), or reshaped to one (`.reshape(8, 8)`); else None."""
+    expr = analysis.written_as(data) if isinstance(data, ast.Name) else data
+    while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute):
+        if expr.func.attr == "reshape":
+            return _literal_ints(expr.args) if not expr.keywords else None
+        if expr.func.attr not in _SAME_RANK:
+            break
+        expr = expr.func.value
+    if not isinstance(expr, ast.Call) or not expr.args:
+        return None
+    callee = analysis.value_of(expr.func)
+    if not isinstance(callee, External) or callee.name not in _CONSTRUCTORS:
+        return None
+    if callee.name.rsplit(".", 1)[1] not in _SHAPED:
+        return None
+    return _literal_ints(expr.args[:1])
+
+
+def _literal_ints(args: list[ast.expr]) -> tuple[int, ...] | None:
+    """A shape written as int literals: `(8, 2)`, `8, 2`, `8`."""
+    items = (
+        args[0].elts
+        if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List))
+        else args
+    )
+    if not items or not all(
+        isinstance(i, ast.Constant) and type(i.value) is int for i in items
+    ):
+        return None
+    return tuple(i.value for i in items)  # type: ignore[attr-defined]  # Constants, checked
 
 
 def _shape_rank(args: list[ast.expr]) -> int | None:
