@@ -1042,12 +1042,10 @@ def _json_pull(tmp_path: Path, change: str) -> tuple[Path, str, str, Path]:
     return repo, base, head, evidence
 
 
-@pytest.mark.jax
-def test_a_json_entry_the_pull_request_changed_gets_the_suggestion(tmp_path):
-    """The pull request made the eval stage's entry [4, 4]: the recorded run's JAX002 is
-    raised at stages/run.py:13, a line the pull request does not touch, and the review
-    suggests the entry's line as it was (committing it gives the base's stages.json back)."""
-    repo, base, head, evidence = _json_pull(tmp_path, "entry")
+def _github_review_of_json_pull(tmp_path: Path, change: str) -> tuple[Path, str, dict]:
+    """The one review the bot posts on GitHub for `_json_pull(tmp_path, change)` with the
+    recorded run's evidence and --unsafe-fixes (it exits 1: findings left)."""
+    repo, base, head, evidence = _json_pull(tmp_path, change)
     host = Host(patches=_patches(repo, base), head_sha=head)
     with Server(host) as url:
         done = _bot(
@@ -1061,6 +1059,15 @@ def test_a_json_entry_the_pull_request_changed_gets_the_suggestion(tmp_path):
     assert done.returncode == 1, done.stderr
     assert host.violations == []
     (review,) = _posted_reviews(host)
+    return repo, base, review
+
+
+@pytest.mark.jax
+def test_a_json_entry_the_pull_request_changed_gets_the_suggestion(tmp_path):
+    """The pull request made the eval stage's entry [4, 4]: the recorded run's JAX002 is
+    raised at stages/run.py:13, a line the pull request does not touch, and the review
+    suggests the entry's line as it was (committing it gives the base's stages.json back)."""
+    repo, base, review = _github_review_of_json_pull(tmp_path, "entry")
     (comment,) = review["comments"]
     assert (comment["path"], comment["line"]) == ("stages.json", 5)
     assert "the error is raised at stages/run.py:13" in comment["body"]
@@ -1076,20 +1083,7 @@ def test_an_origin_line_outside_the_diff_gets_no_comment(tmp_path):
     """The entry was wrong before the pull request, which edits the eval stage's line: the
     raising line's comment names the entry and what to set it to; no comment goes to
     stages.json, which the pull request does not show, nor to the summary's list."""
-    repo, base, head, evidence = _json_pull(tmp_path, "code")
-    host = Host(patches=_patches(repo, base), head_sha=head)
-    with Server(host) as url:
-        done = _bot(
-            _github_env(url, repo, _event(tmp_path, base, head), host),
-            "github",
-            "--unsafe-fixes",
-            "--evidence",
-            str(evidence),
-            cwd=repo,
-        )
-    assert done.returncode == 1, done.stderr
-    assert host.violations == []
-    (review,) = _posted_reviews(host)
+    repo, base, review = _github_review_of_json_pull(tmp_path, "code")
     assert [(c["path"], c["line"]) for c in review["comments"]] == [
         ("stages/run.py", 13)
     ]
