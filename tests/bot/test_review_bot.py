@@ -1083,7 +1083,7 @@ def test_an_origin_line_outside_the_diff_gets_no_comment(tmp_path):
     """The entry was wrong before the pull request, which edits the eval stage's line: the
     raising line's comment names the entry and what to set it to; no comment goes to
     stages.json, which the pull request does not show, nor to the summary's list."""
-    repo, base, review = _github_review_of_json_pull(tmp_path, "code")
+    _, _, review = _github_review_of_json_pull(tmp_path, "code")
     assert [(c["path"], c["line"]) for c in review["comments"]] == [
         ("stages/run.py", 13)
     ]
