@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
+from jaxfix.analysis.ast_engine.arguments import passed_argument
 from jaxfix.analysis.ast_engine.contexts import setting_site
 from jaxfix.analysis.ast_engine.values import (
     AxisType,
@@ -222,7 +223,7 @@ class MakeMeshExplicitDefault(Rule):
         callee = analysis.value_of(func)
         if not isinstance(callee, External) or callee.name not in _WSC:
             return None
-        shardings = _argument(node, 1, "shardings")
+        shardings = passed_argument(node, 1, "shardings")
         if shardings is None:
             return None
         for sharding in _leaves(analysis.value_of(shardings)):
@@ -699,7 +700,7 @@ class MakeMeshExplicitDefault(Rule):
         values: list[Value] = []
         callee = analysis.value_of(node.func)
         if isinstance(callee, External) and callee.name in _WSC:
-            shardings = _argument(node, 1, "shardings")
+            shardings = passed_argument(node, 1, "shardings")
             if shardings is not None:
                 values = [
                     s.mesh
@@ -855,15 +856,6 @@ def _passed(
             return keyword.value
     if name in params and params.index(name) < len(call.args):
         return call.args[params.index(name)]
-    return None
-
-
-def _argument(call: ast.Call, position: int, keyword: str) -> ast.expr | None:
-    for item in call.keywords:
-        if item.arg == keyword:
-            return item.value
-    if len(call.args) > position and not isinstance(call.args[position], ast.Starred):
-        return call.args[position]
     return None
 
 

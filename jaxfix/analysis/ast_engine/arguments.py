@@ -26,3 +26,18 @@ def bind_arguments(call: ast.Call, signature: Signature) -> dict[str, ast.expr] 
             return None
         bound[name] = keyword.value
     return bound
+
+
+def passed_argument(
+    call: ast.Call, position: int | None, keyword: str | None
+) -> ast.expr | None:
+    """What `call` passes by `keyword`, else at `position` (not a `*` argument); None if
+    neither."""
+    for item in call.keywords:
+        if keyword is not None and item.arg == keyword:
+            return item.value
+    if position is not None and len(call.args) > position:
+        arg = call.args[position]
+        if not isinstance(arg, ast.Starred):
+            return arg
+    return None

@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from jaxfix.analysis.ast_engine.arguments import passed_argument
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import External, ListValue, Value
 from jaxfix.analysis.ast_engine.vocabulary import api_of
@@ -197,15 +198,15 @@ class ExpectedErrors:
         func = expr.func
         if isinstance(func, ast.Attribute) and func.attr in _TEST_CASE_METHODS:
             parameter, how = _TEST_CASE_METHODS[func.attr]
-            exception = _argument(expr, 0, "expected_exception")
-            pattern = _argument(expr, 1, parameter) if parameter else None
+            exception = passed_argument(expr, 0, "expected_exception")
+            pattern = passed_argument(expr, 1, parameter) if parameter else None
             positional = len(expr.args) + sum(k.arg is None for k in expr.keywords)
             if exception is None or positional > (2 if parameter else 1):
                 return None  # the callable form, `assertRaises(E, f, *args)`: not a context manager
             return self._make(module, exception, pattern, how)
         callee = self.engine.value_of(module, func)
         if isinstance(callee, External) and callee.name in _PYTEST_RAISES:
-            exception = _argument(expr, 0, "expected_exception")
+            exception = passed_argument(expr, 0, "expected_exception")
             if (
                 exception is None
                 or len(expr.args) > 1
@@ -213,7 +214,7 @@ class ExpectedErrors:
             ):
                 return None
             return self._make(
-                module, exception, _argument(expr, None, "match"), "search"
+                module, exception, passed_argument(expr, None, "match"), "search"
             )
         return None
 
@@ -261,19 +262,6 @@ def _caught(exception: Value) -> tuple[str | None, ...]:
     ):
         return (None,)
     return (exception.name.removeprefix("builtins."),)
-
-
-def _argument(
-    call: ast.Call, position: int | None, keyword: str | None
-) -> ast.expr | None:
-    for item in call.keywords:
-        if keyword is not None and item.arg == keyword:
-            return item.value
-    if position is not None and len(call.args) > position:
-        arg = call.args[position]
-        if not isinstance(arg, ast.Starred):
-            return arg
-    return None
 
 
 def _yields(function: ast.FunctionDef) -> bool:
