@@ -620,23 +620,73 @@ class Evaluator:
             and not self._only_read_by_callees(module, name)
         ):
             return Unknown(f"`{name}` may be changed where it is used")
-        if isinstance(value, Namespace) and self._changed_elsewhere(module, name):
-            return Unknown(f"`{name}` may be changed in another module")
+        if isinstance(value, Namespace) or (
+            isinstance(value, (ListValue, DictValue, Instance))
+            and isinstance(frame.scope, ast.Module)
+            and not self._unchangeable(value)
+        ):
+            # a config module's namespace, dict or object that another module sets
+            # (`config.CONFIG[k] = v` in overrides.py, `CFG.x = v` in cli.py): which value a
+            # reader sees depends on what ran first; the literal alone would be stale
+            where = self._changed_elsewhere(module, name)
+            if where is not None:
+                return Unknown(f"`{name}` may be changed in another module{where}")
         return value
 
-    def _changed_elsewhere(self, module: Module, name: str) -> bool:
+    def _unchangeable(self, value: Value) -> bool:
+        """Nothing can change the value in place: a number, string, tuple, mesh or spec, or an
+        object of a frozen dataclass (`frozen=True`, flax.struct.dataclass) or named tuple
+        built with such values."""
+        if value is None or isinstance(value, (int, float, str, Mesh, Spec, Sharding)):
+            return True
+        if isinstance(value, tuple):
+            return all(self._unchangeable(v) for v in value)
+        if isinstance(value, Instance):
+            return (
+                value.init is not None
+                and self._frozen_class(value.cls)
+                and all(self._unchangeable(v) for _, v in value.init)
+            )
+        return False
+
+    def _frozen_class(self, cls: Class) -> bool:
+        if self.is_named_tuple(cls):
+            return True
+        module = self.module(cls.path)
+        if isinstance(module, Unknown):
+            return False
+        frame = self.frame_at(module, cls.node)
+        for decorator in cls.node.decorator_list:
+            call = decorator if isinstance(decorator, ast.Call) else None
+            applied = self.value(module, call.func if call else decorator, frame)
+            if not isinstance(applied, External):
+                continue
+            if applied.name == "flax.struct.dataclass":
+                return True  # frozen always
+            if applied.name == "dataclasses.dataclass" and call is not None:
+                return any(
+                    k.arg == "frozen"
+                    and isinstance(k.value, ast.Constant)
+                    and k.value.value is True
+                    for k in call.keywords
+                )
+        return False
+
+    def _changed_elsewhere(self, module: Module, name: str) -> str | None:
         """A config object's attributes are set from anywhere it is reached
         (`config.probe.data = 4` in main.py): any module that may use `name` of this module
-        and does more than read it (by its name or as a module's attribute)."""
+        and does more than read it (by its name or as a module's attribute); the use's place
+        (` (cli.py:8)`, empty when the modules cannot all be read), None when there is none."""
         found = self.project.candidate_files(name, module.path)
         if isinstance(found, Unknown):
-            return True
+            return ""
         for path in found:
             other = self.module(path)
             if isinstance(other, Unknown):
-                return True
-            if not self._only_read_by_callees(other, name):
-                return True
+                return ""
+            changing = self._changing_use(other, name)
+            if changing is not None:
+                return f" ({path.name}:{other.line(changing)})"
             for node in other.parents:
                 if (
                     isinstance(node, ast.Attribute)
@@ -644,8 +694,24 @@ class Evaluator:
                     and not reads_only(node, other.parents)
                     and not self._passed_to_reader(other, node, 0)
                 ):
-                    return True
-        return False
+                    return f" ({path.name}:{other.line(node)})"
+        return None
+
+    def _changing_use(self, module: Module, name: str) -> ast.expr | None:
+        """A use of `name` in the module that may change what it denotes and is not an
+        argument of a function of the tree that only reads it (see `_only_read_by_callees`)."""
+        if self._only_read_by_callees(module, name):
+            return None
+        return next(
+            (
+                n
+                for n in module.loads_by_name.get(name, ())
+                if isinstance(n, ast.Name)
+                and not reads_only(n, module.parents)
+                and not self._passed_to_reader(module, n, 0)
+            ),
+            None,
+        )
 
     def _only_read_by_callees(self, module: Module, name: str) -> bool:
         """Every use of `name` in the module that may change what it denotes is an argument

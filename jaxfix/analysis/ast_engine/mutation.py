@@ -117,7 +117,11 @@ def reads_only(node: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:
     if parent is None:
         return True
     if isinstance(parent, ast.Subscript):
-        return parent.value is node and isinstance(parent.ctx, ast.Load)
+        return (
+            parent.value is node
+            and isinstance(parent.ctx, ast.Load)
+            and not _item_changed(parent, parents)
+        )
     if isinstance(parent, ast.Attribute):
         if not isinstance(parent.ctx, ast.Load):
             return False
@@ -162,6 +166,20 @@ def reads_only(node: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:
         return True
     if isinstance(parent, (ast.Tuple, ast.List)) and node_or_star in parent.elts:
         return _reads_only_container(parent, parents)
+    return False
+
+
+def _item_changed(item: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:
+    """An item read out of the container is itself changed in place, which changes the
+    container: `d["eval"]["mesh"] = v`, `d["eval"].update(mesh=v)`, `xs[0].append(v)`,
+    `d["a"].x = v` (the item a dict or an object); any other use of the item reads it."""
+    parent = parents.get(item)
+    if isinstance(parent, ast.Subscript) and parent.value is item:
+        return not isinstance(parent.ctx, ast.Load) or _item_changed(parent, parents)
+    if isinstance(parent, ast.Attribute) and parent.value is item:
+        if not isinstance(parent.ctx, ast.Load):
+            return True
+        return parent.attr in _CONTAINER_METHODS and parent.attr not in _READING_METHODS
     return False
 
 

@@ -631,6 +631,8 @@ def _device_array_method(
 def item(base: Value, key: Value) -> Value:
     if isinstance(base, Structs):
         return base
+    if type(base) is Unknown:
+        return base  # why the container is not known says why its item is not
     if isinstance(base, DictValue):
         if not known(key):
             return Unknown("an item of a key jaxfix does not know")
