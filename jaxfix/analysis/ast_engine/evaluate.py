@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from jaxfix.analysis.ast_engine import vocabulary
+from jaxfix.analysis.ast_engine import jax_attributes, vocabulary
 from jaxfix.analysis.ast_engine.flow import Binding, Env, Flow
 from jaxfix.analysis.ast_engine.mutation import escaped_names, reads_only
 from jaxfix.analysis.ast_engine.project import Module, ModuleRef, Project
@@ -50,6 +50,7 @@ from jaxfix.analysis.ast_engine.values import (
     ListValue,
     Mesh,
     MeshContext,
+    MeshKind,
     ModuleValue,
     Namespace,
     OneOf,
@@ -86,6 +87,13 @@ _DATACLASS_DECORATORS = frozenset(
 )
 # Bases that bring a dataclass no fields.
 _FIELDLESS_BASES = frozenset({"builtins.object", "typing.Generic", "abc.ABC"})
+# The engine's JAX values and the type `dir()` lists their attributes of (jax_attributes.py).
+_JAX_KIND: dict[type, str] = {
+    Array: "jax.Array",
+    ShapeStruct: "jax.ShapeDtypeStruct",
+    Sharding: "jax.sharding.NamedSharding",
+    Spec: "jax.sharding.PartitionSpec",
+}
 # Decorators that return the class they are given (registered with JAX as a pytree).
 _KEEPS_CLASS = frozenset(
     {
@@ -1440,6 +1448,8 @@ class Evaluator:
                 )
             if callee.name == "builtins.isinstance":
                 return self._isinstance(positional, keywords)
+            if callee.name in ("builtins.hasattr", "builtins.getattr"):
+                return self._hasattr(callee.name, positional, keywords, node)
             if callee.name == "types.SimpleNamespace":
                 if isinstance(keywords, Unknown):
                     return keywords
@@ -1486,29 +1496,108 @@ class Evaluator:
             return False
         return Unknown("isinstance of a value whose class jaxfix cannot tell")
 
+    def _hasattr(
+        self,
+        which: str,
+        positional: list[Value] | Unknown,
+        keywords: dict[str, Value] | Unknown,
+        node: ast.AST,
+    ) -> Value:
+        """`hasattr(x, "name")`, and `getattr(x, "name"[, default])` by it: decided for an
+        object of a class of the tree whose attributes jaxfix sees all of, for the JAX values
+        it knows (jax_attributes.py) and for Python's literals, lists and dicts."""
+        if isinstance(positional, Unknown):
+            return positional
+        if keywords != {} or not 2 <= len(positional) <= (3 if "get" in which else 2):
+            return Unknown(
+                f"{which.split('.')[1]} with arguments jaxfix cannot spell out"
+            )
+        value, name = positional[0], positional[1]
+        if not isinstance(name, str):
+            return Unknown("an attribute name jaxfix does not know")
+        has = self._has_attribute(value, name)
+        if which == "builtins.hasattr":
+            if has is None:
+                return lost_at(
+                    Unknown(f"whether the object has `.{name}`"),
+                    value if isinstance(value, Unknown) else Unknown(""),
+                )
+            return has
+        if has is False and len(positional) == 3:
+            return positional[2]
+        if has is None and len(positional) == 3:
+            return Unknown(f"whether the object has `.{name}` (getattr's default)")
+        return self.attribute(value, name, node)
+
+    def _has_attribute(self, value: Value, name: str) -> bool | None:
+        if isinstance(value, Instance):
+            return self._instance_has(value, name)
+        kind = _JAX_KIND.get(type(value))
+        if isinstance(value, Mesh):
+            kind = (
+                "jax.sharding.AbstractMesh"
+                if value.kind is MeshKind.ABSTRACT
+                else "jax.sharding.Mesh"
+            )
+        if kind is not None:
+            return jax_attributes.has_attribute(kind, name)
+        python = {ListValue: list, DictValue: dict}.get(type(value)) or (
+            type(value)
+            if value is None or type(value) in (bool, int, float, str, tuple)
+            else None
+        )
+        if python is not None and not name.startswith("__"):
+            return hasattr(python, name)
+        return None
+
+    def _instance_has(self, instance: Instance, name: str) -> bool | None:
+        """True when the class (or a base of the tree) defines `name`, has it as a field or
+        sets it in `__init__`; False when jaxfix sees every base, none defines it, no class
+        of the chain answers attributes itself (`__getattr__`), the object was built where
+        jaxfix saw it (not a subclass's `self`), and no module of the project stores
+        `.name` on anything or calls `setattr`."""
+        fields = self._dataclass_fields(instance.cls)
+        if fields is not None and name in fields:
+            return True
+        member = self._class_member(instance.cls, name)
+        if not isinstance(member, Unknown):
+            return True
+        if "is not defined" not in member.why:
+            return None
+        if not isinstance(self._assigned_in_init(instance, name), Unknown):
+            return True
+        chain = self._mro(instance.cls)
+        if instance.init is None or not self._every_base_seen(chain, bare=True):
+            return (
+                None  # a subclass's `self`, or a base jaxfix cannot read, may have it
+            )
+        if any(
+            _defines(k, m) for k in chain for m in ("__getattr__", "__getattribute__")
+        ):
+            return None
+        for word, near in ((name, instance.cls.path), ("setattr", instance.cls.path)):
+            found = self.project.candidate_files(word, near, imported=False)
+            if isinstance(found, Unknown):
+                return None
+            for path in (near, *found):
+                module = self.module(path)
+                if isinstance(module, Unknown):
+                    return None
+                if word == name and module.stores_attribute(name):
+                    return None
+                if word == "setattr" and any(
+                    isinstance(c.func, ast.Name) and c.func.id == "setattr"
+                    for c in module.calls
+                ):
+                    return None
+        return False
+
     def _is_instance(self, value: Value, cls: Class) -> bool | None:
         if isinstance(value, Instance):
             chain = self._mro(value.cls)
             if any(k.node is cls.node for k in chain):
                 return True
-            for klass in chain:  # every base seen: outside the tree, or in the chain
-                module = self.module(klass.path)
-                if isinstance(module, Unknown):
-                    return None
-                frame = self.frame_at(module, klass.node)
-                for base in klass.node.bases:
-                    seen = self.value(
-                        module,
-                        base.value if isinstance(base, ast.Subscript) else base,
-                        frame,
-                    )
-                    if isinstance(seen, Class) and any(
-                        k.node is seen.node for k in chain
-                    ):
-                        continue
-                    if not isinstance(seen, External):
-                        return None
-            return False
+            return False if self._every_base_seen(chain) else None
         if value is None or isinstance(
             value,
             (bool, int, float, str, tuple, ListValue, DictValue, Mesh, Spec, Sharding)
@@ -1516,6 +1605,28 @@ class Evaluator:
         ):
             return False
         return None
+
+    def _every_base_seen(self, chain: list[Class], bare: bool = False) -> bool:
+        """Every base of the chain's classes is in the chain or outside the tree (with
+        `bare`: one that brings no attributes, `object`)."""
+        for klass in chain:
+            module = self.module(klass.path)
+            if isinstance(module, Unknown):
+                return False
+            frame = self.frame_at(module, klass.node)
+            for base in klass.node.bases:
+                seen = self.value(
+                    module,
+                    base.value if isinstance(base, ast.Subscript) else base,
+                    frame,
+                )
+                if isinstance(seen, Class) and any(k.node is seen.node for k in chain):
+                    continue
+                if not isinstance(seen, External) or (
+                    bare and seen.name not in _FIELDLESS_BASES
+                ):
+                    return False
+        return True
 
     def _replaced(
         self,

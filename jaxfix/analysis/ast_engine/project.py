@@ -309,7 +309,9 @@ class Project:
         self._given: dict[Path, bytes] = {}
         self._given_words: dict[Path, set[bytes]] = {}  # made once per given source
         self._given_as_read: dict[Path, bool] = {}  # given the bytes the index read
-        self._holding: dict[tuple[str, Path], tuple[list[Path] | Unknown, Lookup]] = {}
+        self._holding: dict[
+            tuple[str, Path, bool], tuple[list[Path] | Unknown, Lookup]
+        ] = {}
         # word -> the files holding it: one path, or a tuple of them (most words are in one
         # file: a list per word took a third of the index's memory)
         self._word_index: dict[bytes, Path | tuple[Path, ...]] | None = None
@@ -458,16 +460,19 @@ class Project:
         self.record.places[path] = found
         return found
 
-    def candidate_files(self, needle: str, near: Path) -> list[Path] | Unknown:
+    def candidate_files(
+        self, needle: str, near: Path, imported: bool = True
+    ) -> list[Path] | Unknown:
         """The run's modules that may use the name `needle` defined in the module at `near`:
         those whose words hold the name and the module's own name (an import of it), found
         in the run's word index (one pass over the files' bytes); the caller parses each only
-        when its search gets that far."""
-        key = (needle, near)
+        when its search gets that far. Without `imported`, every module holding the word
+        (an attribute's name: `obj.set_value = ...` needs no import)."""
+        key = (needle, near, imported)
         cached = self._holding.get(key)
         if cached is None:
             stem = near.parent.name if near.name == "__init__.py" else near.stem
-            wanted = [needle.encode(), *split_words(stem)]
+            wanted = [needle.encode(), *(split_words(stem) if imported else ())]
             holders = {
                 path
                 for path in self._holders(wanted)
