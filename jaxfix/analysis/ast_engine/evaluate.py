@@ -86,7 +86,15 @@ _DATACLASS_DECORATORS = frozenset(
     {"dataclasses.dataclass", "flax.struct.dataclass", "chex.dataclass"}
 )
 # Bases that bring a dataclass no fields.
-_FIELDLESS_BASES = frozenset({"builtins.object", "typing.Generic", "abc.ABC"})
+_FIELDLESS_BASES = frozenset(
+    {"builtins.object", "typing.Generic", "abc.ABC", "equinox.Module"}
+)
+# Bases whose subclasses are (frozen) dataclasses without a decorator.
+_DATACLASS_BASES = frozenset({"equinox.Module"})
+# `x: T = field(default=v)`: the field's default is `v` (none without `default=`).
+_FIELD_FUNCTIONS = frozenset(
+    {"dataclasses.field", "flax.struct.field", "equinox.field"}
+)
 # The engine's JAX values and the type `dir()` lists their attributes of (jax_attributes.py).
 _JAX_KIND: dict[type, str] = {
     Array: "jax.Array",
@@ -658,7 +666,7 @@ class Evaluator:
         return False
 
     def _frozen_class(self, cls: Class) -> bool:
-        if self.is_named_tuple(cls):
+        if self.is_named_tuple(cls) or self._module_subclass(cls):
             return True
         module = self.module(cls.path)
         if isinstance(module, Unknown):
@@ -1173,7 +1181,10 @@ class Evaluator:
     def _instance_attribute(
         self, instance: Instance, name: str, node: ast.AST
     ) -> Value:
-        fields = self._dataclass_fields(instance.cls)
+        fields = self._init_fields(instance.cls)
+        if fields is None and name in (self._dataclass_fields(instance.cls) or ()):
+            # a field its own `__init__` sets (equinox's way): never the class's default
+            return self._assigned_in_init(instance, name)
         if fields is not None and name in fields:
             # the object's own value, never the class's default (`C(5).a` of `a: int = 1`)
             if instance.init is None:
@@ -1294,6 +1305,14 @@ class Evaluator:
                 fields += [f for f in _annotated(klass) if f not in fields]
         return fields
 
+    def _init_fields(self, cls: Class) -> list[str] | None:
+        """The dataclass's fields when its generated `__init__` builds it: none when a class
+        of the chain writes its own `__init__` (kept by `@dataclass`, and equinox's way)."""
+        fields = self._dataclass_fields(cls)
+        if fields is None or any(_defines(k, "__init__") for k in self._mro(cls)):
+            return None
+        return fields
+
     def _all_fields_known(self, cls: Class) -> bool:
         """No base outside the tree (other than ones that bring no fields) may add fields
         before the class's own."""
@@ -1327,6 +1346,20 @@ class Evaluator:
             )
             if isinstance(applied, External) and applied.name in _DATACLASS_DECORATORS:
                 return True
+        return self._module_subclass(cls)
+
+    def _module_subclass(self, cls: Class) -> bool:
+        """A subclass of `equinox.Module` (through classes of the tree): a frozen dataclass
+        by its metaclass, fields from its annotations."""
+        for klass in self._mro(cls):
+            module = self.module(klass.path)
+            if isinstance(module, Unknown):
+                return False
+            frame = self.frame_at(module, klass.node)
+            for base in klass.node.bases:
+                seen = self.value(module, base, frame)
+                if isinstance(seen, External) and seen.name in _DATACLASS_BASES:
+                    return True
         return False
 
     def is_named_tuple(self, cls: Class) -> bool:
@@ -1556,7 +1589,7 @@ class Evaluator:
         of the chain answers attributes itself (`__getattr__`), the object was built where
         jaxfix saw it (not a subclass's `self`), and no module of the project stores
         `.name` on anything or calls `setattr`."""
-        fields = self._dataclass_fields(instance.cls)
+        fields = self._init_fields(instance.cls)
         if fields is not None and name in fields:
             return True
         member = self._class_member(instance.cls, name)
@@ -1921,7 +1954,7 @@ class Evaluator:
         keywords: dict[str, Value] | Unknown,
         node: ast.AST,
     ) -> Value:
-        fields = self._dataclass_fields(cls)
+        fields = self._init_fields(cls)
         if fields is not None:
             if isinstance(positional, Unknown):
                 return positional
@@ -1943,11 +1976,10 @@ class Evaluator:
                         and statement.target.id not in given
                         and statement.value is not None
                     ):
-                        given[statement.target.id] = self.value(
-                            module,
-                            statement.value,
-                            Frame(klass.node, klass.path, (), klass.closure),
-                        )
+                        frame = Frame(klass.node, klass.path, (), klass.closure)
+                        default = self._field_default(module, statement.value, frame)
+                        if default is not None:
+                            given[statement.target.id] = default[0]
             return Instance(cls, tuple(given.items()), node)
         init = self._class_member(cls, "__init__")
         if isinstance(init, Unknown):
@@ -1967,6 +1999,22 @@ class Evaluator:
         if isinstance(args, Unknown):
             return args
         return Instance(cls, tuple(a for a in args[1:]), node)
+
+    def _field_default(
+        self, module: Module, value: ast.expr, frame: Frame
+    ) -> tuple[Value] | None:
+        """A field's default (in a 1-tuple): the value written, or `field(default=v)`'s `v`
+        (dataclasses, flax.struct, equinox); None for a field(...) without one."""
+        if isinstance(value, ast.Call):
+            callee = self.value(module, value.func, frame)
+            if isinstance(callee, External) and callee.name in _FIELD_FUNCTIONS:
+                for keyword in value.keywords:
+                    if keyword.arg == "default":
+                        return (self.value(module, keyword.value, frame),)
+                    if keyword.arg in (None, "default_factory"):
+                        return (Unknown(f"a default made by `{callee.name}`"),)
+                return None
+        return (self.value(module, value, frame),)
 
     def _decorated(
         self,
