@@ -63,6 +63,12 @@ class EngineCase:
         return self.header["run-under"].split()
 
     @property
+    def needs(self) -> list[str]:
+        """The libraries besides JAX its programs import (`needs: flax equinox`): run under
+        real JAX only by an interpreter that has them (the `idioms` extra)."""
+        return self.header.get("needs", "").split()
+
+    @property
     def cli_args(self) -> list[str]:
         return ["--jax-version", self.header["target-jax"], *self.options]
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from codemods.test_real_jax import _ENV, JAX_VERSIONS, interpreters
+from codemods.test_real_jax import _ENV, JAX_VERSIONS, _jax_version, interpreters
 from engine_cases import (
     OUTCOMES,
     TARGETS,
@@ -26,6 +27,7 @@ from engine_cases import (
 )
 from fixture_cases import ROOT
 from jax_errors import JAX_ERRORS
+from jax_tiers import jax_pythons
 from jaxfix.codemods import RULES
 
 CASES = all_engine_cases()
@@ -41,7 +43,10 @@ HEADER_KEYS = {
     "run-under",
     "raises",
     "result",
+    "needs",
 }
+# The libraries a case may need (`needs:`), all installed by the `idioms` extra.
+LIBRARIES = {"flax", "chex", "equinox"}
 
 
 def test_the_table_lists_every_case_once():
@@ -72,6 +77,7 @@ def test_header_says_what_the_case_is(case):
         assert header["expect"] == case.rule and header["raises"] != "none"
     if case.fixed:
         assert header.get("result"), "the fixed tree runs to completion: result:"
+    assert set(case.needs) <= LIBRARIES, sorted(set(case.needs) - LIBRARIES)
     if "sibling-of" in header:
         sibling = BY_NAME[header["sibling-of"]]
         assert case.target == "unchanged" and sibling.target != "unchanged"
@@ -106,20 +112,36 @@ def test_docs_show_the_table():
     assert markdown_table() in page
 
 
-def _runs_under(version: str, where: str) -> dict[str, dict]:
-    """Every tree (as it is, and fixed) that names `version`, in one JAX process."""
-    listing, trees = [], Path(where)
+def _with_libraries(version: str) -> str | None:
+    """An interpreter with jax `version` that imports every library cases may need."""
+    probe = f"import {', '.join(sorted(LIBRARIES))}"
+    for python in (sys.executable, *jax_pythons()):
+        if _jax_version(python) != version:
+            continue
+        done = subprocess.run([python, "-c", probe], capture_output=True, env=_ENV)
+        if done.returncode == 0:
+            return python
+    return None
+
+
+def _runs_under(version: str, where: str, libraries: bool = False) -> dict[str, dict]:
+    """Every tree (as it is, and fixed) that names `version`, in one JAX process: those
+    needing no library besides JAX, or (`libraries`) those that need one."""
+    listing, trees = [], Path(where) / ("libraries" if libraries else "jax")
+    python = _with_libraries(version) if libraries else interpreters()[version]
+    assert python is not None
     for case in CASES:
-        if version not in case.run_under:
+        if version not in case.run_under or bool(case.needs) != libraries:
             continue
         for fixed in (False, True) if case.fixed else (False,):
             tree = trees / version / case.name / ("fixed" if fixed else "before")
             entry = materialize(case, tree, fixed)
             listing.append(f"{entry}\t{tree}")
     script = trees / f"{version}.txt"
+    trees.mkdir(parents=True, exist_ok=True)
     script.write_text("\n".join(listing), encoding="utf-8")
     done = subprocess.run(
-        [interpreters()[version], str(ROOT / "tests" / "jax_runner.py"), str(script)],
+        [python, str(ROOT / "tests" / "jax_runner.py"), str(script)],
         check=False,
         capture_output=True,
         text=True,
@@ -137,10 +159,16 @@ def _runs_under(version: str, where: str) -> dict[str, dict]:
 def runs(tmp_path_factory):
     where = tmp_path_factory.mktemp("engine-cases")
 
-    def under(version: str) -> dict[str, dict]:
+    def under(version: str, libraries: bool = False) -> dict[str, dict]:
         if version not in interpreters():
             pytest.skip(f"LOUD SKIP: no interpreter with jax {version}")
-        return _runs_under(version, str(where))
+        if libraries and _with_libraries(version) is None:
+            pytest.skip(
+                f"LOUD SKIP: no interpreter with jax {version} and"
+                f" {', '.join(sorted(LIBRARIES))}: pip install '.[idioms]' there"
+                " (or name one in JAXFIX_JAX_PYTHONS)"
+            )
+        return _runs_under(version, str(where), libraries)
 
     return under
 
@@ -150,10 +178,22 @@ def runs(tmp_path_factory):
 def test_cases_under_real_jax(version, runs):
     """Before raises the rule's error (or runs, for a must-not-change tree); fixed runs and
     prints the result line."""
-    found = runs(version)
+    _check_runs(version, runs(version), libraries=False)
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_cases_needing_libraries_under_real_jax(version, runs):
+    """The same for the cases whose programs use flax, chex or equinox (`needs:`), run by an
+    interpreter that has them."""
+    assert any(case.needs for case in CASES)
+    _check_runs(version, runs(version, libraries=True), libraries=True)
+
+
+def _check_runs(version: str, found: dict[str, dict], libraries: bool) -> None:
     failures = []
     for case in CASES:
-        if version not in case.run_under:
+        if version not in case.run_under or bool(case.needs) != libraries:
             continue
         entry = case.entry.relative_to(case.tree)
         before = found[str(Path(case.name) / "before" / entry)]

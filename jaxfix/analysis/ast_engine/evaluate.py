@@ -665,6 +665,21 @@ class Evaluator:
             )
         return False
 
+    def _struct_class(self, cls: Class) -> bool:
+        """A flax.struct.dataclass that does not define `replace` itself."""
+        if any(_defines(k, "replace") for k in self._mro(cls)):
+            return False
+        module = self.module(cls.path)
+        if isinstance(module, Unknown):
+            return False
+        frame = self.frame_at(module, cls.node)
+        return any(
+            isinstance(applied, External) and applied.name == "flax.struct.dataclass"
+            for applied in (
+                self.value(module, d, frame) for d in cls.node.decorator_list
+            )
+        )
+
     def _frozen_class(self, cls: Class) -> bool:
         if self.is_named_tuple(cls) or self._module_subclass(cls):
             return True
@@ -1414,6 +1429,15 @@ class Evaluator:
                 and receiver.wrapped_by == "jit"
             ):
                 return _jit_eval_shape(receiver)
+            if (
+                node.func.attr == "replace"
+                and isinstance(receiver, Instance)
+                and self._struct_class(receiver.cls)
+            ):  # flax.struct's own `obj.replace(**changes)`: dataclasses.replace
+                positional, keywords = self._call_arguments(module, node, frame)
+                if positional:
+                    return Unknown("`.replace(...)` given positional arguments")
+                return self._replaced([receiver], keywords, node)
             callee = self.attribute(receiver, node.func.attr, node.func)
         else:
             callee = self.value(module, node.func, frame)
