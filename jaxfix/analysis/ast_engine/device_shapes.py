@@ -83,6 +83,34 @@ def sliced(base: tuple[Value, ...] | Devices, lower: Value, upper: Value) -> Val
     return Devices((kept, *base.shape[1:]), is_array=base.is_array)
 
 
+def stepped(devices: Devices, lower: Value, upper: Value, step: Value) -> Value:
+    """`devices[lower:upper:step]` of a device list or 1-D array: as many devices as the
+    slice keeps when the length is known, else an unknown number (still devices: what a
+    reshape to a known shape builds a mesh of)."""
+    if len(devices.shape) != 1 or not all(
+        b is None or isinstance(b, int) for b in (lower, upper, step)
+    ):
+        return Unknown("a slice with a step jaxfix cannot compute")
+    if step == 0:
+        return Unknown("a slice step of zero")
+    length = devices.shape[0]
+    assert lower is None or isinstance(lower, int)
+    assert upper is None or isinstance(upper, int)
+    assert step is None or isinstance(step, int)
+    kept = None if length is None else len(range(length)[lower:upper:step])
+    return Devices((kept,), is_array=devices.is_array)
+
+
+def joined(left: Devices, right: Devices) -> Value:
+    """`a + b` of two device lists (a NumPy array would add element-wise)."""
+    if left.is_array or right.is_array:
+        return Unknown("`+` of device arrays")
+    if len(left.shape) != 1 or len(right.shape) != 1:
+        return Unknown("`+` of device lists jaxfix cannot spell out")
+    a, b = left.shape[0], right.shape[0]
+    return Devices((None if a is None or b is None else a + b,), is_array=False)
+
+
 def array_attribute(devices: Devices, name: str) -> Value:
     """`.shape` or `.size` of a device array."""
     if name == "shape":

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from jaxfix.analysis.ast_engine import jax_attributes, vocabulary
+from jaxfix.analysis.ast_engine import device_shapes, jax_attributes, vocabulary
 from jaxfix.analysis.ast_engine.flow import Binding, Env, Flow
 from jaxfix.analysis.ast_engine.mutation import escaped_names, reads_only
 from jaxfix.analysis.ast_engine.project import Module, ModuleRef, Project
@@ -380,11 +380,18 @@ class Evaluator:
     def _bool_op(self, module: Module, node: ast.BoolOp, frame: Frame) -> Value:
         is_and = isinstance(node.op, ast.And)
         value: Value = Unknown("an empty boolean operation")
-        for operand in node.values:
+        for index, operand in enumerate(node.values):
             value = self.value(module, operand, frame)
+            if index == len(node.values) - 1:
+                return (
+                    value  # `mesh or default_mesh()`: the last operand, whatever it is
+                )
             truth = _truth(value)
             if truth is None:
-                return Unknown("a boolean operation on an unknown value")
+                return lost_at(
+                    Unknown("a boolean operation on an unknown value"),
+                    value if isinstance(value, Unknown) else Unknown(""),
+                )
             if truth is not is_and:
                 return value
         return value
@@ -772,6 +779,8 @@ class Evaluator:
             return False
         callee = self.value(module, call.func, self.frame_at(module, call))
         shift = 0
+        if isinstance(callee, Instance):  # `spec(tree)`: its class's `__call__`
+            callee = self.attribute(callee, "__call__", call)
         if isinstance(callee, BoundMethod):
             callee, shift = callee.function, 1
         if not isinstance(callee, Function) or callee.wrapped_by not in (None, "jit"):
@@ -1390,6 +1399,12 @@ class Evaluator:
         base = self.value(module, node.value, frame)
         if isinstance(node.slice, ast.Slice):
             if node.slice.step is not None:
+                if isinstance(base, Devices):  # `devices[::2]`, `devices[1::2][::-1]`
+                    lower, upper, step = (
+                        self.value(module, b, frame) if b is not None else None
+                        for b in (node.slice.lower, node.slice.upper, node.slice.step)
+                    )
+                    return device_shapes.stepped(base, lower, upper, step)
                 return Unknown("a slice with a step")
             bounds = [
                 self.value(module, b, frame) if b is not None else None
@@ -1527,6 +1542,13 @@ class Evaluator:
             return self.call_function(callee.function, with_receiver, keywords, node)
         if isinstance(callee, Class):
             return self._construct(callee, positional, keywords, node)
+        if isinstance(callee, Instance):  # `spec(tree)`: the class's `__call__`
+            method = self.attribute(callee, "__call__", node)
+            if isinstance(method, BoundMethod):
+                return self._call_of(module, node, frame, method, positional, keywords)
+            if isinstance(method, Unknown):
+                return lost_at(Unknown(f"a call of an object: {method.why}"), method)
+            return Unknown("a call of an object whose `__call__` jaxfix cannot follow")
         return Unknown("a call of a value that is not a function")
 
     def _isinstance(
@@ -2332,6 +2354,8 @@ def _binary(op: ast.operator, left: Value, right: Value) -> Value:
             return left + right
         if isinstance(left, ListValue) and isinstance(right, ListValue):
             return ListValue(left.items + right.items)
+        if isinstance(left, Devices) and isinstance(right, Devices):
+            return device_shapes.joined(left, right)
         if isinstance(left, str) and isinstance(right, str):
             return left + right
     if isinstance(op, ast.Mult):
