@@ -52,5 +52,6 @@ def test_a_nested_config_default_is_changed_where_it_is_written(tmp_path, versio
     assert "the default of `serve_mesh` at config.py:16 is shared" in left[23]
     # the one axis whose size differs is followed alone: to the value the launcher computes
     assert (
-        '`int(os.environ.get("PROBE_DATA", "4"))` at config.py:21 is computed' in left[33]
+        '`int(os.environ.get("PROBE_DATA", "4"))` at config.py:21 is computed'
+        in left[33]
     )

@@ -187,7 +187,7 @@ class _Walk:
                 and isinstance(expr, ast.Constant)
                 and type(expr.value) is int
             ):
-                return narrowest or Written(
+                return self._one_axis(narrowest) or Written(
                     module, expr, self.label or _text(module, expr), axis=self.axis
                 )
             if (
@@ -270,7 +270,9 @@ class _Walk:
             if isinstance(expr, ast.Call) and keys:
                 loader = self._qualified(module, expr.func)
                 if loader in _JSON_LOADERS or loader in _YAML_LOADERS:
-                    return narrowest or self._data_file(module, expr, keys)
+                    return self._one_axis(narrowest) or self._data_file(
+                        module, expr, keys
+                    )
                 if loader in _OTHER_LOADERS:
                     return Unknown(
                         f"the sizes are read from what `{loader}` returns at {where}: jaxfix changes JSON and YAML entries only"
@@ -285,6 +287,12 @@ class _Walk:
                 f"`{_text(module, expr)}` at {where} is computed, not a value jaxfix follows"
             )
         return Unknown("too many steps between the mesh and its sizes")
+
+    def _one_axis(self, narrowest: Written | None) -> Written | None:
+        """The narrowest read, once the walk follows one axis's size: that size alone."""
+        if narrowest is None or not self.scalar:
+            return narrowest
+        return replace(narrowest, axis=self.axis)
 
     def _name(
         self,
