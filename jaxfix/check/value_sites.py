@@ -64,9 +64,11 @@ def with_value_sites(
     engine = run.engine(run.options.jax_version)
     ours = {p.resolve() for p in files}
     for path, index, item in walked:
-        frames = _origin(item)
-        assert frames is not None
-        written = written_at(engine.evaluator, frames, _differing_axis(item))
+        chains = _origins(item)
+        if len(chains) > 1:
+            _along_each(engine, path, index, item, chains, found, ours)
+            continue
+        written = written_at(engine.evaluator, chains[0], _differing_axis(item))
         if isinstance(written, Unknown):
             found[path][index] = replace(item, value_unknown=written.why)
             continue
@@ -203,8 +205,80 @@ def _differing_axis(item: Evidence) -> int | None:
 
 
 def _origin(item: Evidence) -> tuple[tuple[Path, int], ...] | None:
-    frames = [o.frames for o in item.origins if (o.role, o.kind) == _WALKED[1:]]
-    return frames[0] if len(frames) == 1 else None
+    frames = _origins(item)
+    return frames[0] if frames else None
+
+
+_MAX_CHAINS = 8  # distinct creation paths walked for one raising line
+
+
+def _origins(item: Evidence) -> list[tuple[tuple[Path, int], ...]]:
+    """The distinct frame chains along which the run built the inner mesh (one per path the
+    records took to the raising line), at most _MAX_CHAINS of them (more: none walked)."""
+    frames = list(
+        dict.fromkeys(o.frames for o in item.origins if (o.role, o.kind) == _WALKED[1:])
+    )
+    return frames if len(frames) <= _MAX_CHAINS else []
+
+
+def _along_each(
+    engine: object,
+    path: Path,
+    index: int,
+    item: Evidence,
+    chains: list[tuple[tuple[Path, int], ...]],
+    found: dict[Path, list[Evidence]],
+    ours: set[Path],
+) -> None:
+    """One raising line the run reached along several paths (two callers, each passing its
+    own preset): each path is walked, and each place a walk reaches in the run's Python
+    files gets evidence of its own (a place two paths share, once; the rule fixes it only
+    where the records agree on the inner and enclosing meshes). A data file's entry is not changed from here (the raising line's
+    fix holds one entry); a path that does not reach a place is named, and the others still
+    get theirs."""
+    from jaxfix.analysis.ast_engine.values import Unknown
+    from jaxfix.analysis.ast_engine.written_at import written_at
+
+    sites: dict[tuple[Path, tuple[int, int, int, int]], ValueSite] = {}
+    why = None
+    for frames in chains:
+        written = written_at(engine.evaluator, frames, _differing_axis(item))  # type: ignore[attr-defined]
+        if isinstance(written, Unknown):
+            why = why or written.why
+            continue
+        where = written.module.path.resolve()
+        if written.data is not None or where not in ours:
+            why = why or f"one path the run took reads its sizes from {written.name}"
+            continue
+        extent = _extent(written.module, written.node)
+        sites.setdefault(
+            (where, extent),
+            ValueSite(
+                (path, item.line),
+                where,
+                extent,
+                written.name,
+                written.keyword,
+                written.why,
+                axis=written.axis,
+            ),
+        )
+    for (where, extent), site in sites.items():
+        columns = (extent[1], extent[3]) if extent[0] == extent[2] else None
+        found.setdefault(where, []).append(
+            replace(
+                item,
+                line=extent[0],
+                columns=columns,
+                value_site=site,
+                at_value=True,
+                origins=(),
+            )
+        )
+    if sites:
+        found[path][index] = replace(item, value_site=next(iter(sites.values())))
+    elif why is not None:
+        found[path][index] = replace(item, value_unknown=why)
 
 
 _MAX_DATA_BYTES = 1 << 20  # a config file larger than this is not read

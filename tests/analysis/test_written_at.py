@@ -711,3 +711,94 @@ def test_two_unpacked_mappings_end_the_walk(tmp_path):
     assert item.value_site is None and "unpacks its arguments" in (
         item.value_unknown or ""
     )
+
+
+TWO_PATHS_MAIN = """\
+from jax.sharding import use_abstract_mesh
+
+from config import PRESETS
+from meshes import make
+
+
+def sizes(outer, name):
+    with use_abstract_mesh(outer):
+        with use_abstract_mesh(make(PRESETS[name])):
+            pass
+
+
+def evaluate(outer):
+    sizes(outer, "eval")
+
+
+def probe(outer):
+    sizes(outer, "probe")
+
+
+def train(outer):
+    sizes(outer, "train")
+"""
+TWO_PATHS_CONFIG = """\
+import dataclasses
+
+
+@dataclasses.dataclass
+class Axes:
+    dp: int = 1
+    tp: int = 8
+
+
+PRESETS = {
+    "train": Axes(dp=2, tp=4),
+    "eval": Axes(dp=4, tp=4),
+    "probe": Axes(dp=4, tp=4),
+}
+"""
+
+
+def _two_paths(tmp_path: Path, callers: tuple[int, ...]):
+    files = {
+        "config.py": TWO_PATHS_CONFIG,
+        "meshes.py": SCALAR_MESHES,
+        "main.py": TWO_PATHS_MAIN,
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    main, meshes = tmp_path / "main.py", tmp_path / "meshes.py"
+    item = replace(
+        _evidence(tmp_path),
+        origins=tuple(
+            Origin("new", "built", ((main, line), (main, 9), (meshes, 5)))
+            for line in callers
+        ),
+    )
+    options = Options(unsafe_fixes=True)
+    evidence = with_value_sites(
+        {main.resolve(): (item,)},
+        Run(options),
+        [(tmp_path / name).resolve() for name in files],
+    )
+    config = (tmp_path / "config.py").resolve()
+    return check_file(
+        Run(options), config, config.read_bytes(), evidence=evidence.get(config, ())
+    )
+
+
+def test_a_line_the_run_reached_along_two_paths_is_fixed_along_each(tmp_path):
+    """`sizes(outer, name)` raised for "eval" and for "probe", two records with the same
+    meshes: each preset the two callers pass is set where it is written."""
+    result = _two_paths(tmp_path, (14, 18))
+    assert result.fixed == (
+        TWO_PATHS_CONFIG.replace('"eval": Axes(dp=4', '"eval": Axes(dp=2')
+        .replace('"probe": Axes(dp=4', '"probe": Axes(dp=2')
+        .encode()
+    )
+    assert len(result.diagnostics) == 2
+
+
+def test_a_path_the_run_did_not_take_is_not_changed(tmp_path):
+    """The twin: the run raised only for "eval": "probe", which may work elsewhere (or
+    never run), is left as it is, and "train" too."""
+    result = _two_paths(tmp_path, (14,))
+    assert result.fixed == (
+        TWO_PATHS_CONFIG.replace('"eval": Axes(dp=4', '"eval": Axes(dp=2').encode()
+    )

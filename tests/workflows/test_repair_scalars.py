@@ -3,8 +3,9 @@ whose sizes are written one a place (`AbstractMesh((args.draft_dp_size, args.dra
 ...)`), each axis's size a scalar of a JSON file a classmethod unpacks into a dataclass
 (`cls(**raw)`), of a YAML file a loader passes to a dataclass by keyword, or a keyword of a
 Python preset. The axis JAX's message shows differing is the one followed, and its value is
-set where it is written; a constant that a working preset reads too is replaced at the failing
-preset's read only. A JAX003 gather inside a jitted function, reached through a helper whose
+set where it is written; one line the run reached from two tests (`preset_sizes("eval")`,
+`preset_sizes("probe")`) is followed along each path, and a constant that a working preset
+reads too is replaced at the failing preset's read only. A JAX003 gather inside a jitted function, reached through a helper whose
 caller sets the context mesh, is moved at that caller's call. The target, engine, train and
 wide meshes, and the step whose input is on the context mesh already, are never changed."""
 
@@ -45,20 +46,16 @@ def test_sizes_written_one_a_place_are_set_where_each_is_written(tmp_path, versi
         (
             "serve/runner.py",
             12,
-            "move `ids` onto `mesh` before the gather (ids, serve/runner.py:68)",
+            "move `ids` onto `mesh` before the gather (ids, serve/runner.py:58)",
         ),
         ("serve/runner.py", 29, 'set "draft_dp_size" (configs/server.json:4) to 2'),
         ("serve/runner.py", 42, 'set "model" (configs/engine.yml:7) to 4'),
+        # one line, two tests passing "eval" and "probe": each preset set (one site fixed)
         (
             "serve/runner.py",
-            57,
+            52,
             "set axis 'data' to 2 where its size is written "
             "(PRESETS['eval'].dp, serve/presets.py:15)",
-        ),
-        (
-            "serve/runner.py",
-            62,
-            "set axis 'data' to 2 where its size is written (WIDE_DP, serve/presets.py:17)",
         ),
     ], report
     assert changed(before, tree) == {
@@ -150,10 +147,10 @@ def test_the_callers_of_a_record_are_placed_and_checked_up_the_chain(tmp_path):
     tree = copied(PROJECT, tmp_path / "scalars")
     files = sorted(tree.rglob("*.py"))
     runner = tree / "serve" / "runner.py"
-    step = _frame(runner, 68, "run(params, ids)")
+    step = _frame(runner, 58, "run(params, ids)")
     (evidence,) = read_evidence(_record(tree, step), files).evidence[runner]
     assert (
-        Origin("raised", "called", ((runner, 68), (runner, 17), (runner, 12)))
+        Origin("raised", "called", ((runner, 58), (runner, 17), (runner, 12)))
         in evidence.origins
     )
 
@@ -170,7 +167,7 @@ def test_a_forged_outer_frame_ends_the_chain_below_it(tmp_path, forged):
     tree = copied(PROJECT, tmp_path / "scalars")
     files = sorted(tree.rglob("*.py"))
     runner = tree / "serve" / "runner.py"
-    step = _frame(runner, 68, "run(params, ids)")
+    step = _frame(runner, 58, "run(params, ids)")
     (evidence,) = read_evidence(_record(tree, step, forged), files).evidence[runner]
     assert [o.frames for o in evidence.origins if o.role == "raised"] == [
         ((runner, 17), (runner, 12))
@@ -220,7 +217,7 @@ def test_the_true_outer_frame_moves_the_input_at_the_caller_s_call(tmp_path):
     tree = copied(PROJECT, tmp_path / "scalars")
     runner = tree / "serve" / "runner.py"
     record = tmp_path / "evidence.jsonl"
-    record.write_bytes(_record(tree, _frame(runner, 68, "run(params, ids)")) + b"\n")
+    record.write_bytes(_record(tree, _frame(runner, 58, "run(params, ids)")) + b"\n")
     before = snapshot(tree)
     done = subprocess.run(
         [sys.executable, "-m", "jaxfix", "--unsafe-fixes", "--evidence", str(record)]

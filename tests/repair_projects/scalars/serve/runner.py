@@ -52,16 +52,6 @@ class Runner:
             with use_abstract_mesh(meshes.abstract(PRESETS[name])):
                 return jax.sharding.get_abstract_mesh().axis_sizes
 
-    def eval_sizes(self):
-        with jax.set_mesh(self.mesh):
-            with use_abstract_mesh(meshes.abstract(PRESETS["eval"])):
-                return jax.sharding.get_abstract_mesh().axis_sizes
-
-    def probe_sizes(self):
-        with jax.set_mesh(self.mesh):
-            with use_abstract_mesh(meshes.abstract(PRESETS["probe"])):
-                return jax.sharding.get_abstract_mesh().axis_sizes
-
     def step(self, params):
         ids = meshes.place(jnp.arange(8.0), meshes.loader_mesh())
         with jax.set_mesh(self.mesh):

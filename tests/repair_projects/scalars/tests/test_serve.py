@@ -26,7 +26,7 @@ def test_engine_sizes():
 
 
 def test_eval_preset():
-    assert runner().eval_sizes() in ((2, 4), (4, 2))
+    assert runner().preset_sizes("eval") in ((2, 4), (4, 2))
 
 
 def test_train_preset():
@@ -34,7 +34,7 @@ def test_train_preset():
 
 
 def test_probe_preset():
-    assert runner().probe_sizes() in ((2, 4), (4, 2))
+    assert runner().preset_sizes("probe") in ((2, 4), (4, 2))
 
 
 def test_wide_preset():
