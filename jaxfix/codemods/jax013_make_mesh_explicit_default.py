@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, TypeAlias
 
 from jaxfix.analysis.ast_engine.arguments import passed_argument
 from jaxfix.analysis.ast_engine.contexts import setting_site
+from jaxfix.analysis.ast_engine.spelling import Imports
 from jaxfix.analysis.ast_engine.values import (
     Array,
     AxisType,
@@ -519,29 +520,15 @@ class MakeMeshExplicitDefault(Rule):
     def _explicit_code(self) -> bool:
         return _EXPLICIT_CODE.search(self.analysis.source) is not None
 
-    def _axis_type_spelling(self) -> tuple[str, tuple[tuple[str, str | None], ...]]:
+    def _axis_type_spelling(self) -> tuple[str, Imports]:
         """`AxisType` as the module spells it: its own import of it, else through its import
-        of `jax.sharding` or `jax`, else a `from jax.sharding import AxisType` added."""
-        tree = self.analysis.module.tree
-        for statement in tree.body:
-            if isinstance(statement, ast.ImportFrom) and not statement.level:
-                for alias in statement.names:
-                    if (
-                        statement.module in ("jax.sharding", "jax._src.mesh")
-                        and alias.name == "AxisType"
-                    ):
-                        return alias.asname or alias.name, ()
-        for statement in tree.body:
-            if not isinstance(statement, ast.Import):
-                continue
-            for alias in statement.names:
-                if alias.name == "jax.sharding" and alias.asname:
-                    return f"{alias.asname}.AxisType", ()
-                if alias.name == "jax" and alias.asname:
-                    return f"{alias.asname}.sharding.AxisType", ()
-                if alias.asname is None and alias.name.split(".")[0] == "jax":
-                    return "jax.sharding.AxisType", ()
-        return "AxisType", (("jax.sharding", "AxisType"),)
+        of `jax`, else a `from jax.sharding import AxisType` added."""
+        spelled, imports = self.analysis.api_spelling(Api.AXIS_TYPE, "jax.sharding")
+        if imports:
+            jax_name, jax_imports = self.analysis.module_spelling("jax")
+            if not jax_imports:
+                return f"{jax_name}.sharding.AxisType", ()
+        return spelled, imports
 
     # -- a run's log ------------------------------------------------------------------------
 
@@ -660,8 +647,9 @@ def _tensordot_dims(axes: Value) -> tuple[int, int] | None:
         return 1, 0
     if isinstance(axes, tuple) and len(axes) == 2:
         pair = [a[0] if isinstance(a, tuple) and len(a) == 1 else a for a in axes]
-        if all(type(p) is int and -2 <= p < 2 for p in pair):  # type: ignore[operator]  # ints
-            return pair[0] % 2, pair[1] % 2  # type: ignore[operator]  # ints, checked
+        ints = [p for p in pair if type(p) is int and -2 <= p < 2]
+        if len(ints) == 2:
+            return ints[0] % 2, ints[1] % 2
     return None
 
 

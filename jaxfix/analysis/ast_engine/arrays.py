@@ -83,12 +83,12 @@ def made(
         if at is None:
             return None
         shape = positional[at] if len(positional) > at else keywords.get("shape", ())
-        return _shaped(shape, node)
+        return shaped(shape, node)
     if module not in _NUMPY:
         return None
     first = positional[0] if positional else None
     if short in _SHAPED:
-        return _shaped(first if first is not None else keywords.get("shape"), node)
+        return shaped(first if first is not None else keywords.get("shape"), node)
     if short == "arange":
         size = first if len(positional) == 1 and _is_int(first) else None
         return Array(None, (size,), True, node)  # type: ignore[arg-type]  # an int, checked
@@ -101,7 +101,7 @@ def made(
             return Array(None, first.shape, first.exact_rank, node)
         if set(keywords) - {"dtype", "copy", "order"} or len(positional) != 1:
             return None
-        return _from_data(first, node)  # None for data it cannot tell the nesting of
+        return from_data(first, node)  # None for data it cannot tell the nesting of
     if short == "reshape" and isinstance(first, Array) and first.unsharded:
         if len(positional) == 2 and not keywords:
             return _reshaped(first, [positional[1]], node)
@@ -161,7 +161,7 @@ def binary(op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value 
     return Array(None, (), False, node)
 
 
-def _shaped(shape: Value, node: ast.AST) -> Array | None:
+def shaped(shape: Value, node: ast.AST) -> Array:
     """An unsharded array of `shape` as a constructor takes it: an int, or a tuple or list of
     them (a size it does not know is None)."""
     if _is_int(shape):
@@ -190,7 +190,7 @@ def _transposed(array: Array, node: ast.AST) -> Array:
     return Array(None, array.shape[::-1], True, node)
 
 
-def _from_data(data: Value | None, node: ast.AST) -> Array | None:
+def from_data(data: Value | None, node: ast.AST) -> Array | None:
     """`np.array(data)`: a number has rank 0; nested lists or tuples of numbers their shape;
     else at least the nesting of the lists written in the call (`[x] * n`, `[[1, 2], [3, 4]]`,
     `[f(i) for i in r]`)."""

@@ -243,7 +243,7 @@ def _device_put(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> 
     if not isinstance(placed, Array) and isinstance(
         placed, (int, float, tuple, ListValue)
     ):
-        placed = arrays.made("numpy.asarray", [placed], {}, node) or placed
+        placed = arrays.from_data(placed, node) or placed
     sharding = args.get("device")
     if sharding is None:
         if isinstance(placed, Array):
@@ -257,11 +257,9 @@ def _device_put(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> 
 def _made_array(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> Value:
     """`jax.make_array_from_callback(shape, sharding, cb)` and its kin: an array on `sharding`
     (its data unknown), as `device_put` places one."""
-    made = arrays.made(
-        "numpy.zeros", [args.get("shape", Unknown("no shape"))], {}, node
-    )
-    shape, exact = (made.shape, made.exact_rank) if made is not None else ((), False)
-    return Array(args.get("sharding", Unknown("no sharding")), shape, exact, node)
+    made = arrays.shaped(args.get("shape", Unknown("no shape")), node)
+    sharding = args.get("sharding", Unknown("no sharding"))
+    return Array(sharding, made.shape, made.exact_rank, node)
 
 
 def _create_device_mesh(
