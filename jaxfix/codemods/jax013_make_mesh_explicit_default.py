@@ -52,6 +52,7 @@ _DOTS = frozenset(
         "jax.lax.dot_general",
     }
 )
+_DOT_NAMES = frozenset(name.rpartition(".")[2] for name in _DOTS)
 _MATMULS = frozenset({"jax.numpy.dot", "jax.numpy.matmul", "jax.lax.dot"})
 # The two operands of a contraction and the one dimension of each it contracts.
 _Contracted: TypeAlias = tuple[tuple[ast.expr, ast.expr], tuple[int, int]]
@@ -166,7 +167,10 @@ class MakeMeshExplicitDefault(Rule):
     def visit_Call(self, node: ast.Call) -> None:
         found = None
         if raises_on(self.raises_since, self.options.jax_version):
-            found = self._constraint(node) or self._shard_map(node)
+            if b"with_sharding_constraint" in self.analysis.source:
+                found = self._constraint(node)
+            if found is None and b"shard_map" in self.analysis.source:
+                found = self._shard_map(node)
             contracted = self._contracted(node) if found is None else None
             if contracted is not None:
                 found = self._contraction(node, contracted)
@@ -201,7 +205,13 @@ class MakeMeshExplicitDefault(Rule):
         """The operands of `jnp.matmul(a, b)`, `jnp.dot`, `lax.dot`, `jnp.einsum("ij,jk->ik",
         a, b)`, `jnp.tensordot(a, b, axes=1)` or `lax.dot_general(a, b, (((1,), (0,)), ((),
         ())))` of 2-D operands and the one dimension of each it contracts; else None."""
-        callee = self.analysis.value_of(node.func)
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            if func.attr not in _DOT_NAMES:
+                return None  # not asked of the engine: most calls are none of these
+        elif not isinstance(func, ast.Name) or not self._imported(func):
+            return None
+        callee = self.analysis.value_of(func)
         if not isinstance(callee, External) or callee.name not in _DOTS:
             return None
         if any(isinstance(a, ast.Starred) for a in node.args):
@@ -229,6 +239,21 @@ class MakeMeshExplicitDefault(Rule):
             return None
         return None if dims is None else ((node.args[0], node.args[1]), dims)
 
+    def _imported(self, name: ast.Name) -> bool:
+        """Whether the module imports a name `name` may be (`from jax.numpy import einsum as
+        es`): what a call of a JAX API by a bare name needs, checked before asking the engine
+        of every call."""
+        return name.id in self._imported_names
+
+    @functools.cached_property
+    def _imported_names(self) -> frozenset[str]:
+        return frozenset(
+            (alias.asname or alias.name).partition(".")[0]
+            for node in ast.walk(self.analysis.module.tree)
+            if isinstance(node, (ast.Import, ast.ImportFrom))
+            for alias in node.names
+        )
+
     # -- with_sharding_constraint -----------------------------------------------------------
 
     def _constraint(self, node: ast.Call) -> tuple[Mesh, str] | None:
@@ -237,7 +262,7 @@ class MakeMeshExplicitDefault(Rule):
         if isinstance(func, ast.Attribute):
             if func.attr != "with_sharding_constraint":
                 return None
-        elif not isinstance(func, ast.Name):
+        elif not isinstance(func, ast.Name) or not self._imported(func):
             return None
         callee = analysis.value_of(func)
         if not isinstance(callee, External) or callee.name not in _WSC:
