@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxfix.analysis.ast_engine.values import Array, ListValue, Unknown, Value
+from jaxfix.analysis.ast_engine.values import Array, Foreign, ListValue, Value
 
 _NUMPY = ("numpy", "jax.numpy")
 _SHAPED = frozenset({"zeros", "ones", "empty", "full"})
@@ -119,18 +119,18 @@ def method(
     keywords: dict[str, Value],
     node: ast.AST,
 ) -> Value:
-    """`array.name(...)`."""
+    """`array.name(...)`: what JAX's array methods give, never an object of the tree."""
     if name in _SAME:
         return array
     if not array.unsharded:
-        return Unknown(f"`.{name}(...)` of a placed array")
+        return Foreign(f"`.{name}(...)` of a placed array")
     if name == "reshape" and not keywords:
         return _reshaped(array, positional, node)
     if name == "transpose" and not positional and not keywords:
         return _transposed(array, node)
     if name in _COMPUTED:
         return Array(None, (), False, node)
-    return Unknown(f"`.{name}(...)` of an array")
+    return Foreign(f"`.{name}(...)` of an array")
 
 
 def attribute(array: Array, name: str, node: ast.AST) -> Value | None:
