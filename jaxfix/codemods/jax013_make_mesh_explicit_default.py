@@ -52,6 +52,7 @@ _DOTS = frozenset(
         "jax.lax.dot_general",
     }
 )
+_CONSTRAINT_WORDS = (b"with_sharding_constraint", b"shard_map", b"device_put")
 _DOT_NAMES = frozenset(name.rpartition(".")[2] for name in _DOTS)
 _MATMULS = frozenset({"jax.numpy.dot", "jax.numpy.matmul", "jax.lax.dot"})
 # The two operands of a contraction and the one dimension of each it contracts.
@@ -167,10 +168,8 @@ class MakeMeshExplicitDefault(Rule):
     def visit_Call(self, node: ast.Call) -> None:
         found = None
         if raises_on(self.raises_since, self.options.jax_version):
-            if b"with_sharding_constraint" in self.analysis.source:
-                found = self._constraint(node)
-            if found is None and b"shard_map" in self.analysis.source:
-                found = self._shard_map(node)
+            if self._constraint_or_shard_map_possible:
+                found = self._constraint(node) or self._shard_map(node)
             contracted = self._contracted(node) if found is None else None
             if contracted is not None:
                 found = self._contraction(node, contracted)
@@ -238,6 +237,12 @@ class MakeMeshExplicitDefault(Rule):
         else:
             return None
         return None if dims is None else ((node.args[0], node.args[1]), dims)
+
+    @functools.cached_property
+    def _constraint_or_shard_map_possible(self) -> bool:
+        """Whether the module names what the constraint and shard_map checks look for (a
+        module that only contracts arrays is not asked of its every call)."""
+        return any(word in self.analysis.source for word in _CONSTRAINT_WORDS)
 
     def _imported(self, name: ast.Name) -> bool:
         """Whether the module imports a name `name` may be (`from jax.numpy import einsum as
