@@ -64,9 +64,11 @@ def with_value_sites(
     engine = run.engine(run.options.jax_version)
     ours = {p.resolve() for p in files}
     for path, index, item in walked:
-        frames = _origin(item)
-        assert frames is not None
-        written = written_at(engine.evaluator, frames)
+        chains = _origins(item)
+        if len(chains) > 1:
+            _along_each(engine, path, index, item, chains, found, ours)
+            continue
+        written = written_at(engine.evaluator, chains[0], _differing_axis(item))
         if isinstance(written, Unknown):
             found[path][index] = replace(item, value_unknown=written.why)
             continue
@@ -93,6 +95,7 @@ def with_value_sites(
             written.name,
             written.keyword,
             written.why,
+            axis=written.axis,
         )
         found[path][index] = replace(item, value_site=site)
         columns = (extent[1], extent[3]) if extent[0] == extent[2] else None
@@ -178,9 +181,104 @@ def _at_caller(
         found[path][index] = replace(item, value_unknown=why)
 
 
+def _differing_axis(item: Evidence) -> int | None:
+    """The inner mesh's axis whose size differs from the enclosing mesh's axis of that name,
+    when every record agrees on both meshes and one axis does; else None (its sizes are then
+    followed only as one literal holding them all)."""
+    new = [m for f in item.facts if (m := f.get("new")) is not None]
+    prev = [m for f in item.facts if (m := f.get("prev")) is not None]
+    if (
+        not new
+        or not prev
+        or len({(m.axis_names, m.axis_sizes) for m in new}) != 1
+        or len({(m.axis_names, m.axis_sizes) for m in prev}) != 1
+    ):
+        return None
+    inner, outer = new[0], prev[0]
+    sizes = dict(zip(outer.axis_names, outer.axis_sizes))
+    differing = [
+        index
+        for index, (name, size) in enumerate(zip(inner.axis_names, inner.axis_sizes))
+        if name in sizes and sizes[name] != size
+    ]
+    return differing[0] if len(differing) == 1 else None
+
+
 def _origin(item: Evidence) -> tuple[tuple[Path, int], ...] | None:
-    frames = [o.frames for o in item.origins if (o.role, o.kind) == _WALKED[1:]]
-    return frames[0] if len(frames) == 1 else None
+    frames = _origins(item)
+    return frames[0] if frames else None
+
+
+_MAX_CHAINS = 8  # distinct creation paths walked for one raising line
+
+
+def _origins(item: Evidence) -> list[tuple[tuple[Path, int], ...]]:
+    """The distinct frame chains along which the run built the inner mesh (one per path the
+    records took to the raising line), at most _MAX_CHAINS of them (more: none walked)."""
+    frames = list(
+        dict.fromkeys(o.frames for o in item.origins if (o.role, o.kind) == _WALKED[1:])
+    )
+    return frames if len(frames) <= _MAX_CHAINS else []
+
+
+def _along_each(
+    engine: object,
+    path: Path,
+    index: int,
+    item: Evidence,
+    chains: list[tuple[tuple[Path, int], ...]],
+    found: dict[Path, list[Evidence]],
+    ours: set[Path],
+) -> None:
+    """One raising line the run reached along several paths (two callers, each passing its
+    own preset): each path is walked, and each place a walk reaches in the run's Python
+    files gets evidence of its own (a place two paths share, once; the rule fixes it only
+    where the records agree on the inner and enclosing meshes). A data file's entry is not changed from here (the raising line's
+    fix holds one entry); a path that does not reach a place is named, and the others still
+    get theirs."""
+    from jaxfix.analysis.ast_engine.values import Unknown
+    from jaxfix.analysis.ast_engine.written_at import written_at
+
+    sites: dict[tuple[Path, tuple[int, int, int, int]], ValueSite] = {}
+    why = None
+    for frames in chains:
+        written = written_at(engine.evaluator, frames, _differing_axis(item))  # type: ignore[attr-defined]
+        if isinstance(written, Unknown):
+            why = why or written.why
+            continue
+        where = written.module.path.resolve()
+        if written.data is not None or where not in ours:
+            why = why or f"one path the run took reads its sizes from {written.name}"
+            continue
+        extent = _extent(written.module, written.node)
+        sites.setdefault(
+            (where, extent),
+            ValueSite(
+                (path, item.line),
+                where,
+                extent,
+                written.name,
+                written.keyword,
+                written.why,
+                axis=written.axis,
+            ),
+        )
+    for (where, extent), site in sites.items():
+        columns = (extent[1], extent[3]) if extent[0] == extent[2] else None
+        found.setdefault(where, []).append(
+            replace(
+                item,
+                line=extent[0],
+                columns=columns,
+                value_site=site,
+                at_value=True,
+                origins=(),
+            )
+        )
+    if sites:
+        found[path][index] = replace(item, value_site=next(iter(sites.values())))
+    elif why is not None:
+        found[path][index] = replace(item, value_unknown=why)
 
 
 _MAX_DATA_BYTES = 1 << 20  # a config file larger than this is not read
@@ -226,16 +324,26 @@ def _data_site(
         return f"the run read its sizes from {shown} (at {read_at}), which cannot be read now: {error}"
     try:
         entry = (find_yaml_entry if data.kind == "yaml" else find_entry)(
-            content, data.keys
+            content, data.keys, scalar=written.axis is not None
         )
     except NotAnEntry as error:
         return f"the run read its sizes from {shown} (at {read_at}): {error}"
     new = [m for f in item.facts if (m := f.get("new")) is not None]
-    if not new or any(tuple(m.axis_sizes) != entry.values for m in new):
+    axis = written.axis
+    if not new or any(
+        (
+            tuple(m.axis_sizes) != entry.values
+            if axis is None
+            else not (0 <= axis < len(m.axis_sizes))
+            or (m.axis_sizes[axis],) != entry.values
+        )
+        for m in new
+    ):
         seen = new[0].axis_sizes if new else ()
+        run = list(seen) if axis is None or not 0 <= axis < len(seen) else seen[axis]
         return (
             f"{_relative(file, roots)}:{entry.line}: {shown} now holds {entry.text}, "
-            f"not the run's {list(seen)} (changed since the run): not written"
+            f"not the run's {run} (changed since the run): not written"
         )
     return ValueSite(
         (raised, item.line),
@@ -243,6 +351,7 @@ def _data_site(
         (entry.line, entry.column, entry.end_line, entry.end_column),
         json.dumps(data.keys[-1]) if isinstance(data.keys[-1], str) else shown,
         entry=DataEntry(entry.spans, hashlib.sha256(content).hexdigest(), entry.text),
+        axis=axis,
     )
 
 

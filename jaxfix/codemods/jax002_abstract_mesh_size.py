@@ -365,9 +365,15 @@ class AbstractMeshSizeChange(Rule):
         if site is None or node is None or new is None:
             return  # changed since the run: the raising line's report says where it was
         value = self.analysis.value_of(node)
-        if site.keyword is None and (
-            value.items if isinstance(value, ListValue) else value
-        ) != tuple(new.axis_sizes):
+        if site.axis is not None and not 0 <= site.axis < len(new.axis_sizes):
+            return
+        written = (
+            tuple(new.axis_sizes) if site.axis is None else new.axis_sizes[site.axis]
+        )
+        if (
+            site.keyword is None
+            and (value.items if isinstance(value, ListValue) else value) != written
+        ):
             return
         inner = confirmed_mesh(None, new, node)
         outers = confirmed.logged("prev", node)
@@ -375,6 +381,8 @@ class AbstractMeshSizeChange(Rule):
         if isinstance(resized, str) or self._fixed_where_raised(site, resized):
             return
         axis, _, inner_sizes, size = resized
+        if site.axis is not None and site.axis != axis:
+            return  # the run's path leads to another axis than the one to change
         new_sizes = tuple_text(
             [str(size if i == axis else s) for i, s in enumerate(inner_sizes)]
         )
@@ -385,7 +393,22 @@ class AbstractMeshSizeChange(Rule):
             f"{self.code} error at {raised} from it, entered inside a mesh of size {outers[0].size}; set it to {new_sizes}"
         )
         title = f"resize the inner mesh to {new_sizes} where its sizes are written"
-        if site.keyword is not None:
+        if site.axis is not None:  # one axis's size, written on its own
+            axis_name = inner.axis_names[axis] if inner.axis_names else f"#{axis + 1}"
+            message = (
+                f"`{site.name}` is {inner_sizes[axis]}, the size of axis {axis_name!r} of the inner mesh "
+                f"{tuple_text([str(s) for s in inner_sizes])} the run built for the {self.code} error at "
+                f"{raised}, entered inside a mesh of size {outers[0].size}; set it to {size}"
+            )
+            title = f"set axis {axis_name!r} to {size} where its size is written"
+            if site.keyword is not None:
+                title = f"give `{self.analysis.text(node)[:40]}` {site.keyword}={size}"
+                edits = ((node, _keyword(site.keyword, str(size))),)
+            elif isinstance(node, ast.Constant):
+                edits = ((node, _integer(size)),)
+            else:  # the narrowest read of a shared name
+                edits = ((node, _expression(str(size))),)
+        elif site.keyword is not None:
             title = f"give `{self.analysis.text(node)[:40]}` {site.keyword}={new_sizes}"
             edit = _keyword(site.keyword, new_sizes)
             edits = ((node, edit),)
@@ -420,9 +443,31 @@ class AbstractMeshSizeChange(Rule):
         resized = self._resized(inner, outers)
         if isinstance(resized, str):
             return None
-        axis, _, inner_sizes, size = resized
-        choices = [axis, *(i for i in range(len(inner_sizes)) if i != axis)]
+        axis, axis_name, inner_sizes, size = resized
         target = outers[0].size or 0
+        if site.axis is not None:  # one axis's integer: that axis's size alone
+            if site.axis != axis or len(site.entry.items) != 1:
+                return None
+            place = (
+                f"{site.where(self._root(site.path))}: {site.name} is {site.entry.text}"
+            )
+            what = (
+                f"{place}, the size of axis {axis_name!r} of the inner mesh "
+                f"{tuple_text([str(s) for s in inner_sizes])}; the enclosing mesh has size "
+                f"{target}: set it to {size}"
+            )
+            related = Related(what, Location(site.span[0], site.span[1] + 1), site.path)
+            edit = DataEdit(
+                site.path, site.entry.items[0], str(size).encode(), site.entry.digest
+            )
+            fix = Fix(
+                f"set {site.name} ({site.where(self._root(site.path))}) to {size}",
+                (),
+                Safety.UNSAFE,
+                data=(edit,),
+            )
+            return fix, f"the run read the inner mesh's sizes from {what}", related
+        choices = [axis, *(i for i in range(len(inner_sizes)) if i != axis)]
         settings = []
         for i in choices:
             others = math.prod(s for j, s in enumerate(inner_sizes) if j != i)

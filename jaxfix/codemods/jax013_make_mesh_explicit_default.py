@@ -8,20 +8,19 @@ import functools
 import math
 import re
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from jaxfix.analysis.ast_engine.arguments import passed_argument
 from jaxfix.analysis.ast_engine.contexts import setting_site
+from jaxfix.analysis.ast_engine.spelling import Imports
 from jaxfix.analysis.ast_engine.values import (
+    Array,
     AxisType,
-    BoundMethod,
     External,
-    Instance,
     ListValue,
     Mesh,
     Sharding,
     Spec,
-    Unknown,
     Value,
 )
 from jaxfix.analysis.names import Api
@@ -33,8 +32,6 @@ from jaxfix.settings.options import raises_on
 if TYPE_CHECKING:
     import libcst as cst
 
-    from jaxfix.analysis.ast_engine.analysis import Analysis
-    from jaxfix.analysis.ast_engine.project import Module
 
 _WSC = frozenset(
     {
@@ -44,15 +41,6 @@ _WSC = frozenset(
     }
 )
 _SHARD_MAPS = frozenset({Api.SHARD_MAP, Api.EXPERIMENTAL_SHARD_MAP})
-# Host or fresh arrays: what shard_map sees as unsharded (P(None, ...)). NumPy's are never
-# sharded; these jax.numpy constructors make a replicated array unless given a sharding.
-_SHAPED = ("ones", "zeros", "empty", "full")
-_RANK_ONE = ("arange", "linspace")
-_CONSTRUCTORS = frozenset(
-    f"{module}.{name}"
-    for module in ("numpy", "jax.numpy")
-    for name in (*_SHAPED, *_RANK_ONE)
-)
 _DOTS = frozenset(
     {
         "jax.numpy.dot",
@@ -64,12 +52,11 @@ _DOTS = frozenset(
         "jax.lax.dot_general",
     }
 )
-_MATMULS = frozenset({"jax.numpy.dot", "jax.numpy.matmul"})
-_DEVICE_PUT = frozenset({"jax.device_put", "jax._src.api.device_put"})
-# NumPy arrays made from data: never sharded; their rank is at least the data's nesting.
-_FROM_DATA = frozenset({"numpy.array", "numpy.asarray"})
-_PLACING = frozenset({"device", "out_sharding", "sharding", "like"})
-_SAME_RANK = frozenset({"astype", "copy"})
+_CONSTRAINT_WORDS = (b"with_sharding_constraint", b"shard_map", b"device_put")
+_DOT_NAMES = frozenset(name.rpartition(".")[2] for name in _DOTS)
+_MATMULS = frozenset({"jax.numpy.dot", "jax.numpy.matmul", "jax.lax.dot"})
+# The two operands of a contraction and the one dimension of each it contracts.
+_Contracted: TypeAlias = tuple[tuple[ast.expr, ast.expr], tuple[int, int]]
 # Code written for Explicit axes: the fix would change what it relies on.
 _EXPLICIT_CODE = re.compile(
     rb"\breshard\b|\bout_sharding\s*=|\btypeof\s*\(|\bexplicit_axes\b|\bauto_axes\b"
@@ -86,16 +73,16 @@ class MakeMeshExplicitDefault(Rule):
     or to `jax.shard_map(f, mesh=mesh, in_specs=...)` (or the experimental `shard_map`;
     called, jitted, as the decorator `@jax.shard_map(mesh=..., ...)` or
     `@partial(jax.shard_map, mesh=..., ...)`, or that partial applied to a function)
-    applied to a NumPy array or a fresh `jax.numpy` array (`np.arange(16.0).reshape(8, 2)`,
-    `np.array([x] * n)`, `jnp.ones((8, 2))`) whose in_spec names one of its axes: written
-    there, or a parameter of the enclosing function (a method, an object's `__call__`
-    whose objects are only ever called, a function under `jax.jit`) that every call of it in
-    the project passes so; or multiplied, `a @ b` (`jnp.matmul`, `jnp.dot`), as 2-D arrays
-    of a literal shape (`jnp.ones((8, 8))`) placed by
-    `jax.device_put(x, NamedSharding(mesh, P(...)))` with literal specs, directly or as
-    parameters every call passes so, whose specs surely clash: one axis on both contracting
-    dimensions, or on both of the result's (outside any mesh context). The engine follows
-    the mesh
+    applied to an array the engine knows is unsharded (a NumPy array, a `jax.numpy` or
+    `jax.random` array made without a sharding: `np.arange(16.0).reshape(8, 2)`,
+    `np.array([x] * n)`, `jnp.ones((8, 2))`, passed through any functions, a method, an
+    object's `__call__` or a jitted function, or made in another module) whose in_spec names
+    one of its axes; or contracted, `a @ b` (`jnp.matmul`, `jnp.dot`, `lax.dot`,
+    `jnp.einsum("ij,jk->ik", a, b)`, `jnp.tensordot(a, b, axes=1)`,
+    `lax.dot_general(a, b, (((1,), (0,)), ((), ())))`), as 2-D arrays of a shape the code
+    shows placed on NamedShardings of the mesh (by `jax.device_put` here or in a helper of
+    another module) whose specs surely clash: one axis on both contracting dimensions, or on
+    both of the result's (outside any mesh context). The engine follows the mesh and arrays
     through any name or import spelling ([docs/engine.md](../engine.md)); a mesh it cannot
     pin down is not reported. The fix gives the `make_mesh` call
     `axis_types=(AxisType.Auto,) * n`, its axes as they were before JAX 0.9.
@@ -153,7 +140,14 @@ class MakeMeshExplicitDefault(Rule):
         "a jax.make_mesh mesh without axis_types (Explicit since JAX 0.9) used as Auto"
     )
     fixes = {Safety.UNSAFE: "give make_mesh `axis_types=(AxisType.Auto,) * n`"}
-    tokens = ((b"with_sharding_constraint",), (b"shard_map",), (b"device_put",))
+    tokens = (
+        (b"with_sharding_constraint",),
+        (b"shard_map",),
+        (rb"[\w)\]] *@",),  # `a @ b`, not a decorator
+        (b"matmul",),
+        (b"dot",),
+        (b"einsum",),
+    )
     raises = (
         "The spec of NamedSharding passed to with_sharding_constraint can only refer to "
         "Auto axes of the mesh. Got spec={text}",
@@ -174,11 +168,11 @@ class MakeMeshExplicitDefault(Rule):
     def visit_Call(self, node: ast.Call) -> None:
         found = None
         if raises_on(self.raises_since, self.options.jax_version):
-            found = self._constraint(node) or self._shard_map(node)
-            if found is None and not node.keywords and len(node.args) == 2:
-                callee = self.analysis.value_of(node.func)
-                if isinstance(callee, External) and callee.name in _MATMULS:
-                    found = self._matmul(node, *node.args)
+            if self._constraint_or_shard_map_possible:
+                found = self._constraint(node) or self._shard_map(node)
+            contracted = self._contracted(node) if found is None else None
+            if contracted is not None:
+                found = self._contraction(node, contracted)
         if found is None:
             if (
                 self._from_a_run
@@ -198,17 +192,72 @@ class MakeMeshExplicitDefault(Rule):
         if not isinstance(node.op, ast.MatMult):
             return
         if raises_on(self.raises_since, self.options.jax_version):
-            found = self._matmul(node, node.left, node.right)
+            found = self._contraction(node, ((node.left, node.right), (1, 0)))
             if found is not None:
                 if not self.expected(node):
                     self._report(node, *found)
                 return
-        if (
-            self._from_a_run
-            and isinstance(node.op, ast.MatMult)
-            and self.analysis.confirmed(node, self.code)
-        ):
+        if self._from_a_run and self.analysis.confirmed(node, self.code):
             self._confirmed(node)
+
+    def _contracted(self, node: ast.Call) -> _Contracted | None:
+        """The operands of `jnp.matmul(a, b)`, `jnp.dot`, `lax.dot`, `jnp.einsum("ij,jk->ik",
+        a, b)`, `jnp.tensordot(a, b, axes=1)` or `lax.dot_general(a, b, (((1,), (0,)), ((),
+        ())))` of 2-D operands and the one dimension of each it contracts; else None."""
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            if func.attr not in _DOT_NAMES:
+                return None  # not asked of the engine: most calls are none of these
+        elif not isinstance(func, ast.Name) or not self._imported(func):
+            return None
+        callee = self.analysis.value_of(func)
+        if not isinstance(callee, External) or callee.name not in _DOTS:
+            return None
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            return None
+        name = callee.name
+        if name in _MATMULS and len(node.args) == 2 and not node.keywords:
+            return (node.args[0], node.args[1]), (1, 0)
+        if name == "jax.numpy.einsum" and len(node.args) == 3 and not node.keywords:
+            spelled = self.analysis.value_of(node.args[0])
+            dims = _einsum_dims(spelled) if isinstance(spelled, str) else None
+            return None if dims is None else ((node.args[1], node.args[2]), dims)
+        keywords = {k.arg: k.value for k in node.keywords}
+        if len(node.args) < 2 or len(node.args) + len(keywords) != 3:
+            return None
+        given = node.args[2] if len(node.args) == 3 else None
+        if name == "jax.numpy.tensordot":
+            given = given or keywords.get("axes")
+            axes = self.analysis.value_of(given) if given is not None else None
+            dims = _tensordot_dims(axes)
+        elif name == "jax.lax.dot_general":
+            given = given or keywords.get("dimension_numbers")
+            numbers = self.analysis.value_of(given) if given is not None else None
+            dims = _dot_general_dims(numbers)
+        else:
+            return None
+        return None if dims is None else ((node.args[0], node.args[1]), dims)
+
+    @functools.cached_property
+    def _constraint_or_shard_map_possible(self) -> bool:
+        """Whether the module names what the constraint and shard_map checks look for (a
+        module that only contracts arrays is not asked of its every call)."""
+        return any(word in self.analysis.source for word in _CONSTRAINT_WORDS)
+
+    def _imported(self, name: ast.Name) -> bool:
+        """Whether the module imports a name `name` may be (`from jax.numpy import einsum as
+        es`): what a call of a JAX API by a bare name needs, checked before asking the engine
+        of every call."""
+        return name.id in self._imported_names
+
+    @functools.cached_property
+    def _imported_names(self) -> frozenset[str]:
+        return frozenset(
+            (alias.asname or alias.name).partition(".")[0]
+            for node in ast.walk(self.analysis.module.tree)
+            if isinstance(node, (ast.Import, ast.ImportFrom))
+            for alias in node.names
+        )
 
     # -- with_sharding_constraint -----------------------------------------------------------
 
@@ -218,7 +267,7 @@ class MakeMeshExplicitDefault(Rule):
         if isinstance(func, ast.Attribute):
             if func.attr != "with_sharding_constraint":
                 return None
-        elif not isinstance(func, ast.Name):
+        elif not isinstance(func, ast.Name) or not self._imported(func):
             return None
         callee = analysis.value_of(func)
         if not isinstance(callee, External) or callee.name not in _WSC:
@@ -278,8 +327,13 @@ class MakeMeshExplicitDefault(Rule):
             if not isinstance(spec, Spec):
                 continue
             axis = _named_axis(spec, mesh)
-            rank = self._unsharded_rank(argument)
-            if axis is None or rank is None or len(spec.parts) > rank:
+            array = analysis.value_of(argument)
+            if (
+                axis is None
+                or not isinstance(array, Array)
+                or not array.unsharded
+                or len(spec.parts) > len(array.shape)
+            ):
                 continue
             return mesh, (
                 f"shard_map's in_specs name its Explicit axis {axis!r} but "
@@ -347,117 +401,33 @@ class MakeMeshExplicitDefault(Rule):
             return keywords
         return None
 
-    def _unsharded_rank(
-        self,
-        argument: ast.expr,
-        analysis: Analysis | None = None,
-        *,
-        exact: bool = False,
-    ) -> int | None:
-        """The rank of an array the code makes unsharded (a NumPy array, or a `jax.numpy`
-        constructor's without a sharding), where the code shows it; for a parameter of the
-        enclosing function, the least rank every call of it in the project passes so; else
-        None. `exact`: only a rank the code surely gives (a shape written out)."""
-        analysis = analysis or self.analysis
-        if isinstance(argument, ast.Name) and not exact:
-            function = _parameter_of(analysis, argument)
-            if function is not None:
-                return self._passed_rank(analysis, function, argument.id)
-        expr = (
-            analysis.written_as(argument)
-            if isinstance(argument, ast.Name)
-            else argument
-        )
-        rank: int | None = None
-        while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute):
-            method = expr.func.attr
-            if method == "reshape" and rank is None:
-                rank = _shape_rank(expr.args) if not expr.keywords else None
-                if rank is None:
-                    return None
-            elif method not in _SAME_RANK:
-                break
-            expr = expr.func.value
-        if not isinstance(expr, ast.Call) or any(
-            k.arg is None or k.arg in _PLACING for k in expr.keywords
-        ):
-            return None
-        callee = analysis.value_of(expr.func)
-        if isinstance(callee, External) and callee.name in _FROM_DATA:
-            if exact:
-                return None
-            made = _display_rank(expr.args[0]) if expr.args else None
-            return None if made is None else made if rank is None else rank
-        if not isinstance(callee, External) or callee.name not in _CONSTRUCTORS:
-            return None
-        short = callee.name.rsplit(".", 1)[1]
-        made = (
-            1
-            if short in _RANK_ONE
-            else _shape_rank(expr.args[:1])
-            if expr.args
-            else None
-        )
-        if made is None:
-            return None
-        return made if rank is None else rank
+    # -- a contraction of placed operands ------------------------------------------------
 
-    def _passed_rank(
-        self,
-        analysis: Analysis,
-        function: ast.FunctionDef | ast.AsyncFunctionDef,
-        name: str,
-    ) -> int | None:
-        """The least rank of the unsharded arrays every call of `function` in the project
-        passes for its parameter `name`; None when a call is unknown or passes anything
-        else."""
-        calls = _calls_of(analysis, function)
-        klass = analysis.parents.get(function)
-        if not calls:
-            return None
-        ranks = []
-        for module, call in calls:
-            there = analysis.of(module)
-            passed = _passed(there, call, function, name, klass)
-            if passed is None:
-                return None
-            if isinstance(passed, ast.Name) and _parameter_of(there, passed):
-                return None  # passed on from the caller's own caller: not followed
-            rank = self._unsharded_rank(passed, there)
-            if rank is None:
-                return None
-            ranks.append(rank)
-        return min(ranks)
-
-    # -- a matmul of placed operands ----------------------------------------------------
-
-    def _matmul(
-        self, node: ast.Call | ast.BinOp, left: ast.expr, right: ast.expr
+    def _contraction(
+        self, node: ast.Call | ast.BinOp, found: _Contracted
     ) -> tuple[Mesh, str] | None:
-        """`a @ b` (`jnp.matmul`, `jnp.dot`) of 2-D arrays placed on one make_mesh mesh
-        without axis types by specs that surely clash, for every array the code passes."""
-        lefts = self._placements(left)
-        rights = self._placements(right) if lefts else None
-        if not lefts or not rights:
+        """A contraction of two 2-D arrays placed on one make_mesh mesh without axis types, over
+        one dimension of each, whose specs surely clash: one axis on both contracting
+        dimensions, or, these unsharded, on the result's two dimensions."""
+        (left, right), (i, j) = found
+        lhs = self._placed(left)
+        rhs = self._placed(right) if lhs is not None else None
+        if lhs is None or rhs is None:
             return None
-        mesh = lefts[0][0]
-        if not self._explicit_by_default(mesh):
+        mesh = lhs[0]
+        if rhs[0].origin is not mesh.origin or not self._explicit_by_default(mesh):
             return None
-        clashes = set()
-        for a_mesh, (a0, a1) in lefts:
-            for b_mesh, (b0, b1) in rights:
-                if a_mesh.origin is not mesh.origin or b_mesh.origin is not mesh.origin:
-                    return None
-                if a1 is not None and a1 == b0:
-                    clashes.add("contracting")
-                elif a1 is None and b0 is None and _axes(a0) & _axes(b1):
-                    clashes.add("conflicting")
-                else:
-                    return None
-        if len(clashes) != 1 or not self._outside_contexts(node):
+        a, b = lhs[1], rhs[1]
+        if a[i] is not None and a[i] == b[j]:
+            clash = "contracting"
+        elif a[i] is None and b[j] is None and _axes(a[1 - i]) & _axes(b[1 - j]):
+            clash = "conflicting"
+        else:
+            return None
+        if not self._outside_contexts(node):
             return None
         text = self.analysis.text(node)
-        if clashes == {"contracting"}:
+        if clash == "contracting":
             return mesh, (
                 f"`{text}` contracts dimensions both sharded on one of its Explicit axes: "
                 "JAX raises ShardingTypeError: Contracting dimensions are sharded and it is "
@@ -469,76 +439,27 @@ class MakeMeshExplicitDefault(Rule):
             "produces an illegally sharded result"
         )
 
-    def _placements(
-        self, operand: ast.expr
-    ) -> list[tuple[Mesh, tuple[object, object]]] | None:
-        """The mesh and the two dimensions' spec parts of the 2-D array `operand` is, placed
-        by `jax.device_put(x, NamedSharding(mesh, P(...)))`; for a parameter of the
-        enclosing function, those of every call of it in the project; else None."""
-        analysis = self.analysis
-        if isinstance(operand, ast.Name):
-            function = _parameter_of(analysis, operand)
-            if function is not None:
-                calls = _calls_of(analysis, function)
-                if not calls:
-                    return None
-                klass = analysis.parents.get(function)
-                found = []
-                for module, call in calls:
-                    there = analysis.of(module)
-                    passed = _passed(there, call, function, operand.id, klass)
-                    if passed is None or (
-                        isinstance(passed, ast.Name) and _parameter_of(there, passed)
-                    ):
-                        return None
-                    placed = self._placed(passed, there)
-                    if placed is None:
-                        return None
-                    found.append(placed)
-                return found
-        placed = self._placed(operand, analysis)
-        return None if placed is None else [placed]
-
-    def _placed(
-        self, operand: ast.expr, analysis: Analysis
-    ) -> tuple[Mesh, tuple[object, object]] | None:
-        expr = (
-            analysis.written_as(operand) if isinstance(operand, ast.Name) else operand
-        )
-        if (
-            not isinstance(expr, ast.Call)
-            or len(expr.args) != 2
-            or expr.keywords
-            or any(isinstance(a, ast.Starred) for a in expr.args)
-        ):
+    def _placed(self, operand: ast.expr) -> tuple[Mesh, tuple[object, object]] | None:
+        """The mesh and the two dimensions' spec parts of the 2-D array the engine says
+        `operand` is, placed on a NamedSharding of a known shape whose every sharded size its
+        axes divide (else device_put raises first)."""
+        array = self.analysis.value_of(operand)
+        if not isinstance(array, Array) or not isinstance(array.sharding, Sharding):
             return None
-        callee = analysis.value_of(expr.func)
-        if not isinstance(callee, External) or callee.name not in _DEVICE_PUT:
-            return None
-        data = expr.args[0]
-        if isinstance(data, ast.Name) and _parameter_of(analysis, data):
-            return None
-        shape = _literal_shape(analysis, data)
+        shape, sharding = array.known_shape, array.sharding
+        spec, mesh = sharding.spec, sharding.mesh
         if (
             shape is None
             or len(shape) != 2
-            or self._unsharded_rank(data, analysis, exact=True) != 2
-        ):
-            return None
-        sharding = analysis.value_of(expr.args[1])
-        if not isinstance(sharding, Sharding) or not isinstance(sharding.mesh, Mesh):
-            return None
-        spec = sharding.spec
-        names = sharding.mesh.axis_names
-        if (
-            not isinstance(spec, Spec)
+            or not isinstance(mesh, Mesh)
+            or not isinstance(spec, Spec)
             or spec.unreduced
             or spec.reduced
-            or names is None
+            or mesh.axis_names is None
             or len(spec.parts) > 2
         ):
             return None
-        sizes = sharding.mesh.axis_sizes or ()
+        names, sizes = mesh.axis_names, mesh.axis_sizes or ()
         for part, length in zip(spec.parts, shape):
             axes = part if isinstance(part, tuple) else (part,)
             if part is None:
@@ -550,9 +471,9 @@ class MakeMeshExplicitDefault(Rule):
                 for a in axes
             ]
             if None in shards or length % math.prod(shards):  # type: ignore[arg-type]  # None ruled out
-                return None  # device_put raises first
+                return None
         parts = (*spec.parts, None, None)
-        return sharding.mesh, (parts[0], parts[1])
+        return mesh, (parts[0], parts[1])
 
     # -- the mesh and the fix ---------------------------------------------------------------
 
@@ -629,29 +550,15 @@ class MakeMeshExplicitDefault(Rule):
     def _explicit_code(self) -> bool:
         return _EXPLICIT_CODE.search(self.analysis.source) is not None
 
-    def _axis_type_spelling(self) -> tuple[str, tuple[tuple[str, str | None], ...]]:
+    def _axis_type_spelling(self) -> tuple[str, Imports]:
         """`AxisType` as the module spells it: its own import of it, else through its import
-        of `jax.sharding` or `jax`, else a `from jax.sharding import AxisType` added."""
-        tree = self.analysis.module.tree
-        for statement in tree.body:
-            if isinstance(statement, ast.ImportFrom) and not statement.level:
-                for alias in statement.names:
-                    if (
-                        statement.module in ("jax.sharding", "jax._src.mesh")
-                        and alias.name == "AxisType"
-                    ):
-                        return alias.asname or alias.name, ()
-        for statement in tree.body:
-            if not isinstance(statement, ast.Import):
-                continue
-            for alias in statement.names:
-                if alias.name == "jax.sharding" and alias.asname:
-                    return f"{alias.asname}.AxisType", ()
-                if alias.name == "jax" and alias.asname:
-                    return f"{alias.asname}.sharding.AxisType", ()
-                if alias.asname is None and alias.name.split(".")[0] == "jax":
-                    return "jax.sharding.AxisType", ()
-        return "AxisType", (("jax.sharding", "AxisType"),)
+        of `jax`, else a `from jax.sharding import AxisType` added."""
+        spelled, imports = self.analysis.api_spelling(Api.AXIS_TYPE, "jax.sharding")
+        if imports:
+            jax_name, jax_imports = self.analysis.module_spelling("jax")
+            if not jax_imports:
+                return f"{jax_name}.sharding.AxisType", ()
+        return spelled, imports
 
     # -- a run's log ------------------------------------------------------------------------
 
@@ -732,133 +639,6 @@ class MakeMeshExplicitDefault(Rule):
                     yield value
 
 
-def _parameter_of(
-    analysis: Analysis, name: ast.Name
-) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    """The function whose parameter every binding reaching the read `name` is."""
-    bindings = analysis.engine.evaluator.reaching(analysis.module, name)
-    if not bindings or len(bindings) != 1:
-        return None
-    binding = next(iter(bindings))
-    if binding.kind != "param":
-        return None
-    function = analysis.parents.get(analysis.parents.get(binding.node))  # type: ignore[arg-type]  # a parameter's node has parents
-    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return None
-    return function if analysis.is_parameter(name, function) else None
-
-
-def _calls_of(
-    analysis: Analysis, function: ast.FunctionDef | ast.AsyncFunctionDef
-) -> list[tuple[Module, ast.Call]] | None:
-    """Every call of `function` in the project: through a decorator only where it is the one
-    `jax.jit`, which passes the arguments on as they are; None where another use is seen."""
-    klass = analysis.parents.get(function)
-    if function.name == "__call__" and isinstance(klass, ast.ClassDef):
-        return None if function.decorator_list else _instance_calls(analysis, klass)
-    if not function.decorator_list:
-        found = analysis.calls_passing(function)
-        return None if isinstance(found, Unknown) else found
-    if len(function.decorator_list) != 1:
-        return None
-    application = analysis.jit_application(function.decorator_list[0])
-    if application is None or application.function is not None:
-        return None
-    calls = analysis.engine.evaluator.calls_of(
-        analysis.module, function, through_decorators=True
-    )
-    if isinstance(calls, Unknown):
-        return None
-    return [(module, call) for module, call, _ in calls]
-
-
-def _instance_calls(
-    analysis: Analysis, klass: ast.ClassDef
-) -> list[tuple[Module, ast.Call]] | None:
-    """The calls of the objects of `klass` (its `__call__`): each object built by a call of
-    its own `__init__` (every such call in the project) and bound to a name by a plain
-    assignment whose every read calls it; a module's name another module may import, or any
-    other use of an object, and None."""
-    init = next(
-        (
-            s
-            for s in klass.body
-            if isinstance(s, ast.FunctionDef) and s.name == "__init__"
-        ),
-        None,
-    )
-    if init is None:
-        return None
-    made = analysis.calls_passing(init)
-    if isinstance(made, Unknown) or not made:
-        return None
-    calls = []
-    for module, construct in made:
-        there = analysis.of(module)
-        statement = there.parents.get(construct)
-        if (
-            not isinstance(statement, ast.Assign)
-            or statement.value is not construct
-            or len(statement.targets) != 1
-            or not isinstance(statement.targets[0], ast.Name)
-        ):
-            return None
-        name = statement.targets[0].id
-        if module.scope_of(statement) is module.tree:
-            others = analysis.engine.project.candidate_files(name, module.path)
-            if isinstance(others, Unknown) or any(p != module.path for p in others):
-                return None
-        reads = there.reads_reached(statement, name)
-        if not reads or len(reads) != len(module.loads_by_name.get(name, ())):
-            return None  # read where another binding may reach too, or not by name
-        for read in reads:
-            call = there.parents.get(read)
-            if (
-                not there.bound_once(read)
-                or not isinstance(call, ast.Call)
-                or call.func is not read
-            ):
-                return None
-            calls.append((module, call))
-    return calls
-
-
-def _passed(
-    analysis: Analysis,
-    call: ast.Call,
-    function: ast.FunctionDef | ast.AsyncFunctionDef,
-    name: str,
-    klass: ast.AST | None,
-) -> ast.expr | None:
-    """The expression `call` passes for `function`'s parameter `name` (a method's: called
-    on an object, `obj.method(...)`); None where it does not show."""
-    a = function.args
-    params = [p.arg for p in (*a.posonlyargs, *a.args)]
-    if isinstance(klass, ast.ClassDef):
-        called = analysis.value_of(call.func)
-        if not (
-            isinstance(call.func, ast.Attribute)
-            and isinstance(called, BoundMethod)
-            or function.name == "__call__"
-            and isinstance(called, Instance)
-            and called.cls.node is klass
-        ):
-            return None
-        params = params[1:]  # the object the method is called on
-    if a.posonlyargs and any(k.arg == name for k in call.keywords):
-        return None
-    if any(isinstance(x, ast.Starred) for x in call.args) or any(
-        k.arg is None for k in call.keywords
-    ):
-        return None
-    for keyword in call.keywords:
-        if keyword.arg == name:
-            return keyword.value
-    if name in params and params.index(name) < len(call.args):
-        return call.args[params.index(name)]
-    return None
-
-
 def _leaves(value: Value) -> Iterator[Value]:
     if isinstance(value, tuple):
         for item in value:
@@ -868,6 +648,49 @@ def _leaves(value: Value) -> Iterator[Value]:
             yield from _leaves(item)
     else:
         yield value
+
+
+def _einsum_dims(spelled: str) -> tuple[int, int] | None:
+    """`"ij,jk->ik"` (or `"ij,jk"`): of two 2-D operands, the dimensions of the one index both
+    have and the result has not; None for anything else (batch or summed indices, `...`)."""
+    inputs, arrow, output = spelled.replace(" ", "").partition("->")
+    operands = inputs.split(",")
+    if len(operands) != 2 or not all(
+        len(o) == 2 and o.isalpha() and o[0] != o[1] for o in operands
+    ):
+        return None
+    lhs, rhs = operands
+    if not arrow:
+        output = "".join(sorted(c for c in lhs + rhs if (lhs + rhs).count(c) == 1))
+    shared = [c for c in lhs if c in rhs]
+    if len(shared) != 1 or shared[0] in output:
+        return None
+    if sorted(output) != sorted(c for c in lhs + rhs if c != shared[0]):
+        return None
+    return lhs.index(shared[0]), rhs.index(shared[0])
+
+
+def _tensordot_dims(axes: Value) -> tuple[int, int] | None:
+    """`axes=1`, `axes=((1,), (0,))`, `axes=(1, 0)` of 2-D operands: the dimensions it
+    contracts; None for anything else."""
+    if axes == 1 and type(axes) is int:
+        return 1, 0
+    if isinstance(axes, tuple) and len(axes) == 2:
+        pair = [a[0] if isinstance(a, tuple) and len(a) == 1 else a for a in axes]
+        ints = [p for p in pair if type(p) is int and -2 <= p < 2]
+        if len(ints) == 2:
+            return ints[0] % 2, ints[1] % 2
+    return None
+
+
+def _dot_general_dims(numbers: Value) -> tuple[int, int] | None:
+    """`(((1,), (0,)), ((), ()))`: one contracting dimension each, no batch ones."""
+    if not isinstance(numbers, tuple) or len(numbers) != 2:
+        return None
+    contracting, batch = numbers
+    if batch != ((), ()) or not isinstance(contracting, tuple):
+        return None
+    return _tensordot_dims(contracting)
 
 
 def _axes(part: object) -> set[object]:
@@ -887,80 +710,6 @@ def _named_axis(spec: Value, mesh: Mesh) -> str | None:
             if isinstance(axis, str) and axis in names:
                 return axis
     return None
-
-
-def _display_rank(data: ast.expr) -> int | None:
-    """At least how many dimensions NumPy makes of `data` written as nested displays
-    (`[x] * n`, `[[1, 2], [3, 4]]`, `[f(i) for i in r]`); None for anything else."""
-    depth = 0
-    while True:
-        if isinstance(data, ast.BinOp) and isinstance(data.op, ast.Mult):
-            data = (
-                data.left
-                if isinstance(data.left, (ast.List, ast.Tuple))
-                else data.right
-            )
-        if isinstance(data, (ast.List, ast.Tuple)) and data.elts:
-            if any(isinstance(e, ast.Starred) for e in data.elts):
-                return depth + 1
-            depth += 1
-            data = data.elts[0]
-        elif isinstance(data, ast.ListComp):
-            depth += 1
-            data = data.elt
-        else:
-            return depth or None
-
-
-def _literal_shape(analysis: Analysis, data: ast.expr) -> tuple[int, ...] | None:
-    """The shape of an array written as a `jax.numpy`/NumPy constructor of a literal shape
-    (`jnp.ones((8, 8))`), or reshaped to one (`.reshape(8, 8)`); else None."""
-    expr = analysis.written_as(data) if isinstance(data, ast.Name) else data
-    while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute):
-        if expr.func.attr == "reshape":
-            return _literal_ints(expr.args) if not expr.keywords else None
-        if expr.func.attr not in _SAME_RANK:
-            break
-        expr = expr.func.value
-    if not isinstance(expr, ast.Call) or not expr.args:
-        return None
-    callee = analysis.value_of(expr.func)
-    if not isinstance(callee, External) or callee.name not in _CONSTRUCTORS:
-        return None
-    if callee.name.rsplit(".", 1)[1] not in _SHAPED:
-        return None
-    return _literal_ints(expr.args[:1])
-
-
-def _literal_ints(args: list[ast.expr]) -> tuple[int, ...] | None:
-    """A shape written as int literals: `(8, 2)`, `8, 2`, `8`."""
-    items = (
-        args[0].elts
-        if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List))
-        else args
-    )
-    if not items or not all(
-        isinstance(i, ast.Constant) and type(i.value) is int for i in items
-    ):
-        return None
-    return tuple(i.value for i in items)  # type: ignore[attr-defined]  # Constants, checked
-
-
-def _shape_rank(args: list[ast.expr]) -> int | None:
-    """The rank a shape written as these arguments gives: `(8, 2)`, `8, 2`, `8`."""
-    if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
-        items = args[0].elts
-    else:
-        items = args
-    if not items or any(isinstance(i, ast.Starred) for i in items):
-        return None
-    if (
-        not all(isinstance(i, ast.Constant) and isinstance(i.value, int) for i in items)
-        and len(args) == 1
-        and not isinstance(args[0], (ast.Tuple, ast.List))
-    ):
-        return None  # one argument that is no literal: a shape of unknown rank
-    return len(items)
 
 
 def _with_axis_types(text: str) -> Callable[[cst.CSTNode], cst.CSTNode]:

@@ -123,6 +123,8 @@ class ValueSite:
     keyword: str | None = None
     why: str | None = None
     entry: DataEntry | None = None  # in a JSON file: the entry, not Python code
+    # The value is one axis's size alone (`dp=4`, `"dp_size": 4`): the axis of the mesh.
+    axis: int | None = None
 
     def where(self, root: Path | None = None) -> str:
         return f"{_shown(self.path, root)}:{self.span[0]}"

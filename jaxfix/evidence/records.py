@@ -255,6 +255,9 @@ def _origins(
     return tuple(found)
 
 
+_MAX_CALLERS = 8  # user frames kept above the raising one
+
+
 def _called_from(
     frames: list[tuple[Frame, _Span | None, str | None]],
     raised: Frame,
@@ -263,11 +266,12 @@ def _called_from(
     sources: dict[Path, list[str]],
     max_file_size: int,
 ) -> tuple[Origin, ...]:
-    """The raising frame and the user frame that called into it (through JAX's frames, which
+    """The raising frame and the user frames that called into it (through JAX's frames, which
     its traceback filtering may have dropped: a jitted function's caller), as `raised`
-    `called`; the caller placed in the tree and its line and segment checked as the raising
-    frame's are, or none."""
+    `called`, outermost first: each caller placed in the tree and its line and segment checked
+    as the raising frame's are; the chain ends at the first that is not (none: no origin)."""
     at = max((i for i, (f, _, _) in enumerate(frames) if f == raised), default=0)
+    callers: list[tuple[Path, int]] = []
     for frame, span, segment in reversed(frames[:at]):
         if is_library(frame):
             continue
@@ -275,11 +279,13 @@ def _called_from(
             placed, found = locate((frame,), index, sources, max_file_size)
             _columns(sources[placed], found, span, segment, placed)
         except LocateError:
-            return ()
-        return (
-            Origin("raised", "called", ((placed, found.line), (local, raised.line))),
-        )
-    return ()
+            break
+        callers.append((placed, found.line))
+        if len(callers) >= _MAX_CALLERS:
+            break
+    if not callers:
+        return ()
+    return (Origin("raised", "called", (*reversed(callers), (local, raised.line))),)
 
 
 def _columns(

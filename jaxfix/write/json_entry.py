@@ -37,7 +37,8 @@ class NotAnEntry(ValueError):
     """Why the keys do not lead to a list of integers jaxfix can change."""
 
 
-def find_entry(data: bytes, keys: tuple[str | int, ...]) -> Entry:
+def find_entry(data: bytes, keys: tuple[str | int, ...], scalar: bool = False) -> Entry:
+    """With `scalar`, the entry is one integer (one axis's size: `"dp_size": 4`)."""
     try:
         text = data.decode("utf-8")
         json.loads(text)
@@ -46,6 +47,8 @@ def find_entry(data: bytes, keys: tuple[str | int, ...]) -> Entry:
     at = _skip(text, 1 if text.startswith("\ufeff") else 0)
     for key in keys:
         at = _member(text, at, key)
+    if scalar:
+        return _scalar_entry(text, at, keys)
     if not text.startswith("[", at):
         raise NotAnEntry(f"{_shown(keys)} is not a list")
     start, values, spans = at, [], []
@@ -70,6 +73,23 @@ def find_entry(data: bytes, keys: tuple[str | int, ...]) -> Entry:
         end_line,
         end_column,
         text[start:end],
+    )
+
+
+def _scalar_entry(text: str, at: int, keys: tuple[str | int, ...]) -> Entry:
+    match = _INTEGER.match(text, at)
+    if match is None:
+        raise NotAnEntry(f"{_shown(keys)} is not an integer")
+    line, column = _place(text, match.start())
+    end_line, end_column = _place(text, match.end())
+    return Entry(
+        (int(match.group()),),
+        ((_byte(text, match.start()), _byte(text, match.end())),),
+        line,
+        column,
+        end_line,
+        end_column,
+        match.group(),
     )
 
 
@@ -127,7 +147,9 @@ def _shown(keys: tuple[str | int, ...]) -> str:
     return "".join(f"[{k!r}]" for k in keys) or "the file"
 
 
-def find_yaml_entry(data: bytes, keys: tuple[str | int, ...]) -> Entry:
+def find_yaml_entry(
+    data: bytes, keys: tuple[str | int, ...], scalar: bool = False
+) -> Entry:
     """The same for a YAML file, with PyYAML's composer (its nodes know where they start and
     end): the file must load with `yaml.safe_load`, the entry must be a sequence of plain
     integers, and no node on the way may be reached twice (an anchor a `*alias` reuses holds
@@ -165,7 +187,10 @@ def find_yaml_entry(data: bytes, keys: tuple[str | int, ...]) -> Entry:
         node = values[0]
         if seen.get(id(node), 0) > 1:
             raise NotAnEntry(f"{_shown(keys)} is an anchor other entries reuse")
-    items = node.value if isinstance(node, yaml.SequenceNode) else None
+    if scalar:  # one plain integer
+        items = [node]
+    else:
+        items = node.value if isinstance(node, yaml.SequenceNode) else None
     if not items or not all(
         isinstance(i, yaml.ScalarNode)
         and i.tag == "tag:yaml.org,2002:int"
@@ -173,7 +198,9 @@ def find_yaml_entry(data: bytes, keys: tuple[str | int, ...]) -> Entry:
         and _INTEGER.fullmatch(i.value)
         for i in items
     ):
-        raise NotAnEntry(f"{_shown(keys)} is not a list of integers")
+        raise NotAnEntry(
+            f"{_shown(keys)} is not {'an integer' if scalar else 'a list of integers'}"
+        )
     start, end = node.start_mark.index, node.end_mark.index
     line, column = _place(text, start)
     end_line, end_column = _place(text, end)
@@ -189,7 +216,9 @@ def find_yaml_entry(data: bytes, keys: tuple[str | int, ...]) -> Entry:
         column,
         end_line,
         end_column,
-        written if "\n" not in written else f"[{', '.join(map(str, values))}]",
+        written
+        if "\n" not in written or scalar
+        else f"[{', '.join(map(str, values))}]",
     )
 
 

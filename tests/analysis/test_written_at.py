@@ -4,6 +4,7 @@ frames and facts are what a record would hold)."""
 
 from __future__ import annotations
 
+import ast
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -501,3 +502,303 @@ def test_sizes_a_function_returns_to_every_caller_are_not_changed(tmp_path):
     )
     found = _walk_files(tmp_path, {"main.py": source}, [("main.py", 14)])
     assert isinstance(found, Unknown) and "called elsewhere too" in found.why
+
+
+# -- sizes written one a place: the axis JAX's message shows differing, followed alone -----
+
+SCALAR_MESHES = """\
+from jax.sharding import AbstractMesh
+
+
+def make(cfg):
+    return AbstractMesh((cfg.dp, cfg.tp), ("data", "model"))
+"""
+SCALAR_MAIN = """\
+from jax.sharding import use_abstract_mesh
+
+from config import EVAL
+from meshes import make
+
+
+def run(outer):
+    with use_abstract_mesh(outer):
+        with use_abstract_mesh(make(EVAL)):
+            pass
+"""
+SCALAR_CONFIG = """\
+import dataclasses
+
+WIDE = 4
+
+
+@dataclasses.dataclass
+class Axes:
+    dp: int = 1
+    tp: int = 8
+
+
+EVAL = Axes(dp=4, tp=4)
+"""
+
+
+def _scalar_tree(tmp_path: Path, config: str) -> list[Path]:
+    files = {"config.py": config, "meshes.py": SCALAR_MESHES, "main.py": SCALAR_MAIN}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    return [(tmp_path / name).resolve() for name in files]
+
+
+def _scalar_walk(tmp_path: Path, config: str, axis: int | None):
+    _scalar_tree(tmp_path, config)
+    engine = Engine((tmp_path,), tuple(tmp_path.glob("*.py")), None)
+    return written_at(engine.evaluator, _frames(tmp_path), axis)
+
+
+def test_one_axis_s_keyword_is_where_its_size_is_written(tmp_path):
+    found = _scalar_walk(tmp_path, SCALAR_CONFIG, 0)
+    assert not isinstance(found, Unknown), found
+    assert found.axis == 0 and found.keyword is None
+    assert (found.module.path.name, found.module.line(found.node)) == ("config.py", 12)
+    assert ast.unparse(found.node) == "4" and found.node.col_offset == 15
+
+
+def test_sizes_written_one_a_place_without_an_axis_to_follow_end_the_walk(tmp_path):
+    """No axis (the records disagree, or no one axis differs): the walk follows only one
+    literal holding every size, as before."""
+    found = _scalar_walk(tmp_path, SCALAR_CONFIG, None)
+    assert isinstance(found, Unknown) and "are not integer literals" in found.why
+
+
+def test_one_axis_s_size_read_from_a_shared_constant_is_replaced_at_this_read(tmp_path):
+    config = SCALAR_CONFIG.replace("Axes(dp=4, tp=4)", "Axes(dp=WIDE, tp=4)")
+    config += "WIDE_AXES = Axes(dp=WIDE, tp=4)\n"
+    found = _scalar_walk(tmp_path, config, 0)
+    assert not isinstance(found, Unknown), found
+    assert found.axis == 0 and ast.unparse(found.node) == "WIDE"
+    assert found.module.line(found.node) == 12 and "also read" in (found.why or "")
+
+
+def test_one_axis_s_computed_size_ends_the_walk_naming_it(tmp_path):
+    config = SCALAR_CONFIG.replace("Axes(dp=4, tp=4)", "Axes(dp=WIDE * 1, tp=4)")
+    found = _scalar_walk(tmp_path, config, 0)
+    assert isinstance(found, Unknown) and "`WIDE * 1` at config.py:12" in found.why
+
+
+def test_the_scalar_resize_is_made_at_the_keyword_s_integer(tmp_path):
+    files = _scalar_tree(tmp_path, SCALAR_CONFIG)
+    options = Options(unsafe_fixes=True)
+    evidence = with_value_sites(
+        {(tmp_path / "main.py").resolve(): (_evidence(tmp_path),)}, Run(options), files
+    )
+    config = (tmp_path / "config.py").resolve()
+    result = check_file(
+        Run(options), config, config.read_bytes(), evidence=evidence.get(config, ())
+    )
+    assert result.fixed == SCALAR_CONFIG.replace("dp=4,", "dp=2,").encode()
+    (diagnostic,) = result.diagnostics
+    assert diagnostic.fix_title == "set axis 'data' to 2 where its size is written"
+
+
+def test_a_scalar_changed_since_the_run_is_left_alone(tmp_path):
+    files = _scalar_tree(tmp_path, SCALAR_CONFIG)
+    options = Options(unsafe_fixes=True)
+    evidence = with_value_sites(
+        {(tmp_path / "main.py").resolve(): (_evidence(tmp_path),)}, Run(options), files
+    )
+    (tmp_path / "config.py").write_text(SCALAR_CONFIG.replace("dp=4,", "dp=8,"))
+    config = (tmp_path / "config.py").resolve()
+    result = check_file(
+        Run(options), config, config.read_bytes(), evidence=evidence.get(config, ())
+    )
+    assert result.fixed is None and result.diagnostics == ()
+
+
+SCALAR_JSON_CONFIG = """\
+import dataclasses
+import json
+import os
+
+PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs", "args.json")
+
+
+@dataclasses.dataclass
+class Args:
+    dp: int = 1
+    tp: int = 1
+
+    @classmethod
+    def from_file(cls, path=PATH):
+        with open(path) as f:
+            raw = json.load(f)
+        return cls(**raw)
+
+
+EVAL = Args.from_file()
+"""
+ARGS = '{\n  "dp": 4,\n  "tp": 4\n}\n'
+
+
+def _scalar_json_project(
+    tmp_path: Path, args: str = ARGS, config: str = SCALAR_JSON_CONFIG
+):
+    project = tmp_path / "proj"
+    project.mkdir()
+    files = _scalar_tree(project, config)
+    (project / "configs").mkdir()
+    (project / "configs" / "args.json").write_text(args)
+    # the project's files: `.dp` is counted over them (read once, on the run's path)
+    run = replace(
+        Run(Options(unsafe_fixes=True), project=(project,)), scope=tuple(files)
+    )
+    main = (project / "main.py").resolve()
+    evidence = with_value_sites({main: (_evidence(project),)}, run, files)
+    result = check_file(run, main, main.read_bytes(), evidence=evidence[main])
+    return evidence[main][0], result, project / "configs" / "args.json"
+
+
+def test_a_json_scalar_a_classmethod_unpacks_is_set_in_the_file(tmp_path):
+    item, result, args = _scalar_json_project(tmp_path)
+    assert item.value_site is not None and item.value_site.axis == 0
+    (diagnostic,) = result.diagnostics
+    assert diagnostic.fix_title == 'set "dp" (configs/args.json:2) to 2'
+    assert (
+        "configs/args.json:2: \"dp\" is 4, the size of axis 'data' of the inner mesh (4, 4); "
+        "the enclosing mesh has size 8: set it to 2"
+    ) in diagnostic.message
+    write_data_edits([result])
+    assert args.read_text() == ARGS.replace('"dp": 4', '"dp": 2')
+
+
+@pytest.mark.parametrize(
+    ("args", "why"),
+    [
+        (ARGS.replace('"dp": 4', '"dp": 3'), "now holds 3, not the run's 4"),
+        (ARGS.replace('"dp": 4', '"dp": [4]'), "is not an integer"),
+        (ARGS.replace('"dp": 4', '"dp": 4.0'), "is not an integer"),
+        (ARGS.replace('"dp": 4', '"dp": "4"'), "is not an integer"),
+    ],
+)
+def test_a_json_scalar_that_is_no_longer_the_run_s_integer_gets_no_fix(
+    tmp_path, args, why
+):
+    item, result, written = _scalar_json_project(tmp_path, args)
+    assert item.value_site is None and why in (item.value_unknown or ""), item
+    (diagnostic,) = result.diagnostics
+    assert diagnostic.fix_title is None and not diagnostic.data_edits
+    assert written.read_text() == args
+
+
+def test_a_json_scalar_outside_the_project_gets_no_fix(tmp_path):
+    config = SCALAR_JSON_CONFIG.replace(
+        '"configs", "args.json"', '"..", "configs", "args.json"'
+    )
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "args.json").write_text(ARGS)
+    item, result, _ = _scalar_json_project(tmp_path, config=config)
+    assert item.value_site is None
+    assert "a file outside the project's tree: not written" in (
+        item.value_unknown or ""
+    )
+    (diagnostic,) = result.diagnostics
+    assert diagnostic.fix_title is None and not diagnostic.data_edits
+    assert (tmp_path / "configs" / "args.json").read_text() == ARGS
+
+
+def test_two_unpacked_mappings_end_the_walk(tmp_path):
+    """Two mappings unpacked: which one gives the field depends on both."""
+    config = SCALAR_JSON_CONFIG.replace("cls(**raw)", "cls(**{'dp': 1}, **raw)")
+    item, result, _ = _scalar_json_project(tmp_path, config=config)
+    assert item.value_site is None and "unpacks its arguments" in (
+        item.value_unknown or ""
+    )
+
+
+TWO_PATHS_MAIN = """\
+from jax.sharding import use_abstract_mesh
+
+from config import PRESETS
+from meshes import make
+
+
+def sizes(outer, name):
+    with use_abstract_mesh(outer):
+        with use_abstract_mesh(make(PRESETS[name])):
+            pass
+
+
+def evaluate(outer):
+    sizes(outer, "eval")
+
+
+def probe(outer):
+    sizes(outer, "probe")
+
+
+def train(outer):
+    sizes(outer, "train")
+"""
+TWO_PATHS_CONFIG = """\
+import dataclasses
+
+
+@dataclasses.dataclass
+class Axes:
+    dp: int = 1
+    tp: int = 8
+
+
+PRESETS = {
+    "train": Axes(dp=2, tp=4),
+    "eval": Axes(dp=4, tp=4),
+    "probe": Axes(dp=4, tp=4),
+}
+"""
+
+
+def _two_paths(tmp_path: Path, callers: tuple[int, ...]):
+    files = {
+        "config.py": TWO_PATHS_CONFIG,
+        "meshes.py": SCALAR_MESHES,
+        "main.py": TWO_PATHS_MAIN,
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    main, meshes = tmp_path / "main.py", tmp_path / "meshes.py"
+    item = replace(
+        _evidence(tmp_path),
+        origins=tuple(
+            Origin("new", "built", ((main, line), (main, 9), (meshes, 5)))
+            for line in callers
+        ),
+    )
+    options = Options(unsafe_fixes=True)
+    evidence = with_value_sites(
+        {main.resolve(): (item,)},
+        Run(options),
+        [(tmp_path / name).resolve() for name in files],
+    )
+    config = (tmp_path / "config.py").resolve()
+    return check_file(
+        Run(options), config, config.read_bytes(), evidence=evidence.get(config, ())
+    )
+
+
+def test_a_line_the_run_reached_along_two_paths_is_fixed_along_each(tmp_path):
+    """`sizes(outer, name)` raised for "eval" and for "probe", two records with the same
+    meshes: each preset the two callers pass is set where it is written."""
+    result = _two_paths(tmp_path, (14, 18))
+    assert result.fixed == (
+        TWO_PATHS_CONFIG.replace('"eval": Axes(dp=4', '"eval": Axes(dp=2')
+        .replace('"probe": Axes(dp=4', '"probe": Axes(dp=2')
+        .encode()
+    )
+    assert len(result.diagnostics) == 2
+
+
+def test_a_path_the_run_did_not_take_is_not_changed(tmp_path):
+    """The twin: the run raised only for "eval": "probe", which may work elsewhere (or
+    never run), is left as it is, and "train" too."""
+    result = _two_paths(tmp_path, (14,))
+    assert result.fixed == (
+        TWO_PATHS_CONFIG.replace('"eval": Axes(dp=4', '"eval": Axes(dp=2').encode()
+    )

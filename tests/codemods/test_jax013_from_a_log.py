@@ -1,5 +1,5 @@
 """JAX013 from a run's log: a dot_general's ShardingTypeError names the line of `a @ b`, whose
-operands the code does not show surely clash (x's shape is held in a name); the fix goes to the module's one `jax.make_mesh(...)`
+operands the code does not show surely clash (x is reshaped to (-1, 8)); the fix goes to the module's one `jax.make_mesh(...)`
 without axis types, and is refused where the module makes several."""
 
 from __future__ import annotations
@@ -17,8 +17,7 @@ from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
 mesh = jax.make_mesh((4, 2), ("data", "model"))
-shape = (8, 8)
-{other}x = jax.device_put(jnp.ones(shape), NamedSharding(mesh, P("data", "model")))
+{other}x = jax.device_put(jnp.ones(64).reshape(-1, 8), NamedSharding(mesh, P("data", "model")))
 w = jax.device_put(jnp.ones((8, 4)), NamedSharding(mesh, P("model", None)))
 
 
@@ -49,7 +48,7 @@ def _run(tmp_path: Path, other: str, *args: str) -> tuple[str, str]:
     program = tmp_path / "main.py"
     program.write_text(PROGRAM.format(other=other))
     shift = other.count("\n")
-    log = LOG.format(path=program, call=17 + shift, dot=14 + shift)
+    log = LOG.format(path=program, call=16 + shift, dot=13 + shift)
     result = CliRunner().invoke(
         cli,
         ["--from-log", "-", "--no-cache", "--target-version", "0.12.0.1", *args],
@@ -71,7 +70,7 @@ def test_the_modules_one_mesh_is_given_auto_axes(tmp_path):
 def test_a_module_of_several_meshes_is_reported_not_fixed(tmp_path):
     other = 'other = jax.make_mesh((8,), ("x",))\n'
     output, fixed = _run(tmp_path, other, "--unsafe-fixes", str(tmp_path))
-    assert f"{tmp_path / 'main.py'}:15:" in output, output
+    assert f"{tmp_path / 'main.py'}:14:" in output, output
     assert "not fixed: this module makes several meshes" in output, output
     assert fixed == PROGRAM.format(other=other)
 

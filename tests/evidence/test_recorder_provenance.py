@@ -421,16 +421,43 @@ with jax.set_mesh(jax.make_mesh((2, 4), ("data", "model"))):
 """
 
 
-@pytest.mark.jax
-def test_a_size_read_from_a_json_config_names_the_read_by_its_path(tmp_path):
-    """The inner mesh's size of 'data' is a JSON entry read in another module: reported with
-    the value to set, the read named by its path (before: "read at line 6", which file
-    unsaid), and a related location there saying what to set."""
+def _json_project(tmp_path: Path, meshes: str) -> None:
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
     (tmp_path / "pkg" / "stages.json").write_text('{"eval": {"data": 16}}\n')
-    (tmp_path / "pkg" / "meshes.py").write_text(JSON_MESHES)
+    (tmp_path / "pkg" / "meshes.py").write_text(meshes)
     (tmp_path / "main.py").write_text(JSON_MAIN)
+
+
+@pytest.mark.jax
+def test_a_size_read_from_a_json_config_is_set_in_the_file(tmp_path):
+    """The inner mesh's size of 'data' alone is a JSON entry (`(STAGES["eval"]["data"], 4)`),
+    read in another module: the fix sets that integer in the file (the axis JAX's message
+    shows differing), and the related location names the entry and what to set it to."""
+    _json_project(tmp_path, JSON_MESHES)
+    shown = _formats(tmp_path, _recorded(tmp_path, JAX_VERSIONS[0]), "--unsafe-fixes")
+    (result,) = [f for f in json.loads(shown["json"])["files"] if f["diagnostics"]]
+    (diagnostic,) = result["diagnostics"]
+    assert diagnostic["fix"]["title"] == 'set "data" (pkg/stages.json:1) to 2'
+    assert {
+        "message": "pkg/stages.json:1: \"data\" is 16, the size of axis 'data' of the "
+        "inner mesh (16, 4); the enclosing mesh has size 8: set it to 2",
+        "start": {"line": 1, "column": 19},
+        "path": "pkg/stages.json",
+    } in diagnostic["related"]
+    assert (tmp_path / "pkg" / "stages.json").read_text() == '{"eval": {"data": 16}}\n'
+
+
+@pytest.mark.jax
+def test_a_size_read_from_a_json_config_names_the_read_by_its_path(tmp_path):
+    """The same entry also read by another mesh of the module (which may work): not
+    changed; reported with the value to set, the read named by its path (before: "read at
+    line 6", which file unsaid), and a related location there saying what to set."""
+    _json_project(
+        tmp_path,
+        JSON_MESHES
+        + '\n\ndef probe_mesh():\n    return AbstractMesh((STAGES["eval"]["data"],), ("data",))\n',
+    )
     shown = _formats(tmp_path, _recorded(tmp_path, JAX_VERSIONS[0]), "--unsafe-fixes")
     (result,) = [f for f in json.loads(shown["json"])["files"] if f["diagnostics"]]
     (diagnostic,) = result["diagnostics"]

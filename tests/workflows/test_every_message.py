@@ -71,8 +71,8 @@ MESSAGES: dict[str, list[tuple[str, int, list[str]]]] = {
     "JAX013": [
         ("JAX013/constraint_on_make_mesh.py", 15, ["--unsafe-fixes"]),
         ("JAX013/shard_map_of_numpy_array.py", 17, ["--unsafe-fixes"]),
-        ("JAX013/contracting_dimensions_sharded_seen_in_a_log.py", 19, []),
-        ("JAX013/conflicting_shardings_seen_in_a_log.py", 19, []),
+        ("JAX013/contracting_dimensions_sharded_seen_in_a_log.py", 18, []),
+        ("JAX013/conflicting_shardings_seen_in_a_log.py", 18, []),
     ],
     # JAX raises in the block; the report is at the `with` item.
     "JAX102": [

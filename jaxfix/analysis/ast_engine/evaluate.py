@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from jaxfix.analysis.ast_engine import device_shapes, jax_attributes, vocabulary
+from jaxfix.analysis.ast_engine import arrays, device_shapes, jax_attributes, vocabulary
 from jaxfix.analysis.ast_engine.flow import Binding, Env, Flow
 from jaxfix.analysis.ast_engine.mutation import escaped_names, reads_only
 from jaxfix.analysis.ast_engine.project import Module, ModuleRef, Project
@@ -305,11 +305,10 @@ class Evaluator:
         if isinstance(node, ast.Call):
             return self._call(module, node, frame)
         if isinstance(node, ast.BinOp):
-            return _binary(
-                node.op,
-                self.value(module, node.left, frame),
-                self.value(module, node.right, frame),
-            )
+            left = self.value(module, node.left, frame)
+            right = self.value(module, node.right, frame)
+            array = arrays.binary(node.op, left, right, node)
+            return array if array is not None else _binary(node.op, left, right)
         if isinstance(node, ast.UnaryOp):
             operand = self.value(module, node.operand, frame)
             if isinstance(node.op, ast.Not):
@@ -954,6 +953,8 @@ class Evaluator:
     ) -> list[tuple[Module, ast.Call, Function | None]] | Unknown:
         name = function.name
         parent = module.parents.get(function)
+        if name == "__call__" and isinstance(parent, ast.ClassDef):
+            return self._object_calls(module, function, parent)
         is_init = name == "__init__" and isinstance(parent, ast.ClassDef)
         if is_init:
             assert isinstance(parent, ast.ClassDef)
@@ -991,6 +992,64 @@ class Evaluator:
                     found.append((other, call, target))
                     continue
                 return Unknown(f"`{name}` is used other than called at {where}")
+        return found
+
+    def _object_calls(
+        self,
+        module: Module,
+        function: ast.FunctionDef | ast.AsyncFunctionDef,
+        klass: ast.ClassDef,
+    ) -> list[tuple[Module, ast.Call, Function | None]] | Unknown:
+        """The calls of `klass`'s `__call__`: of each object built by a call of the class's own
+        `__init__` (every such call in the project) bound to a name by a plain assignment whose
+        every read calls it; Unknown where an object is used otherwise, or its name may be
+        imported by another module."""
+        init = next(
+            (
+                s
+                for s in klass.body
+                if isinstance(s, ast.FunctionDef) and s.name == "__init__"
+            ),
+            None,
+        )
+        if init is None or function.decorator_list:
+            return Unknown(f"objects of `{klass.name}` jaxfix does not see built")
+        made = self.calls_of(module, init)
+        if isinstance(made, Unknown) or not made:
+            return Unknown(f"objects of `{klass.name}` jaxfix does not see built")
+        target = Function(
+            function,
+            module.path,
+            Frame(klass, module.path, (), self.frame_at(module, klass)),
+        )
+        found: list[tuple[Module, ast.Call, Function | None]] = []
+        for other, construct, _ in made:
+            statement = other.parents.get(construct)
+            if (
+                not isinstance(statement, ast.Assign)
+                or statement.value is not construct
+                or len(statement.targets) != 1
+                or not isinstance(statement.targets[0], ast.Name)
+            ):
+                return Unknown(f"an object of `{klass.name}` is not bound to a name")
+            name = statement.targets[0].id
+            if other.scope_of(statement) is other.tree:
+                files = self.project.candidate_files(name, other.path)
+                if isinstance(files, Unknown) or any(p != other.path for p in files):
+                    return Unknown(f"`{name}` may be imported by another module")
+            for use in other.loads_by_name.get(name, ()):
+                call = other.parents.get(use)
+                bindings = (
+                    self.reaching(other, use) if isinstance(use, ast.Name) else None
+                )
+                if (
+                    not bindings
+                    or any(b.node is not statement for b in bindings)
+                    or not isinstance(call, ast.Call)
+                    or call.func is not use
+                ):
+                    return Unknown(f"`{name}` is used other than called")
+                found.append((other, call, target))
         return found
 
     def is_definition_of(
@@ -1420,7 +1479,8 @@ class Evaluator:
         if isinstance(node.func, ast.Attribute):
             receiver = self.value(module, node.func.value, frame)
             if isinstance(
-                receiver, (Mesh, DictValue, Devices, Sharding, ListValue, tuple, str)
+                receiver,
+                (Mesh, DictValue, Devices, Sharding, ListValue, tuple, str, Array),
             ):
                 positional, keywords = self._call_arguments(module, node, frame)
                 return vocabulary.method(
@@ -1879,6 +1939,8 @@ class Evaluator:
             receiver: Value = Unknown("the object a method is called on")
             if isinstance(call.func, ast.Attribute):
                 receiver = self.value(module, call.func.value, frame)
+            elif callee.node.name == "__call__":
+                receiver = self.value(module, call.func, frame)  # the object called
             if callee.wrapped_by == "classmethod" and isinstance(receiver, Instance):
                 receiver = receiver.cls
             if isinstance(positional, list):
@@ -2329,10 +2391,10 @@ def _truth(value: Value) -> bool | None:
     if isinstance(value, External) and value.name == "typing.TYPE_CHECKING":
         return False
     if isinstance(
-        value, (Function, Class, ModuleValue, Mesh, Sharding, Spec, ShapeStruct, Array)
+        value, (Function, Class, ModuleValue, Mesh, Sharding, Spec, ShapeStruct)
     ):
         return True
-    return None
+    return None  # an array's truth is its data's
 
 
 def _is_int(value: Value) -> bool:

@@ -35,9 +35,13 @@ __all__ = [
     "Devices",
     "DictValue",
     "External",
+    "Foreign",
     "Frame",
     "Function",
     "Instance",
+    "JaxStage",
+    "Jitted",
+    "Leaves",
     "ListValue",
     "Mesh",
     "MeshContext",
@@ -45,14 +49,10 @@ __all__ = [
     "ModuleValue",
     "Namespace",
     "OneOf",
-    "JaxStage",
-    "Jitted",
-    "StructLeaf",
-    "Foreign",
-    "Leaves",
     "ShapeStruct",
     "Sharding",
     "Spec",
+    "StructLeaf",
     "Structs",
     "Unknown",
     "Value",
@@ -276,14 +276,31 @@ class ShapeStruct:
 
 @dataclass(frozen=True)
 class Array:
-    """A JAX array placed by `jax.device_put(x, sharding)`, or made on a sharding by
-    `jax.make_array_from_callback`, `make_array_from_single_device_arrays` or
-    `make_array_from_process_local_data`: its sharding (a `Sharding`, a device, None for
-    uncommitted) and the value placed (Unknown for the made ones)."""
+    """A JAX or NumPy array, as far as the code shows it (arrays.py says which calls make one).
+
+    `sharding`: the `Sharding` it is placed on (`jax.device_put(x, NamedSharding(...))`, or made
+    on one by `jax.make_array_from_callback` and its kin), a `Spec` (`device_put(x, P(...))`,
+    on the context mesh), None for an array the code makes unsharded (a NumPy array, a
+    `jax.numpy` constructor's or `jax.random` function's without a sharding, and what
+    operations of such arrays give), else what the code shows (a device, Unknown).
+    `shape`: its leading dimensions (None where a size is not known), all of them when
+    `exact_rank` (else it has at least as many)."""
 
     sharding: Value
-    of: Value
+    shape: tuple[int | None, ...] = ()
+    exact_rank: bool = False
     origin: ast.AST | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def unsharded(self) -> bool:
+        return self.sharding is None
+
+    @property
+    def known_shape(self) -> tuple[int, ...] | None:
+        """Every dimension's size, where the code shows them all."""
+        if not self.exact_rank or None in self.shape:
+            return None
+        return tuple(s for s in self.shape if s is not None)
 
 
 @dataclass(frozen=True)
@@ -595,4 +612,31 @@ def join(values: list[Value], why: str) -> Value:
             return value
     if all(same(first, v) for v in values[1:]):
         return first
+    if all(isinstance(v, Array) for v in values):
+        return _joined_arrays([v for v in values if isinstance(v, Array)], why)
     return Unknown(why)
+
+
+def _joined_arrays(arrays: list[Array], why: str) -> Value:
+    """Arrays every way gives on one sharding (the same mesh object): that sharding, and the
+    dimensions they all agree on (a parameter every caller passes an unsharded array for)."""
+    first = arrays[0]
+    for array in arrays[1:]:
+        if array.sharding != first.sharding or _mesh_origin(array) is not _mesh_origin(
+            first
+        ):
+            return Unknown(why)
+    rank = min(len(a.shape) for a in arrays)
+    exact = all(a.exact_rank and len(a.shape) == rank for a in arrays)
+    shape = tuple(
+        first.shape[i] if all(a.shape[i] == first.shape[i] for a in arrays) else None
+        for i in range(rank)
+    )
+    return Array(first.sharding, shape, exact, first.origin)
+
+
+def _mesh_origin(array: Array) -> ast.AST | None:
+    sharding = array.sharding
+    if isinstance(sharding, Sharding) and isinstance(sharding.mesh, Mesh):
+        return sharding.mesh.origin
+    return None

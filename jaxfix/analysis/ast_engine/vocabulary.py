@@ -22,7 +22,7 @@ import math
 from collections.abc import Callable
 from dataclasses import replace
 
-from jaxfix.analysis.ast_engine import device_shapes
+from jaxfix.analysis.ast_engine import arrays, device_shapes
 from jaxfix.analysis.ast_engine.values import (
     Array,
     AxisType,
@@ -238,15 +238,28 @@ def _shape_struct(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -
 
 
 def _device_put(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> Value:
-    return Array(args.get("device"), args.get("x", Unknown("nothing placed")), node)
+    """`jax.device_put(x, s)`: `x` placed on `s`, its shape kept; without `s`, `x` as it is."""
+    placed = args.get("x", Unknown("nothing placed"))
+    if not isinstance(placed, Array) and isinstance(
+        placed, (int, float, tuple, ListValue)
+    ):
+        placed = arrays.from_data(placed, node) or placed
+    sharding = args.get("device")
+    if sharding is None:
+        if isinstance(placed, Array):
+            return placed
+        sharding = Unknown("device_put without a device keeps where the array is")
+    if isinstance(placed, Array):
+        return Array(sharding, placed.shape, placed.exact_rank, node)
+    return Array(sharding, origin=node)
 
 
 def _made_array(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> Value:
     """`jax.make_array_from_callback(shape, sharding, cb)` and its kin: an array on `sharding`
     (its data unknown), as `device_put` places one."""
-    return Array(
-        args.get("sharding", Unknown("no sharding")), Foreign("its data"), node
-    )
+    made = arrays.shaped(args.get("shape", Unknown("no shape")), node)
+    sharding = args.get("sharding", Unknown("no sharding"))
+    return Array(sharding, made.shape, made.exact_rank, node)
 
 
 def _create_device_mesh(
@@ -329,8 +342,14 @@ def call(
         return typed
     if api in (Api.DEVICES, Api.LOCAL_DEVICES):
         return Devices((None,), is_array=False)
-    if api in (Api.NUMPY_ARRAY, Api.NUMPY_RESHAPE):
-        return _numpy_devices(api, positional, keywords)
+    if api in (Api.NUMPY_ARRAY, Api.NUMPY_RESHAPE) and (
+        not positional or not isinstance(positional[0], Array)
+    ):
+        devices = _numpy_devices(api, positional, keywords)
+        if not isinstance(devices, Unknown) or (
+            positional and isinstance(positional[0], Devices)
+        ):
+            return devices
     if api is not None and api in BUILDERS:
         signature = SIGNATURES.get(api)
         args = bind(signature, positional, keywords) if signature is not None else None
@@ -341,6 +360,9 @@ def call(
         "jax."
     ):
         return External("jax.sharding.AbstractDevice()")  # an abstract device (any)
+    array = arrays.made(callee.name, positional, keywords, node)
+    if array is not None:
+        return array
     found = _builtin_call(callee.name, positional, keywords)
     if isinstance(found, Unknown) and not callee.name.startswith("builtins."):
         if not any(holds_tree_objects(v) for v in (*positional, *keywords.values())):
@@ -501,6 +523,9 @@ def attribute(base: Value, name: str, node: ast.AST) -> Value:
             if name != "sharding" or base.sharding is not None
             else None
         )
+    if isinstance(base, Array) and name != "sharding":
+        found = arrays.attribute(base, name, node)
+        return found if found is not None else Foreign(f"`.{name}` of an array")
     if isinstance(base, Array) and name == "sharding":
         return (
             base.sharding
@@ -565,6 +590,8 @@ def method(
         return keywords
     if isinstance(receiver, Mesh) and name == "update":
         return _updated(receiver, positional, keywords, node)
+    if isinstance(receiver, Array):
+        return arrays.method(receiver, name, positional, keywords, node)
     if isinstance(receiver, DictValue):
         if name in ("values", "keys", "items") and not positional and not keywords:
             if name == "values":

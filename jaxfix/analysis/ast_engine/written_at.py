@@ -86,22 +86,37 @@ class Written:
     keyword: str | None = None
     why: str | None = None  # why here rather than where the value itself is written
     data: DataFile | None = None
+    # The sizes are written one a place (`(cfg.dp, cfg.tp)`): this is the size of that axis of
+    # the mesh alone (an integer literal, or a data file's integer entry).
+    axis: int | None = None
 
 
 def written_at(
-    evaluator: Evaluator, frames: tuple[tuple[Path, int], ...]
+    evaluator: Evaluator,
+    frames: tuple[tuple[Path, int], ...],
+    axis: int | None = None,
 ) -> Written | Unknown:
     """Where the sizes of the mesh built at the innermost of `frames` (outermost first, each
-    placed in the tree and checked) are written."""
+    placed in the tree and checked) are written. With `axis` (the one whose size must change),
+    sizes written as a literal of separate values (`(cfg.dp, cfg.tp)`) are followed to where
+    that axis's value is written."""
     if not frames:
         return Unknown("the run noted no frame that built the mesh")
-    return _Walk(evaluator, list(reversed(frames))).start()
+    return _Walk(evaluator, list(reversed(frames)), axis).start()
 
 
 class _Walk:
-    def __init__(self, evaluator: Evaluator, frames: list[tuple[Path, int]]) -> None:
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        frames: list[tuple[Path, int]],
+        axis: int | None = None,
+    ) -> None:
         self.evaluator = evaluator
         self.frames = frames  # innermost first
+        self.axis = axis  # the axis whose size is followed alone, once in a literal
+        self.scalar = False  # following that one axis's size
+        self.fields: list[str] = []  # the `.field`s read on the way
         self.depth = 0  # the frame the walk is in
         self.label: str | None = None  # the last named value passed (`EVAL["mesh"]`)
         self.read: set[ast.AST] = set()  # the subscripts the walk went through
@@ -150,11 +165,30 @@ class _Walk:
         a name read by more than this path was passed."""
         for _ in range(_MAX_STEPS):
             where = f"{module.path.name}:{module.line(expr)}"
-            if isinstance(expr, (ast.Tuple, ast.List)) and not keys:
-                if not _integers(expr):
+            if isinstance(expr, (ast.Tuple, ast.List)) and not keys and not self.scalar:
+                if _integers(expr):
+                    return narrowest or Written(
+                        module, expr, self.label or _text(module, expr)
+                    )
+                if (
+                    self.axis is None
+                    or narrowest is not None
+                    or any(isinstance(e, ast.Starred) for e in expr.elts)
+                    or not 0 <= self.axis < len(expr.elts)
+                ):
                     return Unknown(f"the sizes at {where} are not integer literals")
-                return narrowest or Written(
-                    module, expr, self.label or _text(module, expr)
+                # `(cfg.dp, cfg.tp)`: the axis to change is written on its own
+                self.scalar, self.label = True, None
+                expr = expr.elts[self.axis]
+                continue
+            if (
+                self.scalar
+                and not keys
+                and isinstance(expr, ast.Constant)
+                and type(expr.value) is int
+            ):
+                return self._one_axis(narrowest) or Written(
+                    module, expr, self.label or _text(module, expr), axis=self.axis
                 )
             if (
                 isinstance(expr, (ast.Tuple, ast.List))
@@ -206,6 +240,7 @@ class _Walk:
                     module, expr = target, found
                     continue
                 attribute = expr
+                self.fields.append(attribute.attr)
                 expr, keys = attribute.value, [_Field(attribute.attr), *keys]
                 continue
             if isinstance(expr, ast.Call) and keys and isinstance(keys[0], _Field):
@@ -213,6 +248,15 @@ class _Walk:
                 if into is not None:
                     return into
                 return self._field(module, expr, keys, narrowest)
+            if isinstance(expr, ast.Call) and not keys:
+                # `shape_of(config)`: a function of the tree returning the sizes once
+                callee = self.evaluator.value_of(module, expr.func)
+                if isinstance(callee, Function) and isinstance(
+                    callee.node, ast.FunctionDef
+                ):
+                    into = self._into(module, expr, keys, narrowest)
+                    if into is not None:
+                        return into
             if (
                 isinstance(expr, ast.Call)
                 and not keys
@@ -226,7 +270,9 @@ class _Walk:
             if isinstance(expr, ast.Call) and keys:
                 loader = self._qualified(module, expr.func)
                 if loader in _JSON_LOADERS or loader in _YAML_LOADERS:
-                    return narrowest or self._data_file(module, expr, keys)
+                    return self._one_axis(narrowest) or self._data_file(
+                        module, expr, keys
+                    )
                 if loader in _OTHER_LOADERS:
                     return Unknown(
                         f"the sizes are read from what `{loader}` returns at {where}: jaxfix changes JSON and YAML entries only"
@@ -241,6 +287,12 @@ class _Walk:
                 f"`{_text(module, expr)}` at {where} is computed, not a value jaxfix follows"
             )
         return Unknown("too many steps between the mesh and its sizes")
+
+    def _one_axis(self, narrowest: Written | None) -> Written | None:
+        """The narrowest read, once the walk follows one axis's size: that size alone."""
+        if narrowest is None or not self.scalar:
+            return narrowest
+        return replace(narrowest, axis=self.axis)
 
     def _name(
         self,
@@ -418,6 +470,14 @@ class _Walk:
         None when `call` is neither."""
         callee = self.evaluator.value_of(module, call.func)
         where = f"{module.path.name}:{module.line(call)}"
+        skipped = 0
+        if (
+            isinstance(callee, BoundMethod)
+            and isinstance(callee.function.node, ast.FunctionDef)
+            and isinstance(call.func, ast.Attribute)
+            and callee.function.wrapped_by == "classmethod"
+        ):  # `Config.from_file()`: `cls` is the class
+            callee, skipped = replace(callee.function, wrapped_by=None), 1
         if isinstance(callee, Function) and isinstance(callee.node, ast.FunctionDef):
             if callee.wrapped_by is not None:
                 return None
@@ -429,7 +489,7 @@ class _Walk:
                 )
             if len(self.entered) >= _MAX_STEPS:
                 return Unknown("too many calls between the mesh and its sizes")
-            self.entered.append((callee.node, call, module, 0))
+            self.entered.append((callee.node, call, module, skipped))
             found = self._follow(target, returns[0], keys, narrowest)
             return self._only_call(found, callee.node, target, where)
         if isinstance(callee, Class) and not _is_dataclass(callee.node):
@@ -489,17 +549,22 @@ class _Walk:
         field = keys[0].name
         where = f"{module.path.name}:{module.line(call)}"
         cls = self.evaluator.value_of(module, call.func)
+        if not isinstance(cls, Class):
+            cls = self._own_class(module, call) or cls
         if not isinstance(cls, Class) or not _is_dataclass(cls.node):
             return Unknown(
                 f"`{_text(module, call)}` at {where} is not a dataclass built there"
             )
         given = [k.value for k in call.keywords if k.arg == field]
-        if any(k.arg is None for k in call.keywords) or any(
-            isinstance(a, ast.Starred) for a in call.args
+        unpacked = [k.value for k in call.keywords if k.arg is None]
+        if any(isinstance(a, ast.Starred) for a in call.args) or (
+            unpacked and (given or call.args or len(unpacked) != 1)
         ):
             return Unknown(f"`{_text(module, call)}` at {where} unpacks its arguments")
         if given:
             return self._follow(module, given[0], keys[1:], narrowest)
+        if unpacked:  # `cls(**raw)`: the field is the mapping's entry of its name
+            return self._follow(module, unpacked[0], [field, *keys[1:]], narrowest)
         fields = [
             s
             for s in cls.node.body
@@ -529,9 +594,34 @@ class _Walk:
             call,
             f"{_text(module, call)}.{field}",
             keyword=field,
+            axis=found.axis,
             why=f"the default of `{field}` ({owner.path.name}:{owner.line(default)}) is shared by every `{cls.node.name}`: "
             "this construction is given its own",
         )
+
+    def _own_class(self, module: Module, call: ast.Call) -> Class | None:
+        """`cls(...)` in a classmethod of a class of this module: that class."""
+        if not isinstance(call.func, ast.Name):
+            return None
+        node: ast.AST | None = module.parents.get(call)
+        while node is not None and not isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+        ):
+            node = module.parents.get(node)
+        owner = module.parents.get(node) if node is not None else None
+        if (
+            not isinstance(node, ast.FunctionDef)
+            or not isinstance(owner, ast.ClassDef)
+            or not node.args.args
+            or node.args.args[0].arg != call.func.id
+            or not any(
+                isinstance(d, ast.Name) and d.id == "classmethod"
+                for d in node.decorator_list
+            )
+            or _assigns(node, call.func.id)
+        ):
+            return None
+        return Class(owner, module.path)
 
     def _only_call(
         self,
@@ -550,6 +640,12 @@ class _Walk:
         if not function.lineno <= line <= (function.end_lineno or function.lineno):
             return found
         name = called or function.name
+        if found.data is not None and any(
+            self._attribute_reads(field) == 1 for field in self.fields
+        ):
+            # The entry is read from the file on every call, but what the call returns
+            # reaches a mesh only through `.field`, read once in the project: on this path
+            return found
         if self._call_count(name) != 1:
             return Unknown(
                 f"the sizes at {module.path.name}:{line} are what every call of `{name}` "
@@ -664,21 +760,25 @@ class _Walk:
             )
         opened = self._opened(module, given[0])
         parts = [opened]
-        for node in ast.walk(opened):
-            if isinstance(node, ast.Name):
-                resolved = written_as(self.evaluator, module, node)
-                if resolved is not node:
-                    parts.append(resolved)
+        for part in parts:  # grows: the names read in each part, resolved
+            if len(parts) > _MAX_STEPS:
+                break
+            for node in ast.walk(part):
+                if isinstance(node, ast.Name):
+                    resolved = self._parameter_value(module, node)
+                    if resolved is None:
+                        resolved = written_as(self.evaluator, module, node)
+                    if resolved is not node and resolved not in parts:
+                        parts.append(resolved)
         nodes = [n for part in parts for n in ast.walk(part)]
-        names = sorted(
-            {
-                n.value
-                for n in nodes
-                if isinstance(n, ast.Constant)
-                and isinstance(n.value, str)
-                and n.value.endswith(suffixes)
-            }
-        )
+        literals = [
+            n
+            for n in nodes
+            if isinstance(n, ast.Constant)
+            and isinstance(n.value, str)
+            and n.value.endswith(suffixes)
+        ]
+        names = sorted({_joined(self, module, n, nodes) for n in literals})
         if len(names) != 1:
             return Unknown(
                 f"the {kind.upper()} read at {where} does not name its file by one literal"
@@ -711,6 +811,7 @@ class _Walk:
             module,
             loader,
             f"{names[0]}{label}",
+            axis=self.axis if self.scalar else None,
             data=DataFile(
                 names[0],
                 beside,
@@ -718,6 +819,47 @@ class _Walk:
                 kind,
             ),
         )
+
+    def _parameter_value(self, module: Module, name: ast.Name) -> ast.expr | None:
+        """A parameter of the function the walk went into by a call (the run had returned
+        from it): the argument that call passes, else the parameter's default; None when
+        `name` is no such parameter."""
+        if not self.entered:
+            return None
+        bindings = self.evaluator.reaching(module, name)
+        if not bindings or len(bindings) != 1:
+            return None
+        (binding,) = bindings
+        if binding.kind != "param":
+            return None
+        function = module.parents.get(module.parents.get(binding.node, binding.node))
+        entered, call, _, skipped = self.entered[-1]
+        if function is not entered:
+            return None
+        bound = _bound(call, entered, skipped)
+        if not isinstance(bound, dict):
+            return None
+        if name.id in bound:
+            return bound[name.id]
+        arguments = entered.args
+        positional = [*arguments.posonlyargs, *arguments.args]
+        defaults = dict(
+            zip(
+                [
+                    p.arg
+                    for p in positional[len(positional) - len(arguments.defaults) :]
+                ],
+                arguments.defaults,
+            )
+        )
+        defaults.update(
+            {
+                p.arg: d
+                for p, d in zip(arguments.kwonlyargs, arguments.kw_defaults)
+                if d is not None
+            }
+        )
+        return defaults.get(name.id)
 
     def _other_read(self, keys: tuple[str | int, ...]) -> str | None:
         """Where a module the walk went through reads the entry off the run's path: a read by
@@ -782,11 +924,16 @@ class _Walk:
         self.label = f"{name}{''.join(_shown(k) for k in keys)}"
         if keys:
             return None
+        mine = (
+            self.evaluator.reaching(module, read)
+            if isinstance(read, ast.Name) and owner is module
+            else None
+        )
         others = [
             (m, r)
             for m in dict.fromkeys((module, owner))
             for r in m.loads_by_name.get(name, ())
-            if r is not read
+            if r is not read and not self._other_binding(m, r, mine)
         ]
         if not others:
             return None
@@ -797,6 +944,16 @@ class _Walk:
             _text(module, read),
             why=f"`{name}` is also read at {holder.path.name}:{holder.line(first)}: the sizes are replaced at this read only",
         )
+
+    def _other_binding(
+        self, module: Module, read: ast.expr, mine: frozenset[object] | None
+    ) -> bool:
+        """Whether `read` surely sees none of the bindings `mine` (a local of the same name
+        in another function is another variable)."""
+        if not mine or not isinstance(read, ast.Name):
+            return False
+        theirs = self.evaluator.reaching(module, read)
+        return theirs is not None and not (theirs & mine)
 
     def _api(self, module: Module, expr: ast.expr) -> Api | None:
         value = self.evaluator.value_of(module, expr)
@@ -822,6 +979,43 @@ def _bound(
     if bound is not None and skipped and names and isinstance(call.func, ast.Attribute):
         bound = {names[0]: call.func.value, **bound}
     return bound
+
+
+def _joined(
+    walk: _Walk, module: Module, literal: ast.Constant, nodes: list[ast.AST]
+) -> str:
+    """The file name `literal` ends: with the literal folders joined before it
+    (`os.path.join(root, "configs", "base.yml")`, `Path(root) / "configs" / "base.yml"`)."""
+    for node in nodes:
+        if (
+            isinstance(node, ast.Call)
+            and node.args
+            and node.args[-1] is literal
+            and walk._qualified(module, node.func) in ("os.path.join", "posixpath.join")
+        ):
+            parts = []
+            for arg in reversed(node.args):
+                if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+                    break
+                parts.insert(0, arg.value)
+            return "/".join(parts)
+        if (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, ast.Div)
+            and node.right is literal
+        ):
+            parts = [literal.value]
+            left = node.left
+            while (
+                isinstance(left, ast.BinOp)
+                and isinstance(left.op, ast.Div)
+                and isinstance(left.right, ast.Constant)
+                and isinstance(left.right.value, str)
+            ):
+                parts.insert(0, left.right.value)
+                left = left.left
+            return "/".join(parts)
+    return str(literal.value)
 
 
 def _targets(statement: ast.Assign | ast.AnnAssign) -> list[ast.expr]:
@@ -941,10 +1135,13 @@ def gather_input_passed_by(
     the function it is in, which that function never assigns, and whose context mesh comes from
     outside that function (no `with` around the gather in it): the argument the caller's call
     passes for `x`. The call on the caller's line must be the one call of that function there
-    (a jitted function, a method through `self`)."""
-    if len(frames) != 2:
+    (a jitted function, a method through `self`). When that argument is itself a parameter of
+    the caller's function, which it never assigns, and no `with` is around the call there (a
+    helper between the caller that sets the context and the gather), the walk goes on to the
+    argument the next frame the run noted passes for it, and so on up the run's frames."""
+    if len(frames) < 2:
         return Unknown("the run noted no caller of the gather's function")
-    (caller_path, caller_line), (path, line) = frames
+    (caller_path, caller_line), (path, line) = frames[-2:]
     module = evaluator.module(path)
     caller = evaluator.module(caller_path)
     if isinstance(module, Unknown):
@@ -986,15 +1183,30 @@ def gather_input_passed_by(
         or arguments.kwarg
     ):
         return Unknown(f"`{x.id}` is not a parameter of `{function.name}`")
-    if any(
-        isinstance(node, ast.Name)
-        and node.id == x.id
-        and not isinstance(node.ctx, ast.Load)
-        or isinstance(node, (ast.Global, ast.Nonlocal))
-        for node in ast.walk(function)
-        if node is not function
-    ):
+    if _assigns(function, x.id):
         return Unknown(f"`{function.name}` assigns `{x.id}`")
+    passed = _passed_for(evaluator, caller, caller_line, function, x.id)
+    if isinstance(passed, Unknown):
+        return passed
+    found = PassedBy(caller, passed, function.name, x.id)
+    for outer_path, outer_line in reversed(frames[:-2]):
+        step = _passed_on(evaluator, found.module, found.node, outer_path, outer_line)
+        if step is None:
+            break
+        found = replace(found, module=step[0], node=step[1])
+    return found
+
+
+def _passed_for(
+    evaluator: Evaluator,
+    caller: Module,
+    caller_line: int,
+    function: ast.FunctionDef,
+    parameter: str,
+) -> ast.expr | Unknown:
+    """The argument the one call of `function` on `caller_line` passes for `parameter`."""
+    arguments = function.args
+    names = [p.arg for p in (*arguments.posonlyargs, *arguments.args)]
     calls = []
     for call in caller.calls:
         if not call.lineno <= caller_line <= (call.end_lineno or call.lineno):
@@ -1014,6 +1226,62 @@ def gather_input_passed_by(
         max(len(arguments.posonlyargs) - skipped, 0),
     )
     bound = bind_arguments(call, signature)
-    if bound is None or x.id not in bound or isinstance(bound[x.id], ast.Starred):
-        return Unknown(f"the call at {where} does not pass `{x.id}`")
-    return PassedBy(caller, bound[x.id], function.name, x.id)
+    if (
+        bound is None
+        or parameter not in bound
+        or isinstance(bound[parameter], ast.Starred)
+    ):
+        return Unknown(f"the call at {where} does not pass `{parameter}`")
+    return bound[parameter]
+
+
+def _passed_on(
+    evaluator: Evaluator,
+    module: Module,
+    node: ast.expr,
+    outer_path: Path,
+    outer_line: int,
+) -> tuple[Module, ast.expr] | None:
+    """`node`, an argument in `module`, when it is a parameter of the function it is in (a
+    helper the run went through), which that function never assigns, with no `with` around
+    it there and no *args or **kwargs: the argument the call on the outer frame's line passes
+    for it; else None (the walk ends at `node`)."""
+    if not isinstance(node, ast.Name):
+        return None
+    function: ast.AST | None = module.parents.get(node)
+    while function is not None and not isinstance(
+        function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    ):
+        if isinstance(function, (ast.With, ast.AsyncWith)):
+            return None
+        function = module.parents.get(function)
+    if not isinstance(function, ast.FunctionDef):
+        return None
+    arguments = function.args
+    parameters = [
+        p.arg for p in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)
+    ]
+    if (
+        node.id not in parameters
+        or arguments.vararg
+        or arguments.kwarg
+        or _assigns(function, node.id)
+    ):
+        return None
+    outer = evaluator.module(outer_path)
+    if isinstance(outer, Unknown):
+        return None
+    passed = _passed_for(evaluator, outer, outer_line, function, node.id)
+    return None if isinstance(passed, Unknown) else (outer, passed)
+
+
+def _assigns(function: ast.FunctionDef, name: str) -> bool:
+    """Whether `function` binds `name` anywhere in its body (or declares a global/nonlocal)."""
+    return any(
+        isinstance(node, ast.Name)
+        and node.id == name
+        and not isinstance(node.ctx, ast.Load)
+        or isinstance(node, (ast.Global, ast.Nonlocal))
+        for node in ast.walk(function)
+        if node is not function
+    )
