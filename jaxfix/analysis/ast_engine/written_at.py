@@ -946,7 +946,7 @@ class _Walk:
         )
 
     def _other_binding(
-        self, module: Module, read: ast.expr, mine: frozenset[object] | None
+        self, module: Module, read: ast.AST, mine: frozenset[object] | None
     ) -> bool:
         """Whether `read` surely sees none of the bindings `mine` (a local of the same name
         in another function is another variable)."""
@@ -993,7 +993,7 @@ def _joined(
             and node.args[-1] is literal
             and walk._qualified(module, node.func) in ("os.path.join", "posixpath.join")
         ):
-            parts = []
+            parts: list[str] = []
             for arg in reversed(node.args):
                 if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
                     break
@@ -1004,7 +1004,7 @@ def _joined(
             and isinstance(node.op, ast.Div)
             and node.right is literal
         ):
-            parts = [literal.value]
+            parts = [str(literal.value)]
             left = node.left
             while (
                 isinstance(left, ast.BinOp)
