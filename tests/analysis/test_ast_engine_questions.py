@@ -13,6 +13,7 @@ from jaxfix.analysis.ast_engine import Engine
 from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import AxisType, Mesh, MeshKind
+from jaxfix.analysis.names import Api
 
 HEAD = (
     "import jax\n"
@@ -349,3 +350,38 @@ def test_text_of_a_node_of_another_module_is_as_written_there(tmp_path):
     assert isinstance(mesh, Mesh) and mesh.origin is not None
     assert analysis.text(mesh.origin) == 'AbstractMesh((2, 4), ("x", "y"))'
     assert analysis.text(expr) == "MESH"
+
+
+@pytest.mark.parametrize(
+    "source, may",
+    [
+        ("jax.shard_map(f, mesh=m)", True),
+        ("shard_map(f, mesh=m)", True),  # a star import, a builtin: asked
+        ("from jax.experimental.shard_map import shard_map as sm\nsm(f, mesh=m)", True),
+        ("import jax.experimental.shard_map as smod\nsmod.shard_map(f)", True),
+        ("smap = functools.partial(jax.shard_map, mesh=m)\nsmap(f)", True),
+        ("a = jax.shard_map\nb = a\nb(f)", True),  # bound through another name
+        ("b = a\na = jax.shard_map\nb(f)", True),  # in any order
+        ("self.sm = jax.shard_map\nself.sm(f)", True),
+        ("def g(fn=jax.shard_map):\n    return fn(f)\ng()", True),
+        ("fns[0](f)", True),  # neither a name nor an attribute
+        ("jax.jit(f)", False),
+        ("helper(f)", False),
+        (
+            "def g(fn):\n    return fn(f)\ng(jax.shard_map)",
+            False,
+        ),  # its callers: not asked
+        ("from mylib import smap\nsmap(f)", False),
+    ],
+)
+def test_a_callee_that_may_be_an_api(tmp_path, source, may):
+    analysis = analysis_of(tmp_path, "import jax\nimport functools\n" + source + "\n")
+    (call,) = (  # the call given `f`
+        node
+        for node in ast.walk(analysis.module.tree)
+        if isinstance(node, ast.Call)
+        and node.args
+        and isinstance(node.args[0], ast.Name)
+        and node.args[0].id == "f"
+    )
+    assert analysis.may_call(call, Api.SHARD_MAP) is may
