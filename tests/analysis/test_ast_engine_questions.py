@@ -367,10 +367,13 @@ def test_text_of_a_node_of_another_module_is_as_written_there(tmp_path):
         ("fns[0](f)", True),  # neither a name nor an attribute
         ("jax.jit(f)", False),
         ("helper(f)", False),
-        (
-            "def g(fn):\n    return fn(f)\ng(jax.shard_map)",
-            False,
-        ),  # its callers: not asked
+        # what its callers pass is not asked
+        ("def g(fn):\n    return fn(f)\ng(jax.shard_map)", False),
+        # a parameter without a default that another scope's `fn` shares the name of
+        ("fn = jax.shard_map\ndef g(fn):\n    return fn(f)", False),
+        ("fn = jax.shard_map\ndef g(fn=None):\n    return fn(f)", True),
+        ("def g(fn):\n    fn = fn or jax.shard_map\n    return fn(f)", True),
+        ("fn = jax.shard_map\ndef g(fn):\n    return [fn(f) for fn in fns]", True),
         ("from mylib import smap\nsmap(f)", False),
     ],
 )

@@ -165,11 +165,27 @@ class Analysis:
         `expr` may denote something whose last dotted name is one of `names`: the name itself,
         an attribute `.name`, or a name or attribute this module binds from code that mentions
         one of those (an import, an assignment, a parameter's default, a `for` or `with`
-        target). Anything else is never that API's spelling, whatever its value."""
+        target). Anything else is never that API's spelling, whatever its value: a name that
+        only a parameter without a default binds where it is read neither (what the
+        function's callers pass is not looked at)."""
         if isinstance(expr, ast.Attribute):
             return expr.attr in self._binding_names(frozenset(names))
-        return isinstance(expr, ast.Name) and expr.id in self._binding_names(
-            frozenset(names)
+        return (
+            isinstance(expr, ast.Name)
+            and expr.id in self._binding_names(frozenset(names))
+            and not self._bare_parameter(expr)
+        )
+
+    def _bare_parameter(self, name: ast.Name) -> bool:
+        """Whether every binding reaching the read `name` is a parameter without a default
+        (not a comprehension's variable of the same name)."""
+        evaluator = self.engine.evaluator
+        if evaluator.comprehension_variable(self.module, name) is not None:
+            return False
+        bindings = evaluator.reaching(self.module, name)
+        return bool(bindings) and all(
+            b.kind == "param" and not _has_default(self.module, b.node)
+            for b in bindings or ()
         )
 
     def may_call(self, node: ast.AST, *apis: Api) -> bool:
@@ -420,6 +436,19 @@ class Analysis:
         ran (the log's traceback went through those lines): for a context around calls."""
         evidence = self.evidence.through(node, code)
         return None if evidence is None else Confirmed(evidence)
+
+
+def _has_default(module: Module, arg: ast.AST) -> bool:
+    """Whether the parameter `arg` has a default value (`*args` and `**kwargs` have none)."""
+    arguments = module.parents.get(arg)
+    if not isinstance(arguments, ast.arguments):
+        return False
+    positional = [*arguments.posonlyargs, *arguments.args]
+    with_defaults = positional[len(positional) - len(arguments.defaults) :]
+    return any(a is arg for a in with_defaults) or any(
+        a is arg and default is not None
+        for a, default in zip(arguments.kwonlyargs, arguments.kw_defaults)
+    )
 
 
 @dataclass(frozen=True)
