@@ -12,7 +12,7 @@ import pytest
 from jaxfix.analysis.ast_engine import Engine
 from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.analysis.ast_engine.project import Module
-from jaxfix.analysis.ast_engine.values import AxisType, Mesh, MeshKind
+from jaxfix.analysis.ast_engine.values import AxisType, Mesh, MeshKind, Unknown
 from jaxfix.analysis.names import Api
 
 HEAD = (
@@ -388,3 +388,24 @@ def test_a_callee_that_may_be_an_api(tmp_path, source, may):
         and node.args[0].id == "f"
     )
     assert analysis.may_call(call, Api.SHARD_MAP) is may
+
+
+def test_the_arguments_of_a_call_of_something_unknown_are_not_evaluated(tmp_path):
+    """Its value is Unknown whatever they are: a parameter passed to it is not looked for in
+    the function's callers (their modules are neither parsed nor a dependency of the answer)."""
+    (tmp_path / "other.py").write_text("from main import g\ng(4)\n")
+    main = tmp_path / "main.py"
+    main.write_text("def g(x):\n    return unknown_things[0](x)\n")
+    engine = Engine(
+        roots=(tmp_path,), files=(main, tmp_path / "other.py"), jax_version=(0, 10, 2)
+    )
+    module = engine.begin(main)
+    assert isinstance(module, Module)
+    function = module.tree.body[0]
+    assert isinstance(function, ast.FunctionDef)
+    call = function.body[0].value  # type: ignore[attr-defined]
+    assert isinstance(engine.value_of(module, call), Unknown)
+    assert engine.project.read == {main.resolve()}
+    # the argument alone is still asked of the callers
+    assert engine.value_of(module, call.args[0]) == 4
+    assert (tmp_path / "other.py").resolve() in engine.project.read

@@ -1372,6 +1372,11 @@ class Evaluator:
             callee = self.attribute(receiver, node.func.attr, node.func)
         else:
             callee = self.value(module, node.func, frame)
+        if isinstance(callee, JaxStage) or (
+            isinstance(callee, Unknown) and not isinstance(callee, (Foreign, OneOf))
+        ):
+            # what the call gives whatever its arguments: they are not evaluated
+            return self._call_of(module, node, frame, callee, [], {})
         positional, keywords = self._call_arguments(module, node, frame)
         if isinstance(
             callee, OneOf
