@@ -216,6 +216,12 @@ JIT_HEAD = (
         ("jax.jit(static_argnames='n')", None, ["static_argnames"]),
         ("partial(jax.jit, static_argnums=(0,))", None, ["static_argnums"]),
         ("functools.partial(jax.jit)", None, []),
+        ("jit_it = jax.jit\njit_it(f)", "f", []),  # spellings bound from jit's
+        (
+            "from jax import jit as J\npartial(J, donate_argnums=0)",
+            None,
+            ["donate_argnums"],
+        ),
     ],
 )
 def test_jit_applications(tmp_path, expression, function, keywords):
