@@ -10,6 +10,7 @@ of nodes, binding a `cst.Call`) is jaxfix/analysis/cst_names.py.
 from __future__ import annotations
 
 import enum
+import functools
 import sys
 from dataclasses import dataclass
 
@@ -257,6 +258,15 @@ def imported_name_enters_no_mesh(name: str) -> bool:
 def spellings(api: Api) -> tuple[str, ...]:
     """The qualified names `api` is recognised by, its public one first."""
     return _QUALIFIED_NAMES[api]
+
+
+@functools.cache
+def api_last_names(apis: tuple[Api, ...]) -> tuple[str, ...]:
+    """The last part of each qualified name of `apis` (`shard_map`, `jit` and `pjit`): every
+    spelling of one of them in code is a name or an attribute bound from one of these."""
+    found = {q.rpartition(".")[2] for api in apis for q in _QUALIFIED_NAMES[api]}
+    found.update(last for last, api in _MATCH_ANY_JAX_MODULE.items() if api in apis)
+    return tuple(sorted(found))
 
 
 def api_of_name(name: str) -> Api | None:

@@ -156,8 +156,10 @@ class AbstractMeshSizeChange(Rule):
 
     def visit_Call(self, node: ast.Call) -> None:
         analysis = self.analysis
-        if not analysis.is_entered(node) or (
-            analysis.called_api(node) is not Api.USE_ABSTRACT_MESH
+        if (
+            not analysis.is_entered(node)
+            or not analysis.may_call(node, Api.USE_ABSTRACT_MESH)
+            or analysis.called_api(node) is not Api.USE_ABSTRACT_MESH
         ):
             return
         args = analysis.bind(node)

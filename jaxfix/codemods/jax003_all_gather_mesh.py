@@ -175,7 +175,10 @@ class AllGatherMeshMismatch(Rule):
         self.reported: set[ast.AST] = set()
 
     def visit_Call(self, node: ast.Call) -> None:
-        if self.analysis.called_api(node) is not Api.TOP_LEVEL_ALL_GATHER:
+        if (
+            not self.analysis.may_call(node, Api.TOP_LEVEL_ALL_GATHER)
+            or self.analysis.called_api(node) is not Api.TOP_LEVEL_ALL_GATHER
+        ):
             return
         args = self.analysis.bind(node)
         if args is None or "xs" not in args or "out_sharding" not in args:

@@ -65,7 +65,11 @@ class ShardMapPositional(Rule):
     error = "TypeError"
 
     def visit_Call(self, node: ast.Call) -> None:
-        if len(node.args) < 2 or self.analysis.called_api(node) is not Api.SHARD_MAP:
+        if (
+            len(node.args) < 2
+            or not self.analysis.may_call(node, Api.SHARD_MAP)
+            or self.analysis.called_api(node) is not Api.SHARD_MAP
+        ):
             return
         extra = node.args[1:]
         message = (

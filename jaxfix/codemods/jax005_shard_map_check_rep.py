@@ -66,14 +66,15 @@ class ShardMapCheckRep(Rule):
 
     def visit_Call(self, node: ast.Call) -> None:
         analysis = self.analysis
+        # the keyword first: most calls have none, and their callee is then not evaluated
+        given = {k.arg: k for k in node.keywords if k.arg is not None}
+        old = given.get("check_rep")
+        if old is None:
+            return
         api = analysis.called_api(node)
         if api is Api.PARTIAL and node.args:
             api = analysis.api_of(node.args[0])
         if api is not Api.SHARD_MAP:
-            return
-        given = {k.arg: k for k in node.keywords if k.arg is not None}
-        old = given.get("check_rep")
-        if old is None:
             return
         message = (
             f"`{analysis.text(old)}`: jax.shard_map takes `check_vma=`, not `check_rep=`; "

@@ -71,7 +71,11 @@ class UseMeshRemoved(Rule):
 
     def visit_Call(self, node: ast.Call) -> None:
         analysis = self.analysis
-        if analysis.called_api(node) is not Api.USE_MESH or self._shim(node):
+        if (
+            not analysis.may_call(node, Api.USE_MESH)
+            or analysis.called_api(node) is not Api.USE_MESH
+            or self._shim(node)
+        ):
             return
         message = (
             f"`{analysis.text(node.func)}` was removed from JAX: use `jax.set_mesh`; JAX "

@@ -78,6 +78,7 @@ class AbstractMeshContextConcrete(Rule):
         analysis = self.analysis
         if (
             len(node.args) != 1
+            or not analysis.may_call(node, Api.USE_ABSTRACT_MESH)
             or analysis.called_api(node) is not Api.USE_ABSTRACT_MESH
         ):
             return

@@ -68,7 +68,11 @@ class SetMeshAbstract(Rule):
 
     def visit_Call(self, node: ast.Call) -> None:
         analysis = self.analysis
-        if len(node.args) != 1 or analysis.called_api(node) is not Api.SET_MESH:
+        if (
+            len(node.args) != 1
+            or not analysis.may_call(node, Api.SET_MESH)
+            or analysis.called_api(node) is not Api.SET_MESH
+        ):
             return
         (argument,) = node.args
         value = analysis.value_of(argument)

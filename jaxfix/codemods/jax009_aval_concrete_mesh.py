@@ -69,7 +69,11 @@ class AvalConcreteMesh(Rule):
         analysis = self.analysis
         # the keyword first: most calls have none, and their callee is then not evaluated
         sharding = next((k.value for k in node.keywords if k.arg == "sharding"), None)
-        if sharding is None or analysis.called_api(node) is not Api.SHAPED_ARRAY:
+        if (
+            sharding is None
+            or not analysis.may_call(node, Api.SHAPED_ARRAY)
+            or analysis.called_api(node) is not Api.SHAPED_ARRAY
+        ):
             return
         written = (
             analysis.written_as(sharding)

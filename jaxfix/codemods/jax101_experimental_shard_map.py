@@ -81,11 +81,15 @@ class ExperimentalShardMap(Rule):
 
     def visit_Call(self, node: ast.Call) -> None:
         analysis = self.analysis
-        partial = analysis.called_api(node) is Api.PARTIAL
+        partial = (
+            analysis.may_call(node, Api.PARTIAL)
+            and analysis.called_api(node) is Api.PARTIAL
+        )
         callee = node.args[0] if partial and node.args else node.func
-        if analysis.api_of(callee) is not Api.EXPERIMENTAL_SHARD_MAP or (
-            tests_error_or_warning(analysis, node)
-        ):
+        if (
+            not analysis.may_be(callee, Api.EXPERIMENTAL_SHARD_MAP)
+            or analysis.api_of(callee) is not Api.EXPERIMENTAL_SHARD_MAP
+        ) or (tests_error_or_warning(analysis, node)):
             return
         message = (
             f"`{analysis.text(callee)}` is deprecated (jax.experimental.shard_map warns "

@@ -12,7 +12,8 @@ import pytest
 from jaxfix.analysis.ast_engine import Engine
 from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.analysis.ast_engine.project import Module
-from jaxfix.analysis.ast_engine.values import AxisType, Mesh, MeshKind
+from jaxfix.analysis.ast_engine.values import AxisType, Mesh, MeshKind, Unknown
+from jaxfix.analysis.names import Api
 
 HEAD = (
     "import jax\n"
@@ -215,6 +216,12 @@ JIT_HEAD = (
         ("jax.jit(static_argnames='n')", None, ["static_argnames"]),
         ("partial(jax.jit, static_argnums=(0,))", None, ["static_argnums"]),
         ("functools.partial(jax.jit)", None, []),
+        ("jit_it = jax.jit\njit_it(f)", "f", []),  # spellings bound from jit's
+        (
+            "from jax import jit as J\npartial(J, donate_argnums=0)",
+            None,
+            ["donate_argnums"],
+        ),
     ],
 )
 def test_jit_applications(tmp_path, expression, function, keywords):
@@ -349,3 +356,62 @@ def test_text_of_a_node_of_another_module_is_as_written_there(tmp_path):
     assert isinstance(mesh, Mesh) and mesh.origin is not None
     assert analysis.text(mesh.origin) == 'AbstractMesh((2, 4), ("x", "y"))'
     assert analysis.text(expr) == "MESH"
+
+
+@pytest.mark.parametrize(
+    "source, may",
+    [
+        ("jax.shard_map(f, mesh=m)", True),
+        ("shard_map(f, mesh=m)", True),  # a star import, a builtin: asked
+        ("from jax.experimental.shard_map import shard_map as sm\nsm(f, mesh=m)", True),
+        ("import jax.experimental.shard_map as smod\nsmod.shard_map(f)", True),
+        ("smap = functools.partial(jax.shard_map, mesh=m)\nsmap(f)", True),
+        ("a = jax.shard_map\nb = a\nb(f)", True),  # bound through another name
+        ("b = a\na = jax.shard_map\nb(f)", True),  # in any order
+        ("self.sm = jax.shard_map\nself.sm(f)", True),
+        ("def g(fn=jax.shard_map):\n    return fn(f)\ng()", True),
+        ("fns[0](f)", True),  # neither a name nor an attribute
+        ("jax.jit(f)", False),
+        ("helper(f)", False),
+        # what its callers pass is not asked
+        ("def g(fn):\n    return fn(f)\ng(jax.shard_map)", False),
+        # a parameter without a default that another scope's `fn` shares the name of
+        ("fn = jax.shard_map\ndef g(fn):\n    return fn(f)", False),
+        ("fn = jax.shard_map\ndef g(fn=None):\n    return fn(f)", True),
+        ("def g(fn):\n    fn = fn or jax.shard_map\n    return fn(f)", True),
+        ("fn = jax.shard_map\ndef g(fn):\n    return [fn(f) for fn in fns]", True),
+        ("from mylib import smap\nsmap(f)", False),
+    ],
+)
+def test_a_callee_that_may_be_an_api(tmp_path, source, may):
+    analysis = analysis_of(tmp_path, "import jax\nimport functools\n" + source + "\n")
+    (call,) = (  # the call given `f`
+        node
+        for node in ast.walk(analysis.module.tree)
+        if isinstance(node, ast.Call)
+        and node.args
+        and isinstance(node.args[0], ast.Name)
+        and node.args[0].id == "f"
+    )
+    assert analysis.may_call(call, Api.SHARD_MAP) is may
+
+
+def test_the_arguments_of_a_call_of_something_unknown_are_not_evaluated(tmp_path):
+    """Its value is Unknown whatever they are: a parameter passed to it is not looked for in
+    the function's callers (their modules are neither parsed nor a dependency of the answer)."""
+    (tmp_path / "other.py").write_text("from main import g\ng(4)\n")
+    main = tmp_path / "main.py"
+    main.write_text("def g(x):\n    return unknown_things[0](x)\n")
+    engine = Engine(
+        roots=(tmp_path,), files=(main, tmp_path / "other.py"), jax_version=(0, 10, 2)
+    )
+    module = engine.begin(main)
+    assert isinstance(module, Module)
+    function = module.tree.body[0]
+    assert isinstance(function, ast.FunctionDef)
+    call = function.body[0].value  # type: ignore[attr-defined]
+    assert isinstance(engine.value_of(module, call), Unknown)
+    assert engine.project.read == {main.resolve()}
+    # the argument alone is still asked of the callers
+    assert engine.value_of(module, call.args[0]) == 4
+    assert (tmp_path / "other.py").resolve() in engine.project.read

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import weakref
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
@@ -52,7 +53,7 @@ from jaxfix.analysis.ast_engine.values import (
     Value,
 )
 from jaxfix.analysis.ast_engine.vocabulary import api_of
-from jaxfix.analysis.names import ENTER_METHODS, SIGNATURES, Api
+from jaxfix.analysis.names import ENTER_METHODS, SIGNATURES, Api, api_last_names
 from jaxfix.evidence.facts import Evidence
 from jaxfix.evidence.message_templates import exceptions
 from jaxfix.sources.text import source_text, split_lines
@@ -70,7 +71,7 @@ class Analysis:
         # this module's, from a log or a run (asking through a proxy: no cycle keeps this
         # Analysis, and so its module's tree, alive once the run lets go of it)
         self.evidence = EvidenceMap(weakref.proxy(self), evidence)
-        self._bound_from: dict[str, frozenset[str]] = {}
+        self._bound_from: dict[frozenset[str], frozenset[str]] = {}
 
     @property
     def path(self) -> Path:
@@ -159,21 +160,61 @@ class Analysis:
         value = self.engine.evaluator.api_value(self.module, expr)
         return value.name if isinstance(value, External) else None
 
-    def may_denote(self, expr: ast.AST, name: str) -> bool:
+    def may_denote(self, expr: ast.AST, *names: str) -> bool:
         """A cheap test before `qualified_name` for a rule after one API (`pjit`): whether
-        `expr` may denote something whose last dotted name is `name`: `name` itself, an
-        attribute `.name`, or a name or attribute this module binds from code that mentions
+        `expr` may denote something whose last dotted name is one of `names`: the name itself,
+        an attribute `.name`, or a name or attribute this module binds from code that mentions
         one of those (an import, an assignment, a parameter's default, a `for` or `with`
-        target). Anything else is never that API's spelling, whatever its value."""
+        target). Anything else is never that API's spelling, whatever its value: a name that
+        only a parameter without a default binds where it is read neither (what the
+        function's callers pass is not looked at)."""
         if isinstance(expr, ast.Attribute):
-            return expr.attr in self._binding_names(name)
-        return isinstance(expr, ast.Name) and expr.id in self._binding_names(name)
+            return expr.attr in self._binding_names(frozenset(names))
+        return (
+            isinstance(expr, ast.Name)
+            and expr.id in self._binding_names(frozenset(names))
+            and not self._bare_parameter(expr)
+        )
 
-    def _binding_names(self, name: str) -> frozenset[str]:
-        found = self._bound_from.get(name)
+    def _bare_parameter(self, name: ast.Name) -> bool:
+        """Whether every binding reaching the read `name` is a parameter without a default
+        (not a comprehension's variable of the same name)."""
+        evaluator = self.engine.evaluator
+        if evaluator.comprehension_variable(self.module, name) is not None:
+            return False
+        bindings = evaluator.reaching(self.module, name)
+        return bool(bindings) and all(
+            b.kind == "param" and not _has_default(self.module, b.node)
+            for b in bindings or ()
+        )
+
+    def may_call(self, node: ast.AST, *apis: Api) -> bool:
+        """A cheap test before `called_api` for a rule after some APIs: whether `node` is a
+        call whose callee may denote one of `apis` (`may_be`)."""
+        return isinstance(node, ast.Call) and self.may_be(node.func, *apis)
+
+    def may_be(self, expr: ast.AST, *apis: Api) -> bool:
+        """A cheap test before `api_of`: whether `expr` may denote one of `apis`
+        (`may_be_named` with their last names)."""
+        return self.may_be_named(expr, *api_last_names(apis))
+
+    def may_be_named(self, expr: ast.AST, *names: str) -> bool:
+        """`may_denote` for any callee: an expression other than a name or an attribute
+        (`f()`, `fs[0]`) may be anything. A parameter may be one of `names` only where its
+        default may: what its callers pass is not looked at."""
+        if not isinstance(expr, (ast.Name, ast.Attribute)):
+            return True
+        return self.may_denote(expr, *names)
+
+    def _binding_names(self, names: frozenset[str]) -> frozenset[str]:
+        found = self._bound_from.get(names)
         if found is None:
-            found = self._bound_from[name] = _names_bound_from(self.module, name)
+            found = self._bound_from[names] = _names_bound_from(self._bindings, names)
         return found
+
+    @cached_property
+    def _bindings(self) -> tuple[_Binding, ...]:
+        return _bindings(self.module)
 
     def called_api(self, node: ast.AST | None) -> Api | None:
         """For a Call, the API of its callee; None for anything else."""
@@ -397,29 +438,48 @@ class Analysis:
         return None if evidence is None else Confirmed(evidence)
 
 
-def _names_bound_from(module: Module, name: str) -> frozenset[str]:
-    """`name` and the names and attributes `module` binds from code mentioning one of them,
-    until nothing new is bound (a binding may mention one bound after it): the least such set,
-    whatever order the bindings are looked at in."""
-    names = {name}
+def _has_default(module: Module, arg: ast.AST) -> bool:
+    """Whether the parameter `arg` has a default value (`*args` and `**kwargs` have none)."""
+    arguments = module.parents.get(arg)
+    if not isinstance(arguments, ast.arguments):
+        return False
+    positional = [*arguments.posonlyargs, *arguments.args]
+    with_defaults = positional[len(positional) - len(arguments.defaults) :]
+    return any(a is arg for a in with_defaults) or any(
+        a is arg and default is not None
+        for a, default in zip(arguments.kwonlyargs, arguments.kw_defaults)
+    )
 
-    def mentioned(node: ast.AST | None) -> set[str] | None:
-        """The names and attributes `node` reads (and the `as` names of its aliases), each
-        binding's found once: None when it mentions `name` whatever else is bound."""
-        found: set[str] = set()
-        if node is None:
-            return found
-        for n in walk(node):
-            if isinstance(n, ast.Name):
-                found.add(n.id)
-            elif isinstance(n, ast.Attribute):
-                found.add(n.attr)
-            elif isinstance(n, ast.alias):
-                if name in n.name.split("."):
-                    return None
-                if n.asname is not None:
-                    found.add(n.asname)
-        return found
+
+@dataclass(frozen=True)
+class _Binding:
+    """One binding of a module, as `_names_bound_from` reads it: the names and attributes its
+    source reads (and the `as` names of its aliases), the dotted parts of the names it imports,
+    and the names it binds."""
+
+    reads: frozenset[str]
+    imports: frozenset[str]
+    targets: frozenset[str]
+
+
+def _bindings(module: Module) -> tuple[_Binding, ...]:
+    """Every binding of `module` that may carry a value from one name to another: imports,
+    assignments, `for` and `with` targets, parameters' defaults (one walk of the module)."""
+
+    def read(node: ast.AST | None) -> tuple[frozenset[str], frozenset[str]]:
+        reads: set[str] = set()
+        imports: set[str] = set()
+        if node is not None:
+            for n in walk(node):
+                if isinstance(n, ast.Name):
+                    reads.add(n.id)
+                elif isinstance(n, ast.Attribute):
+                    reads.add(n.attr)
+                elif isinstance(n, ast.alias):
+                    imports.update(n.name.split("."))
+                    if n.asname is not None:
+                        reads.add(n.asname)
+        return frozenset(reads), frozenset(imports)
 
     def bound(target: ast.AST) -> set[str]:
         """The name a target binds (`x`, `self.x`: x), or its items' (`a, *b`)."""
@@ -433,25 +493,33 @@ def _names_bound_from(module: Module, name: str) -> frozenset[str]:
             return {n for item in target.elts for n in bound(item)}
         return set()
 
-    bindings: list[tuple[ast.AST | None, Sequence[ast.AST] | set[str]]] = []
+    def binding(source: ast.AST | None, targets: Sequence[ast.AST]) -> _Binding:
+        reads, imports = read(source)
+        return _Binding(reads, imports, frozenset(n for t in targets for n in bound(t)))
+
+    found: list[_Binding] = []
     for node in module.parents:  # every node but the module's own (and contexts)
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
                 spelled = alias.asname or alias.name.split(".")[0]
-                imported = ast.alias(
-                    name=f"{node.module}.{alias.name}"
+                name = (
+                    f"{node.module}.{alias.name}"
                     if isinstance(node, ast.ImportFrom) and node.module
                     else alias.name
                 )
-                bindings.append((imported, {spelled}))
+                found.append(
+                    _Binding(
+                        frozenset(), frozenset(name.split(".")), frozenset({spelled})
+                    )
+                )
         elif isinstance(node, ast.Assign):
-            bindings.append((node.value, node.targets))
+            found.append(binding(node.value, node.targets))
         elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
-            bindings.append((node.value, [node.target]))
+            found.append(binding(node.value, [node.target]))
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-            bindings.append((node.iter, [node.target]))
+            found.append(binding(node.iter, [node.target]))
         elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-            bindings.append((node.context_expr, [node.optional_vars]))
+            found.append(binding(node.context_expr, [node.optional_vars]))
         elif isinstance(node, ast.arguments):
             positional = [*node.posonlyargs, *node.args]
             defaults = [
@@ -459,13 +527,26 @@ def _names_bound_from(module: Module, name: str) -> frozenset[str]:
                 *zip(node.kwonlyargs, node.kw_defaults),
             ]
             for argument, default in defaults:
-                bindings.append((default, {argument.arg}))
-    words = [(mentioned(source), targets) for source, targets in bindings]
+                reads, imports = read(default)
+                found.append(_Binding(reads, imports, frozenset({argument.arg})))
+    return tuple(b for b in found if b.targets and (b.reads or b.imports))
+
+
+def _names_bound_from(
+    bindings: tuple[_Binding, ...], seeds: frozenset[str]
+) -> frozenset[str]:
+    """`seeds` and the names and attributes a module (its `bindings`) binds from code
+    mentioning one of them (an import of a dotted name with one of `seeds` among its parts, or
+    a read of any name found so far), until nothing new is bound (a binding may mention one
+    bound after it): the least such set, whatever order the bindings are looked at in."""
+    names = set(seeds)
     while True:
         before = len(names)
-        for read, targets in words:
-            if read is None or not read.isdisjoint(names):
-                for target in targets:
-                    names.update({target} if isinstance(target, str) else bound(target))
+        for binding in bindings:
+            if not binding.targets <= names and (
+                not binding.imports.isdisjoint(seeds)
+                or not binding.reads.isdisjoint(names)
+            ):
+                names.update(binding.targets)
         if len(names) == before:
             return frozenset(names)

@@ -438,7 +438,7 @@ class Evaluator:
     # -- names --------------------------------------------------------------------------------
 
     def _name(self, module: Module, node: ast.Name, frame: Frame) -> Value:
-        bound = self._comprehension_variable(module, node)
+        bound = self.comprehension_variable(module, node)
         if bound is not None:
             return bound
         return self.lookup(module, node.id, node, frame)
@@ -483,7 +483,7 @@ class Evaluator:
         """Whether `node` surely reads a `def` or `class` statement without decorators (the
         name is bound by nothing else in the scope it is read from, as `lookup` resolves it)
         or a builtin (bound nowhere, no star import): a function or class, never a JAX API."""
-        if self._comprehension_variable(module, node) is not None:
+        if self.comprehension_variable(module, node) is not None:
             return False
         scope = module.scope_of(node)
         innermost = True
@@ -1114,7 +1114,9 @@ class Evaluator:
             return vocabulary.external(spelled)
         return ModuleValue(found.path, found.directory)
 
-    def _comprehension_variable(self, module: Module, node: ast.Name) -> Value | None:
+    def comprehension_variable(self, module: Module, node: ast.Name) -> Value | None:
+        """The value of `node` where it reads a comprehension's variable (Unknown while the
+        comprehension is not being evaluated), None elsewhere."""
         current: ast.AST | None = module.parents.get(node)
         while current is not None and not isinstance(
             current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -1516,6 +1518,11 @@ class Evaluator:
             callee = self.attribute(receiver, node.func.attr, node.func)
         else:
             callee = self.value(module, node.func, frame)
+        if isinstance(callee, JaxStage) or (
+            isinstance(callee, Unknown) and not isinstance(callee, (Foreign, OneOf))
+        ):
+            # what the call gives whatever its arguments: they are not evaluated
+            return self._call_of(module, node, frame, callee, [], {})
         positional, keywords = self._call_arguments(module, node, frame)
         if isinstance(
             callee, OneOf

@@ -21,6 +21,8 @@ class JitQuestions(Protocol):
 
     def bind(self, call: ast.Call) -> dict[str, ast.expr] | None: ...
 
+    def may_be(self, expr: ast.AST, *apis: Api) -> bool: ...
+
 
 @dataclass(frozen=True, kw_only=True)
 class JitApplication:
@@ -33,13 +35,20 @@ class JitApplication:
 def jit_application(expr: ast.expr, analysis: JitQuestions) -> JitApplication | None:
     """`jax.jit` / `pjit` itself, `functools.partial(jax.jit, k=v, ...)`, `jax.jit(k=v, ...)`,
     or `jax.jit(f, k=v, ...)`; None for anything else (arguments jaxfix cannot bind too)."""
-    if isinstance(expr, (ast.Name, ast.Attribute)) and analysis.api_of(expr) is Api.JIT:
-        return JitApplication(function=None, keywords={})
-    if not isinstance(expr, ast.Call):
+    # each callee tested by its spelling first (`may_be`): most are surely no jit
+    if isinstance(expr, (ast.Name, ast.Attribute)):
+        if analysis.may_be(expr, Api.JIT) and analysis.api_of(expr) is Api.JIT:
+            return JitApplication(function=None, keywords={})
+        return None
+    if not isinstance(expr, ast.Call) or not analysis.may_be(
+        expr.func, Api.PARTIAL, Api.JIT
+    ):
         return None
     api = analysis.called_api(expr)
     if api is Api.PARTIAL:
         if len(expr.args) != 1 or isinstance(expr.args[0], ast.Starred):
+            return None
+        if not analysis.may_be(expr.args[0], Api.JIT):
             return None
         if analysis.api_of(expr.args[0]) is not Api.JIT:
             return None
