@@ -13,7 +13,11 @@ from jaxfix.analysis.ast_engine.values import Mesh
 from jaxfix.analysis.names import EXPECTED_ERROR_METHODS, SIGNATURES, Api
 from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.imports import unused_imports
-from jaxfix.codemods.text import not_fixed, with_note
+from jaxfix.codemods.text import (
+    not_fixed,
+    raised_in_called_code,
+    with_note,
+)
 from jaxfix.ground.diagnostics import Fix, Safety
 from jaxfix.settings.options import Options
 
@@ -125,8 +129,19 @@ class LegacyMeshContext(Rule):
         analysis = self.analysis
         # A log's error is raised by a call in the block, not by the `with`: the evidence on
         # the lines the block spans is this report's (--from-log, repair), also where the
-        # call in the block ran a function defined elsewhere that raised.
-        analysis.confirmed_through(node, self.code)
+        # call in the block ran a function defined elsewhere that raised (named as related).
+        confirmed = analysis.confirmed_through(node, self.code)
+        span = analysis.span(node)
+        related = (
+            (
+                raised_in_called_code(
+                    confirmed.evidence.line, confirmed.evidence.columns, confirmed.where
+                ),
+            )
+            if confirmed is not None
+            and not span.start[0] <= confirmed.evidence.line <= span.end[0]
+            else ()
+        )
         mesh = analysis.text(items[0].context_expr)
         message = (
             f"`with {_short(mesh)}:` is deprecated and sets no context mesh for jit, "
@@ -135,11 +150,15 @@ class LegacyMeshContext(Rule):
         scope = analysis.module.scope_of(node)
         if scope in self._fixed:
             note = f"fixed with the one at line {self._fixed[scope]}"
-            self.report(items[0].context_expr, with_note(message, note))
+            self.report(
+                items[0].context_expr, with_note(message, note), related=related
+            )
             return
         self._fixed[scope] = analysis.line(node)
         fix, why_not = self._fix(scope)
-        self.report(items[0].context_expr, with_note(message, why_not), fix=fix)
+        self.report(
+            items[0].context_expr, with_note(message, why_not), fix=fix, related=related
+        )
 
     def _tested(self, node: ast.AST) -> bool:
         return tests_error_or_warning(self.analysis, node)

@@ -21,6 +21,20 @@ def related(analysis: Analysis, message: str, node: ast.AST) -> Related:
     return Related(message, location(analysis, node))
 
 
+# The related place of a report confirmed by a run's error raised elsewhere, in code a call in
+# the reported block ran (JAX102's `with mesh:`): `jaxfix repair` counts that site as this
+# report's by it.
+RAISED_IN_CALLED_CODE = "JAX raised it here, in code the block calls"
+
+
+def raised_in_called_code(
+    line: int, columns: tuple[int, int] | None, where: str
+) -> Related:
+    return Related(
+        f"{RAISED_IN_CALLED_CODE} ({where})", Location(line, (columns or (0, 0))[0] + 1)
+    )
+
+
 def not_fixed(reason: str) -> str:
     """The note a report carries when it has no fix: 'not fixed: <reason>'."""
     return f"not fixed: {reason}"
