@@ -14,6 +14,7 @@ from jaxfix.analysis.names import EXPECTED_ERROR_METHODS, SIGNATURES, Api
 from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.imports import unused_imports
 from jaxfix.codemods.text import (
+    missing_on_target,
     not_fixed,
     raised_in_called_code,
     with_note,
@@ -87,10 +88,12 @@ class LegacyMeshContext(Rule):
     without a fix; an assignment that runs only after the jit reads the name
     (its own statement's right side, outside a loop around both) or whose value a jitted
     function returns (committed under either context) is no such hazard. A `with mesh as m:` becomes `with jax.set_mesh(m := mesh):`
-    (`jax.set_mesh` gives no value to `as`).
+    (`jax.set_mesh` gives no value to `as`). On a target JAX before 0.7.1 (a project whose
+    pin allows an older JAX), which has no `jax.set_mesh`, the rule reports without a fix.
 
     ## References
     - `Mesh.__enter__` in jax/_src/mesh.py (jax 0.10.2 and 0.12.0.1), which warns.
+    - The JAX 0.7.1 changelog: "Exposed `jax.set_mesh`" (jax 0.7.0 has no `jax.set_mesh`).
     - `_resolve_in_shardings` in jax/_src/pjit.py ("jit requires a non-empty mesh"),
       `device_put` in jax/_src/api.py, `_shard_map` in jax/_src/shard_map.py, which raise.
     """
@@ -182,6 +185,9 @@ class LegacyMeshContext(Rule):
 
     def _fix(self, scope: ast.AST) -> tuple[Fix | None, str | None]:
         analysis = self.analysis
+        missing = missing_on_target("`jax.set_mesh`", "0.7.1", self.options.jax_version)
+        if missing is not None:
+            return None, missing
         withs = self._withs(scope)
         hazard = self._committed_hazard(scope, withs)
         if hazard is not None:

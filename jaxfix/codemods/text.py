@@ -9,6 +9,7 @@ from pathlib import Path
 
 from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.ground.diagnostics import Location, Related
+from jaxfix.settings.jax_version import parse_version
 
 
 def location(analysis: Analysis, node: ast.AST) -> Location:
@@ -32,6 +33,21 @@ def raised_in_called_code(
 ) -> Related:
     return Related(
         f"{RAISED_IN_CALLED_CODE} ({where})", Location(line, (columns or (0, 0))[0] + 1)
+    )
+
+
+def missing_on_target(
+    api: str, since: str, target: tuple[int, ...] | None
+) -> str | None:
+    """The note of a fix refused because the API it writes, `api`, exists from JAX `since` only
+    and the target JAX (the lowest the project's pin allows) is older: the fix would break the
+    code there. None when the target has it (None: the newest)."""
+    if target is None or target >= parse_version(since):
+        return None
+    version = ".".join(map(str, target))
+    return not_fixed(
+        f"{api} exists from JAX {since}, and the target is JAX {version} (raise the "
+        "project's jax pin, or give --target-version)"
     )
 
 
