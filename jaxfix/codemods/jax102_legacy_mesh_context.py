@@ -150,6 +150,12 @@ class LegacyMeshContext(Rule):
             f"`with {_short(mesh)}:` is deprecated and sets no context mesh for jit, "
             "device_put or shard_map: enter it with `jax.set_mesh`"
         )
+        missing = missing_on_target("`jax.set_mesh`", "0.7.1", self.options.jax_version)
+        if missing is not None:  # every block says so: none is fixed
+            self.report(
+                items[0].context_expr, with_note(message, missing), related=related
+            )
+            return
         scope = analysis.module.scope_of(node)
         if scope in self._fixed:
             note = f"fixed with the one at line {self._fixed[scope]}"
@@ -185,9 +191,6 @@ class LegacyMeshContext(Rule):
 
     def _fix(self, scope: ast.AST) -> tuple[Fix | None, str | None]:
         analysis = self.analysis
-        missing = missing_on_target("`jax.set_mesh`", "0.7.1", self.options.jax_version)
-        if missing is not None:
-            return None, missing
         withs = self._withs(scope)
         hazard = self._committed_hazard(scope, withs)
         if hazard is not None:
