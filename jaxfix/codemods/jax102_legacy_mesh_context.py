@@ -9,13 +9,15 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jaxfix.analysis.ast_engine.analysis import Analysis
-from jaxfix.analysis.ast_engine.values import Mesh
+from jaxfix.analysis.ast_engine.project import Module
+from jaxfix.analysis.ast_engine.values import Class, Function, Mesh
 from jaxfix.analysis.names import EXPECTED_ERROR_METHODS, SIGNATURES, Api
 from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.imports import unused_imports
 from jaxfix.codemods.text import (
     missing_on_target,
     not_fixed,
+    other_file,
     raised_in_called_code,
     with_note,
 )
@@ -88,7 +90,11 @@ class LegacyMeshContext(Rule):
     without a fix; an assignment that runs only after the jit reads the name
     (its own statement's right side, outside a loop around both) or whose value a jitted
     function returns (committed under either context) is no such hazard. A `with mesh as m:` becomes `with jax.set_mesh(m := mesh):`
-    (`jax.set_mesh` gives no value to `as`). On a target JAX before 0.7.1 (a project whose
+    (`jax.set_mesh` gives no value to `as`). `jax.set_mesh` also leaves empty the mesh the
+    old context puts in `pxla.thread_resources.env.physical_mesh`, which some code reads (tunix's
+    `shard_input` then skips its sharding): a block that reads it, or calls a function or class
+    of a module that does, is reported without a fix (code deeper down the calls is not seen).
+    On a target JAX before 0.7.1 (a project whose
     pin allows an older JAX), which has no `jax.set_mesh`, the rule reports without a fix.
 
     ## References
@@ -187,12 +193,39 @@ class LegacyMeshContext(Rule):
             and any(self._legacy(i.context_expr) for i in node.items)
         ]
 
+    def _reads_legacy_env(self, withs: list[ast.With]) -> str | None:
+        """Why not, where code in a block, or the module of a function or class a call in it
+        names, reads the mesh `with mesh:` puts in `thread_resources`
+        (`pxla.thread_resources.env.physical_mesh`): `jax.set_mesh` leaves it empty, so that
+        code would take the mesh as absent."""
+        analysis = self.analysis
+        for statement in withs:
+            for node in ast.walk(statement):
+                if _names_thread_resources(node):
+                    return (
+                        f"line {analysis.line(node)} reads the mesh of `with mesh:` "
+                        "(`thread_resources`), which jax.set_mesh does not set"
+                    )
+                if not isinstance(node, ast.Call) or analysis.api_of(node.func):
+                    continue
+                value = analysis.value_of(node.func)
+                if not isinstance(value, (Function, Class)):
+                    continue
+                module = analysis.engine.project.module(value.path)
+                if isinstance(module, Module) and b"thread_resources" in module.source:
+                    return (
+                        f"`{analysis.text(node.func)}` (line {analysis.line(node)}) is code "
+                        f"of {other_file(value.path, analysis.path)}, which reads the mesh "
+                        "of `with mesh:` (`thread_resources`); jax.set_mesh does not set it"
+                    )
+        return None
+
     # -- the fix ----------------------------------------------------------------------------
 
     def _fix(self, scope: ast.AST) -> tuple[Fix | None, str | None]:
         analysis = self.analysis
         withs = self._withs(scope)
-        hazard = self._committed_hazard(scope, withs)
+        hazard = self._committed_hazard(scope, withs) or self._reads_legacy_env(withs)
         if hazard is not None:
             return None, not_fixed(hazard)
         jax_name, imports = analysis.module_spelling("jax")
@@ -475,3 +508,10 @@ def _set_mesh(jax_name: str) -> _Edit:
         return old.with_changes(item=call, asname=None)
 
     return edit
+
+
+def _names_thread_resources(node: ast.AST) -> bool:
+    """`pxla.thread_resources` and its spellings: the resource env of the legacy context."""
+    return (isinstance(node, ast.Attribute) and node.attr == "thread_resources") or (
+        isinstance(node, ast.Name) and node.id == "thread_resources"
+    )
