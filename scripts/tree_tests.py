@@ -2,9 +2,9 @@
 before and after, in the code base's own environment.
 
     python scripts/tree_tests.py TREE --python VENV/bin/python [--work DIR] [--root src]...
-                                 [--select ALL] [--no-unsafe-fixes] [--jaxfix-arg ARG]...
-                                 [--test PATH]... [--only-changed-tests] [--pytest-arg ARG]...
-                                 [--timeout SECONDS] [--json FILE]
+        [--select ALL] [--no-unsafe-fixes] [--jaxfix-arg ARG]... [--test PATH]...
+        [--skip-test PATH]... [--only-changed-tests] [--pytest-arg ARG]...
+        [--timeout SECONDS] [--json FILE]
 
 TREE is copied twice under --work (`before/` and `after/`); jaxfix (this interpreter, `python -m
 jaxfix --select ALL --unsafe-fixes --format json`) fixes `after/` in place. The tests run are the
@@ -243,6 +243,9 @@ def main(argv: list[str] | None = None) -> int:
         help="run the changed test files (and --test), not those importing a changed module",
     )
     parser.add_argument(
+        "--skip-test", action="append", default=[], help="do not run this test file"
+    )
+    parser.add_argument(
         "--pytest-arg", action="append", default=[], help="to every pytest run"
     )
     parser.add_argument(
@@ -265,6 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     chosen, untested = choose_tests(
         after, changed, [after / root for root in roots], args.test
     )
+    chosen = {t: why for t, why in chosen.items() if t not in args.skip_test}
     if args.only_changed_tests:
         chosen = {t: why for t, why in chosen.items() if t in why or "--test" in why}
         reached = {path for why in chosen.values() for path in why}

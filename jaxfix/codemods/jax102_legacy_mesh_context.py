@@ -92,8 +92,11 @@ class LegacyMeshContext(Rule):
     function returns (committed under either context) is no such hazard. A `with mesh as m:` becomes `with jax.set_mesh(m := mesh):`
     (`jax.set_mesh` gives no value to `as`). `jax.set_mesh` also leaves empty the mesh the
     old context puts in `pxla.thread_resources.env.physical_mesh`, which some code reads (tunix's
-    `shard_input` then skips its sharding): a block that reads it, or calls a function or class
-    of a module that does, is reported without a fix (code deeper down the calls is not seen).
+    `shard_input` then skips its sharding), and under it an eager op on one device's shard
+    (`x.addressable_shards[0].data`) raises `Received incompatible devices for jitted
+    computation` (levanter's `check_sharded_consistency`): a block that uses either, or calls a
+    function or class of a module that does, is reported without a fix (code deeper down the
+    calls is not seen).
     On a target JAX before 0.7.1 (a project whose
     pin allows an older JAX), which has no `jax.set_mesh`, the rule reports without a fix.
 
@@ -195,29 +198,29 @@ class LegacyMeshContext(Rule):
 
     def _reads_legacy_env(self, withs: list[ast.With]) -> str | None:
         """Why not, where code in a block, or the module of a function or class a call in it
-        names, reads the mesh `with mesh:` puts in `thread_resources`
-        (`pxla.thread_resources.env.physical_mesh`): `jax.set_mesh` leaves it empty, so that
-        code would take the mesh as absent."""
+        names, uses what `jax.set_mesh` does not keep as `with mesh:` did (_SET_MESH_BREAKS):
+        the mesh in `pxla.thread_resources`, which it leaves empty, or one device's shard of an
+        array, which an eager op under it rejects."""
         analysis = self.analysis
         for statement in withs:
             for node in ast.walk(statement):
-                if _names_thread_resources(node):
-                    return (
-                        f"line {analysis.line(node)} reads the mesh of `with mesh:` "
-                        "(`thread_resources`), which jax.set_mesh does not set"
-                    )
+                word = _breaking_word(node)
+                if word is not None:
+                    return f"line {analysis.line(node)} {_SET_MESH_BREAKS[word]}"
                 if not isinstance(node, ast.Call) or analysis.api_of(node.func):
                     continue
                 value = analysis.value_of(node.func)
                 if not isinstance(value, (Function, Class)):
                     continue
                 module = analysis.engine.project.module(value.path)
-                if isinstance(module, Module) and b"thread_resources" in module.source:
-                    return (
-                        f"`{analysis.text(node.func)}` (line {analysis.line(node)}) is code "
-                        f"of {other_file(value.path, analysis.path)}, which reads the mesh "
-                        "of `with mesh:` (`thread_resources`); jax.set_mesh does not set it"
-                    )
+                if not isinstance(module, Module):
+                    continue
+                for word, why in _SET_MESH_BREAKS.items():
+                    if word.encode() in module.source:
+                        return (
+                            f"`{analysis.text(node.func)}` (line {analysis.line(node)}) is "
+                            f"code of {other_file(value.path, analysis.path)}, which {why}"
+                        )
         return None
 
     # -- the fix ----------------------------------------------------------------------------
@@ -510,8 +513,27 @@ def _set_mesh(jax_name: str) -> _Edit:
     return edit
 
 
-def _names_thread_resources(node: ast.AST) -> bool:
-    """`pxla.thread_resources` and its spellings: the resource env of the legacy context."""
-    return (isinstance(node, ast.Attribute) and node.attr == "thread_resources") or (
-        isinstance(node, ast.Name) and node.id == "thread_resources"
+# What code under `with mesh:` may use that `jax.set_mesh` does not keep, each measured on jax
+# 0.10.2 and 0.12.0.1: tunix's `shard_input` reads the first (and then skips its sharding),
+# levanter's `check_sharded_consistency` compares shards (`ValueError: Received incompatible
+# devices for jitted computation ... jit's context mesh`).
+_SET_MESH_BREAKS = {
+    "thread_resources": "reads the mesh of `with mesh:` (`thread_resources`), which "
+    "jax.set_mesh leaves empty",
+    "addressable_shards": "works on one device's shard of an array (`addressable_shards`), "
+    "which an eager op under jax.set_mesh rejects",
+    "addressable_data": "works on one device's shard of an array (`addressable_data`), "
+    "which an eager op under jax.set_mesh rejects",
+}
+
+
+def _breaking_word(node: ast.AST) -> str | None:
+    """The word of _SET_MESH_BREAKS `node` names (`pxla.thread_resources`, `x.addressable_shards`)."""
+    name = (
+        node.attr
+        if isinstance(node, ast.Attribute)
+        else node.id
+        if isinstance(node, ast.Name)
+        else None
     )
+    return name if name in _SET_MESH_BREAKS else None
