@@ -11,7 +11,7 @@ from jaxfix.codemods.imports import unused_imports
 from jaxfix.codemods.jax004_shard_map_positional import by_keyword
 from jaxfix.codemods.jax005_shard_map_check_rep import rename_check_rep
 from jaxfix.codemods.jax102_legacy_mesh_context import tests_error_or_warning
-from jaxfix.codemods.text import not_fixed, with_note
+from jaxfix.codemods.text import missing_on_target, not_fixed, with_note
 from jaxfix.ground.diagnostics import Fix, Safety
 
 if TYPE_CHECKING:
@@ -60,10 +60,13 @@ class ExperimentalShardMap(Rule):
     arguments (`check_vma=check_rep`). A call whose arguments cannot be bound (`*args`, an
     unknown keyword) is reported without a fix, and then the import stays. A call inside a
     block that tests an error or a warning (`pytest.warns(DeprecationWarning)`) is left alone.
+    On a target JAX before 0.6.1 (a project whose pin allows an older JAX), which has no
+    `jax.shard_map`, the rule reports without a fix.
 
     ## References
     - `shard_map` in jax/experimental/shard_map.py (jax 0.10.2 and 0.12.0.1):
       `def shard_map(f, mesh, in_specs, out_specs, check_rep=True)`.
+    - jax 0.6.0 has no `jax.shard_map`; jax 0.6.1 has it, with `check_vma`.
     """
 
     code = "JAX101"
@@ -98,6 +101,12 @@ class ExperimentalShardMap(Rule):
         why_not = _why_not(node, partial, analysis.bind(node) if not partial else None)
         if why_not is not None:
             self.report(callee, with_note(message, not_fixed(why_not)))
+            return
+        missing = missing_on_target(
+            "`jax.shard_map`", "0.6.1", self.options.jax_version
+        )
+        if missing is not None:
+            self.report(callee, with_note(message, missing))
             return
         if self._fixed_at is not None:
             note = f"fixed with the one at line {self._fixed_at}"

@@ -9,11 +9,18 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jaxfix.analysis.ast_engine.analysis import Analysis
-from jaxfix.analysis.ast_engine.values import Mesh
+from jaxfix.analysis.ast_engine.project import Module
+from jaxfix.analysis.ast_engine.values import Class, Function, Mesh
 from jaxfix.analysis.names import EXPECTED_ERROR_METHODS, SIGNATURES, Api
 from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.imports import unused_imports
-from jaxfix.codemods.text import not_fixed, with_note
+from jaxfix.codemods.text import (
+    missing_on_target,
+    not_fixed,
+    other_file,
+    raised_in_called_code,
+    with_note,
+)
 from jaxfix.ground.diagnostics import Fix, Safety
 from jaxfix.settings.options import Options
 
@@ -83,10 +90,19 @@ class LegacyMeshContext(Rule):
     without a fix; an assignment that runs only after the jit reads the name
     (its own statement's right side, outside a loop around both) or whose value a jitted
     function returns (committed under either context) is no such hazard. A `with mesh as m:` becomes `with jax.set_mesh(m := mesh):`
-    (`jax.set_mesh` gives no value to `as`).
+    (`jax.set_mesh` gives no value to `as`). `jax.set_mesh` also leaves empty the mesh the
+    old context puts in `pxla.thread_resources.env.physical_mesh`, which some code reads (tunix's
+    `shard_input` then skips its sharding), and under it an eager op on one device's shard
+    (`x.addressable_shards[0].data`) raises `Received incompatible devices for jitted
+    computation` (levanter's `check_sharded_consistency`): a block that uses either, or calls a
+    function or class of a module that does, is reported without a fix (code deeper down the
+    calls is not seen).
+    On a target JAX before 0.7.1 (a project whose
+    pin allows an older JAX), which has no `jax.set_mesh`, the rule reports without a fix.
 
     ## References
     - `Mesh.__enter__` in jax/_src/mesh.py (jax 0.10.2 and 0.12.0.1), which warns.
+    - The JAX 0.7.1 changelog: "Exposed `jax.set_mesh`" (jax 0.7.0 has no `jax.set_mesh`).
     - `_resolve_in_shardings` in jax/_src/pjit.py ("jit requires a non-empty mesh"),
       `device_put` in jax/_src/api.py, `_shard_map` in jax/_src/shard_map.py, which raise.
     """
@@ -125,21 +141,42 @@ class LegacyMeshContext(Rule):
         analysis = self.analysis
         # A log's error is raised by a call in the block, not by the `with`: the evidence on
         # the lines the block spans is this report's (--from-log, repair), also where the
-        # call in the block ran a function defined elsewhere that raised.
-        analysis.confirmed_through(node, self.code)
+        # call in the block ran a function defined elsewhere that raised (named as related).
+        confirmed = analysis.confirmed_through(node, self.code)
+        span = analysis.span(node)
+        related = (
+            (
+                raised_in_called_code(
+                    confirmed.evidence.line, confirmed.evidence.columns, confirmed.where
+                ),
+            )
+            if confirmed is not None
+            and not span.start[0] <= confirmed.evidence.line <= span.end[0]
+            else ()
+        )
         mesh = analysis.text(items[0].context_expr)
         message = (
             f"`with {_short(mesh)}:` is deprecated and sets no context mesh for jit, "
             "device_put or shard_map: enter it with `jax.set_mesh`"
         )
+        missing = missing_on_target("`jax.set_mesh`", "0.7.1", self.options.jax_version)
+        if missing is not None:  # every block says so: none is fixed
+            self.report(
+                items[0].context_expr, with_note(message, missing), related=related
+            )
+            return
         scope = analysis.module.scope_of(node)
         if scope in self._fixed:
             note = f"fixed with the one at line {self._fixed[scope]}"
-            self.report(items[0].context_expr, with_note(message, note))
+            self.report(
+                items[0].context_expr, with_note(message, note), related=related
+            )
             return
         self._fixed[scope] = analysis.line(node)
         fix, why_not = self._fix(scope)
-        self.report(items[0].context_expr, with_note(message, why_not), fix=fix)
+        self.report(
+            items[0].context_expr, with_note(message, why_not), fix=fix, related=related
+        )
 
     def _tested(self, node: ast.AST) -> bool:
         return tests_error_or_warning(self.analysis, node)
@@ -159,12 +196,39 @@ class LegacyMeshContext(Rule):
             and any(self._legacy(i.context_expr) for i in node.items)
         ]
 
+    def _reads_legacy_env(self, withs: list[ast.With]) -> str | None:
+        """Why not, where code in a block, or the module of a function or class a call in it
+        names, uses what `jax.set_mesh` does not keep as `with mesh:` did (_SET_MESH_BREAKS):
+        the mesh in `pxla.thread_resources`, which it leaves empty, or one device's shard of an
+        array, which an eager op under it rejects."""
+        analysis = self.analysis
+        for statement in withs:
+            for node in ast.walk(statement):
+                word = _breaking_word(node)
+                if word is not None:
+                    return f"line {analysis.line(node)} {_SET_MESH_BREAKS[word]}"
+                if not isinstance(node, ast.Call) or analysis.api_of(node.func):
+                    continue
+                value = analysis.value_of(node.func)
+                if not isinstance(value, (Function, Class)):
+                    continue
+                module = analysis.engine.project.module(value.path)
+                if not isinstance(module, Module):
+                    continue
+                for word, why in _SET_MESH_BREAKS.items():
+                    if word.encode() in module.source:
+                        return (
+                            f"`{analysis.text(node.func)}` (line {analysis.line(node)}) is "
+                            f"code of {other_file(value.path, analysis.path)}, which {why}"
+                        )
+        return None
+
     # -- the fix ----------------------------------------------------------------------------
 
     def _fix(self, scope: ast.AST) -> tuple[Fix | None, str | None]:
         analysis = self.analysis
         withs = self._withs(scope)
-        hazard = self._committed_hazard(scope, withs)
+        hazard = self._committed_hazard(scope, withs) or self._reads_legacy_env(withs)
         if hazard is not None:
             return None, not_fixed(hazard)
         jax_name, imports = analysis.module_spelling("jax")
@@ -447,3 +511,29 @@ def _set_mesh(jax_name: str) -> _Edit:
         return old.with_changes(item=call, asname=None)
 
     return edit
+
+
+# What code under `with mesh:` may use that `jax.set_mesh` does not keep, each measured on jax
+# 0.10.2 and 0.12.0.1: tunix's `shard_input` reads the first (and then skips its sharding),
+# levanter's `check_sharded_consistency` compares shards (`ValueError: Received incompatible
+# devices for jitted computation ... jit's context mesh`).
+_SET_MESH_BREAKS = {
+    "thread_resources": "reads the mesh of `with mesh:` (`thread_resources`), which "
+    "jax.set_mesh leaves empty",
+    "addressable_shards": "works on one device's shard of an array (`addressable_shards`), "
+    "which an eager op under jax.set_mesh rejects",
+    "addressable_data": "works on one device's shard of an array (`addressable_data`), "
+    "which an eager op under jax.set_mesh rejects",
+}
+
+
+def _breaking_word(node: ast.AST) -> str | None:
+    """The word of _SET_MESH_BREAKS `node` names (`pxla.thread_resources`, `x.addressable_shards`)."""
+    name = (
+        node.attr
+        if isinstance(node, ast.Attribute)
+        else node.id
+        if isinstance(node, ast.Name)
+        else None
+    )
+    return name if name in _SET_MESH_BREAKS else None

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.ground.diagnostics import Location, Related
+from jaxfix.settings.jax_version import parse_version
 
 
 def location(analysis: Analysis, node: ast.AST) -> Location:
@@ -19,6 +20,35 @@ def location(analysis: Analysis, node: ast.AST) -> Location:
 
 def related(analysis: Analysis, message: str, node: ast.AST) -> Related:
     return Related(message, location(analysis, node))
+
+
+# The related place of a report confirmed by a run's error raised elsewhere, in code a call in
+# the reported block ran (JAX102's `with mesh:`): `jaxfix repair` counts that site as this
+# report's by it.
+RAISED_IN_CALLED_CODE = "JAX raised it here, in code the block calls"
+
+
+def raised_in_called_code(
+    line: int, columns: tuple[int, int] | None, where: str
+) -> Related:
+    return Related(
+        f"{RAISED_IN_CALLED_CODE} ({where})", Location(line, (columns or (0, 0))[0] + 1)
+    )
+
+
+def missing_on_target(
+    api: str, since: str, target: tuple[int, ...] | None
+) -> str | None:
+    """The note of a fix refused because the API it writes, `api`, exists from JAX `since` only
+    and the target JAX (the lowest the project's pin allows) is older: the fix would break the
+    code there. None when the target has it (None: the newest)."""
+    if target is None or target >= parse_version(since):
+        return None
+    version = ".".join(map(str, target))
+    return not_fixed(
+        f"{api} exists from JAX {since}, and the target is JAX {version} (raise the "
+        "project's jax pin, or give --target-version)"
+    )
 
 
 def not_fixed(reason: str) -> str:

@@ -288,6 +288,34 @@ def _called_from(
     return (Origin("raised", "called", (*reversed(callers), (local, raised.line))),)
 
 
+def _callers(
+    frames: list[tuple[Frame, _Span | None, str | None]],
+    raised: Frame,
+    local: Path,
+    index: TreeIndex,
+    sources: dict[Path, list[str]],
+    max_file_size: int,
+) -> set[int]:
+    """The lines of `local` the frames outside the raising one show (the calls the run went
+    through on its way there: the call in a `with mesh:` block of a function raising
+    elsewhere), as `--from-log` keeps them; each line and segment checked as the raising
+    frame's are, a frame the file no longer shows left out."""
+    at = max((i for i, (f, _, _) in enumerate(frames) if f == raised), default=0)
+    lines = set()
+    for frame, span, segment in frames[:at]:
+        if frame.line == raised.line or is_library(frame):
+            continue
+        try:
+            if index.map(frame.path) != local:
+                continue
+            placed, found = locate((frame,), index, sources, max_file_size)
+            _columns(sources[placed], found, span, segment, placed)
+        except LocateError:
+            continue
+        lines.add(found.line)
+    return lines
+
+
 def _columns(
     local_lines: list[str],
     frame: Frame,
@@ -323,6 +351,7 @@ def read_evidence(
             tuple[int, Facts, tuple[int, ...] | None, tuple[Origin, ...], Path | None]
         ],
     ] = {}
+    callers: dict[tuple[Path, int, str, tuple[int, int] | None], set[int]] = {}
     lines = data.split(b"\n")
     if len(lines) > MAX_RECORDS + 1:
         reading.errors.append(
@@ -385,6 +414,7 @@ def read_evidence(
             columns = _columns(sources[local], frame, span, segment, local)
             origins = _origins(record.get("meshes"), index, sources, max_file_size)
             origins += _called_from(frames, frame, local, index, sources, max_file_size)
+            outer = _callers(frames, frame, local, index, sources, max_file_size)
         except (_Bad, LocateError) as error:
             problem = (
                 str(error)
@@ -403,6 +433,7 @@ def read_evidence(
         cwd = record.get("cwd")
         if not isinstance(cwd, str) or len(cwd) > 4096:
             cwd = None
+        callers.setdefault((local, frame.line, code, columns), set()).update(outer)
         found.setdefault((local, frame.line, code, columns), []).append(
             (
                 number,
@@ -438,6 +469,7 @@ def read_evidence(
                 "evidence record",
                 tuple(dict.fromkeys(o for *_, origins, _ in seen for o in origins)),
                 cwds=tuple(dict.fromkeys(c for *_, c in seen if c is not None)),
+                callers=tuple(sorted(callers[(local, line, code, columns)])),
             )
         )
     reading.evidence = {path: tuple(items) for path, items in by_file.items()}

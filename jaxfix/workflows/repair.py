@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from jaxfix.check.registry import codes_range
 from jaxfix.check.run import Run
 from jaxfix.check.runner import run_files
+from jaxfix.codemods.text import RAISED_IN_CALLED_CODE
 from jaxfix.evidence.facts import Evidence, ValueSite
 from jaxfix.evidence.recording import RecordingDir
 from jaxfix.ground.diagnostics import FileResult
@@ -267,7 +268,16 @@ def _site_outcome(
     diagnostics = [
         d
         for d in (result.diagnostics if result else ())
-        if d.code == site.code and d.start.line <= site.line <= d.end.line
+        if d.code == site.code
+        and (
+            d.start.line <= site.line <= d.end.line
+            or any(  # a `with mesh:` block whose call ran the code that raised
+                r.path is None
+                and r.start.line == site.line
+                and r.message.startswith(RAISED_IN_CALLED_CODE)
+                for r in d.related
+            )
+        )
     ]
     applied = [d for d in diagnostics if d.applied and d.fix_title]
     if (
