@@ -2518,6 +2518,8 @@ def _items(value: Value) -> tuple[Value, ...] | None:
         return value
     if isinstance(value, ListValue):
         return value.items
+    if isinstance(value, Array) and value.values is not None:
+        return value.values  # a 1-D NumPy array of known integers
     if isinstance(value, DictValue):
         return tuple(k for k, _ in value.items)
     if isinstance(value, str) and len(value) <= _MAX_ITEMS:
