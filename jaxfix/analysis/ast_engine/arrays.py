@@ -124,7 +124,12 @@ def method(
 ) -> Value:
     """`array.name(...)`: what JAX's array methods give, never an object of the tree."""
     if name in _SAME:
-        return array
+        # `.astype(bool)` changes the integers it holds
+        return (
+            array
+            if name != "astype"
+            else Array(array.sharding, array.shape, array.exact_rank, array.origin)
+        )
     if not array.unsharded:
         return Foreign(f"`.{name}(...)` of a placed array")
     if name == "reshape" and not keywords:
