@@ -138,3 +138,36 @@ def test_an_object_used_other_than_called_gives_unknown():
 def test_an_arrays_truth_is_not_known():
     engine, module = parsed(HEAD + "x = jnp.ones(1)\ny = 1 if x else 2\ny")
     assert isinstance(engine.value_of(module, last_expr(module)), Unknown)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("tuple(int(n) for n in np.array((1, 2, 2)) * np.array([2, 2, 1]))", (2, 4, 2)),
+        ("tuple(np.array((1, 2, 2)) * 2)", (2, 4, 4)),
+        ("tuple(np.array((4, 6)) // np.array((2, 3)) - 1)", (1, 1)),
+        ("int(np.prod(np.array((1, 2, 2)) * np.array((2, 2, 1))))", 16),
+        ("len(np.array((1, 2, 2)))", 3),
+        ("any(s > 1 for s in np.array((1, 1, 2)))", True),
+        ("all(s > 1 for s in (1, 2))", False),
+    ],
+)
+def test_a_numpy_array_of_known_integers_keeps_them(source, expected):
+    assert last_value(HEAD + source) == expected
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # NumPy broadcasts a one-element array: pairing items one by one would give (2,)
+        "tuple(np.array((1, 1, 1)) * np.array([2]))",
+        "tuple(np.array((1, 2)).astype(bool) * np.array((2, 2)))",
+        "tuple(jnp.array((1, 2)) * jnp.array((2, 2)))",
+        "tuple(np.array((True, False)) + np.array((True, True)))",
+        "tuple(np.array((1, 2), dtype=np.int8) * np.array((2, 2)))",
+        "tuple(np.array((1, 2)) * np.array((2, 0.5)))",
+    ],
+)
+def test_integers_numpy_may_compute_otherwise_stay_unknown(source):
+    found = last_value(HEAD + source)
+    assert not isinstance(found, tuple), found

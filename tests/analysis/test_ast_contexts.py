@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ast_programs import call, of_file, parsed, shape, ways, write
+from ast_programs import call, last_value, of_file, parsed, shape, ways, write
 from helpers import options_from_args
 from jaxfix.analysis.ast_engine import Engine
 from jaxfix.analysis.ast_engine.analysis import Analysis
@@ -826,3 +826,41 @@ def test_the_contexts_an_enter_method_leaves_entered(
     )
     engine, module = parsed(HEADER + code)
     assert ways(engine, module, call(module)) == expected
+
+
+HELPER = """\
+import jax
+from jax.sharding import AbstractMesh, use_abstract_mesh
+
+
+def current():
+    return jax.sharding.get_abstract_mesh()
+
+
+def sizes():
+    return current().axis_sizes
+
+
+with use_abstract_mesh(AbstractMesh((4, 2), ("a", "b"))):
+    found = sizes()
+"""
+
+
+def test_a_followed_call_sees_the_context_its_callers_call_it_under() -> None:
+    assert last_value(HELPER + "found\n") == (4, 2)
+
+
+@pytest.mark.parametrize(
+    ("more", "why"),
+    [
+        (
+            "with use_abstract_mesh(AbstractMesh((8,), ('a',))):\n    other = sizes()\n",
+            "differs between the ways",
+        ),
+        ("other = sizes()\n", "some ways the code runs, none on others"),
+        ("table = {'sizes': sizes}\n", "used other than called"),
+    ],
+)
+def test_callers_that_disagree_or_are_unseen_give_unknown(more, why) -> None:
+    found = last_value(HELPER + more + "found\n")
+    assert isinstance(found, Unknown) and why in found.why, found

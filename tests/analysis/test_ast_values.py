@@ -10,7 +10,7 @@ import ast
 
 import pytest
 
-from ast_programs import last_expr, parsed
+from ast_programs import last_expr, last_value, parsed
 from jaxfix.analysis.ast_engine import pytrees
 from jaxfix.analysis.ast_engine.analysis import bind_arguments
 from jaxfix.analysis.ast_engine.values import (
@@ -549,3 +549,62 @@ def test_children_of_registered_dataclasses(code: str, children: object) -> None
         engine.evaluator, engine.value_of(module, last_expr(module))
     )
     assert found == children
+
+
+SETTER = """\
+class Weight:
+    def __init__(self, sizes):
+        self._sizes = sizes
+
+    @property
+    def sizes(self):
+        return self._sizes
+
+    @sizes.setter
+    def sizes(self, value):
+        self._sizes = value
+
+    def shape(self):
+        return self._sizes
+
+
+weight = Weight((4, 2))
+"""
+
+PROPERTY_CALL = """\
+class Weight:
+    def __init__(self, sizes):
+        self._sizes = sizes
+
+    def _get(self):
+        return self._sizes
+
+    def _set(self, value):
+        self._sizes = value
+
+    sizes = property(_get, _set)
+
+
+weight = Weight((4, 2))
+"""
+
+
+@pytest.mark.parametrize("source", [SETTER, PROPERTY_CALL])
+@pytest.mark.parametrize("read", ["weight.sizes", "weight._sizes"])
+def test_a_property_whose_setter_nothing_calls_reads_its_getter(source, read):
+    assert last_value(source + read + "\n") == (4, 2)
+
+
+@pytest.mark.parametrize(
+    ("source", "more", "why"),
+    [
+        (SETTER, "weight.sizes = (8,)\n", "`.sizes` is stored at"),
+        (PROPERTY_CALL, "weight.sizes = (8,)\n", "`.sizes` is stored at"),
+        (SETTER, "setattr(weight, 'sizes', (8,))\n", "`setattr` is called at"),
+        (PROPERTY_CALL, "weight._set((8,))\n", "also assigned by `_set`"),
+    ],
+)
+@pytest.mark.parametrize("read", ["weight.sizes", "weight._sizes"])
+def test_a_property_a_store_may_set_is_unknown(source, more, why, read):
+    found = last_value(source + more + read + "\n")
+    assert isinstance(found, Unknown) and why in found.why, found

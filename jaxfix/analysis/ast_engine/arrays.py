@@ -101,7 +101,10 @@ def made(
             return Array(None, first.shape, first.exact_rank, node)
         if set(keywords) - {"dtype", "copy", "order"} or len(positional) != 1:
             return None
-        return from_data(first, node)  # None for data it cannot tell the nesting of
+        found = from_data(first, node)  # None for data it cannot tell the nesting of
+        if module == "numpy" and not keywords and found is not None:
+            return _with_values(found, first)
+        return found
     if short == "reshape" and isinstance(first, Array) and first.unsharded:
         if len(positional) == 2 and not keywords:
             return _reshaped(first, [positional[1]], node)
@@ -121,7 +124,12 @@ def method(
 ) -> Value:
     """`array.name(...)`: what JAX's array methods give, never an object of the tree."""
     if name in _SAME:
-        return array
+        # `.astype(bool)` changes the integers it holds
+        return (
+            array
+            if name != "astype"
+            else Array(array.sharding, array.shape, array.exact_rank, array.origin)
+        )
     if not array.unsharded:
         return Foreign(f"`.{name}(...)` of a placed array")
     if name == "reshape" and not keywords:
@@ -155,10 +163,61 @@ def binary(op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value 
         return None
     if isinstance(op, ast.MatMult):
         return Array(None, (), False, node)
+    computed = _elementwise(op, left, right)
+    if computed is not None:
+        return Array(None, (len(computed),), True, node, computed)
     first = arrays[0]
     if all(a.exact_rank and a.shape == first.shape for a in arrays):
         return Array(None, first.shape, True, node)
     return Array(None, (), False, node)
+
+
+# NumPy's integer operations whose result jaxfix computes element by element.
+_INT_OPS = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.FloorDiv: lambda a, b: a // b if b else None,
+}
+
+
+def _with_values(array: Array, data: Value | None) -> Array:
+    """`np.array((1, 2, 2))`: a 1-D array of integers keeps them (not bools: their sum in
+    NumPy is a bool array's)."""
+    items = data.items if isinstance(data, ListValue) else data
+    if (
+        isinstance(items, tuple)
+        and array.exact_rank
+        and array.shape == (len(items),)
+        and all(_is_int(i) for i in items)
+    ):
+        return Array(None, array.shape, True, array.origin, items)  # type: ignore[arg-type]  # ints, checked
+    return array
+
+
+def _elementwise(op: ast.operator, left: Value, right: Value) -> tuple[int, ...] | None:
+    """The integers of `left op right` where both are 1-D NumPy arrays of known integers of one
+    length, or one of them and an int."""
+    compute = _INT_OPS.get(type(op))
+    if compute is None:
+        return None
+    sides = []
+    for side in (left, right):
+        if isinstance(side, Array) and side.values is not None:
+            sides.append(side.values)
+        elif _is_int(side):
+            sides.append(None)
+        else:
+            return None
+    length = {len(s) for s in sides if s is not None}
+    if len(length) != 1:
+        return None
+    n = length.pop()
+    a, b = (s if s is not None else (v,) * n for s, v in zip(sides, (left, right)))
+    found = tuple(compute(x, y) for x, y in zip(a, b))
+    if any(v is None for v in found):
+        return None
+    return found  # type: ignore[return-value]  # no None, checked
 
 
 def shaped(shape: Value, node: ast.AST) -> Array:

@@ -138,8 +138,16 @@ class Contexts:
     def _current_mesh_in(self, module: Module, node: ast.AST, frame: Frame) -> Value:
         if frame.args is None:
             found = _current(self.ways_at(module, node))
-        else:  # inside a followed call: only what its own body enters is known here
-            found = _current([self._local(module, node, frame)])
+        else:
+            # inside a followed call: what its own body enters (evaluated with the call's
+            # arguments), inside what every call of the function in the project is under (a
+            # context differing between them, or a use other than a call, is Unknown)
+            local = self._local(module, node, frame)
+            if setting_site(local) is not None:
+                found = _current([local])
+            else:
+                outer = self._around_scope(module, frame.scope, 0)
+                found = _current([(*o, *local) for o in outer])
         return found if found is not None else Unknown("no mesh context is known here")
 
     def ways_at(self, module: Module, node: ast.AST, depth: int = 0) -> list[Way]:

@@ -119,8 +119,13 @@ _KEEPS_BODY = {
     "builtins.staticmethod": "staticmethod",
     "builtins.classmethod": "classmethod",
     "builtins.property": "property",
-    "functools.cached_property": "property",
+    # an object's own `obj.x = v` replaces what a cached_property computes
+    "functools.cached_property": "settable property",
 }
+# A property read through its getter; one that a store `obj.x = v` may change (a setter, or
+# cached_property's instance value) is read so only when no module stores `.x`.
+_SETTABLE = "settable property"
+_PROPERTIES = frozenset({"property", _SETTABLE})
 _BINARY: dict[type[ast.operator], Callable[[int, int], int]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
@@ -1221,7 +1226,7 @@ class Evaluator:
             return found
         if isinstance(base, Class):
             found = self._class_member(base, name)
-            if isinstance(found, Function) and found.wrapped_by == "property":
+            if isinstance(found, Function) and found.wrapped_by in _PROPERTIES:
                 return Unknown(f"the property `{name}` of the class itself")
             if isinstance(found, Function) and found.wrapped_by == "classmethod":
                 return BoundMethod(
@@ -1279,7 +1284,13 @@ class Evaluator:
             return dict(instance.init).get(name, Unknown(f"field `{name}` not given"))
         member = self._class_member(instance.cls, name)
         if isinstance(member, Function):
-            if member.wrapped_by == "property":
+            if member.wrapped_by in _PROPERTIES:
+                if member.wrapped_by == _SETTABLE:
+                    store = self._attribute_store(name, instance.cls.path)
+                    if store is not None:
+                        return Unknown(
+                            f"the property `.{name}` may be set, and {store.why}"
+                        )
                 return self.call_function(member, [instance], {}, node)
             if member.wrapped_by == "staticmethod":
                 return member
@@ -1307,6 +1318,16 @@ class Evaluator:
                     and statement.name != "__init__"
                     and owner.assigns_self_attribute(statement, name)
                 ):
+                    prop = self._property_set_by(owner, klass, statement)
+                    if prop is not None:
+                        # runs only through a store `obj.<property> = v`
+                        store = self._attribute_store(prop, klass.path)
+                        if store is None:
+                            continue
+                        return Unknown(
+                            f"`.{name}` is also assigned by the setter of `.{prop}`,"
+                            f" and {store.why}"
+                        )
                     return Unknown(f"`.{name}` is also assigned by `{statement.name}`")
         if instance.init is None:
             overriding = self._subclass_assigning(instance.cls, name)
@@ -1597,6 +1618,8 @@ class Evaluator:
                 return Namespace(tuple(keywords.items()))
             if callee.name == "dataclasses.replace":
                 return self._replaced(positional, keywords, node)
+            if callee.name == "builtins.property":
+                return _property_of(positional, keywords)
             return vocabulary.call(callee, positional, keywords, node, self.jax_version)
         if isinstance(callee, Function):
             return self.call_function(callee, positional, keywords, node)
@@ -1737,6 +1760,76 @@ class Evaluator:
                 ):
                     return None
         return False
+
+    def _property_set_by(
+        self,
+        module: Module,
+        klass: Class,
+        function: ast.FunctionDef | ast.AsyncFunctionDef,
+    ) -> str | None:
+        """The property whose setter `function` is, when nothing else can call it:
+        `@x.setter def x(self, v)`, or `def _set(self, v)` whose one use in the project is
+        `x = property(getter, _set)` in the class body; else None."""
+        if _is_setter(function):
+            return function.name
+        if function.decorator_list:
+            return None
+        others = self.project.candidate_files(
+            function.name, module.path, imported=False
+        )
+        if isinstance(others, Unknown) or any(p != module.path for p in others):
+            return None
+        uses = module.loads_by_name.get(function.name, ())
+        if len(uses) != 1:
+            return None
+        call = module.parents.get(uses[0])
+        statement = module.parents.get(call) if call is not None else None
+        if not (
+            isinstance(uses[0], ast.Name)
+            and isinstance(call, ast.Call)
+            and len(call.args) == 2
+            and call.args[1] is uses[0]
+            and isinstance(statement, ast.Assign)
+            and statement in klass.node.body
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+        ):
+            return None
+        made = self.value(
+            module, call, Frame(klass.node, klass.path, (), klass.closure)
+        )
+        if not (isinstance(made, Function) and made.wrapped_by == _SETTABLE):
+            return None
+        return statement.targets[0].id
+
+    def _attribute_store(self, name: str, near: Path) -> Unknown | None:
+        """None when no module of the project stores `.name` on anything or calls
+        `setattr`; else Unknown naming the first such place."""
+        for word in (name, "setattr"):
+            found = self.project.candidate_files(word, near, imported=False)
+            if isinstance(found, Unknown):
+                return found
+            for path in (near, *(p for p in found if p != near)):
+                module = self.module(path)
+                if isinstance(module, Unknown):
+                    return module
+                places: list[ast.AST] = []
+                if word == name:
+                    places = list(module.attribute_stores(name))
+                else:
+                    places = [
+                        c
+                        for c in module.calls
+                        if isinstance(c.func, ast.Name) and c.func.id == "setattr"
+                    ]
+                if places:
+                    what = (
+                        f"`.{name}` is stored"
+                        if word == name
+                        else "`setattr` is called"
+                    )
+                    return Unknown(f"{what} at {path.name}:{module.line(places[0])}")
+        return None
 
     def _is_instance(self, value: Value, cls: Class) -> bool | None:
         if isinstance(value, Instance):
@@ -2142,6 +2235,23 @@ class Evaluator:
         functools.partial(jax.jit, ...), contextlib.contextmanager, property, dataclass, ...)."""
         result: Value = value
         for decorator in reversed(node.decorator_list):
+            if (
+                isinstance(decorator, ast.Attribute)
+                and decorator.attr in ("setter", "deleter", "getter")
+                and decorator is node.decorator_list[0]
+            ):
+                # `@x.setter def x(self, v)`: the property `x` reads through its getter
+                prop = self.value(module, decorator.value, frame)
+                if not (
+                    isinstance(prop, Function)
+                    and prop.wrapped_by in _PROPERTIES
+                    and decorator.attr == "setter"
+                    and len(node.decorator_list) == 1
+                ):
+                    return Unknown(
+                        f"a property's `.{decorator.attr}` jaxfix does not follow"
+                    )
+                return replace(prop, wrapped_by=_SETTABLE)
             applied = self.value(module, decorator, frame)
             if isinstance(applied, External) and isinstance(result, Function):
                 kind = _KEEPS_BODY.get(applied.name)
@@ -2166,6 +2276,35 @@ class Evaluator:
                 f"decorated by something jaxfix does not see through (line {decorator.lineno})"
             )
         return result
+
+
+def _property_of(
+    positional: list[Value] | Unknown, keywords: dict[str, Value] | Unknown
+) -> Value:
+    """`property(fget)` or `property(fget, fset)`: the getter, read as a property (one that a
+    store may change when `fset` is given)."""
+    if isinstance(positional, Unknown):
+        return positional
+    if isinstance(keywords, Unknown) or set(keywords) - {"doc"}:
+        return Unknown("a `property(...)` given keywords jaxfix does not follow")
+    if not 1 <= len(positional) <= 2 or not isinstance(positional[0], Function):
+        return Unknown("a `property(...)` without a getter jaxfix sees")
+    getter = positional[0]
+    if getter.wrapped_by is not None:
+        return Unknown("a `property(...)` of a wrapped getter")
+    setter = positional[1] if len(positional) == 2 else None
+    return replace(getter, wrapped_by="property" if setter is None else _SETTABLE)
+
+
+def _is_setter(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """`@<name>.setter def <name>(self, value)`: the setter of the property `name`."""
+    return any(
+        isinstance(d, ast.Attribute)
+        and d.attr == "setter"
+        and isinstance(d.value, ast.Name)
+        and d.value.id == function.name
+        for d in function.decorator_list
+    )
 
 
 def _jit_eval_shape(jitted: Function) -> Value:
@@ -2379,6 +2518,8 @@ def _items(value: Value) -> tuple[Value, ...] | None:
         return value
     if isinstance(value, ListValue):
         return value.items
+    if isinstance(value, Array) and value.values is not None:
+        return value.values  # a 1-D NumPy array of known integers
     if isinstance(value, DictValue):
         return tuple(k for k, _ in value.items)
     if isinstance(value, str) and len(value) <= _MAX_ITEMS:

@@ -200,6 +200,10 @@ class Module:
         """Whether any code of the module stores `<something>.name`."""
         return name in self._index.stores
 
+    def attribute_stores(self, name: str) -> list[ast.Attribute]:
+        """The module's stores `<something>.name = ...`."""
+        return list(self._index.stores.get(name, ()))
+
     def assigns_self_attribute(
         self, function: ast.FunctionDef | ast.AsyncFunctionDef, name: str
     ) -> bool:

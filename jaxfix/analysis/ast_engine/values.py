@@ -284,12 +284,14 @@ class Array:
     `jax.numpy` constructor's or `jax.random` function's without a sharding, and what
     operations of such arrays give), else what the code shows (a device, Unknown).
     `shape`: its leading dimensions (None where a size is not known), all of them when
-    `exact_rank` (else it has at least as many)."""
+    `exact_rank` (else it has at least as many). `values`: a 1-D NumPy array's integers, where
+    the code shows them (`np.array((1, 2, 2)) * np.array(dcn_shape)`)."""
 
     sharding: Value
     shape: tuple[int | None, ...] = ()
     exact_rank: bool = False
     origin: ast.AST | None = field(default=None, compare=False, repr=False)
+    values: tuple[int, ...] | None = None
 
     @property
     def unsharded(self) -> bool:

@@ -472,6 +472,11 @@ def _builtin_call(
         return (
             len(found) if found is not None else Unknown("`len` of something unknown")
         )
+    if name in ("builtins.any", "builtins.all") and len(positional) == 1:
+        found = _items(positional[0])
+        if found is not None and all(isinstance(v, (bool, int)) for v in found):
+            return any(found) if name == "builtins.any" else all(found)
+        return Unknown(f"`{name.rpartition('.')[2]}` of values jaxfix does not know")
     if name in ("math.prod", "numpy.prod") and len(positional) == 1:
         found = _items(positional[0])
         if found is not None and all(_is_int(v) for v in found):
@@ -693,6 +698,8 @@ def _items(value: Value | None) -> tuple[Value, ...] | None:
         return value
     if isinstance(value, ListValue):
         return value.items
+    if isinstance(value, Array) and value.values is not None:
+        return value.values
     return None
 
 
