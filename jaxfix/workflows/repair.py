@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 from jaxfix.check.registry import codes_range
 from jaxfix.check.run import Run
 from jaxfix.check.runner import run_files
-from jaxfix.codemods.text import RAISED_IN_CALLED_CODE
 from jaxfix.evidence.facts import Evidence, ValueSite
 from jaxfix.evidence.recording import RecordingDir
 from jaxfix.ground.diagnostics import FileResult
@@ -263,6 +262,10 @@ def _site_outcome(
 ) -> tuple[bool, str, bool]:
     """Whether the site was fixed, the fix made or why none was, and whether an unsafe fix
     was left for want of --unsafe-fixes."""
+    from jaxfix.codemods.text import (
+        RAISED_IN_CALLED_CODE,
+    )  # after the spawn: the rules' package
+
     if result is not None and result.error:
         return False, result.error, False
     diagnostics = [
