@@ -189,6 +189,50 @@ def _fit(
     return _explode_chain(call, layout, before, limit, module)
 
 
+_ENDS_IN_CALL = (
+    cst.Call,
+    cst.Comparison,
+    cst.BinaryOperation,
+    cst.BooleanOperation,
+    cst.UnaryOperation,
+)
+
+
+def _fit_tail(
+    expr: cst.BaseExpression,
+    layout: tuple[str, str, str | None],
+    before: int,
+    limit: int,
+    module: cst.Module,
+) -> cst.BaseExpression:
+    """An argument that is a call, or ends in one (`"hlo" in f(x).lower(y).as_text()`): that
+    call laid out to fit, as `_fit` lays out a call argument (black splits the last brackets)."""
+    if isinstance(expr, cst.Call):
+        return _fit(expr, layout, before, limit, module)
+    if isinstance(expr, cst.Comparison) and expr.comparisons:
+        tail: cst.BaseExpression = expr.comparisons[-1].comparator
+    elif isinstance(expr, (cst.BinaryOperation, cst.BooleanOperation)):
+        tail = expr.right
+    elif isinstance(expr, cst.UnaryOperation):
+        tail = expr.expression
+    else:
+        return expr
+    text, tail_text = module.code_for_node(expr), module.code_for_node(tail)
+    if expr.lpar or not text.endswith(tail_text):
+        return expr
+    new = _fit_tail(tail, layout, before + len(text) - len(tail_text), limit, module)
+    if new is tail:
+        return expr
+    if isinstance(expr, cst.Comparison):
+        last = expr.comparisons[-1]
+        return expr.with_changes(
+            comparisons=[*expr.comparisons[:-1], last.with_changes(comparator=new)]
+        )
+    if isinstance(expr, cst.UnaryOperation):
+        return expr.with_changes(expression=new)
+    return expr.with_changes(right=new)
+
+
 def _fit_arguments(
     call: cst.Call, layout: tuple[str, str, str | None], limit: int, module: cst.Module
 ) -> cst.Call:
@@ -201,9 +245,9 @@ def _fit_arguments(
             if arg.keyword is not None
             else len(arg.star)
         )
-        if isinstance(arg.value, cst.Call):
+        if isinstance(arg.value, _ENDS_IN_CALL):
             arg = arg.with_changes(
-                value=_fit(
+                value=_fit_tail(
                     arg.value,
                     (indent, layout[1], layout[2]),
                     len(indent) + keyword,

@@ -14,6 +14,8 @@ rank. `jax.device_put(x, s)` places `x`, keeping its shape (vocabulary.py).
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
+from typing import cast
 
 from jaxfix.analysis.ast_engine.values import Array, Foreign, ListValue, Value
 
@@ -173,7 +175,7 @@ def binary(op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value 
 
 
 # NumPy's integer operations whose result jaxfix computes element by element.
-_INT_OPS = {
+_INT_OPS: dict[type[ast.operator], Callable[[int, int], int | None]] = {
     ast.Add: lambda a, b: a + b,
     ast.Sub: lambda a, b: a - b,
     ast.Mult: lambda a, b: a * b,
@@ -201,7 +203,7 @@ def _elementwise(op: ast.operator, left: Value, right: Value) -> tuple[int, ...]
     compute = _INT_OPS.get(type(op))
     if compute is None:
         return None
-    sides = []
+    sides: list[tuple[int, ...] | None] = []
     for side in (left, right):
         if isinstance(side, Array) and side.values is not None:
             sides.append(side.values)
@@ -213,11 +215,13 @@ def _elementwise(op: ast.operator, left: Value, right: Value) -> tuple[int, ...]
     if len(length) != 1:
         return None
     n = length.pop()
-    a, b = (s if s is not None else (v,) * n for s, v in zip(sides, (left, right)))
-    found = tuple(compute(x, y) for x, y in zip(a, b))
-    if any(v is None for v in found):
-        return None
-    return found  # type: ignore[return-value]  # no None, checked
+    a, b = (
+        s if s is not None else (cast(int, v),) * n
+        for s, v in zip(sides, (left, right))
+    )
+    found = [compute(x, y) for x, y in zip(a, b)]
+    values = tuple(v for v in found if v is not None)
+    return values if len(values) == len(found) else None
 
 
 def shaped(shape: Value, node: ast.AST) -> Array:
