@@ -73,6 +73,28 @@ def command_env(tmp_path: Path) -> dict[str, str]:
     }
 
 
+def recorded_run(
+    interpreter: str, program: Path, cwd: Path
+) -> tuple[subprocess.CompletedProcess[str], bytes]:
+    """`interpreter program` run once under the recorder from `cwd`: the finished process and
+    the evidence it recorded."""
+    recording = RecordingDir()
+    try:
+        recording.write_patterns()
+        done = subprocess.run(
+            [interpreter, str(program)],
+            cwd=cwd,
+            env=recording.env(1, command_env(cwd)),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        return done, recording.evidence(1).read_bytes()
+    finally:
+        recording.close()
+
+
 def project(tmp_path: Path) -> Path:
     return copied(PROJECT, tmp_path / "trainer")
 
@@ -970,20 +992,7 @@ def test_an_error_raised_as_a_type_error_is_recorded_and_read_from_its_log(
 
     program = tmp_path / "prog.py"
     program.write_text(CHECK_REP)
-    recording = RecordingDir()
-    try:
-        recording.write_patterns()
-        done = subprocess.run(
-            [python(version), str(program)],
-            cwd=tmp_path,
-            env=recording.env(1, command_env(tmp_path)),
-            capture_output=True,
-            timeout=300,
-            check=False,
-        )
-        data = recording.evidence(1).read_bytes()
-    finally:
-        recording.close()
+    done, data = recorded_run(python(version), program, tmp_path)
     (error,) = [r for r in map(json.loads, data.splitlines()) if r["kind"] == "error"]
     assert (error["code"], error["exception"]) == ("JAX005", "TypeError")
     reading = read_evidence(data, [program])
@@ -1032,20 +1041,7 @@ def test_a_mesh_of_the_wrong_kind_is_recorded_and_read_from_its_log(
         )
 
     program.write_text(made((fixtures / name).read_text()))
-    recording = RecordingDir()
-    try:
-        recording.write_patterns()
-        done = subprocess.run(
-            [python(version), str(program)],
-            cwd=tmp_path,
-            env=recording.env(1, command_env(tmp_path)),
-            capture_output=True,
-            timeout=300,
-            check=False,
-        )
-        data = recording.evidence(1).read_bytes()
-    finally:
-        recording.close()
+    done, data = recorded_run(python(version), program, tmp_path)
     (error,) = [r for r in map(json.loads, data.splitlines()) if r["kind"] == "error"]
     assert (error["code"], error["exception"]) == (code, "ValueError")
     reading = read_evidence(data, [program])
@@ -1097,20 +1093,7 @@ def test_a_mesh_of_another_size_or_kind_is_recorded_and_read_from_its_log(
     fixtures = Path(__file__).resolve().parents[2] / "fixtures" / code
     program = tmp_path / name
     program.write_text((fixtures / name).read_text())
-    recording = RecordingDir()
-    try:
-        recording.write_patterns()
-        done = subprocess.run(
-            [python(version), str(program)],
-            cwd=tmp_path,
-            env=recording.env(1, command_env(tmp_path)),
-            capture_output=True,
-            timeout=300,
-            check=False,
-        )
-        data = recording.evidence(1).read_bytes()
-    finally:
-        recording.close()
+    done, data = recorded_run(python(version), program, tmp_path)
     (error,) = [r for r in map(json.loads, data.splitlines()) if r["kind"] == "error"]
     assert (error["code"], error["exception"]) == (code, RULES[code].error)
     reading = read_evidence(data, [program])

@@ -11,9 +11,8 @@ import pytest
 
 from codemods.test_real_jax import JAX_VERSIONS
 from jaxfix.evidence.recorder import SCHEMA
-from jaxfix.evidence.recording import RecordingDir
 from jaxfix.evidence.records import read_evidence
-from workflows.test_repair import command_env, jaxfix_repair, python
+from workflows.test_repair import command_env, jaxfix_repair, python, recorded_run
 
 pytestmark = pytest.mark.jax
 
@@ -46,20 +45,7 @@ def test_a_recorded_error_raised_in_a_function_the_block_calls_is_the_blocks(
     (its `callers`), and `jaxfix repair` fixes that block and the program then runs."""
     program = tmp_path / "run_doubled.py"
     program.write_text(JIT_IN_A_FUNCTION)
-    recording = RecordingDir()
-    try:
-        recording.write_patterns()
-        subprocess.run(
-            [python(version), str(program)],
-            cwd=tmp_path,
-            env=recording.env(1, command_env(tmp_path)),
-            capture_output=True,
-            timeout=300,
-            check=False,
-        )
-        data = recording.evidence(1).read_bytes()
-    finally:
-        recording.close()
+    _, data = recorded_run(python(version), program, tmp_path)
     (error,) = [r for r in map(json.loads, data.splitlines()) if r["kind"] == "error"]
     assert error["code"] == "JAX102", error
     (evidence,) = read_evidence(data, [program]).evidence[program]
