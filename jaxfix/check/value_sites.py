@@ -98,17 +98,7 @@ def with_value_sites(
             axis=written.axis,
         )
         found[path][index] = replace(item, value_site=site)
-        columns = (extent[1], extent[3]) if extent[0] == extent[2] else None
-        found.setdefault(where, []).append(
-            replace(
-                item,
-                line=extent[0],
-                columns=columns,
-                value_site=site,
-                at_value=True,
-                origins=(),
-            )
-        )
+        found.setdefault(where, []).append(_at_value(item, extent, site))
     for path, index, item in called:
         _at_caller(engine, path, index, item, found, ours)
     return {p: tuple(items) for p, items in found.items()}
@@ -165,15 +155,8 @@ def _at_caller(
             "context mesh this call runs in",
         )
         placed.append(site)
-        columns = (extent[1], extent[3]) if extent[0] == extent[2] else None
         found.setdefault(where, []).append(
-            replace(
-                item,
-                line=extent[0],
-                columns=columns,
-                value_site=site,
-                at_value=True,
-            )
+            _at_value(item, extent, site, keep_origins=True)
         )
     if placed:
         found[path][index] = replace(item, value_site=placed[0])
@@ -264,17 +247,7 @@ def _along_each(
             ),
         )
     for (where, extent), site in sites.items():
-        columns = (extent[1], extent[3]) if extent[0] == extent[2] else None
-        found.setdefault(where, []).append(
-            replace(
-                item,
-                line=extent[0],
-                columns=columns,
-                value_site=site,
-                at_value=True,
-                origins=(),
-            )
-        )
+        found.setdefault(where, []).append(_at_value(item, extent, site))
     if sites:
         found[path][index] = replace(item, value_site=next(iter(sites.values())))
     elif why is not None:
@@ -369,6 +342,22 @@ def _relative(file: Path, roots: list[Path]) -> str:
         if file.is_relative_to(root):
             return file.relative_to(root).as_posix()
     return file.name
+
+
+def _at_value(
+    item: Evidence,
+    extent: tuple[int, int, int, int],
+    site: ValueSite,
+    *,
+    keep_origins: bool = False,
+) -> Evidence:
+    """`item` again, at the place its value is written (`extent`: line, column, end line and
+    column; its columns only where it is on one line), its origins dropped unless kept."""
+    columns = (extent[1], extent[3]) if extent[0] == extent[2] else None
+    moved = replace(
+        item, line=extent[0], columns=columns, value_site=site, at_value=True
+    )
+    return moved if keep_origins else replace(moved, origins=())
 
 
 def _extent(module: Module, node: ast.AST) -> tuple[int, int, int, int]:
