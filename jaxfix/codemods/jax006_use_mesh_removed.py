@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.imports import unused_imports
-from jaxfix.codemods.text import not_fixed, with_note
+from jaxfix.codemods.text import missing_on_target, not_fixed, with_note
 from jaxfix.ground.diagnostics import Fix, Safety
 
 if TYPE_CHECKING:
@@ -81,6 +81,12 @@ class UseMeshRemoved(Rule):
             f"`{analysis.text(node.func)}` was removed from JAX: use `jax.set_mesh`; JAX "
             "raises AttributeError: module 'jax.sharding' has no attribute 'use_mesh'"
         )
+        missing = missing_on_target("`jax.set_mesh`", "0.7.1", self.options.jax_version)
+        if (
+            missing is not None
+        ):  # --select ALL on an older target: the fix would break it
+            self.report(node.func, with_note(message, missing))
+            return
         if not isinstance(node.func, ast.Attribute):
             self._imported_by_name(node, message)
             return
