@@ -624,9 +624,10 @@ def _check(
         and not (add_noqa or flags["output_file"] or lines is not None or log_run)
         and run.cache is not None
         and not found.errors
-        and not any(r.error for r in results)
+        and all(r.error is None or r.lasting_error for r in results)
         and (output_format == "text" or all(r.fixed is None for r in results))
     ):  # shown text alone, nothing to write: a later run of the same inputs may print it again
+        # (a file's error from its bytes, a syntax error, is printed again by the same bytes)
         from jaxfix.cache import warm_path
 
         warm_path.finish(

@@ -259,6 +259,20 @@ def parse(source: bytes) -> Notebook:
 _ASSIGNED_ESCAPE = re.compile(r"[A-Za-z_][\w.]*(\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*[%!]")
 
 
+# IPython's line magics (`%lsmagic` of a default kernel), which automagic (on by default) runs
+# without their `%`: `pip install jax`, `timeit -n 5 f(x)`.
+_LINE_MAGICS = frozenset(
+    "alias alias_magic autoawait autocall automagic autosave bookmark cat cd clear colors "
+    "conda config connect_info cp debug dhist dirs doctest_mode ed edit env gui hist history "
+    "killbgscripts ldir less lf lk ll load load_ext loadpy logoff logon logstart logstate "
+    "logstop ls lsmagic lx macro magic man matplotlib mkdir more mv notebook page pastebin "
+    "pdb pdef pdoc pfile pinfo pinfo2 pip popd pprint precision prun psearch psource pushd "
+    "pwd pycat pylab qtconsole quickref recall rehashx reload_ext rep rerun reset "
+    "reset_selective rm rmdir run save sc set_env store sx system tb time timeit unalias "
+    "unload_ext who who_ls whos xdel xmode".split()
+)
+
+
 def _is_ipython(line: str) -> bool:
     """A line IPython rewrites before Python sees it: `%magic`, `!shell`, `x = !cmd`, `?obj`, `obj?`."""
     code = line.strip()
@@ -269,6 +283,22 @@ def _is_ipython(line: str) -> bool:
         or bool(_ASSIGNED_ESCAPE.match(code))
         or ("#" not in code and code.endswith("?"))
     )
+
+
+def _is_automagic(line: str) -> bool:
+    """An automagic line (`pip install jax`): a line magic's name, then what Python cannot
+    read; `time = 5` or `cd / x` stay Python."""
+    code = line.strip()
+    name, _, rest = code.partition(" ")
+    if name not in _LINE_MAGICS or not rest.strip():
+        return False
+    try:
+        compile(code, "<cell>", "exec", dont_inherit=True)
+    except SyntaxError:
+        return True
+    except ValueError:  # a null byte: not ours to judge
+        return False
+    return False
 
 
 def _at_statement_start(lines: list[str]) -> bool:
@@ -347,7 +377,12 @@ def cells_module(cells: Sequence[tuple[int, str]], holder: str) -> CellsModule:
             if continuing_indent is not None:  # a line continued from a masked one
                 masked, indent = True, continuing_indent
             else:
-                masked = _is_ipython(line) and _at_statement_start(lines[: number - 1])
+                # the line's own test first: the others tokenize the cell so far
+                escape = _is_ipython(line)
+                masked = (escape or _is_automagic(line)) and (
+                    _at_statement_start(lines[: number - 1])
+                    and (escape or _at_statement_start(lines[:number]))
+                )
                 indent = line[: len(line) - len(line.lstrip(" \t"))]
             if masked:
                 module.lines.append(

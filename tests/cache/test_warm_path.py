@@ -121,6 +121,33 @@ def test_a_fix_is_shown_again_as_text_but_never_given_as_data(jaxfix):
         assert jaxfix(*args, "project")[3] == "normal"
 
 
+def test_a_syntax_error_replays_with_exit_2(jaxfix):
+    """A syntax error follows from the file's bytes, which the record holds: the same bytes
+    print it again."""
+    (jaxfix.project / "pkg" / "a.py").write_text(REPORTED)
+    (jaxfix.project / "pkg" / "broken.py").write_text(
+        "import jax\nfrom jax.sharding import use_abstract_mesh\ndef f(:\n"
+    )
+    out, err, code = jaxfix.recorded("--check", "project")
+    assert code == 2 and " JAX002 " in out and "broken.py" in err
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() == 0,
+    reason="root reads a file whatever its mode",
+)
+def test_an_unreadable_file_is_never_replayed(jaxfix):
+    """An unreadable file's error may pass: such a run is never recorded."""
+    (jaxfix.project / "pkg" / "a.py").write_text(REPORTED)
+    locked = jaxfix.project / "pkg" / "locked.py"
+    locked.write_text(REPORTED)
+    locked.chmod(0)
+    time.sleep(warm_path.SETTLED_NS / 1e9 + 0.2)
+    for _ in range(2):
+        _, err, code, ran = jaxfix("--check", "project")
+        assert ran == "normal" and code == 2 and "locked.py" in err
+
+
 @pytest.mark.parametrize(
     "change",
     [

@@ -281,6 +281,9 @@ CELLS = [
     "jax.numpy.ones?\n??jax\nawait asyncio.sleep(0)\r\n",  # help, top-level await, a CRLF line
     "%%bash\necho 'not python'\n",
     "",
+    # automagics (IPython runs a line magic without its `%`), beside Python spelled alike
+    "pip install -q jax\ntimeit -n 5 -r 5 f(x).block_until_ready()\n"
+    "time = 5\nrun(x)\ncd / x\nhistory (\n  1)\n",
 ]
 
 
@@ -312,6 +315,11 @@ def test_ipython_syntax_is_masked_and_restored_byte_for_byte():
         "%matplotlib" not in code
         and "!echo" not in code
         and "echo 'not python'" not in code
+        and "pip install" not in code
+        and "timeit -n" not in code
+    )
+    assert all(
+        line in code for line in ("time = 5\n", "run(x)\n", "cd / x\n", "history (\n")
     )
     assert nb.cells_of(module, notebook, code) == {
         i + 1: text for i, text in enumerate(CELLS) if not text.startswith("%%")
