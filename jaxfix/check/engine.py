@@ -231,17 +231,29 @@ def _run_rules(
     return analysis, kept(reports), kept(trails)
 
 
+# What a module's index lists (jaxfix/analysis/ast_engine/project.py): no walk needed for them.
+_INDEXED = frozenset({"visit_Module", "visit_With", "visit_AsyncWith", "visit_Call"})
+
+
 def _walk(module: Module, rules: list[Rule]) -> None:
     """Call the rules' `visit_<AstClass>` methods on every node, in source order (a node
     before its children, children in their fields' order): one walk for all rules. Rules that
-    only look at calls are given the module's calls (found by its index's walk)."""
+    only look at the module, `with` statements and calls are given those (found by the
+    module's index's walk), each kind in source order, without a walk."""
     handlers: dict[str, list[Callable[[ast.AST], object]]] = {}
     for rule in rules:
         for name, method in rule.get_visitors().items():
             handlers.setdefault(name, []).append(method)
-    if handlers.keys() <= {"visit_Call"}:
+    if handlers.keys() <= _INDEXED:
+        for method in handlers.get("visit_Module", ()):
+            method(module.tree)
+        withs = handlers.get("visit_With", [])
+        async_withs = handlers.get("visit_AsyncWith", [])
+        for statement in module.withs if withs or async_withs else ():
+            for method in withs if isinstance(statement, ast.With) else async_withs:
+                method(statement)
         methods = handlers.get("visit_Call", [])
-        for call in module.calls:
+        for call in module.calls if methods else ():
             for method in methods:
                 method(call)
         return

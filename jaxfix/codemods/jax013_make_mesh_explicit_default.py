@@ -186,11 +186,13 @@ class MakeMeshExplicitDefault(Rule):
             return
         self._report(node, mesh, what)
 
-    def visit_BinOp(self, node: ast.BinOp) -> None:
+    def visit_Module(self, node: ast.Module) -> None:
+        for product in self.analysis.module.matmuls:
+            self._matmul(product)
+
+    def _matmul(self, node: ast.BinOp) -> None:
         """`a @ b` of operands placed so that it surely raises, or where a run's log shows
         the dot_general's error."""
-        if not isinstance(node.op, ast.MatMult):
-            return
         if raises_on(self.raises_since, self.options.jax_version):
             found = self._contraction(node, ((node.left, node.right), (1, 0)))
             if found is not None:
@@ -206,7 +208,7 @@ class MakeMeshExplicitDefault(Rule):
         ())))` of 2-D operands and the one dimension of each it contracts; else None."""
         func = node.func
         if isinstance(func, ast.Attribute):
-            if func.attr not in _DOT_NAMES:
+            if func.attr not in _DOT_NAMES or not self._of_a_module(func):
                 return None  # not asked of the engine: most calls are none of these
         elif not isinstance(func, ast.Name) or not self._imported(func):
             return None
@@ -248,16 +250,16 @@ class MakeMeshExplicitDefault(Rule):
         """Whether the module imports a name `name` may be (`from jax.numpy import einsum as
         es`): what a call of a JAX API by a bare name needs, checked before asking the engine
         of every call."""
-        return name.id in self._imported_names
+        return name.id in self.analysis.module.imported
 
-    @functools.cached_property
-    def _imported_names(self) -> frozenset[str]:
-        return frozenset(
-            (alias.asname or alias.name).partition(".")[0]
-            for node in ast.walk(self.analysis.module.tree)
-            if isinstance(node, (ast.Import, ast.ImportFrom))
-            for alias in node.names
-        )
+    def _of_a_module(self, func: ast.Attribute) -> bool:
+        """Whether `jnp.dot`'s `jnp` (the name the attribute chain starts from) is a name the
+        module imports, as a JAX module is. An array's own `x.dot(y)` is not what this rule
+        reports, and asking of `x` would ask of every caller of its function."""
+        root: ast.expr = func.value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        return isinstance(root, ast.Name) and self._imported(root)
 
     # -- with_sharding_constraint -----------------------------------------------------------
 
@@ -305,7 +307,13 @@ class MakeMeshExplicitDefault(Rule):
             return None
         if any(isinstance(a, ast.Starred) for a in node.args):
             return None
-        args = self._mapped(node.func)
+        func = node.func
+        if isinstance(func, ast.Name) and not (
+            analysis.may_be_named(func, "shard_map")
+            or func.id in self._shard_map_decorated
+        ):
+            return None  # not bound from a shard_map nor a def it decorates: not asked
+        args = self._mapped(func)
         if (
             args is None
             or "axis_names" in args
@@ -341,6 +349,23 @@ class MakeMeshExplicitDefault(Rule):
                 "in_specs passed to shard_map: ... does not match the specs of the input"
             )
         return None
+
+    @functools.cached_property
+    def _shard_map_decorated(self) -> frozenset[str]:
+        """The names of the module's functions with one decorator naming shard_map (or a name
+        bound from it): what `_mapped` may find behind a bare name besides a binding."""
+        analysis = self.analysis
+        return frozenset(
+            node.name
+            for node in analysis.module.parents
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and len(node.decorator_list) == 1
+            and any(
+                isinstance(part, (ast.Name, ast.Attribute))
+                and analysis.may_be_named(part, "shard_map")
+                for part in ast.walk(node.decorator_list[0])
+            )
+        )
 
     def _mapped(self, func: ast.expr) -> dict[str, ast.expr] | None:
         """The arguments of the `shard_map(...)` that `func` is, names, jits

@@ -88,16 +88,27 @@ class ExperimentalPjit(Rule):
         )
         self._jax102: bool | None = None  # whether the module has a `with mesh:` block
 
-    def visit_Name(self, node: ast.Name) -> None:
-        self._reference(node)
+    def visit_Module(self, node: ast.Module) -> None:
+        """The reads of a name or attribute that may denote pjit (by the names this module
+        binds from code naming it), in source order; not one whose attribute is read
+        (`pjit.pjit_p` of the module jax._src.pjit)."""
+        analysis = self.analysis
+        loads = analysis.module.loads_by_name
+        reads = [
+            read
+            for name in analysis.names_bound_from("pjit")
+            for read in loads.get(name, ())
+            if not isinstance(analysis.parents.get(read), ast.Attribute)
+        ]
+        reads.sort(key=lambda n: (n.lineno, n.col_offset))
+        for read in reads:
+            self._reference(read)
 
-    def visit_Attribute(self, node: ast.Attribute) -> None:
-        self._reference(node)
-
-    def _reference(self, node: ast.Name | ast.Attribute) -> None:
+    def _reference(self, node: ast.AST) -> None:
         analysis = self.analysis
         if (
-            not isinstance(node.ctx, ast.Load)
+            not isinstance(node, (ast.Name, ast.Attribute))
+            or not isinstance(node.ctx, ast.Load)
             or analysis.parents.get(node).__class__ in (ast.alias, ast.ImportFrom)
             or not analysis.may_denote(node, "pjit")
             # once per module, before the names' values: a module with a `with mesh:` block

@@ -206,6 +206,11 @@ class Analysis:
             return True
         return self.may_denote(expr, *names)
 
+    def names_bound_from(self, *names: str) -> frozenset[str]:
+        """`names` and the names and attributes this module binds from code mentioning one of
+        them (`may_denote`'s test): a read spelled otherwise never denotes one of them."""
+        return self._binding_names(frozenset(names))
+
     def _binding_names(self, names: frozenset[str]) -> frozenset[str]:
         found = self._bound_from.get(names)
         if found is None:

@@ -81,6 +81,9 @@ class _Index:
     calls: list[ast.Call]
     bare_calls: list[ast.Call]
     walrus: bool  # any `:=`
+    withs: list[ast.With | ast.AsyncWith]
+    matmuls: list[ast.BinOp]  # `a @ b`
+    imported: set[str]  # the names imports bind (`np` of `import numpy as np`)
 
 
 class Module:
@@ -106,8 +109,9 @@ class Module:
         children): each node's parent, every read of a name or attribute by its last name
         (where a function may be used), the names functions declare `global`, the classes,
         each `x.attr = ...` by attribute, the calls (what the rules look at) and the bare
-        call statements (where a `set_mesh(...)` may be)."""
-        index = _Index({}, {}, set(), [], {}, [], [], False)
+        call statements (where a `set_mesh(...)` may be), the `with` statements and the
+        matrix products (what rules look at besides calls), the names imports bind."""
+        index = _Index({}, {}, set(), [], {}, [], [], False, [], [], set())
         parents, loads, calls = index.parents, index.loads, index.calls
         stack: list[ast.AST] = [self.tree]
         while stack:
@@ -142,6 +146,16 @@ class Module:
                 index.declared.update(node.names)
             elif isinstance(node, ast.NamedExpr):
                 index.walrus = True
+            elif isinstance(node, ast.BinOp):
+                if isinstance(node.op, ast.MatMult):
+                    index.matmuls.append(node)
+            elif isinstance(node, (ast.With, ast.AsyncWith)):
+                index.withs.append(node)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                index.imported.update(
+                    (alias.asname or alias.name).partition(".")[0]
+                    for alias in node.names
+                )
         return index
 
     def index(self) -> None:
@@ -164,6 +178,22 @@ class Module:
     def calls(self) -> list[ast.Call]:
         """Every call, in source order (an outer call before the calls in it)."""
         return self._index.calls
+
+    @property
+    def withs(self) -> list[ast.With | ast.AsyncWith]:
+        """Every `with` statement, in source order."""
+        return self._index.withs
+
+    @property
+    def imported(self) -> set[str]:
+        """The names the module's imports bind, wherever they are (`jnp` of `import
+        jax.numpy as jnp`, `jax` of `import jax.numpy`)."""
+        return self._index.imported
+
+    @property
+    def matmuls(self) -> list[ast.BinOp]:
+        """Every `a @ b`, in source order."""
+        return self._index.matmuls
 
     @property
     def bare_calls(self) -> list[ast.Call]:
