@@ -143,10 +143,13 @@ class MakeMeshExplicitDefault(Rule):
     tokens = (
         (b"with_sharding_constraint",),
         (b"shard_map",),
-        (rb"[\w)\]] *@",),  # `a @ b`, not a decorator
-        (b"matmul",),
-        (b"dot",),
-        (b"einsum",),
+        (rb"[\w)\]] *@[\s(=]",),  # `a @ b`, `a @= b`: not a decorator, not an address
+        # the calls `_contracted` reads, not the words (`dotted`, `jnp.dot` passed on)
+        (rb"\bmatmul\s*\(",),
+        (rb"\bdot\s*\(",),
+        (rb"\beinsum\s*\(",),
+        (rb"\btensordot\s*\(",),
+        (rb"\bdot_general\s*\(",),
     )
     raises = (
         "The spec of NamedSharding passed to with_sharding_constraint can only refer to "

@@ -100,7 +100,7 @@ class ExperimentalPjit(Rule):
             for read in loads.get(name, ())
             if not isinstance(analysis.parents.get(read), ast.Attribute)
         ]
-        reads.sort(key=lambda n: (n.lineno, n.col_offset))
+        reads.sort(key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)))
         for read in reads:
             self._reference(read)
 
@@ -141,7 +141,7 @@ class ExperimentalPjit(Rule):
                 and any(
                     is_legacy_mesh(self.analysis, i.context_expr) for i in node.items
                 )
-                for node in ast.walk(self.analysis.module.tree)
+                for node in self.analysis.module.withs
             )
         return self._jax102
 

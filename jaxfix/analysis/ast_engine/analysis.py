@@ -179,6 +179,8 @@ class Analysis:
     def _bare_parameter(self, name: ast.Name) -> bool:
         """Whether every binding reaching the read `name` is a parameter without a default
         (not a comprehension's variable of the same name)."""
+        if not self._parameter_around(name):
+            return False  # the flow's answer is not needed: no parameter is that name
         evaluator = self.engine.evaluator
         if evaluator.comprehension_variable(self.module, name) is not None:
             return False
@@ -187,6 +189,28 @@ class Analysis:
             b.kind == "param" and not _has_default(self.module, b.node)
             for b in bindings or ()
         )
+
+    def _parameter_around(self, name: ast.Name) -> bool:
+        """Whether a function or lambda `name` is read in (or one around it) has a parameter
+        spelled so."""
+        module = self.module
+        scope = module.scope_of(name)
+        while scope is not module.tree:
+            if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                arguments = scope.args
+                if any(
+                    a is not None and a.arg == name.id
+                    for a in (
+                        *arguments.posonlyargs,
+                        *arguments.args,
+                        *arguments.kwonlyargs,
+                        arguments.vararg,
+                        arguments.kwarg,
+                    )
+                ):
+                    return True
+            scope = module.scope_of(scope)
+        return False
 
     def may_call(self, node: ast.AST, *apis: Api) -> bool:
         """A cheap test before `called_api` for a rule after some APIs: whether `node` is a
@@ -459,8 +483,8 @@ def _has_default(module: Module, arg: ast.AST) -> bool:
 @dataclass(frozen=True)
 class _Binding:
     """One binding of a module, as `_names_bound_from` reads it: the names and attributes its
-    source reads (and the `as` names of its aliases), the dotted parts of the names it imports,
-    and the names it binds."""
+    source reads (and the `as` names of its aliases), what it imports (each dotted part of an
+    imported module's name; the name `from m import x` takes from m), and the names it binds."""
 
     reads: frozenset[str]
     imports: frozenset[str]
@@ -512,10 +536,15 @@ def _bindings(module: Module) -> tuple[_Binding, ...]:
                     if isinstance(node, ast.ImportFrom) and node.module
                     else alias.name
                 )
+                # `from m.pjit import f` binds m.pjit's `f`, whose last name is f, not
+                # pjit; `import m.pjit as p` binds the module m.pjit
+                parts = (
+                    {alias.name}
+                    if isinstance(node, ast.ImportFrom)
+                    else set(name.split("."))
+                )
                 found.append(
-                    _Binding(
-                        frozenset(), frozenset(name.split(".")), frozenset({spelled})
-                    )
+                    _Binding(frozenset(), frozenset(parts), frozenset({spelled}))
                 )
         elif isinstance(node, ast.Assign):
             found.append(binding(node.value, node.targets))
