@@ -1,0 +1,84 @@
+"""`jaxfix repair` on tests/repair_projects/devicemeshes, under real JAX on both tiers: inner
+meshes whose sizes are the shape of a device array (`Mesh(mesh_utils.create_device_mesh(shape),
+...)`, `Mesh(np.asarray(devices).reshape(shape), ...)`, entered as `.abstract_mesh`), a config
+made by a function named in a table (`CONFIGS[name]()`), and a size read through a property
+(`layout.shape` returning `self._shape`). Each is resized where the run's path leads; the mesh
+that works beside them and the constant another working mesh reads are left alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codemods.test_real_jax import JAX_VERSIONS
+from workflows.test_repair import changed, copied, python, repair_with_pytest, snapshot
+
+PROJECT = Path(__file__).parents[1] / "repair_projects" / "devicemeshes"
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_sizes_of_device_arrays_tables_and_properties_are_changed_where_written(
+    tmp_path, version
+):
+    tree = copied(PROJECT, tmp_path / "devicemeshes")
+    before = snapshot(tree)
+    code, report, _ = repair_with_pytest(
+        tree, tmp_path, python(version), "--unsafe-fixes", "-q"
+    )
+    assert code == 0 and report["passed"], report
+    details = {f["line"]: f["detail"] for f in report["fixed"]}
+    assert details == {
+        17: "resize the inner mesh to (2, 4) where its sizes are written "
+        "(RunConfig(eval_shape=...), presets/configs.py:17)",
+        22: "resize the inner mesh to (2, 4) where its sizes are written "
+        "(RunConfig(decode_shape=...), presets/configs.py:21)",
+        27: "resize the inner mesh to (2, 4) where its sizes are written "
+        "(LAYOUTS['wide'].shape, presets/meshes.py:36)",
+        33: "resize the inner mesh to (2, 4) where its sizes are written "
+        "(meshes.HOST_SHAPE, presets/stages.py:31)",
+    }
+    assert changed(before, tree) == {
+        "presets/configs.py",
+        "presets/meshes.py",
+        "presets/stages.py",
+    }
+    after = snapshot(tree)
+    configs = after["presets/configs.py"].decode()
+    # the working config is not touched; the two failing ones are changed at their keyword
+    assert "RunConfig(eval_shape=(4, 2), decode_shape=(2, 4))" in configs
+    assert "RunConfig(eval_shape=(2, 4))" in configs
+    assert "RunConfig(decode_shape=(2, 4))" in configs
+    meshes = after["presets/meshes.py"].decode()
+    assert '{"wide": Layout(shape=(2, 4)), "narrow": Layout(shape=(2, 4))}' in meshes
+    # HOST_SHAPE stays (2, 2) for host_only_sizes, which runs with it: only the failing read
+    assert "HOST_SHAPE = (2, 2)" in meshes
+    stages = after["presets/stages.py"].decode()
+    assert "meshes.host_mesh((2, 4))" in stages
+    assert "meshes.host_mesh(meshes.HOST_SHAPE)" in stages
+
+
+@pytest.mark.jax
+def test_a_factory_the_project_calls_elsewhere_is_not_changed(tmp_path):
+    """`large` is named by the table and also called by another function: its body is what
+    every call gets, so the run's path through the table does not change it (reported)."""
+    tree = copied(PROJECT, tmp_path / "devicemeshes")
+    configs = tree / "presets" / "configs.py"
+    configs.write_text(
+        configs.read_text() + "\n\ndef large_probe():\n    return large().mesh_shape\n"
+    )
+    before = snapshot(tree)
+    code, report, _ = repair_with_pytest(
+        tree, tmp_path, python(JAX_VERSIONS[0]), "--unsafe-fixes", "-q"
+    )
+    assert code == 1, report
+    assert 17 not in {f["line"] for f in report["fixed"]}
+    after = snapshot(tree)
+    assert after["presets/configs.py"] == before["presets/configs.py"].replace(
+        b"RunConfig(decode_shape=(2, 2))", b"RunConfig(decode_shape=(2, 4))"
+    )
+    assert any(
+        "the project names it elsewhere too" in left["detail"]
+        for left in report["left"]
+    ), report["left"]
