@@ -7,12 +7,21 @@ that works beside them and the constant another working mesh reads are left alon
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from codemods.test_real_jax import JAX_VERSIONS
-from workflows.test_repair import changed, copied, python, repair_with_pytest, snapshot
+from workflows.test_repair import (
+    changed,
+    command_env,
+    copied,
+    python,
+    repair_with_pytest,
+    snapshot,
+)
 
 PROJECT = Path(__file__).parents[1] / "repair_projects" / "devicemeshes"
 
@@ -82,3 +91,42 @@ def test_a_factory_the_project_calls_elsewhere_is_not_changed(tmp_path):
         "the project names it elsewhere too" in left["detail"]
         for left in report["left"]
     ), report["left"]
+
+
+@pytest.mark.jax
+def test_evidence_recorded_in_ci_walks_values_as_repair_does(tmp_path):
+    """`pytest -p jaxfix.record` in CI, `jaxfix --evidence FILE` later: the walk counts the
+    project's callers and reads as repair does (it counted none, and refused the table's
+    config function as called elsewhere)."""
+    tree = copied(PROJECT, tmp_path / "devicemeshes")
+    evidence = tmp_path / "evidence.jsonl"
+    env = {
+        **command_env(tmp_path),
+        "JAXFIX_RECORD": str(evidence),
+        "PYTHONPATH": str(Path(__file__).parents[2]),
+    }
+    recorded = subprocess.run(
+        [python(JAX_VERSIONS[0]), "-m", "pytest", "-q", "-p", "jaxfix.record"],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert evidence.exists(), recorded.stdout + recorded.stderr
+    done = subprocess.run(
+        [sys.executable, "-m", "jaxfix", "--evidence", str(evidence)]
+        + ["--unsafe-fixes", "--diff", "."],
+        cwd=tree,
+        env=command_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert "-    return RunConfig(eval_shape=(4, 4))" in done.stdout, (
+        done.stdout + done.stderr
+    )
+    assert "+    return RunConfig(eval_shape=(2, 4))" in done.stdout
+    assert '+LAYOUTS = {"wide": Layout(shape=(2, 4))' in done.stdout
