@@ -15,7 +15,8 @@ is dropped. The writer reads them when an error names the object (docs/repair.md
 JAX's traceback filtering drops its own frames from an error raised under `jax.jit`, and with
 them the frame whose locals name the meshes (`_top_level_ag`'s `aval` and `out_sh`): the
 gather's wrapper (`patch_shard_map`) keeps that frame's locals on the error it lets through
-(`RAISED_LOCALS`), where the writer reads them as it reads an unfiltered traceback's.
+(`RAISED_LOCALS`), where the writer reads them as it reads an unfiltered traceback's; the
+lowering's wrapper (`patch_pxla`) does the same for `.lower()`'s argument shardings.
 
 Standard library only, like the hooks; copied beside them as `jaxfix_record_provenance.py`.
 """
@@ -246,3 +247,13 @@ def patch_shard_map(module):
     if function is None or getattr(function, "_jaxfix_recorder", False):
         return
     module.top_level_all_gather = _keep_raised_locals(function)
+
+
+def patch_pxla(module):
+    """jax._src.interpreters.pxla: `lower_sharding_computation`, whose "lowering_platforms
+    ... is required" error reaches the program through `.lower()` with JAX's frames (and the
+    lowering's argument shardings in them) filtered out."""
+    function = getattr(module, "lower_sharding_computation", None)
+    if function is None or getattr(function, "_jaxfix_recorder", False):
+        return
+    module.lower_sharding_computation = _keep_raised_locals(function)

@@ -3,7 +3,9 @@ meshes whose sizes are the shape of a device array (`Mesh(mesh_utils.create_devi
 ...)`, `Mesh(np.asarray(devices).reshape(shape), ...)`, entered as `.abstract_mesh`), a config
 made by a function named in a table (`CONFIGS[name]()`), and a size read through a property
 (`layout.shape` returning `self._shape`). Each is resized where the run's path leads; the mesh
-that works beside them and the constant another working mesh reads are left alone."""
+that works beside them and the constant another working mesh reads are left alone. A lowering
+of an abstract argument is fixed and named with where the run built its mesh; the lowering
+of a device array beside it is not changed."""
 
 from __future__ import annotations
 
@@ -33,11 +35,11 @@ def test_sizes_of_device_arrays_tables_and_properties_are_changed_where_written(
 ):
     tree = copied(PROJECT, tmp_path / "devicemeshes")
     before = snapshot(tree)
-    code, report, _ = repair_with_pytest(
-        tree, tmp_path, python(version), "--unsafe-fixes", "-q"
+    code, report, rounds = repair_with_pytest(
+        tree, tmp_path, python(version), "--unsafe-fixes"
     )
     assert code == 0 and report["passed"], report
-    details = {f["line"]: f["detail"] for f in report["fixed"]}
+    details = {f["line"]: f["detail"] for f in report["fixed"] if f["code"] == "JAX002"}
     assert details == {
         17: "resize the inner mesh to (2, 4) where its sizes are written "
         "(RunConfig(eval_shape=...), presets/configs.py:17)",
@@ -50,9 +52,21 @@ def test_sizes_of_device_arrays_tables_and_properties_are_changed_where_written(
     }
     assert changed(before, tree) == {
         "presets/configs.py",
+        "presets/export.py",
         "presets/meshes.py",
         "presets/stages.py",
     }
+    # JAX001: the lowering's argument sharding is named with where the run built its mesh
+    assert [
+        (f["path"], f["line"]) for f in report["fixed"] if f["code"] == "JAX001"
+    ] == [("presets/export.py", 18)]
+    assert (
+        "the run built an argument sharding's abstract mesh at presets/export.py:9, "
+        "called from presets/export.py:17, called from tests/test_export.py:5"
+    ) in rounds
+    after_export = snapshot(tree)["presets/export.py"].decode()
+    assert after_export.count("lowering_platforms") == 1
+    assert "return jax.jit(lambda x: x * 2).lower(x)\n" in after_export
     after = snapshot(tree)
     configs = after["presets/configs.py"].decode()
     # the working config is not touched; the two failing ones are changed at their keyword
