@@ -258,7 +258,10 @@ def _along_each(
     for (where, extent), site in sites.items():
         found.setdefault(where, []).append(_at_value(item, extent, site))
     if sites:
-        found[path][index] = replace(item, value_site=next(iter(sites.values())))
+        # the others' reason too: a path that reaches no place is named at the raising line
+        found[path][index] = replace(
+            item, value_site=next(iter(sites.values())), value_unknown=why
+        )
     elif why is not None:
         found[path][index] = replace(item, value_unknown=why)
 

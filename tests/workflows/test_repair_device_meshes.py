@@ -144,3 +144,48 @@ def test_evidence_recorded_in_ci_walks_values_as_repair_does(tmp_path):
     )
     assert "+    return RunConfig(eval_shape=(2, 4))" in done.stdout
     assert '+LAYOUTS = {"wide": Layout(shape=(2, 4))' in done.stdout
+
+
+POD_CONFIG = """def pod():
+    return RunConfig(eval_shape=(jax.device_count() // 2, 4))
+
+
+CONFIGS = {"small": small, "large": large, "serving": serving, "pod": pod}
+"""
+POD_TEST = """
+from presets.stages import runner
+
+
+def test_pod_eval():
+    assert runner("pod").eval_sizes() in ((2, 4), (4, 2))
+"""
+
+
+@pytest.mark.jax
+def test_a_path_to_the_same_line_whose_sizes_are_computed_is_named(tmp_path):
+    """Two configs reach one raising line: `large`'s literal is changed; `pod`'s sizes are
+    computed from the device count (report-only): the raising line names that expression and
+    its line, not only the fix made for the other path."""
+    tree = copied(PROJECT, tmp_path / "devicemeshes")
+    configs = tree / "presets" / "configs.py"
+    configs.write_text(
+        "import jax\n"
+        + configs.read_text().replace(
+            'CONFIGS = {"small": small, "large": large, "serving": serving}\n',
+            POD_CONFIG,
+        )
+    )
+    (tree / "tests" / "test_pod.py").write_text(POD_TEST)
+    code, report, rounds = repair_with_pytest(
+        tree, tmp_path, python(JAX_VERSIONS[0]), "--unsafe-fixes"
+    )
+    assert code == 1, report
+    assert "RunConfig(eval_shape=(2, 4))" in configs.read_text()
+    assert "RunConfig(eval_shape=(jax.device_count() // 2, 4))" in configs.read_text()
+    computed = (
+        "another path the run took to this line: `jax.device_count() // 2` at "
+        "configs.py:26 is computed, not a value jaxfix follows"
+    )
+    assert computed in rounds, rounds
+    [left] = [x for x in report["left"] if x["line"] == 17]
+    assert left["detail"] == f"raised again after its fix; {computed}", left
