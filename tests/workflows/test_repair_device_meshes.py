@@ -5,7 +5,9 @@ made by a function named in a table (`CONFIGS[name]()`), and a size read through
 (`layout.shape` returning `self._shape`). Each is resized where the run's path leads; the mesh
 that works beside them and the constant another working mesh reads are left alone. A lowering
 of an abstract argument is fixed and named with where the run built its mesh; the lowering
-of a device array beside it is not changed."""
+of a device array beside it is not changed; a `jax.make_mesh` mesh without axis types under
+`with_sharding_constraint` (JAX013) gets Auto axes though its module declares another mesh's
+Explicit."""
 
 from __future__ import annotations
 
@@ -52,10 +54,18 @@ def test_sizes_of_device_arrays_tables_and_properties_are_changed_where_written(
     }
     assert changed(before, tree) == {
         "presets/configs.py",
+        "presets/data.py",
         "presets/export.py",
         "presets/meshes.py",
         "presets/stages.py",
     }
+    # JAX013: the module declares another mesh's axes Explicit through a helper, which
+    # relies on nothing: the data mesh gets Auto axes; the model mesh is not touched
+    data = snapshot(tree)["presets/data.py"].decode()
+    assert (
+        'jax.make_mesh((hosts,), ("batch",), axis_types=(AxisType.Auto,) * 1)' in data
+    )
+    assert 'jax.make_mesh((2, 4), ("data", "model"), axis_types=explicit(2))' in data
     # JAX001: the lowering's argument sharding is named with where the run built its mesh
     assert [
         (f["path"], f["line"]) for f in report["fixed"] if f["code"] == "JAX001"
