@@ -113,10 +113,6 @@ def _apply(
     order: ImportOrder,
 ) -> cst.Module:
     """Apply every fix whose nodes do not overlap an earlier one's; the rest wait for the next pass."""
-    from libcst.codemod import CodemodContext
-    from libcst.codemod.visitors import AddImportsVisitor
-
-    from jaxfix.write.added_imports import SortedAddImportsVisitor
     from jaxfix.write.cst_edits import ReplaceByIdentity
     from jaxfix.write.layout import fit_line_length
 
@@ -133,6 +129,13 @@ def _apply(
     edits = fit_line_length(edits, module, tree.parents, tree.positions, line_length)
     module = module.visit(ReplaceByIdentity(edits))
     if imports:
+        # libcst.codemod (and the libcst.matchers it loads, ~0.25 s of CPU) only for a fix
+        # that adds an import
+        from libcst.codemod import CodemodContext
+        from libcst.codemod.visitors import AddImportsVisitor
+
+        from jaxfix.write.added_imports import SortedAddImportsVisitor
+
         context = CodemodContext()
         for module_name, obj in sorted(imports, key=lambda i: (i[0], i[1] or "")):
             AddImportsVisitor.add_needed_import(context, module_name, obj)

@@ -61,6 +61,15 @@ def with_value_sites(
     from jaxfix.analysis.ast_engine.values import Unknown
     from jaxfix.analysis.ast_engine.written_at import written_at
 
+    if not run.scope and run.scope_root is not None:
+        # `--evidence` (repair's run is scoped already): the walk counts callers and reads
+        # over the project's files, as repair does, not over none
+        from jaxfix.sources.discovery import project_files
+
+        scope = project_files(
+            run.scope_root, list(files), run.options.exclude, run.options.all_includes
+        )
+        run = replace(run, scope=tuple(scope))
     engine = run.engine(run.options.jax_version)
     ours = {p.resolve() for p in files}
     for path, index, item in walked:
@@ -249,7 +258,10 @@ def _along_each(
     for (where, extent), site in sites.items():
         found.setdefault(where, []).append(_at_value(item, extent, site))
     if sites:
-        found[path][index] = replace(item, value_site=next(iter(sites.values())))
+        # the others' reason too: a path that reaches no place is named at the raising line
+        found[path][index] = replace(
+            item, value_site=next(iter(sites.values())), value_unknown=why
+        )
     elif why is not None:
         found[path][index] = replace(item, value_unknown=why)
 
@@ -313,10 +325,10 @@ def _data_site(
         for m in new
     ):
         seen = new[0].axis_sizes if new else ()
-        run = list(seen) if axis is None or not 0 <= axis < len(seen) else seen[axis]
+        held = list(seen) if axis is None or not 0 <= axis < len(seen) else seen[axis]
         return (
             f"{_relative(file, roots)}:{entry.line}: {shown} now holds {entry.text}, "
-            f"not the run's {run} (changed since the run): not written"
+            f"not the run's {held} (changed since the run): not written"
         )
     return ValueSite(
         (raised, item.line),

@@ -64,6 +64,8 @@ class Rule:
     # Where JAX holds each role's mesh when it raises: a local variable of the raising frame,
     # then attributes ("self.prev"). The repair recorder reads them when that frame survives
     # JAX's traceback filtering; else the message tells.
+    # A path `local[*].attribute` is a collection: each item is recorded as role0, role1, ...
+    # (meshes the message does not name, kept for where the run built them).
     mesh_locals: ClassVar[Mapping[str, str]] = {}
     # The JAX source files that raise those errors (path suffixes, `/`-separated): a logged
     # traceback ending in one whose message cannot be read is said to be lost, not ignored.
@@ -107,7 +109,9 @@ class Rule:
                 parse_version(cls.raises_since)
         except ValueError as error:
             raise TypeError(f"{cls.__name__}.raises_since: {error}") from None
-        unknown = set(cls.mesh_locals) - set(mesh_roles(cls.raises))
+        unknown = {
+            role for role, path in cls.mesh_locals.items() if "[*]" not in path
+        } - set(mesh_roles(cls.raises))
         if unknown:
             raise TypeError(
                 f"{cls.__name__}.mesh_locals: no `raises` message names {sorted(unknown)}"

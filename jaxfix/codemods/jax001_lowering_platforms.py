@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ast
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jaxfix.analysis.ast_engine.analysis import Analysis
@@ -33,8 +35,8 @@ from jaxfix.analysis.ast_engine.values import (
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.text import not_fixed
-from jaxfix.evidence.facts import MeshFacts
-from jaxfix.ground.diagnostics import Fix, Safety
+from jaxfix.evidence.facts import MeshFacts, Origin
+from jaxfix.ground.diagnostics import Fix, Location, Related, Safety
 from jaxfix.ground.quoting import cut
 from jaxfix.settings.rule_settings import RuleSetting
 
@@ -135,6 +137,8 @@ class _AbstractOnly:
     logged: str = ""  # from a log: where it shows JAX raised here
     # the mesh in play whose size is not known, and how the message names it
     unsized: _Found | None = None
+    # from a recorded run: where it built the meshes of the lowering's argument shardings
+    related: tuple[Related, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -393,7 +397,7 @@ class MissingLoweringPlatforms(Rule):
         "AbstractMesh cannot be used when jaxpr contains primitives that require devices to be present during lowering.",
     )
     raised_in = ("jax/_src/interpreters/pxla.py",)
-    mesh_locals = {"context": "context_mesh"}
+    mesh_locals = {"context": "context_mesh", "argument": "unique_in_shardings[*].mesh"}
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
@@ -820,7 +824,11 @@ class MissingLoweringPlatforms(Rule):
             else ""
         )
         size = context.size if context is not None else None
-        return _AbstractOnly(reason, None, size, logged)
+        built = _argument_origins(confirmed, self.analysis.path)
+        if built:
+            reason += "; " + "; ".join(text for text, _ in built)
+        related = tuple(place for _, places in built for place in places)
+        return _AbstractOnly(reason, None, size, logged, related=related)
 
     def _abstract_only(self, trace: ast.Call, jitted: _Jitted) -> _AbstractOnly | None:
         context = self._context_mesh(trace)
@@ -1211,8 +1219,15 @@ class MissingLoweringPlatforms(Rule):
                 return old.with_changes(args=[given.with_changes(value=new)])
             return old.with_changes(args=[keyword_arg("lowering_platforms", new)])
 
+        reason, related = abstract_only.reason, abstract_only.related
+        confirmed = self.analysis.confirmed(lower, self.code)
+        if not related and confirmed is not None:
+            # the code shows why; the run also shows where it built the argument meshes
+            built = _argument_origins(confirmed, self.analysis.path)
+            reason = "; ".join([reason, *(text for text, _ in built)])
+            related = tuple(place for _, places in built for place in places)
         message = (
-            f"`.lower()` needs lowering_platforms: only AbstractMesh is in play ({abstract_only.reason}), "
+            f"`.lower()` needs lowering_platforms: only AbstractMesh is in play ({reason}), "
             f"so JAX raises {_JAX_ERROR}"
         )
         compiles = self._compiles_without_devices(lower)
@@ -1226,6 +1241,7 @@ class MissingLoweringPlatforms(Rule):
                     Safety.SAFE,
                     imports,
                 ),
+                related=related,
             )
             return
         message += "; the .compile() that follows then needs device_assignment="
@@ -1240,6 +1256,7 @@ class MissingLoweringPlatforms(Rule):
             self.report(
                 lower,
                 message + " (mesh size unknown: no fix)" + (f"; {why}" if why else ""),
+                related=related,
             )
             return
         jax_name, jax_import = self.analysis.module_spelling("jax")
@@ -1271,7 +1288,10 @@ class MissingLoweringPlatforms(Rule):
         edits += [(call, compiled) for call in compiles]
         title = f"add lowering_platforms={value} and device_assignment={devices}"
         self.report(
-            lower, message, fix=Fix(title, tuple(edits), Safety.UNSAFE, jax_import)
+            lower,
+            message,
+            fix=Fix(title, tuple(edits), Safety.UNSAFE, jax_import),
+            related=related,
         )
 
     def _platforms_value(self) -> tuple[str, tuple[tuple[str, str | None], ...]]:
@@ -1318,3 +1338,45 @@ class MissingLoweringPlatforms(Rule):
 
 def _identity(mesh: Mesh) -> int:
     return id(mesh.origin) if mesh.origin is not None else id(mesh)
+
+
+_LISTED_ARGUMENTS = 4  # argument meshes named in a message
+
+
+def _argument_origins(
+    confirmed: Confirmed, raised: Path
+) -> list[tuple[str, tuple[Related, ...]]]:
+    """Where the recorded run built the meshes of the lowering's argument shardings (each
+    chain placed in the tree and checked against the code), as a phrase for the message and
+    places (the creation line, then the callers it came through)."""
+    chains = list(
+        dict.fromkeys(
+            o.frames
+            for o in confirmed.evidence.origins
+            if o.kind == "built" and o.role.startswith("argument") and o.frames
+        )
+    )[:_LISTED_ARGUMENTS]
+    if not chains:
+        return []
+    paths = [os.path.abspath(p) for chain in chains for p, _ in chain]
+    root = Path(os.path.commonpath([*paths, os.path.abspath(raised)]))
+    if root.as_posix() in paths:
+        root = root.parent
+    found = []
+    for chain in chains:
+        innermost = list(reversed(chain))
+        shown = Origin("argument", "built", chain).describe(root)
+        places = tuple(
+            Related(
+                "the run built an argument sharding's abstract mesh here"
+                if n == 0
+                else "called from here",
+                Location(line, 1),
+                path,
+            )
+            for n, (path, line) in enumerate(innermost[:3])
+        )
+        found.append(
+            (f"the run built an argument sharding's abstract mesh at {shown}", places)
+        )
+    return found

@@ -23,7 +23,7 @@ from jaxfix.analysis.ast_engine.values import ListValue, Mesh, Unknown, tuple_te
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.text import not_fixed, other_file, related, with_note
-from jaxfix.evidence.facts import LISTED, Evidence, Facts, ValueSite, listed
+from jaxfix.evidence.facts import LISTED, Evidence, Facts, Origin, ValueSite, listed
 from jaxfix.ground.diagnostics import DataEdit, Fix, Location, Related, Safety
 from jaxfix.ground.quoting import cut
 from jaxfix.settings.options import Options
@@ -218,7 +218,13 @@ class AbstractMeshSizeChange(Rule):
             message = self._logged(node, confirmed)
             disagreement = self._disagreement(inner, confirmed, shown)
             if disagreement is not None or inner is None:
-                self.report(node, with_note(message, disagreement))
+                self.report(
+                    node,
+                    with_note(
+                        with_note(message, disagreement), self._each_built(confirmed)
+                    ),
+                    related=_origin_places(confirmed.evidence),
+                )
                 return
             outers = confirmed.logged("prev", node)
             related = ()
@@ -250,7 +256,32 @@ class AbstractMeshSizeChange(Rule):
             f"the run built the inner mesh from `{site.name}`, written at "
             f"{site.where(self._root(site.path))}: its fix goes there"
         )
-        return with_note(note, site.why)
+        unknown = confirmed.evidence.value_unknown
+        return with_note(
+            with_note(note, site.why),
+            f"another path the run took to this line: {unknown}" if unknown else None,
+        )
+
+    def _each_built(self, confirmed: Confirmed) -> str | None:
+        """Where the run built each inner mesh entered here, when it came along several
+        paths (what to change, path by path), and what stopped the walk from each."""
+        origins = list(
+            dict.fromkeys(
+                o.frames
+                for o in confirmed.evidence.origins
+                if (o.role, o.kind) == ("new", "built")
+            )
+        )
+        if len(origins) < 2:
+            return None
+        root = self._root(*(p for frames in origins for p, _ in frames))
+        built = "; ".join(
+            Origin("new", "built", frames).describe(root) for frames in origins[:LISTED]
+        )
+        unknown = confirmed.evidence.value_unknown
+        return f"the run built the inner meshes at {built}" + (
+            f" ({unknown})" if unknown else ""
+        )
 
     def _built_at(self, confirmed: Confirmed) -> str | None:
         """Where the run built the inner mesh (its creation frame, then the callers it came

@@ -60,8 +60,10 @@ _Contracted: TypeAlias = tuple[tuple[ast.expr, ast.expr], tuple[int, int]]
 # Code written for Explicit axes: the fix would change what it relies on.
 _EXPLICIT_CODE = re.compile(
     rb"\breshard\b|\bout_sharding\s*=|\btypeof\s*\(|\bexplicit_axes\b|\bauto_axes\b"
-    rb"|\bAxisType\s*\.\s*Explicit\b|\bAxisType\s*\.\s*Manual\b"
+    rb"|\bAxisType\s*\.\s*Manual\b"
 )
+_EXPLICIT_TYPE = re.compile(rb"\bAxisType\s*\.\s*Explicit\b")
+_MESH_CONSTRUCTORS = frozenset({"Mesh", "AbstractMesh", "make_mesh"})
 
 
 class MakeMeshExplicitDefault(Rule):
@@ -118,8 +120,9 @@ class MakeMeshExplicitDefault(Rule):
     ## Fix safety
     Unsafe: the mesh's axes become Auto for every use of it, not only the one that raises.
     Where the module holds code written for Explicit axes (`reshard`, `out_sharding=`,
-    `jax.typeof(...)`, `explicit_axes`/`auto_axes`, `AxisType.Explicit`), or the
-    `make_mesh` call is in another module, the report comes without a fix. A
+    `jax.typeof(...)`, `explicit_axes`/`auto_axes`, `AxisType.Explicit` other than in
+    another mesh's `axis_types=`, directly or through a constant or helper only used so), or
+    the `make_mesh` call is in another module, the report comes without a fix. A
     `with_sharding_constraint` under `jax.set_mesh` is an assertion on the array's sharding
     (``AssertionError: `with_sharding_constraint` acts as an assert when all axes of mesh
     are of type `Explicit` ``), which the code does not show: not reported. Not reported
@@ -576,7 +579,52 @@ class MakeMeshExplicitDefault(Rule):
 
     @functools.cached_property
     def _explicit_code(self) -> bool:
-        return _EXPLICIT_CODE.search(self.analysis.source) is not None
+        """Whether the module holds code written for Explicit axes. `AxisType.Explicit` that
+        only declares another mesh's axis types (`Mesh(devices, names,
+        axis_types=(AxisType.Explicit,) * 2)`, directly, through a constant or a helper whose
+        every use is such an argument) relies on nothing: it is not counted."""
+        source = self.analysis.source
+        if _EXPLICIT_CODE.search(source) is not None:
+            return True
+        if _EXPLICIT_TYPE.search(source) is None:
+            return False
+        tree = self.analysis.module.tree
+        named = [
+            node
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute)
+            and node.attr == "Explicit"
+            and _last_name(node.value) == "AxisType"
+        ]
+        return not named or not all(self._declares_axis_types(n, tree) for n in named)
+
+    def _declares_axis_types(self, node: ast.AST, tree: ast.Module) -> bool:
+        """`node` is (part of) a mesh constructor's axis types argument, or of a module
+        constant or a function's one return that is only ever used as one."""
+        parents = self.analysis.parents
+        child, parent = node, parents.get(node)
+        while parent is not None:
+            if _axis_types_argument(child, parent):
+                return True
+            if isinstance(parent, ast.Return):
+                function = parents.get(parent)
+                return (
+                    isinstance(function, ast.FunctionDef)
+                    and len(function.body) - _docstring(function) == 1
+                    and _only_as_axis_types(function.name, tree, parents, call=True)
+                )
+            if isinstance(parent, ast.Assign):
+                targets = parent.targets
+                return (
+                    parents.get(parent) is tree
+                    and len(targets) == 1
+                    and isinstance(targets[0], ast.Name)
+                    and _only_as_axis_types(targets[0].id, tree, parents, call=False)
+                )
+            if isinstance(parent, (ast.stmt, ast.Lambda)):
+                return False
+            child, parent = parent, parents.get(parent)
+        return False
 
     def _axis_type_spelling(self) -> tuple[str, Imports]:
         """`AxisType` as the module spells it: its own import of it, else through its import
@@ -755,3 +803,60 @@ def _with_axis_types(text: str) -> Callable[[cst.CSTNode], cst.CSTNode]:
         )
 
     return edit
+
+
+def _last_name(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def _axis_types_argument(child: ast.AST, parent: ast.AST) -> bool:
+    """`child` is the axis types argument of a mesh constructor call `parent` (by keyword, or
+    the third positional argument of `Mesh`, `AbstractMesh` or `make_mesh`)."""
+    if isinstance(parent, ast.keyword):
+        return parent.arg == "axis_types"
+    return (
+        isinstance(parent, ast.Call)
+        and _last_name(parent.func) in _MESH_CONSTRUCTORS
+        and len(parent.args) > 2
+        and parent.args[2] is child
+    )
+
+
+def _docstring(function: ast.FunctionDef) -> int:
+    first = function.body[0]
+    return int(
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    )
+
+
+def _only_as_axis_types(
+    name: str, tree: ast.Module, parents: dict[ast.AST, ast.AST], *, call: bool
+) -> bool:
+    """Every read of `name` in the module is a mesh constructor's axis types argument
+    (`call`: `name(...)` is), and there is at least one."""
+    reads = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name)
+        and node.id == name
+        and isinstance(node.ctx, ast.Load)
+    ]
+    if not reads:
+        return False
+    for read in reads:
+        used: ast.AST = read
+        if call:
+            caller = parents.get(read)
+            if not isinstance(caller, ast.Call) or caller.func is not read:
+                return False
+            used = caller
+        parent = parents.get(used)
+        if parent is None or not _axis_types_argument(used, parent):
+            return False
+    return True

@@ -3,7 +3,9 @@
 When the program imports JAX's mesh module (and its sharding module), jaxfix/evidence/recorder.py has
 this module wrap the few constructors and context entries that make or install a mesh:
 `AbstractMesh(...)` and `Mesh(...)` (so `jax.make_mesh`, `.abstract_mesh` and `.update(...)`,
-which build theirs through them), `use_abstract_mesh(...)` and `with mesh:` when entered, and
+which build theirs through them; an abstract mesh a concrete mesh's `.abstract_mesh` makes
+is looked up as the concrete mesh, whose construction gave its sizes),
+`use_abstract_mesh(...)` and `with mesh:` when entered, and
 `jax.set_mesh(...)` when it sets its mesh. Each wrapper calls the original and then notes, for
 the object, the user-code frames of that moment (code, instruction, line: no frame is kept
 alive), innermost first. The notes are keyed by the object's identity through a weak reference
@@ -13,7 +15,8 @@ is dropped. The writer reads them when an error names the object (docs/repair.md
 JAX's traceback filtering drops its own frames from an error raised under `jax.jit`, and with
 them the frame whose locals name the meshes (`_top_level_ag`'s `aval` and `out_sh`): the
 gather's wrapper (`patch_shard_map`) keeps that frame's locals on the error it lets through
-(`RAISED_LOCALS`), where the writer reads them as it reads an unfiltered traceback's.
+(`RAISED_LOCALS`), where the writer reads them as it reads an unfiltered traceback's; the
+lowering's wrapper (`patch_pxla`) does the same for `.lower()`'s argument shardings.
 
 Standard library only, like the hooks; copied beside them as `jaxfix_record_provenance.py`.
 """
@@ -31,6 +34,8 @@ RAISED_LOCALS = (
 )
 _built = {}  # id(object) -> (weak reference, frames)
 _entered = {}
+# id(abstract mesh) -> (weak reference, weak reference to the concrete mesh that made it)
+_derived = {}
 _internal_paths = {}  # a code object's file -> whether it is JAX's, the stdlib's or ours
 
 
@@ -70,7 +75,13 @@ def _user_frames(frame):
 
 def _note(notes, obj, frame):
     try:
-        frames = _user_frames(frame)
+        _note_frames(notes, obj, _user_frames(frame))
+    except Exception:  # noqa: BLE001, S110 - the program must run as if unrecorded
+        pass
+
+
+def _note_frames(notes, obj, frames):
+    try:
         if not frames:
             return
         key = id(obj)
@@ -92,7 +103,14 @@ def _looked_up(notes, obj):
 
 def built(obj):
     """The user frames (code, instruction, line), innermost first, of the call that last built
-    `obj`; () when none was noted."""
+    `obj`; () when none was noted. For the abstract mesh of a concrete mesh, the concrete
+    mesh's: JAX keeps one object for equal meshes (and its abstract mesh once made), so the
+    last call that built it is the one that counts, looked up now."""
+    derived = _derived.get(id(obj))
+    if derived is not None and derived[0]() is obj:
+        concrete = derived[1]()
+        if concrete is not None:
+            return _looked_up(_built, concrete)
     return _looked_up(_built, obj)
 
 
@@ -110,12 +128,35 @@ def _enter_note(mesh, frame):
         _note(_entered, cached, frame)
 
 
+def _note_built(obj, frame):
+    """A mesh built: its user frames; an abstract mesh made by a concrete mesh's
+    `.abstract_mesh` (JAX's property, the caller's frame) is noted with that mesh's creation
+    frames, where its sizes were given (the property's read says nothing about them)."""
+    try:
+        if frame.f_code.co_name == "abstract_mesh" and _internal(
+            frame.f_code.co_filename
+        ):
+            concrete = frame.f_locals.get("self")
+            if built(concrete):
+                key = id(obj)
+                while len(_derived) >= _MAX_OBJECTS:
+                    _derived.pop(next(iter(_derived)), None)
+                _derived[key] = (
+                    weakref.ref(obj, lambda _, key=key: _derived.pop(key, None)),
+                    weakref.ref(concrete),
+                )
+                return
+    except Exception:  # noqa: BLE001, S110 - the program must run as if unrecorded
+        pass
+    _note(_built, obj, frame)
+
+
 def _wrap_new(cls):
     original = cls.__new__
 
     def __new__(klass, *args, **kwargs):
         obj = original(klass, *args, **kwargs)
-        _note(_built, obj, sys._getframe(1))
+        _note_built(obj, sys._getframe(1))
         return obj
 
     __new__.__wrapped__ = original
@@ -206,3 +247,13 @@ def patch_shard_map(module):
     if function is None or getattr(function, "_jaxfix_recorder", False):
         return
     module.top_level_all_gather = _keep_raised_locals(function)
+
+
+def patch_pxla(module):
+    """jax._src.interpreters.pxla: `lower_sharding_computation`, whose "lowering_platforms
+    ... is required" error reaches the program through `.lower()` with JAX's frames (and the
+    lowering's argument shardings in them) filtered out."""
+    function = getattr(module, "lower_sharding_computation", None)
+    if function is None or getattr(function, "_jaxfix_recorder", False):
+        return
+    module.lower_sharding_computation = _keep_raised_locals(function)

@@ -20,6 +20,7 @@ SCHEMA = sys.modules[_HOOKS].SCHEMA
 _RAISED_LOCALS = "_jaxfix_raised_locals"
 _MAX_FRAMES = 60  # innermost ones: pytest's own frames come first
 _MAX_TEXT = 4000
+_MAX_ITEMS = 8  # items of a collection of meshes recorded
 _MAX_SEGMENT = 400
 
 
@@ -157,12 +158,21 @@ class Recorder:
         found = {}
         for role, path in paths.items():
             name, *attributes = path.split(".")
-            value = frame_locals.get(name)
-            for attribute in attributes:
-                value = getattr(value, attribute, None)
-            mesh = _mesh(value)
-            if mesh is not None:
-                found[role] = {**mesh, **_provenance(value)}
+            if name.endswith("[*]"):  # each item of a collection: role0, role1, ...
+                items = frame_locals.get(name[:-3])
+                try:
+                    items = list(items)[:_MAX_ITEMS] if items is not None else []
+                except Exception:  # noqa: BLE001 - not a collection: nothing recorded
+                    items = []
+                values = [(f"{role}{n}", item) for n, item in enumerate(items)]
+            else:
+                values = [(role, frame_locals.get(name))]
+            for named, value in values:
+                for attribute in attributes:
+                    value = getattr(value, attribute, None)
+                mesh = _mesh(value)
+                if mesh is not None:
+                    found[named] = {**mesh, **_provenance(value)}
         return found
 
     def process_ended(self):

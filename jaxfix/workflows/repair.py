@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jaxfix.check.registry import codes_range
 from jaxfix.check.run import Run
@@ -149,7 +149,14 @@ class RepairReport:
             elif self.dry_run and key in fixed_sites:
                 detail = "dry run: its fix was shown, not written"
             elif key in fixed_sites:
-                detail = "raised again after its fix"
+                detail = "raised again after its fix" + next(
+                    (
+                        f"; {o.detail[o.detail.index(ANOTHER_PATH) :]}"
+                        for o in self.would_fix
+                        if (o.code, o.path, o.line) == key and ANOTHER_PATH in o.detail
+                    ),
+                    "",
+                )
             elif self.passed:
                 detail = (
                     "not worked on: raised in a run that passed (it failed nothing)"
@@ -241,6 +248,9 @@ def _site_outcomes(
                     fixed_there,
                     f"{there} ({value.name}, {value.where(Path.cwd())})",
                 )
+                unknown = _value_site(site, evidence or {}, "value_unknown")
+                if unknown:  # the run reached this line along a path the fix is not on
+                    detail += f"; {ANOTHER_PATH}{unknown}"
         outcomes.append(
             SiteOutcome(
                 site.code,
@@ -319,15 +329,21 @@ def _raised_again(again: Sites, changed: Sites, unsafe: Sites) -> str:
 
 
 def _value_site(
-    site: Raised, evidence: Mapping[Path, tuple[Evidence, ...]]
-) -> ValueSite | None:
-    """Where the value the error at `site` was about is written, when another place."""
+    site: Raised,
+    evidence: Mapping[Path, tuple[Evidence, ...]],
+    field: str = "value_site",
+) -> Any:
+    """Where the value the error at `site` was about is written, when another place (or,
+    `field="value_unknown"`, why a path the run took there reaches no such place)."""
     if site.path is None:
         return None
     for item in evidence.get(site.path.resolve(), ()):
         if item.line == site.line and item.code == site.code and not item.at_value:
-            return item.value_site
+            return getattr(item, field)
     return None
+
+
+ANOTHER_PATH = "another path the run took to this line: "
 
 
 def _unique_sites(raised: list[Raised]) -> list[Raised]:

@@ -30,6 +30,7 @@ from jaxfix.analysis.ast_engine.values import (
     BoundMethod,
     Class,
     Function,
+    Instance,
     ModuleValue,
     Unknown,
 )
@@ -55,7 +56,11 @@ class _Field:
 
 
 Key = str | int | _Field
-_SIZES = {Api.ABSTRACT_MESH: "axis_sizes", Api.MAKE_MESH: "axis_shapes"}
+_SIZES = {
+    Api.ABSTRACT_MESH: "axis_sizes",
+    Api.MAKE_MESH: "axis_shapes",
+    Api.MESH: "devices",  # its sizes are the device array's shape
+}
 
 
 @dataclass(frozen=True)
@@ -125,6 +130,11 @@ class _Walk:
         # leading parameters the call does not pass: `self`), innermost last.
         self.entered: list[tuple[ast.FunctionDef, ast.Call, Module, int]] = []
         self.modules: dict[Path, Module] = {}  # the modules it read them in
+        # Following a device array (`Mesh(devices, names)`): its shape is the sizes, given by
+        # the `.reshape(shape)` or `mesh_utils.create_device_mesh(shape)` that made it.
+        self.devices = False
+        # Functions the walk called through a table entry (`FACTORIES[name]()`)
+        self.tabled: set[str] = set()
 
     def _module(self, path: Path) -> Module | Unknown:
         return self.evaluator.module(path)
@@ -151,6 +161,7 @@ class _Walk:
             sizes = args.get("axis_sizes")
         if sizes is None:
             return Unknown(f"the mesh built at line {line} is given no sizes")
+        self.devices = api is Api.MESH
         return self._follow(module, sizes, [], None)
 
     def _follow(
@@ -165,6 +176,13 @@ class _Walk:
         a name read by more than this path was passed."""
         for _ in range(_MAX_STEPS):
             where = f"{module.path.name}:{module.line(expr)}"
+            if self.devices and isinstance(expr, ast.Call) and not keys:
+                shape = self._device_shape(module, expr)
+                if isinstance(shape, Unknown):
+                    return shape
+                if shape is not None:
+                    self.devices, expr = False, shape
+                    continue
             if isinstance(expr, (ast.Tuple, ast.List)) and not keys and not self.scalar:
                 if _integers(expr):
                     return narrowest or Written(
@@ -250,7 +268,7 @@ class _Walk:
                 return self._field(module, expr, keys, narrowest)
             if isinstance(expr, ast.Call) and not keys:
                 # `shape_of(config)`: a function of the tree returning the sizes once
-                callee = self.evaluator.value_of(module, expr.func)
+                callee = self._callee(module, expr.func)
                 if isinstance(callee, Function) and isinstance(
                     callee.node, ast.FunctionDef
                 ):
@@ -287,6 +305,87 @@ class _Walk:
                 f"`{_text(module, expr)}` at {where} is computed, not a value jaxfix follows"
             )
         return Unknown("too many steps between the mesh and its sizes")
+
+    def _callee(self, module: Module, func: ast.expr) -> object:
+        """What a call the walk goes into calls: the engine's value of `func`; for
+        `FACTORIES[name]()` (a dict literal of functions or classes, read by a literal key or
+        one the run's callers passed), the value of that entry."""
+        callee = self.evaluator.value_of(module, func)
+        if not isinstance(func, ast.Subscript):
+            return callee
+        key = _key(func.slice)
+        if key is None and isinstance(func.slice, ast.Name):
+            key = self._passed_literal(module, func.slice)
+        table_at = self._table(module, func.value) if key is not None else None
+        if table_at is None:
+            return callee
+        owner, table = table_at
+        entries = [
+            v for k, v in zip(table.keys, table.values) if k is None or _key(k) == key
+        ]
+        if len(entries) != 1 or any(k is None for k in table.keys):
+            return callee
+        found = self.evaluator.value_of(owner, entries[0])
+        if not isinstance(callee, Unknown) and found != callee:
+            return callee
+        if isinstance(entries[0], ast.Name):
+            self.tabled.add(entries[0].id)
+        return found
+
+    def _table(self, module: Module, expr: ast.expr) -> tuple[Module, ast.Dict] | None:
+        """The dict literal `TABLE` (or `module.TABLE`) is assigned once, and its module."""
+        if isinstance(expr, ast.Attribute):
+            base = self.evaluator.value_of(module, expr.value)
+            if not isinstance(base, ModuleValue) or base.path is None:
+                return None
+            target = self._module(base.path)
+            if isinstance(target, Unknown):
+                return None
+            found = _assigned_once(target, expr.attr)
+            return (target, found) if isinstance(found, ast.Dict) else None
+        if not isinstance(expr, ast.Name):
+            return None
+        depth, label = self.depth, self.label
+        try:
+            step = self._name(module, expr, [], None)
+        finally:
+            self.depth, self.label = depth, label
+        if not isinstance(step, tuple) or step[3] or not isinstance(step[1], ast.Dict):
+            return None
+        return step[0], step[1]
+
+    def _device_shape(
+        self, module: Module, call: ast.Call
+    ) -> ast.expr | Unknown | None:
+        """The shape a call making a device array gives it: `x.reshape(shape)` (or
+        `np.reshape(x, shape)`), `mesh_utils.create_device_mesh(shape, ...)`; None for another
+        call (a function of the tree returning the array is followed as any value)."""
+        where = f"{module.path.name}:{module.line(call)}"
+        api = self._api(module, call.func)
+        if api is Api.CREATE_DEVICE_MESH or api is Api.NUMPY_RESHAPE:
+            args = bind_arguments(call, SIGNATURES[api]) if api in SIGNATURES else None
+            if api is Api.NUMPY_RESHAPE:
+                shape = (
+                    call.args[1] if len(call.args) == 2 and not call.keywords else None
+                )
+            else:
+                shape = args.get("mesh_shape") if args else None
+            if shape is None:
+                return Unknown(
+                    f"the device array made at {where} is given no shape jaxfix reads"
+                )
+            return shape
+        if isinstance(call.func, ast.Attribute) and call.func.attr == "reshape":
+            if any(isinstance(a, ast.Starred) for a in call.args) or call.keywords:
+                return Unknown(
+                    f"the device array reshaped at {where} unpacks its shape"
+                )
+            if len(call.args) == 1:
+                return call.args[0]
+            return Unknown(
+                f"the device array reshaped at {where} is not given its shape as one value"
+            )
+        return None
 
     def _one_axis(self, narrowest: Written | None) -> Written | None:
         """The narrowest read, once the walk follows one axis's size: that size alone."""
@@ -426,6 +525,25 @@ class _Walk:
                 and isinstance(call.func, ast.Attribute)
             ):
                 calls.append((call, 1))  # `obj.method(...)`: `self` is `obj`
+            elif (
+                isinstance(callee, Class)
+                and function.name == "__init__"
+                and module.parents.get(function) is callee.node
+            ):
+                calls.append(
+                    (call, 1)
+                )  # `Cls(...)`: its `__init__`, `self` the new object
+            elif (
+                isinstance(callee, Unknown)
+                and isinstance(call.func, ast.Attribute)
+                and call.func.attr == function.name
+                and isinstance(call.func.value, ast.Subscript)
+                and isinstance(
+                    receiver := self._callee(caller, call.func.value), Instance
+                )
+                and module.parents.get(function) is receiver.cls.node
+            ):
+                calls.append((call, 1))  # `TABLE[name].method()`: `self` is the entry
         where = f"{caller.path.name}:{caller_line}"
         if len(calls) != 1:
             return Unknown(f"line {where} does not call `{function.name}` once")
@@ -468,7 +586,7 @@ class _Walk:
         `self.field` once, and nothing else of the class sets it: that value. The run noted no
         frame of these calls (they had returned): their parameters are the call's arguments.
         None when `call` is neither."""
-        callee = self.evaluator.value_of(module, call.func)
+        callee = self._callee(module, call.func)
         where = f"{module.path.name}:{module.line(call)}"
         skipped = 0
         if (
@@ -507,6 +625,7 @@ class _Walk:
             if init is None or isinstance(target, Unknown) or not init.args.args:
                 return None
             me = init.args.args[0].arg
+            field = _property_of(callee.node, field) or field
             sets = [
                 node
                 for node in ast.walk(callee.node)
@@ -548,7 +667,7 @@ class _Walk:
         assert isinstance(keys[0], _Field)
         field = keys[0].name
         where = f"{module.path.name}:{module.line(call)}"
-        cls = self.evaluator.value_of(module, call.func)
+        cls = self._callee(module, call.func)
         if not isinstance(cls, Class):
             cls = self._own_class(module, call) or cls
         if not isinstance(cls, Class) or not _is_dataclass(cls.node):
@@ -562,6 +681,7 @@ class _Walk:
         ):
             return Unknown(f"`{_text(module, call)}` at {where} unpacks its arguments")
         if given:
+            self.label = self.label or f"{cls.node.name}({field}=...)"
             return self._follow(module, given[0], keys[1:], narrowest)
         if unpacked:  # `cls(**raw)`: the field is the mapping's entry of its name
             return self._follow(module, unpacked[0], [field, *keys[1:]], narrowest)
@@ -646,6 +766,23 @@ class _Walk:
             # The entry is read from the file on every call, but what the call returns
             # reaches a mesh only through `.field`, read once in the project: on this path
             return found
+        if name in self.tabled:
+            # called through a table entry (`CONFIGS[name]()`): changed only when that entry
+            # is the one place the project names it (every call of it goes through there)
+            if (
+                self._call_count(name) == 0
+                and self._count(
+                    name,
+                    lambda node: isinstance(node, ast.Name) and node.id == name,
+                    name.encode(),
+                )
+                == 1
+            ):
+                return found
+            return Unknown(
+                f"the sizes at {module.path.name}:{line} are what every call of `{name}` "
+                f"gets, and the project names it elsewhere too (here through a table at {where}): not changed"
+            )
         if self._call_count(name) != 1:
             return Unknown(
                 f"the sizes at {module.path.name}:{line} are what every call of `{name}` "
@@ -920,7 +1057,10 @@ class _Walk:
         keys: list[Key],
     ) -> Written | None:
         """The read itself, when `name` holds the sizes (no key left to read) and other code of
-        these modules reads it too: the value is then replaced at this read only."""
+        these modules reads it too: the value is then replaced at this read only. Not while
+        following a device array: the name holds devices, not the sizes."""
+        if self.devices:
+            return None
         self.label = f"{name}{''.join(_shown(k) for k in keys)}"
         if keys:
             return None
@@ -1080,6 +1220,33 @@ def _assigned_once(module: Module, name: str) -> ast.expr | None:
         if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
     ]
     return values[0] if len(values) == 1 and len(stores) == 1 else None
+
+
+def _property_of(cls: ast.ClassDef, field: _Field) -> _Field | None:
+    """`.shape` read on an instance of `cls` whose `shape` is a plain `@property` returning
+    `self._shape`: the attribute `_shape` it reads (None for anything else)."""
+    getters = [
+        s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == field.name
+    ]
+    if len(getters) != 1:
+        return None
+    (getter,) = getters
+    if (
+        [ast.unparse(d) for d in getter.decorator_list] != ["property"]
+        or len(getter.args.args) != 1
+        or len(getter.body) != 1 + isinstance(getter.body[0], ast.Expr)
+    ):
+        return None
+    statement = getter.body[-1]
+    me = getter.args.args[0].arg
+    if (
+        isinstance(statement, ast.Return)
+        and isinstance(value := statement.value, ast.Attribute)
+        and isinstance(value.value, ast.Name)
+        and value.value.id == me
+    ):
+        return _Field(value.attr)
+    return None
 
 
 def _is_dataclass(node: ast.ClassDef) -> bool:
