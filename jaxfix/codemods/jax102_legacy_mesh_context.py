@@ -144,6 +144,7 @@ class LegacyMeshContext(Rule):
     def __init__(self, analysis: Analysis, options: Options) -> None:
         super().__init__(analysis, options)
         self._fixed: dict[ast.AST, int] = {}  # scope -> line of the report with its fix
+        self._reach: Reach | None = None
 
     def visit_With(self, node: ast.With) -> None:
         # read from the code around it: before any value is asked
@@ -258,7 +259,9 @@ class LegacyMeshContext(Rule):
                 and n not in inside
                 and module.scope_of(n) is scope
             ]
-        reach = Reach(analysis.engine)
+        if self._reach is None:  # one per module: what it found installed is kept
+            self._reach = Reach(analysis.engine)
+        reach = self._reach
         reached = reach.first(module, starts, _reads_old_mesh_only)
         if reached is not None:
             through = " -> ".join(reached.chain)

@@ -7,10 +7,15 @@ From each call: the function, class (its constructor, and the methods it calls o
 tree (`External`) is looked for among the installed modules, by the import system's own
 search (`importlib.machinery.PathFinder` over `sys.path`: where jaxfix runs in the project's
 environment, the project's libraries), read as source and never imported or run. JAX and the
-standard library are never entered. Then the calls in each function reached, breadth first,
-up to `MAX_FUNCTIONS` functions: a question that needs more is answered "nothing found".
-What a function does when called in a way the engine cannot name (a parameter, a value
-returned by unseen code) is not followed.
+standard library are never entered. Where the engine gives a name no value (a class behind
+a registering decorator it does not see through), the `def` or `class` the imports and
+definitions name as written stands for it (a decorator that keeps the body runs it). Then
+the calls in each function reached, breadth first, up to `MAX_FUNCTIONS` functions: a
+question that needs more is answered "nothing found". What a function does when called in a
+way the engine cannot name (a parameter, a value returned by unseen code) is not followed;
+for that, `imported_reader` answers the coarser question: which installed module the modules
+reached import from (or the modules of its package that module imports, two steps) defines a
+function of the kind asked.
 """
 
 from __future__ import annotations
