@@ -7,7 +7,8 @@ before and after, in the code base's own environment.
         [--timeout SECONDS] [--json FILE]
 
 TREE is copied twice under --work (`before/` and `after/`); jaxfix (this interpreter, `python -m
-jaxfix --select ALL --unsafe-fixes --format json`) fixes `after/` in place. The tests run are the
+jaxfix --select ALL --unsafe-fixes --format json`, with the libraries of --python after its own
+on `sys.path`, as where jaxfix is installed beside the tree's) fixes `after/` in place. The tests run are the
 changed test files (`test_*.py`, `*_test.py`), the test files in a changed `conftest.py`'s
 folder, and every test file that imports a changed module (named from TREE or each --root, e.g.
 `src`); --test adds more. Each copy's tests run under --python with pytest, the same command,
@@ -51,10 +52,46 @@ class Migration:
     left: Counter[str] = field(default_factory=Counter)
 
 
+# jaxfix run with the tree's installed libraries after its own on sys.path: JAX102 reads the
+# libraries a block's calls reach (as where jaxfix is installed beside the project's).
+_WITH_LIBRARIES = (
+    "import runpy, sys; sys.path.extend(sys.argv[1].split({sep!r})); "
+    "sys.argv = ['jaxfix', *sys.argv[2:]]; "
+    "runpy.run_module('jaxfix', run_name='__main__', alter_sys=True)"
+)
+
+
+def site_packages(python: str) -> list[str]:
+    """The tree interpreter's library directories (purelib, platlib)."""
+    done = subprocess.run(
+        [
+            python,
+            "-c",
+            (
+                "import json, sysconfig; p = sysconfig.get_paths(); "
+                "print(json.dumps(sorted({p['purelib'], p['platlib']})))"
+            ),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout)
+
+
 def migrate(
-    copy: Path, select: str, unsafe: bool, jobs: int, extra: list[str]
+    copy: Path,
+    select: str,
+    unsafe: bool,
+    jobs: int,
+    extra: list[str],
+    libraries: tuple[str, ...] = (),
 ) -> Migration:
-    command = [sys.executable, "-m", "jaxfix", "--select", select, "--no-cache"]
+    command = [sys.executable, "-m", "jaxfix"]
+    if libraries:
+        code = _WITH_LIBRARIES.format(sep=os.pathsep)
+        command = [sys.executable, "-c", code, os.pathsep.join(libraries)]
+    command += ["--select", select, "--no-cache"]
     command += ["--format", "json", "-j", str(jobs)]
     command += ["--unsafe-fixes" if unsafe else "--no-unsafe-fixes", *extra, "."]
     done = subprocess.run(
@@ -263,7 +300,14 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(copy)
         shutil.copytree(tree, copy, ignore=IGNORED_COPY, symlinks=True)
     roots = [".", *args.root]
-    migration = migrate(after, args.select, args.unsafe, args.jobs, args.jaxfix_arg)
+    migration = migrate(
+        after,
+        args.select,
+        args.unsafe,
+        args.jobs,
+        args.jaxfix_arg,
+        tuple(site_packages(args.python)),
+    )
     changed = sorted(migration.fixes)
     chosen, untested = choose_tests(
         after, changed, [after / root for root in roots], args.test

@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.analysis.ast_engine.project import Module
-from jaxfix.analysis.ast_engine.values import Class, Function, Mesh
+from jaxfix.analysis.ast_engine.reach import Reach
+from jaxfix.analysis.ast_engine.values import (
+    Class,
+    Foreign,
+    Function,
+    Mesh,
+    Unknown,
+)
 from jaxfix.analysis.names import EXPECTED_ERROR_METHODS, SIGNATURES, Api
 from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.imports import unused_imports
@@ -95,8 +103,14 @@ class LegacyMeshContext(Rule):
     `shard_input` then skips its sharding), and under it an eager op on one device's shard
     (`x.addressable_shards[0].data`) raises `Received incompatible devices for jitted
     computation` (levanter's `check_sharded_consistency`): a block that uses either, or calls a
-    function or class of a module that does, is reported without a fix (code deeper down the
-    calls is not seen).
+    function or class of a module that does, is reported without a fix. So is a block whose
+    calls reach, followed out of the module and into the installed libraries (read, never
+    imported), a function that reads `thread_resources` and asks for no mesh of
+    `jax.set_mesh` (one that asks `jax.sharding.get_mesh()` first and falls back is no
+    hazard); and a block that runs code jaxfix cannot name (a parameter, a value from unseen
+    code) beside code that imports a library defining such a function (EasyDeL's models,
+    through eformer's `get_incontext_mesh`). Libraries are found as the import system finds
+    them where jaxfix runs: installed beside the project's, it sees them.
     On a target JAX before 0.7.1 (a project whose
     pin allows an older JAX), which has no `jax.set_mesh`, the rule reports without a fix.
 
@@ -130,6 +144,7 @@ class LegacyMeshContext(Rule):
     def __init__(self, analysis: Analysis, options: Options) -> None:
         super().__init__(analysis, options)
         self._fixed: dict[ast.AST, int] = {}  # scope -> line of the report with its fix
+        self._reach: Reach | None = None
 
     def visit_With(self, node: ast.With) -> None:
         # read from the code around it: before any value is asked
@@ -223,12 +238,76 @@ class LegacyMeshContext(Rule):
                         )
         return None
 
+    def _reaches_legacy_env(self, scope: ast.AST, withs: list[ast.With]) -> str | None:
+        """Why not, where a call in a block reaches, through calls the engine follows (out of
+        the module, into installed libraries: jaxfix/analysis/ast_engine/reach.py), a
+        function that reads the mesh of `with mesh:` (`thread_resources`) and not the one
+        jax.set_mesh sets. Where a block calls what the engine cannot name (a parameter,
+        `jax.grad(f)` of an unknown `f`), the calls made before in its scope count too: what
+        they built may be what that call runs."""
+        analysis = self.analysis
+        module = analysis.module
+        calls = [n for s in withs for n in ast.walk(s) if isinstance(n, ast.Call)]
+        starts = list(calls)
+        opaque = next((c for c in calls if self._opaque(c)), None)
+        if opaque is not None:
+            inside = set(calls)
+            starts += [
+                n
+                for n in ast.walk(scope)
+                if isinstance(n, ast.Call)
+                and n not in inside
+                and module.scope_of(n) is scope
+            ]
+        if self._reach is None:  # one per module: what it found installed is kept
+            self._reach = Reach(analysis.engine)
+        reach = self._reach
+        reached = reach.first(module, starts, _reads_old_mesh_only)
+        if reached is not None:
+            through = " -> ".join(reached.chain)
+            return (
+                f"`{_short(analysis.text(reached.start.func))}` (line "
+                f"{analysis.line(reached.start)}) reaches {through}, which reads the mesh "
+                "of `with mesh:` (`thread_resources`) and not the one jax.set_mesh sets"
+            )
+        if opaque is None:
+            return None
+        # What the block runs is not named: the libraries the code it reaches imports may
+        # be what runs.
+        found = reach.imported_reader(reach.modules, _reads_old_mesh_only)
+        if found is None:
+            return None
+        importer, name, reader, path = found
+        return (
+            f"`{_short(analysis.text(opaque.func))}` (line {analysis.line(opaque)}) runs "
+            f"code jaxfix cannot name, beside code of {other_file(importer, analysis.path)} "
+            f"that imports `{name}`, whose library's `{reader.name}` "
+            f"({_library_path(path)}:{reader.lineno}) reads the mesh of `with mesh:` "
+            "(`thread_resources`) and not the one jax.set_mesh sets"
+        )
+
+    def _opaque(self, call: ast.Call) -> bool:
+        """Whether `call` runs code the engine cannot name (`f(x)` of a parameter `f`,
+        `jax.grad(f)(x)` of such an `f`)."""
+        analysis = self.analysis
+        func = call.func
+        if isinstance(func, ast.Call) and func.args and analysis.api_of(func.func):
+            func = func.args[0]  # `jax.grad(f)(x)`, `jax.jit(f)(x)`: `f` runs
+        elif analysis.api_of(func) is not None:
+            return False
+        value = analysis.value_of(func)
+        return isinstance(value, Unknown) and not isinstance(value, Foreign)
+
     # -- the fix ----------------------------------------------------------------------------
 
     def _fix(self, scope: ast.AST) -> tuple[Fix | None, str | None]:
         analysis = self.analysis
         withs = self._withs(scope)
-        hazard = self._committed_hazard(scope, withs) or self._reads_legacy_env(withs)
+        hazard = (
+            self._committed_hazard(scope, withs)
+            or self._reads_legacy_env(withs)
+            or self._reaches_legacy_env(scope, withs)
+        )
         if hazard is not None:
             return None, not_fixed(hazard)
         jax_name, imports = analysis.module_spelling("jax")
@@ -525,6 +604,35 @@ _SET_MESH_BREAKS = {
     "addressable_data": "works on one device's shard of an array (`addressable_data`), "
     "which an eager op under jax.set_mesh rejects",
 }
+
+
+# What code that also asks for the mesh jax.set_mesh sets calls: its read of `thread_resources`
+# is a fallback for the old context (haliax's `_resolve_mesh`), no hazard.
+_NEW_MESH_QUERIES = frozenset(
+    {"get_concrete_mesh", "get_abstract_mesh", "get_mesh", "set_mesh", "use_mesh"}
+)
+
+
+def _library_path(path: Path) -> str:
+    parts = path.parts
+    for index, part in enumerate(parts[:-1]):
+        if part in ("site-packages", "dist-packages"):
+            return "/".join(parts[index + 1 :])
+    return path.name
+
+
+def _reads_old_mesh_only(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether the function reads `thread_resources` and asks for no mesh of the new
+    context (eformer's `get_incontext_mesh`, tunix's `shard_input`)."""
+    names = set()
+    for child in ast.walk(node):
+        if isinstance(child, ast.Attribute):
+            names.add(child.attr)
+        elif isinstance(child, ast.Name):
+            names.add(child.id)
+        elif isinstance(child, ast.alias):
+            names.add((child.asname or child.name).rpartition(".")[2])
+    return "thread_resources" in names and not names & _NEW_MESH_QUERIES
 
 
 def _breaking_word(node: ast.AST) -> str | None:
