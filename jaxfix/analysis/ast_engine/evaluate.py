@@ -423,6 +423,9 @@ class Evaluator:
                     return equal if isinstance(op, ast.Eq) else not equal
             return Unknown("a comparison jaxfix does not decide")
         if isinstance(op, (ast.In, ast.NotIn)):
+            if isinstance(left, str) and isinstance(right, str):
+                found = left in right  # `":" in axis_dims`: a substring test
+                return found if isinstance(op, ast.In) else not found
             items = _items(right)
             if items is not None and known(left) and all(known(i) for i in items):
                 found = any(same(left, i) for i in items)
@@ -1359,9 +1362,13 @@ class Evaluator:
             elif len(params) == 1 and not init.args.kwonlyargs:
                 frame = replace(frame, args=((self_name, instance),))
             elif index:
-                return Unknown(
-                    f"`.{name}` may be set by a base `__init__` with arguments"
-                )
+                passed = self._base_init_args(instance, chain, index)
+                if isinstance(passed, Unknown):
+                    return Unknown(
+                        f"`.{name}` may be set by a base `__init__` with arguments"
+                        f" ({passed.why})"
+                    )
+                frame = replace(frame, args=passed)
             flow = self.flow(module, frame)
             attribute = f"{self_name}.{name}"
             ends = [
@@ -1376,6 +1383,66 @@ class Evaluator:
             if any(found) or not _calls_super_init(init):
                 return Unknown(f"`__init__` may leave `.{name}` unset")
         return Unknown(f"`.{name}` is not assigned in `__init__`")
+
+    def _base_init_args(
+        self, instance: Instance, chain: list[Class], index: int
+    ) -> tuple[tuple[str, Value], ...] | Unknown:
+        """The arguments of `chain[index]`'s `__init__` (self included) as the nearest
+        subclass defining one passes them: its one `super().__init__(...)`, a statement of
+        its body run on every way, evaluated with that subclass's own arguments."""
+        below = [j for j in range(index) if _defines(chain[j], "__init__")]
+        if not below or instance.init is None:
+            return Unknown("the arguments of the constructor are not known")
+        j = below[-1]
+        sub = chain[j]
+        sub_init = next(
+            s
+            for s in sub.node.body
+            if isinstance(s, ast.FunctionDef) and s.name == "__init__"
+        )
+        base_init = next(
+            (
+                s
+                for s in chain[index].node.body
+                if isinstance(s, ast.FunctionDef) and s.name == "__init__"
+            ),
+            None,
+        )
+        calls = [
+            s.value
+            for s in sub_init.body
+            if isinstance(s, ast.Expr) and _is_super_init(s.value)
+        ]
+        if (
+            base_init is None
+            or len(calls) != 1
+            or sum(1 for n in ast.walk(sub_init) if _is_super_init(n, bare=False)) != 1
+        ):
+            return Unknown("not one `super().__init__(...)` run on every way")
+        params = [*sub_init.args.posonlyargs, *sub_init.args.args]
+        if not params:
+            return Unknown("an `__init__` without `self`")
+        if len(below) == 1:
+            sub_args: tuple[tuple[str, Value], ...] | Unknown = (
+                (params[0].arg, instance),
+                *instance.init,
+            )
+        else:
+            sub_args = self._base_init_args(instance, chain, j)
+        if isinstance(sub_args, Unknown):
+            return sub_args
+        module = self.module(sub.path)
+        if isinstance(module, Unknown):
+            return module
+        frame = Frame(sub_init, sub.path, sub_args, sub.closure)
+        positional, keywords = self._call_arguments(module, calls[0], frame)
+        if isinstance(positional, Unknown):
+            return positional
+        return self.bind(
+            Function(base_init, chain[index].path, chain[index].closure),
+            [instance, *positional],
+            keywords,
+        )
 
     def _subclass_assigning(self, cls: Class, name: str) -> str | None:
         """A class of the module deriving from `cls` (by name) that assigns `self.name`."""
@@ -1802,6 +1869,50 @@ class Evaluator:
             return None
         return statement.targets[0].id
 
+    def _memo_kept(self, module: Module, getter: ast.FunctionDef, name: str) -> bool:
+        """Whether `.name`, filled by the memoizing method `getter`, is stored nowhere else in
+        the project but as `self.name = None` in its class's `__init__` (no `setattr`)."""
+        cls = module.parents.get(getter)
+        if not isinstance(cls, ast.ClassDef):
+            return False
+        init = next(
+            (
+                s
+                for s in cls.body
+                if isinstance(s, ast.FunctionDef) and s.name == "__init__"
+            ),
+            None,
+        )
+        for word in (name, "setattr"):
+            found = self.project.candidate_files(word, module.path, imported=False)
+            if isinstance(found, Unknown):
+                return False
+            for path in {module.path, *found}:
+                other = self.module(path)
+                if isinstance(other, Unknown):
+                    return False
+                if word == "setattr":
+                    if any(
+                        isinstance(c.func, ast.Name) and c.func.id == "setattr"
+                        for c in other.calls
+                    ):
+                        return False
+                    continue
+                for store in other.attribute_stores(name):
+                    if other is module and _inside(module, store, getter):
+                        continue
+                    assign = module.parents.get(store) if other is module else None
+                    if not (
+                        init is not None
+                        and _inside(module, store, init)
+                        and isinstance(assign, ast.Assign)
+                        and assign.targets == [store]
+                        and isinstance(assign.value, ast.Constant)
+                        and assign.value.value is None
+                    ):
+                        return False
+        return True
+
     def _attribute_store(self, name: str, near: Path) -> Unknown | None:
         """None when no module of the project stores `.name` on anything or calls
         `setattr`; else Unknown naming the first such place."""
@@ -2136,8 +2247,11 @@ class Evaluator:
         self._depth += 1
         try:
             frame = Frame(function.node, function.path, args, function.closure)
+            memo = _memoized(function.node)
             if isinstance(function.node, ast.Lambda):
                 value = self.value(module, function.node.body, frame)
+            elif memo is not None and self._memo_kept(module, function.node, memo[0]):
+                value = self.value(module, memo[1], frame)
             else:
                 flow = self.flow(module, frame)
                 values = [
@@ -2219,10 +2333,22 @@ class Evaluator:
                 for keyword in value.keywords:
                     if keyword.arg == "default":
                         return (self.value(module, keyword.value, frame),)
-                    if keyword.arg in (None, "default_factory"):
+                    if keyword.arg == "default_factory":
+                        return (self._factory_default(module, keyword.value, frame),)
+                    if keyword.arg is None:
                         return (Unknown(f"a default made by `{callee.name}`"),)
                 return None
         return (self.value(module, value, frame),)
+
+    def _factory_default(
+        self, module: Module, factory: ast.expr, frame: Frame
+    ) -> Value:
+        """`field(default_factory=f)`'s default: what calling `f` with no arguments gives,
+        for a lambda or function of the tree (its closure the class's); else unknown."""
+        made = self.value(module, factory, frame)
+        if isinstance(made, Function) and made.wrapped_by is None:
+            return self.call_function(made, [], {}, factory)
+        return Unknown("a default made by a `default_factory` jaxfix does not follow")
 
     def _decorated(
         self,
@@ -2449,15 +2575,74 @@ def _defines(cls: Class, name: str) -> bool:
     )
 
 
+def _memoized(function: ast.AST) -> tuple[str, ast.expr] | None:
+    """A memoizing getter, `if self.x is None: self.x = E` then `return self.x`: the
+    attribute's name and `E` (what every call returns, when nothing else stores `.x`)."""
+    if not isinstance(function, ast.FunctionDef) or len(function.body) != 2:
+        return None
+    params = [*function.args.posonlyargs, *function.args.args]
+    if len(params) != 1:
+        return None
+    me = params[0].arg
+    guard, back = function.body
+
+    def own(node: ast.AST) -> str | None:
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == me
+        ):
+            return node.attr
+        return None
+
+    if not (
+        isinstance(guard, ast.If)
+        and not guard.orelse
+        and isinstance(guard.test, ast.Compare)
+        and len(guard.test.ops) == 1
+        and isinstance(guard.test.ops[0], ast.Is)
+        and isinstance(guard.test.comparators[0], ast.Constant)
+        and guard.test.comparators[0].value is None
+        and len(guard.body) == 1
+        and isinstance(guard.body[0], ast.Assign)
+        and len(guard.body[0].targets) == 1
+        and isinstance(back, ast.Return)
+        and back.value is not None
+    ):
+        return None
+    name = own(guard.test.left)
+    store = guard.body[0]
+    if name is None or own(store.targets[0]) != name or own(back.value) != name:
+        return None
+    if any(own(n) == name for n in ast.walk(store.value)):
+        return None
+    return name, store.value
+
+
+def _inside(module: Module, node: ast.AST, scope: ast.AST) -> bool:
+    current: ast.AST | None = node
+    while current is not None:
+        if current is scope:
+            return True
+        current = module.parents.get(current)
+    return False
+
+
 def _calls_super_init(init: ast.FunctionDef) -> bool:
-    return any(
-        isinstance(n, ast.Call)
-        and isinstance(n.func, ast.Attribute)
-        and n.func.attr == "__init__"
-        and isinstance(n.func.value, ast.Call)
-        and isinstance(n.func.value.func, ast.Name)
-        and n.func.value.func.id == "super"
-        for n in ast.walk(init)
+    return any(_is_super_init(n, bare=False) for n in ast.walk(init))
+
+
+def _is_super_init(node: ast.AST, bare: bool = True) -> bool:
+    """`super().__init__(...)`; with `bare`, only `super()` (the class's next in the MRO),
+    never `super(Other, self)`."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "__init__"
+        and isinstance(node.func.value, ast.Call)
+        and isinstance(node.func.value.func, ast.Name)
+        and node.func.value.func.id == "super"
+        and (not bare or not node.func.value.args)
     )
 
 
