@@ -648,6 +648,7 @@ class Evaluator:
             isinstance(value, (ListValue, DictValue, Namespace))
             and name in self._escaped_in(module)
             and not self._only_read_by_callees(module, name)
+            and not self._escapes_on_other_ways(module, name, bindings, frame)
         ):
             return Unknown(f"`{name}` may be changed where it is used")
         if isinstance(value, Namespace) or (
@@ -658,10 +659,42 @@ class Evaluator:
             # a config module's namespace, dict or object that another module sets
             # (`config.CONFIG[k] = v` in overrides.py, `CFG.x = v` in cli.py): which value a
             # reader sees depends on what ran first; the literal alone would be stale
-            where = self._changed_elsewhere(module, name)
+            where = self._changed_elsewhere(
+                module, name, value if isinstance(value, Instance) else None
+            )
             if where is not None:
                 return Unknown(f"`{name}` may be changed in another module{where}")
         return value
+
+    def _escapes_on_other_ways(
+        self, module: Module, name: str, bindings: frozenset[Binding], frame: Frame
+    ) -> bool:
+        """A function's local `name` whose every use that may change it is, in this frame,
+        never reached or reached by none of `bindings` (`dims.append(...)` on the branch the
+        frame does not take, another `dims` there): what these bindings denote is unchanged.
+        False (may be changed) for a use in a nested function, lambda or comprehension."""
+        scope = frame.scope
+        if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        if name not in _locals(module, scope):
+            return False
+        flow = self.flow(module, frame)
+        for use in module.loads_by_name.get(name, ()):
+            if not isinstance(use, ast.Name) or not _inside(module, use, scope):
+                continue  # another function's variable of the same spelling
+            if reads_only(use, module.parents) or self._passed_to_reader(
+                module, use, 0
+            ):
+                continue
+            if module.scope_of(use) is not scope:
+                return False
+            statement = _statement_in(module, use, scope)
+            if statement is None:
+                return False
+            env = flow.before.get(statement)
+            if env is not None and (env.get(name) or frozenset()) & bindings:
+                return False
+        return True
 
     def _unchangeable(self, value: Value) -> bool:
         """Nothing can change the value in place: a number, string, tuple, mesh or spec, or an
@@ -717,7 +750,9 @@ class Evaluator:
                 )
         return False
 
-    def _changed_elsewhere(self, module: Module, name: str) -> str | None:
+    def _changed_elsewhere(
+        self, module: Module, name: str, receiver: Instance | None = None
+    ) -> str | None:
         """A config object's attributes are set from anywhere it is reached
         (`config.probe.data = 4` in main.py): any module that may use `name` of this module
         and does more than read it (by its name or as a module's attribute); the use's place
@@ -729,7 +764,7 @@ class Evaluator:
             other = self.module(path)
             if isinstance(other, Unknown):
                 return ""
-            changing = self._changing_use(other, name)
+            changing = self._changing_use(other, name, receiver)
             if changing is not None:
                 return f" ({path.name}:{other.line(changing)})"
             for node in other.parents:
@@ -738,13 +773,20 @@ class Evaluator:
                     and node.attr == name
                     and not reads_only(node, other.parents)
                     and not self._passed_to_reader(other, node, 0)
+                    and not (
+                        receiver is not None
+                        and self._reading_method_call(other, node, receiver, 0)
+                    )
                 ):
                     return f" ({path.name}:{other.line(node)})"
         return None
 
-    def _changing_use(self, module: Module, name: str) -> ast.expr | None:
+    def _changing_use(
+        self, module: Module, name: str, receiver: Instance | None = None
+    ) -> ast.expr | None:
         """A use of `name` in the module that may change what it denotes and is not an
-        argument of a function of the tree that only reads it (see `_only_read_by_callees`)."""
+        argument of a function of the tree that only reads it (see `_only_read_by_callees`),
+        nor, when `name` is the object `receiver`, a call of a method that only reads it."""
         if self._only_read_by_callees(module, name):
             return None
         return next(
@@ -754,9 +796,60 @@ class Evaluator:
                 if isinstance(n, ast.Name)
                 and not reads_only(n, module.parents)
                 and not self._passed_to_reader(module, n, 0)
+                and not (
+                    receiver is not None
+                    and self._reading_method_call(module, n, receiver, 0)
+                )
             ),
             None,
         )
+
+    def _reading_method_call(
+        self, module: Module, use: ast.expr, receiver: Instance, depth: int
+    ) -> bool:
+        """`use.m(...)`, `use` being the object `receiver`, where `m` is a plain method of
+        its class (of the tree, no `__setattr__`) that uses `self` only to read attributes
+        (`self.x` read, never stored, changed in place or passed on) or to call such methods."""
+        if depth >= 3:
+            return False
+        attr = module.parents.get(use)
+        call = module.parents.get(attr) if attr is not None else None
+        if not (
+            isinstance(attr, ast.Attribute)
+            and isinstance(attr.ctx, ast.Load)
+            and isinstance(call, ast.Call)
+            and call.func is attr
+        ):
+            return False
+        chain = self._mro(receiver.cls)
+        if any(_defines(k, "__setattr__") or _defines(k, "__getattr__") for k in chain):
+            return False
+        method = self._class_member(receiver.cls, attr.attr)
+        if (
+            not isinstance(method, Function)
+            or method.wrapped_by is not None
+            or not isinstance(method.node, ast.FunctionDef)
+        ):
+            return False
+        target = self.module(method.path)
+        if isinstance(target, Unknown):
+            return False
+        params = [*method.node.args.posonlyargs, *method.node.args.args]
+        if not params:
+            return False
+        me = params[0].arg
+        for n in ast.walk(method.node):
+            if not isinstance(n, ast.Name) or n.id != me or n is params[0]:
+                continue
+            read = target.parents.get(n)
+            if not (isinstance(read, ast.Attribute) and isinstance(read.ctx, ast.Load)):
+                return False
+            if not (
+                self._reading_method_call(target, n, receiver, depth + 1)
+                or (not _is_called(target, read) and reads_only(read, target.parents))
+            ):
+                return False
+        return True
 
     def _only_read_by_callees(self, module: Module, name: str) -> bool:
         """Every use of `name` in the module that may change what it denotes is an argument
@@ -2617,6 +2710,11 @@ def _memoized(function: ast.AST) -> tuple[str, ast.expr] | None:
     if any(own(n) == name for n in ast.walk(store.value)):
         return None
     return name, store.value
+
+
+def _is_called(module: Module, node: ast.expr) -> bool:
+    call = module.parents.get(node)
+    return isinstance(call, ast.Call) and call.func is node
 
 
 def _inside(module: Module, node: ast.AST, scope: ast.AST) -> bool:
