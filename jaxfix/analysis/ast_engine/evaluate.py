@@ -682,9 +682,7 @@ class Evaluator:
         for use in module.loads_by_name.get(name, ()):
             if not isinstance(use, ast.Name) or not _inside(module, use, scope):
                 continue  # another function's variable of the same spelling
-            if reads_only(use, module.parents) or self._passed_to_reader(
-                module, use, 0
-            ):
+            if reads_only(use, module.parents):
                 continue
             if module.scope_of(use) is not scope:
                 return False
@@ -692,7 +690,9 @@ class Evaluator:
             if statement is None:
                 return False
             env = flow.before.get(statement)
-            if env is not None and (env.get(name) or frozenset()) & bindings:
+            if env is None or not (env.get(name) or frozenset()) & bindings:
+                continue  # not run in this frame, or on another binding of the name
+            if not self._passed_to_reader(module, use, 0):
                 return False
         return True
 
