@@ -9,12 +9,18 @@ followed a few levels deep with their arguments bound, each (function, arguments
 value is what every `return` the frame can reach gives (an `if` the arguments decide runs one
 branch). Objects: calling a class of the tree gives an `Instance` with its constructor's
 arguments; its attributes are the class's constants, methods, properties (the getter
-evaluated with `self` bound), dataclass fields, and what `__init__` assigns to `self.x`
-(Unknown when another method assigns it too). Containers: tuple, list and dict displays,
+evaluated with `self` bound; a memoizing getter, `if self._m is None: self._m = E` then
+`return self._m`, gives `E` when nothing else stores `._m`), dataclass fields (a default, or
+what a `default_factory` function of the tree returns), and what `__init__` assigns to
+`self.x` (a base's `__init__` with the arguments of the subclass's one `super().__init__(...)`;
+Unknown when another method assigns it too). Containers: tuple, list and dict displays,
 `dict(...)`, `.values()/.keys()/.items()/.get()`, items, slices, `+`, `*`, `len`,
 `math.prod`, `range` and comprehensions over known values; a list or dict whose name is used in
-any way that may change it is Unknown (mutation.py). A conditional expression whose test jaxfix
-cannot decide is the value both sides give; when they are different functions or APIs
+any way that may change it is Unknown (mutation.py), unless, for a function's local, no such use
+is reached by the binding read in the frame followed; a module's object called through a method
+that only reads `self` is not changed by it. Strings: `.split(sep)`, `int(s)`, `sub in s`. A
+conditional expression whose test jaxfix cannot decide is the value both sides give; when they
+are different functions or APIs
 (`set_mesh = jax.set_mesh if hasattr(jax, "set_mesh") else jax.sharding.use_mesh`, `OneOf`), a
 call of it is evaluated once per side and is known when every side gives the same value
 (`set_mesh(m)` and `use_mesh(m)` the same context when entered). JAX values: vocabulary.py.
