@@ -815,7 +815,8 @@ class Evaluator:
     ) -> bool:
         """`use.m(...)`, `use` being the object `receiver`, where `m` is a plain method of
         its class (of the tree, no `__setattr__`) that uses `self` only to read attributes
-        (`self.x` read, never stored, changed in place or passed on) or to call such methods."""
+        (`self.x` read, never stored, changed in place, passed on or returned) or to call
+        such methods."""
         if depth >= 3:
             return False
         attr = module.parents.get(use)
@@ -852,7 +853,11 @@ class Evaluator:
                 return False
             if not (
                 self._reading_method_call(target, n, receiver, depth + 1)
-                or (not _is_called(target, read) and reads_only(read, target.parents))
+                or (
+                    not _is_called(target, read)
+                    and reads_only(read, target.parents)
+                    and not _handed_out(target, read)
+                )
             ):
                 return False
         return True
@@ -2716,6 +2721,16 @@ def _memoized(function: ast.AST) -> tuple[str, ast.expr] | None:
     if any(own(n) == name for n in ast.walk(store.value)):
         return None
     return name, store.value
+
+
+def _handed_out(module: Module, node: ast.expr) -> bool:
+    """`return self.x` (or an item or attribute of it), `yield self.x`: the caller gets what
+    the object holds and may change it in place."""
+    top: ast.AST = node
+    parent = module.parents.get(top)
+    while isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is top:
+        top, parent = parent, module.parents.get(parent)
+    return isinstance(parent, (ast.Return, ast.Yield, ast.YieldFrom))
 
 
 def _is_called(module: Module, node: ast.expr) -> bool:
