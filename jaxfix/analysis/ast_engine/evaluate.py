@@ -9,12 +9,18 @@ followed a few levels deep with their arguments bound, each (function, arguments
 value is what every `return` the frame can reach gives (an `if` the arguments decide runs one
 branch). Objects: calling a class of the tree gives an `Instance` with its constructor's
 arguments; its attributes are the class's constants, methods, properties (the getter
-evaluated with `self` bound), dataclass fields, and what `__init__` assigns to `self.x`
-(Unknown when another method assigns it too). Containers: tuple, list and dict displays,
+evaluated with `self` bound; a memoizing getter, `if self._m is None: self._m = E` then
+`return self._m`, gives `E` when nothing else stores `._m`), dataclass fields (a default, or
+what a `default_factory` function of the tree returns), and what `__init__` assigns to
+`self.x` (a base's `__init__` with the arguments of the subclass's one `super().__init__(...)`;
+Unknown when another method assigns it too). Containers: tuple, list and dict displays,
 `dict(...)`, `.values()/.keys()/.items()/.get()`, items, slices, `+`, `*`, `len`,
 `math.prod`, `range` and comprehensions over known values; a list or dict whose name is used in
-any way that may change it is Unknown (mutation.py). A conditional expression whose test jaxfix
-cannot decide is the value both sides give; when they are different functions or APIs
+any way that may change it is Unknown (mutation.py), unless, for a function's local, no such use
+is reached by the binding read in the frame followed; a module's object called through a method
+that only reads `self` is not changed by it. Strings: `.split(sep)`, `int(s)`, `sub in s`. A
+conditional expression whose test jaxfix cannot decide is the value both sides give; when they
+are different functions or APIs
 (`set_mesh = jax.set_mesh if hasattr(jax, "set_mesh") else jax.sharding.use_mesh`, `OneOf`), a
 call of it is evaluated once per side and is known when every side gives the same value
 (`set_mesh(m)` and `use_mesh(m)` the same context when entered). JAX values: vocabulary.py.
@@ -423,6 +429,9 @@ class Evaluator:
                     return equal if isinstance(op, ast.Eq) else not equal
             return Unknown("a comparison jaxfix does not decide")
         if isinstance(op, (ast.In, ast.NotIn)):
+            if isinstance(left, str) and isinstance(right, str):
+                found = left in right  # `":" in axis_dims`: a substring test
+                return found if isinstance(op, ast.In) else not found
             items = _items(right)
             if items is not None and known(left) and all(known(i) for i in items):
                 found = any(same(left, i) for i in items)
@@ -645,6 +654,7 @@ class Evaluator:
             isinstance(value, (ListValue, DictValue, Namespace))
             and name in self._escaped_in(module)
             and not self._only_read_by_callees(module, name)
+            and not self._escapes_on_other_ways(module, name, bindings, frame)
         ):
             return Unknown(f"`{name}` may be changed where it is used")
         if isinstance(value, Namespace) or (
@@ -655,10 +665,42 @@ class Evaluator:
             # a config module's namespace, dict or object that another module sets
             # (`config.CONFIG[k] = v` in overrides.py, `CFG.x = v` in cli.py): which value a
             # reader sees depends on what ran first; the literal alone would be stale
-            where = self._changed_elsewhere(module, name)
+            where = self._changed_elsewhere(
+                module, name, value if isinstance(value, Instance) else None
+            )
             if where is not None:
                 return Unknown(f"`{name}` may be changed in another module{where}")
         return value
+
+    def _escapes_on_other_ways(
+        self, module: Module, name: str, bindings: frozenset[Binding], frame: Frame
+    ) -> bool:
+        """A function's local `name` whose every use that may change it is, in this frame,
+        never reached or reached by none of `bindings` (`dims.append(...)` on the branch the
+        frame does not take, another `dims` there): what these bindings denote is unchanged.
+        False (may be changed) for a use in a nested function, lambda or comprehension."""
+        scope = frame.scope
+        if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        if name not in _locals(module, scope):
+            return False
+        flow = self.flow(module, frame)
+        for use in module.loads_by_name.get(name, ()):
+            if not isinstance(use, ast.Name) or not _inside(module, use, scope):
+                continue  # another function's variable of the same spelling
+            if reads_only(use, module.parents):
+                continue
+            if module.scope_of(use) is not scope:
+                return False
+            statement = _statement_in(module, use, scope)
+            if statement is None:
+                return False
+            env = flow.before.get(statement)
+            if env is None or not (env.get(name) or frozenset()) & bindings:
+                continue  # not run in this frame, or on another binding of the name
+            if not self._passed_to_reader(module, use, 0):
+                return False
+        return True
 
     def _unchangeable(self, value: Value) -> bool:
         """Nothing can change the value in place: a number, string, tuple, mesh or spec, or an
@@ -714,7 +756,9 @@ class Evaluator:
                 )
         return False
 
-    def _changed_elsewhere(self, module: Module, name: str) -> str | None:
+    def _changed_elsewhere(
+        self, module: Module, name: str, receiver: Instance | None = None
+    ) -> str | None:
         """A config object's attributes are set from anywhere it is reached
         (`config.probe.data = 4` in main.py): any module that may use `name` of this module
         and does more than read it (by its name or as a module's attribute); the use's place
@@ -726,7 +770,7 @@ class Evaluator:
             other = self.module(path)
             if isinstance(other, Unknown):
                 return ""
-            changing = self._changing_use(other, name)
+            changing = self._changing_use(other, name, receiver)
             if changing is not None:
                 return f" ({path.name}:{other.line(changing)})"
             for node in other.parents:
@@ -735,13 +779,20 @@ class Evaluator:
                     and node.attr == name
                     and not reads_only(node, other.parents)
                     and not self._passed_to_reader(other, node, 0)
+                    and not (
+                        receiver is not None
+                        and self._reading_method_call(other, node, receiver, 0)
+                    )
                 ):
                     return f" ({path.name}:{other.line(node)})"
         return None
 
-    def _changing_use(self, module: Module, name: str) -> ast.expr | None:
+    def _changing_use(
+        self, module: Module, name: str, receiver: Instance | None = None
+    ) -> ast.expr | None:
         """A use of `name` in the module that may change what it denotes and is not an
-        argument of a function of the tree that only reads it (see `_only_read_by_callees`)."""
+        argument of a function of the tree that only reads it (see `_only_read_by_callees`),
+        nor, when `name` is the object `receiver`, a call of a method that only reads it."""
         if self._only_read_by_callees(module, name):
             return None
         return next(
@@ -751,9 +802,65 @@ class Evaluator:
                 if isinstance(n, ast.Name)
                 and not reads_only(n, module.parents)
                 and not self._passed_to_reader(module, n, 0)
+                and not (
+                    receiver is not None
+                    and self._reading_method_call(module, n, receiver, 0)
+                )
             ),
             None,
         )
+
+    def _reading_method_call(
+        self, module: Module, use: ast.expr, receiver: Instance, depth: int
+    ) -> bool:
+        """`use.m(...)`, `use` being the object `receiver`, where `m` is a plain method of
+        its class (of the tree, no `__setattr__`) that uses `self` only to read attributes
+        (`self.x` read, never stored, changed in place, passed on or returned) or to call
+        such methods."""
+        if depth >= 3:
+            return False
+        attr = module.parents.get(use)
+        call = module.parents.get(attr) if attr is not None else None
+        if not (
+            isinstance(attr, ast.Attribute)
+            and isinstance(attr.ctx, ast.Load)
+            and isinstance(call, ast.Call)
+            and call.func is attr
+        ):
+            return False
+        chain = self._mro(receiver.cls)
+        if any(_defines(k, "__setattr__") or _defines(k, "__getattr__") for k in chain):
+            return False
+        method = self._class_member(receiver.cls, attr.attr)
+        if (
+            not isinstance(method, Function)
+            or method.wrapped_by is not None
+            or not isinstance(method.node, ast.FunctionDef)
+        ):
+            return False
+        target = self.module(method.path)
+        if isinstance(target, Unknown):
+            return False
+        params = [*method.node.args.posonlyargs, *method.node.args.args]
+        if not params:
+            return False
+        me = params[0].arg
+        for n in ast.walk(method.node):
+            if not isinstance(n, ast.Name) or n.id != me or n is params[0]:
+                continue
+            read = target.parents.get(n)
+            if not (isinstance(read, ast.Attribute) and isinstance(read.ctx, ast.Load)):
+                return False
+            if not (
+                self._reading_method_call(target, n, receiver, depth + 1)
+                or (
+                    not _is_called(target, read)
+                    and reads_only(read, target.parents)
+                    and not _handed_out(target, read)
+                )
+            ):
+                return False
+        return True
 
     def _only_read_by_callees(self, module: Module, name: str) -> bool:
         """Every use of `name` in the module that may change what it denotes is an argument
@@ -1359,9 +1466,13 @@ class Evaluator:
             elif len(params) == 1 and not init.args.kwonlyargs:
                 frame = replace(frame, args=((self_name, instance),))
             elif index:
-                return Unknown(
-                    f"`.{name}` may be set by a base `__init__` with arguments"
-                )
+                passed = self._base_init_args(instance, chain, index)
+                if isinstance(passed, Unknown):
+                    return Unknown(
+                        f"`.{name}` may be set by a base `__init__` with arguments"
+                        f" ({passed.why})"
+                    )
+                frame = replace(frame, args=passed)
             flow = self.flow(module, frame)
             attribute = f"{self_name}.{name}"
             ends = [
@@ -1376,6 +1487,66 @@ class Evaluator:
             if any(found) or not _calls_super_init(init):
                 return Unknown(f"`__init__` may leave `.{name}` unset")
         return Unknown(f"`.{name}` is not assigned in `__init__`")
+
+    def _base_init_args(
+        self, instance: Instance, chain: list[Class], index: int
+    ) -> tuple[tuple[str, Value], ...] | Unknown:
+        """The arguments of `chain[index]`'s `__init__` (self included) as the nearest
+        subclass defining one passes them: its one `super().__init__(...)`, a statement of
+        its body run on every way, evaluated with that subclass's own arguments."""
+        below = [j for j in range(index) if _defines(chain[j], "__init__")]
+        if not below or instance.init is None:
+            return Unknown("the arguments of the constructor are not known")
+        j = below[-1]
+        sub = chain[j]
+        sub_init = next(
+            s
+            for s in sub.node.body
+            if isinstance(s, ast.FunctionDef) and s.name == "__init__"
+        )
+        base_init = next(
+            (
+                s
+                for s in chain[index].node.body
+                if isinstance(s, ast.FunctionDef) and s.name == "__init__"
+            ),
+            None,
+        )
+        calls = [
+            s.value
+            for s in sub_init.body
+            if isinstance(s, ast.Expr) and _is_super_init(s.value)
+        ]
+        if (
+            base_init is None
+            or len(calls) != 1
+            or sum(1 for n in ast.walk(sub_init) if _is_super_init(n, bare=False)) != 1
+        ):
+            return Unknown("not one `super().__init__(...)` run on every way")
+        params = [*sub_init.args.posonlyargs, *sub_init.args.args]
+        if not params:
+            return Unknown("an `__init__` without `self`")
+        if len(below) == 1:
+            sub_args: tuple[tuple[str, Value], ...] | Unknown = (
+                (params[0].arg, instance),
+                *instance.init,
+            )
+        else:
+            sub_args = self._base_init_args(instance, chain, j)
+        if isinstance(sub_args, Unknown):
+            return sub_args
+        module = self.module(sub.path)
+        if isinstance(module, Unknown):
+            return module
+        frame = Frame(sub_init, sub.path, sub_args, sub.closure)
+        positional, keywords = self._call_arguments(module, calls[0], frame)
+        if isinstance(positional, Unknown):
+            return positional
+        return self.bind(
+            Function(base_init, chain[index].path, chain[index].closure),
+            [instance, *positional],
+            keywords,
+        )
 
     def _subclass_assigning(self, cls: Class, name: str) -> str | None:
         """A class of the module deriving from `cls` (by name) that assigns `self.name`."""
@@ -1802,6 +1973,50 @@ class Evaluator:
             return None
         return statement.targets[0].id
 
+    def _memo_kept(self, module: Module, getter: ast.FunctionDef, name: str) -> bool:
+        """Whether `.name`, filled by the memoizing method `getter`, is stored nowhere else in
+        the project but as `self.name = None` in its class's `__init__` (no `setattr`)."""
+        cls = module.parents.get(getter)
+        if not isinstance(cls, ast.ClassDef):
+            return False
+        init = next(
+            (
+                s
+                for s in cls.body
+                if isinstance(s, ast.FunctionDef) and s.name == "__init__"
+            ),
+            None,
+        )
+        for word in (name, "setattr"):
+            found = self.project.candidate_files(word, module.path, imported=False)
+            if isinstance(found, Unknown):
+                return False
+            for path in {module.path, *found}:
+                other = self.module(path)
+                if isinstance(other, Unknown):
+                    return False
+                if word == "setattr":
+                    if any(
+                        isinstance(c.func, ast.Name) and c.func.id == "setattr"
+                        for c in other.calls
+                    ):
+                        return False
+                    continue
+                for store in other.attribute_stores(name):
+                    if other is module and _inside(module, store, getter):
+                        continue
+                    assign = module.parents.get(store) if other is module else None
+                    if not (
+                        init is not None
+                        and _inside(module, store, init)
+                        and isinstance(assign, ast.Assign)
+                        and assign.targets == [store]
+                        and isinstance(assign.value, ast.Constant)
+                        and assign.value.value is None
+                    ):
+                        return False
+        return True
+
     def _attribute_store(self, name: str, near: Path) -> Unknown | None:
         """None when no module of the project stores `.name` on anything or calls
         `setattr`; else Unknown naming the first such place."""
@@ -2136,8 +2351,11 @@ class Evaluator:
         self._depth += 1
         try:
             frame = Frame(function.node, function.path, args, function.closure)
+            memo = _memoized(function.node)
             if isinstance(function.node, ast.Lambda):
                 value = self.value(module, function.node.body, frame)
+            elif memo is not None and self._memo_kept(module, function.node, memo[0]):
+                value = self.value(module, memo[1], frame)
             else:
                 flow = self.flow(module, frame)
                 values = [
@@ -2219,10 +2437,22 @@ class Evaluator:
                 for keyword in value.keywords:
                     if keyword.arg == "default":
                         return (self.value(module, keyword.value, frame),)
-                    if keyword.arg in (None, "default_factory"):
+                    if keyword.arg == "default_factory":
+                        return (self._factory_default(module, keyword.value, frame),)
+                    if keyword.arg is None:
                         return (Unknown(f"a default made by `{callee.name}`"),)
                 return None
         return (self.value(module, value, frame),)
+
+    def _factory_default(
+        self, module: Module, factory: ast.expr, frame: Frame
+    ) -> Value:
+        """`field(default_factory=f)`'s default: what calling `f` with no arguments gives,
+        for a lambda or function of the tree (its closure the class's); else unknown."""
+        made = self.value(module, factory, frame)
+        if isinstance(made, Function) and made.wrapped_by is None:
+            return self.call_function(made, [], {}, factory)
+        return Unknown("a default made by a `default_factory` jaxfix does not follow")
 
     def _decorated(
         self,
@@ -2449,15 +2679,89 @@ def _defines(cls: Class, name: str) -> bool:
     )
 
 
+def _memoized(function: ast.AST) -> tuple[str, ast.expr] | None:
+    """A memoizing getter, `if self.x is None: self.x = E` then `return self.x`: the
+    attribute's name and `E` (what every call returns, when nothing else stores `.x`)."""
+    if not isinstance(function, ast.FunctionDef) or len(function.body) != 2:
+        return None
+    params = [*function.args.posonlyargs, *function.args.args]
+    if len(params) != 1:
+        return None
+    me = params[0].arg
+    guard, back = function.body
+
+    def own(node: ast.AST) -> str | None:
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == me
+        ):
+            return node.attr
+        return None
+
+    if not (
+        isinstance(guard, ast.If)
+        and not guard.orelse
+        and isinstance(guard.test, ast.Compare)
+        and len(guard.test.ops) == 1
+        and isinstance(guard.test.ops[0], ast.Is)
+        and isinstance(guard.test.comparators[0], ast.Constant)
+        and guard.test.comparators[0].value is None
+        and len(guard.body) == 1
+        and isinstance(guard.body[0], ast.Assign)
+        and len(guard.body[0].targets) == 1
+        and isinstance(back, ast.Return)
+        and back.value is not None
+    ):
+        return None
+    name = own(guard.test.left)
+    store = guard.body[0]
+    if name is None or own(store.targets[0]) != name or own(back.value) != name:
+        return None
+    if any(own(n) == name for n in ast.walk(store.value)):
+        return None
+    return name, store.value
+
+
+def _handed_out(module: Module, node: ast.expr) -> bool:
+    """`return self.x` (or an item or attribute of it), `yield self.x`: the caller gets what
+    the object holds and may change it in place."""
+    top: ast.AST = node
+    parent = module.parents.get(top)
+    while isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is top:
+        top, parent = parent, module.parents.get(parent)
+    return isinstance(parent, (ast.Return, ast.Yield, ast.YieldFrom))
+
+
+def _is_called(module: Module, node: ast.expr) -> bool:
+    call = module.parents.get(node)
+    return isinstance(call, ast.Call) and call.func is node
+
+
+def _inside(module: Module, node: ast.AST, scope: ast.AST) -> bool:
+    current: ast.AST | None = node
+    while current is not None:
+        if current is scope:
+            return True
+        current = module.parents.get(current)
+    return False
+
+
 def _calls_super_init(init: ast.FunctionDef) -> bool:
-    return any(
-        isinstance(n, ast.Call)
-        and isinstance(n.func, ast.Attribute)
-        and n.func.attr == "__init__"
-        and isinstance(n.func.value, ast.Call)
-        and isinstance(n.func.value.func, ast.Name)
-        and n.func.value.func.id == "super"
-        for n in ast.walk(init)
+    return any(_is_super_init(n, bare=False) for n in ast.walk(init))
+
+
+def _is_super_init(node: ast.AST, bare: bool = True) -> bool:
+    """`super().__init__(...)`; with `bare`, only `super()` (the class's next in the MRO),
+    never `super(Other, self)`."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "__init__"
+        and isinstance(node.func.value, ast.Call)
+        and isinstance(node.func.value.func, ast.Name)
+        and node.func.value.func.id == "super"
+        and (not bare or not node.func.value.args)
     )
 
 

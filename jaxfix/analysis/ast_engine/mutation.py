@@ -3,7 +3,7 @@
 A list or dict is known only while every use of its name is a read that cannot change it:
 an item or slice read, an attribute a list or dict does not have (`f(s.shape)`), iteration,
 `*xs` or `**d` in a call or `{**d}` in a dict display (a copy), `len`/`tuple`/`sorted`/...
-of it, a non-mutating method (`.get`, `.keys`, `.values`, `.items`, `.copy`, `.index`,
+`copy.deepcopy` of it, a non-mutating method (`.get`, `.keys`, `.values`, `.items`, `.copy`, `.index`,
 `.count`), a JAX constructor's argument, an argument of `jax.jit`, of a jitted function's
 `.lower`/`.trace`, of `jax.eval_shape` or of `jax.tree.map`, a comparison, `return`.
 Anything else (`d["a"] = 3`, `xs.append(...)`, passing it to a function jaxfix does not
@@ -60,6 +60,7 @@ _READING_FUNCTIONS = frozenset(
         "range",
         "map",
         "filter",
+        "deepcopy",  # copy.deepcopy: a new object, the original only read
         # JAX constructors read their arguments
         "AbstractMesh",
         "Mesh",

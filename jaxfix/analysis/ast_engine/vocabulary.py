@@ -370,6 +370,17 @@ def call(
     return found
 
 
+def _plain_data(value: Value) -> bool:
+    """Numbers, strings, None, meshes and tuples, lists and dicts of them: what a copy
+    leaves equal, with no object whose attributes a later store could change."""
+    if value is None or isinstance(value, (bool, int, float, str, Mesh)):
+        return True
+    if isinstance(value, DictValue):
+        return all(_plain_data(k) and _plain_data(v) for k, v in value.items)
+    items = _items(value)
+    return items is not None and all(_plain_data(v) for v in items)
+
+
 def _typeof(value: Value) -> Value | None:
     """`jax.typeof(x)`: for an array placed on a NamedSharding, a struct whose `.sharding` is
     on the abstract mesh of the array's mesh (eager and inside jit, jax 0.10.2 and 0.12.0.1);
@@ -508,6 +519,19 @@ def _builtin_call(
         return Unknown("`zip` of values jaxfix does not know")
     if name == "builtins.int" and len(positional) == 1 and _is_int(positional[0]):
         return positional[0]
+    if (
+        name == "builtins.int"
+        and len(positional) == 1
+        and isinstance(positional[0], str)
+    ):
+        try:
+            return int(positional[0])  # as Python reads it; a ValueError stays unknown
+        except ValueError:
+            return Unknown("`int(...)` of a string that is not a number")
+    if name == "copy.deepcopy" and len(positional) == 1:
+        if _plain_data(positional[0]):
+            return positional[0]  # a copy of plain data holds the same values
+        return Unknown(f"a call of `{name}` of something that is not plain data")
     return Unknown(f"a call of `{name}`")
 
 
@@ -613,6 +637,12 @@ def method(
             return positional[1] if len(positional) == 2 else None
         if name == "copy" and not positional:
             return receiver
+    if isinstance(receiver, str) and name == "split" and not keywords:
+        # `"2,4".split(",")`: an axis-dims string of a config, as Python splits it
+        if len(positional) <= 1 and all(
+            p is None or (isinstance(p, str) and p) for p in positional
+        ):
+            return ListValue(tuple(receiver.split(*positional)))
     if isinstance(receiver, Devices) and receiver.is_array:
         return _device_array_method(receiver, name, positional, keywords)
     if isinstance(receiver, Sharding) and name == "with_spec" and len(positional) == 1:
