@@ -846,7 +846,7 @@ class Evaluator:
             return False
         me = params[0].arg
         for n in ast.walk(method.node):
-            if not isinstance(n, ast.Name) or n.id != me or n is params[0]:
+            if not isinstance(n, ast.Name) or n.id != me:
                 continue
             read = target.parents.get(n)
             if not (isinstance(read, ast.Attribute) and isinstance(read.ctx, ast.Load)):
@@ -1515,7 +1515,9 @@ class Evaluator:
         calls = [
             s.value
             for s in sub_init.body
-            if isinstance(s, ast.Expr) and _is_super_init(s.value)
+            if isinstance(s, ast.Expr)
+            and isinstance(s.value, ast.Call)
+            and _is_super_init(s.value)
         ]
         if (
             base_init is None

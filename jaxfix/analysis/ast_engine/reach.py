@@ -160,7 +160,8 @@ class Reach:
             return self._near[file]
         self._near[file] = None
         found = None
-        pending, looked = [(file, 0)], set()
+        pending: list[tuple[Path, int]] = [(file, 0)]
+        looked: set[Path] = set()
         while pending and found is None:
             path, depth = pending.pop(0)
             if path in looked or _never_entered(path) or len(looked) > 32:
@@ -457,7 +458,7 @@ class Reach:
         scope = module.parents.get(func)
         while scope is not None and found is None:
             if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                body = [
+                body: list[ast.stmt] = [
                     s
                     for s in ast.walk(scope)
                     if isinstance(s, (ast.Import, ast.ImportFrom))

@@ -639,10 +639,11 @@ def method(
             return receiver
     if isinstance(receiver, str) and name == "split" and not keywords:
         # `"2,4".split(",")`: an axis-dims string of a config, as Python splits it
-        if len(positional) <= 1 and all(
-            p is None or (isinstance(p, str) and p) for p in positional
+        separator = positional[0] if len(positional) == 1 else None
+        if len(positional) <= 1 and (
+            separator is None or (isinstance(separator, str) and separator)
         ):
-            return ListValue(tuple(receiver.split(*positional)))
+            return ListValue(tuple(receiver.split(separator)))
     if isinstance(receiver, Devices) and receiver.is_array:
         return _device_array_method(receiver, name, positional, keywords)
     if isinstance(receiver, Sharding) and name == "with_spec" and len(positional) == 1:
