@@ -18,6 +18,7 @@ import os
 import runpy
 import sys
 import traceback
+import warnings
 
 
 def notebook_script(path: str) -> str:
@@ -72,11 +73,26 @@ def _run_in_project(path: str, project: str) -> None:
                 del sys.modules[name]
 
 
+def _fresh_deprecations() -> None:
+    """JAX warns of a deprecated name once per process (its modules' `__getattr__` is a
+    `functools.cache`): forget which were warned of, so that each program meets the warning
+    as it would alone (one that makes warnings errors raises it)."""
+    for name, module in list(sys.modules.items()):
+        getter = (
+            getattr(module, "__getattr__", None) if name.startswith("jax") else None
+        )
+        clear = getattr(getter, "cache_clear", None)
+        if clear is not None:
+            clear()
+
+
 def run_one(path: str, project: str | None = None) -> dict:
+    _fresh_deprecations()
     out = io.StringIO()
     error = printed = None
     try:
-        with contextlib.redirect_stdout(out):
+        # each program's warning filters its own (one makes DeprecationWarnings errors)
+        with contextlib.redirect_stdout(out), warnings.catch_warnings():
             _run(path, project)
     except SystemExit as exit_:
         if exit_.code not in (None, 0):

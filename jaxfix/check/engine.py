@@ -160,6 +160,24 @@ def _diagnostic(found: _Found, options: Options) -> Diagnostic:
     )
 
 
+def _confirmed(analysis: Analysis, report: Report, at_edits: set[str]) -> Report | None:
+    """`report` if a run's evidence confirms it; for a rule in `at_edits`, also evidence on a
+    line its fix edits, which the report then names as a related place (see
+    `warned_where_the_fix_edits`); else None."""
+    if analysis.evidence.confirms(report.code, report.node):
+        return report
+    if report.code not in at_edits or report.fix is None:
+        return None
+    found = analysis.evidence.confirms_edit(
+        report.code, report.node, tuple(node for node, _ in report.fix.edits)
+    )
+    if found is None:
+        return None
+    from jaxfix.codemods.text import warned_where_the_fix_edits
+
+    return replace(report, related=(*report.related, warned_where_the_fix_edits(found)))
+
+
 def _fix_lines(fix: Fix | None, analysis: Analysis) -> tuple[int, int] | None:
     if fix is None or not fix.edits:
         return None
@@ -204,7 +222,14 @@ def _run_rules(
         if not analysis.expected(report.node, rule.raises, rule.error)
     ]
     if evidence is not None:
-        reports = [r for r in reports if analysis.evidence.confirms(r.code, r.node)]
+        # a deprecation raised as an error (`-W error`) is raised where the module touches the
+        # name, which the report's fix edits
+        at_edits = {r.code for r in running if r.error == "DeprecationWarning"}
+        reports = [
+            confirmed
+            for confirmed in (_confirmed(analysis, r, at_edits) for r in reports)
+            if confirmed is not None
+        ]
     reported = {(r.code, id(r.node)) for r in reports}
     trails = [
         trail

@@ -40,6 +40,10 @@ class ExperimentalShardMap(Rule):
     `jax.experimental.shard_map` is deprecated since JAX 0.8.0: importing it warns
     `DeprecationWarning: jax.experimental.shard_map is deprecated in v0.8.0. Used
     jax.shard_map instead.` (jax 0.10.2 and 0.12.0.1), and a later JAX removes it.
+    Where warnings are errors (`python -W error::DeprecationWarning`, pytest's
+    `filterwarnings = ["error"]`), the import raises it: `--from-log` and `jaxfix repair`
+    (with `--select ALL` or this rule selected) tie that traceback's line to this rule's fix,
+    which rewrites the import.
 
     ## Example
     ```python
@@ -74,6 +78,10 @@ class ExperimentalShardMap(Rule):
     summary = "jax.experimental.shard_map.shard_map is deprecated: use jax.shard_map"
     fixes = {Safety.SAFE: "call jax.shard_map with keywords and check_vma"}
     tokens = ((b"experimental", b"shard_map"),)
+    # what the warning says where it is an error (`-W error::DeprecationWarning`)
+    raises = ("jax.experimental.shard_map is deprecated in v0.8.0. {text}",)
+    error = "DeprecationWarning"
+    raised_in = ("jax/_src/deprecations.py",)
     raises_since = None
 
     def __init__(self, analysis: Analysis, options: Options) -> None:

@@ -46,6 +46,10 @@ class ExperimentalPjit(Rule):
     `jax.experimental.pjit.pjit` is deprecated: importing it warns `DeprecationWarning:
     jax.experimental.pjit.pjit has been deprecated. Please use jax.jit instead.` (jax 0.10.2
     and 0.12.0.1), and a later JAX removes it.
+    Where warnings are errors (`python -W error::DeprecationWarning`, pytest's
+    `filterwarnings = ["error"]`), the import raises it: `--from-log` and `jaxfix repair`
+    (with `--select ALL` or this rule selected) tie that traceback's line to this rule's fix,
+    which rewrites the import.
 
     ## Example
     ```python
@@ -79,6 +83,10 @@ class ExperimentalPjit(Rule):
     summary = "jax.experimental.pjit.pjit is deprecated: use jax.jit"
     fixes = {Safety.SAFE: "call jax.jit, its shardings by keyword"}
     tokens = ((b"pjit",),)
+    # what the warning says where it is an error (`-W error::DeprecationWarning`)
+    raises = ("jax.experimental.pjit.pjit has been deprecated. {text}",)
+    error = "DeprecationWarning"
+    raised_in = ("jax/_src/deprecations.py",)
     raises_since = None
 
     def __init__(self, analysis: Analysis, options: Options) -> None:

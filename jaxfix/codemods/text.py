@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from jaxfix.analysis.ast_engine.analysis import Analysis
+from jaxfix.evidence.facts import Evidence
 from jaxfix.ground.diagnostics import Location, Related
 from jaxfix.settings.jax_version import parse_version
 
@@ -26,6 +27,19 @@ def related(analysis: Analysis, message: str, node: ast.AST) -> Related:
 # the reported block ran (JAX102's `with mesh:`): `jaxfix repair` counts that site as this
 # report's by it.
 RAISED_IN_CALLED_CODE = "JAX raised it here, in code the block calls"
+
+
+# The related place of a deprecation's report confirmed by a run's warning raised as an error
+# (`-W error`) where the module touches the name, which the report's fix rewrites (its import):
+# `jaxfix repair` counts that site as this report's by it.
+WARNED_WHERE_THE_FIX_EDITS = "JAX warned here, where the fix rewrites the name's use"
+
+
+def warned_where_the_fix_edits(evidence: Evidence) -> Related:
+    return Related(
+        f"{WARNED_WHERE_THE_FIX_EDITS} ({evidence.where})",
+        Location(evidence.line, (evidence.columns or (0, 0))[0] + 1),
+    )
 
 
 def raised_in_called_code(

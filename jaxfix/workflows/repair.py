@@ -272,9 +272,10 @@ def _site_outcome(
 ) -> tuple[bool, str, bool]:
     """Whether the site was fixed, the fix made or why none was, and whether an unsafe fix
     was left for want of --unsafe-fixes."""
-    from jaxfix.codemods.text import (
+    from jaxfix.codemods.text import (  # after the spawn: the rules' package
         RAISED_IN_CALLED_CODE,
-    )  # after the spawn: the rules' package
+        WARNED_WHERE_THE_FIX_EDITS,
+    )
 
     if result is not None and result.error:
         return False, result.error, False
@@ -284,10 +285,13 @@ def _site_outcome(
         if d.code == site.code
         and (
             d.start.line <= site.line <= d.end.line
-            or any(  # a `with mesh:` block whose call ran the code that raised
+            or any(  # a `with mesh:` block whose call ran the code that raised, or
+                # a deprecation's fix rewriting the import that warned
                 r.path is None
                 and r.start.line == site.line
-                and r.message.startswith(RAISED_IN_CALLED_CODE)
+                and r.message.startswith(
+                    (RAISED_IN_CALLED_CODE, WARNED_WHERE_THE_FIX_EDITS)
+                )
                 for r in d.related
             )
         )

@@ -74,6 +74,9 @@ MESSAGES: dict[str, list[tuple[str, int, list[str]]]] = {
         ("JAX013/contracting_dimensions_sharded_seen_in_a_log.py", 18, []),
         ("JAX013/conflicting_shardings_seen_in_a_log.py", 18, []),
     ],
+    # Warnings made errors: raised at the import, reported at the call the fix rewrites.
+    "JAX101": [("JAX101/warning_made_an_error.py", 27, ["--select", "ALL"])],
+    "JAX103": [("JAX103/warning_made_an_error.py", 21, ["--select", "ALL"])],
     # JAX raises in the block; the report is at the `with` item.
     "JAX102": [
         ("JAX102/with_mesh_jit_partition_spec_and_pjit.py", 19, JAX102),

@@ -91,6 +91,24 @@ class EvidenceMap:
                 self.matched[found] = node
         return found
 
+    def confirms_edit(
+        self, code: str, node: ast.AST, edited: tuple[ast.AST, ...]
+    ) -> Evidence | None:
+        """As `confirms`, also by evidence on the lines of a node the report's fix edits: for a
+        deprecation that warns where the module touches the name (its import) and whose one
+        fix rewrites that import with the calls (under `-W error` the warning is the error)."""
+        found = self.confirms(code, node)
+        if found is not None:
+            return found
+        for target in edited:
+            found = next(
+                (e for e in self._on(target, code) if e not in self.matched), None
+            )
+            if found is not None:
+                self.matched[found] = node
+                return found
+        return None
+
     def _on(self, node: ast.AST, code: str) -> Iterator[Evidence]:
         if not self.evidence or getattr(node, "lineno", None) is None:
             return
