@@ -1115,3 +1115,45 @@ def test_a_mesh_of_another_size_or_kind_is_recorded_and_read_from_its_log(
     fixed = fixtures / name.replace(".py", ".fixed.py")
     expected = fixed if fixed.exists() else fixtures / name  # a report-only rule's
     assert program.read_text() == expected.read_text()
+
+
+# A program run with warnings made errors: its deprecated import raises JAX101's warning.
+EXPERIMENTAL_SHARD_MAP = """\
+import jax
+import numpy as np
+from jax.experimental.shard_map import shard_map
+from jax.sharding import NamedSharding, PartitionSpec as P
+
+mesh = jax.make_mesh((8,), ("x",), axis_types=(jax.sharding.AxisType.Auto,))
+x = jax.device_put(np.arange(8.0), NamedSharding(mesh, P("x")))
+total = shard_map(lambda b: jax.lax.psum(b.sum(), "x"), mesh=mesh, in_specs=P("x"), out_specs=P())(x)
+print("total", total)
+"""
+
+
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_a_deprecation_made_an_error_is_fixed_at_the_import_that_warned(
+    tmp_path, version
+):
+    """`python -W error::DeprecationWarning`: the import raises the warning (line 3), the
+    rule's one fix rewrites that import with the call (line 8), and repair counts the site as
+    fixed by it; the next run passes."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    (tree / "prog.py").write_text(EXPERIMENTAL_SHARD_MAP)
+    code, report, err = jaxfix_repair(
+        tree,
+        tmp_path,
+        "--select",
+        "ALL",
+        "--",
+        python(version),
+        "-W",
+        "error::DeprecationWarning",
+        "prog.py",
+    )
+    assert code == 0, err[-3000:]
+    assert [(f["code"], f["line"]) for f in report["fixed"]] == [("JAX101", 3)]
+    fixed = (tree / "prog.py").read_text()
+    assert "jax.experimental" not in fixed and "jax.shard_map(" in fixed
