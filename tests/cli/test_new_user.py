@@ -500,7 +500,7 @@ def test_10_the_from_log_note_is_one_line(project):
         "--from-log", "ci.log", "--check", "src", cwd=project, env=_env(COLUMNS="40")
     )
     assert (
-        "ci.log: no traceback of JAX001-JAX013 or JAX102 in the log: nothing to do\n"
+        "ci.log: no traceback of JAX001-JAX013 or JAX101-JAX103 in the log: nothing to do\n"
         in result.stderr
     )
 
