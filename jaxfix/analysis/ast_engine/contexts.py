@@ -229,7 +229,7 @@ class Contexts:
                             Site(Entry.GLOBAL_SET, Api.SET_MESH, value.mesh, call)
                         )
                 continue
-            held = next((c for c in setters if _inside(module, c, statement)), None)
+            held = next((c for c in setters if module.is_within(c, statement)), None)
             if held is None:
                 continue
             if isinstance(
@@ -866,7 +866,7 @@ class Contexts:
     def _elsewhere(self, module: Module, scope: ast.AST) -> list[Site]:
         """A bare `set_mesh(m)` outside `scope`: it may have run before the scope runs."""
         for call in self._global_setters(module):
-            if not _inside(module, call, scope):
+            if not module.is_within(call, scope):
                 return [
                     Site(
                         Entry.ELSEWHERE,
@@ -1141,15 +1141,6 @@ def _returned_def(function: ast.AST) -> ast.FunctionDef | None:
         if isinstance(statement, ast.Return) and isinstance(statement.value, ast.Name):
             return defs.get(statement.value.id)
     return None
-
-
-def _inside(module: Module, node: ast.AST, outer: ast.AST) -> bool:
-    current: ast.AST | None = node
-    while current is not None:
-        if current is outer:
-            return True
-        current = module.parents.get(current)
-    return False
 
 
 def _last_name(node: ast.AST) -> str | None:

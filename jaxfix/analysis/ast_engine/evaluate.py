@@ -686,7 +686,7 @@ class Evaluator:
             return False
         flow = self.flow(module, frame)
         for use in module.loads_by_name.get(name, ()):
-            if not isinstance(use, ast.Name) or not _inside(module, use, scope):
+            if not isinstance(use, ast.Name) or not module.is_within(use, scope):
                 continue  # another function's variable of the same spelling
             if reads_only(use, module.parents):
                 continue
@@ -2005,12 +2005,12 @@ class Evaluator:
                         return False
                     continue
                 for store in other.attribute_stores(name):
-                    if other is module and _inside(module, store, getter):
+                    if other is module and module.is_within(store, getter):
                         continue
                     assign = module.parents.get(store) if other is module else None
                     if not (
                         init is not None
-                        and _inside(module, store, init)
+                        and module.is_within(store, init)
                         and isinstance(assign, ast.Assign)
                         and assign.targets == [store]
                         and isinstance(assign.value, ast.Constant)
@@ -2738,15 +2738,6 @@ def _handed_out(module: Module, node: ast.expr) -> bool:
 def _is_called(module: Module, node: ast.expr) -> bool:
     call = module.parents.get(node)
     return isinstance(call, ast.Call) and call.func is node
-
-
-def _inside(module: Module, node: ast.AST, scope: ast.AST) -> bool:
-    current: ast.AST | None = node
-    while current is not None:
-        if current is scope:
-            return True
-        current = module.parents.get(current)
-    return False
 
 
 def _calls_super_init(init: ast.FunctionDef) -> bool:

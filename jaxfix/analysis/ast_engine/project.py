@@ -289,6 +289,15 @@ class Module:
             scopes[step] = found
         return found
 
+    def is_within(self, node: ast.AST, outer: ast.AST) -> bool:
+        """Whether `node` is `outer` or a node under it."""
+        current: ast.AST | None = node
+        while current is not None:
+            if current is outer:
+                return True
+            current = self.parents.get(current)
+        return False
+
     def statement_of(self, node: ast.AST) -> ast.stmt | None:
         """The innermost statement holding `node` (itself when it is one)."""
         current: ast.AST | None = node
