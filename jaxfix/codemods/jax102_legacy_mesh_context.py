@@ -307,6 +307,7 @@ class LegacyMeshContext(Rule):
             self._committed_hazard(scope, withs)
             or self._reads_legacy_env(withs)
             or self._reaches_legacy_env(scope, withs)
+            or self._other_pjit(withs)
         )
         if hazard is not None:
             return None, not_fixed(hazard)
@@ -345,6 +346,32 @@ class LegacyMeshContext(Rule):
         if pjits:
             title += " and use jax.jit for pjit"
         return Fix(title, tuple(edits), Safety.UNSAFE, imports), None
+
+    def _other_pjit(self, withs: list[ast.With]) -> str | None:
+        """Why not: a block calls or decorates with a `pjit` that is not
+        jax.experimental.pjit.pjit (`from jax._src.pjit import pjit`), which jaxfix does not
+        rewrite to jax.jit: it reads the mesh of `with mesh:`, which jax.set_mesh leaves empty
+        (with PartitionSpecs it then raises)."""
+        analysis = self.analysis
+        for statement in withs:
+            for node in (n for part in statement.body for n in ast.walk(part)):
+                if not (
+                    (isinstance(node, ast.Name) and node.id == "pjit")
+                    or (isinstance(node, ast.Attribute) and node.attr == "pjit")
+                ):
+                    continue
+                parent = analysis.parents.get(node)
+                applied = (isinstance(parent, ast.Call) and parent.func is node) or (
+                    isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and node in parent.decorator_list
+                )
+                if applied and analysis.qualified_name(node) != PJIT:
+                    return (
+                        f"`{analysis.text(node)}` at line {analysis.line(node)} is not "
+                        "jax.experimental.pjit.pjit, which jaxfix rewrites to jax.jit: it "
+                        "reads the mesh of `with mesh:`, which jax.set_mesh leaves empty"
+                    )
+        return None
 
     def _pjits(self, scope: ast.AST, withs: list[ast.With]) -> list[ast.expr]:
         """`pjit` as written in the scope (not in a function defined there), and the `pjit`
