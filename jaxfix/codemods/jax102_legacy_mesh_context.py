@@ -308,6 +308,7 @@ class LegacyMeshContext(Rule):
             or self._reads_legacy_env(withs)
             or self._reaches_legacy_env(scope, withs)
             or self._other_pjit(withs)
+            or self._traced(scope)
         )
         if hazard is not None:
             return None, not_fixed(hazard)
@@ -346,6 +347,37 @@ class LegacyMeshContext(Rule):
         if pjits:
             title += " and use jax.jit for pjit"
         return Fix(title, tuple(edits), Safety.UNSAFE, imports), None
+
+    def _traced(self, scope: ast.AST) -> str | None:
+        """Why not: the blocks run in a function jit traces (decorated with `jit` or `pjit`,
+        directly or through `partial`): jax.set_mesh cannot be entered inside jit."""
+        analysis = self.analysis
+        module = analysis.module
+        current = scope
+        while current is not module.tree:
+            if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for decorator in current.decorator_list:
+                    target = decorator
+                    if isinstance(target, ast.Call):
+                        partial = analysis.called_api(target) is Api.PARTIAL
+                        target = (
+                            target.args[0] if partial and target.args else target.func
+                        )
+                    name = (
+                        target.attr
+                        if isinstance(target, ast.Attribute)
+                        else target.id
+                        if isinstance(target, ast.Name)
+                        else None
+                    )
+                    if name in ("jit", "pjit"):
+                        return (
+                            f"the block is in `{current.name}`, which "
+                            f"`@{analysis.text(decorator)}` traces: jax.set_mesh cannot be "
+                            "entered inside jit"
+                        )
+            current = module.scope_of(current)
+        return None
 
     def _other_pjit(self, withs: list[ast.With]) -> str | None:
         """Why not: a block calls or decorates with a `pjit` that is not
