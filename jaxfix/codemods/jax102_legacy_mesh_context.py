@@ -262,13 +262,23 @@ class LegacyMeshContext(Rule):
         if self._reach is None:  # one per module: what it found installed is kept
             self._reach = Reach(analysis.engine)
         reach = self._reach
-        reached = reach.first(module, starts, _reads_old_mesh_only)
+        reached = reach.first(
+            module,
+            starts,
+            lambda f: _reads_old_mesh_only(f) or _shard_maps_on_its_mesh(f),
+        )
         if reached is not None:
             through = " -> ".join(reached.chain)
+            what = (
+                "reads the mesh of `with mesh:` (`thread_resources`) and not the one "
+                "jax.set_mesh sets"
+                if _reads_old_mesh_only(reached.node)
+                else "gives shard_map a mesh of its own: under jax.set_mesh it must be "
+                "the context's, which jaxfix cannot tell"
+            )
             return (
                 f"`{_short(analysis.text(reached.start.func))}` (line "
-                f"{analysis.line(reached.start)}) reaches {through}, which reads the mesh "
-                "of `with mesh:` (`thread_resources`) and not the one jax.set_mesh sets"
+                f"{analysis.line(reached.start)}) reaches {through}, which {what}"
             )
         if opaque is None:
             return None
@@ -692,6 +702,29 @@ def _reads_old_mesh_only(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         elif isinstance(child, ast.alias):
             names.add((child.asname or child.name).rpartition(".")[2])
     return "thread_resources" in names and not names & _NEW_MESH_QUERIES
+
+
+def _shard_maps_on_its_mesh(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether the function gives shard_map a mesh (`jax.shard_map(f, mesh=m, ...)`, the
+    experimental one's `shard_map(f, m, ...)`, `partial(shard_map, mesh=m)`): JAX raises
+    where that mesh is not the context's, which `with mesh:` did not set and jax.set_mesh
+    does."""
+    for child in ast.walk(node):
+        if not isinstance(child, ast.Call):
+            continue
+        name = _last_name(child.func)
+        if name == "shard_map" and (
+            len(child.args) >= 2 or any(k.arg == "mesh" for k in child.keywords)
+        ):
+            return True
+        if (
+            name == "partial"
+            and child.args
+            and _last_name(child.args[0]) == "shard_map"
+            and (len(child.args) >= 3 or any(k.arg == "mesh" for k in child.keywords))
+        ):
+            return True
+    return False
 
 
 def _breaking_word(node: ast.AST) -> str | None:
