@@ -187,7 +187,8 @@ def test_jax004_is_its_module_and_its_fixtures_and_passes_from_a_copy(tmp_path):
     )
     assert not_ours.returncode == 0, not_ours.stdout
     assert (
-        "no traceback of JAX001-JAX013, JAX101-JAX103 or TST004 in the log" in not_ours.stderr
+        "no traceback of JAX001-JAX013, JAX101-JAX103 or TST004 in the log"
+        in not_ours.stderr
     )
 
 
