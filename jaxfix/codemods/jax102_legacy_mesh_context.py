@@ -360,34 +360,50 @@ class LegacyMeshContext(Rule):
 
     def _traced(self, scope: ast.AST) -> str | None:
         """Why not: the blocks run in a function jit traces (decorated with `jit` or `pjit`,
-        directly or through `partial`): jax.set_mesh cannot be entered inside jit."""
+        directly or through `partial`, or passed to them in this module: `jax.jit(f)`):
+        jax.set_mesh cannot be entered inside jit."""
         analysis = self.analysis
         module = analysis.module
         current = scope
         while current is not module.tree:
             if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 for decorator in current.decorator_list:
-                    target = decorator
-                    if isinstance(target, ast.Call):
-                        partial = analysis.called_api(target) is Api.PARTIAL
-                        target = (
-                            target.args[0] if partial and target.args else target.func
-                        )
-                    name = (
-                        target.attr
-                        if isinstance(target, ast.Attribute)
-                        else target.id
-                        if isinstance(target, ast.Name)
-                        else None
-                    )
-                    if name in ("jit", "pjit"):
+                    if self._jit_applied(decorator):
                         return (
                             f"the block is in `{current.name}`, which "
                             f"`@{analysis.text(decorator)}` traces: jax.set_mesh cannot be "
                             "entered inside jit"
                         )
+                for use in module.loads_by_name.get(current.name, ()):
+                    call = analysis.parents.get(use)
+                    if (
+                        isinstance(call, ast.Call)
+                        and call.args[:1] == [use]
+                        and self._jit_applied(call.func)
+                    ):
+                        return (
+                            f"the block is in `{current.name}`, which "
+                            f"`{_short(analysis.text(call))}` (line {analysis.line(call)}) "
+                            "traces: jax.set_mesh cannot be entered inside jit"
+                        )
             current = module.scope_of(current)
         return None
+
+    def _jit_applied(self, target: ast.expr) -> bool:
+        """Whether `target`, applied to a function, makes jit or pjit trace it: `jit`,
+        `jax.jit`, `pjit`, `jax.jit(...)` / `pjit(...)` as a decorator with arguments,
+        `partial(jax.jit, ...)`."""
+        if isinstance(target, ast.Call):
+            partial = self.analysis.called_api(target) is Api.PARTIAL
+            target = target.args[0] if partial and target.args else target.func
+        name = (
+            target.attr
+            if isinstance(target, ast.Attribute)
+            else target.id
+            if isinstance(target, ast.Name)
+            else None
+        )
+        return name in ("jit", "pjit")
 
     def _other_pjit(self, withs: list[ast.With]) -> str | None:
         """Why not: a block calls or decorates with a `pjit` that is not
