@@ -371,7 +371,7 @@ class LegacyMeshContext(Rule):
                     if self._jit_applied(decorator):
                         return (
                             f"the block is in `{current.name}`, which "
-                            f"`@{analysis.text(decorator)}` traces: jax.set_mesh cannot be "
+                            f"`@{_short(analysis.text(decorator))}` traces: jax.set_mesh cannot be "
                             "entered inside jit"
                         )
                 for use in module.loads_by_name.get(current.name, ()):
