@@ -2,7 +2,8 @@
 
 A recorded result counts only when it was made with the options that shape results (the
 settings, branch, verify command, repair, message; not where output or caches go) and, for a
-work tree, on the commit it still has checked out. Otherwise the repository runs again; its
+work tree, on the commit it still has checked out, with the migration still on its branch
+(deleted, reset or rewritten: it runs again). Otherwise the repository runs again; its
 branch is rebuilt when it is still exactly the commit jaxfix recorded making (nobody moved it).
 """
 
@@ -62,6 +63,24 @@ def why_redo(
         return "no longer a repository with a commit checked out"
     if head != entry.base:
         return f"its base moved ({entry.base[:12]} -> {head[:12]})"
+    if entry.status is Status.CHANGED and entry.branch and entry.commit:
+        return _branch_lost(Path(source.key), entry.branch, entry.commit)
+    return None
+
+
+def _branch_lost(repo: Path, branch: str, commit: str) -> str | None:
+    """Why the recorded migration commit is no longer on its branch (deleted, reset or
+    rewritten); None while the branch holds it, with or without someone's commits on top."""
+    try:
+        tip = _git(repo, "rev-parse", "--verify", "-q", f"refs/heads/{branch}").strip()
+    except GitError:
+        return f"its branch '{branch}' is gone"
+    if tip == commit:
+        return None
+    try:
+        _git(repo, "merge-base", "--is-ancestor", commit, tip)
+    except GitError:
+        return f"its branch '{branch}' no longer holds the migration ({commit[:12]})"
     return None
 
 

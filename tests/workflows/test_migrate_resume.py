@@ -154,3 +154,36 @@ def test_filter_runs_only_the_matching_repositories(tmp_path):
     )  # web was not touched
     code, _, stderr = run("--out", "out", "--filter", "nothing*", *map(str, repos))
     assert code == 2 and "no repository matches --filter 'nothing*'" in stderr
+
+
+def test_a_deleted_or_reset_branch_redoes_the_repository_one_built_on_stays_done(
+    tmp_path,
+):
+    deleted = make_repo(tmp_path / "deleted", {"model.py": BEFORE})
+    reset = make_repo(tmp_path / "reset", {"model.py": BEFORE})
+    built_on = make_repo(tmp_path / "built_on", {"model.py": BEFORE})
+    repos = [str(deleted), str(reset), str(built_on)]
+    code, report, stderr = run("--out", "out", *repos)
+    assert code == 0, stderr
+    git(deleted, "branch", "-D", BRANCH)
+    git(reset, "branch", "-f", BRANCH, "main")  # the migration's commit dropped
+    git(built_on, "checkout", "-q", BRANCH)
+    (built_on / "NOTES").write_text("mine\n")
+    git(built_on, "add", "NOTES")
+    git(built_on, "commit", "-q", "-m", "a reviewer's commit")
+    git(built_on, "checkout", "-q", "main")
+    reviewed = git(built_on, "rev-parse", BRANCH)
+
+    code, report, stderr = run("--out", "out", *repos)
+    stderr = " ".join(stderr.split())  # the console wraps long lines
+    assert f"deleted: done before, runs again: its branch '{BRANCH}' is gone" in stderr
+    assert report["deleted"]["status"] == "changed", stderr
+    assert branch_file(deleted, "model.py") == FIXED
+    assert "reset: done before, runs again: its branch" in stderr
+    assert "no longer holds the migration" in stderr
+    # the branch is not jaxfix's commit any more: refused, never replaced
+    assert report["reset"]["status"] == "skipped", stderr
+    assert git(reset, "rev-parse", BRANCH) == git(reset, "rev-parse", "main")
+    # the reviewer's commit sits on jaxfix's: still done, untouched
+    assert "built_on: done before" not in stderr
+    assert git(built_on, "rev-parse", BRANCH) == reviewed
