@@ -870,3 +870,24 @@ def test_sizes_not_read_one_entry_an_axis_end_the_walk(tmp_path, read, axis_name
     config = 'EVAL = {"sizes": {"data": 2, "model": 2}}\n'
     found = _named_walk(tmp_path, read, config, axis_name)
     assert isinstance(found, Unknown) and why in found.why, found
+
+
+def test_sizes_by_name_held_by_a_name_other_code_reads_end_the_walk(tmp_path):
+    # `SIZES` (the comprehension's result) is read elsewhere too: its read would be replaced,
+    # and one axis's integer is not what it holds
+    files = {
+        "config.py": 'EVAL = {"sizes": {"data": 2, "model": 2}}\n',
+        "meshes.py": NAMED.format(read="cfg.get(n, 1) for n in AXES").replace(
+            "    return AbstractMesh(tuple(cfg.get(n, 1) for n in AXES), AXES)\n",
+            "    SIZES = tuple(cfg.get(n, 1) for n in AXES)\n"
+            "    print(SIZES)\n"
+            "    return AbstractMesh(SIZES, AXES)\n",
+        ),
+        "main.py": NAMED_MAIN,
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    engine = Engine((tmp_path,), (), None)
+    frames = ((tmp_path / "main.py", 9), (tmp_path / "meshes.py", 9))
+    found = written_at(engine.evaluator, frames, 1, "model")
+    assert isinstance(found, Unknown) and "is computed" in found.why, found

@@ -306,6 +306,7 @@ class _Walk:
                 isinstance(expr, (ast.ListComp, ast.GeneratorExp))
                 and not keys
                 and not self.scalar
+                and narrowest is None  # a shared read holds all the sizes, not one
                 and self.axis_name is not None
                 and (mapping := _read_by_name(expr)) is not None
             ):  # `tuple(sizes.get(name, 1) for name in AXES)`: the axis's entry
