@@ -77,7 +77,9 @@ def with_value_sites(
         if len(chains) > 1:
             _along_each(engine, path, index, item, chains, found, ours)
             continue
-        written = written_at(engine.evaluator, chains[0], _differing_axis(item))
+        written = written_at(
+            engine.evaluator, chains[0], _differing_axis(item), _differing_name(item)
+        )
         if isinstance(written, Unknown):
             found[path][index] = replace(item, value_unknown=written.why)
             continue
@@ -196,6 +198,16 @@ def _differing_axis(item: Evidence) -> int | None:
     return differing[0] if len(differing) == 1 else None
 
 
+def _differing_name(item: Evidence) -> str | None:
+    """The name of `_differing_axis`'s axis, when the inner mesh's names are known."""
+    axis = _differing_axis(item)
+    new = [m for f in item.facts if (m := f.get("new")) is not None]
+    if axis is None or not new or not new[0].axis_names:
+        return None
+    names = new[0].axis_names
+    return names[axis] if 0 <= axis < len(names) else None
+
+
 def _origin(item: Evidence) -> tuple[tuple[Path, int], ...] | None:
     frames = _origins(item)
     return frames[0] if frames else None
@@ -234,7 +246,9 @@ def _along_each(
     sites: dict[tuple[Path, tuple[int, int, int, int]], ValueSite] = {}
     why = None
     for frames in chains:
-        written = written_at(engine.evaluator, frames, _differing_axis(item))  # type: ignore[attr-defined]
+        written = written_at(
+            engine.evaluator, frames, _differing_axis(item), _differing_name(item)
+        )  # type: ignore[attr-defined]
         if isinstance(written, Unknown):
             why = why or written.why
             continue

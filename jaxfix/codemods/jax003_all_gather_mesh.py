@@ -139,7 +139,13 @@ class AllGatherMeshMismatch(Rule):
     mesh of sharding ..." whose meshes the engine cannot follow, under a `with
     jax.set_mesh(E):` in the gather's own function with E a name, puts a
     `NamedSharding(m, spec)` out_sharding on `E` (unsafe there: the run does not show the
-    input's mesh); otherwise it is reported with the run's meshes.
+    input's mesh). The gather may sit in a lambda jitted and called where it is written
+    (`jax.jit(lambda v: ...)(x)` inside the block), and the out_sharding may be a local that
+    only the gather reads, assigned once before the `with` in the same block of statements
+    (`out = NamedSharding(m, spec)`): the assignment is changed, and E may then also be an
+    attribute chain (`self.mesh`) that nothing between the assignment and the gather assigns.
+    Otherwise it is reported with the run's meshes (and, where they print alike, that one of
+    them is a hand-built `AbstractMesh` carrying no device).
 
     When the input and context agree and only a `NamedSharding(other_mesh, spec)` differs, the
     fix is safe: the out_sharding is put on the context mesh by name, or, when the context
@@ -211,6 +217,7 @@ class AllGatherMeshMismatch(Rule):
             shown = (
                 f": the out_sharding `{self._short(sharding)}` is on mesh {out.shape_text()}, "
                 f"the context mesh is {context.shape_text()}"
+                + _device_difference(out, context)
                 if out is not None and context is not None
                 else ""
             )
@@ -328,12 +335,21 @@ class AllGatherMeshMismatch(Rule):
             return None
         return self._set_mesh_around(gather)
 
-    def _set_mesh_around(self, gather: ast.expr) -> ast.Call | None:
+    def _set_mesh_around(
+        self, gather: ast.expr, through_jit: bool = False
+    ) -> ast.Call | None:
         """The innermost `jax.set_mesh(E)` a `with` enters around the gather in its own function,
         E a name or an attribute of one that the block does not assign; None when another
-        mesh context is entered in between, or none."""
+        mesh context is entered in between, or none. With `through_jit`, a gather in a lambda
+        jitted and called where it is written (`jax.jit(lambda s: ...)(x)`) looks on from that
+        call: it is traced there, under the same context."""
         node: ast.AST = gather
         while (parent := self.analysis.parents.get(node)) is not None:
+            if through_jit and isinstance(parent, ast.Lambda):
+                called = self._jitted_and_called(parent)
+                if called is not None:
+                    node = called
+                    continue
             if isinstance(
                 parent,
                 (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef),
@@ -365,25 +381,48 @@ class AllGatherMeshMismatch(Rule):
             node = parent
         return None
 
+    def _jitted_and_called(self, function: ast.Lambda) -> ast.Call | None:
+        """`jax.jit(lambda ...)(args)`: the call that traces the lambda where it is written."""
+        jitted = self.analysis.parents.get(function)
+        if (
+            not isinstance(jitted, ast.Call)
+            or not jitted.args
+            or jitted.args[0] is not function
+            or self.analysis.called_api(jitted) is not Api.JIT
+        ):
+            return None
+        called = self.analysis.parents.get(jitted)
+        if isinstance(called, ast.Call) and called.func is jitted:
+            return called
+        return None
+
     def _onto_entered(
         self, gather: ast.Call, sharding: ast.expr, context: Mesh | None
     ) -> Fix | str | None:
         """From a recorded context-mesh error: the `NamedSharding(m, spec)` out_sharding put on
-        the mesh a `with jax.set_mesh(E):` around the gather enters (E a name: read again),
-        when the spec's axes are all the run's context mesh's; "already" when it is on E now.
+        the mesh a `with jax.set_mesh(E):` around the gather enters (E a name, or an attribute
+        chain on one: read again), when the spec's axes are all the run's context mesh's;
+        "already" when it is on E now. The out_sharding may be a local name the gather alone
+        reads, assigned once in the same function (`out = NamedSharding(m, spec)`): changed
+        there, when nothing between that assignment and the `with` assigns E.
         Unsafe where static's is safe: the run does not show the input's mesh."""
-        entered = self._set_mesh_around(gather)
+        entered = self._set_mesh_around(gather, through_jit=True)
         target = entered.args[0] if entered is not None else None
+        written = self._sharding_written(sharding, entered)
         args = (
-            self.analysis.bind(sharding)
-            if isinstance(sharding, ast.Call)
-            and self.analysis.called_api(sharding) is Api.NAMED_SHARDING
+            self.analysis.bind(written)
+            if isinstance(written, ast.Call)
+            and self.analysis.called_api(written) is Api.NAMED_SHARDING
             else None
         )
         axes = self._spec_axes(args.get("spec")) if args is not None else None
         names = context.axis_names if context is not None else None
         if (
-            not isinstance(target, ast.Name)
+            target is None
+            or not (
+                isinstance(target, ast.Name)
+                or (written is not sharding and _plain_reference(target))
+            )
             or args is None
             or "mesh" not in args
             or axes is None
@@ -391,13 +430,67 @@ class AllGatherMeshMismatch(Rule):
             or not axes <= set(names)
         ):
             return None
-        if isinstance(args["mesh"], ast.Name) and args["mesh"].id == target.id:
+        text = self.analysis.text(target)
+        if self.analysis.text(args["mesh"]) == text:
             return "already"
+        assigned = (
+            f" (where `{self.analysis.text(sharding)}` is assigned, line {self.analysis.line(written)})"
+            if written is not sharding
+            else ""
+        )
         return Fix(
-            f"put the out_sharding on `{target.id}`",
-            ((args["mesh"], lambda _: _expression(target.id)),),
+            f"put the out_sharding on `{text}`{assigned}",
+            ((args["mesh"], lambda _: _expression(text)),),
             Safety.UNSAFE,  # the run does not show the input's mesh: it may be a third
         )
+
+    def _sharding_written(
+        self, sharding: ast.expr, entered: ast.Call | None
+    ) -> ast.expr:
+        """The out_sharding as written: for a local name that only this gather reads, bound
+        once by a plain assignment in the statement list that holds the `with` entering
+        `entered` (before it), with no statement in between assigning the entered mesh, that
+        assignment's value; else `sharding` itself."""
+        if not isinstance(sharding, ast.Name) or entered is None:
+            return sharding
+        block = self.analysis.parents.get(entered)
+        block = self.analysis.parents.get(block) if block is not None else None
+        if not isinstance(block, ast.With) or not self.analysis.bound_once(sharding):
+            return sharding
+        holder = self.analysis.parents.get(block)
+        body = next(
+            (
+                statements
+                for field in ("body", "orelse", "finalbody")
+                if isinstance(statements := getattr(holder, field, None), list)
+                and block in statements
+            ),
+            None,
+        )
+        if body is None:
+            return sharding
+        index = body.index(block)
+        assigned = [
+            i
+            for i, statement in enumerate(body[:index])
+            if isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+            and statement.targets[0].id == sharding.id
+        ]
+        if len(assigned) != 1:
+            return sharding
+        statement = body[assigned[0]]
+        assert isinstance(statement, ast.Assign)
+        reads = self.analysis.reads_reached(statement, sharding.id)
+        if reads != [sharding]:
+            return sharding
+        mesh = self.analysis.text(entered.args[0])
+        if _assigns(body[assigned[0] + 1 : index], mesh, self.analysis) or _assigned_in(
+            block, sharding.id, self.analysis
+        ):
+            return sharding
+        return statement.value
 
     def _contradicted(
         self,
@@ -992,6 +1085,22 @@ def _describe(placed: Placed) -> str:
     return text if mesh.has_abstract_device else text + " without an abstract device"
 
 
+def _device_difference(out: Mesh, context: Mesh) -> str:
+    """Why two meshes of one shape still differ: one carries no device (a hand-built
+    `AbstractMesh(...)`), the other does (a concrete mesh's `.abstract_mesh`)."""
+    if (
+        out.axis_names != context.axis_names
+        or out.axis_sizes != context.axis_sizes
+        or out.has_abstract_device == context.has_abstract_device
+    ):
+        return ""
+    bare = "the out_sharding's" if not out.has_abstract_device else "the context"
+    return (
+        f" (the same shape, but {bare} mesh carries no device: an `AbstractMesh(...)` "
+        "built by hand, not a concrete mesh's `.abstract_mesh`)"
+    )
+
+
 def _expression(text: str) -> cst.BaseExpression:
     """A fix's replacement, parsed when the fix is written (so a run with no fix imports no
     LibCST)."""
@@ -1017,7 +1126,12 @@ def _plain_reference(node: ast.expr) -> bool:
 
 def _assigned_in(block: ast.With, text: str, analysis: Analysis) -> bool:
     """Whether the block assigns `text` (a name or attribute chain) anywhere in its body."""
-    for statement in block.body:
+    return _assigns(block.body, text, analysis)
+
+
+def _assigns(statements: list[ast.stmt], text: str, analysis: Analysis) -> bool:
+    """Whether any of `statements` assigns `text` (a name or attribute chain), at any depth."""
+    for statement in statements:
         for node in ast.walk(statement):
             targets: list[ast.expr] = []
             if isinstance(node, ast.Assign):

@@ -802,3 +802,92 @@ def test_a_path_the_run_did_not_take_is_not_changed(tmp_path):
     assert result.fixed == (
         TWO_PATHS_CONFIG.replace('"eval": Axes(dp=4', '"eval": Axes(dp=2').encode()
     )
+
+
+NAMED = """\
+from jax.sharding import AbstractMesh
+
+AXES = ("data", "model")
+
+
+def make(cfg):
+    return AbstractMesh(tuple({read}), AXES)
+"""
+NAMED_MAIN = """\
+from jax.sharding import use_abstract_mesh
+
+from config import EVAL
+from meshes import make
+
+
+def run(outer):
+    with use_abstract_mesh(outer):
+        with use_abstract_mesh(make(EVAL["sizes"])):
+            pass
+"""
+
+
+def _named_walk(tmp_path: Path, read: str, config: str, axis_name: str | None):
+    files = {
+        "config.py": config,
+        "meshes.py": NAMED.format(read=read),
+        "main.py": NAMED_MAIN,
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    engine = Engine((tmp_path,), (), None)
+    frames = ((tmp_path / "main.py", 9), (tmp_path / "meshes.py", 7))
+    return written_at(engine.evaluator, frames, 1, axis_name)
+
+
+@pytest.mark.parametrize(
+    "read", ["cfg.get(n, 1) for n in AXES", "[cfg[n] for n in AXES]"]
+)
+def test_sizes_read_by_axis_name_reach_that_name_s_entry(tmp_path, read):
+    config = 'EVAL = {"sizes": {"data": 2, "model": 2}}\n'
+    found = _named_walk(tmp_path, read, config, "model")
+    assert not isinstance(found, Unknown), found
+    assert found.axis == 1 and found.name == "EVAL['sizes']['model']"
+    assert isinstance(found.node, ast.Constant) and found.node.col_offset == 38
+
+
+@pytest.mark.parametrize(
+    ("read", "axis_name", "why"),
+    [
+        # no axis name to read by (the records disagree on which axis differs)
+        ("cfg.get(n, 1) for n in AXES", None, "is computed"),
+        # filtered, or reading another key than the loop's name: not one entry an axis
+        ("cfg.get(n, 1) for n in AXES if n", "model", "is computed"),
+        ('cfg.get("data", 1) for n in AXES', "model", "is computed"),
+        # iterating the mapping itself: its keys' order is its own
+        ("cfg.get(n, 1) for n in cfg", "model", "is computed"),
+        ("cfg.get(n, 1) for n in cfg.keys()", "model", "is computed"),
+        # the axis has no entry: the size is `.get`'s default
+        ("cfg.get(n, 1) for n in AXES", "replica", "no one entry 'replica'"),
+    ],
+)
+def test_sizes_not_read_one_entry_an_axis_end_the_walk(tmp_path, read, axis_name, why):
+    config = 'EVAL = {"sizes": {"data": 2, "model": 2}}\n'
+    found = _named_walk(tmp_path, read, config, axis_name)
+    assert isinstance(found, Unknown) and why in found.why, found
+
+
+def test_sizes_by_name_held_by_a_name_other_code_reads_end_the_walk(tmp_path):
+    # `SIZES` (the comprehension's result) is read elsewhere too: its read would be replaced,
+    # and one axis's integer is not what it holds
+    files = {
+        "config.py": 'EVAL = {"sizes": {"data": 2, "model": 2}}\n',
+        "meshes.py": NAMED.format(read="cfg.get(n, 1) for n in AXES").replace(
+            "    return AbstractMesh(tuple(cfg.get(n, 1) for n in AXES), AXES)\n",
+            "    SIZES = tuple(cfg.get(n, 1) for n in AXES)\n"
+            "    print(SIZES)\n"
+            "    return AbstractMesh(SIZES, AXES)\n",
+        ),
+        "main.py": NAMED_MAIN,
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    engine = Engine((tmp_path,), (), None)
+    frames = ((tmp_path / "main.py", 9), (tmp_path / "meshes.py", 9))
+    found = written_at(engine.evaluator, frames, 1, "model")
+    assert isinstance(found, Unknown) and "is computed" in found.why, found

@@ -6,7 +6,10 @@ run went through: a parameter of the running function to the argument the caller
 a name to its one plain assignment (or the module an import names), `d["key"]` into a dict
 literal, `c.field` into the keyword of the dataclass construction (or the field's default), a
 module's attribute to its assignment, until it reaches the tuple (or list) literal that holds
-the sizes. Every step is a plain expression the engine can follow, or the walk stops (`Unknown`,
+the sizes. Sizes read from a mapping by axis name (`tuple(sizes.get(name, 1) for name in AXES)`,
+`[sizes[name] for name in AXES]`, iterating a names constant or parameter) are followed, for the
+one axis whose size differs, to that name's entry (the rule checks it holds the run's size).
+Every step is a plain expression the engine can follow, or the walk stops (`Unknown`,
 saying at which line): a computed value, a loop, two assignments reaching a name.
 
 Where the literal is read by more than this path (a constant `SHAPE` other code also reads: a
@@ -100,14 +103,16 @@ def written_at(
     evaluator: Evaluator,
     frames: tuple[tuple[Path, int], ...],
     axis: int | None = None,
+    axis_name: str | None = None,
 ) -> Written | Unknown:
     """Where the sizes of the mesh built at the innermost of `frames` (outermost first, each
     placed in the tree and checked) are written. With `axis` (the one whose size must change),
     sizes written as a literal of separate values (`(cfg.dp, cfg.tp)`) are followed to where
-    that axis's value is written."""
+    that axis's value is written; with its name too, sizes read from a mapping by axis name
+    (`tuple(sizes.get(name, 1) for name in AXES)`) are followed to that name's entry."""
     if not frames:
         return Unknown("the run noted no frame that built the mesh")
-    return _Walk(evaluator, list(reversed(frames)), axis).start()
+    return _Walk(evaluator, list(reversed(frames)), axis, axis_name).start()
 
 
 class _Walk:
@@ -116,10 +121,12 @@ class _Walk:
         evaluator: Evaluator,
         frames: list[tuple[Path, int]],
         axis: int | None = None,
+        axis_name: str | None = None,
     ) -> None:
         self.evaluator = evaluator
         self.frames = frames  # innermost first
         self.axis = axis  # the axis whose size is followed alone, once in a literal
+        self.axis_name = axis_name  # its name, once the sizes are read by axis name
         self.scalar = False  # following that one axis's size
         self.fields: list[str] = []  # the `.field`s read on the way
         self.depth = 0  # the frame the walk is in
@@ -295,6 +302,17 @@ class _Walk:
                     return Unknown(
                         f"the sizes are read from what `{loader}` returns at {where}: jaxfix changes JSON and YAML entries only"
                     )
+            if (
+                isinstance(expr, (ast.ListComp, ast.GeneratorExp))
+                and not keys
+                and not self.scalar
+                and narrowest is None  # a shared read holds all the sizes, not one
+                and self.axis_name is not None
+                and (mapping := _read_by_name(expr)) is not None
+            ):  # `tuple(sizes.get(name, 1) for name in AXES)`: the axis's entry
+                self.scalar, self.label = True, None
+                expr, keys = mapping, [self.axis_name]
+                continue
             if isinstance(expr, ast.Name):
                 step = self._name(module, expr, keys, narrowest)
                 if isinstance(step, (Written, Unknown)):
@@ -1260,6 +1278,52 @@ def _is_dataclass(node: ast.ClassDef) -> bool:
         if name == "dataclass":
             return True
     return False
+
+
+def _read_by_name(comprehension: ast.ListComp | ast.GeneratorExp) -> ast.expr | None:
+    """`[m.get(name, default) for name in names]` or `(m[name] for name in names)`: `m`, the
+    mapping each axis's size is read from by the axis's name (the names iterated are the
+    mesh's, as it is built from them; the run's size is checked where the entry is)."""
+    if len(comprehension.generators) != 1:
+        return None
+    (loop,) = comprehension.generators
+    if loop.ifs or loop.is_async or not isinstance(loop.target, ast.Name):
+        return None
+    name, element = loop.target.id, comprehension.elt
+
+    def is_name(node: ast.expr) -> bool:
+        return isinstance(node, ast.Name) and node.id == name
+
+    mapping = None
+    if (
+        isinstance(element, ast.Call)
+        and isinstance(element.func, ast.Attribute)
+        and element.func.attr == "get"
+        and not element.keywords
+        and 1 <= len(element.args) <= 2
+        and is_name(element.args[0])
+    ):
+        mapping = element.func.value
+    elif isinstance(element, ast.Subscript) and is_name(element.slice):
+        mapping = element.value
+    if mapping is None or _mentions(mapping, name):
+        return None
+    # the names iterated are a names constant or parameter, not the mapping itself (whose
+    # keys' order is its own)
+    names = loop.iter
+    while isinstance(names, ast.Attribute):
+        names = names.value
+    if (
+        not isinstance(names, ast.Name)
+        or any(ast.dump(node) == ast.dump(loop.iter) for node in ast.walk(mapping))
+        or any(ast.dump(node) == ast.dump(mapping) for node in ast.walk(loop.iter))
+    ):
+        return None
+    return mapping
+
+
+def _mentions(node: ast.expr, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
 
 
 def _integers(node: ast.Tuple | ast.List) -> bool:
