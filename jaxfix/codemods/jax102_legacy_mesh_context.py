@@ -318,6 +318,7 @@ class LegacyMeshContext(Rule):
             or self._reads_legacy_env(withs)
             or self._reaches_legacy_env(scope, withs)
             or self._other_pjit(withs)
+            or self._yields_to_other_pjit(scope, withs)
             or self._traced(scope)
         )
         if hazard is not None:
@@ -408,27 +409,103 @@ class LegacyMeshContext(Rule):
     def _other_pjit(self, withs: list[ast.With]) -> str | None:
         """Why not: a block calls or decorates with a `pjit` that is not
         jax.experimental.pjit.pjit (`from jax._src.pjit import pjit`), which jaxfix does not
-        rewrite to jax.jit: it reads the mesh of `with mesh:`, which jax.set_mesh leaves empty
+        rewrite to jax.jit, directly or through a name bound to one (`f = pjit.pjit(g, ...)`
+        before the block): it reads the mesh of `with mesh:`, which jax.set_mesh leaves empty
         (with PartitionSpecs it then raises)."""
+        return self._other_pjit_in(
+            [part for statement in withs for part in statement.body]
+        )
+
+    def _other_pjit_in(self, parts: list[ast.stmt]) -> str | None:
         analysis = self.analysis
-        for statement in withs:
-            for node in (n for part in statement.body for n in ast.walk(part)):
-                if not (
-                    (isinstance(node, ast.Name) and node.id == "pjit")
-                    or (isinstance(node, ast.Attribute) and node.attr == "pjit")
-                ):
-                    continue
+        bound = analysis.names_bound_from("pjit")
+        for node in (n for part in parts for n in ast.walk(part)):
+            if isinstance(node, ast.Name) and node.id != "pjit" and node.id in bound:
                 parent = analysis.parents.get(node)
-                applied = (isinstance(parent, ast.Call) and parent.func is node) or (
-                    isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef))
-                    and node in parent.decorator_list
+                if isinstance(parent, ast.Call) and parent.func is node:
+                    other = self._bound_to_other_pjit(node.id)
+                    if other is not None:
+                        return (
+                            f"`{node.id}` called at line {analysis.line(node)} is what "
+                            f"`{analysis.text(other)}` (line {analysis.line(other)}) returns, "
+                            "not jax.experimental.pjit.pjit, which jaxfix rewrites to jax.jit: "
+                            "it reads the mesh of `with mesh:`, which jax.set_mesh leaves empty"
+                        )
+                continue
+            if not (
+                (isinstance(node, ast.Name) and node.id == "pjit")
+                or (isinstance(node, ast.Attribute) and node.attr == "pjit")
+            ):
+                continue
+            if self._applied(node) and analysis.qualified_name(node) != PJIT:
+                return (
+                    f"`{analysis.text(node)}` at line {analysis.line(node)} is not "
+                    "jax.experimental.pjit.pjit, which jaxfix rewrites to jax.jit: it "
+                    "reads the mesh of `with mesh:`, which jax.set_mesh leaves empty"
                 )
-                if applied and analysis.qualified_name(node) != PJIT:
-                    return (
-                        f"`{analysis.text(node)}` at line {analysis.line(node)} is not "
-                        "jax.experimental.pjit.pjit, which jaxfix rewrites to jax.jit: it "
-                        "reads the mesh of `with mesh:`, which jax.set_mesh leaves empty"
+        return None
+
+    def _applied(self, node: ast.expr) -> bool:
+        """Whether `node` is called or is a function's decorator."""
+        parent = self.analysis.parents.get(node)
+        return (isinstance(parent, ast.Call) and parent.func is node) or (
+            isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node in parent.decorator_list
+        )
+
+    def _bound_to_other_pjit(self, name: str) -> ast.expr | None:
+        """A `pjit` other than jax.experimental.pjit.pjit whose result this module assigns to
+        `name` (`name = pjit.pjit(f, ...)`), by name in any scope."""
+        analysis = self.analysis
+        for statement in ast.walk(analysis.module.tree):
+            if not (
+                isinstance(statement, ast.Assign)
+                and any(
+                    isinstance(t, ast.Name) and t.id == name for t in statement.targets
+                )
+            ):
+                continue
+            for node in ast.walk(statement.value):
+                if (
+                    (
+                        (isinstance(node, ast.Name) and node.id == "pjit")
+                        or (isinstance(node, ast.Attribute) and node.attr == "pjit")
                     )
+                    and self._applied(node)
+                    and analysis.qualified_name(node) != PJIT
+                ):
+                    return node
+        return None
+
+    def _yields_to_other_pjit(
+        self, scope: ast.AST, withs: list[ast.With]
+    ) -> str | None:
+        """Why not: a block yields (a context manager's or a fixture's generator), so the code
+        under the mesh is its users'; a user in this module (a function the context manager
+        decorates, a `with` entering it) calls a `pjit` other than jax.experimental.pjit.pjit."""
+        if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        if not any(_yields(part) for statement in withs for part in statement.body):
+            return None
+        analysis = self.analysis
+        for use in analysis.module.loads_by_name.get(scope.name, ()):
+            node: ast.AST = use
+            parent = analysis.parents.get(node)
+            if isinstance(parent, ast.Call) and parent.func is node:
+                node, parent = parent, analysis.parents.get(parent)
+            if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                body = parent.body if node in parent.decorator_list else []
+            elif isinstance(parent, ast.withitem):
+                statement = analysis.parents.get(parent)
+                body = statement.body if isinstance(statement, ast.With) else []
+            else:
+                continue
+            why = self._other_pjit_in(body)
+            if why is not None:
+                return (
+                    f"the block yields to code of `{scope.name}`'s users: at line "
+                    f"{analysis.line(use)}, {why}"
+                )
         return None
 
     def _pjits(self, scope: ast.AST, withs: list[ast.With]) -> list[ast.expr]:
@@ -628,6 +705,23 @@ def _last_name(expr: ast.expr) -> str | None:
     if isinstance(expr, ast.Attribute):
         return expr.attr
     return expr.id if isinstance(expr, ast.Name) else None
+
+
+def _yields(statement: ast.stmt) -> bool:
+    """Whether `statement` yields, outside the functions, lambdas and classes it defines."""
+    stack: list[ast.AST] = [statement]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return True
+        stack.extend(
+            child
+            for child in ast.iter_child_nodes(node)
+            if not isinstance(
+                child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+            )
+        )
+    return False
 
 
 def _short(text: str) -> str:
