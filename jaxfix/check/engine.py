@@ -129,17 +129,11 @@ def _apply(
     edits = fit_line_length(edits, module, tree.parents, tree.positions, line_length)
     module = module.visit(ReplaceByIdentity(edits))
     if imports:
-        # libcst.codemod (and the libcst.matchers it loads, ~0.25 s of CPU) only for a fix
-        # that adds an import
-        from libcst.codemod import CodemodContext
-        from libcst.codemod.visitors import AddImportsVisitor
+        from jaxfix.write.added_imports import add_imports
 
-        from jaxfix.write.added_imports import SortedAddImportsVisitor
-
-        context = CodemodContext()
-        for module_name, obj in sorted(imports, key=lambda i: (i[0], i[1] or "")):
-            AddImportsVisitor.add_needed_import(context, module_name, obj)
-        module = SortedAddImportsVisitor(context, order).transform_module(module)
+        module = add_imports(
+            module, sorted(imports, key=lambda i: (i[0], i[1] or "")), order
+        )
     return module
 
 

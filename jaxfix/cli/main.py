@@ -24,7 +24,6 @@ import click
 
 from jaxfix import __version__
 from jaxfix.check.run import Run
-from jaxfix.check.runner import default_jobs, run_files
 from jaxfix.cli.consoles import make_console
 from jaxfix.cli.flags import (
     RULES_MARK,
@@ -539,6 +538,8 @@ def _check(
             | ({run.cache.directory} if run.cache else set())
         )
     )
+    from jaxfix.check.runner import default_jobs
+
     if jobs is not None and jobs > default_jobs():
         from rich.text import Text
 
@@ -688,6 +689,8 @@ def _run(
     quiet: bool,
     check_syntax: set[Path],
 ) -> list[FileResult]:
+    from jaxfix.check.runner import run_files
+
     if quiet:
         return run_files(
             run,

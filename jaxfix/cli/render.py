@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from jaxfix.cli.diff_view import hunks, owner
@@ -241,6 +240,9 @@ def render_summary(
     changed = len(data_files) + sum(
         1 for r in results if r.fixed is not None and r.error is None
     )
+    # rich.table here and in render_rules only: `jaxfix repair`'s rounds print none
+    from rich.table import Table
+
     table = Table(title="jaxfix summary", show_header=False, title_justify="left")
     table.add_column("what")
     table.add_column("count", justify="right")
@@ -271,6 +273,8 @@ def render_rules(console: Console, rules: dict[str, type[Rule]]) -> None:
                 f"{code}\t{rule.name}\t{rule.fix_safety()}\t{rule.summary}\t{rule.fix_safety_text()}\n"
             )
         return
+    from rich.table import Table
+
     table = Table(title="jaxfix rules")
     for column in (
         "code",

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from jaxfix.check.registry import codes_range
-from jaxfix.check.runner import default_jobs
 from jaxfix.cli.consoles import make_console
 from jaxfix.cli.flags import (
     RULES_MARK,
@@ -157,6 +156,8 @@ def repair_command(
         raise click.UsageError("the command after '--' is empty")
     path_list = list(paths) or [Path(".")]
     run = build_run_from(path_list, setting_values(params), config_file=config_file)
+    from jaxfix.check.runner import default_jobs
+
     settings = RepairSettings(
         max_rounds=max_rounds,
         timeout=timeout,

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 from jaxfix.check.registry import codes_range
 from jaxfix.check.run import Run
-from jaxfix.check.runner import run_files
 from jaxfix.evidence.facts import Evidence, ValueSite
 from jaxfix.evidence.recording import RecordingDir
 from jaxfix.ground.diagnostics import FileResult
@@ -440,6 +439,8 @@ class _Follower:
             if self.cache.get(path, ((),))[0] != items
         ]
         if stale:
+            from jaxfix.check.runner import run_files
+
             for result in run_files(
                 self.run, stale, write=False, jobs=jobs, evidence=evidence
             ):

@@ -506,12 +506,13 @@ def test_an_exception_that_escapes_the_cli_is_one_line_and_exit_2(
 ):
     """Exit 1 means findings: `--format sarif > f.sarif || [ $? -eq 1 ]` passed with an empty
     file when a run crashed. Whatever escapes is one line and exit 2; FILE is left as it was."""
+    from jaxfix.check import runner
     from jaxfix.cli import main as cli_main
 
     def crash(*args, **kwargs):
         raise ValueError("boom\x1b[31m")
 
-    monkeypatch.setattr(cli_main, "run_files", crash)
+    monkeypatch.setattr(runner, "run_files", crash)  # the CLI imports it when it runs
     monkeypatch.chdir(tmp_path)
     Path("a.py").write_text(VIOLATION)
     monkeypatch.setattr(

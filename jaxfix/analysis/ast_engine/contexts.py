@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import ast
 import enum
-import unittest
+import functools
 import weakref
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -65,11 +65,18 @@ _EXIT_METHODS = frozenset({"close", "pop_all"})
 _RUNS_FUNCTION = frozenset(
     {"lower", "trace", "eval_shape"}
 )  # jit(f).lower(...) traces f
-# TestCase methods (absltest's expected-error managers too, and those a newer unittest dropped):
-# `with self.assertRaises(...)` enters no mesh.
-_TEST_CASE_METHODS = frozenset(dir(unittest.TestCase)) | frozenset(
-    EXPECTED_ERROR_METHODS
-)
+
+
+@functools.cache
+def _test_case_methods() -> frozenset[str]:
+    """TestCase methods (absltest's expected-error managers too, and those a newer unittest
+    dropped): `with self.assertRaises(...)` enters no mesh. unittest is imported only when a
+    `with self.<method>(...)` asks (~12 ms that `jaxfix repair` pays in every run else)."""
+    import unittest
+
+    return frozenset(dir(unittest.TestCase)) | frozenset(EXPECTED_ERROR_METHODS)
+
+
 # Builtins that iterate their argument at once (a generator passed to them runs there).
 _ITERATES = frozenset(
     {"list", "tuple", "set", "dict", "sum", "min", "max", "any", "all"}
@@ -288,7 +295,7 @@ class Contexts:
                 and isinstance(expr.func, ast.Attribute)
                 and isinstance(expr.func.value, ast.Name)
                 and expr.func.value.id == "self"
-                and expr.func.attr in _TEST_CASE_METHODS
+                and expr.func.attr in _test_case_methods()
             ):
                 return []  # an inherited unittest.TestCase method (assertRaises, ...)
         assigned = self._assigned_call(module, expr, frame)
