@@ -315,9 +315,24 @@ S = jax.eval_shape(init)
             "v = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=x.sharding), S)",
             "unknown sharding",
         ),
-        # a tree jaxfix does not spell out (not eval_shape's, not mapped from it)
+        # a tree jaxfix does not spell out (not eval_shape's, not mapped from it): whatever its
+        # leaves, each becomes a struct on the one sharding the function gives
         (
             "v = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=NamedSharding(M, P())), params)",
+            "sharded",
+        ),
+        # ... and with an is_leaf= jaxfix cannot answer (t5x's PartitionSpec leaves)
+        (
+            "v = jax.tree.map(lambda spec: jax.ShapeDtypeStruct((8,), None, sharding=NamedSharding(M, spec)), params, is_leaf=lambda x: isinstance(x, P))",
+            "sharded",
+        ),
+        # over such a tree, a sharding that depends on the leaf: unknown
+        (
+            "v = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=x.sharding), params)",
+            Unknown,
+        ),
+        (
+            "v = jax.tree.map(lambda m: jax.ShapeDtypeStruct((8,), None, sharding=NamedSharding(m, P())), meshes)",
             Unknown,
         ),
         # the leaf itself: a tree of leaves jaxfix does not know (still eval_shape's tree)
@@ -608,3 +623,132 @@ def test_a_property_whose_setter_nothing_calls_reads_its_getter(source, read):
 def test_a_property_a_store_may_set_is_unknown(source, more, why, read):
     found = last_value(source + more + read + "\n")
     assert isinstance(found, Unknown) and why in found.why, found
+
+
+@pytest.mark.parametrize(
+    "code, expected",
+    [
+        # Python's classes and their abc/typing aliases, on data jaxfix spells out
+        ("from collections.abc import Mapping\nisinstance({'a': 1}, Mapping)", True),
+        ("from typing import Sequence\nisinstance([1, 2], Sequence)", True),
+        ("isinstance((1, 2), (dict, list))", False),
+        ("isinstance(None, tuple)", False),
+        ("isinstance(True, int)", True),
+        # an object of the tree may subclass dict: cannot tell
+        ("class Shape(dict):\n    pass\nisinstance(Shape(a=1), dict)", Unknown),
+        ("isinstance(x, dict)", Unknown),
+    ],
+)
+def test_isinstance_of_pythons_classes(code: str, expected: object) -> None:
+    found = last_value(code)
+    if expected is Unknown:
+        assert isinstance(found, Unknown), found
+    else:
+        assert found is expected, found
+
+
+LEAVES = """\
+import jax
+import numpy as np
+from jax.sharding import NamedSharding, PartitionSpec as P
+m = jax.make_mesh((2, 4), ("x", "y"))
+a = jax.device_put(np.ones(8), NamedSharding(m, P("x")))
+class Box:
+    pass
+"""
+
+
+@pytest.mark.parametrize(
+    "code, count",
+    [
+        ("jax.tree.leaves({'b': a, 'a': (a, None, 3)})", 3),
+        ("jax.tree_util.tree_leaves([a, [a]])", 2),
+        ("jax.tree.leaves(None)", 0),
+        # an object of the tree may be a registered node: not spelled out
+        ("jax.tree.leaves({'a': Box()})", None),
+        ("jax.tree.leaves(params)", None),
+        ("jax.tree.leaves({'a': a}, is_leaf=lambda x: True)", None),
+    ],
+)
+def test_tree_leaves(code: str, count: int | None) -> None:
+    found = last_value(LEAVES + code)
+    if count is None:
+        assert isinstance(found, Unknown), found
+    else:
+        assert isinstance(found, ListValue) and len(found.items) == count, found
+
+
+JITTED = """\
+import jax
+import numpy as np
+from jax.sharding import NamedSharding, PartitionSpec as P
+m = jax.make_mesh((8,), ("d",))
+s = NamedSharding(m, P("d"))
+def f(x):
+    return x * 2
+def g(x):
+    return x, x + 1
+"""
+
+
+@pytest.mark.parametrize(
+    "code, meshes",
+    [
+        # out_shardings place what the jitted function returns
+        ("jax.jit(f, out_shardings=s)(np.ones(8))", ["d"]),
+        ("jax.jit(g, out_shardings=s)(np.ones(8))", [("d",), ("d",)]),
+        ("jax.jit(g, out_shardings=(None, s))(np.ones(8))", [None, ("d",)]),
+        # none given, or a spec of the context mesh: not known
+        ("jax.jit(f)(np.ones(8))", None),
+        ("jax.jit(f, out_shardings=P('d'))(np.ones(8))", None),
+        ("jax.jit(g, out_shardings=(s, s, s))(np.ones(8))", None),
+    ],
+)
+def test_jit_out_shardings_place_the_result(code: str, meshes: object) -> None:
+    found = last_value(JITTED + code)
+
+    def axis_names(v: object) -> object:
+        if isinstance(v, Array) and isinstance(v.sharding, Sharding):
+            return v.sharding.mesh.axis_names
+        return None
+
+    if meshes is None:
+        assert isinstance(found, Unknown), found
+    elif meshes == ["d"]:
+        assert axis_names(found) == ("d",), found
+    else:
+        assert isinstance(found, tuple) and [axis_names(v) for v in found] == meshes, (
+            found
+        )
+
+
+@pytest.mark.parametrize(
+    "code, known",
+    [
+        # a helper that binds its parameter anew leaves the caller's dict as it was
+        (
+            "def inner(m, names):\n    m = [m.get(a, 1) for a in names]\n    return tuple(m)\n"
+            "def outer(m):\n    return inner(m, ('r', 'd'))\n"
+            "d = {'d': 2}\nouter(d)\nd",
+            True,
+        ),
+        # `m += [...]` extends the caller's list in place
+        (
+            "def pad(m):\n    m += [1]\n    return tuple(m)\nd = [8]\npad(d)\nd",
+            False,
+        ),
+        # a lambda, and a class's own __init__, that only read it
+        ("f = lambda t: t['a']\nd = {'a': 1}\nf(d)\nd", True),
+        (
+            "class L:\n    def __init__(self, w):\n        self.n = len(w)\nd = [1, 2]\nL(d)\nd",
+            True,
+        ),
+        (
+            "class L:\n    def __init__(self, w):\n        w.append(3)\nd = [1, 2]\nL(d)\nd",
+            False,
+        ),
+    ],
+)
+def test_a_container_passed_to_a_reader_stays_known(code: str, known: bool) -> None:
+    found = last_value(code)
+    assert isinstance(found, (ListValue, DictValue)) is known, found

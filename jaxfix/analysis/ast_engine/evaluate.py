@@ -84,6 +84,7 @@ _EXTERNAL_TOPS = frozenset(
     {"jax", "jaxlib", "numpy", "flax", "optax", "chex"}
 ) | frozenset(sys.stdlib_module_names)
 _TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map"})
+_TREE_LEAVES = frozenset({"jax.tree.leaves", "jax.tree_util.tree_leaves"})
 # ... whose function is given each leaf's key path first
 _TREE_MAPS_WITH_PATH = frozenset(
     {"jax.tree.map_with_path", "jax.tree_util.tree_map_with_path"}
@@ -680,6 +681,21 @@ class Evaluator:
         frame does not take, another `dims` there): what these bindings denote is unchanged.
         False (may be changed) for a use in a nested function, lambda or comprehension."""
         scope = frame.scope
+        if isinstance(scope, ast.Lambda):
+            # a lambda's parameter: its uses are the lambda's body's (`lambda x: isinstance(x, C)`)
+            a = scope.args
+            if name not in {
+                p.arg
+                for p in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg)
+                if p is not None
+            }:
+                return False
+            return all(
+                reads_only(use, module.parents)
+                or self._passed_to_reader(module, use, 0)
+                for use in module.loads_by_name.get(name, ())
+                if isinstance(use, ast.Name) and module.is_within(use, scope)
+            )
         if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return False
         if name not in _locals(module, scope):
@@ -894,9 +910,12 @@ class Evaluator:
             callee = self.attribute(callee, "__call__", call)
         if isinstance(callee, BoundMethod):
             callee, shift = callee.function, 1
+        elif isinstance(callee, Class):  # `Loop(weights)`: its class's own `__init__`
+            init = self._own_init(callee)
+            if init is None:
+                return False
+            callee, shift = init, 1
         if not isinstance(callee, Function) or callee.wrapped_by not in (None, "jit"):
-            return False
-        if isinstance(callee.node, ast.Lambda):
             return False
         a = callee.node.args
         params = [p.arg for p in (*a.posonlyargs, *a.args)]
@@ -925,9 +944,24 @@ class Evaluator:
         return all(
             reads_only(n, target.parents)
             or self._passed_to_reader(target, n, depth + 1)
+            or _rebinds(n, target.parents)
             for n in ast.walk(callee.node)
             if isinstance(n, ast.Name) and n.id == param
         )
+
+    def _own_init(self, cls: Class) -> Function | None:
+        """The `__init__` a class of the tree defines in its own body, when it has no base of
+        the tree and no decorator (which might give it another `__init__`)."""
+        if cls.node.decorator_list or not self._every_base_seen([cls], bare=True):
+            return None
+        for statement in cls.node.body:
+            if (
+                isinstance(statement, ast.FunctionDef)
+                and statement.name == "__init__"
+                and not statement.decorator_list
+            ):
+                return Function(statement, cls.path, cls.closure)
+        return None
 
     def _escaped_in(self, module: Module) -> frozenset[str]:
         found = self._escaped.get(module.path)
@@ -1756,6 +1790,8 @@ class Evaluator:
                 callee,
             )
         if isinstance(callee, External):
+            if callee.bound and isinstance(keywords, dict):
+                keywords = {**dict(callee.bound), **keywords}
             if callee.name in ("jax.sharding.get_abstract_mesh", "jax.eval_shape"):
                 current = self.current_mesh(module, node, frame)
                 abstract = current.abstract if isinstance(current, Mesh) else current
@@ -1772,13 +1808,34 @@ class Evaluator:
                 is_leaf = keywords.get("is_leaf")
                 if is_leaf is not None and not isinstance(is_leaf, Function):
                     return Unknown("jax.tree.map with an is_leaf= jaxfix does not see")
-                return self._tree_map(
+                with_path = callee.name in _TREE_MAPS_WITH_PATH
+                mapped = self._tree_map(
                     positional[0],
                     positional[1:],
                     node,
-                    with_path=callee.name in _TREE_MAPS_WITH_PATH,
+                    with_path=with_path,
                     is_leaf=is_leaf,
                 )
+                if isinstance(mapped, Unknown) and not isinstance(mapped, Foreign):
+                    placed = self._placed_whatever_leaf(
+                        positional[0], positional[1:], node, with_path
+                    )
+                    if placed is not None:
+                        return placed
+                return mapped
+            if callee.name in _TREE_LEAVES:
+                leaves = (
+                    _tree_leaves(positional[0])
+                    if isinstance(positional, list)
+                    and len(positional) == 1
+                    and keywords == {}
+                    else None
+                )
+                if leaves is None:
+                    return Unknown(
+                        "jax.tree.leaves of a tree jaxfix does not spell out"
+                    )
+                return ListValue(leaves)
             if callee.name == "builtins.isinstance":
                 return self._isinstance(positional, keywords)
             if callee.name in ("builtins.hasattr", "builtins.getattr"):
@@ -1827,10 +1884,18 @@ class Evaluator:
             return Unknown("isinstance with arguments jaxfix cannot spell out")
         value, classes = positional
         options = _items(classes) if isinstance(classes, tuple) else (classes,)
-        if not options or not all(isinstance(c, Class) for c in options):
+        if not options or not all(
+            isinstance(c, Class)
+            or (isinstance(c, External) and c.name in _BUILTIN_CLASSES)
+            for c in options
+        ):
             return Unknown("isinstance of a class from outside the tree")
         verdicts = {
-            self._is_instance(value, c) for c in options if isinstance(c, Class)
+            self._is_instance(value, c)
+            if isinstance(c, Class)
+            else _is_builtin_instance(value, _BUILTIN_CLASSES[c.name])
+            for c in options
+            if isinstance(c, (Class, External))
         }
         if True in verdicts:
             return True
@@ -2213,6 +2278,30 @@ class Evaluator:
         # (a subtree too), mapped again, is what the next function gives for any value.
         return Leaves(leaf)
 
+    def _placed_whatever_leaf(
+        self, function: Value, trees: list[Value], node: ast.Call, with_path: bool
+    ) -> Leaves | None:
+        """`jax.tree.map(f, *trees)` over trees jaxfix does not spell out, where `f` gives, for
+        any leaf, a sharding, struct or array on one mesh jaxfix knows
+        (`lambda spec: NamedSharding(mesh, spec)`): whatever the trees and `is_leaf`, every
+        leaf of the result is such a value; `Leaves` of it (a tree given as `Leaves` passes
+        its leaf)."""
+        if not isinstance(function, Function):
+            return None
+        given: list[Value] = [
+            t.leaf
+            if isinstance(t, Leaves)
+            else Unknown("a leaf jaxfix does not spell out")
+            for t in trees
+        ]
+        if with_path:
+            given.insert(0, Foreign("a leaf's key path"))
+        leaf = self.call_function(function, given, {}, node)
+        sharding = leaf.sharding if isinstance(leaf, (ShapeStruct, Array)) else leaf
+        if isinstance(sharding, Sharding) and isinstance(sharding.mesh, Mesh):
+            return Leaves(leaf)
+        return None
+
     def _call_arguments(
         self, module: Module, node: ast.Call, frame: Frame
     ) -> tuple[list[Value] | Unknown, dict[str, Value] | Unknown]:
@@ -2270,6 +2359,30 @@ class Evaluator:
             module.parents.get(function.node), ast.ClassDef
         )
 
+    def _jit_result(
+        self,
+        function: Function,
+        positional: list[Value] | Unknown,
+        keywords: dict[str, Value] | Unknown,
+        node: ast.AST,
+    ) -> Value:
+        """What a jitted function returns where its `out_shardings` place it: each output
+        array on the `NamedSharding` given for it (one for every output, or a tuple of them
+        matching the outputs), the body (run as if not jitted) telling which outputs are
+        arrays; Unknown for anything else."""
+        lost = Unknown("what a jitted function returns")
+        out = dict(function.jit_keywords).get("out_shardings")
+        if not isinstance(out, (Sharding, tuple)):
+            return lost
+        body = self.call_function(
+            replace(function, wrapped_by=None, jit_keywords=()),
+            positional,
+            keywords,
+            node,
+        )
+        placed = _placed_outputs(body, out)
+        return lost if placed is None else placed
+
     def bind(
         self,
         function: Function,
@@ -2326,7 +2439,7 @@ class Evaluator:
     ) -> Value:
         """What calling `function` returns: every reachable `return` agreeing."""
         if function.wrapped_by == "jit":
-            return Unknown("what a jitted function returns")
+            return self._jit_result(function, positional, keywords, node)
         if function.wrapped_by == "contextmanager":
             return Unknown("a context manager of the tree")
         if isinstance(function.node, ast.AsyncFunctionDef) or self.is_generator(
@@ -2910,3 +3023,102 @@ def _locals(module: Module, scope: ast.AST) -> frozenset[str]:
 
 def _definitions(module: Module, scope: ast.AST) -> frozenset[str]:
     return module.scope_names(scope)[1]
+
+
+# Python's own classes (and their abc/typing aliases) `isinstance` is decided for, by the
+# Python types of the data jaxfix spells out that are instances of each.
+_BUILTIN_CLASSES: dict[str, tuple[type, ...]] = {
+    **dict.fromkeys(
+        (
+            "builtins.dict",
+            "collections.abc.Mapping",
+            "collections.abc.MutableMapping",
+            "typing.Mapping",
+            "typing.MutableMapping",
+            "typing.Dict",
+        ),
+        (DictValue,),
+    ),
+    **dict.fromkeys(("builtins.list", "typing.List"), (ListValue,)),
+    **dict.fromkeys(("builtins.tuple", "typing.Tuple"), (tuple,)),
+    **dict.fromkeys(
+        ("collections.abc.Sequence", "typing.Sequence"), (tuple, ListValue, str)
+    ),
+    "builtins.str": (str,),
+    "builtins.int": (int,),  # bool is an int, as in Python
+    "builtins.bool": (bool,),
+    "builtins.float": (float,),
+}
+
+# The data whose Python type jaxfix knows exactly: `isinstance` of it is decided.
+_PLAIN_DATA = (bool, int, float, str, tuple, ListValue, DictValue)
+
+
+def _is_builtin_instance(value: Value, types: tuple[type, ...]) -> bool | None:
+    """`isinstance(value, C)` for one of Python's classes C (by `types`, what jaxfix's data
+    of C is): decided for None and plain data (literals, tuples, lists, dicts); None (cannot
+    tell) for anything else, an object of the tree maybe subclassing C."""
+    if value is None:
+        return False
+    if isinstance(value, _PLAIN_DATA) and not isinstance(value, Unknown):
+        return isinstance(value, types)
+    return None
+
+
+def _rebinds(name: ast.Name, parents: dict[ast.AST, ast.AST]) -> bool:
+    """`name` is bound anew (`mesh_shape = [...]`, `a, b = ...`, a `for` target): the
+    parameter's old value is left as it was. Not `name += x`, which extends a list in place."""
+    return isinstance(name.ctx, ast.Store) and not isinstance(
+        parents.get(name), ast.AugAssign
+    )
+
+
+def _placed_outputs(body: Value, out: Value) -> Value | None:
+    """The outputs `body` (what the function returns un-jitted) placed by `out_shardings`
+    `out`: an array on a NamedSharding of a known mesh, or a tuple of outputs (one sharding
+    for all, or a tuple of one per output; an output without one is Unknown); None when the
+    structure does not show it."""
+    if isinstance(body, Array):
+        if isinstance(out, Sharding) and isinstance(out.mesh, Mesh):
+            return replace(body, sharding=out)
+        return None
+    if isinstance(body, tuple) and not isinstance(body, Unknown):
+        if isinstance(out, tuple) and len(out) != len(body):
+            return None
+        outs = out if isinstance(out, tuple) else (out,) * len(body)
+        placed = [_placed_outputs(b, o) for b, o in zip(body, outs)]
+        return tuple(
+            Unknown("what a jitted function returns") if p is None else p
+            for p in placed
+        )
+    return None
+
+
+def _tree_leaves(tree: Value) -> tuple[Value, ...] | None:
+    """`jax.tree.leaves(tree)` for a tree the code spells out: tuples and lists in order, a
+    dict's values by sorted keys (as JAX flattens it), None no leaf, and JAX's own objects
+    and Python numbers and strings as leaves; None (not spelled out) for anything else (an
+    object of the tree may be a registered node)."""
+    if tree is None:
+        return ()
+    if isinstance(tree, Unknown):
+        return None
+    if isinstance(tree, (tuple, ListValue)):
+        items = _items(tree)
+    elif isinstance(tree, DictValue):
+        if not all(isinstance(k, str) for k, _ in tree.items):
+            return None
+        items = tuple(v for _, v in sorted(tree.items, key=lambda kv: str(kv[0])))
+    elif isinstance(tree, (Array, ShapeStruct, Sharding, Mesh, bool, int, float, str)):
+        return (tree,)
+    else:
+        return None
+    if items is None:
+        return None
+    found: list[Value] = []
+    for item in items:
+        leaves = _tree_leaves(item)
+        if leaves is None:
+            return None
+        found.extend(leaves)
+    return tuple(found)

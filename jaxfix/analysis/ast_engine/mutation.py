@@ -84,6 +84,7 @@ _READING_FUNCTIONS = frozenset(
         "map_with_path",
         "tree_map_with_path",
         "tree_leaves",
+        "leaves",  # jax.tree.leaves
         # jax.jit keeps its shardings' trees as given, never changes them
         "jit",
     }

@@ -448,9 +448,11 @@ class ModuleValue:
 
 @dataclass(frozen=True)
 class External:
-    """Something imported from outside the tree, by its qualified name (`jax.sharding.Mesh`)."""
+    """Something imported from outside the tree, by its qualified name (`jax.sharding.Mesh`);
+    `bound`: the keyword arguments `functools.partial(f, k=v)` gave it."""
 
     name: str
+    bound: tuple[tuple[str, Value], ...] = ()
 
 
 class Foreign(Unknown):

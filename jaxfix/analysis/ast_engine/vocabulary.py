@@ -416,6 +416,13 @@ def _partial(positional: list[Value], keywords: dict[str, Value]) -> Value:
         return function  # partial(jax.jit, ...) decorates as jax.jit does
     if isinstance(function, Function) and not rest:
         return replace(function, bound=(*function.bound, *keywords.items()))
+    if (
+        isinstance(function, External)
+        and function.name.startswith(("jax.tree.", "jax.tree_util."))
+        and not rest
+    ):
+        # `partial(jax.tree.map, is_leaf=...)`: called as the function with these keywords
+        return replace(function, bound=(*function.bound, *keywords.items()))
     return Unknown("functools.partial of something jaxfix does not follow")
 
 
