@@ -13,7 +13,7 @@ from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.analysis.ast_engine.contexts import Entry, Site, setting_site
 from jaxfix.analysis.ast_engine.evidence import Confirmed, changed_since_the_log
 from jaxfix.analysis.ast_engine.placement import Placed, arguments_of
-from jaxfix.analysis.ast_engine.values import Mesh, Spec, Unknown
+from jaxfix.analysis.ast_engine.values import BoundMethod, Mesh, Spec, Unknown
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.bindings import first_evaluated, local_for
@@ -554,7 +554,8 @@ class AllGatherMeshMismatch(Rule):
             return None
         context = site.context.mesh
         out_is_context, input_is_context = (
-            out.mesh.equals(context),
+            # a bare P(...) is on the context mesh itself, whatever of it is unknown
+            True if out is site.context else out.mesh.equals(context),
             site.input.mesh.equals(context),
         )
         if out_is_context is None or input_is_context is None:
@@ -816,7 +817,16 @@ class AllGatherMeshMismatch(Rule):
         binding = {id(call) for _, call in passing}
         found = []
         for module, call in running:
-            arg = _argument(call, function, parameter) if id(call) in binding else None
+            arg = (
+                _argument(
+                    call,
+                    function,
+                    parameter,
+                    _receiver_bound(analysis.of(module), call),
+                )
+                if id(call) in binding
+                else None
+            )
             if arg is not None:
                 found.append((analysis.of(module), call, arg))
         return found
@@ -1003,12 +1013,32 @@ def _from_caller(
 
 
 def _argument(
-    call: ast.AST, function: ast.FunctionDef | ast.AsyncFunctionDef, parameter: str
+    call: ast.AST,
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    parameter: str,
+    receiver_bound: bool = False,
 ) -> ast.expr | None:
     """What `call` passes for `parameter` of `function` (None when it passes nothing, or the
-    arguments cannot be bound)."""
-    args = arguments_of(call, function) if isinstance(call, ast.Call) else None
+    arguments cannot be bound); `receiver_bound`: a method called on its object
+    (`loop.decode(x)`), whose first parameter takes the object, not the first argument."""
+    if not isinstance(call, ast.Call):
+        return None
+    if receiver_bound:
+        a = function.args
+        first = next(iter((*a.posonlyargs, *a.args)), None)
+        if first is None or first.arg == parameter:
+            return None
+        # the object in the first parameter's place
+        call = ast.Call(call.func, [ast.Constant(None), *call.args], call.keywords)
+    args = arguments_of(call, function)
     return args.get(parameter) if args is not None else None
+
+
+def _receiver_bound(analysis: Analysis, call: ast.AST) -> bool:
+    """`call` calls a method bound to its object (`obj.method(...)`)."""
+    return isinstance(call, ast.Call) and isinstance(
+        analysis.value_of(call.func), BoundMethod
+    )
 
 
 def _context(placed: Placed | None) -> Placed | None:
