@@ -18,7 +18,13 @@ Unknown when another method assigns it too). Containers: tuple, list and dict di
 `math.prod`, `range` and comprehensions over known values; a list or dict whose name is used in
 any way that may change it is Unknown (mutation.py), unless, for a function's local, no such use
 is reached by the binding read in the frame followed; a module's object called through a method
-that only reads `self` is not changed by it. Strings: `.split(sep)`, `int(s)`, `sub in s`. A
+that only reads `self` is not changed by it. `isinstance(x, C)` of Python's classes (dict,
+Mapping, Sequence, list, tuple, str, int, ...) is decided for the data jaxfix spells out; a
+lambda's parameter is known where it is called when its body only reads it. JAX's trees:
+`jax.tree.map` over spelled-out containers, eval_shape's structs and `Leaves`, and over any
+tree when the function gives one known mesh whatever the leaf (`lambda spec:
+NamedSharding(mesh, spec)`); `jax.tree.leaves` of a spelled-out tree; what a jitted function
+returns, placed by its `out_shardings`. Strings: `.split(sep)`, `int(s)`, `sub in s`. A
 conditional expression whose test jaxfix cannot decide is the value both sides give; when they
 are different functions or APIs
 (`set_mesh = jax.set_mesh if hasattr(jax, "set_mesh") else jax.sharding.use_mesh`, `OneOf`), a

@@ -10,8 +10,10 @@ Anything else (`d["a"] = 3`, `xs.append(...)`, passing it to a function jaxfix d
 know, binding it to another name or attribute) makes the name "escaped", and its value
 Unknown, never the stale literal. Names are matched by spelling over the whole module (nested
 functions and other functions included): cautious, never stale. The evaluator then lets an
-escaped name through when each such use is an argument of a function of the tree whose
-parameter is only read there, a few calls deep (`log_meshes(MESHES)`), and asks of a
+escaped name through when each such use is an argument of a function, lambda or class (its
+own `__init__`) of the tree whose parameter is only read there or bound anew
+(`mesh_shape = [...]`; not `+=`, which extends a list in place), a few calls deep
+(`log_meshes(MESHES)`), and asks of a
 SimpleNamespace's name every module that may reach it (`config.probe.data = 4` elsewhere).
 """
 
