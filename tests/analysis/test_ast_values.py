@@ -57,7 +57,21 @@ M8 = AbstractMesh((8,), ("x",))
         ("A = 4\nA *= 2\nA += 1\nv = A", 9),
         ("A = 4\nA = A * 2\nv = A", 8),  # the read of A in `A * 2` sees `A = 4` only
         ("if c:\n    A = 8\nelse:\n    A = 8\nv = A", 8),
-        ("for A in (8, 8):\n    pass\nv = A", Unknown),
+        # a loop variable: the one value every item gives
+        ("for A in (8, 8):\n    pass\nv = A", 8),
+        ("for A in (8, 16):\n    pass\nv = A", Unknown),
+        ("for A in ():\n    pass\nv = A", Unknown),
+        ("for A in (8, 8):\n    A = A + 1\nv = A", 9),  # the body's binding, after it
+        ("for A, B in ((8, 2), (8, 4)):\n    pass\nv = A", 8),
+        # what a generator of the tree yields, by next() and a loop over it
+        ("def g():\n    while True:\n        yield 8\nv = next(g())", 8),
+        ("def g():\n    yield 8\n    yield 16\nv = next(g())", Unknown),
+        (
+            "def g():\n    yield {'a': 8}\ndef h(it):\n    for d in it:\n        yield d['a']\n"
+            "v = next(h(g()))",
+            8,
+        ),
+        ("def g():\n    yield from (8, 8)\nv = next(g())", Unknown),
         ("def f(a, b=2):\n    c = a * b\n    return c\nv = f(3)", 6),
         # falls off its end: None (the LibCST engine did not know)
         ("def f(a):\n    if a:\n        return 1\nv = f(0)", None),

@@ -20,7 +20,10 @@ any way that may change it is Unknown (mutation.py), unless, for a function's lo
 is reached by the binding read in the frame followed; a module's object called through a method
 that only reads `self` is not changed by it. `isinstance(x, C)` of Python's classes (dict,
 Mapping, Sequence, list, tuple, str, int, ...) is decided for the data jaxfix spells out; a
-lambda's parameter is known where it is called when its body only reads it. JAX's trees:
+lambda's parameter is known where it is called when its body only reads it. A `for` loop's
+variable is the one value every item of a known tuple or list gives; calling a generator
+function of the tree gives what every `yield` of it gives (`next(gen)`, a loop over it).
+JAX's trees:
 `jax.tree.map` over spelled-out containers, eval_shape's structs and `Leaves`, and over any
 tree when the function gives one known mesh whatever the leaf (`lambda spec:
 NamedSharding(mesh, spec)`); `jax.tree.leaves` of a spelled-out tree; what a jitted function
@@ -73,6 +76,7 @@ from jaxfix.analysis.ast_engine.values import (
     Structs,
     Unknown,
     Value,
+    Yields,
     holds_tree_objects,
     join,
     known,
@@ -1001,6 +1005,14 @@ class Evaluator:
         if kind == "with":
             assert isinstance(node, (ast.With, ast.AsyncWith))
             return Unknown(f"`{name}` is what a context manager's __enter__ returns")
+        if kind == "for":
+            assert isinstance(node, (ast.For, ast.AsyncFor))
+            item = _item_of(self.value(module, node.iter, frame), binding.path)
+            if isinstance(item, Unknown):
+                return Unknown(
+                    f"`{name}` is a loop variable (line {module.line(node)}): {item.why}"
+                )
+            return item
         if isinstance(node, ast.NamedExpr):
             return self.value(module, node.value, frame)
         if kind == "aug":
@@ -1829,6 +1841,23 @@ class Evaluator:
                     if placed is not None:
                         return placed
                 return mapped
+            if (
+                callee.name in ("builtins.next", "builtins.iter")
+                and isinstance(positional, list)
+                and positional
+                and isinstance(positional[0], Yields)
+                and keywords == {}
+            ):  # `next(gen)`, `next(gen, default)`, `iter(gen)` of a generator of the tree
+                if callee.name == "builtins.iter":
+                    return (
+                        positional[0]
+                        if len(positional) == 1
+                        else Unknown("iter with a sentinel")
+                    )
+                return join(
+                    [positional[0].value, *positional[1:2]],
+                    "next(...) of a generator or its default",
+                )
             if callee.name in _TREE_LEAVES:
                 leaves = (
                     _tree_leaves(positional[0])
@@ -2365,6 +2394,29 @@ class Evaluator:
             module.parents.get(function.node), ast.ClassDef
         )
 
+    def _yielded(
+        self, module: Module, function: ast.FunctionDef, frame: Frame
+    ) -> Value:
+        """A generator function's call: `Yields` of what every `yield` of its own body gives
+        (`yield from` another iterable: Unknown)."""
+        values: list[Value] = []
+        stack = list(ast.iter_child_nodes(function))
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.YieldFrom):
+                return Unknown("a generator that yields from another iterable")
+            if isinstance(node, ast.Yield):
+                values.append(
+                    self.value(module, node.value, frame)
+                    if node.value is not None
+                    else None
+                )
+            if not isinstance(
+                node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+            ):
+                stack.extend(ast.iter_child_nodes(node))
+        return Yields(join(values, f"`{function.name}` may yield different values"))
+
     def _jit_result(
         self,
         function: Function,
@@ -2448,10 +2500,9 @@ class Evaluator:
             return self._jit_result(function, positional, keywords, node)
         if function.wrapped_by == "contextmanager":
             return Unknown("a context manager of the tree")
-        if isinstance(function.node, ast.AsyncFunctionDef) or self.is_generator(
-            function.node
-        ):
+        if isinstance(function.node, ast.AsyncFunctionDef):
             return Unknown("a generator or coroutine")
+        generator = self.is_generator(function.node)
         args = self.bind(function, positional, keywords)
         if isinstance(args, Unknown):
             return args
@@ -2475,6 +2526,8 @@ class Evaluator:
             memo = _memoized(function.node)
             if isinstance(function.node, ast.Lambda):
                 value = self.value(module, function.node.body, frame)
+            elif generator:
+                value = self._yielded(module, function.node, frame)
             elif memo is not None and self._memo_kept(module, function.node, memo[0]):
                 value = self.value(module, memo[1], frame)
             else:
@@ -3128,3 +3181,21 @@ def _tree_leaves(tree: Value) -> tuple[Value, ...] | None:
             return None
         found.extend(leaves)
     return tuple(found)
+
+
+def _item_of(iterated: Value, path: tuple[tuple[int, int, int], ...]) -> Value:
+    """What a `for` loop's variable (at `path` in the target's tuples) is at each turn: the
+    one value every item of a tuple or list gives there, or what a generator of the tree
+    yields; Unknown otherwise."""
+    if isinstance(iterated, Yields):
+        items: tuple[Value, ...] | None = (iterated.value,)
+    else:
+        items = _items(iterated) if isinstance(iterated, (tuple, ListValue)) else None
+    if not items:
+        return Unknown("a loop over values jaxfix does not spell out")
+    unpacked = []
+    for item in items:
+        for index, length, star in path:
+            item = _unpacked(item, index, length, star)
+        unpacked.append(item)
+    return join(unpacked, "a loop over different values")

@@ -74,7 +74,8 @@ class Binding:
     """One way a name gets its value.
 
     kind: "assign" (`x = v`, `x: T = v`, a walrus), "aug" (`x += v`), "param", "import",
-    "def", "class", "with" (`with cm as x`), "opaque" (a loop variable, an exception name, a
+    "def", "class", "with" (`with cm as x`), "for" (a `for` loop's variable: an item of what
+    it iterates), "opaque" (a variable a loop changes, an exception name, a
     match capture, `del`: no value jaxfix computes).
     `node`: the statement (or `ast.arg`, `ast.alias`, NamedExpr); `path`: for unpacking, the
     position of the target in each nested tuple: (index, length, starred index or -1).
@@ -237,9 +238,7 @@ class Flow:
                     if self._truth(s.test, s) is False:
                         inner = None
                 else:
-                    inner = self._targets(
-                        s.target, "opaque", s, head, why="a loop variable"
-                    )
+                    inner = self._targets(s.target, "for", s, head)
                 end = self._block(s.body, inner) if inner is not None else None
             finally:
                 self._loops.pop()

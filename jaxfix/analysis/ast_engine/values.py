@@ -324,6 +324,14 @@ class Leaves:
 
 
 @dataclass(frozen=True)
+class Yields:
+    """What calling a generator function of the tree returns: the one value every `yield`
+    its body may reach gives (what `next(gen)` and a `for` over it see)."""
+
+    value: Value
+
+
+@dataclass(frozen=True)
 class MeshContext:
     """What `jax.set_mesh(m)`, `use_abstract_mesh(m)`, `use_mesh(m)` return: a context manager
     that makes `mesh` current when entered (`set_mesh` also when merely called)."""
@@ -565,6 +573,8 @@ def holds_tree_objects(value: Value) -> bool:
         return any(holds_tree_objects(v) for _, v in value.items)
     if isinstance(value, Leaves):
         return holds_tree_objects(value.leaf)
+    if isinstance(value, Yields):
+        return holds_tree_objects(value.value)
     if isinstance(value, (Array, ShapeStruct, Sharding)):
         return any(
             holds_tree_objects(getattr(value, f))
