@@ -76,7 +76,7 @@ class Computed(Unknown):
     expression `node` (its text `text`) in `module`, reading `reads` (the host calls it makes,
     as written). jaxfix does not change it: a literal is right on one host only."""
 
-    __slots__ = ("module", "node", "text", "reads")
+    __slots__ = ("module", "node", "reads", "text")
 
     def __init__(
         self,
