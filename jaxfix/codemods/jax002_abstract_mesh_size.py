@@ -308,9 +308,10 @@ class AbstractMeshSizeChange(Rule):
             f"another path the run took to this line: {unknown}" if unknown else None,
         )
 
-    def _each_built(self, confirmed: Confirmed) -> str | None:
+    def _each_built(self, confirmed: Confirmed, why: bool = True) -> str | None:
         """Where the run built each inner mesh entered here, when it came along several
-        paths (what to change, path by path), and what stopped the walk from each."""
+        paths (what to change, path by path), and (with `why`) what stopped the walk from
+        each."""
         origins = list(
             dict.fromkeys(
                 o.frames
@@ -324,7 +325,7 @@ class AbstractMeshSizeChange(Rule):
         built = "; ".join(
             Origin("new", "built", frames).describe(root) for frames in origins[:LISTED]
         )
-        unknown = self._unknown(confirmed)
+        unknown = self._unknown(confirmed) if why else None
         return f"the run built the inner meshes at {built}" + (
             f" ({unknown})" if unknown else ""
         )
@@ -333,12 +334,16 @@ class AbstractMeshSizeChange(Rule):
         """Where the run built the inner mesh (its creation frame, then the callers it came
         through), each path from the directory the files share: what to change when jaxfix
         cannot; then, with `why`, where the walk back from there stopped."""
-        origins = [
-            o
-            for o in confirmed.evidence.origins
-            if (o.role, o.kind) == ("new", "built")
-        ]
-        if len(origins) != 1:
+        origins = list(
+            {
+                o.frames: o
+                for o in confirmed.evidence.origins
+                if (o.role, o.kind) == ("new", "built")
+            }.values()
+        )
+        if len(origins) > 1:  # several paths to this line, with one inner mesh
+            return self._each_built(confirmed, why)
+        if not origins:
             return None
         (origin,) = origins
         root = self._root(*(p for p, _ in origin.frames))

@@ -3,8 +3,9 @@ sizes are entries of `stages/config.py`, some computed from the host when it run
 (`jax.device_count() // 2`, `jax.process_count() * 2`). The eval entry, a literal, is changed
 where it is written; the pod entry and the serve function's size are computed from the device
 and process counts: no literal written there would hold on another host, so each is reported,
-naming the file, line and expression where the size is written, and never changed. The wide
-entry, computed from the device count too and read by a stage that works, is never changed."""
+naming the file, line and expression where the size is written, and never changed (the pod
+line, reached by two tests, names both paths). The wide entry, computed from the device count
+too and read by a stage that works, is never changed."""
 
 from __future__ import annotations
 
@@ -53,6 +54,12 @@ def test_sizes_computed_from_the_host_are_reported_at_their_origin(tmp_path, ver
     ) in left[18]
     assert (
         "(axis 'data' is 4 in the run; 2 would make the enclosing size 8)" in left[18]
+    )
+    # two tests reached the line along two paths, with one inner mesh: both are named
+    assert left[18].endswith(
+        "the run built the inner meshes at stages/mesh.py:15, called from stages/run.py:18, "
+        "called from tests/test_stages.py:17; stages/mesh.py:15, called from "
+        "stages/run.py:18, called from tests/test_stages.py:21"
     )
     assert (
         "not fixed: the inner mesh's size comes from `jax.process_count() * 2`, written at "

@@ -17,5 +17,9 @@ def test_pod():
     assert pod_sizes()
 
 
+def test_pod_again():
+    assert pod_sizes()
+
+
 def test_serve():
     assert serve_sizes()
