@@ -952,3 +952,27 @@ def test_a_path_to_a_size_from_the_host_is_named_beside_the_other_path_s_fix(tmp
         and "computed from `jax.device_count()`" in r.message
         for r in diagnostic.related
     )
+
+
+@pytest.mark.parametrize(
+    "size",
+    [
+        "jax.device_count() // 2 if WIDE else 4",  # a branch: the size may be the 4
+        "max(jax.device_count() // 2, N)",  # a name beside the host read
+    ],
+)
+def test_a_size_that_mixes_the_host_with_other_values_is_not_named_as_from_it(
+    tmp_path, size
+):
+    found = _walk(
+        tmp_path, f'import jax\nWIDE = N = 4\nEVAL = {{"shape": ({size}, 4)}}\n'
+    )
+    assert isinstance(found, Unknown) and not isinstance(found, Computed)
+
+
+def test_a_size_from_the_number_of_devices_listed_is_named_as_from_the_host(tmp_path):
+    found = _walk(
+        tmp_path, 'import jax\nEVAL = {"shape": (max(len(jax.devices()) // 4, 1), 4)}\n'
+    )
+    assert isinstance(found, Computed)
+    assert found.reads == ("jax.devices",)

@@ -71,6 +71,12 @@ _HOST_READS = frozenset(
 )
 
 
+# What may wrap host reads in a size computed from the host alone (`len(jax.devices())`).
+_HOST_ARITHMETIC = frozenset(
+    {"builtins.len", "builtins.int", "builtins.max", "builtins.min"}
+)
+
+
 class Computed(Unknown):
     """The walk stopped where a size is computed from the host when the program runs: the
     expression `node` (its text `text`) in `module`, reading `reads` (the host calls it makes,
@@ -370,16 +376,23 @@ class _Walk:
         return Unknown("too many steps between the mesh and its sizes")
 
     def _computed(self, module: Module, expr: ast.expr) -> Computed | None:
-        """`expr`, where the walk stops, when it calls something that reads the host (the
-        device or process count): the place the size is written, which jaxfix leaves."""
-        reads = list(
-            dict.fromkeys(
-                _text(module, node.func)
-                for node in ast.walk(expr)
-                if isinstance(node, ast.Call)
-                and self._qualified(module, node.func) in _HOST_READS
-            )
+        """`expr`, where the walk stops, when it computes the size from the host and nothing
+        else (`jax.device_count() // 2`, or a sizes literal holding such an element among
+        integers): the place the size is written, which jaxfix leaves. An expression that
+        also passes other values through (`n if s == -1 else s`, a name, a comprehension) is
+        not: the size may come from elsewhere."""
+        elements = (
+            expr.elts
+            if isinstance(expr, (ast.Tuple, ast.List)) and not self.scalar
+            else [expr]
         )
+        reads: list[str] = []
+        for element in elements:
+            found = self._host_only(module, element)
+            if found is None:
+                return None
+            reads.extend(found)
+        reads = list(dict.fromkeys(reads))
         if not reads:
             return None
         text = _text(module, expr)
@@ -392,6 +405,32 @@ class _Walk:
             text,
             tuple(reads),
         )
+
+    def _host_only(self, module: Module, expr: ast.expr) -> list[str] | None:
+        """The host reads (`jax.device_count`) `expr` makes, when it is made of them, integer
+        literals, arithmetic and `len`/`int`/`max`/`min` of those alone; else None."""
+        if isinstance(expr, ast.Constant):
+            return [] if type(expr.value) is int else None
+        if isinstance(expr, ast.UnaryOp):
+            return self._host_only(module, expr.operand)
+        if isinstance(expr, ast.BinOp):
+            left = self._host_only(module, expr.left)
+            right = self._host_only(module, expr.right)
+            return None if left is None or right is None else left + right
+        if not isinstance(expr, ast.Call) or expr.keywords:
+            return None
+        called = self._qualified(module, expr.func)
+        if called in _HOST_READS:
+            return [_text(module, expr.func)]
+        if called not in _HOST_ARITHMETIC or not expr.args:
+            return None
+        reads: list[str] = []
+        for argument in expr.args:
+            found = self._host_only(module, argument)
+            if found is None:
+                return None
+            reads.extend(found)
+        return reads
 
     def _callee(self, module: Module, func: ast.expr) -> object:
         """What a call the walk goes into calls: the engine's value of `func`; for
