@@ -322,9 +322,17 @@ class AbstractMeshSizeChange(Rule):
         if len(origins) < 2:
             return None
         root = self._root(*(p for frames in origins for p, _ in frames))
-        built = "; ".join(
-            Origin("new", "built", frames).describe(root) for frames in origins[:LISTED]
-        )
+        shown = [Origin("new", "built", f).describe(root) for f in origins[:LISTED]]
+        if len(set(shown)) < len(
+            shown
+        ):  # alike in their innermost frames: the outermost
+            shown = [
+                f"{text}, ..., from {Origin('new', 'built', frames[:1]).describe(root)}"
+                if len(frames) > LISTED
+                else text
+                for text, frames in zip(shown, origins)
+            ]
+        built = "; ".join(shown)
         unknown = self._unknown(confirmed) if why else None
         return f"the run built the inner meshes at {built}" + (
             f" ({unknown})" if unknown else ""

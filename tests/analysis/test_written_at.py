@@ -976,3 +976,45 @@ def test_a_size_from_the_number_of_devices_listed_is_named_as_from_the_host(tmp_
     )
     assert isinstance(found, Computed)
     assert found.reads == ("jax.devices",)
+
+
+def test_paths_alike_in_their_innermost_frames_are_told_apart_by_the_outermost(
+    tmp_path,
+):
+    """Two tests reached `evaluate` (one inner mesh, computed from the host): the three
+    innermost frames of both paths are one; each is named with the test it came from."""
+    config = TWO_PATHS_CONFIG.replace(
+        '"eval": Axes(dp=4, tp=4)', '"eval": Axes(dp=jax.device_count() // 2, tp=4)'
+    ).replace("import dataclasses\n", "import dataclasses\n\nimport jax\n")
+    files = {
+        "config.py": config,
+        "meshes.py": SCALAR_MESHES,
+        "main.py": TWO_PATHS_MAIN,
+        "test_main.py": "from main import evaluate\n\nevaluate(1)\nevaluate(2)\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    main, meshes = (tmp_path / "main.py").resolve(), tmp_path / "meshes.py"
+    tests = tmp_path / "test_main.py"
+    item = replace(
+        _evidence(tmp_path),
+        origins=tuple(
+            Origin("new", "built", ((tests, line), (main, 14), (main, 9), (meshes, 5)))
+            for line in (3, 4)
+        ),
+    )
+    options = Options(unsafe_fixes=True)
+    evidence = with_value_sites(
+        {main: (item,)}, Run(options), [(tmp_path / n).resolve() for n in files]
+    )
+    (diagnostic,) = check_file(
+        Run(options), main, main.read_bytes(), evidence=evidence[main]
+    ).diagnostics
+    assert "written at config.py:14 and computed from `jax.device_count()`" in (
+        diagnostic.message
+    )
+    assert diagnostic.message.endswith(
+        "the run built the inner meshes at meshes.py:5, called from main.py:9, called "
+        "from main.py:14, ..., from test_main.py:3; meshes.py:5, called from main.py:9, "
+        "called from main.py:14, ..., from test_main.py:4"
+    )
