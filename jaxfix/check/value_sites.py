@@ -81,7 +81,11 @@ def with_value_sites(
             engine.evaluator, chains[0], _differing_axis(item), _differing_name(item)
         )
         if isinstance(written, Unknown):
-            found[path][index] = replace(item, value_unknown=written.why)
+            found[path][index] = replace(
+                item,
+                value_unknown=written.why,
+                value_origin=_origin_site(item, path, written, ours),
+            )
             continue
         if written.data is not None:
             entry = _data_site(item, path, written, run)
@@ -245,11 +249,15 @@ def _along_each(
 
     sites: dict[tuple[Path, tuple[int, int, int, int]], ValueSite] = {}
     why = None
+    origin = None  # the first path's origin computed from the host, if one ends there
     for frames in chains:
         written = written_at(
             engine.evaluator, frames, _differing_axis(item), _differing_name(item)
         )  # type: ignore[attr-defined]
         if isinstance(written, Unknown):
+            computed = _origin_site(item, path, written, ours)
+            if computed is not None and origin is None:
+                origin, why = computed, written.why
             why = why or written.why
             continue
         where = written.module.path.resolve()
@@ -274,10 +282,35 @@ def _along_each(
     if sites:
         # the others' reason too: a path that reaches no place is named at the raising line
         found[path][index] = replace(
-            item, value_site=next(iter(sites.values())), value_unknown=why
+            item,
+            value_site=next(iter(sites.values())),
+            value_unknown=why,
+            value_origin=origin,
         )
     elif why is not None:
-        found[path][index] = replace(item, value_unknown=why)
+        found[path][index] = replace(item, value_unknown=why, value_origin=origin)
+
+
+def _origin_site(
+    item: Evidence, raised: Path, stopped: object, ours: set[Path]
+) -> ValueSite | None:
+    """Where a walk that stopped at a size computed from the host (`Computed`) stopped, as
+    a place in the run's files: the origin the report names; None for any other stop."""
+    from jaxfix.analysis.ast_engine.written_at import Computed
+
+    if not isinstance(stopped, Computed):
+        return None
+    where = stopped.path.resolve()
+    if where not in ours:
+        return None
+    module = stopped.module
+    return ValueSite(
+        (raised, item.line),
+        where,
+        _extent(module, stopped.node),
+        stopped.text,
+        why=f"computed from {' and '.join(f'`{r}()`' for r in stopped.reads)} when it runs",
+    )
 
 
 _MAX_DATA_BYTES = 1 << 20  # a config file larger than this is not read

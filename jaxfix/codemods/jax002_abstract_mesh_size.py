@@ -108,7 +108,11 @@ class AbstractMeshSizeChange(Rule):
     every instance) is overridden by a keyword at the construction the run used; a constant
     other code also reads is replaced at the read on the run's path only. A step the engine
     cannot follow (a computed value, two assignments) means no fix: the report names the lines
-    the run built the mesh at and where the walk stopped.
+    the run built the mesh at and where the walk stopped. A size computed from the host when
+    it runs (`jax.device_count() // 2`, `jax.process_count() * 2`, `len(jax.devices())`) is
+    where the value is written, but a literal there would be right on that host only: the
+    report names its file, line and expression (and the size that would match), and nothing
+    is changed.
 
     ## References
     - `use_abstract_mesh.__enter__` in jax/_src/mesh.py (jax 0.10.2 and 0.12.0.1), which raises
@@ -241,11 +245,53 @@ class AbstractMeshSizeChange(Rule):
         if why_not is not None:
             related = (*related, *self.origins)
         if why_not is not None and confirmed is not None:
-            why_not = self._value_note(confirmed) or with_note(
-                why_not, self._built_at(confirmed)
+            origin = self._origin_note(confirmed, inner, outers)
+            why_not = (
+                self._value_note(confirmed)
+                or (origin and with_note(origin, self._built_at(confirmed, False)))
+                or with_note(why_not, self._built_at(confirmed))
             )
             related = (*related, *_origin_places(confirmed.evidence))
         self.report(node, with_note(message, why_not), fix=fix, related=related)
+
+    def _origin_note(
+        self, confirmed: Confirmed, inner: Mesh, outers: list[Mesh]
+    ) -> str | None:
+        """Where the run's inner mesh got its size when it is computed from the host (the
+        walk back along the run's frames stopped there): the place and the expression, and
+        the size that would match the enclosing mesh."""
+        evidence = confirmed.evidence
+        origin = evidence.value_origin
+        if origin is None or evidence.value_site is not None:
+            return None
+        note = not_fixed(evidence.origin_note(self._origin_root(confirmed)) or "")
+        resized = self._resized(inner, outers)
+        if isinstance(resized, str):
+            return note
+        axis, axis_name, inner_sizes, size = resized
+        return (
+            f"{note} (axis {axis_name!r} is {inner_sizes[axis]} in the run; {size} would "
+            f"make the enclosing size {outers[0].size})"
+        )
+
+    def _unknown(self, confirmed: Confirmed) -> str | None:
+        """Why a path the run took reaches no place jaxfix changes, naming the origin when
+        it is computed from the host."""
+        return confirmed.evidence.origin_note(self._origin_root(confirmed))
+
+    def _origin_root(self, confirmed: Confirmed) -> Path | None:
+        """The directory the origin's file and the frames that built the inner mesh share:
+        the origin is named from it as those frames are."""
+        origin = confirmed.evidence.value_origin
+        if origin is None:
+            return None
+        frames = [
+            path
+            for o in confirmed.evidence.origins
+            if (o.role, o.kind) == ("new", "built")
+            for path, _ in o.frames
+        ]
+        return self._root(origin.path, *frames)
 
     def _value_note(self, confirmed: Confirmed) -> str | None:
         """Where the run's inner mesh got its sizes, when that place makes the fix."""
@@ -256,15 +302,16 @@ class AbstractMeshSizeChange(Rule):
             f"the run built the inner mesh from `{site.name}`, written at "
             f"{site.where(self._root(site.path))}: its fix goes there"
         )
-        unknown = confirmed.evidence.value_unknown
+        unknown = self._unknown(confirmed)
         return with_note(
             with_note(note, site.why),
             f"another path the run took to this line: {unknown}" if unknown else None,
         )
 
-    def _each_built(self, confirmed: Confirmed) -> str | None:
+    def _each_built(self, confirmed: Confirmed, why: bool = True) -> str | None:
         """Where the run built each inner mesh entered here, when it came along several
-        paths (what to change, path by path), and what stopped the walk from each."""
+        paths (what to change, path by path), and (with `why`) what stopped the walk from
+        each."""
         origins = list(
             dict.fromkeys(
                 o.frames
@@ -275,29 +322,41 @@ class AbstractMeshSizeChange(Rule):
         if len(origins) < 2:
             return None
         root = self._root(*(p for frames in origins for p, _ in frames))
-        built = "; ".join(
-            Origin("new", "built", frames).describe(root) for frames in origins[:LISTED]
-        )
-        unknown = confirmed.evidence.value_unknown
+        shown = [Origin("new", "built", f).describe(root) for f in origins[:LISTED]]
+        if len(set(shown)) < len(
+            shown
+        ):  # alike in their innermost frames: the outermost
+            shown = [
+                f"{text}, ..., from {Origin('new', 'built', frames[:1]).describe(root)}"
+                if len(frames) > LISTED
+                else text
+                for text, frames in zip(shown, origins)
+            ]
+        built = "; ".join(shown)
+        unknown = self._unknown(confirmed) if why else None
         return f"the run built the inner meshes at {built}" + (
             f" ({unknown})" if unknown else ""
         )
 
-    def _built_at(self, confirmed: Confirmed) -> str | None:
+    def _built_at(self, confirmed: Confirmed, why: bool = True) -> str | None:
         """Where the run built the inner mesh (its creation frame, then the callers it came
         through), each path from the directory the files share: what to change when jaxfix
-        cannot."""
-        origins = [
-            o
-            for o in confirmed.evidence.origins
-            if (o.role, o.kind) == ("new", "built")
-        ]
-        if len(origins) != 1:
+        cannot; then, with `why`, where the walk back from there stopped."""
+        origins = list(
+            {
+                o.frames: o
+                for o in confirmed.evidence.origins
+                if (o.role, o.kind) == ("new", "built")
+            }.values()
+        )
+        if len(origins) > 1:  # several paths to this line, with one inner mesh
+            return self._each_built(confirmed, why)
+        if not origins:
             return None
         (origin,) = origins
         root = self._root(*(p for p, _ in origin.frames))
         built = f"the run built the inner mesh at {origin.describe(root)}"
-        unknown = confirmed.evidence.value_unknown
+        unknown = self._unknown(confirmed) if why else None
         return f"{built}; {unknown}" if unknown else built
 
     def _disagreement(
@@ -750,8 +809,19 @@ def _describe(mesh: Mesh) -> str:
 def _origin_places(evidence: Evidence) -> tuple[Related, ...]:
     """Where the run's inner mesh got its sizes, as places in their files: where they are
     written (the fix's place), else where the run built the mesh and the callers it came
-    through, innermost first."""
-    site = evidence.value_site
+    through, innermost first; and where a path computes them from the host, when one does."""
+    site, origin = evidence.value_site, evidence.value_origin
+    computed = (  # where a path the run took computes the size from the host
+        (
+            Related(
+                f"`{origin.name}`: the inner mesh's size is written here, {origin.why}",
+                Location(origin.span[0], origin.span[1] + 1),
+                origin.path,
+            ),
+        )
+        if origin is not None
+        else ()
+    )
     if site is not None:
         return (
             Related(
@@ -759,12 +829,13 @@ def _origin_places(evidence: Evidence) -> tuple[Related, ...]:
                 Location(site.span[0], site.span[1] + 1),
                 site.path,
             ),
+            *computed,
         )
     built = [o for o in evidence.origins if (o.role, o.kind) == ("new", "built")]
     if len(built) != 1:
-        return ()
+        return computed
     frames = list(reversed(built[0].frames))
-    return tuple(
+    return computed + tuple(
         Related(
             "the run built the inner mesh here" if n == 0 else "called from here",
             Location(line, 1),

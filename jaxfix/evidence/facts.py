@@ -154,6 +154,10 @@ class Evidence:
     # that raised.
     value_site: ValueSite | None = None
     value_unknown: str | None = None
+    # Where the walk from the run's frames stopped at the value itself, written as an
+    # expression computed from the host when it runs (`jax.device_count() // 2`): the
+    # origin a report names, which jaxfix does not change (`name`: the expression).
+    value_origin: ValueSite | None = None
     at_value: bool = False
     # From a recorded run: the directories its processes ran in (a config file named by a
     # relative path is read from there).
@@ -161,6 +165,19 @@ class Evidence:
     # From a log: the lines of this file its tracebacks passed through on the way to `line`
     # (outer frames: the call in a `with mesh:` block of a function raising elsewhere).
     callers: tuple[int, ...] = ()
+
+    def origin_note(self, root: Path | None = None) -> str | None:
+        """Where the value is written when it is computed from the host (`value_origin`),
+        in words, its file named from `root`; else why a path reaches no place
+        (`value_unknown`)."""
+        origin = self.value_origin
+        if origin is None:
+            return self.value_unknown
+        return (
+            f"the inner mesh's size comes from `{origin.name}`, written at "
+            f"{origin.where(root)} and {origin.why}: jaxfix writes no literal there, "
+            "one would be right on this host only"
+        )
 
     @property
     def agreed(self) -> Facts | None:

@@ -247,7 +247,7 @@ def _site_outcomes(
                     fixed_there,
                     f"{there} ({value.name}, {value.where(Path.cwd())})",
                 )
-                unknown = _value_site(site, evidence or {}, "value_unknown")
+                unknown = _value_site(site, evidence or {}, "origin_note")
                 if unknown:  # the run reached this line along a path the fix is not on
                     detail += f"; {ANOTHER_PATH}{unknown}"
         outcomes.append(
@@ -337,11 +337,14 @@ def _value_site(
     field: str = "value_site",
 ) -> Any:
     """Where the value the error at `site` was about is written, when another place (or,
-    `field="value_unknown"`, why a path the run took there reaches no such place)."""
+    `field="origin_note"`, why a path the run took there reaches no such place, naming
+    where its value is computed from the host, from the current directory)."""
     if site.path is None:
         return None
     for item in evidence.get(site.path.resolve(), ()):
         if item.line == site.line and item.code == site.code and not item.at_value:
+            if field == "origin_note":
+                return item.origin_note(Path.cwd())
             return getattr(item, field)
     return None
 

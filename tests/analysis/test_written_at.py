@@ -13,7 +13,7 @@ import pytest
 
 from jaxfix.analysis.ast_engine import Engine
 from jaxfix.analysis.ast_engine.values import Unknown
-from jaxfix.analysis.ast_engine.written_at import written_at
+from jaxfix.analysis.ast_engine.written_at import Computed, written_at
 from jaxfix.check.engine import check_file
 from jaxfix.check.run import Run
 from jaxfix.check.value_sites import with_value_sites
@@ -891,3 +891,130 @@ def test_sizes_by_name_held_by_a_name_other_code_reads_end_the_walk(tmp_path):
     frames = ((tmp_path / "main.py", 9), (tmp_path / "meshes.py", 9))
     found = written_at(engine.evaluator, frames, 1, "model")
     assert isinstance(found, Unknown) and "is computed" in found.why, found
+
+
+def test_a_size_computed_from_the_host_ends_the_walk_at_its_origin(tmp_path):
+    """`jax.device_count() // 2` is where the size is written, but no literal there would
+    hold on another host: the walk stops there and says so, naming the expression."""
+    found = _walk(
+        tmp_path, 'import jax\nEVAL = {"shape": (jax.device_count() // 2, 4)}\n'
+    )
+    assert isinstance(found, Computed)
+    assert (found.path.name, found.module.line(found.node)) == ("config.py", 2)
+    assert found.text == "(jax.device_count() // 2, 4)"
+    assert found.reads == ("jax.device_count",)
+
+
+def test_a_size_computed_from_a_constant_is_not_named_as_from_the_host(tmp_path):
+    found = _walk(tmp_path, 'N = 8\nEVAL = {"shape": (N // 2, 4)}\n')
+    assert isinstance(found, Unknown) and not isinstance(found, Computed)
+    assert "are not integer literals" in found.why
+
+
+def test_a_path_to_a_size_from_the_host_is_named_beside_the_other_path_s_fix(tmp_path):
+    """The run reached `sizes(outer, name)` for "eval" (a literal: fixed there) and for
+    "probe", whose size is computed from the device count: the raising line names where."""
+    config = TWO_PATHS_CONFIG.replace(
+        '"probe": Axes(dp=4, tp=4)', '"probe": Axes(dp=jax.device_count() // 2, tp=4)'
+    ).replace("import dataclasses\n", "import dataclasses\n\nimport jax\n")
+    files = {"config.py": config, "meshes.py": SCALAR_MESHES, "main.py": TWO_PATHS_MAIN}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    main, meshes = (tmp_path / "main.py").resolve(), tmp_path / "meshes.py"
+    item = replace(
+        _evidence(tmp_path),
+        origins=tuple(
+            Origin("new", "built", ((main, line), (main, 9), (meshes, 5)))
+            for line in (14, 18)
+        ),
+    )
+    options = Options(unsafe_fixes=True)
+    evidence = with_value_sites(
+        {main: (item,)}, Run(options), [(tmp_path / n).resolve() for n in files]
+    )
+    (raised,) = evidence[main]
+    assert raised.value_origin is not None
+    assert raised.value_origin.where(tmp_path.resolve()) == "config.py:15"
+    assert raised.value_origin.name == "jax.device_count() // 2"
+    (diagnostic,) = check_file(
+        Run(options), main, main.read_bytes(), evidence=evidence[main]
+    ).diagnostics
+    assert diagnostic.message.endswith(
+        "another path the run took to this line: the inner mesh's size comes from "
+        "`jax.device_count() // 2`, written at config.py:15 and computed from "
+        "`jax.device_count()` when it runs: jaxfix writes no literal there, one would be "
+        "right on this host only"
+    )
+    assert any(
+        r.path is not None
+        and r.path.name == "config.py"
+        and r.start.line == 15
+        and "computed from `jax.device_count()`" in r.message
+        for r in diagnostic.related
+    )
+
+
+@pytest.mark.parametrize(
+    "size",
+    [
+        "jax.device_count() // 2 if WIDE else 4",  # a branch: the size may be the 4
+        "max(jax.device_count() // 2, N)",  # a name beside the host read
+    ],
+)
+def test_a_size_that_mixes_the_host_with_other_values_is_not_named_as_from_it(
+    tmp_path, size
+):
+    found = _walk(
+        tmp_path, f'import jax\nWIDE = N = 4\nEVAL = {{"shape": ({size}, 4)}}\n'
+    )
+    assert isinstance(found, Unknown) and not isinstance(found, Computed)
+
+
+def test_a_size_from_the_number_of_devices_listed_is_named_as_from_the_host(tmp_path):
+    found = _walk(
+        tmp_path, 'import jax\nEVAL = {"shape": (max(len(jax.devices()) // 4, 1), 4)}\n'
+    )
+    assert isinstance(found, Computed)
+    assert found.reads == ("jax.devices",)
+
+
+def test_paths_alike_in_their_innermost_frames_are_told_apart_by_the_outermost(
+    tmp_path,
+):
+    """Two tests reached `evaluate` (one inner mesh, computed from the host): the three
+    innermost frames of both paths are one; each is named with the test it came from."""
+    config = TWO_PATHS_CONFIG.replace(
+        '"eval": Axes(dp=4, tp=4)', '"eval": Axes(dp=jax.device_count() // 2, tp=4)'
+    ).replace("import dataclasses\n", "import dataclasses\n\nimport jax\n")
+    files = {
+        "config.py": config,
+        "meshes.py": SCALAR_MESHES,
+        "main.py": TWO_PATHS_MAIN,
+        "test_main.py": "from main import evaluate\n\nevaluate(1)\nevaluate(2)\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    main, meshes = (tmp_path / "main.py").resolve(), tmp_path / "meshes.py"
+    tests = tmp_path / "test_main.py"
+    item = replace(
+        _evidence(tmp_path),
+        origins=tuple(
+            Origin("new", "built", ((tests, line), (main, 14), (main, 9), (meshes, 5)))
+            for line in (3, 4)
+        ),
+    )
+    options = Options(unsafe_fixes=True)
+    evidence = with_value_sites(
+        {main: (item,)}, Run(options), [(tmp_path / n).resolve() for n in files]
+    )
+    (diagnostic,) = check_file(
+        Run(options), main, main.read_bytes(), evidence=evidence[main]
+    ).diagnostics
+    assert "written at config.py:14 and computed from `jax.device_count()`" in (
+        diagnostic.message
+    )
+    assert diagnostic.message.endswith(
+        "the run built the inner meshes at meshes.py:5, called from main.py:9, called "
+        "from main.py:14, ..., from test_main.py:3; meshes.py:5, called from main.py:9, "
+        "called from main.py:14, ..., from test_main.py:4"
+    )

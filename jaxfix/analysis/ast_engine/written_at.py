@@ -16,6 +16,11 @@ Where the literal is read by more than this path (a constant `SHAPE` other code 
 mesh that works may share it), the value is replaced at the narrowest point instead: the read
 of that name on the run's path (`Written.why` says so). A field default feeds every instance,
 so there the keyword is added to the construction the run used.
+
+Where the walk stops at an expression that computes a size from what the host has when it runs
+(`jax.device_count() // 2`, `len(jax.devices())`, `jax.process_count() * 2`), it returns
+`Computed`: that is where the value is written, but no literal jaxfix could write there would
+hold on another host, so the report names the place and writes nothing.
 """
 
 from __future__ import annotations
@@ -49,6 +54,50 @@ _YAML_LOADERS = frozenset({"yaml.safe_load", "yaml.load", "yaml.full_load"})
 _OTHER_LOADERS = frozenset(
     {"tomllib.load", "tomllib.loads", "tomli.load", "tomli.loads"}
 )
+
+
+# Calls whose result depends on the host the program runs on (its devices, its processes).
+_HOST_READS = frozenset(
+    {
+        "jax.device_count",
+        "jax.local_device_count",
+        "jax.process_count",
+        "jax.process_index",
+        "jax.devices",
+        "jax.local_devices",
+        "os.cpu_count",
+        "multiprocessing.cpu_count",
+    }
+)
+
+
+# What may wrap host reads in a size computed from the host alone (`len(jax.devices())`).
+_HOST_ARITHMETIC = frozenset(
+    {"builtins.len", "builtins.int", "builtins.max", "builtins.min"}
+)
+
+
+class Computed(Unknown):
+    """The walk stopped where a size is computed from the host when the program runs: the
+    expression `node` (its text `text`) in `module`, reading `reads` (the host calls it makes,
+    as written). jaxfix does not change it: a literal is right on one host only."""
+
+    __slots__ = ("module", "node", "reads", "text")
+
+    def __init__(
+        self,
+        why: str,
+        module: Module,
+        node: ast.expr,
+        text: str,
+        reads: tuple[str, ...],
+    ) -> None:
+        super().__init__(why)
+        self.module, self.node, self.text, self.reads = module, node, text, reads
+
+    @property
+    def path(self) -> Path:
+        return self.module.path
 
 
 @dataclass(frozen=True)
@@ -201,7 +250,9 @@ class _Walk:
                     or any(isinstance(e, ast.Starred) for e in expr.elts)
                     or not 0 <= self.axis < len(expr.elts)
                 ):
-                    return Unknown(f"the sizes at {where} are not integer literals")
+                    return self._computed(module, expr) or Unknown(
+                        f"the sizes at {where} are not integer literals"
+                    )
                 # `(cfg.dp, cfg.tp)`: the axis to change is written on its own
                 self.scalar, self.label = True, None
                 expr = expr.elts[self.axis]
@@ -319,10 +370,67 @@ class _Walk:
                     return step
                 module, expr, narrowest, keys = step
                 continue
-            return Unknown(
+            return self._computed(module, expr) or Unknown(
                 f"`{_text(module, expr)}` at {where} is computed, not a value jaxfix follows"
             )
         return Unknown("too many steps between the mesh and its sizes")
+
+    def _computed(self, module: Module, expr: ast.expr) -> Computed | None:
+        """`expr`, where the walk stops, when it computes the size from the host and nothing
+        else (`jax.device_count() // 2`, or a sizes literal holding such an element among
+        integers): the place the size is written, which jaxfix leaves. An expression that
+        also passes other values through (`n if s == -1 else s`, a name, a comprehension) is
+        not: the size may come from elsewhere."""
+        elements = (
+            expr.elts
+            if isinstance(expr, (ast.Tuple, ast.List)) and not self.scalar
+            else [expr]
+        )
+        reads: list[str] = []
+        for element in elements:
+            found = self._host_only(module, element)
+            if found is None:
+                return None
+            reads.extend(found)
+        reads = list(dict.fromkeys(reads))
+        if not reads:
+            return None
+        text = _text(module, expr)
+        shown = " and ".join(f"`{r}()`" for r in reads)
+        return Computed(
+            f"`{text}` at {module.path.name}:{module.line(expr)} computes the size from {shown} "
+            "when it runs",
+            module,
+            expr,
+            text,
+            tuple(reads),
+        )
+
+    def _host_only(self, module: Module, expr: ast.expr) -> list[str] | None:
+        """The host reads (`jax.device_count`) `expr` makes, when it is made of them, integer
+        literals, arithmetic and `len`/`int`/`max`/`min` of those alone; else None."""
+        if isinstance(expr, ast.Constant):
+            return [] if type(expr.value) is int else None
+        if isinstance(expr, ast.UnaryOp):
+            return self._host_only(module, expr.operand)
+        if isinstance(expr, ast.BinOp):
+            left = self._host_only(module, expr.left)
+            right = self._host_only(module, expr.right)
+            return None if left is None or right is None else left + right
+        if not isinstance(expr, ast.Call) or expr.keywords:
+            return None
+        called = self._qualified(module, expr.func)
+        if called in _HOST_READS:
+            return [_text(module, expr.func)]
+        if called not in _HOST_ARITHMETIC or not expr.args:
+            return None
+        reads: list[str] = []
+        for argument in expr.args:
+            found = self._host_only(module, argument)
+            if found is None:
+                return None
+            reads.extend(found)
+        return reads
 
     def _callee(self, module: Module, func: ast.expr) -> object:
         """What a call the walk goes into calls: the engine's value of `func`; for
