@@ -13,7 +13,8 @@ changed test files (`test_*.py`, `*_test.py`), the test files in a changed `conf
 folder, and every test file that imports a changed module (named from TREE or each --root, e.g.
 `src`); --test adds more. Each copy's tests run under --python with pytest, the same command,
 environment and seed (`PYTHONHASHSEED=0`, `JAX_PLATFORMS=cpu`, eight CPU devices:
-`XLA_FLAGS=--xla_force_host_platform_device_count=8`, `PYTHONPATH` the copy's roots), and the
+`XLA_FLAGS=--xla_force_host_platform_device_count=8`, `PYTHONPATH` the copy's roots, each copy
+its own `TMPDIR` and `TEST_TMPDIR`), and the
 outcomes are compared test by test (pytest's JUnit XML).
 
 The report (stdout) lists the fixes per rule and file, the tests chosen and why, and per test
@@ -198,7 +199,14 @@ def run_tests(
     """Test id -> outcome, from pytest's JUnit XML, one pytest run per test file (a file whose
     run times out or writes no report is one `FILE::(no report)` entry, `error`)."""
     env = dict(os.environ)
+    # Each copy its own temporary folder: tests writing fixed names under TEST_TMPDIR would
+    # otherwise meet the other copy's files (FileExistsError after, not a change of the code).
+    scratch = copy.parent / f"{copy.name}-tmp"
+    shutil.rmtree(scratch, ignore_errors=True)
+    scratch.mkdir(parents=True)
     env.update(
+        TMPDIR=str(scratch),
+        TEST_TMPDIR=str(scratch),
         PYTHONHASHSEED="0",
         JAX_PLATFORMS="cpu",
         XLA_FLAGS="--xla_force_host_platform_device_count=8",

@@ -40,11 +40,18 @@ def doubled():
         return jax.jit(lambda a: a * 2, in_shardings=P("x"))(x)
 """
 TEST_SHARDED = """\
+import os
+
 from pkg.sharded import total
 
 
 def test_total():
     assert total(range(8)) == 28.0
+
+
+def test_a_fixed_name_in_its_own_temporary_folder():
+    with open(os.path.join(os.environ["TEST_TMPDIR"], "once"), "x"):
+        pass
 """
 # One test the migration makes pass, one that asserted the old error and so fails after it.
 TEST_LEGACY = """\
@@ -119,6 +126,7 @@ def test_a_migrated_tree_is_tested_before_and_after(tmp_path: Path, capsys):
         == "passed"
     )
     assert "- tests/test_legacy.py: 1/1/0/0 -> 1/1/0/0" in out
+    assert "- tests/test_sharded.py: 2/0/0/0 -> 2/0/0/0" in out  # a TEST_TMPDIR each
     assert (
         tree / "pkg/legacy.py"
     ).read_text() == LEGACY  # the tree itself is untouched
