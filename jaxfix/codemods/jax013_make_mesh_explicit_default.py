@@ -173,7 +173,7 @@ class MakeMeshExplicitDefault(Rule):
 
     def visit_Call(self, node: ast.Call) -> None:
         found = None
-        if raises_on(self.raises_since, self.options.jax_version):
+        if self._raises:
             if self._constraint_or_shard_map_possible:
                 found = self._constraint(node) or self._shard_map(node)
             contracted = self._contracted(node) if found is None else None
@@ -199,7 +199,7 @@ class MakeMeshExplicitDefault(Rule):
     def _matmul(self, node: ast.BinOp) -> None:
         """`a @ b` of operands placed so that it surely raises, or where a run's log shows
         the dot_general's error."""
-        if raises_on(self.raises_since, self.options.jax_version):
+        if self._raises:
             found = self._contraction(node, ((node.left, node.right), (1, 0)))
             if found is not None:
                 if not self.expected(node):
@@ -245,6 +245,11 @@ class MakeMeshExplicitDefault(Rule):
         else:
             return None
         return None if dims is None else ((node.args[0], node.args[1]), dims)
+
+    @functools.cached_property
+    def _raises(self) -> bool:
+        """Whether the target JAX raises (asked of every call: once per module)."""
+        return raises_on(self.raises_since, self.options.jax_version)
 
     @functools.cached_property
     def _constraint_or_shard_map_possible(self) -> bool:

@@ -92,6 +92,10 @@ class ExperimentalShardMap(Rule):
 
     def visit_Call(self, node: ast.Call) -> None:
         analysis = self.analysis
+        if not analysis.may_be(node.func, Api.EXPERIMENTAL_SHARD_MAP) and not (
+            node.args and analysis.may_be(node.args[0], Api.EXPERIMENTAL_SHARD_MAP)
+        ):
+            return  # neither callee it may have is spelled so: whether a partial not asked
         partial = (
             analysis.may_call(node, Api.PARTIAL)
             and analysis.called_api(node) is Api.PARTIAL

@@ -284,7 +284,9 @@ class LegacyMeshContext(Rule):
             return None
         # What the block runs is not named: the libraries the code it reaches imports may
         # be what runs.
-        found = reach.imported_reader(reach.modules, _reads_old_mesh_only)
+        found = reach.imported_reader(
+            reach.modules, _reads_old_mesh_only, b"thread_resources"
+        )
         if found is None:
             return None
         importer, name, reader, path = found

@@ -113,10 +113,13 @@ class Reach:
         self,
         paths: Iterable[Path],
         wanted: Callable[[ast.FunctionDef | ast.AsyncFunctionDef], bool],
+        word: bytes | None = None,
     ) -> tuple[Path, str, ast.FunctionDef | ast.AsyncFunctionDef, Path] | None:
         """The first installed module (not JAX's) that a module at `paths` imports from,
         which defines, or whose own package modules it imports define, a function for
-        which `wanted` holds: (importer, the import as written, that function, its file)."""
+        which `wanted` holds: (importer, the import as written, that function, its file).
+        `word`: a name every function `wanted` holds for reads (so its module's source
+        holds it): a module without it is not searched for one, only for its imports."""
         for importer in paths:
             module = self.engine.project.module(importer)
             if not isinstance(module, Module):
@@ -145,7 +148,7 @@ class Reach:
                         file = definition[1] if definition is not None else None
                     if file is None:
                         continue
-                    found = self._reader_near(file, wanted)
+                    found = self._reader_near(file, wanted, word)
                     if found is not None:
                         return importer, name, found[0], found[1]
         return None
@@ -154,8 +157,11 @@ class Reach:
         self,
         file: Path,
         wanted: Callable[[ast.FunctionDef | ast.AsyncFunctionDef], bool],
+        word: bytes | None,
     ) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, Path] | None:
-        """A function `wanted` in `file`, or in a module of its package that it imports."""
+        """A function `wanted` in `file`, or in a module of its package that it imports
+        (`word`: see `imported_reader`; most modules lack it, and asking `wanted` of each of
+        their functions walks each function again)."""
         if file in self._near:
             return self._near[file]
         self._near[file] = None
@@ -170,9 +176,14 @@ class Reach:
             module = self.engine.project.module(path)
             if not isinstance(module, Module):
                 continue
+            searched = word is None or word in module.source
+            if not searched and depth >= 2:
+                continue  # neither a function of it nor its imports are looked at
             for node in ast.walk(module.tree):
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and wanted(
-                    node
+                if (
+                    searched
+                    and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and wanted(node)
                 ):
                     found = (node, path)
                     break
