@@ -3141,7 +3141,7 @@ def _placed_outputs(body: Value, out: Value) -> Value | None:
         if isinstance(out, Sharding) and isinstance(out.mesh, Mesh):
             return replace(body, sharding=out)
         return None
-    if isinstance(body, tuple) and not isinstance(body, Unknown):
+    if isinstance(body, tuple):
         if isinstance(out, tuple) and len(out) != len(body):
             return None
         outs = out if isinstance(out, tuple) else (out,) * len(body)

@@ -510,6 +510,7 @@ Value: TypeAlias = (
     | Array
     | Structs
     | Leaves
+    | Yields
     | MeshContext
     | ListValue
     | DictValue
