@@ -10,6 +10,7 @@ branch is rebuilt when it is still exactly the commit jaxfix recorded making (no
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,8 @@ from jaxfix.fleet.sources import RepoSource
 from jaxfix.workflows.git import GitError
 from jaxfix.workflows.git import git as _git
 from jaxfix.workflows.migrate import MigrateOptions, RepoReport, Status
+
+_COMMIT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 
 # Settings that change where things go, not what a repository's migration is.
 _NO_EFFECT = frozenset({"output_file", "cache_dir"})
@@ -71,6 +74,10 @@ def why_redo(
 def _branch_lost(repo: Path, branch: str, commit: str) -> str | None:
     """Why the recorded migration commit is no longer on its branch (deleted, reset or
     rewritten); None while the branch holds it, with or without someone's commits on top."""
+    if not _COMMIT_ID.fullmatch(
+        commit
+    ):  # report.json is a file anyone may have written
+        return "the recorded migration commit is not a commit id"
     try:
         tip = _git(repo, "rev-parse", "--verify", "-q", f"refs/heads/{branch}").strip()
     except GitError:

@@ -187,3 +187,17 @@ def test_a_deleted_or_reset_branch_redoes_the_repository_one_built_on_stays_done
     # the reviewer's commit sits on jaxfix's: still done, untouched
     assert "built_on: done before" not in stderr
     assert git(built_on, "rev-parse", BRANCH) == reviewed
+
+
+def test_a_forged_commit_in_report_json_redoes_the_repository(tmp_path):
+    repo = make_repo(tmp_path / "forged", {"model.py": BEFORE})
+    code, report, stderr = run("--out", "out", str(repo))
+    assert code == 0, stderr
+    path = Path("out/report.json")
+    document = json.loads(path.read_text())
+    for entry in document["repos"]:
+        entry["commit"] = "--output=/tmp/x"
+    path.write_text(json.dumps(document))
+    code, report, stderr = run("--out", "out", str(repo))
+    stderr = " ".join(stderr.split())
+    assert "runs again: the recorded migration commit is not a commit id" in stderr
