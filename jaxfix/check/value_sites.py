@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jaxfix.check.run import Run
-from jaxfix.evidence.facts import DataEntry, Evidence, ValueSite
+from jaxfix.evidence.facts import DataEntry, Evidence, Facts, ValueSite
 
 if TYPE_CHECKING:
     from jaxfix.analysis.ast_engine.project import Module
@@ -75,16 +75,21 @@ def with_value_sites(
     for path, index, item in walked:
         chains = _origins(item)
         if len(chains) > 1:
-            _along_each(engine, path, index, item, chains, found, ours)
+            _along_each(engine, path, index, item, chains, found, ours, run)
             continue
         written = written_at(
-            engine.evaluator, chains[0], _differing_axis(item), _differing_name(item)
+            engine.evaluator,
+            chains[0][0],
+            _differing_axis(item.facts),
+            _differing_name(item.facts),
         )
         if isinstance(written, Unknown):
+            origin = _origin_site(item, path, written, ours, item.facts)
             found[path][index] = replace(
                 item,
                 value_unknown=written.why,
-                value_origin=_origin_site(item, path, written, ours),
+                value_origin=origin,
+                value_origins=(origin,) if origin is not None else (),
             )
             continue
         if written.data is not None:
@@ -111,6 +116,7 @@ def with_value_sites(
             written.keyword,
             written.why,
             axis=written.axis,
+            override=written.override,
         )
         found[path][index] = replace(item, value_site=site)
         found.setdefault(where, []).append(_at_value(item, extent, site))
@@ -179,12 +185,12 @@ def _at_caller(
         found[path][index] = replace(item, value_unknown=why)
 
 
-def _differing_axis(item: Evidence) -> int | None:
+def _differing_axis(facts: tuple[Facts, ...]) -> int | None:
     """The inner mesh's axis whose size differs from the enclosing mesh's axis of that name,
-    when every record agrees on both meshes and one axis does; else None (its sizes are then
-    followed only as one literal holding them all)."""
-    new = [m for f in item.facts if (m := f.get("new")) is not None]
-    prev = [m for f in item.facts if (m := f.get("prev")) is not None]
+    when every record (of `facts`) agrees on both meshes and one axis does; else None (its
+    sizes are then followed only as one literal holding them all)."""
+    new = [m for f in facts if (m := f.get("new")) is not None]
+    prev = [m for f in facts if (m := f.get("prev")) is not None]
     if (
         not new
         or not prev
@@ -202,10 +208,10 @@ def _differing_axis(item: Evidence) -> int | None:
     return differing[0] if len(differing) == 1 else None
 
 
-def _differing_name(item: Evidence) -> str | None:
+def _differing_name(facts: tuple[Facts, ...]) -> str | None:
     """The name of `_differing_axis`'s axis, when the inner mesh's names are known."""
-    axis = _differing_axis(item)
-    new = [m for f in item.facts if (m := f.get("new")) is not None]
+    axis = _differing_axis(facts)
+    new = [m for f in facts if (m := f.get("new")) is not None]
     if axis is None or not new or not new[0].axis_names:
         return None
     names = new[0].axis_names
@@ -213,20 +219,32 @@ def _differing_name(item: Evidence) -> str | None:
 
 
 def _origin(item: Evidence) -> tuple[tuple[Path, int], ...] | None:
-    frames = _origins(item)
-    return frames[0] if frames else None
+    chains = _origins(item)
+    return chains[0][0] if chains else None
 
 
 _MAX_CHAINS = 8  # distinct creation paths walked for one raising line
 
+_Chain = tuple[tuple[tuple[Path, int], ...], tuple[Facts, ...]]
 
-def _origins(item: Evidence) -> list[tuple[tuple[Path, int], ...]]:
+
+def _origins(item: Evidence) -> list[_Chain]:
     """The distinct frame chains along which the run built the inner mesh (one per path the
-    records took to the raising line), at most _MAX_CHAINS of them (more: none walked)."""
-    frames = list(
-        dict.fromkeys(o.frames for o in item.origins if (o.role, o.kind) == _WALKED[1:])
-    )
-    return frames if len(frames) <= _MAX_CHAINS else []
+    records took to the raising line), each with the meshes of the records that took it
+    (the evidence's own when the records did not say), at most _MAX_CHAINS of them (more:
+    none walked)."""
+    by_frames: dict[tuple[tuple[Path, int], ...], list[Facts]] = {}
+    for o in item.origins:
+        if (o.role, o.kind) != _WALKED[1:]:
+            continue
+        own = by_frames.setdefault(o.frames, [])
+        if o.facts is not None and o.facts not in own:
+            own.append(o.facts)
+    chains = [
+        (frames, tuple(facts) if facts else item.facts)
+        for frames, facts in by_frames.items()
+    ]
+    return chains if len(chains) <= _MAX_CHAINS else []
 
 
 def _along_each(
@@ -234,68 +252,97 @@ def _along_each(
     path: Path,
     index: int,
     item: Evidence,
-    chains: list[tuple[tuple[Path, int], ...]],
+    chains: list[_Chain],
     found: dict[Path, list[Evidence]],
     ours: set[Path],
+    run: Run,
 ) -> None:
     """One raising line the run reached along several paths (two callers, each passing its
-    own preset): each path is walked, and each place a walk reaches in the run's Python
-    files gets evidence of its own (a place two paths share, once; the rule fixes it only
-    where the records agree on the inner and enclosing meshes). A data file's entry is not changed from here (the raising line's
-    fix holds one entry); a path that does not reach a place is named, and the others still
-    get theirs."""
+    own preset; a test per config, each with its own sizes): each path is walked with the
+    meshes of its own records (the axis to change is the one that differs on that path),
+    and each place a walk reaches in the run's Python files gets evidence of its own, with
+    the meshes of the paths that reach it (a place two paths share, once; the rule fixes it
+    only where those records agree on the inner and enclosing meshes). One data file's entry
+    reached by a path is changed from the raising line (its fix holds one entry, with that
+    path's meshes); a path that ends where its size is computed from the host is named with
+    its place, and one that reaches no place is named, and the others still get theirs."""
     from jaxfix.analysis.ast_engine.values import Unknown
     from jaxfix.analysis.ast_engine.written_at import written_at
 
     sites: dict[tuple[Path, tuple[int, int, int, int]], ValueSite] = {}
+    data: list[ValueSite] = []
+    origins: list[ValueSite] = []
     why = None
-    origin = None  # the first path's origin computed from the host, if one ends there
-    for frames in chains:
+    for frames, facts in chains:
         written = written_at(
-            engine.evaluator, frames, _differing_axis(item), _differing_name(item)
-        )  # type: ignore[attr-defined]
+            engine.evaluator,  # type: ignore[attr-defined]
+            frames,
+            _differing_axis(facts),
+            _differing_name(facts),
+        )
         if isinstance(written, Unknown):
-            computed = _origin_site(item, path, written, ours)
-            if computed is not None and origin is None:
-                origin, why = computed, written.why
+            computed = _origin_site(item, path, written, ours, facts)
+            if computed is not None:
+                if computed not in origins:
+                    origins.append(computed)
+                continue
             why = why or written.why
             continue
         where = written.module.path.resolve()
-        if written.data is not None or where not in ours:
+        if written.data is not None:
+            entry = _data_site(replace(item, facts=facts), path, written, run)
+            if isinstance(entry, str):
+                why = why or entry
+            elif len(data) < 1:
+                data.append(replace(entry, facts=facts))
+            else:
+                why = (
+                    why or f"one path the run took reads its sizes from {written.name}"
+                )
+            continue
+        if where not in ours:
             why = why or f"one path the run took reads its sizes from {written.name}"
             continue
         extent = _extent(written.module, written.node)
-        sites.setdefault(
-            (where, extent),
-            ValueSite(
-                (path, item.line),
-                where,
-                extent,
-                written.name,
-                written.keyword,
-                written.why,
-                axis=written.axis,
-            ),
+        site = sites.get((where, extent)) or ValueSite(
+            (path, item.line),
+            where,
+            extent,
+            written.name,
+            written.keyword,
+            written.why,
+            axis=written.axis,
+            override=written.override,
+        )
+        sites[(where, extent)] = replace(
+            site, facts=(*site.facts, *(f for f in facts if f not in site.facts))
         )
     for (where, extent), site in sites.items():
-        found.setdefault(where, []).append(_at_value(item, extent, site))
-    if sites:
+        found.setdefault(where, []).append(
+            replace(_at_value(item, extent, site), facts=site.facts)
+        )
+    placed = [*data, *sites.values()]
+    if placed or origins or why is not None:
         # the others' reason too: a path that reaches no place is named at the raising line
         found[path][index] = replace(
             item,
-            value_site=next(iter(sites.values())),
+            value_site=placed[0] if placed else None,
             value_unknown=why,
-            value_origin=origin,
+            value_origin=origins[0] if origins else None,
+            value_origins=tuple(origins),
         )
-    elif why is not None:
-        found[path][index] = replace(item, value_unknown=why, value_origin=origin)
 
 
 def _origin_site(
-    item: Evidence, raised: Path, stopped: object, ours: set[Path]
+    item: Evidence,
+    raised: Path,
+    stopped: object,
+    ours: set[Path],
+    facts: tuple[Facts, ...] = (),
 ) -> ValueSite | None:
     """Where a walk that stopped at a size computed from the host (`Computed`) stopped, as
-    a place in the run's files: the origin the report names; None for any other stop."""
+    a place in the run's files (with the meshes of the records whose path ends there): the
+    origin the report names; None for any other stop."""
     from jaxfix.analysis.ast_engine.written_at import Computed
 
     if not isinstance(stopped, Computed):
@@ -310,6 +357,8 @@ def _origin_site(
         _extent(module, stopped.node),
         stopped.text,
         why=f"computed from {' and '.join(f'`{r}()`' for r in stopped.reads)} when it runs",
+        axis=stopped.axis,
+        facts=facts,
     )
 
 
@@ -324,7 +373,12 @@ def _data_site(
     tree or in .git, that is not one file from where the run read it, or whose entry no
     longer holds the run's sizes."""
     from jaxfix.sources.file_io import ReadError, read_regular
-    from jaxfix.write.json_entry import NotAnEntry, find_entry, find_yaml_entry
+    from jaxfix.write.json_entry import (
+        NotAnEntry,
+        find_entry,
+        find_toml_entry,
+        find_yaml_entry,
+    )
 
     data = written.data
     assert data is not None
@@ -355,9 +409,10 @@ def _data_site(
     except ReadError as error:
         return f"the run read its sizes from {shown} (at {read_at}), which cannot be read now: {error}"
     try:
-        entry = (find_yaml_entry if data.kind == "yaml" else find_entry)(
-            content, data.keys, scalar=written.axis is not None
+        finder = {"yaml": find_yaml_entry, "toml": find_toml_entry}.get(
+            data.kind, find_entry
         )
+        entry = finder(content, data.keys, scalar=written.axis is not None)
     except NotAnEntry as error:
         return f"the run read its sizes from {shown} (at {read_at}): {error}"
     new = [m for f in item.facts if (m := f.get("new")) is not None]

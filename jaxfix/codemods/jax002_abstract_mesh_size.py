@@ -6,6 +6,7 @@ import ast
 import math
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import libcst as cst
@@ -23,7 +24,15 @@ from jaxfix.analysis.ast_engine.values import ListValue, Mesh, Unknown, tuple_te
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.text import not_fixed, other_file, related, with_note
-from jaxfix.evidence.facts import LISTED, Evidence, Facts, Origin, ValueSite, listed
+from jaxfix.evidence.facts import (
+    LISTED,
+    Evidence,
+    Facts,
+    MeshFacts,
+    Origin,
+    ValueSite,
+    listed,
+)
 from jaxfix.ground.diagnostics import DataEdit, Fix, Location, Related, Safety
 from jaxfix.ground.quoting import cut
 from jaxfix.settings.options import Options
@@ -221,6 +230,22 @@ class AbstractMeshSizeChange(Rule):
             )
             message = self._logged(node, confirmed)
             disagreement = self._disagreement(inner, confirmed, shown)
+            own = self._own_path(confirmed)
+            if (disagreement is not None or inner is None) and own is not None:
+                # several paths, each with its own sizes: the one that read a data file's
+                # entry gets its fix here, with that path's meshes
+                in_data = self._data_fix(
+                    own, own.logged("prev", node), confirmed.evidence.value_site
+                )
+                if in_data is not None:
+                    fix, note, place = in_data
+                    self.report(
+                        node,
+                        with_note(with_note(message, note), self._others(confirmed)),
+                        fix=fix,
+                        related=(place, *_origin_places(confirmed.evidence)),
+                    )
+                    return
             if disagreement is not None or inner is None:
                 self.report(
                     node,
@@ -264,9 +289,12 @@ class AbstractMeshSizeChange(Rule):
         origin = evidence.value_origin
         if origin is None or evidence.value_site is not None:
             return None
-        note = not_fixed(evidence.origin_note(self._origin_root(confirmed)) or "")
+        several = len(evidence.value_origins) > 1  # each named with its own setting
+        note = not_fixed(
+            evidence.origin_note(self._origin_root(confirmed), settings=several) or ""
+        )
         resized = self._resized(inner, outers)
-        if isinstance(resized, str):
+        if isinstance(resized, str) or several:
             return note
         axis, axis_name, inner_sizes, size = resized
         return (
@@ -456,6 +484,9 @@ class AbstractMeshSizeChange(Rule):
         new = confirmed.agreed("new")
         if site is None or node is None or new is None:
             return  # changed since the run: the raising line's report says where it was
+        if site.override is not None:
+            self._at_override(node, site, new, confirmed)
+            return
         value = self.analysis.value_of(node)
         if site.axis is not None and not 0 <= site.axis < len(new.axis_sizes):
             return
@@ -521,13 +552,105 @@ class AbstractMeshSizeChange(Rule):
             related=(back,),
         )
 
-    def _data_fix(
-        self, confirmed: Confirmed, outers: list[Mesh]
-    ) -> tuple[Fix | None, str, Related] | None:
-        """The run read the inner mesh's sizes from a JSON file's entry (checked against the
-        file by jaxfix/check/value_sites.py): the fix changes the fill axis's integer there,
-        and the note and the related place say what it is and what to set it to."""
+    def _own_path(self, confirmed: Confirmed) -> Confirmed | None:
+        """The evidence with only the meshes of the path that leads to its value's place,
+        when the records of several paths disagree and that place has its own."""
         site = confirmed.evidence.value_site
+        if site is None or not site.facts or site.facts == confirmed.evidence.facts:
+            return None
+        return Confirmed(replace(confirmed.evidence, facts=site.facts))
+
+    def _others(self, confirmed: Confirmed) -> str | None:
+        """What the other paths the run took to this line lead to: a place that gets its own
+        fix, a size computed from the host (named, with what it would have to be), or why
+        the walk stopped."""
+        notes = []
+        site = confirmed.evidence.value_site
+        if confirmed.evidence.value_origins or confirmed.evidence.value_unknown:
+            unknown = self._unknown(confirmed)
+            if unknown:
+                notes.append(f"another path the run took to this line: {unknown}")
+        if site is not None and site.entry is None:
+            notes.append(
+                f"the run built another inner mesh from `{site.name}`, written at "
+                f"{site.where(self._root(site.path))}: its fix goes there"
+            )
+        return "; ".join(notes) or None
+
+    def _at_override(
+        self,
+        node: ast.expr,
+        site: ValueSite,
+        new: MeshFacts,
+        confirmed: Confirmed,
+    ) -> None:
+        """The inner mesh's sizes are the value of a `key=value` override string
+        (`"eval.mesh_shape=2,2"`, split at the commas by the code the run went through): the
+        string's integers must still be the run's sizes (else it changed since the run);
+        the fill axis's integer is rewritten in it."""
+        if not isinstance(node, ast.Constant) or not isinstance(node.value, str):
+            return
+        key, _, value = node.value.partition("=")
+        parts = value.split(",")
+        if key.strip() != site.override or not all(p.strip().isdigit() for p in parts):
+            return
+        if tuple(int(p) for p in parts) != tuple(new.axis_sizes):
+            return  # changed since the run
+        inner = confirmed_mesh(None, new, node)
+        outers = confirmed.logged("prev", node)
+        resized = self._resized(inner, outers)
+        if isinstance(resized, str) or self._fixed_where_raised(site, resized):
+            return
+        axis, _, inner_sizes, size = resized
+        written = [
+            part.replace(part.strip(), str(size)) if i == axis else part
+            for i, part in enumerate(parts)
+        ]
+        text = f"{key}={','.join(written)}"
+        source = self.analysis.text(node)
+        quote = source[-1] if source and source[-1] in "'\"" else '"'
+        prefix = source[: source.index(quote)] if quote in source else ""
+        if "\\" in source or quote in text or "\\" in text or prefix not in ("", "u"):
+            return
+        shown = tuple_text(
+            [str(size if i == axis else s) for i, s in enumerate(inner_sizes)]
+        )
+        root = self._root(site.raised[0])
+        raised = f"{Path(os.path.abspath(site.raised[0])).relative_to(root).as_posix()}:{site.raised[1]}"
+        message = (
+            f"the override `{source}` sets {key} to "
+            f"{tuple_text([str(s) for s in inner_sizes])}: the run built the inner mesh of "
+            f"the {self.code} error at {raised} from it, entered inside a mesh of size "
+            f"{outers[0].size}; set it to {shown}"
+        )
+        back = Related(
+            f"the {self.code} error this value makes: use_abstract_mesh entered inside a "
+            f"mesh of size {outers[0].size}",
+            Location(site.raised[1], 1),
+            site.raised[0],
+        )
+        self.report(
+            node,
+            with_note(message, site.why),
+            fix=Fix(
+                f"resize the inner mesh to {shown} in the override",
+                ((node, _expression(f"{prefix}{quote}{text}{quote}")),),
+                Safety.UNSAFE,
+            ),
+            related=(back,),
+        )
+
+    def _data_fix(
+        self,
+        confirmed: Confirmed,
+        outers: list[Mesh],
+        site: ValueSite | None = None,
+    ) -> tuple[Fix | None, str, Related] | None:
+        """The run read the inner mesh's sizes from a JSON, YAML or TOML file's entry
+        (checked against the file by jaxfix/check/value_sites.py): the fix changes the fill
+        axis's integer there, and the note and the related place say what it is and what to
+        set it to."""
+        site = site or confirmed.evidence.value_site
         new = confirmed.agreed("new")
         if site is None or site.entry is None or new is None:
             return None
@@ -810,17 +933,18 @@ def _origin_places(evidence: Evidence) -> tuple[Related, ...]:
     """Where the run's inner mesh got its sizes, as places in their files: where they are
     written (the fix's place), else where the run built the mesh and the callers it came
     through, innermost first; and where a path computes them from the host, when one does."""
-    site, origin = evidence.value_site, evidence.value_origin
-    computed = (  # where a path the run took computes the size from the host
-        (
-            Related(
-                f"`{origin.name}`: the inner mesh's size is written here, {origin.why}",
-                Location(origin.span[0], origin.span[1] + 1),
-                origin.path,
-            ),
+    site = evidence.value_site
+    origins = evidence.value_origins or (
+        (evidence.value_origin,) if evidence.value_origin is not None else ()
+    )
+    computed = tuple(  # where each path the run took computes the size from the host
+        Related(
+            f"`{origin.name}`: the inner mesh's size is written here, {origin.why}"
+            + (f" ({setting})" if (setting := origin.setting()) else ""),
+            Location(origin.span[0], origin.span[1] + 1),
+            origin.path,
         )
-        if origin is not None
-        else ()
+        for origin in origins
     )
     if site is not None:
         return (

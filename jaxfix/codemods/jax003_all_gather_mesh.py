@@ -350,6 +350,11 @@ class AllGatherMeshMismatch(Rule):
                 if called is not None:
                     node = called
                     continue
+            if through_jit and isinstance(parent, ast.FunctionDef):
+                called = self._decorated_and_called(parent)
+                if called is not None:
+                    node = called
+                    continue
             if isinstance(
                 parent,
                 (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef),
@@ -379,6 +384,39 @@ class AllGatherMeshMismatch(Rule):
                             else None
                         )
             node = parent
+        return None
+
+    def _decorated_and_called(self, function: ast.FunctionDef) -> ast.Call | None:
+        """`@jax.jit def step(x): ...` nested in a function that calls `step(...)` once, and
+        reads the name nowhere else: that call, where the function is traced (under the
+        context in force there)."""
+        outer: ast.AST | None = self.analysis.parents.get(function)
+        while outer is not None and not isinstance(
+            outer, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+        ):
+            outer = self.analysis.parents.get(outer)
+        if (
+            not isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef))
+            or len(function.decorator_list) != 1
+            or self.analysis.api_of(function.decorator_list[0]) is not Api.JIT
+        ):
+            return None
+        reads = [
+            node
+            for node in ast.walk(outer)
+            if isinstance(node, ast.Name) and node.id == function.name
+        ]
+        binds = [
+            node
+            for node in ast.walk(outer)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and node.name == function.name
+        ]
+        if len(reads) != 1 or len(binds) != 1 or not isinstance(reads[0].ctx, ast.Load):
+            return None
+        called = self.analysis.parents.get(reads[0])
+        if isinstance(called, ast.Call) and called.func is reads[0]:
+            return called
         return None
 
     def _jitted_and_called(self, function: ast.Lambda) -> ast.Call | None:

@@ -79,6 +79,9 @@ class Origin:
     role: str
     kind: str  # "built" or "entered"
     frames: tuple[tuple[Path, int], ...]
+    # The meshes the record these frames come from names: a line reached by several tests
+    # (each with its own chain and its own meshes) ties each chain to its own sizes.
+    facts: Facts | None = None
 
     def describe(self, root: Path | None = None) -> str:
         """`pkg/meshes.py:5, called from main.py:10`: innermost first."""
@@ -125,9 +128,58 @@ class ValueSite:
     entry: DataEntry | None = None  # in a JSON file: the entry, not Python code
     # The value is one axis's size alone (`dp=4`, `"dp_size": 4`): the axis of the mesh.
     axis: int | None = None
+    # The meshes of the records whose chains lead here, when the line that raised was
+    # reached along several (each test its own chain and sizes); () when they are the
+    # evidence's own.
+    facts: tuple[Facts, ...] = ()
+    # The sizes are the value of a `key=value` override string (`"eval.mesh_shape=2,2"`) at
+    # `span`: its key.
+    override: str | None = None
 
     def where(self, root: Path | None = None) -> str:
         return f"{_shown(self.path, root)}:{self.span[0]}"
+
+    def setting(self) -> str | None:
+        """What the value written here would have to be for the inner mesh of the records
+        whose path leads here (`facts`) to have the enclosing mesh's size: `axis 'expert'
+        is 4 in the run; 8 would make the enclosing size 8`; None when they disagree or no
+        whole number does."""
+        new = {m for f in self.facts if (m := f.get("new")) is not None}
+        prev = {m.size for f in self.facts if (m := f.get("prev")) is not None}
+        if len(new) != 1 or len(prev) != 1:
+            return None
+        (inner,), (target,) = new, prev
+        sizes = list(inner.axis_sizes)
+        outer = next(f["prev"] for f in self.facts if "prev" in f)
+        enclosing = dict(zip(outer.axis_names, outer.axis_sizes))
+        differing = [
+            i
+            for i, (n, size) in enumerate(zip(inner.axis_names, sizes))
+            if n in enclosing and enclosing[n] != size
+        ]
+        axis = (
+            self.axis if self.axis is not None else (differing[0] if differing else 0)
+        )
+        if not 0 <= axis < len(sizes):
+            return None
+        others = math.prod(s for i, s in enumerate(sizes) if i != axis)
+        if others <= 0 or target % others:
+            return None
+        size = target // others
+        name = (
+            inner.axis_names[axis] if axis < len(inner.axis_names) else f"#{axis + 1}"
+        )
+        if self.axis is not None:
+            return (
+                f"axis {name!r} is {sizes[axis]} in the run; {size} would make the "
+                f"enclosing size {target}"
+            )
+        shown = ", ".join(str(size if i == axis else s) for i, s in enumerate(sizes))
+        written = ", ".join(str(s) for s in sizes)
+        return (
+            f"the sizes are ({written}) in the run; ({shown}) would make the enclosing "
+            f"size {target}"
+        )
 
 
 @dataclass(frozen=True)
@@ -158,6 +210,9 @@ class Evidence:
     # expression computed from the host when it runs (`jax.device_count() // 2`): the
     # origin a report names, which jaxfix does not change (`name`: the expression).
     value_origin: ValueSite | None = None
+    # Every such origin, one for each path the run took to this line that ends at one, with
+    # the meshes of that path's records (`ValueSite.facts`): each is named where it is written.
+    value_origins: tuple[ValueSite, ...] = ()
     at_value: bool = False
     # From a recorded run: the directories its processes ran in (a config file named by a
     # relative path is read from there).
@@ -166,17 +221,30 @@ class Evidence:
     # (outer frames: the call in a `with mesh:` block of a function raising elsewhere).
     callers: tuple[int, ...] = ()
 
-    def origin_note(self, root: Path | None = None) -> str | None:
-        """Where the value is written when it is computed from the host (`value_origin`),
-        in words, its file named from `root`; else why a path reaches no place
-        (`value_unknown`)."""
-        origin = self.value_origin
-        if origin is None:
+    def origin_note(
+        self, root: Path | None = None, settings: bool = True
+    ) -> str | None:
+        """Where the value is written when it is computed from the host (each of
+        `value_origins`), in words, its file named from `root` (with `settings`, what the
+        size would have to be on the path that leads there); else why a path reaches no
+        place (`value_unknown`)."""
+        origins = self.value_origins or (
+            (self.value_origin,) if self.value_origin is not None else ()
+        )
+        if not origins:
             return self.value_unknown
+        shown = []
+        for origin in origins[:LISTED]:
+            setting = origin.setting() if settings else None
+            shown.append(
+                f"the inner mesh's size comes from `{origin.name}`, written at "
+                f"{origin.where(root)} and {origin.why}"
+                + (f" ({setting})" if setting else "")
+            )
         return (
-            f"the inner mesh's size comes from `{origin.name}`, written at "
-            f"{origin.where(root)} and {origin.why}: jaxfix writes no literal there, "
-            "one would be right on this host only"
+            "; ".join(shown)
+            + ": jaxfix writes no literal there, one would be right on "
+            "this host only"
         )
 
     @property

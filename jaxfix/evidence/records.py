@@ -223,11 +223,13 @@ def _origins(
     index: TreeIndex,
     sources: dict[Path, list[str]],
     max_file_size: int,
+    facts: Facts | None = None,
 ) -> tuple[Origin, ...]:
     """Where the record's meshes were built and entered, each frame placed in the tree and its
     line (and segment) checked against the file as it is now; a frame that is not (a file
     outside the tree, a library's, a line changed since the run, a malformed frame) ends the
-    chain there, so that only frames the code still shows are ever walked."""
+    chain there, so that only frames the code still shows are ever walked. Each origin keeps
+    the record's `facts` (its own meshes, as checked against its message)."""
     if not isinstance(meshes, dict):
         return ()
     found = []
@@ -251,7 +253,7 @@ def _origins(
                     break
                 placed.append((local, found_frame.line))
             if placed:
-                found.append(Origin(role[:40], kind, tuple(reversed(placed))))
+                found.append(Origin(role[:40], kind, tuple(reversed(placed)), facts))
     return tuple(found)
 
 
@@ -412,7 +414,9 @@ def read_evidence(
                 item for item in reversed(frames) if item[0] == frame
             )
             columns = _columns(sources[local], frame, span, segment, local)
-            origins = _origins(record.get("meshes"), index, sources, max_file_size)
+            origins = _origins(
+                record.get("meshes"), index, sources, max_file_size, facts
+            )
             origins += _called_from(frames, frame, local, index, sources, max_file_size)
             outer = _callers(frames, frame, local, index, sources, max_file_size)
         except (_Bad, LocateError) as error:

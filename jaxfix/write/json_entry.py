@@ -222,6 +222,96 @@ def find_yaml_entry(
     )
 
 
+_TOML_TABLE = re.compile(r"[ \t]*\[([A-Za-z0-9_.\- \t]+)\][ \t]*(?:#.*)?$")
+_TOML_KEY = re.compile(r"[ \t]*([A-Za-z0-9_\-]+)[ \t]*=[ \t]*")
+
+
+def find_toml_entry(
+    data: bytes, keys: tuple[str | int, ...], scalar: bool = False
+) -> Entry:
+    """The same for a TOML file (`tomllib` reads it), in its plain form only: the entry is
+    `key = [4, 1]` (or one integer) on one line, under the `[table]` header that names its
+    other keys (bare keys, no dotted or quoted key, no array of tables, no inline table on
+    the way); what `tomllib` reads there must be the integers found."""
+    try:
+        import tomllib
+    except ImportError:
+        try:
+            import tomli as tomllib  # type: ignore[no-redef]
+        except ImportError:
+            raise NotAnEntry("no TOML reader where jaxfix runs") from None
+    try:
+        text = data.decode("utf-8")
+        loaded = tomllib.loads(text)
+    except (UnicodeDecodeError, ValueError) as error:
+        raise NotAnEntry(f"it is not TOML ({str(error).splitlines()[0]})") from None
+    value: object = loaded
+    for key in keys:
+        if not isinstance(key, str) or not isinstance(value, dict) or key not in value:
+            raise NotAnEntry(f"there is no entry {_shown(keys)}")
+        value = value[key]
+    if scalar:
+        if type(value) is not int:
+            raise NotAnEntry(f"{_shown(keys)} is not an integer")
+        expected: tuple[int, ...] = (value,)
+    elif isinstance(value, list) and value and all(type(v) is int for v in value):
+        expected = tuple(value)
+    else:
+        raise NotAnEntry(f"{_shown(keys)} is not a list of integers")
+    *table, leaf = [str(k) for k in keys]
+    current: list[str] = []
+    found: list[tuple[int, int]] = []  # (line index, offset of the value in the line)
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        if line.lstrip().startswith("[["):
+            current = ["[["]  # an array of tables: no entry of ours below
+            continue
+        header = _TOML_TABLE.match(line)
+        if header:
+            current = [part.strip() for part in header.group(1).split(".")]
+            continue
+        match = _TOML_KEY.match(line)
+        if match and current == table and match.group(1) == leaf:
+            found.append((index, match.end()))
+    if len(found) != 1:
+        raise NotAnEntry(
+            f"{_shown(keys)} is not written once as `key = value` under its table"
+        )
+    index, start = found[0]
+    line = lines[index]
+    offset = sum(len(earlier) + 1 for earlier in lines[:index])
+    if scalar:
+        match = _INTEGER.match(line, start)
+        if match is None or int(match.group()) != expected[0]:
+            raise NotAnEntry(f"{_shown(keys)} is not an integer on its line")
+        matches = [match]
+        end = match.end()
+    else:
+        if not line.startswith("[", start) or "]" not in line[start:]:
+            raise NotAnEntry(f"{_shown(keys)} is not a list on one line")
+        end = line.index("]", start) + 1
+        matches = list(_INTEGER.finditer(line, start + 1, end - 1))
+        rest = _INTEGER.sub("", line[start + 1 : end - 1])
+        if (
+            re.sub(r"[\s,]", "", rest)
+            or tuple(int(m.group()) for m in matches) != expected
+        ):
+            raise NotAnEntry(f"{_shown(keys)} is not a plain list of integers")
+    spans = tuple(
+        (_byte(text, offset + m.start()), _byte(text, offset + m.end()))
+        for m in matches
+    )
+    return Entry(
+        expected,
+        spans,
+        index + 1,
+        start,
+        index + 1,
+        end,
+        line[start:end],
+    )
+
+
 def _count(node: object, seen: dict[int, int]) -> None:
     """How many times each node is reached from the root (an alias reaches its anchor again)."""
     seen[id(node)] = seen.get(id(node), 0) + 1

@@ -51,8 +51,13 @@ _MAX_FILES_COUNTED = 5000  # a project larger than this: a shared default is not
 _JSON_LOADERS = frozenset({"json.load", "json.loads"})
 _COPIES = frozenset({"builtins.tuple", "builtins.list"})
 _YAML_LOADERS = frozenset({"yaml.safe_load", "yaml.load", "yaml.full_load"})
-_OTHER_LOADERS = frozenset(
-    {"tomllib.load", "tomllib.loads", "tomli.load", "tomli.loads"}
+_TOML_LOADERS = frozenset({"tomllib.load", "tomli.load"})
+_OTHER_LOADERS = frozenset({"tomllib.loads", "tomli.loads"})
+
+
+_NAMED_TUPLES = frozenset({"typing.NamedTuple", "typing_extensions.NamedTuple"})
+_ENUMS = frozenset(
+    {"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"}
 )
 
 
@@ -82,7 +87,7 @@ class Computed(Unknown):
     expression `node` (its text `text`) in `module`, reading `reads` (the host calls it makes,
     as written). jaxfix does not change it: a literal is right on one host only."""
 
-    __slots__ = ("module", "node", "reads", "text")
+    __slots__ = ("axis", "module", "node", "reads", "text")
 
     def __init__(
         self,
@@ -91,9 +96,13 @@ class Computed(Unknown):
         node: ast.expr,
         text: str,
         reads: tuple[str, ...],
+        axis: int | None = None,
     ) -> None:
         super().__init__(why)
         self.module, self.node, self.text, self.reads = module, node, text, reads
+        self.axis = (
+            axis  # the mesh's axis whose size it is, when it is one axis's alone
+        )
 
     @property
     def path(self) -> Path:
@@ -146,6 +155,9 @@ class Written:
     # The sizes are written one a place (`(cfg.dp, cfg.tp)`): this is the size of that axis of
     # the mesh alone (an integer literal, or a data file's integer entry).
     axis: int | None = None
+    # The sizes are the value of a `key=value` override string (`"eval.mesh_shape=2,2"`):
+    # `node` is that string, this its key.
+    override: str | None = None
 
 
 def written_at(
@@ -253,6 +265,14 @@ class _Walk:
                     return self._computed(module, expr) or Unknown(
                         f"the sizes at {where} are not integer literals"
                     )
+                element = expr.elts[self.axis]
+                if (
+                    isinstance(element, ast.Constant)
+                    and (computed := self._computed(module, expr)) is not None
+                ):
+                    # `(jax.local_device_count() // 4, 2)`: the literal axis times the
+                    # host's count is the size; a literal is right on one host only
+                    return computed
                 # `(cfg.dp, cfg.tp)`: the axis to change is written on its own
                 self.scalar, self.label = True, None
                 expr = expr.elts[self.axis]
@@ -287,6 +307,18 @@ class _Walk:
                     return Unknown(f"the dict at {where} has no one entry {keys[0]!r}")
                 expr, keys = values[0], keys[1:]
                 continue
+            if (
+                isinstance(expr, ast.Call)
+                and keys
+                and isinstance(keys[0], str)
+                and not expr.args
+                and self._qualified(module, expr.func) == "builtins.dict"
+            ):  # `dict(shape=(4, 4), ...)`: the keyword's value
+                values = [k.value for k in expr.keywords if k.arg == keys[0]]
+                if len(values) != 1 or any(k.arg is None for k in expr.keywords):
+                    return Unknown(f"the dict at {where} has no one entry {keys[0]!r}")
+                expr, keys = values[0], keys[1:]
+                continue
             if isinstance(expr, ast.Subscript):
                 self.read.add(expr)
                 self.modules.setdefault(module.path, module)
@@ -298,6 +330,12 @@ class _Walk:
                         f"`{_text(module, expr)}` at {where} is not read by a literal key"
                     )
                 expr, keys = expr.value, [key, *keys]
+                continue
+            if isinstance(expr, ast.Attribute) and (
+                member := self._member_property(module, expr, keys)
+            ):
+                module, expr = member
+                keys = keys[1:]
                 continue
             if isinstance(expr, ast.Attribute):
                 base = self.evaluator.value_of(module, expr.value)
@@ -345,13 +383,17 @@ class _Walk:
                 continue
             if isinstance(expr, ast.Call) and keys:
                 loader = self._qualified(module, expr.func)
-                if loader in _JSON_LOADERS or loader in _YAML_LOADERS:
+                if (
+                    loader in _JSON_LOADERS
+                    or loader in _YAML_LOADERS
+                    or loader in _TOML_LOADERS
+                ):
                     return self._one_axis(narrowest) or self._data_file(
                         module, expr, keys
                     )
                 if loader in _OTHER_LOADERS:
                     return Unknown(
-                        f"the sizes are read from what `{loader}` returns at {where}: jaxfix changes JSON and YAML entries only"
+                        f"the sizes are read from what `{loader}` returns at {where}: jaxfix changes JSON, YAML and TOML entries only"
                     )
             if (
                 isinstance(expr, (ast.ListComp, ast.GeneratorExp))
@@ -364,7 +406,21 @@ class _Walk:
                 self.scalar, self.label = True, None
                 expr, keys = mapping, [self.axis_name]
                 continue
+            if (
+                isinstance(expr, ast.Name)
+                and keys
+                and all(isinstance(k, (str, int)) for k in keys)
+            ):
+                overridden = self._overridden(module, expr, keys)
+                if overridden is not None:
+                    return overridden
             if isinstance(expr, ast.Name):
+                later = self._set_after(module, expr, keys)
+                if isinstance(later, Unknown):
+                    return later
+                if later is not None:
+                    expr, keys = later
+                    continue
                 step = self._name(module, expr, keys, narrowest)
                 if isinstance(step, (Written, Unknown)):
                     return step
@@ -390,6 +446,8 @@ class _Walk:
         for element in elements:
             found = self._host_only(module, element)
             if found is None:
+                found = self._host_bound(module, element)
+            if found is None:
                 return None
             reads.extend(found)
         reads = list(dict.fromkeys(reads))
@@ -404,7 +462,24 @@ class _Walk:
             expr,
             text,
             tuple(reads),
+            self.axis if self.scalar else None,
         )
+
+    def _host_bound(self, module: Module, expr: ast.expr) -> list[str] | None:
+        """`min(num_experts, jax.local_device_count() // 2)`: a `min` or `max` one of whose
+        arguments is computed from the host alone; the size is written here whichever
+        argument wins on a host, so it is this expression's (its host reads), else None."""
+        if (
+            not isinstance(expr, ast.Call)
+            or expr.keywords
+            or len(expr.args) < 2
+            or any(isinstance(a, ast.Starred) for a in expr.args)
+            or self._qualified(module, expr.func)
+            not in ("builtins.min", "builtins.max")
+        ):
+            return None
+        reads = [r for a in expr.args for r in (self._host_only(module, a) or [])]
+        return reads or None
 
     def _host_only(self, module: Module, expr: ast.expr) -> list[str] | None:
         """The host reads (`jax.device_count`) `expr` makes, when it is made of them, integer
@@ -452,11 +527,51 @@ class _Walk:
         if len(entries) != 1 or any(k is None for k in table.keys):
             return callee
         found = self.evaluator.value_of(owner, entries[0])
+        if isinstance(found, Unknown):
+            found = self._imported_function(owner, entries[0]) or found
         if not isinstance(callee, Unknown) and found != callee:
             return callee
         if isinstance(entries[0], ast.Name):
             self.tabled.add(entries[0].id)
+        elif isinstance(entries[0], ast.Attribute):  # `CONFIGS = {"ft": ft.get_config}`
+            self.tabled.add(entries[0].attr)
         return found
+
+    def _imported_function(self, module: Module, expr: ast.expr) -> Function | None:
+        """`sub.get_config` where `sub` is a module `module` imports by name (`from pkg
+        import sub`, in `pkg/__init__.py` too, which the engine reads as a cycle): the
+        function `get_config` defined once at the top of `sub`."""
+        if not isinstance(expr, ast.Attribute) or not isinstance(expr.value, ast.Name):
+            return None
+        bindings = self.evaluator.reaching(module, expr.value)
+        if not bindings or len(bindings) != 1:
+            return None
+        (binding,) = bindings
+        statement = module.parents.get(binding.node)
+        if (
+            binding.kind != "import"
+            or not isinstance(binding.node, ast.alias)
+            or not isinstance(statement, ast.ImportFrom)
+        ):
+            return None
+        name = ".".join(p for p in (statement.module, binding.node.name) if p)
+        found = self.evaluator.project.find(name, statement.level, module.path)
+        if isinstance(found, Unknown) or found.path is None:
+            return None
+        target = self._module(found.path)
+        if isinstance(target, Unknown):
+            return None
+        defined = [
+            s
+            for s in target.tree.body
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and s.name == expr.attr
+        ]
+        if len(defined) != 1 or not isinstance(defined[0], ast.FunctionDef):
+            return None
+        if _assigned_once(target, expr.attr) is not None:
+            return None
+        return Function(defined[0], target.path)
 
     def _table(self, module: Module, expr: ast.expr) -> tuple[Module, ast.Dict] | None:
         """The dict literal `TABLE` (or `module.TABLE`) is assigned once, and its module."""
@@ -589,7 +704,7 @@ class _Walk:
         """`d[key]` where `key` is a parameter of the function the run was in, passed on by
         its callers' frames as a parameter of theirs until one passes a literal: that literal
         (the walk itself stays in this frame)."""
-        depth = self.depth
+        depth, entered = self.depth, list(self.entered)
         try:
             for _ in range(_MAX_STEPS):
                 bindings = self.evaluator.reaching(module, name)
@@ -607,7 +722,7 @@ class _Walk:
                 name = passed
             return None
         finally:
-            self.depth = depth
+            self.depth, self.entered = depth, entered
 
     def _argument(
         self,
@@ -736,7 +851,7 @@ class _Walk:
             self.entered.append((callee.node, call, module, skipped))
             found = self._follow(target, returns[0], keys, narrowest)
             return self._only_call(found, callee.node, target, where)
-        if isinstance(callee, Class) and not _is_dataclass(callee.node):
+        if isinstance(callee, Class) and not self._dataclass_like(callee):
             field = keys[0]
             assert isinstance(field, _Field)
             init = next(
@@ -796,7 +911,7 @@ class _Walk:
         cls = self._callee(module, call.func)
         if not isinstance(cls, Class):
             cls = self._own_class(module, call) or cls
-        if not isinstance(cls, Class) or not _is_dataclass(cls.node):
+        if not isinstance(cls, Class) or not self._dataclass_like(cls):
             return Unknown(
                 f"`{_text(module, call)}` at {where} is not a dataclass built there"
             )
@@ -844,6 +959,561 @@ class _Walk:
             why=f"the default of `{field}` ({owner.path.name}:{owner.line(default)}) is shared by every `{cls.node.name}`: "
             "this construction is given its own",
         )
+
+    def _dataclass_like(self, cls: Class) -> bool:
+        """A class whose fields are its annotated class attributes, set by keyword or in
+        order by its constructor: a `@dataclass`, a `NamedTuple`, or a subclass of a class
+        of the tree whose `__init_subclass__` makes each subclass a dataclass (equinox's
+        `Module`, flax's `struct.PyTreeNode` idiom)."""
+        if _is_dataclass(cls.node):
+            return True
+        module = self._module(cls.path)
+        if isinstance(module, Unknown):
+            return False
+        for base in cls.node.bases:
+            if self._qualified(module, base) in _NAMED_TUPLES:
+                return True
+            found = self.evaluator.value_of(module, base)
+            if isinstance(found, Class) and found.node is not cls.node:
+                hook = next(
+                    (
+                        s
+                        for s in found.node.body
+                        if isinstance(s, ast.FunctionDef)
+                        and s.name == "__init_subclass__"
+                    ),
+                    None,
+                )
+                owner = self._module(found.path)
+                if hook is not None and not isinstance(owner, Unknown):
+                    if any(
+                        isinstance(node, ast.Call)
+                        and self._qualified(owner, node.func) == "dataclasses.dataclass"
+                        for node in ast.walk(hook)
+                    ):
+                        return True
+        return False
+
+    def _literal(
+        self, module: Module, expr: ast.expr, keys: tuple[str | int, ...] = ()
+    ) -> tuple[Module, ast.expr] | None:
+        """The literal `expr` holds (read by `keys`), followed through names assigned once,
+        parameters of the calls the walk went into (their argument, else their default),
+        unpacking, module attributes and literal keys; None where it is anything else. The
+        walk's own state is left as it was."""
+        entered = list(self.entered)
+        key_list: list[str | int] = list(keys)
+        for _ in range(_MAX_STEPS):
+            if isinstance(expr, ast.Dict) and key_list and isinstance(key_list[0], str):
+                values = [
+                    v
+                    for k, v in zip(expr.keys, expr.values)
+                    if k is None or _key(k) == key_list[0]
+                ]
+                if len(values) != 1 or any(k is None for k in expr.keys):
+                    return None
+                expr, key_list = values[0], key_list[1:]
+                continue
+            if (
+                isinstance(expr, (ast.Tuple, ast.List))
+                and key_list
+                and isinstance(key_list[0], int)
+            ):
+                if any(isinstance(e, ast.Starred) for e in expr.elts) or not (
+                    0 <= key_list[0] < len(expr.elts)
+                ):
+                    return None
+                expr, key_list = expr.elts[key_list[0]], key_list[1:]
+                continue
+            if not key_list and isinstance(
+                expr, (ast.Constant, ast.Tuple, ast.List, ast.Dict, ast.JoinedStr)
+            ):
+                return module, expr
+            if isinstance(expr, ast.Subscript):
+                key = _key(expr.slice)
+                if key is None:
+                    found = self._literal_with(entered, module, expr.slice)
+                    key = _key(found[1]) if found is not None else None
+                if key is None:
+                    return None
+                expr, key_list = expr.value, [key, *key_list]
+                continue
+            if isinstance(expr, ast.Attribute):
+                base = self.evaluator.value_of(module, expr.value)
+                if not isinstance(base, ModuleValue) or base.path is None:
+                    return None
+                target = self._module(base.path)
+                found_value = (
+                    _assigned_once(target, expr.attr)
+                    if not isinstance(target, Unknown)
+                    else None
+                )
+                if found_value is None or isinstance(target, Unknown):
+                    return None
+                module, expr = target, found_value
+                continue
+            if not isinstance(expr, ast.Name):
+                return None
+            bindings = self.evaluator.reaching(module, expr)
+            if not bindings or len(bindings) != 1:
+                return None
+            (binding,) = bindings
+            if binding.kind == "param":
+                function = module.parents.get(
+                    module.parents.get(binding.node, binding.node)
+                )
+                frames = [e for e in entered if e[0] is function]
+                if not frames:
+                    return None
+                index = entered.index(frames[-1])
+                called, call, caller, skipped = entered[index]
+                bound = _bound(call, called, skipped)
+                if not isinstance(bound, dict):
+                    return None
+                entered = entered[:index]
+                if expr.id in bound:
+                    module, expr = caller, bound[expr.id]
+                    continue
+                default = _default(called, expr.id)
+                if default is None:
+                    return None
+                expr = default  # the parameter's default, in the callee's module
+                continue
+            if binding.kind == "import" and isinstance(binding.node, ast.alias):
+                statement = module.parents.get(binding.node)
+                if not isinstance(statement, ast.ImportFrom):
+                    return None
+                found_module = self.evaluator.project.find(
+                    statement.module or "", statement.level, module.path
+                )
+                if isinstance(found_module, Unknown) or found_module.path is None:
+                    return None
+                target = self._module(found_module.path)
+                if isinstance(target, Unknown):
+                    return None
+                value = _assigned_once(target, binding.node.name)
+                if value is None:
+                    return None
+                module, expr = target, value
+                continue
+            unpacked = [index for index, _, starred in binding.path if starred == -1]
+            statement = binding.node
+            if (
+                binding.kind != "assign"
+                or len(unpacked) != len(binding.path)
+                or not isinstance(statement, (ast.Assign, ast.AnnAssign))
+                or statement.value is None
+                or len(_targets(statement)) != 1
+            ):
+                return None
+            expr, key_list = statement.value, [*unpacked, *key_list]
+        return None
+
+    def _literal_with(
+        self,
+        entered: list[tuple[ast.FunctionDef, ast.Call, Module, int]],
+        module: Module,
+        expr: ast.expr,
+    ) -> tuple[Module, ast.expr] | None:
+        saved = self.entered
+        self.entered = list(entered)
+        try:
+            return self._literal(module, expr)
+        finally:
+            self.entered = saved
+
+    def _elements(
+        self, module: Module, expr: ast.expr, depth: int = 0
+    ) -> list[tuple[Module, ast.expr]] | None:
+        """The items of the list or tuple `expr` holds (`[*overrides, *extra]` spelled out),
+        each with its module; None when jaxfix cannot list them."""
+        found = self._literal(module, expr)
+        if found is None or depth > 4:
+            return None
+        module, expr = found
+        if not isinstance(expr, (ast.List, ast.Tuple)):
+            return None
+        items: list[tuple[Module, ast.expr]] = []
+        for element in expr.elts:
+            if isinstance(element, ast.Starred):
+                inner = self._elements(module, element.value, depth + 1)
+                if inner is None:
+                    return None
+                items.extend(inner)
+            else:
+                items.append((module, element))
+        return items
+
+    def _overridden(
+        self, module: Module, name: ast.Name, keys: list[Key]
+    ) -> Written | Unknown | None:
+        """`raw["eval"]["mesh_shape"]` where the function, before this read, passes `raw` to
+        a function of the tree in a `for override in overrides:` loop, that function splitting
+        each item as `key=value` (the command-line override idiom: `"eval.mesh_shape=2,2"`):
+        the last item whose dotted key is the entry read is where the value is written (a
+        string jaxfix rewrites, its sizes checked against the run's by the rule), or, in an
+        f-string reading the host (`f"eval.mesh_shape={4 * jax.process_count()},1"`), where
+        it is computed; None when no item names the entry (or `raw` is passed to no such
+        call). A call that may change `raw` in another way stops the walk."""
+        function: ast.AST | None = module.parents.get(name)
+        statement: ast.AST = name
+        while function is not None and not isinstance(
+            function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+        ):
+            statement = function
+            function = module.parents.get(function)
+        if not isinstance(function, ast.FunctionDef) or statement not in function.body:
+            return None
+        before = function.body[: function.body.index(statement)]
+        passed = [
+            node
+            for earlier in before
+            for node in ast.walk(earlier)
+            if isinstance(node, ast.Call)
+            and any(
+                isinstance(a, ast.Name) and a.id == name.id
+                for a in (*node.args, *(k.value for k in node.keywords))
+            )
+        ]
+        if not passed:
+            return None
+        where = f"{module.path.name}:{module.line(passed[0])}"
+        loops = [
+            s
+            for s in before
+            if isinstance(s, ast.For)
+            and len(s.body) == 1
+            and isinstance(s.body[0], ast.Expr)
+            and s.body[0].value is passed[0]
+        ]
+        call = passed[0]
+        if (
+            len(passed) != 1
+            or len(loops) != 1
+            or not isinstance(loops[0].target, ast.Name)
+            or loops[0].orelse
+            or call.keywords
+            or len(call.args) != 2
+            or not isinstance(call.args[1], ast.Name)
+            or call.args[1].id != loops[0].target.id
+        ):
+            return Unknown(
+                f"`{name.id}` is passed to a call at {where}, which may change it"
+            )
+        callee = self.evaluator.value_of(module, call.func)
+        splits = (
+            {
+                node.args[0].value
+                for node in ast.walk(callee.node)
+                if isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "split"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            }
+            if isinstance(callee, Function)
+            else set()
+        )
+        if not {"=", "."} <= splits:
+            return Unknown(
+                f"`{name.id}` is passed to a call at {where}, which may change it"
+            )
+        items = self._elements(module, loops[0].iter)
+        if items is None:
+            return Unknown(
+                f"`{name.id}` is changed by the overrides passed at {where}, which jaxfix cannot list"
+            )
+        dotted = ".".join(str(k) for k in keys)
+        chosen: tuple[Module, ast.expr] | None = None
+        for owner, item in items:
+            head = item
+            if isinstance(item, ast.JoinedStr):
+                head = item.values[0] if item.values else item
+            text = head.value if isinstance(head, ast.Constant) else None
+            if not isinstance(text, str):
+                return Unknown(
+                    f"an override passed at {where} is not a string jaxfix reads"
+                )
+            if "=" not in text:
+                if isinstance(item, ast.JoinedStr):
+                    return Unknown(
+                        f"an override passed at {where} names its key in a way jaxfix does not read"
+                    )
+                continue
+            if text.split("=", 1)[0].strip() == dotted:
+                chosen = (owner, item)
+        if chosen is None:
+            return None
+        owner, item = chosen
+        if isinstance(item, ast.JoinedStr):
+            reads = [
+                r
+                for value in item.values
+                if isinstance(value, ast.FormattedValue)
+                for r in (
+                    self._host_only(owner, value.value)
+                    or self._host_bound(owner, value.value)
+                    or []
+                )
+            ]
+            if reads:
+                text = _text(owner, item)
+                shown = " and ".join(f"`{r}()`" for r in dict.fromkeys(reads))
+                return Computed(
+                    f"`{text}` at {owner.path.name}:{owner.line(item)} computes the size "
+                    f"from {shown} when it runs",
+                    owner,
+                    item,
+                    text,
+                    tuple(dict.fromkeys(reads)),
+                )
+            return Unknown(
+                f"the override `{_text(owner, item)}` at {owner.path.name}:{owner.line(item)} is an f-string"
+            )
+        if self.scalar:
+            return Unknown(
+                f"the override at {owner.path.name}:{owner.line(item)} holds every axis's size"
+            )
+        return Written(
+            owner,
+            item,
+            _text(owner, item),
+            why=f"`{name.id}` is changed by this override, passed at {where}",
+            override=dotted,
+        )
+
+    def _path_of(
+        self, module: Module, expr: ast.expr, depth: int = 0
+    ) -> tuple[int | None, str] | None:
+        """A file path built from `__file__`'s folder (`Path(__file__).parent / "experiments"
+        / f"{name}.toml"`, the names in it followed to their literals): how many folders up
+        from the module it starts and the rest as `a/b.toml`; None for any other spelling."""
+        if depth > 8:
+            return None
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div):
+            left = self._path_of(module, expr.left, depth + 1)
+            right = self._text_of(module, expr.right)
+            if left is None or right is None or left[0] is None:
+                return None
+            return left[0], f"{left[1]}/{right}" if left[1] else right
+        if (
+            isinstance(expr, ast.Attribute)
+            and expr.attr == "parent"
+            and isinstance(expr.value, ast.Call)
+            and self._qualified(module, expr.value.func)
+            in ("pathlib.Path", "pathlib.PurePath")
+            and len(expr.value.args) == 1
+            and isinstance(expr.value.args[0], ast.Name)
+            and expr.value.args[0].id == "__file__"
+        ):
+            return 1, ""
+        if isinstance(expr, ast.Attribute) and expr.attr == "parent":
+            inner = self._path_of(module, expr.value, depth + 1)
+            if inner is None or inner[0] is None or inner[1]:
+                return None
+            return inner[0] + 1, ""
+        if isinstance(expr, ast.Name):
+            value = _assigned_once(module, expr.id)
+            if value is None:
+                return None
+            return self._path_of(module, value, depth + 1)
+        return None
+
+    def _text_of(self, module: Module, expr: ast.expr) -> str | None:
+        """A string literal, or an f-string whose values are names holding string literals
+        (followed as `_literal` does), as the string it is."""
+        found = self._literal(module, expr)
+        if found is None:
+            return None
+        owner, node = found
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        if not isinstance(node, ast.JoinedStr):
+            return None
+        parts = []
+        for value in node.values:
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                parts.append(value.value)
+                continue
+            if (
+                not isinstance(value, ast.FormattedValue)
+                or value.format_spec is not None
+                or value.conversion != -1
+            ):
+                return None
+            text = self._text_of(owner, value.value)
+            if text is None:
+                return None
+            parts.append(text)
+        return "".join(parts)
+
+    def _class_named(
+        self, module: Module, expr: ast.expr, depth: int = 0
+    ) -> Class | None:
+        """The class `expr` names: the engine's value, else (a class decorated by
+        `enum.unique`, which returns it as it is) the one class of that name defined at the
+        top of the module the name leads to (`common.Preset`, `from common import Preset`,
+        `Preset = common.Preset`)."""
+        found = self.evaluator.value_of(module, expr)
+        if isinstance(found, Class):
+            return found
+        if depth > 3:
+            return None
+        owner: Module | Unknown | None = None
+        name = None
+        if isinstance(expr, ast.Attribute):
+            base = self.evaluator.value_of(module, expr.value)
+            if isinstance(base, ModuleValue) and base.path is not None:
+                owner, name = self._module(base.path), expr.attr
+        elif isinstance(expr, ast.Name):
+            bindings = self.evaluator.reaching(module, expr)
+            if not bindings or len(bindings) != 1:
+                return None
+            (binding,) = bindings
+            statement = module.parents.get(binding.node)
+            if binding.kind == "import" and isinstance(statement, ast.ImportFrom):
+                assert isinstance(binding.node, ast.alias)
+                found = self.evaluator.project.find(
+                    statement.module or "", statement.level, module.path
+                )
+                if not isinstance(found, Unknown) and found.path is not None:
+                    owner, name = self._module(found.path), binding.node.name
+            elif binding.kind == "class" and isinstance(binding.node, ast.ClassDef):
+                owner, name = module, expr.id
+            elif binding.kind == "assign" and not binding.path:
+                value = _assigned_once(module, expr.id)
+                if value is not None:
+                    return self._class_named(module, value, depth + 1)
+        if owner is None or isinstance(owner, Unknown) or name is None:
+            return None
+        classes = [
+            s for s in owner.tree.body if isinstance(s, ast.ClassDef) and s.name == name
+        ]
+        if (
+            len(classes) != 1
+            or _assigned_once(owner, name) is not None
+            or any(
+                self._qualified(owner, d) != "enum.unique"
+                for d in classes[0].decorator_list
+            )
+        ):
+            return None
+        return Class(classes[0], owner.path)
+
+    def _member_property(
+        self, module: Module, expr: ast.Attribute, keys: list[Key]
+    ) -> tuple[Module, ast.expr] | None:
+        """`Preset.NINE_B` read as `.config_dict`, a plain `@property` of the enum class whose
+        body is one `match self:` with a `case Preset.NINE_B:` that returns one value: that
+        value (what the property gives that member alone)."""
+        if not keys or not isinstance(keys[0], _Field):
+            return None
+        cls = self._class_named(module, expr.value)
+        if cls is None:
+            return None
+        owner = self._module(cls.path)
+        if isinstance(owner, Unknown) or not any(
+            self._qualified(owner, b) in _ENUMS for b in cls.node.bases
+        ):
+            return None
+        members = [
+            s
+            for s in cls.node.body
+            if isinstance(s, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == expr.attr for t in s.targets)
+        ]
+        getters = [
+            s
+            for s in cls.node.body
+            if isinstance(s, ast.FunctionDef) and s.name == keys[0].name
+        ]
+        if len(members) != 1 or len(getters) != 1:
+            return None
+        (getter,) = getters
+        body = getter.body[1:] if _docstring(getter.body) else getter.body
+        if (
+            [ast.unparse(d) for d in getter.decorator_list] != ["property"]
+            or len(getter.args.args) != 1
+            or len(body) != 1
+            or not isinstance(match := body[0], ast.Match)
+            or not isinstance(match.subject, ast.Name)
+            or match.subject.id != getter.args.args[0].arg
+        ):
+            return None
+        chosen = [
+            case
+            for case in match.cases
+            if isinstance(case.pattern, ast.MatchValue)
+            and isinstance(case.pattern.value, ast.Attribute)
+            and case.pattern.value.attr == expr.attr
+            and getattr(
+                self._class_named(owner, case.pattern.value.value), "node", None
+            )
+            is cls.node
+        ]
+        if len(chosen) != 1 or chosen[0].guard is not None:
+            return None
+        returns = [s for s in chosen[0].body if isinstance(s, ast.Return)]
+        if len(chosen[0].body) != 1 or len(returns) != 1 or returns[0].value is None:
+            return None
+        return owner, returns[0].value
+
+    def _set_after(
+        self, module: Module, name: ast.Name, keys: list[Key]
+    ) -> tuple[ast.expr, list[Key]] | Unknown | None:
+        """`config.evaluate.num_replicas = 1` in the function that reads `config` (the
+        ConfigDict idiom: a config built, then changed field by field): the last assignment,
+        in the function's own statements before the read, to `name` followed by a leading
+        part of the fields still to read; None when there is none. Such an assignment in a
+        branch or a loop stops the walk."""
+        fields = []
+        for key in keys:
+            if not isinstance(key, _Field):
+                break
+            fields.append(key.name)
+        if not fields:
+            return None
+        function: ast.AST | None = module.parents.get(name)
+        statement: ast.AST = name
+        while function is not None and not isinstance(
+            function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+        ):
+            statement = function
+            function = module.parents.get(function)
+        if not isinstance(function, ast.FunctionDef) or statement not in function.body:
+            return None
+        found: tuple[ast.expr, list[Key]] | None = None
+        for earlier in function.body[: function.body.index(statement)]:
+            for node in ast.walk(earlier):
+                target = None
+                if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                    targets = (
+                        _targets(node)
+                        if not isinstance(node, ast.AugAssign)
+                        else [node.target]
+                    )
+                    target = targets[0] if len(targets) == 1 else None
+                    chain = (
+                        _attribute_chain(target, name.id)
+                        if target is not None
+                        else None
+                    )
+                    if chain is None:
+                        if any(
+                            _attribute_chain(t, name.id) is not None for t in targets
+                        ):
+                            return Unknown(
+                                f"`{name.id}` is assigned with others at {module.path.name}:{module.line(node)}"
+                            )
+                        continue
+                    if chain and chain == fields[: len(chain)]:
+                        if node is not earlier or isinstance(node, ast.AugAssign):
+                            return Unknown(
+                                f"`{ast.unparse(target)}` is set in a branch or a loop at {module.path.name}:{module.line(node)}"
+                            )
+                        assert node.value is not None
+                        found = (node.value, keys[len(chain) :])
+        return found
 
     def _own_class(self, module: Module, call: ast.Call) -> Class | None:
         """`cls(...)` in a classmethod of a class of this module: that class."""
@@ -894,13 +1564,20 @@ class _Walk:
             return found
         if name in self.tabled:
             # called through a table entry (`CONFIGS[name]()`): changed only when that entry
-            # is the one place the project names it (every call of it goes through there)
+            # is the one place the project names it (every call of it goes through there);
+            # calls of another function of that name (`base.get_config()`) are not its
             if (
-                self._call_count(name) == 0
+                self._call_count(name, function) == 0
                 and self._count(
                     name,
                     lambda node: isinstance(node, ast.Name) and node.id == name,
                     name.encode(),
+                )
+                + self._count(
+                    name,
+                    lambda node: isinstance(node, ast.Attribute) and node.attr == name,
+                    name.encode(),
+                    function,
                 )
                 == 1
             ):
@@ -916,9 +1593,10 @@ class _Walk:
             )
         return found
 
-    def _call_count(self, name: str) -> int:
+    def _call_count(self, name: str, function: ast.AST | None = None) -> int:
         """How many calls of a function or class of that name the project's files hold (0:
-        too many files to count)."""
+        too many files to count); with `function`, a call through an attribute
+        (`module.name()`) that surely calls another function is not counted."""
         return self._count(
             name,
             lambda node: (
@@ -929,6 +1607,7 @@ class _Walk:
                 )
             ),
             name.encode(),
+            function,
         )
 
     def _nested_default(
@@ -976,10 +1655,16 @@ class _Walk:
         )
 
     def _count(
-        self, name: str, matches: Callable[[ast.AST], bool], needle: bytes
+        self,
+        name: str,
+        matches: Callable[[ast.AST], bool],
+        needle: bytes,
+        function: ast.AST | None = None,
     ) -> int:
         """How many nodes `matches` accepts in the project's files that hold `needle` (0:
-        too many files, or one that cannot be read: nothing counted)."""
+        too many files, or one that cannot be read: nothing counted); with `function`, an
+        attribute (or a call of one) whose value the engine shows to be another function or
+        class is not counted."""
         files = self.evaluator.project.files
         if len(files) > _MAX_FILES_COUNTED:
             return 0
@@ -993,8 +1678,26 @@ class _Walk:
             module = self._module(path)
             if isinstance(module, Unknown):
                 return 0
-            count += sum(1 for node in ast.walk(module.tree) if matches(node))
+            count += sum(
+                1
+                for node in ast.walk(module.tree)
+                if matches(node) and not self._other(module, node, function)
+            )
         return count
+
+    def _other(self, module: Module, node: ast.AST, function: ast.AST | None) -> bool:
+        """Whether `node` (an attribute, or a call of one) surely names another function or
+        class than `function`."""
+        if function is None:
+            return False
+        attribute = node.func if isinstance(node, ast.Call) else node
+        if not isinstance(attribute, ast.Attribute):
+            return False
+        value = self.evaluator.value_of(module, attribute)
+        if isinstance(value, Unknown):
+            value = self._imported_function(module, attribute) or value
+        target = value.node if isinstance(value, (Function, Class)) else None
+        return target is not None and target is not function
 
     def _data_file(
         self, module: Module, loader: ast.Call, keys: list[Key]
@@ -1005,10 +1708,15 @@ class _Walk:
         names assigned once): the entry `keys` of that file."""
         where = f"{module.path.name}:{module.line(loader)}"
         read = [k for k in keys if not isinstance(k, _Field)]
+        qualified = self._qualified(module, loader.func)
         kind = (
-            "yaml" if self._qualified(module, loader.func) in _YAML_LOADERS else "json"
+            "yaml"
+            if qualified in _YAML_LOADERS
+            else "toml"
+            if qualified in _TOML_LOADERS
+            else "json"
         )
-        suffixes = (".yaml", ".yml") if kind == "yaml" else (".json",)
+        suffixes = {"yaml": (".yaml", ".yml"), "toml": (".toml",)}.get(kind, (".json",))
         given = [a for a in loader.args if not isinstance(a, ast.Starred)]
         if kind == "yaml" and len(loader.args) == 2:  # yaml.load(f, Loader)
             given = given[:1]
@@ -1022,6 +1730,37 @@ class _Walk:
                 f"the {kind.upper()} read at {where} is not one file's entry by keys"
             )
         opened = self._opened(module, given[0])
+        path_given = (
+            opened.args[0]
+            if isinstance(opened, ast.Call)
+            and opened.args
+            and self._qualified(module, opened.func) in ("builtins.open", "io.open")
+            else opened
+        )
+        placed = self._path_of(module, path_given)
+        if placed is not None and placed[1].endswith(suffixes):
+            up, name = placed
+            label = "".join(_shown(k) for k in read)
+            self.modules.setdefault(module.path, module)
+            other = self._other_read(
+                tuple(k for k in read if not isinstance(k, _Field))
+            )
+            if other is not None:
+                return Unknown(
+                    f"the entry {name}{label} is also read at {other}: a mesh that works may read it, so it is not changed"
+                )
+            return Written(
+                module,
+                loader,
+                f"{name}{label}",
+                axis=self.axis if self.scalar else None,
+                data=DataFile(
+                    name,
+                    up,
+                    tuple(k for k in read if not isinstance(k, _Field)),
+                    kind,
+                ),
+            )
         parts = [opened]
         for part in parts:  # grows: the names read in each part, resolved
             if len(parts) > _MAX_STEPS:
@@ -1034,6 +1773,10 @@ class _Walk:
                     if resolved is not node and resolved not in parts:
                         parts.append(resolved)
         nodes = [n for part in parts for n in ast.walk(part)]
+        if any(isinstance(n, ast.JoinedStr) for n in nodes):
+            return Unknown(
+                f"the {kind.upper()} read at {where} names its file with an f-string jaxfix does not follow"
+            )
         literals = [
             n
             for n in nodes
@@ -1348,6 +2091,44 @@ def _assigned_once(module: Module, name: str) -> ast.expr | None:
     return values[0] if len(values) == 1 and len(stores) == 1 else None
 
 
+def _default(function: ast.FunctionDef, name: str) -> ast.expr | None:
+    """The default value of `function`'s parameter `name`, if it has one."""
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaults = dict(
+        zip(
+            [p.arg for p in positional[len(positional) - len(arguments.defaults) :]],
+            arguments.defaults,
+        )
+    )
+    defaults.update(
+        {
+            p.arg: d
+            for p, d in zip(arguments.kwonlyargs, arguments.kw_defaults)
+            if d is not None
+        }
+    )
+    return defaults.get(name)
+
+
+def _attribute_chain(target: ast.expr, name: str) -> list[str] | None:
+    """`name.a.b` as `["a", "b"]` (`name` alone: `[]`); None for another target."""
+    chain: list[str] = []
+    while isinstance(target, ast.Attribute):
+        chain.insert(0, target.attr)
+        target = target.value
+    return chain if isinstance(target, ast.Name) and target.id == name else None
+
+
+def _docstring(body: list[ast.stmt]) -> bool:
+    return (
+        len(body) > 1
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    )
+
+
 def _property_of(cls: ast.ClassDef, field: _Field) -> _Field | None:
     """`.shape` read on an instance of `cls` whose `shape` is a plain `@property` returning
     `self._shape`: the attribute `_shape` it reads (None for anything else)."""
@@ -1524,11 +2305,24 @@ def gather_input_passed_by(
         return Unknown(f"`{x.id}` is not a parameter of `{function.name}`")
     if _assigns(function, x.id):
         return Unknown(f"`{function.name}` assigns `{x.id}`")
+    outer = frames[:-2]
     passed = _passed_for(evaluator, caller, caller_line, function, x.id)
+    if (
+        isinstance(passed, Unknown)
+        and len(frames) >= 3
+        and _forwards(caller, caller_line)
+    ):
+        # the caller's frame only forwards its `*args` (a jit wrapper's `__call__`): the
+        # call the frame above it made passes the gather's function its arguments
+        (caller_path, caller_line), outer = frames[-3], frames[:-3]
+        caller = evaluator.module(caller_path)
+        if isinstance(caller, Unknown):
+            return caller
+        passed = _passed_through(caller, caller_line, function, x.id)
     if isinstance(passed, Unknown):
         return passed
     found = PassedBy(caller, passed, function.name, x.id)
-    for outer_path, outer_line in reversed(frames[:-2]):
+    for outer_path, outer_line in reversed(outer):
         step = _passed_on(evaluator, found.module, found.node, outer_path, outer_line)
         if step is None:
             break
@@ -1572,6 +2366,80 @@ def _passed_for(
     ):
         return Unknown(f"the call at {where} does not pass `{parameter}`")
     return bound[parameter]
+
+
+def _forwards(module: Module, line: int) -> bool:
+    """Whether `line` of `module` is a call that passes on its function's `*args` as they
+    came, and nothing else (`return self._jitted(*args)` in `def __call__(self, *args)`):
+    the arguments the function was called with are those of the function it calls."""
+    calls = [
+        call
+        for call in module.calls
+        if call.lineno <= line <= (call.end_lineno or call.lineno)
+    ]
+    if len(calls) != 1:
+        return False
+    (call,) = calls
+    function: ast.AST | None = module.parents.get(call)
+    while function is not None and not isinstance(
+        function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    ):
+        function = module.parents.get(function)
+    if not isinstance(function, ast.FunctionDef):
+        return False
+    arguments = function.args
+    vararg = arguments.vararg
+    return (
+        vararg is not None
+        and arguments.kwarg is None
+        and not arguments.kwonlyargs
+        and not arguments.posonlyargs
+        and len(arguments.args) <= 1  # `self`, or nothing
+        and not call.keywords
+        and len(call.args) == 1
+        and isinstance(starred := call.args[0], ast.Starred)
+        and isinstance(starred.value, ast.Name)
+        and starred.value.id == vararg.arg
+        and not _assigns(function, vararg.arg)
+    )
+
+
+def _passed_through(
+    caller: Module, caller_line: int, function: ast.FunctionDef, parameter: str
+) -> ast.expr | Unknown:
+    """The argument for `parameter` of `function` that the one call on `caller_line` passes
+    through a forwarding frame: positional arguments only, one for each of `function`'s
+    positional parameters (no defaults, no *args)."""
+    calls = [
+        call
+        for call in caller.calls
+        if call.lineno <= caller_line <= (call.end_lineno or call.lineno)
+        and not any(
+            call is not other and _within(call, other)
+            for other in caller.calls
+            if other.lineno <= caller_line <= (other.end_lineno or other.lineno)
+        )
+    ]
+    where = f"{caller.path.name}:{caller_line}"
+    arguments = function.args
+    names = [p.arg for p in (*arguments.posonlyargs, *arguments.args)]
+    if (
+        len(calls) != 1
+        or calls[0].keywords
+        or arguments.vararg
+        or arguments.kwarg
+        or arguments.kwonlyargs
+        or arguments.defaults
+        or len(calls[0].args) != len(names)
+        or any(isinstance(a, ast.Starred) for a in calls[0].args)
+    ):
+        return Unknown(f"line {where} does not pass `{function.name}` its arguments")
+    return calls[0].args[names.index(parameter)]
+
+
+def _within(inner: ast.AST, outer: ast.AST) -> bool:
+    """Whether `inner` is an argument (or part of one) of the call `outer`."""
+    return any(node is inner for node in ast.walk(outer) if node is not outer)
 
 
 def _passed_on(
