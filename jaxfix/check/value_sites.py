@@ -356,7 +356,8 @@ def _origin_site(
         where,
         _extent(module, stopped.node),
         stopped.text,
-        why=f"computed from {' and '.join(f'`{r}()`' for r in stopped.reads)} when it runs",
+        why=f"computed from {' and '.join(f'`{r}()`' for r in stopped.reads)} "
+        f"{'and other values ' if stopped.mixed else ''}when it runs",
         axis=stopped.axis,
         facts=facts,
     )

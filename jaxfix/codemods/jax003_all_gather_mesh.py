@@ -715,6 +715,16 @@ class AllGatherMeshMismatch(Rule):
             else None
         )
         if args is None or "mesh" not in args:
+            # a local bound before the `with` that enters the context mesh: put on that
+            # mesh where it is assigned, as from a recorded run
+            gather = self.analysis.parents.get(sharding)
+            moved = (
+                self._onto_entered(gather, sharding, first.site.context.mesh)
+                if isinstance(gather, ast.Call)
+                else None
+            )
+            if isinstance(moved, Fix):
+                return moved, None
             return None, not_fixed("the NamedSharding is not written in this call")
         axes = self._spec_axes(args.get("spec"))
         context = first.site.context

@@ -942,8 +942,9 @@ def test_a_path_to_a_size_from_the_host_is_named_beside_the_other_path_s_fix(tmp
     assert diagnostic.message.endswith(
         "another path the run took to this line: the inner mesh's size comes from "
         "`jax.device_count() // 2`, written at config.py:15 and computed from "
-        "`jax.device_count()` when it runs: jaxfix writes no literal there, one would be "
-        "right on this host only"
+        "`jax.device_count()` when it runs (axis 'data' is 4 in the run; 2 would make the "
+        "enclosing size 8): jaxfix writes no literal there, one would be right on this "
+        "host only"
     )
     assert any(
         r.path is not None
@@ -954,20 +955,28 @@ def test_a_path_to_a_size_from_the_host_is_named_beside_the_other_path_s_fix(tmp
     )
 
 
-@pytest.mark.parametrize(
-    "size",
-    [
-        "jax.device_count() // 2 if WIDE else 4",  # a branch: the size may be the 4
-        "max(jax.device_count() // 2, N)",  # a name beside the host read
-    ],
-)
-def test_a_size_that_mixes_the_host_with_other_values_is_not_named_as_from_it(
-    tmp_path, size
+def test_a_size_that_may_pass_another_value_through_is_not_named_as_from_the_host(
+    tmp_path,
 ):
+    size = "jax.device_count() // 2 if WIDE else 4"  # a branch: the size may be the 4
     found = _walk(
         tmp_path, f'import jax\nWIDE = N = 4\nEVAL = {{"shape": ({size}, 4)}}\n'
     )
     assert isinstance(found, Unknown) and not isinstance(found, Computed)
+
+
+def test_a_min_or_max_of_a_host_read_and_other_values_is_named_as_computed_there(
+    tmp_path,
+):
+    """`max(jax.device_count() // 2, N)`: whichever wins on a host, the size is computed on
+    that line (no literal elsewhere passes through it): named, saying other values go in."""
+    found = _walk(
+        tmp_path,
+        'import jax\nN = 4\nEVAL = {"shape": (max(jax.device_count() // 2, N), 4)}\n',
+    )
+    assert isinstance(found, Computed)
+    assert found.reads == ("jax.device_count",)
+    assert "and other values when it runs" in found.why
 
 
 def test_a_size_from_the_number_of_devices_listed_is_named_as_from_the_host(tmp_path):

@@ -200,7 +200,12 @@ def test_an_evidence_record_places_where_its_meshes_were_built_in_the_tree(tmp_p
     built = [_frame("/run/main.py", 10), _frame(*FACTORY)]
     reading = read_evidence(_error_record(built), [main, meshes])
     (evidence,) = reading.evidence[main]
-    assert evidence.origins == (Origin("new", "built", ((main, 10), (meshes, 5))),)
+    assert evidence.origins == (
+        Origin("new", "built", ((main, 10), (meshes, 5)), evidence.facts[0]),
+    )
+    # each chain keeps its record's own meshes (a line reached by several tests)
+    assert evidence.origins[0].facts is not None
+    assert evidence.origins[0].facts["new"].axis_sizes == (4, 4)
     assert (
         evidence.origins[0].describe(tmp_path)
         == "pkg/meshes.py:5, called from main.py:10"

@@ -87,7 +87,7 @@ class Computed(Unknown):
     expression `node` (its text `text`) in `module`, reading `reads` (the host calls it makes,
     as written). jaxfix does not change it: a literal is right on one host only."""
 
-    __slots__ = ("axis", "module", "node", "reads", "text")
+    __slots__ = ("axis", "mixed", "module", "node", "reads", "text")
 
     def __init__(
         self,
@@ -100,9 +100,10 @@ class Computed(Unknown):
     ) -> None:
         super().__init__(why)
         self.module, self.node, self.text, self.reads = module, node, text, reads
-        self.axis = (
-            axis  # the mesh's axis whose size it is, when it is one axis's alone
-        )
+        # the mesh's axis whose size it is, when it is one axis's alone
+        self.axis = axis
+        # `min(num_experts, jax.device_count() // 2)`: other values than the host's go in
+        self.mixed = False
 
     @property
     def path(self) -> Path:
@@ -434,19 +435,22 @@ class _Walk:
     def _computed(self, module: Module, expr: ast.expr) -> Computed | None:
         """`expr`, where the walk stops, when it computes the size from the host and nothing
         else (`jax.device_count() // 2`, or a sizes literal holding such an element among
-        integers): the place the size is written, which jaxfix leaves. An expression that
-        also passes other values through (`n if s == -1 else s`, a name, a comprehension) is
-        not: the size may come from elsewhere."""
+        integers), or a `min`/`max` of such a value and others: the place the size is
+        written, which jaxfix leaves. An expression that passes other values through (`n if
+        s == -1 else s`, a name, a comprehension) is not: the size may come from
+        elsewhere."""
         elements = (
             expr.elts
             if isinstance(expr, (ast.Tuple, ast.List)) and not self.scalar
             else [expr]
         )
         reads: list[str] = []
+        mixed = False  # a `min`/`max` of a host read and other values
         for element in elements:
             found = self._host_only(module, element)
             if found is None:
                 found = self._host_bound(module, element)
+                mixed = mixed or found is not None
             if found is None:
                 return None
             reads.extend(found)
@@ -455,20 +459,23 @@ class _Walk:
             return None
         text = _text(module, expr)
         shown = " and ".join(f"`{r}()`" for r in reads)
-        return Computed(
+        computed = Computed(
             f"`{text}` at {module.path.name}:{module.line(expr)} computes the size from {shown} "
-            "when it runs",
+            f"{'and other values ' if mixed else ''}when it runs",
             module,
             expr,
             text,
             tuple(reads),
             self.axis if self.scalar else None,
         )
+        computed.mixed = mixed
+        return computed
 
     def _host_bound(self, module: Module, expr: ast.expr) -> list[str] | None:
         """`min(num_experts, jax.local_device_count() // 2)`: a `min` or `max` one of whose
         arguments is computed from the host alone; the size is written here whichever
-        argument wins on a host, so it is this expression's (its host reads), else None."""
+        argument wins on a host (unlike a branch, which may pass a literal written
+        elsewhere through), so it is this expression's (its host reads), else None."""
         if (
             not isinstance(expr, ast.Call)
             or expr.keywords
@@ -1064,7 +1071,14 @@ class _Walk:
                 )
                 frames = [e for e in entered if e[0] is function]
                 if not frames:
-                    return None
+                    # a parameter of the function a frame of the run was in: what its
+                    # caller's frame passed
+                    passed = self._framed_argument(module, expr, binding.node)
+                    if passed is None:
+                        return None
+                    module, expr = passed
+                    entered = []
+                    continue
                 index = entered.index(frames[-1])
                 called, call, caller, skipped = entered[index]
                 bound = _bound(call, called, skipped)
@@ -1108,6 +1122,19 @@ class _Walk:
                 return None
             expr, key_list = statement.value, [*unpacked, *key_list]
         return None
+
+    def _framed_argument(
+        self, module: Module, name: ast.Name, parameter: ast.AST
+    ) -> tuple[Module, ast.expr] | None:
+        """The argument the caller's frame passed for `name`, a parameter of the function
+        the walk's current frame runs (the walk's own state left as it was)."""
+        saved = (self.depth, self.entered, self.label)
+        self.entered = []
+        try:
+            step = self._argument(module, name, parameter, [], None)
+        finally:
+            self.depth, self.entered, self.label = saved
+        return None if isinstance(step, Unknown) else (step[0], step[1])
 
     def _literal_with(
         self,

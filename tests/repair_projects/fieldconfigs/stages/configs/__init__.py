@@ -1,0 +1,3 @@
+from stages.configs import base, host, small
+
+BUILDERS = {"base": base.build, "small": small.build, "host": host.build}
