@@ -10,6 +10,7 @@ composer when it is installed (`find_yaml_entry`), a node an alias reuses refuse
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from dataclasses import dataclass
@@ -233,11 +234,11 @@ def find_toml_entry(
     `key = [4, 1]` (or one integer) on one line, under the `[table]` header that names its
     other keys (bare keys, no dotted or quoted key, no array of tables, no inline table on
     the way); what `tomllib` reads there must be the integers found."""
-    try:
-        import tomllib
+    try:  # Python 3.11's standard library, else the package it came from
+        tomllib = importlib.import_module("tomllib")
     except ImportError:
         try:
-            import tomli as tomllib  # type: ignore[no-redef]
+            tomllib = importlib.import_module("tomli")
         except ImportError:
             raise NotAnEntry("no TOML reader where jaxfix runs") from None
     try:

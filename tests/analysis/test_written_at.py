@@ -1027,3 +1027,148 @@ def test_paths_alike_in_their_innermost_frames_are_told_apart_by_the_outermost(
         "from main.py:14, ..., from test_main.py:3; meshes.py:5, called from main.py:9, "
         "called from main.py:14, ..., from test_main.py:4"
     )
+
+
+PROBE_MESHES = """\
+from jax.sharding import AbstractMesh
+
+
+def make(shape):
+    return AbstractMesh(tuple(shape), ("data", "model"))
+"""
+PROBE_MAIN = """\
+from jax.sharding import use_abstract_mesh
+
+from config import build
+from meshes import make
+
+
+def run(outer):
+    cfg = build()
+    with use_abstract_mesh(outer):
+        with use_abstract_mesh(make({read})):
+            pass
+"""
+FIELD_BY_FIELD = """\
+class Attrs(dict):
+    pass
+
+
+def build():
+    cfg = Attrs()
+    cfg.probe = Attrs()
+    cfg.probe.shape = (4, 4)
+{last}
+    return cfg
+"""
+
+
+def _probe_walk(tmp_path: Path, config: str, read: str = "cfg.probe.shape"):
+    return _walk_files(
+        tmp_path,
+        {
+            "config.py": config,
+            "meshes.py": PROBE_MESHES,
+            "main.py": PROBE_MAIN.format(read=read),
+        },
+        (("main.py", 10), ("meshes.py", 5)),
+    )
+
+
+def test_a_config_set_field_by_field_is_reached_at_its_last_assignment(tmp_path):
+    found = _probe_walk(
+        tmp_path, FIELD_BY_FIELD.format(last="    cfg.probe.shape = (2, 4)")
+    )
+    assert not isinstance(found, Unknown)
+    assert (found.module.line(found.node), ast.unparse(found.node)) == (9, "(2, 4)")
+
+
+def test_a_field_set_in_a_branch_ends_the_walk(tmp_path):
+    found = _probe_walk(
+        tmp_path,
+        FIELD_BY_FIELD.format(
+            last="    if len(cfg) > 1:\n        cfg.probe.shape = (2, 4)"
+        ),
+    )
+    assert isinstance(found, Unknown) and "set in a branch or a loop" in found.why
+
+
+OVERRIDDEN = """\
+import json
+
+
+def _apply(raw, item):
+    key, value = item.split("=", 1)
+    *tables, leaf = key.split(".")
+    node = raw
+    for table in tables:
+        node = node.setdefault(table, {{}})
+    node[leaf] = [int(v) for v in value.split(",")]
+
+
+def build(overrides={overrides}):
+    with open("stages.json") as f:
+        raw = json.load(f)
+    for item in overrides:
+        _apply(raw, item)
+    return raw
+"""
+
+
+def test_an_override_string_that_names_the_entry_read_is_where_it_is_written(
+    tmp_path,
+):
+    found = _probe_walk(
+        tmp_path,
+        OVERRIDDEN.format(overrides='("name=x", "probe.shape=2,2")'),
+        read='cfg["probe"]["shape"]',
+    )
+    assert not isinstance(found, Unknown)
+    assert found.override == "probe.shape" and found.data is None
+    assert ast.literal_eval(found.node) == "probe.shape=2,2"
+
+
+def test_overrides_that_name_other_entries_leave_the_file_s_entry(tmp_path):
+    found = _probe_walk(
+        tmp_path,
+        OVERRIDDEN.format(overrides='("name=x", "train.shape=2,2")'),
+        read='cfg["probe"]["shape"]',
+    )
+    assert not isinstance(found, Unknown)
+    assert found.data is not None and found.data.keys == ("probe", "shape")
+
+
+def test_a_mapping_passed_to_a_call_that_is_no_override_ends_the_walk(tmp_path):
+    found = _probe_walk(
+        tmp_path,
+        OVERRIDDEN.format(overrides='("probe.shape=2,2",)').replace(
+            'item.split("=", 1)', "item.partition(':')[::2]"
+        ),
+        read='cfg["probe"]["shape"]',
+    )
+    assert isinstance(found, Unknown) and "which may change it" in found.why
+
+
+@pytest.mark.parametrize(
+    ("toml", "why"),
+    [
+        ("[probe]\nshape = [\n  4,\n  4,\n]\n", "not a list on one line"),
+        ("probe.shape = [4, 4]\n", "not written once"),
+        ("[probe]\nshape = [4, 4.0]\n", "not a list of integers"),
+        ("[probe]\nshape = [4, 4]\n[probe]\n", "it is not TOML"),
+    ],
+)
+def test_a_toml_entry_jaxfix_cannot_write_in_place_is_refused(toml, why):
+    from jaxfix.write.json_entry import NotAnEntry, find_toml_entry
+
+    with pytest.raises(NotAnEntry, match=why):
+        find_toml_entry(toml.encode(), ("probe", "shape"))
+
+
+def test_a_toml_entry_s_integers_are_found_by_their_bytes():
+    from jaxfix.write.json_entry import find_toml_entry
+
+    data = b'name = "x"\n\n[probe]  # the probe\nshape = [4,  1]  # hand-set\n'
+    entry = find_toml_entry(data, ("probe", "shape"))
+    assert entry.values == (4, 1) and entry.line == 4
+    assert [data[a:b] for a, b in entry.spans] == [b"4", b"1"]

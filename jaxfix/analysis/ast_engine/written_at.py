@@ -396,6 +396,15 @@ class _Walk:
                     return Unknown(
                         f"the sizes are read from what `{loader}` returns at {where}: jaxfix changes JSON, YAML and TOML entries only"
                     )
+                callee = self._callee(module, expr.func)
+                if (
+                    isinstance(callee, Function)
+                    and isinstance(callee.node, ast.FunctionDef)
+                    and not isinstance(keys[0], _Field)
+                ):  # `load(...)["probe"]`: a function of the tree returning the mapping
+                    into = self._into(module, expr, keys, narrowest)
+                    if into is not None:
+                        return into
             if (
                 isinstance(expr, (ast.ListComp, ast.GeneratorExp))
                 and not keys
@@ -1400,11 +1409,11 @@ class _Walk:
             statement = module.parents.get(binding.node)
             if binding.kind == "import" and isinstance(statement, ast.ImportFrom):
                 assert isinstance(binding.node, ast.alias)
-                found = self.evaluator.project.find(
+                imported = self.evaluator.project.find(
                     statement.module or "", statement.level, module.path
                 )
-                if not isinstance(found, Unknown) and found.path is not None:
-                    owner, name = self._module(found.path), binding.node.name
+                if not isinstance(imported, Unknown) and imported.path is not None:
+                    owner, name = self._module(imported.path), binding.node.name
             elif binding.kind == "class" and isinstance(binding.node, ast.ClassDef):
                 owner, name = module, expr.id
             elif binding.kind == "assign" and not binding.path:
@@ -1536,7 +1545,7 @@ class _Walk:
                     if chain and chain == fields[: len(chain)]:
                         if node is not earlier or isinstance(node, ast.AugAssign):
                             return Unknown(
-                                f"`{ast.unparse(target)}` is set in a branch or a loop at {module.path.name}:{module.line(node)}"
+                                f"`{_text(module, node)}` is set in a branch or a loop at {module.path.name}:{module.line(node)}"
                             )
                         assert node.value is not None
                         found = (node.value, keys[len(chain) :])
