@@ -273,7 +273,9 @@ class AllGatherMeshMismatch(Rule):
                 if confirmed is not None
                 else ""
             )
-            self._report_leaf(x, sharding, sites, verdicts, source)
+            self._report_leaf(
+                x, sharding, sites, verdicts, source, recorded=log is not None
+            )
         elif confirmed is None:
             self.leave(gather, self._trail(gather, x, sharding, sites))
         else:
@@ -567,6 +569,7 @@ class AllGatherMeshMismatch(Rule):
         sites: list[_Site],
         verdicts: list[_Verdict],
         source: str = "",
+        recorded: bool = False,
     ) -> None:
         first = verdicts[0]
         node = x if first.kind is _Failure.INPUT else sharding
@@ -577,7 +580,7 @@ class AllGatherMeshMismatch(Rule):
             fix, note = self._move_input(x, sites, verdicts)
             message = self._input_message(x, first)
         else:
-            fix, note = self._rehome_sharding(x, sharding, sites, verdicts)
+            fix, note = self._rehome_sharding(x, sharding, sites, verdicts, recorded)
             message = self._context_message(sharding, first)
         self.report(
             node,
@@ -699,7 +702,9 @@ class AllGatherMeshMismatch(Rule):
         sharding: ast.expr,
         sites: list[_Site],
         verdicts: list[_Verdict],
+        recorded: bool = False,
     ) -> tuple[Fix | None, str | None]:
+        """`recorded`: a run showed this gather raising (repair, `--evidence`)."""
         first = verdicts[0]
         if any(v.kind is not _Failure.CONTEXT for v in verdicts):
             return None, not_fixed("other calls of this function fail differently")
@@ -715,12 +720,13 @@ class AllGatherMeshMismatch(Rule):
             else None
         )
         if args is None or "mesh" not in args:
-            # a local bound before the `with` that enters the context mesh: put on that
-            # mesh where it is assigned, as from a recorded run
+            # a run showed it raising: a local bound before the `with` that enters the
+            # context mesh is put on that mesh where it is assigned, as the run's own
+            # answer does (the static answer and the run's together)
             gather = self.analysis.parents.get(sharding)
             moved = (
                 self._onto_entered(gather, sharding, first.site.context.mesh)
-                if isinstance(gather, ast.Call)
+                if recorded and isinstance(gather, ast.Call)
                 else None
             )
             if isinstance(moved, Fix):
