@@ -113,9 +113,12 @@ class AbstractMeshSizeChange(Rule):
     From a recorded run (`jaxfix repair`, `--evidence`), where the line that raised has no such
     literal, the fix goes where the run's frames lead: from the `AbstractMesh(...)` that built
     the inner mesh, through each caller's argument, to the tuple that holds its sizes (a dict
-    entry of a config module, a dataclass's keyword, a constant). A field default (shared by
-    every instance) is overridden by a keyword at the construction the run used; a constant
-    other code also reads is replaced at the read on the run's path only. A step the engine
+    entry of a config module, a dataclass's or NamedTuple's keyword, a constant, a config
+    field set by attribute in a config module, an enum preset's `match` case, a JSON, YAML
+    or TOML file's entry, a `key=value` override string). A line several tests reached, each
+    with its own sizes, is followed along each path with that path's sizes. A field default
+    (shared by every instance) is overridden by a keyword at the construction the run used;
+    a constant other code also reads is replaced at the read on the run's path only. A step the engine
     cannot follow (a computed value, two assignments) means no fix: the report names the lines
     the run built the mesh at and where the walk stopped. A size computed from the host when
     it runs (`jax.device_count() // 2`, `jax.process_count() * 2`, `len(jax.devices())`) is
