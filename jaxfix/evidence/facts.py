@@ -241,11 +241,15 @@ class Evidence:
                 f"{origin.where(root)} and {origin.why}"
                 + (f" ({setting})" if setting else "")
             )
-        return (
+        note = (
             "; ".join(shown)
             + ": jaxfix writes no literal there, one would be right on "
             "this host only"
         )
+        unknown = self.value_unknown
+        if unknown and not any(f"`{o.name}`" in unknown for o in origins):
+            note += f"; {unknown}"  # why another path reaches no place (changed since?)
+        return note
 
     @property
     def agreed(self) -> Facts | None:

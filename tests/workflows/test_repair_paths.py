@@ -22,6 +22,8 @@ own meshes to where its value is written:
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -29,6 +31,7 @@ import pytest
 from codemods.test_real_jax import JAX_VERSIONS
 from workflows.test_repair import (
     changed,
+    command_env,
     copied,
     python,
     repair_with_pytest,
@@ -136,3 +139,47 @@ def test_gathers_behind_a_jit_wrapper_or_a_local_jitted_function_are_fixed(
     assert after.count(side) == 1  # total_twice's
     (left,) = report["left"]
     assert left["line"] == 73 and "not fixed" in left["detail"]  # 67, moved by the fix
+
+
+@pytest.mark.jax
+def test_values_changed_since_the_run_are_not_written(tmp_path):
+    """Evidence recorded by `pytest -p jaxfix.record`, then the override string and the TOML
+    entry edited by hand before `jaxfix --evidence`: neither holds the run's sizes any more
+    (changed since the run), so neither is written; nothing else changes either."""
+    tree = copied(PROJECTS / "overrides", tmp_path / "overrides")
+    evidence = tmp_path / "evidence.jsonl"
+    env = {
+        **command_env(tmp_path),
+        "JAXFIX_RECORD": str(evidence),
+        "PYTHONPATH": str(Path(__file__).parents[2]),
+    }
+    recorded = subprocess.run(
+        [python(JAX_VERSIONS[0]), "-m", "pytest", "-q", "-p", "jaxfix.record"],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert evidence.exists(), recorded.stdout + recorded.stderr
+    launch, toml = tree / "runs/launch.py", tree / "runs/experiments/small.toml"
+    launch.write_text(
+        launch.read_text().replace('"probe.shape=2,2"', '"probe.shape=2,1"')
+    )
+    toml.write_text(toml.read_text().replace("shape = [4, 1]", "shape = [2, 1]"))
+    before = snapshot(tree)
+    done = subprocess.run(
+        [sys.executable, "-m", "jaxfix", "--evidence", str(evidence)]
+        + ["--unsafe-fixes", "."],
+        cwd=tree,
+        env=command_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert changed(before, tree) == set(), done.stdout + done.stderr
+    assert "now holds [2, 1], not the run's [4, 1] (changed since the run)" in (
+        done.stdout + done.stderr
+    )
