@@ -1172,3 +1172,17 @@ def test_a_toml_entry_s_integers_are_found_by_their_bytes():
     entry = find_toml_entry(data, ("probe", "shape"))
     assert entry.values == (4, 1) and entry.line == 4
     assert [data[a:b] for a, b in entry.spans] == [b"4", b"1"]
+
+
+def test_a_mapping_passed_to_a_function_that_only_reads_it_is_still_followed(tmp_path):
+    found = _probe_walk(
+        tmp_path,
+        OVERRIDDEN.format(overrides='("probe.shape=2,2",)').replace(
+            "    for item in overrides:\n        _apply(raw, item)\n",
+            "    _show(raw)\n",
+        )
+        + "\n\ndef _show(raw):\n    print(sorted(raw))\n",
+        read='cfg["probe"]["shape"]',
+    )
+    assert not isinstance(found, Unknown)
+    assert found.data is not None and found.data.keys == ("probe", "shape")

@@ -55,6 +55,9 @@ _TOML_LOADERS = frozenset({"tomllib.load", "tomli.load"})
 _OTHER_LOADERS = frozenset({"tomllib.loads", "tomli.loads"})
 
 
+_MUTATORS = frozenset(
+    {"setdefault", "update", "pop", "popitem", "clear", "__setitem__", "__delitem__"}
+)
 _NAMED_TUPLES = frozenset({"typing.NamedTuple", "typing_extensions.NamedTuple"})
 _ENUMS = frozenset(
     {"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"}
@@ -1210,6 +1213,7 @@ class _Walk:
                 isinstance(a, ast.Name) and a.id == name.id
                 for a in (*node.args, *(k.value for k in node.keywords))
             )
+            and self._may_change(module, node)
         ]
         if not passed:
             return None
@@ -1316,6 +1320,28 @@ class _Walk:
             _text(owner, item),
             why=f"`{name.id}` is changed by this override, passed at {where}",
             override=dotted,
+        )
+
+    def _may_change(self, module: Module, call: ast.Call) -> bool:
+        """Whether `call` may change a mapping passed to it: a function of the tree that
+        stores into an item or an attribute, or calls a mutating method (`setdefault`,
+        `update`, ...); a call of anything else (a library's `print`, `json.dumps`) is taken
+        to read it. (The fix is checked against the run's sizes where it is written, so a
+        change jaxfix does not see makes no wrong edit.)"""
+        callee = self.evaluator.value_of(module, call.func)
+        if not isinstance(callee, Function):
+            return False
+        return any(
+            (
+                isinstance(node, (ast.Subscript, ast.Attribute))
+                and isinstance(node.ctx, (ast.Store, ast.Del))
+            )
+            or (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _MUTATORS
+            )
+            for node in ast.walk(callee.node)
         )
 
     def _path_of(
