@@ -83,7 +83,7 @@ from jaxfix.analysis.ast_engine.values import (
     lost_at,
     same,
 )
-from jaxfix.analysis.names import API_LAST_NAMES, Api
+from jaxfix.analysis.names import API_LAST_NAMES, Api, api_of_name
 
 _MAX_CALL_DEPTH = 4  # functions followed inside one another
 _MAX_ITEMS = 256  # a range or comprehension longer than this is not spelled out
@@ -899,6 +899,7 @@ class Evaluator:
                 not isinstance(n, ast.Name)
                 or reads_only(n, module.parents)
                 or self._passed_to_reader(module, n, 0)
+                or self._kept_read_only(module, n)
                 for n in module.loads_by_name.get(name, ())
             )
         return found
@@ -955,9 +956,51 @@ class Evaluator:
             reads_only(n, target.parents)
             or self._passed_to_reader(target, n, depth + 1)
             or _rebinds(n, target.parents)
+            or self._kept_read_only(target, n)
             for n in ast.walk(callee.node)
             if isinstance(n, ast.Name) and n.id == param
         )
+
+    def _kept_read_only(self, module: Module, use: ast.expr) -> bool:
+        """`use` is a name a class's `__init__` keeps as `self.attr = use`, and every use of
+        `.attr` in the project only reads it (recurrentgemma's `Sampler(params, ...)`,
+        `self.params[...]` read in its methods): what the object holds is what was passed."""
+        statement = module.parents.get(use)
+        init = module.scope_of(use)
+        if (
+            not isinstance(use, ast.Name)
+            or not isinstance(init, ast.FunctionDef)
+            or init.name != "__init__"
+            or not isinstance(module.parents.get(init), ast.ClassDef)
+            or not isinstance(statement, ast.Assign)
+            or statement.value is not use
+            or len(statement.targets) != 1
+        ):
+            return False
+        target = statement.targets[0]
+        a = init.args
+        first = (*a.posonlyargs, *a.args)[:1]
+        if not (
+            first
+            and isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id == first[0].arg
+        ):
+            return False
+        attr = target.attr
+        others = self.project.candidate_files(attr, module.path, imported=False)
+        if isinstance(others, Unknown):
+            return False
+        for path in (module.path, *others):
+            other = self.module(path)
+            if isinstance(other, Unknown):
+                return False
+            for node in other.loads_by_name.get(attr, ()):
+                if isinstance(node, ast.Attribute) and not reads_only(
+                    node, other.parents
+                ):
+                    return False  # (a name of the same spelling is another thing)
+        return True
 
     def _own_init(self, cls: Class) -> Function | None:
         """The `__init__` a class of the tree defines in its own body, when it has no base of
@@ -1066,8 +1109,14 @@ class Evaluator:
                 for d in function.decorator_list
             ):
                 return Unknown(f"`{arg.arg}` of a static or class method")
-            # `self`: an object of the class (or a subclass) built by a caller jaxfix does not see
+            # `self`: the one object every call of the method in the project is made on, when
+            # jaxfix saw it built (`PROVIDER = LoraProvider(mesh_shape=(2, 2))` in a config
+            # module, `configs.PROVIDER.lora_shapes(...)`); else an object of the class (or a
+            # subclass) built by a caller jaxfix does not see
             cls = Class(klass, module.path, self.frame_at(module, klass))
+            receiver = self._receiver_from_callers(module, function)
+            if receiver is not None:
+                return receiver
             return Instance(cls, None, arg)
         calls = self.calls_of(module, function)
         if isinstance(calls, Unknown):
@@ -1089,23 +1138,51 @@ class Evaluator:
             values, f"the callers of `{function.name}` pass different `{arg.arg}`"
         )
 
+    def _receiver_from_callers(
+        self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> Instance | None:
+        """The object every call of the method `function` in the project is made on, when
+        there are calls, each on an object jaxfix saw built with all its fields (the same one
+        for all); None otherwise."""
+        if function.name.startswith("__") or function.decorator_list:
+            return (
+                None  # dunders are called by Python, decorated methods through wrappers
+            )
+        calls = self.calls_of(module, function, on_objects=True)
+        if isinstance(calls, Unknown) or not calls:
+            return None
+        found: Instance | None = None
+        for caller, call, callee in calls:
+            if callee is None or not isinstance(call.func, ast.Attribute):
+                return None
+            receiver = self.value(caller, call.func.value, self.frame_at(caller, call))
+            if not isinstance(receiver, Instance) or receiver.init is None:
+                return None
+            if found is not None and receiver != found:
+                return None
+            found = receiver
+        return found
+
     def calls_of(
         self,
         module: Module,
         function: ast.FunctionDef | ast.AsyncFunctionDef,
         *,
         through_decorators: bool = False,
+        on_objects: bool = False,
     ) -> list[tuple[Module, ast.Call, Function | None]] | Unknown:
         """Every call in the project of `function` (with the function value called, None for a
         call of its decorated name: `through_decorators`), or Unknown when it is also used
-        otherwise (passed on, stored, a decorator jaxfix does not see through)."""
-        key = ("calls", function, through_decorators)
+        otherwise (passed on, stored, a decorator jaxfix does not see through).
+        `on_objects`: a method's calls, looked for also in modules that do not import its
+        module (`configs.PROVIDER.lora_shapes(...)` needs no import of the class's module)."""
+        key = ("calls", function, through_decorators, on_objects)
         if key in self._active:
             self.cut(key)
             return Unknown(f"`{function.name}` is used in its own callers")
         self._push(key)
         try:
-            return self._find_calls(module, function, through_decorators)
+            return self._find_calls(module, function, through_decorators, on_objects)
         finally:
             self._pop(key)
 
@@ -1114,6 +1191,7 @@ class Evaluator:
         module: Module,
         function: ast.FunctionDef | ast.AsyncFunctionDef,
         through_decorators: bool,
+        on_objects: bool = False,
     ) -> list[tuple[Module, ast.Call, Function | None]] | Unknown:
         name = function.name
         parent = module.parents.get(function)
@@ -1124,7 +1202,11 @@ class Evaluator:
             assert isinstance(parent, ast.ClassDef)
             name = parent.name
         found: list[tuple[Module, ast.Call, Function | None]] = []
-        others = self.project.candidate_files(name, module.path)
+        # a method is called on objects: its callers need not import its module
+        on_objects = on_objects or (isinstance(parent, ast.ClassDef) and not is_init)
+        others = self.project.candidate_files(
+            name, module.path, imported=not on_objects
+        )
         if isinstance(others, Unknown):
             return others
         sources: list[Module | Path] = [
@@ -1810,6 +1892,8 @@ class Evaluator:
         if isinstance(callee, External):
             if callee.bound and isinstance(keywords, dict):
                 keywords = {**dict(callee.bound), **keywords}
+            if callee.args and isinstance(positional, list):
+                positional = [*callee.args, *positional]
             if callee.name in ("jax.sharding.get_abstract_mesh", "jax.eval_shape"):
                 current = self.current_mesh(module, node, frame)
                 abstract = current.abstract if isinstance(current, Mesh) else current
@@ -1921,7 +2005,12 @@ class Evaluator:
         options = _items(classes) if isinstance(classes, tuple) else (classes,)
         if not options or not all(
             isinstance(c, Class)
-            or (isinstance(c, External) and c.name in _BUILTIN_CLASSES)
+            or (
+                isinstance(c, External)
+                and not c.args
+                and not c.bound
+                and (c.name in _BUILTIN_CLASSES or api_of_name(c.name) in _JAX_CLASSES)
+            )
             for c in options
         ):
             return Unknown("isinstance of a class from outside the tree")
@@ -1929,6 +2018,8 @@ class Evaluator:
             self._is_instance(value, c)
             if isinstance(c, Class)
             else _is_builtin_instance(value, _BUILTIN_CLASSES[c.name])
+            if c.name in _BUILTIN_CLASSES
+            else _is_jax_instance(value, _JAX_CLASSES[api_of_name(c.name)])
             for c in options
             if isinstance(c, (Class, External))
         }
@@ -2276,9 +2367,7 @@ class Evaluator:
                 for column, item in zip(columns, values):
                     column.append(item)
             mapped = tuple(
-                self._tree_map(
-                    function, column, node, with_path=with_path, is_leaf=is_leaf
-                )
+                self._subtree_mapped(function, column, node, with_path, is_leaf)
                 for column in columns
             )
             if isinstance(first, DictValue):
@@ -2312,6 +2401,31 @@ class Evaluator:
         # A leaf jaxfix does not know stays a tree of such leaves: what `function` may give
         # (a subtree too), mapped again, is what the next function gives for any value.
         return Leaves(leaf)
+
+    def _subtree_mapped(
+        self,
+        function: Value,
+        trees: list[Value],
+        node: ast.Call,
+        with_path: bool,
+        is_leaf: Function | None,
+    ) -> Value:
+        """One subtree of `jax.tree.map`: mapped where jaxfix spells it out, else, for a
+        subtree jaxfix does not know at all, `Leaves` of what `function` gives whatever the
+        leaf, when that is known (as for a whole tree). Not for an object of the tree, which
+        may be a registered node with no leaf."""
+        mapped = self._tree_map(
+            function, trees, node, with_path=with_path, is_leaf=is_leaf
+        )
+        if (
+            isinstance(mapped, Unknown)
+            and not isinstance(mapped, Foreign)
+            and all(isinstance(t, (Unknown, Leaves)) for t in trees)
+        ):
+            placed = self._placed_whatever_leaf(function, trees, node, with_path)
+            if placed is not None:
+                return placed
+        return mapped
 
     def _placed_whatever_leaf(
         self, function: Value, trees: list[Value], node: ast.Call, with_path: bool
@@ -3115,12 +3229,42 @@ _PLAIN_DATA = (bool, int, float, str, tuple, ListValue, DictValue)
 
 def _is_builtin_instance(value: Value, types: tuple[type, ...]) -> bool | None:
     """`isinstance(value, C)` for one of Python's classes C (by `types`, what jaxfix's data
-    of C is): decided for None and plain data (literals, tuples, lists, dicts); None (cannot
-    tell) for anything else, an object of the tree maybe subclassing C."""
+    of C is): decided for None and plain data (literals, tuples, lists, dicts) and for the
+    JAX objects jaxfix knows (a mesh, a sharding, a spec, a ShapeDtypeStruct: none is a
+    Python builtin's); None (cannot tell) for anything else, an object of the tree maybe
+    subclassing C."""
     if value is None:
         return False
     if isinstance(value, _PLAIN_DATA) and not isinstance(value, Unknown):
         return isinstance(value, types)
+    if isinstance(value, _JAX_OBJECTS):
+        return False
+    return None
+
+
+# The JAX classes `isinstance` decides, each with what is an object of it: a mesh of its kind
+# (`AbstractMesh` and `Mesh` are siblings under BaseMesh on jax 0.10.2 and 0.12.0.1, neither
+# subclasses the other; a concrete mesh's `.abstract_mesh` is an AbstractMesh), a sharding, a
+# spec, a ShapeDtypeStruct.
+_JAX_CLASSES: dict[Api | None, Callable[[Value], bool]] = {
+    Api.ABSTRACT_MESH: lambda v: isinstance(v, Mesh) and v.kind is MeshKind.ABSTRACT,
+    Api.MESH: lambda v: isinstance(v, Mesh) and v.kind is MeshKind.CONCRETE,
+    Api.NAMED_SHARDING: lambda v: isinstance(v, Sharding),
+    Api.PARTITION_SPEC: lambda v: isinstance(v, Spec),
+    Api.SHAPE_DTYPE_STRUCT: lambda v: isinstance(v, ShapeStruct),
+}
+_JAX_OBJECTS = (Mesh, Sharding, Spec, ShapeStruct)
+
+
+def _is_jax_instance(value: Value, is_one: Callable[[Value], bool]) -> bool | None:
+    """`isinstance(value, C)` for a JAX class C of `_JAX_CLASSES`: decided for the JAX objects
+    jaxfix knows, None and plain data (no JAX class's object); None (cannot tell) else."""
+    if isinstance(value, _JAX_OBJECTS):
+        return is_one(value)
+    if value is None or (
+        isinstance(value, _PLAIN_DATA) and not isinstance(value, Unknown)
+    ):
+        return False
     return None
 
 

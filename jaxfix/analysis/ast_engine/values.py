@@ -457,10 +457,12 @@ class ModuleValue:
 @dataclass(frozen=True)
 class External:
     """Something imported from outside the tree, by its qualified name (`jax.sharding.Mesh`);
-    `bound`: the keyword arguments `functools.partial(f, k=v)` gave it."""
+    `bound`: the keyword arguments `functools.partial(f, k=v)` gave it; `args`: the positional
+    ones `functools.partial(f, a, b)` gave it (a call passes them before its own)."""
 
     name: str
     bound: tuple[tuple[str, Value], ...] = ()
+    args: tuple[Value, ...] = ()
 
 
 class Foreign(Unknown):
