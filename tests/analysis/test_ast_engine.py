@@ -86,8 +86,36 @@ def sizes(found: Value) -> object:
             8,
         ),
         ("class K:\n    N = 3\nout = K.N", 3),
+        # builtins over known values, device lists
+        ("out = min(8, 4) + max(1, 2)", 6),
+        ("out = tuple(s // p for p, s in zip((4, 1), (8, 2), strict=True))", (2, 2)),
+        ("out = len(list(jax.devices()[:8]))", 8),
+        # isinstance of JAX classes decides a branch
+        (
+            'm = AbstractMesh((8,), ("x",))\n'
+            "def pick(m):\n    if isinstance(m, jax.sharding.Mesh):\n        return 1\n"
+            "    return 2\nout = pick(m)",
+            2,
+        ),
+        # functools.partial of a JAX class binds positional arguments
+        (
+            'm = AbstractMesh((8, 4), ("data", "model"))\n'
+            "out = functools.partial(NamedSharding, m)(P()).mesh",
+            (8, 4),
+        ),
+        # a dict filled in a loop over known items, read after it
+        (
+            "def fill(shapes):\n    out = {}\n    for k, v in shapes.items():\n"
+            "        out[k] = v * 2\n    return out\nout = fill({'a': 2, 'b': 3})['b']",
+            6,
+        ),
         # meshes
         ('m = AbstractMesh((8, 4), ("data", "model"))\nout = m.shape["data"]', 8),
+        (
+            "import numpy as np\nd = np.empty((8, 1), dtype=object)\n"
+            'out = jax.sharding.Mesh(d.reshape((4, 2)), ("a", "b"))',
+            (4, 2),
+        ),
         (
             'm = AbstractMesh((8, 4), ("data", "model"))\nout = m.axis_sizes[:1] + (2,)',
             (8, 2),
@@ -113,6 +141,11 @@ def test_known_values(tmp_path: Path, source: str, expected: object) -> None:
         "import sys\nif sys.argv:\n    x = 4\nelse:\n    x = 8\nout = x",
         "x = 1\nfor _ in range(3):\n    x = x * 2\nout = x",
         'd = {}\nd["a"] = 3\nout = d',
+        # a loop that may stop early, or a store under an `if`: not the whole dict
+        "def fill(xs):\n    out = {}\n    for k in xs:\n        if k:\n"
+        "            out[k] = 1\n    return out\nout = fill((0, 2))[2]",
+        "def fill(xs):\n    out = {}\n    for k in xs:\n        out[k] = 1\n"
+        "        break\n    return out\nout = fill((1, 2))[2]",
         "xs = [1]\nxs.append(2)\nout = xs",
         "def f(a):\n    return a\nout = f",  # a function value is known; its call below
         "import os\nout = os.environ['N']",

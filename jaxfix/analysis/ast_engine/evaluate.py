@@ -170,6 +170,10 @@ class Evaluator:
         self.current_mesh: CurrentMesh = lambda module, node, frame: Unknown(
             "contexts are not known here"
         )
+        # the concrete mesh `jax.sharding.get_mesh()` returns there (set_mesh's, use_mesh's)
+        self.current_device_mesh: CurrentMesh = lambda module, node, frame: Unknown(
+            "contexts are not known here"
+        )
         self._flows: dict[tuple[ast.AST, Frame], Flow] = {}
         self._escaped: dict[Path, frozenset[str]] = {}
         self._read_by_callees: dict[tuple[Path, str], bool] = {}
@@ -667,6 +671,9 @@ class Evaluator:
             and not self._only_read_by_callees(module, name)
             and not self._escapes_on_other_ways(module, name, bindings, frame)
         ):
+            filled = self._filled_by_loop(module, name, bindings, frame)
+            if filled is not None:
+                return filled
             return Unknown(f"`{name}` may be changed where it is used")
         if isinstance(value, Namespace) or (
             isinstance(value, (ListValue, DictValue, Instance))
@@ -682,6 +689,112 @@ class Evaluator:
             if where is not None:
                 return Unknown(f"`{name}` may be changed in another module{where}")
         return value
+
+    def _filled_by_loop(
+        self, module: Module, name: str, bindings: frozenset[Binding], frame: Frame
+    ) -> Value | None:
+        """A dict a function builds empty and fills in one `for` loop over items jaxfix knows
+        (`out = {}`, `for k, v in tree.items(): out[k] = f(v)`, qwix's checkpoint loader), read
+        only after the loop: the dict the loop makes, each iteration's stores evaluated with
+        the loop's variables bound to that item. None where the function does anything else
+        with the name (a store under an `if`, a read inside the loop, a nested function, a
+        loop that may stop early)."""
+        scope = frame.scope
+        if len(bindings) != 1 or not isinstance(scope, ast.FunctionDef):
+            return None
+        (binding,) = bindings
+        start = binding.node
+        if not (
+            binding.kind == "assign"
+            and isinstance(start, ast.Assign)
+            and isinstance(start.value, ast.Dict)
+            and not start.value.keys
+            and start in scope.body
+        ):
+            return None
+        loop: ast.For | None = None
+        stores: list[ast.Assign] = []
+        reads: list[ast.Name] = []
+        for use in module.loads_by_name.get(name, ()):
+            if not isinstance(use, ast.Name):
+                continue
+            if not module.is_within(use, scope):
+                continue  # another function's variable of this spelling
+            if module.scope_of(use) is not scope:
+                return (
+                    None  # a nested function's or lambda's: run when, jaxfix cannot say
+                )
+            item = module.parents.get(use)
+            statement = module.parents.get(item) if item is not None else None
+            if (
+                isinstance(item, ast.Subscript)
+                and isinstance(item.ctx, ast.Store)
+                and isinstance(statement, ast.Assign)
+                and statement.targets == [item]
+                and isinstance(module.parents.get(statement), ast.For)
+            ):
+                parent = module.parents.get(statement)
+                assert isinstance(parent, ast.For)
+                if loop is not None and parent is not loop:
+                    return None
+                loop = parent
+                stores.append(statement)
+            elif reads_only(use, module.parents):
+                reads.append(use)
+            else:
+                return None
+        if loop is None or loop not in scope.body or loop.orelse:
+            return None
+        if scope.body.index(loop) < scope.body.index(start):
+            return None
+        end = getattr(loop, "end_lineno", None) or 0
+        if any(module.line(r) <= end for r in reads):
+            return None  # read inside the loop or before it: not the whole dict
+        targets = _stored(loop.target)
+        for statement in loop.body:
+            for node in ast.walk(statement):
+                if isinstance(
+                    node,
+                    (
+                        ast.Break,
+                        ast.Continue,
+                        ast.Return,
+                        ast.Raise,
+                        ast.Yield,
+                        ast.YieldFrom,
+                        ast.FunctionDef,
+                        ast.AsyncFunctionDef,
+                        ast.Lambda,
+                        ast.ClassDef,
+                        ast.Try,
+                    ),
+                ):
+                    return None
+                if (
+                    isinstance(node, ast.Name)
+                    and isinstance(node.ctx, (ast.Store, ast.Del))
+                    and node.id in targets
+                ):
+                    return None  # a loop variable bound anew in the body
+        items = _items(self.value(module, loop.iter, frame))
+        if items is None or len(items) > _MAX_ITEMS:
+            return None
+        pairs: list[tuple[Value, Value]] = []
+        saved = dict(self._comprehension)
+        try:
+            for item in items:
+                for target, value in _assign_target(loop.target, item):
+                    self._comprehension[(loop, target)] = value
+                for statement in stores:
+                    item_node = statement.targets[0]
+                    assert isinstance(item_node, ast.Subscript)
+                    key = self.value(module, item_node.slice, frame)
+                    if not known(key) or not isinstance(key, (str, int, float, tuple)):
+                        return None
+                    pairs.append((key, self.value(module, statement.value, frame)))
+        finally:
+            self._comprehension = saved
+        return DictValue(tuple(pairs))
 
     def _escapes_on_other_ways(
         self, module: Module, name: str, bindings: frozenset[Binding], frame: Frame
@@ -1367,6 +1480,11 @@ class Evaluator:
         while current is not None and not isinstance(
             current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
         ):
+            if (
+                isinstance(current, ast.For)
+                and (current, node.id) in self._comprehension
+            ):
+                return self._comprehension[(current, node.id)]  # a loop jaxfix unrolls
             if isinstance(
                 current, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
             ):
@@ -1894,6 +2012,12 @@ class Evaluator:
                 keywords = {**dict(callee.bound), **keywords}
             if callee.args and isinstance(positional, list):
                 positional = [*callee.args, *positional]
+            if (
+                callee.name == "jax.sharding.get_mesh"
+                and positional == []
+                and not keywords
+            ):
+                return self.current_device_mesh(module, node, frame)
             if callee.name in ("jax.sharding.get_abstract_mesh", "jax.eval_shape"):
                 current = self.current_mesh(module, node, frame)
                 abstract = current.abstract if isinstance(current, Mesh) else current
