@@ -109,6 +109,14 @@ def sizes(found: Value) -> object:
             "        out[k] = v * 2\n    return out\nout = fill({'a': 2, 'b': 3})['b']",
             6,
         ),
+        # an attribute config built by stores, read with .get, [k] and attributes
+        (
+            "class Cfg(dict):\n    def __getattr__(self, name):\n        return self[name]\n"
+            "    def __setattr__(self, name, value):\n        self[name] = value\n"
+            "def get_config():\n    c = Cfg()\n    c.a = 4\n    c.d = Cfg()\n    c.d.b = 2\n"
+            "    return c\ncfg = get_config()\nout = cfg.get('a') * cfg.d.b * cfg['d']['b']",
+            16,
+        ),
         # meshes
         ('m = AbstractMesh((8, 4), ("data", "model"))\nout = m.shape["data"]', 8),
         (
@@ -141,6 +149,11 @@ def test_known_values(tmp_path: Path, source: str, expected: object) -> None:
         "import sys\nif sys.argv:\n    x = 4\nelse:\n    x = 8\nout = x",
         "x = 1\nfor _ in range(3):\n    x = x * 2\nout = x",
         'd = {}\nd["a"] = 3\nout = d',
+        # a config store under an `if`, or read before the last store: not known
+        "import types\ndef get_config(flag):\n    c = types.SimpleNamespace()\n"
+        "    c.a = 4\n    if flag:\n        c.a = 8\n    return c\nout = get_config(1).a",
+        "import types\ndef get_config():\n    c = types.SimpleNamespace()\n"
+        "    c.a = 4\n    b = c.a\n    c.a = 8\n    return b\nout = get_config()",
         # a loop that may stop early, or a store under an `if`: not the whole dict
         "def fill(xs):\n    out = {}\n    for k in xs:\n        if k:\n"
         "            out[k] = 1\n    return out\nout = fill((0, 2))[2]",

@@ -665,6 +665,10 @@ class Evaluator:
     ) -> Value:
         values = [self._binding_value(module, name, b, frame) for b in bindings]
         value = join(values, f"`{name}` may have different values here")
+        if isinstance(value, Namespace) and name in self._escaped_in(module):
+            filled = self._filled_by_stores(module, name, bindings, frame)
+            if filled is not None:
+                return filled
         if (
             isinstance(value, (ListValue, DictValue, Namespace))
             and name in self._escaped_in(module)
@@ -689,6 +693,115 @@ class Evaluator:
             if where is not None:
                 return Unknown(f"`{name}` may be changed in another module{where}")
         return value
+
+    def _filled_by_stores(
+        self, module: Module, name: str, bindings: frozenset[Binding], frame: Frame
+    ) -> Value | None:
+        """A config a function builds and then fills by attribute stores, one statement each
+        in its own body (`config = ConfigDict()`, `config.batch_size = 16`,
+        `config.dataset = ConfigDict()`, `config.dataset.train = ...`: ml_collections'
+        `get_config`), read only after the last store: the namespace those stores make. None
+        where the function does anything else with the name (a store under an `if` or in a
+        loop, a read between the stores, a nested function's use, an attribute set on an
+        object the function did not build here)."""
+        scope = frame.scope
+        if len(bindings) != 1 or not isinstance(scope, ast.FunctionDef):
+            return None
+        (binding,) = bindings
+        start = binding.node
+        if not (
+            binding.kind == "assign"
+            and isinstance(start, ast.Assign)
+            and start in scope.body
+            and isinstance(start.value, ast.Call)
+        ):
+            return None
+        first = self.value(module, start.value, frame)
+        if not isinstance(first, Namespace):
+            return None
+        stores: list[tuple[ast.Assign, list[str]]] = []
+        reads: list[ast.Name] = []
+        for use in module.loads_by_name.get(name, ()):
+            if not isinstance(use, ast.Name) or not module.is_within(use, scope):
+                continue
+            if module.scope_of(use) is not scope:
+                return None
+            path: list[str] = []
+            node: ast.AST = use
+            parent = module.parents.get(node)
+            while isinstance(parent, ast.Attribute) and parent.value is node:
+                path.append(parent.attr)
+                node, parent = parent, module.parents.get(parent)
+            if (
+                path
+                and isinstance(node, ast.Attribute)
+                and isinstance(node.ctx, ast.Store)
+                and isinstance(parent, ast.Assign)
+                and parent.targets == [node]
+                and parent in scope.body
+            ):
+                stores.append((parent, path))
+            elif reads_only(use, module.parents):
+                reads.append(use)
+            else:
+                return None
+        if not stores:
+            return None
+        stores.sort(key=lambda s: scope.body.index(s[0]))
+        if scope.body.index(stores[0][0]) < scope.body.index(start):
+            return None
+        last = module.line(stores[-1][0])
+        if any(module.line(r) <= last for r in reads):
+            return None  # read before the config is whole
+        built: dict[str, object] = {"": first.mapping, **dict(first.items)}
+        for statement, path in stores:
+            holder = built
+            for attribute in path[:-1]:
+                inner = holder.get(attribute)
+                if not isinstance(inner, dict):
+                    return None  # an object not built here: it may be shared
+                holder = inner
+            value = self.value(module, statement.value, frame)
+            if isinstance(value, Namespace) and isinstance(statement.value, ast.Call):
+                holder[path[-1]] = {"": value.mapping, **dict(value.items)}
+            else:
+                holder[path[-1]] = value
+        return _namespace_of(built)
+
+    def _attribute_dict_class(self, cls: Class) -> bool:
+        """A `dict` subclass whose attributes are its items: `__setattr__(self, name, value)`
+        sets `self[name] = value` and `__getattr__(self, name)` reads `self[name]` (the
+        ConfigDict / AttrDict idiom), no `__init__` of its own and no base of the tree."""
+        methods = {s.name: s for s in cls.node.body if isinstance(s, ast.FunctionDef)}
+        setter, getter = methods.get("__setattr__"), methods.get("__getattr__")
+        if setter is None or getter is None or "__init__" in methods:
+            return False
+        if len(self._mro(cls)) != 1 or len(cls.node.bases) != 1:
+            return False
+        module = self.module(cls.path)
+        if isinstance(module, Unknown):
+            return False
+        base = self.value(module, cls.node.bases[0], self.frame_at(module, cls.node))
+        if not (isinstance(base, External) and base.name == "builtins.dict"):
+            return False
+
+        def item_of_self(function: ast.FunctionDef, store: bool) -> bool:
+            params = [a.arg for a in function.args.args]
+            if len(params) != (3 if store else 2):
+                return False
+            for node in ast.walk(function):
+                if (
+                    isinstance(node, ast.Subscript)
+                    and isinstance(node.value, ast.Name)
+                    and node.value.id == params[0]
+                    and isinstance(node.slice, ast.Name)
+                    and node.slice.id == params[1]
+                    and isinstance(node.ctx, ast.Store if store else ast.Load)
+                ):
+                    return True
+            return False
+
+        return item_of_self(setter, True) and item_of_self(getter, False)
 
     def _filled_by_loop(
         self, module: Module, name: str, bindings: frozenset[Binding], frame: Frame
@@ -1919,6 +2032,8 @@ class Evaluator:
             ]
             return vocabulary.sliced(base, bounds[0], bounds[1])
         key = self.value(module, node.slice, frame)
+        if isinstance(base, Namespace) and base.mapping:
+            base = DictValue(tuple(base.items))  # `config["name"]` of a ConfigDict
         return vocabulary.item(base, key)
 
     # -- calls ----------------------------------------------------------------------------------
@@ -1926,6 +2041,10 @@ class Evaluator:
     def _call(self, module: Module, node: ast.Call, frame: Frame) -> Value:
         if isinstance(node.func, ast.Attribute):
             receiver = self.value(module, node.func.value, frame)
+            if isinstance(receiver, Namespace) and receiver.mapping:
+                receiver = DictValue(
+                    tuple(receiver.items)
+                )  # a ConfigDict's dict methods
             if isinstance(
                 receiver,
                 (Mesh, DictValue, Devices, Sharding, ListValue, tuple, str, Array),
@@ -2089,6 +2208,8 @@ class Evaluator:
                 if positional:
                     return Unknown("a SimpleNamespace given a mapping")
                 return Namespace(tuple(keywords.items()))
+            if callee.name in _CONFIG_DICTS:
+                return _config_dict(positional, keywords)
             if callee.name == "dataclasses.replace":
                 return self._replaced(positional, keywords, node)
             if callee.name == "builtins.property":
@@ -2819,6 +2940,8 @@ class Evaluator:
                         if default is not None:
                             given[statement.target.id] = default[0]
             return Instance(cls, tuple(given.items()), node)
+        if self._attribute_dict_class(cls):
+            return _config_dict(positional, keywords)
         init = self._class_member(cls, "__init__")
         if isinstance(init, Unknown):
             if "is not defined" in init.why:
@@ -3203,6 +3326,43 @@ def _builtin(name: str) -> Value:
 
 def _stored(target: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+
+# ml_collections' attribute configs that are also dicts.
+_CONFIG_DICTS = frozenset(
+    {
+        "ml_collections.ConfigDict",
+        "ml_collections.config_dict.ConfigDict",
+        "ml_collections.config_dict.config_dict.ConfigDict",
+    }
+)
+
+
+def _config_dict(
+    positional: list[Value] | Unknown, keywords: dict[str, Value] | Unknown
+) -> Value:
+    """`ConfigDict()` or `ConfigDict({"a": 1})`: a namespace that is also a mapping."""
+    if isinstance(positional, Unknown):
+        return positional
+    if keywords or len(positional) > 1:
+        return Unknown("a ConfigDict built with arguments jaxfix does not follow")
+    if not positional:
+        return Namespace((), mapping=True)
+    given = positional[0]
+    if isinstance(given, DictValue) and all(isinstance(k, str) for k, _ in given.items):
+        return Namespace(tuple((str(k), v) for k, v in given.items), mapping=True)
+    return Unknown("a ConfigDict of something jaxfix does not know")
+
+
+def _namespace_of(built: dict[str, object]) -> Namespace:
+    """The namespace a config under construction makes (`""` holds whether it is a mapping;
+    a nested dict is a config built in the same function)."""
+    items = tuple(
+        (key, _namespace_of(value) if isinstance(value, dict) else value)
+        for key, value in built.items()
+        if key != ""
+    )
+    return Namespace(items, mapping=bool(built[""]))  # type: ignore[arg-type]
 
 
 def _assign_target(target: ast.AST, value: Value) -> Iterator[tuple[str, Value]]:
