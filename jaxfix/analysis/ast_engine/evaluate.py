@@ -13,20 +13,36 @@ evaluated with `self` bound; a memoizing getter, `if self._m is None: self._m = 
 `return self._m`, gives `E` when nothing else stores `._m`), dataclass fields (a default, or
 what a `default_factory` function of the tree returns), and what `__init__` assigns to
 `self.x` (a base's `__init__` with the arguments of the subclass's one `super().__init__(...)`;
-Unknown when another method assigns it too). Containers: tuple, list and dict displays,
+Unknown when another method assigns it too). A method's `self` is the one object every call
+of the method in the project is made on, when jaxfix saw it built (`PROVIDER =
+LoraProvider(mesh_shape=(2, 2))` in a config module, `configs.PROVIDER.lora_shapes(...)`);
+a method's callers are looked for in every module holding its name, imported or not.
+Attribute configs: a function that builds a config empty and fills it by attribute stores,
+one statement each in its own body (`config = ConfigDict()`, `config.data = ConfigDict()`,
+`config.data.batch_size = 16`: ml_collections' `ConfigDict`, a `dict` subclass whose
+`__setattr__`/`__getattr__` are its items, `types.SimpleNamespace`), read only after the last
+store, gives that config (`.get(k)`, `[k]` and attributes of a ConfigDict). Containers: tuple, list and dict displays,
 `dict(...)`, `.values()/.keys()/.items()/.get()`, items, slices, `+`, `*`, `len`,
 `math.prod`, `range` and comprehensions over known values; a list or dict whose name is used in
 any way that may change it is Unknown (mutation.py), unless, for a function's local, no such use
 is reached by the binding read in the frame followed; a module's object called through a method
-that only reads `self` is not changed by it. `isinstance(x, C)` of Python's classes (dict,
-Mapping, Sequence, list, tuple, str, int, ...) is decided for the data jaxfix spells out; a
+that only reads `self` is not changed by it, nor a container a class's `__init__` keeps as
+`self.attr` when every `.attr` of the project only reads it. A dict a function builds empty
+and fills in one `for` loop over known items (`out[k] = f(v)`), read only after the loop, is
+the dict the loop makes (each iteration's stores evaluated with the loop's variables bound to
+that item). `isinstance(x, C)` of Python's classes (dict, Mapping, Sequence, list, tuple, str,
+int, ...) is decided for the data jaxfix spells out, and of JAX's (`AbstractMesh`, `Mesh`,
+`NamedSharding`, `PartitionSpec`, `ShapeDtypeStruct`) for the JAX values it knows (so a helper
+choosing `use_abstract_mesh` or `jax.set_mesh` by the mesh's class runs one branch); a
 lambda's parameter is known where it is called when its body only reads it. A `for` loop's
 variable is the one value every item of a known tuple or list gives; calling a generator
 function of the tree gives what every `yield` of it gives (`next(gen)`, a loop over it).
 JAX's trees:
 `jax.tree.map` over spelled-out containers, eval_shape's structs and `Leaves`, and over any
 tree when the function gives one known mesh whatever the leaf (`lambda spec:
-NamedSharding(mesh, spec)`); `jax.tree.leaves` of a spelled-out tree; what a jitted function
+NamedSharding(mesh, spec)`), a subtree jaxfix does not know included; `jax.tree.leaves` of a
+spelled-out tree; `jax.sharding.get_mesh()` is the concrete mesh of the innermost
+`jax.set_mesh`/`use_mesh` around it (contexts.py); what a jitted function
 returns, placed by its `out_shardings`. Strings: `.split(sep)`, `int(s)`, `sub in s`. A
 conditional expression whose test jaxfix cannot decide is the value both sides give; when they
 are different functions or APIs

@@ -12,7 +12,11 @@ array's mesh (eager and inside jit, on both tiers). An array made on a sharding 
 places one. Axis types
 follow the target JAX version: an AbstractMesh's default is Explicit since 0.11, Auto before;
 `make_mesh` defaults to Explicit and `Mesh` to Auto on both tiers. Builtins of Python that
-containers need (`len`, `tuple`, `dict`, `range`, `math.prod`, ...) are here too.
+containers need (`len`, `tuple`, `dict`, `range`, `math.prod`, `min`/`max`, `zip(...,
+strict=True)`, ...) are here too. `functools.partial` of a JAX constructor
+(`partial(NamedSharding, mesh)`) binds its arguments, positional ones first; `jax.device_put`
+of a tuple, list or dict places each leaf (on one sharding, or one of a container of the same
+structure).
 """
 
 from __future__ import annotations
