@@ -1356,10 +1356,7 @@ class Evaluator:
             # module, `configs.PROVIDER.lora_shapes(...)`); else an object of the class (or a
             # subclass) built by a caller jaxfix does not see
             cls = Class(klass, module.path, self.frame_at(module, klass))
-            receiver = self._receiver_from_callers(module, function)
-            if receiver is not None:
-                return receiver
-            return Instance(cls, None, arg)
+            return Instance(cls, None, arg)  # its fields: `_field_of_receiver`
         calls = self.calls_of(module, function)
         if isinstance(calls, Unknown):
             return lost_at(Unknown(f"parameter `{arg.arg}`: {calls.why}"), calls)
@@ -1378,6 +1375,24 @@ class Evaluator:
             values.append(given[arg.arg] if arg.arg in given else Unknown("not passed"))
         return join(
             values, f"the callers of `{function.name}` pass different `{arg.arg}`"
+        )
+
+    def _receiver_of_self(self, instance: Instance) -> Instance | None:
+        """For the `self` of a method asked with no call followed (an object of its class
+        built where jaxfix does not see, its origin the parameter): the one object every
+        call of the method in the project is made on, when jaxfix saw it built."""
+        arg = instance.origin
+        if not isinstance(arg, ast.arg):
+            return None
+        module = self.module(instance.cls.path)
+        if isinstance(module, Unknown):
+            return None
+        function = module.parents.get(module.parents.get(arg) or arg)
+        if not isinstance(function, ast.FunctionDef):
+            return None
+        receiver = self._receiver_from_callers(module, function)
+        return (
+            receiver if receiver is not None and receiver.cls == instance.cls else None
         )
 
     def _receiver_from_callers(
@@ -1424,7 +1439,17 @@ class Evaluator:
             return Unknown(f"`{function.name}` is used in its own callers")
         self._push(key)
         try:
-            return self._find_calls(module, function, through_decorators, on_objects)
+            found = self._find_calls(module, function, through_decorators, on_objects)
+            if (
+                found == []
+                and not on_objects
+                and isinstance(module.parents.get(function), ast.ClassDef)
+                and function.name != "__init__"
+            ):
+                # a method is called on objects: its callers need not import its module
+                # (`configs.PROVIDER.lora_shapes(...)`); looked for there when none imports it
+                found = self._find_calls(module, function, through_decorators, True)
+            return found
         finally:
             self._pop(key)
 
@@ -1444,8 +1469,6 @@ class Evaluator:
             assert isinstance(parent, ast.ClassDef)
             name = parent.name
         found: list[tuple[Module, ast.Call, Function | None]] = []
-        # a method is called on objects: its callers need not import its module
-        on_objects = on_objects or (isinstance(parent, ast.ClassDef) and not is_init)
         others = self.project.candidate_files(
             name, module.path, imported=not on_objects
         )
@@ -1766,6 +1789,11 @@ class Evaluator:
         if fields is not None and name in fields:
             # the object's own value, never the class's default (`C(5).a` of `a: int = 1`)
             if instance.init is None:
+                receiver = self._receiver_of_self(instance)
+                if receiver is not None and receiver.init is not None:
+                    return dict(receiver.init).get(
+                        name, Unknown(f"field `{name}` not given")
+                    )
                 return Unknown(
                     f"the field `{name}` of an object jaxfix did not see built"
                 )
