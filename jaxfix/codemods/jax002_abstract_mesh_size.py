@@ -45,12 +45,7 @@ class AbstractMeshSizeChange(Rule):
     decorators and `@contextmanager` helpers (of this module or imported from the project),
     the callers of its function in the project; the sizes through its value model. What it follows there, and what it
     does not, is [docs/engine.md](../engine.md). A mesh or size the engine cannot pin down is
-    never reported, so a context it does not follow means no report, with one exception: an
-    enclosing mesh built over every device of the host (`Mesh(np.asarray(jax.devices())
-    .reshape(...), ...)`, whose size is the host's device count whatever the reshape) around
-    an inner mesh of a known size is reported, with no fix, as raising on every host that has
-    not exactly that many devices (the inner mesh then has a size of its own; the enclosing
-    mesh's own `.abstract_mesh` is never reported). An empty mesh
+    never reported, so a context it does not follow means no report. An empty mesh
     (`AbstractMesh((), ())`, `set_mesh(None)`) in between resets the chain, as in JAX; so
     does any context manager that may enter a mesh the engine cannot see. An inner
     `use_abstract_mesh(...)` stored in a variable before its `with` is not seen.
@@ -196,36 +191,6 @@ class AbstractMeshSizeChange(Rule):
             for site, mesh in known
             if shown_inner is not None and mesh.size != shown_inner.size
         ]
-        hosts = [
-            site
-            for site in sites
-            if isinstance(site.mesh, Mesh)
-            and not site.mesh.is_empty
-            and site.mesh.size is None
-            and site.mesh.spans_every_device
-        ]
-        if (
-            argument is not None
-            and not conflicts
-            and confirmed is None
-            and shown_inner is not None
-            and hosts
-        ):
-            # the enclosing mesh holds every device of the host: its size is the host's
-            # device count, known only where the code runs (flaxformer's moe mesh, its
-            # replicas `device_count // (experts * model)`); the inner one has a size of its own
-            if not self.expected(node):
-                self.report(
-                    node,
-                    with_note(
-                        self._message_on_every_device(node, shown_inner, hosts[0]),
-                        not_fixed(
-                            "the enclosing mesh's size is the host's device count"
-                        ),
-                    ),
-                    related=self._related(hosts[0]),
-                )
-            return
         if argument is None or (not conflicts and confirmed is None):
             if argument is not None and confirmed is None:
                 self.leave(
@@ -788,25 +753,6 @@ class AbstractMeshSizeChange(Rule):
         return (
             f"`{_short(self.analysis.text(node))}` (line {line(node)}, {_describe(inner)}) is entered {placement} "
             f"`{_short(self.analysis.text(outer.node))}` ({where}, {_describe(outer.mesh)}){via}; JAX raises {_JAX_ERROR}"
-        )
-
-    def _message_on_every_device(
-        self, node: ast.Call, inner: Mesh, outer: Enclosing
-    ) -> str:
-        """The report of an inner mesh of a known size entered inside a mesh of every device
-        of the host, whose size only the host decides."""
-        where = f"line {_line_of(outer, outer.node, self.analysis.path)}"
-        via = (
-            f", through the call at line {_line_of(outer, outer.call, self.analysis.path)}"
-            if outer.call is not None
-            else ""
-        )
-        assert isinstance(outer.mesh, Mesh)
-        return (
-            f"`{_short(self.analysis.text(node))}` (line {self.analysis.line(node)}, {_describe(inner)}) is entered inside "
-            f"`{_short(self.analysis.text(outer.node))}` ({where}, a mesh of every device of the host: "
-            f"{outer.mesh.shape_text()}){via}; on a host that has not exactly {inner.size} devices "
-            f"JAX raises {_JAX_ERROR}"
         )
 
     def _related(self, outer: Enclosing) -> tuple[Related, ...]:

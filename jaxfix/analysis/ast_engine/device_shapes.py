@@ -59,12 +59,12 @@ def reshaped(devices: Devices, shape: Value) -> Value:
         and math.prod(d for d in new if d is not None) != count
     ):
         return Unknown(f"a reshape of {count} devices that NumPy rejects")
-    return Devices(tuple(new), is_array=True, every=devices.every)
+    return Devices(tuple(new), is_array=True)
 
 
 def flattened(devices: Devices) -> Devices:
     """`devices.flatten()` / `devices.ravel()`."""
-    return Devices((devices.count,), is_array=True, every=devices.every)
+    return Devices((devices.count,), is_array=True)
 
 
 def sliced(base: tuple[Value, ...] | Devices, lower: Value, upper: Value) -> Value:

@@ -155,9 +155,6 @@ class Devices:
 
     shape: tuple[int | None, ...]
     is_array: bool  # a NumPy array (it has `.reshape`, `.flatten`), not a Python list
-    # every device of the host (`jax.devices()` itself, as a list or an array, reshaped or
-    # not): how many is the host's device count, known only where the code runs
-    every: bool = False
 
     @property
     def count(self) -> int | None:
@@ -181,10 +178,6 @@ class Mesh:
     origin: ast.AST | None = field(default=None, compare=False, repr=False)
     # why a size is not known (the first Unknown among the sizes given), for `-v`
     sizes_lost: Unknown | None = field(default=None, compare=False, repr=False)
-    # built over every device of the host (`Mesh(np.asarray(jax.devices()).reshape(...))`;
-    # not `jax.make_mesh`, which takes the first devices it needs): its size is the host's
-    # device count
-    spans_every_device: bool = field(default=False, compare=False, repr=False)
 
     @property
     def is_abstract(self) -> bool:
@@ -211,7 +204,6 @@ class Mesh:
             True,
             self.origin,
             self.sizes_lost,
-            self.spans_every_device,
         )
 
     @property

@@ -216,8 +216,7 @@ def _mesh(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> Value:
         )
     types = _types_or_default(args.get("axis_types"), names, sizes, AxisType.AUTO)
     lost = given if isinstance(given, Unknown) else None
-    every = isinstance(given, Devices) and given.every
-    return Mesh(MeshKind.CONCRETE, names, sizes, types, True, node, lost, every)
+    return Mesh(MeshKind.CONCRETE, names, sizes, types, True, node, lost)
 
 
 def _named_sharding(
@@ -393,8 +392,7 @@ def call(
     if typed is not None and len(positional) == 1 and not keywords:
         return typed
     if api in (Api.DEVICES, Api.LOCAL_DEVICES):
-        every = api is Api.DEVICES and not positional and not keywords
-        return Devices((None,), is_array=False, every=every)
+        return Devices((None,), is_array=False)
     if api in (Api.NUMPY_ARRAY, Api.NUMPY_RESHAPE) and (
         not positional or not isinstance(positional[0], Array)
     ):
@@ -554,7 +552,7 @@ def _builtin_call(
         # a 1-D device list or array: `list(devices)` the same devices, `len` their count
         devices = positional[0]
         if name == "builtins.list":
-            return Devices(devices.shape, is_array=False, every=devices.every)
+            return Devices(devices.shape, is_array=False)
         count = devices.shape[0]
         return (
             count if count is not None else Unknown("`len` of devices of unknown count")
