@@ -401,3 +401,38 @@ def test_jit_of_a_function_from_outside_the_tree_keeps_its_keywords(
     plain = value(tmp_path, "from pkg.steps import step\nout = step()[0]")
     assert isinstance(plain, Jitted) and plain.keywords == ()
     assert found != plain  # what they know tells them apart
+
+
+def test_a_methods_self_is_the_one_object_it_is_called_on(tmp_path: Path) -> None:
+    """Asked inside a method with no call followed, `self` of a dataclass is the object every
+    call of the method in the project is made on, when jaxfix saw it built; objects that differ
+    between the calls leave it unknown."""
+    (tmp_path / "objects.py").write_text(
+        "import dataclasses\n"
+        "@dataclasses.dataclass(frozen=True)\n"
+        "class P:\n"
+        "    n: int = 1\n"
+        "    def m(self):\n"
+        "        return self.n\n"
+        "    def f(self):\n"
+        "        return self.m()\n"
+        "    def g(self):\n"
+        "        return self.m()\n"
+    )
+    (tmp_path / "main.py").write_text(
+        "import objects\nA = objects.P(n=2)\nB = objects.P(n=3)\nA.f()\nB.g()\n"
+    )
+    engine = Engine(
+        roots=(tmp_path,), files=tuple(tmp_path.rglob("*.py")), jax_version=(0, 10, 2)
+    )
+    module = engine.module(tmp_path / "objects.py")
+    assert isinstance(module, Module)
+    returned = {
+        node.name: engine.value_of(module, node.body[-1].value)
+        for node in ast.walk(module.tree)
+        if isinstance(node, ast.FunctionDef)
+        and isinstance(node.body[-1], ast.Return)
+        and node.body[-1].value is not None
+    }
+    assert returned["f"] == 2 and returned["g"] == 3
+    assert isinstance(returned["m"], Unknown)  # called on A (through f) and on B

@@ -60,6 +60,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import cast
 
 from jaxfix.analysis.ast_engine import arrays, device_shapes, jax_attributes, vocabulary
 from jaxfix.analysis.ast_engine.flow import Binding, Env, Flow
@@ -911,8 +912,8 @@ class Evaluator:
         pairs: list[tuple[Value, Value]] = []
         saved = dict(self._comprehension)
         try:
-            for item in items:
-                for target, value in _assign_target(loop.target, item):
+            for element in items:
+                for target, value in _assign_target(loop.target, element):
                     self._comprehension[(loop, target)] = value
                 for statement in stores:
                     item_node = statement.targets[0]
@@ -1356,7 +1357,12 @@ class Evaluator:
             # module, `configs.PROVIDER.lora_shapes(...)`); else an object of the class (or a
             # subclass) built by a caller jaxfix does not see
             cls = Class(klass, module.path, self.frame_at(module, klass))
-            return Instance(cls, None, arg)  # its fields: `_field_of_receiver`
+            if self._init_fields(cls) is not None:
+                # a dataclass's object: its fields are the one receiver's every call has
+                receiver = self._receiver_from_callers(module, function)
+                if receiver is not None:
+                    return receiver
+            return Instance(cls, None, arg)
         calls = self.calls_of(module, function)
         if isinstance(calls, Unknown):
             return lost_at(Unknown(f"parameter `{arg.arg}`: {calls.why}"), calls)
@@ -1375,24 +1381,6 @@ class Evaluator:
             values.append(given[arg.arg] if arg.arg in given else Unknown("not passed"))
         return join(
             values, f"the callers of `{function.name}` pass different `{arg.arg}`"
-        )
-
-    def _receiver_of_self(self, instance: Instance) -> Instance | None:
-        """For the `self` of a method asked with no call followed (an object of its class
-        built where jaxfix does not see, its origin the parameter): the one object every
-        call of the method in the project is made on, when jaxfix saw it built."""
-        arg = instance.origin
-        if not isinstance(arg, ast.arg):
-            return None
-        module = self.module(instance.cls.path)
-        if isinstance(module, Unknown):
-            return None
-        function = module.parents.get(module.parents.get(arg) or arg)
-        if not isinstance(function, ast.FunctionDef):
-            return None
-        receiver = self._receiver_from_callers(module, function)
-        return (
-            receiver if receiver is not None and receiver.cls == instance.cls else None
         )
 
     def _receiver_from_callers(
@@ -1789,11 +1777,6 @@ class Evaluator:
         if fields is not None and name in fields:
             # the object's own value, never the class's default (`C(5).a` of `a: int = 1`)
             if instance.init is None:
-                receiver = self._receiver_of_self(instance)
-                if receiver is not None and receiver.init is not None:
-                    return dict(receiver.init).get(
-                        name, Unknown(f"field `{name}` not given")
-                    )
                 return Unknown(
                     f"the field `{name}` of an object jaxfix did not see built"
                 )
@@ -3401,12 +3384,12 @@ def _config_dict(
 def _namespace_of(built: dict[str, object]) -> Namespace:
     """The namespace a config under construction makes (`""` holds whether it is a mapping;
     a nested dict is a config built in the same function)."""
-    items = tuple(
-        (key, _namespace_of(value) if isinstance(value, dict) else value)
+    items: tuple[tuple[str, Value], ...] = tuple(
+        (key, _namespace_of(value) if isinstance(value, dict) else cast(Value, value))
         for key, value in built.items()
         if key != ""
     )
-    return Namespace(items, mapping=bool(built[""]))  # type: ignore[arg-type]
+    return Namespace(items, mapping=bool(built[""]))
 
 
 def _assign_target(target: ast.AST, value: Value) -> Iterator[tuple[str, Value]]:
