@@ -86,8 +86,44 @@ def sizes(found: Value) -> object:
             8,
         ),
         ("class K:\n    N = 3\nout = K.N", 3),
+        # builtins over known values, device lists
+        ("out = min(8, 4) + max(1, 2)", 6),
+        ("out = tuple(s // p for p, s in zip((4, 1), (8, 2), strict=True))", (2, 2)),
+        ("out = len(list(jax.devices()[:8]))", 8),
+        # isinstance of JAX classes decides a branch
+        (
+            'm = AbstractMesh((8,), ("x",))\n'
+            "def pick(m):\n    if isinstance(m, jax.sharding.Mesh):\n        return 1\n"
+            "    return 2\nout = pick(m)",
+            2,
+        ),
+        # functools.partial of a JAX class binds positional arguments
+        (
+            'm = AbstractMesh((8, 4), ("data", "model"))\n'
+            "out = functools.partial(NamedSharding, m)(P()).mesh",
+            (8, 4),
+        ),
+        # a dict filled in a loop over known items, read after it
+        (
+            "def fill(shapes):\n    out = {}\n    for k, v in shapes.items():\n"
+            "        out[k] = v * 2\n    return out\nout = fill({'a': 2, 'b': 3})['b']",
+            6,
+        ),
+        # an attribute config built by stores, read with .get, [k] and attributes
+        (
+            "class Cfg(dict):\n    def __getattr__(self, name):\n        return self[name]\n"
+            "    def __setattr__(self, name, value):\n        self[name] = value\n"
+            "def get_config():\n    c = Cfg()\n    c.a = 4\n    c.d = Cfg()\n    c.d.b = 2\n"
+            "    return c\ncfg = get_config()\nout = cfg.get('a') * cfg.d.b * cfg['d']['b']",
+            16,
+        ),
         # meshes
         ('m = AbstractMesh((8, 4), ("data", "model"))\nout = m.shape["data"]', 8),
+        (
+            "import numpy as np\nd = np.empty((8, 1), dtype=object)\n"
+            'out = jax.sharding.Mesh(d.reshape((4, 2)), ("a", "b"))',
+            (4, 2),
+        ),
         (
             'm = AbstractMesh((8, 4), ("data", "model"))\nout = m.axis_sizes[:1] + (2,)',
             (8, 2),
@@ -113,6 +149,16 @@ def test_known_values(tmp_path: Path, source: str, expected: object) -> None:
         "import sys\nif sys.argv:\n    x = 4\nelse:\n    x = 8\nout = x",
         "x = 1\nfor _ in range(3):\n    x = x * 2\nout = x",
         'd = {}\nd["a"] = 3\nout = d',
+        # a config store under an `if`, or read before the last store: not known
+        "import types\ndef get_config(flag):\n    c = types.SimpleNamespace()\n"
+        "    c.a = 4\n    if flag:\n        c.a = 8\n    return c\nout = get_config(1).a",
+        "import types\ndef get_config():\n    c = types.SimpleNamespace()\n"
+        "    c.a = 4\n    b = c.a\n    c.a = 8\n    return b\nout = get_config()",
+        # a loop that may stop early, or a store under an `if`: not the whole dict
+        "def fill(xs):\n    out = {}\n    for k in xs:\n        if k:\n"
+        "            out[k] = 1\n    return out\nout = fill((0, 2))[2]",
+        "def fill(xs):\n    out = {}\n    for k in xs:\n        out[k] = 1\n"
+        "        break\n    return out\nout = fill((1, 2))[2]",
         "xs = [1]\nxs.append(2)\nout = xs",
         "def f(a):\n    return a\nout = f",  # a function value is known; its call below
         "import os\nout = os.environ['N']",
@@ -355,3 +401,38 @@ def test_jit_of_a_function_from_outside_the_tree_keeps_its_keywords(
     plain = value(tmp_path, "from pkg.steps import step\nout = step()[0]")
     assert isinstance(plain, Jitted) and plain.keywords == ()
     assert found != plain  # what they know tells them apart
+
+
+def test_a_methods_self_is_the_one_object_it_is_called_on(tmp_path: Path) -> None:
+    """Asked inside a method with no call followed, `self` of a dataclass is the object every
+    call of the method in the project is made on, when jaxfix saw it built; objects that differ
+    between the calls leave it unknown."""
+    (tmp_path / "objects.py").write_text(
+        "import dataclasses\n"
+        "@dataclasses.dataclass(frozen=True)\n"
+        "class P:\n"
+        "    n: int = 1\n"
+        "    def m(self):\n"
+        "        return self.n\n"
+        "    def f(self):\n"
+        "        return self.m()\n"
+        "    def g(self):\n"
+        "        return self.m()\n"
+    )
+    (tmp_path / "main.py").write_text(
+        "import objects\nA = objects.P(n=2)\nB = objects.P(n=3)\nA.f()\nB.g()\n"
+    )
+    engine = Engine(
+        roots=(tmp_path,), files=tuple(tmp_path.rglob("*.py")), jax_version=(0, 10, 2)
+    )
+    module = engine.module(tmp_path / "objects.py")
+    assert isinstance(module, Module)
+    returned = {
+        node.name: engine.value_of(module, node.body[-1].value)
+        for node in ast.walk(module.tree)
+        if isinstance(node, ast.FunctionDef)
+        and isinstance(node.body[-1], ast.Return)
+        and node.body[-1].value is not None
+    }
+    assert returned["f"] == 2 and returned["g"] == 3
+    assert isinstance(returned["m"], Unknown)  # called on A (through f) and on B

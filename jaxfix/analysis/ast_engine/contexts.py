@@ -132,6 +132,16 @@ class Contexts:
             return method(module, node, frame)
 
         evaluator.current_mesh = asked
+        device_mesh = weakref.WeakMethod(self._current_device_mesh_in)
+
+        def asked_device_mesh(module: Module, node: ast.AST, frame: Frame) -> Value:
+            method = device_mesh()
+            assert method is not None, (
+                "an evaluator is asked only while its contexts live"
+            )
+            return method(module, node, frame)
+
+        evaluator.current_device_mesh = asked_device_mesh
         self._ways: dict[tuple[ast.AST, Frame | None], list[Way]] = {}
         self._active: set[tuple[ast.AST, Frame | None]] = set()
         self._entering: set[tuple[ast.AST, Frame]] = set()  # context managers' yields
@@ -142,20 +152,29 @@ class Contexts:
         way), or Unknown."""
         return _current(self.ways_at(module, node))
 
-    def _current_mesh_in(self, module: Module, node: ast.AST, frame: Frame) -> Value:
+    def _current_mesh_in(
+        self, module: Module, node: ast.AST, frame: Frame, concrete: bool = False
+    ) -> Value:
+        current = _current_device if concrete else _current
         if frame.args is None:
-            found = _current(self.ways_at(module, node))
+            found = current(self.ways_at(module, node))
         else:
             # inside a followed call: what its own body enters (evaluated with the call's
             # arguments), inside what every call of the function in the project is under (a
             # context differing between them, or a use other than a call, is Unknown)
             local = self._local(module, node, frame)
-            if setting_site(local) is not None:
-                found = _current([local])
+            if (_device_setting_site if concrete else setting_site)(local) is not None:
+                found = current([local])
             else:
                 outer = self._around_scope(module, frame.scope, 0)
-                found = _current([(*o, *local) for o in outer])
+                found = current([(*o, *local) for o in outer])
         return found if found is not None else Unknown("no mesh context is known here")
+
+    def _current_device_mesh_in(
+        self, module: Module, node: ast.AST, frame: Frame
+    ) -> Value:
+        """The concrete mesh `jax.sharding.get_mesh()` returns where `node` runs."""
+        return self._current_mesh_in(module, node, frame, concrete=True)
 
     def ways_at(self, module: Module, node: ast.AST, depth: int = 0) -> list[Way]:
         frame = self.evaluator.frame_at(module, node)
@@ -1050,6 +1069,37 @@ class Contexts:
 def setting_site(way: Way) -> Site | None:
     """The site that sets JAX's context mesh on `way`: the innermost that sets one."""
     return next((s for s in reversed(way) if s.sets_context_mesh), None)
+
+
+def _device_setting_site(way: Way) -> Site | None:
+    """The innermost site on `way` that may set JAX's concrete (device) mesh: `jax.set_mesh`,
+    `use_mesh`, or a context manager jaxfix cannot see into (`use_abstract_mesh` sets only
+    the abstract mesh, and leaves the concrete one as it was)."""
+    return next(
+        (
+            s
+            for s in reversed(way)
+            if s.sets_context_mesh and s.api is not Api.USE_ABSTRACT_MESH
+        ),
+        None,
+    )
+
+
+def _current_device(ways: list[Way]) -> Value:
+    """The concrete mesh `jax.sharding.get_mesh()` returns on every way: the mesh of the
+    innermost `jax.set_mesh` / `use_mesh` (the same on each way), else Unknown (no such
+    context on some way: the empty mesh, or one set where jaxfix does not see)."""
+    meshes: list[Value] = []
+    for way in ways:
+        setting = _device_setting_site(way)
+        if setting is None:
+            return Unknown("no jax.set_mesh on some way the code runs")
+        if setting.api is None:
+            return Unknown(
+                "a context manager jaxfix does not see into may set the mesh"
+            )
+        meshes.append(setting.mesh)
+    return join(meshes, "the concrete mesh differs between the ways the code runs")
 
 
 def _current(ways: list[Way]) -> Value:

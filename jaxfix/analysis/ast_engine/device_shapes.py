@@ -10,7 +10,11 @@ knows (checked on jax 0.10.2 and 0.12.0.1):
   slices asks for that many; with fewer devices it builds a smaller mesh).
 - `reshape` fills one `-1` only when the number of devices is known; a known shape whose size
   differs from a known number of devices raises in NumPy, so it is Unknown.
-- `.shape` and `.size` of a device array.
+- `.shape` and `.size` of a device array; `list(devices)` the same devices, `len(devices)`
+  their count when known.
+- `Mesh(array, names)` of a NumPy array of known shape that the code fills with devices
+  (vmoe's `np.empty((n, 1), dtype=object)`, its items set one by one) takes the array's shape:
+  a mesh's axis sizes are its devices' shape, whatever the array holds.
 """
 
 from __future__ import annotations

@@ -13,20 +13,36 @@ evaluated with `self` bound; a memoizing getter, `if self._m is None: self._m = 
 `return self._m`, gives `E` when nothing else stores `._m`), dataclass fields (a default, or
 what a `default_factory` function of the tree returns), and what `__init__` assigns to
 `self.x` (a base's `__init__` with the arguments of the subclass's one `super().__init__(...)`;
-Unknown when another method assigns it too). Containers: tuple, list and dict displays,
+Unknown when another method assigns it too). A method's `self` is the one object every call
+of the method in the project is made on, when jaxfix saw it built (`PROVIDER =
+LoraProvider(mesh_shape=(2, 2))` in a config module, `configs.PROVIDER.lora_shapes(...)`);
+a method's callers are looked for in every module holding its name, imported or not.
+Attribute configs: a function that builds a config empty and fills it by attribute stores,
+one statement each in its own body (`config = ConfigDict()`, `config.data = ConfigDict()`,
+`config.data.batch_size = 16`: ml_collections' `ConfigDict`, a `dict` subclass whose
+`__setattr__`/`__getattr__` are its items, `types.SimpleNamespace`), read only after the last
+store, gives that config (`.get(k)`, `[k]` and attributes of a ConfigDict). Containers: tuple, list and dict displays,
 `dict(...)`, `.values()/.keys()/.items()/.get()`, items, slices, `+`, `*`, `len`,
 `math.prod`, `range` and comprehensions over known values; a list or dict whose name is used in
 any way that may change it is Unknown (mutation.py), unless, for a function's local, no such use
 is reached by the binding read in the frame followed; a module's object called through a method
-that only reads `self` is not changed by it. `isinstance(x, C)` of Python's classes (dict,
-Mapping, Sequence, list, tuple, str, int, ...) is decided for the data jaxfix spells out; a
+that only reads `self` is not changed by it, nor a container a class's `__init__` keeps as
+`self.attr` when every `.attr` of the project only reads it. A dict a function builds empty
+and fills in one `for` loop over known items (`out[k] = f(v)`), read only after the loop, is
+the dict the loop makes (each iteration's stores evaluated with the loop's variables bound to
+that item). `isinstance(x, C)` of Python's classes (dict, Mapping, Sequence, list, tuple, str,
+int, ...) is decided for the data jaxfix spells out, and of JAX's (`AbstractMesh`, `Mesh`,
+`NamedSharding`, `PartitionSpec`, `ShapeDtypeStruct`) for the JAX values it knows (so a helper
+choosing `use_abstract_mesh` or `jax.set_mesh` by the mesh's class runs one branch); a
 lambda's parameter is known where it is called when its body only reads it. A `for` loop's
 variable is the one value every item of a known tuple or list gives; calling a generator
 function of the tree gives what every `yield` of it gives (`next(gen)`, a loop over it).
 JAX's trees:
 `jax.tree.map` over spelled-out containers, eval_shape's structs and `Leaves`, and over any
 tree when the function gives one known mesh whatever the leaf (`lambda spec:
-NamedSharding(mesh, spec)`); `jax.tree.leaves` of a spelled-out tree; what a jitted function
+NamedSharding(mesh, spec)`), a subtree jaxfix does not know included; `jax.tree.leaves` of a
+spelled-out tree; `jax.sharding.get_mesh()` is the concrete mesh of the innermost
+`jax.set_mesh`/`use_mesh` around it (contexts.py); what a jitted function
 returns, placed by its `out_shardings`. Strings: `.split(sep)`, `int(s)`, `sub in s`. A
 conditional expression whose test jaxfix cannot decide is the value both sides give; when they
 are different functions or APIs
@@ -44,6 +60,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import cast
 
 from jaxfix.analysis.ast_engine import arrays, device_shapes, jax_attributes, vocabulary
 from jaxfix.analysis.ast_engine.flow import Binding, Env, Flow
@@ -83,7 +100,7 @@ from jaxfix.analysis.ast_engine.values import (
     lost_at,
     same,
 )
-from jaxfix.analysis.names import API_LAST_NAMES, Api
+from jaxfix.analysis.names import API_LAST_NAMES, Api, api_of_name
 
 _MAX_CALL_DEPTH = 4  # functions followed inside one another
 _MAX_ITEMS = 256  # a range or comprehension longer than this is not spelled out
@@ -168,6 +185,10 @@ class Evaluator:
         self.project = project
         self.jax_version = jax_version
         self.current_mesh: CurrentMesh = lambda module, node, frame: Unknown(
+            "contexts are not known here"
+        )
+        # the concrete mesh `jax.sharding.get_mesh()` returns there (set_mesh's, use_mesh's)
+        self.current_device_mesh: CurrentMesh = lambda module, node, frame: Unknown(
             "contexts are not known here"
         )
         self._flows: dict[tuple[ast.AST, Frame], Flow] = {}
@@ -661,12 +682,19 @@ class Evaluator:
     ) -> Value:
         values = [self._binding_value(module, name, b, frame) for b in bindings]
         value = join(values, f"`{name}` may have different values here")
+        if isinstance(value, Namespace) and name in self._escaped_in(module):
+            filled = self._filled_by_stores(module, name, bindings, frame)
+            if filled is not None:
+                return filled
         if (
             isinstance(value, (ListValue, DictValue, Namespace))
             and name in self._escaped_in(module)
             and not self._only_read_by_callees(module, name)
             and not self._escapes_on_other_ways(module, name, bindings, frame)
         ):
+            filled = self._filled_by_loop(module, name, bindings, frame)
+            if filled is not None:
+                return filled
             return Unknown(f"`{name}` may be changed where it is used")
         if isinstance(value, Namespace) or (
             isinstance(value, (ListValue, DictValue, Instance))
@@ -682,6 +710,221 @@ class Evaluator:
             if where is not None:
                 return Unknown(f"`{name}` may be changed in another module{where}")
         return value
+
+    def _filled_by_stores(
+        self, module: Module, name: str, bindings: frozenset[Binding], frame: Frame
+    ) -> Value | None:
+        """A config a function builds and then fills by attribute stores, one statement each
+        in its own body (`config = ConfigDict()`, `config.batch_size = 16`,
+        `config.dataset = ConfigDict()`, `config.dataset.train = ...`: ml_collections'
+        `get_config`), read only after the last store: the namespace those stores make. None
+        where the function does anything else with the name (a store under an `if` or in a
+        loop, a read between the stores, a nested function's use, an attribute set on an
+        object the function did not build here)."""
+        scope = frame.scope
+        if len(bindings) != 1 or not isinstance(scope, ast.FunctionDef):
+            return None
+        (binding,) = bindings
+        start = binding.node
+        if not (
+            binding.kind == "assign"
+            and isinstance(start, ast.Assign)
+            and start in scope.body
+            and isinstance(start.value, ast.Call)
+        ):
+            return None
+        first = self.value(module, start.value, frame)
+        if not isinstance(first, Namespace):
+            return None
+        stores: list[tuple[ast.Assign, list[str]]] = []
+        reads: list[ast.Name] = []
+        for use in module.loads_by_name.get(name, ()):
+            if not isinstance(use, ast.Name) or not module.is_within(use, scope):
+                continue
+            if module.scope_of(use) is not scope:
+                return None
+            path: list[str] = []
+            node: ast.AST = use
+            parent = module.parents.get(node)
+            while isinstance(parent, ast.Attribute) and parent.value is node:
+                path.append(parent.attr)
+                node, parent = parent, module.parents.get(parent)
+            if (
+                path
+                and isinstance(node, ast.Attribute)
+                and isinstance(node.ctx, ast.Store)
+                and isinstance(parent, ast.Assign)
+                and parent.targets == [node]
+                and parent in scope.body
+            ):
+                stores.append((parent, path))
+            elif reads_only(use, module.parents):
+                reads.append(use)
+            else:
+                return None
+        if not stores:
+            return None
+        stores.sort(key=lambda s: scope.body.index(s[0]))
+        if scope.body.index(stores[0][0]) < scope.body.index(start):
+            return None
+        last = module.line(stores[-1][0])
+        if any(module.line(r) <= last for r in reads):
+            return None  # read before the config is whole
+        built: dict[str, object] = {"": first.mapping, **dict(first.items)}
+        for statement, path in stores:
+            holder = built
+            for attribute in path[:-1]:
+                inner = holder.get(attribute)
+                if not isinstance(inner, dict):
+                    return None  # an object not built here: it may be shared
+                holder = inner
+            value = self.value(module, statement.value, frame)
+            if isinstance(value, Namespace) and isinstance(statement.value, ast.Call):
+                holder[path[-1]] = {"": value.mapping, **dict(value.items)}
+            else:
+                holder[path[-1]] = value
+        return _namespace_of(built)
+
+    def _attribute_dict_class(self, cls: Class) -> bool:
+        """A `dict` subclass whose attributes are its items: `__setattr__(self, name, value)`
+        sets `self[name] = value` and `__getattr__(self, name)` reads `self[name]` (the
+        ConfigDict / AttrDict idiom), no `__init__` of its own and no base of the tree."""
+        methods = {s.name: s for s in cls.node.body if isinstance(s, ast.FunctionDef)}
+        setter, getter = methods.get("__setattr__"), methods.get("__getattr__")
+        if setter is None or getter is None or "__init__" in methods:
+            return False
+        if len(self._mro(cls)) != 1 or len(cls.node.bases) != 1:
+            return False
+        module = self.module(cls.path)
+        if isinstance(module, Unknown):
+            return False
+        base = self.value(module, cls.node.bases[0], self.frame_at(module, cls.node))
+        if not (isinstance(base, External) and base.name == "builtins.dict"):
+            return False
+
+        def item_of_self(function: ast.FunctionDef, store: bool) -> bool:
+            params = [a.arg for a in function.args.args]
+            if len(params) != (3 if store else 2):
+                return False
+            for node in ast.walk(function):
+                if (
+                    isinstance(node, ast.Subscript)
+                    and isinstance(node.value, ast.Name)
+                    and node.value.id == params[0]
+                    and isinstance(node.slice, ast.Name)
+                    and node.slice.id == params[1]
+                    and isinstance(node.ctx, ast.Store if store else ast.Load)
+                ):
+                    return True
+            return False
+
+        return item_of_self(setter, True) and item_of_self(getter, False)
+
+    def _filled_by_loop(
+        self, module: Module, name: str, bindings: frozenset[Binding], frame: Frame
+    ) -> Value | None:
+        """A dict a function builds empty and fills in one `for` loop over items jaxfix knows
+        (`out = {}`, `for k, v in tree.items(): out[k] = f(v)`, qwix's checkpoint loader), read
+        only after the loop: the dict the loop makes, each iteration's stores evaluated with
+        the loop's variables bound to that item. None where the function does anything else
+        with the name (a store under an `if`, a read inside the loop, a nested function, a
+        loop that may stop early)."""
+        scope = frame.scope
+        if len(bindings) != 1 or not isinstance(scope, ast.FunctionDef):
+            return None
+        (binding,) = bindings
+        start = binding.node
+        if not (
+            binding.kind == "assign"
+            and isinstance(start, ast.Assign)
+            and isinstance(start.value, ast.Dict)
+            and not start.value.keys
+            and start in scope.body
+        ):
+            return None
+        loop: ast.For | None = None
+        stores: list[ast.Assign] = []
+        reads: list[ast.Name] = []
+        for use in module.loads_by_name.get(name, ()):
+            if not isinstance(use, ast.Name):
+                continue
+            if not module.is_within(use, scope):
+                continue  # another function's variable of this spelling
+            if module.scope_of(use) is not scope:
+                return (
+                    None  # a nested function's or lambda's: run when, jaxfix cannot say
+                )
+            item = module.parents.get(use)
+            statement = module.parents.get(item) if item is not None else None
+            if (
+                isinstance(item, ast.Subscript)
+                and isinstance(item.ctx, ast.Store)
+                and isinstance(statement, ast.Assign)
+                and statement.targets == [item]
+                and isinstance(module.parents.get(statement), ast.For)
+            ):
+                parent = module.parents.get(statement)
+                assert isinstance(parent, ast.For)
+                if loop is not None and parent is not loop:
+                    return None
+                loop = parent
+                stores.append(statement)
+            elif reads_only(use, module.parents):
+                reads.append(use)
+            else:
+                return None
+        if loop is None or loop not in scope.body or loop.orelse:
+            return None
+        if scope.body.index(loop) < scope.body.index(start):
+            return None
+        end = getattr(loop, "end_lineno", None) or 0
+        if any(module.line(r) <= end for r in reads):
+            return None  # read inside the loop or before it: not the whole dict
+        targets = _stored(loop.target)
+        for statement in loop.body:
+            for node in ast.walk(statement):
+                if isinstance(
+                    node,
+                    (
+                        ast.Break,
+                        ast.Continue,
+                        ast.Return,
+                        ast.Raise,
+                        ast.Yield,
+                        ast.YieldFrom,
+                        ast.FunctionDef,
+                        ast.AsyncFunctionDef,
+                        ast.Lambda,
+                        ast.ClassDef,
+                        ast.Try,
+                    ),
+                ):
+                    return None
+                if (
+                    isinstance(node, ast.Name)
+                    and isinstance(node.ctx, (ast.Store, ast.Del))
+                    and node.id in targets
+                ):
+                    return None  # a loop variable bound anew in the body
+        items = _items(self.value(module, loop.iter, frame))
+        if items is None or len(items) > _MAX_ITEMS:
+            return None
+        pairs: list[tuple[Value, Value]] = []
+        saved = dict(self._comprehension)
+        try:
+            for element in items:
+                for target, value in _assign_target(loop.target, element):
+                    self._comprehension[(loop, target)] = value
+                for statement in stores:
+                    item_node = statement.targets[0]
+                    assert isinstance(item_node, ast.Subscript)
+                    key = self.value(module, item_node.slice, frame)
+                    if not known(key) or not isinstance(key, (str, int, float, tuple)):
+                        return None
+                    pairs.append((key, self.value(module, statement.value, frame)))
+        finally:
+            self._comprehension = saved
+        return DictValue(tuple(pairs))
 
     def _escapes_on_other_ways(
         self, module: Module, name: str, bindings: frozenset[Binding], frame: Frame
@@ -899,6 +1142,7 @@ class Evaluator:
                 not isinstance(n, ast.Name)
                 or reads_only(n, module.parents)
                 or self._passed_to_reader(module, n, 0)
+                or self._kept_read_only(module, n)
                 for n in module.loads_by_name.get(name, ())
             )
         return found
@@ -955,9 +1199,51 @@ class Evaluator:
             reads_only(n, target.parents)
             or self._passed_to_reader(target, n, depth + 1)
             or _rebinds(n, target.parents)
+            or self._kept_read_only(target, n)
             for n in ast.walk(callee.node)
             if isinstance(n, ast.Name) and n.id == param
         )
+
+    def _kept_read_only(self, module: Module, use: ast.expr) -> bool:
+        """`use` is a name a class's `__init__` keeps as `self.attr = use`, and every use of
+        `.attr` in the project only reads it (recurrentgemma's `Sampler(params, ...)`,
+        `self.params[...]` read in its methods): what the object holds is what was passed."""
+        statement = module.parents.get(use)
+        init = module.scope_of(use)
+        if (
+            not isinstance(use, ast.Name)
+            or not isinstance(init, ast.FunctionDef)
+            or init.name != "__init__"
+            or not isinstance(module.parents.get(init), ast.ClassDef)
+            or not isinstance(statement, ast.Assign)
+            or statement.value is not use
+            or len(statement.targets) != 1
+        ):
+            return False
+        target = statement.targets[0]
+        a = init.args
+        first = (*a.posonlyargs, *a.args)[:1]
+        if not (
+            first
+            and isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id == first[0].arg
+        ):
+            return False
+        attr = target.attr
+        others = self.project.candidate_files(attr, module.path, imported=False)
+        if isinstance(others, Unknown):
+            return False
+        for path in (module.path, *others):
+            other = self.module(path)
+            if isinstance(other, Unknown):
+                return False
+            for node in other.loads_by_name.get(attr, ()):
+                if isinstance(node, ast.Attribute) and not reads_only(
+                    node, other.parents
+                ):
+                    return False  # (a name of the same spelling is another thing)
+        return True
 
     def _own_init(self, cls: Class) -> Function | None:
         """The `__init__` a class of the tree defines in its own body, when it has no base of
@@ -1066,8 +1352,16 @@ class Evaluator:
                 for d in function.decorator_list
             ):
                 return Unknown(f"`{arg.arg}` of a static or class method")
-            # `self`: an object of the class (or a subclass) built by a caller jaxfix does not see
+            # `self`: the one object every call of the method in the project is made on, when
+            # jaxfix saw it built (`PROVIDER = LoraProvider(mesh_shape=(2, 2))` in a config
+            # module, `configs.PROVIDER.lora_shapes(...)`); else an object of the class (or a
+            # subclass) built by a caller jaxfix does not see
             cls = Class(klass, module.path, self.frame_at(module, klass))
+            if self._init_fields(cls) is not None:
+                # a dataclass's object: its fields are the one receiver's every call has
+                receiver = self._receiver_from_callers(module, function)
+                if receiver is not None:
+                    return receiver
             return Instance(cls, None, arg)
         calls = self.calls_of(module, function)
         if isinstance(calls, Unknown):
@@ -1089,23 +1383,61 @@ class Evaluator:
             values, f"the callers of `{function.name}` pass different `{arg.arg}`"
         )
 
+    def _receiver_from_callers(
+        self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> Instance | None:
+        """The object every call of the method `function` in the project is made on, when
+        there are calls, each on an object jaxfix saw built with all its fields (the same one
+        for all); None otherwise."""
+        if function.name.startswith("__") or function.decorator_list:
+            return (
+                None  # dunders are called by Python, decorated methods through wrappers
+            )
+        calls = self.calls_of(module, function, on_objects=True)
+        if isinstance(calls, Unknown) or not calls:
+            return None
+        found: Instance | None = None
+        for caller, call, callee in calls:
+            if callee is None or not isinstance(call.func, ast.Attribute):
+                return None
+            receiver = self.value(caller, call.func.value, self.frame_at(caller, call))
+            if not isinstance(receiver, Instance) or receiver.init is None:
+                return None
+            if found is not None and receiver != found:
+                return None
+            found = receiver
+        return found
+
     def calls_of(
         self,
         module: Module,
         function: ast.FunctionDef | ast.AsyncFunctionDef,
         *,
         through_decorators: bool = False,
+        on_objects: bool = False,
     ) -> list[tuple[Module, ast.Call, Function | None]] | Unknown:
         """Every call in the project of `function` (with the function value called, None for a
         call of its decorated name: `through_decorators`), or Unknown when it is also used
-        otherwise (passed on, stored, a decorator jaxfix does not see through)."""
-        key = ("calls", function, through_decorators)
+        otherwise (passed on, stored, a decorator jaxfix does not see through).
+        `on_objects`: a method's calls, looked for also in modules that do not import its
+        module (`configs.PROVIDER.lora_shapes(...)` needs no import of the class's module)."""
+        key = ("calls", function, through_decorators, on_objects)
         if key in self._active:
             self.cut(key)
             return Unknown(f"`{function.name}` is used in its own callers")
         self._push(key)
         try:
-            return self._find_calls(module, function, through_decorators)
+            found = self._find_calls(module, function, through_decorators, on_objects)
+            if (
+                found == []
+                and not on_objects
+                and isinstance(module.parents.get(function), ast.ClassDef)
+                and function.name != "__init__"
+            ):
+                # a method is called on objects: its callers need not import its module
+                # (`configs.PROVIDER.lora_shapes(...)`); looked for there when none imports it
+                found = self._find_calls(module, function, through_decorators, True)
+            return found
         finally:
             self._pop(key)
 
@@ -1114,6 +1446,7 @@ class Evaluator:
         module: Module,
         function: ast.FunctionDef | ast.AsyncFunctionDef,
         through_decorators: bool,
+        on_objects: bool = False,
     ) -> list[tuple[Module, ast.Call, Function | None]] | Unknown:
         name = function.name
         parent = module.parents.get(function)
@@ -1124,7 +1457,9 @@ class Evaluator:
             assert isinstance(parent, ast.ClassDef)
             name = parent.name
         found: list[tuple[Module, ast.Call, Function | None]] = []
-        others = self.project.candidate_files(name, module.path)
+        others = self.project.candidate_files(
+            name, module.path, imported=not on_objects
+        )
         if isinstance(others, Unknown):
             return others
         sources: list[Module | Path] = [
@@ -1285,6 +1620,11 @@ class Evaluator:
         while current is not None and not isinstance(
             current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
         ):
+            if (
+                isinstance(current, ast.For)
+                and (current, node.id) in self._comprehension
+            ):
+                return self._comprehension[(current, node.id)]  # a loop jaxfix unrolls
             if isinstance(
                 current, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
             ):
@@ -1719,6 +2059,8 @@ class Evaluator:
             ]
             return vocabulary.sliced(base, bounds[0], bounds[1])
         key = self.value(module, node.slice, frame)
+        if isinstance(base, Namespace) and base.mapping:
+            base = DictValue(tuple(base.items))  # `config["name"]` of a ConfigDict
         return vocabulary.item(base, key)
 
     # -- calls ----------------------------------------------------------------------------------
@@ -1726,6 +2068,10 @@ class Evaluator:
     def _call(self, module: Module, node: ast.Call, frame: Frame) -> Value:
         if isinstance(node.func, ast.Attribute):
             receiver = self.value(module, node.func.value, frame)
+            if isinstance(receiver, Namespace) and receiver.mapping:
+                receiver = DictValue(
+                    tuple(receiver.items)
+                )  # a ConfigDict's dict methods
             if isinstance(
                 receiver,
                 (Mesh, DictValue, Devices, Sharding, ListValue, tuple, str, Array),
@@ -1810,6 +2156,14 @@ class Evaluator:
         if isinstance(callee, External):
             if callee.bound and isinstance(keywords, dict):
                 keywords = {**dict(callee.bound), **keywords}
+            if callee.args and isinstance(positional, list):
+                positional = [*callee.args, *positional]
+            if (
+                callee.name == "jax.sharding.get_mesh"
+                and positional == []
+                and not keywords
+            ):
+                return self.current_device_mesh(module, node, frame)
             if callee.name in ("jax.sharding.get_abstract_mesh", "jax.eval_shape"):
                 current = self.current_mesh(module, node, frame)
                 abstract = current.abstract if isinstance(current, Mesh) else current
@@ -1881,6 +2235,8 @@ class Evaluator:
                 if positional:
                     return Unknown("a SimpleNamespace given a mapping")
                 return Namespace(tuple(keywords.items()))
+            if callee.name in _CONFIG_DICTS:
+                return _config_dict(positional, keywords)
             if callee.name == "dataclasses.replace":
                 return self._replaced(positional, keywords, node)
             if callee.name == "builtins.property":
@@ -1921,7 +2277,12 @@ class Evaluator:
         options = _items(classes) if isinstance(classes, tuple) else (classes,)
         if not options or not all(
             isinstance(c, Class)
-            or (isinstance(c, External) and c.name in _BUILTIN_CLASSES)
+            or (
+                isinstance(c, External)
+                and not c.args
+                and not c.bound
+                and (c.name in _BUILTIN_CLASSES or api_of_name(c.name) in _JAX_CLASSES)
+            )
             for c in options
         ):
             return Unknown("isinstance of a class from outside the tree")
@@ -1929,6 +2290,8 @@ class Evaluator:
             self._is_instance(value, c)
             if isinstance(c, Class)
             else _is_builtin_instance(value, _BUILTIN_CLASSES[c.name])
+            if c.name in _BUILTIN_CLASSES
+            else _is_jax_instance(value, _JAX_CLASSES[api_of_name(c.name)])
             for c in options
             if isinstance(c, (Class, External))
         }
@@ -2276,9 +2639,7 @@ class Evaluator:
                 for column, item in zip(columns, values):
                     column.append(item)
             mapped = tuple(
-                self._tree_map(
-                    function, column, node, with_path=with_path, is_leaf=is_leaf
-                )
+                self._subtree_mapped(function, column, node, with_path, is_leaf)
                 for column in columns
             )
             if isinstance(first, DictValue):
@@ -2312,6 +2673,31 @@ class Evaluator:
         # A leaf jaxfix does not know stays a tree of such leaves: what `function` may give
         # (a subtree too), mapped again, is what the next function gives for any value.
         return Leaves(leaf)
+
+    def _subtree_mapped(
+        self,
+        function: Value,
+        trees: list[Value],
+        node: ast.Call,
+        with_path: bool,
+        is_leaf: Function | None,
+    ) -> Value:
+        """One subtree of `jax.tree.map`: mapped where jaxfix spells it out, else, for a
+        subtree jaxfix does not know at all, `Leaves` of what `function` gives whatever the
+        leaf, when that is known (as for a whole tree). Not for an object of the tree, which
+        may be a registered node with no leaf."""
+        mapped = self._tree_map(
+            function, trees, node, with_path=with_path, is_leaf=is_leaf
+        )
+        if (
+            isinstance(mapped, Unknown)
+            and not isinstance(mapped, Foreign)
+            and all(isinstance(t, (Unknown, Leaves)) for t in trees)
+        ):
+            placed = self._placed_whatever_leaf(function, trees, node, with_path)
+            if placed is not None:
+                return placed
+        return mapped
 
     def _placed_whatever_leaf(
         self, function: Value, trees: list[Value], node: ast.Call, with_path: bool
@@ -2581,6 +2967,8 @@ class Evaluator:
                         if default is not None:
                             given[statement.target.id] = default[0]
             return Instance(cls, tuple(given.items()), node)
+        if self._attribute_dict_class(cls):
+            return _config_dict(positional, keywords)
         init = self._class_member(cls, "__init__")
         if isinstance(init, Unknown):
             if "is not defined" in init.why:
@@ -2967,6 +3355,43 @@ def _stored(target: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
 
 
+# ml_collections' attribute configs that are also dicts.
+_CONFIG_DICTS = frozenset(
+    {
+        "ml_collections.ConfigDict",
+        "ml_collections.config_dict.ConfigDict",
+        "ml_collections.config_dict.config_dict.ConfigDict",
+    }
+)
+
+
+def _config_dict(
+    positional: list[Value] | Unknown, keywords: dict[str, Value] | Unknown
+) -> Value:
+    """`ConfigDict()` or `ConfigDict({"a": 1})`: a namespace that is also a mapping."""
+    if isinstance(positional, Unknown):
+        return positional
+    if keywords or len(positional) > 1:
+        return Unknown("a ConfigDict built with arguments jaxfix does not follow")
+    if not positional:
+        return Namespace((), mapping=True)
+    given = positional[0]
+    if isinstance(given, DictValue) and all(isinstance(k, str) for k, _ in given.items):
+        return Namespace(tuple((str(k), v) for k, v in given.items), mapping=True)
+    return Unknown("a ConfigDict of something jaxfix does not know")
+
+
+def _namespace_of(built: dict[str, object]) -> Namespace:
+    """The namespace a config under construction makes (`""` holds whether it is a mapping;
+    a nested dict is a config built in the same function)."""
+    items: tuple[tuple[str, Value], ...] = tuple(
+        (key, _namespace_of(value) if isinstance(value, dict) else cast(Value, value))
+        for key, value in built.items()
+        if key != ""
+    )
+    return Namespace(items, mapping=bool(built[""]))
+
+
 def _assign_target(target: ast.AST, value: Value) -> Iterator[tuple[str, Value]]:
     if isinstance(target, ast.Name):
         yield target.id, value
@@ -3115,12 +3540,42 @@ _PLAIN_DATA = (bool, int, float, str, tuple, ListValue, DictValue)
 
 def _is_builtin_instance(value: Value, types: tuple[type, ...]) -> bool | None:
     """`isinstance(value, C)` for one of Python's classes C (by `types`, what jaxfix's data
-    of C is): decided for None and plain data (literals, tuples, lists, dicts); None (cannot
-    tell) for anything else, an object of the tree maybe subclassing C."""
+    of C is): decided for None and plain data (literals, tuples, lists, dicts) and for the
+    JAX objects jaxfix knows (a mesh, a sharding, a spec, a ShapeDtypeStruct: none is a
+    Python builtin's); None (cannot tell) for anything else, an object of the tree maybe
+    subclassing C."""
     if value is None:
         return False
     if isinstance(value, _PLAIN_DATA) and not isinstance(value, Unknown):
         return isinstance(value, types)
+    if isinstance(value, _JAX_OBJECTS):
+        return False
+    return None
+
+
+# The JAX classes `isinstance` decides, each with what is an object of it: a mesh of its kind
+# (`AbstractMesh` and `Mesh` are siblings under BaseMesh on jax 0.10.2 and 0.12.0.1, neither
+# subclasses the other; a concrete mesh's `.abstract_mesh` is an AbstractMesh), a sharding, a
+# spec, a ShapeDtypeStruct.
+_JAX_CLASSES: dict[Api | None, Callable[[Value], bool]] = {
+    Api.ABSTRACT_MESH: lambda v: isinstance(v, Mesh) and v.kind is MeshKind.ABSTRACT,
+    Api.MESH: lambda v: isinstance(v, Mesh) and v.kind is MeshKind.CONCRETE,
+    Api.NAMED_SHARDING: lambda v: isinstance(v, Sharding),
+    Api.PARTITION_SPEC: lambda v: isinstance(v, Spec),
+    Api.SHAPE_DTYPE_STRUCT: lambda v: isinstance(v, ShapeStruct),
+}
+_JAX_OBJECTS = (Mesh, Sharding, Spec, ShapeStruct)
+
+
+def _is_jax_instance(value: Value, is_one: Callable[[Value], bool]) -> bool | None:
+    """`isinstance(value, C)` for a JAX class C of `_JAX_CLASSES`: decided for the JAX objects
+    jaxfix knows, None and plain data (no JAX class's object); None (cannot tell) else."""
+    if isinstance(value, _JAX_OBJECTS):
+        return is_one(value)
+    if value is None or (
+        isinstance(value, _PLAIN_DATA) and not isinstance(value, Unknown)
+    ):
+        return False
     return None
 
 

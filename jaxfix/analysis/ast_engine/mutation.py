@@ -3,7 +3,7 @@
 A list or dict is known only while every use of its name is a read that cannot change it:
 an item or slice read, an attribute a list or dict does not have (`f(s.shape)`), iteration,
 `*xs` or `**d` in a call or `{**d}` in a dict display (a copy), `len`/`tuple`/`sorted`/...
-`copy.deepcopy` of it, a non-mutating method (`.get`, `.keys`, `.values`, `.items`, `.copy`, `.index`,
+`copy.deepcopy` of it, a lambda's body (what it returns), a non-mutating method (`.get`, `.keys`, `.values`, `.items`, `.copy`, `.index`,
 `.count`), a JAX constructor's argument, an argument of `jax.jit`, of a jitted function's
 `.lower`/`.trace`, of `jax.eval_shape` or of `jax.tree.map`, a comparison, `return`.
 Anything else (`d["a"] = 3`, `xs.append(...)`, passing it to a function jaxfix does not
@@ -102,12 +102,42 @@ def escaped_names(
     loads: dict[str, list[ast.AST]], parents: dict[ast.AST, ast.AST]
 ) -> frozenset[str]:
     """Names with a use (among a module's reads, by name) that may change or alias what they
-    denote."""
-    return frozenset(
-        name
-        for name, reads in loads.items()
-        if any(isinstance(n, ast.Name) and not reads_only(n, parents) for n in reads)
-    )
+    denote. An alias `tree = sharding` (a plain assignment to one name) escapes only when
+    that name does: what is done through `tree` is then done to what `sharding` denotes."""
+    escaped: set[str] = set()
+    aliases: dict[
+        str, set[str]
+    ] = {}  # name -> the names it is bound to by `alias = name`
+    for name, reads in loads.items():
+        for n in reads:
+            if not isinstance(n, ast.Name) or reads_only(n, parents):
+                continue
+            alias = _alias_target(n, parents)
+            if alias is None:
+                escaped.add(name)
+                break
+            aliases.setdefault(name, set()).add(alias)
+    changed = True
+    while changed:
+        changed = False
+        for name, targets in aliases.items():
+            if name not in escaped and targets & escaped:
+                escaped.add(name)
+                changed = True
+    return frozenset(escaped)
+
+
+def _alias_target(node: ast.Name, parents: dict[ast.AST, ast.AST]) -> str | None:
+    """The name `node` is bound to by a plain `alias = node`, else None."""
+    parent = parents.get(node)
+    if (
+        isinstance(parent, ast.Assign)
+        and parent.value is node
+        and len(parent.targets) == 1
+        and isinstance(parent.targets[0], ast.Name)
+    ):
+        return parent.targets[0].id
+    return None
 
 
 def reads_only(node: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:
@@ -150,6 +180,10 @@ def reads_only(node: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:
         )
     if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)):
         return parent.iter is node
+    if isinstance(
+        parent, ast.Lambda
+    ):  # `lambda x: sharding` returns it, as `return` does
+        return parent.body is node
     if isinstance(
         parent,
         (

@@ -106,9 +106,11 @@ class Placement:
         if text is None:
             return None
         frame = self.evaluator.frame_at(module, at)
-        head, _, attribute = text.partition(".")
+        head, *attributes = text.split(".")
         found = self.evaluator.lookup(module, head, at, frame)
-        if attribute:
+        for (
+            attribute
+        ) in attributes:  # `self.sharding_spec.mesh`: each attribute in turn
             found = self.evaluator.attribute(found, attribute, at)
         is_it = (
             isinstance(found, Mesh) and found == mesh and found.origin is mesh.origin
@@ -176,14 +178,12 @@ def _mesh_argument(call: ast.AST | None) -> ast.expr | None:
 
 
 def reference(expr: ast.AST | None) -> str | None:
-    """'mesh' for a name, 'self.mesh' for an attribute of a name (not `.abstract_mesh`, which
-    is another mesh): how a message names a mesh reached through it; None for anything else."""
+    """'mesh' for a name, 'self.mesh' for an attribute of a name, 'self.spec.mesh' for a
+    chain of them (not `.abstract_mesh`, which is another mesh): how a message names a mesh
+    reached through it; None for anything else."""
     if isinstance(expr, ast.Name):
         return expr.id
-    if (
-        isinstance(expr, ast.Attribute)
-        and isinstance(expr.value, ast.Name)
-        and expr.attr != "abstract_mesh"
-    ):
-        return f"{expr.value.id}.{expr.attr}"
+    if isinstance(expr, ast.Attribute) and expr.attr != "abstract_mesh":
+        head = reference(expr.value)
+        return f"{head}.{expr.attr}" if head is not None else None
     return None

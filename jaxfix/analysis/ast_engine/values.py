@@ -372,9 +372,12 @@ class DictValue:
 @dataclass(frozen=True)
 class Namespace:
     """`types.SimpleNamespace(a=1, ...)`, an attribute-style config whose every use jaxfix saw
-    (no attribute set, no mutation): its attributes in order."""
+    (no attribute set, no mutation): its attributes in order. `mapping`: a config that is
+    also a dict (ml_collections' `ConfigDict`, a `dict` subclass whose `__getattr__` and
+    `__setattr__` are its items): `.get(k)`, `[k]`, `.keys()` read the same attributes."""
 
     items: tuple[tuple[str, Value], ...]
+    mapping: bool = False
 
     def get(self, name: str) -> Value | None:
         for key, value in reversed(self.items):
@@ -457,10 +460,12 @@ class ModuleValue:
 @dataclass(frozen=True)
 class External:
     """Something imported from outside the tree, by its qualified name (`jax.sharding.Mesh`);
-    `bound`: the keyword arguments `functools.partial(f, k=v)` gave it."""
+    `bound`: the keyword arguments `functools.partial(f, k=v)` gave it; `args`: the positional
+    ones `functools.partial(f, a, b)` gave it (a call passes them before its own)."""
 
     name: str
     bound: tuple[tuple[str, Value], ...] = ()
+    args: tuple[Value, ...] = ()
 
 
 class Foreign(Unknown):

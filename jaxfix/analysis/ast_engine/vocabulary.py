@@ -12,7 +12,11 @@ array's mesh (eager and inside jit, on both tiers). An array made on a sharding 
 places one. Axis types
 follow the target JAX version: an AbstractMesh's default is Explicit since 0.11, Auto before;
 `make_mesh` defaults to Explicit and `Mesh` to Auto on both tiers. Builtins of Python that
-containers need (`len`, `tuple`, `dict`, `range`, `math.prod`, ...) are here too.
+containers need (`len`, `tuple`, `dict`, `range`, `math.prod`, `min`/`max`, `zip(...,
+strict=True)`, ...) are here too. `functools.partial` of a JAX constructor
+(`partial(NamedSharding, mesh)`) binds its arguments, positional ones first; `jax.device_put`
+of a tuple, list or dict places each leaf (on one sharding, or one of a container of the same
+structure).
 """
 
 from __future__ import annotations
@@ -201,6 +205,10 @@ def _make_mesh(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> V
 def _mesh(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> Value:
     given = args.get("devices")
     sizes = given.shape if isinstance(given, Devices) else None
+    if isinstance(given, Array) and given.exact_rank and given.unsharded:
+        # a NumPy array the code fills with devices (vmoe's `np.empty((n, 1), object)`, its
+        # items set one by one): a mesh's axis sizes are the array's shape, whatever it holds
+        sizes = given.shape
     names = _names(args.get("axis_names"), one_name=True)
     if sizes is not None and names is not None and len(sizes) != len(names):
         return Unknown(
@@ -238,13 +246,18 @@ def _shape_struct(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -
 
 
 def _device_put(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> Value:
-    """`jax.device_put(x, s)`: `x` placed on `s`, its shape kept; without `s`, `x` as it is."""
+    """`jax.device_put(x, s)`: `x` placed on `s`, its shape kept; without `s`, `x` as it is.
+    A tuple, list or dict `x` is a pytree: each leaf is placed on `s` (or on its own sharding
+    when `s` is a container of the same structure), as JAX does (`x, y = device_put((x, y),
+    s)`: equinox's and vmoe's data loaders)."""
     placed = args.get("x", Unknown("nothing placed"))
+    sharding = args.get("device")
+    if sharding is not None and isinstance(placed, (tuple, ListValue, DictValue)):
+        return _placed_tree(placed, sharding, node, version)
     if not isinstance(placed, Array) and isinstance(
         placed, (int, float, tuple, ListValue)
     ):
         placed = arrays.from_data(placed, node) or placed
-    sharding = args.get("device")
     if sharding is None:
         if isinstance(placed, Array):
             return placed
@@ -252,6 +265,44 @@ def _device_put(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> 
     if isinstance(placed, Array):
         return Array(sharding, placed.shape, placed.exact_rank, node)
     return Array(sharding, origin=node)
+
+
+def _placed_tree(
+    tree: Value, sharding: Value, node: ast.AST, version: tuple[int, ...] | None
+) -> Value:
+    """`device_put(tree, sharding)` of a tuple, list or dict: the same container of its leaves
+    placed; `sharding` one for every leaf or a container of the same structure."""
+    if tree is None:
+        return None  # an empty pytree
+    if isinstance(tree, (tuple, ListValue)):
+        items = tree if isinstance(tree, tuple) else tree.items
+        if isinstance(sharding, (tuple, ListValue)):
+            each = sharding if isinstance(sharding, tuple) else sharding.items
+            if len(each) != len(items):
+                return Unknown("device_put of a tree and shardings of other structures")
+        else:
+            each = (sharding,) * len(items)
+        placed = tuple(_placed_tree(i, s, node, version) for i, s in zip(items, each))
+        return placed if isinstance(tree, tuple) else ListValue(placed)
+    if isinstance(tree, DictValue):
+        if isinstance(sharding, (tuple, ListValue, DictValue)):
+            if not (
+                isinstance(sharding, DictValue)
+                and [k for k, _ in sharding.items] == [k for k, _ in tree.items]
+            ):
+                return Unknown("device_put of a tree and shardings of other structures")
+            shardings = [s for _, s in sharding.items]
+        else:
+            shardings = [sharding] * len(tree.items)
+        return DictValue(
+            tuple(
+                (k, _placed_tree(v, s, node, version))
+                for (k, v), s in zip(tree.items, shardings)
+            )
+        )
+    if isinstance(sharding, (tuple, ListValue, DictValue)):
+        return Unknown("device_put of a leaf on a tree of shardings")
+    return _device_put({"x": tree, "device": sharding}, node, version)
 
 
 def _made_array(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> Value:
@@ -423,7 +474,30 @@ def _partial(positional: list[Value], keywords: dict[str, Value]) -> Value:
     ):
         # `partial(jax.tree.map, is_leaf=...)`: called as the function with these keywords
         return replace(function, bound=(*function.bound, *keywords.items()))
+    if isinstance(function, External) and api_of(function.name) in _PARTIAL_CLASSES:
+        # `partial(NamedSharding, mesh)`: called as the class with these arguments first
+        return replace(
+            function,
+            args=(*function.args, *rest),
+            bound=(*function.bound, *keywords.items()),
+        )
     return Unknown("functools.partial of something jaxfix does not follow")
+
+
+# JAX's classes and constructors a `functools.partial` may bind arguments of, positional ones
+# included (`functools.partial(NamedSharding, mesh)`, flaxformer's benchmarks): a call of the
+# partial is the constructor's call with the bound arguments first.
+_PARTIAL_CLASSES = frozenset(
+    {
+        Api.NAMED_SHARDING,
+        Api.PARTITION_SPEC,
+        Api.MESH,
+        Api.ABSTRACT_MESH,
+        Api.MAKE_MESH,
+        Api.SHAPE_DTYPE_STRUCT,
+        Api.DEVICE_PUT,
+    }
+)
 
 
 def _numpy_devices(
@@ -458,8 +532,38 @@ def _builtin_call(
         if not isinstance(base, DictValue):
             return base
         return DictValue((*base.items, *keywords.items()))
+    if name == "builtins.zip" and set(keywords) == {"strict"}:
+        # `zip(a, b, strict=True)`: zip, where the lengths agree (else it raises)
+        columns = [_items(v) for v in positional]
+        strict = keywords["strict"]
+        if isinstance(strict, bool) and all(c is not None for c in columns):
+            if strict and len({len(c) for c in columns if c is not None}) > 1:
+                return Unknown("`zip(..., strict=True)` of values of other lengths")
+            return tuple(zip(*(c for c in columns if c is not None)))
+        return Unknown("`zip` of values jaxfix does not know")
     if keywords:
         return Unknown(f"a call of `{name}` with keywords")
+    if (
+        name in ("builtins.list", "builtins.len")
+        and len(positional) == 1
+        and isinstance(positional[0], Devices)
+        and len(positional[0].shape) == 1
+    ):
+        # a 1-D device list or array: `list(devices)` the same devices, `len` their count
+        devices = positional[0]
+        if name == "builtins.list":
+            return Devices(devices.shape, is_array=False)
+        count = devices.shape[0]
+        return (
+            count if count is not None else Unknown("`len` of devices of unknown count")
+        )
+    if (
+        name in ("builtins.min", "builtins.max")
+        and len(positional) >= 2
+        and all(_is_int(v) for v in positional)
+    ):
+        ints = [v for v in positional if isinstance(v, int)]
+        return min(ints) if name == "builtins.min" else max(ints)
     if name in ("builtins.tuple", "builtins.list"):
         if not positional:
             items: tuple[Value, ...] | None = ()
