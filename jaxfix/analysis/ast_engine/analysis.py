@@ -71,7 +71,8 @@ class Analysis:
         # this module's, from a log or a run (asking through a proxy: no cycle keeps this
         # Analysis, and so its module's tree, alive once the run lets go of it)
         self.evidence = EvidenceMap(weakref.proxy(self), evidence)
-        self._bound_from: dict[frozenset[str], frozenset[str]] = {}
+        self._bound_from: dict[frozenset[str], _Bound] = {}
+        self._spelled_from: dict[frozenset[str], frozenset[str]] = {}
 
     @property
     def path(self) -> Path:
@@ -169,10 +170,10 @@ class Analysis:
         only a parameter without a default binds where it is read neither (what the
         function's callers pass is not looked at)."""
         if isinstance(expr, ast.Attribute):
-            return expr.attr in self._binding_names(frozenset(names))
+            return expr.attr in self._bound(frozenset(names)).anywhere
         return (
             isinstance(expr, ast.Name)
-            and expr.id in self._binding_names(frozenset(names))
+            and self._bound(frozenset(names)).may_read(self.module, expr)
             and not self._bare_parameter(expr)
         )
 
@@ -232,13 +233,20 @@ class Analysis:
 
     def names_bound_from(self, *names: str) -> frozenset[str]:
         """`names` and the names and attributes this module binds from code mentioning one of
-        them (`may_denote`'s test): a read spelled otherwise never denotes one of them."""
-        return self._binding_names(frozenset(names))
+        them, whatever the scopes: a read spelled otherwise never denotes one of them
+        (`may_denote` also tells the scopes apart)."""
+        key = frozenset(names)
+        found = self._spelled_from.get(key)
+        if found is None:
+            found = self._spelled_from[key] = _names_spelled_from(self._bindings, key)
+        return found
 
-    def _binding_names(self, names: frozenset[str]) -> frozenset[str]:
+    def _bound(self, names: frozenset[str]) -> _Bound:
         found = self._bound_from.get(names)
         if found is None:
-            found = self._bound_from[names] = _names_bound_from(self._bindings, names)
+            found = self._bound_from[names] = _names_bound_from(
+                self.module, self._bindings, names
+            )
         return found
 
     @cached_property
@@ -488,12 +496,24 @@ class _Binding:
 
     reads: frozenset[str]
     imports: frozenset[str]
-    targets: frozenset[str]
+    targets: frozenset[str]  # read anywhere: attributes, names of the module or a class
+    # The names it binds in a function's (or lambda's) own scope, `local`: read only there
+    # or in code nested in it; and the scope its source is read in (the module's tree, a
+    # class, a function).
+    local_targets: frozenset[str] = frozenset()
+    local: ast.AST | None = None
+    reads_in: ast.AST | None = None
+
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
 def _bindings(module: Module) -> tuple[_Binding, ...]:
     """Every binding of `module` that may carry a value from one name to another: imports,
-    assignments, `for` and `with` targets, parameters' defaults (one walk of the module)."""
+    assignments, `for` and `with` targets, parameters' defaults (one walk of the module).
+    A name a function binds (not declared `global` or `nonlocal` anywhere in the module) is
+    its own: `operand = pjit.with_sharding_constraint(...)` in one function says nothing of
+    `operand` in the others."""
 
     def read(node: ast.AST | None) -> tuple[frozenset[str], frozenset[str]]:
         reads: set[str] = set()
@@ -510,22 +530,55 @@ def _bindings(module: Module) -> tuple[_Binding, ...]:
                         reads.add(n.asname)
         return frozenset(reads), frozenset(imports)
 
-    def bound(target: ast.AST) -> set[str]:
-        """The name a target binds (`x`, `self.x`: x), or its items' (`a, *b`)."""
-        if isinstance(target, ast.Name):
-            return {target.id}
-        if isinstance(target, ast.Attribute):
-            return {target.attr}
-        if isinstance(target, ast.Starred):
-            return bound(target.value)
-        if isinstance(target, (ast.Tuple, ast.List)):
-            return {n for item in target.elts for n in bound(item)}
-        return set()
+    def names(targets: Sequence[ast.AST]) -> tuple[set[str], set[str]]:
+        """The names `targets` bind anywhere (attributes), and the names they bind."""
+        anywhere: set[str] = set()
+        local: set[str] = set()
+        for target in targets:
+            for item in _target_items(target):
+                if isinstance(item, ast.Name):
+                    local.add(item.id)
+                else:
+                    anywhere.add(item.attr)
+        return anywhere, local
 
-    def binding(source: ast.AST | None, targets: Sequence[ast.AST]) -> _Binding:
+    def binding(
+        source: ast.AST | None, targets: Sequence[ast.AST], scope: ast.AST
+    ) -> _Binding:
         reads, imports = read(source)
-        return _Binding(reads, imports, frozenset(n for t in targets for n in bound(t)))
+        anywhere, local = names(targets)
+        return scoped(reads, imports, anywhere, local, scope, scope)
 
+    def scoped(
+        reads: frozenset[str],
+        imports: frozenset[str],
+        anywhere: set[str],
+        local: set[str],
+        scope: ast.AST,
+        reads_in: ast.AST,
+    ) -> _Binding:
+        """A binding in `scope` of `local` names: a function's own unless declared shared."""
+        if isinstance(scope, _FUNCTIONS):
+            shared = local & declared
+        else:  # the module's or a class's: read anywhere (`A.x`, `module.x`)
+            shared = local
+        return _Binding(
+            reads,
+            imports,
+            frozenset(anywhere | shared),
+            frozenset(local - shared),
+            scope if local - shared else None,
+            reads_in,
+        )
+
+    # names a function declares `global` or `nonlocal`: bound anywhere it binds them
+    declared = set(module.declared_global)
+    declared.update(
+        name
+        for node in module.parents
+        if isinstance(node, ast.Nonlocal)
+        for name in node.names
+    )
     found: list[_Binding] = []
     for node in module.parents:  # every node but the module's own (and contexts)
         if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -543,44 +596,136 @@ def _bindings(module: Module) -> tuple[_Binding, ...]:
                     if isinstance(node, ast.ImportFrom)
                     else set(name.split("."))
                 )
+                scope = module.scope_of(node)
                 found.append(
-                    _Binding(frozenset(), frozenset(parts), frozenset({spelled}))
+                    scoped(
+                        frozenset(), frozenset(parts), set(), {spelled}, scope, scope
+                    )
                 )
         elif isinstance(node, ast.Assign):
-            found.append(binding(node.value, node.targets))
+            found.append(binding(node.value, node.targets, module.scope_of(node)))
         elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
-            found.append(binding(node.value, [node.target]))
+            # `:=` in a comprehension binds in the function around it, as `scope_of` says
+            found.append(binding(node.value, [node.target], module.scope_of(node)))
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-            found.append(binding(node.iter, [node.target]))
+            found.append(binding(node.iter, [node.target], module.scope_of(node)))
         elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-            found.append(binding(node.context_expr, [node.optional_vars]))
+            found.append(
+                binding(node.context_expr, [node.optional_vars], module.scope_of(node))
+            )
         elif isinstance(node, ast.arguments):
             positional = [*node.posonlyargs, *node.args]
             defaults = [
                 *zip(positional[len(positional) - len(node.defaults) :], node.defaults),
                 *zip(node.kwonlyargs, node.kw_defaults),
             ]
+            function = module.parents.get(node)  # the parameters are its own
             for argument, default in defaults:
+                if default is None:  # a keyword-only parameter without one
+                    continue
                 reads, imports = read(default)
-                found.append(_Binding(reads, imports, frozenset({argument.arg})))
-    return tuple(b for b in found if b.targets and (b.reads or b.imports))
+                found.append(
+                    scoped(
+                        reads,
+                        imports,
+                        set(),
+                        {argument.arg},
+                        module.tree if function is None else function,
+                        module.scope_of(default),  # read around the definition
+                    )
+                )
+    return tuple(
+        b for b in found if (b.targets or b.local_targets) and (b.reads or b.imports)
+    )
 
 
-def _names_bound_from(
+def _target_items(target: ast.AST) -> list[ast.Name | ast.Attribute]:
+    """The names and attributes a target binds (`x`, `self.x`, the items of `a, *b`)."""
+    if isinstance(target, (ast.Name, ast.Attribute)):
+        return [target]
+    if isinstance(target, ast.Starred):
+        return _target_items(target.value)
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for item in target.elts for n in _target_items(item)]
+    return []
+
+
+@dataclass(frozen=True)
+class _Bound:
+    """What `_names_bound_from` found: names and attributes that may be read anywhere
+    (`anywhere`), and names bound only in functions' own scopes, each with those functions."""
+
+    anywhere: frozenset[str]
+    local: dict[str, tuple[ast.AST, ...]]
+
+    def may_read(self, module: Module, name: ast.Name) -> bool:
+        """Whether the read `name` may be one of the names: bound anywhere, or by a function
+        it is read in (or nested in)."""
+        if name.id in self.anywhere:
+            return True
+        return any(
+            module.is_within(name, function) for function in self.local.get(name.id, ())
+        )
+
+
+def _names_spelled_from(
     bindings: tuple[_Binding, ...], seeds: frozenset[str]
 ) -> frozenset[str]:
     """`seeds` and the names and attributes a module (its `bindings`) binds from code
     mentioning one of them (an import of a dotted name with one of `seeds` among its parts, or
-    a read of any name found so far), until nothing new is bound (a binding may mention one
-    bound after it): the least such set, whatever order the bindings are looked at in."""
+    a read of any name found so far, in any scope), until nothing new is bound (a binding may
+    mention one bound after it): the least such set, whatever order the bindings are looked
+    at in."""
     names = set(seeds)
     while True:
         before = len(names)
         for binding in bindings:
-            if not binding.targets <= names and (
+            targets = binding.targets | binding.local_targets
+            if not targets <= names and (
                 not binding.imports.isdisjoint(seeds)
                 or not binding.reads.isdisjoint(names)
             ):
-                names.update(binding.targets)
+                names.update(targets)
         if len(names) == before:
             return frozenset(names)
+
+
+def _names_bound_from(
+    module: Module, bindings: tuple[_Binding, ...], seeds: frozenset[str]
+) -> _Bound:
+    """`seeds` and the names and attributes a module (its `bindings`) binds from code
+    mentioning one of them (an import of a dotted name with one of `seeds` among its parts, or
+    a read of any name found so far that the code may see: one bound anywhere, or by a
+    function the code is in), until nothing new is bound (a binding may mention one bound
+    after it): the least such set, whatever order the bindings are looked at in."""
+    anywhere = set(seeds)
+    local: dict[str, dict[ast.AST, None]] = {}
+
+    def sees(binding: _Binding) -> bool:
+        if not binding.imports.isdisjoint(seeds) or not binding.reads.isdisjoint(
+            anywhere
+        ):
+            return True
+        return binding.reads_in is not None and any(
+            module.is_within(binding.reads_in, function)
+            for name in binding.reads
+            for function in local.get(name, ())
+        )
+
+    waiting = list(bindings)
+    while True:
+        left = []
+        for binding in waiting:
+            if not sees(binding):
+                left.append(binding)
+                continue
+            anywhere.update(binding.targets)
+            if binding.local is not None:
+                for name in binding.local_targets:
+                    local.setdefault(name, {})[binding.local] = None
+        if len(left) == len(waiting):
+            return _Bound(
+                frozenset(anywhere),
+                {name: tuple(functions) for name, functions in local.items()},
+            )
+        waiting = left
