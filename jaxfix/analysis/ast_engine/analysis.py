@@ -168,14 +168,26 @@ class Analysis:
         one of those (an import, an assignment, a parameter's default, a `for` or `with`
         target). Anything else is never that API's spelling, whatever its value: a name that
         only a parameter without a default binds where it is read neither (what the
-        function's callers pass is not looked at)."""
+        function's callers pass is not looked at). A name a function binds is read only
+        in it (and code nested in it). The names bound whatever the scopes
+        (`names_bound_from`) hold all of these: most reads are settled by them alone."""
         if isinstance(expr, ast.Attribute):
-            return expr.attr in self._bound(frozenset(names)).anywhere
-        return (
-            isinstance(expr, ast.Name)
-            and self._bound(frozenset(names)).may_read(self.module, expr)
-            and not self._bare_parameter(expr)
-        )
+            spelled = expr.attr
+        elif isinstance(expr, ast.Name):
+            spelled = expr.id
+        else:
+            return False
+        if spelled not in self.names_bound_from(*names):
+            return False
+        if spelled not in names:
+            bound = self._bound(frozenset(names))
+            if not (
+                spelled in bound.anywhere
+                if isinstance(expr, ast.Attribute)
+                else bound.may_read(expr)
+            ):
+                return False
+        return isinstance(expr, ast.Attribute) or not self._bare_parameter(expr)
 
     def _bare_parameter(self, name: ast.Name) -> bool:
         """Whether every binding reaching the read `name` is a parameter without a default
@@ -503,6 +515,7 @@ class _Binding:
     local_targets: frozenset[str] = frozenset()
     local: ast.AST | None = None
     reads_in: ast.AST | None = None
+    every: frozenset[str] = frozenset()  # targets and local_targets
 
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -569,6 +582,7 @@ def _bindings(module: Module) -> tuple[_Binding, ...]:
             frozenset(local - shared),
             scope if local - shared else None,
             reads_in,
+            frozenset(anywhere | local),
         )
 
     # names a function declares `global` or `nonlocal`: bound anywhere it binds them
@@ -657,15 +671,42 @@ class _Bound:
 
     anywhere: frozenset[str]
     local: dict[str, tuple[ast.AST, ...]]
+    around: _FunctionsAround
 
-    def may_read(self, module: Module, name: ast.Name) -> bool:
+    def may_read(self, name: ast.Name) -> bool:
         """Whether the read `name` may be one of the names: bound anywhere, or by a function
         it is read in (or nested in)."""
         if name.id in self.anywhere:
             return True
-        return any(
-            module.is_within(name, function) for function in self.local.get(name.id, ())
-        )
+        functions = self.local.get(name.id)
+        return functions is not None and not self.around(name).isdisjoint(functions)
+
+
+class _FunctionsAround:
+    """The functions (and lambdas) a node of `module` is in, itself included: a node is
+    within a function exactly when the function is among them (`Module.is_within`). Found
+    once per function."""
+
+    def __init__(self, module: Module) -> None:
+        self.parents = module.parents
+        self.found: dict[ast.AST | None, frozenset[ast.AST]] = {None: frozenset()}
+
+    def nearest(self, node: ast.AST) -> ast.AST | None:
+        """The innermost function `node` is in (itself, if one); None: none."""
+        parents = self.parents
+        current: ast.AST | None = node
+        while current is not None and not isinstance(current, _FUNCTIONS):
+            current = parents.get(current)
+        return current
+
+    def __call__(self, node: ast.AST | None) -> frozenset[ast.AST]:
+        parents = self.parents
+        current = None if node is None else self.nearest(node)
+        found = self.found.get(current)
+        if found is None:  # a function, in the module's tree: it has a parent
+            assert current is not None
+            found = self.found[current] = self(parents[current]) | {current}
+        return found
 
 
 def _names_spelled_from(
@@ -680,7 +721,7 @@ def _names_spelled_from(
     while True:
         before = len(names)
         for binding in bindings:
-            targets = binding.targets | binding.local_targets
+            targets = binding.every
             if not targets <= names and (
                 not binding.imports.isdisjoint(seeds)
                 or not binding.reads.isdisjoint(names)
@@ -700,32 +741,52 @@ def _names_bound_from(
     after it): the least such set, whatever order the bindings are looked at in."""
     anywhere = set(seeds)
     local: dict[str, dict[ast.AST, None]] = {}
+    around = _FunctionsAround(module)
 
     def sees(binding: _Binding) -> bool:
         if not binding.imports.isdisjoint(seeds) or not binding.reads.isdisjoint(
             anywhere
         ):
             return True
-        return binding.reads_in is not None and any(
-            module.is_within(binding.reads_in, function)
+        if binding.reads_in is None or binding.reads.isdisjoint(local):
+            return False
+        functions = around(binding.reads_in)
+        return any(
+            not functions.isdisjoint(local[name])
             for name in binding.reads
-            for function in local.get(name, ())
+            if name in local
         )
 
+    # each binding looked at once, then again only when a name it reads is newly bound where
+    # it reads it: the bindings reading each name, by the innermost function they read in
+    readers: dict[str, dict[ast.AST | None, list[_Binding]]] = {}
+    for binding in bindings:
+        where = None if binding.reads_in is None else around.nearest(binding.reads_in)
+        for name in binding.reads:
+            readers.setdefault(name, {}).setdefault(where, []).append(binding)
+    fired: set[int] = set()
     waiting = list(bindings)
-    while True:
-        left = []
-        for binding in waiting:
-            if not sees(binding):
-                left.append(binding)
-                continue
-            anywhere.update(binding.targets)
-            if binding.local is not None:
-                for name in binding.local_targets:
-                    local.setdefault(name, {})[binding.local] = None
-        if len(left) == len(waiting):
-            return _Bound(
-                frozenset(anywhere),
-                {name: tuple(functions) for name, functions in local.items()},
-            )
-        waiting = left
+    while waiting:
+        binding = waiting.pop()
+        if id(binding) in fired or not sees(binding):
+            continue
+        fired.add(id(binding))
+        for name in binding.targets:
+            if name not in anywhere:
+                anywhere.add(name)
+                for group in readers.get(name, {}).values():
+                    waiting.extend(group)
+        function = binding.local
+        if function is not None:
+            for name in binding.local_targets:
+                functions = local.setdefault(name, {})
+                if function not in functions:
+                    functions[function] = None
+                    for where, group in readers.get(name, {}).items():
+                        if function in around(where):
+                            waiting.extend(group)
+    return _Bound(
+        frozenset(anywhere),
+        {name: tuple(functions) for name, functions in local.items()},
+        around,
+    )
