@@ -258,6 +258,28 @@ class Module:
                     statements.append(child)
         return False
 
+    def statements_in_walk_order(self, *kinds: type[ast.stmt]) -> list[ast.stmt]:
+        """The module's statements of these types in the order `ast.walk` visits them
+        (breadth first: by depth, then in source order), found from the index without
+        walking the tree: a statement's source position orders it among statements as the
+        walk's fields do."""
+        found = [
+            (self.depth(node), node.lineno, node.col_offset, node)
+            for node in self.parents  # every node but the module's own
+            if isinstance(node, kinds)
+        ]
+        found.sort(key=lambda item: item[:3])
+        return [item[3] for item in found]
+
+    def depth(self, node: ast.AST) -> int:
+        """How many nodes are above `node` in the module's tree (the module's own: 0)."""
+        parents, depth = self.parents, 0
+        current = parents.get(node)
+        while current is not None:
+            depth += 1
+            current = parents.get(current)
+        return depth
+
     def stores_attribute(self, name: str) -> bool:
         """Whether any code of the module stores `<something>.name`."""
         return name in self._index.stores
