@@ -519,6 +519,22 @@ class _Binding:
 
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+# The node types `_bindings` reads (`ast.parse` makes no subclass).
+_BINDING_KINDS = frozenset(
+    {
+        ast.Import,
+        ast.ImportFrom,
+        ast.Assign,
+        ast.AnnAssign,
+        ast.AugAssign,
+        ast.NamedExpr,
+        ast.For,
+        ast.AsyncFor,
+        ast.comprehension,
+        ast.withitem,
+        ast.arguments,
+    }
+)
 
 
 def _bindings(module: Module) -> tuple[_Binding, ...]:
@@ -533,14 +549,15 @@ def _bindings(module: Module) -> tuple[_Binding, ...]:
         imports: set[str] = set()
         if node is not None:
             for n in walk(node):
-                if isinstance(n, ast.Name):
-                    reads.add(n.id)
-                elif isinstance(n, ast.Attribute):
-                    reads.add(n.attr)
-                elif isinstance(n, ast.alias):
-                    imports.update(n.name.split("."))
-                    if n.asname is not None:
-                        reads.add(n.asname)
+                kind = type(n)  # `ast.parse` makes no subclass
+                if kind is ast.Name:
+                    reads.add(n.id)  # type: ignore[attr-defined]
+                elif kind is ast.Attribute:
+                    reads.add(n.attr)  # type: ignore[attr-defined]
+                elif kind is ast.alias:
+                    imports.update(n.name.split("."))  # type: ignore[attr-defined]
+                    if n.asname is not None:  # type: ignore[attr-defined]
+                        reads.add(n.asname)  # type: ignore[attr-defined]
         return frozenset(reads), frozenset(imports)
 
     def names(targets: Sequence[ast.AST]) -> tuple[set[str], set[str]]:
@@ -555,14 +572,28 @@ def _bindings(module: Module) -> tuple[_Binding, ...]:
                     anywhere.add(item.attr)
         return anywhere, local
 
+    Scoped = tuple[frozenset[str], frozenset[str], set[str], set[str], ast.AST, ast.AST]
+
     def binding(
         source: ast.AST | None, targets: Sequence[ast.AST], scope: ast.AST
-    ) -> _Binding:
+    ) -> Scoped:
         reads, imports = read(source)
         anywhere, local = names(targets)
         return scoped(reads, imports, anywhere, local, scope, scope)
 
     def scoped(
+        reads: frozenset[str],
+        imports: frozenset[str],
+        anywhere: set[str],
+        local: set[str],
+        scope: ast.AST,
+        reads_in: ast.AST,
+    ) -> Scoped:
+        """A binding, made (`made`) once every node is seen: whether its names are declared
+        shared is known then."""
+        return reads, imports, anywhere, local, scope, reads_in
+
+    def made(
         reads: frozenset[str],
         imports: frozenset[str],
         anywhere: set[str],
@@ -587,14 +618,13 @@ def _bindings(module: Module) -> tuple[_Binding, ...]:
 
     # names a function declares `global` or `nonlocal`: bound anywhere it binds them
     declared = set(module.declared_global)
-    declared.update(
-        name
-        for node in module.parents
-        if isinstance(node, ast.Nonlocal)
-        for name in node.names
-    )
-    found: list[_Binding] = []
+    found: list[Scoped] = []
     for node in module.parents:  # every node but the module's own (and contexts)
+        kind = type(node)
+        if kind not in _BINDING_KINDS:
+            if kind is ast.Nonlocal:
+                declared.update(node.names)  # type: ignore[attr-defined]
+            continue
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
                 spelled = alias.asname or alias.name.split(".")[0]
@@ -649,7 +679,9 @@ def _bindings(module: Module) -> tuple[_Binding, ...]:
                     )
                 )
     return tuple(
-        b for b in found if (b.targets or b.local_targets) and (b.reads or b.imports)
+        b
+        for b in (made(*args) for args in found)
+        if (b.targets or b.local_targets) and (b.reads or b.imports)
     )
 
 
