@@ -551,13 +551,13 @@ def _bindings(module: Module) -> tuple[_Binding, ...]:
             for n in walk(node):
                 kind = type(n)  # `ast.parse` makes no subclass
                 if kind is ast.Name:
-                    reads.add(n.id)  # type: ignore[attr-defined]
+                    reads.add(n.id)  # type: ignore[attr-defined]  # the type was tested above
                 elif kind is ast.Attribute:
-                    reads.add(n.attr)  # type: ignore[attr-defined]
+                    reads.add(n.attr)  # type: ignore[attr-defined]  # the type was tested above
                 elif kind is ast.alias:
-                    imports.update(n.name.split("."))  # type: ignore[attr-defined]
-                    if n.asname is not None:  # type: ignore[attr-defined]
-                        reads.add(n.asname)  # type: ignore[attr-defined]
+                    imports.update(n.name.split("."))  # type: ignore[attr-defined]  # the type was tested above
+                    if n.asname is not None:  # type: ignore[attr-defined]  # the type was tested above
+                        reads.add(n.asname)  # type: ignore[attr-defined]  # the type was tested above
         return frozenset(reads), frozenset(imports)
 
     def names(targets: Sequence[ast.AST]) -> tuple[set[str], set[str]]:
@@ -623,7 +623,7 @@ def _bindings(module: Module) -> tuple[_Binding, ...]:
         kind = type(node)
         if kind not in _BINDING_KINDS:
             if kind is ast.Nonlocal:
-                declared.update(node.names)  # type: ignore[attr-defined]
+                declared.update(node.names)  # type: ignore[attr-defined]  # the type was tested above
             continue
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:

@@ -159,34 +159,34 @@ class Module:
             if what is None:
                 continue
             if what is _NAME:
-                if type(node.ctx) is ast.Load:  # type: ignore[attr-defined]
-                    loads.setdefault(node.id, []).append(node)  # type: ignore[attr-defined]
+                if type(node.ctx) is ast.Load:  # type: ignore[attr-defined]  # the type was tested above
+                    loads.setdefault(node.id, []).append(node)  # type: ignore[attr-defined]  # the type was tested above
             elif what is _CALL:
-                calls.append(node)  # type: ignore[arg-type]
+                calls.append(node)  # type: ignore[arg-type]  # the type was tested above
             elif what is _ATTRIBUTE:
-                context = type(node.ctx)  # type: ignore[attr-defined]
+                context = type(node.ctx)  # type: ignore[attr-defined]  # the type was tested above
                 if context is ast.Load:
-                    loads.setdefault(node.attr, []).append(node)  # type: ignore[attr-defined]
+                    loads.setdefault(node.attr, []).append(node)  # type: ignore[attr-defined]  # the type was tested above
                 elif context is ast.Store:
-                    stores.setdefault(node.attr, []).append(node)  # type: ignore[attr-defined,arg-type]
+                    stores.setdefault(node.attr, []).append(node)  # type: ignore[attr-defined,arg-type]  # the type was tested above
             elif what is _EXPR:
-                if type(node.value) is ast.Call:  # type: ignore[attr-defined]
-                    index.bare_calls.append(node.value)  # type: ignore[attr-defined]
+                if type(node.value) is ast.Call:  # type: ignore[attr-defined]  # the type was tested above
+                    index.bare_calls.append(node.value)  # type: ignore[attr-defined]  # the type was tested above
             elif what is _CLASS:
-                classes.append(node)  # type: ignore[arg-type]
+                classes.append(node)  # type: ignore[arg-type]  # the type was tested above
             elif what is _GLOBAL:
-                index.declared.update(node.names)  # type: ignore[attr-defined]
+                index.declared.update(node.names)  # type: ignore[attr-defined]  # the type was tested above
             elif what is _WALRUS:
                 index.walrus = True
             elif what is _BINOP:
-                if type(node.op) is ast.MatMult:  # type: ignore[attr-defined]
-                    index.matmuls.append(node)  # type: ignore[arg-type]
+                if type(node.op) is ast.MatMult:  # type: ignore[attr-defined]  # the type was tested above
+                    index.matmuls.append(node)  # type: ignore[arg-type]  # the type was tested above
             elif what is _WITH:
-                withs.append(node)  # type: ignore[arg-type]
+                withs.append(node)  # type: ignore[arg-type]  # the type was tested above
             else:  # an import
                 index.imported.update(
                     (alias.asname or alias.name).partition(".")[0]
-                    for alias in node.names  # type: ignore[attr-defined]
+                    for alias in node.names  # type: ignore[attr-defined]  # the type was tested above
                 )
         return index
 
