@@ -52,9 +52,11 @@ _PARALLEL_MIN_BYTES = 16 * 1024
 # A worker holding more than this after a file is replaced by a fresh one: the modules it
 # keeps parsed between files, and what its allocator does not give back after a module whose
 # questions parsed much of the tree, would otherwise add up to several times one file's need.
-# (JAX tree, --select ALL, 2 workers: peak 296 MB at 256 MB, 244 MB at 150 MB for the same
-# CPU; 237 MB at 100 MB for 15% more: one file's questions alone reach ~100 MB.)
-_WORKER_MAX_RESIDENT = 150 * 1024 * 1024
+# Replacements are forked by a fork server as small as the first workers (jaxfix/check/pool.py).
+# (JAX tree, --select ALL, 2 workers, with the fork server: peak 188-211 MB at 150 MB, 188-207
+# MB at 100 MB, 169 MB at 80 MB, 182 MB at 64 MB for ~10% more CPU than at 150 MB: one file's
+# questions alone reach ~90 MB, jax/_src/test_util.py's.)
+_WORKER_MAX_RESIDENT = 80 * 1024 * 1024
 # Replaced files are held open until the run's writes are confirmed; at most this many at once.
 _MAX_OPEN_LATE_CHECKS = 256
 

@@ -221,7 +221,6 @@ class AbstractMeshBesideOtherSize(Rule):
         """Whether the module calls `AbstractMesh(...)`: where a mesh is built by hand (the
         rule looks no further, so that a module without one costs no lowering's values)."""
         analysis = self.analysis
-        tree = analysis.module.tree
         names = {  # what an import binds AbstractMesh to (checked by the engine after)
             alias.asname or alias.name
             for node in analysis.module.parents  # every node but the module's own
@@ -229,15 +228,14 @@ class AbstractMeshBesideOtherSize(Rule):
             for alias in node.names
             if alias.name == "AbstractMesh"
         }
-        return any(
-            isinstance(n, ast.Call)
-            and (
-                (isinstance(n.func, ast.Attribute) and n.func.attr == "AbstractMesh")
-                or (isinstance(n.func, ast.Name) and n.func.id in names)
-            )
-            and analysis.called_api(n) is Api.ABSTRACT_MESH
-            for n in ast.walk(tree)
-        )
+        spelled = [  # the calls spelled so, asked in the order ast.walk visits them
+            n
+            for n in analysis.module.calls
+            if (isinstance(n.func, ast.Attribute) and n.func.attr == "AbstractMesh")
+            or (isinstance(n.func, ast.Name) and n.func.id in names)
+        ]
+        spelled.sort(key=analysis.module.depth)  # breadth first: by depth, stable
+        return any(analysis.called_api(n) is Api.ABSTRACT_MESH for n in spelled)
 
     def _jit_keywords(self, expr: ast.expr) -> Mapping[str, ast.expr] | None:
         """jit's keywords where `expr` is written as a jitted function: `jax.jit(f, ...)`,

@@ -381,6 +381,48 @@ def test_text_of_a_node_of_another_module_is_as_written_there(tmp_path):
         ("def g(fn):\n    fn = fn or jax.shard_map\n    return fn(f)", True),
         ("fn = jax.shard_map\ndef g(fn):\n    return [fn(f) for fn in fns]", True),
         ("from mylib import smap\nsmap(f)", False),
+        # a name a function binds is its own: another function's name of the same spelling
+        # is not bound from it (jax's lax.py binds `operand` from pjit code in one function
+        # of hundreds reading their own `operand`)
+        ("def g():\n    fn = jax.shard_map\n    return fn(f)", True),
+        ("def h():\n    fn = jax.shard_map\ndef g(fn=None):\n    return fn(f)", False),
+        (
+            "def h():\n    fn = jax.shard_map\ndef g():\n    fn = make()\n    return fn(f)",
+            False,
+        ),
+        ("def g():\n    a = jax.shard_map\n    b = a\n    return b(f)", True),
+        (
+            "def h():\n    a = jax.shard_map\ndef g():\n    b = a\n    return b(f)",
+            False,
+        ),
+        (
+            "def h():\n    fn = jax.shard_map\n    def g():\n        return fn(f)\n",
+            True,
+        ),
+        (
+            "def h():\n    global fn\n    fn = jax.shard_map\ndef g():\n    return fn(f)",
+            True,
+        ),
+        (
+            "def h():\n    fn = None\n    def k():\n        nonlocal fn\n"
+            "        fn = jax.shard_map\n    k()\n    return fn(f)",
+            True,
+        ),
+        (
+            "class A:\n    sm = jax.shard_map\n    def g(self):\n        return self.sm(f)",
+            True,
+        ),
+        ("def h():\n    sm = jax.shard_map\ndef g(o):\n    return o.sm(f)", False),
+        (
+            "def h():\n    from jax import shard_map as sm\ndef g():\n    return sm(f)",
+            False,
+        ),
+        ("def g():\n    from jax import shard_map as sm\n    return sm(f)", True),
+        ("g = lambda fn=jax.shard_map: fn(f)", True),
+        (
+            "def h(fn=jax.shard_map):\n    pass\ndef g(fn=None):\n    return fn(f)",
+            False,
+        ),
     ],
 )
 def test_a_callee_that_may_be_an_api(tmp_path, source, may):

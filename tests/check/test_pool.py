@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from jaxfix.check import engine, runner
+from jaxfix.check import engine, pool, runner
 from jaxfix.check.run import Run
 from jaxfix.check.runner import run_files
 from jaxfix.settings.options import Options
@@ -178,7 +178,7 @@ def _watch_reading(
     real = runner._settle_cheaply
 
     def settle(path, *args, **kwargs):
-        seen.append((path.name, [p.pid for p in multiprocessing.active_children()]))
+        seen.append((path.name, pool.running()))
         if path.name == interrupt_at:
             raise KeyboardInterrupt
         return real(path, *args, **kwargs)
@@ -209,7 +209,7 @@ def test_a_worker_starts_at_the_first_file_to_parse_while_the_rest_is_read(
     assert [len(workers) for _, workers in seen[1:]] == [
         1
     ] * 10  # one file to parse: one worker
-    assert results[0].fixed is not None and not multiprocessing.active_children()
+    assert results[0].fixed is not None and not pool.running()
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
@@ -234,7 +234,7 @@ def test_an_interrupt_while_reading_stops_the_workers_started_early(
     with pytest.raises(KeyboardInterrupt):
         run_files(Run(Options()).scoped(files), files, write=True, jobs=2)
     started = {pid for _, workers in seen for pid in workers}
-    assert started and not multiprocessing.active_children()
+    assert started and not pool.running()
     assert not any(_alive(pid) for pid in started)
     assert all(path.read_text() == VIOLATION + PADDING * 3 for path in files[:1])
 
@@ -249,8 +249,6 @@ needs_proc = pytest.mark.skipif(
 def test_a_worker_grown_past_the_limit_is_replaced_and_every_file_checked(
     tmp_path, monkeypatch
 ):
-    from jaxfix.check import pool
-
     started = []
     start = pool.Workers._start
 
@@ -267,7 +265,7 @@ def test_a_worker_grown_past_the_limit_is_replaced_and_every_file_checked(
     assert all(r.fixed == (FIXED + PADDING).encode() for r in results)
     # two to begin with, then a fresh one after each file but the last ones
     assert len(set(started)) == len(started) >= 5
-    assert not multiprocessing.active_children()
+    assert not pool.running()
 
 
 @needs_proc
@@ -277,8 +275,6 @@ def test_a_workers_private_pages_are_counted_only_when_the_cheap_bounds_leave_it
     """Counting a worker's private pages walks its whole memory (several ms a file): not
     done when all it has resident is within the limit, nor when its anonymous memory less
     what it may share with its parent is past it."""
-    from jaxfix.check import pool
-
     counted = []
     monkeypatch.setattr(
         pool, "_resident", lambda pid: counted.append(pid) or 2**62
@@ -299,8 +295,6 @@ def test_a_workers_private_pages_are_counted_only_when_the_cheap_bounds_leave_it
 
 @needs_proc
 def test_a_worker_within_the_limit_serves_the_whole_run(tmp_path, monkeypatch):
-    from jaxfix.check import pool
-
     started = []
     start = pool.Workers._start
     monkeypatch.setattr(
@@ -322,8 +316,6 @@ def test_what_a_forked_worker_shares_with_a_large_parent_is_not_its_growth(
 ):
     """A parent holding more than a worker may keep (a language server, a test process that
     loaded JAX): its forked workers share that memory, and still serve the whole run."""
-    from jaxfix.check import pool
-
     held = bytearray(300 * 1024 * 1024)  # written, so resident: more than the limit
     held[::4096] = b"x" * len(held[::4096])
     started = []
@@ -361,3 +353,49 @@ def test_forked_workers_share_the_word_index_the_parent_built(tmp_path, monkeypa
     results = run_files(Run(Options()).scoped(files), files, write=False, jobs=2)
     assert all(r.fixed is not None for r in results)
     assert readers.read_text().split() == [str(os.getpid())] * len(files)
+
+
+@pytest.mark.skipif(not pool._can_serve(), reason="workers forked by a fork server")
+def test_replacements_start_as_small_as_the_first_workers(tmp_path, monkeypatch):
+    """Replacement workers are forked by the fork server, forked with the first workers: what
+    this process holds after that (here 200 MB, as a run's parent holds every file it read
+    and every result) is in none of them. The server and every worker are gone at the end."""
+    sizes = tmp_path / "sizes"
+    real_check, real_settle = engine.check_file, runner._settle_cheaply
+    held: list[bytearray] = []
+    servers: list[int] = []
+
+    def check_file(run, path, source, *facts):
+        with open("/proc/self/statm") as statm, sizes.open("a") as out:
+            out.write(f"{os.getpid()} {os.getppid()} {statm.read().split()[1]}\n")
+        return real_check(run, path, source, *facts)
+
+    def settle(path, *args, **kwargs):
+        if path.name == "ok5.py":  # read after the first workers started
+            grown = bytearray(200 * 1024 * 1024)
+            grown[::4096] = b"x" * len(grown[::4096])  # written: resident
+            held.append(grown)
+        return real_settle(path, *args, **kwargs)
+
+    server = pool._ForkServer.__init__
+
+    def recorded(self, *args):
+        server(self, *args)
+        servers.append(self.pid)
+
+    monkeypatch.setattr(engine, "check_file", check_file)
+    monkeypatch.setattr(runner, "_settle_cheaply", settle)
+    monkeypatch.setattr(pool._ForkServer, "__init__", recorded)
+    monkeypatch.setattr(runner, "_WORKER_MAX_RESIDENT", 1)  # every worker has grown
+    files = _tree(tmp_path, {})
+    results = run_files(Run(Options()).scoped(files), files, write=False, jobs=2)
+    assert all(r.fixed == (FIXED + PADDING).encode() for r in results)
+    page = os.sysconf("SC_PAGE_SIZE")
+    seen = [line.split() for line in sizes.read_text().splitlines()]
+    assert len(servers) == 1 and {int(ppid) for _, ppid, _ in seen} == set(servers)
+    assert len({pid for pid, _, _ in seen}) == len(seen) == 6  # a fresh one for each
+    assert max(int(pages) * page for _, _, pages in seen) < 150 * 1024 * 1024 + min(
+        int(pages) * page for _, _, pages in seen
+    )
+    assert not pool.running() and not _alive(servers[0])
+    held.clear()

@@ -71,7 +71,8 @@ class Analysis:
         # this module's, from a log or a run (asking through a proxy: no cycle keeps this
         # Analysis, and so its module's tree, alive once the run lets go of it)
         self.evidence = EvidenceMap(weakref.proxy(self), evidence)
-        self._bound_from: dict[frozenset[str], frozenset[str]] = {}
+        self._bound_from: dict[frozenset[str], _Bound] = {}
+        self._spelled_from: dict[frozenset[str], frozenset[str]] = {}
 
     @property
     def path(self) -> Path:
@@ -167,14 +168,26 @@ class Analysis:
         one of those (an import, an assignment, a parameter's default, a `for` or `with`
         target). Anything else is never that API's spelling, whatever its value: a name that
         only a parameter without a default binds where it is read neither (what the
-        function's callers pass is not looked at)."""
+        function's callers pass is not looked at). A name a function binds is read only
+        in it (and code nested in it). The names bound whatever the scopes
+        (`names_bound_from`) hold all of these: most reads are settled by them alone."""
         if isinstance(expr, ast.Attribute):
-            return expr.attr in self._binding_names(frozenset(names))
-        return (
-            isinstance(expr, ast.Name)
-            and expr.id in self._binding_names(frozenset(names))
-            and not self._bare_parameter(expr)
-        )
+            spelled = expr.attr
+        elif isinstance(expr, ast.Name):
+            spelled = expr.id
+        else:
+            return False
+        if spelled not in self.names_bound_from(*names):
+            return False
+        if spelled not in names:
+            bound = self._bound(frozenset(names))
+            if not (
+                spelled in bound.anywhere
+                if isinstance(expr, ast.Attribute)
+                else bound.may_read(expr)
+            ):
+                return False
+        return isinstance(expr, ast.Attribute) or not self._bare_parameter(expr)
 
     def _bare_parameter(self, name: ast.Name) -> bool:
         """Whether every binding reaching the read `name` is a parameter without a default
@@ -232,13 +245,20 @@ class Analysis:
 
     def names_bound_from(self, *names: str) -> frozenset[str]:
         """`names` and the names and attributes this module binds from code mentioning one of
-        them (`may_denote`'s test): a read spelled otherwise never denotes one of them."""
-        return self._binding_names(frozenset(names))
+        them, whatever the scopes: a read spelled otherwise never denotes one of them
+        (`may_denote` also tells the scopes apart)."""
+        key = frozenset(names)
+        found = self._spelled_from.get(key)
+        if found is None:
+            found = self._spelled_from[key] = _names_spelled_from(self._bindings, key)
+        return found
 
-    def _binding_names(self, names: frozenset[str]) -> frozenset[str]:
+    def _bound(self, names: frozenset[str]) -> _Bound:
         found = self._bound_from.get(names)
         if found is None:
-            found = self._bound_from[names] = _names_bound_from(self._bindings, names)
+            found = self._bound_from[names] = _names_bound_from(
+                self.module, self._bindings, names
+            )
         return found
 
     @cached_property
@@ -488,46 +508,123 @@ class _Binding:
 
     reads: frozenset[str]
     imports: frozenset[str]
-    targets: frozenset[str]
+    targets: frozenset[str]  # read anywhere: attributes, names of the module or a class
+    # The names it binds in a function's (or lambda's) own scope, `local`: read only there
+    # or in code nested in it; and the scope its source is read in (the module's tree, a
+    # class, a function).
+    local_targets: frozenset[str] = frozenset()
+    local: ast.AST | None = None
+    reads_in: ast.AST | None = None
+    every: frozenset[str] = frozenset()  # targets and local_targets
+
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+# The node types `_bindings` reads (`ast.parse` makes no subclass).
+_BINDING_KINDS = frozenset(
+    {
+        ast.Import,
+        ast.ImportFrom,
+        ast.Assign,
+        ast.AnnAssign,
+        ast.AugAssign,
+        ast.NamedExpr,
+        ast.For,
+        ast.AsyncFor,
+        ast.comprehension,
+        ast.withitem,
+        ast.arguments,
+    }
+)
 
 
 def _bindings(module: Module) -> tuple[_Binding, ...]:
     """Every binding of `module` that may carry a value from one name to another: imports,
-    assignments, `for` and `with` targets, parameters' defaults (one walk of the module)."""
+    assignments, `for` and `with` targets, parameters' defaults (one walk of the module).
+    A name a function binds (not declared `global` or `nonlocal` anywhere in the module) is
+    its own: `operand = pjit.with_sharding_constraint(...)` in one function says nothing of
+    `operand` in the others."""
 
     def read(node: ast.AST | None) -> tuple[frozenset[str], frozenset[str]]:
         reads: set[str] = set()
         imports: set[str] = set()
         if node is not None:
             for n in walk(node):
-                if isinstance(n, ast.Name):
-                    reads.add(n.id)
-                elif isinstance(n, ast.Attribute):
-                    reads.add(n.attr)
-                elif isinstance(n, ast.alias):
-                    imports.update(n.name.split("."))
-                    if n.asname is not None:
-                        reads.add(n.asname)
+                kind = type(n)  # `ast.parse` makes no subclass
+                if kind is ast.Name:
+                    reads.add(n.id)  # type: ignore[attr-defined]  # the type was tested above
+                elif kind is ast.Attribute:
+                    reads.add(n.attr)  # type: ignore[attr-defined]  # the type was tested above
+                elif kind is ast.alias:
+                    imports.update(n.name.split("."))  # type: ignore[attr-defined]  # the type was tested above
+                    if n.asname is not None:  # type: ignore[attr-defined]  # the type was tested above
+                        reads.add(n.asname)  # type: ignore[attr-defined]  # the type was tested above
         return frozenset(reads), frozenset(imports)
 
-    def bound(target: ast.AST) -> set[str]:
-        """The name a target binds (`x`, `self.x`: x), or its items' (`a, *b`)."""
-        if isinstance(target, ast.Name):
-            return {target.id}
-        if isinstance(target, ast.Attribute):
-            return {target.attr}
-        if isinstance(target, ast.Starred):
-            return bound(target.value)
-        if isinstance(target, (ast.Tuple, ast.List)):
-            return {n for item in target.elts for n in bound(item)}
-        return set()
+    def names(targets: Sequence[ast.AST]) -> tuple[set[str], set[str]]:
+        """The names `targets` bind anywhere (attributes), and the names they bind."""
+        anywhere: set[str] = set()
+        local: set[str] = set()
+        for target in targets:
+            for item in _target_items(target):
+                if isinstance(item, ast.Name):
+                    local.add(item.id)
+                else:
+                    anywhere.add(item.attr)
+        return anywhere, local
 
-    def binding(source: ast.AST | None, targets: Sequence[ast.AST]) -> _Binding:
+    Scoped = tuple[frozenset[str], frozenset[str], set[str], set[str], ast.AST, ast.AST]
+
+    def binding(
+        source: ast.AST | None, targets: Sequence[ast.AST], scope: ast.AST
+    ) -> Scoped:
         reads, imports = read(source)
-        return _Binding(reads, imports, frozenset(n for t in targets for n in bound(t)))
+        anywhere, local = names(targets)
+        return scoped(reads, imports, anywhere, local, scope, scope)
 
-    found: list[_Binding] = []
+    def scoped(
+        reads: frozenset[str],
+        imports: frozenset[str],
+        anywhere: set[str],
+        local: set[str],
+        scope: ast.AST,
+        reads_in: ast.AST,
+    ) -> Scoped:
+        """A binding, made (`made`) once every node is seen: whether its names are declared
+        shared is known then."""
+        return reads, imports, anywhere, local, scope, reads_in
+
+    def made(
+        reads: frozenset[str],
+        imports: frozenset[str],
+        anywhere: set[str],
+        local: set[str],
+        scope: ast.AST,
+        reads_in: ast.AST,
+    ) -> _Binding:
+        """A binding in `scope` of `local` names: a function's own unless declared shared."""
+        if isinstance(scope, _FUNCTIONS):
+            shared = local & declared
+        else:  # the module's or a class's: read anywhere (`A.x`, `module.x`)
+            shared = local
+        return _Binding(
+            reads,
+            imports,
+            frozenset(anywhere | shared),
+            frozenset(local - shared),
+            scope if local - shared else None,
+            reads_in,
+            frozenset(anywhere | local),
+        )
+
+    # names a function declares `global` or `nonlocal`: bound anywhere it binds them
+    declared = set(module.declared_global)
+    found: list[Scoped] = []
     for node in module.parents:  # every node but the module's own (and contexts)
+        kind = type(node)
+        if kind not in _BINDING_KINDS:
+            if kind is ast.Nonlocal:
+                declared.update(node.names)  # type: ignore[attr-defined]  # the type was tested above
+            continue
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
                 spelled = alias.asname or alias.name.split(".")[0]
@@ -543,44 +640,185 @@ def _bindings(module: Module) -> tuple[_Binding, ...]:
                     if isinstance(node, ast.ImportFrom)
                     else set(name.split("."))
                 )
+                scope = module.scope_of(node)
                 found.append(
-                    _Binding(frozenset(), frozenset(parts), frozenset({spelled}))
+                    scoped(
+                        frozenset(), frozenset(parts), set(), {spelled}, scope, scope
+                    )
                 )
         elif isinstance(node, ast.Assign):
-            found.append(binding(node.value, node.targets))
+            found.append(binding(node.value, node.targets, module.scope_of(node)))
         elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
-            found.append(binding(node.value, [node.target]))
+            # `:=` in a comprehension binds in the function around it, as `scope_of` says
+            found.append(binding(node.value, [node.target], module.scope_of(node)))
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-            found.append(binding(node.iter, [node.target]))
+            found.append(binding(node.iter, [node.target], module.scope_of(node)))
         elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-            found.append(binding(node.context_expr, [node.optional_vars]))
+            found.append(
+                binding(node.context_expr, [node.optional_vars], module.scope_of(node))
+            )
         elif isinstance(node, ast.arguments):
             positional = [*node.posonlyargs, *node.args]
             defaults = [
                 *zip(positional[len(positional) - len(node.defaults) :], node.defaults),
                 *zip(node.kwonlyargs, node.kw_defaults),
             ]
+            function = module.parents.get(node)  # the parameters are its own
             for argument, default in defaults:
+                if default is None:  # a keyword-only parameter without one
+                    continue
                 reads, imports = read(default)
-                found.append(_Binding(reads, imports, frozenset({argument.arg})))
-    return tuple(b for b in found if b.targets and (b.reads or b.imports))
+                found.append(
+                    scoped(
+                        reads,
+                        imports,
+                        set(),
+                        {argument.arg},
+                        module.tree if function is None else function,
+                        module.scope_of(default),  # read around the definition
+                    )
+                )
+    return tuple(
+        b
+        for b in (made(*args) for args in found)
+        if (b.targets or b.local_targets) and (b.reads or b.imports)
+    )
 
 
-def _names_bound_from(
+def _target_items(target: ast.AST) -> list[ast.Name | ast.Attribute]:
+    """The names and attributes a target binds (`x`, `self.x`, the items of `a, *b`)."""
+    if isinstance(target, (ast.Name, ast.Attribute)):
+        return [target]
+    if isinstance(target, ast.Starred):
+        return _target_items(target.value)
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for item in target.elts for n in _target_items(item)]
+    return []
+
+
+@dataclass(frozen=True)
+class _Bound:
+    """What `_names_bound_from` found: names and attributes that may be read anywhere
+    (`anywhere`), and names bound only in functions' own scopes, each with those functions."""
+
+    anywhere: frozenset[str]
+    local: dict[str, tuple[ast.AST, ...]]
+    around: _FunctionsAround
+
+    def may_read(self, name: ast.Name) -> bool:
+        """Whether the read `name` may be one of the names: bound anywhere, or by a function
+        it is read in (or nested in)."""
+        if name.id in self.anywhere:
+            return True
+        functions = self.local.get(name.id)
+        return functions is not None and not self.around(name).isdisjoint(functions)
+
+
+class _FunctionsAround:
+    """The functions (and lambdas) a node of `module` is in, itself included: a node is
+    within a function exactly when the function is among them (`Module.is_within`). Found
+    once per function."""
+
+    def __init__(self, module: Module) -> None:
+        self.parents = module.parents
+        self.found: dict[ast.AST | None, frozenset[ast.AST]] = {None: frozenset()}
+
+    def nearest(self, node: ast.AST) -> ast.AST | None:
+        """The innermost function `node` is in (itself, if one); None: none."""
+        parents = self.parents
+        current: ast.AST | None = node
+        while current is not None and not isinstance(current, _FUNCTIONS):
+            current = parents.get(current)
+        return current
+
+    def __call__(self, node: ast.AST | None) -> frozenset[ast.AST]:
+        parents = self.parents
+        current = None if node is None else self.nearest(node)
+        found = self.found.get(current)
+        if found is None:  # a function, in the module's tree: it has a parent
+            assert current is not None
+            found = self.found[current] = self(parents[current]) | {current}
+        return found
+
+
+def _names_spelled_from(
     bindings: tuple[_Binding, ...], seeds: frozenset[str]
 ) -> frozenset[str]:
     """`seeds` and the names and attributes a module (its `bindings`) binds from code
     mentioning one of them (an import of a dotted name with one of `seeds` among its parts, or
-    a read of any name found so far), until nothing new is bound (a binding may mention one
-    bound after it): the least such set, whatever order the bindings are looked at in."""
+    a read of any name found so far, in any scope), until nothing new is bound (a binding may
+    mention one bound after it): the least such set, whatever order the bindings are looked
+    at in."""
     names = set(seeds)
     while True:
         before = len(names)
         for binding in bindings:
-            if not binding.targets <= names and (
+            targets = binding.every
+            if not targets <= names and (
                 not binding.imports.isdisjoint(seeds)
                 or not binding.reads.isdisjoint(names)
             ):
-                names.update(binding.targets)
+                names.update(targets)
         if len(names) == before:
             return frozenset(names)
+
+
+def _names_bound_from(
+    module: Module, bindings: tuple[_Binding, ...], seeds: frozenset[str]
+) -> _Bound:
+    """`seeds` and the names and attributes a module (its `bindings`) binds from code
+    mentioning one of them (an import of a dotted name with one of `seeds` among its parts, or
+    a read of any name found so far that the code may see: one bound anywhere, or by a
+    function the code is in), until nothing new is bound (a binding may mention one bound
+    after it): the least such set, whatever order the bindings are looked at in."""
+    anywhere = set(seeds)
+    local: dict[str, dict[ast.AST, None]] = {}
+    around = _FunctionsAround(module)
+
+    def sees(binding: _Binding) -> bool:
+        if not binding.imports.isdisjoint(seeds) or not binding.reads.isdisjoint(
+            anywhere
+        ):
+            return True
+        if binding.reads_in is None or binding.reads.isdisjoint(local):
+            return False
+        functions = around(binding.reads_in)
+        return any(
+            not functions.isdisjoint(local[name])
+            for name in binding.reads
+            if name in local
+        )
+
+    # each binding looked at once, then again only when a name it reads is newly bound where
+    # it reads it: the bindings reading each name, by the innermost function they read in
+    readers: dict[str, dict[ast.AST | None, list[_Binding]]] = {}
+    for binding in bindings:
+        where = None if binding.reads_in is None else around.nearest(binding.reads_in)
+        for name in binding.reads:
+            readers.setdefault(name, {}).setdefault(where, []).append(binding)
+    fired: set[int] = set()
+    waiting = list(bindings)
+    while waiting:
+        binding = waiting.pop()
+        if id(binding) in fired or not sees(binding):
+            continue
+        fired.add(id(binding))
+        for name in binding.targets:
+            if name not in anywhere:
+                anywhere.add(name)
+                for group in readers.get(name, {}).values():
+                    waiting.extend(group)
+        function = binding.local
+        if function is not None:
+            for name in binding.local_targets:
+                functions = local.setdefault(name, {})
+                if function not in functions:
+                    functions[function] = None
+                    for where, group in readers.get(name, {}).items():
+                        if function in around(where):
+                            waiting.extend(group)
+    return _Bound(
+        frozenset(anywhere),
+        {name: tuple(functions) for name, functions in local.items()},
+        around,
+    )

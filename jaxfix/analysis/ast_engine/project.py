@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from jaxfix.analysis.ast_engine.fields import own_fields
+from jaxfix.analysis.ast_engine.fields import _OWN_FIELDS, own_fields
 from jaxfix.analysis.ast_engine.flow import scope_names
 from jaxfix.analysis.ast_engine.values import Unknown
 from jaxfix.sources.file_io import ReadError, open_regular, read_regular
@@ -67,6 +67,27 @@ class Record:
     files: set[Path] = field(default_factory=set)  # parsed or read: their bytes
     places: dict[Path, str] = field(default_factory=dict)  # path -> what was there
     lookups: set[Lookup] = field(default_factory=set)
+
+
+# What `Module._index` records of a node, by its type.
+_NAME, _CALL, _ATTRIBUTE, _EXPR, _CLASS, _GLOBAL, _WALRUS, _BINOP, _WITH, _IMPORT = (
+    "name", "call", "attribute", "expr", "class", "global", "walrus", "binop", "with",
+    "import",
+)  # fmt: skip
+_KINDS: dict[type, str] = {
+    ast.Name: _NAME,
+    ast.Call: _CALL,
+    ast.Attribute: _ATTRIBUTE,
+    ast.Expr: _EXPR,
+    ast.ClassDef: _CLASS,
+    ast.Global: _GLOBAL,
+    ast.NamedExpr: _WALRUS,
+    ast.BinOp: _BINOP,
+    ast.With: _WITH,
+    ast.AsyncWith: _WITH,
+    ast.Import: _IMPORT,
+    ast.ImportFrom: _IMPORT,
+}
 
 
 @dataclass
@@ -113,48 +134,59 @@ class Module:
         matrix products (what rules look at besides calls), the names imports bind."""
         index = _Index({}, {}, set(), [], {}, [], [], False, [], [], set())
         parents, loads, calls = index.parents, index.loads, index.calls
+        stores, classes, withs = index.stores, index.classes, index.withs
+        kinds, fields_of, node_type = _KINDS, _OWN_FIELDS, ast.AST
         stack: list[ast.AST] = [self.tree]
+        push, pop = stack.append, stack.pop
         while stack:
-            node = stack.pop()
+            node = pop()
+            kind = type(node)
             # ast.iter_child_nodes, inlined (the hot loop), pushed last child first, the
             # fields that hold names, constants, contexts or operators not read (fields.py)
-            for name in own_fields(type(node)):
+            fields = fields_of.get(kind)
+            for name in own_fields(kind) if fields is None else fields:
                 value = getattr(node, name, None)
                 if type(value) is list:
                     for item in reversed(value):
-                        if isinstance(item, ast.AST):
+                        if isinstance(item, node_type):
                             parents[item] = node
-                            stack.append(item)
-                elif isinstance(value, ast.AST):
+                            push(item)
+                elif isinstance(value, node_type):
                     parents[value] = node
-                    stack.append(value)
-            if isinstance(node, ast.Name):
-                if isinstance(node.ctx, ast.Load):
-                    loads.setdefault(node.id, []).append(node)
-            elif isinstance(node, ast.Call):
-                calls.append(node)
-            elif isinstance(node, ast.Attribute):
-                if isinstance(node.ctx, ast.Load):
-                    loads.setdefault(node.attr, []).append(node)
-                elif isinstance(node.ctx, ast.Store):
-                    index.stores.setdefault(node.attr, []).append(node)
-            elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-                index.bare_calls.append(node.value)
-            elif isinstance(node, ast.ClassDef):
-                index.classes.append(node)
-            elif isinstance(node, ast.Global):
-                index.declared.update(node.names)
-            elif isinstance(node, ast.NamedExpr):
+                    push(value)
+            # what is recorded of it, by its own type: `ast.parse` makes no subclass
+            what = kinds.get(kind)
+            if what is None:
+                continue
+            if what is _NAME:
+                if type(node.ctx) is ast.Load:  # type: ignore[attr-defined]  # the type was tested above
+                    loads.setdefault(node.id, []).append(node)  # type: ignore[attr-defined]  # the type was tested above
+            elif what is _CALL:
+                calls.append(node)  # type: ignore[arg-type]  # the type was tested above
+            elif what is _ATTRIBUTE:
+                context = type(node.ctx)  # type: ignore[attr-defined]  # the type was tested above
+                if context is ast.Load:
+                    loads.setdefault(node.attr, []).append(node)  # type: ignore[attr-defined]  # the type was tested above
+                elif context is ast.Store:
+                    stores.setdefault(node.attr, []).append(node)  # type: ignore[attr-defined,arg-type]  # the type was tested above
+            elif what is _EXPR:
+                if type(node.value) is ast.Call:  # type: ignore[attr-defined]  # the type was tested above
+                    index.bare_calls.append(node.value)  # type: ignore[attr-defined]  # the type was tested above
+            elif what is _CLASS:
+                classes.append(node)  # type: ignore[arg-type]  # the type was tested above
+            elif what is _GLOBAL:
+                index.declared.update(node.names)  # type: ignore[attr-defined]  # the type was tested above
+            elif what is _WALRUS:
                 index.walrus = True
-            elif isinstance(node, ast.BinOp):
-                if isinstance(node.op, ast.MatMult):
-                    index.matmuls.append(node)
-            elif isinstance(node, (ast.With, ast.AsyncWith)):
-                index.withs.append(node)
-            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            elif what is _BINOP:
+                if type(node.op) is ast.MatMult:  # type: ignore[attr-defined]  # the type was tested above
+                    index.matmuls.append(node)  # type: ignore[arg-type]  # the type was tested above
+            elif what is _WITH:
+                withs.append(node)  # type: ignore[arg-type]  # the type was tested above
+            else:  # an import
                 index.imported.update(
                     (alias.asname or alias.name).partition(".")[0]
-                    for alias in node.names
+                    for alias in node.names  # type: ignore[attr-defined]  # the type was tested above
                 )
         return index
 
@@ -225,6 +257,28 @@ class Module:
                 if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
                     statements.append(child)
         return False
+
+    def statements_in_walk_order(self, *kinds: type[ast.stmt]) -> list[ast.stmt]:
+        """The module's statements of these types in the order `ast.walk` visits them
+        (breadth first: by depth, then in source order), found from the index without
+        walking the tree: a statement's source position orders it among statements as the
+        walk's fields do."""
+        found = [
+            (self.depth(node), node.lineno, node.col_offset, node)
+            for node in self.parents  # every node but the module's own
+            if isinstance(node, kinds)
+        ]
+        found.sort(key=lambda item: item[:3])
+        return [item[3] for item in found]
+
+    def depth(self, node: ast.AST) -> int:
+        """How many nodes are above `node` in the module's tree (the module's own: 0)."""
+        parents, depth = self.parents, 0
+        current = parents.get(node)
+        while current is not None:
+            depth += 1
+            current = parents.get(current)
+        return depth
 
     def stores_attribute(self, name: str) -> bool:
         """Whether any code of the module stores `<something>.name`."""

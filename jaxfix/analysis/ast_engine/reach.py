@@ -124,7 +124,9 @@ class Reach:
             module = self.engine.project.module(importer)
             if not isinstance(module, Module):
                 continue
-            for statement in ast.walk(module.tree):
+            for statement in module.statements_in_walk_order(
+                ast.Import, ast.ImportFrom
+            ):
                 if isinstance(statement, ast.ImportFrom) and not statement.level:
                     dotted = statement.module or ""
                     names = [f"{dotted}.{a.name}" for a in statement.names]
@@ -179,7 +181,9 @@ class Reach:
             searched = word is None or word in module.source
             if not searched and depth >= 2:
                 continue  # neither a function of it nor its imports are looked at
-            for node in ast.walk(module.tree):
+            for node in module.statements_in_walk_order(
+                ast.FunctionDef, ast.AsyncFunctionDef, ast.ImportFrom
+            ):
                 if (
                     searched
                     and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
