@@ -302,14 +302,21 @@ class _Walk:
                 expr, keys = expr.elts[keys[0]], keys[1:]
                 continue
             if isinstance(expr, ast.Dict) and keys and isinstance(keys[0], str):
-                values = [
-                    v
-                    for k, v in zip(expr.keys, expr.values)
-                    if k is None or _key(k) == keys[0]
-                ]
-                if len(values) != 1 or any(k is None for k in expr.keys):
+                entry = _entry(expr, keys[0])
+                if entry is None:
                     return Unknown(f"the dict at {where} has no one entry {keys[0]!r}")
-                expr, keys = values[0], keys[1:]
+                if entry[1]:  # `{**base, ...}` without the key: `base`'s entry
+                    expr = entry[0]
+                else:
+                    expr, keys = entry[0], keys[1:]
+                continue
+            if (
+                isinstance(expr, ast.DictComp)
+                and keys
+                and isinstance(keys[0], str)
+                and (copied := _copied_items(expr)) is not None
+            ):  # `{k: v for k, v in raw.items() if k in FIELDS}`: `raw`'s entry, kept
+                expr = copied
                 continue
             if (
                 isinstance(expr, ast.Call)
@@ -856,6 +863,17 @@ class _Walk:
             and callee.function.wrapped_by == "classmethod"
         ):  # `Config.from_file()`: `cls` is the class
             callee, skipped = replace(callee.function, wrapped_by=None), 1
+        elif (
+            isinstance(callee, BoundMethod)
+            and isinstance(callee.function.node, ast.FunctionDef)
+            and isinstance(call.func, ast.Attribute)
+            and callee.function.wrapped_by in (None, "staticmethod")
+            and not callee.function.bound
+        ):  # `obj.method(...)`: `self` is `obj` (a staticmethod takes no `self`)
+            skipped = 1 if callee.function.wrapped_by is None else 0
+            callee = replace(callee.function, wrapped_by=None)
+        elif (own := self._own_method(module, call)) is not None:
+            callee, skipped = own, 1
         if isinstance(callee, Function) and isinstance(callee.node, ast.FunctionDef):
             if callee.wrapped_by is not None:
                 return None
@@ -1528,12 +1546,7 @@ class _Walk:
         in the function's own statements before the read, to `name` followed by a leading
         part of the fields still to read; None when there is none. Such an assignment in a
         branch or a loop stops the walk."""
-        fields = []
-        for key in keys:
-            if not isinstance(key, _Field):
-                break
-            fields.append(key.name)
-        if not fields:
+        if not keys:
             return None
         function: ast.AST | None = module.parents.get(name)
         statement: ast.AST = name
@@ -1556,19 +1569,15 @@ class _Walk:
                     )
                     target = targets[0] if len(targets) == 1 else None
                     chain = (
-                        _attribute_chain(target, name.id)
-                        if target is not None
-                        else None
+                        _stored_chain(target, name.id) if target is not None else None
                     )
                     if chain is None:
-                        if any(
-                            _attribute_chain(t, name.id) is not None for t in targets
-                        ):
+                        if any(_stored_chain(t, name.id) is not None for t in targets):
                             return Unknown(
                                 f"`{name.id}` is assigned with others at {module.path.name}:{module.line(node)}"
                             )
                         continue
-                    if chain and chain == fields[: len(chain)]:
+                    if chain and chain == keys[: len(chain)]:
                         if node is not earlier or isinstance(node, ast.AugAssign):
                             return Unknown(
                                 f"`{_text(module, node)}` is set in a branch or a loop at {module.path.name}:{module.line(node)}"
@@ -1577,11 +1586,41 @@ class _Walk:
                         found = (node.value, keys[len(chain) :])
         return found
 
-    def _own_class(self, module: Module, call: ast.Call) -> Class | None:
-        """`cls(...)` in a classmethod of a class of this module: that class."""
+    def _own_method(self, module: Module, call: ast.Call) -> Function | None:
+        """`cls.build(...)` in a classmethod of a class of this module (`cls` not assigned
+        there): that class's own classmethod `build` (its `cls` is the same class)."""
+        func = call.func
+        if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name):
+            return None
+        cls = self._own_class(module, ast.Call(func=func.value, args=[], keywords=[]), call)
+        if cls is None:
+            return None
+        methods = [
+            s
+            for s in cls.node.body
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and s.name == func.attr
+        ]
+        if (
+            len(methods) != 1
+            or not isinstance(methods[0], ast.FunctionDef)
+            or not any(
+                isinstance(d, ast.Name) and d.id == "classmethod"
+                for d in methods[0].decorator_list
+            )
+            or len(methods[0].decorator_list) != 1
+        ):
+            return None
+        return Function(methods[0], module.path)
+
+    def _own_class(
+        self, module: Module, call: ast.Call, at: ast.AST | None = None
+    ) -> Class | None:
+        """`cls(...)` in a classmethod of a class of this module: that class (`at`: the
+        node `call` stands for, when it is made for the question)."""
         if not isinstance(call.func, ast.Name):
             return None
-        node: ast.AST | None = module.parents.get(call)
+        node: ast.AST | None = module.parents.get(at or call)
         while node is not None and not isinstance(
             node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
         ):
@@ -1940,6 +1979,7 @@ class _Walk:
             for node in ast.walk(module.tree):
                 if (
                     not isinstance(node, ast.Subscript)
+                    or not isinstance(node.ctx, ast.Load)  # a store reads nothing
                     or node in inner
                     or node in self.read
                 ):
@@ -2036,20 +2076,155 @@ def _bound(
     call: ast.Call, function: ast.FunctionDef | ast.AsyncFunctionDef, skipped: int
 ) -> dict[str, ast.expr] | str | None:
     """`call`'s arguments by `function`'s parameter names, the first `skipped` of them not
-    passed (`self`: bound to the receiver, `call.func`'s object); a string: why not."""
+    passed (`self`: bound to the receiver, `call.func`'s object); a string: why not.
+
+    As Python binds them: a `*seq` argument passes its items to the positional parameters
+    from its place on (parameter `i` gets `seq[i - place]`); the `**kwargs` parameter gets
+    the keywords no parameter names (`{"shape": ...}`, with a `**mapping` argument's items
+    first); a `**mapping` argument gives each parameter no other argument passes its entry of
+    that name (`mapping["shape"]`). These are expressions made for the walk, placed at the
+    argument they read."""
     args = function.args
-    if args.vararg or args.kwarg:
-        return f"`{function.name}` takes *args or **kwargs"
-    names = [p.arg for p in (*args.posonlyargs, *args.args)]
-    signature = Signature(
-        tuple(names[skipped:]),
-        tuple(p.arg for p in args.kwonlyargs),
-        max(len(args.posonlyargs) - skipped, 0),
-    )
-    bound = bind_arguments(call, signature)
-    if bound is not None and skipped and names and isinstance(call.func, ast.Attribute):
-        bound = {names[0]: call.func.value, **bound}
+    names = [p.arg for p in (*args.posonlyargs, *args.args)][skipped:]
+    keyword_only = [p.arg for p in args.kwonlyargs]
+    starred = [i for i, a in enumerate(call.args) if isinstance(a, ast.Starred)]
+    spread = [k.value for k in call.keywords if k.arg is None]
+    if (
+        not starred
+        and not spread
+        and not args.kwarg
+        and (not args.vararg or len(call.args) <= len(names))
+    ):
+        signature = Signature(
+            tuple(names),
+            tuple(keyword_only),
+            max(len(args.posonlyargs) - skipped, 0),
+        )
+        bound = bind_arguments(call, signature)
+    else:
+        bound = _bound_spread(call, function, names, keyword_only, skipped)
+        if isinstance(bound, str):
+            return bound
+    if bound is not None and skipped and isinstance(call.func, ast.Attribute):
+        first = [p.arg for p in (*args.posonlyargs, *args.args)]
+        if first:
+            bound = {first[0]: call.func.value, **bound}
     return bound
+
+
+def _bound_spread(
+    call: ast.Call,
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    names: list[str],
+    keyword_only: list[str],
+    skipped: int,
+) -> dict[str, ast.expr] | str | None:
+    """`_bound` for a call that unpacks `*seq` or `**mapping`, or a function taking
+    `**kwargs` (or more positional arguments into `*args`)."""
+    args = function.args
+    bound: dict[str, ast.expr] = {}
+    positional_only = max(len(args.posonlyargs) - skipped, 0)
+    for index, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            if index != len(call.args) - 1:
+                return f"`{function.name}` is called with `*` before other arguments"
+            for offset, name in enumerate(names[index:]):
+                item = ast.Subscript(
+                    value=arg.value, slice=ast.Constant(offset), ctx=ast.Load()
+                )
+                bound[name] = ast.copy_location(item, arg)
+            break
+        if index >= len(names):
+            if args.vararg is None:
+                return None
+            break  # into `*args`, which the walk does not follow
+        bound[names[index]] = arg
+    extra: list[ast.keyword] = []
+    for keyword in call.keywords:
+        name = keyword.arg
+        if name is None:
+            continue
+        if name in names[:positional_only] or (
+            name not in names and name not in keyword_only
+        ):
+            if args.kwarg is None:
+                return None
+            extra.append(keyword)
+            continue
+        if name in bound and not isinstance(bound[name], ast.Subscript):
+            return None
+        bound[name] = keyword.value
+    spread = [k.value for k in call.keywords if k.arg is None]
+    if len(spread) > 1:
+        return f"`{function.name}` is called with more than one `**` argument"
+    if spread:
+        for name in [*names[positional_only:], *keyword_only]:
+            if name not in bound:
+                item = ast.Subscript(
+                    value=spread[0], slice=ast.Constant(name), ctx=ast.Load()
+                )
+                bound[name] = ast.copy_location(item, spread[0])
+    if args.kwarg is not None:
+        entries = ast.Dict(
+            keys=[*([None] if spread else []), *(ast.Constant(k.arg) for k in extra)],
+            values=[*spread, *(k.value for k in extra)],
+        )
+        bound[args.kwarg.arg] = ast.copy_location(entries, call)
+    return bound
+
+
+def _entry(node: ast.Dict, key: str) -> tuple[ast.expr, bool] | None:
+    """The value a dict display gives `key`: its one entry of that key after its last
+    `**mapping` (`(value, False)`), else that mapping, when it is the display's only one and
+    no entry before it names the key (`(mapping, True)`: the key is still to read there);
+    None otherwise."""
+    spread = [i for i, k in enumerate(node.keys) if k is None]
+    after = spread[-1] + 1 if spread else 0
+    named = [
+        node.values[i]
+        for i in range(after, len(node.keys))
+        if _key(node.keys[i]) == key  # type: ignore[arg-type]
+    ]
+    before = [
+        i
+        for i in range(after)
+        if node.keys[i] is not None and _key(node.keys[i]) == key  # type: ignore[arg-type]
+    ]
+    if named:
+        return (named[0], False) if len(named) == 1 else None
+    if len(spread) != 1 or before:
+        return None
+    return node.values[spread[0]], True
+
+
+def _copied_items(node: ast.DictComp) -> ast.expr | None:
+    """`raw` of `{k: v for k, v in raw.items() if ...}`: a comprehension keeping some of a
+    mapping's entries as they are (its conditions only drop entries); None for any other."""
+    if len(node.generators) != 1:
+        return None
+    (loop,) = node.generators
+    if (
+        loop.is_async
+        or not isinstance(loop.target, ast.Tuple)
+        or len(loop.target.elts) != 2
+        or not all(isinstance(e, ast.Name) for e in loop.target.elts)
+        or not isinstance(loop.iter, ast.Call)
+        or not isinstance(loop.iter.func, ast.Attribute)
+        or loop.iter.func.attr != "items"
+        or loop.iter.args
+        or loop.iter.keywords
+    ):
+        return None
+    key, value = (e.id for e in loop.target.elts)  # type: ignore[attr-defined]
+    if (
+        not isinstance(node.key, ast.Name)
+        or node.key.id != key
+        or not isinstance(node.value, ast.Name)
+        or node.value.id != value
+        or key == value
+    ):
+        return None
+    return loop.iter.func.value
 
 
 def _joined(
@@ -2173,11 +2348,18 @@ def _default(function: ast.FunctionDef, name: str) -> ast.expr | None:
     return defaults.get(name)
 
 
-def _attribute_chain(target: ast.expr, name: str) -> list[str] | None:
-    """`name.a.b` as `["a", "b"]` (`name` alone: `[]`); None for another target."""
-    chain: list[str] = []
-    while isinstance(target, ast.Attribute):
-        chain.insert(0, target.attr)
+def _stored_chain(target: ast.expr, name: str) -> list[Key] | None:
+    """`name.a["b"].c` as `[_Field("a"), "b", _Field("c")]` (`name` alone: `[]`), the keys
+    literal; None for another target (or a key that is not a literal)."""
+    chain: list[Key] = []
+    while isinstance(target, (ast.Attribute, ast.Subscript)):
+        if isinstance(target, ast.Attribute):
+            chain.insert(0, _Field(target.attr))
+        else:
+            key = _key(target.slice)
+            if key is None:
+                return None
+            chain.insert(0, key)
         target = target.value
     return chain if isinstance(target, ast.Name) and target.id == name else None
 
