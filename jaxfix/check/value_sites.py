@@ -82,6 +82,7 @@ def with_value_sites(
             chains[0][0],
             _differing_axis(item.facts),
             _differing_name(item.facts),
+            _inner_sizes(item.facts),
         )
         if isinstance(written, Unknown):
             origin = _origin_site(item, path, written, ours, item.facts)
@@ -208,6 +209,12 @@ def _differing_axis(facts: tuple[Facts, ...]) -> int | None:
     return differing[0] if len(differing) == 1 else None
 
 
+def _inner_sizes(facts: tuple[Facts, ...]) -> tuple[int, ...] | None:
+    """The inner mesh's sizes, when every record (of `facts`) agrees on them."""
+    new = {m.axis_sizes for f in facts if (m := f.get("new")) is not None}
+    return next(iter(new)) if len(new) == 1 and all(new) else None
+
+
 def _differing_name(facts: tuple[Facts, ...]) -> str | None:
     """The name of `_differing_axis`'s axis, when the inner mesh's names are known."""
     axis = _differing_axis(facts)
@@ -279,6 +286,7 @@ def _along_each(
             frames,
             _differing_axis(facts),
             _differing_name(facts),
+            _inner_sizes(facts),
         )
         if isinstance(written, Unknown):
             computed = _origin_site(item, path, written, ours, facts)

@@ -169,15 +169,18 @@ def written_at(
     frames: tuple[tuple[Path, int], ...],
     axis: int | None = None,
     axis_name: str | None = None,
+    sizes: tuple[int, ...] | None = None,
 ) -> Written | Unknown:
     """Where the sizes of the mesh built at the innermost of `frames` (outermost first, each
     placed in the tree and checked) are written. With `axis` (the one whose size must change),
     sizes written as a literal of separate values (`(cfg.dp, cfg.tp)`) are followed to where
     that axis's value is written; with its name too, sizes read from a mapping by axis name
-    (`tuple(sizes.get(name, 1) for name in AXES)`) are followed to that name's entry."""
+    (`tuple(sizes.get(name, 1) for name in AXES)`) are followed to that name's entry. With
+    `sizes` (the mesh's sizes in the run), a table read by a key the code does not write is
+    followed to the one entry that holds them."""
     if not frames:
         return Unknown("the run noted no frame that built the mesh")
-    return _Walk(evaluator, list(reversed(frames)), axis, axis_name).start()
+    return _Walk(evaluator, list(reversed(frames)), axis, axis_name, sizes).start()
 
 
 class _Walk:
@@ -187,11 +190,13 @@ class _Walk:
         frames: list[tuple[Path, int]],
         axis: int | None = None,
         axis_name: str | None = None,
+        sizes: tuple[int, ...] | None = None,
     ) -> None:
         self.evaluator = evaluator
         self.frames = frames  # innermost first
         self.axis = axis  # the axis whose size is followed alone, once in a literal
         self.axis_name = axis_name  # its name, once the sizes are read by axis name
+        self.sizes = sizes  # the inner mesh's sizes in the run, when its records agree
         self.scalar = False  # following that one axis's size
         self.fields: list[str] = []  # the `.field`s read on the way
         self.depth = 0  # the frame the walk is in
@@ -336,6 +341,9 @@ class _Walk:
                 key = _key(expr.slice)
                 if key is None and isinstance(expr.slice, ast.Name):
                     key = self._passed_literal(module, expr.slice)
+                if key is None and (matched := self._matched(module, expr, keys)):
+                    module, expr = matched
+                    continue
                 if key is None:
                     return Unknown(
                         f"`{_text(module, expr)}` at {where} is not read by a literal key"
@@ -598,6 +606,58 @@ class _Walk:
         if _assigned_once(target, expr.attr) is not None:
             return None
         return Function(defined[0], target.path)
+
+    def _matched(
+        self, module: Module, read: ast.Subscript, keys: list[Key]
+    ) -> tuple[Module, ast.expr] | None:
+        """`TABLE[name]` where the code does not say which key the run read (a flag, a
+        config's string): the one entry of the dict literal `TABLE` that holds the sizes the
+        run built (read with `keys`, what is still to read: the whole sizes, or the size of
+        the axis followed), when no other entry does; None otherwise."""
+        if self.sizes is None or any(not isinstance(k, (str, int)) for k in keys):
+            return None
+        table_at = self._table(module, read.value)
+        if table_at is None:
+            return None
+        owner, table = table_at
+        if any(k is None or _key(k) is None for k in table.keys):
+            return None
+        whole = (  # `(dp, tp)` read from `TABLE[name]` by position: the entry holds them all
+            self.scalar and bool(keys) and keys[-1] == self.axis
+        )
+        read_keys = keys[:-1] if whole else keys
+        wanted: object = (
+            self.sizes[self.axis]
+            if self.scalar and self.axis is not None and not whole
+            else self.sizes
+        )
+        found = []
+        for value in table.values:
+            for key in read_keys:
+                if isinstance(value, (ast.Tuple, ast.List)) and isinstance(key, int):
+                    value = value.elts[key] if 0 <= key < len(value.elts) else None
+                elif isinstance(value, ast.Dict) and isinstance(key, str):
+                    entry = _entry(value, key)
+                    value = entry[0] if entry is not None and not entry[1] else None
+                else:
+                    value = None
+                if value is None:
+                    break
+            literal = _literal_value(value) if value is not None else None
+            if literal is not None and literal == wanted:
+                found.append(value)
+            elif literal is None:
+                return None  # an entry jaxfix cannot read may hold them too
+        if len(found) != 1:
+            return None
+        # the entry itself: what is still to read was read above
+        self.read.add(read)
+        self.modules.setdefault(owner.path, owner)
+        entry = next(v for v in table.values if _contains(v, found[0]))
+        self.label = (
+            self.label or f"{_text(module, read.value)}[{_shown_entry(table, entry)}]"
+        )
+        return owner, entry
 
     def _table(self, module: Module, expr: ast.expr) -> tuple[Module, ast.Dict] | None:
         """The dict literal `TABLE` (or `module.TABLE`) is assigned once, and its module."""
@@ -1592,7 +1652,9 @@ class _Walk:
         func = call.func
         if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name):
             return None
-        cls = self._own_class(module, ast.Call(func=func.value, args=[], keywords=[]), call)
+        cls = self._own_class(
+            module, ast.Call(func=func.value, args=[], keywords=[]), call
+        )
         if cls is None:
             return None
         methods = [
@@ -2225,6 +2287,24 @@ def _copied_items(node: ast.DictComp) -> ast.expr | None:
     ):
         return None
     return loop.iter.func.value
+
+
+def _literal_value(node: ast.expr) -> int | tuple[int, ...] | None:
+    """An integer literal's value, or a tuple (list) of integer literals' as a tuple."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, (ast.Tuple, ast.List)) and _integers(node):
+        return tuple(e.value for e in node.elts)  # type: ignore[attr-defined]
+    return None
+
+
+def _contains(outer: ast.AST, inner: ast.AST) -> bool:
+    return any(node is inner for node in ast.walk(outer))
+
+
+def _shown_entry(table: ast.Dict, entry: ast.expr) -> str:
+    key = next(k for k, v in zip(table.keys, table.values) if v is entry)
+    return repr(_key(key)) if key is not None else "?"
 
 
 def _joined(
