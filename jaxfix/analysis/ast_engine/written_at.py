@@ -392,12 +392,12 @@ class _Walk:
                         return into
             if (
                 isinstance(expr, ast.Call)
-                and not keys
+                and (not keys or isinstance(keys[0], int))
                 and len(expr.args) == 1
                 and not expr.keywords
                 and not isinstance(expr.args[0], ast.Starred)
                 and self._qualified(module, expr.func) in _COPIES
-            ):  # tuple(sizes): the same integers
+            ):  # tuple(sizes): the same integers, item `i` the same one
                 expr = expr.args[0]
                 continue
             if isinstance(expr, ast.Call) and keys:

@@ -1,0 +1,37 @@
+import math
+import unittest
+
+import jax
+
+from models import runner
+from models.config import ModelConfig
+
+
+class TestModels(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        explicit = (jax.sharding.AxisType.Explicit,) * 2
+        cls.mesh = jax.make_mesh((4, 2), ("data", "model"), axis_types=explicit)
+
+    def _model(self, config):
+        return runner.Model(config, self.mesh)
+
+    def test_small_decode(self):
+        assert self._model(ModelConfig.small(True)).decode_sizes() == (8, 1)
+
+    def test_large_decode(self):
+        sizes = self._model(ModelConfig.large(True)).decode_sizes()
+        assert math.prod(sizes) == 8
+
+    def test_hosts_decode(self):
+        sizes = self._model(ModelConfig.hosts()).decode_sizes()
+        assert math.prod(sizes) == 8
+
+    def test_eval_layout_dp(self):
+        flags = runner.parse(["--eval-layout", "dp"])
+        assert self._model(ModelConfig.small()).eval_sizes(flags) == (8, 1)
+
+    def test_eval_layout_dp_tpsp(self):
+        flags = runner.parse(["--eval-layout", "dp_tpsp"])
+        sizes = self._model(ModelConfig.small()).eval_sizes(flags)
+        assert math.prod(sizes) == 8

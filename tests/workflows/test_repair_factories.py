@@ -1,0 +1,51 @@
+"""`jaxfix repair` on tests/repair_projects/factories, under real JAX on both tiers: a frozen
+dataclass built by per-size classmethods through a `cls._from_param(**kwargs)` factory (the
+model class holding it, built by a test helper method) is resized at the failing size's
+factory keyword; a layout read from a table by an argparse flag's value and unpacked into the
+mesh factory (`create_abstract_mesh(*layout)`) is changed in the one entry holding the run's
+sizes. The working sizes (the small config's keyword, the "dp" layout) are never changed, and
+a size computed from the process count is named with its line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codemods.test_real_jax import JAX_VERSIONS
+from workflows.test_repair import (
+    changed,
+    copied,
+    python,
+    repair_with_pytest,
+    snapshot,
+)
+
+PROJECT = Path(__file__).parents[1] / "repair_projects" / "factories"
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_a_factory_keyword_and_a_flag_chosen_table_entry_are_changed_where_written(
+    tmp_path, version
+):
+    tree = copied(PROJECT, tmp_path / "factories")
+    before = snapshot(tree)
+    code, report, _ = repair_with_pytest(
+        tree, tmp_path, python(version), "--unsafe-fixes", "-q"
+    )
+    assert code == 1, report  # the size computed from the process count is left
+    assert changed(before, tree) == {"models/config.py", "models/layouts.py"}
+    after = snapshot(tree)
+    assert after["models/config.py"] == before["models/config.py"].replace(
+        b"decode_mesh_shape=(2, 2)", b"decode_mesh_shape=(4, 2)"
+    )
+    assert after["models/layouts.py"] == before["models/layouts.py"].replace(
+        b'"dp_tpsp": (2, 2)', b'"dp_tpsp": (4, 2)'
+    )
+    (left,) = report["left"]
+    assert (left["path"], left["line"]) == ("models/runner.py", 28)
+    assert (
+        "`2 * jax.process_count()`, written at models/config.py:32 and computed from "
+        "`jax.process_count()` when it runs"
+    ) in left["detail"]
