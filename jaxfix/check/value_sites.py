@@ -159,8 +159,14 @@ def _at_caller(
     assert callers is not None
     placed: list[ValueSite] = []
     why = None
+    # the run noted where the out_sharding's mesh was put in force: it is the context mesh
+    out_entered = any((o.role, o.kind) == ("out", "entered") for o in item.origins)
     for frames in callers:
-        passed = gather_input_passed_by(engine.evaluator, frames)  # type: ignore[attr-defined]
+        passed = gather_input_passed_by(
+            engine.evaluator,  # type: ignore[attr-defined]
+            frames,
+            out_entered,
+        )
         if isinstance(passed, Unknown):
             why = why or passed.why
             continue

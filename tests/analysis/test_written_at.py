@@ -1380,3 +1380,41 @@ def test_a_table_read_by_a_key_the_code_does_not_write_needs_one_entry_of_the_ru
     assert isinstance(found, Unknown) and "not read by a literal key" in found.why, (
         found
     )
+
+
+HOST_SCALED = """\
+import jax
+from jax.sharding import AbstractMesh
+
+
+def create(dp, tp):
+    return AbstractMesh((dp, tp), ("data", "model"))
+
+
+def stage(tp, stages):
+    dp = {size}
+    return create(dp, tp)
+"""
+
+
+@pytest.mark.parametrize(
+    "size",
+    [
+        "jax.local_device_count() // tp // stages",
+        "stages * jax.process_count()",
+        "min(8, jax.device_count()) // stages",
+    ],
+)
+def test_a_host_count_scaled_by_other_values_is_computed_where_written(tmp_path, size):
+    source = HOST_SCALED.replace("{size}", size)
+    found = _walk_sized(tmp_path, source, (11, 6), 0, (2, 2))
+    assert isinstance(found, Computed), found
+    assert found.module.line(found.node) == 10 and found.mixed
+    assert "and other values when it runs" in found.why
+
+
+@pytest.mark.parametrize("size", ["tp + jax.device_count()", "stages // tp"])
+def test_a_size_not_scaled_from_the_host_is_not_computed_from_it(tmp_path, size):
+    source = HOST_SCALED.replace("{size}", size)
+    found = _walk_sized(tmp_path, source, (11, 6), 0, (2, 2))
+    assert isinstance(found, Unknown) and not isinstance(found, Computed), found

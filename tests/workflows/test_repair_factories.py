@@ -3,8 +3,10 @@ dataclass built by per-size classmethods through a `cls._from_param(**kwargs)` f
 model class holding it, built by a test helper method) is resized at the failing size's
 factory keyword; a layout read from a table by an argparse flag's value and unpacked into the
 mesh factory (`create_abstract_mesh(*layout)`) is changed in the one entry holding the run's
-sizes. The working sizes (the small config's keyword, the "dp" layout) are never changed, and
-a size computed from the process count is named with its line."""
+sizes. A gather's input on one mesh of a NamedTuple container, its out_sharding (a local
+`NamedSharding`) on the other, entered around the jitted call: the input is moved there.
+The working sizes (the small config's keyword, the "dp" layout) and the working gather are
+never changed, and a size computed from the process count is named with its line."""
 
 from __future__ import annotations
 
@@ -35,13 +37,26 @@ def test_a_factory_keyword_and_a_flag_chosen_table_entry_are_changed_where_writt
         tree, tmp_path, python(version), "--unsafe-fixes", "-q"
     )
     assert code == 1, report  # the size computed from the process count is left
-    assert changed(before, tree) == {"models/config.py", "models/layouts.py"}
+    assert changed(before, tree) == {
+        "models/config.py",
+        "models/layouts.py",
+        "models/gather.py",
+    }
     after = snapshot(tree)
     assert after["models/config.py"] == before["models/config.py"].replace(
         b"decode_mesh_shape=(2, 2)", b"decode_mesh_shape=(4, 2)"
     )
     assert after["models/layouts.py"] == before["models/layouts.py"].replace(
         b'"dp_tpsp": (2, 2)', b'"dp_tpsp": (4, 2)'
+    )
+    # the out_sharding's mesh is a NamedTuple's attribute, entered around the call: the
+    # input is moved onto it at the call; the working gather is never changed
+    gather = after["models/gather.py"].decode()
+    assert "    train = meshes.train\n    with jax.set_mesh(train):\n" in gather
+    assert "NamedSharding(train, jax.typeof(losses).sharding.spec)" in gather
+    assert gather.count("with jax.set_mesh(meshes.train):") == 1  # the working one
+    assert gather.endswith(
+        before["models/gather.py"].decode().split("def gather_train_losses")[1]
     )
     (left,) = report["left"]
     assert (left["path"], left["line"]) == ("models/runner.py", 28)

@@ -500,9 +500,25 @@ class _Walk:
 
     def _host_bound(self, module: Module, expr: ast.expr) -> list[str] | None:
         """`min(num_experts, jax.local_device_count() // 2)`: a `min` or `max` one of whose
-        arguments is computed from the host alone; the size is written here whichever
+        arguments is computed from the host alone (or a product or quotient one of whose
+        operands is: `jax.local_device_count() // self.tp`); the size is written here whichever
         argument wins on a host (unlike a branch, which may pass a literal written
         elsewhere through), so it is this expression's (its host reads), else None."""
+        if isinstance(expr, ast.BinOp) and isinstance(
+            expr.op, (ast.Mult, ast.FloorDiv, ast.Div)
+        ):
+            # `jax.local_device_count() // self.tp // args.stages`: the host's count scaled
+            # by other values; a literal here is right on one host only, whatever they are
+            found = []
+            for side in (expr.left, expr.right):
+                reads = self._host_only(module, side)
+                if reads is None:
+                    reads = self._host_bound(module, side)
+                found.append(reads)
+            if found[0] is not None and found[1] is not None:
+                return None  # the host's alone: _host_only's
+            reads = found[0] or found[1]
+            return reads or None
         if (
             not isinstance(expr, ast.Call)
             or expr.keywords
@@ -2572,7 +2588,9 @@ class PassedBy:
 
 
 def gather_input_passed_by(
-    evaluator: Evaluator, frames: tuple[tuple[Path, int], ...]
+    evaluator: Evaluator,
+    frames: tuple[tuple[Path, int], ...],
+    out_entered: bool = False,
 ) -> PassedBy | Unknown:
     """For a `top_level_all_gather(x, P(...))` the run raised at (the innermost of `frames`,
     outermost first: the caller's line, then the gather's), whose input `x` is a parameter of
@@ -2582,7 +2600,10 @@ def gather_input_passed_by(
     (a jitted function, a method through `self`). When that argument is itself a parameter of
     the caller's function, which it never assigns, and no `with` is around the call there (a
     helper between the caller that sets the context and the gather), the walk goes on to the
-    argument the next frame the run noted passes for it, and so on up the run's frames."""
+    argument the next frame the run noted passes for it, and so on up the run's frames.
+    With `out_entered` (the run noted where the out_sharding's mesh was put in force: it is
+    the context mesh, and the rule moves the input only under that `with`), the out_sharding
+    may be any expression (`NamedSharding(meshes.train, P(reduced=...))` in a local)."""
     if len(frames) < 2:
         return Unknown("the run noted no caller of the gather's function")
     (caller_path, caller_line), (path, line) = frames[-2:]
@@ -2605,7 +2626,11 @@ def gather_input_passed_by(
     args = bind_arguments(gather, SIGNATURES[Api.TOP_LEVEL_ALL_GATHER])
     x, out = (args or {}).get("xs"), (args or {}).get("out_sharding")
     if not isinstance(x, ast.Name) or not (
-        isinstance(out, ast.Call) and walk._api(module, out.func) is Api.PARTITION_SPEC
+        out_entered
+        or (
+            isinstance(out, ast.Call)
+            and walk._api(module, out.func) is Api.PARTITION_SPEC
+        )
     ):
         return Unknown(
             "the gather's input is not a name, or its out_sharding not a bare PartitionSpec"

@@ -35,3 +35,15 @@ class TestModels(unittest.TestCase):
         flags = runner.parse(["--eval-layout", "dp_tpsp"])
         sizes = self._model(ModelConfig.small()).eval_sizes(flags)
         assert math.prod(sizes) == 8
+
+
+def test_gather_eval_losses():
+    from models.gather import gather_eval_losses
+
+    assert float(gather_eval_losses(jax.numpy.arange(8.0))) == 28.0
+
+
+def test_gather_train_losses():
+    from models.gather import gather_train_losses
+
+    assert float(gather_train_losses(jax.numpy.arange(8.0))) == 28.0
