@@ -1418,3 +1418,100 @@ def test_a_size_not_scaled_from_the_host_is_not_computed_from_it(tmp_path, size)
     source = HOST_SCALED.replace("{size}", size)
     found = _walk_sized(tmp_path, source, (11, 6), 0, (2, 2))
     assert isinstance(found, Unknown) and not isinstance(found, Computed), found
+
+
+RECIPES = """\
+from dataclasses import dataclass
+
+from jax.sharding import AbstractMesh
+
+
+@dataclass
+class Recipe:
+    margin: int = 0
+    mesh_shape: tuple[int, int] = (4, 2)
+
+
+@dataclass
+class Delayed(Recipe):
+    history: int = 16
+
+
+@dataclass
+class Block(Recipe):
+    mesh_shape: tuple[int, int] = (8, 1)
+
+
+@dataclass
+class Tiled(Recipe):
+    mesh_shape: tuple[int, int] = (2, 2)
+
+
+def recipe_named(name):
+    match name:
+        case "delayed":
+            return Delayed()
+        case "block":
+            return Block()
+        case "tiled":
+            return Tiled()
+        case _:
+            raise ValueError(name)
+
+
+def create(dp, tp):
+    return AbstractMesh((dp, tp), ("data", "model"))
+
+
+def quantized(recipe=None):
+    if recipe is None:
+        recipe = Delayed()
+    return create(*recipe.mesh_shape)
+
+
+def run(flags):
+    return quantized(recipe_named(flags.recipe))
+"""
+
+
+def test_the_one_return_holding_the_run_s_sizes_is_followed_to_its_inherited_field(
+    tmp_path,
+):
+    # `recipe` is the argument (the `None` default is replaced only when none is passed);
+    # `recipe_named` returns one of three dataclasses by a flag's name: the one whose
+    # field default (its own, or a base's) holds the run's sizes (2, 2) is the one; it
+    # is given its own sizes where it is built (the default is every instance's)
+    found = _walk_sized(tmp_path, RECIPES, (50, 46, 40), 0, (2, 2))
+    assert not isinstance(found, Unknown), found
+    assert found.keyword == "mesh_shape" and found.axis is None
+    assert ast.unparse(found.node) == "Tiled()"
+
+
+@pytest.mark.parametrize(
+    ("sizes", "change"),
+    [
+        ((4, 2), ("raise ValueError(name)", "return Recipe()")),  # two hold (4, 2)
+        ((2, 2), ("(2, 2)", "(8, 1)")),  # two hold (8, 1) now, none (2, 2)
+        ((2, 2), ("return Tiled()", "return make_tiled()")),  # one jaxfix cannot read
+        (
+            (2, 2),
+            (
+                "    return quantized(recipe_named(",
+                "    return quantized(None or recipe_named(",
+            ),
+        ),
+    ],
+)
+def test_several_returns_with_no_one_holding_the_run_s_sizes_end_the_walk(
+    tmp_path, sizes, change
+):
+    source = RECIPES if change is None else RECIPES.replace(*change)
+    found = _walk_sized(tmp_path, source, (50, 46, 40), 0, sizes)
+    assert isinstance(found, Unknown), found
+
+
+def test_a_none_the_caller_passes_is_replaced_by_the_default_built_there(tmp_path):
+    source = RECIPES.replace("quantized(recipe_named(flags.recipe))", "quantized(None)")
+    found = _walk_sized(tmp_path, source, (50, 46, 40), 0, (4, 2))
+    assert not isinstance(found, Unknown), found
+    assert ast.unparse(found.node) == "Delayed()" and found.node.lineno == 45

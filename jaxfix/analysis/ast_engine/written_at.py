@@ -197,6 +197,7 @@ class _Walk:
         self.axis = axis  # the axis whose size is followed alone, once in a literal
         self.axis_name = axis_name  # its name, once the sizes are read by axis name
         self.sizes = sizes  # the inner mesh's sizes in the run, when its records agree
+        self.literal: tuple[Module, ast.expr] | None = None  # the last literal reached
         self.scalar = False  # following that one axis's size
         self.fields: list[str] = []  # the `.field`s read on the way
         self.depth = 0  # the frame the walk is in
@@ -262,6 +263,7 @@ class _Walk:
                     continue
             if isinstance(expr, (ast.Tuple, ast.List)) and not keys and not self.scalar:
                 if _integers(expr):
+                    self.literal = (module, expr)
                     return narrowest or Written(
                         module, expr, self.label or _text(module, expr)
                     )
@@ -292,6 +294,7 @@ class _Walk:
                 and isinstance(expr, ast.Constant)
                 and type(expr.value) is int
             ):
+                self.literal = (module, expr)
                 return self._one_axis(narrowest) or Written(
                     module, expr, self.label or _text(module, expr), axis=self.axis
                 )
@@ -675,6 +678,65 @@ class _Walk:
         )
         return owner, entry
 
+    def _matching_return(
+        self,
+        entering: tuple[ast.FunctionDef, ast.Call, Module, int],
+        target: Module,
+        returns: list[ast.expr],
+        keys: list[Key],
+    ) -> ast.expr | None:
+        """Of a function's several `return`s, the one whose value, read with `keys`, is a
+        literal holding the run's sizes, when every return's is a literal jaxfix reads and
+        no other holds them; None otherwise."""
+        if self.sizes is None or len(returns) > _MAX_STEPS:
+            return None
+        saved = dict(vars(self))
+        found = []
+        try:
+            for value in returns:
+                self.__dict__.update(
+                    {
+                        k: (list(v) if isinstance(v, list) else set(v))
+                        if isinstance(v, (list, set))
+                        else v
+                        for k, v in saved.items()
+                    }
+                )
+                self.modules = dict(saved["modules"])
+                self.literal = None
+                self.entered.append(entering)
+                reached = self._follow(target, value, keys, None)
+                if isinstance(reached, Unknown) or self.literal is None:
+                    return None
+                if self._holds(*self.literal):
+                    found.append(value)
+        finally:
+            self.__dict__.update(saved)
+        return found[0] if len(found) == 1 else None
+
+    def _holds(self, module: Module, literal: ast.expr) -> bool:
+        """Whether `literal` holds the run's sizes: all of them, or the followed axis's (read
+        as the whole sizes when it is that axis's element of a literal of them)."""
+        assert self.sizes is not None
+        value = _literal_value(literal)
+        parent = module.parents.get(literal)
+        if (
+            isinstance(value, int)
+            and isinstance(parent, (ast.Tuple, ast.List))
+            and len(parent.elts) == len(self.sizes)
+            and self.axis is not None
+            and parent.elts.index(literal) == self.axis
+        ):
+            value = _literal_value(parent)
+        if isinstance(value, tuple):
+            return value == tuple(self.sizes)
+        return (
+            isinstance(value, int)
+            and self.axis is not None
+            and 0 <= self.axis < len(self.sizes)
+            and value == self.sizes[self.axis]
+        )
+
     def _table(self, module: Module, expr: ast.expr) -> tuple[Module, ast.Dict] | None:
         """The dict literal `TABLE` (or `module.TABLE`) is assigned once, and its module."""
         if isinstance(expr, ast.Attribute):
@@ -745,6 +807,15 @@ class _Walk:
     ) -> tuple[Module, ast.expr, Written | None, list[Key]] | Written | Unknown:
         where = f"{module.path.name}:{module.line(name)}"
         bindings = self.evaluator.reaching(module, name)
+        guarded = _none_guarded(module, bindings or frozenset(), name.id)
+        if guarded is not None:
+            # `if recipe is None: recipe = Default()`: the caller passed one (not `None`)
+            step = self._argument(module, name, guarded.node, keys, narrowest)
+            if isinstance(step, Unknown):
+                return step
+            if isinstance(step[1], ast.Constant) and step[1].value is None:
+                return Unknown(f"the caller passes `None` for `{name.id}` ({where})")
+            return (*step, keys)
         if not bindings or len(bindings) != 1:
             return Unknown(
                 f"jaxfix cannot tell which assignment to `{name.id}` reaches {where}"
@@ -955,12 +1026,19 @@ class _Walk:
                 return None
             returns = _returns(callee.node)
             target = self._module(callee.path)
+            if len(self.entered) >= _MAX_STEPS:
+                return Unknown("too many calls between the mesh and its sizes")
+            if len(returns) > 1 and not isinstance(target, Unknown):
+                # `match name: case "a": return A() ...` with a name the code does not
+                # write: the one return whose value holds the run's sizes
+                chosen = self._matching_return(
+                    (callee.node, call, module, skipped), target, returns, keys
+                )
+                returns = [chosen] if chosen is not None else returns
             if len(returns) != 1 or isinstance(target, Unknown):
                 return Unknown(
                     f"`{callee.node.name}` (called at {where}) does not return once"
                 )
-            if len(self.entered) >= _MAX_STEPS:
-                return Unknown("too many calls between the mesh and its sizes")
             self.entered.append((callee.node, call, module, skipped))
             found = self._follow(target, returns[0], keys, narrowest)
             return self._only_call(found, callee.node, target, where)
@@ -1048,19 +1126,38 @@ class _Walk:
             (i for i, s in enumerate(fields) if getattr(s.target, "id", "") == field),
             None,
         )
+        declared = cls
+        if index is None and not call.args:
+            # a field a dataclass base declares (`class NVFP4(Recipe)`): its default
+            inherited = self._declaring(cls, field)
+            if inherited is not None:
+                declared, default_at = inherited
+                fields, index = [default_at], 0
         if index is None or index < len(call.args):
             return Unknown(
                 f"`{field}` is not given to `{_text(module, call)}` by keyword at {where}"
             )
         default = fields[index].value
-        owner = self._module(cls.path)
+        owner = self._module(declared.path)
         if default is None or isinstance(owner, Unknown):
             return Unknown(f"`{field}` has no default jaxfix can read")
-        if keys[1:]:  # `eval_mesh: MeshConfig = MeshConfig(shape=(4, 4))` read `.shape`
+        if any(isinstance(k, _Field) for k in keys[1:]):
+            # `eval_mesh: MeshConfig = MeshConfig(shape=(4, 4))` read `.shape`
             return self._nested_default(
                 owner, default, f"{cls.node.name}.{field}", keys, narrowest
             )
-        found = self._follow(owner, default, [], None)
+        whole = bool(keys[1:])  # `*config.shape`: an axis's item of the field's sizes
+        if whole and not (
+            keys[1:] == [self.axis]
+            and self.scalar
+            and isinstance(default, (ast.Tuple, ast.List))
+            and self.sizes is not None
+            and len(default.elts) == len(self.sizes)
+        ):
+            return Unknown(
+                f"`{field}` of `{_text(module, call)}` at {where} holds more than the sizes"
+            )
+        found = self._follow(owner, default, keys[1:], None)
         if isinstance(found, Unknown):
             return found
         return narrowest or Written(
@@ -1068,10 +1165,37 @@ class _Walk:
             call,
             f"{_text(module, call)}.{field}",
             keyword=field,
-            axis=found.axis,
+            # the field holds all the sizes: the keyword gives them all
+            axis=None if whole else found.axis,
             why=f"the default of `{field}` ({owner.path.name}:{owner.line(default)}) is shared by every `{cls.node.name}`: "
             "this construction is given its own",
         )
+
+    def _declaring(
+        self, cls: Class, field: str, depth: int = 0
+    ) -> tuple[Class, ast.AnnAssign] | None:
+        """The nearest dataclass base of `cls` (one base at each level, as Python's order
+        finds it) whose body declares `field`, and that declaration."""
+        module = self._module(cls.path)
+        if (
+            isinstance(module, Unknown)
+            or depth > _MAX_STEPS
+            or len(cls.node.bases) != 1
+        ):
+            return None
+        base = self.evaluator.value_of(module, cls.node.bases[0])
+        if not isinstance(base, Class) or not self._dataclass_like(base):
+            return None
+        declared = [
+            s
+            for s in base.node.body
+            if isinstance(s, ast.AnnAssign)
+            and isinstance(s.target, ast.Name)
+            and s.target.id == field
+        ]
+        if declared:
+            return (base, declared[0]) if len(declared) == 1 else None
+        return self._declaring(base, field, depth + 1)
 
     def _dataclass_like(self, cls: Class) -> bool:
         """A class whose fields are its annotated class attributes, set by keyword or in
@@ -2321,6 +2445,34 @@ def _contains(outer: ast.AST, inner: ast.AST) -> bool:
 def _shown_entry(table: ast.Dict, entry: ast.expr) -> str:
     key = next(k for k, v in zip(table.keys, table.values) if v is entry)
     return repr(_key(key)) if key is not None else "?"
+
+
+def _none_guarded(module: Module, bindings: frozenset, name: str) -> object | None:
+    """Of a parameter's two reaching bindings, itself and `name = default` alone in an
+    `if name is None:` (no `else`), the parameter's binding: the value is the argument
+    whenever the caller passes one other than `None`; None for any other bindings."""
+    if len(bindings) != 2:
+        return None
+    params = [b for b in bindings if b.kind == "param"]
+    assigns = [b for b in bindings if b.kind == "assign" and not b.path]
+    if len(params) != 1 or len(assigns) != 1:
+        return None
+    statement = assigns[0].node
+    guard = module.parents.get(statement)
+    if (
+        not isinstance(guard, ast.If)
+        or guard.body != [statement]
+        or guard.orelse
+        or not isinstance(guard.test, ast.Compare)
+        or not isinstance(guard.test.left, ast.Name)
+        or guard.test.left.id != name
+        or len(guard.test.ops) != 1
+        or not isinstance(guard.test.ops[0], ast.Is)
+        or not isinstance(guard.test.comparators[0], ast.Constant)
+        or guard.test.comparators[0].value is not None
+    ):
+        return None
+    return params[0]
 
 
 def _joined(
