@@ -3,7 +3,9 @@ dataclass built by per-size classmethods through a `cls._from_param(**kwargs)` f
 model class holding it, built by a test helper method) is resized at the failing size's
 factory keyword; a layout read from a table by an argparse flag's value and unpacked into the
 mesh factory (`create_abstract_mesh(*layout)`) is changed in the one entry holding the run's
-sizes. A gather's input on one mesh of a NamedTuple container, its out_sharding (a local
+sizes. A recipe dataclass returned by a `match` on its name (its field default its own or a
+base's), passed to a context manager that replaces a `None` recipe, is given its own sizes
+where the one recipe holding the run's sizes is built. A gather's input on one mesh of a NamedTuple container, its out_sharding (a local
 `NamedSharding`) on the other, entered around the jitted call: the input is moved there.
 The working sizes (the small config's keyword, the "dp" layout) and the working gather are
 never changed, and a size computed from the process count is named with its line."""
@@ -41,6 +43,7 @@ def test_a_factory_keyword_and_a_flag_chosen_table_entry_are_changed_where_writt
         "models/config.py",
         "models/layouts.py",
         "models/gather.py",
+        "models/recipes.py",
     }
     after = snapshot(tree)
     assert after["models/config.py"] == before["models/config.py"].replace(
@@ -48,6 +51,12 @@ def test_a_factory_keyword_and_a_flag_chosen_table_entry_are_changed_where_writt
     )
     assert after["models/layouts.py"] == before["models/layouts.py"].replace(
         b'"dp_tpsp": (2, 2)', b'"dp_tpsp": (4, 2)'
+    )
+    # a recipe chosen by name in a `match`, passed to a context manager that replaces a
+    # `None` recipe: the one return whose (own or inherited) field default holds the
+    # run's sizes gets its own sizes where it is built; the other recipes are unchanged
+    assert after["models/recipes.py"] == before["models/recipes.py"].replace(
+        b"return TiledScaling()", b"return TiledScaling(amax_mesh_shape=(4, 2))"
     )
     # the out_sharding's mesh is a NamedTuple's attribute, entered around the call: the
     # input is moved onto it at the call; the working gather is never changed

@@ -47,3 +47,26 @@ def test_gather_train_losses():
     from models.gather import gather_train_losses
 
     assert float(gather_train_losses(jax.numpy.arange(8.0))) == 28.0
+
+
+def _mesh():
+    explicit = (jax.sharding.AxisType.Explicit,) * 2
+    return jax.make_mesh((4, 2), ("data", "model"), axis_types=explicit)
+
+
+def test_delayed_amax():
+    from models.recipes import amax_sizes
+
+    assert amax_sizes(_mesh(), "delayed") == (4, 2)
+
+
+def test_block_amax():
+    from models.recipes import amax_sizes
+
+    assert amax_sizes(_mesh(), "block") == (8, 1)
+
+
+def test_tiled_amax():
+    from models.recipes import amax_sizes
+
+    assert math.prod(amax_sizes(_mesh(), "tiled")) == 8
