@@ -1515,3 +1515,12 @@ def test_a_none_the_caller_passes_is_replaced_by_the_default_built_there(tmp_pat
     found = _walk_sized(tmp_path, source, (50, 46, 40), 0, (4, 2))
     assert not isinstance(found, Unknown), found
     assert ast.unparse(found.node) == "Delayed()" and found.node.lineno == 45
+
+
+def test_a_table_entry_read_by_its_key_elsewhere_is_not_chosen_by_its_sizes(tmp_path):
+    # `LAYOUTS["dp_tpsp"]` is read by a working path too: the entry is not changed
+    source = STARRED + 'WIDE = LAYOUTS["dp_tpsp"]\n'
+    found = _walk_sized(tmp_path, source, (18, 13), 0, (2, 2))
+    assert isinstance(found, Unknown) and "not read by a literal key" in found.why, (
+        found
+    )

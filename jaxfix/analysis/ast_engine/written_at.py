@@ -17,6 +17,11 @@ mesh that works may share it), the value is replaced at the narrowest point inst
 of that name on the run's path (`Written.why` says so). A field default feeds every instance,
 so there the keyword is added to the construction the run used.
 
+Arguments bind as Python binds them (`*seq` items, `**kwargs`, `**mapping` entries), through
+`obj.method(...)` and `cls.method(...)` calls. Where the code does not say which entry of a
+table (`LAYOUTS[flag]`) or which of a function's returns (`match name: ...`) the run took, the
+walk takes the one whose literal holds the run's sizes (`sizes`), when no other can.
+
 Where the walk stops at an expression that computes a size from what the host has when it runs
 (`jax.device_count() // 2`, `len(jax.devices())`, `jax.process_count() * 2`), it returns
 `Computed`: that is where the value is written, but no literal jaxfix could write there would
@@ -669,10 +674,21 @@ class _Walk:
                 return None  # an entry jaxfix cannot read may hold them too
         if len(found) != 1:
             return None
+        entry = next(v for v in table.values if _contains(v, found[0]))
+        key = next(k for k, v in zip(table.keys, table.values) if v is entry)
+        name = _text(module, read.value)
+        if any(
+            isinstance(node, ast.Subscript)
+            and node is not read
+            and _key(node.slice) == _key(key)  # type: ignore[arg-type]
+            and _text(where, node.value) == name
+            for where in {module.path: module, owner.path: owner}.values()
+            for node in ast.walk(where.tree)
+        ):
+            return None  # the entry is read by its key elsewhere: a working path may
         # the entry itself: what is still to read was read above
         self.read.add(read)
         self.modules.setdefault(owner.path, owner)
-        entry = next(v for v in table.values if _contains(v, found[0]))
         self.label = (
             self.label or f"{_text(module, read.value)}[{_shown_entry(table, entry)}]"
         )
