@@ -82,6 +82,7 @@ def with_value_sites(
             chains[0][0],
             _differing_axis(item.facts),
             _differing_name(item.facts),
+            _inner_sizes(item.facts),
         )
         if isinstance(written, Unknown):
             origin = _origin_site(item, path, written, ours, item.facts)
@@ -158,8 +159,14 @@ def _at_caller(
     assert callers is not None
     placed: list[ValueSite] = []
     why = None
+    # the run noted where the out_sharding's mesh was put in force: it is the context mesh
+    out_entered = any((o.role, o.kind) == ("out", "entered") for o in item.origins)
     for frames in callers:
-        passed = gather_input_passed_by(engine.evaluator, frames)  # type: ignore[attr-defined]
+        passed = gather_input_passed_by(
+            engine.evaluator,  # type: ignore[attr-defined]
+            frames,
+            out_entered,
+        )
         if isinstance(passed, Unknown):
             why = why or passed.why
             continue
@@ -206,6 +213,12 @@ def _differing_axis(facts: tuple[Facts, ...]) -> int | None:
         if name in sizes and sizes[name] != size
     ]
     return differing[0] if len(differing) == 1 else None
+
+
+def _inner_sizes(facts: tuple[Facts, ...]) -> tuple[int, ...] | None:
+    """The inner mesh's sizes, when every record (of `facts`) agrees on them."""
+    new = {m.axis_sizes for f in facts if (m := f.get("new")) is not None}
+    return next(iter(new)) if len(new) == 1 and all(new) else None
 
 
 def _differing_name(facts: tuple[Facts, ...]) -> str | None:
@@ -279,6 +292,7 @@ def _along_each(
             frames,
             _differing_axis(facts),
             _differing_name(facts),
+            _inner_sizes(facts),
         )
         if isinstance(written, Unknown):
             computed = _origin_site(item, path, written, ours, facts)

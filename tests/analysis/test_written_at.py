@@ -1186,3 +1186,341 @@ def test_a_mapping_passed_to_a_function_that_only_reads_it_is_still_followed(tmp
     )
     assert not isinstance(found, Unknown)
     assert found.data is not None and found.data.keys == ("probe", "shape")
+
+
+FACTORY = """\
+import dataclasses
+
+from jax.sharding import AbstractMesh
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    layers: int
+    mesh_shape: tuple[int, int]
+
+    @classmethod
+    def _from_param(cls, wide: bool = False, **kwargs):
+        if wide:
+            kwargs["layers"] = 2 * kwargs["layers"]
+        kwargs["mesh_shape"] = tuple(kwargs["mesh_shape"])
+        return cls(**kwargs)
+
+    @classmethod
+    def small(cls, wide: bool = False):
+        return cls._from_param(layers=2, mesh_shape=(8, 1), wide=wide)
+
+    @classmethod
+    def large(cls, wide: bool = False):
+        return cls._from_param(layers=4, mesh_shape=(2, 2), wide=wide)
+
+
+class Model:
+    def __init__(self, config):
+        self.config = config
+
+    def eval_mesh(self):
+        return AbstractMesh(self.config.mesh_shape, ("data", "model"))
+
+
+class Runner:
+    def build(self, config):
+        return Model(config)
+
+    def run(self):
+        return self.build(Config.large(True)).eval_mesh()
+"""
+
+
+def test_a_keyword_passed_through_a_kwargs_factory_classmethod_is_reached(tmp_path):
+    # `Config.large()` -> `cls._from_param(**kwargs)` -> `cls(**kwargs)`: the keyword
+    # `mesh_shape=(2, 2)` of the factory call, through the method `self.build(...)`, the
+    # `__init__` storing it and the key stored again before `cls(**kwargs)` reads it
+    found = _walk_files(
+        tmp_path, {"main.py": FACTORY}, [("main.py", 40), ("main.py", 32)]
+    )
+    assert not isinstance(found, Unknown), found
+    assert found.module.line(found.node) == 24
+    assert ast.unparse(found.node) == "(2, 2)"
+
+
+def test_a_key_stored_from_another_value_before_the_read_is_that_value(tmp_path):
+    # the factory's own literal is what every factory call gets: named, not changed
+    source = FACTORY.replace(
+        'kwargs["mesh_shape"] = tuple(kwargs["mesh_shape"])',
+        'kwargs["mesh_shape"] = (4, 2)',
+    )
+    found = _walk_files(
+        tmp_path, {"main.py": source}, [("main.py", 40), ("main.py", 32)]
+    )
+    assert isinstance(found, Unknown), found
+    assert (
+        "the sizes at main.py:15 are what every call of `_from_param` gets" in found.why
+    )
+
+
+def test_a_key_stored_in_a_branch_before_the_read_ends_the_walk(tmp_path):
+    source = FACTORY.replace(
+        '            kwargs["layers"] = 2 * kwargs["layers"]',
+        '            kwargs["mesh_shape"] = (4, 2)',
+    )
+    found = _walk_files(
+        tmp_path, {"main.py": source}, [("main.py", 40), ("main.py", 32)]
+    )
+    assert isinstance(found, Unknown) and "in a branch" in found.why, found
+
+
+FILTERED = """\
+import json
+
+from jax.sharding import AbstractMesh
+
+FIELDS = ("mesh_shape",)
+
+
+def load_settings(path, **extra):
+    with open(path) as f:
+        raw = json.load(f)
+    kept = {k: v for k, v in raw.items() if k in FIELDS}
+    return dict({**kept, **extra})
+
+
+def make(settings):
+    return AbstractMesh(settings["mesh_shape"], ("data", "model"))
+
+
+def run():
+    return make(load_settings("eval.json", layers=2))
+"""
+
+
+def test_an_entry_kept_by_a_filtering_comprehension_is_the_file_s(tmp_path):
+    (tmp_path / "eval.json").write_text('{"mesh_shape": [2, 2], "other": 1}\n')
+    source = FILTERED.replace("dict({**kept, **extra})", "{**kept, 'layers': 2}")
+    found = _walk_files(
+        tmp_path, {"main.py": source}, [("main.py", 20), ("main.py", 16)]
+    )
+    assert not isinstance(found, Unknown), found
+    assert found.data is not None and found.data.keys == ("mesh_shape",)
+    assert found.data.name == "eval.json"
+
+
+def test_a_mapping_merged_from_two_spreads_ends_the_walk(tmp_path):
+    (tmp_path / "eval.json").write_text('{"mesh_shape": [2, 2]}\n')
+    source = FILTERED.replace("dict({**kept, **extra})", "{**kept, **extra}")
+    found = _walk_files(
+        tmp_path, {"main.py": source}, [("main.py", 20), ("main.py", 16)]
+    )
+    assert isinstance(found, Unknown), found
+
+
+STARRED = """\
+from jax.sharding import AbstractMesh
+
+LAYOUTS = {"dp": (8, 1), "dp_tp": (4, 2), "dp_tpsp": (2, 2)}
+
+
+def get_layout(name):
+    if name not in LAYOUTS:
+        raise ValueError(name)
+    return LAYOUTS[name]
+
+
+def create(dp, tp):
+    return AbstractMesh((dp, tp), ("data", "model"))
+
+
+def run(flags):
+    layout = get_layout(flags.layout)
+    return create(*layout)
+"""
+
+
+def _walk_sized(tmp_path, source, frames, axis, sizes):
+    (tmp_path / "main.py").write_text(source)
+    engine = Engine((tmp_path,), (tmp_path / "main.py",), None)
+    return written_at(
+        engine.evaluator,
+        tuple((tmp_path / "main.py", line) for line in frames),
+        axis,
+        None,
+        sizes,
+    )
+
+
+def test_a_starred_argument_s_item_read_from_a_table_by_a_flag_is_the_entry_the_run_built(
+    tmp_path,
+):
+    # `create(*layout)`: `dp` is `layout[0]`; the table is read by a flag's value, which the
+    # code does not write: the one entry holding the run's sizes (2, 2) is the one
+    found = _walk_sized(tmp_path, STARRED, (18, 13), 0, (2, 2))
+    assert not isinstance(found, Unknown), found
+    assert found.module.line(found.node) == 3
+    assert found.axis == 0
+    column = STARRED.splitlines()[2].index("(2, 2)") + 1
+    assert (found.node.lineno, found.node.col_offset) == (3, column)
+
+
+@pytest.mark.parametrize(
+    ("sizes", "table"),
+    [
+        (None, None),  # the records do not agree on the sizes
+        ((2, 2), '"dp_tpsp": (2, 2), "other": (2, 2)'),  # two entries hold them
+        ((2, 2), '"dp_tpsp": (2, 2), "other": SHAPE'),  # one jaxfix cannot read may
+        ((2, 4), None),  # none holds them (changed since the run)
+    ],
+)
+def test_a_table_read_by_a_key_the_code_does_not_write_needs_one_entry_of_the_run_s_sizes(
+    tmp_path, sizes, table
+):
+    source = STARRED
+    if table is not None:
+        source = source.replace('"dp_tpsp": (2, 2)', table)
+    found = _walk_sized(tmp_path, source, (18, 13), 0, sizes)
+    assert isinstance(found, Unknown) and "not read by a literal key" in found.why, (
+        found
+    )
+
+
+HOST_SCALED = """\
+import jax
+from jax.sharding import AbstractMesh
+
+
+def create(dp, tp):
+    return AbstractMesh((dp, tp), ("data", "model"))
+
+
+def stage(tp, stages):
+    dp = {size}
+    return create(dp, tp)
+"""
+
+
+@pytest.mark.parametrize(
+    "size",
+    [
+        "jax.local_device_count() // tp // stages",
+        "stages * jax.process_count()",
+        "min(8, jax.device_count()) // stages",
+    ],
+)
+def test_a_host_count_scaled_by_other_values_is_computed_where_written(tmp_path, size):
+    source = HOST_SCALED.replace("{size}", size)
+    found = _walk_sized(tmp_path, source, (11, 6), 0, (2, 2))
+    assert isinstance(found, Computed), found
+    assert found.module.line(found.node) == 10 and found.mixed
+    assert "and other values when it runs" in found.why
+
+
+@pytest.mark.parametrize("size", ["tp + jax.device_count()", "stages // tp"])
+def test_a_size_not_scaled_from_the_host_is_not_computed_from_it(tmp_path, size):
+    source = HOST_SCALED.replace("{size}", size)
+    found = _walk_sized(tmp_path, source, (11, 6), 0, (2, 2))
+    assert isinstance(found, Unknown) and not isinstance(found, Computed), found
+
+
+RECIPES = """\
+from dataclasses import dataclass
+
+from jax.sharding import AbstractMesh
+
+
+@dataclass
+class Recipe:
+    margin: int = 0
+    mesh_shape: tuple[int, int] = (4, 2)
+
+
+@dataclass
+class Delayed(Recipe):
+    history: int = 16
+
+
+@dataclass
+class Block(Recipe):
+    mesh_shape: tuple[int, int] = (8, 1)
+
+
+@dataclass
+class Tiled(Recipe):
+    mesh_shape: tuple[int, int] = (2, 2)
+
+
+def recipe_named(name):
+    match name:
+        case "delayed":
+            return Delayed()
+        case "block":
+            return Block()
+        case "tiled":
+            return Tiled()
+        case _:
+            raise ValueError(name)
+
+
+def create(dp, tp):
+    return AbstractMesh((dp, tp), ("data", "model"))
+
+
+def quantized(recipe=None):
+    if recipe is None:
+        recipe = Delayed()
+    return create(*recipe.mesh_shape)
+
+
+def run(flags):
+    return quantized(recipe_named(flags.recipe))
+"""
+
+
+def test_the_one_return_holding_the_run_s_sizes_is_followed_to_its_inherited_field(
+    tmp_path,
+):
+    # `recipe` is the argument (the `None` default is replaced only when none is passed);
+    # `recipe_named` returns one of three dataclasses by a flag's name: the one whose
+    # field default (its own, or a base's) holds the run's sizes (2, 2) is the one; it
+    # is given its own sizes where it is built (the default is every instance's)
+    found = _walk_sized(tmp_path, RECIPES, (50, 46, 40), 0, (2, 2))
+    assert not isinstance(found, Unknown), found
+    assert found.keyword == "mesh_shape" and found.axis is None
+    assert ast.unparse(found.node) == "Tiled()"
+
+
+@pytest.mark.parametrize(
+    ("sizes", "change"),
+    [
+        ((4, 2), ("raise ValueError(name)", "return Recipe()")),  # two hold (4, 2)
+        ((2, 2), ("(2, 2)", "(8, 1)")),  # two hold (8, 1) now, none (2, 2)
+        ((2, 2), ("return Tiled()", "return make_tiled()")),  # one jaxfix cannot read
+        (
+            (2, 2),
+            (
+                "    return quantized(recipe_named(",
+                "    return quantized(None or recipe_named(",
+            ),
+        ),
+    ],
+)
+def test_several_returns_with_no_one_holding_the_run_s_sizes_end_the_walk(
+    tmp_path, sizes, change
+):
+    source = RECIPES if change is None else RECIPES.replace(*change)
+    found = _walk_sized(tmp_path, source, (50, 46, 40), 0, sizes)
+    assert isinstance(found, Unknown), found
+
+
+def test_a_none_the_caller_passes_is_replaced_by_the_default_built_there(tmp_path):
+    source = RECIPES.replace("quantized(recipe_named(flags.recipe))", "quantized(None)")
+    found = _walk_sized(tmp_path, source, (50, 46, 40), 0, (4, 2))
+    assert not isinstance(found, Unknown), found
+    assert ast.unparse(found.node) == "Delayed()" and found.node.lineno == 45
+
+
+def test_a_table_entry_read_by_its_key_elsewhere_is_not_chosen_by_its_sizes(tmp_path):
+    # `LAYOUTS["dp_tpsp"]` is read by a working path too: the entry is not changed
+    source = STARRED + 'WIDE = LAYOUTS["dp_tpsp"]\n'
+    found = _walk_sized(tmp_path, source, (18, 13), 0, (2, 2))
+    assert isinstance(found, Unknown) and "not read by a literal key" in found.why, (
+        found
+    )

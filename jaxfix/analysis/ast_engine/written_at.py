@@ -17,6 +17,11 @@ mesh that works may share it), the value is replaced at the narrowest point inst
 of that name on the run's path (`Written.why` says so). A field default feeds every instance,
 so there the keyword is added to the construction the run used.
 
+Arguments bind as Python binds them (`*seq` items, `**kwargs`, `**mapping` entries), through
+`obj.method(...)` and `cls.method(...)` calls. Where the code does not say which entry of a
+table (`LAYOUTS[flag]`) or which of a function's returns (`match name: ...`) the run took, the
+walk takes the one whose literal holds the run's sizes (`sizes`), when no other can.
+
 Where the walk stops at an expression that computes a size from what the host has when it runs
 (`jax.device_count() // 2`, `len(jax.devices())`, `jax.process_count() * 2`), it returns
 `Computed`: that is where the value is written, but no literal jaxfix could write there would
@@ -169,15 +174,18 @@ def written_at(
     frames: tuple[tuple[Path, int], ...],
     axis: int | None = None,
     axis_name: str | None = None,
+    sizes: tuple[int, ...] | None = None,
 ) -> Written | Unknown:
     """Where the sizes of the mesh built at the innermost of `frames` (outermost first, each
     placed in the tree and checked) are written. With `axis` (the one whose size must change),
     sizes written as a literal of separate values (`(cfg.dp, cfg.tp)`) are followed to where
     that axis's value is written; with its name too, sizes read from a mapping by axis name
-    (`tuple(sizes.get(name, 1) for name in AXES)`) are followed to that name's entry."""
+    (`tuple(sizes.get(name, 1) for name in AXES)`) are followed to that name's entry. With
+    `sizes` (the mesh's sizes in the run), a table read by a key the code does not write is
+    followed to the one entry that holds them."""
     if not frames:
         return Unknown("the run noted no frame that built the mesh")
-    return _Walk(evaluator, list(reversed(frames)), axis, axis_name).start()
+    return _Walk(evaluator, list(reversed(frames)), axis, axis_name, sizes).start()
 
 
 class _Walk:
@@ -187,11 +195,14 @@ class _Walk:
         frames: list[tuple[Path, int]],
         axis: int | None = None,
         axis_name: str | None = None,
+        sizes: tuple[int, ...] | None = None,
     ) -> None:
         self.evaluator = evaluator
         self.frames = frames  # innermost first
         self.axis = axis  # the axis whose size is followed alone, once in a literal
         self.axis_name = axis_name  # its name, once the sizes are read by axis name
+        self.sizes = sizes  # the inner mesh's sizes in the run, when its records agree
+        self.literal: tuple[Module, ast.expr] | None = None  # the last literal reached
         self.scalar = False  # following that one axis's size
         self.fields: list[str] = []  # the `.field`s read on the way
         self.depth = 0  # the frame the walk is in
@@ -257,6 +268,7 @@ class _Walk:
                     continue
             if isinstance(expr, (ast.Tuple, ast.List)) and not keys and not self.scalar:
                 if _integers(expr):
+                    self.literal = (module, expr)
                     return narrowest or Written(
                         module, expr, self.label or _text(module, expr)
                     )
@@ -287,6 +299,7 @@ class _Walk:
                 and isinstance(expr, ast.Constant)
                 and type(expr.value) is int
             ):
+                self.literal = (module, expr)
                 return self._one_axis(narrowest) or Written(
                     module, expr, self.label or _text(module, expr), axis=self.axis
                 )
@@ -302,14 +315,21 @@ class _Walk:
                 expr, keys = expr.elts[keys[0]], keys[1:]
                 continue
             if isinstance(expr, ast.Dict) and keys and isinstance(keys[0], str):
-                values = [
-                    v
-                    for k, v in zip(expr.keys, expr.values)
-                    if k is None or _key(k) == keys[0]
-                ]
-                if len(values) != 1 or any(k is None for k in expr.keys):
+                entry = _entry(expr, keys[0])
+                if entry is None:
                     return Unknown(f"the dict at {where} has no one entry {keys[0]!r}")
-                expr, keys = values[0], keys[1:]
+                if entry[1]:  # `{**base, ...}` without the key: `base`'s entry
+                    expr = entry[0]
+                else:
+                    expr, keys = entry[0], keys[1:]
+                continue
+            if (
+                isinstance(expr, ast.DictComp)
+                and keys
+                and isinstance(keys[0], str)
+                and (copied := _copied_items(expr)) is not None
+            ):  # `{k: v for k, v in raw.items() if k in FIELDS}`: `raw`'s entry, kept
+                expr = copied
                 continue
             if (
                 isinstance(expr, ast.Call)
@@ -329,6 +349,9 @@ class _Walk:
                 key = _key(expr.slice)
                 if key is None and isinstance(expr.slice, ast.Name):
                     key = self._passed_literal(module, expr.slice)
+                if key is None and (matched := self._matched(module, expr, keys)):
+                    module, expr = matched
+                    continue
                 if key is None:
                     return Unknown(
                         f"`{_text(module, expr)}` at {where} is not read by a literal key"
@@ -377,12 +400,12 @@ class _Walk:
                         return into
             if (
                 isinstance(expr, ast.Call)
-                and not keys
+                and (not keys or isinstance(keys[0], int))
                 and len(expr.args) == 1
                 and not expr.keywords
                 and not isinstance(expr.args[0], ast.Starred)
                 and self._qualified(module, expr.func) in _COPIES
-            ):  # tuple(sizes): the same integers
+            ):  # tuple(sizes): the same integers, item `i` the same one
                 expr = expr.args[0]
                 continue
             if isinstance(expr, ast.Call) and keys:
@@ -485,9 +508,25 @@ class _Walk:
 
     def _host_bound(self, module: Module, expr: ast.expr) -> list[str] | None:
         """`min(num_experts, jax.local_device_count() // 2)`: a `min` or `max` one of whose
-        arguments is computed from the host alone; the size is written here whichever
+        arguments is computed from the host alone (or a product or quotient one of whose
+        operands is: `jax.local_device_count() // self.tp`); the size is written here whichever
         argument wins on a host (unlike a branch, which may pass a literal written
         elsewhere through), so it is this expression's (its host reads), else None."""
+        if isinstance(expr, ast.BinOp) and isinstance(
+            expr.op, (ast.Mult, ast.FloorDiv, ast.Div)
+        ):
+            # `jax.local_device_count() // self.tp // args.stages`: the host's count scaled
+            # by other values; a literal here is right on one host only, whatever they are
+            found = []
+            for side in (expr.left, expr.right):
+                reads = self._host_only(module, side)
+                if reads is None:
+                    reads = self._host_bound(module, side)
+                found.append(reads)
+            if found[0] is not None and found[1] is not None:
+                return None  # the host's alone: _host_only's
+            reads = found[0] or found[1]
+            return reads or None
         if (
             not isinstance(expr, ast.Call)
             or expr.keywords
@@ -592,6 +631,128 @@ class _Walk:
             return None
         return Function(defined[0], target.path)
 
+    def _matched(
+        self, module: Module, read: ast.Subscript, keys: list[Key]
+    ) -> tuple[Module, ast.expr] | None:
+        """`TABLE[name]` where the code does not say which key the run read (a flag, a
+        config's string): the one entry of the dict literal `TABLE` that holds the sizes the
+        run built (read with `keys`, what is still to read: the whole sizes, or the size of
+        the axis followed), when no other entry does; None otherwise."""
+        if self.sizes is None or any(not isinstance(k, (str, int)) for k in keys):
+            return None
+        table_at = self._table(module, read.value)
+        if table_at is None:
+            return None
+        owner, table = table_at
+        if any(k is None or _key(k) is None for k in table.keys):
+            return None
+        whole = (  # `(dp, tp)` read from `TABLE[name]` by position: the entry holds them all
+            self.scalar and bool(keys) and keys[-1] == self.axis
+        )
+        read_keys = keys[:-1] if whole else keys
+        wanted: object = (
+            self.sizes[self.axis]
+            if self.scalar and self.axis is not None and not whole
+            else self.sizes
+        )
+        found = []
+        for value in table.values:
+            for key in read_keys:
+                if isinstance(value, (ast.Tuple, ast.List)) and isinstance(key, int):
+                    value = value.elts[key] if 0 <= key < len(value.elts) else None
+                elif isinstance(value, ast.Dict) and isinstance(key, str):
+                    entry = _entry(value, key)
+                    value = entry[0] if entry is not None and not entry[1] else None
+                else:
+                    value = None
+                if value is None:
+                    break
+            literal = _literal_value(value) if value is not None else None
+            if literal is not None and literal == wanted:
+                found.append(value)
+            elif literal is None:
+                return None  # an entry jaxfix cannot read may hold them too
+        if len(found) != 1:
+            return None
+        entry = next(v for v in table.values if _contains(v, found[0]))
+        key = next(k for k, v in zip(table.keys, table.values) if v is entry)
+        name = _text(module, read.value)
+        if any(
+            isinstance(node, ast.Subscript)
+            and node is not read
+            and _key(node.slice) == _key(key)  # type: ignore[arg-type]
+            and _text(where, node.value) == name
+            for where in {module.path: module, owner.path: owner}.values()
+            for node in ast.walk(where.tree)
+        ):
+            return None  # the entry is read by its key elsewhere: a working path may
+        # the entry itself: what is still to read was read above
+        self.read.add(read)
+        self.modules.setdefault(owner.path, owner)
+        self.label = (
+            self.label or f"{_text(module, read.value)}[{_shown_entry(table, entry)}]"
+        )
+        return owner, entry
+
+    def _matching_return(
+        self,
+        entering: tuple[ast.FunctionDef, ast.Call, Module, int],
+        target: Module,
+        returns: list[ast.expr],
+        keys: list[Key],
+    ) -> ast.expr | None:
+        """Of a function's several `return`s, the one whose value, read with `keys`, is a
+        literal holding the run's sizes, when every return's is a literal jaxfix reads and
+        no other holds them; None otherwise."""
+        if self.sizes is None or len(returns) > _MAX_STEPS:
+            return None
+        saved = dict(vars(self))
+        found = []
+        try:
+            for value in returns:
+                self.__dict__.update(
+                    {
+                        k: (list(v) if isinstance(v, list) else set(v))
+                        if isinstance(v, (list, set))
+                        else v
+                        for k, v in saved.items()
+                    }
+                )
+                self.modules = dict(saved["modules"])
+                self.literal = None
+                self.entered.append(entering)
+                reached = self._follow(target, value, keys, None)
+                if isinstance(reached, Unknown) or self.literal is None:
+                    return None
+                if self._holds(*self.literal):
+                    found.append(value)
+        finally:
+            self.__dict__.update(saved)
+        return found[0] if len(found) == 1 else None
+
+    def _holds(self, module: Module, literal: ast.expr) -> bool:
+        """Whether `literal` holds the run's sizes: all of them, or the followed axis's (read
+        as the whole sizes when it is that axis's element of a literal of them)."""
+        assert self.sizes is not None
+        value = _literal_value(literal)
+        parent = module.parents.get(literal)
+        if (
+            isinstance(value, int)
+            and isinstance(parent, (ast.Tuple, ast.List))
+            and len(parent.elts) == len(self.sizes)
+            and self.axis is not None
+            and parent.elts.index(literal) == self.axis
+        ):
+            value = _literal_value(parent)
+        if isinstance(value, tuple):
+            return value == tuple(self.sizes)
+        return (
+            isinstance(value, int)
+            and self.axis is not None
+            and 0 <= self.axis < len(self.sizes)
+            and value == self.sizes[self.axis]
+        )
+
     def _table(self, module: Module, expr: ast.expr) -> tuple[Module, ast.Dict] | None:
         """The dict literal `TABLE` (or `module.TABLE`) is assigned once, and its module."""
         if isinstance(expr, ast.Attribute):
@@ -662,6 +823,15 @@ class _Walk:
     ) -> tuple[Module, ast.expr, Written | None, list[Key]] | Written | Unknown:
         where = f"{module.path.name}:{module.line(name)}"
         bindings = self.evaluator.reaching(module, name)
+        guarded = _none_guarded(module, bindings or frozenset(), name.id)
+        if guarded is not None:
+            # `if recipe is None: recipe = Default()`: the caller passed one (not `None`)
+            step = self._argument(module, name, guarded.node, keys, narrowest)
+            if isinstance(step, Unknown):
+                return step
+            if isinstance(step[1], ast.Constant) and step[1].value is None:
+                return Unknown(f"the caller passes `None` for `{name.id}` ({where})")
+            return (*step, keys)
         if not bindings or len(bindings) != 1:
             return Unknown(
                 f"jaxfix cannot tell which assignment to `{name.id}` reaches {where}"
@@ -856,17 +1026,35 @@ class _Walk:
             and callee.function.wrapped_by == "classmethod"
         ):  # `Config.from_file()`: `cls` is the class
             callee, skipped = replace(callee.function, wrapped_by=None), 1
+        elif (
+            isinstance(callee, BoundMethod)
+            and isinstance(callee.function.node, ast.FunctionDef)
+            and isinstance(call.func, ast.Attribute)
+            and callee.function.wrapped_by in (None, "staticmethod")
+            and not callee.function.bound
+        ):  # `obj.method(...)`: `self` is `obj` (a staticmethod takes no `self`)
+            skipped = 1 if callee.function.wrapped_by is None else 0
+            callee = replace(callee.function, wrapped_by=None)
+        elif (own := self._own_method(module, call)) is not None:
+            callee, skipped = own, 1
         if isinstance(callee, Function) and isinstance(callee.node, ast.FunctionDef):
             if callee.wrapped_by is not None:
                 return None
             returns = _returns(callee.node)
             target = self._module(callee.path)
+            if len(self.entered) >= _MAX_STEPS:
+                return Unknown("too many calls between the mesh and its sizes")
+            if len(returns) > 1 and not isinstance(target, Unknown):
+                # `match name: case "a": return A() ...` with a name the code does not
+                # write: the one return whose value holds the run's sizes
+                chosen = self._matching_return(
+                    (callee.node, call, module, skipped), target, returns, keys
+                )
+                returns = [chosen] if chosen is not None else returns
             if len(returns) != 1 or isinstance(target, Unknown):
                 return Unknown(
                     f"`{callee.node.name}` (called at {where}) does not return once"
                 )
-            if len(self.entered) >= _MAX_STEPS:
-                return Unknown("too many calls between the mesh and its sizes")
             self.entered.append((callee.node, call, module, skipped))
             found = self._follow(target, returns[0], keys, narrowest)
             return self._only_call(found, callee.node, target, where)
@@ -954,19 +1142,38 @@ class _Walk:
             (i for i, s in enumerate(fields) if getattr(s.target, "id", "") == field),
             None,
         )
+        declared = cls
+        if index is None and not call.args:
+            # a field a dataclass base declares (`class NVFP4(Recipe)`): its default
+            inherited = self._declaring(cls, field)
+            if inherited is not None:
+                declared, default_at = inherited
+                fields, index = [default_at], 0
         if index is None or index < len(call.args):
             return Unknown(
                 f"`{field}` is not given to `{_text(module, call)}` by keyword at {where}"
             )
         default = fields[index].value
-        owner = self._module(cls.path)
+        owner = self._module(declared.path)
         if default is None or isinstance(owner, Unknown):
             return Unknown(f"`{field}` has no default jaxfix can read")
-        if keys[1:]:  # `eval_mesh: MeshConfig = MeshConfig(shape=(4, 4))` read `.shape`
+        if any(isinstance(k, _Field) for k in keys[1:]):
+            # `eval_mesh: MeshConfig = MeshConfig(shape=(4, 4))` read `.shape`
             return self._nested_default(
                 owner, default, f"{cls.node.name}.{field}", keys, narrowest
             )
-        found = self._follow(owner, default, [], None)
+        whole = bool(keys[1:])  # `*config.shape`: an axis's item of the field's sizes
+        if whole and not (
+            keys[1:] == [self.axis]
+            and self.scalar
+            and isinstance(default, (ast.Tuple, ast.List))
+            and self.sizes is not None
+            and len(default.elts) == len(self.sizes)
+        ):
+            return Unknown(
+                f"`{field}` of `{_text(module, call)}` at {where} holds more than the sizes"
+            )
+        found = self._follow(owner, default, keys[1:], None)
         if isinstance(found, Unknown):
             return found
         return narrowest or Written(
@@ -974,10 +1181,37 @@ class _Walk:
             call,
             f"{_text(module, call)}.{field}",
             keyword=field,
-            axis=found.axis,
+            # the field holds all the sizes: the keyword gives them all
+            axis=None if whole else found.axis,
             why=f"the default of `{field}` ({owner.path.name}:{owner.line(default)}) is shared by every `{cls.node.name}`: "
             "this construction is given its own",
         )
+
+    def _declaring(
+        self, cls: Class, field: str, depth: int = 0
+    ) -> tuple[Class, ast.AnnAssign] | None:
+        """The nearest dataclass base of `cls` (one base at each level, as Python's order
+        finds it) whose body declares `field`, and that declaration."""
+        module = self._module(cls.path)
+        if (
+            isinstance(module, Unknown)
+            or depth > _MAX_STEPS
+            or len(cls.node.bases) != 1
+        ):
+            return None
+        base = self.evaluator.value_of(module, cls.node.bases[0])
+        if not isinstance(base, Class) or not self._dataclass_like(base):
+            return None
+        declared = [
+            s
+            for s in base.node.body
+            if isinstance(s, ast.AnnAssign)
+            and isinstance(s.target, ast.Name)
+            and s.target.id == field
+        ]
+        if declared:
+            return (base, declared[0]) if len(declared) == 1 else None
+        return self._declaring(base, field, depth + 1)
 
     def _dataclass_like(self, cls: Class) -> bool:
         """A class whose fields are its annotated class attributes, set by keyword or in
@@ -1528,12 +1762,7 @@ class _Walk:
         in the function's own statements before the read, to `name` followed by a leading
         part of the fields still to read; None when there is none. Such an assignment in a
         branch or a loop stops the walk."""
-        fields = []
-        for key in keys:
-            if not isinstance(key, _Field):
-                break
-            fields.append(key.name)
-        if not fields:
+        if not keys:
             return None
         function: ast.AST | None = module.parents.get(name)
         statement: ast.AST = name
@@ -1556,19 +1785,15 @@ class _Walk:
                     )
                     target = targets[0] if len(targets) == 1 else None
                     chain = (
-                        _attribute_chain(target, name.id)
-                        if target is not None
-                        else None
+                        _stored_chain(target, name.id) if target is not None else None
                     )
                     if chain is None:
-                        if any(
-                            _attribute_chain(t, name.id) is not None for t in targets
-                        ):
+                        if any(_stored_chain(t, name.id) is not None for t in targets):
                             return Unknown(
                                 f"`{name.id}` is assigned with others at {module.path.name}:{module.line(node)}"
                             )
                         continue
-                    if chain and chain == fields[: len(chain)]:
+                    if chain and chain == keys[: len(chain)]:
                         if node is not earlier or isinstance(node, ast.AugAssign):
                             return Unknown(
                                 f"`{_text(module, node)}` is set in a branch or a loop at {module.path.name}:{module.line(node)}"
@@ -1577,11 +1802,43 @@ class _Walk:
                         found = (node.value, keys[len(chain) :])
         return found
 
-    def _own_class(self, module: Module, call: ast.Call) -> Class | None:
-        """`cls(...)` in a classmethod of a class of this module: that class."""
+    def _own_method(self, module: Module, call: ast.Call) -> Function | None:
+        """`cls.build(...)` in a classmethod of a class of this module (`cls` not assigned
+        there): that class's own classmethod `build` (its `cls` is the same class)."""
+        func = call.func
+        if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name):
+            return None
+        cls = self._own_class(
+            module, ast.Call(func=func.value, args=[], keywords=[]), call
+        )
+        if cls is None:
+            return None
+        methods = [
+            s
+            for s in cls.node.body
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and s.name == func.attr
+        ]
+        if (
+            len(methods) != 1
+            or not isinstance(methods[0], ast.FunctionDef)
+            or not any(
+                isinstance(d, ast.Name) and d.id == "classmethod"
+                for d in methods[0].decorator_list
+            )
+            or len(methods[0].decorator_list) != 1
+        ):
+            return None
+        return Function(methods[0], module.path)
+
+    def _own_class(
+        self, module: Module, call: ast.Call, at: ast.AST | None = None
+    ) -> Class | None:
+        """`cls(...)` in a classmethod of a class of this module: that class (`at`: the
+        node `call` stands for, when it is made for the question)."""
         if not isinstance(call.func, ast.Name):
             return None
-        node: ast.AST | None = module.parents.get(call)
+        node: ast.AST | None = module.parents.get(at or call)
         while node is not None and not isinstance(
             node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
         ):
@@ -1940,6 +2197,7 @@ class _Walk:
             for node in ast.walk(module.tree):
                 if (
                     not isinstance(node, ast.Subscript)
+                    or not isinstance(node.ctx, ast.Load)  # a store reads nothing
                     or node in inner
                     or node in self.read
                 ):
@@ -2036,20 +2294,201 @@ def _bound(
     call: ast.Call, function: ast.FunctionDef | ast.AsyncFunctionDef, skipped: int
 ) -> dict[str, ast.expr] | str | None:
     """`call`'s arguments by `function`'s parameter names, the first `skipped` of them not
-    passed (`self`: bound to the receiver, `call.func`'s object); a string: why not."""
+    passed (`self`: bound to the receiver, `call.func`'s object); a string: why not.
+
+    As Python binds them: a `*seq` argument passes its items to the positional parameters
+    from its place on (parameter `i` gets `seq[i - place]`); the `**kwargs` parameter gets
+    the keywords no parameter names (`{"shape": ...}`, with a `**mapping` argument's items
+    first); a `**mapping` argument gives each parameter no other argument passes its entry of
+    that name (`mapping["shape"]`). These are expressions made for the walk, placed at the
+    argument they read."""
     args = function.args
-    if args.vararg or args.kwarg:
-        return f"`{function.name}` takes *args or **kwargs"
-    names = [p.arg for p in (*args.posonlyargs, *args.args)]
-    signature = Signature(
-        tuple(names[skipped:]),
-        tuple(p.arg for p in args.kwonlyargs),
-        max(len(args.posonlyargs) - skipped, 0),
-    )
-    bound = bind_arguments(call, signature)
-    if bound is not None and skipped and names and isinstance(call.func, ast.Attribute):
-        bound = {names[0]: call.func.value, **bound}
+    names = [p.arg for p in (*args.posonlyargs, *args.args)][skipped:]
+    keyword_only = [p.arg for p in args.kwonlyargs]
+    starred = [i for i, a in enumerate(call.args) if isinstance(a, ast.Starred)]
+    spread = [k.value for k in call.keywords if k.arg is None]
+    if (
+        not starred
+        and not spread
+        and not args.kwarg
+        and (not args.vararg or len(call.args) <= len(names))
+    ):
+        signature = Signature(
+            tuple(names),
+            tuple(keyword_only),
+            max(len(args.posonlyargs) - skipped, 0),
+        )
+        bound = bind_arguments(call, signature)
+    else:
+        bound = _bound_spread(call, function, names, keyword_only, skipped)
+        if isinstance(bound, str):
+            return bound
+    if bound is not None and skipped and isinstance(call.func, ast.Attribute):
+        first = [p.arg for p in (*args.posonlyargs, *args.args)]
+        if first:
+            bound = {first[0]: call.func.value, **bound}
     return bound
+
+
+def _bound_spread(
+    call: ast.Call,
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    names: list[str],
+    keyword_only: list[str],
+    skipped: int,
+) -> dict[str, ast.expr] | str | None:
+    """`_bound` for a call that unpacks `*seq` or `**mapping`, or a function taking
+    `**kwargs` (or more positional arguments into `*args`)."""
+    args = function.args
+    bound: dict[str, ast.expr] = {}
+    positional_only = max(len(args.posonlyargs) - skipped, 0)
+    for index, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            if index != len(call.args) - 1:
+                return f"`{function.name}` is called with `*` before other arguments"
+            for offset, name in enumerate(names[index:]):
+                item = ast.Subscript(
+                    value=arg.value, slice=ast.Constant(offset), ctx=ast.Load()
+                )
+                bound[name] = ast.copy_location(item, arg)
+            break
+        if index >= len(names):
+            if args.vararg is None:
+                return None
+            break  # into `*args`, which the walk does not follow
+        bound[names[index]] = arg
+    extra: list[ast.keyword] = []
+    for keyword in call.keywords:
+        name = keyword.arg
+        if name is None:
+            continue
+        if name in names[:positional_only] or (
+            name not in names and name not in keyword_only
+        ):
+            if args.kwarg is None:
+                return None
+            extra.append(keyword)
+            continue
+        if name in bound and not isinstance(bound[name], ast.Subscript):
+            return None
+        bound[name] = keyword.value
+    spread = [k.value for k in call.keywords if k.arg is None]
+    if len(spread) > 1:
+        return f"`{function.name}` is called with more than one `**` argument"
+    if spread:
+        for name in [*names[positional_only:], *keyword_only]:
+            if name not in bound:
+                item = ast.Subscript(
+                    value=spread[0], slice=ast.Constant(name), ctx=ast.Load()
+                )
+                bound[name] = ast.copy_location(item, spread[0])
+    if args.kwarg is not None:
+        entries = ast.Dict(
+            keys=[*([None] if spread else []), *(ast.Constant(k.arg) for k in extra)],
+            values=[*spread, *(k.value for k in extra)],
+        )
+        bound[args.kwarg.arg] = ast.copy_location(entries, call)
+    return bound
+
+
+def _entry(node: ast.Dict, key: str) -> tuple[ast.expr, bool] | None:
+    """The value a dict display gives `key`: its one entry of that key after its last
+    `**mapping` (`(value, False)`), else that mapping, when it is the display's only one and
+    no entry before it names the key (`(mapping, True)`: the key is still to read there);
+    None otherwise."""
+    spread = [i for i, k in enumerate(node.keys) if k is None]
+    after = spread[-1] + 1 if spread else 0
+    named = [
+        node.values[i]
+        for i in range(after, len(node.keys))
+        if _key(node.keys[i]) == key  # type: ignore[arg-type]
+    ]
+    before = [
+        i
+        for i in range(after)
+        if node.keys[i] is not None and _key(node.keys[i]) == key  # type: ignore[arg-type]
+    ]
+    if named:
+        return (named[0], False) if len(named) == 1 else None
+    if len(spread) != 1 or before:
+        return None
+    return node.values[spread[0]], True
+
+
+def _copied_items(node: ast.DictComp) -> ast.expr | None:
+    """`raw` of `{k: v for k, v in raw.items() if ...}`: a comprehension keeping some of a
+    mapping's entries as they are (its conditions only drop entries); None for any other."""
+    if len(node.generators) != 1:
+        return None
+    (loop,) = node.generators
+    if (
+        loop.is_async
+        or not isinstance(loop.target, ast.Tuple)
+        or len(loop.target.elts) != 2
+        or not all(isinstance(e, ast.Name) for e in loop.target.elts)
+        or not isinstance(loop.iter, ast.Call)
+        or not isinstance(loop.iter.func, ast.Attribute)
+        or loop.iter.func.attr != "items"
+        or loop.iter.args
+        or loop.iter.keywords
+    ):
+        return None
+    key, value = (e.id for e in loop.target.elts)  # type: ignore[attr-defined]
+    if (
+        not isinstance(node.key, ast.Name)
+        or node.key.id != key
+        or not isinstance(node.value, ast.Name)
+        or node.value.id != value
+        or key == value
+    ):
+        return None
+    return loop.iter.func.value
+
+
+def _literal_value(node: ast.expr) -> int | tuple[int, ...] | None:
+    """An integer literal's value, or a tuple (list) of integer literals' as a tuple."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, (ast.Tuple, ast.List)) and _integers(node):
+        return tuple(e.value for e in node.elts)  # type: ignore[attr-defined]
+    return None
+
+
+def _contains(outer: ast.AST, inner: ast.AST) -> bool:
+    return any(node is inner for node in ast.walk(outer))
+
+
+def _shown_entry(table: ast.Dict, entry: ast.expr) -> str:
+    key = next(k for k, v in zip(table.keys, table.values) if v is entry)
+    return repr(_key(key)) if key is not None else "?"
+
+
+def _none_guarded(module: Module, bindings: frozenset, name: str) -> object | None:
+    """Of a parameter's two reaching bindings, itself and `name = default` alone in an
+    `if name is None:` (no `else`), the parameter's binding: the value is the argument
+    whenever the caller passes one other than `None`; None for any other bindings."""
+    if len(bindings) != 2:
+        return None
+    params = [b for b in bindings if b.kind == "param"]
+    assigns = [b for b in bindings if b.kind == "assign" and not b.path]
+    if len(params) != 1 or len(assigns) != 1:
+        return None
+    statement = assigns[0].node
+    guard = module.parents.get(statement)
+    if (
+        not isinstance(guard, ast.If)
+        or guard.body != [statement]
+        or guard.orelse
+        or not isinstance(guard.test, ast.Compare)
+        or not isinstance(guard.test.left, ast.Name)
+        or guard.test.left.id != name
+        or len(guard.test.ops) != 1
+        or not isinstance(guard.test.ops[0], ast.Is)
+        or not isinstance(guard.test.comparators[0], ast.Constant)
+        or guard.test.comparators[0].value is not None
+    ):
+        return None
+    return params[0]
 
 
 def _joined(
@@ -2173,11 +2612,18 @@ def _default(function: ast.FunctionDef, name: str) -> ast.expr | None:
     return defaults.get(name)
 
 
-def _attribute_chain(target: ast.expr, name: str) -> list[str] | None:
-    """`name.a.b` as `["a", "b"]` (`name` alone: `[]`); None for another target."""
-    chain: list[str] = []
-    while isinstance(target, ast.Attribute):
-        chain.insert(0, target.attr)
+def _stored_chain(target: ast.expr, name: str) -> list[Key] | None:
+    """`name.a["b"].c` as `[_Field("a"), "b", _Field("c")]` (`name` alone: `[]`), the keys
+    literal; None for another target (or a key that is not a literal)."""
+    chain: list[Key] = []
+    while isinstance(target, (ast.Attribute, ast.Subscript)):
+        if isinstance(target, ast.Attribute):
+            chain.insert(0, _Field(target.attr))
+        else:
+            key = _key(target.slice)
+            if key is None:
+                return None
+            chain.insert(0, key)
         target = target.value
     return chain if isinstance(target, ast.Name) and target.id == name else None
 
@@ -2310,7 +2756,9 @@ class PassedBy:
 
 
 def gather_input_passed_by(
-    evaluator: Evaluator, frames: tuple[tuple[Path, int], ...]
+    evaluator: Evaluator,
+    frames: tuple[tuple[Path, int], ...],
+    out_entered: bool = False,
 ) -> PassedBy | Unknown:
     """For a `top_level_all_gather(x, P(...))` the run raised at (the innermost of `frames`,
     outermost first: the caller's line, then the gather's), whose input `x` is a parameter of
@@ -2320,7 +2768,10 @@ def gather_input_passed_by(
     (a jitted function, a method through `self`). When that argument is itself a parameter of
     the caller's function, which it never assigns, and no `with` is around the call there (a
     helper between the caller that sets the context and the gather), the walk goes on to the
-    argument the next frame the run noted passes for it, and so on up the run's frames."""
+    argument the next frame the run noted passes for it, and so on up the run's frames.
+    With `out_entered` (the run noted where the out_sharding's mesh was put in force: it is
+    the context mesh, and the rule moves the input only under that `with`), the out_sharding
+    may be any expression (`NamedSharding(meshes.train, P(reduced=...))` in a local)."""
     if len(frames) < 2:
         return Unknown("the run noted no caller of the gather's function")
     (caller_path, caller_line), (path, line) = frames[-2:]
@@ -2343,7 +2794,11 @@ def gather_input_passed_by(
     args = bind_arguments(gather, SIGNATURES[Api.TOP_LEVEL_ALL_GATHER])
     x, out = (args or {}).get("xs"), (args or {}).get("out_sharding")
     if not isinstance(x, ast.Name) or not (
-        isinstance(out, ast.Call) and walk._api(module, out.func) is Api.PARTITION_SPEC
+        out_entered
+        or (
+            isinstance(out, ast.Call)
+            and walk._api(module, out.func) is Api.PARTITION_SPEC
+        )
     ):
         return Unknown(
             "the gather's input is not a name, or its out_sharding not a bare PartitionSpec"
