@@ -77,6 +77,16 @@ def _test_case_methods() -> frozenset[str]:
     return frozenset(dir(unittest.TestCase)) | frozenset(EXPECTED_ERROR_METHODS)
 
 
+# Calls that run their first argument (a function) before they return.
+_MAPS_AT_ONCE = frozenset(
+    {
+        "jax.tree.map",
+        "jax.tree_util.tree_map",
+        "jax.tree.map_with_path",
+        "jax.tree_util.tree_map_with_path",
+    }
+)
+
 # Builtins that iterate their argument at once (a generator passed to them runs there).
 _ITERATES = frozenset(
     {"list", "tuple", "set", "dict", "sum", "min", "max", "any", "all"}
@@ -431,7 +441,9 @@ class Contexts:
         for method in instance.cls.node.body:
             if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
-            if not _self_only_for_attributes(target, method):
+            if not _self_only_for_attributes(
+                target, method, registers=method.name == "__enter__"
+            ):
                 return None
             if method.name in ("__enter__", "__exit__"):
                 continue
@@ -459,6 +471,7 @@ class Contexts:
                 isinstance(node, ast.Call)
                 and not _may_enter(node)
                 and not self._enters_nothing(target, node, frame)
+                and not self._registering(target, enter, node, frame)
             ):
                 return None  # a helper that may enter (or exit) a mesh context
         sites: list[Site] = []
@@ -490,6 +503,23 @@ class Contexts:
             )
             returned = isinstance(statement, ast.Return)
         return sites
+
+    def _registering(
+        self, module: Module, enter: ast.FunctionDef, call: ast.Call, frame: Frame
+    ) -> bool:
+        """`stack.append(self)` in `__enter__` (see `_registers_itself`), on a receiver that
+        is no object of a class of the tree (a list, or a `threading.local()`'s attribute)."""
+        this = enter.args.args[0].arg if enter.args.args else None
+        if not (
+            len(call.args) == 1
+            and isinstance(call.args[0], ast.Name)
+            and call.args[0].id == this
+            and _registers_itself(module, enter, call.args[0], call)
+        ):
+            return False
+        assert isinstance(call.func, ast.Attribute)
+        receiver = self.evaluator.value(module, call.func.value, frame)
+        return not isinstance(receiver, (Instance, Class, BoundMethod, Function))
 
     def _enters_nothing(self, module: Module, call: ast.Call, frame: Frame) -> bool:
         """A call of an API from outside the tree that enters no mesh context."""
@@ -647,6 +677,15 @@ class Contexts:
         if isinstance(scope, ast.ClassDef):
             return self.ways_at(module, scope, depth + 1)
         elsewhere = self._elsewhere(module, scope)
+        if isinstance(scope, ast.Lambda):
+            call = self._calling_at_once(module, scope)
+            if (
+                call is not None
+            ):  # its body runs inside that call, in the caller's context
+                return [
+                    (*elsewhere, *(replace(s, call=s.call or call) for s in way))
+                    for way in self.ways_at(module, call, depth + 1)
+                ]
         if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return [
                 (
@@ -678,6 +717,19 @@ class Contexts:
             for way in self.ways_at(caller, call, depth + 1):
                 ways.append((*(replace(s, call=s.call or call) for s in way), *sites))
         return ways or [tuple(sites)]
+
+    def _calling_at_once(self, module: Module, function: ast.AST) -> ast.Call | None:
+        """The call that runs `function` (a lambda or a function's name) before it returns,
+        where `function` is the function argument of `jax.tree.map` and its kin; else None."""
+        call = module.parents.get(function)
+        if not (isinstance(call, ast.Call) and call.args and call.args[0] is function):
+            return None
+        callee = self.evaluator.value(
+            module, call.func, self.evaluator.frame_at(module, call)
+        )
+        if isinstance(callee, External) and callee.name in _MAPS_AT_ONCE:
+            return call
+        return None
 
     def calls_running(
         self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
@@ -832,6 +884,10 @@ class Contexts:
             parent = module.parents.get(use)
             if isinstance(parent, ast.Call) and parent.func is use:
                 found.append((module, parent))
+                continue
+            at_once = self._calling_at_once(module, use)
+            if at_once is not None:  # `jax.tree.map(f, tree)` runs f there
+                found.append((module, at_once))
                 continue
             if value.wrapped_by == "jit":
                 run = _run_of(module, use)
@@ -1237,10 +1293,17 @@ def _run_of(module: Module, jit_call: ast.AST) -> ast.AST | None:
 
 
 def _self_only_for_attributes(
-    module: Module, method: ast.FunctionDef | ast.AsyncFunctionDef
+    module: Module,
+    method: ast.FunctionDef | ast.AsyncFunctionDef,
+    *,
+    registers: bool = False,
 ) -> bool:
     """Whether `method` reads its first parameter only as `self.attr` (never `self` itself,
-    nor `self.__enter__`), so the object cannot reach other code through it."""
+    nor `self.__enter__`), so the object cannot reach other code through it. `registers`
+    (for `__enter__`): also `return self` and a statement `stack.append(self)` (a context
+    object that registers itself where others look it up), which hand the object out only
+    once its mesh context is made; code that gets it so reads it, and exits it only
+    through `__exit__`, which a `with` calls."""
     params = [*method.args.posonlyargs, *method.args.args]
     if not params:
         return True  # no object to hand out
@@ -1248,10 +1311,31 @@ def _self_only_for_attributes(
     for node in ast.walk(method):
         if isinstance(node, ast.Name) and node.id == name:
             parent = module.parents.get(node)
-            if not (
-                isinstance(parent, ast.Attribute)
-                and parent.value is node
-                and parent.attr != "__enter__"
-            ):
+            if isinstance(parent, ast.Attribute) and parent.value is node:
+                if parent.attr != "__enter__":
+                    continue
                 return False
+            if registers and _registers_itself(module, method, node, parent):
+                continue
+            return False
     return True
+
+
+def _registers_itself(
+    module: Module, method: ast.AST, node: ast.Name, parent: ast.AST | None
+) -> bool:
+    """`return self` as the method's last statement, or `<...>.append(self)` as a
+    statement of its body."""
+    body = getattr(method, "body", [])
+    if isinstance(parent, ast.Return):
+        return parent.value is node and bool(body) and body[-1] is parent
+    statement = module.parents.get(parent) if parent is not None else None
+    return (
+        isinstance(parent, ast.Call)
+        and parent.args == [node]
+        and not parent.keywords
+        and isinstance(parent.func, ast.Attribute)
+        and parent.func.attr == "append"
+        and isinstance(statement, ast.Expr)
+        and statement in body
+    )

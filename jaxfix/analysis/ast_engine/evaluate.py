@@ -1343,7 +1343,7 @@ class Evaluator:
     ) -> Value:
         """What every call of `function` in the project passes for `arg` (or its default)."""
         if isinstance(function, ast.Lambda):
-            return Unknown(f"`{arg.arg}` is a lambda's parameter")
+            return self._mapped_leaf(module, function, arg)
         klass = module.parents.get(function)
         params = [*function.args.posonlyargs, *function.args.args]
         if isinstance(klass, ast.ClassDef) and params and params[0] is arg:
@@ -1382,6 +1382,47 @@ class Evaluator:
         return join(
             values, f"the callers of `{function.name}` pass different `{arg.arg}`"
         )
+
+    def _mapped_leaf(self, module: Module, function: ast.Lambda, arg: ast.arg) -> Value:
+        """A lambda's parameter where the lambda is what `jax.tree.map(f, *trees)` (or its
+        `_with_path` kin) maps: a leaf of the tree the parameter's place names (the key path
+        for the first of `_with_path`), when every leaf of that tree is the same value."""
+        why = f"`{arg.arg}` is a lambda's parameter"
+        call = module.parents.get(function)
+        params = function.args.args
+        if not (
+            isinstance(call, ast.Call)
+            and call.args
+            and call.args[0] is function
+            and not call.keywords
+            and not any(isinstance(a, ast.Starred) for a in call.args)
+            and not function.args.posonlyargs
+            and not function.args.vararg
+            and arg in params
+        ):
+            return Unknown(why)
+        frame = self.frame_at(module, call)
+        callee = self.value(module, call.func, frame)
+        if not isinstance(callee, External) or callee.name not in (
+            _TREE_MAPS | _TREE_MAPS_WITH_PATH
+        ):
+            return Unknown(why)
+        place = params.index(arg)
+        if callee.name in _TREE_MAPS_WITH_PATH:
+            if place == 0:
+                return Foreign("a leaf's key path")
+            place -= 1
+        trees = call.args[1:]
+        if place >= len(trees):
+            return Unknown(why)
+        tree = self.value(module, trees[place], frame)
+        if isinstance(tree, Leaves):
+            return tree.leaf
+        leaves = _tree_leaves(tree)
+        if not leaves:
+            lost = Unknown(f"`{arg.arg}` is a leaf of a tree jaxfix does not spell out")
+            return lost_at(lost, tree) if isinstance(tree, Unknown) else lost
+        return join(list(leaves), f"the leaves `{arg.arg}` is given differ")
 
     def _receiver_from_callers(
         self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
