@@ -889,6 +889,10 @@ class Contexts:
             if at_once is not None:  # `jax.tree.map(f, tree)` runs f there
                 found.append((module, at_once))
                 continue
+            through = self.evaluator.runs_through_jitted_attribute(module, use)
+            if through is not None:  # `self.attr = jax.jit(self.f)`; `self.attr(x)`
+                found.extend((module, run) for run in through)
+                continue
             if value.wrapped_by == "jit":
                 run = _run_of(module, use)
                 if run is not None:

@@ -1531,6 +1531,10 @@ class Evaluator:
                 if isinstance(call, ast.Call) and call.func is use:
                     found.append((other, call, target))
                     continue
+                runs = self.runs_through_jitted_attribute(other, use)
+                if runs is not None:  # `self.attr = jax.jit(self.f)`; `self.attr(x)`
+                    found.extend((other, run, target) for run in runs)
+                    continue
                 return Unknown(f"`{name}` is used other than called at {where}")
         return found
 
@@ -1591,6 +1595,78 @@ class Evaluator:
                     return Unknown(f"`{name}` is used other than called")
                 found.append((other, call, target))
         return found
+
+    def runs_through_jitted_attribute(
+        self, module: Module, use: ast.expr
+    ) -> list[ast.Call] | None:
+        """For `self.attr = jax.jit(f)` in a method of a class, `use` being that `f`: the
+        calls that run f through the attribute (`self.attr(x)`, `self.attr.lower(x)`), when
+        this is the module's only store of `.attr`, no other module names `attr`, no subclass
+        stores it, and every read of `.attr` in the module is such a run on a method's own
+        first parameter in the class; else None (not known)."""
+        jitted = module.parents.get(use)
+        if not (
+            isinstance(jitted, ast.Call)
+            and jitted.args == [use]
+            and not jitted.keywords
+        ):
+            return None
+        callee = self.value(module, jitted.func, self.frame_at(module, jitted))
+        if not (isinstance(callee, External) and _KEEPS_BODY.get(callee.name) == "jit"):
+            return None
+        statement = module.parents.get(jitted)
+        method = module.scope_of(jitted)
+        klass = module.parents.get(method) if method is not None else None
+        if not (
+            isinstance(statement, ast.Assign)
+            and statement.value is jitted
+            and len(statement.targets) == 1
+            and isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and isinstance(klass, ast.ClassDef)
+            and method.args.args
+        ):
+            return None
+        target = statement.targets[0]
+        this = method.args.args[0].arg
+        if not (
+            isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id == this
+        ):
+            return None
+        attr = target.attr
+        if module.attribute_stores(attr) != [target]:
+            return None
+        # an object's attribute is reached without an import of its module: every module
+        # holding the word
+        others = self.project.candidate_files(attr, module.path, imported=False)
+        if isinstance(others, Unknown) or any(p != module.path for p in others):
+            return None
+        if self._subclass_assigning(Class(klass, module.path), attr):
+            return None
+        runs: list[ast.Call] = []
+        for read in module.loads_by_name.get(attr, ()):
+            reader = module.scope_of(read)
+            if not (
+                isinstance(read, ast.Attribute)
+                and isinstance(read.value, ast.Name)
+                and isinstance(reader, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and module.parents.get(reader) is klass
+                and reader.args.args
+                and read.value.id == reader.args.args[0].arg
+            ):
+                return None
+            parent = module.parents.get(read)
+            if isinstance(parent, ast.Call) and parent.func is read:
+                runs.append(parent)
+                continue
+            if isinstance(parent, ast.Attribute) and parent.attr in ("lower", "trace"):
+                grand = module.parents.get(parent)
+                if isinstance(grand, ast.Call) and grand.func is parent:
+                    runs.append(grand)
+                    continue
+            return None
+        return runs
 
     def is_definition_of(
         self, module: Module, use: ast.Name, function: ast.AST
