@@ -422,11 +422,17 @@ class Contexts:
         item = module.parents.get(expr)
         if isinstance(module.parents.get(item) if item else None, ast.AsyncWith):
             return unknown  # `async with` runs `__aenter__`
-        sites = self._entered_by_enter(instance, enter, expr, entry)
+        named = isinstance(item, ast.withitem) and item.optional_vars is not None
+        sites = self._entered_by_enter(instance, enter, expr, entry, named)
         return unknown if sites is None else sites
 
     def _entered_by_enter(
-        self, instance: Instance, enter: ast.FunctionDef, expr: ast.expr, entry: Entry
+        self,
+        instance: Instance,
+        enter: ast.FunctionDef,
+        expr: ast.expr,
+        entry: Entry,
+        named: bool = False,
     ) -> list[Site] | None:
         """The mesh contexts `__enter__` leaves entered, when its body pins them down: the
         object is made by the `with` item itself and reaches no other code (its methods use
@@ -452,6 +458,8 @@ class Contexts:
                     _may_enter(node) and not self._stores_context(target, node)
                 ):
                     return None
+        if not self._handed_out_safely(target, instance.cls.node, enter, named):
+            return None
         a = enter.args
         if (
             a.posonlyargs
@@ -503,6 +511,53 @@ class Contexts:
             )
             returned = isinstance(statement, ast.Return)
         return sites
+
+    def _handed_out_safely(
+        self, module: Module, klass: ast.ClassDef, enter: ast.FunctionDef, named: bool
+    ) -> bool:
+        """Where `__enter__` hands the object out (`return self` to a `with ... as name`, or
+        `stack.append(self)`), code that gets it could exit its mesh context: only when no
+        module of the run reads `.__exit__` but the class's own `__exit__`. `return self` to
+        a `with` without `as` hands it to no one."""
+        this = enter.args.args[0].arg if enter.args.args else None
+        returned = any(
+            isinstance(n, ast.Return)
+            and isinstance(n.value, ast.Name)
+            and n.value.id == this
+            for n in ast.walk(enter)
+        )
+        registered = any(
+            isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and n.func.attr == "append"
+            and any(isinstance(a, ast.Name) and a.id == this for a in n.args)
+            for n in ast.walk(enter)
+        )
+        if not (registered or (returned and named)):
+            return True
+        if returned and named:
+            return False  # the `with` body holds the object: its calls may exit it
+        holders = self.evaluator.project.candidate_files(
+            "__exit__", module.path, imported=False
+        )
+        if isinstance(holders, Unknown):
+            return False
+        for path in {module.path, *holders}:
+            other = self.evaluator.module(path)
+            if isinstance(other, Unknown):
+                return False
+            for read in other.loads_by_name.get("__exit__", ()):
+                if not isinstance(read, ast.Attribute):
+                    return False
+                method = other.scope_of(read)
+                if not (
+                    other is module
+                    and isinstance(method, ast.FunctionDef)
+                    and method.name == "__exit__"
+                    and module.parents.get(method) is klass
+                ):
+                    return False
+        return True
 
     def _registering(
         self, module: Module, enter: ast.FunctionDef, call: ast.Call, frame: Frame
@@ -678,13 +733,11 @@ class Contexts:
             return self.ways_at(module, scope, depth + 1)
         elsewhere = self._elsewhere(module, scope)
         if isinstance(scope, ast.Lambda):
-            call = self._calling_at_once(module, scope)
-            if (
-                call is not None
-            ):  # its body runs inside that call, in the caller's context
+            at_once = self._calling_at_once(module, scope)
+            if at_once is not None:  # its body runs inside that call, in its context
                 return [
-                    (*elsewhere, *(replace(s, call=s.call or call) for s in way))
-                    for way in self.ways_at(module, call, depth + 1)
+                    (*elsewhere, *(replace(s, call=s.call or at_once) for s in way))
+                    for way in self.ways_at(module, at_once, depth + 1)
                 ]
         if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return [
@@ -1306,8 +1359,7 @@ def _self_only_for_attributes(
     nor `self.__enter__`), so the object cannot reach other code through it. `registers`
     (for `__enter__`): also `return self` and a statement `stack.append(self)` (a context
     object that registers itself where others look it up), which hand the object out only
-    once its mesh context is made; code that gets it so reads it, and exits it only
-    through `__exit__`, which a `with` calls."""
+    once its mesh context is made (`_handed_out_safely` asks who may exit it)."""
     params = [*method.args.posonlyargs, *method.args.args]
     if not params:
         return True  # no object to hand out

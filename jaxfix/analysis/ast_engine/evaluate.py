@@ -1597,7 +1597,7 @@ class Evaluator:
         return found
 
     def runs_through_jitted_attribute(
-        self, module: Module, use: ast.expr
+        self, module: Module, use: ast.AST
     ) -> list[ast.Call] | None:
         """For `self.attr = jax.jit(f)` in a method of a class, `use` being that `f`: the
         calls that run f through the attribute (`self.attr(x)`, `self.attr.lower(x)`), when
