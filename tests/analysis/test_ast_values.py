@@ -47,6 +47,9 @@ M8 = AbstractMesh((8,), ("x",))
         ("d = dict({'x': 2, 'y': 4}, y=8)\nv = (tuple(d), len(d))", (("x", "y"), 2)),
         ("d = {'x': 2} | {'y': 4, 'x': 1}\nv = tuple(d.items())", (("x", 1), ("y", 4))),
         ("v = None", None),
+        # min/max of their arguments, as of an iterable
+        ("v = (max(1, 8 // 4), min(4, 2, 3), max([1, 5]))", (2, 2, 5)),
+        ("v = max(1, jax.device_count() // 4)", Unknown),
         ("def f(n):\n    return n\nv = n", Unknown),
         ("v = (*rest, 2)", Unknown),
         # `*C` binds a list, which the tuple then holds: it may be changed through it (the
@@ -200,6 +203,14 @@ def test_a_static_or_class_methods_parameter_from_its_callers(
         )
     ]
     assert engine.value_of(module, read) == value
+
+
+def test_an_operation_on_an_unknown_value_says_where_it_was_lost() -> None:
+    """`max(1, jax.device_count() // 4)`: unknown because the device count is, not because of
+    the operation or of `max`."""
+    engine, module = parsed(HEADER + "v = max(1, jax.device_count() // 4)")
+    found = engine.value_of(module, last_expr(module))
+    assert isinstance(found, Unknown) and "jax.device_count" in found.why, found
 
 
 def test_a_starred_target_is_a_list_that_may_change() -> None:

@@ -3597,6 +3597,10 @@ def _binary(op: ast.operator, left: Value, right: Value) -> Value:
         and isinstance(right, DictValue)
     ):
         return DictValue(left.items + right.items)
+    for operand in (left, right):
+        if isinstance(operand, Unknown):
+            # an operand jaxfix does not know: the operation is lost where it was
+            return lost_at(Unknown(operand.why), operand)
     return Unknown("an operation jaxfix does not evaluate")
 
 
