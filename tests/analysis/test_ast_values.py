@@ -779,3 +779,60 @@ def test_jit_out_shardings_place_the_result(code: str, meshes: object) -> None:
 def test_a_container_passed_to_a_reader_stays_known(code: str, known: bool) -> None:
     found = last_value(code)
     assert isinstance(found, (ListValue, DictValue)) is known, found
+
+
+@pytest.mark.parametrize(
+    "extra, value",
+    [
+        ("", 8),
+        # a subclass may be `cls`, with its own N
+        ("class S(M):\n    N = 4\n", Unknown),
+    ],
+)
+def test_a_class_methods_cls_is_its_class_when_nothing_derives_from_it(
+    extra: str, value: object
+) -> None:
+    engine, module = parsed(
+        "class M:\n"
+        "    N = 8\n"
+        "    @classmethod\n"
+        "    def f(cls):\n"
+        "        return cls.N\n" + extra
+    )
+    (read,) = [n.value for n in ast.walk(module.tree) if isinstance(n, ast.Return)]
+    found = engine.value_of(module, read)
+    assert isinstance(found, Unknown) if value is Unknown else found == value, found
+
+
+@pytest.mark.parametrize(
+    "extra, value",
+    [
+        ("", 8),
+        # another store of `.size`: which one a test reads depends on what ran
+        ("    def setUp(self):\n        self.size = 2\n", Unknown),
+        # a second setUpClass replaces the first: its store is gone
+        ("    @classmethod\n    def setUpClass(cls):\n        pass\n", Unknown),
+    ],
+)
+def test_what_set_up_class_stores_on_the_class_a_test_reads(
+    extra: str, value: object
+) -> None:
+    """unittest runs `setUpClass` once before the class's tests: `self.size` in a test is
+    what it stored on `cls`."""
+    code = (
+        "import unittest\n"
+        "class T(unittest.TestCase):\n"
+        "    @classmethod\n"
+        "    def setUpClass(cls):\n"
+        "        cls.size = 8\n"
+        "    def test_size(self):\n"
+        "        return self.size\n"
+    )
+    engine, module = parsed(code + extra)
+    (read,) = [
+        n.value
+        for n in ast.walk(module.tree)
+        if isinstance(n, ast.Return) and isinstance(n.value, ast.Attribute)
+    ]
+    found = engine.value_of(module, read)
+    assert isinstance(found, Unknown) if value is Unknown else found == value, found

@@ -1351,6 +1351,9 @@ class Evaluator:
                 isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
                 for d in function.decorator_list
             ):
+                if _is_classmethod(function):
+                    # `cls`: the class, where no class of the run derives from it
+                    return self._class_of_its_own(module, klass, arg)
                 return Unknown(f"`{arg.arg}` of a static or class method")
             # `self`: the one object every call of the method in the project is made on, when
             # jaxfix saw it built (`PROVIDER = LoraProvider(mesh_shape=(2, 2))` in a config
@@ -1423,6 +1426,80 @@ class Evaluator:
             lost = Unknown(f"`{arg.arg}` is a leaf of a tree jaxfix does not spell out")
             return lost_at(lost, tree) if isinstance(tree, Unknown) else lost
         return join(list(leaves), f"the leaves `{arg.arg}` is given differ")
+
+    def _class_of_its_own(
+        self, module: Module, klass: ast.ClassDef, arg: ast.arg
+    ) -> Value:
+        """`klass` itself, as a class method's `cls`, when no module of the run that may name
+        it defines a class deriving from it (else `cls` may be that subclass)."""
+        why = f"`{arg.arg}` of a class method, whose class may be subclassed"
+        others = self.project.candidate_files(klass.name, module.path)
+        if isinstance(others, Unknown):
+            return lost_at(Unknown(why), others)
+        for path in {module.path, *others}:
+            other = self.module(path)
+            if isinstance(other, Unknown):
+                return Unknown(why)
+            for node in other.classes:
+                for base in node.bases:
+                    spelled = base.attr if isinstance(base, ast.Attribute) else None
+                    if isinstance(base, ast.Name):
+                        spelled = base.id
+                    if spelled == klass.name or not isinstance(
+                        base, (ast.Name, ast.Attribute)
+                    ):
+                        return Unknown(why)
+        return Class(klass, module.path, self.frame_at(module, klass))
+
+    def _set_up_for_the_class(self, cls: Class, name: str) -> Value | None:
+        """`cls.name = v` in the class's `setUpClass` (a class method unittest runs once,
+        before any test of the class): v, where it is the module's only store of `.name`,
+        made on every way through `setUpClass`; None where the class has no such store."""
+        module = self.module(cls.path)
+        if isinstance(module, Unknown) or not module.stores_attribute(name):
+            return None
+        defined = [  # the last definition is the one the class keeps
+            s
+            for s in cls.node.body
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Assign))
+            and (
+                getattr(s, "name", None) == "setUpClass"
+                or any(
+                    isinstance(t, ast.Name) and t.id == "setUpClass"
+                    for t in getattr(s, "targets", ())
+                )
+            )
+        ]
+        setup = defined[-1] if defined else None
+        if (
+            not isinstance(setup, ast.FunctionDef)
+            or not _is_classmethod(setup)
+            or not setup.args.args
+        ):
+            return None
+        this = setup.args.args[0].arg
+        stores = module.attribute_stores(name)
+        if not stores or not all(
+            module.is_within(store, setup)
+            and isinstance(store.value, ast.Name)
+            and store.value.id == this
+            and module.scope_of(store) is setup
+            for store in stores
+        ):
+            return None
+        frame = Frame(setup, cls.path, ((this, cls),), cls.closure)
+        flow = self.flow(module, frame)
+        attribute = f"{this}.{name}"
+        ends = [
+            e
+            for e in (flow.end, *(flow.before.get(r) for r in flow.returns))
+            if e is not None
+        ]
+        found = [e.get(attribute) for e in ends]
+        if not ends or not all(found):
+            return Unknown(f"`setUpClass` may leave `.{name}` unset")
+        bindings = frozenset(b for f in found if f for b in f)
+        return self._bindings_value(module, attribute, bindings, frame)
 
     def _receiver_from_callers(
         self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
@@ -1848,6 +1925,10 @@ class Evaluator:
                 return BoundMethod(
                     found, base
                 )  # `cls` is the class it is reached through
+            if isinstance(found, Unknown) and "is not defined" in found.why:
+                set_up = self._set_up_for_the_class(base, name)
+                if set_up is not None:
+                    return set_up
             return found
         return vocabulary.attribute(base, name, node)
 
@@ -1915,6 +1996,9 @@ class Evaluator:
             return BoundMethod(member, instance)
         if not isinstance(member, Unknown) or "is not defined" not in member.why:
             return member
+        set_up = self._set_up_for_the_class(instance.cls, name)
+        if set_up is not None:
+            return set_up
         return self._assigned_in_init(instance, name)
 
     def _assigned_in_init(self, instance: Instance, name: str) -> Value:
@@ -3775,3 +3859,10 @@ def _item_of(iterated: Value, path: tuple[tuple[int, int, int], ...]) -> Value:
             item = _unpacked(item, index, length, star)
         unpacked.append(item)
     return join(unpacked, "a loop over different values")
+
+
+def _is_classmethod(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(
+        isinstance(d, ast.Name) and d.id == "classmethod"
+        for d in function.decorator_list
+    )
