@@ -7,8 +7,10 @@ outermost first: in its own scope, the `with` items around it (and earlier items
 unknown); a bare `set_mesh` elsewhere in the module when the node is in a function
 (`ELSEWHERE`: it may have run before). Around that, for a function, each call in the project
 that runs it (`f(...)`, `jax.jit(f)(...)`, `jax.jit(f).lower(...)`, a method through its
-object) with the ways around that call; a use of the function that is not such a call gives one
-unknown site (`USE`); a decorator of the tree that wraps the call of the function in a mesh
+object, `self.f` jitted into an attribute by `self.attr = jax.jit(self.f)` and run as
+`self.attr(...)`, a function or lambda that `jax.tree.map` and its `_with_path` kin are given,
+which runs inside that call) with the ways around that call; a use of the function that is not
+such a call gives one unknown site (`USE`); a decorator of the tree that wraps the call of the function in a mesh
 context gives those sites (`DECORATOR`); `setUp`/`setUpClass` entering contexts give them to a
 TestCase's `test*` methods (`SETUP`).
 
@@ -19,7 +21,10 @@ use_abstract_mesh; a concrete `Mesh` is the legacy `with mesh:`, which sets no a
 with `abstract=True`), its parameters bound to the call's arguments; an object of a class of the tree, those its
 `__enter__` leaves entered (none when it calls no mesh API; when its body pins them down,
 `self.cm = use_abstract_mesh(m)` then `self.cm.__enter__()`, or `jax.set_mesh(m)`, in its
-statements' order; else one unknown site); the standard library, pytest, NumPy and JAX's public
+statements' order, the object reaching no other code: its methods use `self` only for
+attributes, but `__enter__` may `return self` to a `with` without `as`, and may register it
+(`stack.append(self)`) where no code of the run but the class's own `__exit__` reads
+`.__exit__`; else one unknown site); the standard library, pytest, NumPy and JAX's public
 non-mesh APIs enter none; anything else is an unknown site. `current_mesh` picks, on each way,
 the innermost site that sets JAX's context mesh: one mesh when every way agrees, `None` when no
 way has one, else Unknown.

@@ -34,7 +34,12 @@ that item). `isinstance(x, C)` of Python's classes (dict, Mapping, Sequence, lis
 int, ...) is decided for the data jaxfix spells out, and of JAX's (`AbstractMesh`, `Mesh`,
 `NamedSharding`, `PartitionSpec`, `ShapeDtypeStruct`) for the JAX values it knows (so a helper
 choosing `use_abstract_mesh` or `jax.set_mesh` by the mesh's class runs one branch); a
-lambda's parameter is known where it is called when its body only reads it. A `for` loop's
+lambda's parameter is known where it is called when its body only reads it, and, for the
+lambda `jax.tree.map(f, *trees)` (or `_with_path`) is given, is the one leaf its tree's every
+leaf is. A class method's `cls` is its class where no class of the run derives from it; what a
+TestCase's `setUpClass` stores on `cls` (the module's only store of that attribute) is what its
+tests read through `self`. `min`/`max` of several arguments; an operation on a value jaxfix
+does not know says where that value was lost. A `for` loop's
 variable is the one value every item of a known tuple or list gives; calling a generator
 function of the tree gives what every `yield` of it gives (`next(gen)`, a loop over it).
 JAX's trees:
