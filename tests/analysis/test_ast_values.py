@@ -836,3 +836,25 @@ def test_what_set_up_class_stores_on_the_class_a_test_reads(
     ]
     found = engine.value_of(module, read)
     assert isinstance(found, Unknown) if value is Unknown else found == value, found
+
+
+@pytest.mark.parametrize(
+    "code, value",
+    [
+        ("D = {'a': 4, 'b': 4}\nv = [x + 1 for k, x in D.items()]", 4),
+        ("D = {'a': 4, 'b': 8}\nv = [x + 1 for k, x in D.items()]", Unknown),
+        ("v = [x for x in SIZES]", Unknown),  # over values jaxfix does not spell out
+        # the second generator's variable may depend on the first's
+        ("v = [y for x in ((4,), (4,)) for y in x]", Unknown),
+    ],
+)
+def test_a_comprehension_variable_read_outside_its_unrolling(
+    code: str, value: object
+) -> None:
+    """The one value the first generator's variable takes for every item of the iterable."""
+    engine, module = parsed(HEADER + code)
+    (comprehension,) = [n for n in ast.walk(module.tree) if isinstance(n, ast.ListComp)]
+    element = comprehension.elt
+    read = element.left if isinstance(element, ast.BinOp) else element
+    found = engine.value_of(module, read)
+    assert isinstance(found, Unknown) if value is Unknown else found == value, found

@@ -39,7 +39,9 @@ lambda `jax.tree.map(f, *trees)` (or `_with_path`) is given, is the one leaf its
 leaf is. A class method's `cls` is its class where no class of the run derives from it; what a
 TestCase's `setUpClass` stores on `cls` (the module's only store of that attribute) is what its
 tests read through `self`. `min`/`max` of several arguments; an operation on a value jaxfix
-does not know says where that value was lost. A `for` loop's
+does not know says where that value was lost. A variable of a comprehension's first
+generator, read where the comprehension is not unrolled, is the one value every item gives.
+A `for` loop's
 variable is the one value every item of a known tuple or list gives; calling a generator
 function of the tree gives what every `yield` of it gives (`next(gen)`, a loop over it).
 JAX's trees:
@@ -1829,12 +1831,45 @@ class Evaluator:
             ):
                 for generator in current.generators:
                     if node.id in _stored(generator.target):
-                        return self._comprehension.get(
-                            (current, node.id),
-                            Unknown(f"`{node.id}` is a comprehension's variable"),
-                        )
+                        found = self._comprehension.get((current, node.id))
+                        if (
+                            found is not None
+                            or (current, node.id) in self._comprehension
+                        ):
+                            return found
+                        if generator is current.generators[0]:
+                            return self._every_item(module, current, node.id)
+                        return Unknown(f"`{node.id}` is a comprehension's variable")
             current = module.parents.get(current)
         return None
+
+    def _every_item(
+        self,
+        module: Module,
+        comprehension: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp,
+        name: str,
+    ) -> Value:
+        """A variable of a comprehension's first generator, read where the comprehension is
+        not being unrolled: the one value it takes for every item of the iterable (which the
+        enclosing scope evaluates; an `if` of the comprehension only drops items)."""
+        why = f"`{name}` is a comprehension's variable"
+        generator = comprehension.generators[0]
+        iterated = self.value(
+            module, generator.iter, self.frame_at(module, comprehension)
+        )
+        items = _items(iterated)
+        if items is None:
+            lost = Unknown(f"{why} over values jaxfix does not spell out")
+            return lost_at(lost, iterated) if isinstance(iterated, Unknown) else lost
+        if not items or len(items) > _MAX_ITEMS:
+            return Unknown(why)
+        values: list[Value] = []
+        for item in items:
+            bound = [v for t, v in _assign_target(generator.target, item) if t == name]
+            if len(bound) != 1:
+                return Unknown(why)
+            values.append(bound[0])
+        return join(values, f"{why}, whose items differ")
 
     def _comprehension_results(
         self,
