@@ -779,11 +779,11 @@ ENTERS_M8 = [[(WITH, Api.USE_ABSTRACT_MESH, X8)]]
             "self.cm = use_abstract_mesh(M8)\nif FLAG:\n    self.cm.__enter__()",
             UNKNOWN_SITE,
         ),
-        # the object reaches other code (`as s`), whose calls may exit the context
+        # the object is returned to a `with` without `as`: dropped, it reaches no code
         (
             "",
             "self.cm = use_abstract_mesh(M8)\nself.cm.__enter__()\nreturn self",
-            UNKNOWN_SITE,
+            ENTERS_M8,
         ),
         # which of two contexts `self.cm` is
         (
@@ -824,6 +824,48 @@ def test_the_contexts_an_enter_method_leaves_entered(
         "    def __exit__(self, *exc):\n        return None\n"
         "with Scope():\n    target()\n"
     )
+    engine, module = parsed(HEADER + code)
+    assert ways(engine, module, call(module)) == expected
+
+
+SCOPE = (
+    "import threading\n"
+    "class Scope:\n"
+    "    _local = threading.local()\n"
+    "    def __enter__(self):\n"
+    "        self._local.stack = []\n"
+    "        self._local.stack.append(self)\n"
+    "        self.cm = use_abstract_mesh(M8)\n"
+    "        self.cm.__enter__()\n"
+    "        return self\n"
+    "    def __exit__(self, *exc):\n"
+    "        self.cm.__exit__(*exc)\n"
+)
+
+
+@pytest.mark.parametrize(
+    "item, after, expected",
+    [
+        # registered on a stack where others find it; only its own __exit__ exits
+        ("Scope()", "", ENTERS_M8),
+        # the `with` body holds the object (`as s`): its calls may exit the context
+        ("Scope() as s", "", UNKNOWN_SITE),
+        # code that finds it on the stack exits it
+        (
+            "Scope()",
+            "Scope._local.stack[-1].cm.__exit__(None, None, None)",
+            UNKNOWN_SITE,
+        ),
+    ],
+    ids=["registers-itself", "as-name", "exited-elsewhere"],
+)
+def test_a_context_object_that_registers_itself(
+    item: str, after: str, expected: list[list[tuple[object, ...]]]
+) -> None:
+    """`stack.append(self)` in `__enter__` (a registry others look the object up in) leaves
+    its mesh entered when no code but the class's own `__exit__` reads `.__exit__`."""
+    code = SCOPE + f"def other():\n    {after or 'pass'}\n"
+    code += f"with {item}:\n    target()\n"
     engine, module = parsed(HEADER + code)
     assert ways(engine, module, call(module)) == expected
 

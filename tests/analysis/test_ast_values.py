@@ -47,6 +47,9 @@ M8 = AbstractMesh((8,), ("x",))
         ("d = dict({'x': 2, 'y': 4}, y=8)\nv = (tuple(d), len(d))", (("x", "y"), 2)),
         ("d = {'x': 2} | {'y': 4, 'x': 1}\nv = tuple(d.items())", (("x", 1), ("y", 4))),
         ("v = None", None),
+        # min/max of their arguments, as of an iterable
+        ("v = (max(1, 8 // 4), min(4, 2, 3), max([1, 5]))", (2, 2, 5)),
+        ("v = max(1, jax.device_count() // 4)", Unknown),
         ("def f(n):\n    return n\nv = n", Unknown),
         ("v = (*rest, 2)", Unknown),
         # `*C` binds a list, which the tuple then holds: it may be changed through it (the
@@ -200,6 +203,14 @@ def test_a_static_or_class_methods_parameter_from_its_callers(
         )
     ]
     assert engine.value_of(module, read) == value
+
+
+def test_an_operation_on_an_unknown_value_says_where_it_was_lost() -> None:
+    """`max(1, jax.device_count() // 4)`: unknown because the device count is, not because of
+    the operation or of `max`."""
+    engine, module = parsed(HEADER + "v = max(1, jax.device_count() // 4)")
+    found = engine.value_of(module, last_expr(module))
+    assert isinstance(found, Unknown) and "jax.device_count" in found.why, found
 
 
 def test_a_starred_target_is_a_list_that_may_change() -> None:
@@ -768,3 +779,82 @@ def test_jit_out_shardings_place_the_result(code: str, meshes: object) -> None:
 def test_a_container_passed_to_a_reader_stays_known(code: str, known: bool) -> None:
     found = last_value(code)
     assert isinstance(found, (ListValue, DictValue)) is known, found
+
+
+@pytest.mark.parametrize(
+    "extra, value",
+    [
+        ("", 8),
+        # a subclass may be `cls`, with its own N
+        ("class S(M):\n    N = 4\n", Unknown),
+    ],
+)
+def test_a_class_methods_cls_is_its_class_when_nothing_derives_from_it(
+    extra: str, value: object
+) -> None:
+    engine, module = parsed(
+        "class M:\n"
+        "    N = 8\n"
+        "    @classmethod\n"
+        "    def f(cls):\n"
+        "        return cls.N\n" + extra
+    )
+    (read,) = [n.value for n in ast.walk(module.tree) if isinstance(n, ast.Return)]
+    found = engine.value_of(module, read)
+    assert isinstance(found, Unknown) if value is Unknown else found == value, found
+
+
+@pytest.mark.parametrize(
+    "extra, value",
+    [
+        ("", 8),
+        # another store of `.size`: which one a test reads depends on what ran
+        ("    def setUp(self):\n        self.size = 2\n", Unknown),
+        # a second setUpClass replaces the first: its store is gone
+        ("    @classmethod\n    def setUpClass(cls):\n        pass\n", Unknown),
+    ],
+)
+def test_what_set_up_class_stores_on_the_class_a_test_reads(
+    extra: str, value: object
+) -> None:
+    """unittest runs `setUpClass` once before the class's tests: `self.size` in a test is
+    what it stored on `cls`."""
+    code = (
+        "import unittest\n"
+        "class T(unittest.TestCase):\n"
+        "    @classmethod\n"
+        "    def setUpClass(cls):\n"
+        "        cls.size = 8\n"
+        "    def test_size(self):\n"
+        "        return self.size\n"
+    )
+    engine, module = parsed(code + extra)
+    (read,) = [
+        n.value
+        for n in ast.walk(module.tree)
+        if isinstance(n, ast.Return) and isinstance(n.value, ast.Attribute)
+    ]
+    found = engine.value_of(module, read)
+    assert isinstance(found, Unknown) if value is Unknown else found == value, found
+
+
+@pytest.mark.parametrize(
+    "code, value",
+    [
+        ("D = {'a': 4, 'b': 4}\nv = [x + 1 for k, x in D.items()]", 4),
+        ("D = {'a': 4, 'b': 8}\nv = [x + 1 for k, x in D.items()]", Unknown),
+        ("v = [x for x in SIZES]", Unknown),  # over values jaxfix does not spell out
+        # the second generator's variable may depend on the first's
+        ("v = [y for x in ((4,), (4,)) for y in x]", Unknown),
+    ],
+)
+def test_a_comprehension_variable_read_outside_its_unrolling(
+    code: str, value: object
+) -> None:
+    """The one value the first generator's variable takes for every item of the iterable."""
+    engine, module = parsed(HEADER + code)
+    (comprehension,) = [n for n in ast.walk(module.tree) if isinstance(n, ast.ListComp)]
+    element = comprehension.elt
+    read = element.left if isinstance(element, ast.BinOp) else element
+    found = engine.value_of(module, read)
+    assert isinstance(found, Unknown) if value is Unknown else found == value, found

@@ -7,8 +7,10 @@ outermost first: in its own scope, the `with` items around it (and earlier items
 unknown); a bare `set_mesh` elsewhere in the module when the node is in a function
 (`ELSEWHERE`: it may have run before). Around that, for a function, each call in the project
 that runs it (`f(...)`, `jax.jit(f)(...)`, `jax.jit(f).lower(...)`, a method through its
-object) with the ways around that call; a use of the function that is not such a call gives one
-unknown site (`USE`); a decorator of the tree that wraps the call of the function in a mesh
+object, `self.f` jitted into an attribute by `self.attr = jax.jit(self.f)` and run as
+`self.attr(...)`, a function or lambda that `jax.tree.map` and its `_with_path` kin are given,
+which runs inside that call) with the ways around that call; a use of the function that is not
+such a call gives one unknown site (`USE`); a decorator of the tree that wraps the call of the function in a mesh
 context gives those sites (`DECORATOR`); `setUp`/`setUpClass` entering contexts give them to a
 TestCase's `test*` methods (`SETUP`).
 
@@ -19,7 +21,10 @@ use_abstract_mesh; a concrete `Mesh` is the legacy `with mesh:`, which sets no a
 with `abstract=True`), its parameters bound to the call's arguments; an object of a class of the tree, those its
 `__enter__` leaves entered (none when it calls no mesh API; when its body pins them down,
 `self.cm = use_abstract_mesh(m)` then `self.cm.__enter__()`, or `jax.set_mesh(m)`, in its
-statements' order; else one unknown site); the standard library, pytest, NumPy and JAX's public
+statements' order, the object reaching no other code: its methods use `self` only for
+attributes, but `__enter__` may `return self` to a `with` without `as`, and may register it
+(`stack.append(self)`) where no code of the run but the class's own `__exit__` reads
+`.__exit__`; else one unknown site); the standard library, pytest, NumPy and JAX's public
 non-mesh APIs enter none; anything else is an unknown site. `current_mesh` picks, on each way,
 the innermost site that sets JAX's context mesh: one mesh when every way agrees, `None` when no
 way has one, else Unknown.
@@ -76,6 +81,16 @@ def _test_case_methods() -> frozenset[str]:
 
     return frozenset(dir(unittest.TestCase)) | frozenset(EXPECTED_ERROR_METHODS)
 
+
+# Calls that run their first argument (a function) before they return.
+_MAPS_AT_ONCE = frozenset(
+    {
+        "jax.tree.map",
+        "jax.tree_util.tree_map",
+        "jax.tree.map_with_path",
+        "jax.tree_util.tree_map_with_path",
+    }
+)
 
 # Builtins that iterate their argument at once (a generator passed to them runs there).
 _ITERATES = frozenset(
@@ -412,11 +427,17 @@ class Contexts:
         item = module.parents.get(expr)
         if isinstance(module.parents.get(item) if item else None, ast.AsyncWith):
             return unknown  # `async with` runs `__aenter__`
-        sites = self._entered_by_enter(instance, enter, expr, entry)
+        named = isinstance(item, ast.withitem) and item.optional_vars is not None
+        sites = self._entered_by_enter(instance, enter, expr, entry, named)
         return unknown if sites is None else sites
 
     def _entered_by_enter(
-        self, instance: Instance, enter: ast.FunctionDef, expr: ast.expr, entry: Entry
+        self,
+        instance: Instance,
+        enter: ast.FunctionDef,
+        expr: ast.expr,
+        entry: Entry,
+        named: bool = False,
     ) -> list[Site] | None:
         """The mesh contexts `__enter__` leaves entered, when its body pins them down: the
         object is made by the `with` item itself and reaches no other code (its methods use
@@ -431,7 +452,9 @@ class Contexts:
         for method in instance.cls.node.body:
             if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
-            if not _self_only_for_attributes(target, method):
+            if not _self_only_for_attributes(
+                target, method, registers=method.name == "__enter__"
+            ):
                 return None
             if method.name in ("__enter__", "__exit__"):
                 continue
@@ -440,6 +463,8 @@ class Contexts:
                     _may_enter(node) and not self._stores_context(target, node)
                 ):
                     return None
+        if not self._handed_out_safely(target, instance.cls.node, enter, named):
+            return None
         a = enter.args
         if (
             a.posonlyargs
@@ -459,6 +484,7 @@ class Contexts:
                 isinstance(node, ast.Call)
                 and not _may_enter(node)
                 and not self._enters_nothing(target, node, frame)
+                and not self._registering(target, enter, node, frame)
             ):
                 return None  # a helper that may enter (or exit) a mesh context
         sites: list[Site] = []
@@ -490,6 +516,70 @@ class Contexts:
             )
             returned = isinstance(statement, ast.Return)
         return sites
+
+    def _handed_out_safely(
+        self, module: Module, klass: ast.ClassDef, enter: ast.FunctionDef, named: bool
+    ) -> bool:
+        """Where `__enter__` hands the object out (`return self` to a `with ... as name`, or
+        `stack.append(self)`), code that gets it could exit its mesh context: only when no
+        module of the run reads `.__exit__` but the class's own `__exit__`. `return self` to
+        a `with` without `as` hands it to no one."""
+        this = enter.args.args[0].arg if enter.args.args else None
+        returned = any(
+            isinstance(n, ast.Return)
+            and isinstance(n.value, ast.Name)
+            and n.value.id == this
+            for n in ast.walk(enter)
+        )
+        registered = any(
+            isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and n.func.attr == "append"
+            and any(isinstance(a, ast.Name) and a.id == this for a in n.args)
+            for n in ast.walk(enter)
+        )
+        if not (registered or (returned and named)):
+            return True
+        if returned and named:
+            return False  # the `with` body holds the object: its calls may exit it
+        holders = self.evaluator.project.candidate_files(
+            "__exit__", module.path, imported=False
+        )
+        if isinstance(holders, Unknown):
+            return False
+        for path in {module.path, *holders}:
+            other = self.evaluator.module(path)
+            if isinstance(other, Unknown):
+                return False
+            for read in other.loads_by_name.get("__exit__", ()):
+                if not isinstance(read, ast.Attribute):
+                    return False
+                method = other.scope_of(read)
+                if not (
+                    other is module
+                    and isinstance(method, ast.FunctionDef)
+                    and method.name == "__exit__"
+                    and module.parents.get(method) is klass
+                ):
+                    return False
+        return True
+
+    def _registering(
+        self, module: Module, enter: ast.FunctionDef, call: ast.Call, frame: Frame
+    ) -> bool:
+        """`stack.append(self)` in `__enter__` (see `_registers_itself`), on a receiver that
+        is no object of a class of the tree (a list, or a `threading.local()`'s attribute)."""
+        this = enter.args.args[0].arg if enter.args.args else None
+        if not (
+            len(call.args) == 1
+            and isinstance(call.args[0], ast.Name)
+            and call.args[0].id == this
+            and _registers_itself(module, enter, call.args[0], call)
+        ):
+            return False
+        assert isinstance(call.func, ast.Attribute)
+        receiver = self.evaluator.value(module, call.func.value, frame)
+        return not isinstance(receiver, (Instance, Class, BoundMethod, Function))
 
     def _enters_nothing(self, module: Module, call: ast.Call, frame: Frame) -> bool:
         """A call of an API from outside the tree that enters no mesh context."""
@@ -647,6 +737,13 @@ class Contexts:
         if isinstance(scope, ast.ClassDef):
             return self.ways_at(module, scope, depth + 1)
         elsewhere = self._elsewhere(module, scope)
+        if isinstance(scope, ast.Lambda):
+            at_once = self._calling_at_once(module, scope)
+            if at_once is not None:  # its body runs inside that call, in its context
+                return [
+                    (*elsewhere, *(replace(s, call=s.call or at_once) for s in way))
+                    for way in self.ways_at(module, at_once, depth + 1)
+                ]
         if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return [
                 (
@@ -678,6 +775,19 @@ class Contexts:
             for way in self.ways_at(caller, call, depth + 1):
                 ways.append((*(replace(s, call=s.call or call) for s in way), *sites))
         return ways or [tuple(sites)]
+
+    def _calling_at_once(self, module: Module, function: ast.AST) -> ast.Call | None:
+        """The call that runs `function` (a lambda or a function's name) before it returns,
+        where `function` is the function argument of `jax.tree.map` and its kin; else None."""
+        call = module.parents.get(function)
+        if not (isinstance(call, ast.Call) and call.args and call.args[0] is function):
+            return None
+        callee = self.evaluator.value(
+            module, call.func, self.evaluator.frame_at(module, call)
+        )
+        if isinstance(callee, External) and callee.name in _MAPS_AT_ONCE:
+            return call
+        return None
 
     def calls_running(
         self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
@@ -832,6 +942,14 @@ class Contexts:
             parent = module.parents.get(use)
             if isinstance(parent, ast.Call) and parent.func is use:
                 found.append((module, parent))
+                continue
+            at_once = self._calling_at_once(module, use)
+            if at_once is not None:  # `jax.tree.map(f, tree)` runs f there
+                found.append((module, at_once))
+                continue
+            through = self.evaluator.runs_through_jitted_attribute(module, use)
+            if through is not None:  # `self.attr = jax.jit(self.f)`; `self.attr(x)`
+                found.extend((module, run) for run in through)
                 continue
             if value.wrapped_by == "jit":
                 run = _run_of(module, use)
@@ -1237,10 +1355,16 @@ def _run_of(module: Module, jit_call: ast.AST) -> ast.AST | None:
 
 
 def _self_only_for_attributes(
-    module: Module, method: ast.FunctionDef | ast.AsyncFunctionDef
+    module: Module,
+    method: ast.FunctionDef | ast.AsyncFunctionDef,
+    *,
+    registers: bool = False,
 ) -> bool:
     """Whether `method` reads its first parameter only as `self.attr` (never `self` itself,
-    nor `self.__enter__`), so the object cannot reach other code through it."""
+    nor `self.__enter__`), so the object cannot reach other code through it. `registers`
+    (for `__enter__`): also `return self` and a statement `stack.append(self)` (a context
+    object that registers itself where others look it up), which hand the object out only
+    once its mesh context is made (`_handed_out_safely` asks who may exit it)."""
     params = [*method.args.posonlyargs, *method.args.args]
     if not params:
         return True  # no object to hand out
@@ -1248,10 +1372,31 @@ def _self_only_for_attributes(
     for node in ast.walk(method):
         if isinstance(node, ast.Name) and node.id == name:
             parent = module.parents.get(node)
-            if not (
-                isinstance(parent, ast.Attribute)
-                and parent.value is node
-                and parent.attr != "__enter__"
-            ):
+            if isinstance(parent, ast.Attribute) and parent.value is node:
+                if parent.attr != "__enter__":
+                    continue
                 return False
+            if registers and _registers_itself(module, method, node, parent):
+                continue
+            return False
     return True
+
+
+def _registers_itself(
+    module: Module, method: ast.AST, node: ast.Name, parent: ast.AST | None
+) -> bool:
+    """`return self` as the method's last statement, or `<...>.append(self)` as a
+    statement of its body."""
+    body = getattr(method, "body", [])
+    if isinstance(parent, ast.Return):
+        return parent.value is node and bool(body) and body[-1] is parent
+    statement = module.parents.get(parent) if parent is not None else None
+    return (
+        isinstance(parent, ast.Call)
+        and parent.args == [node]
+        and not parent.keywords
+        and isinstance(parent.func, ast.Attribute)
+        and parent.func.attr == "append"
+        and isinstance(statement, ast.Expr)
+        and statement in body
+    )

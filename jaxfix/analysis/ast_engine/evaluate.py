@@ -34,7 +34,14 @@ that item). `isinstance(x, C)` of Python's classes (dict, Mapping, Sequence, lis
 int, ...) is decided for the data jaxfix spells out, and of JAX's (`AbstractMesh`, `Mesh`,
 `NamedSharding`, `PartitionSpec`, `ShapeDtypeStruct`) for the JAX values it knows (so a helper
 choosing `use_abstract_mesh` or `jax.set_mesh` by the mesh's class runs one branch); a
-lambda's parameter is known where it is called when its body only reads it. A `for` loop's
+lambda's parameter is known where it is called when its body only reads it, and, for the
+lambda `jax.tree.map(f, *trees)` (or `_with_path`) is given, is the one leaf its tree's every
+leaf is. A class method's `cls` is its class where no class of the run derives from it; what a
+TestCase's `setUpClass` stores on `cls` (the module's only store of that attribute) is what its
+tests read through `self`. `min`/`max` of several arguments; an operation on a value jaxfix
+does not know says where that value was lost. A variable of a comprehension's first
+generator, read where the comprehension is not unrolled, is the one value every item gives.
+A `for` loop's
 variable is the one value every item of a known tuple or list gives; calling a generator
 function of the tree gives what every `yield` of it gives (`next(gen)`, a loop over it).
 JAX's trees:
@@ -1343,7 +1350,7 @@ class Evaluator:
     ) -> Value:
         """What every call of `function` in the project passes for `arg` (or its default)."""
         if isinstance(function, ast.Lambda):
-            return Unknown(f"`{arg.arg}` is a lambda's parameter")
+            return self._mapped_leaf(module, function, arg)
         klass = module.parents.get(function)
         params = [*function.args.posonlyargs, *function.args.args]
         if isinstance(klass, ast.ClassDef) and params and params[0] is arg:
@@ -1351,6 +1358,9 @@ class Evaluator:
                 isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
                 for d in function.decorator_list
             ):
+                if _is_classmethod(function):
+                    # `cls`: the class, where no class of the run derives from it
+                    return self._class_of_its_own(module, klass, arg)
                 return Unknown(f"`{arg.arg}` of a static or class method")
             # `self`: the one object every call of the method in the project is made on, when
             # jaxfix saw it built (`PROVIDER = LoraProvider(mesh_shape=(2, 2))` in a config
@@ -1382,6 +1392,121 @@ class Evaluator:
         return join(
             values, f"the callers of `{function.name}` pass different `{arg.arg}`"
         )
+
+    def _mapped_leaf(self, module: Module, function: ast.Lambda, arg: ast.arg) -> Value:
+        """A lambda's parameter where the lambda is what `jax.tree.map(f, *trees)` (or its
+        `_with_path` kin) maps: a leaf of the tree the parameter's place names (the key path
+        for the first of `_with_path`), when every leaf of that tree is the same value."""
+        why = f"`{arg.arg}` is a lambda's parameter"
+        call = module.parents.get(function)
+        params = function.args.args
+        if not (
+            isinstance(call, ast.Call)
+            and call.args
+            and call.args[0] is function
+            and not call.keywords
+            and not any(isinstance(a, ast.Starred) for a in call.args)
+            and not function.args.posonlyargs
+            and not function.args.vararg
+            and arg in params
+        ):
+            return Unknown(why)
+        frame = self.frame_at(module, call)
+        callee = self.value(module, call.func, frame)
+        if not isinstance(callee, External) or callee.name not in (
+            _TREE_MAPS | _TREE_MAPS_WITH_PATH
+        ):
+            return Unknown(why)
+        place = params.index(arg)
+        if callee.name in _TREE_MAPS_WITH_PATH:
+            if place == 0:
+                return Foreign("a leaf's key path")
+            place -= 1
+        trees = call.args[1:]
+        if place >= len(trees):
+            return Unknown(why)
+        tree = self.value(module, trees[place], frame)
+        if isinstance(tree, Leaves):
+            return tree.leaf
+        leaves = _tree_leaves(tree)
+        if not leaves:
+            lost = Unknown(f"`{arg.arg}` is a leaf of a tree jaxfix does not spell out")
+            return lost_at(lost, tree) if isinstance(tree, Unknown) else lost
+        return join(list(leaves), f"the leaves `{arg.arg}` is given differ")
+
+    def _class_of_its_own(
+        self, module: Module, klass: ast.ClassDef, arg: ast.arg
+    ) -> Value:
+        """`klass` itself, as a class method's `cls`, when no module of the run that may name
+        it defines a class deriving from it (else `cls` may be that subclass)."""
+        why = f"`{arg.arg}` of a class method, whose class may be subclassed"
+        others = self.project.candidate_files(klass.name, module.path)
+        if isinstance(others, Unknown):
+            return lost_at(Unknown(why), others)
+        for path in {module.path, *others}:
+            other = self.module(path)
+            if isinstance(other, Unknown):
+                return Unknown(why)
+            for node in other.classes:
+                for base in node.bases:
+                    spelled = base.attr if isinstance(base, ast.Attribute) else None
+                    if isinstance(base, ast.Name):
+                        spelled = base.id
+                    if spelled == klass.name or not isinstance(
+                        base, (ast.Name, ast.Attribute)
+                    ):
+                        return Unknown(why)
+        return Class(klass, module.path, self.frame_at(module, klass))
+
+    def _set_up_for_the_class(self, cls: Class, name: str) -> Value | None:
+        """`cls.name = v` in the class's `setUpClass` (a class method unittest runs once,
+        before any test of the class): v, where it is the module's only store of `.name`,
+        made on every way through `setUpClass`; None where the class has no such store."""
+        module = self.module(cls.path)
+        if isinstance(module, Unknown) or not module.stores_attribute(name):
+            return None
+        defined = [  # the last definition is the one the class keeps
+            s
+            for s in cls.node.body
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Assign))
+            and (
+                getattr(s, "name", None) == "setUpClass"
+                or any(
+                    isinstance(t, ast.Name) and t.id == "setUpClass"
+                    for t in getattr(s, "targets", ())
+                )
+            )
+        ]
+        setup = defined[-1] if defined else None
+        if (
+            not isinstance(setup, ast.FunctionDef)
+            or not _is_classmethod(setup)
+            or not setup.args.args
+        ):
+            return None
+        this = setup.args.args[0].arg
+        stores = module.attribute_stores(name)
+        if not stores or not all(
+            module.is_within(store, setup)
+            and isinstance(store.value, ast.Name)
+            and store.value.id == this
+            and module.scope_of(store) is setup
+            for store in stores
+        ):
+            return None
+        frame = Frame(setup, cls.path, ((this, cls),), cls.closure)
+        flow = self.flow(module, frame)
+        attribute = f"{this}.{name}"
+        ends = [
+            e
+            for e in (flow.end, *(flow.before.get(r) for r in flow.returns))
+            if e is not None
+        ]
+        found = [e.get(attribute) for e in ends]
+        if not ends or not all(found):
+            return Unknown(f"`setUpClass` may leave `.{name}` unset")
+        bindings = frozenset(b for f in found if f for b in f)
+        return self._bindings_value(module, attribute, bindings, frame)
 
     def _receiver_from_callers(
         self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
@@ -1490,6 +1615,10 @@ class Evaluator:
                 if isinstance(call, ast.Call) and call.func is use:
                     found.append((other, call, target))
                     continue
+                runs = self.runs_through_jitted_attribute(other, use)
+                if runs is not None:  # `self.attr = jax.jit(self.f)`; `self.attr(x)`
+                    found.extend((other, run, target) for run in runs)
+                    continue
                 return Unknown(f"`{name}` is used other than called at {where}")
         return found
 
@@ -1550,6 +1679,78 @@ class Evaluator:
                     return Unknown(f"`{name}` is used other than called")
                 found.append((other, call, target))
         return found
+
+    def runs_through_jitted_attribute(
+        self, module: Module, use: ast.AST
+    ) -> list[ast.Call] | None:
+        """For `self.attr = jax.jit(f)` in a method of a class, `use` being that `f`: the
+        calls that run f through the attribute (`self.attr(x)`, `self.attr.lower(x)`), when
+        this is the module's only store of `.attr`, no other module names `attr`, no subclass
+        stores it, and every read of `.attr` in the module is such a run on a method's own
+        first parameter in the class; else None (not known)."""
+        jitted = module.parents.get(use)
+        if not (
+            isinstance(jitted, ast.Call)
+            and jitted.args == [use]
+            and not jitted.keywords
+        ):
+            return None
+        callee = self.value(module, jitted.func, self.frame_at(module, jitted))
+        if not (isinstance(callee, External) and _KEEPS_BODY.get(callee.name) == "jit"):
+            return None
+        statement = module.parents.get(jitted)
+        method = module.scope_of(jitted)
+        klass = module.parents.get(method) if method is not None else None
+        if not (
+            isinstance(statement, ast.Assign)
+            and statement.value is jitted
+            and len(statement.targets) == 1
+            and isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and isinstance(klass, ast.ClassDef)
+            and method.args.args
+        ):
+            return None
+        target = statement.targets[0]
+        this = method.args.args[0].arg
+        if not (
+            isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id == this
+        ):
+            return None
+        attr = target.attr
+        if module.attribute_stores(attr) != [target]:
+            return None
+        # an object's attribute is reached without an import of its module: every module
+        # holding the word
+        others = self.project.candidate_files(attr, module.path, imported=False)
+        if isinstance(others, Unknown) or any(p != module.path for p in others):
+            return None
+        if self._subclass_assigning(Class(klass, module.path), attr):
+            return None
+        runs: list[ast.Call] = []
+        for read in module.loads_by_name.get(attr, ()):
+            reader = module.scope_of(read)
+            if not (
+                isinstance(read, ast.Attribute)
+                and isinstance(read.value, ast.Name)
+                and isinstance(reader, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and module.parents.get(reader) is klass
+                and reader.args.args
+                and read.value.id == reader.args.args[0].arg
+            ):
+                return None
+            parent = module.parents.get(read)
+            if isinstance(parent, ast.Call) and parent.func is read:
+                runs.append(parent)
+                continue
+            if isinstance(parent, ast.Attribute) and parent.attr in ("lower", "trace"):
+                grand = module.parents.get(parent)
+                if isinstance(grand, ast.Call) and grand.func is parent:
+                    runs.append(grand)
+                    continue
+            return None
+        return runs
 
     def is_definition_of(
         self, module: Module, use: ast.Name, function: ast.AST
@@ -1630,12 +1831,45 @@ class Evaluator:
             ):
                 for generator in current.generators:
                     if node.id in _stored(generator.target):
-                        return self._comprehension.get(
-                            (current, node.id),
-                            Unknown(f"`{node.id}` is a comprehension's variable"),
-                        )
+                        found = self._comprehension.get((current, node.id))
+                        if (
+                            found is not None
+                            or (current, node.id) in self._comprehension
+                        ):
+                            return found
+                        if generator is current.generators[0]:
+                            return self._every_item(module, current, node.id)
+                        return Unknown(f"`{node.id}` is a comprehension's variable")
             current = module.parents.get(current)
         return None
+
+    def _every_item(
+        self,
+        module: Module,
+        comprehension: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp,
+        name: str,
+    ) -> Value:
+        """A variable of a comprehension's first generator, read where the comprehension is
+        not being unrolled: the one value it takes for every item of the iterable (which the
+        enclosing scope evaluates; an `if` of the comprehension only drops items)."""
+        why = f"`{name}` is a comprehension's variable"
+        generator = comprehension.generators[0]
+        iterated = self.value(
+            module, generator.iter, self.frame_at(module, comprehension)
+        )
+        items = _items(iterated)
+        if items is None:
+            lost = Unknown(f"{why} over values jaxfix does not spell out")
+            return lost_at(lost, iterated) if isinstance(iterated, Unknown) else lost
+        if not items or len(items) > _MAX_ITEMS:
+            return Unknown(why)
+        values: list[Value] = []
+        for item in items:
+            bound = [v for t, v in _assign_target(generator.target, item) if t == name]
+            if len(bound) != 1:
+                return Unknown(why)
+            values.append(bound[0])
+        return join(values, f"{why}, whose items differ")
 
     def _comprehension_results(
         self,
@@ -1731,6 +1965,10 @@ class Evaluator:
                 return BoundMethod(
                     found, base
                 )  # `cls` is the class it is reached through
+            if isinstance(found, Unknown) and "is not defined" in found.why:
+                set_up = self._set_up_for_the_class(base, name)
+                if set_up is not None:
+                    return set_up
             return found
         return vocabulary.attribute(base, name, node)
 
@@ -1798,6 +2036,9 @@ class Evaluator:
             return BoundMethod(member, instance)
         if not isinstance(member, Unknown) or "is not defined" not in member.why:
             return member
+        set_up = self._set_up_for_the_class(instance.cls, name)
+        if set_up is not None:
+            return set_up
         return self._assigned_in_init(instance, name)
 
     def _assigned_in_init(self, instance: Instance, name: str) -> Value:
@@ -3480,6 +3721,10 @@ def _binary(op: ast.operator, left: Value, right: Value) -> Value:
         and isinstance(right, DictValue)
     ):
         return DictValue(left.items + right.items)
+    for operand in (left, right):
+        if isinstance(operand, Unknown):
+            # an operand jaxfix does not know: the operation is lost where it was
+            return lost_at(Unknown(operand.why), operand)
     return Unknown("an operation jaxfix does not evaluate")
 
 
@@ -3654,3 +3899,10 @@ def _item_of(iterated: Value, path: tuple[tuple[int, int, int], ...]) -> Value:
             item = _unpacked(item, index, length, star)
         unpacked.append(item)
     return join(unpacked, "a loop over different values")
+
+
+def _is_classmethod(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(
+        isinstance(d, ast.Name) and d.id == "classmethod"
+        for d in function.decorator_list
+    )

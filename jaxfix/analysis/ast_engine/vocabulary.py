@@ -615,6 +615,15 @@ def _builtin_call(
                 return sum(ints)
             return min(ints) if name == "builtins.min" else max(ints)
         return Unknown(f"`{name.rpartition('.')[2]}` of values jaxfix does not know")
+    if name in ("builtins.min", "builtins.max") and len(positional) >= 2:
+        # `max(1, n // 4)`: of the arguments themselves
+        if all(_is_int(v) for v in positional):
+            ints = [v for v in positional if isinstance(v, int)]
+            return min(ints) if name == "builtins.min" else max(ints)
+        unknown = next((v for v in positional if isinstance(v, Unknown)), None)
+        if unknown is not None:
+            return unknown  # where the unknown argument was lost
+        return Unknown(f"`{name.rpartition('.')[2]}` of values jaxfix does not know")
     if (
         name == "builtins.range"
         and 1 <= len(positional) <= 3
