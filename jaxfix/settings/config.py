@@ -198,6 +198,7 @@ def import_order(start: Path) -> ImportOrder:
                     ("force_sort_within_sections", "force-sort-within-sections"),
                     ("order_by_type", "order-by-type"),
                     ("case_sensitive", "case-sensitive"),
+                    ("combine_as_imports", "combine-as-imports"),
                 )
                 if isinstance(values.get(key), bool)
             }

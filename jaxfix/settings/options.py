@@ -40,6 +40,8 @@ class ImportOrder:
     force_sort_within_sections: bool = False
     order_by_type: bool = True
     case_sensitive: bool = False
+    # ruff's default keeps `from m import a as b` on a line of its own.
+    combine_as_imports: bool = False
 
 
 @dataclass(frozen=True)

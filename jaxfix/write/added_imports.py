@@ -2,7 +2,9 @@
 `[tool.ruff.lint.isort]` settings that order: force-sort-within-sections, order-by-type,
 case-sensitive), not after the last import: `import jax` goes among the third-party imports of
 the module's first import block, plain imports before `from` imports, each kind by module name;
-a name merged into a sorted `from` import takes its sorted place among the names.
+a name merged into a sorted `from` import takes its sorted place among the names (never into
+one holding only `as` names, which isort keeps on their own line unless combine-as-imports is
+set; a file that already combines them is followed).
 
 What is missing, and where a new statement first goes, is decided as LibCST's AddImportsVisitor
 decides it (the imports at the top of the module, after a docstring; a name merged into the
@@ -65,7 +67,16 @@ def _key(node: cst.Import | cst.ImportFrom, order: ImportOrder) -> tuple[Any, ..
     sorts both kinds by module name."""
     kind = 0 if isinstance(node, cst.Import) else 1
     name = _name_key(_module_name(node) or "", order)
-    return (name, kind) if order.force_sort_within_sections else (kind, name)
+    # Two `from` imports of one module (an aliased name on its own line) go by their first name.
+    first = (
+        _member_key(node.names[0], order)
+        if isinstance(node, cst.ImportFrom)
+        and not isinstance(node.names, cst.ImportStar)
+        else ()
+    )
+    if order.force_sort_within_sections:
+        return (name, kind, first)
+    return (kind, name, first)
 
 
 def _member_key(alias: cst.ImportAlias, order: ImportOrder) -> tuple[Any, ...]:
@@ -292,6 +303,12 @@ class _AddImports(cst.CSTTransformer):
         module = _absolute(updated_node)
         if module is None or module not in self.names:
             return updated_node
+        if (
+            self.order is not None
+            and not self.order.combine_as_imports
+            and all(alias.asname is not None for alias in updated_node.names)
+        ):
+            return updated_node  # isort keeps aliased imports apart: a new statement
         added = self.names.pop(module)
         merged = updated_node.with_changes(
             names=[
