@@ -38,6 +38,7 @@ from pathlib import Path
 from jaxfix.analysis.ast_engine.arguments import bind_arguments
 from jaxfix.analysis.ast_engine.assignments import written_as
 from jaxfix.analysis.ast_engine.evaluate import Evaluator
+from jaxfix.analysis.ast_engine.flow import Binding
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import (
     BoundMethod,
@@ -655,32 +656,37 @@ class _Walk:
             if self.scalar and self.axis is not None and not whole
             else self.sizes
         )
-        found = []
+        found: list[ast.expr] = []
         for value in table.values:
-            for key in read_keys:
-                if isinstance(value, (ast.Tuple, ast.List)) and isinstance(key, int):
-                    value = value.elts[key] if 0 <= key < len(value.elts) else None
-                elif isinstance(value, ast.Dict) and isinstance(key, str):
-                    entry = _entry(value, key)
-                    value = entry[0] if entry is not None and not entry[1] else None
+            current: ast.expr | None = value
+            for step in read_keys:
+                if isinstance(current, (ast.Tuple, ast.List)) and isinstance(step, int):
+                    current = (
+                        current.elts[step] if 0 <= step < len(current.elts) else None
+                    )
+                elif isinstance(current, ast.Dict) and isinstance(step, str):
+                    item = _entry(current, step)
+                    current = item[0] if item is not None and not item[1] else None
                 else:
-                    value = None
-                if value is None:
+                    current = None
+                if current is None:
                     break
-            literal = _literal_value(value) if value is not None else None
-            if literal is not None and literal == wanted:
-                found.append(value)
+            literal = _literal_value(current) if current is not None else None
+            if current is not None and literal is not None and literal == wanted:
+                found.append(current)
             elif literal is None:
                 return None  # an entry jaxfix cannot read may hold them too
         if len(found) != 1:
             return None
         entry = next(v for v in table.values if _contains(v, found[0]))
-        key = next(k for k, v in zip(table.keys, table.values) if v is entry)
+        table_key = next(k for k, v in zip(table.keys, table.values) if v is entry)
+        if table_key is None:
+            return None  # a `**mapping` entry: not one to name
         name = _text(module, read.value)
         if any(
             isinstance(node, ast.Subscript)
             and node is not read
-            and _key(node.slice) == _key(key)  # type: ignore[arg-type]
+            and _key(node.slice) == _key(table_key)
             and _text(where, node.value) == name
             for where in {module.path: module, owner.path: owner}.values()
             for node in ast.walk(where.tree)
@@ -707,7 +713,7 @@ class _Walk:
         if self.sizes is None or len(returns) > _MAX_STEPS:
             return None
         saved = dict(vars(self))
-        found = []
+        found: list[ast.expr] = []
         try:
             for value in returns:
                 self.__dict__.update(
@@ -722,9 +728,10 @@ class _Walk:
                 self.literal = None
                 self.entered.append(entering)
                 reached = self._follow(target, value, keys, None)
-                if isinstance(reached, Unknown) or self.literal is None:
+                literal = self._last_literal()  # set by the walk
+                if isinstance(reached, Unknown) or literal is None:
                     return None
-                if self._holds(*self.literal):
+                if self._holds(*literal):
                     found.append(value)
         finally:
             self.__dict__.update(saved)
@@ -813,6 +820,9 @@ class _Walk:
         if narrowest is None or not self.scalar:
             return narrowest
         return replace(narrowest, axis=self.axis)
+
+    def _last_literal(self) -> tuple[Module, ast.expr] | None:
+        return self.literal
 
     def _name(
         self,
@@ -2320,9 +2330,10 @@ def _bound(
         )
         bound = bind_arguments(call, signature)
     else:
-        bound = _bound_spread(call, function, names, keyword_only, skipped)
-        if isinstance(bound, str):
-            return bound
+        spread_bound = _bound_spread(call, function, names, keyword_only, skipped)
+        if isinstance(spread_bound, str):
+            return spread_bound
+        bound = spread_bound
     if bound is not None and skipped and isinstance(call.func, ast.Attribute):
         first = [p.arg for p in (*args.posonlyargs, *args.args)]
         if first:
@@ -2359,19 +2370,19 @@ def _bound_spread(
         bound[names[index]] = arg
     extra: list[ast.keyword] = []
     for keyword in call.keywords:
-        name = keyword.arg
-        if name is None:
+        given = keyword.arg
+        if given is None:
             continue
-        if name in names[:positional_only] or (
-            name not in names and name not in keyword_only
+        if given in names[:positional_only] or (
+            given not in names and given not in keyword_only
         ):
             if args.kwarg is None:
                 return None
             extra.append(keyword)
             continue
-        if name in bound and not isinstance(bound[name], ast.Subscript):
+        if given in bound and not isinstance(bound[given], ast.Subscript):
             return None
-        bound[name] = keyword.value
+        bound[given] = keyword.value
     spread = [k.value for k in call.keywords if k.arg is None]
     if len(spread) > 1:
         return f"`{function.name}` is called with more than one `**` argument"
@@ -2401,12 +2412,12 @@ def _entry(node: ast.Dict, key: str) -> tuple[ast.expr, bool] | None:
     named = [
         node.values[i]
         for i in range(after, len(node.keys))
-        if _key(node.keys[i]) == key  # type: ignore[arg-type]
+        if _key(node.keys[i]) == key
     ]
     before = [
         i
         for i in range(after)
-        if node.keys[i] is not None and _key(node.keys[i]) == key  # type: ignore[arg-type]
+        if node.keys[i] is not None and _key(node.keys[i]) == key
     ]
     if named:
         return (named[0], False) if len(named) == 1 else None
@@ -2433,7 +2444,7 @@ def _copied_items(node: ast.DictComp) -> ast.expr | None:
         or loop.iter.keywords
     ):
         return None
-    key, value = (e.id for e in loop.target.elts)  # type: ignore[attr-defined]
+    key, value = (e.id for e in loop.target.elts)  # type: ignore[attr-defined]  # both Names, checked above
     if (
         not isinstance(node.key, ast.Name)
         or node.key.id != key
@@ -2450,7 +2461,7 @@ def _literal_value(node: ast.expr) -> int | tuple[int, ...] | None:
     if isinstance(node, ast.Constant) and type(node.value) is int:
         return node.value
     if isinstance(node, (ast.Tuple, ast.List)) and _integers(node):
-        return tuple(e.value for e in node.elts)  # type: ignore[attr-defined]
+        return tuple(e.value for e in node.elts)  # type: ignore[attr-defined]  # Constants: _integers
     return None
 
 
@@ -2463,7 +2474,9 @@ def _shown_entry(table: ast.Dict, entry: ast.expr) -> str:
     return repr(_key(key)) if key is not None else "?"
 
 
-def _none_guarded(module: Module, bindings: frozenset, name: str) -> object | None:
+def _none_guarded(
+    module: Module, bindings: frozenset[Binding], name: str
+) -> Binding | None:
     """Of a parameter's two reaching bindings, itself and `name = default` alone in an
     `if name is None:` (no `else`), the parameter's binding: the value is the argument
     whenever the caller passes one other than `None`; None for any other bindings."""
@@ -2733,7 +2746,7 @@ def _shown(key: Key) -> str:
     return f".{key.name}" if isinstance(key, _Field) else f"[{key!r}]"
 
 
-def _key(node: ast.expr) -> str | int | None:
+def _key(node: ast.expr | None) -> str | int | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, (str, int)):
         return None if isinstance(node.value, bool) else node.value
     return None
