@@ -36,6 +36,7 @@ from jaxfix.ground.diagnostics import (
     Report,
     Safety,
 )
+from jaxfix.ground.interrupts import raise_if_interrupted
 from jaxfix.settings.options import ImportOrder, Options
 from jaxfix.sources.cst_source import CstSource, for_libcst
 from jaxfix.sources.file_io import unreadable_reason
@@ -745,6 +746,7 @@ def check_source_of(
             trails=trails,
         )
     except Exception as error:  # noqa: BLE001 - a rule's bug must not stop the run
+        raise_if_interrupted()  # not a bug: Ctrl-C replaced by what a cleanup raised
         return source.failed(*describe_failure(error, code))
     result = source.result(fixed, diagnostics)
     if trails:  # placed as its findings are (a notebook's in its cells)

@@ -37,6 +37,7 @@ from jaxfix.cli.flags import (
 from jaxfix.cli.format_help import format_option_help
 from jaxfix.cli.modes import run_mode
 from jaxfix.ground.diagnostics import FileResult
+from jaxfix.ground.interrupts import Interrupted, interrupt, raise_if_interrupted
 from jaxfix.settings.table import MAIN
 from jaxfix.sources.discovery import Discovery, discover, is_excluded
 from jaxfix.sources.paths import display_path
@@ -320,7 +321,7 @@ def check(**params: Any) -> None:
     capture = OutputFile()
     try:
         _check(capture, **params)
-    except _Interrupted:
+    except Interrupted:
         capture.finish(keep=False)  # FILE stays as it was
         raise
     except SystemExit:
@@ -916,18 +917,6 @@ class _Jaxfix(click.Group):
 cli = _Jaxfix(name="jaxfix", context_settings=_CONTEXT)
 
 
-class _Interrupted(SystemExit):
-    """Ctrl-C or SIGTERM: exit 128 + the signal number, as a shell reports a process it killed.
-
-    A SystemExit, not KeyboardInterrupt, so that click does not turn it into "Aborted!" (exit 1);
-    writes in progress finish first (jaxfix/write/safe_write.py), workers are stopped on the way out.
-    """
-
-
-def _interrupt(signum: int, _frame: object) -> None:
-    raise _Interrupted(128 + signum)
-
-
 def _rule_modules_named(args: list[str]) -> list[str]:
     """The `--rule-module` values among `args`, read before click parses them so that `--help`
     names those rules too."""
@@ -950,15 +939,26 @@ def main() -> None:
                 problem.show()
                 sys.exit(problem.exit_code)
     for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, _interrupt)
+        signal.signal(signum, interrupt)
     try:
-        cli(prog_name="jaxfix")
-    except _Interrupted as stop:
+        _run_cli()
+    except Interrupted as stop:
         sys.stderr.write(
             f"jaxfix: interrupted by {signal.Signals(stop.code - 128).name}; files not yet written are unchanged\n"
         )
         raise
+
+
+def _run_cli() -> None:
+    """The command; an interrupt whose exception was replaced or swallowed on the way (a cleanup
+    failing half-done, an `Exception ignored` in a finalizer) still ends the run as interrupted."""
+    try:
+        cli(prog_name="jaxfix")
+    except SystemExit:
+        raise_if_interrupted()
+        raise
     except Exception as error:  # exit 1 means findings: what escapes is an error
+        raise_if_interrupted()
         from jaxfix.ground.escaping import printable
 
         sys.stderr.write(

@@ -13,6 +13,29 @@ from contextlib import contextmanager
 from typing import Any
 
 _HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_received: list[int] = []
+
+
+class Interrupted(SystemExit):
+    """Ctrl-C or SIGTERM: exit 128 + the signal number, as a shell reports a process it killed.
+
+    A SystemExit, not KeyboardInterrupt, so that click does not turn it into "Aborted!" (exit 1);
+    writes in progress finish first (jaxfix/write/safe_write.py), workers are stopped on the way out.
+    """
+
+
+def interrupt(signum: int, _frame: object) -> None:
+    """The CLI's handler of SIGINT and SIGTERM: remembered, then raised as `Interrupted`."""
+    _received.append(signum)
+    raise Interrupted(128 + signum)
+
+
+def raise_if_interrupted() -> None:
+    """Raise the interrupt again where an ordinary exception took its place while it unwound: a
+    cleanup that failed half-done (LibCST's position recording), Python wrapping it (an import's
+    `__set_name__` raises RuntimeError). Call it before treating an exception as a rule's bug."""
+    if _received:
+        raise Interrupted(128 + _received[0])
 
 
 @contextmanager
