@@ -1524,3 +1524,180 @@ def test_a_table_entry_read_by_its_key_elsewhere_is_not_chosen_by_its_sizes(tmp_
     assert isinstance(found, Unknown) and "not read by a literal key" in found.why, (
         found
     )
+
+
+COPIES = """\
+import dataclasses
+from typing import NamedTuple
+
+from flax import struct
+from jax.sharding import AbstractMesh
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    shape: tuple = (8, 1)
+    batch: int = 8
+
+
+@struct.dataclass
+class Struct:
+    shape: tuple = (8, 1)
+
+
+class Layout(NamedTuple):
+    shape: tuple
+
+
+BASE = Config()
+COPY = {copy}
+
+
+def make(cfg):
+    return AbstractMesh(cfg.shape, ("data", "model"))
+
+
+def run():
+    return make(COPY)
+"""
+
+
+@pytest.mark.parametrize(
+    ("copy", "keyword"),
+    [
+        ("dataclasses.replace(BASE, shape=(4, 4))", None),
+        ("Struct().replace(shape=(4, 4))", None),
+        ("Layout(shape=(8, 1))._replace(shape=(4, 4))", None),
+        # the field is BASE's, which other code may read: the copy is given its own
+        ("dataclasses.replace(BASE, batch=4)", "shape"),
+    ],
+)
+def test_a_field_of_a_copy_with_fields_replaced_is_where_the_copy_gets_it(
+    tmp_path, copy, keyword
+):
+    source = COPIES.format(copy=copy)
+    found = _walk_files(
+        tmp_path, {"main.py": source}, [("main.py", 32), ("main.py", 28)]
+    )
+    assert not isinstance(found, Unknown), found
+    assert found.module.line(found.node) == 24
+    assert found.keyword == keyword
+    if keyword is None:
+        assert ast.unparse(found.node) == "(4, 4)"
+    else:
+        assert "this copy is given its own" in (found.why or "")
+
+
+@pytest.mark.parametrize(
+    ("copy", "why"),
+    [
+        ("dataclasses.replace(BASE, **{'shape': (4, 4)})", "unpacks its arguments"),
+        (
+            "dataclasses.replace(BASE, shape=SHAPES[0] if SHAPES else (4, 4))",
+            "computed",
+        ),
+        ("BASE.replace('shape', (4, 4))", "is not a dataclass built there"),
+    ],
+)
+def test_a_copy_jaxfix_cannot_read_ends_the_walk(tmp_path, copy, why):
+    source = COPIES.format(copy=copy).replace(
+        "BASE = Config()", "BASE = Config()\nSHAPES = [(4, 4)]"
+    )
+    found = _walk_files(
+        tmp_path, {"main.py": source}, [("main.py", 33), ("main.py", 29)]
+    )
+    assert isinstance(found, Unknown) and why in str(found), found
+
+
+PARTIALS = """\
+import functools
+
+from jax.sharding import AbstractMesh
+
+
+def make_mesh_for(names, shape=(8, 1)):
+    return AbstractMesh(shape, names)
+
+
+SMALL = functools.partial(make_mesh_for, shape=(2, 2))
+NAMED = functools.partial(make_mesh_for)
+
+
+def stage(factory):
+    return factory(("data", "model"))
+
+
+def run():
+    return stage({given})
+"""
+
+
+@pytest.mark.parametrize(
+    ("given", "found_at"),
+    [
+        ("SMALL", (10, "(2, 2)")),
+        ("functools.partial(make_mesh_for, shape=(4, 4))", (19, "(4, 4)")),
+        # a partial that holds no sizes: they are the default every call shares
+        ("NAMED", None),
+    ],
+)
+def test_sizes_a_partial_holds_are_where_the_partial_is_made(tmp_path, given, found_at):
+    source = PARTIALS.format(given=given)
+    found = _walk_files(
+        tmp_path,
+        {"main.py": source},
+        [("main.py", 19), ("main.py", 15), ("main.py", 7)],
+    )
+    if found_at is None:
+        assert isinstance(found, Unknown) and "does not pass `shape`" in str(found)
+        return
+    assert not isinstance(found, Unknown), found
+    assert (found.module.line(found.node), ast.unparse(found.node)) == found_at
+
+
+BRANCHES = """\
+from jax.sharding import AbstractMesh
+
+
+def mesh_shape(accel):
+    if accel == "v5e-8":
+        return (2, 4)
+    elif accel == "v5e-4":
+        return (2, 2)
+    else:
+        return (1, 8)
+
+
+def make(accel):
+    return AbstractMesh(mesh_shape(accel), ("data", "model"))
+
+
+def run():
+    return make("v5e-4")
+
+
+def others(flag):
+    return [mesh_shape("v5e-8"), mesh_shape("cpu"), {other}]
+"""
+
+
+@pytest.mark.parametrize(
+    ("other", "fixed"),
+    [
+        ("None", True),
+        ('mesh_shape(accel="v5e-8")', True),
+        # another call may choose the same branch: what it returns is not the run's alone
+        ('mesh_shape("v5e-4")', False),
+        ("mesh_shape(flag)", False),
+    ],
+)
+def test_an_if_elif_chain_s_return_is_the_run_s_when_no_other_call_takes_its_branch(
+    tmp_path, other, fixed
+):
+    source = BRANCHES.format(other=other)
+    found = _walk_sized(tmp_path, source, (18, 14), None, (2, 2))
+    if not fixed:
+        assert isinstance(found, Unknown) and "called elsewhere too" in str(found)
+        return
+    assert not isinstance(found, Unknown), found
+    assert found.module.line(found.node) == 8

@@ -386,6 +386,12 @@ class _Walk:
                 expr, keys = attribute.value, [_Field(attribute.attr), *keys]
                 continue
             if isinstance(expr, ast.Call) and keys and isinstance(keys[0], _Field):
+                replaced = self._replaced(module, expr, keys, narrowest)
+                if isinstance(replaced, (Written, Unknown)):
+                    return replaced
+                if replaced is not None:  # the field is the keyword the copy is given
+                    module, expr, keys = replaced
+                    continue
                 into = self._into(module, expr, keys, narrowest)
                 if into is not None:
                     return into
@@ -985,6 +991,18 @@ class _Walk:
             ):
                 calls.append((call, 1))  # `TABLE[name].method()`: `self` is the entry
         where = f"{caller.path.name}:{caller_line}"
+        if len(calls) < 2:  # `factory(names)`, `factory` a `functools.partial` of it
+            partial = self._through_partial(caller, caller_line, function)
+            if isinstance(partial, Unknown):
+                return partial
+            if partial is not None:
+                owner, bound_there = partial
+                if name.id not in bound_there:
+                    return Unknown(
+                        f"the call at {where} does not pass `{name.id}` (its default is shared by every call)"
+                    )
+                holder, argument = bound_there[name.id]
+                return holder, argument, narrowest
         if len(calls) != 1:
             return Unknown(f"line {where} does not call `{function.name}` once")
         call, skipped = calls[0]
@@ -996,6 +1014,97 @@ class _Walk:
                 f"the call at {where} does not pass `{name.id}` (its default is shared by every call)"
             )
         return caller, bound[name.id], narrowest
+
+    def _through_partial(
+        self, caller: Module, line: int, function: ast.FunctionDef
+    ) -> tuple[Module, dict[str, tuple[Module, ast.expr]]] | Unknown | None:
+        """The one call at `line` of `caller` whose callee is a `functools.partial` of
+        `function` (`SMALL = partial(make_mesh_for, shape=(2, 2))`, then `factory(names)` with
+        `factory` given `SMALL` by the run's caller): each parameter's argument, as Python
+        binds the partial's arguments first, then the call's (a keyword the call gives wins),
+        with the module it is written in. None when no call there is one."""
+        found = []
+        for call in caller.calls:
+            if not call.lineno <= line <= (call.end_lineno or call.lineno):
+                continue
+            saved = (self.depth, list(self.entered), self.label)
+            try:
+                partial = self._partial_of(caller, call.func, function)
+            finally:
+                self.depth, self.entered, self.label = saved
+            if partial is not None:
+                found.append((call, partial))
+        if not found:
+            return None
+        if len(found) != 1:
+            return Unknown(
+                f"line {caller.path.name}:{line} calls more than one partial of `{function.name}`"
+            )
+        call, (owner, partial) = found[0]
+        given = {k.arg for k in call.keywords}
+        merged = ast.Call(
+            func=partial.args[0],
+            args=[*partial.args[1:], *call.args],
+            keywords=[
+                *(k for k in partial.keywords if k.arg not in given or k.arg is None),
+                *call.keywords,
+            ],
+        )
+        bound = _bound(merged, function, 0)
+        if isinstance(bound, str):
+            return Unknown(bound)
+        if bound is None:
+            return Unknown(
+                f"the partial of `{function.name}` called at {caller.path.name}:{line} does not bind its arguments"
+            )
+        mine = {id(a) for a in (*partial.args, *partial.keywords)} | {
+            id(k.value) for k in partial.keywords
+        }
+        return caller, {
+            parameter: (owner if id(value) in mine else caller, value)
+            for parameter, value in bound.items()
+        }
+
+    def _partial_of(
+        self, module: Module, expr: ast.expr, function: ast.FunctionDef
+    ) -> tuple[Module, ast.Call] | None:
+        """The `functools.partial(function, ...)` call `expr` is, followed through names,
+        module attributes and the run's callers' arguments (the walk's frame moves to where
+        it was found), and its module; None when it is not one."""
+        for _ in range(_MAX_STEPS):
+            if isinstance(expr, ast.Call):
+                if (
+                    self._qualified(module, expr.func) != "functools.partial"
+                    or not expr.args
+                    or isinstance(expr.args[0], ast.Starred)
+                ):
+                    return None
+                target = self.evaluator.value_of(module, expr.args[0])
+                if isinstance(target, Unknown):
+                    target = self._imported_function(module, expr.args[0]) or target
+                if isinstance(target, Function) and target.node is function:
+                    return module, expr
+                return None
+            if isinstance(expr, ast.Name):
+                step = self._name(module, expr, [], None)
+                if not isinstance(step, tuple) or step[3]:
+                    return None
+                module, expr = step[0], step[1]
+                continue
+            if isinstance(expr, ast.Attribute):
+                base = self.evaluator.value_of(module, expr.value)
+                if not isinstance(base, ModuleValue) or base.path is None:
+                    return None
+                target_module = self._module(base.path)
+                if isinstance(target_module, Unknown):
+                    return None
+                found = _assigned_once(target_module, expr.attr)
+                if found is None:
+                    return None
+                module, expr = target_module, found
+                continue
+            return None
+        return None
 
     def _entered_argument(
         self, name: ast.Name, function: ast.AST | None, narrowest: Written | None
@@ -1112,6 +1221,74 @@ class _Walk:
             found = self._follow(target, values[0], keys[1:], narrowest)
             return self._only_call(found, init, target, where, callee.node.name)
         return None
+
+    def _replaced(
+        self,
+        module: Module,
+        call: ast.Call,
+        keys: list[Key],
+        narrowest: Written | None,
+    ) -> tuple[Module, ast.expr, list[Key]] | Written | Unknown | None:
+        """A copy of a dataclass with fields replaced, read as `.field`:
+        `dataclasses.replace(cfg, field=...)`, `cfg.replace(field=...)` (flax.struct and chex
+        dataclasses) or `cfg._replace(field=...)` (a NamedTuple). The keyword it is given, when
+        it names the field (the step to take: the walk goes on there); else the field is the
+        copied object's, and the copy is given its own keyword (the object's value feeds every
+        other read of it; a size computed from the host there is reported as such). None when
+        `call` is not such a copy."""
+        assert isinstance(keys[0], _Field)
+        field = keys[0].name
+        if self._qualified(module, call.func) == "dataclasses.replace":
+            if len(call.args) != 1 or isinstance(call.args[0], ast.Starred):
+                return None
+            copied = call.args[0]
+        elif (
+            isinstance(call.func, ast.Attribute)
+            and call.func.attr in ("replace", "_replace")
+            and not call.args
+            and call.keywords
+            and not isinstance(
+                self.evaluator.value_of(module, call.func), (Function, BoundMethod)
+            )
+        ):
+            copied = call.func.value
+        else:
+            return None
+        where = f"{module.path.name}:{module.line(call)}"
+        if any(k.arg is None for k in call.keywords):
+            return Unknown(f"`{_text(module, call)}` at {where} unpacks its arguments")
+        shown = f"{_text(module, call.func)}(...).{field}"
+        given = [k.value for k in call.keywords if k.arg == field]
+        if given:
+            self.label = self.label or shown
+            return module, given[0], keys[1:]
+        saved = dict(vars(self))
+        saved_lists = {
+            k: (list(v) if isinstance(v, list) else set(v) if isinstance(v, set) else v)
+            for k, v in saved.items()
+        }
+        found = self._follow(module, copied, keys, None)
+        if isinstance(found, Unknown):
+            return found
+        self.__dict__.update(saved_lists)
+        if narrowest is not None:
+            return narrowest
+        whole = bool(keys[1:])  # `*cfg.shape`: an axis's item of the field's sizes
+        if whole and not (keys[1:] == [self.axis] and self.scalar):
+            return Unknown(
+                f"`{field}` of `{_text(module, copied)[:40]}` holds more than the sizes: "
+                f"give the copy at {where} its own"
+            )
+        return Written(
+            module,
+            call,
+            self.label or shown,
+            keyword=field,
+            axis=None if whole else found.axis,
+            why=f"`{field}` is copied from `{_text(module, copied)[:40]}`, whose value other "
+            f"code may read too ({found.module.path.name}:{found.module.line(found.node)}): "
+            "this copy is given its own",
+        )
 
     def _field(
         self,
@@ -1915,12 +2092,59 @@ class _Walk:
                 f"the sizes at {module.path.name}:{line} are what every call of `{name}` "
                 f"gets, and the project names it elsewhere too (here through a table at {where}): not changed"
             )
-        if self._call_count(name) != 1:
+        if self._call_count(name) != 1 and not self._keyed_return(
+            found.node, function, module, name
+        ):
             return Unknown(
                 f"the sizes at {module.path.name}:{line} are what every call of `{name}` "
                 f"gets, and it is called elsewhere too (here at {where}): not changed"
             )
         return found
+
+    def _keyed_return(
+        self, node: ast.AST, function: ast.FunctionDef, module: Module, name: str
+    ) -> bool:
+        """Whether `node` is reached only in a branch taken for one value of a parameter
+        (`if accel == "v5e-4": return (2, 2)`, `elif`, `case "v5e-4":`), and of the project's
+        calls of the function only one may pass that value (the others pass another literal):
+        what the branch returns then reaches the run's path alone."""
+        keyed = _branch_key(module, node, function)
+        if keyed is None:
+            return False
+        parameter, value = keyed
+        names = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+        if parameter not in names or _assigns(function, parameter):
+            return False
+        method = bool(names) and names[0] in ("self", "cls")
+
+        def passes(call: ast.Call) -> bool:
+            """Whether the call may pass the branch's value (a call jaxfix cannot bind may)."""
+            skipped = 1 if method and isinstance(call.func, ast.Attribute) else 0
+            bound = _bound(call, function, skipped)
+            if not isinstance(bound, dict):
+                return True
+            given = bound.get(parameter)
+            if given is None:
+                default = _default(function, parameter)
+                return not (
+                    isinstance(default, ast.Constant) and default.value != value
+                )
+            return not (isinstance(given, ast.Constant) and given.value != value)
+
+        count = self._count(
+            name,
+            lambda node: (
+                isinstance(node, ast.Call)
+                and (
+                    (isinstance(node.func, ast.Name) and node.func.id == name)
+                    or (isinstance(node.func, ast.Attribute) and node.func.attr == name)
+                )
+                and passes(node)
+            ),
+            name.encode(),
+            function,
+        )
+        return count == 1
 
     def _call_count(self, name: str, function: ast.AST | None = None) -> int:
         """How many calls of a function or class of that name the project's files hold (0:
@@ -2688,6 +2912,44 @@ def _is_dataclass(node: ast.ClassDef) -> bool:
         if name == "dataclass":
             return True
     return False
+
+
+def _branch_key(
+    module: Module, node: ast.AST, function: ast.FunctionDef
+) -> tuple[str, object] | None:
+    """The parameter and the literal that select the branch `node` is in, within `function`
+    (the innermost `if name == literal:` whose body holds it, or `case literal:` of a `match
+    name:`); None when no such test chooses it."""
+    child: ast.AST = node
+    parent = module.parents.get(child)
+    while parent is not None and parent is not function:
+        if isinstance(parent, ast.If) and any(child is s for s in parent.body):
+            test = parent.test
+            if (
+                isinstance(test, ast.Compare)
+                and len(test.ops) == 1
+                and isinstance(test.ops[0], ast.Eq)
+            ):
+                left, right = test.left, test.comparators[0]
+                if isinstance(right, ast.Name) and isinstance(left, ast.Constant):
+                    left, right = right, left
+                if isinstance(left, ast.Name) and isinstance(right, ast.Constant):
+                    return left.id, right.value
+            return None
+        if isinstance(parent, ast.match_case):
+            match = module.parents.get(parent)
+            pattern = parent.pattern
+            if (
+                isinstance(match, ast.Match)
+                and isinstance(match.subject, ast.Name)
+                and parent.guard is None
+                and isinstance(pattern, ast.MatchValue)
+                and isinstance(pattern.value, ast.Constant)
+            ):
+                return match.subject.id, pattern.value.value
+            return None
+        child, parent = parent, module.parents.get(parent)
+    return None
 
 
 def _read_by_name(comprehension: ast.ListComp | ast.GeneratorExp) -> ast.expr | None:
