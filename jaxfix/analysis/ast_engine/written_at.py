@@ -996,12 +996,11 @@ class _Walk:
             if isinstance(partial, Unknown):
                 return partial
             if partial is not None:
-                owner, bound_there = partial
-                if name.id not in bound_there:
+                if name.id not in partial:
                     return Unknown(
                         f"the call at {where} does not pass `{name.id}` (its default is shared by every call)"
                     )
-                holder, argument = bound_there[name.id]
+                holder, argument = partial[name.id]
                 return holder, argument, narrowest
         if len(calls) != 1:
             return Unknown(f"line {where} does not call `{function.name}` once")
@@ -1017,23 +1016,23 @@ class _Walk:
 
     def _through_partial(
         self, caller: Module, line: int, function: ast.FunctionDef
-    ) -> tuple[Module, dict[str, tuple[Module, ast.expr]]] | Unknown | None:
+    ) -> dict[str, tuple[Module, ast.expr]] | Unknown | None:
         """The one call at `line` of `caller` whose callee is a `functools.partial` of
         `function` (`SMALL = partial(make_mesh_for, shape=(2, 2))`, then `factory(names)` with
         `factory` given `SMALL` by the run's caller): each parameter's argument, as Python
         binds the partial's arguments first, then the call's (a keyword the call gives wins),
         with the module it is written in. None when no call there is one."""
-        found = []
+        found: list[tuple[ast.Call, tuple[Module, ast.Call]]] = []
         for call in caller.calls:
             if not call.lineno <= line <= (call.end_lineno or call.lineno):
                 continue
             saved = (self.depth, list(self.entered), self.label)
             try:
-                partial = self._partial_of(caller, call.func, function)
+                made = self._partial_of(caller, call.func, function)
             finally:
                 self.depth, self.entered, self.label = saved
-            if partial is not None:
-                found.append((call, partial))
+            if made is not None:
+                found.append((call, made))
         if not found:
             return None
         if len(found) != 1:
@@ -1060,7 +1059,7 @@ class _Walk:
         mine = {id(a) for a in (*partial.args, *partial.keywords)} | {
             id(k.value) for k in partial.keywords
         }
-        return caller, {
+        return {
             parameter: (owner if id(value) in mine else caller, value)
             for parameter, value in bound.items()
         }
