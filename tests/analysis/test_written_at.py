@@ -1701,3 +1701,28 @@ def test_an_if_elif_chain_s_return_is_the_run_s_when_no_other_call_takes_its_bra
         return
     assert not isinstance(found, Unknown), found
     assert found.module.line(found.node) == 8
+
+
+@pytest.mark.parametrize(
+    ("branch", "computed"),
+    [
+        ("(2, 2)", False),
+        ("(jax.device_count() // 4, 2)", True),
+    ],
+)
+def test_the_branch_the_call_s_literal_key_chooses_is_followed(
+    tmp_path, branch, computed
+):
+    # `make("v5e-4")` chooses the elif's return by its key, not by the sizes it holds: a size
+    # computed from the host there is named where it is written
+    source = "import jax\n" + BRANCHES.format(other="None").replace(
+        "return (2, 2)", f"return {branch}"
+    )
+    found = _walk_sized(tmp_path, source, (19, 15), 0, (2, 2))
+    if computed:
+        assert isinstance(found, Computed), found
+        assert found.module.line(found.node) == 9
+        assert "jax.device_count" in found.text
+        return
+    assert not isinstance(found, Unknown), found
+    assert found.module.line(found.node) == 9

@@ -9,8 +9,9 @@ inner mesh takes its sizes through a step the walk back from the run's frames fo
   passed to the function that calls it: the partial's keyword is changed, not the working
   partial beside it;
 - an if/elif chain returning sizes by accelerator name: only the return of the run's branch
-  (`elif accel == "v5e-4"`) is changed; the "v5e-8" and `else` returns, which working tests
-  reach, are not."""
+  (`elif accel == "v5e-4"`, chosen by the key the call passes) is changed; the "v5e-8" and
+  `else` returns, which working tests reach, are not; the "pod" branch's size, computed from
+  the device count, is reported with its file and line."""
 
 from __future__ import annotations
 
@@ -40,7 +41,13 @@ def test_copies_partials_and_keyed_returns_are_changed_where_the_run_read_them(
     code, report, _ = repair_with_pytest(
         tree, tmp_path, python(version), "--unsafe-fixes", "-q"
     )
-    assert code == 0 and report["passed"], report
+    assert code == 1, report  # the size computed from the host is left
+    left = {s["line"]: s["detail"] for s in report["left"]}
+    assert set(left) == {33}
+    assert (
+        "the inner mesh's size comes from `(jax.device_count() // 4, 2)`, written at "
+        "serve/accel.py:12 and computed from `jax.device_count()` when it runs"
+    ) in left[33]
     assert changed(before, tree) == {
         "serve/settings.py",
         "serve/meshes.py",

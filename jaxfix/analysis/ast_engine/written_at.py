@@ -706,6 +706,49 @@ class _Walk:
         )
         return owner, entry
 
+    def _keyed_choice(
+        self,
+        function: ast.FunctionDef,
+        call: ast.Call,
+        module: Module,
+        skipped: int,
+        target: Module,
+        returns: list[ast.expr],
+    ) -> ast.expr | None:
+        """Of a function's several `return`s, the one in the branch its call chooses: the
+        call passes a literal (or a parameter its callers' frames pass a literal for) for the
+        parameter an `if name == literal:` / `case literal:` tests, and one return is in the
+        branch of that literal. The sizes there need not be a literal (a size computed from
+        the host is named where it is written)."""
+        bound = _bound(call, function, skipped)
+        if not isinstance(bound, dict):
+            return None
+        keyed = sorted(
+            ((value, _branch_key(target, value, function)) for value in returns),
+            key=lambda item: (item[0].lineno, item[0].col_offset),
+        )
+        parameters = {k[0] for _, k in keyed if k is not None}
+        if len(parameters) != 1:
+            return None
+        (parameter,) = parameters
+        if _assigns(function, parameter):
+            return None
+        given = bound.get(parameter, _default(function, parameter))
+        if isinstance(given, ast.Name):
+            literal: object = self._passed_literal(module, given)
+        elif isinstance(given, ast.Constant):
+            literal = given.value
+        else:
+            return None
+        if literal is None:
+            return None
+        found = [
+            i for i, (_, k) in enumerate(keyed) if k is not None and k[1] == literal
+        ]
+        if len(found) != 1 or any(k is None for _, k in keyed[: found[0]]):
+            return None  # a return before it that no key chooses may be the one taken
+        return keyed[found[0]][0]
+
     def _matching_return(
         self,
         entering: tuple[ast.FunctionDef, ast.Call, Module, int],
@@ -1165,7 +1208,9 @@ class _Walk:
             if len(returns) > 1 and not isinstance(target, Unknown):
                 # `match name: case "a": return A() ...` with a name the code does not
                 # write: the one return whose value holds the run's sizes
-                chosen = self._matching_return(
+                chosen = self._keyed_choice(
+                    callee.node, call, module, skipped, target, returns
+                ) or self._matching_return(
                     (callee.node, call, module, skipped), target, returns, keys
                 )
                 returns = [chosen] if chosen is not None else returns

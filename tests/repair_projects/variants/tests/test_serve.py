@@ -46,3 +46,7 @@ def test_small_partial():
 
 def test_wide_partial():
     assert meshes.stage_sizes(meshes.WIDE) == (4, 2)
+
+
+def test_pod():
+    assert math.prod(meshes.accel_sizes(mesh_shape("pod"))) == 8
