@@ -135,6 +135,8 @@ class ValueSite:
     # The sizes are the value of a `key=value` override string (`"eval.mesh_shape=2,2"`) at
     # `span`: its key.
     override: str | None = None
+    # The value is the number of devices a `-1` axis is filled from: the mesh's size.
+    total: bool = False
 
     def where(self, root: Path | None = None) -> str:
         return f"{_shown(self.path, root)}:{self.span[0]}"

@@ -168,6 +168,9 @@ class Written:
     # The sizes are the value of a `key=value` override string (`"eval.mesh_shape=2,2"`):
     # `node` is that string, this its key.
     override: str | None = None
+    # The value is the number of devices a `-1` axis is filled from (`(("batch", -1),
+    # ("model", 2))` with `num_devices // 2`): the product of the mesh's sizes, not one of them.
+    total: bool = False
 
 
 def written_at(
@@ -186,7 +189,19 @@ def written_at(
     followed to the one entry that holds them."""
     if not frames:
         return Unknown("the run noted no frame that built the mesh")
-    return _Walk(evaluator, list(reversed(frames)), axis, axis_name, sizes).start()
+    walk = _Walk(evaluator, list(reversed(frames)), axis, axis_name, sizes)
+    found = walk.start()
+    if walk.total and isinstance(found, Written):
+        if found.data is not None or found.override is not None or found.keyword:
+            # only an integer of the code, or the read of a shared name, is written
+            return Unknown(
+                f"the number of devices the mesh's `-1` axis is filled from is written at "
+                f"{found.module.path.name}:{found.module.line(found.node)} in a way jaxfix "
+                "does not change"
+            )
+        if not found.total:
+            found = replace(found, axis=None, total=True)
+    return found
 
 
 class _Walk:
@@ -219,6 +234,8 @@ class _Walk:
         self.devices = False
         # Functions the walk called through a table entry (`FACTORIES[name]()`)
         self.tabled: set[str] = set()
+        # Following the number of devices a `-1` axis is filled from (its product)
+        self.total = False
 
     def _module(self, path: Path) -> Module | Unknown:
         return self.evaluator.module(path)
@@ -301,6 +318,14 @@ class _Walk:
                 and type(expr.value) is int
             ):
                 self.literal = (module, expr)
+                if self.total:
+                    return (
+                        replace(narrowest, axis=None, total=True)
+                        if narrowest is not None
+                        else Written(
+                            module, expr, self.label or _text(module, expr), total=True
+                        )
+                    )
                 return self._one_axis(narrowest) or Written(
                     module, expr, self.label or _text(module, expr), axis=self.axis
                 )
@@ -469,6 +494,13 @@ class _Walk:
                     return step
                 module, expr, narrowest, keys = step
                 continue
+            filled = None if self.total or keys else _filled_from(expr)
+            if filled is not None:
+                # `num_devices // known if s == -1 else s`: the sizes are filled from the
+                # number of devices `num_devices`, which the walk follows instead
+                self.total, self.scalar, self.label = True, True, None
+                expr = filled
+                continue
             return self._computed(module, expr) or Unknown(
                 f"`{_text(module, expr)}` at {where} is computed, not a value jaxfix follows"
             )
@@ -508,7 +540,7 @@ class _Walk:
             expr,
             text,
             tuple(reads),
-            self.axis if self.scalar else None,
+            self.axis if self.scalar and not self.total else None,
         )
         computed.mixed = mixed
         return computed
@@ -2956,6 +2988,65 @@ def _is_dataclass(node: ast.ClassDef) -> bool:
         if name == "dataclass":
             return True
     return False
+
+
+def _filled_from(expr: ast.expr) -> ast.Name | None:
+    """The number of devices sizes holding a `-1` axis are filled from, when `expr` computes
+    them so: a comprehension (or `tuple(...)`/`list(...)` of one) over the sizes whose element
+    is `N // known if s == -1 else s` (or the test written `s != -1` with the branches
+    swapped, `s < 0`), `N` a name: that name."""
+    if (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Name)
+        and expr.func.id in ("tuple", "list")
+        and len(expr.args) == 1
+        and not expr.keywords
+    ):
+        expr = expr.args[0]
+    if (
+        not isinstance(expr, (ast.ListComp, ast.GeneratorExp))
+        or len(expr.generators) != 1
+    ):
+        return None
+    element = expr.elt
+    if not isinstance(element, ast.IfExp) or not isinstance(element.test, ast.Compare):
+        return None
+    test = element.test
+    if len(test.ops) != 1 or not isinstance(test.left, ast.Name):
+        return None
+    item = test.left.id
+    bound = test.comparators[0]
+    literal = (
+        bound.value
+        if isinstance(bound, ast.Constant)
+        else -bound.operand.value
+        if isinstance(bound, ast.UnaryOp)
+        and isinstance(bound.op, ast.USub)
+        and isinstance(bound.operand, ast.Constant)
+        and type(bound.operand.value) is int
+        else None
+    )
+    op = test.ops[0]
+    if isinstance(op, ast.Eq) and literal == -1:
+        filled, kept = element.body, element.orelse
+    elif isinstance(op, ast.NotEq) and literal == -1:
+        filled, kept = element.orelse, element.body
+    elif isinstance(op, ast.Lt) and literal == 0:
+        filled, kept = element.body, element.orelse
+    else:
+        return None
+    target = expr.generators[0].target
+    names = target.elts if isinstance(target, ast.Tuple) else [target]
+    if (
+        not isinstance(kept, ast.Name)
+        or kept.id != item
+        or not any(isinstance(n, ast.Name) and n.id == item for n in names)
+        or not isinstance(filled, ast.BinOp)
+        or not isinstance(filled.op, ast.FloorDiv)
+        or not isinstance(filled.left, ast.Name)
+    ):
+        return None
+    return filled.left
 
 
 def _branch_key(
