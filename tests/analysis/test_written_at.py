@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import shutil
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -278,7 +279,20 @@ def _yaml_project(tmp_path: Path, stages: str):
     return evidence[main][0], result, project / "stages.yaml"
 
 
-def test_a_yaml_entry_beside_the_module_is_changed_at_its_integer_alone(tmp_path):
+@pytest.fixture(params=["pyyaml", "subset"])
+def yaml_reader(request, monkeypatch):
+    """Each YAML test with PyYAML's composer, and without PyYAML (jaxfix does not depend on
+    it): the plain subset jaxfix/write/yaml_subset.py reads."""
+    if request.param == "subset":
+        monkeypatch.setitem(
+            sys.modules, "yaml", None
+        )  # `import yaml` raises ImportError
+    return request.param
+
+
+def test_a_yaml_entry_beside_the_module_is_changed_at_its_integer_alone(
+    tmp_path, yaml_reader
+):
     item, result, stages = _yaml_project(tmp_path, YAML_STAGES)
     (diagnostic,) = result.diagnostics
     assert diagnostic.applied and diagnostic.fix_title == (
@@ -291,7 +305,7 @@ def test_a_yaml_entry_beside_the_module_is_changed_at_its_integer_alone(tmp_path
     )
 
 
-def test_a_yaml_entry_an_alias_reuses_is_not_changed(tmp_path):
+def test_a_yaml_entry_an_alias_reuses_is_not_changed(tmp_path, yaml_reader):
     shared = YAML_STAGES.replace(
         "  shape:\n    - 4\n    - 4\n", "  shape: *wide\n"
     ).replace("train:", "wide: &wide [4, 4]\ntrain:")
