@@ -467,11 +467,17 @@ class MissingLoweringPlatforms(Rule):
         an attribute chain, or `jax.jit(...)` of such) is read when the partial is called.
         Only from a run: the code alone does not show what the partial is called under.
         Whether it was handled (reported)."""
-        confirmed = self.analysis.confirmed(call, self.code)
-        if confirmed is None:
-            return False
+        if not any(
+            e.code == self.code
+            and call.lineno <= e.line <= (call.end_lineno or call.lineno)
+            for e in self.analysis.evidence.evidence
+        ):
+            return False  # (the static road, or no record of this line: nothing read)
         partial = self._partial_assigned(call.func)
         if partial is None:
+            return False
+        confirmed = self.analysis.confirmed(call, self.code)
+        if confirmed is None:
             return False
         lower = partial.args[0]
         assert isinstance(lower, ast.Attribute)
