@@ -330,6 +330,12 @@ class MissingLoweringPlatforms(Rule):
     (which mesh to run it under is the user's choice). Code in a function is not: it may be
     traced, and then lowers nothing eagerly.
 
+    From a recorded run (`jaxfix repair`, `--from-log`, `--evidence`) that raised at the call
+    of a `functools.partial` of a jitted function's `.lower` (`lower = partial(jax.jit(f).lower,
+    params)`, or a `cached_property` returning one), the partial's function is rewritten to
+    trace, then lower with the platforms (`lambda *args, **kwargs: jax.jit(f).trace(*args,
+    **kwargs).lower(lowering_platforms=...)`), so every call of the partial goes through there.
+
     When the lowered function visibly calls `jax.pure_callback`, `io_callback` or
     `jax.debug.inspect_array_sharding`, it reports JAX's other error instead, without a fix.
 

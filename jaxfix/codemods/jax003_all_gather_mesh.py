@@ -137,8 +137,12 @@ class AllGatherMeshMismatch(Rule):
     repair`, `--evidence`) that went through one caller, when the gather's input is a
     parameter of its function (which does not assign it), its out_sharding a bare `P(...)`,
     and the caller's call sits in a `with jax.set_mesh(E):` (E a name or attribute the block
-    does not assign), the argument that call passes is moved onto `E` there (unsafe), unless
-    the run saw the context mesh entered somewhere else. From a recorded run (`jaxfix repair`,
+    does not assign, or an entry of a dict read by a literal key, `self._meshes["train"]`,
+    the block changing neither it nor the dict: bound to a local first), the argument that
+    call passes is moved onto `E` there (unsafe), unless the run saw the context mesh entered
+    somewhere else; when a helper `@contextmanager` around the call enters it (`with
+    inference_context(runner):`, its body `with jax.set_mesh(runner.mesh): yield`) and the
+    run noted it entered there, onto that mesh as the caller names it (`runner.mesh`). From a recorded run (`jaxfix repair`,
     `--from-log`, `--evidence`), a context mesh the engine cannot follow but that the gather's
     own function enters as `with jax.set_mesh(E):`, E a name or an attribute (`self.mesh`) the
     block does not assign, with a bare `P(...)` out_sharding, gets the same move onto `E`

@@ -18,9 +18,17 @@ of that name on the run's path (`Written.why` says so). A field default feeds ev
 so there the keyword is added to the construction the run used.
 
 Arguments bind as Python binds them (`*seq` items, `**kwargs`, `**mapping` entries), through
-`obj.method(...)` and `cls.method(...)` calls. Where the code does not say which entry of a
+`obj.method(...)` and `cls.method(...)` calls, and through a `functools.partial` the run's
+caller passed (`factory = partial(make_mesh_for, shape=(2, 2))`: the partial's arguments, then
+the call's). A copy with fields replaced (`dataclasses.replace(cfg, shape=...)`,
+`cfg.replace(...)`, `cfg._replace(...)`) gives the keyword it is given, else its field is the
+copied object's, and the copy is given its own keyword (the object's value may feed other
+reads). Sizes filled for a `-1` axis (`num_devices // known if s == -1 else s`) are followed to
+the number of devices (`Written.total`: the mesh's size, not one of its sizes). Where the code does not say which entry of a
 table (`LAYOUTS[flag]`) or which of a function's returns (`match name: ...`) the run took, the
-walk takes the one whose literal holds the run's sizes (`sizes`), when no other can.
+walk takes the one whose literal holds the run's sizes (`sizes`), when no other can; of an
+if/elif or match chain keyed on a parameter the call passes as a literal, the branch that
+literal chooses (changed when no other call of the function may pass it).
 
 Where the walk stops at an expression that computes a size from what the host has when it runs
 (`jax.device_count() // 2`, `len(jax.devices())`, `jax.process_count() * 2`), it returns
