@@ -1740,3 +1740,52 @@ def test_the_branch_the_call_s_literal_key_chooses_is_followed(
         return
     assert not isinstance(found, Unknown), found
     assert found.module.line(found.node) == 9
+
+
+STORED_PARTIALS = """\
+import functools
+
+from jax.sharding import AbstractMesh
+
+
+def make_mesh_for(names, shape=(8, 1)):
+    return AbstractMesh(shape, names)
+
+
+class Stage:
+    def __init__(self):
+        self._factory = functools.partial(make_mesh_for, shape=(2, 2))
+
+    @functools.cached_property
+    def _cached(self):
+        return functools.partial(make_mesh_for, shape=(4, 4))
+
+    def mesh(self):
+        return self.{read}(("data", "model"))
+"""
+
+
+@pytest.mark.parametrize(
+    ("read", "found_at"),
+    [("_factory", (12, "(2, 2)")), ("_cached", (16, "(4, 4)"))],
+)
+def test_a_partial_stored_on_self_or_returned_by_a_cached_property_is_followed(
+    tmp_path, read, found_at
+):
+    source = STORED_PARTIALS.format(read=read)
+    found = _walk_files(
+        tmp_path, {"main.py": source}, [("main.py", 19), ("main.py", 7)]
+    )
+    assert not isinstance(found, Unknown), found
+    assert (found.module.line(found.node), ast.unparse(found.node)) == found_at
+
+
+def test_a_partial_stored_twice_on_self_ends_the_walk(tmp_path):
+    source = STORED_PARTIALS.format(read="_factory").replace(
+        "    def mesh(self):",
+        "    def reset(self):\n        self._factory = None\n\n    def mesh(self):",
+    )
+    found = _walk_files(
+        tmp_path, {"main.py": source}, [("main.py", 22), ("main.py", 7)]
+    )
+    assert isinstance(found, Unknown), found

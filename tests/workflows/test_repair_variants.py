@@ -5,9 +5,9 @@ inner mesh takes its sizes through a step the walk back from the run's frames fo
   keyword is changed), `dataclasses.replace(SKINNY, outer=(2, 4))` (the field is SKINNY's,
   which a working test reads: the copy is given its own `inner=`) and a NamedTuple's
   `LAYOUT._replace(inner=(2, 2))`;
-- a `functools.partial` holding the factory's sizes (`partial(make_mesh_for, shape=(2, 2))`),
-  passed to the function that calls it: the partial's keyword is changed, not the working
-  partial beside it;
+- a `functools.partial` holding the factory's sizes (`partial(make_mesh_for, shape=(2, 2))`, a
+  module constant or stored on `self` by `__init__`), passed to the function that calls it:
+  the partial's keyword is changed, not the working partial beside it;
 - an if/elif chain returning sizes by accelerator name: only the return of the run's branch
   (`elif accel == "v5e-4"`, chosen by the key the call passes) is changed; the "v5e-8" and
   `else` returns, which working tests reach, are not; the "pod" branch's size, computed from
@@ -71,8 +71,16 @@ def test_copies_partials_and_keyed_returns_are_changed_where_the_run_read_them(
     assert (
         "SKINNY = MeshConfig(outer=(2, 2), inner=(2, 2))" in after["serve/settings.py"]
     )
-    assert after["serve/meshes.py"] == old["serve/meshes.py"].replace(
-        "partial(make_mesh_for, shape=(2, 2))", "partial(make_mesh_for, shape=(2, 4))"
+    assert after["serve/meshes.py"] == (
+        old["serve/meshes.py"]
+        .replace(
+            "partial(make_mesh_for, shape=(2, 2))",
+            "partial(make_mesh_for, shape=(2, 4))",
+        )
+        .replace(
+            "partial(make_mesh_for, shape=(1, 4))",
+            "partial(make_mesh_for, shape=(2, 4))",
+        )
     )
     assert "partial(make_mesh_for, shape=(4, 2))" in after["serve/meshes.py"]
     assert after["serve/accel.py"] == old["serve/accel.py"].replace(

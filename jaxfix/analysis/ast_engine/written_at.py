@@ -1176,7 +1176,11 @@ class _Walk:
             if isinstance(expr, ast.Attribute):
                 base = self.evaluator.value_of(module, expr.value)
                 if not isinstance(base, ModuleValue) or base.path is None:
-                    return None
+                    stored = _stored_on_self(module, expr)
+                    if stored is None:
+                        return None
+                    expr = stored
+                    continue
                 target_module = self._module(base.path)
                 if isinstance(target_module, Unknown):
                     return None
@@ -2996,6 +3000,52 @@ def _is_dataclass(node: ast.ClassDef) -> bool:
         if name == "dataclass":
             return True
     return False
+
+
+def _stored_on_self(module: Module, read: ast.Attribute) -> ast.expr | None:
+    """`self.attr` read in a method: the value of the one `self.attr = value` of its class
+    (nothing else in the module stores `.attr`), or the one return of a `property` /
+    `cached_property` of that name there."""
+    if not isinstance(read.value, ast.Name) or read.value.id != "self":
+        return None
+    cls: ast.AST | None = module.parents.get(read)
+    while cls is not None and not isinstance(cls, ast.ClassDef):
+        cls = module.parents.get(cls)
+    if cls is None:
+        return None
+    stores = [
+        node
+        for node in ast.walk(module.tree)
+        if isinstance(node, ast.Attribute)
+        and node.attr == read.attr
+        and not isinstance(node.ctx, ast.Load)
+    ]
+    properties = [
+        node
+        for node in ast.walk(cls)
+        if isinstance(node, ast.FunctionDef)
+        and node.name == read.attr
+        and any(
+            ast.unparse(d).split(".")[-1] in ("cached_property", "property")
+            for d in node.decorator_list
+        )
+    ]
+    if len(stores) == 1 and not properties:
+        statement = module.parents.get(stores[0])
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(stores[0].value, ast.Name)
+            and stores[0].value.id == "self"
+            and _contains(cls, statement)
+        ):
+            return statement.value
+        return None
+    if not stores and len(properties) == 1:
+        returns = [n for n in ast.walk(properties[0]) if isinstance(n, ast.Return)]
+        if len(returns) == 1 and returns[0].value is not None:
+            return returns[0].value
+    return None
 
 
 def _filled_from(expr: ast.expr) -> ast.Name | None:

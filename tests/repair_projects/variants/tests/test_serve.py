@@ -50,3 +50,7 @@ def test_wide_partial():
 
 def test_pod():
     assert math.prod(meshes.accel_sizes(mesh_shape("pod"))) == 8
+
+
+def test_stage_partial():
+    assert math.prod(meshes.Stage().sizes()) == 8
