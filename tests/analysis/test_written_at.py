@@ -1703,6 +1703,8 @@ def others(flag):
         # another call may choose the same branch: what it returns is not the run's alone
         ('mesh_shape("v5e-4")', False),
         ("mesh_shape(flag)", False),
+        # named as a value: it may be called where jaxfix does not count
+        ("{'tpu': mesh_shape}", False),
     ],
 )
 def test_an_if_elif_chain_s_return_is_the_run_s_when_no_other_call_takes_its_branch(

@@ -2232,7 +2232,21 @@ class _Walk:
             name.encode(),
             function,
         )
-        return count == 1
+        # the function named other than in a call (`fn = mesh_shape`, a table of them) may
+        # be called where jaxfix does not count
+        named = self._count(
+            name,
+            lambda node: (
+                (
+                    (isinstance(node, ast.Name) and node.id == name)
+                    or (isinstance(node, ast.Attribute) and node.attr == name)
+                )
+                and isinstance(getattr(node, "ctx", None), ast.Load)
+            ),
+            name.encode(),
+            function,
+        )
+        return count == 1 and named == self._call_count(name, function)
 
     def _call_count(self, name: str, function: ast.AST | None = None) -> int:
         """How many calls of a function or class of that name the project's files hold (0:
