@@ -208,6 +208,11 @@ def _parsed(text: str) -> Callable[[cst.CSTNode], cst.CSTNode]:
     return edit
 
 
+def _inside_func(node: ast.AST, expr: ast.expr) -> bool:
+    """Whether `node` is part of `expr`'s called function (`jax` and `jit` of `jax.jit(f)`)."""
+    return isinstance(expr, ast.Call) and any(n is node for n in ast.walk(expr.func))
+
+
 def _read_again_alike(expr: ast.expr, analysis: Analysis) -> bool:
     """A name or attribute chain on one, or `jax.jit(...)` of such arguments and constant
     keywords: evaluated again when the partial is called, the same jitted function."""
@@ -334,7 +339,9 @@ class MissingLoweringPlatforms(Rule):
     of a `functools.partial` of a jitted function's `.lower` (`lower = partial(jax.jit(f).lower,
     params)`, or a `cached_property` returning one), the partial's function is rewritten to
     trace, then lower with the platforms (`lambda *args, **kwargs: jax.jit(f).trace(*args,
-    **kwargs).lower(lowering_platforms=...)`), so every call of the partial goes through there.
+    **kwargs).lower(lowering_platforms=...)`), so every call of the partial goes through there
+    (the jitted expression is then read when the partial is called: unsafe when it reads an
+    attribute or a name bound more than once, which may hold another function by then).
 
     When the lowered function visibly calls `jax.pure_callback`, `io_callback` or
     `jax.debug.inspect_array_sharding`, it reports JAX's other error instead, without a fix.
@@ -526,7 +533,16 @@ class MissingLoweringPlatforms(Rule):
             fix=Fix(
                 f"make the partial trace, then lower with lowering_platforms={value}",
                 ((lower, _parsed(text)),),
-                Safety.SAFE,
+                # read when the partial is called, not when it is made: the same function
+                # where every name it reads is bound once (an attribute may be set again)
+                Safety.SAFE
+                if all(
+                    isinstance(n, ast.Name) and self.analysis.bound_once(n)
+                    for n in ast.walk(jitted_expr)
+                    if isinstance(n, (ast.Name, ast.Attribute))
+                    and not _inside_func(n, jitted_expr)
+                )
+                else Safety.UNSAFE,
                 imports,
             ),
             related=(
