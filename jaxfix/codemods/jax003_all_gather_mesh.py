@@ -537,7 +537,7 @@ class AllGatherMeshMismatch(Rule):
         if reads != [sharding]:
             return sharding
         mesh = self.analysis.text(entered.args[0])
-        if _assigns(body[assigned[0] + 1 : index], mesh, self.analysis) or _assigned_in(
+        if _changes(body[assigned[0] + 1 : index], mesh, self.analysis) or _assigned_in(
             block, sharding.id, self.analysis
         ):
             return sharding
@@ -1389,7 +1389,13 @@ def _assigned_in(block: ast.With, text: str, analysis: Analysis) -> bool:
     """Whether the block assigns `text` (a name or attribute chain) anywhere in its body; for
     an entry of a mapping (`self._meshes["train"]`), also whether it assigns the mapping, an
     entry of it, or calls a method of it (`self._meshes.update(...)`)."""
-    if _assigns(block.body, text, analysis):
+    return _changes(block.body, text, analysis)
+
+
+def _changes(statements: list[ast.stmt], text: str, analysis: Analysis) -> bool:
+    """Whether `statements` assign `text` (a plain reference), or, for an entry of a mapping,
+    the mapping, an entry of it, or call a method of it."""
+    if _assigns(statements, text, analysis):
         return True
     try:
         node = ast.parse(text, mode="eval").body
@@ -1397,9 +1403,9 @@ def _assigned_in(block: ast.With, text: str, analysis: Analysis) -> bool:
         return True
     for mapping in _mappings_read(node):
         name = ast.unparse(mapping)
-        if _assigns(block.body, name, analysis):
+        if _assigns(statements, name, analysis):
             return True
-        for statement in block.body:
+        for statement in statements:
             for inner in ast.walk(statement):
                 if (
                     isinstance(inner, ast.Subscript)

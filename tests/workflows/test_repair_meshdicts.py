@@ -18,7 +18,11 @@ from pathlib import Path
 import pytest
 
 from codemods.test_real_jax import JAX_VERSIONS
-from jaxfix.codemods.jax003_all_gather_mesh import _assigned_in, _plain_reference
+from jaxfix.codemods.jax003_all_gather_mesh import (
+    _assigned_in,
+    _changes,
+    _plain_reference,
+)
 from workflows.test_repair import (
     changed,
     copied,
@@ -104,3 +108,20 @@ def test_a_mesh_read_from_a_dict_is_the_same_mesh_unless_the_block_changes_the_d
 )
 def test_only_entries_read_by_a_literal_key_are_plain_references(expr, plain):
     assert _plain_reference(ast.parse(expr, mode="eval").body) is plain
+
+
+@pytest.mark.parametrize(
+    ("between", "changed"),
+    [
+        ("y = 1", False),
+        ("self._meshes.clear()", True),
+        ("self._meshes['train'] = m", True),
+    ],
+)
+def test_statements_between_an_out_sharding_and_its_with_that_change_the_dict_are_seen(
+    between, changed
+):
+    statements = ast.parse(between).body
+    assert (
+        _changes(statements, 'self._meshes["train"]', _Text()) is changed  # type: ignore[arg-type]
+    )
