@@ -376,6 +376,7 @@ def _origin_site(
         f"{'and other values ' if stopped.mixed else ''}when it runs",
         axis=stopped.axis,
         facts=facts,
+        total=stopped.total,
     )
 
 

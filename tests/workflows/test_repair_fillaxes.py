@@ -54,7 +54,9 @@ def test_the_number_of_devices_a_minus_one_axis_is_filled_from_is_set_where_writ
     assert left["line"] == 10
     assert (
         "the inner mesh's size comes from `jax.device_count() // 2`, written at "
-        "stages/run.py:23 and computed from `jax.device_count()` when it runs"
+        "stages/run.py:23 and computed from `jax.device_count()` when it runs (the number "
+        "of devices its `-1` axis is filled from is 4 in the run; 8 would make the "
+        "enclosing size 8)"
     ) in left["detail"]
 
 

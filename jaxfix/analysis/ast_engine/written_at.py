@@ -104,7 +104,7 @@ class Computed(Unknown):
     expression `node` (its text `text`) in `module`, reading `reads` (the host calls it makes,
     as written). jaxfix does not change it: a literal is right on one host only."""
 
-    __slots__ = ("axis", "mixed", "module", "node", "reads", "text")
+    __slots__ = ("axis", "mixed", "module", "node", "reads", "text", "total")
 
     def __init__(
         self,
@@ -121,6 +121,8 @@ class Computed(Unknown):
         self.axis = axis
         # `min(num_experts, jax.device_count() // 2)`: other values than the host's go in
         self.mixed = False
+        # the number of devices a `-1` axis is filled from, not one axis's size
+        self.total = False
 
     @property
     def path(self) -> Path:
@@ -551,6 +553,7 @@ class _Walk:
             self.axis if self.scalar and not self.total else None,
         )
         computed.mixed = mixed
+        computed.total = self.total
         return computed
 
     def _host_bound(self, module: Module, expr: ast.expr) -> list[str] | None:
