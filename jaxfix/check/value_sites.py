@@ -118,6 +118,7 @@ def with_value_sites(
             written.why,
             axis=written.axis,
             override=written.override,
+            total=written.total,
         )
         found[path][index] = replace(item, value_site=site)
         found.setdefault(where, []).append(_at_value(item, extent, site))
@@ -327,6 +328,7 @@ def _along_each(
             written.why,
             axis=written.axis,
             override=written.override,
+            total=written.total,
         )
         sites[(where, extent)] = replace(
             site, facts=(*site.facts, *(f for f in facts if f not in site.facts))
@@ -374,6 +376,7 @@ def _origin_site(
         f"{'and other values ' if stopped.mixed else ''}when it runs",
         axis=stopped.axis,
         facts=facts,
+        total=stopped.total,
     )
 
 

@@ -199,6 +199,35 @@ def _rebound_jit(
     return None
 
 
+def _parsed(text: str) -> Callable[[cst.CSTNode], cst.CSTNode]:
+    def edit(_: cst.CSTNode) -> cst.CSTNode:
+        import libcst as cst
+
+        return cst.parse_expression(text)
+
+    return edit
+
+
+def _inside_func(node: ast.AST, expr: ast.expr) -> bool:
+    """Whether `node` is part of `expr`'s called function (`jax` and `jit` of `jax.jit(f)`)."""
+    return isinstance(expr, ast.Call) and any(n is node for n in ast.walk(expr.func))
+
+
+def _read_again_alike(expr: ast.expr, analysis: Analysis) -> bool:
+    """A name or attribute chain on one, or `jax.jit(...)` of such arguments and constant
+    keywords: evaluated again when the partial is called, the same jitted function."""
+    if isinstance(expr, ast.Call):
+        if analysis.called_api(expr) is not Api.JIT:
+            return False
+        return all(_read_again_alike(a, analysis) for a in expr.args) and all(
+            k.arg is not None and isinstance(k.value, (ast.Constant, ast.Tuple))
+            for k in expr.keywords
+        )
+    while isinstance(expr, ast.Attribute):
+        expr = expr.value
+    return isinstance(expr, ast.Name)
+
+
 def _short(text: str) -> str:
     return cut(" ".join(text.split()), _MAX_TEXT)
 
@@ -306,6 +335,14 @@ class MissingLoweringPlatforms(Rule):
     (which mesh to run it under is the user's choice). Code in a function is not: it may be
     traced, and then lowers nothing eagerly.
 
+    From a recorded run (`jaxfix repair`, `--from-log`, `--evidence`) that raised at the call
+    of a `functools.partial` of a jitted function's `.lower` (`lower = partial(jax.jit(f).lower,
+    params)`, or a `cached_property` returning one), the partial's function is rewritten to
+    trace, then lower with the platforms (`lambda *args, **kwargs: jax.jit(f).trace(*args,
+    **kwargs).lower(lowering_platforms=...)`), so every call of the partial goes through there
+    (the jitted expression is then read when the partial is called: unsafe when it reads an
+    attribute or a name bound more than once, which may hold another function by then).
+
     When the lowered function visibly calls `jax.pure_callback`, `io_callback` or
     `jax.debug.inspect_array_sharding`, it reports JAX's other error instead, without a fix.
 
@@ -402,7 +439,8 @@ class MissingLoweringPlatforms(Rule):
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
         if not isinstance(func, ast.Attribute) or func.attr != "lower":
-            self._check_eager(node)
+            if not self._partial_lower(node):
+                self._check_eager(node)
             return
         stage = self.analysis.written_as(func.value)
         reported = len(self.reports)
@@ -431,6 +469,143 @@ class MissingLoweringPlatforms(Rule):
             )
 
     # -- an eager op under an abstract-only context -----------------------------------------
+
+    def _partial_lower(self, call: ast.Call) -> bool:
+        """A call the run raised JAX001 at, of a `functools.partial` of a jitted function's
+        `.lower` (`lower = partial(jax.jit(f).lower, params)`, then `lower(x)`; the partial
+        bound to a name, or stored once in an attribute of `self` by the class): the
+        partial's function is rewritten to trace, then lower with lowering_platforms
+        (`lambda *args, **kwargs: jax.jit(f).trace(*args, **kwargs).lower(lowering_platforms=
+        ...)`), which every call of the partial goes through; the jitted expression (a name,
+        an attribute chain, or `jax.jit(...)` of such) is read when the partial is called.
+        Only from a run: the code alone does not show what the partial is called under.
+        Whether it was handled (reported)."""
+        if not any(
+            e.code == self.code
+            and call.lineno <= e.line <= (call.end_lineno or call.lineno)
+            for e in self.analysis.evidence.evidence
+        ):
+            return False  # (the static road, or no record of this line: nothing read)
+        partial = self._partial_assigned(call.func)
+        if partial is None:
+            return False
+        confirmed = self.analysis.confirmed(call, self.code)
+        if confirmed is None:
+            return False
+        lower = partial.args[0]
+        assert isinstance(lower, ast.Attribute)
+        jitted_expr = lower.value
+        if not _read_again_alike(jitted_expr, self.analysis):
+            self.report(
+                call,
+                f"`.lower()` of the partial `{_short(self.analysis.text(partial))}` needs "
+                f"lowering_platforms (the log shows JAX raised it here, {confirmed.where}); not "
+                "fixed: the jitted function is an expression the fix would evaluate at each call",
+            )
+            return True
+        jitted = self._jitted(jitted_expr)
+        body = (
+            self._body_uses(jitted.function, jitted.where or self.analysis)
+            if jitted is not None
+            else []
+        )
+        if body:
+            self.report(
+                call,
+                f"{body[0]} needs devices at lowering, and the log shows only AbstractMesh in "
+                f"play ({confirmed.where}): adding lowering_platforms would make JAX raise "
+                "'AbstractMesh cannot be used when jaxpr contains primitives that require "
+                "devices'; lower with a concrete mesh (jax.make_mesh shardings or "
+                "jax.set_mesh) instead",
+            )
+            return True
+        value, imports = self._platforms_value()
+        text = (
+            f"lambda *args, **kwargs: {self.analysis.text(jitted_expr)}.trace(*args, "
+            f"**kwargs).lower(lowering_platforms={value})"
+        )
+        self.report(
+            call,
+            f"this call runs `{_short(self.analysis.text(lower))}` through the partial "
+            f"`{_short(self.analysis.text(partial))}` (line {self.analysis.line(partial)}), "
+            f"which needs lowering_platforms: the log shows only AbstractMesh in play "
+            f"({confirmed.where}), so JAX raises {_JAX_ERROR}",
+            fix=Fix(
+                f"make the partial trace, then lower with lowering_platforms={value}",
+                ((lower, _parsed(text)),),
+                # read when the partial is called, not when it is made: the same function
+                # where every name it reads is bound once (an attribute may be set again)
+                Safety.SAFE
+                if all(
+                    isinstance(n, ast.Name) and self.analysis.bound_once(n)
+                    for n in ast.walk(jitted_expr)
+                    if isinstance(n, (ast.Name, ast.Attribute))
+                    and not _inside_func(n, jitted_expr)
+                )
+                else Safety.UNSAFE,
+                imports,
+            ),
+            related=(
+                Related(
+                    "the partial is made here",
+                    Location(self.analysis.line(partial), partial.col_offset + 1),
+                    self.analysis.path,
+                ),
+            ),
+        )
+        return True
+
+    def _partial_assigned(self, func: ast.expr) -> ast.Call | None:
+        """The `functools.partial(<jitted>.lower, ...)` a called name (its one assignment) or
+        `self.attr` (assigned once in the class, nowhere else in the module) holds."""
+        found: ast.expr | None = None
+        if isinstance(func, ast.Name):
+            found = self.analysis.written_as(func)
+        elif (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id == "self"
+        ):
+            stores = [
+                node
+                for node in ast.walk(self.analysis.module.tree)
+                if isinstance(node, (ast.Assign, ast.AnnAssign))
+                and any(
+                    isinstance(t, ast.Attribute) and t.attr == func.attr
+                    for t in (
+                        node.targets if isinstance(node, ast.Assign) else [node.target]
+                    )
+                )
+            ]
+            properties = [
+                node
+                for node in ast.walk(self.analysis.module.tree)
+                if isinstance(node, ast.FunctionDef)
+                and node.name == func.attr
+                and any(
+                    ast.unparse(d).split(".")[-1] in ("cached_property", "property")
+                    for d in node.decorator_list
+                )
+            ]
+            if len(stores) == 1 and not properties and stores[0].value is not None:
+                found = stores[0].value
+            elif not stores and len(properties) == 1:
+                # `@cached_property def _lower(self): return partial(...)`
+                returns = [
+                    n for n in ast.walk(properties[0]) if isinstance(n, ast.Return)
+                ]
+                if len(returns) == 1 and returns[0].value is not None:
+                    found = returns[0].value
+        if (
+            isinstance(found, ast.Call)
+            and self.analysis.qualified_name(found.func) == "functools.partial"
+            and found.args
+            and isinstance(found.args[0], ast.Attribute)
+            and found.args[0].attr == "lower"
+            and not any(isinstance(a, ast.Starred) for a in found.args)
+        ):
+            return found
+        return None
 
     def _check_eager(self, call: ast.Call) -> None:
         """`jax.random.key(0)` (an op that computes, so lowers) run at module level under

@@ -490,6 +490,9 @@ class AbstractMeshSizeChange(Rule):
         if site.override is not None:
             self._at_override(node, site, new, confirmed)
             return
+        if site.total:
+            self._at_total(node, site, new, confirmed)
+            return
         value = self.analysis.value_of(node)
         if site.axis is not None and not 0 <= site.axis < len(new.axis_sizes):
             return
@@ -553,6 +556,63 @@ class AbstractMeshSizeChange(Rule):
             with_note(message, site.why),
             fix=Fix(title, edits, Safety.UNSAFE),
             related=(back,),
+        )
+
+    def _at_total(
+        self,
+        node: ast.expr,
+        site: ValueSite,
+        new: MeshFacts,
+        confirmed: Confirmed,
+    ) -> None:
+        """The inner mesh's `-1` axis is filled from this number of devices (`num_devices //
+        known`): it must still be the run's total (the product of the inner mesh's sizes,
+        else it changed since the run), and becomes the enclosing mesh's size, when every way
+        the run's sizes could have been filled (any axis the `-1` one) keeps whole sizes."""
+        sizes = [s or 0 for s in new.axis_sizes]
+        total = math.prod(sizes)
+        if total <= 0 or not (
+            (  # the narrowest read of a shared name (`config.HALF`)
+                isinstance(node, (ast.Name, ast.Attribute))
+                and self.analysis.value_of(node) == total
+            )
+            or (isinstance(node, ast.Constant) and node.value == total)
+        ):
+            return  # changed since the run
+        outers = confirmed.logged("prev", node)
+        enclosing = sorted({m.size for m in outers if m.size is not None})
+        if len(enclosing) != 1 or enclosing[0] == total:
+            return
+        size = enclosing[0]
+        if any(size % (total // s) for s in sizes):
+            return  # the axes not filled would not divide the new number
+        root = self._root(site.raised[0])
+        raised = f"{Path(os.path.abspath(site.raised[0])).relative_to(root).as_posix()}:{site.raised[1]}"
+        shown = tuple_text([str(s) for s in sizes])
+        message = (
+            f"`{site.name}` is {total}, the number of devices the inner mesh {shown} of the "
+            f"{self.code} error at {raised} fills its `-1` axis from, entered inside a mesh "
+            f"of size {size}; set it to {size}"
+        )
+        edit = (
+            _integer(size) if isinstance(node, ast.Constant) else _expression(str(size))
+        )
+        self.report(
+            node,
+            with_note(message, site.why),
+            fix=Fix(
+                f"fill the inner mesh from {size} devices where that number is written",
+                ((node, edit),),
+                Safety.UNSAFE,
+            ),
+            related=(
+                Related(
+                    f"the {self.code} error this value makes: use_abstract_mesh entered "
+                    f"inside a mesh of size {size}",
+                    Location(site.raised[1], 1),
+                    site.raised[0],
+                ),
+            ),
         )
 
     def _own_path(self, confirmed: Confirmed) -> Confirmed | None:

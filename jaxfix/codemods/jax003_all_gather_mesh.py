@@ -13,7 +13,14 @@ from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.analysis.ast_engine.contexts import Entry, Site, setting_site
 from jaxfix.analysis.ast_engine.evidence import Confirmed, changed_since_the_log
 from jaxfix.analysis.ast_engine.placement import Placed, arguments_of
-from jaxfix.analysis.ast_engine.values import BoundMethod, Mesh, Spec, Unknown
+from jaxfix.analysis.ast_engine.values import (
+    BoundMethod,
+    Function,
+    Mesh,
+    Spec,
+    Unknown,
+)
+from jaxfix.analysis.ast_engine.vocabulary import api_of
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.bindings import first_evaluated, local_for
@@ -130,8 +137,12 @@ class AllGatherMeshMismatch(Rule):
     repair`, `--evidence`) that went through one caller, when the gather's input is a
     parameter of its function (which does not assign it), its out_sharding a bare `P(...)`,
     and the caller's call sits in a `with jax.set_mesh(E):` (E a name or attribute the block
-    does not assign), the argument that call passes is moved onto `E` there (unsafe), unless
-    the run saw the context mesh entered somewhere else. From a recorded run (`jaxfix repair`,
+    does not assign, or an entry of a dict read by a literal key, `self._meshes["train"]`,
+    the block changing neither it nor the dict: bound to a local first), the argument that
+    call passes is moved onto `E` there (unsafe), unless the run saw the context mesh entered
+    somewhere else; when a helper `@contextmanager` around the call enters it (`with
+    inference_context(runner):`, its body `with jax.set_mesh(runner.mesh): yield`) and the
+    run noted it entered there, onto that mesh as the caller names it (`runner.mesh`). From a recorded run (`jaxfix repair`,
     `--from-log`, `--evidence`), a context mesh the engine cannot follow but that the gather's
     own function enters as `with jax.set_mesh(E):`, E a name or an attribute (`self.mesh`) the
     block does not assign, with a bare `P(...)` out_sharding, gets the same move onto `E`
@@ -526,7 +537,7 @@ class AllGatherMeshMismatch(Rule):
         if reads != [sharding]:
             return sharding
         mesh = self.analysis.text(entered.args[0])
-        if _assigns(body[assigned[0] + 1 : index], mesh, self.analysis) or _assigned_in(
+        if _changes(body[assigned[0] + 1 : index], mesh, self.analysis) or _assigned_in(
             block, sharding.id, self.analysis
         ):
             return sharding
@@ -654,7 +665,9 @@ class AllGatherMeshMismatch(Rule):
             )
         return fix, None
 
-    def _move_onto(self, x: ast.expr, mesh: ast.expr | str) -> Fix | None:
+    def _move_onto(
+        self, x: ast.expr, mesh: ast.expr | str, reread: bool = False
+    ) -> Fix | None:
         """`x` put onto the context mesh with its own spec (unsafe: a copy): the mesh the code
         names `mesh`, or the expression `mesh` that entered the context. What the fix reads
         twice is a name: an input or a mesh written another way is bound to a local just
@@ -681,7 +694,7 @@ class AllGatherMeshMismatch(Rule):
             edits.append((binding.statement, binding.edit(self.analysis.text(mesh))))
             edits.append((mesh, lambda _: _expression(local)))
             mesh = local
-        elif not mesh.isidentifier():
+        elif not mesh.isidentifier() and not reread:
             return None  # an attribute read again, with nowhere it was read to bind it
         named_sharding, imports = self.analysis.api_spelling(
             Api.NAMED_SHARDING, "jax.sharding"
@@ -937,7 +950,13 @@ class AllGatherMeshMismatch(Rule):
         confirmed = Confirmed(evidence)
         given, out = confirmed.agreed("input"), confirmed.agreed("out")
         entered = self._set_mesh_around(node)
-        if given is None or out is None or entered is None:
+        mesh: ast.expr | str | None = entered.args[0] if entered is not None else None
+        helper = None
+        if entered is None:
+            helper = self._entered_by_helper(node, evidence)
+            if helper is not None:
+                entered, mesh = helper
+        if given is None or out is None or entered is None or mesh is None:
             return
         if (
             given.axis_names is None
@@ -952,11 +971,13 @@ class AllGatherMeshMismatch(Rule):
         ]
         line = self.analysis.line(entered)
         here = Path(os.path.abspath(self.analysis.path))
-        if noted and (here, line) not in {
-            (Path(os.path.abspath(p)), n) for p, n in noted
-        }:
+        if (
+            helper is None
+            and noted
+            and (here, line) not in {(Path(os.path.abspath(p)), n) for p, n in noted}
+        ):
             return  # the run's context mesh was put in force elsewhere
-        fix = self._move_onto(node, entered.args[0])
+        fix = self._move_onto(node, mesh, reread=helper is not None)
         if fix is None:
             return
         raised = f"{other_file(site.raised[0], self.analysis.path)}:{site.raised[1]}"
@@ -967,8 +988,9 @@ class AllGatherMeshMismatch(Rule):
             node,
             f"the run's top_level_all_gather at {raised} gathers `{self._short(node)}` "
             f"({_describe(Placed(on, None))}) under the context mesh "
-            f"`{self._short(entered.args[0])}` entered around this call "
-            f"({_describe(Placed(context, None))}); JAX raises {_INPUT_ERROR}",
+            f"`{self._short(mesh)}` entered around this call "
+            + (f"by `{self._short(entered)}` " if helper is not None else "")
+            + f"({_describe(Placed(context, None))}); JAX raises {_INPUT_ERROR}",
             fix=fix,
             related=(
                 Related(
@@ -978,6 +1000,144 @@ class AllGatherMeshMismatch(Rule):
                 ),
             ),
         )
+
+    def _entered_by_helper(
+        self, node: ast.expr, evidence: Evidence
+    ) -> tuple[ast.Call, str] | None:
+        """A context mesh entered around the call by a helper context manager of the tree
+        (`with inference_context(runner):`, whose body is `with jax.set_mesh(runner.mesh):
+        yield`), where the run noted it entered (its last two frames: this `with`, then the
+        helper's): that `with`'s call, and the mesh as this caller names it (the helper's
+        expression, its parameter replaced by what this call passes: `runner.mesh`). None
+        unless every record agrees on that one place, the helper is a generator
+        `@contextmanager` entering `jax.set_mesh(E)` around its one `yield`, E a plain
+        reference on a parameter it never assigns, and what this call passes for it is a
+        plain reference the block does not assign."""
+        here = Path(os.path.abspath(self.analysis.path))
+        places = {
+            (o.frames[-2], o.frames[-1])
+            for o in evidence.origins
+            if (o.role, o.kind) in (("out", "entered"), ("context", "entered"))
+            and len(o.frames) >= 2
+        }
+        if len(places) != 1:
+            return None
+        ((caller_path, caller_line), (helper_path, helper_line)) = next(iter(places))
+        if Path(os.path.abspath(caller_path)) != here:
+            return None
+        block = None
+        child: ast.AST = node
+        while (parent := self.analysis.parents.get(child)) is not None:
+            if isinstance(
+                parent,
+                (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef),
+            ):
+                return None
+            if isinstance(parent, ast.With) and child in parent.body:
+                if any(
+                    isinstance(item.context_expr, ast.Call)
+                    and self.analysis.called_api(item.context_expr)
+                    in (*_EAGER_SETTERS, Api.USE_ABSTRACT_MESH)
+                    for item in parent.items
+                ):
+                    return None  # a mesh set nearer the call
+                if parent.lineno <= caller_line <= (parent.end_lineno or parent.lineno):
+                    block = parent
+                    break
+            child = parent
+        if block is None or len(block.items) != 1:
+            return None
+        call = block.items[0].context_expr
+        if not isinstance(call, ast.Call) or call.lineno != caller_line:
+            return None
+        evaluator = self.analysis.engine.evaluator
+        helper_module = evaluator.module(helper_path)
+        if isinstance(helper_module, Unknown):
+            return None
+        caller_module = evaluator.module(self.analysis.path)
+        if isinstance(caller_module, Unknown):
+            return None
+        callee = evaluator.value_of(caller_module, call.func)
+        skipped = 0
+        if isinstance(callee, BoundMethod) and isinstance(call.func, ast.Attribute):
+            callee, skipped = callee.function, 1
+        if not isinstance(callee, Function) or callee.path is None:
+            return None
+        function = callee.node
+        if (
+            not isinstance(function, ast.FunctionDef)
+            or Path(os.path.abspath(callee.path)) != Path(os.path.abspath(helper_path))
+            or not any(
+                ast.unparse(d).split(".")[-1] == "contextmanager"
+                for d in function.decorator_list
+            )
+        ):
+            return None
+        setters = [
+            inner
+            for inner in ast.walk(function)
+            if isinstance(inner, ast.With)
+            and inner.lineno <= helper_line <= (inner.end_lineno or inner.lineno)
+            and len(inner.items) == 1
+            and isinstance(inner.items[0].context_expr, ast.Call)
+        ]
+        yields = [
+            n for n in ast.walk(function) if isinstance(n, (ast.Yield, ast.YieldFrom))
+        ]
+        if len(setters) != 1 or len(yields) != 1:
+            return None
+        (setter,) = setters
+        entering = setter.items[0].context_expr
+        assert isinstance(entering, ast.Call)
+        name = getattr(evaluator.value_of(helper_module, entering.func), "name", None)
+        if (
+            not isinstance(name, str)
+            or api_of(name) not in _EAGER_SETTERS
+            or len(entering.args) != 1
+            or entering.keywords
+            or not any(n is yields[0] for n in ast.walk(setter))
+            or helper_module.parents.get(setter) is not function
+        ):
+            return None
+        target = entering.args[0]
+        root = target
+        while isinstance(root, (ast.Attribute, ast.Subscript)):
+            root = root.value
+        parameters = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+        if (
+            not isinstance(root, ast.Name)
+            or not _plain_reference(target)
+            or root.id not in parameters
+            or function.args.vararg
+            or function.args.kwarg
+            or any(
+                isinstance(n, ast.Name)
+                and n.id == root.id
+                and not isinstance(n.ctx, ast.Load)
+                for n in ast.walk(function)
+            )
+        ):
+            return None
+        if skipped and parameters and root.id == parameters[0]:
+            assert isinstance(call.func, ast.Attribute)
+            passed: ast.expr | None = call.func.value
+        else:
+            index = parameters.index(root.id) - skipped
+            given = [k.value for k in call.keywords if k.arg == root.id]
+            passed = (
+                given[0]
+                if given
+                else call.args[index]
+                if 0 <= index < len(call.args)
+                and not any(isinstance(a, ast.Starred) for a in call.args[: index + 1])
+                else None
+            )
+        if passed is None or not _plain_reference(passed):
+            return None
+        mesh = self.analysis.text(passed) + ast.unparse(target)[len(root.id) :]
+        if _assigned_in(block, mesh, self.analysis):
+            return None
+        return call, mesh
 
     def _expression_at(self, span: tuple[int, int, int, int]) -> ast.expr | None:
         for node in ast.walk(self.analysis.module.tree):
@@ -1201,16 +1361,63 @@ def _mesh_given(call: ast.AST | None) -> ast.expr | None:
 
 
 def _plain_reference(node: ast.expr) -> bool:
-    """A name, or an attribute chain on one (`self.serving_mesh`): read again, the same object
-    unless something assigns it in between."""
-    while isinstance(node, ast.Attribute):
+    """A name, or an attribute chain on one (`self.serving_mesh`), or an entry of one read by a
+    literal key (`self._meshes["train"]`): read again, the same object unless something
+    assigns it (or, for an entry, the mapping) in between."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Subscript) and not (
+            isinstance(node.slice, ast.Constant)
+            and isinstance(node.slice.value, (str, int))
+        ):
+            return False
         node = node.value
     return isinstance(node, ast.Name)
 
 
+def _mappings_read(node: ast.expr) -> list[ast.expr]:
+    """The mappings a plain reference reads an entry of (`self._meshes` for
+    `self._meshes["train"]`), outermost last."""
+    read = []
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Subscript):
+            read.append(node.value)
+        node = node.value
+    return read
+
+
 def _assigned_in(block: ast.With, text: str, analysis: Analysis) -> bool:
-    """Whether the block assigns `text` (a name or attribute chain) anywhere in its body."""
-    return _assigns(block.body, text, analysis)
+    """Whether the block assigns `text` (a name or attribute chain) anywhere in its body; for
+    an entry of a mapping (`self._meshes["train"]`), also whether it assigns the mapping, an
+    entry of it, or calls a method of it (`self._meshes.update(...)`)."""
+    return _changes(block.body, text, analysis)
+
+
+def _changes(statements: list[ast.stmt], text: str, analysis: Analysis) -> bool:
+    """Whether `statements` assign `text` (a plain reference), or, for an entry of a mapping,
+    the mapping, an entry of it, or call a method of it."""
+    if _assigns(statements, text, analysis):
+        return True
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return True
+    for mapping in _mappings_read(node):
+        name = ast.unparse(mapping)
+        if _assigns(statements, name, analysis):
+            return True
+        for statement in statements:
+            for inner in ast.walk(statement):
+                if (
+                    isinstance(inner, ast.Subscript)
+                    and not isinstance(inner.ctx, ast.Load)
+                    and ast.unparse(inner.value) == name
+                ) or (
+                    isinstance(inner, ast.Call)
+                    and isinstance(inner.func, ast.Attribute)
+                    and ast.unparse(inner.func.value) == name
+                ):
+                    return True
+    return False
 
 
 def _assigns(statements: list[ast.stmt], text: str, analysis: Analysis) -> bool:

@@ -135,6 +135,8 @@ class ValueSite:
     # The sizes are the value of a `key=value` override string (`"eval.mesh_shape=2,2"`) at
     # `span`: its key.
     override: str | None = None
+    # The value is the number of devices a `-1` axis is filled from: the mesh's size.
+    total: bool = False
 
     def where(self, root: Path | None = None) -> str:
         return f"{_shown(self.path, root)}:{self.span[0]}"
@@ -150,6 +152,12 @@ class ValueSite:
             return None
         (inner,), (target,) = new, prev
         sizes = list(inner.axis_sizes)
+        if self.total:  # the number of devices a `-1` axis is filled from
+            return (
+                f"the number of devices its `-1` axis is filled from is "
+                f"{math.prod(s or 0 for s in sizes)} in the run; {target} would make the "
+                f"enclosing size {target}"
+            )
         outer = next(f["prev"] for f in self.facts if "prev" in f)
         enclosing = dict(zip(outer.axis_names, outer.axis_sizes))
         differing = [

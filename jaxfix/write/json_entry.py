@@ -5,7 +5,8 @@ Only the integer's bytes are replaced, so the rest of the file (its indentation,
 other entries, line ends) stays byte for byte. A file that is not JSON as `json.loads` reads it,
 that names a key twice on the way (which one the code reads depends on the loader), or whose
 entry is not a list of integers gives the reason instead. YAML files are read with PyYAML's
-composer when it is installed (`find_yaml_entry`), a node an alias reuses refused.
+composer when it is installed (`find_yaml_entry`), a node an alias reuses refused; without it
+(jaxfix does not depend on PyYAML), with the plain subset jaxfix/write/yaml_subset.py reads.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from dataclasses import dataclass
 
 _SPACE = re.compile(r"[ \t\n\r]*")
 _INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)(?![.eE0-9])")
+_MAX_DIGITS = (
+    9  # a mesh's size: a longer number in a YAML file is not one jaxfix writes
+)
 _DECODER = json.JSONDecoder()
 
 
@@ -158,7 +162,7 @@ def find_yaml_entry(
     try:
         import yaml
     except ImportError:
-        raise NotAnEntry("PyYAML is not installed where jaxfix runs") from None
+        return find_yaml_subset_entry(data, keys, scalar)
     try:
         text = data.decode("utf-8")
         yaml.safe_load(text)
@@ -197,6 +201,7 @@ def find_yaml_entry(
         and i.tag == "tag:yaml.org,2002:int"
         and not i.style
         and _INTEGER.fullmatch(i.value)
+        and len(i.value) <= _MAX_DIGITS
         for i in items
     ):
         raise NotAnEntry(
@@ -213,6 +218,64 @@ def find_yaml_entry(
             (_byte(text, i.start_mark.index), _byte(text, i.end_mark.index))
             for i in items
         ),
+        line,
+        column,
+        end_line,
+        end_column,
+        written
+        if "\n" not in written or scalar
+        else f"[{', '.join(map(str, values))}]",
+    )
+
+
+def find_yaml_subset_entry(
+    data: bytes, keys: tuple[str | int, ...], scalar: bool = False
+) -> Entry:
+    """`find_yaml_entry` where PyYAML is not installed: the file is read with the plain subset
+    of YAML jaxfix/write/yaml_subset.py follows (the whole file, else refused), the entry a
+    plain integer or a sequence of them."""
+    from jaxfix.write.yaml_subset import Node, NotYaml, parse
+
+    try:
+        text = data.decode("utf-8")
+        node: Node = parse(text)
+    except UnicodeDecodeError:
+        raise NotAnEntry("it is not YAML (not UTF-8)") from None
+    except NotYaml as error:
+        raise NotAnEntry(
+            f"it is not YAML jaxfix reads without PyYAML ({error})"
+        ) from None
+    for key in keys:
+        if isinstance(key, str) and node.items is not None:
+            found = node.items.get(key)
+        elif isinstance(key, int) and node.elements is not None:
+            found = node.elements[key] if 0 <= key < len(node.elements) else None
+        else:
+            kind = "a mapping" if isinstance(key, str) else "a list"
+            raise NotAnEntry(f"the value read with [{key!r}] is not {kind}")
+        if found is None:
+            raise NotAnEntry(f"there is no entry [{key!r}]")
+        node = found
+        if node.reused:
+            raise NotAnEntry(f"{_shown(keys)} is an anchor other entries reuse")
+    items = [node] if scalar else node.elements
+    if not items or not all(
+        i.text is not None
+        and i.plain
+        and _INTEGER.fullmatch(i.text)
+        and len(i.text) <= _MAX_DIGITS
+        for i in items
+    ):
+        raise NotAnEntry(
+            f"{_shown(keys)} is not {'an integer' if scalar else 'a list of integers'}"
+        )
+    line, column = _place(text, node.start)
+    end_line, end_column = _place(text, node.end)
+    written = text[node.start : node.end].strip()
+    values = tuple(int(i.text or "0") for i in items)
+    return Entry(
+        values,
+        tuple((_byte(text, i.start), _byte(text, i.end)) for i in items),
         line,
         column,
         end_line,

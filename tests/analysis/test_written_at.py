@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import shutil
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -278,7 +279,20 @@ def _yaml_project(tmp_path: Path, stages: str):
     return evidence[main][0], result, project / "stages.yaml"
 
 
-def test_a_yaml_entry_beside_the_module_is_changed_at_its_integer_alone(tmp_path):
+@pytest.fixture(params=["pyyaml", "subset"])
+def yaml_reader(request, monkeypatch):
+    """Each YAML test with PyYAML's composer, and without PyYAML (jaxfix does not depend on
+    it): the plain subset jaxfix/write/yaml_subset.py reads."""
+    if request.param == "subset":
+        monkeypatch.setitem(
+            sys.modules, "yaml", None
+        )  # `import yaml` raises ImportError
+    return request.param
+
+
+def test_a_yaml_entry_beside_the_module_is_changed_at_its_integer_alone(
+    tmp_path, yaml_reader
+):
     item, result, stages = _yaml_project(tmp_path, YAML_STAGES)
     (diagnostic,) = result.diagnostics
     assert diagnostic.applied and diagnostic.fix_title == (
@@ -291,7 +305,7 @@ def test_a_yaml_entry_beside_the_module_is_changed_at_its_integer_alone(tmp_path
     )
 
 
-def test_a_yaml_entry_an_alias_reuses_is_not_changed(tmp_path):
+def test_a_yaml_entry_an_alias_reuses_is_not_changed(tmp_path, yaml_reader):
     shared = YAML_STAGES.replace(
         "  shape:\n    - 4\n    - 4\n", "  shape: *wide\n"
     ).replace("train:", "wide: &wide [4, 4]\ntrain:")
@@ -1524,3 +1538,256 @@ def test_a_table_entry_read_by_its_key_elsewhere_is_not_chosen_by_its_sizes(tmp_
     assert isinstance(found, Unknown) and "not read by a literal key" in found.why, (
         found
     )
+
+
+COPIES = """\
+import dataclasses
+from typing import NamedTuple
+
+from flax import struct
+from jax.sharding import AbstractMesh
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    shape: tuple = (8, 1)
+    batch: int = 8
+
+
+@struct.dataclass
+class Struct:
+    shape: tuple = (8, 1)
+
+
+class Layout(NamedTuple):
+    shape: tuple
+
+
+BASE = Config()
+COPY = {copy}
+
+
+def make(cfg):
+    return AbstractMesh(cfg.shape, ("data", "model"))
+
+
+def run():
+    return make(COPY)
+"""
+
+
+@pytest.mark.parametrize(
+    ("copy", "keyword"),
+    [
+        ("dataclasses.replace(BASE, shape=(4, 4))", None),
+        ("Struct().replace(shape=(4, 4))", None),
+        ("Layout(shape=(8, 1))._replace(shape=(4, 4))", None),
+        # the field is BASE's, which other code may read: the copy is given its own
+        ("dataclasses.replace(BASE, batch=4)", "shape"),
+    ],
+)
+def test_a_field_of_a_copy_with_fields_replaced_is_where_the_copy_gets_it(
+    tmp_path, copy, keyword
+):
+    source = COPIES.format(copy=copy)
+    found = _walk_files(
+        tmp_path, {"main.py": source}, [("main.py", 32), ("main.py", 28)]
+    )
+    assert not isinstance(found, Unknown), found
+    assert found.module.line(found.node) == 24
+    assert found.keyword == keyword
+    if keyword is None:
+        assert ast.unparse(found.node) == "(4, 4)"
+    else:
+        assert "this copy is given its own" in (found.why or "")
+
+
+@pytest.mark.parametrize(
+    ("copy", "why"),
+    [
+        ("dataclasses.replace(BASE, **{'shape': (4, 4)})", "unpacks its arguments"),
+        (
+            "dataclasses.replace(BASE, shape=SHAPES[0] if SHAPES else (4, 4))",
+            "computed",
+        ),
+        ("BASE.replace('shape', (4, 4))", "is not a dataclass built there"),
+    ],
+)
+def test_a_copy_jaxfix_cannot_read_ends_the_walk(tmp_path, copy, why):
+    source = COPIES.format(copy=copy).replace(
+        "BASE = Config()", "BASE = Config()\nSHAPES = [(4, 4)]"
+    )
+    found = _walk_files(
+        tmp_path, {"main.py": source}, [("main.py", 33), ("main.py", 29)]
+    )
+    assert isinstance(found, Unknown) and why in str(found), found
+
+
+PARTIALS = """\
+import functools
+
+from jax.sharding import AbstractMesh
+
+
+def make_mesh_for(names, shape=(8, 1)):
+    return AbstractMesh(shape, names)
+
+
+SMALL = functools.partial(make_mesh_for, shape=(2, 2))
+NAMED = functools.partial(make_mesh_for)
+
+
+def stage(factory):
+    return factory(("data", "model"))
+
+
+def run():
+    return stage({given})
+"""
+
+
+@pytest.mark.parametrize(
+    ("given", "found_at"),
+    [
+        ("SMALL", (10, "(2, 2)")),
+        ("functools.partial(make_mesh_for, shape=(4, 4))", (19, "(4, 4)")),
+        # a partial that holds no sizes: they are the default every call shares
+        ("NAMED", None),
+    ],
+)
+def test_sizes_a_partial_holds_are_where_the_partial_is_made(tmp_path, given, found_at):
+    source = PARTIALS.format(given=given)
+    found = _walk_files(
+        tmp_path,
+        {"main.py": source},
+        [("main.py", 19), ("main.py", 15), ("main.py", 7)],
+    )
+    if found_at is None:
+        assert isinstance(found, Unknown) and "does not pass `shape`" in str(found)
+        return
+    assert not isinstance(found, Unknown), found
+    assert (found.module.line(found.node), ast.unparse(found.node)) == found_at
+
+
+BRANCHES = """\
+from jax.sharding import AbstractMesh
+
+
+def mesh_shape(accel):
+    if accel == "v5e-8":
+        return (2, 4)
+    elif accel == "v5e-4":
+        return (2, 2)
+    else:
+        return (1, 8)
+
+
+def make(accel):
+    return AbstractMesh(mesh_shape(accel), ("data", "model"))
+
+
+def run():
+    return make("v5e-4")
+
+
+def others(flag):
+    return [mesh_shape("v5e-8"), mesh_shape("cpu"), {other}]
+"""
+
+
+@pytest.mark.parametrize(
+    ("other", "fixed"),
+    [
+        ("None", True),
+        ('mesh_shape(accel="v5e-8")', True),
+        # another call may choose the same branch: what it returns is not the run's alone
+        ('mesh_shape("v5e-4")', False),
+        ("mesh_shape(flag)", False),
+        # named as a value: it may be called where jaxfix does not count
+        ("{'tpu': mesh_shape}", False),
+    ],
+)
+def test_an_if_elif_chain_s_return_is_the_run_s_when_no_other_call_takes_its_branch(
+    tmp_path, other, fixed
+):
+    source = BRANCHES.format(other=other)
+    found = _walk_sized(tmp_path, source, (18, 14), None, (2, 2))
+    if not fixed:
+        assert isinstance(found, Unknown) and "called elsewhere too" in str(found)
+        return
+    assert not isinstance(found, Unknown), found
+    assert found.module.line(found.node) == 8
+
+
+@pytest.mark.parametrize(
+    ("branch", "computed"),
+    [
+        ("(2, 2)", False),
+        ("(jax.device_count() // 4, 2)", True),
+    ],
+)
+def test_the_branch_the_call_s_literal_key_chooses_is_followed(
+    tmp_path, branch, computed
+):
+    # `make("v5e-4")` chooses the elif's return by its key, not by the sizes it holds: a size
+    # computed from the host there is named where it is written
+    source = "import jax\n" + BRANCHES.format(other="None").replace(
+        "return (2, 2)", f"return {branch}"
+    )
+    found = _walk_sized(tmp_path, source, (19, 15), 0, (2, 2))
+    if computed:
+        assert isinstance(found, Computed), found
+        assert found.module.line(found.node) == 9
+        assert "jax.device_count" in found.text
+        return
+    assert not isinstance(found, Unknown), found
+    assert found.module.line(found.node) == 9
+
+
+STORED_PARTIALS = """\
+import functools
+
+from jax.sharding import AbstractMesh
+
+
+def make_mesh_for(names, shape=(8, 1)):
+    return AbstractMesh(shape, names)
+
+
+class Stage:
+    def __init__(self):
+        self._factory = functools.partial(make_mesh_for, shape=(2, 2))
+
+    @functools.cached_property
+    def _cached(self):
+        return functools.partial(make_mesh_for, shape=(4, 4))
+
+    def mesh(self):
+        return self.{read}(("data", "model"))
+"""
+
+
+@pytest.mark.parametrize(
+    ("read", "found_at"),
+    [("_factory", (12, "(2, 2)")), ("_cached", (16, "(4, 4)"))],
+)
+def test_a_partial_stored_on_self_or_returned_by_a_cached_property_is_followed(
+    tmp_path, read, found_at
+):
+    source = STORED_PARTIALS.format(read=read)
+    found = _walk_files(
+        tmp_path, {"main.py": source}, [("main.py", 19), ("main.py", 7)]
+    )
+    assert not isinstance(found, Unknown), found
+    assert (found.module.line(found.node), ast.unparse(found.node)) == found_at
+
+
+def test_a_partial_stored_twice_on_self_ends_the_walk(tmp_path):
+    source = STORED_PARTIALS.format(read="_factory").replace(
+        "    def mesh(self):",
+        "    def reset(self):\n        self._factory = None\n\n    def mesh(self):",
+    )
+    found = _walk_files(
+        tmp_path, {"main.py": source}, [("main.py", 22), ("main.py", 7)]
+    )
+    assert isinstance(found, Unknown), found

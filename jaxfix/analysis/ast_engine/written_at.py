@@ -18,9 +18,17 @@ of that name on the run's path (`Written.why` says so). A field default feeds ev
 so there the keyword is added to the construction the run used.
 
 Arguments bind as Python binds them (`*seq` items, `**kwargs`, `**mapping` entries), through
-`obj.method(...)` and `cls.method(...)` calls. Where the code does not say which entry of a
+`obj.method(...)` and `cls.method(...)` calls, and through a `functools.partial` the run's
+caller passed (`factory = partial(make_mesh_for, shape=(2, 2))`: the partial's arguments, then
+the call's). A copy with fields replaced (`dataclasses.replace(cfg, shape=...)`,
+`cfg.replace(...)`, `cfg._replace(...)`) gives the keyword it is given, else its field is the
+copied object's, and the copy is given its own keyword (the object's value may feed other
+reads). Sizes filled for a `-1` axis (`num_devices // known if s == -1 else s`) are followed to
+the number of devices (`Written.total`: the mesh's size, not one of its sizes). Where the code does not say which entry of a
 table (`LAYOUTS[flag]`) or which of a function's returns (`match name: ...`) the run took, the
-walk takes the one whose literal holds the run's sizes (`sizes`), when no other can.
+walk takes the one whose literal holds the run's sizes (`sizes`), when no other can; of an
+if/elif or match chain keyed on a parameter the call passes as a literal, the branch that
+literal chooses (changed when no other call of the function may pass it).
 
 Where the walk stops at an expression that computes a size from what the host has when it runs
 (`jax.device_count() // 2`, `len(jax.devices())`, `jax.process_count() * 2`), it returns
@@ -96,7 +104,7 @@ class Computed(Unknown):
     expression `node` (its text `text`) in `module`, reading `reads` (the host calls it makes,
     as written). jaxfix does not change it: a literal is right on one host only."""
 
-    __slots__ = ("axis", "mixed", "module", "node", "reads", "text")
+    __slots__ = ("axis", "mixed", "module", "node", "reads", "text", "total")
 
     def __init__(
         self,
@@ -113,6 +121,8 @@ class Computed(Unknown):
         self.axis = axis
         # `min(num_experts, jax.device_count() // 2)`: other values than the host's go in
         self.mixed = False
+        # the number of devices a `-1` axis is filled from, not one axis's size
+        self.total = False
 
     @property
     def path(self) -> Path:
@@ -168,6 +178,9 @@ class Written:
     # The sizes are the value of a `key=value` override string (`"eval.mesh_shape=2,2"`):
     # `node` is that string, this its key.
     override: str | None = None
+    # The value is the number of devices a `-1` axis is filled from (`(("batch", -1),
+    # ("model", 2))` with `num_devices // 2`): the product of the mesh's sizes, not one of them.
+    total: bool = False
 
 
 def written_at(
@@ -186,7 +199,19 @@ def written_at(
     followed to the one entry that holds them."""
     if not frames:
         return Unknown("the run noted no frame that built the mesh")
-    return _Walk(evaluator, list(reversed(frames)), axis, axis_name, sizes).start()
+    walk = _Walk(evaluator, list(reversed(frames)), axis, axis_name, sizes)
+    found = walk.start()
+    if walk.total and isinstance(found, Written):
+        if found.data is not None or found.override is not None or found.keyword:
+            # only an integer of the code, or the read of a shared name, is written
+            return Unknown(
+                f"the number of devices the mesh's `-1` axis is filled from is written at "
+                f"{found.module.path.name}:{found.module.line(found.node)} in a way jaxfix "
+                "does not change"
+            )
+        if not found.total:
+            found = replace(found, axis=None, total=True)
+    return found
 
 
 class _Walk:
@@ -219,6 +244,8 @@ class _Walk:
         self.devices = False
         # Functions the walk called through a table entry (`FACTORIES[name]()`)
         self.tabled: set[str] = set()
+        # Following the number of devices a `-1` axis is filled from (its product)
+        self.total = False
 
     def _module(self, path: Path) -> Module | Unknown:
         return self.evaluator.module(path)
@@ -301,6 +328,14 @@ class _Walk:
                 and type(expr.value) is int
             ):
                 self.literal = (module, expr)
+                if self.total:
+                    return (
+                        replace(narrowest, axis=None, total=True)
+                        if narrowest is not None
+                        else Written(
+                            module, expr, self.label or _text(module, expr), total=True
+                        )
+                    )
                 return self._one_axis(narrowest) or Written(
                     module, expr, self.label or _text(module, expr), axis=self.axis
                 )
@@ -386,6 +421,12 @@ class _Walk:
                 expr, keys = attribute.value, [_Field(attribute.attr), *keys]
                 continue
             if isinstance(expr, ast.Call) and keys and isinstance(keys[0], _Field):
+                replaced = self._replaced(module, expr, keys, narrowest)
+                if isinstance(replaced, (Written, Unknown)):
+                    return replaced
+                if replaced is not None:  # the field is the keyword the copy is given
+                    module, expr, keys = replaced
+                    continue
                 into = self._into(module, expr, keys, narrowest)
                 if into is not None:
                     return into
@@ -463,6 +504,13 @@ class _Walk:
                     return step
                 module, expr, narrowest, keys = step
                 continue
+            filled = None if self.total or keys else _filled_from(expr)
+            if filled is not None:
+                # `num_devices // known if s == -1 else s`: the sizes are filled from the
+                # number of devices `num_devices`, which the walk follows instead
+                self.total, self.scalar, self.label = True, True, None
+                expr = filled
+                continue
             return self._computed(module, expr) or Unknown(
                 f"`{_text(module, expr)}` at {where} is computed, not a value jaxfix follows"
             )
@@ -502,9 +550,10 @@ class _Walk:
             expr,
             text,
             tuple(reads),
-            self.axis if self.scalar else None,
+            self.axis if self.scalar and not self.total else None,
         )
         computed.mixed = mixed
+        computed.total = self.total
         return computed
 
     def _host_bound(self, module: Module, expr: ast.expr) -> list[str] | None:
@@ -699,6 +748,49 @@ class _Walk:
             self.label or f"{_text(module, read.value)}[{_shown_entry(table, entry)}]"
         )
         return owner, entry
+
+    def _keyed_choice(
+        self,
+        function: ast.FunctionDef,
+        call: ast.Call,
+        module: Module,
+        skipped: int,
+        target: Module,
+        returns: list[ast.expr],
+    ) -> ast.expr | None:
+        """Of a function's several `return`s, the one in the branch its call chooses: the
+        call passes a literal (or a parameter its callers' frames pass a literal for) for the
+        parameter an `if name == literal:` / `case literal:` tests, and one return is in the
+        branch of that literal. The sizes there need not be a literal (a size computed from
+        the host is named where it is written)."""
+        bound = _bound(call, function, skipped)
+        if not isinstance(bound, dict):
+            return None
+        keyed = sorted(
+            ((value, _branch_key(target, value, function)) for value in returns),
+            key=lambda item: (item[0].lineno, item[0].col_offset),
+        )
+        parameters = {k[0] for _, k in keyed if k is not None}
+        if len(parameters) != 1:
+            return None
+        (parameter,) = parameters
+        if _assigns(function, parameter):
+            return None
+        given = bound.get(parameter, _default(function, parameter))
+        if isinstance(given, ast.Name):
+            literal: object = self._passed_literal(module, given)
+        elif isinstance(given, ast.Constant):
+            literal = given.value
+        else:
+            return None
+        if literal is None:
+            return None
+        found = [
+            i for i, (_, k) in enumerate(keyed) if k is not None and k[1] == literal
+        ]
+        if len(found) != 1 or any(k is None for _, k in keyed[: found[0]]):
+            return None  # a return before it that no key chooses may be the one taken
+        return keyed[found[0]][0]
 
     def _matching_return(
         self,
@@ -985,6 +1077,17 @@ class _Walk:
             ):
                 calls.append((call, 1))  # `TABLE[name].method()`: `self` is the entry
         where = f"{caller.path.name}:{caller_line}"
+        if len(calls) < 2:  # `factory(names)`, `factory` a `functools.partial` of it
+            partial = self._through_partial(caller, caller_line, function)
+            if isinstance(partial, Unknown):
+                return partial
+            if partial is not None:
+                if name.id not in partial:
+                    return Unknown(
+                        f"the call at {where} does not pass `{name.id}` (its default is shared by every call)"
+                    )
+                holder, argument = partial[name.id]
+                return holder, argument, narrowest
         if len(calls) != 1:
             return Unknown(f"line {where} does not call `{function.name}` once")
         call, skipped = calls[0]
@@ -996,6 +1099,101 @@ class _Walk:
                 f"the call at {where} does not pass `{name.id}` (its default is shared by every call)"
             )
         return caller, bound[name.id], narrowest
+
+    def _through_partial(
+        self, caller: Module, line: int, function: ast.FunctionDef
+    ) -> dict[str, tuple[Module, ast.expr]] | Unknown | None:
+        """The one call at `line` of `caller` whose callee is a `functools.partial` of
+        `function` (`SMALL = partial(make_mesh_for, shape=(2, 2))`, then `factory(names)` with
+        `factory` given `SMALL` by the run's caller): each parameter's argument, as Python
+        binds the partial's arguments first, then the call's (a keyword the call gives wins),
+        with the module it is written in. None when no call there is one."""
+        found: list[tuple[ast.Call, tuple[Module, ast.Call]]] = []
+        for call in caller.calls:
+            if not call.lineno <= line <= (call.end_lineno or call.lineno):
+                continue
+            saved = (self.depth, list(self.entered), self.label)
+            try:
+                made = self._partial_of(caller, call.func, function)
+            finally:
+                self.depth, self.entered, self.label = saved
+            if made is not None:
+                found.append((call, made))
+        if not found:
+            return None
+        if len(found) != 1:
+            return Unknown(
+                f"line {caller.path.name}:{line} calls more than one partial of `{function.name}`"
+            )
+        call, (owner, partial) = found[0]
+        given = {k.arg for k in call.keywords}
+        merged = ast.Call(
+            func=partial.args[0],
+            args=[*partial.args[1:], *call.args],
+            keywords=[
+                *(k for k in partial.keywords if k.arg not in given or k.arg is None),
+                *call.keywords,
+            ],
+        )
+        bound = _bound(merged, function, 0)
+        if isinstance(bound, str):
+            return Unknown(bound)
+        if bound is None:
+            return Unknown(
+                f"the partial of `{function.name}` called at {caller.path.name}:{line} does not bind its arguments"
+            )
+        mine = {id(a) for a in (*partial.args, *partial.keywords)} | {
+            id(k.value) for k in partial.keywords
+        }
+        return {
+            parameter: (owner if id(value) in mine else caller, value)
+            for parameter, value in bound.items()
+        }
+
+    def _partial_of(
+        self, module: Module, expr: ast.expr, function: ast.FunctionDef
+    ) -> tuple[Module, ast.Call] | None:
+        """The `functools.partial(function, ...)` call `expr` is, followed through names,
+        module attributes and the run's callers' arguments (the walk's frame moves to where
+        it was found), and its module; None when it is not one."""
+        for _ in range(_MAX_STEPS):
+            if isinstance(expr, ast.Call):
+                if (
+                    self._qualified(module, expr.func) != "functools.partial"
+                    or not expr.args
+                    or isinstance(expr.args[0], ast.Starred)
+                ):
+                    return None
+                target = self.evaluator.value_of(module, expr.args[0])
+                if isinstance(target, Unknown):
+                    target = self._imported_function(module, expr.args[0]) or target
+                if isinstance(target, Function) and target.node is function:
+                    return module, expr
+                return None
+            if isinstance(expr, ast.Name):
+                step = self._name(module, expr, [], None)
+                if not isinstance(step, tuple) or step[3]:
+                    return None
+                module, expr = step[0], step[1]
+                continue
+            if isinstance(expr, ast.Attribute):
+                base = self.evaluator.value_of(module, expr.value)
+                if not isinstance(base, ModuleValue) or base.path is None:
+                    stored = _stored_on_self(module, expr)
+                    if stored is None:
+                        return None
+                    expr = stored
+                    continue
+                target_module = self._module(base.path)
+                if isinstance(target_module, Unknown):
+                    return None
+                found = _assigned_once(target_module, expr.attr)
+                if found is None:
+                    return None
+                module, expr = target_module, found
+                continue
+            return None
+        return None
 
     def _entered_argument(
         self, name: ast.Name, function: ast.AST | None, narrowest: Written | None
@@ -1057,7 +1255,9 @@ class _Walk:
             if len(returns) > 1 and not isinstance(target, Unknown):
                 # `match name: case "a": return A() ...` with a name the code does not
                 # write: the one return whose value holds the run's sizes
-                chosen = self._matching_return(
+                chosen = self._keyed_choice(
+                    callee.node, call, module, skipped, target, returns
+                ) or self._matching_return(
                     (callee.node, call, module, skipped), target, returns, keys
                 )
                 returns = [chosen] if chosen is not None else returns
@@ -1112,6 +1312,74 @@ class _Walk:
             found = self._follow(target, values[0], keys[1:], narrowest)
             return self._only_call(found, init, target, where, callee.node.name)
         return None
+
+    def _replaced(
+        self,
+        module: Module,
+        call: ast.Call,
+        keys: list[Key],
+        narrowest: Written | None,
+    ) -> tuple[Module, ast.expr, list[Key]] | Written | Unknown | None:
+        """A copy of a dataclass with fields replaced, read as `.field`:
+        `dataclasses.replace(cfg, field=...)`, `cfg.replace(field=...)` (flax.struct and chex
+        dataclasses) or `cfg._replace(field=...)` (a NamedTuple). The keyword it is given, when
+        it names the field (the step to take: the walk goes on there); else the field is the
+        copied object's, and the copy is given its own keyword (the object's value feeds every
+        other read of it; a size computed from the host there is reported as such). None when
+        `call` is not such a copy."""
+        assert isinstance(keys[0], _Field)
+        field = keys[0].name
+        if self._qualified(module, call.func) == "dataclasses.replace":
+            if len(call.args) != 1 or isinstance(call.args[0], ast.Starred):
+                return None
+            copied = call.args[0]
+        elif (
+            isinstance(call.func, ast.Attribute)
+            and call.func.attr in ("replace", "_replace")
+            and not call.args
+            and call.keywords
+            and not isinstance(
+                self.evaluator.value_of(module, call.func), (Function, BoundMethod)
+            )
+        ):
+            copied = call.func.value
+        else:
+            return None
+        where = f"{module.path.name}:{module.line(call)}"
+        if any(k.arg is None for k in call.keywords):
+            return Unknown(f"`{_text(module, call)}` at {where} unpacks its arguments")
+        shown = f"{_text(module, call.func)}(...).{field}"
+        given = [k.value for k in call.keywords if k.arg == field]
+        if given:
+            self.label = self.label or shown
+            return module, given[0], keys[1:]
+        saved = dict(vars(self))
+        saved_lists = {
+            k: (list(v) if isinstance(v, list) else set(v) if isinstance(v, set) else v)
+            for k, v in saved.items()
+        }
+        found = self._follow(module, copied, keys, None)
+        if isinstance(found, Unknown):
+            return found
+        self.__dict__.update(saved_lists)
+        if narrowest is not None:
+            return narrowest
+        whole = bool(keys[1:])  # `*cfg.shape`: an axis's item of the field's sizes
+        if whole and not (keys[1:] == [self.axis] and self.scalar):
+            return Unknown(
+                f"`{field}` of `{_text(module, copied)[:40]}` holds more than the sizes: "
+                f"give the copy at {where} its own"
+            )
+        return Written(
+            module,
+            call,
+            self.label or shown,
+            keyword=field,
+            axis=None if whole else found.axis,
+            why=f"`{field}` is copied from `{_text(module, copied)[:40]}`, whose value other "
+            f"code may read too ({found.module.path.name}:{found.module.line(found.node)}): "
+            "this copy is given its own",
+        )
 
     def _field(
         self,
@@ -1915,12 +2183,73 @@ class _Walk:
                 f"the sizes at {module.path.name}:{line} are what every call of `{name}` "
                 f"gets, and the project names it elsewhere too (here through a table at {where}): not changed"
             )
-        if self._call_count(name) != 1:
+        if self._call_count(name) != 1 and not self._keyed_return(
+            found.node, function, module, name
+        ):
             return Unknown(
                 f"the sizes at {module.path.name}:{line} are what every call of `{name}` "
                 f"gets, and it is called elsewhere too (here at {where}): not changed"
             )
         return found
+
+    def _keyed_return(
+        self, node: ast.AST, function: ast.FunctionDef, module: Module, name: str
+    ) -> bool:
+        """Whether `node` is reached only in a branch taken for one value of a parameter
+        (`if accel == "v5e-4": return (2, 2)`, `elif`, `case "v5e-4":`), and of the project's
+        calls of the function only one may pass that value (the others pass another literal):
+        what the branch returns then reaches the run's path alone."""
+        keyed = _branch_key(module, node, function)
+        if keyed is None:
+            return False
+        parameter, value = keyed
+        names = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+        if parameter not in names or _assigns(function, parameter):
+            return False
+        method = bool(names) and names[0] in ("self", "cls")
+
+        def passes(call: ast.Call) -> bool:
+            """Whether the call may pass the branch's value (a call jaxfix cannot bind may)."""
+            skipped = 1 if method and isinstance(call.func, ast.Attribute) else 0
+            bound = _bound(call, function, skipped)
+            if not isinstance(bound, dict):
+                return True
+            given = bound.get(parameter)
+            if given is None:
+                default = _default(function, parameter)
+                return not (
+                    isinstance(default, ast.Constant) and default.value != value
+                )
+            return not (isinstance(given, ast.Constant) and given.value != value)
+
+        count = self._count(
+            name,
+            lambda node: (
+                isinstance(node, ast.Call)
+                and (
+                    (isinstance(node.func, ast.Name) and node.func.id == name)
+                    or (isinstance(node.func, ast.Attribute) and node.func.attr == name)
+                )
+                and passes(node)
+            ),
+            name.encode(),
+            function,
+        )
+        # the function named other than in a call (`fn = mesh_shape`, a table of them) may
+        # be called where jaxfix does not count
+        named = self._count(
+            name,
+            lambda node: (
+                (
+                    (isinstance(node, ast.Name) and node.id == name)
+                    or (isinstance(node, ast.Attribute) and node.attr == name)
+                )
+                and isinstance(getattr(node, "ctx", None), ast.Load)
+            ),
+            name.encode(),
+            function,
+        )
+        return count == 1 and named == self._call_count(name, function)
 
     def _call_count(self, name: str, function: ast.AST | None = None) -> int:
         """How many calls of a function or class of that name the project's files hold (0:
@@ -2688,6 +3017,149 @@ def _is_dataclass(node: ast.ClassDef) -> bool:
         if name == "dataclass":
             return True
     return False
+
+
+def _stored_on_self(module: Module, read: ast.Attribute) -> ast.expr | None:
+    """`self.attr` read in a method: the value of the one `self.attr = value` of its class
+    (nothing else in the module stores `.attr`), or the one return of a `property` /
+    `cached_property` of that name there."""
+    if not isinstance(read.value, ast.Name) or read.value.id != "self":
+        return None
+    cls: ast.AST | None = module.parents.get(read)
+    while cls is not None and not isinstance(cls, ast.ClassDef):
+        cls = module.parents.get(cls)
+    if cls is None:
+        return None
+    stores = [
+        node
+        for node in ast.walk(module.tree)
+        if isinstance(node, ast.Attribute)
+        and node.attr == read.attr
+        and not isinstance(node.ctx, ast.Load)
+    ]
+    properties = [
+        node
+        for node in ast.walk(cls)
+        if isinstance(node, ast.FunctionDef)
+        and node.name == read.attr
+        and any(
+            ast.unparse(d).split(".")[-1] in ("cached_property", "property")
+            for d in node.decorator_list
+        )
+    ]
+    if len(stores) == 1 and not properties:
+        statement = module.parents.get(stores[0])
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(stores[0].value, ast.Name)
+            and stores[0].value.id == "self"
+            and _contains(cls, statement)
+        ):
+            return statement.value
+        return None
+    if not stores and len(properties) == 1:
+        returns = [n for n in ast.walk(properties[0]) if isinstance(n, ast.Return)]
+        if len(returns) == 1 and returns[0].value is not None:
+            return returns[0].value
+    return None
+
+
+def _filled_from(expr: ast.expr) -> ast.Name | None:
+    """The number of devices sizes holding a `-1` axis are filled from, when `expr` computes
+    them so: a comprehension (or `tuple(...)`/`list(...)` of one) over the sizes whose element
+    is `N // known if s == -1 else s` (or the test written `s != -1` with the branches
+    swapped, `s < 0`), `N` a name: that name."""
+    if (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Name)
+        and expr.func.id in ("tuple", "list")
+        and len(expr.args) == 1
+        and not expr.keywords
+    ):
+        expr = expr.args[0]
+    if (
+        not isinstance(expr, (ast.ListComp, ast.GeneratorExp))
+        or len(expr.generators) != 1
+    ):
+        return None
+    element = expr.elt
+    if not isinstance(element, ast.IfExp) or not isinstance(element.test, ast.Compare):
+        return None
+    test = element.test
+    if len(test.ops) != 1 or not isinstance(test.left, ast.Name):
+        return None
+    item = test.left.id
+    bound = test.comparators[0]
+    literal = (
+        bound.value
+        if isinstance(bound, ast.Constant)
+        else -bound.operand.value
+        if isinstance(bound, ast.UnaryOp)
+        and isinstance(bound.op, ast.USub)
+        and isinstance(bound.operand, ast.Constant)
+        and type(bound.operand.value) is int
+        else None
+    )
+    op = test.ops[0]
+    if isinstance(op, ast.Eq) and literal == -1:
+        filled, kept = element.body, element.orelse
+    elif isinstance(op, ast.NotEq) and literal == -1:
+        filled, kept = element.orelse, element.body
+    elif isinstance(op, ast.Lt) and literal == 0:
+        filled, kept = element.body, element.orelse
+    else:
+        return None
+    target = expr.generators[0].target
+    names = target.elts if isinstance(target, ast.Tuple) else [target]
+    if (
+        not isinstance(kept, ast.Name)
+        or kept.id != item
+        or not any(isinstance(n, ast.Name) and n.id == item for n in names)
+        or not isinstance(filled, ast.BinOp)
+        or not isinstance(filled.op, ast.FloorDiv)
+        or not isinstance(filled.left, ast.Name)
+    ):
+        return None
+    return filled.left
+
+
+def _branch_key(
+    module: Module, node: ast.AST, function: ast.FunctionDef
+) -> tuple[str, object] | None:
+    """The parameter and the literal that select the branch `node` is in, within `function`
+    (the innermost `if name == literal:` whose body holds it, or `case literal:` of a `match
+    name:`); None when no such test chooses it."""
+    child: ast.AST = node
+    parent = module.parents.get(child)
+    while parent is not None and parent is not function:
+        if isinstance(parent, ast.If) and any(child is s for s in parent.body):
+            test = parent.test
+            if (
+                isinstance(test, ast.Compare)
+                and len(test.ops) == 1
+                and isinstance(test.ops[0], ast.Eq)
+            ):
+                left, right = test.left, test.comparators[0]
+                if isinstance(right, ast.Name) and isinstance(left, ast.Constant):
+                    left, right = right, left
+                if isinstance(left, ast.Name) and isinstance(right, ast.Constant):
+                    return left.id, right.value
+            return None
+        if isinstance(parent, ast.match_case):
+            match = module.parents.get(parent)
+            pattern = parent.pattern
+            if (
+                isinstance(match, ast.Match)
+                and isinstance(match.subject, ast.Name)
+                and parent.guard is None
+                and isinstance(pattern, ast.MatchValue)
+                and isinstance(pattern.value, ast.Constant)
+            ):
+                return match.subject.id, pattern.value.value
+            return None
+        child, parent = parent, module.parents.get(parent)
+    return None
 
 
 def _read_by_name(comprehension: ast.ListComp | ast.GeneratorExp) -> ast.expr | None:
