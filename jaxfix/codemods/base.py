@@ -66,6 +66,7 @@ class Rule:
     # JAX's traceback filtering; else the message tells.
     # A path `local[*].attribute` is a collection: each item is recorded as role0, role1, ...
     # (meshes the message does not name, kept for where the run built them).
+    # `a.mesh|b.mesh`: the first that holds a mesh (the frames raising different messages).
     mesh_locals: ClassVar[Mapping[str, str]] = {}
     # The JAX source files that raise those errors (path suffixes, `/`-separated): a logged
     # traceback ending in one whose message cannot be read is said to be lost, not ignored.

@@ -185,7 +185,13 @@ class AllGatherMeshMismatch(Rule):
         "Context mesh {mesh:context} should match the mesh of sharding {mesh:out} passed to top_level_all_gather",
     )
     raised_in = ("jax/_src/shard_map.py", "jax/_src/sharding_impls.py")
-    mesh_locals = {"input": "aval.sharding.mesh", "out": "out_sh.mesh"}
+    # The context-mesh error is raised in canonicalize_sharding: its `sharding` is the
+    # out_sharding as given (its mesh as built), `cur_mesh` the context's abstract mesh.
+    mesh_locals = {
+        "input": "aval.sharding.mesh",
+        "out": "out_sh.mesh|sharding.mesh",
+        "context": "cur_mesh",
+    }
 
     def __init__(self, analysis: Analysis, options: Options) -> None:
         super().__init__(analysis, options)

@@ -152,27 +152,19 @@ class Recorder:
         frame_locals = tb.tb_frame.f_locals
         kept = getattr(error, _RAISED_LOCALS, None)
         if isinstance(kept, dict) and not any(
-            path.split(".")[0] in frame_locals for path in paths.values()
+            alternative.split(".")[0] in frame_locals
+            for path in paths.values()
+            for alternative in path.split("|")
         ):
             frame_locals = kept
         found = {}
         for role, path in paths.items():
-            name, *attributes = path.split(".")
-            if name.endswith("[*]"):  # each item of a collection: role0, role1, ...
-                items = frame_locals.get(name[:-3])
-                try:
-                    items = list(items)[:_MAX_ITEMS] if items is not None else []
-                except Exception:  # noqa: BLE001 - not a collection: nothing recorded
-                    items = []
-                values = [(f"{role}{n}", item) for n, item in enumerate(items)]
-            else:
-                values = [(role, frame_locals.get(name))]
-            for named, value in values:
-                for attribute in attributes:
-                    value = getattr(value, attribute, None)
-                mesh = _mesh(value)
-                if mesh is not None:
-                    found[named] = {**mesh, **_provenance(value)}
+            # `a|b`: the frames that raise a rule's messages name a role's mesh differently
+            for alternative in path.split("|"):
+                meshes = _meshes_at(role, alternative, frame_locals)
+                if meshes:
+                    found.update(meshes)
+                    break
         return found
 
     def process_ended(self):
@@ -238,6 +230,29 @@ def _mesh(value):
         "has_abstract_device": has_device,
         "device_count": devices,
     }
+
+
+def _meshes_at(role, path, frame_locals):
+    """The meshes at `path` (`local.attribute...`, or `local[*].attribute...` for each item of
+    a collection: role0, role1, ...) among `frame_locals`, by role, with their provenance."""
+    name, *attributes = path.split(".")
+    if name.endswith("[*]"):
+        items = frame_locals.get(name[:-3])
+        try:
+            items = list(items)[:_MAX_ITEMS] if items is not None else []
+        except Exception:  # noqa: BLE001 - not a collection: nothing recorded
+            items = []
+        values = [(f"{role}{n}", item) for n, item in enumerate(items)]
+    else:
+        values = [(role, frame_locals.get(name))]
+    found = {}
+    for named, value in values:
+        for attribute in attributes:
+            value = getattr(value, attribute, None)
+        mesh = _mesh(value)
+        if mesh is not None:
+            found[named] = {**mesh, **_provenance(value)}
+    return found
 
 
 def _provenance(mesh):

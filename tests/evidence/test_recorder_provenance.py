@@ -57,12 +57,17 @@ evaluate(jax.make_mesh((2, 4), ("data", "model")))
 """
 
 
-def _record(tmp_path: Path, version: str) -> dict:
+def _record(
+    tmp_path: Path,
+    version: str,
+    modules: dict[str, str] | None = None,
+    main: str = MAIN,
+) -> dict:
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
-    (tmp_path / "pkg" / "config.py").write_text(CONFIG)
-    (tmp_path / "pkg" / "meshes.py").write_text(MESHES)
-    (tmp_path / "main.py").write_text(MAIN)
+    for name, text in (modules or {"config.py": CONFIG, "meshes.py": MESHES}).items():
+        (tmp_path / "pkg" / name).write_text(text)
+    (tmp_path / "main.py").write_text(main)
     recording = RecordingDir()
     try:
         recording.write_patterns()
@@ -104,6 +109,72 @@ def test_an_error_names_where_each_of_its_meshes_was_built_and_entered(
     assert "entered" not in new  # it raised on entry
     # The enclosing mesh is the abstract mesh of the one `jax.set_mesh` put in force.
     assert _places(prev["entered"])[-1] == ("main.py", 9, "jax.set_mesh(mesh)")
+
+
+CONTEXT_LAYOUTS = """\
+import jax
+from jax.sharding import AxisType
+
+LAYOUTS = {"cond": (2, 4)}
+
+
+def layout_mesh(name):
+    return jax.make_mesh(LAYOUTS[name], ("data", "model"), axis_types=(AxisType.Explicit,) * 2)
+"""
+CONTEXT_OPS = """\
+from jax._src import shard_map
+
+
+def gather_reduced(xs, out_sharding):
+    return shard_map.top_level_all_gather(xs, out_sharding)
+"""
+CONTEXT_MAIN = """\
+import jax
+import numpy as np
+from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
+
+from pkg.layouts import layout_mesh
+from pkg.ops import gather_reduced
+
+
+def gather_conditions(mesh, cond):
+    cond = jax.device_put(cond, NamedSharding(mesh, P("data")))
+    layout = NamedSharding(layout_mesh("cond"), P(None, reduced={"data"}))
+    with jax.set_mesh(mesh):
+        return jax.jit(lambda c: gather_reduced(c, layout))(cond)
+
+
+gather_conditions(
+    jax.make_mesh((4, 2), ("data", "model"), axis_types=(AxisType.Explicit,) * 2),
+    np.ones((8, 4), np.float32),
+)
+"""
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_a_context_mesh_error_names_where_its_out_sharding_was_built_and_the_context_entered(
+    tmp_path, version
+):
+    """JAX raises "Context mesh ... should match the mesh of sharding" in another frame than
+    its input-mesh error, with other names for the meshes: both are recorded all the same."""
+    error = _record(
+        tmp_path,
+        version,
+        {"layouts.py": CONTEXT_LAYOUTS, "ops.py": CONTEXT_OPS},
+        CONTEXT_MAIN,
+    )
+    assert error["code"] == "JAX003" and "Context mesh" in error["message"]
+    out, context = error["meshes"]["out"], error["meshes"]["context"]
+    assert (out["axis_sizes"], context["axis_sizes"]) == ([2, 4], [4, 2])
+    # Outermost first: the function's call, the factory's call in it, the factory's make_mesh.
+    assert [(name, line) for name, line, _ in _places(out["built"])] == [
+        ("main.py", 16),
+        ("main.py", 11),
+        ("layouts.py", 8),
+    ]
+    assert _places(out["built"])[1][2] == 'layout_mesh("cond")'
+    assert _places(context["entered"])[-1] == ("main.py", 12, "jax.set_mesh(mesh)")
 
 
 def test_notes_are_bounded_and_go_with_their_object(monkeypatch):
