@@ -56,7 +56,13 @@ def with_value_sites(
         for index, item in enumerate(items)
         if item.code == _CALLED[0] and not item.at_value and _caller(item) is not None
     ]
-    if not walked and not called:
+    contexts = [
+        (path, index, item)
+        for path, items in evidence.items()
+        for index, item in enumerate(items)
+        if item.code == _CALLED[0] and not item.at_value and _context_entries(item)
+    ]
+    if not walked and not called and not contexts:
         return dict(evidence)
     from jaxfix.analysis.ast_engine.values import Unknown
     from jaxfix.analysis.ast_engine.written_at import written_at
@@ -124,7 +130,90 @@ def with_value_sites(
         found.setdefault(where, []).append(_at_value(item, extent, site))
     for path, index, item in called:
         _at_caller(engine, path, index, item, found, ours)
+    for path, index, item in contexts:
+        _at_out_sharding(engine, path, index, item, found, ours)
     return {p: tuple(items) for p, items in found.items()}
+
+
+def _context_entries(item: Evidence) -> list[tuple[Path, int, int, Facts]]:
+    """For a recorded JAX003 context-mesh error: each frame that built the out_sharding's mesh
+    in a file where the run entered the context mesh (the out_sharding was made there and
+    passed down to the gather), with that entry's line and the record's meshes. The rule
+    keeps those in one function."""
+    found: dict[tuple[Path, int, int], Facts] = {}
+    for out in item.origins:
+        facts = out.facts if out.facts is not None else item.agreed
+        if (
+            (out.role, out.kind) != ("out", "built")
+            or facts is None
+            or facts.get("out") is None
+            or facts.get("context") is None
+            or facts.get("input") is not None
+        ):
+            continue
+        for entered in item.origins:
+            if (
+                (entered.role, entered.kind) != ("context", "entered")
+                or (entered.facts if entered.facts is not None else item.agreed)
+                != facts
+                or not entered.frames
+            ):
+                continue
+            where, line = entered.frames[-1]
+            where = Path(os.path.abspath(where))
+            for path, built in out.frames:
+                if Path(os.path.abspath(path)) == where:
+                    found.setdefault((where, built, line), facts)
+    return [(*place, facts) for place, facts in found.items()]
+
+
+def _at_out_sharding(
+    engine: object,
+    path: Path,
+    index: int,
+    item: Evidence,
+    found: dict[Path, list[Evidence]],
+    ours: set[Path],
+) -> None:
+    """A context-mesh error whose out_sharding was made by the function entering the context
+    (then passed to a helper that gathers): the mesh expression of that `NamedSharding(m,
+    spec)` gets evidence of its own; the rule puts it on the entered mesh there."""
+    from jaxfix.analysis.ast_engine.values import Unknown
+
+    placed = []
+    for where, built, entered, facts in _context_entries(item):
+        where = where.resolve()
+        if where not in ours:
+            continue
+        module = engine.evaluator.module(where)  # type: ignore[attr-defined]
+        if isinstance(module, Unknown):
+            continue
+        meshes = [
+            call.args[0]
+            for call in ast.walk(module.tree)
+            if isinstance(call, ast.Call)
+            and call.args
+            and isinstance(call.args[0], ast.Call)
+            and call.args[0].lineno == built
+            and ast.unparse(call.func).split(".")[-1] == "NamedSharding"
+        ]
+        if len(meshes) != 1:
+            continue
+        extent = _extent(module, meshes[0])
+        site = ValueSite(
+            (path, item.line),
+            where,
+            extent,
+            ast.unparse(meshes[0]),
+            why="the out_sharding the gather raised on is made here, in the function that "
+            f"enters the context mesh (line {entered})",
+        )
+        placed.append(site)
+        found.setdefault(where, []).append(
+            _at_value(replace(item, facts=(facts,)), extent, site, keep_origins=True)
+        )
+    if placed:
+        found[path][index] = replace(item, value_site=placed[0])
 
 
 def _caller(item: Evidence) -> list[tuple[tuple[Path, int], ...]] | None:

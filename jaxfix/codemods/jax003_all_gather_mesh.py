@@ -25,7 +25,7 @@ from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.bindings import first_evaluated, local_for
 from jaxfix.codemods.text import not_fixed, other_file, related, with_note
-from jaxfix.evidence.facts import Evidence
+from jaxfix.evidence.facts import Evidence, ValueSite
 from jaxfix.ground.diagnostics import Fix, Location, Related, Safety
 from jaxfix.ground.quoting import cut
 from jaxfix.settings.options import Options
@@ -954,6 +954,9 @@ class AllGatherMeshMismatch(Rule):
         if site is None or node is None or site.entry is not None:
             return
         confirmed = Confirmed(evidence)
+        if _context_error(confirmed):
+            self._out_sharding_onto_entered(node, site, confirmed)
+            return
         given, out = confirmed.agreed("input"), confirmed.agreed("out")
         entered = self._set_mesh_around(node)
         mesh: ast.expr | str | None = entered.args[0] if entered is not None else None
@@ -1006,6 +1009,112 @@ class AllGatherMeshMismatch(Rule):
                 ),
             ),
         )
+
+    def _out_sharding_onto_entered(
+        self, mesh: ast.expr, site: ValueSite, confirmed: Confirmed
+    ) -> None:
+        """A context-mesh error whose out_sharding `NamedSharding(mesh, spec)` is made here, in
+        the function whose `with jax.set_mesh(E):` (where the run noted the context entered)
+        runs the gather, passed down to a helper: `mesh` becomes `E`, when E is a plain
+        reference the function assigns nowhere after the out_sharding is made, the spec's axes
+        are all the context mesh's, and the `NamedSharding` is made before the `with` or in it.
+        Unsafe: the run does not show the input's mesh."""
+        named = self.analysis.parents.get(mesh)
+        args = (
+            self.analysis.bind(named)
+            if isinstance(named, ast.Call)
+            and self.analysis.called_api(named) is Api.NAMED_SHARDING
+            else None
+        )
+        context = confirmed.agreed("context")
+        out = confirmed.agreed("out")
+        if (
+            args is None
+            or args.get("mesh") is not mesh
+            or context is None
+            or out is None
+            or context.axis_names is None
+        ):
+            return
+        axes = self._spec_axes(args.get("spec"))
+        if axes is None or not axes <= set(context.axis_names):
+            return
+        function = self._enclosing_function(mesh)
+        if function is None or not isinstance(named, ast.Call):
+            return
+        lines = {
+            line
+            for o in confirmed.evidence.origins
+            if (o.role, o.kind) == ("context", "entered")
+            for path, line in o.frames[-1:]
+            if Path(os.path.abspath(path)) == Path(os.path.abspath(self.analysis.path))
+        }
+        setters = [
+            item.context_expr
+            for block in ast.walk(function)
+            for item in (block.items if isinstance(block, ast.With) else ())
+            if isinstance(item.context_expr, ast.Call)
+            and item.context_expr.lineno in lines
+            and self.analysis.called_api(item.context_expr) in _EAGER_SETTERS
+            and self._enclosing_function(item.context_expr) is function
+        ]
+        if len(setters) != 1:
+            return
+        target = _mesh_given(setters[0])
+        if target is None or not _plain_reference(target):
+            return
+        text = self.analysis.text(target)
+        if self.analysis.text(mesh) == text:
+            return  # on it now (fixed)
+        later = [
+            statement
+            for statement in ast.walk(function)
+            if isinstance(statement, ast.stmt)
+            and statement.lineno > named.lineno
+            and not isinstance(
+                statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+            )
+        ]
+        if setters[0].lineno < named.lineno or _assigns(later, text, self.analysis):
+            return
+        raised = f"{other_file(site.raised[0], self.analysis.path)}:{site.raised[1]}"
+        on, entered = (
+            confirmed.fill("out", None, mesh),
+            confirmed.fill("context", None, mesh),
+        )
+        described = (
+            f" ({on.shape_text()}; the context mesh {entered.shape_text()})"
+            if on is not None and entered is not None
+            else ""
+        )
+        self.report(
+            mesh,
+            "the run's top_level_all_gather at "
+            f"{raised} raised 'Context mesh ... should match the mesh of sharding ...': "
+            f"its out_sharding is made here on `{self._short(mesh)}`, not on the context "
+            f"mesh `{text}` entered at line {setters[0].lineno}{described}",
+            fix=Fix(
+                f"put the out_sharding on `{text}`",
+                ((mesh, lambda _: _expression(text)),),
+                Safety.UNSAFE,  # the run does not show the input's mesh: it may be a third
+            ),
+            related=(
+                Related(
+                    "the gather that raised",
+                    Location(site.raised[1], 1),
+                    site.raised[0],
+                ),
+            ),
+        )
+
+    def _enclosing_function(self, node: ast.AST) -> ast.AST | None:
+        """The function (or lambda) whose body holds `node`; None at module level."""
+        parent = self.analysis.parents.get(node)
+        while parent is not None:
+            if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                return parent
+            parent = self.analysis.parents.get(parent)
+        return None
 
     def _entered_by_helper(
         self, node: ast.expr, evidence: Evidence
