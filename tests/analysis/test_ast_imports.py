@@ -212,6 +212,46 @@ def test_import_cycle_and_unparsable_module_are_unknown(tree: Path) -> None:
         assert isinstance(found, Unknown) and why in found.why, (source, found)
 
 
+def test_names_resolve_through_import_cycles_where_no_import_time_code_decides(
+    tmp_path: Path,
+) -> None:
+    """A function body reads a module's names after every import has finished: through a
+    cycle, a submodule the package binds only by importing it (`from pkg import config` in
+    pkg/__init__.py, and in the modules it imports) is that submodule, and a function
+    defined once at a module's top is that function. A cycle of values stays Unknown (here
+    through a package that binds a submodule's name to another submodule)."""
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from pkg import config\n"
+            "from pkg import meshes\n"
+            "if config.ABSTRACT:\n"
+            "    from pkg.meshes import make as make_mesh\n",
+            "pkg/config.py": "ABSTRACT = True\nSHAPE = (4, 2)\n",
+            "pkg/meshes.py": "from pkg import config\n"
+            "import pkg\n"
+            "def make():\n"
+            "    return config.SHAPE\n"
+            "def again():\n"
+            "    return pkg.make_mesh()\n",
+            "other/__init__.py": "from other import config\n"
+            "from other import serving as config\n",
+            "other/config.py": "SHAPE = (4, 2)\n",
+            "other/serving.py": "from other import config\nSHAPE = config.SHAPE\n",
+        },
+    )
+    for source, expected in [
+        ("import pkg\nx = pkg.make_mesh()", (4, 2)),
+        ("from pkg import meshes\nx = meshes.again()", (4, 2)),
+        ("from pkg import config\nx = config.SHAPE", (4, 2)),
+    ]:
+        write(tmp_path, {"main.py": source})
+        assert value(tmp_path / "main.py", (tmp_path,)) == expected, source
+    write(tmp_path, {"main.py": "from other import serving\nx = serving.SHAPE"})
+    found = value(tmp_path / "main.py", (tmp_path,))
+    assert isinstance(found, Unknown) and "cycle" in found.why, found
+
+
 def test_namespace_packages_resolve_below_a_root(tmp_path: Path) -> None:
     write(
         tmp_path,

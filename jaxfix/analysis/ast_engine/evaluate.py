@@ -646,6 +646,11 @@ class Evaluator:
         frame = Frame(module.tree, module.path, ())
         key = ("module attribute", ref.path, name)
         if key in self._active:
+            # asked again while its module's code is being followed (an import cycle:
+            # `from pkg import sub` in pkg/__init__.py, a.py and b.py importing each other)
+            found = self._bound_whatever_runs(module, ref, name)
+            if found is not None:
+                return found
             self.cut(key)
             return Unknown(f"an import cycle through `{name}`")
         if _assigned_by_global(module, name):
@@ -665,6 +670,69 @@ class Evaluator:
             if sub is not None:
                 return ModuleValue(sub.path, sub.directory)
         return Unknown(f"`{name}` is not bound in {ref.path.name}")
+
+    def _bound_whatever_runs(
+        self, module: Module, ref: ModuleValue, name: str
+    ) -> Value | None:
+        """`module.name` where following the module's code meets this very question (an
+        import cycle), when what the name denotes once the module has run does not depend on
+        which of its code ran: a function or class defined once, at the top of the module, with
+        no decorator and nothing else binding the name; a submodule `pkg.name` that the
+        package binds to the name only by importing it (`from pkg import name`, `from . import
+        name`: Python imports the submodule there, whoever asks first). A function body reads
+        a module's names after every import has finished, so the cycle changes nothing for
+        them. None otherwise (the cycle stays an Unknown)."""
+        if name in module.declared_global:
+            return None
+        tree = module.tree
+        defined = [
+            s
+            for s in tree.body
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and s.name == name
+        ]
+        local, plain = module.scope_names(tree)
+        if name in plain and len(defined) == 1 and not defined[0].decorator_list:
+            if (
+                sum(
+                    1
+                    for node in module.parents
+                    if isinstance(
+                        node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+                    )
+                    and node.name == name
+                    and module.scope_of(node) is tree
+                )
+                != 1
+            ):
+                return None
+            frame = Frame(tree, module.path, ())
+            node = defined[0]
+            if isinstance(node, ast.ClassDef):
+                return Class(node, module.path, frame)
+            return Function(node, module.path, frame)
+        if ref.directory is None or module.has_star_import:
+            return None
+        sub = self.project.submodule(ModuleRef(ref.path, ref.directory), name)
+        if sub is None or name not in local:
+            return None
+        for node in module.parents:
+            if module.scope_of(node) is not tree or not _binds_name(node, name):
+                continue
+            statement = module.parents.get(node)
+            if not (
+                isinstance(node, ast.alias)
+                and node.name == name
+                and node.asname in (None, name)
+                and isinstance(statement, ast.ImportFrom)
+            ):
+                return None
+            source = self.project.find(
+                statement.module or "", statement.level, module.path
+            )
+            if isinstance(source, Unknown) or source.path != ref.path:
+                return None
+        return ModuleValue(sub.path, sub.directory)
 
     def flow(self, module: Module, frame: Frame) -> Flow:
         key = (frame.scope, frame)
@@ -3469,6 +3537,24 @@ def _function_of(value: Value, is_init: bool) -> Function | None:
         )
         return Function(init, value.path) if init is not None else None
     return None
+
+
+def _binds_name(node: ast.AST, name: str) -> bool:
+    """Whether `node` binds `name` in the scope it is in (a store, a definition, an import's
+    name, an exception's name; a comprehension's variable is counted too: never a miss)."""
+    if isinstance(node, ast.Name):
+        return node.id == name and isinstance(node.ctx, (ast.Store, ast.Del))
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return node.name == name
+    if isinstance(node, ast.alias):
+        return (node.asname or node.name.partition(".")[0]) == name
+    if isinstance(node, ast.ExceptHandler):
+        return node.name == name
+    if isinstance(node, (ast.MatchAs, ast.MatchStar)):
+        return node.name == name
+    if isinstance(node, ast.MatchMapping):
+        return node.rest == name
+    return False
 
 
 def _assigned_by_global(module: Module, name: str) -> bool:
