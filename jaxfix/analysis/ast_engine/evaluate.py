@@ -183,6 +183,9 @@ _EAGER_CONSUMERS = tuple(
 )
 
 _NO_CUT = sys.maxsize
+# How many steps (a subclass, a registry, a parameter, a name, a result) a class used as a
+# value is followed to the calls that build its objects.
+_MAX_CLASS_HOPS = 8
 
 CurrentMesh = Callable[[Module, ast.AST, Frame], Value]
 
@@ -716,14 +719,14 @@ class Evaluator:
         sub = self.project.submodule(ModuleRef(ref.path, ref.directory), name)
         if sub is None or name not in local:
             return None
-        for node in module.parents:
-            if module.scope_of(node) is not tree or not _binds_name(node, name):
+        for binder in module.parents:
+            if module.scope_of(binder) is not tree or not _binds_name(binder, name):
                 continue
-            statement = module.parents.get(node)
+            statement = module.parents.get(binder)
             if not (
-                isinstance(node, ast.alias)
-                and node.name == name
-                and node.asname in (None, name)
+                isinstance(binder, ast.alias)
+                and binder.name == name
+                and binder.asname in (None, name)
                 and isinstance(statement, ast.ImportFrom)
             ):
                 return None
@@ -1244,7 +1247,11 @@ class Evaluator:
             if init is None:
                 return False
             callee, shift = init, 1
-        if not isinstance(callee, Function) or callee.wrapped_by not in (None, "jit"):
+        if not isinstance(callee, Function) or callee.wrapped_by not in (
+            None,
+            "jit",
+            *(("classmethod",) if shift else ()),  # `cls.from_config(config)`
+        ):
             return False
         a = callee.node.args
         params = [p.arg for p in (*a.posonlyargs, *a.args)]
@@ -1452,7 +1459,9 @@ class Evaluator:
         for caller, call, callee in calls:
             if callee is None:
                 return Unknown(f"`{function.name}` is called through a decorator")
-            bound = self._arguments(caller, call, callee, self.frame_at(caller, call))
+            bound = self._arguments(
+                caller, call, callee, self.frame_at(caller, call), wanted=arg.arg
+            )
             if isinstance(bound, Unknown):
                 return bound
             given = dict(bound)
@@ -1687,7 +1696,379 @@ class Evaluator:
                 if runs is not None:  # `self.attr = jax.jit(self.f)`; `self.attr(x)`
                     found.extend((other, run, target) for run in runs)
                     continue
+                if is_init and target is not None:
+                    # the class used as a value: passed, a base, a registry's entry
+                    made = self._made_otherwise(other, cast(ast.expr, use), target, 0)
+                    if made is not None:
+                        found.extend(made)
+                        continue
                 return Unknown(f"`{name}` is used other than called at {where}")
+        if is_init and isinstance(parent, ast.ClassDef):
+            made = self._made_by_classmethods(module, parent, function, 0)
+            if made is None:
+                return Unknown(f"`cls` of a class method of `{name}` is used otherwise")
+            found.extend(made)
+        return found
+
+    def _made_otherwise(
+        self, module: Module, use: ast.expr, init: Function, depth: int
+    ) -> list[tuple[Module, ast.Call, Function | None]] | None:
+        """The calls that build an object of a class through `use`, a read of the class
+        other than its call: none where it only names the class (an annotation, the class
+        of `isinstance`, an `except`, an attribute such as a class method: its own `cls(...)`
+        calls are the class's); the constructions of a subclass that adds no `__init__`
+        (`class B(A): ...`); the calls of the parameter of a function of the tree it is
+        passed to (`build(A, cfg)`, `cls(cfg)` in `build`); the calls `TABLE[key](...)` of a
+        module's dict literal holding it (`MODELS = {"a": A}`), its only uses. Each call
+        may build another class too (another caller's class, another entry): its arguments
+        are among those the class's `__init__` may get. None where the class may be used
+        otherwise (kept, changed): its constructions are not all known. `depth`: the hops
+        followed so far (a bound: past `_MAX_CLASS_HOPS`, not known)."""
+        if depth > _MAX_CLASS_HOPS:
+            return None
+        parent = module.parents.get(use)
+        if _names_a_class_only(module, use):
+            return []
+        if isinstance(parent, ast.Call) and parent.func is use:
+            return [(module, parent, init)]
+        if (
+            isinstance(parent, ast.Attribute)
+            and parent.value is use
+            and isinstance(parent.ctx, ast.Load)
+            and not parent.attr.startswith("__")
+        ):
+            return []  # `A.from_config`, `A.NAME`: the class methods' own `cls(...)` calls
+        if isinstance(parent, ast.ClassDef) and use in parent.bases:
+            return self._subclass_made(module, parent, use, init, depth)
+        if isinstance(parent, ast.Call) and (
+            use in parent.args or any(k.value is use for k in parent.keywords)
+        ):
+            return self._made_by_callee(module, parent, use, init, depth)
+        if isinstance(parent, ast.Dict) and use in parent.values:
+            return self._made_from_table(module, parent, use, init, depth)
+        if isinstance(parent, ast.IfExp) and use is not parent.test:
+            # `cls = A if flag else B`: what the choice is used as
+            return self._made_otherwise(module, parent, init, depth + 1)
+        if (
+            isinstance(parent, ast.Assign)
+            and parent.value is use
+            and len(parent.targets) == 1
+            and isinstance(parent.targets[0], ast.Name)
+        ):
+            return self._made_through_name(module, parent, init, depth)
+        if isinstance(parent, ast.Return) and parent.value is use:
+            return self._made_through_result(module, parent, init, depth)
+        return None
+
+    def _made_through_name(
+        self, module: Module, statement: ast.Assign, init: Function, depth: int
+    ) -> list[tuple[Module, ast.Call, Function | None]] | None:
+        """`cls = A` in a function: every read of `cls` in the function (none in code nested
+        in it, the name not `global` or `nonlocal`), each followed as `_made_otherwise`
+        does (a read that sees another binding too is counted: its call may build `A`)."""
+        scope = module.scope_of(statement)
+        target = statement.targets[0]
+        assert isinstance(target, ast.Name)
+        if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        if target.id in module.declared_global or any(
+            isinstance(n, ast.Nonlocal) and target.id in n.names
+            for n in ast.walk(scope)
+        ):
+            return None
+        found: list[tuple[Module, ast.Call, Function | None]] = []
+        for read in module.loads_by_name.get(target.id, ()):
+            if not isinstance(read, ast.Name) or not module.is_within(read, scope):
+                continue
+            if module.scope_of(read) is not scope:
+                return None  # read by a nested function or lambda
+            made = self._made_otherwise(module, read, init, depth + 1)
+            if made is None:
+                return None
+            found.extend(made)
+        return found
+
+    def _made_through_result(
+        self, module: Module, statement: ast.Return, init: Function, depth: int
+    ) -> list[tuple[Module, ast.Call, Function | None]] | None:
+        """`return A` in a plain function of the tree (`def model_class(name): return A`):
+        every call of the function, each followed as `_made_otherwise` follows the class."""
+        function = module.scope_of(statement)
+        if (
+            not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+            or function.decorator_list
+            or isinstance(module.parents.get(function), ast.ClassDef)
+            or self.is_generator(function)
+        ):
+            return None
+        calls = self.calls_of(module, function)
+        if isinstance(calls, Unknown):
+            return None
+        found: list[tuple[Module, ast.Call, Function | None]] = []
+        for caller, call, _ in calls:
+            made = self._made_otherwise(caller, call, init, depth + 1)
+            if made is None:
+                return None
+            found.extend(made)
+        return found
+
+    def _subclass_made(
+        self,
+        module: Module,
+        klass: ast.ClassDef,
+        use: ast.expr,
+        init: Function,
+        depth: int,
+    ) -> list[tuple[Module, ast.Call, Function | None]] | None:
+        """`class B(A): ...` with no other base: with no `__init__` of its own, the calls that
+        build a `B` (by its name, by its class methods' `cls`, A's included) run `A.__init__`;
+        with one, its `super().__init__(...)` calls do, where a `B` may be built."""
+        if (
+            klass.bases != [use]
+            or klass.keywords
+            or klass.decorator_list
+            or any(
+                isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and s.name in ("__new__", "__call__")
+                for s in klass.body
+            )
+        ):
+            return None
+        found: list[tuple[Module, ast.Call, Function | None]] = []
+        own_init = next(
+            (
+                s
+                for s in klass.body
+                if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and s.name == "__init__"
+            ),
+            None,
+        )
+        if own_init is not None:
+            if self.calls_of(module, own_init) == []:
+                return []  # no object of the subclass is built: its `super()` never runs
+            for node in ast.walk(klass):
+                if _is_super_init(node, bare=False):
+                    if not _is_super_init(node):
+                        return None  # `super(Other, self)`: another class's next
+                    found.append((module, node, init))  # type: ignore[arg-type]  # a call
+            return found
+        made = self._made_by_classmethods(module, klass, None, depth + 1)
+        if made is None:
+            return None
+        found.extend(made)
+        # the base's class methods called on the subclass (`B.from_config(cfg)`)
+        base = self.value(module, use, self.frame_at(module, klass))
+        base_module = self.module(base.path) if isinstance(base, Class) else None
+        if not isinstance(base_module, Module):
+            return None
+        made = self._made_by_classmethods(base_module, base.node, init.node, depth + 1)  # type: ignore[union-attr,arg-type]  # a Class of the tree
+        if made is None:
+            return None
+        found.extend(made)
+        others = self.project.candidate_files(klass.name, module.path)
+        if isinstance(others, Unknown):
+            return None
+        sources: list[Module | Path] = [
+            module,
+            *(p for p in others if p != module.path),
+        ]
+        for source in sources:
+            other = self.module(source) if isinstance(source, Path) else source
+            if isinstance(other, Unknown):
+                return None
+            for read in other.loads_by_name.get(klass.name, ()):
+                value = self.value(other, read, self.frame_at(other, read))
+                if isinstance(value, Class) and value.node is klass:
+                    made = self._made_otherwise(other, read, init, depth + 1)  # type: ignore[arg-type]  # a load
+                    if made is None:
+                        return None
+                    found.extend(made)
+                elif isinstance(value, Unknown) and not isinstance(value, Foreign):
+                    return None  # it may be the class
+        return found
+
+    def _made_by_classmethods(
+        self,
+        module: Module,
+        klass: ast.ClassDef,
+        init: ast.FunctionDef | ast.AsyncFunctionDef | None,
+        depth: int,
+    ) -> list[tuple[Module, ast.Call, Function | None]] | None:
+        """The `cls(...)` calls of `klass`'s own class methods (`cls` read only to be called,
+        to read an attribute, or passed on as `_made_otherwise` follows); [] where there is
+        none. `init`: the `__init__` they run (None: found from the class's base)."""
+        found: list[tuple[Module, ast.Call, Function | None]] = []
+        for method in klass.body:
+            if not isinstance(
+                method, (ast.FunctionDef, ast.AsyncFunctionDef)
+            ) or not _is_classmethod(method):
+                continue
+            params = [*method.args.posonlyargs, *method.args.args]
+            if not params:
+                continue
+            cls = params[0].arg
+            reads = [
+                n
+                for n in module.loads_by_name.get(cls, ())
+                if isinstance(n, ast.Name) and module.is_within(n, method)
+            ]
+            if not reads:
+                continue
+            target = init
+            if target is None:
+                base = self._init_of_base(module, klass)
+                if base is None:
+                    return None
+                found_init = base
+            else:
+                found_init = Function(target, module.path)
+            for read in reads:
+                bindings = self.reaching(module, read)
+                if not bindings or any(b.node is not params[0] for b in bindings):
+                    return None  # `cls` rebound, or read in code nested in the method
+                made = self._made_otherwise(module, read, found_init, depth + 1)
+                if made is None:
+                    return None
+                found.extend(made)
+        return found
+
+    def _init_of_base(self, module: Module, klass: ast.ClassDef) -> Function | None:
+        """The `__init__` of `klass`'s one base of the tree, defined in that base's body."""
+        if len(klass.bases) != 1:
+            return None
+        base = self.value(module, klass.bases[0], self.frame_at(module, klass))
+        if not isinstance(base, Class):
+            return None
+        return _function_of(base, True)
+
+    def _made_by_callee(
+        self,
+        module: Module,
+        call: ast.Call,
+        use: ast.expr,
+        init: Function,
+        depth: int,
+    ) -> list[tuple[Module, ast.Call, Function | None]] | None:
+        """`build(A, cfg)`, `build` a plain function of the tree (not a method): the uses of
+        its parameter that takes `A`, each read of it followed as `_made_otherwise` does."""
+        callee = self.value(module, call.func, self.frame_at(module, call))
+        if (
+            not isinstance(callee, Function)
+            or callee.wrapped_by is not None
+            or not isinstance(callee.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            or callee.node.decorator_list
+            or self._is_method(callee)
+        ):
+            return None
+        node = callee.node
+        if any(
+            isinstance(a, ast.Starred)
+            for a in call.args[: call.args.index(use) + 1]
+            if use in call.args
+        ):
+            return None
+        positional = [*node.args.posonlyargs, *node.args.args]
+        param: ast.arg | None = None
+        if use in call.args:
+            index = call.args.index(use)
+            param = positional[index] if index < len(positional) else None
+        else:
+            keyword = next(k for k in call.keywords if k.value is use)
+            if keyword.arg is not None:
+                param = next(
+                    (
+                        a
+                        for a in (*node.args.args, *node.args.kwonlyargs)
+                        if a.arg == keyword.arg
+                    ),
+                    None,
+                )
+        if param is None:
+            return None
+        target = self.module(callee.path)
+        if isinstance(target, Unknown):
+            return None
+        found: list[tuple[Module, ast.Call, Function | None]] = []
+        for read in target.loads_by_name.get(param.arg, ()):
+            if not isinstance(read, ast.Name) or not target.is_within(read, node):
+                continue
+            bindings = self.reaching(target, read)
+            if not bindings or any(b.node is not param for b in bindings):
+                return None  # rebound, or read in code nested in the function
+            made = self._made_otherwise(target, read, init, depth + 1)
+            if made is None:
+                return None
+            found.extend(made)
+        return found
+
+    def _made_from_table(
+        self, module: Module, table: ast.Dict, use: ast.expr, init: Function, depth: int
+    ) -> list[tuple[Module, ast.Call, Function | None]] | None:
+        """`MODELS = {"a": A, "b": B}` at a module's top, its one binding, every read of it
+        in the run (this module's and those importing it) an item `MODELS[key]`, less those
+        whose key jaxfix knows is another entry's: each item followed as `_made_otherwise`
+        follows the class (`MODELS[name](cfg)`, `return MODELS[name]`)."""
+        key_node = table.keys[table.values.index(use)]
+        own_key = (
+            key_node.value
+            if isinstance(key_node, ast.Constant)
+            and isinstance(key_node.value, (str, int))
+            and not isinstance(key_node.value, bool)
+            else None
+        )
+        statement = module.parents.get(table)
+        if not (
+            isinstance(statement, ast.Assign)
+            and statement.value is table
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+            and module.scope_of(statement) is module.tree
+        ):
+            return None
+        name = statement.targets[0].id
+        if (
+            name in module.declared_global
+            or sum(
+                1
+                for node in module.parents
+                if _binds_name(node, name) and module.scope_of(node) is module.tree
+            )
+            != 1
+        ):
+            return None
+        others = self.project.candidate_files(name, module.path)
+        if isinstance(others, Unknown):
+            return None
+        found: list[tuple[Module, ast.Call, Function | None]] = []
+        sources: list[Module | Path] = [
+            module,
+            *(p for p in others if p != module.path),
+        ]
+        for source in sources:
+            other = self.module(source) if isinstance(source, Path) else source
+            if isinstance(other, Unknown):
+                return None
+            for read in other.loads_by_name.get(name, ()):
+                item = other.parents.get(read)
+                if not (
+                    isinstance(item, ast.Subscript)
+                    and item.value is read
+                    and isinstance(item.ctx, ast.Load)
+                ):
+                    return None
+                if own_key is not None:
+                    key = self.value(other, item.slice, self.frame_at(other, item))
+                    if (
+                        isinstance(key, (str, int))
+                        and not isinstance(key, bool)
+                        and key != own_key
+                    ):
+                        continue  # another entry's key
+                made = self._made_otherwise(other, item, init, depth + 1)
+                if made is None:
+                    return None
+                found.extend(made)
         return found
 
     def _object_calls(
@@ -2166,6 +2547,16 @@ class Evaluator:
                 frame = replace(frame, args=((self_name, instance), *instance.init))
             elif len(params) == 1 and not init.args.kwonlyargs:
                 frame = replace(frame, args=((self_name, instance),))
+            elif index and not any(_defines(k, "__init__") for k in chain[:index]):
+                # an object built where jaxfix does not see, of a subclass adding no
+                # `__init__`: the base's arguments as every call building one passes them
+                passed = self._subclass_init_args(instance, klass, init)
+                if isinstance(passed, Unknown):
+                    return Unknown(
+                        f"`.{name}` may be set by a base `__init__` with arguments"
+                        f" ({passed.why})"
+                    )
+                frame = replace(frame, args=((self_name, instance), *passed))
             elif index:
                 passed = self._base_init_args(instance, chain, index)
                 if isinstance(passed, Unknown):
@@ -2188,6 +2579,47 @@ class Evaluator:
             if any(found) or not _calls_super_init(init):
                 return Unknown(f"`__init__` may leave `.{name}` unset")
         return Unknown(f"`.{name}` is not assigned in `__init__`")
+
+    def _subclass_init_args(
+        self, instance: Instance, base: Class, init: ast.FunctionDef
+    ) -> tuple[tuple[str, Value], ...] | Unknown:
+        """The arguments (self left out) of `base.__init__` as every construction of
+        `instance`'s class, a subclass adding no `__init__`, passes them (`_subclass_made`:
+        by its name, its class methods' `cls`, passed on or in a registry)."""
+        cls = instance.cls
+        module = self.module(cls.path)
+        if isinstance(module, Unknown):
+            return module
+        why = Unknown("the arguments of the constructor are not known")
+        if len(cls.node.bases) != 1:
+            return why
+        made = self._subclass_made(
+            module, cls.node, cls.node.bases[0], Function(init, base.path), 0
+        )
+        if not made:
+            return why
+        params = [*init.args.posonlyargs, *init.args.args][1:] + init.args.kwonlyargs
+        values: dict[str, list[Value]] = {p.arg: [] for p in params}
+        for caller, call, callee in made:
+            assert callee is not None
+            bound = self._arguments(caller, call, callee, self.frame_at(caller, call))
+            if isinstance(bound, Unknown):
+                return bound
+            given = dict(bound)
+            for param in params:
+                values[param.arg].append(
+                    given[param.arg] if param.arg in given else Unknown("not passed")
+                )
+        return tuple(
+            (
+                param.arg,
+                join(
+                    values[param.arg],
+                    f"the calls building `{cls.node.name}` pass different `{param.arg}`",
+                ),
+            )
+            for param in params
+        )
 
     def _base_init_args(
         self, instance: Instance, chain: list[Class], index: int
@@ -3033,13 +3465,21 @@ class Evaluator:
         return None
 
     def _call_arguments(
-        self, module: Module, node: ast.Call, frame: Frame
+        self,
+        module: Module,
+        node: ast.Call,
+        frame: Frame,
+        only: Callable[[int | str], bool] | None = None,
     ) -> tuple[list[Value] | Unknown, dict[str, Value] | Unknown]:
+        """The call's positional and keyword arguments; with `only` (where each argument
+        goes is spelled out), those it rejects (by position or keyword) left unevaluated."""
         positional: list[Value] | Unknown = []
-        for arg in node.args:
+        for index, arg in enumerate(node.args):
             if isinstance(positional, Unknown):
                 break
-            if isinstance(arg, ast.Starred):
+            if only is not None and not only(index):
+                positional.append(Unknown("an argument not asked about"))
+            elif isinstance(arg, ast.Starred):
                 items = _items(self.value(module, arg.value, frame))
                 if items is None:
                     positional = Unknown("`*args` jaxfix cannot spell out")
@@ -3059,23 +3499,51 @@ class Evaluator:
                     keywords.update((str(k), v) for k, v in spliced.items)
                 else:
                     keywords = Unknown("`**kwargs` jaxfix cannot spell out")
+            elif only is not None and not only(keyword.arg):
+                keywords[keyword.arg] = Unknown("an argument not asked about")
             else:
                 keywords[keyword.arg] = self.value(module, keyword.value, frame)
         return positional, keywords
 
     def _arguments(
-        self, module: Module, call: ast.Call, callee: Function, frame: Frame
+        self,
+        module: Module,
+        call: ast.Call,
+        callee: Function,
+        frame: Frame,
+        wanted: str | None = None,
     ) -> tuple[tuple[str, Value], ...] | Unknown:
-        positional, keywords = self._call_arguments(module, call, frame)
-        if (
+        """The callee's parameters bound to the call's arguments. `wanted`: only that
+        parameter's argument is evaluated (the others are placeholders), where the call
+        spells out where each argument goes (no `*args`, no `**kwargs`): a question about
+        one parameter does not ask about the others (which may lead back to it)."""
+        receives = (
             isinstance(callee.node, ast.FunctionDef)
             and self._is_method(callee)
             and callee.wrapped_by != "staticmethod"  # given no receiver
+        )
+        only: Callable[[int | str], bool] | None = None
+        if (
+            wanted is not None
+            and not any(isinstance(a, ast.Starred) for a in call.args)
+            and all(k.arg is not None for k in call.keywords)
         ):
+            a = callee.node.args
+            params = [p.arg for p in (*a.posonlyargs, *a.args)]
+            shift = 1 if receives else 0
+
+            def only(place: int | str) -> bool:
+                if isinstance(place, str):
+                    return place == wanted
+                index = place + shift
+                return index >= len(params) or params[index] == wanted
+
+        positional, keywords = self._call_arguments(module, call, frame, only)
+        if receives:
             receiver: Value = Unknown("the object a method is called on")
             if isinstance(call.func, ast.Attribute):
                 receiver = self.value(module, call.func.value, frame)
-            elif callee.node.name == "__call__":
+            elif callee.node.name == "__call__":  # type: ignore[union-attr]  # a def: a method
                 receiver = self.value(module, call.func, frame)  # the object called
             if callee.wrapped_by == "classmethod" and isinstance(receiver, Instance):
                 receiver = receiver.cls
@@ -3537,6 +4005,37 @@ def _function_of(value: Value, is_init: bool) -> Function | None:
         )
         return Function(init, value.path) if init is not None else None
     return None
+
+
+def _names_a_class_only(module: Module, use: ast.expr) -> bool:
+    """Whether `use` only names a class, building no object of it: in an annotation (of a
+    parameter, a return, an annotated assignment), as the class `isinstance`/`issubclass`
+    test, or the class an `except` catches."""
+    child: ast.AST = use
+    parent = module.parents.get(use)
+    while isinstance(parent, (ast.Subscript, ast.Tuple, ast.BinOp, ast.Attribute)):
+        if isinstance(parent, ast.Attribute):
+            return False  # `A.attr`: not the class itself
+        child, parent = parent, module.parents.get(parent)
+    if isinstance(parent, ast.arg) and parent.annotation is child:
+        return True
+    if (
+        isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and parent.returns is child
+    ):
+        return True
+    if isinstance(parent, ast.AnnAssign) and parent.annotation is child:
+        return True
+    if isinstance(parent, ast.ExceptHandler) and parent.type is child:
+        return True
+    return (
+        isinstance(parent, ast.Call)
+        and isinstance(parent.func, ast.Name)
+        and parent.func.id in ("isinstance", "issubclass")
+        and len(parent.args) == 2
+        and parent.args[1] is child
+        and (child is use or isinstance(child, ast.Tuple))
+    )
 
 
 def _binds_name(node: ast.AST, name: str) -> bool:
