@@ -49,9 +49,9 @@ class Wide(Base):
 """
 
 
-def read_in(tmp_path: Path, main: str, cls: str) -> object:
+def read_in(tmp_path: Path, main: str, cls: str, models: str = MODELS) -> object:
     """The value of `self.shape` in `cls.read` (models.py) with `main.py` the program."""
-    write(tmp_path, {"models.py": MODELS, "main.py": main})
+    write(tmp_path, {"models.py": models, "main.py": main})
     engine, module = of_file(tmp_path / "models.py", (tmp_path,))
     klass = next(c for c in module.classes if c.name == cls)
     method = next(
@@ -109,11 +109,36 @@ def test_a_class_used_as_a_value_is_built_with_what_its_calls_pass(tmp_path, mai
 
 def test_a_subclass_and_a_class_method_build_the_base(tmp_path):
     main = "from models import Small\nSmall.from_config({'shape': (2, 2)}).read()\n"
-    assert read_in(tmp_path, main, "Base") == (2, 2)
-    # Wide's own __init__ passes (1, 8) to the base's: a construction of the base too
-    main += "from models import Wide\nWide((3, 3))\n"
+    without_wide = MODELS[: MODELS.index("class Wide")]
+    assert read_in(tmp_path, main, "Base", without_wide) == (2, 2)
+    # Wide's own __init__ passes (1, 8) to the base's, and the inherited class method may
+    # build a Wide: a construction of the base too
     found = read_in(tmp_path, main, "Base")
     assert isinstance(found, Unknown) and "different" in found.why, found
+
+
+def test_a_class_method_of_a_base_outside_the_tree_may_build_the_class(tmp_path):
+    main = (
+        "import keras\n"
+        "class Layer(keras.layers.Layer):\n"
+        "    def __init__(self, shape):\n"
+        "        self.shape = shape\n"
+        "    def read(self):\n"
+        "        return self.shape\n"
+        "Layer((4, 2))\n"
+        "Layer.from_config({'shape': (8, 1)})\n"
+    )
+    write(tmp_path, {"main.py": main})
+    engine, module = of_file(tmp_path / "main.py", (tmp_path,))
+    method = next(
+        n
+        for n in ast.walk(module.tree)
+        if isinstance(n, ast.FunctionDef) and n.name == "read"
+    )
+    returned = method.body[0]
+    assert isinstance(returned, ast.Return) and returned.value is not None
+    found = engine.value_of(module, returned.value)
+    assert isinstance(found, Unknown) and "used other than called" in found.why, found
 
 
 def test_a_class_kept_where_jaxfix_does_not_follow_leaves_its_parameters_unknown(

@@ -252,6 +252,71 @@ def test_names_resolve_through_import_cycles_where_no_import_time_code_decides(
     assert isinstance(found, Unknown) and "cycle" in found.why, found
 
 
+def test_a_config_object_read_by_many_modules_and_changed_by_none_is_known(
+    tmp_path: Path,
+) -> None:
+    """More modules than a function's callers are looked for in may read a config module's
+    object: each is looked into, and none changing it leaves its value known; one that
+    sets an attribute of it makes it Unknown, naming the place."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/config.py": "class Config:\n"
+        "    def __init__(self, shape):\n"
+        "        self.shape = shape\n"
+        "CONFIG = Config((4, 2))\n",
+        "main.py": "from pkg.config import CONFIG\nx = CONFIG.shape",
+    }
+    for index in range(6):
+        files[f"pkg/reader{index}.py"] = (
+            "from pkg.config import CONFIG\ndef show():\n    return str(CONFIG.shape)\n"
+        )
+    write(tmp_path, files)
+    assert value(tmp_path / "main.py", (tmp_path,)) == (4, 2)
+    write(
+        tmp_path,
+        {"pkg/cli.py": "from pkg.config import CONFIG\nCONFIG.shape = (8, 2)\n"},
+    )
+    found = value(tmp_path / "main.py", (tmp_path,))
+    assert isinstance(found, Unknown) and "(cli.py:2)" in found.why, found
+
+
+@pytest.mark.parametrize(
+    "cli, rebinds",
+    [
+        ("from pkg import config\ndef main():\n    config.SHAPE = (8, 2)\n", True),
+        ("import pkg.config\nsetattr(pkg.config, 'SHAPE', (8, 2))\n", True),
+        (
+            "def override(module):\n    module.SHAPE = (8, 2)\n"
+            "from pkg import config\noverride(config)\n",
+            True,
+        ),
+        # another object's attribute of the same name
+        (
+            "from pkg import config\nclass Run:\n    def __init__(self):\n"
+            "        self.SHAPE = config.SHAPE\n",
+            False,
+        ),
+    ],
+)
+def test_a_module_constant_another_module_rebinds_is_unknown(
+    tmp_path: Path, cli: str, rebinds: bool
+) -> None:
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/config.py": "SHAPE = (4, 2)\n",
+            "pkg/cli.py": cli,
+            "main.py": "from pkg.config import SHAPE\nx = SHAPE",
+        },
+    )
+    found = value(tmp_path / "main.py", (tmp_path,))
+    if rebinds:
+        assert isinstance(found, Unknown) and "rebound" in found.why, found
+    else:
+        assert found == (4, 2)
+
+
 def test_namespace_packages_resolve_below_a_root(tmp_path: Path) -> None:
     write(
         tmp_path,

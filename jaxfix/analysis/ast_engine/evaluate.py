@@ -72,7 +72,12 @@ from typing import cast
 from jaxfix.analysis.ast_engine import arrays, device_shapes, jax_attributes, vocabulary
 from jaxfix.analysis.ast_engine.flow import Binding, Env, Flow
 from jaxfix.analysis.ast_engine.mutation import escaped_names, reads_only
-from jaxfix.analysis.ast_engine.project import Module, ModuleRef, Project
+from jaxfix.analysis.ast_engine.project import (
+    MAX_READER_MODULES,
+    Module,
+    ModuleRef,
+    Project,
+)
 from jaxfix.analysis.ast_engine.values import (
     Array,
     BoundMethod,
@@ -204,6 +209,8 @@ class Evaluator:
         self._flows: dict[tuple[ast.AST, Frame], Flow] = {}
         self._escaped: dict[Path, frozenset[str]] = {}
         self._read_by_callees: dict[tuple[Path, str], bool] = {}
+        # (module, name, receiver or "rebound") -> where another module may change it
+        self._changed: dict[tuple[object, ...], str | None] = {}
         self._calls: dict[tuple[object, ...], Value] = {}
         self._params: dict[tuple[ast.AST, str], Value] = {}
         # What is being evaluated, each with its place on the stack of questions.
@@ -774,6 +781,12 @@ class Evaluator:
             if filled is not None:
                 return filled
             return Unknown(f"`{name}` may be changed where it is used")
+        if isinstance(frame.scope, ast.Module) and self._unchangeable(value):
+            # `config.MESH_SHAPE = (8, 8)` in cli.py: the name itself rebound (a config
+            # object's or dict's stores are `_changed_elsewhere`'s)
+            where = self._rebound_elsewhere(module, name)
+            if where is not None:
+                return Unknown(f"`{name}` may be rebound in another module{where}")
         if isinstance(value, Namespace) or (
             isinstance(value, (ListValue, DictValue, Instance))
             and isinstance(frame.scope, ast.Module)
@@ -1110,9 +1123,14 @@ class Evaluator:
         (`config.probe.data = 4` in main.py): any module that may use `name` of this module
         and does more than read it (by its name or as a module's attribute); the use's place
         (` (cli.py:8)`, empty when the modules cannot all be read), None when there is none."""
-        found = self.project.candidate_files(name, module.path)
+        key = (module.path, name, receiver)
+        if key in self._changed:
+            return self._changed[key]
+        found = self.project.candidate_files(
+            name, module.path, limit=MAX_READER_MODULES
+        )
         if isinstance(found, Unknown):
-            return ""
+            return f" ({found.why})"
         for path in found:
             other = self.module(path)
             if isinstance(other, Unknown):
@@ -1132,6 +1150,65 @@ class Evaluator:
                     )
                 ):
                     return f" ({path.name}:{other.line(node)})"
+        self._changed[key] = None
+        return None
+
+    def _rebound_elsewhere(self, module: Module, name: str) -> str | None:
+        """A module's name bound to a value nothing changes in place (a number, a tuple) is
+        still rebound by another module's `mod.NAME = v` or `setattr(mod, "NAME", v)`: the
+        place (` (cli.py:8)`) of such a store on what may be this module, among the modules
+        that name it and its module; None when there is none, or when more modules than
+        `MAX_CALLER_MODULES` name it (not looked into, as before)."""
+        key = (module.path, name, "rebound")
+        if key in self._changed:
+            return self._changed[key]
+        found = self.project.candidate_files(name, module.path)
+        where: str | None = None
+        if not isinstance(found, Unknown):
+            for path in found:
+                other = self.module(path)
+                if isinstance(other, Unknown):
+                    where = ""
+                    break
+                at = self._store_on_module(other, module, name)
+                if at is not None:
+                    where = f" ({path.name}:{other.line(at)})"
+                    break
+        self._changed[key] = where
+        return where
+
+    def _store_on_module(
+        self, other: Module, module: Module, name: str
+    ) -> ast.AST | None:
+        """A store `x.NAME = ...` (or `setattr(x, "NAME", ...)`) in `other` whose `x` may be
+        `module` (its value is that module, or not known)."""
+        targets: list[tuple[ast.AST, ast.expr]] = [
+            (store, store.value) for store in other.attribute_stores(name)
+        ]
+        if "setattr" in other.loads_by_name:
+            targets.extend(
+                (call, call.args[0])
+                for call in other.calls
+                if isinstance(call.func, ast.Name)
+                and call.func.id == "setattr"
+                and len(call.args) >= 2
+                and not (
+                    isinstance(call.args[1], ast.Constant)
+                    and call.args[1].value != name
+                )
+            )
+        for at, base in targets:
+            value = self.value(other, base, self.frame_at(other, base))
+            if isinstance(value, ModuleValue):
+                if value.path == module.path:
+                    return at
+            elif isinstance(value, Unknown) and not isinstance(value, Foreign):
+                if isinstance(at, ast.Attribute) and isinstance(base, ast.Name):
+                    bindings = self.reaching(other, base)
+                    if bindings and all(b.kind == "param" for b in bindings):
+                        if base.id in ("self", "cls"):
+                            continue  # an object's own attribute, not a module's
+                return at
         return None
 
     def _changing_use(
@@ -1704,10 +1781,22 @@ class Evaluator:
                         continue
                 return Unknown(f"`{name}` is used other than called at {where}")
         if is_init and isinstance(parent, ast.ClassDef):
-            made = self._made_by_classmethods(module, parent, function, 0)
-            if made is None:
-                return Unknown(f"`cls` of a class method of `{name}` is used otherwise")
-            found.extend(made)
+            # `cls(...)` in a class method of the class or of a base it inherits one from
+            klass = Class(parent, module.path, self.frame_at(module, parent))
+            for owner in self._mro(klass):
+                owner_module = self.module(owner.path)
+                made = (
+                    self._made_by_classmethods(
+                        owner_module, owner.node, Function(function, module.path), 0
+                    )
+                    if isinstance(owner_module, Module)
+                    else None
+                )
+                if made is None:
+                    return Unknown(
+                        f"`cls` of a class method of `{owner.node.name}` is used otherwise"
+                    )
+                found.extend(made)
         return found
 
     def _made_otherwise(
@@ -1737,7 +1826,12 @@ class Evaluator:
             and isinstance(parent.ctx, ast.Load)
             and not parent.attr.startswith("__")
         ):
-            return []  # `A.from_config`, `A.NAME`: the class methods' own `cls(...)` calls
+            # `A.from_config`, `A.NAME`: what builds an object is a class method's `cls(...)`,
+            # found in the class bodies, where every base is of the tree
+            cls = self.value(module, use, self.frame_at(module, use))
+            if isinstance(cls, Class) and self._bases_of_the_tree(cls):
+                return []
+            return None
         if isinstance(parent, ast.ClassDef) and use in parent.bases:
             return self._subclass_made(module, parent, use, init, depth)
         if isinstance(parent, ast.Call) and (
@@ -1853,19 +1947,22 @@ class Evaluator:
                         return None  # `super(Other, self)`: another class's next
                     found.append((module, node, init))  # type: ignore[arg-type]  # a call
             return found
-        made = self._made_by_classmethods(module, klass, None, depth + 1)
+        made = self._made_by_classmethods(module, klass, init, depth + 1)
         if made is None:
             return None
         found.extend(made)
-        # the base's class methods called on the subclass (`B.from_config(cfg)`)
+        # the bases' class methods called on the subclass (`B.from_config(cfg)`)
         base = self.value(module, use, self.frame_at(module, klass))
-        base_module = self.module(base.path) if isinstance(base, Class) else None
-        if not isinstance(base_module, Module):
+        if not isinstance(base, Class):
             return None
-        made = self._made_by_classmethods(base_module, base.node, init.node, depth + 1)  # type: ignore[union-attr,arg-type]  # a Class of the tree
-        if made is None:
-            return None
-        found.extend(made)
+        for owner in self._mro(base):
+            owner_module = self.module(owner.path)
+            if not isinstance(owner_module, Module):
+                return None
+            made = self._made_by_classmethods(owner_module, owner.node, init, depth + 1)
+            if made is None:
+                return None
+            found.extend(made)
         others = self.project.candidate_files(klass.name, module.path)
         if isinstance(others, Unknown):
             return None
@@ -1889,15 +1986,12 @@ class Evaluator:
         return found
 
     def _made_by_classmethods(
-        self,
-        module: Module,
-        klass: ast.ClassDef,
-        init: ast.FunctionDef | ast.AsyncFunctionDef | None,
-        depth: int,
+        self, module: Module, klass: ast.ClassDef, init: Function, depth: int
     ) -> list[tuple[Module, ast.Call, Function | None]] | None:
         """The `cls(...)` calls of `klass`'s own class methods (`cls` read only to be called,
-        to read an attribute, or passed on as `_made_otherwise` follows); [] where there is
-        none. `init`: the `__init__` they run (None: found from the class's base)."""
+        to read an attribute, or passed on as `_made_otherwise` follows), each taken as a
+        call of `init` (it may build a subclass, which runs another `__init__`: its arguments
+        are only among those `init` may get); [] where there is none."""
         found: list[tuple[Module, ast.Call, Function | None]] = []
         for method in klass.body:
             if not isinstance(
@@ -1908,39 +2002,23 @@ class Evaluator:
             if not params:
                 continue
             cls = params[0].arg
-            reads = [
-                n
-                for n in module.loads_by_name.get(cls, ())
-                if isinstance(n, ast.Name) and module.is_within(n, method)
-            ]
-            if not reads:
-                continue
-            target = init
-            if target is None:
-                base = self._init_of_base(module, klass)
-                if base is None:
-                    return None
-                found_init = base
-            else:
-                found_init = Function(target, module.path)
-            for read in reads:
+            for read in module.loads_by_name.get(cls, ()):
+                if not isinstance(read, ast.Name) or not module.is_within(read, method):
+                    continue
                 bindings = self.reaching(module, read)
                 if not bindings or any(b.node is not params[0] for b in bindings):
                     return None  # `cls` rebound, or read in code nested in the method
-                made = self._made_otherwise(module, read, found_init, depth + 1)
+                made = self._made_otherwise(module, read, init, depth + 1)
                 if made is None:
                     return None
                 found.extend(made)
         return found
 
-    def _init_of_base(self, module: Module, klass: ast.ClassDef) -> Function | None:
-        """The `__init__` of `klass`'s one base of the tree, defined in that base's body."""
-        if len(klass.bases) != 1:
-            return None
-        base = self.value(module, klass.bases[0], self.frame_at(module, klass))
-        if not isinstance(base, Class):
-            return None
-        return _function_of(base, True)
+    def _bases_of_the_tree(self, cls: Class) -> bool:
+        """Whether every class `cls` derives from is of the tree, in one chain (its class
+        methods are all in bodies jaxfix reads)."""
+        chain = self._mro(cls)
+        return not chain[-1].node.bases
 
     def _made_by_callee(
         self,
