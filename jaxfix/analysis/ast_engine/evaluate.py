@@ -56,6 +56,20 @@ are different functions or APIs
 (`set_mesh = jax.set_mesh if hasattr(jax, "set_mesh") else jax.sharding.use_mesh`, `OneOf`), a
 call of it is evaluated once per side and is known when every side gives the same value
 (`set_mesh(m)` and `use_mesh(m)` the same context when entered). JAX values: vocabulary.py.
+Modules: a function body reads a module's names after every import has finished, so through an
+import cycle (`from pkg import config` in pkg/__init__.py and in the modules it imports) a
+submodule the package binds only by importing it is that submodule, and a function or class
+defined once at a module's top is that definition; other cycles stay Unknown. A config
+module's object or dict read by up to 32 modules is known when none of them changes it; a
+module's number or tuple is Unknown where another module rebinds it (`config.MESH_SHAPE =
+...`, `setattr(config, "MESH_SHAPE", ...)`). A class's `__init__` gets its parameters from
+every call that builds an object of it: by its name, through a function of the tree it is
+passed to (`build(ModelCls, cfg)`, `cls(cfg)` there), a module's registry dict read by a key
+(entries of another known key left out), `cls = A if f else B`, a function returning it, a
+subclass (its constructions when it adds no `__init__`, its `super().__init__(...)` when it
+adds one and may be built), a class method's `cls(...)` (inherited ones included); an
+annotation, `isinstance` or an `except` builds nothing; any other use (kept in an attribute,
+a base outside the tree) leaves them Unknown.
 """
 
 from __future__ import annotations
