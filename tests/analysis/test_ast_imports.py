@@ -4,6 +4,7 @@ questions)."""
 
 from __future__ import annotations
 
+import ast
 import sys
 from pathlib import Path
 
@@ -250,6 +251,36 @@ def test_names_resolve_through_import_cycles_where_no_import_time_code_decides(
     write(tmp_path, {"main.py": "from other import serving\nx = serving.SHAPE"})
     found = value(tmp_path / "main.py", (tmp_path,))
     assert isinstance(found, Unknown) and "cycle" in found.why, found
+
+
+def test_a_parameter_takes_what_callers_through_a_package_re_export_pass(
+    tmp_path: Path,
+) -> None:
+    """`pkg.f(x)`, where pkg/__init__.py re-exports `f` from a submodule the caller never
+    names, is one of `f`'s calls: looked for in the modules naming the package."""
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from pkg.stages import scale\n",
+            "pkg/stages.py": "def scale(shape):\n    return shape\n",
+            "main.py": "import pkg\npkg.scale((4, 2))\n",
+            "other.py": "from pkg import scale\nscale((8, 2))\n",
+        },
+    )
+    engine, module = of_file(tmp_path / "pkg/stages.py", (tmp_path,))
+    function = module.tree.body[0]
+    assert isinstance(function, ast.FunctionDef)
+    returned = function.body[0]
+    assert isinstance(returned, ast.Return) and returned.value is not None
+    found = engine.value_of(module, returned.value)
+    assert isinstance(found, Unknown) and "different" in found.why, found
+    write(tmp_path, {"other.py": "from pkg import scale\nscale((4, 2))\n"})
+    engine, module = of_file(tmp_path / "pkg/stages.py", (tmp_path,))
+    function = module.tree.body[0]
+    assert isinstance(function, ast.FunctionDef)
+    returned = function.body[0]
+    assert isinstance(returned, ast.Return) and returned.value is not None
+    assert engine.value_of(module, returned.value) == (4, 2)
 
 
 def test_a_config_object_read_by_many_modules_and_changed_by_none_is_known(

@@ -795,9 +795,14 @@ class Evaluator:
             if filled is not None:
                 return filled
             return Unknown(f"`{name}` may be changed where it is used")
-        if isinstance(frame.scope, ast.Module) and self._unchangeable(value):
+        if (
+            isinstance(frame.scope, ast.Module)
+            and module.path != self.project.current
+            and self._unchangeable(value)
+        ):
             # `config.MESH_SHAPE = (8, 8)` in cli.py: the name itself rebound (a config
-            # object's or dict's stores are `_changed_elsewhere`'s)
+            # object's or dict's stores are `_changed_elsewhere`'s); asked of another
+            # module's names (the checked module's own are read where it runs)
             where = self._rebound_elsewhere(module, name)
             if where is not None:
                 return Unknown(f"`{name}` may be rebound in another module{where}")

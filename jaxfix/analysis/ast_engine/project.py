@@ -410,7 +410,9 @@ class Project:
         self._given: dict[Path, bytes] = {}
         self._given_words: dict[Path, set[bytes]] = {}  # made once per given source
         self._given_as_read: dict[Path, bool] = {}  # given the bytes the index read
-        self._holding: dict[tuple[str, Path, bool], tuple[list[Path], Lookup]] = {}
+        self._holding: dict[
+            tuple[str, Path, bool], tuple[list[Path], tuple[Lookup, ...]]
+        ] = {}
         # word -> the files holding it: one path, or a tuple of them (most words are in one
         # file: a list per word took a third of the index's memory)
         self._word_index: dict[bytes, Path | tuple[Path, ...]] | None = None
@@ -576,32 +578,59 @@ class Project:
         cached = self._holding.get(key)
         if cached is None:
             stem = near.parent.name if near.name == "__init__.py" else near.stem
-            wanted = [needle.encode(), *(split_words(stem) if imported else ())]
-            holders = {
-                path
-                for path in self._holders(wanted)
-                if path not in self._given or self._as_read(path)
-            }
-            holders.update(
-                path
-                for path in self._given
-                if not self._as_read(path)
-                and all(word in self._words_given(path) for word in wanted)
-            )
-            lookup = Lookup(
-                tuple(w.decode("utf-8", "surrogateescape") for w in wanted),
-                frozenset(holders),
-            )
+            holders, lookup = self._holding_words(needle, stem if imported else None)
+            lookups = [lookup]
+            if imported:
+                # a package above the module may re-export the name (`from .m import f` in
+                # pkg/__init__.py): who reads it as `pkg.f` need not name the module
+                packages = {near.parent} if near.name == "__init__.py" else set()
+                searched = set(packages)
+                while True:
+                    above = {
+                        p.parent
+                        for p in holders
+                        if p.name == "__init__.py"
+                        and p.parent in near.parents
+                        and p.parent not in searched
+                    }
+                    if not above:
+                        break
+                    for package in sorted(above):
+                        searched.add(package)
+                        more, lookup = self._holding_words(needle, package.name)
+                        holders |= more
+                        lookups.append(lookup)
             paths = sorted(
                 (p for p in holders if p != near),
                 key=lambda p: (self._order.get(p, len(self._order)), str(p)),
             )
-            cached = self._holding[key] = (paths, lookup)
-        self.record.lookups.add(cached[1])
+            cached = self._holding[key] = (paths, tuple(lookups))
+        self.record.lookups.update(cached[1])
         paths = cached[0]
         if len(paths) > limit:
             return Unknown(f"{len(paths)} modules may use `{needle}`")
         return paths
+
+    def _holding_words(self, needle: str, stem: str | None) -> tuple[set[Path], Lookup]:
+        """The run's files holding the word `needle` and the words of `stem` (a module's
+        name; None: no more), and the search as recorded."""
+        wanted = [needle.encode(), *(split_words(stem) if stem is not None else ())]
+        holders = {
+            path
+            for path in self._holders(wanted)
+            if path not in self._given or self._as_read(path)
+        }
+        holders.update(
+            path
+            for path in self._given
+            if not self._as_read(path)
+            and all(word in self._words_given(path) for word in wanted)
+        )
+        lookup = Lookup(
+            tuple(w.decode("utf-8", "surrogateescape") for w in wanted),
+            frozenset(holders),
+        )
+        return holders, lookup
 
     def _as_read(self, path: Path) -> bool:
         """Whether the source given for `path` is what the word index read there (the run
