@@ -4,6 +4,7 @@ questions)."""
 
 from __future__ import annotations
 
+import ast
 import sys
 from pathlib import Path
 
@@ -210,6 +211,141 @@ def test_import_cycle_and_unparsable_module_are_unknown(tree: Path) -> None:
         write(tree, {"main.py": f"from app.{source} import X\nx = X"})
         found = value(tree / "main.py", (tree,))
         assert isinstance(found, Unknown) and why in found.why, (source, found)
+
+
+def test_names_resolve_through_import_cycles_where_no_import_time_code_decides(
+    tmp_path: Path,
+) -> None:
+    """A function body reads a module's names after every import has finished: through a
+    cycle, a submodule the package binds only by importing it (`from pkg import config` in
+    pkg/__init__.py, and in the modules it imports) is that submodule, and a function
+    defined once at a module's top is that function. A cycle of values stays Unknown (here
+    through a package that binds a submodule's name to another submodule)."""
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from pkg import config\n"
+            "from pkg import meshes\n"
+            "if config.ABSTRACT:\n"
+            "    from pkg.meshes import make as make_mesh\n",
+            "pkg/config.py": "ABSTRACT = True\nSHAPE = (4, 2)\n",
+            "pkg/meshes.py": "from pkg import config\n"
+            "import pkg\n"
+            "def make():\n"
+            "    return config.SHAPE\n"
+            "def again():\n"
+            "    return pkg.make_mesh()\n",
+            "other/__init__.py": "from other import config\n"
+            "from other import serving as config\n",
+            "other/config.py": "SHAPE = (4, 2)\n",
+            "other/serving.py": "from other import config\nSHAPE = config.SHAPE\n",
+        },
+    )
+    for source, expected in [
+        ("import pkg\nx = pkg.make_mesh()", (4, 2)),
+        ("from pkg import meshes\nx = meshes.again()", (4, 2)),
+        ("from pkg import config\nx = config.SHAPE", (4, 2)),
+    ]:
+        write(tmp_path, {"main.py": source})
+        assert value(tmp_path / "main.py", (tmp_path,)) == expected, source
+    write(tmp_path, {"main.py": "from other import serving\nx = serving.SHAPE"})
+    found = value(tmp_path / "main.py", (tmp_path,))
+    assert isinstance(found, Unknown) and "cycle" in found.why, found
+
+
+def test_a_parameter_takes_what_callers_through_a_package_re_export_pass(
+    tmp_path: Path,
+) -> None:
+    """`pkg.f(x)`, where pkg/__init__.py re-exports `f` from a submodule the caller never
+    names, is one of `f`'s calls: looked for in the modules naming the package."""
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from pkg.stages import scale\n",
+            "pkg/stages.py": "def scale(shape):\n    return shape\n",
+            "main.py": "import pkg\npkg.scale((4, 2))\n",
+            "other.py": "from pkg import scale\nscale((8, 2))\n",
+        },
+    )
+    engine, module = of_file(tmp_path / "pkg/stages.py", (tmp_path,))
+    function = module.tree.body[0]
+    assert isinstance(function, ast.FunctionDef)
+    returned = function.body[0]
+    assert isinstance(returned, ast.Return) and returned.value is not None
+    found = engine.value_of(module, returned.value)
+    assert isinstance(found, Unknown) and "different" in found.why, found
+    write(tmp_path, {"other.py": "from pkg import scale\nscale((4, 2))\n"})
+    engine, module = of_file(tmp_path / "pkg/stages.py", (tmp_path,))
+    function = module.tree.body[0]
+    assert isinstance(function, ast.FunctionDef)
+    returned = function.body[0]
+    assert isinstance(returned, ast.Return) and returned.value is not None
+    assert engine.value_of(module, returned.value) == (4, 2)
+
+
+def test_a_config_object_read_by_many_modules_and_changed_by_none_is_known(
+    tmp_path: Path,
+) -> None:
+    """More modules than a function's callers are looked for in may read a config module's
+    object: each is looked into, and none changing it leaves its value known; one that
+    sets an attribute of it makes it Unknown, naming the place."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/config.py": "class Config:\n"
+        "    def __init__(self, shape):\n"
+        "        self.shape = shape\n"
+        "CONFIG = Config((4, 2))\n",
+        "main.py": "from pkg.config import CONFIG\nx = CONFIG.shape",
+    }
+    for index in range(6):
+        files[f"pkg/reader{index}.py"] = (
+            "from pkg.config import CONFIG\ndef show():\n    return str(CONFIG.shape)\n"
+        )
+    write(tmp_path, files)
+    assert value(tmp_path / "main.py", (tmp_path,)) == (4, 2)
+    write(
+        tmp_path,
+        {"pkg/cli.py": "from pkg.config import CONFIG\nCONFIG.shape = (8, 2)\n"},
+    )
+    found = value(tmp_path / "main.py", (tmp_path,))
+    assert isinstance(found, Unknown) and "(cli.py:2)" in found.why, found
+
+
+@pytest.mark.parametrize(
+    "cli, rebinds",
+    [
+        ("from pkg import config\ndef main():\n    config.SHAPE = (8, 2)\n", True),
+        ("import pkg.config\nsetattr(pkg.config, 'SHAPE', (8, 2))\n", True),
+        (
+            "def override(module):\n    module.SHAPE = (8, 2)\n"
+            "from pkg import config\noverride(config)\n",
+            True,
+        ),
+        # another object's attribute of the same name
+        (
+            "from pkg import config\nclass Run:\n    def __init__(self):\n"
+            "        self.SHAPE = config.SHAPE\n",
+            False,
+        ),
+    ],
+)
+def test_a_module_constant_another_module_rebinds_is_unknown(
+    tmp_path: Path, cli: str, rebinds: bool
+) -> None:
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/config.py": "SHAPE = (4, 2)\n",
+            "pkg/cli.py": cli,
+            "main.py": "from pkg.config import SHAPE\nx = SHAPE",
+        },
+    )
+    found = value(tmp_path / "main.py", (tmp_path,))
+    if rebinds:
+        assert isinstance(found, Unknown) and "rebound" in found.why, found
+    else:
+        assert found == (4, 2)
 
 
 def test_namespace_packages_resolve_below_a_root(tmp_path: Path) -> None:

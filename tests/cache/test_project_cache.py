@@ -116,10 +116,10 @@ def test_an_edit_to_the_imported_module_invalidates_its_importers(
 
 def test_the_cache_entry_lists_the_imported_module(project):
     check("-j", "1", "pkg")
-    entries = [
+    entries = [  # the results (not the run's file list, nor what had settled)
         p
         for p in (project / ".jaxfix_cache").iterdir()
-        if not p.name.startswith((".", "CACHEDIR"))
+        if not p.name.startswith((".", "CACHEDIR", "files-", "settled-"))
     ]
     recorded = {
         json.loads(e.read_bytes().split(b"\n", 2)[2])["path"]: json.loads(
@@ -129,7 +129,10 @@ def test_the_cache_entry_lists_the_imported_module(project):
     }
     meshes = str((project / "pkg" / "meshes.py").resolve())
     main = recorded[str(project / "pkg" / "main.py")]
-    assert [path for path, digest, _ in main if len(digest) == 64] == [meshes]
+    # meshes.py, and relative.py, the other module naming INNER and meshes: read to prove it
+    # does not rebind `meshes.INNER`
+    relative = str((project / "pkg" / "relative.py").resolve())
+    assert [path for path, digest, _ in main if len(digest) == 64] == [meshes, relative]
     looked_at = {path: digest for path, digest, _ in main if len(digest) != 64}
     assert looked_at[meshes] == "file", (
         "where the import was found is part of the answer"
@@ -150,7 +153,8 @@ def test_in_process_and_workers_give_identical_results(project, monkeypatch):
     contents = [
         d for d in by_name["main.py"].dependencies if d.digest not in PATH_STATES
     ]
-    assert [d.path.name for d in contents] == ["meshes.py"]
+    # relative.py also names INNER and meshes: read to prove it does not rebind it
+    assert [d.path.name for d in contents] == ["meshes.py", "relative.py"]
     assert contents[0].digest is not None
 
 

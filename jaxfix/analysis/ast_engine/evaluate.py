@@ -56,6 +56,20 @@ are different functions or APIs
 (`set_mesh = jax.set_mesh if hasattr(jax, "set_mesh") else jax.sharding.use_mesh`, `OneOf`), a
 call of it is evaluated once per side and is known when every side gives the same value
 (`set_mesh(m)` and `use_mesh(m)` the same context when entered). JAX values: vocabulary.py.
+Modules: a function body reads a module's names after every import has finished, so through an
+import cycle (`from pkg import config` in pkg/__init__.py and in the modules it imports) a
+submodule the package binds only by importing it is that submodule, and a function or class
+defined once at a module's top is that definition; other cycles stay Unknown. A config
+module's object or dict read by up to 32 modules is known when none of them changes it; a
+module's number or tuple is Unknown where another module rebinds it (`config.MESH_SHAPE =
+...`, `setattr(config, "MESH_SHAPE", ...)`). A class's `__init__` gets its parameters from
+every call that builds an object of it: by its name, through a function of the tree it is
+passed to (`build(ModelCls, cfg)`, `cls(cfg)` there), a module's registry dict read by a key
+(entries of another known key left out), `cls = A if f else B`, a function returning it, a
+subclass (its constructions when it adds no `__init__`, its `super().__init__(...)` when it
+adds one and may be built), a class method's `cls(...)` (inherited ones included); an
+annotation, `isinstance` or an `except` builds nothing; any other use (kept in an attribute,
+a base outside the tree) leaves them Unknown.
 """
 
 from __future__ import annotations
@@ -72,7 +86,12 @@ from typing import cast
 from jaxfix.analysis.ast_engine import arrays, device_shapes, jax_attributes, vocabulary
 from jaxfix.analysis.ast_engine.flow import Binding, Env, Flow
 from jaxfix.analysis.ast_engine.mutation import escaped_names, reads_only
-from jaxfix.analysis.ast_engine.project import Module, ModuleRef, Project
+from jaxfix.analysis.ast_engine.project import (
+    MAX_READER_MODULES,
+    Module,
+    ModuleRef,
+    Project,
+)
 from jaxfix.analysis.ast_engine.values import (
     Array,
     BoundMethod,
@@ -183,6 +202,9 @@ _EAGER_CONSUMERS = tuple(
 )
 
 _NO_CUT = sys.maxsize
+# How many steps (a subclass, a registry, a parameter, a name, a result) a class used as a
+# value is followed to the calls that build its objects.
+_MAX_CLASS_HOPS = 8
 
 CurrentMesh = Callable[[Module, ast.AST, Frame], Value]
 
@@ -201,6 +223,8 @@ class Evaluator:
         self._flows: dict[tuple[ast.AST, Frame], Flow] = {}
         self._escaped: dict[Path, frozenset[str]] = {}
         self._read_by_callees: dict[tuple[Path, str], bool] = {}
+        # (module, name, receiver or "rebound") -> where another module may change it
+        self._changed: dict[tuple[object, ...], str | None] = {}
         self._calls: dict[tuple[object, ...], Value] = {}
         self._params: dict[tuple[ast.AST, str], Value] = {}
         # What is being evaluated, each with its place on the stack of questions.
@@ -646,6 +670,11 @@ class Evaluator:
         frame = Frame(module.tree, module.path, ())
         key = ("module attribute", ref.path, name)
         if key in self._active:
+            # asked again while its module's code is being followed (an import cycle:
+            # `from pkg import sub` in pkg/__init__.py, a.py and b.py importing each other)
+            found = self._bound_whatever_runs(module, ref, name)
+            if found is not None:
+                return found
             self.cut(key)
             return Unknown(f"an import cycle through `{name}`")
         if _assigned_by_global(module, name):
@@ -665,6 +694,69 @@ class Evaluator:
             if sub is not None:
                 return ModuleValue(sub.path, sub.directory)
         return Unknown(f"`{name}` is not bound in {ref.path.name}")
+
+    def _bound_whatever_runs(
+        self, module: Module, ref: ModuleValue, name: str
+    ) -> Value | None:
+        """`module.name` where following the module's code meets this very question (an
+        import cycle), when what the name denotes once the module has run does not depend on
+        which of its code ran: a function or class defined once, at the top of the module, with
+        no decorator and nothing else binding the name; a submodule `pkg.name` that the
+        package binds to the name only by importing it (`from pkg import name`, `from . import
+        name`: Python imports the submodule there, whoever asks first). A function body reads
+        a module's names after every import has finished, so the cycle changes nothing for
+        them. None otherwise (the cycle stays an Unknown)."""
+        if name in module.declared_global:
+            return None
+        tree = module.tree
+        defined = [
+            s
+            for s in tree.body
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and s.name == name
+        ]
+        local, plain = module.scope_names(tree)
+        if name in plain and len(defined) == 1 and not defined[0].decorator_list:
+            if (
+                sum(
+                    1
+                    for node in module.parents
+                    if isinstance(
+                        node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+                    )
+                    and node.name == name
+                    and module.scope_of(node) is tree
+                )
+                != 1
+            ):
+                return None
+            frame = Frame(tree, module.path, ())
+            node = defined[0]
+            if isinstance(node, ast.ClassDef):
+                return Class(node, module.path, frame)
+            return Function(node, module.path, frame)
+        if ref.directory is None or module.has_star_import:
+            return None
+        sub = self.project.submodule(ModuleRef(ref.path, ref.directory), name)
+        if sub is None or name not in local:
+            return None
+        for binder in module.parents:
+            if module.scope_of(binder) is not tree or not _binds_name(binder, name):
+                continue
+            statement = module.parents.get(binder)
+            if not (
+                isinstance(binder, ast.alias)
+                and binder.name == name
+                and binder.asname in (None, name)
+                and isinstance(statement, ast.ImportFrom)
+            ):
+                return None
+            source = self.project.find(
+                statement.module or "", statement.level, module.path
+            )
+            if isinstance(source, Unknown) or source.path != ref.path:
+                return None
+        return ModuleValue(sub.path, sub.directory)
 
     def flow(self, module: Module, frame: Frame) -> Flow:
         key = (frame.scope, frame)
@@ -703,6 +795,17 @@ class Evaluator:
             if filled is not None:
                 return filled
             return Unknown(f"`{name}` may be changed where it is used")
+        if (
+            isinstance(frame.scope, ast.Module)
+            and module.path != self.project.current
+            and self._unchangeable(value)
+        ):
+            # `config.MESH_SHAPE = (8, 8)` in cli.py: the name itself rebound (a config
+            # object's or dict's stores are `_changed_elsewhere`'s); asked of another
+            # module's names (the checked module's own are read where it runs)
+            where = self._rebound_elsewhere(module, name)
+            if where is not None:
+                return Unknown(f"`{name}` may be rebound in another module{where}")
         if isinstance(value, Namespace) or (
             isinstance(value, (ListValue, DictValue, Instance))
             and isinstance(frame.scope, ast.Module)
@@ -1039,9 +1142,14 @@ class Evaluator:
         (`config.probe.data = 4` in main.py): any module that may use `name` of this module
         and does more than read it (by its name or as a module's attribute); the use's place
         (` (cli.py:8)`, empty when the modules cannot all be read), None when there is none."""
-        found = self.project.candidate_files(name, module.path)
+        key = (module.path, name, receiver)
+        if key in self._changed:
+            return self._changed[key]
+        found = self.project.candidate_files(
+            name, module.path, limit=MAX_READER_MODULES
+        )
         if isinstance(found, Unknown):
-            return ""
+            return f" ({found.why})"
         for path in found:
             other = self.module(path)
             if isinstance(other, Unknown):
@@ -1061,6 +1169,65 @@ class Evaluator:
                     )
                 ):
                     return f" ({path.name}:{other.line(node)})"
+        self._changed[key] = None
+        return None
+
+    def _rebound_elsewhere(self, module: Module, name: str) -> str | None:
+        """A module's name bound to a value nothing changes in place (a number, a tuple) is
+        still rebound by another module's `mod.NAME = v` or `setattr(mod, "NAME", v)`: the
+        place (` (cli.py:8)`) of such a store on what may be this module, among the modules
+        that name it and its module; None when there is none, or when more modules than
+        `MAX_CALLER_MODULES` name it (not looked into, as before)."""
+        key = (module.path, name, "rebound")
+        if key in self._changed:
+            return self._changed[key]
+        found = self.project.candidate_files(name, module.path)
+        where: str | None = None
+        if not isinstance(found, Unknown):
+            for path in found:
+                other = self.module(path)
+                if isinstance(other, Unknown):
+                    where = ""
+                    break
+                at = self._store_on_module(other, module, name)
+                if at is not None:
+                    where = f" ({path.name}:{other.line(at)})"
+                    break
+        self._changed[key] = where
+        return where
+
+    def _store_on_module(
+        self, other: Module, module: Module, name: str
+    ) -> ast.AST | None:
+        """A store `x.NAME = ...` (or `setattr(x, "NAME", ...)`) in `other` whose `x` may be
+        `module` (its value is that module, or not known)."""
+        targets: list[tuple[ast.AST, ast.expr]] = [
+            (store, store.value) for store in other.attribute_stores(name)
+        ]
+        if "setattr" in other.loads_by_name:
+            targets.extend(
+                (call, call.args[0])
+                for call in other.calls
+                if isinstance(call.func, ast.Name)
+                and call.func.id == "setattr"
+                and len(call.args) >= 2
+                and not (
+                    isinstance(call.args[1], ast.Constant)
+                    and call.args[1].value != name
+                )
+            )
+        for at, base in targets:
+            value = self.value(other, base, self.frame_at(other, base))
+            if isinstance(value, ModuleValue):
+                if value.path == module.path:
+                    return at
+            elif isinstance(value, Unknown) and not isinstance(value, Foreign):
+                if isinstance(at, ast.Attribute) and isinstance(base, ast.Name):
+                    bindings = self.reaching(other, base)
+                    if bindings and all(b.kind == "param" for b in bindings):
+                        if base.id in ("self", "cls"):
+                            continue  # an object's own attribute, not a module's
+                return at
         return None
 
     def _changing_use(
@@ -1176,7 +1343,11 @@ class Evaluator:
             if init is None:
                 return False
             callee, shift = init, 1
-        if not isinstance(callee, Function) or callee.wrapped_by not in (None, "jit"):
+        if not isinstance(callee, Function) or callee.wrapped_by not in (
+            None,
+            "jit",
+            *(("classmethod",) if shift else ()),  # `cls.from_config(config)`
+        ):
             return False
         a = callee.node.args
         params = [p.arg for p in (*a.posonlyargs, *a.args)]
@@ -1384,7 +1555,9 @@ class Evaluator:
         for caller, call, callee in calls:
             if callee is None:
                 return Unknown(f"`{function.name}` is called through a decorator")
-            bound = self._arguments(caller, call, callee, self.frame_at(caller, call))
+            bound = self._arguments(
+                caller, call, callee, self.frame_at(caller, call), wanted=arg.arg
+            )
             if isinstance(bound, Unknown):
                 return bound
             given = dict(bound)
@@ -1619,7 +1792,380 @@ class Evaluator:
                 if runs is not None:  # `self.attr = jax.jit(self.f)`; `self.attr(x)`
                     found.extend((other, run, target) for run in runs)
                     continue
+                if is_init and target is not None:
+                    # the class used as a value: passed, a base, a registry's entry
+                    made = self._made_otherwise(other, cast(ast.expr, use), target, 0)
+                    if made is not None:
+                        found.extend(made)
+                        continue
                 return Unknown(f"`{name}` is used other than called at {where}")
+        if is_init and isinstance(parent, ast.ClassDef):
+            # `cls(...)` in a class method of the class or of a base it inherits one from
+            klass = Class(parent, module.path, self.frame_at(module, parent))
+            for owner in self._mro(klass):
+                owner_module = self.module(owner.path)
+                made = (
+                    self._made_by_classmethods(
+                        owner_module, owner.node, Function(function, module.path), 0
+                    )
+                    if isinstance(owner_module, Module)
+                    else None
+                )
+                if made is None:
+                    return Unknown(
+                        f"`cls` of a class method of `{owner.node.name}` is used otherwise"
+                    )
+                found.extend(made)
+        return found
+
+    def _made_otherwise(
+        self, module: Module, use: ast.expr, init: Function, depth: int
+    ) -> list[tuple[Module, ast.Call, Function | None]] | None:
+        """The calls that build an object of a class through `use`, a read of the class
+        other than its call: none where it only names the class (an annotation, the class
+        of `isinstance`, an `except`, an attribute such as a class method: its own `cls(...)`
+        calls are the class's); the constructions of a subclass that adds no `__init__`
+        (`class B(A): ...`); the calls of the parameter of a function of the tree it is
+        passed to (`build(A, cfg)`, `cls(cfg)` in `build`); the calls `TABLE[key](...)` of a
+        module's dict literal holding it (`MODELS = {"a": A}`), its only uses. Each call
+        may build another class too (another caller's class, another entry): its arguments
+        are among those the class's `__init__` may get. None where the class may be used
+        otherwise (kept, changed): its constructions are not all known. `depth`: the hops
+        followed so far (a bound: past `_MAX_CLASS_HOPS`, not known)."""
+        if depth > _MAX_CLASS_HOPS:
+            return None
+        parent = module.parents.get(use)
+        if _names_a_class_only(module, use):
+            return []
+        if isinstance(parent, ast.Call) and parent.func is use:
+            return [(module, parent, init)]
+        if (
+            isinstance(parent, ast.Attribute)
+            and parent.value is use
+            and isinstance(parent.ctx, ast.Load)
+            and not parent.attr.startswith("__")
+        ):
+            # `A.from_config`, `A.NAME`: what builds an object is a class method's `cls(...)`,
+            # found in the class bodies, where every base is of the tree
+            cls = self.value(module, use, self.frame_at(module, use))
+            if isinstance(cls, Class) and self._bases_of_the_tree(cls):
+                return []
+            return None
+        if isinstance(parent, ast.ClassDef) and use in parent.bases:
+            return self._subclass_made(module, parent, use, init, depth)
+        if isinstance(parent, ast.Call) and (
+            use in parent.args or any(k.value is use for k in parent.keywords)
+        ):
+            return self._made_by_callee(module, parent, use, init, depth)
+        if isinstance(parent, ast.Dict) and use in parent.values:
+            return self._made_from_table(module, parent, use, init, depth)
+        if isinstance(parent, ast.IfExp) and use is not parent.test:
+            # `cls = A if flag else B`: what the choice is used as
+            return self._made_otherwise(module, parent, init, depth + 1)
+        if (
+            isinstance(parent, ast.Assign)
+            and parent.value is use
+            and len(parent.targets) == 1
+            and isinstance(parent.targets[0], ast.Name)
+        ):
+            return self._made_through_name(module, parent, init, depth)
+        if isinstance(parent, ast.Return) and parent.value is use:
+            return self._made_through_result(module, parent, init, depth)
+        return None
+
+    def _made_through_name(
+        self, module: Module, statement: ast.Assign, init: Function, depth: int
+    ) -> list[tuple[Module, ast.Call, Function | None]] | None:
+        """`cls = A` in a function: every read of `cls` in the function (none in code nested
+        in it, the name not `global` or `nonlocal`), each followed as `_made_otherwise`
+        does (a read that sees another binding too is counted: its call may build `A`)."""
+        scope = module.scope_of(statement)
+        target = statement.targets[0]
+        assert isinstance(target, ast.Name)
+        if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        if target.id in module.declared_global or any(
+            isinstance(n, ast.Nonlocal) and target.id in n.names
+            for n in ast.walk(scope)
+        ):
+            return None
+        found: list[tuple[Module, ast.Call, Function | None]] = []
+        for read in module.loads_by_name.get(target.id, ()):
+            if not isinstance(read, ast.Name) or not module.is_within(read, scope):
+                continue
+            if module.scope_of(read) is not scope:
+                return None  # read by a nested function or lambda
+            made = self._made_otherwise(module, read, init, depth + 1)
+            if made is None:
+                return None
+            found.extend(made)
+        return found
+
+    def _made_through_result(
+        self, module: Module, statement: ast.Return, init: Function, depth: int
+    ) -> list[tuple[Module, ast.Call, Function | None]] | None:
+        """`return A` in a plain function of the tree (`def model_class(name): return A`):
+        every call of the function, each followed as `_made_otherwise` follows the class."""
+        function = module.scope_of(statement)
+        if (
+            not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+            or function.decorator_list
+            or isinstance(module.parents.get(function), ast.ClassDef)
+            or self.is_generator(function)
+        ):
+            return None
+        calls = self.calls_of(module, function)
+        if isinstance(calls, Unknown):
+            return None
+        found: list[tuple[Module, ast.Call, Function | None]] = []
+        for caller, call, _ in calls:
+            made = self._made_otherwise(caller, call, init, depth + 1)
+            if made is None:
+                return None
+            found.extend(made)
+        return found
+
+    def _subclass_made(
+        self,
+        module: Module,
+        klass: ast.ClassDef,
+        use: ast.expr,
+        init: Function,
+        depth: int,
+    ) -> list[tuple[Module, ast.Call, Function | None]] | None:
+        """`class B(A): ...` with no other base: with no `__init__` of its own, the calls that
+        build a `B` (by its name, by its class methods' `cls`, A's included) run `A.__init__`;
+        with one, its `super().__init__(...)` calls do, where a `B` may be built."""
+        if (
+            klass.bases != [use]
+            or klass.keywords
+            or klass.decorator_list
+            or any(
+                isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and s.name in ("__new__", "__call__")
+                for s in klass.body
+            )
+        ):
+            return None
+        found: list[tuple[Module, ast.Call, Function | None]] = []
+        own_init = next(
+            (
+                s
+                for s in klass.body
+                if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and s.name == "__init__"
+            ),
+            None,
+        )
+        if own_init is not None:
+            if self.calls_of(module, own_init) == []:
+                return []  # no object of the subclass is built: its `super()` never runs
+            for node in ast.walk(klass):
+                if _is_super_init(node, bare=False):
+                    if not _is_super_init(node):
+                        return None  # `super(Other, self)`: another class's next
+                    found.append((module, node, init))  # type: ignore[arg-type]  # a call
+            return found
+        made = self._made_by_classmethods(module, klass, init, depth + 1)
+        if made is None:
+            return None
+        found.extend(made)
+        # the bases' class methods called on the subclass (`B.from_config(cfg)`)
+        base = self.value(module, use, self.frame_at(module, klass))
+        if not isinstance(base, Class):
+            return None
+        for owner in self._mro(base):
+            owner_module = self.module(owner.path)
+            if not isinstance(owner_module, Module):
+                return None
+            made = self._made_by_classmethods(owner_module, owner.node, init, depth + 1)
+            if made is None:
+                return None
+            found.extend(made)
+        others = self.project.candidate_files(klass.name, module.path)
+        if isinstance(others, Unknown):
+            return None
+        sources: list[Module | Path] = [
+            module,
+            *(p for p in others if p != module.path),
+        ]
+        for source in sources:
+            other = self.module(source) if isinstance(source, Path) else source
+            if isinstance(other, Unknown):
+                return None
+            for read in other.loads_by_name.get(klass.name, ()):
+                value = self.value(other, read, self.frame_at(other, read))
+                if isinstance(value, Class) and value.node is klass:
+                    made = self._made_otherwise(other, read, init, depth + 1)  # type: ignore[arg-type]  # a load
+                    if made is None:
+                        return None
+                    found.extend(made)
+                elif isinstance(value, Unknown) and not isinstance(value, Foreign):
+                    return None  # it may be the class
+        return found
+
+    def _made_by_classmethods(
+        self, module: Module, klass: ast.ClassDef, init: Function, depth: int
+    ) -> list[tuple[Module, ast.Call, Function | None]] | None:
+        """The `cls(...)` calls of `klass`'s own class methods (`cls` read only to be called,
+        to read an attribute, or passed on as `_made_otherwise` follows), each taken as a
+        call of `init` (it may build a subclass, which runs another `__init__`: its arguments
+        are only among those `init` may get); [] where there is none."""
+        found: list[tuple[Module, ast.Call, Function | None]] = []
+        for method in klass.body:
+            if not isinstance(
+                method, (ast.FunctionDef, ast.AsyncFunctionDef)
+            ) or not _is_classmethod(method):
+                continue
+            params = [*method.args.posonlyargs, *method.args.args]
+            if not params:
+                continue
+            cls = params[0].arg
+            for read in module.loads_by_name.get(cls, ()):
+                if not isinstance(read, ast.Name) or not module.is_within(read, method):
+                    continue
+                bindings = self.reaching(module, read)
+                if not bindings or any(b.node is not params[0] for b in bindings):
+                    return None  # `cls` rebound, or read in code nested in the method
+                made = self._made_otherwise(module, read, init, depth + 1)
+                if made is None:
+                    return None
+                found.extend(made)
+        return found
+
+    def _bases_of_the_tree(self, cls: Class) -> bool:
+        """Whether every class `cls` derives from is of the tree, in one chain (its class
+        methods are all in bodies jaxfix reads)."""
+        chain = self._mro(cls)
+        return not chain[-1].node.bases
+
+    def _made_by_callee(
+        self,
+        module: Module,
+        call: ast.Call,
+        use: ast.expr,
+        init: Function,
+        depth: int,
+    ) -> list[tuple[Module, ast.Call, Function | None]] | None:
+        """`build(A, cfg)`, `build` a plain function of the tree (not a method): the uses of
+        its parameter that takes `A`, each read of it followed as `_made_otherwise` does."""
+        callee = self.value(module, call.func, self.frame_at(module, call))
+        if (
+            not isinstance(callee, Function)
+            or callee.wrapped_by is not None
+            or not isinstance(callee.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            or callee.node.decorator_list
+            or self._is_method(callee)
+        ):
+            return None
+        node = callee.node
+        if any(
+            isinstance(a, ast.Starred)
+            for a in call.args[: call.args.index(use) + 1]
+            if use in call.args
+        ):
+            return None
+        positional = [*node.args.posonlyargs, *node.args.args]
+        param: ast.arg | None = None
+        if use in call.args:
+            index = call.args.index(use)
+            param = positional[index] if index < len(positional) else None
+        else:
+            keyword = next(k for k in call.keywords if k.value is use)
+            if keyword.arg is not None:
+                param = next(
+                    (
+                        a
+                        for a in (*node.args.args, *node.args.kwonlyargs)
+                        if a.arg == keyword.arg
+                    ),
+                    None,
+                )
+        if param is None:
+            return None
+        target = self.module(callee.path)
+        if isinstance(target, Unknown):
+            return None
+        found: list[tuple[Module, ast.Call, Function | None]] = []
+        for read in target.loads_by_name.get(param.arg, ()):
+            if not isinstance(read, ast.Name) or not target.is_within(read, node):
+                continue
+            bindings = self.reaching(target, read)
+            if not bindings or any(b.node is not param for b in bindings):
+                return None  # rebound, or read in code nested in the function
+            made = self._made_otherwise(target, read, init, depth + 1)
+            if made is None:
+                return None
+            found.extend(made)
+        return found
+
+    def _made_from_table(
+        self, module: Module, table: ast.Dict, use: ast.expr, init: Function, depth: int
+    ) -> list[tuple[Module, ast.Call, Function | None]] | None:
+        """`MODELS = {"a": A, "b": B}` at a module's top, its one binding, every read of it
+        in the run (this module's and those importing it) an item `MODELS[key]`, less those
+        whose key jaxfix knows is another entry's: each item followed as `_made_otherwise`
+        follows the class (`MODELS[name](cfg)`, `return MODELS[name]`)."""
+        key_node = table.keys[table.values.index(use)]
+        own_key = (
+            key_node.value
+            if isinstance(key_node, ast.Constant)
+            and isinstance(key_node.value, (str, int))
+            and not isinstance(key_node.value, bool)
+            else None
+        )
+        statement = module.parents.get(table)
+        if not (
+            isinstance(statement, ast.Assign)
+            and statement.value is table
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+            and module.scope_of(statement) is module.tree
+        ):
+            return None
+        name = statement.targets[0].id
+        if (
+            name in module.declared_global
+            or sum(
+                1
+                for node in module.parents
+                if _binds_name(node, name) and module.scope_of(node) is module.tree
+            )
+            != 1
+        ):
+            return None
+        others = self.project.candidate_files(name, module.path)
+        if isinstance(others, Unknown):
+            return None
+        found: list[tuple[Module, ast.Call, Function | None]] = []
+        sources: list[Module | Path] = [
+            module,
+            *(p for p in others if p != module.path),
+        ]
+        for source in sources:
+            other = self.module(source) if isinstance(source, Path) else source
+            if isinstance(other, Unknown):
+                return None
+            for read in other.loads_by_name.get(name, ()):
+                item = other.parents.get(read)
+                if not (
+                    isinstance(item, ast.Subscript)
+                    and item.value is read
+                    and isinstance(item.ctx, ast.Load)
+                ):
+                    return None
+                if own_key is not None:
+                    key = self.value(other, item.slice, self.frame_at(other, item))
+                    if (
+                        isinstance(key, (str, int))
+                        and not isinstance(key, bool)
+                        and key != own_key
+                    ):
+                        continue  # another entry's key
+                made = self._made_otherwise(other, item, init, depth + 1)
+                if made is None:
+                    return None
+                found.extend(made)
         return found
 
     def _object_calls(
@@ -2098,6 +2644,16 @@ class Evaluator:
                 frame = replace(frame, args=((self_name, instance), *instance.init))
             elif len(params) == 1 and not init.args.kwonlyargs:
                 frame = replace(frame, args=((self_name, instance),))
+            elif index and not any(_defines(k, "__init__") for k in chain[:index]):
+                # an object built where jaxfix does not see, of a subclass adding no
+                # `__init__`: the base's arguments as every call building one passes them
+                passed = self._subclass_init_args(instance, klass, init)
+                if isinstance(passed, Unknown):
+                    return Unknown(
+                        f"`.{name}` may be set by a base `__init__` with arguments"
+                        f" ({passed.why})"
+                    )
+                frame = replace(frame, args=((self_name, instance), *passed))
             elif index:
                 passed = self._base_init_args(instance, chain, index)
                 if isinstance(passed, Unknown):
@@ -2120,6 +2676,47 @@ class Evaluator:
             if any(found) or not _calls_super_init(init):
                 return Unknown(f"`__init__` may leave `.{name}` unset")
         return Unknown(f"`.{name}` is not assigned in `__init__`")
+
+    def _subclass_init_args(
+        self, instance: Instance, base: Class, init: ast.FunctionDef
+    ) -> tuple[tuple[str, Value], ...] | Unknown:
+        """The arguments (self left out) of `base.__init__` as every construction of
+        `instance`'s class, a subclass adding no `__init__`, passes them (`_subclass_made`:
+        by its name, its class methods' `cls`, passed on or in a registry)."""
+        cls = instance.cls
+        module = self.module(cls.path)
+        if isinstance(module, Unknown):
+            return module
+        why = Unknown("the arguments of the constructor are not known")
+        if len(cls.node.bases) != 1:
+            return why
+        made = self._subclass_made(
+            module, cls.node, cls.node.bases[0], Function(init, base.path), 0
+        )
+        if not made:
+            return why
+        params = [*init.args.posonlyargs, *init.args.args][1:] + init.args.kwonlyargs
+        values: dict[str, list[Value]] = {p.arg: [] for p in params}
+        for caller, call, callee in made:
+            assert callee is not None
+            bound = self._arguments(caller, call, callee, self.frame_at(caller, call))
+            if isinstance(bound, Unknown):
+                return bound
+            given = dict(bound)
+            for param in params:
+                values[param.arg].append(
+                    given[param.arg] if param.arg in given else Unknown("not passed")
+                )
+        return tuple(
+            (
+                param.arg,
+                join(
+                    values[param.arg],
+                    f"the calls building `{cls.node.name}` pass different `{param.arg}`",
+                ),
+            )
+            for param in params
+        )
 
     def _base_init_args(
         self, instance: Instance, chain: list[Class], index: int
@@ -2965,13 +3562,21 @@ class Evaluator:
         return None
 
     def _call_arguments(
-        self, module: Module, node: ast.Call, frame: Frame
+        self,
+        module: Module,
+        node: ast.Call,
+        frame: Frame,
+        only: Callable[[int | str], bool] | None = None,
     ) -> tuple[list[Value] | Unknown, dict[str, Value] | Unknown]:
+        """The call's positional and keyword arguments; with `only` (where each argument
+        goes is spelled out), those it rejects (by position or keyword) left unevaluated."""
         positional: list[Value] | Unknown = []
-        for arg in node.args:
+        for index, arg in enumerate(node.args):
             if isinstance(positional, Unknown):
                 break
-            if isinstance(arg, ast.Starred):
+            if only is not None and not only(index):
+                positional.append(Unknown("an argument not asked about"))
+            elif isinstance(arg, ast.Starred):
                 items = _items(self.value(module, arg.value, frame))
                 if items is None:
                     positional = Unknown("`*args` jaxfix cannot spell out")
@@ -2991,23 +3596,51 @@ class Evaluator:
                     keywords.update((str(k), v) for k, v in spliced.items)
                 else:
                     keywords = Unknown("`**kwargs` jaxfix cannot spell out")
+            elif only is not None and not only(keyword.arg):
+                keywords[keyword.arg] = Unknown("an argument not asked about")
             else:
                 keywords[keyword.arg] = self.value(module, keyword.value, frame)
         return positional, keywords
 
     def _arguments(
-        self, module: Module, call: ast.Call, callee: Function, frame: Frame
+        self,
+        module: Module,
+        call: ast.Call,
+        callee: Function,
+        frame: Frame,
+        wanted: str | None = None,
     ) -> tuple[tuple[str, Value], ...] | Unknown:
-        positional, keywords = self._call_arguments(module, call, frame)
-        if (
+        """The callee's parameters bound to the call's arguments. `wanted`: only that
+        parameter's argument is evaluated (the others are placeholders), where the call
+        spells out where each argument goes (no `*args`, no `**kwargs`): a question about
+        one parameter does not ask about the others (which may lead back to it)."""
+        receives = (
             isinstance(callee.node, ast.FunctionDef)
             and self._is_method(callee)
             and callee.wrapped_by != "staticmethod"  # given no receiver
+        )
+        only: Callable[[int | str], bool] | None = None
+        if (
+            wanted is not None
+            and not any(isinstance(a, ast.Starred) for a in call.args)
+            and all(k.arg is not None for k in call.keywords)
         ):
+            a = callee.node.args
+            params = [p.arg for p in (*a.posonlyargs, *a.args)]
+            shift = 1 if receives else 0
+
+            def only(place: int | str) -> bool:
+                if isinstance(place, str):
+                    return place == wanted
+                index = place + shift
+                return index >= len(params) or params[index] == wanted
+
+        positional, keywords = self._call_arguments(module, call, frame, only)
+        if receives:
             receiver: Value = Unknown("the object a method is called on")
             if isinstance(call.func, ast.Attribute):
                 receiver = self.value(module, call.func.value, frame)
-            elif callee.node.name == "__call__":
+            elif callee.node.name == "__call__":  # type: ignore[union-attr]  # a def: a method
                 receiver = self.value(module, call.func, frame)  # the object called
             if callee.wrapped_by == "classmethod" and isinstance(receiver, Instance):
                 receiver = receiver.cls
@@ -3469,6 +4102,55 @@ def _function_of(value: Value, is_init: bool) -> Function | None:
         )
         return Function(init, value.path) if init is not None else None
     return None
+
+
+def _names_a_class_only(module: Module, use: ast.expr) -> bool:
+    """Whether `use` only names a class, building no object of it: in an annotation (of a
+    parameter, a return, an annotated assignment), as the class `isinstance`/`issubclass`
+    test, or the class an `except` catches."""
+    child: ast.AST = use
+    parent = module.parents.get(use)
+    while isinstance(parent, (ast.Subscript, ast.Tuple, ast.BinOp, ast.Attribute)):
+        if isinstance(parent, ast.Attribute):
+            return False  # `A.attr`: not the class itself
+        child, parent = parent, module.parents.get(parent)
+    if isinstance(parent, ast.arg) and parent.annotation is child:
+        return True
+    if (
+        isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and parent.returns is child
+    ):
+        return True
+    if isinstance(parent, ast.AnnAssign) and parent.annotation is child:
+        return True
+    if isinstance(parent, ast.ExceptHandler) and parent.type is child:
+        return True
+    return (
+        isinstance(parent, ast.Call)
+        and isinstance(parent.func, ast.Name)
+        and parent.func.id in ("isinstance", "issubclass")
+        and len(parent.args) == 2
+        and parent.args[1] is child
+        and (child is use or isinstance(child, ast.Tuple))
+    )
+
+
+def _binds_name(node: ast.AST, name: str) -> bool:
+    """Whether `node` binds `name` in the scope it is in (a store, a definition, an import's
+    name, an exception's name; a comprehension's variable is counted too: never a miss)."""
+    if isinstance(node, ast.Name):
+        return node.id == name and isinstance(node.ctx, (ast.Store, ast.Del))
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return node.name == name
+    if isinstance(node, ast.alias):
+        return (node.asname or node.name.partition(".")[0]) == name
+    if isinstance(node, ast.ExceptHandler):
+        return node.name == name
+    if isinstance(node, (ast.MatchAs, ast.MatchStar)):
+        return node.name == name
+    if isinstance(node, ast.MatchMapping):
+        return node.rest == name
+    return False
 
 
 def _assigned_by_global(module: Module, name: str) -> bool:

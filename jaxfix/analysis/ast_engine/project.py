@@ -37,6 +37,10 @@ _MAX_SOURCE_BYTES = 4 * 1024 * 1024
 # name it and its module); beyond, its parameters are Unknown: a library's own functions are
 # called from everywhere, and parsing the whole tree for one answer costs what LibCST did.
 MAX_CALLER_MODULES = 4
+# A config module's object (`CONFIG = Config(...)`, a dict) is proven unchanged by the other
+# modules in at most this many modules that name it and its module: read by many, changed by
+# none (each is parsed once for the run's question, only when a rule needs the value).
+MAX_READER_MODULES = 32
 Signature = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
 # Modules reached by imports and callers stay parsed between two modules' questions up to this
 # much source (their trees take about 50 bytes per byte of it), the least recently used let go.
@@ -407,7 +411,7 @@ class Project:
         self._given_words: dict[Path, set[bytes]] = {}  # made once per given source
         self._given_as_read: dict[Path, bool] = {}  # given the bytes the index read
         self._holding: dict[
-            tuple[str, Path, bool], tuple[list[Path] | Unknown, Lookup]
+            tuple[str, Path, bool], tuple[list[Path], tuple[Lookup, ...]]
         ] = {}
         # word -> the files holding it: one path, or a tuple of them (most words are in one
         # file: a list per word took a third of the index's memory)
@@ -558,45 +562,75 @@ class Project:
         return found
 
     def candidate_files(
-        self, needle: str, near: Path, imported: bool = True
+        self,
+        needle: str,
+        near: Path,
+        imported: bool = True,
+        limit: int = MAX_CALLER_MODULES,
     ) -> list[Path] | Unknown:
         """The run's modules that may use the name `needle` defined in the module at `near`:
         those whose words hold the name and the module's own name (an import of it), found
         in the run's word index (one pass over the files' bytes); the caller parses each only
         when its search gets that far. Without `imported`, every module holding the word
-        (an attribute's name: `obj.set_value = ...` needs no import)."""
+        (an attribute's name: `obj.set_value = ...` needs no import). More than `limit`
+        modules: Unknown (each would be parsed)."""
         key = (needle, near, imported)
         cached = self._holding.get(key)
         if cached is None:
             stem = near.parent.name if near.name == "__init__.py" else near.stem
-            wanted = [needle.encode(), *(split_words(stem) if imported else ())]
-            holders = {
-                path
-                for path in self._holders(wanted)
-                if path not in self._given or self._as_read(path)
-            }
-            holders.update(
-                path
-                for path in self._given
-                if not self._as_read(path)
-                and all(word in self._words_given(path) for word in wanted)
-            )
-            lookup = Lookup(
-                tuple(w.decode("utf-8", "surrogateescape") for w in wanted),
-                frozenset(holders),
-            )
+            holders, lookup = self._holding_words(needle, stem if imported else None)
+            lookups = [lookup]
+            if imported:
+                # a package above the module may re-export the name (`from .m import f` in
+                # pkg/__init__.py): who reads it as `pkg.f` need not name the module
+                packages = {near.parent} if near.name == "__init__.py" else set()
+                searched = set(packages)
+                while True:
+                    above = {
+                        p.parent
+                        for p in holders
+                        if p.name == "__init__.py"
+                        and p.parent in near.parents
+                        and p.parent not in searched
+                    }
+                    if not above:
+                        break
+                    for package in sorted(above):
+                        searched.add(package)
+                        more, lookup = self._holding_words(needle, package.name)
+                        holders |= more
+                        lookups.append(lookup)
             paths = sorted(
                 (p for p in holders if p != near),
                 key=lambda p: (self._order.get(p, len(self._order)), str(p)),
             )
-            found: list[Path] | Unknown
-            if len(paths) > MAX_CALLER_MODULES:
-                found = Unknown(f"{len(paths)} modules may use `{needle}`")
-            else:
-                found = paths
-            cached = self._holding[key] = (found, lookup)
-        self.record.lookups.add(cached[1])
-        return cached[0]
+            cached = self._holding[key] = (paths, tuple(lookups))
+        self.record.lookups.update(cached[1])
+        paths = cached[0]
+        if len(paths) > limit:
+            return Unknown(f"{len(paths)} modules may use `{needle}`")
+        return paths
+
+    def _holding_words(self, needle: str, stem: str | None) -> tuple[set[Path], Lookup]:
+        """The run's files holding the word `needle` and the words of `stem` (a module's
+        name; None: no more), and the search as recorded."""
+        wanted = [needle.encode(), *(split_words(stem) if stem is not None else ())]
+        holders = {
+            path
+            for path in self._holders(wanted)
+            if path not in self._given or self._as_read(path)
+        }
+        holders.update(
+            path
+            for path in self._given
+            if not self._as_read(path)
+            and all(word in self._words_given(path) for word in wanted)
+        )
+        lookup = Lookup(
+            tuple(w.decode("utf-8", "surrogateescape") for w in wanted),
+            frozenset(holders),
+        )
+        return holders, lookup
 
     def _as_read(self, path: Path) -> bool:
         """Whether the source given for `path` is what the word index read there (the run
