@@ -57,7 +57,12 @@ class AbstractMeshSizeChange(Rule):
     never reported, so a context it does not follow means no report. An empty mesh
     (`AbstractMesh((), ())`, `set_mesh(None)`) in between resets the chain, as in JAX; so
     does any context manager that may enter a mesh the engine cannot see. An inner
-    `use_abstract_mesh(...)` stored in a variable before its `with` is not seen.
+    `use_abstract_mesh(...)` stored in a variable before its `with` is not seen. Inside `for`
+    loops over items the engine spells out (`for m in meshes:` with a function's `*meshes`
+    from its callers, `for name, shape in SHAPES.items()`, `zip`, `enumerate`), each
+    iteration is asked on its own: the report names the iterations whose size differs,
+    without a fix (and says nothing where the loop may end early, by `break`, `return`,
+    `yield` or `raise`, before an iteration that raises).
 
     Where the rule stops: the same error raised by `jax.experimental.pjit.pjit`, not by a
     `use_abstract_mesh` in the code. The legacy `with Mesh(devices, names):` sets no abstract
@@ -203,6 +208,9 @@ class AbstractMeshSizeChange(Rule):
             for site, mesh in known
             if shown_inner is not None and mesh.size != shown_inner.size
         ]
+        if argument is not None and not conflicts and confirmed is None:
+            if self._in_loop(node, argument):
+                return
         if argument is None or (not conflicts and confirmed is None):
             if argument is not None and confirmed is None:
                 self.leave(
@@ -281,6 +289,72 @@ class AbstractMeshSizeChange(Rule):
             )
             related = (*related, *_origin_places(confirmed.evidence))
         self.report(node, with_note(message, why_not), fix=fix, related=related)
+
+    def _in_loop(self, node: ast.Call, argument: ast.expr) -> bool:
+        """Inside `for` loops over items jaxfix spells out (`for m in meshes:`, a function's
+        `*meshes` filled by its caller, `for name, shape in SHAPES.items()`), each iteration
+        asked on its own: reports the iterations whose inner mesh's size differs from the
+        enclosing one's, naming them (no fix: the sizes differ from one item to the next).
+        Only where nothing in the loops' bodies may end them early (`break`, `return`,
+        `yield`, `raise`) or the first iteration raises; True when it reported."""
+        analysis = self.analysis
+        iterations = analysis.iterations(node)
+        if not isinstance(iterations, list) or len(iterations) < 2:
+            return False
+        raising: list[tuple[int, Mesh, Enclosing]] = []
+        for index, bound in enumerate(iterations):
+            with analysis.unrolled(bound):
+                inner = analysis.value_of(argument)
+                sites = analysis.enclosing(node)
+            if not (
+                isinstance(inner, Mesh)
+                and inner.is_abstract
+                and not inner.is_empty
+                and inner.size is not None
+            ):
+                continue
+            conflict = next(
+                (
+                    site
+                    for site in sites
+                    if isinstance(site.mesh, Mesh)
+                    and not site.mesh.is_empty
+                    and site.mesh.size is not None
+                    and site.mesh.size != inner.size
+                ),
+                None,
+            )
+            if conflict is not None:
+                raising.append((index, inner, conflict))
+        if not raising:
+            return False
+        loops = {loop for loop, _, _ in iterations[0]}
+        if raising[0][0] != 0 and any(_may_end_early(loop) for loop in loops):
+            return False
+        if self.expected(node):
+            return True
+        _, inner, conflict = raising[0]
+        lines = ", ".join(
+            str(line) for line in sorted({analysis.line(loop) for loop in loops})
+        )
+        each = "; ".join(
+            _iteration_text(iterations[index], mesh) for index, mesh, _ in raising
+        )
+        every = (
+            "every iteration"
+            if len(raising) == len(iterations)
+            else f"{len(raising)} of {len(iterations)} iterations"
+        )
+        note = (
+            f"on {every} of the loop at line {lines}: {each}; not fixed: the"
+            " sizes come from the loop's items"
+        )
+        self.report(
+            node,
+            with_note(self._message(node, inner, conflict), note),
+            related=self._related(conflict),
+        )
+        return True
 
     def _origin_note(
         self, confirmed: Confirmed, inner: Mesh, outers: list[Mesh]
@@ -926,6 +1000,34 @@ def _keyword(name: str, text: str) -> Callable[[cst.CSTNode], cst.CSTNode]:
         )
 
     return edit
+
+
+def _may_end_early(loop: ast.For) -> bool:
+    """Whether something in the loop's body (not in a function it defines) may end the
+    loop before its last item: `break`, `return`, `yield`, `raise`."""
+    pending: list[ast.AST] = list(loop.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(
+            node, (ast.Break, ast.Return, ast.Yield, ast.YieldFrom, ast.Raise)
+        ):
+            return True
+        if not isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+        ):
+            pending.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _iteration_text(bound: tuple[tuple[ast.For, str, object], ...], mesh: Mesh) -> str:
+    """`m = (8, 2) ('data', 'model')` for one iteration: its loop variables, then the
+    inner mesh it makes."""
+    names = ", ".join(
+        f"{name} = {_short(repr(value))}"
+        for _, name, value in bound
+        if isinstance(value, (int, str, float, tuple)) and not isinstance(value, bool)
+    )
+    return f"{names} gives {_describe(mesh)}" if names else _describe(mesh)
 
 
 def _describe(mesh: Mesh) -> str:

@@ -161,6 +161,10 @@ M8 = AbstractMesh((8,), ("x",))
             "class M:\n    @staticmethod\n    @jax.jit\n    def f(x):\n        return x\nv = M.f(2)",
             Unknown,  # a jitted static method stays jitted
         ),
+        # enumerate of spelled-out items, from 0 or a given start
+        ("v = enumerate(('a', 'b'))", ((0, "a"), (1, "b"))),
+        ("v = list(enumerate(('a', 'b'), 3))", ListValue(((3, "a"), (4, "b")))),
+        ("v = enumerate(unknown_items)", Unknown),
     ],
 )
 def test_value_of(code: str, value: object) -> None:
@@ -858,3 +862,31 @@ def test_a_comprehension_variable_read_outside_its_unrolling(
     read = element.left if isinstance(element, ast.BinOp) else element
     found = engine.value_of(module, read)
     assert isinstance(found, Unknown) if value is Unknown else found == value, found
+
+
+def test_each_iteration_of_the_loops_around_a_node_is_asked_on_its_own() -> None:
+    """`iterations` spells out the loops around a node (an inner loop's items with the outer
+    variables bound); inside `unrolled`, the loop variables read that iteration's values."""
+    engine, module = parsed(
+        "SHAPES = {'a': (8, 2), 'b': (2, 2)}\n"
+        "for name, shape in SHAPES.items():\n"
+        "    for k in (shape[0], 1):\n"
+        "        v = (name, k)\n"
+    )
+    target = module.tree.body[-1].body[0].body[0].value
+    evaluator = engine.evaluator
+    iterations = evaluator.iterations(module, target)
+    assert isinstance(iterations, list) and len(iterations) == 4
+    seen = []
+    for bound in iterations:
+        with evaluator.unrolled(bound):
+            seen.append(engine.value_of(module, target))
+    assert seen == [("a", 8), ("a", 1), ("b", 2), ("b", 1)]
+    # outside an iteration, each variable is what every item gives: here not known
+    outside = engine.value_of(module, target)
+    assert isinstance(outside, tuple) and all(isinstance(v, Unknown) for v in outside)
+    assert evaluator.iterations(module, module.tree.body[0].value) is None
+    engine, module = parsed("for m in unknown_meshes:\n    v = m\n")
+    assert isinstance(
+        engine.evaluator.iterations(module, module.tree.body[-1].body[0].value), Unknown
+    )

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import weakref
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -91,6 +92,19 @@ class Analysis:
     def value_of(self, expr: ast.expr) -> Value:
         """What `expr` evaluates to, as far as the project shows."""
         return self.engine.value_of(self.module, expr)
+
+    def iterations(
+        self, node: ast.AST
+    ) -> list[tuple[tuple[ast.For, str, Value], ...]] | Unknown | None:
+        """Each iteration of the `for` loops around `node` (their variables' values), None
+        when no loop is around it (`Evaluator.iterations`); ask inside `unrolled(one)`."""
+        return self.engine.evaluator.iterations(self.module, node)
+
+    def unrolled(
+        self, bound: tuple[tuple[ast.For, str, Value], ...]
+    ) -> AbstractContextManager[None]:
+        """Questions asked inside see the loop variables bound as in one iteration."""
+        return self.engine.evaluator.unrolled(bound)
 
     def ways_at(self, node: ast.AST) -> list[Way]:
         """Each way `node` may run: the mesh contexts in force, outermost first."""

@@ -159,8 +159,8 @@ class Contexts:
             return method(module, node, frame)
 
         evaluator.current_device_mesh = asked_device_mesh
-        self._ways: dict[tuple[ast.AST, Frame | None], list[Way]] = {}
-        self._active: set[tuple[ast.AST, Frame | None]] = set()
+        self._ways: dict[tuple[ast.AST, object], list[Way]] = {}
+        self._active: set[tuple[ast.AST, object]] = set()
         self._entering: set[tuple[ast.AST, Frame]] = set()  # context managers' yields
         self._setters: dict[Path, list[ast.Call]] = {}
 
@@ -195,7 +195,7 @@ class Contexts:
 
     def ways_at(self, module: Module, node: ast.AST, depth: int = 0) -> list[Way]:
         frame = self.evaluator.frame_at(module, node)
-        key = (node, None)
+        key = (node, self.evaluator.unrolling())  # one iteration of the loops around it
         cached = self._ways.get(key)
         if cached is not None:
             return cached

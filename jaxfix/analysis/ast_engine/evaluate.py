@@ -23,7 +23,7 @@ one statement each in its own body (`config = ConfigDict()`, `config.data = Conf
 `__setattr__`/`__getattr__` are its items, `types.SimpleNamespace`), read only after the last
 store, gives that config (`.get(k)`, `[k]` and attributes of a ConfigDict). Containers: tuple, list and dict displays,
 `dict(...)`, `.values()/.keys()/.items()/.get()`, items, slices, `+`, `*`, `len`,
-`math.prod`, `range` and comprehensions over known values; a list or dict whose name is used in
+`math.prod`, `range`, `zip`, `enumerate` and comprehensions over known values; a list or dict whose name is used in
 any way that may change it is Unknown (mutation.py), unless, for a function's local, no such use
 is reached by the binding read in the frame followed; a module's object called through a method
 that only reads `self` is not changed by it, nor a container a class's `__init__` keeps as
@@ -65,6 +65,7 @@ import builtins
 import operator
 import sys
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import cast
@@ -111,6 +112,7 @@ from jaxfix.analysis.names import API_LAST_NAMES, Api, api_of_name
 
 _MAX_CALL_DEPTH = 4  # functions followed inside one another
 _MAX_ITEMS = 256  # a range or comprehension longer than this is not spelled out
+_MAX_ITERATIONS = 16  # the iterations of the loops around a call asked one by one
 _MAX_POWER = 64
 # Packages that are never the tree's own, even when the tree holds them (the JAX clone holds
 # `jax/`): their names are matched as qualified names, as JAX's own users spell them.
@@ -1813,6 +1815,70 @@ class Evaluator:
         if isinstance(found, Unknown):
             return vocabulary.external(spelled)
         return ModuleValue(found.path, found.directory)
+
+    def iterations(
+        self, module: Module, node: ast.AST
+    ) -> list[tuple[tuple[ast.For, str, Value], ...]] | Unknown | None:
+        """Each iteration of the `for` loops around `node` in its own scope (its body holds
+        `node`), as the loop variables' values it binds (outermost loop first, an inner
+        loop's items evaluated with the outer variables bound): None when no loop is around
+        it, Unknown when a loop's items are not spelled out or there are more than
+        `_MAX_ITERATIONS` iterations."""
+        loops: list[ast.For] = []
+        child: ast.AST = node
+        parent = module.parents.get(node)
+        while parent is not None and not isinstance(
+            parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+        ):
+            if isinstance(parent, ast.For) and child in parent.body:
+                loops.append(parent)
+            child, parent = parent, module.parents.get(parent)
+        if not loops:
+            return None
+        loops.reverse()
+        frame = self.frame_at(module, node)
+        done: list[tuple[tuple[ast.For, str, Value], ...]] = [()]
+        for loop in loops:
+            grown: list[tuple[tuple[ast.For, str, Value], ...]] = []
+            for bound in done:
+                with self.unrolled(bound):
+                    iterated = self.value(module, loop.iter, frame)
+                items = _items(iterated)
+                if items is None:
+                    why = f"the items of the loop at line {module.line(loop)}"
+                    if isinstance(iterated, Unknown):
+                        return lost_at(Unknown(f"{why} are not known"), iterated)
+                    return Unknown(f"{why} are not spelled out")
+                for item in items:
+                    pairs = tuple(
+                        (loop, name, value)
+                        for name, value in _assign_target(loop.target, item)
+                    )
+                    grown.append((*bound, *pairs))
+            done = grown
+            if len(done) > _MAX_ITERATIONS:
+                return Unknown(f"more than {_MAX_ITERATIONS} iterations of the loops")
+        return done
+
+    @contextmanager
+    def unrolled(self, bound: tuple[tuple[ast.For, str, Value], ...]) -> Iterator[None]:
+        """Inside: each `for` loop variable of `bound` reads the value it binds there (one
+        iteration of `iterations`); the answers that depend on it are remembered with it, and
+        parameters found from callers meanwhile are forgotten after."""
+        saved = dict(self._comprehension)
+        params = dict(self._params)
+        try:
+            for loop, name, value in bound:
+                self._comprehension[(loop, name)] = value
+            yield
+        finally:
+            self._comprehension = saved
+            self._params = params
+
+    def unrolling(self) -> frozenset[tuple[tuple[ast.AST, str], Value]] | None:
+        """The loop and comprehension variables bound now (a key for answers that depend
+        on them), None when none is."""
+        return frozenset(self._comprehension.items()) if self._comprehension else None
 
     def comprehension_variable(self, module: Module, node: ast.Name) -> Value | None:
         """The value of `node` where it reads a comprehension's variable (Unknown while the
