@@ -23,6 +23,7 @@ from jaxfix.analysis.ast_engine.mesh_sizes import ConfigKey, EnvironmentVariable
 from jaxfix.analysis.ast_engine.values import ListValue, Mesh, Unknown, tuple_text
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule, keyword_arg
+from jaxfix.codemods.loops import iteration_text, may_end_early
 from jaxfix.codemods.text import not_fixed, other_file, related, with_note
 from jaxfix.evidence.facts import (
     LISTED,
@@ -329,7 +330,7 @@ class AbstractMeshSizeChange(Rule):
         if not raising:
             return False
         loops = {loop for loop, _, _ in iterations[0]}
-        if raising[0][0] != 0 and any(_may_end_early(loop) for loop in loops):
+        if raising[0][0] != 0 and any(may_end_early(loop) for loop in loops):
             return False
         if self.expected(node):
             return True
@@ -1002,31 +1003,9 @@ def _keyword(name: str, text: str) -> Callable[[cst.CSTNode], cst.CSTNode]:
     return edit
 
 
-def _may_end_early(loop: ast.For) -> bool:
-    """Whether something in the loop's body (not in a function it defines) may end the
-    loop before its last item: `break`, `return`, `yield`, `raise`."""
-    pending: list[ast.AST] = list(loop.body)
-    while pending:
-        node = pending.pop()
-        if isinstance(
-            node, (ast.Break, ast.Return, ast.Yield, ast.YieldFrom, ast.Raise)
-        ):
-            return True
-        if not isinstance(
-            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-        ):
-            pending.extend(ast.iter_child_nodes(node))
-    return False
-
-
 def _iteration_text(bound: tuple[tuple[ast.For, str, object], ...], mesh: Mesh) -> str:
-    """`m = (8, 2) ('data', 'model')` for one iteration: its loop variables, then the
-    inner mesh it makes."""
-    names = ", ".join(
-        f"{name} = {_short(repr(value))}"
-        for _, name, value in bound
-        if isinstance(value, (int, str, float, tuple)) and not isinstance(value, bool)
-    )
+    """One iteration's loop variables, then the inner mesh it makes."""
+    names = iteration_text(bound)
     return f"{names} gives {_describe(mesh)}" if names else _describe(mesh)
 
 
