@@ -181,6 +181,46 @@ def test_a_context_manager_jaxfix_does_not_see_into(tmp_path, monkeypatch):
     )
 
 
+ENV = {
+    "env/__init__.py": "from env.environment import default_env\n",
+    "env/environment.py": """\
+        from jax.sharding import AbstractMesh, use_abstract_mesh
+
+        _env = None
+
+
+        def default_env():
+            global _env
+            if _env is None:
+                _env = Environment()
+            return _env
+
+
+        class Environment:
+            def sizes(self):
+                with use_abstract_mesh(AbstractMesh((4,), ("fsdp",))):
+                    return 4
+        """,
+    "main.py": """\
+        import env
+
+        print(env.default_env().sizes())
+        """,
+}
+
+
+def test_a_method_whose_calls_jaxfix_does_not_all_see(tmp_path, monkeypatch):
+    """A method called on an object jaxfix does not know, in a module that does not import
+    the method's: the context around it is unknown (not none), and -v says why."""
+    trails = _trails(_project(tmp_path, ENV), monkeypatch, "--no-cache", "-v")
+    code, why = trails["env/environment.py:15:14"]
+    assert code == "JAX002"
+    assert why.startswith(
+        "the enclosing mesh is the one around each call of `sizes` (line 14), and jaxfix "
+        "does not see every call: `sizes` at main.py:3 may be it"
+    ), why
+
+
 GATHER = {
     "gather.py": """\
         import jax

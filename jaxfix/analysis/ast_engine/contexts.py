@@ -912,7 +912,9 @@ class Contexts:
             return entered
         found = self.evaluator.calls_of(module, function, through_decorators=True)
         if isinstance(found, Unknown):
-            return self._runs_of(module, function)
+            runs = self._runs_of(module, function)
+            # none in its own module is not none at all: the use elsewhere may call it
+            return runs if runs else found
         return [(caller, call) for caller, call, _ in found]
 
     def _with_items_entering(
