@@ -23,7 +23,7 @@ from jaxfix.analysis.ast_engine.mesh_sizes import ConfigKey, EnvironmentVariable
 from jaxfix.analysis.ast_engine.values import ListValue, Mesh, Unknown, tuple_text
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule, keyword_arg
-from jaxfix.codemods.loops import iteration_text, may_end_early
+from jaxfix.codemods.loops import iteration_text, loops_text, may_end_early
 from jaxfix.codemods.text import not_fixed, other_file, related, with_note
 from jaxfix.evidence.facts import (
     LISTED,
@@ -60,7 +60,8 @@ class AbstractMeshSizeChange(Rule):
     does any context manager that may enter a mesh the engine cannot see. An inner
     `use_abstract_mesh(...)` stored in a variable before its `with` is not seen. Inside `for`
     loops over items the engine spells out (`for m in meshes:` with a function's `*meshes`
-    from its callers, `for name, shape in SHAPES.items()`, `zip`, `enumerate`), each
+    from its callers, `for name, shape in SHAPES.items()`, `zip`, `enumerate`), or around
+    the calls of its function (`for shape in SHAPES: stage(shape)`), each
     iteration is asked on its own: the report names the iterations whose size differs,
     without a fix (and says nothing where the loop may end early, by `break`, `return`,
     `yield` or `raise`, before an iteration that raises).
@@ -335,8 +336,8 @@ class AbstractMeshSizeChange(Rule):
         if self.expected(node):
             return True
         _, inner, conflict = raising[0]
-        lines = ", ".join(
-            str(line) for line in sorted({analysis.line(loop) for loop in loops})
+        where = loops_text(
+            [(loop, analysis.loop_module(loop)) for loop in loops], analysis.path
         )
         each = "; ".join(
             _iteration_text(iterations[index], mesh) for index, mesh, _ in raising
@@ -347,7 +348,7 @@ class AbstractMeshSizeChange(Rule):
             else f"{len(raising)} of {len(iterations)} iterations"
         )
         note = (
-            f"on {every} of the loop at line {lines}: {each}; not fixed: the"
+            f"on {every} of {where}: {each}; not fixed: the"
             " sizes come from the loop's items"
         )
         self.report(

@@ -17,7 +17,7 @@ from jaxfix.analysis.ast_engine.values import BoundMethod, Mesh, Spec, Unknown
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.bindings import first_evaluated, local_for
-from jaxfix.codemods.loops import iteration_text, may_end_early
+from jaxfix.codemods.loops import iteration_text, loops_text, may_end_early
 from jaxfix.codemods.text import not_fixed, other_file, related, with_note
 from jaxfix.evidence.facts import Evidence
 from jaxfix.ground.diagnostics import Fix, Location, Related, Safety
@@ -89,7 +89,8 @@ class AllGatherMeshMismatch(Rule):
     types, and whether an abstract device is attached. Anything unknown means no diagnostic;
     so does a context or input mesh with non-Explicit axes (JAX fails earlier, with another
     error). Inside `for` loops over items the engine spells out (a function's `*meshes` from
-    its callers, `.items()`, `zip`, `enumerate`), each iteration is asked on its own: the
+    its callers, `.items()`, `zip`, `enumerate`), or around the calls of its function (`for m in meshes: with
+    jax.set_mesh(m): gather()`), each iteration is asked on its own: the
     report names the iterations whose meshes disagree, without a fix (and says nothing where
     the loop may end early, by `break`, `return`, `yield` or `raise`, before one of them).
 
@@ -356,8 +357,8 @@ class AllGatherMeshMismatch(Rule):
             if first.kind is _Failure.INPUT
             else self._context_message(sharding, first)
         )
-        lines = ", ".join(
-            str(line) for line in sorted({analysis.line(loop) for loop in loops})
+        where = loops_text(
+            [(loop, analysis.loop_module(loop)) for loop in loops], analysis.path
         )
         every = (
             "every iteration"
@@ -366,7 +367,7 @@ class AllGatherMeshMismatch(Rule):
         )
         each = "; ".join(iteration_text(iterations[index]) for index, _ in raising)
         note = (
-            f"on {every} of the loop at line {lines}"
+            f"on {every} of {where}"
             + (f" ({each})" if each else "")
             + "; not fixed: the meshes come from the loop's items"
         )

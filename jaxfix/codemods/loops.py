@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
+from jaxfix.codemods.text import other_file
 from jaxfix.ground.quoting import cut
 
 
@@ -33,3 +35,16 @@ def iteration_text(bound: tuple[tuple[ast.For, str, object], ...]) -> str:
         for _, name, value in bound
         if isinstance(value, (int, str, float, tuple)) and not isinstance(value, bool)
     )
+
+
+def loops_text(loops: list[tuple[ast.For, Path | None]], here: Path) -> str:
+    """`the loop at line 8` (`the loops at lines 8, 12 of main.py`): where the loops are,
+    each named from the reporting module `here`."""
+    places = []
+    for loop, path in sorted(loops, key=lambda item: (str(item[1]), item[0].lineno)):
+        where = (
+            f" of {other_file(path, here)}" if path is not None and path != here else ""
+        )
+        places.append(f"{loop.lineno}{where}")
+    plural = "s" if len(places) > 1 else ""
+    return f"the loop{plural} at line{plural} {', '.join(places)}"

@@ -106,6 +106,10 @@ class Analysis:
         """Questions asked inside see the loop variables bound as in one iteration."""
         return self.engine.evaluator.unrolled(bound)
 
+    def loop_module(self, loop: ast.For) -> Path | None:
+        """The module of a loop `iterations` gave (it may be a caller's)."""
+        return self.engine.evaluator.loop_module(loop)
+
     def ways_at(self, node: ast.AST) -> list[Way]:
         """Each way `node` may run: the mesh contexts in force, outermost first."""
         return self.engine.ways_at(self.module, node)

@@ -42,7 +42,9 @@ tests read through `self`. `min`/`max` of several arguments; an operation on a v
 does not know says where that value was lost. A variable of a comprehension's first
 generator, read where the comprehension is not unrolled, is the one value every item gives.
 A `for` loop's
-variable is the one value every item of a known tuple or list gives; calling a generator
+variable is the one value every item of a known tuple or list gives, or, one iteration at a
+time (`iterations`, `unrolled`: what a rule asks of a call inside loops, or inside a function
+called from a loop), the item's; calling a generator
 function of the tree gives what every `yield` of it gives (`next(gen)`, a loop over it).
 JAX's trees:
 `jax.tree.map` over spelled-out containers, eval_shape's structs and `Leaves`, and over any
@@ -223,6 +225,7 @@ class Evaluator:
             tuple[object, ...], tuple[Value, int, tuple[object, ...]]
         ] = {}
         self._generators: dict[ast.AST, bool] = {}
+        self._loop_modules: dict[ast.AST, Path] = {}  # the loops `iterations` gave
 
     def is_generator(self, function: ast.AST) -> bool:
         """Whether `function`'s own body yields (walked once per function)."""
@@ -1820,32 +1823,36 @@ class Evaluator:
         self, module: Module, node: ast.AST
     ) -> list[tuple[tuple[ast.For, str, Value], ...]] | Unknown | None:
         """Each iteration of the `for` loops around `node` in its own scope (its body holds
-        `node`), as the loop variables' values it binds (outermost loop first, an inner
-        loop's items evaluated with the outer variables bound): None when no loop is around
-        it, Unknown when a loop's items are not spelled out or there are more than
-        `_MAX_ITERATIONS` iterations."""
-        loops: list[ast.For] = []
-        child: ast.AST = node
-        parent = module.parents.get(node)
-        while parent is not None and not isinstance(
-            parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-        ):
-            if isinstance(parent, ast.For) and child in parent.body:
-                loops.append(parent)
-            child, parent = parent, module.parents.get(parent)
+        `node`), or, where none is, of those around the calls of its function in their
+        callers (`for m in meshes: helper(m)`: `helper`'s parameter is then each item), as
+        the loop variables' values it binds (outermost loop first, an inner loop's items
+        evaluated with the outer variables bound): None when no loop is around it, Unknown
+        when a loop's items are not spelled out or there are more than `_MAX_ITERATIONS`
+        iterations. `loop_module` says which module a loop is in."""
+        loops = [(module, loop) for loop in _loops_around(module, node)]
+        scope = module.scope_of(node)
+        if not loops and isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            calls = self.calls_of(module, scope, through_decorators=True)
+            if isinstance(calls, list):
+                seen: set[ast.AST] = set()
+                for caller, call, _ in calls:
+                    for loop in _loops_around(caller, call):
+                        if loop not in seen:
+                            seen.add(loop)
+                            loops.append((caller, loop))
         if not loops:
             return None
-        loops.reverse()
-        frame = self.frame_at(module, node)
         done: list[tuple[tuple[ast.For, str, Value], ...]] = [()]
-        for loop in loops:
+        for where, loop in loops:
+            self._loop_modules[loop] = where.path
+            frame = self.frame_at(where, loop)
             grown: list[tuple[tuple[ast.For, str, Value], ...]] = []
             for bound in done:
                 with self.unrolled(bound):
-                    iterated = self.value(module, loop.iter, frame)
+                    iterated = self.value(where, loop.iter, frame)
                 items = _items(iterated)
                 if items is None:
-                    why = f"the items of the loop at line {module.line(loop)}"
+                    why = f"the items of the loop at line {where.line(loop)}"
                     if isinstance(iterated, Unknown):
                         return lost_at(Unknown(f"{why} are not known"), iterated)
                     return Unknown(f"{why} are not spelled out")
@@ -1860,13 +1867,18 @@ class Evaluator:
                 return Unknown(f"more than {_MAX_ITERATIONS} iterations of the loops")
         return done
 
+    def loop_module(self, loop: ast.For) -> Path | None:
+        """The module of a loop `iterations` gave."""
+        return self._loop_modules.get(loop)
+
     @contextmanager
     def unrolled(self, bound: tuple[tuple[ast.For, str, Value], ...]) -> Iterator[None]:
         """Inside: each `for` loop variable of `bound` reads the value it binds there (one
         iteration of `iterations`); the answers that depend on it are remembered with it, and
         parameters found from callers meanwhile are forgotten after."""
         saved = dict(self._comprehension)
-        params = dict(self._params)
+        params = self._params
+        self._params = {}  # a parameter from callers may read a loop variable bound here
         try:
             for loop, name, value in bound:
                 self._comprehension[(loop, name)] = value
@@ -3697,6 +3709,21 @@ def _namespace_of(built: dict[str, object]) -> Namespace:
         if key != ""
     )
     return Namespace(items, mapping=bool(built[""]))
+
+
+def _loops_around(module: Module, node: ast.AST) -> list[ast.For]:
+    """The `for` statements whose body holds `node`, in its own scope, outermost first."""
+    loops: list[ast.For] = []
+    child: ast.AST = node
+    parent = module.parents.get(node)
+    while parent is not None and not isinstance(
+        parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    ):
+        if isinstance(parent, ast.For) and child in parent.body:
+            loops.append(parent)
+        child, parent = parent, module.parents.get(parent)
+    loops.reverse()
+    return loops
 
 
 def _assign_target(target: ast.AST, value: Value) -> Iterator[tuple[str, Value]]:
