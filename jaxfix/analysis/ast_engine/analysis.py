@@ -106,6 +106,25 @@ class Analysis:
         """Questions asked inside see the loop variables bound as in one iteration."""
         return self.engine.evaluator.unrolled(bound)
 
+    def not_taken(self, node: ast.AST) -> bool:
+        """Whether `node` is on a side of an `if` statement or a conditional expression (in
+        its own scope) that never runs: the test's value, as the engine knows it from every
+        way the scope runs (a parameter from every caller), is a `bool` that picks the other
+        side (`use_abstract_mesh(m) if abstract else jax.set_mesh(m)` with `abstract=True`)."""
+        child: ast.AST = node
+        parent = self.module.parents.get(node)
+        while parent is not None and not isinstance(
+            parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+        ):
+            if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test:
+                test = self.value_of(parent.test)
+                if isinstance(test, bool):
+                    body = parent.body if isinstance(parent, ast.If) else [parent.body]
+                    if test is not any(child is b for b in body):
+                        return True
+            child, parent = parent, self.module.parents.get(parent)
+        return False
+
     def loop_module(self, loop: ast.For) -> Path | None:
         """The module of a loop `iterations` gave (it may be a caller's)."""
         return self.engine.evaluator.loop_module(loop)
