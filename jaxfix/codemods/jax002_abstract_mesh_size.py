@@ -64,7 +64,11 @@ class AbstractMeshSizeChange(Rule):
     the calls of its function (`for shape in SHAPES: stage(shape)`), each
     iteration is asked on its own: the report names the iterations whose size differs,
     without a fix (and says nothing where the loop may end early, by `break`, `return`,
-    `yield` or `raise`, before an iteration that raises).
+    `yield` or `raise`, before an iteration that raises). Sizes computed from the
+    host's devices (`jax.device_count()`, `jax.devices()`) are asked on hosts of every
+    device count from 1 to 256 and beyond to 65536: reported, without a fix, only where they
+    differ on every one (`(n, 2)` inside `(n,)`); `(n // 2, 2)` inside `(n,)`, which runs on
+    every even count, is not.
 
     Where the rule stops: the same error raised by `jax.experimental.pjit.pjit`, not by a
     `use_abstract_mesh` in the code. The legacy `with Mesh(devices, names):` sets no abstract
@@ -213,6 +217,10 @@ class AbstractMeshSizeChange(Rule):
         if argument is not None and not conflicts and confirmed is None:
             if self._in_loop(node, argument):
                 return
+            if (
+                shown_inner is None or len(known) != len(sites)
+            ) and self._on_every_host(node, argument):
+                return
         if argument is None or (not conflicts and confirmed is None):
             if argument is not None and confirmed is None:
                 self.leave(
@@ -291,6 +299,65 @@ class AbstractMeshSizeChange(Rule):
             )
             related = (*related, *_origin_places(confirmed.evidence))
         self.report(node, with_note(message, why_not), fix=fix, related=related)
+
+    def _on_every_host(self, node: ast.Call, argument: ast.expr) -> bool:
+        """Sizes computed from the host's devices (`jax.device_count()`, `jax.devices()`):
+        asked on one host of each device count of `_HOSTS` (1 to 65536), reports when on
+        every one of them the inner mesh and the one enclosing mesh are known and their
+        sizes differ (`(n, 2)` inside `(n,)`), without a fix; silent where one count runs
+        (`(n // 2, 2)` inside `(n,)` runs on every even count) or any size is not known.
+        True when it reported."""
+        analysis = self.analysis
+        found: list[tuple[int, Mesh, Enclosing]] = []
+        for devices in _HOSTS:
+            with analysis.on_host(devices):
+                inner = analysis.value_of(argument)
+                sites = analysis.enclosing(node)
+            if not (
+                isinstance(inner, Mesh)
+                and _built(inner)
+                and inner.is_abstract
+                and len(sites) == 1
+            ):
+                return False
+            (site,) = sites
+            outer = site.mesh
+            if not (isinstance(outer, Mesh) and _built(outer)):
+                return False
+            if outer.size == inner.size:
+                return False
+            found.append((devices, inner, site))
+        if self.expected(node):
+            return True
+        _, inner, site = next(f for f in found if f[0] == 8)
+        examples = "; ".join(
+            f"n = {devices}: {mesh.size} inside {site_of.mesh.size}"
+            for devices, mesh, site_of in found
+            if devices in (1, 2, 3) and isinstance(site_of.mesh, Mesh)
+        )
+        outer_mesh = site.mesh
+        assert isinstance(outer_mesh, Mesh)
+        note = (
+            "whatever the host's device count n (the sizes above are at n = 8), the two "
+            f"sizes differ ({examples}; jaxfix tried every n to 256, and more to "
+            f"{_HOSTS[-1]}): both are computed from the host's devices, the inner mesh's "
+            f"{self._written(inner, argument)}, the enclosing one's "
+            f"{self._written(outer_mesh, site.node)}; not fixed: no size written there "
+            "holds on every host"
+        )
+        self.report(
+            node,
+            with_note(self._message(node, inner, site), note),
+            related=self._related(site),
+        )
+        return True
+
+    def _written(self, mesh: Mesh, fallback: ast.AST) -> str:
+        """`by `AbstractMesh((n, 2), ...)` (line 20)`: the call that built `mesh`, where this
+        module holds it, else the expression `fallback` that reaches it here."""
+        analysis = self.analysis
+        node = mesh.origin if mesh.origin in analysis.parents else fallback
+        return f"by `{_short(analysis.text(node))}` (line {analysis.line(node)})"
 
     def _in_loop(self, node: ast.Call, argument: ast.expr) -> bool:
         """Inside `for` loops over items jaxfix spells out (`for m in meshes:`, a function's
@@ -1008,6 +1075,30 @@ def _iteration_text(bound: tuple[tuple[ast.For, str, object], ...], mesh: Mesh) 
     """One iteration's loop variables, then the inner mesh it makes."""
     names = iteration_text(bound)
     return f"{names} gives {_describe(mesh)}" if names else _describe(mesh)
+
+
+# The device counts `_on_every_host` asks about: every one to 256, then around each power
+# of two and three times one, to 65536 (a size `n // 256` changes only every 256 devices).
+_HOSTS = tuple(
+    sorted(
+        {*range(1, 257)}
+        | {
+            v
+            for k in range(8, 17)
+            for v in (2**k - 1, 2**k, 2**k + 1, 3 * 2 ** (k - 1), 5 * 2 ** (k - 2))
+            if v <= 2**16
+        }
+    )
+)
+
+
+def _built(mesh: Mesh) -> bool:
+    """A mesh whose every axis size is known and at least 1."""
+    return (
+        not mesh.is_empty
+        and mesh.axis_sizes is not None
+        and all(isinstance(s, int) and s >= 1 for s in mesh.axis_sizes)
+    )
 
 
 def _describe(mesh: Mesh) -> str:

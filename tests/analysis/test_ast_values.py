@@ -890,3 +890,33 @@ def test_each_iteration_of_the_loops_around_a_node_is_asked_on_its_own() -> None
     assert isinstance(
         engine.evaluator.iterations(module, module.tree.body[-1].body[0].value), Unknown
     )
+
+
+def test_on_a_host_of_n_devices_the_device_count_is_n() -> None:
+    """`on_host(n)`: `jax.device_count()` and `jax.devices()` are those of n devices, through
+    a function's return too (a call's answer is kept per host); the local ones stay unknown;
+    outside, the count is unknown again."""
+    engine, module = parsed(
+        "import jax\n"
+        "import numpy as np\n"
+        "from jax.sharding import AbstractMesh, Mesh\n"
+        "def outer():\n"
+        "    return jax.make_mesh((jax.device_count(),), ('data',))\n"
+        "v = (outer().axis_sizes, AbstractMesh((jax.device_count() // 2, 2), ('a', 'b'))"
+        ".axis_sizes, len(jax.devices()), jax.local_device_count(),"
+        " Mesh(np.asarray(jax.devices()).reshape(-1, 4), ('x', 'y')).axis_sizes)\n"
+        "v\n"
+    )
+    expr = last_expr(module)
+    evaluator = engine.evaluator
+    with evaluator.on_host(8):
+        found = engine.value_of(module, expr)
+    assert isinstance(found, tuple)
+    assert found[:3] == ((8,), (4, 2), 8) and found[4] == (2, 4)
+    assert isinstance(found[3], Unknown)
+    with evaluator.on_host(3):
+        found = engine.value_of(module, expr)
+    assert isinstance(found, tuple) and found[:3] == ((3,), (1, 2), 3)
+    outside = engine.value_of(module, expr)
+    assert isinstance(outside, tuple)
+    assert isinstance(outside[0][0], Unknown) and isinstance(outside[2], Unknown)

@@ -125,6 +125,11 @@ class Analysis:
             child, parent = parent, self.module.parents.get(parent)
         return False
 
+    def on_host(self, devices: int) -> AbstractContextManager[None]:
+        """Questions asked inside see the program on one host of `devices` devices
+        (`Evaluator.on_host`: `jax.device_count()` is that count)."""
+        return self.engine.evaluator.on_host(devices)
+
     def loop_module(self, loop: ast.For) -> Path | None:
         """The module of a loop `iterations` gave (it may be a caller's)."""
         return self.engine.evaluator.loop_module(loop)

@@ -115,6 +115,8 @@ from jaxfix.analysis.names import API_LAST_NAMES, Api, api_of_name
 _MAX_CALL_DEPTH = 4  # functions followed inside one another
 _MAX_ITEMS = 256  # a range or comprehension longer than this is not spelled out
 _MAX_ITERATIONS = 16  # the iterations of the loops around a call asked one by one
+# Where `on_host` keeps the host's device count beside the loop variables (no loop is it).
+_HOST: tuple[ast.AST, str] = (ast.Pass(), "<the host's device count>")
 _MAX_POWER = 64
 # Packages that are never the tree's own, even when the tree holds them (the JAX clone holds
 # `jax/`): their names are matched as qualified names, as JAX's own users spell them.
@@ -1887,6 +1889,38 @@ class Evaluator:
             self._comprehension = saved
             self._params = params
 
+    @contextmanager
+    def on_host(self, devices: int) -> Iterator[None]:
+        """Inside: the program runs with `devices` devices in all: `jax.device_count()` is
+        that count, `jax.devices()` a list of that many (the local ones stay unknown: how
+        many processes share them is not known; answers that depend on it are remembered
+        with it, as loop variables are; parameters found from callers meanwhile are
+        forgotten after)."""
+        saved = dict(self._comprehension)
+        params = self._params
+        self._params = {}
+        try:
+            self._comprehension[_HOST] = devices
+            yield
+        finally:
+            self._comprehension = saved
+            self._params = params
+
+    def _host_read(
+        self, callee: External, positional: list[Value] | Unknown, keywords: object
+    ) -> Value | None:
+        """What a read of the host's devices gives inside `on_host`, else None."""
+        devices = self._comprehension.get(_HOST)
+        if not isinstance(devices, int) or positional or keywords:
+            return None
+        # the global count only: a host's local devices are fewer where several processes
+        # run the program, and jaxfix does not know how many do
+        if callee.name == "jax.device_count":
+            return devices
+        if callee.name == "jax.devices":
+            return Devices((devices,), is_array=False)
+        return None
+
     def unrolling(self) -> frozenset[tuple[tuple[ast.AST, str], Value]] | None:
         """The loop and comprehension variables bound now (a key for answers that depend
         on them), None when none is."""
@@ -2560,6 +2594,9 @@ class Evaluator:
                 return self._replaced(positional, keywords, node)
             if callee.name == "builtins.property":
                 return _property_of(positional, keywords)
+            host = self._host_read(callee, positional, keywords)
+            if host is not None:
+                return host
             return vocabulary.call(callee, positional, keywords, node, self.jax_version)
         if isinstance(callee, Function):
             return self.call_function(callee, positional, keywords, node)
@@ -3211,7 +3248,9 @@ class Evaluator:
         args = self.bind(function, positional, keywords)
         if isinstance(args, Unknown):
             return args
-        key = ("call", function.node, function.closure, args)
+        # with the loop variables and host bound now: what the body reads of the context
+        # (`get_abstract_mesh()`) or of the host may differ from one to the next
+        key = ("call", function.node, function.closure, args, self.unrolling())
         cached = self._calls.get(key)
         if cached is not None:
             return cached
