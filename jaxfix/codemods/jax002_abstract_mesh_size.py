@@ -217,10 +217,13 @@ class AbstractMeshSizeChange(Rule):
         if argument is not None and not conflicts and confirmed is None:
             if self._in_loop(node, argument):
                 return
-            if (
-                shown_inner is None or len(known) != len(sites)
-            ) and self._on_every_host(node, argument):
-                return
+            if shown_inner is None or len(known) != len(sites):
+                host = self._on_every_host(node, argument)
+                if host is True:
+                    return
+                if isinstance(host, str):
+                    self.leave(node, host)
+                    return
         if argument is None or (not conflicts and confirmed is None):
             if argument is not None and confirmed is None:
                 self.leave(
@@ -300,13 +303,13 @@ class AbstractMeshSizeChange(Rule):
             related = (*related, *_origin_places(confirmed.evidence))
         self.report(node, with_note(message, why_not), fix=fix, related=related)
 
-    def _on_every_host(self, node: ast.Call, argument: ast.expr) -> bool:
+    def _on_every_host(self, node: ast.Call, argument: ast.expr) -> bool | str:
         """Sizes computed from the host's devices (`jax.device_count()`, `jax.devices()`):
         asked on one host of each device count of `_HOSTS` (1 to 65536), reports when on
         every one of them the inner mesh and the one enclosing mesh are known and their
         sizes differ (`(n, 2)` inside `(n,)`), without a fix; silent where one count runs
         (`(n // 2, 2)` inside `(n,)` runs on every even count) or any size is not known.
-        True when it reported."""
+        True when it reported; where a count runs, why it is left (what `-v` says)."""
         analysis = self.analysis
         found: list[tuple[int, Mesh, Enclosing]] = []
         for devices in _HOSTS:
@@ -325,7 +328,14 @@ class AbstractMeshSizeChange(Rule):
             if not (isinstance(outer, Mesh) and _built(outer)):
                 return False
             if outer.size == inner.size:
-                return False
+                if not found:
+                    return False
+                return (
+                    "the inner and the enclosing sizes are computed from the host's "
+                    f"devices: they differ on a host of {found[0][0]} device"
+                    f"{'s' if found[0][0] > 1 else ''} but match on one of {devices} "
+                    f"(both {inner.size}); only the host decides"
+                )
             found.append((devices, inner, site))
         if self.expected(node):
             return True
