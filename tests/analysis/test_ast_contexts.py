@@ -901,8 +901,10 @@ def test_a_context_object_that_registers_itself(
         ("s = make()", "", ENTERS_M8),  # a factory's object
         # code that holds the object exits it before the body runs
         ("s = Scope()", "s.__exit__(None, None, None)", UNKNOWN_SITE),
+        # code outside its methods changes an attribute they read
+        ("s = Scope()\ns.cm = None", "", UNKNOWN_SITE),
     ],
-    ids=["by-name", "from-factory", "exited-by-holder"],
+    ids=["by-name", "from-factory", "exited-by-holder", "changed-by-holder"],
 )
 def test_a_context_object_entered_by_name(
     made: str, before: str, expected: list[list[tuple[object, ...]]]

@@ -489,6 +489,8 @@ class Contexts:
         shared = shared or not self._made_by(expr, instance)
         if not self._handed_out_safely(target, instance.cls.node, enter, named, shared):
             return None
+        if shared and self._changed_from_outside(target):
+            return None
         a = enter.args
         if (
             a.posonlyargs
@@ -550,6 +552,56 @@ class Contexts:
             )
             returned = isinstance(statement, ast.Return)
         return sites
+
+    def _changed_from_outside(self, module: Module) -> bool:
+        """Whether code outside the methods that own them may change an attribute that the
+        methods of `module`'s classes read on their object (`runner.view = other` between
+        building the object and entering it; `view.mesh = m`): a store `x.attr = ...` of
+        such a name anywhere in the run other than on a method's own first parameter (the
+        values jaxfix gives the object's attributes are what its constructor made)."""
+        names: set[str] = set()
+        for klass in ast.walk(module.tree):
+            if not isinstance(klass, ast.ClassDef):
+                continue
+            for method in klass.body:
+                if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                params = [*method.args.posonlyargs, *method.args.args]
+                if not params:
+                    continue
+                this = params[0].arg
+                names.update(
+                    n.attr
+                    for n in ast.walk(method)
+                    if isinstance(n, ast.Attribute)
+                    and isinstance(n.value, ast.Name)
+                    and n.value.id == this
+                )
+        for name in sorted(names):
+            holders = self.evaluator.project.candidate_files(
+                name, module.path, imported=False
+            )
+            if isinstance(holders, Unknown):
+                return True
+            for path in {module.path, *holders}:
+                other = self.evaluator.module(path)
+                if isinstance(other, Unknown):
+                    return True
+                for store in other.attribute_stores(name):
+                    owner = other.scope_of(store)
+                    params = (
+                        [*owner.args.posonlyargs, *owner.args.args]
+                        if isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef))
+                        else []
+                    )
+                    if not (
+                        params
+                        and isinstance(other.parents.get(owner), ast.ClassDef)
+                        and isinstance(store.value, ast.Name)
+                        and store.value.id == params[0].arg
+                    ):
+                        return True
+        return False
 
     def _handed_out_safely(
         self,
