@@ -23,6 +23,7 @@ from jaxfix.analysis.ast_engine.mesh_sizes import ConfigKey, EnvironmentVariable
 from jaxfix.analysis.ast_engine.values import ListValue, Mesh, Unknown, tuple_text
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule, keyword_arg
+from jaxfix.codemods.loops import iteration_text, loops_text, may_end_early
 from jaxfix.codemods.text import not_fixed, other_file, related, with_note
 from jaxfix.evidence.facts import (
     LISTED,
@@ -57,7 +58,17 @@ class AbstractMeshSizeChange(Rule):
     never reported, so a context it does not follow means no report. An empty mesh
     (`AbstractMesh((), ())`, `set_mesh(None)`) in between resets the chain, as in JAX; so
     does any context manager that may enter a mesh the engine cannot see. An inner
-    `use_abstract_mesh(...)` stored in a variable before its `with` is not seen.
+    `use_abstract_mesh(...)` stored in a variable before its `with` is not seen. Inside `for`
+    loops over items the engine spells out (`for m in meshes:` with a function's `*meshes`
+    from its callers, `for name, shape in SHAPES.items()`, `zip`, `enumerate`), or around
+    the calls of its function (`for shape in SHAPES: stage(shape)`), each
+    iteration is asked on its own: the report names the iterations whose size differs,
+    without a fix (and says nothing where the loop may end early, by `break`, `return`,
+    `yield` or `raise`, before an iteration that raises). Sizes computed from the
+    host's devices (`jax.device_count()`, `jax.devices()`) are asked on hosts of every
+    device count from 1 to 256 and beyond to 65536: reported, without a fix, only where they
+    differ on every one (`(n, 2)` inside `(n,)`); `(n // 2, 2)` inside `(n,)`, which runs on
+    every even count, is not.
 
     Where the rule stops: the same error raised by `jax.experimental.pjit.pjit`, not by a
     `use_abstract_mesh` in the code. The legacy `with Mesh(devices, names):` sets no abstract
@@ -203,6 +214,16 @@ class AbstractMeshSizeChange(Rule):
             for site, mesh in known
             if shown_inner is not None and mesh.size != shown_inner.size
         ]
+        if argument is not None and not conflicts and confirmed is None:
+            if self._in_loop(node, argument):
+                return
+            if shown_inner is None or len(known) != len(sites):
+                host = self._on_every_host(node, argument)
+                if host is True:
+                    return
+                if isinstance(host, str):
+                    self.leave(node, host)
+                    return
         if argument is None or (not conflicts and confirmed is None):
             if argument is not None and confirmed is None:
                 self.leave(
@@ -281,6 +302,138 @@ class AbstractMeshSizeChange(Rule):
             )
             related = (*related, *_origin_places(confirmed.evidence))
         self.report(node, with_note(message, why_not), fix=fix, related=related)
+
+    def _on_every_host(self, node: ast.Call, argument: ast.expr) -> bool | str:
+        """Sizes computed from the host's devices (`jax.device_count()`, `jax.devices()`):
+        asked on one host of each device count of `_HOSTS` (1 to 65536), reports when on
+        every one of them the inner mesh and the one enclosing mesh are known and their
+        sizes differ (`(n, 2)` inside `(n,)`), without a fix; silent where one count runs
+        (`(n // 2, 2)` inside `(n,)` runs on every even count) or any size is not known.
+        True when it reported; where a count runs, why it is left (what `-v` says)."""
+        analysis = self.analysis
+        found: list[tuple[int, Mesh, Enclosing]] = []
+        for devices in _HOSTS:
+            with analysis.on_host(devices):
+                inner = analysis.value_of(argument)
+                sites = analysis.enclosing(node)
+            if not (
+                isinstance(inner, Mesh)
+                and _built(inner)
+                and inner.is_abstract
+                and len(sites) == 1
+            ):
+                return False
+            (site,) = sites
+            outer = site.mesh
+            if not (isinstance(outer, Mesh) and _built(outer)):
+                return False
+            if outer.size == inner.size:
+                if not found:
+                    return False
+                return (
+                    "the inner and the enclosing sizes are computed from the host's "
+                    f"devices: they differ on a host of {found[0][0]} device"
+                    f"{'s' if found[0][0] > 1 else ''} but match on one of {devices} "
+                    f"(both {inner.size}); only the host decides"
+                )
+            found.append((devices, inner, site))
+        if self.expected(node):
+            return True
+        _, inner, site = next(f for f in found if f[0] == 8)
+        examples = "; ".join(
+            f"n = {devices}: {mesh.size} inside {site_of.mesh.size}"
+            for devices, mesh, site_of in found
+            if devices in (1, 2, 3) and isinstance(site_of.mesh, Mesh)
+        )
+        outer_mesh = site.mesh
+        assert isinstance(outer_mesh, Mesh)
+        note = (
+            "whatever the host's device count n (the sizes above are at n = 8), the two "
+            f"sizes differ ({examples}; jaxfix tried every n to 256, and more to "
+            f"{_HOSTS[-1]}): both are computed from the host's devices, the inner mesh's "
+            f"{self._written(inner, argument)}, the enclosing one's "
+            f"{self._written(outer_mesh, site.node)}; not fixed: no size written there "
+            "holds on every host"
+        )
+        self.report(
+            node,
+            with_note(self._message(node, inner, site), note),
+            related=self._related(site),
+        )
+        return True
+
+    def _written(self, mesh: Mesh, fallback: ast.AST) -> str:
+        """`by `AbstractMesh((n, 2), ...)` (line 20)`: the call that built `mesh`, where this
+        module holds it, else the expression `fallback` that reaches it here."""
+        analysis = self.analysis
+        node = mesh.origin if mesh.origin in analysis.parents else fallback
+        return f"by `{_short(analysis.text(node))}` (line {analysis.line(node)})"
+
+    def _in_loop(self, node: ast.Call, argument: ast.expr) -> bool:
+        """Inside `for` loops over items jaxfix spells out (`for m in meshes:`, a function's
+        `*meshes` filled by its caller, `for name, shape in SHAPES.items()`), each iteration
+        asked on its own: reports the iterations whose inner mesh's size differs from the
+        enclosing one's, naming them (no fix: the sizes differ from one item to the next).
+        Only where nothing in the loops' bodies may end them early (`break`, `return`,
+        `yield`, `raise`) or the first iteration raises; True when it reported."""
+        analysis = self.analysis
+        iterations = analysis.iterations(node)
+        if not isinstance(iterations, list) or len(iterations) < 2:
+            return False
+        raising: list[tuple[int, Mesh, Enclosing]] = []
+        for index, bound in enumerate(iterations):
+            with analysis.unrolled(bound):
+                inner = analysis.value_of(argument)
+                sites = analysis.enclosing(node)
+            if not (
+                isinstance(inner, Mesh)
+                and inner.is_abstract
+                and not inner.is_empty
+                and inner.size is not None
+            ):
+                continue
+            conflict = next(
+                (
+                    site
+                    for site in sites
+                    if isinstance(site.mesh, Mesh)
+                    and not site.mesh.is_empty
+                    and site.mesh.size is not None
+                    and site.mesh.size != inner.size
+                ),
+                None,
+            )
+            if conflict is not None:
+                raising.append((index, inner, conflict))
+        if not raising:
+            return False
+        loops = {loop for loop, _, _ in iterations[0]}
+        if raising[0][0] != 0 and any(may_end_early(loop) for loop in loops):
+            return False
+        if self.expected(node):
+            return True
+        _, inner, conflict = raising[0]
+        where = loops_text(
+            [(loop, analysis.loop_module(loop)) for loop in loops], analysis.path
+        )
+        each = "; ".join(
+            _iteration_text(iterations[index], mesh) for index, mesh, _ in raising
+        )
+        every = (
+            "every iteration"
+            if len(raising) == len(iterations)
+            else f"{len(raising)} of {len(iterations)} iterations"
+        )
+        note = (
+            f"on {every} of {where}: {each}; not fixed: the"
+            " sizes come from the loop's items"
+        )
+        self.report(
+            node,
+            with_note(self._message(node, inner, conflict), note),
+            related=self._related(conflict),
+        )
+        return True
 
     def _origin_note(
         self, confirmed: Confirmed, inner: Mesh, outers: list[Mesh]
@@ -986,6 +1139,36 @@ def _keyword(name: str, text: str) -> Callable[[cst.CSTNode], cst.CSTNode]:
         )
 
     return edit
+
+
+def _iteration_text(bound: tuple[tuple[ast.For, str, object], ...], mesh: Mesh) -> str:
+    """One iteration's loop variables, then the inner mesh it makes."""
+    names = iteration_text(bound)
+    return f"{names} gives {_describe(mesh)}" if names else _describe(mesh)
+
+
+# The device counts `_on_every_host` asks about: every one to 256, then around each power
+# of two and three times one, to 65536 (a size `n // 256` changes only every 256 devices).
+_HOSTS = tuple(
+    sorted(
+        {*range(1, 257)}
+        | {
+            v
+            for k in range(8, 17)
+            for v in (2**k - 1, 2**k, 2**k + 1, 3 * 2 ** (k - 1), 5 * 2 ** (k - 2))
+            if v <= 2**16
+        }
+    )
+)
+
+
+def _built(mesh: Mesh) -> bool:
+    """A mesh whose every axis size is known and at least 1."""
+    return (
+        not mesh.is_empty
+        and mesh.axis_sizes is not None
+        and all(isinstance(s, int) and s >= 1 for s in mesh.axis_sizes)
+    )
 
 
 def _describe(mesh: Mesh) -> str:

@@ -24,6 +24,7 @@ from jaxfix.analysis.ast_engine.vocabulary import api_of
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.bindings import first_evaluated, local_for
+from jaxfix.codemods.loops import iteration_text, loops_text, may_end_early
 from jaxfix.codemods.text import not_fixed, other_file, related, with_note
 from jaxfix.evidence.facts import Evidence, ValueSite
 from jaxfix.ground.diagnostics import Fix, Location, Related, Safety
@@ -94,7 +95,11 @@ class AllGatherMeshMismatch(Rule):
     [docs/engine.md](../engine.md)). Meshes compare as JAX compares them: axis names, sizes,
     types, and whether an abstract device is attached. Anything unknown means no diagnostic;
     so does a context or input mesh with non-Explicit axes (JAX fails earlier, with another
-    error).
+    error). Inside `for` loops over items the engine spells out (a function's `*meshes` from
+    its callers, `.items()`, `zip`, `enumerate`), or around the calls of its function (`for m in meshes: with
+    jax.set_mesh(m): gather()`), each iteration is asked on its own: the
+    report names the iterations whose meshes disagree, without a fix (and says nothing where
+    the loop may end early, by `break`, `return`, `yield` or `raise`, before one of them).
 
     ## Why is this bad?
     `top_level_all_gather` gathers on the input's mesh and cannot move data to another one.
@@ -294,7 +299,8 @@ class AllGatherMeshMismatch(Rule):
                 x, sharding, sites, verdicts, source, recorded=log is not None
             )
         elif confirmed is None:
-            self.leave(gather, self._trail(gather, x, sharding, sites))
+            if not self._in_loop(gather, x, sharding):
+                self.leave(gather, self._trail(gather, x, sharding, sites))
         else:
             filled = confirmed.fill("input", None, x)
             out = confirmed.fill("out", None, gather)
@@ -327,6 +333,63 @@ class AllGatherMeshMismatch(Rule):
                     "or gather under the input's mesh"
                 ),
             )
+
+    def _in_loop(self, gather: ast.Call, x: ast.expr, sharding: ast.expr) -> bool:
+        """Inside `for` loops over items jaxfix spells out, each iteration asked on its own:
+        reports the iterations whose meshes disagree, naming them (no fix: what to move
+        differs from one item to the next), where nothing may end the loops before them
+        (`break`, `return`, `yield`, `raise`) or the first iteration raises; True when it
+        reported."""
+        analysis = self.analysis
+        iterations = analysis.iterations(gather)
+        if not isinstance(iterations, list) or len(iterations) < 2:
+            return False
+        raising: list[tuple[int, _Verdict]] = []
+        for index, bound in enumerate(iterations):
+            with analysis.unrolled(bound):
+                verdict = next(
+                    (
+                        v
+                        for v in (
+                            self._verdict(site, sharding)
+                            for site in self._sites(gather, x)
+                        )
+                        if v is not None
+                    ),
+                    None,
+                )
+            if verdict is not None:
+                raising.append((index, verdict))
+        if not raising:
+            return False
+        loops = {loop for loop, _, _ in iterations[0]}
+        if raising[0][0] != 0 and any(may_end_early(loop) for loop in loops):
+            return False
+        if self.expected(gather) or gather in self.reported:
+            return True
+        self.reported.add(gather)
+        first = raising[0][1]
+        message = (
+            self._input_message(x, first)
+            if first.kind is _Failure.INPUT
+            else self._context_message(sharding, first)
+        )
+        where = loops_text(
+            [(loop, analysis.loop_module(loop)) for loop in loops], analysis.path
+        )
+        every = (
+            "every iteration"
+            if len(raising) == len(iterations)
+            else f"{len(raising)} of {len(iterations)} iterations"
+        )
+        each = "; ".join(iteration_text(iterations[index]) for index, _ in raising)
+        note = (
+            f"on {every} of {where}"
+            + (f" ({each})" if each else "")
+            + "; not fixed: the meshes come from the loop's items"
+        )
+        self.report(gather, with_note(message, note), related=self._related(first.site))
+        return True
 
     def _trail(
         self, gather: ast.Call, x: ast.expr, sharding: ast.expr, sites: list[_Site]

@@ -794,6 +794,24 @@ ENTERS_M8 = [[(WITH, Api.USE_ABSTRACT_MESH, X8)]]
         ),
         # `__init__` sets the mesh for good when it builds the object
         ("self.cm = jax.set_mesh(M8)", "return self.cm.__enter__()", UNKNOWN_SITE),
+        # entered through an ExitStack the object makes, here or in `__init__`
+        (
+            "",
+            "self.stack = contextlib.ExitStack()\n"
+            "self.stack.enter_context(use_abstract_mesh(M8))",
+            ENTERS_M8,
+        ),
+        (
+            "self.stack = contextlib.ExitStack()",
+            "self.stack.enter_context(use_abstract_mesh(M8))",
+            ENTERS_M8,
+        ),
+        # `enter_context` of something that may be no ExitStack
+        (
+            "self.stack = FLAG",
+            "self.stack.enter_context(use_abstract_mesh(M8))",
+            UNKNOWN_SITE,
+        ),
     ],
     ids=[
         "self-attribute",
@@ -807,6 +825,9 @@ ENTERS_M8 = [[(WITH, Api.USE_ABSTRACT_MESH, X8)]]
         "returns-self",
         "rebound-conditionally",
         "init-sets-mesh",
+        "exit-stack",
+        "exit-stack-of-init",
+        "enter-context-of-unknown",
     ],
 )
 def test_the_contexts_an_enter_method_leaves_entered(
@@ -848,8 +869,11 @@ SCOPE = (
     [
         # registered on a stack where others find it; only its own __exit__ exits
         ("Scope()", "", ENTERS_M8),
-        # the `with` body holds the object (`as s`): its calls may exit the context
-        ("Scope() as s", "", UNKNOWN_SITE),
+        # the `with` body holds the object (`as s`): its methods only read attributes, and
+        # no code but its own __exit__ reads `.__exit__`
+        ("Scope() as s", "", ENTERS_M8),
+        # ... unless code that holds it exits it
+        ("Scope() as s", "s.__exit__(None, None, None)", UNKNOWN_SITE),
         # code that finds it on the stack exits it
         (
             "Scope()",
@@ -857,7 +881,7 @@ SCOPE = (
             UNKNOWN_SITE,
         ),
     ],
-    ids=["registers-itself", "as-name", "exited-elsewhere"],
+    ids=["registers-itself", "as-name", "as-name-exited", "exited-elsewhere"],
 )
 def test_a_context_object_that_registers_itself(
     item: str, after: str, expected: list[list[tuple[object, ...]]]
@@ -866,6 +890,29 @@ def test_a_context_object_that_registers_itself(
     its mesh entered when no code but the class's own `__exit__` reads `.__exit__`."""
     code = SCOPE + f"def other():\n    {after or 'pass'}\n"
     code += f"with {item}:\n    target()\n"
+    engine, module = parsed(HEADER + code)
+    assert ways(engine, module, call(module)) == expected
+
+
+@pytest.mark.parametrize(
+    "made, before, expected",
+    [
+        ("s = Scope()", "", ENTERS_M8),  # built earlier, entered by name
+        ("s = make()", "", ENTERS_M8),  # a factory's object
+        # code that holds the object exits it before the body runs
+        ("s = Scope()", "s.__exit__(None, None, None)", UNKNOWN_SITE),
+        # code outside its methods changes an attribute they read
+        ("s = Scope()\ns.cm = None", "", UNKNOWN_SITE),
+    ],
+    ids=["by-name", "from-factory", "exited-by-holder", "changed-by-holder"],
+)
+def test_a_context_object_entered_by_name(
+    made: str, before: str, expected: list[list[tuple[object, ...]]]
+) -> None:
+    """An object a name holds (not built by the `with` item) leaves its `__enter__`'s
+    contexts entered when no code but its class's own `__exit__` reads `.__exit__`."""
+    code = SCOPE + "def make():\n    return Scope()\n" + made + "\n"
+    code += f"with s:\n    {before or 'pass'}\n    target()\n"
     engine, module = parsed(HEADER + code)
     assert ways(engine, module, call(module)) == expected
 

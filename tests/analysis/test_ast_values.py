@@ -161,6 +161,10 @@ M8 = AbstractMesh((8,), ("x",))
             "class M:\n    @staticmethod\n    @jax.jit\n    def f(x):\n        return x\nv = M.f(2)",
             Unknown,  # a jitted static method stays jitted
         ),
+        # enumerate of spelled-out items, from 0 or a given start
+        ("v = enumerate(('a', 'b'))", ((0, "a"), (1, "b"))),
+        ("v = list(enumerate(('a', 'b'), 3))", ListValue(((3, "a"), (4, "b")))),
+        ("v = enumerate(unknown_items)", Unknown),
     ],
 )
 def test_value_of(code: str, value: object) -> None:
@@ -858,3 +862,61 @@ def test_a_comprehension_variable_read_outside_its_unrolling(
     read = element.left if isinstance(element, ast.BinOp) else element
     found = engine.value_of(module, read)
     assert isinstance(found, Unknown) if value is Unknown else found == value, found
+
+
+def test_each_iteration_of_the_loops_around_a_node_is_asked_on_its_own() -> None:
+    """`iterations` spells out the loops around a node (an inner loop's items with the outer
+    variables bound); inside `unrolled`, the loop variables read that iteration's values."""
+    engine, module = parsed(
+        "SHAPES = {'a': (8, 2), 'b': (2, 2)}\n"
+        "for name, shape in SHAPES.items():\n"
+        "    for k in (shape[0], 1):\n"
+        "        v = (name, k)\n"
+    )
+    target = module.tree.body[-1].body[0].body[0].value
+    evaluator = engine.evaluator
+    iterations = evaluator.iterations(module, target)
+    assert isinstance(iterations, list) and len(iterations) == 4
+    seen = []
+    for bound in iterations:
+        with evaluator.unrolled(bound):
+            seen.append(engine.value_of(module, target))
+    assert seen == [("a", 8), ("a", 1), ("b", 2), ("b", 1)]
+    # outside an iteration, each variable is what every item gives: here not known
+    outside = engine.value_of(module, target)
+    assert isinstance(outside, tuple) and all(isinstance(v, Unknown) for v in outside)
+    assert evaluator.iterations(module, module.tree.body[0].value) is None
+    engine, module = parsed("for m in unknown_meshes:\n    v = m\n")
+    assert isinstance(
+        engine.evaluator.iterations(module, module.tree.body[-1].body[0].value), Unknown
+    )
+
+
+def test_on_a_host_of_n_devices_the_device_count_is_n() -> None:
+    """`on_host(n)`: `jax.device_count()` and `jax.devices()` are those of n devices, through
+    a function's return too (a call's answer is kept per host); the local ones stay unknown;
+    outside, the count is unknown again."""
+    engine, module = parsed(
+        "import jax\n"
+        "import numpy as np\n"
+        "from jax.sharding import AbstractMesh, Mesh\n"
+        "def outer():\n"
+        "    return jax.make_mesh((jax.device_count(),), ('data',))\n"
+        "v = (outer().axis_sizes, AbstractMesh((jax.device_count() // 2, 2), ('a', 'b'))"
+        ".axis_sizes, len(jax.devices()), jax.local_device_count(),"
+        " Mesh(np.asarray(jax.devices()).reshape(-1, 4), ('x', 'y')).axis_sizes)\n"
+        "v\n"
+    )
+    expr = last_expr(module)
+    evaluator = engine.evaluator
+    with evaluator.on_host(8):
+        found = engine.value_of(module, expr)
+    assert isinstance(found, tuple)
+    assert found[:3] == ((8,), (4, 2), 8) and found[4] == (2, 4)
+    assert isinstance(found[3], Unknown)
+    with evaluator.on_host(3):
+        found = engine.value_of(module, expr)
+    assert isinstance(found, tuple) and found[:3] == ((3,), (1, 2), 3)
+    outside = engine.value_of(module, expr)
+    assert isinstance(outside, tuple)
+    assert isinstance(outside[0][0], Unknown) and isinstance(outside[2], Unknown)

@@ -181,6 +181,72 @@ def test_a_context_manager_jaxfix_does_not_see_into(tmp_path, monkeypatch):
     )
 
 
+ENV = {
+    "env/__init__.py": "from env.environment import default_env\n",
+    "env/environment.py": """\
+        from jax.sharding import AbstractMesh, use_abstract_mesh
+
+        _env = None
+
+
+        def default_env():
+            global _env
+            if _env is None:
+                _env = Environment()
+            return _env
+
+
+        class Environment:
+            def sizes(self):
+                with use_abstract_mesh(AbstractMesh((4,), ("fsdp",))):
+                    return 4
+        """,
+    "main.py": """\
+        import env
+
+        print(env.default_env().sizes())
+        """,
+}
+
+
+def test_a_method_whose_calls_jaxfix_does_not_all_see(tmp_path, monkeypatch):
+    """A method called on an object jaxfix does not know, in a module that does not import
+    the method's: the context around it is unknown (not none), and -v says why."""
+    trails = _trails(_project(tmp_path, ENV), monkeypatch, "--no-cache", "-v")
+    code, why = trails["env/environment.py:15:14"]
+    assert code == "JAX002"
+    assert why.startswith(
+        "the enclosing mesh is the one around each call of `sizes` (line 14), and jaxfix "
+        "does not see every call: `sizes` at main.py:3 may be it"
+    ), why
+
+
+HOST = {
+    "main.py": """\
+        import jax
+        from jax.sharding import AbstractMesh, use_abstract_mesh
+
+        groups = max(1, jax.device_count() // 4)
+        with jax.set_mesh(jax.make_mesh((4, 2), ("data", "model"))):
+            with use_abstract_mesh(AbstractMesh((groups, 2), ("data", "model"))):
+                pass
+        """,
+}
+
+
+def test_sizes_the_host_decides_that_match_on_some_host(tmp_path, monkeypatch):
+    """Sizes computed from the device count that differ on some hosts and match on others:
+    left, and -v names a count of each."""
+    trails = _trails(_project(tmp_path, HOST), monkeypatch, "--no-cache", "-v")
+    code, why = trails["main.py:6:10"]
+    assert code == "JAX002"
+    assert why == (
+        "the inner and the enclosing sizes are computed from the host's devices: they "
+        "differ on a host of 1 device but match on one of 16 (both 8); only the host "
+        "decides"
+    ), why
+
+
 GATHER = {
     "gather.py": """\
         import jax

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import weakref
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -91,6 +92,47 @@ class Analysis:
     def value_of(self, expr: ast.expr) -> Value:
         """What `expr` evaluates to, as far as the project shows."""
         return self.engine.value_of(self.module, expr)
+
+    def iterations(
+        self, node: ast.AST
+    ) -> list[tuple[tuple[ast.For, str, Value], ...]] | Unknown | None:
+        """Each iteration of the `for` loops around `node` (their variables' values), None
+        when no loop is around it (`Evaluator.iterations`); ask inside `unrolled(one)`."""
+        return self.engine.evaluator.iterations(self.module, node)
+
+    def unrolled(
+        self, bound: tuple[tuple[ast.For, str, Value], ...]
+    ) -> AbstractContextManager[None]:
+        """Questions asked inside see the loop variables bound as in one iteration."""
+        return self.engine.evaluator.unrolled(bound)
+
+    def not_taken(self, node: ast.AST) -> bool:
+        """Whether `node` is on a side of an `if` statement or a conditional expression (in
+        its own scope) that never runs: the test's value, as the engine knows it from every
+        way the scope runs (a parameter from every caller), is a `bool` that picks the other
+        side (`use_abstract_mesh(m) if abstract else jax.set_mesh(m)` with `abstract=True`)."""
+        child: ast.AST = node
+        parent = self.module.parents.get(node)
+        while parent is not None and not isinstance(
+            parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+        ):
+            if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test:
+                test = self.value_of(parent.test)
+                if isinstance(test, bool):
+                    body = parent.body if isinstance(parent, ast.If) else [parent.body]
+                    if test is not any(child is b for b in body):
+                        return True
+            child, parent = parent, self.module.parents.get(parent)
+        return False
+
+    def on_host(self, devices: int) -> AbstractContextManager[None]:
+        """Questions asked inside see the program on one host of `devices` devices
+        (`Evaluator.on_host`: `jax.device_count()` is that count)."""
+        return self.engine.evaluator.on_host(devices)
+
+    def loop_module(self, loop: ast.For) -> Path | None:
+        """The module of a loop `iterations` gave (it may be a caller's)."""
+        return self.engine.evaluator.loop_module(loop)
 
     def ways_at(self, node: ast.AST) -> list[Way]:
         """Each way `node` may run: the mesh contexts in force, outermost first."""

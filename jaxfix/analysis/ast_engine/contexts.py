@@ -20,11 +20,13 @@ use_abstract_mesh; a concrete `Mesh` is the legacy `with mesh:`, which sets no a
 `yield` the call reaches, each `if` around it decided by a `bool` the call gives: `if abstract:`
 with `abstract=True`), its parameters bound to the call's arguments; an object of a class of the tree, those its
 `__enter__` leaves entered (none when it calls no mesh API; when its body pins them down,
-`self.cm = use_abstract_mesh(m)` then `self.cm.__enter__()`, or `jax.set_mesh(m)`, in its
-statements' order, the object reaching no other code: its methods use `self` only for
-attributes, but `__enter__` may `return self` to a `with` without `as`, and may register it
-(`stack.append(self)`) where no code of the run but the class's own `__exit__` reads
-`.__exit__`; else one unknown site); the standard library, pytest, NumPy and JAX's public
+`self.cm = use_abstract_mesh(m)` (or a method's `self.view.scope()` that returns one) then
+`self.cm.__enter__()`, `jax.set_mesh(m)`, or `self.stack.enter_context(cm)` on an
+`ExitStack` the class makes, in its statements' order, the object reaching no other code: its
+methods use `self` only for attributes, but `__enter__` may `return self`, and may register it
+(`stack.append(self)`); where the object is handed out (to `as`, a registry) or held by
+other code (a name bound before the `with`, a factory's result), no code of the run but the
+class's own `__exit__` may read `.__exit__`; else one unknown site); the standard library, pytest, NumPy and JAX's public
 non-mesh APIs enter none; anything else is an unknown site. `current_mesh` picks, on each way,
 the innermost site that sets JAX's context mesh: one mesh when every way agrees, `None` when no
 way has one, else Unknown.
@@ -157,8 +159,8 @@ class Contexts:
             return method(module, node, frame)
 
         evaluator.current_device_mesh = asked_device_mesh
-        self._ways: dict[tuple[ast.AST, Frame | None], list[Way]] = {}
-        self._active: set[tuple[ast.AST, Frame | None]] = set()
+        self._ways: dict[tuple[ast.AST, object], list[Way]] = {}
+        self._active: set[tuple[ast.AST, object]] = set()
         self._entering: set[tuple[ast.AST, Frame]] = set()  # context managers' yields
         self._setters: dict[Path, list[ast.Call]] = {}
 
@@ -193,7 +195,7 @@ class Contexts:
 
     def ways_at(self, module: Module, node: ast.AST, depth: int = 0) -> list[Way]:
         frame = self.evaluator.frame_at(module, node)
-        key = (node, None)
+        key = (node, self.evaluator.unrolling())  # one iteration of the loops around it
         cached = self._ways.get(key)
         if cached is not None:
             return cached
@@ -298,16 +300,22 @@ class Contexts:
         )
 
     def _entered(
-        self, module: Module, expr: ast.expr, frame: Frame, entry: Entry
+        self,
+        module: Module,
+        expr: ast.expr,
+        frame: Frame,
+        entry: Entry,
+        shared: bool = False,
     ) -> list[Site]:
-        """What entering `expr` puts in force."""
+        """What entering `expr` puts in force (`shared`: an object a name bound earlier
+        holds, which other code may hold too)."""
         value = self.evaluator.value(module, expr, frame)
         if isinstance(value, MeshContext):
             return [Site(entry, value.api, value.mesh, expr)]
         if isinstance(value, Mesh):
             return [Site(entry, Api.MESH, value, expr)]  # legacy `with mesh:`
         if isinstance(value, Instance):
-            return self._enter_method(module, value, expr, entry)
+            return self._enter_method(module, value, expr, entry, shared)
         if isinstance(expr, ast.Call):
             callee = self.evaluator.value(module, expr.func, frame)
             if isinstance(callee, External):
@@ -335,7 +343,11 @@ class Contexts:
         assigned = self._assigned_call(module, expr, frame)
         if assigned is not None:  # `ctx = data_parallel(2)` ... `with ctx:`
             return self._entered(
-                module, assigned, self.evaluator.frame_at(module, assigned), entry
+                module,
+                assigned,
+                self.evaluator.frame_at(module, assigned),
+                entry,
+                shared=True,
             )
         why = (
             value.why
@@ -403,7 +415,12 @@ class Contexts:
         return stores[0]
 
     def _enter_method(
-        self, module: Module, instance: Instance, expr: ast.expr, entry: Entry
+        self,
+        module: Module,
+        instance: Instance,
+        expr: ast.expr,
+        entry: Entry,
+        shared: bool = False,
     ) -> list[Site]:
         enter = next(
             (
@@ -428,8 +445,13 @@ class Contexts:
         if isinstance(module.parents.get(item) if item else None, ast.AsyncWith):
             return unknown  # `async with` runs `__aenter__`
         named = isinstance(item, ast.withitem) and item.optional_vars is not None
-        sites = self._entered_by_enter(instance, enter, expr, entry, named)
+        sites = self._entered_by_enter(instance, enter, expr, entry, named, shared)
         return unknown if sites is None else sites
+
+    def _made_by(self, expr: ast.expr, instance: Instance) -> bool:
+        """Whether `expr` builds the object itself (`with Scope(m):`), so that no other code
+        holds it; an object a name reads or a factory returns may be held elsewhere."""
+        return isinstance(expr, ast.Call) and instance.origin is expr
 
     def _entered_by_enter(
         self,
@@ -438,6 +460,7 @@ class Contexts:
         expr: ast.expr,
         entry: Entry,
         named: bool = False,
+        shared: bool = False,
     ) -> list[Site] | None:
         """The mesh contexts `__enter__` leaves entered, when its body pins them down: the
         object is made by the `with` item itself and reaches no other code (its methods use
@@ -447,7 +470,7 @@ class Contexts:
         each other call is of an API that enters none, and no other method of the class but
         `__exit__` enters or exits one; else None."""
         target = self.evaluator.module(instance.cls.path)
-        if isinstance(target, Unknown) or not isinstance(expr, ast.Call):
+        if isinstance(target, Unknown):
             return None
         for method in instance.cls.node.body:
             if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -463,7 +486,10 @@ class Contexts:
                     _may_enter(node) and not self._stores_context(target, node)
                 ):
                     return None
-        if not self._handed_out_safely(target, instance.cls.node, enter, named):
+        shared = shared or not self._made_by(expr, instance)
+        if not self._handed_out_safely(target, instance.cls.node, enter, named, shared):
+            return None
+        if shared and self._changed_from_outside(target):
             return None
         a = enter.args
         if (
@@ -485,12 +511,22 @@ class Contexts:
                 and not _may_enter(node)
                 and not self._enters_nothing(target, node, frame)
                 and not self._registering(target, enter, node, frame)
+                and not self._makes_context(target, node, frame)
             ):
                 return None  # a helper that may enter (or exit) a mesh context
         sites: list[Site] = []
         returned = False  # a `return` earlier in the body: what follows may not run
         for index, statement in enumerate(enter.body):
             calls = [n for n in ast.walk(statement) if _may_enter(n)]
+            value = getattr(statement, "value", None)
+            if (
+                value in calls
+                and isinstance(value, ast.Call)
+                and _called_name(value) == "enter_context"
+                and len(value.args) == 1
+                and all(n is value or _within(n, value.args[0]) for n in calls)
+            ):
+                calls = [value]  # `stack.enter_context(use_abstract_mesh(m))`
             if not calls:
                 returned = returned or any(
                     isinstance(n, ast.Return) for n in ast.walk(statement)
@@ -517,13 +553,69 @@ class Contexts:
             returned = isinstance(statement, ast.Return)
         return sites
 
+    def _changed_from_outside(self, module: Module) -> bool:
+        """Whether code outside the methods that own them may change an attribute that the
+        methods of `module`'s classes read on their object (`runner.view = other` between
+        building the object and entering it; `view.mesh = m`): a store `x.attr = ...` of
+        such a name anywhere in the run other than on a method's own first parameter (the
+        values jaxfix gives the object's attributes are what its constructor made)."""
+        names: set[str] = set()
+        for klass in ast.walk(module.tree):
+            if not isinstance(klass, ast.ClassDef):
+                continue
+            for method in klass.body:
+                if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                params = [*method.args.posonlyargs, *method.args.args]
+                if not params:
+                    continue
+                this = params[0].arg
+                names.update(
+                    n.attr
+                    for n in ast.walk(method)
+                    if isinstance(n, ast.Attribute)
+                    and isinstance(n.value, ast.Name)
+                    and n.value.id == this
+                )
+        for name in sorted(names):
+            holders = self.evaluator.project.candidate_files(
+                name, module.path, imported=False
+            )
+            if isinstance(holders, Unknown):
+                return True
+            for path in {module.path, *holders}:
+                other = self.evaluator.module(path)
+                if isinstance(other, Unknown):
+                    return True
+                for store in other.attribute_stores(name):
+                    owner = other.scope_of(store)
+                    params = (
+                        [*owner.args.posonlyargs, *owner.args.args]
+                        if isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef))
+                        else []
+                    )
+                    if not (
+                        params
+                        and isinstance(other.parents.get(owner), ast.ClassDef)
+                        and isinstance(store.value, ast.Name)
+                        and store.value.id == params[0].arg
+                    ):
+                        return True
+        return False
+
     def _handed_out_safely(
-        self, module: Module, klass: ast.ClassDef, enter: ast.FunctionDef, named: bool
+        self,
+        module: Module,
+        klass: ast.ClassDef,
+        enter: ast.FunctionDef,
+        named: bool,
+        shared: bool = False,
     ) -> bool:
         """Where `__enter__` hands the object out (`return self` to a `with ... as name`, or
-        `stack.append(self)`), code that gets it could exit its mesh context: only when no
-        module of the run reads `.__exit__` but the class's own `__exit__`. `return self` to
-        a `with` without `as` hands it to no one."""
+        `stack.append(self)`), or the object is `shared` (a name or a factory's result, not
+        built by the `with` item), code that holds it could exit its mesh context: only when
+        no module of the run reads `.__exit__` but the class's own `__exit__`. `return self`
+        to a `with` without `as` hands it to no one."""
         this = enter.args.args[0].arg if enter.args.args else None
         returned = any(
             isinstance(n, ast.Return)
@@ -538,10 +630,8 @@ class Contexts:
             and any(isinstance(a, ast.Name) and a.id == this for a in n.args)
             for n in ast.walk(enter)
         )
-        if not (registered or (returned and named)):
+        if not (registered or (returned and named) or shared):
             return True
-        if returned and named:
-            return False  # the `with` body holds the object: its calls may exit it
         holders = self.evaluator.project.candidate_files(
             "__exit__", module.path, imported=False
         )
@@ -580,6 +670,67 @@ class Contexts:
         assert isinstance(call.func, ast.Attribute)
         receiver = self.evaluator.value(module, call.func.value, frame)
         return not isinstance(receiver, (Instance, Class, BoundMethod, Function))
+
+    def _makes_context(self, module: Module, call: ast.Call, frame: Frame) -> bool:
+        """A call in `__enter__` that only makes the context the body enters: the argument
+        of `stack.enter_context(...)` on an `ExitStack` (entered there: `_entered` asks what
+        it enters), or a call whose value is a mesh context or a mesh (`self.view.scope()`
+        returning `use_abstract_mesh(self.mesh)`), stored for a later `.__enter__()`."""
+        parent = module.parents.get(call)
+        if (
+            isinstance(parent, ast.Call)
+            and parent.args == [call]
+            and isinstance(parent.func, ast.Attribute)
+            and parent.func.attr == "enter_context"
+            and self._is_exit_stack(module, parent.func.value, frame)
+        ):
+            return True
+        made = self.evaluator.value(module, call, frame)
+        return isinstance(made, MeshContext) and made.api is not Api.SET_MESH
+
+    def _is_exit_stack(self, module: Module, receiver: ast.expr, frame: Frame) -> bool:
+        """`receiver` is a `contextlib.ExitStack()` the class makes: a name or `self.attr`
+        whose every store in the class (or the function) is `ExitStack()` or None."""
+        scope: ast.AST = frame.scope
+        if isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name):
+            klass = module.parents.get(scope)
+            if not isinstance(klass, ast.ClassDef):
+                return False
+            stores = [
+                module.parents.get(target)
+                for method in klass.body
+                if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and method.args.args
+                for target in _stores_of(method, method.args.args[0].arg, receiver.attr)
+            ]
+        elif isinstance(receiver, ast.Name):
+            stores = [
+                module.parents.get(n)
+                for n in ast.walk(scope)
+                if isinstance(n, ast.Name)
+                and n.id == receiver.id
+                and isinstance(n.ctx, ast.Store)
+            ]
+        else:
+            return False
+        if not stores:
+            return False
+        for statement in stores:
+            if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+                return False
+            value = statement.value
+            if isinstance(value, ast.Constant) and value.value is None:
+                continue
+            if not isinstance(value, ast.Call) or value.args or value.keywords:
+                return False
+            callee = self.evaluator.value(
+                module, value.func, self.evaluator.frame_at(module, value)
+            )
+            if not (
+                isinstance(callee, External) and callee.name == "contextlib.ExitStack"
+            ):
+                return False
+        return True
 
     def _enters_nothing(self, module: Module, call: ast.Call, frame: Frame) -> bool:
         """A call of an API from outside the tree that enters no mesh context."""
@@ -631,6 +782,17 @@ class Contexts:
             if isinstance(entered, Mesh):  # the legacy `with mesh:`
                 return [Site(Entry.WITH, Api.MESH, entered, entered.origin or call)]
             return None
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr == "enter_context"
+            and len(call.args) == 1
+            and not call.keywords
+            and self._is_exit_stack(module, func.value, frame)
+        ):  # `self._stack.enter_context(cm)`: entered, exited when the stack closes
+            return [
+                replace(site, entry=Entry.WITH)
+                for site in self._entered(module, call.args[0], frame, Entry.WITH)
+            ]
         made = self.evaluator.value(module, call, frame)
         if not isinstance(made, MeshContext):
             return None
@@ -644,7 +806,7 @@ class Contexts:
         statement = module.parents.get(call)
         if not (
             isinstance(call, ast.Call)
-            and isinstance(statement, ast.Assign)
+            and isinstance(statement, (ast.Assign, ast.Return))
             and statement.value is call
         ):
             return False
@@ -802,7 +964,9 @@ class Contexts:
             return entered
         found = self.evaluator.calls_of(module, function, through_decorators=True)
         if isinstance(found, Unknown):
-            return self._runs_of(module, function)
+            runs = self._runs_of(module, function)
+            # none in its own module is not none at all: the use elsewhere may call it
+            return runs if runs else found
         return [(caller, call) for caller, call, _ in found]
 
     def _with_items_entering(
@@ -1243,6 +1407,10 @@ def _may_enter(node: ast.AST) -> bool:
         "__enter__",
         "enter_context",
     )
+
+
+def _within(node: ast.AST, tree: ast.AST) -> bool:
+    return any(n is node for n in ast.walk(tree))
 
 
 def _exits(node: ast.AST) -> bool:

@@ -23,7 +23,7 @@ one statement each in its own body (`config = ConfigDict()`, `config.data = Conf
 `__setattr__`/`__getattr__` are its items, `types.SimpleNamespace`), read only after the last
 store, gives that config (`.get(k)`, `[k]` and attributes of a ConfigDict). Containers: tuple, list and dict displays,
 `dict(...)`, `.values()/.keys()/.items()/.get()`, items, slices, `+`, `*`, `len`,
-`math.prod`, `range` and comprehensions over known values; a list or dict whose name is used in
+`math.prod`, `range`, `zip`, `enumerate` and comprehensions over known values; a list or dict whose name is used in
 any way that may change it is Unknown (mutation.py), unless, for a function's local, no such use
 is reached by the binding read in the frame followed; a module's object called through a method
 that only reads `self` is not changed by it, nor a container a class's `__init__` keeps as
@@ -42,7 +42,9 @@ tests read through `self`. `min`/`max` of several arguments; an operation on a v
 does not know says where that value was lost. A variable of a comprehension's first
 generator, read where the comprehension is not unrolled, is the one value every item gives.
 A `for` loop's
-variable is the one value every item of a known tuple or list gives; calling a generator
+variable is the one value every item of a known tuple or list gives, or, one iteration at a
+time (`iterations`, `unrolled`: what a rule asks of a call inside loops, or inside a function
+called from a loop), the item's; calling a generator
 function of the tree gives what every `yield` of it gives (`next(gen)`, a loop over it).
 JAX's trees:
 `jax.tree.map` over spelled-out containers, eval_shape's structs and `Leaves`, and over any
@@ -79,6 +81,7 @@ import builtins
 import operator
 import sys
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import cast
@@ -130,6 +133,9 @@ from jaxfix.analysis.names import API_LAST_NAMES, Api, api_of_name
 
 _MAX_CALL_DEPTH = 4  # functions followed inside one another
 _MAX_ITEMS = 256  # a range or comprehension longer than this is not spelled out
+_MAX_ITERATIONS = 16  # the iterations of the loops around a call asked one by one
+# Where `on_host` keeps the host's device count beside the loop variables (no loop is it).
+_HOST: tuple[ast.AST, str] = (ast.Pass(), "<the host's device count>")
 _MAX_POWER = 64
 # Packages that are never the tree's own, even when the tree holds them (the JAX clone holds
 # `jax/`): their names are matched as qualified names, as JAX's own users spell them.
@@ -245,6 +251,7 @@ class Evaluator:
             tuple[object, ...], tuple[Value, int, tuple[object, ...]]
         ] = {}
         self._generators: dict[ast.AST, bool] = {}
+        self._loop_modules: dict[ast.AST, Path] = {}  # the loops `iterations` gave
 
     def is_generator(self, function: ast.AST) -> bool:
         """Whether `function`'s own body yields (walked once per function)."""
@@ -2360,6 +2367,111 @@ class Evaluator:
             return vocabulary.external(spelled)
         return ModuleValue(found.path, found.directory)
 
+    def iterations(
+        self, module: Module, node: ast.AST
+    ) -> list[tuple[tuple[ast.For, str, Value], ...]] | Unknown | None:
+        """Each iteration of the `for` loops around `node` in its own scope (its body holds
+        `node`), or, where none is, of those around the calls of its function in their
+        callers (`for m in meshes: helper(m)`: `helper`'s parameter is then each item), as
+        the loop variables' values it binds (outermost loop first, an inner loop's items
+        evaluated with the outer variables bound): None when no loop is around it, Unknown
+        when a loop's items are not spelled out or there are more than `_MAX_ITERATIONS`
+        iterations. `loop_module` says which module a loop is in."""
+        loops = [(module, loop) for loop in _loops_around(module, node)]
+        scope = module.scope_of(node)
+        if not loops and isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            calls = self.calls_of(module, scope, through_decorators=True)
+            if isinstance(calls, list):
+                seen: set[ast.AST] = set()
+                for caller, call, _ in calls:
+                    for loop in _loops_around(caller, call):
+                        if loop not in seen:
+                            seen.add(loop)
+                            loops.append((caller, loop))
+        if not loops:
+            return None
+        done: list[tuple[tuple[ast.For, str, Value], ...]] = [()]
+        for where, loop in loops:
+            self._loop_modules[loop] = where.path
+            frame = self.frame_at(where, loop)
+            grown: list[tuple[tuple[ast.For, str, Value], ...]] = []
+            for bound in done:
+                with self.unrolled(bound):
+                    iterated = self.value(where, loop.iter, frame)
+                items = _items(iterated)
+                if items is None:
+                    why = f"the items of the loop at line {where.line(loop)}"
+                    if isinstance(iterated, Unknown):
+                        return lost_at(Unknown(f"{why} are not known"), iterated)
+                    return Unknown(f"{why} are not spelled out")
+                for item in items:
+                    pairs = tuple(
+                        (loop, name, value)
+                        for name, value in _assign_target(loop.target, item)
+                    )
+                    grown.append((*bound, *pairs))
+            done = grown
+            if len(done) > _MAX_ITERATIONS:
+                return Unknown(f"more than {_MAX_ITERATIONS} iterations of the loops")
+        return done
+
+    def loop_module(self, loop: ast.For) -> Path | None:
+        """The module of a loop `iterations` gave."""
+        return self._loop_modules.get(loop)
+
+    @contextmanager
+    def unrolled(self, bound: tuple[tuple[ast.For, str, Value], ...]) -> Iterator[None]:
+        """Inside: each `for` loop variable of `bound` reads the value it binds there (one
+        iteration of `iterations`); the answers that depend on it are remembered with it, and
+        parameters found from callers meanwhile are forgotten after."""
+        saved = dict(self._comprehension)
+        params = self._params
+        self._params = {}  # a parameter from callers may read a loop variable bound here
+        try:
+            for loop, name, value in bound:
+                self._comprehension[(loop, name)] = value
+            yield
+        finally:
+            self._comprehension = saved
+            self._params = params
+
+    @contextmanager
+    def on_host(self, devices: int) -> Iterator[None]:
+        """Inside: the program runs with `devices` devices in all: `jax.device_count()` is
+        that count, `jax.devices()` a list of that many (the local ones stay unknown: how
+        many processes share them is not known; answers that depend on it are remembered
+        with it, as loop variables are; parameters found from callers meanwhile are
+        forgotten after)."""
+        saved = dict(self._comprehension)
+        params = self._params
+        self._params = {}
+        try:
+            self._comprehension[_HOST] = devices
+            yield
+        finally:
+            self._comprehension = saved
+            self._params = params
+
+    def _host_read(
+        self, callee: External, positional: list[Value] | Unknown, keywords: object
+    ) -> Value | None:
+        """What a read of the host's devices gives inside `on_host`, else None."""
+        devices = self._comprehension.get(_HOST)
+        if not isinstance(devices, int) or positional or keywords:
+            return None
+        # the global count only: a host's local devices are fewer where several processes
+        # run the program, and jaxfix does not know how many do
+        if callee.name == "jax.device_count":
+            return devices
+        if callee.name == "jax.devices":
+            return Devices((devices,), is_array=False)
+        return None
+
+    def unrolling(self) -> frozenset[tuple[tuple[ast.AST, str], Value]] | None:
+        """The loop and comprehension variables bound now (a key for answers that depend
+        on them), None when none is."""
+        return frozenset(self._comprehension.items()) if self._comprehension else None
+
     def comprehension_variable(self, module: Module, node: ast.Name) -> Value | None:
         """The value of `node` where it reads a comprehension's variable (Unknown while the
         comprehension is not being evaluated), None elsewhere."""
@@ -3079,6 +3191,9 @@ class Evaluator:
                 return self._replaced(positional, keywords, node)
             if callee.name == "builtins.property":
                 return _property_of(positional, keywords)
+            host = self._host_read(callee, positional, keywords)
+            if host is not None:
+                return host
             return vocabulary.call(callee, positional, keywords, node, self.jax_version)
         if isinstance(callee, Function):
             return self.call_function(callee, positional, keywords, node)
@@ -3766,7 +3881,9 @@ class Evaluator:
         args = self.bind(function, positional, keywords)
         if isinstance(args, Unknown):
             return args
-        key = ("call", function.node, function.closure, args)
+        # with the loop variables and host bound now: what the body reads of the context
+        # (`get_abstract_mesh()`) or of the host may differ from one to the next
+        key = ("call", function.node, function.closure, args, self.unrolling())
         cached = self._calls.get(key)
         if cached is not None:
             return cached
@@ -4313,6 +4430,21 @@ def _namespace_of(built: dict[str, object]) -> Namespace:
         if key != ""
     )
     return Namespace(items, mapping=bool(built[""]))
+
+
+def _loops_around(module: Module, node: ast.AST) -> list[ast.For]:
+    """The `for` statements whose body holds `node`, in its own scope, outermost first."""
+    loops: list[ast.For] = []
+    child: ast.AST = node
+    parent = module.parents.get(node)
+    while parent is not None and not isinstance(
+        parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    ):
+        if isinstance(parent, ast.For) and child in parent.body:
+            loops.append(parent)
+        child, parent = parent, module.parents.get(parent)
+    loops.reverse()
+    return loops
 
 
 def _assign_target(target: ast.AST, value: Value) -> Iterator[tuple[str, Value]]:

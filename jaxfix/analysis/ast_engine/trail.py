@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Protocol
 
-from jaxfix.analysis.ast_engine.contexts import Site, Way
+from jaxfix.analysis.ast_engine.contexts import Entry, Site, Way
 from jaxfix.analysis.ast_engine.values import (
     Array,
     DictValue,
@@ -135,6 +135,15 @@ def _site_trail(analysis: TrailQuestions, site: Site, role: str) -> str | None:
     if site.api is None:
         mesh = site.mesh
         why = f": {mesh.why}" if isinstance(mesh, Unknown) else ""
+        function = site.node
+        if site.entry is Entry.USE and isinstance(
+            function, (ast.FunctionDef, ast.AsyncFunctionDef)
+        ):  # the function's callers, not a context manager
+            at = f" ({_where(analysis, place)})" if place is not None else ""
+            return (
+                f"{role} is the one around each call of `{function.name}`{at}, and "
+                f"jaxfix does not see every call{why}"
+            )
         return f"{role} may be set by {entered}, a context manager jaxfix does not see into{why}"
     return lost(analysis, site.mesh, role, f"the mesh entered by {entered}")
 

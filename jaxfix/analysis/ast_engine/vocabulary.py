@@ -541,6 +541,12 @@ def _builtin_call(
                 return Unknown("`zip(..., strict=True)` of values of other lengths")
             return tuple(zip(*(c for c in columns if c is not None)))
         return Unknown("`zip` of values jaxfix does not know")
+    if name == "builtins.enumerate" and positional and len(positional) <= 2:
+        column = _items(positional[0])
+        start = positional[1] if len(positional) == 2 else 0
+        if column is not None and _is_int(start) and isinstance(start, int):
+            return tuple((start + i, item) for i, item in enumerate(column))
+        return Unknown("`enumerate` of values jaxfix does not know")
     if keywords:
         return Unknown(f"a call of `{name}` with keywords")
     if (
@@ -637,6 +643,12 @@ def _builtin_call(
         if all(c is not None for c in columns):
             return tuple(zip(*(c for c in columns if c is not None)))
         return Unknown("`zip` of values jaxfix does not know")
+    if name == "builtins.enumerate" and positional and len(positional) <= 2:
+        column = _items(positional[0])
+        start = positional[1] if len(positional) == 2 else 0
+        if column is not None and _is_int(start) and isinstance(start, int):
+            return tuple((start + i, item) for i, item in enumerate(column))
+        return Unknown("`enumerate` of values jaxfix does not know")
     if name == "builtins.int" and len(positional) == 1 and _is_int(positional[0]):
         return positional[0]
     if (
