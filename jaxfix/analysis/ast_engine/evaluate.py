@@ -888,7 +888,24 @@ class Evaluator:
         if any(module.line(r) <= end for r in reads):
             return None  # read inside the loop or before it: not the whole dict
         targets = _stored(loop.target)
+        # `if spec is None: continue` before the stores: the items it skips store nothing
+        skips = [
+            statement
+            for statement in loop.body
+            if isinstance(statement, ast.If)
+            and not statement.orelse
+            and isinstance(statement.body[-1], ast.Continue)
+            and all(isinstance(s, ast.Expr) for s in statement.body[:-1])
+        ]
+        if any(
+            loop.body.index(skip) > loop.body.index(store)
+            for skip in skips
+            for store in stores
+        ):
+            return None
         for statement in loop.body:
+            if statement in skips:
+                continue
             for node in ast.walk(statement):
                 if isinstance(
                     node,
@@ -922,6 +939,13 @@ class Evaluator:
             for element in items:
                 for target, value in _assign_target(loop.target, element):
                     self._comprehension[(loop, target)] = value
+                skipped = [
+                    _truth(self.value(module, skip.test, frame)) for skip in skips
+                ]
+                if None in skipped:
+                    return None
+                if any(skipped):
+                    continue
                 for statement in stores:
                     item_node = statement.targets[0]
                     assert isinstance(item_node, ast.Subscript)
