@@ -1184,6 +1184,12 @@ class Evaluator:
         if depth >= 3:
             return False
         parent = module.parents.get(use)
+        while (
+            isinstance(parent, (ast.Tuple, ast.List))
+            and isinstance(parent.ctx, ast.Load)
+            and use in parent.elts
+        ):  # `in_shardings=(params_sharding, data)`: the display is what is passed
+            use, parent = parent, module.parents.get(parent)
         if parent is None:
             return False
         call = parent if isinstance(parent, ast.Call) else module.parents.get(parent)
