@@ -268,8 +268,11 @@ class MissingLoweringPlatforms(Rule):
     jits it so (`@jax.jit def forward`, or `forward = jax.jit(_forward)` as the name's one
     binding there: a model module lowered by an export script), a method jitted with
     `@partial(jax.jit, static_argnames=("self",))` lowered through its class
-    (`Model.forward.lower(model, x)`), `jax.jit(self.method)` reached through an instance
-    (a `cached_property`), or with the traced stage kept in a variable. It adds
+    (`Model.forward.lower(model, x)`), `jax.jit(self.method, ...)` reached through an instance
+    (a `cached_property`, an attribute `__init__` sets), an item of a dict of jitted steps,
+    a jitted function a helper is given (`fn.lower(*args)` in a module that never names jit),
+    `jax.jit(func, ...)` of a helper's parameter (the function its callers give, its body
+    checked), or with the traced stage kept in a variable. It adds
     `lowering_platforms=(jax.export.default_export_platform(),)` (or the `--platform` tuple).
 
     It fires only when the project shows that no device is in play: every argument is a
@@ -382,7 +385,7 @@ class MissingLoweringPlatforms(Rule):
     # around `lower`, and the `\n", "` of a notebook's JSON, whose raw bytes the runner
     # prefilters): the meshes may come from another module. Or a `.lower(` beside an abstract
     # mesh or a shape struct (the jitted function imported from a model module). Or
-    # `use_abstract_mesh` (an eager op under it).
+    # `use_abstract_mesh` (an eager op under it). Or `.lower(*` (a helper given the function).
     tokens = (
         (
             rb"\bp?jit\b",
@@ -393,6 +396,9 @@ class MissingLoweringPlatforms(Rule):
             rb"\.(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*lower(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*\(",
         ),
         (rb"use_abstract_mesh",),
+        # `fn.lower(*args)` on a jitted function the module is given (a parameter: an AOT or
+        # logging helper that never names jit); a string's `.lower()` takes no argument
+        (rb"\.lower\(\*",),
     )
     raises = (
         "Passing lowering_platforms via jax.export or jit(f).trace(*args).lower(lowering_platforms=...) is "
