@@ -1015,7 +1015,9 @@ class MissingLoweringPlatforms(Rule):
             if isinstance(value, (tuple, ListValue, DictValue)):
                 continue
             said = self.analysis.lost(
-                value, "the traced arguments", f"`{_short(self.analysis.text(node))}`"
+                value,
+                "what is spliced into the traced arguments",
+                f"`{_short(self.analysis.text(node))}`",
             )
             if said is not None:
                 return said

@@ -28,7 +28,8 @@ any way that may change it is Unknown (mutation.py), unless, for a function's lo
 is reached by the binding read in the frame followed; a module's object called through a method
 that only reads `self` is not changed by it, nor a container a class's `__init__` keeps as
 `self.attr` when every `.attr` of the project only reads it. A dict a function builds empty
-and fills in one `for` loop over known items (`out[k] = f(v)`), read only after the loop, is
+and fills in one `for` loop over known items (`out[k] = f(v)`, or a list's `out.append(f(v))`;
+an `if ...: continue` first skips the items it decides), read only after the loop, is
 the dict the loop makes (each iteration's stores evaluated with the loop's variables bound to
 that item). `isinstance(x, C)` of Python's classes (dict, Mapping, Sequence, list, tuple, str,
 int, ...) is decided for the data jaxfix spells out, and of JAX's (`AbstractMesh`, `Mesh`,
@@ -830,8 +831,9 @@ class Evaluator:
     def _filled_by_loop(
         self, module: Module, name: str, bindings: frozenset[Binding], frame: Frame
     ) -> Value | None:
-        """A dict a function builds empty and fills in one `for` loop over items jaxfix knows
-        (`out = {}`, `for k, v in tree.items(): out[k] = f(v)`, qwix's checkpoint loader), read
+        """A dict (or list) a function builds empty and fills in one `for` loop over items jaxfix
+        knows (`out = {}`, `for k, v in tree.items(): out[k] = f(v)`, qwix's checkpoint loader;
+        `args = []`, `for s in shapes: args.append(struct(s))`), read
         only after the loop: the dict the loop makes, each iteration's stores evaluated with
         the loop's variables bound to that item. None where the function does anything else
         with the name (a store under an `if`, a read inside the loop, a nested function, a
@@ -844,13 +846,16 @@ class Evaluator:
         if not (
             binding.kind == "assign"
             and isinstance(start, ast.Assign)
-            and isinstance(start.value, ast.Dict)
-            and not start.value.keys
+            and (
+                (isinstance(start.value, ast.Dict) and not start.value.keys)
+                or (isinstance(start.value, ast.List) and not start.value.elts)
+            )
             and start in scope.body
         ):
             return None
+        filled_list = isinstance(start.value, ast.List)  # `args.append(x)` in the loop
         loop: ast.For | None = None
-        stores: list[ast.Assign] = []
+        stores: list[ast.stmt] = []
         reads: list[ast.Name] = []
         for use in module.loads_by_name.get(name, ()):
             if not isinstance(use, ast.Name):
@@ -863,6 +868,30 @@ class Evaluator:
                 )
             item = module.parents.get(use)
             statement = module.parents.get(item) if item is not None else None
+            appended = module.parents.get(statement) if statement is not None else None
+            if filled_list:
+                if (
+                    isinstance(item, ast.Attribute)
+                    and item.attr == "append"
+                    and isinstance(statement, ast.Call)
+                    and statement.func is item
+                    and len(statement.args) == 1
+                    and not statement.keywords
+                    and not isinstance(statement.args[0], ast.Starred)
+                    and isinstance(appended, ast.Expr)
+                    and isinstance(module.parents.get(appended), ast.For)
+                ):
+                    parent = module.parents.get(appended)
+                    assert isinstance(parent, ast.For)
+                    if loop is not None and parent is not loop:
+                        return None
+                    loop = parent
+                    stores.append(appended)
+                elif reads_only(use, module.parents):
+                    reads.append(use)
+                else:
+                    return None
+                continue
             if (
                 isinstance(item, ast.Subscript)
                 and isinstance(item.ctx, ast.Store)
@@ -934,6 +963,7 @@ class Evaluator:
         if items is None or len(items) > _MAX_ITEMS:
             return None
         pairs: list[tuple[Value, Value]] = []
+        appended_items: list[Value] = []
         saved = dict(self._comprehension)
         try:
             for element in items:
@@ -947,6 +977,13 @@ class Evaluator:
                 if any(skipped):
                     continue
                 for statement in stores:
+                    if isinstance(statement, ast.Expr):  # `args.append(x)`
+                        assert isinstance(statement.value, ast.Call)
+                        appended_items.append(
+                            self.value(module, statement.value.args[0], frame)
+                        )
+                        continue
+                    assert isinstance(statement, ast.Assign)
                     item_node = statement.targets[0]
                     assert isinstance(item_node, ast.Subscript)
                     key = self.value(module, item_node.slice, frame)
@@ -955,6 +992,8 @@ class Evaluator:
                     pairs.append((key, self.value(module, statement.value, frame)))
         finally:
             self._comprehension = saved
+        if filled_list:
+            return ListValue(tuple(appended_items))
         return DictValue(tuple(pairs))
 
     def _escapes_on_other_ways(
