@@ -699,6 +699,7 @@ class Evaluator:
             and name in self._escaped_in(module)
             and not self._only_read_by_callees(module, name)
             and not self._escapes_on_other_ways(module, name, bindings, frame)
+            and not self._escapes_only_as_locals(module, name, frame)
         ):
             filled = self._filled_by_loop(module, name, bindings, frame)
             if filled is not None:
@@ -1039,6 +1040,25 @@ class Evaluator:
                 continue  # not run in this frame, or on another binding of the name
             if not self._passed_to_reader(module, use, 0):
                 return False
+        return True
+
+    def _escapes_only_as_locals(self, module: Module, name: str, frame: Frame) -> bool:
+        """A module-level `name` whose every use that may change what it denotes is in a
+        function where `name` is a local of its own (`args = []; args.append(...)` in a helper
+        beside a module's `args = build_args(...)`): those uses are of other variables."""
+        if not isinstance(frame.scope, ast.Module):
+            return False
+        for use in module.loads_by_name.get(name, ()):
+            if not isinstance(use, ast.Name) or reads_only(use, module.parents):
+                continue
+            scope, first = module.scope_of(use), True
+            while not isinstance(scope, ast.Module) and (
+                name not in _locals(module, scope)
+                or (isinstance(scope, ast.ClassDef) and not first)
+            ):  # a function's free name skips the class bodies around it
+                scope, first = module.scope_of(scope), False
+            if isinstance(scope, ast.Module):
+                return False  # the module's own variable
         return True
 
     def _unchangeable(self, value: Value) -> bool:
