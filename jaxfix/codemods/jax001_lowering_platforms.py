@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,6 +30,7 @@ from jaxfix.analysis.ast_engine.values import (
     ShapeStruct,
     Sharding,
     Structs,
+    Unknown,
     Value,
 )
 from jaxfix.analysis.names import Api
@@ -99,6 +100,8 @@ class _Jitted:
     # The module's questions where `function` is defined, when another module (a model
     # module's `@jax.jit def forward`, imported by an export script): its body is read there.
     where: Analysis | None = None
+    # `jax.jit(self.method, ...)`: the method's first parameter is bound, not traced
+    bound: bool = False
 
     def keyword(self, analysis: Analysis, name: str) -> tuple[bool, Value]:
         """Whether jit was given keyword `name`, and its value."""
@@ -294,8 +297,11 @@ class MissingLoweringPlatforms(Rule):
     jits it so (`@jax.jit def forward`, or `forward = jax.jit(_forward)` as the name's one
     binding there: a model module lowered by an export script), a method jitted with
     `@partial(jax.jit, static_argnames=("self",))` lowered through its class
-    (`Model.forward.lower(model, x)`), `jax.jit(self.method)` reached through an instance
-    (a `cached_property`), or with the traced stage kept in a variable. It adds
+    (`Model.forward.lower(model, x)`), `jax.jit(self.method, ...)` reached through an instance
+    (a `cached_property`, an attribute `__init__` sets), an item of a dict of jitted steps,
+    a jitted function a helper is given (`fn.lower(*args)` in a module that never names jit),
+    `jax.jit(func, ...)` of a helper's parameter (the function its callers give, its body
+    checked), or with the traced stage kept in a variable. It adds
     `lowering_platforms=(jax.export.default_export_platform(),)` (or the `--platform` tuple).
 
     It fires only when the project shows that no device is in play: every argument is a
@@ -416,7 +422,7 @@ class MissingLoweringPlatforms(Rule):
     # around `lower`, and the `\n", "` of a notebook's JSON, whose raw bytes the runner
     # prefilters): the meshes may come from another module. Or a `.lower(` beside an abstract
     # mesh or a shape struct (the jitted function imported from a model module). Or
-    # `use_abstract_mesh` (an eager op under it).
+    # `use_abstract_mesh` (an eager op under it). Or `.lower(*` (a helper given the function).
     tokens = (
         (
             rb"\bp?jit\b",
@@ -427,6 +433,9 @@ class MissingLoweringPlatforms(Rule):
             rb"\.(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*lower(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*\(",
         ),
         (rb"use_abstract_mesh",),
+        # `fn.lower(*args)` on a jitted function the module is given (a parameter: an AOT or
+        # logging helper that never names jit); a string's `.lower()` takes no argument
+        (rb"\.lower\(\*",),
     )
     raises = (
         "Passing lowering_platforms via jax.export or jit(f).trace(*args).lower(lowering_platforms=...) is "
@@ -731,8 +740,55 @@ class MissingLoweringPlatforms(Rule):
 
     def _jitted(self, expr: ast.expr) -> _Jitted | None:
         """`jax.jit(f, ...)` (reached through names: the one assignment that reaches here), or
-        a function whose outermost decorator is `@jax.jit` or `@partial(jax.jit, ...)`; None
-        unless its keywords are device-free."""
+        a function whose outermost decorator is `@jax.jit` or `@partial(jax.jit, ...)`, or
+        what the engine knows `expr` to be (an item of a dict of jitted steps, an attribute
+        an object's `__init__` set to `jax.jit(self._step, in_shardings=...)`); None unless
+        its keywords are device-free."""
+        found = self._jitted_as_written(expr)
+        if found is None:
+            value = self.analysis.value_of(expr)
+            if isinstance(value, (Function, BoundMethod)):  # a body the tree shows
+                found = self._jitted_by_value(value)
+        return found
+
+    def _jitted_by_value(self, value: Value) -> _Jitted | None:
+        """A jitted function as the engine knows it: `jax.jit(f, **k)` of a `def` of the tree
+        (undecorated), a `def` whose outermost decorator jits it (read from its module, not
+        bound to an instance: JAX's jitted function does not bind one), `jax.jit(obj.method,
+        **k)` (the receiver bound), or jit of a function from outside the tree; None for
+        anything else or keywords that may bring devices."""
+        bound = isinstance(value, BoundMethod)
+        function = value.function if isinstance(value, BoundMethod) else value
+        if isinstance(value, Jitted):
+            keywords = dict(value.keywords)
+            if any(k not in _DEVICE_FREE_JIT_KEYWORDS for k in keywords):
+                return None
+            return _Jitted({}, None, keywords)
+        if (
+            not isinstance(function, Function)
+            or function.wrapped_by != "jit"
+            or function.bound
+            or not isinstance(function.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        ):
+            return None
+        module = self.analysis.engine.project.module(function.path)
+        if not isinstance(module, Module):
+            return None
+        where = self.analysis.of(module)
+        if function.node.decorator_list:
+            if bound:
+                return None  # `obj.step` of a jitted `def step(self, ...)`: not bound by JAX
+            jitted = where.jit_application(function.node.decorator_list[0])
+            if jitted is None or jitted.function is not None:
+                return None
+            values = {k: where.value_of(v) for k, v in jitted.keywords.items()}
+        else:
+            values = dict(function.jit_keywords)
+        if any(k not in _DEVICE_FREE_JIT_KEYWORDS for k in values):
+            return None
+        return _Jitted({}, function.node, values, where, bound=bound)
+
+    def _jitted_as_written(self, expr: ast.expr) -> _Jitted | None:
         target = self.analysis.written_as(expr)
         function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | None
         if isinstance(target, ast.Call):
@@ -746,6 +802,20 @@ class MissingLoweringPlatforms(Rule):
             if jitted is None or jitted.function is None:
                 return None
             function = self._function(jitted.function)
+            if function is None and not any(
+                k not in _DEVICE_FREE_JIT_KEYWORDS for k in jitted.keywords
+            ):  # `jax.jit(func, ...)` of a parameter: the function its callers give
+                given = self._jitted_by_value(
+                    _jit_of(self.analysis.value_of(jitted.function))
+                )
+                if given is not None and given.function is not None:
+                    return _Jitted(
+                        jitted.keywords,
+                        given.function,
+                        None,
+                        given.where,
+                        bound=given.bound,
+                    )
         elif isinstance(target, ast.Name):
             definition = self.analysis.definition(target)
             if definition is None and self.analysis.bound_once(target):
@@ -780,11 +850,8 @@ class MissingLoweringPlatforms(Rule):
             and not value.function.bound
             and isinstance(value.function.node, (ast.FunctionDef, ast.AsyncFunctionDef))
             and not value.function.node.decorator_list
-        ):  # `jax.jit(self._step)` without keywords (a property's, a cached_property's)
-            module = self.analysis.engine.project.module(value.function.path)
-            if not isinstance(module, Module):
-                return None
-            return _Jitted({}, value.function.node, {}, self.analysis.of(module))
+        ):  # `jax.jit(self._step, ...)` (a property's, a cached_property's, `__init__`'s)
+            return self._jitted_by_value(value)
         if (
             not isinstance(value, Function)
             or value.wrapped_by != "jit"
@@ -890,6 +957,9 @@ class MissingLoweringPlatforms(Rule):
         code around it does, and the message's context mesh gives the mesh size."""
         if confirmed is None:
             if jitted is None:
+                func = trace.func
+                if isinstance(func, ast.Attribute):
+                    self.leave(lower, self._jitted_trail(trace, func.value))
                 return
             platforms = (
                 None if rewrite_to_trace else _keyword(lower, "lowering_platforms")
@@ -1077,15 +1147,66 @@ class MissingLoweringPlatforms(Rule):
         argument's."""
         if not self._context_mesh(trace).known:
             return self.analysis.context_trail(trace, "the context mesh")
-        for argument in self._traced_arguments(trace, jitted) or ():
-            if (
-                isinstance(argument, ast.expr)
-                and self._argument_meshes(argument) is None
-            ):
+        arguments = self._traced_arguments(trace, jitted)
+        if arguments is None:
+            return self._spliced_trail(trace)
+        for argument in arguments:
+            if isinstance(argument, _Valued):
+                if self._value_meshes(argument.value, argument=True) is None:
+                    said = self.analysis.lost(
+                        argument.value, "the argument's mesh", f"`{argument.text}`"
+                    )
+                    if said is not None:
+                        return said
+            elif self._argument_meshes(argument) is None:
                 said = self.analysis.trail(argument, "the argument's mesh", traced=True)
                 if said is not None:
                     return said
+        for keyword in ("in_shardings", "out_shardings"):
+            if keyword in jitted.keywords:
+                if self._sharding_meshes(jitted.keywords[keyword]) is None:
+                    said = self.analysis.trail(
+                        jitted.keywords[keyword], f"the mesh of `{keyword}`"
+                    )
+                    if said is not None:
+                        return said
+            elif jitted.values is not None and keyword in jitted.values:
+                value = jitted.values[keyword]
+                if self._value_meshes(value, argument=False) is None:
+                    said = self.analysis.lost(
+                        value, f"the mesh of `{keyword}`", f"jit's `{keyword}`"
+                    )
+                    if said is not None:
+                        return said
         return None
+
+    def _spliced_trail(self, trace: ast.Call) -> str | None:
+        """Why the items of a `*args` or `**kwargs` of the `.trace()` are not known."""
+        for node in (
+            *(a.value for a in trace.args if isinstance(a, ast.Starred)),
+            *(k.value for k in trace.keywords if k.arg is None),
+        ):
+            value = self.analysis.value_of(node)
+            if isinstance(value, (tuple, ListValue, DictValue)):
+                continue
+            said = self.analysis.lost(
+                value,
+                "what is spliced into the traced arguments",
+                f"`{_short(self.analysis.text(node))}`",
+            )
+            if said is not None:
+                return said
+        return None
+
+    def _jitted_trail(self, trace: ast.Call, expr: ast.expr) -> str | None:
+        """Why the function a `.trace(...)` or `.lower(*args)` is called on is not known to
+        be jitted (`-v`), where the engine lost it; None where it knows it is something else."""
+        value = self.analysis.value_of(expr)
+        if not isinstance(value, Unknown) or not (trace.args or trace.keywords):
+            return None
+        return self.analysis.lost(
+            value, "the lowered function", f"`{_short(self.analysis.text(expr))}`"
+        )
 
     def _traced_arguments(
         self, trace: ast.Call, jitted: _Jitted
@@ -1118,7 +1239,7 @@ class MissingLoweringPlatforms(Rule):
             parameters = [
                 *jitted.function.args.posonlyargs,
                 *jitted.function.args.args,
-            ]
+            ][1 if jitted.bound else 0 :]
             static_numbers = static_numbers | {
                 i for i, p in enumerate(parameters) if p.arg in static_names
             }
@@ -1509,6 +1630,20 @@ class MissingLoweringPlatforms(Rule):
             ):
                 calls.append(call)
         return calls
+
+
+def _jit_of(value: Value) -> Value:
+    """What `jax.jit(value)` is, for a function of the tree or a method bound to an object
+    (its body kept); anything else unchanged (then no jitted function)."""
+    if isinstance(value, Function) and value.wrapped_by is None and not value.bound:
+        return replace(value, wrapped_by="jit")
+    if (
+        isinstance(value, BoundMethod)
+        and value.function.wrapped_by is None
+        and not value.function.bound
+    ):
+        return replace(value, function=replace(value.function, wrapped_by="jit"))
+    return None
 
 
 def _identity(mesh: Mesh) -> int:

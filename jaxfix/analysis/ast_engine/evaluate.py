@@ -28,7 +28,8 @@ any way that may change it is Unknown (mutation.py), unless, for a function's lo
 is reached by the binding read in the frame followed; a module's object called through a method
 that only reads `self` is not changed by it, nor a container a class's `__init__` keeps as
 `self.attr` when every `.attr` of the project only reads it. A dict a function builds empty
-and fills in one `for` loop over known items (`out[k] = f(v)`), read only after the loop, is
+and fills in one `for` loop over known items (`out[k] = f(v)`, or a list's `out.append(f(v))`;
+an `if ...: continue` first skips the items it decides), read only after the loop, is
 the dict the loop makes (each iteration's stores evaluated with the loop's variables bound to
 that item). `isinstance(x, C)` of Python's classes (dict, Mapping, Sequence, list, tuple, str,
 int, ...) is decided for the data jaxfix spells out, and of JAX's (`AbstractMesh`, `Mesh`,
@@ -797,6 +798,7 @@ class Evaluator:
             and name in self._escaped_in(module)
             and not self._only_read_by_callees(module, name)
             and not self._escapes_on_other_ways(module, name, bindings, frame)
+            and not self._escapes_only_as_locals(module, name, frame)
         ):
             filled = self._filled_by_loop(module, name, bindings, frame)
             if filled is not None:
@@ -940,8 +942,9 @@ class Evaluator:
     def _filled_by_loop(
         self, module: Module, name: str, bindings: frozenset[Binding], frame: Frame
     ) -> Value | None:
-        """A dict a function builds empty and fills in one `for` loop over items jaxfix knows
-        (`out = {}`, `for k, v in tree.items(): out[k] = f(v)`, qwix's checkpoint loader), read
+        """A dict (or list) a function builds empty and fills in one `for` loop over items jaxfix
+        knows (`out = {}`, `for k, v in tree.items(): out[k] = f(v)`, qwix's checkpoint loader;
+        `args = []`, `for s in shapes: args.append(struct(s))`), read
         only after the loop: the dict the loop makes, each iteration's stores evaluated with
         the loop's variables bound to that item. None where the function does anything else
         with the name (a store under an `if`, a read inside the loop, a nested function, a
@@ -954,13 +957,16 @@ class Evaluator:
         if not (
             binding.kind == "assign"
             and isinstance(start, ast.Assign)
-            and isinstance(start.value, ast.Dict)
-            and not start.value.keys
+            and (
+                (isinstance(start.value, ast.Dict) and not start.value.keys)
+                or (isinstance(start.value, ast.List) and not start.value.elts)
+            )
             and start in scope.body
         ):
             return None
+        filled_list = isinstance(start.value, ast.List)  # `args.append(x)` in the loop
         loop: ast.For | None = None
-        stores: list[ast.Assign] = []
+        stores: list[ast.stmt] = []
         reads: list[ast.Name] = []
         for use in module.loads_by_name.get(name, ()):
             if not isinstance(use, ast.Name):
@@ -973,6 +979,30 @@ class Evaluator:
                 )
             item = module.parents.get(use)
             statement = module.parents.get(item) if item is not None else None
+            appended = module.parents.get(statement) if statement is not None else None
+            if filled_list:
+                if (
+                    isinstance(item, ast.Attribute)
+                    and item.attr == "append"
+                    and isinstance(statement, ast.Call)
+                    and statement.func is item
+                    and len(statement.args) == 1
+                    and not statement.keywords
+                    and not isinstance(statement.args[0], ast.Starred)
+                    and isinstance(appended, ast.Expr)
+                    and isinstance(module.parents.get(appended), ast.For)
+                ):
+                    parent = module.parents.get(appended)
+                    assert isinstance(parent, ast.For)
+                    if loop is not None and parent is not loop:
+                        return None
+                    loop = parent
+                    stores.append(appended)
+                elif reads_only(use, module.parents):
+                    reads.append(use)
+                else:
+                    return None
+                continue
             if (
                 isinstance(item, ast.Subscript)
                 and isinstance(item.ctx, ast.Store)
@@ -998,7 +1028,24 @@ class Evaluator:
         if any(module.line(r) <= end for r in reads):
             return None  # read inside the loop or before it: not the whole dict
         targets = _stored(loop.target)
+        # `if spec is None: continue` before the stores: the items it skips store nothing
+        skips = [
+            statement
+            for statement in loop.body
+            if isinstance(statement, ast.If)
+            and not statement.orelse
+            and isinstance(statement.body[-1], ast.Continue)
+            and all(isinstance(s, ast.Expr) for s in statement.body[:-1])
+        ]
+        if any(
+            loop.body.index(skip) > loop.body.index(store)
+            for skip in skips
+            for store in stores
+        ):
+            return None
         for statement in loop.body:
+            if statement in skips:
+                continue
             for node in ast.walk(statement):
                 if isinstance(
                     node,
@@ -1027,12 +1074,27 @@ class Evaluator:
         if items is None or len(items) > _MAX_ITEMS:
             return None
         pairs: list[tuple[Value, Value]] = []
+        appended_items: list[Value] = []
         saved = dict(self._comprehension)
         try:
             for element in items:
                 for target, value in _assign_target(loop.target, element):
                     self._comprehension[(loop, target)] = value
+                skipped = [
+                    _truth(self.value(module, skip.test, frame)) for skip in skips
+                ]
+                if None in skipped:
+                    return None
+                if any(skipped):
+                    continue
                 for statement in stores:
+                    if isinstance(statement, ast.Expr):  # `args.append(x)`
+                        assert isinstance(statement.value, ast.Call)
+                        appended_items.append(
+                            self.value(module, statement.value.args[0], frame)
+                        )
+                        continue
+                    assert isinstance(statement, ast.Assign)
                     item_node = statement.targets[0]
                     assert isinstance(item_node, ast.Subscript)
                     key = self.value(module, item_node.slice, frame)
@@ -1041,6 +1103,8 @@ class Evaluator:
                     pairs.append((key, self.value(module, statement.value, frame)))
         finally:
             self._comprehension = saved
+        if filled_list:
+            return ListValue(tuple(appended_items))
         return DictValue(tuple(pairs))
 
     def _escapes_on_other_ways(
@@ -1086,6 +1150,25 @@ class Evaluator:
                 continue  # not run in this frame, or on another binding of the name
             if not self._passed_to_reader(module, use, 0):
                 return False
+        return True
+
+    def _escapes_only_as_locals(self, module: Module, name: str, frame: Frame) -> bool:
+        """A module-level `name` whose every use that may change what it denotes is in a
+        function where `name` is a local of its own (`args = []; args.append(...)` in a helper
+        beside a module's `args = build_args(...)`): those uses are of other variables."""
+        if not isinstance(frame.scope, ast.Module):
+            return False
+        for use in module.loads_by_name.get(name, ()):
+            if not isinstance(use, ast.Name) or reads_only(use, module.parents):
+                continue
+            scope, first = module.scope_of(use), True
+            while not isinstance(scope, ast.Module) and (
+                name not in _locals(module, scope)
+                or (isinstance(scope, ast.ClassDef) and not first)
+            ):  # a function's free name skips the class bodies around it
+                scope, first = module.scope_of(scope), False
+            if isinstance(scope, ast.Module):
+                return False  # the module's own variable
         return True
 
     def _unchangeable(self, value: Value) -> bool:
@@ -1334,6 +1417,12 @@ class Evaluator:
         if depth >= 3:
             return False
         parent = module.parents.get(use)
+        while (
+            isinstance(parent, (ast.Tuple, ast.List))
+            and isinstance(parent.ctx, ast.Load)
+            and use in parent.elts
+        ):  # `in_shardings=(params_sharding, data)`: the display is what is passed
+            use, parent = parent, module.parents.get(parent)
         if parent is None:
             return False
         call = parent if isinstance(parent, ast.Call) else module.parents.get(parent)

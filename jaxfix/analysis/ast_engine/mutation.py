@@ -226,6 +226,9 @@ def _reads_only_container(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> boo
     parent = parents.get(node)
     if isinstance(parent, ast.Call):
         return _reading_call(parent)
+    if isinstance(parent, (ast.Tuple, ast.List)) and node in parent.elts:
+        # `return (state, batch), {}`: a display inside one that only is read
+        return _reads_only_container(parent, parents)
     return isinstance(parent, (ast.Return, ast.Compare, ast.For, ast.comprehension))
 
 

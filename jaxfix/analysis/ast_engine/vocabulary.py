@@ -370,12 +370,18 @@ def call(
             )
         if (
             len(positional) == 1
-            and not keywords
             and isinstance(positional[0], BoundMethod)
             and positional[0].function.wrapped_by is None
-        ):  # `jax.jit(self._step)`: a jitted method, its receiver still bound
+        ):  # `jax.jit(self._step, in_shardings=...)`: a jitted method, its receiver still bound
             method = positional[0]
-            return replace(method, function=replace(method.function, wrapped_by="jit"))
+            return replace(
+                method,
+                function=replace(
+                    method.function,
+                    wrapped_by="jit",
+                    jit_keywords=tuple(keywords.items()),
+                ),
+            )
         if not positional:
             return callee
         if not holds_tree_objects(positional[0]):
