@@ -102,6 +102,22 @@ def test_a_module_reading_no_such_name_is_skipped_and_the_answer_is_the_same(
     assert other.resolve() in dependencies or other in dependencies  # still depended on
 
 
+def test_a_module_parsed_for_a_search_that_finds_nothing_there_is_not_kept(
+    tree, summaries, parsed
+):
+    lib, other, train = (
+        tree / "pkg" / name for name in ("lib.py", "other.py", "train.py")
+    )
+    engine = _engine(tree, summaries)
+    _answers(engine, lib)
+    kept = engine.project._modules  # noqa: SLF001 - what stays parsed is the point
+    assert other.resolve() not in kept  # no `make` read there: let go at once
+    assert train.resolve() in kept  # its `make(4)` is in the answer
+    assert isinstance(
+        engine.project.module(other), Module
+    )  # parsed when asked for itself
+
+
 def test_a_changed_module_is_parsed_again(tree, summaries, parsed):
     lib, other = tree / "pkg" / "lib.py", tree / "pkg" / "other.py"
     _answers(_engine(tree, summaries), lib)

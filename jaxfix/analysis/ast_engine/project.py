@@ -503,9 +503,11 @@ class Project:
 
     def module_loading(self, path: Path, name: str) -> Module | Unknown | None:
         """`module(path)` for a search of the code reading `name` (a function's callers), or
-        None, without parsing it, where a summary of the run (`summaries`: a parse of these
-        very bytes, by this process or another) says the module parses and no code of it
-        reads a name or attribute `name`: what the search would find there is then nothing.
+        None where the module parses and no code of it reads a name or attribute `name`, so
+        that the search finds nothing there: known without parsing it from a summary of the
+        run (`summaries`: a parse of these very bytes, by this process or another), or parsed
+        now and then not kept (nothing of it is in an answer; most such modules name a
+        method of the same name, and would stay parsed through the module's questions).
         Recorded as `module` records it (its bytes are what the answer depends on)."""
         return self._module(path, name)
 
@@ -553,6 +555,15 @@ class Project:
                         if self._reads_no(digest, name):
                             return None
                     found = self._parse(path, code)
+                    if (
+                        name is not None
+                        and self.summaries is not None
+                        and isinstance(found, Module)
+                        and name not in found.loads_by_name
+                    ):
+                        # parsed for this search alone, which finds nothing in it: not
+                        # kept (nothing of it is in an answer; its summary is)
+                        return None
         self._modules[path] = (key, found)
         return found
 
