@@ -45,7 +45,10 @@ class Summaries:
     def prepare(self) -> None:
         """Make the directory now (before workers are forked or spawned)."""
         if self.directory is None and self._owner == os.getpid():
+            from jaxfix.cache import warm_path
+
             self.directory = Path(tempfile.mkdtemp(prefix="jaxfix-reads-"))
+            warm_path.not_an_input(self.directory)  # a recorded run never depends on it
 
     def _path(self, digest: bytes) -> Path | None:
         self.prepare()
