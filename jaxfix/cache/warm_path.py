@@ -96,6 +96,8 @@ _MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 _CACHE_DIR_NAME = ".jaxfix_cache"
 
 _recorder: _Recorder | None = None
+# Directories a recording does not note, nor what is in them (`not_an_input`): absolute.
+_SCRATCH: list[bytes] = []
 
 
 def _hash(data: bytes) -> str:
@@ -399,6 +401,10 @@ class _Recorder:
             name = os.fsencode(os.path.abspath(os.fspath(path)))
         except (TypeError, ValueError):
             return
+        if any(
+            name == scratch or name.startswith(scratch + b"/") for scratch in _SCRATCH
+        ):
+            return
         if (kind, name) not in self.seen:
             self.seen[(kind, name)] = _state(kind, name)
             if name.endswith(b".pyc") and b"/__pycache__/" in name:  # and its source
@@ -437,6 +443,13 @@ class _Recorder:
 
         self.active = False
         pathlib.Path.stat = self._stat  # type: ignore[method-assign]  # as it was
+
+
+def not_an_input(directory: str | os.PathLike[str]) -> None:
+    """What the run reads under `directory` (its own scratch space, removed at its end, whose
+    contents follow from the files it read: jaxfix/check/summaries.py) is not noted: a replay
+    depends on those files, not on the scratch space."""
+    _SCRATCH.append(os.fsencode(os.path.abspath(directory)))
 
 
 def record(argv: list[str]) -> None:

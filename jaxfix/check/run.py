@@ -29,6 +29,7 @@ if (
     from jaxfix.analysis.ast_engine import Engine
     from jaxfix.cache.store import Cache
     from jaxfix.check.registry import RuleEntry
+    from jaxfix.check.summaries import Summaries
     from jaxfix.settings.target_version import TargetVersion
     from jaxfix.settings.values import Config
 
@@ -48,12 +49,15 @@ class _Engines:
     def __init__(self) -> None:
         self.checking = False
         self.engine: tuple[tuple[int, ...] | None, Engine] | None = None
+        # what each module parsed in the run reads, shared by its processes (summaries.py)
+        self.summaries: Summaries | None = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"checking": self.checking}
+        return {"checking": self.checking, "summaries": self.summaries}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.checking, self.engine = state["checking"], None
+        self.summaries = state.get("summaries")
 
 
 @dataclass(frozen=True)
@@ -159,8 +163,16 @@ class Run:
             return Engine(self.roots, self.scope, jax_version)
         if engines.engine is None or engines.engine[0] != jax_version:
             engine = Engine(self.roots, self.scope, jax_version, for_run=True)
+            engine.project.summaries = engines.summaries
             engines.engine = (jax_version, engine)
         return engines.engine[1]
+
+    def share_summaries(self) -> None:
+        """Before worker processes start: the directory where the run's processes leave
+        what each module they parsed reads (jaxfix/check/summaries.py), made now so that
+        every worker shares it."""
+        if self._engines.summaries is not None:
+            self._engines.summaries.prepare()
 
     @contextmanager
     def checking(self) -> Iterator[Run]:
@@ -170,7 +182,10 @@ class Run:
         if engines.checking:
             yield self
             return
+        from jaxfix.check.summaries import Summaries
+
         engines.checking = True
+        engines.summaries = Summaries()
         thresholds = gc.get_threshold()
         if (
             thresholds[0] < GC_GENERATION_0
@@ -180,6 +195,9 @@ class Run:
             yield self
         finally:
             engines.checking, engines.engine = False, None
+            if engines.summaries is not None:
+                engines.summaries.close()
+                engines.summaries = None
             gc.set_threshold(*thresholds)
             gc.unfreeze()  # what the run's engine froze (its trees) is collected as usual
 

@@ -170,6 +170,7 @@ def _share_with_workers(run: Run) -> None:
     engine with its word index (one more read of every file of the project)."""
     from jaxfix.check import pool
 
+    run.share_summaries()
     if not pool.forks():  # a spawned worker gets the run without its engine
         return
     _import_engine()

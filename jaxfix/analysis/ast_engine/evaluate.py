@@ -1861,7 +1861,13 @@ class Evaluator:
             *(p for p in others if p != module.path),
         ]
         for source in sources:
-            other = self.module(source) if isinstance(source, Path) else source
+            other = (
+                self.project.module_loading(source, name)
+                if isinstance(source, Path)
+                else source
+            )
+            if other is None:  # it parses and reads no `name` (the run's summary of it)
+                continue
             if isinstance(other, Unknown):  # its calls cannot be seen
                 return Unknown(f"`{name}` may be used in {other.why}")
             for use in other.loads_by_name.get(name, ()):

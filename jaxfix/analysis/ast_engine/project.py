@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import Protocol
 
 from jaxfix.analysis.ast_engine.fields import _OWN_FIELDS, own_fields
 from jaxfix.analysis.ast_engine.flow import scope_names
@@ -45,6 +46,16 @@ Signature = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
 # Modules reached by imports and callers stay parsed between two modules' questions up to this
 # much source (their trees take about 50 bytes per byte of it), the least recently used let go.
 KEPT_SOURCE_BYTES = 2 * 1024 * 1024
+
+
+class LoadSummaries(Protocol):
+    """Where a run keeps, by the digest of a module's bytes, the names its code reads (every
+    `ast.Name` and `ast.Attribute` loaded: its index's `loads_by_name`), written when a process
+    of the run parses it (jaxfix/check/summaries.py)."""
+
+    def get(self, digest: bytes) -> frozenset[str] | None: ...
+
+    def put(self, digest: bytes, names: frozenset[str]) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -425,6 +436,9 @@ class Project:
         # Each of the run's files as the word index read it: its signature before and after
         # the read (None: unreadable, or changed while read). Filled when the index is built.
         self.files_seen: dict[Path, Signature | None] = {}
+        # The run's summaries of parsed modules (None: none kept); `module_loading` reads them.
+        self.summaries: LoadSummaries | None = None
+        self._summarised: dict[Path, tuple[object, bytes]] = {}  # path -> (key, digest)
 
     def real(self, path: Path) -> Path:
         """`path.resolve()`, as first resolved in this run (each resolution reads every
@@ -487,6 +501,21 @@ class Project:
         return self.module(path)
 
     def module(self, path: Path) -> Module | Unknown:
+        found = self._module(path, None)
+        assert found is not None  # only a search for a name skips a module
+        return found
+
+    def module_loading(self, path: Path, name: str) -> Module | Unknown | None:
+        """`module(path)` for a search of the code reading `name` (a function's callers), or
+        None where the module parses and no code of it reads a name or attribute `name`, so
+        that the search finds nothing there: known without parsing it from a summary of the
+        run (`summaries`: a parse of these very bytes, by this process or another), or parsed
+        now and then not kept (nothing of it is in an answer; most such modules name a
+        method of the same name, and would stay parsed through the module's questions).
+        Recorded as `module` records it (its bytes are what the answer depends on)."""
+        return self._module(path, name)
+
+    def _module(self, path: Path, name: str | None) -> Module | Unknown | None:
         path = self.real(path)
         given = self._given.get(path)
         if given is not None:
@@ -504,6 +533,13 @@ class Project:
         if cached is not None and cached[0] == key:
             self._modules[path] = cached  # the most recently used last
             return cached[1]
+        summarised = self._summarised.get(path) if name is not None else None
+        if (
+            summarised is not None
+            and summarised[0] == key
+            and self._reads_no(summarised[1], name)
+        ):
+            return None
         found: Module | Unknown
         if given is not None:
             found = self._parse(path, given)
@@ -514,13 +550,62 @@ class Project:
                 found = Unknown(f"{path.name}: {error}")
             else:
                 code = code_of(path, raw)
-                found = (
-                    Unknown(f"{path.name}: not a notebook jaxfix can read")
-                    if code is None
-                    else self._parse(path, code)
-                )
+                if code is None:
+                    found = Unknown(f"{path.name}: not a notebook jaxfix can read")
+                else:
+                    if name is not None and self.summaries is not None:
+                        digest = _digest(code)
+                        self._summarised[path] = (key, digest)
+                        if self._reads_no(digest, name):
+                            return None
+                    found = self._parse(path, code)
+                    if (
+                        name is not None
+                        and self.summaries is not None
+                        and isinstance(found, Module)
+                        and name not in found.loads_by_name
+                    ):
+                        # parsed for this search alone, which finds nothing in it: not
+                        # kept (nothing of it is in an answer; its summary is)
+                        return None
         self._modules[path] = (key, found)
         return found
+
+    def code(self, path: Path) -> bytes | None:
+        """The code `module(path)` parses (a notebook's cells), read without parsing it (a
+        module kept parsed gives its own), or None where it cannot be read; recorded as
+        `module` records it."""
+        path = self.real(path)
+        kept = self._modules.get(path)
+        given = self._given.get(path)
+        if given is not None:
+            self.record.files.add(path)
+            return given
+        try:
+            stat = path.stat()
+        except OSError:
+            self.state(path)
+            return None
+        self.record.files.add(path)
+        if (
+            kept is not None
+            and kept[0] == (stat.st_mtime_ns, stat.st_size)
+            and isinstance(kept[1], Module)
+        ):
+            return kept[1].source
+        try:
+            raw = read_regular(path, _MAX_SOURCE_BYTES)
+        except ReadError:
+            return None
+        return code_of(path, raw)
+
+    def _reads_no(self, digest: bytes, name: str | None) -> bool:
+        """Whether the run's summary of the module with these bytes says no code of it
+        reads `name` (False when there is no summary: the module is parsed)."""
+        if name is None or self.summaries is None:
+            return False
+        names = self.summaries.get(digest)
+        return names is not None and name not in names
 
     def _parse(self, path: Path, source: bytes) -> Module | Unknown:
         """`_parse`, with no collection while the tree is built (it makes no garbage, and
@@ -534,6 +619,8 @@ class Project:
             if self.freeze_trees and isinstance(found, Module):
                 found.index()
                 gc.freeze()  # what is alive now: the run's questions hold no cycles either
+            if self.summaries is not None and isinstance(found, Module):
+                self.summaries.put(_digest(source), frozenset(found.loads_by_name))
         finally:
             if enabled:
                 gc.enable()

@@ -21,6 +21,7 @@ function of the kind asked.
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -43,6 +44,9 @@ MAX_FUNCTIONS = 400
 _NEVER_ENTERED = frozenset({"jax", "jaxlib", *sys.stdlib_module_names})
 _SITE_DIRS = frozenset({"site-packages", "dist-packages"})
 _Def = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+# Every `from .x import y` (any number of dots) of a module's bytes matches: the keyword, then
+# blanks or line continuations, then a dot (an encoding Python reads source in keeps ASCII).
+_MAY_IMPORT_RELATIVELY = re.compile(rb"from(?:[ \t\f]|\\\r?\n|\\\r)*\.")
 
 
 @dataclass(frozen=True)
@@ -175,6 +179,15 @@ class Reach:
             if path in looked or _never_entered(path) or len(looked) > 32:
                 continue
             looked.add(path)
+            if word is not None:
+                # as below, without parsing it: a module without `word` is only looked at
+                # for its relative imports (above depth 2), which its bytes may rule out
+                code = self.engine.project.code(path)
+                if code is None or (
+                    word not in code
+                    and (depth >= 2 or not _MAY_IMPORT_RELATIVELY.search(code))
+                ):
+                    continue
             module = self.engine.project.module(path)
             if not isinstance(module, Module):
                 continue

@@ -1,0 +1,164 @@
+"""The run's summaries of what each parsed module reads (jaxfix/check/summaries.py): a search
+for a function's callers skips, without parsing it, a module whose summary says it reads no such
+name, and finds, and depends on, exactly what it found parsing it. An entry is keyed by the
+digest of the bytes it was made from (a changed module is parsed again), and one that does not
+read as an entry is ignored."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import pickle
+import time
+from pathlib import Path
+
+import pytest
+
+from jaxfix.analysis.ast_engine import Engine
+from jaxfix.analysis.ast_engine import project as project_module
+from jaxfix.analysis.ast_engine.project import Module
+from jaxfix.check.dependencies import recorded
+from jaxfix.check.summaries import Summaries
+
+LIB = b'import jax\n\n\ndef make(n):\n    return jax.make_mesh((n,), ("data",))\n'
+TRAIN = b"from pkg.lib import make\n\nmake(4)\n"
+# holds the words `make` and `lib` (what the search looks for) but reads no `make`
+ONLY_DEFINES = b"# like pkg.lib\n\n\ndef make():\n    return None\n"
+
+
+def _digest(source: bytes) -> bytes:
+    return hashlib.blake2b(source, digest_size=16).digest()
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_bytes(b"")
+    (package / "lib.py").write_bytes(LIB)
+    (package / "train.py").write_bytes(TRAIN)
+    (package / "other.py").write_bytes(ONLY_DEFINES)
+    return tmp_path
+
+
+@pytest.fixture
+def summaries():
+    found = Summaries()
+    yield found
+    found.close()
+
+
+def _engine(tree: Path, summaries: Summaries | None) -> Engine:
+    files = tuple(sorted(tree.rglob("*.py")))
+    engine = Engine(roots=(tree,), files=files, jax_version=(0, 10, 2), for_run=True)
+    engine.project.summaries = summaries
+    return engine
+
+
+def _answers(engine: Engine, path: Path) -> tuple[list[str], object]:
+    """The value of lib.py's make_mesh call (its `n` from the callers) and what it used."""
+    module = engine.begin(path)
+    assert isinstance(module, Module)
+    answers = [
+        repr(engine.value_of(module, node))
+        for node in ast.walk(module.tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "make_mesh"
+    ]
+    engine.project.created_ns = time.time_ns() + 10**12
+    return answers, recorded(engine.project, path)
+
+
+@pytest.fixture
+def parsed(monkeypatch) -> list[Path]:
+    found: list[Path] = []
+    original = project_module._parse
+
+    def counting(path: Path, source: bytes) -> object:
+        found.append(path)
+        return original(path, source)
+
+    monkeypatch.setattr(project_module, "_parse", counting)
+    return found
+
+
+def test_a_module_reading_no_such_name_is_skipped_and_the_answer_is_the_same(
+    tree, summaries, parsed
+):
+    lib, other = tree / "pkg" / "lib.py", tree / "pkg" / "other.py"
+    without = _answers(_engine(tree, None), lib)
+    assert other.resolve() in parsed  # searched for `make`: parsed
+    first = _answers(
+        _engine(tree, summaries), lib
+    )  # parses it once, leaves its summary
+    parsed.clear()
+    second = _answers(_engine(tree, summaries), lib)  # another process of the run
+    assert other.resolve() not in parsed
+    assert (tree / "pkg" / "train.py").resolve() in parsed  # its `make(4)` is read
+    assert without == first == second
+    assert "4" in without[0][0]
+    dependencies = {d.path for d in second[1][0]}
+    assert other.resolve() in dependencies or other in dependencies  # still depended on
+
+
+def test_a_module_parsed_for_a_search_that_finds_nothing_there_is_not_kept(
+    tree, summaries, parsed
+):
+    lib, other, train = (
+        tree / "pkg" / name for name in ("lib.py", "other.py", "train.py")
+    )
+    engine = _engine(tree, summaries)
+    _answers(engine, lib)
+    kept = engine.project._modules  # noqa: SLF001 - what stays parsed is the point
+    assert other.resolve() not in kept  # no `make` read there: let go at once
+    assert train.resolve() in kept  # its `make(4)` is in the answer
+    assert isinstance(
+        engine.project.module(other), Module
+    )  # parsed when asked for itself
+
+
+def test_a_changed_module_is_parsed_again(tree, summaries, parsed):
+    lib, other = tree / "pkg" / "lib.py", tree / "pkg" / "other.py"
+    _answers(_engine(tree, summaries), lib)
+    other.write_bytes(ONLY_DEFINES + b"\nmake(8)\n")  # now a caller
+    parsed.clear()
+    changed = _answers(_engine(tree, summaries), lib)
+    assert other.resolve() in parsed
+    assert changed == _answers(_engine(tree, None), lib)
+
+
+def test_an_entry_that_does_not_read_as_one_is_ignored(tree, summaries, parsed):
+    lib, other = tree / "pkg" / "lib.py", tree / "pkg" / "other.py"
+    summaries.prepare()
+    assert summaries.directory is not None
+    entry = summaries.directory / _digest(ONLY_DEFINES).hex()
+    for forged in (
+        b"",
+        b"jaxfix-reads 1\nnot a name!\n",
+        b"make\nother\n",
+        b"\xff\xfe",
+    ):
+        entry.write_bytes(forged)
+        assert summaries.get(_digest(ONLY_DEFINES)) is None
+        parsed.clear()
+        assert _answers(_engine(tree, summaries), lib) == _answers(
+            _engine(tree, None), lib
+        )
+        assert other.resolve() in parsed
+
+
+def test_entries_round_trip_and_belong_to_the_run(summaries):
+    names = frozenset({"make", "jax", "é_name"})
+    summaries.put(b"\x01" * 16, names)
+    assert summaries.get(b"\x01" * 16) == names
+    assert summaries.get(b"\x02" * 16) is None
+    summaries.put(b"\x03" * 16, frozenset())
+    assert summaries.get(b"\x03" * 16) == frozenset()
+    shared = pickle.loads(pickle.dumps(summaries))  # a spawned worker's
+    assert shared.get(b"\x01" * 16) == names
+    shared.close()  # only the process that made the directory removes it
+    assert summaries.directory is not None and summaries.directory.is_dir()
+    directory = summaries.directory
+    summaries.close()
+    assert not directory.exists()
