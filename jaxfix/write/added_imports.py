@@ -220,16 +220,22 @@ def _split_module(
 
 
 def _with_blank_line(statements: list[_Statement]) -> list[_Statement]:
-    """A blank line between the imports added and the first statement after them."""
+    """Blank lines between the imports added and the first statement after them, as isort's
+    automatic `lines-after-imports` puts them: two before a class or function, else one."""
     if not statements:
         return statements
     first = statements[0]
-    if not first.leading_lines:
-        return [first.with_changes(leading_lines=(cst.EmptyLine(),)), *statements[1:]]
-    if first.leading_lines[0].comment is None:
+    wanted = 2 if isinstance(first, (cst.ClassDef, cst.FunctionDef)) else 1
+    blank = 0
+    for line in first.leading_lines:
+        if line.comment is not None:
+            break
+        blank += 1
+    if blank >= wanted:
         return statements
+    added = tuple(cst.EmptyLine() for _ in range(wanted - blank))
     return [
-        first.with_changes(leading_lines=(cst.EmptyLine(), *first.leading_lines)),
+        first.with_changes(leading_lines=(*added, *first.leading_lines)),
         *statements[1:],
     ]
 

@@ -787,7 +787,10 @@ class Evaluator:
     def _bindings_value(
         self, module: Module, name: str, bindings: frozenset[Binding], frame: Frame
     ) -> Value:
-        values = [self._binding_value(module, name, b, frame) for b in bindings]
+        values = [
+            self._binding_value(module, name, b, frame)
+            for b in sorted(bindings, key=_source_order)  # a set: in the code's order
+        ]
         value = join(values, f"`{name}` may have different values here")
         if isinstance(value, Namespace) and name in self._escaped_in(module):
             filled = self._filled_by_stores(module, name, bindings, frame)
@@ -2826,6 +2829,9 @@ class Evaluator:
             overriding = self._subclass_assigning(instance.cls, name)
             if overriding is not None:
                 return Unknown(f"`.{name}` is also assigned by subclass `{overriding}`")
+        outside = self._stored_outside_methods(name, instance.cls.path)
+        if outside is not None:
+            return outside
         for index, klass in enumerate(chain):
             init = next(
                 (
@@ -3529,6 +3535,26 @@ class Evaluator:
                     ):
                         return False
         return True
+
+    def _stored_outside_methods(self, name: str, near: Path) -> Unknown | None:
+        """Unknown naming the first store `x.name = ...` of the project that is not a method's
+        store on its own first parameter: an object's attribute set from outside its class
+        (`device_mesh.backend_mesh = jax.make_mesh(...)` after building it), so the value its
+        constructor made may not be the one read; None when there is none."""
+        found = self.project.candidate_files(name, near, imported=False)
+        if isinstance(found, Unknown):
+            return found
+        for path in (near, *(p for p in found if p != near)):
+            module = self.module(path)
+            if isinstance(module, Unknown):
+                return module
+            for store in module.attribute_stores(name):
+                if not _on_own_first_parameter(module, store):
+                    return Unknown(
+                        f"`.{name}` is also stored from outside its class, at "
+                        f"{path.name}:{module.line(store)}"
+                    )
+        return None
 
     def _attribute_store(self, name: str, near: Path) -> Unknown | None:
         """None when no module of the project stores `.name` on anything or calls
@@ -4814,4 +4840,32 @@ def _is_classmethod(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return any(
         isinstance(d, ast.Name) and d.id == "classmethod"
         for d in function.decorator_list
+    )
+
+
+def _on_own_first_parameter(module: Module, store: ast.Attribute) -> bool:
+    """Whether `store` (`x.name = ...`) is a method's store on its own first parameter (`self`
+    of a function defined in a class body)."""
+    if not isinstance(store.value, ast.Name):
+        return False
+    function = module.parents.get(store)
+    while function is not None and not isinstance(
+        function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+    ):
+        function = module.parents.get(function)
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    params = [*function.args.posonlyargs, *function.args.args]
+    return (
+        bool(params)
+        and params[0].arg == store.value.id
+        and isinstance(module.parents.get(function), ast.ClassDef)
+    )
+
+
+def _source_order(binding: Binding) -> tuple[int, int]:
+    """Where a binding is written: the same answer (its trail's place) on every run."""
+    return (
+        getattr(binding.node, "lineno", 0),
+        getattr(binding.node, "col_offset", 0),
     )
