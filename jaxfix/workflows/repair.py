@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from jaxfix.check.registry import codes_range
 from jaxfix.check.run import Run
-from jaxfix.evidence.facts import Evidence, ValueSite
+from jaxfix.evidence.facts import Evidence
 from jaxfix.evidence.recording import RecordingDir
 from jaxfix.ground.diagnostics import FileResult
 from jaxfix.settings.options import Options
