@@ -420,86 +420,94 @@ def check_source(
     text = source
     diagnostics: tuple[Diagnostic, ...] | None = None
     fixed_any = False
-    for _ in range(MAX_PASSES):
-        try:
-            analysis, found, left = _run_rules(
-                engine, path, text, rules, options, changed_lines, evidence
-            )
-        except RecursionError:
-            _refuse_if_too_deep(source)  # as LibCST would fail on it
-            raise
-        found.sort(key=lambda f: (f.where.start, f.where.end, f.report.code))
-        if diagnostics is None:
-            diagnostics = tuple(_diagnostic(f, options) for f in found)
-            if trails is not None:
-                left.sort(key=lambda f: (f.where.start, f.where.end, f.report.code))
-                trails += [_diagnostic(f, options) for f in left]
-            if evidence:
-                confirmed = {
-                    analysis.evidence.confirms(f.report.code, f.report.node)
-                    for f in found
-                }
-                notes = _unconfirmed(
-                    evidence,
-                    confirmed,
-                    set(analysis.evidence.matched),
-                    split_lines(source_text(text)),
+    try:
+        for _ in range(MAX_PASSES):
+            try:
+                analysis, found, left = _run_rules(
+                    engine, path, text, rules, options, changed_lines, evidence
                 )
-                diagnostics = tuple(
-                    sorted(
-                        (*diagnostics, *notes),
-                        key=lambda d: (d.start.line, d.start.column, d.code),
+            except RecursionError:
+                _refuse_if_too_deep(source)  # as LibCST would fail on it
+                raise
+            found.sort(key=lambda f: (f.where.start, f.where.end, f.report.code))
+            if diagnostics is None:
+                diagnostics = tuple(_diagnostic(f, options) for f in found)
+                if trails is not None:
+                    left.sort(key=lambda f: (f.where.start, f.where.end, f.report.code))
+                    trails += [_diagnostic(f, options) for f in left]
+                if evidence:
+                    confirmed = {
+                        analysis.evidence.confirms(f.report.code, f.report.node)
+                        for f in found
+                    }
+                    notes = _unconfirmed(
+                        evidence,
+                        confirmed,
+                        set(analysis.evidence.matched),
+                        split_lines(source_text(text)),
                     )
+                    diagnostics = tuple(
+                        sorted(
+                            (*diagnostics, *notes),
+                            key=lambda d: (d.start.line, d.start.column, d.code),
+                        )
+                    )
+            allowed = [  # a data file's change is written by the caller (data_edits.py)
+                f
+                for f in found
+                if _fix_allowed(f.report.fix, options) and f.report.fix.edits  # type: ignore[union-attr]
+            ]
+            if not allowed:
+                break
+            _refuse_if_newer_grammar(allowed)
+            import libcst as cst  # a fix is written: LibCST from here
+
+            if not fixed_any:  # a fix may add a level LibCST then survives
+                _refuse_if_too_deep(source)
+            _refuse_if_too_large(len(analysis.module.parents), options)
+            layout = for_libcst(
+                text
+            )  # CR-only line ends, form feeds: jaxfix/sources/cst_source.py
+            module = _parse_cst(layout.normal)
+            # Only the first pass can get here with nothing fixed yet, so `text` is the original.
+            # LibCST loses a few odd layouts (e.g. whitespace after a final blank line).
+            if not fixed_any and module.bytes != layout.normal:
+                raise InternalError(
+                    "LibCST does not reproduce this file byte for byte, so jaxfix will not rewrite it"
                 )
-        allowed = [  # a data file's change is written by the caller (data_edits.py)
-            f
-            for f in found
-            if _fix_allowed(f.report.fix, options) and f.report.fix.edits  # type: ignore[union-attr]
-        ]
-        if not allowed:
-            break
-        _refuse_if_newer_grammar(allowed)
-        import libcst as cst  # a fix is written: LibCST from here
+            fixed_any = True
+            from jaxfix.write.cst_edits import Locator
 
-        if not fixed_any:  # a fix may add a level LibCST then survives
-            _refuse_if_too_deep(source)
-        _refuse_if_too_large(len(analysis.module.parents), options)
-        layout = for_libcst(
-            text
-        )  # CR-only line ends, form feeds: jaxfix/sources/cst_source.py
-        module = _parse_cst(layout.normal)
-        # Only the first pass can get here with nothing fixed yet, so `text` is the original.
-        # LibCST loses a few odd layouts (e.g. whitespace after a final blank line).
-        if not fixed_any and module.bytes != layout.normal:
-            raise InternalError(
-                "LibCST does not reproduce this file byte for byte, so jaxfix will not rewrite it"
-            )
-        fixed_any = True
-        from jaxfix.write.cst_edits import Locator
-
-        tree = _CstTree.of(module)
-        locator = Locator(tree.positions)
-        fixes = [_written(f, locator, layout) for f in allowed]
-        changed = _apply(
-            module, fixes, tree, options.line_length, options.import_order
-        ).bytes
-        try:
-            fixed_module = cst.parse_module(changed)
-        except cst.ParserSyntaxError as error:
-            raise InternalError(
-                f"a fix produced code that does not parse ({error.message})"
-            ) from None
-        if changed_lines is not None:
-            changed_lines = carry_lines(
-                changed_lines, split_lines(module.code), split_lines(fixed_module.code)
-            )
-        if evidence:
-            evidence = _carry_evidence(
-                evidence, split_lines(module.code), split_lines(fixed_module.code)
-            )
-        text = layout.restore(fixed_module.bytes)
-    else:
-        raise InternalError(f"fixes did not settle after {MAX_PASSES} passes")
+            tree = _CstTree.of(module)
+            locator = Locator(tree.positions)
+            fixes = [_written(f, locator, layout) for f in allowed]
+            changed = _apply(
+                module, fixes, tree, options.line_length, options.import_order
+            ).bytes
+            try:
+                fixed_module = cst.parse_module(changed)
+            except cst.ParserSyntaxError as error:
+                raise InternalError(
+                    f"a fix produced code that does not parse ({error.message})"
+                ) from None
+            if changed_lines is not None:
+                changed_lines = carry_lines(
+                    changed_lines,
+                    split_lines(module.code),
+                    split_lines(fixed_module.code),
+                )
+            if evidence:
+                evidence = _carry_evidence(
+                    evidence, split_lines(module.code), split_lines(fixed_module.code)
+                )
+            text = layout.restore(fixed_module.bytes)
+        else:
+            raise InternalError(f"fixes did not settle after {MAX_PASSES} passes")
+    finally:
+        if (
+            text is not source
+        ):  # a later module's answers read this file's bytes, not a fix
+            engine.project.give(path, source)
     if not fixed_any:
         return None, diagnostics or ()
     if text == source:

@@ -408,3 +408,36 @@ def test_a_source_given_again_is_searched_again(tree):
     assert project.candidate_files("make", lib) == [train]
     project.add_source(train, b"x = 1\n")  # an editor's buffer: no call any more
     assert project.candidate_files("make", lib) == []
+
+
+def test_a_file_fixed_earlier_in_the_run_is_read_as_its_bytes(tmp_path, monkeypatch):
+    """A file whose fix the run checked (its fixed code run through the rules again) is read by
+    a later module's answers as the bytes on disk, not as the fix that was never written: the
+    later result is the same whatever came before it, and cached."""
+    fixtures = Path(__file__).resolve().parents[2] / "fixtures"
+    fixed = tmp_path / "a_fixed.py"  # a JAX001 site in a test of another message: fixed
+    fixed.write_bytes(
+        (
+            fixtures / "JAX001" / "expected_error_assert_raises_regex_other_message.py"
+        ).read_bytes()
+    )
+    reader = tmp_path / "b_reader.py"  # its test's `assertRaisesRegex` is searched for
+    reader.write_bytes(
+        (fixtures / "JAX012" / "expected_error_in_a_test.py").read_bytes()
+    )
+    real = time.time_ns
+    monkeypatch.setattr(time, "time_ns", lambda: real() + LATER_NS)
+    options = Options(jax_version=(0, 10, 2))
+
+    def results(files: list[Path]) -> dict[str, FileResult]:
+        found = run_files(
+            Run(options, roots=(tmp_path,)).scoped(files), files, write=False, jobs=1
+        )
+        return {r.path.name: r for r in found}
+
+    after_fix = results([fixed, reader])
+    assert after_fix["a_fixed.py"].fixed is not None
+    alone = results([reader, fixed])["b_reader.py"]
+    assert after_fix["b_reader.py"] == alone
+    assert {d.path.name for d in alone.dependencies} >= {"a_fixed.py"}
+    assert all(d.digest is not None for d in after_fix["b_reader.py"].dependencies)

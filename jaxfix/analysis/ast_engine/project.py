@@ -483,6 +483,13 @@ class Project:
 
     def add_source(self, path: Path, source: bytes) -> Module | Unknown:
         """A module whose source the caller holds (stdin, a notebook's code, an editor buffer)."""
+        self.give(path, source)
+        return self.module(path)
+
+    def give(self, path: Path, source: bytes) -> None:
+        """`add_source` without reading it now: what the module at `path` holds from here on
+        (a file's own bytes again after its fix was checked, so that no later module's answer
+        reads a fix that was not written)."""
         path = self.real(path)
         before = self._given.get(path)
         if before is not None and before != source:
@@ -498,7 +505,6 @@ class Project:
         ):
             # parsed already (an earlier module's answers read it): these very bytes
             self._modules[path] = (("given", id(source)), read[1])
-        return self.module(path)
 
     def module(self, path: Path) -> Module | Unknown:
         found = self._module(path, None)
