@@ -218,10 +218,23 @@ def test_an_operation_on_an_unknown_value_says_where_it_was_lost() -> None:
 
 
 def test_a_starred_target_is_a_list_that_may_change() -> None:
-    engine, module = parsed("A, (B, *C) = 1, (2, 3, 4)\nv = (A, B, C)")
+    """`*C` binds a list; a tuple bound to a name holds it, and a change through that name
+    (`v[2].append(5)`) changes it."""
+    engine, module = parsed(
+        "A, (B, *C) = 1, (2, 3, 4)\nv = (A, B, C)\nv[2].append(5)\nw = (A, B, C)"
+    )
     found = engine.value_of(module, last_expr(module))
     assert isinstance(found, tuple) and found[:2] == (1, 2)
     assert isinstance(found[2], Unknown)
+
+
+def test_a_list_held_by_a_tuple_only_read_is_known() -> None:
+    """The tuple's name only read (passed as `*args`, returned): the list it holds is known."""
+    engine, module = parsed(
+        "A, (B, *C) = 1, (2, 3, 4)\nv = (A, B, C)\nprint(*v)\nw = (A, B, C)"
+    )
+    found = engine.value_of(module, last_expr(module))
+    assert found == (1, 2, ListValue((3, 4))), found
 
 
 @pytest.mark.parametrize(

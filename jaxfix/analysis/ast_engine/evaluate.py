@@ -27,7 +27,12 @@ store, gives that config (`.get(k)`, `[k]` and attributes of a ConfigDict). Cont
 any way that may change it is Unknown (mutation.py), unless, for a function's local, no such use
 is reached by the binding read in the frame followed; a module's object called through a method
 that only reads `self` is not changed by it, nor a container a class's `__init__` keeps as
-`self.attr` when every `.attr` of the project only reads it. A dict a function builds empty
+`self.attr` when every `.attr` of the project only reads it, nor one a tuple or list display
+holds under a name that is only read (`args = (batch,)`, then `lower(*args)`); a tuple holding
+a list or dict is Unknown where its name may change them (`args[0]["x"] = ...`). A function's
+own `**kwargs` whose only changes are pops of distinct keys: `kwargs.pop("k", default)` is
+the keyword the call gave, else the default, and `kwargs` read after pops that are statements
+of the body (`super().__init__(**kwargs)`) is the call's keywords less those. A dict a function builds empty
 and fills in one `for` loop over known items (`out[k] = f(v)`, or a list's `out.append(f(v))`;
 an `if ...: continue` first skips the items it decides), read only after the loop, is
 the dict the loop makes (each iteration's stores evaluated with the loop's variables bound to
@@ -89,7 +94,7 @@ from typing import cast
 
 from jaxfix.analysis.ast_engine import arrays, device_shapes, jax_attributes, vocabulary
 from jaxfix.analysis.ast_engine.flow import Binding, Env, Flow
-from jaxfix.analysis.ast_engine.mutation import escaped_names, reads_only
+from jaxfix.analysis.ast_engine.mutation import alias_target, escaped_names, reads_only
 from jaxfix.analysis.ast_engine.project import (
     MAX_READER_MODULES,
     Module,
@@ -526,6 +531,9 @@ class Evaluator:
         bound = self.comprehension_variable(module, node)
         if bound is not None:
             return bound
+        left = self._keywords_left(module, node, frame)
+        if left is not None:
+            return left
         return self.lookup(module, node.id, node, frame)
 
     def lookup(self, module: Module, name: str, at: ast.AST, frame: Frame) -> Value:
@@ -797,7 +805,7 @@ class Evaluator:
             if filled is not None:
                 return filled
         if (
-            isinstance(value, (ListValue, DictValue, Namespace))
+            _holds_container(value)
             and name in self._escaped_in(module)
             and not self._only_read_by_callees(module, name)
             and not self._escapes_on_other_ways(module, name, bindings, frame)
@@ -1406,13 +1414,32 @@ class Evaluator:
         found = self._read_by_callees.get(key)
         if found is None:
             found = self._read_by_callees[key] = all(
-                not isinstance(n, ast.Name)
-                or reads_only(n, module.parents)
-                or self._passed_to_reader(module, n, 0)
-                or self._kept_read_only(module, n)
+                self._read_where_used(module, n) or self._held_by_read_alias(module, n)
                 for n in module.loads_by_name.get(name, ())
             )
         return found
+
+    def _read_where_used(self, module: Module, use: ast.AST) -> bool:
+        return (
+            not isinstance(use, ast.Name)
+            or reads_only(use, module.parents)
+            or self._passed_to_reader(module, use, 0)
+            or self._kept_read_only(module, use)
+        )
+
+    def _held_by_read_alias(self, module: Module, use: ast.AST) -> bool:
+        """`use` is bound to another name, alone or as an item of a tuple or list display
+        (`shaped_train_args = (shaped_batch,)`, then `jit_and_compile(f, shaped_train_args)`),
+        and every use of that name only reads it and never hands out its items one by one
+        (`for batch in args: batch.update(...)`); one alias deep: an alias of an alias is
+        taken as changed."""
+        if not isinstance(use, ast.Name):
+            return False
+        alias = alias_target(use, module.parents, in_display=True)
+        return alias is not None and all(
+            self._read_where_used(module, n) and not _iterated(n, module.parents)
+            for n in module.loads_by_name.get(alias, ())
+        )
 
     def _passed_to_reader(self, module: Module, use: ast.expr, depth: int) -> bool:
         """`use` is an argument of a call of a function (or method) of the tree whose
@@ -3117,6 +3144,9 @@ class Evaluator:
     # -- calls ----------------------------------------------------------------------------------
 
     def _call(self, module: Module, node: ast.Call, frame: Frame) -> Value:
+        popped = self._keyword_popped(module, node, frame)
+        if popped is not None:
+            return popped
         if isinstance(node.func, ast.Attribute):
             receiver = self.value(module, node.func.value, frame)
             if isinstance(receiver, Namespace) and receiver.mapping:
@@ -3178,6 +3208,105 @@ class Evaluator:
                 "the calls of a conditional expression's sides give different values",
             )
         return self._call_of(module, node, frame, callee, positional, keywords)
+
+    def _keyword_popped(
+        self, module: Module, node: ast.Call, frame: Frame
+    ) -> Value | None:
+        """`kwargs.pop("key", default)` on the function's own `**kwargs` (a config's
+        `self.flag = kwargs.pop("flag", True)`): the keyword the call gave, else the default;
+        None when not such a call (see `_pops_of_keywords`)."""
+        func = node.func
+        scope = frame.scope
+        if not (
+            isinstance(func, ast.Attribute)
+            and func.attr == "pop"
+            and isinstance(func.value, ast.Name)
+            and isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and scope.args.kwarg is not None
+            and func.value.id == scope.args.kwarg.arg
+            and self._pops_of_keywords(module, scope) is not None
+        ):
+            return None
+        given = self._parameter(module, scope.args.kwarg, frame)
+        if not isinstance(given, DictValue):
+            return Unknown(f"`{func.value.id}` of calls jaxfix does not see all of")
+        key = node.args[0]
+        assert isinstance(key, ast.Constant) and isinstance(key.value, str)
+        if any(k == key.value for k, _ in given.items):
+            return given.get(key.value)
+        if len(node.args) == 1:
+            return Unknown(f"`{func.value.id}.pop` of a key the call may not give")
+        return self.value(module, node.args[1], frame)
+
+    def _keywords_left(
+        self, module: Module, node: ast.Name, frame: Frame
+    ) -> Value | None:
+        """The function's own `**kwargs` read after its pops (`super().__init__(**kwargs)`):
+        the keywords the call gave less those popped by statements of the body before the
+        read, when every pop is a statement of the body itself (not under an `if` or a loop);
+        None when `node` is not such a read."""
+        scope = frame.scope
+        if not (
+            isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and scope.args.kwarg is not None
+            and node.id == scope.args.kwarg.arg
+        ):
+            return None
+        pops = self._pops_of_keywords(module, scope)
+        if not pops:
+            return None
+        statement: ast.AST = node
+        while module.parents.get(statement) is not scope:
+            statement = module.parents[statement]
+        if statement not in scope.body:
+            return None  # in a decorator or a default
+        place = scope.body.index(statement)
+        popped = set()
+        for pop in pops:
+            top: ast.AST = pop
+            while module.parents.get(top) is not scope:
+                top = module.parents[top]
+            if top not in scope.body or top is statement:
+                return Unknown(f"`{node.id}` read where a pop may or may not have run")
+            if scope.body.index(top) < place:
+                key = pop.args[0]
+                assert isinstance(key, ast.Constant)
+                popped.add(key.value)
+        given = self._parameter(module, scope.args.kwarg, frame)
+        if not isinstance(given, DictValue):
+            return Unknown(f"`{node.id}` of calls jaxfix does not see all of")
+        return DictValue(tuple((k, v) for k, v in given.items if k not in popped))
+
+    def _pops_of_keywords(
+        self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> list[ast.Call] | None:
+        """The `kwargs.pop("key"[, default])` calls of the function's own `**kwargs`, when
+        every other use of it only reads it, no two pop one key and it is never rebound (the
+        dict is the call's own: no pop sees another's, nothing else changes it); else None."""
+        kwarg = function.args.kwarg
+        assert kwarg is not None
+        pops: list[ast.Call] = []
+        for n in ast.walk(function):
+            if not isinstance(n, ast.Name) or n.id != kwarg.arg:
+                continue
+            if not isinstance(n.ctx, ast.Load):
+                return None  # `kwargs = ...` rebinds it
+            call = module.parents.get(module.parents.get(n, n))
+            if (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Attribute)
+                and call.func.value is n
+                and call.func.attr == "pop"
+                and not call.keywords
+                and 1 <= len(call.args) <= 2
+                and isinstance(call.args[0], ast.Constant)
+                and isinstance(call.args[0].value, str)
+            ):
+                pops.append(call)
+            elif not reads_only(n, module.parents):
+                return None
+        keys = [p.args[0].value for p in pops if isinstance(p.args[0], ast.Constant)]
+        return pops if len(keys) == len(set(keys)) else None
 
     def _call_of(
         self,
@@ -4871,3 +5000,20 @@ def _source_order(binding: Binding) -> tuple[int, int]:
         getattr(binding.node, "lineno", 0),
         getattr(binding.node, "col_offset", 0),
     )
+
+
+def _iterated(use: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
+    """`use` is what a loop or comprehension walks: its items are bound to a name."""
+    parent = parents.get(use)
+    return (
+        isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension))
+        and parent.iter is use
+    )
+
+
+def _holds_container(value: Value) -> bool:
+    """A list, dict or namespace, or a tuple holding one (`args = example_inputs()`, then
+    `args[0]["tokens"] = ...`: the tuple cannot change, the dict it holds can)."""
+    if isinstance(value, (ListValue, DictValue, Namespace)):
+        return True
+    return isinstance(value, tuple) and any(_holds_container(v) for v in value)

@@ -112,7 +112,7 @@ def escaped_names(
         for n in reads:
             if not isinstance(n, ast.Name) or reads_only(n, parents):
                 continue
-            alias = _alias_target(n, parents)
+            alias = alias_target(n, parents)
             if alias is None:
                 escaped.add(name)
                 break
@@ -127,12 +127,23 @@ def escaped_names(
     return frozenset(escaped)
 
 
-def _alias_target(node: ast.Name, parents: dict[ast.AST, ast.AST]) -> str | None:
-    """The name `node` is bound to by a plain `alias = node`, else None."""
+def alias_target(
+    node: ast.Name, parents: dict[ast.AST, ast.AST], in_display: bool = False
+) -> str | None:
+    """The name `node` is bound to by a plain `alias = node`, else None; with `in_display`,
+    also the name a tuple or list display holding it is bound to (`args = (batch, rng)`:
+    what is done to `args[0]` is done to `batch`)."""
+    holder: ast.AST = node
     parent = parents.get(node)
+    while (
+        in_display
+        and isinstance(parent, (ast.Tuple, ast.List))
+        and holder in parent.elts
+    ):
+        holder, parent = parent, parents.get(parent)
     if (
         isinstance(parent, ast.Assign)
-        and parent.value is node
+        and parent.value is holder
         and len(parent.targets) == 1
         and isinstance(parent.targets[0], ast.Name)
     ):
