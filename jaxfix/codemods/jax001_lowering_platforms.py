@@ -752,8 +752,8 @@ class MissingLoweringPlatforms(Rule):
         return found
 
     def _jitted_by_value(self, value: Value) -> _Jitted | None:
-        """A jitted function as the engine knows it: `jax.jit(f, **k)` of a `def` of the tree
-        (undecorated), a `def` whose outermost decorator jits it (read from its module, not
+        """A jitted function as the engine knows it: `jax.jit(f, **k)` of a `def` or a lambda
+        of the tree (undecorated: `step = jax.jit(lambda x: ...)` handed to a flops helper), a `def` whose outermost decorator jits it (read from its module, not
         bound to an instance: JAX's jitted function does not bind one), `jax.jit(obj.method,
         **k)` (the receiver bound), or jit of a function from outside the tree; None for
         anything else or keywords that may bring devices."""
@@ -768,14 +768,16 @@ class MissingLoweringPlatforms(Rule):
             not isinstance(function, Function)
             or function.wrapped_by != "jit"
             or function.bound
-            or not isinstance(function.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            or not isinstance(
+                function.node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+            )
         ):
             return None
         module = self.analysis.engine.project.module(function.path)
         if not isinstance(module, Module):
             return None
         where = self.analysis.of(module)
-        if function.node.decorator_list:
+        if not isinstance(function.node, ast.Lambda) and function.node.decorator_list:
             if bound:
                 return None  # `obj.step` of a jitted `def step(self, ...)`: not bound by JAX
             jitted = where.jit_application(function.node.decorator_list[0])
