@@ -61,7 +61,8 @@ spelled-out tree; `jax.sharding.get_mesh()` is the concrete mesh of the innermos
 returns, placed by its `out_shardings`. Strings: `.split(sep)`, `int(s)`, `sub in s`. A
 conditional expression whose test jaxfix cannot decide is the value both sides give; when they
 are different functions or APIs
-(`set_mesh = jax.set_mesh if hasattr(jax, "set_mesh") else jax.sharding.use_mesh`, `OneOf`), a
+(`set_mesh = jax.set_mesh if hasattr(jax, "set_mesh") else jax.sharding.use_mesh`, `OneOf`;
+also a name `if`/`else` statements bind to one or the other, as compatibility modules do), a
 call of it is evaluated once per side and is known when every side gives the same value
 (`set_mesh(m)` and `use_mesh(m)` the same context when entered). JAX values: vocabulary.py.
 Modules: a function body reads a module's names after every import has finished, so through an
@@ -799,7 +800,13 @@ class Evaluator:
             self._binding_value(module, name, b, frame)
             for b in sorted(bindings, key=_source_order)  # a set: in the code's order
         ]
-        value = join(values, f"`{name}` may have different values here")
+        why = f"`{name}` may have different values here"
+        options = _callables(values) if len(values) > 1 else None
+        if options is not None and len(options) > 1:
+            # a compatibility shim's `if hasattr(jax.sharding, "use_mesh"): set_mesh =
+            # jax.sharding.use_mesh` / `else: set_mesh = jax.set_mesh`, as `a if t else b`
+            return OneOf(why, options)
+        value = join(values, why)
         if isinstance(value, Namespace) and name in self._escaped_in(module):
             filled = self._filled_by_stores(module, name, bindings, frame)
             if filled is not None:
