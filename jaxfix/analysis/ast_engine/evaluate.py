@@ -53,7 +53,9 @@ time (`iterations`, `unrolled`: what a rule asks of a call inside loops, or insi
 called from a loop), the item's; calling a generator
 function of the tree gives what every `yield` of it gives (`next(gen)`, a loop over it).
 JAX's trees:
-`jax.tree.map` over spelled-out containers, eval_shape's structs and `Leaves`, and over any
+`jax.tree.map` over spelled-out containers, eval_shape's structs and `Leaves` (a tree
+spelled out beside them gives each call one of its leaves: the one value they all are, or, for
+shardings on one mesh with different specs, a sharding on that mesh), and over any
 tree when the function gives one known mesh whatever the leaf (`lambda spec:
 NamedSharding(mesh, spec)`), a subtree jaxfix does not know included; `jax.tree.leaves` of a
 spelled-out tree; `jax.sharding.get_mesh()` is the concrete mesh of the innermost
@@ -1738,7 +1740,7 @@ class Evaluator:
         if not leaves:
             lost = Unknown(f"`{arg.arg}` is a leaf of a tree jaxfix does not spell out")
             return lost_at(lost, tree) if isinstance(tree, Unknown) else lost
-        return join(list(leaves), f"the leaves `{arg.arg}` is given differ")
+        return _one_leaf(leaves, f"the leaves `{arg.arg}` is given differ")
 
     def _class_of_its_own(
         self, module: Module, klass: ast.ClassDef, arg: ast.arg
@@ -3875,6 +3877,13 @@ class Evaluator:
                 tree, (ShapeStruct, Array, Sharding, Spec, int, float, str)
             ):
                 leaves.append(tree)  # a leaf
+            elif spread and _tree_leaves(tree):
+                # `jax.tree.map(f, abstract_state, shardings)`: a tree spelled out beside
+                # eval_shape's structs has their structure; each leaf of it is given with
+                # one of theirs
+                spelled = _tree_leaves(tree)
+                assert spelled is not None
+                leaves.append(_one_leaf(spelled, "the leaves of a mapped tree differ"))
             else:
                 return Unknown("jax.tree.map over a tree jaxfix does not spell out")
         if with_path:
@@ -4924,6 +4933,19 @@ def _placed_outputs(body: Value, out: Value) -> Value | None:
             for p in placed
         )
     return None
+
+
+def _one_leaf(leaves: tuple[Value, ...], why: str) -> Value:
+    """The one value every leaf is; for shardings on one mesh with different specs (a tree
+    map's `NamedSharding(mesh, spec)` per parameter), a sharding on that mesh whose spec is
+    Unknown."""
+    if all(isinstance(leaf, Sharding) for leaf in leaves):
+        shardings = [leaf for leaf in leaves if isinstance(leaf, Sharding)]
+        mesh = join([leaf.mesh for leaf in shardings], why)
+        if not isinstance(mesh, Unknown):
+            spec = join([leaf.spec for leaf in shardings], why)
+            return Sharding(mesh, spec, shardings[0].origin)
+    return join(list(leaves), why)
 
 
 def _tree_leaves(tree: Value) -> tuple[Value, ...] | None:
