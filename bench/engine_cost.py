@@ -28,7 +28,8 @@ from pathlib import Path
 from jaxfix.analysis.ast_engine import Engine
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import Unknown
-from jaxfix.check.prefilter import is_candidate, selected_rules
+from jaxfix.check.prefilter import is_candidate
+from jaxfix.check.registry import selected_rules
 from jaxfix.settings.options import Options
 from jaxfix.sources.discovery import discover
 
