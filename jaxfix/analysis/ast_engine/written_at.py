@@ -379,6 +379,16 @@ class _Walk:
                     return Unknown(f"the dict at {where} has no one entry {keys[0]!r}")
                 expr, keys = values[0], keys[1:]
                 continue
+            if (got := _got_key(expr)) is not None:
+                # `strategy.get("expert_parallelism", 1)` (also `.get("sharding", {})` read
+                # on): the entry, as `strategy["expert_parallelism"]`; the rule checks that
+                # it holds the run's size, so a default the run took is never written
+                assert isinstance(expr, ast.Call) and isinstance(
+                    expr.func, ast.Attribute
+                )
+                self.modules.setdefault(module.path, module)
+                expr, keys = expr.func.value, [got, *keys]
+                continue
             if isinstance(expr, ast.Subscript):
                 self.read.add(expr)
                 self.modules.setdefault(module.path, module)
@@ -1283,7 +1293,10 @@ class _Walk:
             if init is None or isinstance(target, Unknown) or not init.args.args:
                 return None
             me = init.args.args[0].arg
-            field = _property_of(callee.node, field) or field
+            read = _property_of(callee.node, field)
+            if read:  # the property's `self.a.b`: `a`, then `.b` of its value
+                keys = [*read, *keys[1:]]
+                field = read[0]
             sets = [
                 node
                 for node in ast.walk(callee.node)
@@ -2617,9 +2630,17 @@ class _Walk:
         self, module: Module, read: ast.AST, mine: frozenset[object] | None
     ) -> bool:
         """Whether `read` surely sees none of the bindings `mine` (a local of the same name
-        in another function is another variable)."""
-        if not mine or not isinstance(read, ast.Name):
+        in another function is another variable; `obj.name` never reads a local `name`)."""
+        if not mine:
             return False
+        if not isinstance(read, ast.Name):
+            return isinstance(read, ast.Attribute) and all(
+                isinstance(b, Binding)
+                and isinstance(
+                    module.scope_of(b.node), (ast.FunctionDef, ast.AsyncFunctionDef)
+                )
+                for b in mine
+            )
         theirs = self.evaluator.reaching(module, read)
         return theirs is not None and not (theirs & mine)
 
@@ -2729,6 +2750,21 @@ def _bound_spread(
         )
         bound[args.kwarg.arg] = ast.copy_location(entries, call)
     return bound
+
+
+def _got_key(node: ast.expr) -> str | None:
+    """`mapping.get("key")` or `mapping.get("key", default)`: "key"."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and not node.keywords
+        and 1 <= len(node.args) <= 2
+        and isinstance(key := node.args[0], ast.Constant)
+        and isinstance(key.value, str)
+    ):
+        return key.value
+    return None
 
 
 def _entry(node: ast.Dict, key: str) -> tuple[ast.expr, bool] | None:
@@ -2979,9 +3015,10 @@ def _docstring(body: list[ast.stmt]) -> bool:
     )
 
 
-def _property_of(cls: ast.ClassDef, field: _Field) -> _Field | None:
+def _property_of(cls: ast.ClassDef, field: _Field) -> list[_Field] | None:
     """`.shape` read on an instance of `cls` whose `shape` is a plain `@property` returning
-    `self._shape`: the attribute `_shape` it reads (None for anything else)."""
+    `self._shape` (or `self.strategy.shape`): the attributes it reads, outermost first (None
+    for anything else)."""
     getters = [
         s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == field.name
     ]
@@ -2995,14 +3032,15 @@ def _property_of(cls: ast.ClassDef, field: _Field) -> _Field | None:
     ):
         return None
     statement = getter.body[-1]
-    me = getter.args.args[0].arg
-    if (
-        isinstance(statement, ast.Return)
-        and isinstance(value := statement.value, ast.Attribute)
-        and isinstance(value.value, ast.Name)
-        and value.value.id == me
-    ):
-        return _Field(value.attr)
+    if not isinstance(statement, ast.Return):
+        return None
+    read: list[_Field] = []
+    value = statement.value
+    while isinstance(value, ast.Attribute):
+        read.insert(0, _Field(value.attr))
+        value = value.value
+    if read and isinstance(value, ast.Name) and value.id == getter.args.args[0].arg:
+        return read
     return None
 
 
