@@ -57,7 +57,7 @@ from jaxfix.analysis.ast_engine.values import (
     Unknown,
 )
 from jaxfix.analysis.ast_engine.vocabulary import api_of
-from jaxfix.analysis.names import SIGNATURES, Api, Signature
+from jaxfix.analysis.names import MESH_UPDATE, SIGNATURES, Api, Signature
 from jaxfix.ground.quoting import cut
 
 _MAX_STEPS = 32
@@ -260,6 +260,15 @@ class _Walk:
             for call in module.calls
             if call.lineno == line and (api := self._api(module, call.func)) in _SIZES
         ]
+        updates = [
+            (call, sizes)
+            for call in module.calls
+            if call.lineno == line and (sizes := _updated_sizes(call)) is not None
+        ]
+        if not built and len(updates) == 1:
+            # `mesh.abstract_mesh.update(axis_sizes=(ep, tp), axis_names=...)`: the run
+            # built the mesh there, of these sizes
+            return self._follow(module, updates[0][1], [], None)
         if len(built) != 1:
             return Unknown(
                 f"line {line} of {module.path.name} does not build one mesh jaxfix can read"
@@ -368,6 +377,18 @@ class _Walk:
                 expr = copied
                 continue
             if (
+                isinstance(expr, ast.DictComp)
+                and keys
+                and isinstance(keys[0], str)
+                and (named := _read_by_key(expr)) is not None
+            ):  # `{a: getattr(args, a) for a in attrs}`: `args.<key>` (`args[key]`)
+                source, as_attribute = named
+                if as_attribute:
+                    self.fields.append(keys[0])
+                expr = source
+                keys = [_Field(keys[0]) if as_attribute else keys[0], *keys[1:]]
+                continue
+            if (
                 isinstance(expr, ast.Call)
                 and keys
                 and isinstance(keys[0], str)
@@ -388,6 +409,19 @@ class _Walk:
                 )
                 self.modules.setdefault(module.path, module)
                 expr, keys = expr.func.value, [got, *keys]
+                continue
+            if (
+                isinstance(expr, ast.Call)
+                and 2 <= len(expr.args) <= 3
+                and not expr.keywords
+                and isinstance(attr := expr.args[1], ast.Constant)
+                and isinstance(attr.value, str)
+                and attr.value.isidentifier()
+                and self._qualified(module, expr.func) == "builtins.getattr"
+            ):  # `getattr(config, "ep_size", 1)`: `config.ep_size` (the rule checks it
+                # holds the run's size, so a default the run took is never written)
+                self.fields.append(attr.value)
+                expr, keys = expr.args[0], [_Field(attr.value), *keys]
                 continue
             if isinstance(expr, ast.Subscript):
                 self.read.add(expr)
@@ -426,9 +460,27 @@ class _Walk:
                     )
                     module, expr = target, found
                     continue
+                if isinstance(base, Class) and not keys:
+                    # `ServerArgs.ep_size`: the class's own default (a field's)
+                    default = self._class_default(module, expr, base)
+                    if isinstance(default, Unknown):
+                        return default
+                    module, expr, narrowest = default
+                    continue
                 attribute = expr
                 self.fields.append(attribute.attr)
                 expr, keys = attribute.value, [_Field(attribute.attr), *keys]
+                continue
+            if (
+                isinstance(expr, ast.Call)
+                and keys
+                and (flag := _parsed_flag(expr, keys)) is not None
+            ):  # `parser.parse_args(argv).tp_size`: the default of the `--tp-size` option
+                option = self._flag_default(module, expr, flag)
+                if isinstance(option, Unknown):
+                    return option
+                module, expr = option
+                keys = keys[2:] if isinstance(keys[0], int) else keys[1:]
                 continue
             if isinstance(expr, ast.Call) and keys and isinstance(keys[0], _Field):
                 replaced = self._replaced(module, expr, keys, narrowest)
@@ -525,6 +577,127 @@ class _Walk:
                 f"`{_text(module, expr)}` at {where} is computed, not a value jaxfix follows"
             )
         return Unknown("too many steps between the mesh and its sizes")
+
+    def _class_default(
+        self, module: Module, read: ast.Attribute, cls: Class
+    ) -> tuple[Module, ast.expr, Written | None] | Unknown:
+        """`Cls.name` read on the class: the value its body assigns `name` once. Every
+        instance built without `name` has it too: it is changed there only when `Cls.name` is
+        read at this one place and each construction of the class the project holds gives
+        `name` (or unpacks a mapping), else this read is replaced instead."""
+        owner = self._module(cls.path)
+        if isinstance(owner, Unknown):
+            return owner
+        name = read.attr
+        values = [
+            s.value
+            for s in cls.node.body
+            if isinstance(s, (ast.Assign, ast.AnnAssign))
+            and s.value is not None
+            and any(isinstance(t, ast.Name) and t.id == name for t in _targets(s))
+        ]
+        if len(values) != 1:
+            return Unknown(
+                f"`{cls.node.name}.{name}` is not assigned once in its class"
+            )
+        title = cls.node.name
+        reads = self._count(
+            name,
+            lambda node: (
+                isinstance(node, ast.Attribute)
+                and node.attr == name
+                and isinstance(node.value, ast.Name)
+                and node.value.id == title
+            ),
+            f"{title}.{name}".encode(),
+        )
+        built = self._count(
+            title,
+            lambda node: (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in (title, "cls")
+                and (node.func.id == title or _within(node, cls.node))
+                and not any(k.arg in (name, None) for k in node.keywords)
+            ),
+            title.encode(),
+        )
+        if reads == 1 and built == 0:
+            self.label = f"{title}.{name}"
+            return owner, values[0], None
+        return (
+            owner,
+            values[0],
+            Written(
+                module,
+                read,
+                _text(module, read),
+                why=f"`{title}.{name}` ({owner.path.name}:{owner.line(values[0])}) is "
+                "also the default of other instances or read elsewhere: the sizes are "
+                "replaced at this read only",
+            ),
+        )
+
+    def _flag_default(
+        self, module: Module, parsed: ast.Call, dest: str
+    ) -> tuple[Module, ast.expr] | Unknown:
+        """The `default=` of the one `add_argument` of the project's files whose destination
+        is `dest`, when the arguments `parsed` reads (a literal list) do not give it."""
+        where = f"{module.path.name}:{module.line(parsed)}"
+        files = self.evaluator.project.files
+        if len(files) > _MAX_FILES_COUNTED:
+            return Unknown(f"too many files to look for the option `{dest}` in")
+        found: list[tuple[Module, ast.Call, tuple[str, ...]]] = []
+        for path in files:
+            try:
+                if b"add_argument" not in path.read_bytes():
+                    continue
+            except OSError:
+                return Unknown(f"{path.name} cannot be read")
+            defining = self._module(path)
+            if isinstance(defining, Unknown):
+                return defining
+            found.extend(
+                (defining, call, options)
+                for call in defining.calls
+                if (options := _option_of(call, dest)) is not None
+            )
+        if len(found) != 1:
+            return Unknown(
+                f"`{dest}` of `{_text(module, parsed)}` at {where} is not one option's "
+                f"({len(found)} `add_argument` calls give it)"
+            )
+        defining, option, strings = found[0]
+        argv = parsed.args[0] if parsed.args else None
+        if isinstance(argv, ast.Name):  # `parse(argv)` called as `parse([...])`
+            argv = self._parameter_value(module, argv) or argv
+        if argv is not None and not (
+            isinstance(argv, (ast.List, ast.Tuple))
+            and all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str)
+                for e in argv.elts
+            )
+        ):
+            return Unknown(
+                f"`{_text(module, parsed)}` at {where} parses arguments jaxfix cannot read"
+            )
+        given = [
+            e
+            for e in (argv.elts if argv is not None else ())
+            if isinstance(e, ast.Constant)
+            and any(str(e.value).split("=")[0] == s for s in strings)
+        ]
+        if given:
+            return Unknown(
+                f"`{_text(module, parsed)}` at {where} gives `{dest}` on its command line"
+            )
+        defaults = [k.value for k in option.keywords if k.arg == "default"]
+        if len(defaults) != 1:
+            return Unknown(
+                f"the option `{dest}` ({defining.path.name}:{defining.line(option)}) has no default"
+            )
+        self.label = self.label or f"the default of {strings[0]}"
+        return defining, defaults[0]
 
     def _computed(self, module: Module, expr: ast.expr) -> Computed | None:
         """`expr`, where the walk stops, when it computes the size from the host and nothing
@@ -2752,6 +2925,14 @@ def _bound_spread(
     return bound
 
 
+def _updated_sizes(call: ast.Call) -> ast.expr | None:
+    """The `axis_sizes` of `mesh.update(axis_sizes=...)` (`AbstractMesh.update`)."""
+    if not isinstance(call.func, ast.Attribute) or call.func.attr != "update":
+        return None
+    args = bind_arguments(call, MESH_UPDATE)
+    return args.get("axis_sizes") if args else None
+
+
 def _got_key(node: ast.expr) -> str | None:
     """`mapping.get("key")` or `mapping.get("key", default)`: "key"."""
     if (
@@ -2819,6 +3000,83 @@ def _copied_items(node: ast.DictComp) -> ast.expr | None:
     ):
         return None
     return loop.iter.func.value
+
+
+def _parsed_flag(call: ast.Call, keys: list[Key]) -> str | None:
+    """`tp_size` of `parser.parse_args(...)` read as `.tp_size` (or of
+    `parser.parse_known_args(...)` read as `[0].tp_size`)."""
+    if not isinstance(call.func, ast.Attribute) or call.keywords or len(call.args) > 1:
+        return None
+    if call.func.attr == "parse_args" and isinstance(keys[0], _Field):
+        return keys[0].name
+    if (
+        call.func.attr == "parse_known_args"
+        and keys[0] == 0
+        and len(keys) > 1
+        and isinstance(keys[1], _Field)
+    ):
+        return keys[1].name
+    return None
+
+
+def _option_of(call: ast.Call, dest: str) -> tuple[str, ...] | None:
+    """The option strings of `parser.add_argument("--tp-size", ...)` when its destination
+    is `dest` (argparse's rule: `dest=`, else the first long option, `-` read as `_`)."""
+    if not isinstance(call.func, ast.Attribute) or call.func.attr != "add_argument":
+        return None
+    strings = tuple(
+        a.value
+        for a in call.args
+        if isinstance(a, ast.Constant) and isinstance(a.value, str)
+    )
+    if len(strings) != len(call.args) or not strings:
+        return None
+    given = [k.value for k in call.keywords if k.arg == "dest"]
+    if given:
+        named = given[0]
+        chosen = named.value if isinstance(named, ast.Constant) else None
+    else:
+        long = [s for s in strings if s.startswith("--")]
+        first = long[0] if long else strings[0]
+        chosen = first.lstrip("-").replace("-", "_")
+    return strings if chosen == dest else None
+
+
+def _read_by_key(node: ast.DictComp) -> tuple[ast.expr, bool] | None:
+    """`args` of `{a: getattr(args, a) for a in attrs if ...}` (with True: each entry is the
+    attribute of its name) or of `{k: raw[k] for k in keys}` (False: the entry of its name);
+    None for any other comprehension."""
+    if len(node.generators) != 1:
+        return None
+    (loop,) = node.generators
+    if (
+        loop.is_async
+        or not isinstance(loop.target, ast.Name)
+        or not isinstance(node.key, ast.Name)
+        or node.key.id != loop.target.id
+    ):
+        return None
+    name = loop.target.id
+    value = node.value
+    if (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id == "getattr"
+        and len(value.args) == 2
+        and not value.keywords
+        and isinstance(value.args[1], ast.Name)
+        and value.args[1].id == name
+        and not _mentions(value.args[0], name)
+    ):
+        return value.args[0], True
+    if (
+        isinstance(value, ast.Subscript)
+        and isinstance(value.slice, ast.Name)
+        and value.slice.id == name
+        and not _mentions(value.value, name)
+    ):
+        return value.value, False
+    return None
 
 
 def _literal_value(node: ast.expr) -> int | tuple[int, ...] | None:
