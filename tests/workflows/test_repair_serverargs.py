@@ -9,7 +9,8 @@ and passed to a layer whose `__init__` relabels the model's mesh
 to the field default, changed there because the class is built only from the parsed options
 and no other code reads `ServerArgs.ep_size`. The draft size's default is also the default of
 an instance a working test builds: only the option's read of it is replaced. An option whose
-default is computed from the host is named with its line."""
+default is computed from the host is named with its line, and one whose value a working mesh
+also reads (`WideAttentionRunner`) is named and left as it is."""
 
 from __future__ import annotations
 
@@ -53,9 +54,14 @@ def test_a_server_argument_is_changed_where_its_default_is_written(tmp_path, ver
         b'"--draft-ep-size", type=int, default=ServerArgs.draft_ep_size',
         b'"--draft-ep-size", type=int, default=2',
     )
-    # the context-parallel size is computed from the host: named, never written
+    # the context-parallel size is computed from the host: named, never written; the
+    # attention option's default makes a working mesh too: named, never written
     ((left,),) = [[s["detail"] for s in report["left"]]]
-    assert "`jax.local_device_count() // 2`, written at srt/server_args.py:27" in left
-    assert [t["test"] for r in report["rounds"][-1:] for t in r["raised"]] == [
-        "tests/test_runner.py::test_context_parallel_warmup"
+    assert "`jax.local_device_count() // 2`, written at srt/server_args.py:28" in left
+    assert (
+        "the option --attn-dp-size (server_args.py:30) is read on another path" in left
+    )
+    assert sorted(t["test"] for t in report["rounds"][-1]["raised"]) == [
+        "tests/test_runner.py::test_attention_warmup",
+        "tests/test_runner.py::test_context_parallel_warmup",
     ]

@@ -234,6 +234,7 @@ class _Walk:
         self.depth = 0  # the frame the walk is in
         self.label: str | None = None  # the last named value passed (`EVAL["mesh"]`)
         self.read: set[ast.AST] = set()  # the subscripts the walk went through
+        self.attributes: set[ast.AST] = set()  # the `.field` reads it went through
         # Calls the walk went into that the run's frames do not show (a function's one
         # `return`, a class's `__init__`): (the function, the call, its module, how many
         # leading parameters the call does not pass: `self`), innermost last.
@@ -438,6 +439,15 @@ class _Walk:
                     )
                 expr, keys = expr.value, [key, *keys]
                 continue
+            if (
+                isinstance(expr, ast.Attribute)
+                and self._qualified(module, expr.value) == "absl.flags.FLAGS"
+            ):  # `FLAGS.tp`: the default of the one `flags.DEFINE_*("tp", ...)`
+                defined = self._absl_definition(module, expr)
+                if isinstance(defined, Unknown):
+                    return defined
+                module, expr = defined
+                continue
             if isinstance(expr, ast.Attribute) and (
                 member := self._member_property(module, expr, keys)
             ):
@@ -469,7 +479,25 @@ class _Walk:
                     continue
                 attribute = expr
                 self.fields.append(attribute.attr)
+                self.attributes.add(attribute)
                 expr, keys = attribute.value, [_Field(attribute.attr), *keys]
+                continue
+            if (
+                isinstance(expr, ast.Call)
+                and keys
+                and keys[0] == _Field("value")
+                and _defines_flag(self._qualified(module, expr.func))
+            ):  # `_TP = flags.DEFINE_integer("tp", 4, ...)` read as `_TP.value`
+                given = _flag_default_argument(expr)
+                if given is None:
+                    return Unknown(
+                        f"`{_text(module, expr)}` at {where} gives no default jaxfix reads"
+                    )
+                shared = self._flag_read_elsewhere(module, expr, None)
+                if shared is not None:
+                    return shared
+                self.label = self.label or f"the default of {_text(module, expr)[:40]}"
+                expr, keys = given, keys[1:]
                 continue
             if (
                 isinstance(expr, ast.Call)
@@ -638,19 +666,17 @@ class _Walk:
             ),
         )
 
-    def _flag_default(
-        self, module: Module, parsed: ast.Call, dest: str
-    ) -> tuple[Module, ast.expr] | Unknown:
-        """The `default=` of the one `add_argument` of the project's files whose destination
-        is `dest`, when the arguments `parsed` reads (a literal list) do not give it."""
-        where = f"{module.path.name}:{module.line(parsed)}"
+    def _defining(
+        self, needle: bytes, matches: Callable[[Module, ast.Call], bool]
+    ) -> list[tuple[Module, ast.Call]] | Unknown:
+        """The calls `matches` accepts in the project's files that hold `needle`."""
         files = self.evaluator.project.files
         if len(files) > _MAX_FILES_COUNTED:
-            return Unknown(f"too many files to look for the option `{dest}` in")
-        found: list[tuple[Module, ast.Call, tuple[str, ...]]] = []
+            return Unknown("too many files to look for where an option is defined")
+        found: list[tuple[Module, ast.Call]] = []
         for path in files:
             try:
-                if b"add_argument" not in path.read_bytes():
+                if needle not in path.read_bytes():
                     continue
             except OSError:
                 return Unknown(f"{path.name} cannot be read")
@@ -658,10 +684,103 @@ class _Walk:
             if isinstance(defining, Unknown):
                 return defining
             found.extend(
-                (defining, call, options)
-                for call in defining.calls
-                if (options := _option_of(call, dest)) is not None
+                (defining, call) for call in defining.calls if matches(defining, call)
             )
+        return found
+
+    def _absl_definition(
+        self, module: Module, read: ast.Attribute
+    ) -> tuple[Module, ast.expr] | Unknown:
+        """`FLAGS.tp`: the default given to the one `flags.DEFINE_*("tp", ...)` of the
+        project's files."""
+        name = read.attr
+        found = self._defining(
+            b"DEFINE_",
+            lambda defining, call: (
+                _defines_flag(self._qualified(defining, call.func))
+                and bool(call.args)
+                and isinstance(call.args[0], ast.Constant)
+                and call.args[0].value == name
+            ),
+        )
+        if isinstance(found, Unknown):
+            return found
+        where = f"{module.path.name}:{module.line(read)}"
+        if len(found) != 1:
+            return Unknown(
+                f"`{_text(module, read)}` at {where} is not one flag's "
+                f"({len(found)} definitions give it)"
+            )
+        defining, call = found[0]
+        given = _flag_default_argument(call)
+        if given is None:
+            return Unknown(
+                f"the flag `{name}` ({defining.path.name}:{defining.line(call)}) gives no default jaxfix reads"
+            )
+        shared = self._flag_read_elsewhere(defining, call, name)
+        if shared is not None:
+            return shared
+        self.label = self.label or f"the default of flag {name!r}"
+        return defining, given
+
+    def _flag_read_elsewhere(
+        self, module: Module, define: ast.Call, name: str | None
+    ) -> Unknown | None:
+        """Why the default of the flag `define` defines is not changed: it is read on
+        another path too (through the name it is assigned to, or as `FLAGS.name`), where a
+        mesh that works may use it. None when the run's path is its one read."""
+        statement = module.parents.get(define)
+        holder = (
+            statement.targets[0].id
+            if isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+            else None
+        )
+        reads = self._attribute_reads(name) if name is not None else 0
+        if holder is not None:
+            reads += self._count(
+                holder,
+                lambda node: (
+                    (
+                        isinstance(node, ast.Name)
+                        and node.id == holder
+                        and isinstance(node.ctx, ast.Load)
+                    )
+                    or (
+                        isinstance(node, ast.Attribute)
+                        and node.attr == holder
+                        and isinstance(node.ctx, ast.Load)
+                    )
+                ),
+                holder.encode(),
+            )
+        if reads == 1:
+            return None
+        named = define.args[0] if define.args else None
+        flag = (
+            f"flag {named.value!r}"
+            if isinstance(named, ast.Constant) and isinstance(named.value, str)
+            else "the flag"
+        )
+        return Unknown(
+            f"the default of {flag} at {module.path.name}:{module.line(define)} is read "
+            f"{'in more than one place' if reads else 'where jaxfix cannot count'}: "
+            "a mesh that works may read it, so it is not changed"
+        )
+
+    def _flag_default(
+        self, module: Module, parsed: ast.Call, dest: str
+    ) -> tuple[Module, ast.expr] | Unknown:
+        """The `default=` of the one `add_argument` of the project's files whose destination
+        is `dest`, when the arguments `parsed` reads (a literal list) do not give it."""
+        where = f"{module.path.name}:{module.line(parsed)}"
+        calls = self._defining(
+            b"add_argument", lambda _, call: _option_of(call, dest) is not None
+        )
+        if isinstance(calls, Unknown):
+            return calls
+        found = [(m, c, _option_of(c, dest) or ()) for m, c in calls]
         if len(found) != 1:
             return Unknown(
                 f"`{dest}` of `{_text(module, parsed)}` at {where} is not one option's "
@@ -690,6 +809,23 @@ class _Walk:
         if given:
             return Unknown(
                 f"`{_text(module, parsed)}` at {where} gives `{dest}` on its command line"
+            )
+        elsewhere = self._count(
+            dest,
+            lambda node: (
+                isinstance(node, ast.Attribute)
+                and node.attr == dest
+                and isinstance(node.ctx, ast.Load)
+                and node not in self.attributes
+                and not _within(node, option)  # its default: `default=Args.tp`
+            ),
+            dest.encode(),
+        )
+        if elsewhere or len(self.evaluator.project.files) > _MAX_FILES_COUNTED:
+            return Unknown(
+                f"the option {strings[0]} ({defining.path.name}:{defining.line(option)}) "
+                "is read on another path too: a mesh that works may read it, so its "
+                "default is not changed"
             )
         defaults = [k.value for k in option.keywords if k.arg == "default"]
         if len(defaults) != 1:
@@ -2262,8 +2398,9 @@ class _Walk:
                             return Unknown(
                                 f"`{_text(module, node)}` is set in a branch or a loop at {module.path.name}:{module.line(node)}"
                             )
-                        assert node.value is not None
+                        assert node.value is not None and target is not None
                         found = (node.value, keys[len(chain) :])
+                        self.label = _text(module, target)
         return found
 
     def _own_method(self, module: Module, call: ast.Call) -> Function | None:
@@ -2369,7 +2506,7 @@ class _Walk:
                 f"the sizes at {module.path.name}:{line} are what every call of `{name}` "
                 f"gets, and the project names it elsewhere too (here through a table at {where}): not changed"
             )
-        if self._call_count(name) != 1 and not self._keyed_return(
+        if self._call_count(name, function) != 1 and not self._keyed_return(
             found.node, function, module, name
         ):
             return Unknown(
@@ -3000,6 +3137,21 @@ def _copied_items(node: ast.DictComp) -> ast.expr | None:
     ):
         return None
     return loop.iter.func.value
+
+
+def _defines_flag(name: str | None) -> bool:
+    """Whether `name` is absl's `flags.DEFINE_integer` (or another `DEFINE_*`)."""
+    return name is not None and name.startswith("absl.flags.DEFINE_")
+
+
+def _flag_default_argument(call: ast.Call) -> ast.expr | None:
+    """The default given to `flags.DEFINE_*(name, default, help)`."""
+    given = [k.value for k in call.keywords if k.arg == "default"]
+    if given:
+        return given[0]
+    if len(call.args) >= 2 and not any(isinstance(a, ast.Starred) for a in call.args):
+        return call.args[1]
+    return None
 
 
 def _parsed_flag(call: ast.Call, keys: list[Key]) -> str | None:

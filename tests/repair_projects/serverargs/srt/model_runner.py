@@ -55,3 +55,27 @@ class ContextParallelRunner:
     def warmup(self):
         with jax.set_mesh(self.mesh):
             return self.cp.layout()
+
+
+class AttentionRunner:
+    """Attention replicated over `attn_dp_size` groups of the model's devices."""
+
+    def __init__(self, server_args):
+        self.mesh = create_device_mesh([server_args.dp_size, server_args.tp_size])
+        self.attn = EPMoE(8, server_args.attn_dp_size, server_args.tp_size, self.mesh)
+
+    def warmup(self):
+        with jax.set_mesh(self.mesh):
+            return self.attn.layout()
+
+
+class WideAttentionRunner:
+    """Attention whose data groups are the mesh's own first axis."""
+
+    def __init__(self, server_args):
+        self.mesh = create_device_mesh([server_args.attn_dp_size, 2])
+        self.attn = EPMoE(8, server_args.attn_dp_size, 2, self.mesh)
+
+    def warmup(self):
+        with jax.set_mesh(self.mesh):
+            return self.attn.layout()

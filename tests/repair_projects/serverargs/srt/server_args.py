@@ -13,6 +13,7 @@ class ServerArgs:
     ep_size: int = 4
     draft_ep_size: int = 4
     cp_size: int = 1
+    attn_dp_size: int = 4
 
     @staticmethod
     def add_cli_args(parser: argparse.ArgumentParser):
@@ -26,6 +27,7 @@ class ServerArgs:
         parser.add_argument(
             "--cp-size", type=int, default=jax.local_device_count() // 2
         )
+        parser.add_argument("--attn-dp-size", type=int, default=4)
 
     @classmethod
     def from_cli_args(cls, args: argparse.Namespace):

@@ -1,4 +1,10 @@
-from srt.model_runner import ContextParallelRunner, DraftRunner, ModelRunner
+from srt.model_runner import (
+    AttentionRunner,
+    ContextParallelRunner,
+    DraftRunner,
+    ModelRunner,
+    WideAttentionRunner,
+)
 from srt.server_args import ServerArgs, parse
 
 
@@ -21,3 +27,14 @@ def test_wide_draft_warmup():
 def test_context_parallel_warmup():
     args = ServerArgs.from_cli_args(parse([]))
     assert ContextParallelRunner(args).warmup()
+
+
+def test_attention_warmup():
+    args = ServerArgs.from_cli_args(parse([]))
+    assert AttentionRunner(args).warmup()
+
+
+def test_wide_attention_warmup():
+    # the same option's default makes this mesh: it is right here
+    args = ServerArgs.from_cli_args(parse([]))
+    assert WideAttentionRunner(args).warmup() == {"expert": 4, "tensor": 2}
