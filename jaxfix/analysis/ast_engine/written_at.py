@@ -448,6 +448,15 @@ class _Walk:
                     return defined
                 module, expr = defined
                 continue
+            if (
+                isinstance(expr, ast.Attribute)
+                and (overridden_at := self._class_attribute(module, expr)) is not None
+            ):
+                # `self.DECODE_MESH_SHAPE` of a class whose subclasses override it
+                if isinstance(overridden_at, Unknown):
+                    return overridden_at
+                module, expr = overridden_at
+                continue
             if isinstance(expr, ast.Attribute) and (
                 member := self._member_property(module, expr, keys)
             ):
@@ -665,6 +674,177 @@ class _Walk:
                 "replaced at this read only",
             ),
         )
+
+    def _only_method(self, call: ast.Call) -> Function | None:
+        """`obj.name(...)` when the engine does not know `obj`: the one plain method `name`
+        of the project's classes (None when there is none, or several)."""
+        if not isinstance(call.func, ast.Attribute) or not self._project_counted():
+            return None
+        name = call.func.attr
+        found: list[Function] = []
+        for path in self.evaluator.project.files:
+            try:
+                if f"def {name}(".encode() not in path.read_bytes():
+                    continue
+            except OSError:
+                return None
+            defining = self._module(path)
+            if isinstance(defining, Unknown):
+                return None
+            found.extend(
+                Function(s, path)
+                for c in defining.classes
+                for s in c.body
+                if isinstance(s, ast.FunctionDef)
+                and s.name == name
+                and not s.decorator_list
+                and s.args.args
+            )
+            if len(found) > 1:
+                return None
+        return found[0] if found else None
+
+    def _project_counted(self) -> bool:
+        return len(self.evaluator.project.files) <= _MAX_FILES_COUNTED
+
+    def _class_attribute(
+        self, module: Module, read: ast.Attribute
+    ) -> tuple[Module, ast.expr] | Unknown | None:
+        """`self.NAME` in a method of a class whose body (or a base's) assigns `NAME` and
+        whose subclasses may assign their own (the experiment-class idiom: `ICI_MESH_SHAPE =
+        [1, 8]` overridden per experiment), never set on an instance: the one of those values
+        that holds the run's sizes, when each is a literal and no other holds them. Changed
+        only where no subclass inherits it; None when `read` is no such read."""
+        function = module.scope_of(read)
+        owner = module.parents.get(function) if function is not None else None
+        if (
+            not isinstance(function, ast.FunctionDef)
+            or not isinstance(owner, ast.ClassDef)
+            or not function.args.args
+            or not isinstance(read.value, ast.Name)
+            or read.value.id != function.args.args[0].arg
+            or any(ast.unparse(d) == "staticmethod" for d in function.decorator_list)
+            or not self._project_counted()
+        ):
+            return None
+        name = read.attr
+        top = Class(owner, module.path)
+        family = [top, *self._subclasses(top)]
+        if any(_sets_attribute(c.node, name) for c in family):
+            return None
+        inherited = self._inherited(top, name)
+        values = [
+            (c, v) for c in family if (v := _class_body_value(c.node, name)) is not None
+        ]
+        if inherited is not None and inherited[0].node is not owner:
+            values.insert(0, inherited)
+        if not values or (len(values) == 1 and len(family) == 1):
+            return None  # one class, its own value: the plain walk reads it
+        where = f"{module.path.name}:{module.line(read)}"
+        if self.sizes is None:
+            return Unknown(
+                f"`{_text(module, read)}` at {where} is one of several classes' values"
+            )
+        holding = []
+        for cls, value in values:
+            defined = self._module(cls.path)
+            if isinstance(defined, Unknown):
+                return defined
+            literal = value
+            if self.scalar and isinstance(value, (ast.Tuple, ast.List)):
+                literal = value  # the whole sizes; `_holds` reads its axis
+            if not (
+                isinstance(literal, (ast.Tuple, ast.List)) and _integers(literal)
+            ) and not (
+                isinstance(literal, ast.Constant) and type(literal.value) is int
+            ):
+                return Unknown(
+                    f"`{cls.node.name}.{name}` ({defined.path.name}:{defined.line(value)}) is not a literal jaxfix reads"
+                )
+            if self._holds(defined, literal):
+                holding.append((cls, defined, value))
+        if len(holding) != 1:
+            return Unknown(
+                f"`{_text(module, read)}` at {where} is one of several classes' values, "
+                f"and {'none' if not holding else 'more than one'} of them holds the run's sizes"
+            )
+        cls, defined, value = holding[0]
+        heirs = [
+            c.node.name
+            for c in self._subclasses(cls)
+            if _class_body_value(c.node, name) is None
+        ]
+        if heirs:
+            return Unknown(
+                f"`{cls.node.name}.{name}` ({defined.path.name}:{defined.line(value)}) is "
+                f"inherited by {', '.join(heirs[:3])} too: not changed"
+            )
+        self.label = f"{cls.node.name}.{name}"
+        return defined, value
+
+    def _inherited(
+        self, cls: Class, name: str, depth: int = 0
+    ) -> tuple[Class, ast.expr] | None:
+        """The value the class body of `cls` or of its nearest base of the tree assigns
+        `name`."""
+        own = _class_body_value(cls.node, name)
+        if own is not None:
+            return cls, own
+        if depth >= _MAX_STEPS:
+            return None
+        module = self._module(cls.path)
+        if isinstance(module, Unknown):
+            return None
+        for base in cls.node.bases:
+            node = self._base_class(module, base)
+            value = self.evaluator.value_of(module, base)
+            if node is not None:
+                path = value.path if isinstance(value, Class) else cls.path
+                found = self._inherited(Class(node, path), name, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def _subclasses(self, cls: Class) -> list[Class]:
+        """The classes of the project's files that derive from `cls`, at any depth."""
+        found: list[Class] = []
+        pending = [cls]
+        while pending and len(found) < 200:
+            parent = pending.pop()
+            needle = parent.node.name.encode()
+            for path in self.evaluator.project.files:
+                try:
+                    if needle not in path.read_bytes():
+                        continue
+                except OSError:
+                    continue
+                module = self._module(path)
+                if isinstance(module, Unknown):
+                    continue
+                for node in module.classes:
+                    if any(
+                        self._base_class(module, b) is parent.node for b in node.bases
+                    ) and all(c.node is not node for c in found):
+                        child = Class(node, path)
+                        found.append(child)
+                        pending.append(child)
+        return found
+
+    def _base_class(self, module: Module, base: ast.expr) -> ast.ClassDef | None:
+        """The class a base names: as the engine sees it, else (a class a registering
+        decorator returns, `@register class Small(Base)`) the class of that name defined at
+        the top of `module`."""
+        value = self.evaluator.value_of(module, base)
+        if isinstance(value, Class):
+            return value.node
+        if isinstance(base, ast.Name):
+            named = [
+                s
+                for s in module.tree.body
+                if isinstance(s, ast.ClassDef) and s.name == base.id
+            ]
+            return named[0] if len(named) == 1 else None
+        return None
 
     def _defining(
         self, needle: bytes, matches: Callable[[Module, ast.Call], bool]
@@ -1564,6 +1744,10 @@ class _Walk:
             callee = replace(callee.function, wrapped_by=None)
         elif (own := self._own_method(module, call)) is not None:
             callee, skipped = own, 1
+        elif (only := self._only_method(call)) is not None:
+            # `exp.task()` of an object the code does not say the class of (a registry's
+            # entry): the project's one method of that name
+            callee, skipped = only, 1
         if isinstance(callee, Function) and isinstance(callee.node, ast.FunctionDef):
             if callee.wrapped_by is not None:
                 return None
@@ -3137,6 +3321,28 @@ def _copied_items(node: ast.DictComp) -> ast.expr | None:
     ):
         return None
     return loop.iter.func.value
+
+
+def _class_body_value(cls: ast.ClassDef, name: str) -> ast.expr | None:
+    """The value `cls`'s own body assigns `name` (`NAME = ...`, `NAME: T = ...`)."""
+    values = [
+        s.value
+        for s in cls.body
+        if isinstance(s, (ast.Assign, ast.AnnAssign))
+        and s.value is not None
+        and any(isinstance(t, ast.Name) and t.id == name for t in _targets(s))
+    ]
+    return values[-1] if values else None
+
+
+def _sets_attribute(cls: ast.ClassDef, name: str) -> bool:
+    """Whether code of `cls` stores `.name` (on an instance: `self.name = ...`)."""
+    return any(
+        isinstance(node, ast.Attribute)
+        and node.attr == name
+        and not isinstance(node.ctx, ast.Load)
+        for node in ast.walk(cls)
+    )
 
 
 def _defines_flag(name: str | None) -> bool:
