@@ -584,6 +584,20 @@ class _Walk:
                 expr, keys = mapping, [self.axis_name]
                 continue
             if (
+                isinstance(expr, ast.Call)
+                and not keys
+                and not self.scalar
+                and narrowest is None
+                and self.axis_name is not None
+                and isinstance(expr.func, ast.Attribute)
+                and expr.func.attr == "values"
+                and not expr.args
+                and not expr.keywords
+            ):  # `tuple(axes.values())` of an {axis name: size} mapping: the axis's entry
+                self.scalar, self.label = True, None
+                expr, keys = expr.func.value, [self.axis_name]
+                continue
+            if (
                 isinstance(expr, ast.Name)
                 and keys
                 and all(isinstance(k, (str, int)) for k in keys)
@@ -845,6 +859,26 @@ class _Walk:
             ]
             return named[0] if len(named) == 1 else None
         return None
+
+    def _declared_default(self, module: Module, default: ast.expr) -> ast.expr:
+        """A field's default as written: `dataclasses.field(default=X)`'s X, and the value
+        `default_factory=lambda: X` returns; else `default` itself."""
+        if not isinstance(default, ast.Call) or self._qualified(
+            module, default.func
+        ) not in ("dataclasses.field", "attr.ib", "attrs.field"):
+            return default
+        given = {k.arg: k.value for k in default.keywords}
+        if "default" in given:
+            return given["default"]
+        factory = given.get("default_factory") or given.get("factory")
+        if (
+            isinstance(factory, ast.Lambda)
+            and not factory.args.args
+            and not factory.args.vararg
+            and not factory.args.kwarg
+        ):
+            return factory.body
+        return default
 
     def _defining(
         self, needle: bytes, matches: Callable[[Module, ast.Call], bool]
@@ -1941,6 +1975,26 @@ class _Walk:
         owner = self._module(declared.path)
         if default is None or isinstance(owner, Unknown):
             return Unknown(f"`{field}` has no default jaxfix can read")
+        default = self._declared_default(owner, default)
+        if keys[1:] and all(isinstance(k, str) for k in keys[1:]):
+            # `mesh: dict = field(default_factory=lambda: {"expert": 4, ...})` read by key:
+            # that entry, changed only when the project reads `.field` on this path alone
+            readers = self._attribute_reads(field)
+            if readers != 1:
+                return Unknown(
+                    f"the default of `{field}` ({owner.path.name}:{owner.line(default)}) is "
+                    f"shared by every `{cls.node.name}`, and `.{field}` is read "
+                    f"{'in more than one place' if readers else 'where jaxfix cannot count'}"
+                )
+            found = self._follow(owner, default, keys[1:], None)
+            if isinstance(found, Unknown):
+                return found
+            return narrowest or replace(
+                found,
+                name=f"{cls.node.name}.{field}{''.join(_shown(k) for k in keys[1:])}",
+                why=f"the default of `{field}` is changed: the run's path is the one read "
+                f"of `.{field}` in the project",
+            )
         if any(isinstance(k, _Field) for k in keys[1:]):
             # `eval_mesh: MeshConfig = MeshConfig(shape=(4, 4))` read `.shape`
             return self._nested_default(
