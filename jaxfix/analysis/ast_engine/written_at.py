@@ -744,8 +744,16 @@ class _Walk:
         name = read.attr
         top = Class(owner, module.path)
         family = [top, *self._subclasses(top)]
-        if any(_sets_attribute(c.node, name) for c in family):
-            return None
+        if any(_sets_attribute(c.node, name) for c in family) or self._count(
+            name,
+            lambda node: (
+                isinstance(node, ast.Attribute)
+                and node.attr == name
+                and not isinstance(node.ctx, ast.Load)
+            ),
+            name.encode(),
+        ):
+            return None  # set on an instance somewhere: not the class's value alone
         inherited = self._inherited(top, name)
         values = [
             (c, v) for c in family if (v := _class_body_value(c.node, name)) is not None
@@ -1778,7 +1786,10 @@ class _Walk:
             callee = replace(callee.function, wrapped_by=None)
         elif (own := self._own_method(module, call)) is not None:
             callee, skipped = own, 1
-        elif (only := self._only_method(call)) is not None:
+        elif (
+            isinstance(callee, Unknown)
+            and (only := self._only_method(call)) is not None
+        ):
             # `exp.task()` of an object the code does not say the class of (a registry's
             # entry): the project's one method of that name
             callee, skipped = only, 1
