@@ -21,6 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from jaxfix.analysis.mesh_axes import differing_axes
 from jaxfix.check.run import Run
 from jaxfix.evidence.facts import DataEntry, Evidence, Facts, ValueSite
 
@@ -283,9 +284,10 @@ def _at_caller(
 
 
 def _differing_axis(facts: tuple[Facts, ...]) -> int | None:
-    """The inner mesh's axis whose size differs from the enclosing mesh's axis of that name,
-    when every record (of `facts`) agrees on both meshes and one axis does; else None (its
-    sizes are then followed only as one literal holding them all)."""
+    """The inner mesh's axis whose size differs from the enclosing mesh's axis of that name
+    (or the one axis the enclosing mesh has no name for: jaxfix/analysis/mesh_axes.py), when
+    every record (of `facts`) agrees on both meshes and one axis does; else None (its sizes
+    are then followed only as one literal holding them all)."""
     new = [m for f in facts if (m := f.get("new")) is not None]
     prev = [m for f in facts if (m := f.get("prev")) is not None]
     if (
@@ -296,12 +298,9 @@ def _differing_axis(facts: tuple[Facts, ...]) -> int | None:
     ):
         return None
     inner, outer = new[0], prev[0]
-    sizes = dict(zip(outer.axis_names, outer.axis_sizes))
-    differing = [
-        index
-        for index, (name, size) in enumerate(zip(inner.axis_names, inner.axis_sizes))
-        if name in sizes and sizes[name] != size
-    ]
+    differing = differing_axes(
+        inner.axis_names, inner.axis_sizes, outer.axis_names, outer.axis_sizes
+    )
     return differing[0] if len(differing) == 1 else None
 
 

@@ -21,6 +21,7 @@ from jaxfix.analysis.ast_engine.evidence import (
 )
 from jaxfix.analysis.ast_engine.mesh_sizes import ConfigKey, EnvironmentVariable
 from jaxfix.analysis.ast_engine.values import ListValue, Mesh, Unknown, tuple_text
+from jaxfix.analysis.mesh_axes import differing_axes
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.loops import iteration_text, loops_text, may_end_early
@@ -1069,10 +1070,11 @@ class AbstractMeshSizeChange(Rule):
             and outer.axis_sizes is not None
             and inner.axis_sizes is not None
         ):
-            outer_sizes = dict(zip(outer.axis_names, outer.axis_sizes))
-            for index, name in enumerate(names):
-                if name in outer_sizes and outer_sizes[name] != inner.axis_sizes[index]:
-                    return index
+            differing = differing_axes(
+                names, inner.axis_sizes, outer.axis_names, outer.axis_sizes
+            )
+            if differing:
+                return differing[0]
         return 0
 
     # -- the message --------------------------------------------------------------------------

@@ -235,9 +235,12 @@ def _site_outcomes(
         result = by_path.get(site.path.resolve()) if site.path else None
         tests = tuple(r.test for r in raised if r.site == site.site and r.test)
         fixed, detail, needs_unsafe = _site_outcome(site, result, dry_run)
-        if fixed and _value_site(site, evidence or {}, "value_origins"):
+        if fixed and (
+            _value_site(site, evidence or {}, "value_origins")
+            or _value_site(site, evidence or {}, "value_unknown")
+        ):
             # fixed here (a data file's entry), yet another path computes its size from
-            # the host: named, as it will raise again
+            # the host, or reaches no place: named, as it will raise again
             unknown = _value_site(site, evidence or {}, "origin_note")
             if unknown and ANOTHER_PATH not in detail:
                 detail += f"; {ANOTHER_PATH}{unknown}"

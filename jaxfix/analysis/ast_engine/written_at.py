@@ -57,7 +57,7 @@ from jaxfix.analysis.ast_engine.values import (
     Unknown,
 )
 from jaxfix.analysis.ast_engine.vocabulary import api_of
-from jaxfix.analysis.names import SIGNATURES, Api, Signature
+from jaxfix.analysis.names import MESH_UPDATE, SIGNATURES, Api, Signature
 from jaxfix.ground.quoting import cut
 
 _MAX_STEPS = 32
@@ -234,6 +234,7 @@ class _Walk:
         self.depth = 0  # the frame the walk is in
         self.label: str | None = None  # the last named value passed (`EVAL["mesh"]`)
         self.read: set[ast.AST] = set()  # the subscripts the walk went through
+        self.attributes: set[ast.AST] = set()  # the `.field` reads it went through
         # Calls the walk went into that the run's frames do not show (a function's one
         # `return`, a class's `__init__`): (the function, the call, its module, how many
         # leading parameters the call does not pass: `self`), innermost last.
@@ -260,6 +261,15 @@ class _Walk:
             for call in module.calls
             if call.lineno == line and (api := self._api(module, call.func)) in _SIZES
         ]
+        updates = [
+            (call, sizes)
+            for call in module.calls
+            if call.lineno == line and (sizes := _updated_sizes(call)) is not None
+        ]
+        if not built and len(updates) == 1:
+            # `mesh.abstract_mesh.update(axis_sizes=(ep, tp), axis_names=...)`: the run
+            # built the mesh there, of these sizes
+            return self._follow(module, updates[0][1], [], None)
         if len(built) != 1:
             return Unknown(
                 f"line {line} of {module.path.name} does not build one mesh jaxfix can read"
@@ -368,6 +378,18 @@ class _Walk:
                 expr = copied
                 continue
             if (
+                isinstance(expr, ast.DictComp)
+                and keys
+                and isinstance(keys[0], str)
+                and (named := _read_by_key(expr)) is not None
+            ):  # `{a: getattr(args, a) for a in attrs}`: `args.<key>` (`args[key]`)
+                source, as_attribute = named
+                if as_attribute:
+                    self.fields.append(keys[0])
+                expr = source
+                keys = [_Field(keys[0]) if as_attribute else keys[0], *keys[1:]]
+                continue
+            if (
                 isinstance(expr, ast.Call)
                 and keys
                 and isinstance(keys[0], str)
@@ -378,6 +400,29 @@ class _Walk:
                 if len(values) != 1 or any(k.arg is None for k in expr.keywords):
                     return Unknown(f"the dict at {where} has no one entry {keys[0]!r}")
                 expr, keys = values[0], keys[1:]
+                continue
+            if (got := _got_key(expr)) is not None:
+                # `strategy.get("expert_parallelism", 1)` (also `.get("sharding", {})` read
+                # on): the entry, as `strategy["expert_parallelism"]`; the rule checks that
+                # it holds the run's size, so a default the run took is never written
+                assert isinstance(expr, ast.Call) and isinstance(
+                    expr.func, ast.Attribute
+                )
+                self.modules.setdefault(module.path, module)
+                expr, keys = expr.func.value, [got, *keys]
+                continue
+            if (
+                isinstance(expr, ast.Call)
+                and 2 <= len(expr.args) <= 3
+                and not expr.keywords
+                and isinstance(attr := expr.args[1], ast.Constant)
+                and isinstance(attr.value, str)
+                and attr.value.isidentifier()
+                and self._qualified(module, expr.func) == "builtins.getattr"
+            ):  # `getattr(config, "ep_size", 1)`: `config.ep_size` (the rule checks it
+                # holds the run's size, so a default the run took is never written)
+                self.fields.append(attr.value)
+                expr, keys = expr.args[0], [_Field(attr.value), *keys]
                 continue
             if isinstance(expr, ast.Subscript):
                 self.read.add(expr)
@@ -393,6 +438,24 @@ class _Walk:
                         f"`{_text(module, expr)}` at {where} is not read by a literal key"
                     )
                 expr, keys = expr.value, [key, *keys]
+                continue
+            if (
+                isinstance(expr, ast.Attribute)
+                and self._qualified(module, expr.value) == "absl.flags.FLAGS"
+            ):  # `FLAGS.tp`: the default of the one `flags.DEFINE_*("tp", ...)`
+                defined = self._absl_definition(module, expr)
+                if isinstance(defined, Unknown):
+                    return defined
+                module, expr = defined
+                continue
+            if (
+                isinstance(expr, ast.Attribute)
+                and (overridden_at := self._class_attribute(module, expr)) is not None
+            ):
+                # `self.DECODE_MESH_SHAPE` of a class whose subclasses override it
+                if isinstance(overridden_at, Unknown):
+                    return overridden_at
+                module, expr = overridden_at
                 continue
             if isinstance(expr, ast.Attribute) and (
                 member := self._member_property(module, expr, keys)
@@ -416,9 +479,45 @@ class _Walk:
                     )
                     module, expr = target, found
                     continue
+                if isinstance(base, Class) and not keys:
+                    # `ServerArgs.ep_size`: the class's own default (a field's)
+                    default = self._class_default(module, expr, base)
+                    if isinstance(default, Unknown):
+                        return default
+                    module, expr, narrowest = default
+                    continue
                 attribute = expr
                 self.fields.append(attribute.attr)
+                self.attributes.add(attribute)
                 expr, keys = attribute.value, [_Field(attribute.attr), *keys]
+                continue
+            if (
+                isinstance(expr, ast.Call)
+                and keys
+                and keys[0] == _Field("value")
+                and _defines_flag(self._qualified(module, expr.func))
+            ):  # `_TP = flags.DEFINE_integer("tp", 4, ...)` read as `_TP.value`
+                given = _flag_default_argument(expr)
+                if given is None:
+                    return Unknown(
+                        f"`{_text(module, expr)}` at {where} gives no default jaxfix reads"
+                    )
+                shared = self._flag_read_elsewhere(module, expr, None)
+                if shared is not None:
+                    return shared
+                self.label = self.label or f"the default of {_text(module, expr)[:40]}"
+                expr, keys = given, keys[1:]
+                continue
+            if (
+                isinstance(expr, ast.Call)
+                and keys
+                and (flag := _parsed_flag(expr, keys)) is not None
+            ):  # `parser.parse_args(argv).tp_size`: the default of the `--tp-size` option
+                option = self._flag_default(module, expr, flag)
+                if isinstance(option, Unknown):
+                    return option
+                module, expr = option
+                keys = keys[2:] if isinstance(keys[0], int) else keys[1:]
                 continue
             if isinstance(expr, ast.Call) and keys and isinstance(keys[0], _Field):
                 replaced = self._replaced(module, expr, keys, narrowest)
@@ -485,6 +584,20 @@ class _Walk:
                 expr, keys = mapping, [self.axis_name]
                 continue
             if (
+                isinstance(expr, ast.Call)
+                and not keys
+                and not self.scalar
+                and narrowest is None
+                and self.axis_name is not None
+                and isinstance(expr.func, ast.Attribute)
+                and expr.func.attr == "values"
+                and not expr.args
+                and not expr.keywords
+            ):  # `tuple(axes.values())` of an {axis name: size} mapping: the axis's entry
+                self.scalar, self.label = True, None
+                expr, keys = expr.func.value, [self.axis_name]
+                continue
+            if (
                 isinstance(expr, ast.Name)
                 and keys
                 and all(isinstance(k, (str, int)) for k in keys)
@@ -515,6 +628,434 @@ class _Walk:
                 f"`{_text(module, expr)}` at {where} is computed, not a value jaxfix follows"
             )
         return Unknown("too many steps between the mesh and its sizes")
+
+    def _class_default(
+        self, module: Module, read: ast.Attribute, cls: Class
+    ) -> tuple[Module, ast.expr, Written | None] | Unknown:
+        """`Cls.name` read on the class: the value its body assigns `name` once. Every
+        instance built without `name` has it too: it is changed there only when `Cls.name` is
+        read at this one place and each construction of the class the project holds gives
+        `name` (or unpacks a mapping), else this read is replaced instead."""
+        owner = self._module(cls.path)
+        if isinstance(owner, Unknown):
+            return owner
+        name = read.attr
+        values = [
+            s.value
+            for s in cls.node.body
+            if isinstance(s, (ast.Assign, ast.AnnAssign))
+            and s.value is not None
+            and any(isinstance(t, ast.Name) and t.id == name for t in _targets(s))
+        ]
+        if len(values) != 1:
+            return Unknown(
+                f"`{cls.node.name}.{name}` is not assigned once in its class"
+            )
+        title = cls.node.name
+        reads = self._count(
+            name,
+            lambda node: (
+                isinstance(node, ast.Attribute)
+                and node.attr == name
+                and isinstance(node.value, ast.Name)
+                and node.value.id == title
+            ),
+            f"{title}.{name}".encode(),
+        )
+        built = self._count(
+            title,
+            lambda node: (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in (title, "cls")
+                and (node.func.id == title or _within(node, cls.node))
+                and not any(k.arg in (name, None) for k in node.keywords)
+            ),
+            title.encode(),
+        )
+        if reads == 1 and built == 0:
+            self.label = f"{title}.{name}"
+            return owner, values[0], None
+        return (
+            owner,
+            values[0],
+            Written(
+                module,
+                read,
+                _text(module, read),
+                why=f"`{title}.{name}` ({owner.path.name}:{owner.line(values[0])}) is "
+                "also the default of other instances or read elsewhere: the sizes are "
+                "replaced at this read only",
+            ),
+        )
+
+    def _only_method(self, call: ast.Call) -> Function | None:
+        """`obj.name(...)` when the engine does not know `obj`: the one plain method `name`
+        of the project's classes (None when there is none, or several)."""
+        if not isinstance(call.func, ast.Attribute) or not self._project_counted():
+            return None
+        name = call.func.attr
+        found: list[Function] = []
+        for path in self.evaluator.project.files:
+            try:
+                if f"def {name}(".encode() not in path.read_bytes():
+                    continue
+            except OSError:
+                return None
+            defining = self._module(path)
+            if isinstance(defining, Unknown):
+                return None
+            found.extend(
+                Function(s, path)
+                for c in defining.classes
+                for s in c.body
+                if isinstance(s, ast.FunctionDef)
+                and s.name == name
+                and not s.decorator_list
+                and s.args.args
+            )
+            if len(found) > 1:
+                return None
+        return found[0] if found else None
+
+    def _project_counted(self) -> bool:
+        return len(self.evaluator.project.files) <= _MAX_FILES_COUNTED
+
+    def _class_attribute(
+        self, module: Module, read: ast.Attribute
+    ) -> tuple[Module, ast.expr] | Unknown | None:
+        """`self.NAME` in a method of a class whose body (or a base's) assigns `NAME` and
+        whose subclasses may assign their own (the experiment-class idiom: `ICI_MESH_SHAPE =
+        [1, 8]` overridden per experiment), never set on an instance: the one of those values
+        that holds the run's sizes, when each is a literal and no other holds them. Changed
+        only where no subclass inherits it; None when `read` is no such read."""
+        function = module.scope_of(read)
+        owner = module.parents.get(function) if function is not None else None
+        if (
+            not isinstance(function, ast.FunctionDef)
+            or not isinstance(owner, ast.ClassDef)
+            or not function.args.args
+            or not isinstance(read.value, ast.Name)
+            or read.value.id != function.args.args[0].arg
+            or any(ast.unparse(d) == "staticmethod" for d in function.decorator_list)
+            or not self._project_counted()
+        ):
+            return None
+        name = read.attr
+        top = Class(owner, module.path)
+        family = [top, *self._subclasses(top)]
+        if any(_sets_attribute(c.node, name) for c in family) or self._count(
+            name,
+            lambda node: (
+                isinstance(node, ast.Attribute)
+                and node.attr == name
+                and not isinstance(node.ctx, ast.Load)
+            ),
+            name.encode(),
+        ):
+            return None  # set on an instance somewhere: not the class's value alone
+        inherited = self._inherited(top, name)
+        values = [
+            (c, v) for c in family if (v := _class_body_value(c.node, name)) is not None
+        ]
+        if inherited is not None and inherited[0].node is not owner:
+            values.insert(0, inherited)
+        if not values or (len(values) == 1 and len(family) == 1):
+            return None  # one class, its own value: the plain walk reads it
+        where = f"{module.path.name}:{module.line(read)}"
+        if self.sizes is None:
+            return Unknown(
+                f"`{_text(module, read)}` at {where} is one of several classes' values"
+            )
+        holding = []
+        for cls, value in values:
+            defined = self._module(cls.path)
+            if isinstance(defined, Unknown):
+                return defined
+            literal = value
+            if self.scalar and isinstance(value, (ast.Tuple, ast.List)):
+                literal = value  # the whole sizes; `_holds` reads its axis
+            if not (
+                isinstance(literal, (ast.Tuple, ast.List)) and _integers(literal)
+            ) and not (
+                isinstance(literal, ast.Constant) and type(literal.value) is int
+            ):
+                return Unknown(
+                    f"`{cls.node.name}.{name}` ({defined.path.name}:{defined.line(value)}) is not a literal jaxfix reads"
+                )
+            if self._holds(defined, literal):
+                holding.append((cls, defined, value))
+        if len(holding) != 1:
+            return Unknown(
+                f"`{_text(module, read)}` at {where} is one of several classes' values, "
+                f"and {'none' if not holding else 'more than one'} of them holds the run's sizes"
+            )
+        cls, defined, value = holding[0]
+        heirs = [
+            c.node.name
+            for c in self._subclasses(cls)
+            if _class_body_value(c.node, name) is None
+        ]
+        if heirs:
+            return Unknown(
+                f"`{cls.node.name}.{name}` ({defined.path.name}:{defined.line(value)}) is "
+                f"inherited by {', '.join(heirs[:3])} too: not changed"
+            )
+        self.label = f"{cls.node.name}.{name}"
+        return defined, value
+
+    def _inherited(
+        self, cls: Class, name: str, depth: int = 0
+    ) -> tuple[Class, ast.expr] | None:
+        """The value the class body of `cls` or of its nearest base of the tree assigns
+        `name`."""
+        own = _class_body_value(cls.node, name)
+        if own is not None:
+            return cls, own
+        if depth >= _MAX_STEPS:
+            return None
+        module = self._module(cls.path)
+        if isinstance(module, Unknown):
+            return None
+        for base in cls.node.bases:
+            node = self._base_class(module, base)
+            value = self.evaluator.value_of(module, base)
+            if node is not None:
+                path = value.path if isinstance(value, Class) else cls.path
+                found = self._inherited(Class(node, path), name, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def _subclasses(self, cls: Class) -> list[Class]:
+        """The classes of the project's files that derive from `cls`, at any depth."""
+        found: list[Class] = []
+        pending = [cls]
+        while pending and len(found) < 200:
+            parent = pending.pop()
+            needle = parent.node.name.encode()
+            for path in self.evaluator.project.files:
+                try:
+                    if needle not in path.read_bytes():
+                        continue
+                except OSError:
+                    continue
+                module = self._module(path)
+                if isinstance(module, Unknown):
+                    continue
+                for node in module.classes:
+                    if any(
+                        self._base_class(module, b) is parent.node for b in node.bases
+                    ) and all(c.node is not node for c in found):
+                        child = Class(node, path)
+                        found.append(child)
+                        pending.append(child)
+        return found
+
+    def _base_class(self, module: Module, base: ast.expr) -> ast.ClassDef | None:
+        """The class a base names: as the engine sees it, else (a class a registering
+        decorator returns, `@register class Small(Base)`) the class of that name defined at
+        the top of `module`."""
+        value = self.evaluator.value_of(module, base)
+        if isinstance(value, Class):
+            return value.node
+        if isinstance(base, ast.Name):
+            named = [
+                s
+                for s in module.tree.body
+                if isinstance(s, ast.ClassDef) and s.name == base.id
+            ]
+            return named[0] if len(named) == 1 else None
+        return None
+
+    def _declared_default(self, module: Module, default: ast.expr) -> ast.expr:
+        """A field's default as written: `dataclasses.field(default=X)`'s X, and the value
+        `default_factory=lambda: X` returns; else `default` itself."""
+        if not isinstance(default, ast.Call) or self._qualified(
+            module, default.func
+        ) not in ("dataclasses.field", "attr.ib", "attrs.field"):
+            return default
+        given = {k.arg: k.value for k in default.keywords}
+        if "default" in given:
+            return given["default"]
+        factory = given.get("default_factory") or given.get("factory")
+        if (
+            isinstance(factory, ast.Lambda)
+            and not factory.args.args
+            and not factory.args.vararg
+            and not factory.args.kwarg
+        ):
+            return factory.body
+        return default
+
+    def _defining(
+        self, needle: bytes, matches: Callable[[Module, ast.Call], bool]
+    ) -> list[tuple[Module, ast.Call]] | Unknown:
+        """The calls `matches` accepts in the project's files that hold `needle`."""
+        files = self.evaluator.project.files
+        if len(files) > _MAX_FILES_COUNTED:
+            return Unknown("too many files to look for where an option is defined")
+        found: list[tuple[Module, ast.Call]] = []
+        for path in files:
+            try:
+                if needle not in path.read_bytes():
+                    continue
+            except OSError:
+                return Unknown(f"{path.name} cannot be read")
+            defining = self._module(path)
+            if isinstance(defining, Unknown):
+                return defining
+            found.extend(
+                (defining, call) for call in defining.calls if matches(defining, call)
+            )
+        return found
+
+    def _absl_definition(
+        self, module: Module, read: ast.Attribute
+    ) -> tuple[Module, ast.expr] | Unknown:
+        """`FLAGS.tp`: the default given to the one `flags.DEFINE_*("tp", ...)` of the
+        project's files."""
+        name = read.attr
+        found = self._defining(
+            b"DEFINE_",
+            lambda defining, call: (
+                _defines_flag(self._qualified(defining, call.func))
+                and bool(call.args)
+                and isinstance(call.args[0], ast.Constant)
+                and call.args[0].value == name
+            ),
+        )
+        if isinstance(found, Unknown):
+            return found
+        where = f"{module.path.name}:{module.line(read)}"
+        if len(found) != 1:
+            return Unknown(
+                f"`{_text(module, read)}` at {where} is not one flag's "
+                f"({len(found)} definitions give it)"
+            )
+        defining, call = found[0]
+        given = _flag_default_argument(call)
+        if given is None:
+            return Unknown(
+                f"the flag `{name}` ({defining.path.name}:{defining.line(call)}) gives no default jaxfix reads"
+            )
+        shared = self._flag_read_elsewhere(defining, call, name)
+        if shared is not None:
+            return shared
+        self.label = self.label or f"the default of flag {name!r}"
+        return defining, given
+
+    def _flag_read_elsewhere(
+        self, module: Module, define: ast.Call, name: str | None
+    ) -> Unknown | None:
+        """Why the default of the flag `define` defines is not changed: it is read on
+        another path too (through the name it is assigned to, or as `FLAGS.name`), where a
+        mesh that works may use it. None when the run's path is its one read."""
+        statement = module.parents.get(define)
+        holder = (
+            statement.targets[0].id
+            if isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+            else None
+        )
+        reads = self._attribute_reads(name) if name is not None else 0
+        if holder is not None:
+            reads += self._count(
+                holder,
+                lambda node: (
+                    (
+                        isinstance(node, ast.Name)
+                        and node.id == holder
+                        and isinstance(node.ctx, ast.Load)
+                    )
+                    or (
+                        isinstance(node, ast.Attribute)
+                        and node.attr == holder
+                        and isinstance(node.ctx, ast.Load)
+                    )
+                ),
+                holder.encode(),
+            )
+        if reads == 1:
+            return None
+        named = define.args[0] if define.args else None
+        flag = (
+            f"flag {named.value!r}"
+            if isinstance(named, ast.Constant) and isinstance(named.value, str)
+            else "the flag"
+        )
+        return Unknown(
+            f"the default of {flag} at {module.path.name}:{module.line(define)} is read "
+            f"{'in more than one place' if reads else 'where jaxfix cannot count'}: "
+            "a mesh that works may read it, so it is not changed"
+        )
+
+    def _flag_default(
+        self, module: Module, parsed: ast.Call, dest: str
+    ) -> tuple[Module, ast.expr] | Unknown:
+        """The `default=` of the one `add_argument` of the project's files whose destination
+        is `dest`, when the arguments `parsed` reads (a literal list) do not give it."""
+        where = f"{module.path.name}:{module.line(parsed)}"
+        calls = self._defining(
+            b"add_argument", lambda _, call: _option_of(call, dest) is not None
+        )
+        if isinstance(calls, Unknown):
+            return calls
+        found = [(m, c, _option_of(c, dest) or ()) for m, c in calls]
+        if len(found) != 1:
+            return Unknown(
+                f"`{dest}` of `{_text(module, parsed)}` at {where} is not one option's "
+                f"({len(found)} `add_argument` calls give it)"
+            )
+        defining, option, strings = found[0]
+        argv = parsed.args[0] if parsed.args else None
+        if isinstance(argv, ast.Name):  # `parse(argv)` called as `parse([...])`
+            argv = self._parameter_value(module, argv) or argv
+        if argv is not None and not (
+            isinstance(argv, (ast.List, ast.Tuple))
+            and all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str)
+                for e in argv.elts
+            )
+        ):
+            return Unknown(
+                f"`{_text(module, parsed)}` at {where} parses arguments jaxfix cannot read"
+            )
+        given = [
+            e
+            for e in (argv.elts if argv is not None else ())
+            if isinstance(e, ast.Constant)
+            and any(str(e.value).split("=")[0] == s for s in strings)
+        ]
+        if given:
+            return Unknown(
+                f"`{_text(module, parsed)}` at {where} gives `{dest}` on its command line"
+            )
+        elsewhere = self._count(
+            dest,
+            lambda node: (
+                isinstance(node, ast.Attribute)
+                and node.attr == dest
+                and isinstance(node.ctx, ast.Load)
+                and node not in self.attributes
+                and not _within(node, option)  # its default: `default=Args.tp`
+            ),
+            dest.encode(),
+        )
+        if elsewhere or len(self.evaluator.project.files) > _MAX_FILES_COUNTED:
+            return Unknown(
+                f"the option {strings[0]} ({defining.path.name}:{defining.line(option)}) "
+                "is read on another path too: a mesh that works may read it, so its "
+                "default is not changed"
+            )
+        defaults = [k.value for k in option.keywords if k.arg == "default"]
+        if len(defaults) != 1:
+            return Unknown(
+                f"the option `{dest}` ({defining.path.name}:{defining.line(option)}) has no default"
+            )
+        self.label = self.label or f"the default of {strings[0]}"
+        return defining, defaults[0]
 
     def _computed(self, module: Module, expr: ast.expr) -> Computed | None:
         """`expr`, where the walk stops, when it computes the size from the host and nothing
@@ -1245,6 +1786,13 @@ class _Walk:
             callee = replace(callee.function, wrapped_by=None)
         elif (own := self._own_method(module, call)) is not None:
             callee, skipped = own, 1
+        elif (
+            isinstance(callee, Unknown)
+            and (only := self._only_method(call)) is not None
+        ):
+            # `exp.task()` of an object the code does not say the class of (a registry's
+            # entry): the project's one method of that name
+            callee, skipped = only, 1
         if isinstance(callee, Function) and isinstance(callee.node, ast.FunctionDef):
             if callee.wrapped_by is not None:
                 return None
@@ -1283,7 +1831,10 @@ class _Walk:
             if init is None or isinstance(target, Unknown) or not init.args.args:
                 return None
             me = init.args.args[0].arg
-            field = _property_of(callee.node, field) or field
+            read = _property_of(callee.node, field)
+            if read:  # the property's `self.a.b`: `a`, then `.b` of its value
+                keys = [*read, *keys[1:]]
+                field = read[0]
             sets = [
                 node
                 for node in ast.walk(callee.node)
@@ -1435,6 +1986,26 @@ class _Walk:
         owner = self._module(declared.path)
         if default is None or isinstance(owner, Unknown):
             return Unknown(f"`{field}` has no default jaxfix can read")
+        default = self._declared_default(owner, default)
+        if keys[1:] and all(isinstance(k, str) for k in keys[1:]):
+            # `mesh: dict = field(default_factory=lambda: {"expert": 4, ...})` read by key:
+            # that entry, changed only when the project reads `.field` on this path alone
+            readers = self._attribute_reads(field)
+            if readers != 1:
+                return Unknown(
+                    f"the default of `{field}` ({owner.path.name}:{owner.line(default)}) is "
+                    f"shared by every `{cls.node.name}`, and `.{field}` is read "
+                    f"{'in more than one place' if readers else 'where jaxfix cannot count'}"
+                )
+            found = self._follow(owner, default, keys[1:], None)
+            if isinstance(found, Unknown):
+                return found
+            return narrowest or replace(
+                found,
+                name=f"{cls.node.name}.{field}{''.join(_shown(k) for k in keys[1:])}",
+                why=f"the default of `{field}` is changed: the run's path is the one read "
+                f"of `.{field}` in the project",
+            )
         if any(isinstance(k, _Field) for k in keys[1:]):
             # `eval_mesh: MeshConfig = MeshConfig(shape=(4, 4))` read `.shape`
             return self._nested_default(
@@ -2076,8 +2647,9 @@ class _Walk:
                             return Unknown(
                                 f"`{_text(module, node)}` is set in a branch or a loop at {module.path.name}:{module.line(node)}"
                             )
-                        assert node.value is not None
+                        assert node.value is not None and target is not None
                         found = (node.value, keys[len(chain) :])
+                        self.label = _text(module, target)
         return found
 
     def _own_method(self, module: Module, call: ast.Call) -> Function | None:
@@ -2183,7 +2755,7 @@ class _Walk:
                 f"the sizes at {module.path.name}:{line} are what every call of `{name}` "
                 f"gets, and the project names it elsewhere too (here through a table at {where}): not changed"
             )
-        if self._call_count(name) != 1 and not self._keyed_return(
+        if self._call_count(name, function) != 1 and not self._keyed_return(
             found.node, function, module, name
         ):
             return Unknown(
@@ -2617,9 +3189,17 @@ class _Walk:
         self, module: Module, read: ast.AST, mine: frozenset[object] | None
     ) -> bool:
         """Whether `read` surely sees none of the bindings `mine` (a local of the same name
-        in another function is another variable)."""
-        if not mine or not isinstance(read, ast.Name):
+        in another function is another variable; `obj.name` never reads a local `name`)."""
+        if not mine:
             return False
+        if not isinstance(read, ast.Name):
+            return isinstance(read, ast.Attribute) and all(
+                isinstance(b, Binding)
+                and isinstance(
+                    module.scope_of(b.node), (ast.FunctionDef, ast.AsyncFunctionDef)
+                )
+                for b in mine
+            )
         theirs = self.evaluator.reaching(module, read)
         return theirs is not None and not (theirs & mine)
 
@@ -2731,6 +3311,29 @@ def _bound_spread(
     return bound
 
 
+def _updated_sizes(call: ast.Call) -> ast.expr | None:
+    """The `axis_sizes` of `mesh.update(axis_sizes=...)` (`AbstractMesh.update`)."""
+    if not isinstance(call.func, ast.Attribute) or call.func.attr != "update":
+        return None
+    args = bind_arguments(call, MESH_UPDATE)
+    return args.get("axis_sizes") if args else None
+
+
+def _got_key(node: ast.expr) -> str | None:
+    """`mapping.get("key")` or `mapping.get("key", default)`: "key"."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and not node.keywords
+        and 1 <= len(node.args) <= 2
+        and isinstance(key := node.args[0], ast.Constant)
+        and isinstance(key.value, str)
+    ):
+        return key.value
+    return None
+
+
 def _entry(node: ast.Dict, key: str) -> tuple[ast.expr, bool] | None:
     """The value a dict display gives `key`: its one entry of that key after its last
     `**mapping` (`(value, False)`), else that mapping, when it is the display's only one and
@@ -2783,6 +3386,120 @@ def _copied_items(node: ast.DictComp) -> ast.expr | None:
     ):
         return None
     return loop.iter.func.value
+
+
+def _class_body_value(cls: ast.ClassDef, name: str) -> ast.expr | None:
+    """The value `cls`'s own body assigns `name` (`NAME = ...`, `NAME: T = ...`)."""
+    values = [
+        s.value
+        for s in cls.body
+        if isinstance(s, (ast.Assign, ast.AnnAssign))
+        and s.value is not None
+        and any(isinstance(t, ast.Name) and t.id == name for t in _targets(s))
+    ]
+    return values[-1] if values else None
+
+
+def _sets_attribute(cls: ast.ClassDef, name: str) -> bool:
+    """Whether code of `cls` stores `.name` (on an instance: `self.name = ...`)."""
+    return any(
+        isinstance(node, ast.Attribute)
+        and node.attr == name
+        and not isinstance(node.ctx, ast.Load)
+        for node in ast.walk(cls)
+    )
+
+
+def _defines_flag(name: str | None) -> bool:
+    """Whether `name` is absl's `flags.DEFINE_integer` (or another `DEFINE_*`)."""
+    return name is not None and name.startswith("absl.flags.DEFINE_")
+
+
+def _flag_default_argument(call: ast.Call) -> ast.expr | None:
+    """The default given to `flags.DEFINE_*(name, default, help)`."""
+    given = [k.value for k in call.keywords if k.arg == "default"]
+    if given:
+        return given[0]
+    if len(call.args) >= 2 and not any(isinstance(a, ast.Starred) for a in call.args):
+        return call.args[1]
+    return None
+
+
+def _parsed_flag(call: ast.Call, keys: list[Key]) -> str | None:
+    """`tp_size` of `parser.parse_args(...)` read as `.tp_size` (or of
+    `parser.parse_known_args(...)` read as `[0].tp_size`)."""
+    if not isinstance(call.func, ast.Attribute) or call.keywords or len(call.args) > 1:
+        return None
+    if call.func.attr == "parse_args" and isinstance(keys[0], _Field):
+        return keys[0].name
+    if (
+        call.func.attr == "parse_known_args"
+        and keys[0] == 0
+        and len(keys) > 1
+        and isinstance(keys[1], _Field)
+    ):
+        return keys[1].name
+    return None
+
+
+def _option_of(call: ast.Call, dest: str) -> tuple[str, ...] | None:
+    """The option strings of `parser.add_argument("--tp-size", ...)` when its destination
+    is `dest` (argparse's rule: `dest=`, else the first long option, `-` read as `_`)."""
+    if not isinstance(call.func, ast.Attribute) or call.func.attr != "add_argument":
+        return None
+    strings = tuple(
+        a.value
+        for a in call.args
+        if isinstance(a, ast.Constant) and isinstance(a.value, str)
+    )
+    if len(strings) != len(call.args) or not strings:
+        return None
+    given = [k.value for k in call.keywords if k.arg == "dest"]
+    if given:
+        named = given[0]
+        chosen = named.value if isinstance(named, ast.Constant) else None
+    else:
+        long = [s for s in strings if s.startswith("--")]
+        first = long[0] if long else strings[0]
+        chosen = first.lstrip("-").replace("-", "_")
+    return strings if chosen == dest else None
+
+
+def _read_by_key(node: ast.DictComp) -> tuple[ast.expr, bool] | None:
+    """`args` of `{a: getattr(args, a) for a in attrs if ...}` (with True: each entry is the
+    attribute of its name) or of `{k: raw[k] for k in keys}` (False: the entry of its name);
+    None for any other comprehension."""
+    if len(node.generators) != 1:
+        return None
+    (loop,) = node.generators
+    if (
+        loop.is_async
+        or not isinstance(loop.target, ast.Name)
+        or not isinstance(node.key, ast.Name)
+        or node.key.id != loop.target.id
+    ):
+        return None
+    name = loop.target.id
+    value = node.value
+    if (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id == "getattr"
+        and len(value.args) == 2
+        and not value.keywords
+        and isinstance(value.args[1], ast.Name)
+        and value.args[1].id == name
+        and not _mentions(value.args[0], name)
+    ):
+        return value.args[0], True
+    if (
+        isinstance(value, ast.Subscript)
+        and isinstance(value.slice, ast.Name)
+        and value.slice.id == name
+        and not _mentions(value.value, name)
+    ):
+        return value.value, False
+    return None
 
 
 def _literal_value(node: ast.expr) -> int | tuple[int, ...] | None:
@@ -2979,9 +3696,10 @@ def _docstring(body: list[ast.stmt]) -> bool:
     )
 
 
-def _property_of(cls: ast.ClassDef, field: _Field) -> _Field | None:
+def _property_of(cls: ast.ClassDef, field: _Field) -> list[_Field] | None:
     """`.shape` read on an instance of `cls` whose `shape` is a plain `@property` returning
-    `self._shape`: the attribute `_shape` it reads (None for anything else)."""
+    `self._shape` (or `self.strategy.shape`): the attributes it reads, outermost first (None
+    for anything else)."""
     getters = [
         s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == field.name
     ]
@@ -2995,14 +3713,15 @@ def _property_of(cls: ast.ClassDef, field: _Field) -> _Field | None:
     ):
         return None
     statement = getter.body[-1]
-    me = getter.args.args[0].arg
-    if (
-        isinstance(statement, ast.Return)
-        and isinstance(value := statement.value, ast.Attribute)
-        and isinstance(value.value, ast.Name)
-        and value.value.id == me
-    ):
-        return _Field(value.attr)
+    if not isinstance(statement, ast.Return):
+        return None
+    read: list[_Field] = []
+    value = statement.value
+    while isinstance(value, ast.Attribute):
+        read.insert(0, _Field(value.attr))
+        value = value.value
+    if read and isinstance(value, ast.Name) and value.id == getter.args.args[0].arg:
+        return read
     return None
 
 
