@@ -20,8 +20,14 @@ are atomic and best effort: a cache that cannot be written only costs speed.
 Nothing shown or written comes from the cache: anyone who can write the cache directory (a
 pull request that commits one, a CI cache restored from another branch) can forge an entry, and
 a checksum is no signature. So an entry holds no fixed code: a result that changes its file is
-not stored, and the file is checked again on every run. A forged entry can at worst hide a
-diagnostic or invent one, never put code into a fix, a diff or a suggestion. The directory must
+stored with its fix summarized (its diagnostics, and that the file would change), and only a
+run that writes nothing and shows no fixed code (`--check` with text, `github` or `gitlab`
+output) takes it (`FileResult.fix_pending`); a run that writes a fix or shows one (a diff, a
+suggestion, JSON's edits) derives it again, on every run. A forged entry can at worst hide a
+diagnostic or invent one, never put code into a fix, a diff or a suggestion. A summarized fix's
+description is shown as it is, so such an entry is trusted as the record of a whole run is
+(jaxfix/cache/warm_path.py): only while the file's size, mtime, ctime and inode (in ns) are those
+the entry names, which a checkout sets and an entry from another one cannot predict. The directory must
 be a real one (no symlink on the way from the project's top into it), and `cache-dir` from a
 config may not lead out of the project (see `cache_location`); entries are read only as regular
 files, without following a symlink, and at most `_MAX_ENTRY_BYTES` of them.
@@ -69,8 +75,9 @@ from jaxfix.write.safe_write import write_file
 CACHE_DIR_NAME = ".jaxfix_cache"
 _PROJECT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 # 2: entries list their dependencies; 3: and hold no fixed code; 4: and their word searches;
-# 5: and the calls the rules left, with where a value's trail ended (`-v`)
-_MAGIC = b"jaxfix-cache 5\n"
+# 5: and the calls the rules left, with where a value's trail ended (`-v`); 6: and whether the
+# file would change (a result with a fix is kept, summarized, with the file's signature)
+_MAGIC = b"jaxfix-cache 6\n"
 _RUN_FILES_MAGIC = b"jaxfix-run-files 1\n"
 _RUN_FILES_PREFIX = "files-"
 _MAX_RUN_FILES = (
@@ -88,6 +95,7 @@ _KEYS = frozenset(
         "error",
         "lookups",
         "files",
+        "changes",
     }
 )
 _MAX_ENTRY_BYTES = 4 * 1024 * 1024  # diagnostics only: far more than a file's ever take
@@ -415,10 +423,17 @@ class Cache:
         )
 
     def get(
-        self, path: Path, source: bytes, lines: frozenset[int] | None = None
+        self,
+        path: Path,
+        source: bytes,
+        lines: frozenset[int] | None = None,
+        *,
+        summarized: bool = False,
     ) -> FileResult | None:
         """The cached result for `path` holding `source`, checked on `lines` (None: every
-        line), or None (miss, or an entry not to trust)."""
+        line), or None (miss, or an entry not to trust). `summarized`: the run writes nothing
+        and shows no fixed code, so a result whose file would change may come with its fix
+        summarized (`fix_pending`); otherwise such a result is a miss, its fix derived again."""
         try:  # a FIFO would block, a symlink lead anywhere, /dev/zero never end
             data = read_regular(
                 self._entry(path), _MAX_ENTRY_BYTES, follow_symlinks=False
@@ -446,10 +461,16 @@ class Cache:
             trails = tuple(
                 _decode(d, self.codes) for d in _expect(entry["trails"], list)
             )
-            if any(d.applied for d in diagnostics) or any(
-                t.applied or t.fix_title is not None for t in trails
-            ):  # a fix applied (yet no fixed code), or a left call with a fix: not ours
-                return None
+            changes = _expect(entry["changes"], (list, type(None)))
+            if any(t.applied or t.fix_title is not None for t in trails):
+                return None  # a left call with a fix: not ours
+            if changes is None:
+                if any(d.applied for d in diagnostics):
+                    return None  # a fix applied, yet the file unchanged: not ours
+            elif not summarized or changes != list(
+                _signature(os.fspath(path)) or ["-"]
+            ):
+                return None  # its fix is derived again; or the entry is of another checkout
             dependencies = [
                 self._unchanged_dependency(d)
                 for d in _expect(entry["dependencies"], list)
@@ -464,7 +485,7 @@ class Cache:
             return None
         known = tuple(d for d in dependencies if d is not None)
         if error is not None:
-            if diagnostics:
+            if diagnostics or changes is not None:
                 return None
             return FileResult(
                 path,
@@ -483,6 +504,7 @@ class Cache:
             dependencies=known,
             lookups=lookups,
             trails=trails,
+            fix_pending=changes is not None,
         )
 
     # -- searches of the run's files --------------------------------------------------------
@@ -597,14 +619,19 @@ class Cache:
     def put(self, result: FileResult, lines: frozenset[int] | None = None) -> None:
         """Remember a result: a successful one, or an error of the file's bytes (other errors may be
         transient or a jaxfix bug, and are retried); not a result that used a file jaxfix cannot
-        vouch for, see jaxfix/check/dependencies.py; nor one that changes its file: its fix is derived
-        again on every run, never taken from the cache."""
-        if result.fixed is not None or (
+        vouch for, see jaxfix/check/dependencies.py. One that changes its file is kept with its fix
+        summarized and the file's signature now, never its fixed code (see `get`)."""
+        if result.fix_pending or (
             result.error is not None and not result.lasting_error
         ):
             return
         if result.source is None or any(d.digest is None for d in result.dependencies):
             return
+        changes = None
+        if result.fixed is not None:
+            changes = _signature(os.fspath(result.path))
+            if changes is None:
+                return
         digests = {lookup.files for lookup in result.lookups}
         if len(digests) > 1:
             return
@@ -636,6 +663,7 @@ class Cache:
                     for lookup in result.lookups
                 ],
                 "files": run.digest if run else None,
+                "changes": None if changes is None else list(changes),
             }
         ).encode()
         data = _MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body

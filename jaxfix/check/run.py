@@ -83,6 +83,9 @@ class Run:
     cache_dir_given: bool = False
     cache_within: Path | None = None
     project: tuple[Path, ...] = ()  # the paths the project was found from
+    # Whether the run writes fixes or shows fixed code (a diff, a suggestion); False: a file
+    # that would change may be answered by the cache, its fix summarized (jaxfix/cache/store.py).
+    needs_fixed_code: bool = True
     _engines: _Engines = field(
         default_factory=_Engines, compare=False, repr=False, hash=False
     )

@@ -7,9 +7,10 @@ its worker becomes that file's error; see jaxfix/check/pool.py); the workers sta
 known, so their import of libcst overlaps the reading of the other files (a run that parses
 nothing starts none; forked ones share the run's word index, built once before the first of
 them, and one grown past `_WORKER_MAX_RESIDENT` is replaced by a fresh one). Fixes are written here. Nothing shown or written comes from the cache:
-it holds no fixed code (jaxfix/cache/store.py), so a file that needs a fix is parsed on every run, in
-every mode, and a forged cache entry can hide or invent a diagnostic but never put code into a
-file, a diff or a suggestion.
+it holds no fixed code (jaxfix/cache/store.py), so a file that needs a fix is parsed on every run
+that writes or shows fixed code (a run that does neither takes the fix's summary), and a forged
+cache entry can hide or invent a diagnostic but never put code into a file, a diff or a
+suggestion.
 """
 
 from __future__ import annotations
@@ -108,7 +109,11 @@ def _settle_cheaply(
         return problem  # e.g. a malformed notebook: said even when nothing to check
     # Only a file the prefilter passed has an entry (for these bytes and settings): asked
     # first, a warm run needs no prefilter for it.
-    cached = cache.get(path, source, lines) if cache else None
+    cached = (
+        cache.get(path, source, lines, summarized=not run.needs_fixed_code)
+        if cache
+        else None
+    )
     if cached is not None:
         if settled is not None:
             settled.forget(path)

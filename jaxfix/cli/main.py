@@ -16,6 +16,7 @@ import signal
 import sys
 from collections.abc import Callable
 from contextlib import nullcontext
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -64,9 +65,23 @@ def _exit_code(results: list[FileResult], *, write: bool, had_errors: bool) -> i
         return EXIT_FINDINGS if any(r.remaining for r in results) else EXIT_CLEAN
     return (
         EXIT_FINDINGS
-        if any(r.fixed is not None or r.diagnostics for r in results)
+        if any(r.changes or r.diagnostics for r in results)
         else EXIT_CLEAN
     )
+
+
+def _needs_fixed_code(
+    mode: str, output_format: str, *, statistics: bool, add_noqa: bool
+) -> bool:
+    """Whether the run writes or shows fixed code; not `--check` printing text, counts or a
+    format without it (its results may then come from the cache with their fixes summarized)."""
+    if mode != "check" or add_noqa:
+        return True
+    if statistics or output_format == "text":
+        return False
+    from jaxfix.cli.formats import WITHOUT_FIXED_CODE
+
+    return output_format not in WITHOUT_FIXED_CODE
 
 
 def _run_stdin(
@@ -526,6 +541,12 @@ def _check(
         if log_run is None and len(path_list) == 1 and not found.errors
         else None,
     )
+    run = replace(
+        run,
+        needs_fixed_code=_needs_fixed_code(
+            mode, output_format, statistics=statistics, add_noqa=add_noqa
+        ),
+    )
     # Files named on the command line always get their syntax errors reported; found ones with --strict.
     strict = (
         flags["strict"]
@@ -730,9 +751,7 @@ def _report(
 ) -> None:
     """Diffs and diagnostics on stdout (`--diff`: the diff alone); what was written, errors and
     what `--diff` left out on stderr."""
-    if not verbose and not any(
-        r.error or r.diagnostics or r.fixed is not None for r in results
-    ):
+    if not verbose and not any(r.error or r.diagnostics or r.changes for r in results):
         return  # nothing to say
     from rich.text import Text
 

@@ -226,7 +226,7 @@ def render_summary(
         for r in results
         if r.error is None
         for d in r.diagnostics
-        if d.applied and (r.fixed is not None or d.data_edits)
+        if d.applied and (r.changes or d.data_edits)
     )
     left = sum(len(r.remaining) for r in results)
     data_files = {  # a JSON config's entry a fix changes (write/data_edits.py)
@@ -237,9 +237,7 @@ def render_summary(
         if d.applied
         for e in d.data_edits
     }
-    changed = len(data_files) + sum(
-        1 for r in results if r.fixed is not None and r.error is None
-    )
+    changed = len(data_files) + sum(1 for r in results if r.changes and r.error is None)
     # rich.table here and in render_rules only: `jaxfix repair`'s rounds print none
     from rich.table import Table
 

@@ -163,12 +163,20 @@ class FileResult:
     lasting_error: bool = False
     # Calls a rule looked at and left, each with the step where a value's trail ended (`-v`)
     trails: tuple[Diagnostic, ...] = ()
+    # The file would change, its fix not derived again: the cache's result for a run that
+    # writes and shows no fixed code (jaxfix/cache/store.py); `fixed` is then None.
+    fix_pending: bool = False
+
+    @property
+    def changes(self) -> bool:
+        """Whether the file changes (or would): its fix derived, or pending in the cache."""
+        return self.fixed is not None or self.fix_pending
 
     @property
     def outcome(self) -> Outcome:
         if self.error is not None:
             return Outcome.FAILED
-        return Outcome.CHANGED if self.fixed is not None else Outcome.UNCHANGED
+        return Outcome.CHANGED if self.changes else Outcome.UNCHANGED
 
     @property
     def remaining(self) -> tuple[Diagnostic, ...]:

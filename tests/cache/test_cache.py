@@ -1,6 +1,7 @@
 """The result cache: hits skip the engine and give the same results, anything that could change a
 result misses, entries that are corrupt, truncated or foreign are ignored, and nothing shown or
-written comes from it: a file with a fix is checked again on every run."""
+written comes from it: a file with a fix is checked again on every run that writes or shows
+fixed code, and only a run that does neither takes its fix's summary."""
 
 from __future__ import annotations
 
@@ -75,12 +76,13 @@ def run(
     cache: bool = True,
     jobs: int = 1,
     lines: dict[Path, frozenset[int]] | None = None,
+    needs_fixed_code: bool = True,
 ):
     options = options or toy_options()
     files = sorted((tree / "src").glob("*.py"))
     kept = Cache(tree / "cache", options) if cache else None
     results = run_files(
-        Run(options, cache=kept).scoped(files),
+        Run(options, cache=kept, needs_fixed_code=needs_fixed_code).scoped(files),
         files,
         write=write,
         jobs=jobs,
@@ -131,6 +133,13 @@ def _unread(result: FileResult) -> FileResult:
     return replace(result, source=None)
 
 
+def _summarized(result: FileResult) -> FileResult:
+    """A result as a run that writes and shows no fixed code takes it from the cache."""
+    if result.fixed is None:
+        return result
+    return replace(result, fixed=None, fix_pending=True)
+
+
 def test_every_fixture_round_trips_through_the_cache(tmp_path, engine_calls):
     cases = all_cases()
 
@@ -175,6 +184,22 @@ def test_every_fixture_round_trips_through_the_cache(tmp_path, engine_calls):
         assert sorted(engine_calls[calls:]) == sorted(
             r.path for r in fresh if r.fixed is not None
         )  # only files with a fix run again
+        calls = len(engine_calls)
+        summarized = run_files(
+            Run(
+                options,
+                cache=Cache(tmp_path / "cache", options),
+                needs_fixed_code=False,
+            ).scoped(files),
+            files,
+            write=False,
+            jobs=1,
+        )
+        assert [_searched(r) for r in summarized] == [
+            _searched(_summarized(r) if w.source is not None else _unread(r))
+            for w, r in zip(summarized, fresh)
+        ]
+        assert engine_calls[calls:] == []  # a run that shows no fixed code parses none
 
 
 def test_changed_content_misses(tree, engine_calls):
@@ -242,8 +267,8 @@ def test_different_options_miss(tree, engine_calls, args):
     run(tree)
     run(tree, toy_options(*args))
     assert len(engine_calls) == 4
-    # One entry per file, the new result replacing the old: reported.py's, and bad.py's once nothing fixes it.
-    assert len(entries(tree)) == (2 if args == ["--ignore", "JAX901"] else 1)
+    # One entry per file, the new result replacing the old.
+    assert len(entries(tree)) == 2
 
 
 def test_other_jaxfix_version_misses(tree, engine_calls, monkeypatch):
@@ -267,23 +292,52 @@ def test_editing_jaxfix_source_changes_the_key(tmp_path, monkeypatch):
     assert cache_module.settings_fingerprint(Options(), ("JAX001",)) != before
 
 
-def test_a_result_with_a_fix_is_never_stored_and_is_derived_again(tree, engine_calls):
-    checked = run(tree)["bad.py"]
+def test_a_result_with_a_fix_is_kept_summarized_for_runs_that_show_no_fixed_code(
+    tree, engine_calls
+):
+    bad = tree / "src" / "bad.py"
+    checked = run(tree, needs_fixed_code=False)["bad.py"]
     assert checked.fixed is not None and not checked.written
-    assert len(entries(tree)) == 1  # reported.py's only
-    fixed = run(tree, write=True)["bad.py"]
-    assert engine_calls.count(tree / "src" / "bad.py") == 2
-    assert fixed.written and (tree / "src" / "bad.py").read_bytes() == checked.fixed
-    after = run(tree)[
-        "bad.py"
-    ]  # new content: what is left is what the fix left, now cached
-    assert after.fixed is None and [d.code for d in after.diagnostics] == ["JAX903"]
     assert len(entries(tree)) == 2
+    fixed_code = json.dumps(checked.fixed.decode())[1:-1].encode()
+    assert fixed_code not in _entry_of(tree, bad).read_bytes()  # no fixed code in it
+    summarized = run(tree, needs_fixed_code=False)["bad.py"]
+    assert engine_calls.count(bad) == 1  # a hit: its fix summarized
+    assert summarized == replace(checked, fixed=None, fix_pending=True)
+    assert summarized.changes and summarized.outcome is checked.outcome
+    assert run(tree)["bad.py"] == checked  # a diff, JSON, a suggestion: derived again
+    assert engine_calls.count(bad) == 2
+    fixed = run(tree, write=True)["bad.py"]
+    assert engine_calls.count(bad) == 3
+    assert fixed.written and bad.read_bytes() == checked.fixed
+    after = run(tree, needs_fixed_code=False)[
+        "bad.py"
+    ]  # new content: what is left is what the fix left
+    assert after.fixed is None and not after.fix_pending
+    assert [d.code for d in after.diagnostics] == ["JAX903"]
+    assert engine_calls.count(bad) == 4
+
+
+def test_a_summarized_fix_holds_only_while_the_file_is_as_it_was_then(
+    tree, engine_calls
+):
+    """Its description is shown as it is: taken only while the file's size, times and inode
+    are those the entry names (what a checkout sets, and another one cannot predict)."""
+    bad = tree / "src" / "bad.py"
+    run(tree, needs_fixed_code=False)
+    os.utime(bad, ns=(0, bad.stat().st_mtime_ns + 1_000_000))  # the same bytes, touched
+    assert run(tree, needs_fixed_code=False)["bad.py"].fixed is not None
+    assert engine_calls.count(bad) == 2
+    assert run(tree, needs_fixed_code=False)["bad.py"].fix_pending  # kept again, as now
+    assert engine_calls.count(bad) == 2
+
+
+def _entry_of(tree: Path, path: Path) -> Path:
+    return tree / "cache" / hashlib.sha256(os.fsencode(path)).hexdigest()[:40]
 
 
 def _entry_for_reported(tree: Path) -> Path:
-    (entry,) = entries(tree)
-    return entry
+    return _entry_of(tree, tree / "src" / "reported.py")
 
 
 def _rewrite_body(entry: Path, change) -> None:
@@ -370,7 +424,7 @@ def test_cache_directory_is_marked_and_writes_leave_no_temp_files(tree):
     names = {
         p.name for p in (tree / "cache").iterdir() if not p.name.startswith("settled-")
     }  # the prefilter's record too, once the files are two seconds old (test_settled_files.py)
-    assert {".gitignore", "CACHEDIR.TAG"} < names and len(names) == 3
+    assert {".gitignore", "CACHEDIR.TAG"} < names and len(names) == 4
     assert "*" in (tree / "cache" / ".gitignore").read_text().splitlines()
 
 
@@ -378,7 +432,7 @@ def test_an_existing_directory_gets_no_gitignore(tree):
     (tree / "cache").mkdir()
     run(tree)
     assert not (tree / "cache" / ".gitignore").exists()
-    assert len(entries(tree)) == 1
+    assert len(entries(tree)) == 2
 
 
 def test_an_unwritable_cache_only_costs_speed(tree):
@@ -556,16 +610,39 @@ def test_a_forged_entry_with_a_recomputed_checksum_reaches_no_output(tmp_path):
         ).read_bytes()
 
 
+def test_a_forged_pending_fix_of_another_checkout_reaches_no_output(tmp_path):
+    """A fix's summary names the file's size, times and inode when it was derived: one that
+    does not hold here (a committed entry, made in another checkout) is a miss in every mode."""
+    project = _project(tmp_path)
+    honest = {tuple(mode): _jaxfix(project, *mode, cache=False) for mode in MODES}
+    _jaxfix(project, "--check")
+    for name in ("fixed_here.py", "fixed_too.py"):
+        _forge(
+            project,
+            name,
+            lambda d, source: {
+                **d,
+                "changes": [len(source), 1, 1, 1],
+                "diagnostics": [
+                    {
+                        **FORGERIES["applied fix"](d, source)["diagnostics"][0],
+                        "message": EVIL,
+                    }
+                ],
+            },
+        )
+    for mode in MODES:
+        code, output = _jaxfix(project, *mode)
+        assert EVIL not in output and "curl" not in output, mode
+        assert (code, output) == honest[tuple(mode)], mode
+
+
 def test_a_forged_entry_can_at_worst_hide_or_invent_a_diagnostic(tmp_path):
     """What the trust model concedes (docs/guarantees.md): an entry claiming the reported file
     clean hides its diagnostic; one inventing a diagnostic shows it, and changes no code."""
     project = _project(tmp_path)
     _jaxfix(project, "--check")
-    entry = next(
-        p
-        for p in (project / CACHE_DIR_NAME).iterdir()
-        if not p.name.startswith((".", "CACHEDIR", "settled-"))
-    )
+    entry = _entry_path(project, "reported.py")
     _rewrite_body(entry, lambda d: {**d, "diagnostics": []})
     assert "reported.py" not in _jaxfix(project, "--check")[1]
     before = (project / "src" / "reported.py").read_bytes()
@@ -743,7 +820,7 @@ def test_a_file_name_that_is_not_utf8_works_in_every_format_with_the_cache(tmp_p
         _jaxfix(project, "--check", process=True),
     )  # as the CLI prints it
     assert cold == warm and cold[0] == 1 and "Traceback" not in cold[1], cold[1][-2000:]
-    assert len(entries_in(project)) == 1  # rep\xfe.py's: bad\xff.py's result has a fix
+    assert len(entries_in(project)) == 2  # bad\xff.py's with its fix summarized
 
 
 def entries_in(project: Path) -> list[Path]:

@@ -46,8 +46,8 @@ def cache_hits(monkeypatch):
     hits: list[str] = []
     real = Cache.get
 
-    def get(self, path, source, lines=None):
-        found = real(self, path, source, lines)
+    def get(self, path, source, lines=None, **kwargs):
+        found = real(self, path, source, lines, **kwargs)
         if found is not None:
             hits.append(path.name)
         return found

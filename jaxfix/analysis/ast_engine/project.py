@@ -421,6 +421,8 @@ class Project:
         self._given: dict[Path, bytes] = {}
         self._given_words: dict[Path, set[bytes]] = {}  # made once per given source
         self._given_as_read: dict[Path, bool] = {}  # given the bytes the index read
+        # The given paths whose source is not what the index read (None: to be found again)
+        self._given_unread: set[Path] | None = None
         self._holding: dict[
             tuple[str, Path, bool], tuple[list[Path], tuple[Lookup, ...]]
         ] = {}
@@ -497,6 +499,7 @@ class Project:
         self._given[path] = source
         self._given_words.pop(path, None)
         self._given_as_read.pop(path, None)
+        self._given_unread = None
         read = self._modules.pop(path, None)
         if (
             read is not None
@@ -708,16 +711,15 @@ class Project:
         """The run's files holding the word `needle` and the words of `stem` (a module's
         name; None: no more), and the search as recorded."""
         wanted = [needle.encode(), *(split_words(stem) if stem is not None else ())]
-        holders = {
-            path
-            for path in self._holders(wanted)
-            if path not in self._given or self._as_read(path)
-        }
+        found = self._holders(wanted)  # the index, built: what `_as_read` compares with
+        if self._given_unread is None:  # once per given source, not once per search
+            self._given_unread = {p for p in self._given if not self._as_read(p)}
+        unread = self._given_unread
+        holders = {path for path in found if path not in unread}
         holders.update(
             path
-            for path in self._given
-            if not self._as_read(path)
-            and all(word in self._words_given(path) for word in wanted)
+            for path in unread
+            if all(word in self._words_given(path) for word in wanted)
         )
         lookup = Lookup(
             tuple(w.decode("utf-8", "surrogateescape") for w in wanted),

@@ -44,7 +44,7 @@ def _message(diagnostic: Diagnostic) -> str:
     )
 
 
-@register("github", stored=True)
+@register("github", stored=True, fixed_code=False)
 def render(results: list[FileResult], info: RunInfo) -> str:
     lines = []
     for result in results:

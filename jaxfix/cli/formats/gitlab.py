@@ -24,7 +24,7 @@ def _fingerprint(
     ).hexdigest()
 
 
-@register("gitlab", stored=True)
+@register("gitlab", stored=True, fixed_code=False)
 def render(results: list[FileResult], info: RunInfo) -> str:
     issues = []
     for result in results:
