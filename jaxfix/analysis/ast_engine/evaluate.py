@@ -4847,21 +4847,12 @@ def _is_classmethod(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 
 def _on_own_first_parameter(module: Module, store: ast.Attribute) -> bool:
     """Whether `store` (`x.name = ...`) is a method's store on its own first parameter (`self`
-    of a function defined in a class body)."""
-    if not isinstance(store.value, ast.Name):
-        return False
-    function = module.parents.get(store)
-    while function is not None and not isinstance(
-        function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-    ):
-        function = module.parents.get(function)
-    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return False
-    params = [*function.args.posonlyargs, *function.args.args]
+    of a function defined in a class body, the function whose code it is)."""
+    function = module.scope_of(store)
     return (
-        bool(params)
-        and params[0].arg == store.value.id
+        isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
         and isinstance(module.parents.get(function), ast.ClassDef)
+        and module.stores_on_first_parameter(store, function)
     )
 
 
