@@ -980,41 +980,9 @@ class Evaluator:
                 return (
                     None  # a nested function's or lambda's: run when, jaxfix cannot say
                 )
-            item = module.parents.get(use)
-            statement = module.parents.get(item) if item is not None else None
-            appended = module.parents.get(statement) if statement is not None else None
-            if filled_list:
-                if (
-                    isinstance(item, ast.Attribute)
-                    and item.attr == "append"
-                    and isinstance(statement, ast.Call)
-                    and statement.func is item
-                    and len(statement.args) == 1
-                    and not statement.keywords
-                    and not isinstance(statement.args[0], ast.Starred)
-                    and isinstance(appended, ast.Expr)
-                    and isinstance(module.parents.get(appended), ast.For)
-                ):
-                    parent = module.parents.get(appended)
-                    assert isinstance(parent, ast.For)
-                    if loop is not None and parent is not loop:
-                        return None
-                    loop = parent
-                    stores.append(appended)
-                elif reads_only(use, module.parents):
-                    reads.append(use)
-                else:
-                    return None
-                continue
-            if (
-                isinstance(item, ast.Subscript)
-                and isinstance(item.ctx, ast.Store)
-                and isinstance(statement, ast.Assign)
-                and statement.targets == [item]
-                and isinstance(module.parents.get(statement), ast.For)
-            ):
-                parent = module.parents.get(statement)
-                assert isinstance(parent, ast.For)
+            filling = _filling_in_a_loop(module, use, filled_list)
+            if filling is not None:
+                statement, parent = filling
                 if loop is not None and parent is not loop:
                     return None
                 loop = parent
@@ -4843,6 +4811,39 @@ def _is_classmethod(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         isinstance(d, ast.Name) and d.id == "classmethod"
         for d in function.decorator_list
     )
+
+
+def _filling_in_a_loop(
+    module: Module, use: ast.Name, appends: bool
+) -> tuple[ast.stmt, ast.For] | None:
+    """The statement filling the container `use` reads, with the `for` loop whose body it is
+    directly in: `use.append(v)` for a list (`appends`), `use[k] = v` for a dict; None for
+    any other use."""
+    item = module.parents.get(use)
+    statement = module.parents.get(item) if item is not None else None
+    if appends:
+        if not (
+            isinstance(item, ast.Attribute)
+            and item.attr == "append"
+            and isinstance(statement, ast.Call)
+            and statement.func is item
+            and len(statement.args) == 1
+            and not statement.keywords
+            and not isinstance(statement.args[0], ast.Starred)
+        ):
+            return None
+        statement = module.parents.get(statement)
+        if not isinstance(statement, ast.Expr):
+            return None
+    elif not (
+        isinstance(item, ast.Subscript)
+        and isinstance(item.ctx, ast.Store)
+        and isinstance(statement, ast.Assign)
+        and statement.targets == [item]
+    ):
+        return None
+    loop = module.parents.get(statement)
+    return (statement, loop) if isinstance(loop, ast.For) else None
 
 
 def _on_own_first_parameter(module: Module, store: ast.Attribute) -> bool:
