@@ -2,13 +2,19 @@
 for a function's callers skips, without parsing it, a module whose summary says it reads no such
 name, and finds, and depends on, exactly what it found parsing it. An entry is keyed by the
 digest of the bytes it was made from (a changed module is parsed again), and one that does not
-read as an entry is ignored."""
+read as an entry is ignored. A run killed before its end leaves its directory, which the next
+run removes; what is not such a directory is left."""
 
 from __future__ import annotations
 
 import ast
 import hashlib
+import os
 import pickle
+import signal
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -162,3 +168,102 @@ def test_entries_round_trip_and_belong_to_the_run(summaries):
     directory = summaries.directory
     summaries.close()
     assert not directory.exists()
+
+
+# a run's process that makes its summaries' directory and is killed (`sys.argv[1]`: "kill")
+# or waits for its stdin to close
+RUN = """\
+import os, signal, sys
+from jaxfix.check.summaries import Summaries
+
+summaries = Summaries()
+summaries.put(bytes(16), frozenset({"make"}))
+print(summaries.directory, flush=True)
+if sys.argv[1] == "kill":
+    os.kill(os.getpid(), signal.SIGKILL)
+sys.stdin.read()
+summaries.close()
+"""
+
+
+@pytest.fixture
+def temporary(tmp_path: Path, monkeypatch) -> Path:
+    """The system's temporary directory, for this process and the runs it starts."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    return tmp_path
+
+
+def _killed_run(temporary: Path) -> Path:
+    """The directory a run killed with SIGKILL left."""
+    done = subprocess.run(
+        [sys.executable, "-c", RUN, "kill"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    left = Path(done.stdout.strip())
+    assert left.parent == temporary and (left / bytes(16).hex()).is_file()
+    return left
+
+
+def _next_run_prepared() -> None:
+    summaries = Summaries()
+    summaries.prepare()
+    assert summaries.directory is not None and summaries.directory.is_dir()
+    summaries.close()
+
+
+def test_a_killed_run_s_directory_is_removed_by_the_next_run(temporary):
+    left = _killed_run(temporary)
+    _next_run_prepared()
+    assert not left.exists()
+    assert list(temporary.iterdir()) == []
+
+
+def test_a_running_run_s_directory_is_kept(temporary):
+    with subprocess.Popen(
+        [sys.executable, "-c", RUN, "wait"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as running:
+        assert running.stdout is not None and running.stdin is not None
+        directory = Path(running.stdout.readline().strip())
+        _next_run_prepared()
+        assert (directory / bytes(16).hex()).is_file()
+        running.stdin.close()
+        assert running.wait(timeout=120) == 0
+    assert not directory.exists()
+
+
+@pytest.mark.parametrize("foreign", ["link", "folder inside", "other file", "file"])
+def test_what_is_not_a_killed_run_s_directory_is_left(
+    temporary, tmp_path_factory, foreign
+):
+    """Named as a killed run's directory, but a link to one, a directory holding what no run
+    puts there, or a file: left, and nothing is removed through it."""
+    left = _killed_run(temporary)
+    pid = left.name.split("-")[2]
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / bytes(16).hex()).write_bytes(b"")
+    named = temporary / f"jaxfix-reads-{pid}-forged"
+    if foreign == "link":
+        named.symlink_to(outside, target_is_directory=True)
+    elif foreign == "file":
+        named.write_bytes(b"")
+    else:
+        named.mkdir(mode=0o700)
+        (named / bytes(16).hex()).write_bytes(b"")
+        if foreign == "folder inside":
+            (named / "0a").mkdir()
+        else:
+            (named / "notes.txt").write_bytes(b"")
+    _next_run_prepared()
+    assert not left.exists()  # the killed run's own
+    assert named.is_symlink() if foreign == "link" else named.exists()
+    assert (outside / bytes(16).hex()).is_file()
+    if foreign in ("folder inside", "other file"):
+        assert (named / bytes(16).hex()).is_file()
