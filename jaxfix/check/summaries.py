@@ -13,8 +13,8 @@ the module without parsing it (`Project.module_loading`). What the search finds 
 An entry is named by the digest of the bytes it was made from, so it cannot be stale: changed
 bytes have another digest. The directory is the run's own (made private, removed at its end);
 an entry that does not read as one (truncated, foreign) is ignored and the module parsed.
-A run killed before its end (SIGKILL) leaves its directory: the directory's name holds the
-process id of the run that made it, and the next run removes those whose process is gone.
+A run killed before its end (SIGKILL) leaves its directory: the next run removes it
+(jaxfix/ground/run_directories.py).
 """
 
 from __future__ import annotations
@@ -22,16 +22,12 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import stat
 import tempfile
 from pathlib import Path
 
 _HEADER = b"jaxfix-reads 1\n"
-_PREFIX = "jaxfix-reads-"
-# `<_PREFIX><pid>-<mkdtemp's random part>`
-_OWNED = re.compile(re.escape(_PREFIX) + r"([1-9][0-9]{0,9})-[a-z0-9_]+")
-# what a directory of summaries holds: entries named by a digest, writes not yet renamed
-_ENTRY = re.compile(r"[0-9a-f]+|\.part-[a-z0-9_]+")
+# what the directory holds: entries named by a digest, writes not yet renamed into place
+_HOLDS = re.compile(r"[0-9a-f]+|\.part-[a-z0-9_]+")
 
 
 class Summaries:
@@ -55,9 +51,9 @@ class Summaries:
         """Make the directory now (before workers are forked or spawned)."""
         if self.directory is None and self._owner == os.getpid():
             from jaxfix.cache import warm_path
+            from jaxfix.ground.run_directories import make_run_directory
 
-            _remove_abandoned(Path(tempfile.gettempdir()))
-            self.directory = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-"))
+            self.directory = make_run_directory("reads", _HOLDS)
             warm_path.not_an_input(self.directory)  # a recorded run never depends on it
 
     def _path(self, digest: bytes) -> Path | None:
@@ -101,53 +97,3 @@ class Summaries:
         if self._owner == os.getpid() and self.directory is not None:
             shutil.rmtree(self.directory, ignore_errors=True)
             self.directory = None
-
-
-def _remove_abandoned(temporary: Path) -> None:
-    """Remove the directories of summaries in `temporary` that runs killed before their end
-    left: a directory (not a link) of this user named for a process that is gone, holding
-    nothing but entries (files). Anything else there is left as it is."""
-    if os.name != "posix":
-        return  # `os.kill(pid, 0)` asks whether it runs only there
-    try:
-        names = [entry.name for entry in os.scandir(temporary)]
-    except OSError:
-        return
-    for name in names:
-        owned = _OWNED.fullmatch(name)
-        if owned is None or _is_running(int(owned.group(1))):
-            continue
-        path = temporary / name
-        if _holds_only_entries(path):
-            shutil.rmtree(path, ignore_errors=True)  # never follows a link in it
-
-
-def _is_running(pid: int) -> bool:
-    """Whether a process `pid` exists (this user's or not)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):
-        return True
-    return True
-
-
-def _holds_only_entries(path: Path) -> bool:
-    """Whether `path` is a directory of this user's (not a link to one), private as a run
-    makes it, whose every item is a file named as an entry or a write under way."""
-    try:
-        status = os.lstat(path)
-        if (
-            not stat.S_ISDIR(status.st_mode)
-            or status.st_uid != os.getuid()
-            or status.st_mode & 0o077
-        ):
-            return False
-        with os.scandir(path) as items:
-            return all(
-                _ENTRY.fullmatch(item.name) and item.is_file(follow_symlinks=False)
-                for item in items
-            )
-    except OSError:
-        return False

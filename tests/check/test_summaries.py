@@ -3,18 +3,16 @@ for a function's callers skips, without parsing it, a module whose summary says 
 name, and finds, and depends on, exactly what it found parsing it. An entry is keyed by the
 digest of the bytes it was made from (a changed module is parsed again), and one that does not
 read as an entry is ignored. A run killed before its end leaves its directory, which the next
-run removes; what is not such a directory is left."""
+run removes (what else may be removed so: tests/ground/test_run_directories.py)."""
 
 from __future__ import annotations
 
 import ast
 import hashlib
-import os
 import pickle
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -186,16 +184,7 @@ summaries.close()
 """
 
 
-@pytest.fixture
-def temporary(tmp_path: Path, monkeypatch) -> Path:
-    """The system's temporary directory, for this process and the runs it starts."""
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    monkeypatch.setenv("TMPDIR", str(tmp_path))
-    return tmp_path
-
-
-def _killed_run(temporary: Path) -> Path:
-    """The directory a run killed with SIGKILL left."""
+def test_a_killed_run_s_directory_is_removed_by_the_next_run(system_temp):
     done = subprocess.run(
         [sys.executable, "-c", RUN, "kill"],
         capture_output=True,
@@ -205,8 +194,10 @@ def _killed_run(temporary: Path) -> Path:
     )
     assert done.returncode == -signal.SIGKILL, done.stderr
     left = Path(done.stdout.strip())
-    assert left.parent == temporary and (left / bytes(16).hex()).is_file()
-    return left
+    assert left.parent == system_temp and (left / bytes(16).hex()).is_file()
+    _next_run_prepared()
+    assert not left.exists()
+    assert list(system_temp.iterdir()) == []
 
 
 def _next_run_prepared() -> None:
@@ -216,14 +207,7 @@ def _next_run_prepared() -> None:
     summaries.close()
 
 
-def test_a_killed_run_s_directory_is_removed_by_the_next_run(temporary):
-    left = _killed_run(temporary)
-    _next_run_prepared()
-    assert not left.exists()
-    assert list(temporary.iterdir()) == []
-
-
-def test_a_running_run_s_directory_is_kept(temporary):
+def test_a_running_run_s_directory_is_kept(system_temp):
     with subprocess.Popen(
         [sys.executable, "-c", RUN, "wait"],
         stdin=subprocess.PIPE,
@@ -237,33 +221,3 @@ def test_a_running_run_s_directory_is_kept(temporary):
         running.stdin.close()
         assert running.wait(timeout=120) == 0
     assert not directory.exists()
-
-
-@pytest.mark.parametrize("foreign", ["link", "folder inside", "other file", "file"])
-def test_what_is_not_a_killed_run_s_directory_is_left(
-    temporary, tmp_path_factory, foreign
-):
-    """Named as a killed run's directory, but a link to one, a directory holding what no run
-    puts there, or a file: left, and nothing is removed through it."""
-    left = _killed_run(temporary)
-    pid = left.name.split("-")[2]
-    outside = tmp_path_factory.mktemp("outside")
-    (outside / bytes(16).hex()).write_bytes(b"")
-    named = temporary / f"jaxfix-reads-{pid}-forged"
-    if foreign == "link":
-        named.symlink_to(outside, target_is_directory=True)
-    elif foreign == "file":
-        named.write_bytes(b"")
-    else:
-        named.mkdir(mode=0o700)
-        (named / bytes(16).hex()).write_bytes(b"")
-        if foreign == "folder inside":
-            (named / "0a").mkdir()
-        else:
-            (named / "notes.txt").write_bytes(b"")
-    _next_run_prepared()
-    assert not left.exists()  # the killed run's own
-    assert named.is_symlink() if foreign == "link" else named.exists()
-    assert (outside / bytes(16).hex()).is_file()
-    if foreign in ("folder inside", "other file"):
-        assert (named / bytes(16).hex()).is_file()
