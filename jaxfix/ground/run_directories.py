@@ -21,8 +21,11 @@ from pathlib import Path
 def make_run_directory(kind: str, holds: re.Pattern[str]) -> Path:
     """A new private directory of `kind` for this process's run; `holds`: what a run of that
     kind puts there, as `remove_abandoned` reads it."""
+    from jaxfix.cache import warm_path
+
     temporary = Path(tempfile.gettempdir())
-    remove_abandoned(temporary, kind, holds)
+    with warm_path.unnoted():  # what else is there is no input of the run
+        remove_abandoned(temporary, kind, holds)
     return Path(tempfile.mkdtemp(prefix=f"jaxfix-{kind}-{os.getpid()}-", dir=temporary))
 
 
