@@ -26,6 +26,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+@pytest.fixture
+def system_temp(tmp_path, monkeypatch):
+    """The system's temporary directory (`tempfile.gettempdir()`) of this process and of the
+    processes it starts: the test's own."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    return tmp_path
+
+
 @pytest.fixture(autouse=True)
 def _registry_as_it_was():
     """Rules registered during a test or a fixture of wider scope (`--rule-module`, the

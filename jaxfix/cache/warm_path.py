@@ -395,7 +395,11 @@ class _Recorder:
 
     def saw(self, kind: bytes, path: Any) -> None:
         """Note `path`'s state when the run first looks at it."""
-        if not self.active or os.getpid() != self.pid:
+        if (
+            not self.active
+            or os.getpid() != self.pid
+            or getattr(self.local, "unnoted", False)
+        ):
             return
         try:
             name = os.fsencode(os.path.abspath(os.fspath(path)))
@@ -473,6 +477,20 @@ class unrecorded:
     def __exit__(self, *exc: object) -> None:
         if _recorder is not None:
             _recorder.local.off = False
+
+
+class unnoted:
+    """What this thread looks at inside is not an input of the run: housekeeping whose outcome
+    the output does not follow from (the temporary directory's leftovers of killed runs,
+    jaxfix/ground/run_directories.py)."""
+
+    def __enter__(self) -> None:
+        if _recorder is not None:
+            _recorder.local.unnoted = True
+
+    def __exit__(self, *exc: object) -> None:
+        if _recorder is not None:
+            _recorder.local.unnoted = False
 
 
 def spoil() -> None:

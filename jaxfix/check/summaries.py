@@ -13,16 +13,21 @@ the module without parsing it (`Project.module_loading`). What the search finds 
 An entry is named by the digest of the bytes it was made from, so it cannot be stale: changed
 bytes have another digest. The directory is the run's own (made private, removed at its end);
 an entry that does not read as one (truncated, foreign) is ignored and the module parsed.
+A run killed before its end (SIGKILL) leaves its directory: the next run removes it
+(jaxfix/ground/run_directories.py).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
 
 _HEADER = b"jaxfix-reads 1\n"
+# what the directory holds: entries named by a digest, writes not yet renamed into place
+_HOLDS = re.compile(r"[0-9a-f]+|\.part-[a-z0-9_]+")
 
 
 class Summaries:
@@ -46,8 +51,9 @@ class Summaries:
         """Make the directory now (before workers are forked or spawned)."""
         if self.directory is None and self._owner == os.getpid():
             from jaxfix.cache import warm_path
+            from jaxfix.ground.run_directories import make_run_directory
 
-            self.directory = Path(tempfile.mkdtemp(prefix="jaxfix-reads-"))
+            self.directory = make_run_directory("reads", _HOLDS)
             warm_path.not_an_input(self.directory)  # a recorded run never depends on it
 
     def _path(self, digest: bytes) -> Path | None:

@@ -26,6 +26,7 @@ from jaxfix.check.run import Run
 from jaxfix.evidence.facts import DataEntry, Evidence, Facts, ValueSite
 
 if TYPE_CHECKING:
+    from jaxfix.analysis.ast_engine import Engine
     from jaxfix.analysis.ast_engine.project import Module
     from jaxfix.analysis.ast_engine.written_at import Written
 
@@ -169,7 +170,7 @@ def _context_entries(item: Evidence) -> list[tuple[Path, int, int, Facts]]:
 
 
 def _at_out_sharding(
-    engine: object,
+    engine: Engine,
     path: Path,
     index: int,
     item: Evidence,
@@ -178,17 +179,21 @@ def _at_out_sharding(
 ) -> None:
     """A context-mesh error whose out_sharding was made by the function entering the context
     (then passed to a helper that gathers): the mesh expression of that `NamedSharding(m,
-    spec)` gets evidence of its own; the rule puts it on the entered mesh there."""
+    spec)` (JAX's, however the code names it) gets evidence of its own; the rule puts it on
+    the entered mesh there."""
+    from jaxfix.analysis.ast_engine.analysis import Analysis
     from jaxfix.analysis.ast_engine.values import Unknown
+    from jaxfix.analysis.names import Api
 
     placed = []
     for where, built, entered, facts in _context_entries(item):
         where = where.resolve()
         if where not in ours:
             continue
-        module = engine.evaluator.module(where)  # type: ignore[attr-defined]
+        module = engine.evaluator.module(where)
         if isinstance(module, Unknown):
             continue
+        analysis = Analysis(engine, module)
         meshes = [
             call.args[0]
             for call in ast.walk(module.tree)
@@ -196,7 +201,7 @@ def _at_out_sharding(
             and call.args
             and isinstance(call.args[0], ast.Call)
             and call.args[0].lineno == built
-            and ast.unparse(call.func).split(".")[-1] == "NamedSharding"
+            and analysis.called_api(call) is Api.NAMED_SHARDING
         ]
         if len(meshes) != 1:
             continue

@@ -394,7 +394,7 @@ def _print_summary(console: Console, report: RepairReport) -> None:
     table.add_column()
     fixed = Counter(o.code for o in report.fixed)
     table.add_row(
-        "errors fixed",
+        "sites fixed",
         str(len(report.fixed))
         + (
             f" ({', '.join(f'{c} x{n}' for c, n in sorted(fixed.items()))})"
@@ -403,8 +403,8 @@ def _print_summary(console: Console, report: RepairReport) -> None:
         ),
     )
     if report.dry_run:
-        table.add_row("errors with a fix shown (dry run)", str(len(report.would_fix)))
-    table.add_row("errors left", str(len(report.left)))
+        table.add_row("sites with a fix shown (dry run)", str(len(report.would_fix)))
+    table.add_row("sites left", str(len(report.left)))
     table.add_row("other failures (not jaxfix's)", str(len(report.failures)))
     fix_rounds = sum(1 for r in report.rounds if r.outcomes)
     table.add_row(

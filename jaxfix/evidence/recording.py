@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
 from jaxfix.check.registry import all_rules
 from jaxfix.evidence import recorder
 from jaxfix.evidence.message_templates import exceptions, pattern
+from jaxfix.ground.run_directories import make_run_directory
 
 MODULE = "jaxfix_record"  # the recorder's hooks inside the directory (jaxfix/evidence/recorder.py)
 WRITER = f"{MODULE}_writer"  # and what writes the records (jaxfix/evidence/recorder_writer.py)
@@ -25,6 +26,13 @@ PROVENANCE = f"{MODULE}_provenance"  # where meshes are built (jaxfix/evidence/r
 # The pytest plugin: a module of its own, first imported by pytest (a plugin imported before
 # pytest starts draws its assertion-rewriting warning).
 PLUGIN = "jaxfix_record_pytest"
+# What the directory holds (a run killed before its end leaves it: the next one removes it,
+# jaxfix/ground/run_directories.py): the modules above, their bytecode, the patterns, each
+# run's evidence and output.
+_HOLDS = re.compile(
+    rf"(?:{MODULE}(?:_writer|_provenance|_pytest)?|sitecustomize)\.py|__pycache__/"
+    r"|patterns\.json(?:\.part)?|evidence-[0-9]+\.jsonl|output-[0-9]+\.txt"
+)
 
 _SITECUSTOMIZE = '''\
 """Written by jaxfix for one recorded run: starts the recorder, then the sitecustomize this one
@@ -105,7 +113,7 @@ class RecordingDir:
     called before or during the first run. Removed by `close()`."""
 
     def __init__(self) -> None:
-        self.path = Path(tempfile.mkdtemp(prefix="jaxfix-record-"))
+        self.path = make_run_directory("record", _HOLDS)
         hooks = Path(recorder.__file__)
         shutil.copyfile(hooks, self.path / f"{MODULE}.py")
         shutil.copyfile(

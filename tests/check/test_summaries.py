@@ -2,13 +2,17 @@
 for a function's callers skips, without parsing it, a module whose summary says it reads no such
 name, and finds, and depends on, exactly what it found parsing it. An entry is keyed by the
 digest of the bytes it was made from (a changed module is parsed again), and one that does not
-read as an entry is ignored."""
+read as an entry is ignored. A run killed before its end leaves its directory, which the next
+run removes (what else may be removed so: tests/ground/test_run_directories.py)."""
 
 from __future__ import annotations
 
 import ast
 import hashlib
 import pickle
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -161,4 +165,59 @@ def test_entries_round_trip_and_belong_to_the_run(summaries):
     assert summaries.directory is not None and summaries.directory.is_dir()
     directory = summaries.directory
     summaries.close()
+    assert not directory.exists()
+
+
+# a run's process that makes its summaries' directory and is killed (`sys.argv[1]`: "kill")
+# or waits for its stdin to close
+RUN = """\
+import os, signal, sys
+from jaxfix.check.summaries import Summaries
+
+summaries = Summaries()
+summaries.put(bytes(16), frozenset({"make"}))
+print(summaries.directory, flush=True)
+if sys.argv[1] == "kill":
+    os.kill(os.getpid(), signal.SIGKILL)
+sys.stdin.read()
+summaries.close()
+"""
+
+
+def test_a_killed_run_s_directory_is_removed_by_the_next_run(system_temp):
+    done = subprocess.run(
+        [sys.executable, "-c", RUN, "kill"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    left = Path(done.stdout.strip())
+    assert left.parent == system_temp and (left / bytes(16).hex()).is_file()
+    _next_run_prepared()
+    assert not left.exists()
+    assert list(system_temp.iterdir()) == []
+
+
+def _next_run_prepared() -> None:
+    summaries = Summaries()
+    summaries.prepare()
+    assert summaries.directory is not None and summaries.directory.is_dir()
+    summaries.close()
+
+
+def test_a_running_run_s_directory_is_kept(system_temp):
+    with subprocess.Popen(
+        [sys.executable, "-c", RUN, "wait"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as running:
+        assert running.stdout is not None and running.stdin is not None
+        directory = Path(running.stdout.readline().strip())
+        _next_run_prepared()
+        assert (directory / bytes(16).hex()).is_file()
+        running.stdin.close()
+        assert running.wait(timeout=120) == 0
     assert not directory.exists()

@@ -355,7 +355,7 @@ def test_dry_run_writes_nothing_and_shows_the_diffs(tmp_path):
         in done.stdout
     )  # the rounds, as ruff: stdout
     assert "would fix JAX003 at trainer/gather.py:13" in done.stdout
-    assert "errors with a fix shown (dry run)" in done.stderr  # the summary
+    assert "sites with a fix shown (dry run)" in done.stderr  # the summary
 
 
 UNFIXABLE = """\
@@ -435,8 +435,8 @@ def test_an_error_raised_in_a_run_that_passed_is_counted_as_left(tmp_path):
     )
     output = done.stdout + done.stderr
     assert "raised JAX002 x1" in output, output
-    [row] = [line for line in output.splitlines() if "errors left" in line]
-    assert row.split("errors left")[1].strip(" │|").strip() == "1", output
+    [row] = [line for line in output.splitlines() if "sites left" in line]
+    assert row.split("sites left")[1].strip(" │|").strip() == "1", output
 
 
 def test_other_failures_are_named_as_not_jaxfixs(tmp_path):

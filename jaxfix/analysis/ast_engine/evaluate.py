@@ -997,41 +997,9 @@ class Evaluator:
                 return (
                     None  # a nested function's or lambda's: run when, jaxfix cannot say
                 )
-            item = module.parents.get(use)
-            statement = module.parents.get(item) if item is not None else None
-            appended = module.parents.get(statement) if statement is not None else None
-            if filled_list:
-                if (
-                    isinstance(item, ast.Attribute)
-                    and item.attr == "append"
-                    and isinstance(statement, ast.Call)
-                    and statement.func is item
-                    and len(statement.args) == 1
-                    and not statement.keywords
-                    and not isinstance(statement.args[0], ast.Starred)
-                    and isinstance(appended, ast.Expr)
-                    and isinstance(module.parents.get(appended), ast.For)
-                ):
-                    parent = module.parents.get(appended)
-                    assert isinstance(parent, ast.For)
-                    if loop is not None and parent is not loop:
-                        return None
-                    loop = parent
-                    stores.append(appended)
-                elif reads_only(use, module.parents):
-                    reads.append(use)
-                else:
-                    return None
-                continue
-            if (
-                isinstance(item, ast.Subscript)
-                and isinstance(item.ctx, ast.Store)
-                and isinstance(statement, ast.Assign)
-                and statement.targets == [item]
-                and isinstance(module.parents.get(statement), ast.For)
-            ):
-                parent = module.parents.get(statement)
-                assert isinstance(parent, ast.For)
+            filling = _filling_in_a_loop(module, use, filled_list)
+            if filling is not None:
+                statement, parent = filling
                 if loop is not None and parent is not loop:
                     return None
                 loop = parent
@@ -5003,23 +4971,47 @@ def _is_classmethod(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     )
 
 
+def _filling_in_a_loop(
+    module: Module, use: ast.Name, appends: bool
+) -> tuple[ast.stmt, ast.For] | None:
+    """The statement filling the container `use` reads, with the `for` loop whose body it is
+    directly in: `use.append(v)` for a list (`appends`), `use[k] = v` for a dict; None for
+    any other use."""
+    item = module.parents.get(use)
+    statement = module.parents.get(item) if item is not None else None
+    if appends:
+        if not (
+            isinstance(item, ast.Attribute)
+            and item.attr == "append"
+            and isinstance(statement, ast.Call)
+            and statement.func is item
+            and len(statement.args) == 1
+            and not statement.keywords
+            and not isinstance(statement.args[0], ast.Starred)
+        ):
+            return None
+        statement = module.parents.get(statement)
+        if not isinstance(statement, ast.Expr):
+            return None
+    elif not (
+        isinstance(item, ast.Subscript)
+        and isinstance(item.ctx, ast.Store)
+        and isinstance(statement, ast.Assign)
+        and statement.targets == [item]
+    ):
+        return None
+    loop = module.parents.get(statement)
+    return (statement, loop) if isinstance(loop, ast.For) else None
+
+
 def _on_own_first_parameter(module: Module, store: ast.Attribute) -> bool:
     """Whether `store` (`x.name = ...`) is a method's store on its own first parameter (`self`
-    of a function defined in a class body)."""
-    if not isinstance(store.value, ast.Name):
-        return False
-    function = module.parents.get(store)
-    while function is not None and not isinstance(
-        function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-    ):
-        function = module.parents.get(function)
-    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return False
-    params = [*function.args.posonlyargs, *function.args.args]
+    of a function defined in a class body, the function whose code it is)."""
+    function = module.scope_of(store)
     return (
-        bool(params)
-        and params[0].arg == store.value.id
+        isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
         and isinstance(module.parents.get(function), ast.ClassDef)
+        and module.stores_on_first_parameter(store, function)
     )
 
 

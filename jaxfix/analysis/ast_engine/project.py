@@ -307,21 +307,23 @@ class Module:
         self, function: ast.FunctionDef | ast.AsyncFunctionDef, name: str
     ) -> bool:
         """Whether `function` (or code nested in it) stores `<its first parameter>.name`."""
-        if name not in self._index.stores:
-            return False
-        args = [*function.args.posonlyargs, *function.args.args]
-        if not args:
-            return False
-        self_name = args[0].arg
-        for store in self._index.stores.get(name, ()):
-            if not isinstance(store.value, ast.Name) or store.value.id != self_name:
-                continue
-            parent = self.parents.get(store)
-            while parent is not None and parent is not function:
-                parent = self.parents.get(parent)
-            if parent is function:
-                return True
-        return False
+        return any(
+            self.stores_on_first_parameter(store, function)
+            for store in self._index.stores.get(name, ())
+        )
+
+    def stores_on_first_parameter(
+        self, store: ast.Attribute, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> bool:
+        """Whether `store` (`x.name = ...`) is code of `function` (or nested in it) and `x`
+        is the name of its first parameter (`self` of a method)."""
+        params = [*function.args.posonlyargs, *function.args.args]
+        return (
+            bool(params)
+            and isinstance(store.value, ast.Name)
+            and store.value.id == params[0].arg
+            and self.is_within(store, function)
+        )
 
     def scope_of(self, node: ast.AST) -> ast.AST:
         """The function, lambda, class body or module whose code `node` is part of. A
