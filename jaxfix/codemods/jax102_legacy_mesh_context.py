@@ -64,7 +64,7 @@ class LegacyMeshContext(Rule):
     `with mesh:` is deprecated (a `DeprecationWarning` since JAX 0.10.1) and sets no context
     mesh for the APIs that read one: inside it, `jax.jit(f, in_shardings=P("x"))` raises
     `RuntimeError: jit requires a non-empty mesh in context if you are passing
-    PartitionSpecs to in_shardings`, `jax.device_put(x, P("x"))` raises `ValueError: Please
+    PartitionSpecs to in_shardings` (or `out_shardings`), `jax.device_put(x, P("x"))` raises `ValueError: Please
     set a mesh via jax.set_mesh if a PartitionSpec is passed to device_put`, and
     `jax.shard_map` without `mesh=` raises `ValueError: The context mesh cannot be empty`.
 
@@ -130,8 +130,9 @@ class LegacyMeshContext(Rule):
     # A `with` and a spelling of a mesh or of pjit: not every file with a `with`.
     tokens = ((rb"\bwith\b", rb"Mesh|make_mesh|pjit"),)
     raises = (
+        # `in_shardings` or `out_shardings`: JAX names the argument the spec was passed to
         "jit requires a non-empty mesh in context if you are passing `PartitionSpec`s to "
-        "in_shardings.{text}",
+        "{text}",
         "Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed to device_put",
         "The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a mesh "
         "context",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
@@ -226,15 +226,20 @@ def _site_outcomes(
     results: list[FileResult],
     dry_run: bool,
     evidence: Mapping[Path, tuple[Evidence, ...]] | None = None,
+    selected: Collection[str] | None = None,
 ) -> list[SiteOutcome]:
     """Each new site, fixed (its diagnostic's fix applied, there or where its value is
-    written) or not (the diagnostic says why)."""
+    written) or not (the diagnostic says why; a rule the options leave out says so)."""
     outcomes = []
     by_path = {r.path.resolve(): r for r in results}
     for site in _unique_sites(raised):
         result = by_path.get(site.path.resolve()) if site.path else None
         tests = tuple(r.test for r in raised if r.site == site.site and r.test)
-        fixed, detail, needs_unsafe = _site_outcome(site, result, dry_run)
+        if selected is not None and site.code not in selected:
+            fixed, needs_unsafe = False, False
+            detail = f"{site.code} is not selected (--select {site.code}, or ALL)"
+        else:
+            fixed, detail, needs_unsafe = _site_outcome(site, result, dry_run)
         if fixed and (
             _value_site(site, evidence or {}, "value_origins")
             or _value_site(site, evidence or {}, "value_unknown")
@@ -625,7 +630,14 @@ def repair(
             if not settings.dry_run:
                 results = _write(results, within)
                 diffs = [d for d in diffs if _holds(d.path, d.new)]
-            outcomes = _site_outcomes(number, new, results, settings.dry_run, evidence)
+            outcomes = _site_outcomes(
+                number,
+                new,
+                results,
+                settings.dry_run,
+                evidence,
+                {entry.code for entry in run.rules},
+            )
             changed = tuple(
                 r
                 for r in results

@@ -1148,13 +1148,16 @@ print("total", float(y.sum()))
 
 
 @pytest.mark.parametrize("version", JAX_VERSIONS)
+@pytest.mark.parametrize("keyword", ["in_shardings", "out_shardings"])
 def test_a_legacy_mesh_block_is_read_from_a_traceback_raised_in_a_function_it_calls(
-    tmp_path, version
+    tmp_path, version, keyword
 ):
     """JAX102: the jit raises in a function defined outside `with mesh:`; the traceback's
-    outer frame is the call in the block, which ties the log's error to that block."""
+    outer frame is the call in the block, which ties the log's error to that block. JAX's
+    message names the argument given a PartitionSpec: either is JAX102's."""
     program = tmp_path / "run_doubled.py"
-    program.write_text(_JIT_IN_A_FUNCTION)
+    source = _JIT_IN_A_FUNCTION.replace("in_shardings=", f"{keyword}=")
+    program.write_text(source)
     python = interpreters()[version]
     before = subprocess.run(
         [python, str(program)], capture_output=True, env=_ENV, cwd=tmp_path, timeout=300
@@ -1162,7 +1165,7 @@ def test_a_legacy_mesh_block_is_read_from_a_traceback_raised_in_a_function_it_ca
     assert b"jit requires a non-empty mesh in context" in before.stderr
     unselected = from_log(before.stderr, "--unsafe-fixes", "--no-cache", tree=tmp_path)
     assert "JAX102 is not selected (--select JAX102, or ALL)" in unselected.output
-    assert program.read_text() == _JIT_IN_A_FUNCTION
+    assert program.read_text() == source
     result = from_log(
         before.stderr,
         "--select",
@@ -1172,7 +1175,7 @@ def test_a_legacy_mesh_block_is_read_from_a_traceback_raised_in_a_function_it_ca
         tree=tmp_path,
     )
     assert result.exit_code == 0, result.output
-    assert program.read_text() == _JIT_IN_A_FUNCTION.replace(
+    assert program.read_text() == source.replace(
         "with mesh:", "with jax.set_mesh(mesh):"
     )
     after = subprocess.run(

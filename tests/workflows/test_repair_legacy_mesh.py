@@ -166,3 +166,36 @@ def test_a_record_without_the_block_in_its_frames_fixes_nothing(tmp_path):
         catch_exceptions=False,
     )
     assert program.read_text() == FIXED, result.output
+
+
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_the_default_selection_fixes_a_deprecation_whose_error_the_run_raised(
+    tmp_path, version
+):
+    """Without --select, repair fixes what the run raised, a deprecation's error too: JAX102
+    is not among the default rules (`with mesh:` alone only warns), yet the run shows its
+    block's jit raising (here given its PartitionSpec as out_shardings)."""
+    program = tmp_path / "run_doubled.py"
+    source = JIT_IN_A_FUNCTION.replace("in_shardings=", "out_shardings=")
+    program.write_text(source)
+    code, report, stderr = jaxfix_repair(
+        tmp_path, tmp_path, "--unsafe-fixes", "--", python(version), program.name
+    )
+    assert code == 0 and report["passed"], (report, stderr[-3000:])
+    assert [(f["code"], f["path"]) for f in report["fixed"]] == [
+        ("JAX102", "run_doubled.py")
+    ]
+    assert program.read_text() == source.replace(
+        "with mesh:", "with jax.set_mesh(mesh):"
+    )
+    ignored = tmp_path / "ignored"
+    ignored.mkdir()
+    (ignored / program.name).write_text(source)
+    code, report, _ = jaxfix_repair(
+        ignored, ignored, "--ignore", "JAX102", "--", python(version), program.name
+    )
+    assert code == 1 and not report["fixed"]
+    assert [s["detail"] for s in report["left"]] == [
+        "JAX102 is not selected (--select JAX102, or ALL)"
+    ]
+    assert (ignored / program.name).read_text() == source
