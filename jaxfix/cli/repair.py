@@ -28,7 +28,6 @@ from jaxfix.cli.flags import (
     setting_values,
 )
 from jaxfix.ground.escaping import printable
-from jaxfix.settings.options import ALL
 from jaxfix.settings.table import MIGRATE
 from jaxfix.sources.paths import display_path
 from jaxfix.workflows.repair import (
@@ -157,11 +156,6 @@ def repair_command(
         raise click.UsageError("the command after '--' is empty")
     path_list = list(paths) or [Path(".")]
     run = build_run_from(path_list, setting_values(params), config_file=config_file)
-    if not run.options.select:
-        # The default selection is the rules whose old code raises on the target JAX; the
-        # run shows what raised, and only a site it raised at is fixed: a deprecation's
-        # error the run raised (JAX102's `with mesh:` around a jit given PartitionSpecs) too.
-        run = run.with_options(select=(ALL,))
     from jaxfix.check.runner import default_jobs
 
     settings = RepairSettings(

@@ -23,7 +23,7 @@ from jaxfix.check.run import Run
 from jaxfix.evidence.facts import Evidence
 from jaxfix.evidence.recording import RecordingDir
 from jaxfix.ground.diagnostics import FileResult
-from jaxfix.settings.options import Options
+from jaxfix.settings.options import ALL, Options
 from jaxfix.sources.discovery import discover
 from jaxfix.sources.file_io import ReadError, read_regular, undo_written, write_fix
 from jaxfix.workflows.process import CommandRun, run_command
@@ -521,6 +521,11 @@ def repair(
     unsafe_sites: Sites = set()  # worked on, their fix needs --unsafe-fixes
     within = real_roots(paths)
     recording = RecordingDir()
+    if not run.options.select:
+        # The default selection is the rules whose old code raises on the target JAX; the
+        # run shows what raised, and only a site it raised at is fixed: a deprecation's
+        # error the run raised (JAX102's `with mesh:` around a jit given PartitionSpecs) too.
+        run = run.with_options(select=(ALL,))
     options = run.options
 
     def finish(stop: Stop, reason: str) -> RepairReport:
