@@ -304,9 +304,13 @@ def test_the_modules_read_are_dependencies_of_the_result(
     real = Cache.get
 
     def get(
-        self: Cache, path: Path, source: bytes, lines: frozenset[int] | None = None
+        self: Cache,
+        path: Path,
+        source: bytes,
+        lines: frozenset[int] | None = None,
+        **kwargs: bool,
     ) -> object:
-        found = real(self, path, source, lines)
+        found = real(self, path, source, lines, **kwargs)
         if found is not None:
             hits.append(path.name)
         return found
