@@ -220,6 +220,12 @@ _NO_CUT = sys.maxsize
 # How many steps (a subclass, a registry, a parameter, a name, a result) a class used as a
 # value is followed to the calls that build its objects.
 _MAX_CLASS_HOPS = 8
+# The expressions evaluated to learn whether one read of a function's name in another module
+# is that function (a method's name read on objects of any class): past this, the read may be
+# it and the function's callers are not known. Over ten times what any read costs in the
+# fixtures (most cost under 400); what it stops is a project's unrelated code (its own
+# `data.decode()` for a fixture's `decode` method) followed through all of its callers.
+_MAX_STEPS_PER_READ = 5_000
 
 CurrentMesh = Callable[[Module, ast.AST, Frame], Value]
 
@@ -242,12 +248,17 @@ class Evaluator:
         self._changed: dict[tuple[object, ...], str | None] = {}
         self._calls: dict[tuple[object, ...], Value] = {}
         self._params: dict[tuple[ast.AST, str], Value] = {}
+        self._importers: dict[tuple[Module, Path], bool] = {}
         # What is being evaluated, each with its place on the stack of questions.
         self._active: dict[tuple[object, ...], int] = {}
         self._depth = 0
         # Whether an answer gave up on code nested too deeply (its answers Unknown): the engine
         # then says the file is nested too deeply rather than report nothing about it.
         self.too_deep = False
+        # The expressions evaluated so far, and the count past which an answer is not followed
+        # (`_within`).
+        self._steps = 0
+        self._step_limit = sys.maxsize
         self._comprehension: dict[tuple[ast.AST, str], Value] = {}
         # Each expression's value per frame (and comprehension variables), kept only when every
         # cut met while computing it (a question already on the stack: a cycle) was a question
@@ -318,6 +329,10 @@ class Evaluator:
         )
         if memo_key in self._values:
             return self._values[memo_key]
+        self._steps += 1
+        if self._steps > self._step_limit:
+            self._floor = -1  # what asked it depends on the bound: not kept
+            return Unknown("more code than jaxfix follows for one question")
         if key in self._active:
             self.cut(key)
             return in_cycle()
@@ -348,6 +363,17 @@ class Evaluator:
             # way to this expression meets the same cycle: keep it while that question is asked
             self._tentative[memo_key] = (value, inner_floor, self._keys[inner_floor])
         return value
+
+    @contextmanager
+    def _within(self, steps: int) -> Iterator[None]:
+        """Evaluate at most `steps` more expressions (fewer inside a bound already set); past
+        them every answer is Unknown and none asked meanwhile is kept."""
+        outer = self._step_limit
+        self._step_limit = min(outer, self._steps + steps)
+        try:
+            yield
+        finally:
+            self._step_limit = outer
 
     def _push(self, key: tuple[object, ...]) -> int:
         place = self._active[key] = len(self._keys)
@@ -1877,8 +1903,11 @@ class Evaluator:
                 continue
             if isinstance(other, Unknown):  # its calls cannot be seen
                 return Unknown(f"`{name}` may be used in {other.why}")
+            if not on_objects and not self._may_import(other, module.path):
+                continue  # it only holds the words: no import brings it the function
             for use in other.loads_by_name.get(name, ()):
-                value = self.value(other, use, self.frame_at(other, use))
+                with self._within(_MAX_STEPS_PER_READ):
+                    value = self.value(other, use, self.frame_at(other, use))
                 target = _function_of(value, is_init)
                 where = f"{other.path.name}:{other.line(use)}"
                 if isinstance(value, Foreign):
@@ -1926,6 +1955,51 @@ class Evaluator:
                     )
                 found.extend(made)
         return found
+
+    def _may_import(self, other: Module, target: Path) -> bool:
+        """Whether the code of `other` may get the module at `target` by importing it: an
+        import of it, of a package above it (which may re-export its names or hold it as a
+        submodule), a relative import jaxfix cannot place, or a dynamic import. A module
+        holding the function's name and its module's name only as words (a variable, an
+        attribute, another package's module of that name) cannot call it by name."""
+        if other.path == target:
+            return True
+        key = (other, target)
+        known = self._importers.get(key)
+        if known is None:
+            known = self._importers[key] = self._imports_module(other, target)
+        return known
+
+    def _imports_module(self, other: Module, target: Path) -> bool:
+        def reaches(name: str, level: int) -> bool:
+            if level == 0 and name.partition(".")[0] in _EXTERNAL_TOPS:
+                return False
+            found = self.project.find(name, level, other.path)
+            if isinstance(found, Unknown):
+                return level > 0  # absolute: a module outside the tree (evaluated so)
+            if found.path is not None and real(found.path) == place:
+                return True
+            return (
+                found.directory is not None and real(found.directory) in place.parents
+            )
+
+        real = self.project.real
+        place = real(target)
+
+        if any(w in other.loads_by_name for w in ("import_module", "__import__")):
+            return True
+        for statement in other.imports:
+            if isinstance(statement, ast.ImportFrom):
+                if reaches(statement.module or "", statement.level):
+                    return True
+                continue
+            for alias in statement.names:
+                parts = alias.name.split(".")
+                if any(
+                    reaches(".".join(parts[:n]), 0) for n in range(1, len(parts) + 1)
+                ):
+                    return True
+        return False
 
     def _made_otherwise(
         self, module: Module, use: ast.expr, init: Function, depth: int

@@ -248,6 +248,15 @@ class Module:
         return self._index.bare_calls
 
     @cached_property
+    def imports(self) -> list[ast.Import | ast.ImportFrom]:
+        """Every import statement, wherever it is."""
+        return [
+            node
+            for node in self._index.parents
+            if isinstance(node, (ast.Import, ast.ImportFrom))
+        ]
+
+    @cached_property
     def has_star_import(self) -> bool:
         """Whether the module has a `from ... import *` (only module code can)."""
         return any(
