@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ast_programs import last_expr, of_file, shape, write
-from jaxfix.analysis.ast_engine import Engine
+from jaxfix.analysis.ast_engine import Engine, evaluate
 from jaxfix.analysis.ast_engine.project import _MAX_SOURCE_BYTES, Module
 from jaxfix.analysis.ast_engine.values import External, Function, Unknown, Value
 
@@ -281,6 +281,67 @@ def test_a_parameter_takes_what_callers_through_a_package_re_export_pass(
     returned = function.body[0]
     assert isinstance(returned, ast.Return) and returned.value is not None
     assert engine.value_of(module, returned.value) == (4, 2)
+
+
+def _returned_by_scale(root: Path) -> Value:
+    engine, module = of_file(root / "pkg/stages.py", (root,))
+    function = module.tree.body[0]
+    assert isinstance(function, ast.FunctionDef)
+    returned = function.body[0]
+    assert isinstance(returned, ast.Return) and returned.value is not None
+    return engine.value_of(module, returned.value)
+
+
+def test_callers_are_looked_for_only_where_an_import_brings_the_function(
+    tmp_path: Path,
+) -> None:
+    """A module holding the function's name and its module's name only as words (a
+    parameter, a comment) cannot call it: it is not a caller that may be it. A module
+    importing it relatively, or importing the package above it, is looked into."""
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/stages.py": "def scale(shape):\n    return shape\n",
+            "main.py": "from pkg.stages import scale\nscale((4, 2))\n",
+            "tools/notes.py": "def run(stages, scale):\n    return scale(stages)\n",
+        },
+    )
+    assert _returned_by_scale(tmp_path) == (4, 2)
+    write(
+        tmp_path,
+        {"pkg/other.py": "from .stages import scale\nscale((8, 2))\n"},
+    )
+    found = _returned_by_scale(tmp_path)
+    assert isinstance(found, Unknown) and "different" in found.why, found
+    (tmp_path / "pkg/other.py").unlink()
+    write(
+        tmp_path,
+        {
+            "tools/notes.py": "import pkg\n\ndef run(stages):\n    pkg.stages.scale(stages)\n"
+        },
+    )
+    found = _returned_by_scale(tmp_path)
+    assert isinstance(found, Unknown), found
+
+
+def test_a_read_that_costs_more_than_its_bound_may_be_the_function(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Learning whether a read in another module is the function evaluates a bounded number
+    of expressions; past the bound its callers are not known (never a partial list)."""
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/stages.py": "def scale(shape):\n    return shape\n",
+            "main.py": "from pkg import stages\nstages.scale((4, 2))\n",
+        },
+    )
+    assert _returned_by_scale(tmp_path) == (4, 2)
+    monkeypatch.setattr(evaluate, "_MAX_STEPS_PER_READ", 1)
+    found = _returned_by_scale(tmp_path)
+    assert isinstance(found, Unknown) and "may be it" in found.why, found
 
 
 def test_a_config_object_read_by_many_modules_and_changed_by_none_is_known(
