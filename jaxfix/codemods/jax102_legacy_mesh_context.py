@@ -127,8 +127,15 @@ class LegacyMeshContext(Rule):
     fixes = {
         Safety.UNSAFE: "`with jax.set_mesh(mesh):`, and `jax.jit` for `pjit` in that scope"
     }
-    # A `with` and a spelling of a mesh or of pjit: not every file with a `with`.
-    tokens = ((rb"\bwith\b", rb"Mesh|make_mesh|pjit"),)
+    # A `with` statement and a spelling of a mesh or of pjit: not every file whose prose says
+    # "with". The statement begins a line (a compound statement follows no `;` or `:`): in a
+    # notebook's JSON, a line of a cell's source (`"    with mesh:\n"`, or after `\n`).
+    tokens = (
+        (
+            rb'(?m)(?:^|"|\\n)(?:[ \t\f]|\\t)*(?:async[ \t]+)?with\b',
+            rb"Mesh|make_mesh|pjit",
+        ),
+    )
     raises = (
         # `in_shardings` or `out_shardings`: JAX names the argument the spec was passed to
         "jit requires a non-empty mesh in context if you are passing `PartitionSpec`s to "

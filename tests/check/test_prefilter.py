@@ -178,6 +178,27 @@ def test_lower_call_token_allows_whitespace_comments_and_continuations(text):
     assert not RULES["JAX001"].may_apply(source.replace(b"lower", b"lowered"))
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "with Mesh(devices, ('data',)):\n    y = f(x)",
+        "def run():\n    async with Mesh(devices, ('data',)):\n        pass",
+        "if True:\n\twith Mesh(devices, ('data',)): pass",
+        '{"cells": [{"source": ["    with Mesh(devices, (\'data\',)):\\n"]}]}',
+        '{"cells": [{"source": "x = 1\\n\\twith Mesh(devices, (\'data\',)): pass"}]}',
+    ],
+)
+def test_legacy_mesh_context_token_is_a_with_statement_not_prose(text):
+    """JAX102 looks at `with` statements: a file whose docstrings say "with" and name a
+    Mesh is no candidate; a `with` statement, indented, async or in a notebook cell is."""
+    source = f"from jax.sharding import Mesh\n{text}\n".encode()
+    assert ast.parse(source)  # notebook JSON too: a dict display
+    assert RULES["JAX102"].may_apply(source)
+    prose = b'"""Put the batch on a Mesh, with one shard a device."""\nx = Mesh\n'
+    assert ast.parse(prose)
+    assert not RULES["JAX102"].may_apply(prose)
+
+
 def test_token_regexes_do_not_backtrack_on_long_comments():
     """A comment after a dot with many `#` and spaces: a regex that could split it into
     comment, space, comment... would take 2**60 steps here."""
