@@ -163,12 +163,6 @@ def {name}(batch, devices=None):
     mesh = Mesh(devices.reshape({data}, -1), ("data", "model"))
     sharding = NamedSharding(mesh, P("data", None))
     return jax.tree_util.tree_map(lambda x: jax.device_put(x, sharding), batch)
-
-
-def {name}_with_make_mesh(batch):
-    mesh = jax.make_mesh(({data}, jax.device_count() // {data}), ("data", "model"))
-    with jax.set_mesh(mesh):
-        return jax.tree_util.tree_map(lambda x: jax.device_put(x, P("data")), batch)
 '''
 
 
