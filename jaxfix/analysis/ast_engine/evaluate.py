@@ -3443,6 +3443,13 @@ class Evaluator:
                     [positional[0].value, *positional[1:2]],
                     "next(...) of a generator or its default",
                 )
+            if (
+                callee.name == "builtins.map"
+                and isinstance(positional, list)
+                and len(positional) >= 2
+                and keywords == {}
+            ):
+                return self._mapped(module, node, frame, positional[0], positional[1:])
             if callee.name in _TREE_LEAVES:
                 leaves = (
                     _tree_leaves(positional[0])
@@ -3495,6 +3502,27 @@ class Evaluator:
                 return lost_at(Unknown(f"a call of an object: {method.why}"), method)
             return Unknown("a call of an object whose `__call__` jaxfix cannot follow")
         return Unknown("a call of a value that is not a function")
+
+    def _mapped(
+        self,
+        module: Module,
+        node: ast.Call,
+        frame: Frame,
+        function: Value,
+        iterables: list[Value],
+    ) -> Value:
+        """`map(function, *iterables)` over items the code spells out: the value of each call,
+        in order (what `tuple(...)`, `list(...)` or a loop reads of it)."""
+        columns = [_items(v) for v in iterables]
+        if any(c is None for c in columns):
+            cause = next((v for v in iterables if isinstance(v, Unknown)), None)
+            if cause is not None:
+                return lost_at(Unknown(lambda: f"`map` over {cause.why}"), cause)
+            return Unknown("`map` over values jaxfix does not spell out")
+        return tuple(
+            self._call_of(module, node, frame, function, list(arguments), {})
+            for arguments in zip(*(c for c in columns if c is not None))
+        )
 
     def _isinstance(
         self,
