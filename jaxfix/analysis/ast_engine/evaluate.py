@@ -139,6 +139,7 @@ from jaxfix.analysis.ast_engine.values import (
     same,
 )
 from jaxfix.analysis.names import API_LAST_NAMES, Api, api_of_name
+from jaxfix.ground import quoting
 
 _MAX_CALL_DEPTH = 4  # functions followed inside one another
 _MAX_ITEMS = 256  # a range or comprehension longer than this is not spelled out
@@ -3482,6 +3483,17 @@ class Evaluator:
             host = self._host_read(callee, positional, keywords)
             if host is not None:
                 return host
+            if (
+                api_of_name(callee.name) is Api.JIT
+                and isinstance(positional, list)
+                and len(positional) == 1
+                and isinstance(positional[0], Instance)
+            ):  # `jax.jit(obj)` of an object of the tree: JAX traces its `__call__`
+                method = self.attribute(positional[0], "__call__", node)
+                if not isinstance(method, BoundMethod):
+                    why = method.why if isinstance(method, Unknown) else "no method"
+                    return Unknown(f"jax.jit of an object whose `__call__` is {why}")
+                positional = [method]
             return vocabulary.call(callee, positional, keywords, node, self.jax_version)
         if isinstance(callee, Function):
             return self.call_function(callee, positional, keywords, node)
@@ -4253,14 +4265,33 @@ class Evaluator:
                 ]
                 if flow.end is not None:
                     values.append(None)
-                value = join(
-                    values, f"`{function.node.name}` may return different values"
-                )
+                value = join(values, "")
+                if isinstance(value, Unknown) and not any(value is v for v in values):
+                    value = self._returns_differ(module, function, frame)
         finally:
             self._depth -= 1
             self._pop(key)
         self._calls[key] = value
         return value
+
+    def _returns_differ(
+        self, module: Module, function: Function, frame: Frame
+    ) -> Unknown:
+        """Why `function`'s returns disagree: the first test around a `return` that jaxfix
+        does not decide there (`if self._lower:` of an object built with a flag the code
+        does not show), placed where its value was lost."""
+        name = function.node.name  # type: ignore[union-attr]  # a def: lambdas return once
+        for test in _return_tests(function.node):
+            decided = self.value(module, test, frame)
+            if _truth(decided) is None:
+                said = f"`{name}` returns different values by `{quoting.cut(ast.unparse(test))}`"
+                if not isinstance(decided, Unknown):
+                    return Unknown(f"{said}, whose truth jaxfix does not know")
+                return lost_at(
+                    Unknown(f"{said}, which jaxfix does not decide: {decided.why}"),
+                    decided,
+                )
+        return Unknown(f"`{name}` may return different values")
 
     def _construct(
         self,
@@ -4812,6 +4843,25 @@ def _items(value: Value) -> tuple[Value, ...] | None:
     if isinstance(value, str) and len(value) <= _MAX_ITEMS:
         return tuple(value)
     return None
+
+
+def _return_tests(function: ast.AST) -> Iterator[ast.expr]:
+    """The tests of the `if` statements and expressions of `function` (not of the functions
+    it defines) that hold a `return`, outermost first."""
+    stack: list[ast.AST] = list(reversed(getattr(function, "body", [])))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(node, ast.Lambda):
+            continue
+        if isinstance(node, ast.If) and any(
+            isinstance(n, ast.Return) for n in ast.walk(node)
+        ):
+            yield node.test
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.IfExp):
+            yield node.value.test
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
 def _truth(value: Value) -> bool | None:

@@ -424,6 +424,9 @@ def call(
             if len(positional) == 1:
                 return Jitted(why, tuple(keywords.items()))
             return JaxStage(why)
+        cause = positional[0]
+        if isinstance(cause, Unknown):  # the trail goes on where the function was lost
+            return lost_at(Unknown(lambda: f"jax.jit of {cause.why}"), cause)
         return Unknown("jax.jit of something jaxfix does not know")
     if api is Api.WRAPS:
         return callee  # functools.wraps(fn) decorates keeping the body
