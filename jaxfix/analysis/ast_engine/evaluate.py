@@ -1429,6 +1429,34 @@ class Evaluator:
             or reads_only(use, module.parents)
             or self._passed_to_reader(module, use, 0)
             or self._kept_read_only(module, use)
+            or self._default_only_read(module, use)
+        )
+
+    def _default_only_read(self, module: Module, use: ast.AST) -> bool:
+        """`use` is the default of a parameter (`def build_mesh(shape=MESH_SHAPE)`) that the
+        function's body only reads, or passes on to a function that only reads it: the
+        default is the module's object itself, so a body that changed the parameter would
+        change it."""
+        arguments = module.parents.get(use)
+        function = module.parents.get(arguments) if arguments is not None else None
+        if not isinstance(arguments, ast.arguments) or not isinstance(
+            function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+        ):
+            return False
+        positional = [*arguments.posonlyargs, *arguments.args]
+        if use in arguments.defaults:
+            offset = len(positional) - len(arguments.defaults)
+            param = positional[offset + arguments.defaults.index(use)].arg
+        elif use in arguments.kw_defaults:
+            param = arguments.kwonlyargs[arguments.kw_defaults.index(use)].arg
+        else:
+            return False
+        return all(
+            reads_only(n, module.parents)
+            or self._passed_to_reader(module, n, 1)
+            or _rebinds(n, module.parents)
+            for n in ast.walk(function)
+            if isinstance(n, ast.Name) and n.id == param
         )
 
     def _held_by_read_alias(self, module: Module, use: ast.AST) -> bool:
