@@ -267,6 +267,12 @@ HELD_OUT = {
         with jax.set_mesh(Mesh(mesh_utils.create_hybrid_device_mesh([4, 2], dcn), ("a", "b"))):
             with use_abstract_mesh(AbstractMesh((2, 2), ("a", "b"))):
                 pass
+
+        slices = jax.process_count()
+        devices = mesh_utils.create_hybrid_device_mesh([4, 2], [slices, 1])
+        with jax.set_mesh(Mesh(devices, ("a", "b"))):
+            with use_abstract_mesh(AbstractMesh((2, 2), ("a", "b"))):
+                pass
         """,
     "export.py": """\
         import os
@@ -320,6 +326,9 @@ def test_held_out_idioms_say_where_their_trail_ended(tmp_path, monkeypatch):
         " spell out (a call of something jaxfix does not know (`load_dcn_shape` is not "
         "bound))"
     ), why
+    code, why = trails["train.py:23:10"]
+    assert code == "JAX002"
+    assert why.endswith("jaxfix lost it at line 20: a call of `jax.process_count`"), why
     code, why = trails["export.py:26:1"]
     assert code == "JAX001"
     assert why.startswith(

@@ -217,6 +217,8 @@ def _mesh(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> Value:
         )
     types = _types_or_default(args.get("axis_types"), names, sizes, AxisType.AUTO)
     lost = given if isinstance(given, Unknown) else None
+    if isinstance(given, Devices):
+        lost = given.sizes_lost
     return Mesh(MeshKind.CONCRETE, names, sizes, types, True, node, lost)
 
 
@@ -320,7 +322,9 @@ def _create_device_mesh(
     shape = _sizes(args.get("mesh_shape"))
     if shape is None:
         return _shape_lost("create_device_mesh", args.get("mesh_shape"))
-    return _device_array("create_device_mesh", args, shape)
+    return _device_array(
+        "create_device_mesh", args, shape, _lost(args.get("mesh_shape"))
+    )
 
 
 def _create_hybrid_device_mesh(
@@ -339,7 +343,8 @@ def _create_hybrid_device_mesh(
             "create_hybrid_device_mesh(...) of shapes of other ranks (JAX raises)"
         )
     shape = tuple(None if a is None or b is None else a * b for a, b in zip(ici, dcn))
-    return _device_array("create_hybrid_device_mesh", args, shape)
+    lost = _lost(args.get("mesh_shape")) or _lost(args.get("dcn_mesh_shape"))
+    return _device_array("create_hybrid_device_mesh", args, shape, lost)
 
 
 def _shape_lost(api: str, shape: Value | None) -> Unknown:
@@ -351,14 +356,20 @@ def _shape_lost(api: str, shape: Value | None) -> Unknown:
     return lost_at(Unknown(f"{why} ({lost.why})"), lost)
 
 
-def _device_array(api: str, args: Bound, shape: tuple[int | None, ...]) -> Value:
-    """The device array a `mesh_utils` builder gives: `shape`, of the devices given."""
+def _device_array(
+    api: str, args: Bound, shape: tuple[int | None, ...], lost: Unknown | None
+) -> Value:
+    """The device array a `mesh_utils` builder gives: `shape`, of the devices given; `lost`:
+    why a dimension of it is not known."""
     given = args.get("devices")
+    made: Value = Devices(shape, is_array=True)
     if isinstance(given, Devices):
-        return device_shapes.reshaped(given, shape)
-    if given is not None:
+        made = device_shapes.reshaped(given, shape)
+    elif given is not None:
         return Unknown(f"{api}(...) of devices jaxfix does not know")
-    return Devices(shape, is_array=True)
+    if isinstance(made, Devices) and None in made.shape and lost is not None:
+        return replace(made, sizes_lost=lost)
+    return made
 
 
 BUILDERS: dict[Api, Callable[[Bound, ast.AST, tuple[int, ...] | None], Value]] = {
