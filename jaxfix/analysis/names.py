@@ -50,6 +50,7 @@ class Api(enum.Enum):
     DEVICES = "devices"
     LOCAL_DEVICES = "local_devices"
     CREATE_DEVICE_MESH = "create_device_mesh"
+    CREATE_HYBRID_DEVICE_MESH = "create_hybrid_device_mesh"
     NUMPY_ARRAY = "numpy.array"
     NUMPY_RESHAPE = "numpy.reshape"
     # Primitives JAX registers in dispatch.prim_requires_devices_during_lowering (jax 0.10.2 and
@@ -134,6 +135,10 @@ _QUALIFIED_NAMES: dict[Api, tuple[str, ...]] = {
         "jax.experimental.mesh_utils.create_device_mesh",
         "jax._src.mesh_utils.create_device_mesh",
     ),
+    Api.CREATE_HYBRID_DEVICE_MESH: (
+        "jax.experimental.mesh_utils.create_hybrid_device_mesh",
+        "jax._src.mesh_utils.create_hybrid_device_mesh",
+    ),
     Api.NUMPY_ARRAY: ("numpy.array", "numpy.asarray"),
     Api.NUMPY_RESHAPE: ("numpy.reshape",),
     Api.PURE_CALLBACK: ("jax.pure_callback", "jax._src.callback.pure_callback"),
@@ -178,6 +183,14 @@ SIGNATURES: dict[Api, Signature] = {
     Api.MESH: Signature(("devices", "axis_names", "axis_types")),
     Api.CREATE_DEVICE_MESH: Signature(
         ("mesh_shape", "devices"), ("contiguous_submeshes", "allow_split_physical_axes")
+    ),
+    Api.CREATE_HYBRID_DEVICE_MESH: Signature(
+        ("mesh_shape", "dcn_mesh_shape", "devices"),
+        (
+            "process_is_granule",
+            "should_sort_granules_by_key",
+            "allow_split_physical_axes",
+        ),
     ),
     Api.NAMED_SHARDING: Signature(("mesh", "spec"), ("memory_kind",)),
     Api.USE_ABSTRACT_MESH: Signature(("mesh",)),

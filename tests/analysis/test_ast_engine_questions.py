@@ -59,6 +59,32 @@ def last_value(tmp_path: Path, source: str):
             "dims = (2, 2, 2)\nm = Mesh(np.array(jax.devices()).reshape(*dims), ('a', 'b', 'c'))",
             (2, 2, 2),
         ),
+        (  # each axis the product of its size within a slice and across slices
+            "m = Mesh(mesh_utils.create_hybrid_device_mesh([2, 2], [2, 1]), ('a', 'b'))",
+            (4, 2),
+        ),
+        (
+            "m = Mesh(mesh_utils.create_hybrid_device_mesh((4, 1), dcn_mesh_shape=(1, 2),"
+            " devices=jax.devices(), process_is_granule=True), ('a', 'b'))",
+            (4, 2),
+        ),
+        (
+            "m = Mesh(mesh_utils.create_hybrid_device_mesh([2, 2], [n, 1]), ('a', 'b'))",
+            (None, 2),
+        ),
+        (
+            "shape = tuple(map(int, ['4', '2']))\nm = Mesh(mesh_utils.create_device_mesh(shape), ('a', 'b'))",
+            (4, 2),
+        ),
+        (
+            "def twice(n):\n    return 2 * n\n"
+            "m = Mesh(mesh_utils.create_device_mesh(list(map(twice, (2, 1)))), ('a', 'b'))",
+            (4, 2),
+        ),
+        (
+            "m = Mesh(mesh_utils.create_device_mesh(tuple(map(max, (4, 1), (1, 2)))), ('a', 'b'))",
+            (4, 2),
+        ),
         (
             "m = Mesh(np.array(jax.devices()[:8]).reshape(2, 4).flatten().reshape(4, 2), ('a', 'b'))",
             (4, 2),
@@ -91,6 +117,9 @@ def test_mesh_sizes_from_the_shape_of_its_devices(tmp_path, code, sizes):
         "m = Mesh(other.reshape(2, 4), ('a', 'b'))",  # reshape of something unknown
         "m = Mesh(np.array(jax.devices(), ndmin=2), ('a', 'b'))",
         "m = Mesh(mesh_utils.create_device_mesh(shape), ('a', 'b'))",
+        "m = Mesh(mesh_utils.create_hybrid_device_mesh([2, 2], [2, 1, 1]), ('a', 'b'))",  # JAX raises: ranks differ
+        "m = Mesh(mesh_utils.create_hybrid_device_mesh([2, 2], dcn), ('a', 'b'))",
+        "m = Mesh(mesh_utils.create_device_mesh(tuple(map(int, shape))), ('a', 'b'))",
         "m = Mesh(AbstractMesh((2, 4), ('a', 'b')).devices, ('a', 'b'))",  # an AbstractMesh has no devices
     ],
 )

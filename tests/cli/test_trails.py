@@ -247,6 +247,105 @@ def test_sizes_the_host_decides_that_match_on_some_host(tmp_path, monkeypatch):
     ), why
 
 
+HELD_OUT = {
+    "train.py": """\
+        import argparse
+        import os
+
+        import jax
+        from jax.experimental import mesh_utils
+        from jax.sharding import AbstractMesh, Mesh, use_abstract_mesh
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--mesh_shape", type=int, nargs="+", default=[4, 2])
+        args = parser.parse_args()
+        with jax.set_mesh(Mesh(mesh_utils.create_device_mesh(tuple(args.mesh_shape)), ("a", "b"))):
+            with use_abstract_mesh(AbstractMesh((2, 2), ("a", "b"))):
+                pass
+
+        dcn = load_dcn_shape()
+        with jax.set_mesh(Mesh(mesh_utils.create_hybrid_device_mesh([4, 2], dcn), ("a", "b"))):
+            with use_abstract_mesh(AbstractMesh((2, 2), ("a", "b"))):
+                pass
+
+        slices = jax.process_count()
+        devices = mesh_utils.create_hybrid_device_mesh([4, 2], [slices, 1])
+        with jax.set_mesh(Mesh(devices, ("a", "b"))):
+            with use_abstract_mesh(AbstractMesh((2, 2), ("a", "b"))):
+                pass
+        """,
+    "export.py": """\
+        import os
+
+        import jax
+        import jax.numpy as jnp
+        from jax.sharding import AbstractMesh, NamedSharding, PartitionSpec as P
+
+        MESH = AbstractMesh((4, 2), ("data", "model"))
+
+
+        class Exporter:
+            def __init__(self, fn, sharded):
+                self._fn = fn
+                self._sharded = sharded
+
+            def __call__(self):
+                if self._sharded:
+                    return jax.jit(self._fn, out_shardings=NamedSharding(MESH, P("data")))
+                return jax.jit(self._fn)
+
+
+        def jitted():
+            return jax.jit(load_step(), out_shardings=NamedSharding(MESH, P("data")))
+
+
+        x = jax.ShapeDtypeStruct((8, 4), jnp.float32)
+        Exporter(jnp.tanh, os.environ.get("SHARDED") == "1")().lower(x)
+        jitted().lower(x)
+        """,
+}
+
+
+def test_held_out_idioms_say_where_their_trail_ended(tmp_path, monkeypatch):
+    """A mesh shape from the command line, a hybrid mesh's unknown cross-slice shape, a
+    `__call__` whose returns a flag the code does not show decides, jit of a function
+    jaxfix does not know: each names the step where the value was lost."""
+    trails = _trails(_project(tmp_path, HELD_OUT), monkeypatch, "--no-cache", "-v")
+    assert trails["train.py:12:10"] == (
+        "JAX002",
+        "the enclosing mesh reaches here as the mesh entered by `jax.set_mesh(Mesh(mesh_u"
+        "tils.create_device_mesh(tuple(arg...` (line 11), a mesh built at line "
+        "11 whose axis sizes jaxfix does not know; jaxfix lost it at line 8: "
+        "create_device_mesh(...) of a shape jaxfix cannot spell out (`tuple(...)` of "
+        "`.mesh_shape` of a call of `.parse_args` of a call of `argparse.ArgumentParser`)",
+    )
+    code, why = trails["train.py:17:10"]
+    assert code == "JAX002"
+    assert why.endswith(
+        "jaxfix lost it at line 15: create_hybrid_device_mesh(...) of a shape jaxfix cannot"
+        " spell out (a call of something jaxfix does not know (`load_dcn_shape` is not "
+        "bound))"
+    ), why
+    code, why = trails["train.py:23:10"]
+    assert code == "JAX002"
+    assert why.endswith("jaxfix lost it at line 20: a call of `jax.process_count`"), why
+    code, why = trails["export.py:26:1"]
+    assert code == "JAX001"
+    assert why.startswith(
+        'the lowered function reaches here as `Exporter(jnp.tanh, os.environ.get("SH...`'
+    ), why
+    assert why.endswith(
+        "jaxfix lost it at line 26: `__call__` returns different values by "
+        "`self._sharded`, which jaxfix does not decide: a comparison jaxfix does not decide"
+    ), why
+    code, why = trails["export.py:27:1"]
+    assert code == "JAX001"
+    assert why.endswith(
+        "jaxfix lost it at line 22: jax.jit of a call of something jaxfix does not know "
+        "(`load_step` is not bound)"
+    ), why
+
+
 GATHER = {
     "gather.py": """\
         import jax

@@ -139,6 +139,7 @@ from jaxfix.analysis.ast_engine.values import (
     same,
 )
 from jaxfix.analysis.names import API_LAST_NAMES, Api, api_of_name
+from jaxfix.ground import quoting
 
 _MAX_CALL_DEPTH = 4  # functions followed inside one another
 _MAX_ITEMS = 256  # a range or comprehension longer than this is not spelled out
@@ -1428,6 +1429,34 @@ class Evaluator:
             or reads_only(use, module.parents)
             or self._passed_to_reader(module, use, 0)
             or self._kept_read_only(module, use)
+            or self._default_only_read(module, use)
+        )
+
+    def _default_only_read(self, module: Module, use: ast.AST) -> bool:
+        """`use` is the default of a parameter (`def build_mesh(shape=MESH_SHAPE)`) that the
+        function's body only reads, or passes on to a function that only reads it: the
+        default is the module's object itself, so a body that changed the parameter would
+        change it."""
+        arguments = module.parents.get(use)
+        function = module.parents.get(arguments) if arguments is not None else None
+        if not isinstance(arguments, ast.arguments) or not isinstance(
+            function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+        ):
+            return False
+        positional = [*arguments.posonlyargs, *arguments.args]
+        if use in arguments.defaults:
+            offset = len(positional) - len(arguments.defaults)
+            param = positional[offset + arguments.defaults.index(use)].arg
+        elif use in arguments.kw_defaults:
+            param = arguments.kwonlyargs[arguments.kw_defaults.index(use)].arg
+        else:
+            return False
+        return all(
+            reads_only(n, module.parents)
+            or self._passed_to_reader(module, n, 1)
+            or _rebinds(n, module.parents)
+            for n in ast.walk(function)
+            if isinstance(n, ast.Name) and n.id == param
         )
 
     def _held_by_read_alias(self, module: Module, use: ast.AST) -> bool:
@@ -3443,6 +3472,13 @@ class Evaluator:
                     [positional[0].value, *positional[1:2]],
                     "next(...) of a generator or its default",
                 )
+            if (
+                callee.name == "builtins.map"
+                and isinstance(positional, list)
+                and len(positional) >= 2
+                and keywords == {}
+            ):
+                return self._mapped(module, node, frame, positional[0], positional[1:])
             if callee.name in _TREE_LEAVES:
                 leaves = (
                     _tree_leaves(positional[0])
@@ -3475,6 +3511,17 @@ class Evaluator:
             host = self._host_read(callee, positional, keywords)
             if host is not None:
                 return host
+            if (
+                api_of_name(callee.name) is Api.JIT
+                and isinstance(positional, list)
+                and len(positional) == 1
+                and isinstance(positional[0], Instance)
+            ):  # `jax.jit(obj)` of an object of the tree: JAX traces its `__call__`
+                method = self.attribute(positional[0], "__call__", node)
+                if not isinstance(method, BoundMethod):
+                    why = method.why if isinstance(method, Unknown) else "no method"
+                    return Unknown(f"jax.jit of an object whose `__call__` is {why}")
+                positional = [method]
             return vocabulary.call(callee, positional, keywords, node, self.jax_version)
         if isinstance(callee, Function):
             return self.call_function(callee, positional, keywords, node)
@@ -3495,6 +3542,27 @@ class Evaluator:
                 return lost_at(Unknown(f"a call of an object: {method.why}"), method)
             return Unknown("a call of an object whose `__call__` jaxfix cannot follow")
         return Unknown("a call of a value that is not a function")
+
+    def _mapped(
+        self,
+        module: Module,
+        node: ast.Call,
+        frame: Frame,
+        function: Value,
+        iterables: list[Value],
+    ) -> Value:
+        """`map(function, *iterables)` over items the code spells out: the value of each call,
+        in order (what `tuple(...)`, `list(...)` or a loop reads of it)."""
+        columns = [_items(v) for v in iterables]
+        if any(c is None for c in columns):
+            cause = next((v for v in iterables if isinstance(v, Unknown)), None)
+            if cause is not None:
+                return lost_at(Unknown(lambda: f"`map` over {cause.why}"), cause)
+            return Unknown("`map` over values jaxfix does not spell out")
+        return tuple(
+            self._call_of(module, node, frame, function, list(arguments), {})
+            for arguments in zip(*(c for c in columns if c is not None))
+        )
 
     def _isinstance(
         self,
@@ -4225,14 +4293,33 @@ class Evaluator:
                 ]
                 if flow.end is not None:
                     values.append(None)
-                value = join(
-                    values, f"`{function.node.name}` may return different values"
-                )
+                value = join(values, "")
+                if isinstance(value, Unknown) and not any(value is v for v in values):
+                    value = self._returns_differ(module, function, frame)
         finally:
             self._depth -= 1
             self._pop(key)
         self._calls[key] = value
         return value
+
+    def _returns_differ(
+        self, module: Module, function: Function, frame: Frame
+    ) -> Unknown:
+        """Why `function`'s returns disagree: the first test around a `return` that jaxfix
+        does not decide there (`if self._lower:` of an object built with a flag the code
+        does not show), placed where its value was lost."""
+        name = function.node.name  # type: ignore[union-attr]  # a def: lambdas return once
+        for test in _return_tests(function.node):
+            decided = self.value(module, test, frame)
+            if _truth(decided) is None:
+                said = f"`{name}` returns different values by `{quoting.cut(ast.unparse(test))}`"
+                if not isinstance(decided, Unknown):
+                    return Unknown(f"{said}, whose truth jaxfix does not know")
+                return lost_at(
+                    Unknown(f"{said}, which jaxfix does not decide: {decided.why}"),
+                    decided,
+                )
+        return Unknown(f"`{name}` may return different values")
 
     def _construct(
         self,
@@ -4784,6 +4871,25 @@ def _items(value: Value) -> tuple[Value, ...] | None:
     if isinstance(value, str) and len(value) <= _MAX_ITEMS:
         return tuple(value)
     return None
+
+
+def _return_tests(function: ast.AST) -> Iterator[ast.expr]:
+    """The tests of the `if` statements and expressions of `function` (not of the functions
+    it defines) that hold a `return`, outermost first."""
+    stack: list[ast.AST] = list(reversed(getattr(function, "body", [])))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(node, ast.Lambda):
+            continue
+        if isinstance(node, ast.If) and any(
+            isinstance(n, ast.Return) for n in ast.walk(node)
+        ):
+            yield node.test
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.IfExp):
+            yield node.value.test
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
 def _truth(value: Value) -> bool | None:

@@ -79,6 +79,7 @@ _READING_FUNCTIONS = frozenset(
         "asarray",
         "reshape",
         "create_device_mesh",
+        "create_hybrid_device_mesh",
         # JAX's tree functions and a jitted function's stages (`_STAGES`) trace or read a
         # pytree, never change it (the traced function is given a tree rebuilt from its leaves)
         "eval_shape",

@@ -155,6 +155,8 @@ class Devices:
 
     shape: tuple[int | None, ...]
     is_array: bool  # a NumPy array (it has `.reshape`, `.flatten`), not a Python list
+    # why a dimension is not known, where the shape it was made of says (the trail's end)
+    sizes_lost: Unknown | None = field(default=None, compare=False, repr=False)
 
     @property
     def count(self) -> int | None:

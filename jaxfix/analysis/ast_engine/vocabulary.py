@@ -50,6 +50,7 @@ from jaxfix.analysis.ast_engine.values import (
     Value,
     holds_tree_objects,
     known,
+    lost_at,
 )
 from jaxfix.analysis.names import (
     CONCRETE_MESH_UPDATE,
@@ -216,6 +217,8 @@ def _mesh(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> Value:
         )
     types = _types_or_default(args.get("axis_types"), names, sizes, AxisType.AUTO)
     lost = given if isinstance(given, Unknown) else None
+    if isinstance(given, Devices):
+        lost = given.sizes_lost
     return Mesh(MeshKind.CONCRETE, names, sizes, types, True, node, lost)
 
 
@@ -318,13 +321,55 @@ def _create_device_mesh(
 ) -> Value:
     shape = _sizes(args.get("mesh_shape"))
     if shape is None:
-        return Unknown("create_device_mesh(...) of a shape jaxfix cannot spell out")
+        return _shape_lost("create_device_mesh", args.get("mesh_shape"))
+    return _device_array(
+        "create_device_mesh", args, shape, _lost(args.get("mesh_shape"))
+    )
+
+
+def _create_hybrid_device_mesh(
+    args: Bound, node: ast.AST, version: tuple[int, ...] | None
+) -> Value:
+    """`create_hybrid_device_mesh(ici, dcn, devices)`: each axis the product of its sizes
+    within a slice and across slices (JAX raises when their ranks differ)."""
+    ici = _sizes(args.get("mesh_shape"))
+    if ici is None:
+        return _shape_lost("create_hybrid_device_mesh", args.get("mesh_shape"))
+    dcn = _sizes(args.get("dcn_mesh_shape"))
+    if dcn is None:
+        return _shape_lost("create_hybrid_device_mesh", args.get("dcn_mesh_shape"))
+    if len(ici) != len(dcn):
+        return Unknown(
+            "create_hybrid_device_mesh(...) of shapes of other ranks (JAX raises)"
+        )
+    shape = tuple(None if a is None or b is None else a * b for a, b in zip(ici, dcn))
+    lost = _lost(args.get("mesh_shape")) or _lost(args.get("dcn_mesh_shape"))
+    return _device_array("create_hybrid_device_mesh", args, shape, lost)
+
+
+def _shape_lost(api: str, shape: Value | None) -> Unknown:
+    """Why `api(...)`'s shape is not known, placed where the shape was lost."""
+    why = f"{api}(...) of a shape jaxfix cannot spell out"
+    lost = _lost(shape)
+    if lost is None:
+        return Unknown(why)
+    return lost_at(Unknown(f"{why} ({lost.why})"), lost)
+
+
+def _device_array(
+    api: str, args: Bound, shape: tuple[int | None, ...], lost: Unknown | None
+) -> Value:
+    """The device array a `mesh_utils` builder gives: `shape`, of the devices given; `lost`:
+    why a dimension of it is not known."""
     given = args.get("devices")
+    made: Value = Devices(shape, is_array=True)
     if isinstance(given, Devices):
-        return device_shapes.reshaped(given, shape)
-    if given is not None:
-        return Unknown("create_device_mesh(...) of devices jaxfix does not know")
-    return Devices(shape, is_array=True)
+        made = device_shapes.reshaped(given, shape)
+    elif given is not None:
+        return Unknown(f"{api}(...) of devices jaxfix does not know")
+    if isinstance(made, Devices) and None in made.shape and lost is not None:
+        return replace(made, sizes_lost=lost)
+    return made
 
 
 BUILDERS: dict[Api, Callable[[Bound, ast.AST, tuple[int, ...] | None], Value]] = {
@@ -341,6 +386,7 @@ BUILDERS: dict[Api, Callable[[Bound, ast.AST, tuple[int, ...] | None], Value]] =
     Api.MAKE_ARRAY_FROM_SINGLE_DEVICE_ARRAYS: _made_array,
     Api.MAKE_ARRAY_FROM_PROCESS_LOCAL_DATA: _made_array,
     Api.CREATE_DEVICE_MESH: _create_device_mesh,
+    Api.CREATE_HYBRID_DEVICE_MESH: _create_hybrid_device_mesh,
 }
 
 
@@ -389,6 +435,9 @@ def call(
             if len(positional) == 1:
                 return Jitted(why, tuple(keywords.items()))
             return JaxStage(why)
+        cause = positional[0]
+        if isinstance(cause, Unknown):  # the trail goes on where the function was lost
+            return lost_at(Unknown(lambda: f"jax.jit of {cause.why}"), cause)
         return Unknown("jax.jit of something jaxfix does not know")
     if api is Api.WRAPS:
         return callee  # functools.wraps(fn) decorates keeping the body
@@ -584,9 +633,13 @@ def _builtin_call(
         else:
             items = _items(positional[0]) if len(positional) == 1 else None
         if items is None:
-            return Unknown(
-                f"`{name.rpartition('.')[2]}(...)` of something jaxfix does not know"
-            )
+            spelled = f"`{name.rpartition('.')[2]}(...)`"
+            cause = positional[0] if len(positional) == 1 else None
+            if isinstance(
+                cause, Unknown
+            ):  # the trail goes on where the items were lost
+                return lost_at(Unknown(lambda: f"{spelled} of {cause.why}"), cause)
+            return Unknown(f"{spelled} of something jaxfix does not know")
         return items if name == "builtins.tuple" else ListValue(items)
     if name == "builtins.dict":
         if not positional:
