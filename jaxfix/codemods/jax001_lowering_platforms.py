@@ -19,6 +19,7 @@ from jaxfix.analysis.ast_engine.evidence import (
 from jaxfix.analysis.ast_engine.jitting import JitApplication
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import (
+    Array,
     AxisType,
     BoundMethod,
     DictValue,
@@ -1332,6 +1333,10 @@ class MissingLoweringPlatforms(Rule):
             return [_Found(mesh, self._origin_text(mesh))]
         if argument and isinstance(value, ShapeStruct):
             return self._value_meshes(value.sharding, argument=False)
+        if argument and isinstance(value, Array) and value.sharding is None:
+            # host data or an array made unsharded (`jnp.ones(...)` a helper returns): as
+            # `brings_no_devices` says of the same call written at the lowering
+            return []
         if isinstance(value, Leaves):  # a pytree mapped from eval_shape's structs
             return self._value_meshes(value.leaf, argument=argument)
         if argument and isinstance(value, Structs):
