@@ -64,7 +64,13 @@ def with_value_sites(
         for index, item in enumerate(items)
         if item.code == _CALLED[0] and not item.at_value and _context_entries(item)
     ]
-    if not walked and not called and not contexts:
+    spread = [
+        (path, index, item)
+        for path, items in evidence.items()
+        for index, item in enumerate(items)
+        if item.code == _SPREAD[0] and not item.at_value
+    ]
+    if not walked and not called and not contexts and not spread:
         return dict(evidence)
     from jaxfix.analysis.ast_engine.values import Unknown
     from jaxfix.analysis.ast_engine.written_at import written_at
@@ -134,7 +140,65 @@ def with_value_sites(
         _at_caller(engine, path, index, item, found, ours)
     for path, index, item in contexts:
         _at_out_sharding(engine, path, index, item, found, ours)
+    for path, index, item in spread:
+        _at_mapping(engine, path, index, item, found, ours)
     return {p: tuple(items) for p, items in found.items()}
+
+
+# JAX005's keyword raised from a `**mapping` whose dict is written in another module: the key
+# gets evidence of its own there.
+_SPREAD = ("JAX005", "check_rep")
+
+
+def _at_mapping(
+    engine: Engine,
+    path: Path,
+    index: int,
+    item: Evidence,
+    found: dict[Path, list[Evidence]],
+    ours: set[Path],
+) -> None:
+    """A call on the raising line passing `**NAME`, where `NAME` is a dict written at the top
+    of another module of the run with the refused key: that key gets the evidence, the
+    raising line says where it went."""
+    from jaxfix.analysis.ast_engine.assignments import written_elsewhere
+    from jaxfix.analysis.ast_engine.values import Unknown
+
+    evaluator = engine.evaluator
+    module = evaluator.module(path)
+    if isinstance(module, Unknown):
+        return
+    names = [
+        k.value
+        for call in module.calls
+        if call.lineno <= item.line <= (call.end_lineno or call.lineno)
+        for k in call.keywords
+        if k.arg is None and isinstance(k.value, ast.Name)
+    ]
+    for name in names:
+        written = written_elsewhere(evaluator, module, name)
+        if written is None or written[0].path.resolve() == path:
+            continue
+        target, table = written
+        keys = [
+            k
+            for k in (table.keys if isinstance(table, ast.Dict) else ())
+            if isinstance(k, ast.Constant) and k.value == _SPREAD[1]
+        ]
+        where = target.path.resolve()
+        if len(keys) != 1 or where not in ours:
+            continue
+        extent = _extent(target, keys[0])
+        site = ValueSite(
+            (path, item.line),
+            where,
+            extent,
+            name.id,
+            why=f"`**{name.id}` passes its keys as keywords",
+        )
+        found[path][index] = replace(item, value_site=site)
+        found.setdefault(where, []).append(_at_value(item, extent, site))
+        return
 
 
 def _context_entries(item: Evidence) -> list[tuple[Path, int, int, Facts]]:

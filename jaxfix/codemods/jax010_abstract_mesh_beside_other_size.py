@@ -114,7 +114,7 @@ class AbstractMeshBesideOtherSize(Rule):
 
     def visit_Call(self, node: ast.Call) -> None:
         analysis = self.analysis
-        if not self._builds_abstract_meshes:
+        if not (self._builds_abstract_meshes or self.recorded):
             return
         lowering = self._lowering(node)
         if lowering is None:
@@ -161,8 +161,16 @@ class AbstractMeshBesideOtherSize(Rule):
         for part in built:
             if part.mesh.size == target.mesh.size:
                 continue
-            origin = part.mesh.origin
-            assert isinstance(origin, ast.Call)
+            built_at = part.mesh.origin
+            assert isinstance(built_at, ast.Call)
+            # built in another module: the reference this module gives it is what changes
+            origin: ast.expr = (
+                part.given
+                if built_at not in analysis.parents
+                and part.given is not None
+                and _is_reference(part.given)
+                else built_at
+            )
             name = self._name_at(others, target.mesh, origin)
             why = None
             if part.mesh.axis_names != target.mesh.axis_names:
@@ -363,6 +371,13 @@ class AbstractMeshBesideOtherSize(Rule):
             f"raises ValueError: AbstractMesh size: {hand.mesh.size} does not match the "
             f"device assignment size: {other.mesh.size}"
         )
+
+
+def _is_reference(expr: ast.expr) -> bool:
+    """`m`, `cfg.mesh`: a name or an attribute, which a fix may replace."""
+    return isinstance(expr, ast.Name) or (
+        isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)
+    )
 
 
 def _unabstract(expr: ast.expr | None) -> ast.expr | None:

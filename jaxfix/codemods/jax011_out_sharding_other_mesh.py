@@ -7,7 +7,15 @@ import functools
 from typing import TYPE_CHECKING
 
 from jaxfix.analysis.ast_engine.contexts import setting_site
-from jaxfix.analysis.ast_engine.values import AxisType, External, Mesh, Sharding, Spec
+from jaxfix.analysis.ast_engine.values import (
+    AxisType,
+    External,
+    Mesh,
+    Sharding,
+    Spec,
+    Unknown,
+    Value,
+)
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.text import not_fixed, with_note
@@ -134,9 +142,16 @@ class OutShardingOtherMesh(Rule):
         self.report(raising, message, fix=fix)
 
     def _named_sharding(self, out: ast.expr) -> bool:
-        """Whether `out` is written as `NamedSharding(...)`, here or in the one assignment
-        of a name (only then are its values asked for: most `out_sharding=` are specs)."""
+        """Whether `out` may be a `NamedSharding`: written as `NamedSharding(...)`, here or
+        in the one assignment of a name, or a reference to a value built elsewhere (an
+        import, an attribute: the engine is asked); only then are its values asked for,
+        most `out_sharding=` being specs written here."""
         written = self.analysis.written_as(out) if isinstance(out, ast.Name) else out
+        if (isinstance(written, ast.Attribute) and _reference(written)) or (
+            isinstance(written, ast.Name)
+            and written.id in self.analysis.module.imported
+        ):
+            return True
         if not isinstance(written, ast.Call):
             return False
         func = written.func
@@ -172,12 +187,19 @@ class OutShardingOtherMesh(Rule):
 
     def _why_not_fixed(self, out: ast.expr, context: Mesh) -> str | None:
         analysis = self.analysis
-        if not isinstance(out, ast.Call) or analysis.called_api(out) is not (
+        if _reference(out):  # built elsewhere: its `.spec` is what the fix passes
+            sharding = analysis.value_of(out)
+            spec: Value = (
+                sharding.spec if isinstance(sharding, Sharding) else Unknown("")
+            )
+            args: dict[str, ast.expr] | None = {"mesh": out, "spec": out}
+        elif not isinstance(out, ast.Call) or analysis.called_api(out) is not (
             Api.NAMED_SHARDING
         ):
             return "the sharding is not written here as NamedSharding(mesh, spec)"
-        args = analysis.bind(out)
-        spec = analysis.value_of(args["spec"]) if args and "spec" in args else None
+        else:
+            args = analysis.bind(out)
+            spec = analysis.value_of(args["spec"]) if args and "spec" in args else None
         if (
             args is None
             or set(args) != {"mesh", "spec"}
@@ -213,10 +235,19 @@ def _all_auto(mesh: Mesh) -> bool:
     )
 
 
+def _reference(expr: ast.expr) -> bool:
+    """`S`, `layout.S`, `cfg.sharding`: a name or a dotted attribute."""
+    while isinstance(expr, ast.Attribute):
+        expr = expr.value
+    return isinstance(expr, ast.Name)
+
+
 def _spec_of(old: cst.CSTNode) -> cst.CSTNode:
-    """`NamedSharding(mesh, spec)` -> `spec`, as written."""
+    """`NamedSharding(mesh, spec)` -> `spec`, as written; a reference `s` -> `s.spec`."""
     import libcst as cst  # for the fix, written only when it is applied
 
+    if isinstance(old, (cst.Name, cst.Attribute)):
+        return cst.Attribute(value=old, attr=cst.Name("spec"))
     assert isinstance(old, cst.Call)
     keyword = next(
         (a for a in old.args if a.keyword and a.keyword.value == "spec"), None
