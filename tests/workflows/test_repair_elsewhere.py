@@ -1,0 +1,54 @@
+"""`jaxfix repair` on tests/repair_projects/elsewhere, under real JAX on both tiers: three
+stages raise with values built in model/settings.py, which the raising lines do not spell: a
+`jax.shard_map(..., **SHARD_KWARGS)` whose dict holds `check_rep` (JAX005: the key is renamed
+where the dict is written), a `jnp.zeros(out_sharding=ROWS)` whose imported sharding is on
+another mesh than the context's (JAX011: its spec is passed), and a lowering beside a
+`ShapeDtypeStruct` on an imported hand-built `AbstractMesh` of another size (JAX010: the
+sharding is given the concrete mesh's abstract mesh). The sibling stages (a dict that says
+`check_vma`, the same abstract mesh lowered beside a mesh of its own size) are never changed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codemods.test_real_jax import JAX_VERSIONS
+from workflows.test_repair import (
+    changed,
+    copied,
+    python,
+    repair_with_pytest,
+    snapshot,
+)
+
+PROJECT = Path(__file__).parents[1] / "repair_projects" / "elsewhere"
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_values_built_in_another_module_are_fixed_where_the_run_shows_them(
+    tmp_path, version
+):
+    tree = copied(PROJECT, tmp_path / "elsewhere")
+    before = snapshot(tree)
+    code, report, _ = repair_with_pytest(
+        tree, tmp_path, python(version), "--unsafe-fixes"
+    )
+    assert code == 0, report
+    assert sorted((f["code"], f["path"], f["line"]) for f in report["fixed"]) == [
+        ("JAX005", "model/stages.py", 17),
+        ("JAX010", "model/stages.py", 40),
+        ("JAX011", "model/stages.py", 30),
+    ]
+    assert report["left"] == []
+    assert changed(before, tree) == {"model/settings.py", "model/stages.py"}
+    after = snapshot(tree)
+    assert after["model/settings.py"] == before["model/settings.py"].replace(
+        b'"check_rep": False', b'"check_vma": False'
+    )
+    stages = after["model/stages.py"]
+    assert b"out_sharding=ROWS.spec" in stages
+    assert stages.count(b"SERVE_ABSTRACT, PartitionSpec") == 1  # the served stage's
+    assert b"mesh.abstract_mesh," in stages
+    assert b"**SHARD_KWARGS" in stages and b"**CHECKED_KWARGS" in stages
