@@ -4,8 +4,12 @@ stages raise with values built in model/settings.py, which the raising lines do 
 where the dict is written), a `jnp.zeros(out_sharding=ROWS)` whose imported sharding is on
 another mesh than the context's (JAX011: its spec is passed), and a lowering beside a
 `ShapeDtypeStruct` on an imported hand-built `AbstractMesh` of another size (JAX010: the
-sharding is given the concrete mesh's abstract mesh). The sibling stages (a dict that says
-`check_vma`, the same abstract mesh lowered beside a mesh of its own size) are never changed."""
+sharding is given the concrete mesh's abstract mesh). A fourth (model/rows.py) runs a jitted
+`with_sharding_constraint` of a bare spec under `jax.set_mesh` of a `jax.make_mesh` mesh
+without axis_types: JAX asserts the array's sharding (AssertionError, JAX013) and the mesh its
+caller enters is given Auto axes. The sibling stages (a dict that says `check_vma`, the same
+abstract mesh lowered beside a mesh of its own size, a constraint whose array is placed so)
+are never changed."""
 
 from __future__ import annotations
 
@@ -40,9 +44,14 @@ def test_values_built_in_another_module_are_fixed_where_the_run_shows_them(
         ("JAX005", "model/stages.py", 17),
         ("JAX010", "model/stages.py", 40),
         ("JAX011", "model/stages.py", 30),
+        ("JAX013", "model/rows.py", 10),
     ]
     assert report["left"] == []
-    assert changed(before, tree) == {"model/settings.py", "model/stages.py"}
+    assert changed(before, tree) == {
+        "model/rows.py",
+        "model/settings.py",
+        "model/stages.py",
+    }
     after = snapshot(tree)
     assert after["model/settings.py"] == before["model/settings.py"].replace(
         b'"check_rep": False', b'"check_vma": False'
@@ -52,3 +61,8 @@ def test_values_built_in_another_module_are_fixed_where_the_run_shows_them(
     assert stages.count(b"SERVE_ABSTRACT, PartitionSpec") == 1  # the served stage's
     assert b"mesh.abstract_mesh," in stages
     assert b"**SHARD_KWARGS" in stages and b"**CHECKED_KWARGS" in stages
+    rows = after["model/rows.py"]
+    made = b'mesh = jax.make_mesh((4, 2), ("data", "model"))\n'
+    assert before["model/rows.py"].count(made) == 2
+    assert rows.count(made) == 1  # the placed stage's
+    assert b"axis_types=(jax.sharding.AxisType.Auto,) * 2" in rows

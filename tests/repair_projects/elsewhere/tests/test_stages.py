@@ -1,6 +1,7 @@
 import jax.numpy as jnp
 from jax.sharding import PartitionSpec
 
+from model.rows import doubled_rows, tripled_placed_rows
 from model.stages import checked_total, lowered_text, served_text, total, zeros
 
 
@@ -22,3 +23,11 @@ def test_lowered():
 
 def test_served():
     assert "stablehlo" in served_text()
+
+
+def test_doubled_rows():
+    assert float(doubled_rows(jnp.ones((8, 4))).sum()) == 64.0
+
+
+def test_tripled_placed_rows():
+    assert float(tripled_placed_rows(jnp.ones((8, 4))).sum()) == 96.0
