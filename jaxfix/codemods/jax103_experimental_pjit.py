@@ -5,7 +5,8 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from jaxfix.analysis.ast_engine.values import Sharding
+from jaxfix.analysis.ast_engine.contexts import setting_site
+from jaxfix.analysis.ast_engine.values import Mesh, Sharding
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.imports import unused_imports
@@ -70,7 +71,10 @@ class ExperimentalPjit(Rule):
     knows (`NamedSharding(...)`, tuples of them): `pjit` is `jax.jit` then. `pjit` with
     `PartitionSpec`s reads the mesh of a `with mesh:` block, which `jax.jit` does not: such
     a use (or one whose shardings the engine cannot tell) is reported without a fix, as is a
-    `pjit` passed around as a value.
+    `pjit` passed around as a value. Where every way the `pjit(...)` call runs is under
+    `jax.set_mesh` of a concrete mesh (a `with` block, or a `jax.set_mesh(mesh)` statement
+    before it), its specs are rewritten too: `pjit` ignores that context and raises, `jax.jit`
+    takes the specs from it.
 
     ## References
     - `pjit` in jax/_src/pjit.py (jax 0.10.2 and 0.12.0.1) warns and calls `jit`'s
@@ -188,6 +192,8 @@ class ExperimentalPjit(Rule):
             return "its arguments are not all written out"
         given = dict(zip(_SHARDINGS, args))
         given.update((k.arg, k.value) for k in call.keywords if k.arg in _SHARDINGS)
+        if self._under_set_mesh(call):
+            return None  # jax.jit takes the specs from that context; pjit ignores it
         for name, expr in given.items():
             if not _shardings_only(self.analysis.value_of(expr)):
                 return (
@@ -195,6 +201,18 @@ class ExperimentalPjit(Rule):
                     "`with mesh:` block and jax.jit does not"
                 )
         return None
+
+    def _under_set_mesh(self, call: ast.Call) -> bool:
+        """Whether every way `call` runs is under `jax.set_mesh` of a concrete mesh (a
+        `with` block, or a `jax.set_mesh(mesh)` statement before it)."""
+        sites = [setting_site(way) for way in self.analysis.ways_at(call)]
+        return bool(sites) and all(
+            site is not None
+            and site.api is Api.SET_MESH
+            and isinstance(site.mesh, Mesh)
+            and not site.mesh.is_abstract
+            for site in sites
+        )
 
     def _fix(self) -> Fix:
         analysis = self.analysis
