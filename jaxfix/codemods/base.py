@@ -142,6 +142,13 @@ class Rule:
         engine finds them (another module, a constant, a `**mapping`)."""
         return any(e.code == self.code for e in self.analysis.evidence.evidence)
 
+    def checks(self, call: ast.Call) -> bool | None:
+        """Whether `call` is one this rule checks (one JAX raises its error at); None where
+        the rule does not say. A run's error on a line holding such a call that the rule
+        left is one jaxfix cannot tell the cause of from the code; on a line holding none,
+        JAX raised it inside code the line calls (jaxfix/check/engine.py says which)."""
+        return None
+
     def setting(self, key: str) -> Any:
         """This rule's setting `key`: from config or flag, else its declared default."""
         (declared,) = [s for s in self.settings if s.key == key]

@@ -103,6 +103,12 @@ class ShardMapCheckRep(Rule):
             old, message, fix=Fix("rename to `check_vma=`", ((old, rename_check_rep),))
         )
 
+    def checks(self, call: ast.Call) -> bool:
+        api = self.analysis.called_api(call)
+        if api is Api.PARTIAL and call.args:
+            api = self.analysis.api_of(call.args[0])
+        return api is Api.SHARD_MAP
+
     def _spread(
         self, call: ast.Call, keyword: ast.keyword, given: dict[str, ast.keyword]
     ) -> None:

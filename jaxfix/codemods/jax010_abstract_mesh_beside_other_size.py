@@ -194,6 +194,9 @@ class AbstractMeshBesideOtherSize(Rule):
         )
         self.report(node, message, fix=fix)
 
+    def checks(self, call: ast.Call) -> bool:
+        return self._lowering(call) is not None
+
     # -- the lowering and its meshes --------------------------------------------------------
 
     def _lowering(

@@ -141,6 +141,20 @@ class OutShardingOtherMesh(Rule):
         fix = Fix("pass the bare PartitionSpec", ((out, _spec_of),), Safety.SAFE)
         self.report(raising, message, fix=fix)
 
+    def checks(self, call: ast.Call) -> bool:
+        """A `jax.numpy`, `jax.random` or `jax.lax` function given `out_sharding=`, or the
+        call of a function `auto_axes(f, out_sharding=...)` makes."""
+        analysis = self.analysis
+        inner = call.func
+        if isinstance(inner, ast.Call) and analysis.called_api(inner) is Api.AUTO_AXES:
+            return any(k.arg == "out_sharding" for k in inner.keywords)
+        if not any(k.arg == "out_sharding" for k in call.keywords):
+            return False
+        callee = analysis.value_of(call.func)
+        return isinstance(callee, External) and callee.name.startswith(
+            _CHECKING_MODULES
+        )
+
     def _named_sharding(self, out: ast.expr) -> bool:
         """Whether `out` may be a `NamedSharding`: written as `NamedSharding(...)`, here or
         in the one assignment of a name, or a reference to a value built elsewhere (an

@@ -658,6 +658,9 @@ class MakeMeshExplicitDefault(Rule):
         """Whether a run's log or record shows this rule's error in this module."""
         return any(e.code == self.code for e in self.analysis.evidence.evidence or ())
 
+    def checks(self, call: ast.Call) -> bool:
+        return self._may_raise(call)
+
     def _may_raise(self, node: ast.Call) -> bool:
         """A call that may raise one of the rule's errors: with_sharding_constraint, a
         shard_map's function, a dot or einsum (a log's line names the innermost)."""
