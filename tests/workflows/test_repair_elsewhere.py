@@ -7,9 +7,11 @@ another mesh than the context's (JAX011: its spec is passed), and a lowering bes
 sharding is given the concrete mesh's abstract mesh). A fourth (model/rows.py) runs a jitted
 `with_sharding_constraint` of a bare spec under `jax.set_mesh` of a `jax.make_mesh` mesh
 without axis_types: JAX asserts the array's sharding (AssertionError, JAX013) and the mesh its
-caller enters is given Auto axes. The sibling stages (a dict that says `check_vma`, the same
-abstract mesh lowered beside a mesh of its own size, a constraint whose array is placed so)
-are never changed."""
+caller enters is given Auto axes. A fifth (model/evaluator.py) jits with a PartitionSpec, called
+from a `with mesh:` block of model/training.py (JAX102): the block is entered with
+`jax.set_mesh`. The sibling stages (a dict that says `check_vma`, the same
+abstract mesh lowered beside a mesh of its own size, a constraint whose array is placed so, a
+`with mesh:` block around code that needs no mesh) are never changed."""
 
 from __future__ import annotations
 
@@ -45,12 +47,14 @@ def test_values_built_in_another_module_are_fixed_where_the_run_shows_them(
         ("JAX010", "model/stages.py", 40),
         ("JAX011", "model/stages.py", 30),
         ("JAX013", "model/rows.py", 10),
+        ("JAX102", "model/evaluator.py", 14),
     ]
     assert report["left"] == []
     assert changed(before, tree) == {
         "model/rows.py",
         "model/settings.py",
         "model/stages.py",
+        "model/training.py",
     }
     after = snapshot(tree)
     assert after["model/settings.py"] == before["model/settings.py"].replace(
@@ -66,3 +70,9 @@ def test_values_built_in_another_module_are_fixed_where_the_run_shows_them(
     assert before["model/rows.py"].count(made) == 2
     assert rows.count(made) == 1  # the placed stage's
     assert b"axis_types=(jax.sharding.AxisType.Auto,) * 2" in rows
+    training = after["model/training.py"]
+    assert training == before["model/training.py"].replace(
+        b"with mesh:\n        return evaluate",
+        b"with jax.set_mesh(mesh):\n        return evaluate",
+    )
+    assert b"with mesh:\n        return count" in training

@@ -2,6 +2,7 @@ import jax.numpy as jnp
 from jax.sharding import PartitionSpec
 
 from model.rows import doubled_rows, tripled_placed_rows
+from model.training import train_and_count, train_and_evaluate
 from model.stages import checked_total, lowered_text, served_text, total, zeros
 
 
@@ -31,3 +32,11 @@ def test_doubled_rows():
 
 def test_tripled_placed_rows():
     assert float(tripled_placed_rows(jnp.ones((8, 4))).sum()) == 96.0
+
+
+def test_train_and_evaluate():
+    assert float(train_and_evaluate().sum()) == 56.0
+
+
+def test_train_and_count():
+    assert train_and_count() == 8
