@@ -58,7 +58,10 @@ class AbstractMeshBesideOtherSize(Rule):
     name or import spelling ([docs/engine.md](../engine.md)); a mesh it cannot pin down is
     not reported. Where the other meshes are one concrete mesh that the code names where the
     `AbstractMesh(...)` is built, and its axis names are the same, the fix builds the abstract
-    mesh from it: `mesh.abstract_mesh`.
+    mesh from it: `mesh.abstract_mesh`; where it is built in another module, the reference
+    this module gives it (`NamedSharding(SERVE_ABSTRACT, ...)`) becomes `mesh.abstract_mesh`.
+    A module that builds no `AbstractMesh(...)` is looked at only when a recorded run
+    (`jaxfix repair`, `--evidence`) raised the error there.
 
     ## Why is this bad?
     An abstract mesh stands for devices; lowered beside real ones, its size must be theirs.

@@ -38,7 +38,9 @@ class OutShardingOtherMesh(Rule):
     or to `jax.sharding.auto_axes(f, out_sharding=...)(x)`, where the context mesh
     (`jax.set_mesh`, `use_abstract_mesh`, on every way the call runs: [docs/engine.md](../engine.md))
     is another mesh. Where the spec's axes are Explicit axes of the context mesh, the fix
-    passes the bare `P(...)`, which JAX puts on the context mesh.
+    passes the bare `P(...)`, which JAX puts on the context mesh. A sharding built elsewhere
+    (imported from another module, an attribute: `out_sharding=layout.ROWS`) is asked of the
+    engine, and the fix passes its spec: `out_sharding=layout.ROWS.spec`.
 
     ## Why is this bad?
     These functions take their output sharding on the context mesh: given one on another
