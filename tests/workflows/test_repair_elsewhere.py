@@ -11,7 +11,9 @@ caller enters is given Auto axes. A fifth (model/evaluator.py) jits with a Parti
 from a `with mesh:` block of model/training.py (JAX102): the block is entered with
 `jax.set_mesh`. The sibling stages (a dict that says `check_vma`, the same
 abstract mesh lowered beside a mesh of its own size, a constraint whose array is placed so, a
-`with mesh:` block around code that needs no mesh) are never changed."""
+`with mesh:` block around code that needs no mesh) are never changed. A step jitted in
+model/steps.py with its output on that abstract mesh, called on 8 devices, is reported without
+a fix (no concrete mesh is in view where it is jitted); called on 4, it runs."""
 
 from __future__ import annotations
 
@@ -41,15 +43,21 @@ def test_values_built_in_another_module_are_fixed_where_the_run_shows_them(
     code, report, _ = repair_with_pytest(
         tree, tmp_path, python(version), "--unsafe-fixes"
     )
-    assert code == 0, report
+    assert code == 1, report
     assert sorted((f["code"], f["path"], f["line"]) for f in report["fixed"]) == [
-        ("JAX005", "model/stages.py", 17),
-        ("JAX010", "model/stages.py", 40),
-        ("JAX011", "model/stages.py", 30),
+        ("JAX005", "model/stages.py", 18),
+        ("JAX010", "model/stages.py", 41),
+        ("JAX011", "model/stages.py", 31),
         ("JAX013", "model/rows.py", 10),
         ("JAX102", "model/evaluator.py", 14),
     ]
-    assert report["left"] == []
+    ((left, detail),) = [((f["code"], f["line"]), f["detail"]) for f in report["left"]]
+    assert left == (
+        "JAX010",
+        59,
+    )  # model/steps.py names no concrete mesh: reported only
+    assert "(size 4) is lowered beside a concrete mesh of 8 devices" in detail
+    assert "not fixed" in detail
     assert changed(before, tree) == {
         "model/rows.py",
         "model/settings.py",

@@ -6,6 +6,7 @@ import numpy as np
 from jax.sharding import AxisType, NamedSharding, PartitionSpec
 
 from model.settings import CHECKED_KWARGS, ROWS, SERVE_ABSTRACT, SHARD_KWARGS
+from model.steps import serve_step
 
 
 def _total(x):
@@ -47,3 +48,15 @@ def served_text():
         (8,), jnp.float32, sharding=NamedSharding(SERVE_ABSTRACT, PartitionSpec("x"))
     )
     return jax.jit(lambda a, b: (a, b)).lower(x, spec).as_text()
+
+
+def served_on_every_device():
+    mesh = jax.make_mesh((8,), ("x",))
+    x = jax.device_put(np.arange(8.0), NamedSharding(mesh, PartitionSpec("x")))
+    return serve_step(x)
+
+
+def served_on_four_devices():
+    mesh = jax.make_mesh((4,), ("x",), devices=jax.devices()[:4])
+    x = jax.device_put(np.arange(8.0), NamedSharding(mesh, PartitionSpec("x")))
+    return serve_step(x)

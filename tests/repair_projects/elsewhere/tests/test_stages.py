@@ -3,7 +3,15 @@ from jax.sharding import PartitionSpec
 
 from model.rows import doubled_rows, tripled_placed_rows
 from model.training import train_and_count, train_and_evaluate
-from model.stages import checked_total, lowered_text, served_text, total, zeros
+from model.stages import (
+    checked_total,
+    lowered_text,
+    served_on_every_device,
+    served_on_four_devices,
+    served_text,
+    total,
+    zeros,
+)
 
 
 def test_total():
@@ -40,3 +48,11 @@ def test_train_and_evaluate():
 
 def test_train_and_count():
     assert train_and_count() == 8
+
+
+def test_served_on_every_device():
+    assert float(served_on_every_device().sum()) == 56.0
+
+
+def test_served_on_four_devices():
+    assert float(served_on_four_devices().sum()) == 56.0
