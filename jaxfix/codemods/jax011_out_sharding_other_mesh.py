@@ -6,6 +6,7 @@ import ast
 import functools
 from typing import TYPE_CHECKING
 
+from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.analysis.ast_engine.contexts import setting_site
 from jaxfix.analysis.ast_engine.values import (
     AxisType,
@@ -92,7 +93,7 @@ class OutShardingOtherMesh(Rule):
     def visit_Call(self, node: ast.Call) -> None:
         analysis = self.analysis
         out = next((k.value for k in node.keywords if k.arg == "out_sharding"), None)
-        if out is None or not self._named_sharding(out):
+        if out is None or not (self.recorded or self._named_sharding(out)):
             return
         api = analysis.called_api(node)
         raising: ast.Call = node
@@ -140,7 +141,8 @@ class OutShardingOtherMesh(Rule):
         if why is not None:
             self.report(raising, with_note(message, not_fixed(why)))
             return
-        fix = Fix("pass the bare PartitionSpec", ((out, _spec_of),), Safety.SAFE)
+        edit = _spec_of if _literal(analysis, out) else _dot_spec
+        fix = Fix("pass the bare PartitionSpec", ((out, edit),), Safety.SAFE)
         self.report(raising, message, fix=fix)
 
     def checks(self, call: ast.Call) -> bool:
@@ -203,17 +205,16 @@ class OutShardingOtherMesh(Rule):
 
     def _why_not_fixed(self, out: ast.expr, context: Mesh) -> str | None:
         analysis = self.analysis
-        if _reference(out):  # built elsewhere: its `.spec` is what the fix passes
+        if not _literal(analysis, out):  # built elsewhere: the fix passes its `.spec`
+            if not isinstance(out, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
+                return "the sharding is not written here as NamedSharding(mesh, spec)"
             sharding = analysis.value_of(out)
             spec: Value = (
                 sharding.spec if isinstance(sharding, Sharding) else Unknown("")
             )
             args: dict[str, ast.expr] | None = {"mesh": out, "spec": out}
-        elif not isinstance(out, ast.Call) or analysis.called_api(out) is not (
-            Api.NAMED_SHARDING
-        ):
-            return "the sharding is not written here as NamedSharding(mesh, spec)"
         else:
+            assert isinstance(out, ast.Call)
             args = analysis.bind(out)
             spec = analysis.value_of(args["spec"]) if args and "spec" in args else None
         if (
@@ -258,12 +259,23 @@ def _reference(expr: ast.expr) -> bool:
     return isinstance(expr, ast.Name)
 
 
-def _spec_of(old: cst.CSTNode) -> cst.CSTNode:
-    """`NamedSharding(mesh, spec)` -> `spec`, as written; a reference `s` -> `s.spec`."""
+def _literal(analysis: Analysis, out: ast.expr) -> bool:
+    """Whether `out` is written here as `NamedSharding(...)`."""
+    return isinstance(out, ast.Call) and analysis.called_api(out) is Api.NAMED_SHARDING
+
+
+def _dot_spec(old: cst.CSTNode) -> cst.CSTNode:
+    """A sharding built elsewhere, `s` (`layout.S`, `rows_of(m)`) -> `s.spec`."""
     import libcst as cst  # for the fix, written only when it is applied
 
-    if isinstance(old, (cst.Name, cst.Attribute)):
-        return cst.Attribute(value=old, attr=cst.Name("spec"))
+    assert isinstance(old, cst.BaseExpression)
+    return cst.Attribute(value=old, attr=cst.Name("spec"))
+
+
+def _spec_of(old: cst.CSTNode) -> cst.CSTNode:
+    """`NamedSharding(mesh, spec)` -> `spec`, as written."""
+    import libcst as cst  # for the fix, written only when it is applied
+
     assert isinstance(old, cst.Call)
     keyword = next(
         (a for a in old.args if a.keyword and a.keyword.value == "spec"), None

@@ -2,7 +2,8 @@
 stages raise with values built in model/settings.py, which the raising lines do not spell: a
 `jax.shard_map(..., **SHARD_KWARGS)` whose dict holds `check_rep` (JAX005: the key is renamed
 where the dict is written), a `jnp.zeros(out_sharding=ROWS)` whose imported sharding is on
-another mesh than the context's (JAX011: its spec is passed), and a lowering beside a
+another mesh than the context's (JAX011: its spec is passed; so is a factory's,
+`rows_of(other).spec`, in model/factories.py), and a lowering beside a
 `ShapeDtypeStruct` on an imported hand-built `AbstractMesh` of another size (JAX010: the
 sharding is given the concrete mesh's abstract mesh). A fourth (model/rows.py) runs a jitted
 `with_sharding_constraint` of a bare spec under `jax.set_mesh` of a `jax.make_mesh` mesh
@@ -47,6 +48,7 @@ def test_values_built_in_another_module_are_fixed_where_the_run_shows_them(
     assert sorted((f["code"], f["path"], f["line"]) for f in report["fixed"]) == [
         ("JAX005", "model/stages.py", 18),
         ("JAX010", "model/stages.py", 41),
+        ("JAX011", "model/factories.py", 16),
         ("JAX011", "model/stages.py", 31),
         ("JAX013", "model/rows.py", 10),
         ("JAX102", "model/evaluator.py", 14),
@@ -59,6 +61,7 @@ def test_values_built_in_another_module_are_fixed_where_the_run_shows_them(
     assert "(size 4) is lowered beside a concrete mesh of 8 devices" in detail
     assert "not fixed" in detail
     assert changed(before, tree) == {
+        "model/factories.py",
         "model/rows.py",
         "model/settings.py",
         "model/stages.py",
@@ -84,3 +87,7 @@ def test_values_built_in_another_module_are_fixed_where_the_run_shows_them(
         b"with jax.set_mesh(mesh):\n        return evaluate",
     )
     assert b"with mesh:\n        return count" in training
+    factories = after["model/factories.py"]
+    assert factories == before["model/factories.py"].replace(
+        b"out_sharding=rows_of(other))", b"out_sharding=rows_of(other).spec)"
+    )

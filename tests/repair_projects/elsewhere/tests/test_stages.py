@@ -1,6 +1,7 @@
 import jax.numpy as jnp
 from jax.sharding import PartitionSpec
 
+from model.factories import zeros_on_other_rows, zeros_on_own_rows
 from model.rows import doubled_rows, tripled_placed_rows
 from model.training import train_and_count, train_and_evaluate
 from model.stages import (
@@ -56,3 +57,11 @@ def test_served_on_every_device():
 
 def test_served_on_four_devices():
     assert float(served_on_four_devices().sum()) == 56.0
+
+
+def test_zeros_on_other_rows():
+    assert zeros_on_other_rows() == PartitionSpec("x")
+
+
+def test_zeros_on_own_rows():
+    assert zeros_on_own_rows() == PartitionSpec("x")
