@@ -28,6 +28,7 @@ from jaxfix.check.run import GC_GENERATION_0, Run
 from jaxfix.check.suppression import is_suppressed
 from jaxfix.codemods.base import Rule
 from jaxfix.evidence.facts import Evidence
+from jaxfix.evidence.message_templates import exceptions
 from jaxfix.ground.diagnostics import (
     Diagnostic,
     FileResult,
@@ -219,7 +220,11 @@ def _run_rules(
     if evidence is not None:
         # a deprecation raised as an error (`-W error`) is raised where the module touches the
         # name, which the report's fix edits
-        at_edits = {r.code for r in running if r.error == "DeprecationWarning"}
+        at_edits = {
+            r.code
+            for r in running
+            if "DeprecationWarning" in exceptions(r.error, r.raises)
+        }
         reports = [
             confirmed
             for confirmed in (_confirmed(analysis, r, at_edits) for r in reports)

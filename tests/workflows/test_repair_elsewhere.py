@@ -10,7 +10,10 @@ sharding is given the concrete mesh's abstract mesh). A fourth (model/rows.py) r
 without axis_types: JAX asserts the array's sharding (AssertionError, JAX013) and the mesh its
 caller enters is given Auto axes. A fifth (model/evaluator.py) jits with a PartitionSpec, called
 from a `with mesh:` block of model/training.py (JAX102): the block is entered with
-`jax.set_mesh`. The sibling stages (a dict that says `check_vma`, the same
+`jax.set_mesh`. A sixth (model/partitioned.py) calls a `jax.experimental.pjit` function of
+PartitionSpecs under `jax.set_mesh`, which pjit ignores ("pjit requires a non-empty mesh",
+JAX103): it becomes `jax.jit`, which takes them from that context; model/placed.py's pjit on
+NamedShardings only warns, and is left. The sibling stages (a dict that says `check_vma`, the same
 abstract mesh lowered beside a mesh of its own size, a constraint whose array is placed so, a
 `with mesh:` block around code that needs no mesh) are never changed. A step jitted in
 model/steps.py with its output on that abstract mesh, called on 8 devices, is reported without
@@ -52,6 +55,7 @@ def test_values_built_in_another_module_are_fixed_where_the_run_shows_them(
         ("JAX011", "model/stages.py", 31),
         ("JAX013", "model/rows.py", 10),
         ("JAX102", "model/evaluator.py", 14),
+        ("JAX103", "model/partitioned.py", 18),
     ]
     ((left, detail),) = [((f["code"], f["line"]), f["detail"]) for f in report["left"]]
     assert left == (
@@ -62,6 +66,7 @@ def test_values_built_in_another_module_are_fixed_where_the_run_shows_them(
     assert "not fixed" in detail
     assert changed(before, tree) == {
         "model/factories.py",
+        "model/partitioned.py",
         "model/rows.py",
         "model/settings.py",
         "model/stages.py",
@@ -91,3 +96,6 @@ def test_values_built_in_another_module_are_fixed_where_the_run_shows_them(
     assert factories == before["model/factories.py"].replace(
         b"out_sharding=rows_of(other))", b"out_sharding=rows_of(other).spec)"
     )
+    partitioned = after["model/partitioned.py"]
+    assert b"double = jax.jit(" in partitioned
+    assert b"import pjit" not in partitioned

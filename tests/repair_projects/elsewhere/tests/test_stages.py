@@ -2,6 +2,8 @@ import jax.numpy as jnp
 from jax.sharding import PartitionSpec
 
 from model.factories import zeros_on_other_rows, zeros_on_own_rows
+from model.partitioned import doubled_under_set_mesh
+from model.placed import doubled_on_named_shardings
 from model.rows import doubled_rows, tripled_placed_rows
 from model.training import train_and_count, train_and_evaluate
 from model.stages import (
@@ -65,3 +67,11 @@ def test_zeros_on_other_rows():
 
 def test_zeros_on_own_rows():
     assert zeros_on_own_rows() == PartitionSpec("x")
+
+
+def test_doubled_under_set_mesh():
+    assert float(doubled_under_set_mesh().sum()) == 56.0
+
+
+def test_doubled_on_named_shardings():
+    assert float(doubled_on_named_shardings().sum()) == 56.0
