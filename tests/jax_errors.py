@@ -31,6 +31,9 @@ JAX_ERRORS = {
     # as jax's ShardingTypeError: the key names the message, not the exception's module.
     "JAX013-contracting": message_start(RULES["JAX013"].raises[2]),
     "JAX013-conflicting": message_start(RULES["JAX013"].raises[3]),
+    # A with_sharding_constraint under jax.set_mesh of Explicit axes is an assertion on the
+    # array's sharding (JAX013's fifth, an AssertionError).
+    "JAX013-asserted": message_start(RULES["JAX013"].raises[4]),
     # A committed array next to an AbstractMesh sharding: its device decides, and is too few.
     "JAX001-committed": "does not match the device assignment size",
     # Arguments sharded on AbstractMeshes of different sizes: JAX fails before JAX001.

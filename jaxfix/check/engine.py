@@ -28,6 +28,7 @@ from jaxfix.check.run import GC_GENERATION_0, Run
 from jaxfix.check.suppression import is_suppressed
 from jaxfix.codemods.base import Rule
 from jaxfix.evidence.facts import Evidence
+from jaxfix.evidence.message_templates import exceptions
 from jaxfix.ground.diagnostics import (
     Diagnostic,
     FileResult,
@@ -219,12 +220,21 @@ def _run_rules(
     if evidence is not None:
         # a deprecation raised as an error (`-W error`) is raised where the module touches the
         # name, which the report's fix edits
-        at_edits = {r.code for r in running if r.error == "DeprecationWarning"}
+        at_edits = {
+            r.code
+            for r in running
+            if "DeprecationWarning" in exceptions(r.error, r.raises)
+        }
         reports = [
             confirmed
             for confirmed in (_confirmed(analysis, r, at_edits) for r in reports)
             if confirmed is not None
         ]
+    for item in evidence or ():
+        if not item.at_value and item not in analysis.evidence.matched:
+            checked = _checked_call(module, running, item)
+            if checked is not None:  # the rule looked there and could not say why
+                analysis.evidence.matched[item] = checked
     reported = {(r.code, id(r.node)) for r in reports}
     trails = [
         trail
@@ -252,6 +262,21 @@ def _run_rules(
         return kept
 
     return analysis, kept(reports), kept(trails)
+
+
+def _checked_call(
+    module: Module, running: list[Rule], item: Evidence
+) -> ast.Call | None:
+    """A call on the evidence's line that its rule checks (`Rule.checks`)."""
+    for rule in running:
+        if rule.code != item.code:
+            continue
+        for call in module.calls:
+            if call.lineno <= item.line <= (call.end_lineno or call.lineno) and (
+                rule.checks(call)
+            ):
+                return call
+    return None
 
 
 # What a module's index lists (jaxfix/analysis/ast_engine/project.py): no walk needed for them.

@@ -64,7 +64,19 @@ def with_value_sites(
         for index, item in enumerate(items)
         if item.code == _CALLED[0] and not item.at_value and _context_entries(item)
     ]
-    if not walked and not called and not contexts:
+    spread = [
+        (path, index, item)
+        for path, items in evidence.items()
+        for index, item in enumerate(items)
+        if item.code == _SPREAD[0] and not item.at_value
+    ]
+    blocks = [
+        (path, index, item)
+        for path, items in evidence.items()
+        for index, item in enumerate(items)
+        if item.code == _BLOCK[0] and not item.at_value and _outer_frames(item, path)
+    ]
+    if not (walked or called or contexts or spread or blocks):
         return dict(evidence)
     from jaxfix.analysis.ast_engine.values import Unknown
     from jaxfix.analysis.ast_engine.written_at import written_at
@@ -134,7 +146,138 @@ def with_value_sites(
         _at_caller(engine, path, index, item, found, ours)
     for path, index, item in contexts:
         _at_out_sharding(engine, path, index, item, found, ours)
+    for path, index, item in spread:
+        _at_mapping(engine, path, index, item, found, ours)
+    for path, index, item in blocks:
+        _in_block(engine, path, index, item, found, ours)
     return {p: tuple(items) for p, items in found.items()}
+
+
+# JAX005's keyword raised from a `**mapping` whose dict is written in another module: the key
+# gets evidence of its own there.
+_SPREAD = ("JAX005", "check_rep")
+
+
+def _at_mapping(
+    engine: Engine,
+    path: Path,
+    index: int,
+    item: Evidence,
+    found: dict[Path, list[Evidence]],
+    ours: set[Path],
+) -> None:
+    """A call on the raising line passing `**NAME`, where `NAME` is a dict written at the top
+    of another module of the run with the refused key: that key gets the evidence, the
+    raising line says where it went."""
+    from jaxfix.analysis.ast_engine.assignments import written_elsewhere
+    from jaxfix.analysis.ast_engine.values import Unknown
+
+    evaluator = engine.evaluator
+    module = evaluator.module(path)
+    if isinstance(module, Unknown):
+        return
+    names = [
+        k.value
+        for call in module.calls
+        if call.lineno <= item.line <= (call.end_lineno or call.lineno)
+        for k in call.keywords
+        if k.arg is None and isinstance(k.value, ast.Name)
+    ]
+    for name in names:
+        written = written_elsewhere(evaluator, module, name)
+        if written is None or written[0].path.resolve() == path:
+            continue
+        target, table = written
+        keys = [
+            k
+            for k in (table.keys if isinstance(table, ast.Dict) else ())
+            if isinstance(k, ast.Constant) and k.value == _SPREAD[1]
+        ]
+        where = target.path.resolve()
+        if len(keys) != 1 or where not in ours:
+            continue
+        extent = _extent(target, keys[0])
+        site = ValueSite(
+            (path, item.line),
+            where,
+            extent,
+            name.id,
+            why=f"`**{name.id}` passes its keys as keywords",
+        )
+        found[path][index] = replace(item, value_site=site)
+        found.setdefault(where, []).append(_at_value(item, extent, site))
+        return
+
+
+# JAX102's jit raised in a module whose caller, in another module, runs it in a `with mesh:`
+# block: the block's call gets evidence of its own, where the rule reports the block.
+_BLOCK = ("JAX102",)
+
+
+def _outer_frames(item: Evidence, path: Path) -> list[tuple[Path, int]]:
+    """The frames the run went through on its way to the raising line that are in other files
+    (the recorder's `raised` `called` origins), innermost first, each once."""
+    frames = [
+        (where.resolve(), line)
+        for o in item.origins
+        if (o.role, o.kind) == _CALLED[1:]
+        for where, line in reversed(o.frames[:-1])
+    ]
+    return [f for f in dict.fromkeys(frames) if f[0] != path]
+
+
+def _in_block(
+    engine: Engine,
+    path: Path,
+    index: int,
+    item: Evidence,
+    found: dict[Path, list[Evidence]],
+    ours: set[Path],
+) -> None:
+    """Each call the run went through in another module that is inside a `with` block gets
+    the evidence (JAX102 asks for it through the block's lines); the raising line says where
+    the first went."""
+    from jaxfix.analysis.ast_engine.values import Unknown
+
+    sites = []
+    for where, line in _outer_frames(item, path):
+        module = engine.evaluator.module(where)
+        if where not in ours or isinstance(module, Unknown):
+            continue
+        block = min(
+            (
+                w
+                for w in module.withs
+                if isinstance(w, ast.With)
+                and w.body[0].lineno <= line <= (w.end_lineno or w.lineno)
+            ),
+            key=lambda w: (w.end_lineno or w.lineno) - w.lineno,
+            default=None,
+        )
+        if block is None:
+            continue
+        extent = _extent(module, block.items[0].context_expr)
+        site = ValueSite(
+            (path, item.line),
+            where,
+            extent,
+            ast.unparse(block.items[0].context_expr),
+            why="the run called the raising code from this block",
+        )
+        sites.append(site)
+        found.setdefault(where, []).append(
+            replace(
+                item,
+                line=line,
+                columns=None,
+                origins=(),
+                callers=(),
+                value_site=site,
+                at_value=True,
+            )
+        )
+    if sites:
+        found[path][index] = replace(item, value_site=sites[0])
 
 
 def _context_entries(item: Evidence) -> list[tuple[Path, int, int, Facts]]:

@@ -11,6 +11,7 @@ jaxfix/analysis/ast_engine/analysis.py) and reports `ast` nodes; a fix's edits a
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -132,6 +133,21 @@ class Rule:
         """Evidence that a value an error of this rule was about is written in this module
         (`evidence.value_site`, found along the frames the run took): a rule that fixes such
         values reports there; by default it does not."""
+
+    @functools.cached_property
+    def recorded(self) -> bool:
+        """Whether a run recorded this rule's error in this module (`repair`, `--from-log`,
+        `--evidence`): a rule's cheap gates on what the module spells (`AbstractMesh(`, a
+        literal `NamedSharding(...)`) then give way, and its values come from wherever the
+        engine finds them (another module, a constant, a `**mapping`)."""
+        return any(e.code == self.code for e in self.analysis.evidence.evidence)
+
+    def checks(self, call: ast.Call) -> bool | None:
+        """Whether `call` is one this rule checks (one JAX raises its error at); None where
+        the rule does not say. A run's error on a line holding such a call that the rule
+        left is one jaxfix cannot tell the cause of from the code; on a line holding none,
+        JAX raised it inside code the line calls (jaxfix/check/engine.py says which)."""
+        return None
 
     def setting(self, key: str) -> Any:
         """This rule's setting `key`: from config or flag, else its declared default."""

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.analysis.ast_engine.contexts import setting_site
 from jaxfix.analysis.ast_engine.values import (
     Array,
@@ -58,7 +59,10 @@ class AbstractMeshBesideOtherSize(Rule):
     name or import spelling ([docs/engine.md](../engine.md)); a mesh it cannot pin down is
     not reported. Where the other meshes are one concrete mesh that the code names where the
     `AbstractMesh(...)` is built, and its axis names are the same, the fix builds the abstract
-    mesh from it: `mesh.abstract_mesh`.
+    mesh from it: `mesh.abstract_mesh`; where it is built in another module, the reference
+    this module gives it (`NamedSharding(SERVE_ABSTRACT, ...)`) becomes `mesh.abstract_mesh`.
+    A module that builds no `AbstractMesh(...)` is looked at only when a recorded run
+    (`jaxfix repair`, `--evidence`) raised the error there.
 
     ## Why is this bad?
     An abstract mesh stands for devices; lowered beside real ones, its size must be theirs.
@@ -114,12 +118,12 @@ class AbstractMeshBesideOtherSize(Rule):
 
     def visit_Call(self, node: ast.Call) -> None:
         analysis = self.analysis
-        if not self._builds_abstract_meshes:
+        if not (self._builds_abstract_meshes or self.recorded):
             return
         lowering = self._lowering(node)
         if lowering is None:
             return
-        arguments, keywords = lowering
+        arguments, keywords, jitted = lowering
         context = self._context(node)
         if context is None:
             return
@@ -129,7 +133,7 @@ class AbstractMeshBesideOtherSize(Rule):
                 p
                 for k in ("in_shardings", "out_shardings")
                 if k in keywords
-                for p in self._shardings(analysis.value_of(keywords[k]), keywords[k])
+                for p in self._shardings(jitted.value_of(keywords[k]), keywords[k])
             ),
             *context,
         ]
@@ -161,8 +165,16 @@ class AbstractMeshBesideOtherSize(Rule):
         for part in built:
             if part.mesh.size == target.mesh.size:
                 continue
-            origin = part.mesh.origin
-            assert isinstance(origin, ast.Call)
+            built_at = part.mesh.origin
+            assert isinstance(built_at, ast.Call)
+            # built in another module: the reference this module gives it is what changes
+            origin: ast.expr = (
+                part.given
+                if built_at not in analysis.parents
+                and part.given is not None
+                and _is_reference(part.given)
+                else built_at
+            )
             name = self._name_at(others, target.mesh, origin)
             why = None
             if part.mesh.axis_names != target.mesh.axis_names:
@@ -186,14 +198,18 @@ class AbstractMeshBesideOtherSize(Rule):
         )
         self.report(node, message, fix=fix)
 
+    def checks(self, call: ast.Call) -> bool:
+        return self._lowering(call) is not None
+
     # -- the lowering and its meshes --------------------------------------------------------
 
     def _lowering(
         self, node: ast.Call
-    ) -> tuple[list[ast.expr], Mapping[str, ast.expr]] | None:
+    ) -> tuple[list[ast.expr], Mapping[str, ast.expr], Analysis] | None:
         """The arguments of a jitted function's lowering (`f.lower(...)`,
-        `f.trace(...).lower()`) or call (`f(...)`), and jit's keywords; None for anything
-        else, or a jit whose keywords the code does not show or that takes static ones."""
+        `f.trace(...).lower()`) or call (`f(...)`), jit's keywords and the analysis of the
+        module they are written in; None for anything else, or a jit whose keywords the code
+        does not show or that takes static ones."""
         func = node.func
         called: ast.expr = func
         arguments = [*node.args, *(k.value for k in node.keywords if k.arg)]
@@ -211,10 +227,10 @@ class AbstractMeshBesideOtherSize(Rule):
             k.arg is None for k in node.keywords
         ):
             return None
-        keywords = self._jit_keywords(called)
-        if keywords is None or any(k in keywords for k in _STATIC):
+        found = self._jit_keywords(called)
+        if found is None or any(k in found[0] for k in _STATIC):
             return None
-        return arguments, keywords
+        return arguments, *found
 
     @functools.cached_property
     def _builds_abstract_meshes(self) -> bool:
@@ -237,15 +253,24 @@ class AbstractMeshBesideOtherSize(Rule):
         spelled.sort(key=analysis.module.depth)  # breadth first: by depth, stable
         return any(analysis.called_api(n) is Api.ABSTRACT_MESH for n in spelled)
 
-    def _jit_keywords(self, expr: ast.expr) -> Mapping[str, ast.expr] | None:
+    def _jit_keywords(
+        self, expr: ast.expr
+    ) -> tuple[Mapping[str, ast.expr], Analysis] | None:
         """jit's keywords where `expr` is written as a jitted function: `jax.jit(f, ...)`,
-        a name bound once to it, or a name of a `def` under one jit decorator."""
+        a name bound once to it (here, or at the top of the module it is imported from), or
+        a name of a `def` under one jit decorator; with the analysis of their module."""
         analysis = self.analysis
         if not isinstance(expr, (ast.Name, ast.Attribute, ast.Call)):
             return None
-        application = analysis.jit_application(analysis.written_as(expr))
+        written = (
+            analysis.written_elsewhere(expr) if isinstance(expr, ast.Name) else None
+        )
+        owner = analysis.of(written[0]) if written is not None else analysis
+        application = owner.jit_application(written[1] if written is not None else expr)
         if application is not None:
-            return application.keywords if application.function is not None else None
+            if application.function is None:
+                return None
+            return application.keywords, owner
         function = analysis.definition(expr) if isinstance(expr, ast.Name) else None
         if function is None:
             return None
@@ -256,7 +281,7 @@ class AbstractMeshBesideOtherSize(Rule):
         ]
         if len(found) != 1 or len(function.decorator_list) != 1:
             return None
-        return found[0].keywords
+        return found[0].keywords, analysis
 
     def _context(self, node: ast.Call) -> list[_Part] | None:
         """The concrete mesh a `jax.set_mesh` context gives the lowering (none when no way
@@ -363,6 +388,13 @@ class AbstractMeshBesideOtherSize(Rule):
             f"raises ValueError: AbstractMesh size: {hand.mesh.size} does not match the "
             f"device assignment size: {other.mesh.size}"
         )
+
+
+def _is_reference(expr: ast.expr) -> bool:
+    """`m`, `cfg.mesh`: a name or an attribute, which a fix may replace."""
+    return isinstance(expr, ast.Name) or (
+        isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)
+    )
 
 
 def _unabstract(expr: ast.expr | None) -> ast.expr | None:

@@ -6,8 +6,17 @@ import ast
 import functools
 from typing import TYPE_CHECKING
 
+from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.analysis.ast_engine.contexts import setting_site
-from jaxfix.analysis.ast_engine.values import AxisType, External, Mesh, Sharding, Spec
+from jaxfix.analysis.ast_engine.values import (
+    AxisType,
+    External,
+    Mesh,
+    Sharding,
+    Spec,
+    Unknown,
+    Value,
+)
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.text import not_fixed, with_note
@@ -30,7 +39,9 @@ class OutShardingOtherMesh(Rule):
     or to `jax.sharding.auto_axes(f, out_sharding=...)(x)`, where the context mesh
     (`jax.set_mesh`, `use_abstract_mesh`, on every way the call runs: [docs/engine.md](../engine.md))
     is another mesh. Where the spec's axes are Explicit axes of the context mesh, the fix
-    passes the bare `P(...)`, which JAX puts on the context mesh.
+    passes the bare `P(...)`, which JAX puts on the context mesh. A sharding built elsewhere
+    (imported from another module, an attribute: `out_sharding=layout.ROWS`) is asked of the
+    engine, and the fix passes its spec: `out_sharding=layout.ROWS.spec`.
 
     ## Why is this bad?
     These functions take their output sharding on the context mesh: given one on another
@@ -82,7 +93,7 @@ class OutShardingOtherMesh(Rule):
     def visit_Call(self, node: ast.Call) -> None:
         analysis = self.analysis
         out = next((k.value for k in node.keywords if k.arg == "out_sharding"), None)
-        if out is None or not self._named_sharding(out):
+        if out is None or not (self.recorded or self._named_sharding(out)):
             return
         api = analysis.called_api(node)
         raising: ast.Call = node
@@ -130,13 +141,35 @@ class OutShardingOtherMesh(Rule):
         if why is not None:
             self.report(raising, with_note(message, not_fixed(why)))
             return
-        fix = Fix("pass the bare PartitionSpec", ((out, _spec_of),), Safety.SAFE)
+        edit = _spec_of if _literal(analysis, out) else _dot_spec
+        fix = Fix("pass the bare PartitionSpec", ((out, edit),), Safety.SAFE)
         self.report(raising, message, fix=fix)
 
+    def checks(self, call: ast.Call) -> bool:
+        """A `jax.numpy`, `jax.random` or `jax.lax` function given `out_sharding=`, or the
+        call of a function `auto_axes(f, out_sharding=...)` makes."""
+        analysis = self.analysis
+        inner = call.func
+        if isinstance(inner, ast.Call) and analysis.called_api(inner) is Api.AUTO_AXES:
+            return any(k.arg == "out_sharding" for k in inner.keywords)
+        if not any(k.arg == "out_sharding" for k in call.keywords):
+            return False
+        callee = analysis.value_of(call.func)
+        return isinstance(callee, External) and callee.name.startswith(
+            _CHECKING_MODULES
+        )
+
     def _named_sharding(self, out: ast.expr) -> bool:
-        """Whether `out` is written as `NamedSharding(...)`, here or in the one assignment
-        of a name (only then are its values asked for: most `out_sharding=` are specs)."""
+        """Whether `out` may be a `NamedSharding`: written as `NamedSharding(...)`, here or
+        in the one assignment of a name, or a reference to a value built elsewhere (an
+        import, an attribute: the engine is asked); only then are its values asked for,
+        most `out_sharding=` being specs written here."""
         written = self.analysis.written_as(out) if isinstance(out, ast.Name) else out
+        if (isinstance(written, ast.Attribute) and _reference(written)) or (
+            isinstance(written, ast.Name)
+            and written.id in self.analysis.module.imported
+        ):
+            return True
         if not isinstance(written, ast.Call):
             return False
         func = written.func
@@ -172,12 +205,18 @@ class OutShardingOtherMesh(Rule):
 
     def _why_not_fixed(self, out: ast.expr, context: Mesh) -> str | None:
         analysis = self.analysis
-        if not isinstance(out, ast.Call) or analysis.called_api(out) is not (
-            Api.NAMED_SHARDING
-        ):
-            return "the sharding is not written here as NamedSharding(mesh, spec)"
-        args = analysis.bind(out)
-        spec = analysis.value_of(args["spec"]) if args and "spec" in args else None
+        if not _literal(analysis, out):  # built elsewhere: the fix passes its `.spec`
+            if not isinstance(out, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
+                return "the sharding is not written here as NamedSharding(mesh, spec)"
+            sharding = analysis.value_of(out)
+            spec: Value = (
+                sharding.spec if isinstance(sharding, Sharding) else Unknown("")
+            )
+            args: dict[str, ast.expr] | None = {"mesh": out, "spec": out}
+        else:
+            assert isinstance(out, ast.Call)
+            args = analysis.bind(out)
+            spec = analysis.value_of(args["spec"]) if args and "spec" in args else None
         if (
             args is None
             or set(args) != {"mesh", "spec"}
@@ -211,6 +250,26 @@ def _all_auto(mesh: Mesh) -> bool:
     return mesh.axis_types is not None and all(
         t is AxisType.AUTO for t in mesh.axis_types
     )
+
+
+def _reference(expr: ast.expr) -> bool:
+    """`S`, `layout.S`, `cfg.sharding`: a name or a dotted attribute."""
+    while isinstance(expr, ast.Attribute):
+        expr = expr.value
+    return isinstance(expr, ast.Name)
+
+
+def _literal(analysis: Analysis, out: ast.expr) -> bool:
+    """Whether `out` is written here as `NamedSharding(...)`."""
+    return isinstance(out, ast.Call) and analysis.called_api(out) is Api.NAMED_SHARDING
+
+
+def _dot_spec(old: cst.CSTNode) -> cst.CSTNode:
+    """A sharding built elsewhere, `s` (`layout.S`, `rows_of(m)`) -> `s.spec`."""
+    import libcst as cst  # for the fix, written only when it is applied
+
+    assert isinstance(old, cst.BaseExpression)
+    return cst.Attribute(value=old, attr=cst.Name("spec"))
 
 
 def _spec_of(old: cst.CSTNode) -> cst.CSTNode:

@@ -125,7 +125,9 @@ class MakeMeshExplicitDefault(Rule):
     the `make_mesh` call is in another module, the report comes without a fix. A
     `with_sharding_constraint` under `jax.set_mesh` is an assertion on the array's sharding
     (``AssertionError: `with_sharding_constraint` acts as an assert when all axes of mesh
-    are of type `Explicit` ``), which the code does not show: not reported. Not reported
+    are of type `Explicit` ``), which the code does not show: reported only from a run
+    that raised it (`jaxfix repair`, `--from-log`), on the mesh the sharding or the context
+    (for a bare spec) gives. Not reported
     either on a target JAX before 0.9, nor a `shard_map` given `axis_names=` (jax 0.10.2 runs
     it, 0.12.0.1 raises).
 
@@ -161,8 +163,16 @@ class MakeMeshExplicitDefault(Rule):
         "Contracting dimensions are sharded and it is ambiguous how the output should be "
         "sharded. Please specify the output sharding via the `out_sharding` parameter.",
         "dot_general operation with inputs: {text} produces an illegally sharded result",
+        "`with_sharding_constraint` acts as an assert when all axes of mesh are of type "
+        "`Explicit`. The array sharding: {text} did not match the sharding provided: {text}",
     )
-    error = ("ValueError", "ValueError", "ShardingTypeError", "ShardingTypeError")
+    error = (
+        "ValueError",
+        "ValueError",
+        "ShardingTypeError",
+        "ShardingTypeError",
+        "AssertionError",
+    )
     raised_in = (
         "jax/_src/pjit.py",
         "jax/_src/shard_map.py",
@@ -648,6 +658,9 @@ class MakeMeshExplicitDefault(Rule):
         """Whether a run's log or record shows this rule's error in this module."""
         return any(e.code == self.code for e in self.analysis.evidence.evidence or ())
 
+    def checks(self, call: ast.Call) -> bool:
+        return self._may_raise(call)
+
     def _may_raise(self, node: ast.Call) -> bool:
         """A call that may raise one of the rule's errors: with_sharding_constraint, a
         shard_map's function, a dot or einsum (a log's line names the innermost)."""
@@ -662,7 +675,10 @@ class MakeMeshExplicitDefault(Rule):
         `jax.make_mesh(...)` without axis types (the call's, or the module's only one)."""
         if self.expected(node):
             return
-        meshes = self._meshes_given(node) or list(self._meshes_made_here())
+        given = self._meshes_given(node)
+        if given is None:
+            return  # the code shows the mesh, with Auto axes: not this error's
+        meshes = given or list(self._meshes_made_here())
         what = "the log shows JAX raised this error here"
         if len(meshes) == 1:
             self._report(node, meshes[0], what)
@@ -679,9 +695,10 @@ class MakeMeshExplicitDefault(Rule):
         )
         self.report(node, with_note(message, not_fixed(note)))
 
-    def _meshes_given(self, node: ast.Call | ast.BinOp) -> list[Mesh]:
-        """The make_mesh mesh without axis types a with_sharding_constraint's sharding or a
-        shard_map's `mesh=` is, where the engine pins it down."""
+    def _meshes_given(self, node: ast.Call | ast.BinOp) -> list[Mesh] | None:
+        """The make_mesh mesh without axis types a with_sharding_constraint's sharding (a
+        bare spec's: the context mesh) or a shard_map's `mesh=` is, where the engine pins
+        it down; None where every mesh it is shown to be has Auto axes (fixed already)."""
         analysis = self.analysis
         if not isinstance(node, ast.Call):
             return []
@@ -689,12 +706,19 @@ class MakeMeshExplicitDefault(Rule):
         callee = analysis.value_of(node.func)
         if isinstance(callee, External) and callee.name in _WSC:
             shardings = passed_argument(node, 1, "shardings")
-            if shardings is not None:
-                values = [
-                    s.mesh
-                    for s in _leaves(analysis.value_of(shardings))
-                    if isinstance(s, Sharding)
-                ]
+            leaves = (
+                list(_leaves(analysis.value_of(shardings)))
+                if shardings is not None
+                else []
+            )
+            values = [s.mesh for s in leaves if isinstance(s, Sharding)]
+            if any(isinstance(s, Spec) for s in leaves):
+                # a bare spec is on the context mesh (`jax.set_mesh(mesh)` around it)
+                values.extend(
+                    site.mesh
+                    for site in map(setting_site, analysis.ways_at(node))
+                    if site is not None and site.api is Api.SET_MESH
+                )
         args = self._mapped(node.func)
         if args is not None and "mesh" in args:
             values = [analysis.value_of(args["mesh"])]
@@ -706,6 +730,9 @@ class MakeMeshExplicitDefault(Rule):
                 and all(value.origin is not m.origin for m in found)
             ):
                 found.append(value)
+        meshes = [v for v in values if isinstance(v, Mesh)]
+        if not found and meshes and all(map(_all_auto, meshes)):
+            return None
         return found
 
     def _meshes_made_here(self) -> Iterator[Mesh]:
@@ -718,6 +745,12 @@ class MakeMeshExplicitDefault(Rule):
                 value = analysis.value_of(call)
                 if isinstance(value, Mesh) and self._explicit_by_default(value):
                     yield value
+
+
+def _all_auto(mesh: Mesh) -> bool:
+    return mesh.axis_types is not None and all(
+        t is AxisType.AUTO for t in mesh.axis_types
+    )
 
 
 def _leaves(value: Value) -> Iterator[Value]:

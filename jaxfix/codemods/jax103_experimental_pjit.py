@@ -5,7 +5,8 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from jaxfix.analysis.ast_engine.values import Sharding
+from jaxfix.analysis.ast_engine.contexts import setting_site
+from jaxfix.analysis.ast_engine.values import Mesh, Sharding
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.imports import unused_imports
@@ -70,7 +71,13 @@ class ExperimentalPjit(Rule):
     knows (`NamedSharding(...)`, tuples of them): `pjit` is `jax.jit` then. `pjit` with
     `PartitionSpec`s reads the mesh of a `with mesh:` block, which `jax.jit` does not: such
     a use (or one whose shardings the engine cannot tell) is reported without a fix, as is a
-    `pjit` passed around as a value.
+    `pjit` passed around as a value. Where every way the `pjit(...)` call runs is under
+    `jax.set_mesh` of a concrete mesh (a `with` block, or a `jax.set_mesh(mesh)` statement
+    before it), its specs are rewritten too: `pjit` ignores that context and raises
+    (``RuntimeError: pjit requires a non-empty mesh in context if you are passing
+    `PartitionSpec`s to in_shardings``), `jax.jit` takes the specs from it. From a recorded
+    run (`jaxfix repair`, `--from-log`) that raised so where the function pjit made is called,
+    the report is at that call.
 
     ## References
     - `pjit` in jax/_src/pjit.py (jax 0.10.2 and 0.12.0.1) warns and calls `jit`'s
@@ -84,8 +91,13 @@ class ExperimentalPjit(Rule):
     fixes = {Safety.SAFE: "call jax.jit, its shardings by keyword"}
     tokens = ((b"pjit",),)
     # what the warning says where it is an error (`-W error::DeprecationWarning`)
-    raises = ("jax.experimental.pjit.pjit has been deprecated. {text}",)
-    error = "DeprecationWarning"
+    raises = (
+        "jax.experimental.pjit.pjit has been deprecated. {text}",
+        # PartitionSpecs outside `with mesh:`, `jax.set_mesh` included, which pjit ignores
+        "pjit requires a non-empty mesh in context if you are passing `PartitionSpec`s to "
+        "{text}",
+    )
+    error = ("DeprecationWarning", "RuntimeError")
     raised_in = ("jax/_src/deprecations.py",)
     raises_since = None
 
@@ -131,6 +143,14 @@ class ExperimentalPjit(Rule):
             "use `jax.jit`"
         )
         why_not = self._why_not(node)
+        # from a run: pjit's error is raised where the function it made is called
+        raised = self._raised_at(node) if self.recorded else None
+        if raised is not None:
+            node = raised
+            message = (
+                f"{message}; pjit raised here: it takes PartitionSpecs from a `with mesh:` "
+                "block only, and ignores `jax.set_mesh`"
+            )
         if why_not is not None:
             self.report(node, with_note(message, not_fixed(why_not)))
         elif self._fixed_at is not None:
@@ -188,6 +208,8 @@ class ExperimentalPjit(Rule):
             return "its arguments are not all written out"
         given = dict(zip(_SHARDINGS, args))
         given.update((k.arg, k.value) for k in call.keywords if k.arg in _SHARDINGS)
+        if self._under_set_mesh(call):
+            return None  # jax.jit takes the specs from that context; pjit ignores it
         for name, expr in given.items():
             if not _shardings_only(self.analysis.value_of(expr)):
                 return (
@@ -195,6 +217,48 @@ class ExperimentalPjit(Rule):
                     "`with mesh:` block and jax.jit does not"
                 )
         return None
+
+    def _raised_at(self, node: ast.expr) -> ast.Call | None:
+        """The call of the function `pjit(...)` made at `node` where a run raised pjit's
+        error: the call applying it (`pjit(f, ...)(x)`), or a call of the name it is bound
+        to (`step = pjit(f, ...)`, then `step(x)`)."""
+        analysis = self.analysis
+        call, partial = self._call_of(node)
+        if call is None or partial:
+            return None
+        parent = analysis.parents.get(call)
+        candidates: list[ast.AST | None] = []
+        if isinstance(parent, ast.Call) and parent.func is call:
+            candidates.append(parent)
+        elif (
+            isinstance(parent, ast.Assign)
+            and len(parent.targets) == 1
+            and isinstance(parent.targets[0], ast.Name)
+        ):
+            candidates.extend(
+                analysis.parents.get(read)
+                for read in analysis.reads_reached(parent, parent.targets[0].id)
+            )
+        return next(
+            (
+                c
+                for c in candidates
+                if isinstance(c, ast.Call) and analysis.confirmed(c, self.code)
+            ),
+            None,
+        )
+
+    def _under_set_mesh(self, call: ast.Call) -> bool:
+        """Whether every way `call` runs is under `jax.set_mesh` of a concrete mesh (a
+        `with` block, or a `jax.set_mesh(mesh)` statement before it)."""
+        sites = [setting_site(way) for way in self.analysis.ways_at(call)]
+        return bool(sites) and all(
+            site is not None
+            and site.api is Api.SET_MESH
+            and isinstance(site.mesh, Mesh)
+            and not site.mesh.is_abstract
+            for site in sites
+        )
 
     def _fix(self) -> Fix:
         analysis = self.analysis

@@ -267,6 +267,53 @@ def test_evidence_no_report_stands_for_is_said(monkeypatch: pytest.MonkeyPatch) 
     ]
 
 
+class Bang(Rule):
+    """Reports `bang(1)` from the code alone, never asking for evidence (as most rules of the
+    family); it says which calls it checks: every `bang(...)`."""
+
+    __doc__ = "## What it does\nA test rule.\n"
+    code = "JAX934"
+    name = "bang"
+    summary = "bang raises"
+    fixes: dict[Safety, str] = {}
+    tokens = ((b"bang",),)
+    raises = ("bang",)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if self.checks(node) and self.analysis.text(node) == "bang(1)":
+            self.report(node, "bang(1) raises")
+
+    def checks(self, call: ast.Call) -> bool:
+        return isinstance(call.func, ast.Name) and call.func.id == "bang"
+
+
+def test_a_rule_that_checks_a_call_there_cannot_tell_why(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A rule that never asks for evidence but says which calls it checks: evidence on a line
+    with such a call it left is one jaxfix cannot explain, not one raised elsewhere."""
+    monkeypatch.setitem(RULES, Bang.code, Bang)
+    source = "bang(1)\nbang(2)\nprint(3)\n"
+    found = [
+        f"{d.start.line} {d.message}"
+        for d in check_source(
+            source.encode(),
+            Options(select=("JAX934",)),
+            evidence=tuple(
+                Evidence("JAX934", line, (40 + line,), (Facts(),)) for line in (1, 2, 3)
+            ),
+        )[1]
+    ]
+    assert found == [
+        "1 bang(1) raises",
+        "2 the log shows JAX raised JAX934 at this line (log line 42), but jaxfix cannot "
+        "tell why from this code",
+        "3 the log shows JAX raised JAX934 at this line (log line 43), but no call on this "
+        "line is one JAX934 checks: JAX raised it inside code this line calls (in another "
+        "module or a library); give jaxfix that file's path, or fix it there",
+    ]
+
+
 def test_a_confirmed_test_of_the_error_is_still_a_test(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -73,10 +73,14 @@ MESSAGES: dict[str, list[tuple[str, int, list[str]]]] = {
         ("JAX013/shard_map_of_numpy_array.py", 17, ["--unsafe-fixes"]),
         ("JAX013/contracting_dimensions_sharded_seen_in_a_log.py", 18, []),
         ("JAX013/conflicting_shardings_seen_in_a_log.py", 18, []),
+        ("JAX013/bare_spec_constraint_asserted_seen_in_a_log.py", 15, []),
     ],
     # Warnings made errors: raised at the import, reported at the call the fix rewrites.
     "JAX101": [("JAX101/warning_made_an_error.py", 27, ["--select", "ALL"])],
-    "JAX103": [("JAX103/warning_made_an_error.py", 21, ["--select", "ALL"])],
+    "JAX103": [
+        ("JAX103/warning_made_an_error.py", 21, ["--select", "ALL"]),
+        ("JAX103/partition_spec_under_set_mesh_block.py", 16, ["--select", "ALL"]),
+    ],
     # JAX raises in the block; the report is at the `with` item.
     "JAX102": [
         ("JAX102/with_mesh_jit_partition_spec_and_pjit.py", 19, JAX102),
@@ -117,12 +121,6 @@ PROGRAMS = {
     "explicit_axes_without_mesh": (
         "explicit_axes_without_mesh.py",
         EXPLICIT_AXES_WITHOUT_MESH,
-    ),
-    "pjit_partition_spec_without_mesh": (  # JAX103's, beside JAX102's jit message
-        "pjit_partition_spec_without_mesh.py",
-        (
-            FIXTURES / "JAX103/partition_spec_without_mesh_reported_not_fixed.py"
-        ).read_text(),
     ),
 }
 
@@ -232,10 +230,6 @@ def test_each_message_is_recorded_and_read_from_its_log(
         (
             "explicit_axes_without_mesh",
             "ValueError: Context mesh cannot be empty. Please use `jax.set_mesh`",
-        ),
-        (
-            "pjit_partition_spec_without_mesh",
-            "RuntimeError: pjit requires a non-empty mesh in context",
         ),
     ],
 )

@@ -14,6 +14,7 @@ import ast
 from jaxfix.analysis.ast_engine.evaluate import Evaluator
 from jaxfix.analysis.ast_engine.flow import Binding
 from jaxfix.analysis.ast_engine.project import Module
+from jaxfix.analysis.ast_engine.values import Unknown
 
 _MAX_STEPS = 32
 
@@ -62,6 +63,66 @@ def reads_reached(
         if bindings and any(b.node is statement for b in bindings):
             found.append(use)
     return found
+
+
+def assigned_once(module: Module, name: str) -> ast.expr | None:
+    """The value of the one top-level `name = value` of `module` (in a `with` block there too:
+    `with open(...) as f: CONFIG = json.load(f)`), when nothing else binds it."""
+    statements: list[ast.stmt] = []
+    for statement in module.tree.body:
+        statements.append(statement)
+        if isinstance(statement, ast.With):
+            statements.extend(statement.body)
+    values = [
+        s.value
+        for s in statements
+        if (
+            isinstance(s, ast.Assign)
+            and len(s.targets) == 1
+            and isinstance(s.targets[0], ast.Name)
+            and s.targets[0].id == name
+        )
+        or (
+            isinstance(s, ast.AnnAssign)
+            and isinstance(s.target, ast.Name)
+            and s.target.id == name
+            and s.value is not None
+        )
+    ]
+    stores = [
+        n
+        for n in ast.walk(module.tree)
+        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+    ]
+    return values[0] if len(values) == 1 and len(stores) == 1 else None
+
+
+def written_elsewhere(
+    evaluator: Evaluator, module: Module, name: ast.Name
+) -> tuple[Module, ast.expr] | None:
+    """The module and expression a read of `name` stands for: its one reaching plain
+    assignment here, or, for a name one `from m import NAME` binds, the one top-level
+    assignment of `NAME` in the project's module `m` (`SHARD_KWARGS = {...}`)."""
+    written = written_as(evaluator, module, name)
+    if written is not name:
+        return module, written
+    binding = _one_binding(evaluator, module, name)
+    statement = module.parents.get(binding.node) if binding is not None else None
+    if (
+        binding is None
+        or binding.kind != "import"
+        or not isinstance(binding.node, ast.alias)
+        or not isinstance(statement, ast.ImportFrom)
+    ):
+        return None
+    found = evaluator.project.find(statement.module or "", statement.level, module.path)
+    if isinstance(found, Unknown) or found.path is None:
+        return None
+    target = evaluator.module(found.path)
+    if isinstance(target, Unknown):
+        return None
+    value = assigned_once(target, binding.node.name)
+    return None if value is None else (target, value)
 
 
 def _one_binding(

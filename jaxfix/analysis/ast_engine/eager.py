@@ -15,7 +15,7 @@ from jaxfix.analysis.ast_engine.device_free import (
     SHAPE_CONSTRUCTORS,
     jax_numpy_function,
 )
-from jaxfix.analysis.ast_engine.values import External, Value
+from jaxfix.analysis.ast_engine.values import External, Spec, Value
 
 _RANDOM = frozenset({"jax.random.key", "jax.random.PRNGKey"})
 _KEYWORDS = frozenset({"dtype"})
@@ -40,8 +40,14 @@ def eager_op(call: ast.Call, analysis: EagerQuestions) -> str | None:
         SHAPE_CONSTRUCTORS | CONVERTERS
     ):
         return None
-    if any(k.arg not in _KEYWORDS for k in call.keywords):
-        return None
+    if any(
+        k.arg not in _KEYWORDS
+        and not (
+            k.arg == "out_sharding" and isinstance(analysis.value_of(k.value), Spec)
+        )
+        for k in call.keywords
+    ):
+        return None  # a bare spec's out_sharding is on the context mesh: no devices
     if not all(
         not isinstance(a, ast.Starred) and analysis.brings_no_devices(a)
         for a in call.args

@@ -443,7 +443,7 @@ def call(
         return callee  # functools.wraps(fn) decorates keeping the body
     if api is Api.PARTIAL or callee.name == "functools.partial":
         return _partial(positional, keywords)
-    typed = _typeof(positional[0]) if api is Api.TYPEOF and positional else None
+    typed = _typeof(positional[0], node) if api is Api.TYPEOF and positional else None
     if typed is not None and len(positional) == 1 and not keywords:
         return typed
     if api in (Api.DEVICES, Api.LOCAL_DEVICES):
@@ -487,10 +487,13 @@ def _plain_data(value: Value) -> bool:
     return items is not None and all(_plain_data(v) for v in items)
 
 
-def _typeof(value: Value) -> Value | None:
+def _typeof(value: Value, node: ast.AST) -> Value | None:
     """`jax.typeof(x)`: for an array placed on a NamedSharding, a struct whose `.sharding` is
     on the abstract mesh of the array's mesh (eager and inside jit, jax 0.10.2 and 0.12.0.1);
-    None for anything else (what JAX returns then is not known)."""
+    for any other array or value the code does not show, one on an abstract mesh whose axes
+    are not known (an array, a NumPy array, a number, a tracer: JAX's type of each has a
+    sharding on an AbstractMesh, `AbstractMesh((), ...)` for an unsharded one, on both
+    tiers); None for anything else."""
     if isinstance(value, Structs):
         return value
     if isinstance(value, Array) and isinstance(value.sharding, Sharding):
@@ -501,6 +504,17 @@ def _typeof(value: Value) -> Value | None:
             Sharding(
                 mesh.abstract if isinstance(mesh, Mesh) else mesh, value.sharding.spec
             ),
+        )
+    if isinstance(value, (Array, Unknown, Foreign, int, float)) and not isinstance(
+        value, bool
+    ):
+        # the mesh of an aval: abstract, whatever its axes (`has_abstract_device`: what a
+        # rule asks of a hand-built mesh; an aval's may carry the platform, so not claimed)
+        mesh = Mesh(MeshKind.ABSTRACT, None, None, None, True, origin=node)
+        return ShapeStruct(
+            Unknown("the shape of an array"),
+            Unknown("the dtype of an array"),
+            Sharding(mesh, Unknown("the spec of an array's type")),
         )
     return None
 

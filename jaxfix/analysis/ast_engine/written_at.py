@@ -44,7 +44,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from jaxfix.analysis.ast_engine.arguments import bind_arguments
-from jaxfix.analysis.ast_engine.assignments import written_as
+from jaxfix.analysis.ast_engine.assignments import assigned_once, written_as
 from jaxfix.analysis.ast_engine.evaluate import Evaluator
 from jaxfix.analysis.ast_engine.flow import Binding
 from jaxfix.analysis.ast_engine.project import Module
@@ -469,7 +469,7 @@ class _Walk:
                     target = self._module(base.path)
                     if isinstance(target, Unknown):
                         return target
-                    found = _assigned_once(target, expr.attr)
+                    found = assigned_once(target, expr.attr)
                     if found is None:
                         return Unknown(
                             f"`{expr.attr}` is not assigned once in {target.path.name}"
@@ -1218,7 +1218,7 @@ class _Walk:
         ]
         if len(defined) != 1 or not isinstance(defined[0], ast.FunctionDef):
             return None
-        if _assigned_once(target, expr.attr) is not None:
+        if assigned_once(target, expr.attr) is not None:
             return None
         return Function(defined[0], target.path)
 
@@ -1402,7 +1402,7 @@ class _Walk:
             target = self._module(base.path)
             if isinstance(target, Unknown):
                 return None
-            found = _assigned_once(target, expr.attr)
+            found = assigned_once(target, expr.attr)
             return (target, found) if isinstance(found, ast.Dict) else None
         if not isinstance(expr, ast.Name):
             return None
@@ -1497,7 +1497,7 @@ class _Walk:
             )
             if isinstance(target, Unknown):
                 return target
-            value = _assigned_once(target, binding.node.name)
+            value = assigned_once(target, binding.node.name)
             if value is None:
                 return Unknown(
                     f"`{binding.node.name}` is not assigned once in {target.path.name}"
@@ -1728,7 +1728,7 @@ class _Walk:
                 target_module = self._module(base.path)
                 if isinstance(target_module, Unknown):
                     return None
-                found = _assigned_once(target_module, expr.attr)
+                found = assigned_once(target_module, expr.attr)
                 if found is None:
                     return None
                 module, expr = target_module, found
@@ -2146,7 +2146,7 @@ class _Walk:
                     return None
                 target = self._module(base.path)
                 found_value = (
-                    _assigned_once(target, expr.attr)
+                    assigned_once(target, expr.attr)
                     if not isinstance(target, Unknown)
                     else None
                 )
@@ -2200,7 +2200,7 @@ class _Walk:
                 target = self._module(found_module.path)
                 if isinstance(target, Unknown):
                     return None
-                value = _assigned_once(target, binding.node.name)
+                value = assigned_once(target, binding.node.name)
                 if value is None:
                     return None
                 module, expr = target, value
@@ -2458,7 +2458,7 @@ class _Walk:
                 return None
             return inner[0] + 1, ""
         if isinstance(expr, ast.Name):
-            value = _assigned_once(module, expr.id)
+            value = assigned_once(module, expr.id)
             if value is None:
                 return None
             return self._path_of(module, value, depth + 1)
@@ -2526,7 +2526,7 @@ class _Walk:
             elif binding.kind == "class" and isinstance(binding.node, ast.ClassDef):
                 owner, name = module, expr.id
             elif binding.kind == "assign" and not binding.path:
-                value = _assigned_once(module, expr.id)
+                value = assigned_once(module, expr.id)
                 if value is not None:
                     return self._class_named(module, value, depth + 1)
         if owner is None or isinstance(owner, Unknown) or name is None:
@@ -2536,7 +2536,7 @@ class _Walk:
         ]
         if (
             len(classes) != 1
-            or _assigned_once(owner, name) is not None
+            or assigned_once(owner, name) is not None
             or any(
                 self._qualified(owner, d) != "enum.unique"
                 for d in classes[0].decorator_list
@@ -3617,38 +3617,6 @@ def _returns(function: ast.FunctionDef) -> list[ast.expr]:
 def _local(module: Module, name: ast.Name) -> bool:
     """Whether `name` is read in a function (a local unpacked there feeds this path only)."""
     return isinstance(module.scope_of(name), (ast.FunctionDef, ast.AsyncFunctionDef))
-
-
-def _assigned_once(module: Module, name: str) -> ast.expr | None:
-    """The value of the one top-level `name = value` of `module` (in a `with` block there too:
-    `with open(...) as f: CONFIG = json.load(f)`), when nothing else binds it."""
-    statements: list[ast.stmt] = []
-    for statement in module.tree.body:
-        statements.append(statement)
-        if isinstance(statement, ast.With):
-            statements.extend(statement.body)
-    values = [
-        s.value
-        for s in statements
-        if (
-            isinstance(s, ast.Assign)
-            and len(s.targets) == 1
-            and isinstance(s.targets[0], ast.Name)
-            and s.targets[0].id == name
-        )
-        or (
-            isinstance(s, ast.AnnAssign)
-            and isinstance(s.target, ast.Name)
-            and s.target.id == name
-            and s.value is not None
-        )
-    ]
-    stores = [
-        n
-        for n in ast.walk(module.tree)
-        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
-    ]
-    return values[0] if len(values) == 1 and len(stores) == 1 else None
 
 
 def _default(function: ast.FunctionDef, name: str) -> ast.expr | None:
