@@ -7,31 +7,18 @@ that works inside a wider mesh: named, not changed."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from codemods.test_real_jax import JAX_VERSIONS
-from workflows.test_repair import (
-    changed,
-    copied,
-    python,
-    repair_with_pytest,
-    snapshot,
-)
-
-PROJECT = Path(__file__).parents[1] / "repair_projects" / "axisdicts"
+from workflows.repaired import repaired
 
 
 @pytest.mark.jax
 @pytest.mark.parametrize("version", JAX_VERSIONS)
 def test_an_axis_entry_of_a_field_default_is_changed_where_written(tmp_path, version):
-    tree = copied(PROJECT, tmp_path / "axisdicts")
-    before = snapshot(tree)
-    code, report, _ = repair_with_pytest(
-        tree, tmp_path, python(version), "--unsafe-fixes", "-q"
-    )
-    assert code == 1, report
+    run = repaired("axisdicts", tmp_path, version)
+    before, report = run.before, run.report
+    assert run.code == 1, report
     ((path, line, detail),) = [
         (f["path"], f["line"], f["detail"]) for f in report["fixed"]
     ]
@@ -40,8 +27,8 @@ def test_an_axis_entry_of_a_field_default_is_changed_where_written(tmp_path, ver
         "set axis 'expert' to 2 where its size is written "
         "(ParallelConfig.expert_mesh['expert'], mx/config.py:9)"
     )
-    assert changed(before, tree) == {"mx/config.py"}
-    assert snapshot(tree)["mx/config.py"] == before["mx/config.py"].replace(
+    assert run.changed == {"mx/config.py"}
+    assert run.now("mx/config.py") == before["mx/config.py"].replace(
         b'{"expert": 4, "model": 4}', b'{"expert": 2, "model": 4}'
     )
     ((left,),) = [[s["detail"] for s in report["left"]]]

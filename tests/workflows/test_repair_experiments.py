@@ -9,20 +9,10 @@ decode experiment's value, which a subclass inherits, is named and left."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from codemods.test_real_jax import JAX_VERSIONS
-from workflows.test_repair import (
-    changed,
-    copied,
-    python,
-    repair_with_pytest,
-    snapshot,
-)
-
-PROJECT = Path(__file__).parents[1] / "repair_projects" / "experiments"
+from workflows.repaired import repaired
 
 
 @pytest.mark.jax
@@ -30,12 +20,9 @@ PROJECT = Path(__file__).parents[1] / "repair_projects" / "experiments"
 def test_an_experiments_class_attribute_is_changed_where_it_is_overridden(
     tmp_path, version
 ):
-    tree = copied(PROJECT, tmp_path / "experiments")
-    before = snapshot(tree)
-    code, report, _ = repair_with_pytest(
-        tree, tmp_path, python(version), "--unsafe-fixes", "-q"
-    )
-    assert code == 1, report
+    run = repaired("experiments", tmp_path, version)
+    before, report = run.before, run.report
+    assert run.code == 1, report
     ((path, line, detail),) = [
         (f["path"], f["line"], f["detail"]) for f in report["fixed"]
     ]
@@ -44,8 +31,8 @@ def test_an_experiments_class_attribute_is_changed_where_it_is_overridden(
         "resize the inner mesh to (2, 4) where its sizes are written "
         "(LmCloudSpmdDecode.DECODE_MESH_SHAPE, paxexp/lm.py:14)"
     )
-    assert changed(before, tree) == {"paxexp/lm.py"}
-    assert snapshot(tree)["paxexp/lm.py"] == before["paxexp/lm.py"].replace(
+    assert run.changed == {"paxexp/lm.py"}
+    assert run.now("paxexp/lm.py") == before["paxexp/lm.py"].replace(
         b"    DECODE_MESH_SHAPE = [4, 4]", b"    DECODE_MESH_SHAPE = [2, 4]"
     )
     ((left,),) = [[s["detail"] for s in report["left"]]]

@@ -9,20 +9,10 @@ reads too, is named and left; the derived config's assignment is changed, the ba
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from codemods.test_real_jax import JAX_VERSIONS
-from workflows.test_repair import (
-    changed,
-    copied,
-    python,
-    repair_with_pytest,
-    snapshot,
-)
-
-PROJECT = Path(__file__).parents[1] / "repair_projects" / "flagconfigs"
+from workflows.repaired import repaired
 
 
 @pytest.mark.jax
@@ -30,25 +20,20 @@ PROJECT = Path(__file__).parents[1] / "repair_projects" / "flagconfigs"
 def test_flag_defaults_and_a_derived_config_are_changed_where_written(
     tmp_path, version
 ):
-    tree = copied(PROJECT, tmp_path / "flagconfigs")
-    before = snapshot(tree)
-    code, report, _ = repair_with_pytest(
-        tree, tmp_path, python(version), "--unsafe-fixes", "-q"
-    )
-    assert code == 1, report
+    run = repaired("flagconfigs", tmp_path, version)
+    before, report = run.before, run.report
+    assert run.code == 1, report
     fixed = {(f["path"], f["line"]): f["detail"] for f in report["fixed"]}
     assert set(fixed) == {("launch/run.py", 11), ("models/transformer.py", 15)}
     assert fixed[("models/transformer.py", 15)] == (
         "resize the inner mesh to (2, 4) where its sizes are written "
         "(config.decode_mesh_shape, configs/decode_heavy.py:7)"
     )
-    assert changed(before, tree) == {"launch/flags_def.py", "configs/decode_heavy.py"}
-    assert snapshot(tree)["launch/flags_def.py"] == before[
-        "launch/flags_def.py"
-    ].replace(b'"probe_model_parallelism", 8', b'"probe_model_parallelism", 4').replace(
-        b'"eval_model_parallelism", 8', b'"eval_model_parallelism", 4'
-    )
-    assert snapshot(tree)["configs/decode_heavy.py"] == before[
+    assert run.changed == {"launch/flags_def.py", "configs/decode_heavy.py"}
+    assert run.now("launch/flags_def.py") == before["launch/flags_def.py"].replace(
+        b'"probe_model_parallelism", 8', b'"probe_model_parallelism", 4'
+    ).replace(b'"eval_model_parallelism", 8', b'"eval_model_parallelism", 4')
+    assert run.now("configs/decode_heavy.py") == before[
         "configs/decode_heavy.py"
     ].replace(
         b"config.decode_mesh_shape = (4, 4)", b"config.decode_mesh_shape = (2, 4)"

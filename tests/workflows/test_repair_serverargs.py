@@ -14,31 +14,18 @@ also reads (`WideAttentionRunner`) is named and left as it is."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from codemods.test_real_jax import JAX_VERSIONS
-from workflows.test_repair import (
-    changed,
-    copied,
-    python,
-    repair_with_pytest,
-    snapshot,
-)
-
-PROJECT = Path(__file__).parents[1] / "repair_projects" / "serverargs"
+from workflows.repaired import repaired
 
 
 @pytest.mark.jax
 @pytest.mark.parametrize("version", JAX_VERSIONS)
 def test_a_server_argument_is_changed_where_its_default_is_written(tmp_path, version):
-    tree = copied(PROJECT, tmp_path / "serverargs")
-    before = snapshot(tree)
-    code, report, _ = repair_with_pytest(
-        tree, tmp_path, python(version), "--unsafe-fixes", "-q"
-    )
-    assert code == 1, report
+    run = repaired("serverargs", tmp_path, version)
+    before, report = run.before, run.report
+    assert run.code == 1, report
     ((path, line, detail),) = [
         (f["path"], f["line"], f["detail"]) for f in report["fixed"]
     ]
@@ -47,8 +34,8 @@ def test_a_server_argument_is_changed_where_its_default_is_written(tmp_path, ver
         "set axis 'expert' to 2 where its size is written "
         "(ServerArgs.ep_size, srt/server_args.py:13)"
     )
-    assert changed(before, tree) == {"srt/server_args.py"}
-    assert snapshot(tree)["srt/server_args.py"] == before["srt/server_args.py"].replace(
+    assert run.changed == {"srt/server_args.py"}
+    assert run.now("srt/server_args.py") == before["srt/server_args.py"].replace(
         b"    ep_size: int = 4\n", b"    ep_size: int = 2\n"
     ).replace(
         b'"--draft-ep-size", type=int, default=ServerArgs.draft_ep_size',

@@ -10,38 +10,25 @@ by a working test, is not changed; `configs/dense.json` leaves the entry out (th
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from codemods.test_real_jax import JAX_VERSIONS
-from workflows.test_repair import (
-    changed,
-    copied,
-    python,
-    repair_with_pytest,
-    snapshot,
-)
-
-PROJECT = Path(__file__).parents[1] / "repair_projects" / "shardingjson"
+from workflows.repaired import repaired
 
 
 @pytest.mark.jax
 @pytest.mark.parametrize("version", JAX_VERSIONS)
 def test_a_sharding_strategy_entry_is_changed_in_its_json_file(tmp_path, version):
-    tree = copied(PROJECT, tmp_path / "shardingjson")
-    before = snapshot(tree)
-    code, report, _ = repair_with_pytest(
-        tree, tmp_path, python(version), "--unsafe-fixes", "-q"
-    )
-    assert code == 1, report
+    run = repaired("shardingjson", tmp_path, version)
+    before, report = run.before, run.report
+    assert run.code == 1, report
     ((path, line, detail),) = [
         (f["path"], f["line"], f["detail"]) for f in report["fixed"]
     ]
     assert (path, line) == ("tpu_inference/runner/tpu_runner.py", 32)
     assert detail.startswith('set "expert_parallelism" (configs/moe.json:4) to 2')
-    assert changed(before, tree) == {"configs/moe.json"}
-    assert snapshot(tree)["configs/moe.json"] == before["configs/moe.json"].replace(
+    assert run.changed == {"configs/moe.json"}
+    assert run.now("configs/moe.json") == before["configs/moe.json"].replace(
         b'"expert_parallelism": 4', b'"expert_parallelism": 2'
     )
     ((left,),) = [[s["detail"] for s in report["left"]]]
