@@ -608,11 +608,12 @@ def _origin_site(
         where,
         _extent(module, stopped.node),
         stopped.text,
-        why=f"computed from {' and '.join(f'`{r}()`' for r in stopped.reads)} "
+        why=f"computed from {' and '.join(stopped.reads)} "
         f"{'and other values ' if stopped.mixed else ''}when it runs",
         axis=stopped.axis,
         facts=facts,
         total=stopped.total,
+        variable=stopped.variable,
     )
 
 

@@ -454,9 +454,14 @@ class AbstractMeshSizeChange(Rule):
         if isinstance(resized, str) or several:
             return note
         axis, axis_name, inner_sizes, size = resized
+        setting = (
+            f"set {origin.variable}={size}: "
+            if origin.variable and origin.axis == axis
+            else ""
+        )
         return (
-            f"{note} (axis {axis_name!r} is {inner_sizes[axis]} in the run; {size} would "
-            f"make the enclosing size {outers[0].size})"
+            f"{note} ({setting}axis {axis_name!r} is {inner_sizes[axis]} in the run; "
+            f"{size} would make the enclosing size {outers[0].size})"
         )
 
     def _unknown(self, confirmed: Confirmed) -> str | None:

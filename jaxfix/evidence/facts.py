@@ -137,6 +137,8 @@ class ValueSite:
     override: str | None = None
     # The value is the number of devices a `-1` axis is filled from: the mesh's size.
     total: bool = False
+    # The value is this environment variable's integer (`int(os.environ.get("TP", "4"))`).
+    variable: str | None = None
 
     def where(self, root: Path | None = None) -> str:
         return f"{_shown(self.path, root)}:{self.span[0]}"
@@ -179,7 +181,8 @@ class ValueSite:
         )
         if self.axis is not None:
             return (
-                f"axis {name!r} is {sizes[axis]} in the run; {size} would make the "
+                (f"set {self.variable}={size}: " if self.variable else "")
+                + f"axis {name!r} is {sizes[axis]} in the run; {size} would make the "
                 f"enclosing size {target}"
             )
         shown = ", ".join(str(size if i == axis else s) for i, s in enumerate(sizes))

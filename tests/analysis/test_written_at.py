@@ -916,7 +916,7 @@ def test_a_size_computed_from_the_host_ends_the_walk_at_its_origin(tmp_path):
     assert isinstance(found, Computed)
     assert (found.path.name, found.module.line(found.node)) == ("config.py", 2)
     assert found.text == "(jax.device_count() // 2, 4)"
-    assert found.reads == ("jax.device_count",)
+    assert found.reads == ("`jax.device_count()`",)
 
 
 def test_a_size_computed_from_a_constant_is_not_named_as_from_the_host(tmp_path):
@@ -989,7 +989,7 @@ def test_a_min_or_max_of_a_host_read_and_other_values_is_named_as_computed_there
         'import jax\nN = 4\nEVAL = {"shape": (max(jax.device_count() // 2, N), 4)}\n',
     )
     assert isinstance(found, Computed)
-    assert found.reads == ("jax.device_count",)
+    assert found.reads == ("`jax.device_count()`",)
     assert "and other values when it runs" in found.why
 
 
@@ -998,7 +998,7 @@ def test_a_size_from_the_number_of_devices_listed_is_named_as_from_the_host(tmp_
         tmp_path, 'import jax\nEVAL = {"shape": (max(len(jax.devices()) // 4, 1), 4)}\n'
     )
     assert isinstance(found, Computed)
-    assert found.reads == ("jax.devices",)
+    assert found.reads == ("`jax.devices()`",)
 
 
 def test_paths_alike_in_their_innermost_frames_are_told_apart_by_the_outermost(
@@ -1608,7 +1608,7 @@ def test_a_field_of_a_copy_with_fields_replaced_is_where_the_copy_gets_it(
         ("dataclasses.replace(BASE, **{'shape': (4, 4)})", "unpacks its arguments"),
         (
             "dataclasses.replace(BASE, shape=SHAPES[0] if SHAPES else (4, 4))",
-            "computed",
+            "the run's values do not say which",
         ),
         ("BASE.replace('shape', (4, 4))", "is not a dataclass built there"),
     ],
@@ -1791,3 +1791,108 @@ def test_a_partial_stored_twice_on_self_ends_the_walk(tmp_path):
         tmp_path, {"main.py": source}, [("main.py", 22), ("main.py", 7)]
     )
     assert isinstance(found, Unknown), found
+
+
+CONDITIONALS = """\
+import os
+from pathlib import Path
+
+import yaml
+from jax.sharding import AbstractMesh
+
+DEFAULT = 4
+EP = {ep}
+RAW = yaml.safe_load((Path(__file__).parent / "stages.yaml").read_text())
+
+
+def eval_ep():
+    return RAW["eval"]["ep"]
+
+
+def build():
+    return AbstractMesh(({size}, 4), ("expert", "model"))
+
+
+def run():
+    return build()
+"""
+
+
+def _walk_branch(tmp_path: Path, size: str, ep: str = "4", entry: str = "4"):
+    (tmp_path / "stages.yaml").write_text(f"eval:\n  ep: {entry}\n")
+    found = _walk_files(
+        tmp_path,
+        {"main.py": CONDITIONALS.format(size=size, ep=ep)},
+        [("main.py", 21), ("main.py", 17)],
+    )
+    engine = Engine((tmp_path,), (tmp_path / "main.py",), None)
+    return found, written_at(
+        engine.evaluator,
+        ((tmp_path / "main.py", 21), (tmp_path / "main.py", 17)),
+        0,
+        "expert",
+        (4, 4),
+    )
+
+
+@pytest.mark.parametrize(
+    ("size", "ep", "entry", "written"),
+    [
+        # `EP`, read by the test too, is replaced at the branch's read (line 17)
+        ("EP if EP != -1 else DEFAULT", "4", "4", ("EP", 17)),
+        ("EP if EP != -1 else DEFAULT", "-1", "4", ("4", 7)),
+        ("DEFAULT if EP == -1 else EP", "-1", "4", ("4", 7)),
+        ("DEFAULT if EP == -1 else EP", "4", "4", ("EP", 17)),
+        ("EP if EP is not None else DEFAULT", "4", "4", ("EP", 17)),
+        ("DEFAULT if not EP else EP", "0", "4", ("4", 7)),
+        ("eval_ep() if eval_ep() > 0 else DEFAULT", "4", "4", ("stages.yaml", 0)),
+        ("eval_ep() if eval_ep() > 0 else DEFAULT", "4", "-1", ("4", 7)),
+        # the test reads what the launcher sets: the branch whose literal holds the run's
+        # size, the other's not
+        ('8 if os.environ.get("BIG") else DEFAULT', "4", "4", ("4", 7)),
+    ],
+)
+def test_a_conditional_is_followed_into_the_branch_the_run_took(
+    tmp_path, size, ep, entry, written
+):
+    _, found = _walk_branch(tmp_path, size, ep, entry)
+    assert not isinstance(found, Unknown), found
+    if found.data is not None:
+        assert (found.data.name, found.data.keys) == ("stages.yaml", ("eval", "ep"))
+        assert written == ("stages.yaml", 0)
+    else:
+        assert (ast.unparse(found.node), found.module.line(found.node)) == written
+
+
+@pytest.mark.parametrize(
+    "size",
+    [
+        'EP if os.environ.get("FROM_CONFIG") else DEFAULT',  # both hold the run's 4
+        'int(os.environ.get("EP", "4")) if os.environ.get("EP") else DEFAULT',
+    ],
+)
+def test_a_conditional_the_run_s_values_do_not_decide_names_both_branches(
+    tmp_path, size
+):
+    _, found = _walk_branch(tmp_path, size)
+    assert isinstance(found, Unknown) and not isinstance(found, Computed), found
+    assert "(line 17) or `DEFAULT` (line 17)" in found.why
+    assert "the run's values do not say which" in found.why
+
+
+@pytest.mark.parametrize(
+    ("size", "variable"),
+    [
+        ('int(os.environ.get("EP", "4"))', "EP"),
+        ('int(os.getenv("EP", "4"))', "EP"),
+        ('int(os.environ["EP"])', "EP"),
+        ('int(os.environ.get("EP", "2")) * 2', None),  # the size is not the variable's
+        ('min(int(os.environ.get("EP", "4")), DEFAULT)', None),
+    ],
+)
+def test_a_size_read_from_the_environment_names_its_variable(tmp_path, size, variable):
+    _, found = _walk_branch(tmp_path, size)
+    assert isinstance(found, Computed), found
+    assert found.module.line(found.node) == 17
+    assert "the environment variable EP" in found.why
+    assert found.variable == variable

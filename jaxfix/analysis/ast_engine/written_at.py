@@ -45,6 +45,7 @@ from pathlib import Path
 
 from jaxfix.analysis.ast_engine.arguments import bind_arguments
 from jaxfix.analysis.ast_engine.assignments import assigned_once, written_as
+from jaxfix.analysis.ast_engine.data_values import entry_values
 from jaxfix.analysis.ast_engine.evaluate import Evaluator
 from jaxfix.analysis.ast_engine.flow import Binding
 from jaxfix.analysis.ast_engine.project import Module
@@ -93,6 +94,12 @@ _HOST_READS = frozenset(
 )
 
 
+# Reads of the process's environment (`os.environ.get("CHIPS_PER_HOST", "4")`,
+# `os.getenv(...)`, `os.environ["..."]`): a size set where the program is launched.
+_ENVIRONMENT_GETS = frozenset({"os.getenv", "os.environ.get", "posix.getenv"})
+_ENVIRONMENTS = frozenset({"os.environ", "posix.environ"})
+
+
 # What may wrap host reads in a size computed from the host alone (`len(jax.devices())`).
 _HOST_ARITHMETIC = frozenset(
     {"builtins.len", "builtins.int", "builtins.max", "builtins.min"}
@@ -101,10 +108,20 @@ _HOST_ARITHMETIC = frozenset(
 
 class Computed(Unknown):
     """The walk stopped where a size is computed from the host when the program runs: the
-    expression `node` (its text `text`) in `module`, reading `reads` (the host calls it makes,
-    as written). jaxfix does not change it: a literal is right on one host only."""
+    expression `node` (its text `text`) in `module`, reading `reads` (what it reads, in
+    words: "`jax.device_count()`", "the environment variable CHIPS_PER_HOST"). jaxfix does
+    not change it: a literal is right on one host only."""
 
-    __slots__ = ("axis", "mixed", "module", "node", "reads", "text", "total")
+    __slots__ = (
+        "axis",
+        "mixed",
+        "module",
+        "node",
+        "reads",
+        "text",
+        "total",
+        "variable",
+    )
 
     def __init__(
         self,
@@ -123,6 +140,8 @@ class Computed(Unknown):
         self.mixed = False
         # the number of devices a `-1` axis is filled from, not one axis's size
         self.total = False
+        # `int(os.environ.get("CHIPS_PER_HOST", "4"))`: the size is that variable's value
+        self.variable: str | None = None
 
     @property
     def path(self) -> Path:
@@ -247,6 +266,9 @@ class _Walk:
         self.tabled: set[str] = set()
         # Following the number of devices a `-1` axis is filled from (its product)
         self.total = False
+        # Reading the integer a test compares (`x != -1`), not sizes to change: any integer
+        # literal ends the walk, and an entry read elsewhere too is still read
+        self.valuing = False
 
     def _module(self, path: Path) -> Module | Unknown:
         return self.evaluator.module(path)
@@ -331,6 +353,14 @@ class _Walk:
                 self.scalar, self.label = True, None
                 expr = expr.elts[self.axis]
                 continue
+            if (
+                self.valuing
+                and not keys
+                and isinstance(expr, ast.UnaryOp)
+                and type(_constant(expr)) is int
+            ):  # `-1`, compared by a test
+                self.literal = (module, expr)
+                return Written(module, expr, _text(module, expr))
             if (
                 self.scalar
                 and not keys
@@ -531,10 +561,15 @@ class _Walk:
                     return into
                 return self._field(module, expr, keys, narrowest)
             if isinstance(expr, ast.Call) and not keys:
-                # `shape_of(config)`: a function of the tree returning the sizes once
+                # `shape_of(config)`, `self.experts()`: a function (or a method) of the tree
+                # returning the sizes once
                 callee = self._callee(module, expr.func)
-                if isinstance(callee, Function) and isinstance(
-                    callee.node, ast.FunctionDef
+                if (
+                    isinstance(callee, Function)
+                    and isinstance(callee.node, ast.FunctionDef)
+                ) or (
+                    isinstance(callee, BoundMethod)
+                    and isinstance(callee.function.node, ast.FunctionDef)
                 ):
                     into = self._into(module, expr, keys, narrowest)
                     if into is not None:
@@ -623,6 +658,13 @@ class _Walk:
                 # number of devices `num_devices`, which the walk follows instead
                 self.total, self.scalar, self.label = True, True, None
                 expr = filled
+                continue
+            if isinstance(expr, ast.IfExp):
+                # `cfg.ep if cfg.ep != -1 else DEFAULT_EP`: the branch the run took
+                taken = self._taken_branch(module, expr, keys)
+                if isinstance(taken, Unknown):
+                    return taken
+                expr = taken
                 continue
             return self._computed(module, expr) or Unknown(
                 f"`{_text(module, expr)}` at {where} is computed, not a value jaxfix follows"
@@ -1083,7 +1125,7 @@ class _Walk:
         if not reads:
             return None
         text = _text(module, expr)
-        shown = " and ".join(f"`{r}()`" for r in reads)
+        shown = " and ".join(reads)
         computed = Computed(
             f"`{text}` at {module.path.name}:{module.line(expr)} computes the size from {shown} "
             f"{'and other values ' if mixed else ''}when it runs",
@@ -1095,7 +1137,48 @@ class _Walk:
         )
         computed.mixed = mixed
         computed.total = self.total
+        if len(elements) == 1 and not mixed:
+            computed.variable = self._environment_value(module, elements[0])
         return computed
+
+    def _environment_value(self, module: Module, expr: ast.expr) -> str | None:
+        """The environment variable whose integer `expr` is, unchanged (`int(os.environ.get(
+        "CHIPS_PER_HOST", "4"))`, `int(os.environ["TP"])`): setting it sets the size."""
+        if (
+            isinstance(expr, ast.Call)
+            and len(expr.args) == 1
+            and not expr.keywords
+            and self._qualified(module, expr.func) == "builtins.int"
+        ):
+            return self._environment_variable(module, expr.args[0])
+        return None
+
+    def _environment_variable(self, module: Module, expr: ast.expr) -> str | None:
+        """The variable a read of the environment names by a string literal
+        (`os.environ.get("TP", "4")`, `os.getenv("TP")`, `os.environ["TP"]`), else None."""
+        if isinstance(expr, ast.Subscript):
+            if self._qualified(module, expr.value) not in _ENVIRONMENTS:
+                return None
+            name = expr.slice
+        elif (
+            isinstance(expr, ast.Call)
+            and 1 <= len(expr.args) <= 2
+            and not expr.keywords
+            and (
+                self._qualified(module, expr.func) in _ENVIRONMENT_GETS
+                or (
+                    isinstance(expr.func, ast.Attribute)
+                    and expr.func.attr == "get"
+                    and self._qualified(module, expr.func.value) in _ENVIRONMENTS
+                )
+            )
+        ):
+            name = expr.args[0]
+        else:
+            return None
+        if isinstance(name, ast.Constant) and isinstance(name.value, str):
+            return name.value
+        return None
 
     def _host_bound(self, module: Module, expr: ast.expr) -> list[str] | None:
         """`min(num_experts, jax.local_device_count() // 2)`: a `min` or `max` one of whose
@@ -1131,10 +1214,14 @@ class _Walk:
         return reads or None
 
     def _host_only(self, module: Module, expr: ast.expr) -> list[str] | None:
-        """The host reads (`jax.device_count`) `expr` makes, when it is made of them, integer
-        literals, arithmetic and `len`/`int`/`max`/`min` of those alone; else None."""
+        """What `expr` reads from the host (`jax.device_count()`, an environment variable),
+        in words, when it is made of such reads, integer literals, arithmetic and
+        `len`/`int`/`max`/`min` of those alone; else None."""
         if isinstance(expr, ast.Constant):
             return [] if type(expr.value) is int else None
+        variable = self._environment_variable(module, expr)
+        if variable is not None:
+            return [f"the environment variable {variable}"]
         if isinstance(expr, ast.UnaryOp):
             return self._host_only(module, expr.operand)
         if isinstance(expr, ast.BinOp):
@@ -1145,7 +1232,7 @@ class _Walk:
             return None
         called = self._qualified(module, expr.func)
         if called in _HOST_READS:
-            return [_text(module, expr.func)]
+            return [f"`{_text(module, expr.func)}()`"]
         if called not in _HOST_ARITHMETIC or not expr.args:
             return None
         reads: list[str] = []
@@ -1369,6 +1456,120 @@ class _Walk:
         finally:
             self.__dict__.update(saved)
         return found[0] if len(found) == 1 else None
+
+    def _taken_branch(
+        self, module: Module, choice: ast.IfExp, keys: list[Key]
+    ) -> ast.expr | Unknown:
+        """`a if test else b`: the branch the run took. A test of one value against a
+        literal (`x != -1`, `x is None`, `x > 0`, `x` alone, `not x`) is decided by that
+        value, followed as the sizes are (to a literal of the code, or a config file's entry
+        beside it); else the one branch whose value holds the run's sizes when the other's
+        does not. When neither says, both are named."""
+        decided = self._decided(module, choice.test)
+        if decided is not None:
+            return choice.body if decided else choice.orelse
+        held = [
+            self._branch_holds(module, b, keys) for b in (choice.body, choice.orelse)
+        ]
+        if held == [True, False]:
+            return choice.body
+        if held == [False, True]:
+            return choice.orelse
+        return Unknown(
+            f"`{cut(_text(module, choice), 60)}` at {module.path.name}:"
+            f"{module.line(choice)} gives `{cut(_text(module, choice.body), 40)}` "
+            f"(line {module.line(choice.body)}) or `{cut(_text(module, choice.orelse), 40)}` "
+            f"(line {module.line(choice.orelse)}), and the run's values do not say which"
+        )
+
+    def _decided(self, module: Module, test: ast.expr) -> bool | None:
+        """The truth of `test` in the run, when it compares one value jaxfix follows to a
+        literal (or tests that value alone); None when it cannot be known."""
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            inner = self._decided(module, test.operand)
+            return None if inner is None else not inner
+        if not isinstance(test, ast.Compare):
+            value = self._value_of(module, test)
+            return None if value is None else bool(value)
+        if len(test.ops) != 1:
+            return None
+        left, right = test.left, test.comparators[0]
+        literal = _constant(right)
+        if literal is _NOT_CONSTANT:
+            literal, left, right = _constant(left), right, left
+            flipped = True
+        else:
+            flipped = False
+        if literal is _NOT_CONSTANT:
+            return None
+        value = self._value_of(module, left)
+        if value is None:
+            return None
+        compare = _COMPARISONS.get(type(test.ops[0]))
+        if compare is None:
+            return None
+        try:
+            return bool(compare(literal, value) if flipped else compare(value, literal))
+        except TypeError:
+            return None
+
+    def _value_of(self, module: Module, expr: ast.expr) -> int | None:
+        """The integer `expr` holds in the run, followed as one axis's size is: an integer
+        literal of the code, or an entry of a config file named from beside the code; None
+        when the walk stops elsewhere."""
+        saved = self._saved()
+        try:
+            self.scalar, self.literal, self.label = True, None, None
+            self.valuing = True
+            reached = self._follow(module, expr, [], None)
+            literal = self._last_literal()
+        finally:
+            self.__dict__.update(saved)
+        if isinstance(reached, Unknown):
+            return None
+        data = reached.data
+        if data is not None:
+            if data.up_from_module is None:
+                return None  # named from the directory the run ran in
+            values = entry_values(
+                reached.module.path,
+                data.name,
+                data.up_from_module,
+                data.keys,
+                data.kind,
+                scalar=True,
+            )
+            return values[0] if values and len(values) == 1 else None
+        value = _constant(literal[1]) if literal is not None else None
+        return value if type(value) is int else None
+
+    def _branch_holds(
+        self, module: Module, branch: ast.expr, keys: list[Key]
+    ) -> bool | None:
+        """Whether the literal `branch` leads to holds the run's sizes; None when it leads
+        to none (or the run's sizes are not known)."""
+        if self.sizes is None:
+            return None
+        saved = self._saved()
+        try:
+            self.literal = None
+            reached = self._follow(module, branch, keys, None)
+            literal = self._last_literal()
+            if isinstance(reached, Unknown) or literal is None:
+                return None
+            return self._holds(*literal)
+        finally:
+            self.__dict__.update(saved)
+
+    def _saved(self) -> dict[str, object]:
+        """The walk's state, copied: a trial walk from it leaves the walk as it was once
+        restored (`self.__dict__.update(saved)`)."""
+        saved = {
+            k: (list(v) if isinstance(v, list) else set(v) if isinstance(v, set) else v)
+            for k, v in vars(self).items()
+        }
+        saved["modules"] = dict(self.modules)
+        return saved
 
     def _holds(self, module: Module, literal: ast.expr) -> bool:
         """Whether `literal` holds the run's sizes: all of them, or the followed axis's (read
@@ -2975,7 +3176,7 @@ class _Walk:
             other = self._other_read(
                 tuple(k for k in read if not isinstance(k, _Field))
             )
-            if other is not None:
+            if other is not None and not self.valuing:
                 return Unknown(
                     f"the entry {name}{label} is also read at {other}: a mesh that works may read it, so it is not changed"
                 )
@@ -3039,7 +3240,7 @@ class _Walk:
         label = "".join(_shown(k) for k in read)
         self.modules.setdefault(module.path, module)
         other = self._other_read(tuple(k for k in read if not isinstance(k, _Field)))
-        if other is not None:
+        if other is not None and not self.valuing:
             return Unknown(
                 f"the entry {names[0]}{label} is also read at {other}: a mesh that works may read it, so it is not changed"
             )
@@ -3509,6 +3710,35 @@ def _literal_value(node: ast.expr) -> int | tuple[int, ...] | None:
     if isinstance(node, (ast.Tuple, ast.List)) and _integers(node):
         return tuple(e.value for e in node.elts)  # type: ignore[attr-defined]  # Constants: _integers
     return None
+
+
+_NOT_CONSTANT = object()
+_COMPARISONS: dict[type[ast.cmpop], Callable[[object, object], object]] = {
+    ast.Eq: lambda a, b: a == b,
+    ast.NotEq: lambda a, b: a != b,
+    ast.Lt: lambda a, b: a < b,  # type: ignore[operator]
+    ast.LtE: lambda a, b: a <= b,  # type: ignore[operator]
+    ast.Gt: lambda a, b: a > b,  # type: ignore[operator]
+    ast.GtE: lambda a, b: a >= b,  # type: ignore[operator]
+    ast.Is: lambda a, b: a is b,
+    ast.IsNot: lambda a, b: a is not b,
+}
+
+
+def _constant(node: ast.expr) -> object:
+    """The value of an integer, None or bool literal (`-1` too); `_NOT_CONSTANT` else."""
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.USub)
+        and isinstance(node.operand, ast.Constant)
+        and type(node.operand.value) is int
+    ):
+        return -node.operand.value
+    if isinstance(node, ast.Constant) and (
+        node.value is None or type(node.value) in (int, bool)
+    ):
+        return node.value
+    return _NOT_CONSTANT
 
 
 def _contains(outer: ast.AST, inner: ast.AST) -> bool:
