@@ -455,7 +455,7 @@ class AbstractMeshSizeChange(Rule):
             return note
         axis, axis_name, inner_sizes, size = resized
         setting = (
-            f"set {origin.variable}={size}: "
+            f"the environment variable {origin.variable}: set it to {size}; "
             if origin.variable and origin.axis == axis
             else ""
         )

@@ -181,7 +181,11 @@ class ValueSite:
         )
         if self.axis is not None:
             return (
-                (f"set {self.variable}={size}: " if self.variable else "")
+                (
+                    f"the environment variable {self.variable}: set it to {size}; "
+                    if self.variable
+                    else ""
+                )
                 + f"axis {name!r} is {sizes[axis]} in the run; {size} would make the "
                 f"enclosing size {target}"
             )

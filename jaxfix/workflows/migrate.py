@@ -517,7 +517,9 @@ def _repair_commit(
         _with_results(entry, repo, written, written),
         fixes=tuple(sorted(fixes.items())),
         errors=tuple(seen),
-        errors_fixed=len(set(seen) - set(left)),
+        # counted as repair's summary counts them: the sites whose fix was written (one
+        # fixed, then raised again, is also still failing)
+        errors_fixed=len({site(o.code, o.path, o.line) for o in report.fixed}),
         baseline=baseline,
         left=tuple(
             f"{relative(o.path)}:{o.line}: {o.code} {o.detail}" for o in report.left

@@ -74,7 +74,7 @@ class RepoReport:
     errors: tuple[
         str, ...
     ] = ()  # --repair: "CODE path:line" of every JAX001-JAX003 error the verify runs raised
-    errors_fixed: int = 0  # of those, the ones the last run no longer raised
+    errors_fixed: int = 0  # of those, the ones whose fix was written (as repair counts)
     baseline: str | None = None  # --repair: how the verify command did before any fix
     options: dict[str, Any] | None = (
         None  # the run's options that shape results (fleet/resume.py)

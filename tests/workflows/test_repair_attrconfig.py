@@ -43,4 +43,7 @@ def test_a_nested_config_default_is_changed_where_it_is_written(tmp_path, versio
         '`int(os.environ.get("PROBE_DATA", "4"))`, written at trainer/config.py:21 and '
         "computed from the environment variable PROBE_DATA when it runs" in left[33]
     )
-    assert "(set PROBE_DATA=2: axis 'data' is 4 in the run;" in left[33]
+    assert (
+        "(the environment variable PROBE_DATA: set it to 2; axis 'data' is 4 in the run;"
+        in left[33]
+    )

@@ -43,7 +43,10 @@ def test_the_branch_the_run_took_is_changed_and_the_environment_named(
         "computed from the environment variable CHIPS_PER_HOST when it runs"
         in run.left[44]
     )
-    assert "(set CHIPS_PER_HOST=2: axis 'expert' is 4 in the run;" in run.left[44]
+    assert (
+        "(the environment variable CHIPS_PER_HOST: set it to 2; axis 'expert' is 4 in the run;"
+        in run.left[44]
+    )
     assert run.still_raised == [
         "tests/test_run.py::test_host",
         "tests/test_run.py::test_launch",
