@@ -25,6 +25,7 @@ from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.bindings import first_evaluated, local_for
 from jaxfix.codemods.loops import iteration_text, loops_text, may_end_early
+from jaxfix.codemods.stored_defaults import StoredDefault, stored_default
 from jaxfix.codemods.text import not_fixed, other_file, related, with_note
 from jaxfix.evidence.facts import Evidence, ValueSite
 from jaxfix.ground.diagnostics import Fix, Location, Related, Safety
@@ -246,18 +247,20 @@ class AllGatherMeshMismatch(Rule):
             fix = self._onto_entered(gather, sharding, context)
             if fix == "already":
                 return  # the out_sharding is on the mesh entered around it now (fixed)
-            assert not isinstance(fix, str)
+            unseen = (
+                "jaxfix does not see where the out_sharding's mesh or the context mesh "
+                "is set"
+            )
             self.report(
-                gather if fix is None else sharding,
+                gather if not isinstance(fix, Fix) else sharding,
                 f"{logged}{shown}; "
                 + (
                     "the out_sharding is put on the context mesh entered around the call"
-                    if fix is not None
-                    else "not fixed: jaxfix does not see where the out_sharding's mesh or "
-                    "the context mesh is set: put the out_sharding on the context mesh "
-                    "(a bare PartitionSpec means it)"
+                    if isinstance(fix, Fix)
+                    else f"not fixed: {fix if isinstance(fix, str) else unseen}: put the "
+                    "out_sharding on the context mesh (a bare PartitionSpec means it)"
                 ),
-                fix=fix,
+                fix=fix if isinstance(fix, Fix) else None,
             )
             return
         input_mesh = confirmed.agreed("input") if confirmed is not None else None
@@ -528,6 +531,12 @@ class AllGatherMeshMismatch(Rule):
         Unsafe where static's is safe: the run does not show the input's mesh."""
         entered = self._set_mesh_around(gather, through_jit=True)
         target = entered.args[0] if entered is not None else None
+        if entered is not None and (stored := stored_default(self.analysis, sharding)):
+            return (
+                stored
+                if isinstance(stored, str)
+                else self._default_onto_context(stored, context)
+            )
         written = self._sharding_written(sharding, entered)
         args = (
             self.analysis.bind(written)
@@ -561,6 +570,39 @@ class AllGatherMeshMismatch(Rule):
         return Fix(
             f"put the out_sharding on `{text}`{assigned}",
             ((args["mesh"], lambda _: _expression(text)),),
+            Safety.UNSAFE,  # the run does not show the input's mesh: it may be a third
+        )
+
+    def _default_onto_context(
+        self, stored: StoredDefault, context: Mesh | None
+    ) -> Fix | str | None:
+        """The out_sharding a method reads from `self` is a keyword default
+        `NamedSharding(m, spec)` (a factory's, or `__init__`'s): the default becomes `spec`,
+        which the gather reads on the context mesh entered around it, when the spec's axes
+        are all the run's context mesh's; "already" when it is a bare spec now."""
+        value = stored.value
+        if (
+            isinstance(value, ast.Call)
+            and self.analysis.called_api(value) is Api.PARTITION_SPEC
+        ):
+            return "already"
+        args = (
+            self.analysis.bind(value)
+            if isinstance(value, ast.Call)
+            and self.analysis.called_api(value) is Api.NAMED_SHARDING
+            else None
+        )
+        spec = args.get("spec") if args is not None else None
+        axes = self._spec_axes(spec)
+        names = context.axis_names if context is not None else None
+        if spec is None or axes is None or names is None or not axes <= set(names):
+            return None
+        text = self.analysis.text(spec)
+        return Fix(
+            f"put the out_sharding on the context mesh: the default of `{stored.parameter}` "
+            f"of `{stored.function}` (line {self.analysis.line(value)}) becomes its "
+            "PartitionSpec, which means the mesh entered around the gather",
+            ((value, lambda _: _expression(text)),),
             Safety.UNSAFE,  # the run does not show the input's mesh: it may be a third
         )
 
