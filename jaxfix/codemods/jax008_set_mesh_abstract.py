@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING
 from jaxfix.analysis.ast_engine.values import Mesh
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
+from jaxfix.codemods.mesh_origins import mesh_origin
 from jaxfix.codemods.text import not_fixed, with_note
 from jaxfix.ground.diagnostics import Fix, Safety
+from jaxfix.ground.quoting import cut
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -49,9 +51,14 @@ class SetMeshAbstract(Rule):
     Safe where the body, as written, neither computes eagerly nor calls a function of the
     project: an abstract mesh context serves tracing, `jax.eval_shape` and lowering. A body
     that computes eagerly (`jax.random.key(0)`) needs devices an abstract mesh lacks (JAX
-    would raise JAX001's error), one that calls a project function may, and a `set_mesh`
-    not entered by a `with` sets the mesh for the rest of the program, which
-    `use_abstract_mesh` cannot: these are reported without a fix.
+    would raise JAX001's error), one that calls a project function may: these are reported
+    without a fix. A `set_mesh` not entered by a `with` sets the mesh for the rest of the
+    program, which `use_abstract_mesh` cannot: its fix (unsafe: another module may read what
+    is stored there) goes where the mesh was stored, `self.mesh = mesh.abstract_mesh` in the
+    class's `__init__` or a module's `M = mesh.abstract_mesh`, which then stores the concrete
+    mesh `mesh`, when the engine knows it is one and every other read of the attribute (or
+    name) in the module is `jax.set_mesh`'s argument too; otherwise that place is named
+    (a hand-built `AbstractMesh(...)` has no concrete mesh on its path).
 
     ## References
     - `set_mesh` in jax/_src/sharding_impls.py (jax 0.10.2 and 0.12.0.1), which raises.
@@ -61,7 +68,10 @@ class SetMeshAbstract(Rule):
     code = "JAX008"
     name = "set-mesh-abstract"
     summary = "an AbstractMesh given to jax.set_mesh, which takes a concrete Mesh"
-    fixes = {Safety.SAFE: "enter it with `jax.sharding.use_abstract_mesh`"}
+    fixes = {
+        Safety.SAFE: "enter it with `jax.sharding.use_abstract_mesh`",
+        Safety.UNSAFE: "store the concrete mesh where a bare set_mesh's mesh is set",
+    }
     tokens = ((b"set_mesh",),)
     raises = ("Expected mesh of type `jax.sharding.Mesh`. Got {text}",)
     raised_in = ("jax/_src/sharding_impls.py",)
@@ -90,11 +100,7 @@ class SetMeshAbstract(Rule):
         )
         statement = analysis.parents.get(analysis.parents.get(node, node))
         if not isinstance(statement, ast.With):
-            note = not_fixed(
-                "it is not entered by a `with`: jax.set_mesh sets the mesh for what follows, "
-                "use_abstract_mesh only inside a `with`"
-            )
-            self.report(node, with_note(message, note))
+            self._not_entered(node, argument, message)
             return
         needed = analysis.devices_needed(statement)
         if needed is not None:
@@ -116,6 +122,58 @@ class SetMeshAbstract(Rule):
             imports,
         )
         self.report(node, message, fix=fix)
+
+    def _not_entered(self, node: ast.Call, argument: ast.expr, message: str) -> None:
+        """A bare `jax.set_mesh(m)` sets the mesh for what follows, which no abstract
+        mesh context can: the fix goes where `m` was stored (`self.mesh = mesh.abstract_mesh`
+        in `__init__`, a module's `M = mesh.abstract_mesh`), which stores the concrete mesh
+        when it is on the path and nothing else reads what is stored there; else that place
+        is named."""
+        analysis = self.analysis
+        unentered = (
+            "it is not entered by a `with`: jax.set_mesh sets the mesh for what follows, "
+            "use_abstract_mesh only inside a `with`"
+        )
+        origin = mesh_origin(analysis, argument)
+        if origin is None:
+            self.report(node, with_note(message, not_fixed(unentered)))
+            return
+        stored = (
+            f"`{origin.shown}` is set to `{cut(analysis.text(origin.value), 50)}` at "
+            f"line {origin.line}"
+        )
+        if origin.concrete is None or origin.other_reads:
+            why = (
+                f"it is also read at line {origin.other_reads[0]}, where it may have to "
+                "stay abstract"
+                if origin.other_reads
+                else "no concrete mesh is on its path"
+            )
+            self.report(
+                node,
+                with_note(
+                    message,
+                    not_fixed(
+                        f"{unentered}; {stored}, which should hold the concrete mesh, "
+                        f"but {why}"
+                    ),
+                ),
+            )
+            return
+        concrete = analysis.text(origin.concrete)
+        fix = Fix(
+            f"store the concrete mesh `{concrete}` where `{origin.shown}` is set (line "
+            f"{origin.line})",
+            ((origin.value, lambda _: _expression(concrete)),),
+            Safety.UNSAFE,  # another module may read what is stored there
+        )
+        self.report(node, with_note(message, f"{stored}"), fix=fix)
+
+
+def _expression(text: str) -> cst.BaseExpression:
+    import libcst as cst  # for the fix, written only when it is applied
+
+    return cst.parse_expression(text)
 
 
 def _callee(name: str) -> Callable[[cst.CSTNode], cst.CSTNode]:

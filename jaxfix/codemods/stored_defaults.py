@@ -48,7 +48,7 @@ def stored_default(analysis: Analysis, read: ast.expr) -> StoredDefault | str | 
         for n in ast.walk(tree)
         if isinstance(n, ast.Attribute)
         and n.attr == read.attr
-        and _owner(analysis, n) in (cls, None)
+        and owner_of(analysis, n) in (cls, None)
     ]
     stores = [n for n in touched if not isinstance(n.ctx, ast.Load)]
     loads = [n for n in touched if isinstance(n.ctx, ast.Load)]
@@ -91,7 +91,7 @@ def stored_default(analysis: Analysis, read: ast.expr) -> StoredDefault | str | 
     return None
 
 
-def _owner(analysis: Analysis, node: ast.Attribute) -> ast.ClassDef | None:
+def owner_of(analysis: Analysis, node: ast.Attribute) -> ast.ClassDef | None:
     """The class whose method's `self` `node` is an attribute of (`self.attr`), else None."""
     method = _method_of(analysis, node) if isinstance(node.value, ast.Name) else None
     owner = analysis.parents.get(method) if method is not None else None

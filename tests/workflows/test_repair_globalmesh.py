@@ -1,0 +1,60 @@
+"""`jaxfix repair` on tests/repair_projects/globalmesh, under real JAX on both tiers: a bare
+`jax.set_mesh(self.mesh)` (a setup method's) or `jax.set_mesh(SERVING)` (at a module's top
+level) sets the mesh for what follows, which no abstract mesh context can; JAX raises
+"Expected mesh of type `jax.sharding.Mesh`". The mesh was stored as `mesh.abstract_mesh` of
+a concrete mesh (in `__init__`, at the top level): the concrete mesh is stored there. A
+planner whose abstract mesh another method enters with `use_abstract_mesh` and a sketch whose
+mesh is a hand-built `AbstractMesh(...)` are named with the line that stores it, not
+changed; a server given the concrete mesh works and is not changed."""
+
+from __future__ import annotations
+
+import pytest
+
+from codemods.test_real_jax import JAX_VERSIONS
+from workflows.repaired import repaired
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_a_bare_set_mesh_s_abstract_mesh_is_stored_concrete_where_it_is_set(
+    tmp_path, version
+):
+    run = repaired("globalmesh", tmp_path, version)
+    assert run.code == 1, run.report
+    assert run.fixed == [
+        (
+            "serve/server.py",
+            22,
+            "store the concrete mesh `mesh` where `self.mesh` is set (line 19)",
+        ),
+        (
+            "serve/launch.py",
+            8,
+            "store the concrete mesh `serving_mesh()` where `SERVING` is set (line 7)",
+        ),
+    ]
+    assert run.changed == {"serve/server.py", "serve/launch.py"}
+    assert run.now("serve/server.py") == run.replaced(
+        "serve/server.py",
+        (b"self.mesh = mesh.abstract_mesh", b"self.mesh = mesh"),
+    )
+    assert run.now("serve/launch.py") == run.replaced(
+        "serve/launch.py",
+        (b"SERVING = serving_mesh().abstract_mesh", b"SERVING = serving_mesh()"),
+    )
+    assert set(run.left) == {40, 50}
+    assert (
+        "`self.plan_mesh` is set to `mesh.abstract_mesh` at line 33, which should hold the "
+        "concrete mesh, but it is also read at line 36, where it may have to stay abstract"
+        in run.left[40]
+    )
+    assert (
+        '`self.sketch_mesh` is set to `AbstractMesh((8,), ("x",), axis_types=EXPLICIT)` '
+        "at line 47, which should hold the concrete mesh, but no concrete mesh is on its "
+        "path" in run.left[50]
+    )
+    assert run.still_raised == [
+        "tests/test_server.py::test_planner",
+        "tests/test_server.py::test_sketch",
+    ]
