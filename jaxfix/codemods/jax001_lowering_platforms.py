@@ -385,7 +385,10 @@ class MissingLoweringPlatforms(Rule):
     `device_assignment=` follows (chained, or on the variable holding the lowered stage), it
     would raise `device_assignment cannot be None` after the fix: the fix then also adds
     `device_assignment=tuple(jax.devices()[:N])`, N being the abstract mesh's size, and is
-    unsafe (which devices to use is the user's choice); with N unknown there is no fix. Mesh
+    unsafe (which devices to use is the user's choice). Where the code does not show N (a
+    size from the environment) but names the mesh (`mesh`, one name bound once in the
+    function that lowers and compiles), N is `mesh.size`, read when it runs; otherwise there
+    is no fix (lowering_platforms alone would only move the error to the compile). Mesh
     contexts around the `.trace()` or around any caller of the enclosing function in the
     project's files (whatever paths jaxfix is given), and global `jax.set_mesh` calls, silence
     the rule; a caller outside the project that enters a mesh context is not seen, and there
@@ -1548,9 +1551,14 @@ class MissingLoweringPlatforms(Rule):
             )
             return
         message += "; the .compile() that follows then needs device_assignment="
-        size = abstract_only.size
+        size: str | None = (
+            str(abstract_only.size) if abstract_only.size is not None else None
+        )
+        unsized = abstract_only.unsized
+        if size is None and unsized is not None:
+            # the mesh's size when it runs, read from the mesh the compile sees by name
+            size = self._size_read(unsized, lower, compiles)
         if size is None:
-            unsized = abstract_only.unsized
             why = (
                 self.analysis.lost(unsized.mesh, "its mesh", f"`{unsized.text}`")
                 if unsized is not None
@@ -1558,7 +1566,10 @@ class MissingLoweringPlatforms(Rule):
             )
             self.report(
                 lower,
-                message + " (mesh size unknown: no fix)" + (f"; {why}" if why else ""),
+                message
+                + " (mesh size unknown, and no name of the mesh is read again where it "
+                "compiles: no fix; lowering_platforms alone would make the .compile() raise "
+                "'device_assignment cannot be `None`')" + (f"; {why}" if why else ""),
                 related=related,
             )
             return
@@ -1605,6 +1616,33 @@ class MissingLoweringPlatforms(Rule):
             return (f"({names},)" if len(platforms) == 1 else f"({names})"), ()
         jax_name, jax_import = self.analysis.module_spelling("jax")
         return f"({jax_name}.export.default_export_platform(),)", jax_import
+
+    def _size_read(
+        self, unsized: _Found, lower: ast.Call, compiles: list[ast.Call]
+    ) -> str | None:
+        """`mesh.size`, read when the program runs, for the mesh in play whose size the code
+        does not show (`AbstractMesh((n, 4), ...)`, `n` from the environment), when the code
+        names it `mesh`: one name bound once, read in the function of the lowering, where
+        each `.compile()` is; None otherwise."""
+        if not unsized.text.isidentifier():
+            return None
+        scope = self.analysis.module.scope_of(lower)
+        reads = [
+            n
+            for n in ast.walk(scope)
+            if isinstance(n, ast.Name)
+            and n.id == unsized.text
+            and isinstance(n.ctx, ast.Load)
+            and self.analysis.module.scope_of(n) is scope
+        ]
+        if (
+            not reads
+            or not all(self.analysis.bound_once(n) for n in reads)
+            or any(self.analysis.module.scope_of(c) is not scope for c in compiles)
+            or not isinstance(self.analysis.value_of(reads[0]), Mesh)
+        ):
+            return None
+        return f"{unsized.text}.size"
 
     def _compiles_without_devices(self, lower: ast.Call) -> list[ast.Call]:
         """`.compile()` calls without device_assignment= on the lowered stage: chained or via its

@@ -104,7 +104,7 @@ def test_jitted_name_bound_after_the_function_that_lowers_it():
     )  # too long for one line
 
 
-def test_compile_with_unknown_mesh_size_is_reported_without_fix():
+def test_compile_with_unknown_mesh_size_reads_the_named_mesh_s_size():
     source = """
 def lower_for(n):
     m = AbstractMesh((n, 4), ("x", "y"))
@@ -112,8 +112,32 @@ def lower_for(n):
     return jax.jit(jnp.sin).lower(z).compile()
 """
     (diagnostic,), result = jax001(source)
+    assert diagnostic.fix_title == (
+        "add lowering_platforms=(jax.export.default_export_platform(),) and "
+        "device_assignment=tuple(jax.devices()[:m.size])"
+    )
+    assert result.fixed is not None
+    assert b".compile(device_assignment=tuple(jax.devices()[:m.size]))" in result.fixed
+
+
+@pytest.mark.parametrize(
+    "mesh",
+    [
+        'NamedSharding(AbstractMesh((n, 4), ("x", "y")), P("x"))',  # named nowhere
+        'NamedSharding(meshes[0], P("x"))',  # read from a list
+    ],
+)
+def test_compile_with_unknown_mesh_size_not_named_is_reported_without_fix(mesh):
+    source = f"""
+def lower_for(n):
+    meshes = [AbstractMesh((n, 4), ("x", "y"))]
+    z = jax.ShapeDtypeStruct((8, 8), jnp.float32, sharding={mesh})
+    return jax.jit(jnp.sin).lower(z).compile()
+"""
+    (diagnostic,), result = jax001(source)
     assert diagnostic.fix_title is None
-    assert "device_assignment" in diagnostic.message
+    assert "no name of the mesh is read again where it compiles" in diagnostic.message
+    assert "'device_assignment cannot be `None`'" in diagnostic.message
     assert result.fixed is None
 
 
