@@ -614,6 +614,7 @@ def _origin_site(
         facts=facts,
         total=stopped.total,
         variable=stopped.variable,
+        scale=stopped.scale,
     )
 
 

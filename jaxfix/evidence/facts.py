@@ -137,8 +137,18 @@ class ValueSite:
     override: str | None = None
     # The value is the number of devices a `-1` axis is filled from: the mesh's size.
     total: bool = False
-    # The value is this environment variable's integer (`int(os.environ.get("TP", "4"))`).
+    # The value is this environment variable's integer (`int(os.environ.get("TP", "4"))`),
+    # times `scale[0]`, floor-divided by `scale[1]`.
     variable: str | None = None
+    scale: tuple[int, int] = (1, 1)
+
+    def variable_setting(self, size: int) -> str | None:
+        """What to set `variable` to for the value to be `size`: "the environment variable
+        X: set it to N; ", or None when there is no variable or no integer does it."""
+        times, over = self.scale
+        if self.variable is None or size % times:
+            return None
+        return f"the environment variable {self.variable}: set it to {size // times * over}; "
 
     def where(self, root: Path | None = None) -> str:
         return f"{_shown(self.path, root)}:{self.span[0]}"
@@ -181,11 +191,7 @@ class ValueSite:
         )
         if self.axis is not None:
             return (
-                (
-                    f"the environment variable {self.variable}: set it to {size}; "
-                    if self.variable
-                    else ""
-                )
+                (self.variable_setting(size) or "")
                 + f"axis {name!r} is {sizes[axis]} in the run; {size} would make the "
                 f"enclosing size {target}"
             )

@@ -1881,18 +1881,27 @@ def test_a_conditional_the_run_s_values_do_not_decide_names_both_branches(
 
 
 @pytest.mark.parametrize(
-    ("size", "variable"),
+    ("size", "variable", "scale"),
     [
-        ('int(os.environ.get("EP", "4"))', "EP"),
-        ('int(os.getenv("EP", "4"))', "EP"),
-        ('int(os.environ["EP"])', "EP"),
-        ('int(os.environ.get("EP", "2")) * 2', None),  # the size is not the variable's
-        ('min(int(os.environ.get("EP", "4")), DEFAULT)', None),
+        ('int(os.environ.get("EP", "4"))', "EP", (1, 1)),
+        ('int(os.getenv("EP", "4"))', "EP", (1, 1)),
+        ('int(os.environ["EP"])', "EP", (1, 1)),
+        ('int(os.environ.get("EP", "2")) * 2', "EP", (2, 1)),
+        ('2 * int(os.environ.get("EP", "2"))', "EP", (2, 1)),
+        ('int(os.environ.get("EP", "8")) // 2', "EP", (1, 2)),
+        (
+            'int(os.environ.get("EP", "8")) // 2 * 2',
+            None,
+            (1, 1),
+        ),  # both ways: not said
+        ('min(int(os.environ.get("EP", "4")), DEFAULT)', None, (1, 1)),
     ],
 )
-def test_a_size_read_from_the_environment_names_its_variable(tmp_path, size, variable):
+def test_a_size_read_from_the_environment_names_its_variable(
+    tmp_path, size, variable, scale
+):
     _, found = _walk_branch(tmp_path, size)
     assert isinstance(found, Computed), found
     assert found.module.line(found.node) == 17
     assert "the environment variable EP" in found.why
-    assert found.variable == variable
+    assert (found.variable, found.scale) == (variable, scale)

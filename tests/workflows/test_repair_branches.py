@@ -33,7 +33,7 @@ def test_the_branch_the_run_took_is_changed_and_the_environment_named(
     assert run.now("stages/run.py") == run.replaced(
         "stages/run.py", (b"DEFAULT_EXPERTS = 4", b"DEFAULT_EXPERTS = 2")
     )
-    assert set(run.left) == {38, 44}
+    assert set(run.left) == {38, 44, 50}
     assert (
         "at run.py:33 gives `self.config.expert_parallelism` (line 33) or `4` (line 35), "
         "and the run's values do not say which" in run.left[38]
@@ -47,7 +47,13 @@ def test_the_branch_the_run_took_is_changed_and_the_environment_named(
         "(the environment variable CHIPS_PER_HOST: set it to 2; axis 'expert' is 4 in the run;"
         in run.left[44]
     )
+    # `int(os.environ.get("CORES_PER_CHIP", "2")) * 2`: the variable times 2
+    assert (
+        "(the environment variable CORES_PER_CHIP: set it to 1; axis 'expert' is 4 in the "
+        "run;" in run.left[50]
+    )
     assert run.still_raised == [
+        "tests/test_run.py::test_cores",
         "tests/test_run.py::test_host",
         "tests/test_run.py::test_launch",
     ]

@@ -118,6 +118,7 @@ class Computed(Unknown):
         "module",
         "node",
         "reads",
+        "scale",
         "text",
         "total",
         "variable",
@@ -140,8 +141,10 @@ class Computed(Unknown):
         self.mixed = False
         # the number of devices a `-1` axis is filled from, not one axis's size
         self.total = False
-        # `int(os.environ.get("CHIPS_PER_HOST", "4"))`: the size is that variable's value
+        # `int(os.environ.get("CHIPS_PER_HOST", "4"))`: the size is that variable's value,
+        # times `scale[0]`, floor-divided by `scale[1]`
         self.variable: str | None = None
+        self.scale = (1, 1)
 
     @property
     def path(self) -> Path:
@@ -1137,20 +1140,50 @@ class _Walk:
         )
         computed.mixed = mixed
         computed.total = self.total
-        if len(elements) == 1 and not mixed:
-            computed.variable = self._environment_value(module, elements[0])
+        environment = (
+            self._environment_value(module, elements[0])
+            if len(elements) == 1 and not mixed
+            else None
+        )
+        if environment is not None:
+            computed.variable, computed.scale = environment
         return computed
 
-    def _environment_value(self, module: Module, expr: ast.expr) -> str | None:
-        """The environment variable whose integer `expr` is, unchanged (`int(os.environ.get(
-        "CHIPS_PER_HOST", "4"))`, `int(os.environ["TP"])`): setting it sets the size."""
+    def _environment_value(
+        self, module: Module, expr: ast.expr
+    ) -> tuple[str, tuple[int, int]] | None:
+        """The environment variable whose integer `expr` is (`int(os.environ.get(
+        "CHIPS_PER_HOST", "4"))`, `int(os.environ["TP"])`), scaled by a literal (`* 2`,
+        `// 2`): the variable and (multiplier, divisor), so that setting it sets the size."""
         if (
             isinstance(expr, ast.Call)
             and len(expr.args) == 1
             and not expr.keywords
             and self._qualified(module, expr.func) == "builtins.int"
         ):
-            return self._environment_variable(module, expr.args[0])
+            variable = self._environment_variable(module, expr.args[0])
+            return (variable, (1, 1)) if variable is not None else None
+        if not isinstance(expr, ast.BinOp) or not isinstance(
+            expr.op, (ast.Mult, ast.FloorDiv)
+        ):
+            return None
+        operands = (
+            [(expr.left, expr.right), (expr.right, expr.left)]
+            if isinstance(expr.op, ast.Mult)
+            else [(expr.left, expr.right)]
+        )
+        for read, factor in operands:
+            inner = self._environment_value(module, read)
+            k = _constant(factor)
+            if inner is None or type(k) is not int or k <= 0:
+                continue
+            variable, (times, over) = inner
+            scale = (
+                (times * k, over)
+                if isinstance(expr.op, ast.Mult)
+                else (times, over * k)
+            )
+            return (variable, scale) if 1 in scale else None
         return None
 
     def _environment_variable(self, module: Module, expr: ast.expr) -> str | None:

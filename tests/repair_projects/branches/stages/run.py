@@ -4,7 +4,7 @@ import jax
 from jax.sharding import AbstractMesh, use_abstract_mesh
 
 from stages.config import load
-from stages.hosts import chips_per_host
+from stages.hosts import chips_per_host, cores_per_host
 
 OUTER = ("data", "model")
 DEFAULT_EXPERTS = 4
@@ -42,4 +42,10 @@ class Stage:
 def host_sizes():
     with use_abstract_mesh(AbstractMesh((2, 4), OUTER)):
         with use_abstract_mesh(AbstractMesh((chips_per_host(), 4), ("expert", "model"))):
+            return jax.sharding.get_abstract_mesh().axis_sizes
+
+
+def core_sizes():
+    with use_abstract_mesh(AbstractMesh((2, 4), OUTER)):
+        with use_abstract_mesh(AbstractMesh((cores_per_host(), 4), ("expert", "model"))):
             return jax.sharding.get_abstract_mesh().axis_sizes

@@ -1,4 +1,4 @@
-from stages.run import Stage, host_sizes
+from stages.run import Stage, core_sizes, host_sizes
 
 
 def test_eval():
@@ -19,3 +19,7 @@ def test_launch():
 
 def test_host():
     assert host_sizes() == (2, 4)
+
+
+def test_cores():
+    assert core_sizes() == (2, 4)
