@@ -143,10 +143,14 @@ class SetMeshAbstract(Rule):
             f"line {origin.line}"
         )
         if origin.concrete is None or origin.other_reads:
+            value = origin.value
             why = (
                 f"it is also read at line {origin.other_reads[0]}, where it may have to "
                 "stay abstract"
                 if origin.other_reads
+                else f"jaxfix does not know `{cut(analysis.text(value.value), 40)}` is a "
+                "concrete mesh"
+                if isinstance(value, ast.Attribute) and value.attr == "abstract_mesh"
                 else "no concrete mesh is on its path"
             )
             self.report(

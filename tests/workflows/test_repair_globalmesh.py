@@ -22,22 +22,35 @@ def test_a_bare_set_mesh_s_abstract_mesh_is_stored_concrete_where_it_is_set(
 ):
     run = repaired("globalmesh", tmp_path, version)
     assert run.code == 1, run.report
-    assert run.fixed == [
-        (
-            "serve/server.py",
-            22,
-            "store the concrete mesh `mesh` where `self.mesh` is set (line 19)",
-        ),
-        (
-            "serve/launch.py",
-            8,
-            "store the concrete mesh `serving_mesh()` where `SERVING` is set (line 7)",
-        ),
-    ]
+    assert (
+        run.fixed
+        == [
+            (
+                "serve/server.py",
+                22,
+                "store the concrete mesh `mesh` where `self.mesh` is set (line 19)",
+            ),
+            (
+                "serve/launch.py",
+                8,
+                "store the concrete mesh `serving_mesh()` where `SERVING` is set (line 7)",
+            ),
+            (  # the mesh a registry the test fills gives: concrete, as the engine follows it
+                "serve/server.py",
+                68,
+                'store the concrete mesh `registry.lookup("serve")` where `self.remote_mesh` '
+                "is set (line 65)",
+            ),
+        ]
+    )
     assert run.changed == {"serve/server.py", "serve/launch.py"}
     assert run.now("serve/server.py") == run.replaced(
         "serve/server.py",
         (b"self.mesh = mesh.abstract_mesh", b"self.mesh = mesh"),
+        (
+            b'self.remote_mesh = registry.lookup("serve").abstract_mesh',
+            b'self.remote_mesh = registry.lookup("serve")',
+        ),
     )
     assert run.now("serve/launch.py") == run.replaced(
         "serve/launch.py",

@@ -56,3 +56,13 @@ class Working:
 
     def setup(self):
         jax.set_mesh(self.working_mesh)
+
+
+class Remote:
+    """Its mesh comes from a registry the code fills when it runs."""
+
+    def __init__(self, registry):
+        self.remote_mesh = registry.lookup("serve").abstract_mesh
+
+    def setup(self):
+        jax.set_mesh(self.remote_mesh)

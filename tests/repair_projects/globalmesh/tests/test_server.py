@@ -1,6 +1,6 @@
 import numpy as np
 
-from serve.server import Planner, Server, Sketch, Working, serving_mesh
+from serve.server import Planner, Remote, Server, Sketch, Working, serving_mesh
 
 VALUES = np.ones((8, 4), np.float32)
 
@@ -25,3 +25,15 @@ def test_working():
 
 def test_launch():
     import serve.launch  # noqa: F401
+
+
+class Registry:
+    def __init__(self, **meshes):
+        self.meshes = meshes
+
+    def lookup(self, name):
+        return self.meshes[name]
+
+
+def test_remote():
+    Remote(Registry(serve=serving_mesh())).setup()
