@@ -103,6 +103,7 @@ def with_value_sites(
             _differing_axis(item.facts),
             _differing_name(item.facts),
             _inner_sizes(item.facts),
+            item.cwds,
         )
         if isinstance(written, Unknown):
             origin = _origin_site(item, path, written, ours, item.facts)
@@ -530,6 +531,7 @@ def _along_each(
             _differing_axis(facts),
             _differing_name(facts),
             _inner_sizes(facts),
+            item.cwds,
         )
         if isinstance(written, Unknown):
             computed = _origin_site(item, path, written, ours, facts)

@@ -1905,3 +1905,40 @@ def test_a_size_read_from_the_environment_names_its_variable(
     assert found.module.line(found.node) == 17
     assert "the environment variable EP" in found.why
     assert (found.variable, found.scale) == (variable, scale)
+
+
+@pytest.mark.parametrize(
+    ("cwds", "written"),
+    [
+        # the run ran in the folder the relative name is read from: its entry decides
+        (("here",), ("4", 7)),
+        ((), None),  # where the run ran is not known: the test is not decided
+        (("here", "there"), None),  # two places: not decided either
+    ],
+)
+def test_a_conditional_on_an_entry_named_from_where_the_run_ran(
+    tmp_path, cwds, written
+):
+    source = CONDITIONALS.format(
+        size="eval_ep() if eval_ep() > 0 else DEFAULT", ep="4"
+    ).replace(
+        '(Path(__file__).parent / "stages.yaml").read_text()', 'open("stages.yaml")'
+    )
+    (tmp_path / "here").mkdir()
+    (tmp_path / "here" / "stages.yaml").write_text("eval:\n  ep: -1\n")
+    (tmp_path / "main.py").write_text(source)
+    engine = Engine((tmp_path,), (tmp_path / "main.py",), None)
+    found = written_at(
+        engine.evaluator,
+        ((tmp_path / "main.py", 21), (tmp_path / "main.py", 17)),
+        0,
+        "expert",
+        (4, 4),
+        tuple(tmp_path / c for c in cwds),
+    )
+    if written is None:
+        assert isinstance(found, Unknown), found
+        assert "the run's values do not say which" in found.why
+    else:
+        assert not isinstance(found, Unknown), found
+        assert (ast.unparse(found.node), found.module.line(found.node)) == written

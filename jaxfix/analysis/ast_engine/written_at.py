@@ -211,6 +211,7 @@ def written_at(
     axis: int | None = None,
     axis_name: str | None = None,
     sizes: tuple[int, ...] | None = None,
+    cwds: tuple[Path, ...] = (),
 ) -> Written | Unknown:
     """Where the sizes of the mesh built at the innermost of `frames` (outermost first, each
     placed in the tree and checked) are written. With `axis` (the one whose size must change),
@@ -218,10 +219,11 @@ def written_at(
     that axis's value is written; with its name too, sizes read from a mapping by axis name
     (`tuple(sizes.get(name, 1) for name in AXES)`) are followed to that name's entry. With
     `sizes` (the mesh's sizes in the run), a table read by a key the code does not write is
-    followed to the one entry that holds them."""
+    followed to the one entry that holds them. `cwds`: the directories the run's processes
+    ran in (a config file named by a relative path is read from there)."""
     if not frames:
         return Unknown("the run noted no frame that built the mesh")
-    walk = _Walk(evaluator, list(reversed(frames)), axis, axis_name, sizes)
+    walk = _Walk(evaluator, list(reversed(frames)), axis, axis_name, sizes, cwds)
     found = walk.start()
     if walk.total and isinstance(found, Written):
         if found.data is not None or found.override is not None or found.keyword:
@@ -244,8 +246,10 @@ class _Walk:
         axis: int | None = None,
         axis_name: str | None = None,
         sizes: tuple[int, ...] | None = None,
+        cwds: tuple[Path, ...] = (),
     ) -> None:
         self.evaluator = evaluator
+        self.cwds = cwds  # where the run's processes ran
         self.frames = frames  # innermost first
         self.axis = axis  # the axis whose size is followed alone, once in a literal
         self.axis_name = axis_name  # its name, once the sizes are read by axis name
@@ -1562,16 +1566,16 @@ class _Walk:
             return None
         data = reached.data
         if data is not None:
-            if data.up_from_module is None:
-                return None  # named from the directory the run ran in
-            values = entry_values(
-                reached.module.path,
-                data.name,
-                data.up_from_module,
-                data.keys,
-                data.kind,
-                scalar=True,
-            )
+            if data.up_from_module is not None:
+                parents = reached.module.path.resolve().parents
+                if not 0 < data.up_from_module <= len(parents):
+                    return None
+                base = parents[data.up_from_module - 1]
+            elif len(set(self.cwds)) == 1:
+                base = self.cwds[0]  # named from the directory the run ran in
+            else:
+                return None
+            values = entry_values(base, data.name, data.keys, data.kind, scalar=True)
             return values[0] if values and len(values) == 1 else None
         value = _constant(literal[1]) if literal is not None else None
         return value if type(value) is int else None
