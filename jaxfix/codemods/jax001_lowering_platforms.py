@@ -124,10 +124,12 @@ class _Valued:
 
 @dataclass(frozen=True)
 class _Found:
-    """An abstract mesh an argument or sharding is on, and how the message names it."""
+    """An abstract mesh an argument or sharding is on, and how the message names it; the
+    argument sharded on it, when it is one the code passes."""
 
     mesh: Mesh
     text: str
+    argument: ast.expr | None = None
 
 
 @dataclass(frozen=True)
@@ -387,8 +389,10 @@ class MissingLoweringPlatforms(Rule):
     `device_assignment=tuple(jax.devices()[:N])`, N being the abstract mesh's size, and is
     unsafe (which devices to use is the user's choice). Where the code does not show N (a
     size from the environment) but names the mesh (`mesh`, one name bound once in the
-    function that lowers and compiles), N is `mesh.size`, read when it runs; otherwise there
-    is no fix (lowering_platforms alone would only move the error to the compile). Mesh
+    function that lowers and compiles), N is `mesh.size`, read when it runs, else
+    `x.sharding.mesh.size` of an argument `x` so named (a ShapeDtypeStruct or an array);
+    otherwise there is no fix (lowering_platforms alone would only move the error to the
+    compile). Mesh
     contexts around the `.trace()` or around any caller of the enclosing function in the
     project's files (whatever paths jaxfix is given), and global `jax.set_mesh` calls, silence
     the rule; a caller outside the project that enters a mesh context is not seen, and there
@@ -1097,6 +1101,8 @@ class MissingLoweringPlatforms(Rule):
             else:
                 meshes = self._argument_meshes(argument)
                 text = _short(self.analysis.text(argument))
+                if meshes is not None:
+                    meshes = [replace(m, argument=argument) for m in meshes]
             if meshes is None:
                 return None
             found += meshes
@@ -1556,7 +1562,7 @@ class MissingLoweringPlatforms(Rule):
         )
         unsized = abstract_only.unsized
         if size is None and unsized is not None:
-            # the mesh's size when it runs, read from the mesh the compile sees by name
+            # the mesh's size when it runs, read from a name the compile sees
             size = self._size_read(unsized, lower, compiles)
         if size is None:
             why = (
@@ -1567,8 +1573,9 @@ class MissingLoweringPlatforms(Rule):
             self.report(
                 lower,
                 message
-                + " (mesh size unknown, and no name of the mesh is read again where it "
-                "compiles: no fix; lowering_platforms alone would make the .compile() raise "
+                + " (mesh size unknown, and neither the mesh nor its argument is a name "
+                "read where it compiles: no fix; lowering_platforms alone would make the "
+                ".compile() raise "
                 "'device_assignment cannot be `None`')" + (f"; {why}" if why else ""),
                 related=related,
             )
@@ -1620,29 +1627,41 @@ class MissingLoweringPlatforms(Rule):
     def _size_read(
         self, unsized: _Found, lower: ast.Call, compiles: list[ast.Call]
     ) -> str | None:
-        """`mesh.size`, read when the program runs, for the mesh in play whose size the code
-        does not show (`AbstractMesh((n, 4), ...)`, `n` from the environment), when the code
-        names it `mesh`: one name bound once, read in the function of the lowering, where
-        each `.compile()` is; None otherwise."""
-        if not unsized.text.isidentifier():
-            return None
+        """The size of the mesh in play whose size the code does not show
+        (`AbstractMesh((n, 4), ...)`, `n` from the environment), read when the program runs
+        from a name the function of the lowering binds once and reads, where each
+        `.compile()` is: the mesh's (`mesh.size`), else the argument's sharded on it
+        (`x.sharding.mesh.size`, `x` a ShapeDtypeStruct or an array); None otherwise."""
         scope = self.analysis.module.scope_of(lower)
+        if any(self.analysis.module.scope_of(c) is not scope for c in compiles):
+            return None
+        if self._named_once(unsized.text, scope, (Mesh,)):
+            return f"{unsized.text}.size"
+        argument = unsized.argument
+        if isinstance(argument, ast.Name) and self._named_once(
+            argument.id, scope, (ShapeStruct, Array)
+        ):
+            return f"{argument.id}.sharding.mesh.size"
+        return None
+
+    def _named_once(self, name: str, scope: ast.AST, kinds: tuple[type, ...]) -> bool:
+        """Whether `name` is read in `scope` (not a nested function), bound once, as a value
+        of one of `kinds`."""
+        if not name.isidentifier():
+            return False
         reads = [
             n
             for n in ast.walk(scope)
             if isinstance(n, ast.Name)
-            and n.id == unsized.text
+            and n.id == name
             and isinstance(n.ctx, ast.Load)
             and self.analysis.module.scope_of(n) is scope
         ]
-        if (
-            not reads
-            or not all(self.analysis.bound_once(n) for n in reads)
-            or any(self.analysis.module.scope_of(c) is not scope for c in compiles)
-            or not isinstance(self.analysis.value_of(reads[0]), Mesh)
-        ):
-            return None
-        return f"{unsized.text}.size"
+        return (
+            bool(reads)
+            and all(self.analysis.bound_once(n) for n in reads)
+            and isinstance(self.analysis.value_of(reads[0]), kinds)
+        )
 
     def _compiles_without_devices(self, lower: ast.Call) -> list[ast.Call]:
         """`.compile()` calls without device_assignment= on the lowered stage: chained or via its

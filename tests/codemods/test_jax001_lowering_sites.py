@@ -121,13 +121,16 @@ def lower_for(n):
 
 
 @pytest.mark.parametrize(
-    "mesh",
+    ("mesh", "size"),
     [
-        'NamedSharding(AbstractMesh((n, 4), ("x", "y")), P("x"))',  # named nowhere
-        'NamedSharding(meshes[0], P("x"))',  # read from a list
+        (
+            'NamedSharding(AbstractMesh((n, 4), ("x", "y")), P("x"))',
+            "z.sharding.mesh.size",
+        ),
+        ('NamedSharding(meshes[0], P("x"))', "z.sharding.mesh.size"),
     ],
 )
-def test_compile_with_unknown_mesh_size_not_named_is_reported_without_fix(mesh):
+def test_compile_with_an_unnamed_mesh_reads_the_argument_s_size(mesh, size):
     source = f"""
 def lower_for(n):
     meshes = [AbstractMesh((n, 4), ("x", "y"))]
@@ -135,8 +138,33 @@ def lower_for(n):
     return jax.jit(jnp.sin).lower(z).compile()
 """
     (diagnostic,), result = jax001(source)
+    assert diagnostic.fix_title is not None
+    assert diagnostic.fix_title.endswith(
+        f"device_assignment=tuple(jax.devices()[:{size}])"
+    )
+
+
+@pytest.mark.parametrize(
+    "lowered",
+    [
+        "jax.jit(jnp.sin).lower(jax.ShapeDtypeStruct((8, 8), jnp.float32, sharding=s))",
+        "jax.jit(jnp.sin).lower(zs[0])",  # an item of a list
+        "jax.jit(lambda a: a[0]).lower(zs)",  # the list itself: it has no sharding
+    ],
+)
+def test_compile_with_unknown_mesh_size_not_named_is_reported_without_fix(lowered):
+    source = f"""
+def lower_for(n):
+    s = NamedSharding(AbstractMesh((n, 4), ("x", "y")), P("x"))
+    zs = [jax.ShapeDtypeStruct((8, 8), jnp.float32, sharding=s)]
+    return {lowered}.compile()
+"""
+    (diagnostic,), result = jax001(source)
     assert diagnostic.fix_title is None
-    assert "no name of the mesh is read again where it compiles" in diagnostic.message
+    assert (
+        "neither the mesh nor its argument is a name read where it compiles"
+        in diagnostic.message
+    )
     assert "'device_assignment cannot be `None`'" in diagnostic.message
     assert result.fixed is None
 

@@ -22,13 +22,24 @@ def compiled_sin():
 
 
 def compiled_cos():
-    """Its mesh is built where its sharding is, named nowhere."""
+    """Its mesh is built where its sharding is: the argument is named."""
     x = jax.ShapeDtypeStruct(
         (8, 8),
         jnp.float32,
         sharding=NamedSharding(AbstractMesh((data_parallel(), 4), AXES), P("x")),
     )
     return jax.jit(jnp.cos).trace(x).lower().compile()
+
+
+def compiled_exp():
+    """Its argument is built in the call: neither it nor its mesh is named."""
+    sharding = NamedSharding(AbstractMesh((data_parallel(), 4), AXES), P("x"))
+    return (
+        jax.jit(jnp.exp)
+        .trace(jax.ShapeDtypeStruct((8, 8), jnp.float32, sharding=sharding))
+        .lower()
+        .compile()
+    )
 
 
 def compiled_on_devices():

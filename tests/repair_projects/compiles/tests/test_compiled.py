@@ -6,6 +6,7 @@ from jax.sharding import PartitionSpec as P
 from export.compiled import (
     AXES,
     compiled_cos,
+    compiled_exp,
     compiled_on_devices,
     compiled_sin,
     data_parallel,
@@ -23,6 +24,10 @@ def test_sin():
 
 def test_cos():
     assert float(compiled_cos()(_data()).sum()) == 64.0
+
+
+def test_exp():
+    assert float(compiled_exp()(_data()).sum()) == 64.0
 
 
 def test_on_devices():
