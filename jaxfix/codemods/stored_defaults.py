@@ -84,6 +84,8 @@ def stored_default(analysis: Analysis, read: ast.expr) -> StoredDefault | str | 
         return None
     name = statement.value.id
     if name in _parameters(init):
+        if len(_reads(init, name)) != 1:
+            return None  # `__init__` uses what it is given otherwise too
         return _constructed_with(analysis, cls, init, name)
     outer = analysis.parents.get(cls)  # a class made in its factory's body
     if isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -174,7 +176,8 @@ def _default(
     function: _Function, name: str, shown: str | None = None
 ) -> StoredDefault | None:
     """The keyword default of `function`'s parameter `name` (`shown`: the function's name
-    as the report gives it), when its body does not bind `name` again."""
+    as the report gives it), when its body does not bind `name` again and reads it once
+    (passing it on: nothing else there reads the default)."""
     a = function.args
     positional = [*a.posonlyargs, *a.args]
     defaults = dict(
@@ -186,6 +189,16 @@ def _default(
         (p.arg, d) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None
     )
     value = defaults.get(name)
-    if value is None or _assigned(function, name):
+    if value is None or _assigned(function, name) or len(_reads(function, name)) != 1:
         return None
     return StoredDefault(value, name, shown or function.name)
+
+
+def _reads(function: _Function, name: str) -> list[ast.Name]:
+    """The reads of `name` in the body of `function` (functions and classes in it too)."""
+    return [
+        n
+        for statement in function.body
+        for n in ast.walk(statement)
+        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+    ]

@@ -57,6 +57,10 @@ def test_the_factory_s_default_is_what_the_one_construction_passes_on():
     "source",
     [
         LAYER.format(body="out = out or DEFAULT"),  # the factory binds it again
+        LAYER.format(body="warm(out)"),  # the factory reads the default itself too
+        LAYER.format(body="pass").replace(  # `__init__` reads it itself too
+            "        self.out = out\n", "        self.out = out\n        print(out)\n"
+        ),
         LAYER.format(body="pass") + "\nOTHER = Layer(None, None)\n",  # built twice
         LAYER.format(body="pass") + "\nKINDS = [Layer]\n",  # named as a value
         LAYER.format(body="pass").replace("self.out = out", "self.out = out[0]"),
