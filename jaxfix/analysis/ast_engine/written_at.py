@@ -39,9 +39,11 @@ hold on another host, so the report names the place and writes nothing.
 from __future__ import annotations
 
 import ast
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from jaxfix.analysis.ast_engine.arguments import bind_arguments
 from jaxfix.analysis.ast_engine.assignments import assigned_once, written_as
@@ -3750,15 +3752,15 @@ def _literal_value(node: ast.expr) -> int | tuple[int, ...] | None:
 
 
 _NOT_CONSTANT = object()
-_COMPARISONS: dict[type[ast.cmpop], Callable[[object, object], object]] = {
-    ast.Eq: lambda a, b: a == b,
-    ast.NotEq: lambda a, b: a != b,
-    ast.Lt: lambda a, b: a < b,  # type: ignore[operator]
-    ast.LtE: lambda a, b: a <= b,  # type: ignore[operator]
-    ast.Gt: lambda a, b: a > b,  # type: ignore[operator]
-    ast.GtE: lambda a, b: a >= b,  # type: ignore[operator]
-    ast.Is: lambda a, b: a is b,
-    ast.IsNot: lambda a, b: a is not b,
+_COMPARISONS: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.Is: operator.is_,
+    ast.IsNot: operator.is_not,
 }
 
 
