@@ -388,7 +388,10 @@ def test_a_report_without_a_fix_says_where_the_unknown_size_comes_from(
     """Surely raises, no fix (the size the fix needs is unknown): the report says where
     jaxfix lost the mesh's size."""
     fixture = (
-        ROOT / "fixtures" / "JAX001" / "compile_on_abstract_mesh_of_unknown_size.py"
+        ROOT
+        / "fixtures"
+        / "JAX001"
+        / "compile_on_an_unnamed_argument_of_unknown_size.py"
     )
     project = _project(tmp_path, {"export.py": fixture.read_text()})
     monkeypatch.chdir(project)
@@ -397,8 +400,11 @@ def test_a_report_without_a_fix_says_where_the_unknown_size_comes_from(
     )
     assert result.exit_code == 1
     assert (
-        "(mesh size unknown: no fix); its mesh reaches here as `mesh`, a mesh built at "
-        "line 14 whose axis sizes jaxfix does not know; jaxfix lost it at line 13: "
+        "(mesh size unknown, and neither the mesh nor its argument is a name read where "
+        "it compiles: no fix; lowering_platforms alone would make the .compile() raise "
+        "'device_assignment cannot be `None`'); its mesh reaches here as "
+        '`AbstractMesh((n, 4), ("x", "y"))`, a mesh built at line 20 whose axis sizes '
+        "jaxfix does not know; jaxfix lost it at line 13: "
         in " ".join(result.stdout.split())
     )
 
