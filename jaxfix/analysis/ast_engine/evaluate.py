@@ -105,6 +105,7 @@ from jaxfix.analysis.ast_engine.project import (
     Project,
 )
 from jaxfix.analysis.ast_engine.values import (
+    STAGE_METHODS,
     Array,
     BoundMethod,
     Class,
@@ -116,6 +117,7 @@ from jaxfix.analysis.ast_engine.values import (
     Function,
     Instance,
     JaxStage,
+    JitOfUnknown,
     Leaves,
     ListValue,
     Mesh,
@@ -1693,14 +1695,13 @@ class Evaluator:
                 return Unknown(f"`{arg.arg}` of a static or class method")
             # `self`: the one object every call of the method in the project is made on, when
             # jaxfix saw it built (`PROVIDER = LoraProvider(mesh_shape=(2, 2))` in a config
-            # module, `configs.PROVIDER.lora_shapes(...)`); else an object of the class (or a
-            # subclass) built by a caller jaxfix does not see
+            # module, `configs.PROVIDER.lora_shapes(...)`, `step = partitioner.partition(f)`
+            # then `step.lower(x)`): its fields are that construction's; else an object of the
+            # class (or a subclass) built by a caller jaxfix does not see
+            receiver = self._receiver_from_callers(module, function)
+            if receiver is not None:
+                return receiver
             cls = Class(klass, module.path, self.frame_at(module, klass))
-            if self._init_fields(cls) is not None:
-                # a dataclass's object: its fields are the one receiver's every call has
-                receiver = self._receiver_from_callers(module, function)
-                if receiver is not None:
-                    return receiver
             return Instance(cls, None, arg)
         calls = self.calls_of(module, function)
         if isinstance(calls, Unknown):
@@ -1936,7 +1937,9 @@ class Evaluator:
                 continue  # it only holds the words: no import brings it the function
             for use in other.loads_by_name.get(name, ()):
                 with self._within(_MAX_STEPS_PER_READ):
-                    value = self.value(other, use, self.frame_at(other, use))
+                    value = self.value(
+                        other, use, self._frame_of_use(other, use, function)
+                    )
                 target = _function_of(value, is_init)
                 where = f"{other.path.name}:{other.line(use)}"
                 if isinstance(value, Foreign):
@@ -1984,6 +1987,27 @@ class Evaluator:
                     )
                 found.extend(made)
         return found
+
+    def _frame_of_use(
+        self,
+        module: Module,
+        use: ast.AST,
+        function: ast.FunctionDef | ast.AsyncFunctionDef,
+    ) -> Frame:
+        """Where a read of `function`'s name is evaluated to see whether it is `function`:
+        its own frame, but in the method's own body (`self._jitted.lower(x)` in `def lower`)
+        a frame binding only `self`, to an object of the class built where jaxfix does not
+        say: `self` there is what the callers being looked for give (it would ask itself),
+        and the other parameters are unknown."""
+        frame = self.frame_at(module, use)
+        if frame.scope is not function or frame.args is not None:
+            return frame
+        klass = module.parents.get(function)
+        params = [*function.args.posonlyargs, *function.args.args]
+        if not isinstance(klass, ast.ClassDef) or not params or function.decorator_list:
+            return frame
+        cls = Class(klass, module.path, self.frame_at(module, klass))
+        return replace(frame, args=((params[0].arg, Instance(cls, None, params[0])),))
 
     def _may_import(self, other: Module, target: Path) -> bool:
         """Whether the code of `other` may get the module at `target` by importing it: an
@@ -2807,6 +2831,8 @@ class Evaluator:
             return lost_at(Foreign(f"`.{name}` of {base.why}"), base)
         if isinstance(base, OneOf):
             return lost_at(Unknown(f"`.{name}` of {base.why}"), base)
+        if isinstance(base, JitOfUnknown) and name in STAGE_METHODS:
+            return lost_at(JaxStage(f"`.{name}` of {base.why}"), base)
         if isinstance(base, Unknown):
             return base
         if isinstance(base, ModuleValue):
