@@ -935,6 +935,13 @@ def test_on_a_host_of_n_devices_the_device_count_is_n() -> None:
     assert isinstance(outside[0][0], Unknown) and isinstance(outside[2], Unknown)
 
 
+_PARTITIONER = """\
+class Partitioner:
+    def compile(self, partitioned, *args):
+        return partitioned.lower(*args).compile()
+"""
+
+
 @pytest.mark.parametrize(
     "calls, lowered",
     [
@@ -942,6 +949,9 @@ def test_on_a_host_of_n_devices_the_device_count_is_n() -> None:
         ("a.lower(1)\na.lower(2)", "f"),
         ("a.lower(1)\nb.lower(2)", None),  # two objects, built with different functions
         ("a.lower(1)\nunknown.lower(2)", None),  # an object jaxfix does not see built
+        # through a method whose own body reads `compile` on what the object lowers
+        ("Partitioner().compile(a, 1)", "f"),
+        ("Partitioner().compile(a, 1)\nPartitioner().compile(b, 2)", None),
     ],
 )
 def test_a_methods_self_is_the_object_its_callers_call_it_on(
@@ -950,14 +960,16 @@ def test_a_methods_self_is_the_object_its_callers_call_it_on(
     """`self._jitted` in a method: the field of the one object every call of the method is
     made on, as the factory call that built it gave it (not joined over every call of the
     factory, which passes different functions); the method's own `self._jitted.lower(...)`
-    is JAX's `lower`, not a call of itself."""
+    is JAX's `lower`, not a call of itself, and neither is `partitioned.lower(x).compile()`
+    in `def compile`, with `partitioned` what the callers of `compile` pass."""
     engine, module = parsed(
         HEADER + "class Wrapper:\n"
         "    def __init__(self, jitted):\n"
         "        self._jitted = jitted\n"
         "    def lower(self, *args):\n"
         "        return self._jitted.lower(*args)\n"
-        "def partition(fn):\n"
+        + (_PARTITIONER if "Partitioner" in calls else "")
+        + "def partition(fn):\n"
         "    return Wrapper(jax.jit(fn))\n"
         "def f(x):\n"
         "    return x\n"
