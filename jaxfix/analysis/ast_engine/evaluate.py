@@ -2041,10 +2041,12 @@ class Evaluator:
         for caller, call, callee in found:
             if callee is None:
                 return False  # called through a decorator, which may pass anything
-            args = self._arguments(caller, call, callee, self.frame_at(caller, call))
-            if isinstance(args, Unknown):
-                return False
             with self._within(_MAX_STEPS_PER_READ):
+                args = self._arguments(
+                    caller, call, callee, self.frame_at(caller, call)
+                )
+                if isinstance(args, Unknown):
+                    return False
                 value = self.value(module, use, replace(at, args=args))
             if isinstance(value, Foreign):
                 continue
