@@ -933,3 +933,63 @@ def test_on_a_host_of_n_devices_the_device_count_is_n() -> None:
     outside = engine.value_of(module, expr)
     assert isinstance(outside, tuple)
     assert isinstance(outside[0][0], Unknown) and isinstance(outside[2], Unknown)
+
+
+_PARTITIONER = """\
+class Partitioner:
+    def compile(self, partitioned, *args):
+        return partitioned.lower(*args).compile()
+"""
+
+
+@pytest.mark.parametrize(
+    "calls, lowered",
+    [
+        ("a.lower(1)", "f"),  # the one object the method is called on
+        ("a.lower(1)\na.lower(2)", "f"),
+        ("a.lower(1)\nb.lower(2)", None),  # two objects, built with different functions
+        ("a.lower(1)\nunknown.lower(2)", None),  # an object jaxfix does not see built
+        # through a method whose own body reads `compile` on what the object lowers
+        ("Partitioner().compile(a, 1)", "f"),
+        ("Partitioner().compile(a, 1)\nPartitioner().compile(b, 2)", None),
+    ],
+)
+def test_a_methods_self_is_the_object_its_callers_call_it_on(
+    calls: str, lowered: str | None
+) -> None:
+    """`self._jitted` in a method: the field of the one object every call of the method is
+    made on, as the factory call that built it gave it (not joined over every call of the
+    factory, which passes different functions); the method's own `self._jitted.lower(...)`
+    is JAX's `lower`, not a call of itself, and neither is `partitioned.lower(x).compile()`
+    in `def compile`, with `partitioned` what the callers of `compile` pass."""
+    engine, module = parsed(
+        HEADER + "class Wrapper:\n"
+        "    def __init__(self, jitted):\n"
+        "        self._jitted = jitted\n"
+        "    def lower(self, *args):\n"
+        "        return self._jitted.lower(*args)\n"
+        + (_PARTITIONER if "Partitioner" in calls else "")
+        + "def partition(fn):\n"
+        "    return Wrapper(jax.jit(fn))\n"
+        "def f(x):\n"
+        "    return x\n"
+        "def g(x):\n"
+        "    return x + 1\n"
+        "a = partition(f)\n"
+        "b = partition(g)\n"
+        f"{calls}\n"
+    )
+    (read,) = [
+        n.func.value
+        for n in ast.walk(module.tree)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and isinstance(n.func.value, ast.Attribute)
+        and n.func.value.attr == "_jitted"
+    ]
+    found = engine.value_of(module, read)
+    if lowered is None:
+        assert isinstance(found, Unknown), found
+    else:
+        assert isinstance(found, Function) and found.wrapped_by == "jit", found
+        assert getattr(found.node, "name", None) == lowered

@@ -105,6 +105,7 @@ from jaxfix.analysis.ast_engine.project import (
     Project,
 )
 from jaxfix.analysis.ast_engine.values import (
+    STAGE_METHODS,
     Array,
     BoundMethod,
     Class,
@@ -116,6 +117,7 @@ from jaxfix.analysis.ast_engine.values import (
     Function,
     Instance,
     JaxStage,
+    JitOfUnknown,
     Leaves,
     ListValue,
     Mesh,
@@ -1693,14 +1695,13 @@ class Evaluator:
                 return Unknown(f"`{arg.arg}` of a static or class method")
             # `self`: the one object every call of the method in the project is made on, when
             # jaxfix saw it built (`PROVIDER = LoraProvider(mesh_shape=(2, 2))` in a config
-            # module, `configs.PROVIDER.lora_shapes(...)`); else an object of the class (or a
-            # subclass) built by a caller jaxfix does not see
+            # module, `configs.PROVIDER.lora_shapes(...)`, `step = partitioner.partition(f)`
+            # then `step.lower(x)`): its fields are that construction's; else an object of the
+            # class (or a subclass) built by a caller jaxfix does not see
+            receiver = self._receiver_from_callers(module, function)
+            if receiver is not None:
+                return receiver
             cls = Class(klass, module.path, self.frame_at(module, klass))
-            if self._init_fields(cls) is not None:
-                # a dataclass's object: its fields are the one receiver's every call has
-                receiver = self._receiver_from_callers(module, function)
-                if receiver is not None:
-                    return receiver
             return Instance(cls, None, arg)
         calls = self.calls_of(module, function)
         if isinstance(calls, Unknown):
@@ -1913,6 +1914,7 @@ class Evaluator:
             assert isinstance(parent, ast.ClassDef)
             name = parent.name
         found: list[tuple[Module, ast.Call, Function | None]] = []
+        own: list[ast.AST] = []  # reads of the name in the function's own body
         others = self.project.candidate_files(
             name, module.path, imported=not on_objects
         )
@@ -1935,37 +1937,27 @@ class Evaluator:
             if not on_objects and not self._may_import(other, module.path):
                 continue  # it only holds the words: no import brings it the function
             for use in other.loads_by_name.get(name, ()):
-                with self._within(_MAX_STEPS_PER_READ):
-                    value = self.value(other, use, self.frame_at(other, use))
-                target = _function_of(value, is_init)
-                where = f"{other.path.name}:{other.line(use)}"
-                if isinstance(value, Foreign):
-                    continue  # made outside the tree: not the tree's function
-                if target is None and isinstance(value, Unknown):
-                    if not (
-                        isinstance(use, ast.Name)
-                        and self.is_definition_of(other, use, function)
-                    ):
-                        return Unknown(f"`{name}` at {where} may be it")
-                    if not through_decorators:
-                        return Unknown(f"`{name}` is decorated ({value.why})")
-                elif target is None or target.node is not function:
+                if (
+                    other is module
+                    and not is_init
+                    and not name.startswith("__")  # Python calls dunders: none is seen
+                    and module.scope_of(use) is function
+                ):
+                    own.append(use)  # asked once the calls from elsewhere are known
                     continue
-                call = other.parents.get(use)
-                if isinstance(call, ast.Call) and call.func is use:
-                    found.append((other, call, target))
-                    continue
-                runs = self.runs_through_jitted_attribute(other, use)
-                if runs is not None:  # `self.attr = jax.jit(self.f)`; `self.attr(x)`
-                    found.extend((other, run, target) for run in runs)
-                    continue
-                if is_init and target is not None:
-                    # the class used as a value: passed, a base, a registry's entry
-                    made = self._made_otherwise(other, cast(ast.expr, use), target, 0)
-                    if made is not None:
-                        found.extend(made)
-                        continue
-                return Unknown(f"`{name}` is used other than called at {where}")
+                refused = self._read_of(
+                    other, use, function, name, is_init, through_decorators, found
+                )
+                if refused is not None:
+                    return refused
+        for use in own:
+            if self._not_it_in_callers_frames(module, use, function, found):
+                continue
+            refused = self._read_of(
+                module, use, function, name, False, through_decorators, found
+            )
+            if refused is not None:
+                return refused
         if is_init and isinstance(parent, ast.ClassDef):
             # `cls(...)` in a class method of the class or of a base it inherits one from
             klass = Class(parent, module.path, self.frame_at(module, parent))
@@ -1984,6 +1976,86 @@ class Evaluator:
                     )
                 found.extend(made)
         return found
+
+    def _read_of(
+        self,
+        other: Module,
+        use: ast.AST,
+        function: ast.FunctionDef | ast.AsyncFunctionDef,
+        name: str,
+        is_init: bool,
+        through_decorators: bool,
+        found: list[tuple[Module, ast.Call, Function | None]],
+    ) -> Unknown | None:
+        """Whether the read `use` of `name` (`function`'s, the class's for an `__init__`) in
+        `other` is `function`: the calls of it that it makes are added to `found`; Unknown
+        where it may be it and jaxfix cannot say, or it is used other than called."""
+        with self._within(_MAX_STEPS_PER_READ):
+            value = self.value(other, use, self.frame_at(other, use))
+        target = _function_of(value, is_init)
+        where = f"{other.path.name}:{other.line(use)}"
+        if isinstance(value, Foreign):
+            return None  # made outside the tree: not the tree's function
+        if target is None and isinstance(value, Unknown):
+            if not (
+                isinstance(use, ast.Name)
+                and self.is_definition_of(other, use, function)
+            ):
+                return Unknown(f"`{name}` at {where} may be it")
+            if not through_decorators:
+                return Unknown(f"`{name}` is decorated ({value.why})")
+        elif target is None or target.node is not function:
+            return None
+        call = other.parents.get(use)
+        if isinstance(call, ast.Call) and call.func is use:
+            found.append((other, call, target))
+            return None
+        runs = self.runs_through_jitted_attribute(other, use)
+        if runs is not None:  # `self.attr = jax.jit(self.f)`; `self.attr(x)`
+            found.extend((other, run, target) for run in runs)
+            return None
+        if is_init and target is not None:
+            # the class used as a value: passed, a base, a registry's entry
+            made = self._made_otherwise(other, cast(ast.expr, use), target, 0)
+            if made is not None:
+                found.extend(made)
+                return None
+        return Unknown(f"`{name}` is used other than called at {where}")
+
+    def _not_it_in_callers_frames(
+        self,
+        module: Module,
+        use: ast.AST,
+        function: ast.FunctionDef | ast.AsyncFunctionDef,
+        found: list[tuple[Module, ast.Call, Function | None]],
+    ) -> bool:
+        """Whether a read of `function`'s name in its own body is surely not `function`:
+        it is not in the frame of any call of it from elsewhere (`found`, each with its own
+        arguments: `self._jitted.lower(x)` in `def lower`, `fn.lower(x).compile()` in
+        `def compile(self, fn, x)`). The body first runs through one of those calls, so a
+        read that is not the function there never calls it again. Not without such a call
+        (the body may run where jaxfix sees no call: Python calls a dunder itself)."""
+        if not found:
+            return False
+        at = self.frame_at(module, use)
+        for caller, call, callee in found:
+            if callee is None:
+                return False  # called through a decorator, which may pass anything
+            with self._within(_MAX_STEPS_PER_READ):
+                args = self._arguments(
+                    caller, call, callee, self.frame_at(caller, call)
+                )
+                if isinstance(args, Unknown):
+                    return False
+                value = self.value(module, use, replace(at, args=args))
+            if isinstance(value, Foreign):
+                continue
+            if isinstance(value, Unknown):
+                return False
+            target = _function_of(value, False)
+            if target is not None and target.node is function:
+                return False
+        return True
 
     def _may_import(self, other: Module, target: Path) -> bool:
         """Whether the code of `other` may get the module at `target` by importing it: an
@@ -2807,6 +2879,8 @@ class Evaluator:
             return lost_at(Foreign(f"`.{name}` of {base.why}"), base)
         if isinstance(base, OneOf):
             return lost_at(Unknown(f"`.{name}` of {base.why}"), base)
+        if isinstance(base, JitOfUnknown) and name in STAGE_METHODS:
+            return lost_at(JaxStage(f"`.{name}` of {base.why}"), base)
         if isinstance(base, Unknown):
             return base
         if isinstance(base, ModuleValue):

@@ -40,6 +40,7 @@ __all__ = [
     "Function",
     "Instance",
     "JaxStage",
+    "JitOfUnknown",
     "Jitted",
     "Leaves",
     "ListValue",
@@ -51,6 +52,7 @@ __all__ = [
     "OneOf",
     "ShapeStruct",
     "Sharding",
+    "STAGE_METHODS",
     "Spec",
     "StructLeaf",
     "Structs",
@@ -144,6 +146,8 @@ def _facts(value: Unknown) -> object:
         return value.options
     if isinstance(value, Jitted):
         return value.keywords
+    if isinstance(value, JitOfUnknown):
+        return JitOfUnknown
     return None
 
 
@@ -491,6 +495,17 @@ class JaxStage(Foreign):
     methods return: JAX's own objects, whatever the arguments."""
 
     __slots__ = ()
+
+
+class JitOfUnknown(Unknown):
+    """`jax.jit(f)` of an `f` jaxfix does not know: JAX's jitted wrapper, whose stage methods
+    (`STAGE_METHODS`) are JAX's own, never a method of the tree; calling it runs `f`, so what
+    a call returns is unknown."""
+
+    __slots__ = ()
+
+
+STAGE_METHODS = frozenset({"lower", "trace", "eval_shape"})
 
 
 class Jitted(JaxStage):

@@ -37,6 +37,7 @@ from jaxfix.analysis.ast_engine.values import (
     Foreign,
     Function,
     JaxStage,
+    JitOfUnknown,
     Jitted,
     ListValue,
     Mesh,
@@ -437,7 +438,7 @@ def call(
             return JaxStage(why)
         cause = positional[0]
         if isinstance(cause, Unknown):  # the trail goes on where the function was lost
-            return lost_at(Unknown(lambda: f"jax.jit of {cause.why}"), cause)
+            return lost_at(JitOfUnknown(lambda: f"jax.jit of {cause.why}"), cause)
         return Unknown("jax.jit of something jaxfix does not know")
     if api is Api.WRAPS:
         return callee  # functools.wraps(fn) decorates keeping the body
