@@ -107,13 +107,18 @@ def written_elsewhere(
     if written is not name:
         return module, written
     binding = _one_binding(evaluator, module, name)
-    statement = module.parents.get(binding.node) if binding is not None else None
-    if (
-        binding is None
-        or binding.kind != "import"
-        or not isinstance(binding.node, ast.alias)
-        or not isinstance(statement, ast.ImportFrom)
-    ):
+    if binding is None or binding.kind != "import":
+        return None
+    return imported_assignment(evaluator, module, binding.node)
+
+
+def imported_assignment(
+    evaluator: Evaluator, module: Module, alias: ast.AST
+) -> tuple[Module, ast.expr] | None:
+    """For `alias`, a name of a `from m import NAME` in `module`: the project's module `m`
+    and the one top-level assignment of `NAME` there."""
+    statement = module.parents.get(alias)
+    if not isinstance(alias, ast.alias) or not isinstance(statement, ast.ImportFrom):
         return None
     found = evaluator.project.find(statement.module or "", statement.level, module.path)
     if isinstance(found, Unknown) or found.path is None:
@@ -121,7 +126,7 @@ def written_elsewhere(
     target = evaluator.module(found.path)
     if isinstance(target, Unknown):
         return None
-    value = assigned_once(target, binding.node.name)
+    value = assigned_once(target, alias.name)
     return None if value is None else (target, value)
 
 

@@ -46,7 +46,11 @@ from pathlib import Path
 from typing import Any
 
 from jaxfix.analysis.ast_engine.arguments import bind_arguments
-from jaxfix.analysis.ast_engine.assignments import assigned_once, written_as
+from jaxfix.analysis.ast_engine.assignments import (
+    assigned_once,
+    imported_assignment,
+    written_as,
+)
 from jaxfix.analysis.ast_engine.data_values import entry_values
 from jaxfix.analysis.ast_engine.evaluate import Evaluator
 from jaxfix.analysis.ast_engine.flow import Binding
@@ -2429,21 +2433,10 @@ class _Walk:
                 expr = default  # the parameter's default, in the callee's module
                 continue
             if binding.kind == "import" and isinstance(binding.node, ast.alias):
-                statement = module.parents.get(binding.node)
-                if not isinstance(statement, ast.ImportFrom):
+                imported = imported_assignment(self.evaluator, module, binding.node)
+                if imported is None:
                     return None
-                found_module = self.evaluator.project.find(
-                    statement.module or "", statement.level, module.path
-                )
-                if isinstance(found_module, Unknown) or found_module.path is None:
-                    return None
-                target = self._module(found_module.path)
-                if isinstance(target, Unknown):
-                    return None
-                value = assigned_once(target, binding.node.name)
-                if value is None:
-                    return None
-                module, expr = target, value
+                module, expr = imported
                 continue
             unpacked = [index for index, _, starred in binding.path if starred == -1]
             statement = binding.node
