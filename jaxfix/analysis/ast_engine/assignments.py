@@ -89,12 +89,17 @@ def assigned_once(module: Module, name: str) -> ast.expr | None:
             and s.value is not None
         )
     ]
-    stores = [
+    if len(values) != 1:
+        return (
+            None  # most names asked are a `def`'s or an import's: no walk of the module
+        )
+    stores = (
         n
         for n in ast.walk(module.tree)
         if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
-    ]
-    return values[0] if len(values) == 1 and len(stores) == 1 else None
+    )
+    first, second = next(stores, None), next(stores, None)
+    return values[0] if first is not None and second is None else None
 
 
 def written_elsewhere(
