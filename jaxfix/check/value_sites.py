@@ -182,7 +182,7 @@ def _at_mapping(
         for call in module.calls
         if call.lineno <= item.line <= (call.end_lineno or call.lineno)
         for k in call.keywords
-        if k.arg is None and isinstance(k.value, ast.Name)
+        if k.arg is None and isinstance(k.value, (ast.Name, ast.Attribute))
     ]
     for name in names:
         written = written_elsewhere(evaluator, module, name)
@@ -202,8 +202,8 @@ def _at_mapping(
             (path, item.line),
             where,
             extent,
-            name.id,
-            why=f"`**{name.id}` passes its keys as keywords",
+            ast.unparse(name),
+            why=f"`**{ast.unparse(name)}` passes its keys as keywords",
         )
         found[path][index] = replace(item, value_site=site)
         found.setdefault(where, []).append(_at_value(item, extent, site))

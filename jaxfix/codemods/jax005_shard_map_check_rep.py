@@ -128,7 +128,7 @@ class ShardMapCheckRep(Rule):
             return
         written = (
             analysis.written_elsewhere(keyword.value)
-            if isinstance(keyword.value, ast.Name)
+            if isinstance(keyword.value, (ast.Name, ast.Attribute))
             else (analysis.module, keyword.value)
         )
         key = _key(written[1], "check_rep") if written is not None else None

@@ -1,7 +1,7 @@
 """`jaxfix repair` on tests/repair_projects/elsewhere, under real JAX on both tiers: three
 stages raise with values built in model/settings.py, which the raising lines do not spell: a
 `jax.shard_map(..., **SHARD_KWARGS)` whose dict holds `check_rep` (JAX005: the key is renamed
-where the dict is written), a `jnp.zeros(out_sharding=ROWS)` whose imported sharding is on
+where the dict is written; so is `**settings.SCAN_KWARGS`'s, read from model/scans.py), a `jnp.zeros(out_sharding=ROWS)` whose imported sharding is on
 another mesh than the context's (JAX011: its spec is passed; so is a factory's,
 `rows_of(other).spec`, in model/factories.py), and a lowering beside a
 `ShapeDtypeStruct` on an imported hand-built `AbstractMesh` of another size (JAX010: the
@@ -49,6 +49,7 @@ def test_values_built_in_another_module_are_fixed_where_the_run_shows_them(
     )
     assert code == 1, report
     assert sorted((f["code"], f["path"], f["line"]) for f in report["fixed"]) == [
+        ("JAX005", "model/scans.py", 12),
         ("JAX005", "model/stages.py", 18),
         ("JAX010", "model/stages.py", 41),
         ("JAX011", "model/factories.py", 16),

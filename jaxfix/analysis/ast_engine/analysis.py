@@ -382,9 +382,11 @@ class Analysis:
         (followed on through names; assignments.py)."""
         return assignments.written_as(self.engine.evaluator, self.module, expr)
 
-    def written_elsewhere(self, name: ast.Name) -> tuple[Module, ast.expr] | None:
+    def written_elsewhere(
+        self, name: ast.Name | ast.Attribute
+    ) -> tuple[Module, ast.expr] | None:
         """The module and expression a read of `name` stands for, here or, through one
-        `from m import NAME`, at the top of the project's module `m`."""
+        `from m import NAME` or as `m.NAME`, at the top of the project's module `m`."""
         return assignments.written_elsewhere(self.engine.evaluator, self.module, name)
 
     def definition(

@@ -14,7 +14,7 @@ import ast
 from jaxfix.analysis.ast_engine.evaluate import Evaluator
 from jaxfix.analysis.ast_engine.flow import Binding
 from jaxfix.analysis.ast_engine.project import Module
-from jaxfix.analysis.ast_engine.values import Unknown
+from jaxfix.analysis.ast_engine.values import ModuleValue, Unknown
 
 _MAX_STEPS = 32
 
@@ -103,11 +103,14 @@ def assigned_once(module: Module, name: str) -> ast.expr | None:
 
 
 def written_elsewhere(
-    evaluator: Evaluator, module: Module, name: ast.Name
+    evaluator: Evaluator, module: Module, name: ast.Name | ast.Attribute
 ) -> tuple[Module, ast.expr] | None:
     """The module and expression a read of `name` stands for: its one reaching plain
     assignment here, or, for a name one `from m import NAME` binds, the one top-level
-    assignment of `NAME` in the project's module `m` (`SHARD_KWARGS = {...}`)."""
+    assignment of `NAME` in the project's module `m` (`SHARD_KWARGS = {...}`); for
+    `m.NAME`, where `m` is a module of the project, that assignment in `m`."""
+    if isinstance(name, ast.Attribute):
+        return _module_attribute_assignment(evaluator, module, name)
     written = written_as(evaluator, module, name)
     if written is not name:
         return module, written
@@ -115,6 +118,19 @@ def written_elsewhere(
     if binding is None or binding.kind != "import":
         return None
     return imported_assignment(evaluator, module, binding.node)
+
+
+def _module_attribute_assignment(
+    evaluator: Evaluator, module: Module, read: ast.Attribute
+) -> tuple[Module, ast.expr] | None:
+    owner = evaluator.value(module, read.value, evaluator.frame_at(module, read.value))
+    if not isinstance(owner, ModuleValue) or owner.path is None:
+        return None
+    target = evaluator.module(owner.path)
+    if isinstance(target, Unknown):
+        return None
+    value = assigned_once(target, read.attr)
+    return None if value is None else (target, value)
 
 
 def imported_assignment(

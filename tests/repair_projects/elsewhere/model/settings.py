@@ -16,3 +16,8 @@ CHECKED_KWARGS = {
     "out_specs": PartitionSpec(),
     "check_vma": True,
 }
+SCAN_KWARGS = {
+    "in_specs": PartitionSpec("x"),
+    "out_specs": PartitionSpec(),
+    "check_rep": False,
+}
