@@ -10,6 +10,7 @@ bindings reaching it, unpacking, a parameter, an import or a loop variable end i
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 from jaxfix.analysis.ast_engine.evaluate import Evaluator
 from jaxfix.analysis.ast_engine.flow import Binding
@@ -123,13 +124,20 @@ def written_elsewhere(
 def _module_attribute_assignment(
     evaluator: Evaluator, module: Module, read: ast.Attribute
 ) -> tuple[Module, ast.expr] | None:
-    owner = evaluator.value(module, read.value, evaluator.frame_at(module, read.value))
+    owner = evaluator.value_of(module, read.value)
     if not isinstance(owner, ModuleValue) or owner.path is None:
         return None
-    target = evaluator.module(owner.path)
+    return _assigned_at_top(evaluator, owner.path, read.attr)
+
+
+def _assigned_at_top(
+    evaluator: Evaluator, path: Path, name: str
+) -> tuple[Module, ast.expr] | None:
+    """The module at `path` and the one top-level assignment of `name` there."""
+    target = evaluator.module(path)
     if isinstance(target, Unknown):
         return None
-    value = assigned_once(target, read.attr)
+    value = assigned_once(target, name)
     return None if value is None else (target, value)
 
 
@@ -144,11 +152,7 @@ def imported_assignment(
     found = evaluator.project.find(statement.module or "", statement.level, module.path)
     if isinstance(found, Unknown) or found.path is None:
         return None
-    target = evaluator.module(found.path)
-    if isinstance(target, Unknown):
-        return None
-    value = assigned_once(target, alias.name)
-    return None if value is None else (target, value)
+    return _assigned_at_top(evaluator, found.path, alias.name)
 
 
 def _one_binding(

@@ -50,6 +50,7 @@ from jaxfix.analysis.ast_engine.assignments import (
     assigned_once,
     imported_assignment,
     written_as,
+    written_elsewhere,
 )
 from jaxfix.analysis.ast_engine.data_values import entry_values
 from jaxfix.analysis.ast_engine.evaluate import Evaluator
@@ -1640,14 +1641,10 @@ class _Walk:
     def _table(self, module: Module, expr: ast.expr) -> tuple[Module, ast.Dict] | None:
         """The dict literal `TABLE` (or `module.TABLE`) is assigned once, and its module."""
         if isinstance(expr, ast.Attribute):
-            base = self.evaluator.value_of(module, expr.value)
-            if not isinstance(base, ModuleValue) or base.path is None:
+            written = written_elsewhere(self.evaluator, module, expr)
+            if written is None or not isinstance(written[1], ast.Dict):
                 return None
-            target = self._module(base.path)
-            if isinstance(target, Unknown):
-                return None
-            found = assigned_once(target, expr.attr)
-            return (target, found) if isinstance(found, ast.Dict) else None
+            return written[0], written[1]
         if not isinstance(expr, ast.Name):
             return None
         depth, label = self.depth, self.label
