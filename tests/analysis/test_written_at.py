@@ -1914,6 +1914,9 @@ def test_a_size_read_from_the_environment_names_its_variable(
         (("here",), ("4", 7)),
         ((), None),  # where the run ran is not known: the test is not decided
         (("here", "there"), None),  # two places: not decided either
+        # a record saying the run ran outside the project (`here` beside it): no file
+        # there is read
+        (("../here",), None),
     ],
 )
 def test_a_conditional_on_an_entry_named_from_where_the_run_ran(
@@ -1927,14 +1930,19 @@ def test_a_conditional_on_an_entry_named_from_where_the_run_ran(
     (tmp_path / "here").mkdir()
     (tmp_path / "here" / "stages.yaml").write_text("eval:\n  ep: -1\n")
     (tmp_path / "main.py").write_text(source)
-    engine = Engine((tmp_path,), (tmp_path / "main.py",), None)
+    project = tmp_path
+    if cwds == ("../here",):  # the project is a folder beside `here`
+        project = tmp_path / "project"
+        project.mkdir()
+        (tmp_path / "main.py").rename(project / "main.py")
+    engine = Engine((project,), (project / "main.py",), None)
     found = written_at(
         engine.evaluator,
-        ((tmp_path / "main.py", 21), (tmp_path / "main.py", 17)),
+        ((project / "main.py", 21), (project / "main.py", 17)),
         0,
         "expert",
         (4, 4),
-        tuple(tmp_path / c for c in cwds),
+        tuple(project / c for c in cwds),
     )
     if written is None:
         assert isinstance(found, Unknown), found

@@ -1578,7 +1578,7 @@ class _Walk:
                 if not 0 < data.up_from_module <= len(parents):
                     return None
                 base = parents[data.up_from_module - 1]
-            elif len(set(self.cwds)) == 1:
+            elif len(set(self.cwds)) == 1 and self._in_the_tree(self.cwds[0]):
                 base = self.cwds[0]  # named from the directory the run ran in
             else:
                 return None
@@ -1586,6 +1586,15 @@ class _Walk:
             return values[0] if values and len(values) == 1 else None
         value = _constant(literal[1]) if literal is not None else None
         return value if type(value) is int else None
+
+    def _in_the_tree(self, directory: Path) -> bool:
+        """Whether `directory` (where an evidence record says the run ran) is in the
+        project: a file outside it is never read to decide a branch."""
+        place = directory.resolve()
+        return any(
+            place == root or root in place.parents
+            for root in self.evaluator.project.roots
+        )
 
     def _branch_holds(
         self, module: Module, branch: ast.expr, keys: list[Key]
