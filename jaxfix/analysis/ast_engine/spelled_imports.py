@@ -2,8 +2,8 @@
 
 A search for a function's callers reads only the modules that may import the function's module
 (`Evaluator._may_import`); most modules holding the function's name and its module's name as
-words import neither. Telling so from the parsed module costs its parse (a third of such a
-search on a large tree); telling it from the text costs a scan. The scan finds every import
+words import neither (123 of the 129 such modules a cold run on the JAX repository parsed in
+one process). Telling so from the parsed module costs its parse; from the text, a scan. The scan finds every import
 statement the parser would find, and more (the words `import x` in a comment or a string are
 taken as one): a module it says imports nothing that reaches the function's module surely
 imports nothing so; any other answer is the parsed module's.
