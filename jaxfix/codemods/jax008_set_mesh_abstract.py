@@ -49,10 +49,11 @@ class SetMeshAbstract(Rule):
 
     ## Fix safety
     Safe where the body, as written, neither computes eagerly nor calls a function of the
-    project: an abstract mesh context serves tracing, `jax.eval_shape` and lowering. A body
-    that computes eagerly (`jax.random.key(0)`) needs devices an abstract mesh lacks (JAX
-    would raise JAX001's error), one that calls a project function may: these are reported
-    without a fix. A `set_mesh` not entered by a `with` sets the mesh for the rest of the
+    project, a jitted function or a callable jaxfix does not know: an abstract mesh context
+    serves tracing, `jax.eval_shape` and lowering. A body that computes eagerly
+    (`jax.random.key(0)`, `step(x)` of a jitted `step`) needs devices an abstract mesh lacks
+    (JAX would raise JAX001's error), one that calls a project function or an unknown
+    callable may: these are reported without a fix. A `set_mesh` not entered by a `with` sets the mesh for the rest of the
     program, which `use_abstract_mesh` cannot: its fix (unsafe: another module may read what
     is stored there) goes where the mesh was stored, `self.mesh = mesh.abstract_mesh` in the
     class's `__init__` or a module's `M = mesh.abstract_mesh`, which then stores the concrete
