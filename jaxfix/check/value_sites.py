@@ -76,7 +76,13 @@ def with_value_sites(
         for index, item in enumerate(items)
         if item.code == _BLOCK[0] and not item.at_value and _outer_frames(item, path)
     ]
-    if not (walked or called or contexts or spread or blocks):
+    named = [
+        (path, index, item)
+        for path, items in evidence.items()
+        for index, item in enumerate(items)
+        if item.code not in _OWN_WALKS and not item.at_value and _built_chains(item)
+    ]
+    if not (walked or called or contexts or spread or blocks or named):
         return dict(evidence)
     from jaxfix.analysis.ast_engine.values import Unknown
     from jaxfix.analysis.ast_engine.written_at import written_at
@@ -151,7 +157,101 @@ def with_value_sites(
         _at_mapping(engine, path, index, item, found, ours)
     for path, index, item in blocks:
         _in_block(engine, path, index, item, found, ours)
+    for path, index, item in named:
+        _mesh_origins(engine, path, index, found, ours)
     return {p: tuple(items) for p, items in found.items()}
+
+
+# The rules whose errors walk their own values (above); another's error names the origin of
+# each mesh its message names, for its report.
+_OWN_WALKS = (_WALKED[0], _CALLED[0])
+
+
+def _built_chains(item: Evidence) -> list[tuple[str, tuple[tuple[Path, int], ...]]]:
+    """The distinct (role, frames) along which the run built a mesh the message names (the
+    records agreeing on the meshes), at most _MAX_CHAINS."""
+    facts = item.agreed
+    if facts is None:
+        return []
+    chains = list(
+        dict.fromkeys(
+            (o.role, o.frames)
+            for o in item.origins
+            if o.kind == "built" and o.role in facts and o.frames
+        )
+    )
+    return chains if len(chains) <= _MAX_CHAINS else []
+
+
+def _one_axis(facts: Facts, role: str) -> int | None:
+    """The axis of the `role` mesh whose size is wrong, when one is: its only axis, or the
+    one axis whose size differs from the other mesh's of the same name; with no other mesh,
+    its one axis larger than 1 (the others do not make its size)."""
+    mesh = facts[role]
+    larger = [i for i, size in enumerate(mesh.axis_sizes) if size != 1]
+    if len(mesh.axis_sizes) == 1:
+        return 0
+    others = [m for r, m in facts.meshes if r != role]
+    if not others and len(larger) == 1:
+        return larger[0]
+    if len(others) != 1:
+        return None
+    differing = differing_axes(
+        mesh.axis_names, mesh.axis_sizes, others[0].axis_names, others[0].axis_sizes
+    )
+    return differing[0] if len(differing) == 1 else None
+
+
+def _mesh_origins(
+    engine: Engine,
+    path: Path,
+    index: int,
+    found: dict[Path, list[Evidence]],
+    ours: set[Path],
+) -> None:
+    """Each mesh the message names, walked from where the run built it to where its sizes
+    are computed from the host (or written, in the run's files): the report names that place
+    (`Evidence.mesh_origins`); nothing is fixed there."""
+    from jaxfix.analysis.ast_engine.values import Unknown
+    from jaxfix.analysis.ast_engine.written_at import written_at
+
+    item = found[path][index]
+    if item.value_site is not None or item.value_origins or item.value_unknown:
+        return
+    origins: list[ValueSite] = []
+    facts = item.agreed
+    assert facts is not None  # _built_chains found chains
+    for role, frames in _built_chains(item):
+        mesh = facts[role]
+        axis = _one_axis(facts, role)
+        written = written_at(
+            engine.evaluator,
+            frames,
+            axis,
+            mesh.axis_names[axis] if axis is not None else None,
+            mesh.axis_sizes,
+            item.cwds,
+        )
+        if isinstance(written, Unknown):
+            site = _origin_site(item, path, written, ours)
+            if site is not None:
+                origins.append(replace(site, role=role))
+            continue
+        where = written.module.path.resolve()
+        if written.data is not None or where not in ours:
+            continue
+        origins.append(
+            ValueSite(
+                (path, item.line),
+                where,
+                _extent(written.module, written.node),
+                written.name,
+                why="written in the code",
+                role=role,
+            )
+        )
+    if origins:
+        found[path][index] = replace(item, mesh_origins=tuple(origins))
 
 
 # JAX005's keyword raised from a `**mapping` whose dict is written in another module: the key
@@ -617,6 +717,7 @@ def _origin_site(
         total=stopped.total,
         variable=stopped.variable,
         scale=stopped.scale,
+        reads_at=tuple((p.resolve(), line) for p, line in stopped.places),
     )
 
 
