@@ -1914,6 +1914,10 @@ class _Walk:
                 f"the run noted no caller of `{function.name}` in the tree (it passes `{name.id}`)"
             )
         self.depth += 1
+        if self._comprehension_frame(module, function, line):
+            self.depth += (
+                1  # Python 3.11's own frame of a comprehension: its function's next
+            )
         path, caller_line = self.frames[self.depth]
         caller = self._module(path)
         if isinstance(caller, Unknown):
@@ -1973,6 +1977,24 @@ class _Walk:
                 f"the call at {where} does not pass `{name.id}` (its default is shared by every call)"
             )
         return caller, bound[name.id], narrowest
+
+    def _comprehension_frame(
+        self, module: Module, function: ast.FunctionDef, line: int
+    ) -> bool:
+        """Whether the frame at `self.depth` is `function`'s own, calling the frame Python
+        before 3.12 runs a comprehension of it in (the comprehension holds both lines), and
+        a frame follows it."""
+        if self.depth + 1 >= len(self.frames):
+            return False
+        path, outer_line = self.frames[self.depth]
+        if path.resolve() != module.path.resolve():
+            return False
+        return any(
+            isinstance(node, _COMPREHENSIONS)
+            and node.lineno <= min(line, outer_line)
+            and max(line, outer_line) <= (node.end_lineno or node.lineno)
+            for node in ast.walk(function)
+        )
 
     def _through_partial(
         self, caller: Module, line: int, function: ast.FunctionDef
@@ -2045,13 +2067,34 @@ class _Walk:
                     return module, expr
                 return None
             if isinstance(expr, ast.Name):
+                iterated = _iterated_by(module, expr)
+                if (
+                    iterated is not None
+                ):  # `e` of `[e(x) for e in FNS]`: what it iterates
+                    expr = iterated
+                    continue
                 step = self._name(module, expr, [], None)
                 if not isinstance(step, tuple) or step[3]:
                     return None
                 module, expr = step[0], step[1]
                 continue
+            if isinstance(expr, (ast.Tuple, ast.List)):  # the one element that is one
+                made = [
+                    m
+                    for element in expr.elts
+                    if (m := self._partial_of(module, element, function)) is not None
+                ]
+                return made[0] if len(made) == 1 else None
             if isinstance(expr, ast.Attribute):
                 base = self.evaluator.value_of(module, expr.value)
+                if isinstance(base, Unknown) and isinstance(expr.value, ast.Name):
+                    base = self._passed_class(module, expr.value) or base
+                if isinstance(base, Class):
+                    held = self._class_value(base, expr.attr)
+                    if held is None:
+                        return None
+                    module, expr = held
+                    continue
                 if not isinstance(base, ModuleValue) or base.path is None:
                     stored = _stored_on_self(module, expr)
                     if stored is None:
@@ -2067,6 +2110,43 @@ class _Walk:
                 module, expr = target_module, found
                 continue
             return None
+        return None
+
+    def _passed_class(self, module: Module, name: ast.Name) -> Class | None:
+        """The class of the tree a parameter `name` holds, followed through the run's
+        callers' arguments (`get_engines(config)`, `run(ServerConfig, ...)`)."""
+        expr: ast.expr = name
+        for _ in range(_MAX_STEPS):
+            value = self.evaluator.value_of(module, expr)
+            if isinstance(value, Class):
+                return value
+            if not isinstance(expr, ast.Name):
+                return None
+            step = self._name(module, expr, [], None)
+            if not isinstance(step, tuple) or step[3]:
+                return None
+            module, expr = step[0], step[1]
+        return None
+
+    def _class_value(self, cls: Class, name: str) -> tuple[Module, ast.expr] | None:
+        """The value the body of `cls`, or of the first of its bases that assigns it,
+        gives the class attribute `name`, with its module; None when none does or code of
+        the class sets it on an instance."""
+        module = self._module(cls.path)
+        node: ast.ClassDef | None = cls.node
+        for _ in range(_MAX_STEPS):
+            if (
+                isinstance(module, Unknown)
+                or node is None
+                or _sets_attribute(node, name)
+            ):
+                return None
+            value = _class_body_value(node, name)
+            if value is not None:
+                return module, value
+            if len(node.bases) != 1:
+                return None
+            node = self._base_class(module, node.bases[0])
         return None
 
     def _entered_argument(
@@ -3708,6 +3788,26 @@ def _copied_items(node: ast.DictComp) -> ast.expr | None:
     ):
         return None
     return loop.iter.func.value
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def _iterated_by(module: Module, name: ast.Name) -> ast.expr | None:
+    """What a comprehension around `name` iterates when `name` is its one loop's variable
+    (`e` of `[e(x) for e in FNS]`); None when it is not."""
+    node: ast.AST | None = module.parents.get(name)
+    while node is not None and not isinstance(node, ast.stmt):
+        if isinstance(node, _COMPREHENSIONS):
+            loops = [
+                g
+                for g in node.generators
+                if isinstance(g.target, ast.Name) and g.target.id == name.id
+            ]
+            if loops:
+                return loops[0].iter if len(node.generators) == 1 else None
+        node = module.parents.get(node)
+    return None
 
 
 def _class_body_value(cls: ast.ClassDef, name: str) -> ast.expr | None:
