@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from jaxfix.analysis.ast_engine.values import Mesh
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
-from jaxfix.codemods.mesh_origins import mesh_origin
+from jaxfix.codemods.mesh_origins import abstracted_here, mesh_origin
 from jaxfix.codemods.text import not_fixed, with_note
 from jaxfix.ground.diagnostics import Fix, Safety
 from jaxfix.ground.quoting import cut
@@ -51,8 +51,13 @@ class SetMeshAbstract(Rule):
     Safe where the body, as written, neither computes eagerly nor calls a function of the
     project: an abstract mesh context serves tracing, `jax.eval_shape` and lowering. A body
     that computes eagerly (`jax.random.key(0)`) needs devices an abstract mesh lacks (JAX
-    would raise JAX001's error), one that calls a project function may: these are reported
-    without a fix. A `set_mesh` not entered by a `with` sets the mesh for the rest of the
+    would raise JAX001's error), one that calls a project function may: there the concrete
+    mesh is kept where this module made it abstract (unsafe: the concrete mesh is what such a
+    body needs), `m.abstract_mesh` becoming `m` and `jax.typeof(x).sharding` becoming
+    `x.sharding` (the array's own, concrete, mesh), when what is made there reaches only
+    `jax.set_mesh` (written in its argument, assigned to a name every read of which is its
+    argument, or returned by a function every call of which is), outside a jitted function;
+    otherwise it is reported without a fix, naming where the mesh was made abstract. A `set_mesh` not entered by a `with` sets the mesh for the rest of the
     program, which `use_abstract_mesh` cannot: its fix (unsafe: another module may read what
     is stored there) goes where the mesh was stored, `self.mesh = mesh.abstract_mesh` in the
     class's `__init__` or a module's `M = mesh.abstract_mesh`, which then stores the concrete
@@ -108,11 +113,14 @@ class SetMeshAbstract(Rule):
             what = (
                 "computes eagerly" if eager else f"calls `{analysis.text(call.func)}`"
             )
-            note = not_fixed(
-                f"line {analysis.line(call)} {what}, which may need devices an abstract "
-                "mesh lacks"
+            needs = (
+                f"line {analysis.line(call)} {what}, which may need devices an "
+                "abstract mesh lacks"
             )
-            self.report(node, with_note(message, note))
+            if not self._keep_concrete(node, argument, message, needs):
+                self.report(
+                    node, with_note(message, not_fixed(needs + self._made_at(argument)))
+                )
             return
         name, imports = analysis.api_spelling(Api.USE_ABSTRACT_MESH, "jax.sharding")
         fix = Fix(
@@ -122,6 +130,60 @@ class SetMeshAbstract(Rule):
             imports,
         )
         self.report(node, message, fix=fix)
+
+    def _keep_concrete(
+        self, node: ast.Call, argument: ast.expr, message: str, needs: str
+    ) -> bool:
+        """A `with` body that may need devices keeps the concrete mesh where this module made
+        it abstract (`m.abstract_mesh` becomes `m`, `jax.typeof(x).sharding` becomes
+        `x.sharding`), when what is made there reaches only `jax.set_mesh`, outside a
+        jitted function; whether it was fixed so."""
+        analysis = self.analysis
+        if self._in_jitted_function(node):
+            return False
+        found = abstracted_here(analysis, argument)
+        if found is None:
+            return False
+        concrete = analysis.text(found.concrete)
+        fix = Fix(
+            f"keep the concrete mesh: `{cut(analysis.text(found.node), 40)}` becomes "
+            f"`{cut(concrete, 40)}` (line {analysis.line(found.node)})",
+            ((found.node, lambda _: _expression(concrete)),),
+            Safety.UNSAFE,  # the concrete mesh is what the body needs, if it is one
+        )
+        self.report(node, with_note(message, needs), fix=fix)
+        return True
+
+    def _made_at(self, argument: ast.expr) -> str:
+        """Where the abstract mesh was made from a concrete one and why the concrete mesh is
+        not kept there, for the note; empty when jaxfix does not know where."""
+        analysis = self.analysis
+        value = analysis.value_of(argument)
+        made = value.abstracted if isinstance(value, Mesh) else None
+        place = analysis.place(made) if made is not None else None
+        if made is None or place is None:
+            return ""
+        path, line = place
+        owner = analysis.engine.project.holding(made) or analysis.module
+        shown = cut(analysis.of(owner).text(made), 40)
+        if path != analysis.path:
+            return (
+                f"; it is made abstract at {path.name}:{line} (`{shown}`), where the "
+                "concrete mesh is at hand, in another module than this call"
+            )
+        return (
+            f"; it is made abstract at line {line} (`{shown}`), but what is made there "
+            "does not reach only jax.set_mesh (or jaxfix cannot tell that it does)"
+        )
+
+    def _in_jitted_function(self, node: ast.AST) -> bool:
+        """Whether `node` is in a function a decorator jits (there `x.sharding` of a traced
+        `x` raises)."""
+        analysis = self.analysis
+        scope = analysis.module.scope_of(node)
+        return isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            analysis.jit_application(d) is not None for d in scope.decorator_list
+        )
 
     def _not_entered(self, node: ast.Call, argument: ast.expr, message: str) -> None:
         """A bare `jax.set_mesh(m)` sets the mesh for what follows, which no abstract

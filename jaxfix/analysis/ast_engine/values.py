@@ -184,6 +184,9 @@ class Mesh:
     origin: ast.AST | None = field(default=None, compare=False, repr=False)
     # why a size is not known (the first Unknown among the sizes given), for `-v`
     sizes_lost: Unknown | None = field(default=None, compare=False, repr=False)
+    # where a concrete mesh (or an array's) became this abstract one: the `m.abstract_mesh`
+    # attribute or the `jax.typeof(x)` call, the place a fix can keep the concrete mesh
+    abstracted: ast.AST | None = field(default=None, compare=False, repr=False)
 
     @property
     def is_abstract(self) -> bool:
@@ -200,6 +203,10 @@ class Mesh:
     def abstract(self) -> Mesh:
         """`mesh.abstract_mesh`: itself when abstract, else the same shape with the concrete
         mesh's abstract device."""
+        return self.abstract_at(None)
+
+    def abstract_at(self, node: ast.AST | None) -> Mesh:
+        """`abstract`, made at `node` (`m.abstract_mesh`, `jax.typeof(x)`) when concrete."""
         if self.is_abstract:
             return self
         return Mesh(
@@ -210,6 +217,7 @@ class Mesh:
             True,
             self.origin,
             self.sizes_lost,
+            node,
         )
 
     @property
