@@ -659,7 +659,26 @@ def join(values: list[Value], why: str) -> Value:
         return first
     if all(isinstance(v, Array) for v in values):
         return _joined_arrays([v for v in values if isinstance(v, Array)], why)
+    if all(isinstance(v, Sharding) for v in values):
+        return _joined_shardings([v for v in values if isinstance(v, Sharding)], why)
     return Unknown(why)
+
+
+def _joined_shardings(shardings: list[Sharding], why: str) -> Value:
+    """Shardings every way gives on one mesh (the same mesh object), whose specs may differ
+    (`NamedSharding(mesh, P(*spec))` or `NamedSharding(mesh, P())` by a test jaxfix does not
+    decide): that mesh, and the spec when they all agree."""
+    first = shardings[0]
+    mesh = first.mesh
+    if not isinstance(mesh, Mesh) or mesh.origin is None:
+        return Unknown(why)
+    for sharding in shardings[1:]:
+        if sharding.mesh != mesh or not isinstance(sharding.mesh, Mesh):
+            return Unknown(why)
+        if sharding.mesh.origin is not mesh.origin:
+            return Unknown(why)
+    agreed = all(same(s.spec, first.spec) for s in shardings[1:])
+    return Sharding(mesh, first.spec if agreed else Unknown(why), first.origin)
 
 
 def _joined_arrays(arrays: list[Array], why: str) -> Value:
