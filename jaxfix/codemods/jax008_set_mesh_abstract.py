@@ -6,13 +6,15 @@ import ast
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from jaxfix.analysis.ast_engine.values import Mesh
+from jaxfix.analysis.ast_engine.analysis import Analysis
+from jaxfix.analysis.ast_engine.values import Mesh, Unknown
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.mesh_origins import abstracted_here, mesh_origin
 from jaxfix.codemods.text import not_fixed, with_note
 from jaxfix.ground.diagnostics import Fix, Safety
 from jaxfix.ground.quoting import cut
+from jaxfix.settings.options import Options
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -57,7 +59,11 @@ class SetMeshAbstract(Rule):
     `x.sharding` (the array's own, concrete, mesh), when what is made there reaches only
     `jax.set_mesh` (written in its argument, assigned to a name every read of which is its
     argument, or returned by a function every call of which is), outside a jitted function;
-    otherwise it is reported without a fix, naming where the mesh was made abstract. A `set_mesh` not entered by a `with` sets the mesh for the rest of the
+    otherwise it is reported without a fix, naming where the mesh was made abstract. Where
+    that is another module (`Plan(mesh=m.abstract_mesh)` in the module that builds the plan),
+    the fix is made there, reported at `m.abstract_mesh`, when every `jax.set_mesh` of the
+    project given that mesh is a `with` around such a body and no `use_abstract_mesh` is
+    given it (which takes only an abstract mesh). A `set_mesh` not entered by a `with` sets the mesh for the rest of the
     program, which `use_abstract_mesh` cannot: its fix (unsafe: another module may read what
     is stored there) goes where the mesh was stored, `self.mesh = mesh.abstract_mesh` in the
     class's `__init__` or a module's `M = mesh.abstract_mesh`, which then stores the concrete
@@ -77,9 +83,14 @@ class SetMeshAbstract(Rule):
         Safety.SAFE: "enter it with `jax.sharding.use_abstract_mesh`",
         Safety.UNSAFE: "store the concrete mesh where a bare set_mesh's mesh is set",
     }
-    tokens = ((b"set_mesh",),)
+    # `m.abstract_mesh` in a module of its own: the fix where another module's set_mesh gets it
+    tokens = ((b"set_mesh",), (b"abstract_mesh",))
     raises = ("Expected mesh of type `jax.sharding.Mesh`. Got {text}",)
     raised_in = ("jax/_src/sharding_impls.py",)
+
+    def __init__(self, analysis: Analysis, options: Options) -> None:
+        super().__init__(analysis, options)
+        self._found_calls: dict[Api, list[tuple[Analysis, ast.Call, object]]] = {}
 
     def visit_Call(self, node: ast.Call) -> None:
         analysis = self.analysis
@@ -131,6 +142,85 @@ class SetMeshAbstract(Rule):
         )
         self.report(node, message, fix=fix)
 
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        """`m.abstract_mesh` of a concrete mesh that another module's `with jax.set_mesh(...)`
+        gets, around a body that needs devices: the concrete mesh is kept here, when no
+        `use_abstract_mesh` of the project gets it too."""
+        if node.attr != "abstract_mesh" or not isinstance(node.ctx, ast.Load):
+            return
+        analysis = self.analysis
+        mesh = analysis.value_of(node.value)
+        if not isinstance(mesh, Mesh) or mesh.is_abstract:
+            return
+        setters = self._readers(node, Api.SET_MESH, "set_mesh")
+        if not setters or any(a.module is analysis.module for a, _ in setters):
+            return  # none, or one in this module: its own report says what to do
+        entered = [(a, c) for a, c in setters if self._entered_needing_devices(a, c)]
+        if len(entered) != len(setters):
+            return
+        if self._readers(node, Api.USE_ABSTRACT_MESH, "use_abstract_mesh"):
+            return  # an abstract-only reader: keeping the concrete mesh would break it
+        where, call = entered[0]
+        concrete = analysis.text(node.value)
+        self.report(
+            node,
+            f"`{cut(analysis.text(node), 40)}` is the AbstractMesh given to jax.set_mesh at "
+            f"{where.path.name}:{where.line(call)}, around code that may need devices; "
+            "JAX raises ValueError: Expected mesh of type `jax.sharding.Mesh`",
+            fix=Fix(
+                f"keep the concrete mesh `{cut(concrete, 40)}` here",
+                ((node, lambda _: _expression(concrete)),),
+                Safety.UNSAFE,  # the concrete mesh is what that body needs
+            ),
+        )
+
+    def _readers(
+        self, node: ast.Attribute, api: Api, word: str
+    ) -> list[tuple[Analysis, ast.Call]]:
+        """The one-argument calls of `api` in the project (this module included) whose
+        argument is the abstract mesh `node` makes."""
+        return [
+            (other, call)
+            for other, call, value in self._calls_of(api, word)
+            if isinstance(value, Mesh) and value.abstracted is node
+        ]
+
+    def _calls_of(self, api: Api, word: str) -> list[tuple[Analysis, ast.Call, object]]:
+        """The one-argument calls of `api` in the modules of the project holding `word`, with
+        their argument's value; found once for the module this rule runs on."""
+        cached = self._found_calls.get(api)
+        if cached is not None:
+            return cached
+        analysis = self.analysis
+        project = analysis.engine.project
+        paths = project.candidate_files(word, analysis.path, imported=False)
+        found: list[tuple[Analysis, ast.Call, object]] = []
+        for path in (*([] if isinstance(paths, Unknown) else paths), analysis.path):
+            module = project.module(path)
+            if isinstance(module, Unknown):
+                continue
+            other = analysis.of(module)
+            for call in ast.walk(module.tree):
+                if (
+                    isinstance(call, ast.Call)
+                    and len(call.args) == 1
+                    and other.may_call(call, api)
+                    and other.called_api(call) is api
+                ):
+                    found.append((other, call, other.value_of(call.args[0])))
+        self._found_calls[api] = found
+        return found
+
+    def _entered_needing_devices(self, analysis: Analysis, call: ast.Call) -> bool:
+        """`with jax.set_mesh(m):` around a body that may need devices, not testing the
+        error."""
+        statement = analysis.parents.get(analysis.parents.get(call, call))
+        return (
+            isinstance(statement, ast.With)
+            and analysis.devices_needed(statement) is not None
+            and not analysis.expected(call, self.raises, self.error)
+        )
+
     def _keep_concrete(
         self, node: ast.Call, argument: ast.expr, message: str, needs: str
     ) -> bool:
@@ -168,8 +258,9 @@ class SetMeshAbstract(Rule):
         shown = cut(analysis.of(owner).text(made), 40)
         if path != analysis.path:
             return (
-                f"; it is made abstract at {path.name}:{line} (`{shown}`), where the "
-                "concrete mesh is at hand, in another module than this call"
+                f"; it is made abstract at {path.name}:{line} (`{shown}`), in another "
+                "module, where the concrete mesh is kept when no other code needs it "
+                "abstract"
             )
         return (
             f"; it is made abstract at line {line} (`{shown}`), but what is made there "
