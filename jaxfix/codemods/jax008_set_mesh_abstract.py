@@ -149,6 +149,8 @@ class SetMeshAbstract(Rule):
         if node.attr != "abstract_mesh" or not isinstance(node.ctx, ast.Load):
             return
         analysis = self.analysis
+        if self._used_here(node):
+            return  # read for an attribute, compared, or given to JAX here: it stays here
         mesh = analysis.value_of(node.value)
         if not isinstance(mesh, Mesh) or mesh.is_abstract:
             return
@@ -172,6 +174,17 @@ class SetMeshAbstract(Rule):
                 ((node, lambda _: _expression(concrete)),),
                 Safety.UNSAFE,  # the concrete mesh is what that body needs
             ),
+        )
+
+    def _used_here(self, node: ast.Attribute) -> bool:
+        """`m.abstract_mesh.update(...)`, `.shape`, `[...]`, a comparison, or an argument of a
+        JAX call (`use_abstract_mesh(m.abstract_mesh)`): what such a use makes is not this
+        mesh, so no other module's set_mesh is asked about (a search of the project)."""
+        parent = self.analysis.parents.get(node)
+        return isinstance(parent, (ast.Attribute, ast.Subscript, ast.Compare)) or (
+            isinstance(parent, ast.Call)
+            and node in parent.args
+            and self.analysis.called_api(parent) is not None
         )
 
     def _readers(
