@@ -51,19 +51,20 @@ class SetMeshAbstract(Rule):
 
     ## Fix safety
     Safe where the body, as written, neither computes eagerly nor calls a function of the
-    project: an abstract mesh context serves tracing, `jax.eval_shape` and lowering. A body
-    that computes eagerly (`jax.random.key(0)`) needs devices an abstract mesh lacks (JAX
-    would raise JAX001's error), one that calls a project function may: there the concrete
-    mesh is kept where this module made it abstract (unsafe: the concrete mesh is what such a
-    body needs), `m.abstract_mesh` becoming `m` and `jax.typeof(x).sharding` becoming
-    `x.sharding` (the array's own, concrete, mesh), when what is made there reaches only
-    `jax.set_mesh` (written in its argument, assigned to a name every read of which is its
-    argument, or returned by a function every call of which is), outside a jitted function;
-    otherwise it is reported without a fix, naming where the mesh was made abstract. Where
-    that is another module (`Plan(mesh=m.abstract_mesh)` in the module that builds the plan),
-    the fix is made there, reported at `m.abstract_mesh`, when every `jax.set_mesh` of the
-    project given that mesh is a `with` around such a body and no `use_abstract_mesh` is
-    given it (which takes only an abstract mesh). A `set_mesh` not entered by a `with` sets the mesh for the rest of the
+    project, a jitted function or a callable jaxfix does not know: an abstract mesh context
+    serves tracing, `jax.eval_shape` and lowering. A body that computes eagerly
+    (`jax.random.key(0)`, `step(x)` of a jitted `step`) needs devices an abstract mesh lacks
+    (JAX would raise JAX001's error), one that calls a project function or an unknown
+    callable may: there the concrete mesh is kept where this module made it abstract
+    (unsafe: the concrete mesh is what such a body needs), `m.abstract_mesh` becoming `m` and
+    `jax.typeof(x).sharding` becoming `x.sharding` (the array's own, concrete, mesh), when
+    what is made there reaches only `jax.set_mesh` (written in its argument, assigned to a
+    name every read of which is its argument, or returned by a function every call of which
+    is), outside a jitted function; otherwise it is reported without a fix, naming where the
+    mesh was made abstract. Where that is another module (`Plan(mesh=m.abstract_mesh)` in the
+    module that builds the plan), the fix is made there, reported at `m.abstract_mesh`, when
+    every `jax.set_mesh` of the project given that mesh is a `with` around such a body and no
+    `use_abstract_mesh` is given it (which takes only an abstract mesh). A `set_mesh` not entered by a `with` sets the mesh for the rest of the
     program, which `use_abstract_mesh` cannot: its fix (unsafe: another module may read what
     is stored there) goes where the mesh was stored, `self.mesh = mesh.abstract_mesh` in the
     class's `__init__` or a module's `M = mesh.abstract_mesh`, which then stores the concrete
