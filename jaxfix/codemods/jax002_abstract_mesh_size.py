@@ -1292,6 +1292,11 @@ def _origin_places(evidence: Evidence) -> tuple[Related, ...]:
             origin.path,
         )
         for origin in origins
+    ) + tuple(  # and where it reads the host's values, on other lines
+        Related("the inner mesh's size is read here", Location(line, 1), where)
+        for origin in origins
+        for where, line in origin.reads_at
+        if (where, line) != (origin.path, origin.span[0])
     )
     if site is not None:
         return (

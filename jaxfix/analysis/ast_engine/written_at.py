@@ -107,10 +107,23 @@ _ENVIRONMENT_GETS = frozenset({"os.getenv", "os.environ.get", "posix.getenv"})
 _ENVIRONMENTS = frozenset({"os.environ", "posix.environ"})
 
 
-# What may wrap host reads in a size computed from the host alone (`len(jax.devices())`).
+# What may wrap host reads in a size computed from the host alone (`len(jax.devices())`,
+# `tuple(int(s) for s in os.environ["SHAPE"].split(","))`).
 _HOST_ARITHMETIC = frozenset(
-    {"builtins.len", "builtins.int", "builtins.max", "builtins.min"}
+    {
+        "builtins.len",
+        "builtins.int",
+        "builtins.max",
+        "builtins.min",
+        "builtins.tuple",
+        "builtins.list",
+        "builtins.sum",
+        "math.prod",
+    }
 )
+# A string's methods that keep it the host's (`.split(",")` of an environment variable).
+_TEXT_METHODS = frozenset({"split", "strip", "lower", "upper"})
+_MAX_HOST_NAMES = 8  # local names followed back from one size computed from the host
 
 
 class Computed(Unknown):
@@ -124,6 +137,7 @@ class Computed(Unknown):
         "mixed",
         "module",
         "node",
+        "places",
         "reads",
         "scale",
         "text",
@@ -152,6 +166,8 @@ class Computed(Unknown):
         # times `scale[0]`, floor-divided by `scale[1]`
         self.variable: str | None = None
         self.scale = (1, 1)
+        # where its host values are read (an environment variable's `os.environ.get`)
+        self.places: tuple[tuple[Path, int], ...] = ()
 
     @property
     def path(self) -> Path:
@@ -283,6 +299,10 @@ class _Walk:
         # Reading the integer a test compares (`x != -1`), not sizes to change: any integer
         # literal ends the walk, and an entry read elsewhere too is still read
         self.valuing = False
+        # While a stop is read as computed from the host: where its reads are, and how many
+        # local names were followed back
+        self.host_places: list[tuple[Path, int]] = []
+        self.host_names = 0
 
     def _module(self, path: Path) -> Module | Unknown:
         return self.evaluator.module(path)
@@ -1127,6 +1147,7 @@ class _Walk:
         )
         reads: list[str] = []
         mixed = False  # a `min`/`max` of a host read and other values
+        self.host_places, self.host_names = [], 0
         for element in elements:
             found = self._host_only(module, element)
             if found is None:
@@ -1151,6 +1172,7 @@ class _Walk:
         )
         computed.mixed = mixed
         computed.total = self.total
+        computed.places = tuple(dict.fromkeys(self.host_places))
         environment = (
             self._environment_value(module, elements[0])
             if len(elements) == 1 and not mixed
@@ -1257,35 +1279,96 @@ class _Walk:
         reads = [r for a in expr.args for r in (self._host_only(module, a) or [])]
         return reads or None
 
-    def _host_only(self, module: Module, expr: ast.expr) -> list[str] | None:
+    def _host_only(
+        self, module: Module, expr: ast.expr, bound: frozenset[str] = frozenset()
+    ) -> list[str] | None:
         """What `expr` reads from the host (`jax.device_count()`, an environment variable),
-        in words, when it is made of such reads, integer literals, arithmetic and
-        `len`/`int`/`max`/`min` of those alone; else None."""
+        in words, when it is made of such reads, integer literals, arithmetic,
+        `len`/`int`/`max`/`min`/`tuple`/`math.prod` of those, a string method of such a read
+        (`.split(",")`), a comprehension over one (its variables, `bound`) and a local name
+        assigned once such a value, alone; else None. Where each read is, is noted
+        (`host_places`)."""
         if isinstance(expr, ast.Constant):
             return [] if type(expr.value) is int else None
         variable = self._environment_variable(module, expr)
         if variable is not None:
+            self._host_place(module, expr)
             return [f"the environment variable {variable}"]
+        if isinstance(expr, ast.Name):
+            return [] if expr.id in bound else self._host_name(module, expr)
         if isinstance(expr, ast.UnaryOp):
-            return self._host_only(module, expr.operand)
+            return self._host_only(module, expr.operand, bound)
         if isinstance(expr, ast.BinOp):
-            left = self._host_only(module, expr.left)
-            right = self._host_only(module, expr.right)
+            left = self._host_only(module, expr.left, bound)
+            right = self._host_only(module, expr.right, bound)
             return None if left is None or right is None else left + right
+        if isinstance(expr, (ast.GeneratorExp, ast.ListComp)):
+            return self._host_comprehension(module, expr, bound)
         if not isinstance(expr, ast.Call) or expr.keywords:
             return None
+        if (
+            isinstance(expr.func, ast.Attribute)
+            and expr.func.attr in _TEXT_METHODS
+            and all(isinstance(a, ast.Constant) for a in expr.args)
+        ):  # `os.environ.get("SHAPE", "1,1").split(",")`
+            return self._host_only(module, expr.func.value, bound)
         called = self._qualified(module, expr.func)
         if called in _HOST_READS:
+            self._host_place(module, expr)
             return [f"`{_text(module, expr.func)}()`"]
         if called not in _HOST_ARITHMETIC or not expr.args:
             return None
         reads: list[str] = []
         for argument in expr.args:
-            found = self._host_only(module, argument)
+            found = self._host_only(module, argument, bound)
             if found is None:
                 return None
             reads.extend(found)
         return reads
+
+    def _host_place(self, module: Module, expr: ast.expr) -> None:
+        self.host_places.append((module.path, module.line(expr)))
+
+    def _host_comprehension(
+        self,
+        module: Module,
+        expr: ast.GeneratorExp | ast.ListComp,
+        bound: frozenset[str],
+    ) -> list[str] | None:
+        """`int(b) for b in bounds.split(",")`: each iterable the host's, the element the
+        host's given the comprehension's variables."""
+        reads: list[str] = []
+        for generator in expr.generators:
+            if generator.is_async or generator.ifs:
+                return None
+            found = self._host_only(module, generator.iter, bound)
+            if found is None or not isinstance(generator.target, ast.Name):
+                return None
+            reads.extend(found)
+            bound = bound | {generator.target.id}
+        element = self._host_only(module, expr.elt, bound)
+        return None if element is None or not reads else reads + element
+
+    def _host_name(self, module: Module, name: ast.Name) -> list[str] | None:
+        """A local name assigned once, in plain code before its read, a value computed from
+        the host (`bounds = os.environ.get("BOUNDS", "2,2,1")`): that value's reads."""
+        if self.host_names >= _MAX_HOST_NAMES:
+            return None
+        self.host_names += 1
+        bindings = self.evaluator.reaching(module, name)
+        if not bindings or len(bindings) != 1:
+            return None
+        (binding,) = bindings
+        statement = binding.node
+        if (
+            binding.kind != "assign"
+            or binding.path
+            or not isinstance(statement, ast.Assign)
+            or len(statement.targets) != 1
+            or not _local(module, name)
+        ):
+            return None
+        return self._host_only(module, statement.value)
 
     def _callee(self, module: Module, func: ast.expr) -> object:
         """What a call the walk goes into calls: the engine's value of `func`; for
