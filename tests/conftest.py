@@ -5,6 +5,15 @@ import pytest
 collect_ignore = ["repair_projects", "from_log_projects", "rules/fixtures"]
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Ctrl-C raises `KeyboardInterrupt` in every process of the suite, as at a terminal: a shell
+    starts background jobs with SIGINT ignored, and the interrupt tests need Python's handler."""
+    import signal
+
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto`: one worker a core this process may use, at most four (each file's real-JAX
     runs start processes of their own, and eight JAX processes fill a machine's memory)."""

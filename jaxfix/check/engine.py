@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import gc
+import os
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -34,6 +35,7 @@ from jaxfix.ground.diagnostics import (
     FileResult,
     Fix,
     Location,
+    Related,
     Report,
     Safety,
 )
@@ -349,6 +351,7 @@ def _unconfirmed(
     confirmed: set[Evidence | None],
     matched: set[Evidence],
     lines: list[str],
+    root: Path | None = None,
 ) -> list[Diagnostic]:
     """A diagnostic for each piece of evidence no rule's report stands for (`confirmed`: the
     evidence behind the reports; `matched`: the evidence some rule found its call for)."""
@@ -369,15 +372,67 @@ def _unconfirmed(
             )
         text = lines[item.line - 1] if item.line <= len(lines) else ""
         indent = len(text) - len(text.lstrip())
+        note = item.mesh_note(root)
+        if note and item in matched:  # the run tells what the code does not
+            why = f"and no fix is safe here: {note}"
+        elif note:
+            why += f"; {note}"
         found.append(
             Diagnostic(
                 code=item.code,
                 message=f"the log shows JAX raised {item.code} at this line ({item.where}), {why}",
                 start=Location(item.line, indent + 1),
                 end=Location(item.line, len(text.rstrip("\r\n")) + 1),
+                related=_mesh_places(item),
             )
         )
     return found
+
+
+def _mesh_places(item: Evidence) -> tuple[Related, ...]:
+    """Where each mesh the message names got its sizes (`Evidence.mesh_origins`) and where
+    the run read the host values they come from; else where the run built it."""
+    found = []
+    walked = set()
+    for origin in item.mesh_origins:
+        walked.add(origin.role)
+        found.append(
+            Related(
+                f"`{origin.name}`: the {origin.role} mesh's sizes come from here, {origin.why}",
+                Location(origin.span[0], origin.span[1] + 1),
+                origin.path,
+            )
+        )
+        found += [
+            Related(
+                f"the {origin.role} mesh's sizes are read here",
+                Location(line, 1),
+                where,
+            )
+            for where, line in origin.reads_at
+            if (where, line) != (origin.path, origin.span[0])
+        ]
+    for place in item.origins:
+        if place.kind == "built" and place.role not in walked and place.frames:
+            walked.add(place.role)
+            where, line = place.frames[-1]
+            found.append(
+                Related(
+                    f"the run built the {place.role} mesh here",
+                    Location(line, 1),
+                    where,
+                )
+            )
+    return tuple(found)
+
+
+def _shown_from(engine: Engine, path: Path) -> Path | None:
+    """The project root a message names other files from, when `path` is in it."""
+    absolute = Path(os.path.abspath(path))
+    for root in engine.evaluator.project.roots:
+        if absolute.is_relative_to(root):
+            return root
+    return None
 
 
 def _carry_evidence(
@@ -470,6 +525,7 @@ def check_source(
                         confirmed,
                         set(analysis.evidence.matched),
                         split_lines(source_text(text)),
+                        _shown_from(engine, path),
                     )
                     diagnostics = tuple(
                         sorted(

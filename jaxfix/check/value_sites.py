@@ -27,6 +27,7 @@ from jaxfix.evidence.facts import DataEntry, Evidence, Facts, ValueSite
 
 if TYPE_CHECKING:
     from jaxfix.analysis.ast_engine import Engine
+    from jaxfix.analysis.ast_engine.evaluate import Evaluator
     from jaxfix.analysis.ast_engine.project import Module
     from jaxfix.analysis.ast_engine.written_at import Written
 
@@ -76,7 +77,19 @@ def with_value_sites(
         for index, item in enumerate(items)
         if item.code == _BLOCK[0] and not item.at_value and _outer_frames(item, path)
     ]
-    if not (walked or called or contexts or spread or blocks):
+    unpassed = [
+        (path, index, item)
+        for path, items in evidence.items()
+        for index, item in enumerate(items)
+        if item.code == _UNPASSED[0] and not item.at_value and _outer_frames(item, path)
+    ]
+    named = [
+        (path, index, item)
+        for path, items in evidence.items()
+        for index, item in enumerate(items)
+        if item.code not in _OWN_WALKS and not item.at_value and _built_chains(item)
+    ]
+    if not (walked or called or contexts or spread or blocks or unpassed or named):
         return dict(evidence)
     from jaxfix.analysis.ast_engine.values import Unknown
     from jaxfix.analysis.ast_engine.written_at import written_at
@@ -151,7 +164,211 @@ def with_value_sites(
         _at_mapping(engine, path, index, item, found, ours)
     for path, index, item in blocks:
         _in_block(engine, path, index, item, found, ours)
+    for path, index, item in unpassed:
+        _at_unpassed(engine, path, index, item, found, ours)
+    for path, index, item in named:
+        _mesh_origins(engine, path, index, found, ours)
     return {p: tuple(items) for p, items in found.items()}
+
+
+# JAX001's `.lower(lowering_platforms=platforms)` whose `platforms` is a parameter left at
+# its `None` default by the call the run came through: that call gets the evidence.
+_UNPASSED = ("JAX001", "lowering_platforms")
+
+
+def _unpassed_parameter(
+    module: Module, line: int
+) -> tuple[ast.FunctionDef, str] | None:
+    """The function holding the `.lower(...)` on `line` and its parameter that call passes
+    as lowering_platforms, when that parameter defaults to `None`."""
+    for call in module.calls:
+        if call.lineno != line or not isinstance(call.func, ast.Attribute):
+            continue
+        passed = [k.value for k in call.keywords if k.arg == _UNPASSED[1]]
+        scope = module.scope_of(call)
+        if (
+            call.func.attr != "lower"
+            or len(passed) != 1
+            or not isinstance(passed[0], ast.Name)
+            or not isinstance(scope, ast.FunctionDef)
+        ):
+            continue
+        arguments = scope.args
+        named = [*arguments.posonlyargs, *arguments.args]
+        defaults = dict(
+            zip(
+                [a.arg for a in named[len(named) - len(arguments.defaults) :]],
+                arguments.defaults,
+            )
+        )
+        defaults.update(
+            (a.arg, d)
+            for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults)
+            if d is not None
+        )
+        default = defaults.get(passed[0].id)
+        if isinstance(default, ast.Constant) and default.value is None:
+            return scope, passed[0].id
+    return None
+
+
+def _passes(call: ast.Call, function: ast.FunctionDef, parameter: str) -> bool:
+    """Whether `call` of `function` may pass `parameter` (by keyword, by position, or by
+    `*`/`**` unpacking); a method called on its object passes `self` implicitly."""
+    if any(k.arg in (parameter, None) for k in call.keywords) or any(
+        isinstance(a, ast.Starred) for a in call.args
+    ):
+        return True
+    named = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    if parameter not in named:
+        return False  # keyword-only
+    bound = (
+        1
+        if isinstance(call.func, ast.Attribute) and named[:1] in (["self"], ["cls"])
+        else 0
+    )
+    return len(call.args) + bound > named.index(parameter)
+
+
+def _at_unpassed(
+    engine: Engine,
+    path: Path,
+    index: int,
+    item: Evidence,
+    found: dict[Path, list[Evidence]],
+    ours: set[Path],
+) -> None:
+    """The call the run made of the function whose `.lower()` raised, one frame out, when it
+    leaves the parameter the lowering's platforms come from at `None`: that call gets the
+    evidence (JAX001 passes the platforms there)."""
+    from jaxfix.analysis.ast_engine.values import Unknown
+
+    module = engine.evaluator.module(path)
+    if isinstance(module, Unknown):
+        return
+    unpassed = _unpassed_parameter(module, item.line)
+    if unpassed is None:
+        return
+    function, parameter = unpassed
+    where, line = _outer_frames(item, path)[0]
+    caller = engine.evaluator.module(where)
+    if where not in ours or isinstance(caller, Unknown):
+        return
+    calls = [
+        c
+        for c in caller.calls
+        if c.lineno <= line <= (c.end_lineno or c.lineno)
+        and (
+            (isinstance(c.func, ast.Attribute) and c.func.attr == function.name)
+            or (isinstance(c.func, ast.Name) and c.func.id == function.name)
+        )
+        and not _passes(c, function, parameter)
+    ]
+    if len(calls) != 1:
+        return
+    extent = _extent(caller, calls[0])
+    site = ValueSite(
+        (path, item.line),
+        where,
+        extent,
+        ast.unparse(calls[0].func),
+        keyword=parameter,
+        why=f"`{function.name}` lowers with its parameter `{parameter}`, `None` unless given",
+    )
+    found[path][index] = replace(item, value_site=site)
+    found.setdefault(where, []).append(_at_value(item, extent, site))
+
+
+# The rules whose errors walk their own values (above); another's error names the origin of
+# each mesh its message names, for its report.
+_OWN_WALKS = (_WALKED[0], _CALLED[0])
+
+
+def _built_chains(item: Evidence) -> list[tuple[str, tuple[tuple[Path, int], ...]]]:
+    """The distinct (role, frames) along which the run built a mesh the message names (the
+    records agreeing on the meshes), at most _MAX_CHAINS."""
+    facts = item.agreed
+    if facts is None:
+        return []
+    chains = list(
+        dict.fromkeys(
+            (o.role, o.frames)
+            for o in item.origins
+            if o.kind == "built" and o.role in facts and o.frames
+        )
+    )
+    return chains if len(chains) <= _MAX_CHAINS else []
+
+
+def _one_axis(facts: Facts, role: str) -> int | None:
+    """The axis of the `role` mesh whose size is wrong, when one is: its only axis, or the
+    one axis whose size differs from the other mesh's of the same name; with no other mesh,
+    its one axis larger than 1 (the others do not make its size)."""
+    mesh = facts[role]
+    larger = [i for i, size in enumerate(mesh.axis_sizes) if size != 1]
+    if len(mesh.axis_sizes) == 1:
+        return 0
+    others = [m for r, m in facts.meshes if r != role]
+    if not others and len(larger) == 1:
+        return larger[0]
+    if len(others) != 1:
+        return None
+    differing = differing_axes(
+        mesh.axis_names, mesh.axis_sizes, others[0].axis_names, others[0].axis_sizes
+    )
+    return differing[0] if len(differing) == 1 else None
+
+
+def _mesh_origins(
+    engine: Engine,
+    path: Path,
+    index: int,
+    found: dict[Path, list[Evidence]],
+    ours: set[Path],
+) -> None:
+    """Each mesh the message names, walked from where the run built it to where its sizes
+    are computed from the host (or written, in the run's files): the report names that place
+    (`Evidence.mesh_origins`); nothing is fixed there."""
+    from jaxfix.analysis.ast_engine.values import Unknown
+    from jaxfix.analysis.ast_engine.written_at import written_at
+
+    item = found[path][index]
+    if item.value_site is not None or item.value_origins or item.value_unknown:
+        return
+    origins: list[ValueSite] = []
+    facts = item.agreed
+    assert facts is not None  # _built_chains found chains
+    for role, frames in _built_chains(item):
+        mesh = facts[role]
+        axis = _one_axis(facts, role)
+        written = written_at(
+            engine.evaluator,
+            frames,
+            axis,
+            mesh.axis_names[axis] if axis is not None else None,
+            mesh.axis_sizes,
+            item.cwds,
+        )
+        if isinstance(written, Unknown):
+            site = _origin_site(item, path, written, ours)
+            if site is not None:
+                origins.append(replace(site, role=role))
+            continue
+        where = written.module.path.resolve()
+        if written.data is not None or where not in ours:
+            continue
+        origins.append(
+            ValueSite(
+                (path, item.line),
+                where,
+                _extent(written.module, written.node),
+                written.name,
+                why="written in the code",
+                role=role,
+            )
+        )
+    if origins:
+        found[path][index] = replace(item, mesh_origins=tuple(origins))
 
 
 # JAX005's keyword raised from a `**mapping` whose dict is written in another module: the key
@@ -189,11 +406,13 @@ def _at_mapping(
         if written is None or written[0].path.resolve() == path:
             continue
         target, table = written
-        keys = [
+        keys: list[ast.AST] = [
             k
             for k in (table.keys if isinstance(table, ast.Dict) else ())
             if isinstance(k, ast.Constant) and k.value == _SPREAD[1]
         ]
+        if _dict_call(evaluator, target, table):  # `dict(check_rep=False)`: its keyword
+            keys = [k for k in table.keywords if k.arg == _SPREAD[1]]
         where = target.path.resolve()
         if len(keys) != 1 or where not in ours:
             continue
@@ -208,6 +427,16 @@ def _at_mapping(
         found[path][index] = replace(item, value_site=site)
         found.setdefault(where, []).append(_at_value(item, extent, site))
         return
+
+
+def _dict_call(evaluator: Evaluator, module: Module, table: ast.expr) -> bool:
+    """Whether `table` is a call of the builtin `dict` with keywords alone."""
+    return (
+        isinstance(table, ast.Call)
+        and not table.args
+        and getattr(evaluator.value_of(module, table.func), "name", None)
+        == "builtins.dict"
+    )
 
 
 # JAX102's jit raised in a module whose caller, in another module, runs it in a `with mesh:`
@@ -617,6 +846,7 @@ def _origin_site(
         total=stopped.total,
         variable=stopped.variable,
         scale=stopped.scale,
+        reads_at=tuple((p.resolve(), line) for p, line in stopped.places),
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,7 +37,7 @@ from jaxfix.analysis.ast_engine.values import (
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.text import not_fixed
-from jaxfix.evidence.facts import MeshFacts, Origin
+from jaxfix.evidence.facts import Evidence, MeshFacts, Origin
 from jaxfix.ground.diagnostics import Fix, Location, Related, Safety
 from jaxfix.ground.quoting import cut
 from jaxfix.settings.rule_settings import RuleSetting
@@ -236,6 +236,35 @@ def _read_again_alike(expr: ast.expr, analysis: Analysis) -> bool:
 
 def _short(text: str) -> str:
     return cut(" ".join(text.split()), _MAX_TEXT)
+
+
+def _appended(args: Sequence[cst.Arg], new: cst.Arg) -> list[cst.Arg]:
+    """`args` and `new` last, laid out as the call was: after a trailing comma, on the line
+    the closing parenthesis had; else after the last argument, which keeps what followed it."""
+    import libcst as cst
+
+    if not args:
+        return [new]
+    last = args[-1]
+    between = (
+        args[-2].comma.whitespace_after
+        if len(args) > 1 and isinstance(args[-2].comma, cst.Comma)
+        else cst.SimpleWhitespace(" ")
+    )
+    if isinstance(last.comma, cst.Comma):  # `f(\n  a,\n  b,\n)`
+        return [
+            *args[:-1],
+            last.with_changes(comma=last.comma.with_changes(whitespace_after=between)),
+            new.with_changes(comma=last.comma),
+        ]
+    return [
+        *args[:-1],
+        last.with_changes(
+            comma=cst.Comma(whitespace_after=between),
+            whitespace_after_arg=cst.SimpleWhitespace(""),
+        ),
+        new.with_changes(whitespace_after_arg=last.whitespace_after_arg),
+    ]
 
 
 def _is_none(node: ast.expr | None) -> bool:
@@ -1492,6 +1521,49 @@ class MissingLoweringPlatforms(Rule):
                 )
         mesh = site.mesh
         return self._origin_text(mesh) if isinstance(mesh, Mesh) else "?"
+
+    def at_value(self, evidence: Evidence) -> None:
+        """The call the run came through leaves the parameter the raising `.lower()` takes
+        its lowering_platforms from at `None` (jaxfix/check/value_sites.py found it): that
+        call passes the platforms."""
+        site = evidence.value_site
+        if site is None or site.keyword is None:
+            return
+        line, column = site.span[0], site.span[1]
+        call = next(
+            (
+                c
+                for c in self.analysis.module.calls
+                if c.lineno == line and self.analysis.span(c).start == (line, column)
+            ),
+            None,
+        )
+        if call is None or any(k.arg == site.keyword for k in call.keywords):
+            return  # changed since the run
+        value, imports = self._platforms_value()
+        keyword = site.keyword
+
+        def passed(old: cst.CSTNode) -> cst.Call:
+            import libcst as cst
+
+            assert isinstance(old, cst.Call)
+            new = keyword_arg(keyword, cst.parse_expression(value))
+            return old.with_changes(args=_appended(old.args, new))
+
+        shared = Path(
+            os.path.commonpath([site.raised[0], os.path.abspath(self.analysis.path)])
+        )  # the files are named from the folder they share
+        where = Path(os.path.relpath(site.raised[0], shared)).as_posix()
+        raised = f"{where}:{site.raised[1]}"
+        self.report(
+            call,
+            f"`{site.name}(...)` leaves `{keyword}` at `None`, which the `.lower()` at "
+            f"{raised} passes as lowering_platforms: only AbstractMesh is in play there, so "
+            f"JAX raises {_JAX_ERROR}",
+            fix=Fix(
+                f"pass {keyword}={value}", ((call, passed),), Safety.UNSAFE, imports
+            ),
+        )
 
     # -- the fix ----------------------------------------------------------------------------
 

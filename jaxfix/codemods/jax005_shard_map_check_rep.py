@@ -159,9 +159,11 @@ class ShardMapCheckRep(Rule):
             (
                 n
                 for n in ast.walk(self.analysis.module.tree)
-                if isinstance(n, ast.Constant)
-                and n.value == "check_rep"
-                and n.lineno == line
+                if (
+                    (isinstance(n, ast.Constant) and n.value == "check_rep")
+                    or (isinstance(n, ast.keyword) and n.arg == "check_rep")
+                )
+                and getattr(n, "lineno", None) == line
                 and self.analysis.span(n).start == (line, column)
             ),
             None,
@@ -174,9 +176,9 @@ class ShardMapCheckRep(Rule):
             f"{raised}: jax.shard_map takes `check_vma=`; JAX raises TypeError: "
             "shard_map() got an unexpected keyword argument 'check_rep'"
         )
-        fix = Fix(
-            "rename the key to `check_vma`", ((key, _renamed_key),), Safety.UNSAFE
-        )
+        # the key of a dict literal, or the keyword of a `dict(check_rep=False)` call
+        rename = rename_check_rep if isinstance(key, ast.keyword) else _renamed_key
+        fix = Fix("rename the key to `check_vma`", ((key, rename),), Safety.UNSAFE)
         self.report(key, message, fix=fix)
 
 

@@ -49,12 +49,13 @@ class AbstractMeshContextConcrete(Rule):
 
     ## Fix safety
     `mesh.abstract_mesh` is safe where the body, as written, neither computes eagerly nor
-    calls a function of the project: tracing, `jax.eval_shape` and lowering run under it as
+    calls a function of the project, a jitted function or a callable jaxfix does not know:
+    tracing, `jax.eval_shape` and lowering run under it as
     the code meant. Where the body computes eagerly, JAX would raise `Passing
     lowering_platforms ... is required when only AbstractMesh exists` (JAX001's error) under
     the abstract mesh, so the fix is `jax.set_mesh(mesh)`, which gives the body the devices
     but also makes the mesh the context for `jit` and `device_put`: unsafe. Where the body
-    calls a function of the project, or the context is not entered by a `with` in view,
+    calls one of those, or the context is not entered by a `with` in view,
     jaxfix cannot tell which of the two the code needs: reported without a fix.
 
     ## References

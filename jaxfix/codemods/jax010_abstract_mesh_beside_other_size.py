@@ -112,9 +112,11 @@ class AbstractMeshBesideOtherSize(Rule):
     tokens = ((b"AbstractMesh",),)
     raises = (
         "AbstractMesh size: {size} does not match the device assignment size: {size}",
-        "AbstractMesh should be of the same size across all shardings. Got {mesh} and {mesh}",
+        "AbstractMesh should be of the same size across all shardings. Got {mesh:abstract} and {mesh}",
     )
     raised_in = ("jax/_src/interpreters/pxla.py",)
+    # The device assignment's check holds the hand-built mesh as `abstract_mesh`.
+    mesh_locals = {"abstract": "abstract_mesh"}
 
     def visit_Call(self, node: ast.Call) -> None:
         analysis = self.analysis

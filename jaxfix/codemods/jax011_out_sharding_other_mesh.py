@@ -84,11 +84,14 @@ class OutShardingOtherMesh(Rule):
     fixes = {Safety.SAFE: "pass the bare PartitionSpec, on the context mesh"}
     tokens = ((b"out_sharding",),)
     raises = (
-        "Context mesh {mesh} should match the mesh of sharding {mesh} passed to {text}",
-        "Context mesh {mesh} must match the mesh passed to shardings {mesh}. "
+        "Context mesh {mesh:context} should match the mesh of sharding {mesh:out} passed to {text}",
+        "Context mesh {mesh:context} must match the mesh passed to shardings {mesh:out}. "
         "Recommended approach is to use `jax.set_mesh` context manager.",
     )
     raised_in = ("jax/_src/sharding_impls.py", "jax/_src/pjit.py")
+    # canonicalize_sharding's `sharding` is the out_sharding as given (its mesh as built),
+    # the pjit check's `sharding_mesh` the shardings' abstract mesh; `cur_mesh` the context's.
+    mesh_locals = {"context": "cur_mesh", "out": "sharding.mesh|sharding_mesh"}
 
     def visit_Call(self, node: ast.Call) -> None:
         analysis = self.analysis

@@ -91,6 +91,30 @@ class Origin:
         return ", called from ".join(places[:LISTED])
 
 
+def _sizes(mesh: MeshFacts) -> str:
+    """`(data 4, model 2)`."""
+    return (
+        "("
+        + ", ".join(f"{n} {s}" for n, s in zip(mesh.axis_names, mesh.axis_sizes))
+        + ")"
+    )
+
+
+def _match(facts: Facts | None, role: str | None) -> str:
+    """`: set them to (data 2, model 4), the context mesh's sizes`, when the message names
+    one other mesh with the same axis names and another size per axis."""
+    if facts is None or role is None or role not in facts:
+        return ""
+    mesh = facts[role]
+    others = [(r, m) for r, m in facts.meshes if r != role]
+    if len(others) != 1:
+        return ""
+    other_role, other = others[0]
+    if other.axis_names != mesh.axis_names or other.axis_sizes == mesh.axis_sizes:
+        return ""
+    return f": set them to {_sizes(other)}, the {other_role} mesh's sizes, or the {other_role} mesh's to these"
+
+
 def _shown(path: Path, root: Path | None) -> str:
     absolute = Path(os.path.abspath(path))
     if root is not None and absolute.is_relative_to(root):
@@ -141,6 +165,12 @@ class ValueSite:
     # times `scale[0]`, floor-divided by `scale[1]`.
     variable: str | None = None
     scale: tuple[int, int] = (1, 1)
+    # The mesh of the error's message (its role, as in Facts) whose sizes come from here,
+    # for an error whose rule has no walk of its own (`Evidence.mesh_origins`).
+    role: str | None = None
+    # Where the host values it reads are read (an environment variable's `os.environ.get`),
+    # when on other lines than `span`'s.
+    reads_at: tuple[tuple[Path, int], ...] = ()
 
     def variable_setting(self, size: int) -> str | None:
         """What to set `variable` to for the value to be `size`: "the environment variable
@@ -152,6 +182,15 @@ class ValueSite:
 
     def where(self, root: Path | None = None) -> str:
         return f"{_shown(self.path, root)}:{self.span[0]}"
+
+    def read_where(self, root: Path | None = None) -> str:
+        """`; read at pkg/env.py:12`: where its host values are read, when on other lines."""
+        places = [
+            f"{_shown(path, root)}:{line}"
+            for path, line in self.reads_at
+            if (path, line) != (self.path, self.span[0])
+        ]
+        return f" (read at {listed(places)})" if places else ""
 
     def setting(self) -> str | None:
         """What the value written here would have to be for the inner mesh of the records
@@ -235,6 +274,10 @@ class Evidence:
     # the meshes of that path's records (`ValueSite.facts`): each is named where it is written.
     value_origins: tuple[ValueSite, ...] = ()
     at_value: bool = False
+    # For an error whose rule walks no value of its own (JAX011's context and out_sharding
+    # meshes): where the run's frames lead for each mesh the message names, by `role`: the
+    # place its sizes are computed from the host or written.
+    mesh_origins: tuple[ValueSite, ...] = ()
     # From a recorded run: the directories its processes ran in (a config file named by a
     # relative path is read from there).
     cwds: tuple[Path, ...] = ()
@@ -259,7 +302,7 @@ class Evidence:
             setting = origin.setting() if settings else None
             shown.append(
                 f"the inner mesh's size comes from `{origin.name}`, written at "
-                f"{origin.where(root)} and {origin.why}"
+                f"{origin.where(root)}{origin.read_where(root)} and {origin.why}"
                 + (f" ({setting})" if setting else "")
             )
         note = (
@@ -271,6 +314,34 @@ class Evidence:
         if unknown and not any(f"`{o.name}`" in unknown for o in origins):
             note += f"; {unknown}"  # why another path reaches no place (changed since?)
         return note
+
+    def mesh_note(self, root: Path | None = None) -> str | None:
+        """Where each mesh the message names got its sizes, as the run's frames lead there
+        (`mesh_origins`; else where the run built it), and what they would have to be to
+        match the other mesh: the origins a report names when no fix is made."""
+        facts = self.agreed
+        shown = []
+        walked = {o.role for o in self.mesh_origins}
+        for origin in self.mesh_origins[:LISTED]:
+            mesh = facts.get(origin.role) if facts and origin.role else None
+            sizes = f" {_sizes(mesh)}" if mesh is not None else ""
+            shown.append(
+                f"the {origin.role} mesh's sizes{sizes} come from `{origin.name}` at "
+                f"{origin.where(root)}{origin.read_where(root)}, {origin.why}"
+                + ("" if len(shown) else _match(facts, origin.role))
+            )
+        named = [o for o in self.origins if o.kind == "built" and o.frames]
+        named += [o for o in self.origins if o.kind == "entered" and o.frames]
+        for place in named:
+            if place.role in walked or facts is None or place.role not in facts:
+                continue
+            walked.add(place.role)
+            shown.append(
+                f"the run {place.kind} the {place.role} mesh {_sizes(facts[place.role])} "
+                f"at {place.describe(root)}"
+                + ("" if len(shown) else _match(facts, place.role))
+            )
+        return "; ".join(shown) if shown else None
 
     @property
     def agreed(self) -> Facts | None:

@@ -37,6 +37,9 @@ _entered = {}
 # id(abstract mesh) -> (weak reference, weak reference to the concrete mesh that made it)
 _derived = {}
 _internal_paths = {}  # a code object's file -> whether it is JAX's, the stdlib's or ours
+# JAX's functions that build a mesh the user asked for (`jax.make_mesh`, `mesh.update(...)`);
+# any other of JAX's that makes one again (lowering a sharding) leaves its note as it is.
+_BUILDERS = frozenset({"make_mesh", "update"})
 
 
 def _internal(path):
@@ -128,10 +131,26 @@ def _enter_note(mesh, frame):
         _note(_entered, cached, frame)
 
 
+def _made_by_jax(frame):
+    """Whether JAX's own code, not a builder the user called, made a mesh: between the
+    constructor and the user's frame, a frame of JAX's other than a builder
+    (`get_non_one_sized_mesh_spec` calling `mesh.update(...)` while it lowers)."""
+    walked = 0
+    while (
+        frame is not None and walked < _MAX_WALK and _internal(frame.f_code.co_filename)
+    ):
+        if frame.f_code.co_name not in _BUILDERS:
+            return True
+        frame, walked = frame.f_back, walked + 1
+    return False
+
+
 def _note_built(obj, frame):
     """A mesh built: its user frames; an abstract mesh made by a concrete mesh's
     `.abstract_mesh` (JAX's property, the caller's frame) is noted with that mesh's creation
-    frames, where its sizes were given (the property's read says nothing about them)."""
+    frames, where its sizes were given (the property's read says nothing about them). JAX
+    making an equal mesh again while it lowers a sharding gets the one object back: the
+    user's construction of it stays noted."""
     try:
         if frame.f_code.co_name == "abstract_mesh" and _internal(
             frame.f_code.co_filename
@@ -146,6 +165,8 @@ def _note_built(obj, frame):
                     weakref.ref(concrete),
                 )
                 return
+        if _made_by_jax(frame) and _looked_up(_built, obj):
+            return  # JAX making an equal mesh again (it keeps one): the user's stands
     except Exception:  # noqa: BLE001, S110 - the program must run as if unrecorded
         pass
     _note(_built, obj, frame)

@@ -141,7 +141,8 @@ def _mesh(value: Any) -> MeshFacts:
 
 def _facts(code: str, message: str, meshes: Any) -> Facts:
     """The message's meshes (as `--from-log` reads them), completed by the meshes JAX held, which
-    are used only where they agree with the message (names and sizes) or the message has none."""
+    are used only where they agree with the message (names and sizes) or the message names
+    none."""
     rule = rules()[code]
     roles = mesh_roles(rule.raises)
     try:
@@ -157,7 +158,9 @@ def _facts(code: str, message: str, meshes: Any) -> Facts:
         raise _Bad(
             "its meshes can be read neither from the message nor from the record"
         )
-    if said is None:
+    if said is None or (not said and held):
+        # no mesh in the message (JAX010's "AbstractMesh size: 4 does not match ..."):
+        # the record's own, which a report names and no fix reads
         facts = Facts.of(held)
         why = rule.impossible(facts)
         if why is not None:

@@ -355,6 +355,14 @@ def test_eager_ops(tmp_path, call, op):
         ("    key = jax.random.key(0)\n", ("jax.random.key(0)", True)),
         ("    x = helper()\n    key = jax.random.key(0)\n", ("helper()", False)),
         ("    b = Box()\n", ("Box()", False)),  # a class of the tree: its __init__ runs
+        # a jitted function computes; a callable jaxfix does not know may
+        (
+            "    y = jax.jit(jnp.sin)(np.ones(8))\n",
+            ("jax.jit(jnp.sin)(np.ones(8))", False),
+        ),
+        ("    y = STEPS[name](1)\n", ("STEPS[name](1)", False)),
+        ("    s = jax.jit(jnp.sin).lower(1.0).as_text()\n", None),  # JAX's own stages
+        ("    print(len(np.ones(8)))\n", None),  # builtins
         (
             "    def later():\n        return jax.random.key(0)\n",
             None,

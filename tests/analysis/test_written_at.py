@@ -1744,6 +1744,67 @@ def test_the_branch_the_call_s_literal_key_chooses_is_followed(
     assert found.module.line(found.node) == 9
 
 
+ITERATED_PARTIALS = """\
+import functools
+
+from jax.sharding import AbstractMesh
+
+
+def make_mesh_for(names, shape=(8, 1)):
+    return AbstractMesh(shape, names)
+
+
+class Base:
+    factories = (functools.partial(make_mesh_for, shape=(2, 2)),)
+
+
+class Served(Base):
+{body}
+
+
+def build(server):
+    return [make(("data", "model")) for make in server.factories]
+
+
+def run():
+    return build(Served)
+"""
+
+_PARTIAL = "functools.partial(make_mesh_for, shape={})"
+
+
+@pytest.mark.parametrize(
+    ("body", "found_at"),
+    [
+        (f"    factories = ({_PARTIAL.format('(4, 4)')}, print)", (15, "(4, 4)")),
+        ("    pass", (11, "(2, 2)")),  # the base class's attribute
+        # two partials of the function: which one the run called the code does not say
+        (
+            f"    factories = ({_PARTIAL.format('(4, 4)')}, {_PARTIAL.format('(2, 4)')})",
+            None,
+        ),
+    ],
+)
+@pytest.mark.parametrize(
+    "frames",
+    [
+        [("main.py", 23), ("main.py", 19), ("main.py", 7)],
+        # before Python 3.12 the comprehension runs in a frame of its own
+        [("main.py", 23), ("main.py", 19), ("main.py", 19), ("main.py", 7)],
+    ],
+)
+def test_a_partial_a_comprehension_calls_from_a_class_attribute_is_followed(
+    tmp_path, body, found_at, frames
+):
+    source = ITERATED_PARTIALS.format(body=body)
+    found = _walk_files(tmp_path, {"main.py": source}, frames)
+    if found_at is None:
+        assert isinstance(found, Unknown), found
+        return
+    assert not isinstance(found, Unknown), found
+    assert (found.module.line(found.node), ast.unparse(found.node)) == found_at
+
+
 STORED_PARTIALS = """\
 import functools
 

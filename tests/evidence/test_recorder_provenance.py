@@ -177,6 +177,51 @@ def test_a_context_mesh_error_names_where_its_out_sharding_was_built_and_the_con
     assert _places(context["entered"])[-1] == ("main.py", 12, "jax.set_mesh(mesh)")
 
 
+TARGET_MESHES = """\
+import os
+
+from jax.sharding import AbstractMesh, AxisType, NamedSharding, PartitionSpec as P
+
+
+def target_sharding():
+    size = int(os.environ.get("TARGET_DEVICES", "4"))
+    return NamedSharding(AbstractMesh((size,), ("x",), axis_types=(AxisType.Auto,)), P("x"))
+"""
+TARGET_MAIN = """\
+import jax
+import jax.numpy as jnp
+from jax.sharding import NamedSharding, PartitionSpec as P
+
+from pkg.meshes import target_sharding
+
+
+def doubled(sharding):
+    x = jax.device_put(jnp.arange(8.0), NamedSharding(jax.make_mesh((8,), ("x",)), P("x")))
+    return jax.jit(lambda a: a * 2, out_shardings=sharding)(x)
+
+
+doubled(target_sharding())
+"""
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_a_mesh_jax_makes_again_while_lowering_keeps_where_the_user_built_it(
+    tmp_path, version
+):
+    """JAX keeps one object for equal abstract meshes and makes the lowered sharding's again
+    (`mesh.update(...)` on 0.12): the JAX010 record still names the user's construction, not
+    the jitted call."""
+    error = _record(tmp_path, version, {"meshes.py": TARGET_MESHES}, TARGET_MAIN)
+    assert error["code"] == "JAX010"
+    abstract = error["meshes"]["abstract"]
+    assert abstract["axis_sizes"] == [4]
+    assert [(name, line) for name, line, _ in _places(abstract["built"])] == [
+        ("main.py", 13),
+        ("meshes.py", 8),
+    ]
+
+
 def test_notes_are_bounded_and_go_with_their_object(monkeypatch):
     class Mesh:
         pass
@@ -447,6 +492,65 @@ def test_report_only_names_the_origin_in_every_format(tmp_path):
         in json.loads(shown["gitlab"])[0]["description"]
     )
     assert "    pkg/meshes.py:5:1: the run built the inner mesh here" in shown["text"]
+
+
+LAUNCH = """\
+import os
+
+import jax
+from jax.sharding import AxisType
+
+
+def launched_mesh():
+    shape = tuple(int(s) for s in os.environ.get("MESH_SHAPE", "4,2").split(","))
+    return jax.make_mesh(shape, ("data", "model"), axis_types=(AxisType.Explicit,) * 2)
+"""
+LAUNCH_MAIN = """\
+import jax
+import jax.numpy as jnp
+from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
+
+from pkg.launch import launched_mesh
+
+
+def zeros_on(mesh):
+    return jnp.zeros((8, 8), out_sharding=NamedSharding(mesh, P("data", "model")))
+
+
+with jax.set_mesh(jax.make_mesh((2, 4), ("data", "model"), axis_types=(AxisType.Explicit,) * 2)):
+    zeros_on(launched_mesh())
+"""
+
+
+@pytest.mark.jax
+def test_an_out_sharding_sized_by_the_environment_names_its_origin_in_every_format(
+    tmp_path,
+):
+    """JAX011 on a mesh whose shape an environment variable gives: no fix; the report names
+    where the variable is read (`pkg/launch.py:8`, from the project) and the sizes that would
+    match the context mesh, and every format carries that place as a related location."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "launch.py").write_text(LAUNCH)
+    (tmp_path / "main.py").write_text(LAUNCH_MAIN)
+    shown = _formats(tmp_path, _recorded(tmp_path, JAX_VERSIONS[0]), names=ALL_FORMATS)
+    (result,) = [f for f in json.loads(shown["json"])["files"] if f["diagnostics"]]
+    (diagnostic,) = result["diagnostics"]
+    assert (diagnostic["code"], diagnostic["fix"]) == ("JAX011", None)
+    assert "the out mesh's sizes (data 4, model 2) come from " in diagnostic["message"]
+    assert (
+        "at pkg/launch.py:8, computed from the environment variable MESH_SHAPE when it "
+        "runs: set them to (data 2, model 4), the context mesh's sizes"
+    ) in diagnostic["message"]
+    assert [(r.get("path"), r["start"]["line"]) for r in diagnostic["related"]] == [
+        ("pkg/launch.py", 8)
+    ]
+    (sarif,) = json.loads(shown["sarif"])["runs"][0]["results"]
+    (related,) = sarif["relatedLocations"]
+    assert related["physicalLocation"]["artifactLocation"]["uri"] == "pkg/launch.py"
+    assert "%0Apkg/launch.py:8: " in shown["github"]
+    assert "\npkg/launch.py:8: " in json.loads(shown["gitlab"])[0]["description"]
+    assert "    pkg/launch.py:8:" in shown["text"]
 
 
 @pytest.mark.jax

@@ -48,7 +48,9 @@ from jaxfix.analysis.ast_engine.values import (
     BoundMethod,
     Class,
     External,
+    Foreign,
     Function,
+    Jitted,
     Mesh,
     Unknown,
     Value,
@@ -434,8 +436,10 @@ class Analysis:
     def devices_needed(self, statement: ast.With) -> tuple[ast.Call, bool] | None:
         """The first call in the `with` body (as written, not in a function defined there) that
         may need devices: `(call, True)` for an eager op (eager.py), which needs them,
-        `(call, False)` for a call of a function of the tree, which jaxfix does not follow;
-        None when neither is written there."""
+        `(call, False)` for a call of a function of the tree, which jaxfix does not follow, of
+        a callable it does not know (a parameter, an unknown object's method), or of a jitted
+        function (it computes: `in_shardings=P(...)` needs a concrete mesh); None when none of
+        these is written there."""
         scope = self.module.scope_of(statement)
         calls = sorted(
             (
@@ -449,7 +453,10 @@ class Analysis:
         for call in calls:
             if self.eager_op(call) is not None:
                 return call, True
-            if isinstance(self.value_of(call.func), (Function, BoundMethod, Class)):
+            callee = self.value_of(call.func)
+            if isinstance(callee, (Function, BoundMethod, Class, Jitted)) or (
+                isinstance(callee, Unknown) and not isinstance(callee, Foreign)
+            ):
                 return call, False
         return None
 

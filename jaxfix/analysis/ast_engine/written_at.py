@@ -107,10 +107,23 @@ _ENVIRONMENT_GETS = frozenset({"os.getenv", "os.environ.get", "posix.getenv"})
 _ENVIRONMENTS = frozenset({"os.environ", "posix.environ"})
 
 
-# What may wrap host reads in a size computed from the host alone (`len(jax.devices())`).
+# What may wrap host reads in a size computed from the host alone (`len(jax.devices())`,
+# `tuple(int(s) for s in os.environ["SHAPE"].split(","))`).
 _HOST_ARITHMETIC = frozenset(
-    {"builtins.len", "builtins.int", "builtins.max", "builtins.min"}
+    {
+        "builtins.len",
+        "builtins.int",
+        "builtins.max",
+        "builtins.min",
+        "builtins.tuple",
+        "builtins.list",
+        "builtins.sum",
+        "math.prod",
+    }
 )
+# A string's methods that keep it the host's (`.split(",")` of an environment variable).
+_TEXT_METHODS = frozenset({"split", "strip", "lower", "upper"})
+_MAX_HOST_NAMES = 8  # local names followed back from one size computed from the host
 
 
 class Computed(Unknown):
@@ -124,6 +137,7 @@ class Computed(Unknown):
         "mixed",
         "module",
         "node",
+        "places",
         "reads",
         "scale",
         "text",
@@ -152,6 +166,8 @@ class Computed(Unknown):
         # times `scale[0]`, floor-divided by `scale[1]`
         self.variable: str | None = None
         self.scale = (1, 1)
+        # where its host values are read (an environment variable's `os.environ.get`)
+        self.places: tuple[tuple[Path, int], ...] = ()
 
     @property
     def path(self) -> Path:
@@ -283,6 +299,10 @@ class _Walk:
         # Reading the integer a test compares (`x != -1`), not sizes to change: any integer
         # literal ends the walk, and an entry read elsewhere too is still read
         self.valuing = False
+        # While a stop is read as computed from the host: where its reads are, and how many
+        # local names were followed back
+        self.host_places: list[tuple[Path, int]] = []
+        self.host_names = 0
 
     def _module(self, path: Path) -> Module | Unknown:
         return self.evaluator.module(path)
@@ -1127,6 +1147,7 @@ class _Walk:
         )
         reads: list[str] = []
         mixed = False  # a `min`/`max` of a host read and other values
+        self.host_places, self.host_names = [], 0
         for element in elements:
             found = self._host_only(module, element)
             if found is None:
@@ -1151,6 +1172,7 @@ class _Walk:
         )
         computed.mixed = mixed
         computed.total = self.total
+        computed.places = tuple(dict.fromkeys(self.host_places))
         environment = (
             self._environment_value(module, elements[0])
             if len(elements) == 1 and not mixed
@@ -1257,35 +1279,96 @@ class _Walk:
         reads = [r for a in expr.args for r in (self._host_only(module, a) or [])]
         return reads or None
 
-    def _host_only(self, module: Module, expr: ast.expr) -> list[str] | None:
+    def _host_only(
+        self, module: Module, expr: ast.expr, bound: frozenset[str] = frozenset()
+    ) -> list[str] | None:
         """What `expr` reads from the host (`jax.device_count()`, an environment variable),
-        in words, when it is made of such reads, integer literals, arithmetic and
-        `len`/`int`/`max`/`min` of those alone; else None."""
+        in words, when it is made of such reads, integer literals, arithmetic,
+        `len`/`int`/`max`/`min`/`tuple`/`math.prod` of those, a string method of such a read
+        (`.split(",")`), a comprehension over one (its variables, `bound`) and a local name
+        assigned once such a value, alone; else None. Where each read is, is noted
+        (`host_places`)."""
         if isinstance(expr, ast.Constant):
             return [] if type(expr.value) is int else None
         variable = self._environment_variable(module, expr)
         if variable is not None:
+            self._host_place(module, expr)
             return [f"the environment variable {variable}"]
+        if isinstance(expr, ast.Name):
+            return [] if expr.id in bound else self._host_name(module, expr)
         if isinstance(expr, ast.UnaryOp):
-            return self._host_only(module, expr.operand)
+            return self._host_only(module, expr.operand, bound)
         if isinstance(expr, ast.BinOp):
-            left = self._host_only(module, expr.left)
-            right = self._host_only(module, expr.right)
+            left = self._host_only(module, expr.left, bound)
+            right = self._host_only(module, expr.right, bound)
             return None if left is None or right is None else left + right
+        if isinstance(expr, (ast.GeneratorExp, ast.ListComp)):
+            return self._host_comprehension(module, expr, bound)
         if not isinstance(expr, ast.Call) or expr.keywords:
             return None
+        if (
+            isinstance(expr.func, ast.Attribute)
+            and expr.func.attr in _TEXT_METHODS
+            and all(isinstance(a, ast.Constant) for a in expr.args)
+        ):  # `os.environ.get("SHAPE", "1,1").split(",")`
+            return self._host_only(module, expr.func.value, bound)
         called = self._qualified(module, expr.func)
         if called in _HOST_READS:
+            self._host_place(module, expr)
             return [f"`{_text(module, expr.func)}()`"]
         if called not in _HOST_ARITHMETIC or not expr.args:
             return None
         reads: list[str] = []
         for argument in expr.args:
-            found = self._host_only(module, argument)
+            found = self._host_only(module, argument, bound)
             if found is None:
                 return None
             reads.extend(found)
         return reads
+
+    def _host_place(self, module: Module, expr: ast.expr) -> None:
+        self.host_places.append((module.path, module.line(expr)))
+
+    def _host_comprehension(
+        self,
+        module: Module,
+        expr: ast.GeneratorExp | ast.ListComp,
+        bound: frozenset[str],
+    ) -> list[str] | None:
+        """`int(b) for b in bounds.split(",")`: each iterable the host's, the element the
+        host's given the comprehension's variables."""
+        reads: list[str] = []
+        for generator in expr.generators:
+            if generator.is_async or generator.ifs:
+                return None
+            found = self._host_only(module, generator.iter, bound)
+            if found is None or not isinstance(generator.target, ast.Name):
+                return None
+            reads.extend(found)
+            bound = bound | {generator.target.id}
+        element = self._host_only(module, expr.elt, bound)
+        return None if element is None or not reads else reads + element
+
+    def _host_name(self, module: Module, name: ast.Name) -> list[str] | None:
+        """A local name assigned once, in plain code before its read, a value computed from
+        the host (`bounds = os.environ.get("BOUNDS", "2,2,1")`): that value's reads."""
+        if self.host_names >= _MAX_HOST_NAMES:
+            return None
+        self.host_names += 1
+        bindings = self.evaluator.reaching(module, name)
+        if not bindings or len(bindings) != 1:
+            return None
+        (binding,) = bindings
+        statement = binding.node
+        if (
+            binding.kind != "assign"
+            or binding.path
+            or not isinstance(statement, ast.Assign)
+            or len(statement.targets) != 1
+            or not _local(module, name)
+        ):
+            return None
+        return self._host_only(module, statement.value)
 
     def _callee(self, module: Module, func: ast.expr) -> object:
         """What a call the walk goes into calls: the engine's value of `func`; for
@@ -1831,6 +1914,10 @@ class _Walk:
                 f"the run noted no caller of `{function.name}` in the tree (it passes `{name.id}`)"
             )
         self.depth += 1
+        if self._comprehension_frame(module, function, line):
+            self.depth += (
+                1  # Python 3.11's own frame of a comprehension: its function's next
+            )
         path, caller_line = self.frames[self.depth]
         caller = self._module(path)
         if isinstance(caller, Unknown):
@@ -1890,6 +1977,24 @@ class _Walk:
                 f"the call at {where} does not pass `{name.id}` (its default is shared by every call)"
             )
         return caller, bound[name.id], narrowest
+
+    def _comprehension_frame(
+        self, module: Module, function: ast.FunctionDef, line: int
+    ) -> bool:
+        """Whether the frame at `self.depth` is `function`'s own, calling the frame Python
+        before 3.12 runs a comprehension of it in (the comprehension holds both lines), and
+        a frame follows it."""
+        if self.depth + 1 >= len(self.frames):
+            return False
+        path, outer_line = self.frames[self.depth]
+        if path.resolve() != module.path.resolve():
+            return False
+        return any(
+            isinstance(node, _COMPREHENSIONS)
+            and node.lineno <= min(line, outer_line)
+            and max(line, outer_line) <= (node.end_lineno or node.lineno)
+            for node in ast.walk(function)
+        )
 
     def _through_partial(
         self, caller: Module, line: int, function: ast.FunctionDef
@@ -1962,13 +2067,34 @@ class _Walk:
                     return module, expr
                 return None
             if isinstance(expr, ast.Name):
+                iterated = _iterated_by(module, expr)
+                if (
+                    iterated is not None
+                ):  # `e` of `[e(x) for e in FNS]`: what it iterates
+                    expr = iterated
+                    continue
                 step = self._name(module, expr, [], None)
                 if not isinstance(step, tuple) or step[3]:
                     return None
                 module, expr = step[0], step[1]
                 continue
+            if isinstance(expr, (ast.Tuple, ast.List)):  # the one element that is one
+                made = [
+                    m
+                    for element in expr.elts
+                    if (m := self._partial_of(module, element, function)) is not None
+                ]
+                return made[0] if len(made) == 1 else None
             if isinstance(expr, ast.Attribute):
                 base = self.evaluator.value_of(module, expr.value)
+                if isinstance(base, Unknown) and isinstance(expr.value, ast.Name):
+                    base = self._passed_class(module, expr.value) or base
+                if isinstance(base, Class):
+                    held = self._class_value(base, expr.attr)
+                    if held is None:
+                        return None
+                    module, expr = held
+                    continue
                 if not isinstance(base, ModuleValue) or base.path is None:
                     stored = _stored_on_self(module, expr)
                     if stored is None:
@@ -1984,6 +2110,43 @@ class _Walk:
                 module, expr = target_module, found
                 continue
             return None
+        return None
+
+    def _passed_class(self, module: Module, name: ast.Name) -> Class | None:
+        """The class of the tree a parameter `name` holds, followed through the run's
+        callers' arguments (`get_engines(config)`, `run(ServerConfig, ...)`)."""
+        expr: ast.expr = name
+        for _ in range(_MAX_STEPS):
+            value = self.evaluator.value_of(module, expr)
+            if isinstance(value, Class):
+                return value
+            if not isinstance(expr, ast.Name):
+                return None
+            step = self._name(module, expr, [], None)
+            if not isinstance(step, tuple) or step[3]:
+                return None
+            module, expr = step[0], step[1]
+        return None
+
+    def _class_value(self, cls: Class, name: str) -> tuple[Module, ast.expr] | None:
+        """The value the body of `cls`, or of the first of its bases that assigns it,
+        gives the class attribute `name`, with its module; None when none does or code of
+        the class sets it on an instance."""
+        module = self._module(cls.path)
+        node: ast.ClassDef | None = cls.node
+        for _ in range(_MAX_STEPS):
+            if (
+                isinstance(module, Unknown)
+                or node is None
+                or _sets_attribute(node, name)
+            ):
+                return None
+            value = _class_body_value(node, name)
+            if value is not None:
+                return module, value
+            if len(node.bases) != 1:
+                return None
+            node = self._base_class(module, node.bases[0])
         return None
 
     def _entered_argument(
@@ -3625,6 +3788,26 @@ def _copied_items(node: ast.DictComp) -> ast.expr | None:
     ):
         return None
     return loop.iter.func.value
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def _iterated_by(module: Module, name: ast.Name) -> ast.expr | None:
+    """What a comprehension around `name` iterates when `name` is its one loop's variable
+    (`e` of `[e(x) for e in FNS]`); None when it is not."""
+    node: ast.AST | None = module.parents.get(name)
+    while node is not None and not isinstance(node, ast.stmt):
+        if isinstance(node, _COMPREHENSIONS):
+            loops = [
+                g
+                for g in node.generators
+                if isinstance(g.target, ast.Name) and g.target.id == name.id
+            ]
+            if loops:
+                return loops[0].iter if len(node.generators) == 1 else None
+        node = module.parents.get(node)
+    return None
 
 
 def _class_body_value(cls: ast.ClassDef, name: str) -> ast.expr | None:
