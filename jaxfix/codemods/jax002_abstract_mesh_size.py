@@ -120,7 +120,11 @@ class AbstractMeshSizeChange(Rule):
     (`make_mesh(data=4, model=2)`: `data=4` is rewritten, the factory and its other calls are
     not). A name must not be read elsewhere, except under this same context. When the size is
     read from an environment variable or a config file's key, the report says which and the
-    value to set; otherwise it says why there is no fix.
+    value to set. Where no literal can be rewritten and the inner mesh is an `AbstractMesh(...)`
+    of this module built beside the one concrete enclosing mesh (the same axis names and
+    types; that mesh kept by a name or `self` attribute assigned before it in the same
+    function), and nothing else reads what it builds, that construction becomes the enclosing
+    mesh's view, `mesh.abstract_mesh`; otherwise the report says why there is no fix.
 
     From a recorded run (`jaxfix repair`, `--evidence`), where the line that raised has no such
     literal, the fix goes where the run's frames lead: from the `AbstractMesh(...)` that built
@@ -601,11 +605,55 @@ class AbstractMeshSizeChange(Rule):
             node, argument, axis, axis_name, inner_sizes, size
         )
         if literals is None:
-            return None, why_not
+            view = self._enclosing_view(node, argument, inner, outers)
+            return (view, None) if view is not None else (None, why_not)
         new_sizes = [size if i == axis else s for i, s in enumerate(inner_sizes)]
         title = f"resize the inner mesh to {tuple_text([str(s) for s in new_sizes])}"
         edits = tuple((literal, _integer(size)) for literal in literals)
         return Fix(title, edits, Safety.UNSAFE), None
+
+    def _enclosing_view(
+        self, node: ast.Call, argument: ast.expr, inner: Mesh, outers: list[Mesh]
+    ) -> Fix | None:
+        """Where the inner mesh's sizes cannot be rewritten: the `AbstractMesh(...)` that
+        builds it, in this module, becomes the abstract mesh of the enclosing one
+        (`self.mesh.abstract_mesh`), when the enclosing mesh is one concrete mesh of the same
+        axis names and types, kept by a name (or `self` attribute) assigned before it in the
+        same function, and every read of what the construction makes is this context's."""
+        analysis = self.analysis
+        built = inner.origin
+        if (
+            not isinstance(built, ast.Call)
+            or built not in analysis.parents
+            or analysis.called_api(built) is not Api.ABSTRACT_MESH
+            or not outers
+            or not _one_concrete_mesh(inner, outers)
+            or not _read_only_by(analysis, built, argument)
+        ):
+            return None
+        function = analysis.module.scope_of(built)
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        statement = _statement_of(analysis, built)
+        outer = outers[0]
+        for earlier in function.body:
+            if earlier is statement:
+                break
+            if (
+                isinstance(earlier, ast.Assign)
+                and len(earlier.targets) == 1
+                and isinstance(target := earlier.targets[0], (ast.Name, ast.Attribute))
+                and (analysis.reference(target) is not None)
+            ):
+                kept = analysis.value_of(earlier.value)
+                if isinstance(kept, Mesh) and kept.origin is outer.origin:
+                    view = f"{analysis.text(target)}.abstract_mesh"
+                    return Fix(
+                        f"enter the abstract mesh of the enclosing mesh: `{_short(view)}`",
+                        ((built, _expression(view)),),
+                        Safety.UNSAFE,
+                    )
+        return None
 
     def _resized(
         self, inner: Mesh, outers: list[Mesh]
@@ -1111,6 +1159,56 @@ class AbstractMeshSizeChange(Rule):
                 related(self.analysis, "the function is called here", outer.call)
             )
         return tuple(found)
+
+
+def _one_concrete_mesh(inner: Mesh, outers: list[Mesh]) -> bool:
+    """Every enclosing mesh is the one concrete mesh (built at one place) with the inner
+    mesh's axis names and types."""
+    first = outers[0]
+    return (
+        first.origin is not None
+        and not first.is_abstract
+        and all(m.origin is first.origin and m == first for m in outers)
+        and inner.axis_names is not None
+        and inner.axis_names == first.axis_names
+        and inner.axis_types is not None
+        and inner.axis_types == first.axis_types
+    )
+
+
+def _statement_of(analysis: Analysis, node: ast.AST) -> ast.AST | None:
+    above: ast.AST | None = node
+    while above is not None and not isinstance(above, ast.stmt):
+        above = analysis.parents.get(above)
+    return above
+
+
+def _read_only_by(analysis: Analysis, built: ast.Call, argument: ast.expr) -> bool:
+    """What `built` makes reaches only `argument`: it is written there, or assigned to a
+    name (or a `self` attribute) whose every read in the module is `argument`."""
+    above: ast.AST | None = built
+    while above is not None and not isinstance(above, ast.stmt):
+        if above is argument:
+            return True
+        above = analysis.parents.get(above)
+    if (
+        not isinstance(above, ast.Assign)
+        or len(above.targets) != 1
+        or above.value is not built
+    ):
+        return False
+    target = above.targets[0]
+    if isinstance(target, ast.Name):
+        reads = analysis.reads_reached(above, target.id)
+        return reads == [argument]
+    if not isinstance(target, ast.Attribute) or not isinstance(target.value, ast.Name):
+        return False
+    touched = [
+        n
+        for n in ast.walk(analysis.module.tree)
+        if isinstance(n, ast.Attribute) and n.attr == target.attr
+    ]
+    return [n for n in touched if n is not target] == [argument]
 
 
 def _line_of(outer: Enclosing, node: ast.AST, here: Path) -> str:

@@ -721,10 +721,12 @@ class AllGatherMeshMismatch(Rule):
             True if out is site.context else out.mesh.equals(context),
             site.input.mesh.equals(context),
         )
+        if (
+            out_is_context is False
+        ):  # JAX compares these first, whatever the input's mesh
+            return _Verdict(_Failure.CONTEXT, site, out)
         if out_is_context is None or input_is_context is None:
             return None
-        if not out_is_context:
-            return _Verdict(_Failure.CONTEXT, site, out)
         return None if input_is_context else _Verdict(_Failure.INPUT, site, out)
 
     # -- fixes --------------------------------------------------------------------------------
@@ -1041,6 +1043,12 @@ class AllGatherMeshMismatch(Rule):
         described = (
             _describe(site.input) if site.input is not None else "an unknown mesh"
         )
+        if site.input is not None and site.input.mesh.equals(site.context.mesh) is None:
+            return not_fixed(
+                f"jaxfix cannot tell whether the input `{site.input_text}`, on "
+                f"{described}, is on the context mesh too: put the out_sharding on the "
+                "context mesh"
+            )
         return not_fixed(
             f"the input `{site.input_text}` is on a third mesh, {described}"
         )

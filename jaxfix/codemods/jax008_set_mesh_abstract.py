@@ -6,13 +6,15 @@ import ast
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from jaxfix.analysis.ast_engine.values import Mesh
+from jaxfix.analysis.ast_engine.analysis import Analysis
+from jaxfix.analysis.ast_engine.values import Mesh, Unknown
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
-from jaxfix.codemods.mesh_origins import mesh_origin
+from jaxfix.codemods.mesh_origins import abstracted_here, mesh_origin
 from jaxfix.codemods.text import not_fixed, with_note
 from jaxfix.ground.diagnostics import Fix, Safety
 from jaxfix.ground.quoting import cut
+from jaxfix.settings.options import Options
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -53,7 +55,16 @@ class SetMeshAbstract(Rule):
     serves tracing, `jax.eval_shape` and lowering. A body that computes eagerly
     (`jax.random.key(0)`, `step(x)` of a jitted `step`) needs devices an abstract mesh lacks
     (JAX would raise JAX001's error), one that calls a project function or an unknown
-    callable may: these are reported without a fix. A `set_mesh` not entered by a `with` sets the mesh for the rest of the
+    callable may: there the concrete mesh is kept where this module made it abstract
+    (unsafe: the concrete mesh is what such a body needs), `m.abstract_mesh` becoming `m` and
+    `jax.typeof(x).sharding` becoming `x.sharding` (the array's own, concrete, mesh), when
+    what is made there reaches only `jax.set_mesh` (written in its argument, assigned to a
+    name every read of which is its argument, or returned by a function every call of which
+    is), outside a jitted function; otherwise it is reported without a fix, naming where the
+    mesh was made abstract. Where that is another module (`Plan(mesh=m.abstract_mesh)` in the
+    module that builds the plan), the fix is made there, reported at `m.abstract_mesh`, when
+    every `jax.set_mesh` of the project given that mesh is a `with` around such a body and no
+    `use_abstract_mesh` is given it (which takes only an abstract mesh). A `set_mesh` not entered by a `with` sets the mesh for the rest of the
     program, which `use_abstract_mesh` cannot: its fix (unsafe: another module may read what
     is stored there) goes where the mesh was stored, `self.mesh = mesh.abstract_mesh` in the
     class's `__init__` or a module's `M = mesh.abstract_mesh`, which then stores the concrete
@@ -73,9 +84,14 @@ class SetMeshAbstract(Rule):
         Safety.SAFE: "enter it with `jax.sharding.use_abstract_mesh`",
         Safety.UNSAFE: "store the concrete mesh where a bare set_mesh's mesh is set",
     }
-    tokens = ((b"set_mesh",),)
+    # `m.abstract_mesh` in a module of its own: the fix where another module's set_mesh gets it
+    tokens = ((b"set_mesh",), (b"abstract_mesh",))
     raises = ("Expected mesh of type `jax.sharding.Mesh`. Got {text}",)
     raised_in = ("jax/_src/sharding_impls.py",)
+
+    def __init__(self, analysis: Analysis, options: Options) -> None:
+        super().__init__(analysis, options)
+        self._found_calls: dict[Api, list[tuple[Analysis, ast.Call, object]]] = {}
 
     def visit_Call(self, node: ast.Call) -> None:
         analysis = self.analysis
@@ -109,11 +125,14 @@ class SetMeshAbstract(Rule):
             what = (
                 "computes eagerly" if eager else f"calls `{analysis.text(call.func)}`"
             )
-            note = not_fixed(
-                f"line {analysis.line(call)} {what}, which may need devices an abstract "
-                "mesh lacks"
+            needs = (
+                f"line {analysis.line(call)} {what}, which may need devices an "
+                "abstract mesh lacks"
             )
-            self.report(node, with_note(message, note))
+            if not self._keep_concrete(node, argument, message, needs):
+                self.report(
+                    node, with_note(message, not_fixed(needs + self._made_at(argument)))
+                )
             return
         name, imports = analysis.api_spelling(Api.USE_ABSTRACT_MESH, "jax.sharding")
         fix = Fix(
@@ -123,6 +142,153 @@ class SetMeshAbstract(Rule):
             imports,
         )
         self.report(node, message, fix=fix)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        """`m.abstract_mesh` of a concrete mesh that another module's `with jax.set_mesh(...)`
+        gets, around a body that needs devices: the concrete mesh is kept here, when no
+        `use_abstract_mesh` of the project gets it too."""
+        if node.attr != "abstract_mesh" or not isinstance(node.ctx, ast.Load):
+            return
+        analysis = self.analysis
+        if self._used_here(node):
+            return  # read for an attribute, compared, or given to JAX here: it stays here
+        mesh = analysis.value_of(node.value)
+        if not isinstance(mesh, Mesh) or mesh.is_abstract:
+            return
+        setters = self._readers(node, Api.SET_MESH, "set_mesh")
+        if not setters or any(a.module is analysis.module for a, _ in setters):
+            return  # none, or one in this module: its own report says what to do
+        entered = [(a, c) for a, c in setters if self._entered_needing_devices(a, c)]
+        if len(entered) != len(setters):
+            return
+        if self._readers(node, Api.USE_ABSTRACT_MESH, "use_abstract_mesh"):
+            return  # an abstract-only reader: keeping the concrete mesh would break it
+        where, call = entered[0]
+        concrete = analysis.text(node.value)
+        self.report(
+            node,
+            f"`{cut(analysis.text(node), 40)}` is the AbstractMesh given to jax.set_mesh at "
+            f"{where.path.name}:{where.line(call)}, around code that may need devices; "
+            "JAX raises ValueError: Expected mesh of type `jax.sharding.Mesh`",
+            fix=Fix(
+                f"keep the concrete mesh `{cut(concrete, 40)}` here",
+                ((node, lambda _: _expression(concrete)),),
+                Safety.UNSAFE,  # the concrete mesh is what that body needs
+            ),
+        )
+
+    def _used_here(self, node: ast.Attribute) -> bool:
+        """`m.abstract_mesh.update(...)`, `.shape`, `[...]`, a comparison, or an argument of a
+        JAX call (`use_abstract_mesh(m.abstract_mesh)`): what such a use makes is not this
+        mesh, so no other module's set_mesh is asked about (a search of the project)."""
+        parent = self.analysis.parents.get(node)
+        return isinstance(parent, (ast.Attribute, ast.Subscript, ast.Compare)) or (
+            isinstance(parent, ast.Call)
+            and node in parent.args
+            and self.analysis.called_api(parent) is not None
+        )
+
+    def _readers(
+        self, node: ast.Attribute, api: Api, word: str
+    ) -> list[tuple[Analysis, ast.Call]]:
+        """The one-argument calls of `api` in the project (this module included) whose
+        argument is the abstract mesh `node` makes."""
+        return [
+            (other, call)
+            for other, call, value in self._calls_of(api, word)
+            if isinstance(value, Mesh) and value.abstracted is node
+        ]
+
+    def _calls_of(self, api: Api, word: str) -> list[tuple[Analysis, ast.Call, object]]:
+        """The one-argument calls of `api` in the modules of the project holding `word`, with
+        their argument's value; found once for the module this rule runs on."""
+        cached = self._found_calls.get(api)
+        if cached is not None:
+            return cached
+        analysis = self.analysis
+        project = analysis.engine.project
+        paths = project.candidate_files(word, analysis.path, imported=False)
+        found: list[tuple[Analysis, ast.Call, object]] = []
+        for path in (*([] if isinstance(paths, Unknown) else paths), analysis.path):
+            module = project.module(path)
+            if isinstance(module, Unknown):
+                continue
+            other = analysis.of(module)
+            for call in ast.walk(module.tree):
+                if (
+                    isinstance(call, ast.Call)
+                    and len(call.args) == 1
+                    and other.may_call(call, api)
+                    and other.called_api(call) is api
+                ):
+                    found.append((other, call, other.value_of(call.args[0])))
+        self._found_calls[api] = found
+        return found
+
+    def _entered_needing_devices(self, analysis: Analysis, call: ast.Call) -> bool:
+        """`with jax.set_mesh(m):` around a body that may need devices, not testing the
+        error."""
+        statement = analysis.parents.get(analysis.parents.get(call, call))
+        return (
+            isinstance(statement, ast.With)
+            and analysis.devices_needed(statement) is not None
+            and not analysis.expected(call, self.raises, self.error)
+        )
+
+    def _keep_concrete(
+        self, node: ast.Call, argument: ast.expr, message: str, needs: str
+    ) -> bool:
+        """A `with` body that may need devices keeps the concrete mesh where this module made
+        it abstract (`m.abstract_mesh` becomes `m`, `jax.typeof(x).sharding` becomes
+        `x.sharding`), when what is made there reaches only `jax.set_mesh`, outside a
+        jitted function; whether it was fixed so."""
+        analysis = self.analysis
+        if self._in_jitted_function(node):
+            return False
+        found = abstracted_here(analysis, argument)
+        if found is None:
+            return False
+        concrete = analysis.text(found.concrete)
+        fix = Fix(
+            f"keep the concrete mesh: `{cut(analysis.text(found.node), 40)}` becomes "
+            f"`{cut(concrete, 40)}` (line {analysis.line(found.node)})",
+            ((found.node, lambda _: _expression(concrete)),),
+            Safety.UNSAFE,  # the concrete mesh is what the body needs, if it is one
+        )
+        self.report(node, with_note(message, needs), fix=fix)
+        return True
+
+    def _made_at(self, argument: ast.expr) -> str:
+        """Where the abstract mesh was made from a concrete one and why the concrete mesh is
+        not kept there, for the note; empty when jaxfix does not know where."""
+        analysis = self.analysis
+        value = analysis.value_of(argument)
+        made = value.abstracted if isinstance(value, Mesh) else None
+        place = analysis.place(made) if made is not None else None
+        if made is None or place is None:
+            return ""
+        path, line = place
+        owner = analysis.engine.project.holding(made) or analysis.module
+        shown = cut(analysis.of(owner).text(made), 40)
+        if path != analysis.path:
+            return (
+                f"; it is made abstract at {path.name}:{line} (`{shown}`), in another "
+                "module, where the concrete mesh is kept when no other code needs it "
+                "abstract"
+            )
+        return (
+            f"; it is made abstract at line {line} (`{shown}`), but what is made there "
+            "does not reach only jax.set_mesh (or jaxfix cannot tell that it does)"
+        )
+
+    def _in_jitted_function(self, node: ast.AST) -> bool:
+        """Whether `node` is in a function a decorator jits (there `x.sharding` of a traced
+        `x` raises)."""
+        analysis = self.analysis
+        scope = analysis.module.scope_of(node)
+        return isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            analysis.jit_application(d) is not None for d in scope.decorator_list
+        )
 
     def _not_entered(self, node: ast.Call, argument: ast.expr, message: str) -> None:
         """A bare `jax.set_mesh(m)` sets the mesh for what follows, which no abstract

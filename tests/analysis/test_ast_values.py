@@ -577,6 +577,15 @@ import flax.struct
             "@jax.tree_util.register_pytree_with_keys_class\n@dataclasses.dataclass\nclass S:\n    a: int\n    b: int\n    def tree_flatten_with_keys(self):\n        return ((K('a'), self.a),), self.b\n    def tree_flatten(self):\n        return (self.b,), self.a\nv = S(1, 2)",
             (2,),
         ),
+        # registered static, by the decorator or the call: a node with no children
+        (
+            "@jax.tree_util.register_static\n@dataclasses.dataclass(frozen=True)\nclass S:\n    a: int\nv = S(1)",
+            (),
+        ),
+        (
+            "@dataclasses.dataclass(frozen=True)\nclass S:\n    a: int\njax.tree_util.register_static(S)\nv = S(1)",
+            (),
+        ),
         # what jaxfix does not follow: a flatten it cannot see, a registration elsewhere, a
         # method of a base outside the tree, children of another kind than a sequence
         (

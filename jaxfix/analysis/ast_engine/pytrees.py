@@ -12,6 +12,9 @@ registered with JAX, in the ways real projects register them:
   when it has one);
 - any class, by the call `jax.tree_util.register_pytree_node(C, flatten, unflatten)` or
   `register_pytree_with_keys(C, flatten_with_keys, unflatten[, flatten_func])`;
+- any class, by `@jax.tree_util.register_static` or the call `register_static(C)`: a node
+  with no children (the object is static: nothing of it is traced, its mesh brings no
+  devices to a lowering);
 - and `class C(typing.NamedTuple)`, a tuple: its fields, in order.
 
 A registering call counts when it is a statement at the top of the class's own module (it runs
@@ -46,6 +49,7 @@ _DECORATORS = {
     "flax.struct.dataclass": "fields",
     _TREE_UTIL + "register_pytree_node_class": "tree_flatten",
     _TREE_UTIL + "register_pytree_with_keys_class": "tree_flatten_with_keys",
+    _TREE_UTIL + "register_static": "static",
 }
 _CALLS = frozenset(
     _TREE_UTIL + name
@@ -55,6 +59,7 @@ _CALLS = frozenset(
         "register_pytree_with_keys",
         "register_pytree_node_class",
         "register_pytree_with_keys_class",
+        "register_static",
     )
 )
 
@@ -89,6 +94,8 @@ def children(evaluator: Evaluator, value: Value) -> tuple[Value, ...] | None:
     if len(ways) != 1:
         return None  # not registered, or twice (JAX refuses the second)
     kind, call = ways[0]
+    if kind in ("static", "register_static"):
+        return () if call is None or len(call.args) == 1 and not call.keywords else None
     if call is None:
         if kind == "fields":
             return _fields(evaluator, value)

@@ -184,6 +184,9 @@ class Mesh:
     origin: ast.AST | None = field(default=None, compare=False, repr=False)
     # why a size is not known (the first Unknown among the sizes given), for `-v`
     sizes_lost: Unknown | None = field(default=None, compare=False, repr=False)
+    # where a concrete mesh (or an array's) became this abstract one: the `m.abstract_mesh`
+    # attribute or the `jax.typeof(x)` call, the place a fix can keep the concrete mesh
+    abstracted: ast.AST | None = field(default=None, compare=False, repr=False)
 
     @property
     def is_abstract(self) -> bool:
@@ -200,6 +203,10 @@ class Mesh:
     def abstract(self) -> Mesh:
         """`mesh.abstract_mesh`: itself when abstract, else the same shape with the concrete
         mesh's abstract device."""
+        return self.abstract_at(None)
+
+    def abstract_at(self, node: ast.AST | None) -> Mesh:
+        """`abstract`, made at `node` (`m.abstract_mesh`, `jax.typeof(x)`) when concrete."""
         if self.is_abstract:
             return self
         return Mesh(
@@ -210,6 +217,7 @@ class Mesh:
             True,
             self.origin,
             self.sizes_lost,
+            node,
         )
 
     @property
@@ -651,7 +659,26 @@ def join(values: list[Value], why: str) -> Value:
         return first
     if all(isinstance(v, Array) for v in values):
         return _joined_arrays([v for v in values if isinstance(v, Array)], why)
+    if all(isinstance(v, Sharding) for v in values):
+        return _joined_shardings([v for v in values if isinstance(v, Sharding)], why)
     return Unknown(why)
+
+
+def _joined_shardings(shardings: list[Sharding], why: str) -> Value:
+    """Shardings every way gives on one mesh (the same mesh object), whose specs may differ
+    (`NamedSharding(mesh, P(*spec))` or `NamedSharding(mesh, P())` by a test jaxfix does not
+    decide): that mesh, and the spec when they all agree."""
+    first = shardings[0]
+    mesh = first.mesh
+    if not isinstance(mesh, Mesh) or mesh.origin is None:
+        return Unknown(why)
+    for sharding in shardings[1:]:
+        if sharding.mesh != mesh or not isinstance(sharding.mesh, Mesh):
+            return Unknown(why)
+        if sharding.mesh.origin is not mesh.origin:
+            return Unknown(why)
+    agreed = all(same(s.spec, first.spec) for s in shardings[1:])
+    return Sharding(mesh, first.spec if agreed else Unknown(why), first.origin)
 
 
 def _joined_arrays(arrays: list[Array], why: str) -> Value:

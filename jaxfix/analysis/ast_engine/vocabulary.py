@@ -503,7 +503,8 @@ def _typeof(value: Value, node: ast.AST) -> Value | None:
             Unknown("the shape of an array"),
             Unknown("the dtype of an array"),
             Sharding(
-                mesh.abstract if isinstance(mesh, Mesh) else mesh, value.sharding.spec
+                mesh.abstract_at(node) if isinstance(mesh, Mesh) else mesh,
+                value.sharding.spec,
             ),
         )
     if isinstance(value, (Array, Unknown, Foreign, int, float)) and not isinstance(
@@ -511,7 +512,9 @@ def _typeof(value: Value, node: ast.AST) -> Value | None:
     ):
         # the mesh of an aval: abstract, whatever its axes (`has_abstract_device`: what a
         # rule asks of a hand-built mesh; an aval's may carry the platform, so not claimed)
-        mesh = Mesh(MeshKind.ABSTRACT, None, None, None, True, origin=node)
+        mesh = Mesh(
+            MeshKind.ABSTRACT, None, None, None, True, origin=node, abstracted=node
+        )
         return ShapeStruct(
             Unknown("the shape of an array"),
             Unknown("the dtype of an array"),
@@ -746,7 +749,7 @@ def _builtin_call(
 
 def attribute(base: Value, name: str, node: ast.AST) -> Value:
     if isinstance(base, Mesh):
-        return _mesh_attribute(base, name)
+        return _mesh_attribute(base, name, node)
     if isinstance(base, Sharding):
         if name == "mesh":
             return base.mesh
@@ -783,9 +786,9 @@ def attribute(base: Value, name: str, node: ast.AST) -> Value:
     return Unknown(f"`.{name}` of something jaxfix does not know")
 
 
-def _mesh_attribute(mesh: Mesh, name: str) -> Value:
+def _mesh_attribute(mesh: Mesh, name: str, node: ast.AST) -> Value:
     if name == "abstract_mesh":
-        return mesh.abstract
+        return mesh.abstract_at(node)
     if name == "axis_names" and mesh.axis_names is not None:
         return mesh.axis_names
     if name == "axis_sizes" and mesh.axis_sizes is not None:
