@@ -38,12 +38,12 @@ step(width=4)
 """
 
 
-def _project(tmp_path: Path) -> Path:
+def _project(tmp_path: Path, version: str = JAX_VERSIONS[0]) -> Path:
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
     (tmp_path / "pkg" / "meshes.py").write_text(MESHES)
     (tmp_path / "main.py").write_text(MAIN)
-    return _recorded(tmp_path, JAX_VERSIONS[0])
+    return _recorded(tmp_path, version)
 
 
 def _at_keyword(tmp_path: Path, evidence: Path) -> list[dict]:
@@ -58,8 +58,9 @@ def _at_keyword(tmp_path: Path, evidence: Path) -> list[dict]:
 
 
 @pytest.mark.jax
-def test_the_axis_size_the_walk_reaches_is_set_to_the_assignments(tmp_path):
-    (diagnostic,) = _at_keyword(tmp_path, _project(tmp_path))
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_the_axis_size_the_walk_reaches_is_set_to_the_assignments(tmp_path, version):
+    (diagnostic,) = _at_keyword(tmp_path, _project(tmp_path, version))
     assert diagnostic["code"] == "JAX010"
     assert diagnostic["fix"]["edits"][0]["content"] == "step(width=8)\n", diagnostic
     assert "set it to 8" in diagnostic["message"]
