@@ -357,18 +357,69 @@ def _mesh_origins(
         where = written.module.path.resolve()
         if written.data is not None or where not in ours:
             continue
-        origins.append(
-            ValueSite(
-                (path, item.line),
-                where,
-                _extent(written.module, written.node),
-                written.name,
-                why="written in the code",
-                role=role,
-            )
+        extent = _extent(written.module, written.node)
+        site = ValueSite(
+            (path, item.line),
+            where,
+            extent,
+            _written_text(written),
+            why="written in the code",
+            role=role,
+            axis=_sized_axis(item, role, written, axis),
         )
+        origins.append(site)
+        if site.axis is not None:  # the rule may resize it there
+            found[path][index] = replace(item, value_site=site)
+            found.setdefault(where, []).append(_at_value(item, extent, site))
     if origins:
-        found[path][index] = replace(item, mesh_origins=tuple(origins))
+        found[path][index] = replace(found[path][index], mesh_origins=tuple(origins))
+
+
+# JAX010's abstract mesh lowered beside a device assignment of another size (its message
+# states the assignment's size): the walk reaching one of its axis sizes hands that to the rule.
+_SIZED = ("JAX010", "abstract", "devices")
+
+
+def _sized_axis(
+    item: Evidence, role: str, written: Written, axis: int | None
+) -> int | None:
+    """The axis of the `role` mesh whose size alone is written where the walk ended, when
+    the error's rule sets it from a number the message states (`_SIZED`), along one chain;
+    else None."""
+    facts = item.agreed
+    if (
+        (item.code, role) != _SIZED[:2]
+        or facts is None
+        or facts.count(_SIZED[2]) is None
+        or len(_built_chains(item)) != 1
+        or written.keyword is not None
+        or written.override is not None
+        or written.total
+    ):
+        return None
+    if written.axis is not None:
+        return written.axis
+    return axis if len(facts[role].axis_sizes) == 1 else None
+
+
+def _written_text(written: Written) -> str:
+    """What is written at the walk's end, as a reader sees it there: `width=4` for a
+    keyword's value, the expression's text otherwise (cut to a line)."""
+    from jaxfix.analysis.ast_engine.positions import span
+    from jaxfix.ground.quoting import cut
+    from jaxfix.sources.text import source_text, split_lines
+
+    lines = split_lines(source_text(written.module.source))
+    where = span(lines, written.node)
+    text = (
+        lines[where.start[0] - 1][where.start[1] : where.end[1]]
+        if where.start[0] == where.end[0]
+        else written.name
+    )
+    parent = written.module.parents.get(written.node)
+    if isinstance(parent, ast.keyword) and parent.arg is not None:
+        text = f"{parent.arg}={text}"
+    return cut(text, 60)
 
 
 # JAX005's keyword raised from a `**mapping` whose dict is written in another module: the key

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import ast
 import functools
+import math
+import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jaxfix.analysis.ast_engine.analysis import Analysis
@@ -21,7 +24,8 @@ from jaxfix.analysis.ast_engine.values import (
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.text import not_fixed, with_note
-from jaxfix.ground.diagnostics import Fix, Safety
+from jaxfix.evidence.facts import Evidence, Facts, MeshFacts
+from jaxfix.ground.diagnostics import Fix, Location, Related, Safety
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -64,6 +68,12 @@ class AbstractMeshBesideOtherSize(Rule):
     A module that builds no `AbstractMesh(...)` is looked at only when a recorded run
     (`jaxfix repair`, `--evidence`) raised the error there.
 
+    From a recorded run whose frames lead from the `AbstractMesh(...)` to one axis's size
+    written as an integer in the code (a keyword of a `functools.partial` a comprehension
+    called, a factory's argument), that integer is set so that the mesh's size is the device
+    assignment's, which the message states: the assignment's size over the product of the
+    other axes' sizes, when it divides exactly.
+
     ## Why is this bad?
     An abstract mesh stands for devices; lowered beside real ones, its size must be theirs.
     JAX raises ``ValueError: AbstractMesh size: 4 does not match the device assignment size:
@@ -98,7 +108,9 @@ class AbstractMeshBesideOtherSize(Rule):
     (a `ShapeDtypeStruct` on it): the hand-built one becomes `m.abstract_mesh` too. Two
     hand-built meshes of different sizes, or a concrete mesh the code does not name where
     the abstract one is built, are reported without a fix: which size is meant the code
-    does not say.
+    does not say. The fix from a recorded run changes a configuration value for every
+    mesh built from it; it is made only where the code still writes the size the run's
+    mesh had there, along one path the run took.
 
     ## References
     - `_get_and_check_device_assignment` in jax/_src/interpreters/pxla.py (jax 0.10.2 and
@@ -111,12 +123,19 @@ class AbstractMeshBesideOtherSize(Rule):
     fixes = {Safety.UNSAFE: "build the abstract mesh from the concrete one"}
     tokens = ((b"AbstractMesh",),)
     raises = (
-        "AbstractMesh size: {size} does not match the device assignment size: {size}",
+        "AbstractMesh size: {count:abstract} does not match the device assignment size: {count:devices}",
         "AbstractMesh should be of the same size across all shardings. Got {mesh:abstract} and {mesh}",
     )
     raised_in = ("jax/_src/interpreters/pxla.py",)
     # The device assignment's check holds the hand-built mesh as `abstract_mesh`.
     mesh_locals = {"abstract": "abstract_mesh"}
+
+    @classmethod
+    def impossible(cls, facts: Facts) -> str | None:
+        size, devices = facts.count("abstract"), facts.count("devices")
+        if size is not None and size == devices:
+            return f"its sizes are equal, which cannot raise {cls.code}"
+        return None
 
     def visit_Call(self, node: ast.Call) -> None:
         analysis = self.analysis
@@ -202,6 +221,55 @@ class AbstractMeshBesideOtherSize(Rule):
 
     def checks(self, call: ast.Call) -> bool:
         return self._lowering(call) is not None
+
+    # -- the fix where the value is written (a recorded run's frames lead there) ---------------
+
+    def at_value(self, evidence: Evidence) -> None:
+        """One axis size of the abstract mesh is written here (the walk from where the run
+        built it reached it): set so that the mesh's size is the device assignment's, when
+        the code still holds the run's size there, the other axes' sizes are the run's and
+        the assignment's size is a whole multiple of their product."""
+        site, facts = evidence.value_site, evidence.agreed
+        if site is None or facts is None or site.axis is None:
+            return
+        mesh, devices = facts.get("abstract"), facts.count("devices")
+        node = _expression_at(self.analysis, site.span)
+        if (
+            mesh is None
+            or devices is None
+            or node is None
+            or not 0 <= site.axis < len(mesh.axis_sizes)
+        ):
+            return
+        if not (isinstance(node, ast.Constant) and type(node.value) is int):
+            return
+        if node.value != mesh.axis_sizes[site.axis]:
+            return  # changed since the run, or a record the code contradicts
+        others = math.prod(s for i, s in enumerate(mesh.axis_sizes) if i != site.axis)
+        if devices < others or devices % others or devices // others == node.value:
+            return
+        size = devices // others
+        name = mesh.axis_names[site.axis]
+        raised = f"{_shown(site.raised[0], self.analysis.path)}:{site.raised[1]}"
+        self.report(
+            node,
+            f"`{site.name}` is the size of axis {name!r} of the abstract mesh "
+            f"{_sizes(mesh)} the run lowered beside {devices} devices at {raised} "
+            f"({self.code}); set it to {size}",
+            fix=Fix(
+                f"set axis {name!r} to {size} where its size is written",
+                ((node, _integer(size)),),
+                Safety.UNSAFE,
+            ),
+            related=(
+                Related(
+                    f"the {self.code} error this value makes: an abstract mesh of size "
+                    f"{mesh.size} lowered beside {devices} devices",
+                    Location(site.raised[1], 1),
+                    site.raised[0],
+                ),
+            ),
+        )
 
     # -- the lowering and its meshes --------------------------------------------------------
 
@@ -390,6 +458,47 @@ class AbstractMeshBesideOtherSize(Rule):
             f"raises ValueError: AbstractMesh size: {hand.mesh.size} does not match the "
             f"device assignment size: {other.mesh.size}"
         )
+
+
+def _expression_at(
+    analysis: Analysis, span: tuple[int, int, int, int]
+) -> ast.expr | None:
+    """The expression of the module at `span` (line, column, end line, end column)."""
+    for node in ast.walk(analysis.module.tree):
+        if (
+            isinstance(node, ast.expr)
+            and getattr(node, "lineno", 0) == span[0]
+            and (*analysis.span(node).start, *analysis.span(node).end) == span
+        ):
+            return node
+    return None
+
+
+def _sizes(mesh: MeshFacts) -> str:
+    """`(x 4, y 2)`."""
+    return (
+        "("
+        + ", ".join(f"{n} {s}" for n, s in zip(mesh.axis_names, mesh.axis_sizes))
+        + ")"
+    )
+
+
+def _shown(path: Path, beside: Path) -> str:
+    """`path` from the directory it shares with `beside` (that one's parent, for one file)."""
+    absolute = [os.path.abspath(path), os.path.abspath(beside)]
+    root = Path(os.path.commonpath(absolute))
+    if root.as_posix() in absolute:
+        root = root.parent
+    return Path(absolute[0]).relative_to(root).as_posix()
+
+
+def _integer(size: int) -> Callable[[cst.CSTNode], cst.CSTNode]:
+    def edit(old: cst.CSTNode) -> cst.CSTNode:
+        import libcst as cst  # for the fix, written only when it is applied
+
+        return cst.Integer(str(size))
+
+    return edit
 
 
 def _is_reference(expr: ast.expr) -> bool:

@@ -49,13 +49,25 @@ class MeshFacts:
 @dataclass(frozen=True)
 class Facts(Mapping[str, MeshFacts]):
     """The meshes one error message names, by role: each rule's `raises` templates name them
-    (`{mesh:context}`, see jaxfix/evidence/message_templates.py), so which roles depends on the error."""
+    (`{mesh:context}`, see jaxfix/evidence/message_templates.py), so which roles depends on the error;
+    `counts`, the numbers it states of what is no mesh (`{count:devices}`: JAX010's device
+    assignment size), by role."""
 
     meshes: tuple[tuple[str, MeshFacts], ...] = ()  # sorted by role
+    counts: tuple[tuple[str, int], ...] = ()  # sorted by role
 
     @classmethod
-    def of(cls, meshes: Mapping[str, MeshFacts]) -> Facts:
-        return cls(tuple(sorted(meshes.items(), key=lambda item: item[0])))
+    def of(
+        cls, meshes: Mapping[str, MeshFacts], counts: Mapping[str, int] | None = None
+    ) -> Facts:
+        return cls(
+            tuple(sorted(meshes.items(), key=lambda item: item[0])),
+            tuple(sorted((counts or {}).items())),
+        )
+
+    def count(self, role: str) -> int | None:
+        """The number the message states by `role`, if it states one."""
+        return dict(self.counts).get(role)
 
     def __getitem__(self, role: str) -> MeshFacts:
         for name, mesh in self.meshes:

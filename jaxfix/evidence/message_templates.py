@@ -2,7 +2,9 @@
 
 A hole is written as `str.format` writes a field, `{kind}` or `{kind:role}`: the kind says what
 JAX prints there (HOLE_KINDS), the role names the mesh for the rule (`{mesh:context}`,
-`{size:new}` is the size of the `new` mesh). `--from-log` and the repair recorder read each
+`{size:new}` is the size of the `new` mesh; `{count:devices}` a number the message states of
+something that is no mesh, and `{count:abstract}` one that must be the size of the `abstract`
+mesh JAX held, where the record has it). `--from-log` and the repair recorder read each
 role's mesh from a message by its template alone, so a rule declares the meshes its message
 names in its own module. A role ending in `?` may be missing: a message cut off before it still
 counts, without that mesh. A leaf module: the analysis, the log readers and the recorder's
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 HOLE_KINDS = {
     "mesh": r"Mesh\(\)|(Abstract)?Mesh\([\w'=().,\[\]-]+((, |: )[\w'=().,\[\]-]+)*\)",
     "size": r"[0-9]+",
+    "count": r"[0-9]+",
     "text": r"[ -~]*",
 }
 _ROLE = re.compile(r"[a-z_][a-z0-9_]*\??")
@@ -54,7 +57,7 @@ def holes(template: str) -> tuple[Hole, ...]:
         ):
             raise ValueError(
                 f"{{{kind}:{role}}} in {template!r} is no hole: write {{mesh}}, {{size}}, "
-                "{text}, {mesh:role} or {size:role} (a role is a lowercase name, `?` if "
+                "{text}, {mesh:role}, {size:role} or {count:role} (a role is a lowercase name, `?` if "
                 "it may be missing)"
             )
         # What leads up to the hole: its literal's last sentence (a whole literal, after a hole).
@@ -123,6 +126,6 @@ def pattern(template: str) -> str:
         parts.append(re.escape(literal))
         if kind is not None:
             parts.append(
-                r"\d+" if kind == "size" else ".*?"
+                r"\d+" if kind in ("size", "count") else ".*?"
             )  # as the recorder always had
     return "".join(parts)

@@ -160,8 +160,14 @@ def _facts(code: str, message: str, meshes: Any) -> Facts:
         )
     if said is None or (not said and held):
         # no mesh in the message (JAX010's "AbstractMesh size: 4 does not match ..."):
-        # the record's own, which a report names and no fix reads
-        facts = Facts.of(held)
+        # the record's own, each of the size the message states for it
+        counts = dict(said.counts) if said is not None else {}
+        for role, mesh in held.items():
+            if role in counts and counts[role] != mesh.size:
+                raise _Bad(
+                    f"its {role} mesh is of size {mesh.size}, its message says {counts[role]}"
+                )
+        facts = Facts.of(held, counts)
         why = rule.impossible(facts)
         if why is not None:
             raise _Bad(why)
@@ -184,7 +190,7 @@ def _facts(code: str, message: str, meshes: Any) -> Facts:
             )
         if text is not None:
             merged[role] = text
-    return Facts.of(merged)
+    return Facts.of(merged, dict(said.counts))
 
 
 _Span = tuple[int, int, int]  # end line, column, end column

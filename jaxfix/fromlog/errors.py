@@ -113,7 +113,7 @@ def _goes_on_as(template: str, text: str) -> bool:
 def _hole_end(kind: str, text: str, position: int, following: str) -> int | None:
     """Where the text of a hole of `kind` at `position` ends (the length of `text` if it stops
     inside it), or None if what is there is no such hole's text."""
-    if kind == "size":
+    if kind in ("size", "count"):
         digits = _DIGITS.match(text, position)
         return digits.end() if digits else None
     if kind == "mesh":
@@ -166,6 +166,7 @@ def facts_from(templates: tuple[str, ...], message: str) -> Facts:
     )
     meshes: dict[str, MeshFacts] = {}
     sizes: dict[str, int | None] = {}
+    counts: dict[str, int] = {}
     position = 0
     try:
         for hole in holes(template):
@@ -182,10 +183,17 @@ def facts_from(templates: tuple[str, ...], message: str) -> Facts:
             if found < 0 and hole.kind == "size":
                 sizes[hole.role] = None
                 continue
+            if found < 0 and hole.kind == "count":  # cut off before it: not stated
+                continue
             if found < 0:
                 raise MeshReprError(f"no {hole.marker!r} in it")
             position = found + len(hole.marker)
-            if hole.kind == "size":
+            if hole.kind == "count":
+                number = _SIZE.match(text, position)
+                if number is not None and len(number.group(0)) < 10:
+                    counts[hole.role] = int(number.group(0))
+                position = number.end() if number else position
+            elif hole.kind == "size":
                 size = _SIZE.match(text, position)
                 sizes[hole.role] = int(size.group(0)) if size else None
                 position = size.end() if size else position
@@ -198,4 +206,4 @@ def facts_from(templates: tuple[str, ...], message: str) -> Facts:
             raise MessageError(
                 "its mesh sizes do not add up (the message is cut off or garbled)"
             )
-    return Facts.of(meshes)
+    return Facts.of(meshes, counts)

@@ -178,6 +178,37 @@ def test_a_record_of_one_size_for_jax002_is_refused_by_the_rule(tmp_path):
     assert facts is not None and (facts["new"].size, facts["prev"].size) == (4, 8)
 
 
+def test_jax010s_sizes_are_counts_its_record_must_agree_with(tmp_path):
+    """JAX010's message states the abstract mesh's size and the device assignment's
+    (`{count:abstract}`, `{count:devices}`): the record keeps both; its abstract mesh must be
+    of the size the message states, and the two sizes must differ."""
+    from jaxfix.evidence.recorder import SCHEMA
+
+    program = tmp_path / "prog.py"
+    program.write_text("f(x)\n")
+    record = (
+        '{"schema": "%s", "kind": "error", "code": "JAX010", "message": '
+        '"AbstractMesh size: %d does not match the device assignment size: %d", '
+        '"frames": [{"path": "%s", "line": 1, "source": "f(x)"}], '
+        '"meshes": {"abstract": {"kind": "abstract", "axis_names": ["x"], '
+        '"axis_sizes": [4]}}}'
+    )
+
+    def read(size: int, devices: int) -> object:
+        data = (record % (SCHEMA, size, devices, program)).encode()
+        return read_evidence(data, [program])
+
+    facts = read(4, 8).evidence[program][0].agreed
+    assert facts is not None and facts["abstract"].size == 4
+    assert (facts.count("abstract"), facts.count("devices")) == (4, 8)
+    assert [r.problem for r in read(2, 8).raised] == [
+        "its abstract mesh is of size 4, its message says 2"
+    ]
+    assert [r.problem for r in read(4, 4).raised] == [
+        "its sizes are equal, which cannot raise JAX010"
+    ]
+
+
 class _OutShardings(Rule):
     """
     ## What it does
