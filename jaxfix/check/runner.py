@@ -171,14 +171,19 @@ def _parse_task(task: Task, *, run: Run) -> FileResult:
 
 def _share_with_workers(run: Run) -> None:
     """What each forked worker (and each fresh one replacing it) would otherwise make for
-    itself, made once before the first fork: the engine's modules imported, and the run's
-    engine with its word index (one more read of every file of the project)."""
+    itself, made once before the first fork: the engine's modules and the run's rules
+    imported (every rule module, each defining its classes: a quarter of a second a worker,
+    and a run on a large tree replaces its workers tens of times), and the run's engine with
+    its word index (one more read of every file of the project)."""
     from jaxfix.check import pool
 
     run.share_summaries()
     if not pool.forks():  # a spawned worker gets the run without its engine
         return
     _import_engine()
+    from jaxfix.check.engine import selected_rules
+
+    selected_rules(run.options)
     run.engine(run.options.jax_version).project.index_words()
     gc.freeze()  # inherited unchanged: the workers' collections never touch it (Run.checking unfreezes)
 

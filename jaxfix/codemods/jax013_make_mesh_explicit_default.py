@@ -54,6 +54,7 @@ _DOTS = frozenset(
 )
 _CONSTRAINT_WORDS = (b"with_sharding_constraint", b"shard_map", b"device_put")
 _DOT_NAMES = frozenset(name.rpartition(".")[2] for name in _DOTS)
+_WSC_NAMES = frozenset(name.rpartition(".")[2] for name in _WSC)
 _MATMULS = frozenset({"jax.numpy.dot", "jax.numpy.matmul", "jax.lax.dot"})
 # The two operands of a contraction and the one dimension of each it contracts.
 _Contracted: TypeAlias = tuple[tuple[ast.expr, ast.expr], tuple[int, int]]
@@ -228,7 +229,7 @@ class MakeMeshExplicitDefault(Rule):
         if isinstance(func, ast.Attribute):
             if func.attr not in _DOT_NAMES or not self._of_a_module(func):
                 return None  # not asked of the engine: most calls are none of these
-        elif not isinstance(func, ast.Name) or not self._imported(func):
+        elif not self._imported_as(func, _DOT_NAMES):
             return None
         callee = self.analysis.value_of(func)
         if not isinstance(callee, External) or callee.name not in _DOTS:
@@ -275,6 +276,17 @@ class MakeMeshExplicitDefault(Rule):
         of every call."""
         return name.id in self.analysis.module.imported
 
+    def _imported_as(self, func: ast.expr, names: frozenset[str]) -> bool:
+        """Whether a callee spelled as a bare name is one the module imports, from code that
+        spells one of `names` (`from jax.numpy import einsum as es`): a name imported from
+        elsewhere under another name (`from jax.numpy import zeros`) is asked no value, as
+        an attribute of another name is not (a value's import parses the module it names)."""
+        return (
+            isinstance(func, ast.Name)
+            and self._imported(func)
+            and self.analysis.may_be_named(func, *names)
+        )
+
     def _of_a_module(self, func: ast.Attribute) -> bool:
         """Whether `jnp.dot`'s `jnp` (the name the attribute chain starts from) is a name the
         module imports, as a JAX module is. An array's own `x.dot(y)` is not what this rule
@@ -292,7 +304,7 @@ class MakeMeshExplicitDefault(Rule):
         if isinstance(func, ast.Attribute):
             if func.attr != "with_sharding_constraint":
                 return None
-        elif not isinstance(func, ast.Name) or not self._imported(func):
+        elif not self._imported_as(func, _WSC_NAMES):
             return None
         callee = analysis.value_of(func)
         if not isinstance(callee, External) or callee.name not in _WSC:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from jaxfix.check import engine, pool, runner
+from jaxfix.check.rule_modules import builtin_modules
 from jaxfix.check.run import Run
 from jaxfix.check.runner import run_files
 from jaxfix.settings.options import Options
@@ -353,6 +354,44 @@ def test_forked_workers_share_the_word_index_the_parent_built(tmp_path, monkeypa
     results = run_files(Run(Options()).scoped(files), files, write=False, jobs=2)
     assert all(r.fixed is not None for r in results)
     assert readers.read_text().split() == [str(os.getpid())] * len(files)
+
+
+_RULES_IN_WORKERS = """
+import os, sys
+from pathlib import Path
+sys.path[:0] = {paths!r}
+from jaxfix.check import runner  # not the engine: as the command line, nothing imported
+from jaxfix.check.run import Run
+from jaxfix.settings.options import Options
+
+real = runner._parse
+
+def parse(task, run):
+    rules = {{m for m in sys.modules if m.startswith("jaxfix.codemods.jax")}}
+    os.write(1, b"%d %d\\n" % (os.getpid(), len(rules)))
+    return real(task, run)
+
+runner._parse = parse
+runner._WORKER_MAX_RESIDENT = 1  # a fresh worker for every file
+files = sorted(Path({root!r}).glob("*.py"))
+runner.run_files(Run(Options()).scoped(files), files, write=False, jobs=2)
+"""
+
+
+@pytest.mark.skipif(not pool._can_serve(), reason="workers forked by a fork server")
+def test_every_worker_starts_with_the_rules_imported(tmp_path):
+    """The rule modules are imported once, before the first worker is forked: a fresh
+    worker (here one per file) does not import them again for its first file."""
+    files = _tree(tmp_path, {})
+    script = _RULES_IN_WORKERS.format(
+        paths=[str(Path(__file__).parents[2])], root=str(files[0].parent)
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    seen = [line.split() for line in done.stdout.splitlines()]
+    assert len({pid for pid, _ in seen}) == len(seen) == len(files)
+    assert all(int(imported) == len(builtin_modules()) for _, imported in seen)
 
 
 @pytest.mark.skipif(not pool._can_serve(), reason="workers forked by a fork server")

@@ -26,8 +26,9 @@ from jaxfix.check.summaries import Summaries
 
 LIB = b'import jax\n\n\ndef make(n):\n    return jax.make_mesh((n,), ("data",))\n'
 TRAIN = b"from pkg.lib import make\n\nmake(4)\n"
-# holds the words `make` and `lib` (what the search looks for) but reads no `make`
-ONLY_DEFINES = b"# like pkg.lib\n\n\ndef make():\n    return None\n"
+# imports pkg.lib (the search reads only a module that may import it) and holds the word
+# `make`, but reads no `make`
+ONLY_DEFINES = b"import pkg.lib\n\n\ndef make():\n    return None\n"
 
 
 def _digest(source: bytes) -> bytes:

@@ -104,6 +104,7 @@ from jaxfix.analysis.ast_engine.project import (
     ModuleRef,
     Project,
 )
+from jaxfix.analysis.ast_engine.spelled_imports import spelled_imports
 from jaxfix.analysis.ast_engine.values import (
     STAGE_METHODS,
     Array,
@@ -256,6 +257,7 @@ class Evaluator:
         self._calls: dict[tuple[object, ...], Value] = {}
         self._params: dict[tuple[ast.AST, str], Value] = {}
         self._importers: dict[tuple[Module, Path], bool] = {}
+        self._importers_spelled: dict[tuple[Path, Path], bool] = {}
         # What is being evaluated, each with its place on the stack of questions.
         self._active: dict[tuple[object, ...], int] = {}
         self._depth = 0
@@ -1972,6 +1974,12 @@ class Evaluator:
             *(p for p in others if p != module.path),
         ]
         for source in sources:
+            if (
+                isinstance(source, Path)
+                and not on_objects
+                and not self._may_import_spelled(source, module.path)
+            ):
+                continue  # no import of it brings the function: not parsed
             other = (
                 self.project.module_loading(source, name)
                 if isinstance(source, Path)
@@ -2118,35 +2126,58 @@ class Evaluator:
             known = self._importers[key] = self._imports_module(other, target)
         return known
 
-    def _imports_module(self, other: Module, target: Path) -> bool:
-        def reaches(name: str, level: int) -> bool:
-            if level == 0 and name.partition(".")[0] in _EXTERNAL_TOPS:
-                return False
-            found = self.project.find(name, level, other.path)
-            if isinstance(found, Unknown):
-                return level > 0  # absolute: a module outside the tree (evaluated so)
-            if found.path is not None and real(found.path) == place:
-                return True
-            return (
-                found.directory is not None and real(found.directory) in place.parents
-            )
-
+    def _may_import_spelled(self, path: Path, target: Path) -> bool:
+        """`_may_import` of the module at `path`, from the import statements its code spells
+        (`spelled_imports`: every one the parser finds, and more), without parsing it: False
+        only where the parsed module's answer is False too."""
         real = self.project.real
-        place = real(target)
+        if real(path) == real(target):
+            return True
+        key = (path, target)
+        known = self._importers_spelled.get(key)
+        if known is None:
+            code = self.project.code(path)
+            imports = spelled_imports(code) if code is not None else None
+            known = self._importers_spelled[key] = imports is None or self._reaches(
+                imports, path, target
+            )
+        return known
 
+    def _imports_module(self, other: Module, target: Path) -> bool:
         if any(w in other.loads_by_name for w in ("import_module", "__import__")):
             return True
+        imports: list[tuple[str, int]] = []
         for statement in other.imports:
             if isinstance(statement, ast.ImportFrom):
-                if reaches(statement.module or "", statement.level):
-                    return True
+                imports.append((statement.module or "", statement.level))
                 continue
             for alias in statement.names:
                 parts = alias.name.split(".")
-                if any(
-                    reaches(".".join(parts[:n]), 0) for n in range(1, len(parts) + 1)
-                ):
+                imports.extend(
+                    (".".join(parts[:n]), 0) for n in range(1, len(parts) + 1)
+                )
+        return self._reaches(imports, other.path, target)
+
+    def _reaches(
+        self, imports: list[tuple[str, int]], importer: Path, target: Path
+    ) -> bool:
+        """Whether one of `imports` (dotted name, level) of the module at `importer` gets
+        the module at `target`: itself, or a package above it (which may re-export its names
+        or hold it as a submodule); a relative import jaxfix cannot place may."""
+        real = self.project.real
+        place = real(target)
+        for name, level in imports:
+            if level == 0 and name.partition(".")[0] in _EXTERNAL_TOPS:
+                continue
+            found = self.project.find(name, level, importer)
+            if isinstance(found, Unknown):
+                if level > 0:  # a relative import jaxfix cannot place
                     return True
+                continue  # absolute: a module outside the tree (evaluated so)
+            if found.path is not None and real(found.path) == place:
+                return True
+            if found.directory is not None and real(found.directory) in place.parents:
+                return True
         return False
 
     def _made_otherwise(
