@@ -80,7 +80,9 @@ class MakeMeshExplicitDefault(Rule):
     `jax.random` array made without a sharding: `np.arange(16.0).reshape(8, 2)`,
     `np.array([x] * n)`, `jnp.ones((8, 2))`, passed through any functions, a method, an
     object's `__call__` or a jitted function, or made in another module) whose in_spec names
-    one of its axes; or contracted, `a @ b` (`jnp.matmul`, `jnp.dot`, `lax.dot`,
+    one of its axes, or to an array placed on a NamedSharding of the mesh with a spec other
+    than its in_spec (both padded to the array's known rank, every axis named of a size above
+    1); or contracted, `a @ b` (`jnp.matmul`, `jnp.dot`, `lax.dot`,
     `jnp.einsum("ij,jk->ik", a, b)`, `jnp.tensordot(a, b, axes=1)`,
     `lax.dot_general(a, b, (((1,), (0,)), ((), ())))`), as 2-D arrays of a shape the code
     shows placed on NamedShardings of the mesh (by `jax.device_put` here or in a helper of
@@ -332,7 +334,7 @@ class MakeMeshExplicitDefault(Rule):
         """Whether no way the call runs enters a mesh context."""
         return all(setting_site(way) is None for way in self.analysis.ways_at(node))
 
-    # -- shard_map applied to unsharded arrays ----------------------------------------------
+    # -- shard_map applied to arrays not placed on its in_specs ---------------------------
 
     def _shard_map(self, node: ast.Call) -> tuple[Mesh, str] | None:
         analysis = self.analysis
@@ -369,18 +371,23 @@ class MakeMeshExplicitDefault(Rule):
                 continue
             axis = _named_axis(spec, mesh)
             array = analysis.value_of(argument)
-            if (
-                axis is None
-                or not isinstance(array, Array)
-                or not array.unsharded
-                or len(spec.parts) > len(array.shape)
-            ):
+            if not isinstance(array, Array):
                 continue
-            return mesh, (
-                f"shard_map's in_specs name its Explicit axis {axis!r} but "
-                f"`{analysis.text(argument)}` is not sharded so: JAX raises ValueError: "
-                "in_specs passed to shard_map: ... does not match the specs of the input"
-            )
+            if array.unsharded:
+                if axis is None or len(spec.parts) > len(array.shape):
+                    continue
+                return mesh, (
+                    f"shard_map's in_specs name its Explicit axis {axis!r} but "
+                    f"`{analysis.text(argument)}` is not sharded so: JAX raises ValueError: "
+                    "in_specs passed to shard_map: ... does not match the specs of the input"
+                )
+            if _placed_otherwise(array, spec, mesh):
+                return mesh, (
+                    f"shard_map's in_specs give `{analysis.text(argument)}` a spec other than "
+                    "the one it is placed with on the mesh's Explicit axes: JAX raises "
+                    "ValueError: in_specs passed to shard_map: ... does not match the specs "
+                    "of the input"
+                )
         return None
 
     @functools.cached_property
@@ -836,6 +843,54 @@ def _named_axis(spec: Value, mesh: Mesh) -> str | None:
             if isinstance(axis, str) and axis in names:
                 return axis
     return None
+
+
+def _placed_otherwise(array: Array, spec: Spec, mesh: Mesh) -> bool:
+    """Whether `array`, of a known shape placed on a NamedSharding of `mesh` (its axes dividing
+    the sizes they shard), surely has a spec other than `spec` on it: the two differ once
+    padded to its rank, every axis either names of a known size above 1 (JAX drops the others)."""
+    sharding, shape = array.sharding, array.known_shape
+    if (
+        shape is None
+        or not isinstance(sharding, Sharding)
+        or not isinstance(sharding.mesh, Mesh)
+        or sharding.mesh.origin is not mesh.origin
+        or mesh.axis_names is None
+        or mesh.axis_sizes is None
+        or len(mesh.axis_sizes) != len(mesh.axis_names)
+    ):
+        return False
+    sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
+    placed = _padded_parts(sharding.spec, shape, sizes)
+    given = _padded_parts(spec, shape, sizes)
+    return placed is not None and given is not None and placed != given
+
+
+def _padded_parts(
+    spec: Value, shape: tuple[int, ...], sizes: dict[str, int | None]
+) -> tuple[tuple[str, ...], ...] | None:
+    """Each dimension's axes under a plain spec, padded to the shape's rank; None where an
+    axis is not one of `sizes` of a known size above 1, or does not divide its dimension."""
+    if (
+        not isinstance(spec, Spec)
+        or spec.unreduced
+        or spec.reduced
+        or len(spec.parts) > len(shape)
+    ):
+        return None
+    parts: list[tuple[str, ...]] = []
+    for part, length in zip((*spec.parts, *[None] * len(shape)), shape):
+        axes = part if isinstance(part, tuple) else () if part is None else (part,)
+        shards = 1
+        for axis in axes:
+            size = sizes.get(axis) if isinstance(axis, str) else None
+            if size is None or size <= 1:
+                return None
+            shards *= size
+        if length % shards:
+            return None
+        parts.append(tuple(str(a) for a in axes))
+    return tuple(parts)
 
 
 def _with_axis_types(text: str) -> Callable[[cst.CSTNode], cst.CSTNode]:

@@ -127,13 +127,14 @@ class LegacyMeshContext(Rule):
     fixes = {
         Safety.UNSAFE: "`with jax.set_mesh(mesh):`, and `jax.jit` for `pjit` in that scope"
     }
-    # A `with` statement and a spelling of a mesh or of pjit: not every file whose prose says
-    # "with". The statement begins a line (a compound statement follows no `;` or `:`): in a
+    # A `with` statement and a spelling of a mesh (`mesh` too: one a helper of another module
+    # makes spells no constructor here) or of pjit: not every file whose prose says "with".
+    # The statement begins a line (a compound statement follows no `;` or `:`): in a
     # notebook's JSON, a line of a cell's source (`"    with mesh:\n"`, or after `\n`).
     tokens = (
         (
             rb'(?m)(?:^|"|\\n)(?:[ \t\f]|\\t)*(?:async[ \t]+)?with\b',
-            rb"Mesh|make_mesh|pjit",
+            rb"mesh|Mesh|pjit",
         ),
     )
     raises = (

@@ -113,6 +113,33 @@ def test_callers_passing_placed_and_unsharded_arrays_give_unknown():
     assert isinstance(found, Unknown)
 
 
+@pytest.mark.parametrize(
+    "call",
+    [
+        "(lambda b: b.sum())(jnp.ones((8, 2)))",
+        "jax.jit(lambda b: b.sum())(jnp.ones((8, 2)))",
+        "jax.jit(lambda b: b.sum(), donate_argnums=0)(jnp.ones((8, 2)))",
+    ],
+)
+def test_a_lambda_called_where_it_is_written_takes_that_calls_argument(call):
+    found = _parameter(call + "\n", "b")
+    assert isinstance(found, Array) and found.unsharded
+    assert found.known_shape == (8, 2)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "jax.vmap(lambda b: b.sum())(jnp.ones((8, 2)))",
+        'jax.jit(lambda b: b.sum(), in_shardings=P("data"))(jnp.ones((8, 2)))',
+        "(lambda b, c=1: b.sum())(jnp.ones((8, 2)))",
+        "(lambda b: b.sum())(*[jnp.ones((8, 2))])",
+    ],
+)
+def test_a_lambda_transformed_otherwise_or_bound_loosely_is_not_followed(call):
+    assert isinstance(_parameter(call + "\n", "b"), Unknown)
+
+
 def test_an_objects_call_takes_its_argument_from_the_calls_of_the_object():
     found = _parameter(
         "class Step:\n"

@@ -204,6 +204,10 @@ _KEEPS_BODY = {
 # A property read through its getter; one that a store `obj.x = v` may change (a setter, or
 # cached_property's instance value) is read so only when no module stores `.x`.
 _SETTABLE = "settable property"
+# `jax.jit` keywords that leave the values its function is given as the caller's.
+_JIT_KEEPS_VALUES = frozenset(
+    {"static_argnums", "static_argnames", "donate_argnums", "donate_argnames"}
+)
 _PROPERTIES = frozenset({"property", _SETTABLE})
 _BINARY: dict[type[ast.operator], Callable[[int, int], int]] = {
     ast.Add: operator.add,
@@ -1683,6 +1687,9 @@ class Evaluator:
     ) -> Value:
         """What every call of `function` in the project passes for `arg` (or its default)."""
         if isinstance(function, ast.Lambda):
+            called = self._called_where_written(module, function, arg)
+            if called is not None:
+                return called
             return self._mapped_leaf(module, function, arg)
         klass = module.parents.get(function)
         params = [*function.args.posonlyargs, *function.args.args]
@@ -1726,6 +1733,46 @@ class Evaluator:
         return join(
             values, f"the callers of `{function.name}` pass different `{arg.arg}`"
         )
+
+    def _called_where_written(
+        self, module: Module, function: ast.Lambda, arg: ast.arg
+    ) -> Value | None:
+        """What a lambda called where it is written is given for `arg`: `(lambda x: ...)(a)`,
+        or jitted first, `jax.jit(lambda x, p: f(x, p))(x, params)` (jit keeps the values, the
+        keywords that make them static or donated too); None for a lambda used otherwise."""
+        params = function.args
+        if (
+            params.posonlyargs
+            or params.vararg
+            or params.kwonlyargs
+            or params.kwarg
+            or params.defaults
+        ):
+            return None
+        call = module.parents.get(function)
+        if not isinstance(call, ast.Call):
+            return None
+        if call.func is not function:
+            outer = module.parents.get(call)
+            if not (
+                call.args == [function]
+                and all(k.arg in _JIT_KEEPS_VALUES for k in call.keywords)
+                and isinstance(outer, ast.Call)
+                and outer.func is call
+            ):
+                return None
+            jit = self.value(module, call.func, self.frame_at(module, call))
+            if not isinstance(jit, External) or _KEEPS_BODY.get(jit.name) != "jit":
+                return None
+            call = outer
+        if (
+            call.keywords
+            or len(call.args) != len(params.args)
+            or any(isinstance(a, ast.Starred) for a in call.args)
+        ):
+            return None
+        given = call.args[params.args.index(arg)]
+        return self.value(module, given, self.frame_at(module, call))
 
     def _mapped_leaf(self, module: Module, function: ast.Lambda, arg: ast.arg) -> Value:
         """A lambda's parameter where the lambda is what `jax.tree.map(f, *trees)` (or its
