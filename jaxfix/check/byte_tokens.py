@@ -13,6 +13,8 @@ _WORDS = re.compile(
 _WORD_CHARACTER = re.compile(rb"\w")
 _QUANTIFIERS = b"?*+{"
 _REPEAT = re.compile(rb"\{\d*(?:,\d*)?\}")
+_CHOICE = re.compile(rb"\(\?:(\w+(?:\|\w+)+)\)")  # a group of plain words, one of them
+_SPECIAL = b"\\[](){}|.^$?*+"  # the characters that do not stand for themselves
 
 
 class Words:
@@ -37,13 +39,21 @@ class Words:
         return False
 
 
-def _required_words(token: bytes) -> tuple[bytes, ...]:
-    """Literal words every match of the regular expression `token` contains: the runs of word
-    characters outside groups and classes (less a quantified last character), when the pattern
-    has no top-level `|` and no flag that changes how literals match. May be empty."""
+def _quantified(token: bytes, index: int) -> bool:
+    """Whether a quantifier follows at `index` (what precedes it may not be there)."""
+    return token[index : index + 1] != b"" and token[index : index + 1] in _QUANTIFIERS
+
+
+def _required_words(token: bytes) -> tuple[tuple[bytes, ...], ...]:
+    """What every match of the regular expression `token` contains, each entry a choice of
+    literals one of which it contains: the runs of word characters outside groups and classes
+    (less a quantified last character), an unquantified group of plain words (`(?:A|B)`), an
+    unquantified character that stands for itself (`@`); none when the pattern has a top-level
+    `|` or a flag that changes how literals match. May be empty."""
     if re.compile(token).flags & (re.IGNORECASE | re.VERBOSE):
         return ()
-    words, run, depth, index = [], b"", 0, 0
+    words: list[tuple[bytes, ...]] = []
+    run, depth, index = b"", 0, 0
     while index < len(token):
         char = token[index : index + 1]
         if depth == 0 and _WORD_CHARACTER.fullmatch(char):
@@ -51,12 +61,19 @@ def _required_words(token: bytes) -> tuple[bytes, ...]:
             index += 1
             continue
         if run:
-            words.append(run[:-1] if char and char in _QUANTIFIERS else run)
+            words.append((run[:-1] if char and char in _QUANTIFIERS else run,))
             run = b""
         if char == b"\\":
             index += 2
             continue
-        if (
+        if depth == 0 and (choice := _CHOICE.match(token, index)):
+            if not _quantified(token, choice.end()):
+                words.append(tuple(choice.group(1).split(b"|")))
+            index = choice.end()
+            continue
+        if depth == 0 and char not in _SPECIAL and not _quantified(token, index + 1):
+            words.append((char,))
+        elif (
             char == b"["
         ):  # a class: up to its closing bracket (which may come first, or be escaped)
             index += 2 if token[index + 1 : index + 2] == b"^" else 1
@@ -73,8 +90,8 @@ def _required_words(token: bytes) -> tuple[bytes, ...]:
             return ()
         index += 1
     if run:
-        words.append(run)
-    return tuple(dict.fromkeys(word for word in words if word))
+        words.append((run,))
+    return tuple(dict.fromkeys(choice for choice in words if all(choice)))
 
 
 @functools.cache
@@ -87,7 +104,7 @@ def _matcher(token: bytes) -> Callable[[Words], bool]:
         return lambda words: any(word in words for word in alternatives)
     pattern, required = re.compile(token), _required_words(token)
     return lambda words: (
-        all(word in words for word in required)
+        all(any(word in words for word in choice) for choice in required)
         and pattern.search(words.source) is not None
     )
 

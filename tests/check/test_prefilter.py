@@ -297,14 +297,25 @@ def test_word_tokens_are_tested_as_the_regular_expressions_they_are():
 @pytest.mark.parametrize(
     ("pattern", "words"),
     [
-        (rb"\bp?jit\b", (b"jit",)),
-        (rb"use_mesh(?s:.*)use_mesh", (b"use_mesh",)),
-        (rb"(?:set|use)_mesh", (b"_mesh",)),
-        (rb"ab?c", (b"a", b"c")),  # a quantified character is not required
+        (rb"\bp?jit\b", ((b"jit",),)),
+        (rb"use_mesh(?s:.*)use_mesh", ((b"use_mesh",),)),
+        (
+            rb"(?:set|use)_mesh",
+            ((b"set", b"use"), (b"_mesh",)),
+        ),  # one of a group's words
+        (rb"\b(?:Ab|cd)\b", ((b"Ab", b"cd"),)),
+        (rb"(?:Ab|cd)?x", ((b"x",),)),  # a quantified group is not required
+        (rb"(?:Ab|c.)x", ((b"x",),)),  # nor one that is not of plain words
+        (rb"[\w)] *@[\s(=]", ((b"@",),)),  # a character that stands for itself
+        (rb"x @?y", ((b"x",), (b" ",), (b"y",))),
+        (rb"ab?c", ((b"a",), (b"c",))),  # a quantified character is not required
         (rb"a{2}bc|x", ()),  # a top-level alternative: no word is required
-        (rb"a{2,3}bc", (b"bc",)),
-        (rb"x[]a|(]y", (b"x", b"y")),  # inside a class, `]`, `|` and `(` are characters
-        (rb"x[^\]]yz", (b"x", b"yz")),
+        (rb"a{2,3}bc", ((b"bc",),)),
+        (
+            rb"x[]a|(]y",
+            ((b"x",), (b"y",)),
+        ),  # inside a class, `]`, `|` and `(` are characters
+        (rb"x[^\]]yz", ((b"x",), (b"yz",))),
         (rb"(?i)abc", ()),  # flags that change how literals match
         (rb"(?x)a b", ()),
     ],
@@ -327,10 +338,29 @@ def test_words_a_regular_expression_cannot_match_without(pattern, words):
         b"pjit(",
         b"use_mesh use_mesh",
         b"set_mesh",
+        b"Ab x",
+        b"cd",
+        b"c_x",
+        b"xy",
+        b"x y",
+        b"x @y",
+        b"a @ b",
+        b"a@b",
     ):
         assert _matcher(pattern)(Words(text)) == (
             re.search(pattern, text) is not None
         ), (pattern, text)
+
+
+def test_a_regular_expression_is_not_searched_without_one_of_its_words():
+    """A file with none of a group's words, or without a character the pattern needs, is
+    ruled out by substring tests: the words looked up say so."""
+    from jaxfix.check.byte_tokens import Words, _matcher
+
+    words = Words(b"y = x + z  # no product here")
+    assert not _matcher(rb"\b(?:AbstractMesh|eval_shape)\b")(words)
+    assert not _matcher(rb"[\w)\]] *@[\s(=]")(words)
+    assert set(words.absent) == {b"AbstractMesh", b"eval_shape", b"@"}
 
 
 def test_a_word_known_absent_rules_out_the_words_containing_it():
