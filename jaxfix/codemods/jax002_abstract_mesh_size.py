@@ -685,7 +685,7 @@ class AbstractMeshSizeChange(Rule):
         dataclass field, a constant): resize them here, unless the line that raised fixes it
         itself (what the static road knows comes first)."""
         site = evidence.value_site
-        node = self._expression_at(site.span) if site is not None else None
+        node = self.analysis.expression_at(site.span) if site is not None else None
         confirmed = Confirmed(evidence)
         new = confirmed.agreed("new")
         if site is None or node is None or new is None:
@@ -972,18 +972,6 @@ class AbstractMeshSizeChange(Rule):
             data=(edit,),
         )
         return fix, f"the run read the inner mesh's sizes from {what}", related
-
-    def _expression_at(self, span: tuple[int, int, int, int]) -> ast.expr | None:
-        line = span[0]
-        for node in ast.walk(self.analysis.module.tree):
-            if (
-                isinstance(node, ast.expr)
-                and getattr(node, "lineno", 0) == line
-                and (*self.analysis.span(node).start, *self.analysis.span(node).end)
-                == span
-            ):
-                return node
-        return None
 
     def _fixed_where_raised(
         self, site: ValueSite, resized: tuple[int, str, list[int], int]

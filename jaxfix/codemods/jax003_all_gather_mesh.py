@@ -1063,7 +1063,7 @@ class AllGatherMeshMismatch(Rule):
         run noted where that context was entered, that `with` is among those places (one per
         caller the run went through)."""
         site = evidence.value_site
-        node = self._expression_at(site.span) if site is not None else None
+        node = self.analysis.expression_at(site.span) if site is not None else None
         if site is None or node is None or site.entry is not None:
             return
         confirmed = Confirmed(evidence)
@@ -1366,17 +1366,6 @@ class AllGatherMeshMismatch(Rule):
         if _assigned_in(block, mesh, self.analysis):
             return None
         return call, mesh
-
-    def _expression_at(self, span: tuple[int, int, int, int]) -> ast.expr | None:
-        for node in ast.walk(self.analysis.module.tree):
-            if (
-                isinstance(node, ast.expr)
-                and getattr(node, "lineno", 0) == span[0]
-                and (*self.analysis.span(node).start, *self.analysis.span(node).end)
-                == span
-            ):
-                return node
-        return None
 
     def _suggest_at_caller(self, verdict: _Verdict) -> str:
         site = verdict.site

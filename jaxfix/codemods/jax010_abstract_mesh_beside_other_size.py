@@ -233,7 +233,7 @@ class AbstractMeshBesideOtherSize(Rule):
         if site is None or facts is None or site.axis is None:
             return
         mesh, devices = facts.get("abstract"), facts.count("devices")
-        node = _expression_at(self.analysis, site.span)
+        node = self.analysis.expression_at(site.span)
         if (
             mesh is None
             or devices is None
@@ -458,20 +458,6 @@ class AbstractMeshBesideOtherSize(Rule):
             f"raises ValueError: AbstractMesh size: {hand.mesh.size} does not match the "
             f"device assignment size: {other.mesh.size}"
         )
-
-
-def _expression_at(
-    analysis: Analysis, span: tuple[int, int, int, int]
-) -> ast.expr | None:
-    """The expression of the module at `span` (line, column, end line, end column)."""
-    for node in ast.walk(analysis.module.tree):
-        if (
-            isinstance(node, ast.expr)
-            and getattr(node, "lineno", 0) == span[0]
-            and (*analysis.span(node).start, *analysis.span(node).end) == span
-        ):
-            return node
-    return None
 
 
 def _sizes(mesh: MeshFacts) -> str:

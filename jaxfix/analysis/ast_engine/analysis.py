@@ -479,6 +479,18 @@ class Analysis:
         """Where `node` is: 1-based lines, 0-based columns in characters."""
         return span(self._lines, node)
 
+    def expression_at(self, span: tuple[int, int, int, int]) -> ast.expr | None:
+        """The module's expression at `span` (line, column, end line, end column, as `span`
+        gives them), else None."""
+        for node in ast.walk(self.module.tree):
+            if (
+                isinstance(node, ast.expr)
+                and getattr(node, "lineno", 0) == span[0]
+                and (*self.span(node).start, *self.span(node).end) == span
+            ):
+                return node
+        return None
+
     def text(self, node: ast.AST) -> str:
         """The node's source as written (without parentheses around it); for a node of
         another module of the run (a mesh built there), that module's (as `ast` spells it
