@@ -154,8 +154,7 @@ def with_value_sites(
             override=written.override,
             total=written.total,
         )
-        found[path][index] = replace(item, value_site=site)
-        found.setdefault(where, []).append(_at_value(item, extent, site))
+        _move(found, path, index, item, site)
     for path, index, item in called:
         _at_caller(engine, path, index, item, found, ours)
     for path, index, item in contexts:
@@ -275,8 +274,7 @@ def _at_unpassed(
         keyword=parameter,
         why=f"`{function.name}` lowers with its parameter `{parameter}`, `None` unless given",
     )
-    found[path][index] = replace(item, value_site=site)
-    found.setdefault(where, []).append(_at_value(item, extent, site))
+    _move(found, path, index, item, site)
 
 
 # The rules whose errors walk their own values (above); another's error names the origin of
@@ -369,8 +367,7 @@ def _mesh_origins(
         )
         origins.append(site)
         if site.axis is not None:  # the rule may resize it there
-            found[path][index] = replace(item, value_site=site)
-            found.setdefault(where, []).append(_at_value(item, extent, site))
+            _move(found, path, index, item, site)
     if origins:
         found[path][index] = replace(found[path][index], mesh_origins=tuple(origins))
 
@@ -475,8 +472,7 @@ def _at_mapping(
             ast.unparse(name),
             why=f"`**{ast.unparse(name)}` passes its keys as keywords",
         )
-        found[path][index] = replace(item, value_site=site)
-        found.setdefault(where, []).append(_at_value(item, extent, site))
+        _move(found, path, index, item, site)
         return
 
 
@@ -995,6 +991,19 @@ def _relative(file: Path, roots: list[Path]) -> str:
         if file.is_relative_to(root):
             return file.relative_to(root).as_posix()
     return file.name
+
+
+def _move(
+    found: dict[Path, list[Evidence]],
+    path: Path,
+    index: int,
+    item: Evidence,
+    site: ValueSite,
+) -> None:
+    """The raising line's evidence names `site`; `site`'s file gets the evidence at the
+    place its value is written."""
+    found[path][index] = replace(item, value_site=site)
+    found.setdefault(site.path, []).append(_at_value(item, site.span, site))
 
 
 def _at_value(
