@@ -23,6 +23,7 @@ from jaxfix.analysis.ast_engine.fields import SHARED, child_fields, own_fields
 from jaxfix.analysis.ast_engine.positions import Span
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.check import registry
+from jaxfix.check.byte_tokens import Words, words_of
 from jaxfix.check.changed_lines import carry_lines
 from jaxfix.check.dependencies import recorded
 from jaxfix.check.run import GC_GENERATION_0, Run
@@ -82,9 +83,11 @@ def selected_rules(options: Options) -> list[type[Rule]]:
     return [RULES[entry.code] for entry in registry.selected_rules(options)]
 
 
-def candidate_rules(source: bytes, options: Options) -> list[type[Rule]]:
-    """The prefilter: rules whose tokens all occur in the raw bytes."""
-    return [rule for rule in selected_rules(options) if rule.may_apply(source)]
+def candidate_rules(source: bytes | Words, options: Options) -> list[type[Rule]]:
+    """The prefilter: rules whose tokens all occur in the raw bytes (each word and token
+    looked for once for all the rules)."""
+    words = source if isinstance(source, Words) else words_of(source)
+    return [rule for rule in selected_rules(options) if rule.may_apply(words)]
 
 
 def _refuse_if_too_large(node_count: int, options: Options) -> None:
@@ -486,10 +489,11 @@ def check_source(
             if r.code in codes
         ]
     else:
+        words = words_of(source)
         rules = (
-            candidate_rules(source, options)
+            candidate_rules(words, options)
             if rules is None
-            else [r for r in rules if r.may_apply(source)]
+            else [r for r in rules if r.may_apply(words)]
         )
     if not rules:
         return None, ()
