@@ -27,6 +27,7 @@ from typing import Protocol
 
 from jaxfix.analysis.ast_engine.fields import _OWN_FIELDS, own_fields
 from jaxfix.analysis.ast_engine.flow import scope_names
+from jaxfix.analysis.ast_engine.spelled_imports import spelled_imports
 from jaxfix.analysis.ast_engine.values import Unknown
 from jaxfix.sources.file_io import ReadError, open_regular, read_regular
 from jaxfix.sources.grammar import Blanked, Region, needed_python, readable
@@ -452,6 +453,8 @@ class Project:
         # The run's summaries of parsed modules (None: none kept); `module_loading` reads them.
         self.summaries: LoadSummaries | None = None
         self._summarised: dict[Path, tuple[object, bytes]] = {}  # path -> (key, digest)
+        # digest of a module's code -> its spelled imports (`spelled_imports`)
+        self._spelled: dict[bytes, list[tuple[str, int]] | None] = {}
 
     def real(self, path: Path) -> Path:
         """`path.resolve()`, as first resolved in this run (each resolution reads every
@@ -618,6 +621,19 @@ class Project:
         except ReadError:
             return None
         return code_of(path, raw)
+
+    def spelled_imports(self, path: Path) -> list[tuple[str, int]] | None:
+        """`spelled_imports` of the code `code(path)` reads (recorded as it records it): the
+        modules its import statements may name, scanned once per run for these bytes (a
+        module is searched for the callers of many functions); None where it cannot be read
+        or may import any module."""
+        code = self.code(path)
+        if code is None:
+            return None
+        digest = _digest(code)
+        if digest not in self._spelled:
+            self._spelled[digest] = spelled_imports(code)
+        return self._spelled[digest]
 
     def _reads_no(self, digest: bytes, name: str | None) -> bool:
         """Whether the run's summary of the module with these bytes says no code of it
