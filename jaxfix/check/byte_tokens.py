@@ -42,22 +42,6 @@ class Words:
         return False
 
 
-_last: list[
-    Words
-] = []  # the last file's `Words`, for its next test (the engine's after the runner's)
-
-
-def words_of(source: bytes) -> Words:
-    """`Words(source)`, the same one as the last call's for the same bytes: a file the runner's
-    prefilter passed is tested again by the engine for each rule (which rules to run), and
-    what the runner found of its words and tokens is not looked for twice."""
-    if _last and _last[0].source == source:
-        return _last[0]
-    words = Words(source)
-    _last[:] = [words]
-    return words
-
-
 def _quantified(token: bytes, index: int) -> bool:
     """Whether a quantifier follows at `index` (what precedes it may not be there)."""
     return token[index : index + 1] != b"" and token[index : index + 1] in _QUANTIFIERS
@@ -130,7 +114,7 @@ def _matcher(token: bytes) -> Callable[[Words], bool]:
 
 def tokens_match(tokens: tuple[tuple[bytes, ...], ...], source: bytes | Words) -> bool:
     """Whether, for some group, every token (a bytes regular expression) matches in `source`."""
-    words = source if isinstance(source, Words) else words_of(source)
+    words = source if isinstance(source, Words) else Words(source)
     matched = words.matched
     for group in tokens:
         for (

@@ -23,7 +23,7 @@ from jaxfix.analysis.ast_engine.fields import SHARED, child_fields, own_fields
 from jaxfix.analysis.ast_engine.positions import Span
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.check import registry
-from jaxfix.check.byte_tokens import Words, words_of
+from jaxfix.check.byte_tokens import Words
 from jaxfix.check.changed_lines import carry_lines
 from jaxfix.check.dependencies import recorded
 from jaxfix.check.run import GC_GENERATION_0, Run
@@ -86,7 +86,7 @@ def selected_rules(options: Options) -> list[type[Rule]]:
 def candidate_rules(source: bytes | Words, options: Options) -> list[type[Rule]]:
     """The prefilter: rules whose tokens all occur in the raw bytes (each word and token
     looked for once for all the rules)."""
-    words = source if isinstance(source, Words) else words_of(source)
+    words = source if isinstance(source, Words) else Words(source)
     return [rule for rule in selected_rules(options) if rule.may_apply(words)]
 
 
@@ -489,7 +489,7 @@ def check_source(
             if r.code in codes
         ]
     else:
-        words = words_of(source)
+        words = Words(source)
         rules = (
             candidate_rules(words, options)
             if rules is None

@@ -4,11 +4,11 @@ parsed and a run that parses nothing never imports the rules (libcst)."""
 
 from __future__ import annotations
 
-from jaxfix.check.byte_tokens import words_of
+from jaxfix.check.byte_tokens import Words
 from jaxfix.check.registry import RuleEntry
 
 
 def is_candidate(source: bytes, rules: tuple[RuleEntry, ...]) -> bool:
     """Whether any of `rules` could fire on `source`: if not, the file needs no parsing."""
-    words = words_of(source)
+    words = Words(source)
     return any(rule.may_apply(words) for rule in rules)

@@ -375,32 +375,33 @@ def test_a_word_known_absent_rules_out_the_words_containing_it():
     assert b"use_" in words
 
 
-def test_the_engine_tests_a_file_on_what_the_runner_found_of_its_tokens(monkeypatch):
-    """The engine's choice of rules for a file the runner's prefilter passed reads the
-    runner's matches: a token the runner matched is not searched again, whichever rule
-    needs it; other bytes get their own search."""
+def test_the_engine_searches_a_token_once_for_all_the_rules_needing_it(monkeypatch):
+    """Which rules run on a file: every rule is tested on one `Words`, so a token several
+    rules need (`shard_map`) is searched once; the rules chosen are each rule's own test."""
     from jaxfix.check import byte_tokens
     from jaxfix.check.engine import candidate_rules
-    from jaxfix.check.prefilter import is_candidate
 
     options = Options(select=("ALL",))
-    entries = selected_rules(options)
-    source = b"import jax\nwith mesh:\n    y = jax.jit(f).lower(x)\n"
-    assert is_candidate(source, entries)
-    runner_words = byte_tokens.words_of(source)
-    searched = set(runner_words.matched)
-    assert searched  # the runner matched tokens of the rules it tried
+    source = b"from jax import shard_map\nf = shard_map(g, mesh=m, in_specs=P())\n"
+    needing = [
+        e.code
+        for e in selected_rules(options)
+        if any(b"shard_map" in group for group in e.tokens)
+    ]
+    assert len(needing) > 1
+    looked_up: list[bytes] = []
+    contains = byte_tokens.Words.__contains__
 
-    made = []
-    matcher = byte_tokens._matcher
-    monkeypatch.setattr(
-        byte_tokens, "_matcher", lambda token: made.append(token) or matcher(token)
-    )
-    chosen = {rule.code for rule in candidate_rules(bytes(source), options)}
-    assert byte_tokens.words_of(bytes(source)) is runner_words
-    assert not searched & set(made)
+    def recorded(self: byte_tokens.Words, word: bytes) -> bool:
+        looked_up.append(word)
+        return contains(self, word)
+
+    monkeypatch.setattr(byte_tokens.Words, "__contains__", recorded)
+    chosen = {rule.code for rule in candidate_rules(source, options)}
+    assert looked_up.count(b"shard_map") == 1
+    monkeypatch.setattr(byte_tokens.Words, "__contains__", contains)
     assert chosen == {
-        entry.code for entry in entries if entry.may_apply(byte_tokens.Words(source))
+        e.code
+        for e in selected_rules(options)
+        if e.may_apply(byte_tokens.Words(source))
     }
-    other = source.replace(b"mesh", b"grid")
-    assert byte_tokens.words_of(other) is not runner_words
