@@ -467,6 +467,7 @@ def check_source(
     path: Path | None = None,
     engine: Engine | None = None,
     trails: list[Diagnostic] | None = None,
+    candidates: tuple[str, ...] | None = None,
 ) -> tuple[bytes | None, tuple[Diagnostic, ...]]:
     """Diagnostics for `source` (positions in it) and the fixed bytes, or None if unchanged.
 
@@ -478,6 +479,8 @@ def check_source(
     (default: `-` in the working directory); `engine`: the run's engine (by default a fresh
     one, for this source alone, from jaxfix/check/run.py); `trails`, when given, gets the calls
     the rules looked at and left, each saying where a value's trail ended (`-v`).
+    `candidates`: the codes of the selected rules the run's prefilter passed on these very
+    bytes (jaxfix/check/runner.py): those run, not tested again.
     """
     if changed_lines is not None and not changed_lines:
         return None, ()
@@ -488,6 +491,8 @@ def check_source(
             for r in (selected_rules(options) if rules is None else rules)
             if r.code in codes
         ]
+    elif rules is None and candidates is not None:
+        rules = [r for r in selected_rules(options) if r.code in candidates]
     else:
         words = Words(source)
         rules = (
@@ -724,6 +729,7 @@ def _check(
     path: Path | None = None,
     engine: Engine | None = None,
     trails: list[Diagnostic] | None = None,
+    candidates: tuple[str, ...] | None = None,
 ) -> tuple[bytes | None, tuple[Diagnostic, ...]]:
     with _fewer_collections():
         return check_source(
@@ -734,6 +740,7 @@ def _check(
             path=path,
             engine=engine,
             trails=trails,
+            candidates=candidates,
         )
 
 
@@ -794,9 +801,10 @@ def check_file(
     source: bytes,
     lines: frozenset[int] | None = None,
     evidence: tuple[Evidence, ...] | None = None,
+    candidates: tuple[str, ...] | None = None,
 ) -> FileResult:
     """`check_source_of` the file at `path` holding `source` (a `.py` file or a notebook)."""
-    return check_source_of(run, source_of(path, source), lines, evidence)
+    return check_source_of(run, source_of(path, source), lines, evidence, candidates)
 
 
 def check_source_of(
@@ -804,6 +812,7 @@ def check_source_of(
     source: Source,
     lines: frozenset[int] | None = None,
     evidence: tuple[Evidence, ...] | None = None,
+    candidates: tuple[str, ...] | None = None,
 ) -> FileResult:
     """`source` checked with the run's options and engine (its imports are looked up from its
     path's directory; for stdin without --stdin-filename, `-`: the working directory). The
@@ -811,7 +820,8 @@ def check_source_of(
     back to the original. `lines` (changed-lines mode, the original's lines) keeps only the
     reports touching them; `evidence` (what a log or a recorded run showed raised in this file,
     placed on its code's lines) checks in confirmed mode, its fixes for the JAX version that
-    raised there, whatever jax is installed beside jaxfix. Per-file isolation: every failure
+    raised there, whatever jax is installed beside jaxfix; `candidates`: the rules the run's
+    prefilter passed on its code (`check_source`). Per-file isolation: every failure
     becomes this file's one-line error. The result lists the other files of the project its
     analysis used."""
     path, original = source.path, source.original
@@ -837,6 +847,7 @@ def check_source_of(
             path=path.absolute(),
             engine=engine,
             trails=trails,
+            candidates=candidates,
         )
     except Exception as error:  # noqa: BLE001 - a rule's bug must not stop the run
         raise_if_interrupted()  # not a bug: Ctrl-C replaced by what a cleanup raised

@@ -405,3 +405,29 @@ def test_the_engine_searches_a_token_once_for_all_the_rules_needing_it(monkeypat
         for e in selected_rules(options)
         if e.may_apply(byte_tokens.Words(source))
     }
+
+
+def test_the_engine_runs_the_rules_the_runner_s_prefilter_passed_without_testing_them(
+    tmp_path, monkeypatch
+):
+    """The runner's prefilter says which rules may fire on a file (every one whose tokens
+    its code holds, not only the first); the engine runs those and tests none again."""
+    from jaxfix.check.runner import _settle_cheaply, process_file
+    from snippets import REPORTED, VIOLATION
+
+    options = options_from_args(["--select", "ALL"])
+    path = tmp_path / "example.py"
+    path.write_text(VIOLATION + REPORTED)
+    run = Run(options)
+    settled = _settle_cheaply(path, run, run.rules, (None, None))
+    assert isinstance(settled, tuple)
+    source, codes = settled
+    assert codes == tuple(e.code for e in run.rules if e.may_apply(source))
+    assert {"JAX001", "JAX002"} <= set(codes)
+    before = process_file(Run(options), path, write=False)
+    monkeypatch.setattr(
+        Rule, "may_apply", classmethod(lambda cls, source: pytest.fail("tested again"))
+    )
+    after = process_file(Run(options), path, write=False)
+    assert {d.code for d in after.diagnostics} >= {"JAX001", "JAX002"}
+    assert after.diagnostics == before.diagnostics
