@@ -47,6 +47,11 @@ def disable_prefilter(patch: pytest.MonkeyPatch) -> None:
     runner's parent process)."""
     patch.setattr(Rule, "may_apply", classmethod(lambda cls, source: True))
     patch.setattr(jaxfix.check.runner, "is_candidate", lambda source, rules: True)
+    patch.setattr(
+        jaxfix.check.runner,
+        "candidate_codes",
+        lambda source, rules: tuple(rule.code for rule in rules),
+    )
 
 
 def full_engine(
