@@ -19,12 +19,15 @@ _SPECIAL = b"\\[](){}|.^$?*+"  # the characters that do not stand for themselves
 
 class Words:
     """Which words a file's bytes contain, each looked up once per file (several rules' tokens
-    share words); a word containing a word known to be absent is absent without a scan."""
+    share words); a word containing a word known to be absent is absent without a scan. Each
+    token's match is remembered too (`matched`): every rule tested on one `Words` tests a
+    token shared with another once."""
 
     def __init__(self, source: bytes) -> None:
         self.source = source
         self.present: set[bytes] = set()
         self.absent: list[bytes] = []
+        self.matched: dict[bytes, bool] = {}
 
     def __contains__(self, word: bytes) -> bool:
         if word in self.present:
@@ -109,21 +112,18 @@ def _matcher(token: bytes) -> Callable[[Words], bool]:
     )
 
 
-@functools.cache
-def _group_matchers(
-    tokens: tuple[tuple[bytes, ...], ...],
-) -> tuple[tuple[Callable[[Words], bool], ...], ...]:
-    return tuple(tuple(_matcher(token) for token in group) for group in tokens)
-
-
 def tokens_match(tokens: tuple[tuple[bytes, ...], ...], source: bytes | Words) -> bool:
     """Whether, for some group, every token (a bytes regular expression) matches in `source`."""
     words = source if isinstance(source, Words) else Words(source)
-    for group in _group_matchers(tokens):
+    matched = words.matched
+    for group in tokens:
         for (
-            matches
+            token
         ) in group:  # loops, not any(all(...)): this runs for every file of every run
-            if not matches(words):
+            found = matched.get(token)
+            if found is None:
+                found = matched[token] = _matcher(token)(words)
+            if not found:
                 break
         else:
             return True

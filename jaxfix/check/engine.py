@@ -23,6 +23,7 @@ from jaxfix.analysis.ast_engine.fields import SHARED, child_fields, own_fields
 from jaxfix.analysis.ast_engine.positions import Span
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.check import registry
+from jaxfix.check.byte_tokens import Words
 from jaxfix.check.changed_lines import carry_lines
 from jaxfix.check.dependencies import recorded
 from jaxfix.check.run import GC_GENERATION_0, Run
@@ -82,9 +83,11 @@ def selected_rules(options: Options) -> list[type[Rule]]:
     return [RULES[entry.code] for entry in registry.selected_rules(options)]
 
 
-def candidate_rules(source: bytes, options: Options) -> list[type[Rule]]:
-    """The prefilter: rules whose tokens all occur in the raw bytes."""
-    return [rule for rule in selected_rules(options) if rule.may_apply(source)]
+def candidate_rules(source: bytes | Words, options: Options) -> list[type[Rule]]:
+    """The prefilter: rules whose tokens all occur in the raw bytes (each word and token
+    looked for once for all the rules)."""
+    words = source if isinstance(source, Words) else Words(source)
+    return [rule for rule in selected_rules(options) if rule.may_apply(words)]
 
 
 def _refuse_if_too_large(node_count: int, options: Options) -> None:
@@ -464,6 +467,7 @@ def check_source(
     path: Path | None = None,
     engine: Engine | None = None,
     trails: list[Diagnostic] | None = None,
+    candidates: tuple[str, ...] | None = None,
 ) -> tuple[bytes | None, tuple[Diagnostic, ...]]:
     """Diagnostics for `source` (positions in it) and the fixed bytes, or None if unchanged.
 
@@ -475,6 +479,8 @@ def check_source(
     (default: `-` in the working directory); `engine`: the run's engine (by default a fresh
     one, for this source alone, from jaxfix/check/run.py); `trails`, when given, gets the calls
     the rules looked at and left, each saying where a value's trail ended (`-v`).
+    `candidates`: the codes of the selected rules the run's prefilter passed on these very
+    bytes (jaxfix/check/runner.py): those run, not tested again.
     """
     if changed_lines is not None and not changed_lines:
         return None, ()
@@ -485,11 +491,14 @@ def check_source(
             for r in (selected_rules(options) if rules is None else rules)
             if r.code in codes
         ]
+    elif rules is None and candidates is not None:
+        rules = [r for r in selected_rules(options) if r.code in candidates]
     else:
+        words = Words(source)
         rules = (
-            candidate_rules(source, options)
+            candidate_rules(words, options)
             if rules is None
-            else [r for r in rules if r.may_apply(source)]
+            else [r for r in rules if r.may_apply(words)]
         )
     if not rules:
         return None, ()
@@ -720,6 +729,7 @@ def _check(
     path: Path | None = None,
     engine: Engine | None = None,
     trails: list[Diagnostic] | None = None,
+    candidates: tuple[str, ...] | None = None,
 ) -> tuple[bytes | None, tuple[Diagnostic, ...]]:
     with _fewer_collections():
         return check_source(
@@ -730,6 +740,7 @@ def _check(
             path=path,
             engine=engine,
             trails=trails,
+            candidates=candidates,
         )
 
 
@@ -790,9 +801,10 @@ def check_file(
     source: bytes,
     lines: frozenset[int] | None = None,
     evidence: tuple[Evidence, ...] | None = None,
+    candidates: tuple[str, ...] | None = None,
 ) -> FileResult:
     """`check_source_of` the file at `path` holding `source` (a `.py` file or a notebook)."""
-    return check_source_of(run, source_of(path, source), lines, evidence)
+    return check_source_of(run, source_of(path, source), lines, evidence, candidates)
 
 
 def check_source_of(
@@ -800,6 +812,7 @@ def check_source_of(
     source: Source,
     lines: frozenset[int] | None = None,
     evidence: tuple[Evidence, ...] | None = None,
+    candidates: tuple[str, ...] | None = None,
 ) -> FileResult:
     """`source` checked with the run's options and engine (its imports are looked up from its
     path's directory; for stdin without --stdin-filename, `-`: the working directory). The
@@ -807,7 +820,8 @@ def check_source_of(
     back to the original. `lines` (changed-lines mode, the original's lines) keeps only the
     reports touching them; `evidence` (what a log or a recorded run showed raised in this file,
     placed on its code's lines) checks in confirmed mode, its fixes for the JAX version that
-    raised there, whatever jax is installed beside jaxfix. Per-file isolation: every failure
+    raised there, whatever jax is installed beside jaxfix; `candidates`: the rules the run's
+    prefilter passed on its code (`check_source`). Per-file isolation: every failure
     becomes this file's one-line error. The result lists the other files of the project its
     analysis used."""
     path, original = source.path, source.original
@@ -833,6 +847,7 @@ def check_source_of(
             path=path.absolute(),
             engine=engine,
             trails=trails,
+            candidates=candidates,
         )
     except Exception as error:  # noqa: BLE001 - a rule's bug must not stop the run
         raise_if_interrupted()  # not a bug: Ctrl-C replaced by what a cleanup raised

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jaxfix.cache.settled_files import current_signature
-from jaxfix.check.prefilter import is_candidate
+from jaxfix.check.prefilter import candidate_codes, is_candidate
 from jaxfix.check.registry import RuleEntry
 from jaxfix.check.run import Run
 from jaxfix.evidence.facts import Evidence
@@ -44,8 +44,12 @@ if TYPE_CHECKING:  # multiprocessing: imported only when workers start
 
 Lines = frozenset[int] | None
 Found = tuple[Evidence, ...] | None
-# A file to parse, with what the run was told about it: its changed lines and its evidence.
-Task = tuple[Path, bytes, Lines, Found]
+# The codes of the rules the prefilter found a file's code may fire on: the engine runs those
+# (jaxfix/check/engine.py, `check_source`'s `candidates`) without testing them again.
+Codes = tuple[str, ...]
+# A file to parse, with what the run was told about it (its changed lines and its evidence)
+# and the rules the prefilter passed.
+Task = tuple[Path, bytes, Lines, Found, Codes]
 
 # Below this much source to parse (LibCST with metadata costs roughly 40 ms of CPU per KB), the
 # workers' start-up (fork, pickling, each importing libcst) costs about what they would save.
@@ -77,8 +81,9 @@ def _settle_cheaply(
     facts: tuple[Lines, Found],
     *,
     check_syntax: bool = False,
-) -> bytes | FileResult:
-    """The result if reading, the prefilter or the cache decides it, else the bytes to parse.
+) -> tuple[bytes, Codes] | FileResult:
+    """The result if reading, the prefilter or the cache decides it, else the bytes to parse
+    and the codes of the rules the prefilter passed (none for a file parsed for its evidence).
     `check_syntax`: a file the prefilter settles still gets its syntax errors reported. A
     file the prefilter settled in an earlier run and unchanged since is not read
     (jaxfix/cache/settled_files.py): its result has no source."""
@@ -118,17 +123,20 @@ def _settle_cheaply(
         if settled is not None:
             settled.forget(path)
         return cached
-    candidate = is_candidate(source, rules)
-    if candidate and kept.has_cells:  # its cells, as the engine would read them
-        code = _code(kept)
-        if isinstance(
-            code, FileResult
-        ):  # they cannot be read: said as the engine says it
-            if cache:
-                cache.put(code, lines)
-            return code
-        candidate = is_candidate(code, rules)
-    if not candidate and evidence is None:  # a log's site may not mention a mesh
+    codes: Codes = ()
+    if kept.has_cells:  # its cells, as the engine would read them, once its JSON passed
+        if is_candidate(source, rules):
+            code = _code(kept)
+            if isinstance(
+                code, FileResult
+            ):  # they cannot be read: said as the engine says it
+                if cache:
+                    cache.put(code, lines)
+                return code
+            codes = candidate_codes(code, rules)
+    else:
+        codes = candidate_codes(source, rules)
+    if not codes and evidence is None:  # a log's site may not mention a mesh
         error = kept.syntax_error() if check_syntax else None
         if error is not None:
             return FileResult(path, source, error=error[0], error_location=error[1])
@@ -137,7 +145,7 @@ def _settle_cheaply(
         return FileResult(path, source)
     if settled is not None:
         settled.forget(path)
-    return source
+    return source, codes
 
 
 def _code(source: Source) -> bytes | FileResult:
@@ -155,8 +163,8 @@ def _parse(task: Task, run: Run) -> FileResult:
         check_file,  # imports libcst: only once a file needs it
     )
 
-    path, source, lines, evidence = task
-    result = check_file(run, path, source, lines, evidence)
+    path, source, lines, evidence, codes = task
+    result = check_file(run, path, source, lines, evidence, codes)
     if run.cache:
         run.cache.put(result, lines)
     return result
@@ -194,7 +202,7 @@ def _import_engine() -> None:
 
 
 def _crashed(task: Task, how: str) -> FileResult:
-    path, source, _, _ = task
+    path, source, *_ = task
     return FileResult(
         path,
         source,
@@ -216,7 +224,7 @@ def process_file(
     result = (
         settled
         if isinstance(settled, FileResult)
-        else _parse((path, settled, *facts), run)
+        else _parse((path, settled[0], *facts, settled[1]), run)
     )
     return write_fix(result, late_checks) if write else result
 
@@ -358,8 +366,8 @@ def _run(
             if isinstance(settled, FileResult):
                 record(finish(settled))
                 continue
-            to_parse.append((path, settled, *known))
-            waiting_bytes += len(settled)
+            to_parse.append((path, settled[0], *known, settled[1]))
+            waiting_bytes += len(settled[0])
             if jobs > 1 and waiting_bytes >= _PARALLEL_MIN_BYTES:
                 if workers is None:
                     from jaxfix.check import pool
@@ -380,7 +388,7 @@ def _run(
                 key=lambda item: -len(item[1])
             )  # largest first: workers finish together
         if on_plan:
-            on_plan([(path, len(source)) for path, source, _, _ in to_parse])
+            on_plan([(path, len(source)) for path, source, *_ in to_parse])
         if workers is not None:
             for result in workers.run(to_parse):
                 record(finish(result))

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from jaxfix.analysis.ast_engine.analysis import Analysis
-from jaxfix.check.byte_tokens import tokens_match
+from jaxfix.check.byte_tokens import Words, tokens_match
 from jaxfix.evidence.facts import Evidence, Facts
 from jaxfix.evidence.message_templates import check as check_templates
 from jaxfix.evidence.message_templates import exceptions
@@ -203,7 +203,7 @@ class Rule:
         )
 
     @classmethod
-    def may_apply(cls, source: bytes) -> bool:
+    def may_apply(cls, source: bytes | Words) -> bool:
         return tokens_match(cls.tokens, source)
 
 

@@ -113,10 +113,11 @@ class Region:
 @dataclass(frozen=True)
 class Blanked:
     """Code the running Python's `ast` reads once its newer constructs are blanked: the tree
-    (every other node where it is in the file) and the regions blanked."""
+    (every other node where it is in the file), the regions blanked and the text parsed."""
 
     tree: ast.Module
     regions: tuple[Region, ...]
+    text: str
 
 
 _NAME = rb"(?:\w|[\x80-\xff])+"
@@ -131,7 +132,35 @@ _PEP_695 = (3, 12), "a generic class or function, PEP 695"
 _PEP_695_TYPE = (3, 12), "a `type` statement, PEP 695"
 
 
+# The blanked text and regions of the last sources `readable` read (their bytes are the key):
+# a module a run reaches again (let go between two modules' questions) is blanked once, not
+# once per read (finding a PEP 701 f-string parses the file with LibCST: 0.6 s for one file).
+_BLANKED: dict[bytes, tuple[str, tuple[Region, ...]]] = {}
+_MAX_BLANKED = 32
+
+
 def readable(source: bytes, error: SyntaxError) -> Blanked | SyntaxError:
+    """`_readable`, its blanked text and regions remembered for the last `_MAX_BLANKED`
+    sources: read again, a source is parsed from its blanked text (a new tree each time)."""
+    known = _BLANKED.get(source)
+    if known is not None:
+        text, regions = known
+        try:
+            return Blanked(ast.parse(text), regions, text)
+        except (
+            RecursionError,
+            MemoryError,
+        ):  # read deeper in a question: as the first time
+            pass
+    found = _readable(source, error)
+    if isinstance(found, Blanked):
+        if len(_BLANKED) >= _MAX_BLANKED:
+            del _BLANKED[next(iter(_BLANKED))]  # the oldest
+        _BLANKED[source] = found.text, found.regions
+    return found
+
+
+def _readable(source: bytes, error: SyntaxError) -> Blanked | SyntaxError:
     """`source`, rejected by Python's parser with `error`, as `ast` reads it once the
     constructs of Python 3.12 none of the rules looks into are blanked; else the error that
     stops the parser then (a real syntax error, a construct not blanked here).
@@ -167,14 +196,15 @@ def readable(source: bytes, error: SyntaxError) -> Blanked | SyntaxError:
             regions.extend(blanked)
         else:
             return error
+        text = code.decode("utf-8", "surrogateescape")
         try:
-            tree = ast.parse(code.decode("utf-8", "surrogateescape"))
+            tree = ast.parse(text)
         except SyntaxError as next_error:
             error = next_error
             continue
         except (ValueError, UnicodeError, RecursionError, MemoryError):
             return error
-        return Blanked(tree, tuple(regions))
+        return Blanked(tree, tuple(regions), text)
     return error
 
 

@@ -101,3 +101,35 @@ def test_a_module_that_only_holds_the_words_is_not_parsed_for_the_callers(
     )
     assert re.search(r"\b4\b", repr(engine.value_of(module, call)))
     assert "train.py" in parsed and "words.py" not in parsed
+
+
+def test_a_module_s_imports_are_scanned_once_per_run_for_the_same_bytes(
+    tmp_path, monkeypatch
+):
+    """Searches for callers from several modules read a module's imports from its text: the
+    scan runs once for its bytes; each search still records the file; changed bytes are
+    scanned again."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_bytes(b"")
+    words = package / "words.py"
+    for path, code in ((package / "lib.py", LIB), (words, WORDS_ONLY)):
+        path.write_bytes(code)
+    scanned: list[bytes] = []
+    original = project_module.spelled_imports
+
+    def recorded(code: bytes) -> list[tuple[str, int]] | None:
+        scanned.append(code)
+        return original(code)
+
+    monkeypatch.setattr(project_module, "spelled_imports", recorded)
+    files = tuple(sorted(tmp_path.rglob("*.py")))
+    engine = Engine(roots=(tmp_path,), files=files, jax_version=(0, 10, 2))
+    for _ in range(2):
+        engine.begin(package / "lib.py")
+        assert engine.project.spelled_imports(words) == [("other_lib", 0)]
+        assert words.resolve() in engine.project.read
+    assert scanned == [WORDS_ONLY]
+    words.write_bytes(WORDS_ONLY + b"import pkg.lib\n")
+    assert ("pkg.lib", 0) in (engine.project.spelled_imports(words) or ())
+    assert len(scanned) == 2

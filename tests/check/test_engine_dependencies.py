@@ -368,7 +368,7 @@ def test_modules_kept_between_two_modules_are_bounded_and_answers_unchanged(
     engine = _engine(tree)
     _check(tree, "lib.py", engine)
     assert tree / "pkg" / "train.py" in engine.project._modules
-    monkeypatch.setattr(project, "KEPT_SOURCE_BYTES", 0)
+    monkeypatch.setattr(project, "KEPT_NODES", 0)
     _check(tree, "main.py", engine)  # lets train.py and lib.py go
     assert tree / "pkg" / "train.py" not in engine.project._modules
     again = _check(tree, "lib.py", engine)

@@ -47,6 +47,11 @@ def disable_prefilter(patch: pytest.MonkeyPatch) -> None:
     runner's parent process)."""
     patch.setattr(Rule, "may_apply", classmethod(lambda cls, source: True))
     patch.setattr(jaxfix.check.runner, "is_candidate", lambda source, rules: True)
+    patch.setattr(
+        jaxfix.check.runner,
+        "candidate_codes",
+        lambda source, rules: tuple(rule.code for rule in rules),
+    )
 
 
 def full_engine(
@@ -373,3 +378,61 @@ def test_a_word_known_absent_rules_out_the_words_containing_it():
     )
     assert b"use_abstract_mesh" not in words
     assert b"use_" in words
+
+
+def test_the_engine_searches_a_token_once_for_all_the_rules_needing_it(monkeypatch):
+    """Which rules run on a file: every rule is tested on one `Words`, so a token several
+    rules need (`shard_map`) is searched once; the rules chosen are each rule's own test."""
+    from jaxfix.check import byte_tokens
+    from jaxfix.check.engine import candidate_rules
+
+    options = Options(select=("ALL",))
+    source = b"from jax import shard_map\nf = shard_map(g, mesh=m, in_specs=P())\n"
+    needing = [
+        e.code
+        for e in selected_rules(options)
+        if any(b"shard_map" in group for group in e.tokens)
+    ]
+    assert len(needing) > 1
+    looked_up: list[bytes] = []
+    contains = byte_tokens.Words.__contains__
+
+    def recorded(self: byte_tokens.Words, word: bytes) -> bool:
+        looked_up.append(word)
+        return contains(self, word)
+
+    monkeypatch.setattr(byte_tokens.Words, "__contains__", recorded)
+    chosen = {rule.code for rule in candidate_rules(source, options)}
+    assert looked_up.count(b"shard_map") == 1
+    monkeypatch.setattr(byte_tokens.Words, "__contains__", contains)
+    assert chosen == {
+        e.code
+        for e in selected_rules(options)
+        if e.may_apply(byte_tokens.Words(source))
+    }
+
+
+def test_the_engine_runs_the_rules_the_runner_s_prefilter_passed_without_testing_them(
+    tmp_path, monkeypatch
+):
+    """The runner's prefilter says which rules may fire on a file (every one whose tokens
+    its code holds, not only the first); the engine runs those and tests none again."""
+    from jaxfix.check.runner import _settle_cheaply, process_file
+    from snippets import REPORTED, VIOLATION
+
+    options = options_from_args(["--select", "ALL"])
+    path = tmp_path / "example.py"
+    path.write_text(VIOLATION + REPORTED)
+    run = Run(options)
+    settled = _settle_cheaply(path, run, run.rules, (None, None))
+    assert isinstance(settled, tuple)
+    source, codes = settled
+    assert codes == tuple(e.code for e in run.rules if e.may_apply(source))
+    assert {"JAX001", "JAX002"} <= set(codes)
+    before = process_file(Run(options), path, write=False)
+    monkeypatch.setattr(
+        Rule, "may_apply", classmethod(lambda cls, source: pytest.fail("tested again"))
+    )
+    after = process_file(Run(options), path, write=False)
+    assert {d.code for d in after.diagnostics} >= {"JAX001", "JAX002"}
+    assert after.diagnostics == before.diagnostics

@@ -231,3 +231,38 @@ def test_a_fix_that_would_rewrite_python_3_12_code_is_one_line(tmp_path):
     )
     assert (tmp_path / "nested.py").read_bytes() == source
     assert (tmp_path / "plain.py").read_text() == FIXED
+
+
+def test_a_source_read_again_is_blanked_once_and_parsed_into_a_new_tree(monkeypatch):
+    """A module a run reaches again is read from its remembered blanked text: the f-strings
+    are not looked for with LibCST again; each read gets its own tree, as the first did."""
+    from jaxfix.sources import grammar
+
+    source = b'name = "x"\ntext = f"{"nested"}"  # read again\n'
+    looked_for = []
+    original = grammar._blank_f_strings
+    monkeypatch.setattr(
+        grammar,
+        "_blank_f_strings",
+        lambda *args: looked_for.append(1) or original(*args),
+    )
+    reads = []
+    for _ in range(2):
+        try:
+            ast.parse(source)
+        except SyntaxError as error:
+            reads.append(readable(source, error))
+    first, second = reads
+    assert isinstance(first, Blanked) and isinstance(second, Blanked)
+    assert looked_for == [1]
+    assert first.tree is not second.tree
+    assert ast.dump(first.tree, include_attributes=True) == ast.dump(
+        second.tree, include_attributes=True
+    )
+    assert first.regions == second.regions and first.text == second.text
+    changed = source.replace(b"nested", b"other")
+    try:
+        ast.parse(changed)
+    except SyntaxError as error:
+        assert isinstance(readable(changed, error), Blanked)
+    assert looked_for == [1, 1]

@@ -104,7 +104,6 @@ from jaxfix.analysis.ast_engine.project import (
     ModuleRef,
     Project,
 )
-from jaxfix.analysis.ast_engine.spelled_imports import spelled_imports
 from jaxfix.analysis.ast_engine.values import (
     STAGE_METHODS,
     Array,
@@ -2136,8 +2135,7 @@ class Evaluator:
         key = (path, target)
         known = self._importers_spelled.get(key)
         if known is None:
-            code = self.project.code(path)
-            imports = spelled_imports(code) if code is not None else None
+            imports = self.project.spelled_imports(path)
             known = self._importers_spelled[key] = imports is None or self._reaches(
                 imports, path, target
             )

@@ -17,8 +17,10 @@ import ast
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from jaxfix.analysis.ast_engine.fields import own_fields
+from jaxfix.analysis.ast_engine.fields import _OWN_FIELDS, own_fields
 
+_DEFINITIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
+_STORES = frozenset({ast.Store, ast.Del})
 _MAX_ROUNDS = 6  # loop fixed point: nested loops converge in a few rounds
 _MAX_CHAIN = 24  # an environment is flattened after this many bindings on top of it
 
@@ -426,18 +428,12 @@ def _children(node: ast.AST) -> list[ast.AST]:
     return found
 
 
-def _own_nodes(scope: ast.AST) -> Iterable[ast.AST]:
-    body = _body_of(scope)
-    if isinstance(body, ast.expr):
-        return _walk_own(body)
-    return (n for s in body for n in _walk_own(s))
-
-
 def scope_names(scope: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
     """The names Python makes local to `scope` (bound anywhere in it, parameters included,
     less those declared `global` or `nonlocal`; a comprehension's variables are its own), and
     those of them bound only by `def` or `class` statements without decorators (so their
-    value is that function or class, whatever code runs): one walk of its own code."""
+    value is that function or class, whatever code runs): one walk of its own code (as
+    `_walk_own` walks it, inlined: this runs for every scope a question reads)."""
     names: set[str] = set()
     declared: set[str] = set()
     plain: set[str] = set()  # bound by a def or class without decorators
@@ -448,34 +444,57 @@ def scope_names(scope: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
             if arg is not None:
                 names.add(arg.arg)
                 other.add(arg.arg)
-    nodes = list(_own_nodes(scope))
-    comprehension_targets = {
-        id(target)
-        for node in nodes
-        if isinstance(node, ast.comprehension)
-        for target in ast.walk(node.target)
-    }
-    for node in nodes:
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            if id(node) not in comprehension_targets:
-                names.add(node.id)
-                other.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-            (other if node.decorator_list else plain).add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
+    body = _body_of(scope)
+    # a lambda is skipped where `_walk_own` skips it: a child, not a first node or a decorator
+    stack: list[ast.AST] = [body] if isinstance(body, ast.expr) else list(body)
+    comprehension_targets: set[int] = set()  # seen before the targets: a parent first
+    fields_of, node_type, name_type, store_types = (
+        _OWN_FIELDS,
+        ast.AST,
+        ast.Name,
+        _STORES,
+    )
+    definitions, skipped = _DEFINITIONS, ast.Lambda
+    while stack:
+        node = stack.pop()
+        kind = type(node)  # `ast.parse` makes no subclass
+        if kind is name_type:
+            if type(node.ctx) in store_types and id(node) not in comprehension_targets:  # type: ignore[attr-defined]  # the type was tested above
+                names.add(node.id)  # type: ignore[attr-defined]  # the type was tested above
+                other.add(node.id)  # type: ignore[attr-defined]  # the type was tested above
+            continue
+        if kind in definitions:
+            bound = node.name  # type: ignore[attr-defined]  # the type was tested above
+            names.add(bound)
+            (other if node.decorator_list else plain).add(bound)  # type: ignore[attr-defined]  # the type was tested above
+            stack.extend(node.decorator_list)  # type: ignore[attr-defined]  # the type was tested above
+            continue
+        if kind is ast.comprehension:
+            comprehension_targets.update(map(id, ast.walk(node.target)))  # type: ignore[attr-defined]  # the type was tested above
+        elif kind is ast.Import or kind is ast.ImportFrom:
+            for alias in node.names:  # type: ignore[attr-defined]  # the type was tested above
                 if alias.name != "*":
                     bound = alias.asname or alias.name.partition(".")[0]
                     names.add(bound)
                     other.add(bound)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            names.add(node.name)
-            other.add(node.name)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            declared.update(node.names)
-        elif isinstance(node, ast.MatchAs | ast.MatchStar) and node.name:
-            other.add(node.name)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            other.add(node.rest)
+        elif kind is ast.ExceptHandler:
+            if node.name:  # type: ignore[attr-defined]  # the type was tested above
+                names.add(node.name)  # type: ignore[attr-defined]  # the type was tested above
+                other.add(node.name)  # type: ignore[attr-defined]  # the type was tested above
+        elif kind is ast.Global or kind is ast.Nonlocal:
+            declared.update(node.names)  # type: ignore[attr-defined]  # the type was tested above
+        elif kind is ast.MatchAs or kind is ast.MatchStar:
+            if node.name:  # type: ignore[attr-defined]  # the type was tested above
+                other.add(node.name)  # type: ignore[attr-defined]  # the type was tested above
+        elif kind is ast.MatchMapping and node.rest:  # type: ignore[attr-defined]  # the type was tested above
+            other.add(node.rest)  # type: ignore[attr-defined]  # the type was tested above
+        fields = fields_of.get(kind)
+        for attribute in own_fields(kind) if fields is None else fields:
+            value = getattr(node, attribute, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, node_type) and type(item) is not skipped:
+                        stack.append(item)
+            elif isinstance(value, node_type) and type(value) is not skipped:
+                stack.append(value)
     return frozenset(names - declared), frozenset(plain - other - declared)

@@ -27,6 +27,7 @@ from typing import Protocol
 
 from jaxfix.analysis.ast_engine.fields import _OWN_FIELDS, own_fields
 from jaxfix.analysis.ast_engine.flow import scope_names
+from jaxfix.analysis.ast_engine.spelled_imports import spelled_imports
 from jaxfix.analysis.ast_engine.values import Unknown
 from jaxfix.sources.file_io import ReadError, open_regular, read_regular
 from jaxfix.sources.grammar import Blanked, Region, needed_python, readable
@@ -44,8 +45,12 @@ MAX_CALLER_MODULES = 4
 MAX_READER_MODULES = 32
 Signature = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
 # Modules reached by imports and callers stay parsed between two modules' questions up to this
-# much source (their trees take about 50 bytes per byte of it), the least recently used let go.
-KEPT_SOURCE_BYTES = 2 * 1024 * 1024
+# many syntax nodes, the least recently used let go: a tree and its index take ~470 bytes a
+# node (~120 MB here), whatever the source's size (typical code holds a node per 6-10 bytes;
+# a notebook kept as text, its outputs in comments, one per 500: 2.3 MB of it are 4,467 nodes).
+KEPT_NODES = 250_000
+# What a module not yet indexed is counted as: a node per this many bytes of its source.
+_BYTES_PER_NODE = 8
 
 
 class LoadSummaries(Protocol):
@@ -208,6 +213,14 @@ class Module:
     def index(self) -> None:
         """Build the module's index now, not on first use."""
         _ = self._index
+
+    @property
+    def nodes(self) -> int:
+        """How many syntax nodes the tree holds (what keeping it costs): counted by its
+        index, estimated from its source's size before it is built."""
+        if "_index" in self.__dict__:
+            return len(self._index.parents) + 1
+        return len(self.source) // _BYTES_PER_NODE + 1
 
     @property
     def parents(self) -> dict[ast.AST, ast.AST]:
@@ -452,6 +465,8 @@ class Project:
         # The run's summaries of parsed modules (None: none kept); `module_loading` reads them.
         self.summaries: LoadSummaries | None = None
         self._summarised: dict[Path, tuple[object, bytes]] = {}  # path -> (key, digest)
+        # digest of a module's code -> its spelled imports (`spelled_imports`)
+        self._spelled: dict[bytes, list[tuple[str, int]] | None] = {}
 
     def real(self, path: Path) -> Path:
         """`path.resolve()`, as first resolved in this run (each resolution reads every
@@ -475,20 +490,18 @@ class Project:
         """Start recording for the module at `path`; the previous module's tree is let go
         (a later question that reaches it parses it again): the trees of the modules a run
         checks are most of the engine's memory, and each is asked about once. Other modules
-        are kept up to `KEPT_SOURCE_BYTES`. Only here: within one module's questions a tree
+        are kept up to `KEPT_NODES`. Only here: within one module's questions a tree
         is never parsed twice (its nodes are the answers' identities)."""
         path = self.real(path)
         if self._current is not None and self._current != path:
             self._modules.pop(self._current, None)
-        kept = sum(
-            len(m.source) for _, m in self._modules.values() if isinstance(m, Module)
-        )
+        kept = sum(m.nodes for _, m in self._modules.values() if isinstance(m, Module))
         for old in list(self._modules):  # least recently used first
-            if kept <= KEPT_SOURCE_BYTES:
+            if kept <= KEPT_NODES:
                 break
             _, let_go = self._modules.pop(old)
             if isinstance(let_go, Module):
-                kept -= len(let_go.source)
+                kept -= let_go.nodes
         self._current = path
         self.record = Record()
 
@@ -618,6 +631,19 @@ class Project:
         except ReadError:
             return None
         return code_of(path, raw)
+
+    def spelled_imports(self, path: Path) -> list[tuple[str, int]] | None:
+        """`spelled_imports` of the code `code(path)` reads (recorded as it records it): the
+        modules its import statements may name, scanned once per run for these bytes (a
+        module is searched for the callers of many functions); None where it cannot be read
+        or may import any module."""
+        code = self.code(path)
+        if code is None:
+            return None
+        digest = _digest(code)
+        if digest not in self._spelled:
+            self._spelled[digest] = spelled_imports(code)
+        return self._spelled[digest]
 
     def _reads_no(self, digest: bytes, name: str | None) -> bool:
         """Whether the run's summary of the module with these bytes says no code of it
