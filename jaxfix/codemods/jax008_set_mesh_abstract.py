@@ -11,7 +11,7 @@ from jaxfix.analysis.ast_engine.values import Mesh, Unknown
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.mesh_origins import abstracted_here, mesh_origin
-from jaxfix.codemods.text import not_fixed, with_note
+from jaxfix.codemods.text import not_fixed, what_runs, with_note
 from jaxfix.ground.diagnostics import Fix, Safety
 from jaxfix.ground.quoting import cut
 from jaxfix.settings.options import Options
@@ -51,11 +51,13 @@ class SetMeshAbstract(Rule):
 
     ## Fix safety
     Safe where the body, as written, neither computes eagerly nor calls a function of the
-    project, a jitted function or a callable jaxfix does not know: an abstract mesh context
+    project, a jitted function or a callable jaxfix does not know, nor yields (a context
+    manager's `with` runs its caller's body there, which jaxfix does not see: a
+    `jit(in_shardings=P(...))` needs the concrete mesh): an abstract mesh context
     serves tracing, `jax.eval_shape` and lowering. A body that computes eagerly
     (`jax.random.key(0)`, `step(x)` of a jitted `step`) needs devices an abstract mesh lacks
     (JAX would raise JAX001's error), one that calls a project function or an unknown
-    callable may: there the concrete mesh is kept where this module made it abstract
+    callable, or yields, may: there the concrete mesh is kept where this module made it abstract
     (unsafe: the concrete mesh is what such a body needs), `m.abstract_mesh` becoming `m` and
     `jax.typeof(x).sharding` becoming `x.sharding` (the array's own, concrete, mesh), when
     what is made there reaches only `jax.set_mesh` (written in its argument, assigned to a
@@ -122,9 +124,7 @@ class SetMeshAbstract(Rule):
         needed = analysis.devices_needed(statement)
         if needed is not None:
             call, eager = needed
-            what = (
-                "computes eagerly" if eager else f"calls `{analysis.text(call.func)}`"
-            )
+            what = what_runs(analysis, call, eager)
             needs = (
                 f"line {analysis.line(call)} {what}, which may need devices an "
                 "abstract mesh lacks"
