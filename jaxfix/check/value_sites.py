@@ -87,7 +87,10 @@ def with_value_sites(
         (path, index, item)
         for path, items in evidence.items()
         for index, item in enumerate(items)
-        if item.code not in _OWN_WALKS and not item.at_value and _built_chains(item)
+        # JAX002 walks its own inner mesh; another rule's error (JAX003's too, once its own
+        # walks placed nothing: they run first) names the origin of each mesh its message
+        # names, for its report, and hands a size the rule may set there to the rule
+        if item.code != _WALKED[0] and not item.at_value and _built_chains(item)
     ]
     if not (walked or called or contexts or spread or blocks or unpassed or named):
         return dict(evidence)
@@ -277,11 +280,6 @@ def _at_unpassed(
     _move(found, path, index, item, site)
 
 
-# The rules whose errors walk their own values (above); another's error names the origin of
-# each mesh its message names, for its report.
-_OWN_WALKS = (_WALKED[0], _CALLED[0])
-
-
 def _built_chains(item: Evidence) -> list[tuple[str, tuple[tuple[Path, int], ...]]]:
     """The distinct (role, frames) along which the run built a mesh the message names (the
     records agreeing on the meshes), at most _MAX_CHAINS."""
@@ -366,10 +364,31 @@ def _mesh_origins(
             axis=_sized_axis(item, role, written, axis),
         )
         origins.append(site)
-        if site.axis is not None:  # the rule may resize it there
-            _move(found, path, index, item, site)
+        if site.axis is not None or _whole(item, role, written):
+            _move(found, path, index, item, site)  # the rule may resize it there
     if origins:
         found[path][index] = replace(found[path][index], mesh_origins=tuple(origins))
+
+
+# JAX003's context-mesh error: the out_sharding's mesh, its sizes written whole as a literal,
+# may take the context mesh's there (the rule decides).
+_MATCHED = ("JAX003", "out", "context")
+
+
+def _whole(item: Evidence, role: str, written: Written) -> bool:
+    """Whether the walk ended at a literal holding all the sizes of a mesh whose rule sets
+    them from another mesh the message names (`_MATCHED`)."""
+    facts = item.agreed
+    return (
+        (item.code, role) == _MATCHED[:2]
+        and facts is not None
+        and facts.get(_MATCHED[2]) is not None
+        and isinstance(written.node, (ast.List, ast.Tuple))
+        and written.axis is None
+        and written.keyword is None
+        and written.override is None
+        and not written.total
+    )
 
 
 # JAX010's abstract mesh lowered beside a device assignment of another size (its message
