@@ -364,7 +364,7 @@ def _mesh_origins(
             axis=_sized_axis(item, role, written, axis),
         )
         origins.append(site)
-        if site.axis is not None or _whole(item, role, written):
+        if site.axis is not None or _whole(item, role, written, frames):
             _move(found, path, index, item, site)  # the rule may resize it there
     if origins:
         found[path][index] = replace(found[path][index], mesh_origins=tuple(origins))
@@ -375,11 +375,18 @@ def _mesh_origins(
 _MATCHED = ("JAX003", "out", "context")
 
 
-def _whole(item: Evidence, role: str, written: Written) -> bool:
+def _whole(
+    item: Evidence,
+    role: str,
+    written: Written,
+    frames: tuple[tuple[Path, int], ...],
+) -> bool:
     """Whether the walk ended at a literal holding all the sizes of a mesh whose rule sets
-    them from another mesh the message names (`_MATCHED`)."""
+    them from another mesh the message names (`_MATCHED`), outside the function that built
+    the mesh (whose every call, or read of a property, gets that literal: a mesh that works
+    may be built there too)."""
     facts = item.agreed
-    return (
+    return not _in_builder(written, frames) and (
         (item.code, role) == _MATCHED[:2]
         and facts is not None
         and facts.get(_MATCHED[2]) is not None
@@ -389,6 +396,21 @@ def _whole(item: Evidence, role: str, written: Written) -> bool:
         and written.override is None
         and not written.total
     )
+
+
+def _in_builder(written: Written, frames: tuple[tuple[Path, int], ...]) -> bool:
+    """Whether the walk's end lies in the function the innermost of `frames` ran."""
+    if not frames:
+        return False
+    path, line = frames[-1]
+    if Path(os.path.abspath(path)) != Path(os.path.abspath(written.module.path)):
+        return False
+    node: ast.AST | None = written.node
+    while node is not None and not isinstance(
+        node, (ast.FunctionDef, ast.AsyncFunctionDef)
+    ):
+        node = written.module.parents.get(node)
+    return node is not None and node.lineno <= line <= (node.end_lineno or node.lineno)
 
 
 # JAX010's abstract mesh lowered beside a device assignment of another size (its message
