@@ -83,6 +83,12 @@ def with_value_sites(
         for index, item in enumerate(items)
         if item.code == _UNPASSED[0] and not item.at_value and _outer_frames(item, path)
     ]
+    given = [
+        (path, index, item)
+        for path, items in evidence.items()
+        for index, item in enumerate(items)
+        if item.code == _GIVEN[0] and not item.at_value and _given_built(item)
+    ]
     named = [
         (path, index, item)
         for path, items in evidence.items()
@@ -92,7 +98,9 @@ def with_value_sites(
         # names, for its report, and hands a size the rule may set there to the rule
         if item.code != _WALKED[0] and not item.at_value and _built_chains(item)
     ]
-    if not (walked or called or contexts or spread or blocks or unpassed or named):
+    if not (
+        walked or called or contexts or spread or blocks or unpassed or given or named
+    ):
         return dict(evidence)
     from jaxfix.analysis.ast_engine.values import Unknown
     from jaxfix.analysis.ast_engine.written_at import written_at
@@ -168,9 +176,71 @@ def with_value_sites(
         _in_block(engine, path, index, item, found, ours)
     for path, index, item in unpassed:
         _at_unpassed(engine, path, index, item, found, ours)
+    for path, index, item in given:
+        _at_given(engine, path, index, item, found, ours)
     for path, index, item in named:
         _mesh_origins(engine, path, index, found, ours)
     return {p: tuple(items) for p, items in found.items()}
+
+
+# JAX008's abstract mesh given to `jax.set_mesh`: where the run built it, a hand-built
+# `AbstractMesh(...)` of the tree, gets evidence of its own (the rule may build it concrete).
+_GIVEN = ("JAX008", "given", "built")
+
+
+def _given_built(item: Evidence) -> tuple[Path, int] | None:
+    """The one place every record of the site saw the given mesh built (the innermost of its
+    creation frames); None when there is none or there are several."""
+    places = {
+        o.frames[-1]
+        for o in item.origins
+        if (o.role, o.kind) == _GIVEN[1:] and o.frames
+    }
+    return next(iter(places)) if len(places) == 1 else None
+
+
+def _at_given(
+    engine: Engine,
+    path: Path,
+    index: int,
+    item: Evidence,
+    found: dict[Path, list[Evidence]],
+    ours: set[Path],
+) -> None:
+    """The one `AbstractMesh(...)` call (JAX's, however the code names it) on the line where
+    the run built the mesh it gave `jax.set_mesh`, in the run's files: that call gets the
+    evidence."""
+    from jaxfix.analysis.ast_engine.analysis import Analysis
+    from jaxfix.analysis.ast_engine.values import Unknown
+    from jaxfix.analysis.names import Api
+
+    place = _given_built(item)
+    assert place is not None  # selected so
+    where = place[0].resolve()
+    if where not in ours:
+        return
+    module = engine.evaluator.module(where)
+    if isinstance(module, Unknown):
+        return
+    analysis = Analysis(engine, module)
+    calls = [
+        call
+        for call in ast.walk(module.tree)
+        if isinstance(call, ast.Call)
+        and call.lineno == place[1]
+        and analysis.called_api(call) is Api.ABSTRACT_MESH
+    ]
+    if len(calls) != 1:
+        return
+    site = ValueSite(
+        (path, item.line),
+        where,
+        _extent(module, calls[0]),
+        ast.unparse(calls[0].func),
+        why="the run built the mesh it gave jax.set_mesh here",
+        role=_GIVEN[1],
+    )
+    _move(found, path, index, item, site)
 
 
 # JAX001's `.lower(lowering_platforms=platforms)` whose `platforms` is a parameter left at
