@@ -83,13 +83,24 @@ def with_value_sites(
         for index, item in enumerate(items)
         if item.code == _UNPASSED[0] and not item.at_value and _outer_frames(item, path)
     ]
+    given = [
+        (path, index, item)
+        for path, items in evidence.items()
+        for index, item in enumerate(items)
+        if item.code == _GIVEN[0] and not item.at_value and _given_built(item)
+    ]
     named = [
         (path, index, item)
         for path, items in evidence.items()
         for index, item in enumerate(items)
-        if item.code not in _OWN_WALKS and not item.at_value and _built_chains(item)
+        # JAX002 walks its own inner mesh; another rule's error (JAX003's too, once its own
+        # walks placed nothing: they run first) names the origin of each mesh its message
+        # names, for its report, and hands a size the rule may set there to the rule
+        if item.code != _WALKED[0] and not item.at_value and _built_chains(item)
     ]
-    if not (walked or called or contexts or spread or blocks or unpassed or named):
+    if not (
+        walked or called or contexts or spread or blocks or unpassed or given or named
+    ):
         return dict(evidence)
     from jaxfix.analysis.ast_engine.values import Unknown
     from jaxfix.analysis.ast_engine.written_at import written_at
@@ -165,9 +176,71 @@ def with_value_sites(
         _in_block(engine, path, index, item, found, ours)
     for path, index, item in unpassed:
         _at_unpassed(engine, path, index, item, found, ours)
+    for path, index, item in given:
+        _at_given(engine, path, index, item, found, ours)
     for path, index, item in named:
         _mesh_origins(engine, path, index, found, ours)
     return {p: tuple(items) for p, items in found.items()}
+
+
+# JAX008's abstract mesh given to `jax.set_mesh`: where the run built it, a hand-built
+# `AbstractMesh(...)` of the tree, gets evidence of its own (the rule may build it concrete).
+_GIVEN = ("JAX008", "given", "built")
+
+
+def _given_built(item: Evidence) -> tuple[Path, int] | None:
+    """The one place every record of the site saw the given mesh built (the innermost of its
+    creation frames); None when there is none or there are several."""
+    places = {
+        o.frames[-1]
+        for o in item.origins
+        if (o.role, o.kind) == _GIVEN[1:] and o.frames
+    }
+    return next(iter(places)) if len(places) == 1 else None
+
+
+def _at_given(
+    engine: Engine,
+    path: Path,
+    index: int,
+    item: Evidence,
+    found: dict[Path, list[Evidence]],
+    ours: set[Path],
+) -> None:
+    """The one `AbstractMesh(...)` call (JAX's, however the code names it) on the line where
+    the run built the mesh it gave `jax.set_mesh`, in the run's files: that call gets the
+    evidence."""
+    from jaxfix.analysis.ast_engine.analysis import Analysis
+    from jaxfix.analysis.ast_engine.values import Unknown
+    from jaxfix.analysis.names import Api
+
+    place = _given_built(item)
+    assert place is not None  # selected so
+    where = place[0].resolve()
+    if where not in ours:
+        return
+    module = engine.evaluator.module(where)
+    if isinstance(module, Unknown):
+        return
+    analysis = Analysis(engine, module)
+    calls = [
+        call
+        for call in ast.walk(module.tree)
+        if isinstance(call, ast.Call)
+        and call.lineno == place[1]
+        and analysis.called_api(call) is Api.ABSTRACT_MESH
+    ]
+    if len(calls) != 1:
+        return
+    site = ValueSite(
+        (path, item.line),
+        where,
+        _extent(module, calls[0]),
+        ast.unparse(calls[0].func),
+        why="the run built the mesh it gave jax.set_mesh here",
+        role=_GIVEN[1],
+    )
+    _move(found, path, index, item, site)
 
 
 # JAX001's `.lower(lowering_platforms=platforms)` whose `platforms` is a parameter left at
@@ -277,11 +350,6 @@ def _at_unpassed(
     _move(found, path, index, item, site)
 
 
-# The rules whose errors walk their own values (above); another's error names the origin of
-# each mesh its message names, for its report.
-_OWN_WALKS = (_WALKED[0], _CALLED[0])
-
-
 def _built_chains(item: Evidence) -> list[tuple[str, tuple[tuple[Path, int], ...]]]:
     """The distinct (role, frames) along which the run built a mesh the message names (the
     records agreeing on the meshes), at most _MAX_CHAINS."""
@@ -366,10 +434,53 @@ def _mesh_origins(
             axis=_sized_axis(item, role, written, axis),
         )
         origins.append(site)
-        if site.axis is not None:  # the rule may resize it there
-            _move(found, path, index, item, site)
+        if site.axis is not None or _whole(item, role, written, frames):
+            _move(found, path, index, item, site)  # the rule may resize it there
     if origins:
         found[path][index] = replace(found[path][index], mesh_origins=tuple(origins))
+
+
+# JAX003's context-mesh error: the out_sharding's mesh, its sizes written whole as a literal,
+# may take the context mesh's there (the rule decides).
+_MATCHED = ("JAX003", "out", "context")
+
+
+def _whole(
+    item: Evidence,
+    role: str,
+    written: Written,
+    frames: tuple[tuple[Path, int], ...],
+) -> bool:
+    """Whether the walk ended at a literal holding all the sizes of a mesh whose rule sets
+    them from another mesh the message names (`_MATCHED`), outside the function that built
+    the mesh (whose every call, or read of a property, gets that literal: a mesh that works
+    may be built there too)."""
+    facts = item.agreed
+    return not _in_builder(written, frames) and (
+        (item.code, role) == _MATCHED[:2]
+        and facts is not None
+        and facts.get(_MATCHED[2]) is not None
+        and isinstance(written.node, (ast.List, ast.Tuple))
+        and written.axis is None
+        and written.keyword is None
+        and written.override is None
+        and not written.total
+    )
+
+
+def _in_builder(written: Written, frames: tuple[tuple[Path, int], ...]) -> bool:
+    """Whether the walk's end lies in the function the innermost of `frames` ran."""
+    if not frames:
+        return False
+    path, line = frames[-1]
+    if Path(os.path.abspath(path)) != Path(os.path.abspath(written.module.path)):
+        return False
+    node: ast.AST | None = written.node
+    while node is not None and not isinstance(
+        node, (ast.FunctionDef, ast.AsyncFunctionDef)
+    ):
+        node = written.module.parents.get(node)
+    return node is not None and node.lineno <= line <= (node.end_lineno or node.lineno)
 
 
 # JAX010's abstract mesh lowered beside a device assignment of another size (its message

@@ -353,7 +353,7 @@ def _print_round(
             console.print(
                 Text(
                     printable(
-                        f"  not fixed {outcome.code} at {_where(outcome)}: {outcome.detail}"
+                        f"  {'' if outcome.undone else 'not fixed '}{outcome.code} at {_where(outcome)}: {outcome.detail}"
                     ),
                     style="yellow",
                 ),
@@ -476,6 +476,7 @@ def report_json(report: RepairReport) -> dict[str, Any]:
                     for x in r.raised
                 ],
                 "files_changed": [display_path(f.path) for f in r.results],
+                "undone": [_outcome_json(o) for o in r.outcomes if o.undone],
             }
             for r in report.rounds
         ],

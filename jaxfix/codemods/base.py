@@ -69,6 +69,9 @@ class Rule:
     # (meshes the message does not name, kept for where the run built them).
     # `a.mesh|b.mesh`: the first that holds a mesh (the frames raising different messages).
     mesh_locals: ClassVar[Mapping[str, str]] = {}
+    # Roles of `mesh_locals` that no message names (JAX008's "Got <class AbstractMesh>"),
+    # recorded for where the run built them alone.
+    unnamed_meshes: ClassVar[frozenset[str]] = frozenset()
     # The JAX source files that raise those errors (path suffixes, `/`-separated): a logged
     # traceback ending in one whose message cannot be read is said to be lost, not ignored.
     raised_in: ClassVar[tuple[str, ...]] = ()
@@ -111,9 +114,11 @@ class Rule:
                 parse_version(cls.raises_since)
         except ValueError as error:
             raise TypeError(f"{cls.__name__}.raises_since: {error}") from None
-        unknown = {
-            role for role, path in cls.mesh_locals.items() if "[*]" not in path
-        } - set(mesh_roles(cls.raises))
+        unknown = (
+            {role for role, path in cls.mesh_locals.items() if "[*]" not in path}
+            - set(mesh_roles(cls.raises))
+            - cls.unnamed_meshes
+        )
         if unknown:
             raise TypeError(
                 f"{cls.__name__}.mesh_locals: no `raises` message names {sorted(unknown)}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import enum
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +20,7 @@ from jaxfix.analysis.ast_engine.values import (
     Mesh,
     Spec,
     Unknown,
+    tuple_text,
 )
 from jaxfix.analysis.ast_engine.vocabulary import api_of
 from jaxfix.analysis.names import Api
@@ -161,6 +163,11 @@ class AllGatherMeshMismatch(Rule):
     only the gather reads, assigned once before the `with` in the same block of statements
     (`out = NamedSharding(m, spec)`): the assignment is changed, and E may then also be an
     attribute chain (`self.mesh`) that nothing between the assignment and the gather assigns.
+    A recorded context-mesh error whose out_sharding's mesh the run's frames lead back to a
+    literal holding all its sizes (through the calls, the properties read and the methods
+    called on the way: `layer.shape = (2, 4)` in an experiment's override of the method that
+    builds the layer) sets that literal to the context mesh's sizes, when both meshes have
+    the same axis names, in order, and types (unsafe: it changes a configuration).
     Otherwise it is reported with the run's meshes (and, where they print alike, that one of
     them is a hand-built `AbstractMesh` carrying no device).
 
@@ -1067,6 +1074,9 @@ class AllGatherMeshMismatch(Rule):
         if site is None or node is None or site.entry is not None:
             return
         confirmed = Confirmed(evidence)
+        if _context_error(confirmed) and site.role == "out":
+            self._out_mesh_sized_as_context(node, site, confirmed)
+            return
         if _context_error(confirmed):
             self._out_sharding_onto_entered(node, site, confirmed)
             return
@@ -1114,6 +1124,62 @@ class AllGatherMeshMismatch(Rule):
             + (f"by `{self._short(entered)}` " if helper is not None else "")
             + f"({_describe(Placed(context, None))}); JAX raises {_INPUT_ERROR}",
             fix=fix,
+            related=(
+                Related(
+                    "the gather that raised",
+                    Location(site.raised[1], 1),
+                    site.raised[0],
+                ),
+            ),
+        )
+
+    def _out_mesh_sized_as_context(
+        self, node: ast.expr, site: ValueSite, confirmed: Confirmed
+    ) -> None:
+        """A context-mesh error whose out_sharding's mesh has its sizes written here, as a
+        literal, where the run's frames lead (`layer.ici_mesh_shape = [2, 4]` in an
+        experiment's override): set to the context mesh's sizes, when both meshes have the
+        same axis names (in order) and types and the literal holds the run's sizes. Unsafe:
+        it changes a configuration."""
+        out, context = confirmed.agreed("out"), confirmed.agreed("context")
+        if (
+            out is None
+            or context is None
+            or not isinstance(node, (ast.List, ast.Tuple))
+            or out.axis_names != context.axis_names
+            or out.axis_types != context.axis_types
+            or out.axis_sizes == context.axis_sizes
+            or [e.value if isinstance(e, ast.Constant) else None for e in node.elts]
+            != list(out.axis_sizes)
+        ):
+            return
+        sizes = ", ".join(str(s) for s in context.axis_sizes)
+        new = (
+            f"[{sizes}]"
+            if isinstance(node, ast.List)
+            else tuple_text(sizes.split(", "))
+        )
+        raised = f"{other_file(site.raised[0], self.analysis.path)}:{site.raised[1]}"
+        self.report(
+            node,
+            with_note(
+                f"the run built the out_sharding's mesh of the gather at {raised} from "
+                f"`{self.analysis.text(node)}` here, under a context mesh "
+                f"{tuple_text([str(s) for s in context.axis_sizes])} of the same axes; set "
+                f"it to {new}; JAX raises {_CONTEXT_ERROR}",
+                site.why,
+            ),
+            fix=Fix(
+                f"size the out_sharding's mesh as the context mesh: {new}",
+                tuple(
+                    (element, _written(str(size)))
+                    for element, old, size in zip(
+                        node.elts, out.axis_sizes, context.axis_sizes, strict=True
+                    )
+                    if old != size
+                ),
+                Safety.UNSAFE,  # it changes a configuration
+            ),
             related=(
                 Related(
                     "the gather that raised",
@@ -1530,6 +1596,11 @@ def _items(node: ast.expr) -> list[tuple[object, ast.expr]] | None:
             items.append((key.value, value))
         return items
     return None
+
+
+def _written(text: str) -> Callable[[cst.CSTNode], cst.BaseExpression]:
+    """The edit that writes `text` (an expression) over the node."""
+    return lambda _: _expression(text)
 
 
 def _named(placed: Placed) -> str:

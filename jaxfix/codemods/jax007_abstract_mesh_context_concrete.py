@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from jaxfix.analysis.ast_engine.values import Mesh
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
-from jaxfix.codemods.text import not_fixed, with_note
+from jaxfix.codemods.text import not_fixed, what_runs, with_note
 from jaxfix.ground.diagnostics import Fix, Safety
 
 if TYPE_CHECKING:
@@ -49,7 +49,8 @@ class AbstractMeshContextConcrete(Rule):
 
     ## Fix safety
     `mesh.abstract_mesh` is safe where the body, as written, neither computes eagerly nor
-    calls a function of the project, a jitted function or a callable jaxfix does not know:
+    calls a function of the project, a jitted function or a callable jaxfix does not know,
+    nor yields (a context manager's: its caller's `with` body runs there, unseen):
     tracing, `jax.eval_shape` and lowering run under it as
     the code meant. Where the body computes eagerly, JAX would raise `Passing
     lowering_platforms ... is required when only AbstractMesh exists` (JAX001's error) under
@@ -114,7 +115,7 @@ class AbstractMeshContextConcrete(Rule):
         line = analysis.line(call)
         if not eager:
             note = not_fixed(
-                f"line {line} calls `{analysis.text(call.func)}`, which may compute "
+                f"line {line} {what_runs(analysis, call, eager)}, which may compute "
                 "eagerly: `.abstract_mesh` if it only traces, `jax.set_mesh(mesh)` if it "
                 "needs devices"
             )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jaxfix.analysis.ast_engine.analysis import Analysis
@@ -11,8 +12,9 @@ from jaxfix.analysis.ast_engine.values import Mesh, Unknown
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.mesh_origins import abstracted_here, mesh_origin
-from jaxfix.codemods.text import not_fixed, with_note
-from jaxfix.ground.diagnostics import Fix, Safety
+from jaxfix.codemods.text import not_fixed, other_file, what_runs, with_note
+from jaxfix.evidence.facts import Evidence
+from jaxfix.ground.diagnostics import Fix, Location, Related, Safety
 from jaxfix.ground.quoting import cut
 from jaxfix.settings.options import Options
 
@@ -51,11 +53,13 @@ class SetMeshAbstract(Rule):
 
     ## Fix safety
     Safe where the body, as written, neither computes eagerly nor calls a function of the
-    project, a jitted function or a callable jaxfix does not know: an abstract mesh context
+    project, a jitted function or a callable jaxfix does not know, nor yields (a context
+    manager's `with` runs its caller's body there, which jaxfix does not see: a
+    `jit(in_shardings=P(...))` needs the concrete mesh): an abstract mesh context
     serves tracing, `jax.eval_shape` and lowering. A body that computes eagerly
     (`jax.random.key(0)`, `step(x)` of a jitted `step`) needs devices an abstract mesh lacks
     (JAX would raise JAX001's error), one that calls a project function or an unknown
-    callable may: there the concrete mesh is kept where this module made it abstract
+    callable, or yields, may: there the concrete mesh is kept where this module made it abstract
     (unsafe: the concrete mesh is what such a body needs), `m.abstract_mesh` becoming `m` and
     `jax.typeof(x).sharding` becoming `x.sharding` (the array's own, concrete, mesh), when
     what is made there reaches only `jax.set_mesh` (written in its argument, assigned to a
@@ -70,7 +74,13 @@ class SetMeshAbstract(Rule):
     class's `__init__` or a module's `M = mesh.abstract_mesh`, which then stores the concrete
     mesh `mesh`, when the engine knows it is one and every other read of the attribute (or
     name) in the module is `jax.set_mesh`'s argument too; otherwise that place is named
-    (a hand-built `AbstractMesh(...)` has no concrete mesh on its path).
+    (a hand-built `AbstractMesh(...)` has no concrete mesh on its path). From a recorded run
+    (`jaxfix repair`, `--evidence`), where the raising line has no fix of its own (a `with`
+    whose body may need devices, a bare set_mesh), the hand-built
+    `AbstractMesh(sizes, names, axis_types=...)` the run built the given mesh with, in any
+    module of the tree (a config passing it to a strategy object), is built concrete there
+    with `jax.make_mesh` of the same arguments (unsafe: another reader of that mesh may need
+    it abstract; the axis types must be written, as the two default differently).
 
     ## References
     - `set_mesh` in jax/_src/sharding_impls.py (jax 0.10.2 and 0.12.0.1), which raises.
@@ -88,6 +98,9 @@ class SetMeshAbstract(Rule):
     tokens = ((b"set_mesh",), (b"abstract_mesh",))
     raises = ("Expected mesh of type `jax.sharding.Mesh`. Got {text}",)
     raised_in = ("jax/_src/sharding_impls.py",)
+    # the mesh set_mesh was given: where the run built it is where a concrete one is made
+    mesh_locals = {"given": "mesh"}
+    unnamed_meshes = frozenset({"given"})
 
     def __init__(self, analysis: Analysis, options: Options) -> None:
         super().__init__(analysis, options)
@@ -122,9 +135,7 @@ class SetMeshAbstract(Rule):
         needed = analysis.devices_needed(statement)
         if needed is not None:
             call, eager = needed
-            what = (
-                "computes eagerly" if eager else f"calls `{analysis.text(call.func)}`"
-            )
+            what = what_runs(analysis, call, eager)
             needs = (
                 f"line {analysis.line(call)} {what}, which may need devices an "
                 "abstract mesh lacks"
@@ -142,6 +153,68 @@ class SetMeshAbstract(Rule):
             imports,
         )
         self.report(node, message, fix=fix)
+
+    def at_value(self, evidence: Evidence) -> None:
+        """The run built the abstract mesh it gave `jax.set_mesh` here, by a hand-built
+        `AbstractMesh(sizes, names, axis_types=...)` (jaxfix/check/value_sites.py): built
+        concrete with `jax.make_mesh` of the same arguments (the axis types written: the two
+        default differently), when the raising line makes no fix of its own (a `with` whose
+        body may need devices, or a bare set_mesh)."""
+        site = evidence.value_site
+        analysis = self.analysis
+        node = analysis.expression_at(site.span) if site is not None else None
+        if (
+            site is None
+            or not isinstance(node, ast.Call)
+            or analysis.called_api(node) is not Api.ABSTRACT_MESH
+            or len(node.args) != 2
+            or any(isinstance(a, ast.Starred) for a in node.args)
+            or [k.arg for k in node.keywords] != ["axis_types"]  # their defaults differ
+            or self._fixed_where_raised(site.raised)
+        ):
+            return
+        jax_name, imports = analysis.module_spelling("jax")
+        raised = f"{other_file(site.raised[0], analysis.path)}:{site.raised[1]}"
+        self.report(
+            node,
+            f"`{cut(analysis.text(node.func), 40)}(...)` builds the AbstractMesh the run "
+            f"gave jax.set_mesh at {raised}, whose code needs a concrete Mesh; JAX raises "
+            "ValueError: Expected mesh of type `jax.sharding.Mesh`",
+            fix=Fix(
+                "build it concrete with jax.make_mesh",
+                ((node.func, _callee(f"{jax_name}.make_mesh")),),
+                Safety.UNSAFE,  # another reader of this mesh may need it abstract
+                imports,
+            ),
+            related=(
+                Related(
+                    "the jax.set_mesh that raised",
+                    Location(site.raised[1], 1),
+                    site.raised[0],
+                ),
+            ),
+        )
+
+    def _fixed_where_raised(self, raised: tuple[Path, int]) -> bool:
+        """Whether the `jax.set_mesh` that raised is a `with` whose body needs no devices:
+        there use_abstract_mesh is its own fix."""
+        analysis = self.analysis
+        module = analysis.engine.project.module(raised[0])
+        if isinstance(module, Unknown):
+            return True  # not knowing, nothing is changed here
+        other = analysis.of(module)
+        for call in ast.walk(module.tree):
+            if (
+                isinstance(call, ast.Call)
+                and call.lineno == raised[1]
+                and other.called_api(call) is Api.SET_MESH
+            ):
+                statement = other.parents.get(other.parents.get(call, call))
+                return (
+                    isinstance(statement, ast.With)
+                    and other.devices_needed(statement) is None
+                )
+        return True
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         """`m.abstract_mesh` of a concrete mesh that another module's `with jax.set_mesh(...)`

@@ -65,6 +65,15 @@ def missing_on_target(
     )
 
 
+def what_runs(analysis: Analysis, node: ast.expr, eager: bool) -> str:
+    """What a `with` body does that may need devices (`Analysis.devices_needed`'s answer)."""
+    if eager:
+        return "computes eagerly"
+    if isinstance(node, ast.Call):
+        return f"calls `{analysis.text(node.func)}`"
+    return "yields to the code its caller runs in its own `with`"
+
+
 def not_fixed(reason: str) -> str:
     """The note a report carries when it has no fix: 'not fixed: <reason>'."""
     return f"not fixed: {reason}"

@@ -32,6 +32,9 @@ _MAX_WALK = 200  # frames looked at per note
 RAISED_LOCALS = (
     "_jaxfix_raised_locals"  # on an error a wrapped JAX function let through
 )
+# on an error that left a mesh context: the user frames that entered each, innermost context first
+LEFT_CONTEXTS = "_jaxfix_left_contexts"
+_MAX_CONTEXTS = 8  # contexts noted per error
 _built = {}  # id(object) -> (weak reference, frames)
 _entered = {}
 # id(abstract mesh) -> (weak reference, weak reference to the concrete mesh that made it)
@@ -200,6 +203,29 @@ def _wrap_enter(cls, mesh_of):
     __enter__.__wrapped__ = original
     __enter__._jaxfix_recorder = True
     cls.__enter__ = __enter__
+    _wrap_exit(cls, mesh_of)
+
+
+def _wrap_exit(cls, mesh_of):
+    """`__exit__` that, when an error leaves the context, notes on the error the user frames
+    that entered it (the error was raised while that statement held the mesh in force; a
+    context manager's generator frame, suspended there, is in no traceback)."""
+    original = cls.__exit__
+
+    def __exit__(self, kind, error, tb):
+        try:
+            if error is not None:
+                frames = entered(mesh_of(self))
+                left = error.__dict__.setdefault(LEFT_CONTEXTS, [])
+                if frames and len(left) < _MAX_CONTEXTS:
+                    left.append(frames)
+        except Exception:  # noqa: BLE001, S110 - the program must run as if unrecorded
+            pass
+        return original(self, kind, error, tb)
+
+    __exit__.__wrapped__ = original
+    __exit__._jaxfix_recorder = True
+    cls.__exit__ = __exit__
 
 
 def patch_mesh(module):
@@ -231,6 +257,8 @@ def patch_sharding(module):
     __init__.__wrapped__ = original
     __init__._jaxfix_recorder = True
     cls.__init__ = __init__
+    # it keeps no mesh: the one in force as it exits is the one it set
+    _wrap_exit(cls, lambda _: sys.modules["jax._src.mesh"].get_concrete_mesh())
 
 
 def _keep_raised_locals(function):

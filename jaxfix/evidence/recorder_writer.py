@@ -18,6 +18,8 @@ __import__(_HOOKS)
 SCHEMA = sys.modules[_HOOKS].SCHEMA
 # the raising frame's locals a wrapper kept (jaxfix/evidence/recorder_provenance.py RAISED_LOCALS)
 _RAISED_LOCALS = "_jaxfix_raised_locals"
+# the mesh contexts an error left, each as the user frames that entered it (LEFT_CONTEXTS there)
+_LEFT_CONTEXTS = "_jaxfix_left_contexts"
 _MAX_FRAMES = 60  # innermost ones: pytest's own frames come first
 _MAX_TEXT = 4000
 _MAX_ITEMS = 8  # items of a collection of meshes recorded
@@ -102,9 +104,10 @@ class Recorder:
     def ended(self, error, ended, test=None):
         """One error that ended a test or the program: the first of the three errors in its
         chain (a wrapper such as RuntimeError('...') from the JAX error counts), else a failure."""
-        found, seen, current = None, set(), error
+        found, seen, current, chain = None, set(), error, []
         while current is not None and id(current) not in seen and len(seen) < 20:
             seen.add(id(current))
+            chain.append(current)
             code = self.code_of(current)
             if code is not None:
                 found = (code, current)
@@ -112,13 +115,19 @@ class Recorder:
             current = current.__cause__ or (
                 None if current.__suppress_context__ else current.__context__
             )
-        where = {"ended": ended, "test": test, "cwd": os.getcwd()}
+        where = {
+            "ended": ended,
+            "test": test,
+            "cwd": os.getcwd(),
+            "contexts": _contexts(chain),
+        }
         if found is None:
             self.write(
                 {
                     "kind": "failure",
                     "exception": _type_name(error),
                     "message": _first_line(error),
+                    "frames": _frames(error.__traceback__),
                     **where,
                 }
             )
@@ -266,6 +275,18 @@ def _provenance(mesh):
     for key, frames in (("built", notes.built(mesh)), ("entered", notes.entered(mesh))):
         if frames:
             found[key] = [_frame(*frame) for frame in reversed(frames)]
+    return found
+
+
+def _contexts(chain):
+    """The mesh contexts the errors of `chain` left on their way out, each as the user frames
+    that entered it, outermost first (the statements the run was inside when it raised)."""
+    found = []
+    for error in chain:
+        for frames in getattr(error, _LEFT_CONTEXTS, None) or ():
+            entry = [_frame(*frame) for frame in reversed(frames)]
+            if entry not in found:
+                found.append(entry)
     return found
 
 

@@ -42,6 +42,8 @@ class Raised:
     line: int = 0
     columns: tuple[int, int] | None = None
     problem: str | None = None  # why it cannot be used
+    # the lines of the tree the run was inside when it raised (`_inside`)
+    inside: tuple[tuple[Path, int], ...] = ()
 
     @property
     def site(self) -> tuple[str, str, int] | None:
@@ -58,6 +60,8 @@ class Failure:
     message: str
     test: str | None
     record: int
+    inside: tuple[tuple[Path, int], ...] = ()  # as Raised's
+    at: tuple[Path, int] | None = None  # its innermost frame in the tree
 
 
 @dataclass
@@ -225,6 +229,40 @@ def _frames(value: Any) -> list[tuple[Frame, _Span | None, str | None]]:
 
 
 _MAX_ORIGIN_FRAMES = 8  # as the recorder keeps them
+_MAX_CONTEXTS = 8  # as the recorder keeps them
+
+
+def _inside_failure(
+    record: dict[str, Any], index: TreeIndex
+) -> tuple[tuple[tuple[Path, int], ...], tuple[Path, int] | None]:
+    """A failure's `_inside` lines, and the innermost of its frames among them."""
+    raising = _inside({"frames": record.get("frames")}, index)
+    return _inside(record, index), raising[-1] if raising else None
+
+
+def _inside(record: dict[str, Any], index: TreeIndex) -> tuple[tuple[Path, int], ...]:
+    """The tree's lines the run was inside when it raised: its frames' lines and those that
+    entered the mesh contexts the error left, each placed in the tree (jaxfix's guard compares
+    them with the lines its own fixes wrote: no line is read, a frame outside the tree is
+    left out, a record without them names none)."""
+    found: dict[tuple[Path, int], None] = {}
+    contexts = record.get("contexts")
+    groups = [record.get("frames")]
+    if isinstance(contexts, list):
+        groups += contexts[:_MAX_CONTEXTS]
+    for group in groups:
+        try:
+            frames = _frames(group)
+        except _Bad:
+            continue
+        for frame, _, _ in frames:
+            try:
+                local = None if is_library(frame) else index.map(frame.path)
+            except LocateError:  # several files end as it does: none is guessed
+                continue
+            if local is not None:
+                found[(local, frame.line)] = None
+    return tuple(found)
 
 
 def _origins(
@@ -391,6 +429,7 @@ def read_evidence(
                         message[:300],
                         test,
                         number,
+                        *_inside_failure(record, index),
                     )
                 )
                 continue
@@ -435,13 +474,29 @@ def read_evidence(
                 .replace("the log shows", "the run shows")
             )
             reading.raised.append(
-                Raised(code, number, message[:300], test, problem=problem)
+                Raised(
+                    code,
+                    number,
+                    message[:300],
+                    test,
+                    problem=problem,
+                    inside=_inside(record, index),
+                )
             )
             continue
         if version:
             reading.jax_versions.add(version[:100])
         reading.raised.append(
-            Raised(code, number, message[:300], test, local, frame.line, columns)
+            Raised(
+                code,
+                number,
+                message[:300],
+                test,
+                local,
+                frame.line,
+                columns,
+                inside=_inside(record, index),
+            )
         )
         cwd = record.get("cwd")
         if not isinstance(cwd, str) or len(cwd) > 4096:

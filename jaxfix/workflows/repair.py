@@ -26,7 +26,9 @@ from jaxfix.ground.diagnostics import FileResult
 from jaxfix.settings.options import ALL, Options
 from jaxfix.sources.discovery import discover
 from jaxfix.sources.file_io import ReadError, read_regular, undo_written, write_fix
+from jaxfix.sources.paths import display_path
 from jaxfix.workflows.process import CommandRun, run_command
+from jaxfix.workflows.repair_guard import WrittenFix, undo, written_fixes
 from jaxfix.write.data_edits import DataDiff, data_diffs
 from jaxfix.write.safe_write import LateCheck, confirm_writes, real_roots
 
@@ -78,6 +80,9 @@ class SiteOutcome:
     needs_unsafe: bool = (
         False  # not fixed: an unsafe fix exists, --unsafe-fixes was not given
     )
+    fixed_in: Path | None = None  # the file its fix was written to
+    # its fix of an earlier round was undone (the next run raised a new error in it)
+    undone: bool = False
 
 
 @dataclass(frozen=True)
@@ -122,7 +127,14 @@ class RepairReport:
 
     @property
     def would_fix(self) -> tuple[SiteOutcome, ...]:
-        return tuple(o for r in self.rounds for o in r.outcomes if o.fixed)
+        """The sites whose fix was made, and not undone since."""
+        undone = {_key(o) for r in self.rounds for o in r.outcomes if o.undone}
+        return tuple(
+            o
+            for r in self.rounds
+            for o in r.outcomes
+            if o.fixed and _key(o) not in undone
+        )
 
     @property
     def left(self) -> tuple[SiteOutcome, ...]:
@@ -196,6 +208,10 @@ class RepairReport:
         return self.rounds[-1].failures if self.rounds else ()
 
 
+def _key(outcome: SiteOutcome) -> tuple[str, str, int]:
+    return (outcome.code, (outcome.path or Path()).as_posix(), outcome.line)
+
+
 def _read(path: Path, files: list[Path], options: Options) -> EvidenceReading:
     """Imports the reader when first needed: that happens in the follower, during the first run."""
     from jaxfix.evidence.records import (
@@ -240,6 +256,7 @@ def _site_outcomes(
             detail = f"{site.code} is not selected (--select {site.code}, or ALL)"
         else:
             fixed, detail, needs_unsafe = _site_outcome(site, result, dry_run)
+        fixed_in = site.path
         if fixed and (
             _value_site(site, evidence or {}, "value_origins")
             or _value_site(site, evidence or {}, "value_unknown")
@@ -256,7 +273,7 @@ def _site_outcomes(
                 at_value, by_path[value.path], dry_run
             )
             if fixed_there or unsafe_there:  # made there, or the hint
-                needs_unsafe = unsafe_there
+                needs_unsafe, fixed_in = unsafe_there, value.path
                 fixed, detail = (
                     fixed_there,
                     f"{there} ({value.name}, {value.where(Path.cwd())})",
@@ -275,6 +292,7 @@ def _site_outcomes(
                 tests,
                 site.message,
                 needs_unsafe,
+                fixed_in if fixed else None,
             )
         )
     return outcomes
@@ -332,15 +350,17 @@ def _site_outcome(
     return False, d.message, False
 
 
-def _raised_again(again: Sites, changed: Sites, unsafe: Sites) -> str:
+def _raised_again(again: Sites, changed: Sites, unsafe: Sites, undone: Sites) -> str:
     """Why the sites worked on before raised again: a fix written there did not help, or none
-    was written (the reasons were said in their round)."""
+    was written, or it was undone (the reasons were said in their round)."""
     parts = []
     if n := len(again & changed):
         parts.append(f"{n} site(s) raised again after jaxfix fixed them")
+    if n := len(again & undone):
+        parts.append(f"{n} site(s) whose fix was undone raised again")
     if n := len(again & unsafe):
         parts.append(f"{n} site(s) whose unsafe fix needs --unsafe-fixes raised again")
-    if n := len(again - changed - unsafe):
+    if n := len(again - changed - unsafe - undone):
         parts.append(f"{n} site(s) jaxfix could not fix raised again")
     return "; ".join(parts)
 
@@ -364,6 +384,103 @@ def _value_site(
 
 
 ANOTHER_PATH = "another path the run took to this line: "
+
+
+@dataclass(frozen=True)
+class _Hit:
+    """A new error of a run, raised inside a statement a fix of the round before wrote."""
+
+    record: int
+    text: str  # its first line
+    at: tuple[Path, int] | None  # where it raised in the tree
+    site: tuple[str, str, int] | None  # one of the rules' errors' site; None: a failure
+
+
+_Implicated = list[tuple[WrittenFix, list[_Hit]]]
+
+
+def _implicated(
+    reading: EvidenceReading,
+    fixes: Sequence[WrittenFix],
+    known: tuple[Sites, set[tuple[str, str]]],
+) -> _Implicated:
+    """The fixes the round before wrote that the run then raised a new error inside
+    (jaxfix/workflows/repair_guard.py), each with those errors. `known`: the sites worked on
+    and the failures seen before, which are not new."""
+    worked_on, failures_before = known
+    errors = [
+        (
+            _Hit(
+                r.record,
+                _first_line(r.message),
+                (r.path, r.line) if r.path else None,
+                r.site,
+            ),
+            r.inside,
+        )
+        for r in reading.raised
+        if r.site not in worked_on
+    ] + [
+        (
+            _Hit(f.record, _first_line(f"{f.exception}: {f.message}"), f.at, None),
+            f.inside,
+        )
+        for f in reading.failures
+        if (f.exception, f.message) not in failures_before
+    ]
+    found = [
+        (fix, [hit for hit, inside in errors if fix.holds(inside)]) for fix in fixes
+    ]
+    return [(fix, hits) for fix, hits in found if hits]
+
+
+def _first_line(message: str) -> str:
+    """A message's first sentence (of its first line), at most 200 characters."""
+    line = message.strip().split("\n", 1)[0]
+    sentence = line.split(". ", 1)[0].rstrip(".")
+    return sentence if len(sentence) <= 200 else sentence[:199] + "…"
+
+
+def _broken(implicated: _Implicated, would: Sequence[SiteOutcome]) -> _Implicated:
+    """The fixes whose new errors are not all fixed this round (`would`: the round's
+    outcomes before anything is written): a failure, or one of the rules' errors left."""
+    fixed = {_key(o) for o in would if o.fixed}
+    return [
+        (fix, hits)
+        for fix, hits in implicated
+        if any(hit.site is None or hit.site not in fixed for hit in hits)
+    ]
+
+
+def _undone(
+    number: int,
+    broken: _Implicated,
+    earlier: Sequence[SiteOutcome],
+    within: tuple[str, ...],
+) -> tuple[list[SiteOutcome], set[int]]:
+    """`broken`'s fixes undone (for the sites of `earlier`, the round before's outcomes): each
+    site's outcome, one line, and the records of the errors they brought (not worked on)."""
+    outcomes: list[SiteOutcome] = []
+    brought: set[int] = set()
+    for fix, hits in broken:
+        why = undo(fix, within)
+        if why is None:
+            brought.update(hit.record for hit in hits)
+        first = hits[0]
+        where = f" at {display_path(first.at[0])}:{first.at[1]}" if first.at else ""
+        outcomes += [
+            replace(
+                o,
+                round=number,
+                fixed=False,
+                detail=f"fixed {o.detail}, but then {first.text}{where}; {why or 'undone'}",
+                fixed_in=None,
+                undone=True,
+            )
+            for o in earlier
+            if o.fixed and o.fixed_in and o.fixed_in.resolve() == fix.path.resolve()
+        ]
+    return outcomes, brought
 
 
 def _unique_sites(raised: list[Raised]) -> list[Raised]:
@@ -519,6 +636,11 @@ def repair(
     worked_on: Sites = set()
     changed_sites: Sites = set()  # worked on, and a fix was written for them
     unsafe_sites: Sites = set()  # worked on, their fix needs --unsafe-fixes
+    undone_sites: Sites = (
+        set()
+    )  # fixed, and undone: the next run raised a new error in it
+    fixes: list[WrittenFix] = []  # what the round before wrote
+    failures_seen: set[tuple[str, str]] = set()
     within = real_roots(paths)
     recording = RecordingDir()
     if not run.options.select:
@@ -589,11 +711,31 @@ def repair(
                     Stop.PASSED,
                     f"the command passed{' after the fixes' if number > 1 else ''}",
                 )
+            implicated = _implicated(reading, fixes, (worked_on, failures_seen))
+            earlier = rounds[-1].outcomes if rounds else ()
+            fixes = []
+            failures_seen.update((f.exception, f.message) for f in reading.failures)
+
+            def undo_broken(broken: _Implicated) -> tuple[list[SiteOutcome], set[int]]:
+                undone, brought = _undone(number, broken, earlier, within)
+                for outcome in undone:
+                    changed_sites.discard(_key(outcome))
+                    undone_sites.add(_key(outcome))
+                return undone, brought
+
             how = (
                 f"timed out after {settings.timeout:g} s"
                 if ran.timed_out
                 else f"exited with {ran.returncode}"
             )
+            undone: list[SiteOutcome] = []
+            if not reading.raised or number > settings.max_rounds:
+                undone, _ = undo_broken(implicated)
+                if undone:
+                    base = replace(base, outcomes=tuple(undone))
+                if undone and number <= settings.max_rounds:
+                    done(base)  # the files as they were: the next run says what is left
+                    continue
             if not reading.raised:
                 done(base)
                 if not reading.jax_versions and not reading.failures:
@@ -617,10 +759,14 @@ def repair(
                 if r.site is not None and r.site not in worked_on
             ]
             if not new:
+                undone, _ = undo_broken(implicated)
+                if undone:
+                    done(replace(base, outcomes=tuple(undone)))
+                    continue
                 done(base)
                 again = {r.site for r in reading.raised if r.site is not None}
                 why = (
-                    _raised_again(again, changed_sites, unsafe_sites)
+                    _raised_again(again, changed_sites, unsafe_sites, undone_sites)
                     if again
                     else "none of its errors can be placed in the tree"
                 )
@@ -630,12 +776,23 @@ def repair(
                 )
             evidence = _new_evidence(reading, worked_on, scoped, found.files)
             results = follower.results(evidence, settings.jobs)
+            if implicated:  # kept when what it brought is fixed now, else undone
+                selected = {entry.code for entry in run.rules}
+                would = _site_outcomes(number, new, results, True, evidence, selected)
+                undone, brought = undo_broken(_broken(implicated, would))
+                if brought:
+                    new = [r for r in new if r.record not in brought]
+                    left_alone = {r.site for r in reading.raised if r.record in brought}
+                    evidence = _new_evidence(
+                        reading, worked_on | left_alone, scoped, found.files
+                    )
+                    results = follower.results(evidence, settings.jobs)
             worked_on.update(r.site for r in new if r.site is not None)
             diffs = data_diffs(results)  # as the files are before anything is written
             if not settings.dry_run:
                 results = _write(results, within)
                 diffs = [d for d in diffs if _holds(d.path, d.new)]
-            outcomes = _site_outcomes(
+            outcomes = undone + _site_outcomes(
                 number,
                 new,
                 results,
@@ -660,13 +817,14 @@ def repair(
                 return finish(
                     Stop.DRY_RUN, "dry run: the fixes were shown, nothing was written"
                 )
+            fixes = written_fixes(results)
             for outcome in outcomes:
-                key = (outcome.code, (outcome.path or Path()).as_posix(), outcome.line)
+                key = _key(outcome)
                 if outcome.fixed:
                     changed_sites.add(key)
                 elif outcome.needs_unsafe:
                     unsafe_sites.add(key)
-            if not any(o.fixed for o in outcomes):
+            if not any(o.fixed or o.undone for o in outcomes):
                 unsafe = sum(1 for o in outcomes if o.needs_unsafe)
                 return finish(
                     Stop.NOTHING_FIXED,

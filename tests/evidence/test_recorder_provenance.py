@@ -63,6 +63,18 @@ def _record(
     modules: dict[str, str] | None = None,
     main: str = MAIN,
 ) -> dict:
+    (error,) = [
+        r for r in _records(tmp_path, version, modules, main) if r["kind"] == "error"
+    ]
+    return error
+
+
+def _records(
+    tmp_path: Path,
+    version: str,
+    modules: dict[str, str] | None = None,
+    main: str = MAIN,
+) -> list[dict]:
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
     for name, text in (modules or {"config.py": CONFIG, "meshes.py": MESHES}).items():
@@ -84,8 +96,7 @@ def _record(
         ]
     finally:
         recording.close()
-    (error,) = [r for r in records if r["kind"] == "error"]
-    return error
+    return records
 
 
 def _places(frames: list[dict]) -> list[tuple[str, int, str]]:
@@ -175,6 +186,52 @@ def test_a_context_mesh_error_names_where_its_out_sharding_was_built_and_the_con
     ]
     assert _places(out["built"])[1][2] == 'layout_mesh("cond")'
     assert _places(context["entered"])[-1] == ("main.py", 12, "jax.set_mesh(mesh)")
+
+
+SIZED = """\
+import contextlib
+import functools
+
+import jax
+
+
+class Plan:
+    @functools.cached_property
+    def batch_size(self):
+        return 4 * jax.sharding.get_mesh().shape["data"]
+
+
+@contextlib.contextmanager
+def planned(mesh):
+    with jax.sharding.use_abstract_mesh(mesh):
+        yield
+"""
+SIZED_MAIN = """\
+import jax
+
+from pkg.sized import Plan, planned
+
+with planned(jax.sharding.AbstractMesh((8,), ("data",))):
+    Plan().batch_size
+"""
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_a_failure_names_its_frames_and_the_contexts_it_left(tmp_path, version):
+    """An error that is none of the rules' still has its frames, and the statements that
+    entered the mesh contexts it left: a context manager's `with`, suspended at its `yield`,
+    is in no traceback."""
+    (failure,) = [
+        r
+        for r in _records(tmp_path, version, {"sized.py": SIZED}, SIZED_MAIN)
+        if r["kind"] == "failure"
+    ]
+    assert failure["exception"] == "KeyError"
+    places = [(n, line) for n, line, _ in _places(failure["frames"])]
+    assert (places[0], places[-1]) == (("main.py", 6), ("sized.py", 10))
+    ((*_, entered),) = failure["contexts"]
+    assert (Path(entered["path"]).name, entered["line"]) == ("sized.py", 15)
 
 
 TARGET_MESHES = """\

@@ -433,24 +433,30 @@ class Analysis:
         bring no devices (eager.py)."""
         return eager.eager_op(call, self)
 
-    def devices_needed(self, statement: ast.With) -> tuple[ast.Call, bool] | None:
+    def devices_needed(
+        self, statement: ast.With
+    ) -> tuple[ast.Call | ast.Yield | ast.YieldFrom, bool] | None:
         """The first call in the `with` body (as written, not in a function defined there) that
         may need devices: `(call, True)` for an eager op (eager.py), which needs them,
         `(call, False)` for a call of a function of the tree, which jaxfix does not follow, of
         a callable it does not know (a parameter, an unknown object's method), or of a jitted
-        function (it computes: `in_shardings=P(...)` needs a concrete mesh); None when none of
-        these is written there."""
+        function (it computes: `in_shardings=P(...)` needs a concrete mesh); `(yield, False)`
+        for a `yield` (a context manager's: the code its caller runs in its own `with` runs
+        there); None when none of these is written there."""
         scope = self.module.scope_of(statement)
         calls = sorted(
             (
                 node
                 for part in statement.body
                 for node in ast.walk(part)
-                if isinstance(node, ast.Call) and self.module.scope_of(node) is scope
+                if isinstance(node, (ast.Call, ast.Yield, ast.YieldFrom))
+                and self.module.scope_of(node) is scope
             ),
             key=lambda n: (n.lineno, n.col_offset),
         )
         for call in calls:
+            if not isinstance(call, ast.Call):
+                return call, False
             if self.eager_op(call) is not None:
                 return call, True
             callee = self.value_of(call.func)

@@ -1954,7 +1954,22 @@ class _Walk:
                 and module.parents.get(function) is receiver.cls.node
             ):
                 calls.append((call, 1))  # `TABLE[name].method()`: `self` is the entry
+        if not calls and isinstance(module.parents.get(function), ast.ClassDef):
+            # `obj.method(...)` of an object the engine does not know: the run's frames say
+            # this line called `function`, the one call of a method of its name is that call
+            calls = [
+                (call, 1)
+                for call in caller.calls
+                if call.lineno <= caller_line <= (call.end_lineno or call.lineno)
+                and isinstance(call.func, ast.Attribute)
+                and call.func.attr == function.name
+                and isinstance(self.evaluator.value_of(caller, call.func), Unknown)
+            ]
         where = f"{caller.path.name}:{caller_line}"
+        if not calls:  # `obj.mesh` of a property `mesh`: `self` is `obj`
+            read = _property_read(caller, caller_line, function)
+            if read is not None and name.id == function.args.args[0].arg:
+                return caller, read.value, narrowest
         if len(calls) < 2:  # `factory(names)`, `factory` a `functools.partial` of it
             partial = self._through_partial(caller, caller_line, function)
             if isinstance(partial, Unknown):
@@ -3317,6 +3332,43 @@ class _Walk:
             )
         return count
 
+    def _super_elsewhere(
+        self, module: Module, attribute: ast.Attribute, function: ast.AST
+    ) -> bool:
+        """Whether `attribute` is `super().name` in a method of a class C that surely does not
+        reach `function` so: `super()` looks past C, at C's bases, none of which (each one
+        the engine knows, followed up) defines `function`."""
+        value = attribute.value
+        if not (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id == "super"
+            and not value.args
+        ):
+            return False
+        node: ast.AST | None = attribute
+        while node is not None and not isinstance(node, ast.ClassDef):
+            node = module.parents.get(node)
+        if node is None:
+            return False
+        pending = [(module, base) for base in node.bases]
+        seen: set[int] = set()
+        while pending:
+            owner, base = pending.pop()
+            found = self.evaluator.value_of(owner, base)
+            if not isinstance(found, Class):
+                return False  # a base the engine does not know may define it
+            if id(found.node) in seen:
+                continue
+            seen.add(id(found.node))
+            if function in found.node.body or len(seen) > _MAX_STEPS:
+                return False
+            defining = self._module(found.path)
+            if isinstance(defining, Unknown):
+                return False
+            pending += [(defining, b) for b in found.node.bases]
+        return True
+
     def _other(self, module: Module, node: ast.AST, function: ast.AST | None) -> bool:
         """Whether `node` (an attribute, or a call of one) surely names another function or
         class than `function`."""
@@ -3325,10 +3377,20 @@ class _Walk:
         attribute = node.func if isinstance(node, ast.Call) else node
         if not isinstance(attribute, ast.Attribute):
             return False
+        if self._super_elsewhere(module, attribute, function):
+            return True
         value = self.evaluator.value_of(module, attribute)
         if isinstance(value, Unknown):
             value = self._imported_function(module, attribute) or value
-        target = value.node if isinstance(value, (Function, Class)) else None
+        target = (
+            value.node
+            if isinstance(value, (Function, Class))
+            else value.function.node
+            if isinstance(
+                value, BoundMethod
+            )  # `obj.method()` of a known object's class
+            else None
+        )
         return target is not None and target is not function
 
     def _data_file(
@@ -4142,6 +4204,28 @@ def _property_of(cls: ast.ClassDef, field: _Field) -> list[_Field] | None:
     if read and isinstance(value, ast.Name) and value.id == getter.args.args[0].arg:
         return read
     return None
+
+
+def _property_read(
+    module: Module, line: int, function: ast.FunctionDef
+) -> ast.Attribute | None:
+    """The one read `obj.name` on `line` of `module` that runs `function`, a getter (a
+    `property` or `functools.cached_property` named `name`, taking `self` alone); None when
+    it is not one or the line reads that name more than once."""
+    if len(function.args.args) != 1 or not any(
+        ast.unparse(d).split(".")[-1] in ("cached_property", "property")
+        for d in function.decorator_list
+    ):
+        return None
+    reads = [
+        node
+        for node in ast.walk(module.tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.ctx, ast.Load)
+        and node.attr == function.name
+        and node.lineno <= line <= (node.end_lineno or node.lineno)
+    ]
+    return reads[0] if len(reads) == 1 else None
 
 
 def _is_dataclass(node: ast.ClassDef) -> bool:
