@@ -4338,7 +4338,7 @@ class Evaluator:
         if not isinstance(out, (Sharding, tuple)):
             return lost
         body = self.call_function(
-            replace(function, wrapped_by=None, jit_keywords=()),
+            replace(function, wrapped_by=None, jit_keywords=(), jit_api=None),
             positional,
             keywords,
             node,

@@ -52,7 +52,7 @@ class EvidenceMap:
     def through(self, node: ast.AST, code: str) -> Evidence | None:
         """As `at`, also matching evidence raised elsewhere by a call on `node`'s lines (a
         traceback's outer frame there): for a rule whose report is the context the raising
-        call ran in (JAX102's `with mesh:` around a call of a function that raised)."""
+        call ran in (JAX014's `with mesh:` around a call of a function that raised)."""
         evidence = self.at(node, code)
         if evidence is not None or getattr(node, "lineno", None) is None:
             return evidence

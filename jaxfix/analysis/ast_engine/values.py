@@ -438,6 +438,7 @@ class Function:
     wrapped_by: str | None = None
     bound: tuple[tuple[str, Value], ...] = ()  # functools.partial's keyword arguments
     jit_keywords: tuple[tuple[str, Value], ...] = ()  # `jax.jit(f, **these)`
+    jit_api: str | None = None  # the jit that took them: `jax.jit`, or a pjit
 
 
 @dataclass(frozen=True)

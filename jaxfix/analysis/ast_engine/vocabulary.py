@@ -413,7 +413,10 @@ def call(
     if api is Api.JIT:
         if positional and isinstance(positional[0], Function):
             return replace(
-                positional[0], wrapped_by="jit", jit_keywords=tuple(keywords.items())
+                positional[0],
+                wrapped_by="jit",
+                jit_keywords=tuple(keywords.items()),
+                jit_api=callee.name,
             )
         if (
             len(positional) == 1
@@ -427,6 +430,7 @@ def call(
                     method.function,
                     wrapped_by="jit",
                     jit_keywords=tuple(keywords.items()),
+                    jit_api=callee.name,
                 ),
             )
         if not positional:
