@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from jaxfix.codemods.jax102_legacy_mesh_context import LegacyMeshContext
-from jaxfix.codemods.legacy_mesh_raises import Raising, raising_under
+from jaxfix.codemods.legacy_mesh_raises import Raising, entered_unseen, raising_under
 from jaxfix.codemods.text import other_file, short
 from jaxfix.ground.diagnostics import Safety
 
@@ -100,10 +100,11 @@ class LegacyMeshContextRaises(LegacyMeshContext):
         return self.analysis.expected(node, self.raises, self.error)
 
     def _owns(self, node: ast.With, raising: Raising | None) -> bool:
-        return (
-            raising is not None
-            or self.analysis.confirmed_through(node, self.code) is not None
-        )
+        confirmed = self.analysis.confirmed_through(node, self.code)
+        if raising is not None or confirmed is not None:
+            return True
+        self.leave(node, entered_unseen(self.analysis, node))
+        return False
 
     def _message(self, mesh: ast.expr, raising: Raising | None) -> str:
         analysis = self.analysis

@@ -228,12 +228,8 @@ def _entering_blocks(
 ) -> Iterator[tuple[Analysis, ast.Call]]:
     """For a block that yields in a `@contextmanager` function, the calls of each `with`
     of the project entering that function."""
-    scope = analysis.module.scope_of(statement)
-    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) or not any(
-        isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(statement.body)
-    ):
-        return
-    running = analysis.calls_running(scope)
+    scope = _yielding_in(analysis, statement)
+    running = analysis.calls_running(scope) if scope is not None else None
     if not isinstance(running, list):
         return
     for module, node in running:
@@ -242,6 +238,33 @@ def _entering_blocks(
         if isinstance(block, (ast.With, ast.AsyncWith)):
             where = analysis.of(module)
             yield from ((where, c) for c in _calls_in(block.body))
+
+
+def entered_unseen(analysis: Analysis, statement: _Block) -> str | None:
+    """Where the block yields in a function whose users jaxfix cannot find: what `-v` says
+    about a block under which no raising call was seen."""
+    scope = _yielding_in(analysis, statement)
+    if scope is None:
+        return None
+    running = analysis.calls_running(scope)
+    if isinstance(running, list):
+        return None
+    return (
+        f"the block yields in `{scope.name}`, and jaxfix cannot tell what runs under it "
+        f"({running.why})"
+    )
+
+
+def _yielding_in(
+    analysis: Analysis, statement: _Block
+) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The function the block yields in (a `@contextmanager` one: its users run there)."""
+    scope = analysis.module.scope_of(statement)
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+        isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(statement.body)
+    ):
+        return scope
+    return None
 
 
 def _calls_in(statements: list[ast.stmt]) -> list[ast.Call]:
