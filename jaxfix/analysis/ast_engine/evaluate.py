@@ -487,19 +487,22 @@ class Evaluator:
 
     def _dict(self, module: Module, node: ast.Dict, frame: Frame) -> Value:
         pairs: list[tuple[Value, Value]] = []
+        written: list[tuple[Value, ast.AST]] = []
         for key, value in zip(node.keys, node.values):
             if key is None:
                 spliced = self.value(module, value, frame)
                 if not isinstance(spliced, DictValue):
                     return Unknown("`**` of a dict jaxfix does not know")
                 pairs.extend(spliced.items)
+                written.extend(spliced.written)
                 continue
             pairs.append(
                 (self.value(module, key, frame), self.value(module, value, frame))
             )
+            written.append((pairs[-1][0], key))
         if not all(known(k) for k, _ in pairs):
             return Unknown("a dict with keys jaxfix cannot compute")
-        return DictValue(tuple(pairs))
+        return DictValue(tuple(pairs), written=tuple(written))
 
     def _bool_op(self, module: Module, node: ast.BoolOp, frame: Frame) -> Value:
         is_and = isinstance(node.op, ast.And)
@@ -5102,7 +5105,7 @@ def _binary(op: ast.operator, left: Value, right: Value) -> Value:
         and isinstance(left, DictValue)
         and isinstance(right, DictValue)
     ):
-        return DictValue(left.items + right.items)
+        return DictValue(left.items + right.items, written=left.written + right.written)
     for operand in (left, right):
         if isinstance(operand, Unknown):
             # an operand jaxfix does not know: the operation is lost where it was
