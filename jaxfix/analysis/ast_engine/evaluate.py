@@ -13,7 +13,10 @@ evaluated with `self` bound; a memoizing getter, `if self._m is None: self._m = 
 `return self._m`, gives `E` when nothing else stores `._m`), dataclass fields (a default, or
 what a `default_factory` function of the tree returns), and what `__init__` assigns to
 `self.x` (a base's `__init__` with the arguments of the subclass's one `super().__init__(...)`;
-Unknown when another method assigns it too). A method's `self` is the one object every call
+Unknown when another method assigns it too); `super().name` in a method is `name` as the
+classes after the method's own in the object's (single-inheritance) MRO bind it, bound to that
+object (`super().task()` runs the base's `task` with the subclass's class attributes). A
+method's `self` is the one object every call
 of the method in the project is made on, when jaxfix saw it built (`PROVIDER =
 LoraProvider(mesh_shape=(2, 2))` in a config module, `configs.PROVIDER.lora_shapes(...)`);
 a method's callers are looked for in every module holding its name, imported or not.
@@ -423,6 +426,8 @@ class Evaluator:
                 return frozenset(str(m) for m in members)
             return Unknown("a set jaxfix does not spell out")
         if isinstance(node, ast.Attribute):
+            if _is_bare_super(node.value):
+                return self._super_attribute(module, node, frame)
             base = self.value(module, node.value, frame)
             return self.attribute(base, node.attr, node)
         if isinstance(node, ast.Subscript):
@@ -2992,7 +2997,11 @@ class Evaluator:
 
     def _class_member(self, cls: Class, name: str) -> Value:
         """A name bound in the class body (or a base class of the tree): constant or method."""
-        for klass in self._mro(cls):
+        return self._member_in(self._mro(cls), name, cls)
+
+    def _member_in(self, classes: list[Class], name: str, cls: Class) -> Value:
+        """`name` as the first of `classes` (an MRO, or its part after a class) binds it."""
+        for klass in classes:
             module = self.module(klass.path)
             if isinstance(module, Unknown):
                 return module
@@ -3002,6 +3011,41 @@ class Evaluator:
             if bindings:
                 return self._bindings_value(module, name, bindings, frame)
         return Unknown(f"`{name}` is not defined in class `{cls.node.name}`")
+
+    def _super_attribute(
+        self, module: Module, node: ast.Attribute, frame: Frame
+    ) -> Value:
+        """`super().name` in a method of a class of the tree: `name` as the classes after it
+        in the MRO of the object (or class) the method runs on bind it, bound to that object
+        as an attribute of the object itself would be."""
+        method = frame.scope
+        klass = module.parents.get(method)
+        if not (
+            isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and isinstance(klass, ast.ClassDef)
+            and method.args.args
+        ):
+            return Unknown("`super()` outside a method of a class")
+        receiver = self._parameter(module, method.args.args[0], frame)
+        if isinstance(receiver, Unknown):
+            return receiver
+        cls = receiver.cls if isinstance(receiver, Instance) else receiver
+        if not isinstance(cls, Class):
+            return Unknown("`super()` of an object jaxfix does not know")
+        mro = self._mro(cls)
+        after = next((i + 1 for i, k in enumerate(mro) if k.node is klass), None)
+        if after is None:
+            return Unknown(f"`super()` of `{klass.name}`, not a base jaxfix sees")
+        member = self._member_in(mro[after:], node.attr, cls)
+        if not isinstance(member, Function) or member.wrapped_by == "staticmethod":
+            return member
+        if member.wrapped_by == "classmethod":
+            return BoundMethod(member, cls)
+        if not isinstance(receiver, Instance):
+            return member  # a plain function reached through the class
+        if member.wrapped_by in _PROPERTIES:
+            return self.call_function(member, [receiver], {}, node)
+        return BoundMethod(member, receiver)
 
     def _mro(self, cls: Class) -> list[Class]:
         """The class and its single-inheritance chain of bases of the tree; bases outside the
@@ -3423,7 +3467,11 @@ class Evaluator:
                 if positional:
                     return Unknown("`.replace(...)` given positional arguments")
                 return self._replaced([receiver], keywords, node)
-            callee = self.attribute(receiver, node.func.attr, node.func)
+            callee = (
+                self._super_attribute(module, node.func, frame)
+                if _is_bare_super(node.func.value)
+                else self.attribute(receiver, node.func.attr, node.func)
+            )
         else:
             callee = self.value(module, node.func, frame)
         if isinstance(callee, JaxStage) or (
@@ -4890,6 +4938,17 @@ def _handed_out(module: Module, node: ast.expr) -> bool:
 def _is_called(module: Module, node: ast.expr) -> bool:
     call = module.parents.get(node)
     return isinstance(call, ast.Call) and call.func is node
+
+
+def _is_bare_super(node: ast.expr) -> bool:
+    """`super()`, the class's next in the MRO of the object the method runs on."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "super"
+        and not node.args
+        and not node.keywords
+    )
 
 
 def _calls_super_init(init: ast.FunctionDef) -> bool:
