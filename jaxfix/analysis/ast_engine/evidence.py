@@ -62,7 +62,7 @@ class EvidenceMap:
                 e
                 for e in self.evidence
                 if e.code == code
-                and e not in self.matched
+                and self.matched.get(e, node) is node  # asked again of the same node
                 and any(span.start[0] <= line <= span.end[0] for line in e.callers)
             ),
             None,
