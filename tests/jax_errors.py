@@ -17,8 +17,8 @@ JAX_ERRORS = {
     # `from jax.sharding import use_mesh`: the import fails before the call (JAX006's fix).
     "JAX006-import": "cannot import name 'use_mesh' from 'jax.sharding'",
     # What runs inside `with mesh:` raises, by the API that needs the context mesh.
-    "JAX102-device-put": message_start(RULES["JAX102"].raises[1]),
-    "JAX102-shard-map": message_start(RULES["JAX102"].raises[2]),
+    "JAX014-device-put": message_start(RULES["JAX014"].raises[1]),
+    "JAX014-shard-map": message_start(RULES["JAX014"].raises[2]),
     # pjit with PartitionSpecs and no `with mesh:`, which JAX103 reports without a fix.
     "JAX103-partition-spec": "pjit requires a non-empty mesh in context",
     # auto_axes given an out_sharding on another mesh than the context's (JAX011's second).

@@ -597,9 +597,9 @@ def _dict_call(evaluator: Evaluator, module: Module, table: ast.expr) -> bool:
     )
 
 
-# JAX102's jit raised in a module whose caller, in another module, runs it in a `with mesh:`
+# JAX014's jit raised in a module whose caller, in another module, runs it in a `with mesh:`
 # block: the block's call gets evidence of its own, where the rule reports the block.
-_BLOCK = ("JAX102",)
+_BLOCK = ("JAX014",)
 
 
 def _outer_frames(item: Evidence, path: Path) -> list[tuple[Path, int]]:
@@ -623,7 +623,7 @@ def _in_block(
     ours: set[Path],
 ) -> None:
     """Each call the run went through in another module that is inside a `with` block gets
-    the evidence (JAX102 asks for it through the block's lines); the raising line says where
+    the evidence (JAX014 asks for it through the block's lines); the raising line says where
     the first went."""
     from jaxfix.analysis.ast_engine.values import Unknown
 

@@ -135,7 +135,9 @@ def evidence_run(log: str, paths: list[Path], run: Run, console: Console) -> Log
     selected = {entry.code for entry in selected_rules(options)}
     for path, items in sorted(found.items()):
         for item in items:
-            if item.code not in selected:  # else dropped unsaid: a deprecation (JAX102)
+            if (
+                item.code not in selected
+            ):  # else dropped unsaid: one the target leaves out (JAX014)
                 console.print(
                     Text(
                         printable(

@@ -5,12 +5,14 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from jaxfix.analysis.ast_engine.values import DictValue
+from jaxfix.analysis.ast_engine.analysis import Analysis
+from jaxfix.analysis.ast_engine.values import DictValue, Unknown
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
-from jaxfix.codemods.text import not_fixed, with_note
+from jaxfix.codemods.text import not_fixed, other_file, with_note
 from jaxfix.evidence.facts import Evidence
 from jaxfix.ground.diagnostics import Fix, Safety
+from jaxfix.settings.options import Options
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -54,8 +56,10 @@ class ShardMapCheckRep(Rule):
     `check_vma`, the same check under its new name. A call that passes both is reported
     without a fix. Renaming the key of a mapping bound to a name is unsafe: other code
     may read that mapping (an experimental `shard_map`, which takes `check_rep`). A mapping
-    written in another module is reported at the call; from a recorded run (`jaxfix
-    repair`, `--evidence`) its key is renamed there.
+    written in another module (a config's `dict(check_rep=False)`, handed on through
+    constructors and copies the engine follows) is renamed where its key is written, reported
+    there as the key that reaches `jax.shard_map` (unsafe, as above); the call names that
+    place. From a recorded run (`jaxfix repair`, `--evidence`) its key is renamed there too.
 
     ## References
     - `shard_map` in jax/_src/shard_map.py (jax 0.10.2 and 0.12.0.1): its keyword-only
@@ -71,7 +75,8 @@ class ShardMapCheckRep(Rule):
         Safety.UNSAFE: "rename the `check_rep` key of a mapping passed by `**` that other "
         "code may read too",
     }
-    tokens = ((b"check_rep", b"shard_map"), (b"shard_map", rb"\*\*"))
+    # a key written in a module that never spells shard_map reaches it through others
+    tokens = ((b"check_rep",), (b"shard_map", rb"\*\*"))
     raises = ("shard_map() got an unexpected keyword argument 'check_rep'",)
     error = "TypeError"
 
@@ -103,6 +108,87 @@ class ShardMapCheckRep(Rule):
             old, message, fix=Fix("rename to `check_vma=`", ((old, rename_check_rep),))
         )
 
+    def __init__(self, analysis: Analysis, options: Options) -> None:
+        super().__init__(analysis, options)
+        self._spreads: list[tuple[Analysis, ast.Call, DictValue]] | None = None
+
+    def visit_keyword(self, node: ast.keyword) -> None:
+        """`check_rep=` of a call (`dict(check_rep=False)`): a key another module's
+        jax.shard_map may get, where the engine's value of its mapping says it was written."""
+        if node.arg == "check_rep" and isinstance(
+            self.analysis.parents.get(node), ast.Call
+        ):
+            self._key_written(node)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        """The `"check_rep"` key of a dict literal, as `visit_keyword`."""
+        table = self.analysis.parents.get(node)
+        if node.value == "check_rep" and isinstance(table, ast.Dict):
+            if any(k is node for k in table.keys):
+                self._key_written(node)
+
+    def _key_written(self, key: ast.keyword | ast.Constant) -> None:
+        """A key written here that reaches `jax.shard_map` by `**` only in other modules
+        (a call here reports it itself): renamed here."""
+        uses = [
+            (where, call)
+            for where, call, mapping in self._spread_calls()
+            if mapping.written_at("check_rep") is key
+        ]
+        analysis = self.analysis
+        if not uses or any(where.module is analysis.module for where, _ in uses):
+            return
+        where, call = uses[0]
+        message = (
+            f"the `check_rep` key written here reaches jax.shard_map by `**` at "
+            f"{other_file(where.path, analysis.path)}:{where.line(call)}: jax.shard_map "
+            "takes `check_vma=`; JAX raises TypeError: shard_map() got an unexpected keyword "
+            "argument 'check_rep'"
+        )
+        rename = rename_check_rep if isinstance(key, ast.keyword) else _renamed_key
+        fix = Fix("rename the key to `check_vma`", ((key, rename),), Safety.UNSAFE)
+        self.report(key, message, fix=fix)
+
+    def _spread_calls(self) -> list[tuple[Analysis, ast.Call, DictValue]]:
+        """The calls of jax.shard_map in the project's modules spelling it that pass a
+        mapping the engine knows by `**`, without check_vma; found once a module."""
+        if self._spreads is not None:
+            return self._spreads
+        analysis = self.analysis
+        project = analysis.engine.project
+        paths = project.candidate_files("shard_map", analysis.path, imported=False)
+        found: list[tuple[Analysis, ast.Call, DictValue]] = []
+        for path in [] if isinstance(paths, Unknown) else paths:
+            module = project.module(path)
+            if isinstance(module, Unknown) or module is analysis.module:
+                continue
+            other = analysis.of(module)
+            for call in ast.walk(module.tree):
+                if not isinstance(call, ast.Call) or not self._shard_map(other, call):
+                    continue
+                if any(k.arg == "check_vma" for k in call.keywords):
+                    continue
+                for keyword in (k for k in call.keywords if k.arg is None):
+                    mapping = other.value_of(keyword.value)
+                    if (
+                        isinstance(mapping, DictValue)
+                        and mapping.get("check_vma") is None
+                    ):
+                        found.append((other, call, mapping))
+        self._spreads = found
+        return found
+
+    @staticmethod
+    def _shard_map(analysis: Analysis, call: ast.Call) -> bool:
+        if not any(k.arg is None for k in call.keywords):
+            return False
+        if not analysis.may_call(call, Api.SHARD_MAP, Api.PARTIAL):
+            return False
+        api = analysis.called_api(call)
+        if api is Api.PARTIAL and call.args:
+            api = analysis.api_of(call.args[0])
+        return api is Api.SHARD_MAP
+
     def checks(self, call: ast.Call) -> bool:
         api = self.analysis.called_api(call)
         if api is Api.PARTIAL and call.args:
@@ -133,20 +219,48 @@ class ShardMapCheckRep(Rule):
         )
         key = _key(written[1], "check_rep") if written is not None else None
         if written is None or key is None:
-            why = "the mapping is not written as a dict literal with that key"
-            self.report(call, with_note(message, not_fixed(why)))
+            node = mapping.written_at("check_rep")
+            if (
+                node is not None and node in analysis.parents
+            ):  # `kw = dict(check_rep=...)`
+                rename = (
+                    rename_check_rep if isinstance(node, ast.keyword) else _renamed_key
+                )
+                fix = Fix(
+                    "rename the key to `check_vma`", ((node, rename),), Safety.UNSAFE
+                )
+                self.report(call, message, fix=fix)
+                return
+            self.report(call, with_note(message, not_fixed(self._written_at(mapping))))
             return
         module, table = written
         if module is not analysis.module:
             where = f"{module.path.name}:{key.lineno}"
             self.report(
                 call,
-                with_note(message, not_fixed(f"the key is written in {where}")),
+                with_note(
+                    message,
+                    not_fixed(
+                        f"the key is written in {where}, which renames it (unsafe)"
+                    ),
+                ),
             )
             return
         safety = Safety.SAFE if table is keyword.value else Safety.UNSAFE
         fix = Fix("rename the key to `check_vma`", ((key, _renamed_key),), safety)
         self.report(call, message, fix=fix)
+
+    def _written_at(self, mapping: DictValue) -> str:
+        """Why the call is not fixed here: where the key is written, when the engine saw it."""
+        analysis = self.analysis
+        node = mapping.written_at("check_rep")
+        place = analysis.place(node) if node is not None else None
+        if place is None:
+            return "the mapping is not written as a dict literal with that key"
+        return (
+            f"the key is written at {other_file(place[0], analysis.path)}:{place[1]}, "
+            "which renames it (unsafe)"
+        )
 
     def at_value(self, evidence: Evidence) -> None:
         """The `check_rep` key of the mapping a recorded call passed by `**` is written here

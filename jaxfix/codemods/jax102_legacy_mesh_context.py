@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import libcst as cst
 
@@ -22,11 +23,13 @@ from jaxfix.analysis.ast_engine.values import (
 from jaxfix.analysis.names import EXPECTED_ERROR_METHODS, SIGNATURES, Api
 from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.imports import unused_imports
+from jaxfix.codemods.legacy_mesh_raises import Raising, raising_under
 from jaxfix.codemods.text import (
     missing_on_target,
     not_fixed,
     other_file,
     raised_in_called_code,
+    short,
     with_note,
 )
 from jaxfix.ground.diagnostics import Fix, Safety
@@ -45,6 +48,7 @@ _TESTS_ERRORS = frozenset(
     | {"deprecated_call"}
 )
 _Edit = Callable[[cst.CSTNode], cst.CSTNode]
+_RAISES = "JAX014"  # the rule of the blocks under which a call surely raises
 
 
 class LegacyMeshContext(Rule):
@@ -56,6 +60,10 @@ class LegacyMeshContext(Rule):
     `pjit` of the same scope, and each `pjit` function the block calls, into `jax.jit`: one
     fix for the whole scope. A `from jax.experimental.pjit import pjit` (or `from
     jax.experimental import pjit`) that only those `pjit`s used goes too.
+
+    A block under which a call surely raises for want of a context mesh (`jax.jit` given
+    PartitionSpecs, among others) is JAX014's, selected by default, wherever JAX014 runs:
+    this rule, a deprecation, reports the others.
 
     Which value is a concrete mesh is the engine's answer ([docs/engine.md](../engine.md)); a
     mesh it cannot pin down (a parameter nobody passes in view) is not reported.
@@ -117,8 +125,7 @@ class LegacyMeshContext(Rule):
     ## References
     - `Mesh.__enter__` in jax/_src/mesh.py (jax 0.10.2 and 0.12.0.1), which warns.
     - The JAX 0.7.1 changelog: "Exposed `jax.set_mesh`" (jax 0.7.0 has no `jax.set_mesh`).
-    - `_resolve_in_shardings` in jax/_src/pjit.py ("jit requires a non-empty mesh"),
-      `device_put` in jax/_src/api.py, `_shard_map` in jax/_src/shard_map.py, which raise.
+    - JAX014, for where the errors are raised.
     """
 
     code = "JAX102"
@@ -137,18 +144,7 @@ class LegacyMeshContext(Rule):
             rb"mesh|Mesh|pjit",
         ),
     )
-    raises = (
-        # `in_shardings` or `out_shardings`: JAX names the argument the spec was passed to
-        "jit requires a non-empty mesh in context if you are passing `PartitionSpec`s to "
-        "{text}",
-        "Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed to device_put",
-        "The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a mesh "
-        "context",
-    )
-    # jit's is a RuntimeError, device_put's and shard_map's are ValueErrors.
-    error = ("RuntimeError", "ValueError", "ValueError")
-    raised_in = ("jax/_src/pjit.py", "jax/_src/api.py", "jax/_src/shard_map.py")
-    raises_since = None
+    raises_since: ClassVar[str | None] = None  # JAX014 is the subset that raises
 
     def __init__(self, analysis: Analysis, options: Options) -> None:
         super().__init__(analysis, options)
@@ -161,6 +157,9 @@ class LegacyMeshContext(Rule):
             return
         items = [i for i in node.items if self._legacy(i.context_expr)]
         if not items or self.expected(node):
+            return
+        raising = self._raising(node, items)
+        if not self._owns(node, raising):
             return
         analysis = self.analysis
         # A log's error is raised by a call in the block, not by the `with`: the evidence on
@@ -178,11 +177,7 @@ class LegacyMeshContext(Rule):
             and not span.start[0] <= confirmed.evidence.line <= span.end[0]
             else ()
         )
-        mesh = analysis.text(items[0].context_expr)
-        message = (
-            f"`with {_short(mesh)}:` is deprecated and sets no context mesh for jit, "
-            "device_put or shard_map: enter it with `jax.set_mesh`"
-        )
+        message = self._message(items[0].context_expr, raising)
         missing = missing_on_target("`jax.set_mesh`", "0.7.1", self.options.jax_version)
         if missing is not None:  # every block says so: none is fixed
             self.report(
@@ -200,6 +195,37 @@ class LegacyMeshContext(Rule):
         fix, why_not = self._fix(scope)
         self.report(
             items[0].context_expr, with_note(message, why_not), fix=fix, related=related
+        )
+
+    def expected(self, node: ast.AST) -> bool:
+        """Inside a test of the errors a call under the block raises (JAX014's)."""
+        raises = _raises_rule()
+        return self.analysis.expected(node, raises.raises, raises.error)
+
+    def _raising(self, node: ast.With, items: list[ast.withitem]) -> Raising | None:
+        """What surely raises under the block, asked where JAX014, which reports those
+        blocks, runs too."""
+        if not self._raises_selected:
+            return None
+        return raising_under(self.analysis, node, items)
+
+    def _owns(self, node: ast.With, raising: Raising | None) -> bool:
+        """Whether this rule reports the block: where JAX014 runs, it reports those under
+        which a call surely raises, or under which a run raised its error."""
+        if not self._raises_selected:
+            return True
+        code = _raises_rule().code
+        return raising is None and self.analysis.confirmed_through(node, code) is None
+
+    @functools.cached_property
+    def _raises_selected(self) -> bool:
+        raises = _raises_rule()
+        return self.options.is_selected(raises.code, raises.raises_since)
+
+    def _message(self, mesh: ast.expr, raising: Raising | None) -> str:
+        return (
+            f"`with {short(self.analysis.text(mesh))}:` is deprecated and sets no context "
+            "mesh for jit, device_put or shard_map: enter it with `jax.set_mesh`"
         )
 
     def _tested(self, node: ast.AST) -> bool:
@@ -286,7 +312,7 @@ class LegacyMeshContext(Rule):
                 "the context's, which jaxfix cannot tell"
             )
             return (
-                f"`{_short(analysis.text(reached.start.func))}` (line "
+                f"`{short(analysis.text(reached.start.func))}` (line "
                 f"{analysis.line(reached.start)}) reaches {through}, which {what}"
             )
         if opaque is None:
@@ -300,7 +326,7 @@ class LegacyMeshContext(Rule):
             return None
         importer, name, reader, path = found
         return (
-            f"`{_short(analysis.text(opaque.func))}` (line {analysis.line(opaque)}) runs "
+            f"`{short(analysis.text(opaque.func))}` (line {analysis.line(opaque)}) runs "
             f"code jaxfix cannot name, beside code of {other_file(importer, analysis.path)} "
             f"that imports `{name}`, whose library's `{reader.name}` "
             f"({_library_path(path)}:{reader.lineno}) reads the mesh of `with mesh:` "
@@ -383,7 +409,7 @@ class LegacyMeshContext(Rule):
                     if self._jit_applied(decorator):
                         return (
                             f"the block is in `{current.name}`, which "
-                            f"`@{_short(analysis.text(decorator))}` traces: jax.set_mesh cannot be "
+                            f"`@{short(analysis.text(decorator))}` traces: jax.set_mesh cannot be "
                             "entered inside jit"
                         )
                 for use in module.loads_by_name.get(current.name, ()):
@@ -395,7 +421,7 @@ class LegacyMeshContext(Rule):
                     ):
                         return (
                             f"the block is in `{current.name}`, which "
-                            f"`{_short(analysis.text(call))}` (line {analysis.line(call)}) "
+                            f"`{short(analysis.text(call))}` (line {analysis.line(call)}) "
                             "traces: jax.set_mesh cannot be entered inside jit"
                         )
             current = module.scope_of(current)
@@ -614,7 +640,7 @@ class LegacyMeshContext(Rule):
                 else f"`{analysis.text(call.func)}`, which calls a jit with in_shardings,"
             )
             return (
-                f"`{_short(analysis.text(passed[0]))}`{made} is passed to {to} "
+                f"`{short(analysis.text(passed[0]))}`{made} is passed to {to} "
                 f"at line {analysis.line(call)}: an array made under "
                 "jax.set_mesh is committed to the mesh, and a jit of other shardings raises"
             )
@@ -690,6 +716,14 @@ class LegacyMeshContext(Rule):
         return False
 
 
+def _raises_rule() -> type[Rule]:
+    """JAX014, the rule of the blocks under which a call raises (it subclasses this one),
+    as registered."""
+    from jaxfix.codemods import RULES
+
+    return RULES[_RAISES]
+
+
 def is_legacy_mesh(analysis: Analysis, expr: ast.expr) -> bool:
     """Whether `expr` (a `with` item) is a concrete mesh entered the legacy way."""
     value = analysis.value_of(expr)
@@ -733,11 +767,6 @@ def _yields(statement: ast.stmt) -> bool:
             )
         )
     return False
-
-
-def _short(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _jax_jit(jax_name: str) -> cst.BaseExpression:

@@ -24,7 +24,7 @@ def related(analysis: Analysis, message: str, node: ast.AST) -> Related:
 
 
 # The related place of a report confirmed by a run's error raised elsewhere, in code a call in
-# the reported block ran (JAX102's `with mesh:`): `jaxfix repair` counts that site as this
+# the reported block ran (JAX014's `with mesh:`): `jaxfix repair` counts that site as this
 # report's by it.
 RAISED_IN_CALLED_CODE = "JAX raised it here, in code the block calls"
 
@@ -77,6 +77,12 @@ def what_runs(analysis: Analysis, node: ast.expr, eager: bool) -> str:
 def not_fixed(reason: str) -> str:
     """The note a report carries when it has no fix: 'not fixed: <reason>'."""
     return f"not fixed: {reason}"
+
+
+def short(text: str) -> str:
+    """Code quoted in a message: on one line, at most 40 characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def with_note(message: str, note: str | None) -> str:

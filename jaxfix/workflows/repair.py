@@ -645,8 +645,8 @@ def repair(
     recording = RecordingDir()
     if not run.options.select:
         # The default selection is the rules whose old code raises on the target JAX; the
-        # run shows what raised, and only a site it raised at is fixed: a deprecation's
-        # error the run raised (JAX102's `with mesh:` around a jit given PartitionSpecs) too.
+        # run shows what raised, and only a site it raised at is fixed: a rule's
+        # error the run raised that its target leaves out (JAX014 before JAX 0.10.1) too.
         run = run.with_options(select=(ALL,))
     options = run.options
 

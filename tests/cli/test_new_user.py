@@ -500,7 +500,7 @@ def test_10_the_from_log_note_is_one_line(project):
         "--from-log", "ci.log", "--check", "src", cwd=project, env=_env(COLUMNS="40")
     )
     assert (
-        "ci.log: no traceback of JAX001-JAX013 or JAX101-JAX103 in the log: nothing to do\n"
+        "ci.log: no traceback of JAX001-JAX014, JAX101 or JAX103 in the log: nothing to do\n"
         in result.stderr
     )
 
@@ -528,7 +528,7 @@ def test_11_show_settings_and_show_files(project):
         in lines
     )
     assert (
-        "rules: JAX001 (missing-lowering-platforms), JAX002 (abstract-mesh-size-change), JAX003 (all-gather-foreign-mesh), JAX004 (shard-map-positional-arguments), JAX005 (shard-map-check-rep), JAX006 (use-mesh-removed), JAX007 (abstract-mesh-context-concrete), JAX008 (set-mesh-abstract), JAX009 (aval-concrete-mesh), JAX010 (abstract-mesh-beside-other-size), JAX011 (out-sharding-other-mesh), JAX012 (buffer-callback-lowering), JAX013 (make-mesh-explicit-default)"
+        "rules: JAX001 (missing-lowering-platforms), JAX002 (abstract-mesh-size-change), JAX003 (all-gather-foreign-mesh), JAX004 (shard-map-positional-arguments), JAX005 (shard-map-check-rep), JAX006 (use-mesh-removed), JAX007 (abstract-mesh-context-concrete), JAX008 (set-mesh-abstract), JAX009 (aval-concrete-mesh), JAX010 (abstract-mesh-beside-other-size), JAX011 (out-sharding-other-mesh), JAX012 (buffer-callback-lowering), JAX013 (make-mesh-explicit-default), JAX014 (legacy-mesh-context-raises)"
         in lines
     )
     from jaxfix.settings.table import SETTINGS

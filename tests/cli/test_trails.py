@@ -548,3 +548,47 @@ def test_a_registered_pytree_says_where_its_child_was_lost(tmp_path, monkeypatch
         "the argument's mesh reaches here as `Registered(struct(AbstractMesh((8,), "
     )
     assert "jaxfix lost it at batches.py:24: " in why
+
+
+STRATEGY = {
+    "pkg/__init__.py": "",
+    "pkg/strategy.py": """\
+        import contextlib
+
+        import jax
+        import numpy as np
+
+
+        class Strategy:
+            @property
+            def mesh(self):
+                return jax.sharding.Mesh(np.array(jax.devices()), ("data",))
+
+            @contextlib.contextmanager
+            def activated(self):
+                with self.mesh:
+                    yield
+        """,
+    "train.py": """\
+        import jax
+        from jax.sharding import PartitionSpec as P
+
+
+        def train(trainer, x):
+            with trainer.strategy.activated():
+                return jax.jit(lambda v: v, in_shardings=P("data"))(x)
+        """,
+}
+
+
+def test_a_legacy_mesh_block_entered_by_an_object_jaxfix_did_not_see_built(
+    tmp_path, monkeypatch
+):
+    """JAX014 cannot tell what runs under a block that yields to users it cannot find."""
+    trails = _trails(_project(tmp_path, STRATEGY), monkeypatch, "--no-cache", "-v")
+    code, why = trails["pkg/strategy.py:14:9"]
+    assert code == "JAX014"
+    assert why == (
+        "the block yields in `activated`, and jaxfix cannot tell what runs under it "
+        "(`activated` at train.py:6 may be it)"
+    )

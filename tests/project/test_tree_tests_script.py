@@ -107,7 +107,7 @@ def test_a_migrated_tree_is_tested_before_and_after(tmp_path: Path, capsys):
     assert code == 1, out  # test_the_old_error passed before, not after
     found = json.loads(results.read_text())
     assert found["fixes"] == {
-        "pkg/legacy.py": {"JAX102": 1},
+        "pkg/legacy.py": {"JAX014": 1},
         "pkg/sharded.py": {"JAX101": 1},
     }
     assert found["tests"] == {

@@ -126,7 +126,7 @@ def test_help_lines_name_the_rules_and_repair_shows_its_command():
     main_help = " ".join(CliRunner().invoke(cli, ["--help"]).output.split())
     assert "{rules}" not in main_help
     assert (
-        "repair Run COMMAND, fix the JAX001-JAX013, JAX101-JAX103 errors its run"
+        "repair Run COMMAND, fix the JAX001-JAX014, JAX101, JAX103 errors its run"
         in main_help
     )
     repair_help = CliRunner().invoke(cli, ["repair", "--help"])

@@ -31,7 +31,6 @@ from workflows.test_repair import python
 pytestmark = pytest.mark.jax
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
-JAX102 = ["--select", "JAX102", "--unsafe-fixes"]
 RUNNER = Path(__file__).resolve().parents[1] / "jax_runner.py"
 JAX_ENV = {
     "XLA_FLAGS": "--xla_force_host_platform_device_count=8",
@@ -82,10 +81,14 @@ MESSAGES: dict[str, list[tuple[str, int, list[str]]]] = {
         ("JAX103/partition_spec_under_set_mesh_block.py", 16, ["--select", "ALL"]),
     ],
     # JAX raises in the block; the report is at the `with` item.
-    "JAX102": [
-        ("JAX102/with_mesh_jit_partition_spec_and_pjit.py", 19, JAX102),
-        ("JAX102/with_mesh_constructor_as_name_device_put.py", 15, JAX102),
-        ("JAX102/shard_map_under_make_mesh_with_pjit_decorator.py", 28, JAX102),
+    "JAX014": [
+        ("JAX102/with_mesh_jit_partition_spec_and_pjit.py", 19, ["--unsafe-fixes"]),
+        ("JAX102/with_mesh_constructor_as_name_device_put.py", 15, ["--unsafe-fixes"]),
+        (
+            "JAX102/shard_map_under_make_mesh_with_pjit_decorator.py",
+            28,
+            ["--unsafe-fixes"],
+        ),
     ],
 }
 CASES = [

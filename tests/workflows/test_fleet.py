@@ -746,7 +746,7 @@ def test_repair_on_dask_green_improved_untouched(tmp_path, scheduler):
     green = report["green"]
     assert green["status"] == "changed", green
     assert (
-        green["baseline"].startswith("failing with JAX001-JAX013, JAX101-JAX103")
+        green["baseline"].startswith("failing with JAX001-JAX014, JAX101, JAX103")
         and green["verify"]["passed"]
     )
     assert green["errors"] == ["JAX002 stages.py:9"] and green["errors_fixed"] == 1
@@ -796,7 +796,7 @@ def test_repair_on_dask_green_improved_untouched(tmp_path, scheduler):
         and untouched["errors"] == []
     )
     assert untouched["baseline"].startswith(
-        "already failing before any fix, not with JAX001-JAX013, JAX101-JAX103: AssertionError"
+        "already failing before any fix, not with JAX001-JAX014, JAX101, JAX103: AssertionError"
     )
     assert git(repos["untouched"], "branch", "--list", BRANCH) == ""
 

@@ -9,7 +9,7 @@ sharding is given the concrete mesh's abstract mesh). A fourth (model/rows.py) r
 `with_sharding_constraint` of a bare spec under `jax.set_mesh` of a `jax.make_mesh` mesh
 without axis_types: JAX asserts the array's sharding (AssertionError, JAX013) and the mesh its
 caller enters is given Auto axes. A fifth (model/evaluator.py) jits with a PartitionSpec, called
-from a `with mesh:` block of model/training.py (JAX102): the block is entered with
+from a `with mesh:` block of model/training.py (JAX014): the block is entered with
 `jax.set_mesh`. A sixth (model/partitioned.py) calls a `jax.experimental.pjit` function of
 PartitionSpecs under `jax.set_mesh`, which pjit ignores ("pjit requires a non-empty mesh",
 JAX103): it becomes `jax.jit`, which takes them from that context; model/placed.py's pjit on
@@ -55,7 +55,7 @@ def test_values_built_in_another_module_are_fixed_where_the_run_shows_them(
         ("JAX011", "model/factories.py", 16),
         ("JAX011", "model/stages.py", 31),
         ("JAX013", "model/rows.py", 10),
-        ("JAX102", "model/evaluator.py", 14),
+        ("JAX014", "model/evaluator.py", 14),
         ("JAX103", "model/partitioned.py", 18),
     ]
     ((left, detail),) = [((f["code"], f["line"]), f["detail"]) for f in report["left"]]

@@ -1,4 +1,4 @@
-"""JAX102 through a recorded run: the error is raised in a function defined outside the `with
+"""JAX014 through a recorded run: the error is raised in a function defined outside the `with
 mesh:` block, so the raising line is not in the block; the record's outer frames (the call in the
 block) tie it to the block, as a log's traceback does for `--from-log`."""
 
@@ -47,15 +47,15 @@ def test_a_recorded_error_raised_in_a_function_the_block_calls_is_the_blocks(
     program.write_text(JIT_IN_A_FUNCTION)
     _, data = recorded_run(python(version), program, tmp_path)
     (error,) = [r for r in map(json.loads, data.splitlines()) if r["kind"] == "error"]
-    assert error["code"] == "JAX102", error
+    assert error["code"] == "JAX014", error
     (evidence,) = read_evidence(data, [program]).evidence[program]
-    assert (evidence.code, evidence.line, evidence.callers) == ("JAX102", 9, (15,))
+    assert (evidence.code, evidence.line, evidence.callers) == ("JAX014", 9, (15,))
 
     code, report, stderr = jaxfix_repair(
         tmp_path,
         tmp_path,
         "--select",
-        "JAX102",
+        "JAX014",
         "--unsafe-fixes",
         "--",
         python(version),
@@ -63,7 +63,7 @@ def test_a_recorded_error_raised_in_a_function_the_block_calls_is_the_blocks(
     )
     assert code == 0 and report["passed"], (report, stderr[-3000:])
     assert [(f["code"], f["path"]) for f in report["fixed"]] == [
-        ("JAX102", "run_doubled.py")
+        ("JAX014", "run_doubled.py")
     ]
     assert program.read_text() == FIXED
     after = subprocess.run(
@@ -86,7 +86,7 @@ def _record(frames):
     return {
         "schema": SCHEMA,
         "kind": "error",
-        "code": "JAX102",
+        "code": "JAX014",
         "exception": "RuntimeError",
         "message": "jit requires a non-empty mesh in context if you are passing "
         "`PartitionSpec`s to in_shardings. You can define a context mesh via "
@@ -140,7 +140,7 @@ def test_a_record_without_the_block_in_its_frames_fixes_nothing(tmp_path):
             "--evidence",
             str(evidence),
             "--select",
-            "JAX102",
+            "JAX014",
             "--unsafe-fixes",
             "--no-cache",
             str(program),
@@ -158,7 +158,7 @@ def test_a_record_without_the_block_in_its_frames_fixes_nothing(tmp_path):
             "--evidence",
             str(fixed),
             "--select",
-            "JAX102",
+            "JAX014",
             "--unsafe-fixes",
             "--no-cache",
             str(program),
@@ -169,12 +169,12 @@ def test_a_record_without_the_block_in_its_frames_fixes_nothing(tmp_path):
 
 
 @pytest.mark.parametrize("version", JAX_VERSIONS)
-def test_the_default_selection_fixes_a_deprecation_whose_error_the_run_raised(
+def test_the_default_selection_fixes_the_block_whose_error_the_run_raised(
     tmp_path, version
 ):
-    """Without --select, repair fixes what the run raised, a deprecation's error too: JAX102
-    is not among the default rules (`with mesh:` alone only warns), yet the run shows its
-    block's jit raising (here given its PartitionSpec as out_shardings)."""
+    """Without --select, repair fixes what the run raised: JAX014 is among the default rules
+    (`with mesh:` alone only warns, JAX102's deprecation), and the run shows its block's jit
+    raising (here given its PartitionSpec as out_shardings); `--ignore JAX014` leaves it."""
     program = tmp_path / "run_doubled.py"
     source = JIT_IN_A_FUNCTION.replace("in_shardings=", "out_shardings=")
     program.write_text(source)
@@ -183,7 +183,7 @@ def test_the_default_selection_fixes_a_deprecation_whose_error_the_run_raised(
     )
     assert code == 0 and report["passed"], (report, stderr[-3000:])
     assert [(f["code"], f["path"]) for f in report["fixed"]] == [
-        ("JAX102", "run_doubled.py")
+        ("JAX014", "run_doubled.py")
     ]
     assert program.read_text() == source.replace(
         "with mesh:", "with jax.set_mesh(mesh):"
@@ -192,10 +192,10 @@ def test_the_default_selection_fixes_a_deprecation_whose_error_the_run_raised(
     ignored.mkdir()
     (ignored / program.name).write_text(source)
     code, report, _ = jaxfix_repair(
-        ignored, ignored, "--ignore", "JAX102", "--", python(version), program.name
+        ignored, ignored, "--ignore", "JAX014", "--", python(version), program.name
     )
     assert code == 1 and not report["fixed"]
     assert [s["detail"] for s in report["left"]] == [
-        "JAX102 is not selected (--select JAX102, or ALL)"
+        "JAX014 is not selected (--select JAX014, or ALL)"
     ]
     assert (ignored / program.name).read_text() == source

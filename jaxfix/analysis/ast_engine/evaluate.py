@@ -13,7 +13,10 @@ evaluated with `self` bound; a memoizing getter, `if self._m is None: self._m = 
 `return self._m`, gives `E` when nothing else stores `._m`), dataclass fields (a default, or
 what a `default_factory` function of the tree returns), and what `__init__` assigns to
 `self.x` (a base's `__init__` with the arguments of the subclass's one `super().__init__(...)`;
-Unknown when another method assigns it too). A method's `self` is the one object every call
+Unknown when another method assigns it too); `super().name` in a method is `name` as the
+classes after the method's own in the object's (single-inheritance) MRO bind it, bound to that
+object (`super().task()` runs the base's `task` with the subclass's class attributes). A
+method's `self` is the one object every call
 of the method in the project is made on, when jaxfix saw it built (`PROVIDER =
 LoraProvider(mesh_shape=(2, 2))` in a config module, `configs.PROVIDER.lora_shapes(...)`);
 a method's callers are looked for in every module holding its name, imported or not.
@@ -422,6 +425,8 @@ class Evaluator:
                 return frozenset(str(m) for m in members)
             return Unknown("a set jaxfix does not spell out")
         if isinstance(node, ast.Attribute):
+            if _is_bare_super(node.value):
+                return self._super_attribute(module, node, frame)
             base = self.value(module, node.value, frame)
             return self.attribute(base, node.attr, node)
         if isinstance(node, ast.Subscript):
@@ -486,19 +491,22 @@ class Evaluator:
 
     def _dict(self, module: Module, node: ast.Dict, frame: Frame) -> Value:
         pairs: list[tuple[Value, Value]] = []
+        written: list[tuple[Value, ast.AST]] = []
         for key, value in zip(node.keys, node.values):
             if key is None:
                 spliced = self.value(module, value, frame)
                 if not isinstance(spliced, DictValue):
                     return Unknown("`**` of a dict jaxfix does not know")
                 pairs.extend(spliced.items)
+                written.extend(spliced.written)
                 continue
             pairs.append(
                 (self.value(module, key, frame), self.value(module, value, frame))
             )
+            written.append((pairs[-1][0], key))
         if not all(known(k) for k, _ in pairs):
             return Unknown("a dict with keys jaxfix cannot compute")
-        return DictValue(tuple(pairs))
+        return DictValue(tuple(pairs), written=tuple(written))
 
     def _bool_op(self, module: Module, node: ast.BoolOp, frame: Frame) -> Value:
         is_and = isinstance(node.op, ast.And)
@@ -2987,7 +2995,11 @@ class Evaluator:
 
     def _class_member(self, cls: Class, name: str) -> Value:
         """A name bound in the class body (or a base class of the tree): constant or method."""
-        for klass in self._mro(cls):
+        return self._member_in(self._mro(cls), name, cls)
+
+    def _member_in(self, classes: list[Class], name: str, cls: Class) -> Value:
+        """`name` as the first of `classes` (an MRO, or its part after a class) binds it."""
+        for klass in classes:
             module = self.module(klass.path)
             if isinstance(module, Unknown):
                 return module
@@ -2997,6 +3009,41 @@ class Evaluator:
             if bindings:
                 return self._bindings_value(module, name, bindings, frame)
         return Unknown(f"`{name}` is not defined in class `{cls.node.name}`")
+
+    def _super_attribute(
+        self, module: Module, node: ast.Attribute, frame: Frame
+    ) -> Value:
+        """`super().name` in a method of a class of the tree: `name` as the classes after it
+        in the MRO of the object (or class) the method runs on bind it, bound to that object
+        as an attribute of the object itself would be."""
+        method = frame.scope
+        klass = module.parents.get(method)
+        if not (
+            isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and isinstance(klass, ast.ClassDef)
+            and method.args.args
+        ):
+            return Unknown("`super()` outside a method of a class")
+        receiver = self._parameter(module, method.args.args[0], frame)
+        if isinstance(receiver, Unknown):
+            return receiver
+        cls = receiver.cls if isinstance(receiver, Instance) else receiver
+        if not isinstance(cls, Class):
+            return Unknown("`super()` of an object jaxfix does not know")
+        mro = self._mro(cls)
+        after = next((i + 1 for i, k in enumerate(mro) if k.node is klass), None)
+        if after is None:
+            return Unknown(f"`super()` of `{klass.name}`, not a base jaxfix sees")
+        member = self._member_in(mro[after:], node.attr, cls)
+        if not isinstance(member, Function) or member.wrapped_by == "staticmethod":
+            return member
+        if member.wrapped_by == "classmethod":
+            return BoundMethod(member, cls)
+        if not isinstance(receiver, Instance):
+            return member  # a plain function reached through the class
+        if member.wrapped_by in _PROPERTIES:
+            return self.call_function(member, [receiver], {}, node)
+        return BoundMethod(member, receiver)
 
     def _mro(self, cls: Class) -> list[Class]:
         """The class and its single-inheritance chain of bases of the tree; bases outside the
@@ -3418,7 +3465,11 @@ class Evaluator:
                 if positional:
                     return Unknown("`.replace(...)` given positional arguments")
                 return self._replaced([receiver], keywords, node)
-            callee = self.attribute(receiver, node.func.attr, node.func)
+            callee = (
+                self._super_attribute(module, node.func, frame)
+                if _is_bare_super(node.func.value)
+                else self.attribute(receiver, node.func.attr, node.func)
+            )
         else:
             callee = self.value(module, node.func, frame)
         if isinstance(callee, JaxStage) or (
@@ -4336,7 +4387,7 @@ class Evaluator:
         if not isinstance(out, (Sharding, tuple)):
             return lost
         body = self.call_function(
-            replace(function, wrapped_by=None, jit_keywords=()),
+            replace(function, wrapped_by=None, jit_keywords=(), jit_api=None),
             positional,
             keywords,
             node,
@@ -4887,6 +4938,17 @@ def _is_called(module: Module, node: ast.expr) -> bool:
     return isinstance(call, ast.Call) and call.func is node
 
 
+def _is_bare_super(node: ast.expr) -> bool:
+    """`super()`, the class's next in the MRO of the object the method runs on."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "super"
+        and not node.args
+        and not node.keywords
+    )
+
+
 def _calls_super_init(init: ast.FunctionDef) -> bool:
     return any(_is_super_init(n, bare=False) for n in ast.walk(init))
 
@@ -5100,7 +5162,7 @@ def _binary(op: ast.operator, left: Value, right: Value) -> Value:
         and isinstance(left, DictValue)
         and isinstance(right, DictValue)
     ):
-        return DictValue(left.items + right.items)
+        return DictValue(left.items + right.items, written=left.written + right.written)
     for operand in (left, right):
         if isinstance(operand, Unknown):
             # an operand jaxfix does not know: the operation is lost where it was

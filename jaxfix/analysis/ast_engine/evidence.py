@@ -52,7 +52,7 @@ class EvidenceMap:
     def through(self, node: ast.AST, code: str) -> Evidence | None:
         """As `at`, also matching evidence raised elsewhere by a call on `node`'s lines (a
         traceback's outer frame there): for a rule whose report is the context the raising
-        call ran in (JAX102's `with mesh:` around a call of a function that raised)."""
+        call ran in (JAX014's `with mesh:` around a call of a function that raised)."""
         evidence = self.at(node, code)
         if evidence is not None or getattr(node, "lineno", None) is None:
             return evidence
@@ -62,7 +62,7 @@ class EvidenceMap:
                 e
                 for e in self.evidence
                 if e.code == code
-                and e not in self.matched
+                and self.matched.get(e, node) is node  # asked again of the same node
                 and any(span.start[0] <= line <= span.end[0] for line in e.callers)
             ),
             None,

@@ -369,6 +369,11 @@ class DictValue:
     first place and takes the last value, when every key is plain data."""
 
     items: tuple[tuple[Value, Value], ...]
+    # Where each key was written (a dict literal's key, a `dict(...)` call's keyword): what
+    # a rule that renames a key finds where the dict is written, the last writing kept.
+    written: tuple[tuple[Value, ast.AST], ...] = field(
+        default=(), compare=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         if all(_plain_key(k) for k, _ in self.items):
@@ -380,6 +385,13 @@ class DictValue:
         for k, v in reversed(self.items):
             if same(k, key):
                 return v
+        return None
+
+    def written_at(self, key: Value) -> ast.AST | None:
+        """The node that wrote `key`'s entry, when the dict's making is seen."""
+        for k, node in reversed(self.written):
+            if same(k, key):
+                return node
         return None
 
 
@@ -438,6 +450,7 @@ class Function:
     wrapped_by: str | None = None
     bound: tuple[tuple[str, Value], ...] = ()  # functools.partial's keyword arguments
     jit_keywords: tuple[tuple[str, Value], ...] = ()  # `jax.jit(f, **these)`
+    jit_api: str | None = None  # the jit that took them: `jax.jit`, or a pjit
 
 
 @dataclass(frozen=True)

@@ -413,7 +413,10 @@ def call(
     if api is Api.JIT:
         if positional and isinstance(positional[0], Function):
             return replace(
-                positional[0], wrapped_by="jit", jit_keywords=tuple(keywords.items())
+                positional[0],
+                wrapped_by="jit",
+                jit_keywords=tuple(keywords.items()),
+                jit_api=callee.name,
             )
         if (
             len(positional) == 1
@@ -427,6 +430,7 @@ def call(
                     method.function,
                     wrapped_by="jit",
                     jit_keywords=tuple(keywords.items()),
+                    jit_api=callee.name,
                 ),
             )
         if not positional:
@@ -471,6 +475,8 @@ def call(
     if array is not None:
         return array
     found = _builtin_call(callee.name, positional, keywords)
+    if isinstance(found, DictValue) and isinstance(node, ast.Call):
+        found = _keywords_written(found, node)
     if isinstance(found, Unknown) and not callee.name.startswith("builtins."):
         if not any(holds_tree_objects(v) for v in (*positional, *keywords.values())):
             return Foreign(found.why)
@@ -597,6 +603,14 @@ def _numpy_devices(
     return device_shapes.reshaped(given, shape)
 
 
+def _keywords_written(made: DictValue, call: ast.Call) -> DictValue:
+    """`dict(base, k=v)`: where its `k=` keywords are written, after what `base` wrote."""
+    given = tuple((k.arg, k) for k in call.keywords if k.arg is not None)
+    if not given or len(given) != len(call.keywords):
+        return made  # `dict(**other)`: its keys are written where `other` was made
+    return replace(made, written=(*made.written, *given))
+
+
 def _builtin_call(
     name: str, positional: list[Value], keywords: dict[str, Value]
 ) -> Value:
@@ -604,7 +618,7 @@ def _builtin_call(
         base = _builtin_call(name, positional, {}) if positional else DictValue(())
         if not isinstance(base, DictValue):
             return base
-        return DictValue((*base.items, *keywords.items()))
+        return DictValue((*base.items, *keywords.items()), written=base.written)
     if name == "builtins.zip" and set(keywords) == {"strict"}:
         # `zip(a, b, strict=True)`: zip, where the lengths agree (else it raises)
         columns = [_items(v) for v in positional]
