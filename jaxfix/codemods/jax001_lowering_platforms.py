@@ -271,6 +271,20 @@ def _is_none(node: ast.expr | None) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
+def _or_else(
+    passed: cst.BaseExpression, fallback: cst.BaseExpression
+) -> cst.BooleanOperation:
+    """`passed or fallback`, `passed` in parentheses where `or` would bind into it."""
+    import libcst as cst
+
+    if (
+        isinstance(passed, (cst.BooleanOperation, cst.IfExp, cst.Lambda, cst.NamedExpr))
+        and not passed.lpar
+    ):
+        passed = passed.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.BooleanOperation(left=passed, operator=cst.Or(), right=fallback)
+
+
 def _keyword(call: ast.Call, name: str) -> ast.keyword | None:
     return next((k for k in call.keywords if k.arg == name), None)
 
@@ -427,6 +441,11 @@ class MissingLoweringPlatforms(Rule):
     the rule; a caller outside the project that enters a mesh context is not seen, and there
     the explicit platform overrides the one that context would give.
 
+    A `lowering_platforms=p` whose `p` is None where it runs (the engine shows it, as a
+    class attribute left at `None` read through a method; or a recorded run raised there
+    and the engine shows no value) becomes `lowering_platforms=p or (...)`: unsafe, as `p`
+    is the code's own setting, kept wherever it is not None (JAX raises only for None).
+
     ## References
     - `lower_sharding_computation` in jax/_src/interpreters/pxla.py (jax 0.10.2 and 0.12.0.1),
       which raises both errors.
@@ -453,7 +472,8 @@ class MissingLoweringPlatforms(Rule):
     )
     fixes = {
         Safety.SAFE: "add lowering_platforms (`jit(f).lower(x)` becomes `jit(f).trace(x).lower(...)`)",
-        Safety.UNSAFE: "also add device_assignment when a `.compile()` follows",
+        Safety.UNSAFE: "also add device_assignment when a `.compile()` follows; "
+        "`lowering_platforms=p or (...)` where the `p` passed is None",
     }
     # jit or pjit and a `.lower(` call (whitespace, comments and line continuations allowed
     # around `lower`, and the `\n", "` of a notebook's JSON, whose raw bytes the runner
@@ -1047,7 +1067,9 @@ class MissingLoweringPlatforms(Rule):
                 "lower with a concrete mesh (jax.make_mesh shardings or jax.set_mesh) instead",
             )
             return
-        given = platforms is not None and not _is_none(platforms.value)
+        given = platforms is not None and not (
+            _is_none(platforms.value) or self.analysis.value_of(platforms.value) is None
+        )
         if confirmed is None and (
             given
             or (
@@ -1072,7 +1094,7 @@ class MissingLoweringPlatforms(Rule):
         contradicts, `_changed`): it passes the platforms now, or it may be `jit(f).lower(...)`,
         whose keywords go to f."""
         logged = f"the log shows JAX raised it here ({confirmed.where})"
-        if platforms is not None and not _is_none(platforms.value):
+        if platforms is not None and not self._may_be_none(platforms.value):
             return f"`.lower()` raised for lack of lowering_platforms ({logged}), but passes them now: nothing to fix"
         positional = bool(lower.args)
         if rewrite_to_trace and jitted is None and not positional:
@@ -1081,6 +1103,15 @@ class MissingLoweringPlatforms(Rule):
                 "this is `jit(f).lower(...)`, whose keywords go to f, or a traced stage's `.lower()`"
             )
         return None
+
+    def _may_be_none(self, expr: ast.expr) -> bool:
+        """Whether `expr` may be None where it is passed: the engine shows None, or does not
+        show a value (a run that raised for want of platforms shows it was None there).
+        `a or b` is None only where `b` is."""
+        while isinstance(expr, ast.BoolOp) and isinstance(expr.op, ast.Or):
+            expr = expr.values[-1]
+        value = self.analysis.value_of(expr)
+        return value is None or isinstance(value, Unknown)
 
     def _changed(self, trace: ast.Call, confirmed: Confirmed) -> str | None:
         """The report for a `.lower()` whose log contradicts the code (changed since the log),
@@ -1576,6 +1607,13 @@ class MissingLoweringPlatforms(Rule):
         rewrite_to_trace: bool,
     ) -> None:
         value, imports = self._platforms_value()
+        # `lowering_platforms=EXPR` where EXPR is None when it runs (the engine shows it, or
+        # the run raised there): EXPR stays, and the fix's platforms stand in for None
+        fallback = (
+            platforms.value
+            if platforms is not None and not _is_none(platforms.value)
+            else None
+        )
 
         def fixed(old: cst.CSTNode) -> cst.Call:
             import libcst as cst
@@ -1600,6 +1638,8 @@ class MissingLoweringPlatforms(Rule):
                 None,
             )
             if platforms is not None and given is not None:
+                if fallback is not None:
+                    new = _or_else(given.value, new)
                 return old.with_changes(args=[given.with_changes(value=new)])
             return old.with_changes(args=[keyword_arg("lowering_platforms", new)])
 
@@ -1614,15 +1654,23 @@ class MissingLoweringPlatforms(Rule):
             f"`.lower()` needs lowering_platforms: only AbstractMesh is in play ({reason}), "
             f"so JAX raises {_JAX_ERROR}"
         )
+        title = f"add lowering_platforms={value}"
+        if fallback is not None:
+            passed = _short(self.analysis.text(fallback))
+            message += f"; it passes `{passed}`, which is None " + (
+                "here" if confirmed is None else "when it runs (the run raised)"
+            )
+            title = f"pass `{passed} or {value}`"
         compiles = self._compiles_without_devices(lower)
         if not compiles:
             self.report(
                 lower,
                 message,
                 fix=Fix(
-                    f"add lowering_platforms={value}",
+                    title,
                     ((lower, fixed),),
-                    Safety.SAFE,
+                    # an expression the code passes keeps its non-None values
+                    Safety.SAFE if fallback is None else Safety.UNSAFE,
                     imports,
                 ),
                 related=related,
