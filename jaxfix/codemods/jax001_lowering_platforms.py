@@ -1094,6 +1094,14 @@ class MissingLoweringPlatforms(Rule):
         contradicts, `_changed`): it passes the platforms now, or it may be `jit(f).lower(...)`,
         whose keywords go to f."""
         logged = f"the log shows JAX raised it here ({confirmed.where})"
+        site = confirmed.evidence.value_site
+        if platforms is not None and site is not None and site.keyword is not None:
+            # the call the run came through leaves the parameter at None: fixed there
+            return (
+                f"`.lower()` raised for lack of lowering_platforms ({logged}): its "
+                f"`{_short(self.analysis.text(platforms.value))}` is None where "
+                f"`{site.name}` is called without `{site.keyword}`, which passes them"
+            )
         if platforms is not None and not self._may_be_none(platforms.value):
             return f"`.lower()` raised for lack of lowering_platforms ({logged}), but passes them now: nothing to fix"
         positional = bool(lower.args)

@@ -30,8 +30,9 @@ def test_platforms_the_run_shows_none_fall_back_to_the_default(tmp_path, version
         (
             b"    return traced.lower(lowering_platforms=model.aot_platforms())\n",
             b"    return traced.lower(\n"
-            b"        lowering_platforms=model.aot_platforms()"
-            b" or (jax.export.default_export_platform(),),\n"
+            b"        lowering_platforms=(\n"
+            b"            model.aot_platforms() or (jax.export.default_export_platform(),)\n"
+            b"        ),\n"
             b"    )\n",
         ),
     )
