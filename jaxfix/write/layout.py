@@ -245,21 +245,28 @@ def _fit_arguments(
             if arg.keyword is not None
             else len(arg.star)
         )
+        too_long = (
+            len(indent) + keyword + len(module.code_for_node(arg.value)) + 1 > limit
+        )
         if isinstance(arg.value, _ENDS_IN_CALL):
-            arg = arg.with_changes(
-                value=_fit_tail(
-                    arg.value,
-                    (indent, layout[1], layout[2]),
-                    len(indent) + keyword,
-                    limit,
-                    module,
-                )
+            value = _fit_tail(
+                arg.value,
+                (indent, layout[1], layout[2]),
+                len(indent) + keyword,
+                limit,
+                module,
             )
+            if value is arg.value and too_long and _splittable(value):
+                assert isinstance(value, cst.BooleanOperation)
+                value = _split_boolean(
+                    value, (indent, layout[1], layout[2]), limit, module
+                )
+            arg = arg.with_changes(value=value)
         elif (
             isinstance(arg.value, cst.Tuple)
             and arg.value.lpar
             and arg.value.elements
-            and len(indent) + keyword + len(module.code_for_node(arg.value)) + 1 > limit
+            and too_long
         ):
             arg = arg.with_changes(
                 value=_explode_tuple(
@@ -268,6 +275,45 @@ def _fit_arguments(
             )
         args.append(arg)
     return call.with_changes(args=args)
+
+
+def _splittable(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.BooleanOperation) and not expr.lpar
+
+
+def _split_boolean(
+    expr: cst.BooleanOperation,
+    layout: tuple[str, str, str | None],
+    limit: int,
+    module: cst.Module,
+) -> cst.BooleanOperation:
+    """`a or b` in parentheses on lines of its own, `(\n<indent+unit>a or b\n<indent>)`, and
+    where that line is still too long, split before each operator of the chain's own kind
+    (black's layout)."""
+    indent, unit, newline = layout
+    inner = _continuation(indent + unit, newline)
+    kind = type(expr.operator)
+    if len(indent + unit) + len(module.code_for_node(expr)) <= limit:
+        kind = type(None)  # no operator is split
+
+    def split(node: cst.BaseExpression) -> cst.BaseExpression:
+        if (
+            not isinstance(node, cst.BooleanOperation)
+            or node.lpar
+            or not isinstance(node.operator, kind)
+        ):
+            return node
+        return node.with_changes(
+            left=split(node.left),
+            operator=node.operator.with_changes(whitespace_before=inner),
+        )
+
+    split_expr = split(expr)
+    assert isinstance(split_expr, cst.BooleanOperation)
+    return split_expr.with_changes(
+        lpar=[cst.LeftParen(whitespace_after=inner)],
+        rpar=[cst.RightParen(whitespace_before=_continuation(indent, newline))],
+    )
 
 
 def _explode_chain(

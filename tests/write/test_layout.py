@@ -154,6 +154,38 @@ def test_a_method_chain_splits_at_the_last_call_that_leaves_lines_that_fit():
         )
 
 
+def test_a_too_long_boolean_argument_goes_in_parentheses_then_splits_at_its_operators():
+    """black's layout of `k=a or b`: in parentheses on a line of its own, and where that line
+    is too long too, one operand a line."""
+    source = VIOLATION.replace(
+        f"lowered = {CALL}",
+        "PLATFORMS = None\n"
+        "lowered = jax.jit(jnp.sin).trace(x).lower(lowering_platforms=PLATFORMS)",
+    )
+
+    def fixed(limit: int) -> str:
+        run = Run(replace(options_from_args(["--unsafe-fixes"]), line_length=limit))
+        result = check_file(run, Path("example.py"), source.encode())
+        assert result.error is None and result.fixed is not None, result.error
+        return result.fixed.decode()
+
+    assert fixed(70).endswith(
+        "lowered = jax.jit(jnp.sin).trace(x).lower(\n"
+        "    lowering_platforms=(\n"
+        "        PLATFORMS or (jax.export.default_export_platform(),)\n"
+        "    ),\n"
+        ")\n"
+    )
+    assert fixed(56).endswith(
+        "lowered = jax.jit(jnp.sin).trace(x).lower(\n"
+        "    lowering_platforms=(\n"
+        "        PLATFORMS\n"
+        "        or (jax.export.default_export_platform(),)\n"
+        "    ),\n"
+        ")\n"
+    )
+
+
 # -- every fixed fixture ---------------------------------------------------------------------------
 
 FIXTURE_ROOT = Path(__file__).resolve().parents[2] / "fixtures"
