@@ -16,7 +16,7 @@ import ast
 import hashlib
 import json
 import os
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,6 +37,20 @@ _WALKED = ("JAX002", "new", "built")  # the rule, the role and the kind of origi
 _CALLED = ("JAX003", "raised", "called")
 
 
+def _unplaced(
+    evidence: Mapping[Path, tuple[Evidence, ...]],
+    keep: Callable[[Path, Evidence], object],
+) -> list[tuple[Path, int, Evidence]]:
+    """Each recorded error of `evidence` not yet placed at a value (`at_value`) that `keep`
+    takes, with its path and its index under that path."""
+    return [
+        (path, index, item)
+        for path, items in evidence.items()
+        for index, item in enumerate(items)
+        if not item.at_value and keep(path, item)
+    ]
+
+
 def with_value_sites(
     evidence: Mapping[Path, tuple[Evidence, ...]],
     run: Run,
@@ -47,57 +61,35 @@ def with_value_sites(
     found: dict[Path, list[Evidence]] = {
         p: list(items) for p, items in evidence.items()
     }
-    walked = [
-        (path, index, item)
-        for path, items in evidence.items()
-        for index, item in enumerate(items)
-        if item.code == _WALKED[0] and not item.at_value and _origin(item) is not None
-    ]
-    called = [
-        (path, index, item)
-        for path, items in evidence.items()
-        for index, item in enumerate(items)
-        if item.code == _CALLED[0] and not item.at_value and _caller(item) is not None
-    ]
-    contexts = [
-        (path, index, item)
-        for path, items in evidence.items()
-        for index, item in enumerate(items)
-        if item.code == _CALLED[0] and not item.at_value and _context_entries(item)
-    ]
-    spread = [
-        (path, index, item)
-        for path, items in evidence.items()
-        for index, item in enumerate(items)
-        if item.code == _SPREAD[0] and not item.at_value
-    ]
-    blocks = [
-        (path, index, item)
-        for path, items in evidence.items()
-        for index, item in enumerate(items)
-        if item.code == _BLOCK[0] and not item.at_value and _outer_frames(item, path)
-    ]
-    unpassed = [
-        (path, index, item)
-        for path, items in evidence.items()
-        for index, item in enumerate(items)
-        if item.code == _UNPASSED[0] and not item.at_value and _outer_frames(item, path)
-    ]
-    given = [
-        (path, index, item)
-        for path, items in evidence.items()
-        for index, item in enumerate(items)
-        if item.code == _GIVEN[0] and not item.at_value and _given_built(item)
-    ]
-    named = [
-        (path, index, item)
-        for path, items in evidence.items()
-        for index, item in enumerate(items)
-        # JAX002 walks its own inner mesh; another rule's error (JAX003's too, once its own
-        # walks placed nothing: they run first) names the origin of each mesh its message
-        # names, for its report, and hands a size the rule may set there to the rule
-        if item.code != _WALKED[0] and not item.at_value and _built_chains(item)
-    ]
+    walked = _unplaced(
+        evidence,
+        lambda path, item: item.code == _WALKED[0] and _origin(item) is not None,
+    )
+    called = _unplaced(
+        evidence,
+        lambda path, item: item.code == _CALLED[0] and _caller(item) is not None,
+    )
+    contexts = _unplaced(
+        evidence, lambda path, item: item.code == _CALLED[0] and _context_entries(item)
+    )
+    spread = _unplaced(evidence, lambda path, item: item.code == _SPREAD[0])
+    blocks = _unplaced(
+        evidence,
+        lambda path, item: item.code == _BLOCK[0] and _outer_frames(item, path),
+    )
+    unpassed = _unplaced(
+        evidence,
+        lambda path, item: item.code == _UNPASSED[0] and _outer_frames(item, path),
+    )
+    given = _unplaced(
+        evidence, lambda path, item: item.code == _GIVEN[0] and _given_built(item)
+    )
+    # JAX002 walks its own inner mesh; another rule's error (JAX003's too, once its own
+    # walks placed nothing: they run first) names the origin of each mesh its message
+    # names, for its report, and hands a size the rule may set there to the rule
+    named = _unplaced(
+        evidence, lambda path, item: item.code != _WALKED[0] and _built_chains(item)
+    )
     if not (
         walked or called or contexts or spread or blocks or unpassed or given or named
     ):
