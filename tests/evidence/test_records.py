@@ -1,0 +1,54 @@
+"""jaxfix/evidence/records.py: the lines a recorded error was inside (`_inside`), which repair's
+guard compares with its own fixes, come from a record that may be forged: only lines of the
+tree's own files are kept, and a malformed group of frames is dropped whole."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from jaxfix.evidence.records import _inside
+from jaxfix.fromlog.locate import TreeIndex
+
+
+def _frame(path: str, line: object) -> dict:
+    return {"path": path, "line": line}
+
+
+def test_only_lines_of_the_trees_files_are_kept_from_a_forged_record(tmp_path):
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / ".git").mkdir()
+    step = tree / "pkg" / "step.py"
+    step.write_text("x = 1\n")
+    (tree / ".git" / "config").write_text("[core]\n")
+    index = TreeIndex([step], 1_000_000)
+    record = {
+        "frames": [
+            _frame(str(step), 1),
+            _frame("/etc/passwd", 1),
+            _frame(str(tree / ".git" / "config"), 1),
+            _frame("/usr/lib/python3/site-packages/jax/_src/mesh.py", 7),
+        ],
+        "contexts": [
+            [
+                _frame(str(step), 10**5000)
+            ],  # a line no reader takes: the group is dropped
+            [_frame(str(step), "3\n\x1b[31m")],
+            "not a list of frames",
+            *([[_frame(str(step), n)] for n in range(100, 120)]),
+        ],
+    }
+    inside = _inside(record, index)
+    assert inside[0] == (step, 1)
+    # the forged groups are dropped; of the many contexts, as many as the recorder keeps
+    assert all(path == step for path, _ in inside)
+    assert [line for _, line in inside[1:]] == list(range(100, 105))
+
+
+def test_a_record_without_frames_names_no_line(tmp_path):
+    step = tmp_path / "step.py"
+    step.write_text("x = 1\n")
+    index = TreeIndex([step], 1_000_000)
+    assert _inside({}, index) == ()
+    assert _inside({"frames": "x", "contexts": {"a": 1}}, index) == ()
+    assert _inside({"frames": [_frame(str(Path("elsewhere.py")), 1)]}, index) == ()
