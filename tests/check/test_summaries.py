@@ -123,6 +123,25 @@ def test_a_module_parsed_for_a_search_that_finds_nothing_there_is_not_kept(
     )  # parsed when asked for itself
 
 
+def test_a_module_the_run_checked_before_is_skipped_as_a_file_read_is(
+    tree, summaries, parsed
+):
+    """A module the run checked (its source given, let go when the next module begins) is
+    searched as a module read from its file: skipped, unparsed, where its summary reads no
+    such name; the answer and what it depends on the same."""
+    lib, other = tree / "pkg" / "lib.py", tree / "pkg" / "other.py"
+    engine = _engine(tree, summaries)
+    assert isinstance(engine.begin(other, ONLY_DEFINES), Module)  # checked: summarised
+    parsed.clear()
+    answers, dependencies = _answers(engine, lib)
+    assert other.resolve() not in parsed
+    assert (tree / "pkg" / "train.py").resolve() in parsed  # its `make(4)` is read
+    fresh, fresh_dependencies = _answers(_engine(tree, None), lib)
+    assert answers == fresh
+    assert "4" in answers[0]
+    assert {d.path for d in dependencies[0]} == {d.path for d in fresh_dependencies[0]}
+
+
 def test_a_changed_module_is_parsed_again(tree, summaries, parsed):
     lib, other = tree / "pkg" / "lib.py", tree / "pkg" / "other.py"
     _answers(_engine(tree, summaries), lib)

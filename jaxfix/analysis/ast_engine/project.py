@@ -573,34 +573,28 @@ class Project:
             and self._reads_no(summarised[1], name)
         ):
             return None
+        # a source given (a module the run checks, once it is let go) is searched as a
+        # file read is: most of the run's searches reach modules it checked before
+        code = given if given is not None else _code_at(path)
         found: Module | Unknown
-        if given is not None:
-            found = self._parse(path, given)
+        if isinstance(code, Unknown):
+            found = code
         else:
-            try:
-                raw = read_regular(path, _MAX_SOURCE_BYTES)
-            except ReadError as error:
-                found = Unknown(f"{path.name}: {error}")
-            else:
-                code = code_of(path, raw)
-                if code is None:
-                    found = Unknown(f"{path.name}: not a notebook jaxfix can read")
-                else:
-                    if name is not None and self.summaries is not None:
-                        digest = _digest(code)
-                        self._summarised[path] = (key, digest)
-                        if self._reads_no(digest, name):
-                            return None
-                    found = self._parse(path, code)
-                    if (
-                        name is not None
-                        and self.summaries is not None
-                        and isinstance(found, Module)
-                        and name not in found.loads_by_name
-                    ):
-                        # parsed for this search alone, which finds nothing in it: not
-                        # kept (nothing of it is in an answer; its summary is)
-                        return None
+            if name is not None and self.summaries is not None:
+                digest = _digest(code)
+                self._summarised[path] = (key, digest)
+                if self._reads_no(digest, name):
+                    return None
+            found = self._parse(path, code)
+            if (
+                name is not None
+                and self.summaries is not None
+                and isinstance(found, Module)
+                and name not in found.loads_by_name
+            ):
+                # parsed for this search alone, which finds nothing in it: not
+                # kept (nothing of it is in an answer; its summary is)
+                return None
         self._modules[path] = (key, found)
         return found
 
@@ -873,6 +867,18 @@ class Project:
             if directory not in seen:
                 seen.add(directory)
                 yield directory
+
+
+def _code_at(path: Path) -> bytes | Unknown:
+    """The code of the file at `path` (a notebook's cells), or why it cannot be read."""
+    try:
+        raw = read_regular(path, _MAX_SOURCE_BYTES)
+    except ReadError as error:
+        return Unknown(f"{path.name}: {error}")
+    code = code_of(path, raw)
+    if code is None:
+        return Unknown(f"{path.name}: not a notebook jaxfix can read")
+    return code
 
 
 def _postings(found: Path | tuple[Path, ...]) -> tuple[Path, ...]:
