@@ -142,6 +142,43 @@ def test_a_module_the_run_checked_before_is_skipped_as_a_file_read_is(
     assert {d.path for d in dependencies[0]} == {d.path for d in fresh_dependencies[0]}
 
 
+@pytest.mark.parametrize(
+    ("code", "read"),
+    [
+        (
+            ONLY_DEFINES,
+            False,
+        ),  # a function of the same name: the word only where defined
+        (b"import pkg.lib\n\n\nclass make:\n    pass\n", False),
+        (b"import pkg.lib\n\n\nasync  def\tmake():\n    pass\n", False),
+        (ONLY_DEFINES + "make\u00e9 = 1\n".encode(), False),  # another identifier
+        (ONLY_DEFINES + b"\n\nmake(8)\n", True),  # a caller: read, found
+        (ONLY_DEFINES + b"\n\nx = pkg.lib.make\n", True),
+        (ONLY_DEFINES + b"# make\n", True),  # the word elsewhere: left to the parse
+        (b"import pkg.lib\n\n\ndef \\\n        make():\n    pass\n", True),
+        (
+            "import pkg.lib\n\n\ndef make\u00e9():\n    pass\n\n\nmake()\n".encode(),
+            True,
+        ),
+    ],
+)
+def test_a_module_holding_the_name_only_where_it_defines_it_is_skipped_unparsed(
+    tree, summaries, parsed, code, read
+):
+    """A module whose code spells the name only as a `def` or `class` of its own (a test
+    method named as the function searched for) is skipped without being parsed, even before
+    any summary of it: the answer, and what it depends on, are a parse's."""
+    lib, other = tree / "pkg" / "lib.py", tree / "pkg" / "other.py"
+    other.write_bytes(code)
+    answers, dependencies = _answers(_engine(tree, summaries), lib)
+    assert (other.resolve() in parsed) is read
+    parsed.clear()
+    fresh, fresh_dependencies = _answers(_engine(tree, None), lib)
+    assert other.resolve() in parsed  # without the run's summaries: parsed
+    assert answers == fresh
+    assert {d.path for d in dependencies[0]} == {d.path for d in fresh_dependencies[0]}
+
+
 def test_a_changed_module_is_parsed_again(tree, summaries, parsed):
     lib, other = tree / "pkg" / "lib.py", tree / "pkg" / "other.py"
     _answers(_engine(tree, summaries), lib)

@@ -18,6 +18,7 @@ import ast
 import gc
 import hashlib
 import os
+import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -49,6 +50,9 @@ Signature = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
 # node (~120 MB here), whatever the source's size (typical code holds a node per 6-10 bytes;
 # a notebook kept as text, its outputs in comments, one per 500: 2.3 MB of it are 4,467 nodes).
 KEPT_NODES = 250_000
+# Around a word: no character of an identifier (a byte above 127 is part of one in UTF-8)
+_NOT_AFTER_WORD = rb"(?<![A-Za-z0-9_\x80-\xff])"
+_NOT_BEFORE_WORD = rb"(?![A-Za-z0-9_\x80-\xff])"
 # What a module not yet indexed is counted as: a node per this many bytes of its source.
 _BYTES_PER_NODE = 8
 
@@ -583,7 +587,7 @@ class Project:
             if name is not None and self.summaries is not None:
                 digest = _digest(code)
                 self._summarised[path] = (key, digest)
-                if self._reads_no(digest, name):
+                if self._reads_no(digest, name) or _only_defined(code, name):
                     return None
             found = self._parse(path, code)
             if (
@@ -867,6 +871,22 @@ class Project:
             if directory not in seen:
                 seen.add(directory)
                 yield directory
+
+
+def _only_defined(code: bytes, name: str) -> bool:
+    """Whether `code` holds the word `name` only where a `def` or `class` statement gives it
+    as its own name (`def name(`, a test method of the same name as the function searched
+    for): no code of it reads the name, as every read of it is spelled as the word. Anything
+    else spelling the word (an attribute, a comment, `def \\` and a continued line) leaves
+    the question to the parse."""
+    word = re.escape(name.encode())
+    spelled = len(re.findall(_NOT_AFTER_WORD + word + _NOT_BEFORE_WORD, code))
+    defined = len(
+        re.findall(
+            _NOT_AFTER_WORD + rb"(?:def|class)[ \t]+" + word + _NOT_BEFORE_WORD, code
+        )
+    )
+    return spelled == defined
 
 
 def _code_at(path: Path) -> bytes | Unknown:
