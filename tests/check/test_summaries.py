@@ -179,6 +179,38 @@ def test_a_module_holding_the_name_only_where_it_defines_it_is_skipped_unparsed(
     assert {d.path for d in dependencies[0]} == {d.path for d in fresh_dependencies[0]}
 
 
+@pytest.mark.parametrize(
+    ("code", "spelled", "stored"),
+    [
+        (b"from pkg.lib import obj\n\nobj.mesh = 1\n", True, True),
+        (b"obj . \\\n    mesh += 2\n", True, True),
+        (b"(obj.  # the mesh\n    mesh), x = 1, 2\n", True, True),
+        (b"for obj.mesh in []:\n    pass\n", True, True),
+        (b"x = obj.mesh\n", True, False),  # read, not stored: parsed, then let go
+        (b"mesh = 1\n", False, False),  # no attribute spelled so: not parsed
+        (b"obj.meshes = 1  # a mesh\n", False, False),
+    ],
+)
+def test_a_search_of_an_attribute_s_stores_reads_a_module_only_where_it_may_store_it(
+    tree, summaries, parsed, code, spelled, stored
+):
+    """`Project.module_storing`: a module that spells no attribute `.name` is skipped
+    unparsed; one that does is parsed, and let go where it stores none (its summary then
+    skips it in any process of the run); one that stores it is the search's, and kept."""
+    path = tree / "pkg" / "stores.py"
+    path.write_bytes(code)
+    engine = _engine(tree, summaries)
+    found = engine.project.module_storing(path, "mesh")
+    assert isinstance(found, Module) is stored
+    assert (path.resolve() in parsed) is (stored or spelled)
+    assert (path.resolve() in engine.project._modules) is stored  # noqa: SLF001
+    assert path.resolve() in engine.project.record.files  # the answer depends on it
+    parsed.clear()
+    again = _engine(tree, summaries).project.module_storing(path, "mesh")
+    assert isinstance(again, Module) is stored
+    assert (path.resolve() in parsed) is stored  # another process: its summary says
+
+
 def test_a_changed_module_is_parsed_again(tree, summaries, parsed):
     lib, other = tree / "pkg" / "lib.py", tree / "pkg" / "other.py"
     _answers(_engine(tree, summaries), lib)
@@ -197,6 +229,8 @@ def test_an_entry_that_does_not_read_as_one_is_ignored(tree, summaries, parsed):
     for forged in (
         b"",
         b"jaxfix-reads 1\nnot a name!\n",
+        b"jaxfix-reads 2\nmake\n.not a name\n",
+        b"jaxfix-reads 2\n.\n",
         b"make\nother\n",
         b"\xff\xfe",
     ):
@@ -210,12 +244,12 @@ def test_an_entry_that_does_not_read_as_one_is_ignored(tree, summaries, parsed):
 
 
 def test_entries_round_trip_and_belong_to_the_run(summaries):
-    names = frozenset({"make", "jax", "é_name"})
-    summaries.put(b"\x01" * 16, names)
+    names = (frozenset({"make", "jax", "é_name"}), frozenset({"mesh", "make"}))
+    summaries.put(b"\x01" * 16, *names)
     assert summaries.get(b"\x01" * 16) == names
     assert summaries.get(b"\x02" * 16) is None
-    summaries.put(b"\x03" * 16, frozenset())
-    assert summaries.get(b"\x03" * 16) == frozenset()
+    summaries.put(b"\x03" * 16, frozenset(), frozenset())
+    assert summaries.get(b"\x03" * 16) == (frozenset(), frozenset())
     shared = pickle.loads(pickle.dumps(summaries))  # a spawned worker's
     assert shared.get(b"\x01" * 16) == names
     shared.close()  # only the process that made the directory removes it
@@ -232,7 +266,7 @@ import os, signal, sys
 from jaxfix.check.summaries import Summaries
 
 summaries = Summaries()
-summaries.put(bytes(16), frozenset({"make"}))
+summaries.put(bytes(16), frozenset({"make"}), frozenset())
 print(summaries.directory, flush=True)
 if sys.argv[1] == "kill":
     os.kill(os.getpid(), signal.SIGKILL)

@@ -59,12 +59,15 @@ _BYTES_PER_NODE = 8
 
 class LoadSummaries(Protocol):
     """Where a run keeps, by the digest of a module's bytes, the names its code reads (every
-    `ast.Name` and `ast.Attribute` loaded: its index's `loads_by_name`), written when a process
-    of the run parses it (jaxfix/check/summaries.py)."""
+    `ast.Name` and `ast.Attribute` loaded: its index's `loads_by_name`) and the attributes it
+    stores (`Module.stored_attributes`), written when a process of the run parses it
+    (jaxfix/check/summaries.py)."""
 
-    def get(self, digest: bytes) -> frozenset[str] | None: ...
+    def get(self, digest: bytes) -> tuple[frozenset[str], frozenset[str]] | None: ...
 
-    def put(self, digest: bytes, names: frozenset[str]) -> None: ...
+    def put(
+        self, digest: bytes, reads: frozenset[str], stores: frozenset[str]
+    ) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -329,6 +332,11 @@ class Module:
         """The module's stores `<something>.name = ...`."""
         return list(self._index.stores.get(name, ()))
 
+    @property
+    def stored_attributes(self) -> frozenset[str]:
+        """The names of the attributes the module stores (`attribute_stores`)."""
+        return frozenset(self._index.stores)
+
     def assigns_self_attribute(
         self, function: ast.FunctionDef | ast.AsyncFunctionDef, name: str
     ) -> bool:
@@ -552,7 +560,15 @@ class Project:
         Recorded as `module` records it (its bytes are what the answer depends on)."""
         return self._module(path, name)
 
-    def _module(self, path: Path, name: str | None) -> Module | Unknown | None:
+    def module_storing(self, path: Path, name: str) -> Module | Unknown | None:
+        """`module_loading` for a search of the code storing the attribute `name` (`x.name =
+        ...`): None where no code of the module stores it, known from the run's summary of
+        its bytes, from its code spelling no attribute `.name`, or from a parse not kept."""
+        return self._module(path, name, stores=True)
+
+    def _module(
+        self, path: Path, name: str | None, stores: bool = False
+    ) -> Module | Unknown | None:
         path = self.real(path)
         given = self._given.get(path)
         if given is not None:
@@ -574,7 +590,7 @@ class Project:
         if (
             summarised is not None
             and summarised[0] == key
-            and self._reads_no(summarised[1], name)
+            and self._has_no(summarised[1], name, stores)
         ):
             return None
         # a source given (a module the run checks, once it is let go) is searched as a
@@ -587,14 +603,19 @@ class Project:
             if name is not None and self.summaries is not None:
                 digest = _digest(code)
                 self._summarised[path] = (key, digest)
-                if self._reads_no(digest, name) or _only_defined(code, name):
+                if self._has_no(digest, name, stores) or (
+                    not _attribute_spelled(code, name)
+                    if stores
+                    else _only_defined(code, name)
+                ):
                     return None
             found = self._parse(path, code)
             if (
                 name is not None
                 and self.summaries is not None
                 and isinstance(found, Module)
-                and name not in found.loads_by_name
+                and name
+                not in (found.stored_attributes if stores else found.loads_by_name)
             ):
                 # parsed for this search alone, which finds nothing in it: not
                 # kept (nothing of it is in an answer; its summary is)
@@ -643,13 +664,14 @@ class Project:
             self._spelled[digest] = spelled_imports(code)
         return self._spelled[digest]
 
-    def _reads_no(self, digest: bytes, name: str | None) -> bool:
+    def _has_no(self, digest: bytes, name: str | None, stores: bool) -> bool:
         """Whether the run's summary of the module with these bytes says no code of it
-        reads `name` (False when there is no summary: the module is parsed)."""
+        reads `name` (`stores`: stores an attribute `name`); False when there is no summary:
+        the module is parsed."""
         if name is None or self.summaries is None:
             return False
-        names = self.summaries.get(digest)
-        return names is not None and name not in names
+        summary = self.summaries.get(digest)
+        return summary is not None and name not in summary[1 if stores else 0]
 
     def _parse(self, path: Path, source: bytes) -> Module | Unknown:
         """`_parse`, with no collection while the tree is built (it makes no garbage, and
@@ -664,7 +686,11 @@ class Project:
                 found.index()
                 gc.freeze()  # what is alive now: the run's questions hold no cycles either
             if self.summaries is not None and isinstance(found, Module):
-                self.summaries.put(_digest(source), frozenset(found.loads_by_name))
+                self.summaries.put(
+                    _digest(source),
+                    frozenset(found.loads_by_name),
+                    found.stored_attributes,
+                )
         finally:
             if enabled:
                 gc.enable()
@@ -887,6 +913,22 @@ def _only_defined(code: bytes, name: str) -> bool:
         )
     )
     return spelled == defined
+
+
+def _attribute_spelled(code: bytes, name: str) -> bool:
+    """Whether `code` may spell an attribute `name` (`.name`, the dot and the name apart by
+    spaces, continued lines or comments, as Python allows between brackets): a store of one
+    is spelled so."""
+    return (
+        re.search(
+            # a comment runs to its line's end: no backtracking through a long one
+            rb"\.(?:\s|\\|#[^\r\n]*(?![^\r\n]))*"
+            + re.escape(name.encode())
+            + _NOT_BEFORE_WORD,
+            code,
+        )
+        is not None
+    )
 
 
 def _code_at(path: Path) -> bytes | Unknown:
