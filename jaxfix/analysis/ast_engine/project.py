@@ -594,7 +594,7 @@ class Project:
         ):
             return None
         # a source given (a module the run checks, once it is let go) is searched as a
-        # file read is: most of the run's searches reach modules it checked before
+        # file read is: a run's searches reach many modules it checked before
         code = given if given is not None else _code_at(path)
         found: Module | Unknown
         if isinstance(code, Unknown):
