@@ -16,6 +16,9 @@ _REPEAT = re.compile(rb"\{\d*(?:,\d*)?\}")
 _CHOICE = re.compile(rb"\(\?:(\w+(?:\|\w+)+)\)")  # a group of plain words, one of them
 _SPECIAL = b"\\[](){}|.^$?*+"  # the characters that do not stand for themselves
 _FLAGS = re.compile(rb"(?:\(\?[aiLmsux]+\))+")  # the global flags a pattern begins with
+# An escape of more than one character after the backslash (`\x0a`, `\012`, `\N{...}`) or a
+# group referred back to (`\1`): what the scans below would read as literals
+_LONG_ESCAPE = re.compile(rb"\\[xuUN0-9]")
 
 
 class Words:
@@ -53,8 +56,11 @@ def _required_words(token: bytes) -> tuple[tuple[bytes, ...], ...]:
     literals one of which it contains: the runs of word characters outside groups and classes
     (less a quantified last character), an unquantified group of plain words (`(?:A|B)`), an
     unquantified character that stands for itself (`@`); none when the pattern has a top-level
-    `|` or a flag that changes how literals match. May be empty."""
-    if re.compile(token).flags & (re.IGNORECASE | re.VERBOSE):
+    `|`, a flag that changes how literals match, or an escape of several characters
+    (`_LONG_ESCAPE`). May be empty."""
+    if re.compile(token).flags & (re.IGNORECASE | re.VERBOSE) or _LONG_ESCAPE.search(
+        token
+    ):
         return ()
     words: list[tuple[bytes, ...]] = []
     run, depth, index = b"", 0, 0
@@ -105,10 +111,11 @@ def _tail(token: bytes) -> re.Pattern[bytes] | None:
     assertion or a group, which it tries at every position (`[\w)\]] *@[\s(=]` ->
     `@[\s(=]`, `\bdot\s*\(` -> `dot\s*\(`). None where the pattern begins with a literal
     already, holds none outside groups and classes (an unquantified one), has a top-level
-    `|`, or refers back to a group (`\1`, `(?P=name)`, `(?(1)...)`)."""
+    `|`, refers back to a group (`\1`, `(?P=name)`, `(?(1)...)`) or holds an escape of
+    several characters (`\x0a`)."""
     flags = _FLAGS.match(token)
     start = flags.end() if flags else 0
-    if re.search(rb"\\[1-9]|\(\?P=|\(\?\(", token):
+    if re.search(rb"\(\?P=|\(\?\(", token) or _LONG_ESCAPE.search(token):
         return None
     depth, index, found = 0, start, None
     while index < len(token):

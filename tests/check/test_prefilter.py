@@ -323,6 +323,8 @@ def test_word_tokens_are_tested_as_the_regular_expressions_they_are():
         (rb"x[^\]]yz", ((b"x",), (b"yz",))),
         (rb"(?i)abc", ()),  # flags that change how literals match
         (rb"(?x)a b", ()),
+        (rb"\x61?bc", ()),  # an escape of several characters: not read
+        (rb"\141?bc", ()),
     ],
 )
 def test_words_a_regular_expression_cannot_match_without(pattern, words):
@@ -375,6 +377,8 @@ def test_words_a_regular_expression_cannot_match_without(pattern, words):
         (rb"(?P<n>a)x(?P=n)", None),
         (rb"[ab]+", None),  # no literal outside a class
         (rb"\b(?:ab|cd)\b", None),  # nor outside a group
+        (rb"\x0a?x", None),  # an escape of several characters
+        (rb"\012?x", None),
     ],
 )
 def test_a_regular_expression_is_searched_from_its_first_literal(pattern, tail):
@@ -405,6 +409,8 @@ def test_a_regular_expression_is_searched_from_its_first_literal(pattern, tail):
         b"y",
         b"axa",
         b"ab cd",
+        b"y\n  x",
+        b"a\nx",
     ):
         assert _matcher(pattern)(Words(text)) == (
             re.search(pattern, text) is not None
