@@ -552,9 +552,10 @@ class Project:
 
     def module_loading(self, path: Path, name: str) -> Module | Unknown | None:
         """`module(path)` for a search of the code reading `name` (a function's callers), or
-        None where the module parses and no code of it reads a name or attribute `name`, so
-        that the search finds nothing there: known without parsing it from a summary of the
-        run (`summaries`: a parse of these very bytes, by this process or another), or parsed
+        None where no code of the module reads a name or attribute `name`, so that the
+        search finds nothing there: known without parsing it from a summary of the run
+        (`summaries`: a parse of these very bytes, by this process or another), or from its
+        code spelling the name only where a `def` or `class` of its own gives it, or parsed
         now and then not kept (nothing of it is in an answer; most such modules name a
         method of the same name, and would stay parsed through the module's questions).
         Recorded as `module` records it (its bytes are what the answer depends on)."""
