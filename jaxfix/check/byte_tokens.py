@@ -15,6 +15,10 @@ _QUANTIFIERS = b"?*+{"
 _REPEAT = re.compile(rb"\{\d*(?:,\d*)?\}")
 _CHOICE = re.compile(rb"\(\?:(\w+(?:\|\w+)+)\)")  # a group of plain words, one of them
 _SPECIAL = b"\\[](){}|.^$?*+"  # the characters that do not stand for themselves
+_FLAGS = re.compile(rb"(?:\(\?[aiLmsux]+\))+")  # the global flags a pattern begins with
+# An escape of more than one character after the backslash (`\x0a`, `\012`, `\N{...}`) or a
+# group referred back to (`\1`): what the scans below would read as literals
+_LONG_ESCAPE = re.compile(rb"\\[xuUN0-9]")
 
 
 class Words:
@@ -52,8 +56,11 @@ def _required_words(token: bytes) -> tuple[tuple[bytes, ...], ...]:
     literals one of which it contains: the runs of word characters outside groups and classes
     (less a quantified last character), an unquantified group of plain words (`(?:A|B)`), an
     unquantified character that stands for itself (`@`); none when the pattern has a top-level
-    `|` or a flag that changes how literals match. May be empty."""
-    if re.compile(token).flags & (re.IGNORECASE | re.VERBOSE):
+    `|`, a flag that changes how literals match, or an escape of several characters
+    (`_LONG_ESCAPE`). May be empty."""
+    if re.compile(token).flags & (re.IGNORECASE | re.VERBOSE) or _LONG_ESCAPE.search(
+        token
+    ):
         return ()
     words: list[tuple[bytes, ...]] = []
     run, depth, index = b"", 0, 0
@@ -97,17 +104,72 @@ def _required_words(token: bytes) -> tuple[tuple[bytes, ...], ...]:
     return tuple(dict.fromkeys(choice for choice in words if all(choice)))
 
 
+def _tail(token: bytes) -> re.Pattern[bytes] | None:
+    r"""What every match of the regular expression `token` holds from its first literal
+    character on: the pattern from there (after the flags it begins with), which `re`
+    searches for by that character, far faster than a pattern beginning with a class, an
+    assertion or a group, which it tries at every position (`[\w)\]] *@[\s(=]` ->
+    `@[\s(=]`, `\bdot\s*\(` -> `dot\s*\(`). None where the pattern begins with a literal
+    already, holds none outside groups and classes (an unquantified one), has a top-level
+    `|`, refers back to a group (`\1`, `(?P=name)`, `(?(1)...)`) or holds an escape of
+    several characters (`\x0a`)."""
+    flags = _FLAGS.match(token)
+    start = flags.end() if flags else 0
+    if re.search(rb"\(\?P=|\(\?\(", token) or _LONG_ESCAPE.search(token):
+        return None
+    depth, index, found = 0, start, None
+    while index < len(token):
+        char = token[index : index + 1]
+        if char == b"\\":
+            escaped = token[index + 1 : index + 2]
+            if (
+                found is None
+                and depth == 0
+                and escaped
+                and not escaped.isalnum()
+                and not _quantified(token, index + 2)
+            ):
+                found = index
+            index += 2
+            continue
+        if char == b"[":  # a class: up to its closing bracket (as `_required_words`)
+            index += 2 if token[index + 1 : index + 2] == b"^" else 1
+            index += 1 if token[index : index + 1] == b"]" else 0
+            while index < len(token) and token[index : index + 1] != b"]":
+                index += 2 if token[index : index + 1] == b"\\" else 1
+        elif char == b"{" and (repeat := _REPEAT.match(token, index)):
+            index = repeat.end() - 1
+        elif char == b"(":
+            depth += 1
+        elif char == b")":
+            depth -= 1
+        elif char == b"|" and depth == 0:
+            return None
+        elif (
+            found is None
+            and depth == 0
+            and char not in _SPECIAL
+            and not _quantified(token, index + 1)
+        ):
+            found = index
+        index += 1
+    if found is None or found == start:
+        return None
+    return re.compile(token[:start] + token[found:])
+
+
 @functools.cache
 def _matcher(token: bytes) -> Callable[[Words], bool]:
     """`token` as a test on a file's words: `in` for plain words (several times faster than
     `re.search` on an alternation, which most files fail), else the regular expression, tried
-    only when the words it cannot match without are there."""
+    only when the words it cannot match without are there and its tail (`_tail`) is found."""
     if _WORDS.fullmatch(token):
         alternatives = token.split(b"|")
         return lambda words: any(word in words for word in alternatives)
-    pattern, required = re.compile(token), _required_words(token)
+    pattern, required, tail = re.compile(token), _required_words(token), _tail(token)
     return lambda words: (
         all(any(word in words for word in choice) for choice in required)
+        and (tail is None or tail.search(words.source) is not None)
         and pattern.search(words.source) is not None
     )
 

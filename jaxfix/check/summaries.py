@@ -10,6 +10,10 @@ the digest of its bytes; a later search of the same bytes for a name they do not
 the module without parsing it (`Project.module_loading`). What the search finds is the same
 (nothing there), and its answer depends on the same bytes.
 
+The same entry holds the attributes the module stores (`x.name = ...`): a search for the
+places an attribute is set from outside its class (evaluate.py) skips, unparsed, a module that
+stores none of that name.
+
 An entry is named by the digest of the bytes it was made from, so it cannot be stale: changed
 bytes have another digest. The directory is the run's own (made private, removed at its end);
 an entry that does not read as one (truncated, foreign) is ignored and the module parsed.
@@ -25,7 +29,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-_HEADER = b"jaxfix-reads 1\n"
+_HEADER = b"jaxfix-reads 2\n"
+_STORED = "."  # the line of an attribute the module stores: `.name`
 # what the directory holds: entries named by a digest, writes not yet renamed into place
 _HOLDS = re.compile(r"[0-9a-f]+|\.part-[a-z0-9_]+")
 
@@ -60,7 +65,8 @@ class Summaries:
         self.prepare()
         return None if self.directory is None else self.directory / digest.hex()
 
-    def get(self, digest: bytes) -> frozenset[str] | None:
+    def get(self, digest: bytes) -> tuple[frozenset[str], frozenset[str]] | None:
+        """What the module of these bytes reads, and the attributes it stores."""
         path = self._path(digest)
         if path is None:
             return None
@@ -74,16 +80,26 @@ class Summaries:
             text = data[len(_HEADER) : -1].decode("utf-8")
         except UnicodeDecodeError:
             return None
-        names = text.split("\n") if text else []
-        if not all(name.isidentifier() for name in names):
+        lines = text.split("\n") if text else []
+        reads = [line for line in lines if not line.startswith(_STORED)]
+        stores = [line[1:] for line in lines if line.startswith(_STORED)]
+        if not all(name.isidentifier() for name in (*reads, *stores)):
             return None
-        return frozenset(names)
+        return frozenset(reads), frozenset(stores)
 
-    def put(self, digest: bytes, names: frozenset[str]) -> None:
+    def put(self, digest: bytes, reads: frozenset[str], stores: frozenset[str]) -> None:
         path = self._path(digest)
         if path is None or path.exists():
             return
-        data = _HEADER + "".join(f"{name}\n" for name in sorted(names)).encode()
+        data = (
+            _HEADER
+            + "".join(
+                [
+                    *(f"{name}\n" for name in sorted(reads)),
+                    *(f"{_STORED}{name}\n" for name in sorted(stores)),
+                ]
+            ).encode()
+        )
         try:
             handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".part-")
             with os.fdopen(handle, "wb") as written:

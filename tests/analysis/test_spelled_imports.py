@@ -59,6 +59,23 @@ def test_jaxfix_s_own_modules_imports_are_all_read():
         assert found is None or _parsed_imports(source) <= set(found), path
 
 
+def test_statements_are_found_where_the_pattern_finds_them():
+    """The scan tries its pattern only at a `from` or an `import` (where each match begins):
+    the same statements as the pattern searched through the whole text."""
+    from jaxfix.analysis.ast_engine.spelled_imports import _IMPORT, _statements
+
+    texts = [
+        *WRITTEN_ODDLY,
+        "reimport x\nfromage import y\nfrom  from import z\nimportimport a\n",
+        "from x import from y import z\nimport a, import b\n",
+        *(p.read_text() for p in Path(jaxfix.__file__).parent.rglob("*.py")),
+    ]
+    for text in texts:
+        assert [m.span() for m in _statements(text)] == [
+            m.span() for m in _IMPORT.finditer(text)
+        ], text[:80]
+
+
 def test_a_dynamic_import_may_import_anything():
     assert (
         spelled_imports(b"import importlib\nm = importlib.import_module(name)\n")

@@ -323,6 +323,8 @@ def test_word_tokens_are_tested_as_the_regular_expressions_they_are():
         (rb"x[^\]]yz", ((b"x",), (b"yz",))),
         (rb"(?i)abc", ()),  # flags that change how literals match
         (rb"(?x)a b", ()),
+        (rb"\x61?bc", ()),  # an escape of several characters: not read
+        (rb"\141?bc", ()),
     ],
 )
 def test_words_a_regular_expression_cannot_match_without(pattern, words):
@@ -351,6 +353,64 @@ def test_words_a_regular_expression_cannot_match_without(pattern, words):
         b"x @y",
         b"a @ b",
         b"a@b",
+    ):
+        assert _matcher(pattern)(Words(text)) == (
+            re.search(pattern, text) is not None
+        ), (pattern, text)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "tail"),
+    [
+        (rb"[\w)\]] *@[\s(=]", rb"@[\s(=]"),  # after a class
+        (rb"\bdot\s*\(", rb"dot\s*\("),  # after an assertion
+        (rb"\bp?jit\b", rb"jit\b"),  # a quantified character is not required
+        (rb"(?m)(?:^|\")[ \t]*with\b", rb"(?m)with\b"),  # the flags kept
+        (rb"\b\.x", rb"\.x"),  # an escaped character stands for itself
+        (rb"\b\sx", rb"x"),  # `\s` does not
+        (rb"\bab{2}c", rb"ab{2}c"),
+        (rb"\ba{2}c", rb"c"),
+        (rb"ab", None),  # begins with its literal already
+        (rb"\.lower", None),
+        (rb"\bx|y", None),  # a top-level alternative
+        (rb"(a)x\1", None),  # refers back to a group
+        (rb"(?P<n>a)x(?P=n)", None),
+        (rb"[ab]+", None),  # no literal outside a class
+        (rb"\b(?:ab|cd)\b", None),  # nor outside a group
+        (rb"\x0a?x", None),  # an escape of several characters
+        (rb"\012?x", None),
+    ],
+)
+def test_a_regular_expression_is_searched_from_its_first_literal(pattern, tail):
+    """A pattern that `re` would try at every position is first searched from its first
+    literal character on (what any match of it holds), and answers what `re.search` does."""
+    import re
+
+    from jaxfix.check.byte_tokens import Words, _matcher, _tail
+
+    found = _tail(pattern)
+    assert (None if found is None else found.pattern) == tail
+    for text in (
+        b"a @ b",
+        b"a @b",
+        b"@decorator",
+        b"x = dot (a)",
+        b"x = _dot(a)",
+        b"pjit(f)",
+        b"jit",
+        b'"with mesh:',
+        b"  with x:",
+        b"y.with_x",
+        b"a.x",
+        b"a x",
+        b"abbc",
+        b"aac",
+        b"ab",
+        b"y",
+        b"axa",
+        b"ab cd",
+        b"y\n  x",
+        b"a\nx",
     ):
         assert _matcher(pattern)(Words(text)) == (
             re.search(pattern, text) is not None

@@ -123,6 +123,94 @@ def test_a_module_parsed_for_a_search_that_finds_nothing_there_is_not_kept(
     )  # parsed when asked for itself
 
 
+def test_a_module_the_run_checked_before_is_skipped_as_a_file_read_is(
+    tree, summaries, parsed
+):
+    """A module the run checked (its source given, let go when the next module begins) is
+    searched as a module read from its file: skipped, unparsed, where its summary reads no
+    such name; the answer and what it depends on the same."""
+    lib, other = tree / "pkg" / "lib.py", tree / "pkg" / "other.py"
+    engine = _engine(tree, summaries)
+    assert isinstance(engine.begin(other, ONLY_DEFINES), Module)  # checked: summarised
+    parsed.clear()
+    answers, dependencies = _answers(engine, lib)
+    assert other.resolve() not in parsed
+    assert (tree / "pkg" / "train.py").resolve() in parsed  # its `make(4)` is read
+    fresh, fresh_dependencies = _answers(_engine(tree, None), lib)
+    assert answers == fresh
+    assert "4" in answers[0]
+    assert {d.path for d in dependencies[0]} == {d.path for d in fresh_dependencies[0]}
+
+
+@pytest.mark.parametrize(
+    ("code", "read"),
+    [
+        (
+            ONLY_DEFINES,
+            False,
+        ),  # a function of the same name: the word only where defined
+        (b"import pkg.lib\n\n\nclass make:\n    pass\n", False),
+        (b"import pkg.lib\n\n\nasync  def\tmake():\n    pass\n", False),
+        (ONLY_DEFINES + "make\u00e9 = 1\n".encode(), False),  # another identifier
+        (ONLY_DEFINES + b"\n\nmake(8)\n", True),  # a caller: read, found
+        (ONLY_DEFINES + b"\n\nx = pkg.lib.make\n", True),
+        (ONLY_DEFINES + b"# make\n", True),  # the word elsewhere: left to the parse
+        (b"import pkg.lib\n\n\ndef \\\n        make():\n    pass\n", True),
+        (
+            "import pkg.lib\n\n\ndef make\u00e9():\n    pass\n\n\nmake()\n".encode(),
+            True,
+        ),
+    ],
+)
+def test_a_module_holding_the_name_only_where_it_defines_it_is_skipped_unparsed(
+    tree, summaries, parsed, code, read
+):
+    """A module whose code spells the name only as a `def` or `class` of its own (a test
+    method named as the function searched for) is skipped without being parsed, even before
+    any summary of it: the answer, and what it depends on, are a parse's."""
+    lib, other = tree / "pkg" / "lib.py", tree / "pkg" / "other.py"
+    other.write_bytes(code)
+    answers, dependencies = _answers(_engine(tree, summaries), lib)
+    assert (other.resolve() in parsed) is read
+    parsed.clear()
+    fresh, fresh_dependencies = _answers(_engine(tree, None), lib)
+    assert other.resolve() in parsed  # without the run's summaries: parsed
+    assert answers == fresh
+    assert {d.path for d in dependencies[0]} == {d.path for d in fresh_dependencies[0]}
+
+
+@pytest.mark.parametrize(
+    ("code", "spelled", "stored"),
+    [
+        (b"from pkg.lib import obj\n\nobj.mesh = 1\n", True, True),
+        (b"obj . \\\n    mesh += 2\n", True, True),
+        (b"(obj.  # the mesh\n    mesh), x = 1, 2\n", True, True),
+        (b"for obj.mesh in []:\n    pass\n", True, True),
+        (b"x = obj.mesh\n", True, False),  # read, not stored: parsed, then let go
+        (b"mesh = 1\n", False, False),  # no attribute spelled so: not parsed
+        (b"obj.meshes = 1  # a mesh\n", False, False),
+    ],
+)
+def test_a_search_of_an_attribute_s_stores_reads_a_module_only_where_it_may_store_it(
+    tree, summaries, parsed, code, spelled, stored
+):
+    """`Project.module_storing`: a module that spells no attribute `.name` is skipped
+    unparsed; one that does is parsed, and let go where it stores none (its summary then
+    skips it in any process of the run); one that stores it is the search's, and kept."""
+    path = tree / "pkg" / "stores.py"
+    path.write_bytes(code)
+    engine = _engine(tree, summaries)
+    found = engine.project.module_storing(path, "mesh")
+    assert isinstance(found, Module) is stored
+    assert (path.resolve() in parsed) is (stored or spelled)
+    assert (path.resolve() in engine.project._modules) is stored  # noqa: SLF001
+    assert path.resolve() in engine.project.record.files  # the answer depends on it
+    parsed.clear()
+    again = _engine(tree, summaries).project.module_storing(path, "mesh")
+    assert isinstance(again, Module) is stored
+    assert (path.resolve() in parsed) is stored  # another process: its summary says
+
+
 def test_a_changed_module_is_parsed_again(tree, summaries, parsed):
     lib, other = tree / "pkg" / "lib.py", tree / "pkg" / "other.py"
     _answers(_engine(tree, summaries), lib)
@@ -141,6 +229,8 @@ def test_an_entry_that_does_not_read_as_one_is_ignored(tree, summaries, parsed):
     for forged in (
         b"",
         b"jaxfix-reads 1\nnot a name!\n",
+        b"jaxfix-reads 2\nmake\n.not a name\n",
+        b"jaxfix-reads 2\n.\n",
         b"make\nother\n",
         b"\xff\xfe",
     ):
@@ -154,12 +244,12 @@ def test_an_entry_that_does_not_read_as_one_is_ignored(tree, summaries, parsed):
 
 
 def test_entries_round_trip_and_belong_to_the_run(summaries):
-    names = frozenset({"make", "jax", "é_name"})
-    summaries.put(b"\x01" * 16, names)
+    names = (frozenset({"make", "jax", "é_name"}), frozenset({"mesh", "make"}))
+    summaries.put(b"\x01" * 16, *names)
     assert summaries.get(b"\x01" * 16) == names
     assert summaries.get(b"\x02" * 16) is None
-    summaries.put(b"\x03" * 16, frozenset())
-    assert summaries.get(b"\x03" * 16) == frozenset()
+    summaries.put(b"\x03" * 16, frozenset(), frozenset())
+    assert summaries.get(b"\x03" * 16) == (frozenset(), frozenset())
     shared = pickle.loads(pickle.dumps(summaries))  # a spawned worker's
     assert shared.get(b"\x01" * 16) == names
     shared.close()  # only the process that made the directory removes it
@@ -176,7 +266,7 @@ import os, signal, sys
 from jaxfix.check.summaries import Summaries
 
 summaries = Summaries()
-summaries.put(bytes(16), frozenset({"make"}))
+summaries.put(bytes(16), frozenset({"make"}), frozenset())
 print(summaries.directory, flush=True)
 if sys.argv[1] == "kill":
     os.kill(os.getpid(), signal.SIGKILL)

@@ -3996,7 +3996,11 @@ class Evaluator:
             # docs/design.md), as before this check
             return None
         for path in (near, *(p for p in found if p != near)):
-            module = self.module(path)
+            module = self.project.module_storing(path, name)
+            if (
+                module is None
+            ):  # stores no `.name` (the run's summary, or its code says)
+                continue
             if isinstance(module, Unknown):
                 return module
             for store in module.attribute_stores(name):
@@ -4015,7 +4019,13 @@ class Evaluator:
             if isinstance(found, Unknown):
                 return found
             for path in (near, *(p for p in found if p != near)):
-                module = self.module(path)
+                module = (
+                    self.project.module_storing(path, name)
+                    if word == name
+                    else self.project.module_loading(path, word)
+                )
+                if module is None:  # no such store or call (as the run's summary says)
+                    continue
                 if isinstance(module, Unknown):
                     return module
                 places: list[ast.AST] = []

@@ -18,6 +18,7 @@ import ast
 import gc
 import hashlib
 import os
+import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -49,18 +50,24 @@ Signature = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
 # node (~120 MB here), whatever the source's size (typical code holds a node per 6-10 bytes;
 # a notebook kept as text, its outputs in comments, one per 500: 2.3 MB of it are 4,467 nodes).
 KEPT_NODES = 250_000
+# Around a word: no character of an identifier (a byte above 127 is part of one in UTF-8)
+_NOT_AFTER_WORD = rb"(?<![A-Za-z0-9_\x80-\xff])"
+_NOT_BEFORE_WORD = rb"(?![A-Za-z0-9_\x80-\xff])"
 # What a module not yet indexed is counted as: a node per this many bytes of its source.
 _BYTES_PER_NODE = 8
 
 
 class LoadSummaries(Protocol):
     """Where a run keeps, by the digest of a module's bytes, the names its code reads (every
-    `ast.Name` and `ast.Attribute` loaded: its index's `loads_by_name`), written when a process
-    of the run parses it (jaxfix/check/summaries.py)."""
+    `ast.Name` and `ast.Attribute` loaded: its index's `loads_by_name`) and the attributes it
+    stores (`Module.stored_attributes`), written when a process of the run parses it
+    (jaxfix/check/summaries.py)."""
 
-    def get(self, digest: bytes) -> frozenset[str] | None: ...
+    def get(self, digest: bytes) -> tuple[frozenset[str], frozenset[str]] | None: ...
 
-    def put(self, digest: bytes, names: frozenset[str]) -> None: ...
+    def put(
+        self, digest: bytes, reads: frozenset[str], stores: frozenset[str]
+    ) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -325,6 +332,11 @@ class Module:
         """The module's stores `<something>.name = ...`."""
         return list(self._index.stores.get(name, ()))
 
+    @property
+    def stored_attributes(self) -> frozenset[str]:
+        """The names of the attributes the module stores (`attribute_stores`)."""
+        return frozenset(self._index.stores)
+
     def assigns_self_attribute(
         self, function: ast.FunctionDef | ast.AsyncFunctionDef, name: str
     ) -> bool:
@@ -540,15 +552,24 @@ class Project:
 
     def module_loading(self, path: Path, name: str) -> Module | Unknown | None:
         """`module(path)` for a search of the code reading `name` (a function's callers), or
-        None where the module parses and no code of it reads a name or attribute `name`, so
-        that the search finds nothing there: known without parsing it from a summary of the
-        run (`summaries`: a parse of these very bytes, by this process or another), or parsed
+        None where no code of the module reads a name or attribute `name`, so that the
+        search finds nothing there: known without parsing it from a summary of the run
+        (`summaries`: a parse of these very bytes, by this process or another), or from its
+        code spelling the name only where a `def` or `class` of its own gives it, or parsed
         now and then not kept (nothing of it is in an answer; most such modules name a
         method of the same name, and would stay parsed through the module's questions).
         Recorded as `module` records it (its bytes are what the answer depends on)."""
         return self._module(path, name)
 
-    def _module(self, path: Path, name: str | None) -> Module | Unknown | None:
+    def module_storing(self, path: Path, name: str) -> Module | Unknown | None:
+        """`module_loading` for a search of the code storing the attribute `name` (`x.name =
+        ...`): None where no code of the module stores it, known from the run's summary of
+        its bytes, from its code spelling no attribute `.name`, or from a parse not kept."""
+        return self._module(path, name, stores=True)
+
+    def _module(
+        self, path: Path, name: str | None, stores: bool = False
+    ) -> Module | Unknown | None:
         path = self.real(path)
         given = self._given.get(path)
         if given is not None:
@@ -570,37 +591,36 @@ class Project:
         if (
             summarised is not None
             and summarised[0] == key
-            and self._reads_no(summarised[1], name)
+            and self._has_no(summarised[1], name, stores)
         ):
             return None
+        # a source given (a module the run checks, once it is let go) is searched as a
+        # file read is: a run's searches reach many modules it checked before
+        code = given if given is not None else _code_at(path)
         found: Module | Unknown
-        if given is not None:
-            found = self._parse(path, given)
+        if isinstance(code, Unknown):
+            found = code
         else:
-            try:
-                raw = read_regular(path, _MAX_SOURCE_BYTES)
-            except ReadError as error:
-                found = Unknown(f"{path.name}: {error}")
-            else:
-                code = code_of(path, raw)
-                if code is None:
-                    found = Unknown(f"{path.name}: not a notebook jaxfix can read")
-                else:
-                    if name is not None and self.summaries is not None:
-                        digest = _digest(code)
-                        self._summarised[path] = (key, digest)
-                        if self._reads_no(digest, name):
-                            return None
-                    found = self._parse(path, code)
-                    if (
-                        name is not None
-                        and self.summaries is not None
-                        and isinstance(found, Module)
-                        and name not in found.loads_by_name
-                    ):
-                        # parsed for this search alone, which finds nothing in it: not
-                        # kept (nothing of it is in an answer; its summary is)
-                        return None
+            if name is not None and self.summaries is not None:
+                digest = _digest(code)
+                self._summarised[path] = (key, digest)
+                if self._has_no(digest, name, stores) or (
+                    not _attribute_spelled(code, name)
+                    if stores
+                    else _only_defined(code, name)
+                ):
+                    return None
+            found = self._parse(path, code)
+            if (
+                name is not None
+                and self.summaries is not None
+                and isinstance(found, Module)
+                and name
+                not in (found.stored_attributes if stores else found.loads_by_name)
+            ):
+                # parsed for this search alone, which finds nothing in it: not
+                # kept (nothing of it is in an answer; its summary is)
+                return None
         self._modules[path] = (key, found)
         return found
 
@@ -645,13 +665,14 @@ class Project:
             self._spelled[digest] = spelled_imports(code)
         return self._spelled[digest]
 
-    def _reads_no(self, digest: bytes, name: str | None) -> bool:
+    def _has_no(self, digest: bytes, name: str | None, stores: bool) -> bool:
         """Whether the run's summary of the module with these bytes says no code of it
-        reads `name` (False when there is no summary: the module is parsed)."""
+        reads `name` (`stores`: stores an attribute `name`); False when there is no summary:
+        the module is parsed."""
         if name is None or self.summaries is None:
             return False
-        names = self.summaries.get(digest)
-        return names is not None and name not in names
+        summary = self.summaries.get(digest)
+        return summary is not None and name not in summary[1 if stores else 0]
 
     def _parse(self, path: Path, source: bytes) -> Module | Unknown:
         """`_parse`, with no collection while the tree is built (it makes no garbage, and
@@ -666,7 +687,11 @@ class Project:
                 found.index()
                 gc.freeze()  # what is alive now: the run's questions hold no cycles either
             if self.summaries is not None and isinstance(found, Module):
-                self.summaries.put(_digest(source), frozenset(found.loads_by_name))
+                self.summaries.put(
+                    _digest(source),
+                    frozenset(found.loads_by_name),
+                    found.stored_attributes,
+                )
         finally:
             if enabled:
                 gc.enable()
@@ -873,6 +898,50 @@ class Project:
             if directory not in seen:
                 seen.add(directory)
                 yield directory
+
+
+def _only_defined(code: bytes, name: str) -> bool:
+    """Whether `code` holds the word `name` only where a `def` or `class` statement gives it
+    as its own name (`def name(`, a test method of the same name as the function searched
+    for): no code of it reads the name, as every read of it is spelled as the word. Anything
+    else spelling the word (an attribute, a comment, `def \\` and a continued line) leaves
+    the question to the parse."""
+    word = re.escape(name.encode())
+    spelled = len(re.findall(_NOT_AFTER_WORD + word + _NOT_BEFORE_WORD, code))
+    defined = len(
+        re.findall(
+            _NOT_AFTER_WORD + rb"(?:def|class)[ \t]+" + word + _NOT_BEFORE_WORD, code
+        )
+    )
+    return spelled == defined
+
+
+def _attribute_spelled(code: bytes, name: str) -> bool:
+    """Whether `code` may spell an attribute `name` (`.name`, the dot and the name apart by
+    spaces, continued lines or comments, as Python allows between brackets): a store of one
+    is spelled so."""
+    return (
+        re.search(
+            # a comment runs to its line's end: no backtracking through a long one
+            rb"\.(?:\s|\\|#[^\r\n]*(?![^\r\n]))*"
+            + re.escape(name.encode())
+            + _NOT_BEFORE_WORD,
+            code,
+        )
+        is not None
+    )
+
+
+def _code_at(path: Path) -> bytes | Unknown:
+    """The code of the file at `path` (a notebook's cells), or why it cannot be read."""
+    try:
+        raw = read_regular(path, _MAX_SOURCE_BYTES)
+    except ReadError as error:
+        return Unknown(f"{path.name}: {error}")
+    code = code_of(path, raw)
+    if code is None:
+        return Unknown(f"{path.name}: not a notebook jaxfix can read")
+    return code
 
 
 def _postings(found: Path | tuple[Path, ...]) -> tuple[Path, ...]:

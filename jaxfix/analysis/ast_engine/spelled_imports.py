@@ -12,6 +12,7 @@ imports nothing so; any other answer is the parsed module's.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from jaxfix.sources.text import source_text
 
@@ -23,6 +24,9 @@ _IMPORT = re.compile(
     rf"|\bimport\s+(?P<names>{_DOTTED}(?:\s+as\s+\w+)?"
     rf"(?:\s*,\s*{_DOTTED}(?:\s+as\s+\w+)?)*)"
 )
+# where a statement `_IMPORT` reads may begin: searched by its letters, far faster than
+# `_IMPORT`, which begins with `\b` and is tried at every position of the text
+_STARTS = re.compile(r"from|import")
 _ALIAS = re.compile(rf"({_DOTTED})(?:\s+as\s+\w+)?")
 _CONTINUED = re.compile(r"\\\r?\n|\\\r")
 # a dynamic import may import any module (what `_imports_module` takes as importing it)
@@ -35,10 +39,10 @@ def spelled_imports(code: bytes) -> list[tuple[str, int]] | None:
     `a.b` and `a.b.c`; None where the code may import dynamically (`import_module`,
     `__import__`)."""
     text = _CONTINUED.sub(" ", source_text(code))
-    if _DYNAMIC.search(text):
+    if ("import_module" in text or "__import__" in text) and _DYNAMIC.search(text):
         return None
     found: list[tuple[str, int]] = []
-    for match in _IMPORT.finditer(text):
+    for match in _statements(text):
         names = match.group("names")
         if names is None:
             dots, module = match.group("dots"), match.group("module")
@@ -49,6 +53,19 @@ def spelled_imports(code: bytes) -> list[tuple[str, int]] | None:
             parts = _joined(alias.group(1)).split(".")
             found.extend((".".join(parts[:n]), 0) for n in range(1, len(parts) + 1))
     return found
+
+
+def _statements(text: str) -> Iterator[re.Match[str]]:
+    """`_IMPORT.finditer(text)`, tried only where a match may begin: at a `from` or an
+    `import` (every match begins with one), after the end of the match before."""
+    end = 0
+    for start in _STARTS.finditer(text):
+        if start.start() < end:
+            continue
+        match = _IMPORT.match(text, start.start())
+        if match is not None:
+            yield match
+            end = match.end()
 
 
 def _joined(dotted: str) -> str:
