@@ -72,6 +72,9 @@ def with_value_sites(
     contexts = _unplaced(
         evidence, lambda path, item: item.code == _CALLED[0] and _context_entries(item)
     )
+    passed = _unplaced(
+        evidence, lambda path, item: item.code == _CALLED[0] and _passed_paths(item)
+    )
     spread = _unplaced(evidence, lambda path, item: item.code == _SPREAD[0])
     blocks = _unplaced(
         evidence,
@@ -91,7 +94,15 @@ def with_value_sites(
         evidence, lambda path, item: item.code != _WALKED[0] and _built_chains(item)
     )
     if not (
-        walked or called or contexts or spread or blocks or unpassed or given or named
+        walked
+        or called
+        or contexts
+        or passed
+        or spread
+        or blocks
+        or unpassed
+        or given
+        or named
     ):
         return dict(evidence)
     from jaxfix.analysis.ast_engine.values import Unknown
@@ -162,6 +173,9 @@ def with_value_sites(
         _at_caller(engine, path, index, item, found, ours)
     for path, index, item in contexts:
         _at_out_sharding(engine, path, index, item, found, ours)
+    for path, index, item in passed:
+        if found[path][index].value_site is None:
+            _at_passed_mesh(engine, path, index, item, found, ours)
     for path, index, item in spread:
         _at_mapping(engine, path, index, item, found, ours)
     for path, index, item in blocks:
@@ -740,6 +754,79 @@ def _at_out_sharding(
         placed.append(site)
         found.setdefault(where, []).append(
             _at_value(replace(item, facts=(facts,)), extent, site, keep_origins=True)
+        )
+    if placed:
+        found[path][index] = replace(item, value_site=placed[0])
+
+
+_Paths = tuple[tuple[tuple[Path, int], ...], ...]
+
+
+def _passed_paths(item: Evidence) -> list[_Paths]:
+    """For a recorded JAX003 context-mesh error: each distinct (raised, out built, context
+    entered) frames of its records, at most _MAX_CHAINS (more: none)."""
+    facts = item.agreed
+    if (
+        facts is None
+        or facts.get("out") is None
+        or facts.get("context") is None
+        or facts.get("input") is not None
+    ):
+        return []
+
+    def frames(role: str, kind: str) -> list[tuple[tuple[Path, int], ...]]:
+        return list(
+            dict.fromkeys(
+                o.frames for o in item.origins if (o.role, o.kind) == (role, kind)
+            )
+        )
+
+    paths = [
+        (raised, built, entered)
+        for raised in frames(*_CALLED[1:])
+        for built in frames("out", "built")
+        for entered in frames("context", "entered")
+    ]
+    return paths if len(paths) <= _MAX_CHAINS else []
+
+
+def _at_passed_mesh(
+    engine: Engine,
+    path: Path,
+    index: int,
+    item: Evidence,
+    found: dict[Path, list[Evidence]],
+    ours: set[Path],
+) -> None:
+    """A context-mesh error whose out_sharding's mesh the function entering the context
+    passed down to the gather's helpers (jaxfix/analysis/ast_engine/passed_meshes.py): that
+    argument gets evidence of its own; the rule puts the entered mesh there."""
+    from jaxfix.analysis.ast_engine.passed_meshes import out_mesh_passed_by
+    from jaxfix.analysis.ast_engine.values import Unknown
+
+    placed: list[ValueSite] = []
+    for raised, built, entered in _passed_paths(item):
+        passed = out_mesh_passed_by(engine.evaluator, raised, built, entered)
+        if isinstance(passed, Unknown):
+            continue
+        where = passed.module.path.resolve()
+        if where not in ours:
+            continue
+        extent = _extent(passed.module, passed.node)
+        if any(s.path == where and s.span == extent for s in placed):
+            continue
+        site = ValueSite(
+            (path, item.line),
+            where,
+            extent,
+            ast.unparse(passed.node),
+            why=f"`{passed.function}` makes the out_sharding on its parameter "
+            f"`{passed.parameter}`, which this call passes",
+            passed_as=passed.parameter,
+        )
+        placed.append(site)
+        found.setdefault(where, []).append(
+            _at_value(item, extent, site, keep_origins=True)
         )
     if placed:
         found[path][index] = replace(item, value_site=placed[0])

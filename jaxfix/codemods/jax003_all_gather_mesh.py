@@ -258,6 +258,11 @@ class AllGatherMeshMismatch(Rule):
                 "jaxfix does not see where the out_sharding's mesh or the context mesh "
                 "is set"
             )
+            note = (
+                None
+                if isinstance(fix, Fix)
+                else confirmed.evidence.mesh_note(self._frames_root(confirmed))
+            )
             self.report(
                 gather if not isinstance(fix, Fix) else sharding,
                 f"{logged}{shown}; "
@@ -266,8 +271,10 @@ class AllGatherMeshMismatch(Rule):
                     if isinstance(fix, Fix)
                     else f"not fixed: {fix if isinstance(fix, str) else unseen}: put the "
                     "out_sharding on the context mesh (a bare PartitionSpec means it)"
+                    + (f"; {note}" if note else "")
                 ),
                 fix=fix if isinstance(fix, Fix) else None,
+                related=() if isinstance(fix, Fix) else _origin_places(confirmed),
             )
             return
         input_mesh = confirmed.agreed("input") if confirmed is not None else None
@@ -1074,6 +1081,9 @@ class AllGatherMeshMismatch(Rule):
         if site is None or node is None or site.entry is not None:
             return
         confirmed = Confirmed(evidence)
+        if _context_error(confirmed) and site.passed_as is not None:
+            self._out_mesh_passed_onto_entered(node, site, confirmed)
+            return
         if _context_error(confirmed) and site.role == "out":
             self._out_mesh_sized_as_context(node, site, confirmed)
             return
@@ -1189,6 +1199,70 @@ class AllGatherMeshMismatch(Rule):
             ),
         )
 
+    def _out_mesh_passed_onto_entered(
+        self, node: ast.expr, site: ValueSite, confirmed: Confirmed
+    ) -> None:
+        """A context-mesh error whose out_sharding's mesh is this argument, which the called
+        function makes its out_sharding on (`gather_params_for_decoding(params, config,
+        decode_mesh)`, jaxfix/analysis/ast_engine/passed_meshes.py), the call inside the
+        `with jax.set_mesh(E):` where the run entered the context mesh: the argument becomes
+        E, when E is a plain reference the block does not assign and the context mesh has
+        every axis of the out_sharding's. Unsafe: the run does not show the input's mesh."""
+        out, context = confirmed.agreed("out"), confirmed.agreed("context")
+        entered = self._set_mesh_around(node)
+        mesh = _mesh_given(entered)
+        if (
+            out is None
+            or context is None
+            or out.axis_names is None
+            or context.axis_names is None
+            or not set(out.axis_names) <= set(context.axis_names)
+            or entered is None
+            or mesh is None
+        ):
+            return
+        here = Path(os.path.abspath(self.analysis.path))
+        noted = {
+            line
+            for o in confirmed.evidence.origins
+            if (o.role, o.kind) == ("context", "entered")
+            for path, line in o.frames[-1:]
+            if Path(os.path.abspath(path)) == here
+        }
+        text = self.analysis.text(mesh)
+        if self.analysis.line(entered) not in noted or self.analysis.text(node) == text:
+            return
+        raised = f"{other_file(site.raised[0], self.analysis.path)}:{site.raised[1]}"
+        on, current = (
+            confirmed.fill("out", None, node),
+            confirmed.fill("context", None, node),
+        )
+        described = (
+            f" ({on.shape_text()}; the context mesh {current.shape_text()})"
+            if on is not None and current is not None
+            else ""
+        )
+        self.report(
+            node,
+            "the run's top_level_all_gather at "
+            f"{raised} raised 'Context mesh ... should match the mesh of sharding ...': "
+            f"its out_sharding is made on `{self._short(node)}`, passed here as "
+            f"`{site.passed_as}`, not on the context mesh `{text}` entered at line "
+            f"{self.analysis.line(entered)}{described}",
+            fix=Fix(
+                f"pass the context mesh `{text}`",
+                ((node, lambda _: _expression(text)),),
+                Safety.UNSAFE,  # the run does not show the input's mesh: it may be a third
+            ),
+            related=(
+                Related(
+                    "the gather that raised",
+                    Location(site.raised[1], 1),
+                    site.raised[0],
+                ),
+            ),
+        )
+
     def _out_sharding_onto_entered(
         self, mesh: ast.expr, site: ValueSite, confirmed: Confirmed
     ) -> None:
@@ -1284,6 +1358,21 @@ class AllGatherMeshMismatch(Rule):
                     site.raised[0],
                 ),
             ),
+        )
+
+    def _frames_root(self, confirmed: Confirmed) -> Path:
+        """The directory this file and the run's origin frames share, from which a message
+        names them."""
+        paths = [
+            os.path.abspath(path)
+            for o in confirmed.evidence.origins
+            for path, _ in o.frames
+        ]
+        root = Path(os.path.commonpath([*paths, os.path.abspath(self.analysis.path)]))
+        return (
+            root.parent
+            if root.as_posix() == os.path.abspath(self.analysis.path)
+            else root
         )
 
     def _enclosing_function(self, node: ast.AST) -> ast.AST | None:
@@ -1549,6 +1638,31 @@ def _context(placed: Placed | None) -> Placed | None:
 def _logged_here(confirmed: Confirmed) -> str:
     error = _CONTEXT_ERROR if _context_error(confirmed) else _INPUT_ERROR
     return f"the log shows JAX raised {error} here ({confirmed.where})"
+
+
+def _origin_places(confirmed: Confirmed) -> tuple[Related, ...]:
+    """Where the run built each mesh the message names, and entered the context mesh: the
+    innermost frame of the first chain of each."""
+    facts = confirmed.evidence.agreed
+    found: dict[tuple[str, str], Related] = {}
+    for origin in confirmed.evidence.origins:
+        if (
+            origin.kind not in ("built", "entered")
+            or not origin.frames
+            or facts is None
+            or facts.get(origin.role) is None
+        ):
+            continue
+        where, line = origin.frames[-1]
+        found.setdefault(
+            (origin.role, origin.kind),
+            Related(
+                f"the run {origin.kind} the {origin.role} mesh here",
+                Location(line, 1),
+                where,
+            ),
+        )
+    return tuple(found.values())
 
 
 def _context_error(confirmed: Confirmed) -> bool:

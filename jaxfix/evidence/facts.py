@@ -183,6 +183,9 @@ class ValueSite:
     # Where the host values it reads are read (an environment variable's `os.environ.get`),
     # when on other lines than `span`'s.
     reads_at: tuple[tuple[Path, int], ...] = ()
+    # The value is the argument a call passes for this parameter of the function it calls
+    # (a mesh the callee makes an out_sharding on).
+    passed_as: str | None = None
 
     def variable_setting(self, size: int) -> str | None:
         """What to set `variable` to for the value to be `size`: "the environment variable

@@ -1529,7 +1529,7 @@ class _Walk:
         if len(parameters) != 1:
             return None
         (parameter,) = parameters
-        if _assigns(function, parameter):
+        if assigns(function, parameter):
             return None
         given = bound.get(parameter, _default(function, parameter))
         if isinstance(given, ast.Name):
@@ -3120,7 +3120,7 @@ class _Walk:
                 isinstance(d, ast.Name) and d.id == "classmethod"
                 for d in node.decorator_list
             )
-            or _assigns(node, call.func.id)
+            or assigns(node, call.func.id)
         ):
             return None
         return Class(owner, module.path)
@@ -3193,7 +3193,7 @@ class _Walk:
             return False
         parameter, value = keyed
         names = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
-        if parameter not in names or _assigns(function, parameter):
+        if parameter not in names or assigns(function, parameter):
             return False
         method = bool(names) and names[0] in ("self", "cls")
 
@@ -4527,7 +4527,7 @@ def gather_input_passed_by(
         or arguments.kwarg
     ):
         return Unknown(f"`{x.id}` is not a parameter of `{function.name}`")
-    if _assigns(function, x.id):
+    if assigns(function, x.id):
         return Unknown(f"`{function.name}` assigns `{x.id}`")
     outer = frames[:-2]
     passed = _passed_for(evaluator, caller, caller_line, function, x.id)
@@ -4562,6 +4562,23 @@ def _passed_for(
     parameter: str,
 ) -> ast.expr | Unknown:
     """The argument the one call of `function` on `caller_line` passes for `parameter`."""
+    bound = bound_at(evaluator, caller, caller_line, function)
+    if isinstance(bound, Unknown):
+        return bound
+    where = f"{caller.path.name}:{caller_line}"
+    if parameter not in bound or isinstance(bound[parameter], ast.Starred):
+        return Unknown(f"the call at {where} does not pass `{parameter}`")
+    return bound[parameter]
+
+
+def bound_at(
+    evaluator: Evaluator,
+    caller: Module,
+    caller_line: int,
+    function: ast.FunctionDef,
+) -> dict[str, ast.expr] | Unknown:
+    """The arguments the one call of `function` on `caller_line` passes, by the parameter
+    each is bound to (a method's receiver, through its object, is not among them)."""
     arguments = function.args
     names = [p.arg for p in (*arguments.posonlyargs, *arguments.args)]
     calls = []
@@ -4583,13 +4600,11 @@ def _passed_for(
         max(len(arguments.posonlyargs) - skipped, 0),
     )
     bound = bind_arguments(call, signature)
-    if (
-        bound is None
-        or parameter not in bound
-        or isinstance(bound[parameter], ast.Starred)
-    ):
-        return Unknown(f"the call at {where} does not pass `{parameter}`")
-    return bound[parameter]
+    if bound is None:
+        return Unknown(
+            f"the call at {where} does not bind `{function.name}`'s parameters"
+        )
+    return bound
 
 
 def _forwards(module: Module, line: int) -> bool:
@@ -4624,7 +4639,7 @@ def _forwards(module: Module, line: int) -> bool:
         and isinstance(starred := call.args[0], ast.Starred)
         and isinstance(starred.value, ast.Name)
         and starred.value.id == vararg.arg
-        and not _assigns(function, vararg.arg)
+        and not assigns(function, vararg.arg)
     )
 
 
@@ -4696,7 +4711,7 @@ def _passed_on(
         node.id not in parameters
         or arguments.vararg
         or arguments.kwarg
-        or _assigns(function, node.id)
+        or assigns(function, node.id)
     ):
         return None
     outer = evaluator.module(outer_path)
@@ -4706,7 +4721,7 @@ def _passed_on(
     return None if isinstance(passed, Unknown) else (outer, passed)
 
 
-def _assigns(function: ast.FunctionDef, name: str) -> bool:
+def assigns(function: ast.FunctionDef, name: str) -> bool:
     """Whether `function` binds `name` anywhere in its body (or declares a global/nonlocal)."""
     return any(
         isinstance(node, ast.Name)
