@@ -887,6 +887,7 @@ def _at_caller(
             ast.unparse(passed.node),
             why=f"`{passed.function}` gathers its parameter `{passed.parameter}` under the "
             "context mesh this call runs in",
+            tree=passed.tree,
         )
         placed.append(site)
         found.setdefault(where, []).append(

@@ -793,13 +793,18 @@ class AllGatherMeshMismatch(Rule):
         return fix, None
 
     def _move_onto(
-        self, x: ast.expr, mesh: ast.expr | str, reread: bool = False
+        self,
+        x: ast.expr,
+        mesh: ast.expr | str,
+        reread: bool = False,
+        tree: bool = False,
     ) -> Fix | None:
         """`x` put onto the context mesh with its own spec (unsafe: a copy): the mesh the code
-        names `mesh`, or the expression `mesh` that entered the context. What the fix reads
-        twice is a name: an input or a mesh written another way is bound to a local just
-        before the statement that read it (jaxfix/codemods/bindings.py); None where that
-        would change what runs first."""
+        names `mesh`, or the expression `mesh` that entered the context; with `tree`, `x` is
+        a pytree of arrays, each leaf moved with its own spec (`jax.tree.map`). What the fix
+        reads twice is a name: an input or a mesh written another way is bound to a local
+        just before the statement that read it (jaxfix/codemods/bindings.py); None where
+        that would change what runs first."""
         edits: list[tuple[ast.AST, Edit]] = []
         if isinstance(x, ast.Name):
             value = x.id
@@ -828,6 +833,13 @@ class AllGatherMeshMismatch(Rule):
         )
         jax_name, jax_import = self.analysis.module_spelling("jax")
         moved = f"{jax_name}.device_put({value}, {named_sharding}({mesh}, {jax_name}.typeof({value}).sharding.spec))"
+        if tree:
+            leaf = "leaf" if "leaf" not in (value, mesh.split(".")[0]) else "leaf_"
+            moved = (
+                f"{jax_name}.tree.map(lambda {leaf}: {jax_name}.device_put({leaf}, "
+                f"{named_sharding}({mesh}, {jax_name}.typeof({leaf}).sharding.spec)), "
+                f"{value})"
+            )
         edits.append((x, lambda _: _expression(moved)))
         return Fix(
             f"move `{self._short(x)}` onto `{mesh}` before the gather",
@@ -1119,7 +1131,7 @@ class AllGatherMeshMismatch(Rule):
             and (here, line) not in {(Path(os.path.abspath(p)), n) for p, n in noted}
         ):
             return  # the run's context mesh was put in force elsewhere
-        fix = self._move_onto(node, mesh, reread=helper is not None)
+        fix = self._move_onto(node, mesh, reread=helper is not None, tree=site.tree)
         if fix is None:
             return
         raised = f"{other_file(site.raised[0], self.analysis.path)}:{site.raised[1]}"

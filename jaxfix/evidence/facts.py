@@ -186,6 +186,9 @@ class ValueSite:
     # The value is the argument a call passes for this parameter of the function it calls
     # (a mesh the callee makes an out_sharding on).
     passed_as: str | None = None
+    # The value is a pytree of arrays (the gather's out_sharding is a container of
+    # shardings): a move onto another mesh goes leaf by leaf.
+    tree: bool = False
 
     def variable_setting(self, size: int) -> str | None:
         """What to set `variable` to for the value to be `size`: "the environment variable
