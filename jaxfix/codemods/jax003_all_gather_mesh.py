@@ -168,8 +168,24 @@ class AllGatherMeshMismatch(Rule):
     called on the way: `layer.shape = (2, 4)` in an experiment's override of the method that
     builds the layer) sets that literal to the context mesh's sizes, when both meshes have
     the same axis names, in order, and types (unsafe: it changes a configuration).
-    Otherwise it is reported with the run's meshes (and, where they print alike, that one of
-    them is a hand-built `AbstractMesh` carrying no device).
+    A recorded context-mesh error whose out_sharding a helper makes on a mesh its caller
+    passes (`gather_params_for_decoding(params, config, decode_mesh)`, the helper making
+    `NamedSharding(mesh, spec)`, perhaps in a nested function), the call inside the `with
+    jax.set_mesh(E):` where the run entered the context: the argument the run's frames show
+    carrying the out_sharding's mesh (a local assigned where the run built it, or a
+    parameter passed down that way) becomes E, when the helpers read that parameter only as
+    the mesh of a `NamedSharding` made before the gather (or pass it on along the run's
+    calls), and the context mesh has every axis of the out_sharding's (unsafe: the run does
+    not show the input's mesh). A helper that also uses the mesh after the gather is left.
+    Otherwise it is reported with the run's meshes, where the run built each and entered the
+    context (and, where they print alike, that one of them is a hand-built `AbstractMesh`
+    carrying no device).
+    The caller's input walk also goes through a gather in a lambda that `jax.jit` wraps and
+    calls where it is written (`jax.jit(lambda w: top_level_all_gather(w, out))(weights)`),
+    and takes an out_sharding made of bare PartitionSpecs (a dict or list of them); when the
+    out_sharding is a container, the input is a pytree and is moved leaf by leaf
+    (`jax.tree.map(lambda leaf: jax.device_put(leaf, NamedSharding(m,
+    jax.typeof(leaf).sharding.spec)), weights)`).
 
     When the input and context agree and only a `NamedSharding(other_mesh, spec)` differs, the
     fix is safe: the out_sharding is put on the context mesh by name, or, when the context
