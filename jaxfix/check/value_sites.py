@@ -763,8 +763,9 @@ _Paths = tuple[tuple[tuple[Path, int], ...], ...]
 
 
 def _passed_paths(item: Evidence) -> list[_Paths]:
-    """For a recorded JAX003 context-mesh error: each distinct (raised, out built, context
-    entered) frames of its records, at most _MAX_CHAINS (more: none)."""
+    """For a recorded JAX003 context-mesh error: each combination of the distinct raised, out
+    built and context entered frames of its records (which go together is for the walk to
+    tell: their frames must agree), at most _MAX_CHAINS of each (more: none)."""
     facts = item.agreed
     if (
         facts is None
@@ -781,13 +782,15 @@ def _passed_paths(item: Evidence) -> list[_Paths]:
             )
         )
 
-    paths = [
+    kinds = [frames(*_CALLED[1:]), frames("out", "built"), frames("context", "entered")]
+    if any(len(kind) > _MAX_CHAINS for kind in kinds):
+        return []
+    return [
         (raised, built, entered)
-        for raised in frames(*_CALLED[1:])
-        for built in frames("out", "built")
-        for entered in frames("context", "entered")
+        for raised in kinds[0]
+        for built in kinds[1]
+        for entered in kinds[2]
     ]
-    return paths if len(paths) <= _MAX_CHAINS else []
 
 
 def _at_passed_mesh(

@@ -172,8 +172,8 @@ class AllGatherMeshMismatch(Rule):
     passes (`gather_params_for_decoding(params, config, decode_mesh)`, the helper making
     `NamedSharding(mesh, spec)`, perhaps in a nested function), the call inside the `with
     jax.set_mesh(E):` where the run entered the context: the argument the run's frames show
-    carrying the out_sharding's mesh (a local assigned where the run built it, or a
-    parameter passed down that way) becomes E, when the helpers read that parameter only as
+    carrying the out_sharding's mesh (a local assigned where the run built it, a parameter
+    passed down that way, or `self.x` its class stores once there) becomes E, when the helpers read that parameter only as
     the mesh of a `NamedSharding` made before the gather (or pass it on along the run's
     calls), and the context mesh has every axis of the out_sharding's (unsafe: the run does
     not show the input's mesh). A helper that also uses the mesh after the gather is left.

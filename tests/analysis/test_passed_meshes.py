@@ -5,6 +5,7 @@ that assigns something else, another file, a line that enters nothing) finds no 
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,50 @@ def test_a_parameter_is_followed_to_the_caller_that_built_it(tmp_path):
     # built on another line of `main`: not the mesh this call passes
     forged = out_mesh_passed_by(engine.evaluator, raised, ((main, 21),), entered)
     assert isinstance(forged, Unknown)
+
+
+SERVER = """\
+import jax
+
+from helpers import gather
+
+
+class Server:
+    def __init__(self, make):
+        self.train = make("train")
+        self.decode = make("decode")
+
+    def refresh(self, params):
+        with jax.set_mesh(self.train):
+            return gather(params, self.decode)
+"""
+RESIZED = """
+    def resize(self, make):
+        self.decode = make("small")
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "built", "found"),
+    [
+        (SERVER, 9, True),  # `self.decode`, stored once by the line the run built it on
+        (SERVER, 8, False),  # a forged creation frame: `self.train` is stored there
+        (SERVER + RESIZED, 9, False),  # stored twice: not surely that mesh
+    ],
+)
+def test_an_attribute_stored_once_where_the_run_built_it(tmp_path, text, built, found):
+    (tmp_path / "helpers.py").write_text(HELPERS)
+    (tmp_path / "server.py").write_text(text)
+    engine = Engine((tmp_path,), (), None)
+    server, helpers = tmp_path / "server.py", tmp_path / "helpers.py"
+    passed = out_mesh_passed_by(
+        engine.evaluator,
+        ((server, 13), (helpers, 8), (helpers, 8)),
+        ((server, built),),
+        ((server, 12),),
+    )
+    if found:
+        assert not isinstance(passed, Unknown), passed
+        assert ast.unparse(passed.node) == "self.decode"
+    else:
+        assert isinstance(passed, Unknown)

@@ -4,7 +4,8 @@ helper makes its gather's out_sharding on the mesh its caller passes
 `jax.tree.map` calls), and the caller runs it under `with jax.set_mesh(train_mesh):` with
 the decode mesh: JAX's context-mesh error. The run's frames say which argument carried the
 decode mesh (a local built in the caller; a parameter a test passed down, forwarded by a
-method's keyword): that argument becomes the context mesh. A helper that also places its
+method's keyword; `self.decode_mesh`, stored once by `__init__`): that argument becomes the
+context mesh. A helper that also places its
 result on the mesh after the gather is left, named with where the run built both meshes; a
 caller that gathers under the decode mesh itself works and is never changed."""
 
@@ -32,6 +33,10 @@ def test_the_argument_that_carried_the_out_meshs_mesh_takes_the_context_mesh(
             b"gather_for_decoding(params, train_mesh)\n    return decode_params",
         ),
         (b"prepare(params, mesh=decode)", b"prepare(params, mesh=train)"),
+        (
+            b"gather_for_decoding(params, self.decode_mesh)",
+            b"gather_for_decoding(params, self.train_mesh)",
+        ),
     )
     assert run.still_raised == ["tests/test_serve.py::test_prepare_and_place"]
     ((path, detail),) = [(s["path"], s["detail"]) for s in run.report["left"]]

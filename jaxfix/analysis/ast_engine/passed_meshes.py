@@ -66,9 +66,13 @@ def out_mesh_passed_by(
     carrying = [
         (parameter, argument)
         for parameter, argument in bound.items()
-        if isinstance(argument, ast.Name)
-        and _enclosing(module, argument) is _enclosing(module, block)
-        and _built_into(evaluator, module, argument, raised, depth, built)
+        if _enclosing(module, argument) is _enclosing(module, block)
+        and (
+            isinstance(argument, ast.Name)
+            and _built_into(evaluator, module, argument, raised, depth, built)
+            or isinstance(argument, ast.Attribute)
+            and _stored_where_built(module, argument, built)
+        )
     ]
     if len(carrying) != 1:
         return Unknown("no one argument of that call carries the mesh the run built")
@@ -212,6 +216,52 @@ def _built_into(
     passed = None if isinstance(bound, Unknown) else bound.get(name.id)
     return isinstance(passed, ast.Name) and _built_into(
         evaluator, outer, passed, raised, depth - 1, built
+    )
+
+
+def _stored_where_built(module: Module, read: ast.Attribute, built: Frames) -> bool:
+    """Whether `read`, `self.x` in a method, holds the mesh the run built along `built`: the
+    module stores `.x` once, as `self.x = value` in a method of the same class, by the
+    statement the run built the mesh in."""
+    method = _enclosing(module, read)
+    owner = module.parents.get(method) if method is not None else None
+    if (
+        not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
+        or not isinstance(owner, ast.ClassDef)
+        or not _on_first_parameter(read, method)
+    ):
+        return False
+    stores = module.attribute_stores(read.attr)
+    if len(stores) != 1:
+        return False
+    store = stores[0]
+    statement = module.parents.get(store)
+    storing = _enclosing(module, store)
+    if (
+        not isinstance(statement, ast.Assign)
+        or statement.targets != [store]
+        or not isinstance(storing, (ast.FunctionDef, ast.AsyncFunctionDef))
+        or module.parents.get(storing) is not owner
+        or not _on_first_parameter(store, storing)
+    ):
+        return False
+    return any(
+        _same(path, module.path)
+        and statement.lineno <= line <= (statement.end_lineno or statement.lineno)
+        for path, line in built
+    )
+
+
+def _on_first_parameter(
+    node: ast.Attribute, method: ast.FunctionDef | ast.AsyncFunctionDef
+) -> bool:
+    """Whether `node` is an attribute of its method's first parameter (`self.x`)."""
+    first = [*method.args.posonlyargs, *method.args.args][:1]
+    return (
+        isinstance(node.value, ast.Name)
+        and bool(first)
+        and node.value.id == first[0].arg
+        and not method.decorator_list
     )
 
 

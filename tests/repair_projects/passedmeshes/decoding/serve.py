@@ -35,3 +35,14 @@ def prepare_on_decode(seed):
     with jax.set_mesh(decode_mesh):
         params = init_params(seed)
         return gather_for_decoding(params, decode_mesh)
+
+
+class Server:
+    def __init__(self):
+        self.train_mesh = create_mesh("train")
+        self.decode_mesh = create_mesh("decode")
+
+    def refresh(self, seed):
+        with jax.set_mesh(self.train_mesh):
+            params = init_params(seed)
+            return gather_for_decoding(params, self.decode_mesh)

@@ -21,3 +21,7 @@ def test_prepare_and_place():
 
 def test_prepare_on_decode():
     assert serve.prepare_on_decode(3)["embed"].shape == (8, 8)
+
+
+def test_server_refresh():
+    assert serve.Server().refresh(4)["embed"].shape == (8, 8)
