@@ -36,6 +36,10 @@ def test_a_suite_failing_four_ways_passes_after_one_repair(tmp_path, version):
         ("JAX003", "minillm_jax/sampling.py"),
         ("JAX005", "minillm_jax/kernels.py"),
     ]
+    assert (
+        "give `dataclasses.replace(...)` decode_axes=(2, 4)"
+        in [f["detail"] for f in run.report["fixed"] if f["code"] == "JAX002"][0]
+    )
     assert run.changed == {
         "minillm_jax/export.py",
         "minillm_jax/kernels.py",
