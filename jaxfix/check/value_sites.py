@@ -764,8 +764,9 @@ _Paths = tuple[tuple[tuple[Path, int], ...], ...]
 
 def _passed_paths(item: Evidence) -> list[_Paths]:
     """For a recorded JAX003 context-mesh error: each combination of the distinct raised, out
-    built and context entered frames of its records (which go together is for the walk to
-    tell: their frames must agree), at most _MAX_CHAINS of each (more: none)."""
+    built, context entered and context built frames of its records (which go together is
+    for the walk to tell: their frames must agree), at most _MAX_CHAINS of each (more:
+    none)."""
     facts = item.agreed
     if (
         facts is None
@@ -782,14 +783,20 @@ def _passed_paths(item: Evidence) -> list[_Paths]:
             )
         )
 
-    kinds = [frames(*_CALLED[1:]), frames("out", "built"), frames("context", "entered")]
+    kinds = [
+        frames(*_CALLED[1:]),
+        frames("out", "built"),
+        frames("context", "entered"),
+        frames("context", "built") or [()],
+    ]
     if any(len(kind) > _MAX_CHAINS for kind in kinds):
         return []
     return [
-        (raised, built, entered)
+        (raised, built, entered, context)
         for raised in kinds[0]
         for built in kinds[1]
         for entered in kinds[2]
+        for context in kinds[3]
     ]
 
 
@@ -804,11 +811,14 @@ def _at_passed_mesh(
     """A context-mesh error whose out_sharding's mesh the function entering the context
     passed down to the gather's helpers (jaxfix/analysis/ast_engine/passed_meshes.py): that
     argument gets evidence of its own; the rule puts the entered mesh there."""
-    from jaxfix.analysis.ast_engine.passed_meshes import out_mesh_passed_by
+    from jaxfix.analysis.ast_engine.passed_meshes import (
+        context_named,
+        out_mesh_passed_by,
+    )
     from jaxfix.analysis.ast_engine.values import Unknown
 
-    placed: list[ValueSite] = []
-    for raised, built, entered in _passed_paths(item):
+    placed: dict[tuple[Path, tuple[int, int, int, int]], ValueSite] = {}
+    for raised, built, entered, context in _passed_paths(item):
         passed = out_mesh_passed_by(engine.evaluator, raised, built, entered)
         if isinstance(passed, Unknown):
             continue
@@ -816,9 +826,13 @@ def _at_passed_mesh(
         if where not in ours:
             continue
         extent = _extent(passed.module, passed.node)
-        if any(s.path == where and s.span == extent for s in placed):
+        known = placed.get((where, extent))
+        if known is not None and known.entered is not None:
             continue
-        site = ValueSite(
+        named = context_named(engine.evaluator, raised, entered, context)
+        if known is not None and named is None:
+            continue
+        placed[(where, extent)] = ValueSite(
             (path, item.line),
             where,
             extent,
@@ -826,13 +840,14 @@ def _at_passed_mesh(
             why=f"`{passed.function}` makes the out_sharding on its parameter "
             f"`{passed.parameter}`, which this call passes",
             passed_as=passed.parameter,
+            entered=ast.unparse(named) if named is not None else None,
         )
-        placed.append(site)
-        found.setdefault(where, []).append(
-            _at_value(item, extent, site, keep_origins=True)
+    for site in placed.values():
+        found.setdefault(site.path, []).append(
+            _at_value(item, site.span, site, keep_origins=True)
         )
     if placed:
-        found[path][index] = replace(item, value_site=placed[0])
+        found[path][index] = replace(item, value_site=next(iter(placed.values())))
 
 
 def _caller(item: Evidence) -> list[tuple[tuple[Path, int], ...]] | None:

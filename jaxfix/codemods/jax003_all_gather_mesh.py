@@ -176,7 +176,10 @@ class AllGatherMeshMismatch(Rule):
     passed down that way, or `self.x` its class stores once there) becomes E, when the helpers read that parameter only as
     the mesh of a `NamedSharding` made before the gather (or pass it on along the run's
     calls), and the context mesh has every axis of the out_sharding's (unsafe: the run does
-    not show the input's mesh). A helper that also uses the mesh after the gather is left.
+    not show the input's mesh). E may be entered by a setter jaxfix does not follow (a
+    version switch's `compat.set_mesh(train_mesh)`): the `with` on the line where the run
+    entered the context, whose one argument holds the mesh the run built there (as the
+    argument is proved). A helper that also uses the mesh after the gather is left.
     Otherwise it is reported with the run's meshes, where the run built each and entered the
     context (and, where they print alike, that one of them is a hand-built `AbstractMesh`
     carrying no device).
@@ -1237,7 +1240,17 @@ class AllGatherMeshMismatch(Rule):
         E, when E is a plain reference the block does not assign and the context mesh has
         every axis of the out_sharding's. Unsafe: the run does not show the input's mesh."""
         out, context = confirmed.agreed("out"), confirmed.agreed("context")
+        here = Path(os.path.abspath(self.analysis.path))
+        noted = {
+            line
+            for o in confirmed.evidence.origins
+            if (o.role, o.kind) == ("context", "entered")
+            for path, line in o.frames[-1:]
+            if Path(os.path.abspath(path)) == here
+        }
         entered = self._set_mesh_around(node)
+        if entered is None and site.entered is not None:
+            entered = self._entered_as_noted(node, noted, site.entered)
         mesh = _mesh_given(entered)
         if (
             out is None
@@ -1249,14 +1262,6 @@ class AllGatherMeshMismatch(Rule):
             or mesh is None
         ):
             return
-        here = Path(os.path.abspath(self.analysis.path))
-        noted = {
-            line
-            for o in confirmed.evidence.origins
-            if (o.role, o.kind) == ("context", "entered")
-            for path, line in o.frames[-1:]
-            if Path(os.path.abspath(path)) == here
-        }
         text = self.analysis.text(mesh)
         if self.analysis.line(entered) not in noted or self.analysis.text(node) == text:
             return
@@ -1290,6 +1295,43 @@ class AllGatherMeshMismatch(Rule):
                 ),
             ),
         )
+
+    def _entered_as_noted(
+        self, node: ast.expr, noted: set[int], text: str
+    ) -> ast.Call | None:
+        """The call of a `with` around `node` in its function, on a line where the run noted
+        the context mesh entered, given one plain reference that reads `text` (the mesh the
+        run built where that reference holds it: `compat.set_mesh(train_mesh)`, a setter
+        whose spelling jaxfix does not follow), which the block does not assign; None where
+        a mesh context jaxfix knows is entered nearer."""
+        child: ast.AST = node
+        while (parent := self.analysis.parents.get(child)) is not None:
+            if isinstance(
+                parent,
+                (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef),
+            ):
+                return None
+            if isinstance(parent, ast.With) and child in parent.body:
+                for item in parent.items:
+                    call = item.context_expr
+                    given = _mesh_given(call)
+                    if isinstance(call, ast.Call) and self.analysis.called_api(
+                        call
+                    ) in (*_EAGER_SETTERS, Api.USE_ABSTRACT_MESH):
+                        return None
+                    if (
+                        isinstance(call, ast.Call)
+                        and self.analysis.line(call) in noted
+                        and given is not None
+                        and _plain_reference(given)
+                        and ast.unparse(given) == text
+                        and not _assigned_in(
+                            parent, self.analysis.text(given), self.analysis
+                        )
+                    ):
+                        return call
+            child = parent
+        return None
 
     def _out_sharding_onto_entered(
         self, mesh: ast.expr, site: ValueSite, confirmed: Confirmed

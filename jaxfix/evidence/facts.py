@@ -186,6 +186,9 @@ class ValueSite:
     # The value is the argument a call passes for this parameter of the function it calls
     # (a mesh the callee makes an out_sharding on).
     passed_as: str | None = None
+    # ... and the mesh the `with` around that call gave the context, as the code names it,
+    # where the run built the context mesh where that name holds it.
+    entered: str | None = None
     # The value is a pytree of arrays (the gather's out_sharding is a container of
     # shardings): a move onto another mesh goes leaf by leaf.
     tree: bool = False

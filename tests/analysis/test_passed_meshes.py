@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from jaxfix.analysis.ast_engine import Engine
-from jaxfix.analysis.ast_engine.passed_meshes import out_mesh_passed_by
+from jaxfix.analysis.ast_engine.passed_meshes import context_named, out_mesh_passed_by
 from jaxfix.analysis.ast_engine.values import Unknown
 
 HELPERS = """\
@@ -157,3 +157,38 @@ def test_an_attribute_stored_once_where_the_run_built_it(tmp_path, text, built, 
         assert ast.unparse(passed.node) == "self.decode"
     else:
         assert isinstance(passed, Unknown)
+
+
+SWITCHED = """\
+from helpers import gather
+from compat import set_mesh
+
+
+def run(make):
+    train = make("train")
+    decode = make("decode")
+    with set_mesh(train):
+        params = make("params")
+        return gather(params, decode)
+"""
+
+
+@pytest.mark.parametrize(("built", "named"), [(6, "train"), (7, None), (9, None)])
+def test_the_context_mesh_is_named_where_the_run_built_it(tmp_path, built, named):
+    """`set_mesh` of a version switch jaxfix does not follow: its argument names the context
+    mesh where the run built that mesh where the name holds it (a forged frame on another
+    assignment names none)."""
+    (tmp_path / "helpers.py").write_text(HELPERS)
+    (tmp_path / "compat.py").write_text(
+        "import jax\nset_mesh = getattr(jax, 'set_mesh')\n"
+    )
+    (tmp_path / "main.py").write_text(SWITCHED)
+    engine = Engine((tmp_path,), (), None)
+    main, helpers = tmp_path / "main.py", tmp_path / "helpers.py"
+    found = context_named(
+        engine.evaluator,
+        ((main, 10), (helpers, 8), (helpers, 8)),
+        ((main, 8),),
+        ((main, built),),
+    )
+    assert (ast.unparse(found) if found is not None else None) == named

@@ -5,7 +5,9 @@ helper makes its gather's out_sharding on the mesh its caller passes
 the decode mesh: JAX's context-mesh error. The run's frames say which argument carried the
 decode mesh (a local built in the caller; a parameter a test passed down, forwarded by a
 method's keyword; `self.decode_mesh`, stored once by `__init__`): that argument becomes the
-context mesh. A helper that also places its
+context mesh, also where the `with` enters it through a version switch jaxfix does not
+follow (`compat.set_mesh`, JAX's `set_mesh` or `use_mesh` by the installed version): the run
+entered the context there, and built the mesh that reference holds. A helper that also places its
 result on the mesh after the gather is left, named with where the run built both meshes; a
 caller that gathers under the decode mesh itself works and is never changed."""
 
@@ -43,7 +45,7 @@ def test_the_argument_that_carried_the_out_meshs_mesh_takes_the_context_mesh(
     assert path == "decoding/params.py"
     assert (
         "the run built the out mesh (data 2, model 4) at decoding/meshes.py:12, "
-        "called from decoding/serve.py:27"
+        "called from decoding/serve.py:28"
     ) in detail
 
 

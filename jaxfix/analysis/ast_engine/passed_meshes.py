@@ -45,18 +45,7 @@ def out_mesh_passed_by(
     block = _entered_block(module, line)
     if block is None:
         return Unknown(f"line {module.path.name}:{line} enters no `with` block")
-    depth = next(
-        (
-            k
-            for k in range(len(raised) - 1)
-            if _same(raised[k][0], where)
-            and block.body[0].lineno
-            <= raised[k][1]
-            <= (block.end_lineno or block.lineno)
-            and _agree(raised[:k], entered[:-1])
-        ),
-        None,
-    )
+    depth = _depth(block, raised, entered)
     if depth is None:
         return Unknown("the run did not call the gather from inside that `with` block")
     step = _callee(evaluator, module, raised[depth][1], raised[depth + 1])
@@ -83,6 +72,61 @@ def out_mesh_passed_by(
             "out_sharding made before the gather"
         )
     return PassedBy(module, argument, function.name, parameter)
+
+
+def context_named(
+    evaluator: Evaluator, raised: Frames, entered: Frames, built: Frames
+) -> ast.expr | None:
+    """The mesh the `with` the run entered the context in (on `entered[-1]`'s line, around
+    the call it made along `raised`) is given, as its code names it: the one argument of
+    that call, a name or `self.x` that holds the mesh the run built along `built` (as the
+    argument that carried the out_sharding's mesh is proved); else None."""
+    if not entered:
+        return None
+    where, line = entered[-1]
+    module = evaluator.module(where)
+    if isinstance(module, Unknown):
+        return None
+    block = _entered_block(module, line)
+    depth = _depth(block, raised, entered) if block is not None else None
+    if block is None or depth is None:
+        return None
+    calls = [
+        item.context_expr
+        for item in block.items
+        if item.context_expr.lineno
+        <= line
+        <= (item.context_expr.end_lineno or item.context_expr.lineno)
+    ]
+    call = calls[0] if len(calls) == 1 else None
+    if not isinstance(call, ast.Call) or len(call.args) != 1 or call.keywords:
+        return None
+    given = call.args[0]
+    if isinstance(given, ast.Name) and _built_into(
+        evaluator, module, given, raised, depth, built
+    ):
+        return given
+    if isinstance(given, ast.Attribute) and _stored_where_built(module, given, built):
+        return given
+    return None
+
+
+def _depth(block: ast.With, raised: Frames, entered: Frames) -> int | None:
+    """The index of the frame of `raised` that is the call the run made inside `block`,
+    whose outer frames are those that entered it."""
+    where = entered[-1][0]
+    return next(
+        (
+            k
+            for k in range(len(raised) - 1)
+            if _same(raised[k][0], where)
+            and block.body[0].lineno
+            <= raised[k][1]
+            <= (block.end_lineno or block.lineno)
+            and _agree(raised[:k], entered[:-1])
+        ),
+        None,
+    )
 
 
 def _same(a: Path, b: Path) -> bool:

@@ -2,6 +2,7 @@
 
 import jax
 
+from decoding import compat
 from decoding.meshes import create_mesh
 from decoding.params import gather_for_decoding, gather_then_place, init_params
 from decoding.sampler import Sampler
@@ -17,7 +18,7 @@ def prepare(seed):
 
 
 def warm_start(seed, train, decode):
-    with jax.set_mesh(train):
+    with compat.set_mesh(train):
         params = init_params(seed)
         return Sampler(seed).prepare(params, mesh=decode)
 
@@ -43,6 +44,6 @@ class Server:
         self.decode_mesh = create_mesh("decode")
 
     def refresh(self, seed):
-        with jax.set_mesh(self.train_mesh):
+        with compat.set_mesh(self.train_mesh):
             params = init_params(seed)
             return gather_for_decoding(params, self.decode_mesh)
