@@ -876,6 +876,7 @@ def _at_caller(
 ) -> None:
     """A gather whose context mesh its caller sets: the caller's argument for its input gets
     evidence of its own (the rule moves it there), the raising line says where it went."""
+    from jaxfix.analysis.ast_engine.passed_meshes import context_named
     from jaxfix.analysis.ast_engine.values import Unknown
     from jaxfix.analysis.ast_engine.written_at import gather_input_passed_by
 
@@ -885,6 +886,16 @@ def _at_caller(
     why = None
     # the run noted where the out_sharding's mesh was put in force: it is the context mesh
     out_entered = any((o.role, o.kind) == ("out", "entered") for o in item.origins)
+    entries = list(
+        dict.fromkeys(
+            o.frames for o in item.origins if (o.role, o.kind) == ("out", "entered")
+        )
+    )[:_MAX_CHAINS]
+    builds = list(
+        dict.fromkeys(
+            o.frames for o in item.origins if (o.role, o.kind) == ("out", "built")
+        )
+    )[:_MAX_CHAINS]
     for frames in callers:
         passed = gather_input_passed_by(
             engine.evaluator,  # type: ignore[attr-defined]
@@ -898,6 +909,23 @@ def _at_caller(
         if where not in ours:
             continue
         extent = _extent(passed.module, passed.node)
+        named = next(
+            (
+                found_name
+                for entered in entries
+                for built in builds
+                if (
+                    found_name := context_named(
+                        engine.evaluator,  # type: ignore[attr-defined]
+                        frames,
+                        entered,
+                        built,
+                    )
+                )
+                is not None
+            ),
+            None,
+        )
         site = ValueSite(
             (path, item.line),
             where,
@@ -906,6 +934,7 @@ def _at_caller(
             why=f"`{passed.function}` gathers its parameter `{passed.parameter}` under the "
             "context mesh this call runs in",
             tree=passed.tree,
+            entered=ast.unparse(named) if named is not None else None,
         )
         placed.append(site)
         found.setdefault(where, []).append(

@@ -188,7 +188,8 @@ class AllGatherMeshMismatch(Rule):
     and takes an out_sharding made of bare PartitionSpecs (a dict or list of them); when the
     out_sharding is a container, the input is a pytree and is moved leaf by leaf
     (`jax.tree.map(lambda leaf: jax.device_put(leaf, NamedSharding(m,
-    jax.typeof(leaf).sharding.spec)), weights)`).
+    jax.typeof(leaf).sharding.spec)), weights)`); the caller's `with` may enter the mesh
+    through a setter jaxfix does not follow, as above.
 
     When the input and context agree and only a `NamedSharding(other_mesh, spec)` differs, the
     fix is safe: the out_sharding is put on the context mesh by name, or, when the context
@@ -1129,6 +1130,11 @@ class AllGatherMeshMismatch(Rule):
             helper = self._entered_by_helper(node, evidence)
             if helper is not None:
                 entered, mesh = helper
+        if entered is None and site.entered is not None:
+            entered = self._entered_as_noted(
+                node, self._noted_entries(confirmed, "out"), site.entered
+            )
+            mesh = _mesh_given(entered)
         if given is None or out is None or entered is None or mesh is None:
             return
         if (
@@ -1240,14 +1246,7 @@ class AllGatherMeshMismatch(Rule):
         E, when E is a plain reference the block does not assign and the context mesh has
         every axis of the out_sharding's. Unsafe: the run does not show the input's mesh."""
         out, context = confirmed.agreed("out"), confirmed.agreed("context")
-        here = Path(os.path.abspath(self.analysis.path))
-        noted = {
-            line
-            for o in confirmed.evidence.origins
-            if (o.role, o.kind) == ("context", "entered")
-            for path, line in o.frames[-1:]
-            if Path(os.path.abspath(path)) == here
-        }
+        noted = self._noted_entries(confirmed, "context")
         entered = self._set_mesh_around(node)
         if entered is None and site.entered is not None:
             entered = self._entered_as_noted(node, noted, site.entered)
@@ -1295,6 +1294,17 @@ class AllGatherMeshMismatch(Rule):
                 ),
             ),
         )
+
+    def _noted_entries(self, confirmed: Confirmed, role: str) -> set[int]:
+        """The lines of this file where the run noted the `role` mesh put in force."""
+        here = Path(os.path.abspath(self.analysis.path))
+        return {
+            line
+            for o in confirmed.evidence.origins
+            if (o.role, o.kind) == (role, "entered")
+            for path, line in o.frames[-1:]
+            if Path(os.path.abspath(path)) == here
+        }
 
     def _entered_as_noted(
         self, node: ast.expr, noted: set[int], text: str

@@ -7,7 +7,9 @@ decode mesh (a local built in the caller; a parameter a test passed down, forwar
 method's keyword; `self.decode_mesh`, stored once by `__init__`): that argument becomes the
 context mesh, also where the `with` enters it through a version switch jaxfix does not
 follow (`compat.set_mesh`, JAX's `set_mesh` or `use_mesh` by the installed version): the run
-entered the context there, and built the mesh that reference holds. A helper that also places its
+entered the context there, and built the mesh that reference holds. A dict of parameters on
+the training mesh gathered (in a jitted lambda) under a decode mesh entered that way is
+moved onto it leaf by leaf at the caller's call. A helper that also places its
 result on the mesh after the gather is left, named with where the run built both meshes; a
 caller that gathers under the decode mesh itself works and is never changed."""
 
@@ -39,13 +41,27 @@ def test_the_argument_that_carried_the_out_meshs_mesh_takes_the_context_mesh(
             b"gather_for_decoding(params, self.decode_mesh)",
             b"gather_for_decoding(params, self.train_mesh)",
         ),
+        (
+            b"import jax\n",
+            b"import jax\nfrom jax.sharding import NamedSharding\n",
+        ),
+        (
+            b"        return gather_replicated(params)\n",
+            b"        return gather_replicated(\n"
+            b"            jax.tree.map(\n"
+            b"                lambda leaf: jax.device_put(leaf, NamedSharding(decode_mesh, "
+            b"jax.typeof(leaf).sharding.spec)),\n"
+            b"                params,\n"
+            b"            ),\n"
+            b"        )\n",
+        ),
     )
     assert run.still_raised == ["tests/test_serve.py::test_prepare_and_place"]
     ((path, detail),) = [(s["path"], s["detail"]) for s in run.report["left"]]
     assert path == "decoding/params.py"
     assert (
         "the run built the out mesh (data 2, model 4) at decoding/meshes.py:12, "
-        "called from decoding/serve.py:28"
+        "called from decoding/serve.py:33"
     ) in detail
 
 

@@ -36,3 +36,9 @@ def gather_then_place(params, mesh):
     }
     gathered = jax.jit(lambda p: top_level_all_gather(p, out_shardings))(params)
     return jax.device_put(gathered, NamedSharding(mesh, P()))
+
+
+def gather_replicated(params):
+    """All-gathers every parameter onto the context mesh, replicated."""
+    out = {name: P(None, None, reduced={"data"}) for name in params}
+    return jax.jit(lambda p: top_level_all_gather(p, out))(params)

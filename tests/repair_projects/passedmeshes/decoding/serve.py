@@ -4,7 +4,12 @@ import jax
 
 from decoding import compat
 from decoding.meshes import create_mesh
-from decoding.params import gather_for_decoding, gather_then_place, init_params
+from decoding.params import (
+    gather_for_decoding,
+    gather_replicated,
+    gather_then_place,
+    init_params,
+)
 from decoding.sampler import Sampler
 
 
@@ -36,6 +41,15 @@ def prepare_on_decode(seed):
     with jax.set_mesh(decode_mesh):
         params = init_params(seed)
         return gather_for_decoding(params, decode_mesh)
+
+
+def gather_on_decode(seed):
+    train_mesh = create_mesh("train")
+    decode_mesh = create_mesh("decode")
+    with jax.set_mesh(train_mesh):
+        params = init_params(seed)
+    with compat.set_mesh(decode_mesh):
+        return gather_replicated(params)
 
 
 class Server:

@@ -25,3 +25,7 @@ def test_prepare_on_decode():
 
 def test_server_refresh():
     assert serve.Server().refresh(4)["embed"].shape == (8, 8)
+
+
+def test_gather_on_decode():
+    assert serve.gather_on_decode(5)["proj"].shape == (8, 8)
