@@ -165,8 +165,14 @@ def _confirmed(analysis: Analysis, report: Report, at_edits: set[str]) -> Report
     """`report` if a run's evidence confirms it; for a rule in `at_edits`, also evidence on a
     line its fix edits, which the report then names as a related place (see
     `warned_where_the_fix_edits`); else None."""
-    if analysis.evidence.confirms(report.code, report.node):
-        return report
+    found = analysis.evidence.confirms(report.code, report.node)
+    if found is not None:
+        span = analysis.span(report.node)
+        if span.start[0] <= found.line <= span.end[0]:
+            return report
+        from jaxfix.codemods.text import raised_by_the_call
+
+        return replace(report, related=(*report.related, raised_by_the_call(found)))
     if report.code not in at_edits or report.fix is None:
         return None
     found = analysis.evidence.confirms_edit(

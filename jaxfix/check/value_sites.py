@@ -72,6 +72,9 @@ def with_value_sites(
     contexts = _unplaced(
         evidence, lambda path, item: item.code == _CALLED[0] and _context_entries(item)
     )
+    passed = _unplaced(
+        evidence, lambda path, item: item.code == _CALLED[0] and _passed_paths(item)
+    )
     spread = _unplaced(evidence, lambda path, item: item.code == _SPREAD[0])
     blocks = _unplaced(
         evidence,
@@ -91,7 +94,15 @@ def with_value_sites(
         evidence, lambda path, item: item.code != _WALKED[0] and _built_chains(item)
     )
     if not (
-        walked or called or contexts or spread or blocks or unpassed or given or named
+        walked
+        or called
+        or contexts
+        or passed
+        or spread
+        or blocks
+        or unpassed
+        or given
+        or named
     ):
         return dict(evidence)
     from jaxfix.analysis.ast_engine.values import Unknown
@@ -162,6 +173,9 @@ def with_value_sites(
         _at_caller(engine, path, index, item, found, ours)
     for path, index, item in contexts:
         _at_out_sharding(engine, path, index, item, found, ours)
+    for path, index, item in passed:
+        if found[path][index].value_site is None:
+            _at_passed_mesh(engine, path, index, item, found, ours)
     for path, index, item in spread:
         _at_mapping(engine, path, index, item, found, ours)
     for path, index, item in blocks:
@@ -745,6 +759,97 @@ def _at_out_sharding(
         found[path][index] = replace(item, value_site=placed[0])
 
 
+_Paths = tuple[tuple[tuple[Path, int], ...], ...]
+
+
+def _passed_paths(item: Evidence) -> list[_Paths]:
+    """For a recorded JAX003 context-mesh error: each combination of the distinct raised, out
+    built, context entered and context built frames of its records (which go together is
+    for the walk to tell: their frames must agree), at most _MAX_CHAINS of each (more:
+    none)."""
+    facts = item.agreed
+    if (
+        facts is None
+        or facts.get("out") is None
+        or facts.get("context") is None
+        or facts.get("input") is not None
+    ):
+        return []
+
+    def frames(role: str, kind: str) -> list[tuple[tuple[Path, int], ...]]:
+        return list(
+            dict.fromkeys(
+                o.frames for o in item.origins if (o.role, o.kind) == (role, kind)
+            )
+        )
+
+    kinds = [
+        frames(*_CALLED[1:]),
+        frames("out", "built"),
+        frames("context", "entered"),
+        frames("context", "built") or [()],
+    ]
+    if any(len(kind) > _MAX_CHAINS for kind in kinds):
+        return []
+    return [
+        (raised, built, entered, context)
+        for raised in kinds[0]
+        for built in kinds[1]
+        for entered in kinds[2]
+        for context in kinds[3]
+    ]
+
+
+def _at_passed_mesh(
+    engine: Engine,
+    path: Path,
+    index: int,
+    item: Evidence,
+    found: dict[Path, list[Evidence]],
+    ours: set[Path],
+) -> None:
+    """A context-mesh error whose out_sharding's mesh the function entering the context
+    passed down to the gather's helpers (jaxfix/analysis/ast_engine/passed_meshes.py): that
+    argument gets evidence of its own; the rule puts the entered mesh there."""
+    from jaxfix.analysis.ast_engine.passed_meshes import (
+        context_named,
+        out_mesh_passed_by,
+    )
+    from jaxfix.analysis.ast_engine.values import Unknown
+
+    placed: dict[tuple[Path, tuple[int, int, int, int]], ValueSite] = {}
+    for raised, built, entered, context in _passed_paths(item):
+        passed = out_mesh_passed_by(engine.evaluator, raised, built, entered)
+        if isinstance(passed, Unknown):
+            continue
+        where = passed.module.path.resolve()
+        if where not in ours:
+            continue
+        extent = _extent(passed.module, passed.node)
+        known = placed.get((where, extent))
+        if known is not None and known.entered is not None:
+            continue
+        named = context_named(engine.evaluator, raised, entered, context)
+        if known is not None and named is None:
+            continue
+        placed[(where, extent)] = ValueSite(
+            (path, item.line),
+            where,
+            extent,
+            ast.unparse(passed.node),
+            why=f"`{passed.function}` makes the out_sharding on its parameter "
+            f"`{passed.parameter}`, which this call passes",
+            passed_as=passed.parameter,
+            entered=ast.unparse(named) if named is not None else None,
+        )
+    for site in placed.values():
+        found.setdefault(site.path, []).append(
+            _at_value(item, site.span, site, keep_origins=True)
+        )
+    if placed:
+        found[path][index] = replace(item, value_site=next(iter(placed.values())))
+
+
 def _caller(item: Evidence) -> list[tuple[tuple[Path, int], ...]] | None:
     """The caller's and the gather's frames of a recorded JAX003 input error, one pair per
     caller the run went through, when every record agrees on the input and out_sharding
@@ -771,6 +876,7 @@ def _at_caller(
 ) -> None:
     """A gather whose context mesh its caller sets: the caller's argument for its input gets
     evidence of its own (the rule moves it there), the raising line says where it went."""
+    from jaxfix.analysis.ast_engine.passed_meshes import context_named
     from jaxfix.analysis.ast_engine.values import Unknown
     from jaxfix.analysis.ast_engine.written_at import gather_input_passed_by
 
@@ -780,6 +886,16 @@ def _at_caller(
     why = None
     # the run noted where the out_sharding's mesh was put in force: it is the context mesh
     out_entered = any((o.role, o.kind) == ("out", "entered") for o in item.origins)
+    entries = list(
+        dict.fromkeys(
+            o.frames for o in item.origins if (o.role, o.kind) == ("out", "entered")
+        )
+    )[:_MAX_CHAINS]
+    builds = list(
+        dict.fromkeys(
+            o.frames for o in item.origins if (o.role, o.kind) == ("out", "built")
+        )
+    )[:_MAX_CHAINS]
     for frames in callers:
         passed = gather_input_passed_by(
             engine.evaluator,  # type: ignore[attr-defined]
@@ -793,6 +909,23 @@ def _at_caller(
         if where not in ours:
             continue
         extent = _extent(passed.module, passed.node)
+        named = next(
+            (
+                found_name
+                for entered in entries
+                for built in builds
+                if (
+                    found_name := context_named(
+                        engine.evaluator,  # type: ignore[attr-defined]
+                        frames,
+                        entered,
+                        built,
+                    )
+                )
+                is not None
+            ),
+            None,
+        )
         site = ValueSite(
             (path, item.line),
             where,
@@ -800,6 +933,8 @@ def _at_caller(
             ast.unparse(passed.node),
             why=f"`{passed.function}` gathers its parameter `{passed.parameter}` under the "
             "context mesh this call runs in",
+            tree=passed.tree,
+            entered=ast.unparse(named) if named is not None else None,
         )
         placed.append(site)
         found.setdefault(where, []).append(

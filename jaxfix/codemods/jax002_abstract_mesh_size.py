@@ -734,14 +734,14 @@ class AbstractMeshSizeChange(Rule):
             )
             title = f"set axis {axis_name!r} to {size} where its size is written"
             if site.keyword is not None:
-                title = f"give `{self.analysis.text(node)[:40]}` {site.keyword}={size}"
+                title = f"give `{_called(self.analysis, node)}` {site.keyword}={size}"
                 edits = ((node, _keyword(site.keyword, str(size))),)
             elif isinstance(node, ast.Constant):
                 edits = ((node, _integer(size)),)
             else:  # the narrowest read of a shared name
                 edits = ((node, _expression(str(size))),)
         elif site.keyword is not None:
-            title = f"give `{self.analysis.text(node)[:40]}` {site.keyword}={new_sizes}"
+            title = f"give `{_called(self.analysis, node)}` {site.keyword}={new_sizes}"
             edit = _keyword(site.keyword, new_sizes)
             edits = ((node, edit),)
         elif isinstance(node, (ast.Tuple, ast.List)):  # the literal: its one axis
@@ -1307,3 +1307,12 @@ def _origin_places(evidence: Evidence) -> tuple[Related, ...]:
         )
         for n, (path, line) in enumerate(frames[:LISTED])
     )
+
+
+def _called(analysis: Analysis, node: ast.AST) -> str:
+    """A construction as a fix's title names it: as written when short, else its callee
+    (`dataclasses.replace(...)`)."""
+    text = " ".join(analysis.text(node).split())
+    if len(text) <= 40 or not isinstance(node, ast.Call):
+        return text[:40]
+    return f"{cut(analysis.text(node.func), 36)}(...)"

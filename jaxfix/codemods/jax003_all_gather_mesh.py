@@ -168,8 +168,28 @@ class AllGatherMeshMismatch(Rule):
     called on the way: `layer.shape = (2, 4)` in an experiment's override of the method that
     builds the layer) sets that literal to the context mesh's sizes, when both meshes have
     the same axis names, in order, and types (unsafe: it changes a configuration).
-    Otherwise it is reported with the run's meshes (and, where they print alike, that one of
-    them is a hand-built `AbstractMesh` carrying no device).
+    A recorded context-mesh error whose out_sharding a helper makes on a mesh its caller
+    passes (`gather_params_for_decoding(params, config, decode_mesh)`, the helper making
+    `NamedSharding(mesh, spec)`, perhaps in a nested function), the call inside the `with
+    jax.set_mesh(E):` where the run entered the context: the argument the run's frames show
+    carrying the out_sharding's mesh (a local assigned where the run built it, a parameter
+    passed down that way, or `self.x` its class stores once there) becomes E, when the helpers read that parameter only as
+    the mesh of a `NamedSharding` made before the gather (or pass it on along the run's
+    calls), and the context mesh has every axis of the out_sharding's (unsafe: the run does
+    not show the input's mesh). E may be entered by a setter jaxfix does not follow (a
+    version switch's `compat.set_mesh(train_mesh)`): the `with` on the line where the run
+    entered the context, whose one argument holds the mesh the run built there (as the
+    argument is proved). A helper that also uses the mesh after the gather is left.
+    Otherwise it is reported with the run's meshes, where the run built each and entered the
+    context (and, where they print alike, that one of them is a hand-built `AbstractMesh`
+    carrying no device).
+    The caller's input walk also goes through a gather in a lambda that `jax.jit` wraps and
+    calls where it is written (`jax.jit(lambda w: top_level_all_gather(w, out))(weights)`),
+    and takes an out_sharding made of bare PartitionSpecs (a dict or list of them); when the
+    out_sharding is a container, the input is a pytree and is moved leaf by leaf
+    (`jax.tree.map(lambda leaf: jax.device_put(leaf, NamedSharding(m,
+    jax.typeof(leaf).sharding.spec)), weights)`); the caller's `with` may enter the mesh
+    through a setter jaxfix does not follow, as above.
 
     When the input and context agree and only a `NamedSharding(other_mesh, spec)` differs, the
     fix is safe: the out_sharding is put on the context mesh by name, or, when the context
@@ -258,6 +278,11 @@ class AllGatherMeshMismatch(Rule):
                 "jaxfix does not see where the out_sharding's mesh or the context mesh "
                 "is set"
             )
+            note = (
+                None
+                if isinstance(fix, Fix)
+                else confirmed.evidence.mesh_note(self._frames_root(confirmed))
+            )
             self.report(
                 gather if not isinstance(fix, Fix) else sharding,
                 f"{logged}{shown}; "
@@ -266,8 +291,10 @@ class AllGatherMeshMismatch(Rule):
                     if isinstance(fix, Fix)
                     else f"not fixed: {fix if isinstance(fix, str) else unseen}: put the "
                     "out_sharding on the context mesh (a bare PartitionSpec means it)"
+                    + (f"; {note}" if note else "")
                 ),
                 fix=fix if isinstance(fix, Fix) else None,
+                related=() if isinstance(fix, Fix) else _origin_places(confirmed),
             )
             return
         input_mesh = confirmed.agreed("input") if confirmed is not None else None
@@ -786,13 +813,18 @@ class AllGatherMeshMismatch(Rule):
         return fix, None
 
     def _move_onto(
-        self, x: ast.expr, mesh: ast.expr | str, reread: bool = False
+        self,
+        x: ast.expr,
+        mesh: ast.expr | str,
+        reread: bool = False,
+        tree: bool = False,
     ) -> Fix | None:
         """`x` put onto the context mesh with its own spec (unsafe: a copy): the mesh the code
-        names `mesh`, or the expression `mesh` that entered the context. What the fix reads
-        twice is a name: an input or a mesh written another way is bound to a local just
-        before the statement that read it (jaxfix/codemods/bindings.py); None where that
-        would change what runs first."""
+        names `mesh`, or the expression `mesh` that entered the context; with `tree`, `x` is
+        a pytree of arrays, each leaf moved with its own spec (`jax.tree.map`). What the fix
+        reads twice is a name: an input or a mesh written another way is bound to a local
+        just before the statement that read it (jaxfix/codemods/bindings.py); None where
+        that would change what runs first."""
         edits: list[tuple[ast.AST, Edit]] = []
         if isinstance(x, ast.Name):
             value = x.id
@@ -821,6 +853,13 @@ class AllGatherMeshMismatch(Rule):
         )
         jax_name, jax_import = self.analysis.module_spelling("jax")
         moved = f"{jax_name}.device_put({value}, {named_sharding}({mesh}, {jax_name}.typeof({value}).sharding.spec))"
+        if tree:
+            leaf = "leaf" if "leaf" not in (value, mesh.split(".")[0]) else "leaf_"
+            moved = (
+                f"{jax_name}.tree.map(lambda {leaf}: {jax_name}.device_put({leaf}, "
+                f"{named_sharding}({mesh}, {jax_name}.typeof({leaf}).sharding.spec)), "
+                f"{value})"
+            )
         edits.append((x, lambda _: _expression(moved)))
         return Fix(
             f"move `{self._short(x)}` onto `{mesh}` before the gather",
@@ -1074,6 +1113,9 @@ class AllGatherMeshMismatch(Rule):
         if site is None or node is None or site.entry is not None:
             return
         confirmed = Confirmed(evidence)
+        if _context_error(confirmed) and site.passed_as is not None:
+            self._out_mesh_passed_onto_entered(node, site, confirmed)
+            return
         if _context_error(confirmed) and site.role == "out":
             self._out_mesh_sized_as_context(node, site, confirmed)
             return
@@ -1088,6 +1130,11 @@ class AllGatherMeshMismatch(Rule):
             helper = self._entered_by_helper(node, evidence)
             if helper is not None:
                 entered, mesh = helper
+        if entered is None and site.entered is not None:
+            entered = self._entered_as_noted(
+                node, self._noted_entries(confirmed, "out"), site.entered
+            )
+            mesh = _mesh_given(entered)
         if given is None or out is None or entered is None or mesh is None:
             return
         if (
@@ -1109,7 +1156,7 @@ class AllGatherMeshMismatch(Rule):
             and (here, line) not in {(Path(os.path.abspath(p)), n) for p, n in noted}
         ):
             return  # the run's context mesh was put in force elsewhere
-        fix = self._move_onto(node, mesh, reread=helper is not None)
+        fix = self._move_onto(node, mesh, reread=helper is not None, tree=site.tree)
         if fix is None:
             return
         raised = f"{other_file(site.raised[0], self.analysis.path)}:{site.raised[1]}"
@@ -1188,6 +1235,113 @@ class AllGatherMeshMismatch(Rule):
                 ),
             ),
         )
+
+    def _out_mesh_passed_onto_entered(
+        self, node: ast.expr, site: ValueSite, confirmed: Confirmed
+    ) -> None:
+        """A context-mesh error whose out_sharding's mesh is this argument, which the called
+        function makes its out_sharding on (`gather_params_for_decoding(params, config,
+        decode_mesh)`, jaxfix/analysis/ast_engine/passed_meshes.py), the call inside the
+        `with jax.set_mesh(E):` where the run entered the context mesh: the argument becomes
+        E, when E is a plain reference the block does not assign and the context mesh has
+        every axis of the out_sharding's. Unsafe: the run does not show the input's mesh."""
+        out, context = confirmed.agreed("out"), confirmed.agreed("context")
+        noted = self._noted_entries(confirmed, "context")
+        entered = self._set_mesh_around(node)
+        if entered is None and site.entered is not None:
+            entered = self._entered_as_noted(node, noted, site.entered)
+        mesh = _mesh_given(entered)
+        if (
+            out is None
+            or context is None
+            or out.axis_names is None
+            or context.axis_names is None
+            or not set(out.axis_names) <= set(context.axis_names)
+            or entered is None
+            or mesh is None
+        ):
+            return
+        text = self.analysis.text(mesh)
+        if self.analysis.line(entered) not in noted or self.analysis.text(node) == text:
+            return
+        raised = f"{other_file(site.raised[0], self.analysis.path)}:{site.raised[1]}"
+        on, current = (
+            confirmed.fill("out", None, node),
+            confirmed.fill("context", None, node),
+        )
+        described = (
+            f" ({on.shape_text()}; the context mesh {current.shape_text()})"
+            if on is not None and current is not None
+            else ""
+        )
+        self.report(
+            node,
+            "the run's top_level_all_gather at "
+            f"{raised} raised 'Context mesh ... should match the mesh of sharding ...': "
+            f"its out_sharding is made on `{self._short(node)}`, passed here as "
+            f"`{site.passed_as}`, not on the context mesh `{text}` entered at line "
+            f"{self.analysis.line(entered)}{described}",
+            fix=Fix(
+                f"pass the context mesh `{text}`",
+                ((node, lambda _: _expression(text)),),
+                Safety.UNSAFE,  # the run does not show the input's mesh: it may be a third
+            ),
+            related=(
+                Related(
+                    "the gather that raised",
+                    Location(site.raised[1], 1),
+                    site.raised[0],
+                ),
+            ),
+        )
+
+    def _noted_entries(self, confirmed: Confirmed, role: str) -> set[int]:
+        """The lines of this file where the run noted the `role` mesh put in force."""
+        here = Path(os.path.abspath(self.analysis.path))
+        return {
+            line
+            for o in confirmed.evidence.origins
+            if (o.role, o.kind) == (role, "entered")
+            for path, line in o.frames[-1:]
+            if Path(os.path.abspath(path)) == here
+        }
+
+    def _entered_as_noted(
+        self, node: ast.expr, noted: set[int], text: str
+    ) -> ast.Call | None:
+        """The call of a `with` around `node` in its function, on a line where the run noted
+        the context mesh entered, given one plain reference that reads `text` (the mesh the
+        run built where that reference holds it: `compat.set_mesh(train_mesh)`, a setter
+        whose spelling jaxfix does not follow), which the block does not assign; None where
+        a mesh context jaxfix knows is entered nearer."""
+        child: ast.AST = node
+        while (parent := self.analysis.parents.get(child)) is not None:
+            if isinstance(
+                parent,
+                (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef),
+            ):
+                return None
+            if isinstance(parent, ast.With) and child in parent.body:
+                for item in parent.items:
+                    call = item.context_expr
+                    given = _mesh_given(call)
+                    if isinstance(call, ast.Call) and self.analysis.called_api(
+                        call
+                    ) in (*_EAGER_SETTERS, Api.USE_ABSTRACT_MESH):
+                        return None
+                    if (
+                        isinstance(call, ast.Call)
+                        and self.analysis.line(call) in noted
+                        and given is not None
+                        and _plain_reference(given)
+                        and ast.unparse(given) == text
+                        and not _assigned_in(
+                            parent, self.analysis.text(given), self.analysis
+                        )
+                    ):
+                        return call
+            child = parent
+        return None
 
     def _out_sharding_onto_entered(
         self, mesh: ast.expr, site: ValueSite, confirmed: Confirmed
@@ -1284,6 +1438,21 @@ class AllGatherMeshMismatch(Rule):
                     site.raised[0],
                 ),
             ),
+        )
+
+    def _frames_root(self, confirmed: Confirmed) -> Path:
+        """The directory this file and the run's origin frames share, from which a message
+        names them."""
+        paths = [
+            os.path.abspath(path)
+            for o in confirmed.evidence.origins
+            for path, _ in o.frames
+        ]
+        root = Path(os.path.commonpath([*paths, os.path.abspath(self.analysis.path)]))
+        return (
+            root.parent
+            if root.as_posix() == os.path.abspath(self.analysis.path)
+            else root
         )
 
     def _enclosing_function(self, node: ast.AST) -> ast.AST | None:
@@ -1549,6 +1718,31 @@ def _context(placed: Placed | None) -> Placed | None:
 def _logged_here(confirmed: Confirmed) -> str:
     error = _CONTEXT_ERROR if _context_error(confirmed) else _INPUT_ERROR
     return f"the log shows JAX raised {error} here ({confirmed.where})"
+
+
+def _origin_places(confirmed: Confirmed) -> tuple[Related, ...]:
+    """Where the run built each mesh the message names, and entered the context mesh: the
+    innermost frame of the first chain of each."""
+    facts = confirmed.evidence.agreed
+    found: dict[tuple[str, str], Related] = {}
+    for origin in confirmed.evidence.origins:
+        if (
+            origin.kind not in ("built", "entered")
+            or not origin.frames
+            or facts is None
+            or facts.get(origin.role) is None
+        ):
+            continue
+        where, line = origin.frames[-1]
+        found.setdefault(
+            (origin.role, origin.kind),
+            Related(
+                f"the run {origin.kind} the {origin.role} mesh here",
+                Location(line, 1),
+                where,
+            ),
+        )
+    return tuple(found.values())
 
 
 def _context_error(confirmed: Confirmed) -> bool:

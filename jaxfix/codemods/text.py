@@ -42,6 +42,19 @@ def warned_where_the_fix_edits(evidence: Evidence) -> Related:
     )
 
 
+# The related place of a report on part of a call the run shows raising on another of its lines
+# (a keyword of a multi-line `@partial(jax.shard_map, ...)`): `jaxfix repair` counts that site
+# as this report's by it.
+RAISED_BY_THE_CALL = "JAX raised it here, in the call that holds this"
+
+
+def raised_by_the_call(evidence: Evidence) -> Related:
+    return Related(
+        f"{RAISED_BY_THE_CALL} ({evidence.where})",
+        Location(evidence.line, (evidence.columns or (0, 0))[0] + 1),
+    )
+
+
 def raised_in_called_code(
     line: int, columns: tuple[int, int] | None, where: str
 ) -> Related:

@@ -183,6 +183,15 @@ class ValueSite:
     # Where the host values it reads are read (an environment variable's `os.environ.get`),
     # when on other lines than `span`'s.
     reads_at: tuple[tuple[Path, int], ...] = ()
+    # The value is the argument a call passes for this parameter of the function it calls
+    # (a mesh the callee makes an out_sharding on).
+    passed_as: str | None = None
+    # ... and the mesh the `with` around that call gave the context, as the code names it,
+    # where the run built the context mesh where that name holds it.
+    entered: str | None = None
+    # The value is a pytree of arrays (the gather's out_sharding is a container of
+    # shardings): a move onto another mesh goes leaf by leaf.
+    tree: bool = False
 
     def variable_setting(self, size: int) -> str | None:
         """What to set `variable` to for the value to be `size`: "the environment variable

@@ -304,6 +304,7 @@ def _site_outcome(
     """Whether the site was fixed, the fix made or why none was, and whether an unsafe fix
     was left for want of --unsafe-fixes."""
     from jaxfix.codemods.text import (  # after the spawn: the rules' package
+        RAISED_BY_THE_CALL,
         RAISED_IN_CALLED_CODE,
         WARNED_WHERE_THE_FIX_EDITS,
     )
@@ -316,12 +317,17 @@ def _site_outcome(
         if d.code == site.code
         and (
             d.start.line <= site.line <= d.end.line
-            or any(  # a `with mesh:` block whose call ran the code that raised, or
-                # a deprecation's fix rewriting the import that warned
+            or any(  # a `with mesh:` block whose call ran the code that raised, a
+                # deprecation's fix rewriting the import that warned, or part of a call
+                # that raised on another of its lines
                 r.path is None
                 and r.start.line == site.line
                 and r.message.startswith(
-                    (RAISED_IN_CALLED_CODE, WARNED_WHERE_THE_FIX_EDITS)
+                    (
+                        RAISED_IN_CALLED_CODE,
+                        WARNED_WHERE_THE_FIX_EDITS,
+                        RAISED_BY_THE_CALL,
+                    )
                 )
                 for r in d.related
             )

@@ -195,6 +195,18 @@ def test_a_report_is_confirmed_by_evidence_matched_around_it(tmp_path: Path) -> 
     assert found.confirms("JAX002", multi) is None
 
 
+def test_a_report_on_part_of_a_call_is_confirmed_by_the_calls_first_line(
+    tmp_path: Path,
+) -> None:
+    """`jax.jit(f).lower(\n    3)` raised on its first line: a report on `3` (a keyword of
+    a multi-line `@partial(...)`) is the call's; evidence of another statement is not."""
+    analysis = _analysis(tmp_path, _evidence(7))
+    argument = _lowers(analysis)[2].args[0]
+    assert analysis.evidence.confirms("JAX001", argument) is not None
+    other = _analysis(tmp_path, _evidence(6))
+    assert other.evidence.confirms("JAX001", _lowers(other)[2].args[0]) is None
+
+
 def test_without_evidence_nothing_is_confirmed(tmp_path: Path) -> None:
     analysis = _analysis(tmp_path)
     assert analysis.confirmed(_lowers(analysis)[0], "JAX001") is None

@@ -74,7 +74,9 @@ class EvidenceMap:
     def confirms(self, code: str, node: ast.AST) -> Evidence | None:
         """The evidence behind a report on `node`: matched to it or to a node around it, or,
         for a rule that never asked (its message names no mesh it needs), evidence no node
-        was matched to on the lines of the reported node."""
+        was matched to on the lines of the reported node or of an expression holding it in
+        its statement (a keyword of a multi-line call the run shows raising on its first
+        line, `@partial(jax.shard_map, ..., check_rep=False)`)."""
         around = set()
         current: ast.AST | None = node
         while current is not None:
@@ -85,11 +87,27 @@ class EvidenceMap:
         )
         if found is None:
             found = next(
-                (e for e in self._on(node, code) if e not in self.matched), None
+                (
+                    e
+                    for holder in self._holders(node)
+                    for e in self._on(holder, code)
+                    if e not in self.matched
+                ),
+                None,
             )
             if found is not None:
                 self.matched[found] = node
         return found
+
+    def _holders(self, node: ast.AST) -> Iterator[ast.AST]:
+        """`node`, then each expression (or keyword) around it, innermost first, up to its
+        statement."""
+        current: ast.AST | None = node
+        while current is not None:
+            yield current
+            current = self.analysis.parents.get(current)
+            if not isinstance(current, (ast.expr, ast.keyword)):
+                return
 
     def confirms_edit(
         self, code: str, node: ast.AST, edited: tuple[ast.AST, ...]

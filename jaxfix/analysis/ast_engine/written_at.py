@@ -1529,7 +1529,7 @@ class _Walk:
         if len(parameters) != 1:
             return None
         (parameter,) = parameters
-        if _assigns(function, parameter):
+        if assigns(function, parameter):
             return None
         given = bound.get(parameter, _default(function, parameter))
         if isinstance(given, ast.Name):
@@ -3120,7 +3120,7 @@ class _Walk:
                 isinstance(d, ast.Name) and d.id == "classmethod"
                 for d in node.decorator_list
             )
-            or _assigns(node, call.func.id)
+            or assigns(node, call.func.id)
         ):
             return None
         return Class(owner, module.path)
@@ -3193,7 +3193,7 @@ class _Walk:
             return False
         parameter, value = keyed
         names = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
-        if parameter not in names or _assigns(function, parameter):
+        if parameter not in names or assigns(function, parameter):
             return False
         method = bool(names) and names[0] in ("self", "cls")
 
@@ -4460,12 +4460,16 @@ class PassedBy:
     node: ast.expr
     function: str
     parameter: str
+    # the gather's out_sharding is a container (a dict, list or tuple of shardings, or what
+    # `jax.tree.map` makes): the input is a pytree of arrays, moved leaf by leaf
+    tree: bool = False
 
 
 def gather_input_passed_by(
     evaluator: Evaluator,
     frames: tuple[tuple[Path, int], ...],
     out_entered: bool = False,
+    through: tuple[ast.Name, bool] | None = None,
 ) -> PassedBy | Unknown:
     """For a `top_level_all_gather(x, P(...))` the run raised at (the innermost of `frames`,
     outermost first: the caller's line, then the gather's), whose input `x` is a parameter of
@@ -4478,7 +4482,12 @@ def gather_input_passed_by(
     argument the next frame the run noted passes for it, and so on up the run's frames.
     With `out_entered` (the run noted where the out_sharding's mesh was put in force: it is
     the context mesh, and the rule moves the input only under that `with`), the out_sharding
-    may be any expression (`NamedSharding(meshes.train, P(reduced=...))` in a local)."""
+    may be any expression (`NamedSharding(meshes.train, P(reduced=...))` in a local).
+    A gather in a lambda that `jax.jit` wraps and calls where it is written
+    (`jax.jit(lambda w: top_level_all_gather(w, out))(x)`) is asked as a gather of `x`
+    there (`through`: that argument, and whether `out` is a container), with `out` any
+    expression whose shardings the run shows on the context mesh (`out_entered`) or made of
+    bare PartitionSpecs."""
     if len(frames) < 2:
         return Unknown("the run noted no caller of the gather's function")
     (caller_path, caller_line), (path, line) = frames[-2:]
@@ -4489,24 +4498,24 @@ def gather_input_passed_by(
     if isinstance(caller, Unknown):
         return caller
     walk = _Walk(evaluator, [])
-    gathers = [
-        call
-        for call in module.calls
-        if call.lineno <= line <= (call.end_lineno or call.lineno)
-        and walk._api(module, call.func) is Api.TOP_LEVEL_ALL_GATHER
-    ]
-    if len(gathers) != 1:
-        return Unknown(f"line {module.path.name}:{line} does not gather once")
-    gather = gathers[0]
-    args = bind_arguments(gather, SIGNATURES[Api.TOP_LEVEL_ALL_GATHER])
-    x, out = (args or {}).get("xs"), (args or {}).get("out_sharding")
-    if not isinstance(x, ast.Name) or not (
-        out_entered
-        or (
-            isinstance(out, ast.Call)
-            and walk._api(module, out.func) is Api.PARTITION_SPEC
-        )
-    ):
+    if through is None:
+        gathers = [
+            call
+            for call in module.calls
+            if call.lineno <= line <= (call.end_lineno or call.lineno)
+            and walk._api(module, call.func) is Api.TOP_LEVEL_ALL_GATHER
+        ]
+        if len(gathers) != 1:
+            return Unknown(f"line {module.path.name}:{line} does not gather once")
+        gather: ast.AST = gathers[0]
+        args = bind_arguments(gathers[0], SIGNATURES[Api.TOP_LEVEL_ALL_GATHER])
+        x, out = (args or {}).get("xs"), (args or {}).get("out_sharding")
+        tree = _container(module, out)
+        bare = out_entered or _bare_specs(walk, module, out)
+    else:
+        x, tree = through
+        gather, out, bare = x, None, True
+    if not isinstance(x, ast.Name) or not bare:
         return Unknown(
             "the gather's input is not a name, or its out_sharding not a bare PartitionSpec"
         )
@@ -4517,6 +4526,18 @@ def gather_input_passed_by(
         if isinstance(function, (ast.With, ast.AsyncWith)):
             return Unknown("the gather's own function enters a context around it")
         function = module.parents.get(function)
+    if (
+        isinstance(function, ast.Lambda)
+        and Path(frames[-2][0]).resolve() == path.resolve()
+    ):
+        # `jax.jit(lambda w: gather(w, out))(x)`: traced where it is written, in the
+        # function of the frame before, with `x` for `w`
+        argument = _jitted_lambda_argument(walk, module, function, x.id)
+        if argument is None:
+            return Unknown("the gather's lambda is not jitted and called with a name")
+        return gather_input_passed_by(
+            evaluator, frames[:-1], out_entered, (argument, _container(module, out))
+        )
     if not isinstance(function, ast.FunctionDef):
         return Unknown("the gather is not in a function")
     arguments = function.args
@@ -4527,7 +4548,7 @@ def gather_input_passed_by(
         or arguments.kwarg
     ):
         return Unknown(f"`{x.id}` is not a parameter of `{function.name}`")
-    if _assigns(function, x.id):
+    if assigns(function, x.id):
         return Unknown(f"`{function.name}` assigns `{x.id}`")
     outer = frames[:-2]
     passed = _passed_for(evaluator, caller, caller_line, function, x.id)
@@ -4545,13 +4566,109 @@ def gather_input_passed_by(
         passed = _passed_through(caller, caller_line, function, x.id)
     if isinstance(passed, Unknown):
         return passed
-    found = PassedBy(caller, passed, function.name, x.id)
+    found = PassedBy(caller, passed, function.name, x.id, tree)
     for outer_path, outer_line in reversed(outer):
         step = _passed_on(evaluator, found.module, found.node, outer_path, outer_line)
         if step is None:
             break
         found = replace(found, module=step[0], node=step[1])
     return found
+
+
+def _jitted_lambda_argument(
+    walk: _Walk, module: Module, function: ast.Lambda, parameter: str
+) -> ast.Name | None:
+    """The name `jax.jit(lambda ...)(...)`, written where it is called, passes for the
+    lambda's `parameter` (positionally; a lambda with no defaults or `*`)."""
+    jitted = module.parents.get(function)
+    called = module.parents.get(jitted) if jitted is not None else None
+    arguments = function.args
+    names = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
+    if (
+        not isinstance(jitted, ast.Call)
+        or jitted.args[:1] != [function]
+        or walk._api(module, jitted.func) is not Api.JIT
+        or not isinstance(called, ast.Call)
+        or called.func is not jitted
+        or called.keywords
+        or arguments.vararg
+        or arguments.kwarg
+        or arguments.kwonlyargs
+        or arguments.defaults
+        or parameter not in names
+        or len(called.args) != len(names)
+    ):
+        return None
+    passed = called.args[names.index(parameter)]
+    return passed if isinstance(passed, ast.Name) else None
+
+
+def _bare_specs(walk: _Walk, module: Module, out: ast.expr | None) -> bool:
+    """Whether `out` is a bare `P(...)`, or a local assigned once to a dict, list or tuple
+    (or a comprehension) of them: shardings on the context mesh."""
+    if isinstance(out, ast.Name):
+        out = _assigned_once(module, out)
+    if isinstance(out, (ast.DictComp, ast.ListComp)):
+        leaves: list[ast.expr | None] = [
+            out.value if isinstance(out, ast.DictComp) else out.elt
+        ]
+    elif isinstance(out, ast.Dict):
+        leaves = list(out.values)
+    elif isinstance(out, (ast.List, ast.Tuple)):
+        leaves = list(out.elts)
+    else:
+        leaves = [out]
+    return bool(leaves) and all(
+        isinstance(leaf, ast.Call)
+        and walk._api(module, leaf.func) is Api.PARTITION_SPEC
+        for leaf in leaves
+    )
+
+
+def _container(module: Module, out: ast.expr | None) -> bool:
+    """Whether the out_sharding `out` is a container of shardings (so the input is a pytree):
+    a dict, list or tuple, a comprehension, a `jax.tree.map(...)`, or a local assigned once
+    to one."""
+    if isinstance(out, ast.Name):
+        out = _assigned_once(module, out)
+    return isinstance(
+        out, (ast.Dict, ast.List, ast.Tuple, ast.DictComp, ast.ListComp)
+    ) or (
+        isinstance(out, ast.Call)
+        and isinstance(out.func, ast.Attribute)
+        and ast.unparse(out.func) in ("jax.tree.map", "jax.tree_util.tree_map")
+    )
+
+
+def _assigned_once(module: Module, name: ast.Name) -> ast.expr | None:
+    """The value `name` is assigned, when the scope it is read from (or, for a lambda that
+    neither takes nor assigns it, the scope around) assigns it once, by a plain
+    `name = value`."""
+    scope = module.scope_of(name)
+    while True:
+        stores = [
+            node
+            for node in ast.walk(scope)
+            if isinstance(node, ast.Name)
+            and node.id == name.id
+            and not isinstance(node.ctx, ast.Load)
+        ]
+        if (
+            stores
+            or not isinstance(scope, ast.Lambda)
+            or name.id
+            in [a.arg for a in ast.walk(scope.args) if isinstance(a, ast.arg)]
+        ):
+            break
+        scope = module.scope_of(scope)
+    statement = module.parents.get(stores[0]) if len(stores) == 1 else None
+    if (
+        isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and statement.targets[0] is stores[0]
+    ):
+        return statement.value
+    return None
 
 
 def _passed_for(
@@ -4562,6 +4679,23 @@ def _passed_for(
     parameter: str,
 ) -> ast.expr | Unknown:
     """The argument the one call of `function` on `caller_line` passes for `parameter`."""
+    bound = bound_at(evaluator, caller, caller_line, function)
+    if isinstance(bound, Unknown):
+        return bound
+    where = f"{caller.path.name}:{caller_line}"
+    if parameter not in bound or isinstance(bound[parameter], ast.Starred):
+        return Unknown(f"the call at {where} does not pass `{parameter}`")
+    return bound[parameter]
+
+
+def bound_at(
+    evaluator: Evaluator,
+    caller: Module,
+    caller_line: int,
+    function: ast.FunctionDef,
+) -> dict[str, ast.expr] | Unknown:
+    """The arguments the one call of `function` on `caller_line` passes, by the parameter
+    each is bound to (a method's receiver, through its object, is not among them)."""
     arguments = function.args
     names = [p.arg for p in (*arguments.posonlyargs, *arguments.args)]
     calls = []
@@ -4583,13 +4717,11 @@ def _passed_for(
         max(len(arguments.posonlyargs) - skipped, 0),
     )
     bound = bind_arguments(call, signature)
-    if (
-        bound is None
-        or parameter not in bound
-        or isinstance(bound[parameter], ast.Starred)
-    ):
-        return Unknown(f"the call at {where} does not pass `{parameter}`")
-    return bound[parameter]
+    if bound is None:
+        return Unknown(
+            f"the call at {where} does not bind `{function.name}`'s parameters"
+        )
+    return bound
 
 
 def _forwards(module: Module, line: int) -> bool:
@@ -4624,7 +4756,7 @@ def _forwards(module: Module, line: int) -> bool:
         and isinstance(starred := call.args[0], ast.Starred)
         and isinstance(starred.value, ast.Name)
         and starred.value.id == vararg.arg
-        and not _assigns(function, vararg.arg)
+        and not assigns(function, vararg.arg)
     )
 
 
@@ -4696,7 +4828,7 @@ def _passed_on(
         node.id not in parameters
         or arguments.vararg
         or arguments.kwarg
-        or _assigns(function, node.id)
+        or assigns(function, node.id)
     ):
         return None
     outer = evaluator.module(outer_path)
@@ -4706,7 +4838,7 @@ def _passed_on(
     return None if isinstance(passed, Unknown) else (outer, passed)
 
 
-def _assigns(function: ast.FunctionDef, name: str) -> bool:
+def assigns(function: ast.FunctionDef, name: str) -> bool:
     """Whether `function` binds `name` anywhere in its body (or declares a global/nonlocal)."""
     return any(
         isinstance(node, ast.Name)
