@@ -119,6 +119,7 @@ from jaxfix.analysis.ast_engine.values import (
     Frame,
     Function,
     Instance,
+    Items,
     JaxStage,
     JitOfUnknown,
     Leaves,
@@ -878,7 +879,7 @@ class Evaluator:
             if where is not None:
                 return Unknown(f"`{name}` may be rebound in another module{where}")
         if isinstance(value, Namespace) or (
-            isinstance(value, (ListValue, DictValue, Instance))
+            isinstance(value, (ListValue, DictValue, Items, Instance))
             and isinstance(frame.scope, ast.Module)
             and not self._unchangeable(value)
         ):
@@ -2876,6 +2877,10 @@ class Evaluator:
         iterated = self.value(
             module, generator.iter, self.frame_at(module, comprehension)
         )
+        if isinstance(iterated, Items):
+            every = iterated.key if iterated.mapping else iterated.item
+            bound = [v for t, v in _assign_target(generator.target, every) if t == name]
+            return bound[0] if len(bound) == 1 else Unknown(why)
         items = _items(iterated)
         if items is None:
             lost = Unknown(f"{why} over values jaxfix does not spell out")
@@ -2946,13 +2951,55 @@ class Evaluator:
         finally:
             self._comprehension = saved
         if failed is not None:
-            return failed
+            every = self._of_every_item(module, node, frame)
+            return every if every is not None else failed
         if isinstance(node, ast.DictComp):
             pairs = [r for r in results if isinstance(r, tuple) and len(r) == 2]
             return DictValue(tuple((p[0], p[1]) for p in pairs))
         if isinstance(node, ast.ListComp):
             return ListValue(tuple(results))
         return tuple(results)
+
+    def _of_every_item(
+        self,
+        module: Module,
+        node: ast.ListComp | ast.GeneratorExp | ast.DictComp,
+        frame: Frame,
+    ) -> Items | None:
+        """A comprehension whose first iterable jaxfix does not spell out, whose element is one
+        value whatever the item (its variables bound to what every item is: the `Items`'
+        item, else Unknown; an `if` of it only drops items): `Items` of it. None when the
+        element depends on what jaxfix does not know, or the iterable is spelled out (the
+        comprehension then failed otherwise)."""
+        first = node.generators[0]
+        iterated = self.value(module, first.iter, frame)
+        if first.is_async or _items(iterated) is not None:
+            return None
+        why = "a comprehension's variable over values jaxfix does not spell out"
+        every: Value = (
+            (iterated.key if iterated.mapping else iterated.item)
+            if isinstance(iterated, Items)
+            else lost_at(Unknown(why), iterated)
+            if isinstance(iterated, Unknown)
+            else Unknown(why)
+        )
+        saved = dict(self._comprehension)
+        try:
+            for target, value in _assign_target(first.target, every):
+                self._comprehension[(node, target)] = value
+            if isinstance(node, ast.DictComp):
+                key = self.value(module, node.key, frame)
+                item = self.value(module, node.value, frame)
+            else:
+                key, item = (
+                    Unknown("a list has no keys"),
+                    self.value(module, node.elt, frame),
+                )
+        finally:
+            self._comprehension = saved
+        if isinstance(item, Unknown):
+            return None
+        return Items(item, key, isinstance(node, ast.DictComp))
 
     # -- attributes and items ---------------------------------------------------------------
 
@@ -3432,7 +3479,17 @@ class Evaluator:
                 )  # a ConfigDict's dict methods
             if isinstance(
                 receiver,
-                (Mesh, DictValue, Devices, Sharding, ListValue, tuple, str, Array),
+                (
+                    Mesh,
+                    DictValue,
+                    Devices,
+                    Sharding,
+                    ListValue,
+                    tuple,
+                    str,
+                    Array,
+                    Items,
+                ),
             ):
                 positional, keywords = self._call_arguments(module, node, frame)
                 return vocabulary.method(
@@ -3656,6 +3713,17 @@ class Evaluator:
                     if placed is not None:
                         return placed
                 return mapped
+            if (
+                callee.name in ("builtins.next", "builtins.iter")
+                and isinstance(positional, list)
+                and len(positional) == 1
+                and isinstance(positional[0], Items)
+                and keywords == {}
+            ):  # `next(iter(d.values()))`: an item, if any (else StopIteration)
+                every = positional[0]
+                if callee.name == "builtins.iter":
+                    return every
+                return every.key if every.mapping else every.item
             if (
                 callee.name in ("builtins.next", "builtins.iter")
                 and isinstance(positional, list)
@@ -5427,6 +5495,6 @@ def _iterated(use: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
 def _holds_container(value: Value) -> bool:
     """A list, dict or namespace, or a tuple holding one (`args = example_inputs()`, then
     `args[0]["tokens"] = ...`: the tuple cannot change, the dict it holds can)."""
-    if isinstance(value, (ListValue, DictValue, Namespace)):
+    if isinstance(value, (ListValue, DictValue, Namespace, Items)):
         return True
     return isinstance(value, tuple) and any(_holds_container(v) for v in value)
