@@ -2073,6 +2073,10 @@ class Evaluator:
         if isinstance(call, ast.Call) and call.func is use:
             found.append((other, call, target))
             return None
+        jitted_call = self._jitted_then_called(other, use)
+        if jitted_call is not None:  # `jax.jit(f, static_argnums=2)(x, y, cfg)`
+            found.append((other, jitted_call, target))
+            return None
         runs = self.runs_through_jitted_attribute(other, use)
         if runs is not None:  # `self.attr = jax.jit(self.f)`; `self.attr(x)`
             found.extend((other, run, target) for run in runs)
@@ -2084,6 +2088,25 @@ class Evaluator:
                 found.extend(made)
                 return None
         return Unknown(f"`{name}` is used other than called at {where}")
+
+    def _jitted_then_called(self, module: Module, use: ast.AST) -> ast.Call | None:
+        """The call `jax.jit(f, ...)(args)` where `use` is that `f` and jit is given only
+        keywords that keep the values (static, donated arguments): it calls `f` with `args`;
+        None for any other use."""
+        jit = module.parents.get(use)
+        call = module.parents.get(jit) if jit is not None else None
+        if not (
+            isinstance(jit, ast.Call)
+            and jit.args == [use]
+            and all(k.arg in _JIT_KEEPS_VALUES for k in jit.keywords)
+            and isinstance(call, ast.Call)
+            and call.func is jit
+        ):
+            return None
+        api = self.value(module, jit.func, self.frame_at(module, jit))
+        if not isinstance(api, External) or _KEEPS_BODY.get(api.name) != "jit":
+            return None
+        return call
 
     def _not_it_in_callers_frames(
         self,
