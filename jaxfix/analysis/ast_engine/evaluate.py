@@ -864,6 +864,8 @@ class Evaluator:
             and not self._escapes_only_as_locals(module, name, frame)
         ):
             filled = self._filled_by_loop(module, name, bindings, frame)
+            if filled is None:
+                filled = self._filled_by_registration(module, name, bindings, frame)
             if filled is not None:
                 return filled
             return Unknown(f"`{name}` may be changed where it is used")
@@ -1001,6 +1003,102 @@ class Evaluator:
             return False
 
         return item_of_self(setter, True) and item_of_self(getter, False)
+
+    def _filled_by_registration(
+        self, module: Module, name: str, bindings: frozenset[Binding], frame: Frame
+    ) -> Items | None:
+        """A registry: a module's dict made empty (`_REGISTRY = {}`) whose one store is
+        `_REGISTRY[key] = value` in a function of the module given `value` as its parameter
+        (`def register(cls): _REGISTRY[name_of(cls)] = cls; return cls`), every other use a
+        read: `Items` of what the project registers with it (the classes or functions it
+        decorates, last, and what its calls pass), one of them where there are several. None
+        where the registering function is used otherwise or anything else changes the dict."""
+        if len(bindings) != 1 or not isinstance(frame.scope, ast.Module):
+            return None
+        (binding,) = bindings
+        start = binding.node
+        if not (
+            binding.kind == "assign"
+            and isinstance(start, ast.Assign)
+            and isinstance(start.value, ast.Dict)
+            and not start.value.keys
+            and start in module.tree.body
+        ):
+            return None
+        register: ast.FunctionDef | None = None
+        for use in module.loads_by_name.get(name, ()):
+            if not isinstance(use, ast.Name):
+                return None
+            store = _registering_store(module, use)
+            if store is None:
+                if module.scope_of(use) is module.tree or not reads_only(
+                    use, module.parents
+                ):
+                    return None
+                continue
+            if register is not None and store is not register:
+                return None
+            register = store
+        if register is None:
+            return None
+        options = self._registered(module, register)
+        if options is None:
+            return None
+        why = f"one of the {len(options)} values registered in `{name}`"
+        item: Value = options[0] if len(options) == 1 else OneOf(why, tuple(options))
+        return Items(item, Unknown(f"a key of `{name}`"), mapping=True)
+
+    def _registered(
+        self, module: Module, register: ast.FunctionDef
+    ) -> list[Value] | None:
+        """What the project gives the registering function `register`: the class or function
+        it decorates (the decorator nearest the `def`), or the one argument of a call of it;
+        None when it is used otherwise or some module cannot be read."""
+        others = self.project.candidate_files(register.name, module.path)
+        if isinstance(others, Unknown):
+            return None
+        found: list[Value] = []
+        for source in dict.fromkeys([module.path, *others]):
+            other = self.project.module_loading(source, register.name)
+            if other is None:
+                continue
+            if isinstance(other, Unknown):
+                return None
+            for use in other.loads_by_name.get(register.name, ()):
+                value = self.value(other, use, self.frame_at(other, use))
+                if not isinstance(value, Function) or value.node is not register:
+                    if isinstance(value, Unknown) and not isinstance(value, Foreign):
+                        return None
+                    continue
+                given = self._given_to_register(other, use)
+                if given is None:
+                    return None
+                if given not in found:
+                    found.append(given)
+        return found or None
+
+    def _given_to_register(self, module: Module, use: ast.AST) -> Value | None:
+        """The value a use of the registering function registers: the decorated class or
+        function where it is the decorator nearest the `def`, the argument of `register(x)`."""
+        parent = module.parents.get(use)
+        if (
+            isinstance(parent, (ast.ClassDef, ast.FunctionDef))
+            and parent.decorator_list
+            and parent.decorator_list[-1] is use
+        ):
+            closure = self.frame_at(module, parent)
+            if isinstance(parent, ast.ClassDef):
+                return Class(parent, module.path, closure)
+            return Function(parent, module.path, closure)
+        if (
+            isinstance(parent, ast.Call)
+            and parent.func is use
+            and len(parent.args) == 1
+            and not parent.keywords
+            and not isinstance(parent.args[0], ast.Starred)
+        ):
+            return self.value(module, parent.args[0], self.frame_at(module, parent))
+        return None
 
     def _filled_by_loop(
         self, module: Module, name: str, bindings: frozenset[Binding], frame: Frame
@@ -5513,6 +5611,58 @@ def _iterated(use: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
         isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension))
         and parent.iter is use
     )
+
+
+def _registering_store(module: Module, use: ast.Name) -> ast.FunctionDef | None:
+    """The module-level function whose body makes `use` the dict of a store
+    `NAME[key] = param` of its first parameter (a registering decorator's); None otherwise."""
+    target = module.parents.get(use)
+    statement = module.parents.get(target) if target is not None else None
+    scope = module.scope_of(use)
+    if not (
+        isinstance(target, ast.Subscript)
+        and target.value is use
+        and isinstance(target.ctx, ast.Store)
+        and isinstance(statement, ast.Assign)
+        and statement.targets == [target]
+        and isinstance(scope, ast.FunctionDef)
+        and scope in module.tree.body
+        and statement in scope.body
+    ):
+        return None
+    params = [*scope.args.posonlyargs, *scope.args.args]
+    if not (
+        len(params) == 1
+        and isinstance(statement.value, ast.Name)
+        and statement.value.id == params[0].arg
+        and not any(
+            isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr))
+            and params[0].arg in _stored_names(n)
+            for n in ast.walk(scope)
+        )
+    ):
+        return None
+    return scope
+
+
+def _stored_names(node: ast.AST) -> set[str]:
+    targets: list[ast.AST] = (
+        list(node.targets)
+        if isinstance(node, ast.Assign)
+        else [node.target]
+        if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr))
+        else []
+    )
+    names: set[str] = set()
+    while targets:
+        target = targets.pop()
+        if isinstance(target, ast.Name):
+            names.add(target.id)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            targets.extend(target.elts)
+        elif isinstance(target, ast.Starred):
+            targets.append(target.value)
+    return names  # `d[key] = v`, `o.a = v` rebind no name
 
 
 def _holds_container(value: Value) -> bool:
