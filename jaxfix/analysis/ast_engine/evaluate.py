@@ -114,6 +114,7 @@ from jaxfix.analysis.ast_engine.values import (
     Class,
     Devices,
     DictValue,
+    EnumMember,
     External,
     Foreign,
     Frame,
@@ -208,6 +209,12 @@ _KEEPS_BODY = {
 # cached_property's instance value) is read so only when no module stores `.x`.
 _SETTABLE = "settable property"
 # `jax.jit` keywords that leave the values its function is given as the caller's.
+# Bases that make a class an enumeration whose members are objects of it ...
+_ENUMS = frozenset({"enum.Enum", "enum.Flag"})
+# ... or whose members are also strs or ints (equal to their values).
+_DATA_ENUMS = frozenset(
+    {"enum.StrEnum", "enum.IntEnum", "enum.IntFlag", "builtins.str", "builtins.int"}
+)
 _JIT_KEEPS_VALUES = frozenset(
     {"static_argnums", "static_argnames", "donate_argnums", "donate_argnames"}
 )
@@ -2171,9 +2178,9 @@ class Evaluator:
         if isinstance(call, ast.Call) and call.func is use:
             found.append((other, call, target))
             return None
-        jitted_call = self._jitted_then_called(other, use)
-        if jitted_call is not None:  # `jax.jit(f, static_argnums=2)(x, y, cfg)`
-            found.append((other, jitted_call, target))
+        jitted_calls = self._jitted_then_called(other, use)
+        if jitted_calls is not None:  # `jax.jit(f, static_argnums=2)(x, y, cfg)`
+            found.extend((other, c, target) for c in jitted_calls)
             return None
         runs = self.runs_through_jitted_attribute(other, use)
         if runs is not None:  # `self.attr = jax.jit(self.f)`; `self.attr(x)`
@@ -2187,24 +2194,28 @@ class Evaluator:
                 return None
         return Unknown(f"`{name}` is used other than called at {where}")
 
-    def _jitted_then_called(self, module: Module, use: ast.AST) -> ast.Call | None:
-        """The call `jax.jit(f, ...)(args)` where `use` is that `f` and jit is given only
-        keywords that keep the values (static, donated arguments): it calls `f` with `args`;
-        None for any other use."""
+    def _jitted_then_called(
+        self, module: Module, use: ast.AST
+    ) -> list[ast.Call] | None:
+        """The calls of `jax.jit(f, ...)` where `use` is that `f` and jit is given only
+        keywords that keep the values (static, donated arguments), each calling `f` with its
+        arguments: `jax.jit(f)(args)`, or, bound to a function's local name
+        (`forward = jax.jit(model.forward, static_argnums=2)`), each read of that name, every
+        one a call; None for any other use."""
         jit = module.parents.get(use)
-        call = module.parents.get(jit) if jit is not None else None
         if not (
             isinstance(jit, ast.Call)
             and jit.args == [use]
             and all(k.arg in _JIT_KEEPS_VALUES for k in jit.keywords)
-            and isinstance(call, ast.Call)
-            and call.func is jit
         ):
             return None
         api = self.value(module, jit.func, self.frame_at(module, jit))
         if not isinstance(api, External) or _KEEPS_BODY.get(api.name) != "jit":
             return None
-        return call
+        call = module.parents.get(jit)
+        if isinstance(call, ast.Call) and call.func is jit:
+            return [call]
+        return _calls_of_local(module, jit)
 
     def _not_it_in_callers_frames(
         self,
@@ -3146,8 +3157,20 @@ class Evaluator:
             if found is None:
                 return Unknown(f"`.{name}` that the namespace was not given")
             return found
+        if isinstance(base, EnumMember):
+            if name == "value":
+                return base.value
+            return (
+                base.name if name == "name" else Unknown(f"`.{name}` of an enum member")
+            )
         if isinstance(base, Class):
             found = self._class_member(base, name)
+            if (
+                not name.startswith("_")
+                and not isinstance(found, (Function, Class))
+                and self._plain_enum(base)
+            ):  # `ShardMode.FSDP` is a member, not "fsdp"
+                return EnumMember(base, name, found)
             if isinstance(found, Function) and found.wrapped_by in _PROPERTIES:
                 return Unknown(f"the property `{name}` of the class itself")
             if isinstance(found, Function) and found.wrapped_by == "classmethod":
@@ -3212,6 +3235,22 @@ class Evaluator:
         if member.wrapped_by in _PROPERTIES:
             return self.call_function(member, [receiver], {}, node)
         return BoundMethod(member, receiver)
+
+    def _plain_enum(self, cls: Class) -> bool:
+        """Whether `cls` derives from `enum.Enum` (through classes of the tree) with no `str`
+        or `int` mixed in (whose members are strs or ints: `class Axis(str, Enum)`)."""
+        enum = False
+        for klass in self._mro(cls):
+            module = self.module(klass.path)
+            if isinstance(module, Unknown):
+                return False
+            for base in klass.node.bases:
+                value = self.value(module, base, self.frame_at(module, klass.node))
+                name = value.name if isinstance(value, External) else None
+                if name in _DATA_ENUMS:
+                    return False
+                enum = enum or name in _ENUMS
+        return enum
 
     def _mro(self, cls: Class) -> list[Class]:
         """The class and its single-inheritance chain of bases of the tree; bases outside the
@@ -5611,6 +5650,41 @@ def _iterated(use: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
         isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension))
         and parent.iter is use
     )
+
+
+def _calls_of_local(module: Module, value: ast.expr) -> list[ast.Call] | None:
+    """Where `value` is what a function binds, once, to a local name (`g = value`), and
+    every read of the name in that function is a call of it (none in a nested function):
+    those calls; None otherwise."""
+    statement = module.parents.get(value)
+    scope = module.scope_of(value)
+    if not (
+        isinstance(statement, ast.Assign)
+        and statement.value is value
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+        and isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ):
+        return None
+    name = statement.targets[0].id
+    stores = [
+        n
+        for n in ast.walk(scope)
+        if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+    ]
+    if stores != [statement.targets[0]] or name in module.declared_global:
+        return None
+    calls: list[ast.Call] = []
+    for read in module.loads_by_name.get(name, ()):
+        if not isinstance(read, ast.Name) or not module.is_within(read, scope):
+            continue  # `modeling.forward` is not the name
+        call = module.parents.get(read)
+        if module.scope_of(read) is not scope or not (
+            isinstance(call, ast.Call) and call.func is read
+        ):
+            return None
+        calls.append(call)
+    return calls
 
 
 def _registering_store(module: Module, use: ast.Name) -> ast.FunctionDef | None:

@@ -35,6 +35,7 @@ __all__ = [
     "Class",
     "Devices",
     "DictValue",
+    "EnumMember",
     "External",
     "Foreign",
     "Frame",
@@ -492,6 +493,17 @@ class BoundMethod:
 
 
 @dataclass(frozen=True)
+class EnumMember:
+    """A member of a class of the tree deriving from `enum.Enum` (`ShardMode.FSDP`): an object
+    of that class, neither its value nor equal to it (unlike a `str` or `int` mixin's), whose
+    `.value` and `.name` are known."""
+
+    cls: Class
+    name: str
+    value: Value
+
+
+@dataclass(frozen=True)
 class ModuleValue:
     """A module of the tree (a file, or a namespace package's directory)."""
 
@@ -578,6 +590,7 @@ Value: TypeAlias = (
     | Function
     | Class
     | Instance
+    | EnumMember
     | BoundMethod
     | ModuleValue
     | External
