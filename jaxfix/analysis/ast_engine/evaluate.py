@@ -1032,7 +1032,7 @@ class Evaluator:
             and start in module.tree.body
         ):
             return None
-        register: ast.FunctionDef | None = None
+        register: tuple[ast.FunctionDef, bool] | None = None
         for use in module.loads_by_name.get(name, ()):
             if not isinstance(use, ast.Name):
                 return None
@@ -1043,12 +1043,12 @@ class Evaluator:
                 ):
                     return None
                 continue
-            if register is not None and store is not register:
+            if register is not None and store != register:
                 return None
             register = store
         if register is None:
             return None
-        options = self._registered(module, register)
+        options = self._registered(module, *register)
         if options is None:
             return None
         why = f"one of the {len(options)} values registered in `{name}`"
@@ -1056,11 +1056,12 @@ class Evaluator:
         return Items(item, Unknown(f"a key of `{name}`"), mapping=True)
 
     def _registered(
-        self, module: Module, register: ast.FunctionDef
+        self, module: Module, register: ast.FunctionDef, factory: bool
     ) -> list[Value] | None:
-        """What the project gives the registering function `register`: the class or function
-        it decorates (the decorator nearest the `def`), or the one argument of a call of it;
-        None when it is used otherwise or some module cannot be read."""
+        """What the project gives the registering function `register` (or, a `factory`, the
+        function a call of it returns): the class or function it decorates (the decorator
+        nearest the `def`), or the one argument of a call of it; None when it is used
+        otherwise or some module cannot be read."""
         others = self.project.candidate_files(register.name, module.path)
         if isinstance(others, Unknown):
             return None
@@ -1077,7 +1078,12 @@ class Evaluator:
                     if isinstance(value, Unknown) and not isinstance(value, Foreign):
                         return None
                     continue
-                given = self._given_to_register(other, use)
+                call = other.parents.get(use)
+                if not factory:
+                    call = use
+                elif not (isinstance(call, ast.Call) and call.func is use):
+                    return None  # `register("name")` is what decorates
+                given = self._given_to_register(other, call)
                 if given is None:
                     return None
                 if given not in found:
@@ -1085,8 +1091,9 @@ class Evaluator:
         return found or None
 
     def _given_to_register(self, module: Module, use: ast.AST) -> Value | None:
-        """The value a use of the registering function registers: the decorated class or
-        function where it is the decorator nearest the `def`, the argument of `register(x)`."""
+        """The value a use of the registering function (or a call of a factory of them)
+        registers: the decorated class or function where it is the decorator nearest the
+        `def`, the argument of `register(x)`."""
         parent = module.parents.get(use)
         if (
             isinstance(parent, (ast.ClassDef, ast.FunctionDef))
@@ -5687,9 +5694,13 @@ def _calls_of_local(module: Module, value: ast.expr) -> list[ast.Call] | None:
     return calls
 
 
-def _registering_store(module: Module, use: ast.Name) -> ast.FunctionDef | None:
+def _registering_store(
+    module: Module, use: ast.Name
+) -> tuple[ast.FunctionDef, bool] | None:
     """The module-level function whose body makes `use` the dict of a store
-    `NAME[key] = param` of its first parameter (a registering decorator's); None otherwise."""
+    `NAME[key] = param` of its one parameter (a registering decorator's: `def register(cls)`),
+    or that returns such a function it defines (a decorator factory's: `def register(name):
+    def wrap(cls): ...; return wrap`), and whether it is a factory; None otherwise."""
     target = module.parents.get(use)
     statement = module.parents.get(target) if target is not None else None
     scope = module.scope_of(use)
@@ -5700,9 +5711,22 @@ def _registering_store(module: Module, use: ast.Name) -> ast.FunctionDef | None:
         and isinstance(statement, ast.Assign)
         and statement.targets == [target]
         and isinstance(scope, ast.FunctionDef)
-        and scope in module.tree.body
         and statement in scope.body
     ):
+        return None
+    outer = module.parents.get(scope)
+    factory = isinstance(outer, ast.FunctionDef) and outer in module.tree.body
+    if factory:
+        assert isinstance(outer, ast.FunctionDef)
+        returned = [n for n in outer.body if isinstance(n, ast.Return)]
+        if not (
+            scope in outer.body
+            and len(returned) == 1
+            and isinstance(returned[0].value, ast.Name)
+            and returned[0].value.id == scope.name
+        ):
+            return None
+    elif scope not in module.tree.body:
         return None
     params = [*scope.args.posonlyargs, *scope.args.args]
     if not (
@@ -5716,7 +5740,10 @@ def _registering_store(module: Module, use: ast.Name) -> ast.FunctionDef | None:
         )
     ):
         return None
-    return scope
+    if factory:
+        assert isinstance(outer, ast.FunctionDef)
+        return outer, True
+    return scope, False
 
 
 def _stored_names(node: ast.AST) -> set[str]:
