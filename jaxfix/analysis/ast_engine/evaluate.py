@@ -600,9 +600,43 @@ class Evaluator:
             if not isinstance(outer.scope, ast.ClassDef) and name in _locals(
                 module, outer.scope
             ):
+                settled = self._settled_before(module, name, at, outer)
+                if settled is not None:
+                    return settled
                 return self._everywhere(module, name, outer)
             outer = outer.parent
         return self._global(module, name)
+
+    def _settled_before(
+        self, module: Module, name: str, at: ast.AST, outer: Frame
+    ) -> Value | None:
+        """A name of `outer`'s scope read from a function (or lambda) defined in it, where
+        every binding of the name comes before the statement defining that function, which no
+        loop repeats, and nothing rebinds it by `nonlocal`: the bindings reaching that
+        statement, all the function can ever see (`if mesh is None: mesh = default()`, then
+        `def put(x): ... mesh ...`). None otherwise."""
+        statement = _statement_in(module, at, outer.scope)
+        if statement is None or not isinstance(
+            outer.scope, (ast.FunctionDef, ast.AsyncFunctionDef)
+        ):
+            return None
+        current: ast.AST | None = module.parents.get(statement)
+        while current is not None and current is not outer.scope:
+            if isinstance(current, (ast.For, ast.AsyncFor, ast.While)):
+                return None
+            current = module.parents.get(current)
+        flow = self.flow(module, outer)
+        line = module.line(statement)
+        if any(
+            isinstance(n, ast.Nonlocal) and name in n.names
+            for n in ast.walk(outer.scope)
+        ) or any(module.line(b.node) >= line for b in flow.everything.get(name, ())):
+            return None
+        env = flow.before.get(statement)
+        bindings = env.get(name) if env is not None else None
+        if not bindings:
+            return None
+        return self._bindings_value(module, name, bindings, outer)
 
     def api_value(
         self, module: Module, expr: ast.expr, frame: Frame | None = None
