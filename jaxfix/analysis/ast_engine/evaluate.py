@@ -1072,9 +1072,7 @@ class Evaluator:
                 return None
             store = _registering_store(module, use)
             if store is None:
-                if module.scope_of(use) is module.tree or not reads_only(
-                    use, module.parents
-                ):
+                if not reads_only(use, module.parents):
                     return None
                 continue
             if register is not None and store != register:
@@ -4381,8 +4379,8 @@ class Evaluator:
     ) -> Value:
         """`jax.tree.map(function, *trees)`: over tuples, lists and dicts the code spells out,
         the same containers of what `function` gives each leaf (None, an empty subtree, stays
-        None); over trees whose every leaf is one value (`Leaves`) or a struct of
-        `jax.eval_shape`'s result, `Leaves` of what `function` gives, when it gives one value
+        None); over trees whose every leaf is one value (`Leaves`, `Items` of leaves) or a
+        struct of `jax.eval_shape`'s result, `Leaves` of what `function` gives, when it gives one value
         whatever leaf it is given. The other trees must have the first's structure, or be
         such `Leaves`; anything else (an object of the tree, which may be a registered node)
         is not spelled out. `with_path` (`jax.tree.map_with_path`): the function is given each
@@ -4450,6 +4448,11 @@ class Evaluator:
             elif isinstance(tree, Structs):
                 leaves.append(StructLeaf("a leaf of what jax.eval_shape returns"))
                 spread = True
+            elif isinstance(tree, Items) and isinstance(
+                tree.item, (ShapeStruct, Array, Sharding, Spec)
+            ):  # a comprehension's items, each a leaf (maybe none)
+                leaves.append(tree.item)
+                spread = True
             elif isinstance(tree, Foreign) and not isinstance(tree, JaxStage):
                 leaves.append(Foreign("a leaf of an object made outside the tree"))
                 spread = True
@@ -4471,6 +4474,9 @@ class Evaluator:
         leaf = self.call_function(function, leaves, {}, node)
         if not spread:
             return leaf
+        if isinstance(first, Items) and not isinstance(leaf, Unknown):
+            # the comprehension's collection, each item mapped (none, maybe)
+            return Items(leaf, first.key, first.mapping)
         # A leaf jaxfix does not know stays a tree of such leaves: what `function` may give
         # (a subtree too), mapped again, is what the next function gives for any value.
         return Leaves(leaf)
