@@ -635,7 +635,8 @@ def holds_tree_objects(value: Value) -> bool:
     if isinstance(value, Foreign):
         return False
     if isinstance(
-        value, (Unknown, Function, Class, Instance, BoundMethod, ModuleValue)
+        value,
+        (Unknown, Function, Class, Instance, EnumMember, BoundMethod, ModuleValue),
     ):
         return True
     if isinstance(value, tuple):
