@@ -182,3 +182,22 @@ def test_a_closure_sees_what_reaches_its_definition(
         tmp_path, f"def make(shape=None):\n{body}    return build()\nx = make()"
     )
     assert (found == (2, 2)) is known, found
+
+
+def test_a_registry_another_module_changes_is_unknown(tmp_path: Path):
+    (tmp_path / "registry.py").write_text(REGISTRY)
+    (tmp_path / "models.py").write_text(
+        "import registry\n@registry.register\nclass A:\n    pass\n"
+        "class B:\n    pass\nregistry._MODELS['b'] = B\n"
+    )
+    main = tmp_path / "main.py"
+    main.write_text(
+        "import os, registry, models\nx = registry._MODELS[os.environ['M']]\n"
+    )
+    files = tuple(sorted(tmp_path.glob("*.py")))
+    engine = Engine(roots=(tmp_path,), files=files, jax_version=(0, 10, 2))
+    module = engine.module(main)
+    assert isinstance(module, Module)
+    last = module.tree.body[-1]
+    assert isinstance(last, ast.Assign)
+    assert isinstance(engine.value_of(module, last.value), Unknown)

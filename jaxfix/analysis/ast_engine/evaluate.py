@@ -905,11 +905,12 @@ class Evaluator:
             and not self._escapes_only_as_locals(module, name, frame)
         ):
             filled = self._filled_by_loop(module, name, bindings, frame)
-            if filled is None:
-                filled = self._filled_by_registration(module, name, bindings, frame)
             if filled is not None:
                 return filled
-            return Unknown(f"`{name}` may be changed where it is used")
+            registry = self._filled_by_registration(module, name, bindings, frame)
+            if registry is None:
+                return Unknown(f"`{name}` may be changed where it is used")
+            value = registry  # a module's registry: another module may change it too
         if (
             isinstance(frame.scope, ast.Module)
             and module.path != self.project.current
