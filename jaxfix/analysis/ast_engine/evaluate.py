@@ -4,7 +4,8 @@
 or `Unknown(why)`. Names take the bindings that reach their statement (flow.py) and give a value
 when all of them agree; a parameter takes its value from the call being followed, else from
 every call of its function in the project (all must agree, defaults included; a function used
-in any other way than called keeps its parameters Unknown). Calls of functions of the tree are
+in any other way than called keeps its parameters Unknown; `jax.jit(f)(x)`, and `g =
+jax.jit(f)` in a function every read of `g` calls, are calls of `f`). Calls of functions of the tree are
 followed a few levels deep with their arguments bound, each (function, arguments) once: the
 value is what every `return` the frame can reach gives (an `if` the arguments decide runs one
 branch). Objects: calling a class of the tree gives an `Instance` with its constructor's
@@ -50,6 +51,13 @@ TestCase's `setUpClass` stores on `cls` (the module's only store of that attribu
 tests read through `self`. `min`/`max` of several arguments; an operation on a value jaxfix
 does not know says where that value was lost. A variable of a comprehension's first
 generator, read where the comprehension is not unrolled, is the one value every item gives.
+A comprehension over values jaxfix does not spell out (data read at run time) whose element
+is one value whatever the item is `Items` of it, a collection that may be empty: its items,
+`.values()`/`.items()`, `next(iter(...))` and `jax.tree.map` over it keep that value. A name
+of an enclosing function read by a function defined after every binding of it (no loop
+repeating the definition, no `nonlocal`) is what reaches that definition (`if mesh is None:
+mesh = default()`, then `def put(x): ... mesh ...`). A member of an `enum.Enum` class of the
+tree is an `EnumMember`, whose `.value` and `.name` are known.
 A `for` loop's
 variable is the one value every item of a known tuple or list gives, or, one iteration at a
 time (`iterations`, `unrolled`: what a rule asks of a call inside loops, or inside a function
@@ -79,7 +87,9 @@ module's number or tuple is Unknown where another module rebinds it (`config.MES
 ...`, `setattr(config, "MESH_SHAPE", ...)`). A class's `__init__` gets its parameters from
 every call that builds an object of it: by its name, through a function of the tree it is
 passed to (`build(ModelCls, cfg)`, `cls(cfg)` there), a module's registry dict read by a key
-(entries of another known key left out), `cls = A if f else B`, a function returning it, a
+(entries of another known key left out), a registry a decorator fills (`_MODELS[key] = cls`
+in `register(cls)`, or in the function a factory `register(name)` returns) read by a key
+jaxfix does not know (what it decorates or is given: one class, or `OneOf` several), `cls = A if f else B`, a function returning it, a
 subclass (its constructions when it adds no `__init__`, its `super().__init__(...)` when it
 adds one and may be built), a class method's `cls(...)` (inherited ones included); an
 annotation, `isinstance` or an `except` builds nothing; any other use (kept in an attribute,
