@@ -14,6 +14,7 @@ from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import (
     Class,
     EnumMember,
+    Instance,
     Items,
     Mesh,
     MeshKind,
@@ -201,3 +202,21 @@ def test_a_registry_another_module_changes_is_unknown(tmp_path: Path):
     last = module.tree.body[-1]
     assert isinstance(last, ast.Assign)
     assert isinstance(engine.value_of(module, last.value), Unknown)
+
+
+@pytest.mark.parametrize(
+    "read, built",
+    [
+        (
+            "_MODELS.get(TEXT)()",
+            True,
+        ),  # calling None raises: a call that returns built A
+        ("_MODELS.get(TEXT, A)()", False),  # the default is another value
+        ("_MODELS.get(TEXT)", False),  # A, or None
+    ],
+)
+def test_a_registry_get_is_what_is_registered_or_none(
+    tmp_path: Path, read: str, built: bool
+):
+    found = last_value(tmp_path, f"{REGISTRY}@register\nclass A:\n    pass\nx = {read}")
+    assert (isinstance(found, Instance) and found.cls.node.name == "A") is built, found

@@ -89,7 +89,8 @@ every call that builds an object of it: by its name, through a function of the t
 passed to (`build(ModelCls, cfg)`, `cls(cfg)` there), a module's registry dict read by a key
 (entries of another known key left out), a registry a decorator fills (`_MODELS[key] = cls`
 in `register(cls)`, or in the function a factory `register(name)` returns) read by a key
-jaxfix does not know (what it decorates or is given: one class, or `OneOf` several), `cls = A if f else B`, a function returning it, a
+jaxfix does not know (what it decorates or is given: one class, or `OneOf` several; its
+`.get(key)` is that or None, and a call of it the class's: calling None raises), `cls = A if f else B`, a function returning it, a
 subclass (its constructions when it adds no `__init__`, its `super().__init__(...)` when it
 adds one and may be built), a class method's `cls(...)` (inherited ones included); an
 annotation, `isinstance` or an `except` builds nothing; any other use (kept in an attribute,
@@ -3752,7 +3753,8 @@ class Evaluator:
                 [
                     self._call_of(module, node, frame, option, positional, keywords)
                     for option in callee.options
-                ],
+                    if option is not None  # calling None raises: a call that returns
+                ],  # was of another option (`REGISTRY.get(name)()`)
                 "the calls of a conditional expression's sides give different values",
             )
         return self._call_of(module, node, frame, callee, positional, keywords)
@@ -5064,6 +5066,8 @@ _ENTERED_ALIKE = frozenset({Api.SET_MESH, Api.USE_MESH})
 def _agreed(results: list[Value], why: str) -> Value:
     """The value every option's call gives (`OneOf`), else Unknown(why): mesh contexts of the
     same mesh by `set_mesh` and `use_mesh` agree, as the context `use_mesh` enters."""
+    if not results:
+        return Unknown(why)
     contexts = [r for r in results if isinstance(r, MeshContext)]
     if contexts and len(contexts) == len(results):
         first = contexts[0]

@@ -31,6 +31,7 @@ from jaxfix.analysis.ast_engine.values import (
     Array,
     AxisType,
     BoundMethod,
+    Class,
     Devices,
     DictValue,
     External,
@@ -44,6 +45,7 @@ from jaxfix.analysis.ast_engine.values import (
     Mesh,
     MeshContext,
     MeshKind,
+    OneOf,
     ShapeStruct,
     Sharding,
     Spec,
@@ -858,6 +860,18 @@ def method(
         every = _every_item_method(receiver, name)
         if every is not None:
             return every
+    if (
+        isinstance(receiver, Items)
+        and receiver.mapping
+        and name == "get"
+        and 1 <= len(positional) <= 2
+        and not keywords
+        and (positional[1] if len(positional) == 2 else None) is None
+        and isinstance(receiver.item, (Class, Function, OneOf))
+    ):  # a registry's `.get(name)`: what is registered, or None (whose call raises)
+        item = receiver.item
+        options = item.options if isinstance(item, OneOf) else (item,)
+        return OneOf("a registered value, or None", (*options, None))
     if isinstance(receiver, DictValue):
         if name in ("values", "keys", "items") and not positional and not keywords:
             if name == "values":
