@@ -220,3 +220,21 @@ def test_a_registry_get_is_what_is_registered_or_none(
 ):
     found = last_value(tmp_path, f"{REGISTRY}@register\nclass A:\n    pass\nx = {read}")
     assert (isinstance(found, Instance) and found.cls.node.name == "A") is built, found
+
+
+@pytest.mark.parametrize(
+    "klass, known",
+    [
+        # a class of the tree with its own `__getitem__`: `obj[k]` calls it
+        (
+            "class C:\n    def __init__(self):\n        self.shapes = {'eval': (2, 2)}\n"
+            "    def __getitem__(self, k):\n        return self.shapes[k]\n",
+            True,
+        ),
+        # a base outside the tree may hold it: not known
+        ("class C(dict):\n    pass\n", False),
+    ],
+)
+def test_an_object_subscript_calls_its_getitem(tmp_path: Path, klass: str, known: bool):
+    found = last_value(tmp_path, f"{klass}x = C()['eval']")
+    assert (found == (2, 2)) is known, found

@@ -57,7 +57,9 @@ is one value whatever the item is `Items` of it, a collection that may be empty:
 of an enclosing function read by a function defined after every binding of it (no loop
 repeating the definition, no `nonlocal`) is what reaches that definition (`if mesh is None:
 mesh = default()`, then `def put(x): ... mesh ...`). A member of an `enum.Enum` class of the
-tree is an `EnumMember`, whose `.value` and `.name` are known.
+tree is an `EnumMember`, whose `.value` and `.name` are known. `obj[key]` of an object of a
+class of the tree whose class (or a base of the tree) defines `__getitem__` is that method's
+return.
 A `for` loop's
 variable is the one value every item of a known tuple or list gives, or, one iteration at a
 time (`iterations`, `unrolled`: what a rule asks of a call inside loops, or inside a function
@@ -3674,6 +3676,11 @@ class Evaluator:
         key = self.value(module, node.slice, frame)
         if isinstance(base, Namespace) and base.mapping:
             base = DictValue(tuple(base.items))  # `config["name"]` of a ConfigDict
+        if isinstance(base, Instance):
+            # `obj[key]` is `type(obj).__getitem__(obj, key)`, a method of the tree's class
+            method = self._class_member(base.cls, "__getitem__")
+            if isinstance(method, Function) and method.wrapped_by is None:
+                return self.call_function(method, [base, key], {}, node)
         return vocabulary.item(base, key)
 
     # -- calls ----------------------------------------------------------------------------------
