@@ -34,6 +34,8 @@ JAX_ERRORS = {
     # A with_sharding_constraint under jax.set_mesh of Explicit axes is an assertion on the
     # array's sharding (JAX013's fifth, an AssertionError).
     "JAX013-asserted": message_start(RULES["JAX013"].raises[4]),
+    # An array whose first dimension is sharded on an Explicit axis, indexed by an array.
+    "JAX013-gather": message_start(RULES["JAX013"].raises[5]),
     # A committed array next to an AbstractMesh sharding: its device decides, and is too few.
     "JAX001-committed": "does not match the device assignment size",
     # Arguments sharded on AbstractMeshes of different sizes: JAX fails before JAX001.

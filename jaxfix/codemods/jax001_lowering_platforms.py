@@ -24,6 +24,7 @@ from jaxfix.analysis.ast_engine.values import (
     BoundMethod,
     DictValue,
     Function,
+    Items,
     Jitted,
     Leaves,
     ListValue,
@@ -130,6 +131,8 @@ class _Found:
     mesh: Mesh
     text: str
     argument: ast.expr | None = None
+    # in a collection that may be empty (`Items`): it may be in play, and proves nothing
+    maybe: bool = False
 
 
 @dataclass(frozen=True)
@@ -1174,9 +1177,10 @@ class MissingLoweringPlatforms(Rule):
             if meshes is None:
                 return None
             found += meshes
-            if meshes:
+            surely = [m for m in meshes if not m.maybe]
+            if surely:
                 reasons.append(
-                    f"argument `{text}` is sharded on AbstractMesh `{meshes[0].text}`"
+                    f"argument `{text}` is sharded on AbstractMesh `{surely[0].text}`"
                 )
         for keyword in ("in_shardings", "out_shardings"):
             if keyword in jitted.keywords:
@@ -1188,8 +1192,9 @@ class MissingLoweringPlatforms(Rule):
             if meshes is None:
                 return None
             found += meshes
-            if meshes:
-                reasons.append(f"`{keyword}` use AbstractMesh `{meshes[0].text}`")
+            surely = [m for m in meshes if not m.maybe]
+            if surely:
+                reasons.append(f"`{keyword}` use AbstractMesh `{surely[0].text}`")
         if context.mesh is not None and context.site is not None:
             reasons.insert(
                 0,
@@ -1416,6 +1421,9 @@ class MissingLoweringPlatforms(Rule):
             return []
         if isinstance(value, Leaves):  # a pytree mapped from eval_shape's structs
             return self._value_meshes(value.leaf, argument=argument)
+        if isinstance(value, Items):  # a comprehension's items, maybe none
+            meshes = self._value_meshes(value.item, argument=argument)
+            return None if meshes is None else [replace(m, maybe=True) for m in meshes]
         if argument and isinstance(value, Structs):
             # eval_shape's structs are sharded on the abstract context mesh when it has an
             # Explicit axis; under an Auto one they carry no sharding

@@ -8,10 +8,10 @@ import functools
 import math
 import re
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, TypeAlias, cast
 
 from jaxfix.analysis.ast_engine.arguments import passed_argument
-from jaxfix.analysis.ast_engine.contexts import setting_site
+from jaxfix.analysis.ast_engine.contexts import Entry, setting_site
 from jaxfix.analysis.ast_engine.spelling import Imports
 from jaxfix.analysis.ast_engine.values import (
     Array,
@@ -19,6 +19,7 @@ from jaxfix.analysis.ast_engine.values import (
     External,
     ListValue,
     Mesh,
+    MeshContext,
     Sharding,
     Spec,
     Value,
@@ -87,7 +88,11 @@ class MakeMeshExplicitDefault(Rule):
     `lax.dot_general(a, b, (((1,), (0,)), ((), ())))`), as 2-D arrays of a shape the code
     shows placed on NamedShardings of the mesh (by `jax.device_put` here or in a helper of
     another module) whose specs surely clash: one axis on both contracting dimensions, or on
-    both of the result's (outside any mesh context). The engine follows the mesh and arrays
+    both of the result's (outside any mesh context); or indexed by an array, `emb[tokens]`
+    (an unsharded array of one or more dimensions, in a module that also holds one of the
+    calls above), as an array placed on a NamedSharding of the mesh whose first dimension
+    is sharded (eager or jitted, outside any mesh context or under `jax.set_mesh` of that
+    mesh). The engine follows the mesh and arrays
     through any name or import spelling ([docs/engine.md](../engine.md)); a mesh it cannot
     pin down is not reported. The fix gives the `make_mesh` call
     `axis_types=(AxisType.Auto,) * n`, its axes as they were before JAX 0.9.
@@ -103,7 +108,9 @@ class MakeMeshExplicitDefault(Rule):
     `a @ b` whose operands' contracting dimensions are sharded on one axis raises
     ``ShardingTypeError: Contracting dimensions are sharded and it is ambiguous how the
     output should be sharded``, and operands sharded in conflicting ways ``... produces an
-    illegally sharded result`` (eager too). Where the code does not show the operands'
+    illegally sharded result`` (eager too); `emb[tokens]` of an embedding sharded on its
+    first dimension raises ``ShardingTypeError: Use `.at[...].get(out_sharding=)` to provide
+    output PartitionSpec for the gather indexing``. Where the code does not show the operands'
     shardings and shapes, a run's log (`--from-log`, `jaxfix repair`) names them.
 
     ## Example
@@ -138,8 +145,8 @@ class MakeMeshExplicitDefault(Rule):
     - `make_mesh` in jax/_src/sharding_impls.py, whose axes default to Explicit;
       `check_shardings_are_auto` in jax/_src/pjit.py, shard_map's `wrapped` in
       jax/_src/shard_map.py, `_dot_general_sharding_rule` in jax/_src/lax/lax.py and
-      `call_shape_dtype_sharding_rule` in jax/_src/lax/utils.py (jax 0.10.2 and 0.12.0.1),
-      which raise.
+      `call_shape_dtype_sharding_rule` in jax/_src/lax/utils.py, `_gather_sharding_rule` in
+      jax/_src/lax/slicing.py (jax 0.10.2 and 0.12.0.1), which raise.
     """
 
     code = "JAX013"
@@ -168,6 +175,9 @@ class MakeMeshExplicitDefault(Rule):
         "dot_general operation with inputs: {text} produces an illegally sharded result",
         "`with_sharding_constraint` acts as an assert when all axes of mesh are of type "
         "`Explicit`. The array sharding: {text} did not match the sharding provided: {text}",
+        "Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the gather "
+        "indexing as out sharding could not be resolved unambiguously (or would require "
+        "collectives on inputs). Got operand={text}, indices={text}",
     )
     error = (
         "ValueError",
@@ -175,12 +185,14 @@ class MakeMeshExplicitDefault(Rule):
         "ShardingTypeError",
         "ShardingTypeError",
         "AssertionError",
+        "ShardingTypeError",
     )
     raised_in = (
         "jax/_src/pjit.py",
         "jax/_src/shard_map.py",
         "jax/_src/lax/lax.py",
         "jax/_src/lax/utils.py",
+        "jax/_src/lax/slicing.py",
     )
     raises_since = "0.9"
 
@@ -208,6 +220,27 @@ class MakeMeshExplicitDefault(Rule):
     def visit_Module(self, node: ast.Module) -> None:
         for product in self.analysis.module.matmuls:
             self._matmul(product)
+        for indexing in self._indexings() if self._raises else ():
+            found = self._gather(indexing)
+            if found is not None and not self.expected(indexing):
+                self._report(indexing, *found)
+
+    def _indexings(self) -> list[ast.Subscript]:
+        """Every `x[i]` read whose index is a name or attribute (an index array is held by
+        one, `emb[tokens]`, never written there), in source order: found from the module's
+        index of loads, without a walk."""
+        parents = self.analysis.module.parents
+        found = []
+        for reads in self.analysis.module.loads_by_name.values():
+            for read in reads:
+                parent = parents.get(read)
+                if (
+                    isinstance(parent, ast.Subscript)
+                    and parent.slice is read
+                    and isinstance(parent.ctx, ast.Load)
+                ):
+                    found.append(parent)
+        return sorted(found, key=lambda n: (n.lineno, n.col_offset))
 
     def _matmul(self, node: ast.BinOp) -> None:
         """`a @ b` of operands placed so that it surely raises, or where a run's log shows
@@ -504,6 +537,74 @@ class MakeMeshExplicitDefault(Rule):
             "produces an illegally sharded result"
         )
 
+    def _gather(self, node: ast.Subscript) -> tuple[Mesh, str] | None:
+        """`x[idx]` of an array placed on a NamedSharding of a make_mesh mesh without axis
+        types whose first dimension is sharded, by an unsharded array of one or more
+        dimensions (a gather: eager or traced, whatever the context mesh, JAX cannot tell how
+        to shard its result)."""
+        index = self.analysis.value_of(node.slice)
+        if not isinstance(index, Array) or not index.unsharded or not index.shape:
+            return None
+        array = self.analysis.value_of(node.value)
+        if not isinstance(array, Array) or not isinstance(array.sharding, Sharding):
+            return None
+        mesh, spec = array.sharding.mesh, array.sharding.spec
+        if (
+            not isinstance(mesh, Mesh)
+            or not isinstance(spec, Spec)
+            or not spec.parts
+            or spec.unreduced
+            or spec.reduced
+            or mesh.axis_names is None
+        ):
+            return None
+        first = spec.parts[0]
+        axes = first if isinstance(first, tuple) else (first,)
+        if first is None or not all(
+            isinstance(a, str) and a in mesh.axis_names for a in axes
+        ):
+            return None
+        if not self._explicit_by_default(mesh) or not self._under_own_mesh(node, mesh):
+            return None
+        return mesh, (
+            f"`{self.analysis.text(node)}` gathers along a dimension sharded on one of its "
+            "Explicit axes: JAX raises ShardingTypeError: Use `.at[...].get(out_sharding=)` "
+            "to provide output PartitionSpec for the gather indexing"
+        )
+
+    def _under_own_mesh(self, node: ast.AST, mesh: Mesh) -> bool:
+        """Whether, on every way `node` runs, the mesh context in force is `jax.set_mesh` of
+        `mesh` itself (made by the same call) or none: the innermost entered around it, and
+        a bare one of this module that may have run before it."""
+        for way in self.analysis.ways_at(node):
+            for site in reversed(
+                way
+            ):  # the innermost in force decides; one that may have
+                if (
+                    not site.sets_context_mesh
+                ):  # run before (ELSEWHERE) leaves the outer too
+                    continue
+                entered = site.mesh
+                if site.entry is Entry.ELSEWHERE and site.node in self.analysis.parents:
+                    context = self.analysis.value_of(cast(ast.expr, site.node))
+                    entered = (
+                        context.mesh
+                        if isinstance(context, MeshContext)
+                        and context.api is Api.SET_MESH
+                        else None
+                    )
+                elif site.api is not Api.SET_MESH:
+                    return False
+                if not (
+                    isinstance(entered, Mesh)
+                    and entered.origin is mesh.origin
+                    and entered == mesh
+                ):
+                    return False
+                if site.entry is not Entry.ELSEWHERE:
+                    break
+        return True
+
     def _placed(self, operand: ast.expr) -> tuple[Mesh, tuple[object, object]] | None:
         """The mesh and the two dimensions' spec parts of the 2-D array the engine says
         `operand` is, placed on a NamedSharding of a known shape whose every sharded size its
@@ -565,7 +666,7 @@ class MakeMeshExplicitDefault(Rule):
             and all(k.arg not in ("axis_types", None) for k in origin.keywords)
         )
 
-    def _report(self, node: ast.Call | ast.BinOp, mesh: Mesh, what: str) -> None:
+    def _report(self, node: ast.expr, mesh: Mesh, what: str) -> None:
         analysis = self.analysis
         origin = mesh.origin
         assert isinstance(origin, ast.Call)

@@ -4,7 +4,8 @@
 or `Unknown(why)`. Names take the bindings that reach their statement (flow.py) and give a value
 when all of them agree; a parameter takes its value from the call being followed, else from
 every call of its function in the project (all must agree, defaults included; a function used
-in any other way than called keeps its parameters Unknown). Calls of functions of the tree are
+in any other way than called keeps its parameters Unknown; `jax.jit(f)(x)`, and `g =
+jax.jit(f)` in a function every read of `g` calls, are calls of `f`). Calls of functions of the tree are
 followed a few levels deep with their arguments bound, each (function, arguments) once: the
 value is what every `return` the frame can reach gives (an `if` the arguments decide runs one
 branch). Objects: calling a class of the tree gives an `Instance` with its constructor's
@@ -50,6 +51,15 @@ TestCase's `setUpClass` stores on `cls` (the module's only store of that attribu
 tests read through `self`. `min`/`max` of several arguments; an operation on a value jaxfix
 does not know says where that value was lost. A variable of a comprehension's first
 generator, read where the comprehension is not unrolled, is the one value every item gives.
+A comprehension over values jaxfix does not spell out (data read at run time) whose element
+is one value whatever the item is `Items` of it, a collection that may be empty: its items,
+`.values()`/`.items()`, `next(iter(...))` and `jax.tree.map` over it keep that value. A name
+of an enclosing function read by a function defined after every binding of it (no loop
+repeating the definition, no `nonlocal`) is what reaches that definition (`if mesh is None:
+mesh = default()`, then `def put(x): ... mesh ...`). A member of an `enum.Enum` class of the
+tree is an `EnumMember`, whose `.value` and `.name` are known. `obj[key]` of an object of a
+class of the tree whose class (or a base of the tree) defines `__getitem__` is that method's
+return.
 A `for` loop's
 variable is the one value every item of a known tuple or list gives, or, one iteration at a
 time (`iterations`, `unrolled`: what a rule asks of a call inside loops, or inside a function
@@ -79,7 +89,10 @@ module's number or tuple is Unknown where another module rebinds it (`config.MES
 ...`, `setattr(config, "MESH_SHAPE", ...)`). A class's `__init__` gets its parameters from
 every call that builds an object of it: by its name, through a function of the tree it is
 passed to (`build(ModelCls, cfg)`, `cls(cfg)` there), a module's registry dict read by a key
-(entries of another known key left out), `cls = A if f else B`, a function returning it, a
+(entries of another known key left out), a registry a decorator fills (`_MODELS[key] = cls`
+in `register(cls)`, or in the function a factory `register(name)` returns) read by a key
+jaxfix does not know (what it decorates or is given: one class, or `OneOf` several; its
+`.get(key)` is that or None, and a call of it the class's: calling None raises), `cls = A if f else B`, a function returning it, a
 subclass (its constructions when it adds no `__init__`, its `super().__init__(...)` when it
 adds one and may be built), a class method's `cls(...)` (inherited ones included); an
 annotation, `isinstance` or an `except` builds nothing; any other use (kept in an attribute,
@@ -114,11 +127,13 @@ from jaxfix.analysis.ast_engine.values import (
     Class,
     Devices,
     DictValue,
+    EnumMember,
     External,
     Foreign,
     Frame,
     Function,
     Instance,
+    Items,
     JaxStage,
     JitOfUnknown,
     Leaves,
@@ -207,6 +222,12 @@ _KEEPS_BODY = {
 # cached_property's instance value) is read so only when no module stores `.x`.
 _SETTABLE = "settable property"
 # `jax.jit` keywords that leave the values its function is given as the caller's.
+# Bases that make a class an enumeration whose members are objects of it ...
+_ENUMS = frozenset({"enum.Enum", "enum.Flag"})
+# ... or whose members are also strs or ints (equal to their values).
+_DATA_ENUMS = frozenset(
+    {"enum.StrEnum", "enum.IntEnum", "enum.IntFlag", "builtins.str", "builtins.int"}
+)
 _JIT_KEEPS_VALUES = frozenset(
     {"static_argnums", "static_argnames", "donate_argnums", "donate_argnames"}
 )
@@ -592,9 +613,43 @@ class Evaluator:
             if not isinstance(outer.scope, ast.ClassDef) and name in _locals(
                 module, outer.scope
             ):
+                settled = self._settled_before(module, name, at, outer)
+                if settled is not None:
+                    return settled
                 return self._everywhere(module, name, outer)
             outer = outer.parent
         return self._global(module, name)
+
+    def _settled_before(
+        self, module: Module, name: str, at: ast.AST, outer: Frame
+    ) -> Value | None:
+        """A name of `outer`'s scope read from a function (or lambda) defined in it, where
+        every binding of the name comes before the statement defining that function, which no
+        loop repeats, and nothing rebinds it by `nonlocal`: the bindings reaching that
+        statement, all the function can ever see (`if mesh is None: mesh = default()`, then
+        `def put(x): ... mesh ...`). None otherwise."""
+        statement = _statement_in(module, at, outer.scope)
+        if statement is None or not isinstance(
+            outer.scope, (ast.FunctionDef, ast.AsyncFunctionDef)
+        ):
+            return None
+        current: ast.AST | None = module.parents.get(statement)
+        while current is not None and current is not outer.scope:
+            if isinstance(current, (ast.For, ast.AsyncFor, ast.While)):
+                return None
+            current = module.parents.get(current)
+        flow = self.flow(module, outer)
+        line = module.line(statement)
+        if any(
+            isinstance(n, ast.Nonlocal) and name in n.names
+            for n in ast.walk(outer.scope)
+        ) or any(module.line(b.node) >= line for b in flow.everything.get(name, ())):
+            return None
+        env = flow.before.get(statement)
+        bindings = env.get(name) if env is not None else None
+        if not bindings:
+            return None
+        return self._bindings_value(module, name, bindings, outer)
 
     def api_value(
         self, module: Module, expr: ast.expr, frame: Frame | None = None
@@ -865,7 +920,10 @@ class Evaluator:
             filled = self._filled_by_loop(module, name, bindings, frame)
             if filled is not None:
                 return filled
-            return Unknown(f"`{name}` may be changed where it is used")
+            registry = self._filled_by_registration(module, name, bindings, frame)
+            if registry is None:
+                return Unknown(f"`{name}` may be changed where it is used")
+            value = registry  # a module's registry: another module may change it too
         if (
             isinstance(frame.scope, ast.Module)
             and module.path != self.project.current
@@ -878,7 +936,7 @@ class Evaluator:
             if where is not None:
                 return Unknown(f"`{name}` may be rebound in another module{where}")
         if isinstance(value, Namespace) or (
-            isinstance(value, (ListValue, DictValue, Instance))
+            isinstance(value, (ListValue, DictValue, Items, Instance))
             and isinstance(frame.scope, ast.Module)
             and not self._unchangeable(value)
         ):
@@ -1000,6 +1058,107 @@ class Evaluator:
             return False
 
         return item_of_self(setter, True) and item_of_self(getter, False)
+
+    def _filled_by_registration(
+        self, module: Module, name: str, bindings: frozenset[Binding], frame: Frame
+    ) -> Items | None:
+        """A registry: a module's dict made empty (`_REGISTRY = {}`) whose one store is
+        `_REGISTRY[key] = value` in a function of the module given `value` as its parameter
+        (`def register(cls): _REGISTRY[name_of(cls)] = cls; return cls`), every other use a
+        read: `Items` of what the project registers with it (the classes or functions it
+        decorates, last, and what its calls pass), one of them where there are several. None
+        where the registering function is used otherwise or anything else changes the dict."""
+        if len(bindings) != 1 or not isinstance(frame.scope, ast.Module):
+            return None
+        (binding,) = bindings
+        start = binding.node
+        if not (
+            binding.kind == "assign"
+            and isinstance(start, ast.Assign)
+            and isinstance(start.value, ast.Dict)
+            and not start.value.keys
+            and start in module.tree.body
+        ):
+            return None
+        register: tuple[ast.FunctionDef, bool] | None = None
+        for use in module.loads_by_name.get(name, ()):
+            if not isinstance(use, ast.Name):
+                return None
+            store = _registering_store(module, use)
+            if store is None:
+                if not reads_only(use, module.parents):
+                    return None
+                continue
+            if register is not None and store != register:
+                return None
+            register = store
+        if register is None:
+            return None
+        options = self._registered(module, *register)
+        if options is None:
+            return None
+        why = f"one of the {len(options)} values registered in `{name}`"
+        item: Value = options[0] if len(options) == 1 else OneOf(why, tuple(options))
+        return Items(item, Unknown(f"a key of `{name}`"), mapping=True)
+
+    def _registered(
+        self, module: Module, register: ast.FunctionDef, factory: bool
+    ) -> list[Value] | None:
+        """What the project gives the registering function `register` (or, a `factory`, the
+        function a call of it returns): the class or function it decorates (the decorator
+        nearest the `def`), or the one argument of a call of it; None when it is used
+        otherwise or some module cannot be read."""
+        others = self.project.candidate_files(register.name, module.path)
+        if isinstance(others, Unknown):
+            return None
+        found: list[Value] = []
+        for source in dict.fromkeys([module.path, *others]):
+            other = self.project.module_loading(source, register.name)
+            if other is None:
+                continue
+            if isinstance(other, Unknown):
+                return None
+            for use in other.loads_by_name.get(register.name, ()):
+                value = self.value(other, use, self.frame_at(other, use))
+                if not isinstance(value, Function) or value.node is not register:
+                    if isinstance(value, Unknown) and not isinstance(value, Foreign):
+                        return None
+                    continue
+                call = other.parents.get(use)
+                if not factory:
+                    call = use
+                elif not (isinstance(call, ast.Call) and call.func is use):
+                    return None  # `register("name")` is what decorates
+                given = self._given_to_register(other, call)
+                if given is None:
+                    return None
+                if given not in found:
+                    found.append(given)
+        return found or None
+
+    def _given_to_register(self, module: Module, use: ast.AST) -> Value | None:
+        """The value a use of the registering function (or a call of a factory of them)
+        registers: the decorated class or function where it is the decorator nearest the
+        `def`, the argument of `register(x)`."""
+        parent = module.parents.get(use)
+        if (
+            isinstance(parent, (ast.ClassDef, ast.FunctionDef))
+            and parent.decorator_list
+            and parent.decorator_list[-1] is use
+        ):
+            closure = self.frame_at(module, parent)
+            if isinstance(parent, ast.ClassDef):
+                return Class(parent, module.path, closure)
+            return Function(parent, module.path, closure)
+        if (
+            isinstance(parent, ast.Call)
+            and parent.func is use
+            and len(parent.args) == 1
+            and not parent.keywords
+            and not isinstance(parent.args[0], ast.Starred)
+        ):
+            return self.value(module, parent.args[0], self.frame_at(module, parent))
+        return None
 
     def _filled_by_loop(
         self, module: Module, name: str, bindings: frozenset[Binding], frame: Frame
@@ -2072,6 +2231,10 @@ class Evaluator:
         if isinstance(call, ast.Call) and call.func is use:
             found.append((other, call, target))
             return None
+        jitted_calls = self._jitted_then_called(other, use)
+        if jitted_calls is not None:  # `jax.jit(f, static_argnums=2)(x, y, cfg)`
+            found.extend((other, c, target) for c in jitted_calls)
+            return None
         runs = self.runs_through_jitted_attribute(other, use)
         if runs is not None:  # `self.attr = jax.jit(self.f)`; `self.attr(x)`
             found.extend((other, run, target) for run in runs)
@@ -2083,6 +2246,29 @@ class Evaluator:
                 found.extend(made)
                 return None
         return Unknown(f"`{name}` is used other than called at {where}")
+
+    def _jitted_then_called(
+        self, module: Module, use: ast.AST
+    ) -> list[ast.Call] | None:
+        """The calls of `jax.jit(f, ...)` where `use` is that `f` and jit is given only
+        keywords that keep the values (static, donated arguments), each calling `f` with its
+        arguments: `jax.jit(f)(args)`, or, bound to a function's local name
+        (`forward = jax.jit(model.forward, static_argnums=2)`), each read of that name, every
+        one a call; None for any other use."""
+        jit = module.parents.get(use)
+        if not (
+            isinstance(jit, ast.Call)
+            and jit.args == [use]
+            and all(k.arg in _JIT_KEEPS_VALUES for k in jit.keywords)
+        ):
+            return None
+        api = self.value(module, jit.func, self.frame_at(module, jit))
+        if not isinstance(api, External) or _KEEPS_BODY.get(api.name) != "jit":
+            return None
+        call = module.parents.get(jit)
+        if isinstance(call, ast.Call) and call.func is jit:
+            return [call]
+        return _calls_of_local(module, jit)
 
     def _not_it_in_callers_frames(
         self,
@@ -2876,6 +3062,10 @@ class Evaluator:
         iterated = self.value(
             module, generator.iter, self.frame_at(module, comprehension)
         )
+        if isinstance(iterated, Items):
+            every = iterated.key if iterated.mapping else iterated.item
+            bound = [v for t, v in _assign_target(generator.target, every) if t == name]
+            return bound[0] if len(bound) == 1 else Unknown(why)
         items = _items(iterated)
         if items is None:
             lost = Unknown(f"{why} over values jaxfix does not spell out")
@@ -2946,13 +3136,55 @@ class Evaluator:
         finally:
             self._comprehension = saved
         if failed is not None:
-            return failed
+            every = self._of_every_item(module, node, frame)
+            return every if every is not None else failed
         if isinstance(node, ast.DictComp):
             pairs = [r for r in results if isinstance(r, tuple) and len(r) == 2]
             return DictValue(tuple((p[0], p[1]) for p in pairs))
         if isinstance(node, ast.ListComp):
             return ListValue(tuple(results))
         return tuple(results)
+
+    def _of_every_item(
+        self,
+        module: Module,
+        node: ast.ListComp | ast.GeneratorExp | ast.DictComp,
+        frame: Frame,
+    ) -> Items | None:
+        """A comprehension whose first iterable jaxfix does not spell out, whose element is one
+        value whatever the item (its variables bound to what every item is: the `Items`'
+        item, else Unknown; an `if` of it only drops items): `Items` of it. None when the
+        element depends on what jaxfix does not know, or the iterable is spelled out (the
+        comprehension then failed otherwise)."""
+        first = node.generators[0]
+        iterated = self.value(module, first.iter, frame)
+        if first.is_async or _items(iterated) is not None:
+            return None
+        why = "a comprehension's variable over values jaxfix does not spell out"
+        every: Value = (
+            (iterated.key if iterated.mapping else iterated.item)
+            if isinstance(iterated, Items)
+            else lost_at(Unknown(why), iterated)
+            if isinstance(iterated, Unknown)
+            else Unknown(why)
+        )
+        saved = dict(self._comprehension)
+        try:
+            for target, value in _assign_target(first.target, every):
+                self._comprehension[(node, target)] = value
+            if isinstance(node, ast.DictComp):
+                key = self.value(module, node.key, frame)
+                item = self.value(module, node.value, frame)
+            else:
+                key, item = (
+                    Unknown("a list has no keys"),
+                    self.value(module, node.elt, frame),
+                )
+        finally:
+            self._comprehension = saved
+        if isinstance(item, Unknown):
+            return None
+        return Items(item, key, isinstance(node, ast.DictComp))
 
     # -- attributes and items ---------------------------------------------------------------
 
@@ -2978,8 +3210,20 @@ class Evaluator:
             if found is None:
                 return Unknown(f"`.{name}` that the namespace was not given")
             return found
+        if isinstance(base, EnumMember):
+            if name == "value":
+                return base.value
+            return (
+                base.name if name == "name" else Unknown(f"`.{name}` of an enum member")
+            )
         if isinstance(base, Class):
             found = self._class_member(base, name)
+            if (
+                not name.startswith("_")
+                and not isinstance(found, (Function, Class))
+                and self._plain_enum(base)
+            ):  # `ShardMode.FSDP` is a member, not "fsdp"
+                return EnumMember(base, name, found)
             if isinstance(found, Function) and found.wrapped_by in _PROPERTIES:
                 return Unknown(f"the property `{name}` of the class itself")
             if isinstance(found, Function) and found.wrapped_by == "classmethod":
@@ -3044,6 +3288,22 @@ class Evaluator:
         if member.wrapped_by in _PROPERTIES:
             return self.call_function(member, [receiver], {}, node)
         return BoundMethod(member, receiver)
+
+    def _plain_enum(self, cls: Class) -> bool:
+        """Whether `cls` derives from `enum.Enum` (through classes of the tree) with no `str`
+        or `int` mixed in (whose members are strs or ints: `class Axis(str, Enum)`)."""
+        enum = False
+        for klass in self._mro(cls):
+            module = self.module(klass.path)
+            if isinstance(module, Unknown):
+                return False
+            for base in klass.node.bases:
+                value = self.value(module, base, self.frame_at(module, klass.node))
+                name = value.name if isinstance(value, External) else None
+                if name in _DATA_ENUMS:
+                    return False
+                enum = enum or name in _ENUMS
+        return enum
 
     def _mro(self, cls: Class) -> list[Class]:
         """The class and its single-inheritance chain of bases of the tree; bases outside the
@@ -3416,6 +3676,11 @@ class Evaluator:
         key = self.value(module, node.slice, frame)
         if isinstance(base, Namespace) and base.mapping:
             base = DictValue(tuple(base.items))  # `config["name"]` of a ConfigDict
+        if isinstance(base, Instance):
+            # `obj[key]` is `type(obj).__getitem__(obj, key)`, a method of the tree's class
+            method = self._class_member(base.cls, "__getitem__")
+            if isinstance(method, Function) and method.wrapped_by is None:
+                return self.call_function(method, [base, key], {}, node)
         return vocabulary.item(base, key)
 
     # -- calls ----------------------------------------------------------------------------------
@@ -3432,7 +3697,17 @@ class Evaluator:
                 )  # a ConfigDict's dict methods
             if isinstance(
                 receiver,
-                (Mesh, DictValue, Devices, Sharding, ListValue, tuple, str, Array),
+                (
+                    Mesh,
+                    DictValue,
+                    Devices,
+                    Sharding,
+                    ListValue,
+                    tuple,
+                    str,
+                    Array,
+                    Items,
+                ),
             ):
                 positional, keywords = self._call_arguments(module, node, frame)
                 return vocabulary.method(
@@ -3485,7 +3760,8 @@ class Evaluator:
                 [
                     self._call_of(module, node, frame, option, positional, keywords)
                     for option in callee.options
-                ],
+                    if option is not None  # calling None raises: a call that returns
+                ],  # was of another option (`REGISTRY.get(name)()`)
                 "the calls of a conditional expression's sides give different values",
             )
         return self._call_of(module, node, frame, callee, positional, keywords)
@@ -3656,6 +3932,17 @@ class Evaluator:
                     if placed is not None:
                         return placed
                 return mapped
+            if (
+                callee.name in ("builtins.next", "builtins.iter")
+                and isinstance(positional, list)
+                and len(positional) == 1
+                and isinstance(positional[0], Items)
+                and keywords == {}
+            ):  # `next(iter(d.values()))`: an item, if any (else StopIteration)
+                every = positional[0]
+                if callee.name == "builtins.iter":
+                    return every
+                return every.key if every.mapping else every.item
             if (
                 callee.name in ("builtins.next", "builtins.iter")
                 and isinstance(positional, list)
@@ -4122,8 +4409,8 @@ class Evaluator:
     ) -> Value:
         """`jax.tree.map(function, *trees)`: over tuples, lists and dicts the code spells out,
         the same containers of what `function` gives each leaf (None, an empty subtree, stays
-        None); over trees whose every leaf is one value (`Leaves`) or a struct of
-        `jax.eval_shape`'s result, `Leaves` of what `function` gives, when it gives one value
+        None); over trees whose every leaf is one value (`Leaves`, `Items` of leaves) or a
+        struct of `jax.eval_shape`'s result, `Leaves` of what `function` gives, when it gives one value
         whatever leaf it is given. The other trees must have the first's structure, or be
         such `Leaves`; anything else (an object of the tree, which may be a registered node)
         is not spelled out. `with_path` (`jax.tree.map_with_path`): the function is given each
@@ -4191,6 +4478,11 @@ class Evaluator:
             elif isinstance(tree, Structs):
                 leaves.append(StructLeaf("a leaf of what jax.eval_shape returns"))
                 spread = True
+            elif isinstance(tree, Items) and isinstance(
+                tree.item, (ShapeStruct, Array, Sharding, Spec)
+            ):  # a comprehension's items, each a leaf (maybe none)
+                leaves.append(tree.item)
+                spread = True
             elif isinstance(tree, Foreign) and not isinstance(tree, JaxStage):
                 leaves.append(Foreign("a leaf of an object made outside the tree"))
                 spread = True
@@ -4212,6 +4504,9 @@ class Evaluator:
         leaf = self.call_function(function, leaves, {}, node)
         if not spread:
             return leaf
+        if isinstance(first, Items) and not isinstance(leaf, Unknown):
+            # the comprehension's collection, each item mapped (none, maybe)
+            return Items(leaf, first.key, first.mapping)
         # A leaf jaxfix does not know stays a tree of such leaves: what `function` may give
         # (a subtree too), mapped again, is what the next function gives for any value.
         return Leaves(leaf)
@@ -4788,6 +5083,8 @@ _ENTERED_ALIKE = frozenset({Api.SET_MESH, Api.USE_MESH})
 def _agreed(results: list[Value], why: str) -> Value:
     """The value every option's call gives (`OneOf`), else Unknown(why): mesh contexts of the
     same mesh by `set_mesh` and `use_mesh` agree, as the context `use_mesh` enters."""
+    if not results:
+        return Unknown(why)
     contexts = [r for r in results if isinstance(r, MeshContext)]
     if contexts and len(contexts) == len(results):
         first = contexts[0]
@@ -5434,9 +5731,116 @@ def _iterated(use: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
     )
 
 
+def _calls_of_local(module: Module, value: ast.expr) -> list[ast.Call] | None:
+    """Where `value` is what a function binds, once, to a local name (`g = value`), and
+    every read of the name in that function is a call of it (none in a nested function):
+    those calls; None otherwise."""
+    statement = module.parents.get(value)
+    scope = module.scope_of(value)
+    if not (
+        isinstance(statement, ast.Assign)
+        and statement.value is value
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+        and isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ):
+        return None
+    name = statement.targets[0].id
+    stores = [
+        n
+        for n in ast.walk(scope)
+        if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+    ]
+    if stores != [statement.targets[0]] or name in module.declared_global:
+        return None
+    calls: list[ast.Call] = []
+    for read in module.loads_by_name.get(name, ()):
+        if not isinstance(read, ast.Name) or not module.is_within(read, scope):
+            continue  # `modeling.forward` is not the name
+        call = module.parents.get(read)
+        if module.scope_of(read) is not scope or not (
+            isinstance(call, ast.Call) and call.func is read
+        ):
+            return None
+        calls.append(call)
+    return calls
+
+
+def _registering_store(
+    module: Module, use: ast.Name
+) -> tuple[ast.FunctionDef, bool] | None:
+    """The module-level function whose body makes `use` the dict of a store
+    `NAME[key] = param` of its one parameter (a registering decorator's: `def register(cls)`),
+    or that returns such a function it defines (a decorator factory's: `def register(name):
+    def wrap(cls): ...; return wrap`), and whether it is a factory; None otherwise."""
+    target = module.parents.get(use)
+    statement = module.parents.get(target) if target is not None else None
+    scope = module.scope_of(use)
+    if not (
+        isinstance(target, ast.Subscript)
+        and target.value is use
+        and isinstance(target.ctx, ast.Store)
+        and isinstance(statement, ast.Assign)
+        and statement.targets == [target]
+        and isinstance(scope, ast.FunctionDef)
+        and statement in scope.body
+    ):
+        return None
+    outer = module.parents.get(scope)
+    factory = isinstance(outer, ast.FunctionDef) and outer in module.tree.body
+    if factory:
+        assert isinstance(outer, ast.FunctionDef)
+        returned = [n for n in outer.body if isinstance(n, ast.Return)]
+        if not (
+            scope in outer.body
+            and len(returned) == 1
+            and isinstance(returned[0].value, ast.Name)
+            and returned[0].value.id == scope.name
+        ):
+            return None
+    elif scope not in module.tree.body:
+        return None
+    params = [*scope.args.posonlyargs, *scope.args.args]
+    if not (
+        len(params) == 1
+        and isinstance(statement.value, ast.Name)
+        and statement.value.id == params[0].arg
+        and not any(
+            isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr))
+            and params[0].arg in _stored_names(n)
+            for n in ast.walk(scope)
+        )
+    ):
+        return None
+    if factory:
+        assert isinstance(outer, ast.FunctionDef)
+        return outer, True
+    return scope, False
+
+
+def _stored_names(node: ast.AST) -> set[str]:
+    targets: list[ast.AST] = (
+        list(node.targets)
+        if isinstance(node, ast.Assign)
+        else [node.target]
+        if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr))
+        else []
+    )
+    names: set[str] = set()
+    while targets:
+        target = targets.pop()
+        if isinstance(target, ast.Name):
+            names.add(target.id)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            targets.extend(target.elts)
+        elif isinstance(target, ast.Starred):
+            targets.append(target.value)
+    return names  # `d[key] = v`, `o.a = v` rebind no name
+
+
 def _holds_container(value: Value) -> bool:
     """A list, dict or namespace, or a tuple holding one (`args = example_inputs()`, then
     `args[0]["tokens"] = ...`: the tuple cannot change, the dict it holds can)."""
-    if isinstance(value, (ListValue, DictValue, Namespace)):
+    if isinstance(value, (ListValue, DictValue, Namespace, Items)):
         return True
     return isinstance(value, tuple) and any(_holds_container(v) for v in value)

@@ -19,6 +19,7 @@ from jaxfix.analysis.ast_engine.values import (
     Array,
     DictValue,
     Instance,
+    Items,
     Leaves,
     ListValue,
     Mesh,
@@ -159,6 +160,8 @@ def _mesh_in(value: Value) -> Value:
             value = value.sharding
         elif isinstance(value, Leaves):
             value = value.leaf
+        elif isinstance(value, Items):
+            value = value.item
         else:
             break
     return value

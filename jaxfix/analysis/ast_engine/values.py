@@ -4,6 +4,7 @@ Every answer is one of these or `Unknown(why)`; nothing is a guess. Python data 
 bool, str, None, tuples) are themselves; lists and dicts are `ListValue`/`DictValue` (known only
 while nothing may have mutated them); JAX values are `Mesh`, `Spec`, `Sharding`, `ShapeStruct`,
 `Array`, `Structs` (what `jax.eval_shape` returns), `Leaves` (a pytree mapped from them),
+`Items` (a collection of a length jaxfix does not know whose every item is one value),
 `MeshContext` (what `jax.set_mesh(m)` and
 `use_abstract_mesh(m)` return), and `Devices` (a device list or array, by its shape). Names the
 code binds to things are `Function`, `Class`, `Instance`, `BoundMethod`, `ModuleValue` (a module
@@ -34,11 +35,13 @@ __all__ = [
     "Class",
     "Devices",
     "DictValue",
+    "EnumMember",
     "External",
     "Foreign",
     "Frame",
     "Function",
     "Instance",
+    "Items",
     "JaxStage",
     "JitOfUnknown",
     "Jitted",
@@ -338,6 +341,19 @@ class Leaves:
 
 
 @dataclass(frozen=True)
+class Items:
+    """A list, tuple or dict of a length jaxfix does not know (none, maybe), whose every item
+    (every value, for a dict) is `item`: what a comprehension over values jaxfix does not
+    spell out gives where its element is one value whatever the item
+    (`{name: NamedSharding(abstract_mesh, spec) for name, spec in read_specs().items()}`).
+    `key`: each key of a dict (Unknown for a list or tuple)."""
+
+    item: Value
+    key: Value
+    mapping: bool
+
+
+@dataclass(frozen=True)
 class Yields:
     """What calling a generator function of the tree returns: the one value every `yield`
     its body may reach gives (what `next(gen)` and a `for` over it see)."""
@@ -477,6 +493,17 @@ class BoundMethod:
 
 
 @dataclass(frozen=True)
+class EnumMember:
+    """A member of a class of the tree deriving from `enum.Enum` (`ShardMode.FSDP`): an object
+    of that class, neither its value nor equal to it (unlike a `str` or `int` mixin's), whose
+    `.value` and `.name` are known."""
+
+    cls: Class
+    name: str
+    value: Value
+
+
+@dataclass(frozen=True)
 class ModuleValue:
     """A module of the tree (a file, or a namespace package's directory)."""
 
@@ -553,6 +580,7 @@ Value: TypeAlias = (
     | Array
     | Structs
     | Leaves
+    | Items
     | Yields
     | MeshContext
     | ListValue
@@ -562,6 +590,7 @@ Value: TypeAlias = (
     | Function
     | Class
     | Instance
+    | EnumMember
     | BoundMethod
     | ModuleValue
     | External
@@ -606,7 +635,8 @@ def holds_tree_objects(value: Value) -> bool:
     if isinstance(value, Foreign):
         return False
     if isinstance(
-        value, (Unknown, Function, Class, Instance, BoundMethod, ModuleValue)
+        value,
+        (Unknown, Function, Class, Instance, EnumMember, BoundMethod, ModuleValue),
     ):
         return True
     if isinstance(value, tuple):
@@ -619,6 +649,10 @@ def holds_tree_objects(value: Value) -> bool:
         return holds_tree_objects(value.leaf)
     if isinstance(value, Yields):
         return holds_tree_objects(value.value)
+    if isinstance(value, Items):
+        return holds_tree_objects(value.item) or (
+            value.mapping and holds_tree_objects(value.key)
+        )
     if isinstance(value, (Array, ShapeStruct, Sharding)):
         return any(
             holds_tree_objects(getattr(value, f))

@@ -31,11 +31,13 @@ from jaxfix.analysis.ast_engine.values import (
     Array,
     AxisType,
     BoundMethod,
+    Class,
     Devices,
     DictValue,
     External,
     Foreign,
     Function,
+    Items,
     JaxStage,
     JitOfUnknown,
     Jitted,
@@ -43,6 +45,7 @@ from jaxfix.analysis.ast_engine.values import (
     Mesh,
     MeshContext,
     MeshKind,
+    OneOf,
     ShapeStruct,
     Sharding,
     Spec,
@@ -657,6 +660,15 @@ def _builtin_call(
     ):
         ints = [v for v in positional if isinstance(v, int)]
         return min(ints) if name == "builtins.min" else max(ints)
+    if (
+        name in ("builtins.tuple", "builtins.list", "builtins.sorted")
+        and len(positional) == 1
+        and isinstance(positional[0], Items)
+    ):  # a dict iterates its keys
+        every = positional[0]
+        if every.mapping:
+            return Items(every.key, Unknown("a list has no keys"), mapping=False)
+        return every
     if name in ("builtins.tuple", "builtins.list"):
         if not positional:
             items: tuple[Value, ...] | None = ()
@@ -844,6 +856,22 @@ def method(
         return _updated(receiver, positional, keywords, node)
     if isinstance(receiver, Array):
         return arrays.method(receiver, name, positional, keywords, node)
+    if isinstance(receiver, Items) and not positional and not keywords:
+        every = _every_item_method(receiver, name)
+        if every is not None:
+            return every
+    if (
+        isinstance(receiver, Items)
+        and receiver.mapping
+        and name == "get"
+        and 1 <= len(positional) <= 2
+        and not keywords
+        and (positional[1] if len(positional) == 2 else None) is None
+        and isinstance(receiver.item, (Class, Function, OneOf))
+    ):  # a registry's `.get(name)`: what is registered, or None (whose call raises)
+        item = receiver.item
+        options = item.options if isinstance(item, OneOf) else (item,)
+        return OneOf("a registered value, or None", (*options, None))
     if isinstance(receiver, DictValue):
         if name in ("values", "keys", "items") and not positional and not keywords:
             if name == "values":
@@ -872,6 +900,23 @@ def method(
     if isinstance(receiver, Sharding) and name == "with_spec" and len(positional) == 1:
         return Sharding(receiver.mesh, positional[0])
     return Unknown(f"`.{name}(...)` of something jaxfix does not know")
+
+
+def _every_item_method(receiver: Items, name: str) -> Items | None:
+    """`.values()`, `.keys()`, `.items()` of a dict whose every value is one value, or
+    `.copy()` of such a list or dict; None for any other method."""
+    if name == "copy":
+        return receiver
+    if not receiver.mapping:
+        return None
+    why = "a list has no keys"
+    if name == "values":
+        return Items(receiver.item, Unknown(why), mapping=False)
+    if name == "keys":
+        return Items(receiver.key, Unknown(why), mapping=False)
+    if name == "items":
+        return Items((receiver.key, receiver.item), Unknown(why), mapping=False)
+    return None
 
 
 def _updated(
@@ -917,6 +962,8 @@ def _device_array_method(
 def item(base: Value, key: Value) -> Value:
     if isinstance(base, Structs):
         return base
+    if isinstance(base, Items) and (base.mapping or _is_int(key)):
+        return base.item  # what every item is (if there is one: else it raises)
     if type(base) is Unknown:
         return base  # why the container is not known says why its item is not
     if isinstance(base, DictValue):
