@@ -65,15 +65,20 @@ def rules_table(rules: dict[str, type[Rule]]) -> str:
 def errors_table(rules: dict[str, type[Rule]]) -> str:
     """The README's table of the JAX errors the rules prevent: each rule that raises on its
     default selection (`raises_since`) and says where (`raised_in`), with the first sentence of
-    each of its messages (`raises`, holes as `...`)."""
+    each of its messages (`raises`, holes as `...`), one row a rule (the front page stays short
+    as rules learn messages)."""
     lines = ["| JAX error it prevents | raised in |", "|---|---|"]
     for code, rule in sorted(rules.items()):
-        if rule.raises_since is None or not rule.raised_in:
+        if rule.raises_since is None or not rule.raised_in or not rule.raises:
             continue
         where = ", ".join(f"`{path}`" for path in rule.raised_in)
-        for template in rule.raises:
-            first = template.split(". ", 1)[0].removesuffix(".")
-            sentence = re.sub(r"\{[^{}]*\}", "...", first)
-            quoted = f"`` {sentence} ``" if "`" in sentence else f"`{sentence}`"
-            lines.append(f"| {code} {quoted} | {where} |")
+        messages = "<br>".join(_first_sentence(template) for template in rule.raises)
+        lines.append(f"| {code} {messages} | {where} |")
     return "\n".join(lines) + "\n"
+
+
+def _first_sentence(template: str) -> str:
+    """A message's first sentence as inline code, its holes as `...`."""
+    first = template.split(". ", 1)[0].removesuffix(".")
+    sentence = re.sub(r"\{[^{}]*\}", "...", first)
+    return f"`` {sentence} ``" if "`" in sentence else f"`{sentence}`"

@@ -97,10 +97,14 @@ def test_the_errors_table_lists_each_raised_error_where_jax_raises_it():
         assert listed == bool(
             rule.raises and rule.raised_in and rule.raises_since is not None
         ), code
+    jax003 = next(row for row in table.splitlines() if row.startswith("| JAX003 "))
+    assert jax003.endswith(" | `jax/_src/shard_map.py`, `jax/_src/sharding_impls.py` |")
+    messages = jax003.removeprefix("| JAX003 ").split(" | ")[0].split("<br>")
     assert (
-        "| JAX003 `Input sharding mesh ... should be equal to out_sharding mesh ...` "
-        "| `jax/_src/shard_map.py`, `jax/_src/sharding_impls.py` |"
-    ) in table
+        "`Input sharding mesh ... should be equal to out_sharding mesh ...`" in messages
+    )
+    assert len(messages) == len(RULES["JAX003"].raises)
+    assert len(table.splitlines()) == 2 + sum(f"| {code} `" in table for code in RULES)
 
 
 def test_the_manifest_is_kept_beside_the_bytecode_and_read_again_when_a_rule_changes(

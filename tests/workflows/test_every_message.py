@@ -73,6 +73,11 @@ MESSAGES: dict[str, list[tuple[str, int, list[str]]]] = {
         ("JAX013/contracting_dimensions_sharded_seen_in_a_log.py", 18, []),
         ("JAX013/conflicting_shardings_seen_in_a_log.py", 18, []),
         ("JAX013/bare_spec_constraint_asserted_seen_in_a_log.py", 15, []),
+        (
+            "JAX013/gather_of_embedding_sharded_on_first_dimension.py",
+            21,
+            ["--unsafe-fixes"],
+        ),
     ],
     # Warnings made errors: raised at the import, reported at the call the fix rewrites.
     "JAX101": [("JAX101/warning_made_an_error.py", 27, ["--select", "ALL"])],
