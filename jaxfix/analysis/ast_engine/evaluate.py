@@ -59,7 +59,16 @@ repeating the definition, no `nonlocal`) is what reaches that definition (`if me
 mesh = default()`, then `def put(x): ... mesh ...`). A member of an `enum.Enum` class of the
 tree is an `EnumMember`, whose `.value` and `.name` are known. `obj[key]` of an object of a
 class of the tree whose class (or a base of the tree) defines `__getitem__` is that method's
-return.
+return; `obj[key] = v` on one, in a module naming its class, is a call of its own
+`__setitem__(key, v)`: a dict attribute `__init__` starts empty (`{}`, `dict()`,
+`OrderedDict()`) that only that `__setitem__` fills (every other use of the attribute in the
+project a read or a removal; no `.update`, `.setdefault` or `obj[k] op= v` of an object of
+the class) is `Items` of what those stores keep: the one value they all keep, objects of one
+class built with the constructor's arguments they agree on (keras' `LayoutMap` of
+`TensorLayout`s). A function returning that or None (`return self._map[key]`, `return None`)
+gives `OneOf` the two, which a read under `if x is not None:` (or `if x:`) that the same
+bindings reach narrows to the value; returns of objects of one class are that class's object
+with the arguments they agree on.
 A `for` loop's
 variable is the one value every item of a known tuple or list gives, or, one iteration at a
 time (`iterations`, `unrolled`: what a rule asks of a call inside loops, or inside a function
@@ -3486,8 +3495,8 @@ class Evaluator:
                 return Unknown(f"`.{node.func.attr}(...)` of an object of the class")
             return None
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Subscript):
-            target = self.value(module, node.target.value, self.frame_at(module, node))
-            if isinstance(target, Instance) and target.cls == cls:
+            changed = self.value(module, node.target.value, self.frame_at(module, node))
+            if isinstance(changed, Instance) and changed.cls == cls:
                 return Unknown("`obj[k] op= v` of an object of the class")
             return None
         if not (
@@ -5260,7 +5269,7 @@ def _joined_objects(values: list[Value], why: str) -> Value:
 def _or_none(values: list[Value]) -> OneOf | None:
     """Returns of one value or None (`return self._map[key]` ... `return None`): `OneOf`
     them, which a read under `if x is not None:` narrows to the value; None otherwise."""
-    rest = [v for v in values if v is not None]
+    rest: list[Value] = [v for v in values if v is not None]
     if not rest or len(rest) == len(values):
         return None
     value = _joined_objects(rest, "")
