@@ -4958,9 +4958,9 @@ class Evaluator:
                     values.append(None)
                 value = _joined_objects(values, "")
                 if isinstance(value, Unknown) and not any(value is v for v in values):
-                    value = _or_none(values) or self._returns_differ(
-                        module, function, frame
-                    )
+                    value = _or_none(
+                        values, _name_of(function)
+                    ) or self._returns_differ(module, function, frame)
         finally:
             self._depth -= 1
             self._pop(key)
@@ -5266,7 +5266,12 @@ def _joined_objects(values: list[Value], why: str) -> Value:
     return join(values, why)
 
 
-def _or_none(values: list[Value]) -> OneOf | None:
+def _name_of(function: Function) -> str:
+    node = function.node
+    return "a lambda" if isinstance(node, ast.Lambda) else f"`{node.name}`"
+
+
+def _or_none(values: list[Value], name: str) -> OneOf | None:
     """Returns of one value or None (`return self._map[key]` ... `return None`): `OneOf`
     them, which a read under `if x is not None:` narrows to the value; None otherwise."""
     rest: list[Value] = [v for v in values if v is not None]
@@ -5275,7 +5280,7 @@ def _or_none(values: list[Value]) -> OneOf | None:
     value = _joined_objects(rest, "")
     if isinstance(value, Unknown):
         return None
-    return OneOf("a value, or None", (value, None))
+    return OneOf(f"{name} returns a value or None", (value, None))
 
 
 def _tested_not_none(
