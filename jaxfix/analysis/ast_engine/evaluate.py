@@ -59,7 +59,16 @@ repeating the definition, no `nonlocal`) is what reaches that definition (`if me
 mesh = default()`, then `def put(x): ... mesh ...`). A member of an `enum.Enum` class of the
 tree is an `EnumMember`, whose `.value` and `.name` are known. `obj[key]` of an object of a
 class of the tree whose class (or a base of the tree) defines `__getitem__` is that method's
-return.
+return; `obj[key] = v` on one, in a module naming its class, is a call of its own
+`__setitem__(key, v)`: a dict attribute `__init__` starts empty (`{}`, `dict()`,
+`OrderedDict()`) that only that `__setitem__` fills (every other use of the attribute in the
+project a read or a removal; no `.update`, `.setdefault` or `obj[k] op= v` of an object of
+the class) is `Items` of what those stores keep: the one value they all keep, objects of one
+class built with the constructor's arguments they agree on (keras' `LayoutMap` of
+`TensorLayout`s). A function returning that or None (`return self._map[key]`, `return None`)
+gives `OneOf` the two, which a read under `if x is not None:` (or `if x:`) that the same
+bindings reach narrows to the value; returns of objects of one class are that class's object
+with the arguments they agree on.
 A `for` loop's
 variable is the one value every item of a known tuple or list gives, or, one iteration at a
 time (`iterations`, `unrolled`: what a rule asks of a call inside loops, or inside a function
@@ -111,7 +120,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import cast
 
-from jaxfix.analysis.ast_engine import arrays, device_shapes, jax_attributes, vocabulary
+from jaxfix.analysis.ast_engine import (
+    arrays,
+    device_shapes,
+    item_stores,
+    jax_attributes,
+    vocabulary,
+)
 from jaxfix.analysis.ast_engine.flow import Binding, Env, Flow
 from jaxfix.analysis.ast_engine.mutation import alias_target, escaped_names, reads_only
 from jaxfix.analysis.ast_engine.project import (
@@ -181,6 +196,8 @@ _TREE_MAPS_WITH_PATH = frozenset(
 _DATACLASS_DECORATORS = frozenset(
     {"dataclasses.dataclass", "flax.struct.dataclass", "chex.dataclass"}
 )
+# The methods of a `MutableMapping` (or a class of the tree) that call `__setitem__`.
+_SETTING_METHODS = frozenset({"update", "setdefault", "__setitem__"})
 # Bases that bring a dataclass no fields.
 _FIELDLESS_BASES = frozenset(
     {"builtins.object", "typing.Generic", "abc.ABC", "equinox.Module"}
@@ -722,7 +739,17 @@ class Evaluator:
                     return self.lookup(module, name, at, frame.parent or frame)
                 return _builtin(name)
             return Unknown(f"`{name}` is not bound at line {module.line(at)}")
-        return self._bindings_value(module, name, bindings, frame)
+        value = self._bindings_value(module, name, bindings, frame)
+        if (
+            isinstance(value, OneOf)
+            and None in value.options
+            and statement is not None
+            and _tested_not_none(module, name, statement, bindings, flow)
+        ):
+            # `if x is not None: return x` of a value that may be None: the other one
+            rest = [o for o in value.options if o is not None]
+            return rest[0] if len(rest) == 1 else OneOf(value.why, tuple(rest))
+        return value
 
     def _read_later(
         self, module: Module, at: ast.AST, statement: ast.stmt, frame: Frame
@@ -3359,7 +3386,137 @@ class Evaluator:
         set_up = self._set_up_for_the_class(instance.cls, name)
         if set_up is not None:
             return set_up
+        filled = self._filled_by_item_stores(instance, name)
+        if filled is not None:
+            return filled
         return self._assigned_in_init(instance, name)
+
+    def _filled_by_item_stores(self, instance: Instance, name: str) -> Value | None:
+        """`self.<name>` of an object whose class starts it as an empty dict in `__init__`
+        and fills it only in its own `__setitem__` (`self._map[key] = value`), every other
+        use of `.<name>` in the project a read or a removal: `Items` of the values those
+        stores keep, `obj[k] = v` of an object of the class in a module naming the class
+        being a call of `__setitem__(k, v)`. The one value every store keeps is the item
+        (objects of one class: the constructor's arguments they agree on); None where the
+        attribute is not such a dict."""
+        cls = instance.cls
+        init = item_stores.own_method(cls.node, "__init__")
+        setter = item_stores.own_method(cls.node, "__setitem__")
+        if (
+            instance.init is None
+            or init is None
+            or setter is None
+            or not item_stores.starts_empty(init, name)
+        ):
+            return None
+        key = ("item stores", cls.node, name)
+        cached = self._calls.get(key)
+        if cached is not None:
+            return cached
+        if key in self._active:
+            self.cut(key)
+            return Unknown(f"`.{name}` read while its stores are evaluated")
+        self._push(key)
+        try:
+            found = self._item_stores_value(cls, name, setter)
+        finally:
+            self._pop(key)
+        if found is not None:
+            self._calls[key] = found
+        return found
+
+    def _item_stores_value(
+        self, cls: Class, name: str, setter: ast.FunctionDef
+    ) -> Value | None:
+        owner = self.module(cls.path)
+        if isinstance(owner, Unknown):
+            return None
+        for statement in cls.node.body:
+            if (
+                isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and statement.name != "__init__"
+                and owner.assigns_self_attribute(statement, name)
+            ):
+                return None  # rebound by another method
+        stores = item_stores.item_stores(setter, name)
+        users = self.project.candidate_files(name, cls.path, imported=False)
+        namers = self.project.candidate_files(cls.node.name, cls.path)
+        if isinstance(users, Unknown) or isinstance(namers, Unknown):
+            return None
+        for path in {cls.path, *users}:
+            other = self.module(path)
+            if isinstance(other, Unknown):
+                return None
+            for use in other.loads_by_name.get(name, ()):
+                if not isinstance(use, ast.Attribute) or reads_only(use, other.parents):
+                    continue
+                if item_stores.removes_item(use, other.parents):
+                    continue
+                if other.statement_of(use) not in stores:
+                    return None  # changed elsewhere than by its own `__setitem__`
+        method = Function(setter, cls.path, cls.closure)
+        keys: list[Value] = []
+        values: list[Value] = []
+        for path in dict.fromkeys((cls.path, *namers)):
+            module = self.module(path)
+            if isinstance(module, Unknown):
+                return None
+            for node in ast.walk(module.tree):
+                site = self._item_store_site(module, node, cls)
+                if site is None:
+                    continue
+                if isinstance(site, Unknown):
+                    return None
+                args = self.bind(method, list(site), {})
+                if isinstance(args, Unknown):
+                    return None
+                frame = Frame(setter, cls.path, args, cls.closure)
+                for store in stores:
+                    target = store.targets[0]
+                    assert isinstance(target, ast.Subscript)
+                    keys.append(self.value(owner, target.slice, frame))
+                    values.append(self.value(owner, store.value, frame))
+        if not values:
+            return None
+        why = f"the stores of `.{name}` keep different values"
+        return Items(_joined_objects(values, why), _joined_objects(keys, why), True)
+
+    def _item_store_site(
+        self, module: Module, node: ast.AST, cls: Class
+    ) -> tuple[Value, Value, Value] | Unknown | None:
+        """`obj[k] = v` on an object of `cls`: (obj, k, v); Unknown for any other way of
+        calling its `__setitem__` (`obj[k] += v`, `obj.update(...)`, `obj.setdefault(...)`,
+        `obj.__setitem__(...)`); None for code that does not store into one."""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr not in _SETTING_METHODS:
+                return None
+            receiver = self.value(module, node.func.value, self.frame_at(module, node))
+            if isinstance(receiver, Instance) and receiver.cls == cls:
+                return Unknown(f"`.{node.func.attr}(...)` of an object of the class")
+            return None
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Subscript):
+            changed = self.value(module, node.target.value, self.frame_at(module, node))
+            if isinstance(changed, Instance) and changed.cls == cls:
+                return Unknown("`obj[k] op= v` of an object of the class")
+            return None
+        if not (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Subscript)
+            and not isinstance(node.targets[0].slice, ast.Slice)
+        ):
+            return None
+        target = node.targets[0]
+        assert isinstance(target, ast.Subscript)
+        frame = self.frame_at(module, node)
+        obj = self.value(module, target.value, frame)
+        if not (isinstance(obj, Instance) and obj.cls == cls):
+            return None
+        return (
+            obj,
+            self.value(module, target.slice, frame),
+            self.value(module, node.value, frame),
+        )
 
     def _assigned_in_init(self, instance: Instance, name: str) -> Value:
         """`self.name = ...` in `__init__` (the class's, else a base's reached through
@@ -4799,9 +4956,11 @@ class Evaluator:
                 ]
                 if flow.end is not None:
                     values.append(None)
-                value = join(values, "")
+                value = _joined_objects(values, "")
                 if isinstance(value, Unknown) and not any(value is v for v in values):
-                    value = self._returns_differ(module, function, frame)
+                    value = _or_none(
+                        values, _name_of(function)
+                    ) or self._returns_differ(module, function, frame)
         finally:
             self._depth -= 1
             self._pop(key)
@@ -5078,6 +5237,81 @@ def _callables(sides: list[Value]) -> tuple[Value, ...] | None:
 # a call that is one of them on every way enters the same context (`set_mesh` also sets the
 # mesh when merely called, which a call through a `OneOf` is never taken to do).
 _ENTERED_ALIKE = frozenset({Api.SET_MESH, Api.USE_MESH})
+
+
+def _joined_objects(values: list[Value], why: str) -> Value:
+    """What every value is (`join`), where objects of one class built with the same
+    parameters are that class's object with the arguments they agree on (Unknown where they
+    differ)."""
+    first = values[0]
+    if (
+        isinstance(first, Instance)
+        and first.init is not None
+        and all(
+            isinstance(v, Instance)
+            and v.cls == first.cls
+            and v.init is not None
+            and [n for n, _ in v.init] == [n for n, _ in first.init]
+            for v in values
+        )
+    ):
+        inits = [cast(Instance, v).init or () for v in values]
+        return Instance(
+            first.cls,
+            tuple(
+                (param, join([init[i][1] for init in inits], why))
+                for i, (param, _) in enumerate(first.init)
+            ),
+        )
+    return join(values, why)
+
+
+def _name_of(function: Function) -> str:
+    node = function.node
+    return "a lambda" if isinstance(node, ast.Lambda) else f"`{node.name}`"
+
+
+def _or_none(values: list[Value], name: str) -> OneOf | None:
+    """Returns of one value or None (`return self._map[key]` ... `return None`): `OneOf`
+    them, which a read under `if x is not None:` narrows to the value; None otherwise."""
+    rest: list[Value] = [v for v in values if v is not None]
+    if not rest or len(rest) == len(values):
+        return None
+    value = _joined_objects(rest, "")
+    if isinstance(value, Unknown):
+        return None
+    return OneOf(f"{name} returns a value or None", (value, None))
+
+
+def _tested_not_none(
+    module: Module,
+    name: str,
+    statement: ast.stmt,
+    bindings: frozenset[Binding],
+    flow: Flow,
+) -> bool:
+    """`statement` is in the body of an `if name is not None:` (or `if name:`) that the
+    same bindings of `name` reach."""
+    child: ast.AST = statement
+    parent = module.parents.get(child)
+    while parent is not None and parent is not flow.scope:
+        if isinstance(parent, ast.If) and child in parent.body:
+            test = parent.test
+            if (
+                isinstance(test, ast.Compare)
+                and isinstance(test.left, ast.Name)
+                and test.left.id == name
+                and len(test.ops) == 1
+                and isinstance(test.ops[0], ast.IsNot)
+                and isinstance(test.comparators[0], ast.Constant)
+                and test.comparators[0].value is None
+            ) or (isinstance(test, ast.Name) and test.id == name):
+                env = flow.before.get(parent)
+                return env is not None and env.get(name) == bindings
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return False
+        child, parent = parent, module.parents.get(parent)
+    return False
 
 
 def _agreed(results: list[Value], why: str) -> Value:

@@ -119,8 +119,10 @@ class Unknown:
 class OneOf(Unknown):
     """One of several callables (`options`: functions, classes, methods or APIs of the tree or
     outside it, no two the same), the code not deciding which: `a if test else b` whose test
-    jaxfix cannot decide. Unknown to every question; only a call of it is evaluated, once per
-    option, and is known when every option gives the same value (evaluate.py)."""
+    jaxfix cannot decide; or a value and None, what a lookup that may find nothing returns.
+    Unknown to every question; only a call of it is evaluated, once per option (None left
+    out: calling it raises), and is known when every option gives the same value; a read
+    under `if x is not None:` is the other option (evaluate.py)."""
 
     __slots__ = ("options",)
 
