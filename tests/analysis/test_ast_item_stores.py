@@ -123,3 +123,14 @@ def test_a_rebinding_between_test_and_read_is_not_narrowed(tmp_path: Path):
         + "    x = m[name]\n    if x is not None:\n        x = m[name]\n        probe = x\n",
     )
     assert isinstance(found, Unknown), found
+
+
+def test_a_call_of_a_function_that_returns_on_no_way_is_unknown(tmp_path: Path):
+    """A function that always raises has no returns to join (jax/_src/hijax.py's
+    `NotImplementedError` stubs)."""
+    found = last_value(
+        tmp_path,
+        "def fails():\n    raise NotImplementedError\n"
+        "def main(name):\n    probe = fails()\n",
+    )
+    assert isinstance(found, Unknown), found

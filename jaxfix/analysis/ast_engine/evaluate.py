@@ -5243,6 +5243,8 @@ def _joined_objects(values: list[Value], why: str) -> Value:
     """What every value is (`join`), where objects of one class built with the same
     parameters are that class's object with the arguments they agree on (Unknown where they
     differ)."""
+    if not values:  # a function that returns on no way (it always raises)
+        return join(values, why)
     first = values[0]
     if (
         isinstance(first, Instance)
