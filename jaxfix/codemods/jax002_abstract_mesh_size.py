@@ -72,6 +72,15 @@ class AbstractMeshSizeChange(Rule):
     differ on every one (`(n, 2)` inside `(n,)`); `(n // 2, 2)` inside `(n,)`, which runs on
     every even count, is not.
 
+    Where the inner mesh is not one mesh on every way the code runs (its function's callers
+    pass different objects or sizes: `model.init()` and `model.ff_layer.init()`; a config
+    picked from a registry by a name read at run time, one of several registered), each way is
+    asked on its own, a few callers and a few levels up: a way whose inner mesh's size differs
+    from a mesh entered around its calls, both sizes written in the code, is reported at the
+    `use_abstract_mesh`, naming the call that starts it and the size it gives, without a fix
+    (the other ways run); a way that runs, or runs under a test of the error, says nothing.
+    Sizes computed from the host's devices are never asked per way.
+
     Where the rule stops: the same error raised by `jax.experimental.pjit.pjit`, not by a
     `use_abstract_mesh` in the code. The legacy `with Mesh(devices, names):` sets no abstract
     mesh, but a `pjit(f)(x)` called under it enters that mesh's abstract mesh while it traces
