@@ -94,6 +94,7 @@ def contributing_with_example(guide: str) -> str:
 ENGINE_SECTIONS = (
     ("What a rule asks", "jaxfix.analysis.ast_engine.analysis"),
     ("Values", "jaxfix.analysis.ast_engine.evaluate"),
+    ("Each way a function is called", "jaxfix.analysis.ast_engine.callers"),
     ("The value vocabulary", "jaxfix.analysis.ast_engine.values"),
     ("What JAX values give", "jaxfix.analysis.ast_engine.vocabulary"),
     ("Meshes built from devices", "jaxfix.analysis.ast_engine.device_shapes"),

@@ -12,6 +12,7 @@ from pathlib import Path
 import libcst as cst
 
 from jaxfix.analysis.ast_engine.analysis import Analysis
+from jaxfix.analysis.ast_engine.callers import CallerWay
 from jaxfix.analysis.ast_engine.contexts import Entry
 from jaxfix.analysis.ast_engine.enclosing import Enclosing
 from jaxfix.analysis.ast_engine.evidence import (
@@ -70,6 +71,15 @@ class AbstractMeshSizeChange(Rule):
     device count from 1 to 256 and beyond to 65536: reported, without a fix, only where they
     differ on every one (`(n, 2)` inside `(n,)`); `(n // 2, 2)` inside `(n,)`, which runs on
     every even count, is not.
+
+    Where the inner mesh is not one mesh on every way the code runs (its function's callers
+    pass different objects or sizes: `model.init()` and `model.ff_layer.init()`; a config
+    picked from a registry by a name read at run time, one of several registered), each way is
+    asked on its own, a few callers and a few levels up: a way whose inner mesh's size differs
+    from a mesh entered around its calls, both sizes written in the code, is reported at the
+    `use_abstract_mesh`, naming the call that starts it and the size it gives, without a fix
+    (the other ways run); a way that runs, or runs under a test of the error, says nothing.
+    Sizes computed from the host's devices are never asked per way.
 
     Where the rule stops: the same error raised by `jax.experimental.pjit.pjit`, not by a
     `use_abstract_mesh` in the code. The legacy `with Mesh(devices, names):` sets no abstract
@@ -219,6 +229,13 @@ class AbstractMeshSizeChange(Rule):
             for site, mesh in known
             if shown_inner is not None and mesh.size != shown_inner.size
         ]
+        if (
+            argument is not None
+            and shown_inner is None
+            and confirmed is None
+            and self._by_caller(node, argument, sites)
+        ):
+            return
         if argument is not None and not conflicts and confirmed is None:
             if self._in_loop(node, argument):
                 return
@@ -307,6 +324,98 @@ class AbstractMeshSizeChange(Rule):
             )
             related = (*related, *_origin_places(confirmed.evidence))
         self.report(node, with_note(message, why_not), fix=fix, related=related)
+
+    def _by_caller(
+        self, node: ast.Call, argument: ast.expr, sites: list[Enclosing]
+    ) -> bool:
+        """Where the inner mesh is not one mesh on every way (the callers of its function
+        pass different objects or sizes): each caller asked on its own (`caller_ways`). A
+        caller whose arguments make the inner mesh of another size than a mesh entered around
+        its call (or in the function itself) is reported, naming it and the sizes it passes,
+        without a fix; a caller whose sizes match says nothing. Both sizes are written in the
+        code (a size from the host's devices is not known here). True when it reported."""
+        analysis = self.analysis
+        for way in analysis.caller_ways(node):
+            inner = analysis.value_in(argument, way.frame)
+            if not (
+                isinstance(inner, Mesh)
+                and inner.is_abstract
+                and not inner.is_empty
+                and inner.size is not None
+            ):
+                continue
+            outer = next(
+                (
+                    site
+                    for site in (self._on_way(site, way) for site in sites)
+                    if site is not None
+                    and isinstance(site.mesh, Mesh)
+                    and not site.mesh.is_empty
+                    and site.mesh.size is not None
+                    and site.mesh.size != inner.size
+                ),
+                None,
+            )
+            if outer is None:
+                continue
+            if self.expected(node) or any(
+                analysis.of(caller).expected(call, self.raises, self.error)
+                for caller, call, _ in way.calls
+            ):
+                return True  # a test of this error
+            places = [
+                f"line {call.lineno}"
+                if caller is analysis.module
+                else f"{other_file(caller.path, analysis.path)}:{call.lineno}"
+                for caller, call, _ in reversed(way.calls)
+            ]
+            first, call, _ = way.calls[-1]
+            passed = (
+                f"{_describe(inner)} on the way called from {places[0]} "
+                f"(`{_short(analysis.of(first).text(call))}`)"
+                + (f" through {', '.join(places[1:])}" if places[1:] else "")
+            )
+            message = self._message(node, inner, outer).replace(
+                f"(line {analysis.line(node)}, {_describe(inner)})", f"({passed})", 1
+            )
+            self.report(
+                node,
+                with_note(
+                    message,
+                    not_fixed(
+                        "the sizes are those of one way the code runs, which jaxfix "
+                        "does not rewrite for that way alone"
+                    ),
+                ),
+                related=self._related(outer),
+            )
+            return True
+        return False
+
+    def _on_way(self, site: Enclosing, way: CallerWay) -> Enclosing | None:
+        """`site` as it is on `way`: in the function itself (a mesh read from its parameters
+        asked with that way's), or around one of the way's calls, its mesh asked in the frame
+        that call runs in; None when the site is on other ways."""
+        if site.call is None:
+            frame = way.frame
+        else:
+            steps = [step for step in way.calls if step[1] is site.call]
+            if not steps:
+                return None
+            frame = steps[0][2]
+        holder = self.analysis.engine.project.holding(site.node)
+        if (
+            holder is None
+            or not isinstance(site.node, ast.Call)
+            or holder.scope_of(site.node) is not frame.scope
+        ):
+            return site
+        there = self.analysis.of(holder)
+        args = there.bind(site.node)
+        mesh = args.get("mesh") if args else None
+        if mesh is None:
+            return site
+        return replace(site, mesh=there.value_in(mesh, frame))
 
     def _on_every_host(self, node: ast.Call, argument: ast.expr) -> bool | str:
         """Sizes computed from the host's devices (`jax.device_count()`, `jax.devices()`):

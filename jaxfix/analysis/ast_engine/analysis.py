@@ -35,6 +35,7 @@ from jaxfix.analysis.ast_engine import (
     trail,
 )
 from jaxfix.analysis.ast_engine.arguments import bind_arguments
+from jaxfix.analysis.ast_engine.callers import CallerWay, caller_ways
 from jaxfix.analysis.ast_engine.contexts import Site, Way
 from jaxfix.analysis.ast_engine.enclosing import Enclosing, enclosing
 from jaxfix.analysis.ast_engine.evidence import Confirmed, EvidenceMap
@@ -49,6 +50,7 @@ from jaxfix.analysis.ast_engine.values import (
     Class,
     External,
     Foreign,
+    Frame,
     Function,
     Jitted,
     Mesh,
@@ -94,6 +96,18 @@ class Analysis:
     def value_of(self, expr: ast.expr) -> Value:
         """What `expr` evaluates to, as far as the project shows."""
         return self.engine.value_of(self.module, expr)
+
+    def value_in(self, expr: ast.expr, frame: Frame) -> Value:
+        """What `expr` evaluates to in `frame` (one of `caller_ways`)."""
+        return self.engine.evaluator.value(self.module, expr, frame)
+
+    def caller_ways(self, node: ast.AST) -> list[CallerWay]:
+        """Each way the project calls the function `node` is in, with its frame on that way
+        (callers.py); none outside a function or where jaxfix does not see every call."""
+        scope = self.module.scope_of(node)
+        if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return []
+        return caller_ways(self.engine.evaluator, self.module, scope)
 
     def iterations(
         self, node: ast.AST

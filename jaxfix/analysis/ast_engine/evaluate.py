@@ -137,6 +137,7 @@ from jaxfix.analysis.ast_engine.project import (
 )
 from jaxfix.analysis.ast_engine.values import (
     STAGE_METHODS,
+    Alternatives,
     Array,
     BoundMethod,
     Class,
@@ -179,6 +180,7 @@ from jaxfix.ground import quoting
 _MAX_CALL_DEPTH = 4  # functions followed inside one another
 _MAX_ITEMS = 256  # a range or comprehension longer than this is not spelled out
 _MAX_ITERATIONS = 16  # the iterations of the loops around a call asked one by one
+_MAX_ALTERNATIVES = 4  # the values of a call of a `OneOf` kept apart (`Alternatives`)
 # Where `on_host` keeps the host's device count beside the loop variables (no loop is it).
 _HOST: tuple[ast.AST, str] = (ast.Pass(), "<the host's device count>")
 _MAX_POWER = 64
@@ -4758,6 +4760,12 @@ class Evaluator:
                 keywords[keyword.arg] = self.value(module, keyword.value, frame)
         return positional, keywords
 
+    def arguments(
+        self, module: Module, call: ast.Call, callee: Function, frame: Frame
+    ) -> tuple[tuple[str, Value], ...] | Unknown:
+        """The callee's parameters bound to the arguments of `call`, evaluated in `frame`."""
+        return self._arguments(module, call, callee, frame)
+
     def _arguments(
         self,
         module: Module,
@@ -5117,10 +5125,63 @@ class Evaluator:
             if isinstance(result, Function) and vocabulary.is_partial_jit(applied):
                 result = replace(result, wrapped_by="jit")
                 continue
+            if (
+                isinstance(applied, Function)
+                and applied.wrapped_by is None
+                and _returns_its_parameter(applied.node)
+            ):
+                continue  # `def register(fn): REGISTRY[fn.__name__] = fn; return fn`
             return Unknown(
                 f"decorated by something jaxfix does not see through (line {decorator.lineno})"
             )
         return result
+
+
+def _returns_its_parameter(
+    function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+) -> bool:
+    """A `def` of one parameter that ends by returning it, every `return` of its own body
+    returning it and nothing rebinding it: a decorator that registers what it decorates and
+    gives it back unchanged."""
+    if not isinstance(function, ast.FunctionDef):
+        return False
+    a = function.args
+    if (
+        a.posonlyargs
+        or a.kwonlyargs
+        or a.vararg
+        or a.kwarg
+        or len(a.args) != 1
+        or not function.body
+    ):
+        return False
+    name = a.args[0].arg
+
+    def is_it(expr: ast.expr | None) -> bool:
+        return isinstance(expr, ast.Name) and expr.id == name
+
+    last = function.body[-1]
+    if not (isinstance(last, ast.Return) and is_it(last.value)):
+        return False
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+        ):
+            continue  # its own scope
+        if isinstance(node, ast.Return) and not is_it(node.value):
+            return False
+        if (
+            isinstance(node, ast.Name)
+            and node.id == name
+            and not isinstance(node.ctx, ast.Load)
+        ):
+            return False
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return False
+        stack.extend(ast.iter_child_nodes(node))
+    return True
 
 
 def _property_of(
@@ -5332,6 +5393,14 @@ def _agreed(results: list[Value], why: str) -> Value:
     first_result = results[0]
     if all(not isinstance(r, Unknown) and same(first_result, r) for r in results):
         return first_result
+    if len(results) <= _MAX_ALTERNATIVES and not any(
+        isinstance(r, Unknown) for r in results
+    ):
+        distinct: list[Value] = []
+        for result in results:
+            if not any(same(result, d) for d in distinct):
+                distinct.append(result)
+        return Alternatives(why, tuple(distinct))
     return Unknown(why)
 
 

@@ -29,6 +29,7 @@ from typing import TypeAlias, TypeVar
 from jaxfix.analysis.names import Api
 
 __all__ = [
+    "Alternatives",
     "Array",
     "AxisType",
     "BoundMethod",
@@ -136,6 +137,22 @@ class OneOf(Unknown):
         return f"OneOf(why={self.why!r}, options={self.options!r})"
 
 
+class Alternatives(Unknown):
+    """One of several known values (`values`, no two the same), the code not deciding which: a
+    call of each of a `OneOf`'s callables (a config picked from a registry by a name read at
+    run time) giving different values. Unknown to every question; a rule whose error does not
+    depend on the host asks each on its own, as one way of the callers (callers.py)."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, why: str | Callable[[], str], values: tuple[Value, ...]) -> None:
+        super().__init__(why)
+        self.values = values
+
+    def __repr__(self) -> str:
+        return f"Alternatives(why={self.why!r}, values={self.values!r})"
+
+
 _U = TypeVar("_U", bound=Unknown)
 
 
@@ -149,6 +166,8 @@ def _facts(value: Unknown) -> object:
     """What an Unknown of a kind that knows something knows (compared by `==`)."""
     if isinstance(value, OneOf):
         return value.options
+    if isinstance(value, Alternatives):
+        return value.values
     if isinstance(value, Jitted):
         return value.keywords
     if isinstance(value, JitOfUnknown):
