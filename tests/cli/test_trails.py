@@ -79,7 +79,7 @@ STAGE = {
 
         Stage(load_config()).run()
         stage((int(os.environ["N"]), 2))
-        stage((4, 2))
+        stage((1, 4))
         clean()
         """,
 }
