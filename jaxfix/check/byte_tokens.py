@@ -83,13 +83,8 @@ def _required_words(token: bytes) -> tuple[tuple[bytes, ...], ...]:
             continue
         if depth == 0 and char not in _SPECIAL and not _quantified(token, index + 1):
             words.append((char,))
-        elif (
-            char == b"["
-        ):  # a class: up to its closing bracket (which may come first, or be escaped)
-            index += 2 if token[index + 1 : index + 2] == b"^" else 1
-            index += 1 if token[index : index + 1] == b"]" else 0
-            while index < len(token) and token[index : index + 1] != b"]":
-                index += 2 if token[index : index + 1] == b"\\" else 1
+        elif char == b"[":
+            index = _class_end(token, index)
         elif char == b"{" and (repeat := _REPEAT.match(token, index)):
             index = repeat.end() - 1
         elif char == b"(":
@@ -132,11 +127,8 @@ def _tail(token: bytes) -> re.Pattern[bytes] | None:
                 found = index
             index += 2
             continue
-        if char == b"[":  # a class: up to its closing bracket (as `_required_words`)
-            index += 2 if token[index + 1 : index + 2] == b"^" else 1
-            index += 1 if token[index : index + 1] == b"]" else 0
-            while index < len(token) and token[index : index + 1] != b"]":
-                index += 2 if token[index : index + 1] == b"\\" else 1
+        if char == b"[":
+            index = _class_end(token, index)
         elif char == b"{" and (repeat := _REPEAT.match(token, index)):
             index = repeat.end() - 1
         elif char == b"(":
@@ -190,3 +182,13 @@ def tokens_match(tokens: tuple[tuple[bytes, ...], ...], source: bytes | Words) -
         else:
             return True
     return False
+
+
+def _class_end(token: bytes, index: int) -> int:
+    """The index of the `]` closing the class that opens at `index` (a `]` right after `[` or
+    `[^` is one of its characters; an escaped one is too), or the token's length."""
+    index += 2 if token[index + 1 : index + 2] == b"^" else 1
+    index += 1 if token[index : index + 1] == b"]" else 0
+    while index < len(token) and token[index : index + 1] != b"]":
+        index += 2 if token[index : index + 1] == b"\\" else 1
+    return index
