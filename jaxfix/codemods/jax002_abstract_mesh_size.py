@@ -8,6 +8,7 @@ import os
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import TypeGuard
 
 import libcst as cst
 
@@ -216,14 +217,7 @@ class AbstractMeshSizeChange(Rule):
             and not site.mesh.is_empty
             and site.mesh.size is not None
         ]
-        shown_inner = (
-            inner
-            if isinstance(inner, Mesh)
-            and inner.is_abstract
-            and not inner.is_empty
-            and inner.size is not None
-            else None
-        )
+        shown_inner = inner if _sized_abstract(inner) else None
         conflicts = [
             site
             for site, mesh in known
@@ -337,12 +331,7 @@ class AbstractMeshSizeChange(Rule):
         analysis = self.analysis
         for way in analysis.caller_ways(node):
             inner = analysis.value_in(argument, way.frame)
-            if not (
-                isinstance(inner, Mesh)
-                and inner.is_abstract
-                and not inner.is_empty
-                and inner.size is not None
-            ):
+            if not _sized_abstract(inner):
                 continue
             outer = next(
                 (
@@ -499,12 +488,7 @@ class AbstractMeshSizeChange(Rule):
             with analysis.unrolled(bound):
                 inner = analysis.value_of(argument)
                 sites = analysis.enclosing(node)
-            if not (
-                isinstance(inner, Mesh)
-                and inner.is_abstract
-                and not inner.is_empty
-                and inner.size is not None
-            ):
+            if not _sized_abstract(inner):
                 continue
             conflict = next(
                 (
@@ -1425,3 +1409,13 @@ def _called(analysis: Analysis, node: ast.AST) -> str:
     if len(text) <= 40 or not isinstance(node, ast.Call):
         return text[:40]
     return f"{cut(analysis.text(node.func), 36)}(...)"
+
+
+def _sized_abstract(value: object) -> TypeGuard[Mesh]:
+    """An abstract mesh with axes whose size the engine knows."""
+    return (
+        isinstance(value, Mesh)
+        and value.is_abstract
+        and not value.is_empty
+        and value.size is not None
+    )
