@@ -659,9 +659,12 @@ class Evaluator:
             current = module.parents.get(current)
         flow = self.flow(module, outer)
         line = module.line(statement)
-        if any(
-            isinstance(n, ast.Nonlocal) and name in n.names
-            for n in ast.walk(outer.scope)
+        if (
+            name in module.declared_nonlocal
+            and any(
+                isinstance(n, ast.Nonlocal) and name in n.names
+                for n in ast.walk(outer.scope)
+            )
         ) or any(module.line(b.node) >= line for b in flow.everything.get(name, ())):
             return None
         env = flow.before.get(statement)
@@ -2467,9 +2470,12 @@ class Evaluator:
         assert isinstance(target, ast.Name)
         if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return None
-        if target.id in module.declared_global or any(
-            isinstance(n, ast.Nonlocal) and target.id in n.names
-            for n in ast.walk(scope)
+        if target.id in module.declared_global or (
+            target.id in module.declared_nonlocal
+            and any(
+                isinstance(n, ast.Nonlocal) and target.id in n.names
+                for n in ast.walk(scope)
+            )
         ):
             return None
         found: list[tuple[Module, ast.Call, Function | None]] = []

@@ -97,10 +97,11 @@ class Record:
 
 
 # What `Module._index` records of a node, by its type.
-_NAME, _CALL, _ATTRIBUTE, _EXPR, _CLASS, _GLOBAL, _WALRUS, _BINOP, _WITH, _IMPORT = (
-    "name", "call", "attribute", "expr", "class", "global", "walrus", "binop", "with",
-    "import",
+_NAME, _CALL, _ATTRIBUTE, _EXPR, _CLASS, _GLOBAL, _NONLOCAL, _WALRUS, _BINOP, _WITH = (
+    "name", "call", "attribute", "expr", "class", "global", "nonlocal", "walrus", "binop",
+    "with",
 )  # fmt: skip
+_IMPORT = "import"
 _KINDS: dict[type, str] = {
     ast.Name: _NAME,
     ast.Call: _CALL,
@@ -108,6 +109,7 @@ _KINDS: dict[type, str] = {
     ast.Expr: _EXPR,
     ast.ClassDef: _CLASS,
     ast.Global: _GLOBAL,
+    ast.Nonlocal: _NONLOCAL,
     ast.NamedExpr: _WALRUS,
     ast.BinOp: _BINOP,
     ast.With: _WITH,
@@ -124,6 +126,7 @@ class _Index:
     parents: dict[ast.AST, ast.AST]
     loads: dict[str, list[ast.AST]]
     declared: set[str]
+    nonlocal_names: set[str]  # the names any function declares `nonlocal`
     classes: list[ast.ClassDef]
     stores: dict[str, list[ast.Attribute]]
     calls: list[ast.Call]
@@ -159,7 +162,7 @@ class Module:
         each `x.attr = ...` by attribute, the calls (what the rules look at) and the bare
         call statements (where a `set_mesh(...)` may be), the `with` statements and the
         matrix products (what rules look at besides calls), the names imports bind."""
-        index = _Index({}, {}, set(), [], {}, [], [], False, [], [], set())
+        index = _Index({}, {}, set(), set(), [], {}, [], [], False, [], [], set())
         parents, loads, calls = index.parents, index.loads, index.calls
         stores, classes, withs = index.stores, index.classes, index.withs
         kinds, fields_of, node_type = _KINDS, _OWN_FIELDS, ast.AST
@@ -203,6 +206,8 @@ class Module:
                 classes.append(node)  # type: ignore[arg-type]  # the type was tested above
             elif what is _GLOBAL:
                 index.declared.update(node.names)  # type: ignore[attr-defined]  # the type was tested above
+            elif what is _NONLOCAL:
+                index.nonlocal_names.update(node.names)  # type: ignore[attr-defined]  # the type was tested above
             elif what is _WALRUS:
                 index.walrus = True
             elif what is _BINOP:
@@ -236,6 +241,12 @@ class Module:
     @property
     def declared_global(self) -> set[str]:
         return self._index.declared
+
+    @property
+    def declared_nonlocal(self) -> set[str]:
+        """The names any function of the module declares `nonlocal` (none: no scope's
+        binding of a name is rebound from a nested function)."""
+        return self._index.nonlocal_names
 
     @property
     def classes(self) -> list[ast.ClassDef]:
