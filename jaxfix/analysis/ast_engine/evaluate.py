@@ -278,6 +278,9 @@ _MAX_CLASS_HOPS = 8
 _MAX_STEPS_PER_READ = 5_000
 
 CurrentMesh = Callable[[Module, ast.AST, Frame], Value]
+_Comprehension = ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp
+# The loops around a read of a name, and the comprehension binding it (`Evaluator._around`).
+_Around = tuple[tuple[ast.For, ...], tuple[_Comprehension, bool] | None]
 
 
 class Evaluator:
@@ -322,6 +325,8 @@ class Evaluator:
             tuple[object, ...], tuple[Value, int, tuple[object, ...]]
         ] = {}
         self._generators: dict[ast.AST, bool] = {}
+        self._frames: dict[ast.AST, Frame] = {}  # each scope's, by `frame_at`
+        self._arounds: dict[ast.Name, _Around] = {}  # by `_around`
         self._loop_modules: dict[ast.AST, Path] = {}  # the loops `iterations` gave
 
     def is_generator(self, function: ast.AST) -> bool:
@@ -337,14 +342,19 @@ class Evaluator:
         return self.value(module, expr, self.frame_at(module, expr))
 
     def frame_at(self, module: Module, node: ast.AST) -> Frame:
-        """The frame of the scope `node` is in, its parameters taken from its callers."""
+        """The frame of the scope `node` is in, its parameters taken from its callers (one
+        per scope, made once: its hash is found once for the questions asked in it)."""
         scope = module.scope_of(node)
-        if scope is module.tree:
-            return Frame(scope, module.path, ())
-        parent = self.frame_at(module, scope)
-        if isinstance(scope, ast.ClassDef):
-            return Frame(scope, module.path, (), parent)
-        return Frame(scope, module.path, None, parent)
+        found = self._frames.get(scope)
+        if found is None or found.path != module.path:
+            if scope is module.tree:
+                found = Frame(scope, module.path, ())
+            elif isinstance(scope, ast.ClassDef):
+                found = Frame(scope, module.path, (), self.frame_at(module, scope))
+            else:
+                found = Frame(scope, module.path, None, self.frame_at(module, scope))
+            self._frames[scope] = found
+        return found
 
     def module(self, path: Path) -> Module | Unknown:
         return self.project.module(path)
@@ -3057,31 +3067,50 @@ class Evaluator:
     def comprehension_variable(self, module: Module, node: ast.Name) -> Value | None:
         """The value of `node` where it reads a comprehension's variable (Unknown while the
         comprehension is not being evaluated), None elsewhere."""
+        loops, binding = self._around(module, node)
+        if self._comprehension:
+            for loop in loops:
+                if (loop, node.id) in self._comprehension:
+                    return self._comprehension[(loop, node.id)]  # a loop jaxfix unrolls
+        if binding is None:
+            return None
+        comprehension, first = binding
+        found = self._comprehension.get((comprehension, node.id))
+        if found is not None or (comprehension, node.id) in self._comprehension:
+            return found
+        if first:
+            return self._every_item(module, comprehension, node.id)
+        return Unknown(f"`{node.id}` is a comprehension's variable")
+
+    def _around(self, module: Module, node: ast.Name) -> _Around:
+        """The `for` loops around `node` (up to its function, lambda or class) inside the
+        innermost comprehension whose generator binds its name, and that comprehension with
+        whether its first generator binds it (None: none does): found once per read."""
+        found = self._arounds.get(node)
+        if found is not None:
+            return found
+        loops: list[ast.For] = []
+        binding: tuple[_Comprehension, bool] | None = None
         current: ast.AST | None = module.parents.get(node)
-        while current is not None and not isinstance(
-            current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+        while binding is None and not (
+            current is None
+            or isinstance(
+                current,
+                (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef),
+            )
         ):
-            if (
-                isinstance(current, ast.For)
-                and (current, node.id) in self._comprehension
-            ):
-                return self._comprehension[(current, node.id)]  # a loop jaxfix unrolls
-            if isinstance(
+            if isinstance(current, ast.For):
+                loops.append(current)
+            elif isinstance(
                 current, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
             ):
                 for generator in current.generators:
                     if node.id in _stored(generator.target):
-                        found = self._comprehension.get((current, node.id))
-                        if (
-                            found is not None
-                            or (current, node.id) in self._comprehension
-                        ):
-                            return found
-                        if generator is current.generators[0]:
-                            return self._every_item(module, current, node.id)
-                        return Unknown(f"`{node.id}` is a comprehension's variable")
+                        binding = (current, generator is current.generators[0])
+                        break
             current = module.parents.get(current)
-        return None
+        found = self._arounds[node] = (tuple(loops), binding)
+        return found
 
     def _every_item(
         self,
