@@ -123,3 +123,40 @@ def test_every_expression_and_call_is_answered(name: str) -> None:
             ways = engine.ways_at(module, node)
             assert all(isinstance(site, Site) for way in ways for site in way)
             engine.current_mesh(module, node)
+
+
+def test_the_index_lists_the_names_functions_declare_nonlocal() -> None:
+    """`declared_nonlocal`: every name a function declares `nonlocal`, at any depth; a
+    `global` declaration is `declared_global`'s, not this."""
+    _, module = parsed(
+        "def f():\n"
+        "    a = b = 0\n"
+        "    def g():\n"
+        "        nonlocal a\n"
+        "        def h():\n"
+        "            nonlocal b\n"
+        "    def k():\n"
+        "        global c\n"
+    )
+    assert module.declared_nonlocal == {"a", "b"}
+    assert module.declared_global == {"c"}
+    _, module = parsed("def f():\n    a = 0\n")
+    assert module.declared_nonlocal == set()
+
+
+def test_each_scope_has_one_frame() -> None:
+    """`frame_at` gives the one frame of a node's scope, whatever node of it is asked about:
+    the same object each time, equal to the frame made anew, its parent the enclosing
+    scope's."""
+    engine, module = parsed("class C:\n    def f(self, x):\n        return x + self\n")
+    (method,) = [n for n in ast.walk(module.tree) if isinstance(n, ast.FunctionDef)]
+    returned = method.body[0]
+    assert isinstance(returned, ast.Return) and isinstance(returned.value, ast.BinOp)
+    evaluator = engine.evaluator
+    frame = evaluator.frame_at(module, returned.value.left)
+    assert frame is evaluator.frame_at(module, returned.value.right)
+    assert frame.scope is method and frame.args is None
+    assert frame.parent is evaluator.frame_at(module, method)
+    assert frame.parent is not None and frame.parent.args == ()
+    engine, again = parsed("class C:\n    def f(self, x):\n        return x + self\n")
+    assert engine.evaluator.frame_at(again, again.tree.body[0]).scope is again.tree

@@ -886,6 +886,41 @@ def test_a_comprehension_variable_read_outside_its_unrolling(
     assert isinstance(found, Unknown) if value is Unknown else found == value, found
 
 
+@pytest.mark.parametrize(
+    "rebinding, value",
+    [
+        ("", 4),
+        ("def other():\n        nonlocal n\n        n = 8\n", 4),
+        # a nested function may rebind it before `inner` runs: every binding counts
+        ("def other():\n        nonlocal size\n        size = 8\n", Unknown),
+    ],
+)
+def test_a_name_settled_before_a_nested_def_unless_declared_nonlocal(
+    rebinding: str, value: object
+) -> None:
+    """A nested function reads what reaches its `def` of a name its enclosing function
+    bound before it (the last binding, `size = 4`), unless a function declares that name
+    `nonlocal`: then each of the enclosing function's bindings (8 or 4)."""
+    engine, module = parsed(
+        "def outer(n):\n"
+        "    size = 8\n"
+        "    size = 4\n"
+        "    def inner():\n"
+        "        return size\n"
+        f"    {rebinding}"
+        "    return inner\n"
+    )
+    (read,) = [
+        n.value
+        for n in ast.walk(module.tree)
+        if isinstance(n, ast.Return)
+        and isinstance(n.value, ast.Name)
+        and n.value.id == "size"
+    ]
+    found = engine.value_of(module, read)
+    assert isinstance(found, Unknown) if value is Unknown else found == value, found
+
+
 def test_each_iteration_of_the_loops_around_a_node_is_asked_on_its_own() -> None:
     """`iterations` spells out the loops around a node (an inner loop's items with the outer
     variables bound); inside `unrolled`, the loop variables read that iteration's values."""
