@@ -40,7 +40,7 @@ from jaxfix.analysis.ast_engine.contexts import Site, Way
 from jaxfix.analysis.ast_engine.enclosing import Enclosing, enclosing
 from jaxfix.analysis.ast_engine.evidence import Confirmed, EvidenceMap
 from jaxfix.analysis.ast_engine.expected import ExpectedErrors
-from jaxfix.analysis.ast_engine.fields import walk
+from jaxfix.analysis.ast_engine.fields import own_fields
 from jaxfix.analysis.ast_engine.mesh_sizes import MeshSizes, mesh_sizes
 from jaxfix.analysis.ast_engine.placement import Placed, reference
 from jaxfix.analysis.ast_engine.positions import Span, span
@@ -633,19 +633,33 @@ def _bindings(module: Module) -> tuple[_Binding, ...]:
     `operand` in the others."""
 
     def read(node: ast.AST | None) -> tuple[frozenset[str], frozenset[str]]:
+        """The names and attributes read under `node`, and the import names (`fields.walk`
+        inlined: the hot loop, every node of every binding's source)."""
         reads: set[str] = set()
         imports: set[str] = set()
-        if node is not None:
-            for n in walk(node):
-                kind = type(n)  # `ast.parse` makes no subclass
-                if kind is ast.Name:
-                    reads.add(n.id)  # type: ignore[attr-defined]  # the type was tested above
-                elif kind is ast.Attribute:
-                    reads.add(n.attr)  # type: ignore[attr-defined]  # the type was tested above
-                elif kind is ast.alias:
-                    imports.update(n.name.split("."))  # type: ignore[attr-defined]  # the type was tested above
-                    if n.asname is not None:  # type: ignore[attr-defined]  # the type was tested above
-                        reads.add(n.asname)  # type: ignore[attr-defined]  # the type was tested above
+        stack = [] if node is None else [node]
+        push, pop, node_type = stack.append, stack.pop, ast.AST
+        while stack:
+            n = pop()
+            kind = type(n)  # `ast.parse` makes no subclass
+            if kind is ast.Name:
+                reads.add(n.id)  # type: ignore[attr-defined]  # the type was tested above
+                continue  # no child but its context
+            if kind is ast.Attribute:
+                reads.add(n.attr)  # type: ignore[attr-defined]  # the type was tested above
+            elif kind is ast.alias:
+                imports.update(n.name.split("."))  # type: ignore[attr-defined]  # the type was tested above
+                if n.asname is not None:  # type: ignore[attr-defined]  # the type was tested above
+                    reads.add(n.asname)  # type: ignore[attr-defined]  # the type was tested above
+                continue  # no child
+            for name in own_fields(kind):
+                value = getattr(n, name, None)
+                if type(value) is list:
+                    for item in value:
+                        if isinstance(item, node_type):
+                            push(item)
+                elif isinstance(value, node_type):
+                    push(value)
         return frozenset(reads), frozenset(imports)
 
     def names(targets: Sequence[ast.AST]) -> tuple[set[str], set[str]]:
