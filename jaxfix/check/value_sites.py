@@ -75,6 +75,11 @@ def with_value_sites(
     passed = _unplaced(
         evidence, lambda path, item: item.code == _CALLED[0] and _passed_paths(item)
     )
+    wrong = _unplaced(
+        evidence,
+        lambda path, item: item.code == _CALLED[0]
+        and _passed_paths(item, wrong_context=True),
+    )
     spread = _unplaced(evidence, lambda path, item: item.code == _SPREAD[0])
     blocks = _unplaced(
         evidence,
@@ -98,6 +103,7 @@ def with_value_sites(
         or called
         or contexts
         or passed
+        or wrong
         or spread
         or blocks
         or unpassed
@@ -176,6 +182,8 @@ def with_value_sites(
     for path, index, item in passed:
         if found[path][index].value_site is None:
             _at_passed_mesh(engine, path, index, item, found, ours)
+    for path, index, item in wrong:
+        _at_entered_context(engine, path, index, item, found, ours)
     for path, index, item in spread:
         _at_mapping(engine, path, index, item, found, ours)
     for path, index, item in blocks:
@@ -687,7 +695,7 @@ def _context_entries(item: Evidence) -> list[tuple[Path, int, int, Facts]]:
             or facts is None
             or facts.get("out") is None
             or facts.get("context") is None
-            or facts.get("input") is not None
+            or _input_elsewhere(facts)
         ):
             continue
         for entered in item.origins:
@@ -704,6 +712,98 @@ def _context_entries(item: Evidence) -> list[tuple[Path, int, int, Facts]]:
                 if Path(os.path.abspath(path)) == where:
                     found.setdefault((where, built, line), facts)
     return [(*place, facts) for place, facts in found.items()]
+
+
+def _input_elsewhere(facts: Facts) -> bool:
+    """Whether a context-mesh error's input is on another mesh than the context (the run
+    held it): the out_sharding must not move onto the context then."""
+    given, context = facts.get("input"), facts.get("context")
+    return given is not None and context is not None and given.differs_from(context)
+
+
+def _wrong_context(item: Evidence) -> bool:
+    """Whether a recorded context-mesh error's input and out_sharding are on one mesh, the
+    context on another (every record agreeing): the context is the one to change."""
+    facts = item.agreed
+    if facts is None:
+        return False
+    given, out = facts.get("input"), facts.get("out")
+    return (
+        given is not None
+        and out is not None
+        and not given.differs_from(out)
+        and _input_elsewhere(facts)
+    )
+
+
+def _at_entered_context(
+    engine: Engine,
+    path: Path,
+    index: int,
+    item: Evidence,
+    found: dict[Path, list[Evidence]],
+    ours: set[Path],
+) -> None:
+    """A context-mesh error whose input and out_sharding agree: the mesh the `with` the run
+    entered the context in gives (`jax.set_mesh(E)`) gets evidence of its own, with the
+    out_sharding's mesh as that block reads it (jaxfix/analysis/ast_engine/passed_meshes.py);
+    the rule enters that one there."""
+    from jaxfix.analysis.ast_engine.passed_meshes import mesh_read_in_block
+    from jaxfix.analysis.ast_engine.values import Unknown
+
+    placed: dict[tuple[Path, tuple[int, int, int, int]], ValueSite | None] = {}
+    for raised, built, entered, _ in _passed_paths(item, wrong_context=True):
+        where = Path(os.path.abspath(entered[-1][0])).resolve() if entered else None
+        module = engine.evaluator.module(where) if where in ours else None
+        if where is None or module is None or isinstance(module, Unknown):
+            continue
+        read = mesh_read_in_block(engine.evaluator, raised, entered, built)
+        setter = _setter_on(module, entered[-1][1])
+        if read is None or setter is None:
+            continue
+        onto, given = ast.unparse(read), setter.args[0]
+        if onto == ast.unparse(given):
+            continue
+        extent = _extent(module, given)
+        known = placed.get((where, extent), False)
+        placed[(where, extent)] = (
+            ValueSite(
+                (path, item.line),
+                where,
+                extent,
+                ast.unparse(given),
+                why="the run entered the context mesh here; the input and the "
+                f"out_sharding are on `{onto}` (line {read.lineno})",
+                onto=onto,
+            )
+            if known is False or (known is not None and known.onto == onto)
+            else None  # two paths through this `with` name two meshes
+        )
+    sites = [site for site in placed.values() if site is not None]
+    for site in sites:
+        found.setdefault(site.path, []).append(
+            _at_value(item, site.span, site, keep_origins=True)
+        )
+    if sites:
+        found[path][index] = replace(item, value_site=sites[0])
+
+
+def _setter_on(module: Module, line: int) -> ast.Call | None:
+    """The one `with` item on `line` that calls something with one positional argument
+    (`jax.set_mesh(E)`; the rule checks what it calls)."""
+    calls = [
+        item.context_expr
+        for block in module.withs
+        if isinstance(block, ast.With)
+        for item in block.items
+        if isinstance(item.context_expr, ast.Call)
+        and item.context_expr.lineno
+        <= line
+        <= (item.context_expr.end_lineno or item.context_expr.lineno)
+        and len(item.context_expr.args) == 1
+        and not item.context_expr.keywords
+    ]
+    return calls[0] if len(calls) == 1 else None
 
 
 def _at_out_sharding(
@@ -762,17 +862,19 @@ def _at_out_sharding(
 _Paths = tuple[tuple[tuple[Path, int], ...], ...]
 
 
-def _passed_paths(item: Evidence) -> list[_Paths]:
-    """For a recorded JAX003 context-mesh error: each combination of the distinct raised, out
-    built, context entered and context built frames of its records (which go together is
-    for the walk to tell: their frames must agree), at most _MAX_CHAINS of each (more:
-    none)."""
+def _passed_paths(item: Evidence, *, wrong_context: bool = False) -> list[_Paths]:
+    """For a recorded JAX003 context-mesh error whose out_sharding may move onto the context
+    (with `wrong_context`: whose context is the one to change): each combination of the
+    distinct raised, out built, context entered and context built frames of its records
+    (which go together is for the walk to tell: their frames must agree), at most
+    _MAX_CHAINS of each (more: none)."""
     facts = item.agreed
     if (
         facts is None
         or facts.get("out") is None
         or facts.get("context") is None
-        or facts.get("input") is not None
+        or _input_elsewhere(facts) != wrong_context
+        or (wrong_context and not _wrong_context(item))
     ):
         return []
 

@@ -18,6 +18,8 @@ __import__(_HOOKS)
 SCHEMA = sys.modules[_HOOKS].SCHEMA
 # the raising frame's locals a wrapper kept (jaxfix/evidence/recorder_provenance.py RAISED_LOCALS)
 _RAISED_LOCALS = "_jaxfix_raised_locals"
+# ... and the locals of the frames between, by function name (RAISED_FRAMES there)
+_RAISED_FRAMES = "_jaxfix_raised_frames"
 # the mesh contexts an error left, each as the user frames that entered it (LEFT_CONTEXTS there)
 _LEFT_CONTEXTS = "_jaxfix_left_contexts"
 _MAX_FRAMES = 60  # innermost ones: pytest's own frames come first
@@ -170,7 +172,11 @@ class Recorder:
         for role, path in paths.items():
             # `a|b`: the frames that raise a rule's messages name a role's mesh differently
             for alternative in path.split("|"):
-                meshes = _meshes_at(role, alternative, frame_locals)
+                function, _, local = alternative.rpartition(":")
+                held = (
+                    _locals_of(function, error) if function else frame_locals
+                )
+                meshes = _meshes_at(role, local, held)
                 if meshes:
                     found.update(meshes)
                     break
@@ -239,6 +245,22 @@ def _mesh(value):
         "has_abstract_device": has_device,
         "device_count": devices,
     }
+
+
+def _locals_of(function, error):
+    """The locals of the innermost frame of the traceback running `function` (`f:local...`
+    in a rule's mesh_locals: a caller of the raising function), or of the one a wrapper kept
+    for it; {} when there is none."""
+    found = None
+    tb = error.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_name == function:
+            found = tb.tb_frame.f_locals
+        tb = tb.tb_next
+    if found is None:
+        kept = getattr(error, _RAISED_FRAMES, None)
+        found = kept.get(function) if isinstance(kept, dict) else None
+    return found if isinstance(found, dict) else {}
 
 
 def _meshes_at(role, path, frame_locals):

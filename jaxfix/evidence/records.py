@@ -18,7 +18,7 @@ from typing import Any
 from jaxfix.evidence.facts import Evidence, Facts, MeshFacts, Origin
 from jaxfix.evidence.message_templates import roles as mesh_roles
 from jaxfix.evidence.recorder import SCHEMA
-from jaxfix.fromlog.errors import MessageError, read_facts, rules
+from jaxfix.fromlog.errors import MessageError, read_facts, rules, template_of
 from jaxfix.fromlog.locate import LocateError, TreeIndex, is_library, locate
 from jaxfix.fromlog.tracebacks import Frame
 from jaxfix.ground.bounded_data import DataError, load_json
@@ -145,8 +145,9 @@ def _mesh(value: Any) -> MeshFacts:
 
 def _facts(code: str, message: str, meshes: Any) -> Facts:
     """The message's meshes (as `--from-log` reads them), completed by the meshes JAX held, which
-    are used only where they agree with the message (names and sizes) or the message names
-    none."""
+    are used only where they agree with the message (names and sizes), the message names
+    none, or the role is one this message does not print (JAX003's input under its
+    context-mesh error)."""
     rule = rules()[code]
     roles = mesh_roles(rule.raises)
     try:
@@ -177,6 +178,7 @@ def _facts(code: str, message: str, meshes: Any) -> Facts:
             raise _Bad(why)
         return facts
     merged = {}
+    printed = set(mesh_roles((template_of(rule.raises, message),)))
     for role in roles:
         text, data = said.get(role), held.get(role)
         if (
@@ -194,6 +196,8 @@ def _facts(code: str, message: str, meshes: Any) -> Facts:
             )
         if text is not None:
             merged[role] = text
+        elif data is not None and role not in printed:
+            merged[role] = data
     return Facts.of(merged, dict(said.counts))
 
 

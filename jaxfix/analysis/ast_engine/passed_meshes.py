@@ -111,6 +111,55 @@ def context_named(
     return None
 
 
+def mesh_read_in_block(
+    evaluator: Evaluator, raised: Frames, entered: Frames, built: Frames
+) -> ast.expr | None:
+    """A reference read in the `with` the run entered the context in (on `entered[-1]`'s
+    line, around the call it made along `raised`), in its function, that holds the mesh the
+    run built along `built` (a name or `self.x`, proved as `context_named` proves the
+    entered one): the one spelling of such reads; None when there is none or several, or
+    the block assigns it."""
+    if not entered:
+        return None
+    where, line = entered[-1]
+    module = evaluator.module(where)
+    if isinstance(module, Unknown):
+        return None
+    block = _entered_block(module, line)
+    depth = _depth(block, raised, entered) if block is not None else None
+    if block is None or depth is None:
+        return None
+    function = _enclosing(module, block)
+    held: dict[str, ast.expr] = {}
+    for statement in block.body:
+        for node in ast.walk(statement):
+            if not isinstance(node, (ast.Name, ast.Attribute)) or not isinstance(
+                node.ctx, ast.Load
+            ):
+                continue
+            if _enclosing(module, node) is not function:
+                continue
+            if (
+                isinstance(node, ast.Name)
+                and _built_into(evaluator, module, node, raised, depth, built)
+            ) or (
+                isinstance(node, ast.Attribute)
+                and _stored_where_built(module, node, built)
+            ):
+                held.setdefault(ast.unparse(node), node)
+    if len(held) != 1:
+        return None
+    (text, read), = held.items()
+    stored = any(
+        isinstance(node, (ast.Name, ast.Attribute))
+        and not isinstance(node.ctx, ast.Load)
+        and ast.unparse(node) == text
+        for statement in block.body
+        for node in ast.walk(statement)
+    )
+    return None if stored else read
+
+
 def _depth(block: ast.With, raised: Frames, entered: Frames) -> int | None:
     """The index of the frame of `raised` that is the call the run made inside `block`,
     whose outer frames are those that entered it."""
