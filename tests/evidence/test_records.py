@@ -1,12 +1,15 @@
 """jaxfix/evidence/records.py: the lines a recorded error was inside (`_inside`), which repair's
 guard compares with its own fixes, come from a record that may be forged: only lines of the
-tree's own files are kept, and a malformed group of frames is dropped whole."""
+tree's own files are kept, and a malformed group of frames is dropped whole. A record's meshes
+(`_facts`): the message's, completed by those JAX held that it does not print."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from jaxfix.evidence.records import _inside
+import pytest
+
+from jaxfix.evidence.records import _Bad, _facts, _inside
 from jaxfix.fromlog.locate import TreeIndex
 
 
@@ -52,3 +55,36 @@ def test_a_record_without_frames_names_no_line(tmp_path):
     assert _inside({}, index) == ()
     assert _inside({"frames": "x", "contexts": {"a": 1}}, index) == ()
     assert _inside({"frames": [_frame(str(Path("elsewhere.py")), 1)]}, index) == ()
+
+
+_CONTEXT_MESSAGE = (
+    "Context mesh AbstractMesh('data': 1, 'tensor': 8, axis_types=(Explicit, Explicit)) "
+    "should match the mesh of sharding AbstractMesh('data': 2, 'tensor': 4, "
+    "axis_types=(Explicit, Explicit)) passed to top_level_all_gather"
+)
+
+
+def _held(sizes: object, names: object = ("data", "tensor")) -> dict:
+    return {
+        "kind": "abstract",
+        "axis_names": list(names) if isinstance(names, tuple) else names,
+        "axis_sizes": sizes,
+        "axis_types": ["Explicit", "Explicit"],
+        "has_abstract_device": True,
+    }
+
+
+def test_a_mesh_the_message_does_not_print_is_kept_as_the_run_held_it():
+    facts = _facts("JAX003", _CONTEXT_MESSAGE, {"input": _held([2, 4])})
+    assert facts["input"].axis_sizes == (2, 4)
+    assert (facts["context"].axis_sizes, facts["out"].axis_sizes) == ((1, 8), (2, 4))
+
+
+def test_a_mesh_the_message_prints_is_the_messages_whatever_the_record_says():
+    facts = _facts("JAX003", _CONTEXT_MESSAGE, {"context": _held([8, 1])})
+    assert facts["context"].axis_sizes == (1, 8)
+
+
+def test_a_malformed_unprinted_mesh_refuses_the_record_with_one_line():
+    with pytest.raises(_Bad, match="axis_sizes do not match its names"):
+        _facts("JAX003", _CONTEXT_MESSAGE, {"input": _held([2, 4, 1])})
