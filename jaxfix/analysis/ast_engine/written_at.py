@@ -1555,8 +1555,9 @@ class _Walk:
         keys: list[Key],
     ) -> ast.expr | None:
         """Of a function's several `return`s, the one whose value, read with `keys`, is a
-        literal holding the run's sizes, when every return's is a literal jaxfix reads and
-        no other holds them; None otherwise."""
+        literal holding the run's sizes, when no other return's is (the others' literals
+        hold other sizes, or they compute theirs: `infer_mesh_shape` returning its argument
+        as given or with a `-1` filled in); None otherwise."""
         if self.sizes is None or len(returns) > _MAX_STEPS:
             return None
         saved = dict(vars(self))
@@ -1577,7 +1578,7 @@ class _Walk:
                 reached = self._follow(target, value, keys, None)
                 literal = self._last_literal()  # set by the walk
                 if isinstance(reached, Unknown) or literal is None:
-                    return None
+                    continue  # computed (`num_devices // known`): it holds no literal
                 if self._holds(*literal):
                     found.append(value)
         finally:
@@ -1965,6 +1966,18 @@ class _Walk:
                 and call.func.attr == function.name
                 and isinstance(self.evaluator.value_of(caller, call.func), Unknown)
             ]
+        if not calls and function.name == "__init__":
+            # `self.klass(self)`, `REGISTRY[name](cfg)`: a class the engine does not know,
+            # built on a line of one call; the run's frames say it ran this `__init__`
+            on_line = [
+                call
+                for call in caller.calls
+                if call.lineno <= caller_line <= (call.end_lineno or call.lineno)
+            ]
+            if len(on_line) == 1 and isinstance(
+                self.evaluator.value_of(caller, on_line[0].func), Unknown
+            ):
+                calls = [(on_line[0], 1)]
         where = f"{caller.path.name}:{caller_line}"
         if not calls:  # `obj.mesh` of a property `mesh`: `self` is `obj`
             read = _property_read(caller, caller_line, function)
