@@ -28,6 +28,7 @@ from jaxfix.evidence.facts import DataEntry, Evidence, Facts, ValueSite
 if TYPE_CHECKING:
     from jaxfix.analysis.ast_engine import Engine
     from jaxfix.analysis.ast_engine.evaluate import Evaluator
+    from jaxfix.analysis.ast_engine.analysis import Analysis
     from jaxfix.analysis.ast_engine.project import Module
     from jaxfix.analysis.ast_engine.written_at import Written
 
@@ -244,6 +245,8 @@ def _at_given(
         and call.lineno == place[1]
         and analysis.called_api(call) is Api.ABSTRACT_MESH
     ]
+    if not calls:
+        _at_context_read(engine, path, index, item, found, ours)
     if len(calls) != 1:
         return
     site = ValueSite(
@@ -255,6 +258,83 @@ def _at_given(
         role=_GIVEN[1],
     )
     _move(found, path, index, item, site)
+
+
+def _at_context_read(
+    engine: Engine,
+    path: Path,
+    index: int,
+    item: Evidence,
+    found: dict[Path, list[Evidence]],
+    ours: set[Path],
+) -> None:
+    """The abstract mesh given `jax.set_mesh` is that of a concrete mesh the run built (no
+    `AbstractMesh(...)` where it did), read from the context: in the `with` the run put it
+    in force with that concrete mesh (as the block names it), the one call that reads the
+    current mesh (`jax.sharding.get_abstract_mesh()`, or a function of the tree taking
+    nothing that calls it) gets the evidence; the rule passes the concrete mesh there."""
+    from jaxfix.analysis.ast_engine.analysis import Analysis
+    from jaxfix.analysis.ast_engine.passed_meshes import entered_as_built
+
+    chains = {
+        kind: {o.frames for o in item.origins if (o.role, o.kind) == ("given", kind)}
+        for kind in ("built", "entered")
+    }
+    if len(chains["built"]) != 1 or len(chains["entered"]) != 1:
+        return
+    (built,), (entered,) = chains["built"], chains["entered"]
+    if Path(os.path.abspath(entered[-1][0])).resolve() not in ours:
+        return
+    named = entered_as_built(engine.evaluator, entered, built)
+    if named is None:
+        return
+    module, block, given = named
+    analysis = Analysis(engine, module)
+    reads = [
+        call
+        for statement in block.body
+        for call in ast.walk(statement)
+        if isinstance(call, ast.Call) and _reads_current_mesh(engine, analysis, call)
+    ]
+    if len(reads) != 1:
+        return
+    site = ValueSite(
+        (path, item.line),
+        module.path.resolve(),
+        _extent(module, reads[0]),
+        ast.unparse(reads[0]),
+        why=f"the run put the mesh in force with `{ast.unparse(given)}` at line "
+        f"{given.lineno}, and this reads it back abstract",
+        role=_GIVEN[1],
+        onto=ast.unparse(given),
+    )
+    _move(found, path, index, item, site)
+
+
+def _reads_current_mesh(engine: Engine, analysis: Analysis, call: ast.Call) -> bool:
+    """`jax.sharding.get_abstract_mesh()`, or a call without arguments of a function of the
+    tree that takes none and calls it (`utils.get_current_abstract_or_physical_mesh()`)."""
+    from jaxfix.analysis.ast_engine.values import Function, Unknown
+    from jaxfix.analysis.names import Api
+
+    if call.args or call.keywords:
+        return False
+    if analysis.called_api(call) is Api.GET_ABSTRACT_MESH:
+        return True
+    callee = engine.evaluator.value_of(analysis.module, call.func)
+    if not isinstance(callee, Function) or not isinstance(callee.node, ast.FunctionDef):
+        return False
+    arguments = callee.node.args
+    if arguments.args or arguments.posonlyargs or arguments.kwonlyargs:
+        return False
+    target = engine.evaluator.module(callee.path)
+    if isinstance(target, Unknown):
+        return False
+    inner = analysis.of(target)
+    return any(
+        isinstance(node, ast.Call) and inner.called_api(node) is Api.GET_ABSTRACT_MESH
+        for node in ast.walk(callee.node)
+    )
 
 
 # JAX001's `.lower(lowering_platforms=platforms)` whose `platforms` is a parameter left at

@@ -111,6 +111,45 @@ def context_named(
     return None
 
 
+def entered_as_built(
+    evaluator: Evaluator, entered: Frames, built: Frames
+) -> tuple[Module, ast.With, ast.expr] | None:
+    """The `with` the run entered a mesh in (on `entered[-1]`'s line) and the one argument
+    of its setter, when that is a name or `self.x` holding the mesh the run built along
+    `built` (proved as `context_named` proves it); else None."""
+    if not entered:
+        return None
+    where, line = entered[-1]
+    module = evaluator.module(where)
+    if isinstance(module, Unknown):
+        return None
+    block = _entered_block(module, line)
+    calls = [
+        item.context_expr
+        for item in (block.items if block is not None else [])
+        if item.context_expr.lineno
+        <= line
+        <= (item.context_expr.end_lineno or item.context_expr.lineno)
+    ]
+    call = calls[0] if len(calls) == 1 else None
+    if (
+        block is None
+        or not isinstance(call, ast.Call)
+        or len(call.args) != 1
+        or call.keywords
+    ):
+        return None
+    given = call.args[0]
+    if (
+        isinstance(given, ast.Name)
+        and _built_into(evaluator, module, given, entered, len(entered) - 1, built)
+    ) or (
+        isinstance(given, ast.Attribute) and _stored_where_built(module, given, built)
+    ):
+        return module, block, given
+    return None
+
+
 def mesh_read_in_block(
     evaluator: Evaluator, raised: Frames, entered: Frames, built: Frames
 ) -> ast.expr | None:
