@@ -27,8 +27,8 @@ from jaxfix.evidence.facts import DataEntry, Evidence, Facts, ValueSite
 
 if TYPE_CHECKING:
     from jaxfix.analysis.ast_engine import Engine
-    from jaxfix.analysis.ast_engine.evaluate import Evaluator
     from jaxfix.analysis.ast_engine.analysis import Analysis
+    from jaxfix.analysis.ast_engine.evaluate import Evaluator
     from jaxfix.analysis.ast_engine.project import Module
     from jaxfix.analysis.ast_engine.written_at import Written
 
@@ -78,8 +78,9 @@ def with_value_sites(
     )
     wrong = _unplaced(
         evidence,
-        lambda path, item: item.code == _CALLED[0]
-        and _passed_paths(item, wrong_context=True),
+        lambda path, item: (
+            item.code == _CALLED[0] and _passed_paths(item, wrong_context=True)
+        ),
     )
     spread = _unplaced(evidence, lambda path, item: item.code == _SPREAD[0])
     blocks = _unplaced(

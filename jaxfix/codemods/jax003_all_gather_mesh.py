@@ -1208,10 +1208,12 @@ class AllGatherMeshMismatch(Rule):
             or not given.differs_from(context)
             or onto is None
             or self.analysis.text(node) == onto  # on it now (fixed)
+            or not isinstance(setter, ast.Call)
             or _mesh_given(setter) is not node
             or self.analysis.called_api(setter) not in _EAGER_SETTERS
             or not isinstance(block, ast.withitem)
-            or self.analysis.line(setter) not in self._noted_entries(confirmed, "context")
+            or self.analysis.line(setter)
+            not in self._noted_entries(confirmed, "context")
         ):
             return
         with_block = self.analysis.parents.get(block)

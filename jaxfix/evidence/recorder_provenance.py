@@ -287,7 +287,10 @@ def _keep_raised_locals(function):
                     setattr(
                         error,
                         RAISED_FRAMES,
-                        {f.f_code.co_name: dict(f.f_locals) for f in between[-_MAX_KEPT:]},
+                        {
+                            f.f_code.co_name: dict(f.f_locals)
+                            for f in between[-_MAX_KEPT:]
+                        },
                     )
             except Exception:  # noqa: BLE001, S110 - the program must run as if unrecorded
                 pass

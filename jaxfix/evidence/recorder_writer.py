@@ -173,9 +173,7 @@ class Recorder:
             # `a|b`: the frames that raise a rule's messages name a role's mesh differently
             for alternative in path.split("|"):
                 function, _, local = alternative.rpartition(":")
-                held = (
-                    _locals_of(function, error) if function else frame_locals
-                )
+                held = _locals_of(function, error) if function else frame_locals
                 meshes = _meshes_at(role, local, held)
                 if meshes:
                     found.update(meshes)

@@ -2081,9 +2081,10 @@ def test_a_config_built_by_a_class_it_holds_and_an_inferred_shape_reach_the_lite
     )
     assert not isinstance(found, Unknown), found
     assert found.name == "cfg.mesh_shape"
-    assert found.module.line(found.node) == CONFIGURED.splitlines().index(
-        "    cfg.mesh_shape = (2, 2)"
-    ) + 1
+    assert (
+        found.module.line(found.node)
+        == CONFIGURED.splitlines().index("    cfg.mesh_shape = (2, 2)") + 1
+    )
 
 
 def test_an_inferred_shape_whose_literal_does_not_hold_the_runs_sizes_ends_the_walk(

@@ -188,7 +188,7 @@ def mesh_read_in_block(
                 held.setdefault(ast.unparse(node), node)
     if len(held) != 1:
         return None
-    (text, read), = held.items()
+    ((text, read),) = held.items()
     stored = any(
         isinstance(node, (ast.Name, ast.Attribute))
         and not isinstance(node.ctx, ast.Load)
