@@ -87,6 +87,10 @@ def with_value_sites(
         evidence,
         lambda path, item: item.code == _BLOCK[0] and _outer_frames(item, path),
     )
+    withs = _unplaced(
+        evidence,
+        lambda path, item: item.code == _BLOCK[0] and _entered_withs(item, path),
+    )
     unpassed = _unplaced(
         evidence,
         lambda path, item: item.code == _UNPASSED[0] and _outer_frames(item, path),
@@ -108,6 +112,7 @@ def with_value_sites(
         or wrong
         or spread
         or blocks
+        or withs
         or unpassed
         or given
         or named
@@ -190,6 +195,9 @@ def with_value_sites(
         _at_mapping(engine, path, index, item, found, ours)
     for path, index, item in blocks:
         _in_block(engine, path, index, item, found, ours)
+    for path, index, item in withs:
+        if found[path][index].value_site is None:
+            _at_entered_with(engine, path, index, item, found, ours)
     for path, index, item in unpassed:
         _at_unpassed(engine, path, index, item, found, ours)
     for path, index, item in given:
@@ -755,6 +763,74 @@ def _in_block(
                 columns=None,
                 origins=(),
                 callers=(),
+                value_site=site,
+                at_value=True,
+            )
+        )
+    if sites:
+        found[path][index] = replace(item, value_site=sites[0])
+
+
+def _entered_withs(item: Evidence, path: Path) -> list[tuple[Path, int]]:
+    """The `with` statements in other files the run was inside when it raised, not on its
+    way there (a fixture's `with mesh:`, whose generator waits in no traceback)."""
+    on_the_way = set(_outer_frames(item, path))
+    return [
+        place
+        for place in dict.fromkeys(
+            (where.resolve(), line)
+            for o in item.origins
+            if (o.role, o.kind) == ("with", "entered")
+            for where, line in o.frames[-1:]
+        )
+        if place[0] != path and place not in on_the_way
+    ]
+
+
+def _at_entered_with(
+    engine: Engine,
+    path: Path,
+    index: int,
+    item: Evidence,
+    found: dict[Path, list[Evidence]],
+    ours: set[Path],
+) -> None:
+    """Each `with` the run was inside, in another module, that no frame of the traceback
+    shows (JAX014 raised in a test under a fixture's `with mesh:`) gets the evidence on its
+    line; the rule owns the block then."""
+    from jaxfix.analysis.ast_engine.values import Unknown
+
+    sites = []
+    for where, line in _entered_withs(item, path):
+        module = engine.evaluator.module(where)
+        if where not in ours or isinstance(module, Unknown):
+            continue
+        blocks = [
+            w
+            for w in module.withs
+            if isinstance(w, ast.With)
+            and any(
+                i.context_expr.lineno <= line <= (i.context_expr.end_lineno or line)
+                for i in w.items
+            )
+        ]
+        if len(blocks) != 1:
+            continue
+        site = ValueSite(
+            (path, item.line),
+            where,
+            _extent(module, blocks[0].items[0].context_expr),
+            ast.unparse(blocks[0].items[0].context_expr),
+            why="the run raised inside this block",
+        )
+        sites.append(site)
+        found.setdefault(where, []).append(
+            replace(
+                item,
+                line=line,
+                columns=None,
+                origins=(),
+                callers=(line,),
                 value_site=site,
                 at_value=True,
             )

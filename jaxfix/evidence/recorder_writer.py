@@ -299,15 +299,33 @@ def _provenance(mesh):
 
 
 def _contexts(chain):
-    """The mesh contexts the errors of `chain` left on their way out, each as the user frames
-    that entered it, outermost first (the statements the run was inside when it raised)."""
+    """The mesh contexts the errors of `chain` left on their way out, and the `with mesh:`
+    still in force (a fixture's, whose generator waits in no traceback), each as the user
+    frames that entered it, outermost first (the statements the run was inside when it
+    raised)."""
     found = []
     for error in chain:
         for frames in getattr(error, _LEFT_CONTEXTS, None) or ():
             entry = [_frame(*frame) for frame in reversed(frames)]
             if entry not in found:
                 found.append(entry)
+    entry = [_frame(*frame) for frame in reversed(_legacy_in_force())]
+    if entry and entry not in found:
+        found.append(entry)
     return found
+
+
+def _legacy_in_force():
+    """The user frames that entered the concrete mesh `with mesh:` holds in force now."""
+    module = sys.modules.get("jax._src.mesh")
+    notes = sys.modules.get(_HOOKS + "_provenance")
+    try:
+        mesh = module.thread_resources.env.physical_mesh
+        if notes is None or mesh.empty:
+            return ()
+        return notes.entered(mesh)
+    except Exception:  # noqa: BLE001 - another JAX: nothing recorded
+        return ()
 
 
 def _frames(tb):

@@ -308,6 +308,24 @@ def _origins(
     return tuple(found)
 
 
+def _context_origins(
+    contexts: Any, index: TreeIndex, sources: dict[Path, list[str]], max_file_size: int
+) -> tuple[Origin, ...]:
+    """The `with` statements the run was inside when it raised (the contexts the error left,
+    the `with mesh:` of a fixture still in force), as `with` `entered` origins, each placed
+    and checked as a mesh's origins are."""
+    if not isinstance(contexts, list):
+        return ()
+    found: list[Origin] = []
+    for group in contexts[:_MAX_CONTEXTS]:
+        for origin in _origins(
+            {"with": {"entered": group}}, index, sources, max_file_size
+        ):
+            if origin not in found:
+                found.append(origin)
+    return tuple(found)
+
+
 _MAX_CALLERS = 8  # user frames kept above the raising one
 
 
@@ -468,6 +486,9 @@ def read_evidence(
             columns = _columns(sources[local], frame, span, segment, local)
             origins = _origins(
                 record.get("meshes"), index, sources, max_file_size, facts
+            )
+            origins += _context_origins(
+                record.get("contexts"), index, sources, max_file_size
             )
             origins += _called_from(frames, frame, local, index, sources, max_file_size)
             outer = _callers(frames, frame, local, index, sources, max_file_size)
