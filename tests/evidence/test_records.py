@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from jaxfix.evidence.records import _Bad, _facts, _inside
+from jaxfix.evidence.records import _Bad, _context_origins, _facts, _inside
 from jaxfix.fromlog.locate import TreeIndex
 
 
@@ -88,3 +88,29 @@ def test_a_mesh_the_message_prints_is_the_messages_whatever_the_record_says():
 def test_a_malformed_unprinted_mesh_refuses_the_record_with_one_line():
     with pytest.raises(_Bad, match="axis_sizes do not match its names"):
         _facts("JAX003", _CONTEXT_MESSAGE, {"input": _held([2, 4, 1])})
+
+
+def test_the_with_blocks_a_record_was_inside_are_placed_only_in_the_tree(tmp_path):
+    """`contexts` may be forged: a group whose innermost frame is outside the tree, or not a
+    list of frames, gives no origin."""
+    conftest = tmp_path / "conftest.py"
+    conftest.write_text("import jax\n\n\ndef mesh():\n    with m:\n        yield m\n")
+    index = TreeIndex([conftest], 1_000_000)
+    found = _context_origins(
+        [
+            [
+                _frame("/usr/lib/python3/site-packages/_pytest/fixtures.py", 1),
+                _frame(str(conftest), 5),
+            ],
+            [_frame("/etc/passwd", 1)],
+            "not a group",
+            [_frame(str(conftest), 10**6)],
+        ],
+        index,
+        {},
+        1_000_000,
+    )
+    assert [(o.role, o.kind, o.frames) for o in found] == [
+        ("with", "entered", ((conftest, 5),))
+    ]
+    assert _context_origins({"a": 1}, index, {}, 1_000_000) == ()
