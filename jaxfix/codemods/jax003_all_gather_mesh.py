@@ -272,12 +272,28 @@ class AllGatherMeshMismatch(Rule):
                 if out is not None and context is not None
                 else ""
             )
+            given, on = confirmed.agreed("input"), confirmed.agreed("out")
+            wrong_context = (
+                given is not None
+                and on is not None
+                and not given.differs_from(on)
+                and context is not None
+                and _context_differs(confirmed)
+            )
             fix = self._onto_entered(gather, sharding, context)
             if fix == "already":
                 return  # the out_sharding is on the mesh entered around it now (fixed)
+            if wrong_context and isinstance(fix, Fix):
+                fix = "the run saw the input on the out_sharding's mesh too"
             unseen = (
                 "jaxfix does not see where the out_sharding's mesh or the context mesh "
                 "is set"
+            )
+            hint = (
+                "enter the input's and out_sharding's mesh around the gather instead of "
+                "the context mesh"
+                if wrong_context
+                else "put the out_sharding on the context mesh (a bare PartitionSpec means it)"
             )
             note = (
                 None
@@ -290,8 +306,7 @@ class AllGatherMeshMismatch(Rule):
                 + (
                     "the out_sharding is put on the context mesh entered around the call"
                     if isinstance(fix, Fix)
-                    else f"not fixed: {fix if isinstance(fix, str) else unseen}: put the "
-                    "out_sharding on the context mesh (a bare PartitionSpec means it)"
+                    else f"not fixed: {fix if isinstance(fix, str) else unseen}: {hint}"
                     + (f"; {note}" if note else "")
                 ),
                 fix=fix if isinstance(fix, Fix) else None,
@@ -1812,6 +1827,12 @@ def _origin_places(confirmed: Confirmed) -> tuple[Related, ...]:
             ),
         )
     return tuple(found.values())
+
+
+def _context_differs(confirmed: Confirmed) -> bool:
+    """Whether the run's input and context meshes surely differ (it held both)."""
+    given, context = confirmed.agreed("input"), confirmed.agreed("context")
+    return given is not None and context is not None and given.differs_from(context)
 
 
 def _context_error(confirmed: Confirmed) -> bool:

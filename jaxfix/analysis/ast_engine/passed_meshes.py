@@ -154,10 +154,10 @@ def mesh_read_in_block(
     evaluator: Evaluator, raised: Frames, entered: Frames, built: Frames
 ) -> ast.expr | None:
     """A reference read in the `with` the run entered the context in (on `entered[-1]`'s
-    line, around the call it made along `raised`), in its function, that holds the mesh the
-    run built along `built` (a name or `self.x`, proved as `context_named` proves the
-    entered one): the one spelling of such reads; None when there is none or several, or
-    the block assigns it."""
+    line, around the call it made along `raised`, or the gather), in its function, that
+    holds the mesh the run built along `built` (a name or `self.x`, proved as
+    `context_named` proves the entered one): the one spelling of such reads; None when
+    there is none or several, or the block assigns it."""
     if not entered:
         return None
     where, line = entered[-1]
@@ -165,7 +165,7 @@ def mesh_read_in_block(
     if isinstance(module, Unknown):
         return None
     block = _entered_block(module, line)
-    depth = _depth(block, raised, entered) if block is not None else None
+    depth = _depth(block, raised, entered, raising=True) if block is not None else None
     if block is None or depth is None:
         return None
     function = _enclosing(module, block)
@@ -199,14 +199,17 @@ def mesh_read_in_block(
     return None if stored else read
 
 
-def _depth(block: ast.With, raised: Frames, entered: Frames) -> int | None:
+def _depth(
+    block: ast.With, raised: Frames, entered: Frames, *, raising: bool = False
+) -> int | None:
     """The index of the frame of `raised` that is the call the run made inside `block`,
-    whose outer frames are those that entered it."""
+    whose outer frames are those that entered it (with `raising`, it may be the raising
+    frame itself)."""
     where = entered[-1][0]
     return next(
         (
             k
-            for k in range(len(raised) - 1)
+            for k in range(len(raised) - (0 if raising else 1))
             if _same(raised[k][0], where)
             and block.body[0].lineno
             <= raised[k][1]

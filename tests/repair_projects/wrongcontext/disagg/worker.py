@@ -2,6 +2,7 @@
 
 import jax
 import numpy as np
+from jax._src.shard_map import top_level_all_gather
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
@@ -44,3 +45,13 @@ def send_local(seed):
         out = NamedSharding(prefill, P("data", None, reduced={"tensor"}))
         return gather_pages(pages, out)
 
+
+
+def gather_here(seed):
+    prefill = build_mesh(2, 4)
+    decode = build_mesh(1, 8)
+    pages = make_pages(prefill, seed)
+    with jax.set_mesh(decode):
+        return top_level_all_gather(
+            pages, NamedSharding(prefill, P("data", None, reduced={"tensor"}))
+        )

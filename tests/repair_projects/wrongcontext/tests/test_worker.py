@@ -14,3 +14,7 @@ def test_send_on_prefill():
 
 def test_send_local():
     assert worker.send_local(3).shape == (4, 8)
+
+
+def test_gather_here():
+    assert worker.gather_here(4).shape == (4, 8)
