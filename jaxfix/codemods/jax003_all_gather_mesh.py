@@ -195,7 +195,13 @@ class AllGatherMeshMismatch(Rule):
     fix is safe: the out_sharding is put on the context mesh by name, or, when the context
     comes from callers, on `jax.typeof(x).sharding.mesh` (right for every caller). When the
     input and the out_sharding agree but the context differs, it is unclear which mesh is meant:
-    reported without a fix.
+    reported without a fix. A recorded run holds the input's mesh under the context-mesh
+    error too (JAX's message does not print it): where it agrees with the out_sharding's, the
+    out_sharding is never moved onto the context; the `with jax.set_mesh(E):` where the run
+    entered the context (around the gather, or around the call the run made to reach it) gets
+    the out_sharding's mesh instead, as that block reads it (`self.p_mesh`, stored once where
+    the run built it; a local assigned where the run built it), when the block assigns
+    neither (unsafe: the rest of the block runs under that mesh too).
 
     ## References
     - `_top_level_ag` in jax/_src/shard_map.py (jax 0.10.2 and 0.12.0.1) raises

@@ -80,7 +80,14 @@ class SetMeshAbstract(Rule):
     `AbstractMesh(sizes, names, axis_types=...)` the run built the given mesh with, in any
     module of the tree (a config passing it to a strategy object), is built concrete there
     with `jax.make_mesh` of the same arguments (unsafe: another reader of that mesh may need
-    it abstract; the axis types must be written, as the two default differently).
+    it abstract; the axis types must be written, as the two default differently). Where the
+    run built the given mesh as a concrete mesh's (`.abstract_mesh`, read back from the
+    context: `mesh=get_current_abstract_or_physical_mesh()` inside `with jax.set_mesh(self.mesh):`),
+    the one call in the block of the `with` where the run put it in force that reads the
+    current mesh (`jax.sharding.get_abstract_mesh()`, or a function of the tree taking
+    nothing that calls it) gets the concrete mesh that `with` enters, as it names it (a name
+    or `self.x` holding the mesh the run built; unsafe: another reader of the value may need
+    it abstract).
 
     ## References
     - `set_mesh` in jax/_src/sharding_impls.py (jax 0.10.2 and 0.12.0.1), which raises.
