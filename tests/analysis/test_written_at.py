@@ -2102,3 +2102,69 @@ def test_an_inferred_shape_whose_literal_does_not_hold_the_runs_sizes_ends_the_w
         (4, 2),
     )
     assert isinstance(found, Unknown) and "does not return once" in found.why
+
+
+PRESETS = """\
+import dataclasses
+
+from jax.sharding import AbstractMesh
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    shape: tuple = (2, 4)
+    batch: int = 8
+
+
+TINY = Config()
+SERVING = dataclasses.replace(TINY, shape=(4, 4))
+
+
+def make(cfg):
+    return AbstractMesh(cfg.shape, ("data", "model"))
+
+
+def run():
+    return make(dataclasses.replace(SERVING, batch=4))
+{extra}"""
+
+
+@pytest.mark.parametrize(
+    ("extra", "origin"),
+    [
+        ("", True),
+        # another read of the preset: its value may feed a mesh that works
+        ("\n\ndef other():\n    return SERVING.shape\n", False),
+    ],
+)
+def test_a_copy_of_a_preset_nothing_else_reads_is_changed_in_the_preset(
+    tmp_path, extra, origin
+):
+    source = PRESETS.format(extra=extra)
+    lines = source.splitlines()
+    found = _walk_files(
+        tmp_path,
+        {"main.py": source},
+        [
+            (
+                "main.py",
+                lines.index("    return make(dataclasses.replace(SERVING, batch=4))")
+                + 1,
+            ),
+            (
+                "main.py",
+                lines.index('    return AbstractMesh(cfg.shape, ("data", "model"))')
+                + 1,
+            ),
+        ],
+    )
+    assert not isinstance(found, Unknown), found
+    if origin:
+        assert found.keyword is None and ast.unparse(found.node) == "(4, 4)"
+        assert (
+            found.module.line(found.node)
+            == lines.index("SERVING = dataclasses.replace(TINY, shape=(4, 4))") + 1
+        )
+    else:
+        assert found.keyword == "shape"
+        assert "this copy is given its own" in (found.why or "")

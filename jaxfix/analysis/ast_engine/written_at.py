@@ -23,7 +23,8 @@ caller passed (`factory = partial(make_mesh_for, shape=(2, 2))`: the partial's a
 the call's). A copy with fields replaced (`dataclasses.replace(cfg, shape=...)`,
 `cfg.replace(...)`, `cfg._replace(...)`) gives the keyword it is given, else its field is the
 copied object's, and the copy is given its own keyword (the object's value may feed other
-reads). Sizes filled for a `-1` axis (`num_devices // known if s == -1 else s`) are followed to
+reads), unless the object is a module's constant (a preset) nothing else in the project reads,
+whose literal is then changed where it is written. Sizes filled for a `-1` axis (`num_devices // known if s == -1 else s`) are followed to
 the number of devices (`Written.total`: the mesh's size, not one of its sizes). Where the code does not say which entry of a
 table (`LAYOUTS[flag]`) or which of a function's returns (`match name: ...`) the run took, the
 walk takes the one whose literal holds the run's sizes (`sizes`), when no other can; of an
@@ -2356,6 +2357,15 @@ class _Walk:
         self.__dict__.update(saved_lists)
         if narrowest is not None:
             return narrowest
+        if (
+            found.keyword is None
+            and found.why is None
+            and found.data is None
+            and self._read_once(module, copied)
+        ):
+            return (
+                found  # the preset this copy alone reads: changed where it is written
+            )
         whole = bool(keys[1:])  # `*cfg.shape`: an axis's item of the field's sizes
         if whole and not (keys[1:] == [self.axis] and self.scalar):
             return Unknown(
@@ -2372,6 +2382,37 @@ class _Walk:
             f"code may read too ({found.module.path.name}:{found.module.line(found.node)}): "
             "this copy is given its own",
         )
+
+    def _read_once(self, module: Module, copied: ast.expr) -> bool:
+        """Whether `copied` is a module's constant (`configs.SERVING`, or a name assigned
+        once at the top of this module) that nothing else in the project reads."""
+        if isinstance(copied, ast.Attribute):
+            base = self.evaluator.value_of(module, copied.value)
+            if not isinstance(base, ModuleValue) or base.path is None:
+                return False
+            owner, name = self._module(base.path), copied.attr
+        elif isinstance(copied, ast.Name):
+            function = module.scope_of(copied)
+            if isinstance(function, (ast.AsyncFunctionDef, ast.Lambda)) or (
+                isinstance(function, ast.FunctionDef) and assigns(function, copied.id)
+            ):
+                return False
+            owner, name = module, copied.id
+        else:
+            return False
+        if isinstance(owner, Unknown) or assigned_once(owner, name) is None:
+            return False
+        others = self.evaluator.project.candidate_files(name, owner.path)
+        if isinstance(others, Unknown):
+            return False
+        reads = 0
+        for path in dict.fromkeys([owner.path, module.path, *others]):
+            reader = self.evaluator.project.module_loading(path, name)
+            if isinstance(reader, Unknown):
+                return False
+            if reader is not None:
+                reads += len(reader.loads_by_name.get(name, ()))
+        return reads == 1
 
     def _field(
         self,
