@@ -27,6 +27,7 @@ from jaxfix.evidence.facts import DataEntry, Evidence, Facts, ValueSite
 
 if TYPE_CHECKING:
     from jaxfix.analysis.ast_engine import Engine
+    from jaxfix.analysis.ast_engine.analysis import Analysis
     from jaxfix.analysis.ast_engine.evaluate import Evaluator
     from jaxfix.analysis.ast_engine.project import Module
     from jaxfix.analysis.ast_engine.written_at import Written
@@ -75,10 +76,20 @@ def with_value_sites(
     passed = _unplaced(
         evidence, lambda path, item: item.code == _CALLED[0] and _passed_paths(item)
     )
+    wrong = _unplaced(
+        evidence,
+        lambda path, item: (
+            item.code == _CALLED[0] and _passed_paths(item, wrong_context=True)
+        ),
+    )
     spread = _unplaced(evidence, lambda path, item: item.code == _SPREAD[0])
     blocks = _unplaced(
         evidence,
         lambda path, item: item.code == _BLOCK[0] and _outer_frames(item, path),
+    )
+    withs = _unplaced(
+        evidence,
+        lambda path, item: item.code == _BLOCK[0] and _entered_withs(item, path),
     )
     unpassed = _unplaced(
         evidence,
@@ -98,8 +109,10 @@ def with_value_sites(
         or called
         or contexts
         or passed
+        or wrong
         or spread
         or blocks
+        or withs
         or unpassed
         or given
         or named
@@ -176,10 +189,15 @@ def with_value_sites(
     for path, index, item in passed:
         if found[path][index].value_site is None:
             _at_passed_mesh(engine, path, index, item, found, ours)
+    for path, index, item in wrong:
+        _at_entered_context(engine, path, index, item, found, ours)
     for path, index, item in spread:
         _at_mapping(engine, path, index, item, found, ours)
     for path, index, item in blocks:
         _in_block(engine, path, index, item, found, ours)
+    for path, index, item in withs:
+        if found[path][index].value_site is None:
+            _at_entered_with(engine, path, index, item, found, ours)
     for path, index, item in unpassed:
         _at_unpassed(engine, path, index, item, found, ours)
     for path, index, item in given:
@@ -236,6 +254,8 @@ def _at_given(
         and call.lineno == place[1]
         and analysis.called_api(call) is Api.ABSTRACT_MESH
     ]
+    if not calls:
+        _at_context_read(engine, path, index, item, found, ours)
     if len(calls) != 1:
         return
     site = ValueSite(
@@ -247,6 +267,83 @@ def _at_given(
         role=_GIVEN[1],
     )
     _move(found, path, index, item, site)
+
+
+def _at_context_read(
+    engine: Engine,
+    path: Path,
+    index: int,
+    item: Evidence,
+    found: dict[Path, list[Evidence]],
+    ours: set[Path],
+) -> None:
+    """The abstract mesh given `jax.set_mesh` is that of a concrete mesh the run built (no
+    `AbstractMesh(...)` where it did), read from the context: in the `with` the run put it
+    in force with that concrete mesh (as the block names it), the one call that reads the
+    current mesh (`jax.sharding.get_abstract_mesh()`, or a function of the tree taking
+    nothing that calls it) gets the evidence; the rule passes the concrete mesh there."""
+    from jaxfix.analysis.ast_engine.analysis import Analysis
+    from jaxfix.analysis.ast_engine.passed_meshes import entered_as_built
+
+    chains = {
+        kind: {o.frames for o in item.origins if (o.role, o.kind) == ("given", kind)}
+        for kind in ("built", "entered")
+    }
+    if len(chains["built"]) != 1 or len(chains["entered"]) != 1:
+        return
+    (built,), (entered,) = chains["built"], chains["entered"]
+    if Path(os.path.abspath(entered[-1][0])).resolve() not in ours:
+        return
+    named = entered_as_built(engine.evaluator, entered, built)
+    if named is None:
+        return
+    module, block, given = named
+    analysis = Analysis(engine, module)
+    reads = [
+        call
+        for statement in block.body
+        for call in ast.walk(statement)
+        if isinstance(call, ast.Call) and _reads_current_mesh(engine, analysis, call)
+    ]
+    if len(reads) != 1:
+        return
+    site = ValueSite(
+        (path, item.line),
+        module.path.resolve(),
+        _extent(module, reads[0]),
+        ast.unparse(reads[0]),
+        why=f"the run put the mesh in force with `{ast.unparse(given)}` at line "
+        f"{given.lineno}, and this reads it back abstract",
+        role=_GIVEN[1],
+        onto=ast.unparse(given),
+    )
+    _move(found, path, index, item, site)
+
+
+def _reads_current_mesh(engine: Engine, analysis: Analysis, call: ast.Call) -> bool:
+    """`jax.sharding.get_abstract_mesh()`, or a call without arguments of a function of the
+    tree that takes none and calls it (`utils.get_current_abstract_or_physical_mesh()`)."""
+    from jaxfix.analysis.ast_engine.values import Function, Unknown
+    from jaxfix.analysis.names import Api
+
+    if call.args or call.keywords:
+        return False
+    if analysis.called_api(call) is Api.GET_ABSTRACT_MESH:
+        return True
+    callee = engine.evaluator.value_of(analysis.module, call.func)
+    if not isinstance(callee, Function) or not isinstance(callee.node, ast.FunctionDef):
+        return False
+    arguments = callee.node.args
+    if arguments.args or arguments.posonlyargs or arguments.kwonlyargs:
+        return False
+    target = engine.evaluator.module(callee.path)
+    if isinstance(target, Unknown):
+        return False
+    inner = analysis.of(target)
+    return any(
+        isinstance(node, ast.Call) and inner.called_api(node) is Api.GET_ABSTRACT_MESH
+        for node in ast.walk(callee.node)
+    )
 
 
 # JAX001's `.lower(lowering_platforms=platforms)` whose `platforms` is a parameter left at
@@ -674,6 +771,74 @@ def _in_block(
         found[path][index] = replace(item, value_site=sites[0])
 
 
+def _entered_withs(item: Evidence, path: Path) -> list[tuple[Path, int]]:
+    """The `with` statements in other files the run was inside when it raised, not on its
+    way there (a fixture's `with mesh:`, whose generator waits in no traceback)."""
+    on_the_way = set(_outer_frames(item, path))
+    return [
+        place
+        for place in dict.fromkeys(
+            (where.resolve(), line)
+            for o in item.origins
+            if (o.role, o.kind) == ("with", "entered")
+            for where, line in o.frames[-1:]
+        )
+        if place[0] != path and place not in on_the_way
+    ]
+
+
+def _at_entered_with(
+    engine: Engine,
+    path: Path,
+    index: int,
+    item: Evidence,
+    found: dict[Path, list[Evidence]],
+    ours: set[Path],
+) -> None:
+    """Each `with` the run was inside, in another module, that no frame of the traceback
+    shows (JAX014 raised in a test under a fixture's `with mesh:`) gets the evidence on its
+    line; the rule owns the block then."""
+    from jaxfix.analysis.ast_engine.values import Unknown
+
+    sites = []
+    for where, line in _entered_withs(item, path):
+        module = engine.evaluator.module(where)
+        if where not in ours or isinstance(module, Unknown):
+            continue
+        blocks = [
+            w
+            for w in module.withs
+            if isinstance(w, ast.With)
+            and any(
+                i.context_expr.lineno <= line <= (i.context_expr.end_lineno or line)
+                for i in w.items
+            )
+        ]
+        if len(blocks) != 1:
+            continue
+        site = ValueSite(
+            (path, item.line),
+            where,
+            _extent(module, blocks[0].items[0].context_expr),
+            ast.unparse(blocks[0].items[0].context_expr),
+            why="the run raised inside this block",
+        )
+        sites.append(site)
+        found.setdefault(where, []).append(
+            replace(
+                item,
+                line=line,
+                columns=None,
+                origins=(),
+                callers=(line,),
+                value_site=site,
+                at_value=True,
+            )
+        )
+    if sites:
+        found[path][index] = replace(item, value_site=sites[0])
+
+
 def _context_entries(item: Evidence) -> list[tuple[Path, int, int, Facts]]:
     """For a recorded JAX003 context-mesh error: each frame that built the out_sharding's mesh
     in a file where the run entered the context mesh (the out_sharding was made there and
@@ -687,7 +852,7 @@ def _context_entries(item: Evidence) -> list[tuple[Path, int, int, Facts]]:
             or facts is None
             or facts.get("out") is None
             or facts.get("context") is None
-            or facts.get("input") is not None
+            or _input_elsewhere(facts)
         ):
             continue
         for entered in item.origins:
@@ -704,6 +869,98 @@ def _context_entries(item: Evidence) -> list[tuple[Path, int, int, Facts]]:
                 if Path(os.path.abspath(path)) == where:
                     found.setdefault((where, built, line), facts)
     return [(*place, facts) for place, facts in found.items()]
+
+
+def _input_elsewhere(facts: Facts) -> bool:
+    """Whether a context-mesh error's input is on another mesh than the context (the run
+    held it): the out_sharding must not move onto the context then."""
+    given, context = facts.get("input"), facts.get("context")
+    return given is not None and context is not None and given.differs_from(context)
+
+
+def _wrong_context(item: Evidence) -> bool:
+    """Whether a recorded context-mesh error's input and out_sharding are on one mesh, the
+    context on another (every record agreeing): the context is the one to change."""
+    facts = item.agreed
+    if facts is None:
+        return False
+    given, out = facts.get("input"), facts.get("out")
+    return (
+        given is not None
+        and out is not None
+        and not given.differs_from(out)
+        and _input_elsewhere(facts)
+    )
+
+
+def _at_entered_context(
+    engine: Engine,
+    path: Path,
+    index: int,
+    item: Evidence,
+    found: dict[Path, list[Evidence]],
+    ours: set[Path],
+) -> None:
+    """A context-mesh error whose input and out_sharding agree: the mesh the `with` the run
+    entered the context in gives (`jax.set_mesh(E)`) gets evidence of its own, with the
+    out_sharding's mesh as that block reads it (jaxfix/analysis/ast_engine/passed_meshes.py);
+    the rule enters that one there."""
+    from jaxfix.analysis.ast_engine.passed_meshes import mesh_read_in_block
+    from jaxfix.analysis.ast_engine.values import Unknown
+
+    placed: dict[tuple[Path, tuple[int, int, int, int]], ValueSite | None] = {}
+    for raised, built, entered, _ in _passed_paths(item, wrong_context=True):
+        where = Path(os.path.abspath(entered[-1][0])).resolve() if entered else None
+        module = engine.evaluator.module(where) if where in ours else None
+        if where is None or module is None or isinstance(module, Unknown):
+            continue
+        read = mesh_read_in_block(engine.evaluator, raised, entered, built)
+        setter = _setter_on(module, entered[-1][1])
+        if read is None or setter is None:
+            continue
+        onto, given = ast.unparse(read), setter.args[0]
+        if onto == ast.unparse(given):
+            continue
+        extent = _extent(module, given)
+        known = placed.get((where, extent), False)
+        placed[(where, extent)] = (
+            ValueSite(
+                (path, item.line),
+                where,
+                extent,
+                ast.unparse(given),
+                why="the run entered the context mesh here; the input and the "
+                f"out_sharding are on `{onto}` (line {read.lineno})",
+                onto=onto,
+            )
+            if known is False or (known is not None and known.onto == onto)
+            else None  # two paths through this `with` name two meshes
+        )
+    sites = [site for site in placed.values() if site is not None]
+    for site in sites:
+        found.setdefault(site.path, []).append(
+            _at_value(item, site.span, site, keep_origins=True)
+        )
+    if sites:
+        found[path][index] = replace(item, value_site=sites[0])
+
+
+def _setter_on(module: Module, line: int) -> ast.Call | None:
+    """The one `with` item on `line` that calls something with one positional argument
+    (`jax.set_mesh(E)`; the rule checks what it calls)."""
+    calls = [
+        item.context_expr
+        for block in module.withs
+        if isinstance(block, ast.With)
+        for item in block.items
+        if isinstance(item.context_expr, ast.Call)
+        and item.context_expr.lineno
+        <= line
+        <= (item.context_expr.end_lineno or item.context_expr.lineno)
+        and len(item.context_expr.args) == 1
+        and not item.context_expr.keywords
+    ]
+    return calls[0] if len(calls) == 1 else None
 
 
 def _at_out_sharding(
@@ -762,17 +1019,19 @@ def _at_out_sharding(
 _Paths = tuple[tuple[tuple[Path, int], ...], ...]
 
 
-def _passed_paths(item: Evidence) -> list[_Paths]:
-    """For a recorded JAX003 context-mesh error: each combination of the distinct raised, out
-    built, context entered and context built frames of its records (which go together is
-    for the walk to tell: their frames must agree), at most _MAX_CHAINS of each (more:
-    none)."""
+def _passed_paths(item: Evidence, *, wrong_context: bool = False) -> list[_Paths]:
+    """For a recorded JAX003 context-mesh error whose out_sharding may move onto the context
+    (with `wrong_context`: whose context is the one to change): each combination of the
+    distinct raised, out built, context entered and context built frames of its records
+    (which go together is for the walk to tell: their frames must agree), at most
+    _MAX_CHAINS of each (more: none)."""
     facts = item.agreed
     if (
         facts is None
         or facts.get("out") is None
         or facts.get("context") is None
-        or facts.get("input") is not None
+        or _input_elsewhere(facts) != wrong_context
+        or (wrong_context and not _wrong_context(item))
     ):
         return []
 

@@ -68,6 +68,8 @@ class Rule:
     # A path `local[*].attribute` is a collection: each item is recorded as role0, role1, ...
     # (meshes the message does not name, kept for where the run built them).
     # `a.mesh|b.mesh`: the first that holds a mesh (the frames raising different messages).
+    # `f:a.mesh`: in the innermost frame of JAX's function `f` below the call, a caller of
+    # the raising frame (a mesh one message does not print: kept as the run held it).
     mesh_locals: ClassVar[Mapping[str, str]] = {}
     # Roles of `mesh_locals` that no message names (JAX008's "Got <class AbstractMesh>"),
     # recorded for where the run built them alone.

@@ -195,7 +195,13 @@ class AllGatherMeshMismatch(Rule):
     fix is safe: the out_sharding is put on the context mesh by name, or, when the context
     comes from callers, on `jax.typeof(x).sharding.mesh` (right for every caller). When the
     input and the out_sharding agree but the context differs, it is unclear which mesh is meant:
-    reported without a fix.
+    reported without a fix. A recorded run holds the input's mesh under the context-mesh
+    error too (JAX's message does not print it): where it agrees with the out_sharding's, the
+    out_sharding is never moved onto the context; the `with jax.set_mesh(E):` where the run
+    entered the context (around the gather, or around the call the run made to reach it) gets
+    the out_sharding's mesh instead, as that block reads it (`self.p_mesh`, stored once where
+    the run built it; a local assigned where the run built it), when the block assigns
+    neither (unsafe: the rest of the block runs under that mesh too).
 
     ## References
     - `_top_level_ag` in jax/_src/shard_map.py (jax 0.10.2 and 0.12.0.1) raises
@@ -219,9 +225,10 @@ class AllGatherMeshMismatch(Rule):
     )
     raised_in = ("jax/_src/shard_map.py", "jax/_src/sharding_impls.py")
     # The context-mesh error is raised in canonicalize_sharding: its `sharding` is the
-    # out_sharding as given (its mesh as built), `cur_mesh` the context's abstract mesh.
+    # out_sharding as given (its mesh as built), `cur_mesh` the context's abstract mesh; the
+    # input's, which that message does not print, is its caller `_top_level_ag`'s `aval`.
     mesh_locals = {
-        "input": "aval.sharding.mesh",
+        "input": "aval.sharding.mesh|_top_level_ag:aval.sharding.mesh",
         "out": "out_sh.mesh|sharding.mesh",
         "context": "cur_mesh",
     }
@@ -271,12 +278,28 @@ class AllGatherMeshMismatch(Rule):
                 if out is not None and context is not None
                 else ""
             )
+            given, on = confirmed.agreed("input"), confirmed.agreed("out")
+            wrong_context = (
+                given is not None
+                and on is not None
+                and not given.differs_from(on)
+                and context is not None
+                and _context_differs(confirmed)
+            )
             fix = self._onto_entered(gather, sharding, context)
             if fix == "already":
                 return  # the out_sharding is on the mesh entered around it now (fixed)
+            if wrong_context and isinstance(fix, Fix):
+                fix = "the run saw the input on the out_sharding's mesh too"
             unseen = (
                 "jaxfix does not see where the out_sharding's mesh or the context mesh "
                 "is set"
+            )
+            hint = (
+                "enter the input's and out_sharding's mesh around the gather instead of "
+                "the context mesh"
+                if wrong_context
+                else "put the out_sharding on the context mesh (a bare PartitionSpec means it)"
             )
             note = (
                 None
@@ -289,8 +312,7 @@ class AllGatherMeshMismatch(Rule):
                 + (
                     "the out_sharding is put on the context mesh entered around the call"
                     if isinstance(fix, Fix)
-                    else f"not fixed: {fix if isinstance(fix, str) else unseen}: put the "
-                    "out_sharding on the context mesh (a bare PartitionSpec means it)"
+                    else f"not fixed: {fix if isinstance(fix, str) else unseen}: {hint}"
                     + (f"; {note}" if note else "")
                 ),
                 fix=fix if isinstance(fix, Fix) else None,
@@ -1113,6 +1135,9 @@ class AllGatherMeshMismatch(Rule):
         if site is None or node is None or site.entry is not None:
             return
         confirmed = Confirmed(evidence)
+        if _context_error(confirmed) and site.onto is not None:
+            self._context_onto_out(node, site, confirmed)
+            return
         if _context_error(confirmed) and site.passed_as is not None:
             self._out_mesh_passed_onto_entered(node, site, confirmed)
             return
@@ -1171,6 +1196,71 @@ class AllGatherMeshMismatch(Rule):
             + (f"by `{self._short(entered)}` " if helper is not None else "")
             + f"({_describe(Placed(context, None))}); JAX raises {_INPUT_ERROR}",
             fix=fix,
+            related=(
+                Related(
+                    "the gather that raised",
+                    Location(site.raised[1], 1),
+                    site.raised[0],
+                ),
+            ),
+        )
+
+    def _context_onto_out(
+        self, node: ast.expr, site: ValueSite, confirmed: Confirmed
+    ) -> None:
+        """A context-mesh error whose input and out_sharding the run saw on one mesh, which
+        the block of the `with jax.set_mesh(E):` where it entered the context reads as
+        `site.onto` (jaxfix/check/value_sites.py): E becomes that mesh, when `node` is E, on a
+        line where the run noted the context entered, and the block assigns neither. Unsafe:
+        everything else the block runs sees that context too."""
+        given, out, context = (
+            confirmed.agreed("input"),
+            confirmed.agreed("out"),
+            confirmed.agreed("context"),
+        )
+        setter = self.analysis.parents.get(node)
+        block = self.analysis.parents.get(setter) if setter is not None else None
+        onto = site.onto
+        if (
+            given is None
+            or out is None
+            or context is None
+            or given.differs_from(out)
+            or not given.differs_from(context)
+            or onto is None
+            or self.analysis.text(node) == onto  # on it now (fixed)
+            or not isinstance(setter, ast.Call)
+            or _mesh_given(setter) is not node
+            or self.analysis.called_api(setter) not in _EAGER_SETTERS
+            or not isinstance(block, ast.withitem)
+            or self.analysis.line(setter)
+            not in self._noted_entries(confirmed, "context")
+        ):
+            return
+        with_block = self.analysis.parents.get(block)
+        if not isinstance(with_block, ast.With) or any(
+            _assigned_in(with_block, text, self.analysis)
+            for text in (onto, self.analysis.text(node))
+        ):
+            return
+        raised = f"{other_file(site.raised[0], self.analysis.path)}:{site.raised[1]}"
+        on, current = (
+            confirmed.fill("out", None, node),
+            confirmed.fill("context", None, node),
+        )
+        assert on is not None and current is not None  # both agreed, above
+        self.report(
+            node,
+            "the run's top_level_all_gather at "
+            f"{raised} raised 'Context mesh ... should match the mesh of sharding ...': "
+            f"its input and out_sharding are on {on.shape_text()}, which this block reads "
+            f"as `{onto}`; the context mesh `{self._short(node)}` entered here is "
+            f"{current.shape_text()}: enter `{onto}`",
+            fix=Fix(
+                f"enter the input's and out_sharding's mesh `{onto}`",
+                ((node, lambda _: _expression(onto)),),
+                Safety.UNSAFE,  # the rest of the block runs under that mesh too
+            ),
             related=(
                 Related(
                     "the gather that raised",
@@ -1743,6 +1833,12 @@ def _origin_places(confirmed: Confirmed) -> tuple[Related, ...]:
             ),
         )
     return tuple(found.values())
+
+
+def _context_differs(confirmed: Confirmed) -> bool:
+    """Whether the run's input and context meshes surely differ (it held both)."""
+    given, context = confirmed.agreed("input"), confirmed.agreed("context")
+    return given is not None and context is not None and given.differs_from(context)
 
 
 def _context_error(confirmed: Confirmed) -> bool:

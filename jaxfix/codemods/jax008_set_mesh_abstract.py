@@ -13,7 +13,7 @@ from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.mesh_origins import abstracted_here, mesh_origin
 from jaxfix.codemods.text import not_fixed, other_file, what_runs, with_note
-from jaxfix.evidence.facts import Evidence
+from jaxfix.evidence.facts import Evidence, ValueSite
 from jaxfix.ground.diagnostics import Fix, Location, Related, Safety
 from jaxfix.ground.quoting import cut
 from jaxfix.settings.options import Options
@@ -80,7 +80,14 @@ class SetMeshAbstract(Rule):
     `AbstractMesh(sizes, names, axis_types=...)` the run built the given mesh with, in any
     module of the tree (a config passing it to a strategy object), is built concrete there
     with `jax.make_mesh` of the same arguments (unsafe: another reader of that mesh may need
-    it abstract; the axis types must be written, as the two default differently).
+    it abstract; the axis types must be written, as the two default differently). Where the
+    run built the given mesh as a concrete mesh's (`.abstract_mesh`, read back from the
+    context: `mesh=get_current_abstract_or_physical_mesh()` inside `with jax.set_mesh(self.mesh):`),
+    the one call in the block of the `with` where the run put it in force that reads the
+    current mesh (`jax.sharding.get_abstract_mesh()`, or a function of the tree taking
+    nothing that calls it) gets the concrete mesh that `with` enters, as it names it (a name
+    or `self.x` holding the mesh the run built; unsafe: another reader of the value may need
+    it abstract).
 
     ## References
     - `set_mesh` in jax/_src/sharding_impls.py (jax 0.10.2 and 0.12.0.1), which raises.
@@ -163,6 +170,9 @@ class SetMeshAbstract(Rule):
         site = evidence.value_site
         analysis = self.analysis
         node = analysis.expression_at(site.span) if site is not None else None
+        if site is not None and site.onto is not None and isinstance(node, ast.Call):
+            self._concrete_in_hand(node, site)
+            return
         if (
             site is None
             or not isinstance(node, ast.Call)
@@ -185,6 +195,56 @@ class SetMeshAbstract(Rule):
                 ((node.func, _callee(f"{jax_name}.make_mesh")),),
                 Safety.UNSAFE,  # another reader of this mesh may need it abstract
                 imports,
+            ),
+            related=(
+                Related(
+                    "the jax.set_mesh that raised",
+                    Location(site.raised[1], 1),
+                    site.raised[0],
+                ),
+            ),
+        )
+
+    def _concrete_in_hand(self, node: ast.Call, site: ValueSite) -> None:
+        """The run gave jax.set_mesh the abstract mesh this call reads from the context
+        (jaxfix/check/value_sites.py), inside the `with` that put its concrete mesh in force,
+        which this function names `site.onto`: that mesh is passed instead, when the call
+        takes no argument, the `with` around it in this function enters `site.onto` by
+        `jax.set_mesh` or `use_mesh`, and the block assigns it nowhere."""
+        analysis = self.analysis
+        onto = site.onto
+        block = _with_around(analysis, node)
+        setter = block.items[0].context_expr if block is not None else None
+        if (
+            onto is None
+            or node.args
+            or node.keywords
+            or block is None
+            or len(block.items) != 1
+            or not isinstance(setter, ast.Call)
+            or analysis.called_api(setter) not in (Api.SET_MESH, Api.USE_MESH)
+            or [analysis.text(a) for a in setter.args] != [onto]
+            or any(
+                isinstance(n, (ast.Name, ast.Attribute))
+                and not isinstance(n.ctx, ast.Load)
+                and ast.unparse(n) == onto
+                for statement in block.body
+                for n in ast.walk(statement)
+            )
+            or self._fixed_where_raised(site.raised)
+        ):
+            return
+        raised = f"{other_file(site.raised[0], analysis.path)}:{site.raised[1]}"
+        self.report(
+            node,
+            f"`{cut(analysis.text(node), 60)}` reads back, abstract, the mesh `{onto}` "
+            f"entered at line {setter.lineno}; the run gave it to jax.set_mesh at {raised}, "
+            "which takes a concrete Mesh; JAX raises ValueError: Expected mesh of type "
+            "`jax.sharding.Mesh`",
+            fix=Fix(
+                f"pass the concrete mesh `{onto}` entered around it",
+                ((node, lambda _: _expression(onto)),),
+                Safety.UNSAFE,  # another reader of this value may need it abstract
             ),
             related=(
                 Related(
@@ -418,6 +478,18 @@ def _expression(text: str) -> cst.BaseExpression:
     import libcst as cst  # for the fix, written only when it is applied
 
     return cst.parse_expression(text)
+
+
+def _with_around(analysis: Analysis, node: ast.AST) -> ast.With | None:
+    """The innermost `with` whose body holds `node`, in its function."""
+    child, parent = node, analysis.parents.get(node)
+    while parent is not None and not isinstance(
+        parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    ):
+        if isinstance(parent, ast.With) and child in parent.body:
+            return parent
+        child, parent = parent, analysis.parents.get(parent)
+    return None
 
 
 def _callee(name: str) -> Callable[[cst.CSTNode], cst.CSTNode]:

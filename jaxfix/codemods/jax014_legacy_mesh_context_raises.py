@@ -60,7 +60,9 @@ class LegacyMeshContextRaises(LegacyMeshContext):
     hazard JAX102 refuses to fix is refused here too, with the same reason. The errors are
     this rule's (`raises`): a log or a recorded run (`--from-log`, `jaxfix repair`) that
     shows one raised under a block makes it this rule's too, where the engine alone does not
-    see the call.
+    see the call; a recorded run also names the `with mesh:` still in force when a test
+    raised (a pytest fixture's `with Mesh(...) as m: yield m`, whose generator is in no
+    traceback), which is fixed as the block around the raising call is.
 
     ## References
     - `_create_sharding_for_array` in jax/_src/pjit.py ("jit requires a non-empty mesh"),

@@ -45,6 +45,18 @@ class MeshFacts:
     def is_empty(self) -> bool:
         return not self.axis_sizes
 
+    def differs_from(self, other: MeshFacts) -> bool:
+        """Whether JAX surely holds them for two meshes: other axis names or sizes, or axis
+        types both show and that differ."""
+        return (self.axis_names, self.axis_sizes) != (
+            other.axis_names,
+            other.axis_sizes,
+        ) or (
+            self.axis_types is not None
+            and other.axis_types is not None
+            and self.axis_types != other.axis_types
+        )
+
 
 @dataclass(frozen=True)
 class Facts(Mapping[str, MeshFacts]):
@@ -192,6 +204,9 @@ class ValueSite:
     # The value is a pytree of arrays (the gather's out_sharding is a container of
     # shardings): a move onto another mesh goes leaf by leaf.
     tree: bool = False
+    # The value is the mesh a `with` enters as the context, where the input and the
+    # out_sharding are on another: that mesh, as the entering function names it.
+    onto: str | None = None
 
     def variable_setting(self, size: int) -> str | None:
         """What to set `variable` to for the value to be `size`: "the environment variable

@@ -32,6 +32,11 @@ _MAX_WALK = 200  # frames looked at per note
 RAISED_LOCALS = (
     "_jaxfix_raised_locals"  # on an error a wrapped JAX function let through
 )
+# ... and the locals of each of JAX's frames between the wrapper and the raising one, by the
+# function's name (the innermost of that name): a mesh a caller of the raising function holds
+# (`_top_level_ag`'s `aval` while `canonicalize_sharding` raises)
+RAISED_FRAMES = "_jaxfix_raised_frames"
+_MAX_KEPT = 16  # frames whose locals are kept per error
 # on an error that left a mesh context: the user frames that entered each, innermost context first
 LEFT_CONTEXTS = "_jaxfix_left_contexts"
 _MAX_CONTEXTS = 8  # contexts noted per error
@@ -263,7 +268,8 @@ def patch_sharding(module):
 
 def _keep_raised_locals(function):
     """`function` that, when it raises, keeps the innermost frame's locals (where JAX raised,
-    before any filtering) on the error; the error itself goes on unchanged."""
+    before any filtering) on the error, and those of the frames between, by function name;
+    the error itself goes on unchanged."""
 
     def wrapper(*args, **kwargs):
         __tracebackhide__ = True  # noqa: F841 - pytest leaves this frame out of its tracebacks
@@ -272,10 +278,20 @@ def _keep_raised_locals(function):
         except Exception as error:
             try:
                 tb = error.__traceback__
+                between = []
                 while tb is not None and tb.tb_next is not None:
                     tb = tb.tb_next
+                    between.append(tb.tb_frame)
                 if tb is not None and not hasattr(error, RAISED_LOCALS):
                     setattr(error, RAISED_LOCALS, dict(tb.tb_frame.f_locals))
+                    setattr(
+                        error,
+                        RAISED_FRAMES,
+                        {
+                            f.f_code.co_name: dict(f.f_locals)
+                            for f in between[-_MAX_KEPT:]
+                        },
+                    )
             except Exception:  # noqa: BLE001, S110 - the program must run as if unrecorded
                 pass
             raise

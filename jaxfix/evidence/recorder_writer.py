@@ -18,6 +18,8 @@ __import__(_HOOKS)
 SCHEMA = sys.modules[_HOOKS].SCHEMA
 # the raising frame's locals a wrapper kept (jaxfix/evidence/recorder_provenance.py RAISED_LOCALS)
 _RAISED_LOCALS = "_jaxfix_raised_locals"
+# ... and the locals of the frames between, by function name (RAISED_FRAMES there)
+_RAISED_FRAMES = "_jaxfix_raised_frames"
 # the mesh contexts an error left, each as the user frames that entered it (LEFT_CONTEXTS there)
 _LEFT_CONTEXTS = "_jaxfix_left_contexts"
 _MAX_FRAMES = 60  # innermost ones: pytest's own frames come first
@@ -170,7 +172,9 @@ class Recorder:
         for role, path in paths.items():
             # `a|b`: the frames that raise a rule's messages name a role's mesh differently
             for alternative in path.split("|"):
-                meshes = _meshes_at(role, alternative, frame_locals)
+                function, _, local = alternative.rpartition(":")
+                held = _locals_of(function, error) if function else frame_locals
+                meshes = _meshes_at(role, local, held)
                 if meshes:
                     found.update(meshes)
                     break
@@ -241,6 +245,22 @@ def _mesh(value):
     }
 
 
+def _locals_of(function, error):
+    """The locals of the innermost frame of the traceback running `function` (`f:local...`
+    in a rule's mesh_locals: a caller of the raising function), or of the one a wrapper kept
+    for it; {} when there is none."""
+    found = None
+    tb = error.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_name == function:
+            found = tb.tb_frame.f_locals
+        tb = tb.tb_next
+    if found is None:
+        kept = getattr(error, _RAISED_FRAMES, None)
+        found = kept.get(function) if isinstance(kept, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
 def _meshes_at(role, path, frame_locals):
     """The meshes at `path` (`local.attribute...`, or `local[*].attribute...` for each item of
     a collection: role0, role1, ...) among `frame_locals`, by role, with their provenance."""
@@ -279,15 +299,33 @@ def _provenance(mesh):
 
 
 def _contexts(chain):
-    """The mesh contexts the errors of `chain` left on their way out, each as the user frames
-    that entered it, outermost first (the statements the run was inside when it raised)."""
+    """The mesh contexts the errors of `chain` left on their way out, and the `with mesh:`
+    still in force (a fixture's, whose generator waits in no traceback), each as the user
+    frames that entered it, outermost first (the statements the run was inside when it
+    raised)."""
     found = []
     for error in chain:
         for frames in getattr(error, _LEFT_CONTEXTS, None) or ():
             entry = [_frame(*frame) for frame in reversed(frames)]
             if entry not in found:
                 found.append(entry)
+    entry = [_frame(*frame) for frame in reversed(_legacy_in_force())]
+    if entry and entry not in found:
+        found.append(entry)
     return found
+
+
+def _legacy_in_force():
+    """The user frames that entered the concrete mesh `with mesh:` holds in force now."""
+    module = sys.modules.get("jax._src.mesh")
+    notes = sys.modules.get(_HOOKS + "_provenance")
+    try:
+        mesh = module.thread_resources.env.physical_mesh
+        if notes is None or mesh.empty:
+            return ()
+        return notes.entered(mesh)
+    except Exception:  # noqa: BLE001 - another JAX: nothing recorded
+        return ()
 
 
 def _frames(tb):

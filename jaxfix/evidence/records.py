@@ -18,7 +18,7 @@ from typing import Any
 from jaxfix.evidence.facts import Evidence, Facts, MeshFacts, Origin
 from jaxfix.evidence.message_templates import roles as mesh_roles
 from jaxfix.evidence.recorder import SCHEMA
-from jaxfix.fromlog.errors import MessageError, read_facts, rules
+from jaxfix.fromlog.errors import MessageError, read_facts, rules, template_of
 from jaxfix.fromlog.locate import LocateError, TreeIndex, is_library, locate
 from jaxfix.fromlog.tracebacks import Frame
 from jaxfix.ground.bounded_data import DataError, load_json
@@ -145,8 +145,9 @@ def _mesh(value: Any) -> MeshFacts:
 
 def _facts(code: str, message: str, meshes: Any) -> Facts:
     """The message's meshes (as `--from-log` reads them), completed by the meshes JAX held, which
-    are used only where they agree with the message (names and sizes) or the message names
-    none."""
+    are used only where they agree with the message (names and sizes), the message names
+    none, or the role is one this message does not print (JAX003's input under its
+    context-mesh error)."""
     rule = rules()[code]
     roles = mesh_roles(rule.raises)
     try:
@@ -177,6 +178,7 @@ def _facts(code: str, message: str, meshes: Any) -> Facts:
             raise _Bad(why)
         return facts
     merged = {}
+    printed = set(mesh_roles((template_of(rule.raises, message),)))
     for role in roles:
         text, data = said.get(role), held.get(role)
         if (
@@ -194,6 +196,8 @@ def _facts(code: str, message: str, meshes: Any) -> Facts:
             )
         if text is not None:
             merged[role] = text
+        elif data is not None and role not in printed:
+            merged[role] = data
     return Facts.of(merged, dict(said.counts))
 
 
@@ -301,6 +305,24 @@ def _origins(
                 placed.append((local, found_frame.line))
             if placed:
                 found.append(Origin(role[:40], kind, tuple(reversed(placed)), facts))
+    return tuple(found)
+
+
+def _context_origins(
+    contexts: Any, index: TreeIndex, sources: dict[Path, list[str]], max_file_size: int
+) -> tuple[Origin, ...]:
+    """The `with` statements the run was inside when it raised (the contexts the error left,
+    the `with mesh:` of a fixture still in force), as `with` `entered` origins, each placed
+    and checked as a mesh's origins are."""
+    if not isinstance(contexts, list):
+        return ()
+    found: list[Origin] = []
+    for group in contexts[:_MAX_CONTEXTS]:
+        for origin in _origins(
+            {"with": {"entered": group}}, index, sources, max_file_size
+        ):
+            if origin not in found:
+                found.append(origin)
     return tuple(found)
 
 
@@ -464,6 +486,9 @@ def read_evidence(
             columns = _columns(sources[local], frame, span, segment, local)
             origins = _origins(
                 record.get("meshes"), index, sources, max_file_size, facts
+            )
+            origins += _context_origins(
+                record.get("contexts"), index, sources, max_file_size
             )
             origins += _called_from(frames, frame, local, index, sources, max_file_size)
             outer = _callers(frames, frame, local, index, sources, max_file_size)

@@ -156,14 +156,21 @@ def read_facts(code: str, message: str) -> Facts:
     return facts_from(rules()[code].raises, message)
 
 
+def template_of(templates: tuple[str, ...], message: str) -> str:
+    """The template whose first sentence the message's first line shows (the first that
+    shows all its text, else the first that starts it, else the first)."""
+    text = message.split("\n", 1)[0]
+    return next(
+        (t for t in templates if start(t) in text and _shown_anywhere(t, text)),
+        next((t for t in templates if start(t) in text), templates[0]),
+    )
+
+
 def facts_from(templates: tuple[str, ...], message: str) -> Facts:
     """The meshes of the first template whose first sentence the message's first line shows
     (else the first template's), each read after the text the template puts before it."""
     text = message.split("\n", 1)[0]
-    template = next(
-        (t for t in templates if start(t) in text and _shown_anywhere(t, text)),
-        next((t for t in templates if start(t) in text), templates[0]),
-    )
+    template = template_of(templates, message)
     meshes: dict[str, MeshFacts] = {}
     sizes: dict[str, int | None] = {}
     counts: dict[str, int] = {}

@@ -28,7 +28,12 @@ from jaxfix.sources.discovery import discover
 from jaxfix.sources.file_io import ReadError, read_regular, undo_written, write_fix
 from jaxfix.sources.paths import display_path
 from jaxfix.workflows.process import CommandRun, run_command
-from jaxfix.workflows.repair_guard import WrittenFix, undo, written_fixes
+from jaxfix.workflows.repair_guard import (
+    WrittenFix,
+    undo,
+    written_data,
+    written_fixes,
+)
 from jaxfix.write.data_edits import DataDiff, data_diffs
 from jaxfix.write.safe_write import LateCheck, confirm_writes, real_roots
 
@@ -267,6 +272,8 @@ def _site_outcomes(
             if unknown and ANOTHER_PATH not in detail:
                 detail += f"; {ANOTHER_PATH}{unknown}"
         value = _value_site(site, evidence or {})
+        if fixed and value is not None and value.entry is not None:
+            fixed_in = value.path  # the data file its entry's fix was written to
         if not fixed and value is not None and value.path in by_path:
             at_value = replace(site, line=value.span[0])
             fixed_there, there, unsafe_there = _site_outcome(
@@ -823,7 +830,7 @@ def repair(
                 return finish(
                     Stop.DRY_RUN, "dry run: the fixes were shown, nothing was written"
                 )
-            fixes = written_fixes(results)
+            fixes = written_fixes(results) + written_data(results, diffs)
             for outcome in outcomes:
                 key = _key(outcome)
                 if outcome.fixed:

@@ -7,7 +7,9 @@ body). The next run's records say which of the tree's lines the run was inside w
 (its frames, and the statements that entered the mesh contexts the error left: see
 jaxfix/evidence/records.py `_inside`). A new error inside a changed statement was brought by the
 fix: the file is written back as it was, when it still holds what jaxfix wrote (an edit made
-since is never overwritten).
+since is never overwritten). A data file's entry (JSON, YAML) is in no statement a run is
+inside: its fix is implicated by a new error on a line of code that reads it (the line the fix
+reports and its related lines: where the value is loaded, the factory that builds the mesh).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 
 from jaxfix.ground.diagnostics import FileResult
 from jaxfix.sources.file_io import write_fix
+from jaxfix.write.data_edits import DataDiff
 from jaxfix.write.safe_write import LateCheck, confirm_writes
 
 Lines = tuple[int, int]  # first and last line, 1-based
@@ -34,15 +37,24 @@ class WrittenFix:
     before: bytes
     after: bytes
     statements: tuple[Lines, ...]
+    # For a data file (a JSON or YAML entry), the lines of code that read what it wrote: the
+    # line each fix writing it reports, and its related lines (where the value is loaded,
+    # the factory that builds the mesh from it).
+    readers: tuple[tuple[Path, int], ...] = ()
 
     def holds(self, inside: Sequence[tuple[Path, int]]) -> tuple[Path, int] | None:
-        """The first of `inside` (a run's lines) in a statement this fix changed."""
+        """The first of `inside` (a run's lines) in a statement this fix changed, or on a
+        line that reads the data it wrote."""
+        readers = {(path.resolve(), line) for path, line in self.readers}
         return next(
             (
                 (path, line)
                 for path, line in inside
-                if path.resolve() == self.path.resolve()
-                and any(first <= line <= last for first, last in self.statements)
+                if (
+                    path.resolve() == self.path.resolve()
+                    and any(first <= line <= last for first, last in self.statements)
+                )
+                or (path.resolve(), line) in readers
             ),
             None,
         )
@@ -55,6 +67,34 @@ def written_fixes(results: Sequence[FileResult]) -> list[WrittenFix]:
         for r in results
         if r.written and r.source is not None and r.fixed is not None
     ]
+
+
+def written_data(
+    results: Sequence[FileResult], diffs: Sequence[DataDiff]
+) -> list[WrittenFix]:
+    """The data files `diffs` wrote, each with the lines of code that read what it wrote:
+    those the applied diagnostics editing it report, and their related lines."""
+    found = []
+    for diff in diffs:
+        readers = tuple(
+            dict.fromkeys(
+                place
+                for result in results
+                for diagnostic in result.diagnostics
+                if diagnostic.applied
+                and any(e.path == diff.path for e in diagnostic.data_edits)
+                for place in (
+                    (result.path, diagnostic.start.line),
+                    *(
+                        (r.path or result.path, r.start.line)
+                        for r in diagnostic.related
+                    ),
+                )
+            )
+        )
+        if readers:
+            found.append(WrittenFix(diff.path, diff.old, diff.new, (), readers))
+    return found
 
 
 def changed_statements(before: bytes, after: bytes) -> tuple[Lines, ...]:

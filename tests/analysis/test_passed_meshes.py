@@ -11,7 +11,12 @@ from pathlib import Path
 import pytest
 
 from jaxfix.analysis.ast_engine import Engine
-from jaxfix.analysis.ast_engine.passed_meshes import context_named, out_mesh_passed_by
+from jaxfix.analysis.ast_engine.passed_meshes import (
+    context_named,
+    entered_as_built,
+    mesh_read_in_block,
+    out_mesh_passed_by,
+)
 from jaxfix.analysis.ast_engine.values import Unknown
 
 HELPERS = """\
@@ -192,3 +197,78 @@ def test_the_context_mesh_is_named_where_the_run_built_it(tmp_path, built, named
         ((main, built),),
     )
     assert (ast.unparse(found) if found is not None else None) == named
+
+
+WRONG_CONTEXT = """\
+import jax
+from jax.sharding import NamedSharding, PartitionSpec as P
+
+from helpers import gather
+
+
+class Pair:
+    def __init__(self, make):
+        self.prefill = make("prefill")
+        self.decode = make("decode")
+
+    def send(self, pages):
+        with jax.set_mesh(self.decode):
+            out = NamedSharding(self.prefill, P(reduced={"data"}))
+            return gather(pages, self.prefill)
+
+
+def send(make, pages):
+    prefill = make("prefill")
+    decode = make("decode")
+    with jax.set_mesh(decode):
+        return gather(pages, prefill)
+"""
+
+
+@pytest.mark.parametrize(
+    ("entered", "called", "built", "found"),
+    [
+        (13, 15, 9, "self.prefill"),  # stored once where the run built it
+        (13, 15, 10, None),  # a forged frame: `self.decode` is read in no argument
+        (21, 22, 19, "prefill"),
+        (21, 22, 20, None),  # `decode` is not read in the block
+        (13, 22, 9, None),  # the run called the gather from no line of the block
+    ],
+)
+def test_the_mesh_the_block_reads_where_the_run_built_it(
+    tmp_path, entered, called, built, found
+):
+    """A context-mesh error whose input and out_sharding agree: the mesh the block of the
+    `with` the run entered reads, proved by where the run built it."""
+    (tmp_path / "helpers.py").write_text(HELPERS)
+    (tmp_path / "main.py").write_text(WRONG_CONTEXT)
+    engine = Engine((tmp_path,), (), None)
+    main, helpers = tmp_path / "main.py", tmp_path / "helpers.py"
+    read = mesh_read_in_block(
+        engine.evaluator,
+        ((main, called), (helpers, 8), (helpers, 8)),
+        ((main, entered),),
+        ((main, built),),
+    )
+    assert (ast.unparse(read) if read is not None else None) == found
+
+
+@pytest.mark.parametrize(
+    ("entered", "built", "found"),
+    [
+        (13, 10, "self.decode"),
+        (13, 9, None),
+        (21, 20, "decode"),
+        (21, 19, None),
+        (9, 9, None),
+    ],
+)
+def test_the_mesh_a_with_enters_as_the_run_built_it(tmp_path, entered, built, found):
+    """A forged built frame (another assignment) or entered frame (a line that enters no
+    `with`) names nothing."""
+    (tmp_path / "helpers.py").write_text(HELPERS)
+    (tmp_path / "main.py").write_text(WRONG_CONTEXT)
+    engine = Engine((tmp_path,), (), None)
+    main = tmp_path / "main.py"
+    named = entered_as_built(engine.evaluator, ((main, entered),), ((main, built),))
+    assert (ast.unparse(named[2]) if named is not None else None) == found

@@ -2011,3 +2011,160 @@ def test_a_conditional_on_an_entry_named_from_where_the_run_ran(
     else:
         assert not isinstance(found, Unknown), found
         assert (ast.unparse(found.node), found.module.line(found.node)) == written
+
+
+CONFIGURED = """\
+import jax
+from jax.sharding import AbstractMesh
+
+
+def infer_mesh_shape(mesh_shape, *, num_devices):
+    if -1 not in mesh_shape:
+        return tuple(mesh_shape)
+    known = 1
+    for d in mesh_shape:
+        known *= d if d != -1 else 1
+    return tuple(num_devices // known if d == -1 else d for d in mesh_shape)
+
+
+class Config:
+    mesh_shape = None
+
+    def instantiate(self):
+        return self.klass(self)
+
+
+class Runner:
+    def __init__(self, cfg):
+        self.mesh = AbstractMesh(
+            infer_mesh_shape(cfg.mesh_shape, num_devices=len(jax.devices())), ("data", "model")
+        )
+
+
+def runner_config():
+    cfg = Config()
+    cfg.klass = Runner
+    cfg.mesh_shape = (2, 2)
+    return cfg
+
+
+def main():
+    return runner_config().instantiate()
+"""
+
+
+def _configured_frames(source: str) -> list[tuple[str, int]]:
+    lines = source.splitlines()
+    return [
+        ("main.py", lines.index("    return runner_config().instantiate()") + 1),
+        ("main.py", lines.index("        return self.klass(self)") + 1),
+        ("main.py", lines.index("        self.mesh = AbstractMesh(") + 1),
+    ]
+
+
+def test_a_config_built_by_a_class_it_holds_and_an_inferred_shape_reach_the_literal(
+    tmp_path,
+):
+    """`self.klass(self)`: a class the engine does not know, whose `__init__` the run's
+    frames show it ran; `infer_mesh_shape` returns its argument as given or computes a
+    `-1`: the one return that holds the run's sizes is the one taken."""
+    frames = _configured_frames(CONFIGURED)
+    for name, text in {"main.py": CONFIGURED}.items():
+        (tmp_path / name).write_text(text)
+    engine = Engine((tmp_path,), (tmp_path / "main.py",), None)
+    found = written_at(
+        engine.evaluator,
+        tuple((tmp_path / name, line) for name, line in frames),
+        0,
+        "data",
+        (2, 2),
+    )
+    assert not isinstance(found, Unknown), found
+    assert found.name == "cfg.mesh_shape"
+    assert (
+        found.module.line(found.node)
+        == CONFIGURED.splitlines().index("    cfg.mesh_shape = (2, 2)") + 1
+    )
+
+
+def test_an_inferred_shape_whose_literal_does_not_hold_the_runs_sizes_ends_the_walk(
+    tmp_path,
+):
+    """Sizes (4, 2) the literal (-1, 2) does not hold: the computed return made them."""
+    source = CONFIGURED.replace("cfg.mesh_shape = (2, 2)", "cfg.mesh_shape = (-1, 2)")
+    (tmp_path / "main.py").write_text(source)
+    engine = Engine((tmp_path,), (tmp_path / "main.py",), None)
+    found = written_at(
+        engine.evaluator,
+        tuple((tmp_path / name, line) for name, line in _configured_frames(source)),
+        0,
+        "data",
+        (4, 2),
+    )
+    assert isinstance(found, Unknown) and "does not return once" in found.why
+
+
+PRESETS = """\
+import dataclasses
+
+from jax.sharding import AbstractMesh
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    shape: tuple = (2, 4)
+    batch: int = 8
+
+
+TINY = Config()
+SERVING = dataclasses.replace(TINY, shape=(4, 4))
+
+
+def make(cfg):
+    return AbstractMesh(cfg.shape, ("data", "model"))
+
+
+def run():
+    return make(dataclasses.replace(SERVING, batch=4))
+{extra}"""
+
+
+@pytest.mark.parametrize(
+    ("extra", "origin"),
+    [
+        ("", True),
+        # another read of the preset: its value may feed a mesh that works
+        ("\n\ndef other():\n    return SERVING.shape\n", False),
+    ],
+)
+def test_a_copy_of_a_preset_nothing_else_reads_is_changed_in_the_preset(
+    tmp_path, extra, origin
+):
+    source = PRESETS.format(extra=extra)
+    lines = source.splitlines()
+    found = _walk_files(
+        tmp_path,
+        {"main.py": source},
+        [
+            (
+                "main.py",
+                lines.index("    return make(dataclasses.replace(SERVING, batch=4))")
+                + 1,
+            ),
+            (
+                "main.py",
+                lines.index('    return AbstractMesh(cfg.shape, ("data", "model"))')
+                + 1,
+            ),
+        ],
+    )
+    assert not isinstance(found, Unknown), found
+    if origin:
+        assert found.keyword is None and ast.unparse(found.node) == "(4, 4)"
+        assert (
+            found.module.line(found.node)
+            == lines.index("SERVING = dataclasses.replace(TINY, shape=(4, 4))") + 1
+        )
+    else:
+        assert found.keyword == "shape"
+        assert "this copy is given its own" in (found.why or "")

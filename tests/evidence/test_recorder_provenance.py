@@ -186,6 +186,11 @@ def test_a_context_mesh_error_names_where_its_out_sharding_was_built_and_the_con
     ]
     assert _places(out["built"])[1][2] == 'layout_mesh("cond")'
     assert _places(context["entered"])[-1] == ("main.py", 12, "jax.set_mesh(mesh)")
+    # The message does not print the input's mesh: the gather's caller of the raising frame
+    # held it, and the recorder keeps it (behind jit too) with where the run built it.
+    given = error["meshes"]["input"]
+    assert given["axis_sizes"] == [4, 2]
+    assert _places(given["built"])[0][:2] == ("main.py", 17)  # the make_mesh argument
 
 
 SIZED = """\

@@ -1,12 +1,15 @@
 """jaxfix/evidence/records.py: the lines a recorded error was inside (`_inside`), which repair's
 guard compares with its own fixes, come from a record that may be forged: only lines of the
-tree's own files are kept, and a malformed group of frames is dropped whole."""
+tree's own files are kept, and a malformed group of frames is dropped whole. A record's meshes
+(`_facts`): the message's, completed by those JAX held that it does not print."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from jaxfix.evidence.records import _inside
+import pytest
+
+from jaxfix.evidence.records import _Bad, _context_origins, _facts, _inside
 from jaxfix.fromlog.locate import TreeIndex
 
 
@@ -52,3 +55,62 @@ def test_a_record_without_frames_names_no_line(tmp_path):
     assert _inside({}, index) == ()
     assert _inside({"frames": "x", "contexts": {"a": 1}}, index) == ()
     assert _inside({"frames": [_frame(str(Path("elsewhere.py")), 1)]}, index) == ()
+
+
+_CONTEXT_MESSAGE = (
+    "Context mesh AbstractMesh('data': 1, 'tensor': 8, axis_types=(Explicit, Explicit)) "
+    "should match the mesh of sharding AbstractMesh('data': 2, 'tensor': 4, "
+    "axis_types=(Explicit, Explicit)) passed to top_level_all_gather"
+)
+
+
+def _held(sizes: object, names: object = ("data", "tensor")) -> dict:
+    return {
+        "kind": "abstract",
+        "axis_names": list(names) if isinstance(names, tuple) else names,
+        "axis_sizes": sizes,
+        "axis_types": ["Explicit", "Explicit"],
+        "has_abstract_device": True,
+    }
+
+
+def test_a_mesh_the_message_does_not_print_is_kept_as_the_run_held_it():
+    facts = _facts("JAX003", _CONTEXT_MESSAGE, {"input": _held([2, 4])})
+    assert facts["input"].axis_sizes == (2, 4)
+    assert (facts["context"].axis_sizes, facts["out"].axis_sizes) == ((1, 8), (2, 4))
+
+
+def test_a_mesh_the_message_prints_is_the_messages_whatever_the_record_says():
+    facts = _facts("JAX003", _CONTEXT_MESSAGE, {"context": _held([8, 1])})
+    assert facts["context"].axis_sizes == (1, 8)
+
+
+def test_a_malformed_unprinted_mesh_refuses_the_record_with_one_line():
+    with pytest.raises(_Bad, match="axis_sizes do not match its names"):
+        _facts("JAX003", _CONTEXT_MESSAGE, {"input": _held([2, 4, 1])})
+
+
+def test_the_with_blocks_a_record_was_inside_are_placed_only_in_the_tree(tmp_path):
+    """`contexts` may be forged: a group whose innermost frame is outside the tree, or not a
+    list of frames, gives no origin."""
+    conftest = tmp_path / "conftest.py"
+    conftest.write_text("import jax\n\n\ndef mesh():\n    with m:\n        yield m\n")
+    index = TreeIndex([conftest], 1_000_000)
+    found = _context_origins(
+        [
+            [
+                _frame("/usr/lib/python3/site-packages/_pytest/fixtures.py", 1),
+                _frame(str(conftest), 5),
+            ],
+            [_frame("/etc/passwd", 1)],
+            "not a group",
+            [_frame(str(conftest), 10**6)],
+        ],
+        index,
+        {},
+        1_000_000,
+    )
+    assert [(o.role, o.kind, o.frames) for o in found] == [
+        ("with", "entered", ((conftest, 5),))
+    ]
+    assert _context_origins({"a": 1}, index, {}, 1_000_000) == ()

@@ -111,14 +111,105 @@ def context_named(
     return None
 
 
-def _depth(block: ast.With, raised: Frames, entered: Frames) -> int | None:
+def entered_as_built(
+    evaluator: Evaluator, entered: Frames, built: Frames
+) -> tuple[Module, ast.With, ast.expr] | None:
+    """The `with` the run entered a mesh in (on `entered[-1]`'s line) and the one argument
+    of its setter, when that is a name or `self.x` holding the mesh the run built along
+    `built` (proved as `context_named` proves it); else None."""
+    if not entered:
+        return None
+    where, line = entered[-1]
+    module = evaluator.module(where)
+    if isinstance(module, Unknown):
+        return None
+    block = _entered_block(module, line)
+    calls = [
+        item.context_expr
+        for item in (block.items if block is not None else [])
+        if item.context_expr.lineno
+        <= line
+        <= (item.context_expr.end_lineno or item.context_expr.lineno)
+    ]
+    call = calls[0] if len(calls) == 1 else None
+    if (
+        block is None
+        or not isinstance(call, ast.Call)
+        or len(call.args) != 1
+        or call.keywords
+    ):
+        return None
+    given = call.args[0]
+    if (
+        isinstance(given, ast.Name)
+        and _built_into(evaluator, module, given, entered, len(entered) - 1, built)
+    ) or (
+        isinstance(given, ast.Attribute) and _stored_where_built(module, given, built)
+    ):
+        return module, block, given
+    return None
+
+
+def mesh_read_in_block(
+    evaluator: Evaluator, raised: Frames, entered: Frames, built: Frames
+) -> ast.expr | None:
+    """A reference read in the `with` the run entered the context in (on `entered[-1]`'s
+    line, around the call it made along `raised`, or the gather), in its function, that
+    holds the mesh the run built along `built` (a name or `self.x`, proved as
+    `context_named` proves the entered one): the one spelling of such reads; None when
+    there is none or several, or the block assigns it."""
+    if not entered:
+        return None
+    where, line = entered[-1]
+    module = evaluator.module(where)
+    if isinstance(module, Unknown):
+        return None
+    block = _entered_block(module, line)
+    depth = _depth(block, raised, entered, raising=True) if block is not None else None
+    if block is None or depth is None:
+        return None
+    function = _enclosing(module, block)
+    held: dict[str, ast.expr] = {}
+    for statement in block.body:
+        for node in ast.walk(statement):
+            if not isinstance(node, (ast.Name, ast.Attribute)) or not isinstance(
+                node.ctx, ast.Load
+            ):
+                continue
+            if _enclosing(module, node) is not function:
+                continue
+            if (
+                isinstance(node, ast.Name)
+                and _built_into(evaluator, module, node, raised, depth, built)
+            ) or (
+                isinstance(node, ast.Attribute)
+                and _stored_where_built(module, node, built)
+            ):
+                held.setdefault(ast.unparse(node), node)
+    if len(held) != 1:
+        return None
+    ((text, read),) = held.items()
+    stored = any(
+        isinstance(node, (ast.Name, ast.Attribute))
+        and not isinstance(node.ctx, ast.Load)
+        and ast.unparse(node) == text
+        for statement in block.body
+        for node in ast.walk(statement)
+    )
+    return None if stored else read
+
+
+def _depth(
+    block: ast.With, raised: Frames, entered: Frames, *, raising: bool = False
+) -> int | None:
     """The index of the frame of `raised` that is the call the run made inside `block`,
-    whose outer frames are those that entered it."""
+    whose outer frames are those that entered it (with `raising`, it may be the raising
+    frame itself)."""
     where = entered[-1][0]
     return next(
         (
             k
-            for k in range(len(raised) - 1)
+            for k in range(len(raised) - (0 if raising else 1))
             if _same(raised[k][0], where)
             and block.body[0].lineno
             <= raised[k][1]

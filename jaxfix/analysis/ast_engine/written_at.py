@@ -23,7 +23,8 @@ caller passed (`factory = partial(make_mesh_for, shape=(2, 2))`: the partial's a
 the call's). A copy with fields replaced (`dataclasses.replace(cfg, shape=...)`,
 `cfg.replace(...)`, `cfg._replace(...)`) gives the keyword it is given, else its field is the
 copied object's, and the copy is given its own keyword (the object's value may feed other
-reads). Sizes filled for a `-1` axis (`num_devices // known if s == -1 else s`) are followed to
+reads), unless the object is a module's constant (a preset) nothing else in the project reads,
+whose literal is then changed where it is written. Sizes filled for a `-1` axis (`num_devices // known if s == -1 else s`) are followed to
 the number of devices (`Written.total`: the mesh's size, not one of its sizes). Where the code does not say which entry of a
 table (`LAYOUTS[flag]`) or which of a function's returns (`match name: ...`) the run took, the
 walk takes the one whose literal holds the run's sizes (`sizes`), when no other can; of an
@@ -1555,8 +1556,9 @@ class _Walk:
         keys: list[Key],
     ) -> ast.expr | None:
         """Of a function's several `return`s, the one whose value, read with `keys`, is a
-        literal holding the run's sizes, when every return's is a literal jaxfix reads and
-        no other holds them; None otherwise."""
+        literal holding the run's sizes, when no other return's is (the others' literals
+        hold other sizes, or they compute theirs: `infer_mesh_shape` returning its argument
+        as given or with a `-1` filled in); None otherwise."""
         if self.sizes is None or len(returns) > _MAX_STEPS:
             return None
         saved = dict(vars(self))
@@ -1577,7 +1579,7 @@ class _Walk:
                 reached = self._follow(target, value, keys, None)
                 literal = self._last_literal()  # set by the walk
                 if isinstance(reached, Unknown) or literal is None:
-                    return None
+                    continue  # computed (`num_devices // known`): it holds no literal
                 if self._holds(*literal):
                     found.append(value)
         finally:
@@ -1965,6 +1967,18 @@ class _Walk:
                 and call.func.attr == function.name
                 and isinstance(self.evaluator.value_of(caller, call.func), Unknown)
             ]
+        if not calls and function.name == "__init__":
+            # `self.klass(self)`, `REGISTRY[name](cfg)`: a class the engine does not know,
+            # built on a line of one call; the run's frames say it ran this `__init__`
+            on_line = [
+                call
+                for call in caller.calls
+                if call.lineno <= caller_line <= (call.end_lineno or call.lineno)
+            ]
+            if len(on_line) == 1 and isinstance(
+                self.evaluator.value_of(caller, on_line[0].func), Unknown
+            ):
+                calls = [(on_line[0], 1)]
         where = f"{caller.path.name}:{caller_line}"
         if not calls:  # `obj.mesh` of a property `mesh`: `self` is `obj`
             read = _property_read(caller, caller_line, function)
@@ -2343,6 +2357,15 @@ class _Walk:
         self.__dict__.update(saved_lists)
         if narrowest is not None:
             return narrowest
+        if (
+            found.keyword is None
+            and found.why is None
+            and found.data is None
+            and self._read_once(module, copied)
+        ):
+            return (
+                found  # the preset this copy alone reads: changed where it is written
+            )
         whole = bool(keys[1:])  # `*cfg.shape`: an axis's item of the field's sizes
         if whole and not (keys[1:] == [self.axis] and self.scalar):
             return Unknown(
@@ -2359,6 +2382,37 @@ class _Walk:
             f"code may read too ({found.module.path.name}:{found.module.line(found.node)}): "
             "this copy is given its own",
         )
+
+    def _read_once(self, module: Module, copied: ast.expr) -> bool:
+        """Whether `copied` is a module's constant (`configs.SERVING`, or a name assigned
+        once at the top of this module) that nothing else in the project reads."""
+        if isinstance(copied, ast.Attribute):
+            base = self.evaluator.value_of(module, copied.value)
+            if not isinstance(base, ModuleValue) or base.path is None:
+                return False
+            owner, name = self._module(base.path), copied.attr
+        elif isinstance(copied, ast.Name):
+            function = module.scope_of(copied)
+            if isinstance(function, (ast.AsyncFunctionDef, ast.Lambda)) or (
+                isinstance(function, ast.FunctionDef) and assigns(function, copied.id)
+            ):
+                return False
+            owner, name = module, copied.id
+        else:
+            return False
+        if isinstance(owner, Unknown) or assigned_once(owner, name) is None:
+            return False
+        others = self.evaluator.project.candidate_files(name, owner.path)
+        if isinstance(others, Unknown):
+            return False
+        reads = 0
+        for path in dict.fromkeys([owner.path, module.path, *others]):
+            reader = self.evaluator.project.module_loading(path, name)
+            if isinstance(reader, Unknown):
+                return False
+            if reader is not None:
+                reads += len(reader.loads_by_name.get(name, ()))
+        return reads == 1
 
     def _field(
         self,
