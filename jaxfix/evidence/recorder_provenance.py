@@ -10,7 +10,8 @@ is looked up as the concrete mesh, whose construction gave its sizes),
 the object, the user-code frames of that moment (code, instruction, line: no frame is kept
 alive), innermost first. The notes are keyed by the object's identity through a weak reference
 (an object that dies takes its note with it) and bounded (the oldest go first); a failure here
-is dropped. The writer reads them when an error names the object (docs/repair.md).
+is dropped. The writer reads them when an error names the object (docs/repair.md). JAX skips
+the wrappers' frames as it skips its own, so its messages still name the program's line.
 
 JAX's traceback filtering drops its own frames from an error raised under `jax.jit`, and with
 them the frame whose locals name the meshes (`_top_level_ag`'s `aval` and `out_sh`): the
@@ -44,6 +45,7 @@ _built = {}  # id(object) -> (weak reference, frames)
 _entered = {}
 # id(abstract mesh) -> (weak reference, weak reference to the concrete mesh that made it)
 _derived = {}
+_hidden_from = set()  # JAX's modules that skip this module's frames (_hide_from_jax)
 _internal_paths = {}  # a code object's file -> whether it is JAX's, the stdlib's or ours
 # JAX's functions that build a mesh the user asked for (`jax.make_mesh`, `mesh.update(...)`);
 # any other of JAX's that makes one again (lowering a sharding) leaves its note as it is.
@@ -237,6 +239,7 @@ def patch_mesh(module):
     """jax._src.mesh: the two mesh classes, `use_abstract_mesh` and `with mesh:`."""
     if getattr(module.AbstractMesh.__new__, "_jaxfix_recorder", False):
         return
+    _hide_from_jax()
     _wrap_new(module.AbstractMesh)
     _wrap_new(module.Mesh)
     _wrap_enter(module.use_abstract_mesh, lambda self: self.mesh)
@@ -246,6 +249,7 @@ def patch_mesh(module):
 def patch_sharding(module):
     """jax._src.sharding_impls: `jax.set_mesh(mesh)` sets its mesh when it is made (it is a
     global setter as well as a context manager)."""
+    _hide_from_jax()
     cls = module.set_mesh
     original = cls.__init__
     if getattr(original, "_jaxfix_recorder", False):
@@ -264,6 +268,21 @@ def patch_sharding(module):
     cls.__init__ = __init__
     # it keeps no mesh: the one in force as it exits is the one it set
     _wrap_exit(cls, lambda _: sys.modules["jax._src.mesh"].get_concrete_mesh())
+
+
+def _hide_from_jax():
+    """Have JAX skip this module's frames, as it skips its own, where it names the user's line
+    in a message ("This error occurs at source: ...") and filters a traceback: a wrapper's
+    frame stands between JAX and the program's call."""
+    for name in ("jax._src.source_info_util", "jax._src.traceback_util"):
+        module = sys.modules.get(name)
+        if module is None or name in _hidden_from:
+            continue
+        try:
+            module.register_exclusion(__file__)
+            _hidden_from.add(name)
+        except Exception:  # noqa: BLE001, S110 - the program must run as if unrecorded
+            pass
 
 
 def _keep_raised_locals(function):
@@ -311,6 +330,7 @@ def patch_shard_map(module):
     function = getattr(module, "top_level_all_gather", None)
     if function is None or getattr(function, "_jaxfix_recorder", False):
         return
+    _hide_from_jax()
     module.top_level_all_gather = _keep_raised_locals(function)
 
 
@@ -321,4 +341,5 @@ def patch_pxla(module):
     function = getattr(module, "lower_sharding_computation", None)
     if function is None or getattr(function, "_jaxfix_recorder", False):
         return
+    _hide_from_jax()
     module.lower_sharding_computation = _keep_raised_locals(function)

@@ -176,6 +176,9 @@ def test_a_context_mesh_error_names_where_its_out_sharding_was_built_and_the_con
         CONTEXT_MAIN,
     )
     assert error["code"] == "JAX003" and "Context mesh" in error["message"]
+    # JAX names the program's line in its message, never the recorder's wrapper around it.
+    source = error["message"].split("This error occurs at source:")[1]
+    assert "ops.py:5" in source and "jaxfix" not in source
     out, context = error["meshes"]["out"], error["meshes"]["context"]
     assert (out["axis_sizes"], context["axis_sizes"]) == ([2, 4], [4, 2])
     # Outermost first: the function's call, the factory's call in it, the factory's make_mesh.
