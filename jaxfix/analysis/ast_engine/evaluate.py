@@ -270,6 +270,7 @@ _NO_CUT = sys.maxsize
 # How many steps (a subclass, a registry, a parameter, a name, a result) a class used as a
 # value is followed to the calls that build its objects.
 _MAX_CLASS_HOPS = 8
+_MAX_FACTORY_DEPTH = 2  # factories returning an object followed to the object's calls
 # The expressions evaluated to learn whether one read of a function's name in another module
 # is that function (a method's name read on objects of any class): past this, the read may be
 # it and the function's callers are not known. Over ten times what any read costs in the
@@ -2759,8 +2760,10 @@ class Evaluator:
     ) -> list[tuple[Module, ast.Call, Function | None]] | Unknown:
         """The calls of `klass`'s `__call__`: of each object built by a call of the class's own
         `__init__` (every such call in the project) bound to a name by a plain assignment whose
-        every read calls it; Unknown where an object is used otherwise, or its name may be
-        imported by another module."""
+        every read calls it, or returned by a function whose every `return` returns it (t5x's
+        `partition(fn, ...)` returning its wrapper object), then each call of that function
+        so bound; Unknown where an object is used otherwise, or its name may be imported by
+        another module."""
         init = next(
             (
                 s
@@ -2780,8 +2783,27 @@ class Evaluator:
             Frame(klass, module.path, (), self.frame_at(module, klass)),
         )
         found: list[tuple[Module, ast.Call, Function | None]] = []
-        for other, construct, _ in made:
+        pending = [(other, construct, 0) for other, construct, _ in made]
+        while pending:
+            other, construct, depth = pending.pop()
             statement = other.parents.get(construct)
+            factory = other.scope_of(construct)
+            if (
+                isinstance(statement, ast.Return)
+                and depth < _MAX_FACTORY_DEPTH
+                and isinstance(factory, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and _returns_only(factory, construct)
+            ):
+                # `def partition(...): return Wrapper(...)`: its objects are the
+                # results of the factory's calls
+                returned = self.calls_of(other, factory)
+                if isinstance(returned, Unknown) or not returned:
+                    return Unknown(
+                        f"an object of `{klass.name}` is returned by `{factory.name}`"
+                        f", whose calls jaxfix does not see"
+                    )
+                pending += [(m, c, depth + 1) for m, c, _ in returned]
+                continue
             if (
                 not isinstance(statement, ast.Assign)
                 or statement.value is not construct
@@ -5135,6 +5157,26 @@ class Evaluator:
                 f"decorated by something jaxfix does not see through (line {decorator.lineno})"
             )
         return result
+
+
+def _returns_only(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, value: ast.expr
+) -> bool:
+    """Whether every `return` of `function`'s own body returns `value` (and it yields
+    nothing): each call of it gives what `value` evaluates to."""
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+        ):
+            continue  # its own scope
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return False
+        if isinstance(node, ast.Return) and node.value is not value:
+            return False
+        stack.extend(ast.iter_child_nodes(node))
+    return True
 
 
 def _returns_its_parameter(
