@@ -15,11 +15,16 @@ from jaxfix.analysis.ast_engine.contexts import Entry, Site, setting_site
 from jaxfix.analysis.ast_engine.evidence import Confirmed, changed_since_the_log
 from jaxfix.analysis.ast_engine.placement import Placed, arguments_of
 from jaxfix.analysis.ast_engine.values import (
+    Array,
     BoundMethod,
+    DictValue,
     Function,
+    ListValue,
     Mesh,
+    Sharding,
     Spec,
     Unknown,
+    Value,
     tuple_text,
 )
 from jaxfix.analysis.ast_engine.vocabulary import api_of
@@ -103,6 +108,12 @@ class AllGatherMeshMismatch(Rule):
     jax.set_mesh(m): gather()`), each iteration is asked on its own: the
     report names the iterations whose meshes disagree, without a fix (and says nothing where
     the loop may end early, by `break`, `return`, `yield` or `raise`, before one of them).
+    Where the callers of the gather's function pass different trees (`gather(weights, specs)`
+    for each layer's weights and for the embedding), each caller is asked on its own, under
+    the one context mesh every way runs in: a way whose out_sharding is a tree of bare
+    `PartitionSpec`s and whose input has a leaf on an Explicit mesh that surely is another
+    (an axis of another name, or of another size known on both: so on every host) is reported,
+    naming the way, without a fix.
 
     ## Why is this bad?
     `top_level_all_gather` gathers on the input's mesh and cannot move data to another one.
@@ -336,6 +347,8 @@ class AllGatherMeshMismatch(Rule):
                 x, sharding, sites, verdicts, source, recorded=log is not None
             )
         elif confirmed is None:
+            if self._by_caller(gather, x, sharding):
+                return
             if not self._in_loop(gather, x, sharding):
                 self.leave(gather, self._trail(gather, x, sharding, sites))
         else:
@@ -370,6 +383,87 @@ class AllGatherMeshMismatch(Rule):
                     "or gather under the input's mesh"
                 ),
             )
+
+    def _by_caller(self, gather: ast.Call, x: ast.expr, sharding: ast.expr) -> bool:
+        """Where the input is not one tree on every way (the callers of the gather's function
+        pass different trees: `gather(weights, specs)` for each layer and for the embedding),
+        each caller asked on its own (`caller_ways`), under the one context mesh every way
+        runs in. A way whose out_sharding is a tree of bare PartitionSpecs (the context mesh)
+        and whose input has a leaf on an Explicit mesh that surely is another (an axis of
+        another name or known size: so on every host) is reported, naming the way, without
+        a fix; a way that runs says nothing, a test of the error says nothing. True when it
+        reported."""
+        analysis = self.analysis
+        ways = analysis.ways_at(gather)
+        contexts = analysis.enclosing(gather)
+        if (
+            not ways
+            or len(contexts) != 1
+            or any(setting_site(way) is None for way in ways)
+        ):
+            return False
+        context = contexts[0].mesh
+        if not isinstance(context, Mesh) or context.is_empty:
+            return False
+        for way in analysis.caller_ways(gather):
+            specs = _tree_leaves(analysis.value_in(sharding, way.frame))
+            arrays = _tree_leaves(analysis.value_in(x, way.frame))
+            if (
+                not specs
+                or arrays is None
+                or len(arrays) != len(specs)
+                or not all(isinstance(s, Spec) for s in specs)
+            ):
+                continue
+            foreign = next(
+                (
+                    a.sharding.mesh
+                    for a in arrays
+                    if isinstance(a, Array)
+                    and isinstance(a.sharding, Sharding)
+                    and isinstance(a.sharding.mesh, Mesh)
+                    and a.sharding.mesh.all_explicit
+                    and a.sharding.mesh.equals(context) is False
+                ),
+                None,
+            )
+            if foreign is None:
+                continue
+            if self.expected(gather) or any(
+                analysis.of(caller).expected(call, self.raises, self.error)
+                for caller, call, _ in way.calls
+            ):
+                return True  # a test of this error
+            places = [
+                f"line {call.lineno}"
+                if caller is analysis.module
+                else f"{other_file(caller.path, analysis.path)}:{call.lineno}"
+                for caller, call, _ in reversed(way.calls)
+            ]
+            first, call, _ = way.calls[-1]
+            self.report(
+                gather,
+                with_note(
+                    f"top_level_all_gather input `{self._short(x)}` is on mesh "
+                    f"{foreign.shape_text()} on the way called from {places[0]} "
+                    f"(`{self._short(analysis.of(first).text(call))}`)"
+                    + (f" through {', '.join(places[1:])}" if places[1:] else "")
+                    + f", but its out_sharding `{self._short(sharding)}` is on the "
+                    f"context mesh {context.shape_text()}; JAX raises {_INPUT_ERROR}",
+                    not_fixed(
+                        "the input is that of one way the code runs, which jaxfix does "
+                        "not move for that way alone: place it on the context mesh where "
+                        "it is made"
+                    ),
+                ),
+                related=tuple(
+                    related(analysis, "the function is called here", call)
+                    for caller, call, _ in way.calls
+                    if caller is analysis.module
+                ),
+            )
+            return True
+        return False
 
     def _in_loop(self, gather: ast.Call, x: ast.expr, sharding: ast.expr) -> bool:
         """Inside `for` loops over items jaxfix spells out, each iteration asked on its own:
@@ -1754,6 +1848,31 @@ def _context_error(confirmed: Confirmed) -> bool:
 def _logged(confirmed: Confirmed, x: ast.expr) -> Placed | None:
     filled = confirmed.fill("input", None, x)
     return Placed(filled, None) if filled is not None else None
+
+
+def _tree_leaves(value: Value) -> list[Value] | None:
+    """The leaves of a pytree of tuples, lists and dicts, in JAX's order (a dict's sorted by
+    key); None where a key is not a string."""
+    if isinstance(value, (tuple, ListValue)):
+        items = value if isinstance(value, tuple) else value.items
+        found: list[Value] = []
+        for item in items:
+            leaves = _tree_leaves(item)
+            if leaves is None:
+                return None
+            found += leaves
+        return found
+    if isinstance(value, DictValue):
+        if not all(isinstance(k, str) for k, _ in value.items):
+            return None
+        found = []
+        for _, item in sorted(value.items, key=lambda kv: str(kv[0])):
+            leaves = _tree_leaves(item)
+            if leaves is None:
+                return None
+            found += leaves
+        return found
+    return [value]
 
 
 def _leaves(xs: ast.expr, out: ast.expr) -> list[tuple[ast.expr, ast.expr]] | None:

@@ -112,6 +112,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import enum
 import operator
 import sys
 from collections.abc import Callable, Iterator
@@ -279,6 +280,13 @@ _MAX_FACTORY_DEPTH = 2  # factories returning an object followed to the object's
 _MAX_STEPS_PER_READ = 5_000
 
 CurrentMesh = Callable[[Module, ast.AST, Frame], Value]
+
+
+class NotAVariable(enum.Enum):
+    """What `Evaluator.comprehension_variable` gives for a name that is no comprehension's
+    or unrolled loop's variable (None is a value such a variable may hold)."""
+
+    NAME = "not a comprehension's variable"
 
 
 class Evaluator:
@@ -615,7 +623,7 @@ class Evaluator:
 
     def _name(self, module: Module, node: ast.Name, frame: Frame) -> Value:
         bound = self.comprehension_variable(module, node)
-        if bound is not None:
+        if bound is not NotAVariable.NAME:
             return bound
         left = self._keywords_left(module, node, frame)
         if left is not None:
@@ -696,7 +704,7 @@ class Evaluator:
         """Whether `node` surely reads a `def` or `class` statement without decorators (the
         name is bound by nothing else in the scope it is read from, as `lookup` resolves it)
         or a builtin (bound nowhere, no star import): a function or class, never a JAX API."""
-        if self.comprehension_variable(module, node) is not None:
+        if self.comprehension_variable(module, node) is not NotAVariable.NAME:
             return False
         scope = module.scope_of(node)
         innermost = True
@@ -3070,9 +3078,12 @@ class Evaluator:
         on them), None when none is."""
         return frozenset(self._comprehension.items()) if self._comprehension else None
 
-    def comprehension_variable(self, module: Module, node: ast.Name) -> Value | None:
-        """The value of `node` where it reads a comprehension's variable (Unknown while the
-        comprehension is not being evaluated), None elsewhere."""
+    def comprehension_variable(
+        self, module: Module, node: ast.Name
+    ) -> Value | NotAVariable:
+        """The value of `node` where it reads a comprehension's variable or an unrolled loop's
+        (Unknown while the comprehension is not being evaluated; None where the item is
+        None), `NotAVariable.NAME` elsewhere."""
         current: ast.AST | None = module.parents.get(node)
         while current is not None and not isinstance(
             current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -3087,17 +3098,13 @@ class Evaluator:
             ):
                 for generator in current.generators:
                     if node.id in _stored(generator.target):
-                        found = self._comprehension.get((current, node.id))
-                        if (
-                            found is not None
-                            or (current, node.id) in self._comprehension
-                        ):
-                            return found
+                        if (current, node.id) in self._comprehension:
+                            return self._comprehension[(current, node.id)]
                         if generator is current.generators[0]:
                             return self._every_item(module, current, node.id)
                         return Unknown(f"`{node.id}` is a comprehension's variable")
             current = module.parents.get(current)
-        return None
+        return NotAVariable.NAME
 
     def _every_item(
         self,
@@ -5732,6 +5739,8 @@ def _items(value: Value) -> tuple[Value, ...] | None:
         return value.items
     if isinstance(value, Array) and value.values is not None:
         return value.values  # a 1-D NumPy array of known integers
+    if isinstance(value, Spec):
+        return value.parts  # a PartitionSpec is a tuple of its parts
     if isinstance(value, DictValue):
         return tuple(k for k, _ in value.items)
     if isinstance(value, str) and len(value) <= _MAX_ITEMS:
