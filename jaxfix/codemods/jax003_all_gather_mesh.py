@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jaxfix.analysis.ast_engine.analysis import Analysis
+from jaxfix.analysis.ast_engine.callers import CallerWay
 from jaxfix.analysis.ast_engine.contexts import Entry, Site, setting_site
+from jaxfix.analysis.ast_engine.enclosing import Enclosing
 from jaxfix.analysis.ast_engine.evidence import Confirmed, changed_since_the_log
 from jaxfix.analysis.ast_engine.placement import Placed, arguments_of
 from jaxfix.analysis.ast_engine.values import (
@@ -387,25 +389,22 @@ class AllGatherMeshMismatch(Rule):
     def _by_caller(self, gather: ast.Call, x: ast.expr, sharding: ast.expr) -> bool:
         """Where the input is not one tree on every way (the callers of the gather's function
         pass different trees: `gather(weights, specs)` for each layer and for the embedding),
-        each caller asked on its own (`caller_ways`), under the one context mesh every way
-        runs in. A way whose out_sharding is a tree of bare PartitionSpecs (the context mesh)
+        each caller asked on its own (`caller_ways`), under the context mesh entered on that
+        way (every way of the gather runs under one). A way whose out_sharding is a tree of bare PartitionSpecs (the context mesh)
         and whose input has a leaf on an Explicit mesh that surely is another (an axis of
         another name or known size: so on every host) is reported, naming the way, without
         a fix; a way that runs says nothing, a test of the error says nothing. True when it
         reported."""
         analysis = self.analysis
         ways = analysis.ways_at(gather)
+        if not ways or any(setting_site(way) is None for way in ways):
+            return False
         contexts = analysis.enclosing(gather)
-        if (
-            not ways
-            or len(contexts) != 1
-            or any(setting_site(way) is None for way in ways)
-        ):
-            return False
-        context = contexts[0].mesh
-        if not isinstance(context, Mesh) or context.is_empty:
-            return False
-        for way in analysis.caller_ways(gather):
+        callers = analysis.caller_ways(gather)
+        for way in callers:
+            context = _context_on_way(contexts, way, callers)
+            if context is None:
+                continue
             specs = _tree_leaves(analysis.value_in(sharding, way.frame))
             arrays = _tree_leaves(analysis.value_in(x, way.frame))
             if (
@@ -1848,6 +1847,28 @@ def _context_error(confirmed: Confirmed) -> bool:
 def _logged(confirmed: Confirmed, x: ast.expr) -> Placed | None:
     filled = confirmed.fill("input", None, x)
     return Placed(filled, None) if filled is not None else None
+
+
+def _context_on_way(
+    contexts: list[Enclosing], way: CallerWay, ways: list[CallerWay]
+) -> Mesh | None:
+    """The context mesh on one of the callers' `ways`: the one known mesh of every site that
+    may be on it (entered in the function itself, around one of the way's calls, or around a
+    call further up than the ways go, which any of them may go through); None when there is
+    none, one is not known, or they differ."""
+    calls = {id(call) for _, call, _ in way.calls}
+    others = {id(call) for one in ways for _, call, _ in one.calls} - calls
+    meshes = [
+        site.mesh
+        for site in contexts
+        if site.call is None or id(site.call) not in others
+    ]
+    first = meshes[0] if meshes else None
+    if not isinstance(first, Mesh) or first.is_empty:
+        return None
+    if all(isinstance(m, Mesh) and m.equals(first) is True for m in meshes):
+        return first
+    return None
 
 
 def _tree_leaves(value: Value) -> list[Value] | None:
