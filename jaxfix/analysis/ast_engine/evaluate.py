@@ -20,14 +20,18 @@ object (`super().task()` runs the base's `task` with the subclass's class attrib
 method's `self` is the one object every call
 of the method in the project is made on, when jaxfix saw it built (`PROVIDER =
 LoraProvider(mesh_shape=(2, 2))` in a config module, `configs.PROVIDER.lora_shapes(...)`);
-a method's callers are looked for in every module holding its name, imported or not.
+a method's callers are looked for in every module holding its name, imported or not. A
+class's `__call__` runs at each call of a name bound to one of its objects, built there or
+returned by a factory whose every `return` returns it (t5x's `partition(fn, ...)` returning
+its `JittedFnWithContext`, then `p_train_step(...)`), two factories deep.
 Attribute configs: a function that builds a config empty and fills it by attribute stores,
 one statement each in its own body (`config = ConfigDict()`, `config.data = ConfigDict()`,
 `config.data.batch_size = 16`: ml_collections' `ConfigDict`, a `dict` subclass whose
 `__setattr__`/`__getattr__` are its items, `types.SimpleNamespace`), read only after the last
 store, gives that config (`.get(k)`, `[k]` and attributes of a ConfigDict). Containers: tuple, list and dict displays,
 `dict(...)`, `.values()/.keys()/.items()/.get()`, items, slices, `+`, `*`, `len`,
-`math.prod`, `range`, `zip`, `enumerate` and comprehensions over known values; a list or dict whose name is used in
+`math.prod`, `range`, `zip`, `enumerate` and comprehensions over known values (a
+`PartitionSpec` iterates its parts); a list or dict whose name is used in
 any way that may change it is Unknown (mutation.py), unless, for a function's local, no such use
 is reached by the binding read in the frame followed; a module's object called through a method
 that only reads `self` is not changed by it, nor a container a class's `__init__` keeps as
