@@ -405,15 +405,16 @@ class AllGatherMeshMismatch(Rule):
             context = _context_on_way(contexts, way, callers)
             if context is None:
                 continue
-            specs = _tree_leaves(analysis.value_in(sharding, way.frame))
-            arrays = _tree_leaves(analysis.value_in(x, way.frame))
+            out_tree = _tree_leaves(analysis.value_in(sharding, way.frame))
+            in_tree = _tree_leaves(analysis.value_in(x, way.frame))
             if (
-                not specs
-                or arrays is None
-                or len(arrays) != len(specs)
-                or not all(isinstance(s, Spec) for s in specs)
+                out_tree is None
+                or in_tree is None
+                or out_tree[1] != in_tree[1]  # paired leaf by leaf, else another error
+                or not all(isinstance(s, Spec) for s in out_tree[0])
             ):
                 continue
+            arrays = in_tree[0]
             foreign = next(
                 (
                     a.sharding.mesh
@@ -1871,29 +1872,34 @@ def _context_on_way(
     return None
 
 
-def _tree_leaves(value: Value) -> list[Value] | None:
+def _tree_leaves(value: Value) -> tuple[list[Value], object] | None:
     """The leaves of a pytree of tuples, lists and dicts, in JAX's order (a dict's sorted by
-    key); None where a key is not a string."""
+    key), and its structure (equal for two trees JAX pairs leaf by leaf); None where a key is
+    not a string."""
     if isinstance(value, (tuple, ListValue)):
         items = value if isinstance(value, tuple) else value.items
         found: list[Value] = []
+        kinds: list[object] = []
         for item in items:
-            leaves = _tree_leaves(item)
-            if leaves is None:
+            tree = _tree_leaves(item)
+            if tree is None:
                 return None
-            found += leaves
-        return found
+            found += tree[0]
+            kinds.append(tree[1])
+        return found, (type(value).__name__, tuple(kinds))
     if isinstance(value, DictValue):
         if not all(isinstance(k, str) for k, _ in value.items):
             return None
         found = []
-        for _, item in sorted(value.items, key=lambda kv: str(kv[0])):
-            leaves = _tree_leaves(item)
-            if leaves is None:
+        keyed: list[tuple[str, object]] = []
+        for key, item in sorted(value.items, key=lambda kv: str(kv[0])):
+            tree = _tree_leaves(item)
+            if tree is None:
                 return None
-            found += leaves
-        return found
-    return [value]
+            found += tree[0]
+            keyed.append((str(key), tree[1]))
+        return found, ("dict", tuple(keyed))
+    return [value], "leaf"
 
 
 def _leaves(xs: ast.expr, out: ast.expr) -> list[tuple[ast.expr, ast.expr]] | None:
