@@ -12,7 +12,8 @@ branch). Objects: calling a class of the tree gives an `Instance` with its const
 arguments; its attributes are the class's constants, methods, properties (the getter
 evaluated with `self` bound; a memoizing getter, `if self._m is None: self._m = E` then
 `return self._m`, gives `E` when nothing else stores `._m`), dataclass fields (a default, or
-what a `default_factory` function of the tree returns), and what `__init__` assigns to
+what a `default_factory` function of the tree returns; Unknown for a dataclass not frozen where
+a method of its class or code outside it stores the field again), and what `__init__` assigns to
 `self.x` (a base's `__init__` with the arguments of the subclass's one `super().__init__(...)`;
 Unknown when another method assigns it too); `super().name` in a method is `name` as the
 classes after the method's own in the object's (single-inheritance) MRO bind it, bound to that
@@ -3400,6 +3401,9 @@ class Evaluator:
                 return Unknown(
                     f"the field `{name}` of an object jaxfix did not see built"
                 )
+            stored = self._field_stored(instance.cls, name)
+            if stored is not None:
+                return stored
             return dict(instance.init).get(name, Unknown(f"field `{name}` not given"))
         member = self._class_member(instance.cls, name)
         if isinstance(member, Function):
@@ -3425,6 +3429,28 @@ class Evaluator:
         if filled is not None:
             return filled
         return self._assigned_in_init(instance, name)
+
+    def _field_stored(self, cls: Class, name: str) -> Unknown | None:
+        """Why the field `name` of an object of the (not frozen) dataclass `cls` may no longer
+        hold what its construction gave: a method of the class (`__post_init__` too) assigns
+        `self.name`, or the project stores `.name` on an object from outside its class
+        (`model.ff_layer = ...` after building it); None when neither may."""
+        if self._frozen_class(cls):
+            return None  # a store raises
+        for klass in self._mro(cls):
+            owner = self.module(klass.path)
+            if isinstance(owner, Unknown):
+                return owner
+            if not owner.stores_attribute(name):
+                continue
+            for statement in klass.node.body:
+                if isinstance(
+                    statement, (ast.FunctionDef, ast.AsyncFunctionDef)
+                ) and owner.assigns_self_attribute(statement, name):
+                    return Unknown(
+                        f"the field `.{name}` is also assigned by `{statement.name}`"
+                    )
+        return self._stored_outside_methods(name, cls.path)
 
     def _filled_by_item_stores(self, instance: Instance, name: str) -> Value | None:
         """`self.<name>` of an object whose class starts it as an empty dict in `__init__`
