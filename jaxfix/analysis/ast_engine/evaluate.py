@@ -13,7 +13,7 @@ arguments; its attributes are the class's constants, methods, properties (the ge
 evaluated with `self` bound; a memoizing getter, `if self._m is None: self._m = E` then
 `return self._m`, gives `E` when nothing else stores `._m`), dataclass fields (a default, or
 what a `default_factory` function of the tree returns; Unknown for a dataclass not frozen where
-a method of its class or code outside it stores the field again), and what `__init__` assigns to
+a method of its class, code outside it or a `setattr` may store the field again), and what `__init__` assigns to
 `self.x` (a base's `__init__` with the arguments of the subclass's one `super().__init__(...)`;
 Unknown when another method assigns it too); `super().name` in a method is `name` as the
 classes after the method's own in the object's (single-inheritance) MRO bind it, bound to that
@@ -3450,7 +3450,37 @@ class Evaluator:
                     return Unknown(
                         f"the field `.{name}` is also assigned by `{statement.name}`"
                     )
-        return self._stored_outside_methods(name, cls.path)
+        return self._stored_outside_methods(name, cls.path) or self._set_by_setattr(
+            name, cls.path
+        )
+
+    def _set_by_setattr(self, name: str, near: Path) -> Unknown | None:
+        """Unknown naming the first `setattr(obj, key, value)` of the project whose key may be
+        `name` (`name` itself, or a key computed at run time: axlearn's `ConfigBase.set(**kw)`
+        loops `setattr(self, k, v)`); None when there is none."""
+        found = self.project.candidate_files("setattr", near, imported=False)
+        if isinstance(found, Unknown):
+            return None  # too many modules to parse each: not looked for, as before
+        for path in (near, *(p for p in found if p != near)):
+            module = self.project.module_loading(path, "setattr")
+            if module is None:
+                continue
+            if isinstance(module, Unknown):
+                return module
+            for call in module.calls:
+                if not (
+                    isinstance(call.func, ast.Name)
+                    and call.func.id == "setattr"
+                    and len(call.args) >= 2
+                ):
+                    continue
+                key = call.args[1]
+                if isinstance(key, ast.Constant) and key.value != name:
+                    continue
+                return Unknown(
+                    f"`setattr` may set `.{name}`, at {path.name}:{module.line(call)}"
+                )
+        return None
 
     def _filled_by_item_stores(self, instance: Instance, name: str) -> Value | None:
         """`self.<name>` of an object whose class starts it as an empty dict in `__init__`
