@@ -13,9 +13,10 @@ arguments; its attributes are the class's constants, methods, properties (the ge
 evaluated with `self` bound; a memoizing getter, `if self._m is None: self._m = E` then
 `return self._m`, gives `E` when nothing else stores `._m`), dataclass fields (a default, or
 what a `default_factory` function of the tree returns; Unknown for a dataclass not frozen where
-a method of its class, code outside it or a `setattr` may store the field again), and what `__init__` assigns to
-`self.x` (a base's `__init__` with the arguments of the subclass's one `super().__init__(...)`;
-Unknown when another method assigns it too); `super().name` in a method is `name` as the
+a method of its class, code outside it or a `setattr` may store the field again), and what
+`__init__` assigns to `self.x` (a base's `__init__` with the arguments of the subclass's one
+`super().__init__(...)`; Unknown when another method, code outside the class or a `setattr`
+may assign it too); `super().name` in a method is `name` as the
 classes after the method's own in the object's (single-inheritance) MRO bind it, bound to that
 object (`super().task()` runs the base's `task` with the subclass's class attributes). A
 method's `self` is the one object every call
@@ -3641,7 +3642,9 @@ class Evaluator:
             overriding = self._subclass_assigning(instance.cls, name)
             if overriding is not None:
                 return Unknown(f"`.{name}` is also assigned by subclass `{overriding}`")
-        outside = self._stored_outside_methods(name, instance.cls.path)
+        outside = self._stored_outside_methods(
+            name, instance.cls.path
+        ) or self._set_by_setattr(name, instance.cls.path)
         if outside is not None:
             return outside
         for index, klass in enumerate(chain):
