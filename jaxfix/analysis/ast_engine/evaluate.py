@@ -3432,10 +3432,19 @@ class Evaluator:
         return self._assigned_in_init(instance, name)
 
     def _field_stored(self, cls: Class, name: str) -> Unknown | None:
-        """Why the field `name` of an object of the (not frozen) dataclass `cls` may no longer
-        hold what its construction gave: a method of the class (`__post_init__` too) assigns
-        `self.name`, or the project stores `.name` on an object from outside its class
-        (`model.ff_layer = ...` after building it); None when neither may."""
+        """Why the field `name` of an object of the dataclass `cls` may no longer hold what its
+        construction gave: a method of the class sets it through `__setattr__` (a frozen
+        one's `__post_init__`: `object.__setattr__(self, "shape", ...)`); for a class not
+        frozen, a method of the class (`__post_init__` too) assigns `self.name`, or the project
+        stores `.name` on an object from outside its class (`model.ff_layer = ...` after
+        building it) or may by `setattr`; None when none may."""
+        for klass in self._mro(cls):
+            forced = _set_through_dunder(klass.node, name)
+            if forced is not None:
+                return Unknown(
+                    f"the field `.{name}` is also set by `__setattr__` in "
+                    f"`{forced.name}` (line {forced.lineno})"
+                )
         if self._frozen_class(cls):
             return None  # a store raises
         for klass in self._mro(cls):
@@ -5227,6 +5236,29 @@ class Evaluator:
                 f"decorated by something jaxfix does not see through (line {decorator.lineno})"
             )
         return result
+
+
+def _set_through_dunder(
+    klass: ast.ClassDef, name: str
+) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The method of `klass` that calls `X.__setattr__(obj, key, value)` (`object.__setattr__`,
+    `super().__setattr__`) with `key` that may be `name` (it, or computed), if any."""
+    for method in klass.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(method):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "__setattr__"
+                and node.args
+            ):
+                continue
+            # `object.__setattr__(self, key, v)`, or `super().__setattr__(key, v)`
+            key = node.args[1] if len(node.args) == 3 else node.args[0]
+            if not (isinstance(key, ast.Constant) and key.value != name):
+                return method
+    return None
 
 
 def _returns_only(
