@@ -524,3 +524,6 @@ def test_an_attribute_init_assigns_that_a_setattr_may_set_is_unknown(
         "out = cfg.shape\n"
     )
     assert isinstance(value(tmp_path, source), Unknown)
+    # every call of the loop's function gives other keys: it never sets `shape`
+    other_keys = source.replace("cfg.set(shape=(4, 2))", 'cfg.set(name="tiny")')
+    assert value(tmp_path, other_keys) == (2, 2)

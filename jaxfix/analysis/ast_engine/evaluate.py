@@ -3487,10 +3487,65 @@ class Evaluator:
                 key = call.args[1]
                 if isinstance(key, ast.Constant) and key.value != name:
                     continue
+                if self._keys_never_given(module, call, key, name):
+                    continue
                 return Unknown(
                     f"`setattr` may set `.{name}`, at {path.name}:{module.line(call)}"
                 )
         return None
+
+    def _keys_never_given(
+        self, module: Module, call: ast.Call, key: ast.expr, name: str
+    ) -> bool:
+        """Whether `setattr(obj, key, v)` surely never gets `name` for `key`: `key` is the
+        variable of a `for` loop over the function's own `**kwargs` (its `.items()`, `.keys()`
+        or itself; EasyLM's `get_default_config(cls, **updates)`), and no call of the function
+        in the project passes `name` by keyword (or a `**mapping`)."""
+        function = module.scope_of(call)
+        if not (
+            isinstance(key, ast.Name)
+            and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and function.args.kwarg is not None
+        ):
+            return False
+        kwargs = function.args.kwarg.arg
+        loop = module.parents.get(call)
+        while loop is not None and loop is not function:
+            if isinstance(loop, ast.For):
+                break
+            loop = module.parents.get(loop)
+        if not isinstance(loop, ast.For):
+            return False
+        iterated = loop.iter
+        if isinstance(iterated, ast.Call) and not iterated.args:
+            if not (
+                isinstance(iterated.func, ast.Attribute)
+                and iterated.func.attr in ("items", "keys")
+            ):
+                return False
+            pairs = iterated.func.attr == "items"
+            iterated = iterated.func.value
+        else:
+            pairs = False
+        target = loop.target
+        if pairs and isinstance(target, ast.Tuple) and target.elts:
+            target = target.elts[0]
+        if not (
+            isinstance(iterated, ast.Name)
+            and iterated.id == kwargs
+            and isinstance(target, ast.Name)
+            and target.id == key.id
+        ):
+            return False
+        method = isinstance(module.parents.get(function), ast.ClassDef)
+        calls = self.calls_of(module, function, on_objects=method)
+        if isinstance(calls, Unknown):
+            return False
+        return not any(
+            keyword.arg is None or keyword.arg == name
+            for _, made, _ in calls
+            for keyword in made.keywords
+        )
 
     def _filled_by_item_stores(self, instance: Instance, name: str) -> Value | None:
         """`self.<name>` of an object whose class starts it as an empty dict in `__init__`
