@@ -11,15 +11,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jaxfix.analysis.ast_engine.analysis import Analysis
+from jaxfix.analysis.ast_engine.callers import CallerWay
 from jaxfix.analysis.ast_engine.contexts import Entry, Site, setting_site
+from jaxfix.analysis.ast_engine.enclosing import Enclosing
 from jaxfix.analysis.ast_engine.evidence import Confirmed, changed_since_the_log
 from jaxfix.analysis.ast_engine.placement import Placed, arguments_of
 from jaxfix.analysis.ast_engine.values import (
+    Array,
     BoundMethod,
+    DictValue,
     Function,
+    ListValue,
     Mesh,
+    Sharding,
     Spec,
     Unknown,
+    Value,
     tuple_text,
 )
 from jaxfix.analysis.ast_engine.vocabulary import api_of
@@ -103,6 +110,12 @@ class AllGatherMeshMismatch(Rule):
     jax.set_mesh(m): gather()`), each iteration is asked on its own: the
     report names the iterations whose meshes disagree, without a fix (and says nothing where
     the loop may end early, by `break`, `return`, `yield` or `raise`, before one of them).
+    Where the callers of the gather's function pass different trees (`gather(weights, specs)`
+    for each layer's weights and for the embedding), each caller is asked on its own, under
+    the one context mesh every way runs in: a way whose out_sharding is a tree of bare
+    `PartitionSpec`s and whose input has a leaf on an Explicit mesh that surely is another
+    (an axis of another name, or of another size known on both: so on every host) is reported,
+    naming the way, without a fix.
 
     ## Why is this bad?
     `top_level_all_gather` gathers on the input's mesh and cannot move data to another one.
@@ -358,6 +371,8 @@ class AllGatherMeshMismatch(Rule):
                 x, sharding, sites, verdicts, source, recorded=log is not None
             )
         elif confirmed is None:
+            if self._by_caller(gather, x, sharding):
+                return
             if not self._in_loop(gather, x, sharding):
                 self.leave(gather, self._trail(gather, x, sharding, sites))
         else:
@@ -392,6 +407,85 @@ class AllGatherMeshMismatch(Rule):
                     "or gather under the input's mesh"
                 ),
             )
+
+    def _by_caller(self, gather: ast.Call, x: ast.expr, sharding: ast.expr) -> bool:
+        """Where the input is not one tree on every way (the callers of the gather's function
+        pass different trees: `gather(weights, specs)` for each layer and for the embedding),
+        each caller asked on its own (`caller_ways`), under the context mesh entered on that
+        way (every way of the gather runs under one). A way whose out_sharding is a tree of bare PartitionSpecs (the context mesh)
+        and whose input has a leaf on an Explicit mesh that surely is another (an axis of
+        another name or known size: so on every host) is reported, naming the way, without
+        a fix; a way that runs says nothing, a test of the error says nothing. True when it
+        reported."""
+        analysis = self.analysis
+        ways = analysis.ways_at(gather)
+        if not ways or any(setting_site(way) is None for way in ways):
+            return False
+        contexts = analysis.enclosing(gather)
+        callers = analysis.caller_ways(gather)
+        for way in callers:
+            context = _context_on_way(contexts, way, callers)
+            if context is None:
+                continue
+            out_tree = _tree_leaves(analysis.value_in(sharding, way.frame))
+            in_tree = _tree_leaves(analysis.value_in(x, way.frame))
+            if (
+                out_tree is None
+                or in_tree is None
+                or out_tree[1] != in_tree[1]  # paired leaf by leaf, else another error
+                or not all(isinstance(s, Spec) for s in out_tree[0])
+            ):
+                continue
+            arrays = in_tree[0]
+            foreign = next(
+                (
+                    a.sharding.mesh
+                    for a in arrays
+                    if isinstance(a, Array)
+                    and isinstance(a.sharding, Sharding)
+                    and isinstance(a.sharding.mesh, Mesh)
+                    and a.sharding.mesh.all_explicit
+                    and a.sharding.mesh.equals(context) is False
+                ),
+                None,
+            )
+            if foreign is None:
+                continue
+            if self.expected(gather) or any(
+                analysis.of(caller).expected(call, self.raises, self.error)
+                for caller, call, _ in way.calls
+            ):
+                return True  # a test of this error
+            places = [
+                f"line {call.lineno}"
+                if caller is analysis.module
+                else f"{other_file(caller.path, analysis.path)}:{call.lineno}"
+                for caller, call, _ in reversed(way.calls)
+            ]
+            first, call, _ = way.calls[-1]
+            self.report(
+                gather,
+                with_note(
+                    f"top_level_all_gather input `{self._short(x)}` is on mesh "
+                    f"{foreign.shape_text()} on the way called from {places[0]} "
+                    f"(`{self._short(analysis.of(first).text(call))}`)"
+                    + (f" through {', '.join(places[1:])}" if places[1:] else "")
+                    + f", but its out_sharding `{self._short(sharding)}` is on the "
+                    f"context mesh {context.shape_text()}; JAX raises {_INPUT_ERROR}",
+                    not_fixed(
+                        "the input is that of one way the code runs, which jaxfix does "
+                        "not move for that way alone: place it on the context mesh where "
+                        "it is made"
+                    ),
+                ),
+                related=tuple(
+                    related(analysis, "the function is called here", call)
+                    for caller, call, _ in way.calls
+                    if caller is analysis.module
+                ),
+            )
+            return True
+        return False
 
     def _in_loop(self, gather: ast.Call, x: ast.expr, sharding: ast.expr) -> bool:
         """Inside `for` loops over items jaxfix spells out, each iteration asked on its own:
@@ -1850,6 +1944,58 @@ def _context_error(confirmed: Confirmed) -> bool:
 def _logged(confirmed: Confirmed, x: ast.expr) -> Placed | None:
     filled = confirmed.fill("input", None, x)
     return Placed(filled, None) if filled is not None else None
+
+
+def _context_on_way(
+    contexts: list[Enclosing], way: CallerWay, ways: list[CallerWay]
+) -> Mesh | None:
+    """The context mesh on one of the callers' `ways`: the one known mesh of every site that
+    may be on it (entered in the function itself, around one of the way's calls, or around a
+    call further up than the ways go, which any of them may go through); None when there is
+    none, one is not known, or they differ."""
+    calls = {id(call) for _, call, _ in way.calls}
+    others = {id(call) for one in ways for _, call, _ in one.calls} - calls
+    meshes = [
+        site.mesh
+        for site in contexts
+        if site.call is None or id(site.call) not in others
+    ]
+    first = meshes[0] if meshes else None
+    if not isinstance(first, Mesh) or first.is_empty:
+        return None
+    if all(isinstance(m, Mesh) and m.equals(first) is True for m in meshes):
+        return first
+    return None
+
+
+def _tree_leaves(value: Value) -> tuple[list[Value], object] | None:
+    """The leaves of a pytree of tuples, lists and dicts, in JAX's order (a dict's sorted by
+    key), and its structure (equal for two trees JAX pairs leaf by leaf); None where a key is
+    not a string."""
+    if isinstance(value, (tuple, ListValue)):
+        items = value if isinstance(value, tuple) else value.items
+        found: list[Value] = []
+        kinds: list[object] = []
+        for item in items:
+            tree = _tree_leaves(item)
+            if tree is None:
+                return None
+            found += tree[0]
+            kinds.append(tree[1])
+        return found, (type(value).__name__, tuple(kinds))
+    if isinstance(value, DictValue):
+        if not all(isinstance(k, str) for k, _ in value.items):
+            return None
+        found = []
+        keyed: list[tuple[str, object]] = []
+        for key, item in sorted(value.items, key=lambda kv: str(kv[0])):
+            tree = _tree_leaves(item)
+            if tree is None:
+                return None
+            found += tree[0]
+            keyed.append((str(key), tree[1]))
+        return found, ("dict", tuple(keyed))
+    return [value], "leaf"
 
 
 def _leaves(xs: ast.expr, out: ast.expr) -> list[tuple[ast.expr, ast.expr]] | None:

@@ -15,10 +15,12 @@ from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import (
     External,
     Jitted,
+    ListValue,
     Mesh,
     MeshContext,
     OneOf,
     Sharding,
+    Spec,
     Structs,
     Unknown,
     Value,
@@ -436,3 +438,92 @@ def test_a_methods_self_is_the_one_object_it_is_called_on(tmp_path: Path) -> Non
     }
     assert returned["f"] == 2 and returned["g"] == 3
     assert isinstance(returned["m"], Unknown)  # called on A (through f) and on B
+
+
+def test_a_partition_spec_iterates_its_parts(tmp_path: Path) -> None:
+    found = value(
+        tmp_path,
+        'spec = P("data", None, "model")\n'
+        'out = P(*[None if a == "data" else a for a in spec], reduced={"data"})',
+    )
+    assert isinstance(found, Spec)
+    assert found.parts == (None, None, "model")
+    assert found.reduced == frozenset({"data"})
+
+
+def test_a_comprehension_variable_bound_to_none_reads_none(tmp_path: Path) -> None:
+    found = value(tmp_path, "a = 5\nout = [a for a in (None, 2)]")
+    assert isinstance(found, ListValue) and found.items == (None, 2)
+
+
+STORED_AGAIN = (
+    "import dataclasses\n"
+    "@dataclasses.dataclass{frozen}\n"
+    "class Config(Base):\n"
+    "    shape: tuple = (4, 2)\n"
+    "{post_init}"
+    "def make():\n"
+    "    cfg = Config((2, 2))\n"
+    "{after}"
+    "    return cfg\n"
+    "out = make().shape\n"
+)
+SETTER = (
+    "class Base:\n"
+    "    def set(self, **kw):\n"
+    "        for k, v in kw.items():\n"
+    "            setattr(self, k, v)\n"
+    "        return self\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("base", "frozen", "post_init", "after"),
+    [
+        # stored from outside the class after the construction
+        ("", "", "", "    cfg.shape = (4, 2)\n"),
+        # replaced by the class's own `__post_init__`
+        ("", "", "    def __post_init__(self):\n        self.shape = (4, 2)\n", ""),
+        # a frozen one's `__post_init__` through `object.__setattr__`
+        (
+            "",
+            "(frozen=True)",
+            "    def __post_init__(self):\n"
+            '        object.__setattr__(self, "shape", (4, 2))\n',
+            "",
+        ),
+        # a `setattr` loop of the class's base (axlearn's `ConfigBase.set`)
+        (SETTER, "", "", "    cfg.set(shape=(4, 2))\n"),
+    ],
+)
+def test_a_field_stored_again_is_not_the_constructions(
+    tmp_path: Path, base: str, frozen: str, post_init: str, after: str
+) -> None:
+    source = (base or "class Base:\n    pass\n") + STORED_AGAIN.format(
+        frozen=frozen, post_init=post_init, after=after
+    )
+    assert isinstance(value(tmp_path, source), Unknown)
+    kept = "class Base:\n    pass\n" + STORED_AGAIN.format(
+        frozen=frozen, post_init="", after=""
+    )
+    assert value(tmp_path, kept) == (
+        2,
+        2,
+    )  # the construction's, nothing storing it again
+
+
+def test_an_attribute_init_assigns_that_a_setattr_may_set_is_unknown(
+    tmp_path: Path,
+) -> None:
+    source = (
+        SETTER + "class Config(Base):\n"
+        "    def __init__(self, shape):\n"
+        "        self.shape = shape\n"
+        "cfg = Config((2, 2))\n"
+        "cfg.set(shape=(4, 2))\n"
+        "out = cfg.shape\n"
+    )
+    assert isinstance(value(tmp_path, source), Unknown)
+    # every call of the loop's function gives other keys: it never sets `shape`
+    other_keys = source.replace("cfg.set(shape=(4, 2))", 'cfg.set(name="tiny")')
+    assert value(tmp_path, other_keys) == (2, 2)

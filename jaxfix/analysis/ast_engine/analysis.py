@@ -38,6 +38,7 @@ from jaxfix.analysis.ast_engine.arguments import bind_arguments
 from jaxfix.analysis.ast_engine.callers import CallerWay, caller_ways
 from jaxfix.analysis.ast_engine.contexts import Site, Way
 from jaxfix.analysis.ast_engine.enclosing import Enclosing, enclosing
+from jaxfix.analysis.ast_engine.evaluate import NotAVariable
 from jaxfix.analysis.ast_engine.evidence import Confirmed, EvidenceMap
 from jaxfix.analysis.ast_engine.expected import ExpectedErrors
 from jaxfix.analysis.ast_engine.fields import own_fields
@@ -253,7 +254,7 @@ class Analysis:
         if not self._parameter_around(name):
             return False  # the flow's answer is not needed: no parameter is that name
         evaluator = self.engine.evaluator
-        if evaluator.comprehension_variable(self.module, name) is not None:
+        if evaluator.comprehension_variable(self.module, name) is not NotAVariable.NAME:
             return False
         bindings = evaluator.reaching(self.module, name)
         return bool(bindings) and all(

@@ -12,22 +12,28 @@ branch). Objects: calling a class of the tree gives an `Instance` with its const
 arguments; its attributes are the class's constants, methods, properties (the getter
 evaluated with `self` bound; a memoizing getter, `if self._m is None: self._m = E` then
 `return self._m`, gives `E` when nothing else stores `._m`), dataclass fields (a default, or
-what a `default_factory` function of the tree returns), and what `__init__` assigns to
-`self.x` (a base's `__init__` with the arguments of the subclass's one `super().__init__(...)`;
-Unknown when another method assigns it too); `super().name` in a method is `name` as the
+what a `default_factory` function of the tree returns; Unknown for a dataclass not frozen where
+a method of its class, code outside it or a `setattr` may store the field again), and what
+`__init__` assigns to `self.x` (a base's `__init__` with the arguments of the subclass's one
+`super().__init__(...)`; Unknown when another method, code outside the class or a `setattr`
+may assign it too); `super().name` in a method is `name` as the
 classes after the method's own in the object's (single-inheritance) MRO bind it, bound to that
 object (`super().task()` runs the base's `task` with the subclass's class attributes). A
 method's `self` is the one object every call
 of the method in the project is made on, when jaxfix saw it built (`PROVIDER =
 LoraProvider(mesh_shape=(2, 2))` in a config module, `configs.PROVIDER.lora_shapes(...)`);
-a method's callers are looked for in every module holding its name, imported or not.
+a method's callers are looked for in every module holding its name, imported or not. A
+class's `__call__` runs at each call of a name bound to one of its objects, built there or
+returned by a factory whose every `return` returns it (t5x's `partition(fn, ...)` returning
+its `JittedFnWithContext`, then `p_train_step(...)`), two factories deep.
 Attribute configs: a function that builds a config empty and fills it by attribute stores,
 one statement each in its own body (`config = ConfigDict()`, `config.data = ConfigDict()`,
 `config.data.batch_size = 16`: ml_collections' `ConfigDict`, a `dict` subclass whose
 `__setattr__`/`__getattr__` are its items, `types.SimpleNamespace`), read only after the last
 store, gives that config (`.get(k)`, `[k]` and attributes of a ConfigDict). Containers: tuple, list and dict displays,
 `dict(...)`, `.values()/.keys()/.items()/.get()`, items, slices, `+`, `*`, `len`,
-`math.prod`, `range`, `zip`, `enumerate` and comprehensions over known values; a list or dict whose name is used in
+`math.prod`, `range`, `zip`, `enumerate` and comprehensions over known values (a
+`PartitionSpec` iterates its parts); a list or dict whose name is used in
 any way that may change it is Unknown (mutation.py), unless, for a function's local, no such use
 is reached by the binding read in the frame followed; a module's object called through a method
 that only reads `self` is not changed by it, nor a container a class's `__init__` keeps as
@@ -112,6 +118,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import enum
 import operator
 import sys
 from collections.abc import Callable, Iterator
@@ -270,6 +277,7 @@ _NO_CUT = sys.maxsize
 # How many steps (a subclass, a registry, a parameter, a name, a result) a class used as a
 # value is followed to the calls that build its objects.
 _MAX_CLASS_HOPS = 8
+_MAX_FACTORY_DEPTH = 2  # factories returning an object followed to the object's calls
 # The expressions evaluated to learn whether one read of a function's name in another module
 # is that function (a method's name read on objects of any class): past this, the read may be
 # it and the function's callers are not known. Over ten times what any read costs in the
@@ -281,6 +289,13 @@ CurrentMesh = Callable[[Module, ast.AST, Frame], Value]
 _Comprehension = ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp
 # The loops around a read of a name, and the comprehension binding it (`Evaluator._around`).
 _Around = tuple[tuple[ast.For, ...], tuple[_Comprehension, bool] | None]
+
+
+class NotAVariable(enum.Enum):
+    """What `Evaluator.comprehension_variable` gives for a name that is no comprehension's
+    or unrolled loop's variable (None is a value such a variable may hold)."""
+
+    NAME = "not a comprehension's variable"
 
 
 class Evaluator:
@@ -624,7 +639,7 @@ class Evaluator:
 
     def _name(self, module: Module, node: ast.Name, frame: Frame) -> Value:
         bound = self.comprehension_variable(module, node)
-        if bound is not None:
+        if bound is not NotAVariable.NAME:
             return bound
         left = self._keywords_left(module, node, frame)
         if left is not None:
@@ -708,7 +723,7 @@ class Evaluator:
         """Whether `node` surely reads a `def` or `class` statement without decorators (the
         name is bound by nothing else in the scope it is read from, as `lookup` resolves it)
         or a builtin (bound nowhere, no star import): a function or class, never a JAX API."""
-        if self.comprehension_variable(module, node) is not None:
+        if self.comprehension_variable(module, node) is not NotAVariable.NAME:
             return False
         scope = module.scope_of(node)
         innermost = True
@@ -2775,8 +2790,10 @@ class Evaluator:
     ) -> list[tuple[Module, ast.Call, Function | None]] | Unknown:
         """The calls of `klass`'s `__call__`: of each object built by a call of the class's own
         `__init__` (every such call in the project) bound to a name by a plain assignment whose
-        every read calls it; Unknown where an object is used otherwise, or its name may be
-        imported by another module."""
+        every read calls it, or returned by a function whose every `return` returns it (t5x's
+        `partition(fn, ...)` returning its wrapper object), then each call of that function
+        so bound; Unknown where an object is used otherwise, or its name may be imported by
+        another module."""
         init = next(
             (
                 s
@@ -2796,8 +2813,27 @@ class Evaluator:
             Frame(klass, module.path, (), self.frame_at(module, klass)),
         )
         found: list[tuple[Module, ast.Call, Function | None]] = []
-        for other, construct, _ in made:
+        pending = [(other, construct, 0) for other, construct, _ in made]
+        while pending:
+            other, construct, depth = pending.pop()
             statement = other.parents.get(construct)
+            factory = other.scope_of(construct)
+            if (
+                isinstance(statement, ast.Return)
+                and depth < _MAX_FACTORY_DEPTH
+                and isinstance(factory, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and _returns_only(factory, construct)
+            ):
+                # `def partition(...): return Wrapper(...)`: its objects are the
+                # results of the factory's calls
+                returned = self.calls_of(other, factory)
+                if isinstance(returned, Unknown) or not returned:
+                    return Unknown(
+                        f"an object of `{klass.name}` is returned by `{factory.name}`"
+                        f", whose calls jaxfix does not see"
+                    )
+                pending += [(m, c, depth + 1) for m, c, _ in returned]
+                continue
             if (
                 not isinstance(statement, ast.Assign)
                 or statement.value is not construct
@@ -3064,20 +3100,22 @@ class Evaluator:
         on them), None when none is."""
         return frozenset(self._comprehension.items()) if self._comprehension else None
 
-    def comprehension_variable(self, module: Module, node: ast.Name) -> Value | None:
-        """The value of `node` where it reads a comprehension's variable (Unknown while the
-        comprehension is not being evaluated), None elsewhere."""
+    def comprehension_variable(
+        self, module: Module, node: ast.Name
+    ) -> Value | NotAVariable:
+        """The value of `node` where it reads a comprehension's variable or an unrolled loop's
+        (Unknown while the comprehension is not being evaluated; None where the item is
+        None), `NotAVariable.NAME` elsewhere."""
         loops, binding = self._around(module, node)
         if self._comprehension:
             for loop in loops:
                 if (loop, node.id) in self._comprehension:
                     return self._comprehension[(loop, node.id)]  # a loop jaxfix unrolls
         if binding is None:
-            return None
+            return NotAVariable.NAME
         comprehension, first = binding
-        found = self._comprehension.get((comprehension, node.id))
-        if found is not None or (comprehension, node.id) in self._comprehension:
-            return found
+        if (comprehension, node.id) in self._comprehension:
+            return self._comprehension[(comprehension, node.id)]
         if first:
             return self._every_item(module, comprehension, node.id)
         return Unknown(f"`{node.id}` is a comprehension's variable")
@@ -3402,6 +3440,9 @@ class Evaluator:
                 return Unknown(
                     f"the field `{name}` of an object jaxfix did not see built"
                 )
+            stored = self._field_stored(instance.cls, name)
+            if stored is not None:
+                return stored
             return dict(instance.init).get(name, Unknown(f"field `{name}` not given"))
         member = self._class_member(instance.cls, name)
         if isinstance(member, Function):
@@ -3427,6 +3468,122 @@ class Evaluator:
         if filled is not None:
             return filled
         return self._assigned_in_init(instance, name)
+
+    def _field_stored(self, cls: Class, name: str) -> Unknown | None:
+        """Why the field `name` of an object of the dataclass `cls` may no longer hold what its
+        construction gave: a method of the class sets it through `__setattr__` (a frozen
+        one's `__post_init__`: `object.__setattr__(self, "shape", ...)`); for a class not
+        frozen, a method of the class (`__post_init__` too) assigns `self.name`, or the project
+        stores `.name` on an object from outside its class (`model.ff_layer = ...` after
+        building it) or may by `setattr`; None when none may."""
+        for klass in self._mro(cls):
+            forced = _set_through_dunder(klass.node, name)
+            if forced is not None:
+                return Unknown(
+                    f"the field `.{name}` is also set by `__setattr__` in "
+                    f"`{forced.name}` (line {forced.lineno})"
+                )
+        if self._frozen_class(cls):
+            return None  # a store raises
+        for klass in self._mro(cls):
+            owner = self.module(klass.path)
+            if isinstance(owner, Unknown):
+                return owner
+            if not owner.stores_attribute(name):
+                continue
+            for statement in klass.node.body:
+                if isinstance(
+                    statement, (ast.FunctionDef, ast.AsyncFunctionDef)
+                ) and owner.assigns_self_attribute(statement, name):
+                    return Unknown(
+                        f"the field `.{name}` is also assigned by `{statement.name}`"
+                    )
+        return self._stored_outside_methods(name, cls.path) or self._set_by_setattr(
+            name, cls.path
+        )
+
+    def _set_by_setattr(self, name: str, near: Path) -> Unknown | None:
+        """Unknown naming the first `setattr(obj, key, value)` of the project whose key may be
+        `name` (`name` itself, or a key computed at run time: axlearn's `ConfigBase.set(**kw)`
+        loops `setattr(self, k, v)`); None when there is none."""
+        found = self.project.candidate_files("setattr", near, imported=False)
+        if isinstance(found, Unknown):
+            return None  # too many modules to parse each: not looked for, as before
+        for path in (near, *(p for p in found if p != near)):
+            module = self.project.module_loading(path, "setattr")
+            if module is None:
+                continue
+            if isinstance(module, Unknown):
+                return module
+            for call in module.calls:
+                if not (
+                    isinstance(call.func, ast.Name)
+                    and call.func.id == "setattr"
+                    and len(call.args) >= 2
+                ):
+                    continue
+                key = call.args[1]
+                if isinstance(key, ast.Constant) and key.value != name:
+                    continue
+                if self._keys_never_given(module, call, key, name):
+                    continue
+                return Unknown(
+                    f"`setattr` may set `.{name}`, at {path.name}:{module.line(call)}"
+                )
+        return None
+
+    def _keys_never_given(
+        self, module: Module, call: ast.Call, key: ast.expr, name: str
+    ) -> bool:
+        """Whether `setattr(obj, key, v)` surely never gets `name` for `key`: `key` is the
+        variable of a `for` loop over the function's own `**kwargs` (its `.items()`, `.keys()`
+        or itself; EasyLM's `get_default_config(cls, **updates)`), and no call of the function
+        in the project passes `name` by keyword (or a `**mapping`)."""
+        function = module.scope_of(call)
+        if not (
+            isinstance(key, ast.Name)
+            and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and function.args.kwarg is not None
+        ):
+            return False
+        kwargs = function.args.kwarg.arg
+        loop = module.parents.get(call)
+        while loop is not None and loop is not function:
+            if isinstance(loop, ast.For):
+                break
+            loop = module.parents.get(loop)
+        if not isinstance(loop, ast.For):
+            return False
+        iterated = loop.iter
+        if isinstance(iterated, ast.Call) and not iterated.args:
+            if not (
+                isinstance(iterated.func, ast.Attribute)
+                and iterated.func.attr in ("items", "keys")
+            ):
+                return False
+            pairs = iterated.func.attr == "items"
+            iterated = iterated.func.value
+        else:
+            pairs = False
+        target = loop.target
+        if pairs and isinstance(target, ast.Tuple) and target.elts:
+            target = target.elts[0]
+        if not (
+            isinstance(iterated, ast.Name)
+            and iterated.id == kwargs
+            and isinstance(target, ast.Name)
+            and target.id == key.id
+        ):
+            return False
+        method = isinstance(module.parents.get(function), ast.ClassDef)
+        calls = self.calls_of(module, function, on_objects=method)
+        if isinstance(calls, Unknown):
+            return False
+        return not any(
+            keyword.arg is None or keyword.arg == name
+            for _, made, _ in calls
+            for keyword in made.keywords
+        )
 
     def _filled_by_item_stores(self, instance: Instance, name: str) -> Value | None:
         """`self.<name>` of an object whose class starts it as an empty dict in `__init__`
@@ -3587,7 +3744,9 @@ class Evaluator:
             overriding = self._subclass_assigning(instance.cls, name)
             if overriding is not None:
                 return Unknown(f"`.{name}` is also assigned by subclass `{overriding}`")
-        outside = self._stored_outside_methods(name, instance.cls.path)
+        outside = self._stored_outside_methods(
+            name, instance.cls.path
+        ) or self._set_by_setattr(name, instance.cls.path)
         if outside is not None:
             return outside
         for index, klass in enumerate(chain):
@@ -5172,6 +5331,49 @@ class Evaluator:
         return result
 
 
+def _set_through_dunder(
+    klass: ast.ClassDef, name: str
+) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The method of `klass` that calls `X.__setattr__(obj, key, value)` (`object.__setattr__`,
+    `super().__setattr__`) with `key` that may be `name` (it, or computed), if any."""
+    for method in klass.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(method):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "__setattr__"
+                and node.args
+            ):
+                continue
+            # `object.__setattr__(self, key, v)`, or `super().__setattr__(key, v)`
+            key = node.args[1] if len(node.args) == 3 else node.args[0]
+            if not (isinstance(key, ast.Constant) and key.value != name):
+                return method
+    return None
+
+
+def _returns_only(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, value: ast.expr
+) -> bool:
+    """Whether every `return` of `function`'s own body returns `value` (and it yields
+    nothing): each call of it gives what `value` evaluates to."""
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+        ):
+            continue  # its own scope
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return False
+        if isinstance(node, ast.Return) and node.value is not value:
+            return False
+        stack.extend(ast.iter_child_nodes(node))
+    return True
+
+
 def _returns_its_parameter(
     function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
 ) -> bool:
@@ -5725,6 +5927,8 @@ def _items(value: Value) -> tuple[Value, ...] | None:
         return value.items
     if isinstance(value, Array) and value.values is not None:
         return value.values  # a 1-D NumPy array of known integers
+    if isinstance(value, Spec):
+        return value.parts  # a PartitionSpec is a tuple of its parts
     if isinstance(value, DictValue):
         return tuple(k for k, _ in value.items)
     if isinstance(value, str) and len(value) <= _MAX_ITEMS:
