@@ -4,7 +4,9 @@ Usage: python jax_runner.py LIST_FILE   (LIST_FILE holds one script or notebook 
 project fixture's entry is followed by a tab and the project's directory)
 Prints one JSON object: {path: {"ok": bool, "error": "Type: message" | None, "last_line": str,
 "traceback": the traceback Python would print | None}}.
-Each script runs as __main__ with its stdout captured; it must not change global JAX state.
+Each script runs as __main__ with its stdout captured, inside `with jax.set_mesh(None):`, so a
+mesh it sets globally (`jax.set_mesh(mesh)` as a statement) ends with it; it must not change other
+global JAX state.
 Started with jaxfix's recorder on (the environment of a recorded run, `RecordingDir.env`), an
 error a script ends with is recorded as the recorder records one that ends a program.
 """
@@ -86,13 +88,25 @@ def _fresh_deprecations() -> None:
             clear()
 
 
+def _mesh_restored() -> contextlib.AbstractContextManager[object]:
+    """No mesh in force while a program runs, and the one before it in force again after it,
+    whatever mesh the program set globally."""
+    import jax
+
+    return jax.set_mesh(None)
+
+
 def run_one(path: str, project: str | None = None) -> dict:
     _fresh_deprecations()
     out = io.StringIO()
     error = printed = None
     try:
         # each program's warning filters its own (one makes DeprecationWarnings errors)
-        with contextlib.redirect_stdout(out), warnings.catch_warnings():
+        with (
+            contextlib.redirect_stdout(out),
+            warnings.catch_warnings(),
+            _mesh_restored(),
+        ):
             _run(path, project)
     except SystemExit as exit_:
         if exit_.code not in (None, 0):
