@@ -182,9 +182,11 @@ def _share_with_workers(run: Run) -> None:
     itself, made once before the first fork: the engine's modules and the run's rules
     imported (every rule module, each defining its classes: a quarter of a second a worker,
     and a run on a large tree replaces its workers tens of times), and the run's engine with
-    its word index (one more read of every file of the project)."""
-    from jaxfix.check import pool
+    its word index (one more read of every file of the project). Paths travel as text both
+    ways (jaxfix/check/sent_paths.py)."""
+    from jaxfix.check import pool, sent_paths
 
+    sent_paths.send_paths_as_text()
     run.share_summaries()
     if not pool.forks():  # a spawned worker gets the run without its engine
         return
