@@ -1037,3 +1037,67 @@ def test_a_methods_self_is_the_object_its_callers_call_it_on(
     else:
         assert isinstance(found, Function) and found.wrapped_by == "jit", found
         assert getattr(found.node, "name", None) == lowered
+
+
+_LOADED = """\
+import json
+import math
+import numpy as np
+cfg = json.load(open("config.json"))
+shape = cfg["shape"]
+"""
+
+
+@pytest.mark.parametrize(
+    "call, why",
+    [
+        ("np.array(shape)", "`numpy.array(...)` of "),
+        ("tuple(np.array(shape))", "`tuple(...)` of `numpy.array(...)` of "),
+        ("int(shape[0])", "`int(...)` of "),
+        ("np.prod(np.array(shape))", "`numpy.prod(...)` of `numpy.array(...)` of "),
+        ("math.prod((2, int(shape[0])))", "`math.prod(...)` of `int(...)` of "),
+        ("len(list(shape))", "`len(...)` of `list(...)` of "),
+    ],
+)
+def test_a_conversion_of_an_unknown_value_keeps_where_it_was_lost(
+    call: str, why: str
+) -> None:
+    """`np.array(x)`, `int(x)`, `math.prod(x)` of a value jaxfix does not know: the trail
+    ends where `x` was lost (the `json.load` of line 4), saying why, not at the call."""
+    found = last_value(_LOADED + f"v = {call}\n")
+    assert isinstance(found, Unknown), found
+    assert found.why == why + "a call of `json.load`", found
+    assert found.where is not None and found.where[1] == 4, found.where
+
+
+def test_an_item_of_a_value_from_outside_keeps_where_it_was_lost() -> None:
+    """`args.sizes[0]` of argparse's namespace: the trail ends where `args` was made."""
+    found = last_value(
+        "import argparse\n"
+        "args = argparse.ArgumentParser().parse_args()\n"
+        "v = int(args.sizes[0])\n"
+    )
+    assert isinstance(found, Unknown), found
+    assert found.why == (
+        "`int(...)` of an item of `.sizes` of a call of `.parse_args` of a call of "
+        "`argparse.ArgumentParser`"
+    ), found
+    assert found.where is not None and found.where[1] == 2, found.where
+
+
+@pytest.mark.parametrize(
+    "call, why, line",
+    [
+        # not computed from `shape` by jaxfix: the trail ends at the call
+        ("json.dumps(shape)", "a call of `json.dumps`", 6),
+        # `max` of numbers, one unknown: that number itself, as it was
+        ("max(1, shape)", "a call of `json.load`", 4),
+    ],
+)
+def test_a_call_that_loses_a_value_itself_or_is_its_argument(
+    call: str, why: str, line: int
+) -> None:
+    found = last_value(_LOADED + f"v = {call}\n")
+    assert isinstance(found, Unknown), found
+    assert found.why == why, found
+    assert found.where is not None and found.where[1] == line, found.where

@@ -592,3 +592,73 @@ def test_a_legacy_mesh_block_entered_by_an_object_jaxfix_did_not_see_built(
         "the block yields in `activated`, and jaxfix cannot tell what runs under it "
         "(`activated` at train.py:6 may be it)"
     )
+
+
+SERVER = {
+    "server_args.py": """\
+        import dataclasses
+
+
+        @dataclasses.dataclass
+        class ServerArgs:
+            mesh_shape: list
+            tp_size: int = 1
+
+            @classmethod
+            def from_cli_args(cls, args):
+                return cls(mesh_shape=args.mesh_shape, tp_size=args.tp_size)
+        """,
+    "runner.py": """\
+        import jax
+        import numpy as np
+        from jax.sharding import AbstractMesh, use_abstract_mesh
+
+
+        def run(server_args):
+            shape = np.array(server_args.mesh_shape)
+            with jax.set_mesh(jax.make_mesh((4, 2), ("data", "model"))):
+                with use_abstract_mesh(AbstractMesh(tuple(shape), ("data", "model"))):
+                    pass
+
+
+        def run_tp(server_args):
+            tp = int(server_args.tp_size)
+            with jax.set_mesh(jax.make_mesh((4, 2), ("data", "model"))):
+                with use_abstract_mesh(AbstractMesh((8 // tp, tp), ("data", "model"))):
+                    pass
+        """,
+    "main.py": """\
+        import argparse
+
+        from runner import run, run_tp
+        from server_args import ServerArgs
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--mesh-shape", type=int, nargs="+", default=[4, 2])
+        parser.add_argument("--tp-size", type=int, default=1)
+        server_args = ServerArgs.from_cli_args(parser.parse_args())
+        run(server_args)
+        run_tp(server_args)
+        """,
+}
+
+
+def test_a_conversion_of_a_value_from_the_command_line_keeps_its_trail(
+    tmp_path, monkeypatch
+):
+    """`np.array(server_args.mesh_shape)`, `int(server_args.tp_size)` of a config built from
+    argparse's namespace: the trail ends where the namespace was made, not at the call of
+    NumPy or `int`."""
+    trails = _trails(_project(tmp_path, SERVER), monkeypatch, "--no-cache", "-v")
+    code, why = trails["runner.py:9:14"]
+    assert code == "JAX002"
+    assert why.endswith(
+        "jaxfix lost it at main.py:6: `tuple(...)` of `numpy.array(...)` of `.mesh_shape` "
+        "of a call of `.parse_args` of a call of `argparse.ArgumentParser`"
+    ), why
+    code, why = trails["runner.py:16:14"]
+    assert code == "JAX002"
+    assert why.endswith(
+        "jaxfix lost it at main.py:6: `int(...)` of `.tp_size` of a call of `.parse_args` "
+        "of a call of `argparse.ArgumentParser`"
+    ), why

@@ -2,7 +2,8 @@
 
 An `Unknown` carries why (its `why`) and where (`where`: the file and line of the innermost
 expression whose value it became; the evaluator sets it, and a value made from an unknown one,
-`.attr` of it or a call of it, keeps its place). A `Mesh` whose sizes are not known keeps the
+`.attr` of it, an item of it, a call of it or a conversion of it (`np.array(x)`, `int(x)`,
+`math.prod(x)`: vocabulary.py), keeps its place). A `Mesh` whose sizes are not known keeps the
 unknown size it was given (`sizes_lost`). These functions only put that into words: the value
 as the code reaches the asked node, the step where jaxfix lost it, and why.
 """

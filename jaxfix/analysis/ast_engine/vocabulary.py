@@ -480,10 +480,77 @@ def call(
     found = _builtin_call(callee.name, positional, keywords)
     if isinstance(found, DictValue) and isinstance(node, ast.Call):
         found = _keywords_written(found, node)
+    if isinstance(found, Unknown) and callee.name in _FROM_ARGUMENTS:
+        found = _of_unknown_argument(callee.name, found, positional, keywords)
     if isinstance(found, Unknown) and not callee.name.startswith("builtins."):
         if not any(holds_tree_objects(v) for v in (*positional, *keywords.values())):
-            return Foreign(found.why)
+            return lost_at(Foreign(found.why), found)
     return found
+
+
+# Calls whose value the vocabulary computes from their arguments alone (conversions,
+# reductions, NumPy's array constructors): one not known because an argument is not
+# keeps where that argument was lost (`np.array(args.mesh_shape)`).
+_FROM_ARGUMENTS = frozenset(
+    {
+        *(
+            f"builtins.{name}"
+            for name in (
+                "int",
+                "tuple",
+                "list",
+                "sorted",
+                "dict",
+                "len",
+                "any",
+                "all",
+                "sum",
+                "min",
+                "max",
+                "range",
+                "zip",
+                "enumerate",
+            )
+        ),
+        "math.prod",
+        "numpy.prod",
+        "numpy.array",  # and `numpy.asarray`, one API (names.py)
+        "numpy.reshape",
+        "jax.numpy.array",
+        "jax.numpy.asarray",
+        "copy.deepcopy",
+    }
+)
+
+
+def _of_unknown_argument(
+    name: str,
+    found: Unknown,
+    positional: list[Value],
+    keywords: dict[str, Value],
+) -> Unknown:
+    """`found`, the value of a call of `name` computed from its arguments alone, as the
+    trail of its first argument (or item of one) jaxfix does not know: why that one was
+    lost, and where; `found` itself when no argument is unknown or it is that argument
+    (`max(1, n)`)."""
+    cause = _first_unknown((*positional, *keywords.values()))
+    if cause is None or cause is found:
+        return found
+    module, _, short = name.rpartition(".")
+    spelled = f"`{short if module == 'builtins' else name}(...)`"
+    return lost_at(Unknown(lambda: f"{spelled} of {cause.why}"), cause)
+
+
+def _first_unknown(values: tuple[Value, ...]) -> Unknown | None:
+    """The first Unknown among `values` and the items of their tuples and lists."""
+    for value in values:
+        if isinstance(value, Unknown):
+            return value
+        items = _items(value)
+        inner = _first_unknown(items) if items is not None else None
+        if inner is not None:
+            return inner
+    return None
 
 
 def _plain_data(value: Value) -> bool:
@@ -678,11 +745,6 @@ def _builtin_call(
             items = _items(positional[0]) if len(positional) == 1 else None
         if items is None:
             spelled = f"`{name.rpartition('.')[2]}(...)`"
-            cause = positional[0] if len(positional) == 1 else None
-            if isinstance(
-                cause, Unknown
-            ):  # the trail goes on where the items were lost
-                return lost_at(Unknown(lambda: f"{spelled} of {cause.why}"), cause)
             return Unknown(f"{spelled} of something jaxfix does not know")
         return items if name == "builtins.tuple" else ListValue(items)
     if name == "builtins.dict":
@@ -982,6 +1044,8 @@ def item(base: Value, key: Value) -> Value:
         assert isinstance(key, int)
         if -len(items) <= key < len(items):
             return items[key]
+    if isinstance(base, Unknown):  # the trail goes on where the container was lost
+        return lost_at(Unknown(lambda: f"an item of {base.why}"), base)
     return Unknown("an item jaxfix cannot pick")
 
 
