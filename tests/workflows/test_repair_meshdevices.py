@@ -20,8 +20,10 @@ def test_a_make_mesh_larger_than_the_devices_the_run_shows_is_not_written(
         (
             "runtime/local.py",
             16,
-            "build it concrete with jax.make_mesh "
-            "(jax.sharding.AbstractMesh, configs/host.py:10)",
+            (
+                "build it concrete with jax.make_mesh "
+                "(jax.sharding.AbstractMesh, configs/host.py:10)"
+            ),
         )
     ]
     assert run.changed == {"configs/host.py"}
