@@ -23,6 +23,7 @@ from jaxfix.fromlog.locate import LocateError, TreeIndex, is_library, locate
 from jaxfix.fromlog.tracebacks import Frame
 from jaxfix.ground.bounded_data import DataError, load_json
 from jaxfix.settings.options import DEFAULT_MAX_FILE_SIZE
+from jaxfix.sources.file_io import ReadError, source_lines
 
 MAX_RECORDS = 10_000
 MAX_EVIDENCE_BYTES = 64 * 1024 * 1024
@@ -417,13 +418,16 @@ def _columns(
 _BUILDS_MESH = re.compile(r"(?<![\w.])(?:[\w.]+\.)?(?:make_mesh|Mesh)\s*\(")
 
 
-def _line_of(path: Path, line: int, max_file_size: int) -> str:
-    try:
-        if path.stat().st_size > max_file_size:
+def _line_of(
+    path: Path, line: int, max_file_size: int, sources: dict[Path, list[str]]
+) -> str:
+    """The text of `line` of a file of the tree, read once (as `locate` reads them)."""
+    if path not in sources:
+        try:
+            sources[path] = source_lines(path, max_file_size)
+        except ReadError:
             return ""
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return ""
+    lines = sources[path]
     return lines[line - 1] if 0 < line <= len(lines) else ""
 
 
@@ -449,7 +453,7 @@ def _largest_mesh(
     if not origins:
         return None
     path, line = origins[0].frames[-1]
-    if not _BUILDS_MESH.search(_line_of(path, line, max_file_size)):
+    if not _BUILDS_MESH.search(_line_of(path, line, max_file_size, sources)):
         return None
     return DevicesSeen(
         count, False, "a concrete mesh the run built", number, (path, line)
@@ -457,7 +461,10 @@ def _largest_mesh(
 
 
 def _devices_seen(
-    built: list[DevicesSeen], failures: list[Failure], max_file_size: int
+    built: list[DevicesSeen],
+    failures: list[Failure],
+    max_file_size: int,
+    sources: dict[Path, list[str]],
 ) -> DevicesSeen | None:
     """The devices the run shows the program holds: exactly the count jax.make_mesh's message
     names, when the failure's innermost frame in the tree is a line calling `make_mesh` (a
@@ -468,7 +475,7 @@ def _devices_seen(
         found = _MAKE_MESH_DEVICES.search(failure.message)
         if found is None or failure.at is None:
             continue
-        if "make_mesh" in _line_of(*failure.at, max_file_size):
+        if "make_mesh" in _line_of(*failure.at, max_file_size, sources):
             exact.append(
                 DevicesSeen(
                     int(found.group(1)),
@@ -616,7 +623,7 @@ def read_evidence(
                 Path(cwd) if cwd and os.path.isabs(cwd) else None,
             )
         )
-    devices = _devices_seen(built, reading.failures, max_file_size)
+    devices = _devices_seen(built, reading.failures, max_file_size, sources)
     by_file: dict[Path, list[Evidence]] = {}
     for (local, line, code, columns), seen in sorted(
         found.items(),

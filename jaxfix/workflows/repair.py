@@ -288,9 +288,7 @@ def _site_outcomes(
                 unknown = _value_site(site, evidence or {}, "origin_note")
                 if unknown:  # the run reached this line along a path the fix is not on
                     detail += f"; {ANOTHER_PATH}{unknown}"
-            elif (
-                _NOT_FIXED in there
-            ):  # the value's own place says why it is not changed
+            elif _NOT_FIXED in there:  # the value's own place says why it is left
                 refused = there.rsplit(_NOT_FIXED, 1)[1]
                 detail += f"; at {value.where(Path.cwd())}, {refused}"
         outcomes.append(
@@ -402,6 +400,7 @@ def _value_site(
 
 
 ANOTHER_PATH = "another path the run took to this line: "
+_NOT_FIXED = "not fixed: "  # jaxfix/codemods/text.py's not_fixed
 
 
 @dataclass(frozen=True)
@@ -513,7 +512,6 @@ def _prepare(recording: RecordingDir) -> None:
 
 
 Sites = set[tuple[str, str, int]]
-_NOT_FIXED = "not fixed: "  # jaxfix/codemods/text.py's not_fixed
 
 
 def _new_evidence(
