@@ -41,6 +41,7 @@ from jaxfix.ground.diagnostics import (
     Safety,
 )
 from jaxfix.ground.interrupts import raise_if_interrupted
+from jaxfix.ground.quoting import cut
 from jaxfix.settings.options import ImportOrder, Options
 from jaxfix.sources.cst_source import CstSource, for_libcst
 from jaxfix.sources.file_io import unreadable_reason
@@ -372,8 +373,14 @@ def _unconfirmed(
             or is_suppressed(lines, item.code, (item.line, item.line))
         ):
             continue
+        elsewhere = _value_elsewhere(item, root)
         if item in matched:
             why = "but jaxfix cannot tell why from this code"
+        elif elsewhere is not None:
+            why = (
+                f"but no call on this line is one {item.code} checks: JAX raised it inside "
+                f"code this line calls; {elsewhere}"
+            )
         else:
             why = (
                 f"but no call on this line is one {item.code} checks: JAX raised it inside code this line calls "
@@ -396,6 +403,20 @@ def _unconfirmed(
             )
         )
     return found
+
+
+def _value_elsewhere(item: Evidence, root: Path | None) -> str | None:
+    """Where, in another file, the run shows the value the error is about (a fixture's `with
+    mesh:` the test raised under): the place jaxfix reports and fixes it, named from the
+    project's root."""
+    site = item.value_site
+    if site is None or site.path == site.raised[0]:
+        return None
+    why = f" ({site.why})" if site.why else ""
+    return (
+        f"`{cut(site.name, 60)}` at {site.where(root)}{why} is where jaxfix reports "
+        "and fixes it"
+    )
 
 
 def _mesh_places(item: Evidence) -> tuple[Related, ...]:

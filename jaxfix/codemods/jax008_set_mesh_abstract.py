@@ -11,6 +11,7 @@ from jaxfix.analysis.ast_engine.analysis import Analysis
 from jaxfix.analysis.ast_engine.values import Mesh, Unknown
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
+from jaxfix.codemods.make_mesh_devices import make_mesh_refusal
 from jaxfix.codemods.mesh_origins import abstracted_here, mesh_origin
 from jaxfix.codemods.text import not_fixed, other_file, what_runs, with_note
 from jaxfix.evidence.facts import Evidence, ValueSite
@@ -80,7 +81,12 @@ class SetMeshAbstract(Rule):
     `AbstractMesh(sizes, names, axis_types=...)` the run built the given mesh with, in any
     module of the tree (a config passing it to a strategy object), is built concrete there
     with `jax.make_mesh` of the same arguments (unsafe: another reader of that mesh may need
-    it abstract; the axis types must be written, as the two default differently). Where the
+    it abstract; the axis types must be written, as the two default differently), when it
+    fits the devices: jax.make_mesh raises on a shape larger than the devices the program
+    has, and jaxfix never asks JAX how many there are. The run's records tell (the largest
+    concrete mesh the program built shows at least its devices, jax.make_mesh's own message
+    names them exactly), or the shape is the device count (`(jax.device_count(),)`);
+    otherwise the call is reported, naming the mesh or message that shows the devices. Where the
     run built the given mesh as a concrete mesh's (`.abstract_mesh`, read back from the
     context: `mesh=get_current_abstract_or_physical_mesh()` inside `with jax.set_mesh(self.mesh):`),
     the one call in the block of the `with` where the run put it in force that reads the
@@ -185,24 +191,32 @@ class SetMeshAbstract(Rule):
             return
         jax_name, imports = analysis.module_spelling("jax")
         raised = f"{other_file(site.raised[0], analysis.path)}:{site.raised[1]}"
-        self.report(
-            node,
+        message = (
             f"`{cut(analysis.text(node.func), 40)}(...)` builds the AbstractMesh the run "
             f"gave jax.set_mesh at {raised}, whose code needs a concrete Mesh; JAX raises "
-            "ValueError: Expected mesh of type `jax.sharding.Mesh`",
+            "ValueError: Expected mesh of type `jax.sharding.Mesh`"
+        )
+        related = (
+            Related(
+                "the jax.set_mesh that raised",
+                Location(site.raised[1], 1),
+                site.raised[0],
+            ),
+        )
+        refusal = make_mesh_refusal(analysis, node.args[0], evidence)
+        if refusal is not None:
+            self.report(node, with_note(message, not_fixed(refusal)), related=related)
+            return
+        self.report(
+            node,
+            message,
             fix=Fix(
                 "build it concrete with jax.make_mesh",
                 ((node.func, _callee(f"{jax_name}.make_mesh")),),
                 Safety.UNSAFE,  # another reader of this mesh may need it abstract
                 imports,
             ),
-            related=(
-                Related(
-                    "the jax.set_mesh that raised",
-                    Location(site.raised[1], 1),
-                    site.raised[0],
-                ),
-            ),
+            related=related,
         )
 
     def _concrete_in_hand(self, node: ast.Call, site: ValueSite) -> None:

@@ -279,6 +279,21 @@ class ValueSite:
 
 
 @dataclass(frozen=True)
+class DevicesSeen:
+    """How many devices a recorded run shows the program holds: at least `count` (a concrete
+    mesh of that size its code built, at a line of the tree that builds one), or exactly `count`
+    (`exact`: jax.make_mesh's message naming the count, raised from a line that calls it)."""
+
+    count: int
+    exact: bool
+    what: str  # "a concrete mesh the run built", "jax.make_mesh's message"
+    record: int  # the evidence record that shows it
+    at: tuple[Path, int] | None = (
+        None  # the line of the tree that built the mesh or raised
+    )
+
+
+@dataclass(frozen=True)
 class Evidence:
     """Every traceback of one error at one line of one local file, as one value."""
 
@@ -320,6 +335,8 @@ class Evidence:
     # From a log: the lines of this file its tracebacks passed through on the way to `line`
     # (outer frames: the call in a `with mesh:` block of a function raising elsewhere).
     callers: tuple[int, ...] = ()
+    # From a recorded run: the devices its records show the program holds, when one does.
+    devices: DevicesSeen | None = None
 
     def origin_note(
         self, root: Path | None = None, settings: bool = True

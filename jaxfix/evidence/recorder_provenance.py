@@ -50,6 +50,9 @@ _internal_paths = {}  # a code object's file -> whether it is JAX's, the stdlib'
 # JAX's functions that build a mesh the user asked for (`jax.make_mesh`, `mesh.update(...)`);
 # any other of JAX's that makes one again (lowering a sharding) leaves its note as it is.
 _BUILDERS = frozenset({"make_mesh", "update"})
+# the largest concrete mesh the user's code built: (its devices, its user frames); the devices
+# it holds show the program has at least that many (read from the object, never asked of JAX)
+_largest = [0, ()]
 
 
 def _internal(path):
@@ -127,6 +130,22 @@ def built(obj):
     return _looked_up(_built, obj)
 
 
+def largest_built():
+    """(devices, user frames innermost first) of the largest concrete mesh the program's code
+    built, or (0, ()) when it built none."""
+    return tuple(_largest)
+
+
+def _note_largest(obj, frame):
+    if type(obj).__name__ != "Mesh":
+        return
+    size = int(getattr(obj.devices, "size", 0))
+    if size > _largest[0]:
+        frames = _user_frames(frame)
+        if frames:
+            _largest[:] = [size, frames]
+
+
 def entered(obj):
     """The user frames of the last context entry (or `set_mesh`) that put `obj` in force."""
     return _looked_up(_entered, obj)
@@ -177,6 +196,7 @@ def _note_built(obj, frame):
                 return
         if _made_by_jax(frame) and _looked_up(_built, obj):
             return  # JAX making an equal mesh again (it keeps one): the user's stands
+        _note_largest(obj, frame)
     except Exception:  # noqa: BLE001, S110 - the program must run as if unrecorded
         pass
     _note(_built, obj, frame)

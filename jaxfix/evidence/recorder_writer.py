@@ -182,14 +182,21 @@ class Recorder:
 
     def process_ended(self):
         """At exit, for a process that imported JAX: which JAX it ran (no such record at all:
-        the command failed, or passed, before importing JAX)."""
-        self.write(
-            {
-                "kind": "process",
-                "argv": [str(a)[:200] for a in sys.argv[:8]],
-                "jax_version": _jax_version(),
+        the command failed, or passed, before importing JAX), and the largest concrete mesh
+        its code built, with the user frames that built it (the devices it surely has)."""
+        record = {
+            "kind": "process",
+            "argv": [str(a)[:200] for a in sys.argv[:8]],
+            "jax_version": _jax_version(),
+        }
+        notes = sys.modules.get(_HOOKS + "_provenance")
+        size, frames = notes.largest_built() if notes is not None else (0, ())
+        if size and frames:
+            record["largest_mesh"] = {
+                "device_count": size,
+                "built": [_frame(*frame) for frame in reversed(frames)],
             }
-        )
+        self.write(record)
 
 
 def _exception(error, index):

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jaxfix.evidence.facts import Evidence, Facts, MeshFacts, Origin
+from jaxfix.evidence.facts import DevicesSeen, Evidence, Facts, MeshFacts, Origin
 from jaxfix.evidence.message_templates import roles as mesh_roles
 from jaxfix.evidence.recorder import SCHEMA
 from jaxfix.fromlog.errors import MessageError, read_facts, rules, template_of
@@ -23,11 +23,16 @@ from jaxfix.fromlog.locate import LocateError, TreeIndex, is_library, locate
 from jaxfix.fromlog.tracebacks import Frame
 from jaxfix.ground.bounded_data import DataError, load_json
 from jaxfix.settings.options import DEFAULT_MAX_FILE_SIZE
+from jaxfix.sources.file_io import ReadError, source_lines
 
 MAX_RECORDS = 10_000
 MAX_EVIDENCE_BYTES = 64 * 1024 * 1024
 _MAX_ERRORS_SHOWN = 20
 _VERSION = re.compile(r"\d+(?:\.\d+)*")
+# jax.make_mesh's message when its shape exceeds the devices (jax 0.10.2 and 0.12.0.1)
+_MAKE_MESH_DEVICES = re.compile(
+    r"Number of devices (\d{1,9}) must be >= the product of mesh_shape"
+)
 
 
 @dataclass(frozen=True)
@@ -409,6 +414,82 @@ def _columns(
     return (column, end_column) if column < end_column else None
 
 
+# a line that builds a concrete mesh: `jax.make_mesh(`, `Mesh(`, `jax.sharding.Mesh(`
+_BUILDS_MESH = re.compile(r"(?<![\w.])(?:[\w.]+\.)?(?:make_mesh|Mesh)\s*\(")
+
+
+def _line_of(
+    path: Path, line: int, max_file_size: int, sources: dict[Path, list[str]]
+) -> str:
+    """The text of `line` of a file of the tree, read once (as `locate` reads them)."""
+    if path not in sources:
+        try:
+            sources[path] = source_lines(path, max_file_size)
+        except ReadError:
+            return ""
+    lines = sources[path]
+    return lines[line - 1] if 0 < line <= len(lines) else ""
+
+
+def _largest_mesh(
+    value: Any,
+    number: int,
+    index: TreeIndex,
+    sources: dict[Path, list[str]],
+    max_file_size: int,
+) -> DevicesSeen | None:
+    """A process record's largest concrete mesh (jaxfix/evidence/recorder_writer.py), when its
+    innermost frame is placed in the tree, still reads as the run saw it, and is a line that
+    builds a mesh (a forged frame elsewhere shows nothing)."""
+    if not isinstance(value, dict):
+        return None
+    try:
+        count = _int(value.get("device_count"), "a device count", 1)
+    except _Bad:
+        return None
+    origins = _origins(
+        {"largest": {"built": value.get("built")}}, index, sources, max_file_size
+    )
+    if not origins:
+        return None
+    path, line = origins[0].frames[-1]
+    if not _BUILDS_MESH.search(_line_of(path, line, max_file_size, sources)):
+        return None
+    return DevicesSeen(
+        count, False, "a concrete mesh the run built", number, (path, line)
+    )
+
+
+def _devices_seen(
+    built: list[DevicesSeen],
+    failures: list[Failure],
+    max_file_size: int,
+    sources: dict[Path, list[str]],
+) -> DevicesSeen | None:
+    """The devices the run shows the program holds: exactly the count jax.make_mesh's message
+    names, when the failure's innermost frame in the tree is a line calling `make_mesh` (a
+    forged message elsewhere is no count), the fewest of several; else at least the devices
+    of the largest concrete mesh its code built."""
+    exact: list[DevicesSeen] = []
+    for failure in failures:
+        found = _MAKE_MESH_DEVICES.search(failure.message)
+        if found is None or failure.at is None:
+            continue
+        if "make_mesh" in _line_of(*failure.at, max_file_size, sources):
+            exact.append(
+                DevicesSeen(
+                    int(found.group(1)),
+                    True,
+                    "jax.make_mesh's message raised",
+                    failure.record,
+                    failure.at,
+                )
+            )
+    if exact:
+        return min(exact, key=lambda seen: seen.count)
+    return max(built, key=lambda seen: seen.count, default=None)
+
+
 def read_evidence(
     data: bytes, files: list[Path], max_file_size: int = DEFAULT_MAX_FILE_SIZE
 ) -> EvidenceReading:
@@ -423,6 +504,7 @@ def read_evidence(
         ],
     ] = {}
     callers: dict[tuple[Path, int, str, tuple[int, int] | None], set[int]] = {}
+    built: list[DevicesSeen] = []  # the largest concrete mesh of each process
     lines = data.split(b"\n")
     if len(lines) > MAX_RECORDS + 1:
         reading.errors.append(
@@ -442,6 +524,11 @@ def read_evidence(
                 version = _str(record, "jax_version", optional=True, limit=100)
                 if version:
                     reading.jax_versions.add(version)
+                largest = _largest_mesh(
+                    record.get("largest_mesh"), number, index, sources, max_file_size
+                )
+                if largest is not None:
+                    built.append(largest)
                 continue
             message = _str(record, "message") or ""
             if kind == "failure":
@@ -536,6 +623,7 @@ def read_evidence(
                 Path(cwd) if cwd and os.path.isabs(cwd) else None,
             )
         )
+    devices = _devices_seen(built, reading.failures, max_file_size, sources)
     by_file: dict[Path, list[Evidence]] = {}
     for (local, line, code, columns), seen in sorted(
         found.items(),
@@ -563,6 +651,7 @@ def read_evidence(
                 tuple(dict.fromkeys(o for *_, origins, _ in seen for o in origins)),
                 cwds=tuple(dict.fromkeys(c for *_, c in seen if c is not None)),
                 callers=tuple(sorted(callers[(local, line, code, columns)])),
+                devices=devices,
             )
         )
     reading.evidence = {path: tuple(items) for path, items in by_file.items()}

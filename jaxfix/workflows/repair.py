@@ -288,6 +288,9 @@ def _site_outcomes(
                 unknown = _value_site(site, evidence or {}, "origin_note")
                 if unknown:  # the run reached this line along a path the fix is not on
                     detail += f"; {ANOTHER_PATH}{unknown}"
+            elif _NOT_FIXED in there:  # the value's own place says why it is left
+                refused = there.rsplit(_NOT_FIXED, 1)[1]
+                detail += f"; at {value.where(Path.cwd())}, {refused}"
         outcomes.append(
             SiteOutcome(
                 site.code,
@@ -397,6 +400,7 @@ def _value_site(
 
 
 ANOTHER_PATH = "another path the run took to this line: "
+_NOT_FIXED = "not fixed: "  # jaxfix/codemods/text.py's not_fixed
 
 
 @dataclass(frozen=True)

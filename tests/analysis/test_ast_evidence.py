@@ -6,6 +6,7 @@ matched to the `ast` nodes on its line (and columns, which count characters, not
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -23,7 +24,7 @@ from jaxfix.analysis.ast_engine.values import AxisType, Mesh, MeshKind
 from jaxfix.check.engine import check_source
 from jaxfix.codemods import RULES
 from jaxfix.codemods.base import Rule
-from jaxfix.evidence.facts import Evidence, Facts, MeshFacts
+from jaxfix.evidence.facts import Evidence, Facts, MeshFacts, ValueSite
 from jaxfix.ground.diagnostics import Safety
 from jaxfix.settings.options import Options
 
@@ -276,6 +277,30 @@ def test_evidence_no_report_stands_for_is_said(monkeypatch: pytest.MonkeyPatch) 
         "module or a library); give jaxfix that file's path, or fix it there",
         "4 the log shows JAX raised JAX933 at this line (log line 44), but jaxfix cannot "
         "tell why from this code",
+    ]
+
+
+def test_evidence_whose_value_is_in_another_file_names_that_place(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A test raised under its fixture's `with mesh:` (jaxfix/check/value_sites.py): the
+    raising line names the fixture's line, where the report and fix are, not the file name."""
+    monkeypatch.setitem(RULES, Boom.code, Boom)
+    site = ValueSite(
+        (Path("tests/ops/test_matmul.py"), 3),
+        Path("tests/conftest.py"),
+        (18, 9, 18, 40),
+        "Mesh(grid, axis_names=AXES)",
+        why="the run raised inside this block",
+    )
+    found = _run(BOOMS, (replace(_confirming(3), value_site=site),))
+    assert found == [
+        (
+            "3 the log shows JAX raised JAX933 at this line (log line 43), but no call on "
+            "this line is one JAX933 checks: JAX raised it inside code this line calls; "
+            "`Mesh(grid, axis_names=AXES)` at tests/conftest.py:18 (the run raised inside "
+            "this block) is where jaxfix reports and fixes it"
+        )
     ]
 
 
