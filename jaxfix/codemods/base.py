@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from jaxfix.analysis.ast_engine.analysis import Analysis
+from jaxfix.analysis.ast_engine.callers import CallerWay
 from jaxfix.check.byte_tokens import Words, tokens_match
 from jaxfix.evidence.facts import Evidence, Facts
 from jaxfix.evidence.message_templates import check as check_templates
@@ -185,6 +186,14 @@ class Rule:
         """Whether `node` runs where the code tests this rule's error (`assertRaises...`): the
         engine drops such reports; a rule may ask first to skip working out the message."""
         return self.analysis.expected(node, self.raises, self.error)
+
+    def expected_on_way(self, node: ast.AST, way: CallerWay) -> bool:
+        """Whether `node`, or a call on one caller's `way` to it, runs where the code tests
+        this rule's error."""
+        return self.expected(node) or any(
+            self.analysis.of(caller).expected(call, self.raises, self.error)
+            for caller, call, _ in way.calls
+        )
 
     @classmethod
     def impossible(cls, facts: Facts) -> str | None:

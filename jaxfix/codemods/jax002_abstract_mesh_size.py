@@ -27,7 +27,13 @@ from jaxfix.analysis.mesh_axes import differing_axes
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.loops import iteration_text, loops_text, may_end_early
-from jaxfix.codemods.text import not_fixed, other_file, related, with_note
+from jaxfix.codemods.text import (
+    not_fixed,
+    other_file,
+    related,
+    way_places,
+    with_note,
+)
 from jaxfix.evidence.facts import (
     LISTED,
     Evidence,
@@ -347,17 +353,9 @@ class AbstractMeshSizeChange(Rule):
             )
             if outer is None:
                 continue
-            if self.expected(node) or any(
-                analysis.of(caller).expected(call, self.raises, self.error)
-                for caller, call, _ in way.calls
-            ):
+            if self.expected_on_way(node, way):
                 return True  # a test of this error
-            places = [
-                f"line {call.lineno}"
-                if caller is analysis.module
-                else f"{other_file(caller.path, analysis.path)}:{call.lineno}"
-                for caller, call, _ in reversed(way.calls)
-            ]
+            places = way_places(way, analysis)
             first, call, _ = way.calls[-1]
             passed = (
                 f"{_describe(inner)} on the way called from {places[0]} "

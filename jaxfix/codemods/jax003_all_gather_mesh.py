@@ -35,7 +35,13 @@ from jaxfix.codemods.base import Rule
 from jaxfix.codemods.bindings import first_evaluated, local_for
 from jaxfix.codemods.loops import iteration_text, loops_text, may_end_early
 from jaxfix.codemods.stored_defaults import StoredDefault, stored_default
-from jaxfix.codemods.text import not_fixed, other_file, related, with_note
+from jaxfix.codemods.text import (
+    not_fixed,
+    other_file,
+    related,
+    way_places,
+    with_note,
+)
 from jaxfix.evidence.facts import Evidence, ValueSite
 from jaxfix.ground.diagnostics import Fix, Location, Related, Safety
 from jaxfix.ground.quoting import cut
@@ -451,17 +457,9 @@ class AllGatherMeshMismatch(Rule):
             )
             if foreign is None:
                 continue
-            if self.expected(gather) or any(
-                analysis.of(caller).expected(call, self.raises, self.error)
-                for caller, call, _ in way.calls
-            ):
+            if self.expected_on_way(gather, way):
                 return True  # a test of this error
-            places = [
-                f"line {call.lineno}"
-                if caller is analysis.module
-                else f"{other_file(caller.path, analysis.path)}:{call.lineno}"
-                for caller, call, _ in reversed(way.calls)
-            ]
+            places = way_places(way, analysis)
             first, call, _ = way.calls[-1]
             self.report(
                 gather,

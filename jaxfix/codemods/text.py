@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from jaxfix.analysis.ast_engine.analysis import Analysis
+from jaxfix.analysis.ast_engine.callers import CallerWay
 from jaxfix.evidence.facts import Evidence
 from jaxfix.ground.diagnostics import Location, Related
 from jaxfix.settings.jax_version import parse_version
@@ -112,3 +113,14 @@ def other_file(path: Path, here: Path) -> str:
         [os.path.dirname(there), os.path.dirname(os.path.abspath(here))]
     )
     return Path(os.path.relpath(there, root)).as_posix()
+
+
+def way_places(way: CallerWay, analysis: Analysis) -> list[str]:
+    """Where each call on a caller's `way` is, the outermost first: `line N` in the analysed
+    module, `path:N` elsewhere."""
+    return [
+        f"line {call.lineno}"
+        if caller is analysis.module
+        else f"{other_file(caller.path, analysis.path)}:{call.lineno}"
+        for caller, call, _ in reversed(way.calls)
+    ]
