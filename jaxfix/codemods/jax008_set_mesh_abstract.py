@@ -82,11 +82,12 @@ class SetMeshAbstract(Rule):
     module of the tree (a config passing it to a strategy object), is built concrete there
     with `jax.make_mesh` of the same arguments (unsafe: another reader of that mesh may need
     it abstract; the axis types must be written, as the two default differently), when it
-    fits the devices: jax.make_mesh raises on a shape larger than the devices the program
-    has, and jaxfix never asks JAX how many there are. The run's records tell (the largest
-    concrete mesh the program built shows at least its devices, jax.make_mesh's own message
-    names them exactly), or the shape is the device count (`(jax.device_count(),)`);
-    otherwise the call is reported, naming the mesh or message that shows the devices. Where the
+    may fit the devices: jax.make_mesh raises on a shape larger than the devices the program
+    has, and jaxfix never asks JAX how many there are. A size above the devices the run shows
+    exactly (jax.make_mesh's own message names them) is reported, naming that message; a shape
+    of the device count (`(jax.device_count(),)`) always fits; otherwise the fix is written
+    and repair's next run checks it (its guard undoes a fix the program then fails on, and
+    says so). Where the
     run built the given mesh as a concrete mesh's (`.abstract_mesh`, read back from the
     context: `mesh=get_current_abstract_or_physical_mesh()` inside `with jax.set_mesh(self.mesh):`),
     the one call in the block of the `with` where the run put it in force that reads the

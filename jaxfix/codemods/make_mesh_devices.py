@@ -1,7 +1,8 @@
 """Whether a `jax.make_mesh` a run-time fix would write fits the devices the program has:
 jax.make_mesh raises when its shape's size exceeds them. jaxfix never asks JAX (the recorder
 must not change how the command runs): the run's records tell (jaxfix/evidence/records.py,
-`DevicesSeen`), or the shape is computed from the device count itself."""
+`DevicesSeen`), or the shape is computed from the device count itself; where nothing tells,
+the next run of repair does."""
 
 from __future__ import annotations
 
@@ -18,34 +19,21 @@ from jaxfix.evidence.facts import DevicesSeen, Evidence
 def make_mesh_refusal(
     analysis: Analysis, shape: ast.expr, evidence: Evidence
 ) -> str | None:
-    """Why `jax.make_mesh(shape, ...)` may raise (its size: `shape` written as numbers, else
-    the `given` mesh's of `evidence`), or None when it fits: the run showed at least (or
-    exactly) as many devices, or `shape` is `(jax.device_count(),)`, `(len(jax.devices()), 1)`
-    and the like."""
+    """Why `jax.make_mesh(shape, ...)` surely raises (its size: `shape` written as numbers, else
+    the `given` mesh's of `evidence`): the run showed exactly how many devices the program has,
+    and the size exceeds them. None otherwise: `shape` is `(jax.device_count(),)`,
+    `(len(jax.devices()), 1)` and the like; the size fits; or nothing tells, and repair's next
+    run is the check (its guard undoes a fix the program then fails on)."""
     if _sized_by_device_count(analysis, shape):
         return None
     size = _size_written(shape) or max(
         (mesh.size for mesh in evidence.meshes("given")), default=None
     )
-    if size is None:
-        return "jaxfix cannot tell the size of the mesh jax.make_mesh would build"
     seen = evidence.devices
-    if seen is not None and size <= seen.count:
+    if size is None or seen is None or not seen.exact or size <= seen.count:
         return None
-    shown = _shown(seen, analysis.path) if seen is not None else ""
-    if seen is not None and seen.exact:
-        return (
-            f"jax.make_mesh of size {size} raises on the {seen.count} devices {shown}"
-        )
-    known = (
-        f"the run shows {seen.count} at least {shown}"
-        if seen is not None
-        else "the run's records show no concrete mesh nor device count"
-    )
-    return (
-        f"jax.make_mesh of size {size} raises on fewer devices and {known}: "
-        "build it on the devices the program has"
-    )
+    shown = _shown(seen, analysis.path)
+    return f"jax.make_mesh of size {size} raises on the {seen.count} devices {shown}"
 
 
 def _shown(seen: DevicesSeen, here: Path) -> str:

@@ -66,16 +66,16 @@ def test_a_shape_over_the_devices_make_meshs_message_names_is_refused(tmp_path):
     )
 
 
-def test_a_shape_the_records_cannot_vouch_for_is_refused(tmp_path):
+def test_a_shape_only_an_exact_device_count_contradicts_is_refused(tmp_path):
+    """Nothing in the records, or fewer devices than the size seen as a lower bound: the fix
+    is written, and repair's next run checks it; the exact count below the size refuses."""
     analysis, shapes = _shapes(tmp_path)
     nothing = Evidence("JAX008", 4, (1,), (Facts(),))
-    assert make_mesh_refusal(analysis, shapes["pod"], nothing) == (
-        "jax.make_mesh of size 16 raises on fewer devices and the run's records show no "
-        "concrete mesh nor device count: build it on the devices the program has"
-    )
-    assert make_mesh_refusal(analysis, shapes["pod"], _seen(tmp_path, 8, False)) == (
-        "jax.make_mesh of size 16 raises on fewer devices and the run shows 8 at least "
-        "(what at probe.py:7, evidence record 3): build it on the devices the program has"
+    assert make_mesh_refusal(analysis, shapes["pod"], nothing) is None
+    assert make_mesh_refusal(analysis, shapes["pod"], _seen(tmp_path, 8, False)) is None
+    assert make_mesh_refusal(analysis, shapes["pod"], _seen(tmp_path, 8, True)) == (
+        "jax.make_mesh of size 16 raises on the 8 devices "
+        "(what at probe.py:7, evidence record 3)"
     )
 
 
@@ -87,5 +87,5 @@ def test_a_shape_of_the_device_count_fits_whatever_the_records_say(tmp_path):
         assert (
             make_mesh_refusal(analysis, shapes[name], _seen(tmp_path, 2, True)) is None
         )
-    # half the devices by two: not proven by the code alone
-    assert make_mesh_refusal(analysis, shapes["half"], nothing) is not None
+    # half the devices by two: no size to compare, left to the next run
+    assert make_mesh_refusal(analysis, shapes["half"], _seen(tmp_path, 2, True)) is None

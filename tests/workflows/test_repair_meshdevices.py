@@ -1,6 +1,7 @@
 """`jaxfix repair` on tests/repair_projects/meshdevices, under real JAX on both tiers: JAX008's
-`jax.make_mesh` fix is written only where it fits the devices the run shows (a concrete mesh of
-4 built by a probe) or its shape is the device count; the pod config's 16 is left, named."""
+`jax.make_mesh` fix is written where nothing shows it cannot fit (its shape the device count,
+or a size no device count the run shows contradicts); the pod config's 16, written too, makes
+the next run fail in `jax.make_mesh` on the 8 devices, and is undone and left, named."""
 
 from __future__ import annotations
 
@@ -30,9 +31,9 @@ def test_a_make_mesh_larger_than_the_devices_the_run_shows_is_not_written(
     assert run.now("configs/host.py") == run.replaced(
         "configs/host.py", (b"mesh=jax.sharding.AbstractMesh(", b"mesh=jax.make_mesh(")
     )
-    assert run.left[16].endswith(
-        "; at configs/pod.py:10, jax.make_mesh of size 16 raises on fewer devices and "
-        "the run shows 4 at least (a concrete mesh the run built at probe.py:7, "
-        "evidence record 3): build it on the devices the program has"
+    assert run.left[16].startswith(
+        "fixed build it concrete with jax.make_mesh (jax.sharding.AbstractMesh, "
+        "configs/pod.py:10), but then ValueError: Number of devices 8 must be >= "
     )
+    assert run.left[16].endswith("; undone")
     assert run.still_raised == ["tests/test_configs.py::test_pod"]
