@@ -21,6 +21,7 @@ from jaxfix.analysis.ast_engine.values import (
     Leaves,
     ListValue,
     Mesh,
+    NotDefined,
     ShapeStruct,
     Sharding,
     Unknown,
@@ -1101,3 +1102,15 @@ def test_a_call_that_loses_a_value_itself_or_is_its_argument(
     assert isinstance(found, Unknown), found
     assert found.why == why, found
     assert found.where is not None and found.where[1] == line, found.where
+
+
+def test_a_name_a_class_does_not_define_is_told_apart_by_its_kind() -> None:
+    """`Base.missing` is a name the class does not define; `int(Base.missing)` is a value
+    jaxfix does not know, whose reason repeats the words "is not defined"."""
+    program = "class Base:\n    pass\n"
+    missing = last_value(program + "v = Base.missing\n")
+    assert isinstance(missing, NotDefined), missing
+    converted = last_value(program + "v = int(Base.missing)\n")
+    assert isinstance(converted, Unknown), converted
+    assert "is not defined" in converted.why, converted
+    assert not isinstance(converted, NotDefined), converted

@@ -166,6 +166,7 @@ from jaxfix.analysis.ast_engine.values import (
     MeshKind,
     ModuleValue,
     Namespace,
+    NotDefined,
     OneOf,
     ShapeStruct,
     Sharding,
@@ -3332,7 +3333,7 @@ class Evaluator:
                 return BoundMethod(
                     found, base
                 )  # `cls` is the class it is reached through
-            if isinstance(found, Unknown) and "is not defined" in found.why:
+            if isinstance(found, NotDefined):
                 set_up = self._set_up_for_the_class(base, name)
                 if set_up is not None:
                     return set_up
@@ -3354,7 +3355,7 @@ class Evaluator:
             bindings = flow.end.get(name) if flow.end is not None else None
             if bindings:
                 return self._bindings_value(module, name, bindings, frame)
-        return Unknown(f"`{name}` is not defined in class `{cls.node.name}`")
+        return NotDefined(f"`{name}` is not defined in class `{cls.node.name}`")
 
     def _super_attribute(
         self, module: Module, node: ast.Attribute, frame: Frame
@@ -3459,7 +3460,7 @@ class Evaluator:
             if member.wrapped_by == "classmethod":
                 return BoundMethod(member, instance.cls)
             return BoundMethod(member, instance)
-        if not isinstance(member, Unknown) or "is not defined" not in member.why:
+        if not isinstance(member, NotDefined):
             return member
         set_up = self._set_up_for_the_class(instance.cls, name)
         if set_up is not None:
@@ -4510,7 +4511,7 @@ class Evaluator:
         member = self._class_member(instance.cls, name)
         if not isinstance(member, Unknown):
             return True
-        if "is not defined" not in member.why:
+        if not isinstance(member, NotDefined):
             return None
         if not isinstance(self._assigned_in_init(instance, name), Unknown):
             return True
@@ -5226,7 +5227,7 @@ class Evaluator:
             return _config_dict(positional, keywords)
         init = self._class_member(cls, "__init__")
         if isinstance(init, Unknown):
-            if "is not defined" in init.why:
+            if isinstance(init, NotDefined):
                 if len(self._mro(cls)) == 1 and not cls.node.bases:
                     return Instance(cls, (), node)  # object.__init__
                 return Instance(cls, None, node)  # a base outside the tree builds it

@@ -38,6 +38,7 @@ from jaxfix.analysis.ast_engine.values import (
     Function,
     Instance,
     ListValue,
+    NotDefined,
     Unknown,
     Value,
 )
@@ -207,11 +208,7 @@ def _method_children(
         if isinstance(plain, BoundMethod):
             return _flattened(evaluator, plain, value, node, keyed=False)
         member = evaluator.attribute(cls, "tree_flatten", node)
-        if (
-            node.bases
-            or not isinstance(member, Unknown)
-            or "is not defined" not in member.why
-        ):
+        if node.bases or not isinstance(member, NotDefined):
             return None  # a base outside the tree may define it
     bound = evaluator.attribute(value, method, node)
     if not isinstance(bound, BoundMethod):

@@ -117,6 +117,14 @@ class Unknown:
         return f"Unknown(why={self.why!r})"
 
 
+class NotDefined(Unknown):
+    """A name a class (and every base jaxfix sees) does not define: told apart from a value
+    jaxfix does not know by its kind, never by the words of its reason (which a reason
+    built on it repeats)."""
+
+    __slots__ = ()
+
+
 class OneOf(Unknown):
     """One of several callables (`options`: functions, classes, methods or APIs of the tree or
     outside it, no two the same), the code not deciding which: `a if test else b` whose test
