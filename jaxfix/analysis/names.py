@@ -253,15 +253,26 @@ _OPAQUE_JAX_MODULES = (
 _MESHLESS_PACKAGES = frozenset(
     {"pytest", "_pytest", "numpy"}
 )  # enter no JAX mesh context
+# Context managers of other libraries that set no JAX mesh: flax's logical axis rules (a
+# thread-local list of (logical, mesh axis) pairs, read by `logical_to_mesh_axes`).
+_MESHLESS_NAMES = frozenset(
+    {
+        "flax.linen.partitioning.axis_rules",
+        "flax.linen.logical_axis_rules",
+        "flax.linen.spmd.logical_axis_rules",
+        "flax.core.spmd.logical_axis_rules",
+    }
+)
 
 
 def imported_name_enters_no_mesh(name: str) -> bool:
     """Whether what an import binds to `name` (its qualified name) surely enters no mesh
-    context: the standard library, pytest, NumPy and JAX's public APIs (the mesh APIs are
-    matched as such before this is asked); not JAX's internals, nor anything else (a relative
+    context: the standard library, pytest, NumPy, JAX's public APIs (the mesh APIs are
+    matched as such before this is asked) and flax's logical axis rules; not JAX's internals,
+    nor anything else (a relative
     import, another package: it may be a helper that enters one)."""
     top = name.split(".", 1)[0]
-    if top in _MESHLESS_PACKAGES:
+    if top in _MESHLESS_PACKAGES or name in _MESHLESS_NAMES:
         return True
     if top == "jax":
         return not name.startswith(_OPAQUE_JAX_MODULES)

@@ -14,7 +14,8 @@ or a jitted function the engine's value carries with its keywords), a bare `Part
 among the values given, and a way the call runs (the engine's `ways_at`) that enters this
 block and nothing that sets a context mesh (`jax.set_mesh`, `use_mesh`, `use_abstract_mesh`,
 or a context manager it cannot see into). The calls looked at are the block's own, those of
-the functions of the tree they call (`MAX_DEPTH` calls deep), and, for a block that yields in
+the functions of the tree they call (`MAX_DEPTH` calls deep; an object called, its class's
+`__call__`), and, for a block that yields in
 a `@contextmanager` function, those of each `with` that enters it.
 """
 
@@ -32,6 +33,7 @@ from jaxfix.analysis.ast_engine.values import (
     BoundMethod,
     DictValue,
     Function,
+    Instance,
     ListValue,
     Spec,
     Value,
@@ -207,6 +209,8 @@ def _calls_under(
         if depth >= MAX_DEPTH or len(seen) >= MAX_FUNCTIONS:
             continue
         value = where.value_of(call.func)
+        if isinstance(value, Instance):  # `pipeline(latents)`: its class's `__call__`
+            value = where.engine.evaluator.attribute(value, "__call__", call)
         function = value.function if isinstance(value, BoundMethod) else value
         if (
             not isinstance(function, Function)

@@ -25,7 +25,9 @@ LoraProvider(mesh_shape=(2, 2))` in a config module, `configs.PROVIDER.lora_shap
 a method's callers are looked for in every module holding its name, imported or not. A
 class's `__call__` runs at each call of a name bound to one of its objects, built there or
 returned by a factory whose every `return` returns it (t5x's `partition(fn, ...)` returning
-its `JittedFnWithContext`, then `p_train_step(...)`), two factories deep.
+its `JittedFnWithContext`, then `p_train_step(...)`), two factories deep; the name's other
+reads may be attributes (`pipeline.prepare_latents(...)`) where no method of the class hands
+its object on (its first parameter read only as `self.attr`).
 Attribute configs: a function that builds a config empty and fills it by attribute stores,
 one statement each in its own body (`config = ConfigDict()`, `config.data = ConfigDict()`,
 `config.data.batch_size = 16`: ml_collections' `ConfigDict`, a `dict` subclass whose
@@ -2814,6 +2816,9 @@ class Evaluator:
             Frame(klass, module.path, (), self.frame_at(module, klass)),
         )
         found: list[tuple[Module, ast.Call, Function | None]] = []
+        keeps_itself = self._keeps_itself(
+            Class(klass, module.path, self.frame_at(module, klass))
+        )
         pending = [(other, construct, 0) for other, construct, _ in made]
         while pending:
             other, construct, depth = pending.pop()
@@ -2852,15 +2857,48 @@ class Evaluator:
                 bindings = (
                     self.reaching(other, use) if isinstance(use, ast.Name) else None
                 )
+                if not bindings or any(b.node is not statement for b in bindings):
+                    return Unknown(f"`{name}` is used other than called")
                 if (
-                    not bindings
-                    or any(b.node is not statement for b in bindings)
-                    or not isinstance(call, ast.Call)
-                    or call.func is not use
+                    isinstance(call, ast.Attribute)
+                    and call.attr != "__call__"
+                    and keeps_itself
                 ):
+                    continue  # `pipeline.prepare_latents(...)`: no method hands it out
+                if not isinstance(call, ast.Call) or call.func is not use:
                     return Unknown(f"`{name}` is used other than called")
                 found.append((other, call, target))
         return found
+
+    def _keeps_itself(self, klass: Class) -> bool:
+        """Whether no method of `klass` (or of a base of the tree) hands its object on: each
+        reads its first parameter only as `self.attr` (never `self.__call__`), and no base is
+        outside the tree but `object`. Then reading an attribute of an object of the class
+        (`pipeline.prepare_latents(...)`) does not call it."""
+        chain = self._mro(klass)
+        if not self._every_base_seen(chain, bare=True):
+            return False
+        for owner in chain:
+            module = self.module(owner.path)
+            if isinstance(module, Unknown):
+                return False
+            for method in owner.node.body:
+                if not isinstance(
+                    method, (ast.FunctionDef, ast.AsyncFunctionDef)
+                ) or not (method.args.posonlyargs or method.args.args):
+                    continue
+                first = (*method.args.posonlyargs, *method.args.args)[0].arg
+                for node in ast.walk(method):
+                    if not (isinstance(node, ast.Name) and node.id == first):
+                        continue
+                    parent = module.parents.get(node)
+                    if not (
+                        isinstance(parent, ast.Attribute)
+                        and parent.value is node
+                        and parent.attr != "__call__"
+                    ):
+                        return False
+        return True
 
     def runs_through_jitted_attribute(
         self, module: Module, use: ast.AST

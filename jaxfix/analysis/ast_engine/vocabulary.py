@@ -16,7 +16,8 @@ containers need (`len`, `tuple`, `dict`, `range`, `math.prod`, `min`/`max`, `zip
 strict=True)`, ...) are here too. `functools.partial` of a JAX constructor
 (`partial(NamedSharding, mesh)`) binds its arguments, positional ones first; `jax.device_put`
 of a tuple, list or dict places each leaf (on one sharding, or one of a container of the same
-structure).
+structure). Flax's `logical_to_mesh_axes(names)` of names jaxfix spells out is a bare
+`PartitionSpec` whose parts the logical axis rules in force decide.
 """
 
 from __future__ import annotations
@@ -413,6 +414,8 @@ def call(
             _axis_set(keywords.get("unreduced")),
             _axis_set(keywords.get("reduced")),
         )
+    if callee.name in _LOGICAL_SPECS:
+        return _logical_spec(positional, keywords)
     if api is Api.JIT:
         if positional and isinstance(positional[0], Function):
             return replace(
@@ -486,6 +489,28 @@ def call(
         if not any(holds_tree_objects(v) for v in (*positional, *keywords.values())):
             return lost_at(Foreign(found.why), found)
     return found
+
+
+# Flax's `logical_to_mesh_axes(names, rules=None)`: a `PartitionSpec` of one part a name, each
+# mesh axis (or None) decided by the logical axis rules in force when it runs, or None when the
+# names are None (flax/linen/spmd.py; `nn_partitioning` re-exports it).
+_LOGICAL_SPECS = frozenset(
+    {
+        "flax.linen.logical_to_mesh_axes",
+        "flax.linen.partitioning.logical_to_mesh_axes",
+        "flax.linen.spmd.logical_to_mesh_axes",
+    }
+)
+
+
+def _logical_spec(positional: list[Value], keywords: dict[str, Value]) -> Value:
+    """A bare `PartitionSpec` whose parts the rules decide, for names jaxfix spells out."""
+    names = positional[0] if positional else keywords.get("array_dim_names")
+    items = _items(names)
+    if items is None or len(positional) > 2:
+        return Unknown("flax's logical_to_mesh_axes of names jaxfix does not know")
+    part = Unknown("a mesh axis the logical axis rules in force decide")
+    return Spec(tuple(part for _ in items))
 
 
 # Calls whose value the vocabulary computes from their arguments alone (conversions,
