@@ -16,7 +16,12 @@ what a `default_factory` function of the tree returns; Unknown for a dataclass n
 a method of its class, code outside it or a `setattr` may store the field again), and what
 `__init__` assigns to `self.x` (a base's `__init__` with the arguments of the subclass's one
 `super().__init__(...)`; Unknown when another method, code outside the class or a `setattr`
-may assign it too); `super().name` in a method is `name` as the
+may assign it too: a `setattr(self, ...)` or `self.x = ...` in a method of another class, one
+the object's class does not derive from, sets only that class's objects; a `setattr` loop over
+a function's `**kwargs` sets only the keys its calls give, through `super().__init__(**kwargs)`
+forwarding a subclass's own, less those the function's parameters take); a method returning
+its object, called once (`model = Model(cfg).shard_model()`), gives the object with the
+attributes its body stores (evaluated on the object as it was); `super().name` in a method is `name` as the
 classes after the method's own in the object's (single-inheritance) MRO bind it, bound to that
 object (`super().task()` runs the base's `task` with the subclass's class attributes). A
 method's `self` is the one object every call
@@ -281,6 +286,7 @@ _NO_CUT = sys.maxsize
 # value is followed to the calls that build its objects.
 _MAX_CLASS_HOPS = 8
 _MAX_FACTORY_DEPTH = 2  # factories returning an object followed to the object's calls
+_MAX_FORWARDS = 3  # callers up a `**kwargs` is followed through `f(**kwargs)`
 # The expressions evaluated to learn whether one read of a function's name in another module
 # is that function (a method's name read on objects of any class): past this, the read may be
 # it and the function's callers are not known. Over ten times what any read costs in the
@@ -3469,6 +3475,10 @@ class Evaluator:
     def _instance_attribute(
         self, instance: Instance, name: str, node: ast.AST
     ) -> Value:
+        after = [value for key, value, _ in instance.stored if key == name]
+        if after:  # stored by a method returning the object: unless set otherwise
+            fluent = frozenset(method for _, _, method in instance.stored)
+            return self._assigned_elsewhere(instance, name, fluent) or after[-1]
         fields = self._init_fields(instance.cls)
         if fields is None and name in (self._dataclass_fields(instance.cls) or ()):
             # a field its own `__init__` sets (equinox's way): never the class's default
@@ -3487,7 +3497,7 @@ class Evaluator:
         if isinstance(member, Function):
             if member.wrapped_by in _PROPERTIES:
                 if member.wrapped_by == _SETTABLE:
-                    store = self._attribute_store(name, instance.cls.path)
+                    store = self._stored_on(name, instance.cls)
                     if store is not None:
                         return Unknown(
                             f"the property `.{name}` may be set, and {store.why}"
@@ -3538,13 +3548,16 @@ class Evaluator:
                         f"the field `.{name}` is also assigned by `{statement.name}`"
                     )
         return self._stored_outside_methods(name, cls.path) or self._set_by_setattr(
-            name, cls.path
+            name, cls
         )
 
-    def _set_by_setattr(self, name: str, near: Path) -> Unknown | None:
+    def _set_by_setattr(self, name: str, cls: Class) -> Unknown | None:
         """Unknown naming the first `setattr(obj, key, value)` of the project whose key may be
         `name` (`name` itself, or a key computed at run time: axlearn's `ConfigBase.set(**kw)`
-        loops `setattr(self, k, v)`); None when there is none."""
+        loops `setattr(self, k, v)`) on an object of `cls`; None when there is none. A
+        `setattr(self, ...)` in a method of another class sets only that class's objects: one
+        `cls` is not (nor derives from, every base of `cls` seen) is left out."""
+        near = cls.path
         found = self.project.candidate_files("setattr", near, imported=False)
         if isinstance(found, Unknown):
             return None  # too many modules to parse each: not looked for, as before
@@ -3564,12 +3577,32 @@ class Evaluator:
                 key = call.args[1]
                 if isinstance(key, ast.Constant) and key.value != name:
                     continue
+                if self._sets_other_class(module, call, cls):
+                    continue
                 if self._keys_never_given(module, call, key, name):
                     continue
                 return Unknown(
                     f"`setattr` may set `.{name}`, at {path.name}:{module.line(call)}"
                 )
         return None
+
+    def _sets_other_class(self, module: Module, call: ast.Call, cls: Class) -> bool:
+        """Whether `setattr(self, ...)`, in a plain method of a class of the tree, sets the
+        attributes of objects of that class only, which `cls` is not and does not derive
+        from."""
+        function = module.scope_of(call)
+        owner = module.parents.get(function) if function is not None else None
+        if not (
+            isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and isinstance(owner, ast.ClassDef)
+            and not function.decorator_list
+            and function.args.args
+            and isinstance(call.args[0], ast.Name)
+            and call.args[0].id == function.args.args[0].arg
+        ):
+            return False
+        chain = self._mro(cls)
+        return all(k.node is not owner for k in chain) and self._every_base_seen(chain)
 
     def _keys_never_given(
         self, module: Module, call: ast.Call, key: ast.expr, name: str
@@ -3614,15 +3647,43 @@ class Evaluator:
             and target.id == key.id
         ):
             return False
+        return self._never_given(module, function, name, 0)
+
+    def _never_given(
+        self,
+        module: Module,
+        function: ast.FunctionDef | ast.AsyncFunctionDef,
+        name: str,
+        depth: int,
+    ) -> bool:
+        """Whether no call of `function` in the project passes `name` to its `**kwargs`: a
+        `**kwargs` the caller forwards from its own `**kwargs`, never changed there
+        (`super().__init__(**kwargs)` of a subclass's `__init__`), passes what the caller's
+        own calls pass, followed `_MAX_FORWARDS` callers up; any other `**mapping` may pass
+        it. A keyword naming one of `function`'s own parameters binds that parameter, never
+        its `**kwargs`."""
+        a = function.args
+        if any(p.arg == name for p in (*a.args, *a.kwonlyargs)):
+            return True
         method = isinstance(module.parents.get(function), ast.ClassDef)
         calls = self.calls_of(module, function, on_objects=method)
         if isinstance(calls, Unknown):
             return False
-        return not any(
-            keyword.arg is None or keyword.arg == name
-            for _, made, _ in calls
-            for keyword in made.keywords
-        )
+        for caller, made, _ in calls:
+            for keyword in made.keywords:
+                if keyword.arg == name:
+                    return False
+                if keyword.arg is not None:
+                    continue
+                forwarding = caller.scope_of(made)
+                if not (
+                    depth < _MAX_FORWARDS
+                    and isinstance(forwarding, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and _forwards_own_kwargs(caller, forwarding, keyword.value)
+                    and self._never_given(caller, forwarding, name, depth + 1)
+                ):
+                    return False
+        return True
 
     def _filled_by_item_stores(self, instance: Instance, name: str) -> Value | None:
         """`self.<name>` of an object whose class starts it as an empty dict in `__init__`
@@ -3751,10 +3812,12 @@ class Evaluator:
             self.value(module, node.value, frame),
         )
 
-    def _assigned_in_init(self, instance: Instance, name: str) -> Value:
-        """`self.name = ...` in `__init__` (the class's, else a base's reached through
-        `super().__init__()`), evaluated with the constructor's arguments; Unknown when another
-        method assigns it too, or, for `self` of a method, a subclass in the module does."""
+    def _assigned_elsewhere(
+        self, instance: Instance, name: str, exempt: frozenset[ast.AST]
+    ) -> Unknown | None:
+        """Why `.name` of the object may not be what `__init__` (or a method of `exempt`)
+        stored: another method assigns it too, or, for `self` of a method, a subclass in the
+        module does, or code outside the class or a `setattr` may; None when none may."""
         chain = self._mro(instance.cls)
         for klass in chain:
             owner = self.module(klass.path)
@@ -3766,6 +3829,7 @@ class Evaluator:
                 if (
                     isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
                     and statement.name != "__init__"
+                    and statement not in exempt
                     and owner.assigns_self_attribute(statement, name)
                 ):
                     prop = self._property_set_by(owner, klass, statement)
@@ -3785,9 +3849,22 @@ class Evaluator:
                 return Unknown(f"`.{name}` is also assigned by subclass `{overriding}`")
         outside = self._stored_outside_methods(
             name, instance.cls.path
-        ) or self._set_by_setattr(name, instance.cls.path)
+        ) or self._set_by_setattr(name, instance.cls)
         if outside is not None:
             return outside
+        return None
+
+    def _assigned_in_init(
+        self, instance: Instance, name: str, exempt: frozenset[ast.AST] = frozenset()
+    ) -> Value:
+        """`self.name = ...` in `__init__` (the class's, else a base's reached through
+        `super().__init__()`), evaluated with the constructor's arguments; Unknown when another
+        method (not of `exempt`) assigns it too, or, for `self` of a method, a subclass in the
+        module does."""
+        chain = self._mro(instance.cls)
+        elsewhere = self._assigned_elsewhere(instance, name, exempt)
+        if elsewhere is not None:
+            return elsewhere
         for index, klass in enumerate(chain):
             init = next(
                 (
@@ -4411,7 +4488,10 @@ class Evaluator:
                 if isinstance(positional, list)
                 else positional
             )
-            return self.call_function(callee.function, with_receiver, keywords, node)
+            result = self.call_function(callee.function, with_receiver, keywords, node)
+            if isinstance(result, Instance) and result == callee.receiver:
+                return self._after_fluent(callee, result, with_receiver, keywords, node)
+            return result
         if isinstance(callee, Class):
             return self._construct(callee, positional, keywords, node)
         if isinstance(callee, Instance):  # `spec(tree)`: the class's `__call__`
@@ -4422,6 +4502,81 @@ class Evaluator:
                 return lost_at(Unknown(f"a call of an object: {method.why}"), method)
             return Unknown("a call of an object whose `__call__` jaxfix cannot follow")
         return Unknown("a call of a value that is not a function")
+
+    def _after_fluent(
+        self,
+        method: BoundMethod,
+        instance: Instance,
+        positional: list[Value] | Unknown,
+        keywords: dict[str, Value] | Unknown,
+        call: ast.AST,
+    ) -> Instance:
+        """The object a method returning it gives (`LlamaForCausalLM(...).shard_model()`):
+        with the attributes the method's body stores on it (`self.params = ...`, statements of
+        the body itself, evaluated in the call's frame), where this call is the method's
+        only one in the project; else the object as it was (its attributes the method
+        stores stay Unknown)."""
+        function = method.function
+        node = function.node
+        module = self.module(function.path)
+        if (
+            not isinstance(node, ast.FunctionDef)
+            or not node.args.args
+            or isinstance(module, Unknown)
+        ):
+            return instance
+        me = node.args.args[0].arg
+        stores: list[tuple[str, ast.expr]] = []
+        for statement in node.body:
+            if (
+                isinstance(statement, ast.Assign)
+                and len(statement.targets) == 1
+                and isinstance(target := statement.targets[0], ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == me
+            ):
+                stores.append((target.attr, statement.value))
+        if not stores or len(stores) != sum(
+            1
+            for n in ast.walk(node)
+            if isinstance(n, ast.Attribute)
+            and isinstance(n.ctx, ast.Store)
+            and isinstance(n.value, ast.Name)
+            and n.value.id == me
+        ):
+            return instance  # a store in a branch or a loop, or on something else
+        calls = self.calls_of(module, node, on_objects=True)
+        if isinstance(calls, Unknown) or [c for _, c, _ in calls] != [call]:
+            return instance
+        if not isinstance(positional, list):
+            return instance
+        # the body reads the attributes as they were before it ran
+        exempt = frozenset({node, *(m for _, _, m in instance.stored)})
+        before = replace(
+            instance,
+            stored=instance.stored
+            + tuple(
+                (name, self._value_before(instance, name, exempt), node)
+                for name, _ in stores
+            ),
+        )
+        args = self.bind(function, [before, *positional[1:]], keywords)
+        if isinstance(args, Unknown):
+            return instance
+        frame = Frame(node, function.path, args, function.closure)
+        stored = tuple(
+            (name, self.value(module, value, frame), node) for name, value in stores
+        )
+        return replace(instance, stored=instance.stored + stored)
+
+    def _value_before(
+        self, instance: Instance, name: str, exempt: frozenset[ast.AST]
+    ) -> Value:
+        """`.name` of the object before a method of `exempt` stores it again."""
+        after = [value for key, value, _ in instance.stored if key == name]
+        if after:
+            return self._assigned_elsewhere(instance, name, exempt) or after[-1]
+        return self._assigned_in_init(instance, name, exempt)
 
     def _mapped(
         self,
@@ -4689,6 +4844,35 @@ class Evaluator:
                         f"{path.name}:{module.line(store)}"
                     )
         return None
+
+    def _stored_on(self, name: str, cls: Class) -> Unknown | None:
+        """None when no store of `.name` and no `setattr` of the project may set it on an
+        object of `cls`; else Unknown naming the first that may. A method's store on its own
+        first parameter (`self.mesh = config.mesh`) in a class `cls` neither is nor derives
+        from (every base of `cls` seen) sets only that class's objects."""
+        chain = self._mro(cls)
+        alone = self._every_base_seen(chain)
+        found = self.project.candidate_files(name, cls.path, imported=False)
+        if isinstance(found, Unknown):
+            return found
+        for path in (cls.path, *(p for p in found if p != cls.path)):
+            module = self.project.module_storing(path, name)
+            if module is None:  # no such store (as the run's summary says)
+                continue
+            if isinstance(module, Unknown):
+                return module
+            for store in module.attribute_stores(name):
+                owner = module.parents.get(module.scope_of(store) or store)
+                if (
+                    alone
+                    and _on_own_first_parameter(module, store)
+                    and all(k.node is not owner for k in chain)
+                ):
+                    continue
+                return Unknown(
+                    f"`.{name}` is stored at {path.name}:{module.line(store)}"
+                )
+        return self._set_by_setattr(name, cls)
 
     def _attribute_store(self, name: str, near: Path) -> Unknown | None:
         """None when no module of the project stores `.name` on anything or calls
@@ -6284,6 +6468,23 @@ def _filling_in_a_loop(
         return None
     loop = module.parents.get(statement)
     return (statement, loop) if isinstance(loop, ast.For) else None
+
+
+def _forwards_own_kwargs(
+    module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef, spread: ast.expr
+) -> bool:
+    """Whether `**spread` is `function`'s own `**kwargs`, only ever read as a whole: never
+    rebound, stored into, or read by a method or subscript (`kwargs.pop(...)`)."""
+    kwarg = function.args.kwarg
+    if kwarg is None or not (isinstance(spread, ast.Name) and spread.id == kwarg.arg):
+        return False
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.Name) and node.id == kwarg.arg):
+            continue
+        parent = module.parents.get(node)
+        if not isinstance(node.ctx, ast.Load) or not isinstance(parent, ast.keyword):
+            return False
+    return True
 
 
 def _on_own_first_parameter(module: Module, store: ast.Attribute) -> bool:

@@ -508,11 +508,14 @@ class Class:
 @dataclass(frozen=True)
 class Instance:
     """An object built by calling a class of the tree, with the constructor's arguments (None
-    when not known: `self` in a method jaxfix reached without its caller)."""
+    when not known: `self` in a method jaxfix reached without its caller). `stored`: the
+    attributes a method returning the object itself stored since (`model.shard_model()`),
+    each with that method's `def`."""
 
     cls: Class
     init: tuple[tuple[str, Value], ...] | None
     origin: ast.AST | None = field(default=None, compare=False, repr=False)
+    stored: tuple[tuple[str, Value, ast.AST], ...] = ()
 
 
 @dataclass(frozen=True)
