@@ -1112,6 +1112,7 @@ class AbstractMeshSizeChange(Rule):
         if isinstance(written, Unknown):
             return None, not_fixed(
                 f"the inner mesh's size of axis {axis_name!r} is not written where jaxfix can change it: {written.why}"
+                f"{self._built_elsewhere(node, argument)}"
             )
         literals = []
         for way in written:
@@ -1164,6 +1165,19 @@ class AbstractMeshSizeChange(Rule):
                 )
             literals.append(source)
         return literals, None
+
+    def _built_elsewhere(self, node: ast.Call, argument: ast.expr) -> str:
+        """Where the inner mesh is built, when in another module than `node`'s (a factory of
+        the project): the place a reader goes on from."""
+        inner = self.analysis.value_of(argument)
+        origin = inner.origin if isinstance(inner, Mesh) else None
+        holder = (
+            self.analysis.engine.project.holding(origin) if origin is not None else None
+        )
+        if origin is None or holder is None or holder.path == self.analysis.path:
+            return ""
+        where = other_file(holder.path, self.analysis.path)
+        return f" (it is built at {where}:{holder.line(origin)})"
 
     def _under_context(self, read: ast.AST, use: ast.Call) -> bool:
         """Whether `read` runs inside the `with` that enters `use` (its body or a later item), not
