@@ -527,3 +527,83 @@ def test_an_attribute_init_assigns_that_a_setattr_may_set_is_unknown(
     # every call of the loop's function gives other keys: it never sets `shape`
     other_keys = source.replace("cfg.set(shape=(4, 2))", 'cfg.set(name="tiny")')
     assert value(tmp_path, other_keys) == (2, 2)
+
+
+def test_a_setattr_in_a_method_of_another_class_sets_only_its_objects(
+    tmp_path: Path,
+) -> None:
+    source = (
+        SETTER + "class Config:\n"
+        "    def __init__(self, shape):\n"
+        "        self.shape = shape\n"
+        "cfg = Config((2, 2))\n"
+        "Base().set(shape=(4, 2))\n"
+        "out = cfg.shape\n"
+    )
+    assert value(tmp_path, source) == (2, 2)
+    # an object of a subclass of the setattr's class may be set
+    derived = source.replace("class Config:", "class Config(Base):")
+    assert isinstance(value(tmp_path, derived), Unknown)
+
+
+KWARGS_LOOP = (
+    "class Base:\n"
+    "    def __init__(self, shape=(1, 1), **kwargs):\n"
+    "        self.shape = shape\n"
+    "        self.mode = 'train'\n"
+    "        for k, v in kwargs.items():\n"
+    "            setattr(self, k, v)\n"
+    "class Config(Base):\n"
+    "    def __init__(self, hidden=8, **kwargs):\n"
+    "        super().__init__(**kwargs)\n"
+    "        self.hidden = hidden\n"
+    "cfg = Config({given})\n"
+    "out = cfg.{read}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("given", "read", "expected"),
+    [
+        # a keyword naming the base's parameter binds it, never its `**kwargs`
+        ("hidden=4, shape=(2, 2)", "shape", (2, 2)),
+        ("hidden=4, shape=(2, 2)", "mode", "train"),
+        # forwarded by `super().__init__(**kwargs)`: the loop sets it
+        ("hidden=4, mode='eval'", "mode", Unknown),
+    ],
+)
+def test_a_setattr_loop_gets_the_keys_a_subclass_forwards(
+    tmp_path: Path, given: str, read: str, expected: object
+) -> None:
+    found = value(tmp_path, KWARGS_LOOP.format(given=given, read=read))
+    if expected is Unknown:
+        assert isinstance(found, Unknown), found
+    else:
+        assert found == expected
+
+
+FLUENT = (
+    "class Model:\n"
+    "    def __init__(self):\n"
+    "        self.shape = (1, 1)\n"
+    "    def resize(self):\n"
+    "        self.shape = (2, self.shape[1] * 4)\n"
+    "        return self\n"
+    "m = Model().resize()\n"
+    "{more}"
+    "out = m.shape\n"
+)
+
+
+def test_a_method_returning_its_object_gives_what_it_stores(tmp_path: Path) -> None:
+    # the body's store, evaluated on the object as it was
+    assert value(tmp_path, FLUENT.format(more="")) == (2, 4)
+    # called twice in the project: which call's stores hold is not followed
+    twice = FLUENT.format(more="other = Model().resize()\n")
+    assert isinstance(value(tmp_path, twice), Unknown)
+    # another method may store it again
+    again = FLUENT.replace(
+        "    def resize(self):",
+        "    def reset(self):\n        self.shape = (1, 1)\n    def resize(self):",
+    ).format(more="")
+    assert isinstance(value(tmp_path, again), Unknown)

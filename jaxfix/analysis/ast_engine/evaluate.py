@@ -2877,10 +2877,12 @@ class Evaluator:
         return found
 
     def _keeps_itself(self, klass: Class) -> bool:
-        """Whether no method of `klass` (or of a base of the tree) hands its object on: each
-        reads its first parameter only as `self.attr` (never `self.__call__`), and no base is
-        outside the tree but `object`. Then reading an attribute of an object of the class
-        (`pipeline.prepare_latents(...)`) does not call it."""
+        """Whether no method of `klass` (or of a base of the tree) hands its object on: the
+        class bodies hold only `def`s (decorated at most as properties, static or class
+        methods), constants and docstrings; each method reads its first parameter only as
+        `self.attr` (never `self.__call__`); no base is outside the tree but `object`. Then
+        reading an attribute of an object of the class (`pipeline.prepare_latents(...)`)
+        does not call it."""
         chain = self._mro(klass)
         if not self._every_base_seen(chain, bare=True):
             return False
@@ -2889,9 +2891,13 @@ class Evaluator:
             if isinstance(module, Unknown):
                 return False
             for method in owner.node.body:
-                if not isinstance(
-                    method, (ast.FunctionDef, ast.AsyncFunctionDef)
-                ) or not (method.args.posonlyargs or method.args.args):
+                if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    if not _inert_class_statement(method):
+                        return False
+                    continue
+                if not all(map(_plain_method_decorator, method.decorator_list)):
+                    return False
+                if not (method.args.posonlyargs or method.args.args):
                     continue
                 first = (*method.args.posonlyargs, *method.args.args)[0].arg
                 for node in ast.walk(method):
@@ -6468,6 +6474,35 @@ def _filling_in_a_loop(
         return None
     loop = module.parents.get(statement)
     return (statement, loop) if isinstance(loop, ast.For) else None
+
+
+_PLAIN_METHOD_DECORATORS = frozenset(
+    {"property", "cached_property", "staticmethod", "classmethod", "abstractmethod"}
+)
+
+
+def _plain_method_decorator(decorator: ast.expr) -> bool:
+    """`@property`, `@functools.cached_property`, `@staticmethod`, `@classmethod`,
+    `@abc.abstractmethod` or a property's `@x.setter`: none calls the method elsewhere."""
+    if isinstance(decorator, ast.Name):
+        return decorator.id in _PLAIN_METHOD_DECORATORS
+    return isinstance(decorator, ast.Attribute) and (
+        decorator.attr in _PLAIN_METHOD_DECORATORS or decorator.attr == "setter"
+    )
+
+
+def _inert_class_statement(statement: ast.stmt) -> bool:
+    """A docstring, `pass`, or a constant bound in a class body (`name = 3`, `x: int = 1`)."""
+    if isinstance(statement, ast.Pass):
+        return True
+    if isinstance(statement, ast.Expr):
+        return isinstance(statement.value, ast.Constant)
+    if isinstance(statement, (ast.Assign, ast.AnnAssign)):
+        value = statement.value
+        return value is None or all(
+            isinstance(n, (ast.Constant, ast.Tuple, ast.Load)) for n in ast.walk(value)
+        )
+    return False
 
 
 def _forwards_own_kwargs(
