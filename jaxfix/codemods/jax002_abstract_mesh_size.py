@@ -23,6 +23,7 @@ from jaxfix.analysis.ast_engine.evidence import (
 )
 from jaxfix.analysis.ast_engine.mesh_sizes import ConfigKey, EnvironmentVariable
 from jaxfix.analysis.ast_engine.values import ListValue, Mesh, Unknown, tuple_text
+from jaxfix.analysis.ast_engine.written_at import written_at
 from jaxfix.analysis.mesh_axes import differing_axes
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule, keyword_arg
@@ -1110,9 +1111,11 @@ class AbstractMeshSizeChange(Rule):
         them changes only what runs under this context; else what the user could change."""
         written = self.analysis.mesh_sizes(argument)
         if isinstance(written, Unknown):
+            why = self._written_elsewhere(
+                argument, axis, axis_name, inner_sizes, size
+            ) or (written.why + self._built_elsewhere(argument))
             return None, not_fixed(
-                f"the inner mesh's size of axis {axis_name!r} is not written where jaxfix can change it: {written.why}"
-                f"{self._built_elsewhere(node, argument)}"
+                f"the inner mesh's size of axis {axis_name!r} is not written where jaxfix can change it: {why}"
             )
         literals = []
         for way in written:
@@ -1166,18 +1169,74 @@ class AbstractMeshSizeChange(Rule):
             literals.append(source)
         return literals, None
 
-    def _built_elsewhere(self, node: ast.Call, argument: ast.expr) -> str:
-        """Where the inner mesh is built, when in another module than `node`'s (a factory of
-        the project): the place a reader goes on from."""
+    def _written_elsewhere(
+        self,
+        argument: ast.expr,
+        axis: int,
+        axis_name: str,
+        inner_sizes: list[int],
+        size: int,
+    ) -> str | None:
+        """Where the inner mesh's sizes are written, walked back along the calls the engine
+        returned it through (`Mesh.built_at`, the frames a recorded run gives repair), when
+        that literal still holds them: a place in another module gets no fix from here, but
+        the report names it; None where the walk stops."""
         inner = self.analysis.value_of(argument)
-        origin = inner.origin if isinstance(inner, Mesh) else None
-        holder = (
-            self.analysis.engine.project.holding(origin) if origin is not None else None
+        if not isinstance(inner, Mesh) or not inner.built_at:
+            return None
+        evaluator = self.analysis.engine.evaluator
+        written = written_at(
+            evaluator, inner.built_at, axis, axis_name, tuple(inner_sizes)
         )
-        if origin is None or holder is None or holder.path == self.analysis.path:
+        if isinstance(written, Unknown):
+            return None
+        if (
+            written.data is not None
+            or written.override is not None
+            or written.keyword is not None
+            or written.total
+        ):
+            return None
+        held = evaluator.value_of(written.module, written.node)
+        expected: object = (
+            inner_sizes[axis] if written.axis is not None else tuple(inner_sizes)
+        )
+        if (held.items if isinstance(held, ListValue) else held) != expected:
+            return None
+        at = written.module.line(written.node)
+        here = (
+            f"line {at}"
+            if written.module.path == self.analysis.path
+            else f"{other_file(written.module.path, self.analysis.path)}:{at}"
+        )
+        self.origins.append(
+            Related(
+                f"the inner mesh's sizes are written here: set axis {axis_name!r} to {size}",
+                Location(at, 1),
+                written.module.path,
+            )
+        )
+        if written.why is not None:  # the read of a name other code reads too
+            return (
+                f"its sizes come through {here} (`{_short(written.name)}`), where the "
+                f"calls that build it lead ({written.why}): set axis {axis_name!r} to "
+                f"{size} there"
+            )
+        return (
+            f"its sizes are written at {here} (`{_short(written.name)}`), where the calls "
+            f"that build it lead: set axis {axis_name!r} to {size} there"
+        )
+
+    def _built_elsewhere(self, argument: ast.expr) -> str:
+        """Where the inner mesh is built, when another module builds it: where a reader
+        goes on from."""
+        inner = self.analysis.value_of(argument)
+        if not isinstance(inner, Mesh) or not inner.built_at:
             return ""
-        where = other_file(holder.path, self.analysis.path)
-        return f" (it is built at {where}:{holder.line(origin)})"
+        built, line = inner.built_at[-1]
+        if built == self.analysis.path:
+            return ""
+        return f" (it is built at {other_file(built, self.analysis.path)}:{line})"
 
     def _under_context(self, read: ast.AST, use: ast.Call) -> bool:
         """Whether `read` runs inside the `with` that enters `use` (its body or a later item), not

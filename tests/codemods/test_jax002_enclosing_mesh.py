@@ -235,3 +235,52 @@ with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
         source.replace("stack.close()", "stack.enter_context(jax.named_scope('s'))")
     )
     assert diagnostic.fix_title == "resize the inner mesh to (8, 4)"
+
+
+def test_sizes_written_in_another_module_are_named(tmp_path):
+    """The inner mesh built by a helper from a constant of the caller's module: the report
+    names the constant (walked along the calls that built the mesh), and fixes nothing."""
+    from pathlib import Path
+
+    from jaxfix.check.run import Run
+    from jaxfix.check.runner import run_files
+    from jaxfix.settings.options import Options
+
+    files = {
+        "helpers.py": (
+            "import jax\n\n\n"
+            "def create_mesh(shape, names):\n"
+            "    return jax.make_mesh(shape, names)\n"
+        ),
+        "stage.py": (
+            "import jax\n\n\n"
+            "def run(mesh):\n"
+            "    with jax.sharding.use_abstract_mesh(mesh.abstract_mesh):\n"
+            "        return 1\n"
+        ),
+        "main.py": (
+            "import jax\n\n"
+            "import helpers\n"
+            "import stage\n\n"
+            "OUTER = [(2, 4), ('x', 'y')]\n"
+            "INNER = [(1, 4), ('x', 'y')]\n"
+            "with jax.set_mesh(helpers.create_mesh(*OUTER)):\n"
+            "    stage.run(helpers.create_mesh(*INNER))\n"
+        ),
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    paths = sorted(Path(tmp_path).glob("*.py"))
+    options = Options(select=("JAX002",), jax_version=(0, 10, 2), unsafe_fixes=True)
+    results = run_files(
+        Run(options, roots=(tmp_path,)).scoped(paths), paths, write=False, jobs=1
+    )
+    (found,) = [r for r in results if r.path.name == "stage.py"]
+    (diagnostic,) = found.diagnostics
+    assert diagnostic.fix_title is None
+    assert "its sizes are written at main.py:7 (`INNER[0]`)" in diagnostic.message
+    assert "set axis 'x' to 2 there" in diagnostic.message
+    assert [(r.path.name, r.start.line) for r in diagnostic.related if r.path] == [
+        ("main.py", 7)
+    ]
+    assert all(r.fixed is None for r in results)

@@ -21,7 +21,9 @@ the object's class does not derive from, sets only that class's objects; a `seta
 a function's `**kwargs` sets only the keys its calls give, through `super().__init__(**kwargs)`
 forwarding a subclass's own, less those the function's parameters take); a method returning
 its object, called once (`model = Model(cfg).shard_model()`), gives the object with the
-attributes its body stores (evaluated on the object as it was); `super().name` in a method is `name` as the
+attributes its body stores (evaluated on the object as it was); a mesh a call of a function of
+the tree returns keeps that call's place before the places it was built through
+(`Mesh.built_at`: the frames written_at.py walks, as a recorded run's); `super().name` in a method is `name` as the
 classes after the method's own in the object's (single-inheritance) MRO bind it, bound to that
 object (`super().task()` runs the base's `task` with the subclass's class attributes). A
 method's `self` is the one object every call
@@ -4487,7 +4489,12 @@ class Evaluator:
                 positional = [method]
             return vocabulary.call(callee, positional, keywords, node, self.jax_version)
         if isinstance(callee, Function):
-            return self.call_function(callee, positional, keywords, node)
+            return _returned_through(
+                self.call_function(callee, positional, keywords, node),
+                callee,
+                module.path,
+                node,
+            )
         if isinstance(callee, BoundMethod):
             with_receiver: list[Value] | Unknown = (
                 [callee.receiver, *positional]
@@ -4497,7 +4504,7 @@ class Evaluator:
             result = self.call_function(callee.function, with_receiver, keywords, node)
             if isinstance(result, Instance) and result == callee.receiver:
                 return self._after_fluent(callee, result, with_receiver, keywords, node)
-            return result
+            return _returned_through(result, callee.function, module.path, node)
         if isinstance(callee, Class):
             return self._construct(callee, positional, keywords, node)
         if isinstance(callee, Instance):  # `spec(tree)`: the class's `__call__`
@@ -6503,6 +6510,28 @@ def _inert_class_statement(statement: ast.stmt) -> bool:
             isinstance(n, (ast.Constant, ast.Tuple, ast.Load)) for n in ast.walk(value)
         )
     return False
+
+
+def _returned_through(
+    value: Value, function: Function, path: Path, call: ast.Call
+) -> Value:
+    """A mesh a call of a function of the tree returns, with that call's place first among the
+    frames it was built through (the line that built it last, when the function built it);
+    each call site its own, whatever the call cache shares."""
+    if not isinstance(value, Mesh) or function.wrapped_by is not None:
+        return value
+    frames = value.built_at
+    origin = value.origin
+    if not frames:
+        node = function.node
+        if not (
+            isinstance(origin, ast.expr)
+            and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and any(n is origin for n in ast.walk(node))
+        ):
+            return value
+        frames = ((function.path, origin.lineno),)
+    return replace(value, built_at=((path, call.lineno), *frames))
 
 
 def _forwards_own_kwargs(

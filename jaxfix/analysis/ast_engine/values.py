@@ -219,6 +219,11 @@ class Mesh:
     # where a concrete mesh (or an array's) became this abstract one: the `m.abstract_mesh`
     # attribute or the `jax.typeof(x)` call, the place a fix can keep the concrete mesh
     abstracted: ast.AST | None = field(default=None, compare=False, repr=False)
+    # the calls of the tree it was returned through, outermost first, then the line that
+    # built it: the frames a walk to where its sizes are written follows (written_at.py)
+    built_at: tuple[tuple[Path, int], ...] = field(
+        default=(), compare=False, repr=False
+    )
 
     @property
     def is_abstract(self) -> bool:
@@ -250,6 +255,7 @@ class Mesh:
             self.origin,
             self.sizes_lost,
             node,
+            self.built_at,
         )
 
     @property
