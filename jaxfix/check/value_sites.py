@@ -62,6 +62,13 @@ def with_value_sites(
     found: dict[Path, list[Evidence]] = {
         p: list(items) for p, items in evidence.items()
     }
+    cached = _unplaced(
+        evidence,
+        lambda path, item: (
+            item.code == _WALKED[0]
+            and any(o.kind == "cached" and o.role == _WALKED[1] for o in item.origins)
+        ),
+    )
     walked = _unplaced(
         evidence,
         lambda path, item: item.code == _WALKED[0] and _origin(item) is not None,
@@ -106,6 +113,7 @@ def with_value_sites(
     )
     if not (
         walked
+        or cached
         or called
         or contexts
         or passed
@@ -132,6 +140,13 @@ def with_value_sites(
         run = replace(run, scope=tuple(scope))
     engine = run.engine(run.options.jax_version)
     ours = {p.resolve() for p in files}
+    if cached:
+        for path, index, item in cached:
+            found[path][index] = _with_cached_paths(engine, item)
+        walked = _unplaced(
+            {p: tuple(items) for p, items in found.items()},
+            lambda path, item: item.code == _WALKED[0] and _origin(item) is not None,
+        )
     for path, index, item in walked:
         chains = _origins(item)
         if len(chains) > 1:
@@ -1240,6 +1255,77 @@ def _differing_name(facts: tuple[Facts, ...]) -> str | None:
         return None
     names = new[0].axis_names
     return names[axis] if 0 <= axis < len(names) else None
+
+
+def _with_cached_paths(engine: Engine, item: Evidence) -> Evidence:
+    """`item`, each inner mesh that another test's body built (`cached`: a memoized factory
+    handed it on) given the path its own test took to it: the one call, in a function the
+    record's frames to the raising line went through (innermost first), of a function the
+    cached chain went through (innermost first), followed by that chain from there. The walk
+    checks each step of the path as it checks the run's."""
+    from jaxfix.evidence.facts import Origin
+
+    added = []
+    for origin in item.origins:
+        if origin.kind != "cached" or origin.role != _WALKED[1] or not origin.reached:
+            continue
+        path = _path_through_call(engine, origin.reached, origin.frames)
+        if path is not None:
+            added.append(Origin(origin.role, _WALKED[2], path, origin.facts))
+    return replace(item, origins=item.origins + tuple(added)) if added else item
+
+
+def _path_through_call(
+    engine: Engine,
+    reached: tuple[tuple[Path, int], ...],
+    cached: tuple[tuple[Path, int], ...],
+) -> tuple[tuple[Path, int], ...] | None:
+    """`reached` up to a frame whose function calls, on one line of its own, a function of
+    `cached` (the frame there), then `cached` from that function on; None when none does."""
+    from jaxfix.analysis.ast_engine.values import Function, Unknown
+
+    for at in range(len(reached) - 1, -1, -1):
+        path, line = reached[at]
+        module = engine.evaluator.module(path.resolve())
+        if isinstance(module, Unknown):
+            continue
+        caller = _function_at(module.tree, line)
+        if caller is None:
+            continue
+        for into in range(len(cached) - 1, -1, -1):
+            target = engine.evaluator.module(cached[into][0].resolve())
+            if isinstance(target, Unknown):
+                continue
+            function = _function_at(target.tree, cached[into][1])
+            if function is None:
+                continue
+            calls = [
+                call
+                for call in module.calls
+                if _function_at(module.tree, call.lineno) is caller
+                and isinstance(
+                    callee := engine.evaluator.value_of(module, call.func), Function
+                )
+                and callee.node is function
+            ]
+            if len(calls) == 1:
+                return (*reached[:at], (path, calls[0].lineno), *cached[into:])
+            if calls:
+                return None
+    return None
+
+
+def _function_at(tree: ast.Module, line: int) -> ast.FunctionDef | None:
+    """The innermost `def` of `tree` holding `line`."""
+    found = None
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.FunctionDef)
+            and node.lineno <= line <= (node.end_lineno or node.lineno)
+            and (found is None or node.lineno >= found.lineno)
+        ):
+            found = node
+    return found
 
 
 def _origin(item: Evidence) -> tuple[tuple[Path, int], ...] | None:

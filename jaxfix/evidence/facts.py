@@ -106,6 +106,10 @@ class Origin:
     # The meshes the record these frames come from names: a line reached by several tests
     # (each with its own chain and its own meshes) ties each chain to its own sizes.
     facts: Facts | None = None
+    # kind "cached": a mesh another test's body built, which a memoized factory handed to the
+    # record's test; `reached`: the record's own frames to the line that raised, outermost
+    # first (the call of that factory on its path is looked for there).
+    reached: tuple[tuple[Path, int], ...] = ()
 
     def describe(self, root: Path | None = None) -> str:
         """`pkg/meshes.py:5, called from main.py:10`: innermost first."""

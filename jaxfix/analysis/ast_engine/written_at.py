@@ -1924,9 +1924,16 @@ class _Walk:
         caller = self._module(path)
         if isinstance(caller, Unknown):
             return caller
+        closure = _returned_closure(function, line)
         calls = []
         for call in caller.calls:
             if not call.lineno <= caller_line <= (call.end_lineno or call.lineno):
+                continue
+            if closure is not None:
+                # the frame ran a closure `function` returned: the call that made it
+                made = self._made_by(caller, call.func, function)
+                if made is not None:
+                    calls.append((made, 0))
                 continue
             callee = self.evaluator.value_of(caller, call.func)
             if isinstance(callee, Function) and callee.node is function:
@@ -1995,6 +2002,9 @@ class _Walk:
                     )
                 holder, argument = partial[name.id]
                 return holder, argument, narrowest
+        if len(calls) > 1:
+            # `eval_mesh(cfg) is eval_mesh(cfg)`: calls that pass one name for it agree
+            calls = _passing_one_name(calls, function, name.id)
         if len(calls) != 1:
             return Unknown(f"line {where} does not call `{function.name}` once")
         call, skipped = calls[0]
@@ -2006,6 +2016,33 @@ class _Walk:
                 f"the call at {where} does not pass `{name.id}` (its default is shared by every call)"
             )
         return caller, bound[name.id], narrowest
+
+    def _made_by(
+        self, caller: Module, func: ast.expr, function: ast.FunctionDef
+    ) -> ast.Call | None:
+        """The call of `function` that made the closure `func` names: `cb` assigned once in
+        its scope from `function(...)` (`cb = cb_tagged_lm_evaluate(config)`, then `cb(...)`)."""
+        if not isinstance(func, ast.Name):
+            return None
+        bindings = self.evaluator.reaching(caller, func)
+        if not bindings or len(bindings) != 1:
+            return None
+        (binding,) = bindings
+        statement = binding.node
+        if (
+            binding.kind != "assign"
+            or binding.path
+            or not isinstance(statement, ast.Assign)
+            or len(statement.targets) != 1
+            or not isinstance(statement.value, ast.Call)
+        ):
+            return None
+        callee = self.evaluator.value_of(caller, statement.value.func)
+        return (
+            statement.value
+            if isinstance(callee, Function) and callee.node is function
+            else None
+        )
 
     def _comprehension_frame(
         self, module: Module, function: ast.FunctionDef, line: int
@@ -3725,6 +3762,46 @@ class _Walk:
         value = self.evaluator.value_of(module, expr)
         name = getattr(value, "name", None)
         return api_of(name) if isinstance(name, str) else None
+
+
+def _returned_closure(function: ast.FunctionDef, line: int) -> ast.FunctionDef | None:
+    """The function defined in `function`'s body, holding `line`, that `function` returns
+    by name (`def callback(...): ...` then `return callback`): a frame on `line` runs that
+    closure, made by a call of `function` the frames do not show."""
+    for statement in function.body:
+        if (
+            isinstance(statement, ast.FunctionDef)
+            and statement.lineno <= line <= (statement.end_lineno or statement.lineno)
+            and not statement.decorator_list
+        ):
+            returned = _returns(function)
+            if returned and all(
+                isinstance(r, ast.Name) and r.id == statement.name for r in returned
+            ):
+                return statement
+    return None
+
+
+def _passing_one_name(
+    calls: list[tuple[ast.Call, int]],
+    function: ast.FunctionDef,
+    parameter: str,
+) -> list[tuple[ast.Call, int]]:
+    """`calls` (several of `function` on one line) reduced to the first when each passes the
+    same local or global name for `parameter`, one the line does not assign: they pass one
+    value."""
+    passed = []
+    for call, skipped in calls:
+        bound = _bound(call, function, skipped)
+        argument = bound.get(parameter) if isinstance(bound, dict) else None
+        if not isinstance(argument, ast.Name):
+            return calls
+        passed.append(argument.id)
+    if len(set(passed)) != 1 or any(
+        isinstance(node, ast.NamedExpr) for call, _ in calls for node in ast.walk(call)
+    ):
+        return calls
+    return calls[:1]
 
 
 def _bound(
