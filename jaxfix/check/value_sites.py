@@ -534,7 +534,9 @@ def _mesh_origins(
             item.cwds,
         )
         if isinstance(written, Unknown):
-            site = _origin_site(item, path, written, ours)
+            site = _origin_site(item, path, written, ours) or _unfollowed_site(
+                item, path, written, ours
+            )
             if site is not None:
                 origins.append(replace(site, role=role))
             continue
@@ -1477,6 +1479,27 @@ def _origin_site(
         variable=stopped.variable,
         scale=stopped.scale,
         reads_at=tuple((p.resolve(), line) for p, line in stopped.places),
+    )
+
+
+def _unfollowed_site(
+    item: Evidence, raised: Path, stopped: object, ours: set[Path]
+) -> ValueSite | None:
+    """Where a walk stopped at an expression the code computes the sizes with from other
+    values (`Unfollowed`), in the run's files: the place a report names, changing nothing."""
+    from jaxfix.analysis.ast_engine.written_at import Unfollowed
+    from jaxfix.ground.quoting import cut
+
+    if not isinstance(stopped, Unfollowed) or stopped.path.resolve() not in ours:
+        return None
+    return ValueSite(
+        (raised, item.line),
+        stopped.path.resolve(),
+        _extent(stopped.module, stopped.node),
+        cut(ast.unparse(stopped.node), 60),
+        why="which the code computes from other values as it runs (jaxfix does not "
+        "follow them further)",
+        unfollowed=True,
     )
 
 

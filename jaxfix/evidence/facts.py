@@ -211,6 +211,9 @@ class ValueSite:
     # The value is the mesh a `with` enters as the context, where the input and the
     # out_sharding are on another: that mesh, as the entering function names it.
     onto: str | None = None
+    # The walk stopped here, at an expression it does not follow (the sizes computed from
+    # other values): named beside where the run built the mesh, which it does not replace.
+    unfollowed: bool = False
 
     def variable_setting(self, size: int) -> str | None:
         """What to set `variable` to for the value to be `size`: "the environment variable
@@ -378,7 +381,7 @@ class Evidence:
         match the other mesh: the origins a report names when no fix is made."""
         facts = self.agreed
         shown = []
-        walked = {o.role for o in self.mesh_origins}
+        walked = {o.role for o in self.mesh_origins if not o.unfollowed}
         for origin in self.mesh_origins[:LISTED]:
             mesh = facts.get(origin.role) if facts and origin.role else None
             sizes = f" {_sizes(mesh)}" if mesh is not None else ""

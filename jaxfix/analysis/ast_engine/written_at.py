@@ -175,6 +175,22 @@ class Computed(Unknown):
         return self.module.path
 
 
+class Unfollowed(Unknown):
+    """The walk stopped at an expression of the tree that computes the sizes from other values
+    as the program runs (`tuple(d * i for d, i in zip(dcn, ici))`), which it does not follow:
+    the place a report names as where the sizes are made (nothing is changed there)."""
+
+    __slots__ = ("module", "node")
+
+    def __init__(self, why: str, module: Module, node: ast.expr) -> None:
+        super().__init__(why)
+        self.module, self.node = module, node
+
+    @property
+    def path(self) -> Path:
+        return self.module.path
+
+
 @dataclass(frozen=True)
 class _Field:
     """`.name` still to be read (a dict key is a `str`, an index an `int`)."""
@@ -701,8 +717,10 @@ class _Walk:
                     return taken
                 expr = taken
                 continue
-            return self._computed(module, expr) or Unknown(
-                f"`{_text(module, expr)}` at {where} is computed, not a value jaxfix follows"
+            return self._computed(module, expr) or Unfollowed(
+                f"`{_text(module, expr)}` at {where} is computed, not a value jaxfix follows",
+                module,
+                expr,
             )
         return Unknown("too many steps between the mesh and its sizes")
 
