@@ -105,6 +105,7 @@ def with_value_sites(
     given = _unplaced(
         evidence, lambda path, item: item.code == _GIVEN[0] and _given_built(item)
     )
+    made = _unplaced(evidence, lambda path, item: item.code == _MADE[0])
     # JAX002 walks its own inner mesh; another rule's error (JAX003's too, once its own
     # walks placed nothing: they run first) names the origin of each mesh its message
     # names, for its report, and hands a size the rule may set there to the rule
@@ -123,6 +124,7 @@ def with_value_sites(
         or withs
         or unpassed
         or given
+        or made
         or named
     ):
         return dict(evidence)
@@ -217,9 +219,72 @@ def with_value_sites(
         _at_unpassed(engine, path, index, item, found, ours)
     for path, index, item in given:
         _at_given(engine, path, index, item, found, ours)
+    for path, index, item in made:
+        _at_made_mesh(engine, path, index, item, found, ours)
     for path, index, item in named:
         _mesh_origins(engine, path, index, found, ours)
     return {p: tuple(items) for p, items in found.items()}
+
+
+# JAX013's mesh, made by a `jax.make_mesh(...)` without axis_types in another module of the
+# run (a factory such as `create_mesh(dims, names)`): that call gets the evidence.
+_MADE = ("JAX013", "made")
+
+
+def _at_made_mesh(
+    engine: Engine,
+    path: Path,
+    index: int,
+    item: Evidence,
+    found: dict[Path, list[Evidence]],
+    ours: set[Path],
+) -> None:
+    """The one mesh the shard_maps on the raising line are given (`mesh=`), as the engine
+    follows it there: when a `jax.make_mesh(...)` of another of the run's files made it, that
+    call gets the evidence, with the number of axes the engine saw (the rule decides there)."""
+    from jaxfix.analysis.ast_engine.analysis import Analysis
+    from jaxfix.analysis.ast_engine.values import AxisType, Mesh, Unknown
+    from jaxfix.analysis.names import Api
+
+    module = engine.evaluator.module(path)
+    if isinstance(module, Unknown):
+        return
+    analysis = Analysis(engine, module)
+    meshes: dict[int, Mesh] = {}
+    for call in module.calls:
+        if not call.lineno <= item.line <= (call.end_lineno or call.lineno):
+            continue
+        if analysis.called_api(call) not in (Api.SHARD_MAP, Api.EXPERIMENTAL_SHARD_MAP):
+            continue
+        args = analysis.bind(call)
+        mesh = analysis.value_of(args["mesh"]) if args and "mesh" in args else None
+        if isinstance(mesh, Mesh) and isinstance(mesh.origin, ast.Call):
+            meshes[id(mesh.origin)] = mesh
+    if len(meshes) != 1:
+        return
+    (mesh,) = meshes.values()
+    origin = mesh.origin
+    assert isinstance(origin, ast.Call)  # selected so
+    holder = engine.project.holding(origin)
+    if (
+        holder is None
+        or holder.path.resolve() == path.resolve()
+        or holder.path.resolve() not in ours
+        or not mesh.axis_types
+        or not all(t is AxisType.EXPLICIT for t in mesh.axis_types)
+        or Analysis(engine, holder).called_api(origin) is not Api.MAKE_MESH
+    ):
+        return
+    site = ValueSite(
+        (path, item.line),
+        holder.path.resolve(),
+        _extent(holder, origin),
+        ast.unparse(origin.func),
+        why="the mesh the run raised on is made here",
+        role=_MADE[1],
+        axes=len(mesh.axis_types),
+    )
+    _move(found, path, index, item, site)
 
 
 # JAX008's abstract mesh given to `jax.set_mesh`: where the run built it, a hand-built

@@ -214,6 +214,9 @@ class ValueSite:
     # The walk stopped here, at an expression it does not follow (the sizes computed from
     # other values): named beside where the run built the mesh, which it does not replace.
     unfollowed: bool = False
+    # The value is the `jax.make_mesh(...)` call that made the mesh the error is about, with
+    # this many axes (as the engine saw them where it raised).
+    axes: int | None = None
 
     def variable_setting(self, size: int) -> str | None:
         """What to set `variable` to for the value to be `size`: "the environment variable
