@@ -60,6 +60,7 @@ from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import (
     BoundMethod,
     Class,
+    External,
     Function,
     Instance,
     ModuleValue,
@@ -4636,7 +4637,8 @@ def gather_input_passed_by(
     (`jax.jit(lambda w: top_level_all_gather(w, out))(x)`) is asked as a gather of `x`
     there (`through`: that argument, and whether `out` is a container), with `out` any
     expression whose shardings the run shows on the context mesh (`out_entered`) or made of
-    bare PartitionSpecs."""
+    bare PartitionSpecs. A gather's function that the caller's line maps over a tree
+    (`jax.tree.map(_one, source)`) is given that tree's leaves: the argument is the tree."""
     if len(frames) < 2:
         return Unknown("the run noted no caller of the gather's function")
     (caller_path, caller_line), (path, line) = frames[-2:]
@@ -4714,7 +4716,10 @@ def gather_input_passed_by(
             return caller
         passed = _passed_through(caller, caller_line, function, x.id)
     if isinstance(passed, Unknown):
-        return passed
+        mapped = _mapped_over(evaluator, caller, caller_line, function, x.id)
+        if mapped is None:
+            return passed
+        passed, tree = mapped, True  # each leaf of the tree the caller maps over
     found = PassedBy(caller, passed, function.name, x.id, tree)
     for outer_path, outer_line in reversed(outer):
         step = _passed_on(evaluator, found.module, found.node, outer_path, outer_line)
@@ -4722,6 +4727,45 @@ def gather_input_passed_by(
             break
         found = replace(found, module=step[0], node=step[1])
     return found
+
+
+_TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map"})
+
+
+def _mapped_over(
+    evaluator: Evaluator,
+    caller: Module,
+    caller_line: int,
+    function: ast.FunctionDef,
+    parameter: str,
+) -> ast.expr | None:
+    """The tree whose leaves the one `jax.tree.map(function, tree, ...)` on `caller_line`
+    passes for `parameter` (a positional parameter of `function`, which takes no more than
+    the trees it is given); None when there is no such call."""
+    arguments = function.args
+    names = [p.arg for p in (*arguments.posonlyargs, *arguments.args)]
+    if parameter not in names or arguments.vararg or arguments.kwonlyargs:
+        return None
+    position = names.index(parameter)
+    found = []
+    for call in caller.calls:
+        if not call.lineno <= caller_line <= (call.end_lineno or call.lineno):
+            continue
+        if not call.args or any(isinstance(a, ast.Starred) for a in call.args):
+            continue
+        mapping = evaluator.value_of(caller, call.func)
+        mapped = evaluator.value_of(caller, call.args[0])
+        if (
+            isinstance(mapping, External)
+            and mapping.name in _TREE_MAPS
+            and isinstance(mapped, Function)
+            and mapped.node is function
+            and len(names) - len(arguments.defaults) <= len(call.args) - 1 <= len(names)
+            and position < len(call.args) - 1
+            and not call.keywords
+        ):
+            found.append(call.args[1 + position])
+    return found[0] if len(found) == 1 else None
 
 
 def _jitted_lambda_argument(
