@@ -328,7 +328,7 @@ def _built_by_another_test(mesh: dict[str, Any], test: str | None) -> bool:
     (pytest's `tests/a_test.py::test_x (call)`; a fixture's setup builds for the tests that
     follow)."""
     during = mesh.get("built_during")
-    if not isinstance(during, str) or test is None:
+    if not isinstance(during, str) or len(during) > 2000 or test is None:
         return False
     name, _, phase = during.rpartition(" (")
     return phase == "call)" and name != test
