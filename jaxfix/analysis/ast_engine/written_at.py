@@ -4740,8 +4740,8 @@ def _mapped_over(
     parameter: str,
 ) -> ast.expr | None:
     """The tree whose leaves the one `jax.tree.map(function, tree, ...)` on `caller_line`
-    passes for `parameter` (a positional parameter of `function`, which takes no more than
-    the trees it is given); None when there is no such call."""
+    passes for `parameter` (a positional parameter of `function`, given one tree for each
+    parameter up to it); None when there is no such call."""
     arguments = function.args
     names = [p.arg for p in (*arguments.posonlyargs, *arguments.args)]
     if parameter not in names or arguments.vararg or arguments.kwonlyargs:
