@@ -62,6 +62,13 @@ def with_value_sites(
     found: dict[Path, list[Evidence]] = {
         p: list(items) for p, items in evidence.items()
     }
+    cached = _unplaced(
+        evidence,
+        lambda path, item: (
+            item.code == _WALKED[0]
+            and any(o.kind == "cached" and o.role == _WALKED[1] for o in item.origins)
+        ),
+    )
     walked = _unplaced(
         evidence,
         lambda path, item: item.code == _WALKED[0] and _origin(item) is not None,
@@ -98,6 +105,7 @@ def with_value_sites(
     given = _unplaced(
         evidence, lambda path, item: item.code == _GIVEN[0] and _given_built(item)
     )
+    made = _unplaced(evidence, lambda path, item: item.code == _MADE[0])
     # JAX002 walks its own inner mesh; another rule's error (JAX003's too, once its own
     # walks placed nothing: they run first) names the origin of each mesh its message
     # names, for its report, and hands a size the rule may set there to the rule
@@ -106,6 +114,7 @@ def with_value_sites(
     )
     if not (
         walked
+        or cached
         or called
         or contexts
         or passed
@@ -115,6 +124,7 @@ def with_value_sites(
         or withs
         or unpassed
         or given
+        or made
         or named
     ):
         return dict(evidence)
@@ -132,6 +142,13 @@ def with_value_sites(
         run = replace(run, scope=tuple(scope))
     engine = run.engine(run.options.jax_version)
     ours = {p.resolve() for p in files}
+    if cached:
+        for path, index, item in cached:
+            found[path][index] = _with_cached_paths(engine, item)
+        walked = _unplaced(
+            {p: tuple(items) for p, items in found.items()},
+            lambda path, item: item.code == _WALKED[0] and _origin(item) is not None,
+        )
     for path, index, item in walked:
         chains = _origins(item)
         if len(chains) > 1:
@@ -202,9 +219,72 @@ def with_value_sites(
         _at_unpassed(engine, path, index, item, found, ours)
     for path, index, item in given:
         _at_given(engine, path, index, item, found, ours)
+    for path, index, item in made:
+        _at_made_mesh(engine, path, index, item, found, ours)
     for path, index, item in named:
         _mesh_origins(engine, path, index, found, ours)
     return {p: tuple(items) for p, items in found.items()}
+
+
+# JAX013's mesh, made by a `jax.make_mesh(...)` without axis_types in another module of the
+# run (a factory such as `create_mesh(dims, names)`): that call gets the evidence.
+_MADE = ("JAX013", "made")
+
+
+def _at_made_mesh(
+    engine: Engine,
+    path: Path,
+    index: int,
+    item: Evidence,
+    found: dict[Path, list[Evidence]],
+    ours: set[Path],
+) -> None:
+    """The one mesh the shard_maps on the raising line are given (`mesh=`), as the engine
+    follows it there: when a `jax.make_mesh(...)` of another of the run's files made it, that
+    call gets the evidence, with the number of axes the engine saw (the rule decides there)."""
+    from jaxfix.analysis.ast_engine.analysis import Analysis
+    from jaxfix.analysis.ast_engine.values import AxisType, Mesh, Unknown
+    from jaxfix.analysis.names import Api
+
+    module = engine.evaluator.module(path)
+    if isinstance(module, Unknown):
+        return
+    analysis = Analysis(engine, module)
+    meshes: dict[int, Mesh] = {}
+    for call in module.calls:
+        if not call.lineno <= item.line <= (call.end_lineno or call.lineno):
+            continue
+        if analysis.called_api(call) not in (Api.SHARD_MAP, Api.EXPERIMENTAL_SHARD_MAP):
+            continue
+        args = analysis.bind(call)
+        mesh = analysis.value_of(args["mesh"]) if args and "mesh" in args else None
+        if isinstance(mesh, Mesh) and isinstance(mesh.origin, ast.Call):
+            meshes[id(mesh.origin)] = mesh
+    if len(meshes) != 1:
+        return
+    (mesh,) = meshes.values()
+    origin = mesh.origin
+    assert isinstance(origin, ast.Call)  # selected so
+    holder = engine.project.holding(origin)
+    if (
+        holder is None
+        or holder.path.resolve() == path.resolve()
+        or holder.path.resolve() not in ours
+        or not mesh.axis_types
+        or not all(t is AxisType.EXPLICIT for t in mesh.axis_types)
+        or Analysis(engine, holder).called_api(origin) is not Api.MAKE_MESH
+    ):
+        return
+    site = ValueSite(
+        (path, item.line),
+        holder.path.resolve(),
+        _extent(holder, origin),
+        ast.unparse(origin.func),
+        why="the mesh the run raised on is made here",
+        role=_MADE[1],
+        axes=len(mesh.axis_types),
+    )
+    _move(found, path, index, item, site)
 
 
 # JAX008's abstract mesh given to `jax.set_mesh`: where the run built it, a hand-built
@@ -519,7 +599,9 @@ def _mesh_origins(
             item.cwds,
         )
         if isinstance(written, Unknown):
-            site = _origin_site(item, path, written, ours)
+            site = _origin_site(item, path, written, ours) or _unfollowed_site(
+                item, path, written, ours
+            )
             if site is not None:
                 origins.append(replace(site, role=role))
             continue
@@ -1242,6 +1324,77 @@ def _differing_name(facts: tuple[Facts, ...]) -> str | None:
     return names[axis] if 0 <= axis < len(names) else None
 
 
+def _with_cached_paths(engine: Engine, item: Evidence) -> Evidence:
+    """`item`, each inner mesh that another test's body built (`cached`: a memoized factory
+    handed it on) given the path its own test took to it: the one call, in a function the
+    record's frames to the raising line went through (innermost first), of a function the
+    cached chain went through (innermost first), followed by that chain from there. The walk
+    checks each step of the path as it checks the run's."""
+    from jaxfix.evidence.facts import Origin
+
+    added = []
+    for origin in item.origins:
+        if origin.kind != "cached" or origin.role != _WALKED[1] or not origin.reached:
+            continue
+        path = _path_through_call(engine, origin.reached, origin.frames)
+        if path is not None:
+            added.append(Origin(origin.role, _WALKED[2], path, origin.facts))
+    return replace(item, origins=item.origins + tuple(added)) if added else item
+
+
+def _path_through_call(
+    engine: Engine,
+    reached: tuple[tuple[Path, int], ...],
+    cached: tuple[tuple[Path, int], ...],
+) -> tuple[tuple[Path, int], ...] | None:
+    """`reached` up to a frame whose function calls, on one line of its own, a function of
+    `cached` (the frame there), then `cached` from that function on; None when none does."""
+    from jaxfix.analysis.ast_engine.values import Function, Unknown
+
+    for at in range(len(reached) - 1, -1, -1):
+        path, line = reached[at]
+        module = engine.evaluator.module(path.resolve())
+        if isinstance(module, Unknown):
+            continue
+        caller = _function_at(module.tree, line)
+        if caller is None:
+            continue
+        for into in range(len(cached) - 1, -1, -1):
+            target = engine.evaluator.module(cached[into][0].resolve())
+            if isinstance(target, Unknown):
+                continue
+            function = _function_at(target.tree, cached[into][1])
+            if function is None:
+                continue
+            calls = [
+                call
+                for call in module.calls
+                if _function_at(module.tree, call.lineno) is caller
+                and isinstance(
+                    callee := engine.evaluator.value_of(module, call.func), Function
+                )
+                and callee.node is function
+            ]
+            if len(calls) == 1:
+                return (*reached[:at], (path, calls[0].lineno), *cached[into:])
+            if calls:
+                return None
+    return None
+
+
+def _function_at(tree: ast.Module, line: int) -> ast.FunctionDef | None:
+    """The innermost `def` of `tree` holding `line`."""
+    found = None
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.FunctionDef)
+            and node.lineno <= line <= (node.end_lineno or node.lineno)
+            and (found is None or node.lineno >= found.lineno)
+        ):
+            found = node
+    return found
+
+
 def _origin(item: Evidence) -> tuple[tuple[Path, int], ...] | None:
     chains = _origins(item)
     return chains[0][0] if chains else None
@@ -1391,6 +1544,27 @@ def _origin_site(
         variable=stopped.variable,
         scale=stopped.scale,
         reads_at=tuple((p.resolve(), line) for p, line in stopped.places),
+    )
+
+
+def _unfollowed_site(
+    item: Evidence, raised: Path, stopped: object, ours: set[Path]
+) -> ValueSite | None:
+    """Where a walk stopped at an expression the code computes the sizes with from other
+    values (`Unfollowed`), in the run's files: the place a report names, changing nothing."""
+    from jaxfix.analysis.ast_engine.written_at import Unfollowed
+    from jaxfix.ground.quoting import cut
+
+    if not isinstance(stopped, Unfollowed) or stopped.path.resolve() not in ours:
+        return None
+    return ValueSite(
+        (raised, item.line),
+        stopped.path.resolve(),
+        _extent(stopped.module, stopped.node),
+        cut(ast.unparse(stopped.node), 60),
+        why="which the code computes from other values as it runs (jaxfix does not "
+        "follow them further)",
+        unfollowed=True,
     )
 
 

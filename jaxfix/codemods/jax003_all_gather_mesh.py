@@ -165,7 +165,8 @@ class AllGatherMeshMismatch(Rule):
     parameter of its function (which does not assign it), its out_sharding a bare `P(...)`,
     and the caller's call sits in a `with jax.set_mesh(E):` (E a name or attribute the block
     does not assign, or an entry of a dict read by a literal key, `self._meshes["train"]`,
-    the block changing neither it nor the dict: bound to a local first), the argument that
+    or by a class's constant, `self.meshes[Role.SERVE]`, the block changing neither it nor
+    the dict: bound to a local first), the argument that
     call passes is moved onto `E` there (unsafe), unless the run saw the context mesh entered
     somewhere else; when a helper `@contextmanager` around the call enters it (`with
     inference_context(runner):`, its body `with jax.set_mesh(runner.mesh): yield`) and the
@@ -204,6 +205,8 @@ class AllGatherMeshMismatch(Rule):
     carrying no device).
     The caller's input walk also goes through a gather in a lambda that `jax.jit` wraps and
     calls where it is written (`jax.jit(lambda w: top_level_all_gather(w, out))(weights)`),
+    and through a gather in a function a helper maps over a tree (`jax.tree.map(_one,
+    source)`: the tree is the input, moved leaf by leaf where the caller passes it),
     and takes an out_sharding made of bare PartitionSpecs (a dict or list of them); when the
     out_sharding is a container, the input is a pytree and is moved leaf by leaf
     (`jax.tree.map(lambda leaf: jax.device_put(leaf, NamedSharding(m,
@@ -2084,12 +2087,19 @@ def _mesh_given(call: ast.AST | None) -> ast.expr | None:
 
 def _plain_reference(node: ast.expr) -> bool:
     """A name, or an attribute chain on one (`self.serving_mesh`), or an entry of one read by a
-    literal key (`self._meshes["train"]`): read again, the same object unless something
-    assigns it (or, for an entry, the mapping) in between."""
+    literal key (`self._meshes["train"]`) or by a constant of a class or module
+    (`self.role_to_mesh[Role.ROLLOUT]`, an enum's member): read again, the same object unless
+    something assigns it (or, for an entry, the mapping) in between."""
     while isinstance(node, (ast.Attribute, ast.Subscript)):
         if isinstance(node, ast.Subscript) and not (
-            isinstance(node.slice, ast.Constant)
-            and isinstance(node.slice.value, (str, int))
+            (
+                isinstance(node.slice, ast.Constant)
+                and isinstance(node.slice.value, (str, int))
+            )
+            or (
+                isinstance(node.slice, ast.Attribute)
+                and isinstance(node.slice.value, ast.Name)
+            )
         ):
             return False
         node = node.value

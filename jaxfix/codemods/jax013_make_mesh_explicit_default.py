@@ -27,6 +27,7 @@ from jaxfix.analysis.ast_engine.values import (
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.text import not_fixed, other_file, with_note
+from jaxfix.evidence.facts import Evidence
 from jaxfix.ground.diagnostics import Fix, Safety
 from jaxfix.settings.options import raises_on
 
@@ -66,6 +67,10 @@ _EXPLICIT_CODE = re.compile(
 )
 _EXPLICIT_TYPE = re.compile(rb"\bAxisType\s*\.\s*Explicit\b")
 _MESH_CONSTRUCTORS = frozenset({"Mesh", "AbstractMesh", "make_mesh"})
+_NAMES_COMPUTED = (
+    "the mesh's axis names are computed in the call: how many axes each call of this "
+    "factory makes the code does not show"
+)
 
 
 class MakeMeshExplicitDefault(Rule):
@@ -132,7 +137,11 @@ class MakeMeshExplicitDefault(Rule):
     Where the module holds code written for Explicit axes (`reshard`, `out_sharding=`,
     `jax.typeof(...)`, `explicit_axes`/`auto_axes`, `AxisType.Explicit` other than in
     another mesh's `axis_types=`, directly or through a constant or helper only used so), or
-    the `make_mesh` call is in another module, the report comes without a fix. A
+    the `make_mesh` call is in another module, the report comes without a fix; from a
+    recorded run (`jaxfix repair`, `--evidence`) the run's shard_map mesh made by a
+    `make_mesh` of another of its files (a factory, `create_mesh(dims, names)`) gets the fix
+    there, `* len(names)` where the names are a name it is given (each caller's count), the
+    number where they are a literal. A
     `with_sharding_constraint` under `jax.set_mesh` is an assertion on the array's sharding
     (``AssertionError: `with_sharding_constraint` acts as an assert when all axes of mesh
     are of type `Explicit` ``), which the code does not show: reported only from a run
@@ -684,6 +693,18 @@ class MakeMeshExplicitDefault(Rule):
             f"since JAX 0.9; {what}"
         )
         why = self._why_not_fixed(origin, mesh)
+        confirmed = (
+            self.analysis.confirmed(node, self.code)
+            if self._from_a_run and isinstance(node, ast.Call)
+            else None
+        )
+        site = confirmed.evidence.value_site if confirmed is not None else None
+        if not here and site is not None and site.axes is not None:
+            where = other_file(site.path, self.analysis.path)
+            why = (
+                "the make_mesh call is in another module, where jaxfix reports it "
+                f"({where}:{site.span[0]})"
+            )
         if why is not None:
             self.report(node, with_note(message, not_fixed(why)))
             return
@@ -697,13 +718,54 @@ class MakeMeshExplicitDefault(Rule):
         )
         self.report(node, message, fix=fix)
 
-    def _why_not_fixed(self, origin: ast.Call, mesh: Mesh) -> str | None:
-        if origin not in self.analysis.parents:
-            return "the make_mesh call is in another module"
-        if mesh.axis_types is None:
-            return "how many axes the mesh has the code does not show"
-        if any(k.arg is None for k in origin.keywords):
-            return "the make_mesh call passes **keywords"
+    def at_value(self, evidence: Evidence) -> None:
+        """The `jax.make_mesh(...)` that made the mesh a recorded error of another module was
+        about (jaxfix/check/value_sites.py found it, with the mesh's number of axes): given
+        Auto axis types here, unless this module's code relies on Explicit ones."""
+        site = evidence.value_site
+        if site is None or site.axes is None:
+            return
+        line, column = site.span[0], site.span[1]
+        analysis = self.analysis
+        call = next(
+            (
+                c
+                for c in analysis.module.calls
+                if c.lineno == line
+                and analysis.span(c).start == (line, column)
+                and analysis.called_api(c) is Api.MAKE_MESH
+            ),
+            None,
+        )
+        if call is None:
+            return  # changed since the run
+        raised = f"{other_file(site.raised[0], analysis.path)}:{site.raised[1]}"
+        message = (
+            f"the mesh JAX raised on at {raised} is made here by `jax.make_mesh(...)` "
+            "without axis_types, so its axes are Explicit since JAX 0.9"
+        )
+        if len(call.args) >= 3 or any(k.arg == "axis_types" for k in call.keywords):
+            return  # it gives axis types: changed since the run
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(
+            k.arg is None for k in call.keywords
+        ):
+            why: str | None = "the make_mesh call passes *arguments or **keywords"
+        else:
+            why = self._explicit_code_note()
+        count = _axis_count(call, site.axes)
+        if why is not None or count is None:
+            self.report(call, with_note(message, not_fixed(why or _NAMES_COMPUTED)))
+            return
+        spelled, imports = self._axis_type_spelling()
+        fix = Fix(
+            "give make_mesh Auto axis types",
+            ((call, _with_axis_types(f"({spelled}.Auto,) * {count}")),),
+            Safety.UNSAFE,
+            imports,
+        )
+        self.report(call, message, fix=fix)
+
+    def _explicit_code_note(self) -> str | None:
         if self._explicit_code:
             return (
                 "this module holds code written for Explicit axes (reshard, out_sharding=, "
@@ -711,6 +773,15 @@ class MakeMeshExplicitDefault(Rule):
                 "would change"
             )
         return None
+
+    def _why_not_fixed(self, origin: ast.Call, mesh: Mesh) -> str | None:
+        if origin not in self.analysis.parents:
+            return "the make_mesh call is in another module"
+        if mesh.axis_types is None:
+            return "how many axes the mesh has the code does not show"
+        if any(k.arg is None for k in origin.keywords):
+            return "the make_mesh call passes **keywords"
+        return self._explicit_code_note()
 
     @functools.cached_property
     def _explicit_code(self) -> bool:
@@ -992,6 +1063,32 @@ def _padded_parts(
             return None
         parts.append(tuple(str(a) for a in axes))
     return tuple(parts)
+
+
+def _axis_count(call: ast.Call, axes: int) -> str | None:
+    """How many axes the `jax.make_mesh(...)` call makes, as the fix writes it: the number of
+    a literal of names (`("data", "model")`, which must be the run's `axes`), else
+    `len(names)` of a name read as given (`names`, `tuple(names)`, `list(names)`: every call
+    of a factory taking its names gets its own count); None for anything else."""
+    names = passed_argument(call, 1, "axis_names")
+    if isinstance(names, (ast.Tuple, ast.List)):
+        if any(isinstance(e, ast.Starred) for e in names.elts):
+            return None
+        return str(axes) if len(names.elts) == axes else None
+    if (
+        isinstance(names, ast.Call)
+        and isinstance(names.func, ast.Name)
+        and names.func.id in ("tuple", "list")
+        and len(names.args) == 1
+        and not names.keywords
+    ):
+        names = names.args[0]
+    read = names
+    while isinstance(read, ast.Attribute):
+        read = read.value
+    if isinstance(read, ast.Name) and names is not None:
+        return f"len({ast.unparse(names)})"  # a name, or an attribute of one (`self.names`)
+    return None
 
 
 def _with_axis_types(text: str) -> Callable[[cst.CSTNode], cst.CSTNode]:

@@ -106,6 +106,10 @@ class Origin:
     # The meshes the record these frames come from names: a line reached by several tests
     # (each with its own chain and its own meshes) ties each chain to its own sizes.
     facts: Facts | None = None
+    # kind "cached": a mesh another test's body built, which a memoized factory handed to the
+    # record's test; `reached`: the record's own frames to the line that raised, outermost
+    # first (the call of that factory on its path is looked for there).
+    reached: tuple[tuple[Path, int], ...] = ()
 
     def describe(self, root: Path | None = None) -> str:
         """`pkg/meshes.py:5, called from main.py:10`: innermost first."""
@@ -207,6 +211,12 @@ class ValueSite:
     # The value is the mesh a `with` enters as the context, where the input and the
     # out_sharding are on another: that mesh, as the entering function names it.
     onto: str | None = None
+    # The walk stopped here, at an expression it does not follow (the sizes computed from
+    # other values): named beside where the run built the mesh, which it does not replace.
+    unfollowed: bool = False
+    # The value is the `jax.make_mesh(...)` call that made the mesh the error is about, with
+    # this many axes (as the engine saw them where it raised).
+    axes: int | None = None
 
     def variable_setting(self, size: int) -> str | None:
         """What to set `variable` to for the value to be `size`: "the environment variable
@@ -374,7 +384,7 @@ class Evidence:
         match the other mesh: the origins a report names when no fix is made."""
         facts = self.agreed
         shown = []
-        walked = {o.role for o in self.mesh_origins}
+        walked = {o.role for o in self.mesh_origins if not o.unfollowed}
         for origin in self.mesh_origins[:LISTED]:
             mesh = facts.get(origin.role) if facts and origin.role else None
             sizes = f" {_sizes(mesh)}" if mesh is not None else ""

@@ -42,6 +42,8 @@ _MAX_KEPT = 16  # frames whose locals are kept per error
 LEFT_CONTEXTS = "_jaxfix_left_contexts"
 _MAX_CONTEXTS = 8  # contexts noted per error
 _built = {}  # id(object) -> (weak reference, frames)
+# id(object) -> (weak reference, the pytest test and phase running when it was built)
+_built_during = {}
 _entered = {}
 # id(abstract mesh) -> (weak reference, weak reference to the concrete mesh that made it)
 _derived = {}
@@ -130,6 +132,35 @@ def built(obj):
     return _looked_up(_built, obj)
 
 
+def built_during(obj):
+    """The pytest test and phase (`tests/a_test.py::test_x (call)`) that last built `obj`, or
+    None (outside a test, or not noted). A memoized factory (`functools.lru_cache`) hands the
+    same object to a later test: its frames are then another test's path, not that one's."""
+    derived = _derived.get(id(obj))
+    if derived is not None and derived[0]() is obj and derived[1]() is not None:
+        obj = derived[1]()
+    found = _built_during.get(id(obj))
+    return found[1] if found is not None and found[0]() is obj else None
+
+
+def _note_during(obj):
+    """Which test (pytest's PYTEST_CURRENT_TEST, read, never set) is building `obj` now."""
+    try:
+        during = os.environ.get("PYTEST_CURRENT_TEST")
+        key = id(obj)
+        _built_during.pop(key, None)
+        if during is None:
+            return
+        while len(_built_during) >= _MAX_OBJECTS:
+            _built_during.pop(next(iter(_built_during)), None)
+        _built_during[key] = (
+            weakref.ref(obj, lambda _, key=key: _built_during.pop(key, None)),
+            during[:300],
+        )
+    except Exception:  # noqa: BLE001, S110 - the program must run as if unrecorded
+        pass
+
+
 def largest_built():
     """(devices, user frames innermost first) of the largest concrete mesh the program's code
     built, or (0, ()) when it built none."""
@@ -200,6 +231,7 @@ def _note_built(obj, frame):
     except Exception:  # noqa: BLE001, S110 - the program must run as if unrecorded
         pass
     _note(_built, obj, frame)
+    _note_during(obj)
 
 
 def _wrap_new(cls):

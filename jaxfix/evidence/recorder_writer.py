@@ -302,6 +302,9 @@ def _provenance(mesh):
     for key, frames in (("built", notes.built(mesh)), ("entered", notes.entered(mesh))):
         if frames:
             found[key] = [_frame(*frame) for frame in reversed(frames)]
+    during = notes.built_during(mesh) if "built" in found else None
+    if during is not None:
+        found["built_during"] = during
     return found
 
 

@@ -280,12 +280,17 @@ def _origins(
     sources: dict[Path, list[str]],
     max_file_size: int,
     facts: Facts | None = None,
+    test: str | None = None,
+    reached: tuple[tuple[Path, int], ...] = (),
 ) -> tuple[Origin, ...]:
     """Where the record's meshes were built and entered, each frame placed in the tree and its
     line (and segment) checked against the file as it is now; a frame that is not (a file
     outside the tree, a library's, a line changed since the run, a malformed frame) ends the
     chain there, so that only frames the code still shows are ever walked. Each origin keeps
-    the record's `facts` (its own meshes, as checked against its message)."""
+    the record's `facts` (its own meshes, as checked against its message). A mesh built by
+    the body of another test than the record's (`test`; a memoized factory handed it on) was
+    not built on this test's path: its creation frames are kept as `cached`, with the
+    record's own frames to the raising line (`reached`)."""
     if not isinstance(meshes, dict):
         return ()
     found = []
@@ -294,6 +299,7 @@ def _origins(
             continue
         for kind in ("built", "entered"):
             recorded = mesh.get(kind)
+            cached = kind == "built" and _built_by_another_test(mesh, test)
             if not isinstance(recorded, list) or len(recorded) > _MAX_ORIGIN_FRAMES:
                 continue
             placed: list[tuple[Path, int]] = []
@@ -308,9 +314,24 @@ def _origins(
                 except LocateError:
                     break
                 placed.append((local, found_frame.line))
-            if placed:
+            if placed and cached:
+                found.append(
+                    Origin(role[:40], "cached", tuple(reversed(placed)), facts, reached)
+                )
+            elif placed:
                 found.append(Origin(role[:40], kind, tuple(reversed(placed)), facts))
     return tuple(found)
+
+
+def _built_by_another_test(mesh: dict[str, Any], test: str | None) -> bool:
+    """Whether the recorder saw `mesh` built while another test than `test` ran its body
+    (pytest's `tests/a_test.py::test_x (call)`; a fixture's setup builds for the tests that
+    follow)."""
+    during = mesh.get("built_during")
+    if not isinstance(during, str) or len(during) > 2000 or test is None:
+        return False
+    name, _, phase = during.rpartition(" (")
+    return phase == "call)" and name != test
 
 
 def _context_origins(
@@ -571,13 +592,20 @@ def read_evidence(
                 item for item in reversed(frames) if item[0] == frame
             )
             columns = _columns(sources[local], frame, span, segment, local)
+            called = _called_from(frames, frame, local, index, sources, max_file_size)
             origins = _origins(
-                record.get("meshes"), index, sources, max_file_size, facts
+                record.get("meshes"),
+                index,
+                sources,
+                max_file_size,
+                facts,
+                test,
+                called[0].frames if called else ((local, frame.line),),
             )
             origins += _context_origins(
                 record.get("contexts"), index, sources, max_file_size
             )
-            origins += _called_from(frames, frame, local, index, sources, max_file_size)
+            origins += called
             outer = _callers(frames, frame, local, index, sources, max_file_size)
         except (_Bad, LocateError) as error:
             problem = (

@@ -127,3 +127,23 @@ def test_a_decorator_returning_what_it_decorates_keeps_the_function(tmp_path: Pa
     assert isinstance(last, ast.Assign)
     found = engine.value_of(module, last.value)
     assert isinstance(found, Instance) and dict(found.init or ())["shape"] == (4,)
+
+
+def test_a_memoized_function_gives_what_its_body_returns(tmp_path: Path):
+    """`@functools.lru_cache(maxsize=None)` and `@functools.cache` return the body's value
+    for the arguments given."""
+    source = (
+        "import functools\n"
+        "@functools.lru_cache(maxsize=None)\n"
+        "def sizes(n):\n"
+        "    return (n, 2)\n"
+        "@functools.cache\n"
+        "def names():\n"
+        "    return ('data', 'model')\n"
+        "a = sizes(4)\n"
+        "b = names()\n"
+    )
+    engine, module = _engine(tmp_path, source)
+    a, b = (s.value for s in module.tree.body[-2:] if isinstance(s, ast.Assign))
+    assert engine.value_of(module, a) == (4, 2)
+    assert engine.value_of(module, b) == ("data", "model")

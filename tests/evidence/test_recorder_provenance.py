@@ -312,7 +312,9 @@ def test_notes_are_bounded_and_go_with_their_object(monkeypatch):
     assert len(notes) == 2  # a dead object's note goes with it
 
 
-def _error_record(built: list[dict]) -> bytes:
+def _error_record(
+    built: list[dict], test: str | None = None, during: str | None = None
+) -> bytes:
     message = (
         "use_abstract_mesh cannot change the size of the mesh. Got new mesh: "
         "AbstractMesh('data': 4, 'model': 4, axis_types=(Auto, Auto)) with size=16 and "
@@ -338,8 +340,10 @@ def _error_record(built: list[dict]) -> bytes:
                 "axis_names": ["data", "model"],
                 "axis_sizes": [4, 4],
                 "built": built,
+                **({"built_during": during} if during is not None else {}),
             }
         },
+        **({"test": test} if test is not None else {}),
     }
     return json.dumps(record).encode()
 
@@ -391,6 +395,32 @@ def test_an_evidence_record_places_where_its_meshes_were_built_in_the_tree(tmp_p
         evidence.origins[0].describe(tmp_path)
         == "pkg/meshes.py:5, called from main.py:10"
     )
+
+
+@pytest.mark.parametrize(
+    ("during", "kind"),
+    [
+        ("main.py::test_other (call)", "cached"),  # another test's body built it
+        ("main.py::test_run (call)", "built"),  # its own
+        ("main.py::test_other (setup)", "built"),  # a fixture builds for what follows
+        ("x" * 3000, "built"),  # not a test's name
+    ],
+)
+def test_a_mesh_another_tests_body_built_is_kept_apart_with_the_records_path(
+    tmp_path, during, kind
+):
+    """A memoized factory hands a later test the mesh an earlier test's body built: those
+    creation frames are not this test's path (`cached`, with the record's own frames to the
+    raising line); a fixture's setup, or the test's own body, built it for this test."""
+    main, meshes = _tree(tmp_path)
+    built = [_frame("/run/main.py", 10), _frame(*FACTORY)]
+    reading = read_evidence(
+        _error_record(built, "main.py::test_run", during), [main, meshes]
+    )
+    (evidence,) = reading.evidence[main]
+    (origin,) = evidence.origins
+    assert (origin.kind, origin.frames) == (kind, ((main, 10), (meshes, 5)))
+    assert origin.reached == (((main, 11),) if kind == "cached" else ())
 
 
 @pytest.mark.parametrize(

@@ -253,7 +253,12 @@ _KEEPS_BODY = {
     "builtins.property": "property",
     # an object's own `obj.x = v` replaces what a cached_property computes
     "functools.cached_property": "settable property",
+    # a memoized function returns what its body returns for the arguments it is given
+    "functools.cache": "",
+    "functools.lru_cache": "",
 }
+# `@functools.lru_cache(maxsize=None)`: a decorator made by a call of these, of options only
+_MAKES_MEMO = frozenset({"functools.lru_cache"})
 # A property read through its getter; one that a store `obj.x = v` may change (a setter, or
 # cached_property's instance value) is read so only when no module stores `.x`.
 _SETTABLE = "settable property"
@@ -5507,6 +5512,20 @@ class Evaluator:
             return self.call_function(made, [], {}, factory)
         return Unknown("a default made by a `default_factory` jaxfix does not follow")
 
+    def _memoizing(
+        self, module: Module, decorator: ast.expr, frame: Frame
+    ) -> External | None:
+        """`functools.lru_cache(maxsize=None)` (keywords and constants only): the memoizing
+        decorator that call makes, as `functools.lru_cache` itself; None for another."""
+        if not isinstance(decorator, ast.Call) or not all(
+            isinstance(a, ast.Constant) for a in decorator.args
+        ):
+            return None
+        if any(k.arg is None for k in decorator.keywords):
+            return None
+        made = self.value(module, decorator.func, frame)
+        return made if isinstance(made, External) and made.name in _MAKES_MEMO else None
+
     def _decorated(
         self,
         module: Module,
@@ -5535,7 +5554,9 @@ class Evaluator:
                         f"a property's `.{decorator.attr}` jaxfix does not follow"
                     )
                 return replace(prop, wrapped_by=_SETTABLE)
-            applied = self.value(module, decorator, frame)
+            applied = self._memoizing(module, decorator, frame) or self.value(
+                module, decorator, frame
+            )
             if isinstance(applied, External) and isinstance(result, Function):
                 kind = _KEEPS_BODY.get(applied.name)
                 if kind is None:

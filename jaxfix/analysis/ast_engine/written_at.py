@@ -60,6 +60,7 @@ from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import (
     BoundMethod,
     Class,
+    External,
     Function,
     Instance,
     ModuleValue,
@@ -169,6 +170,22 @@ class Computed(Unknown):
         self.scale = (1, 1)
         # where its host values are read (an environment variable's `os.environ.get`)
         self.places: tuple[tuple[Path, int], ...] = ()
+
+    @property
+    def path(self) -> Path:
+        return self.module.path
+
+
+class Unfollowed(Unknown):
+    """The walk stopped at an expression of the tree that computes the sizes from other values
+    as the program runs (`tuple(d * i for d, i in zip(dcn, ici))`), which it does not follow:
+    the place a report names as where the sizes are made (nothing is changed there)."""
+
+    __slots__ = ("module", "node")
+
+    def __init__(self, why: str, module: Module, node: ast.expr) -> None:
+        super().__init__(why)
+        self.module, self.node = module, node
 
     @property
     def path(self) -> Path:
@@ -701,8 +718,10 @@ class _Walk:
                     return taken
                 expr = taken
                 continue
-            return self._computed(module, expr) or Unknown(
-                f"`{_text(module, expr)}` at {where} is computed, not a value jaxfix follows"
+            return self._computed(module, expr) or Unfollowed(
+                f"`{_text(module, expr)}` at {where} is computed, not a value jaxfix follows",
+                module,
+                expr,
             )
         return Unknown("too many steps between the mesh and its sizes")
 
@@ -1924,9 +1943,16 @@ class _Walk:
         caller = self._module(path)
         if isinstance(caller, Unknown):
             return caller
+        closure = _returned_closure(function, line)
         calls = []
         for call in caller.calls:
             if not call.lineno <= caller_line <= (call.end_lineno or call.lineno):
+                continue
+            if closure is not None:
+                # the frame ran a closure `function` returned: the call that made it
+                made = self._made_by(caller, call.func, function)
+                if made is not None:
+                    calls.append((made, 0))
                 continue
             callee = self.evaluator.value_of(caller, call.func)
             if isinstance(callee, Function) and callee.node is function:
@@ -1995,6 +2021,9 @@ class _Walk:
                     )
                 holder, argument = partial[name.id]
                 return holder, argument, narrowest
+        if len(calls) > 1:
+            # `eval_mesh(cfg) is eval_mesh(cfg)`: calls that pass one name for it agree
+            calls = _passing_one_name(calls, function, name.id)
         if len(calls) != 1:
             return Unknown(f"line {where} does not call `{function.name}` once")
         call, skipped = calls[0]
@@ -2006,6 +2035,33 @@ class _Walk:
                 f"the call at {where} does not pass `{name.id}` (its default is shared by every call)"
             )
         return caller, bound[name.id], narrowest
+
+    def _made_by(
+        self, caller: Module, func: ast.expr, function: ast.FunctionDef
+    ) -> ast.Call | None:
+        """The call of `function` that made the closure `func` names: `cb` assigned once in
+        its scope from `function(...)` (`cb = cb_tagged_lm_evaluate(config)`, then `cb(...)`)."""
+        if not isinstance(func, ast.Name):
+            return None
+        bindings = self.evaluator.reaching(caller, func)
+        if not bindings or len(bindings) != 1:
+            return None
+        (binding,) = bindings
+        statement = binding.node
+        if (
+            binding.kind != "assign"
+            or binding.path
+            or not isinstance(statement, ast.Assign)
+            or len(statement.targets) != 1
+            or not isinstance(statement.value, ast.Call)
+        ):
+            return None
+        callee = self.evaluator.value_of(caller, statement.value.func)
+        return (
+            statement.value
+            if isinstance(callee, Function) and callee.node is function
+            else None
+        )
 
     def _comprehension_frame(
         self, module: Module, function: ast.FunctionDef, line: int
@@ -3727,6 +3783,46 @@ class _Walk:
         return api_of(name) if isinstance(name, str) else None
 
 
+def _returned_closure(function: ast.FunctionDef, line: int) -> ast.FunctionDef | None:
+    """The function defined in `function`'s body, holding `line`, that `function` returns
+    by name (`def callback(...): ...` then `return callback`): a frame on `line` runs that
+    closure, made by a call of `function` the frames do not show."""
+    for statement in function.body:
+        if (
+            isinstance(statement, ast.FunctionDef)
+            and statement.lineno <= line <= (statement.end_lineno or statement.lineno)
+            and not statement.decorator_list
+        ):
+            returned = _returns(function)
+            if returned and all(
+                isinstance(r, ast.Name) and r.id == statement.name for r in returned
+            ):
+                return statement
+    return None
+
+
+def _passing_one_name(
+    calls: list[tuple[ast.Call, int]],
+    function: ast.FunctionDef,
+    parameter: str,
+) -> list[tuple[ast.Call, int]]:
+    """`calls` (several of `function` on one line) reduced to the first when each passes the
+    same local or global name for `parameter`, one the line does not assign: they pass one
+    value."""
+    passed = []
+    for call, skipped in calls:
+        bound = _bound(call, function, skipped)
+        argument = bound.get(parameter) if isinstance(bound, dict) else None
+        if not isinstance(argument, ast.Name):
+            return calls
+        passed.append(argument.id)
+    if len(set(passed)) != 1 or any(
+        isinstance(node, ast.NamedExpr) for call, _ in calls for node in ast.walk(call)
+    ):
+        return calls
+    return calls[:1]
+
+
 def _bound(
     call: ast.Call, function: ast.FunctionDef | ast.AsyncFunctionDef, skipped: int
 ) -> dict[str, ast.expr] | str | None:
@@ -4541,7 +4637,8 @@ def gather_input_passed_by(
     (`jax.jit(lambda w: top_level_all_gather(w, out))(x)`) is asked as a gather of `x`
     there (`through`: that argument, and whether `out` is a container), with `out` any
     expression whose shardings the run shows on the context mesh (`out_entered`) or made of
-    bare PartitionSpecs."""
+    bare PartitionSpecs. A gather's function that the caller's line maps over a tree
+    (`jax.tree.map(_one, source)`) is given that tree's leaves: the argument is the tree."""
     if len(frames) < 2:
         return Unknown("the run noted no caller of the gather's function")
     (caller_path, caller_line), (path, line) = frames[-2:]
@@ -4619,7 +4716,10 @@ def gather_input_passed_by(
             return caller
         passed = _passed_through(caller, caller_line, function, x.id)
     if isinstance(passed, Unknown):
-        return passed
+        mapped = _mapped_over(evaluator, caller, caller_line, function, x.id)
+        if mapped is None:
+            return passed
+        passed, tree = mapped, True  # each leaf of the tree the caller maps over
     found = PassedBy(caller, passed, function.name, x.id, tree)
     for outer_path, outer_line in reversed(outer):
         step = _passed_on(evaluator, found.module, found.node, outer_path, outer_line)
@@ -4627,6 +4727,45 @@ def gather_input_passed_by(
             break
         found = replace(found, module=step[0], node=step[1])
     return found
+
+
+_TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map"})
+
+
+def _mapped_over(
+    evaluator: Evaluator,
+    caller: Module,
+    caller_line: int,
+    function: ast.FunctionDef,
+    parameter: str,
+) -> ast.expr | None:
+    """The tree whose leaves the one `jax.tree.map(function, tree, ...)` on `caller_line`
+    passes for `parameter` (a positional parameter of `function`, given one tree for each
+    parameter up to it); None when there is no such call."""
+    arguments = function.args
+    names = [p.arg for p in (*arguments.posonlyargs, *arguments.args)]
+    if parameter not in names or arguments.vararg or arguments.kwonlyargs:
+        return None
+    position = names.index(parameter)
+    found = []
+    for call in caller.calls:
+        if not call.lineno <= caller_line <= (call.end_lineno or call.lineno):
+            continue
+        if not call.args or any(isinstance(a, ast.Starred) for a in call.args):
+            continue
+        mapping = evaluator.value_of(caller, call.func)
+        mapped = evaluator.value_of(caller, call.args[0])
+        if (
+            isinstance(mapping, External)
+            and mapping.name in _TREE_MAPS
+            and isinstance(mapped, Function)
+            and mapped.node is function
+            and len(names) - len(arguments.defaults) <= len(call.args) - 1 <= len(names)
+            and position < len(call.args) - 1
+            and not call.keywords
+        ):
+            found.append(call.args[1 + position])
+    return found[0] if len(found) == 1 else None
 
 
 def _jitted_lambda_argument(

@@ -1,0 +1,6 @@
+import enum
+
+
+class Role(enum.Enum):
+    TRAIN = "train"
+    SERVE = "serve"
