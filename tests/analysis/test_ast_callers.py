@@ -127,3 +127,58 @@ def test_a_decorator_returning_what_it_decorates_keeps_the_function(tmp_path: Pa
     assert isinstance(last, ast.Assign)
     found = engine.value_of(module, last.value)
     assert isinstance(found, Instance) and dict(found.init or ())["shape"] == (4,)
+
+
+# A variable named as a method (`draft = worker.draft(ids)`) holding what jaxfix does not know
+# (`jnp.stack(..., axis=-1)` of a loop's own previous result)
+WORKER = (
+    "import jax.numpy as jnp\n"
+    "class Worker:\n"
+    "    def draft(self, ids):\n"
+    "        return jnp.stack([ids], axis=-1)\n"
+    "def main(worker, ids):\n"
+    "    for _ in range(2):\n"
+    "        draft = worker.draft(ids)\n"
+    "        ids = draft[:, 0]\n"
+    "    return draft\n"
+    "main(Worker(), jnp.zeros(2))\n"
+)
+
+
+def _calls_of_draft(engine: Engine, module: Module) -> object:
+    return engine.evaluator.calls_of(
+        module, _function(module, "draft"), on_objects=True
+    )
+
+
+def test_a_variable_named_as_a_method_only_called_is_not_it(tmp_path: Path):
+    engine, module = _engine(tmp_path, WORKER)
+    found = _calls_of_draft(engine, module)
+    assert isinstance(found, list) and len(found) == 1
+
+
+def test_a_method_read_uncalled_may_be_a_variable_of_its_name(tmp_path: Path):
+    engine, module = _engine(tmp_path, WORKER + "STEP = Worker().draft\n")
+    assert isinstance(_calls_of_draft(engine, module), Unknown)
+
+
+def test_a_method_named_by_a_string_may_be_a_variable_of_its_name(tmp_path: Path):
+    for lookup in (
+        "getattr(Worker(), 'draft')",
+        "getattr(Worker(), NAME)",
+        "vars(Worker())['draft']",
+        "[getattr(Worker(), n) for n in ('draft',)]",
+    ):
+        engine, module = _engine(tmp_path, WORKER + f"STEP = {lookup}\n")
+        assert isinstance(_calls_of_draft(engine, module), Unknown), lookup
+
+
+def test_a_copy_of_an_object_of_the_tree_is_an_object_of_its_class(tmp_path: Path):
+    engine, module = _engine(
+        tmp_path,
+        "import copy\nclass Config:\n    pass\nc = copy.deepcopy(Config())\n",
+    )
+    last = module.tree.body[-1]
+    assert isinstance(last, ast.Assign)
+    found = engine.value_of(module, last.value)
+    assert isinstance(found, Instance) and found.cls.node.name == "Config"

@@ -135,6 +135,7 @@ from jaxfix.analysis.ast_engine import (
     vocabulary,
 )
 from jaxfix.analysis.ast_engine.flow import Binding, Env, Flow
+from jaxfix.analysis.ast_engine.method_reads import read_only_when_called
 from jaxfix.analysis.ast_engine.mutation import alias_target, escaped_names, reads_only
 from jaxfix.analysis.ast_engine.project import (
     MAX_READER_MODULES,
@@ -279,6 +280,7 @@ _NO_CUT = sys.maxsize
 # value is followed to the calls that build its objects.
 _MAX_CLASS_HOPS = 8
 _MAX_FACTORY_DEPTH = 2  # factories returning an object followed to the object's calls
+_MAX_FORWARDS = 2  # functions passing their own `**kwargs` on, followed to their calls
 # The expressions evaluated to learn whether one read of a function's name in another module
 # is that function (a method's name read on objects of any class): past this, the read may be
 # it and the function's callers are not known. Over ten times what any read costs in the
@@ -319,6 +321,7 @@ class Evaluator:
         self._params: dict[tuple[ast.AST, str], Value] = {}
         self._importers: dict[tuple[Module, Path], bool] = {}
         self._importers_spelled: dict[tuple[Path, Path], bool] = {}
+        self._only_called: dict[tuple[Path, ast.AST], bool] = {}
         # What is being evaluated, each with its place on the stack of questions.
         self._active: dict[tuple[object, ...], int] = {}
         self._depth = 0
@@ -2225,7 +2228,7 @@ class Evaluator:
                     own.append(use)  # asked once the calls from elsewhere are known
                     continue
                 refused = self._read_of(
-                    other, use, function, name, is_init, through_decorators, found
+                    other, use, module, function, is_init, through_decorators, found
                 )
                 if refused is not None:
                     return refused
@@ -2233,7 +2236,7 @@ class Evaluator:
             if self._not_it_in_callers_frames(module, use, function, found):
                 continue
             refused = self._read_of(
-                module, use, function, name, False, through_decorators, found
+                module, use, module, function, False, through_decorators, found
             )
             if refused is not None:
                 return refused
@@ -2260,15 +2263,20 @@ class Evaluator:
         self,
         other: Module,
         use: ast.AST,
+        home: Module,
         function: ast.FunctionDef | ast.AsyncFunctionDef,
-        name: str,
         is_init: bool,
         through_decorators: bool,
         found: list[tuple[Module, ast.Call, Function | None]],
     ) -> Unknown | None:
-        """Whether the read `use` of `name` (`function`'s, the class's for an `__init__`) in
-        `other` is `function`: the calls of it that it makes are added to `found`; Unknown
-        where it may be it and jaxfix cannot say, or it is used other than called."""
+        """Whether the read `use` of `function`'s name (the class's for an `__init__`) in
+        `other` is `function` (defined in `home`): the calls of it that it makes are added to
+        `found`; Unknown where it may be it and jaxfix cannot say, or it is used other than
+        called."""
+        name = function.name
+        parent = home.parents.get(function)
+        if is_init and isinstance(parent, ast.ClassDef):
+            name = parent.name
         with self._within(_MAX_STEPS_PER_READ):
             value = self.value(other, use, self.frame_at(other, use))
         target = _function_of(value, is_init)
@@ -2276,6 +2284,8 @@ class Evaluator:
         if isinstance(value, Foreign):
             return None  # made outside the tree: not the tree's function
         if target is None and isinstance(value, Unknown):
+            if isinstance(use, ast.Name) and self._method_only_called(home, function):
+                return None  # a variable of the method's name: never the method
             if not (
                 isinstance(use, ast.Name)
                 and self.is_definition_of(other, use, function)
@@ -2304,6 +2314,33 @@ class Evaluator:
                 found.extend(made)
                 return None
         return Unknown(f"`{name}` is used other than called at {where}")
+
+    def _method_only_called(
+        self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> bool:
+        """Whether `function`, a method of a class of `module` (not a dunder, which Python
+        calls itself), reaches no value but through a call (method_reads.py), looked at in
+        every module holding its name."""
+        key = (module.path, function)
+        known = self._only_called.get(key)
+        if known is not None:
+            return known
+        known = False
+        if isinstance(
+            module.parents.get(function), ast.ClassDef
+        ) and not function.name.startswith("__"):
+            found = self.project.candidate_files(
+                function.name, module.path, imported=False
+            )
+            if not isinstance(found, Unknown):
+                modules = [self.module(p) for p in (module.path, *found)]
+                known = all(isinstance(m, Module) for m in modules) and (
+                    read_only_when_called(
+                        (m for m in modules if isinstance(m, Module)), function.name
+                    )
+                )
+        self._only_called[key] = known
+        return known
 
     def _jitted_then_called(
         self, module: Module, use: ast.AST
@@ -3576,15 +3613,37 @@ class Evaluator:
             and target.id == key.id
         ):
             return False
+        return not self._may_pass_keyword(module, function, name, 0)
+
+    def _may_pass_keyword(
+        self,
+        module: Module,
+        function: ast.FunctionDef | ast.AsyncFunctionDef,
+        name: str,
+        depth: int,
+    ) -> bool:
+        """Whether a call of `function` in the project may pass `name` by keyword: spelled,
+        or in a `**mapping`, unless that mapping is the calling function's own `**kwargs`,
+        only ever passed on whole (axlearn's `clone(**kw)` calling `.set(**kw)`): then the
+        keys its own calls give, two functions up."""
         method = isinstance(module.parents.get(function), ast.ClassDef)
         calls = self.calls_of(module, function, on_objects=method)
         if isinstance(calls, Unknown):
-            return False
-        return not any(
-            keyword.arg is None or keyword.arg == name
-            for _, made, _ in calls
-            for keyword in made.keywords
-        )
+            return True
+        for caller, made, _ in calls:
+            for keyword in made.keywords:
+                if keyword.arg == name:
+                    return True
+                if keyword.arg is not None:
+                    continue
+                forwarder = _forwarding_own_kwargs(caller, keyword.value)
+                if (
+                    forwarder is None
+                    or depth >= _MAX_FORWARDS
+                    or self._may_pass_keyword(caller, forwarder, name, depth + 1)
+                ):
+                    return True
+        return False
 
     def _filled_by_item_stores(self, instance: Instance, name: str) -> Value | None:
         """`self.<name>` of an object whose class starts it as an empty dict in `__init__`
@@ -5649,6 +5708,34 @@ def _is_dataclass_call(
         return False
     callee = evaluator.value(module, decorator.func, frame)
     return isinstance(callee, External) and callee.name in _DATACLASS_DECORATORS
+
+
+def _forwarding_own_kwargs(
+    module: Module, mapping: ast.expr
+) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The function whose own `**kwargs` `mapping` is, when every read of that name in it is
+    such a `**name` passed on whole, and nothing binds it again: the keys it passes are those
+    its callers give."""
+    function = module.scope_of(mapping)
+    if not (
+        isinstance(mapping, ast.Name)
+        and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and function.args.kwarg is not None
+        and function.args.kwarg.arg == mapping.id
+    ):
+        return None
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and node.id == mapping.id and node is not mapping:
+            parent = module.parents.get(node)
+            if not (
+                isinstance(node.ctx, ast.Load)
+                and isinstance(parent, ast.keyword)
+                and parent.arg is None
+            ):
+                return None
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and mapping.id in node.names:
+            return None
+    return function
 
 
 def _function_of(value: Value, is_init: bool) -> Function | None:
