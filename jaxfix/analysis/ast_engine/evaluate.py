@@ -74,7 +74,10 @@ class built with the constructor's arguments they agree on (keras' `LayoutMap` o
 `TensorLayout`s). A function returning that or None (`return self._map[key]`, `return None`)
 gives `OneOf` the two, which a read under `if x is not None:` (or `if x:`) that the same
 bindings reach narrows to the value; returns of objects of one class are that class's object
-with the arguments they agree on.
+with the arguments they agree on. An attribute `__init__` sets to None that code outside the
+class stores one object on (`runner.spec_worker = Worker(...)`) is `OneOf` the two too, the
+object where it is the first thing the first statement of an `if x.attr is not None:` body
+reads.
 A `for` loop's
 variable is the one value every item of a known tuple or list gives, or, one iteration at a
 time (`iterations`, `unrolled`: what a rule asks of a call inside loops, or inside a function
@@ -497,7 +500,15 @@ class Evaluator:
             if _is_bare_super(node.value):
                 return self._super_attribute(module, node, frame)
             base = self.value(module, node.value, frame)
-            return self.attribute(base, node.attr, node)
+            found = self.attribute(base, node.attr, node)
+            if (
+                isinstance(found, OneOf)
+                and None in found.options
+                and _read_first_under_not_none(module, node)
+            ):
+                rest = [o for o in found.options if o is not None]
+                return rest[0] if len(rest) == 1 else OneOf(found.why, tuple(rest))
+            return found
         if isinstance(node, ast.Subscript):
             return self._subscript(module, node, frame)
         if isinstance(node, ast.Call):
@@ -3808,7 +3819,63 @@ class Evaluator:
             name, instance.cls.path
         ) or self._set_by_setattr(name, instance.cls.path)
         if outside is not None:
+            return self._or_stored_outside(instance, name, outside, chain)
+        return self._init_assigned(instance, name, chain)
+
+    def _or_stored_outside(
+        self, instance: Instance, name: str, outside: Unknown, chain: list[Class]
+    ) -> Value:
+        """`.name` of an object whose `__init__` assigns it and code outside its class stores
+        it again (sglang-jax's `self.spec_worker = None`, then `runner.spec_worker =
+        EAGLEWorker(...)`): one of what `__init__` and every such store give, kept as `OneOf`
+        when that is a value or None (which a read under `if x.name is not None:` narrows);
+        else `outside`, which names the first store."""
+        if self._set_by_setattr(name, instance.cls.path) is not None:
             return outside
+        stored = self._stored_outside(name, instance.cls.path)
+        if stored is None:
+            return outside
+        values = [self._init_assigned(instance, name, chain), *stored]
+        if any(isinstance(v, Unknown) for v in values):
+            return outside
+        rest: list[Value] = []
+        for value in values:
+            if value is not None and value not in rest:
+                rest.append(value)
+        if len(rest) != 1 or None not in values:
+            return outside
+        return OneOf(f"{outside.why}, or None", (rest[0], None))
+
+    def _stored_outside(self, name: str, near: Path) -> list[Value] | None:
+        """What every store `x.name = v` of the project that is not a method's store on its
+        own first parameter keeps (each `v` where it is written); None where one is not a
+        plain assignment of one target, or too many modules hold the word to look."""
+        found = self.project.candidate_files(name, near, imported=False)
+        if isinstance(found, Unknown):
+            return None
+        values: list[Value] = []
+        for path in (near, *(p for p in found if p != near)):
+            module = self.project.module_storing(path, name)
+            if module is None:
+                continue
+            if isinstance(module, Unknown):
+                return None
+            for store in module.attribute_stores(name):
+                if _on_own_first_parameter(module, store):
+                    continue
+                assign = module.parents.get(store)
+                if not (isinstance(assign, ast.Assign) and assign.targets == [store]):
+                    return None
+                values.append(
+                    self.value(module, assign.value, self.frame_at(module, assign))
+                )
+        return values
+
+    def _init_assigned(
+        self, instance: Instance, name: str, chain: list[Class]
+    ) -> Value:
+        """`self.name = ...` in `__init__` (`_assigned_in_init`), once no other place may
+        assign it."""
         for index, klass in enumerate(chain):
             init = next(
                 (
@@ -5672,6 +5739,41 @@ def _tested_not_none(
             return False
         child, parent = parent, module.parents.get(parent)
     return False
+
+
+def _read_first_under_not_none(module: Module, node: ast.Attribute) -> bool:
+    """`node` (`self.worker`) is the first thing the first statement of the body of an
+    `if self.worker is not None:` (or `if self.worker:`) evaluates (`x = self.worker.f(...)`,
+    `return self.worker`): nothing runs between the test and the read that could store the
+    attribute again."""
+    child: ast.AST = node
+    parent = module.parents.get(child)
+    while True:
+        if isinstance(parent, ast.Attribute) and parent.value is child:
+            pass
+        elif isinstance(parent, ast.Call) and parent.func is child:
+            pass
+        elif isinstance(parent, (ast.Assign, ast.Return, ast.Expr)) and (
+            parent.value is child
+        ):
+            break
+        else:
+            return False
+        child, parent = parent, module.parents.get(parent)
+    statement = parent
+    test_of = module.parents.get(statement)
+    if not (isinstance(test_of, ast.If) and test_of.body[:1] == [statement]):
+        return False
+    test = test_of.test
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.IsNot)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+    ):
+        test = test.left
+    return ast.dump(test) == ast.dump(node)
 
 
 def _agreed(results: list[Value], why: str) -> Value:
