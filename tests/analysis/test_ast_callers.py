@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 from jaxfix.analysis.ast_engine import Engine
 from jaxfix.analysis.ast_engine.callers import caller_ways
 from jaxfix.analysis.ast_engine.project import Module
@@ -182,3 +184,36 @@ def test_a_copy_of_an_object_of_the_tree_is_an_object_of_its_class(tmp_path: Pat
     assert isinstance(last, ast.Assign)
     found = engine.value_of(module, last.value)
     assert isinstance(found, Instance) and found.cls.node.name == "Config"
+
+
+CONFIG_CLASS = (
+    "import dataclasses\n"
+    "def config_class(cls):\n"
+    "    return dataclasses.dataclass(frozen=True)(cls)\n"
+    "@config_class\n"
+    "class Config:\n"
+    "    shape: tuple = (2, 2)\n"
+    "c = Config().shape\n"
+)
+
+
+def _last_value(tmp_path: Path, source: str) -> object:
+    engine, module = _engine(tmp_path, source)
+    last = module.tree.body[-1]
+    assert isinstance(last, ast.Assign)
+    return engine.value_of(module, last.value)
+
+
+@pytest.mark.parametrize(
+    "made", ["dataclasses.dataclass(frozen=True)(cls)", "dataclasses.dataclass(cls)"]
+)
+def test_a_dataclass_declared_through_a_helper_decorator_has_its_defaults(
+    tmp_path: Path, made: str
+):
+    source = CONFIG_CLASS.replace("dataclasses.dataclass(frozen=True)(cls)", made)
+    assert _last_value(tmp_path, source) == (2, 2)
+
+
+def test_a_helper_decorator_doing_more_is_not_a_dataclass_one(tmp_path: Path):
+    source = CONFIG_CLASS.replace("    return", "    cls.shape = (4, 2)\n    return")
+    assert isinstance(_last_value(tmp_path, source), Unknown)

@@ -1471,20 +1471,69 @@ class Evaluator:
             return False
         frame = self.frame_at(module, cls.node)
         for decorator in cls.node.decorator_list:
-            call = decorator if isinstance(decorator, ast.Call) else None
-            applied = self.value(module, call.func if call else decorator, frame)
-            if not isinstance(applied, External):
+            made = self._dataclass_decorator(module, decorator, frame)
+            if made is None:
                 continue
-            if applied.name == "flax.struct.dataclass":
+            name, keywords = made
+            if name == "flax.struct.dataclass":
                 return True  # frozen always
-            if applied.name == "dataclasses.dataclass" and call is not None:
+            if name == "dataclasses.dataclass":
                 return any(
                     k.arg == "frozen"
                     and isinstance(k.value, ast.Constant)
                     and k.value.value is True
-                    for k in call.keywords
+                    for k in keywords
                 )
         return False
+
+    def _dataclass_decorator(
+        self, module: Module, decorator: ast.expr, frame: Frame
+    ) -> tuple[str, list[ast.keyword]] | None:
+        """The dataclass decorator `decorator` applies (its name and keywords):
+        `@dataclasses.dataclass`, `@dataclass(frozen=True)`, or a function of the tree of
+        one parameter whose one statement returns the class through one (axlearn's
+        `config_class`: `return dataclasses.dataclass(cls)`, or `dataclass(frozen=True)(cls)`);
+        None for any other."""
+        call = decorator if isinstance(decorator, ast.Call) else None
+        applied = self.value(module, call.func if call else decorator, frame)
+        if isinstance(applied, External):
+            if applied.name not in _DATACLASS_DECORATORS:
+                return None
+            return applied.name, list(call.keywords) if call else []
+        if call is not None or not (
+            isinstance(applied, Function)
+            and applied.wrapped_by is None
+            and isinstance(applied.node, ast.FunctionDef)
+        ):
+            return None
+        node = applied.node
+        body = [s for s in node.body if not _is_docstring(s)]
+        if not (
+            len(node.args.args) == 1
+            and not (node.args.posonlyargs or node.args.kwonlyargs)
+            and not (node.args.vararg or node.args.kwarg or node.decorator_list)
+            and len(body) == 1
+            and isinstance(body[0], ast.Return)
+            and isinstance(made := body[0].value, ast.Call)
+        ):
+            return None
+        param = node.args.args[0].arg
+        if not (
+            len(made.args) == 1
+            and isinstance(made.args[0], ast.Name)
+            and made.args[0].id == param
+        ):
+            return None
+        inner = made.func if isinstance(made.func, ast.Call) else made
+        if inner is not made and (made.keywords or inner.args):
+            return None  # `dataclass(**kw)(cls)` takes the class alone
+        owner = self.module(applied.path)
+        if isinstance(owner, Unknown):
+            return None
+        name = self.value(owner, inner.func, self.frame_at(owner, inner))
+        if not (isinstance(name, External) and name.name in _DATACLASS_DECORATORS):
+            return None
+        return name.name, list(inner.keywords)
 
     def _changed_elsewhere(
         self, module: Module, name: str, receiver: Instance | None = None
@@ -4105,12 +4154,7 @@ class Evaluator:
             return True
         frame = self.frame_at(module, cls.node)
         for decorator in cls.node.decorator_list:
-            applied = self.value(
-                module,
-                decorator.func if isinstance(decorator, ast.Call) else decorator,
-                frame,
-            )
-            if isinstance(applied, External) and applied.name in _DATACLASS_DECORATORS:
+            if self._dataclass_decorator(module, decorator, frame) is not None:
                 return True
         return self._module_subclass(cls)
 
@@ -5440,7 +5484,7 @@ class Evaluator:
                     isinstance(applied, External)
                     and applied.name in _DATACLASS_DECORATORS | _KEEPS_CLASS
                 )
-                or _is_dataclass_call(self, module, decorator, frame)
+                or self._dataclass_decorator(module, decorator, frame) is not None
             ):
                 continue
             if isinstance(result, Function) and vocabulary.is_partial_jit(applied):
@@ -5803,13 +5847,8 @@ def _agreed(results: list[Value], why: str) -> Value:
     return Unknown(why)
 
 
-def _is_dataclass_call(
-    evaluator: Evaluator, module: Module, decorator: ast.expr, frame: Frame
-) -> bool:
-    if not isinstance(decorator, ast.Call):
-        return False
-    callee = evaluator.value(module, decorator.func, frame)
-    return isinstance(callee, External) and callee.name in _DATACLASS_DECORATORS
+def _is_docstring(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
 
 
 def _forwarding_own_kwargs(
