@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 from jaxfix.analysis.ast_engine import Engine
 from jaxfix.analysis.ast_engine.callers import caller_ways
 from jaxfix.analysis.ast_engine.project import Module
@@ -147,3 +149,91 @@ def test_a_memoized_function_gives_what_its_body_returns(tmp_path: Path):
     a, b = (s.value for s in module.tree.body[-2:] if isinstance(s, ast.Assign))
     assert engine.value_of(module, a) == (4, 2)
     assert engine.value_of(module, b) == ("data", "model")
+
+
+# A variable named as a method (`draft = worker.draft(ids)`) holding what jaxfix does not know
+# (`jnp.stack(..., axis=-1)` of a loop's own previous result)
+WORKER = (
+    "import jax.numpy as jnp\n"
+    "class Worker:\n"
+    "    def draft(self, ids):\n"
+    "        return jnp.stack([ids], axis=-1)\n"
+    "def main(worker, ids):\n"
+    "    for _ in range(2):\n"
+    "        draft = worker.draft(ids)\n"
+    "        ids = draft[:, 0]\n"
+    "    return draft\n"
+    "main(Worker(), jnp.zeros(2))\n"
+)
+
+
+def _calls_of_draft(engine: Engine, module: Module) -> object:
+    return engine.evaluator.calls_of(
+        module, _function(module, "draft"), on_objects=True
+    )
+
+
+def test_a_variable_named_as_a_method_only_called_is_not_it(tmp_path: Path):
+    engine, module = _engine(tmp_path, WORKER)
+    found = _calls_of_draft(engine, module)
+    assert isinstance(found, list) and len(found) == 1
+
+
+def test_a_method_read_uncalled_may_be_a_variable_of_its_name(tmp_path: Path):
+    engine, module = _engine(tmp_path, WORKER + "STEP = Worker().draft\n")
+    assert isinstance(_calls_of_draft(engine, module), Unknown)
+
+
+def test_a_method_named_by_a_string_may_be_a_variable_of_its_name(tmp_path: Path):
+    for lookup in (
+        "getattr(Worker(), 'draft')",
+        "getattr(Worker(), NAME)",
+        "vars(Worker())['draft']",
+        "[getattr(Worker(), n) for n in ('draft',)]",
+    ):
+        engine, module = _engine(tmp_path, WORKER + f"STEP = {lookup}\n")
+        assert isinstance(_calls_of_draft(engine, module), Unknown), lookup
+
+
+def test_a_copy_of_an_object_of_the_tree_is_an_object_of_its_class(tmp_path: Path):
+    engine, module = _engine(
+        tmp_path,
+        "import copy\nclass Config:\n    pass\nc = copy.deepcopy(Config())\n",
+    )
+    last = module.tree.body[-1]
+    assert isinstance(last, ast.Assign)
+    found = engine.value_of(module, last.value)
+    assert isinstance(found, Instance) and found.cls.node.name == "Config"
+
+
+CONFIG_CLASS = (
+    "import dataclasses\n"
+    "def config_class(cls):\n"
+    "    return dataclasses.dataclass(frozen=True)(cls)\n"
+    "@config_class\n"
+    "class Config:\n"
+    "    shape: tuple = (2, 2)\n"
+    "c = Config().shape\n"
+)
+
+
+def _last_value(tmp_path: Path, source: str) -> object:
+    engine, module = _engine(tmp_path, source)
+    last = module.tree.body[-1]
+    assert isinstance(last, ast.Assign)
+    return engine.value_of(module, last.value)
+
+
+@pytest.mark.parametrize(
+    "made", ["dataclasses.dataclass(frozen=True)(cls)", "dataclasses.dataclass(cls)"]
+)
+def test_a_dataclass_declared_through_a_helper_decorator_has_its_defaults(
+    tmp_path: Path, made: str
+):
+    source = CONFIG_CLASS.replace("dataclasses.dataclass(frozen=True)(cls)", made)
+    assert _last_value(tmp_path, source) == (2, 2)
+
+
+def test_a_helper_decorator_doing_more_is_not_a_dataclass_one(tmp_path: Path):
+    source = CONFIG_CLASS.replace("    return", "    cls.shape = (4, 2)\n    return")
+    assert isinstance(_last_value(tmp_path, source), Unknown)

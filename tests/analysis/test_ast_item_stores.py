@@ -134,3 +134,70 @@ def test_a_call_of_a_function_that_returns_on_no_way_is_unknown(tmp_path: Path):
         "def main(name):\n    probe = fails()\n",
     )
     assert isinstance(found, Unknown), found
+
+
+RUNNER = (
+    "class Worker:\n"
+    "    def __init__(self, steps):\n"
+    "        self.steps = steps\n"
+    "class Runner:\n"
+    "    def __init__(self):\n"
+    "        self.worker = None\n"
+    "    def run(self):\n"
+    "        if self.worker is not None:\n"
+    "            probe = self.worker.steps\n"
+    "def main():\n"
+    "    runner = Runner()\n"
+    "    runner.worker = Worker(3)\n"
+    "    runner.run()\n"
+)
+
+
+def _runner_value(tmp_path: Path, source: str):
+    main = tmp_path / "main.py"
+    main.write_text(source)
+    engine = Engine(roots=(tmp_path,), files=(main,), jax_version=(0, 10, 2))
+    module = engine.module(main)
+    assert isinstance(module, Module)
+    probe = next(
+        n
+        for n in ast.walk(module.tree)
+        if isinstance(n, ast.Assign)
+        and isinstance(n.targets[0], ast.Name)
+        and n.targets[0].id == "probe"
+    )
+    return engine.value_of(module, probe.value)
+
+
+def test_an_attribute_none_in_init_stored_from_outside_is_read_under_its_test(
+    tmp_path: Path,
+):
+    assert _runner_value(tmp_path, RUNNER) == 3
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        # something runs between the test and the read
+        (
+            "            probe = self.worker.steps\n",
+            "            self.reset()\n            probe = self.worker.steps\n",
+        ),
+        # two objects stored from outside: either may be there
+        (
+            "    runner.worker = Worker(3)\n",
+            "    runner.worker = Worker(3)\n    runner.worker = Worker(4)\n",
+        ),
+        # not a test of that attribute
+        (
+            "        if self.worker is not None:\n",
+            "        if self.other is not None:\n",
+        ),
+    ],
+)
+def test_an_attribute_stored_from_outside_is_otherwise_unknown(
+    tmp_path: Path, change: tuple[str, str]
+):
+    source = RUNNER.replace(*change)
+    assert source != RUNNER
+    assert isinstance(_runner_value(tmp_path, source), Unknown)

@@ -83,7 +83,10 @@ class built with the constructor's arguments they agree on (keras' `LayoutMap` o
 `TensorLayout`s). A function returning that or None (`return self._map[key]`, `return None`)
 gives `OneOf` the two, which a read under `if x is not None:` (or `if x:`) that the same
 bindings reach narrows to the value; returns of objects of one class are that class's object
-with the arguments they agree on.
+with the arguments they agree on. An attribute `__init__` sets to None that code outside the
+class stores one object on (`runner.spec_worker = Worker(...)`) is `OneOf` the two too, the
+object where it is the first thing the first statement of an `if x.attr is not None:` body
+reads.
 A `for` loop's
 variable is the one value every item of a known tuple or list gives, or, one iteration at a
 time (`iterations`, `unrolled`: what a rule asks of a call inside loops, or inside a function
@@ -144,6 +147,7 @@ from jaxfix.analysis.ast_engine import (
     vocabulary,
 )
 from jaxfix.analysis.ast_engine.flow import Binding, Env, Flow
+from jaxfix.analysis.ast_engine.method_reads import read_only_when_called
 from jaxfix.analysis.ast_engine.mutation import alias_target, escaped_names, reads_only
 from jaxfix.analysis.ast_engine.project import (
     MAX_READER_MODULES,
@@ -334,6 +338,7 @@ class Evaluator:
         self._params: dict[tuple[ast.AST, str], Value] = {}
         self._importers: dict[tuple[Module, Path], bool] = {}
         self._importers_spelled: dict[tuple[Path, Path], bool] = {}
+        self._only_called: dict[tuple[Path, ast.AST], bool] = {}
         # What is being evaluated, each with its place on the stack of questions.
         self._active: dict[tuple[object, ...], int] = {}
         self._depth = 0
@@ -509,7 +514,15 @@ class Evaluator:
             if _is_bare_super(node.value):
                 return self._super_attribute(module, node, frame)
             base = self.value(module, node.value, frame)
-            return self.attribute(base, node.attr, node)
+            found = self.attribute(base, node.attr, node)
+            if (
+                isinstance(found, OneOf)
+                and None in found.options
+                and _read_first_under_not_none(module, node)
+            ):
+                rest = [o for o in found.options if o is not None]
+                return rest[0] if len(rest) == 1 else OneOf(found.why, tuple(rest))
+            return found
         if isinstance(node, ast.Subscript):
             return self._subscript(module, node, frame)
         if isinstance(node, ast.Call):
@@ -1472,20 +1485,69 @@ class Evaluator:
             return False
         frame = self.frame_at(module, cls.node)
         for decorator in cls.node.decorator_list:
-            call = decorator if isinstance(decorator, ast.Call) else None
-            applied = self.value(module, call.func if call else decorator, frame)
-            if not isinstance(applied, External):
+            made = self._dataclass_decorator(module, decorator, frame)
+            if made is None:
                 continue
-            if applied.name == "flax.struct.dataclass":
+            name, keywords = made
+            if name == "flax.struct.dataclass":
                 return True  # frozen always
-            if applied.name == "dataclasses.dataclass" and call is not None:
+            if name == "dataclasses.dataclass":
                 return any(
                     k.arg == "frozen"
                     and isinstance(k.value, ast.Constant)
                     and k.value.value is True
-                    for k in call.keywords
+                    for k in keywords
                 )
         return False
+
+    def _dataclass_decorator(
+        self, module: Module, decorator: ast.expr, frame: Frame
+    ) -> tuple[str, list[ast.keyword]] | None:
+        """The dataclass decorator `decorator` applies (its name and keywords):
+        `@dataclasses.dataclass`, `@dataclass(frozen=True)`, or a function of the tree of
+        one parameter whose one statement returns the class through one (axlearn's
+        `config_class`: `return dataclasses.dataclass(cls)`, or `dataclass(frozen=True)(cls)`);
+        None for any other."""
+        call = decorator if isinstance(decorator, ast.Call) else None
+        applied = self.value(module, call.func if call else decorator, frame)
+        if isinstance(applied, External):
+            if applied.name not in _DATACLASS_DECORATORS:
+                return None
+            return applied.name, list(call.keywords) if call else []
+        if call is not None or not (
+            isinstance(applied, Function)
+            and applied.wrapped_by is None
+            and isinstance(applied.node, ast.FunctionDef)
+        ):
+            return None
+        node = applied.node
+        body = [s for s in node.body if not _is_docstring(s)]
+        if not (
+            len(node.args.args) == 1
+            and not (node.args.posonlyargs or node.args.kwonlyargs)
+            and not (node.args.vararg or node.args.kwarg or node.decorator_list)
+            and len(body) == 1
+            and isinstance(body[0], ast.Return)
+            and isinstance(made := body[0].value, ast.Call)
+        ):
+            return None
+        param = node.args.args[0].arg
+        if not (
+            len(made.args) == 1
+            and isinstance(made.args[0], ast.Name)
+            and made.args[0].id == param
+        ):
+            return None
+        inner = made.func if isinstance(made.func, ast.Call) else made
+        if inner is not made and (made.keywords or inner.args):
+            return None  # `dataclass(**kw)(cls)` takes the class alone
+        owner = self.module(applied.path)
+        if isinstance(owner, Unknown):
+            return None
+        name = self.value(owner, inner.func, self.frame_at(owner, inner))
+        if not (isinstance(name, External) and name.name in _DATACLASS_DECORATORS):
+            return None
+        return name.name, list(inner.keywords)
 
     def _changed_elsewhere(
         self, module: Module, name: str, receiver: Instance | None = None
@@ -2240,7 +2302,7 @@ class Evaluator:
                     own.append(use)  # asked once the calls from elsewhere are known
                     continue
                 refused = self._read_of(
-                    other, use, function, name, is_init, through_decorators, found
+                    other, use, module, function, is_init, through_decorators, found
                 )
                 if refused is not None:
                     return refused
@@ -2248,7 +2310,7 @@ class Evaluator:
             if self._not_it_in_callers_frames(module, use, function, found):
                 continue
             refused = self._read_of(
-                module, use, function, name, False, through_decorators, found
+                module, use, module, function, False, through_decorators, found
             )
             if refused is not None:
                 return refused
@@ -2275,15 +2337,20 @@ class Evaluator:
         self,
         other: Module,
         use: ast.AST,
+        home: Module,
         function: ast.FunctionDef | ast.AsyncFunctionDef,
-        name: str,
         is_init: bool,
         through_decorators: bool,
         found: list[tuple[Module, ast.Call, Function | None]],
     ) -> Unknown | None:
-        """Whether the read `use` of `name` (`function`'s, the class's for an `__init__`) in
-        `other` is `function`: the calls of it that it makes are added to `found`; Unknown
-        where it may be it and jaxfix cannot say, or it is used other than called."""
+        """Whether the read `use` of `function`'s name (the class's for an `__init__`) in
+        `other` is `function` (defined in `home`): the calls of it that it makes are added to
+        `found`; Unknown where it may be it and jaxfix cannot say, or it is used other than
+        called."""
+        name = function.name
+        parent = home.parents.get(function)
+        if is_init and isinstance(parent, ast.ClassDef):
+            name = parent.name
         with self._within(_MAX_STEPS_PER_READ):
             value = self.value(other, use, self.frame_at(other, use))
         target = _function_of(value, is_init)
@@ -2291,6 +2358,8 @@ class Evaluator:
         if isinstance(value, Foreign):
             return None  # made outside the tree: not the tree's function
         if target is None and isinstance(value, Unknown):
+            if isinstance(use, ast.Name) and self._method_only_called(home, function):
+                return None  # a variable of the method's name: never the method
             if not (
                 isinstance(use, ast.Name)
                 and self.is_definition_of(other, use, function)
@@ -2319,6 +2388,33 @@ class Evaluator:
                 found.extend(made)
                 return None
         return Unknown(f"`{name}` is used other than called at {where}")
+
+    def _method_only_called(
+        self, module: Module, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> bool:
+        """Whether `function`, a method of a class of `module` (not a dunder, which Python
+        calls itself), reaches no value but through a call (method_reads.py), looked at in
+        every module holding its name."""
+        key = (module.path, function)
+        known = self._only_called.get(key)
+        if known is not None:
+            return known
+        known = False
+        if isinstance(
+            module.parents.get(function), ast.ClassDef
+        ) and not function.name.startswith("__"):
+            found = self.project.candidate_files(
+                function.name, module.path, imported=False
+            )
+            if not isinstance(found, Unknown):
+                modules = [self.module(p) for p in (module.path, *found)]
+                known = all(isinstance(m, Module) for m in modules) and (
+                    read_only_when_called(
+                        (m for m in modules if isinstance(m, Module)), function.name
+                    )
+                )
+        self._only_called[key] = known
+        return known
 
     def _jitted_then_called(
         self, module: Module, use: ast.AST
@@ -3831,6 +3927,15 @@ class Evaluator:
         """Why `.name` of the object may not be what `__init__` (or a method of `exempt`)
         stored: another method assigns it too, or, for `self` of a method, a subclass in the
         module does, or code outside the class or a `setattr` may; None when none may."""
+        return self._assigned_by_class(
+            instance, name, exempt
+        ) or self._assigned_outside(instance, name)
+
+    def _assigned_by_class(
+        self, instance: Instance, name: str, exempt: frozenset[ast.AST]
+    ) -> Unknown | None:
+        """Why `.name` may not be what `__init__` stored, told by the class itself: another
+        method (not of `exempt`) assigns it, or, for `self` of a method, a subclass does."""
         chain = self._mro(instance.cls)
         for klass in chain:
             owner = self.module(klass.path)
@@ -3860,12 +3965,14 @@ class Evaluator:
             overriding = self._subclass_assigning(instance.cls, name)
             if overriding is not None:
                 return Unknown(f"`.{name}` is also assigned by subclass `{overriding}`")
-        outside = self._stored_outside_methods(
+        return None
+
+    def _assigned_outside(self, instance: Instance, name: str) -> Unknown | None:
+        """Why `.name` may not be what `__init__` stored, told by code outside the class: a
+        store on its objects, or a `setattr` that may name it."""
+        return self._stored_outside_methods(
             name, instance.cls.path
         ) or self._set_by_setattr(name, instance.cls)
-        if outside is not None:
-            return outside
-        return None
 
     def _assigned_in_init(
         self, instance: Instance, name: str, exempt: frozenset[ast.AST] = frozenset()
@@ -3873,11 +3980,70 @@ class Evaluator:
         """`self.name = ...` in `__init__` (the class's, else a base's reached through
         `super().__init__()`), evaluated with the constructor's arguments; Unknown when another
         method (not of `exempt`) assigns it too, or, for `self` of a method, a subclass in the
-        module does."""
+        module does; code outside the class storing it too gives `_or_stored_outside`."""
         chain = self._mro(instance.cls)
-        elsewhere = self._assigned_elsewhere(instance, name, exempt)
-        if elsewhere is not None:
-            return elsewhere
+        within = self._assigned_by_class(instance, name, exempt)
+        if within is not None:
+            return within
+        outside = self._assigned_outside(instance, name)
+        if outside is not None:
+            return self._or_stored_outside(instance, name, outside, chain)
+        return self._init_assigned(instance, name, chain)
+
+    def _or_stored_outside(
+        self, instance: Instance, name: str, outside: Unknown, chain: list[Class]
+    ) -> Value:
+        """`.name` of an object whose `__init__` assigns it and code outside its class stores
+        it again (sglang-jax's `self.spec_worker = None`, then `runner.spec_worker =
+        EAGLEWorker(...)`): one of what `__init__` and every such store give, kept as `OneOf`
+        when that is a value or None (which a read under `if x.name is not None:` narrows);
+        else `outside`, which names the first store."""
+        if self._set_by_setattr(name, instance.cls) is not None:
+            return outside
+        stored = self._stored_outside(name, instance.cls.path)
+        if stored is None:
+            return outside
+        values = [self._init_assigned(instance, name, chain), *stored]
+        if any(isinstance(v, Unknown) for v in values):
+            return outside
+        rest: list[Value] = []
+        for value in values:
+            if value is not None and value not in rest:
+                rest.append(value)
+        if len(rest) != 1 or None not in values:
+            return outside
+        return OneOf(f"{outside.why}, or None", (rest[0], None))
+
+    def _stored_outside(self, name: str, near: Path) -> list[Value] | None:
+        """What every store `x.name = v` of the project that is not a method's store on its
+        own first parameter keeps (each `v` where it is written); None where one is not a
+        plain assignment of one target, or too many modules hold the word to look."""
+        found = self.project.candidate_files(name, near, imported=False)
+        if isinstance(found, Unknown):
+            return None
+        values: list[Value] = []
+        for path in (near, *(p for p in found if p != near)):
+            module = self.project.module_storing(path, name)
+            if module is None:
+                continue
+            if isinstance(module, Unknown):
+                return None
+            for store in module.attribute_stores(name):
+                if _on_own_first_parameter(module, store):
+                    continue
+                assign = module.parents.get(store)
+                if not (isinstance(assign, ast.Assign) and assign.targets == [store]):
+                    return None
+                values.append(
+                    self.value(module, assign.value, self.frame_at(module, assign))
+                )
+        return values
+
+    def _init_assigned(
+        self, instance: Instance, name: str, chain: list[Class]
+    ) -> Value:
+        """`self.name = ...` in `__init__` (`_assigned_in_init`), once no other place may
+        assign it."""
         for index, klass in enumerate(chain):
             init = next(
                 (
@@ -4107,12 +4273,7 @@ class Evaluator:
             return True
         frame = self.frame_at(module, cls.node)
         for decorator in cls.node.decorator_list:
-            applied = self.value(
-                module,
-                decorator.func if isinstance(decorator, ast.Call) else decorator,
-                frame,
-            )
-            if isinstance(applied, External) and applied.name in _DATACLASS_DECORATORS:
+            if self._dataclass_decorator(module, decorator, frame) is not None:
                 return True
         return self._module_subclass(cls)
 
@@ -5570,7 +5731,7 @@ class Evaluator:
                     isinstance(applied, External)
                     and applied.name in _DATACLASS_DECORATORS | _KEEPS_CLASS
                 )
-                or _is_dataclass_call(self, module, decorator, frame)
+                or self._dataclass_decorator(module, decorator, frame) is not None
             ):
                 continue
             if isinstance(result, Function) and vocabulary.is_partial_jit(applied):
@@ -5871,6 +6032,41 @@ def _tested_not_none(
     return False
 
 
+def _read_first_under_not_none(module: Module, node: ast.Attribute) -> bool:
+    """`node` (`self.worker`) is the first thing the first statement of the body of an
+    `if self.worker is not None:` (or `if self.worker:`) evaluates (`x = self.worker.f(...)`,
+    `return self.worker`): nothing runs between the test and the read that could store the
+    attribute again."""
+    child: ast.AST = node
+    parent = module.parents.get(child)
+    while True:
+        if isinstance(parent, ast.Attribute) and parent.value is child:
+            pass
+        elif isinstance(parent, ast.Call) and parent.func is child:
+            pass
+        elif isinstance(parent, (ast.Assign, ast.Return, ast.Expr)) and (
+            parent.value is child
+        ):
+            break
+        else:
+            return False
+        child, parent = parent, module.parents.get(parent)
+    statement = parent
+    test_of = module.parents.get(statement)
+    if not (isinstance(test_of, ast.If) and test_of.body[:1] == [statement]):
+        return False
+    test = test_of.test
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.IsNot)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+    ):
+        test = test.left
+    return ast.dump(test) == ast.dump(node)
+
+
 def _agreed(results: list[Value], why: str) -> Value:
     """The value every option's call gives (`OneOf`), else Unknown(why): mesh contexts of the
     same mesh by `set_mesh` and `use_mesh` agree, as the context `use_mesh` enters."""
@@ -5898,13 +6094,8 @@ def _agreed(results: list[Value], why: str) -> Value:
     return Unknown(why)
 
 
-def _is_dataclass_call(
-    evaluator: Evaluator, module: Module, decorator: ast.expr, frame: Frame
-) -> bool:
-    if not isinstance(decorator, ast.Call):
-        return False
-    callee = evaluator.value(module, decorator.func, frame)
-    return isinstance(callee, External) and callee.name in _DATACLASS_DECORATORS
+def _is_docstring(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
 
 
 def _function_of(value: Value, is_init: bool) -> Function | None:

@@ -38,6 +38,7 @@ from jaxfix.analysis.ast_engine.values import (
     External,
     Foreign,
     Function,
+    Instance,
     Items,
     JaxStage,
     JitOfUnknown,
@@ -480,6 +481,15 @@ def call(
     array = arrays.made(callee.name, positional, keywords, node)
     if array is not None:
         return array
+    if (
+        callee.name in _OBJECT_COPIES
+        and len(positional) == 1
+        and not keywords
+        and isinstance(positional[0], Instance)
+    ):
+        # a copy of an object of the tree (`copy.deepcopy(self).set(**kw)`): of its class,
+        # in a state jaxfix does not know, as `self` in a method jaxfix reached on its own
+        return Instance(positional[0].cls, None, node)
     found = _builtin_call(callee.name, positional, keywords)
     if isinstance(found, DictValue) and isinstance(node, ast.Call):
         found = _keywords_written(found, node)
@@ -512,6 +522,8 @@ def _logical_spec(positional: list[Value], keywords: dict[str, Value]) -> Value:
     part = Unknown("a mesh axis the logical axis rules in force decide")
     return Spec(tuple(part for _ in items))
 
+
+_OBJECT_COPIES = frozenset({"copy.copy", "copy.deepcopy"})
 
 # Calls whose value the vocabulary computes from their arguments alone (conversions,
 # reductions, NumPy's array constructors): one not known because an argument is not
