@@ -86,6 +86,9 @@ class Run:
     # Whether the run writes fixes or shows fixed code (a diff, a suggestion); False: a file
     # that would change may be answered by the cache, its fix summarized (jaxfix/cache/store.py).
     needs_fixed_code: bool = True
+    # Whether the run shows each file's unsafe fixes as a preview (`--dry-run` printing text
+    # without --unsafe-fixes): derived where the file is checked (jaxfix/check/unsafe_preview.py).
+    previews_unsafe: bool = False
     _engines: _Engines = field(
         default_factory=_Engines, compare=False, repr=False, hash=False
     )
