@@ -605,7 +605,8 @@ class Cache:
         target = self._run_files_path(digest)
         if not target.exists():
             self._prepare_directory()
-            write_file(target, _RUN_FILES_MAGIC + run.encode())
+            # named by its digest, checked when read: a crash's leftover is a miss
+            write_file(target, _RUN_FILES_MAGIC + run.encode(), durable=False)
             records = sorted(
                 self.directory.glob(f"{_RUN_FILES_PREFIX}*"),
                 key=lambda p: p.stat().st_mtime_ns,
@@ -673,7 +674,8 @@ class Cache:
             if run is not None and not self._write_run_files(run.digest):
                 return
             self._prepare_directory()
-            write_file(self._entry(result.path), data)
+            # its checksum is checked when read: a crash's leftover is a miss
+            write_file(self._entry(result.path), data, durable=False)
         except OSError:
             pass
 

@@ -43,12 +43,14 @@ GC_GENERATION_0 = 100_000
 
 
 class _Engines:
-    """The engine of a run while it checks (`Run.checking`), made on first use. Pickled empty:
-    a worker process makes its own from the run's roots and files."""
+    """The engines of a run while it checks (`Run.checking`), one a JAX version (a log's
+    files are checked for the version that raised there, their unsafe fixes' preview for the
+    run's), each made on first use. Pickled empty: a worker process makes its own from the
+    run's roots and files."""
 
     def __init__(self) -> None:
         self.checking = False
-        self.engine: tuple[tuple[int, ...] | None, Engine] | None = None
+        self.engines: dict[tuple[int, ...] | None, Engine] = {}
         # what each module parsed in the run reads, shared by its processes (summaries.py)
         self.summaries: Summaries | None = None
 
@@ -56,7 +58,7 @@ class _Engines:
         return {"checking": self.checking, "summaries": self.summaries}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.checking, self.engine = state["checking"], None
+        self.checking, self.engines = state["checking"], {}
         self.summaries = state.get("summaries")
 
 
@@ -86,6 +88,9 @@ class Run:
     # Whether the run writes fixes or shows fixed code (a diff, a suggestion); False: a file
     # that would change may be answered by the cache, its fix summarized (jaxfix/cache/store.py).
     needs_fixed_code: bool = True
+    # Whether the run shows each file's unsafe fixes as a preview (`--dry-run` printing text
+    # without --unsafe-fixes): derived where the file is checked (jaxfix/check/unsafe_preview.py).
+    previews_unsafe: bool = False
     _engines: _Engines = field(
         default_factory=_Engines, compare=False, repr=False, hash=False
     )
@@ -164,11 +169,12 @@ class Run:
         engines = self._engines
         if not engines.checking:
             return Engine(self.roots, self.scope, jax_version)
-        if engines.engine is None or engines.engine[0] != jax_version:
+        engine = engines.engines.get(jax_version)
+        if engine is None:
             engine = Engine(self.roots, self.scope, jax_version, for_run=True)
             engine.project.summaries = engines.summaries
-            engines.engine = (jax_version, engine)
-        return engines.engine[1]
+            engines.engines[jax_version] = engine
+        return engine
 
     def share_summaries(self) -> None:
         """Before worker processes start: the directory where the run's processes leave
@@ -197,7 +203,7 @@ class Run:
         try:
             yield self
         finally:
-            engines.checking, engines.engine = False, None
+            engines.checking, engines.engines = False, {}
             if engines.summaries is not None:
                 engines.summaries.close()
                 engines.summaries = None

@@ -27,6 +27,7 @@ from jaxfix.cache.settled_files import current_signature
 from jaxfix.check.prefilter import candidate_codes, is_candidate
 from jaxfix.check.registry import RuleEntry
 from jaxfix.check.run import Run
+from jaxfix.check.unsafe_preview import wants_unsafe_preview, with_unsafe_preview
 from jaxfix.evidence.facts import Evidence
 from jaxfix.ground.diagnostics import FileResult
 from jaxfix.sources.file_io import (
@@ -119,7 +120,8 @@ def _settle_cheaply(
         if cache
         else None
     )
-    if cached is not None:
+    # the cache holds no fixed code: a file whose unsafe fixes the run previews is checked
+    if cached is not None and not wants_unsafe_preview(cached, run):
         if settled is not None:
             settled.forget(path)
         return cached
@@ -167,7 +169,7 @@ def _parse(task: Task, run: Run) -> FileResult:
     result = check_file(run, path, source, lines, evidence, codes)
     if run.cache:
         run.cache.put(result, lines)
-    return result
+    return with_unsafe_preview(result, run)
 
 
 def _parse_task(task: Task, *, run: Run) -> FileResult:

@@ -95,6 +95,7 @@ def _run_stdin(
 ) -> int:
     """Fix mode prints the code on stdout, so its diagnostics go to stderr; so do --diff's."""
     from jaxfix.check.engine import check_file
+    from jaxfix.check.unsafe_preview import with_unsafe_preview
     from jaxfix.cli import render
     from jaxfix.write.diffs import unified_diff
 
@@ -122,11 +123,14 @@ def _run_stdin(
             sys.stdout.buffer.write(source)
         return EXIT_CLEAN
     with run.checking() if stdin_filename else nullcontext(run):
-        result = check_file(
+        result = with_unsafe_preview(
+            check_file(
+                run,
+                path,
+                source,
+                None if lines is None else lines.get(path.resolve(), frozenset()),
+            ),
             run,
-            path,
-            source,
-            None if lines is None else lines.get(path.resolve(), frozenset()),
         )
     if result.error is None and result.fixed is None and not result.diagnostics:
         from jaxfix.sources.kinds import source_of
@@ -167,7 +171,7 @@ def _run_stdin(
     if mode == "dry-run":
         from jaxfix.cli.unsafe_preview import render_unsafe_preview
 
-        render_unsafe_preview(out, result, run)
+        render_unsafe_preview(out, result)
     return _exit_code([result], write=mode == "fix", had_errors=False)
 
 
@@ -423,6 +427,14 @@ def _check(
         project=None if stdin else path_list,
         cache=not (no_cache or from_log or evidence_file),
     )
+    # the unsafe fixes' preview is derived where each file is checked: only for the text
+    # `--dry-run` prints (jaxfix/check/unsafe_preview.py)
+    run = replace(
+        run,
+        previews_unsafe=mode == "dry-run"
+        and output_format == "text"
+        and not statistics,
+    )
     options, config, target = run.options, run.config, run.target
     assert target is not None  # build_run reads it
     if verbose:
@@ -599,7 +611,7 @@ def _check(
                 )
         sys.stdout.write(counts(results, write=write, output_format=output_format))
     elif output_format == "text":
-        _report(results, mode, out, console, quiet=quiet, verbose=verbose, run=run)
+        _report(results, mode, out, console, quiet=quiet, verbose=verbose)
     else:
         for result in results:
             if result.error:
@@ -747,7 +759,6 @@ def _report(
     *,
     quiet: bool,
     verbose: bool,
-    run: Run,
 ) -> None:
     """Diffs and diagnostics on stdout (`--diff`: the diff alone); what was written, errors and
     what `--diff` left out on stderr."""
@@ -789,7 +800,7 @@ def _report(
             dry_run=mode != "fix",
         )
         if mode == "dry-run":
-            render_unsafe_preview(out, result, run)
+            render_unsafe_preview(out, result)
         if verbose:
             render.render_trails(console, result)
         if verbose and not result.diagnostics:

@@ -166,6 +166,9 @@ class FileResult:
     # The file would change, its fix not derived again: the cache's result for a run that
     # writes and shows no fixed code (jaxfix/cache/store.py); `fixed` is then None.
     fix_pending: bool = False
+    # The file with the unsafe fixes too, for a run that previews them (`Run.previews_unsafe`,
+    # jaxfix/check/unsafe_preview.py); None: none to show.
+    unsafe_fixed: bytes | None = None
 
     @property
     def changes(self) -> bool:

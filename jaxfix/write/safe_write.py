@@ -4,7 +4,9 @@ Two entry points share one temp-file discipline (short `.<pid>-<random>.jaxfix-t
 target's directory, fsync'd, removed on any failure or interrupt, stale ones swept by the next
 run):
 
-- `write_file` for files jaxfix owns: temp file, fsync, `os.replace`.
+- `write_file` for files jaxfix owns: temp file, fsync, `os.replace`. A file that checks itself
+  when read (a cache entry, by its checksum; a record named by its digest) is not fsync'd: a
+  crash that leaves it short or empty makes it a miss, and a cold run writes one per file.
 - `replace_source` for the user's files: the fix replaces the file only if it still holds what
   was read, checked immediately before the swap and again after it; an edit that lands in
   between is put back and reported, a file deleted meanwhile is never recreated. Hard links,
@@ -69,8 +71,9 @@ def _os_error(error: OSError) -> WriteError:
     return WriteError(error.strerror or str(error))
 
 
-def write_file(path: Path, data: bytes) -> None:
+def write_file(path: Path, data: bytes, *, durable: bool = True) -> None:
     """Replace (or create) a file jaxfix owns; mode as for a new file (umask applies).
+    `durable` False: not fsync'd, for a file whose reader rejects what a crash may leave.
 
     Raises OSError: callers decide whether a failed write matters (a cache entry's does not).
     """
@@ -81,7 +84,8 @@ def write_file(path: Path, data: bytes) -> None:
             try:
                 _write_all(fd, data)
                 os.fchmod(fd, 0o666 & ~umask)
-                os.fsync(fd)
+                if durable:
+                    os.fsync(fd)
             finally:
                 os.close(fd)
             os.replace(temp, path)
