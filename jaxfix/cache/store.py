@@ -603,9 +603,10 @@ class Cache:
         if run is None:
             return False
         target = self._run_files_path(digest)
-        if not target.exists():
+        if self._read_run_files(digest) is None:
             self._prepare_directory()
-            # named by its digest, checked when read: a crash's leftover is a miss
+            # named by its digest, checked when read: a crash's leftover is a miss, and is
+            # written again here
             write_file(target, _RUN_FILES_MAGIC + run.encode(), durable=False)
             records = sorted(
                 self.directory.glob(f"{_RUN_FILES_PREFIX}*"),

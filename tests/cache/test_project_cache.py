@@ -114,6 +114,20 @@ def test_an_edit_to_the_imported_module_invalidates_its_importers(
     assert cache_hits == []
 
 
+def test_a_run_files_record_a_crash_cut_short_is_written_again(project, cache_hits):
+    """Records of the run's files are not fsync'd: what a crash leaves of one is a miss for
+    the entries naming it, and the next run writes it again, so the run after that hits."""
+    check("-j", "1", "pkg")
+    (record,) = (project / ".jaxfix_cache").glob("files-*")
+    whole = record.read_bytes()
+    record.write_bytes(whole[:10])
+    assert check("-j", "1", "pkg") == (1, BOTH)
+    assert cache_hits == []
+    assert record.read_bytes() == whole
+    assert check("-j", "1", "pkg") == (1, BOTH)
+    assert cache_hits == ["main.py", "relative.py"]
+
+
 def test_the_cache_entry_lists_the_imported_module(project):
     check("-j", "1", "pkg")
     entries = [  # the results (not the run's file list, nor what had settled)
