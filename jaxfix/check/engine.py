@@ -442,6 +442,19 @@ def _mesh_places(item: Evidence) -> tuple[Related, ...]:
             for where, line in origin.reads_at
             if (where, line) != (origin.path, origin.span[0])
         ]
+        found += [
+            Related(
+                f"{what}: a factor of the {origin.role} mesh's sizes is written here"
+                + (
+                    f"; they must multiply to {origin.product}"
+                    if origin.product is not None
+                    else ""
+                ),
+                Location(line, 1),
+                where,
+            )
+            for where, line, what in origin.factors
+        ]
     for place in item.origins:
         if place.kind == "built" and place.role not in walked and place.frames:
             walked.add(place.role)

@@ -222,7 +222,7 @@ def with_value_sites(
     for path, index, item in made:
         _at_made_mesh(engine, path, index, item, found, ours)
     for path, index, item in named:
-        _mesh_origins(engine, path, index, found, ours)
+        _mesh_origins(engine, path, index, found, ours, _tree(run))
     return {p: tuple(items) for p, items in found.items()}
 
 
@@ -574,6 +574,7 @@ def _mesh_origins(
     index: int,
     found: dict[Path, list[Evidence]],
     ours: set[Path],
+    roots: list[Path],
 ) -> None:
     """Each mesh the message names, walked from where the run built it to where its sizes
     are computed from the host (or written, in the run's files): the report names that place
@@ -600,7 +601,7 @@ def _mesh_origins(
         )
         if isinstance(written, Unknown):
             site = _origin_site(item, path, written, ours) or _unfollowed_site(
-                item, path, written, ours
+                item, path, written, ours, (roots, facts, role)
             )
             if site is not None:
                 origins.append(replace(site, role=role))
@@ -1548,15 +1549,43 @@ def _origin_site(
 
 
 def _unfollowed_site(
-    item: Evidence, raised: Path, stopped: object, ours: set[Path]
+    item: Evidence,
+    raised: Path,
+    stopped: object,
+    ours: set[Path],
+    mesh: tuple[list[Path], Facts, str] | None = None,
 ) -> ValueSite | None:
     """Where a walk stopped at an expression the code computes the sizes with from other
-    values (`Unfollowed`), in the run's files: the place a report names, changing nothing."""
+    values (`Unfollowed`), in the run's files: the place a report names, changing nothing;
+    with `mesh` (the tree's folders, the message's meshes, the role of the one walked), the
+    entries of a config file the run was given that the sizes are computed from."""
     from jaxfix.analysis.ast_engine.written_at import Unfollowed
+    from jaxfix.check.config_factors import (
+        as_run,
+        config_factors,
+        read_names,
+        target_size,
+    )
     from jaxfix.ground.quoting import cut
 
     if not isinstance(stopped, Unfollowed) or stopped.path.resolve() not in ours:
         return None
+    factors = []
+    product = None
+    agreed = False
+    if mesh is not None:
+        roots, facts, role = mesh
+        sizes = dict(zip(facts[role].axis_names, facts[role].axis_sizes))
+        known = {str(a): s for a, s in sizes.items() if s is not None}
+        factors = config_factors(
+            read_names(stopped.module.tree, stopped.node),
+            item.arguments,
+            item.cwds,
+            roots,
+            known,
+        )
+        product = target_size(facts, role)
+        agreed = as_run(factors, known)
     return ValueSite(
         (raised, item.line),
         stopped.path.resolve(),
@@ -1565,6 +1594,9 @@ def _unfollowed_site(
         why="which the code computes from other values as it runs (jaxfix does not "
         "follow them further)",
         unfollowed=True,
+        factors=tuple((f.path, f.line, f"{f.key} is {f.value}") for f in factors),
+        product=product if factors else None,
+        factors_as_run=agreed,
     )
 
 

@@ -217,6 +217,12 @@ class ValueSite:
     # The value is the `jax.make_mesh(...)` call that made the mesh the error is about, with
     # this many axes (as the engine saw them where it raised).
     axes: int | None = None
+    # The sizes are computed from entries of a config file the run was given: each entry's
+    # file, line and `key is value` (jaxfix/check/config_factors.py), and what the sizes must
+    # multiply to (None: the message does not say).
+    factors: tuple[tuple[Path, int, str], ...] = ()
+    product: int | None = None
+    factors_as_run: bool = False  # the entries as written give the run's sizes
 
     def variable_setting(self, size: int) -> str | None:
         """What to set `variable` to for the value to be `size`: "the environment variable
@@ -237,6 +243,27 @@ class ValueSite:
             if (path, line) != (self.path, self.span[0])
         ]
         return f" (read at {listed(places)})" if places else ""
+
+    def factor_note(self, root: Path | None = None) -> str:
+        """`; its factors are written at conf.yml:18 (dcn_data_parallelism is 1), ...; the sizes
+        must multiply to 8`: the config entries the sizes are computed from."""
+        placed = [
+            f"{_shown(p, root)}:{line} ({what})" for p, line, what in self.factors
+        ]
+        if not placed:
+            return ""
+        must = (
+            f"; the sizes must multiply to {self.product}"
+            if self.product is not None
+            else ""
+        )
+        held = (
+            ""
+            if self.factors_as_run
+            else ", as the config file holds them now (an override on the command line "
+            "or in the environment may have changed them in the run)"
+        )
+        return f"; its factors are written at {listed(placed)}{held}{must}"
 
     def setting(self) -> str | None:
         """What the value written here would have to be for the inner mesh of the records
@@ -347,6 +374,9 @@ class Evidence:
     callers: tuple[int, ...] = ()
     # From a recorded run: the devices its records show the program holds, when one does.
     devices: DevicesSeen | None = None
+    # From a recorded run: the command-line arguments of its processes (a config file the
+    # program loads may be named there).
+    arguments: tuple[str, ...] = ()
 
     def origin_note(
         self, root: Path | None = None, settings: bool = True
@@ -391,6 +421,7 @@ class Evidence:
             shown.append(
                 f"the {origin.role} mesh's sizes{sizes} come from `{origin.name}` at "
                 f"{origin.where(root)}{origin.read_where(root)}, {origin.why}"
+                f"{origin.factor_note(root)}"
                 + ("" if len(shown) else _match(facts, origin.role))
             )
         named = [o for o in self.origins if o.kind == "built" and o.frames]

@@ -97,6 +97,17 @@ def _str(
     return value
 
 
+_MAX_ARGUMENTS = 32
+
+
+def _arguments(value: Any) -> list[str]:
+    """A process record's command-line arguments after the program's own name (the
+    recorder keeps at most 8, each cut at 200 characters); [] when they are not strings."""
+    if not isinstance(value, list) or not all(isinstance(a, str) for a in value):
+        return []
+    return [a for a in value[1:8] if 0 < len(a) <= 200]
+
+
 def _int(value: Any, what: str, low: int = 0, high: int = 2**31) -> int:
     if (
         not isinstance(value, int)
@@ -526,6 +537,7 @@ def read_evidence(
     ] = {}
     callers: dict[tuple[Path, int, str, tuple[int, int] | None], set[int]] = {}
     built: list[DevicesSeen] = []  # the largest concrete mesh of each process
+    arguments: dict[str, None] = {}  # the processes' command-line arguments, in order
     lines = data.split(b"\n")
     if len(lines) > MAX_RECORDS + 1:
         reading.errors.append(
@@ -550,6 +562,7 @@ def read_evidence(
                 )
                 if largest is not None:
                     built.append(largest)
+                arguments.update(dict.fromkeys(_arguments(record.get("argv"))))
                 continue
             message = _str(record, "message") or ""
             if kind == "failure":
@@ -680,6 +693,7 @@ def read_evidence(
                 cwds=tuple(dict.fromkeys(c for *_, c in seen if c is not None)),
                 callers=tuple(sorted(callers[(local, line, code, columns)])),
                 devices=devices,
+                arguments=tuple(arguments)[:_MAX_ARGUMENTS],
             )
         )
     reading.evidence = {path: tuple(items) for path, items in by_file.items()}
