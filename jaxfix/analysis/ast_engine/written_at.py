@@ -1375,6 +1375,14 @@ class _Walk:
         if self.host_names >= _MAX_HOST_NAMES:
             return None
         self.host_names += 1
+        statement = self._assigned_once(module, name)
+        if statement is None or not _local(module, name):
+            return None
+        return self._host_only(module, statement.value)
+
+    def _assigned_once(self, module: Module, name: ast.Name) -> ast.Assign | None:
+        """The one plain `name = value` statement (one target, no unpacking) every path to
+        the read `name` comes through, else None."""
         bindings = self.evaluator.reaching(module, name)
         if not bindings or len(bindings) != 1:
             return None
@@ -1385,10 +1393,9 @@ class _Walk:
             or binding.path
             or not isinstance(statement, ast.Assign)
             or len(statement.targets) != 1
-            or not _local(module, name)
         ):
             return None
-        return self._host_only(module, statement.value)
+        return statement
 
     def _callee(self, module: Module, func: ast.expr) -> object:
         """What a call the walk goes into calls: the engine's value of `func`; for
@@ -2043,18 +2050,8 @@ class _Walk:
         its scope from `function(...)` (`cb = cb_tagged_lm_evaluate(config)`, then `cb(...)`)."""
         if not isinstance(func, ast.Name):
             return None
-        bindings = self.evaluator.reaching(caller, func)
-        if not bindings or len(bindings) != 1:
-            return None
-        (binding,) = bindings
-        statement = binding.node
-        if (
-            binding.kind != "assign"
-            or binding.path
-            or not isinstance(statement, ast.Assign)
-            or len(statement.targets) != 1
-            or not isinstance(statement.value, ast.Call)
-        ):
+        statement = self._assigned_once(caller, func)
+        if statement is None or not isinstance(statement.value, ast.Call):
             return None
         callee = self.evaluator.value_of(caller, statement.value.func)
         return (
