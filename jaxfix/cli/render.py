@@ -56,18 +56,28 @@ def _diagnostic_line(path: Path, d: Diagnostic, dry_run: bool) -> Text:
     return text
 
 
+def _diagnostic_lines(path: Path, d: Diagnostic, dry_run: bool) -> list[Text]:
+    """A diagnostic's line, and one for each place it relates to."""
+    return [_diagnostic_line(path, d, dry_run)] + [
+        Text(
+            f"    {shown_path(related.path or path)}:{related.start}: {printable(related.message)}",
+            style="dim",
+        )
+        for related in d.related
+    ]
+
+
+def _print_lines(console: Console, lines: list[Text]) -> None:
+    """`lines`, each as its own `console.print` would print it, in one: rich's cost per call
+    (the console's checks, its buffer) is most of a preview's when every line is a call."""
+    if lines:
+        console.print(Text("\n").join(lines), soft_wrap=True)
+
+
 def _print_diagnostic(
     console: Console, path: Path, d: Diagnostic, dry_run: bool
 ) -> None:
-    console.print(_diagnostic_line(path, d, dry_run), soft_wrap=True)
-    for related in d.related:
-        console.print(
-            Text(
-                f"    {shown_path(related.path or path)}:{related.start}: {printable(related.message)}",
-                style="dim",
-            ),
-            soft_wrap=True,
-        )
+    _print_lines(console, _diagnostic_lines(path, d, dry_run))
 
 
 def render_diff(console: Console, result: FileResult, *, dry_run: bool = True) -> None:
@@ -140,19 +150,19 @@ def _render_diff_part(
     old_name, new_name = (
         name.decode("ascii").rstrip("\t") for name in header_names(label)
     )  # as --diff quotes them
-    console.print(Text(f"--- {old_name}\n+++ {new_name}", style="bold"), soft_wrap=True)
+    lines = [Text(f"--- {old_name}\n+++ {new_name}", style="bold")]
     shown = hunks(old, new)
     above: dict[int | None, list[Diagnostic]] = {}
     for d in diagnostics:
         above.setdefault(owner(shown, d), []).append(d)
     for d in above.get(None, []):  # no hunk of its own (its edit merged into another's)
-        _print_diagnostic(console, path, d, dry_run=dry_run)
+        lines += _diagnostic_lines(path, d, dry_run)
     for index, hunk in enumerate(shown):
         for d in above.get(index, []):
-            _print_diagnostic(console, path, d, dry_run=dry_run)
-        console.print(Text(hunk.header, style="cyan"), soft_wrap=True)
-        for line in hunk.lines:
-            console.print(line, soft_wrap=True)
+            lines += _diagnostic_lines(path, d, dry_run)
+        lines.append(Text(hunk.header, style="cyan"))
+        lines += hunk.lines
+    _print_lines(console, lines)
 
 
 def render_diagnostics(
