@@ -44,6 +44,7 @@ def read_names(tree: ast.Module, node: ast.expr) -> set[str]:
         for f in tree.body
         if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
     }
+    modules = _imported_names(tree)
     pending: list[tuple[ast.AST | None, ast.AST]] = [(_enclosing(tree, node), node)]
     seen: set[int] = set()
     names: set[str] = set()
@@ -53,7 +54,11 @@ def read_names(tree: ast.Module, node: ast.expr) -> set[str]:
             continue
         seen.add(id(expr))
         for part in ast.walk(expr):
-            if isinstance(part, ast.Attribute) and isinstance(part.ctx, ast.Load):
+            if (
+                isinstance(part, ast.Attribute)
+                and isinstance(part.ctx, ast.Load)
+                and _root(part) not in modules
+            ):
                 names.add(part.attr)
             elif isinstance(part, ast.Name) and isinstance(part.ctx, ast.Load):
                 pending += [(function, value) for value in _assigned(function, part.id)]
@@ -69,6 +74,25 @@ def read_names(tree: ast.Module, node: ast.expr) -> set[str]:
                     if isinstance(r, ast.Return) and r.value is not None
                 ]
     return names
+
+
+def _imported_names(tree: ast.Module) -> set[str]:
+    """The names imports bind anywhere in `tree` (`np`, `math`, `jax`): an attribute read on
+    one (`np.size`) is a library's, never a config entry."""
+    return {
+        (alias.asname or alias.name).split(".")[0]
+        for statement in ast.walk(tree)
+        if isinstance(statement, ast.Import | ast.ImportFrom)
+        for alias in statement.names
+    }
+
+
+def _root(node: ast.Attribute) -> str | None:
+    """The name an attribute chain starts from (`self.config.x`: "self"), else None."""
+    value: ast.expr = node.value
+    while isinstance(value, ast.Attribute):
+        value = value.value
+    return value.id if isinstance(value, ast.Name) else None
 
 
 def _enclosing(tree: ast.Module, node: ast.AST) -> ast.AST | None:

@@ -60,3 +60,13 @@ def test_a_file_outside_the_tree_or_not_read_as_an_integer_is_not_named(tmp_path
     assert _factors(tmp_path, ["run.yml"], [inside]) == []
     (inside / "run.json").write_text('{"dcn_data": "2", "ici_data": [8], "seed": 3}')
     assert _factors(inside, ["run.json", "../run.yml"], [inside]) == []
+
+
+def test_an_attribute_of_an_imported_module_is_not_a_config_name():
+    tree = ast.parse(
+        "import numpy as np\n"
+        "def sizes(config):\n"
+        "    return (config.ici_data * np.size,)\n"
+    )
+    (node,) = [n for n in ast.walk(tree) if isinstance(n, ast.Tuple)]
+    assert read_names(tree, node) == {"ici_data"}
