@@ -170,6 +170,11 @@ def find_yaml_entry(
     except (UnicodeDecodeError, yaml.YAMLError) as error:
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise NotAnEntry(f"it is not YAML ({reason})") from None
+    except (ValueError, RecursionError):
+        # PyYAML's int() of a 5,000-digit number, or nesting deeper than Python's stack
+        raise NotAnEntry(
+            "it is YAML jaxfix does not read (a number too long, or too deep)"
+        ) from None
     seen: dict[int, int] = {}
     _count(root, seen)
     node = root

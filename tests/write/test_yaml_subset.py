@@ -118,6 +118,21 @@ def test_huge_numbers_are_refused_with_pyyaml_too():
         find_yaml_entry(b"eval: [99999999999, 4]\n", ("eval",))
 
 
+@pytest.mark.parametrize(
+    "document",
+    [
+        b"other: "
+        + b"9" * 5000
+        + b"\neval: [4, 4]\n",  # past Python's int() digit limit
+        b"other: " + b"[" * 3000 + b"]" * 3000 + b"\neval: [4, 4]\n",  # past the stack
+    ],
+)
+def test_a_file_pyyaml_cannot_load_is_refused_not_raised(document):
+    pytest.importorskip("yaml")
+    with pytest.raises(NotAnEntry, match="does not read"):
+        find_yaml_entry(document, ("eval",))
+
+
 ALIASED = """\
 train:
   mesh_shape: [2, 4]
