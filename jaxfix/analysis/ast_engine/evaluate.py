@@ -1264,14 +1264,18 @@ class Evaluator:
         if not (
             binding.kind == "assign"
             and isinstance(start, ast.Assign)
-            and (
-                (isinstance(start.value, ast.Dict) and not start.value.keys)
-                or (isinstance(start.value, ast.List) and not start.value.elts)
-            )
             and start in scope.body
         ):
             return None
-        filled_list = isinstance(start.value, ast.List)  # `args.append(x)` in the loop
+        empty = _literal_element(
+            start.value, binding.path
+        )  # `state, specs = {}, {}` too
+        if not (
+            (isinstance(empty, ast.Dict) and not empty.keys)
+            or (isinstance(empty, ast.List) and not empty.elts)
+        ):
+            return None
+        filled_list = isinstance(empty, ast.List)  # `args.append(x)` in the loop
         loop: ast.For | None = None
         stores: list[ast.stmt] = []
         reads: list[ast.Name] = []
@@ -6660,6 +6664,24 @@ def _is_classmethod(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         isinstance(d, ast.Name) and d.id == "classmethod"
         for d in function.decorator_list
     )
+
+
+def _literal_element(
+    value: ast.expr, path: tuple[tuple[int, int, int], ...]
+) -> ast.expr | None:
+    """The expression an unpacking target at `path` takes from a literal tuple or list
+    (`a, b = {}, []` gives `[]` for `b`); `value` itself for a plain target; None where an
+    unpacking is not of a literal of its length without `*`."""
+    for index, length, star in path:
+        if not (
+            star < 0
+            and isinstance(value, (ast.Tuple, ast.List))
+            and len(value.elts) == length
+            and not any(isinstance(e, ast.Starred) for e in value.elts)
+        ):
+            return None
+        value = value.elts[index]
+    return value
 
 
 def _filling_in_a_loop(
