@@ -1021,6 +1021,11 @@ class Evaluator:
             where = self._rebound_elsewhere(module, name)
             if where is not None:
                 return Unknown(f"`{name}` may be rebound in another module{where}")
+        if isinstance(value, Namespace) and all(b.kind == "param" for b in bindings):
+            # a config its callers built (`train_and_evaluate(config, workdir)`): their stores
+            # are in it, and this function's own uses that may change it were asked above;
+            # another module's `config.x = v` is of another variable
+            return value
         if isinstance(value, Namespace) or (
             isinstance(value, (ListValue, DictValue, Items, Instance))
             and isinstance(frame.scope, ast.Module)
@@ -1083,7 +1088,9 @@ class Evaluator:
                 and parent in scope.body
             ):
                 stores.append((parent, path))
-            elif reads_only(use, module.parents):
+            elif reads_only(use, module.parents) or self._passed_to_reader(
+                module, use, 0
+            ):  # `train_and_evaluate(config, workdir)` after `config.model = name`
                 reads.append(use)
             else:
                 return None
@@ -5640,14 +5647,25 @@ class Evaluator:
         if not isinstance(init, Function):
             return Unknown("a constructor jaxfix cannot follow")
         placeholder = Instance(cls, None, node)
-        args = self.bind(
-            init,
-            [placeholder, *positional] if isinstance(positional, list) else positional,
-            keywords,
-        )
+        if isinstance(positional, Unknown) or isinstance(keywords, Unknown):
+            # `VisionTransformer(num_classes=n, **model_config)` of a registry's config: an
+            # object of the class still, its constructor's arguments unknown
+            return placeholder if self._plainly_constructed(cls) else keywords
+        args = self.bind(init, [placeholder, *positional], keywords)
         if isinstance(args, Unknown):
             return args
         return Instance(cls, tuple(a for a in args[1:]), node)
+
+    def _plainly_constructed(self, cls: Class) -> bool:
+        """A call of the class makes an object of it: no class of its bases (all of the tree)
+        defines `__new__`, and none is made by a metaclass."""
+        chain = self._mro(cls)
+        if chain[-1].node.bases or any(len(k.node.bases) != 1 for k in chain[:-1]):
+            return False  # a base outside the tree may make it
+        return not any(
+            _defines(k, "__new__") or any(w.arg == "metaclass" for w in k.node.keywords)
+            for k in chain
+        )
 
     def _field_default(
         self, module: Module, value: ast.expr, frame: Frame
