@@ -4648,6 +4648,10 @@ class Evaluator:
                 return _config_dict(positional, keywords)
             if callee.name == "dataclasses.replace":
                 return self._replaced(positional, keywords, node)
+            if callee.name == "dataclasses.asdict":
+                if isinstance(positional, Unknown) or keywords or len(positional) != 1:
+                    return Unknown("dataclasses.asdict given other than one object")
+                return self._as_dict(positional[0], node)
             if callee.name == "builtins.property":
                 return _property_of(positional, keywords)
             host = self._host_read(callee, positional, keywords)
@@ -5163,6 +5167,34 @@ class Evaluator:
         if not set(keywords) <= set(fields):
             return Unknown("dataclasses.replace of a field the class does not show")
         return Instance(obj.cls, tuple((dict(obj.init) | keywords).items()), node)
+
+    def _as_dict(self, obj: Value, node: ast.Call) -> Value:
+        """`dataclasses.asdict(obj)` (flax's `TrainConfig(**dataclasses.asdict(config))`): a
+        dict of obj's fields in their order, each as the object's attribute reads, nested
+        dataclass objects in tuples, lists and dicts made dicts too. Known where the class
+        shows every field and no `__post_init__` may change them."""
+        if isinstance(obj, (tuple, ListValue)):
+            items = obj if isinstance(obj, tuple) else obj.items
+            made = [self._as_dict(item, node) for item in items]
+            return tuple(made) if isinstance(obj, tuple) else ListValue(tuple(made))
+        if isinstance(obj, DictValue):
+            return DictValue(tuple((k, self._as_dict(v, node)) for k, v in obj.items))
+        if not isinstance(obj, Instance):
+            return obj
+        fields = self._dataclass_fields(obj.cls)
+        if fields is None or self.is_named_tuple(obj.cls):
+            return obj  # an object not a dataclass's: asdict copies it
+        if not self._all_fields_known(obj.cls) or any(
+            _defines(k, "__post_init__") for k in self._mro(obj.cls)
+        ):
+            return Unknown(
+                "dataclasses.asdict of an object whose fields jaxfix may not see"
+            )
+        return DictValue(
+            tuple(
+                (f, self._as_dict(self.attribute(obj, f, node), node)) for f in fields
+            )
+        )
 
     def _tree_map(
         self,
