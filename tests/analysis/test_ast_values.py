@@ -48,6 +48,29 @@ M8 = AbstractMesh((8,), ("x",))
         ("d = dict({'x': 2, 'y': 4}, y=8)\nv = (tuple(d), len(d))", (("x", "y"), 2)),
         ("d = {'x': 2} | {'y': 4, 'x': 1}\nv = tuple(d.items())", (("x", 1), ("y", 4))),
         ("v = None", None),
+        # true division gives a float, and int() of one goes toward zero
+        ("v = (int(8 / -2), 8 / 4, 3 * 0.5)", (-4, 2.0, 1.5)),
+        ("v = 8 / 0", Unknown),
+        ("v = ([1, -1, 2].index(-1), (4, -1).count(-1))", (1, 1)),
+        ("v = [1, 2].index(-1)", Unknown),
+        # a list changed by item stores this frame runs, read after them
+        (
+            "def fill(vals, n):\n    if -1 in vals:\n        vals[vals.index(-1)] = n // 2"
+            "\n    return tuple(vals)\nv = (fill([-1, 2], 8), fill([4, 2], 8))",
+            ((4, 2), (4, 2)),
+        ),
+        # ... not where another name may hold the list before a store
+        (
+            "def widen(vals):\n    kept = vals\n    vals[0] = 8\n    return kept\n"
+            "v = widen([2, 2])",
+            Unknown,
+        ),
+        # ... nor where the store runs in a loop
+        (
+            "def fill(vals):\n    for i in range(2):\n        vals[i] = 4\n    return vals\n"
+            "v = fill([1, 2])",
+            Unknown,
+        ),
         # min/max of their arguments, as of an iterable
         ("v = (max(1, 8 // 4), min(4, 2, 3), max([1, 5]))", (2, 2, 5)),
         ("v = max(1, jax.device_count() // 4)", Unknown),

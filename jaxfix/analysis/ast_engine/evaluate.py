@@ -285,6 +285,12 @@ _BINARY: dict[type[ast.operator], Callable[[int, int], int]] = {
     ast.Mod: operator.mod,
 }
 
+_FLOAT_BINARY: dict[type[ast.operator], Callable[[float, float], float]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+}
+
 # Builtins that iterate a generator expression given to them at once.
 _EAGER_CONSUMERS = tuple(
     External(f"builtins.{name}")
@@ -798,6 +804,10 @@ class Evaluator:
                     return self.lookup(module, name, at, frame.parent or frame)
                 return _builtin(name)
             return Unknown(f"`{name}` is not bound at line {module.line(at)}")
+        if statement is not None:
+            stored = self._item_stores_before(module, name, bindings, statement, frame)
+            if stored is not None:
+                return stored
         value = self._bindings_value(module, name, bindings, frame)
         if (
             isinstance(value, OneOf)
@@ -809,6 +819,90 @@ class Evaluator:
             rest = [o for o in value.options if o is not None]
             return rest[0] if len(rest) == 1 else OneOf(value.why, tuple(rest))
         return value
+
+    def _item_stores_before(
+        self,
+        module: Module,
+        name: str,
+        bindings: frozenset[Binding],
+        statement: ast.stmt,
+        frame: Frame,
+    ) -> Value | None:
+        """A function's list (or dict) changed only by item stores (`sizes[sizes.index(-1)]
+        = n // known` under `if -1 in sizes:`, maxtext's `fill_unspecified_mesh_axes`), read
+        at `statement`: its value with the stores before `statement` that run in this frame
+        applied in order. Each store is a statement of the function's body or of `if`s in it
+        whose tests this frame decides (no loop, `try` or `with` around it); every read up to
+        the last store only computes from the items (`x[i]`, `x.index(v)`, `v in x`,
+        `len(x)`, `math.prod(x)`, `tuple(x)`), so no other name holds the object they change.
+        None where that is not so."""
+        scope = frame.scope
+        if (
+            len(bindings) != 1
+            or not isinstance(scope, ast.FunctionDef)
+            or name not in self._escaped_in(module)
+        ):
+            return None
+        (binding,) = bindings
+        if binding.kind not in ("param", "assign") or binding.path:
+            return None
+        stores: list[ast.Assign] = []
+        reads: list[ast.Name] = []
+        for use in module.loads_by_name.get(name, ()):
+            if not isinstance(use, ast.Name) or not module.is_within(use, scope):
+                continue
+            if module.scope_of(use) is not scope:
+                return None
+            store = _item_store_of(module, use)
+            if store is not None:
+                stores.append(store)
+            elif reads_only(use, module.parents):
+                reads.append(use)
+            else:
+                return None
+        if not stores:
+            return None
+        last = max(module.line(s) for s in stores)
+        if any(
+            module.line(r) <= last and not _computes_from_items(module, r)
+            for r in reads
+        ):
+            return None  # read before a store: another name may hold the changed object
+        line = module.line(statement)
+        ran: list[ast.Assign] = []
+        for store in sorted(stores, key=module.line):
+            if module.line(store) >= line:
+                break  # no loop holds a store: one after `statement` has not run
+            env = self.flow(module, frame).before.get(store)
+            if env is None:
+                continue  # on a branch this frame never takes
+            if env.get(name) != bindings or not self._runs_here(module, store, frame):
+                return None
+            ran.append(store)
+        value = self._binding_value(module, name, binding, frame)
+        for store in ran:
+            target = store.targets[0]
+            assert isinstance(target, ast.Subscript)
+            key = self.value(module, target.slice, frame)
+            item = self.value(module, store.value, frame)
+            value = _item_replaced(value, key, item)
+            if isinstance(value, Unknown):
+                return lost_at(value, item) if isinstance(item, Unknown) else value
+        return value
+
+    def _runs_here(self, module: Module, store: ast.stmt, frame: Frame) -> bool:
+        """Every statement around `store` up to its function is an `if` whose test this frame
+        decides, taking the side `store` is on."""
+        child: ast.AST = store
+        parent = module.parents.get(store)
+        while parent is not None and parent is not frame.scope:
+            if not isinstance(parent, ast.If) or child is parent.test:
+                return False
+            truth = _truth(self.value(module, parent.test, frame))
+            if truth is None or truth != any(child is s for s in parent.body):
+                return False
+            child, parent = parent, module.parents.get(parent)
+        return parent is frame.scope
 
     def _read_later(
         self, module: Module, at: ast.AST, statement: ast.stmt, frame: Frame
@@ -6489,6 +6583,20 @@ def _binary(op: ast.operator, left: Value, right: Value) -> Value:
         function = _BINARY.get(type(op))
         if function is not None:
             return function(left, right)
+    numbers = (_is_int(left) or isinstance(left, float)) and (
+        _is_int(right) or isinstance(right, float)
+    )
+    if numbers and isinstance(op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+        # `num_devices / -count`, `target / np.prod(vals) * -1`: a float, as Python gives
+        assert isinstance(left, (int, float)) and isinstance(right, (int, float))
+        if isinstance(op, ast.Div) and right == 0:
+            return Unknown("a division by zero")
+        try:
+            if isinstance(op, ast.Div):
+                return left / right
+            return float(_FLOAT_BINARY[type(op)](left, right))
+        except OverflowError:
+            return Unknown("a number too large for a float")
     if isinstance(op, ast.Add):
         if isinstance(left, tuple) and isinstance(right, tuple):
             return left + right
@@ -6732,6 +6840,74 @@ def _literal_element(
             return None
         value = value.elts[index]
     return value
+
+
+def _item_store_of(module: Module, use: ast.Name) -> ast.Assign | None:
+    """The statement `use[key] = value` that `use` is the container of, else None."""
+    item = module.parents.get(use)
+    statement = module.parents.get(item) if item is not None else None
+    if (
+        isinstance(item, ast.Subscript)
+        and item.value is use
+        and isinstance(item.ctx, ast.Store)
+        and isinstance(statement, ast.Assign)
+        and statement.targets == [item]
+    ):
+        return statement
+    return None
+
+
+# Functions that compute a new value from a list's items at once, keeping no reference.
+_FROM_ITEMS = frozenset(
+    {"len", "tuple", "list", "sorted", "sum", "min", "max", "prod", "int", "any", "all"}
+)
+
+
+def _computes_from_items(module: Module, use: ast.Name) -> bool:
+    """`use` is read only for what its items are now: `use[i]`, `use.index(v)`,
+    `use.count(v)`, `v in use`, or the argument of a function that computes a value from
+    its items at once (`len`, `tuple`, `math.prod`, `np.prod`)."""
+    parent = module.parents.get(use)
+    if isinstance(parent, ast.Subscript):
+        return parent.value is use and isinstance(parent.ctx, ast.Load)
+    if isinstance(parent, ast.Compare):
+        return True
+    if isinstance(parent, ast.Attribute):
+        call = module.parents.get(parent)
+        return (
+            parent.attr in ("index", "count")
+            and isinstance(call, ast.Call)
+            and call.func is parent
+        )
+    if isinstance(parent, ast.Call) and parent.func is not use:
+        func = parent.func
+        called = func.attr if isinstance(func, ast.Attribute) else None
+        if isinstance(func, ast.Name):
+            called = func.id
+        return called in _FROM_ITEMS and len(parent.args) == 1 and not parent.keywords
+    return False
+
+
+def _item_replaced(container: Value, key: Value, item: Value) -> Value:
+    """`container` with `container[key] = item` done: a list's known index (negative ones
+    from its end), a dict's key (a new key goes last)."""
+    if isinstance(container, ListValue):
+        if not isinstance(key, int) or isinstance(key, bool):
+            return Unknown("an item store at an index jaxfix does not know")
+        items = list(container.items)
+        if not -len(items) <= key < len(items):
+            return Unknown("an item store past the list's end")
+        items[key] = item
+        return ListValue(tuple(items))
+    if isinstance(container, DictValue):
+        if not known(key) or not isinstance(key, (str, int)):
+            return Unknown("an item store at a key jaxfix does not know")
+        if any(k == key for k, _ in container.items):
+            return DictValue(
+                tuple((k, item if k == key else v) for k, v in container.items)
+            )
+        return DictValue((*container.items, (key, item)))
+    return Unknown("an item store into a value jaxfix does not spell out")
 
 
 def _filling_in_a_loop(

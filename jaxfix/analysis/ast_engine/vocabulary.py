@@ -856,6 +856,13 @@ def _builtin_call(
     if (
         name == "builtins.int"
         and len(positional) == 1
+        and isinstance(positional[0], float)
+        and math.isfinite(positional[0])
+    ):  # `int(num_devices / -count)`: toward zero, as Python does
+        return int(positional[0])
+    if (
+        name == "builtins.int"
+        and len(positional) == 1
         and isinstance(positional[0], str)
     ):
         try:
@@ -987,6 +994,13 @@ def method(
             return positional[1] if len(positional) == 2 else None
         if name == "copy" and not positional:
             return receiver
+    if (
+        isinstance(receiver, (ListValue, tuple))
+        and name in ("index", "count")
+        and len(positional) == 1
+        and not keywords
+    ):  # `sizes[sizes.index(-1)] = ...`: where the size to fill in is
+        return _position_or_count(receiver, name, positional[0])
     if isinstance(receiver, str) and name == "split" and not keywords:
         # `"2,4".split(",")`: an axis-dims string of a config, as Python splits it
         separator = positional[0] if len(positional) == 1 else None
@@ -999,6 +1013,21 @@ def method(
     if isinstance(receiver, Sharding) and name == "with_spec" and len(positional) == 1:
         return Sharding(receiver.mesh, positional[0])
     return Unknown(f"`.{name}(...)` of something jaxfix does not know")
+
+
+def _position_or_count(
+    receiver: ListValue | tuple[Value, ...], name: str, wanted: Value
+) -> Value:
+    """`.index(v)` or `.count(v)` of a list or tuple of plain data jaxfix knows."""
+    items = receiver.items if isinstance(receiver, ListValue) else receiver
+    plain = (int, float, str, type(None))
+    if not isinstance(wanted, plain) or not all(isinstance(i, plain) for i in items):
+        return Unknown(f"`.{name}(...)` of items jaxfix does not know")
+    if name == "count":
+        return sum(1 for i in items if i == wanted)
+    if wanted not in items:
+        return Unknown("`.index(...)` of a value the list does not hold (it raises)")
+    return items.index(wanted)
 
 
 def _every_item_method(receiver: Items, name: str) -> Items | None:
