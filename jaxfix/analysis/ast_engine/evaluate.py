@@ -5776,7 +5776,11 @@ class Evaluator:
         if isinstance(positional, Unknown) or isinstance(keywords, Unknown):
             # `VisionTransformer(num_classes=n, **model_config)` of a registry's config: an
             # object of the class still, its constructor's arguments unknown
-            return placeholder if self._plainly_constructed(cls) else keywords
+            if self._plainly_constructed(cls):
+                return placeholder
+            lost = positional if isinstance(positional, Unknown) else keywords
+            assert isinstance(lost, Unknown)
+            return lost
         args = self.bind(init, [placeholder, *positional], keywords)
         if isinstance(args, Unknown):
             return args
