@@ -880,6 +880,10 @@ class Evaluator:
                 return None
             ran.append(store)
         value = self._binding_value(module, name, binding, frame)
+        if not isinstance(value, (ListValue, DictValue)):
+            return (
+                None  # an object's `__setitem__` stores (keras' LayoutMap) are its own
+            )
         for store in ran:
             target = store.targets[0]
             assert isinstance(target, ast.Subscript)
