@@ -108,8 +108,12 @@ class SetMeshAbstract(Rule):
         Safety.SAFE: "enter it with `jax.sharding.use_abstract_mesh`",
         Safety.UNSAFE: "store the concrete mesh where a bare set_mesh's mesh is set",
     }
-    # `m.abstract_mesh` in a module of its own: the fix where another module's set_mesh gets it
-    tokens = ((b"set_mesh",), (b"abstract_mesh",))
+    # a set_mesh call; `m.abstract_mesh` read in a module of its own (the attribute, not
+    # `use_abstract_mesh`): the fix where another module's set_mesh gets it
+    tokens = (
+        (b"set_mesh",),
+        (rb"\.(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*abstract_mesh\b",),
+    )
     raises = ("Expected mesh of type `jax.sharding.Mesh`. Got {text}",)
     raised_in = ("jax/_src/sharding_impls.py",)
     # the mesh set_mesh was given: where the run built it is where a concrete one is made

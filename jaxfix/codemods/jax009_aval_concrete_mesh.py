@@ -61,7 +61,8 @@ class AvalConcreteMesh(Rule):
         "a ShapedArray sharded on a concrete mesh: an aval's mesh must be abstract"
     )
     fixes = {Safety.SAFE: "build the sharding on `mesh.abstract_mesh`"}
-    tokens = ((b"ShapedArray", b"sharding"),)
+    # the `sharding=` keyword the call needs (a comment or a notebook's line break may split it)
+    tokens = ((b"ShapedArray", rb"\bsharding(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*="),)
     raises = ("Mesh of an aval must be an AbstractMesh. Got {text}",)
     raised_in = ("jax/_src/core.py",)
 

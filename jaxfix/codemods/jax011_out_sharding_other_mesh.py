@@ -82,7 +82,8 @@ class OutShardingOtherMesh(Rule):
     name = "out-sharding-other-mesh"
     summary = "an out_sharding on another mesh than the context mesh"
     fixes = {Safety.SAFE: "pass the bare PartitionSpec, on the context mesh"}
-    tokens = ((b"out_sharding",),)
+    # the keyword the call needs, not jit's `out_shardings`
+    tokens = ((rb"\bout_sharding\b",),)
     raises = (
         "Context mesh {mesh:context} should match the mesh of sharding {mesh:out} passed to {text}",
         "Context mesh {mesh:context} must match the mesh passed to shardings {mesh:out}. "

@@ -496,3 +496,71 @@ def test_the_engine_runs_the_rules_the_runner_s_prefilter_passed_without_testing
     after = process_file(Run(options), path, write=False)
     assert {d.code for d in after.diagnostics} >= {"JAX001", "JAX002"}
     assert after.diagnostics == before.diagnostics
+
+
+# The keyword or attribute a rule's visitor needs, each spelled as code may split it (spaces,
+# a comment, a continued line, a notebook cell's line break), and the word spelled otherwise
+# in a file its visitor never looks at.
+_NEEDED_SPELLINGS = {
+    "JAX008": (
+        "concrete = m.abstract_mesh",
+        "concrete = (m.  # the abstract one\n    abstract_mesh)",
+        "concrete = m.\\\n    abstract_mesh",
+        '{"cells": [{"source": ["y = (m.\\n", "     abstract_mesh)"]}]}',
+    ),
+    "JAX009": (
+        "a = ShapedArray((8,), f32, sharding=s)",
+        "a = ShapedArray((8,), f32, sharding = s)",
+        "a = ShapedArray((8,), f32, sharding  # placed\n    =s)",
+        '{"cells": [{"source": ["a = ShapedArray((8,), f32, sharding\\n", "  =s)"]}]}',
+    ),
+    "JAX011": (
+        "y = jnp.dot(a, b, out_sharding=s)",
+        "y = jnp.dot(a, b, out_sharding\n    =s)",
+        '{"cells": [{"source": ["y = jnp.dot(a, b,\\n", "  out_sharding=s)"]}]}',
+    ),
+}
+_OTHER_SPELLINGS = {
+    "JAX008": "with use_abstract_mesh(get_abstract_mesh()):\n    pass",
+    "JAX009": "import jax.sharding\na = ShapedArray((8,), f32)",
+    "JAX011": "f = jax.jit(g, out_shardings=s)",
+}
+
+
+@pytest.mark.parametrize(
+    ("code", "text"),
+    [(code, text) for code, texts in _NEEDED_SPELLINGS.items() for text in texts],
+)
+def test_a_rule_s_needed_keyword_or_attribute_keeps_its_file(code, text):
+    source = f"import jax\n{text}\n".encode()
+    assert ast.parse(source)  # notebook JSON too: a dict display
+    assert RULES[code].may_apply(source)
+
+
+@pytest.mark.parametrize("code", sorted(_OTHER_SPELLINGS))
+def test_a_word_spelled_otherwise_than_the_rule_needs_is_no_candidate(code):
+    """JAX008 reads `.abstract_mesh` (not `use_abstract_mesh`), JAX009 a ShapedArray's
+    `sharding=` (not the module `jax.sharding`), JAX011 the keyword `out_sharding` (not
+    jit's `out_shardings`): a file spelling only the other is not parsed for the rule."""
+    source = f"import jax\n{_OTHER_SPELLINGS[code]}\n".encode()
+    assert ast.parse(source)
+    assert not RULES[code].may_apply(source)
+
+
+def test_a_file_only_a_needed_spelling_made_a_candidate_is_not_parsed(tmp_path):
+    """The runner's prefilter settles, unparsed, a file whose words named a rule's token but
+    not the spelling its visitor needs; the same file with that spelling is checked."""
+    from jaxfix.check.runner import _settle_cheaply
+
+    run = Run(options_from_args(["--select", "JAX008,JAX009,JAX011"]))
+    skipped, kept = tmp_path / "skipped.py", tmp_path / "kept.py"
+    skipped.write_text("import jax\n" + "\n".join(_OTHER_SPELLINGS.values()) + "\n")
+    kept.write_text(
+        "import jax\n"
+        + "\n".join(texts[0] for texts in _NEEDED_SPELLINGS.values())
+        + "\n"
+    )
+    assert isinstance(_settle_cheaply(skipped, run, run.rules, (None, None)), FileResult)
+    settled = _settle_cheaply(kept, run, run.rules, (None, None))
+    assert isinstance(settled, tuple)
+    assert settled[1] == ("JAX008", "JAX009", "JAX011")
