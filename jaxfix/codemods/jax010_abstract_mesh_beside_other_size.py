@@ -121,7 +121,9 @@ class AbstractMeshBesideOtherSize(Rule):
     name = "abstract-mesh-beside-other-size"
     summary = "a hand-built AbstractMesh lowered beside a mesh of another size"
     fixes = {Safety.UNSAFE: "build the abstract mesh from the concrete one"}
-    tokens = ((b"AbstractMesh",),)
+    # a call `AbstractMesh(...)` (`sharding.AbstractMesh(...)`), or its import under another
+    # name (`AbstractMesh as AM`): the modules the rule looks in (`_builds_abstract_meshes`)
+    tokens = ((rb"\bAbstractMesh(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*(?:\(|as\b)",),)
     raises = (
         "AbstractMesh size: {count:abstract} does not match the device assignment size: {count:devices}",
         "AbstractMesh should be of the same size across all shardings. Got {mesh:abstract} and {mesh}",

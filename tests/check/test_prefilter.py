@@ -514,6 +514,12 @@ _NEEDED_SPELLINGS = {
         "a = ShapedArray((8,), f32, sharding  # placed\n    =s)",
         '{"cells": [{"source": ["a = ShapedArray((8,), f32, sharding\\n", "  =s)"]}]}',
     ),
+    "JAX010": (
+        "m = jax.sharding.AbstractMesh((2,), ('x',))",
+        "m = (AbstractMesh  # by hand\n    ((2,), ('x',)))",
+        "from jax.sharding import AbstractMesh as AM",
+        '{"cells": [{"source": ["m = (AbstractMesh\\n", "  ((2,), (\'x\',)))"]}]}',
+    ),
     "JAX011": (
         "y = jnp.dot(a, b, out_sharding=s)",
         "y = jnp.dot(a, b, out_sharding\n    =s)",
@@ -523,6 +529,7 @@ _NEEDED_SPELLINGS = {
 _OTHER_SPELLINGS = {
     "JAX008": "with use_abstract_mesh(get_abstract_mesh()):\n    pass",
     "JAX009": "import jax.sharding\na = ShapedArray((8,), f32)",
+    "JAX010": "def f(m: AbstractMesh):\n    return isinstance(m, jax.sharding.AbstractMesh)",
     "JAX011": "f = jax.jit(g, out_shardings=s)",
 }
 
@@ -540,8 +547,9 @@ def test_a_rule_s_needed_keyword_or_attribute_keeps_its_file(code, text):
 @pytest.mark.parametrize("code", sorted(_OTHER_SPELLINGS))
 def test_a_word_spelled_otherwise_than_the_rule_needs_is_no_candidate(code):
     """JAX008 reads `.abstract_mesh` (not `use_abstract_mesh`), JAX009 a ShapedArray's
-    `sharding=` (not the module `jax.sharding`), JAX011 the keyword `out_sharding` (not
-    jit's `out_shardings`): a file spelling only the other is not parsed for the rule."""
+    `sharding=` (not the module `jax.sharding`), JAX010 looks in modules calling
+    `AbstractMesh(...)` (not naming the type), JAX011 the keyword `out_sharding` (not jit's
+    `out_shardings`): a file spelling only the other is not parsed for the rule."""
     source = f"import jax\n{_OTHER_SPELLINGS[code]}\n".encode()
     assert ast.parse(source)
     assert not RULES[code].may_apply(source)
@@ -552,7 +560,7 @@ def test_a_file_only_a_needed_spelling_made_a_candidate_is_not_parsed(tmp_path):
     not the spelling its visitor needs; the same file with that spelling is checked."""
     from jaxfix.check.runner import _settle_cheaply
 
-    run = Run(options_from_args(["--select", "JAX008,JAX009,JAX011"]))
+    run = Run(options_from_args(["--select", "JAX008,JAX009,JAX010,JAX011"]))
     skipped, kept = tmp_path / "skipped.py", tmp_path / "kept.py"
     skipped.write_text("import jax\n" + "\n".join(_OTHER_SPELLINGS.values()) + "\n")
     kept.write_text(
@@ -563,4 +571,4 @@ def test_a_file_only_a_needed_spelling_made_a_candidate_is_not_parsed(tmp_path):
     assert isinstance(_settle_cheaply(skipped, run, run.rules, (None, None)), FileResult)
     settled = _settle_cheaply(kept, run, run.rules, (None, None))
     assert isinstance(settled, tuple)
-    assert settled[1] == ("JAX008", "JAX009", "JAX011")
+    assert settled[1] == ("JAX008", "JAX009", "JAX010", "JAX011")
