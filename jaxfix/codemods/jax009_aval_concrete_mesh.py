@@ -62,7 +62,9 @@ class AvalConcreteMesh(Rule):
     )
     fixes = {Safety.SAFE: "build the sharding on `mesh.abstract_mesh`"}
     # the `sharding=` keyword the call needs (a comment or a notebook's line break may split it)
-    tokens = ((b"ShapedArray", rb"\bsharding(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*="),)
+    tokens = (
+        (b"ShapedArray", rb"\bsharding(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*="),
+    )
     raises = ("Mesh of an aval must be an AbstractMesh. Got {text}",)
     raised_in = ("jax/_src/core.py",)
 

@@ -123,7 +123,9 @@ class AbstractMeshBesideOtherSize(Rule):
     fixes = {Safety.UNSAFE: "build the abstract mesh from the concrete one"}
     # a call `AbstractMesh(...)` (`sharding.AbstractMesh(...)`), or its import under another
     # name (`AbstractMesh as AM`): the modules the rule looks in (`_builds_abstract_meshes`)
-    tokens = ((rb"\bAbstractMesh(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*(?:\(|as\b)",),)
+    tokens = (
+        (rb"\bAbstractMesh(?:\s|\\[nrt]?|[\",]|#[^\r\n]*(?![^\r\n]))*(?:\(|as\b)",),
+    )
     raises = (
         "AbstractMesh size: {count:abstract} does not match the device assignment size: {count:devices}",
         "AbstractMesh should be of the same size across all shardings. Got {mesh:abstract} and {mesh}",

@@ -568,7 +568,9 @@ def test_a_file_only_a_needed_spelling_made_a_candidate_is_not_parsed(tmp_path):
         + "\n".join(texts[0] for texts in _NEEDED_SPELLINGS.values())
         + "\n"
     )
-    assert isinstance(_settle_cheaply(skipped, run, run.rules, (None, None)), FileResult)
+    assert isinstance(
+        _settle_cheaply(skipped, run, run.rules, (None, None)), FileResult
+    )
     settled = _settle_cheaply(kept, run, run.rules, (None, None))
     assert isinstance(settled, tuple)
     assert settled[1] == ("JAX008", "JAX009", "JAX010", "JAX011")
