@@ -80,6 +80,13 @@ def value(body: str):
             "    cfg.name = str(cfg.shape)\n    return cfg\nv = make().shape",
             (2, 2),
         ),
+        # a stored tuple of constants passed on while configuring: still what was stored
+        (
+            "def make():\n    cfg = Runner.default_config()\n    cfg.shape = (2, 2)\n"
+            "    cfg.name = str(cfg.shape)\n    cfg.klass = type(cfg.shape)\n"
+            "    return cfg\nv = make().shape",
+            (2, 2),
+        ),
         # a store on another class's object leaves this one's default
         (
             "def other():\n    cfg = Other.default_config()\n    cfg.shape = (8, 1)\n"
@@ -99,6 +106,9 @@ def test_an_object_configured_before_it_escapes(body, expected):
         "def make():\n    cfg = Runner.default_config()\n    cfg.shape = (2, 2)\n"
         "    runner = cfg.instantiate()\n    cfg.shape = (8, 1)\n    return runner\n"
         "v = make().config.shape",
+        # an attribute's list changed in place while configuring
+        "def make():\n    cfg = Runner.default_config()\n    cfg.shape = [2, 2]\n"
+        "    cfg.shape.append(1)\n    cfg.name = 'x'\n    return cfg\nv = make().shape",
         # a store under an `if`
         "def make(flag):\n    cfg = Runner.default_config()\n    if flag:\n"
         "        cfg.shape = (2, 2)\n    return cfg\nv = make(True).shape",

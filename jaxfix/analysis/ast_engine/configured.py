@@ -9,6 +9,7 @@ import ast
 from dataclasses import dataclass
 
 from jaxfix.analysis.ast_engine.item_stores import first_parameter
+from jaxfix.analysis.ast_engine.mutation import reads_only
 
 
 @dataclass(frozen=True)
@@ -31,13 +32,15 @@ def configuring(
     """The statements of `scope`'s own body after `binding` (`name = ...`, one of the body's
     statements) that configure the object `name` holds, in order, when every other use of
     `name` in the scope (`uses`: its loads) is an attribute read (`name.attr`) or comes after
-    the last of them (the object escapes, passed on or returned, only once it is whole);
+    the last of them (the object escapes, passed on or returned, only once it is whole; an
+    attribute read that may change what it holds counts as an escape);
     None otherwise (a store under an `if`, in a loop, on a nested attribute, or a use in a
     nested function)."""
     body = scope.body
     start = body.index(binding)
     found: list[Configuring] = []
     escapes: list[int] = []
+    passed: list[tuple[str, int]] = []  # attributes read where they may be changed
     for use in uses:
         top = _top_statement(use, scope, parents)
         if top is None:
@@ -63,13 +66,32 @@ def configuring(
                 escapes.append(body.index(top))  # a method's call may change it
         elif not isinstance(parent.ctx, ast.Load):
             return None  # `del name.attr`
+        elif not reads_only(parent, parents):
+            passed.append((parent.attr, body.index(top)))
     if not found:
         return None
     found.sort(key=lambda c: body.index(c.statement))
+    for attr, index in passed:
+        # `name.items.append(x)`, `name.sub.x = v`, `f(name.sub)`: what the attribute holds
+        # may change, as if the object had escaped; not a tuple of constants stored here
+        stores = [c for c in found if c.attr == attr]
+        if not (
+            stores
+            and body.index(stores[0].statement) < index
+            and all(_immutable(c.value) for c in stores)
+        ):
+            escapes.append(index)
     first, last = body.index(found[0].statement), body.index(found[-1].statement)
     if first <= start or any(i <= last for i in escapes):
         return None
     return found
+
+
+def _immutable(expr: ast.expr) -> bool:
+    """A constant, or a tuple display of them (`(2, 4)`, `("data", "model")`)."""
+    if isinstance(expr, ast.Tuple):
+        return all(_immutable(e) for e in expr.elts)
+    return isinstance(expr, ast.Constant)
 
 
 def _top_statement(

@@ -39,7 +39,13 @@ Attribute configs: a function that builds a config empty and fills it by attribu
 one statement each in its own body (`config = ConfigDict()`, `config.data = ConfigDict()`,
 `config.data.batch_size = 16`: ml_collections' `ConfigDict`, a `dict` subclass whose
 `__setattr__`/`__getattr__` are its items, `types.SimpleNamespace`), read only after the last
-store, gives that config (`.get(k)`, `[k]` and attributes of a ConfigDict). Containers: tuple, list and dict displays,
+store, gives that config (`.get(k)`, `[k]` and attributes of a ConfigDict). Config objects: an
+object of a class of the tree that the function building it configures before it escapes
+(axlearn's `cfg = Runner.default_config().set(name=...)`, `cfg.mesh_shape = (2, 4)`, then
+`return cfg`: stores and method calls as statements of its own body, every other use after the
+last of them; configured.py) holds what those stores and a setter of the keywords it is given
+(`set(**kwargs)` looping `setattr(self, k, v)`) set, and a store or a setter's call on an object
+of a class unrelated to the one read sets nothing on it. Containers: tuple, list and dict displays,
 `dict(...)`, `.values()/.keys()/.items()/.get()`, items, slices, `+`, `*`, `len`,
 `math.prod`, `range`, `zip`, `enumerate` and comprehensions over known values (a
 `PartitionSpec` iterates its parts); a list or dict whose name is used in
