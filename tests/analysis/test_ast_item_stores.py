@@ -148,6 +148,7 @@ RUNNER = (
     "            probe = self.worker.steps\n"
     "def main():\n"
     "    runner = Runner()\n"
+    "    runner.run()\n"
     "    runner.worker = Worker(3)\n"
     "    runner.run()\n"
 )

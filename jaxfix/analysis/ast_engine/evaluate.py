@@ -39,7 +39,13 @@ Attribute configs: a function that builds a config empty and fills it by attribu
 one statement each in its own body (`config = ConfigDict()`, `config.data = ConfigDict()`,
 `config.data.batch_size = 16`: ml_collections' `ConfigDict`, a `dict` subclass whose
 `__setattr__`/`__getattr__` are its items, `types.SimpleNamespace`), read only after the last
-store, gives that config (`.get(k)`, `[k]` and attributes of a ConfigDict). Containers: tuple, list and dict displays,
+store, gives that config (`.get(k)`, `[k]` and attributes of a ConfigDict). Config objects: an
+object of a class of the tree that the function building it configures before it escapes
+(axlearn's `cfg = Runner.default_config().set(name=...)`, `cfg.mesh_shape = (2, 4)`, then
+`return cfg`: stores and method calls as statements of its own body, every other use after the
+last of them; configured.py) holds what those stores and a setter of the keywords it is given
+(`set(**kwargs)` looping `setattr(self, k, v)`) set, and a store or a setter's call on an object
+of a class unrelated to the one read sets nothing on it. Containers: tuple, list and dict displays,
 `dict(...)`, `.values()/.keys()/.items()/.get()`, items, slices, `+`, `*`, `len`,
 `math.prod`, `range`, `zip`, `enumerate` and comprehensions over known values (a
 `PartitionSpec` iterates its parts); a list or dict whose name is used in
@@ -141,6 +147,7 @@ from typing import cast
 
 from jaxfix.analysis.ast_engine import (
     arrays,
+    configured,
     device_shapes,
     item_stores,
     jax_attributes,
@@ -809,6 +816,10 @@ class Evaluator:
             if stored is not None:
                 return stored
         value = self._bindings_value(module, name, bindings, frame)
+        if isinstance(value, Instance) and statement is not None:
+            value = self._configured_before(
+                module, name, bindings, frame, statement, value
+            )
         if (
             isinstance(value, OneOf)
             and None in value.options
@@ -907,6 +918,59 @@ class Evaluator:
                 return False
             child, parent = parent, module.parents.get(parent)
         return parent is frame.scope
+
+    def _configured_before(
+        self,
+        module: Module,
+        name: str,
+        bindings: frozenset[Binding],
+        frame: Frame,
+        statement: ast.stmt,
+        built: Instance,
+    ) -> Instance:
+        """The object `name` holds where `statement` runs, in a function that builds it and
+        configures it before it escapes (`configured.configuring`): `built` with what each
+        configuring statement before `statement` stores (`cfg.mesh_shape = (2, 4)`; a
+        method's call, `cfg.set(name=...)`, gives the object the call returns, which must be
+        the same object); `built` as it was where the function does anything else."""
+        scope = frame.scope
+        if len(bindings) != 1 or not isinstance(
+            scope, (ast.FunctionDef, ast.AsyncFunctionDef)
+        ):
+            return built
+        (binding,) = bindings
+        start = binding.node
+        if not (
+            binding.kind == "assign"
+            and isinstance(start, ast.Assign)
+            and start in scope.body
+        ):
+            return built
+        uses = [
+            u
+            for u in module.loads_by_name.get(name, ())
+            if isinstance(u, ast.Name) and module.is_within(u, scope)
+        ]
+        found = configured.configuring(scope, name, start, uses, module.parents)
+        top = _top_of(module, statement, scope)
+        if found is None or top is None:
+            return built
+        current = built
+        for step in found:
+            if scope.body.index(step.statement) >= scope.body.index(top):
+                break
+            if step.attr is not None:
+                stored = self.value(module, step.value, frame)
+                current = replace(
+                    current,
+                    stored=current.stored + ((step.attr, stored, step.statement),),
+                )
+                continue
+            after = self.value(module, step.value, frame)
+            if not (isinstance(after, Instance) and after.cls == current.cls):
+                return built  # a method that may change the object in ways not seen
+            current = after
+        return current
 
     def _read_later(
         self, module: Module, at: ast.AST, statement: ast.stmt, frame: Frame
@@ -3707,7 +3771,8 @@ class Evaluator:
                 return Unknown(
                     f"the field `{name}` of an object jaxfix did not see built"
                 )
-            stored = self._field_stored(instance.cls, name)
+            exempt = frozenset(place for _, _, place in instance.stored)
+            stored = self._field_stored(instance.cls, name, exempt)
             if stored is not None:
                 return stored
             return dict(instance.init).get(name, Unknown(f"field `{name}` not given"))
@@ -3736,13 +3801,16 @@ class Evaluator:
             return filled
         return self._assigned_in_init(instance, name)
 
-    def _field_stored(self, cls: Class, name: str) -> Unknown | None:
+    def _field_stored(
+        self, cls: Class, name: str, exempt: frozenset[ast.AST] = frozenset()
+    ) -> Unknown | None:
         """Why the field `name` of an object of the dataclass `cls` may no longer hold what its
         construction gave: a method of the class sets it through `__setattr__` (a frozen
         one's `__post_init__`: `object.__setattr__(self, "shape", ...)`); for a class not
         frozen, a method of the class (`__post_init__` too) assigns `self.name`, or the project
         stores `.name` on an object from outside its class (`model.ff_layer = ...` after
-        building it) or may by `setattr`; None when none may."""
+        building it) or may by `setattr`; None when none may. The stores and calls of
+        `exempt` are the object's own, already in its value."""
         for klass in self._mro(cls):
             forced = _set_through_dunder(klass.node, name)
             if forced is not None:
@@ -3765,11 +3833,13 @@ class Evaluator:
                     return Unknown(
                         f"the field `.{name}` is also assigned by `{statement.name}`"
                     )
-        return self._stored_outside_methods(name, cls.path) or self._set_by_setattr(
-            name, cls
-        )
+        return self._stored_outside_methods(
+            name, cls.path, cls, exempt
+        ) or self._set_by_setattr(name, cls, exempt)
 
-    def _set_by_setattr(self, name: str, cls: Class) -> Unknown | None:
+    def _set_by_setattr(
+        self, name: str, cls: Class, exempt: frozenset[ast.AST] = frozenset()
+    ) -> Unknown | None:
         """Unknown naming the first `setattr(obj, key, value)` of the project whose key may be
         `name` (`name` itself, or a key computed at run time: axlearn's `ConfigBase.set(**kw)`
         loops `setattr(self, k, v)`) on an object of `cls`; None when there is none. A
@@ -3797,7 +3867,7 @@ class Evaluator:
                     continue
                 if self._sets_other_class(module, call, cls):
                     continue
-                if self._keys_never_given(module, call, key, name):
+                if self._keys_never_given(module, call, key, name, cls, exempt):
                     continue
                 return Unknown(
                     f"`setattr` may set `.{name}`, at {path.name}:{module.line(call)}"
@@ -3823,12 +3893,19 @@ class Evaluator:
         return all(k.node is not owner for k in chain) and self._every_base_seen(chain)
 
     def _keys_never_given(
-        self, module: Module, call: ast.Call, key: ast.expr, name: str
+        self,
+        module: Module,
+        call: ast.Call,
+        key: ast.expr,
+        name: str,
+        cls: Class,
+        exempt: frozenset[ast.AST],
     ) -> bool:
         """Whether `setattr(obj, key, v)` surely never gets `name` for `key`: `key` is the
         variable of a `for` loop over the function's own `**kwargs` (its `.items()`, `.keys()`
         or itself; EasyLM's `get_default_config(cls, **updates)`), and no call of the function
-        in the project passes `name` by keyword (or a `**mapping`)."""
+        in the project passes `name` by keyword (or a `**mapping`) to an object that may be
+        one of `cls` (a call of `exempt` is the object's own, already in its value)."""
         function = module.scope_of(call)
         if not (
             isinstance(key, ast.Name)
@@ -3865,7 +3942,7 @@ class Evaluator:
             and target.id == key.id
         ):
             return False
-        return self._never_given(module, function, name, 0)
+        return self._never_given(module, function, name, 0, (cls, exempt))
 
     def _never_given(
         self,
@@ -3873,13 +3950,16 @@ class Evaluator:
         function: ast.FunctionDef | ast.AsyncFunctionDef,
         name: str,
         depth: int,
+        receiving: tuple[Class, frozenset[ast.AST]] | None = None,
     ) -> bool:
         """Whether no call of `function` in the project passes `name` to its `**kwargs`: a
         `**kwargs` the caller forwards from its own `**kwargs`, never changed there
         (`super().__init__(**kwargs)` of a subclass's `__init__`), passes what the caller's
         own calls pass, followed `_MAX_FORWARDS` callers up; any other `**mapping` may pass
         it. A keyword naming one of `function`'s own parameters binds that parameter, never
-        its `**kwargs`."""
+        its `**kwargs`. With `receiving` (a class, and the calls already in an object's
+        value), a method's call on an object of a class unrelated to it, or one of those
+        calls, passes nothing to that object."""
         a = function.args
         if any(p.arg == name for p in (*a.args, *a.kwonlyargs)):
             return True
@@ -3888,6 +3968,14 @@ class Evaluator:
         if isinstance(calls, Unknown):
             return False
         for caller, made, _ in calls:
+            if receiving is not None and (
+                made in receiving[1]
+                or (
+                    isinstance(made.func, ast.Attribute)
+                    and self._of_other_class(caller, made.func.value, receiving[0])
+                )
+            ):
+                continue
             for keyword in made.keywords:
                 if keyword.arg == name:
                     return False
@@ -4038,7 +4126,7 @@ class Evaluator:
         module does, or code outside the class or a `setattr` may; None when none may."""
         return self._assigned_by_class(
             instance, name, exempt
-        ) or self._assigned_outside(instance, name)
+        ) or self._assigned_outside(instance, name, exempt)
 
     def _assigned_by_class(
         self, instance: Instance, name: str, exempt: frozenset[ast.AST]
@@ -4076,12 +4164,15 @@ class Evaluator:
                 return Unknown(f"`.{name}` is also assigned by subclass `{overriding}`")
         return None
 
-    def _assigned_outside(self, instance: Instance, name: str) -> Unknown | None:
+    def _assigned_outside(
+        self, instance: Instance, name: str, exempt: frozenset[ast.AST] = frozenset()
+    ) -> Unknown | None:
         """Why `.name` may not be what `__init__` stored, told by code outside the class: a
-        store on its objects, or a `setattr` that may name it."""
+        store on its objects, or a `setattr` that may name it (those of `exempt` are the
+        object's own, already in its value)."""
         return self._stored_outside_methods(
-            name, instance.cls.path
-        ) or self._set_by_setattr(name, instance.cls)
+            name, instance.cls.path, instance.cls, exempt
+        ) or self._set_by_setattr(name, instance.cls, exempt)
 
     def _assigned_in_init(
         self, instance: Instance, name: str, exempt: frozenset[ast.AST] = frozenset()
@@ -4804,6 +4895,8 @@ class Evaluator:
         call: ast.AST,
     ) -> Instance:
         """The object a method returning it gives (`LlamaForCausalLM(...).shard_model()`):
+        a method setting the keywords it is given (`configured.keyword_setter`) gives it with
+        those;
         with the attributes the method's body stores on it (`self.params = ...`, statements of
         the body itself, evaluated in the call's frame), where this call is the method's
         only one in the project; else the object as it was (its attributes the method
@@ -4817,6 +4910,12 @@ class Evaluator:
             or isinstance(module, Unknown)
         ):
             return instance
+        if configured.keyword_setter(node):
+            # `cfg.set(mesh_shape=(2, 4))`: each keyword, set by this call
+            if not isinstance(keywords, dict) or positional != [instance]:
+                return instance
+            given = tuple((key, value, call) for key, value in keywords.items())
+            return replace(instance, stored=instance.stored + given)
         me = node.args.args[0].arg
         stores: list[tuple[str, ast.expr]] = []
         for statement in node.body:
@@ -5111,11 +5210,19 @@ class Evaluator:
                         return False
         return True
 
-    def _stored_outside_methods(self, name: str, near: Path) -> Unknown | None:
+    def _stored_outside_methods(
+        self,
+        name: str,
+        near: Path,
+        cls: Class | None = None,
+        exempt: frozenset[ast.AST] = frozenset(),
+    ) -> Unknown | None:
         """Unknown naming the first store `x.name = ...` of the project that is not a method's
         store on its own first parameter: an object's attribute set from outside its class
         (`device_mesh.backend_mesh = jax.make_mesh(...)` after building it), so the value its
-        constructor made may not be the one read; None when there is none."""
+        constructor made may not be the one read; None when there is none. Asked for the
+        objects of `cls`, a store on an object of a class unrelated to it is left out, and so
+        is a statement of `exempt` (the object's own store, already in its value)."""
         found = self.project.candidate_files(name, near, imported=False)
         if isinstance(found, Unknown):
             # too many modules hold the word to parse each: not looked for (a known limit,
@@ -5130,12 +5237,34 @@ class Evaluator:
             if isinstance(module, Unknown):
                 return module
             for store in module.attribute_stores(name):
-                if not _on_own_first_parameter(module, store):
-                    return Unknown(
-                        f"`.{name}` is also stored from outside its class, at "
-                        f"{path.name}:{module.line(store)}"
-                    )
+                if _on_own_first_parameter(module, store):
+                    continue
+                if module.parents.get(store) in exempt or (
+                    cls is not None
+                    and isinstance(store, ast.Attribute)
+                    and self._of_other_class(module, store.value, cls)
+                ):
+                    continue
+                return Unknown(
+                    f"`.{name}` is also stored from outside its class, at "
+                    f"{path.name}:{module.line(store)}"
+                )
         return None
+
+    def _of_other_class(self, module: Module, receiver: ast.expr, cls: Class) -> bool:
+        """Whether `receiver` (where it is written) surely is an object of a class of the
+        tree that neither is nor derives from `cls`, nor `cls` from it (every base of both
+        seen): a store or a method's call on it does not reach an object of `cls`."""
+        value = self.value(module, receiver, self.frame_at(module, receiver))
+        if not isinstance(value, Instance):
+            return False
+        theirs, ours = self._mro(value.cls), self._mro(cls)
+        return (
+            self._every_base_seen(theirs)
+            and self._every_base_seen(ours)
+            and all(k.node is not cls.node for k in theirs)
+            and all(k.node is not value.cls.node for k in ours)
+        )
 
     def _stored_on(self, name: str, cls: Class) -> Unknown | None:
         """None when no store of `.name` and no `setattr` of the project may set it on an
@@ -6118,6 +6247,8 @@ def _joined_objects(values: list[Value], why: str) -> Value:
     if not values:  # a function that returns on no way (it always raises)
         return join(values, why)
     first = values[0]
+    if isinstance(first, Instance) and all(v == first for v in values):
+        return first  # one object, with what was stored on it since
     if (
         isinstance(first, Instance)
         and first.init is not None
@@ -6427,6 +6558,19 @@ def _statement_in(module: Module, node: ast.AST, scope: ast.AST) -> ast.stmt | N
         if isinstance(current, ast.stmt) and module.scope_of(current) is scope:
             return current
         current = module.parents.get(current)
+    return None
+
+
+def _top_of(
+    module: Module, statement: ast.stmt, scope: ast.FunctionDef | ast.AsyncFunctionDef
+) -> ast.stmt | None:
+    """The statement of `scope`'s own body that holds `statement`."""
+    current: ast.AST | None = statement
+    while current is not None:
+        parent = module.parents.get(current)
+        if parent is scope:
+            return current if current in scope.body else None
+        current = parent
     return None
 
 

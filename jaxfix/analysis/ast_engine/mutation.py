@@ -88,6 +88,7 @@ _READING_FUNCTIONS = frozenset(
         "tree_map_with_path",
         "tree_leaves",
         "leaves",  # jax.tree.leaves
+        "top_level_all_gather",  # gathers the tree's leaves into new arrays
         # jax.jit keeps its shardings' trees as given, never changes them
         "jit",
     }
