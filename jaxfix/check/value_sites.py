@@ -1563,6 +1563,7 @@ def _unfollowed_site(
     from jaxfix.check.config_factors import (
         as_run,
         config_factors,
+        environment_factors,
         read_names,
         target_size,
     )
@@ -1573,19 +1574,18 @@ def _unfollowed_site(
     factors = []
     product = None
     agreed = False
+    read: list[tuple[Path, int, str]] = []
     if mesh is not None:
         roots, facts, role = mesh
         sizes = dict(zip(facts[role].axis_names, facts[role].axis_sizes))
         known = {str(a): s for a, s in sizes.items() if s is not None}
-        factors = config_factors(
-            read_names(stopped.module.tree, stopped.node),
-            item.arguments,
-            item.cwds,
-            roots,
-            known,
-        )
+        names = read_names(stopped.module.tree, stopped.node)
+        factors = config_factors(names, item.arguments, item.cwds, roots, known)
         product = target_size(facts, role)
         agreed = as_run(factors, known)
+        total = facts[role].size
+        read = environment_factors(names, item.environment, roots, total, product)
+        agreed = agreed or (bool(read) and not factors)
     return ValueSite(
         (raised, item.line),
         stopped.path.resolve(),
@@ -1594,8 +1594,11 @@ def _unfollowed_site(
         why="which the code computes from other values as it runs (jaxfix does not "
         "follow them further)",
         unfollowed=True,
-        factors=tuple((f.path, f.line, f"{f.key} is {f.value}") for f in factors),
-        product=product if factors else None,
+        factors=(
+            *((f.path, f.line, f"{f.key} is {f.value}") for f in factors),
+            *read,
+        ),
+        product=product if factors or read else None,
         factors_as_run=agreed,
     )
 
