@@ -161,10 +161,14 @@ def with_value_sites(
             item.cwds,
         )
         if isinstance(written, Unknown):
+            keyed = _config_key(engine, item, path, chains[0][0], run)
+            if isinstance(keyed, ValueSite):
+                found[path][index] = replace(item, value_site=keyed)
+                continue
             origin = _origin_site(item, path, written, ours, item.facts)
             found[path][index] = replace(
                 item,
-                value_unknown=written.why,
+                value_unknown=keyed or written.why,
                 value_origin=origin,
                 value_origins=(origin,) if origin is not None else (),
             )
@@ -1368,6 +1372,35 @@ def _at_caller(
         found[path][index] = replace(item, value_site=placed[0])
     elif why is not None:
         found[path][index] = replace(item, value_unknown=why)
+
+
+def _config_key(
+    engine: Engine,
+    item: Evidence,
+    path: Path,
+    frames: tuple[tuple[Path, int], ...],
+    run: Run,
+) -> ValueSite | str | None:
+    """Where the walk stopped before the value: the YAML entry the differing axis's size is
+    read from by config key, on the line the run built the inner mesh
+    (jaxfix/check/config_keys.py)."""
+    from jaxfix.analysis.ast_engine.values import Unknown
+    from jaxfix.check.config_keys import config_key_site
+
+    axis, name, sizes = (
+        _differing_axis(item.facts),
+        _differing_name(item.facts),
+        _inner_sizes(item.facts),
+    )
+    if axis is None or name is None or sizes is None or not frames:
+        return None
+    where, line = frames[-1]
+    module = engine.evaluator.module(where.resolve())
+    if isinstance(module, Unknown):
+        return None
+    return config_key_site(
+        item, path, module, line, axis, name, sizes[axis], _tree(run)
+    )
 
 
 def _differing_axis(facts: tuple[Facts, ...]) -> int | None:
