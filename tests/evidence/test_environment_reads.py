@@ -23,6 +23,7 @@ def slice_devices():
 MAIN = """\
 import os
 import sys
+import types
 
 sys.modules["jax"] = types.ModuleType("jax")  # a process record is written for JAX's
 from helper import slice_devices
