@@ -455,11 +455,12 @@ class Analysis:
         """The first call in the `with` body (as written, not in a function defined there) that
         may need devices: `(call, True)` for an eager op (eager.py), which needs them,
         `(call, False)` for a call of a function of the tree, which jaxfix does not follow, of
-        a callable it does not know (a parameter, an unknown object's method), or of a jitted
-        function (it computes: `in_shardings=P(...)` needs a concrete mesh); `(yield, False)`
-        for a `yield` (a context manager's: the code its caller runs in its own `with` runs
-        there); None when none of these is written there. A lambda `jax.tree.map` is given
-        runs there too."""
+        a callable it does not know (a parameter, an unknown object's method), of a jitted
+        function (it computes: `in_shardings=P(...)` needs a concrete mesh), or of
+        `jax.device_put` onto a sharding not on a known concrete mesh; `(yield, False)` for a
+        `yield` (a context manager's: the code its caller runs in its own `with` runs there);
+        None when none of these is written there. A lambda `jax.tree.map` is given runs
+        there too."""
         scope = self.module.scope_of(statement)
         calls = sorted(
             (
