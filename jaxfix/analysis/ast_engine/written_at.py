@@ -4552,13 +4552,18 @@ _REDUCERS = frozenset({"math.prod", "np.prod", "numpy.prod", "len", "sum"})
 
 
 def _inspected_only(module: Module, read: ast.AST) -> bool:
-    """A read that passes the sizes nowhere: a comparison (`-1 in sizes`), `.index(...)` or
-    `.count(...)` of them, their product or length (`math.prod(sizes)`), or the list an item
-    is stored into (`sizes[i] = n`, filling a `-1` in place, which the walk's `-1` handling
-    reads)."""
+    """A read of a list of sizes that passes them nowhere: a membership test (`-1 in
+    sizes`), `.index(...)` or `.count(...)` of them, their product or length
+    (`math.prod(sizes)`), or the list an item is stored into (`sizes[i] = n`, filling a `-1`
+    in place, which the walk's `-1` handling reads). A comparison of a scalar (`ep != -1`)
+    decides a branch: it counts."""
     parent = module.parents.get(read)
     return (
-        isinstance(parent, ast.Compare)
+        (
+            isinstance(parent, ast.Compare)
+            and all(isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops)
+            and read is not parent.left
+        )
         or (
             isinstance(parent, ast.Call)
             and parent.args == [read]
