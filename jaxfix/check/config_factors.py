@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from jaxfix.evidence.facts import Facts
+from jaxfix.evidence.facts import EnvironmentRead, Facts
 
 _SUFFIXES = {".yaml": "yaml", ".yml": "yaml", ".json": "json"}
 _MAX_STEPS = 64  # expressions followed from the sizes' expression
@@ -158,6 +158,95 @@ def config_factors(
                 continue
             found.append(Factor(file, entry.line, key, entry.values[0]))
     return _of_sized_axes(found, sizes)
+
+
+def environment_factors(
+    names: set[str],
+    reads: Sequence[EnvironmentRead],
+    roots: Sequence[Path],
+    total: int,
+    product: int | None,
+) -> list[tuple[Path, int, str]]:
+    """The environment variables the run's code read (in the tree, not in .git) into one of
+    `names` (`n = int(os.environ.get("N"))` beside `config.n`, or a local then passed as
+    `n=...` in that function): each read's file, line and what to set it to, where its value
+    in the run is the mesh's size (`total`) and the sizes must multiply to `product`."""
+    from jaxfix.sources.file_io import ReadError, read_regular
+
+    found = []
+    for read in reads:
+        file = Path(os.path.realpath(read.path))
+        if ".git" in file.parts or not any(file.is_relative_to(r) for r in roots):
+            continue
+        try:
+            tree = ast.parse(read_regular(file, _MAX_BYTES, bound="1 MiB"))
+        except (ReadError, SyntaxError, ValueError):
+            continue
+        if not names & _read_into(tree, read.line):
+            continue
+        held = "unset" if read.value is None else read.value
+        setting = (
+            f": set it to {product}"
+            if product is not None
+            and read.value is not None
+            and read.value.strip() == str(total)
+            else ""
+        )
+        found.append(
+            (
+                read.path,
+                read.line,
+                f"the environment variable {read.variable}, {held} in the run{setting}",
+            )
+        )
+    return found
+
+
+def _read_into(tree: ast.Module, line: int) -> set[str]:
+    """The names the statement at `line` binds (a name, an attribute, a keyword it passes),
+    and the keywords its function passes a bound name as (`f(n=n)`)."""
+    statements = [
+        s
+        for s in ast.walk(tree)
+        if isinstance(s, ast.stmt)
+        and not isinstance(s, _SCOPES)
+        and s.lineno <= line <= (s.end_lineno or s.lineno)
+    ]
+    if not statements:
+        return set()
+    statement = min(statements, key=lambda s: (s.end_lineno or s.lineno) - s.lineno)
+    targets = (
+        statement.targets
+        if isinstance(statement, ast.Assign)
+        else [statement.target]
+        if isinstance(statement, ast.AnnAssign | ast.AugAssign)
+        else []
+    )
+    bound = {
+        t.id if isinstance(t, ast.Name) else t.attr
+        for target in targets
+        for t in (target.elts if isinstance(target, ast.Tuple) else [target])
+        if isinstance(t, ast.Name | ast.Attribute)
+    }
+    passed = {
+        k.arg
+        for call in ast.walk(statement)
+        if isinstance(call, ast.Call)
+        for k in call.keywords
+        if k.arg is not None
+    }
+    function = _enclosing(tree, statement)
+    forwarded = {
+        k.arg
+        for call in (ast.walk(function) if function is not None else ())
+        if isinstance(call, ast.Call)
+        for k in call.keywords
+        if k.arg is not None and isinstance(k.value, ast.Name) and k.value.id in bound
+    }
+    return bound | passed | forwarded
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def _of_sized_axes(factors: list[Factor], sizes: dict[str, int]) -> list[Factor]:

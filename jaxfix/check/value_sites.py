@@ -102,9 +102,7 @@ def with_value_sites(
         evidence,
         lambda path, item: item.code == _UNPASSED[0] and _outer_frames(item, path),
     )
-    given = _unplaced(
-        evidence, lambda path, item: item.code == _GIVEN[0] and _given_built(item)
-    )
+    given = _unplaced(evidence, lambda path, item: item.code == _GIVEN[0])
     made = _unplaced(evidence, lambda path, item: item.code == _MADE[0])
     # JAX002 walks its own inner mesh; another rule's error (JAX003's too, once its own
     # walks placed nothing: they run first) names the origin of each mesh its message
@@ -163,10 +161,14 @@ def with_value_sites(
             item.cwds,
         )
         if isinstance(written, Unknown):
+            keyed = _config_key(engine, item, path, chains[0][0], run)
+            if isinstance(keyed, ValueSite):
+                found[path][index] = replace(item, value_site=keyed)
+                continue
             origin = _origin_site(item, path, written, ours, item.facts)
             found[path][index] = replace(
                 item,
-                value_unknown=written.why,
+                value_unknown=keyed or written.why,
                 value_origin=origin,
                 value_origins=(origin,) if origin is not None else (),
             )
@@ -319,7 +321,9 @@ def _at_given(
     from jaxfix.analysis.names import Api
 
     place = _given_built(item)
-    assert place is not None  # selected so
+    if place is None:
+        _at_made_abstract(engine, path, index, item, found, ours)
+        return
     where = place[0].resolve()
     if where not in ours:
         return
@@ -336,6 +340,8 @@ def _at_given(
     ]
     if not calls:
         _at_context_read(engine, path, index, item, found, ours)
+        if found[path][index] is item:
+            _at_made_abstract(engine, path, index, item, found, ours)
     if len(calls) != 1:
         return
     site = ValueSite(
@@ -347,6 +353,86 @@ def _at_given(
         role=_GIVEN[1],
     )
     _move(found, path, index, item, site)
+
+
+def _at_made_abstract(
+    engine: Engine,
+    path: Path,
+    index: int,
+    item: Evidence,
+    found: dict[Path, list[Evidence]],
+    ours: set[Path],
+) -> None:
+    """The abstract mesh given `jax.set_mesh` is that of a concrete mesh the run built in a
+    factory: the caller's line that makes it abstract (`make(config).abstract_mesh`, the one
+    `.abstract_mesh` read there, in the run's files; where the run noted no creation, the
+    one assigned to a name the calling frame's line passes) gets the evidence; the rule
+    keeps the concrete mesh there when nothing else needs it abstract."""
+    from jaxfix.analysis.ast_engine.values import Unknown
+
+    chains = {
+        kind: {o.frames for o in item.origins if (o.role, o.kind) == (role, kind)}
+        for role, kind in (_GIVEN[1:], ("raised", "called"))
+    }
+    kind = "built" if chains["built"] else "called"
+    if len(chains[kind]) != 1:
+        return
+    (frames,) = chains[kind]
+    if len(frames) < 2:
+        return
+    where, line = frames[-2]
+    where = where.resolve()
+    module = engine.evaluator.module(where)
+    if where not in ours or isinstance(module, Unknown):
+        return
+    lines = {line} if kind == "built" else _passed_from(module, line)
+    reads = [
+        node
+        for node in ast.walk(module.tree)
+        if isinstance(node, ast.Attribute)
+        and node.attr == "abstract_mesh"
+        and isinstance(node.ctx, ast.Load)
+        and node.lineno in lines
+    ]
+    if len(reads) != 1:
+        return
+    site = ValueSite(
+        (path, item.line),
+        where,
+        _extent(module, reads[0]),
+        ast.unparse(reads[0]),
+        why="the run built the concrete mesh here, and this makes it abstract",
+        role=_GIVEN[1],
+    )
+    _move(found, path, index, item, site)
+
+
+def _passed_from(module: Module, line: int) -> set[int]:
+    """The lines of the function holding `line` that assign the names a call on `line`
+    passes (each assigned once there)."""
+    scopes = [
+        f
+        for f in ast.walk(module.tree)
+        if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and f.lineno <= line <= (f.end_lineno or f.lineno)
+    ]
+    if not scopes:
+        return set()
+    scope = max(scopes, key=lambda f: f.lineno)
+    passed = {
+        argument.id
+        for call in ast.walk(scope)
+        if isinstance(call, ast.Call) and call.lineno == line
+        for argument in [*call.args, *(k.value for k in call.keywords)]
+        if isinstance(argument, ast.Name)
+    }
+    assigned: dict[str, list[int]] = {}
+    for statement in ast.walk(scope):
+        if isinstance(statement, ast.Assign):
+            for target in statement.targets:
+                if isinstance(target, ast.Name) and target.id in passed:
+                    assigned.setdefault(target.id, []).append(statement.lineno)
+    return {lines[0] for lines in assigned.values() if len(lines) == 1}
 
 
 def _at_context_read(
@@ -1288,6 +1374,35 @@ def _at_caller(
         found[path][index] = replace(item, value_unknown=why)
 
 
+def _config_key(
+    engine: Engine,
+    item: Evidence,
+    path: Path,
+    frames: tuple[tuple[Path, int], ...],
+    run: Run,
+) -> ValueSite | str | None:
+    """Where the walk stopped before the value: the YAML entry the differing axis's size is
+    read from by config key, on the line the run built the inner mesh
+    (jaxfix/check/config_keys.py)."""
+    from jaxfix.analysis.ast_engine.values import Unknown
+    from jaxfix.check.config_keys import config_key_site
+
+    axis, name, sizes = (
+        _differing_axis(item.facts),
+        _differing_name(item.facts),
+        _inner_sizes(item.facts),
+    )
+    if axis is None or name is None or sizes is None or not frames:
+        return None
+    where, line = frames[-1]
+    module = engine.evaluator.module(where.resolve())
+    if isinstance(module, Unknown):
+        return None
+    return config_key_site(
+        item, path, module, line, axis, name, sizes[axis], _tree(run)
+    )
+
+
 def _differing_axis(facts: tuple[Facts, ...]) -> int | None:
     """The inner mesh's axis whose size differs from the enclosing mesh's axis of that name
     (or the one axis the enclosing mesh has no name for: jaxfix/analysis/mesh_axes.py), when
@@ -1563,6 +1678,7 @@ def _unfollowed_site(
     from jaxfix.check.config_factors import (
         as_run,
         config_factors,
+        environment_factors,
         read_names,
         target_size,
     )
@@ -1573,19 +1689,18 @@ def _unfollowed_site(
     factors = []
     product = None
     agreed = False
+    read: list[tuple[Path, int, str]] = []
     if mesh is not None:
         roots, facts, role = mesh
         sizes = dict(zip(facts[role].axis_names, facts[role].axis_sizes))
         known = {str(a): s for a, s in sizes.items() if s is not None}
-        factors = config_factors(
-            read_names(stopped.module.tree, stopped.node),
-            item.arguments,
-            item.cwds,
-            roots,
-            known,
-        )
+        names = read_names(stopped.module.tree, stopped.node)
+        factors = config_factors(names, item.arguments, item.cwds, roots, known)
         product = target_size(facts, role)
         agreed = as_run(factors, known)
+        total = facts[role].size
+        read = environment_factors(names, item.environment, roots, total, product)
+        agreed = agreed or (bool(read) and not factors)
     return ValueSite(
         (raised, item.line),
         stopped.path.resolve(),
@@ -1594,8 +1709,11 @@ def _unfollowed_site(
         why="which the code computes from other values as it runs (jaxfix does not "
         "follow them further)",
         unfollowed=True,
-        factors=tuple((f.path, f.line, f"{f.key} is {f.value}") for f in factors),
-        product=product if factors else None,
+        factors=(
+            *((f.path, f.line, f"{f.key} is {f.value}") for f in factors),
+            *read,
+        ),
+        product=product if factors or read else None,
         factors_as_run=agreed,
     )
 

@@ -1381,8 +1381,8 @@ class AllGatherMeshMismatch(Rule):
             or out.axis_names != context.axis_names
             or out.axis_types != context.axis_types
             or out.axis_sizes == context.axis_sizes
-            or [e.value if isinstance(e, ast.Constant) else None for e in node.elts]
-            != list(out.axis_sizes)
+            or (elements := _size_elements(node, out.axis_names)) is None
+            or [e.value for e in elements] != list(out.axis_sizes)
         ):
             return
         sizes = ", ".join(str(s) for s in context.axis_sizes)
@@ -1406,7 +1406,7 @@ class AllGatherMeshMismatch(Rule):
                 tuple(
                     (element, _written(str(size)))
                     for element, old, size in zip(
-                        node.elts, out.axis_sizes, context.axis_sizes, strict=True
+                        elements, out.axis_sizes, context.axis_sizes, strict=True
                     )
                     if old != size
                 ),
@@ -2164,3 +2164,26 @@ def _assigns(statements: list[ast.stmt], text: str, analysis: Analysis) -> bool:
             if any(analysis.text(t) == text for t in targets):
                 return True
     return False
+
+
+def _size_elements(
+    node: ast.List | ast.Tuple, names: tuple[str, ...]
+) -> list[ast.Constant] | None:
+    """The literal's sizes, one an axis in order: its elements, or the second of each
+    (name, size) pair whose name is that axis's (`(("batch", 2), ("model", 4))`); None when
+    it holds something else."""
+    if len(node.elts) != len(names):
+        return None
+    found = []
+    for element, name in zip(node.elts, names, strict=True):
+        if (
+            isinstance(element, (ast.Tuple, ast.List))
+            and len(element.elts) == 2
+            and isinstance(element.elts[0], ast.Constant)
+            and element.elts[0].value == name
+        ):
+            element = element.elts[1]
+        if not isinstance(element, ast.Constant) or type(element.value) is not int:
+            return None
+        found.append(element)
+    return found

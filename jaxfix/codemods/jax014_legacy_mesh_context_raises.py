@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from jaxfix.analysis.ast_engine.values import Unknown
 from jaxfix.codemods.jax102_legacy_mesh_context import LegacyMeshContext
 from jaxfix.codemods.legacy_mesh_raises import Raising, entered_unseen, raising_under
 from jaxfix.codemods.text import other_file, short
@@ -100,6 +101,29 @@ class LegacyMeshContextRaises(LegacyMeshContext):
 
     def expected(self, node: ast.AST) -> bool:
         return self.analysis.expected(node, self.raises, self.error)
+
+    def _legacy(self, expr: ast.expr) -> bool:
+        return super()._legacy(expr) or self._entered_in_run(expr)
+
+    def _entered_in_run(self, expr: ast.expr) -> bool:
+        """A stored mesh (a name, an attribute) the engine cannot evaluate, entered by this
+        `with` and still in force when the run raised this rule's error under it: JAX's
+        message says no context mesh was set, and the recorder noted this line as the one
+        that entered the mesh the error left (`Mesh.__exit__`; jaxfix/check/value_sites.py
+        places that evidence on the item)."""
+        if not isinstance(expr, (ast.Name, ast.Attribute)) or not isinstance(
+            self.analysis.value_of(expr), Unknown
+        ):
+            return False
+        evidence = self.analysis.evidence.at(expr, self.code)
+        site = evidence.value_site if evidence is not None else None
+        return (
+            evidence is not None
+            and evidence.at_value
+            and site is not None
+            and site.path == self.analysis.path
+            and site.span[:2] == self.analysis.span(expr).start
+        )
 
     def _owns(self, node: ast.With, raising: Raising | None) -> bool:
         confirmed = self.analysis.confirmed_through(node, self.code)

@@ -331,6 +331,25 @@ class DevicesSeen:
 
 
 @dataclass(frozen=True)
+class EnvironmentRead:
+    """An environment variable the run's code read: at `line` of `path` (a file of the tree
+    whose line still names the variable), holding `value` in the run (None: unset, or a value
+    the recorder does not keep, any but a size's), while pytest ran `test` (None: outside a
+    test)."""
+
+    variable: str
+    value: str | None
+    path: Path
+    line: int
+    test: str | None = None
+
+    def during(self, tests: set[str | None]) -> bool:
+        """Whether the read is on the way of records of `tests`: read outside a test, or in
+        one of them, or the records are no test's."""
+        return self.test is None or self.test in tests or None in tests
+
+
+@dataclass(frozen=True)
 class Evidence:
     """Every traceback of one error at one line of one local file, as one value."""
 
@@ -377,6 +396,8 @@ class Evidence:
     # From a recorded run: the command-line arguments of its processes (a config file the
     # program loads may be named there).
     arguments: tuple[str, ...] = ()
+    # From a recorded run: the environment variables its processes' code read.
+    environment: tuple[EnvironmentRead, ...] = ()
 
     def origin_note(
         self, root: Path | None = None, settings: bool = True

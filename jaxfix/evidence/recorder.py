@@ -15,6 +15,7 @@ itself is dropped. An error caught by the program (`pytest.raises`, `assertRaise
 nothing and is never seen.
 """
 
+import _collections_abc
 import _thread
 import atexit
 import os
@@ -27,6 +28,25 @@ PATTERNS_ENV = "JAXFIX_RECORD_PATTERNS"  # JSON: {"messages": {code: [regex, ...
 _WRITER = __name__ + "_writer"
 # where meshes are built and entered (jaxfix/evidence/recorder_provenance.py), imported with JAX's mesh
 _PROVENANCE = __name__ + "_provenance"
+
+# the environment variables the program's own code read: (variable, file, line, value or None
+# when unset or not a size, the pytest test reading it) -> the reading frame's code,
+# instruction and line; the first ones
+_MAX_READS = 64
+_READS = {}
+# the files between `os.environ` and the program's read (`os.getenv`, `Mapping.get`), frozen
+# into the interpreter or not
+_ENVIRON_FILES = frozenset(
+    {os.__file__, _collections_abc.__file__, "<frozen os>", "<frozen _collections_abc>"}
+)
+_NOT_USERS = (
+    os.path.dirname(os.__file__),
+    os.path.dirname(os.path.abspath(__file__)),
+    "<",
+)
+_SIZE_CHARACTERS = frozenset(
+    "0123456789 ,x()[]*+-"
+)  # a value kept: sizes and shapes only
 
 _settings = None  # (evidence file, patterns or None, patterns file) once installed
 _writer = None  # the writer's Recorder, made when first needed
@@ -69,6 +89,7 @@ def install(path=None, patterns=None):
         previous_excepthook(kind, error, tb)
 
     sys.excepthook = excepthook
+    _watch_environment()
     patches = {
         "threading": _patch_threading,
         "unittest.result": _patch_unittest,
@@ -97,6 +118,76 @@ def _process_ended():
             _recorder().process_ended()
         except Exception:  # noqa: BLE001, S110 - the program must run as if unrecorded
             pass
+
+
+def _watch_environment():
+    """Note each read of `os.environ` (`os.environ[...]`, `.get`, `os.getenv`) made by the
+    program's own code (not the standard library's, a package's or the recorder's): the
+    variable, its value when it reads as a size (digits and separators; any other value, a
+    token, is never kept) and the line, bounded. The read itself is the original's."""
+    cls = type(os.environ)
+    original = cls.__getitem__
+    if getattr(original, "_jaxfix_recorder", False):
+        return
+
+    def __getitem__(self, key):
+        try:
+            value = original(self, key)
+        except KeyError:
+            _note_read(self, key, None, original)
+            raise
+        _note_read(self, key, value, original)
+        return value
+
+    __getitem__.__wrapped__ = original
+    __getitem__._jaxfix_recorder = True
+    cls.__getitem__ = __getitem__
+
+
+def _note_read(environ, key, value, read):
+    """Note the program's read of `key` (`value`), with the test running it (pytest's
+    PYTEST_CURRENT_TEST, read with `read`, the original `__getitem__`)."""
+    try:
+        if environ is not os.environ or len(_READS) >= _MAX_READS:
+            return
+        frame = sys._getframe(2)
+        while frame is not None and frame.f_code.co_filename in _ENVIRON_FILES:
+            frame = frame.f_back
+        if frame is None:
+            return
+        code = frame.f_code
+        path = code.co_filename
+        if (
+            path.startswith(_NOT_USERS)
+            or "site-packages" in path
+            or "dist-packages" in path
+        ):
+            return
+        size = (
+            value
+            if value and len(value) <= 32 and _SIZE_CHARACTERS.issuperset(value)
+            else None
+        )
+        try:
+            test = (
+                read(environ, "PYTEST_CURRENT_TEST").rpartition(" (")[0][:300] or None
+            )
+        except KeyError:
+            test = None
+        place = (str(key)[:100], path, frame.f_lineno, size, test)
+        if place not in _READS:
+            _READS[place] = (code, frame.f_lasti, frame.f_lineno)
+    except Exception:  # noqa: BLE001, S110 - the program must run as if unrecorded
+        pass
+
+
+def environment_reads():
+    """The environment variables the program's code read so far: (variable, value or None,
+    test or None, code, instruction, line)."""
+    return [
+        (variable, value, test, *noted)
+        for (variable, _, _, value, test), noted in list(_READS.items())
+    ]
 
 
 class _PatchOnImport:

@@ -182,13 +182,25 @@ class Recorder:
 
     def process_ended(self):
         """At exit, for a process that imported JAX: which JAX it ran (no such record at all:
-        the command failed, or passed, before importing JAX), and the largest concrete mesh
-        its code built, with the user frames that built it (the devices it surely has)."""
+        the command failed, or passed, before importing JAX), the environment variables its
+        code read, and the largest concrete mesh its code built, with the user frames that
+        built it (the devices it surely has)."""
         record = {
             "kind": "process",
             "argv": [str(a)[:200] for a in sys.argv[:8]],
             "jax_version": _jax_version(),
         }
+        reads = sys.modules[_HOOKS].environment_reads()
+        if reads:
+            record["environment"] = [
+                {
+                    "variable": variable,
+                    "value": value,
+                    "test": test,
+                    **_frame(code, lasti, line),
+                }
+                for variable, value, test, code, lasti, line in reads
+            ]
         notes = sys.modules.get(_HOOKS + "_provenance")
         size, frames = notes.largest_built() if notes is not None else (0, ())
         if size and frames:

@@ -15,7 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jaxfix.evidence.facts import DevicesSeen, Evidence, Facts, MeshFacts, Origin
+from jaxfix.evidence.facts import (
+    DevicesSeen,
+    EnvironmentRead,
+    Evidence,
+    Facts,
+    MeshFacts,
+    Origin,
+)
 from jaxfix.evidence.message_templates import roles as mesh_roles
 from jaxfix.evidence.recorder import SCHEMA
 from jaxfix.fromlog.errors import MessageError, read_facts, rules, template_of
@@ -463,6 +470,42 @@ def _line_of(
     return lines[line - 1] if 0 < line <= len(lines) else ""
 
 
+_MAX_READS = 64
+_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
+_READS_ENVIRONMENT = re.compile(r"\benviron\b|\bgetenv\b")
+
+
+def _environment(
+    value: Any, index: TreeIndex, sources: dict[Path, list[str]], max_file_size: int
+) -> list[EnvironmentRead]:
+    """A process record's environment reads (jaxfix/evidence/recorder.py), each placed in
+    the tree at a line that still reads the environment and names the variable in quotes (a
+    forged read elsewhere is none)."""
+    if not isinstance(value, list):
+        return []
+    found = []
+    for read in value[:_MAX_READS]:
+        if not isinstance(read, dict):
+            continue
+        variable, held, test = read.get("variable"), read.get("value"), read.get("test")
+        if not isinstance(variable, str) or not _VARIABLE.fullmatch(variable):
+            continue
+        if held is not None and (not isinstance(held, str) or len(held) > 32):
+            continue
+        if test is not None and (not isinstance(test, str) or len(test) > 300):
+            continue
+        origins = _origins({"read": {"built": [read]}}, index, sources, max_file_size)
+        if not origins:
+            continue
+        path, line = origins[0].frames[-1]
+        text = _line_of(path, line, max_file_size, sources)
+        if _READS_ENVIRONMENT.search(text) and any(
+            f"{quote}{variable}{quote}" in text for quote in "'\""
+        ):
+            found.append(EnvironmentRead(variable, held, path, line, test))
+    return found
+
+
 def _largest_mesh(
     value: Any,
     number: int,
@@ -536,8 +579,10 @@ def read_evidence(
         ],
     ] = {}
     callers: dict[tuple[Path, int, str, tuple[int, int] | None], set[int]] = {}
+    tests: dict[tuple[Path, int, str, tuple[int, int] | None], set[str | None]] = {}
     built: list[DevicesSeen] = []  # the largest concrete mesh of each process
     arguments: dict[str, None] = {}  # the processes' command-line arguments, in order
+    environment: dict[EnvironmentRead, None] = {}  # the variables their code read
     lines = data.split(b"\n")
     if len(lines) > MAX_RECORDS + 1:
         reading.errors.append(
@@ -563,6 +608,13 @@ def read_evidence(
                 if largest is not None:
                     built.append(largest)
                 arguments.update(dict.fromkeys(_arguments(record.get("argv"))))
+                environment.update(
+                    dict.fromkeys(
+                        _environment(
+                            record.get("environment"), index, sources, max_file_size
+                        )
+                    )
+                )
                 continue
             message = _str(record, "message") or ""
             if kind == "failure":
@@ -655,6 +707,7 @@ def read_evidence(
         if not isinstance(cwd, str) or len(cwd) > 4096:
             cwd = None
         callers.setdefault((local, frame.line, code, columns), set()).update(outer)
+        tests.setdefault((local, frame.line, code, columns), set()).add(test)
         found.setdefault((local, frame.line, code, columns), []).append(
             (
                 number,
@@ -694,6 +747,11 @@ def read_evidence(
                 callers=tuple(sorted(callers[(local, line, code, columns)])),
                 devices=devices,
                 arguments=tuple(arguments)[:_MAX_ARGUMENTS],
+                environment=tuple(
+                    r
+                    for r in environment
+                    if r.during(tests[(local, line, code, columns)])
+                )[:_MAX_READS],
             )
         )
     reading.evidence = {path: tuple(items) for path, items in by_file.items()}

@@ -36,7 +36,7 @@ from jaxfix.analysis.ast_engine import (
 )
 from jaxfix.analysis.ast_engine.arguments import bind_arguments
 from jaxfix.analysis.ast_engine.callers import CallerWay, caller_ways
-from jaxfix.analysis.ast_engine.contexts import Site, Way
+from jaxfix.analysis.ast_engine.contexts import MAPS_AT_ONCE, Site, Way
 from jaxfix.analysis.ast_engine.enclosing import Enclosing, enclosing
 from jaxfix.analysis.ast_engine.evaluate import NotAVariable
 from jaxfix.analysis.ast_engine.evidence import Confirmed, EvidenceMap
@@ -55,6 +55,7 @@ from jaxfix.analysis.ast_engine.values import (
     Function,
     Jitted,
     Mesh,
+    Sharding,
     Unknown,
     Value,
 )
@@ -454,10 +455,12 @@ class Analysis:
         """The first call in the `with` body (as written, not in a function defined there) that
         may need devices: `(call, True)` for an eager op (eager.py), which needs them,
         `(call, False)` for a call of a function of the tree, which jaxfix does not follow, of
-        a callable it does not know (a parameter, an unknown object's method), or of a jitted
-        function (it computes: `in_shardings=P(...)` needs a concrete mesh); `(yield, False)`
-        for a `yield` (a context manager's: the code its caller runs in its own `with` runs
-        there); None when none of these is written there."""
+        a callable it does not know (a parameter, an unknown object's method), of a jitted
+        function (it computes: `in_shardings=P(...)` needs a concrete mesh), or of
+        `jax.device_put` onto a sharding not on a known concrete mesh; `(yield, False)` for a
+        `yield` (a context manager's: the code its caller runs in its own `with` runs there);
+        None when none of these is written there. A lambda `jax.tree.map` is given runs
+        there too."""
         scope = self.module.scope_of(statement)
         calls = sorted(
             (
@@ -465,7 +468,7 @@ class Analysis:
                 for part in statement.body
                 for node in ast.walk(part)
                 if isinstance(node, (ast.Call, ast.Yield, ast.YieldFrom))
-                and self.module.scope_of(node) is scope
+                and self._runs_in(node, scope)
             ),
             key=lambda n: (n.lineno, n.col_offset),
         )
@@ -474,12 +477,54 @@ class Analysis:
                 return call, False
             if self.eager_op(call) is not None:
                 return call, True
+            if self._places_off_devices(call):
+                return call, False
             callee = self.value_of(call.func)
             if isinstance(callee, (Function, BoundMethod, Class, Jitted)) or (
                 isinstance(callee, Unknown) and not isinstance(callee, Foreign)
             ):
                 return call, False
         return None
+
+    def _places_off_devices(self, call: ast.Call) -> bool:
+        """`jax.device_put(x, s)` where `s` is not a sharding on a known concrete mesh (an
+        abstract or unknown mesh's, a bare spec): placing needs the devices an abstract mesh
+        context lacks."""
+        callee = self.value_of(call.func)
+        if not isinstance(callee, External) or callee.name != "jax.device_put":
+            return False
+        placement = call.args[1] if len(call.args) > 1 else None
+        if placement is None:
+            placement = next(
+                (k.value for k in call.keywords if k.arg == "device"), None
+            )
+        if placement is None:
+            return False
+        value = self.value_of(placement)
+        return not (
+            isinstance(value, Sharding)
+            and isinstance(value.mesh, Mesh)
+            and not value.mesh.is_abstract
+        )
+
+    def _runs_in(self, node: ast.AST, scope: ast.AST) -> bool:
+        """Whether `node` runs where `scope`'s own code does: in it, or in a lambda a call
+        there maps over a tree at once (`jax.tree.map(lambda x: ..., tree)`)."""
+        inner = self.module.scope_of(node)
+        while inner is not scope:
+            call = self.module.parents.get(inner)
+            if not (
+                isinstance(inner, ast.Lambda)
+                and isinstance(call, ast.Call)
+                and call.args
+                and call.args[0] is inner
+            ):
+                return False
+            callee = self.value_of(call.func)
+            if not isinstance(callee, External) or callee.name not in MAPS_AT_ONCE:
+                return False
+            inner = self.module.scope_of(call)
+        return True
 
     def module_spelling(self, name: str) -> tuple[str, spelling.Imports]:
         """How this module spells module `name` (`jx` for `import jax as jx`), else `name`

@@ -85,7 +85,7 @@ def _test_case_methods() -> frozenset[str]:
 
 
 # Calls that run their first argument (a function) before they return.
-_MAPS_AT_ONCE = frozenset(
+MAPS_AT_ONCE = frozenset(
     {
         "jax.tree.map",
         "jax.tree_util.tree_map",
@@ -947,7 +947,7 @@ class Contexts:
         callee = self.evaluator.value(
             module, call.func, self.evaluator.frame_at(module, call)
         )
-        if isinstance(callee, External) and callee.name in _MAPS_AT_ONCE:
+        if isinstance(callee, External) and callee.name in MAPS_AT_ONCE:
             return call
         return None
 

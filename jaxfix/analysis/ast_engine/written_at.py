@@ -321,6 +321,8 @@ class _Walk:
         # local names were followed back
         self.host_places: list[tuple[Path, int]] = []
         self.host_names = 0
+        # Following (name, size) pairs whose sizes are the mesh's (`[s for _, s in axes]`)
+        self.pairs = False
 
     def _module(self, path: Path) -> Module | Unknown:
         return self.evaluator.module(path)
@@ -379,7 +381,9 @@ class _Walk:
                     self.devices, expr = False, shape
                     continue
             if isinstance(expr, (ast.Tuple, ast.List)) and not keys and not self.scalar:
-                if _integers(expr):
+                if _integers(expr) or (
+                    self.pairs and self.axis is None and _sized_pairs(expr)
+                ):
                     self.literal = (module, expr)
                     return narrowest or Written(
                         module, expr, self.label or _text(module, expr)
@@ -671,6 +675,15 @@ class _Walk:
                 expr, keys = mapping, [self.axis_name]
                 continue
             if (
+                isinstance(expr, (ast.ListComp, ast.GeneratorExp))
+                and not keys
+                and not self.scalar
+                and (pairs := _sizes_of_pairs(expr)) is not None
+            ):  # `[size for _, size in axes]` of `(("data", 4), ("model", 2))`: the
+                # pairs, each holding its axis's size (the rule checks names and sizes)
+                self.pairs, expr = True, pairs
+                continue
+            if (
                 isinstance(expr, ast.Call)
                 and not keys
                 and not self.scalar
@@ -856,8 +869,10 @@ class _Walk:
         ]
         if inherited is not None and inherited[0].node is not owner:
             values.insert(0, inherited)
-        if not values or (len(values) == 1 and len(family) == 1):
-            return None  # one class, its own value: the plain walk reads it
+        if not values:
+            return None
+        if len(values) == 1 and len(family) == 1:  # one class, its own value
+            return module, values[0][1]
         where = f"{module.path.name}:{module.line(read)}"
         if self.sizes is None:
             return Unknown(
@@ -3744,7 +3759,9 @@ class _Walk:
             (m, r)
             for m in dict.fromkeys((module, owner))
             for r in m.loads_by_name.get(name, ())
-            if r is not read and not self._other_binding(m, r, mine)
+            if r is not read
+            and not self._other_binding(m, r, mine)
+            and not _inspected_only(m, r)
         ]
         if not others:
             return None
@@ -4529,6 +4546,69 @@ def _branch_key(
             return None
         child, parent = parent, module.parents.get(parent)
     return None
+
+
+_REDUCERS = frozenset({"math.prod", "np.prod", "numpy.prod", "len", "sum"})
+
+
+def _inspected_only(module: Module, read: ast.AST) -> bool:
+    """A read of a list of sizes that passes them nowhere: a membership test (`-1 in
+    sizes`), `.index(...)` or `.count(...)` of them, their product or length
+    (`math.prod(sizes)`), or the list an item is stored into (`sizes[i] = n`, filling a `-1`
+    in place, which the walk's `-1` handling reads). A comparison of a scalar (`ep != -1`)
+    decides a branch: it counts."""
+    parent = module.parents.get(read)
+    return (
+        (
+            isinstance(parent, ast.Compare)
+            and all(isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops)
+            and read is not parent.left
+        )
+        or (
+            isinstance(parent, ast.Call)
+            and parent.args == [read]
+            and ast.unparse(parent.func) in _REDUCERS
+        )
+        or (isinstance(parent, ast.Attribute) and parent.attr in ("index", "count"))
+        or (
+            isinstance(parent, ast.Subscript)
+            and parent.value is read
+            and isinstance(parent.ctx, ast.Store)
+        )
+    )
+
+
+def _sized_pairs(expr: ast.Tuple | ast.List) -> bool:
+    """`(("data", 4), ("model", 2))`: (name, integer size) pairs, written as literals."""
+    return bool(expr.elts) and all(
+        isinstance(e, (ast.Tuple, ast.List))
+        and len(e.elts) == 2
+        and isinstance(e.elts[0], ast.Constant)
+        and isinstance(e.elts[0].value, str)
+        and _integers(ast.Tuple(elts=[e.elts[1]]))
+        for e in expr.elts
+    )
+
+
+def _sizes_of_pairs(comprehension: ast.ListComp | ast.GeneratorExp) -> ast.expr | None:
+    """`[size for name, size in axes]` (`_` for the name; a generator too): `axes`, whose
+    items are (name, size) pairs; None for any other comprehension."""
+    if len(comprehension.generators) != 1:
+        return None
+    (loop,) = comprehension.generators
+    target, element = loop.target, comprehension.elt
+    if (
+        loop.ifs
+        or loop.is_async
+        or not isinstance(target, ast.Tuple)
+        or len(target.elts) != 2
+        or not all(isinstance(t, ast.Name) for t in target.elts)
+        or not isinstance(element, ast.Name)
+    ):
+        return None
+    name, size = target.elts
+    assert isinstance(name, ast.Name) and isinstance(size, ast.Name)
+    return loop.iter if element.id == size.id != name.id else None
 
 
 def _read_by_name(comprehension: ast.ListComp | ast.GeneratorExp) -> ast.expr | None:
