@@ -110,11 +110,14 @@ class LegacyMeshContextRaises(LegacyMeshContext):
         `with` and still in force when the run raised this rule's error under it: JAX's
         message says no context mesh was set, and the recorder noted this line as the one
         that entered the mesh the error left (`Mesh.__exit__`; jaxfix/check/value_sites.py
-        places that evidence on the item)."""
-        if not isinstance(expr, (ast.Name, ast.Attribute)) or not isinstance(
+        places that evidence on the item). The item's own name must say mesh (`self.mesh`,
+        `device_mesh`): an evidence file can be forged, and no fact of the code proves an
+        unknown object a mesh."""
+        spelled = expr.id if isinstance(expr, ast.Name) else getattr(expr, "attr", "")
+        if "mesh" not in spelled.lower() or not isinstance(
             self.analysis.value_of(expr), Unknown
         ):
-            return False
+            return False  # a record is a claim: `with self.lock:` is never taken for a mesh
         evidence = self.analysis.evidence.at(expr, self.code)
         site = evidence.value_site if evidence is not None else None
         return (

@@ -1,7 +1,7 @@
 """JAX014 from a recorded run whose `with` item jaxfix cannot evaluate (`with self.mesh:`, the
 mesh from a config's property): the `with` the recorder saw in force when the error was raised
 is entered with `jax.set_mesh`; a record naming another line (a call's `with`, a line that
-enters nothing) changes nothing."""
+enters nothing, a `with` of a stored object whose name does not say mesh) changes nothing."""
 
 from __future__ import annotations
 
@@ -29,6 +29,11 @@ class Trainer:
     @contextlib.contextmanager
     def use_log(self, path):
         with open(path):
+            yield self
+
+    @contextlib.contextmanager
+    def locked(self):
+        with self.lock:
             yield self
 """
 STEPS = """\
@@ -80,6 +85,7 @@ def test_the_with_in_force_when_the_run_raised_enters_its_mesh(tmp_path):
     [
         16,  # `with open(path):`, a call
         7,  # `self.lock = config.lock`: enters nothing
+        21,  # `with self.lock:`: a stored object no name calls a mesh
     ],
 )
 def test_a_record_naming_another_line_changes_nothing(tmp_path, entered):
