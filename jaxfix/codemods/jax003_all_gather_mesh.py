@@ -30,10 +30,12 @@ from jaxfix.analysis.ast_engine.values import (
     tuple_text,
 )
 from jaxfix.analysis.ast_engine.vocabulary import api_of
+from jaxfix.analysis.ast_engine.written_at import written_at
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.bindings import first_evaluated, local_for
 from jaxfix.codemods.loops import iteration_text, loops_text, may_end_early
+from jaxfix.codemods.module_edits import module_edit
 from jaxfix.codemods.stored_defaults import StoredDefault, stored_default
 from jaxfix.codemods.text import (
     not_fixed,
@@ -849,18 +851,103 @@ class AllGatherMeshMismatch(Rule):
         if node in self.reported:
             return
         self.reported.add(node)
+        places = self._related(first.site)
         if first.kind is _Failure.INPUT:
             fix, note = self._move_input(x, sites, verdicts)
             message = self._input_message(x, first)
+            written = (
+                self._input_sized_where_written(verdicts)
+                if fix is None and not recorded
+                else None
+            )
+            if written is not None:
+                fix, note, place = written
+                places = (*places, place)
         else:
             fix, note = self._rehome_sharding(x, sharding, sites, verdicts, recorded)
             message = self._context_message(sharding, first)
-        self.report(
-            node,
-            with_note(message + source, note),
-            fix=fix,
-            related=self._related(first.site),
+        self.report(node, with_note(message + source, note), fix=fix, related=places)
+
+    def _input_sized_where_written(
+        self, verdicts: list[_Verdict]
+    ) -> tuple[Fix, str, Related] | None:
+        """Where the input cannot be moved here, the input mesh's sizes set to the context
+        mesh's where they are written in another module (walked back along the calls the
+        engine returned the mesh through, `Mesh.built_at`; jaxfix/codemods/module_edits.py):
+        JAX compares the meshes' axis names, sizes and types, so a mesh of the context's
+        names and types, the same size and every way of the gather under that context, is
+        then equal to it. Only a tuple or list literal of the sizes read by this way alone
+        (`written.why`) is changed."""
+        contexts = {v.site.context.mesh for v in verdicts}
+        inputs = {v.site.input.mesh for v in verdicts if v.site.input is not None}
+        if (
+            len(contexts) != 1
+            or len(inputs) != 1
+            or len(verdicts) != len([v for v in verdicts if v.site.input is not None])
+        ):
+            return None
+        (context,), (given,) = contexts, inputs
+        if (
+            context.axis_sizes is None
+            or given.axis_sizes is None
+            or given.axis_names is None
+            or given.axis_names != context.axis_names
+            or given.axis_types != context.axis_types
+            or given.has_abstract_device != context.has_abstract_device
+            or given.size is None
+            or given.size != context.size
+            or not given.built_at
+        ):
+            return None
+        sizes = tuple(s for s in given.axis_sizes if s is not None)
+        wanted = tuple(s for s in context.axis_sizes if s is not None)
+        written = written_at(
+            self.analysis.engine.evaluator, given.built_at, sizes=sizes
         )
+        if (
+            isinstance(written, Unknown)
+            or written.why is not None
+            or written.data is not None
+            or written.override is not None
+            or written.keyword is not None
+            or written.total
+            or written.axis is not None
+            or written.module is self.analysis.module
+            or not isinstance(written.node, (ast.Tuple, ast.List))
+            or len(written.node.elts) != len(sizes)
+        ):
+            return None
+        held = [
+            e.value if isinstance(e, ast.Constant) else None for e in written.node.elts
+        ]
+        if held != list(sizes) or any(type(v) is not int for v in held):
+            return None
+        edits = [
+            module_edit(written.module, element, _written(str(size)))
+            for element, size, old in zip(written.node.elts, wanted, sizes)
+            if size != old
+        ]
+        if not edits or any(e is None for e in edits):
+            return None
+        line = written.module.line(written.node)
+        at = f"{other_file(written.module.path, self.analysis.path)}:{line}"
+        shown = tuple_text([str(s) for s in wanted])
+        fix = Fix(
+            f"set the input mesh's sizes to {shown} where they are written ({at})",
+            (),
+            Safety.UNSAFE,
+            data=tuple(e for e in edits if e is not None),
+        )
+        note = (
+            f"the input mesh's sizes are written at {at} (`{self._short(written.name)}`), "
+            f"where the calls that build it lead: the fix sets them to {shown} there"
+        )
+        place = Related(
+            f"the input mesh's sizes are written here: set them to {shown}",
+            Location(line, 1),
+            written.module.path,
+        )
+        return fix, note, place
 
     def _verdict(self, site: _Site, sharding: ast.expr) -> _Verdict | None:
         out = self.analysis.sharding_mesh(sharding, site.context)

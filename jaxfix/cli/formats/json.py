@@ -6,7 +6,7 @@ import json
 
 from jaxfix import __version__
 from jaxfix.cli.formats import RunInfo, register
-from jaxfix.cli.formats._suggestions import Comment, comments
+from jaxfix.cli.formats._suggestions import Comment, comments, origin_suggestions
 from jaxfix.cli.rule_docs import rule_record
 from jaxfix.ground.diagnostics import Diagnostic, FileResult, Location
 from jaxfix.sources.paths import display_path
@@ -43,6 +43,21 @@ def _edits(result: FileResult) -> dict[Diagnostic, list[dict]]:
     }
 
 
+def _other_files(diagnostic: Diagnostic) -> list[dict]:
+    """The fix's edits of other files (`Diagnostic.data_edits`), whole lines as `_edit`'s,
+    each with the file's path; none where the file changed since the fix was made."""
+    return [
+        {
+            "content": "" if o.replacement is None else o.replacement + "\n",
+            "location": {"row": o.line, "column": 1},
+            "end_location": {"row": o.line + 1, "column": 1},
+            "path": display_path(o.path),
+        }
+        for o in origin_suggestions((diagnostic,), suggest=True)
+        if o.replacement is not None
+    ]
+
+
 def _diagnostic(diagnostic: Diagnostic, edits: dict[Diagnostic, list[dict]]) -> dict:
     fix = None
     if diagnostic.fix_title is not None and diagnostic.fix_safety is not None:
@@ -50,7 +65,8 @@ def _diagnostic(diagnostic: Diagnostic, edits: dict[Diagnostic, list[dict]]) -> 
             "title": diagnostic.fix_title,
             "safety": diagnostic.fix_safety.value,
             "applied": diagnostic.applied,
-            "edits": edits.get(diagnostic, []),
+            "edits": edits.get(diagnostic, [])
+            + (_other_files(diagnostic) if diagnostic.applied else []),
         }
     return {
         "code": diagnostic.code,
