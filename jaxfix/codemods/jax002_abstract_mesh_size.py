@@ -28,7 +28,7 @@ from jaxfix.analysis.mesh_axes import differing_axes
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.loops import iteration_text, loops_text, may_end_early
-from jaxfix.codemods.module_edits import module_edit
+from jaxfix.codemods.module_edits import module_edit, read_once
 from jaxfix.codemods.text import (
     not_fixed,
     other_file,
@@ -711,7 +711,9 @@ class AbstractMeshSizeChange(Rule):
                 else None
             )
             elsewhere = (
-                self._fix_where_written(written, axis, axis_name, inner_sizes, size)
+                self._fix_where_written(
+                    written, inner, axis, axis_name, inner_sizes, size
+                )
                 if written is not None
                 else None
             )
@@ -1220,6 +1222,7 @@ class AbstractMeshSizeChange(Rule):
     def _fix_where_written(
         self,
         written: Written,
+        inner: Mesh,
         axis: int,
         axis_name: str,
         inner_sizes: list[int],
@@ -1227,10 +1230,15 @@ class AbstractMeshSizeChange(Rule):
     ) -> tuple[Fix, str] | None:
         """The fill axis's size changed where the inner mesh's sizes are written, in another
         module (jaxfix/codemods/module_edits.py): when that literal is read by this way
-        alone (`written.why`: a name other code reads too is not changed) and is the integer
-        of the axis, or a tuple or list of the sizes."""
+        alone (`written.why`: a name other code reads too is not changed), the mesh it builds
+        goes one way from where it is built (`read_once`), and it is the integer of the
+        axis, or a tuple or list of the sizes."""
         node = written.node
-        if written.why is not None or written.module is self.analysis.module:
+        if (
+            written.why is not None
+            or written.module is self.analysis.module
+            or not read_once(self.analysis.engine.evaluator, inner.built_at)
+        ):
             return None
         if written.axis is None and isinstance(node, (ast.Tuple, ast.List)):
             if len(node.elts) != len(inner_sizes):

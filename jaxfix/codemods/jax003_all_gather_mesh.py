@@ -35,7 +35,7 @@ from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.bindings import first_evaluated, local_for
 from jaxfix.codemods.loops import iteration_text, loops_text, may_end_early
-from jaxfix.codemods.module_edits import module_edit
+from jaxfix.codemods.module_edits import module_edit, read_once
 from jaxfix.codemods.stored_defaults import StoredDefault, stored_default
 from jaxfix.codemods.text import (
     not_fixed,
@@ -877,7 +877,8 @@ class AllGatherMeshMismatch(Rule):
         JAX compares the meshes' axis names, sizes and types, so a mesh of the context's
         names and types, the same size and every way of the gather under that context, is
         then equal to it. Only a tuple or list literal of the sizes read by this way alone
-        (`written.why`) is changed."""
+        (`written.why`), of a mesh that goes one way from where it is built
+        (`read_once`), is changed."""
         contexts = {v.site.context.mesh for v in verdicts}
         inputs = {v.site.input.mesh for v in verdicts if v.site.input is not None}
         if (
@@ -896,7 +897,7 @@ class AllGatherMeshMismatch(Rule):
             or given.has_abstract_device != context.has_abstract_device
             or given.size is None
             or given.size != context.size
-            or not given.built_at
+            or not read_once(self.analysis.engine.evaluator, given.built_at)
         ):
             return None
         sizes = tuple(s for s in given.axis_sizes if s is not None)

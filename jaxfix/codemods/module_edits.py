@@ -16,11 +16,52 @@ import hashlib
 import itertools
 from typing import TYPE_CHECKING
 
+from jaxfix.analysis.ast_engine.values import Unknown
 from jaxfix.ground.diagnostics import DataEdit
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from jaxfix.analysis.ast_engine.evaluate import Evaluator
     from jaxfix.analysis.ast_engine.project import Module
     from jaxfix.ground.diagnostics import Edit
+
+
+def read_once(evaluator: Evaluator, built_at: tuple[tuple[Path, int], ...]) -> bool:
+    """Whether the mesh built along `built_at` (`Mesh.built_at`, outermost call first) goes
+    one way from its outermost call: that call is an argument or an item as written, or
+    the value of a local name its function reads once. A mesh kept by a name read twice
+    (or by an attribute, a global) may reach code that works with its size, which a
+    change where its sizes are written would break."""
+    if not built_at:
+        return False
+    path, line = built_at[0]
+    module = evaluator.module(path)
+    if isinstance(module, Unknown):
+        return False
+    calls = [c for c in module.calls if c.lineno == line]
+    if len(calls) != 1:
+        return False
+    above = module.parents.get(calls[0])
+    if isinstance(
+        above, (ast.Call, ast.keyword, ast.Tuple, ast.List, ast.Dict, ast.Starred)
+    ):
+        return True
+    if not (
+        isinstance(above, ast.Assign)
+        and len(above.targets) == 1
+        and isinstance(target := above.targets[0], ast.Name)
+    ):
+        return False
+    scope = module.scope_of(above)
+    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    uses = [
+        n
+        for n in ast.walk(scope)
+        if isinstance(n, ast.Name) and n.id == target.id and n is not target
+    ]
+    return len(uses) == 1 and isinstance(uses[0].ctx, ast.Load)
 
 
 def module_edit(module: Module, node: ast.expr, edit: Edit) -> DataEdit | None:
