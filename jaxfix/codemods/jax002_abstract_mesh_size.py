@@ -28,7 +28,7 @@ from jaxfix.analysis.mesh_axes import differing_axes
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.loops import iteration_text, loops_text, may_end_early
-from jaxfix.codemods.module_edits import module_edit, read_once
+from jaxfix.codemods.module_edits import field_read_once, module_edit, read_once
 from jaxfix.codemods.text import (
     not_fixed,
     other_file,
@@ -1204,13 +1204,12 @@ class AbstractMeshSizeChange(Rule):
         )
         if isinstance(written, Unknown):
             return None
-        if (
-            written.data is not None
-            or written.override is not None
-            or written.keyword is not None
-            or written.total
-        ):
+        if written.data is not None or written.override is not None or written.total:
             return None
+        if (
+            written.keyword is not None
+        ):  # a field's default: this construction's keyword
+            return written
         held = evaluator.value_of(written.module, written.node)
         expected: object = (
             inner_sizes[axis] if written.axis is not None else tuple(inner_sizes)
@@ -1234,11 +1233,36 @@ class AbstractMeshSizeChange(Rule):
         goes one way from where it is built (`read_once`), and it is the integer of the
         axis, or a tuple or list of the sizes."""
         node = written.node
-        if (
-            written.why is not None
-            or written.module is self.analysis.module
-            or not read_once(self.analysis.engine.evaluator, inner.built_at)
+        if written.module is self.analysis.module or not read_once(
+            self.analysis.engine.evaluator, inner.built_at
         ):
+            return None
+        new_sizes = tuple_text(
+            [str(size if i == axis else s) for i, s in enumerate(inner_sizes)]
+        )
+        at = f"{other_file(written.module.path, self.analysis.path)}:{written.module.line(node)}"
+        if written.keyword is not None:
+            given = str(size) if written.axis is not None else new_sizes
+            keyword = (
+                module_edit(written.module, node, _keyword(written.keyword, given))
+                if field_read_once(written.module, node, written.keyword)
+                else None
+            )
+            if keyword is None:
+                return None
+            fix = Fix(
+                f"give `{_called(self.analysis, node)}` {written.keyword}={given} ({at})",
+                (),
+                Safety.UNSAFE,
+                data=(keyword,),
+            )
+            note = (
+                f"its sizes come from the default of `{written.keyword}`, which the object "
+                f"built at {at} keeps: the fix gives that construction "
+                f"{written.keyword}={given}"
+            )
+            return fix, note
+        if written.why is not None:
             return None
         if written.axis is None and isinstance(node, (ast.Tuple, ast.List)):
             if len(node.elts) != len(inner_sizes):
@@ -1253,10 +1277,6 @@ class AbstractMeshSizeChange(Rule):
         edit = module_edit(written.module, node, _integer(size))
         if edit is None:
             return None
-        at = f"{other_file(written.module.path, self.analysis.path)}:{written.module.line(node)}"
-        new_sizes = tuple_text(
-            [str(size if i == axis else s) for i, s in enumerate(inner_sizes)]
-        )
         fix = Fix(
             f"resize the inner mesh to {new_sizes} where its sizes are written ({at})",
             (),

@@ -109,3 +109,37 @@ def _byte_span(source: bytes, node: ast.expr) -> tuple[int, int] | None:
     ):
         return None
     return span
+
+
+def field_read_once(module: Module, construction: ast.expr, field: str) -> bool:
+    """Whether the object `construction` builds is a local name of a function whose every
+    read is of another attribute (`config.train_shape`), but one read of `field`: a
+    keyword given to it there changes that read alone."""
+    above = module.parents.get(construction)
+    if not (
+        isinstance(construction, ast.Call)
+        and isinstance(above, ast.Assign)
+        and len(above.targets) == 1
+        and isinstance(target := above.targets[0], ast.Name)
+        and not any(k.arg == field or k.arg is None for k in construction.keywords)
+    ):
+        return False
+    scope = module.scope_of(above)
+    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    reads = [
+        n
+        for n in ast.walk(scope)
+        if isinstance(n, ast.Name) and n.id == target.id and n is not target
+    ]
+    fields = [module.parents.get(n) for n in reads]
+    return (
+        all(
+            isinstance(n.ctx, ast.Load)
+            and isinstance(f, ast.Attribute)
+            and f.value is n
+            and isinstance(f.ctx, ast.Load)
+            for n, f in zip(reads, fields)
+        )
+        and [f.attr for f in fields if isinstance(f, ast.Attribute)].count(field) == 1
+    )
