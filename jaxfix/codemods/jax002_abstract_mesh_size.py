@@ -145,6 +145,18 @@ class AbstractMeshSizeChange(Rule):
     function), and nothing else reads what it builds, that construction becomes the enclosing
     mesh's view, `mesh.abstract_mesh`; otherwise the report says why there is no fix.
 
+    Where the engine follows the inner mesh back through the calls that returned it to sizes
+    written in another module of the project (a launcher's constant, a config's dict entry, a
+    helper's argument), the report stays at the `use_abstract_mesh` and the fix changes that
+    module (jaxfix/codemods/module_edits.py): the fill axis's integer of the tuple or list
+    there, when that literal is read on this way alone and the mesh it builds is kept by one
+    name read once (a mesh that also reaches other code keeps its size: reported, naming the
+    place); a dataclass field's default, by giving the field to the construction that made the
+    object, when every other read of that object is of another field. Two reports that would
+    change one place two ways are both left unfixed, each naming the other. The fix is the
+    same whichever paths jaxfix is given (the module changed may be outside them, inside the
+    project's root).
+
     From a recorded run (`jaxfix repair`, `--evidence`), where the line that raised has no such
     literal, the fix goes where the run's frames lead: from the `AbstractMesh(...)` that built
     the inner mesh, through each caller's argument, to the tuple that holds its sizes (a dict

@@ -162,7 +162,13 @@ class AllGatherMeshMismatch(Rule):
     would change the order: reported without a fix. A caller whose input is already on the
     context mesh is not affected (the move is a no-op there).
     Inside a function whose context comes from its callers (possibly jitted), the rule reports
-    and suggests the move at the call site, without a fix. From a recorded run (`jaxfix
+    and suggests the move at the call site, without a fix. Wherever no move is offered, when
+    the input's mesh has the
+    context mesh's axis names, types and size, and the engine follows it back to a tuple of
+    its sizes written in another module, read on this way alone, of a mesh kept by one name
+    read once: that tuple is set to the context mesh's sizes there (unsafe; the meshes are then
+    equal as JAX compares them, and the input's dimensions must divide by the new sizes; the
+    report stays at the gather, see JAX002 for how such a fix is written). From a recorded run (`jaxfix
     repair`, `--evidence`) that went through one caller, when the gather's input is a
     parameter of its function (which does not assign it), its out_sharding a bare `P(...)`,
     and the caller's call sits in a `with jax.set_mesh(E):` (E a name or attribute the block
@@ -239,7 +245,7 @@ class AllGatherMeshMismatch(Rule):
     summary = "top_level_all_gather whose input, context mesh and out_sharding are on different meshes"
     fixes = {
         Safety.SAFE: "put a foreign out_sharding on the context mesh",
-        Safety.UNSAFE: "move the input onto the context mesh with device_put",
+        Safety.UNSAFE: "move the input onto the context mesh with device_put, or set its mesh's sizes to the context's where they are written",
     }
     # The gather (its input's device_put and its mesh context may be in another module).
     tokens = ((b"top_level_all_gather",),)
