@@ -6,6 +6,7 @@ ways get neither; a module changed since is not written."""
 from __future__ import annotations
 
 import ast
+import json
 import shutil
 from pathlib import Path
 
@@ -61,6 +62,14 @@ def test_the_report_is_at_the_raising_line_and_names_the_place(project):
     assert shown.count('"code": "JAX002"') == 2  # the rule's record and one diagnostic
     preview = _jaxfix("--diff", "--unsafe-fixes", "pkg/stages.py")
     assert "-EVAL_SHAPE = (2, 2)\n+EVAL_SHAPE = (4, 2)" in preview
+    document = json.loads(
+        _jaxfix("--format", "json", "--diff", "--unsafe-fixes", "pkg/stages.py")
+    )
+    (fixed,) = [f for f in document["files"] if f["path"] == "main.py"]
+    assert fixed["status"] == "changed" and not fixed["diagnostics"]
+    assert "+EVAL_SHAPE = (4, 2)" in fixed["diff"]
+    (edit,) = document["files"][0]["diagnostics"][0]["fix"]["edits"]
+    assert edit["path"] == "main.py" and edit["content"] == "EVAL_SHAPE = (4, 2)\n"
 
 
 def test_the_module_given_alone_has_no_finding_of_its_own(project):

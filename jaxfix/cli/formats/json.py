@@ -105,23 +105,44 @@ def _file(result: FileResult) -> dict:
     }
 
 
+def _other_files_changed(results: list[FileResult], listed: list[dict]) -> list[dict]:
+    """Each file the fixes change that is not one of the results' own (another module's
+    constant, a config's entry: `Diagnostic.data_edits`), with its diff and no diagnostic
+    (the fix's is its raising file's); none once written (the file holds the new bytes)."""
+    from jaxfix.write.data_edits import data_diffs
+
+    shown = {entry["path"] for entry in listed if entry["diff"] is not None}
+    return [
+        {
+            "path": display_path(diff.path),
+            "status": "changed",
+            "diagnostics": [],
+            "diff": unified_diff_text(display_path(diff.path), diff.old, diff.new),
+            "error": None,
+        }
+        for diff in data_diffs(results)
+        if display_path(diff.path) not in shown
+    ]
+
+
 @register("json")
 def render(results: list[FileResult], info: RunInfo) -> str:
     """Files with nothing to say (no diagnostic, no change, no error) are only counted."""
+    files = [
+        _file(r)
+        for r in results
+        if r.diagnostics or r.fixed is not None or r.error is not None
+    ]
+    others = [] if info.write else _other_files_changed(results, files)
     document = {
         "tool": {"name": "jaxfix", "version": __version__},
         "rules": [rule_record(r) for r in info.rules],
         "fixes_written": info.write,
-        "files": [
-            _file(r)
-            for r in results
-            if r.diagnostics or r.fixed is not None or r.error is not None
-        ],
+        "files": files + others,
         "summary": {
             "files_scanned": len(results),
-            "files_changed": sum(
-                1 for r in results if r.fixed is not None and r.error is None
-            ),
+            "files_changed": len(others)
+            + sum(1 for r in results if r.fixed is not None and r.error is None),
             "diagnostics": sum(len(r.diagnostics) for r in results),
             "fixed": sum(
                 1
