@@ -155,3 +155,17 @@ def test_an_edit_is_placed_by_bytes_after_wider_characters(tmp_path):
     module = Module(tmp_path / "c.py", ast.parse(crlf), crlf)
     literal = module.tree.body[0].value.elts[0]  # type: ignore[attr-defined]
     assert module_edit(module, literal, lambda _: cst.Integer("4")) is None
+
+
+def test_code_from_stdin_comes_back_and_no_other_file_is_written(project):
+    stages = (project / "pkg" / "stages.py").read_bytes()
+    result = CliRunner().invoke(
+        cli,
+        ["--no-cache", "--unsafe-fixes", "--stdin-filename", "pkg/stages.py", "-"],
+        input=stages,
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 1  # a finding is left
+    assert result.stdout_bytes == stages
+    assert (project / "main.py").read_bytes() == (CASE / "main.py").read_bytes()
+    assert "code from stdin changes no other file" in " ".join(result.stderr.split())
