@@ -132,7 +132,8 @@ def _run_stdin(
             ),
             run,
         )
-    result = _other_files_left(result)
+    if mode == "fix":  # what a run writing files would write
+        result = _other_files_left(result)
     if result.error is None and result.fixed is None and not result.diagnostics:
         from jaxfix.sources.kinds import source_of
 
@@ -177,8 +178,9 @@ def _run_stdin(
 
 
 def _other_files_left(result: FileResult) -> FileResult:
-    """Code from stdin comes back changed on stdout and nothing else is written: a fix whose
-    edit is of another file (`Diagnostic.data_edits`) stays a finding, saying so."""
+    """Code from stdin comes back fixed on stdout and nothing else is written: a fix whose
+    edit is of another file (`Diagnostic.data_edits`) stays a finding, saying so (a check or
+    a preview says what a run on the files would do, as for them)."""
     if not any(d.applied and d.data_edits for d in result.diagnostics):
         return result
     return replace(
