@@ -145,10 +145,11 @@ def jaxfix_on(
     from helpers import options_from_args
     from jaxfix.check.engine import check_file
     from jaxfix.check.run import Run
+    from jaxfix.write.data_edits import data_diffs, refuse_conflicts
 
     root = case.tree if tree is None else tree
     modules = case.modules if tree is None else sorted(tree.rglob("*.py"))
-    changed, diagnostics = {}, []
+    changed, diagnostics, results = {}, [], []
     # as `jaxfix <tree>` runs: imports found from its root, callers looked for in it
     run = Run(options_from_args(case.cli_args), roots=(root,)).scoped(modules)
     with run.checking():
@@ -159,6 +160,10 @@ def jaxfix_on(
             if result.fixed is not None:
                 changed[module] = result.fixed
             diagnostics += [(module, d.code) for d in result.diagnostics]
+            results.append(result)
+    # a fix's edit of another module (where the value it reads is written)
+    for diff in data_diffs(refuse_conflicts(results)):
+        changed[diff.path] = diff.new
     return changed, diagnostics
 
 

@@ -235,7 +235,9 @@ def _encode(diagnostic: Diagnostic) -> dict:
         if diagnostic.fix_lines is None
         else list(diagnostic.fix_lines),
         "fix_cell": diagnostic.fix_cell,
-        # Only a recorded run's evidence makes these, and such a result is never cached.
+        # A fix's edits of another file (a config's entry, another module's constant): an
+        # entry whose fix is applied while its own file is unchanged is a miss (`get`), so
+        # what is written or shown is derived again, never read from here.
         "data_edits": [
             {
                 "path": str(e.path),

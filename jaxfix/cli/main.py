@@ -132,6 +132,8 @@ def _run_stdin(
             ),
             run,
         )
+    if mode == "fix":  # what a run writing files would write
+        result = _other_files_left(result)
     if result.error is None and result.fixed is None and not result.diagnostics:
         from jaxfix.sources.kinds import source_of
 
@@ -173,6 +175,27 @@ def _run_stdin(
 
         render_unsafe_preview(out, result)
     return _exit_code([result], write=mode == "fix", had_errors=False)
+
+
+def _other_files_left(result: FileResult) -> FileResult:
+    """Code from stdin comes back fixed on stdout and nothing else is written: a fix whose
+    edit is of another file (`Diagnostic.data_edits`) stays a finding, saying so (a check or
+    a preview says what a run on the files would do, as for them)."""
+    if not any(d.applied and d.data_edits for d in result.diagnostics):
+        return result
+    return replace(
+        result,
+        diagnostics=tuple(
+            replace(
+                d,
+                applied=False,
+                message=f"{d.message} (not written: code from stdin changes no other file)",
+            )
+            if d.applied and d.data_edits
+            else d
+            for d in result.diagnostics
+        ),
+    )
 
 
 def _print_format_help(

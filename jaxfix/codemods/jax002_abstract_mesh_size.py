@@ -23,11 +23,12 @@ from jaxfix.analysis.ast_engine.evidence import (
 )
 from jaxfix.analysis.ast_engine.mesh_sizes import ConfigKey, EnvironmentVariable
 from jaxfix.analysis.ast_engine.values import ListValue, Mesh, Unknown, tuple_text
-from jaxfix.analysis.ast_engine.written_at import written_at
+from jaxfix.analysis.ast_engine.written_at import Written, written_at
 from jaxfix.analysis.mesh_axes import differing_axes
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.loops import iteration_text, loops_text, may_end_early
+from jaxfix.codemods.module_edits import field_read_once, module_edit, read_once
 from jaxfix.codemods.text import (
     not_fixed,
     other_file,
@@ -143,6 +144,18 @@ class AbstractMeshSizeChange(Rule):
     types; that mesh kept by a name or `self` attribute assigned before it in the same
     function), and nothing else reads what it builds, that construction becomes the enclosing
     mesh's view, `mesh.abstract_mesh`; otherwise the report says why there is no fix.
+
+    Where the engine follows the inner mesh back through the calls that returned it to sizes
+    written in another module of the project (a launcher's constant, a config's dict entry, a
+    helper's argument), the report stays at the `use_abstract_mesh` and the fix changes that
+    module (jaxfix/codemods/module_edits.py): the fill axis's integer of the tuple or list
+    there, when that literal is read on this way alone and the mesh it builds is kept by one
+    name read once (a mesh that also reaches other code keeps its size: reported, naming the
+    place); a dataclass field's default, by giving the field to the construction that made the
+    object, when every other read of that object is of another field. Two reports that would
+    change one place two ways are both left unfixed, each naming the other. The fix is the
+    same whichever paths jaxfix is given (the module changed may be outside them, inside the
+    project's root).
 
     From a recorded run (`jaxfix repair`, `--evidence`), where the line that raised has no such
     literal, the fix goes where the run's frames lead: from the `AbstractMesh(...)` that built
@@ -305,7 +318,7 @@ class AbstractMeshSizeChange(Rule):
             outers = confirmed.logged("prev", node)
             related = ()
         self.origins = []
-        fix, why_not = self._fix(node, argument, inner, outers)
+        fix, why_not = self._fix(node, argument, inner, outers, confirmed is None)
         if why_not is not None and confirmed is not None:
             in_data = self._data_fix(confirmed, outers)
             if in_data is not None:  # the sizes are a JSON file's entry: changed there
@@ -688,7 +701,11 @@ class AbstractMeshSizeChange(Rule):
         argument: ast.expr,
         inner: Mesh,
         outers: list[Mesh],
+        static: bool = False,
     ) -> tuple[Fix | None, str | None]:
+        """The fix and the note the report carries (why there is none, or where it edits
+        another module); `static`: no recorded run confirms the site (a run's fix of another
+        module is made there, by `at_value`)."""
         resized = self._resized(inner, outers)
         if isinstance(resized, str):
             return None, resized
@@ -698,7 +715,21 @@ class AbstractMeshSizeChange(Rule):
         )
         if literals is None:
             view = self._enclosing_view(node, argument, inner, outers)
-            return (view, None) if view is not None else (None, why_not)
+            if view is not None:
+                return view, None
+            written = (
+                self._where_written(argument, axis, axis_name, inner_sizes)
+                if static
+                else None
+            )
+            elsewhere = (
+                self._fix_where_written(
+                    written, inner, axis, axis_name, inner_sizes, size
+                )
+                if written is not None
+                else None
+            )
+            return elsewhere if elsewhere is not None else (None, why_not)
         new_sizes = [size if i == axis else s for i, s in enumerate(inner_sizes)]
         title = f"resize the inner mesh to {tuple_text([str(s) for s in new_sizes])}"
         edits = tuple((literal, _integer(size)) for literal in literals)
@@ -1169,18 +1200,13 @@ class AbstractMeshSizeChange(Rule):
             literals.append(source)
         return literals, None
 
-    def _written_elsewhere(
-        self,
-        argument: ast.expr,
-        axis: int,
-        axis_name: str,
-        inner_sizes: list[int],
-        size: int,
-    ) -> str | None:
+    def _where_written(
+        self, argument: ast.expr, axis: int, axis_name: str, inner_sizes: list[int]
+    ) -> Written | None:
         """Where the inner mesh's sizes are written, walked back along the calls the engine
         returned it through (`Mesh.built_at`, the frames a recorded run gives repair), when
-        that literal still holds them: a place in another module gets no fix from here, but
-        the report names it; None where the walk stops."""
+        that literal (a tuple of them, or the axis's integer alone) still holds them; None
+        where the walk stops."""
         inner = self.analysis.value_of(argument)
         if not isinstance(inner, Mesh) or not inner.built_at:
             return None
@@ -1190,18 +1216,103 @@ class AbstractMeshSizeChange(Rule):
         )
         if isinstance(written, Unknown):
             return None
-        if (
-            written.data is not None
-            or written.override is not None
-            or written.keyword is not None
-            or written.total
-        ):
+        if written.data is not None or written.override is not None or written.total:
             return None
+        if (
+            written.keyword is not None
+        ):  # a field's default: this construction's keyword
+            return written
         held = evaluator.value_of(written.module, written.node)
         expected: object = (
             inner_sizes[axis] if written.axis is not None else tuple(inner_sizes)
         )
         if (held.items if isinstance(held, ListValue) else held) != expected:
+            return None
+        return written
+
+    def _fix_where_written(
+        self,
+        written: Written,
+        inner: Mesh,
+        axis: int,
+        axis_name: str,
+        inner_sizes: list[int],
+        size: int,
+    ) -> tuple[Fix, str] | None:
+        """The fill axis's size changed where the inner mesh's sizes are written, in another
+        module (jaxfix/codemods/module_edits.py): when that literal is read by this way
+        alone (`written.why`: a name other code reads too is not changed), the mesh it builds
+        goes one way from where it is built (`read_once`), and it is the integer of the
+        axis, or a tuple or list of the sizes."""
+        node = written.node
+        if written.module is self.analysis.module or not read_once(
+            self.analysis.engine.evaluator, inner.built_at
+        ):
+            return None
+        new_sizes = tuple_text(
+            [str(size if i == axis else s) for i, s in enumerate(inner_sizes)]
+        )
+        at = f"{other_file(written.module.path, self.analysis.path)}:{written.module.line(node)}"
+        if written.keyword is not None:
+            given = str(size) if written.axis is not None else new_sizes
+            keyword = (
+                module_edit(written.module, node, _keyword(written.keyword, given))
+                if field_read_once(written.module, node, written.keyword)
+                else None
+            )
+            if keyword is None:
+                return None
+            fix = Fix(
+                f"give `{_called(self.analysis, node)}` {written.keyword}={given} ({at})",
+                (),
+                Safety.UNSAFE,
+                data=(keyword,),
+            )
+            note = (
+                f"its sizes come from the default of `{written.keyword}`, which the object "
+                f"built at {at} keeps: the fix gives that construction "
+                f"{written.keyword}={given}"
+            )
+            return fix, note
+        if written.why is not None:
+            return None
+        if written.axis is None and isinstance(node, (ast.Tuple, ast.List)):
+            if len(node.elts) != len(inner_sizes):
+                return None
+            node = node.elts[axis]
+        if not (
+            isinstance(node, ast.Constant)
+            and type(node.value) is int
+            and node.value == inner_sizes[axis]
+        ):
+            return None
+        edit = module_edit(written.module, node, _integer(size))
+        if edit is None:
+            return None
+        fix = Fix(
+            f"resize the inner mesh to {new_sizes} where its sizes are written ({at})",
+            (),
+            Safety.UNSAFE,
+            data=(edit,),
+        )
+        note = (
+            f"its sizes are written at {at} (`{_short(written.name)}`), where the calls "
+            f"that build it lead: the fix sets axis {axis_name!r} to {size} there"
+        )
+        return fix, note
+
+    def _written_elsewhere(
+        self,
+        argument: ast.expr,
+        axis: int,
+        axis_name: str,
+        inner_sizes: list[int],
+        size: int,
+    ) -> str | None:
+        """Where the inner mesh's sizes are written (`_where_written`): the report names it,
+        and says what to set there; None where the walk stops."""
+        written = self._where_written(argument, axis, axis_name, inner_sizes)
+        if written is None:
             return None
         at = written.module.line(written.node)
         here = (

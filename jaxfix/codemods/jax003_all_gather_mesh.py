@@ -30,10 +30,12 @@ from jaxfix.analysis.ast_engine.values import (
     tuple_text,
 )
 from jaxfix.analysis.ast_engine.vocabulary import api_of
+from jaxfix.analysis.ast_engine.written_at import written_at
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.bindings import first_evaluated, local_for
 from jaxfix.codemods.loops import iteration_text, loops_text, may_end_early
+from jaxfix.codemods.module_edits import module_edit, read_once
 from jaxfix.codemods.stored_defaults import StoredDefault, stored_default
 from jaxfix.codemods.text import (
     not_fixed,
@@ -160,7 +162,13 @@ class AllGatherMeshMismatch(Rule):
     would change the order: reported without a fix. A caller whose input is already on the
     context mesh is not affected (the move is a no-op there).
     Inside a function whose context comes from its callers (possibly jitted), the rule reports
-    and suggests the move at the call site, without a fix. From a recorded run (`jaxfix
+    and suggests the move at the call site, without a fix. Wherever no move is offered, when
+    the input's mesh has the
+    context mesh's axis names, types and size, and the engine follows it back to a tuple of
+    its sizes written in another module, read on this way alone, of a mesh kept by one name
+    read once: that tuple is set to the context mesh's sizes there (unsafe; the meshes are then
+    equal as JAX compares them, and the input's dimensions must divide by the new sizes; the
+    report stays at the gather, see JAX002 for how such a fix is written). From a recorded run (`jaxfix
     repair`, `--evidence`) that went through one caller, when the gather's input is a
     parameter of its function (which does not assign it), its out_sharding a bare `P(...)`,
     and the caller's call sits in a `with jax.set_mesh(E):` (E a name or attribute the block
@@ -237,7 +245,7 @@ class AllGatherMeshMismatch(Rule):
     summary = "top_level_all_gather whose input, context mesh and out_sharding are on different meshes"
     fixes = {
         Safety.SAFE: "put a foreign out_sharding on the context mesh",
-        Safety.UNSAFE: "move the input onto the context mesh with device_put",
+        Safety.UNSAFE: "move the input onto the context mesh with device_put, or set its mesh's sizes to the context's where they are written",
     }
     # The gather (its input's device_put and its mesh context may be in another module).
     tokens = ((b"top_level_all_gather",),)
@@ -849,18 +857,104 @@ class AllGatherMeshMismatch(Rule):
         if node in self.reported:
             return
         self.reported.add(node)
+        places = self._related(first.site)
         if first.kind is _Failure.INPUT:
             fix, note = self._move_input(x, sites, verdicts)
             message = self._input_message(x, first)
+            written = (
+                self._input_sized_where_written(verdicts)
+                if fix is None and not recorded
+                else None
+            )
+            if written is not None:
+                fix, note, place = written
+                places = (*places, place)
         else:
             fix, note = self._rehome_sharding(x, sharding, sites, verdicts, recorded)
             message = self._context_message(sharding, first)
-        self.report(
-            node,
-            with_note(message + source, note),
-            fix=fix,
-            related=self._related(first.site),
+        self.report(node, with_note(message + source, note), fix=fix, related=places)
+
+    def _input_sized_where_written(
+        self, verdicts: list[_Verdict]
+    ) -> tuple[Fix, str, Related] | None:
+        """Where the input cannot be moved here, the input mesh's sizes set to the context
+        mesh's where they are written in another module (walked back along the calls the
+        engine returned the mesh through, `Mesh.built_at`; jaxfix/codemods/module_edits.py):
+        JAX compares the meshes' axis names, sizes and types, so a mesh of the context's
+        names and types, the same size and every way of the gather under that context, is
+        then equal to it. Only a tuple or list literal of the sizes read by this way alone
+        (`written.why`), of a mesh that goes one way from where it is built
+        (`read_once`), is changed."""
+        contexts = {v.site.context.mesh for v in verdicts}
+        inputs = {v.site.input.mesh for v in verdicts if v.site.input is not None}
+        if (
+            len(contexts) != 1
+            or len(inputs) != 1
+            or len(verdicts) != len([v for v in verdicts if v.site.input is not None])
+        ):
+            return None
+        (context,), (given,) = contexts, inputs
+        if (
+            context.axis_sizes is None
+            or given.axis_sizes is None
+            or given.axis_names is None
+            or given.axis_names != context.axis_names
+            or given.axis_types != context.axis_types
+            or given.has_abstract_device != context.has_abstract_device
+            or given.size is None
+            or given.size != context.size
+            or not read_once(self.analysis.engine.evaluator, given.built_at)
+        ):
+            return None
+        sizes = tuple(s for s in given.axis_sizes if s is not None)
+        wanted = tuple(s for s in context.axis_sizes if s is not None)
+        written = written_at(
+            self.analysis.engine.evaluator, given.built_at, sizes=sizes
         )
+        if (
+            isinstance(written, Unknown)
+            or written.why is not None
+            or written.data is not None
+            or written.override is not None
+            or written.keyword is not None
+            or written.total
+            or written.axis is not None
+            or written.module is self.analysis.module
+            or not isinstance(written.node, (ast.Tuple, ast.List))
+            or len(written.node.elts) != len(sizes)
+        ):
+            return None
+        held = [
+            e.value if isinstance(e, ast.Constant) else None for e in written.node.elts
+        ]
+        if held != list(sizes) or any(type(v) is not int for v in held):
+            return None
+        edits = [
+            module_edit(written.module, element, _written(str(size)))
+            for element, size, old in zip(written.node.elts, wanted, sizes)
+            if size != old
+        ]
+        if not edits or any(e is None for e in edits):
+            return None
+        line = written.module.line(written.node)
+        at = f"{other_file(written.module.path, self.analysis.path)}:{line}"
+        shown = tuple_text([str(s) for s in wanted])
+        fix = Fix(
+            f"set the input mesh's sizes to {shown} where they are written ({at})",
+            (),
+            Safety.UNSAFE,
+            data=tuple(e for e in edits if e is not None),
+        )
+        note = (
+            f"the input mesh's sizes are written at {at} (`{self._short(written.name)}`), "
+            f"where the calls that build it lead: the fix sets them to {shown} there"
+        )
+        place = Related(
+            f"the input mesh's sizes are written here: set them to {shown}",
+            Location(line, 1),
+            written.module.path,
+        )
+        return fix, note, place
 
     def _verdict(self, site: _Site, sharding: ast.expr) -> _Verdict | None:
         out = self.analysis.sharding_mesh(sharding, site.context)

@@ -14,9 +14,57 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from jaxfix.ground.diagnostics import DataEdit, Diagnostic, FileResult
+from jaxfix.sources.paths import display_path
 from jaxfix.write.safe_write import WriteError, replace_source
 
 _MAX_BYTES = 1 << 20
+
+
+def refuse_conflicts(results: list[FileResult]) -> list[FileResult]:
+    """`results` with every fix whose edit of a file overlaps another fix's different edit
+    there made report-only, each naming the other's place: two errors that want one value
+    set two ways get neither (the same edit wanted twice is made once)."""
+    owners: dict[DataEdit, list[tuple[Path, Diagnostic]]] = {}
+    for result in results:
+        for diagnostic in result.diagnostics:
+            if diagnostic.applied and result.error is None:
+                for edit in diagnostic.data_edits:
+                    owners.setdefault(edit, []).append((result.path, diagnostic))
+    conflicts: dict[Diagnostic, tuple[Path, list[str]]] = {}
+    edits = sorted(owners, key=lambda e: (str(e.path), e.span, e.text))
+    for n, edit in enumerate(edits):
+        for other in edits[n + 1 :]:
+            if other.path != edit.path or not _overlap(edit, other):
+                continue
+            for mine, theirs in ((edit, other), (other, edit)):
+                for _, diagnostic in owners[mine]:
+                    conflicts.setdefault(diagnostic, (edit.path, []))[1].extend(
+                        f"{d.code} at {display_path(p)}:{d.start.line}"
+                        for p, d in owners[theirs]
+                    )
+    if not conflicts:
+        return results
+    return [
+        replace(
+            result,
+            diagnostics=tuple(
+                _refused(d, *conflicts[d]) if d in conflicts else d
+                for d in result.diagnostics
+            ),
+        )
+        for result in results
+    ]
+
+
+def _refused(diagnostic: Diagnostic, path: Path, others: list[str]) -> Diagnostic:
+    """`diagnostic` report-only: the fixes of `others` change its place of `path` another way."""
+    named = ", ".join(dict.fromkeys(others))
+    return replace(
+        diagnostic,
+        applied=False,
+        message=f"{diagnostic.message} (not written: the fix of {named} changes the "
+        f"same place of {path.name} another way)",
+    )
 
 
 def write_data_edits(

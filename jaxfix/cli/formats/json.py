@@ -6,7 +6,7 @@ import json
 
 from jaxfix import __version__
 from jaxfix.cli.formats import RunInfo, register
-from jaxfix.cli.formats._suggestions import Comment, comments
+from jaxfix.cli.formats._suggestions import Comment, comments, origin_suggestions
 from jaxfix.cli.rule_docs import rule_record
 from jaxfix.ground.diagnostics import Diagnostic, FileResult, Location
 from jaxfix.sources.paths import display_path
@@ -43,6 +43,21 @@ def _edits(result: FileResult) -> dict[Diagnostic, list[dict]]:
     }
 
 
+def _other_files(diagnostic: Diagnostic) -> list[dict]:
+    """The fix's edits of other files (`Diagnostic.data_edits`), whole lines as `_edit`'s,
+    each with the file's path; none where the file changed since the fix was made."""
+    return [
+        {
+            "content": "" if o.replacement is None else o.replacement + "\n",
+            "location": {"row": o.line, "column": 1},
+            "end_location": {"row": o.line + 1, "column": 1},
+            "path": display_path(o.path),
+        }
+        for o in origin_suggestions((diagnostic,), suggest=True)
+        if o.replacement is not None
+    ]
+
+
 def _diagnostic(diagnostic: Diagnostic, edits: dict[Diagnostic, list[dict]]) -> dict:
     fix = None
     if diagnostic.fix_title is not None and diagnostic.fix_safety is not None:
@@ -50,7 +65,8 @@ def _diagnostic(diagnostic: Diagnostic, edits: dict[Diagnostic, list[dict]]) -> 
             "title": diagnostic.fix_title,
             "safety": diagnostic.fix_safety.value,
             "applied": diagnostic.applied,
-            "edits": edits.get(diagnostic, []),
+            "edits": edits.get(diagnostic, [])
+            + (_other_files(diagnostic) if diagnostic.applied else []),
         }
     return {
         "code": diagnostic.code,
@@ -89,23 +105,44 @@ def _file(result: FileResult) -> dict:
     }
 
 
+def _other_files_changed(results: list[FileResult], listed: list[dict]) -> list[dict]:
+    """Each file the fixes change that is not one of the results' own (another module's
+    constant, a config's entry: `Diagnostic.data_edits`), with its diff and no diagnostic
+    (the fix's is its raising file's); none once written (the file holds the new bytes)."""
+    from jaxfix.write.data_edits import data_diffs
+
+    shown = {entry["path"] for entry in listed if entry["diff"] is not None}
+    return [
+        {
+            "path": display_path(diff.path),
+            "status": "changed",
+            "diagnostics": [],
+            "diff": unified_diff_text(display_path(diff.path), diff.old, diff.new),
+            "error": None,
+        }
+        for diff in data_diffs(results)
+        if display_path(diff.path) not in shown
+    ]
+
+
 @register("json")
 def render(results: list[FileResult], info: RunInfo) -> str:
     """Files with nothing to say (no diagnostic, no change, no error) are only counted."""
+    files = [
+        _file(r)
+        for r in results
+        if r.diagnostics or r.fixed is not None or r.error is not None
+    ]
+    others = [] if info.write else _other_files_changed(results, files)
     document = {
         "tool": {"name": "jaxfix", "version": __version__},
         "rules": [rule_record(r) for r in info.rules],
         "fixes_written": info.write,
-        "files": [
-            _file(r)
-            for r in results
-            if r.diagnostics or r.fixed is not None or r.error is not None
-        ],
+        "files": files + others,
         "summary": {
             "files_scanned": len(results),
-            "files_changed": sum(
-                1 for r in results if r.fixed is not None and r.error is None
-            ),
+            "files_changed": len(others)
+            + sum(1 for r in results if r.fixed is not None and r.error is None),
             "diagnostics": sum(len(r.diagnostics) for r in results),
             "fixed": sum(
                 1

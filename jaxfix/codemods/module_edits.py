@@ -1,0 +1,145 @@
+"""A fix's edit of another module of the project: where a rule proves that the value a raising
+line reads is written (a constant, a dataclass field's default, a construction's keyword), in
+a module other than the one it reports in.
+
+The edit is made as a `DataEdit` of that module's file: the bytes of the node become the text
+the edit's LibCST replacement writes, kept only while the file holds the bytes the engine read
+(jaxfix/write/data_edits.py writes it after the Python files, shows it in `--diff` and
+`--dry-run`, and refuses two fixes that change one place differently). The diagnostic stays
+where the error is raised: a file's findings are the same whichever paths the run was given.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import itertools
+from typing import TYPE_CHECKING
+
+from jaxfix.analysis.ast_engine.values import Unknown
+from jaxfix.ground.diagnostics import DataEdit
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from jaxfix.analysis.ast_engine.evaluate import Evaluator
+    from jaxfix.analysis.ast_engine.project import Module
+    from jaxfix.ground.diagnostics import Edit
+
+
+def read_once(evaluator: Evaluator, built_at: tuple[tuple[Path, int], ...]) -> bool:
+    """Whether the mesh built along `built_at` (`Mesh.built_at`, outermost call first) goes
+    one way from its outermost call: that call is an argument or an item as written, or
+    the value of a local name its function reads once. A mesh kept by a name read twice
+    (or by an attribute, a global) may reach code that works with its size, which a
+    change where its sizes are written would break."""
+    if not built_at:
+        return False
+    path, line = built_at[0]
+    module = evaluator.module(path)
+    if isinstance(module, Unknown):
+        return False
+    calls = [c for c in module.calls if c.lineno == line]
+    if len(calls) != 1:
+        return False
+    above = module.parents.get(calls[0])
+    if isinstance(
+        above, (ast.Call, ast.keyword, ast.Tuple, ast.List, ast.Dict, ast.Starred)
+    ):
+        return True
+    if not (
+        isinstance(above, ast.Assign)
+        and len(above.targets) == 1
+        and isinstance(target := above.targets[0], ast.Name)
+    ):
+        return False
+    scope = module.scope_of(above)
+    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    uses = [
+        n
+        for n in ast.walk(scope)
+        if isinstance(n, ast.Name) and n.id == target.id and n is not target
+    ]
+    return len(uses) == 1 and isinstance(uses[0].ctx, ast.Load)
+
+
+def module_edit(module: Module, node: ast.expr, edit: Edit) -> DataEdit | None:
+    """`edit` of `node` (an expression of `module`) as a change of the module's file; None
+    where the node's bytes cannot be placed exactly (a notebook, code jaxfix blanked, a
+    line break Python and the bytes count differently) or the edit gives no expression."""
+    import libcst as cst  # a fix's edit: LibCST only once there is one
+
+    source = module.source
+    if module.blanked or module.path.suffix != ".py":
+        return None
+    span = _byte_span(source, node)
+    if span is None:
+        return None
+    old = source[span[0] : span[1]]
+    try:  # an expression over several lines is within brackets, which LibCST takes
+        parsed = cst.parse_expression(old.decode("utf-8"))
+    except (UnicodeDecodeError, cst.ParserSyntaxError):
+        return None
+    replaced = edit(parsed)
+    if not isinstance(replaced, cst.BaseExpression):
+        return None
+    new = cst.Module([]).code_for_node(replaced).encode("utf-8")
+    return DataEdit(module.path, span, new, hashlib.sha256(source).hexdigest())
+
+
+def _byte_span(source: bytes, node: ast.expr) -> tuple[int, int] | None:
+    """The bytes of `node` in `source` (`ast`'s columns are UTF-8 byte offsets of their
+    line), checked against the text `ast` gives for it."""
+    end_line, end_column = node.end_lineno, node.end_col_offset
+    if end_line is None or end_column is None or b"\r" in source:
+        return None
+    starts = [0, *itertools.accumulate(len(line) + 1 for line in source.split(b"\n"))]
+    if end_line > len(starts):
+        return None
+    span = (
+        starts[node.lineno - 1] + node.col_offset,
+        starts[end_line - 1] + end_column,
+    )
+    text = source.decode("utf-8", "replace")
+    segment = ast.get_source_segment(text, node)
+    if (
+        segment is None
+        or source[span[0] : span[1]].decode("utf-8", "replace") != segment
+    ):
+        return None
+    return span
+
+
+def field_read_once(module: Module, construction: ast.expr, field: str) -> bool:
+    """Whether the object `construction` builds is a local name of a function whose every
+    read is of another attribute (`config.train_shape`), but one read of `field`: a
+    keyword given to it there changes that read alone."""
+    above = module.parents.get(construction)
+    if not (
+        isinstance(construction, ast.Call)
+        and isinstance(above, ast.Assign)
+        and len(above.targets) == 1
+        and isinstance(target := above.targets[0], ast.Name)
+        and not any(k.arg == field or k.arg is None for k in construction.keywords)
+    ):
+        return False
+    scope = module.scope_of(above)
+    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    reads = [
+        n
+        for n in ast.walk(scope)
+        if isinstance(n, ast.Name) and n.id == target.id and n is not target
+    ]
+    fields = [module.parents.get(n) for n in reads]
+    return (
+        all(
+            isinstance(n.ctx, ast.Load)
+            and isinstance(f, ast.Attribute)
+            and f.value is n
+            and isinstance(f.ctx, ast.Load)
+            for n, f in zip(reads, fields)
+        )
+        and [f.attr for f in fields if isinstance(f, ast.Attribute)].count(field) == 1
+    )
