@@ -11,8 +11,9 @@ import ast
 import pytest
 
 from ast_programs import last_expr, last_value, parsed
-from jaxfix.analysis.ast_engine import pytrees
+from jaxfix.analysis.ast_engine import evaluate, pytrees
 from jaxfix.analysis.ast_engine.analysis import bind_arguments
+from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import (
     Array,
     DictValue,
@@ -63,6 +64,13 @@ M8 = AbstractMesh((8,), ("x",))
         (
             "def widen(vals):\n    kept = vals\n    vals[0] = 8\n    return kept\n"
             "v = widen([2, 2])",
+            Unknown,
+        ),
+        # ... nor where the function's decorator reads the name (of the scope around it)
+        (
+            "def keep(x):\n    def wrap(f):\n        return f\n    return wrap\nvals = [1]\n"
+            "@keep(vals)\ndef fill(vals):\n    vals[0] = 4\n    return tuple(vals)\n"
+            "v = fill([2, 2])",
             Unknown,
         ),
         # ... nor where the store runs in a loop
@@ -1137,3 +1145,26 @@ def test_a_name_a_class_does_not_define_is_told_apart_by_its_kind() -> None:
     assert isinstance(converted, Unknown), converted
     assert "is not defined" in converted.why, converted
     assert not isinstance(converted, NotDefined), converted
+
+
+def test_a_functions_item_stores_of_a_name_are_found_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each read of a list changed by item stores asks for the stores before it: the module's
+    reads of the name are scanned once per function and name, not once per read."""
+    scans: list[str] = []
+    scan = evaluate._item_stores_in
+
+    def counted(
+        module: Module, name: str, scope: ast.FunctionDef
+    ) -> tuple[ast.Assign, ...]:
+        scans.append(name)
+        return scan(module, name, scope)
+
+    monkeypatch.setattr(evaluate, "_item_stores_in", counted)
+    engine, module = parsed(
+        "def fill(vals):\n    vals[0] = 4\n    a = tuple(vals)\n    b = len(vals)\n"
+        "    return a, b, vals[1]\nv = fill([2, 2])"
+    )
+    assert engine.value_of(module, last_expr(module)) == ((4, 2), 2, 2)
+    assert scans == ["vals"]

@@ -376,6 +376,8 @@ class Evaluator:
         self._generators: dict[ast.AST, bool] = {}
         self._frames: dict[ast.AST, Frame] = {}  # each scope's, by `frame_at`
         self._arounds: dict[ast.Name, _Around] = {}  # by `_around`
+        # each function's item stores of a name (`_item_stores`)
+        self._item_store_scans: dict[tuple[ast.AST, str], tuple[ast.Assign, ...]] = {}
         self._loop_modules: dict[ast.AST, Path] = {}  # the loops `iterations` gave
 
     def is_generator(self, function: ast.AST) -> bool:
@@ -857,31 +859,12 @@ class Evaluator:
         (binding,) = bindings
         if binding.kind not in ("param", "assign") or binding.path:
             return None
-        stores: list[ast.Assign] = []
-        reads: list[ast.Name] = []
-        for use in module.loads_by_name.get(name, ()):
-            if not isinstance(use, ast.Name) or not module.is_within(use, scope):
-                continue
-            if module.scope_of(use) is not scope:
-                return None
-            store = _item_store_of(module, use)
-            if store is not None:
-                stores.append(store)
-            elif reads_only(use, module.parents):
-                reads.append(use)
-            else:
-                return None
+        stores = self._item_stores(module, name, scope)
         if not stores:
             return None
-        last = max(module.line(s) for s in stores)
-        if any(
-            module.line(r) <= last and not _computes_from_items(module, r)
-            for r in reads
-        ):
-            return None  # read before a store: another name may hold the changed object
         line = module.line(statement)
         ran: list[ast.Assign] = []
-        for store in sorted(stores, key=module.line):
+        for store in stores:
             if module.line(store) >= line:
                 break  # no loop holds a store: one after `statement` has not run
             env = self.flow(module, frame).before.get(store)
@@ -904,6 +887,19 @@ class Evaluator:
             if isinstance(value, Unknown):
                 return lost_at(value, item) if isinstance(item, Unknown) else value
         return value
+
+    def _item_stores(
+        self, module: Module, name: str, scope: ast.FunctionDef
+    ) -> tuple[ast.Assign, ...]:
+        """The item stores `name[key] = value` of `scope` in line order, where its every
+        other read there only reads (none of them in a nested scope) and those up to the
+        last store only compute from the items; else none. Found once per function and name:
+        each read of the name in the function asks it again."""
+        key = (scope, name)
+        found = self._item_store_scans.get(key)
+        if found is None:
+            found = self._item_store_scans[key] = _item_stores_in(module, name, scope)
+        return found
 
     def _runs_here(self, module: Module, store: ast.stmt, frame: Frame) -> bool:
         """Every statement around `store` up to its function is an `if` whose test this frame
@@ -6992,6 +6988,42 @@ def _literal_element(
             return None
         value = value.elts[index]
     return value
+
+
+def _item_stores_in(
+    module: Module, name: str, scope: ast.FunctionDef
+) -> tuple[ast.Assign, ...]:
+    """`Evaluator._item_stores`' scan of the module's reads of `name` (a read outside the
+    lines of the function and its decorators is not under it: tested before its parents are
+    walked)."""
+    first = min([scope.lineno, *(d.lineno for d in scope.decorator_list)])
+    end = scope.end_lineno or sys.maxsize
+    stores: list[ast.Assign] = []
+    reads: list[ast.Name] = []
+    for use in module.loads_by_name.get(name, ()):
+        if (
+            not isinstance(use, ast.Name)
+            or not first <= use.lineno <= end
+            or not module.is_within(use, scope)
+        ):
+            continue
+        if module.scope_of(use) is not scope:
+            return ()
+        store = _item_store_of(module, use)
+        if store is not None:
+            stores.append(store)
+        elif reads_only(use, module.parents):
+            reads.append(use)
+        else:
+            return ()
+    if not stores:
+        return ()
+    last = max(module.line(s) for s in stores)
+    if any(
+        module.line(r) <= last and not _computes_from_items(module, r) for r in reads
+    ):
+        return ()  # read before a store: another name may hold the changed object
+    return tuple(sorted(stores, key=module.line))
 
 
 def _item_store_of(module: Module, use: ast.Name) -> ast.Assign | None:
