@@ -78,6 +78,32 @@ def test_the_module_given_alone_has_no_finding_of_its_own(project):
     assert (project / "main.py").read_bytes() == (CASE / "main.py").read_bytes()
 
 
+def test_a_method_called_through_an_object_another_module_is_handed_is_not_fixed(
+    project,
+):
+    """The trainer is handed to a report of another module, which calls its `_eval_shapes`
+    under a mesh of the eval mesh's size (imports of the trainer's module: none): that call
+    works today and the engine does not count its context, so the launcher is left."""
+    (project / "pkg" / "report.py").write_text(
+        "import jax\n\nfrom pkg import meshes\n\n\ndef summarize(trainer):\n"
+        "    with jax.set_mesh(meshes.build((2, 2))):\n"
+        "        return trainer._eval_shapes(4)\n"
+    )
+    main = project / "main.py"
+    main.write_text(
+        main.read_text()
+        .replace("from pkg import meshes\n", "from pkg import meshes, report\n")
+        .replace(
+            "    print(trainer.evaluate(8))\n",
+            "    print(report.summarize(trainer))\n    print(trainer.evaluate(8))\n",
+        )
+    )
+    before = main.read_bytes()
+    shown = _jaxfix("--unsafe-fixes", ".")
+    assert main.read_bytes() == before
+    assert "pkg/stages.py:11" in shown and "JAX002" in shown
+
+
 def test_two_errors_wanting_one_place_set_two_ways_get_neither(project):
     """The eval mesh is also entered by another method inside an abstract mesh of size 16:
     (4, 2) for one, (8, 2) for the other; both reports name the other, nothing is written."""
