@@ -131,6 +131,17 @@ def test_two_errors_wanting_one_place_set_two_ways_get_neither(project):
     assert main.read_bytes() == before
     assert "the fix of JAX002 at pkg/stages.py:12 changes the same place" in shown
     assert "the fix of JAX002 at pkg/stages.py:22 changes the same place" in shown
+    # the label says what happened: refused, not offered with the flag already given
+    assert "available with --unsafe-fixes" not in shown
+    assert shown.count("[fix not written (unsafe):") == 2
+    preview = CliRunner().invoke(
+        cli, ["--no-cache", "-j", "1", "--diff", "--unsafe-fixes", "."]
+    )
+    assert not preview.stdout  # nothing would be written
+    left = " ".join(preview.stderr.split())
+    assert "not in the diff: 2 findings (2 fixes not written)" in left
+    annotations = _jaxfix("--unsafe-fixes", "--format", "github", ".")
+    assert "JAX002" in annotations and "fix available" not in annotations
 
 
 def test_a_module_changed_since_the_fix_was_made_is_not_written(tmp_path):
@@ -195,3 +206,29 @@ def test_code_from_stdin_comes_back_and_no_other_file_is_written(project):
     assert result.stdout_bytes == stages
     assert (project / "main.py").read_bytes() == (CASE / "main.py").read_bytes()
     assert "code from stdin changes no other file" in " ".join(result.stderr.split())
+
+
+def test_a_preview_leaves_out_a_file_outside_the_project_as_the_write_does(
+    project, tmp_path
+):
+    """The constant is imported from a folder of the config's `src` outside the project's
+    root: the write refuses it, so `--diff` shows no diff of it and says why, as the write."""
+    shapes = tmp_path / "lib" / "shapes.py"
+    shapes.parent.mkdir()
+    shapes.write_text("EVAL_SHAPE = (2, 2)\n")
+    (project / "pyproject.toml").write_text('[tool.jaxfix]\nsrc = [".", "../lib"]\n')
+    main = project / "main.py"
+    main.write_text(
+        main.read_text().replace(
+            "EVAL_SHAPE = (2, 2)\n", "from shapes import EVAL_SHAPE\n"
+        )
+    )
+    preview = CliRunner().invoke(
+        cli, ["--no-cache", "-j", "1", "--diff", "--unsafe-fixes", "."]
+    )
+    assert not preview.stdout
+    refused = "shapes.py is outside the project: not written"
+    assert refused in " ".join(preview.stderr.split())
+    assert refused in " ".join(_jaxfix("--dry-run", "--unsafe-fixes", ".").split())
+    assert refused in " ".join(_jaxfix("--unsafe-fixes", ".").split())
+    assert shapes.read_text() == "EVAL_SHAPE = (2, 2)\n"
