@@ -319,16 +319,12 @@ def run_files(
             run.cache.save_settled()
     results = undo_written(results, undone)
     if any(d.data_edits for r in results for d in r.diagnostics):
-        from jaxfix.write.data_edits import refuse_conflicts, refuse_outside
-        from jaxfix.write.safe_write import real_roots
+        from jaxfix.write.data_edits import refuse_unwritable
 
-        # the project is the scope: a fix of a module outside the paths given (the constant
-        # another module's error reads) is written within the project's root; what is not
-        # is refused before a preview or a write, which then show and do the same
-        within = real_roots(
-            (*run.project, *([run.scope_root] if run.scope_root else []))
-        )
-        results = refuse_outside(refuse_conflicts(results), within)
+        # what a write would refuse is refused before a preview or a write, which then
+        # show and do the same
+        within = run.write_roots()
+        results = refuse_unwritable(results, within)
         if write:
             from jaxfix.write.data_edits import write_data_edits
 

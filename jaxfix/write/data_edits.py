@@ -68,6 +68,15 @@ def _refused(diagnostic: Diagnostic, path: Path, others: list[str]) -> Diagnosti
     )
 
 
+def refuse_unwritable(
+    results: list[FileResult], within: tuple[str, ...]
+) -> list[FileResult]:
+    """`results` as a write within `within` leaves them, before it: fixes that change one
+    place two ways (`refuse_conflicts`) and fixes of files outside it (`refuse_outside`)
+    refused. The command line's runs and previews and the language server's fixes ask this."""
+    return refuse_outside(refuse_conflicts(results), within)
+
+
 def refuse_outside(
     results: list[FileResult], within: tuple[str, ...]
 ) -> list[FileResult]:
