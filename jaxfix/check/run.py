@@ -102,6 +102,16 @@ class Run:
 
         return selected_rules(self.options)
 
+    def write_roots(self) -> tuple[str, ...]:
+        """Where a fix's edit of another file than the one checked is written: the project is
+        the scope, so a module outside the paths given (the constant another module's error
+        reads) is written within the project's root (`real_roots`, taken now)."""
+        from jaxfix.write.safe_write import real_roots
+
+        return real_roots(
+            (*self.project, *([self.scope_root] if self.scope_root else []))
+        )
+
     def with_options(self, **changes: Any) -> Run:
         """The same run with some options changed (`unsafe_fixes`, `select`): the same
         project, files, cache and engine."""

@@ -319,17 +319,16 @@ def run_files(
             run.cache.save_settled()
     results = undo_written(results, undone)
     if any(d.data_edits for r in results for d in r.diagnostics):
-        from jaxfix.write.data_edits import refuse_conflicts
+        from jaxfix.write.data_edits import refuse_unwritable
 
-        results = refuse_conflicts(results)
-    if write and any(d.data_edits for r in results for d in r.diagnostics):
-        from jaxfix.write.data_edits import write_data_edits
-        from jaxfix.write.safe_write import real_roots
+        # what a write would refuse is refused before a preview or a write, which then
+        # show and do the same
+        within = run.write_roots()
+        results = refuse_unwritable(results, within)
+        if write:
+            from jaxfix.write.data_edits import write_data_edits
 
-        # the project is the scope: a fix of a module outside the paths given (the constant
-        # another module's error reads) is written within the project's root
-        within = (*run.project, *([run.scope_root] if run.scope_root else []))
-        results = write_data_edits(results, real_roots(within))
+            results = write_data_edits(results, within)
     results.sort(key=lambda r: str(r.path))
     return results
 

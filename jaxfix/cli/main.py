@@ -189,6 +189,7 @@ def _other_files_left(result: FileResult) -> FileResult:
             replace(
                 d,
                 applied=False,
+                withheld=True,
                 message=f"{d.message} (not written: code from stdin changes no other file)",
             )
             if d.applied and d.data_edits

@@ -37,6 +37,8 @@ def _fix_note(diagnostic: Diagnostic, dry_run: bool) -> str:
     safety = diagnostic.fix_safety.value
     if diagnostic.applied:
         return f" [{'would fix' if dry_run else 'fixed'} ({safety}): {diagnostic.fix_title}]"
+    if diagnostic.withheld:  # allowed, and refused: the message says why
+        return f" [fix not written ({safety}): {diagnostic.fix_title}]"
     if diagnostic.fix_safety is Safety.UNSAFE:
         return f" [unsafe fix, available with --unsafe-fixes: {diagnostic.fix_title}]"
     return f" [not applied: {diagnostic.fix_title}]"
@@ -191,7 +193,10 @@ def render_left_out(console: Console, results: list[FileResult]) -> None:
     for path, d in left:
         console.print(_diagnostic_line(path, d, dry_run=True), soft_wrap=True)
     if left:
-        unsafe = sum(1 for _, d in left if d.fix_safety is Safety.UNSAFE)
+        withheld = sum(1 for _, d in left if d.withheld)
+        unsafe = sum(
+            1 for _, d in left if d.fix_safety is Safety.UNSAFE and not d.withheld
+        )
         reasons = (
             [
                 f"{unsafe} unsafe fix{'es' if unsafe != 1 else ''} not enabled (--unsafe-fixes)"
@@ -199,8 +204,10 @@ def render_left_out(console: Console, results: list[FileResult]) -> None:
             if unsafe
             else []
         )
-        if len(left) - unsafe:
-            reasons.append(f"{len(left) - unsafe} without a fix")
+        if withheld:
+            reasons.append(f"{withheld} fix{'es' if withheld != 1 else ''} not written")
+        if len(left) - unsafe - withheld:
+            reasons.append(f"{len(left) - unsafe - withheld} without a fix")
         console.print(
             Text(
                 f"not in the diff: {len(left)} finding{'s' if len(left) != 1 else ''} ({', '.join(reasons)})",

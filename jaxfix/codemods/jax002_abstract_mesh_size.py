@@ -28,7 +28,12 @@ from jaxfix.analysis.mesh_axes import differing_axes
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule, keyword_arg
 from jaxfix.codemods.loops import iteration_text, loops_text, may_end_early
-from jaxfix.codemods.module_edits import field_read_once, module_edit, read_once
+from jaxfix.codemods.module_edits import (
+    every_caller_seen,
+    field_read_once,
+    module_edit,
+    read_once,
+)
 from jaxfix.codemods.text import (
     not_fixed,
     other_file,
@@ -724,7 +729,7 @@ class AbstractMeshSizeChange(Rule):
             )
             elsewhere = (
                 self._fix_where_written(
-                    written, inner, axis, axis_name, inner_sizes, size
+                    node, written, inner, axis, axis_name, inner_sizes, size
                 )
                 if written is not None
                 else None
@@ -1232,6 +1237,7 @@ class AbstractMeshSizeChange(Rule):
 
     def _fix_where_written(
         self,
+        raising: ast.Call,
         written: Written,
         inner: Mesh,
         axis: int,
@@ -1242,13 +1248,17 @@ class AbstractMeshSizeChange(Rule):
         """The fill axis's size changed where the inner mesh's sizes are written, in another
         module (jaxfix/codemods/module_edits.py): when that literal is read by this way
         alone (`written.why`: a name other code reads too is not changed), the mesh it builds
-        goes one way from where it is built (`read_once`), and it is the integer of the
-        axis, or a tuple or list of the sizes."""
-        node = written.node
-        if written.module is self.analysis.module or not read_once(
-            self.analysis.engine.evaluator, inner.built_at
+        goes one way from where it is built (`read_once`), every call leading to
+        `raising` is one whose mesh context the engine knows (`every_caller_seen`), and it
+        is the integer of the axis, or a tuple or list of the sizes."""
+        evaluator = self.analysis.engine.evaluator
+        if (
+            written.module is self.analysis.module
+            or not read_once(evaluator, inner.built_at)
+            or not every_caller_seen(evaluator, self.analysis.module, raising)
         ):
             return None
+        node = written.node
         new_sizes = tuple_text(
             [str(size if i == axis else s) for i, s in enumerate(inner_sizes)]
         )

@@ -35,7 +35,7 @@ from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.bindings import first_evaluated, local_for
 from jaxfix.codemods.loops import iteration_text, loops_text, may_end_early
-from jaxfix.codemods.module_edits import module_edit, read_once
+from jaxfix.codemods.module_edits import every_caller_seen, module_edit, read_once
 from jaxfix.codemods.stored_defaults import StoredDefault, stored_default
 from jaxfix.codemods.text import (
     not_fixed,
@@ -862,7 +862,7 @@ class AllGatherMeshMismatch(Rule):
             fix, note = self._move_input(x, sites, verdicts)
             message = self._input_message(x, first)
             written = (
-                self._input_sized_where_written(verdicts)
+                self._input_sized_where_written(node, verdicts)
                 if fix is None and not recorded
                 else None
             )
@@ -875,7 +875,7 @@ class AllGatherMeshMismatch(Rule):
         self.report(node, with_note(message + source, note), fix=fix, related=places)
 
     def _input_sized_where_written(
-        self, verdicts: list[_Verdict]
+        self, node: ast.AST, verdicts: list[_Verdict]
     ) -> tuple[Fix, str, Related] | None:
         """Where the input cannot be moved here, the input mesh's sizes set to the context
         mesh's where they are written in another module (walked back along the calls the
@@ -884,7 +884,8 @@ class AllGatherMeshMismatch(Rule):
         names and types, the same size and every way of the gather under that context, is
         then equal to it. Only a tuple or list literal of the sizes read by this way alone
         (`written.why`), of a mesh that goes one way from where it is built
-        (`read_once`), is changed."""
+        (`read_once`), when every call leading to `node` is one whose mesh context the
+        engine knows (`every_caller_seen`), is changed."""
         contexts = {v.site.context.mesh for v in verdicts}
         inputs = {v.site.input.mesh for v in verdicts if v.site.input is not None}
         if (
@@ -904,6 +905,9 @@ class AllGatherMeshMismatch(Rule):
             or given.size is None
             or given.size != context.size
             or not read_once(self.analysis.engine.evaluator, given.built_at)
+            or not every_caller_seen(
+                self.analysis.engine.evaluator, self.analysis.module, node
+            )
         ):
             return None
         sizes = tuple(s for s in given.axis_sizes if s is not None)

@@ -19,6 +19,10 @@ from typing import TYPE_CHECKING
 from jaxfix.analysis.ast_engine.values import Unknown
 from jaxfix.ground.diagnostics import DataEdit
 
+_CALLER_LEVELS = (
+    4  # callers of callers asked (as the mesh contexts are); deeper: no fix
+)
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -62,6 +66,39 @@ def read_once(evaluator: Evaluator, built_at: tuple[tuple[Path, int], ...]) -> b
         if isinstance(n, ast.Name) and n.id == target.id and n is not target
     ]
     return len(uses) == 1 and isinstance(uses[0].ctx, ast.Load)
+
+
+def every_caller_seen(evaluator: Evaluator, module: Module, node: ast.AST) -> bool:
+    """Whether every call that leads to `node` is one the engine asked for the mesh contexts
+    around it: from `node`'s function up its callers (a few levels), a method's calls looked
+    for also where its module is not imported (`trainer._eval_shapes(8)` in a module handed
+    the trainer, under its own mesh) are those of its callers through imports. A change of
+    another module's sizes could break a call the engine did not count, working today."""
+    seen: set[ast.AST] = set()
+    waiting: list[tuple[Module, ast.AST, int]] = [(module, node, 0)]
+    while waiting:
+        here, at, level = waiting.pop()
+        scope = here.scope_of(at)
+        if scope is here.tree or scope in seen:
+            continue
+        if level >= _CALLER_LEVELS or not isinstance(
+            scope, (ast.FunctionDef, ast.AsyncFunctionDef)
+        ):
+            return False
+        seen.add(scope)
+        calls = evaluator.calls_of(here, scope, through_decorators=True)
+        if isinstance(calls, Unknown):
+            return False
+        if isinstance(here.parents.get(scope), ast.ClassDef):
+            on_objects = evaluator.calls_of(
+                here, scope, through_decorators=True, on_objects=True
+            )
+            if isinstance(on_objects, Unknown) or {id(c) for _, c, _ in on_objects} != {
+                id(c) for _, c, _ in calls
+            }:
+                return False
+        waiting.extend((caller, call, level + 1) for caller, call, _ in calls)
+    return True
 
 
 def module_edit(module: Module, node: ast.expr, edit: Edit) -> DataEdit | None:

@@ -106,6 +106,9 @@ class Diagnostic:
     )
     fix_cell: int | None = None  # in a notebook: the cell of `fix_lines`
     data_edits: tuple[DataEdit, ...] = ()  # the fix's changes to a data file
+    # the fix was allowed, yet is not made (another fix changes its place another way, its
+    # file cannot be written, stdin): the message ends with why; no output offers it
+    withheld: bool = False
 
 
 @dataclass(frozen=True)

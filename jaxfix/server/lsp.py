@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from lsprotocol import types as t
@@ -28,6 +28,11 @@ from jaxfix.server.process import AnalysisProcess, Stopped
 from jaxfix.server.text import UTF16, Edit, Lines, Position, edits
 from jaxfix.sources.kinds import from_text
 from jaxfix.sources.notebook import EditorCells
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from jaxfix.write.data_edits import DataDiff
 
 DEBOUNCE_SECONDS = 0.25  # after a change; an open or a save is analysed at once
 FIX_ALL = "source.fixAll.jaxfix"
@@ -439,12 +444,33 @@ class JaxfixServer(LanguageServer):
                 f"jaxfix: {Path(state.document.path).name}: cannot compute the fix: {answer.failure or (result and result.error)}",
             )
             return action
-        if result.fixed is None or self.current_version(state.key) != state.version:
+        if self.current_version(state.key) != state.version:
             return action
-        action.edit = self.workspace_edit(state, result.fixed)
+        withheld = [d.message for d in result.diagnostics if d.withheld]
+        if withheld:  # as the command line: neither fix of a place wanted two ways
+            self.log(state.key, f"jaxfix: {withheld[0]}")
+            return action
+        from jaxfix.write.data_edits import data_diffs
+
+        others = data_diffs([result])
+        if result.fixed is None and not others:
+            return action
+        for (
+            other
+        ) in others:  # changed in the editor since: no edit rather than a wrong one
+            shown = self.open_text(Path(other.path).absolute().as_uri())
+            if shown is not None and shown.source.encode("utf-8") != other.old:
+                self.log(state.key, f"jaxfix: {other.path.name} has unsaved changes")
+                return action
+        fixed = state.document.source.original if result.fixed is None else result.fixed
+        action.edit = self.workspace_edit(state, fixed, others)
         return action
 
-    def workspace_edit(self, state: _Analysed, fixed: bytes) -> t.WorkspaceEdit:
+    def workspace_edit(
+        self, state: _Analysed, fixed: bytes, others: Sequence[DataDiff] = ()
+    ) -> t.WorkspaceEdit:
+        """The edits from the document to `fixed`, and of each other file a fix changes
+        (`others`: the module where a value is written, as the command line writes it)."""
         changed: list[tuple[_Text, list[Edit]]] = []
         new_texts = state.document.source.texts(fixed)  # the whole text, or by cell
         for text in state.texts.values():
@@ -469,6 +495,21 @@ class JaxfixServer(LanguageServer):
             )
             for text, found in changed
         ]
+        for other in others:
+            text = _Text(Path(other.path).absolute().as_uri(), None, "")
+            new = other.new.decode("utf-8", "replace")
+            old = other.old.decode("utf-8", "replace")
+            as_lsp.append(
+                (
+                    text,
+                    [
+                        t.TextEdit(
+                            t.Range(_position(e.start), _position(e.end)), e.new_text
+                        )
+                        for e in edits(old, new, self.encoding())
+                    ],
+                )
+            )
         if versioned:
             return t.WorkspaceEdit(
                 document_changes=[

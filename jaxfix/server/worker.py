@@ -101,14 +101,20 @@ def _answer(job: Job, path: Path, run: Run) -> Answer:
             cache.put(result)
         return Answer(result)
     if isinstance(job, FixOne):
+        from jaxfix.write.data_edits import refuse_unwritable
+
         first, last = job.lines
-        return Answer(
-            check_source_of(
-                run.with_options(select=(job.code,), unsafe_fixes=job.unsafe),
-                source,
-                lines=frozenset(range(first, last + 1)),
-            )
+        result = check_source_of(
+            run.with_options(select=(job.code,), unsafe_fixes=job.unsafe),
+            source,
+            lines=frozenset(range(first, last + 1)),
         )
+        if any(d.applied and d.data_edits for d in result.diagnostics):
+            # a fix of another module is refused where a run of the file refuses it: beside
+            # another of its fixes that changes the same place another way, or outside
+            whole = check_source_of(run.with_options(unsafe_fixes=job.unsafe), source)
+            result = refuse_unwritable([result, whole], run.write_roots())[0]
+        return Answer(result)
     assert isinstance(job, FixAll)
     return Answer(check_source_of(run.with_options(unsafe_fixes=False), source))
 

@@ -34,7 +34,7 @@ from jaxfix.workflows.repair_guard import (
     written_data,
     written_fixes,
 )
-from jaxfix.write.data_edits import DataDiff, data_diffs
+from jaxfix.write.data_edits import DataDiff, data_diffs, refuse_outside
 from jaxfix.write.safe_write import LateCheck, confirm_writes, real_roots
 
 if (
@@ -805,6 +805,9 @@ def repair(
                     )
                     results = follower.results(evidence, settings.jobs)
             worked_on.update(r.site for r in new if r.site is not None)
+            # a fix of a file outside the PATHs is refused before the preview, as the write
+            # refuses it: a dry run shows what a run writes
+            results = refuse_outside(results, within)
             diffs = data_diffs(results)  # as the files are before anything is written
             if not settings.dry_run:
                 results = _write(results, within)

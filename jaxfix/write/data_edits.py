@@ -15,7 +15,7 @@ from pathlib import Path
 
 from jaxfix.ground.diagnostics import DataEdit, Diagnostic, FileResult
 from jaxfix.sources.paths import display_path
-from jaxfix.write.safe_write import WriteError, replace_source
+from jaxfix.write.safe_write import WriteError, replace_source, resolves_within
 
 _MAX_BYTES = 1 << 20
 
@@ -62,9 +62,34 @@ def _refused(diagnostic: Diagnostic, path: Path, others: list[str]) -> Diagnosti
     return replace(
         diagnostic,
         applied=False,
+        withheld=True,
         message=f"{diagnostic.message} (not written: the fix of {named} changes the "
         f"same place of {path.name} another way)",
     )
+
+
+def refuse_unwritable(
+    results: list[FileResult], within: tuple[str, ...]
+) -> list[FileResult]:
+    """`results` as a write within `within` leaves them, before it: fixes that change one
+    place two ways (`refuse_conflicts`) and fixes of files outside it (`refuse_outside`)
+    refused. The command line's runs and previews and the language server's fixes ask this."""
+    return refuse_outside(refuse_conflicts(results), within)
+
+
+def refuse_outside(
+    results: list[FileResult], within: tuple[str, ...]
+) -> list[FileResult]:
+    """`results` with every fix whose edit is of a file that does not resolve into `within`
+    (`real_roots`) not written, as the write would leave it: a preview (`--diff`,
+    `--dry-run`, JSON, the language server) shows what a write does."""
+    failed = {
+        edit: f"{edit.path.name} is outside the project: not written"
+        for edits in _by_file(results).values()
+        for edit in edits
+        if not resolves_within(edit.path, within)
+    }
+    return [_marked(result, failed) for result in results]
 
 
 def write_data_edits(
@@ -192,5 +217,8 @@ def _not_written(diagnostic: Diagnostic, failed: dict[DataEdit, str]) -> Diagnos
     if not why or not diagnostic.applied:
         return diagnostic
     return replace(
-        diagnostic, applied=False, message=f"{diagnostic.message} ({why[0]})"
+        diagnostic,
+        applied=False,
+        withheld=True,
+        message=f"{diagnostic.message} ({why[0]})",
     )

@@ -209,6 +209,11 @@ def real_roots(paths: Iterable[Path]) -> tuple[str, ...]:
     return tuple(os.path.realpath(path) for path in paths)
 
 
+def resolves_within(path: Path, roots: tuple[str, ...]) -> bool:
+    """Whether `path`, its links followed now, is in one of `roots` (`real_roots`)."""
+    return _inside(os.path.realpath(path), roots)
+
+
 def _inside(path: str, roots: tuple[str, ...]) -> bool:
     return any(
         path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in roots

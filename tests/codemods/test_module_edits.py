@@ -78,6 +78,32 @@ def test_the_module_given_alone_has_no_finding_of_its_own(project):
     assert (project / "main.py").read_bytes() == (CASE / "main.py").read_bytes()
 
 
+def test_a_method_called_through_an_object_another_module_is_handed_is_not_fixed(
+    project,
+):
+    """The trainer is handed to a report of another module, which calls its `_eval_shapes`
+    under a mesh of the eval mesh's size (imports of the trainer's module: none): that call
+    works today and the engine does not count its context, so the launcher is left."""
+    (project / "pkg" / "report.py").write_text(
+        "import jax\n\nfrom pkg import meshes\n\n\ndef summarize(trainer):\n"
+        "    with jax.set_mesh(meshes.build((2, 2))):\n"
+        "        return trainer._eval_shapes(4)\n"
+    )
+    main = project / "main.py"
+    main.write_text(
+        main.read_text()
+        .replace("from pkg import meshes\n", "from pkg import meshes, report\n")
+        .replace(
+            "    print(trainer.evaluate(8))\n",
+            "    print(report.summarize(trainer))\n    print(trainer.evaluate(8))\n",
+        )
+    )
+    before = main.read_bytes()
+    shown = _jaxfix("--unsafe-fixes", ".")
+    assert main.read_bytes() == before
+    assert "pkg/stages.py:11" in shown and "JAX002" in shown
+
+
 def test_two_errors_wanting_one_place_set_two_ways_get_neither(project):
     """The eval mesh is also entered by another method inside an abstract mesh of size 16:
     (4, 2) for one, (8, 2) for the other; both reports name the other, nothing is written."""
@@ -105,6 +131,17 @@ def test_two_errors_wanting_one_place_set_two_ways_get_neither(project):
     assert main.read_bytes() == before
     assert "the fix of JAX002 at pkg/stages.py:12 changes the same place" in shown
     assert "the fix of JAX002 at pkg/stages.py:22 changes the same place" in shown
+    # the label says what happened: refused, not offered with the flag already given
+    assert "available with --unsafe-fixes" not in shown
+    assert shown.count("[fix not written (unsafe):") == 2
+    preview = CliRunner().invoke(
+        cli, ["--no-cache", "-j", "1", "--diff", "--unsafe-fixes", "."]
+    )
+    assert not preview.stdout  # nothing would be written
+    left = " ".join(preview.stderr.split())
+    assert "not in the diff: 2 findings (2 fixes not written)" in left
+    annotations = _jaxfix("--unsafe-fixes", "--format", "github", ".")
+    assert "JAX002" in annotations and "fix available" not in annotations
 
 
 def test_a_module_changed_since_the_fix_was_made_is_not_written(tmp_path):
@@ -169,3 +206,29 @@ def test_code_from_stdin_comes_back_and_no_other_file_is_written(project):
     assert result.stdout_bytes == stages
     assert (project / "main.py").read_bytes() == (CASE / "main.py").read_bytes()
     assert "code from stdin changes no other file" in " ".join(result.stderr.split())
+
+
+def test_a_preview_leaves_out_a_file_outside_the_project_as_the_write_does(
+    project, tmp_path
+):
+    """The constant is imported from a folder of the config's `src` outside the project's
+    root: the write refuses it, so `--diff` shows no diff of it and says why, as the write."""
+    shapes = tmp_path / "lib" / "shapes.py"
+    shapes.parent.mkdir()
+    shapes.write_text("EVAL_SHAPE = (2, 2)\n")
+    (project / "pyproject.toml").write_text('[tool.jaxfix]\nsrc = [".", "../lib"]\n')
+    main = project / "main.py"
+    main.write_text(
+        main.read_text().replace(
+            "EVAL_SHAPE = (2, 2)\n", "from shapes import EVAL_SHAPE\n"
+        )
+    )
+    preview = CliRunner().invoke(
+        cli, ["--no-cache", "-j", "1", "--diff", "--unsafe-fixes", "."]
+    )
+    assert not preview.stdout
+    refused = "shapes.py is outside the project: not written"
+    assert refused in " ".join(preview.stderr.split())
+    assert refused in " ".join(_jaxfix("--dry-run", "--unsafe-fixes", ".").split())
+    assert refused in " ".join(_jaxfix("--unsafe-fixes", ".").split())
+    assert shapes.read_text() == "EVAL_SHAPE = (2, 2)\n"

@@ -544,3 +544,68 @@ def test_a_notebook_open_as_text_gets_diagnostics_and_fixes_in_its_json(tmp_path
         assert fixed == source.with_suffix(".fixed.ipynb").read_text()
 
     asyncio.run(run(body)(tmp_path))
+
+
+LAUNCHER = (
+    ROOT / "fixtures" / "engine" / "abstract_mesh_sized_by_a_constant_of_the_launcher"
+)
+SERVE_SHAPES = """
+    def serve_shapes(self):
+        wide = AbstractMesh((8, 2), ("data", "model"), axis_types=(AxisType.Explicit,) * 2)
+        with jax.sharding.use_abstract_mesh(wide):
+            with jax.sharding.use_abstract_mesh(self.eval_mesh.abstract_mesh):
+                return jax.eval_shape(lambda: jnp.zeros((8, 4))).shape
+"""
+
+
+@pytest.mark.parametrize("conflict", [False, True])
+def test_a_fix_of_another_module_edits_it_unless_the_command_line_refuses_it(
+    tmp_path, conflict
+):
+    """The quick fix of the raising line changes the launcher's constant, as the command line
+    writes it; where another fix of the file wants that place another way, the command line
+    writes neither, and the quick fix has no edit."""
+    shutil.copytree(
+        LAUNCHER,
+        tmp_path,
+        dirs_exist_ok=True,
+        ignore=shutil.ignore_patterns("*.fixed.py"),
+    )
+    stages, main = tmp_path / "pkg" / "stages.py", tmp_path / "main.py"
+    if conflict:
+        stages.write_text(
+            stages.read_text().replace(
+                "import jax.numpy as jnp\n",
+                "import jax.numpy as jnp\n"
+                "from jax.sharding import AbstractMesh, AxisType\n",
+            )
+            + SERVE_SHAPES
+        )
+        main.write_text(
+            main.read_text().replace(
+                "    print(trainer.evaluate(8))\n",
+                "    print(trainer.evaluate(8))\n    print(trainer.serve_shapes())\n",
+            )
+        )
+
+    async def body(editor: Editor) -> None:
+        uri = editor.open(stages)
+        published = await editor.diagnostics(uri)
+        first = published.diagnostics[0]
+        assert first.code == "JAX002"
+        (quick,) = await editor.actions(
+            uri, first.range, [first], only=[t.CodeActionKind.QuickFix]
+        )
+        resolved = await editor.resolve(quick)
+        if conflict:
+            assert resolved.edit is None
+            assert any("changes the same place" in line for line in editor.logs)
+            return
+        assert edits_for(resolved, uri) == []  # the raising module is left as it is
+        assert (
+            apply(main.read_text(), edits_for(resolved, main.as_uri()))
+            == (LAUNCHER / "main.fixed.py").read_text()
+        )
+        assert main.read_text() == (LAUNCHER / "main.py").read_text()  # never written
+
+    asyncio.run(run(body)(tmp_path))

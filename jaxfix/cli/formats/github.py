@@ -35,7 +35,7 @@ def _message(diagnostic: Diagnostic) -> str:
         pass
     elif diagnostic.applied:
         message = f"{message} (jaxfix can fix this: {diagnostic.fix_title})"
-    elif diagnostic.fix_safety is Safety.UNSAFE:
+    elif diagnostic.fix_safety is Safety.UNSAFE and not diagnostic.withheld:
         message = f"{message} (unsafe fix available with --unsafe-fixes: {diagnostic.fix_title})"
     return message + "".join(
         f"\n{repository_path(r.path)}:{r.start.line}: {r.message}"

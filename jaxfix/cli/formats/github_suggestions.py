@@ -34,6 +34,7 @@ def _note(diagnostic: Diagnostic) -> str:
     if (
         diagnostic.fix_title is not None
         and not diagnostic.applied
+        and not diagnostic.withheld
         and diagnostic.fix_safety is Safety.UNSAFE
     ):
         return f" (unsafe fix available with `--unsafe-fixes`: {diagnostic.fix_title})"
