@@ -301,3 +301,54 @@ def test_attributes_of_an_imported_mesh_and_a_project_function_named_reshape(
     )
     engine, module = of_file(tmp_path / "main.py", (tmp_path,))
     assert engine.value_of(module, last_expr(module)) == (8, 2, 6)
+
+
+BUILT_THROUGH = (
+    HEADER
+    + """\
+import functools
+
+
+class Config:
+    def __init__(self, shape=(2, 4), **kwargs):
+        self.shape = shape
+
+    @staticmethod
+    def build(shape):
+        return jax.make_mesh(shape, ("a", "b"))
+
+    @functools.cached_property
+    def mesh(self):
+        return self.build(self.shape)
+
+
+class Model:
+    def __init__(self, config):
+        self.mesh = config.mesh
+
+
+def same(mesh):
+    return mesh
+"""
+)
+
+
+def _lines(mesh: Mesh) -> list[int]:
+    return [line for _, line in mesh.built_at]
+
+
+def test_a_property_read_and_a_static_method_call_are_frames_the_mesh_was_built_through():
+    mesh = mesh_of(BUILT_THROUGH + "Config(shape=(4, 2)).mesh")
+    assert mesh.axis_sizes == (4, 2)
+    # the read, the getter's call of the static method, the line that built it
+    assert _lines(mesh) == [26, 16, 12]
+
+
+def test_a_mesh_built_by_an_init_is_built_through_the_construction():
+    mesh = mesh_of(BUILT_THROUGH + "config = Config(shape=(4, 2))\nModel(config).mesh")
+    assert _lines(mesh) == [27, 21, 16, 12]
+
+
+def test_a_mesh_a_function_is_given_was_not_built_through_its_call():
+    mesh = mesh_of(BUILT_THROUGH + "made = Config().mesh\nsame(made)")
+    assert _lines(mesh) == [26, 16, 12]

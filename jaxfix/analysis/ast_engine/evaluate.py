@@ -23,7 +23,10 @@ forwarding a subclass's own, less those the function's parameters take); a metho
 its object, called once (`model = Model(cfg).shard_model()`), gives the object with the
 attributes its body stores (evaluated on the object as it was); a mesh a call of a function of
 the tree returns keeps that call's place before the places it was built through
-(`Mesh.built_at`: the frames written_at.py walks, as a recorded run's); `super().name` in a method is `name` as the
+(`Mesh.built_at`: the frames written_at.py walks, as a recorded run's), as does a mesh a
+property's getter builds (the read's place), a static or class method's call, and a mesh an
+`__init__` builds and keeps (the construction's place); a mesh a function was given is not
+built through its call; `super().name` in a method is `name` as the
 classes after the method's own in the object's (single-inheritance) MRO bind it, bound to that
 object (`super().task()` runs the base's `task` with the subclass's class attributes). A
 method's `self` is the one object every call
@@ -284,6 +287,8 @@ _JIT_KEEPS_VALUES = frozenset(
     {"static_argnums", "static_argnames", "donate_argnums", "donate_argnames"}
 )
 _PROPERTIES = frozenset({"property", _SETTABLE})
+# What a method may be wrapped by whose call (or read) runs its body as a frame of its own.
+_FRAMED_WRAPPERS = frozenset({None, "staticmethod", "classmethod", *_PROPERTIES})
 _BINARY: dict[type[ast.operator], Callable[[int, int], int]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
@@ -530,6 +535,8 @@ class Evaluator:
                 return self._super_attribute(module, node, frame)
             base = self.value(module, node.value, frame)
             found = self.attribute(base, node.attr, node)
+            if isinstance(found, Mesh) and isinstance(base, Instance):
+                found = self._read_through_property(module, base, node, found)
             if (
                 isinstance(found, OneOf)
                 and None in found.options
@@ -3750,6 +3757,19 @@ class Evaluator:
             chain.append(current)
         return chain
 
+    def _read_through_property(
+        self, module: Module, instance: Instance, read: ast.Attribute, mesh: Mesh
+    ) -> Mesh:
+        """A mesh read as `obj.name` of a property (or `functools.cached_property`) of its
+        class that built it: the read's place first among the frames it was built through
+        (the getter ran there)."""
+        getter = self._class_member(instance.cls, read.attr)
+        if not isinstance(getter, Function) or getter.wrapped_by not in _PROPERTIES:
+            return mesh
+        framed = _returned_through(mesh, getter, module.path, read)
+        assert isinstance(framed, Mesh)
+        return framed
+
     def _instance_attribute(
         self, instance: Instance, name: str, node: ast.AST
     ) -> Value:
@@ -4293,7 +4313,17 @@ class Evaluator:
             found = [e.get(attribute) for e in ends]
             if ends and all(found):
                 bindings = frozenset(b for f in found if f for b in f)
-                return self._bindings_value(module, attribute, bindings, frame)
+                value = self._bindings_value(module, attribute, bindings, frame)
+                built = instance.origin
+                if (
+                    isinstance(value, Mesh)
+                    and instance.built_in is not None
+                    and isinstance(built, ast.Call)
+                ):  # built by `__init__`: through the construction's frame
+                    return _framed(
+                        value, init, klass.path, instance.built_in, built.lineno
+                    )
+                return value
             if any(found) or not _calls_super_init(init):
                 return Unknown(f"`__init__` may leave `.{name}` unset")
         return Unknown(f"`.{name}` is not assigned in `__init__`")
@@ -4872,7 +4902,10 @@ class Evaluator:
                 return self._after_fluent(callee, result, with_receiver, keywords, node)
             return _returned_through(result, callee.function, module.path, node)
         if isinstance(callee, Class):
-            return self._construct(callee, positional, keywords, node)
+            made = self._construct(callee, positional, keywords, node)
+            if isinstance(made, Instance) and made.origin is node:
+                return replace(made, built_in=module.path)
+            return made
         if isinstance(callee, Instance):  # `spec(tree)`: the class's `__call__`
             method = self.attribute(callee, "__call__", node)
             if isinstance(method, BoundMethod):
@@ -7157,25 +7190,44 @@ def _inert_class_statement(statement: ast.stmt) -> bool:
 
 
 def _returned_through(
-    value: Value, function: Function, path: Path, call: ast.Call
+    value: Value, function: Function, path: Path, call: ast.expr
 ) -> Value:
-    """A mesh a call of a function of the tree returns, with that call's place first among the
-    frames it was built through (the line that built it last, when the function built it);
-    each call site its own, whatever the call cache shares."""
-    if not isinstance(value, Mesh) or function.wrapped_by is not None:
+    """A mesh a call of a function of the tree returns (a property's getter read at `call`,
+    a static or class method called), with that call's place first among the frames it was
+    built through (the line that built it last, when the function built it); each call site
+    its own, whatever the call cache shares. A mesh the function was given (its first frame
+    is not in its body) was not built through this call: it is left as it is."""
+    if not isinstance(value, Mesh) or function.wrapped_by not in _FRAMED_WRAPPERS:
         return value
-    frames = value.built_at
-    origin = value.origin
+    return _framed(value, function.node, function.path, path, call.lineno)
+
+
+def _framed(
+    mesh: Mesh,
+    function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+    defined_in: Path,
+    path: Path,
+    line: int,
+) -> Mesh:
+    """`mesh` with the frame at `line` of `path` first, where `function` (defined in
+    `defined_in`) ran the outermost place it was built through: its first frame, else the
+    expression that built it, is in the function's body."""
+    frames = mesh.built_at
+    origin = mesh.origin
     if not frames:
-        node = function.node
         if not (
             isinstance(origin, ast.expr)
-            and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and any(n is origin for n in ast.walk(node))
+            and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and any(n is origin for n in ast.walk(function))
         ):
-            return value
-        frames = ((function.path, origin.lineno),)
-    return replace(value, built_at=((path, call.lineno), *frames))
+            return mesh
+        frames = ((defined_in, origin.lineno),)
+    elif not (
+        frames[0][0] == defined_in
+        and function.lineno <= frames[0][1] <= (function.end_lineno or function.lineno)
+    ):
+        return mesh
+    return replace(mesh, built_at=((path, line), *frames))
 
 
 def _forwards_own_kwargs(

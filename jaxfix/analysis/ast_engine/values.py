@@ -516,12 +516,14 @@ class Instance:
     """An object built by calling a class of the tree, with the constructor's arguments (None
     when not known: `self` in a method jaxfix reached without its caller). `stored`: the
     attributes a method returning the object itself stored since (`model.shard_model()`),
-    each with that method's `def`."""
+    each with that method's `def`. `built_in`: the module of the construction `origin` (the
+    frame a mesh its `__init__` builds was built through)."""
 
     cls: Class
     init: tuple[tuple[str, Value], ...] | None
     origin: ast.AST | None = field(default=None, compare=False, repr=False)
     stored: tuple[tuple[str, Value, ast.AST], ...] = ()
+    built_in: Path | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
