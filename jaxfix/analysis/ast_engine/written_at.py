@@ -17,8 +17,9 @@ mesh that works may share it), the value is replaced at the narrowest point inst
 of that name on the run's path (`Written.why` says so). A field default feeds every instance,
 so there the keyword is added to the construction the run used.
 
-Arguments bind as Python binds them (`*seq` items, `**kwargs`, `**mapping` entries), through
-`obj.method(...)` and `cls.method(...)` calls, and through a `functools.partial` the run's
+Arguments bind as Python binds them (`*seq` items, `**kwargs`, `**mapping` entries; a
+construction's keywords a subclass's `__init__` passes on by `super().__init__(**kwargs)` to
+the base's that sets the field), through `obj.method(...)` and `cls.method(...)` calls, and through a `functools.partial` the run's
 caller passed (`factory = partial(make_mesh_for, shape=(2, 2))`: the partial's arguments, then
 the call's). A copy with fields replaced (`dataclasses.replace(cfg, shape=...)`,
 `cfg.replace(...)`, `cfg._replace(...)`) gives the keyword it is given, else its field is the
@@ -2345,34 +2346,81 @@ class _Walk:
             if read:  # the property's `self.a.b`: `a`, then `.b` of its value
                 keys = [*read, *keys[1:]]
                 field = read[0]
-            sets = [
-                node
-                for node in ast.walk(callee.node)
-                if isinstance(node, ast.Attribute)
-                and node.attr == field.name
-                and not isinstance(node.ctx, ast.Load)
-            ]
-            values = [
-                s.value
-                for s in init.body
-                if isinstance(s, (ast.Assign, ast.AnnAssign))
-                and s.value is not None
-                and len(targets := _targets(s)) == 1
-                and isinstance(t := targets[0], ast.Attribute)
-                and t.attr == field.name
-                and isinstance(t.value, ast.Name)
-                and t.value.id == me
-            ]
+            sets, values = _self_stores(callee.node, init, me, field.name)
+            built_by: ast.Call = call
+            if not values and not sets:
+                # `super().__init__(**kwargs)`: the base's `__init__` sets it, given the
+                # keywords the subclass's own parameters do not take
+                forwarded = self._forwarded_init(callee, init, call)
+                if forwarded is not None:
+                    callee, init, built_by, target = forwarded
+                    me = init.args.args[0].arg
+                    sets, values = _self_stores(callee.node, init, me, field.name)
             if len(values) != 1 or len(sets) != 1:
                 return Unknown(
                     f"`{callee.node.name}` (built at {where}) does not set `{field.name}` once in its `__init__`"
                 )
             if len(self.entered) >= _MAX_STEPS:
                 return Unknown("too many calls between the mesh and its sizes")
-            self.entered.append((init, call, module, 1))
+            self.entered.append((init, built_by, module, 1))
             found = self._follow(target, values[0], keys[1:], narrowest)
             return self._only_call(found, init, target, where, callee.node.name)
         return None
+
+    def _forwarded_init(
+        self, cls: Class, init: ast.FunctionDef, call: ast.Call
+    ) -> tuple[Class, ast.FunctionDef, ast.Call, Module] | None:
+        """The `__init__` of the one base of `cls` (of the tree) that `init` calls as its
+        statement `super().__init__(**kwargs)`, `kwargs` its own and read nowhere else, with
+        the call building the object as that `__init__` is given it: the keywords `init`'s
+        parameters do not name. None where the call unpacks arguments or passes more
+        positional ones than `init` names."""
+        kwargs = init.args.kwarg
+        if kwargs is None or init.args.vararg is not None or len(cls.node.bases) != 1:
+            return None
+        forwarding = [
+            s
+            for s in init.body
+            if isinstance(s, ast.Expr)
+            and isinstance(s.value, ast.Call)
+            and _super_init_of(s.value, kwargs.arg)
+        ]
+        reads = [
+            n for n in ast.walk(init) if isinstance(n, ast.Name) and n.id == kwargs.arg
+        ]
+        named = [p.arg for p in (*init.args.posonlyargs, *init.args.args)][1:]
+        named += [p.arg for p in init.args.kwonlyargs]
+        if (
+            len(forwarding) != 1
+            or len(reads) != 1
+            or any(isinstance(a, ast.Starred) for a in call.args)
+            or any(k.arg is None for k in call.keywords)
+            or len(call.args) > len(named) - len(init.args.kwonlyargs)
+        ):
+            return None
+        owner = self._module(cls.path)
+        if isinstance(owner, Unknown):
+            return None
+        base = self.evaluator.value_of(owner, cls.node.bases[0])
+        if not isinstance(base, Class) or self._dataclass_like(base):
+            return None
+        base_init = next(
+            (
+                s
+                for s in base.node.body
+                if isinstance(s, ast.FunctionDef) and s.name == "__init__"
+            ),
+            None,
+        )
+        target = self._module(base.path)
+        if base_init is None or not base_init.args.args or isinstance(target, Unknown):
+            return None
+        passed = ast.Call(
+            func=call.func,
+            args=[],
+            keywords=[k for k in call.keywords if k.arg not in named],
+        )
+        return base, base_init, ast.copy_location(passed, call), target
 
     def _replaced(
         self,
@@ -3939,6 +3987,57 @@ def _bound_spread(
     return bound
 
 
+def _self_stores(
+    cls: ast.ClassDef, init: ast.FunctionDef, me: str, name: str
+) -> tuple[list[ast.Attribute], list[ast.expr]]:
+    """Every store of `.name` in the class's body, and the values `init`'s own statements
+    `me.name = value` assign."""
+    sets = [
+        node
+        for node in ast.walk(cls)
+        if isinstance(node, ast.Attribute)
+        and node.attr == name
+        and not isinstance(node.ctx, ast.Load)
+    ]
+    values = [
+        s.value
+        for s in init.body
+        if isinstance(s, (ast.Assign, ast.AnnAssign))
+        and s.value is not None
+        and len(targets := _targets(s)) == 1
+        and isinstance(t := targets[0], ast.Attribute)
+        and t.attr == name
+        and isinstance(t.value, ast.Name)
+        and t.value.id == me
+    ]
+    return sets, values
+
+
+def _super_init_of(call: ast.Call, kwargs: str) -> bool:
+    """Whether `call` is `super().__init__(**kwargs)`."""
+    func = call.func
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == "__init__"
+        and _is_super(func.value)
+        and not call.args
+        and len(call.keywords) == 1
+        and call.keywords[0].arg is None
+        and isinstance(spread := call.keywords[0].value, ast.Name)
+        and spread.id == kwargs
+    )
+
+
+def _is_super(node: ast.expr) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "super"
+        and not node.args
+        and not node.keywords
+    )
+
+
 def _updated_sizes(call: ast.Call) -> ast.expr | None:
     """The `axis_sizes` of `mesh.update(axis_sizes=...)` (`AbstractMesh.update`)."""
     if not isinstance(call.func, ast.Attribute) or call.func.attr != "update":
@@ -4554,10 +4653,22 @@ _REDUCERS = frozenset({"math.prod", "np.prod", "numpy.prod", "len", "sum"})
 def _inspected_only(module: Module, read: ast.AST) -> bool:
     """A read of a list of sizes that passes them nowhere: a membership test (`-1 in
     sizes`), `.index(...)` or `.count(...)` of them, their product or length
-    (`math.prod(sizes)`), or the list an item is stored into (`sizes[i] = n`, filling a `-1`
-    in place, which the walk's `-1` handling reads). A comparison of a scalar (`ep != -1`)
+    (`math.prod(sizes)`, also of a generator over them alone: `math.prod(d for d in sizes
+    if d != -1)`), or the list an item is stored into (`sizes[i] = n`, filling a `-1` in
+    place, which the walk's `-1` handling reads). A comparison of a scalar (`ep != -1`)
     decides a branch: it counts."""
     parent = module.parents.get(read)
+    if isinstance(parent, ast.comprehension) and parent.iter is read:
+        generator = module.parents.get(parent)
+        reduced = module.parents.get(generator) if generator is not None else None
+        return (
+            isinstance(generator, ast.GeneratorExp)
+            and generator.generators == [parent]
+            and isinstance(reduced, ast.Call)
+            and reduced.args == [generator]
+            and not reduced.keywords
+            and ast.unparse(reduced.func) in _REDUCERS
+        )
     return (
         (
             isinstance(parent, ast.Compare)
