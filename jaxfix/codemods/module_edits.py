@@ -16,7 +16,7 @@ import hashlib
 import itertools
 from typing import TYPE_CHECKING
 
-from jaxfix.analysis.ast_engine.values import Unknown
+from jaxfix.analysis.ast_engine.values import BoundMethod, Class, Function, Unknown
 from jaxfix.ground.diagnostics import DataEdit
 
 _CALLER_LEVELS = (
@@ -36,7 +36,9 @@ def read_once(evaluator: Evaluator, built_at: tuple[tuple[Path, int], ...]) -> b
     one way from its outermost call: that call is an argument or an item as written, or
     the value of a local name its function reads once. A mesh kept by a name read twice
     (or by an attribute, a global) may reach code that works with its size, which a
-    change where its sizes are written would break."""
+    change where its sizes are written would break. Of a line of several calls, the
+    outermost call is the one whose function (or class) runs the next frame; a method of
+    the object it builds returning that object (`Model(cfg).shard_model()`) passes it on."""
     if not built_at:
         return False
     path, line = built_at[0]
@@ -44,9 +46,14 @@ def read_once(evaluator: Evaluator, built_at: tuple[tuple[Path, int], ...]) -> b
     if isinstance(module, Unknown):
         return False
     calls = [c for c in module.calls if c.lineno == line]
+    if len(calls) > 1 and len(built_at) > 1:
+        calls = [c for c in calls if _runs(evaluator, module, c, built_at[1])]
     if len(calls) != 1:
         return False
-    above = module.parents.get(calls[0])
+    call = calls[0]
+    while (passed_on := _returning_itself(evaluator, module, call)) is not None:
+        call = passed_on
+    above = module.parents.get(call)
     if isinstance(
         above, (ast.Call, ast.keyword, ast.Tuple, ast.List, ast.Dict, ast.Starred)
     ):
@@ -99,6 +106,43 @@ def every_caller_seen(evaluator: Evaluator, module: Module, node: ast.AST) -> bo
                 return False
         waiting.extend((caller, call, level + 1) for caller, call, _ in calls)
     return True
+
+
+def _runs(
+    evaluator: Evaluator, module: Module, call: ast.Call, frame: tuple[Path, int]
+) -> bool:
+    """Whether `call` runs the code at `frame`: a function of the tree holding that line, or
+    a class of the tree one of whose methods holds it."""
+    callee = evaluator.value_of(module, call.func)
+    if isinstance(callee, (Function, Class)) and callee.path == frame[0]:
+        node = callee.node
+        return node.lineno <= frame[1] <= (node.end_lineno or node.lineno)
+    return False
+
+
+def _returning_itself(
+    evaluator: Evaluator, module: Module, made: ast.Call
+) -> ast.Call | None:
+    """The call `made.method(...)` of a method of a class of the tree every `return` of
+    which returns its `self` (the object `made` gives, passed on); None where the value of
+    `made` goes elsewhere."""
+    method = module.parents.get(made)
+    call = module.parents.get(method) if isinstance(method, ast.Attribute) else None
+    if not (isinstance(call, ast.Call) and call.func is method):
+        return None
+    bound = evaluator.value_of(module, call.func)
+    if not isinstance(bound, BoundMethod) or bound.function.wrapped_by is not None:
+        return None
+    function = bound.function.node
+    if not isinstance(function, ast.FunctionDef) or not function.args.args:
+        return None
+    me = function.args.args[0].arg
+    returns = [n for n in ast.walk(function) if isinstance(n, ast.Return)]
+    if returns and all(
+        isinstance(r.value, ast.Name) and r.value.id == me for r in returns
+    ):
+        return call
+    return None
 
 
 def module_edit(module: Module, node: ast.expr, edit: Edit) -> DataEdit | None:

@@ -1,0 +1,59 @@
+"""`read_once` (jaxfix/codemods/module_edits.py): a mesh built through a construction on a line
+of several calls goes one way when the object goes on through methods returning it to a name
+read once."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from ast_programs import parsed
+from jaxfix.analysis.ast_engine.values import Mesh
+from jaxfix.codemods.module_edits import read_once
+
+PROGRAM = """\
+import jax
+
+
+class Model:
+    def __init__(self, shape):
+        self.mesh = jax.make_mesh(shape, ("a", "b"))
+
+    def placed(self):
+        return self
+
+    def copied(self):
+        return Model((4, 2))
+
+
+def use(mesh):
+    return mesh
+
+
+def main():
+    model = Model(tuple([2, 4])).{method}()
+    {reads}
+"""
+
+
+@pytest.mark.parametrize(
+    "method, reads, once",
+    [
+        ("placed", "use(model.mesh)", True),
+        ("placed", "use(model.mesh)\n    print(model)", False),
+        ("copied", "use(model.mesh)", False),
+    ],
+)
+def test_an_object_passed_on_by_a_method_returning_it_goes_one_way(
+    method: str, reads: str, once: bool
+) -> None:
+    engine, module = parsed(PROGRAM.format(method=method, reads=reads))
+    read = next(
+        n
+        for n in ast.walk(module.tree)
+        if isinstance(n, ast.Attribute) and n.attr == "mesh" and n.lineno > 20
+    )
+    mesh = engine.value_of(module, read)
+    assert isinstance(mesh, Mesh)
+    assert read_once(engine.evaluator, mesh.built_at) is once
