@@ -16,7 +16,13 @@ import hashlib
 import itertools
 from typing import TYPE_CHECKING
 
-from jaxfix.analysis.ast_engine.values import BoundMethod, Class, Function, Unknown
+from jaxfix.analysis.ast_engine.values import (
+    BoundMethod,
+    Class,
+    Function,
+    Instance,
+    Unknown,
+)
 from jaxfix.ground.diagnostics import DataEdit
 
 _CALLER_LEVELS = (
@@ -37,17 +43,23 @@ def read_once(evaluator: Evaluator, built_at: tuple[tuple[Path, int], ...]) -> b
     the value of a local name its function reads once. A mesh kept by a name read twice
     (or by an attribute, a global) may reach code that works with its size, which a
     change where its sizes are written would break. Of a line of several calls, the
-    outermost call is the one whose function (or class) runs the next frame; a method of
-    the object it builds returning that object (`Model(cfg).shard_model()`) passes it on."""
+    outermost call is the one whose function (or class) runs the next frame, or the read
+    of a property whose getter runs it (`NamedSharding(config.mesh, spec)`, of an object a
+    local name holds that its function reads there alone); a method of the object it
+    builds returning that object (`Model(cfg).shard_model()`) passes it on."""
     if not built_at:
         return False
     path, line = built_at[0]
     module = evaluator.module(path)
     if isinstance(module, Unknown):
         return False
-    calls = [c for c in module.calls if c.lineno == line]
-    if len(calls) > 1 and len(built_at) > 1:
-        calls = [c for c in calls if _runs(evaluator, module, c, built_at[1])]
+    on_line = [c for c in module.calls if c.lineno == line]
+    calls: list[ast.expr] = list(on_line)
+    if len(on_line) != 1 and len(built_at) > 1:
+        calls = [
+            *(c for c in on_line if _runs(evaluator, module, c, built_at[1])),
+            *_property_reads(evaluator, module, line, built_at[1]),
+        ]
     if len(calls) != 1:
         return False
     call = calls[0]
@@ -120,8 +132,63 @@ def _runs(
     return False
 
 
+def _property_reads(
+    evaluator: Evaluator, module: Module, line: int, frame: tuple[Path, int]
+) -> list[ast.expr]:
+    """The reads `obj.name` on `line` of a property `name` whose getter holds `frame`, of
+    an object a local name holds that its function reads only there."""
+    getter = _function_at(evaluator, frame)
+    if getter is None or not any(
+        (d.id if isinstance(d, ast.Name) else getattr(d, "attr", None))
+        in ("property", "cached_property")
+        for d in getter.decorator_list
+    ):
+        return []
+    found: list[ast.expr] = []
+    for read in ast.walk(module.tree):
+        if not (
+            isinstance(read, ast.Attribute)
+            and read.lineno == line
+            and read.attr == getter.name
+            and isinstance(read.ctx, ast.Load)
+            and isinstance(holder := read.value, ast.Name)
+        ):
+            continue
+        scope = module.scope_of(read)
+        if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        reads = [
+            n
+            for n in ast.walk(scope)
+            if isinstance(n, ast.Name)
+            and n.id == holder.id
+            and isinstance(n.ctx, ast.Load)
+        ]
+        if reads == [holder] and isinstance(
+            evaluator.value_of(module, holder), Instance
+        ):
+            found.append(read)
+    return found
+
+
+def _function_at(
+    evaluator: Evaluator, frame: tuple[Path, int]
+) -> ast.FunctionDef | None:
+    """The innermost `def` of the tree holding the frame's line."""
+    module = evaluator.module(frame[0])
+    if isinstance(module, Unknown):
+        return None
+    holding = [
+        n
+        for n in ast.walk(module.tree)
+        if isinstance(n, ast.FunctionDef)
+        and n.lineno <= frame[1] <= (n.end_lineno or n.lineno)
+    ]
+    return max(holding, key=lambda n: n.lineno, default=None)
+
+
 def _returning_itself(
-    evaluator: Evaluator, module: Module, made: ast.Call
+    evaluator: Evaluator, module: Module, made: ast.expr
 ) -> ast.Call | None:
     """The call `made.method(...)` of a method of a class of the tree every `return` of
     which returns its `self` (the object `made` gives, passed on); None where the value of

@@ -57,3 +57,47 @@ def test_an_object_passed_on_by_a_method_returning_it_goes_one_way(
     mesh = engine.value_of(module, read)
     assert isinstance(mesh, Mesh)
     assert read_once(engine.evaluator, mesh.built_at) is once
+
+
+CONFIG = """\
+import functools
+
+import jax
+from jax.sharding import NamedSharding, PartitionSpec as P
+
+
+class Config:
+    def __init__(self, shape):
+        self.shape = shape
+
+    @functools.cached_property
+    def mesh(self):
+        return jax.make_mesh(self.shape, ("a", "b"))
+
+
+def main(x):
+    config = Config((2, 4))
+    placed = jax.device_put(x, NamedSharding(config.mesh, P("a")))
+    {more}
+"""
+
+
+@pytest.mark.parametrize(
+    "more, once",
+    [
+        ("return placed", True),
+        ("return placed, config", False),
+    ],
+)
+def test_a_property_read_of_an_object_read_there_alone_goes_one_way(
+    more: str, once: bool
+) -> None:
+    engine, module = parsed(CONFIG.format(more=more))
+    read = next(
+        n
+        for n in ast.walk(module.tree)
+        if isinstance(n, ast.Attribute) and n.attr == "mesh"
+    )
+    mesh = engine.value_of(module, read)
+    assert isinstance(mesh, Mesh)
+    assert read_once(engine.evaluator, mesh.built_at) is once
