@@ -166,7 +166,10 @@ class AllGatherMeshMismatch(Rule):
     the input's mesh has the
     context mesh's axis names, types and size, and the engine follows it back to a tuple of
     its sizes written in another module, read on this way alone, of a mesh kept by one name
-    read once: that tuple is set to the context mesh's sizes there (unsafe; the meshes are then
+    read once (or by an object so kept, passed on by methods returning it, or read off an
+    object a local name holds, read there alone, as its property; the way back goes through
+    property reads, static methods and a base `__init__` given the keyword by `**kwargs`):
+    that tuple is set to the context mesh's sizes there (unsafe; the meshes are then
     equal as JAX compares them, and the input's dimensions must divide by the new sizes; the
     report stays at the gather, see JAX002 for how such a fix is written). From a recorded run (`jaxfix
     repair`, `--evidence`) that went through one caller, when the gather's input is a
