@@ -16,9 +16,11 @@ import hashlib
 import itertools
 from typing import TYPE_CHECKING
 
+from jaxfix.analysis.ast_engine.contexts import MAPS_AT_ONCE
 from jaxfix.analysis.ast_engine.values import (
     BoundMethod,
     Class,
+    External,
     Function,
     Instance,
     Unknown,
@@ -91,7 +93,8 @@ def every_caller_seen(evaluator: Evaluator, module: Module, node: ast.AST) -> bo
     """Whether every call that leads to `node` is one the engine asked for the mesh contexts
     around it: from `node`'s function up its callers (a few levels), a method's calls looked
     for also where its module is not imported (`trainer._eval_shapes(8)` in a module handed
-    the trainer, under its own mesh) are those of its callers through imports. A change of
+    the trainer, under its own mesh) are those of its callers through imports; a lambda a
+    tree map runs at once is called where the map is. A change of
     another module's sizes could break a call the engine did not count, working today."""
     seen: set[ast.AST] = set()
     waiting: list[tuple[Module, ast.AST, int]] = [(module, node, 0)]
@@ -99,6 +102,10 @@ def every_caller_seen(evaluator: Evaluator, module: Module, node: ast.AST) -> bo
         here, at, level = waiting.pop()
         scope = here.scope_of(at)
         if scope is here.tree or scope in seen:
+            continue
+        mapped = _mapped_at_once(evaluator, here, scope)
+        if mapped is not None:  # `jax.tree.map(lambda p: ..., tree)` runs it there
+            waiting.append((here, mapped, level))
             continue
         if level >= _CALLER_LEVELS or not isinstance(
             scope, (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -118,6 +125,25 @@ def every_caller_seen(evaluator: Evaluator, module: Module, node: ast.AST) -> bo
                 return False
         waiting.extend((caller, call, level + 1) for caller, call, _ in calls)
     return True
+
+
+def _mapped_at_once(
+    evaluator: Evaluator, module: Module, scope: ast.AST
+) -> ast.Call | None:
+    """The call `scope` (a lambda) is the function of, where that call runs it before it
+    returns (`jax.tree.map(lambda p: ..., tree)`, contexts.py's `MAPS_AT_ONCE`)."""
+    call = module.parents.get(scope)
+    if not (
+        isinstance(scope, ast.Lambda)
+        and isinstance(call, ast.Call)
+        and call.args
+        and call.args[0] is scope
+    ):
+        return None
+    callee = evaluator.value_of(module, call.func)
+    return (
+        call if isinstance(callee, External) and callee.name in MAPS_AT_ONCE else None
+    )
 
 
 def _runs(

@@ -1,6 +1,7 @@
 """`read_once` (jaxfix/codemods/module_edits.py): a mesh built through a construction on a line
 of several calls goes one way when the object goes on through methods returning it to a name
-read once."""
+read once, and through a property read of an object read there alone; `every_caller_seen`
+follows a lambda a tree map runs at once to the function calling the map."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 from ast_programs import parsed
 from jaxfix.analysis.ast_engine.values import Mesh
-from jaxfix.codemods.module_edits import read_once
+from jaxfix.codemods.module_edits import every_caller_seen, read_once
 
 PROGRAM = """\
 import jax
@@ -101,3 +102,37 @@ def test_a_property_read_of_an_object_read_there_alone_goes_one_way(
     mesh = engine.value_of(module, read)
     assert isinstance(mesh, Mesh)
     assert read_once(engine.evaluator, mesh.built_at) is once
+
+
+MAPPED = """\
+import jax
+
+
+def gather(params):
+    {body}
+
+
+def main(params):
+    return gather(params)
+"""
+
+
+@pytest.mark.parametrize(
+    "body, seen",
+    [
+        ("return jax.tree.map(lambda p: target(p), params)", True),
+        ("keep = lambda p: target(p)\n    return keep", False),
+    ],
+)
+def test_a_lambda_a_tree_map_runs_at_once_is_called_where_the_map_is(
+    body: str, seen: bool
+) -> None:
+    engine, module = parsed(MAPPED.format(body=body))
+    node = next(
+        n
+        for n in ast.walk(module.tree)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Name)
+        and n.func.id == "target"
+    )
+    assert every_caller_seen(engine.evaluator, module, node) is seen
