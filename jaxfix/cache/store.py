@@ -247,6 +247,7 @@ def _encode(diagnostic: Diagnostic) -> dict:
             }
             for e in diagnostic.data_edits
         ],
+        "withheld": diagnostic.withheld,
     }
 
 
@@ -305,6 +306,7 @@ def _decode(value: object, codes: tuple[str, ...]) -> Diagnostic:
         data_edits=tuple(
             _decode_data_edit(e) for e in _expect(item.get("data_edits", []), list)
         ),
+        withheld=_expect(item.get("withheld", False), bool),
     )
 
 

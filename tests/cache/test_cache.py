@@ -419,6 +419,15 @@ def test_the_codec_covers_every_diagnostic_field():
     ) == {f.name for f in fields(Diagnostic)}
 
 
+def test_a_withheld_fix_comes_back_withheld():
+    location = jaxfix.ground.diagnostics.Location(1, 1)
+    withheld = Diagnostic(
+        "JAX002", "m", location, location, applied=False, withheld=True
+    )
+    encoded = json.loads(json.dumps(cache_module._encode(withheld)))
+    assert cache_module._decode(encoded, ("JAX002",)) == withheld
+
+
 def test_cache_directory_is_marked_and_writes_leave_no_temp_files(tree):
     run(tree)
     names = {

@@ -238,8 +238,9 @@ with use_abstract_mesh(AbstractMesh((16, 4), ("data", "model"))):
 
 
 def test_sizes_written_in_another_module_are_named(tmp_path):
-    """The inner mesh built by a helper from a constant of the caller's module: the report
-    names the constant (walked along the calls that built the mesh), and fixes nothing."""
+    """The inner mesh built by a helper from a constant of the caller's module, read once on
+    the way to the raising line: the finding names the constant (walked along the calls that
+    built the mesh) and its fix is an edit of that module's literal."""
     from pathlib import Path
 
     from jaxfix.check.run import Run
@@ -277,9 +278,15 @@ def test_sizes_written_in_another_module_are_named(tmp_path):
     )
     (found,) = [r for r in results if r.path.name == "stage.py"]
     (diagnostic,) = found.diagnostics
-    assert diagnostic.fix_title is None
+    assert diagnostic.fix_title == (
+        "resize the inner mesh to (2, 4) where its sizes are written (main.py:7)"
+    )
     assert "its sizes are written at main.py:7 (`INNER[0]`)" in diagnostic.message
-    assert "set axis 'x' to 2 there" in diagnostic.message
+    assert "the fix sets axis 'x' to 2 there" in diagnostic.message
+    (edit,) = diagnostic.data_edits
+    main = (tmp_path / "main.py").read_bytes()
+    assert edit.path.name == "main.py"
+    assert main[: edit.span[0]].endswith(b"INNER = [(") and edit.text == b"2"
     assert [(r.path.name, r.start.line) for r in diagnostic.related if r.path] == [
         ("main.py", 7)
     ]
