@@ -136,7 +136,9 @@ def _tree_files(roots: Sequence[Path]) -> Iterator[Path]:
             for name in sorted(names):
                 if name.endswith(_SUFFIXES) and files < _MAX_FILES:
                     files += 1
-                    yield Path(os.path.realpath(Path(folder) / name))
+                    file = Path(os.path.realpath(Path(folder) / name))
+                    if _in_tree(file, roots):  # a link out of the tree, or into .git
+                        yield file
             if seen > _MAX_ENTRIES:
                 return
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from jaxfix.analysis.ast_engine import Engine
 from jaxfix.check.config_keys import config_key_site
 from jaxfix.evidence.facts import Evidence, ValueSite
@@ -55,6 +57,16 @@ def test_files_in_git_and_hidden_folders_are_not_read(tmp_path):
         (tmp_path / hidden).mkdir()
         (tmp_path / hidden / "base.yml").write_bytes(BASE)
     assert isinstance(_site(tmp_path), ValueSite)
+
+
+@pytest.mark.parametrize("target", ["elsewhere/base.yml", "tree/.git/config.yml"])
+def test_a_link_out_of_the_tree_or_into_git_is_not_read(tmp_path, target):
+    tree = tmp_path / "tree"
+    (tree / ".git").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / target).write_bytes(BASE)
+    (tree / "base.yml").symlink_to(tmp_path / target)
+    assert _site(tree) is None
 
 
 def test_a_key_the_command_line_overrides_is_named_not_taken(tmp_path):
