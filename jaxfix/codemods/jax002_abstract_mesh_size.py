@@ -31,6 +31,7 @@ from jaxfix.codemods.loops import iteration_text, loops_text, may_end_early
 from jaxfix.codemods.module_edits import (
     every_caller_seen,
     field_read_once,
+    kept_once,
     module_edit,
     read_once,
 )
@@ -1284,7 +1285,7 @@ class AbstractMeshSizeChange(Rule):
                 f"{written.keyword}={given}"
             )
             return fix, note
-        if written.why is not None:
+        if written.why is not None or not kept_once(evaluator, written.module, node):
             return None
         if written.axis is None and isinstance(node, (ast.Tuple, ast.List)):
             if len(node.elts) != len(inner_sizes):

@@ -35,7 +35,12 @@ from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.bindings import first_evaluated, local_for
 from jaxfix.codemods.loops import iteration_text, loops_text, may_end_early
-from jaxfix.codemods.module_edits import every_caller_seen, module_edit, read_once
+from jaxfix.codemods.module_edits import (
+    every_caller_seen,
+    kept_once,
+    module_edit,
+    read_once,
+)
 from jaxfix.codemods.stored_defaults import StoredDefault, stored_default
 from jaxfix.codemods.text import (
     not_fixed,
@@ -929,6 +934,9 @@ class AllGatherMeshMismatch(Rule):
             or written.module is self.analysis.module
             or not isinstance(written.node, (ast.Tuple, ast.List))
             or len(written.node.elts) != len(sizes)
+            or not kept_once(
+                self.analysis.engine.evaluator, written.module, written.node
+            )
         ):
             return None
         held = [
