@@ -164,9 +164,13 @@ def _method_called(evaluator: Evaluator, module: Module, read: ast.Name) -> bool
 
 def _keeps(evaluator: Evaluator, module: Module, call: ast.Call) -> bool:
     """Whether the value `call` gives may keep its arguments: an object of a class of the
-    tree, or a sharding or array of JAX's on the mesh it is given (`_KEEPS`)."""
+    tree, what a function or method of the tree returns (`make_model(eval_mesh)`), or a
+    sharding or array of JAX's on the mesh it is given (`_KEEPS`); not a value the code
+    drops or enters as a context there."""
+    if isinstance(module.parents.get(call), (ast.Expr, ast.withitem)):
+        return False
     callee = evaluator.value_of(module, call.func)
-    if isinstance(callee, Class):
+    if isinstance(callee, (Class, Function, BoundMethod)):
         return True
     api = api_of(callee.name) if isinstance(callee, External) else None
     return api in _KEEPS

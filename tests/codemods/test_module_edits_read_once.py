@@ -160,6 +160,10 @@ def report(held):
     return held
 
 
+def make(mesh):
+    return Model(mesh)
+
+
 def build():
     return jax.make_mesh((2, 4), ("a", "b"))
 
@@ -177,6 +181,8 @@ def main():
         ("model = Model(mesh)\n    model.run()\n    model.save()", True),
         ("model = Model(mesh)\n    model.run()\n    report(model)", False),
         ("report(Model(mesh))", True),
+        ("model = make(mesh)\n    model.run()", True),
+        ("model = make(mesh)\n    model.run()\n    report(model)", False),
         ("s = NamedSharding(mesh, P('a'))\n    report(jax.device_put(1.0, s))", True),
         (
             "s = NamedSharding(mesh, P('a'))\n"
