@@ -31,6 +31,7 @@ from jaxfix.codemods.loops import iteration_text, loops_text, may_end_early
 from jaxfix.codemods.module_edits import (
     every_caller_seen,
     field_read_once,
+    kept_once,
     module_edit,
     read_once,
 )
@@ -1144,7 +1145,9 @@ class AbstractMeshSizeChange(Rule):
         size: int,
     ) -> tuple[list[ast.Constant] | None, str | None]:
         """The integer literal of the fill axis on each way the inner mesh is built, if rewriting
-        them changes only what runs under this context; else what the user could change."""
+        them changes only what runs under this context (no other read of the names passed
+        through, in this module or another, and every call leading here one whose mesh
+        context the engine knows, `every_caller_seen`); else what the user could change."""
         written = self.analysis.mesh_sizes(argument)
         if isinstance(written, Unknown):
             why = self._written_elsewhere(
@@ -1165,6 +1168,16 @@ class AbstractMeshSizeChange(Rule):
             if elsewhere:
                 return None, not_fixed(
                     f"{_short(self.analysis.text(argument))} is also used at line {elsewhere[0]}"
+                )
+            if isinstance(way.read_elsewhere, Unknown):
+                return None, not_fixed(
+                    f"jaxfix cannot tell what else reads the mesh's sizes: {way.read_elsewhere.why}"
+                )
+            if way.read_elsewhere is not None:
+                path, line = way.read_elsewhere
+                return None, not_fixed(
+                    f"{_short(self.analysis.text(argument))} is also read at "
+                    f"{other_file(path, self.analysis.path)}:{line}"
                 )
             source = (
                 way.axes[axis]
@@ -1203,6 +1216,14 @@ class AbstractMeshSizeChange(Rule):
                     f"line {self.analysis.line(source)} does not build the size {inner_sizes[axis]} of axis {axis_name!r}"
                 )
             literals.append(source)
+        if not every_caller_seen(
+            self.analysis.engine.evaluator, self.analysis.module, node
+        ):
+            return None, not_fixed(
+                "the code around it may be called where jaxfix does not know the mesh "
+                "in force (a method of an object another module is handed): its sizes "
+                "are left as they are"
+            )
         return literals, None
 
     def _where_written(
@@ -1284,7 +1305,7 @@ class AbstractMeshSizeChange(Rule):
                 f"{written.keyword}={given}"
             )
             return fix, note
-        if written.why is not None:
+        if written.why is not None or not kept_once(evaluator, written.module, node):
             return None
         if written.axis is None and isinstance(node, (ast.Tuple, ast.List)):
             if len(node.elts) != len(inner_sizes):
