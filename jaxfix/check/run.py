@@ -242,6 +242,7 @@ def build_run(
     to `warn`. SettingError for a bad config or flag."""
     from jaxfix.cache.store import cache_dir
     from jaxfix.settings.config import build_options, load, project_roots, scope_root
+    from jaxfix.settings.host_devices import pinned_by_environment
     from jaxfix.settings.target_version import target_version
 
     paths = list(paths)
@@ -251,6 +252,12 @@ def build_run(
         if warn is not None:
             warn(note)
     options = build_options(config, flags, paths)
+    if options.host_devices is None:
+        pinned = pinned_by_environment(os.environ)
+        if pinned is not None:
+            options = replace(
+                options, host_devices=pinned.devices, host_devices_by=pinned.by
+            )
     target = target_version(config, flags.get("target_version"), paths)
     given = flags.get("cache_dir")
     return Run(

@@ -65,6 +65,10 @@ class Options:
     import_order: ImportOrder = (
         ImportOrder()
     )  # ruff's isort settings: added imports stay sorted
+    # `jax.device_count()` where the checked program runs, when pinned (host_devices.py);
+    # `host_devices_by`: what pins it, in words (None: `--host-devices`).
+    host_devices: int | None = None
+    host_devices_by: str | None = None
 
     @property
     def all_includes(self) -> tuple[str, ...]:
