@@ -109,7 +109,11 @@ tree when the function gives one known mesh whatever the leaf (`lambda spec:
 NamedSharding(mesh, spec)`), a subtree jaxfix does not know included; `jax.tree.leaves` of a
 spelled-out tree; `jax.sharding.get_mesh()` is the concrete mesh of the innermost
 `jax.set_mesh`/`use_mesh` around it (contexts.py); what a jitted function
-returns, placed by its `out_shardings`. Strings: `.split(sep)`, `int(s)`, `sub in s`. A
+returns, placed by its `out_shardings`, or given no shardings, each output array its body
+shows on a mesh of Explicit axes on that sharding (its type); `jax.value_and_grad(f)(p, ...)`
+and `jax.grad(f)(p, ...)`: what `f` returns and gradients of `p`'s structure, each on its
+parameter's mesh where that mesh's axes are Explicit (a cotangent has its primal's type).
+Strings: `.split(sep)`, `int(s)`, `sub in s`. A
 conditional expression whose test jaxfix cannot decide is the value both sides give; when they
 are different functions or APIs
 (`set_mesh = jax.set_mesh if hasattr(jax, "set_mesh") else jax.sharding.use_mesh`, `OneOf`;
@@ -169,6 +173,7 @@ from jaxfix.analysis.ast_engine.values import (
     STAGE_METHODS,
     Alternatives,
     Array,
+    AxisType,
     BoundMethod,
     Class,
     Devices,
@@ -222,6 +227,8 @@ _EXTERNAL_TOPS = frozenset(
 ) | frozenset(sys.stdlib_module_names)
 _TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map"})
 _TREE_LEAVES = frozenset({"jax.tree.leaves", "jax.tree_util.tree_leaves"})
+# `jax.grad(f)` / `jax.value_and_grad(f)`: whether the call also gives what `f` returns
+_DIFFERENTIATE = {"jax.grad": False, "jax.value_and_grad": True}
 # ... whose function is given each leaf's key path first
 _TREE_MAPS_WITH_PATH = frozenset(
     {"jax.tree.map_with_path", "jax.tree_util.tree_map_with_path"}
@@ -565,6 +572,10 @@ class Evaluator:
                 return -operand  # type: ignore[operator]  # _is_int checked it
             if isinstance(node.op, ast.UAdd) and _is_int(operand):
                 return operand
+            if isinstance(node.op, (ast.USub, ast.UAdd)) and isinstance(operand, Array):
+                kept = arrays.on_operands_mesh([operand], node)
+                if kept is not None:
+                    return kept
             return Unknown("an operation jaxfix does not evaluate")
         if isinstance(node, ast.BoolOp):
             return self._bool_op(module, node, frame)
@@ -4615,6 +4626,9 @@ class Evaluator:
                 else self.attribute(receiver, node.func.attr, node.func)
             )
         else:
+            differentiated = self._differentiated(module, node, frame)
+            if differentiated is not None:
+                return differentiated
             callee = self.value(module, node.func, frame)
         if isinstance(callee, JaxStage) or (
             isinstance(callee, Unknown) and not isinstance(callee, (Foreign, OneOf))
@@ -4733,6 +4747,30 @@ class Evaluator:
                 return None
         keys = [p.args[0].value for p in pops if isinstance(p.args[0], ast.Constant)]
         return pops if len(keys) == len(set(keys)) else None
+
+    def _differentiated(
+        self, module: Module, node: ast.Call, frame: Frame
+    ) -> Value | None:
+        """`jax.value_and_grad(f)(params, ...)`: what `f` returns and the gradients, a tree
+        of `params`'s structure whose each array is on its parameter's mesh (`jax.grad(f)`:
+        the gradients alone); None for any other call (`has_aux=`, `argnums=`: not these)."""
+        made = node.func
+        if not isinstance(made, ast.Call) or made.keywords or len(made.args) != 1:
+            return None
+        if isinstance(made.args[0], ast.Starred):
+            return None
+        api = self.value(module, made.func, frame)
+        if not isinstance(api, External) or api.name not in _DIFFERENTIATE:
+            return None
+        positional, keywords = self._call_arguments(module, node, frame)
+        if not isinstance(positional, list) or not positional:
+            return Unknown("gradients of arguments jaxfix cannot bind")
+        grads = _cotangents(positional[0], node)
+        if not _DIFFERENTIATE[api.name]:
+            return grads
+        function = self.value(module, made.args[0], frame)
+        value = self._call_of(module, node, frame, function, positional, keywords)
+        return (value, grads)
 
     def _call_of(
         self,
@@ -5746,10 +5784,14 @@ class Evaluator:
         """What a jitted function returns where its `out_shardings` place it: each output
         array on the `NamedSharding` given for it (one for every output, or a tuple of them
         matching the outputs), the body (run as if not jitted) telling which outputs are
-        arrays; Unknown for anything else."""
+        arrays; given no shardings, each output array the body shows on a mesh of Explicit
+        axes, on that sharding (`_typed_outputs`); Unknown for anything else."""
         lost = Unknown("what a jitted function returns")
-        out = dict(function.jit_keywords).get("out_shardings")
-        if not isinstance(out, (Sharding, tuple)):
+        given = dict(function.jit_keywords)
+        out = given.get("out_shardings")
+        if "out_shardings" in given and not isinstance(out, (Sharding, tuple)):
+            return lost
+        if out is None and "in_shardings" in given:
             return lost
         body = self.call_function(
             replace(function, wrapped_by=None, jit_keywords=(), jit_api=None),
@@ -5757,8 +5799,10 @@ class Evaluator:
             keywords,
             node,
         )
-        placed = _placed_outputs(body, out)
-        return lost if placed is None else placed
+        found = _typed_outputs(body) if out is None else _placed_outputs(body, out)
+        if found is None and isinstance(body, Unknown):
+            return lost_at(Unknown(f"what a jitted function returns: {body.why}"), body)
+        return lost if found is None else found
 
     def bind(
         self,
@@ -6935,6 +6979,60 @@ def _placed_outputs(body: Value, out: Value) -> Value | None:
             for p in placed
         )
     return None
+
+
+def _cotangents(primal: Value, node: ast.AST) -> Value:
+    """The gradients of `primal` (a tree of arrays): the same structure, each array on its
+    own array's mesh when that mesh's axes are Explicit (a cotangent has its primal's type:
+    jax 0.10.2 and 0.12.0.1), its spec left unknown; Unknown where the tree is not spelled
+    out or an array is on no such mesh."""
+    lost = "a gradient of an array jaxfix does not see on a mesh of Explicit axes"
+    if isinstance(primal, Array):
+        typed = _typed_outputs(primal)
+        if not isinstance(typed, Array) or not isinstance(typed.sharding, Sharding):
+            return Unknown(lost)
+        spec = Unknown("the spec of a gradient")
+        return Array(replace(typed.sharding, spec=spec), (), False, node)
+    if primal is None:
+        return None
+    if isinstance(primal, tuple):
+        return tuple(_cotangents(p, node) for p in primal)
+    if isinstance(primal, ListValue):
+        return ListValue(tuple(_cotangents(p, node) for p in primal.items))
+    if isinstance(primal, DictValue):
+        return DictValue(tuple((k, _cotangents(v, node)) for k, v in primal.items))
+    return Unknown("gradients of a tree jaxfix does not spell out")
+
+
+def _typed_outputs(body: Value) -> Value | None:
+    """What a function jitted without shardings returns, of what its body (run un-jitted)
+    returns: an array on a NamedSharding of a mesh of Explicit axes stays on it (its type:
+    jax 0.10.2 and 0.12.0.1 give each output the sharding of its type, a computed one on its
+    operands' mesh, a placed one where it was placed); tuples, lists and dicts of outputs
+    keep their structure; None for anything else (with Auto axes the compiler picks the
+    output's sharding; a number becomes an array on a mesh the body does not show)."""
+    if isinstance(body, Array):
+        sharding = body.sharding
+        if not isinstance(sharding, Sharding) or not isinstance(sharding.mesh, Mesh):
+            return None
+        types = sharding.mesh.axis_types
+        return body if types and all(t is AxisType.EXPLICIT for t in types) else None
+    lost = "what a jitted function returns"
+    if isinstance(body, tuple):
+        return tuple(_typed_or_lost(b, lost) for b in body)
+    if isinstance(body, ListValue):
+        return ListValue(tuple(_typed_or_lost(b, lost) for b in body.items))
+    if isinstance(body, DictValue):
+        return DictValue(tuple((k, _typed_or_lost(v, lost)) for k, v in body.items))
+    return None
+
+
+def _typed_or_lost(body: Value, why: str) -> Value:
+    """An output of `_typed_outputs` (None, an empty subtree, stays None), else Unknown."""
+    if body is None or isinstance(body, Unknown):
+        return body  # what the body does not show, and why
+    typed = _typed_outputs(body)
+    return Unknown(why) if typed is None else typed
 
 
 def _one_leaf(leaves: tuple[Value, ...], why: str) -> Value:
