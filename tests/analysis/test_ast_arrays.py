@@ -288,3 +288,37 @@ def test_a_jitted_function_keeps_the_structure_and_a_placement_its_body_makes():
     assert isinstance(found, DictValue)
     assert _on_mesh(found.get("y")) == (2, 4)
     assert found.get("n") is None
+
+
+# A name a loop carries: the arrays it enters with, widened to what every way through the
+# loop gives (on one mesh, the spec unknown where it changes), or Unknown.
+LOOP = """\
+for i in range(n):
+    params, loss = step(params, x)
+"""
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        LOOP + "params['w']",
+        LOOP.replace("for i in range(n):", "while keep_going():") + "params['b']",
+        "for i in range(n):\n    x = jnp.tanh(x) * 2\nx",
+        "for i in range(n):\n    if i % 2:\n        x = -x\nx",
+    ],
+)
+def test_what_a_loop_carries_on_one_mesh_stays_on_it(source):
+    assert _on_mesh(last_value(HEAD + PLACED + source)) == (4, 2)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "for i in range(n):\n    x = jax.device_put(x, NamedSharding(other, P()))\nx",
+        "for i in range(n):\n    x = xa * 2\nx",
+        "for i in range(n):\n    x = unknown_thing(x)\nx",
+        "for i in range(n):\n    params, loss = unknown_step(params, x)\nparams['w']",
+    ],
+)
+def test_what_a_loop_may_move_or_lose_is_not_said(source):
+    assert _on_mesh(last_value(HEAD + PLACED + source)) is None

@@ -101,6 +101,12 @@ variable is the one value every item of a known tuple or list gives, or, one ite
 time (`iterations`, `unrolled`: what a rule asks of a call inside loops, or inside a function
 called from a loop), the item's; calling a generator
 function of the tree gives what every `yield` of it gives (`next(gen)`, a loop over it).
+A name a loop carries (`params, loss = step(params, batch)` after `params = init(mesh)`),
+where what enters the loop holds placed arrays, is a fixed point (`_loop_carried`): assumed
+to be what enters, widened (arrays on one mesh object, their spec unknown where it changes;
+tuples and dicts item by item) with what each binding gives under the assumption, until the
+assumption covers them all; what was answered under an assumption is kept only while it is
+made (`_calls`, callers' arguments and flows asked meanwhile are dropped).
 JAX's trees:
 `jax.tree.map` over spelled-out containers, eval_shape's structs and `Leaves` (a tree
 spelled out beside them gives each call one of its leaves: the one value they all are, or, for
@@ -150,7 +156,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import cast
+from typing import TypeVar, cast
 
 from jaxfix.analysis.ast_engine import (
     arrays,
@@ -360,6 +366,11 @@ class Evaluator:
         # (module, name, receiver or "rebound") -> where another module may change it
         self._changed: dict[tuple[object, ...], str | None] = {}
         self._calls: dict[tuple[object, ...], Value] = {}
+        # what a name a loop carries is assumed to be, where a read of it meets its own
+        # question (`_loop_carried`), by the name, the bindings reaching it and its frame
+        self._carried: dict[
+            tuple[str, frozenset[Binding], Frame], tuple[Value, int]
+        ] = {}
         self._params: dict[tuple[ast.AST, str], Value] = {}
         self._importers: dict[tuple[Module, Path], bool] = {}
         self._importers_spelled: dict[tuple[Path, Path], bool] = {}
@@ -480,6 +491,8 @@ class Evaluator:
             self._pop(key)
             inner_floor = self._floor
             self._floor = min(outer_floor, inner_floor)
+        if self._carried:  # answered under an assumption: kept while it is made
+            inner_floor = min(inner_floor, *(p for _, p in self._carried.values()))
         if inner_floor >= place:
             self._values[memo_key] = value
         elif inner_floor >= 0:
@@ -1157,6 +1170,11 @@ class Evaluator:
     def _bindings_value(
         self, module: Module, name: str, bindings: frozenset[Binding], frame: Frame
     ) -> Value:
+        carried = self._carried.get((name, bindings, frame)) if self._carried else None
+        if carried is not None:
+            assumed, place = carried
+            self._floor = min(self._floor, place)  # what rests on it is not kept
+            return assumed
         values = [
             self._binding_value(module, name, b, frame)
             for b in sorted(bindings, key=_source_order)  # a set: in the code's order
@@ -1168,6 +1186,8 @@ class Evaluator:
             # jax.sharding.use_mesh` / `else: set_mesh = jax.set_mesh`, as `a if t else b`
             return OneOf(why, options)
         value = join(values, why)
+        if isinstance(value, Unknown):
+            value = self._loop_carried(module, name, bindings, frame, values) or value
         if isinstance(value, Namespace) and name in self._escaped_in(module):
             filled = self._filled_by_stores(module, name, bindings, frame)
             if filled is not None:
@@ -2098,6 +2118,70 @@ class Evaluator:
                 module.loads_by_name, module.parents
             )
         return found
+
+    def _loop_carried(
+        self,
+        module: Module,
+        name: str,
+        bindings: frozenset[Binding],
+        frame: Frame,
+        values: list[Value],
+    ) -> Value | None:
+        """The value of a name a loop carries (`params, loss = step(params, batch)` in a
+        `for` loop, after `params = init(mesh)`), where the bindings that do not read it give
+        placed arrays: a fixed point. Assume the name, where a read of it meets its own
+        question, is what those bindings give (`_widened`: arrays on one mesh, their specs
+        unknown where they differ); evaluate every binding under that; widen again, until the
+        assumption covers what every binding gives. None where it does not settle, or
+        nothing of the loop's values is an array on a mesh."""
+        key = (name, bindings, frame)
+        known: list[Value] = [v for v in values if not isinstance(v, Unknown)]
+        if key in self._carried or not known or len(known) == len(values):
+            return None
+        boxed = _widened(known)
+        if boxed is None or not _holds_placed_array(boxed[0]):
+            return None
+        assumed = boxed[0]
+        order = sorted(bindings, key=_source_order)
+        place = len(self._keys) - 1  # the question being answered
+        for _ in range(_CARRIED_ROUNDS):
+            self._carried[key] = (assumed, place)
+            self._forget_loop(module, order, frame, place)
+            sizes = (len(self._params), len(self._flows))
+            try:
+                again = [self._binding_value(module, name, b, frame) for b in order]
+            finally:
+                del self._carried[key]
+                self._forget_loop(module, order, frame, place)
+                # what callers passed and which branches ran, asked under the assumption
+                _drop_after(self._params, sizes[0])
+                _drop_after(self._flows, sizes[1])
+            widened = _widened(again)
+            if widened is None:
+                return None
+            if widened[0] == assumed:
+                return assumed
+            assumed = widened[0]
+        return None
+
+    def _forget_loop(
+        self, module: Module, order: list[Binding], frame: Frame, place: int
+    ) -> None:
+        """Forget what was answered about the bindings' values (the one met while being
+        answered kept as Unknown, those kept within the question at `place`): they are asked
+        again under another assumption."""
+        for binding in order:
+            node = binding.node
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                self._values.pop(("value", node.value, frame), None)
+        self._drop_tentative(place)
+
+    def _drop_tentative(self, place: int) -> None:
+        """Forget the answers kept within the question at `place` or above (found under an
+        assumption `_loop_carried` now changes)."""
+        self._tentative = {
+            k: t for k, t in self._tentative.items() if t[1] < max(place, 0)
+        }
 
     def _binding_value(
         self, module: Module, name: str, binding: Binding, frame: Frame
@@ -5911,7 +5995,8 @@ class Evaluator:
         finally:
             self._depth -= 1
             self._pop(key)
-        self._calls[key] = value
+        if not self._carried:  # else what it gives may rest on an assumption
+            self._calls[key] = value
         return value
 
     def _returns_differ(
@@ -6979,6 +7064,79 @@ def _placed_outputs(body: Value, out: Value) -> Value | None:
             for p in placed
         )
     return None
+
+
+_CARRIED_ROUNDS = 3  # a loop carrying arrays settles in two
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+def _drop_after(kept: dict[_K, _V], size: int) -> None:
+    """Forget the entries added to `kept` after it held `size` (insertion order)."""
+    for new in list(kept)[size:]:
+        del kept[new]
+
+
+def _widened(values: list[Value]) -> tuple[Value] | None:
+    """One value covering each of `values` (boxed: it may be None): the value itself where
+    they are all alike; arrays on NamedShardings of one mesh (the same mesh object), on that
+    mesh with their spec where they agree (else unknown); tuples and dicts of one structure,
+    item by item; None for anything else."""
+    first = values[0]
+    if all(same(first, v) for v in values[1:]):
+        return (first,)
+    if all(isinstance(v, Array) for v in values):
+        return _widened_arrays([v for v in values if isinstance(v, Array)])
+    columns: list[list[Value]]
+    if isinstance(first, tuple) and all(
+        isinstance(v, tuple) and len(v) == len(first) for v in values
+    ):
+        columns = [
+            [v[i] for v in values if isinstance(v, tuple)] for i in range(len(first))
+        ]
+        found = [_widened(c) for c in columns]
+        if any(f is None for f in found):
+            return None
+        return (tuple(f[0] for f in found if f is not None),)
+    if isinstance(first, DictValue) and all(isinstance(v, DictValue) for v in values):
+        dicts = [v for v in values if isinstance(v, DictValue)]
+        keys = [k for k, _ in first.items]
+        if any([k for k, _ in d.items] != keys for d in dicts[1:]):
+            return None
+        items: list[tuple[Value, Value]] = []
+        for index, key in enumerate(keys):
+            item = _widened([d.items[index][1] for d in dicts])
+            if item is None:
+                return None
+            items.append((key, item[0]))
+        return (DictValue(tuple(items)),)
+    return None
+
+
+def _widened_arrays(arrays: list[Array]) -> tuple[Value] | None:
+    placed: list[tuple[Mesh, Sharding]] = []
+    for array in arrays:
+        sharding = array.sharding
+        if not isinstance(sharding, Sharding) or not isinstance(sharding.mesh, Mesh):
+            return None
+        placed.append((sharding.mesh, sharding))
+    mesh, first = placed[0]
+    if any(m != mesh or m.origin is not mesh.origin for m, _ in placed[1:]):
+        return None
+    agreed = all(same(s.spec, first.spec) for _, s in placed[1:])
+    spec = first.spec if agreed else Unknown("the spec of an array a loop carries")
+    return (Array(Sharding(mesh, spec, first.origin), (), False, arrays[0].origin),)
+
+
+def _holds_placed_array(value: Value) -> bool:
+    """Whether `value` is, or a tuple or dict of it holds, an array on a NamedSharding."""
+    if isinstance(value, Array):
+        return isinstance(value.sharding, Sharding)
+    if isinstance(value, tuple):
+        return any(_holds_placed_array(v) for v in value)
+    if isinstance(value, DictValue):
+        return any(_holds_placed_array(v) for _, v in value.items)
+    return False
 
 
 def _cotangents(primal: Value, node: ast.AST) -> Value:
