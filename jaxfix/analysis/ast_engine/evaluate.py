@@ -2147,15 +2147,17 @@ class Evaluator:
         for _ in range(_CARRIED_ROUNDS):
             self._carried[key] = (assumed, place)
             self._forget_loop(module, order, frame, place)
-            sizes = (len(self._params), len(self._flows))
+            sizes = (len(self._params), len(self._flows), len(self._tentative))
             try:
                 again = [self._binding_value(module, name, b, frame) for b in order]
             finally:
                 del self._carried[key]
-                self._forget_loop(module, order, frame, place)
-                # what callers passed and which branches ran, asked under the assumption
+                # what callers passed, which branches ran and what was kept for a question
+                # below (another cycle), asked under the assumption
                 _drop_after(self._params, sizes[0])
                 _drop_after(self._flows, sizes[1])
+                _drop_after(self._tentative, sizes[2])
+                self._forget_loop(module, order, frame, place)
             widened = _widened(again)
             if widened is None:
                 return None
