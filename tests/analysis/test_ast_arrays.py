@@ -8,7 +8,14 @@ import ast
 import pytest
 
 from ast_programs import last_expr, last_value, parsed
-from jaxfix.analysis.ast_engine.values import Array, Mesh, Sharding, Spec, Unknown
+from jaxfix.analysis.ast_engine.values import (
+    Array,
+    DictValue,
+    Mesh,
+    Sharding,
+    Spec,
+    Unknown,
+)
 
 HEAD = """\
 import jax
@@ -198,3 +205,120 @@ def test_a_numpy_array_of_known_integers_keeps_them(source, expected):
 def test_integers_numpy_may_compute_otherwise_stay_unknown(source):
     found = last_value(HEAD + source)
     assert not isinstance(found, tuple), found
+
+
+# Operations of placed arrays, and what a function jitted without shardings returns: on their
+# mesh where its axes are Explicit (JAX types each result so, or raises), else not said.
+PLACED = """\
+x = jax.device_put(jnp.ones((8, 2)), NamedSharding(mesh, P("data")))
+w = jax.device_put(jnp.ones((2, 2)), NamedSharding(mesh, P(None, "model")))
+params = {"w": w, "b": jax.device_put(jnp.zeros(2), NamedSharding(mesh, P("model")))}
+auto = jax.make_mesh((4, 2), ("data", "model"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+xa = jax.device_put(jnp.ones((8, 2)), NamedSharding(auto, P("data")))
+other = jax.make_mesh((2, 4), ("data", "model"))
+xo = jax.device_put(jnp.ones((8, 2)), NamedSharding(other, P("data")))
+
+def loss_fn(params, x):
+    return -jnp.mean(jnp.tanh(x @ params["w"]) + params["b"])
+
+@jax.jit
+def step(params, x):
+    loss, grads = jax.value_and_grad(loss_fn)(params, x)
+    return jax.tree.map(lambda p, g: p - 0.1 * g, params, grads), loss
+"""
+
+
+def _on_mesh(found: object) -> tuple[int, ...] | None:
+    """The axis sizes of the mesh `found` (an array) is on, None when not known."""
+    if not isinstance(found, Array) or not isinstance(found.sharding, Sharding):
+        return None
+    mesh = found.sharding.mesh
+    return mesh.axis_sizes if isinstance(mesh, Mesh) else None
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "x @ w",
+        "jnp.tanh(x @ w) * 2.0 + 1",
+        "-x",
+        "x.T",
+        "x.reshape(x.shape[0], -1)",
+        "jnp.sum(x, axis=-1, dtype=jnp.float32)",
+        "jax.nn.relu(jnp.dot(x, params['w']))",
+        "jax.nn.one_hot(x, 4)",
+        "x.mean()",
+        "jax.jit(lambda a, b: a @ b)(x, w)",
+        "jax.jit(lambda a: (a * 2, None))(x)[0]",
+        "jax.value_and_grad(loss_fn)(params, x)[0]",
+        "jax.value_and_grad(loss_fn)(params, x)[1]['w']",
+        "jax.grad(loss_fn)(params, x)['b']",
+        "step(params, x)[0]['w']",
+        "step(params, x)[1]",
+    ],
+)
+def test_what_operations_of_arrays_on_an_explicit_mesh_give_is_on_it(source):
+    assert _on_mesh(last_value(HEAD + PLACED + source)) == (4, 2)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "xa * 2",  # Auto axes: the compiler picks, a context mesh may win
+        "jax.jit(lambda a: a * 2)(xa)",
+        "x @ xo",  # two meshes: JAX raises
+        "x + jnp.ones(2)",  # a constant made under a context mesh is on that one
+        "x * unknown_thing",
+        "jax.jit(lambda a: a * 2, in_shardings=NamedSharding(other, P()))(x)",
+        "jax.jit(lambda a: 2.0)(x)",  # a number becomes an array on a mesh not shown
+        "jax.value_and_grad(loss_fn, has_aux=True)(params, x)[1]['w']",
+        "np.sum(x)",  # NumPy gives a host array
+    ],
+)
+def test_operations_not_surely_on_one_explicit_mesh_are_not_said_to_be(source):
+    assert _on_mesh(last_value(HEAD + PLACED + source)) is None
+
+
+def test_a_jitted_function_keeps_the_structure_and_a_placement_its_body_makes():
+    found = last_value(
+        HEAD
+        + PLACED
+        + "jax.jit(lambda a: {'y': jax.device_put(a, NamedSharding(other, P())), 'n': None})(x)"
+    )
+    assert isinstance(found, DictValue)
+    assert _on_mesh(found.get("y")) == (2, 4)
+    assert found.get("n") is None
+
+
+# A name a loop carries: the arrays it enters with, widened to what every way through the
+# loop gives (on one mesh, the spec unknown where it changes), or Unknown.
+LOOP = """\
+for i in range(n):
+    params, loss = step(params, x)
+"""
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        LOOP + "params['w']",
+        LOOP.replace("for i in range(n):", "while keep_going():") + "params['b']",
+        "for i in range(n):\n    x = jnp.tanh(x) * 2\nx",
+        "for i in range(n):\n    if i % 2:\n        x = -x\nx",
+    ],
+)
+def test_what_a_loop_carries_on_one_mesh_stays_on_it(source):
+    assert _on_mesh(last_value(HEAD + PLACED + source)) == (4, 2)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "for i in range(n):\n    x = jax.device_put(x, NamedSharding(other, P()))\nx",
+        "for i in range(n):\n    x = xa * 2\nx",
+        "for i in range(n):\n    x = unknown_thing(x)\nx",
+        "for i in range(n):\n    params, loss = unknown_step(params, x)\nparams['w']",
+    ],
+)
+def test_what_a_loop_may_move_or_lose_is_not_said(source):
+    assert _on_mesh(last_value(HEAD + PLACED + source)) is None

@@ -175,6 +175,12 @@ M8 = AbstractMesh((8,), ("x",))
         ("d = {'a': 1}\njax.jit(f).lower(d)\njax.eval_shape(f, d)\nv = d['a']", 1),
         ("d = {'a': 1}\njax.jit(f).trace(d).lower()\nv = d['a']", 1),
         ("def trace(x):\n    x['a'] = 2\nd = {'a': 1}\ntrace(d)\nv = d['a']", Unknown),
+        # `jax.grad(f)(d)` traces `f` with a tree rebuilt from `d`'s leaves: `d` is only read
+        (
+            "def f(x):\n    x['a'] = 2\nd = {'a': 1}\njax.value_and_grad(f)(d)\njax.grad(f)(d)\nv = d['a']",
+            1,
+        ),
+        ("def f(x):\n    x['a'] = 2\nd = {'a': 1}\nmake(f)(d)\nv = d['a']", Unknown),
         # a static method is given no receiver, a class method its class, through the class
         # or an object of it
         (

@@ -9,6 +9,16 @@ what `.reshape`, `.astype`, arithmetic and the `jax.numpy` functions below give 
 alone. A shape is known where it is written (`(8, 2)`, `8, 2`, `(n, 2)` with `n` unknown gives
 rank 2), through `.reshape` and `.T`; `np.array` of nested lists has at least their nesting's
 rank. `jax.device_put(x, s)` places `x`, keeping its shape (vocabulary.py).
+
+On one mesh (an `Array` whose sharding is a `Sharding` of that mesh, its spec unknown): what an
+operation gives of arrays all placed on NamedShardings of one mesh of Explicit axes (and Python
+numbers, strings, None or NumPy/`jax.numpy` dtypes besides): arithmetic, `@`, the `jax.numpy`
+and `jax.nn` functions and the array methods below. JAX types the result with its operands'
+mesh, or raises (operands on meshes that differ, another context mesh, a jitted function that
+closes over them and takes no array): eager and jitted, jax 0.10.2 and 0.12.0.1. Not so for
+Auto axes (`x.mean()` under `jax.set_mesh` of another mesh is on that one; a jitted function
+closing over its operands gives a single-device array), nor for an operand unsharded here or
+unknown (a `jnp` constant made under `jax.set_mesh` is on the context mesh): nothing is said.
 """
 
 from __future__ import annotations
@@ -17,7 +27,17 @@ import ast
 from collections.abc import Callable
 from typing import cast
 
-from jaxfix.analysis.ast_engine.values import Array, Foreign, ListValue, Value
+from jaxfix.analysis.ast_engine.values import (
+    Array,
+    AxisType,
+    External,
+    Foreign,
+    ListValue,
+    Mesh,
+    Sharding,
+    Unknown,
+    Value,
+)
 
 _NUMPY = ("numpy", "jax.numpy")
 _SHAPED = frozenset({"zeros", "ones", "empty", "full"})
@@ -70,6 +90,31 @@ _COMPUTED = frozenset(
     }
 )
 _SAME = frozenset({"astype", "copy", "block_until_ready"})
+# Functions of `jax.numpy` and `jax.nn` that give an array on their operands' mesh.
+_KEEP_MESH = {
+    "numpy": frozenset(),  # NumPy's functions give host arrays
+    "jax.numpy": _COMPUTED
+    | frozenset({"tanh", "where", "reshape", "squeeze", "expand_dims", "max", "min"}),
+    "jax.nn": frozenset(
+        {
+            "relu",
+            "gelu",
+            "silu",
+            "swish",
+            "sigmoid",
+            "softplus",
+            "softmax",
+            "log_softmax",
+            "logsumexp",
+            "one_hot",
+        }
+    ),
+}
+# Array methods that give an array on the array's mesh (their arguments shapes and axes, but
+# `where=` and `initial=`).
+_MESH_METHODS = frozenset(
+    {"reshape", "transpose", "sum", "mean", "max", "min", "squeeze", "ravel", "flatten"}
+)
 
 
 def made(
@@ -86,6 +131,10 @@ def made(
             return None
         shape = positional[at] if len(positional) > at else keywords.get("shape", ())
         return shaped(shape, node)
+    if module == "jax.nn":
+        if short not in _KEEP_MESH[module]:
+            return None
+        return on_operands_mesh([*positional, *keywords.values()], node)
     if module not in _NUMPY:
         return None
     first = positional[0] if positional else None
@@ -114,7 +163,43 @@ def made(
     arrays = [v for v in (*positional, *keywords.values()) if isinstance(v, Array)]
     if short in _COMPUTED and arrays and all(a.unsharded for a in arrays):
         return Array(None, (), False, node)
+    if short in _KEEP_MESH[module]:
+        return on_operands_mesh([*positional, *keywords.values()], node)
     return None
+
+
+def on_operands_mesh(operands: list[Value], node: ast.AST) -> Array | None:
+    """The array an operation of `operands` gives on their mesh: where every array among
+    them is placed on a NamedSharding of one mesh of Explicit axes, and the rest are plain
+    (numbers, strings, None, dtypes); its spec unknown. None otherwise."""
+    placed: list[tuple[Mesh, Sharding]] = []
+    for operand in operands:
+        if isinstance(operand, Array):
+            sharding = operand.sharding
+            if not isinstance(sharding, Sharding) or not isinstance(
+                sharding.mesh, Mesh
+            ):
+                return None
+            placed.append((sharding.mesh, sharding))
+        elif not _is_plain(operand):
+            return None
+    if not placed or any(mesh != placed[0][0] for mesh, _ in placed[1:]):
+        return None
+    mesh, first = placed[0]
+    if not mesh.axis_types or any(t is not AxisType.EXPLICIT for t in mesh.axis_types):
+        return None
+    spec = Unknown("the spec an operation of placed arrays gives")
+    return Array(Sharding(mesh, spec, first.origin), (), False, node)
+
+
+def _is_plain(value: Value) -> bool:
+    """A value an operation takes besides arrays that holds none: a number, string, None, a
+    tuple of them, or a NumPy or `jax.numpy` name (a dtype)."""
+    if value is None or isinstance(value, (int, float, str)):
+        return True
+    if isinstance(value, tuple):
+        return all(_is_plain(v) for v in value)
+    return isinstance(value, External) and value.name.rpartition(".")[0] in _NUMPY
 
 
 def method(
@@ -133,7 +218,15 @@ def method(
             else Array(array.sharding, array.shape, array.exact_rank, array.origin)
         )
     if not array.unsharded:
-        return Foreign(f"`.{name}(...)` of a placed array")
+        # the other operands: shapes and axes are none
+        operands = [
+            array,
+            *(keywords[k] for k in ("where", "initial") if k in keywords),
+        ]
+        kept = on_operands_mesh(operands, node) if name in _MESH_METHODS else None
+        return (
+            kept if kept is not None else Foreign(f"`.{name}(...)` of a placed array")
+        )
     if name == "reshape" and not keywords:
         return _reshaped(array, positional, node)
     if name == "transpose" and not positional and not keywords:
@@ -151,6 +244,8 @@ def attribute(array: Array, name: str, node: ast.AST) -> Value | None:
         return len(array.shape)
     if name == "T" and array.unsharded:
         return _transposed(array, node)
+    if name == "T":
+        return on_operands_mesh([array], node)
     return None
 
 
@@ -159,10 +254,14 @@ def binary(op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value 
     an unsharded array (of the same shape where both are alike, or one is a number)."""
     sides = [left, right]
     arrays = [v for v in sides if isinstance(v, Array)]
-    if not arrays or not all(
-        isinstance(v, Array) and v.unsharded or _is_number(v) for v in sides
-    ):
+    if not arrays:
         return None
+    if not all(isinstance(v, Array) and v.unsharded or _is_number(v) for v in sides):
+        return (
+            on_operands_mesh(sides, node)
+            if all(map(_is_array_or_number, sides))
+            else None
+        )
     if isinstance(op, ast.MatMult):
         return Array(None, (), False, node)
     computed = _elementwise(op, left, right)
@@ -307,6 +406,10 @@ def _size(value: Value) -> int | None:
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_array_or_number(value: Value) -> bool:
+    return isinstance(value, Array) or _is_number(value)
 
 
 def _is_number(value: object) -> bool:

@@ -101,6 +101,12 @@ variable is the one value every item of a known tuple or list gives, or, one ite
 time (`iterations`, `unrolled`: what a rule asks of a call inside loops, or inside a function
 called from a loop), the item's; calling a generator
 function of the tree gives what every `yield` of it gives (`next(gen)`, a loop over it).
+A name a loop carries (`params, loss = step(params, batch)` after `params = init(mesh)`),
+where what enters the loop holds placed arrays, is a fixed point (`_loop_carried`): assumed
+to be what enters, widened (arrays on one mesh object, their spec unknown where it changes;
+tuples and dicts item by item) with what each binding gives under the assumption, until the
+assumption covers them all; what was answered under an assumption is kept only while it is
+made (`_calls`, callers' arguments and flows asked meanwhile are dropped).
 JAX's trees:
 `jax.tree.map` over spelled-out containers, eval_shape's structs and `Leaves` (a tree
 spelled out beside them gives each call one of its leaves: the one value they all are, or, for
@@ -109,7 +115,11 @@ tree when the function gives one known mesh whatever the leaf (`lambda spec:
 NamedSharding(mesh, spec)`), a subtree jaxfix does not know included; `jax.tree.leaves` of a
 spelled-out tree; `jax.sharding.get_mesh()` is the concrete mesh of the innermost
 `jax.set_mesh`/`use_mesh` around it (contexts.py); what a jitted function
-returns, placed by its `out_shardings`. Strings: `.split(sep)`, `int(s)`, `sub in s`. A
+returns, placed by its `out_shardings`, or given no shardings, each output array its body
+shows on a mesh of Explicit axes on that sharding (its type); `jax.value_and_grad(f)(p, ...)`
+and `jax.grad(f)(p, ...)`: what `f` returns and gradients of `p`'s structure, each on its
+parameter's mesh where that mesh's axes are Explicit (a cotangent has its primal's type).
+Strings: `.split(sep)`, `int(s)`, `sub in s`. A
 conditional expression whose test jaxfix cannot decide is the value both sides give; when they
 are different functions or APIs
 (`set_mesh = jax.set_mesh if hasattr(jax, "set_mesh") else jax.sharding.use_mesh`, `OneOf`;
@@ -146,7 +156,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import cast
+from typing import TypeVar, cast
 
 from jaxfix.analysis.ast_engine import (
     arrays,
@@ -169,6 +179,7 @@ from jaxfix.analysis.ast_engine.values import (
     STAGE_METHODS,
     Alternatives,
     Array,
+    AxisType,
     BoundMethod,
     Class,
     Devices,
@@ -261,6 +272,8 @@ _EXTERNAL_TOPS = frozenset(
 ) | frozenset(sys.stdlib_module_names)
 _TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map"})
 _TREE_LEAVES = frozenset({"jax.tree.leaves", "jax.tree_util.tree_leaves"})
+# `jax.grad(f)` / `jax.value_and_grad(f)`: whether the call also gives what `f` returns
+_DIFFERENTIATE = {"jax.grad": False, "jax.value_and_grad": True}
 # ... whose function is given each leaf's key path first
 _TREE_MAPS_WITH_PATH = frozenset(
     {"jax.tree.map_with_path", "jax.tree_util.tree_map_with_path"}
@@ -392,6 +405,11 @@ class Evaluator:
         # (module, name, receiver or "rebound") -> where another module may change it
         self._changed: dict[tuple[object, ...], str | None] = {}
         self._calls: dict[tuple[object, ...], Value] = {}
+        # what a name a loop carries is assumed to be, where a read of it meets its own
+        # question (`_loop_carried`), by the name, the bindings reaching it and its frame
+        self._carried: dict[
+            tuple[str, frozenset[Binding], Frame], tuple[Value, int]
+        ] = {}
         self._params: dict[tuple[ast.AST, str], Value] = {}
         self._importers: dict[tuple[Module, Path], bool] = {}
         self._importers_spelled: dict[tuple[Path, Path], bool] = {}
@@ -512,6 +530,8 @@ class Evaluator:
             self._pop(key)
             inner_floor = self._floor
             self._floor = min(outer_floor, inner_floor)
+        if self._carried:  # answered under an assumption: kept while it is made
+            inner_floor = min(inner_floor, *(p for _, p in self._carried.values()))
         if inner_floor >= place:
             self._values[memo_key] = value
         elif inner_floor >= 0:
@@ -604,6 +624,10 @@ class Evaluator:
                 return -operand  # type: ignore[operator]  # _is_int checked it
             if isinstance(node.op, ast.UAdd) and _is_int(operand):
                 return operand
+            if isinstance(node.op, (ast.USub, ast.UAdd)) and isinstance(operand, Array):
+                kept = arrays.on_operands_mesh([operand], node)
+                if kept is not None:
+                    return kept
             return Unknown("an operation jaxfix does not evaluate")
         if isinstance(node, ast.BoolOp):
             return self._bool_op(module, node, frame)
@@ -1225,6 +1249,11 @@ class Evaluator:
     def _bindings_value(
         self, module: Module, name: str, bindings: frozenset[Binding], frame: Frame
     ) -> Value:
+        carried = self._carried.get((name, bindings, frame)) if self._carried else None
+        if carried is not None:
+            assumed, place = carried
+            self._floor = min(self._floor, place)  # what rests on it is not kept
+            return assumed
         values = [
             self._binding_value(module, name, b, frame)
             for b in sorted(bindings, key=_source_order)  # a set: in the code's order
@@ -1236,6 +1265,8 @@ class Evaluator:
             # jax.sharding.use_mesh` / `else: set_mesh = jax.set_mesh`, as `a if t else b`
             return OneOf(why, options)
         value = join(values, why)
+        if isinstance(value, Unknown):
+            value = self._loop_carried(module, name, bindings, frame, values) or value
         if isinstance(value, Namespace) and name in self._escaped_in(module):
             filled = self._filled_by_stores(module, name, bindings, frame)
             if filled is not None:
@@ -2166,6 +2197,72 @@ class Evaluator:
                 module.loads_by_name, module.parents
             )
         return found
+
+    def _loop_carried(
+        self,
+        module: Module,
+        name: str,
+        bindings: frozenset[Binding],
+        frame: Frame,
+        values: list[Value],
+    ) -> Value | None:
+        """The value of a name a loop carries (`params, loss = step(params, batch)` in a
+        `for` loop, after `params = init(mesh)`), where the bindings that do not read it give
+        placed arrays: a fixed point. Assume the name, where a read of it meets its own
+        question, is what those bindings give (`_widened`: arrays on one mesh, their specs
+        unknown where they differ); evaluate every binding under that; widen again, until the
+        assumption covers what every binding gives. None where it does not settle, or
+        nothing of the loop's values is an array on a mesh."""
+        key = (name, bindings, frame)
+        known: list[Value] = [v for v in values if not isinstance(v, Unknown)]
+        if key in self._carried or not known or len(known) == len(values):
+            return None
+        boxed = _widened(known)
+        if boxed is None or not _holds_placed_array(boxed[0]):
+            return None
+        assumed = boxed[0]
+        order = sorted(bindings, key=_source_order)
+        place = len(self._keys) - 1  # the question being answered
+        for _ in range(_CARRIED_ROUNDS):
+            self._carried[key] = (assumed, place)
+            self._forget_loop(module, order, frame, place)
+            sizes = (len(self._params), len(self._flows), len(self._tentative))
+            try:
+                again = [self._binding_value(module, name, b, frame) for b in order]
+            finally:
+                del self._carried[key]
+                # what callers passed, which branches ran and what was kept for a question
+                # below (another cycle), asked under the assumption
+                _drop_after(self._params, sizes[0])
+                _drop_after(self._flows, sizes[1])
+                _drop_after(self._tentative, sizes[2])
+                self._forget_loop(module, order, frame, place)
+            widened = _widened(again)
+            if widened is None:
+                return None
+            if widened[0] == assumed:
+                return assumed
+            assumed = widened[0]
+        return None
+
+    def _forget_loop(
+        self, module: Module, order: list[Binding], frame: Frame, place: int
+    ) -> None:
+        """Forget what was answered about the bindings' values (the one met while being
+        answered kept as Unknown, those kept within the question at `place`): they are asked
+        again under another assumption."""
+        for binding in order:
+            node = binding.node
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                self._values.pop(("value", node.value, frame), None)
+        self._drop_tentative(place)
+
+    def _drop_tentative(self, place: int) -> None:
+        """Forget the answers kept within the question at `place` or above (found under an
+        assumption `_loop_carried` now changes)."""
+        self._tentative = {
+            k: t for k, t in self._tentative.items() if t[1] < max(place, 0)
+        }
 
     def _binding_value(
         self, module: Module, name: str, binding: Binding, frame: Frame
@@ -4696,6 +4793,9 @@ class Evaluator:
                 else self.attribute(receiver, node.func.attr, node.func)
             )
         else:
+            differentiated = self._differentiated(module, node, frame)
+            if differentiated is not None:
+                return differentiated
             callee = self.value(module, node.func, frame)
         if isinstance(callee, JaxStage) or (
             isinstance(callee, Unknown) and not isinstance(callee, (Foreign, OneOf))
@@ -4814,6 +4914,30 @@ class Evaluator:
                 return None
         keys = [p.args[0].value for p in pops if isinstance(p.args[0], ast.Constant)]
         return pops if len(keys) == len(set(keys)) else None
+
+    def _differentiated(
+        self, module: Module, node: ast.Call, frame: Frame
+    ) -> Value | None:
+        """`jax.value_and_grad(f)(params, ...)`: what `f` returns and the gradients, a tree
+        of `params`'s structure whose each array is on its parameter's mesh (`jax.grad(f)`:
+        the gradients alone); None for any other call (`has_aux=`, `argnums=`: not these)."""
+        made = node.func
+        if not isinstance(made, ast.Call) or made.keywords or len(made.args) != 1:
+            return None
+        if isinstance(made.args[0], ast.Starred):
+            return None
+        api = self.value(module, made.func, frame)
+        if not isinstance(api, External) or api.name not in _DIFFERENTIATE:
+            return None
+        positional, keywords = self._call_arguments(module, node, frame)
+        if not isinstance(positional, list) or not positional:
+            return Unknown("gradients of arguments jaxfix cannot bind")
+        grads = _cotangents(positional[0], node)
+        if not _DIFFERENTIATE[api.name]:
+            return grads
+        function = self.value(module, made.args[0], frame)
+        value = self._call_of(module, node, frame, function, positional, keywords)
+        return (value, grads)
 
     def _call_of(
         self,
@@ -5830,10 +5954,14 @@ class Evaluator:
         """What a jitted function returns where its `out_shardings` place it: each output
         array on the `NamedSharding` given for it (one for every output, or a tuple of them
         matching the outputs), the body (run as if not jitted) telling which outputs are
-        arrays; Unknown for anything else."""
+        arrays; given no shardings, each output array the body shows on a mesh of Explicit
+        axes, on that sharding (`_typed_outputs`); Unknown for anything else."""
         lost = Unknown("what a jitted function returns")
-        out = dict(function.jit_keywords).get("out_shardings")
-        if not isinstance(out, (Sharding, tuple)):
+        given = dict(function.jit_keywords)
+        out = given.get("out_shardings")
+        if "out_shardings" in given and not isinstance(out, (Sharding, tuple)):
+            return lost
+        if out is None and "in_shardings" in given:
             return lost
         body = self.call_function(
             replace(function, wrapped_by=None, jit_keywords=(), jit_api=None),
@@ -5841,8 +5969,10 @@ class Evaluator:
             keywords,
             node,
         )
-        placed = _placed_outputs(body, out)
-        return lost if placed is None else placed
+        found = _typed_outputs(body) if out is None else _placed_outputs(body, out)
+        if found is None and isinstance(body, Unknown):
+            return lost_at(Unknown(f"what a jitted function returns: {body.why}"), body)
+        return lost if found is None else found
 
     def bind(
         self,
@@ -5951,7 +6081,8 @@ class Evaluator:
         finally:
             self._depth -= 1
             self._pop(key)
-        self._calls[key] = value
+        if not self._carried:  # else what it gives may rest on an assumption
+            self._calls[key] = value
         return value
 
     def _returns_differ(
@@ -7019,6 +7150,133 @@ def _placed_outputs(body: Value, out: Value) -> Value | None:
             for p in placed
         )
     return None
+
+
+_CARRIED_ROUNDS = 3  # a loop carrying arrays settles in two
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+def _drop_after(kept: dict[_K, _V], size: int) -> None:
+    """Forget the entries added to `kept` after it held `size` (insertion order)."""
+    for new in list(kept)[size:]:
+        del kept[new]
+
+
+def _widened(values: list[Value]) -> tuple[Value] | None:
+    """One value covering each of `values` (boxed: it may be None): the value itself where
+    they are all alike; arrays on NamedShardings of one mesh (the same mesh object), on that
+    mesh with their spec where they agree (else unknown); tuples and dicts of one structure,
+    item by item; None for anything else."""
+    first = values[0]
+    if all(same(first, v) for v in values[1:]):
+        return (first,)
+    if all(isinstance(v, Array) for v in values):
+        return _widened_arrays([v for v in values if isinstance(v, Array)])
+    columns: list[list[Value]]
+    if isinstance(first, tuple) and all(
+        isinstance(v, tuple) and len(v) == len(first) for v in values
+    ):
+        columns = [
+            [v[i] for v in values if isinstance(v, tuple)] for i in range(len(first))
+        ]
+        found = [_widened(c) for c in columns]
+        if any(f is None for f in found):
+            return None
+        return (tuple(f[0] for f in found if f is not None),)
+    if isinstance(first, DictValue) and all(isinstance(v, DictValue) for v in values):
+        dicts = [v for v in values if isinstance(v, DictValue)]
+        keys = [k for k, _ in first.items]
+        if any([k for k, _ in d.items] != keys for d in dicts[1:]):
+            return None
+        items: list[tuple[Value, Value]] = []
+        for index, key in enumerate(keys):
+            item = _widened([d.items[index][1] for d in dicts])
+            if item is None:
+                return None
+            items.append((key, item[0]))
+        return (DictValue(tuple(items)),)
+    return None
+
+
+def _widened_arrays(arrays: list[Array]) -> tuple[Value] | None:
+    placed: list[tuple[Mesh, Sharding]] = []
+    for array in arrays:
+        sharding = array.sharding
+        if not isinstance(sharding, Sharding) or not isinstance(sharding.mesh, Mesh):
+            return None
+        placed.append((sharding.mesh, sharding))
+    mesh, first = placed[0]
+    if any(m != mesh or m.origin is not mesh.origin for m, _ in placed[1:]):
+        return None
+    agreed = all(same(s.spec, first.spec) for _, s in placed[1:])
+    spec = first.spec if agreed else Unknown("the spec of an array a loop carries")
+    return (Array(Sharding(mesh, spec, first.origin), (), False, arrays[0].origin),)
+
+
+def _holds_placed_array(value: Value) -> bool:
+    """Whether `value` is, or a tuple or dict of it holds, an array on a NamedSharding."""
+    if isinstance(value, Array):
+        return isinstance(value.sharding, Sharding)
+    if isinstance(value, tuple):
+        return any(_holds_placed_array(v) for v in value)
+    if isinstance(value, DictValue):
+        return any(_holds_placed_array(v) for _, v in value.items)
+    return False
+
+
+def _cotangents(primal: Value, node: ast.AST) -> Value:
+    """The gradients of `primal` (a tree of arrays): the same structure, each array on its
+    own array's mesh when that mesh's axes are Explicit (a cotangent has its primal's type:
+    jax 0.10.2 and 0.12.0.1), its spec left unknown; Unknown where the tree is not spelled
+    out or an array is on no such mesh."""
+    lost = "a gradient of an array jaxfix does not see on a mesh of Explicit axes"
+    if isinstance(primal, Array):
+        typed = _typed_outputs(primal)
+        if not isinstance(typed, Array) or not isinstance(typed.sharding, Sharding):
+            return Unknown(lost)
+        spec = Unknown("the spec of a gradient")
+        return Array(replace(typed.sharding, spec=spec), (), False, node)
+    if primal is None:
+        return None
+    if isinstance(primal, tuple):
+        return tuple(_cotangents(p, node) for p in primal)
+    if isinstance(primal, ListValue):
+        return ListValue(tuple(_cotangents(p, node) for p in primal.items))
+    if isinstance(primal, DictValue):
+        return DictValue(tuple((k, _cotangents(v, node)) for k, v in primal.items))
+    return Unknown("gradients of a tree jaxfix does not spell out")
+
+
+def _typed_outputs(body: Value) -> Value | None:
+    """What a function jitted without shardings returns, of what its body (run un-jitted)
+    returns: an array on a NamedSharding of a mesh of Explicit axes stays on it (its type:
+    jax 0.10.2 and 0.12.0.1 give each output the sharding of its type, a computed one on its
+    operands' mesh, a placed one where it was placed); tuples, lists and dicts of outputs
+    keep their structure; None for anything else (with Auto axes the compiler picks the
+    output's sharding; a number becomes an array on a mesh the body does not show)."""
+    if isinstance(body, Array):
+        sharding = body.sharding
+        if not isinstance(sharding, Sharding) or not isinstance(sharding.mesh, Mesh):
+            return None
+        types = sharding.mesh.axis_types
+        return body if types and all(t is AxisType.EXPLICIT for t in types) else None
+    lost = "what a jitted function returns"
+    if isinstance(body, tuple):
+        return tuple(_typed_or_lost(b, lost) for b in body)
+    if isinstance(body, ListValue):
+        return ListValue(tuple(_typed_or_lost(b, lost) for b in body.items))
+    if isinstance(body, DictValue):
+        return DictValue(tuple((k, _typed_or_lost(v, lost)) for k, v in body.items))
+    return None
+
+
+def _typed_or_lost(body: Value, why: str) -> Value:
+    """An output of `_typed_outputs` (None, an empty subtree, stays None), else Unknown."""
+    if body is None or isinstance(body, Unknown):
+        return body  # what the body does not show, and why
+    typed = _typed_outputs(body)
+    return Unknown(why) if typed is None else typed
 
 
 def _one_leaf(leaves: tuple[Value, ...], why: str) -> Value:

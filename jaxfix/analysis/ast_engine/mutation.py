@@ -5,7 +5,8 @@ an item or slice read, an attribute a list or dict does not have (`f(s.shape)`),
 `*xs` or `**d` in a call or `{**d}` in a dict display (a copy), `len`/`tuple`/`sorted`/...
 `copy.deepcopy` of it, a lambda's body (what it returns), a non-mutating method (`.get`, `.keys`, `.values`, `.items`, `.copy`, `.index`,
 `.count`), a JAX constructor's argument, an argument of `jax.jit`, of a jitted function's
-`.lower`/`.trace`, of `jax.eval_shape` or of `jax.tree.map`, a comparison, `return`.
+`.lower`/`.trace`, of `jax.eval_shape` or of `jax.tree.map`, of what `jax.grad(f)` or
+`jax.value_and_grad(f)` returns, a comparison, `return`.
 Anything else (`d["a"] = 3`, `xs.append(...)`, passing it to a function jaxfix does not
 know, binding it to another name or attribute) makes the name "escaped", and its value
 Unknown, never the stale literal. Names are matched by spelling over the whole module (nested
@@ -98,6 +99,8 @@ _READING_FUNCTIONS = frozenset(
 # A jitted function's stages, read-only as methods only (`f.lower(d)`; a function of the
 # tree called `trace(d)` may change `d`).
 _STAGES = frozenset({"lower", "trace"})
+# `jax.grad(f)(d)`: `f` is traced with a tree rebuilt from `d`'s leaves, never `d`.
+_DIFFERENTIATIONS = frozenset({"grad", "value_and_grad"})
 
 
 def escaped_names(
@@ -248,6 +251,8 @@ def _reads_only_container(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> boo
 def _reading_call(call: ast.Call) -> bool:
     """A call that only reads its arguments."""
     name = _callee_name(call.func)
+    if isinstance(call.func, ast.Call):
+        return _callee_name(call.func.func) in _DIFFERENTIATIONS
     return name in _READING_FUNCTIONS or (
         name in _STAGES and isinstance(call.func, ast.Attribute)
     )
