@@ -55,7 +55,11 @@ from jaxfix.analysis.ast_engine.assignments import (
     written_elsewhere,
 )
 from jaxfix.analysis.ast_engine.data_values import entry_values
-from jaxfix.analysis.ast_engine.evaluate import Evaluator
+from jaxfix.analysis.ast_engine.evaluate import (
+    DATACLASS_BASES,
+    FIELD_FUNCTIONS,
+    Evaluator,
+)
 from jaxfix.analysis.ast_engine.flow import Binding
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import (
@@ -75,6 +79,8 @@ _MAX_STEPS = 32
 _MAX_FILES_COUNTED = 5000  # a project larger than this: a shared default is not changed
 _JSON_LOADERS = frozenset({"json.load", "json.loads"})
 _COPIES = frozenset({"builtins.tuple", "builtins.list"})
+# The calls that copy a dataclass-like object with fields given by keyword
+_FIELD_COPIES = frozenset({"replace", "_replace", "evolve"})
 _YAML_LOADERS = frozenset({"yaml.safe_load", "yaml.load", "yaml.full_load"})
 _TOML_LOADERS = frozenset({"tomllib.load", "tomli.load"})
 _OTHER_LOADERS = frozenset({"tomllib.loads", "tomli.loads"})
@@ -838,7 +844,9 @@ class _Walk:
         whose subclasses may assign their own (the experiment-class idiom: `ICI_MESH_SHAPE =
         [1, 8]` overridden per experiment), never set on an instance: the one of those values
         that holds the run's sizes, when each is a literal and no other holds them. Changed
-        only where no subclass inherits it; None when `read` is no such read."""
+        only where no subclass inherits it; None when `read` is no such read. A field of a
+        dataclass-like class (`num_shards: int = eqx.field(static=True, default=4)`) is its
+        default, when no construction in the project gives it."""
         function = module.scope_of(read)
         owner = module.parents.get(function) if function is not None else None
         if (
@@ -872,6 +880,16 @@ class _Walk:
             values.insert(0, inherited)
         if not values:
             return None
+        if self._dataclass_like(top):
+            # a field (`num_shards: int = eqx.field(default=4)`): its default is every
+            # instance's value only when no construction of the family gives it
+            if any(self._field_given(c, name) for c in family):
+                return None
+            values = [
+                (c, self._declared_default(m, v) if not isinstance(m, Unknown) else v)
+                for c, v in values
+                for m in (self._module(c.path),)
+            ]
         if len(values) == 1 and len(family) == 1:  # one class, its own value
             return module, values[0][1]
         where = f"{module.path.name}:{module.line(read)}"
@@ -915,6 +933,45 @@ class _Walk:
             )
         self.label = f"{cls.node.name}.{name}"
         return defined, value
+
+    def _field_given(self, cls: Class, field: str) -> bool:
+        """Whether a construction of dataclass-like `cls` in the project may give `field`: by
+        keyword, by a `**mapping`, in order (as many arguments as the fields before it), or
+        through `dataclasses.replace`-like copies that name it (or where jaxfix cannot
+        count)."""
+        title = cls.node.name
+        fields = [
+            s.target.id
+            for s in cls.node.body
+            if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+        ]
+        index = fields.index(field) if field in fields else 0
+        if not self.evaluator.project.files or not self._project_counted():
+            return True  # no construction can be counted
+        return bool(
+            self._count(
+                title,
+                lambda node: (
+                    isinstance(node, ast.Call)
+                    and _called_name(node.func) == title
+                    and (
+                        len(node.args) > index
+                        or any(isinstance(a, ast.Starred) for a in node.args)
+                        or any(k.arg in (field, None) for k in node.keywords)
+                    )
+                ),
+                title.encode(),
+            )
+            or self._count(
+                field,
+                lambda node: (
+                    isinstance(node, ast.Call)
+                    and _called_name(node.func) in _FIELD_COPIES
+                    and any(k.arg in (field, None) for k in node.keywords)
+                ),
+                field.encode(),
+            )
+        )
 
     def _inherited(
         self, cls: Class, name: str, depth: int = 0
@@ -981,11 +1038,12 @@ class _Walk:
         return None
 
     def _declared_default(self, module: Module, default: ast.expr) -> ast.expr:
-        """A field's default as written: `dataclasses.field(default=X)`'s X, and the value
-        `default_factory=lambda: X` returns; else `default` itself."""
+        """A field's default as written: `dataclasses.field(default=X)`'s X (or the field
+        function of flax, equinox or attrs), and the value `default_factory=lambda: X`
+        returns; else `default` itself."""
         if not isinstance(default, ast.Call) or self._qualified(
             module, default.func
-        ) not in ("dataclasses.field", "attr.ib", "attrs.field"):
+        ) not in (*FIELD_FUNCTIONS, "attr.ib", "attrs.field"):
             return default
         given = {k.arg: k.value for k in default.keywords}
         if "default" in given:
@@ -2662,16 +2720,16 @@ class _Walk:
 
     def _dataclass_like(self, cls: Class) -> bool:
         """A class whose fields are its annotated class attributes, set by keyword or in
-        order by its constructor: a `@dataclass`, a `NamedTuple`, or a subclass of a class
-        of the tree whose `__init_subclass__` makes each subclass a dataclass (equinox's
-        `Module`, flax's `struct.PyTreeNode` idiom)."""
+        order by its constructor: a `@dataclass`, a `NamedTuple`, a subclass of equinox's
+        `Module`, or of a class of the tree whose `__init_subclass__` makes each subclass a
+        dataclass (equinox's `Module`, flax's `struct.PyTreeNode` idiom)."""
         if _is_dataclass(cls.node):
             return True
         module = self._module(cls.path)
         if isinstance(module, Unknown):
             return False
         for base in cls.node.bases:
-            if self._qualified(module, base) in _NAMED_TUPLES:
+            if self._qualified(module, base) in (*_NAMED_TUPLES, *DATACLASS_BASES):
                 return True
             found = self.evaluator.value_of(module, base)
             if isinstance(found, Class) and found.node is not cls.node:
@@ -4145,6 +4203,13 @@ def _class_body_value(cls: ast.ClassDef, name: str) -> ast.expr | None:
         and any(isinstance(t, ast.Name) and t.id == name for t in _targets(s))
     ]
     return values[-1] if values else None
+
+
+def _called_name(func: ast.expr) -> str | None:
+    """The last name of what a call calls (`f` of `f(...)`, `m.f(...)`)."""
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else None
 
 
 def _sets_attribute(cls: ast.ClassDef, name: str) -> bool:
