@@ -241,10 +241,12 @@ def _at_made_mesh(
     found: dict[Path, list[Evidence]],
     ours: set[Path],
 ) -> None:
-    """The one mesh the shard_maps on the raising line are given (`mesh=`), as the engine
-    follows it there: when a `jax.make_mesh(...)` of another of the run's files made it, that
+    """The one mesh the shard_maps applied on the raising line are given (`mesh=`, also of a
+    `def` a `@partial(jax.shard_map, mesh=...)` decorates), as the engine follows it there:
+    when a `jax.make_mesh(...)` of another of the run's files made it, that
     call gets the evidence, with the number of axes the engine saw (the rule decides there)."""
     from jaxfix.analysis.ast_engine.analysis import Analysis
+    from jaxfix.analysis.ast_engine.shard_map_keywords import applied_keywords
     from jaxfix.analysis.ast_engine.values import AxisType, Mesh, Unknown
     from jaxfix.analysis.names import Api
 
@@ -256,9 +258,7 @@ def _at_made_mesh(
     for call in module.calls:
         if not call.lineno <= item.line <= (call.end_lineno or call.lineno):
             continue
-        if analysis.called_api(call) not in (Api.SHARD_MAP, Api.EXPERIMENTAL_SHARD_MAP):
-            continue
-        args = analysis.bind(call)
+        args = applied_keywords(analysis, call)
         mesh = analysis.value_of(args["mesh"]) if args and "mesh" in args else None
         if isinstance(mesh, Mesh) and isinstance(mesh.origin, ast.Call):
             meshes[id(mesh.origin)] = mesh
