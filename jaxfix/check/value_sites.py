@@ -728,6 +728,11 @@ def _mesh_origins(
     assert facts is not None  # _built_chains found chains
     for role, frames in _built_chains(item):
         mesh = facts[role]
+        named = _named_differently(engine, item, path, role, frames, ours)
+        if named is not None:
+            origins.append(named)
+            _move(found, path, index, item, named)  # the rule may rename them there
+            continue
         axis = _one_axis(facts, role)
         written = written_at(
             engine.evaluator,
@@ -789,6 +794,58 @@ def _whole(
         and written.keyword is None
         and written.override is None
         and not written.total
+    )
+
+
+def _named_differently(
+    engine: Engine,
+    item: Evidence,
+    path: Path,
+    role: str,
+    frames: tuple[tuple[Path, int], ...],
+    ours: set[Path],
+) -> ValueSite | None:
+    """Of an error whose rule sets the `role` mesh from another the message names
+    (`_MATCHED`), where the two have the same sizes and axis types but other axis names: the
+    literal of the run's files the walk from where the run built it reaches for its names,
+    outside the function that built the mesh (which other meshes may be built by)."""
+    from jaxfix.analysis.ast_engine.values import Unknown
+    from jaxfix.analysis.ast_engine.written_at import written_at
+
+    facts = item.agreed
+    other = facts.get(_MATCHED[2]) if facts is not None else None
+    if (item.code, role) != _MATCHED[:2] or facts is None or other is None:
+        return None
+    mesh = facts[role]
+    if (
+        mesh.axis_sizes != other.axis_sizes
+        or mesh.axis_types != other.axis_types
+        or mesh.axis_names == other.axis_names
+        or mesh.axis_names is None
+        or other.axis_names is None
+    ):
+        return None
+    written = written_at(
+        engine.evaluator, frames, sizes=mesh.axis_sizes, cwds=item.cwds, names=True
+    )
+    if (
+        isinstance(written, Unknown)
+        or written.data is not None
+        or written.keyword is not None
+        or written.override is not None
+        or not isinstance(written.node, (ast.Tuple, ast.List))
+        or written.module.path.resolve() not in ours
+        or _in_builder(written, frames)
+    ):
+        return None
+    return ValueSite(
+        (path, item.line),
+        written.module.path.resolve(),
+        _extent(written.module, written.node),
+        _written_text(written),
+        why=written.why,
+        role=role,
+        names=True,
     )
 
 

@@ -1,6 +1,6 @@
 """The walk of jaxfix/analysis/ast_engine/written_at.py through a field a method reads on
-`self` (an `eqx.Module`'s `eqx.field(default=...)`, a dataclass's) (no JAX run: the frames
-are what a record would hold)."""
+`self` (an `eqx.Module`'s `eqx.field(default=...)`, a dataclass's), and to a mesh's axis
+names rather than its sizes (no JAX run: the frames are what a record would hold)."""
 
 from __future__ import annotations
 
@@ -78,3 +78,52 @@ def test_a_default_no_construction_can_be_counted_for_is_not_followed(tmp_path):
     frames = ((tmp_path / "main.py", 5), (tmp_path / "plan.py", 10))
     found = written_at(engine.evaluator, frames, axis=0, axis_name="batch", sizes=(4,))
     assert isinstance(found, Unknown) or found.module.line(found.node) != 7
+
+
+PARTITIONER = """\
+import jax
+import numpy as np
+from jax.sharding import Mesh
+
+
+def create_mesh(dp, fsdp, axis_names):
+    return Mesh(np.asarray(jax.devices()).reshape(dp, fsdp), axis_names)
+
+
+class Partitioner:
+    MESH_AXES = ("data", "fsdp")
+    EXPORT_AXES = ("data", "model")
+
+    def __init__(self):
+        self.mesh = create_mesh(2, 4, self.MESH_AXES)
+        self.export_mesh = create_mesh(2, 4, self.EXPORT_AXES)
+"""
+
+
+def _names(tmp_path: Path, source: str, line: int = 16):
+    (tmp_path / "partitioning.py").write_text(source)
+    engine = Engine((tmp_path,), (tmp_path / "partitioning.py",), None)
+    frames = ((tmp_path / "partitioning.py", line), (tmp_path / "partitioning.py", 7))
+    return written_at(engine.evaluator, frames, names=True)
+
+
+def test_axis_names_are_followed_to_their_class_attribute(tmp_path):
+    found = _names(tmp_path, PARTITIONER)
+    assert not isinstance(found, Unknown), found.why
+    assert found.module.line(found.node) == 12
+    assert ast.unparse(found.node) == "('data', 'model')"
+
+
+def test_axis_names_computed_end_the_walk(tmp_path):
+    source = PARTITIONER.replace(
+        'EXPORT_AXES = ("data", "model")', 'EXPORT_AXES = ("data",) + ("model",)'
+    )
+    assert isinstance(_names(tmp_path, source), Unknown)
+
+
+def test_sizes_are_still_what_the_walk_follows_without_names(tmp_path):
+    (tmp_path / "partitioning.py").write_text(PARTITIONER)
+    engine = Engine((tmp_path,), (), None)
+    frames = ((tmp_path / "partitioning.py", 16), (tmp_path / "partitioning.py", 7))
+    found = written_at(engine.evaluator, frames, sizes=(2, 4))
+    assert isinstance(found, Unknown) or ast.unparse(found.node) != '("data", "model")'

@@ -260,9 +260,11 @@ def written_at(
     axis_name: str | None = None,
     sizes: tuple[int, ...] | None = None,
     cwds: tuple[Path, ...] = (),
+    names: bool = False,
 ) -> Written | Unknown:
     """Where the sizes of the mesh built at the innermost of `frames` (outermost first, each
-    placed in the tree and checked) are written. With `axis` (the one whose size must change),
+    placed in the tree and checked) are written (with `names`: its axis names, to the
+    literal of strings that holds them). With `axis` (the one whose size must change),
     sizes written as a literal of separate values (`(cfg.dp, cfg.tp)`) are followed to where
     that axis's value is written; with its name too, sizes read from a mapping by axis name
     (`tuple(sizes.get(name, 1) for name in AXES)`) are followed to that name's entry. With
@@ -272,6 +274,7 @@ def written_at(
     if not frames:
         return Unknown("the run noted no frame that built the mesh")
     walk = _Walk(evaluator, list(reversed(frames)), axis, axis_name, sizes, cwds)
+    walk.names = names
     found = walk.start()
     if walk.total and isinstance(found, Written):
         if found.data is not None or found.override is not None or found.keyword:
@@ -330,6 +333,8 @@ class _Walk:
         self.host_names = 0
         # Following (name, size) pairs whose sizes are the mesh's (`[s for _, s in axes]`)
         self.pairs = False
+        # Following the axis names, not the sizes: the walk ends at a literal of strings
+        self.names = False
 
     def _module(self, path: Path) -> Module | Unknown:
         return self.evaluator.module(path)
@@ -349,7 +354,7 @@ class _Walk:
             for call in module.calls
             if call.lineno == line and (sizes := _updated_sizes(call)) is not None
         ]
-        if not built and len(updates) == 1:
+        if not built and len(updates) == 1 and not self.names:
             # `mesh.abstract_mesh.update(axis_sizes=(ep, tp), axis_names=...)`: the run
             # built the mesh there, of these sizes
             return self._follow(module, updates[0][1], [], None)
@@ -360,6 +365,11 @@ class _Walk:
         call, api = built[0]
         signature = SIGNATURES[api]
         args = bind_arguments(call, signature)
+        if self.names:
+            given = args.get("axis_names") if args else None
+            if given is None:
+                return Unknown(f"the mesh built at line {line} is given no axis names")
+            return self._follow(module, given, [], None)
         sizes = args.get(_SIZES[api]) if args else None
         if api is Api.MAKE_MESH and args and sizes is None:
             sizes = args.get("axis_sizes")
@@ -388,7 +398,7 @@ class _Walk:
                     self.devices, expr = False, shape
                     continue
             if isinstance(expr, (ast.Tuple, ast.List)) and not keys and not self.scalar:
-                if _integers(expr) or (
+                if (_names(expr) if self.names else _integers(expr)) or (
                     self.pairs and self.axis is None and _sized_pairs(expr)
                 ):
                     self.literal = (module, expr)
@@ -4831,6 +4841,13 @@ def _read_by_name(comprehension: ast.ListComp | ast.GeneratorExp) -> ast.expr | 
 
 def _mentions(node: ast.expr, name: str) -> bool:
     return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
+
+
+def _names(expr: ast.Tuple | ast.List) -> bool:
+    """Whether every element of `expr` is a string literal (axis names)."""
+    return bool(expr.elts) and all(
+        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in expr.elts
+    )
 
 
 def _integers(node: ast.Tuple | ast.List) -> bool:
