@@ -28,8 +28,8 @@ from jaxfix.check.changed_lines import carry_lines
 from jaxfix.check.dependencies import recorded
 from jaxfix.check.run import GC_GENERATION_0, Run
 from jaxfix.check.suppression import is_suppressed
-from jaxfix.codemods.base import Rule
 from jaxfix.codemods import text as rule_text
+from jaxfix.codemods.base import Rule
 from jaxfix.evidence.facts import Evidence
 from jaxfix.evidence.message_templates import exceptions
 from jaxfix.ground.diagnostics import (
