@@ -23,6 +23,8 @@ JAX_ERRORS = {
     "JAX103-partition-spec": "pjit requires a non-empty mesh in context",
     # auto_axes given an out_sharding on another mesh than the context's (JAX011's second).
     "JAX011-auto-axes": message_start(RULES["JAX011"].raises[1]),
+    # An operation on an array of another mesh than the context's (JAX011's third).
+    "JAX011-aval": message_start(RULES["JAX011"].raises[2]),
     # jax.export of a function calling buffer_callback (JAX012's second).
     "JAX012-export": message_start(RULES["JAX012"].raises[1]),
     # shard_map's in_specs naming an Explicit axis of an input not so sharded (JAX013's second).

@@ -28,6 +28,7 @@ from jaxfix.check.changed_lines import carry_lines
 from jaxfix.check.dependencies import recorded
 from jaxfix.check.run import GC_GENERATION_0, Run
 from jaxfix.check.suppression import is_suppressed
+from jaxfix.codemods import text as rule_text
 from jaxfix.codemods.base import Rule
 from jaxfix.evidence.facts import Evidence
 from jaxfix.evidence.message_templates import exceptions
@@ -186,6 +187,43 @@ def _confirmed(analysis: Analysis, report: Report, at_edits: set[str]) -> Report
     return replace(report, related=(*report.related, warned_where_the_fix_edits(found)))
 
 
+def _refuse_conflicting(running: list[Rule], made: set[int]) -> None:
+    """Of the reports a recorded run's values asked for (`Rule.at_value`, by identity in
+    `made`), each whose fix edits a place another's fix edits another way (two errors that
+    want one value set two ways, as `refuse_conflicts` finds for a data file's entries) is
+    made report-only, naming the other's fix: neither is made."""
+    owners: dict[int, list[tuple[Rule, int, str]]] = {}
+    for rule in running:
+        for index, report in enumerate(rule.reports):
+            if id(report) in made and report.fix is not None:
+                for node, _ in report.fix.edits:
+                    owners.setdefault(id(node), []).append(
+                        (rule, index, report.fix.title)
+                    )
+    refused: dict[tuple[int, int], list[str]] = {}
+    for found in owners.values():
+        for rule, index, title in found:
+            others = [t for _, _, t in found if t != title]
+            if others:
+                refused.setdefault((id(rule), index), []).extend(others)
+    for rule in running:
+        for index, report in enumerate(rule.reports):
+            others = refused.get((id(rule), index))
+            if others:
+                named = "; ".join(f"`{t}`" for t in dict.fromkeys(others))
+                rule.reports[index] = replace(
+                    report,
+                    fix=None,
+                    message=rule_text.with_note(
+                        report.message,
+                        rule_text.not_fixed(
+                            "another error the run raised wants this place set another "
+                            f"way: {named}"
+                        ),
+                    ),
+                )
+
+
 def _fix_lines(fix: Fix | None, analysis: Analysis) -> tuple[int, int] | None:
     if fix is None or not fix.edits:
         return None
@@ -216,11 +254,15 @@ def _run_rules(
     analysis = Analysis(engine, module, evidence or ())
     running = [rule_class(analysis, options) for rule_class in rules]
     _walk(module, running)
+    made_at_values: set[int] = set()
     for item in evidence or ():
         if item.at_value:  # a value a recorded error was about is written here
             for rule in running:
                 if rule.code == item.code:
+                    before = len(rule.reports)
                     rule.at_value(item)
+                    made_at_values.update(id(r) for r in rule.reports[before:])
+    _refuse_conflicting(running, made_at_values)
     if engine.evaluator.too_deep:  # some answer gave up on the nesting
         _refuse_if_too_deep(source)
     reports = [

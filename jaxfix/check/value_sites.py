@@ -241,10 +241,12 @@ def _at_made_mesh(
     found: dict[Path, list[Evidence]],
     ours: set[Path],
 ) -> None:
-    """The one mesh the shard_maps on the raising line are given (`mesh=`), as the engine
-    follows it there: when a `jax.make_mesh(...)` of another of the run's files made it, that
+    """The one mesh the shard_maps applied on the raising line are given (`mesh=`, also of a
+    `def` a `@partial(jax.shard_map, mesh=...)` decorates), as the engine follows it there:
+    when a `jax.make_mesh(...)` of another of the run's files made it, that
     call gets the evidence, with the number of axes the engine saw (the rule decides there)."""
     from jaxfix.analysis.ast_engine.analysis import Analysis
+    from jaxfix.analysis.ast_engine.shard_map_keywords import applied_keywords
     from jaxfix.analysis.ast_engine.values import AxisType, Mesh, Unknown
     from jaxfix.analysis.names import Api
 
@@ -256,9 +258,7 @@ def _at_made_mesh(
     for call in module.calls:
         if not call.lineno <= item.line <= (call.end_lineno or call.lineno):
             continue
-        if analysis.called_api(call) not in (Api.SHARD_MAP, Api.EXPERIMENTAL_SHARD_MAP):
-            continue
-        args = analysis.bind(call)
+        args = applied_keywords(analysis, call)
         mesh = analysis.value_of(args["mesh"]) if args and "mesh" in args else None
         if isinstance(mesh, Mesh) and isinstance(mesh.origin, ast.Call):
             meshes[id(mesh.origin)] = mesh
@@ -366,10 +366,9 @@ def _at_made_abstract(
     """The abstract mesh given `jax.set_mesh` is that of a concrete mesh the run built in a
     factory: the caller's line that makes it abstract (`make(config).abstract_mesh`, the one
     `.abstract_mesh` read there, in the run's files; where the run noted no creation, the
-    one assigned to a name the calling frame's line passes) gets the evidence; the rule
-    keeps the concrete mesh there when nothing else needs it abstract."""
-    from jaxfix.analysis.ast_engine.values import Unknown
-
+    one assigned to a name the calling frame's line passes; where the caller's line reads
+    none, the factory's own `return mesh.abstract_mesh` of the mesh it built) gets the
+    evidence; the rule keeps the concrete mesh there when nothing else needs it abstract."""
     chains = {
         kind: {o.frames for o in item.origins if (o.role, o.kind) == (role, kind)}
         for role, kind in (_GIVEN[1:], ("raised", "called"))
@@ -380,31 +379,84 @@ def _at_made_abstract(
     (frames,) = chains[kind]
     if len(frames) < 2:
         return
-    where, line = frames[-2]
-    where = where.resolve()
+    reads = _abstract_reads(engine, frames[-2], kind, ours)
+    if not reads and kind == "built":
+        # the factory itself returns it abstract (`mesh = jax.make_mesh(...)`, then
+        # `return mesh.abstract_mesh`)
+        reads = _abstract_reads(engine, frames[-1], "returned", ours)
+    if len(reads) != 1:
+        return
+    where, module, read = reads[0]
+    site = ValueSite(
+        (path, item.line),
+        where,
+        _extent(module, read),
+        ast.unparse(read),
+        why="the run built the concrete mesh here, and this makes it abstract",
+        role=_GIVEN[1],
+    )
+    _move(found, path, index, item, site)
+
+
+def _abstract_reads(
+    engine: Engine, frame: tuple[Path, int], kind: str, ours: set[Path]
+) -> list[tuple[Path, Module, ast.Attribute]]:
+    """The `.abstract_mesh` reads of the run's files that make abstract the concrete mesh
+    `frame` leads to: on its line (`kind` "built": the caller's line of the creation), on
+    the lines assigning the names its call passes ("called"), or returned by its function
+    from its line's value or the name that line assigns alone ("returned": the creation's
+    own line)."""
+    from jaxfix.analysis.ast_engine.values import Unknown
+
+    where = frame[0].resolve()
     module = engine.evaluator.module(where)
     if where not in ours or isinstance(module, Unknown):
-        return
+        return []
+    line = frame[1]
+    if kind == "returned":
+        returned = _returned_from(module, line)
+        return [(where, module, r) for r in returned]
     lines = {line} if kind == "built" else _passed_from(module, line)
-    reads = [
-        node
+    return [
+        (where, module, node)
         for node in ast.walk(module.tree)
         if isinstance(node, ast.Attribute)
         and node.attr == "abstract_mesh"
         and isinstance(node.ctx, ast.Load)
         and node.lineno in lines
     ]
-    if len(reads) != 1:
-        return
-    site = ValueSite(
-        (path, item.line),
-        where,
-        _extent(module, reads[0]),
-        ast.unparse(reads[0]),
-        why="the run built the concrete mesh here, and this makes it abstract",
-        role=_GIVEN[1],
-    )
-    _move(found, path, index, item, site)
+
+
+def _returned_from(module: Module, line: int) -> list[ast.Attribute]:
+    """The `return X.abstract_mesh` of the function holding `line`, X being the name `line`
+    assigns there (once in the function)."""
+    scopes = [
+        f
+        for f in ast.walk(module.tree)
+        if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and f.lineno <= line <= (f.end_lineno or f.lineno)
+    ]
+    if not scopes:
+        return []
+    scope = max(scopes, key=lambda f: f.lineno)
+    assigned = [
+        (statement.lineno, target.id)
+        for statement in ast.walk(scope)
+        if isinstance(statement, ast.Assign)
+        for target in statement.targets
+        if isinstance(target, ast.Name)
+    ]
+    names = {name for at, name in assigned if at == line}
+    once = {n for n in names if sum(1 for _, m in assigned if m == n) == 1}
+    return [
+        statement.value
+        for statement in ast.walk(scope)
+        if isinstance(statement, ast.Return)
+        and isinstance(statement.value, ast.Attribute)
+        and statement.value.attr == "abstract_mesh"
+        and isinstance(statement.value.value, ast.Name)
+        and statement.value.value.id in once
+    ]
 
 
 def _passed_from(module: Module, line: int) -> set[int]:
@@ -676,6 +728,11 @@ def _mesh_origins(
     assert facts is not None  # _built_chains found chains
     for role, frames in _built_chains(item):
         mesh = facts[role]
+        named = _named_differently(engine, item, path, role, frames, ours)
+        if named is not None:
+            origins.append(named)
+            _move(found, path, index, item, named)  # the rule may rename them there
+            continue
         axis = _one_axis(facts, role)
         written = written_at(
             engine.evaluator,
@@ -737,6 +794,58 @@ def _whole(
         and written.keyword is None
         and written.override is None
         and not written.total
+    )
+
+
+def _named_differently(
+    engine: Engine,
+    item: Evidence,
+    path: Path,
+    role: str,
+    frames: tuple[tuple[Path, int], ...],
+    ours: set[Path],
+) -> ValueSite | None:
+    """Of an error whose rule sets the `role` mesh from another the message names
+    (`_MATCHED`), where the two have the same sizes and axis types but other axis names: the
+    literal of the run's files the walk from where the run built it reaches for its names,
+    outside the function that built the mesh (which other meshes may be built by)."""
+    from jaxfix.analysis.ast_engine.values import Unknown
+    from jaxfix.analysis.ast_engine.written_at import written_at
+
+    facts = item.agreed
+    other = facts.get(_MATCHED[2]) if facts is not None else None
+    if (item.code, role) != _MATCHED[:2] or facts is None or other is None:
+        return None
+    mesh = facts[role]
+    if (
+        mesh.axis_sizes != other.axis_sizes
+        or mesh.axis_types != other.axis_types
+        or mesh.axis_names == other.axis_names
+        or mesh.axis_names is None
+        or other.axis_names is None
+    ):
+        return None
+    written = written_at(
+        engine.evaluator, frames, sizes=mesh.axis_sizes, cwds=item.cwds, names=True
+    )
+    if (
+        isinstance(written, Unknown)
+        or written.data is not None
+        or written.keyword is not None
+        or written.override is not None
+        or not isinstance(written.node, (ast.Tuple, ast.List))
+        or written.module.path.resolve() not in ours
+        or _in_builder(written, frames)
+    ):
+        return None
+    return ValueSite(
+        (path, item.line),
+        written.module.path.resolve(),
+        _extent(written.module, written.node),
+        _written_text(written),
+        why=written.why,
+        role=role,
+        names=True,
     )
 
 

@@ -1349,6 +1349,9 @@ class AllGatherMeshMismatch(Rule):
         if _context_error(confirmed) and site.passed_as is not None:
             self._out_mesh_passed_onto_entered(node, site, confirmed)
             return
+        if _context_error(confirmed) and site.role == "out" and site.names:
+            self._out_mesh_named_as_context(node, site, confirmed)
+            return
         if _context_error(confirmed) and site.role == "out":
             self._out_mesh_sized_as_context(node, site, confirmed)
             return
@@ -1522,6 +1525,71 @@ class AllGatherMeshMismatch(Rule):
                         elements, out.axis_sizes, context.axis_sizes, strict=True
                     )
                     if old != size
+                ),
+                Safety.UNSAFE,  # it changes a configuration
+            ),
+            related=(
+                Related(
+                    "the gather that raised",
+                    Location(site.raised[1], 1),
+                    site.raised[0],
+                ),
+            ),
+        )
+
+    def _out_mesh_named_as_context(
+        self, node: ast.expr, site: ValueSite, confirmed: Confirmed
+    ) -> None:
+        """A context-mesh error whose out_sharding's mesh has the context mesh's sizes and
+        axis types under other axis names, written here as a literal where the run's frames
+        lead (`EXPORT_AXES = ("data", "model")`, passed to the mesh factory): the names become
+        the context mesh's, when the literal holds the run's names. Unsafe: it changes a
+        configuration, and code that names the old axes reads the new ones."""
+        out, context = confirmed.agreed("out"), confirmed.agreed("context")
+        if (
+            out is None
+            or context is None
+            or not isinstance(node, (ast.List, ast.Tuple))
+            or out.axis_sizes != context.axis_sizes
+            or out.axis_types != context.axis_types
+            or out.axis_names is None
+            or context.axis_names is None
+            or out.axis_names == context.axis_names
+            or len(node.elts) != len(out.axis_names)
+            or not all(
+                isinstance(e, ast.Constant) and e.value == name
+                for e, name in zip(node.elts, out.axis_names, strict=True)
+            )
+        ):
+            return
+        quote = '"' if self.analysis.text(node.elts[0]).startswith('"') else "'"
+        spelled = [
+            quote + name + quote if quote not in name else repr(name)
+            for name in context.axis_names
+        ]
+        new = (
+            f"[{', '.join(spelled)}]"
+            if isinstance(node, ast.List)
+            else tuple_text(spelled)
+        )
+        raised = f"{other_file(site.raised[0], self.analysis.path)}:{site.raised[1]}"
+        self.report(
+            node,
+            with_note(
+                f"the run built the out_sharding's mesh of the gather at {raised} with the "
+                f"axis names `{self.analysis.text(node)}` here, under a context mesh of the "
+                f"same sizes named {tuple_text(spelled)}; set them to {new}; JAX raises "
+                f"{_CONTEXT_ERROR}",
+                site.why,
+            ),
+            fix=Fix(
+                f"name the out_sharding's mesh's axes as the context mesh's: {new}",
+                tuple(
+                    (element, _written(text))
+                    for element, old, text in zip(
+                        node.elts, out.axis_names, spelled, strict=True
+                    )
+                    if old != text[1:-1]
                 ),
                 Safety.UNSAFE,  # it changes a configuration
             ),

@@ -49,7 +49,12 @@ class OutShardingOtherMesh(Rule):
     mesh of sharding AbstractMesh('x': 4, 'y': 2, ...) passed to jnp.zeros``, and
     `auto_axes` ``ValueError: Context mesh ... must match the mesh passed to shardings ...``
     (jax 0.10.2 and 0.12.0.1). Two meshes whose axes are all Auto are let through (not by
-    `auto_axes`), and are not reported.
+    `auto_axes`), and are not reported. An operation on an array placed on another mesh
+    than the context mesh fails the same way while it is traced (``For primitive
+    dot_general, context mesh ... should match the aval mesh ...``): no `out_sharding` to
+    change there, and which mesh is meant the code does not say; from a recorded run
+    (`jaxfix repair`, `--evidence`) the report names where each mesh's sizes come from (a
+    factory's literal, the environment variable a launcher sets).
 
     ## Example
     ```python
@@ -74,8 +79,9 @@ class OutShardingOtherMesh(Rule):
     mesh's context, which jaxfix cannot decide).
 
     ## References
-    - `canonicalize_sharding` in jax/_src/sharding_impls.py and `_get_new_mesh` in
-      jax/_src/pjit.py (jax 0.10.2 and 0.12.0.1), which raise.
+    - `canonicalize_sharding` in jax/_src/sharding_impls.py, `_get_new_mesh` in
+      jax/_src/pjit.py and `check_avals_context_mesh` in jax/_src/core.py (jax 0.10.2 and
+      0.12.0.1), which raise.
     """
 
     code = "JAX011"
@@ -88,11 +94,18 @@ class OutShardingOtherMesh(Rule):
         "Context mesh {mesh:context} should match the mesh of sharding {mesh:out} passed to {text}",
         "Context mesh {mesh:context} must match the mesh passed to shardings {mesh:out}. "
         "Recommended approach is to use `jax.set_mesh` context manager.",
+        "For primitive {text}, context mesh {mesh:context} should match the aval mesh "
+        "{mesh:aval} for shape {text}",
     )
-    raised_in = ("jax/_src/sharding_impls.py", "jax/_src/pjit.py")
+    raised_in = ("jax/_src/sharding_impls.py", "jax/_src/pjit.py", "jax/_src/core.py")
     # canonicalize_sharding's `sharding` is the out_sharding as given (its mesh as built),
-    # the pjit check's `sharding_mesh` the shardings' abstract mesh; `cur_mesh` the context's.
-    mesh_locals = {"context": "cur_mesh", "out": "sharding.mesh|sharding_mesh"}
+    # the pjit check's `sharding_mesh` the shardings' abstract mesh; `cur_mesh` the context's;
+    # check_avals_context_mesh's `a` the array's aval.
+    mesh_locals = {
+        "context": "cur_mesh",
+        "out": "sharding.mesh|sharding_mesh",
+        "aval": "a.sharding.mesh",
+    }
 
     def visit_Call(self, node: ast.Call) -> None:
         analysis = self.analysis

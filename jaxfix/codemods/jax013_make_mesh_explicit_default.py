@@ -12,6 +12,10 @@ from typing import TYPE_CHECKING, TypeAlias, cast
 
 from jaxfix.analysis.ast_engine.arguments import passed_argument
 from jaxfix.analysis.ast_engine.contexts import Entry, setting_site
+from jaxfix.analysis.ast_engine.shard_map_keywords import (
+    SHARD_MAPS,
+    decorator_keywords,
+)
 from jaxfix.analysis.ast_engine.spelling import Imports
 from jaxfix.analysis.ast_engine.values import (
     Array,
@@ -42,7 +46,6 @@ _WSC = frozenset(
         "jax._src.pjit.with_sharding_constraint",
     }
 )
-_SHARD_MAPS = frozenset({Api.SHARD_MAP, Api.EXPERIMENTAL_SHARD_MAP})
 _DOTS = frozenset(
     {
         "jax.numpy.dot",
@@ -456,7 +459,7 @@ class MakeMeshExplicitDefault(Rule):
         analysis = self.analysis
         written = analysis.written_as(func) if isinstance(func, ast.Name) else func
         if isinstance(written, ast.Call):
-            if analysis.called_api(written) in _SHARD_MAPS:
+            if analysis.called_api(written) in SHARD_MAPS:
                 return analysis.bind(written)
             if (
                 isinstance(written.func, ast.Call)
@@ -465,7 +468,7 @@ class MakeMeshExplicitDefault(Rule):
                 and not written.keywords
             ):
                 # `partial(jax.shard_map, mesh=..., ...)(f)`: the decorator, applied
-                return self._decorating(written.func)
+                return decorator_keywords(analysis, written.func)
             application = analysis.jit_application(written)
             if (
                 application is None
@@ -477,7 +480,7 @@ class MakeMeshExplicitDefault(Rule):
             if isinstance(inner, ast.Name):
                 inner = analysis.written_as(inner)
             if isinstance(inner, ast.Call) and analysis.called_api(inner) in (
-                _SHARD_MAPS
+                SHARD_MAPS
             ):
                 return analysis.bind(inner)
             return None
@@ -486,27 +489,7 @@ class MakeMeshExplicitDefault(Rule):
         function = analysis.definition(func)
         if function is None or len(function.decorator_list) != 1:
             return None
-        return self._decorating(function.decorator_list[0])
-
-    def _decorating(self, decorator: ast.expr) -> dict[str, ast.expr] | None:
-        """The shard_map keywords of `@jax.shard_map(**keywords)` or
-        `@partial(jax.shard_map, **keywords)`."""
-        analysis = self.analysis
-        if not isinstance(decorator, ast.Call) or decorator.args[1:]:
-            return None
-        if any(k.arg is None for k in decorator.keywords):
-            return None
-        keywords = {k.arg: k.value for k in decorator.keywords if k.arg}
-        api = analysis.called_api(decorator)
-        if api is Api.SHARD_MAP and not decorator.args:
-            return keywords
-        if (
-            api is Api.PARTIAL
-            and decorator.args
-            and analysis.api_of(decorator.args[0]) in _SHARD_MAPS
-        ):
-            return keywords
-        return None
+        return decorator_keywords(analysis, function.decorator_list[0])
 
     # -- a contraction of placed operands ------------------------------------------------
 

@@ -223,6 +223,9 @@ class ValueSite:
     factors: tuple[tuple[Path, int, str], ...] = ()
     product: int | None = None
     factors_as_run: bool = False  # the entries as written give the run's sizes
+    # The value is the mesh's axis names (a literal of strings), not its sizes: a mesh of
+    # the same sizes and types as the one it must match, under other names.
+    names: bool = False
 
     def variable_setting(self, size: int) -> str | None:
         """What to set `variable` to for the value to be `size`: "the environment variable

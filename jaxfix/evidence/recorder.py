@@ -97,6 +97,7 @@ def install(path=None, patterns=None):
         "jax._src.sharding_impls": _provenance("patch_sharding"),
         "jax._src.shard_map": _provenance("patch_shard_map"),
         "jax._src.interpreters.pxla": _provenance("patch_pxla"),
+        "jax._src.core": _provenance("patch_core"),
     }
     for name, patch in patches.items():
         if name in sys.modules:

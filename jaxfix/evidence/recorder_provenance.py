@@ -395,3 +395,14 @@ def patch_pxla(module):
         return
     _hide_from_jax()
     module.lower_sharding_computation = _keep_raised_locals(function)
+
+
+def patch_core(module):
+    """jax._src.core: `check_avals_context_mesh`, whose error (an operation on an array of
+    another mesh than the context's) reaches the program from under `jax.jit` with JAX's
+    frames (and the two meshes in them) filtered out."""
+    function = getattr(module, "check_avals_context_mesh", None)
+    if function is None or getattr(function, "_jaxfix_recorder", False):
+        return
+    _hide_from_jax()
+    module.check_avals_context_mesh = _keep_raised_locals(function)

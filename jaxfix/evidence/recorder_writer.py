@@ -162,11 +162,13 @@ class Recorder:
             tb = tb.tb_next
         frame_locals = tb.tb_frame.f_locals
         kept = getattr(error, _RAISED_LOCALS, None)
-        if isinstance(kept, dict) and not any(
-            alternative.split(".")[0] in frame_locals
+        if isinstance(kept, dict) and any(
+            alternative.split(".")[0] in kept
             for path in paths.values()
             for alternative in path.split("|")
         ):
+            # the raising frame's own, which filtering may have replaced by a caller of
+            # JAX's holding a local of the same name (`jnp.matmul`'s `a`)
             frame_locals = kept
         found = {}
         for role, path in paths.items():

@@ -357,7 +357,7 @@ def _site_outcome(
             False,
         )
     d = diagnostics[0]
-    if d.fix_title and not d.applied:
+    if d.fix_title and not d.applied and not d.withheld:  # not refused by the write
         return (
             False,
             f"{d.message} (its unsafe fix needs --unsafe-fixes: {d.fix_title})",

@@ -62,6 +62,7 @@ MESSAGES: dict[str, list[tuple[str, int, list[str]]]] = {
     "JAX011": [
         ("JAX011/zeros_out_sharding_on_other_mesh.py", 14, []),
         ("JAX011/auto_axes_out_sharding_on_other_mesh.py", 15, []),
+        ("JAX011/array_on_other_mesh_under_set_mesh.py", 15, []),
     ],
     "JAX012": [
         ("JAX012/lowered_for_two_platforms.py", 22, []),

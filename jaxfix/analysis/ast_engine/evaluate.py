@@ -288,11 +288,9 @@ _FIELDLESS_BASES = frozenset(
     {"builtins.object", "typing.Generic", "abc.ABC", "equinox.Module"}
 )
 # Bases whose subclasses are (frozen) dataclasses without a decorator.
-_DATACLASS_BASES = frozenset({"equinox.Module"})
+DATACLASS_BASES = frozenset({"equinox.Module"})
 # `x: T = field(default=v)`: the field's default is `v` (none without `default=`).
-_FIELD_FUNCTIONS = frozenset(
-    {"dataclasses.field", "flax.struct.field", "equinox.field"}
-)
+FIELD_FUNCTIONS = frozenset({"dataclasses.field", "flax.struct.field", "equinox.field"})
 # The engine's JAX values and the type `dir()` lists their attributes of (jax_attributes.py).
 _JAX_KIND: dict[type, str] = {
     Array: "jax.Array",
@@ -4691,7 +4689,7 @@ class Evaluator:
             frame = self.frame_at(module, klass.node)
             for base in klass.node.bases:
                 seen = self.value(module, base, frame)
-                if isinstance(seen, External) and seen.name in _DATACLASS_BASES:
+                if isinstance(seen, External) and seen.name in DATACLASS_BASES:
                     return True
         return False
 
@@ -6181,7 +6179,7 @@ class Evaluator:
         (dataclasses, flax.struct, equinox); None for a field(...) without one."""
         if isinstance(value, ast.Call):
             callee = self.value(module, value.func, frame)
-            if isinstance(callee, External) and callee.name in _FIELD_FUNCTIONS:
+            if isinstance(callee, External) and callee.name in FIELD_FUNCTIONS:
                 for keyword in value.keywords:
                     if keyword.arg == "default":
                         return (self.value(module, keyword.value, frame),)

@@ -55,7 +55,11 @@ from jaxfix.analysis.ast_engine.assignments import (
     written_elsewhere,
 )
 from jaxfix.analysis.ast_engine.data_values import entry_values
-from jaxfix.analysis.ast_engine.evaluate import Evaluator
+from jaxfix.analysis.ast_engine.evaluate import (
+    DATACLASS_BASES,
+    FIELD_FUNCTIONS,
+    Evaluator,
+)
 from jaxfix.analysis.ast_engine.flow import Binding
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import (
@@ -75,6 +79,8 @@ _MAX_STEPS = 32
 _MAX_FILES_COUNTED = 5000  # a project larger than this: a shared default is not changed
 _JSON_LOADERS = frozenset({"json.load", "json.loads"})
 _COPIES = frozenset({"builtins.tuple", "builtins.list"})
+# The calls that copy a dataclass-like object with fields given by keyword
+_FIELD_COPIES = frozenset({"replace", "_replace", "evolve"})
 _YAML_LOADERS = frozenset({"yaml.safe_load", "yaml.load", "yaml.full_load"})
 _TOML_LOADERS = frozenset({"tomllib.load", "tomli.load"})
 _OTHER_LOADERS = frozenset({"tomllib.loads", "tomli.loads"})
@@ -254,9 +260,11 @@ def written_at(
     axis_name: str | None = None,
     sizes: tuple[int, ...] | None = None,
     cwds: tuple[Path, ...] = (),
+    names: bool = False,
 ) -> Written | Unknown:
     """Where the sizes of the mesh built at the innermost of `frames` (outermost first, each
-    placed in the tree and checked) are written. With `axis` (the one whose size must change),
+    placed in the tree and checked) are written (with `names`: its axis names, to the
+    literal of strings that holds them). With `axis` (the one whose size must change),
     sizes written as a literal of separate values (`(cfg.dp, cfg.tp)`) are followed to where
     that axis's value is written; with its name too, sizes read from a mapping by axis name
     (`tuple(sizes.get(name, 1) for name in AXES)`) are followed to that name's entry. With
@@ -266,6 +274,7 @@ def written_at(
     if not frames:
         return Unknown("the run noted no frame that built the mesh")
     walk = _Walk(evaluator, list(reversed(frames)), axis, axis_name, sizes, cwds)
+    walk.names = names
     found = walk.start()
     if walk.total and isinstance(found, Written):
         if found.data is not None or found.override is not None or found.keyword:
@@ -324,6 +333,8 @@ class _Walk:
         self.host_names = 0
         # Following (name, size) pairs whose sizes are the mesh's (`[s for _, s in axes]`)
         self.pairs = False
+        # Following the axis names, not the sizes: the walk ends at a literal of strings
+        self.names = False
 
     def _module(self, path: Path) -> Module | Unknown:
         return self.evaluator.module(path)
@@ -343,7 +354,7 @@ class _Walk:
             for call in module.calls
             if call.lineno == line and (sizes := _updated_sizes(call)) is not None
         ]
-        if not built and len(updates) == 1:
+        if not built and len(updates) == 1 and not self.names:
             # `mesh.abstract_mesh.update(axis_sizes=(ep, tp), axis_names=...)`: the run
             # built the mesh there, of these sizes
             return self._follow(module, updates[0][1], [], None)
@@ -354,6 +365,11 @@ class _Walk:
         call, api = built[0]
         signature = SIGNATURES[api]
         args = bind_arguments(call, signature)
+        if self.names:
+            given = args.get("axis_names") if args else None
+            if given is None:
+                return Unknown(f"the mesh built at line {line} is given no axis names")
+            return self._follow(module, given, [], None)
         sizes = args.get(_SIZES[api]) if args else None
         if api is Api.MAKE_MESH and args and sizes is None:
             sizes = args.get("axis_sizes")
@@ -382,7 +398,7 @@ class _Walk:
                     self.devices, expr = False, shape
                     continue
             if isinstance(expr, (ast.Tuple, ast.List)) and not keys and not self.scalar:
-                if _integers(expr) or (
+                if (_names(expr) if self.names else _integers(expr)) or (
                     self.pairs and self.axis is None and _sized_pairs(expr)
                 ):
                     self.literal = (module, expr)
@@ -838,7 +854,9 @@ class _Walk:
         whose subclasses may assign their own (the experiment-class idiom: `ICI_MESH_SHAPE =
         [1, 8]` overridden per experiment), never set on an instance: the one of those values
         that holds the run's sizes, when each is a literal and no other holds them. Changed
-        only where no subclass inherits it; None when `read` is no such read."""
+        only where no subclass inherits it; None when `read` is no such read. A field of a
+        dataclass-like class (`num_shards: int = eqx.field(static=True, default=4)`) is its
+        default, when no construction in the project gives it."""
         function = module.scope_of(read)
         owner = module.parents.get(function) if function is not None else None
         if (
@@ -872,6 +890,16 @@ class _Walk:
             values.insert(0, inherited)
         if not values:
             return None
+        if self._dataclass_like(top):
+            # a field (`num_shards: int = eqx.field(default=4)`): its default is every
+            # instance's value only when no construction of the family gives it
+            if any(self._field_given(c, name) for c in family):
+                return None
+            values = [
+                (c, self._declared_default(m, v) if not isinstance(m, Unknown) else v)
+                for c, v in values
+                for m in (self._module(c.path),)
+            ]
         if len(values) == 1 and len(family) == 1:  # one class, its own value
             return module, values[0][1]
         where = f"{module.path.name}:{module.line(read)}"
@@ -915,6 +943,45 @@ class _Walk:
             )
         self.label = f"{cls.node.name}.{name}"
         return defined, value
+
+    def _field_given(self, cls: Class, field: str) -> bool:
+        """Whether a construction of dataclass-like `cls` in the project may give `field`: by
+        keyword, by a `**mapping`, in order (as many arguments as the fields before it), or
+        through `dataclasses.replace`-like copies that name it (or where jaxfix cannot
+        count)."""
+        title = cls.node.name
+        fields = [
+            s.target.id
+            for s in cls.node.body
+            if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+        ]
+        index = fields.index(field) if field in fields else 0
+        if not self.evaluator.project.files or not self._project_counted():
+            return True  # no construction can be counted
+        return bool(
+            self._count(
+                title,
+                lambda node: (
+                    isinstance(node, ast.Call)
+                    and _called_name(node.func) == title
+                    and (
+                        len(node.args) > index
+                        or any(isinstance(a, ast.Starred) for a in node.args)
+                        or any(k.arg in (field, None) for k in node.keywords)
+                    )
+                ),
+                title.encode(),
+            )
+            or self._count(
+                field,
+                lambda node: (
+                    isinstance(node, ast.Call)
+                    and _called_name(node.func) in _FIELD_COPIES
+                    and any(k.arg in (field, None) for k in node.keywords)
+                ),
+                field.encode(),
+            )
+        )
 
     def _inherited(
         self, cls: Class, name: str, depth: int = 0
@@ -981,11 +1048,12 @@ class _Walk:
         return None
 
     def _declared_default(self, module: Module, default: ast.expr) -> ast.expr:
-        """A field's default as written: `dataclasses.field(default=X)`'s X, and the value
-        `default_factory=lambda: X` returns; else `default` itself."""
+        """A field's default as written: `dataclasses.field(default=X)`'s X (or the field
+        function of flax, equinox or attrs), and the value `default_factory=lambda: X`
+        returns; else `default` itself."""
         if not isinstance(default, ast.Call) or self._qualified(
             module, default.func
-        ) not in ("dataclasses.field", "attr.ib", "attrs.field"):
+        ) not in (*FIELD_FUNCTIONS, "attr.ib", "attrs.field"):
             return default
         given = {k.arg: k.value for k in default.keywords}
         if "default" in given:
@@ -2662,16 +2730,16 @@ class _Walk:
 
     def _dataclass_like(self, cls: Class) -> bool:
         """A class whose fields are its annotated class attributes, set by keyword or in
-        order by its constructor: a `@dataclass`, a `NamedTuple`, or a subclass of a class
-        of the tree whose `__init_subclass__` makes each subclass a dataclass (equinox's
-        `Module`, flax's `struct.PyTreeNode` idiom)."""
+        order by its constructor: a `@dataclass`, a `NamedTuple`, a subclass of equinox's
+        `Module`, or of a class of the tree whose `__init_subclass__` makes each subclass a
+        dataclass (equinox's `Module`, flax's `struct.PyTreeNode` idiom)."""
         if _is_dataclass(cls.node):
             return True
         module = self._module(cls.path)
         if isinstance(module, Unknown):
             return False
         for base in cls.node.bases:
-            if self._qualified(module, base) in _NAMED_TUPLES:
+            if self._qualified(module, base) in (*_NAMED_TUPLES, *DATACLASS_BASES):
                 return True
             found = self.evaluator.value_of(module, base)
             if isinstance(found, Class) and found.node is not cls.node:
@@ -4147,6 +4215,13 @@ def _class_body_value(cls: ast.ClassDef, name: str) -> ast.expr | None:
     return values[-1] if values else None
 
 
+def _called_name(func: ast.expr) -> str | None:
+    """The last name of what a call calls (`f` of `f(...)`, `m.f(...)`)."""
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else None
+
+
 def _sets_attribute(cls: ast.ClassDef, name: str) -> bool:
     """Whether code of `cls` stores `.name` (on an instance: `self.name = ...`)."""
     return any(
@@ -4766,6 +4841,13 @@ def _read_by_name(comprehension: ast.ListComp | ast.GeneratorExp) -> ast.expr | 
 
 def _mentions(node: ast.expr, name: str) -> bool:
     return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
+
+
+def _names(expr: ast.Tuple | ast.List) -> bool:
+    """Whether every element of `expr` is a string literal (axis names)."""
+    return bool(expr.elts) and all(
+        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in expr.elts
+    )
 
 
 def _integers(node: ast.Tuple | ast.List) -> bool:

@@ -1,0 +1,5 @@
+import os
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
+os.environ.setdefault("TRAIN_LOCAL_DEVICES", "4")  # as the launcher sets it on this host
