@@ -5924,7 +5924,7 @@ class Evaluator:
                             given[statement.target.id] = default[0]
             return Instance(cls, tuple(given.items()), node)
         if self._attribute_dict_class(cls):
-            return _config_dict(positional, keywords)
+            return _attribute_dict(positional, keywords)
         init = self._class_member(cls, "__init__")
         if isinstance(init, Unknown):
             if isinstance(init, NotDefined):
@@ -5981,10 +5981,14 @@ class Evaluator:
         self, module: Module, factory: ast.expr, frame: Frame
     ) -> Value:
         """`field(default_factory=f)`'s default: what calling `f` with no arguments gives,
-        for a lambda or function of the tree (its closure the class's); else unknown."""
+        for a lambda or function of the tree (its closure the class's) or a class of the
+        tree (alphafold3's `global_config: GlobalConfig = field(default_factory=GlobalConfig)`,
+        an object with its own defaults); else unknown."""
         made = self.value(module, factory, frame)
         if isinstance(made, Function) and made.wrapped_by is None:
             return self.call_function(made, [], {}, factory)
+        if isinstance(made, Class):
+            return self._construct(made, [], {}, factory)
         return Unknown("a default made by a `default_factory` jaxfix does not follow")
 
     def _memoizing(
@@ -6654,6 +6658,22 @@ def _config_dict(
     if isinstance(given, DictValue) and all(isinstance(k, str) for k, _ in given.items):
         return Namespace(tuple((str(k), v) for k, v in given.items), mapping=True)
     return Unknown("a ConfigDict of something jaxfix does not know")
+
+
+def _attribute_dict(
+    positional: list[Value] | Unknown, keywords: dict[str, Value] | Unknown
+) -> Value:
+    """A call of a `dict` subclass whose attributes are its items (the ConfigDict stand-in a
+    project writes): `dict`'s own constructor, a mapping and keywords (`Config(D=16, F=32)`,
+    nanodo's `create(**kwargs)` returning `ConfigDict(**kwargs)`), later keywords winning."""
+    if isinstance(keywords, Unknown):
+        return keywords
+    if isinstance(positional, Unknown) or len(positional) > 1:
+        return _config_dict(positional, {})
+    made = _config_dict(positional, {})
+    if not isinstance(made, Namespace):
+        return made
+    return Namespace(tuple({**dict(made.items), **keywords}.items()), mapping=True)
 
 
 def _namespace_of(built: dict[str, object]) -> Namespace:

@@ -175,6 +175,8 @@ def reads_only(node: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:
         call = parents.get(parent)
         if isinstance(call, ast.Call) and call.func is parent:
             return parent.attr in _READING_METHODS
+        if _stored_into(parent, parents):
+            return False  # `c.eval.mesh_axes = v`: the object `c.eval` reads is changed
         # `f(s.shape)` reads; `f(xs.append)`, `add = xs.append` may change `xs` later
         return parent.attr in _READING_METHODS or parent.attr not in _CONTAINER_METHODS
     if isinstance(parent, ast.Call):
@@ -231,6 +233,18 @@ def _item_changed(item: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:
         if not isinstance(parent.ctx, ast.Load):
             return True
         return parent.attr in _CONTAINER_METHODS and parent.attr not in _READING_METHODS
+    return False
+
+
+def _stored_into(read: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:
+    """An attribute read whose object is then stored into, through attributes and items:
+    `c.eval.mesh_axes = v`, `c.eval["axes"] = v`, `del c.a.b`, `c.a.b += 1` (a nested config's
+    entry set through the name that holds the whole config)."""
+    parent = parents.get(read)
+    while isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is read:
+        if not isinstance(parent.ctx, ast.Load):
+            return True
+        read, parent = parent, parents.get(parent)
     return False
 
 
