@@ -123,7 +123,9 @@ class AllGatherMeshMismatch(Rule):
     the one context mesh every way runs in: a way whose out_sharding is a tree of bare
     `PartitionSpec`s and whose input has a leaf on an Explicit mesh that surely is another
     (an axis of another name, or of another size known on both: so on every host) is reported,
-    naming the way, without a fix.
+    naming the way, without a fix; so is a way whose out_sharding is a tree of `NamedSharding`s
+    on an Explicit mesh that surely is not the context mesh, its input a tree of arrays on
+    Explicit meshes (JAX compares the out_sharding with the context mesh first).
 
     ## Why is this bad?
     `top_level_all_gather` gathers on the input's mesh and cannot move data to another one.

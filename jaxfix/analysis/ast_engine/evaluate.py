@@ -12,7 +12,8 @@ branch). Objects: calling a class of the tree gives an `Instance` with its const
 arguments; its attributes are the class's constants, methods, properties (the getter
 evaluated with `self` bound; a memoizing getter, `if self._m is None: self._m = E` then
 `return self._m`, gives `E` when nothing else stores `._m`), dataclass fields (a default, or
-what a `default_factory` function of the tree returns; Unknown for a dataclass not frozen where
+what a `default_factory` function of the tree returns, or an object its class of the tree
+builds with no arguments; Unknown for a dataclass not frozen where
 a method of its class, code outside it or a `setattr` may store the field again), and what
 `__init__` assigns to `self.x` (a base's `__init__` with the arguments of the subclass's one
 `super().__init__(...)`; Unknown when another method, code outside the class or a `setattr`
@@ -42,7 +43,9 @@ Attribute configs: a function that builds a config empty and fills it by attribu
 one statement each in its own body (`config = ConfigDict()`, `config.data = ConfigDict()`,
 `config.data.batch_size = 16`: ml_collections' `ConfigDict`, a `dict` subclass whose
 `__setattr__`/`__getattr__` are its items, `types.SimpleNamespace`), read only after the last
-store, gives that config (`.get(k)`, `[k]` and attributes of a ConfigDict). Config objects: an
+store, gives that config (`.get(k)`, `[k]` and attributes of a ConfigDict); such a `dict`
+subclass called as `dict` is (a mapping and keywords: nanodo's `create(**kwargs)`) holds those
+items. Config objects: an
 object of a class of the tree that the function building it configures before it escapes
 (axlearn's `cfg = Runner.default_config().set(name=...)`, `cfg.mesh_shape = (2, 4)`, then
 `return cfg`: stores and method calls as statements of its own body, every other use after the

@@ -1,7 +1,8 @@
 """Which names may denote a container (list, dict, SimpleNamespace) that something changes.
 
 A list or dict is known only while every use of its name is a read that cannot change it:
-an item or slice read, an attribute a list or dict does not have (`f(s.shape)`), iteration,
+an item or slice read, an attribute a list or dict does not have (`f(s.shape)`; not one
+stored into, `c.eval.mesh_axes = v`), iteration,
 `*xs` or `**d` in a call or `{**d}` in a dict display (a copy), `len`/`tuple`/`sorted`/...
 `copy.deepcopy` of it, a lambda's body (what it returns), a non-mutating method (`.get`, `.keys`, `.values`, `.items`, `.copy`, `.index`,
 `.count`), a JAX constructor's argument, an argument of `jax.jit`, of a jitted function's
