@@ -127,6 +127,12 @@ def sizes(found: Value) -> object:
             "out = create(a=4).a * Cfg({'b': 3, 'c': 1}, c=2).c",
             8,
         ),
+        # ml_collections' `create(**kwargs)`: the ConfigDict of its keywords, nested too
+        (
+            "from ml_collections import config_dict\n"
+            "out = config_dict.create(a=4, b=config_dict.create(c=2)).b.c",
+            2,
+        ),
         # a dataclass field whose default a class of the tree makes (`default_factory=Cls`)
         (
             "@dataclasses.dataclass(frozen=True)\nclass Inner:\n    n: int = 4\n"

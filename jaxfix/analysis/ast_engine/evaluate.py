@@ -44,8 +44,8 @@ one statement each in its own body (`config = ConfigDict()`, `config.data = Conf
 `config.data.batch_size = 16`: ml_collections' `ConfigDict`, a `dict` subclass whose
 `__setattr__`/`__getattr__` are its items, `types.SimpleNamespace`), read only after the last
 store, gives that config (`.get(k)`, `[k]` and attributes of a ConfigDict); such a `dict`
-subclass called as `dict` is (a mapping and keywords: nanodo's `create(**kwargs)`) holds those
-items. Config objects: an
+subclass called as `dict` is (a mapping and keywords: nanodo's `create(**kwargs)`), and
+ml_collections' `config_dict.create(**kwargs)`, hold those items. Config objects: an
 object of a class of the tree that the function building it configures before it escapes
 (axlearn's `cfg = Runner.default_config().set(name=...)`, `cfg.mesh_shape = (2, 4)`, then
 `return cfg`: stores and method calls as statements of its own body, every other use after the
@@ -4864,6 +4864,12 @@ class Evaluator:
                 return Namespace(tuple(keywords.items()))
             if callee.name in _CONFIG_DICTS:
                 return _config_dict(positional, keywords)
+            if (
+                callee.name in _CONFIG_DICT_CREATE
+            ):  # `create(**kwargs)`: ConfigDict(kwargs)
+                if isinstance(keywords, Unknown) or positional:
+                    return Unknown(f"`{callee.name}` given other than keywords")
+                return Namespace(tuple(keywords.items()), mapping=True)
             if callee.name == "dataclasses.replace":
                 return self._replaced(positional, keywords, node)
             if callee.name == "dataclasses.asdict":
@@ -6643,6 +6649,14 @@ _CONFIG_DICTS = frozenset(
         "ml_collections.ConfigDict",
         "ml_collections.config_dict.ConfigDict",
         "ml_collections.config_dict.config_dict.ConfigDict",
+    }
+)
+
+# ml_collections' `create(**kwargs)`, the ConfigDict of its keywords (nanodo's nested configs).
+_CONFIG_DICT_CREATE = frozenset(
+    {
+        "ml_collections.config_dict.create",
+        "ml_collections.config_dict.config_dict.create",
     }
 )
 
