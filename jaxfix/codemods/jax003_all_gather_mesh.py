@@ -2121,8 +2121,9 @@ def _context_on_way(
 ) -> Mesh | None:
     """The context mesh on one of the callers' `ways`: the one known mesh of every site that
     may be on it (entered in the function itself, around one of the way's calls, or around a
-    call further up than the ways go, which any of them may go through); None when there is
-    none, one is not known, or they differ."""
+    call further up than the ways go, which any of them may go through; the same mesh value
+    at each, even sized by the host); None when there is none, one is not known, or they
+    differ."""
     calls = {id(call) for _, call, _ in way.calls}
     others = {id(call) for one in ways for _, call, _ in one.calls} - calls
     meshes = [
