@@ -2,7 +2,7 @@
 reviewer needs to find false positives and crashes.
 
     python scripts/no_harm.py PATH... [--unsafe-fixes] [--jax-version 0.10.2] [--jobs N]
-                              [--time-limit SECONDS] [--exclude GLOB]...
+                              [--host-devices N] [--time-limit SECONDS] [--exclude GLOB]...
 
 The report goes to stdout (redirect it to a file): internal errors (jaxfix bugs), other files
 in error, every proposed change as a unified diff with its diagnostics (per cell for a
@@ -150,6 +150,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--jobs", type=int, default=default_jobs())
     parser.add_argument(
+        "--host-devices",
+        type=int,
+        help="the device count the checked code sees where it runs (jaxfix's --host-devices)",
+    )
+    parser.add_argument(
         "--time-limit",
         type=float,
         help="stop starting new files after this many seconds",
@@ -168,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.jax_version
         else installed_jax_version(),
         exclude=tuple(args.exclude),
+        host_devices=args.host_devices,
     )
     # imports of the tree's own modules are followed from where the CLI would follow them
     roots = project_roots(load(None, args.paths), args.paths)

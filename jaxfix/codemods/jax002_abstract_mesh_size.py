@@ -31,6 +31,7 @@ from jaxfix.codemods.loops import iteration_text, loops_text, may_end_early
 from jaxfix.codemods.module_edits import (
     every_caller_seen,
     field_read_once,
+    kept_once,
     module_edit,
     read_once,
 )
@@ -54,6 +55,7 @@ from jaxfix.ground.diagnostics import DataEdit, Fix, Location, Related, Safety
 from jaxfix.ground.quoting import cut
 from jaxfix.settings.options import Options
 from jaxfix.settings.rule_settings import RuleSetting
+from jaxfix.sources.words import words_of
 
 _JAX_ERROR = '"use_abstract_mesh cannot change the size of the mesh"'
 
@@ -84,7 +86,10 @@ class AbstractMeshSizeChange(Rule):
     host's devices (`jax.device_count()`, `jax.devices()`) are asked on hosts of every
     device count from 1 to 256 and beyond to 65536: reported, without a fix, only where they
     differ on every one (`(n, 2)` inside `(n,)`); `(n // 2, 2)` inside `(n,)`, which runs on
-    every even count, is not.
+    every even count, is not, unless the host the program runs on is pinned (`--host-devices
+    N`, or `JAX_PLATFORMS=cpu` with a forced CPU device count in the environment) and they
+    differ on its count: reported there, without a fix, except where the project's code may
+    set its own device count (docs/configuration.md).
 
     Where the inner mesh is not one mesh on every way the code runs (its function's callers
     pass different objects or sizes: `model.init()` and `model.ff_layer.init()`; a config
@@ -429,32 +434,27 @@ class AbstractMeshSizeChange(Rule):
         every one of them the inner mesh and the one enclosing mesh are known and their
         sizes differ (`(n, 2)` inside `(n,)`), without a fix; silent where one count runs
         (`(n // 2, 2)` inside `(n,)` runs on every even count) or any size is not known.
+        Where one count runs, the host the program runs on decides: when it is pinned
+        (`Options.host_devices`), a count on which they differ is reported, without a fix.
         True when it reported; where a count runs, why it is left (what `-v` says)."""
-        analysis = self.analysis
         found: list[tuple[int, Mesh, Enclosing]] = []
         for devices in _HOSTS:
-            with analysis.on_host(devices):
-                inner = analysis.value_of(argument)
-                sites = analysis.enclosing(node)
-            if not (
-                isinstance(inner, Mesh)
-                and _built(inner)
-                and inner.is_abstract
-                and len(sites) == 1
-            ):
-                return False
-            (site,) = sites
-            outer = site.mesh
-            if not (isinstance(outer, Mesh) and _built(outer)):
-                return False
-            if outer.size == inner.size:
-                if not found:
-                    return False
-                return (
-                    "the inner and the enclosing sizes are computed from the host's "
-                    f"devices: they differ on a host of {found[0][0]} device"
-                    f"{'s' if found[0][0] > 1 else ''} but match on one of {devices} "
-                    f"(both {inner.size}); only the host decides"
+            sizes = self._on_host(node, argument, devices)
+            if sizes is None:
+                return self._on_pinned_host(node, argument, False)
+            inner, site = sizes
+            assert isinstance(site.mesh, Mesh)  # `_on_host` built it
+            if site.mesh.size == inner.size:
+                return self._on_pinned_host(
+                    node,
+                    argument,
+                    bool(found)
+                    and (
+                        "the inner and the enclosing sizes are computed from the host's "
+                        f"devices: they differ on a host of {found[0][0]} device"
+                        f"{'s' if found[0][0] > 1 else ''} but match on one of {devices} "
+                        f"(both {inner.size}); only the host decides"
+                    ),
                 )
             found.append((devices, inner, site))
         if self.expected(node):
@@ -482,12 +482,88 @@ class AbstractMeshSizeChange(Rule):
         )
         return True
 
+    def _on_host(
+        self, node: ast.Call, argument: ast.expr, devices: int
+    ) -> tuple[Mesh, Enclosing] | None:
+        """The inner mesh and the one enclosing site on a host of `devices` devices, both
+        meshes built; None where either is not known there."""
+        analysis = self.analysis
+        with analysis.on_host(devices):
+            inner = analysis.value_of(argument)
+            sites = analysis.enclosing(node)
+        if not (
+            isinstance(inner, Mesh)
+            and _built(inner)
+            and inner.is_abstract
+            and len(sites) == 1
+        ):
+            return None
+        (site,) = sites
+        outer = site.mesh
+        if not (isinstance(outer, Mesh) and _built(outer)):
+            return None
+        return inner, site
+
+    def _on_pinned_host(
+        self, node: ast.Call, argument: ast.expr, left: bool | str
+    ) -> bool | str:
+        """Where the sizes are not shown to differ on every host (`left`: why, or False),
+        the host the program runs on decides: reported, without a fix, when it is pinned
+        (`Options.host_devices`) and they differ on its count; else `left`, or why not."""
+        pinned = self.options.host_devices
+        sizes = self._on_host(node, argument, pinned) if pinned is not None else None
+        if pinned is None or sizes is None:
+            return left
+        inner, site = sizes
+        outer = site.mesh
+        assert isinstance(outer, Mesh)  # `_on_host` built it
+        if outer.size == inner.size:
+            return (
+                f"on the {pinned} devices {self._pinned_by()} pins, both sizes are "
+                f"{inner.size}; a host of another count decides otherwise"
+            )
+        setter = _sets_device_count(self.analysis)
+        if setter is not None:
+            return (
+                f"{setter} may set the device count of the run itself: the {pinned} "
+                f"devices {self._pinned_by()} pins may not be the program's; only the "
+                "host decides"
+            )
+        if self.expected(node):
+            return True
+        note = (
+            f"the program sees {pinned} devices where it runs ({self._pinned_by()} "
+            "pins them), and the sizes depend on the host's devices: the inner mesh's "
+            f"{self._written(inner, argument)}, the enclosing one's "
+            f"{self._written(outer, site.node)}; not fixed: a size written for this "
+            "host alone would be wrong on another"
+        )
+        self.report(
+            node,
+            with_note(self._message(node, inner, site), note),
+            related=self._related(site),
+        )
+        return True
+
+    def _pinned_by(self) -> str:
+        """What pins the host's device count, in words."""
+        return f"--host-devices {self.options.host_devices}"
+
     def _written(self, mesh: Mesh, fallback: ast.AST) -> str:
         """`by `AbstractMesh((n, 2), ...)` (line 20)`: the call that built `mesh`, where this
         module holds it, else the expression `fallback` that reaches it here."""
         analysis = self.analysis
         node = mesh.origin if mesh.origin in analysis.parents else fallback
-        return f"by `{_short(analysis.text(node))}` (line {analysis.line(node)})"
+        holder = (
+            None if node in analysis.parents else analysis.engine.project.holding(node)
+        )
+        if holder is None:
+            return f"by `{_short(analysis.text(node))}` (line {analysis.line(node)})"
+        there = analysis.of(holder)
+        return (
+            f"by `{_short(there.text(node))}` "
+            f"({other_file(holder.path, analysis.path)}:{there.line(node)})"
+        )
 
     def _in_loop(self, node: ast.Call, argument: ast.expr) -> bool:
         """Inside `for` loops over items jaxfix spells out (`for m in meshes:`, a function's
@@ -1144,7 +1220,9 @@ class AbstractMeshSizeChange(Rule):
         size: int,
     ) -> tuple[list[ast.Constant] | None, str | None]:
         """The integer literal of the fill axis on each way the inner mesh is built, if rewriting
-        them changes only what runs under this context; else what the user could change."""
+        them changes only what runs under this context (no other read of the names passed
+        through, in this module or another, and every call leading here one whose mesh
+        context the engine knows, `every_caller_seen`); else what the user could change."""
         written = self.analysis.mesh_sizes(argument)
         if isinstance(written, Unknown):
             why = self._written_elsewhere(
@@ -1165,6 +1243,16 @@ class AbstractMeshSizeChange(Rule):
             if elsewhere:
                 return None, not_fixed(
                     f"{_short(self.analysis.text(argument))} is also used at line {elsewhere[0]}"
+                )
+            if isinstance(way.read_elsewhere, Unknown):
+                return None, not_fixed(
+                    f"jaxfix cannot tell what else reads the mesh's sizes: {way.read_elsewhere.why}"
+                )
+            if way.read_elsewhere is not None:
+                path, line = way.read_elsewhere
+                return None, not_fixed(
+                    f"{_short(self.analysis.text(argument))} is also read at "
+                    f"{other_file(path, self.analysis.path)}:{line}"
                 )
             source = (
                 way.axes[axis]
@@ -1203,6 +1291,14 @@ class AbstractMeshSizeChange(Rule):
                     f"line {self.analysis.line(source)} does not build the size {inner_sizes[axis]} of axis {axis_name!r}"
                 )
             literals.append(source)
+        if not every_caller_seen(
+            self.analysis.engine.evaluator, self.analysis.module, node
+        ):
+            return None, not_fixed(
+                "the code around it may be called where jaxfix does not know the mesh "
+                "in force (a method of an object another module is handed): its sizes "
+                "are left as they are"
+            )
         return literals, None
 
     def _where_written(
@@ -1284,7 +1380,7 @@ class AbstractMeshSizeChange(Rule):
                 f"{written.keyword}={given}"
             )
             return fix, note
-        if written.why is not None:
+        if written.why is not None or not kept_once(evaluator, written.module, node):
             return None
         if written.axis is None and isinstance(node, (ast.Tuple, ast.List)):
             if len(node.elts) != len(inner_sizes):
@@ -1534,6 +1630,40 @@ _HOSTS = tuple(
         }
     )
 )
+
+
+# Words of code that may set the device count of its own run, whatever the environment
+# says (`os.environ["XLA_FLAGS"] = ...`, `jax.config.update("jax_num_cpu_devices", 4)`, a
+# platform of its choosing, processes joined by `jax.distributed.initialize()`).
+_SETS_DEVICE_COUNT = (
+    ("xla_force_host_platform_device_count",),
+    ("jax_num_cpu_devices",),
+    ("JAX_NUM_CPU_DEVICES",),
+    ("XLA_FLAGS",),
+    ("JAX_PLATFORMS",),
+    ("jax_platforms",),
+    ("jax_platform_name",),
+    ("distributed", "initialize"),
+)
+
+
+def _sets_device_count(analysis: Analysis) -> str | None:
+    """A module of the project whose words show that it may set the device count of its
+    run (`_SETS_DEVICE_COUNT`), named; None when none does."""
+    project = analysis.engine.project
+    own = words_of(analysis.source)
+    for words in _SETS_DEVICE_COUNT:
+        if all(word.encode() in own for word in words):
+            return "this module"
+        holders: set[Path] | None = None
+        for word in words:
+            found = project.candidate_files(word, analysis.path, imported=False)
+            if not isinstance(found, list):
+                return f"`{word}` in several modules"
+            holders = set(found) if holders is None else holders & set(found)
+        if holders:
+            return other_file(min(holders), analysis.path)
+    return None
 
 
 def _built(mesh: Mesh) -> bool:

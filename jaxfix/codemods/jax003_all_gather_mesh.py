@@ -35,7 +35,12 @@ from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.bindings import first_evaluated, local_for
 from jaxfix.codemods.loops import iteration_text, loops_text, may_end_early
-from jaxfix.codemods.module_edits import every_caller_seen, module_edit, read_once
+from jaxfix.codemods.module_edits import (
+    every_caller_seen,
+    kept_once,
+    module_edit,
+    read_once,
+)
 from jaxfix.codemods.stored_defaults import StoredDefault, stored_default
 from jaxfix.codemods.text import (
     not_fixed,
@@ -938,7 +943,10 @@ class AllGatherMeshMismatch(Rule):
                 else None
             )
             if written is not None:
-                fix, note, place = written
+                fix, origin, place = written
+                note = (
+                    origin if fix is not None or note is None else f"{note}; {origin}"
+                )
                 places = (*places, place)
         else:
             fix, note = self._rehome_sharding(x, sharding, sites, verdicts, recorded)
@@ -947,16 +955,17 @@ class AllGatherMeshMismatch(Rule):
 
     def _input_sized_where_written(
         self, node: ast.AST, verdicts: list[_Verdict]
-    ) -> tuple[Fix, str, Related] | None:
+    ) -> tuple[Fix | None, str, Related] | None:
         """Where the input cannot be moved here, the input mesh's sizes set to the context
         mesh's where they are written in another module (walked back along the calls the
         engine returned the mesh through, `Mesh.built_at`; jaxfix/codemods/module_edits.py):
         JAX compares the meshes' axis names, sizes and types, so a mesh of the context's
         names and types, the same size and every way of the gather under that context, is
         then equal to it. Only a tuple or list literal of the sizes read by this way alone
-        (`written.why`), of a mesh that goes one way from where it is built
-        (`read_once`), when every call leading to `node` is one whose mesh context the
-        engine knows (`every_caller_seen`), is changed."""
+        (`written.why`), of a mesh that goes one way from where it is built, as does
+        every object keeping it (`read_once`, `kept_once`), when every call leading to
+        `node` is one whose mesh context the engine knows (`every_caller_seen`), is
+        changed; otherwise that place is named, without a fix."""
         contexts = {v.site.context.mesh for v in verdicts}
         inputs = {v.site.input.mesh for v in verdicts if v.site.input is not None}
         if (
@@ -975,20 +984,14 @@ class AllGatherMeshMismatch(Rule):
             or given.has_abstract_device != context.has_abstract_device
             or given.size is None
             or given.size != context.size
-            or not read_once(self.analysis.engine.evaluator, given.built_at)
-            or not every_caller_seen(
-                self.analysis.engine.evaluator, self.analysis.module, node
-            )
         ):
             return None
+        evaluator = self.analysis.engine.evaluator
         sizes = tuple(s for s in given.axis_sizes if s is not None)
         wanted = tuple(s for s in context.axis_sizes if s is not None)
-        written = written_at(
-            self.analysis.engine.evaluator, given.built_at, sizes=sizes
-        )
+        written = written_at(evaluator, given.built_at, sizes=sizes)
         if (
             isinstance(written, Unknown)
-            or written.why is not None
             or written.data is not None
             or written.override is not None
             or written.keyword is not None
@@ -1004,6 +1007,23 @@ class AllGatherMeshMismatch(Rule):
         ]
         if held != list(sizes) or any(type(v) is not int for v in held):
             return None
+        line = written.module.line(written.node)
+        at = f"{other_file(written.module.path, self.analysis.path)}:{line}"
+        shown = tuple_text([str(s) for s in wanted])
+        place = Related(
+            f"the input mesh's sizes are written here: set them to {shown}",
+            Location(line, 1),
+            written.module.path,
+        )
+        named = f"the input mesh's sizes are written at {at} (`{self._short(written.name)}`)"
+        if (
+            written.why is not None
+            or not read_once(evaluator, given.built_at)
+            or not kept_once(evaluator, written.module, written.node)
+            or not every_caller_seen(evaluator, self.analysis.module, node)
+        ):
+            why = written.why or "other code may reach that mesh too"
+            return None, f"{named} ({why}): set them to {shown} there", place
         edits = [
             module_edit(written.module, element, _written(str(size)))
             for element, size, old in zip(written.node.elts, wanted, sizes)
@@ -1011,9 +1031,6 @@ class AllGatherMeshMismatch(Rule):
         ]
         if not edits or any(e is None for e in edits):
             return None
-        line = written.module.line(written.node)
-        at = f"{other_file(written.module.path, self.analysis.path)}:{line}"
-        shown = tuple_text([str(s) for s in wanted])
         fix = Fix(
             f"set the input mesh's sizes to {shown} where they are written ({at})",
             (),
@@ -1021,13 +1038,8 @@ class AllGatherMeshMismatch(Rule):
             data=tuple(e for e in edits if e is not None),
         )
         note = (
-            f"the input mesh's sizes are written at {at} (`{self._short(written.name)}`), "
-            f"where the calls that build it lead: the fix sets them to {shown} there"
-        )
-        place = Related(
-            f"the input mesh's sizes are written here: set them to {shown}",
-            Location(line, 1),
-            written.module.path,
+            f"{named}, where the calls that build it lead: the fix sets them to "
+            f"{shown} there"
         )
         return fix, note, place
 

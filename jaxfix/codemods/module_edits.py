@@ -25,10 +25,24 @@ from jaxfix.analysis.ast_engine.values import (
     Instance,
     Unknown,
 )
+from jaxfix.analysis.ast_engine.vocabulary import api_of
+from jaxfix.analysis.names import Api
 from jaxfix.ground.diagnostics import DataEdit
 
 _CALLER_LEVELS = (
     4  # callers of callers asked (as the mesh contexts are); deeper: no fix
+)
+_HOLDERS = 4  # objects holding objects that hold the mesh, followed; deeper: no fix
+# What keeps the mesh (or the sharding, the array) it is given, and gives it on.
+_KEEPS = frozenset(
+    {
+        Api.NAMED_SHARDING,
+        Api.DEVICE_PUT,
+        Api.SHAPE_DTYPE_STRUCT,
+        Api.MAKE_ARRAY_FROM_CALLBACK,
+        Api.MAKE_ARRAY_FROM_SINGLE_DEVICE_ARRAYS,
+        Api.MAKE_ARRAY_FROM_PROCESS_LOCAL_DATA,
+    }
 )
 
 if TYPE_CHECKING:
@@ -41,8 +55,9 @@ if TYPE_CHECKING:
 
 def read_once(evaluator: Evaluator, built_at: tuple[tuple[Path, int], ...]) -> bool:
     """Whether the mesh built along `built_at` (`Mesh.built_at`, outermost call first) goes
-    one way from its outermost call: that call is an argument or an item as written, or
-    the value of a local name its function reads once. A mesh kept by a name read twice
+    one way from its outermost call (`_goes_one_way`): that call is an argument or an item
+    as written, or the value of a local name its function reads once, and so is every
+    object that keeps it on the way. A mesh kept by a name read twice
     (or by an attribute, a global) may reach code that works with its size, which a
     change where its sizes are written would break. Of a line of several calls, the
     outermost call is the one whose function (or class) runs the next frame, or the read
@@ -64,13 +79,44 @@ def read_once(evaluator: Evaluator, built_at: tuple[tuple[Path, int], ...]) -> b
         ]
     if len(calls) != 1:
         return False
-    call = calls[0]
-    while (passed_on := _returning_itself(evaluator, module, call)) is not None:
-        call = passed_on
-    above = module.parents.get(call)
-    if isinstance(
-        above, (ast.Call, ast.keyword, ast.Tuple, ast.List, ast.Dict, ast.Starred)
-    ):
+    return _goes_one_way(evaluator, module, calls[0], 0)
+
+
+def kept_once(evaluator: Evaluator, module: Module, literal: ast.expr) -> bool:
+    """Whether the object a construction that `literal` (the sizes, or one of them) is
+    given to builds goes one way (`_goes_one_way`): `cfg = Config((4, 2), (2, 2))`
+    handed to the trainer and to a report, each reading `cfg.eval_shape`, is not; a
+    literal given to no construction of the tree is."""
+    node: ast.AST = literal
+    above = module.parents.get(node)
+    while isinstance(above, (ast.Tuple, ast.List, ast.keyword)):
+        node, above = above, module.parents.get(above)
+    if not (isinstance(above, ast.Call) and above.func is not node):
+        return True
+    return not _keeps(evaluator, module, above) or _goes_one_way(
+        evaluator, module, above, 1
+    )
+
+
+def _goes_one_way(
+    evaluator: Evaluator, module: Module, made: ast.expr, held: int
+) -> bool:
+    """Whether the value `made` gives goes one way: an argument or an item as written, or
+    the value of a local name its function reads once. An object that keeps it (a
+    construction of a class of the tree, a sharding, an array placed on it,
+    `_KEEPS`) must go one way too: a model holding the mesh that a report is also
+    handed (`trainer.model.eval_mesh` and `report(model)`) reaches code that works with
+    its size today. An object kept several times is followed no further when its every
+    read calls one of its methods (its own code, as one read of it is)."""
+    while (passed_on := _returning_itself(evaluator, module, made)) is not None:
+        made = passed_on
+    above = module.parents.get(made)
+    holder = module.parents.get(above) if isinstance(above, ast.keyword) else above
+    if isinstance(holder, ast.Call) and holder.func is not made:
+        return not _keeps(evaluator, module, holder) or (
+            held < _HOLDERS and _goes_one_way(evaluator, module, holder, held + 1)
+        )
+    if isinstance(above, (ast.Tuple, ast.List, ast.Dict, ast.Starred)):
         return True
     if not (
         isinstance(above, ast.Assign)
@@ -86,7 +132,48 @@ def read_once(evaluator: Evaluator, built_at: tuple[tuple[Path, int], ...]) -> b
         for n in ast.walk(scope)
         if isinstance(n, ast.Name) and n.id == target.id and n is not target
     ]
-    return len(uses) == 1 and isinstance(uses[0].ctx, ast.Load)
+    if (
+        held
+        and len(uses) > 1
+        and all(_method_called(evaluator, module, u) for u in uses)
+    ):
+        return True  # the object's own code, as one read of it is
+    if len(uses) != 1 or not isinstance(uses[0].ctx, ast.Load):
+        return False
+    read = module.parents.get(uses[0])
+    read = module.parents.get(read) if isinstance(read, ast.keyword) else read
+    if not (isinstance(read, ast.Call) and read.func is not uses[0]):
+        return True  # its method called, an attribute read: where it is used
+    return _goes_one_way(evaluator, module, uses[0], held)
+
+
+def _method_called(evaluator: Evaluator, module: Module, read: ast.Name) -> bool:
+    """Whether `read` is the object of a call of one of its class's methods
+    (`trainer.evaluate(8)`)."""
+    method = module.parents.get(read)
+    if not isinstance(method, ast.Attribute):
+        return False
+    call = module.parents.get(method)
+    return (
+        isinstance(read.ctx, ast.Load)
+        and isinstance(call, ast.Call)
+        and call.func is method
+        and isinstance(evaluator.value_of(module, method), BoundMethod)
+    )
+
+
+def _keeps(evaluator: Evaluator, module: Module, call: ast.Call) -> bool:
+    """Whether the value `call` gives may keep its arguments: an object of a class of the
+    tree, what a function or method of the tree returns (`make_model(eval_mesh)`), or a
+    sharding or array of JAX's on the mesh it is given (`_KEEPS`); not a value the code
+    drops or enters as a context there."""
+    if isinstance(module.parents.get(call), (ast.Expr, ast.withitem)):
+        return False
+    callee = evaluator.value_of(module, call.func)
+    if isinstance(callee, (Class, Function, BoundMethod)):
+        return True
+    api = api_of(callee.name) if isinstance(callee, External) else None
+    return api in _KEEPS
 
 
 def every_caller_seen(evaluator: Evaluator, module: Module, node: ast.AST) -> bool:

@@ -22,6 +22,11 @@ from jaxfix.settings.table import SettingError
 from jaxfix.sources.discovery import is_excluded
 from jaxfix.sources.file_io import ReadError, read_regular
 
+# The project's files (those the prefilter passes) a quick fix of another module checks, as
+# the command line's run of the project would, for another fix of the place it changes; more:
+# no edit of another module.
+_MAX_CHECKED = 100
+
 
 def _project(document: Document) -> tuple[Run, Path]:
     """The run a `jaxfix --check` of the workspace folder would use for this file (its config
@@ -101,8 +106,6 @@ def _answer(job: Job, path: Path, run: Run) -> Answer:
             cache.put(result)
         return Answer(result)
     if isinstance(job, FixOne):
-        from jaxfix.write.data_edits import refuse_unwritable
-
         first, last = job.lines
         result = check_source_of(
             run.with_options(select=(job.code,), unsafe_fixes=job.unsafe),
@@ -110,13 +113,50 @@ def _answer(job: Job, path: Path, run: Run) -> Answer:
             lines=frozenset(range(first, last + 1)),
         )
         if any(d.applied and d.data_edits for d in result.diagnostics):
-            # a fix of another module is refused where a run of the file refuses it: beside
-            # another of its fixes that changes the same place another way, or outside
-            whole = check_source_of(run.with_options(unsafe_fixes=job.unsafe), source)
-            result = refuse_unwritable([result, whole], run.write_roots())[0]
+            result = _as_the_project_run_leaves_it(job, result, run)
         return Answer(result)
     assert isinstance(job, FixAll)
     return Answer(check_source_of(run.with_options(unsafe_fixes=False), source))
+
+
+def _as_the_project_run_leaves_it(
+    job: FixOne, result: FileResult, run: Run
+) -> FileResult:
+    """A fix whose edit is of another module, refused where `jaxfix --unsafe-fixes .` from
+    the workspace folder refuses it: beside another fix, of this file or of another file of
+    the project (each checked as the command line checks it, the document as the editor
+    holds it), that changes the same place another way; outside the project; and, as the
+    editor's edits stay in it, outside the workspace folder (every edit, without one)."""
+    from jaxfix.check.engine import check_file, check_source_of
+    from jaxfix.check.prefilter import is_candidate
+    from jaxfix.check.registry import selected_rules
+    from jaxfix.write.data_edits import refuse_outside, refuse_unwritable
+    from jaxfix.write.safe_write import real_roots
+
+    document = job.document
+    within = run.with_options(unsafe_fixes=job.unsafe)
+    folder = real_roots([Path(document.folder)]) if document.folder else ()
+    others = [
+        p
+        for p in run.scope
+        if os.path.abspath(p) != os.path.abspath(document.source.path)
+    ]
+    rules = selected_rules(within.options)
+    candidates = []
+    for path in others:
+        try:
+            data = read_regular(path, within.options.max_file_size)
+        except ReadError:
+            continue  # the command line reports it, and it has no fix
+        if is_candidate(data, rules):
+            candidates.append((path, data))
+    if len(candidates) > _MAX_CHECKED:
+        checked = f"the {_MAX_CHECKED} files a quick fix checks for another fix of it"
+        return refuse_outside([result], (), checked)[0]
+    results = [result, check_source_of(within, document.source)]
+    results += [check_file(within, path, data) for path, data in candidates]
+    result = refuse_unwritable(results, run.write_roots())[0]
+    return refuse_outside([result], folder, "the workspace folder")[0]
 
 
 def _explain() -> dict[str, str]:

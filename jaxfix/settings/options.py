@@ -65,6 +65,8 @@ class Options:
     import_order: ImportOrder = (
         ImportOrder()
     )  # ruff's isort settings: added imports stay sorted
+    # `jax.device_count()` where the checked program runs, when `--host-devices` gives it
+    host_devices: int | None = None
 
     @property
     def all_includes(self) -> tuple[str, ...]:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from jaxfix.check.registry import builtin_rules, check_codes
+from jaxfix.settings.host_devices import parse_host_devices
 from jaxfix.settings.options import (
     ALL,
     DEFAULT_MAX_FILE_SIZE,
@@ -140,6 +141,19 @@ SETTINGS: tuple[Setting, ...] = (
         parse=check_codes,
     ),
     Setting("unsafe-fixes", bool, "Also apply fixes marked unsafe.", "true or false"),
+    Setting(
+        "host-devices",
+        int,
+        "The number of devices the checked program sees where it runs (jax.device_count()): "
+        "a size computed from the host is then reported where it raises there, never fixed. "
+        "Default: not known (jaxfix never guesses it from its own environment).",
+        "a device count",
+        commands=(MAIN,),
+        metavar="N",
+        parse=parse_host_devices,
+        not_in_config="where the program runs is not the project's to say: give "
+        "--host-devices",
+    ),
     *_of_rules(),
     Setting(
         "target-version",

@@ -78,13 +78,13 @@ def refuse_unwritable(
 
 
 def refuse_outside(
-    results: list[FileResult], within: tuple[str, ...]
+    results: list[FileResult], within: tuple[str, ...], where: str = "the project"
 ) -> list[FileResult]:
     """`results` with every fix whose edit is of a file that does not resolve into `within`
-    (`real_roots`) not written, as the write would leave it: a preview (`--diff`,
-    `--dry-run`, JSON, the language server) shows what a write does."""
+    (`real_roots`, which `where` names) not written, as the write would leave it: a
+    preview (`--diff`, `--dry-run`, JSON, the language server) shows what a write does."""
     failed = {
-        edit: f"{edit.path.name} is outside the project: not written"
+        edit: f"{edit.path.name} is outside {where}: not written"
         for edits in _by_file(results).values()
         for edit in edits
         if not resolves_within(edit.path, within)

@@ -232,3 +232,27 @@ def test_a_preview_leaves_out_a_file_outside_the_project_as_the_write_does(
     assert refused in " ".join(_jaxfix("--dry-run", "--unsafe-fixes", ".").split())
     assert refused in " ".join(_jaxfix("--unsafe-fixes", ".").split())
     assert shapes.read_text() == "EVAL_SHAPE = (2, 2)\n"
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "gathered_input_sized_by_a_constant_of_the_launcher_sharding_also_placing_a_bias",
+        "abstract_mesh_sized_by_a_constant_of_the_launcher_model_handed_to_a_report",
+    ],
+)
+def test_an_edit_refused_for_a_holder_other_code_reads_names_the_place(
+    tmp_path, monkeypatch, case
+):
+    """The launcher's constant is not changed, and the report says where it is written and
+    what to set it to (a related location of main.py)."""
+    tree = tmp_path / "project"
+    shutil.copytree(ROOT / "fixtures" / "engine" / case, tree)
+    (tree / ".git").mkdir()
+    monkeypatch.chdir(tree)
+    before = (tree / "main.py").read_bytes()
+    shown = json.loads(_jaxfix("--unsafe-fixes", "--format", "json", "."))
+    assert (tree / "main.py").read_bytes() == before
+    (diagnostic,) = [d for f in shown["files"] for d in f["diagnostics"]]
+    assert "sizes are written at main.py:" in diagnostic["message"]
+    assert any(r.get("path") == "main.py" for r in diagnostic["related"])

@@ -19,9 +19,11 @@ pytest.importorskip(
     "pygls", reason="jaxfix server needs pygls (pip install 'jaxfix[server]')"
 )
 
+from click.testing import CliRunner
 from lsprotocol import types as t
 
 from jaxfix.cache.store import Cache, cache_dir
+from jaxfix.cli.main import cli
 from jaxfix.cli.rule_docs import explain_markdown
 from jaxfix.codemods import RULES
 from jaxfix.settings.config import build_options, load, project_roots
@@ -609,3 +611,100 @@ def test_a_fix_of_another_module_edits_it_unless_the_command_line_refuses_it(
         assert main.read_text() == (LAUNCHER / "main.py").read_text()  # never written
 
     asyncio.run(run(body)(tmp_path))
+
+
+SERVER = """\
+import jax
+import jax.numpy as jnp
+from jax.sharding import AbstractMesh, AxisType
+
+
+class Server:
+    def __init__(self, eval_mesh):
+        self.eval_mesh = eval_mesh
+
+    def serve_shapes(self):
+        wide = AbstractMesh((8, 2), ("data", "model"), axis_types=(AxisType.Explicit,) * 2)
+        with jax.sharding.use_abstract_mesh(wide):
+            with jax.sharding.use_abstract_mesh(self.eval_mesh.abstract_mesh):
+                return jax.eval_shape(lambda: jnp.zeros((8, 4))).shape
+"""
+
+
+def test_a_fix_of_another_module_refused_by_a_fix_of_another_file_has_no_edit(
+    tmp_path,
+):
+    """The trainer also hands the eval mesh to a server of another file, which enters it in
+    a mesh of size 16: the command line's run of the project writes neither fix of the
+    launcher's constant; the quick fix of the trainer's line, which checks that file too,
+    has no edit."""
+    shutil.copytree(
+        LAUNCHER,
+        tmp_path,
+        dirs_exist_ok=True,
+        ignore=shutil.ignore_patterns("*.fixed.py"),
+    )
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pkg" / "serve.py").write_text(SERVER)
+    stages, main = tmp_path / "pkg" / "stages.py", tmp_path / "main.py"
+    stages.write_text(
+        stages.read_text()
+        .replace(
+            "import jax.numpy as jnp\n",
+            "import jax.numpy as jnp\n\nfrom pkg.serve import Server\n",
+        )
+        .replace(
+            "        self.eval_mesh = eval_mesh\n",
+            "        self.eval_mesh = eval_mesh\n        self.server = Server(eval_mesh)\n",
+        )
+        + "\n    def run(self):\n        return self.evaluate(8), self.server.serve_shapes()\n"
+    )
+    main.write_text(main.read_text().replace("trainer.evaluate(8)", "trainer.run()"))
+    shown = CliRunner().invoke(
+        cli, ["--no-cache", "-j", "1", "--diff", "--unsafe-fixes", str(tmp_path)]
+    )
+    assert "(2 fixes not written)" in " ".join(shown.stderr.split())
+
+    async def body(editor: Editor) -> None:
+        uri = editor.open(stages)
+        first = (await editor.diagnostics(uri)).diagnostics[0]
+        assert first.code == "JAX002"
+        (quick,) = await editor.actions(
+            uri, first.range, [first], only=[t.CodeActionKind.QuickFix]
+        )
+        assert (await editor.resolve(quick)).edit is None
+        assert any(
+            "pkg/serve.py:13 changes the same place of main.py" in line
+            for line in editor.logs
+        )
+
+    asyncio.run(run(body)(tmp_path))
+
+
+def test_a_fix_of_a_module_outside_the_workspace_folder_has_no_edit(tmp_path):
+    """The workspace folder is the package; the project (and the launcher whose constant
+    the fix changes) is the folder above: the diagnostic is the command line's, the quick
+    fix edits nothing outside the folder."""
+    shutil.copytree(
+        LAUNCHER,
+        tmp_path,
+        dirs_exist_ok=True,
+        ignore=shutil.ignore_patterns("*.fixed.py"),
+    )
+    (tmp_path / ".git").mkdir()
+    stages = tmp_path / "pkg" / "stages.py"
+
+    async def body(editor: Editor) -> None:
+        uri = editor.open(stages)
+        first = (await editor.diagnostics(uri)).diagnostics[0]
+        assert first.code == "JAX002"
+        (quick,) = await editor.actions(
+            uri, first.range, [first], only=[t.CodeActionKind.QuickFix]
+        )
+        assert (await editor.resolve(quick)).edit is None
+        assert any(
+            "main.py is outside the workspace folder: not written" in line
+            for line in editor.logs
+        )
+
+    asyncio.run(run(body)(tmp_path / "pkg"))

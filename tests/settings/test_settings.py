@@ -25,6 +25,7 @@ VALUES = {
     "select": (["JAX001"], ["--select", "JAX001"]),
     "ignore": (["JAX002"], ["--ignore", "JAX002"]),
     "unsafe-fixes": (True, ["--unsafe-fixes"]),
+    "host-devices": (8, ["--host-devices", "8"]),
     "platforms": (["cpu", "tpu"], ["--platform", "cpu", "--platform", "tpu"]),
     "fill-axis": ("data", ["--fill-axis", "data"]),
     "target-version": ("0.12.0", ["--target-version", "0.12.0"]),

@@ -187,6 +187,7 @@ from jaxfix.analysis.ast_engine.values import (
     JitOfUnknown,
     Leaves,
     ListValue,
+    LoadedFromFile,
     Mesh,
     MeshContext,
     MeshKind,
@@ -217,6 +218,44 @@ _MAX_ITERATIONS = 16  # the iterations of the loops around a call asked one by o
 _MAX_ALTERNATIVES = 4  # the values of a call of a `OneOf` kept apart (`Alternatives`)
 # Where `on_host` keeps the host's device count beside the loop variables (no loop is it).
 _HOST: tuple[ast.AST, str] = (ast.Pass(), "<the host's device count>")
+
+
+def _binds_at_top(tree: ast.Module, name: str) -> bool:
+    """Whether the module's top-level statements define or import `name`."""
+    for statement in tree.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if statement.name == name:
+                return True
+        elif isinstance(statement, (ast.Import, ast.ImportFrom)):
+            if any(
+                (alias.asname or alias.name.split(".")[0]) == name
+                for alias in statement.names
+            ):
+                return True
+    return False
+
+
+def _loaded_from_file(
+    callee: External, positional: list[Value] | Unknown
+) -> LoadedFromFile | None:
+    """`importlib.util.spec_from_file_location(name, path)` and `module_from_spec` of it:
+    the module loaded from that file (which file: what reads of it find); None for other
+    calls."""
+    if callee.name == "importlib.util.spec_from_file_location":
+        return LoadedFromFile(
+            "a module loaded from a file named at run time "
+            "(`importlib.util.spec_from_file_location`)"
+        )
+    if (
+        callee.name == "importlib.util.module_from_spec"
+        and isinstance(positional, list)
+        and len(positional) == 1
+        and isinstance(positional[0], LoadedFromFile)
+    ):
+        return positional[0]
+    return None
+
+
 _MAX_POWER = 64
 # Packages that are never the tree's own, even when the tree holds them (the JAX clone holds
 # `jax/`): their names are matched as qualified names, as JAX's own users spell them.
@@ -1022,6 +1061,46 @@ class Evaluator:
         return self._bindings_value(
             module, name, frozenset(flow.everything[name]), frame
         )
+
+    def _loaded_attribute(
+        self, base: LoadedFromFile, name: str, node: ast.AST
+    ) -> Value:
+        """`module.get_config` of a module loaded from a file named at run time: the
+        function or class the project's modules bind to that name at their top (several:
+        `OneOf` them, a call gives each one's value); Unknown where none does, or a module
+        binds something else there."""
+        holder = self.project.holding(node)
+        if holder is None:
+            return lost_at(Unknown(f"`.{name}` of {base.why}"), base)
+        found = self.project.candidate_files(
+            name, holder.path, imported=False, limit=_MAX_ALTERNATIVES
+        )
+        if isinstance(found, Unknown):
+            return lost_at(Unknown(f"`.{name}` of {base.why}: {found.why}"), base)
+        options: list[Value] = []
+        for path in found:
+            module = self.module(path)
+            if isinstance(module, Unknown) or not _binds_at_top(module.tree, name):
+                continue
+            value = self.module_attribute(ModuleValue(path, None), name, node)
+            if not isinstance(value, (Function, Class)):
+                return lost_at(
+                    Unknown(
+                        f"`.{name}` of {base.why}, which {path.name} binds otherwise"
+                    ),
+                    base,
+                )
+            if value not in options:
+                options.append(value)
+        if not options:
+            return lost_at(
+                Unknown(
+                    f"`.{name}` of {base.why}: no module of the project defines it"
+                ),
+                base,
+            )
+        why = f"`.{name}` of {base.why}"
+        return options[0] if len(options) == 1 else OneOf(why, tuple(options))
 
     def module_attribute(self, ref: ModuleValue, name: str, node: ast.AST) -> Value:
         """`module.name` of a module of the tree: what its module body leaves bound."""
@@ -3632,6 +3711,8 @@ class Evaluator:
             return lost_at(Unknown(f"`.{name}` of {base.why}"), base)
         if isinstance(base, JitOfUnknown) and name in STAGE_METHODS:
             return lost_at(JaxStage(f"`.{name}` of {base.why}"), base)
+        if isinstance(base, LoadedFromFile):
+            return self._loaded_attribute(base, name, node)
         if isinstance(base, Unknown):
             return base
         if isinstance(base, ModuleValue):
@@ -4881,6 +4962,9 @@ class Evaluator:
             host = self._host_read(callee, positional, keywords)
             if host is not None:
                 return host
+            loaded = _loaded_from_file(callee, positional)
+            if loaded is not None:
+                return loaded
             if (
                 api_of_name(callee.name) is Api.JIT
                 and isinstance(positional, list)

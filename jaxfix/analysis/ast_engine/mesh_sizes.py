@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeAlias
 
@@ -61,6 +61,9 @@ class MeshSizes:
     built: ast.Call  # in the expression's module or in the factory's
     axes: tuple[SizeSource, ...]
     shared_with: tuple[ast.Name, ...]  # other reads of the names passed through
+    # A module-level name passed through that another module reads (`from stages import
+    # EVAL_MESH`): where, the first such read; Unknown where the search stops.
+    read_elsewhere: tuple[Path, int] | Unknown | None = None
 
 
 _CONFIG_LOADERS = frozenset(
@@ -121,6 +124,14 @@ class _Sizes:
                 )
                 if isinstance(sizes, Unknown):
                     return sizes
+                if module.scope_of(binding.node) is module.tree:
+                    elsewhere = self._read_elsewhere(module, expr.id)
+                    sizes = tuple(
+                        s
+                        if s.read_elsewhere is not None
+                        else replace(s, read_elsewhere=elsewhere)
+                        for s in sizes
+                    )
                 found += sizes
             return tuple(found)
         if not isinstance(expr, ast.Call):
@@ -151,6 +162,25 @@ class _Sizes:
             if reaching is None or reaching & bindings:
                 found.append(read)
         return found
+
+    def _read_elsewhere(
+        self, module: Module, name: str
+    ) -> tuple[Path, int] | Unknown | None:
+        """The first read of `module`'s global `name` by another module of the project (one
+        that imports it, or reads it as an attribute of the module)."""
+        project = self.evaluator.project
+        others = project.candidate_files(name, module.path)
+        if isinstance(others, Unknown):
+            return others
+        for path in others:
+            if path == module.path:
+                continue
+            reader = project.module_loading(path, name)
+            if isinstance(reader, Unknown):
+                return reader
+            if reader is not None and (reads := reader.loads_by_name.get(name)):
+                return reader.path, min(reader.line(r) for r in reads)
+        return None
 
     def _factory(
         self, module: Module, call: ast.Call, shared: tuple[ast.Name, ...]

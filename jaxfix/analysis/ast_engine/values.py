@@ -39,6 +39,7 @@ __all__ = [
     "EnumMember",
     "External",
     "Foreign",
+    "LoadedFromFile",
     "Frame",
     "Function",
     "Instance",
@@ -566,6 +567,15 @@ class Foreign(Unknown):
     """An object made outside the tree from values that hold nothing of the tree (what
     `jax.jit(f).lower(x)` or `jnp.zeros(3)` returns): unknown, but surely no object, function
     or class of the tree, so `foreign.method()` never calls one of the tree's methods."""
+
+    __slots__ = ()
+
+
+class LoadedFromFile(Unknown):
+    """A module loaded from a file named at run time (`importlib.util.spec_from_file_location(
+    name, args.config)`, `module_from_spec` of it): a config module given on the command line.
+    What it binds is what the project's modules that bind that name at their top bind
+    (evaluate.py)."""
 
     __slots__ = ()
 
