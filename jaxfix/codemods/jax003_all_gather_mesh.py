@@ -128,7 +128,9 @@ class AllGatherMeshMismatch(Rule):
     the one context mesh every way runs in: a way whose out_sharding is a tree of bare
     `PartitionSpec`s and whose input has a leaf on an Explicit mesh that surely is another
     (an axis of another name, or of another size known on both: so on every host) is reported,
-    naming the way, without a fix.
+    naming the way, without a fix; so is a way whose out_sharding is a tree of `NamedSharding`s
+    on an Explicit mesh that surely is not the context mesh, its input a tree of arrays on
+    Explicit meshes (JAX compares the out_sharding with the context mesh first).
 
     ## Why is this bad?
     `top_level_all_gather` gathers on the input's mesh and cannot move data to another one.
@@ -458,10 +460,15 @@ class AllGatherMeshMismatch(Rule):
                 out_tree is None
                 or in_tree is None
                 or out_tree[1] != in_tree[1]  # paired leaf by leaf, else another error
-                or not all(isinstance(s, Spec) for s in out_tree[0])
             ):
                 continue
             arrays = in_tree[0]
+            if not all(isinstance(s, Spec) for s in out_tree[0]):
+                if self._foreign_out_on_way(
+                    gather, sharding, way, context, out_tree[0], arrays
+                ):
+                    return True
+                continue
             foreign = next(
                 (
                     a.sharding.mesh
@@ -503,6 +510,67 @@ class AllGatherMeshMismatch(Rule):
             )
             return True
         return False
+
+    def _foreign_out_on_way(
+        self,
+        gather: ast.Call,
+        sharding: ast.expr,
+        way: CallerWay,
+        context: Mesh,
+        shardings: list[Value],
+        arrays: list[Value],
+    ) -> bool:
+        """One caller's way whose out_sharding is a tree of `NamedSharding`s on an Explicit
+        mesh that surely is not the context mesh (an axis of another name or known size: on
+        every host; nanodo's evaluator gathering onto a mesh built from its config's
+        `eval.mesh_axes`), its input a tree of arrays on Explicit meshes: JAX compares the
+        out_sharding with the context mesh first and raises; reported, naming the way,
+        without a fix. True when it reported (or the way is a test of the error)."""
+        meshes = [s.mesh for s in shardings if isinstance(s, Sharding)]
+        if (
+            not context.all_explicit
+            or len(meshes) != len(shardings)
+            or not all(
+                isinstance(m, Mesh) and m.all_explicit and m.equals(context) is False
+                for m in meshes
+            )
+            or not all(
+                isinstance(a, Array)
+                and isinstance(a.sharding, Sharding)
+                and isinstance(a.sharding.mesh, Mesh)
+                and a.sharding.mesh.all_explicit
+                for a in arrays
+            )
+        ):
+            return False
+        if self.expected_on_way(gather, way):
+            return True  # a test of this error
+        analysis = self.analysis
+        places = way_places(way, analysis)
+        first, call, _ = way.calls[-1]
+        foreign = meshes[0]
+        assert isinstance(foreign, Mesh)
+        self.report(
+            gather,
+            with_note(
+                f"top_level_all_gather out_sharding `{self._short(sharding)}` is on mesh "
+                f"{foreign.shape_text()} on the way called from {places[0]} "
+                f"(`{self._short(analysis.of(first).text(call))}`)"
+                + (f" through {', '.join(places[1:])}" if places[1:] else "")
+                + f", but the context mesh is {context.shape_text()}; JAX raises "
+                f"{_CONTEXT_ERROR}",
+                not_fixed(
+                    "the out_sharding's mesh is built on that way from values jaxfix does "
+                    "not change for it alone: build it with the context mesh's axes"
+                ),
+            ),
+            related=tuple(
+                related(analysis, "the function is called here", call)
+                for caller, call, _ in way.calls
+                if caller is analysis.module
+            ),
+        )
+        return True
 
     def _in_loop(self, gather: ast.Call, x: ast.expr, sharding: ast.expr) -> bool:
         """Inside `for` loops over items jaxfix spells out, each iteration asked on its own:
@@ -2133,8 +2201,9 @@ def _context_on_way(
 ) -> Mesh | None:
     """The context mesh on one of the callers' `ways`: the one known mesh of every site that
     may be on it (entered in the function itself, around one of the way's calls, or around a
-    call further up than the ways go, which any of them may go through); None when there is
-    none, one is not known, or they differ."""
+    call further up than the ways go, which any of them may go through; the same mesh value
+    at each, even sized by the host); None when there is none, one is not known, or they
+    differ."""
     calls = {id(call) for _, call, _ in way.calls}
     others = {id(call) for one in ways for _, call, _ in one.calls} - calls
     meshes = [
@@ -2145,7 +2214,9 @@ def _context_on_way(
     first = meshes[0] if meshes else None
     if not isinstance(first, Mesh) or first.is_empty:
         return None
-    if all(isinstance(m, Mesh) and m.equals(first) is True for m in meshes):
+    if all(
+        isinstance(m, Mesh) and (m is first or m.equals(first) is True) for m in meshes
+    ):
         return first
     return None
 

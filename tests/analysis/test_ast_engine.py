@@ -119,6 +119,28 @@ def sizes(found: Value) -> object:
             "    return c\ncfg = get_config()\nout = cfg.get('a') * cfg.d.b * cfg['d']['b']",
             16,
         ),
+        # such a config called as `dict` is, by `create(**kwargs)`: a mapping, then keywords
+        (
+            "class Cfg(dict):\n    def __getattr__(self, name):\n        return self[name]\n"
+            "    def __setattr__(self, name, value):\n        self[name] = value\n"
+            "def create(**kwargs):\n    return Cfg(**kwargs)\n"
+            "out = create(a=4).a * Cfg({'b': 3, 'c': 1}, c=2).c",
+            8,
+        ),
+        # ml_collections' `create(**kwargs)`: the ConfigDict of its keywords, nested too
+        (
+            "from ml_collections import config_dict\n"
+            "out = config_dict.create(a=4, b=config_dict.create(c=2)).b.c",
+            2,
+        ),
+        # a dataclass field whose default a class of the tree makes (`default_factory=Cls`)
+        (
+            "@dataclasses.dataclass(frozen=True)\nclass Inner:\n    n: int = 4\n"
+            "@dataclasses.dataclass(frozen=True)\nclass Outer:\n"
+            "    inner: Inner = dataclasses.field(default_factory=Inner)\n"
+            "out = Outer().inner.n",
+            4,
+        ),
         # meshes
         ('m = AbstractMesh((8, 4), ("data", "model"))\nout = m.shape["data"]', 8),
         (
@@ -156,6 +178,11 @@ def test_known_values(tmp_path: Path, source: str, expected: object) -> None:
         "    c.a = 4\n    if flag:\n        c.a = 8\n    return c\nout = get_config(1).a",
         "import types\ndef get_config():\n    c = types.SimpleNamespace()\n"
         "    c.a = 4\n    b = c.a\n    c.a = 8\n    return b\nout = get_config()",
+        # a store into a nested entry through the name of the config its caller got
+        "import types\ndef get_config():\n    c = types.SimpleNamespace()\n"
+        "    c.eval = types.SimpleNamespace()\n    c.eval.a = 4\n    return c\n"
+        "def main():\n    c = get_config()\n    c.eval.a = 8\n    return c.eval.a\n"
+        "out = main()",
         # a loop that may stop early, or a store under an `if`: not the whole dict
         "def fill(xs):\n    out = {}\n    for k in xs:\n        if k:\n"
         "            out[k] = 1\n    return out\nout = fill((0, 2))[2]",

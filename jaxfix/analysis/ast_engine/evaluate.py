@@ -12,7 +12,8 @@ branch). Objects: calling a class of the tree gives an `Instance` with its const
 arguments; its attributes are the class's constants, methods, properties (the getter
 evaluated with `self` bound; a memoizing getter, `if self._m is None: self._m = E` then
 `return self._m`, gives `E` when nothing else stores `._m`), dataclass fields (a default, or
-what a `default_factory` function of the tree returns; Unknown for a dataclass not frozen where
+what a `default_factory` function of the tree returns, or an object its class of the tree
+builds with no arguments; Unknown for a dataclass not frozen where
 a method of its class, code outside it or a `setattr` may store the field again), and what
 `__init__` assigns to `self.x` (a base's `__init__` with the arguments of the subclass's one
 `super().__init__(...)`; Unknown when another method, code outside the class or a `setattr`
@@ -42,7 +43,9 @@ Attribute configs: a function that builds a config empty and fills it by attribu
 one statement each in its own body (`config = ConfigDict()`, `config.data = ConfigDict()`,
 `config.data.batch_size = 16`: ml_collections' `ConfigDict`, a `dict` subclass whose
 `__setattr__`/`__getattr__` are its items, `types.SimpleNamespace`), read only after the last
-store, gives that config (`.get(k)`, `[k]` and attributes of a ConfigDict). Config objects: an
+store, gives that config (`.get(k)`, `[k]` and attributes of a ConfigDict); such a `dict`
+subclass called as `dict` is (a mapping and keywords: nanodo's `create(**kwargs)`), and
+ml_collections' `config_dict.create(**kwargs)`, hold those items. Config objects: an
 object of a class of the tree that the function building it configures before it escapes
 (axlearn's `cfg = Runner.default_config().set(name=...)`, `cfg.mesh_shape = (2, 4)`, then
 `return cfg`: stores and method calls as statements of its own body, every other use after the
@@ -5064,6 +5067,12 @@ class Evaluator:
                 return Namespace(tuple(keywords.items()))
             if callee.name in _CONFIG_DICTS:
                 return _config_dict(positional, keywords)
+            if (
+                callee.name in _CONFIG_DICT_CREATE
+            ):  # `create(**kwargs)`: ConfigDict(kwargs)
+                if isinstance(keywords, Unknown) or positional:
+                    return Unknown(f"`{callee.name}` given other than keywords")
+                return Namespace(tuple(keywords.items()), mapping=True)
             if callee.name == "dataclasses.replace":
                 return self._replaced(positional, keywords, node)
             if callee.name == "dataclasses.asdict":
@@ -6137,7 +6146,7 @@ class Evaluator:
                             given[statement.target.id] = default[0]
             return Instance(cls, tuple(given.items()), node)
         if self._attribute_dict_class(cls):
-            return _config_dict(positional, keywords)
+            return _attribute_dict(positional, keywords)
         init = self._class_member(cls, "__init__")
         if isinstance(init, Unknown):
             if isinstance(init, NotDefined):
@@ -6194,10 +6203,14 @@ class Evaluator:
         self, module: Module, factory: ast.expr, frame: Frame
     ) -> Value:
         """`field(default_factory=f)`'s default: what calling `f` with no arguments gives,
-        for a lambda or function of the tree (its closure the class's); else unknown."""
+        for a lambda or function of the tree (its closure the class's) or a class of the
+        tree (alphafold3's `global_config: GlobalConfig = field(default_factory=GlobalConfig)`,
+        an object with its own defaults); else unknown."""
         made = self.value(module, factory, frame)
         if isinstance(made, Function) and made.wrapped_by is None:
             return self.call_function(made, [], {}, factory)
+        if isinstance(made, Class):
+            return self._construct(made, [], {}, factory)
         return Unknown("a default made by a `default_factory` jaxfix does not follow")
 
     def _memoizing(
@@ -6852,6 +6865,14 @@ _CONFIG_DICTS = frozenset(
     }
 )
 
+# ml_collections' `create(**kwargs)`, the ConfigDict of its keywords (nanodo's nested configs).
+_CONFIG_DICT_CREATE = frozenset(
+    {
+        "ml_collections.config_dict.create",
+        "ml_collections.config_dict.config_dict.create",
+    }
+)
+
 
 def _config_dict(
     positional: list[Value] | Unknown, keywords: dict[str, Value] | Unknown
@@ -6867,6 +6888,22 @@ def _config_dict(
     if isinstance(given, DictValue) and all(isinstance(k, str) for k, _ in given.items):
         return Namespace(tuple((str(k), v) for k, v in given.items), mapping=True)
     return Unknown("a ConfigDict of something jaxfix does not know")
+
+
+def _attribute_dict(
+    positional: list[Value] | Unknown, keywords: dict[str, Value] | Unknown
+) -> Value:
+    """A call of a `dict` subclass whose attributes are its items (the ConfigDict stand-in a
+    project writes): `dict`'s own constructor, a mapping and keywords (`Config(D=16, F=32)`,
+    nanodo's `create(**kwargs)` returning `ConfigDict(**kwargs)`), later keywords winning."""
+    if isinstance(keywords, Unknown):
+        return keywords
+    if isinstance(positional, Unknown) or len(positional) > 1:
+        return _config_dict(positional, {})
+    made = _config_dict(positional, {})
+    if not isinstance(made, Namespace):
+        return made
+    return Namespace(tuple({**dict(made.items), **keywords}.items()), mapping=True)
 
 
 def _namespace_of(built: dict[str, object]) -> Namespace:

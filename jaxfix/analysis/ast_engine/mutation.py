@@ -1,7 +1,8 @@
 """Which names may denote a container (list, dict, SimpleNamespace) that something changes.
 
 A list or dict is known only while every use of its name is a read that cannot change it:
-an item or slice read, an attribute a list or dict does not have (`f(s.shape)`), iteration,
+an item or slice read, an attribute a list or dict does not have (`f(s.shape)`; not one
+stored into, `c.eval.mesh_axes = v`), iteration,
 `*xs` or `**d` in a call or `{**d}` in a dict display (a copy), `len`/`tuple`/`sorted`/...
 `copy.deepcopy` of it, a lambda's body (what it returns), a non-mutating method (`.get`, `.keys`, `.values`, `.items`, `.copy`, `.index`,
 `.count`), a JAX constructor's argument, an argument of `jax.jit`, of a jitted function's
@@ -178,6 +179,8 @@ def reads_only(node: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:
         call = parents.get(parent)
         if isinstance(call, ast.Call) and call.func is parent:
             return parent.attr in _READING_METHODS
+        if _stored_into(parent, parents):
+            return False  # `c.eval.mesh_axes = v`: the object `c.eval` reads is changed
         # `f(s.shape)` reads; `f(xs.append)`, `add = xs.append` may change `xs` later
         return parent.attr in _READING_METHODS or parent.attr not in _CONTAINER_METHODS
     if isinstance(parent, ast.Call):
@@ -234,6 +237,18 @@ def _item_changed(item: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:
         if not isinstance(parent.ctx, ast.Load):
             return True
         return parent.attr in _CONTAINER_METHODS and parent.attr not in _READING_METHODS
+    return False
+
+
+def _stored_into(read: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:
+    """An attribute read whose object is then stored into, through attributes and items:
+    `c.eval.mesh_axes = v`, `c.eval["axes"] = v`, `del c.a.b`, `c.a.b += 1` (a nested config's
+    entry set through the name that holds the whole config)."""
+    parent = parents.get(read)
+    while isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is read:
+        if not isinstance(parent.ctx, ast.Load):
+            return True
+        read, parent = parent, parents.get(parent)
     return False
 
 
