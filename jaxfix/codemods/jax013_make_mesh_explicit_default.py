@@ -534,11 +534,13 @@ class MakeMeshExplicitDefault(Rule):
         types whose first dimension is sharded, by an unsharded array of one or more
         dimensions (a gather: eager or traced, whatever the context mesh, JAX cannot tell how
         to shard its result)."""
-        array = self.analysis.value_of(node.value)
-        if not isinstance(array, Array) or not isinstance(array.sharding, Sharding):
-            return None
+        # the index first: most are a loop's or a parameter's number, settled sooner than the
+        # array they index (then asked no more)
         index = self.analysis.value_of(node.slice)
         if not isinstance(index, Array) or not index.unsharded or not index.shape:
+            return None
+        array = self.analysis.value_of(node.value)
+        if not isinstance(array, Array) or not isinstance(array.sharding, Sharding):
             return None
         mesh, spec = array.sharding.mesh, array.sharding.spec
         if (

@@ -237,3 +237,52 @@ def test_a_dataclass_declared_through_a_helper_decorator_has_its_defaults(
 def test_a_helper_decorator_doing_more_is_not_a_dataclass_one(tmp_path: Path):
     source = CONFIG_CLASS.replace("    return", "    cls.shape = (4, 2)\n    return")
     assert isinstance(_last_value(tmp_path, source), Unknown)
+
+
+def _parameter(tmp_path: Path, source: str, function: str, name: str) -> object:
+    """The value of the first read of `name` in `function`, from its callers."""
+    engine, module = _engine(tmp_path, source)
+    (read,) = [
+        node
+        for node in ast.walk(_function(module, function))
+        if isinstance(node, ast.Name) and node.id == name
+    ][:1]
+    return engine.value_of(module, read)
+
+
+def test_a_parameter_first_passed_unknown_is_that_unknown_whatever_later_calls_pass(
+    tmp_path: Path,
+) -> None:
+    value = _parameter(
+        tmp_path,
+        "import os\ndef f(x):\n    return x\nf(os.environ['A'])\nf(2)\nf(3)\n",
+        "f",
+        "x",
+    )
+    assert isinstance(value, Unknown)
+    assert (
+        value.why == "an item jaxfix cannot pick"
+    )  # `os.environ[...]`, the first call's
+
+
+def test_a_later_call_that_cannot_be_bound_decides_after_an_unknown_caller(
+    tmp_path: Path,
+) -> None:
+    # the first caller settles `x` as an Unknown, but the third call passes an argument `f`
+    # has no parameter for: the answer is that call's, as when every caller is asked
+    value = _parameter(
+        tmp_path,
+        "import os\ndef f(x):\n    return x\nf(os.environ['A'])\nf(2)\nf(3, 4)\n",
+        "f",
+        "x",
+    )
+    assert isinstance(value, Unknown)
+    assert value.why == "a call with more arguments than parameters"
+    unknown_keyword = _parameter(
+        tmp_path,
+        "import os\ndef f(x):\n    return x\nf(os.environ['A'])\nf(x=2, y=3)\n",
+        "f",
+        "x",
+    )
+    assert isinstance(unknown_keyword, Unknown)
+    assert unknown_keyword.why == "a call with an unknown keyword `y`"

@@ -219,6 +219,7 @@ from jaxfix.analysis.ast_engine.values import (
     known,
     lost_at,
     same,
+    settles_join,
 )
 from jaxfix.analysis.names import API_LAST_NAMES, Api, api_of_name
 from jaxfix.ground import quoting
@@ -1255,10 +1256,17 @@ class Evaluator:
             assumed, place = carried
             self._floor = min(self._floor, place)  # what rests on it is not kept
             return assumed
-        values = [
-            self._binding_value(module, name, b, frame)
-            for b in sorted(bindings, key=_source_order)  # a set: in the code's order
-        ]
+        values: list[Value] = []
+        asked: list[Value] = []  # every binding's value asked, for `_loop_carried`
+        for binding in sorted(
+            bindings, key=_source_order
+        ):  # a set: in the code's order
+            value = self._binding_value(module, name, binding, frame)
+            asked.append(value)
+            if settles_join(values, value):
+                values = [value]  # what `join` gives, whatever the later bindings are
+                break
+            values.append(value)
         why = f"`{name}` may have different values here"
         options = _callables(values) if len(values) > 1 else None
         if options is not None and len(options) > 1:
@@ -1267,7 +1275,7 @@ class Evaluator:
             return OneOf(why, options)
         value = join(values, why)
         if isinstance(value, Unknown):
-            value = self._loop_carried(module, name, bindings, frame, values) or value
+            value = self._loop_carried(module, name, bindings, frame, asked) or value
         if isinstance(value, Namespace) and name in self._escaped_in(module):
             filled = self._filled_by_stores(module, name, bindings, frame)
             if filled is not None:
@@ -2374,19 +2382,57 @@ class Evaluator:
                 f"parameter `{arg.arg}`: no call of `{function.name}` in the project"
             )
         values: list[Value] = []
+        settled: Value | None = None
         for caller, call, callee in calls:
             if callee is None:
                 return Unknown(f"`{function.name}` is called through a decorator")
-            bound = self._arguments(
-                caller, call, callee, self.frame_at(caller, call), wanted=arg.arg
-            )
+            frame = self.frame_at(caller, call)
+            if settled is not None:
+                # the answer is `settled` unless this call cannot be bound, which its
+                # arguments' places tell (their values only where `*args` or `**kwargs` are)
+                unbound = self._unbound(caller, call, callee, frame, arg.arg)
+                if unbound is not None:
+                    return unbound
+                continue
+            bound = self._arguments(caller, call, callee, frame, wanted=arg.arg)
             if isinstance(bound, Unknown):
                 return bound
             given = dict(bound)
-            values.append(given[arg.arg] if arg.arg in given else Unknown("not passed"))
+            value = given[arg.arg] if arg.arg in given else Unknown("not passed")
+            if settles_join(values, value):
+                settled = value  # what `join` gives, whatever the later callers pass
+            values.append(value)
+        if settled is not None:
+            return settled
         return join(
             values, f"the callers of `{function.name}` pass different `{arg.arg}`"
         )
+
+    def _unbound(
+        self,
+        module: Module,
+        call: ast.Call,
+        callee: Function,
+        frame: Frame,
+        wanted: str,
+    ) -> Unknown | None:
+        """The Unknown `_arguments(..., wanted=wanted)` gives for `call` (it cannot be bound to
+        `callee`'s parameters), else None: where the call spells out where each argument
+        goes, bound with no argument evaluated (binding looks at their places, not their
+        values); else (`*args`, `**kwargs`) asked as `_arguments` asks it."""
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(
+            k.arg is None for k in call.keywords
+        ):
+            bound = self._arguments(module, call, callee, frame, wanted=wanted)
+            return bound if isinstance(bound, Unknown) else None
+        receives = self._receives(callee)
+        not_asked = Unknown("an argument not asked about")
+        positional: list[Value] = [not_asked] * (len(call.args) + receives)
+        keywords: dict[str, Value] = {
+            k.arg: not_asked for k in call.keywords if k.arg is not None
+        }
+        bound = self.bind(callee, positional, keywords)
+        return bound if isinstance(bound, Unknown) else None
 
     def _called_where_written(
         self, module: Module, function: ast.Lambda, arg: ast.arg
@@ -5888,11 +5934,7 @@ class Evaluator:
         parameter's argument is evaluated (the others are placeholders), where the call
         spells out where each argument goes (no `*args`, no `**kwargs`): a question about
         one parameter does not ask about the others (which may lead back to it)."""
-        receives = (
-            isinstance(callee.node, ast.FunctionDef)
-            and self._is_method(callee)
-            and callee.wrapped_by != "staticmethod"  # given no receiver
-        )
+        receives = self._receives(callee)
         only: Callable[[int | str], bool] | None = None
         if (
             wanted is not None
@@ -5921,6 +5963,15 @@ class Evaluator:
             if isinstance(positional, list):
                 positional = [receiver, *positional]
         return self.bind(callee, positional, keywords)
+
+    def _receives(self, callee: Function) -> bool:
+        """Whether a call of `callee` gives it the object it is called on first (a method,
+        not a static one)."""
+        return (
+            isinstance(callee.node, ast.FunctionDef)
+            and self._is_method(callee)
+            and callee.wrapped_by != "staticmethod"  # given no receiver
+        )
 
     def _is_method(self, function: Function) -> bool:
         module = self.module(function.path)
@@ -6073,13 +6124,7 @@ class Evaluator:
             elif memo is not None and self._memo_kept(module, function.node, memo[0]):
                 value = self.value(module, memo[1], frame)
             else:
-                flow = self.flow(module, frame)
-                values = [
-                    self.value(module, r.value, frame) if r.value is not None else None
-                    for r in flow.returns
-                ]
-                if flow.end is not None:
-                    values.append(None)
+                values = self._returned(module, frame)
                 value = _joined_objects(values, "")
                 if isinstance(value, Unknown) and not any(value is v for v in values):
                     value = _or_none(
@@ -6091,6 +6136,25 @@ class Evaluator:
         if not self._carried:  # else what it gives may rest on an assumption
             self._calls[key] = value
         return value
+
+    def _returned(self, module: Module, frame: Frame) -> list[Value]:
+        """What each way out of the function of `frame` returns (None where it runs off its
+        end), in order; only the first where it is an Unknown that settles their join
+        (`_joined_objects` gives it whatever the later returns are: not asked)."""
+        flow = self.flow(module, frame)
+        values: list[Value] = []
+        for statement in flow.returns:
+            value = (
+                self.value(module, statement.value, frame)
+                if statement.value is not None
+                else None
+            )
+            if settles_join(values, value):
+                return [value]
+            values.append(value)
+        if flow.end is not None:
+            values.append(None)
+        return values
 
     def _returns_differ(
         self, module: Module, function: Function, frame: Frame

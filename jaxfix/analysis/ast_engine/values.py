@@ -736,6 +736,17 @@ def same(a: Value, b: Value) -> bool:
     return a == b
 
 
+def settles_join(values: list[Value], value: Value) -> bool:
+    """Whether `join` of `values` followed by `value` and anything else gives `value` itself:
+    it is the first Unknown among them and one that knows nothing (what it knows would be
+    compared with every other way's). The ways after it need not be asked."""
+    return (
+        isinstance(value, Unknown)
+        and _facts(value) is None
+        and not any(isinstance(v, Unknown) for v in values)
+    )
+
+
 def join(values: list[Value], why: str) -> Value:
     """The one value every way gives, else Unknown(why) (an Unknown that knows something,
     `OneOf` or `Jitted`, only when every way's is the same)."""
