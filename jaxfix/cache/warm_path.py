@@ -56,6 +56,7 @@ VALUE_OPTIONS = frozenset(
         "--exclude",
         "--explain",
         "--fill-axis",
+        "--host-devices",
         "--format",
         "--from-log",
         "--ignore",

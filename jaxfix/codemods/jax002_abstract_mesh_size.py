@@ -1292,7 +1292,7 @@ class AbstractMeshSizeChange(Rule):
                 )
             literals.append(source)
         if not every_caller_seen(
-            self.analysis.engine.evaluator, self.analysis.module, node
+            self.analysis.engine.contexts, self.analysis.module, node
         ):
             return None, not_fixed(
                 "the code around it may be called where jaxfix does not know the mesh "
@@ -1351,7 +1351,9 @@ class AbstractMeshSizeChange(Rule):
         if (
             written.module is self.analysis.module
             or not read_once(evaluator, inner.built_at)
-            or not every_caller_seen(evaluator, self.analysis.module, raising)
+            or not every_caller_seen(
+                self.analysis.engine.contexts, self.analysis.module, raising
+            )
         ):
             return None
         node = written.node

@@ -1020,7 +1020,9 @@ class AllGatherMeshMismatch(Rule):
             written.why is not None
             or not read_once(evaluator, given.built_at)
             or not kept_once(evaluator, written.module, written.node)
-            or not every_caller_seen(evaluator, self.analysis.module, node)
+            or not every_caller_seen(
+                self.analysis.engine.contexts, self.analysis.module, node
+            )
         ):
             why = written.why or "other code may reach that mesh too"
             return None, f"{named} ({why}): set them to {shown} there", place

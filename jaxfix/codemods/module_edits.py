@@ -16,7 +16,7 @@ import hashlib
 import itertools
 from typing import TYPE_CHECKING
 
-from jaxfix.analysis.ast_engine.contexts import MAPS_AT_ONCE
+from jaxfix.analysis.ast_engine.contexts import MAPS_AT_ONCE, Contexts
 from jaxfix.analysis.ast_engine.values import (
     BoundMethod,
     Class,
@@ -176,13 +176,15 @@ def _keeps(evaluator: Evaluator, module: Module, call: ast.Call) -> bool:
     return api in _KEEPS
 
 
-def every_caller_seen(evaluator: Evaluator, module: Module, node: ast.AST) -> bool:
+def every_caller_seen(contexts: Contexts, module: Module, node: ast.AST) -> bool:
     """Whether every call that leads to `node` is one the engine asked for the mesh contexts
     around it: from `node`'s function up its callers (a few levels), a method's calls looked
     for also where its module is not imported (`trainer._eval_shapes(8)` in a module handed
     the trainer, under its own mesh) are those of its callers through imports; a lambda a
-    tree map runs at once is called where the map is. A change of
+    tree map runs at once is called where the map is; a function's runs are those the mesh
+    contexts are asked at (`Contexts.calls_running`: `jax.jit(f)(x)` too). A change of
     another module's sizes could break a call the engine did not count, working today."""
+    evaluator = contexts.evaluator
     seen: set[ast.AST] = set()
     waiting: list[tuple[Module, ast.AST, int]] = [(module, node, 0)]
     while waiting:
@@ -199,10 +201,10 @@ def every_caller_seen(evaluator: Evaluator, module: Module, node: ast.AST) -> bo
         ):
             return False
         seen.add(scope)
-        calls = evaluator.calls_of(here, scope, through_decorators=True)
-        if isinstance(calls, Unknown):
-            return False
         if isinstance(here.parents.get(scope), ast.ClassDef):
+            calls = evaluator.calls_of(here, scope, through_decorators=True)
+            if isinstance(calls, Unknown):
+                return False
             on_objects = evaluator.calls_of(
                 here, scope, through_decorators=True, on_objects=True
             )
@@ -210,7 +212,12 @@ def every_caller_seen(evaluator: Evaluator, module: Module, node: ast.AST) -> bo
                 id(c) for _, c, _ in calls
             }:
                 return False
-        waiting.extend((caller, call, level + 1) for caller, call, _ in calls)
+            waiting.extend((caller, call, level + 1) for caller, call, _ in calls)
+            continue
+        runs = contexts.calls_running(here, scope)  # `jax.jit(f)(x)` runs f there too
+        if isinstance(runs, Unknown):
+            return False
+        waiting.extend((caller, run, level + 1) for caller, run in runs)
     return True
 
 

@@ -137,7 +137,7 @@ def test_a_lambda_a_tree_map_runs_at_once_is_called_where_the_map_is(
         and isinstance(n.func, ast.Name)
         and n.func.id == "target"
     )
-    assert every_caller_seen(engine.evaluator, module, node) is seen
+    assert every_caller_seen(engine.contexts, module, node) is seen
 
 
 HOLDERS = """\
