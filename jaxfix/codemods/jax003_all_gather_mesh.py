@@ -30,12 +30,19 @@ from jaxfix.analysis.ast_engine.values import (
     tuple_text,
 )
 from jaxfix.analysis.ast_engine.vocabulary import api_of
-from jaxfix.analysis.ast_engine.written_at import written_at
+from jaxfix.analysis.ast_engine.written_at import (
+    Computed,
+    Written,
+    called_through,
+    in_builder,
+    written_at,
+)
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.bindings import first_evaluated, local_for
 from jaxfix.codemods.loops import iteration_text, loops_text, may_end_early
 from jaxfix.codemods.module_edits import (
+    entry_read_once,
     every_caller_seen,
     kept_once,
     module_edit,
@@ -57,6 +64,7 @@ from jaxfix.settings.options import Options
 if TYPE_CHECKING:
     import libcst as cst
 
+    from jaxfix.analysis.ast_engine.project import Module
     from jaxfix.ground.diagnostics import Edit
 
 _INPUT_ERROR = '"Input sharding mesh ... should be equal to out_sharding mesh ..."'
@@ -550,6 +558,19 @@ class AllGatherMeshMismatch(Rule):
         first, call, _ = way.calls[-1]
         foreign = meshes[0]
         assert isinstance(foreign, Mesh)
+        renamed = (
+            self._out_named_where_written(gather, foreign, context)
+            if len(set(meshes)) == 1
+            else None
+        )
+        fix, note, places_named = renamed or (
+            None,
+            not_fixed(
+                "the out_sharding's mesh is built on that way from values jaxfix does "
+                "not change for it alone: build it with the context mesh's axes"
+            ),
+            (),
+        )
         self.report(
             gather,
             with_note(
@@ -559,17 +580,159 @@ class AllGatherMeshMismatch(Rule):
                 + (f" through {', '.join(places[1:])}" if places[1:] else "")
                 + f", but the context mesh is {context.shape_text()}; JAX raises "
                 f"{_CONTEXT_ERROR}",
-                not_fixed(
-                    "the out_sharding's mesh is built on that way from values jaxfix does "
-                    "not change for it alone: build it with the context mesh's axes"
-                ),
+                note,
             ),
-            related=tuple(
-                related(analysis, "the function is called here", call)
-                for caller, call, _ in way.calls
-                if caller is analysis.module
+            fix=fix,
+            related=(
+                *(
+                    related(analysis, "the function is called here", call)
+                    for caller, call, _ in way.calls
+                    if caller is analysis.module
+                ),
+                *places_named,
             ),
         )
+        return True
+
+    def _out_named_where_written(
+        self, gather: ast.Call, foreign: Mesh, context: Mesh
+    ) -> tuple[Fix | None, str, tuple[Related, ...]] | None:
+        """Where the out_sharding's mesh is the context mesh under other axis names (the
+        same types, and sizes known equal or written at one place for both: nanodo's
+        `create_mesh(c.eval.mesh_axes)` beside `create_mesh(c.mesh_axes)`), the names set to
+        the context mesh's where they are written: the literal the walk from where the mesh
+        is built (`Mesh.built_at`, led up the project's one caller of each function,
+        `called_through`) reaches for its names (`written_at(names=True)`), in another
+        module, outside the function that builds the mesh. Changed only when that literal
+        is read this way alone (`read_once`, and `kept_once` or its entry's one read,
+        `entry_read_once`), every call leading to the gather is one whose mesh context the
+        engine knows (`every_caller_seen`), and no other string of the project spells the
+        old names (code naming the axes would then name missing ones); otherwise the
+        place is named without a fix. None where the names are not written so."""
+        if (
+            foreign.axis_names is None
+            or context.axis_names is None
+            or foreign.axis_names == context.axis_names
+            or len(foreign.axis_names) != len(context.axis_names)
+            or foreign.axis_types != context.axis_types
+            or foreign.has_abstract_device != context.has_abstract_device
+        ):
+            return None
+        evaluator = self.analysis.engine.evaluator
+        frames = called_through(evaluator, foreign.built_at)
+        if not self._sized_alike(foreign, context):
+            return None
+        written = written_at(evaluator, frames, names=True)
+        if (
+            isinstance(written, Unknown)
+            or written.data is not None
+            or written.override is not None
+            or written.keyword is not None
+            or written.module is self.analysis.module
+            or not isinstance(written.node, (ast.Tuple, ast.List))
+            or in_builder(written, foreign.built_at)
+            or [
+                e.value if isinstance(e, ast.Constant) else None
+                for e in written.node.elts
+            ]
+            != list(foreign.axis_names)
+        ):
+            return None
+        node = written.node
+        first = ast.get_source_segment(
+            written.module.source.decode("utf-8", "replace"), node.elts[0]
+        )
+        quote = '"' if (first or "").startswith('"') else "'"
+        spelled = [
+            quote + name + quote if quote not in name else repr(name)
+            for name in context.axis_names
+        ]
+        new = (
+            f"[{', '.join(spelled)}]"
+            if isinstance(node, ast.List)
+            else tuple_text(spelled)
+        )
+        line = written.module.line(node)
+        at = f"{other_file(written.module.path, self.analysis.path)}:{line}"
+        place = Related(
+            f"the out_sharding mesh's axis names are written here: set them to {new}",
+            Location(line, 1),
+            written.module.path,
+        )
+        named = (
+            f"the out_sharding mesh's axis names are written at {at} "
+            f"(`{self._short(written.name)}`)"
+        )
+        if (
+            written.why is not None
+            or not read_once(evaluator, foreign.built_at)
+            or not (
+                kept_once(evaluator, written.module, node)
+                or entry_read_once(evaluator, written.module, node)
+            )
+            or not every_caller_seen(evaluator, self.analysis.module, gather)
+            or not self._spelled_there_alone(foreign.axis_names, written.module, node)
+        ):
+            why = written.why or "other code may read those names too"
+            return None, f"{named} ({why}): set them to {new} there", (place,)
+        edits = [
+            module_edit(written.module, element, _written(text))
+            for element, old, text in zip(
+                node.elts, foreign.axis_names, spelled, strict=True
+            )
+            if old != text[1:-1]
+        ]
+        if not edits or any(e is None for e in edits):
+            return None
+        fix = Fix(
+            f"name the out_sharding mesh's axes as the context mesh's: {new} ({at})",
+            (),
+            Safety.UNSAFE,  # it changes a configuration
+            data=tuple(e for e in edits if e is not None),
+        )
+        note = f"{named}, where the calls that build it lead: the fix sets them to {new} there"
+        return fix, note, (place,)
+
+    def _sized_alike(self, foreign: Mesh, context: Mesh) -> bool:
+        """Whether the two meshes surely have the same sizes: both known and equal, or
+        both built at one line from sizes the walk finds written at one place (a host
+        read, `(jax.device_count(),)`, the same on the host that runs both)."""
+        if foreign.axis_sizes is not None and None not in foreign.axis_sizes:
+            return foreign.axis_sizes == context.axis_sizes
+        if (
+            not foreign.built_at
+            or not context.built_at
+            or foreign.built_at[-1] != context.built_at[-1]
+        ):
+            return False
+        evaluator = self.analysis.engine.evaluator
+        ends = [
+            written_at(evaluator, called_through(evaluator, m.built_at))
+            for m in (foreign, context)
+        ]
+        nodes = [e.node if isinstance(e, (Written, Computed)) else None for e in ends]
+        return nodes[0] is not None and nodes[0] is nodes[1]
+
+    def _spelled_there_alone(
+        self, names: tuple[str, ...], module: Module, literal: ast.expr
+    ) -> bool:
+        """Whether no string of the project's modules but the elements of `literal`
+        spells one of `names` (a `P("replica")` elsewhere names the axis)."""
+        project = self.analysis.engine.evaluator.project
+        own = {id(e) for e in ast.walk(literal)}
+        for name in set(names):
+            paths = project.candidate_files(name, module.path, imported=False)
+            if isinstance(paths, Unknown):
+                return False
+            for path in paths:
+                other = self.analysis.engine.evaluator.module(path)
+                if isinstance(other, Unknown):
+                    return False
+                if any(
+                    isinstance(n, ast.Constant) and n.value == name and id(n) not in own
+                    for n in ast.walk(other.tree)
+                ):
+                    return False
         return True
 
     def _in_loop(self, gather: ast.Call, x: ast.expr, sharding: ast.expr) -> bool:

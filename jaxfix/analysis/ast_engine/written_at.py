@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import ast
 import operator
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -76,6 +77,7 @@ from jaxfix.analysis.names import MESH_UPDATE, SIGNATURES, Api, Signature
 from jaxfix.ground.quoting import cut
 
 _MAX_STEPS = 32
+_CALLER_LEVELS = 3  # callers of callers a static walk is led up (`called_through`)
 _MAX_FILES_COUNTED = 5000  # a project larger than this: a shared default is not changed
 _JSON_LOADERS = frozenset({"json.load", "json.loads"})
 _COPIES = frozenset({"builtins.tuple", "builtins.list"})
@@ -287,6 +289,52 @@ def written_at(
         if not found.total:
             found = replace(found, axis=None, total=True)
     return found
+
+
+def called_through(
+    evaluator: Evaluator, frames: tuple[tuple[Path, int], ...]
+) -> tuple[tuple[Path, int], ...]:
+    """`frames` (a mesh's `built_at`, outermost first) led on up the project's calls, as a
+    recorded run's would be: while the function the outermost frame runs in is called once
+    in the project (`Evaluator.calls_of`), that call's place comes first, a few levels up
+    (`_CALLER_LEVELS`). The walk follows a parameter of a function to what its one caller
+    passes; a function called twice, or used otherwise, ends the frames there."""
+    for _ in range(_CALLER_LEVELS):
+        if not frames:
+            break
+        path, line = frames[0]
+        module = evaluator.module(path)
+        if isinstance(module, Unknown):
+            break
+        scopes = {module.scope_of(c) for c in module.calls if c.lineno == line}
+        if len(scopes) != 1:
+            break
+        (function,) = scopes
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            break
+        on_objects = isinstance(module.parents.get(function), ast.ClassDef)
+        calls = evaluator.calls_of(module, function, on_objects=on_objects)
+        if isinstance(calls, Unknown) or len(calls) != 1:
+            break
+        caller, call, _ = calls[0]
+        frames = ((caller.path, call.lineno), *frames)
+    return frames
+
+
+def in_builder(written: Written, frames: tuple[tuple[Path, int], ...]) -> bool:
+    """Whether the walk's end lies in the function the innermost of `frames` ran (where
+    every mesh that function builds reads it)."""
+    if not frames:
+        return False
+    path, line = frames[-1]
+    if Path(os.path.abspath(path)) != Path(os.path.abspath(written.module.path)):
+        return False
+    node: ast.AST | None = written.node
+    while node is not None and not isinstance(
+        node, (ast.FunctionDef, ast.AsyncFunctionDef)
+    ):
+        node = written.module.parents.get(node)
+    return node is not None and node.lineno <= line <= (node.end_lineno or node.lineno)
 
 
 class _Walk:
@@ -2613,7 +2661,8 @@ class _Walk:
         cls = self._callee(module, call.func)
         if not isinstance(cls, Class):
             cls = self._own_class(module, call) or cls
-        if not isinstance(cls, Class) or not self._dataclass_like(cls):
+        mapping = isinstance(cls, Class) and self.evaluator.attribute_dict_class(cls)
+        if not isinstance(cls, Class) or not (mapping or self._dataclass_like(cls)):
             return Unknown(
                 f"`{_text(module, call)}` at {where} is not a dataclass built there"
             )
@@ -2628,6 +2677,10 @@ class _Walk:
             return self._follow(module, given[0], keys[1:], narrowest)
         if unpacked:  # `cls(**raw)`: the field is the mapping's entry of its name
             return self._follow(module, unpacked[0], [field, *keys[1:]], narrowest)
+        if mapping:  # an attribute dict's items are its keywords alone
+            return Unknown(
+                f"`{field}` is not given to `{_text(module, call)}` at {where}"
+            )
         fields = [
             s
             for s in cls.node.body
