@@ -409,23 +409,46 @@ def field_read_once(module: Module, construction: ast.expr, field: str) -> bool:
     )
 
 
-def entry_read_once(evaluator: Evaluator, module: Module, literal: ast.expr) -> bool:
-    """Whether `literal`, given as the keyword `k=` of a construction whose object goes
-    several ways (`kept_once` refuses: `cfg.eval = create(mesh_axes=("replica",))` in a
-    config read for many things), is the value of one read of its entry in the project:
-    every `.k` or `["k"]` the project's modules holding the word read has a value the
-    engine knows, and one alone holds the literal's (the others read other objects'
-    entries: `c.mesh_axes` of the top-level config); a string `"k"` passed to a call
-    (`getattr(c, "k")`) may read it unseen. A change of the literal then changes that
-    read alone."""
+def read_alone(evaluator: Evaluator, module: Module, literal: ast.expr) -> bool:
+    """Whether a change of `literal` changes what one read sees: the read of its entry
+    (`entry_read_once`) where it is written as one (`entry_of`), else the object it is
+    given to goes one way (`kept_once`)."""
+    if entry_of(module, literal) is not None:
+        return entry_read_once(evaluator, module, literal)
+    return kept_once(evaluator, module, literal)
+
+
+def entry_of(module: Module, literal: ast.expr) -> str | None:
+    """The entry `literal` is written as: the keyword `k=` of a call (`create(k=...)`), or
+    the attribute a store sets (`config.k = ...`); None for any other place."""
     above = module.parents.get(literal)
-    if not (
+    if (
         isinstance(above, ast.keyword)
         and above.arg is not None
         and isinstance(module.parents.get(above), ast.Call)
     ):
+        return above.arg
+    if (
+        isinstance(above, ast.Assign)
+        and above.value is literal
+        and len(above.targets) == 1
+        and isinstance(above.targets[0], ast.Attribute)
+    ):
+        return above.targets[0].attr
+    return None
+
+
+def entry_read_once(evaluator: Evaluator, module: Module, literal: ast.expr) -> bool:
+    """Whether `literal`, written as an entry (`entry_of`: `create(mesh_axes=("replica",))`
+    in a config read for many things, `config.eval_mesh = ...`), is the value of one read
+    of that entry in the project: every `.k` or `["k"]` the project's modules holding the
+    word read has a value the engine knows, and one alone holds the literal's (the others
+    read other objects' entries: `c.mesh_axes` of the top-level config); a string `"k"`
+    passed to a call (`getattr(c, "k")`) may read it unseen. A change of the literal then
+    changes that read alone."""
+    entry = entry_of(module, literal)
+    if entry is None:
         return False
-    entry = above.arg
     wanted = evaluator.value_of(module, literal)
     paths = evaluator.project.candidate_files(entry, module.path, imported=False)
     if isinstance(wanted, Unknown) or isinstance(paths, Unknown):
