@@ -263,7 +263,7 @@ class AllGatherMeshMismatch(Rule):
     summary = "top_level_all_gather whose input, context mesh and out_sharding are on different meshes"
     fixes = {
         Safety.SAFE: "put a foreign out_sharding on the context mesh",
-        Safety.UNSAFE: "move the input onto the context mesh with device_put, or set its mesh's sizes to the context's where they are written",
+        Safety.UNSAFE: "move the input onto the context mesh with device_put, or set its mesh's sizes to the context's where they are written (or the context mesh's to the input's, or the out_sharding mesh's axis names to the context's)",
     }
     # The gather (its input's device_put and its mesh context may be in another module).
     tokens = ((b"top_level_all_gather",),)
