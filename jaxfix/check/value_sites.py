@@ -784,8 +784,10 @@ def _whole(
     them from another mesh the message names (`_MATCHED`), outside the function that built
     the mesh (whose every call, or read of a property, gets that literal: a mesh that works
     may be built there too)."""
+    from jaxfix.analysis.ast_engine.written_at import in_builder
+
     facts = item.agreed
-    return not _in_builder(written, frames) and (
+    return not in_builder(written, frames) and (
         (item.code, role) == _MATCHED[:2]
         and facts is not None
         and facts.get(_MATCHED[2]) is not None
@@ -810,7 +812,7 @@ def _named_differently(
     literal of the run's files the walk from where the run built it reaches for its names,
     outside the function that built the mesh (which other meshes may be built by)."""
     from jaxfix.analysis.ast_engine.values import Unknown
-    from jaxfix.analysis.ast_engine.written_at import written_at
+    from jaxfix.analysis.ast_engine.written_at import in_builder, written_at
 
     facts = item.agreed
     other = facts.get(_MATCHED[2]) if facts is not None else None
@@ -835,7 +837,7 @@ def _named_differently(
         or written.override is not None
         or not isinstance(written.node, (ast.Tuple, ast.List))
         or written.module.path.resolve() not in ours
-        or _in_builder(written, frames)
+        or in_builder(written, frames)
     ):
         return None
     return ValueSite(
@@ -847,21 +849,6 @@ def _named_differently(
         role=role,
         names=True,
     )
-
-
-def _in_builder(written: Written, frames: tuple[tuple[Path, int], ...]) -> bool:
-    """Whether the walk's end lies in the function the innermost of `frames` ran."""
-    if not frames:
-        return False
-    path, line = frames[-1]
-    if Path(os.path.abspath(path)) != Path(os.path.abspath(written.module.path)):
-        return False
-    node: ast.AST | None = written.node
-    while node is not None and not isinstance(
-        node, (ast.FunctionDef, ast.AsyncFunctionDef)
-    ):
-        node = written.module.parents.get(node)
-    return node is not None and node.lineno <= line <= (node.end_lineno or node.lineno)
 
 
 # JAX010's abstract mesh lowered beside a device assignment of another size (its message

@@ -30,7 +30,13 @@ from jaxfix.analysis.ast_engine.values import (
     tuple_text,
 )
 from jaxfix.analysis.ast_engine.vocabulary import api_of
-from jaxfix.analysis.ast_engine.written_at import written_at
+from jaxfix.analysis.ast_engine.written_at import (
+    Computed,
+    Written,
+    called_through,
+    in_builder,
+    written_at,
+)
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.bindings import first_evaluated, local_for
@@ -39,6 +45,7 @@ from jaxfix.codemods.module_edits import (
     every_caller_seen,
     kept_once,
     module_edit,
+    read_alone,
     read_once,
 )
 from jaxfix.codemods.stored_defaults import StoredDefault, stored_default
@@ -57,6 +64,7 @@ from jaxfix.settings.options import Options
 if TYPE_CHECKING:
     import libcst as cst
 
+    from jaxfix.analysis.ast_engine.project import Module
     from jaxfix.ground.diagnostics import Edit
 
 _INPUT_ERROR = '"Input sharding mesh ... should be equal to out_sharding mesh ..."'
@@ -255,7 +263,7 @@ class AllGatherMeshMismatch(Rule):
     summary = "top_level_all_gather whose input, context mesh and out_sharding are on different meshes"
     fixes = {
         Safety.SAFE: "put a foreign out_sharding on the context mesh",
-        Safety.UNSAFE: "move the input onto the context mesh with device_put, or set its mesh's sizes to the context's where they are written",
+        Safety.UNSAFE: "move the input onto the context mesh with device_put, or set its mesh's sizes to the context's where they are written (or the context mesh's to the input's, or the out_sharding mesh's axis names to the context's)",
     }
     # The gather (its input's device_put and its mesh context may be in another module).
     tokens = ((b"top_level_all_gather",),)
@@ -550,6 +558,19 @@ class AllGatherMeshMismatch(Rule):
         first, call, _ = way.calls[-1]
         foreign = meshes[0]
         assert isinstance(foreign, Mesh)
+        renamed = (
+            self._out_named_where_written(gather, foreign, context)
+            if len(set(meshes)) == 1
+            else None
+        )
+        fix, note, places_named = renamed or (
+            None,
+            not_fixed(
+                "the out_sharding's mesh is built on that way from values jaxfix does "
+                "not change for it alone: build it with the context mesh's axes"
+            ),
+            (),
+        )
         self.report(
             gather,
             with_note(
@@ -559,17 +580,157 @@ class AllGatherMeshMismatch(Rule):
                 + (f" through {', '.join(places[1:])}" if places[1:] else "")
                 + f", but the context mesh is {context.shape_text()}; JAX raises "
                 f"{_CONTEXT_ERROR}",
-                not_fixed(
-                    "the out_sharding's mesh is built on that way from values jaxfix does "
-                    "not change for it alone: build it with the context mesh's axes"
-                ),
+                note,
             ),
-            related=tuple(
-                related(analysis, "the function is called here", call)
-                for caller, call, _ in way.calls
-                if caller is analysis.module
+            fix=fix,
+            related=(
+                *(
+                    related(analysis, "the function is called here", call)
+                    for caller, call, _ in way.calls
+                    if caller is analysis.module
+                ),
+                *places_named,
             ),
         )
+        return True
+
+    def _out_named_where_written(
+        self, gather: ast.Call, foreign: Mesh, context: Mesh
+    ) -> tuple[Fix | None, str, tuple[Related, ...]] | None:
+        """Where the out_sharding's mesh is the context mesh under other axis names (the
+        same types, and sizes known equal or written at one place for both: nanodo's
+        `create_mesh(c.eval.mesh_axes)` beside `create_mesh(c.mesh_axes)`), the names set to
+        the context mesh's where they are written: the literal the walk from where the mesh
+        is built (`Mesh.built_at`, led up the project's one caller of each function,
+        `called_through`) reaches for its names (`written_at(names=True)`), in another
+        module, outside the function that builds the mesh. Changed only when that literal
+        is read this way alone (`read_once`, `read_alone`), every call leading to the gather is one whose mesh context the
+        engine knows (`every_caller_seen`), and no other string of the project spells the
+        old names (code naming the axes would then name missing ones); otherwise the
+        place is named without a fix. None where the names are not written so."""
+        if (
+            foreign.axis_names is None
+            or context.axis_names is None
+            or foreign.axis_names == context.axis_names
+            or len(foreign.axis_names) != len(context.axis_names)
+            or foreign.axis_types != context.axis_types
+            or foreign.has_abstract_device != context.has_abstract_device
+        ):
+            return None
+        evaluator = self.analysis.engine.evaluator
+        frames = called_through(evaluator, foreign.built_at)
+        if not self._sized_alike(foreign, context):
+            return None
+        written = written_at(evaluator, frames, names=True)
+        if (
+            isinstance(written, Unknown)
+            or written.data is not None
+            or written.override is not None
+            or written.keyword is not None
+            or written.module is self.analysis.module
+            or not isinstance(written.node, (ast.Tuple, ast.List))
+            or in_builder(written, foreign.built_at)
+            or [
+                e.value if isinstance(e, ast.Constant) else None
+                for e in written.node.elts
+            ]
+            != list(foreign.axis_names)
+        ):
+            return None
+        node = written.node
+        first = ast.get_source_segment(
+            written.module.source.decode("utf-8", "replace"), node.elts[0]
+        )
+        quote = '"' if (first or "").startswith('"') else "'"
+        spelled = [
+            quote + name + quote if quote not in name else repr(name)
+            for name in context.axis_names
+        ]
+        new = (
+            f"[{', '.join(spelled)}]"
+            if isinstance(node, ast.List)
+            else tuple_text(spelled)
+        )
+        line = written.module.line(node)
+        at = f"{other_file(written.module.path, self.analysis.path)}:{line}"
+        place = Related(
+            f"the out_sharding mesh's axis names are written here: set them to {new}",
+            Location(line, 1),
+            written.module.path,
+        )
+        named = (
+            f"the out_sharding mesh's axis names are written at {at} "
+            f"(`{self._short(written.name)}`)"
+        )
+        if (
+            written.why is not None
+            or not read_once(evaluator, foreign.built_at)
+            or not read_alone(evaluator, written.module, node)
+            or not every_caller_seen(
+                self.analysis.engine.contexts, self.analysis.module, gather
+            )
+            or not self._spelled_there_alone(foreign.axis_names, written.module, node)
+        ):
+            why = written.why or "other code may read those names too"
+            return None, f"{named} ({why}): set them to {new} there", (place,)
+        edits = [
+            module_edit(written.module, element, _written(text))
+            for element, old, text in zip(
+                node.elts, foreign.axis_names, spelled, strict=True
+            )
+            if old != text[1:-1]
+        ]
+        if not edits or any(e is None for e in edits):
+            return None
+        fix = Fix(
+            f"name the out_sharding mesh's axes as the context mesh's: {new} ({at})",
+            (),
+            Safety.UNSAFE,  # it changes a configuration
+            data=tuple(e for e in edits if e is not None),
+        )
+        note = f"{named}, where the calls that build it lead: the fix sets them to {new} there"
+        return fix, note, (place,)
+
+    def _sized_alike(self, foreign: Mesh, context: Mesh) -> bool:
+        """Whether the two meshes surely have the same sizes: both known and equal, or
+        both built at one line from sizes the walk finds written at one place (a host
+        read, `(jax.device_count(),)`, the same on the host that runs both)."""
+        if foreign.axis_sizes is not None and None not in foreign.axis_sizes:
+            return foreign.axis_sizes == context.axis_sizes
+        if (
+            not foreign.built_at
+            or not context.built_at
+            or foreign.built_at[-1] != context.built_at[-1]
+        ):
+            return False
+        evaluator = self.analysis.engine.evaluator
+        ends = [
+            written_at(evaluator, called_through(evaluator, m.built_at))
+            for m in (foreign, context)
+        ]
+        nodes = [e.node if isinstance(e, (Written, Computed)) else None for e in ends]
+        return nodes[0] is not None and nodes[0] is nodes[1]
+
+    def _spelled_there_alone(
+        self, names: tuple[str, ...], module: Module, literal: ast.expr
+    ) -> bool:
+        """Whether no string of the project's modules but the elements of `literal`
+        spells one of `names` (a `P("replica")` elsewhere names the axis)."""
+        project = self.analysis.engine.evaluator.project
+        own = {id(e) for e in ast.walk(literal)}
+        for name in set(names):
+            paths = project.candidate_files(name, module.path, imported=False)
+            if isinstance(paths, Unknown):
+                return False
+            for path in paths:
+                other = self.analysis.engine.evaluator.module(path)
+                if isinstance(other, Unknown):
+                    return False
+                if any(
+                    isinstance(n, ast.Constant) and n.value == name and id(n) not in own
+                    for n in ast.walk(other.tree)
+                ):
+                    return False
         return True
 
     def _in_loop(self, gather: ast.Call, x: ast.expr, sharding: ast.expr) -> bool:
@@ -942,6 +1103,8 @@ class AllGatherMeshMismatch(Rule):
                 if fix is None and not recorded
                 else None
             )
+            if written is None and fix is None and not recorded:
+                written = self._context_sized_where_written(node, verdicts)
             if written is not None:
                 fix, origin, place = written
                 note = (
@@ -1044,6 +1207,159 @@ class AllGatherMeshMismatch(Rule):
             f"{shown} there"
         )
         return fix, note, place
+
+    def _context_sized_where_written(
+        self, node: ast.AST, verdicts: list[_Verdict]
+    ) -> tuple[Fix | None, str, Related] | None:
+        """Where the input cannot be moved here and its mesh and the context mesh a caller
+        enters are built by one call of one function of the tree on one argument each
+        (vit's `create_mesh(config.mesh)` and `create_mesh(config.eval_mesh)`), from
+        literals of (name, size) pairs of the same names in order (`(("batch", -1),
+        ("model", 2))`, a `-1` filled by the builder): the context's sizes set to the
+        input's there, so the two calls build equal meshes. Changed only when the context
+        mesh goes one way from where it is built (`read_once`) into a `with` around the one
+        statement leading to the gather, its literal is read this way alone (`read_alone`), in another module, outside the
+        builder, and every call leading to `node` is one whose mesh context the engine
+        knows (`every_caller_seen`); otherwise the place is named, without a fix."""
+        contexts = {v.site.context.mesh for v in verdicts}
+        inputs = {v.site.input.mesh for v in verdicts if v.site.input is not None}
+        calls = {v.site.call for v in verdicts}
+        if len(contexts) != 1 or len(inputs) != 1 or len(calls) != 1:
+            return None
+        (context,), (given,) = contexts, inputs
+        site = verdicts[0].site
+        if (
+            given.axis_names is None
+            or given.axis_names != context.axis_names
+            or given.axis_types != context.axis_types
+            or given.has_abstract_device != context.has_abstract_device
+            or site.call is None
+            or site.caller is None
+            or not self._built_alike(given, context)
+        ):
+            return None
+        evaluator = self.analysis.engine.evaluator
+        ends = [
+            written_at(evaluator, called_through(evaluator, m.built_at), filled=True)
+            for m in (given, context)
+        ]
+        source, written = ends
+        if (
+            isinstance(source, Unknown)
+            or isinstance(written, Unknown)
+            or source.data is not None
+            or written.data is not None
+            or written.override is not None
+            or written.keyword is not None
+            or written.total
+            or written.axis is not None
+            or written.module is self.analysis.module
+            or in_builder(written, context.built_at)
+            or not isinstance(source.node, (ast.Tuple, ast.List))
+            or not isinstance(written.node, (ast.Tuple, ast.List))
+        ):
+            return None
+        pairs = [_pair(e) for e in written.node.elts]
+        sources = [_pair(e) for e in source.node.elts]
+        if (
+            any(p is None for p in (*pairs, *sources))
+            or [p[0] for p in pairs if p is not None]
+            != [p[0] for p in sources if p is not None]
+            or [p[0] for p in pairs if p is not None] != list(given.axis_names)
+        ):
+            return None
+        text = source.module.source.decode("utf-8", "replace")
+        changes = [
+            (mine[1], ast.get_source_segment(text, theirs[1]) or "")
+            for mine, theirs in zip(pairs, sources, strict=True)
+            if mine is not None
+            and theirs is not None
+            and ast.dump(mine[1]) != ast.dump(theirs[1])
+        ]
+        if not changes or any(not new for _, new in changes):
+            return None
+        shown = tuple_text(
+            [
+                f"({p[0]!r}, {ast.get_source_segment(text, p[1])})"
+                for p in sources
+                if p is not None
+            ]
+        )
+        line = written.module.line(written.node)
+        at = f"{other_file(written.module.path, self.analysis.path)}:{line}"
+        place = Related(
+            f"the context mesh's sizes are written here: set them to the input mesh's, {shown}",
+            Location(line, 1),
+            written.module.path,
+        )
+        named = (
+            f"the context mesh's sizes are written at {at} "
+            f"(`{self._short(written.name)}`), the input mesh's at "
+            f"{other_file(source.module.path, self.analysis.path)}:"
+            f"{source.module.line(source.node)}, both built by one call"
+        )
+        if (
+            written.why is not None
+            or not read_once(evaluator, context.built_at)
+            or not _entered_around_alone(site.caller.module, site.call)
+            or not read_alone(evaluator, written.module, written.node)
+            or not every_caller_seen(
+                self.analysis.engine.contexts, self.analysis.module, node
+            )
+        ):
+            why = written.why or "other code may reach that mesh too"
+            return None, f"{named} ({why}): set them to {shown} there", place
+        edits = [
+            module_edit(written.module, size, _written(new)) for size, new in changes
+        ]
+        if any(e is None for e in edits):
+            return None
+        fix = Fix(
+            f"set the context mesh's sizes to the input mesh's, {shown}, where they are "
+            f"written ({at})",
+            (),
+            Safety.UNSAFE,  # it changes a configuration
+            data=tuple(e for e in edits if e is not None),
+        )
+        note = f"{named}: the fix sets the context's to {shown} there"
+        return fix, note, place
+
+    def _built_alike(self, given: Mesh, context: Mesh) -> bool:
+        """Whether the two meshes are built through the same frames but the outermost,
+        each a call of one function of the tree on one positional argument alone: what
+        they are built from is that argument (and the host)."""
+        if (
+            len(given.built_at) < 2
+            or given.built_at[1:] != context.built_at[1:]
+            or given.built_at[0] == context.built_at[0]
+        ):
+            return False
+        evaluator = self.analysis.engine.evaluator
+        inner_path, inner_line = given.built_at[1]
+        callees = []
+        for path, line in (given.built_at[0], context.built_at[0]):
+            module = evaluator.module(path)
+            if isinstance(module, Unknown):
+                return False
+            runs = [
+                (c, f)
+                for c in module.calls
+                if c.lineno == line
+                and isinstance(f := evaluator.value_of(module, c.func), Function)
+                and Path(os.path.abspath(f.path)) == Path(os.path.abspath(inner_path))
+                and f.node.lineno <= inner_line <= (f.node.end_lineno or f.node.lineno)
+            ]
+            if len(runs) != 1:
+                return False
+            call, function = runs[0]
+            if (
+                len(call.args) != 1
+                or call.keywords
+                or isinstance(call.args[0], ast.Starred)
+            ):
+                return False
+            callees.append(function.node)
+        return callees[0] is callees[1]
 
     def _verdict(self, site: _Site, sharding: ast.expr) -> _Verdict | None:
         out = self.analysis.sharding_mesh(sharding, site.context)
@@ -2441,3 +2757,29 @@ def _size_elements(
             return None
         found.append(element)
     return found
+
+
+def _pair(node: ast.expr) -> tuple[str, ast.expr] | None:
+    """`("batch", 2)`: the axis name and its size's node."""
+    if (
+        isinstance(node, (ast.Tuple, ast.List))
+        and len(node.elts) == 2
+        and isinstance(node.elts[0], ast.Constant)
+        and isinstance(node.elts[0].value, str)
+    ):
+        return node.elts[0].value, node.elts[1]
+    return None
+
+
+def _entered_around_alone(module: Module, call: ast.AST) -> bool:
+    """Whether `call` is in the one statement of a `with` block's body (what the block
+    enters is in force there alone)."""
+    node: ast.AST | None = call
+    while node is not None:
+        above = module.parents.get(node)
+        if isinstance(above, (ast.With, ast.AsyncWith)):
+            return len(above.body) == 1 and above.body[0] is node
+        if isinstance(above, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return False
+        node = above
+    return False

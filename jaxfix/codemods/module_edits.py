@@ -107,10 +107,13 @@ def _goes_one_way(
     `_KEEPS`) must go one way too: a model holding the mesh that a report is also
     handed (`trainer.model.eval_mesh` and `report(model)`) reaches code that works with
     its size today. An object kept several times is followed no further when its every
-    read calls one of its methods (its own code, as one read of it is)."""
+    read calls one of its methods (its own code, as one read of it is); one whose method
+    is called where it is made (`Evaluator(c).evaluate(params)`) is read there alone."""
     while (passed_on := _returning_itself(evaluator, module, made)) is not None:
         made = passed_on
     above = module.parents.get(made)
+    if isinstance(above, ast.Attribute) and above.value is made:
+        return True  # its method called, an attribute read, at once: where it is used
     holder = module.parents.get(above) if isinstance(above, ast.keyword) else above
     if isinstance(holder, ast.Call) and holder.func is not made:
         return not _keeps(evaluator, module, holder) or (
@@ -411,3 +414,80 @@ def field_read_once(module: Module, construction: ast.expr, field: str) -> bool:
         )
         and [f.attr for f in fields if isinstance(f, ast.Attribute)].count(field) == 1
     )
+
+
+def read_alone(evaluator: Evaluator, module: Module, literal: ast.expr) -> bool:
+    """Whether a change of `literal` changes what one read sees: the read of its entry
+    (`entry_read_once`) where it is written as one (`entry_of`), else the object it is
+    given to goes one way (`kept_once`)."""
+    if entry_of(module, literal) is not None:
+        return entry_read_once(evaluator, module, literal)
+    return kept_once(evaluator, module, literal)
+
+
+def entry_of(module: Module, literal: ast.expr) -> str | None:
+    """The entry `literal` is written as: the keyword `k=` of a call (`create(k=...)`), or
+    the attribute a store sets (`config.k = ...`); None for any other place."""
+    above = module.parents.get(literal)
+    if (
+        isinstance(above, ast.keyword)
+        and above.arg is not None
+        and isinstance(module.parents.get(above), ast.Call)
+    ):
+        return above.arg
+    if (
+        isinstance(above, ast.Assign)
+        and above.value is literal
+        and len(above.targets) == 1
+        and isinstance(above.targets[0], ast.Attribute)
+    ):
+        return above.targets[0].attr
+    return None
+
+
+def entry_read_once(evaluator: Evaluator, module: Module, literal: ast.expr) -> bool:
+    """Whether `literal`, written as an entry (`entry_of`: `create(mesh_axes=("replica",))`
+    in a config read for many things, `config.eval_mesh = ...`), is the value of one read
+    of that entry in the project: every `.k` or `["k"]` the project's modules holding the
+    word read has a value the engine knows, and one alone holds the literal's (the others
+    read other objects' entries: `c.mesh_axes` of the top-level config); a string `"k"`
+    passed to a call (`getattr(c, "k")`) may read it unseen. A change of the literal then
+    changes that read alone."""
+    entry = entry_of(module, literal)
+    if entry is None:
+        return False
+    wanted = evaluator.value_of(module, literal)
+    paths = evaluator.project.candidate_files(entry, module.path, imported=False)
+    if isinstance(wanted, Unknown) or isinstance(paths, Unknown):
+        return False
+    same = 0
+    for path in paths:
+        other = evaluator.module(path)
+        if isinstance(other, Unknown):
+            return False
+        for node in ast.walk(other.tree):
+            if (
+                isinstance(node, ast.Constant)
+                and node.value == entry
+                and isinstance(other.parents.get(node), ast.Call)
+            ):
+                return False
+            if not (
+                isinstance(node, (ast.Attribute, ast.Subscript))
+                and isinstance(node.ctx, ast.Load)
+                and (
+                    node.attr == entry
+                    if isinstance(node, ast.Attribute)
+                    else _key_of(node) == entry
+                )
+            ):
+                continue
+            value = evaluator.value_of(other, node)
+            if isinstance(value, Unknown):
+                return False
+            same += value == wanted
+    return same == 1
+
+
+def _key_of(node: ast.Subscript) -> object:
+    return node.slice.value if isinstance(node.slice, ast.Constant) else None

@@ -1401,7 +1401,7 @@ class Evaluator:
                 holder[path[-1]] = value
         return _namespace_of(built)
 
-    def _attribute_dict_class(self, cls: Class) -> bool:
+    def attribute_dict_class(self, cls: Class) -> bool:
         """A `dict` subclass whose attributes are its items: `__setattr__(self, name, value)`
         sets `self[name] = value` and `__getattr__(self, name)` reads `self[name]` (the
         ConfigDict / AttrDict idiom), no `__init__` of its own and no base of the tree."""
@@ -6209,7 +6209,7 @@ class Evaluator:
                         if default is not None:
                             given[statement.target.id] = default[0]
             return Instance(cls, tuple(given.items()), node)
-        if self._attribute_dict_class(cls):
+        if self.attribute_dict_class(cls):
             return _attribute_dict(positional, keywords)
         init = self._class_member(cls, "__init__")
         if isinstance(init, Unknown):

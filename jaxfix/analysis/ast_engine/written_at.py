@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import ast
 import operator
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -76,6 +77,7 @@ from jaxfix.analysis.names import MESH_UPDATE, SIGNATURES, Api, Signature
 from jaxfix.ground.quoting import cut
 
 _MAX_STEPS = 32
+_CALLER_LEVELS = 3  # callers of callers a static walk is led up (`called_through`)
 _MAX_FILES_COUNTED = 5000  # a project larger than this: a shared default is not changed
 _JSON_LOADERS = frozenset({"json.load", "json.loads"})
 _COPIES = frozenset({"builtins.tuple", "builtins.list"})
@@ -261,6 +263,7 @@ def written_at(
     sizes: tuple[int, ...] | None = None,
     cwds: tuple[Path, ...] = (),
     names: bool = False,
+    filled: bool = False,
 ) -> Written | Unknown:
     """Where the sizes of the mesh built at the innermost of `frames` (outermost first, each
     placed in the tree and checked) are written (with `names`: its axis names, to the
@@ -270,11 +273,14 @@ def written_at(
     (`tuple(sizes.get(name, 1) for name in AXES)`) are followed to that name's entry. With
     `sizes` (the mesh's sizes in the run), a table read by a key the code does not write is
     followed to the one entry that holds them. `cwds`: the directories the run's processes
-    ran in (a config file named by a relative path is read from there)."""
+    ran in (a config file named by a relative path is read from there). With `filled`, a
+    literal of (name, size) pairs one of whose sizes is `-1` (an axis the builder fills
+    from the devices: `(("batch", -1), ("model", 2))`) ends the walk too."""
     if not frames:
         return Unknown("the run noted no frame that built the mesh")
     walk = _Walk(evaluator, list(reversed(frames)), axis, axis_name, sizes, cwds)
     walk.names = names
+    walk.filled = filled
     found = walk.start()
     if walk.total and isinstance(found, Written):
         if found.data is not None or found.override is not None or found.keyword:
@@ -287,6 +293,52 @@ def written_at(
         if not found.total:
             found = replace(found, axis=None, total=True)
     return found
+
+
+def called_through(
+    evaluator: Evaluator, frames: tuple[tuple[Path, int], ...]
+) -> tuple[tuple[Path, int], ...]:
+    """`frames` (a mesh's `built_at`, outermost first) led on up the project's calls, as a
+    recorded run's would be: while the function the outermost frame runs in is called once
+    in the project (`Evaluator.calls_of`), that call's place comes first, a few levels up
+    (`_CALLER_LEVELS`). The walk follows a parameter of a function to what its one caller
+    passes; a function called twice, or used otherwise, ends the frames there."""
+    for _ in range(_CALLER_LEVELS):
+        if not frames:
+            break
+        path, line = frames[0]
+        module = evaluator.module(path)
+        if isinstance(module, Unknown):
+            break
+        scopes = {module.scope_of(c) for c in module.calls if c.lineno == line}
+        if len(scopes) != 1:
+            break
+        (function,) = scopes
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            break
+        on_objects = isinstance(module.parents.get(function), ast.ClassDef)
+        calls = evaluator.calls_of(module, function, on_objects=on_objects)
+        if isinstance(calls, Unknown) or len(calls) != 1:
+            break
+        caller, call, _ = calls[0]
+        frames = ((caller.path, call.lineno), *frames)
+    return frames
+
+
+def in_builder(written: Written, frames: tuple[tuple[Path, int], ...]) -> bool:
+    """Whether the walk's end lies in the function the innermost of `frames` ran (where
+    every mesh that function builds reads it)."""
+    if not frames:
+        return False
+    path, line = frames[-1]
+    if Path(os.path.abspath(path)) != Path(os.path.abspath(written.module.path)):
+        return False
+    node: ast.AST | None = written.node
+    while node is not None and not isinstance(
+        node, (ast.FunctionDef, ast.AsyncFunctionDef)
+    ):
+        node = written.module.parents.get(node)
+    return node is not None and node.lineno <= line <= (node.end_lineno or node.lineno)
 
 
 class _Walk:
@@ -335,6 +387,8 @@ class _Walk:
         self.pairs = False
         # Following the axis names, not the sizes: the walk ends at a literal of strings
         self.names = False
+        # Pairs whose sizes may be `-1` (filled by the builder) end the walk too
+        self.filled = False
 
     def _module(self, path: Path) -> Module | Unknown:
         return self.evaluator.module(path)
@@ -399,7 +453,7 @@ class _Walk:
                     continue
             if isinstance(expr, (ast.Tuple, ast.List)) and not keys and not self.scalar:
                 if (_names(expr) if self.names else _integers(expr)) or (
-                    self.pairs and self.axis is None and _sized_pairs(expr)
+                    self.pairs and self.axis is None and _sized_pairs(expr, self.filled)
                 ):
                     self.literal = (module, expr)
                     return narrowest or Written(
@@ -2613,7 +2667,8 @@ class _Walk:
         cls = self._callee(module, call.func)
         if not isinstance(cls, Class):
             cls = self._own_class(module, call) or cls
-        if not isinstance(cls, Class) or not self._dataclass_like(cls):
+        mapping = isinstance(cls, Class) and self.evaluator.attribute_dict_class(cls)
+        if not isinstance(cls, Class) or not (mapping or self._dataclass_like(cls)):
             return Unknown(
                 f"`{_text(module, call)}` at {where} is not a dataclass built there"
             )
@@ -2628,6 +2683,10 @@ class _Walk:
             return self._follow(module, given[0], keys[1:], narrowest)
         if unpacked:  # `cls(**raw)`: the field is the mapping's entry of its name
             return self._follow(module, unpacked[0], [field, *keys[1:]], narrowest)
+        if mapping:  # an attribute dict's items are its keywords alone
+            return Unknown(
+                f"`{field}` is not given to `{_text(module, call)}` at {where}"
+            )
         fields = [
             s
             for s in cls.node.body
@@ -3608,11 +3667,17 @@ class _Walk:
         return True
 
     def _other(self, module: Module, node: ast.AST, function: ast.AST | None) -> bool:
-        """Whether `node` (an attribute, or a call of one) surely names another function or
-        class than `function`."""
+        """Whether `node` (an attribute, or a call of one or of a name) surely names another
+        function or class than `function` (a parameter called by the name the function has:
+        a registering decorator's `get_config()`)."""
         if function is None:
             return False
         attribute = node.func if isinstance(node, ast.Call) else node
+        if isinstance(attribute, ast.Name) and isinstance(node, ast.Call):
+            named = self.evaluator.value_of(module, attribute)
+            if isinstance(named, (Function, Class)):
+                return named.node is not function
+            return self._decorated_only(module, attribute, function)
         if not isinstance(attribute, ast.Attribute):
             return False
         if self._super_elsewhere(module, attribute, function):
@@ -3630,6 +3695,42 @@ class _Walk:
             else None
         )
         return target is not None and target is not function
+
+    def _decorated_only(
+        self, module: Module, name: ast.Name, function: ast.AST
+    ) -> bool:
+        """Whether `name` is the one parameter of a decorator (`def _register(get_config)`,
+        never assigned in it) whose every use in the project decorates a function of its
+        module other than `function`: it names the function it decorates."""
+        decorator = module.scope_of(name)
+        if not (
+            isinstance(decorator, ast.FunctionDef)
+            and [a.arg for a in decorator.args.args] == [name.id]
+            and not decorator.args.kwonlyargs
+            and not decorator.args.posonlyargs
+            and not assigns(decorator, name.id)
+        ):
+            return False
+        decorations = [
+            (n, d)
+            for n in ast.walk(module.tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            for d in n.decorator_list
+            if isinstance(d, ast.Name) and d.id == decorator.name
+        ]
+        uses = self._count(
+            decorator.name,
+            lambda n: (
+                (isinstance(n, ast.Name) and n.id == decorator.name)
+                or (isinstance(n, ast.Attribute) and n.attr == decorator.name)
+            ),
+            decorator.name.encode(),
+        )
+        return (
+            bool(decorations)
+            and all(n is not function for n, _ in decorations)
+            and uses == len(decorations)
+        )
 
     def _data_file(
         self, module: Module, loader: ast.Call, keys: list[Key]
@@ -4764,15 +4865,30 @@ def _inspected_only(module: Module, read: ast.AST) -> bool:
     )
 
 
-def _sized_pairs(expr: ast.Tuple | ast.List) -> bool:
-    """`(("data", 4), ("model", 2))`: (name, integer size) pairs, written as literals."""
+def _sized_pairs(expr: ast.Tuple | ast.List, filled: bool = False) -> bool:
+    """`(("data", 4), ("model", 2))`: (name, integer size) pairs, written as literals
+    (with `filled`, a size may be `-1`)."""
     return bool(expr.elts) and all(
         isinstance(e, (ast.Tuple, ast.List))
         and len(e.elts) == 2
         and isinstance(e.elts[0], ast.Constant)
         and isinstance(e.elts[0].value, str)
-        and _integers(ast.Tuple(elts=[e.elts[1]]))
+        and (
+            _integers(ast.Tuple(elts=[e.elts[1]]))
+            or (filled and filled_size(e.elts[1]))
+        )
         for e in expr.elts
+    )
+
+
+def filled_size(node: ast.expr) -> bool:
+    """Whether `node` is the literal `-1` (an axis size a mesh builder fills)."""
+    return (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.USub)
+        and isinstance(node.operand, ast.Constant)
+        and type(node.operand.value) is int
+        and node.operand.value == 1
     )
 
 
