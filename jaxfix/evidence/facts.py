@@ -235,6 +235,60 @@ class ValueSite:
             return None
         return f"the environment variable {self.variable}: set it to {size // times * over}; "
 
+    def variable_match(
+        self,
+        facts: Facts | None,
+        environment: Sequence[EnvironmentRead] = (),
+    ) -> str | None:
+        """`: TP is 4 in the run; set it to 8 for them to be the aval mesh's sizes (data 8)`:
+        what `variable` must hold for the mesh of `role` to have the other mesh's sizes, when
+        the message names one other mesh of the same axis names differing at the one axis the
+        variable sizes, and an integer does it; the run's value when it recorded one that
+        gives this mesh's size (`environment`). None when it is not that certain."""
+        if self.variable is None or self.total or facts is None or self.role is None:
+            return None
+        mesh = facts.get(self.role)
+        others = [(r, m) for r, m in facts.meshes if r != self.role]
+        if len(others) != 1 or mesh is None:
+            return None
+        ((role, other),) = others
+        if other.axis_names != mesh.axis_names:
+            return None
+        axis = self.axis if self.axis is not None else 0
+        sizes, wanted = mesh.axis_sizes, other.axis_sizes
+        differing = [i for i, (a, b) in enumerate(zip(sizes, wanted)) if a != b]
+        if differing != [axis] or (self.axis is None and len(sizes) != 1):
+            return None
+        times, over = self.scale
+        places = {(self.path, self.span[0]), *self.reads_at}
+        values = {
+            r.value
+            for r in environment
+            if r.variable == self.variable
+            and r.value is not None
+            and (Path(os.path.realpath(r.path)), r.line) in places
+        }
+        if len(values) > 1 or wanted[axis] % times:
+            return None
+        held = next(iter(values), None)
+        if held is not None and not (
+            held.isascii()
+            and held.isdigit()
+            and len(held) < 10
+            and int(held) * times // over == sizes[axis]
+        ):
+            return None  # the run read another value than the one sizing this mesh
+        setting = wanted[axis] // times * over
+        shown = (
+            f"{self.variable} is {held} in the run; set it"
+            if held
+            else (f"set {self.variable}")
+        )
+        return (
+            f": {shown} to {setting} for them to be the {role} mesh's sizes "
+            f"{_sizes(other)}"
+        )
+
     def where(self, root: Path | None = None) -> str:
         return f"{_shown(self.path, root)}:{self.span[0]}"
 
@@ -446,7 +500,10 @@ class Evidence:
                 f"the {origin.role} mesh's sizes{sizes} come from `{origin.name}` at "
                 f"{origin.where(root)}{origin.read_where(root)}, {origin.why}"
                 f"{origin.factor_note(root)}"
-                + ("" if len(shown) else _match(facts, origin.role))
+                + (
+                    origin.variable_match(facts, self.environment)
+                    or ("" if len(shown) else _match(facts, origin.role))
+                )
             )
         named = [o for o in self.origins if o.kind == "built" and o.frames]
         named += [o for o in self.origins if o.kind == "entered" and o.frames]
