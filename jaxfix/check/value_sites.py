@@ -159,6 +159,7 @@ def with_value_sites(
             _differing_name(item.facts),
             _inner_sizes(item.facts),
             item.cwds,
+            columns=_frame_columns(item, _WALKED[1], chains[0][0]),
         )
         if isinstance(written, Unknown):
             keyed = _config_key(engine, item, path, chains[0][0], run)
@@ -741,6 +742,7 @@ def _mesh_origins(
             mesh.axis_names[axis] if axis is not None else None,
             mesh.axis_sizes,
             item.cwds,
+            columns=_frame_columns(item, role, frames),
         )
         if isinstance(written, Unknown):
             site = _origin_site(item, path, written, ours) or _unfollowed_site(
@@ -826,7 +828,12 @@ def _named_differently(
     ):
         return None
     written = written_at(
-        engine.evaluator, frames, sizes=mesh.axis_sizes, cwds=item.cwds, names=True
+        engine.evaluator,
+        frames,
+        sizes=mesh.axis_sizes,
+        cwds=item.cwds,
+        names=True,
+        columns=_frame_columns(item, role, frames),
     )
     if (
         isinstance(written, Unknown)
@@ -1620,6 +1627,19 @@ def _function_at(tree: ast.Module, line: int) -> ast.FunctionDef | None:
     return found
 
 
+def _frame_columns(
+    item: Evidence, role: str, frames: tuple[tuple[Path, int], ...]
+) -> tuple[tuple[int, int] | None, ...]:
+    """The columns the run recorded for the calls of `frames`, a chain along which it built
+    the `role` mesh: () where its records of that chain disagree on them."""
+    found = {
+        o.columns
+        for o in item.origins
+        if o.role == role and o.kind == "built" and o.frames == frames
+    }
+    return found.pop() if len(found) == 1 else ()
+
+
 def _origin(item: Evidence) -> tuple[tuple[Path, int], ...] | None:
     chains = _origins(item)
     return chains[0][0] if chains else None
@@ -1683,6 +1703,7 @@ def _along_each(
             _differing_name(facts),
             _inner_sizes(facts),
             item.cwds,
+            columns=_frame_columns(item, _WALKED[1], frames),
         )
         if isinstance(written, Unknown):
             computed = _origin_site(item, path, written, ours, facts)

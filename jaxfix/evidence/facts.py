@@ -110,6 +110,10 @@ class Origin:
     # record's test; `reached`: the record's own frames to the line that raised, outermost
     # first (the call of that factory on its path is looked for there).
     reached: tuple[tuple[Path, int], ...] = ()
+    # Each of `frames`' call's columns (0-based, in characters) where the run recorded them,
+    # the call fits on its line and the line still shows its text there; else None: which
+    # of two calls on one line the run made.
+    columns: tuple[tuple[int, int] | None, ...] = ()
 
     def describe(self, root: Path | None = None) -> str:
         """`pkg/meshes.py:5, called from main.py:10`: innermost first."""

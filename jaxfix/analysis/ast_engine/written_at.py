@@ -61,6 +61,7 @@ from jaxfix.analysis.ast_engine.evaluate import (
     Evaluator,
 )
 from jaxfix.analysis.ast_engine.flow import Binding
+from jaxfix.analysis.ast_engine.positions import span
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import (
     BoundMethod,
@@ -74,6 +75,7 @@ from jaxfix.analysis.ast_engine.values import (
 from jaxfix.analysis.ast_engine.vocabulary import api_of
 from jaxfix.analysis.names import MESH_UPDATE, SIGNATURES, Api, Signature
 from jaxfix.ground.quoting import cut
+from jaxfix.sources.text import source_text, split_lines
 
 _MAX_STEPS = 32
 _MAX_FILES_COUNTED = 5000  # a project larger than this: a shared default is not changed
@@ -261,6 +263,7 @@ def written_at(
     sizes: tuple[int, ...] | None = None,
     cwds: tuple[Path, ...] = (),
     names: bool = False,
+    columns: tuple[tuple[int, int] | None, ...] = (),
 ) -> Written | Unknown:
     """Where the sizes of the mesh built at the innermost of `frames` (outermost first, each
     placed in the tree and checked) are written (with `names`: its axis names, to the
@@ -270,11 +273,15 @@ def written_at(
     (`tuple(sizes.get(name, 1) for name in AXES)`) are followed to that name's entry. With
     `sizes` (the mesh's sizes in the run), a table read by a key the code does not write is
     followed to the one entry that holds them. `cwds`: the directories the run's processes
-    ran in (a config file named by a relative path is read from there)."""
+    ran in (a config file named by a relative path is read from there). `columns`, parallel
+    to `frames` (each None where the run did not record it): the columns of each frame's
+    call, which tell two calls of one function on a line apart."""
     if not frames:
         return Unknown("the run noted no frame that built the mesh")
     walk = _Walk(evaluator, list(reversed(frames)), axis, axis_name, sizes, cwds)
     walk.names = names
+    if len(columns) == len(frames):
+        walk.columns = list(reversed(columns))
     found = walk.start()
     if walk.total and isinstance(found, Written):
         if found.data is not None or found.override is not None or found.keyword:
@@ -302,6 +309,8 @@ class _Walk:
         self.evaluator = evaluator
         self.cwds = cwds  # where the run's processes ran
         self.frames = frames  # innermost first
+        # the columns of each frame's call, where the run recorded them (innermost first)
+        self.columns: list[tuple[int, int] | None] = [None] * len(frames)
         self.axis = axis  # the axis whose size is followed alone, once in a literal
         self.axis_name = axis_name  # its name, once the sizes are read by axis name
         self.sizes = sizes  # the inner mesh's sizes in the run, when its records agree
@@ -2113,6 +2122,9 @@ class _Walk:
                 holder, argument = partial[name.id]
                 return holder, argument, narrowest
         if len(calls) > 1:
+            # `Trainer(build(A), build(B))`: the one the run made, by its columns
+            calls = self._at_frame_columns(caller, calls)
+        if len(calls) > 1:
             # `eval_mesh(cfg) is eval_mesh(cfg)`: calls that pass one name for it agree
             calls = _passing_one_name(calls, function, name.id)
         if len(calls) != 1:
@@ -2126,6 +2138,25 @@ class _Walk:
                 f"the call at {where} does not pass `{name.id}` (its default is shared by every call)"
             )
         return caller, bound[name.id], narrowest
+
+    def _at_frame_columns(
+        self, caller: Module, calls: list[tuple[ast.Call, int]]
+    ) -> list[tuple[ast.Call, int]]:
+        """Of several calls on the frame's line, the one at the columns the run recorded
+        for it (checked against the line's text when the evidence was read); all of them
+        when it recorded none, or none of them is there."""
+        columns = self.columns[self.depth]
+        if columns is None:
+            return calls
+        lines = split_lines(source_text(caller.source))
+        line = self.frames[self.depth][1]
+        at = [
+            (call, skipped)
+            for call, skipped in calls
+            if (place := span(lines, call)).start[0] == place.end[0] == line
+            and (place.start[1], place.end[1]) == columns
+        ]
+        return at if len(at) == 1 else calls
 
     def _made_by(
         self, caller: Module, func: ast.expr, function: ast.FunctionDef
