@@ -175,7 +175,7 @@ def with_value_sites(
             )
             continue
         if written.data is not None:
-            entry = _data_site(item, path, written, run)
+            entry = _data_site(item, path, written, _tree(run))
             found[path][index] = (
                 replace(item, value_site=entry)
                 if isinstance(entry, ValueSite)
@@ -751,8 +751,21 @@ def _mesh_origins(
             if site is not None:
                 origins.append(replace(site, role=role))
             continue
+        if written.data is not None:  # named with its entry, never changed from here
+            entry = _data_site(item, path, written, roots, role)
+            if isinstance(entry, ValueSite):
+                keys = "".join(f"[{json.dumps(k)}]" for k in written.data.keys)
+                origins.append(
+                    replace(
+                        entry,
+                        name=f"{written.data.name}{keys}",
+                        role=role,
+                        why="read from that file when it runs",
+                    )
+                )
+            continue
         where = written.module.path.resolve()
-        if written.data is not None or where not in ours:
+        if where not in ours:
             continue
         extent = _extent(written.module, written.node)
         site = ValueSite(
@@ -760,7 +773,7 @@ def _mesh_origins(
             where,
             extent,
             _written_text(written),
-            why="written in the code",
+            why=written.why or "written in the code",
             role=role,
             axis=_sized_axis(item, role, written, axis),
         )
@@ -1715,7 +1728,7 @@ def _along_each(
             continue
         where = written.module.path.resolve()
         if written.data is not None:
-            entry = _data_site(replace(item, facts=facts), path, written, run)
+            entry = _data_site(replace(item, facts=facts), path, written, _tree(run))
             if isinstance(entry, str):
                 why = why or entry
             elif len(data) < 1:
@@ -1852,12 +1865,16 @@ _MAX_DATA_BYTES = 1 << 20  # a config file larger than this is not read
 
 
 def _data_site(
-    item: Evidence, raised: Path, written: Written, run: Run
+    item: Evidence,
+    raised: Path,
+    written: Written,
+    roots: list[Path],
+    role: str = _WALKED[1],
 ) -> ValueSite | str:
-    """The JSON (or YAML) entry the run read the inner mesh's sizes from, checked against the file as
-    it is now; or, in one line, why jaxfix does not change it: a file outside the project's
-    tree or in .git, that is not one file from where the run read it, or whose entry no
-    longer holds the run's sizes."""
+    """The JSON (or YAML) entry the run read the sizes of its `role` mesh (the inner mesh)
+    from, checked against the file as it is now; or, in one line, why jaxfix does not change
+    it: a file outside the project's tree or in .git, that is not one file from where the
+    run read it, or whose entry no longer holds the run's sizes."""
     from jaxfix.sources.file_io import ReadError, read_regular
     from jaxfix.write.json_entry import (
         NotAnEntry,
@@ -1885,7 +1902,6 @@ def _data_site(
             f"the run read {shown} (at {read_at}) from several directories: not written"
         )
     (file,) = candidates
-    roots = _tree(run)
     if not any(file.is_relative_to(root) for root in roots):
         return f"the run read its sizes from {shown} (at {read_at}), a file outside the project's tree: not written"
     if ".git" in file.parts:
@@ -1901,7 +1917,7 @@ def _data_site(
         entry = finder(content, data.keys, scalar=written.axis is not None)
     except NotAnEntry as error:
         return f"the run read its sizes from {shown} (at {read_at}): {error}"
-    new = [m for f in item.facts if (m := f.get("new")) is not None]
+    new = list(item.meshes(role))
     axis = written.axis
     if not new or any(
         (

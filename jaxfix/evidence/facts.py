@@ -147,6 +147,19 @@ def _match(facts: Facts | None, role: str | None) -> str:
     return f": set them to {_sizes(other)}, the {other_role} mesh's sizes, or the {other_role} mesh's to these"
 
 
+def _other_mesh(
+    facts: Facts | None, role: str | None
+) -> tuple[MeshFacts, tuple[str, MeshFacts]] | None:
+    """The `role` mesh and the one other mesh the message names, (its role, it), when they
+    have the same axis names."""
+    if facts is None or role is None or role not in facts:
+        return None
+    others = [(r, m) for r, m in facts.meshes if r != role]
+    if len(others) != 1 or others[0][1].axis_names != facts[role].axis_names:
+        return None
+    return facts[role], others[0]
+
+
 def _shown(path: Path, root: Path | None) -> str:
     absolute = Path(os.path.abspath(path))
     if root is not None and absolute.is_relative_to(root):
@@ -249,15 +262,12 @@ class ValueSite:
         the message names one other mesh of the same axis names differing at the one axis the
         variable sizes, and an integer does it; the run's value when it recorded one that
         gives this mesh's size (`environment`). None when it is not that certain."""
-        if self.variable is None or self.total or facts is None or self.role is None:
+        if self.variable is None or self.total:
             return None
-        mesh = facts.get(self.role)
-        others = [(r, m) for r, m in facts.meshes if r != self.role]
-        if len(others) != 1 or mesh is None:
+        pair = _other_mesh(facts, self.role)
+        if pair is None:
             return None
-        ((role, other),) = others
-        if other.axis_names != mesh.axis_names:
-            return None
+        mesh, (role, other) = pair
         axis = self.axis if self.axis is not None else 0
         sizes, wanted = mesh.axis_sizes, other.axis_sizes
         differing = [i for i, (a, b) in enumerate(zip(sizes, wanted)) if a != b]
@@ -292,6 +302,26 @@ class ValueSite:
             f": {shown} to {setting} for them to be the {role} mesh's sizes "
             f"{_sizes(other)}"
         )
+
+    def entry_match(self, facts: Facts | None) -> str | None:
+        """`: set it to [8, 2] for them to be the aval mesh's sizes (data 8, model 2)`: what
+        the config file's entry (`entry`) must hold for the mesh of `role` to have the other
+        mesh's sizes, when the message names one other mesh of the same axis names (its one
+        axis's size, when the entry holds that axis alone and only it differs)."""
+        pair = _other_mesh(facts, self.role) if self.entry is not None else None
+        if pair is None:
+            return None
+        mesh, (role, other) = pair
+        wanted = other.axis_sizes
+        if self.axis is None:
+            value = "[" + ", ".join(str(s) for s in wanted) + "]"
+        elif [i for i, (a, b) in enumerate(zip(mesh.axis_sizes, wanted)) if a != b] == [
+            self.axis
+        ]:
+            value = str(wanted[self.axis])
+        else:
+            return None
+        return f": set it to {value} for them to be the {role} mesh's sizes {_sizes(other)}"
 
     def where(self, root: Path | None = None) -> str:
         return f"{_shown(self.path, root)}:{self.span[0]}"
@@ -506,6 +536,7 @@ class Evidence:
                 f"{origin.factor_note(root)}"
                 + (
                     origin.variable_match(facts, self.environment)
+                    or origin.entry_match(facts)
                     or ("" if len(shown) else _match(facts, origin.role))
                 )
             )
