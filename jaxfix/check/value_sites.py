@@ -159,6 +159,7 @@ def with_value_sites(
             _differing_name(item.facts),
             _inner_sizes(item.facts),
             item.cwds,
+            arguments=item.arguments,
             columns=_frame_columns(item, _WALKED[1], chains[0][0]),
         )
         if isinstance(written, Unknown):
@@ -742,6 +743,7 @@ def _mesh_origins(
             mesh.axis_names[axis] if axis is not None else None,
             mesh.axis_sizes,
             item.cwds,
+            arguments=item.arguments,
             columns=_frame_columns(item, role, frames),
         )
         if isinstance(written, Unknown):
@@ -846,6 +848,7 @@ def _named_differently(
         sizes=mesh.axis_sizes,
         cwds=item.cwds,
         names=True,
+        arguments=item.arguments,
         columns=_frame_columns(item, role, frames),
     )
     if (
@@ -1716,6 +1719,7 @@ def _along_each(
             _differing_name(facts),
             _inner_sizes(facts),
             item.cwds,
+            arguments=item.arguments,
             columns=_frame_columns(item, _WALKED[1], frames),
         )
         if isinstance(written, Unknown):

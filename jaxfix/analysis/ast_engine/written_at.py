@@ -264,6 +264,7 @@ def written_at(
     cwds: tuple[Path, ...] = (),
     names: bool = False,
     columns: tuple[tuple[int, int] | None, ...] = (),
+    arguments: tuple[str, ...] = (),
 ) -> Written | Unknown:
     """Where the sizes of the mesh built at the innermost of `frames` (outermost first, each
     placed in the tree and checked) are written (with `names`: its axis names, to the
@@ -275,11 +276,13 @@ def written_at(
     followed to the one entry that holds them. `cwds`: the directories the run's processes
     ran in (a config file named by a relative path is read from there). `columns`, parallel
     to `frames` (each None where the run did not record it): the columns of each frame's
-    call, which tell two calls of one function on a line apart."""
+    call, which tell two calls of one function on a line apart. `arguments`: the run's
+    command lines (an option they give is not its default's)."""
     if not frames:
         return Unknown("the run noted no frame that built the mesh")
     walk = _Walk(evaluator, list(reversed(frames)), axis, axis_name, sizes, cwds)
     walk.names = names
+    walk.arguments = arguments
     if len(columns) == len(frames):
         walk.columns = list(reversed(columns))
     found = walk.start()
@@ -309,6 +312,8 @@ class _Walk:
         self.evaluator = evaluator
         self.cwds = cwds  # where the run's processes ran
         self.frames = frames  # innermost first
+        # the run's command-line arguments: an option given there is not its default's
+        self.arguments: tuple[str, ...] = ()
         # the columns of each frame's call, where the run recorded them (innermost first)
         self.columns: list[tuple[int, int] | None] = [None] * len(frames)
         self.axis = axis  # the axis whose size is followed alone, once in a literal
@@ -610,6 +615,13 @@ class _Walk:
                 and _defines_flag(self._qualified(module, expr.func))
             ):  # `_TP = flags.DEFINE_integer("tp", 4, ...)` read as `_TP.value`
                 given = _flag_default_argument(expr)
+                named = expr.args[0] if expr.args else None
+                if isinstance(named, ast.Constant) and isinstance(named.value, str):
+                    on_line = self._given_in_run(
+                        (f"--{named.value}", f"-{named.value}")
+                    )
+                    if on_line is not None:
+                        return on_line
                 if given is None:
                     return Unknown(
                         f"`{_text(module, expr)}` at {where} gives no default jaxfix reads"
@@ -1221,6 +1233,10 @@ class _Walk:
             return Unknown(
                 f"`{_text(module, parsed)}` at {where} gives `{dest}` on its command line"
             )
+        if argv is None:  # `parse_args()`: the process's own command line
+            on_line = self._given_in_run(strings)
+            if on_line is not None:
+                return on_line
         elsewhere = self._count(
             dest,
             lambda node: (
@@ -2138,6 +2154,22 @@ class _Walk:
                 f"the call at {where} does not pass `{name.id}` (its default is shared by every call)"
             )
         return caller, bound[name.id], narrowest
+
+    def _given_in_run(self, options: tuple[str, ...]) -> Unknown | None:
+        """Why the default of an option the run's command line gives (`--tp 2`, `--tp=2`)
+        is not where its value came from; None when no recorded argument gives it."""
+        for i, argument in enumerate(self.arguments):
+            option, equals, value = argument.partition("=")
+            if option not in options:
+                continue
+            if not equals:
+                following = self.arguments[i + 1 : i + 2]
+                value = following[0] if following else ""
+            return Unknown(
+                f"the run's command line gives {cut(option, 40)} {cut(value, 20)!r}: its "
+                "default is not what ran; set it where the command is written"
+            )
+        return None
 
     def _at_frame_columns(
         self, caller: Module, calls: list[tuple[ast.Call, int]]
