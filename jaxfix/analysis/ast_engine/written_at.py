@@ -615,10 +615,12 @@ class _Walk:
                 and _defines_flag(self._qualified(module, expr.func))
             ):  # `_TP = flags.DEFINE_integer("tp", 4, ...)` read as `_TP.value`
                 given = _flag_default_argument(expr)
-                named = expr.args[0] if expr.args else None
-                if isinstance(named, ast.Constant) and isinstance(named.value, str):
+                flag_name = expr.args[0] if expr.args else None
+                if isinstance(flag_name, ast.Constant) and isinstance(
+                    flag_name.value, str
+                ):
                     on_line = self._given_in_run(
-                        (f"--{named.value}", f"-{named.value}")
+                        (f"--{flag_name.value}", f"-{flag_name.value}")
                     )
                     if on_line is not None:
                         return on_line
