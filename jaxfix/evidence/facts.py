@@ -296,7 +296,7 @@ class ValueSite:
         shown = (
             f"{self.variable} is {held} in the run; set it"
             if held
-            else (f"set {self.variable}")
+            else f"set {self.variable}"
         )
         return (
             f": {shown} to {setting} for them to be the {role} mesh's sizes "
